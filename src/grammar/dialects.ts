@@ -1,0 +1,117 @@
+/** Tag-name tables: which names each marker family knows and what they mean. */
+
+export type TagRole =
+  | "block"
+  | "invoke"
+  | "parameter"
+  | "function"
+  | "name"
+  | "other";
+
+/** Outer wrapper names seen in the wild (V3.2, V4, misspellings, foreign dialect): B01, B02, B08. */
+const WRAPPER_NAMES = new Set([
+  "tool_calls",
+  "function_calls",
+  "toolcalls",
+  "tool_call",
+  "toolcall",
+  "calls",
+  "tool_use",
+  "function_call",
+  "functioncalls",
+  "functions",
+]);
+
+export const CANONICAL_WRAPPERS = new Set(["tool_calls", "function_calls"]);
+
+/** DSML-prefixed names: the sentinel already proves intent, so misspellings are tolerated. */
+export function dsmlRole(name: string): TagRole {
+  const lower = name.toLowerCase();
+  if (WRAPPER_NAMES.has(lower)) return "block";
+  if (lower.startsWith("invok")) return "invoke";
+  if (lower.startsWith("param")) return "parameter";
+  if (lower.includes("call")) return "block";
+  return "other";
+}
+
+/** Unprefixed names are only markup when spelled exactly (M07, M08, I09). */
+export function nakedRole(name: string): TagRole | null {
+  switch (name) {
+    case "tool_calls":
+    case "function_calls":
+      return "block";
+    case "invoke":
+      return "invoke";
+    case "parameter":
+      return "parameter";
+    case "function":
+      return "function";
+    case "name":
+      return "name";
+    default:
+      return null;
+  }
+}
+
+export type LegacyRole =
+  | "section-begin"
+  | "section-end"
+  | "call-begin"
+  | "call-end"
+  | "sep"
+  | "eos"
+  | "noise";
+
+/** Legacy V3/R1/V3.1 special tokens, keyed by their words joined with single spaces (L01-L07, D07). */
+const LEGACY_PHRASES = new Map<string, LegacyRole>([
+  ["tool calls begin", "section-begin"],
+  ["tool calls end", "section-end"],
+  ["tool call begin", "call-begin"],
+  ["tool call end", "call-end"],
+  ["tool sep", "sep"],
+  ["end of sentence", "eos"],
+  ["begin of sentence", "noise"],
+  ["tool outputs begin", "noise"],
+  ["tool outputs end", "noise"],
+  ["tool output begin", "noise"],
+  ["tool output end", "noise"],
+  ["user", "noise"],
+  ["assistant", "noise"],
+]);
+
+export function legacyRole(phrase: string): LegacyRole | null {
+  return LEGACY_PHRASES.get(phrase.toLowerCase()) ?? null;
+}
+
+/** Fenceless code costumes (C01-C05, C07). */
+export const COSTUME_OPENERS = new Set([
+  "shell",
+  "sh",
+  "bash",
+  "python",
+  "py",
+  "pre",
+  "tool_call",
+  "code_interpreter",
+]);
+
+/** Inner costume tags: recognised inside a costume span, never open one on their own. */
+export const COSTUME_INNER = new Set(["code", "tool_name", "tool_args", "language"]);
+
+export type CodeLanguage = "shell" | "python";
+
+const LANGUAGES = new Map<string, CodeLanguage>([
+  ["sh", "shell"],
+  ["shell", "shell"],
+  ["bash", "shell"],
+  ["zsh", "shell"],
+  ["shellscript", "shell"],
+  ["python", "python"],
+  ["python3", "python"],
+  ["py", "python"],
+]);
+
+export function codeLanguage(name: string | undefined): CodeLanguage | null {
+  if (!name) return null;
+  return LANGUAGES.get(name.trim().toLowerCase()) ?? null;
+}

@@ -1,0 +1,279 @@
+import { COSTUME_INNER, COSTUME_OPENERS, dsmlRole, legacyRole, nakedRole, type LegacyRole, type TagRole } from "./dialects.ts";
+import { isBarCode } from "./markers.ts";
+
+/**
+ * One marker tag, read by a hand-written scanner that looks at most MAX_TAG characters ahead and
+ * never backtracks: the streaming engine holds at most one such token while it waits for more text.
+ */
+export const MAX_TAG = 512;
+
+export const enum Flaw {
+  None = 0,
+  MissingGt = 1,
+  MissingLt = 2,
+  RunawayAttr = 4,
+  Misspelled = 8,
+  Spaced = 16,
+  SpaceBeforeName = 32,
+}
+
+export type TagFamily = "dsml" | "naked" | "legacy" | "costume";
+
+export interface Tag {
+  start: number;
+  end: number;
+  family: TagFamily;
+  closing: boolean;
+  /** Role inside DSML-like grammars; "other" for costume and legacy tags. */
+  role: TagRole;
+  /** Legacy token meaning, for family "legacy". */
+  legacy?: LegacyRole;
+  /** Lower-cased tag name as written (costume tags: the costume name). */
+  name: string;
+  attrs: Record<string, string>;
+  /** Sentinel as written, e.g. two fullwidth bars around DSML, for shape naming. */
+  sentinel: string;
+  flaws: number;
+}
+
+export const NEED_MORE = "need-more" as const;
+export type ReadResult = Tag | null | typeof NEED_MORE;
+
+const isSpace = (c: number) => c === 0x20 || c === 0x09;
+const isNameCode = (c: number) =>
+  (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2d || c === 0x3a;
+const isLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
+
+/**
+ * Reads the tag starting at `start` (a `<`, or a bar where the `<` was lost).
+ * Returns NEED_MORE when `text` ends before a decision and `final` is false.
+ */
+export function readTag(text: string, start: number, final: boolean): ReadResult {
+  const r = new TagReader(text, start, final);
+  try {
+    return r.read();
+  } catch (e) {
+    if (e === OUT) return final || text.length - start >= MAX_TAG ? null : NEED_MORE;
+    throw e;
+  }
+}
+
+const OUT = Symbol("out-of-text");
+
+class TagReader {
+  private pos: number;
+  private readonly limit: number;
+  constructor(
+    private readonly text: string,
+    private readonly start: number,
+    private readonly final: boolean,
+  ) {
+    this.pos = start;
+    this.limit = Math.min(text.length, start + MAX_TAG);
+  }
+
+  private peek(): number {
+    if (this.pos >= this.limit) throw OUT;
+    return this.text.charCodeAt(this.pos);
+  }
+
+  /** Like peek, but at the true end of a final text returns -1 so a tag may end there. */
+  private peekOrEnd(): number {
+    if (this.pos >= this.text.length && this.final) return -1;
+    return this.peek();
+  }
+
+  private skipSpaces(): number {
+    const from = this.pos;
+    while (isSpace(this.peek())) this.pos++;
+    return this.pos - from;
+  }
+
+  read(): ReadResult {
+    const first = this.peek();
+    const lostLt = isBarCode(first);
+    let closing = false;
+    let flaws = lostLt ? Flaw.MissingLt : Flaw.None;
+    if (!lostLt) {
+      this.pos++;
+      if (this.peek() === 0x2f) {
+        closing = true;
+        this.pos++;
+      }
+      if (this.skipSpaces() > 0) flaws |= Flaw.Spaced;
+    }
+    if (isBarCode(this.peek())) return this.readBarred(closing, flaws);
+    if (lostLt) return null;
+    return this.readPlain(closing);
+  }
+
+  /** After `<` or `</`: bars then either DSML (sentinel) or a legacy phrase. */
+  private readBarred(closing: boolean, flaws: number): ReadResult {
+    const sentinelStart = this.pos;
+    const barsBefore = this.readBars();
+    if (barsBefore > 2) return null;
+    if (this.skipSpaces() > 0) flaws |= Flaw.Spaced;
+    if (this.matchWordCaseless("dsml")) {
+      if (this.skipSpaces() > 0) flaws |= Flaw.Spaced;
+      const barsAfter = this.readBars();
+      if (barsAfter === 0 || barsAfter > 2) return null;
+      const sentinel = this.text.slice(sentinelStart, this.pos);
+      if (this.skipSpaces() > 0) flaws |= Flaw.SpaceBeforeName;
+      return this.readDsmlNameAndAttrs(closing, flaws, sentinel);
+    }
+    if (flaws & Flaw.MissingLt) return null;
+    return this.readLegacy(closing);
+  }
+
+  private readBars(): number {
+    let n = 0;
+    while (isBarCode(this.peek())) {
+      this.pos++;
+      n++;
+      if (n > 2) return n;
+    }
+    return n;
+  }
+
+  private matchWordCaseless(word: string): boolean {
+    for (let i = 0; i < word.length; i++) {
+      const c = this.peek() | 0x20;
+      if (c !== word.charCodeAt(i)) return false;
+      this.pos++;
+    }
+    return true;
+  }
+
+  private readName(): string {
+    const from = this.pos;
+    while (isNameCode(this.peek())) this.pos++;
+    return this.text.slice(from, this.pos);
+  }
+
+  private readDsmlNameAndAttrs(closing: boolean, flaws: number, sentinel: string): ReadResult {
+    const name = this.readName();
+    if (name.length === 0 || !isLetter(name.charCodeAt(0))) return null;
+    const role = dsmlRole(name);
+    const lower = name.toLowerCase();
+    if ((role === "parameter" && lower !== "parameter") || (role === "invoke" && lower !== "invoke")) {
+      flaws |= Flaw.Misspelled;
+    }
+    return this.finishTag("dsml", closing, role, lower, sentinel, flaws, true);
+  }
+
+  private readPlain(closing: boolean): ReadResult {
+    if (!isLetter(this.peek())) return null;
+    const name = this.readName().toLowerCase();
+    const role = nakedRole(name);
+    if (role !== null) return this.finishTag("naked", closing, role, name, "", Flaw.None, false);
+    if (COSTUME_OPENERS.has(name) || COSTUME_INNER.has(name)) {
+      return this.finishTag("costume", closing, "other", name, "", Flaw.None, false);
+    }
+    return null;
+  }
+
+  private readLegacy(closing: boolean): ReadResult {
+    if (closing) return null;
+    const words: string[] = [];
+    let word = "";
+    for (;;) {
+      const c = this.peek();
+      if (isLetter(c)) {
+        word += String.fromCharCode(c | 0x20);
+        this.pos++;
+      } else if (c === 0x2581 || c === 0x20 || c === 0x5f) {
+        if (word) words.push(word);
+        word = "";
+        this.pos++;
+      } else break;
+      if (words.length > 6) return null;
+    }
+    if (word) words.push(word);
+    const role = legacyRole(words.join(" "));
+    if (role === null) return null;
+    if (this.readBars() === 0) return null;
+    if (this.peek() !== 0x3e) return null;
+    this.pos++;
+    return {
+      start: this.start, end: this.pos, family: "legacy", closing: false, role: "other", legacy: role,
+      name: words.join("_"), attrs: {}, sentinel: "", flaws: Flaw.None,
+    };
+  }
+
+  /** Attributes then `>`; DSML tags may also end at a newline or the next `<` (B03, P11). */
+  private finishTag(family: TagFamily, closing: boolean, role: TagRole, name: string, sentinel: string, flaws: number, tolerant: boolean): ReadResult {
+    const attrs: Record<string, string> = Object.create(null);
+    for (;;) {
+      const spaced = this.skipSpaces();
+      const c = this.peekOrEnd();
+      if (c === 0x3e) {
+        this.pos++;
+        break;
+      }
+      if (c === 0x2f) {
+        this.pos++;
+        if (this.peek() !== 0x3e) return null;
+        this.pos++;
+        break;
+      }
+      if (c === -1 || c === 0x0a || c === 0x0d || c === 0x3c) {
+        if (!tolerant) return null;
+        flaws |= Flaw.MissingGt;
+        break;
+      }
+      if (!isLetter(c) || (spaced === 0 && Object.keys(attrs).length === 0 && !closing)) return null;
+      const attrName = this.readName().toLowerCase();
+      this.skipSpaces();
+      if (this.peek() !== 0x3d) {
+        if (!tolerant) return null;
+        attrs[attrName] = "";
+        continue;
+      }
+      this.pos++;
+      this.skipSpaces();
+      const value = this.readAttrValue(tolerant);
+      if (value === null) return null;
+      if (value.runaway) {
+        flaws |= Flaw.RunawayAttr;
+        attrs[attrName] = value.text;
+        break;
+      }
+      attrs[attrName] = value.text;
+    }
+    return { start: this.start, end: this.pos, family, closing, role, name, attrs, sentinel, flaws };
+  }
+
+  /** A quoted value that never closes on its line is a runaway (I01): the tag ends at the newline. */
+  private readAttrValue(tolerant: boolean): { text: string; runaway: boolean } | null {
+    const quote = this.peek();
+    if (quote === 0x22 || quote === 0x27) {
+      this.pos++;
+      const from = this.pos;
+      for (;;) {
+        let c: number;
+        try {
+          c = this.peekOrEnd();
+        } catch (e) {
+          if (e === OUT && tolerant && this.pos - this.start >= MAX_TAG) {
+            return { text: this.text.slice(from, this.pos), runaway: true };
+          }
+          throw e;
+        }
+        if (c === quote) {
+          const text = this.text.slice(from, this.pos);
+          this.pos++;
+          return { text, runaway: false };
+        }
+        if (c === 0x0a || c === -1) {
+          if (!tolerant) return null;
+          return { text: this.text.slice(from, this.pos), runaway: true };
+        }
+        this.pos++;
+      }
+    }
+    const from = this.pos;
+    while (isNameCode(this.peek()) || this.peek() === 0x2e) this.pos++;
+    if (this.pos === from) return null;
+    return { text: this.text.slice(from, this.pos), runaway: false };
+  }
+}

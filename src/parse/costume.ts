@@ -1,0 +1,130 @@
+import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { codeLanguage, type CodeLanguage } from "../grammar/dialects.ts";
+import type { Tag } from "../grammar/tags.ts";
+import type { SpanContext } from "./dsml.ts";
+import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
+import { decodeEntities } from "./values.ts";
+
+/**
+ * Fenceless code costumes (C01-C05, C07): code the model meant to run, dressed as a tag. Shell code
+ * becomes `bash {command}`; Python runs through a quoted heredoc so the shell expands nothing.
+ */
+export function parseCostumeSpan(span: string, opener: Tag, ctx: SpanContext): Segment[] {
+  const closer = lastCloser(span, opener.name);
+  const inner = span.slice(opener.end, closer);
+  switch (opener.name) {
+    case "pre":
+      return preBlock(span, inner, ctx);
+    case "tool_call":
+      return xmlToolCall(span, ctx);
+    case "code_interpreter":
+      return codeCall(span.length, codeLanguage(opener.attrs.lang ?? opener.attrs.language ?? "python"), inner, "C07", ctx);
+    default:
+      return codeCall(span.length, codeLanguage(opener.name), inner, "C04", ctx);
+  }
+}
+
+function lastCloser(span: string, name: string): number {
+  const at = span.toLowerCase().lastIndexOf(`</${name}`);
+  return at < 0 ? span.length : at;
+}
+
+function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
+  const tags = tagsOf(inner).filter((t) => t.family === "costume" && t.name === "code");
+  const open = tags.find((t) => !t.closing);
+  const close = [...tags].reverse().find((t) => t.closing);
+  let code = open ? inner.slice(open.end, close && close.start > open.end ? close.start : inner.length) : inner;
+  const classLang = open?.attrs.class?.match(/(?:^|\s)(?:language-|lang-)?([\w+-]+)/)?.[1];
+  let language = codeLanguage(classLang);
+  let shape = "C03";
+  if (!language) {
+    const newline = code.replace(/^\r?\n/, "").indexOf("\n");
+    const firstLine = code.replace(/^\r?\n/, "").slice(0, newline < 0 ? undefined : newline);
+    language = codeLanguage(firstLine);
+    if (!language) return textSpan(span.length);
+    code = code.replace(/^\r?\n/, "").slice(newline + 1);
+    shape = "C02";
+  }
+  return codeCall(span.length, language, decodeEntities(code), shape, ctx);
+}
+
+const xml = new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: false, processEntities: true });
+
+/** C01 / C05: a well-formed span is parsed strictly; the tolerant reader covers raw `<` and `&` in code. */
+function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
+  const fields = strictFields(span) ?? tolerantFields(span);
+  const code = fields.code;
+  if (code === undefined || code.trim() === "") {
+    const declared = fields.toolName !== undefined && ctx.tools.has(fields.toolName.trim());
+    return brokenSpan(span.length, "C05", declared ? "broken-markup" : "undeclared-tool", "tool-call costume without code", fields.toolName?.trim());
+  }
+  return codeCall(span.length, codeLanguage(fields.language ?? "sh"), code, "C01", ctx);
+}
+
+interface CostumeFields {
+  toolName?: string;
+  language?: string;
+  code?: string;
+}
+
+function strictFields(span: string): CostumeFields | null {
+  if (XMLValidator.validate(span) !== true) return null;
+  try {
+    const doc = xml.parse(span) as { tool_call?: { tool_name?: unknown; tool_args?: { language?: unknown; code?: unknown } } };
+    const call = doc.tool_call;
+    if (!call || typeof call !== "object") return null;
+    const text = (v: unknown) => (typeof v === "string" ? v : undefined);
+    const out: CostumeFields = {};
+    const toolName = text(call.tool_name);
+    const language = text(call.tool_args?.language);
+    const code = text(call.tool_args?.code);
+    if (toolName !== undefined) out.toolName = toolName;
+    if (language !== undefined) out.language = language;
+    if (code !== undefined) out.code = code;
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+function tolerantFields(span: string): CostumeFields {
+  const between = (name: string, last: boolean): string | undefined => {
+    const open = span.indexOf(`<${name}>`);
+    if (open < 0) return undefined;
+    const from = open + name.length + 2;
+    const close = last ? span.lastIndexOf(`</${name}>`) : span.indexOf(`</${name}>`, from);
+    return close < from ? undefined : decodeEntities(span.slice(from, close));
+  };
+  const out: CostumeFields = {};
+  const toolName = between("tool_name", false);
+  const language = between("language", false);
+  const code = between("code", true);
+  if (toolName !== undefined) out.toolName = toolName;
+  if (language !== undefined) out.language = language;
+  if (code !== undefined) out.code = code;
+  return out;
+}
+
+function codeCall(length: number, language: CodeLanguage | null, rawCode: string, shape: string, ctx: SpanContext): Segment[] {
+  if (!ctx.options.codeCostumes) return textSpan(length);
+  if (!language) return textSpan(length);
+  const code = rawCode.replace(/^(?:[ \t]*\r?\n)+/, "").replace(/(?:\r?\n[ \t]*)+$/, "");
+  if (code.trim() === "") return brokenSpan(length, "C05", "broken-markup", "code costume without code");
+  const bash = ctx.tools.get("bash");
+  if (!bash) return brokenSpan(length, shape, "undeclared-tool", "code costume needs the bash tool", "bash");
+  const command = language === "shell" ? code : pythonHeredoc(code);
+  const input: Record<string, unknown> = { command };
+  const props = bash.parameters?.properties;
+  if (props && Object.prototype.hasOwnProperty.call(props, "description")) {
+    input.description = language === "shell" ? "Run shell code from the reply" : "Run Python code from the reply";
+  }
+  return [{ kind: "call", start: 0, end: length, tool: "bash", input, shape }];
+}
+
+/** `python3 - <<'PYEOF'`; another delimiter when a code line equals it. */
+export function pythonHeredoc(code: string): string {
+  const lines = new Set(code.split(/\r?\n/));
+  let delimiter = "PYEOF";
+  for (let n = 1; lines.has(delimiter); n++) delimiter = `PYEOF_${n}`;
+  return `python3 - <<'${delimiter}'\n${code}\n${delimiter}`;
+}

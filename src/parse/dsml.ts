@@ -1,0 +1,288 @@
+import { CANONICAL_WRAPPERS } from "../grammar/dialects.ts";
+import { Flaw, type Tag } from "../grammar/tags.ts";
+import { layUnits, tagsOf, type Segment, type UnitOutcome } from "./segments.ts";
+import { buildInput, type ParamValue } from "./invoke-input.ts";
+import type { NudgeReason, ParseOptions, ToolSpec } from "./types.ts";
+
+export interface SpanContext {
+  tools: ReadonlyMap<string, ToolSpec>;
+  options: ParseOptions;
+}
+
+type CloseFlaw = "" | "P01" | "P02" | "P03" | "P11";
+
+interface ParamDraft {
+  name: string;
+  hint: "true" | "false" | undefined;
+  opener: Tag;
+  valueStart: number;
+  valueEnd: number;
+  closed: boolean;
+  flaw: CloseFlaw;
+  children: ParamDraft[] | null;
+}
+
+interface InvokeDraft {
+  start: number;
+  end: number;
+  name: string | null;
+  nameRunaway: boolean;
+  params: ParamDraft[];
+  body: string;
+  closed: boolean;
+  orphan: boolean;
+  paramRoot: boolean;
+  element: boolean;
+  tags: Tag[];
+  nameStart: number;
+}
+
+/**
+ * DSML and its degraded shapes (section 2A-2F of the catalogue) over one complete candidate span.
+ * The walk is tolerant: every closer the model garbled still ends what it most plausibly closes.
+ */
+export function parseDsmlSpan(span: string, ctx: SpanContext): Segment[] {
+  const walk = new DsmlWalk(span, ctx);
+  const invokes = walk.run();
+  const units = invokes.map((inv) => ({ start: inv.start, end: inv.end, outcome: outcomeOf(inv, walk, span, ctx) }));
+  const fallback: UnitOutcome = walk.sawDsml
+    ? { kind: "broken", shape: walk.blockTags.length > 0 ? "S02" : "D08", reason: walk.truncatedBlock ? "truncated-call" : "broken-markup", detail: "tool-call markup without a usable invoke" }
+    : { kind: "foreign" };
+  return layUnits(span.length, units, fallback);
+}
+
+class DsmlWalk {
+  readonly blockTags: Tag[] = [];
+  readonly invokes: InvokeDraft[] = [];
+  sawDsml = false;
+  truncatedBlock = false;
+  private blockOpen = false;
+  private cur: InvokeDraft | null = null;
+  private stack: ParamDraft[] = [];
+
+  constructor(
+    private readonly span: string,
+    private readonly ctx: SpanContext,
+  ) {}
+
+  run(): InvokeDraft[] {
+    let pos = 0;
+    for (const tag of tagsOf(this.span)) {
+      this.onText(pos, tag.start);
+      pos = tag.end;
+      if (tag.family === "dsml") this.sawDsml = true;
+      this.onTag(tag);
+    }
+    this.onText(pos, this.span.length);
+    if (this.cur) this.closeInvoke(this.span.length, this.span.length, "end");
+    this.truncatedBlock = this.blockOpen;
+    return this.invokes;
+  }
+
+  private onText(from: number, to: number): void {
+    if (from >= to || !this.cur || this.stack.length > 0) return;
+    this.cur.body += this.span.slice(from, to);
+  }
+
+  private onTag(tag: Tag): void {
+    if (tag.family === "legacy" || tag.family === "costume") return this.onText(tag.start, tag.end);
+    const cur = this.cur;
+    if (cur) cur.tags.push(tag);
+    switch (tag.role) {
+      case "block":
+        this.blockTags.push(tag);
+        if (tag.closing) {
+          if (cur) this.closeInvoke(tag.start, tag.start, "closer");
+          this.blockOpen = false;
+        } else if (!cur) this.blockOpen = true;
+        return;
+      case "invoke":
+        if (tag.closing) {
+          if (cur) this.closeInvoke(tag.start, tag.end, "closer");
+          return;
+        }
+        if (cur) this.closeInvoke(tag.start, tag.start, "next");
+        this.openInvoke(tag, tag.attrs.name ?? null, false);
+        return;
+      case "parameter":
+        return tag.closing ? this.closeParam(tag) : this.openParam(tag);
+      case "function":
+        if (!tag.closing && !cur) this.openInvoke(tag, null, true);
+        else if (tag.closing && cur?.element) this.closeInvoke(tag.start, tag.end, "closer");
+        return;
+      case "name":
+        if (!cur?.element) return;
+        if (!tag.closing) cur.nameStart = tag.end;
+        else if (cur.nameStart >= 0) cur.name = this.span.slice(cur.nameStart, tag.start).trim();
+        return;
+      default:
+        return;
+    }
+  }
+
+  private openInvoke(tag: Tag, name: string | null, element: boolean): void {
+    this.cur = {
+      start: tag.start, end: tag.end, name, nameRunaway: (tag.flaws & Flaw.RunawayAttr) !== 0, params: [], body: "",
+      closed: false, orphan: !this.blockOpen, paramRoot: false, element, tags: [tag], nameStart: -1,
+    };
+    this.stack = [];
+  }
+
+  private openParam(tag: Tag): void {
+    if (!this.cur) {
+      this.openInvoke(tag, null, false);
+      this.cur!.paramRoot = true;
+    }
+    const cur = this.cur!;
+    let top = this.stack[this.stack.length - 1];
+    if (top && top.children === null) {
+      const valueSoFar = this.span.slice(top.valueStart, tag.start);
+      if (valueSoFar.trim() === "" && this.ctx.tools.has(top.name) && this.ctx.options.wrappedTool) {
+        top.children = [];
+      } else {
+        const residue = garbledCloserAt(valueSoFar);
+        this.endParam(top, residue >= 0 ? top.valueStart + residue : tag.start, residue >= 0 ? "P02" : "P03", residue >= 0);
+        this.stack.pop();
+        top = this.stack[this.stack.length - 1];
+      }
+    }
+    const hint = tag.attrs.string;
+    const param: ParamDraft = {
+      name: tag.attrs.name ?? "", hint: hint === "true" || hint === "false" ? hint : undefined, opener: tag,
+      valueStart: tag.end, valueEnd: -1, closed: false, flaw: "", children: null,
+    };
+    (top?.children ?? cur.params).push(param);
+    this.stack.push(param);
+  }
+
+  private closeParam(tag: Tag): void {
+    const top = this.stack.pop();
+    if (!top || !this.cur) return;
+    const flaw: CloseFlaw = tag.flaws & Flaw.MissingGt ? "P11" : tag.flaws & Flaw.Misspelled ? "P02" : "";
+    this.endParam(top, tag.start, flaw, true);
+    if (this.stack.length === 0 && this.cur.paramRoot) this.closeInvoke(tag.end, tag.end, "closer");
+  }
+
+  private endParam(param: ParamDraft, valueEnd: number, flaw: CloseFlaw, closed: boolean): void {
+    param.valueEnd = valueEnd;
+    param.flaw = flaw;
+    param.closed = closed;
+  }
+
+  /** `how`: "closer" ends params unambiguously (P01); "next" and "end" leave an open value truncated. */
+  private closeInvoke(valueEnd: number, end: number, how: "closer" | "next" | "end"): void {
+    const cur = this.cur!;
+    for (let i = this.stack.length - 1; i >= 0; i--) {
+      const param = this.stack[i]!;
+      if (param.children !== null) this.endParam(param, valueEnd, "", true);
+      else this.endParam(param, valueEnd, how === "closer" ? "P01" : "", how === "closer");
+    }
+    cur.end = end;
+    cur.closed = how === "closer" || (how === "next" && this.stack.length === 0);
+    this.invokes.push(cur);
+    this.cur = null;
+    this.stack = [];
+  }
+}
+
+const GARBLED_CLOSER = /(?:<\/?)?[\uFF5C|\u2016][\s\uFF5C|\u2016>/]{0,8}(?:dsml[\s\uFF5C|\u2016>/]{0,8})?param[a-z]{0,8}\s{0,4}>?\s*$/i;
+
+/** P02: where a garbled parameter closer starts at the end of a value, or -1. Bounded to the last 64 characters. */
+export function garbledCloserAt(value: string): number {
+  const tailStart = Math.max(0, value.length - 64);
+  const m = GARBLED_CLOSER.exec(value.slice(tailStart));
+  return m ? tailStart + m.index : -1;
+}
+
+function outcomeOf(inv: InvokeDraft, walk: DsmlWalk, span: string, ctx: SpanContext): UnitOutcome {
+  const shapes: string[] = [];
+  let params = inv.params;
+  let name = inv.name;
+  if (inv.paramRoot) {
+    const wrapper = params[0];
+    if (params.length !== 1 || !wrapper?.children || wrapper.children.length === 0) {
+      return broken("I02", "broken-markup", "parameter outside any invoke");
+    }
+    name = wrapper.name;
+    params = wrapper.children;
+    shapes.push("I02");
+  } else if (params.length === 1 && params[0]!.children && params[0]!.children.length > 0) {
+    if (name === null || name === params[0]!.name) name = params[0]!.name;
+    params = params[0]!.children;
+    shapes.push("I02");
+  }
+  if (inv.nameRunaway) return broken("I01", "broken-markup", "invoke name ran into the following text");
+  if (!name) return broken("I06", "broken-markup", "invoke without a tool name");
+  if (!inv.closed) return broken(inv.orphan ? "B07" : "S02", "truncated-call", "the call never closed", name);
+  const dsmlTagged = inv.tags.some((t) => t.family === "dsml") || walk.blockTags.some((t) => t.family === "dsml");
+  if (!dsmlTagged && !allParams(params, (p) => p.hint !== undefined)) return { kind: "foreign" };
+  if (inv.orphan && !ctx.options.orphanInvoke) return broken("B05", "broken-markup", "orphan invoke (parse.orphanInvoke is off)", name);
+  const tool = ctx.tools.get(name);
+  if (!tool) return broken("B06", "undeclared-tool", "tool not declared by the request", name);
+  const flaws = params.map((p) => p.flaw).filter((f) => f !== "");
+  if (flaws.length > 0 && !ctx.options.looseParameters) {
+    return broken(flaws[0]!, "broken-markup", "mis-closed parameter (parse.looseParameters is off)", name);
+  }
+  const values: ParamValue[] = params.map((p) => ({
+    name: p.name, hint: p.hint, raw: span.slice(p.valueStart, p.valueEnd), dropped: p.flaw === "P03", implicitEnd: p.flaw === "P01" || p.flaw === "P03",
+  }));
+  const built = buildInput(tool, values, inv.body, ctx.options);
+  if (!built.ok) return broken(built.shape, built.reason, built.detail, name);
+  shapes.push(...flaws, ...built.shapes);
+  shapes.push(...structureShapes(inv, walk, span));
+  return { kind: "call", tool: name, input: built.input, shape: shapes[0] ?? canonicalShape(walk) };
+}
+
+function allParams(params: ParamDraft[], test: (p: ParamDraft) => boolean): boolean {
+  return params.every((p) => test(p) && (p.children === null || allParams(p.children, test)));
+}
+
+function broken(shape: string, reason: NudgeReason, detail: string, tool?: string | null): UnitOutcome {
+  const out: UnitOutcome = { kind: "broken", shape, reason, detail };
+  if (tool) out.tool = tool;
+  return out;
+}
+
+function structureShapes(inv: InvokeDraft, walk: DsmlWalk, span: string): string[] {
+  const shapes: string[] = [];
+  if (inv.element) shapes.push("I09");
+  if (inv.orphan) shapes.push("B05");
+  const tags = [...walk.blockTags, ...inv.tags];
+  if (tags.some((t) => t.flaws & Flaw.MissingGt)) shapes.push("B03");
+  if (tags.some((t) => t.flaws & Flaw.MissingLt)) shapes.push("B04");
+  const opener = walk.blockTags.find((t) => !t.closing);
+  if (opener && !CANONICAL_WRAPPERS.has(opener.name)) shapes.push(opener.name === "toolcalls" ? "B01" : "B02");
+  for (const t of tags) {
+    const variant = sentinelShape(t);
+    if (variant) shapes.push(variant);
+  }
+  const families = new Set(tags.map((t) => t.family));
+  if (families.has("dsml") && families.has("naked")) shapes.push("M07");
+  if (!families.has("dsml")) shapes.push("M08");
+  if (inv.tags.some((t) => t.role === "parameter" && !t.closing && t.attrs.string === undefined)) shapes.push("P04");
+  if (inv.tags.some((t) => t.role === "parameter" && !t.closing && Object.keys(t.attrs)[0] === "string")) shapes.push("P05");
+  if (!span.includes("\n")) shapes.push("D04");
+  if (inv.tags.some((t) => t.attrs.string === "false")) shapes.push("D05");
+  return shapes;
+}
+
+/** M01-M06 from how the sentinel around DSML was written. */
+function sentinelShape(tag: Tag): string | null {
+  if (tag.family !== "dsml") return null;
+  if (tag.flaws & Flaw.Spaced) return "M04";
+  if (tag.flaws & Flaw.SpaceBeforeName) return "M06";
+  const s = tag.sentinel;
+  if (s.includes("\u2016")) return "M05";
+  const fullwidth = s.split("\uFF5C").length - 1;
+  const ascii = s.split("|").length - 1;
+  if (fullwidth === 4) return "M01";
+  if (ascii === 4) return "M03";
+  if (ascii === 2) return "M02";
+  if (fullwidth === 2 && ascii === 0) return null;
+  return "M07";
+}
+
+function canonicalShape(walk: DsmlWalk): string {
+  const opener = walk.blockTags.find((t) => !t.closing);
+  return opener?.name === "function_calls" ? "D01" : "D02";
+}

@@ -1,0 +1,29 @@
+import { createRepairEngine } from "../stream/engine.ts";
+import type { ParseOptions, ParseResult, RecoveredCall, ToolSpec } from "./types.ts";
+
+export * from "./types.ts";
+
+export interface ParseCallOptions extends Partial<ParseOptions> {
+  /** Candidate spans longer than this are left as text; unlimited for a complete reply by default. */
+  bufferLimit?: number;
+  /** The reply also carried native tool calls: leaked markup is stripped, never made a second call. */
+  nativeToolCalls?: boolean;
+}
+
+/**
+ * Parses one complete assistant reply. Pure: the same engine the live stream uses, fed the whole
+ * text at once, so the streamed and the whole-text answers cannot drift apart.
+ */
+export function parse(text: string, tools: readonly ToolSpec[], options: ParseCallOptions = {}): ParseResult {
+  const { bufferLimit, nativeToolCalls, ...parseOptions } = options;
+  const engine = createRepairEngine({ tools, parse: parseOptions, bufferLimit: bufferLimit ?? Number.MAX_SAFE_INTEGER, idPrefix: "call_" });
+  if (nativeToolCalls) engine.noteNativeToolCall();
+  const calls: RecoveredCall[] = [];
+  let visible = "";
+  for (const event of [...engine.feed(text), ...engine.flush()]) {
+    if (event.type === "text") visible += event.text;
+    else calls.push(event.call);
+  }
+  const summary = engine.summary();
+  return { calls, broken: summary.broken, stripped: summary.stripped, text: visible, nudge: summary.nudge };
+}

@@ -1,0 +1,77 @@
+import type { NudgeReason, ParseOptions, ToolSpec } from "./types.ts";
+import {
+  coerceObject, coerceValue, decodeEntitiesIfEscaped, isPlainObject, parseJson, propertySchema, trimHuggingNewlines,
+} from "./values.ts";
+
+export interface ParamValue {
+  name: string;
+  hint: "true" | "false" | undefined;
+  raw: string;
+  /** A runaway parameter (P03): never used; refusing the call when it was required. */
+  dropped: boolean;
+  /** Closed by something other than its own closer: the newline before that boundary is layout. */
+  implicitEnd: boolean;
+}
+
+export type BuiltInput =
+  | { ok: true; input: Record<string, unknown>; shapes: string[] }
+  | { ok: false; shape: string; reason: NudgeReason; detail: string };
+
+const POLLUTING = new Set(["__proto__", "constructor", "prototype"]);
+
+const refuse = (shape: string, detail: string): BuiltInput => ({ ok: false, shape, reason: "broken-markup", detail });
+
+/** Turns a parsed invoke (parameters, or a bare body) into the tool's input object. */
+export function buildInput(tool: ToolSpec, values: ParamValue[], body: string, options: ParseOptions): BuiltInput {
+  const schema = tool.parameters;
+  const required = new Set(Array.isArray(schema?.required) ? schema.required : []);
+  if (values.length === 0) return fromBody(body, required, tool, options);
+  const shapes: string[] = [];
+  const input: Record<string, unknown> = {};
+  const seen = new Set<string>();
+  for (const v of values) {
+    if (seen.has(v.name)) return refuse("P10", "the same parameter twice");
+    seen.add(v.name);
+    if (v.dropped) {
+      if (required.has(v.name)) return refuse("P03", "a required parameter never closed");
+      continue;
+    }
+    if (!v.name) return refuse("P04", "parameter without a name");
+    if (POLLUTING.has(v.name)) continue;
+    let raw = v.raw;
+    if (v.implicitEnd) raw = raw.replace(/\r?\n$/, "");
+    const hugged = trimHuggingNewlines(raw);
+    if (hugged !== raw) shapes.push("P09");
+    let value = coerceValue(hugged, propertySchema(schema, v.name), v.hint);
+    if (typeof value === "string") {
+      const decoded = decodeEntitiesIfEscaped(value);
+      if (decoded !== value) shapes.push("P08");
+      value = decoded;
+    }
+    if (typeof value === "string" && v.hint === "false" && propertySchema(schema, v.name) === undefined) shapes.push("P06");
+    input[v.name] = value;
+  }
+  const only = values.length === 1 ? values[0]! : null;
+  if (only && (only.name === "arguments" || only.name === "input") && !propertySchema(schema, only.name)) {
+    const value = input[only.name];
+    const parsed = typeof value === "string" ? parseJson(value.trim()) : { ok: true as const, value };
+    if (parsed.ok && isPlainObject(parsed.value)) {
+      if (!options.rawJsonBody) return refuse("I03", "arguments wrapper (parse.rawJsonBody is off)");
+      return { ok: true, input: coerceObject(parsed.value, schema), shapes: ["I03", ...shapes] };
+    }
+  }
+  return { ok: true, input, shapes };
+}
+
+function fromBody(body: string, required: Set<string>, tool: ToolSpec, options: ParseOptions): BuiltInput {
+  const trimmed = body.trim();
+  if (trimmed === "") {
+    if (required.size > 0) return refuse("I05", "invoke without parameters");
+    return { ok: true, input: {}, shapes: ["I05"] };
+  }
+  if (!trimmed.startsWith("{")) return refuse("I04", "invoke body is neither parameters nor JSON");
+  if (!options.rawJsonBody) return refuse("I04", "raw JSON body (parse.rawJsonBody is off)");
+  const parsed = parseJson(trimmed);
+  if (!parsed.ok || !isPlainObject(parsed.value)) return refuse("I04", "invoke body is not a JSON object");
+  return { ok: true, input: coerceObject(parsed.value, tool.parameters), shapes: ["I04"] };
+}

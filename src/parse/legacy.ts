@@ -1,0 +1,112 @@
+import { SENTENCEPIECE_SPACE } from "../grammar/markers.ts";
+import type { SpanContext } from "./dsml.ts";
+import { layUnits, tagsOf, type Segment, type UnitOutcome } from "./segments.ts";
+import { coerceObject, isPlainObject, parseJson } from "./values.ts";
+
+interface LegacyCall {
+  start: number;
+  end: number;
+  contentStart: number;
+  contentEnd: number;
+  sepStart: number;
+  sepEnd: number;
+  closed: boolean;
+  orphan: boolean;
+  spaced: boolean;
+}
+
+/** Legacy DeepSeek V3/R1 and V3.1 tool tokens (L01-L07). */
+export function parseLegacySpan(span: string, ctx: SpanContext): Segment[] {
+  const calls: LegacyCall[] = [];
+  let cur: LegacyCall | null = null;
+  let inSection = false;
+  let sawSpacedToken = false;
+  const close = (end: number, contentEnd: number, closed: boolean) => {
+    if (!cur) return;
+    cur.end = end;
+    cur.contentEnd = contentEnd;
+    cur.closed = closed;
+    calls.push(cur);
+    cur = null;
+  };
+  for (const tag of tagsOf(span)) {
+    if (tag.family !== "legacy") continue;
+    if (!span.slice(tag.start, tag.end).includes(SENTENCEPIECE_SPACE) && tag.name.includes("_")) sawSpacedToken = true;
+    switch (tag.legacy) {
+      case "section-begin":
+        inSection = true;
+        break;
+      case "section-end":
+        close(tag.start, tag.start, false);
+        inSection = false;
+        break;
+      case "call-begin":
+        close(tag.start, tag.start, false);
+        cur = {
+          start: tag.start, end: tag.end, contentStart: tag.end, contentEnd: tag.end, sepStart: -1, sepEnd: -1,
+          closed: false, orphan: !inSection, spaced: false,
+        };
+        break;
+      case "sep":
+        if (cur && (cur as LegacyCall).sepStart < 0) {
+          (cur as LegacyCall).sepStart = tag.start;
+          (cur as LegacyCall).sepEnd = tag.end;
+        }
+        break;
+      case "call-end":
+        close(tag.end, tag.start, true);
+        break;
+      default:
+        break;
+    }
+  }
+  close(span.length, span.length, false);
+  const units = calls.map((c) => ({ start: c.start, end: c.end, outcome: outcomeOf(c, span, ctx, sawSpacedToken) }));
+  return layUnits(span.length, units, { kind: "broken", shape: "L07", reason: "truncated-call", detail: "tool-call section without a complete call" });
+}
+
+function outcomeOf(call: LegacyCall, span: string, ctx: SpanContext, spaced: boolean): UnitOutcome {
+  if (!call.closed || call.sepStart < 0) {
+    return { kind: "broken", shape: "L07", reason: "truncated-call", detail: "legacy tool call never closed" };
+  }
+  const before = span.slice(call.contentStart, call.sepStart).trim();
+  const after = span.slice(call.sepEnd, call.contentEnd);
+  let name: string;
+  let args: string;
+  let shape: string;
+  if (before === "function" || before === "") {
+    const newline = after.indexOf("\n");
+    name = (newline < 0 ? after : after.slice(0, newline)).trim();
+    args = newline < 0 ? "" : after.slice(newline + 1);
+    shape = "L01";
+  } else {
+    name = before;
+    args = after;
+    shape = "L02";
+  }
+  const json = stripFence(args.trim());
+  if (shape === "L01" && json.includes("\n")) shape = "L06";
+  if (call.orphan) shape = "L05";
+  else if (spaced) shape = "L04";
+  if (call.orphan && !ctx.options.orphanInvoke) {
+    return { kind: "broken", shape, reason: "broken-markup", detail: "orphan legacy call (parse.orphanInvoke is off)", tool: name };
+  }
+  const tool = ctx.tools.get(name);
+  if (!tool) return { kind: "broken", shape: "B06", reason: "undeclared-tool", detail: "tool not declared by the request", tool: name };
+  const parsed = parseJson(json);
+  if (!parsed.ok || !isPlainObject(parsed.value)) {
+    return { kind: "broken", shape, reason: "broken-markup", detail: "legacy call arguments are not a JSON object", tool: name };
+  }
+  return { kind: "call", tool: name, input: coerceObject(parsed.value, tool.parameters), shape };
+}
+
+/** The JSON inside a ``` / ~~~ fence (language label allowed), or the text itself. */
+export function stripFence(text: string): string {
+  const fence = text.startsWith("```") ? "```" : text.startsWith("~~~") ? "~~~" : null;
+  if (!fence) return text;
+  const firstNewline = text.indexOf("\n");
+  if (firstNewline < 0) return text;
+  const body = text.slice(firstNewline + 1);
+  const close = body.lastIndexOf(fence);
+  return (close < 0 ? body : body.slice(0, close)).trim();
+}

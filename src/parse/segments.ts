@@ -1,0 +1,77 @@
+import type { NudgeReason } from "./types.ts";
+import { readTag, type Tag } from "../grammar/tags.ts";
+import { isTriggerCode } from "../grammar/markers.ts";
+
+/** One piece of a completed candidate span; pieces cover the span in order. Offsets are span-local. */
+export type Segment =
+  | { kind: "text"; start: number; end: number }
+  | { kind: "broken"; start: number; end: number; shape: string; reason: NudgeReason; detail: string; tool?: string }
+  | { kind: "call"; start: number; end: number; tool: string; input: Record<string, unknown>; shape: string };
+
+/** All marker tags of a complete span, in order. Linear: each reader looks at most MAX_TAG ahead. */
+export function tagsOf(span: string, from = 0, to = span.length): Tag[] {
+  const tags: Tag[] = [];
+  const text = to === span.length ? span : span.slice(0, to);
+  let i = from;
+  while (i < to) {
+    if (isTriggerCode(text.charCodeAt(i))) {
+      const r = readTag(text, i, true);
+      if (r !== null && r !== "need-more") {
+        tags.push(r);
+        i = r.end;
+        continue;
+      }
+    }
+    i++;
+  }
+  return tags;
+}
+
+export function brokenSpan(length: number, shape: string, reason: NudgeReason, detail: string, tool?: string): Segment[] {
+  const seg: Segment = { kind: "broken", start: 0, end: length, shape, reason, detail };
+  if (tool !== undefined) seg.tool = tool;
+  return [seg];
+}
+
+export function textSpan(length: number): Segment[] {
+  return [{ kind: "text", start: 0, end: length }];
+}
+
+/** A unit's outcome before its span is known. */
+export type UnitOutcome =
+  | { kind: "call"; tool: string; input: Record<string, unknown>; shape: string }
+  | { kind: "broken"; shape: string; reason: NudgeReason; detail: string; tool?: string }
+  | { kind: "foreign" };
+
+/**
+ * Lays units over a span: wrapper markup and whitespace between units join the unit before them
+ * (the first unit also takes what precedes it). With no call at all the whole span is one piece.
+ */
+export function layUnits(length: number, units: { start: number; end: number; outcome: UnitOutcome }[], fallback: UnitOutcome): Segment[] {
+  if (!units.some((u) => u.outcome.kind === "call")) {
+    const broken = units.find((u) => u.outcome.kind === "broken")?.outcome;
+    const whole: UnitOutcome = broken ?? (units.length > 0 ? { kind: "foreign" } : fallback);
+    return [toSegment(whole, 0, length)];
+  }
+  const segments: Segment[] = [];
+  units.forEach((unit, index) => {
+    const start = index === 0 ? 0 : unit.start;
+    const end = index === units.length - 1 ? length : units[index + 1]!.start;
+    segments.push(toSegment(unit.outcome, start, end));
+  });
+  return segments;
+}
+
+function toSegment(outcome: UnitOutcome, start: number, end: number): Segment {
+  switch (outcome.kind) {
+    case "call":
+      return { kind: "call", start, end, tool: outcome.tool, input: outcome.input, shape: outcome.shape };
+    case "broken": {
+      const seg: Segment = { kind: "broken", start, end, shape: outcome.shape, reason: outcome.reason, detail: outcome.detail };
+      if (outcome.tool !== undefined) seg.tool = outcome.tool;
+      return seg;
+    }
+    case "foreign":
+      return { kind: "text", start, end };
+  }
+}

@@ -1,0 +1,20 @@
+import type { Tag } from "../grammar/tags.ts";
+import type { Root } from "../stream/candidate.ts";
+import { parseCostumeSpan } from "./costume.ts";
+import { parseDsmlSpan, type SpanContext } from "./dsml.ts";
+import { parseLegacySpan } from "./legacy.ts";
+import { parseNamedSpan } from "./named.ts";
+import { textSpan, type Segment } from "./segments.ts";
+
+/** Parses one complete (or, at the end of the reply, truncated) candidate span by what opened it. */
+export function parseSpan(span: string, root: Root, opener: Tag, named: boolean, truncated: boolean, ctx: SpanContext): Segment[] {
+  switch (root) {
+    case "costume":
+      return truncated ? textSpan(span.length) : parseCostumeSpan(span, opener, ctx);
+    case "legacy-section":
+    case "legacy-call":
+      return parseLegacySpan(span, ctx);
+    default:
+      return named ? parseNamedSpan(span, opener, ctx, truncated) : parseDsmlSpan(span, ctx);
+  }
+}

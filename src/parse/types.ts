@@ -1,0 +1,83 @@
+/** A JSON schema as OpenCode and the AI SDK send it for a tool's parameters. */
+export type JsonSchema = {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  enum?: unknown[];
+  [key: string]: unknown;
+};
+
+/** A tool the request declared: only these may become calls. */
+export interface ToolSpec {
+  name: string;
+  parameters?: JsonSchema;
+}
+
+/** Why a reply deserves one correction. */
+export type NudgeReason =
+  | "broken-markup"
+  | "undeclared-tool"
+  | "truncated-call"
+  | "echoed-markup";
+
+/** [start, end) offsets into the text the parser or engine was given. */
+export type Span = readonly [number, number];
+
+export interface RecoveredCall {
+  /** Unique within one response (engine) or one parse. */
+  id: string;
+  tool: string;
+  input: Record<string, unknown>;
+  /** Every character the call consumed: markup, trailing closers, end-of-sentence noise. */
+  span: Span;
+  /** Shape id from docs/PATTERNS.md, e.g. "D02" or "P01". */
+  shape: string;
+}
+
+export interface BrokenSpan {
+  span: Span;
+  shape: string;
+  reason: NudgeReason;
+  /** Human-readable detail for debug lines and the CLI; never carries argument values. */
+  detail: string;
+  tool?: string;
+}
+
+/** Characters consumed without becoming visible text or a call (only where the catalogue says strip). */
+export interface StrippedSpan {
+  span: Span;
+  kind: "native-call-duplicate" | "fabricated-result" | "noise";
+}
+
+export interface ParseOptions {
+  /** Accept an invoke that has no outer block opener (B05). */
+  orphanInvoke: boolean;
+  /** Accept mis-closed, mangled and runaway parameters (P01-P03, P11). */
+  looseParameters: boolean;
+  /** Accept a bare JSON object as an invoke body, and the arguments/input wrapper (I03, I04). */
+  rawJsonBody: boolean;
+  /** Accept a parameter named after a declared tool that holds the real parameters (I02). */
+  wrappedTool: boolean;
+  /** Recover fenceless code costumes (<shell>, HTML pre/code, XML execute calls) as bash (C01-C04, C07). */
+  codeCostumes: boolean;
+}
+
+export const defaultParseOptions: ParseOptions = {
+  orphanInvoke: true,
+  looseParameters: true,
+  rawJsonBody: true,
+  wrappedTool: true,
+  codeCostumes: true,
+};
+
+export interface ParseResult {
+  calls: RecoveredCall[];
+  broken: BrokenSpan[];
+  stripped: StrippedSpan[];
+  /** The input with recovered and stripped spans removed; broken spans stay visible. */
+  text: string;
+  nudge: NudgeReason | null;
+}

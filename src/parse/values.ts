@@ -1,0 +1,115 @@
+import type { JsonSchema } from "./types.ts";
+
+/** JSON.parse that never throws and never lets a prototype-polluting key through. */
+export function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text, dropPollutingKeys) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function dropPollutingKeys(key: string, value: unknown): unknown {
+  return key === "__proto__" || key === "constructor" || key === "prototype" ? undefined : value;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function schemaTypes(schema: JsonSchema | undefined): Set<string> {
+  const types = new Set<string>();
+  if (!schema) return types;
+  const add = (s: JsonSchema) => {
+    if (typeof s.type === "string") types.add(s.type);
+    else if (Array.isArray(s.type)) for (const t of s.type) types.add(t);
+  };
+  add(schema);
+  for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) add(branch);
+  return types;
+}
+
+export function propertySchema(schema: JsonSchema | undefined, key: string): JsonSchema | undefined {
+  const props = schema?.properties;
+  if (!props || !Object.prototype.hasOwnProperty.call(props, key)) return undefined;
+  return props[key];
+}
+
+const ENTITY = /&(?:amp|lt|gt|quot|apos|#39|#x27);/g;
+const ENTITY_TEXT: Record<string, string> = {
+  "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&apos;": "'", "&#39;": "'", "&#x27;": "'",
+};
+
+/**
+ * P08: decode HTML entities only when the value is escaped throughout (it has an entity and no
+ * raw `<`, `>` or bare `&`); a value that mixes raw and escaped text is content, e.g. an HTML file.
+ */
+export function decodeEntitiesIfEscaped(value: string): string {
+  if (value.indexOf("&") < 0) return value;
+  if (value.indexOf("<") >= 0 || value.indexOf(">") >= 0) return value;
+  const withoutEntities = value.replace(ENTITY, "");
+  if (withoutEntities.length === value.length || withoutEntities.indexOf("&") >= 0) return value;
+  return decodeEntities(value);
+}
+
+export function decodeEntities(value: string): string {
+  return value.replace(ENTITY, (m) => ENTITY_TEXT[m] ?? m);
+}
+
+/** P09: one newline hugging both sides is layout, not content; a lone trailing newline is content. */
+export function trimHuggingNewlines(value: string): string {
+  const lead = value.startsWith("\r\n") ? 2 : value.startsWith("\n") ? 1 : 0;
+  if (lead === 0) return value;
+  const inner = value.slice(lead);
+  if (inner.endsWith("\r\n")) return inner.slice(0, -2);
+  if (inner.endsWith("\n")) return inner.slice(0, -1);
+  return inner;
+}
+
+/**
+ * Types a raw parameter text against the declared schema. `typedHint` is the model's own
+ * `string=` attribute: "true" keeps the text, "false" asks for JSON, undefined lets the schema decide.
+ */
+export function coerceValue(raw: string, schema: JsonSchema | undefined, typedHint: "true" | "false" | undefined): unknown {
+  const types = schemaTypes(schema);
+  const trimmed = raw.trim();
+  if (types.size === 0) {
+    if (typedHint !== "false") return raw;
+    const parsed = parseJson(trimmed);
+    return parsed.ok ? parsed.value : raw;
+  }
+  if (types.has("string") && (typedHint !== "false" || types.size === 1)) return raw;
+  if ((types.has("number") || types.has("integer")) && /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(trimmed)) {
+    return Number(trimmed);
+  }
+  if (types.has("boolean") && (trimmed === "true" || trimmed === "false")) return trimmed === "true";
+  const parsed = parseJson(trimmed);
+  return parsed.ok && matchesTypes(parsed.value, types) ? parsed.value : raw;
+}
+
+function matchesTypes(value: unknown, types: Set<string>): boolean {
+  if (value === null) return types.has("null");
+  if (Array.isArray(value)) return types.has("array");
+  switch (typeof value) {
+    case "number":
+      return types.has("number") || (types.has("integer") && Number.isInteger(value));
+    case "boolean":
+      return types.has("boolean");
+    case "string":
+      return types.has("string");
+    case "object":
+      return types.has("object");
+    default:
+      return false;
+  }
+}
+
+/** Coerces every value of a JSON object body against the schema (string numbers to numbers, ...). */
+export function coerceObject(input: Record<string, unknown>, schema: JsonSchema | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input)) {
+    const prop = propertySchema(schema, key);
+    out[key] = typeof value === "string" && prop ? coerceValue(value, prop, undefined) : value;
+  }
+  return out;
+}

@@ -1,0 +1,240 @@
+import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
+import { NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
+
+/** What opened a candidate; decides which closer ends it. */
+export type Root = "block" | "invoke" | "parameter" | "element" | "legacy-section" | "legacy-call" | "costume";
+
+export type Step = { kind: "more" } | { kind: "complete"; end: number } | { kind: "abandon"; at: number };
+
+const MORE: Step = { kind: "more" };
+const NAME_LIMIT = 64;
+
+const isSpaceCode = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+
+/**
+ * A held span that has opened as a real candidate. It scans only text it has not seen, keeps at
+ * most one undecided tag as carry, and reports the exact offset where the span ends (or proves
+ * not to be markup). Offsets are absolute within the response.
+ */
+export class Candidate {
+  private readonly parts: string[] = [];
+  length = 0;
+  private scanCarry = "";
+  private scanFrom: number;
+  private seenContent = false;
+  private inUnit = false;
+  private closedUnits = 0;
+  private depth = 1;
+  /** I10 named form: char-level state once the wrapper is followed by a bare name. */
+  named: NamedState | null = null;
+
+  constructor(
+    readonly start: number,
+    readonly opener: Tag,
+    readonly root: Root,
+  ) {
+    this.scanFrom = start + opener.end;
+  }
+
+  get end(): number {
+    return this.start + this.length;
+  }
+
+  text(): string {
+    return this.parts.join("");
+  }
+
+  /** The buffered text from absolute offset `at` to the end (short: at most one tag plus a chunk). */
+  textFrom(at: number): string {
+    let out = "";
+    let partEnd = this.end;
+    for (let k = this.parts.length - 1; k >= 0 && partEnd > at; k--) {
+      const part = this.parts[k]!;
+      const partStart = partEnd - part.length;
+      out = (partStart >= at ? part : part.slice(at - partStart)) + out;
+      partEnd = partStart;
+    }
+    return out;
+  }
+
+  /** At the end of the stream: a named call whose closing fence was the last thing written is complete. */
+  completesAtEnd(): boolean {
+    return this.named?.completesAtEnd() ?? false;
+  }
+
+  /** `text` starts at absolute offset this.end. */
+  consume(text: string, final: boolean): Step {
+    const textStart = this.end;
+    this.parts.push(text);
+    this.length += text.length;
+    const skip = Math.max(0, this.scanFrom - textStart);
+    const s = this.scanCarry + (skip > 0 ? text.slice(skip) : text);
+    const base = this.scanCarry ? this.scanFrom : Math.max(this.scanFrom, textStart);
+    this.scanCarry = "";
+    let i = 0;
+    while (i < s.length) {
+      const c = s.charCodeAt(i);
+      if (this.named) {
+        const step = this.named.step(c, base + i);
+        if (step) return step;
+        i++;
+        continue;
+      }
+      if (isTriggerCode(c)) {
+        const r = readTag(s, i, final);
+        if (r === NEED_MORE) {
+          this.scanCarry = s.slice(i);
+          this.scanFrom = base + i;
+          return MORE;
+        }
+        if (r !== null) {
+          const step = this.onTag(r, base);
+          if (step) return step;
+          i = r.end;
+          continue;
+        }
+      }
+      if (!isSpaceCode(c)) {
+        const step = this.onContent(c, base + i);
+        if (step) return step;
+        if (this.named) continue;
+      }
+      i++;
+    }
+    this.scanFrom = base + s.length;
+    return MORE;
+  }
+
+  private onContent(c: number, at: number): Step | null {
+    const first = !this.seenContent;
+    this.seenContent = true;
+    switch (this.root) {
+      case "block":
+        if (first) {
+          if (this.opener.family !== "dsml" || isBarCode(c)) return { kind: "abandon", at };
+          this.named = new NamedState(at);
+          return null;
+        }
+        return !this.inUnit && this.closedUnits > 0 ? { kind: "complete", end: at } : null;
+      case "legacy-section":
+        return !this.inUnit && this.closedUnits > 0 ? { kind: "complete", end: at } : null;
+      case "element":
+        return first ? { kind: "abandon", at } : null;
+      default:
+        return null;
+    }
+  }
+
+  private onTag(tag: Tag, base: number): Step | null {
+    const end = base + tag.end;
+    const first = !this.seenContent;
+    this.seenContent = true;
+    const closesBlock = tag.closing && tag.role === "block" && tag.family !== "costume";
+    switch (this.root) {
+      case "block":
+        if (closesBlock) return { kind: "complete", end };
+        if (tag.role === "invoke" || tag.role === "function") {
+          this.inUnit = !tag.closing;
+          if (tag.closing) this.closedUnits++;
+        }
+        return null;
+      case "invoke":
+        return (tag.closing && tag.role === "invoke") || closesBlock ? { kind: "complete", end } : null;
+      case "parameter":
+        if (tag.role === "parameter") this.depth += tag.closing ? -1 : 1;
+        return this.depth === 0 || (tag.closing && tag.role === "invoke") || closesBlock ? { kind: "complete", end } : null;
+      case "element":
+        if (first && !(tag.family === "naked" && tag.role === "name" && !tag.closing)) return { kind: "abandon", at: base + tag.start };
+        return tag.closing && (tag.role === "invoke" || tag.role === "function") || closesBlock ? { kind: "complete", end } : null;
+      case "legacy-section":
+        if (tag.legacy === "section-end") return { kind: "complete", end };
+        if (tag.legacy === "call-begin") this.inUnit = true;
+        if (tag.legacy === "call-end") {
+          this.inUnit = false;
+          this.closedUnits++;
+        }
+        return null;
+      case "legacy-call":
+        return tag.legacy === "call-end" ? { kind: "complete", end } : null;
+      case "costume":
+        return tag.family === "costume" && tag.closing && tag.name === this.opener.name ? { kind: "complete", end } : null;
+    }
+  }
+}
+
+/** I10: name line, optional fence line, one JSON object, optional closing fence. */
+class NamedState {
+  private phase: "name" | "before-json" | "fence-label" | "json" | "after-json" = "name";
+  private nameLength = 0;
+  private fenced = false;
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  private fenceRun = 0;
+
+  constructor(private readonly nameStart: number) {}
+
+  completesAtEnd(): boolean {
+    return this.phase === "after-json" && this.fenceRun >= 3;
+  }
+
+  step(c: number, at: number): Step | null {
+    switch (this.phase) {
+      case "name":
+        if (c === 0x0a) {
+          this.phase = "before-json";
+          return null;
+        }
+        if (c === 0x20 || c === 0x09 || c === 0x0d) return null;
+        if (++this.nameLength > NAME_LIMIT || !isNameCode(c)) return { kind: "abandon", at: this.nameStart };
+        return null;
+      case "before-json":
+        if (isSpaceCode(c)) return null;
+        if (c === 0x60 || c === 0x7e) {
+          this.fenced = true;
+          this.phase = "fence-label";
+          return null;
+        }
+        if (c === 0x7b) {
+          this.phase = "json";
+          this.depth = 1;
+          return null;
+        }
+        return { kind: "abandon", at: this.nameStart };
+      case "fence-label":
+        if (c === 0x0a) this.phase = "before-json";
+        return null;
+      case "json":
+        return this.jsonStep(c, at);
+      case "after-json":
+        if (c === 0x60 || c === 0x7e) {
+          this.fenceRun++;
+          return null;
+        }
+        if (this.fenceRun >= 3) return { kind: "complete", end: at };
+        return isSpaceCode(c) && this.fenceRun === 0 ? null : { kind: "complete", end: at };
+    }
+  }
+
+  private jsonStep(c: number, at: number): Step | null {
+    if (this.inString) {
+      if (this.escaped) this.escaped = false;
+      else if (c === 0x5c) this.escaped = true;
+      else if (c === 0x22) this.inString = false;
+      return null;
+    }
+    if (c === 0x22) this.inString = true;
+    else if (c === 0x7b || c === 0x5b) this.depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      this.depth--;
+      if (this.depth === 0) {
+        if (!this.fenced) return { kind: "complete", end: at + 1 };
+        this.phase = "after-json";
+      }
+    }
+    return null;
+  }
+}
+
+const isNameCode = (c: number) =>
+  (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2d || c === 0x2e || c === 0x3a;

@@ -1,0 +1,324 @@
+import { COSTUME_OPENERS } from "../grammar/dialects.ts";
+import { isTriggerCode } from "../grammar/markers.ts";
+import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
+import type { SpanContext } from "../parse/dsml.ts";
+import { parseSpan } from "../parse/span.ts";
+import type { Segment } from "../parse/segments.ts";
+import { defaultParseOptions, type BrokenSpan, type NudgeReason, type StrippedSpan, type ToolSpec } from "../parse/types.ts";
+import { Candidate, type Root } from "./candidate.ts";
+import { DocContext } from "./doc-context.ts";
+import type { EngineEvent, EngineOptions, EngineSummary, RepairEngine } from "./types.ts";
+
+export const DEFAULT_BUFFER_LIMIT = 65536;
+
+type Decision = { open: Root } | "noise" | "stray" | "text";
+
+/** Text held after a recovered call: released if another call follows, stripped at the end (S03). */
+interface Tail {
+  start: number;
+  pieces: { text: string; start: number; noise: boolean }[];
+  length: number;
+}
+
+export function createRepairEngine(options: EngineOptions): RepairEngine {
+  return new Engine(options);
+}
+
+/**
+ * The incremental engine: text mode releases everything that cannot start a marker in the same
+ * chunk and holds at most one undecided tag; a candidate holds only its own span. Each character
+ * is scanned a bounded number of times, so a feed costs O(chunk) plus at most one tag.
+ */
+class Engine implements RepairEngine {
+  private readonly ctx: SpanContext;
+  private readonly limit: number;
+  private readonly idPrefix: string;
+  private readonly doc = new DocContext();
+  private carry = "";
+  private pos = 0;
+  private cand: Candidate | null = null;
+  private tail: Tail | null = null;
+  private native = false;
+  private flushed = false;
+  private out: EngineEvent[] = [];
+  private seq = 0;
+  private recovered = 0;
+  private heldNoCall = 0;
+  private readonly broken: BrokenSpan[] = [];
+  private readonly stripped: StrippedSpan[] = [];
+
+  constructor(options: EngineOptions) {
+    const tools = new Map<string, ToolSpec>();
+    for (const tool of options.tools) tools.set(tool.name, tool);
+    this.ctx = { tools, options: { ...defaultParseOptions, ...options.parse } };
+    const limit = options.bufferLimit ?? DEFAULT_BUFFER_LIMIT;
+    this.limit = limit > 0 ? limit : DEFAULT_BUFFER_LIMIT;
+    this.idPrefix = options.idPrefix ?? `dsmlfix_${Math.random().toString(36).slice(2, 10)}_`;
+  }
+
+  get held(): number {
+    return this.carry.length + (this.cand?.length ?? 0) + (this.tail?.length ?? 0);
+  }
+
+  noteNativeToolCall(): void {
+    this.native = true;
+  }
+
+  feed(delta: string): EngineEvent[] {
+    if (this.flushed) throw new Error("dsml-fix engine: feed after flush");
+    this.out = [];
+    if (delta.length > 0) this.process(delta, false);
+    return this.out;
+  }
+
+  flush(): EngineEvent[] {
+    this.out = [];
+    if (this.flushed) return this.out;
+    this.flushed = true;
+    this.process("", true);
+    this.endTail();
+    return this.out;
+  }
+
+  summary(): EngineSummary {
+    const first = this.native ? undefined : this.broken[0];
+    return {
+      recovered: this.recovered,
+      nudge: (first?.reason ?? null) as NudgeReason | null,
+      broken: this.broken.slice(),
+      stripped: this.stripped.slice(),
+      heldCandidateNoCall: this.heldNoCall,
+    };
+  }
+
+  private process(text: string, final: boolean): void {
+    let s = this.carry + text;
+    let base = this.pos;
+    let i = 0;
+    this.carry = "";
+    for (;;) {
+      const cand = this.cand;
+      if (cand) {
+        const room = cand.start + this.limit - cand.end;
+        const piece = s.length - i <= room ? (i === 0 ? s : s.slice(i)) : s.slice(i, i + room);
+        const step = cand.consume(piece, final && piece.length === s.length - i);
+        const fedEnd = i + piece.length;
+        if (step.kind === "more") {
+          if (cand.length >= this.limit) {
+            this.releaseCandidate(cand, cand.length, true);
+            i = fedEnd;
+            continue;
+          }
+          if (final) this.finishAtEnd(cand);
+          this.pos = base + s.length;
+          return;
+        }
+        const cut = step.kind === "complete" ? step.end : step.at;
+        const rest = cand.textFrom(cut) + s.slice(fedEnd);
+        if (step.kind === "complete") this.finish(cand, cut - cand.start, false);
+        else this.releaseCandidate(cand, cut - cand.start, false);
+        s = rest;
+        base = cut;
+        i = 0;
+        continue;
+      }
+      const stop = this.scanText(s, i, base, final);
+      if (stop < 0) {
+        this.pos = base + s.length;
+        return;
+      }
+      i = stop;
+      if (!this.cand) {
+        this.carry = s.slice(i);
+        this.pos = base + i;
+        return;
+      }
+    }
+  }
+
+  /**
+   * Releases plain text until a candidate opens (returns its index, this.cand set), a tag needs
+   * more text (returns its index, no candidate), or the text ends (returns -1).
+   */
+  private scanText(s: string, from: number, base: number, final: boolean): number {
+    let emitFrom = from;
+    const doc = this.doc;
+    for (let j = from; j < s.length; ) {
+      const c = s.charCodeAt(j);
+      if (isTriggerCode(c) && !doc.inDoc()) {
+        const r = readTag(s, j, final);
+        if (r === NEED_MORE) {
+          this.emitText(s, emitFrom, j, base);
+          return j;
+        }
+        if (r !== null) {
+          const decision = this.decide(r);
+          if (decision !== "text") this.emitText(s, emitFrom, j, base);
+          if (typeof decision === "object") {
+            this.cand = new Candidate(base + j, shift(r), decision.open);
+            return j;
+          }
+          if (decision === "noise") {
+            this.holdInTail(s.slice(j, r.end), base + j, true);
+            doc.afterMarkup();
+            j = emitFrom = r.end;
+            continue;
+          }
+          if (decision === "stray") {
+            this.broken.push({ span: [base + j, base + r.end], shape: "D08", reason: "broken-markup", detail: "stray tool-call marker" });
+            emitFrom = j;
+          }
+          doc.advanceText(s, j, r.end);
+          j = r.end;
+          continue;
+        }
+      }
+      doc.advance(c);
+      j++;
+    }
+    this.emitText(s, emitFrom, s.length, base);
+    return -1;
+  }
+
+  private decide(tag: Tag): Decision {
+    switch (tag.family) {
+      case "dsml":
+        if (tag.flaws & Flaw.MissingLt) {
+          if (tag.closing || (tag.role !== "invoke" && tag.role !== "block")) return "text";
+        }
+        if (tag.closing || tag.role === "other" || tag.role === "function" || tag.role === "name") return this.tail ? "noise" : "stray";
+        return { open: tag.role === "block" ? "block" : tag.role === "invoke" ? "invoke" : "parameter" };
+      case "naked":
+        if (tag.closing) return "text";
+        if (tag.role === "block") return { open: "block" };
+        if (tag.role === "invoke" && tag.attrs.name !== undefined) return { open: "invoke" };
+        if (tag.role === "function") return { open: "element" };
+        return "text";
+      case "legacy":
+        if (tag.legacy === "section-begin") return { open: "legacy-section" };
+        if (tag.legacy === "call-begin") return { open: "legacy-call" };
+        return this.tail ? "noise" : "text";
+      case "costume":
+        if (!this.ctx.options.codeCostumes || tag.closing || !COSTUME_OPENERS.has(tag.name)) return "text";
+        return this.doc.atLineStart() ? { open: "costume" } : "text";
+    }
+  }
+
+  private finishAtEnd(cand: Candidate): void {
+    this.finish(cand, cand.length, !cand.completesAtEnd());
+  }
+
+  private finish(cand: Candidate, length: number, truncated: boolean): void {
+    this.cand = null;
+    const text = cand.text();
+    const span = length === text.length ? text : text.slice(0, length);
+    let segments: Segment[];
+    try {
+      segments = parseSpan(span, cand.root, cand.opener, cand.named !== null, truncated, this.ctx);
+    } catch {
+      segments = [{ kind: "text", start: 0, end: span.length }];
+    }
+    for (const seg of segments) this.applySegment(seg, span, cand.start);
+  }
+
+  private applySegment(seg: Segment, span: string, base: number): void {
+    const start = base + seg.start;
+    const end = base + seg.end;
+    if (seg.kind === "call" || (seg.kind === "broken" && this.native)) {
+      this.doc.afterMarkup();
+      if (this.native) {
+        this.stripped.push({ span: [start, end], kind: "native-call-duplicate" });
+        return;
+      }
+      if (seg.kind !== "call") return;
+      this.releaseTail();
+      this.out.push({
+        type: "call",
+        call: { id: `${this.idPrefix}${++this.seq}`, tool: seg.tool, input: seg.input, span: [start, end], shape: seg.shape },
+      });
+      this.recovered++;
+      this.tail = { start: end, pieces: [], length: 0 };
+      return;
+    }
+    if (seg.kind === "broken") {
+      const b: BrokenSpan = { span: [start, end], shape: seg.shape, reason: seg.reason, detail: seg.detail };
+      if (seg.tool !== undefined) b.tool = seg.tool;
+      this.broken.push(b);
+    }
+    this.releaseVisible(span.slice(seg.start, seg.end), start);
+  }
+
+  /** Candidate text that proved not to be a call: visible, and documentation context sees it. */
+  private releaseCandidate(cand: Candidate, length: number, hitLimit: boolean): void {
+    this.cand = null;
+    if (hitLimit) this.heldNoCall++;
+    const text = cand.text();
+    this.releaseVisible(length === text.length ? text : text.slice(0, length), cand.start);
+  }
+
+  private releaseVisible(text: string, start: number): void {
+    this.doc.advanceText(text);
+    this.pushText(text, start);
+  }
+
+  private emitText(s: string, from: number, to: number, base: number): void {
+    if (to > from) this.pushText(s.slice(from, to), base + from);
+  }
+
+  private pushText(text: string, start: number): void {
+    if (text.length === 0) return;
+    if (this.tail) {
+      this.holdInTail(text, start, false);
+      return;
+    }
+    const last = this.out[this.out.length - 1];
+    if (last?.type === "text") last.text += text;
+    else this.out.push({ type: "text", text });
+  }
+
+  private holdInTail(text: string, start: number, noise: boolean): void {
+    const tail = this.tail;
+    if (!tail) {
+      if (noise) this.stripped.push({ span: [start, start + text.length], kind: "noise" });
+      return;
+    }
+    const room = this.limit - tail.length;
+    if (text.length <= room) {
+      tail.pieces.push({ text, start, noise });
+      tail.length += text.length;
+      return;
+    }
+    tail.pieces.push({ text: text.slice(0, room), start, noise });
+    tail.length += room;
+    this.heldNoCall++;
+    this.releaseTail();
+    this.pushText(text.slice(room), start + room);
+  }
+
+  /** Another call follows (or the tail grew too long): what the model wrote in between is visible. */
+  private releaseTail(): void {
+    const tail = this.tail;
+    if (!tail) return;
+    this.tail = null;
+    for (const piece of tail.pieces) {
+      if (piece.noise) this.stripped.push({ span: [piece.start, piece.start + piece.text.length], kind: "noise" });
+      else this.pushText(piece.text, piece.start);
+    }
+  }
+
+  /** The reply ended: text after the last call is the model narrating a result it never saw. */
+  private endTail(): void {
+    const tail = this.tail;
+    if (!tail) return;
+    this.tail = null;
+    for (const piece of tail.pieces) {
+      const kind = piece.noise || piece.text.trim() === "" ? "noise" : "fabricated-result";
+      this.stripped.push({ span: [piece.start, piece.start + piece.text.length], kind });
+    }
+  }
+}
+
+/** The opener with offsets relative to its own candidate span. */
+function shift(tag: Tag): Tag {
+  return { ...tag, start: 0, end: tag.end - tag.start };
+}

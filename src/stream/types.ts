@@ -1,0 +1,34 @@
+import type { BrokenSpan, NudgeReason, ParseOptions, RecoveredCall, StrippedSpan, ToolSpec } from "../parse/types.ts";
+
+export type EngineEvent =
+  | { type: "text"; text: string }
+  | { type: "call"; call: RecoveredCall };
+
+export interface EngineOptions {
+  tools: readonly ToolSpec[];
+  parse?: Partial<ParseOptions>;
+  /** Characters a candidate may hold before it is released verbatim (responseFix.bufferLimit). */
+  bufferLimit?: number;
+  /** Prefix for call ids; a random one per engine when omitted. */
+  idPrefix?: string;
+}
+
+export interface EngineSummary {
+  recovered: number;
+  nudge: NudgeReason | null;
+  broken: BrokenSpan[];
+  stripped: StrippedSpan[];
+  /** Candidates released verbatim because they hit bufferLimit. */
+  heldCandidateNoCall: number;
+}
+
+/** One instance per response: feed text deltas in order, then flush once. */
+export interface RepairEngine {
+  feed(delta: string): EngineEvent[];
+  flush(): EngineEvent[];
+  /** The response carries native tool calls: leaked markup is stripped, never turned into a second call. */
+  noteNativeToolCall(): void;
+  /** Characters currently held back. */
+  readonly held: number;
+  summary(): EngineSummary;
+}
