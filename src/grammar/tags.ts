@@ -72,15 +72,11 @@ class TagReader {
     this.limit = Math.min(text.length, start + MAX_TAG);
   }
 
+  /** -1 at the true end of a final text, so a tag may end there; OUT when more text could decide. */
   private peek(): number {
+    if (this.pos >= this.text.length && this.final) return -1;
     if (this.pos >= this.limit) throw OUT;
     return this.text.charCodeAt(this.pos);
-  }
-
-  /** Like peek, but at the true end of a final text returns -1 so a tag may end there. */
-  private peekOrEnd(): number {
-    if (this.pos >= this.text.length && this.final) return -1;
-    return this.peek();
   }
 
   private skipSpaces(): number {
@@ -205,7 +201,7 @@ class TagReader {
     const attrs: Record<string, string> = Object.create(null);
     for (;;) {
       const spaced = this.skipSpaces();
-      const c = this.peekOrEnd();
+      const c = this.peek();
       if (c === 0x3e) {
         this.pos++;
         break;
@@ -252,7 +248,7 @@ class TagReader {
       for (;;) {
         let c: number;
         try {
-          c = this.peekOrEnd();
+          c = this.peek();
         } catch (e) {
           if (e === OUT && tolerant && this.pos - this.start >= MAX_TAG) {
             return { text: this.text.slice(from, this.pos), runaway: true };

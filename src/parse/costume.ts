@@ -114,8 +114,8 @@ function codeCall(length: number, language: CodeLanguage | null, rawCode: string
   if (!bash) return brokenSpan(length, shape, "undeclared-tool", "code costume needs the bash tool", "bash");
   const command = language === "shell" ? code : pythonHeredoc(code);
   const input: Record<string, unknown> = { command };
-  const props = bash.parameters?.properties;
-  if (props && Object.prototype.hasOwnProperty.call(props, "description")) {
+  const required = bash.parameters?.required;
+  if (Array.isArray(required) && required.includes("description")) {
     input.description = language === "shell" ? "Run shell code from the reply" : "Run Python code from the reply";
   }
   return [{ kind: "call", start: 0, end: length, tool: "bash", input, shape }];

@@ -283,13 +283,13 @@ class Engine implements RepairEngine {
       return;
     }
     const room = this.limit - tail.length;
-    if (text.length <= room) {
-      tail.pieces.push({ text, start, noise });
-      tail.length += text.length;
-      return;
-    }
-    tail.pieces.push({ text: text.slice(0, room), start, noise });
-    tail.length += room;
+    const fits = text.length <= room;
+    const kept = fits ? text : text.slice(0, room);
+    const last = tail.pieces[tail.pieces.length - 1];
+    if (last && last.noise === noise && last.start + last.text.length === start) last.text += kept;
+    else tail.pieces.push({ text: kept, start, noise });
+    tail.length += kept.length;
+    if (fits) return;
     this.heldNoCall++;
     this.releaseTail();
     this.pushText(text.slice(room), start + room);

@@ -1,0 +1,339 @@
+// AI SDK middleware: leaked tool-call markup in text parts comes back as real tool-call parts.
+import type {
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3FinishReason,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3Middleware,
+  LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
+  LanguageModelV3Text,
+  SharedV3ProviderMetadata,
+} from "@ai-sdk/provider";
+import type { JsonSchema, RecoveredCall, ToolSpec } from "../parse/types.ts";
+import type { EngineEvent } from "../stream/types.ts";
+import {
+  type AdapterDeps,
+  type AdapterOptions,
+  type EngineFactory,
+  GuardedEngine,
+  REQUEST_TAG_HEADER,
+  createAttemptCounter,
+  debugLine,
+  describeError,
+  engineOptions,
+  loadEngineFactory,
+  repairEnabled,
+  report,
+} from "./options.ts";
+
+type Part = LanguageModelV3StreamPart;
+
+export interface MiddlewareOptions extends AdapterOptions {
+  /**
+   * HOOK POINT for history sanitizing: stripping old leaks from the prompt belongs to another
+   * module, which plugs in here. Identity when omitted.
+   */
+  sanitizeHistory?: (prompt: LanguageModelV3Prompt) => LanguageModelV3Prompt;
+}
+
+interface CallContext {
+  options: MiddlewareOptions;
+  guard: GuardedEngine;
+  tag: string | undefined;
+  attempt: number;
+  reported: boolean;
+}
+
+export function repairMiddleware(options: MiddlewareOptions = {}, deps: AdapterDeps = {}): LanguageModelV3Middleware {
+  const nextAttempt = createAttemptCounter();
+  // wrapGenerate/wrapStream receive the very object transformParams returned, so the tag can ride along.
+  const tags = new WeakMap<LanguageModelV3CallOptions, string>();
+
+  /** undefined: nothing to repair for this call, pass it through. */
+  async function prepare(params: LanguageModelV3CallOptions): Promise<(() => CallContext) | undefined> {
+    const tools = declaredTools(params);
+    if (tools.length === 0 || !repairEnabled(options)) return undefined;
+    let factory: EngineFactory;
+    try {
+      factory = await loadEngineFactory(deps);
+    } catch (error) {
+      debugLine(options, `engine unavailable, passing through: ${describeError(error)}`);
+      return undefined;
+    }
+    const tag = tags.get(params);
+    const attempt = nextAttempt(tag);
+    const onError = (line: string) => debugLine(options, `${tag ?? "untagged"}: ${line}`);
+    return () => ({
+      options,
+      guard: new GuardedEngine(factory(engineOptions(options, tools)), onError),
+      tag,
+      attempt,
+      reported: false,
+    });
+  }
+
+  function create(make: (() => CallContext) | undefined): CallContext | undefined {
+    if (!make) return undefined;
+    try {
+      return make();
+    } catch (error) {
+      debugLine(options, `engine creation failed, passing through: ${describeError(error)}`);
+      return undefined;
+    }
+  }
+
+  return {
+    specificationVersion: "v3",
+
+    async transformParams({ params }) {
+      let out = params;
+      const key = Object.keys(params.headers ?? {}).find((k) => k.toLowerCase() === REQUEST_TAG_HEADER);
+      const tag = key === undefined ? undefined : params.headers?.[key];
+      if (key !== undefined) {
+        const { [key]: _dropped, ...headers } = params.headers ?? {};
+        out = { ...out, headers };
+      }
+      if (options.sanitizeHistory) {
+        try {
+          out = { ...out, prompt: options.sanitizeHistory(out.prompt) };
+        } catch (error) {
+          debugLine(options, `sanitizeHistory failed, prompt left as is: ${describeError(error)}`);
+        }
+      }
+      if (tag) tags.set(out, tag);
+      return out;
+    },
+
+    async wrapGenerate({ doGenerate, params }) {
+      const make = await prepare(params);
+      const result = await doGenerate();
+      const ctx = create(make);
+      if (!ctx) return result;
+      try {
+        return repairGenerate(result, ctx);
+      } catch (error) {
+        debugLine(options, `generate repair failed, passing through: ${describeError(error)}`);
+        return result;
+      }
+    },
+
+    async wrapStream({ doStream, params }) {
+      const make = await prepare(params);
+      const result = await doStream();
+      const ctx = create(make);
+      if (!ctx) return result;
+      return { ...result, stream: result.stream.pipeThrough(repairParts(ctx)) };
+    },
+  };
+}
+
+function declaredTools(params: LanguageModelV3CallOptions): ToolSpec[] {
+  const tools: ToolSpec[] = [];
+  for (const tool of params.tools ?? []) {
+    if (tool.type === "function") tools.push({ name: tool.name, parameters: tool.inputSchema as JsonSchema });
+  }
+  return tools;
+}
+
+function finishReport(ctx: CallContext): void {
+  if (ctx.reported || ctx.guard.failed) return;
+  ctx.reported = true;
+  const summary = ctx.guard.summary();
+  if (summary) report(ctx.options, { requestTag: ctx.tag, summary, attempt: ctx.attempt });
+}
+
+function finishReason(reason: LanguageModelV3FinishReason, ctx: CallContext): LanguageModelV3FinishReason {
+  return ctx.guard.recovered > 0 ? { unified: "tool-calls", raw: reason.raw } : reason;
+}
+
+function metadata(existing: SharedV3ProviderMetadata | undefined, ctx: CallContext): SharedV3ProviderMetadata {
+  const nudge = ctx.guard.failed ? null : (ctx.guard.summary()?.nudge ?? null);
+  return { ...existing, dsmlFix: { recovered: ctx.guard.recovered, nudge } };
+}
+
+function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallContext): LanguageModelV3GenerateResult {
+  const { guard } = ctx;
+  const native = result.content.some((part) => part.type === "tool-call");
+  if (native && !guard.step({ native }).ok) return result;
+  const content: LanguageModelV3Content[] = [];
+  const calls: RecoveredCall[] = [];
+  const emptied = new Set<LanguageModelV3Content>();
+  let lastText: LanguageModelV3Text | undefined;
+  for (const part of result.content) {
+    if (part.type !== "text") {
+      content.push(part);
+      continue;
+    }
+    const step = guard.step({ delta: part.text });
+    if (!step.ok) return result;
+    const released = split(step.events);
+    calls.push(...released.calls);
+    lastText = { ...part, text: released.text };
+    if (part.text !== "" && released.text === "") emptied.add(lastText);
+    content.push(lastText);
+  }
+  const step = guard.step({ flush: true });
+  if (!step.ok) return result;
+  const tail = split(step.events);
+  calls.push(...tail.calls);
+  if (tail.text && lastText) {
+    lastText.text += tail.text;
+    emptied.delete(lastText);
+  } else if (tail.text) content.push({ type: "text", text: tail.text });
+  finishReport(ctx);
+  return {
+    ...result,
+    content: [...content.filter((part) => !emptied.has(part)), ...calls.map(toolCallPart)],
+    finishReason: finishReason(result.finishReason, ctx),
+    providerMetadata: metadata(result.providerMetadata, ctx),
+  };
+}
+
+function split(events: EngineEvent[]): { text: string; calls: RecoveredCall[] } {
+  let text = "";
+  const calls: RecoveredCall[] = [];
+  for (const event of events) {
+    if (event.type === "text") text += event.text;
+    else calls.push(event.call);
+  }
+  return { text, calls };
+}
+
+function toolCallPart(call: RecoveredCall): Extract<Part, { type: "tool-call" }> {
+  return { type: "tool-call", toolCallId: call.id, toolName: call.tool, input: JSON.stringify(call.input) };
+}
+
+/** The id our fed text belongs to when released text has no open text part to go to. */
+const FALLBACK_TEXT_ID = "dsml-fix-text";
+
+/**
+ * One engine per stream. Released text keeps the id of the text part it was fed under; a text-end
+ * is held back while the engine still holds that part's text, so no delta ever follows its end.
+ */
+function repairParts(ctx: CallContext): TransformStream<Part, Part> {
+  const { guard, options } = ctx;
+  const open = new Set<string>();
+  let owner: string | undefined;
+  let deferredEnd: Extract<Part, { type: "text-end" }> | undefined;
+  let nativeNoted = false;
+
+  return new TransformStream<Part, Part>({
+    transform(part, controller) {
+      const out = (p: Part) => controller.enqueue(p);
+      try {
+        handle(part, out);
+      } catch (error) {
+        debugLine(options, `stream repair failed on ${part.type}, passing it through: ${describeError(error)}`);
+        out(part);
+      }
+    },
+    flush(controller) {
+      const out = (p: Part) => controller.enqueue(p);
+      if (!guard.done) settle(guard.step({ flush: true }), out);
+      releaseEnd(out);
+      finishReport(ctx);
+    },
+  });
+
+  function handle(part: Part, out: (p: Part) => void): void {
+    if (guard.done) {
+      if (part.type === "finish") return out(decorate(part));
+      return out(part);
+    }
+    switch (part.type) {
+      case "text-start":
+        releaseEnd(out);
+        open.add(part.id);
+        // Held text moves to the newest part, so it never has to reopen one that already ended.
+        if (guard.held > 0) owner = part.id;
+        return out(part);
+      case "text-delta": {
+        if (deferredEnd && deferredEnd.id !== part.id) releaseEnd(out);
+        owner = part.id;
+        const step = guard.step({ delta: part.delta });
+        if (!step.ok) {
+          text(step.held, out);
+          out(part);
+          return releaseEnd(out);
+        }
+        emit(step.events, out);
+        if (guard.held === 0) releaseEnd(out);
+        return;
+      }
+      case "text-end":
+        if (part.id === owner && guard.held > 0) {
+          deferredEnd = part;
+          return;
+        }
+        open.delete(part.id);
+        return out(part);
+      case "tool-input-start":
+      case "tool-call":
+        if (!nativeNoted) {
+          nativeNoted = true;
+          const step = guard.step({ native: true });
+          if (!step.ok) {
+            text(step.held, out);
+            releaseEnd(out);
+          }
+        }
+        return out(part);
+      case "finish":
+        settle(guard.step({ flush: true }), out);
+        releaseEnd(out);
+        finishReport(ctx);
+        return out(decorate(part));
+      default:
+        return out(part);
+    }
+  }
+
+  function settle(step: ReturnType<GuardedEngine["step"]>, out: (p: Part) => void): void {
+    if (step.ok) emit(step.events, out);
+    else text(step.held, out);
+  }
+
+  function emit(events: EngineEvent[], out: (p: Part) => void): void {
+    for (const event of events) {
+      if (event.type === "text") text(event.text, out);
+      else call(event.call, out);
+    }
+  }
+
+  function text(delta: string, out: (p: Part) => void): void {
+    if (!delta) return;
+    const id = owner ?? FALLBACK_TEXT_ID;
+    if (open.has(id)) return out({ type: "text-delta", id, delta });
+    // The part already ended (held text at a boundary the engine did not report): give it a part of its own.
+    out({ type: "text-start", id });
+    out({ type: "text-delta", id, delta });
+    out({ type: "text-end", id });
+  }
+
+  // Streamed like a native provider call so hosts that track tool-input-start see the call too.
+  function call(recovered: RecoveredCall, out: (p: Part) => void): void {
+    const part = toolCallPart(recovered);
+    out({ type: "tool-input-start", id: part.toolCallId, toolName: part.toolName });
+    out({ type: "tool-input-delta", id: part.toolCallId, delta: part.input });
+    out({ type: "tool-input-end", id: part.toolCallId });
+    out(part);
+  }
+
+  function releaseEnd(out: (p: Part) => void): void {
+    if (!deferredEnd) return;
+    open.delete(deferredEnd.id);
+    out(deferredEnd);
+    deferredEnd = undefined;
+  }
+
+  function decorate(part: Extract<Part, { type: "finish" }>): Part {
+    // A failed engine that emitted nothing leaves the finish exactly as the model sent it.
+    if (guard.failed && guard.recovered === 0) return part;
+    return {
+      ...part,
+      finishReason: finishReason(part.finishReason, ctx),
+      providerMetadata: metadata(part.providerMetadata, ctx),
+    };
+  }
+}

@@ -1,0 +1,221 @@
+import { z } from "zod";
+
+const PREFIX = "dsml-fix:";
+const BUFFER_MIN = 1024;
+const BUFFER_MAX = 16_777_216;
+const DEFAULT_PROVIDERS = ["deepseek", "opencode-go", "opencode"] as const;
+
+/** The default is passed once and also quoted in the description, so the docs cannot disagree with the code. */
+function withDefault<T extends z.ZodType>(schema: T, fallback: z.util.NoUndefined<z.output<T>>, what: string) {
+  return schema.default(fallback).describe(`${what} Default: ${JSON.stringify(fallback)}.`);
+}
+
+function flag(fallback: boolean, what: string) {
+  return withDefault(z.boolean({ error: "must be true or false" }), fallback, what);
+}
+
+const bufferLimitError = `must be an integer from ${BUFFER_MIN} to ${BUFFER_MAX}`;
+const providersError = 'must be an array of non-empty provider id strings ("*" for all)';
+const channelError = 'must be "system" or "user"';
+
+const parseFields = {
+  orphanInvoke: flag(true, "Accept an invoke that has no outer block opener (shape B05)."),
+  looseParameters: flag(true, "Accept mis-closed, mangled and runaway parameters (shapes P01-P03, P11)."),
+  rawJsonBody: flag(true, "Accept a bare JSON object as an invoke body, and the arguments/input wrapper (shapes I03, I04)."),
+  wrappedTool: flag(true, "Accept a parameter named after a declared tool that holds the real parameters (shape I02)."),
+  codeCostumes: flag(true, "Recover fenceless code costumes (<shell>, HTML pre/code, XML execute calls) as bash calls (shapes C01-C04, C07)."),
+};
+
+const historyFields = {
+  sanitize: flag(true, "Strip leaked tool-call markup from earlier assistant messages before they are sent back, so the model does not imitate it."),
+};
+
+const responseFixFields = {
+  enabled: flag(true, "Turn leaked tool-call markup in streamed responses into real tool calls."),
+  bufferLimit: withDefault(
+    z.int({ error: bufferLimitError }).min(BUFFER_MIN, { error: bufferLimitError }).max(BUFFER_MAX, { error: bufferLimitError }),
+    65_536,
+    `Characters a possible tool call may hold back from the stream before it is released verbatim (${BUFFER_MIN} to ${BUFFER_MAX}).`,
+  ),
+};
+
+const retryFields = {
+  enabled: flag(
+    true,
+    "Retry once after a reply whose markup could not be repaired: the next request carries a correction and, if the session goes idle with the reply unanswered, one wake-up prompt is sent.",
+  ),
+  channel: withDefault(
+    z.enum(["system", "user"], { error: channelError }),
+    "system",
+    'Which message role carries the correction and the wake-up prompt: "system" or "user".',
+  ),
+  nudge: flag(true, "Let the correction say what went wrong and ask for the call to be re-issued through the tool-calling interface."),
+};
+
+const topLevelFields = {
+  providers: withDefault(
+    z.array(z.string({ error: providersError }).min(1, { error: providersError }), { error: providersError }),
+    [...DEFAULT_PROVIDERS],
+    'Provider ids the plugin acts on; "*" means every provider and [] disables the plugin.',
+  ),
+  debug: flag(false, "Log one [dsml] line per request and response (shape ids only, never argument values)."),
+};
+
+/** Key order here is the order of the generated JSON schema. */
+const layout = {
+  parse: parseFields,
+  history: historyFields,
+  responseFix: responseFixFields,
+  retry: retryFields,
+  ...topLevelFields,
+};
+
+function namespaceText(what: string): string {
+  return `${what} Each field is optional and has its own default.`;
+}
+
+export const pluginOptionsSchema = z
+  .strictObject({
+    parse: z.strictObject(parseFields).prefault({}).describe(namespaceText("Which leaked-markup shapes may be turned into tool calls.")),
+    history: z.strictObject(historyFields).prefault({}).describe(namespaceText("Cleaning of earlier messages before they are sent to the model again.")),
+    responseFix: z.strictObject(responseFixFields).prefault({}).describe(namespaceText("Repair of leaked tool-call markup in streamed responses.")),
+    retry: z.strictObject(retryFields).prefault({}).describe(namespaceText("One correction, and at most one wake-up prompt, when a reply ends in markup that could not be repaired.")),
+    ...topLevelFields,
+  })
+  .meta({
+    title: "opencode-plugin-dsml-fix options",
+    description:
+      'Options for opencode-plugin-dsml-fix, given as the second element of the plugin entry: ["opencode-plugin-dsml-fix", { ... }]. Every option is optional.',
+  });
+
+/** Every field present: what the rest of the plugin reads. */
+export type PluginOptions = z.output<typeof pluginOptionsSchema>;
+
+export const defaultOptions: PluginOptions = deepFreeze(pluginOptionsSchema.parse({}));
+
+export interface ResolvedOptions {
+  options: PluginOptions;
+  /** One line per unknown key or bad value, ready to show the user. */
+  problems: string[];
+}
+
+/** Lenient by design: a typo in the config must not take the plugin, or OpenCode's startup, down with it. */
+export function resolveOptions(raw: unknown): ResolvedOptions {
+  const problems: string[] = [];
+  try {
+    if (raw === undefined) return { options: pluginOptionsSchema.parse({}), problems };
+    if (!isPlainObject(raw)) {
+      problems.push(`${PREFIX} options must be an object (got ${show(raw)}); using defaults for all options`);
+      return { options: pluginOptionsSchema.parse({}), problems };
+    }
+    return { options: pluginOptionsSchema.parse(keepValid(raw, layout, "", problems)), problems };
+  } catch (error) {
+    problems.push(`${PREFIX} options could not be read (${show(String(error))}); using defaults for all options`);
+    return { options: pluginOptionsSchema.parse({}), problems };
+  }
+}
+
+export function providerInScope(options: Pick<PluginOptions, "providers">, providerId: string): boolean {
+  return options.providers.includes("*") || options.providers.includes(providerId);
+}
+
+type Layout = { [key: string]: z.ZodType | Layout };
+
+/** Copies only known keys with valid values into a fresh object, so hostile keys never reach a prototype. */
+function keepValid(raw: Record<string, unknown>, fields: Layout, parentPath: string, problems: string[]) {
+  const kept: Record<string, unknown> = {};
+  for (const key of Object.keys(raw)) {
+    const path = parentPath + key;
+    const field = Object.hasOwn(fields, key) ? fields[key] : undefined;
+    if (field === undefined) {
+      problems.push(unknownKeyProblem(key, fields, parentPath));
+      continue;
+    }
+    const value = raw[key];
+    if (field instanceof z.ZodType) {
+      const checked = field.safeParse(value);
+      if (checked.success) kept[key] = checked.data;
+      else {
+        const expected = checked.error.issues[0]?.message ?? "is invalid";
+        problems.push(`${PREFIX} option ${JSON.stringify(path)} ${expected} (got ${show(value)}); using ${show(field.parse(undefined))}`);
+      }
+    } else if (value === undefined) {
+      continue;
+    } else if (isPlainObject(value)) {
+      kept[key] = keepValid(value, field, `${path}.`, problems);
+    } else {
+      problems.push(`${PREFIX} option ${JSON.stringify(path)} must be an object (got ${show(value)}); using its defaults`);
+    }
+  }
+  return kept;
+}
+
+const POLLUTION_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
+function unknownKeyProblem(key: string, fields: Layout, parentPath: string): string {
+  const suggestion = POLLUTION_KEYS.has(key) ? undefined : suggest(key, fields, parentPath);
+  const hint = suggestion ? ` (did you mean ${JSON.stringify(suggestion)}?)` : "";
+  return `${PREFIX} unknown option ${JSON.stringify(parentPath + key)}${hint}; ignored`;
+}
+
+/** A near sibling first; otherwise the same name in another namespace (e.g. "bufferLimit" at the top level). */
+function suggest(key: string, fields: Layout, parentPath: string): string | undefined {
+  const lower = key.toLowerCase();
+  let best: { name: string; distance: number } | undefined;
+  for (const name of Object.keys(fields)) {
+    const distance = editDistance(lower, name.toLowerCase());
+    const tolerance = Math.max(1, Math.floor(name.length / 4));
+    if (distance <= tolerance && (!best || distance < best.distance)) best = { name, distance };
+  }
+  if (best) return parentPath + best.name;
+  const elsewhere: string[] = [];
+  for (const [space, nested] of Object.entries(layout)) {
+    if (nested instanceof z.ZodType || `${space}.` === parentPath) continue;
+    const match = Object.keys(nested).find((name) => name.toLowerCase() === lower);
+    if (match) elsewhere.push(`${space}.${match}`);
+  }
+  // "enabled" lives in two namespaces: guessing between them would mislead.
+  return elsewhere.length === 1 ? elsewhere[0] : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const SHOW_LIMIT = 60;
+
+/** Values end up in a log line: keep them short and never let printing fail. */
+function show(value: unknown): string {
+  let text: string;
+  if (typeof value === "bigint") text = `${value}n`;
+  else if (value === undefined || typeof value === "function" || typeof value === "symbol") text = String(value);
+  else {
+    try {
+      text = JSON.stringify(value) ?? String(value);
+    } catch {
+      text = "an unprintable value";
+    }
+  }
+  return text.length > SHOW_LIMIT ? `${text.slice(0, SHOW_LIMIT)}...` : text;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const nested of Object.values(value)) deepFreeze(nested);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,183 @@
+/**
+ * Generates test/golden/fixtures.json: one fixture per catalogued shape and hard negative
+ * (docs/PATTERNS.md). Inputs are written in escaped notation and turned live from code points here,
+ * so no marker byte is ever stored. Expectations are the specification, written by hand.
+ * Run: bun test/golden/build-fixtures.ts
+ */
+import { asciiJson, block, live } from "./notation.ts";
+
+export interface FixtureCall {
+  tool: string;
+  input: Record<string, unknown>;
+  shape: string;
+}
+
+export interface Fixture {
+  id: string;
+  name: string;
+  input: string;
+  tools?: string[];
+  options?: Record<string, unknown>;
+  nativeToolCalls?: boolean;
+  expect: { calls: FixtureCall[]; text: string; nudge: string | null; broken: string[] };
+}
+
+const ls = (shape: string, command = "ls -la"): FixtureCall => ({ tool: "bash", input: { command }, shape });
+const ok = (id: string, name: string, input: string, calls: FixtureCall[], text = ""): Fixture => ({
+  id, name, input: live(input), expect: { calls, text: live(text), nudge: null, broken: [] },
+});
+const bad = (id: string, name: string, input: string, nudge: string, broken: string[], text = input, calls: FixtureCall[] = []): Fixture => ({
+  id, name, input: live(input), expect: { calls, text: live(text), nudge, broken },
+});
+const none = (id: string, name: string, input: string): Fixture => ({
+  id, name, input: live(input), expect: { calls: [], text: live(input), nudge: null, broken: [] },
+});
+
+const canonical = block("tool_calls", [["bash", [["command", "ls -la"]]]]);
+const invokeLs = `<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls -la</{D}parameter>\n</{D}invoke>`;
+const withSentinel = (sentinel: string) => canonical.replaceAll("{D}", sentinel);
+const eos = "<{BAR}end{SP}of{SP}sentence{BAR}>";
+const legacy = (words: string) => `<{BAR}${words.split(" ").join("{SP}")}{BAR}>`;
+const fence = "```";
+
+export const fixtures: Fixture[] = [
+  // 2A well-formed blocks
+  ok("D01", "v32-canonical", block("function_calls", [["bash", [["command", "ls -la"]]]]), [ls("D01")]),
+  ok("D02", "v4-canonical", `Let me look.\n\n${canonical}`, [ls("D02")], "Let me look.\n\n"),
+  ok("D03", "multi-invoke", block("tool_calls", [["bash", [["command", "ls"]]], ["read", [["filePath", "/etc/hosts"]]]]), [
+    ls("D02", "ls"), { tool: "read", input: { filePath: "/etc/hosts" }, shape: "D02" },
+  ]),
+  ok("D03b", "two-blocks-with-narration", `${block("tool_calls", [["bash", [["command", "ls"]]]])}\n\nNow the config:\n\n${block("tool_calls", [["read", [["filePath", "/a"]]]])}`, [
+    ls("D02", "ls"), { tool: "read", input: { filePath: "/a" }, shape: "D02" },
+  ], "\n\nNow the config:\n\n"),
+  ok("D04", "one-line", canonical.replaceAll("\n", " "), [ls("D04")]),
+  ok("D05", "typed-params", block("tool_calls", [["read", [["filePath", "/a/b.ts"], ["offset", "10", "false"], ["limit", "15", "false"]]]]), [
+    { tool: "read", input: { filePath: "/a/b.ts", offset: 10, limit: 15 }, shape: "D05" },
+  ]),
+  ok("D05b", "typed-array", block("tool_calls", [["todowrite", [["todos", '[{"content":"a","status":"pending"}]', "false"]]]]), [
+    { tool: "todowrite", input: { todos: [{ content: "a", status: "pending" }] }, shape: "D05" },
+  ]),
+  ok("D07", "with-eos-text", `${canonical}${eos}`, [ls("D02")]),
+  { ...ok("D08", "marker-noise-with-native-call", "Checking now <{D}tool_calls", [], "Checking now "), nativeToolCalls: true },
+  // 2B sentinel variants
+  ok("M01", "doubled-fullwidth", withSentinel("{BAR}{BAR}DSML{BAR}{BAR}"), [ls("M01")]),
+  ok("M02", "ascii-single", withSentinel("|DSML|"), [ls("M02")]),
+  ok("M03", "ascii-double", withSentinel("||DSML||"), [ls("M03")]),
+  ok("M04", "ascii-spaced", canonical.replaceAll("<{D}", "< | DSML | ").replaceAll("</{D}", "</ | DSML | "), [ls("M04")]),
+  ok("M05", "double-vertical-line", withSentinel("{DVL}DSML{DVL}"), [ls("M05")]),
+  ok("M06", "space-before-tag", canonical.replaceAll("{D}", "{BAR}{BAR}DSML{BAR}{BAR} "), [ls("M06")]),
+  ok("M07", "mixed-per-tag", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls -la</parameter>\n</invoke>\n</{D}tool_calls>`, [ls("M07")]),
+  ok("M08", "prefix-stripped", `<invoke name="read">\n<parameter name="filePath" string="true">/a/b</parameter>\n</invoke>`, [
+    { tool: "read", input: { filePath: "/a/b" }, shape: "B05" },
+  ]),
+  // 2C opener degradations
+  ok("B01", "misspelled-wrapper", `<{D}toolcalls>\n${invokeLs}\n</{D}tool_calls>`, [ls("B01")]),
+  ok("B02", "wrapper-name-variant", `<{D}tool_use>\n${invokeLs}\n</{D}tool_use>`, [ls("B02")]),
+  ok("B03", "opener-missing-gt", `<{D}tool_calls\n${invokeLs}\n</{D}tool_calls>`, [ls("B03")]),
+  ok("B04", "opener-missing-lt", `{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls -la</{D}parameter>\n</{D}invoke>`, [ls("B05")]),
+  ok("B05", "orphan-invoke", `Sure.\n${invokeLs}\n</{D}tool_calls>`, [ls("B05")], "Sure.\n"),
+  bad("B06", "orphan-invoke-undeclared", `<{D}invoke name="AgenticSearch">\n<{D}parameter name="query" string="true">x</{D}parameter>\n</{D}invoke>`, "undeclared-tool", ["B06"]),
+  bad("B07", "orphan-invoke-truncated", `Let me check.\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">git st`, "truncated-call", ["B07"]),
+  ok("B08", "foreign-wrapper", block("function_calls", [["read", [["filePath", "/x"]]]]), [{ tool: "read", input: { filePath: "/x" }, shape: "D01" }]),
+  // 2D invoke degradations
+  bad("I01", "runaway-name", `<{D}tool_calls>\n<{D}invoke name="record_item {\ncategory: 1}">\n<{D}parameter name="x" string="true">1</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, "broken-markup", ["I01"]),
+  ok("I02", "wrapped-tool", `<{D}parameter name="edit">\n<{D}parameter name="filePath" string="true">a.kt</{D}parameter>\n<{D}parameter name="oldString" string="true">val a = 1</{D}parameter>\n<{D}parameter name="newString" string="true">val a = 2</{D}parameter>\n</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [
+    { tool: "edit", input: { filePath: "a.kt", oldString: "val a = 1", newString: "val a = 2" }, shape: "I02" },
+  ]),
+  ok("I03", "arguments-wrapper", block("tool_calls", [["bash", [["arguments", '{"command":"ls -la","timeout":"5"}', "false"]]]]), [
+    { tool: "bash", input: { command: "ls -la", timeout: 5 }, shape: "I03" },
+  ]),
+  ok("I04", "raw-json-body", `<{D}tool_calls>\n<{D}invoke name="read">\n{"filePath":"/x","limit":"3"}\n</{D}invoke>\n</{D}tool_calls>`, [
+    { tool: "read", input: { filePath: "/x", limit: 3 }, shape: "I04" },
+  ]),
+  bad("I05", "empty-invoke", `<{D}tool_calls>\n<{D}invoke name="bash">\n</{D}invoke>\n</{D}tool_calls>`, "broken-markup", ["I05"]),
+  ok("I05b", "empty-invoke-zero-arg-tool", `<{D}tool_calls>\n<{D}invoke name="list_sessions">\n</{D}invoke>\n</{D}tool_calls>`, [
+    { tool: "list_sessions", input: {}, shape: "I05" },
+  ]),
+  bad("I06", "empty-name", `<{D}tool_calls>\n<{D}invoke name="">\n<{D}parameter name="command" string="true">ls</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, "broken-markup", ["I06"]),
+  ok("I07", "name-spacing", `<{D}tool_calls>\n<{D}invoke name = 'bash'>\n<{D}parameter name='command' string='true'>ls -la</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [ls("D02")]),
+  bad("I08", "truncated-second-invoke", `<{D}tool_calls>\n${invokeLs}\n<{D}invoke name="read">\n<{D}parameter name="filePath" string="true">/a`, "truncated-call", ["S02"], "", [ls("D02")]),
+  ok("I09", "element-style", `<function><name>bash</name><parameter name="command" string="true">ls 2>/dev/null</{BAR}{BAR}DSML{BAR}{BAR}parameter></{BAR}{BAR}DSML{BAR}{BAR}invoke></{BAR}{BAR}DSML{BAR}{BAR}tool_calls>`, [
+    ls("I09", "ls 2>/dev/null"),
+  ]),
+  ok("I10", "toolcall-fenced-json", `<{D}toolcall>read\n\n${fence}json\n{"filePath":"/tmp/a.js","offset":100,"limit":20}\n${fence}`, [
+    { tool: "read", input: { filePath: "/tmp/a.js", offset: 100, limit: 20 }, shape: "I10" },
+  ]),
+  // 2E parameter degradations
+  ok("P01", "closed-by-invoke-closer", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls -la\n</{D}invoke>\n</{D}tool_calls>`, [ls("P01")]),
+  ok("P02", "mangled-closer", `<{D}tool_calls>\n<{D}invoke name="edit">\n<{D}parameter name="filePath" string="true">a.txt</{D}parametr>\n<{D}parameter name="oldString" string="true">alpha{BAR}>{BAR}parameter>\n<{D}parameter name="newString" string="true">beta</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [
+    { tool: "edit", input: { filePath: "a.txt", oldString: "alpha", newString: "beta" }, shape: "P02" },
+  ]),
+  ok("P03", "runaway-param", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="description" string="true">List files\n<{D}parameter name="command" string="true">ls</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [
+    ls("P03", "ls"),
+  ]),
+  bad("P03b", "runaway-required-param", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls\n<{D}parameter name="description" string="true">List</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, "broken-markup", ["P03"]),
+  ok("P04", "no-string-attr", `<{D}tool_calls>\n<{D}invoke name="read">\n<{D}parameter name="filePath">/x</{D}parameter>\n<{D}parameter name="limit">7</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [
+    { tool: "read", input: { filePath: "/x", limit: 7 }, shape: "P04" },
+  ]),
+  ok("P05", "attr-order-reversed", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter string="true" name="command">ls -la</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [ls("P05")]),
+  ok("P06", "false-but-not-json", block("tool_calls", [["bash", [["command", "ls -la", "false"]]]]), [ls("D05")]),
+  ok("P07", "json-looking-string", block("tool_calls", [["write", [["filePath", "a.json"], ["content", '{"a":1}']]]]), [
+    { tool: "write", input: { filePath: "a.json", content: '{"a":1}' }, shape: "D02" },
+  ]),
+  ok("P08", "entity-escaped", block("tool_calls", [["bash", [["command", "make &amp;&amp; make test"]]]]), [ls("P08", "make && make test")]),
+  ok("P08b", "entities-kept-in-raw-html", block("tool_calls", [["write", [["filePath", "a.html"], ["content", "<p>Tom &amp; Jerry</p>"]]]]), [
+    { tool: "write", input: { filePath: "a.html", content: "<p>Tom &amp; Jerry</p>" }, shape: "D02" },
+  ]),
+  ok("P09", "hug-newlines", block("tool_calls", [["write", [["filePath", "a.txt"], ["content", "\nline1\nline2\n"]]]]), [
+    { tool: "write", input: { filePath: "a.txt", content: "line1\nline2" }, shape: "P09" },
+  ]),
+  ok("P09b", "trailing-newline-is-content", block("tool_calls", [["write", [["filePath", "a.txt"], ["content", "line1\n"]]]]), [
+    { tool: "write", input: { filePath: "a.txt", content: "line1\n" }, shape: "D02" },
+  ]),
+  bad("P10", "duplicate-param", block("tool_calls", [["bash", [["command", "ls"], ["command", "rm -rf /tmp/x"]]]]), "broken-markup", ["P10"]),
+  ok("P11", "partial-closer-in-value", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls -la</{D}parameter\n</{D}invoke>\n</{D}tool_calls>`, [ls("P11")]),
+  // 2F stream and transcript effects
+  bad("S02", "truncated-block", `Working on it.\n\n<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls`, "truncated-call", ["S02"]),
+  ok("S03", "fabricated-result", `${canonical}\nThe listing shows 3 files: a, b, c.`, [ls("D02")]),
+  ok("S04", "trailing-garbage-closers", `${canonical}\n</{D}invoke></{D}tool_calls>\n</{D}invoke></{D}tool_calls>`, [ls("D02")]),
+  { ...bad("S06", "forced-no-tools-leak", canonical, "undeclared-tool", ["B06"]), tools: [] },
+  none("S08", "announce-no-call", "I will patch the file now:"),
+  // 2G legacy DeepSeek tokens
+  ok("L01", "v3-r1-fenced", `${legacy("tool calls begin")}${legacy("tool call begin")}function${legacy("tool sep")}bash\n${fence}json\n{"command":"ls -la"}\n${fence}${legacy("tool call end")}${legacy("tool calls end")}`, [ls("L01")]),
+  ok("L02", "v31-bare-json", `${legacy("tool calls begin")}${legacy("tool call begin")}bash${legacy("tool sep")}{"command":"ls -la"}${legacy("tool call end")}${legacy("tool calls end")}`, [ls("L02")]),
+  ok("L03", "multi-call", `${legacy("tool calls begin")}${legacy("tool call begin")}bash${legacy("tool sep")}{"command":"ls"}${legacy("tool call end")}${legacy("tool call begin")}read${legacy("tool sep")}{"filePath":"/a"}${legacy("tool call end")}${legacy("tool calls end")}`, [
+    ls("L02", "ls"), { tool: "read", input: { filePath: "/a" }, shape: "L02" },
+  ]),
+  ok("L04", "sp-rendered-as-space", `<{BAR}tool calls begin{BAR}><{BAR}tool_call_begin{BAR}>bash<{BAR}tool sep{BAR}>{"command":"ls -la"}<{BAR}tool call end{BAR}><{BAR}tool calls end{BAR}>`, [ls("L04")]),
+  ok("L05", "orphan-call", `${legacy("tool call begin")}bash${legacy("tool sep")}{"command":"ls -la"}${legacy("tool call end")}`, [ls("L05")]),
+  ok("L06", "multiline-args-v3", `${legacy("tool calls begin")}${legacy("tool call begin")}function${legacy("tool sep")}bash\n${fence}json\n{\n  "command": "ls -la"\n}\n${fence}${legacy("tool call end")}${legacy("tool calls end")}`, [ls("L06")]),
+  bad("L07", "truncated-legacy", `${legacy("tool calls begin")}${legacy("tool call begin")}bash${legacy("tool sep")}{"comm`, "truncated-call", ["L07"]),
+  // 2I code costumes
+  ok("C01", "xml-tool-call-execute", `<tool_call><tool_name>execute</tool_name><tool_args><language>sh</language><code>ls -la</code></tool_args></tool_call>`, [ls("C01")]),
+  ok("C01b", "xml-tool-call-raw-code", `<tool_call><tool_name>execute</tool_name><tool_args><language>sh</language><code>test 1 < 2 && echo ok</code></tool_args></tool_call>`, [ls("C01", "test 1 < 2 && echo ok")]),
+  ok("C02", "html-pre-code-langline", `Running it:\n<pre><code>shell\nls -la\n</code></pre>`, [ls("C02")], "Running it:\n"),
+  ok("C03", "html-pre-code-class", `<pre><code class="language-bash">grep -c x a &amp;&amp; echo y</code></pre>`, [ls("C03", "grep -c x a && echo y")]),
+  ok("C04", "lang-tag-shell", `<shell>\nls -la\n</shell>`, [ls("C04")]),
+  ok("C04b", "lang-tag-python", `<python>\nprint("hi")\n</python>`, [ls("C04", `python3 - <<'PYEOF'\nprint("hi")\nPYEOF`)]),
+  ok("C04c", "python-heredoc-delimiter-clash", `<py>\ns = """\nPYEOF\n"""\n</py>`, [ls("C04", `python3 - <<'PYEOF_1'\ns = """\nPYEOF\n"""\nPYEOF_1`)]),
+  bad("C05", "skeleton-no-code", `<tool_call><tool_name>AgenticSearch</tool_name><tool_args><query>x</query></tool_args></tool_call>`, "undeclared-tool", ["C05"]),
+  ok("C07", "code-interpreter-xml", `<code_interpreter type="code" lang="python">\nprint(2)\n</code_interpreter>`, [ls("C07", `python3 - <<'PYEOF'\nprint(2)\nPYEOF`)]),
+  none("C08", "unknown-language-not-run", `<pre><code class="language-rust">fn main() {}</code></pre>`),
+  // 2J hard negatives
+  none("N01", "fenced-dsml-doc", `The format looks like this:\n\n${fence}\n${canonical}\n${fence}\n`),
+  none("N01b", "tilde-fence", `~~~\n${canonical}\n~~~\n`),
+  none("N01c", "four-backtick-fence", `${fence}\`\n${fence}\n${canonical}\n${fence}\n${fence}\`\n`),
+  none("N02", "inline-backtick-mention", "Models sometimes write `<{D}invoke name=\"bash\">` as text."),
+  none("N03", "narration-mentions-syntax", "The invoke tag carries a name attribute and each parameter says string=true or false."),
+  none("N04", "bare-code-element", "Run <code>npm install</code> first."),
+  none("N05", "json-example", 'Call it as {"name": "bash", "arguments": {"command": "ls"}}.'),
+  none("N06", "partial-mention", "The tool_calls field and a lone {BAR} are fine."),
+  none("N07", "bash-fence-explanation", `Run this:\n\n${fence}bash\nnpm test\n${fence}\n`),
+  none("N09", "unmatched-lang-tag", "Wrap it in <python> and then\n<bash> is a placeholder."),
+  none("N10", "indented-code-block", `Example:\n\n    ${canonical.split("\n").join("\n    ")}\n`),
+  none("N11", "html-pre-in-fence", `${fence}html\n<pre><code>shell\nls -la\n</code></pre>\n${fence}\n`),
+  none("N12", "blockquote", `> ${canonical.split("\n").join("\n> ")}\n`),
+  none("N13", "comparison-operators", "if a < b && c > d { x <- y } and i<n; <b>bold</b> | col | DSML |"),
+];
+
+if (import.meta.main) {
+  const path = new URL("./fixtures.json", import.meta.url);
+  await Bun.write(path, `${asciiJson(fixtures)}\n`);
+  console.log(`wrote ${fixtures.length} fixtures`);
+}

@@ -1,0 +1,42 @@
+import { describe, expect, test } from "bun:test";
+import { parse } from "../../src/parse/index.ts";
+import { accountsForEveryCharacter, everyChar, observable, randomCuts, runEngine } from "../support/run-engine.ts";
+import { fixtures, type Fixture } from "./build-fixtures.ts";
+import { asciiJson, escaped } from "./notation.ts";
+import { fixtureTools } from "./tools.ts";
+
+const stored = (await Bun.file(new URL("./fixtures.json", import.meta.url)).json()) as Fixture[];
+const toolsFor = (f: Fixture) => (f.tools ? fixtureTools.filter((t) => f.tools!.includes(t.name)) : fixtureTools);
+
+test("fixtures.json is what build-fixtures.ts generates", () => {
+  expect(asciiJson(stored)).toBe(asciiJson(fixtures));
+});
+
+describe.each(stored.map((f) => [`${f.id} ${f.name}`, f] as const))("%s", (_label, fixture) => {
+  const tools = toolsFor(fixture);
+  const options = { ...fixture.options, nativeToolCalls: fixture.nativeToolCalls };
+
+  test("whole text: calls, visible text, nudge, broken shapes", () => {
+    const result = parse(fixture.input, tools, options);
+    expect(result.calls.map(({ tool, input, shape }) => ({ tool, input, shape }))).toEqual(fixture.expect.calls);
+    expect(escaped(result.text)).toBe(escaped(fixture.expect.text));
+    expect(result.nudge).toBe(fixture.expect.nudge as typeof result.nudge);
+    expect(result.broken.map((b) => b.shape)).toEqual(fixture.expect.broken);
+  });
+
+  test("every character is visible, in a call, or stripped", () => {
+    const run = runEngine(fixture.input, [], tools, { ...fixture.options, native: fixture.nativeToolCalls });
+    expect(accountsForEveryCharacter(fixture.input, run)).toBe(true);
+  });
+
+  test("char by char, every two-chunk split and seeded random splits equal the whole", () => {
+    const run = (cuts: number[]) => observable(runEngine(fixture.input, cuts, tools, { parse: fixture.options, native: fixture.nativeToolCalls }));
+    const whole = run([]);
+    expect(run(everyChar(fixture.input.length))).toEqual(whole);
+    for (let k = 1; k < fixture.input.length; k++) {
+      const split = run([k]);
+      if (JSON.stringify(split) !== JSON.stringify(whole)) expect({ split: k, ...split }).toEqual({ split: k, ...whole });
+    }
+    for (let seed = 1; seed <= 20; seed++) expect(run(randomCuts(fixture.input.length, seed))).toEqual(whole);
+  });
+});

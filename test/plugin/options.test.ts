@@ -1,0 +1,313 @@
+import { describe, expect, test } from "bun:test";
+import { defaultOptions, pluginOptionsSchema, providerInScope, resolveOptions, type PluginOptions } from "../../src/plugin/options.ts";
+
+const expectedDefaults: PluginOptions = {
+  parse: { orphanInvoke: true, looseParameters: true, rawJsonBody: true, wrappedTool: true, codeCostumes: true },
+  history: { sanitize: true },
+  responseFix: { enabled: true, bufferLimit: 65536 },
+  retry: { enabled: true, channel: "system", nudge: true },
+  providers: ["deepseek", "opencode-go", "opencode"],
+  debug: false,
+};
+
+const everyFieldChanged: PluginOptions = {
+  parse: { orphanInvoke: false, looseParameters: false, rawJsonBody: false, wrappedTool: false, codeCostumes: false },
+  history: { sanitize: false },
+  responseFix: { enabled: false, bufferLimit: 1024 },
+  retry: { enabled: false, channel: "user", nudge: false },
+  providers: ["*"],
+  debug: true,
+};
+
+describe("defaults", () => {
+  test("undefined and {} resolve to every default without problems", () => {
+    for (const raw of [undefined, {}]) {
+      expect(resolveOptions(raw)).toEqual({ options: expectedDefaults, problems: [] });
+    }
+  });
+
+  test("empty namespaces are filled in", () => {
+    const raw = { parse: {}, history: {}, responseFix: {}, retry: {} };
+    expect(resolveOptions(raw)).toEqual({ options: expectedDefaults, problems: [] });
+  });
+
+  test("defaultOptions matches and cannot be mutated through a resolved result", () => {
+    expect(defaultOptions).toEqual(expectedDefaults);
+    const { options } = resolveOptions(undefined);
+    options.providers.push("mutated");
+    options.parse.orphanInvoke = false;
+    expect(defaultOptions).toEqual(expectedDefaults);
+    expect(resolveOptions(undefined).options).toEqual(expectedDefaults);
+  });
+});
+
+describe("valid values", () => {
+  test("every field round-trips", () => {
+    expect(resolveOptions(structuredClone(everyFieldChanged))).toEqual({ options: everyFieldChanged, problems: [] });
+  });
+
+  test("bufferLimit accepts both ends of its range", () => {
+    for (const bufferLimit of [1024, 16777216]) {
+      const { options, problems } = resolveOptions({ responseFix: { bufferLimit } });
+      expect(problems).toEqual([]);
+      expect(options.responseFix.bufferLimit).toBe(bufferLimit);
+    }
+  });
+
+  test("providers [] is kept, not replaced by the default", () => {
+    expect(resolveOptions({ providers: [] })).toEqual({ options: { ...expectedDefaults, providers: [] }, problems: [] });
+  });
+});
+
+describe("bad values", () => {
+  const cases: Array<{ bad: string; raw: Record<string, unknown>; problem: string }> = [
+    {
+      bad: "responseFix.bufferLimit",
+      raw: { responseFix: { bufferLimit: -5, enabled: false } },
+      problem: 'dsml-fix: option "responseFix.bufferLimit" must be an integer from 1024 to 16777216 (got -5); using 65536',
+    },
+    {
+      bad: "responseFix.bufferLimit",
+      raw: { responseFix: { bufferLimit: 1023, enabled: false } },
+      problem: 'dsml-fix: option "responseFix.bufferLimit" must be an integer from 1024 to 16777216 (got 1023); using 65536',
+    },
+    {
+      bad: "responseFix.bufferLimit",
+      raw: { responseFix: { bufferLimit: 16777217, enabled: false } },
+      problem: 'dsml-fix: option "responseFix.bufferLimit" must be an integer from 1024 to 16777216 (got 16777217); using 65536',
+    },
+    {
+      bad: "responseFix.bufferLimit",
+      raw: { responseFix: { bufferLimit: 2048.5, enabled: false } },
+      problem: 'dsml-fix: option "responseFix.bufferLimit" must be an integer from 1024 to 16777216 (got 2048.5); using 65536',
+    },
+    {
+      bad: "responseFix.bufferLimit",
+      raw: { responseFix: { bufferLimit: "4096", enabled: false } },
+      problem: 'dsml-fix: option "responseFix.bufferLimit" must be an integer from 1024 to 16777216 (got "4096"); using 65536',
+    },
+    {
+      bad: "parse.orphanInvoke",
+      raw: { parse: { orphanInvoke: "yes", looseParameters: false } },
+      problem: 'dsml-fix: option "parse.orphanInvoke" must be true or false (got "yes"); using true',
+    },
+    {
+      bad: "history.sanitize",
+      raw: { history: { sanitize: null }, debug: true },
+      problem: 'dsml-fix: option "history.sanitize" must be true or false (got null); using true',
+    },
+    {
+      bad: "retry.channel",
+      raw: { retry: { channel: "assistant", nudge: false } },
+      problem: 'dsml-fix: option "retry.channel" must be "system" or "user" (got "assistant"); using "system"',
+    },
+    {
+      bad: "providers",
+      raw: { providers: "deepseek", debug: true },
+      problem:
+        'dsml-fix: option "providers" must be an array of non-empty provider id strings ("*" for all) (got "deepseek"); using ["deepseek","opencode-go","opencode"]',
+    },
+    {
+      bad: "providers",
+      raw: { providers: ["deepseek", 7], debug: true },
+      problem:
+        'dsml-fix: option "providers" must be an array of non-empty provider id strings ("*" for all) (got ["deepseek",7]); using ["deepseek","opencode-go","opencode"]',
+    },
+    {
+      bad: "providers",
+      raw: { providers: [""], debug: true },
+      problem:
+        'dsml-fix: option "providers" must be an array of non-empty provider id strings ("*" for all) (got [""]); using ["deepseek","opencode-go","opencode"]',
+    },
+    {
+      bad: "debug",
+      raw: { debug: 1, providers: ["*"] },
+      problem: 'dsml-fix: option "debug" must be true or false (got 1); using false',
+    },
+    {
+      bad: "retry",
+      raw: { retry: "off", debug: true },
+      problem: 'dsml-fix: option "retry" must be an object (got "off"); using its defaults',
+    },
+    {
+      bad: "parse",
+      raw: { parse: [false], debug: true },
+      problem: 'dsml-fix: option "parse" must be an object (got [false]); using its defaults',
+    },
+  ];
+
+  for (const { bad, raw, problem } of cases) {
+    test(problem, () => {
+      const { options, problems } = resolveOptions(raw);
+      expect(problems).toEqual([problem]);
+      expect(options).toEqual(defaultsOverlaidWith(raw, bad));
+    });
+  }
+
+  test("several bad values give one problem each, in input order", () => {
+    const { options, problems } = resolveOptions({
+      parse: { orphanInvoke: 0, codeCostumes: false },
+      responseFix: { bufferLimit: 0 },
+      debug: "true",
+    });
+    expect(problems).toHaveLength(3);
+    expect(problems[0]).toContain('"parse.orphanInvoke"');
+    expect(problems[1]).toContain('"responseFix.bufferLimit"');
+    expect(problems[2]).toContain('"debug"');
+    expect(options.parse).toEqual({ ...expectedDefaults.parse, codeCostumes: false });
+  });
+
+  test("long values are shortened in the message", () => {
+    const { problems } = resolveOptions({ debug: "x".repeat(500) });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]!.length).toBeLessThan(200);
+  });
+
+  test("values JSON cannot print still produce a message", () => {
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    expect(resolveOptions({ debug: 10n }).problems).toEqual(['dsml-fix: option "debug" must be true or false (got 10n); using false']);
+    expect(resolveOptions({ debug: circular }).problems).toEqual([
+      'dsml-fix: option "debug" must be true or false (got an unprintable value); using false',
+    ]);
+  });
+});
+
+describe("unknown keys", () => {
+  test("top level, with a suggestion for a typo, siblings kept", () => {
+    expect(resolveOptions({ respnseFix: { enabled: false }, debug: true })).toEqual({
+      options: { ...expectedDefaults, debug: true },
+      problems: ['dsml-fix: unknown option "respnseFix" (did you mean "responseFix"?); ignored'],
+    });
+  });
+
+  test("nested, with a suggestion for a typo, siblings kept", () => {
+    expect(resolveOptions({ parse: { orphanInvok: false, codeCostumes: false } })).toEqual({
+      options: { ...expectedDefaults, parse: { ...expectedDefaults.parse, codeCostumes: false } },
+      problems: ['dsml-fix: unknown option "parse.orphanInvok" (did you mean "parse.orphanInvoke"?); ignored'],
+    });
+  });
+
+  test("a differently cased key is pointed at the right spelling", () => {
+    expect(resolveOptions({ Debug: true }).problems).toEqual(['dsml-fix: unknown option "Debug" (did you mean "debug"?); ignored']);
+  });
+
+  test("a field written in the wrong place is pointed at its namespace", () => {
+    expect(resolveOptions({ bufferLimit: 4096 }).problems).toEqual([
+      'dsml-fix: unknown option "bufferLimit" (did you mean "responseFix.bufferLimit"?); ignored',
+    ]);
+    expect(resolveOptions({ parse: { sanitize: false } }).problems).toEqual([
+      'dsml-fix: unknown option "parse.sanitize" (did you mean "history.sanitize"?); ignored',
+    ]);
+  });
+
+  test("no suggestion when nothing is close or the name is ambiguous", () => {
+    expect(resolveOptions({ colour: "red", enabled: false }).problems).toEqual([
+      'dsml-fix: unknown option "colour"; ignored',
+      'dsml-fix: unknown option "enabled"; ignored',
+    ]);
+  });
+});
+
+describe("input that is not an object", () => {
+  for (const raw of [null, true, 42, "deepseek", ["deepseek"]]) {
+    test(`${JSON.stringify(raw)} gives one message and all defaults`, () => {
+      const { options, problems } = resolveOptions(raw);
+      expect(options).toEqual(expectedDefaults);
+      expect(problems).toEqual([`dsml-fix: options must be an object (got ${JSON.stringify(raw)}); using defaults for all options`]);
+    });
+  }
+
+  test("an object that throws while being read does not escape", () => {
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys() {
+          throw new Error("boom");
+        },
+      },
+    );
+    const { options, problems } = resolveOptions(hostile);
+    expect(options).toEqual(expectedDefaults);
+    expect(problems).toEqual(['dsml-fix: options could not be read ("Error: boom"); using defaults for all options']);
+  });
+});
+
+describe("prototype pollution", () => {
+  test("__proto__ at the top level is rejected and Object.prototype stays clean", () => {
+    const { options, problems } = resolveOptions(JSON.parse('{"__proto__":{"polluted":1}}'));
+    expect(problems).toEqual(['dsml-fix: unknown option "__proto__"; ignored']);
+    expect(options).toEqual(expectedDefaults);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.prototype).not.toHaveProperty("polluted");
+    expect(Object.getPrototypeOf(options)).toBe(Object.prototype);
+  });
+
+  test("pollution keys inside namespaces are rejected and never reach a prototype", () => {
+    const raw = JSON.parse(
+      '{"parse":{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}}},"retry":{"prototype":{"polluted":1}},"constructor":{"polluted":1}}',
+    );
+    const { options, problems } = resolveOptions(raw);
+    expect(problems).toEqual([
+      'dsml-fix: unknown option "parse.__proto__"; ignored',
+      'dsml-fix: unknown option "parse.constructor"; ignored',
+      'dsml-fix: unknown option "retry.prototype"; ignored',
+      'dsml-fix: unknown option "constructor"; ignored',
+    ]);
+    expect(options).toEqual(expectedDefaults);
+    expect(Object.prototype).not.toHaveProperty("polluted");
+    expect(Object.getPrototypeOf(options.parse)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(options.retry)).toBe(Object.prototype);
+  });
+});
+
+describe("pluginOptionsSchema", () => {
+  test("fills defaults and rejects unknown keys on its own", () => {
+    expect(pluginOptionsSchema.parse({})).toEqual(expectedDefaults);
+    expect(pluginOptionsSchema.safeParse({ parse: { extra: true } }).success).toBe(false);
+  });
+});
+
+describe("providerInScope", () => {
+  test("default list covers exactly its providers", () => {
+    expect(providerInScope(defaultOptions, "deepseek")).toBe(true);
+    expect(providerInScope(defaultOptions, "opencode-go")).toBe(true);
+    expect(providerInScope(defaultOptions, "opencode")).toBe(true);
+    expect(providerInScope(defaultOptions, "openai")).toBe(false);
+    expect(providerInScope(defaultOptions, "DeepSeek")).toBe(false);
+  });
+
+  test('"*" covers every provider', () => {
+    const { options } = resolveOptions({ providers: ["deepseek", "*"] });
+    expect(providerInScope(options, "openai")).toBe(true);
+    expect(providerInScope(options, "anything-else")).toBe(true);
+  });
+
+  test("[] disables every provider", () => {
+    const { options } = resolveOptions({ providers: [] });
+    for (const provider of ["deepseek", "opencode-go", "opencode", "*"]) {
+      expect(providerInScope(options, provider)).toBe(false);
+    }
+  });
+});
+
+/** The options resolveOptions should produce: every raw value kept except the one at skipPath. */
+function defaultsOverlaidWith(raw: Record<string, unknown>, skipPath: string): PluginOptions {
+  const expected = structuredClone(expectedDefaults) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === skipPath) continue;
+    const target = expected[key];
+    if (isRecord(value) && isRecord(target)) {
+      for (const [name, nested] of Object.entries(value)) {
+        if (`${key}.${name}` !== skipPath) target[name] = nested;
+      }
+    } else {
+      expected[key] = value;
+    }
+  }
+  return expected as PluginOptions;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,176 @@
+import { describe, expect, test } from "bun:test";
+import type { NudgeReason } from "../../src/parse/types.ts";
+import { RetryLedger, correctionText, wakeText } from "../../src/retry/state.ts";
+
+describe("corrections", () => {
+  test("a reply that needs correcting yields exactly one correction", () => {
+    const ledger = new RetryLedger();
+    ledger.recordReply("ses_a", "msg_1", "broken-markup");
+    expect(ledger.takeCorrection("ses_a")).toEqual({ messageID: "msg_1", reason: "broken-markup" });
+    expect(ledger.takeCorrection("ses_a")).toBeNull();
+    expect(ledger.takeCorrection("ses_a")).toBeNull();
+  });
+
+  test("a clean reply, or an unknown session, yields nothing", () => {
+    const ledger = new RetryLedger();
+    ledger.recordReply("ses_a", "msg_1", null);
+    expect(ledger.takeCorrection("ses_a")).toBeNull();
+    expect(ledger.takeWake("ses_a")).toBeNull();
+    expect(ledger.takeCorrection("ses_unknown")).toBeNull();
+    expect(ledger.takeWake("ses_unknown")).toBeNull();
+  });
+
+  test("recording the same message again does not re-arm its correction", () => {
+    const ledger = new RetryLedger();
+    ledger.recordReply("ses_a", "msg_1", "broken-markup");
+    ledger.takeCorrection("ses_a");
+    ledger.recordReply("ses_a", "msg_1", "truncated-call");
+    expect(ledger.takeCorrection("ses_a")).toBeNull();
+  });
+
+  test("a message whose reply is recorded clean before delivery needs no correction", () => {
+    const ledger = new RetryLedger();
+    ledger.recordReply("ses_a", "msg_1", "truncated-call");
+    ledger.recordReply("ses_a", "msg_1", null);
+    expect(ledger.takeCorrection("ses_a")).toBeNull();
+    expect(ledger.takeWake("ses_a")).toBeNull();
+  });
+});
+
+describe("wakes", () => {
+  test("an idle session with an unanswered correction gets exactly one wake", () => {
+    const ledger = new RetryLedger();
+    ledger.recordReply("ses_a", "msg_1", "undeclared-tool");
+    ledger.takeCorrection("ses_a");
+    expect(ledger.takeWake("ses_a")).toEqual({ messageID: "msg_1", reason: "undeclared-tool" });
+    expect(ledger.takeWake("ses_a")).toBeNull();
+  });
+
+  test("a wake may come before the correction is delivered; the correction still follows once", () => {
+    const ledger = new RetryLedger();
+    ledger.recordReply("ses_a", "msg_1", "broken-markup");
+    expect(ledger.takeWake("ses_a")).toEqual({ messageID: "msg_1", reason: "broken-markup" });
+    expect(ledger.takeCorrection("ses_a")).toEqual({ messageID: "msg_1", reason: "broken-markup" });
+    expect(ledger.takeCorrection("ses_a")).toBeNull();
+    expect(ledger.takeWake("ses_a")).toBeNull();
+  });
+
+  test("a message that stays silent after its wake is left alone", () => {
+    const ledger = new RetryLedger();
+    ledger.recordReply("ses_a", "msg_1", "broken-markup");
+    ledger.takeCorrection("ses_a");
+    ledger.takeWake("ses_a");
+    for (let idle = 0; idle < 3; idle++) {
+      expect(ledger.takeWake("ses_a")).toBeNull();
+      expect(ledger.takeCorrection("ses_a")).toBeNull();
+    }
+  });
+});
+
+describe("a new reply starts fresh", () => {
+  test("a clean reply answers the pending message: no correction, no wake", () => {
+    const ledger = new RetryLedger();
+    ledger.recordReply("ses_a", "msg_1", "broken-markup");
+    ledger.takeCorrection("ses_a");
+    ledger.recordReply("ses_a", "msg_2", null);
+    expect(ledger.takeWake("ses_a")).toBeNull();
+    expect(ledger.takeCorrection("ses_a")).toBeNull();
+  });
+
+  test("a clean reply drops a correction that was never delivered", () => {
+    const ledger = new RetryLedger();
+    ledger.recordReply("ses_a", "msg_1", "broken-markup");
+    ledger.recordReply("ses_a", "msg_2", null);
+    expect(ledger.takeCorrection("ses_a")).toBeNull();
+  });
+
+  test("a newer reply that fails again gets its own correction and wake", () => {
+    const ledger = new RetryLedger();
+    ledger.recordReply("ses_a", "msg_1", "broken-markup");
+    ledger.takeCorrection("ses_a");
+    ledger.takeWake("ses_a");
+    ledger.recordReply("ses_a", "msg_2", "truncated-call");
+    expect(ledger.takeCorrection("ses_a")).toEqual({ messageID: "msg_2", reason: "truncated-call" });
+    expect(ledger.takeWake("ses_a")).toEqual({ messageID: "msg_2", reason: "truncated-call" });
+    expect(ledger.takeCorrection("ses_a")).toBeNull();
+    expect(ledger.takeWake("ses_a")).toBeNull();
+  });
+});
+
+test("sessions are independent", () => {
+  const ledger = new RetryLedger();
+  ledger.recordReply("ses_a", "msg_a1", "broken-markup");
+  ledger.recordReply("ses_b", "msg_b1", "echoed-markup");
+  expect(ledger.takeCorrection("ses_a")).toEqual({ messageID: "msg_a1", reason: "broken-markup" });
+  expect(ledger.takeWake("ses_a")).toEqual({ messageID: "msg_a1", reason: "broken-markup" });
+
+  ledger.recordReply("ses_a", "msg_a2", null);
+  expect(ledger.takeCorrection("ses_b")).toEqual({ messageID: "msg_b1", reason: "echoed-markup" });
+  expect(ledger.takeWake("ses_b")).toEqual({ messageID: "msg_b1", reason: "echoed-markup" });
+});
+
+test("forget drops a session", () => {
+  const ledger = new RetryLedger();
+  ledger.recordReply("ses_a", "msg_1", "broken-markup");
+  ledger.forget("ses_a");
+  expect(ledger.takeCorrection("ses_a")).toBeNull();
+  expect(ledger.sessionCount).toBe(0);
+});
+
+describe("memory bound", () => {
+  test("the least recently used session is forgotten beyond the limit", () => {
+    const ledger = new RetryLedger({ maxSessions: 3 });
+    for (const session of ["ses_1", "ses_2", "ses_3"]) ledger.recordReply(session, `msg_${session}`, "broken-markup");
+    // ses_1 becomes the most recently used, so ses_2 is the one to go.
+    ledger.takeWake("ses_1");
+    ledger.recordReply("ses_4", "msg_ses_4", "broken-markup");
+
+    expect(ledger.sessionCount).toBe(3);
+    expect(ledger.takeCorrection("ses_2")).toBeNull();
+    for (const session of ["ses_1", "ses_3", "ses_4"]) {
+      expect(ledger.takeCorrection(session)).toEqual({ messageID: `msg_${session}`, reason: "broken-markup" });
+    }
+  });
+
+  test("the default limit is 500 sessions", () => {
+    const ledger = new RetryLedger();
+    for (let index = 0; index < 750; index++) ledger.recordReply(`ses_${index}`, "msg", "broken-markup");
+    expect(ledger.sessionCount).toBe(500);
+    expect(ledger.takeCorrection("ses_249")).toBeNull();
+    expect(ledger.takeCorrection("ses_250")).not.toBeNull();
+  });
+
+  test("clean replies leave nothing behind", () => {
+    const ledger = new RetryLedger();
+    for (let index = 0; index < 50; index++) ledger.recordReply(`ses_${index}`, "msg", null);
+    expect(ledger.sessionCount).toBe(0);
+  });
+});
+
+describe("texts", () => {
+  const reasons: NudgeReason[] = ["broken-markup", "undeclared-tool", "truncated-call", "echoed-markup"];
+  // DSML markers and the full-width/double bars and block characters DeepSeek's markup is built from.
+  const markers = [/dsml/i, /\uFF5C/, /\u2016/, /\u2581/, /</, />/, /invoke/i, /function_calls/i];
+
+  test("each reason has its own correction that asks for a re-issue through the tool-calling interface", () => {
+    const texts = reasons.map(correctionText);
+    expect(new Set(texts).size).toBe(reasons.length);
+    for (const text of texts) {
+      expect(text).toContain("tool-calling interface");
+      expect(text).toMatch(/never write tool calls as text markup/i);
+    }
+    expect(correctionText("broken-markup")).toContain("malformed");
+    expect(correctionText("undeclared-tool")).toContain("not available");
+    expect(correctionText("truncated-call")).toContain("cut off");
+  });
+
+  test("no text carries markup the model could imitate", () => {
+    for (const text of [...reasons.map(correctionText), wakeText()]) {
+      for (const marker of markers) expect(text).not.toMatch(marker);
+    }
+  });
+
+  test("the wake is a single short line", () => {
+    expect(wakeText()).toBe("Continue.");
+  });
+});
