@@ -42,14 +42,14 @@ const responseFixFields = {
 const retryFields = {
   enabled: flag(
     true,
-    "Retry once after a reply whose markup could not be repaired: the next request carries a correction and, if the session goes idle with the reply unanswered, one wake-up prompt is sent.",
+    "Idle wake: when a reply ended in markup that could not be repaired and the session goes idle with it unanswered, send one minimal wake-up prompt (at most one per message).",
   ),
   channel: withDefault(
     z.enum(["system", "user"], { error: channelError }),
     "system",
-    'Which message role carries the correction and the wake-up prompt: "system" or "user".',
+    '"system": the wake-up is a minimal ping and the correction rides in the system prompt; "user": the full correction is sent as a synthetic user turn.',
   ),
-  nudge: flag(true, "Let the correction say what went wrong and ask for the call to be re-issued through the tool-calling interface."),
+  nudge: flag(true, "The correction itself: the next request tells the model its last reply had broken tool markup and asks it to re-issue the call through the tool interface (at most once per message)."),
 };
 
 const topLevelFields = {

@@ -1,0 +1,90 @@
+import type { Hooks, Plugin, PluginModule } from "@opencode-ai/plugin";
+import { REQUEST_TAG_HEADER, type AdapterOptions, type AdapterResult } from "../adapters/options.ts";
+import { createDebugLog } from "./debug.ts";
+import { sanitizeHistory, appendUserTurn } from "./history-hook.ts";
+import { createLogger } from "./log.ts";
+import { providerInScope, resolveOptions } from "./options.ts";
+import { RetryController } from "./retry-controller.ts";
+import { installRepairFetch } from "./wiring.ts";
+
+export const PLUGIN_ID = "opencode-plugin-dsml-fix";
+
+/**
+ * The OpenCode plugin. OpenCode 1.18 never routes sessions through the v2 `aisdk.language` hook,
+ * and a classic module may not also export a v2 `setup`, so the live repair is the fetch adapter
+ * installed by the `config` hook; AI SDK apps use `opencode-plugin-dsml-fix/middleware`.
+ */
+export const server: Plugin = async (input, rawOptions) => {
+  const log = createLogger(input?.client);
+  const { options, problems } = resolveOptions(rawOptions);
+  for (const problem of problems) log("warn", problem);
+  if (options.providers.length === 0) return {};
+
+  const debug = createDebugLog(options.debug, (line) => log("info", line));
+  const retry = new RetryController(options.retry, async (sessionID, text) => {
+    await input.client.session.promptAsync({ path: { id: sessionID }, body: { parts: [{ type: "text", text }] } });
+  });
+
+  const onResult = ({ requestTag, summary, attempt }: AdapterResult) => {
+    const [sessionID, turn] = splitTag(requestTag);
+    const outcome = summary.recovered > 0
+      ? ({ kind: "recovered", count: summary.recovered } as const)
+      : summary.heldCandidateNoCall > 0 ? ({ kind: "held-candidate-no-call" } as const) : ({ kind: "passthrough" } as const);
+    debug.response({ sessionID, messageID: turn, attempt, outcome, nudge: summary.nudge, shapes: summary.broken.map((b) => b.shape) });
+    if (sessionID && turn) retry.onReply(sessionID, turn, summary.recovered, summary.nudge);
+  };
+  const adapter: AdapterOptions = {
+    parse: options.parse,
+    responseFix: options.responseFix,
+    onResult,
+    ...(options.debug ? { debug: (line: string) => log("info", line) } : {}),
+  };
+
+  const hooks: Hooks = {
+    config: async (cfg) => {
+      try {
+        installRepairFetch(cfg, options, adapter);
+      } catch (error) {
+        log("error", `dsml-fix: could not install the repair on providers (${String(error)}); running without live repair`);
+      }
+    },
+    "chat.headers": async (hookInput, output) => {
+      if (!providerInScope(options, hookInput.provider?.info?.id ?? hookInput.model?.providerID ?? "")) return;
+      output.headers[REQUEST_TAG_HEADER] = `${hookInput.sessionID}/${hookInput.message?.id ?? "?"}`;
+    },
+    "experimental.chat.messages.transform": async (_hookInput, output) => {
+      const messages = output.messages;
+      const lastUser = [...messages].reverse().find((m) => m.info.role === "user");
+      const providerID = lastUser?.info.role === "user" ? lastUser.info.model?.providerID : undefined;
+      if (!lastUser || (providerID !== undefined && !providerInScope(options, providerID))) return;
+      const sessionID = lastUser.info.sessionID;
+      const sanitized = options.history.sanitize ? sanitizeHistory(messages, options.parse) : { messages: 0, parts: 0 };
+      const correction = retry.takeCorrectionFor(sessionID);
+      if (correction?.userText) appendUserTurn(messages, lastUser, correction.userText);
+      debug.request({ sessionID, messageID: lastUser.info.id, sanitizedMessages: sanitized.messages, sanitizedParts: sanitized.parts, nudge: correction?.reason ?? null });
+    },
+    "experimental.chat.system.transform": async (hookInput, output) => {
+      const text = retry.takeSystemText(hookInput.sessionID);
+      if (text) output.system.push(text);
+    },
+    event: async ({ event }) => {
+      if (event.type !== "session.idle") return;
+      try {
+        const woke = await retry.onIdle(event.properties.sessionID);
+        if (woke && options.debug) log("info", `[dsml] wake ${event.properties.sessionID}`);
+      } catch (error) {
+        log("warn", `dsml-fix: idle wake failed (${String(error)})`);
+      }
+    },
+  };
+  return hooks;
+};
+
+function splitTag(tag: string | undefined): [string | undefined, string | undefined] {
+  if (!tag) return [undefined, undefined];
+  const slash = tag.indexOf("/");
+  return slash < 0 ? [tag, undefined] : [tag.slice(0, slash), tag.slice(slash + 1)];
+}
+
+const plugin: PluginModule & { id: string } = { id: PLUGIN_ID, server };
+export default plugin;

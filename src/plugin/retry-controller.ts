@@ -1,0 +1,65 @@
+import type { NudgeReason } from "../parse/types.ts";
+import { correctionText, RetryLedger, wakeText } from "../retry/state.ts";
+import type { PluginOptions } from "./options.ts";
+
+export interface WakeSender {
+  (sessionID: string, text: string): Promise<void>;
+}
+
+/**
+ * Turns the ledger's bookkeeping into deliveries: one correction on the next request of the
+ * session (system prompt or synthetic user turn), and at most one idle wake. A turn that our own
+ * wake started and that fails again is left alone, so a broken model can never loop the session.
+ */
+export class RetryController {
+  private readonly ledger = new RetryLedger();
+  private readonly pendingSystem = new Map<string, string>();
+  private readonly wokeAndWaiting = new Set<string>();
+
+  constructor(
+    private readonly options: PluginOptions["retry"],
+    private readonly sendWake: WakeSender,
+  ) {}
+
+  /** A response finished for `turn` (the user message it answers). */
+  onReply(sessionID: string, turn: string, recovered: number, nudge: NudgeReason | null): void {
+    const needsCorrection = recovered === 0 ? nudge : null;
+    this.ledger.recordReply(sessionID, turn, needsCorrection);
+    if (!needsCorrection) this.wokeAndWaiting.delete(sessionID);
+  }
+
+  /** Called while the next request is being built; returns the synthetic user text for the "user" channel. */
+  takeCorrectionFor(sessionID: string): { reason: NudgeReason; userText: string | null } | null {
+    if (!this.options.nudge) return null;
+    const pending = this.ledger.takeCorrection(sessionID);
+    if (!pending) return null;
+    const text = correctionText(pending.reason);
+    if (this.options.channel === "system") {
+      this.pendingSystem.set(sessionID, text);
+      return { reason: pending.reason, userText: null };
+    }
+    return { reason: pending.reason, userText: text };
+  }
+
+  /** The system-channel correction taken for this session's request, once. */
+  takeSystemText(sessionID: string | undefined): string | null {
+    if (!sessionID) return null;
+    const text = this.pendingSystem.get(sessionID) ?? null;
+    this.pendingSystem.delete(sessionID);
+    return text;
+  }
+
+  async onIdle(sessionID: string): Promise<boolean> {
+    if (!this.options.enabled || this.wokeAndWaiting.has(sessionID)) return false;
+    const wake = this.ledger.takeWake(sessionID);
+    if (!wake) return false;
+    let text = wakeText();
+    if (this.options.channel === "user" && this.options.nudge) {
+      const correction = this.ledger.takeCorrection(sessionID);
+      if (correction) text = correctionText(correction.reason);
+    }
+    this.wokeAndWaiting.add(sessionID);
+    await this.sendWake(sessionID, text);
+    return true;
+  }
+}

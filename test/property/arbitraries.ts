@@ -1,0 +1,199 @@
+/**
+ * fast-check arbitraries for engine properties: replies assembled from weighted fragments (prose,
+ * unicode with surrogate pairs, code with `<` `>` `|`, Markdown fences and code spans, and marker
+ * fragments of every family), plus cut positions. Marker characters come from notation.ts only.
+ */
+import fc from "fast-check";
+import { createRepairEngine } from "../../src/stream/engine.ts";
+import type { EngineEvent } from "../../src/stream/types.ts";
+import type { ParseOptions, RecoveredCall, ToolSpec } from "../../src/parse/types.ts";
+import type { EngineRun } from "../support/run-engine.ts";
+import { BAR, block, D, DVL, live, SP } from "../golden/notation.ts";
+
+export const legacyToken = (words: string) => `<${BAR}${words.split(" ").join(SP)}${BAR}>`;
+
+/** Sentinels as the model writes them; each replaces `{D}` right after `<` or `</`. */
+export const SENTINELS = [D, `${BAR}${BAR}DSML${BAR}${BAR}`, "|DSML|", "||DSML||", `${DVL}DSML${DVL}`, ` | DSML | `, `${D} `];
+
+const WRAPPERS = ["tool_calls", "function_calls", "toolcalls", "tool_use", "calls"];
+const TOOL_NAMES = ["bash", "read", "write", "glob", "list_sessions", "AgenticSearch"];
+const PARAM_NAMES = ["command", "filePath", "content", "pattern", "description", "limit"];
+/** Values safe inside a fence: no backtick or tilde runs, no line starting with a fence. */
+const VALUES = ["ls -la", "/a/b.ts", "a < b && c > d", "x\ny", "", "12", "你好", "\uD83D\uDE00 ok", "| a | b |", "{\"a\":1}", "Vec<String>"];
+
+/** A DSML block with any sentinel variant: one to three invokes, zero to three parameters each. */
+export const dsmlBlock: fc.Arbitrary<string> = fc
+  .record({
+    wrapper: fc.constantFrom(...WRAPPERS),
+    sentinel: fc.constantFrom(...SENTINELS),
+    invokes: fc.array(
+      fc.tuple(
+        fc.constantFrom(...TOOL_NAMES),
+        fc.array(fc.tuple(fc.constantFrom(...PARAM_NAMES), fc.constantFrom(...VALUES), fc.constantFrom("true", "false")), { maxLength: 3 }),
+      ),
+      { minLength: 1, maxLength: 3 },
+    ),
+  })
+  .map(({ wrapper, sentinel, invokes }) => block(wrapper, invokes).replaceAll("{D}", sentinel));
+
+const words = ["the", "file", "Let me check.", "Done", "I will run", "tool_calls", "DSML", "invoke", "name", "parameter", "OK,", "then"];
+const unicode = ["你好世界", "\uD83D\uDE00", "\uD83D\uDC4D\uD83C\uDFFD", "\uD835\uDCB3", "é", "Ω", "ñ", "\u0301", "\uD83C\uDDEB\uD83C\uDDF7", "한국어", "العربية"];
+const codeLines = [
+  "if (a < b && c > d) {",
+  "x <- y",
+  "| col | DSML |",
+  "|---|---|",
+  "a || b",
+  "Vec<String>",
+  "<b>bold</b>",
+  "i<n; i++",
+  "echo a | grep b",
+  "<div class=\"x\">",
+  "a <= b >= c",
+  "<!-- c -->",
+  "</",
+  "<>",
+];
+const fences = ["```", "```ts", "```bash", "~~~", "````", "~~~~~", "\n```\n", "\n~~~\n"];
+const markers = [
+  `<${D}tool_`,
+  `<${D}`,
+  D,
+  BAR,
+  DVL,
+  "|",
+  "|DSML|",
+  `${BAR}${BAR}DSML${BAR}${BAR}`,
+  `<${D}tool_calls>`,
+  `<${D}tool_calls`,
+  `<${D}invoke name="bash">`,
+  `<${D}invoke name="read">\n`,
+  `<${D}parameter name="command" string="true">`,
+  `<${D}parameter name="filePath" string="true">/x`,
+  `</${D}parameter>`,
+  `</${D}invoke>`,
+  `</${D}tool_calls>`,
+  `</${D}parametr>`,
+  `${D}invoke name="bash">`,
+  `<${D}invoke name="record_item {\n`,
+  `<${D}toolcall>read\n\n\`\`\`json\n{"filePath":"/a"}\n\`\`\``,
+  legacyToken("tool calls begin"),
+  legacyToken("tool call begin"),
+  legacyToken("tool sep"),
+  legacyToken("tool call end"),
+  legacyToken("tool calls end"),
+  legacyToken("end of sentence"),
+  `bash${legacyToken("tool sep")}{"command":"ls"}`,
+  "<shell>",
+  "</shell>",
+  "<shell>\nls -la\n</shell>",
+  "<pre><code>",
+  "</code></pre>",
+  "<pre><code>shell\nls\n</code></pre>",
+  "<python>",
+  "<tool_call><tool_name>execute</tool_name><tool_args><language>sh</language><code>ls</code></tool_args></tool_call>",
+  "<function><name>bash</name>",
+  "</function>",
+  '<invoke name="read">',
+  '<parameter name="filePath" string="true">/a/b</parameter>',
+  "</invoke>",
+  '{"command":"ls -la"}',
+];
+
+const pick = (xs: string[]) => fc.constantFrom(...xs);
+
+/** One fragment of a reply, weighted towards prose with markers common enough to interact. */
+export const fragment: fc.Arbitrary<string> = fc.oneof(
+  { arbitrary: pick(words).map((w) => `${w} `), weight: 6 },
+  { arbitrary: pick(unicode), weight: 3 },
+  { arbitrary: pick(codeLines), weight: 3 },
+  { arbitrary: pick(fences), weight: 2 },
+  { arbitrary: pick(["`", "``", "`x`"]), weight: 2 },
+  { arbitrary: pick(["\n", "\n\n", "    ", "\t", "> ", "\r\n", " "]), weight: 4 },
+  { arbitrary: pick(markers), weight: 5 },
+  { arbitrary: dsmlBlock, weight: 3 },
+  { arbitrary: fc.string({ maxLength: 6 }), weight: 1 },
+);
+
+export const replyText = (maxFragments = 24): fc.Arbitrary<string> => fc.array(fragment, { maxLength: maxFragments }).map((parts) => parts.join(""));
+
+/** Text that can never start a marker: no `<`, fullwidth bar, `|` or double vertical line. */
+export const plainText: fc.Arbitrary<string> = fc
+  .array(
+    fc.oneof(
+      { arbitrary: pick(words).map((w) => `${w} `), weight: 5 },
+      { arbitrary: pick(unicode), weight: 3 },
+      { arbitrary: pick(["```", "~~~", "`", "\n", "\n\n", "    ", "a > b", "x = 1;", "&amp;", SP, "DSML", "\r\n", "\0"]), weight: 3 },
+      { arbitrary: fc.string({ maxLength: 8, unit: "binary" }), weight: 2 },
+    ),
+    { maxLength: 30 },
+  )
+  .map((parts) => parts.join("").replace(/[<|\uFF5C\u2016]/g, "_"));
+
+/** Whether the code unit at `i` is the low half of a surrogate pair (a cut at `i` splits the pair). */
+export const splitsPair = (s: string, i: number) => {
+  const hi = s.charCodeAt(i - 1);
+  const lo = s.charCodeAt(i);
+  return hi >= 0xd800 && hi <= 0xdbff && lo >= 0xdc00 && lo <= 0xdfff;
+};
+
+/** Sorted unique cut offsets in (0, length) from raw numbers; optionally every surrogate-pair split too. */
+export function toCuts(text: string, raw: readonly number[], splitPairs: boolean): number[] {
+  const set = new Set<number>();
+  if (text.length > 1) for (const n of raw) set.add(1 + (n % (text.length - 1)));
+  if (splitPairs) for (let i = 1; i < text.length; i++) if (splitsPair(text, i)) set.add(i);
+  return [...set].sort((a, b) => a - b);
+}
+
+/** A reply and a way to cut it into deltas. */
+export const cutReply = (text: fc.Arbitrary<string>) =>
+  fc.tuple(text, fc.uniqueArray(fc.nat(), { maxLength: 40 }), fc.boolean()).map(([input, raw, pairs]) => ({ input, cuts: toCuts(input, raw, pairs) }));
+
+export interface CheckedRun extends EngineRun {
+  /** Per feed: characters held after it. */
+  heldAfter: number[];
+  /** Per feed: the delta fed. */
+  deltas: string[];
+  /** Per feed: text released by that feed. */
+  released: string[];
+}
+
+export interface FeedOptions {
+  bufferLimit?: number;
+  parse?: Partial<ParseOptions>;
+  native?: boolean;
+}
+
+/** Like runEngine, but records held characters and released text per feed. */
+export function feedCuts(input: string, cuts: readonly number[], tools: readonly ToolSpec[], options: FeedOptions = {}): CheckedRun {
+  const engine = createRepairEngine({ tools, parse: options.parse, bufferLimit: options.bufferLimit, idPrefix: "call_" });
+  if (options.native) engine.noteNativeToolCall();
+  let text = "";
+  const calls: RecoveredCall[] = [];
+  const heldAfter: number[] = [];
+  const deltas: string[] = [];
+  const released: string[] = [];
+  const take = (events: EngineEvent[]) => {
+    let out = "";
+    for (const e of events) {
+      if (e.type === "text") out += e.text;
+      else calls.push(e.call);
+    }
+    text += out;
+    return out;
+  };
+  let prev = 0;
+  for (const cut of [...cuts, input.length]) {
+    const delta = input.slice(prev, cut);
+    deltas.push(delta);
+    released.push(take(engine.feed(delta)));
+    heldAfter.push(engine.held);
+    prev = cut;
+  }
+  take(engine.flush());
+  return { text, calls, summary: engine.summary(), maxHeld: Math.max(0, ...heldAfter), heldAfter, deltas, released };
+}
+
+export const heldBound = (bufferLimit: number) => 2 * bufferLimit + 512;
+
+export { live };

@@ -1,0 +1,208 @@
+/**
+ * Property tests for the incremental repair engine (src/stream/engine.ts): chunk invariance,
+ * passthrough identity, accounting, unique ids, the held-characters bound, no exceptions, and
+ * documentation context. Seeds are fixed so a failure reproduces; the printed counterexample is
+ * the shrunk input (pass it through escaped() from test/golden/notation.ts to read it).
+ */
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { parse } from "../../src/parse/index.ts";
+import { createRepairEngine } from "../../src/stream/engine.ts";
+import type { ParseOptions } from "../../src/parse/types.ts";
+import { fixtureTools } from "../golden/tools.ts";
+import { BAR, D, DVL, SP, escaped } from "../golden/notation.ts";
+import { accountsForEveryCharacter, everyChar, observable } from "../support/run-engine.ts";
+import { cutReply, dsmlBlock, feedCuts, heldBound, plainText, replyText, splitsPair, toCuts } from "./arbitraries.ts";
+
+const SEED = 20240611;
+const RUNS = 400;
+const params = (numRuns = RUNS) => ({ seed: SEED, numRuns, endOnFailure: false });
+
+/** Large (never hit by these inputs), medium, and small enough that candidates and tails overflow. */
+const LIMITS = [Number.MAX_SAFE_INTEGER, 1024, 64] as const;
+
+const parseOptions: fc.Arbitrary<Partial<ParseOptions>> = fc.record(
+  { orphanInvoke: fc.boolean(), looseParameters: fc.boolean(), rawJsonBody: fc.boolean(), wrappedTool: fc.boolean(), codeCostumes: fc.boolean() },
+  { requiredKeys: [] },
+);
+
+const show = (value: unknown) => escaped(JSON.stringify(value));
+
+describe("chunk invariance", () => {
+  for (const bufferLimit of LIMITS) {
+    test(`any cuts equal the whole-text run (bufferLimit ${bufferLimit})`, () => {
+      fc.assert(
+        fc.property(cutReply(replyText()), parseOptions, fc.boolean(), ({ input, cuts }, parse, native) => {
+          const whole = observable(feedCuts(input, [], fixtureTools, { bufferLimit, parse, native }));
+          const split = observable(feedCuts(input, cuts, fixtureTools, { bufferLimit, parse, native }));
+          expect(show(split)).toBe(show(whole));
+        }),
+        params(),
+      );
+    });
+  }
+
+  test("cuts inside every surrogate pair equal the whole-text run", () => {
+    const withPairs = replyText().filter((s) => [...Array(s.length).keys()].some((i) => i > 0 && splitsPair(s, i)));
+    fc.assert(
+      fc.property(withPairs, (input) => {
+        const cuts = toCuts(input, [], true);
+        expect(cuts.length).toBeGreaterThan(0);
+        const whole = observable(feedCuts(input, [], fixtureTools, { bufferLimit: 64 }));
+        expect(show(observable(feedCuts(input, cuts, fixtureTools, { bufferLimit: 64 })))).toBe(show(whole));
+      }),
+      params(200),
+    );
+  });
+
+  test("char by char equals the whole text and parse()", () => {
+    fc.assert(
+      fc.property(replyText(16), (input) => {
+        const whole = feedCuts(input, [], fixtureTools, { bufferLimit: Number.MAX_SAFE_INTEGER });
+        const byChar = feedCuts(input, everyChar(input.length), fixtureTools, { bufferLimit: Number.MAX_SAFE_INTEGER });
+        expect(show(observable(byChar))).toBe(show(observable(whole)));
+        const parsed = parse(input, fixtureTools);
+        expect(show({ text: parsed.text, calls: parsed.calls, broken: parsed.broken, stripped: parsed.stripped, nudge: parsed.nudge })).toBe(
+          show(observable(whole)),
+        );
+      }),
+      params(150),
+    );
+  });
+});
+
+describe("passthrough identity", () => {
+  test("text that cannot start a marker is released unchanged, in the chunk it arrived in", () => {
+    fc.assert(
+      fc.property(cutReply(plainText), fc.constantFrom(...LIMITS), ({ input, cuts }, bufferLimit) => {
+        const run = feedCuts(input, cuts, fixtureTools, { bufferLimit });
+        expect(run.text).toBe(input);
+        expect(run.calls).toEqual([]);
+        expect(run.summary.broken).toEqual([]);
+        expect(run.summary.stripped).toEqual([]);
+        expect(run.summary.nudge).toBeNull();
+        expect(run.heldAfter.every((h) => h === 0)).toBe(true);
+        expect(run.released).toEqual(run.deltas);
+      }),
+      params(),
+    );
+  });
+});
+
+describe("accounting, ids and the held bound", () => {
+  for (const bufferLimit of LIMITS) {
+    test(`every character is visible, in a call, or stripped (bufferLimit ${bufferLimit})`, () => {
+      fc.assert(
+        fc.property(cutReply(replyText()), fc.boolean(), ({ input, cuts }, native) => {
+          const run = feedCuts(input, cuts, fixtureTools, { bufferLimit, native });
+          if (!accountsForEveryCharacter(input, run)) {
+            expect(show({ text: run.text, calls: run.calls.map((c) => c.span), stripped: run.summary.stripped })).toBe(show({ input }));
+          }
+          for (const b of run.summary.broken) {
+            expect(b.span[0]).toBeGreaterThanOrEqual(0);
+            expect(b.span[1]).toBeLessThanOrEqual(input.length);
+            expect(b.span[0]).toBeLessThanOrEqual(b.span[1]);
+          }
+        }),
+        params(),
+      );
+    });
+  }
+
+  test("call ids are unique within a response", () => {
+    const manyBlocks = fc.array(fc.oneof(dsmlBlock, replyText(4)), { minLength: 1, maxLength: 8 }).map((xs) => xs.join("\n\n"));
+    fc.assert(
+      fc.property(cutReply(manyBlocks), fc.constantFrom(...LIMITS), ({ input, cuts }, bufferLimit) => {
+        const run = feedCuts(input, cuts, fixtureTools, { bufferLimit });
+        const ids = run.calls.map((c) => c.id);
+        expect(new Set(ids).size).toBe(ids.length);
+        // With the default random prefix too: two engines never share an id.
+        const a = createRepairEngine({ tools: fixtureTools });
+        const b = createRepairEngine({ tools: fixtureTools });
+        const idsOf = (e: typeof a) => [...e.feed(input), ...e.flush()].flatMap((ev) => (ev.type === "call" ? [ev.call.id] : []));
+        const both = [...idsOf(a), ...idsOf(b)];
+        expect(new Set(both).size).toBe(both.length);
+      }),
+      params(300),
+    );
+  });
+
+  for (const bufferLimit of [1024, 64, 8]) {
+    test(`held characters stay within 2 * bufferLimit + 512 (bufferLimit ${bufferLimit})`, () => {
+      // Long candidates and long text after a call, so both buffers fill up.
+      const long = fc
+        .tuple(replyText(12), fc.nat({ max: 3000 }), fc.constantFrom("x", "\n", `<${D}invoke name="bash">`, "| a |"), replyText(12))
+        .map(([a, n, unit, b]) => `${a}${unit.repeat(Math.ceil(n / unit.length))}${b}`);
+      fc.assert(
+        fc.property(cutReply(long), ({ input, cuts }) => {
+          const run = feedCuts(input, cuts, fixtureTools, { bufferLimit });
+          expect(run.maxHeld).toBeLessThanOrEqual(heldBound(bufferLimit));
+        }),
+        params(300),
+      );
+    });
+  }
+});
+
+describe("no exception escapes feed or flush", () => {
+  const hostileUnit = fc.constantFrom(
+    "<", "/", ">", "=", '"', "'", " ", "\n", "\r", "\t", "`", "~", "{", "}", "[", "]", "\\",
+    BAR, "|", DVL, SP, "DSML", "dsml", "invoke", "parameter", "tool_calls", "toolcall", "function", "name", "string",
+    "true", "tool", "calls", "call", "begin", "end", "sep", "shell", "pre", "code", "python", "bash", "read",
+    "\uD800", "\uDC00", "\0", "a", "1",
+  );
+  test("random marker soup, any options, native or not", () => {
+    fc.assert(
+      fc.property(
+        cutReply(fc.string({ unit: hostileUnit, maxLength: 120 })),
+        parseOptions,
+        fc.boolean(),
+        fc.constantFrom(...LIMITS, 1, 16),
+        ({ input, cuts }, parse, native, bufferLimit) => {
+          const run = feedCuts(input, cuts, fixtureTools, { bufferLimit, parse, native });
+          expect(accountsForEveryCharacter(input, run)).toBe(true);
+          expect(run.maxHeld).toBeLessThanOrEqual(heldBound(bufferLimit));
+        },
+      ),
+      params(500),
+    );
+  });
+});
+
+describe("documentation context never yields a call", () => {
+  const prose = fc.array(fc.constantFrom("Example", "the format", "looks like", "this:", "ok"), { maxLength: 5 }).map((w) => w.join(" "));
+  const fenced = fc.oneof(
+    fc.tuple(fc.constantFrom("`", "~"), fc.integer({ min: 3, max: 6 }), fc.constantFrom("", "xml", "text")).map(([ch, n, info]) => (b: string) => {
+      const f = ch.repeat(n);
+      return { before: `${f}${info}\n`, body: b, after: `\n${f}\n` };
+    }),
+    fc.constant((b: string) => ({ before: "`", body: b.replaceAll("\n", " "), after: "`" })),
+    fc.constant((b: string) => ({ before: "`` ", body: b.replaceAll("\n", " "), after: " ``" })),
+    fc.constantFrom("    ", "\t", "     ").map((indent) => (b: string) => ({ before: "\n", body: indent + b.split("\n").join(`\n${indent}`), after: "\n" })),
+    fc.constant((b: string) => ({ before: "> ", body: b.split("\n").join("\n> "), after: "\n" })),
+  );
+
+  test("a fenced, inline-coded, indented or quoted copy of any block is left verbatim", () => {
+    fc.assert(
+      fc.property(prose, fenced, dsmlBlock, replyText(8), fc.uniqueArray(fc.nat(), { maxLength: 30 }), fc.boolean(), (intro, wrap, blk, suffix, raw, native) => {
+        const { before, body, after } = wrap(blk);
+        const head = `${intro}\n\n${before}${body}${after}`;
+        const input = `${head}${suffix}`;
+        const docStart = intro.length + 2;
+        for (const cuts of [[], toCuts(input, raw, true)]) {
+          const run = feedCuts(input, cuts, fixtureTools, { bufferLimit: 1024, native });
+          for (const call of run.calls) expect(call.span[0]).toBeGreaterThanOrEqual(head.length);
+          for (const b of run.summary.broken) expect(b.span[0] >= head.length || b.span[1] <= docStart).toBe(true);
+          expect(escaped(run.text.slice(0, head.length))).toBe(escaped(head));
+        }
+      }),
+      params(),
+    );
+  });
+
+  test("the same blocks outside documentation do yield calls (the property above can fail)", () => {
+    const blk = `<${D}tool_calls>\n<${D}invoke name="bash">\n<${D}parameter name="command" string="true">ls</${D}parameter>\n</${D}invoke>\n</${D}tool_calls>`;
+    expect(parse(`Example\n\n${blk}`, fixtureTools).calls.length).toBe(1);
+    expect(parse(`Example\n\n\`\`\`\n${blk}\n\`\`\`\n`, fixtureTools).calls.length).toBe(0);
+  });
+});
