@@ -82,7 +82,7 @@ function planRequest(
   nextAttempt: (tag: string | undefined) => number,
 ): Plan {
   const stripped = stripTag(input, init);
-  const plan: Plan = { ...stripped, attempt: nextAttempt(stripped.tag), tools: undefined };
+  const plan: Plan = { ...stripped, attempt: 0, tools: undefined };
   if (!repairEnabled(options)) return plan;
   const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
   const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
@@ -95,7 +95,11 @@ function planRequest(
     return plan;
   }
   const tools = declaredTools(body);
-  if (tools.length > 0) plan.tools = tools;
+  if (tools.length === 0) return plan;
+  // S06: with tool_choice "none" nothing may run; leaked markup still gets its nudge.
+  const forbidden = (body as { tool_choice?: unknown }).tool_choice === "none";
+  plan.tools = forbidden ? [] : tools;
+  plan.attempt = nextAttempt(stripped.tag);
   return plan;
 }
 

@@ -152,8 +152,10 @@ class Engine implements RepairEngine {
           return j;
         }
         if (r !== null) {
+          // Text before the tag reaches the tail first, so the decision never depends on where a chunk ended.
+          this.emitText(s, emitFrom, j, base);
+          emitFrom = j;
           const decision = this.decide(r);
-          if (decision !== "text") this.emitText(s, emitFrom, j, base);
           if (typeof decision === "object") {
             this.cand = new Candidate(base + j, shift(r), decision.open);
             return j;

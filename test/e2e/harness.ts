@@ -474,8 +474,14 @@ export interface RunOptions {
   printLogs?: boolean;
   /** `--log-level`; default "INFO" when printLogs. */
   logLevel?: "DEBUG" | "INFO" | "WARN" | "ERROR";
-  /** Extra CLI args appended after the message (e.g. ["--session", id]). */
+  /** Extra CLI args (e.g. ["--session", id], ["--thinking"]). */
   args?: string[];
+  /**
+   * "stdin" (default): the message is written to stdin, which is then closed; it reaches the model
+   * exactly. "argv": passed as one positional word, so OpenCode wraps it in double quotes if it
+   * contains a space (what a user typing `opencode run "a b"` gets).
+   */
+  messageVia?: "stdin" | "argv";
 }
 
 interface Spawned {
@@ -487,15 +493,17 @@ interface Spawned {
   durationMs: number;
 }
 
-function runProcess(args: string[], project: Project, timeoutMs: number): Promise<Spawned> {
+function runProcess(args: string[], project: Project, timeoutMs: number, input = ""): Promise<Spawned> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(opencodeBin, args, {
       cwd: project.dir,
       env: project.env,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["pipe", "pipe", "pipe"],
       detached: true,
     });
+    child.stdin!.on("error", () => {}); // EPIPE if the process exits before reading
+    child.stdin!.end(input);
     let stdout = "";
     let stderr = "";
     let timedOut = false;
@@ -544,18 +552,24 @@ export function parseJsonLines(text: string): OpencodeEvent[] {
   return out;
 }
 
-/** `opencode run "<message>" --format json [--print-logs]` in the project dir, stdin closed. */
+/** `opencode run --format json [--print-logs]` in the project dir; the message goes in on stdin (then EOF). */
 export async function runOpencode(project: Project, message: string, opts: RunOptions = {}): Promise<RunResult> {
   const printLogs = opts.printLogs ?? true;
   const args = ["run", "--format", "json"];
   if (printLogs) args.push("--print-logs", "--log-level", opts.logLevel ?? "INFO");
   else if (opts.logLevel) args.push("--log-level", opts.logLevel);
   args.push(...(opts.args ?? []));
-  // `opencode run` joins its message words with " " and wraps any word containing a space in
-  // double quotes, so one argv word "a b" would reach the model as "\"a b\"". Passing the words
-  // separately (after "--", so none is read as an option) reproduces the message exactly.
-  args.push("--", ...message.split(" "));
-  const r = await runProcess(args, project, opts.timeoutMs ?? 60_000);
+  // `opencode run` joins its argv message words with " " and wraps every word that contains a space
+  // in double quotes (one argv word "a b" reaches the model as "\"a b\""), and yargs turns numeric
+  // words into numbers (which crashes it). When stdin is not a TTY it reads stdin to EOF and uses
+  // it as the message (appended after a newline to any argv message), byte for byte. So by default
+  // the message goes through stdin, which is then closed.
+  let input = message;
+  if (opts.messageVia === "argv") {
+    args.push(message);
+    input = "";
+  }
+  const r = await runProcess(args, project, opts.timeoutMs ?? 60_000, input);
   const events = parseJsonLines(r.stdout);
   const sessionID = events.find((e) => typeof e.sessionID === "string")?.sessionID;
   return { ...r, events, sessionID };

@@ -115,7 +115,7 @@ export const fragment: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.string({ maxLength: 6 }), weight: 1 },
 );
 
-export const replyText = (maxFragments = 24): fc.Arbitrary<string> => fc.array(fragment, { maxLength: maxFragments }).map((parts) => parts.join(""));
+export const replyText = (maxFragments = 24): fc.Arbitrary<string> => fc.array(fragment, { maxLength: maxFragments, size: "max" }).map((parts) => parts.join(""));
 
 /** Text that can never start a marker: no `<`, fullwidth bar, `|` or double vertical line. */
 export const plainText: fc.Arbitrary<string> = fc
@@ -147,7 +147,7 @@ export function toCuts(text: string, raw: readonly number[], splitPairs: boolean
 
 /** A reply and a way to cut it into deltas. */
 export const cutReply = (text: fc.Arbitrary<string>) =>
-  fc.tuple(text, fc.uniqueArray(fc.nat(), { maxLength: 40 }), fc.boolean()).map(([input, raw, pairs]) => ({ input, cuts: toCuts(input, raw, pairs) }));
+  fc.tuple(text, fc.uniqueArray(fc.nat(), { maxLength: 40, size: "max" }), fc.boolean()).map(([input, raw, pairs]) => ({ input, cuts: toCuts(input, raw, pairs) }));
 
 export interface CheckedRun extends EngineRun {
   /** Per feed: characters held after it. */

@@ -1,0 +1,348 @@
+/**
+ * Deterministic hostile replies through parse() and the engine fed in chunks of 1, 7 and 4096
+ * characters, with the default bufferLimit (65536): no exception, every character accounted for,
+ * held characters bounded by 2 * bufferLimit + 512, and work that grows linearly with the input.
+ *
+ * Work is counted, never timed: String.prototype.charCodeAt calls plus characters returned by
+ * String.prototype.slice while the engine runs (every scanner in src/grammar, src/stream and
+ * src/parse reads text through these). An input four times as long must cost at most 4.5 times
+ * as much.
+ */
+import { describe, expect, test } from "bun:test";
+import { parse } from "../../src/parse/index.ts";
+import { createRepairEngine, DEFAULT_BUFFER_LIMIT } from "../../src/stream/engine.ts";
+import type { EngineEvent } from "../../src/stream/types.ts";
+import type { RecoveredCall } from "../../src/parse/types.ts";
+import { accountsForEveryCharacter, type EngineRun } from "../support/run-engine.ts";
+import { BAR, block, D, DVL, escaped, live, SP } from "../golden/notation.ts";
+import { fixtureTools } from "../golden/tools.ts";
+
+const MB = 1 << 20;
+const HELD_BOUND = 2 * DEFAULT_BUFFER_LIMIT + 512;
+
+/** `unit` repeated until the text is at least `length` characters long. */
+const fill = (unit: string, length: number) => unit.repeat(Math.ceil(length / unit.length));
+
+interface ChunkRun extends EngineRun {
+  feeds: number;
+  /** Feeds after which held characters exceeded the bound. */
+  overBound: number;
+}
+
+/** Feeds `input` in chunks of `size` through an engine with the default bufferLimit, then flushes. */
+function feedChunks(input: string, size: number, native = false): ChunkRun {
+  const engine = createRepairEngine({ tools: fixtureTools, idPrefix: "call_" });
+  if (native) engine.noteNativeToolCall();
+  const texts: string[] = [];
+  const calls: RecoveredCall[] = [];
+  const take = (events: EngineEvent[]) => {
+    for (const e of events) {
+      if (e.type === "text") texts.push(e.text);
+      else calls.push(e.call);
+    }
+  };
+  let maxHeld = 0;
+  let overBound = 0;
+  let feeds = 0;
+  for (let at = 0; at < input.length; at += size) {
+    take(engine.feed(input.slice(at, at + size)));
+    feeds++;
+    const held = engine.held;
+    if (held > maxHeld) maxHeld = held;
+    if (held > HELD_BOUND) overBound++;
+  }
+  take(engine.flush());
+  return { text: texts.join(""), calls, summary: engine.summary(), maxHeld, feeds, overBound };
+}
+
+/** parse() as an EngineRun, so the same accounting check applies. */
+function parseRun(input: string): EngineRun {
+  const r = parse(input, fixtureTools);
+  return { text: r.text, calls: r.calls, summary: { recovered: r.calls.length, nudge: r.nudge, broken: r.broken, stripped: r.stripped, heldCandidateNoCall: 0 }, maxHeld: 0 };
+}
+
+/** The three things every hostile run must satisfy. */
+function expectSound(input: string, run: EngineRun & Partial<ChunkRun>): void {
+  expect(accountsForEveryCharacter(input, run)).toBe(true);
+  const ids = run.calls.map((c) => c.id);
+  expect(new Set(ids).size).toBe(ids.length);
+  if (run.overBound !== undefined) {
+    expect(run.overBound).toBe(0);
+    expect(run.maxHeld).toBeLessThanOrEqual(HELD_BOUND);
+  }
+}
+
+type Mode = "parse" | 1 | 7 | 4096;
+
+function runMode(input: string, mode: Mode): EngineRun & Partial<ChunkRun> {
+  return mode === "parse" ? parseRun(input) : feedChunks(input, mode);
+}
+
+/** Runs `input` through parse() and chunks of 7 and 4096, and `small` (a shorter cut) one character at a time. */
+function everyMode(input: string, small: string, check: (input: string, run: EngineRun & Partial<ChunkRun>, mode: Mode) => void): void {
+  for (const mode of ["parse", 7, 4096] as const) {
+    const run = runMode(input, mode);
+    expectSound(input, run);
+    check(input, run, mode);
+  }
+  const run = feedChunks(small, 1);
+  expectSound(small, run);
+  check(small, run, 1);
+}
+
+// ---------------------------------------------------------------- work counting
+
+const proto = String.prototype as unknown as { charCodeAt: (i: number) => number; slice: (a?: number, b?: number) => string };
+const originalCharCodeAt = proto.charCodeAt;
+const originalSlice = proto.slice;
+
+/** Units of work `fn` performs on strings: charCodeAt calls plus characters sliced. */
+function countWork(fn: () => void): number {
+  let work = 0;
+  proto.charCodeAt = function (this: string, i: number) {
+    work++;
+    return originalCharCodeAt.call(this, i);
+  };
+  proto.slice = function (this: string, a?: number, b?: number) {
+    const r = originalSlice.call(this, a, b);
+    work += r.length;
+    return r;
+  };
+  try {
+    fn();
+  } finally {
+    proto.charCodeAt = originalCharCodeAt;
+    proto.slice = originalSlice;
+  }
+  return work;
+}
+
+function workOf(input: string, mode: Mode): number {
+  return countWork(() => {
+    runMode(input, mode);
+  });
+}
+
+/** Work at 4N over work at N, for the same shape of input. */
+function growth(make: (n: number) => string, n: number, mode: Mode): number {
+  const small = workOf(make(n), mode);
+  const large = workOf(make(4 * n), mode);
+  expect(small).toBeGreaterThan(0);
+  return large / small;
+}
+
+// ---------------------------------------------------------------- inputs
+
+const canonical = live(block("tool_calls", [["bash", [["command", "ls -la"]]]]));
+const PROSE_UNIT =
+  "The build passed on the second try, so I will now look at the config file and the tests.\n" +
+  "Es gibt noch 3 Warnungen; 日本語のテキスト、中文文本 and \uD83D\uDE00 emoji \uD83D\uDC4D\uD83C\uDFFD too. a > b, x = y.\n\n" +
+  "    indented code line\n```ts\nconst a = 1;\n```\nUse `npm test` & check ~/.config.\n";
+
+/** Every way the sentinel around DSML has been written. */
+const SENTINELS: [string, string][] = [
+  ["fullwidth", D],
+  ["doubled fullwidth", `${BAR}${BAR}DSML${BAR}${BAR}`],
+  ["ascii", "|DSML|"],
+  ["ascii doubled", "||DSML||"],
+  ["double vertical line", `${DVL}DSML${DVL}`],
+  ["spaced", " | DSML | "],
+  ["space before name", `${BAR}${BAR}DSML${BAR}${BAR} `],
+];
+const withSentinel = (s: string) => canonical.replaceAll(D, s);
+const legacy = (words: string) => `<${BAR}${words.split(" ").join(SP)}${BAR}>`;
+
+describe("huge replies", () => {
+  test("10 MB of prose without markers passes through identical, nothing held", () => {
+    const input = fill(PROSE_UNIT, 10 * MB);
+    everyMode(input, input.slice(0, 200_000), (text, run) => {
+      expect(run.text === text).toBe(true);
+      expect(run.calls.length).toBe(0);
+      expect(run.summary.broken.length + run.summary.stripped.length).toBe(0);
+      if (run.feeds !== undefined) expect(run.maxHeld).toBe(0);
+    });
+  });
+
+  test("10 MB that is mostly '<' is released as text", () => {
+    const input = fill(`${"<".repeat(61)}a b\n<</<\n`, 10 * MB);
+    everyMode(input, input.slice(0, 200_000), (text, run) => {
+      expect(run.text === text).toBe(true);
+      expect(run.calls.length).toBe(0);
+      if (run.feeds !== undefined) expect(run.maxHeld).toBeLessThan(512);
+    });
+  });
+
+  test("100,000 unclosed DSML openers: no call, all text visible, candidates released at the limit", () => {
+    const opener = `<${D}invoke name="bash">`;
+    const input = opener.repeat(100_000);
+    everyMode(input, fill(opener, 200_000), (text, run, mode) => {
+      expect(run.calls.length).toBe(0);
+      expect(run.text === text).toBe(true);
+      expect(run.summary.nudge).not.toBeNull();
+      if (mode !== "parse") expect(run.summary.heldCandidateNoCall).toBeGreaterThan(0);
+    });
+  });
+});
+
+describe("deep repetition of every marker variant", () => {
+  for (const [name, sentinel] of SENTINELS) {
+    test(`${name}: 600 complete blocks are 600 calls`, () => {
+      const unit = `${withSentinel(sentinel)}\n`;
+      everyMode(unit.repeat(600), unit.repeat(200), (text, run) => {
+        const blocks = text.length / unit.length;
+        expect(run.calls.length).toBe(blocks);
+        expect(run.calls.every((c) => c.tool === "bash" && c.input.command === "ls -la")).toBe(true);
+        // The newline between two calls is visible (S03); the one after the last call is stripped.
+        expect(run.text).toBe("\n".repeat(blocks - 1));
+        expect(run.summary.stripped).toEqual([{ span: [text.length - 1, text.length], kind: "noise" }]);
+      });
+    });
+
+    test(`${name}: openers, closers and lone sentinels repeated 20,000 times each`, () => {
+      for (const unit of [`<${sentinel}tool_calls>`, `<${sentinel}parameter name="command" string="true">`, `</${sentinel}invoke>`, sentinel, `${sentinel}\n`]) {
+        const input = unit.repeat(20_000);
+        everyMode(input, unit.repeat(Math.ceil(50_000 / unit.length)), (text, run) => {
+          expect(run.calls.length).toBe(0);
+          expect(run.text === text).toBe(true);
+        });
+      }
+    });
+  }
+
+  test("legacy tokens repeated, alone and after a call", () => {
+    for (const words of ["tool calls begin", "tool call begin", "tool sep", "tool call end", "end of sentence", "User"]) {
+      const token = legacy(words);
+      const input = token.repeat(20_000);
+      everyMode(input, token.repeat(2000), (_text, run) => expect(run.calls.length).toBe(0));
+      const afterCall = `${canonical}${token.repeat(20_000)}`;
+      everyMode(afterCall, `${canonical}${token.repeat(2000)}`, (_text, run) => expect(run.calls.length).toBe(1));
+    }
+  });
+});
+
+describe("pathological attribute quoting", () => {
+  const cases: [string, string][] = [
+    ["unterminated quote to the end", `<${D}invoke name="bash ${"x ".repeat(50_000)}`],
+    ["unterminated quote per line", `<${D}invoke name="bash\n`.repeat(20_000)],
+    ["10,000 quote characters", `<${D}invoke name="${'"'.repeat(10_000)}">\n</${D}invoke>`],
+    ["10,000 quotes in a parameter", `<${D}tool_calls>\n<${D}invoke name="bash">\n<${D}parameter name="command" string="${'"'.repeat(10_000)}">ls</${D}parameter>\n</${D}invoke>\n</${D}tool_calls>`],
+    ["single quotes mixed", `<${D}invoke name='bash" string='"'>`.repeat(5000)],
+    ["600-char invoke name", `<${D}tool_calls>\n<${D}invoke name="${"a".repeat(600)}">\n<${D}parameter name="command" string="true">ls</${D}parameter>\n</${D}invoke>\n</${D}tool_calls>`],
+    ["attribute without value", `<${D}invoke name>\n<${D}parameter name= string=>ls</${D}parameter>`.repeat(2000)],
+  ];
+  for (const [name, input] of cases) {
+    test(name, () => {
+      everyMode(input, input.slice(0, 200_000), (_text, run) => {
+        for (const call of run.calls) expect(JSON.stringify(call.input)).not.toContain('""""');
+      });
+    });
+  }
+
+  test("the 600-char invoke name is refused as a runaway name (I01), not recovered", () => {
+    const input = cases[5]![1];
+    const r = parse(input, fixtureTools);
+    expect(r.calls).toEqual([]);
+    expect(r.broken.map((b) => b.shape)).toEqual(["I01"]);
+  });
+
+  // Safety: an attribute that runs away (quote never closed on its line, or longer than one
+  // 512-character tag) must not move where a parameter's value starts. Either the call is refused
+  // or the value is what the model wrote between the tags; attribute text never reaches a command.
+  const runawayParams: [string, string, string][] = [
+    ["600-char extra attribute", `<${D}parameter name="command" string="true" note="${"a".repeat(600)}">ls</${D}parameter>`, "aaaa"],
+    ["unterminated string attribute", `<${D}parameter name="command" string="true>cd /tmp/scratch\nrm -rf ./*</${D}parameter>`, "rm -rf"],
+  ];
+  for (const [name, param, leaked] of runawayParams) {
+    test(`runaway parameter attribute (${name}) never becomes part of a command`, () => {
+      const input = `<${D}tool_calls>\n<${D}invoke name="bash">\n${param}\n</${D}invoke>\n</${D}tool_calls>`;
+      for (const mode of ["parse", 1, 7, 4096] as const) {
+        const run = runMode(input, mode);
+        expectSound(input, run);
+        const commands = run.calls.map((c) => String(c.input.command));
+        if (commands.some((c) => c.includes(leaked))) expect(escaped(JSON.stringify({ mode, commands }))).toBe("no command built from a runaway attribute");
+      }
+    });
+  }
+});
+
+describe("odd code units and line endings", () => {
+  test("lone surrogates pass through and survive inside a recovered value", () => {
+    const plain = fill("a\uD800b\uDC00c\uDC00\uD800 \uD83D", 300_000);
+    everyMode(plain, plain.slice(0, 100_001), (text, run) => {
+      expect(run.text === text).toBe(true);
+    });
+    const inValue = live(block("tool_calls", [["bash", [["command", "echo \uD800x\uDC00"]]]]));
+    everyMode(`\uDC00${inValue}`, `\uD800${inValue}\uDC00`, (_text, run) => {
+      expect(run.calls.map((c) => c.input.command)).toEqual(["echo \uD800x\uDC00"]);
+    });
+  });
+
+  test("NUL bytes pass through and survive inside a recovered value", () => {
+    const plain = fill("\0\0a\0<\0|\0", 300_000);
+    everyMode(plain, plain.slice(0, 100_000), (text, run) => expect(run.text === text).toBe(true));
+    const inValue = live(block("tool_calls", [["bash", [["command", "printf 'a\0b'"]]]]));
+    everyMode(`\0${inValue}`, `\0\0${inValue}\0`, (_text, run) => {
+      expect(run.calls.map((c) => c.input.command)).toEqual(["printf 'a\0b'"]);
+    });
+  });
+
+  test("CRLF line endings in a canonical block still recover the call", () => {
+    const crlf = `Let me look.\r\n\r\n${canonical.replaceAll("\n", "\r\n")}`;
+    everyMode(crlf, crlf, (_text, run) => {
+      expect(run.calls.map(({ tool, input }) => ({ tool, input }))).toEqual([{ tool: "bash", input: { command: "ls -la" } }]);
+      expect(run.text).toBe("Let me look.\r\n\r\n");
+    });
+    const unit = `${canonical.replaceAll("\n", "\r\n")}\r\n`;
+    everyMode(unit.repeat(300), unit.repeat(100), (text, run) => {
+      expect(run.calls.length).toBe(text.length / unit.length);
+      expect(run.calls.every((c) => c.input.command === "ls -la")).toBe(true);
+    });
+  });
+
+  test("mixed scripts around and inside a block", () => {
+    const mixed = "English, Ελληνικά, русский, עברית\u200F, العربية\u200E, हिन्दी, 한국어, ไทย, \uD83C\uDDEF\uD83C\uDDF5 e\u0301 \u202Ertl\u202C\n";
+    const value = "echo '日本語 \uD83D\uDE80 Ελληνικά'";
+    const input = `${mixed}${live(block("tool_calls", [["bash", [["command", value]]]]))}`;
+    everyMode(input, input, (_text, run) => {
+      expect(run.text).toBe(mixed);
+      expect(run.calls.map((c) => c.input.command)).toEqual([value]);
+    });
+    const big = fill(mixed, 2 * MB);
+    everyMode(big, big.slice(0, 200_000), (text, run) => expect(run.text === text).toBe(true));
+  });
+});
+
+describe("linear work (counted, not timed)", () => {
+  const shapes: [string, (n: number) => string][] = [
+    ["prose", (n) => fill(PROSE_UNIT, n)],
+    ["mostly '<'", (n) => fill(`${"<".repeat(61)}a b\n`, n)],
+    ["unclosed openers", (n) => fill(`<${D}invoke name="bash">`, n)],
+    ["complete blocks", (n) => fill(`${canonical}\n`, n)],
+    ["blocks with narration", (n) => fill(`${canonical}\nNow the next one.\n`, n)],
+    ["stray closers", (n) => fill(`</${D}parameter>`, n)],
+    ["quote flood", (n) => `<${D}invoke name="${fill('"', n)}`],
+    ["unterminated quotes per line", (n) => fill(`<${D}invoke name="bash\n`, n)],
+    ["runaway candidate text", (n) => `<${D}tool_calls>\n<${D}invoke name="bash">\n${fill("x < y | z ", n)}`],
+  ];
+  for (const [name, make] of shapes) {
+    test(`${name}: 4x the input costs at most 4.5x the work`, () => {
+      for (const mode of ["parse", 1, 7, 4096] as const) {
+        const ratio = growth(make, 25_000, mode);
+        if (ratio > 4.5) expect({ mode, ratio }).toEqual({ mode, ratio: 4.5 });
+      }
+    });
+  }
+
+  test("the counter detects quadratic work (a rescanning reader grows about 16x)", () => {
+    const rescan = (input: string) => {
+      let buffer = "";
+      for (let at = 0; at < input.length; at += 64) {
+        buffer += input.slice(at, at + 64);
+        for (let i = 0; i < buffer.length; i++) buffer.charCodeAt(i);
+      }
+    };
+    const small = countWork(() => rescan(fill("abc ", 20_000)));
+    const large = countWork(() => rescan(fill("abc ", 80_000)));
+    expect(large / small).toBeGreaterThan(12);
+  });
+});
