@@ -116,16 +116,20 @@ export function median(xs: number[]): number {
 
 /**
  * Runs each case WARMUP times, then REPS rounds with the cases interleaved (order alternating) so
- * background load and GC drift hit every case alike. Seconds per run, one entry per round.
+ * drift hits every case alike. Seconds per run, one entry per round.
+ *
+ * One full GC before the timed rounds, none between runs: a forced full GC before every run
+ * shrinks the heap, and regrowing it adds a roughly constant cost to each run (about 30 ms per
+ * 1 MB stream here) that inflates the denominator and makes ratios look better than they are.
  */
 export async function measure(cases: Record<string, () => unknown>, reps = REPS, warmup = WARMUP): Promise<Record<string, number[]>> {
   const names = Object.keys(cases);
   for (let w = 0; w < warmup; w++) for (const name of names) await cases[name]!();
   const times: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+  Bun.gc(true);
   for (let r = 0; r < reps; r++) {
     const order = r % 2 === 0 ? names : [...names].reverse();
     for (const name of order) {
-      Bun.gc(true);
       const t0 = Bun.nanoseconds();
       await cases[name]!();
       times[name]!.push((Bun.nanoseconds() - t0) / 1e9);

@@ -10,6 +10,7 @@ import type {
   LanguageModelV3Text,
   SharedV3ProviderMetadata,
 } from "@ai-sdk/provider";
+import { sanitizePrompt } from "../history/prompt.ts";
 import type { JsonSchema, RecoveredCall, ToolSpec } from "../parse/types.ts";
 import type { EngineEvent } from "../stream/types.ts";
 import {
@@ -30,10 +31,9 @@ import {
 type Part = LanguageModelV3StreamPart;
 
 export interface MiddlewareOptions extends AdapterOptions {
-  /**
-   * HOOK POINT for history sanitizing: stripping old leaks from the prompt belongs to another
-   * module, which plugs in here. Identity when omitted.
-   */
+  /** history.sanitize (default true): replace leaked markup in replayed assistant text with a short note. */
+  history?: { sanitize?: boolean };
+  /** Replaces the built-in history sanitizer (src/history/prompt.ts). */
   sanitizeHistory?: (prompt: LanguageModelV3Prompt) => LanguageModelV3Prompt;
 }
 
@@ -47,6 +47,8 @@ interface CallContext {
 
 export function repairMiddleware(options: MiddlewareOptions = {}, deps: AdapterDeps = {}): LanguageModelV3Middleware {
   const nextAttempt = createAttemptCounter();
+  const sanitizeHistory =
+    options.sanitizeHistory ?? (options.history?.sanitize === false ? undefined : (prompt: LanguageModelV3Prompt) => sanitizePrompt(prompt, options.parse));
   // wrapGenerate/wrapStream receive the very object transformParams returned, so the tag can ride along.
   const tags = new WeakMap<LanguageModelV3CallOptions, string>();
 
@@ -94,9 +96,9 @@ export function repairMiddleware(options: MiddlewareOptions = {}, deps: AdapterD
         const { [key]: _dropped, ...headers } = params.headers ?? {};
         out = { ...out, headers };
       }
-      if (options.sanitizeHistory) {
+      if (sanitizeHistory) {
         try {
-          out = { ...out, prompt: options.sanitizeHistory(out.prompt) };
+          out = { ...out, prompt: sanitizeHistory(out.prompt) };
         } catch (error) {
           debugLine(options, `sanitizeHistory failed, prompt left as is: ${describeError(error)}`);
         }

@@ -212,6 +212,9 @@ function outcomeOf(inv: InvokeDraft, walk: DsmlWalk, span: string, ctx: SpanCont
     shapes.push("I02");
   }
   if (inv.nameRunaway) return broken("I01", "broken-markup", "invoke name ran into the following text");
+  if (inv.tags.some((t) => t.role === "parameter" && !t.closing && (t.flaws & Flaw.RunawayAttr) !== 0)) {
+    return broken("I01", "broken-markup", "a parameter attribute ran into the following text", name);
+  }
   if (!name) return broken("I06", "broken-markup", "invoke without a tool name");
   if (!inv.closed) return broken(inv.orphan ? "B07" : "S02", "truncated-call", "the call never closed", name);
   const dsmlTagged = inv.tags.some((t) => t.family === "dsml") || walk.blockTags.some((t) => t.family === "dsml");

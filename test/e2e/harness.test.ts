@@ -145,8 +145,84 @@ describe("e2e harness (real opencode, no plugin)", () => {
         path: { id: sessionID },
         body: { parts: [{ type: "text", text: "again" }] },
       });
-      expect(again.data!.parts.find((p: any) => p.type === "text")?.text).toBe(EXHAUSTED_ANSWER);
+      const againParts: any[] = again.data!.parts;
+      expect(againParts.find((p) => p.type === "text")?.text).toBe(EXHAUSTED_ANSWER);
     },
     TIMEOUT,
   );
+});
+
+describe("fake model server (no opencode)", () => {
+  async function post(url: string, body: unknown) {
+    return fetch(`${url}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  }
+  function sse(text: string): any[] {
+    return text
+      .split("\n")
+      .filter((l) => l.startsWith("data: "))
+      .map((l) => l.slice(6))
+      .map((d) => (d === "[DONE]" ? "[DONE]" : JSON.parse(d)));
+  }
+  const tools = [{ type: "function", function: { name: "bash", parameters: { type: "object" } } }];
+
+  test("streams content in chunks, answers titles without consuming the script, then falls back", async () => {
+    const env = await setup([{ reasoning: "hmm", content: "abcdefghij", chunkSize: 4 }]);
+    teardowns.push(env.teardown);
+    const { model } = env;
+
+    const title = await post(model.url, {
+      messages: [{ role: "system", content: "You are a title generator. ..." }, { role: "user", content: "x" }],
+      stream: false,
+    }).then((r) => r.json() as Promise<any>);
+    expect(title.object).toBe("chat.completion");
+    expect(title.choices[0].message.content).toBe("Fake session title");
+    expect(model.remaining()).toBe(1);
+
+    const res = await post(model.url, {
+      messages: [{ role: "user", content: "x" }],
+      tools,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const events = sse(await res.text());
+    expect(events.at(-1)).toBe("[DONE]");
+    const chunks = events.slice(0, -1);
+    const deltas = chunks.flatMap((c) => c.choices.map((ch: any) => ch.delta));
+    expect(deltas.map((d) => d.reasoning_content ?? "").join("")).toBe("hmm");
+    const contents = deltas.map((d) => d.content).filter((c) => c);
+    expect(contents).toEqual(["abcd", "efgh", "ij"]);
+    expect(chunks.flatMap((c) => c.choices.map((ch: any) => ch.finish_reason)).filter(Boolean)).toEqual(["stop"]);
+    expect(chunks.at(-1).usage.total_tokens).toBeGreaterThan(0);
+
+    const fallback = await post(model.url, { messages: [], tools, stream: false }).then((r) => r.json() as any);
+    expect(fallback.choices[0].message.content).toBe("done.");
+    expect(model.mainRequests()).toHaveLength(2);
+    expect(model.titleRequests()).toHaveLength(1);
+  });
+
+  test("native tool calls, non-streamed and streamed", async () => {
+    const turn = { toolCalls: [{ name: "bash", arguments: { command: "ls" } }] };
+    const env = await setup([turn, turn]);
+    teardowns.push(env.teardown);
+
+    const plain = await post(env.model.url, { messages: [], tools }).then((r) => r.json() as any);
+    expect(plain.choices[0].finish_reason).toBe("tool_calls");
+    expect(JSON.parse(plain.choices[0].message.tool_calls[0].function.arguments)).toEqual({ command: "ls" });
+
+    const events = sse(await (await post(env.model.url, { messages: [], tools, stream: true })).text());
+    const calls = events
+      .slice(0, -1)
+      .flatMap((c) => c.choices.flatMap((ch: any) => ch.delta.tool_calls ?? []));
+    expect(calls[0].function.name).toBe("bash");
+    expect(calls[0].id).toMatch(/^call_/);
+    expect(JSON.parse(calls.map((c: any) => c.function.arguments ?? "").join(""))).toEqual({ command: "ls" });
+    expect(events.slice(0, -1).flatMap((c) => c.choices.map((ch: any) => ch.finish_reason)).filter(Boolean)).toEqual([
+      "tool_calls",
+    ]);
+  });
 });

@@ -670,7 +670,11 @@ export interface ExportedSession {
   [key: string]: unknown;
 }
 
-/** `opencode export <sessionID>` in the project dir; returns the parsed session JSON. */
+/**
+ * `opencode export <sessionID>` in the project dir; returns the parsed session JSON (stdout is pure
+ * JSON; "Exporting session: <id>" goes to stderr). Always pass an id: without one OpenCode opens an
+ * interactive picker and never returns. An unknown id exits 1 ("Session not found").
+ */
 export async function exportSession(
   project: Project,
   sessionID: string,
@@ -681,6 +685,23 @@ export async function exportSession(
   const start = r.stdout.indexOf("{");
   if (start < 0) throw new Error(`opencode export printed no JSON:\n${r.stdout}\n${r.stderr}`);
   return JSON.parse(r.stdout.slice(start));
+}
+
+export interface SessionSummary {
+  id: string;
+  title: string;
+  updated: number;
+  created: number;
+  projectId: string;
+  directory: string;
+}
+
+/** `opencode session list --format json` in the project dir (newest first). */
+export async function listSessions(project: Project, opts: { timeoutMs?: number } = {}): Promise<SessionSummary[]> {
+  const r = await runProcess(["session", "list", "--format", "json"], project, opts.timeoutMs ?? 30_000);
+  if (r.code !== 0) throw new Error(`opencode session list failed (${r.code}): ${r.stderr}`);
+  const start = r.stdout.indexOf("[");
+  return start < 0 ? [] : JSON.parse(r.stdout.slice(start));
 }
 
 /** Convenience: a fake model plus a project pointing at it, torn down together. */

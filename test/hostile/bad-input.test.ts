@@ -19,6 +19,8 @@ import { fixtureTools } from "../golden/tools.ts";
 
 const MB = 1 << 20;
 const HELD_BOUND = 2 * DEFAULT_BUFFER_LIMIT + 512;
+/** Per-test timeout: the 10 MB runs take a few seconds on a loaded 2-core machine. */
+const SLOW = 30_000;
 
 /** `unit` repeated until the text is at least `length` characters long. */
 const fill = (unit: string, length: number) => unit.repeat(Math.ceil(length / unit.length));
@@ -161,7 +163,7 @@ describe("huge replies", () => {
       expect(run.summary.broken.length + run.summary.stripped.length).toBe(0);
       if (run.feeds !== undefined) expect(run.maxHeld).toBe(0);
     });
-  });
+  }, SLOW);
 
   test("10 MB that is mostly '<' is released as text", () => {
     const input = fill(`${"<".repeat(61)}a b\n<</<\n`, 10 * MB);
@@ -170,7 +172,7 @@ describe("huge replies", () => {
       expect(run.calls.length).toBe(0);
       if (run.feeds !== undefined) expect(run.maxHeld).toBeLessThan(512);
     });
-  });
+  }, SLOW);
 
   test("100,000 unclosed DSML openers: no call, all text visible, candidates released at the limit", () => {
     const opener = `<${D}invoke name="bash">`;
@@ -181,14 +183,14 @@ describe("huge replies", () => {
       expect(run.summary.nudge).not.toBeNull();
       if (mode !== "parse") expect(run.summary.heldCandidateNoCall).toBeGreaterThan(0);
     });
-  });
+  }, SLOW);
 });
 
 describe("deep repetition of every marker variant", () => {
   for (const [name, sentinel] of SENTINELS) {
-    test(`${name}: 600 complete blocks are 600 calls`, () => {
+    test(`${name}: 300 complete blocks are 300 calls`, () => {
       const unit = `${withSentinel(sentinel)}\n`;
-      everyMode(unit.repeat(600), unit.repeat(200), (text, run) => {
+      everyMode(unit.repeat(300), unit.repeat(100), (text, run) => {
         const blocks = text.length / unit.length;
         expect(run.calls.length).toBe(blocks);
         expect(run.calls.every((c) => c.tool === "bash" && c.input.command === "ls -la")).toBe(true);
@@ -196,34 +198,34 @@ describe("deep repetition of every marker variant", () => {
         expect(run.text).toBe("\n".repeat(blocks - 1));
         expect(run.summary.stripped).toEqual([{ span: [text.length - 1, text.length], kind: "noise" }]);
       });
-    });
+    }, SLOW);
 
-    test(`${name}: openers, closers and lone sentinels repeated 20,000 times each`, () => {
+    test(`${name}: openers, closers and lone sentinels repeated 5,000 times each`, () => {
       for (const unit of [`<${sentinel}tool_calls>`, `<${sentinel}parameter name="command" string="true">`, `</${sentinel}invoke>`, sentinel, `${sentinel}\n`]) {
-        const input = unit.repeat(20_000);
-        everyMode(input, unit.repeat(Math.ceil(50_000 / unit.length)), (text, run) => {
+        const input = unit.repeat(5000);
+        everyMode(input, unit.repeat(Math.ceil(20_000 / unit.length)), (text, run) => {
           expect(run.calls.length).toBe(0);
           expect(run.text === text).toBe(true);
         });
       }
-    });
+    }, SLOW);
   }
 
   test("legacy tokens repeated, alone and after a call", () => {
     for (const words of ["tool calls begin", "tool call begin", "tool sep", "tool call end", "end of sentence", "User"]) {
       const token = legacy(words);
-      const input = token.repeat(20_000);
-      everyMode(input, token.repeat(2000), (_text, run) => expect(run.calls.length).toBe(0));
-      const afterCall = `${canonical}${token.repeat(20_000)}`;
-      everyMode(afterCall, `${canonical}${token.repeat(2000)}`, (_text, run) => expect(run.calls.length).toBe(1));
+      const input = token.repeat(5000);
+      everyMode(input, token.repeat(1000), (_text, run) => expect(run.calls.length).toBe(0));
+      const afterCall = `${canonical}${token.repeat(5000)}`;
+      everyMode(afterCall, `${canonical}${token.repeat(1000)}`, (_text, run) => expect(run.calls.length).toBe(1));
     }
-  });
+  }, SLOW);
 });
 
 describe("pathological attribute quoting", () => {
   const cases: [string, string][] = [
     ["unterminated quote to the end", `<${D}invoke name="bash ${"x ".repeat(50_000)}`],
-    ["unterminated quote per line", `<${D}invoke name="bash\n`.repeat(20_000)],
+    ["unterminated quote per line", `<${D}invoke name="bash\n`.repeat(5000)],
     ["10,000 quote characters", `<${D}invoke name="${'"'.repeat(10_000)}">\n</${D}invoke>`],
     ["10,000 quotes in a parameter", `<${D}tool_calls>\n<${D}invoke name="bash">\n<${D}parameter name="command" string="${'"'.repeat(10_000)}">ls</${D}parameter>\n</${D}invoke>\n</${D}tool_calls>`],
     ["single quotes mixed", `<${D}invoke name='bash" string='"'>`.repeat(5000)],
@@ -235,7 +237,7 @@ describe("pathological attribute quoting", () => {
       everyMode(input, input.slice(0, 200_000), (_text, run) => {
         for (const call of run.calls) expect(JSON.stringify(call.input)).not.toContain('""""');
       });
-    });
+    }, SLOW);
   }
 
   test("the 600-char invoke name is refused as a runaway name (I01), not recovered", () => {
@@ -243,25 +245,28 @@ describe("pathological attribute quoting", () => {
     const r = parse(input, fixtureTools);
     expect(r.calls).toEqual([]);
     expect(r.broken.map((b) => b.shape)).toEqual(["I01"]);
-  });
+  }, SLOW);
 
   // Safety: an attribute that runs away (quote never closed on its line, or longer than one
   // 512-character tag) must not move where a parameter's value starts. Either the call is refused
-  // or the value is what the model wrote between the tags; attribute text never reaches a command.
+  // (with a nudge) or its input is exactly what the model wrote between the tags: never attribute
+  // text, never only the lines after the runaway one.
   const runawayParams: [string, string, string][] = [
-    ["600-char extra attribute", `<${D}parameter name="command" string="true" note="${"a".repeat(600)}">ls</${D}parameter>`, "aaaa"],
-    ["unterminated string attribute", `<${D}parameter name="command" string="true>cd /tmp/scratch\nrm -rf ./*</${D}parameter>`, "rm -rf"],
+    ["600-char extra attribute", `<${D}parameter name="command" string="true" note="${"a".repeat(600)}">ls</${D}parameter>`, "ls"],
+    ["unterminated string attribute", `<${D}parameter name="command" string="true>cd /tmp/scratch\nrm -rf ./*</${D}parameter>`, "cd /tmp/scratch\nrm -rf ./*"],
+    ["unterminated name attribute", `<${D}parameter name="command>ls -la</${D}parameter>`, "ls -la"],
   ];
-  for (const [name, param, leaked] of runawayParams) {
+  for (const [name, param, intended] of runawayParams) {
     test(`runaway parameter attribute (${name}) never becomes part of a command`, () => {
       const input = `<${D}tool_calls>\n<${D}invoke name="bash">\n${param}\n</${D}invoke>\n</${D}tool_calls>`;
       for (const mode of ["parse", 1, 7, 4096] as const) {
         const run = runMode(input, mode);
         expectSound(input, run);
-        const commands = run.calls.map((c) => String(c.input.command));
-        if (commands.some((c) => c.includes(leaked))) expect(escaped(JSON.stringify({ mode, commands }))).toBe("no command built from a runaway attribute");
+        const inputs = run.calls.map((c) => escaped(JSON.stringify(c.input)));
+        expect({ mode, inputs }).toEqual({ mode, inputs: inputs.length === 0 ? [] : [JSON.stringify({ command: intended })] });
+        if (run.calls.length === 0) expect(run.summary.nudge).toBe("broken-markup");
       }
-    });
+    }, SLOW);
   }
 });
 
@@ -275,7 +280,7 @@ describe("odd code units and line endings", () => {
     everyMode(`\uDC00${inValue}`, `\uD800${inValue}\uDC00`, (_text, run) => {
       expect(run.calls.map((c) => c.input.command)).toEqual(["echo \uD800x\uDC00"]);
     });
-  });
+  }, SLOW);
 
   test("NUL bytes pass through and survive inside a recovered value", () => {
     const plain = fill("\0\0a\0<\0|\0", 300_000);
@@ -284,7 +289,7 @@ describe("odd code units and line endings", () => {
     everyMode(`\0${inValue}`, `\0\0${inValue}\0`, (_text, run) => {
       expect(run.calls.map((c) => c.input.command)).toEqual(["printf 'a\0b'"]);
     });
-  });
+  }, SLOW);
 
   test("CRLF line endings in a canonical block still recover the call", () => {
     const crlf = `Let me look.\r\n\r\n${canonical.replaceAll("\n", "\r\n")}`;
@@ -297,7 +302,7 @@ describe("odd code units and line endings", () => {
       expect(run.calls.length).toBe(text.length / unit.length);
       expect(run.calls.every((c) => c.input.command === "ls -la")).toBe(true);
     });
-  });
+  }, SLOW);
 
   test("mixed scripts around and inside a block", () => {
     const mixed = "English, Ελληνικά, русский, עברית\u200F, العربية\u200E, हिन्दी, 한국어, ไทย, \uD83C\uDDEF\uD83C\uDDF5 e\u0301 \u202Ertl\u202C\n";
@@ -307,9 +312,9 @@ describe("odd code units and line endings", () => {
       expect(run.text).toBe(mixed);
       expect(run.calls.map((c) => c.input.command)).toEqual([value]);
     });
-    const big = fill(mixed, 2 * MB);
+    const big = fill(mixed, MB);
     everyMode(big, big.slice(0, 200_000), (text, run) => expect(run.text === text).toBe(true));
-  });
+  }, SLOW);
 });
 
 describe("linear work (counted, not timed)", () => {
@@ -327,10 +332,10 @@ describe("linear work (counted, not timed)", () => {
   for (const [name, make] of shapes) {
     test(`${name}: 4x the input costs at most 4.5x the work`, () => {
       for (const mode of ["parse", 1, 7, 4096] as const) {
-        const ratio = growth(make, 25_000, mode);
+        const ratio = growth(make, mode === 1 ? 8000 : 25_000, mode);
         if (ratio > 4.5) expect({ mode, ratio }).toEqual({ mode, ratio: 4.5 });
       }
-    });
+    }, SLOW);
   }
 
   test("the counter detects quadratic work (a rescanning reader grows about 16x)", () => {
@@ -341,8 +346,8 @@ describe("linear work (counted, not timed)", () => {
         for (let i = 0; i < buffer.length; i++) buffer.charCodeAt(i);
       }
     };
-    const small = countWork(() => rescan(fill("abc ", 20_000)));
-    const large = countWork(() => rescan(fill("abc ", 80_000)));
+    const small = countWork(() => rescan(fill("abc ", 8000)));
+    const large = countWork(() => rescan(fill("abc ", 32_000)));
     expect(large / small).toBeGreaterThan(12);
-  });
+  }, SLOW);
 });

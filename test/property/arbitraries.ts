@@ -117,6 +117,12 @@ export const fragment: fc.Arbitrary<string> = fc.oneof(
 
 export const replyText = (maxFragments = 24): fc.Arbitrary<string> => fc.array(fragment, { maxLength: maxFragments, size: "max" }).map((parts) => parts.join(""));
 
+/** A reply that starts with a recovered call, so later text goes through the post-call tail (S03). */
+export const afterCallReply = (maxFragments = 24): fc.Arbitrary<string> =>
+  fc
+    .tuple(fc.oneof(dsmlBlock, pick(["<shell>\nls -la\n</shell>", `${legacyToken("tool call begin")}bash${legacyToken("tool sep")}{"command":"ls"}${legacyToken("tool call end")}`])), replyText(maxFragments))
+    .map(([call, rest]) => call + rest);
+
 /** Text that can never start a marker: no `<`, fullwidth bar, `|` or double vertical line. */
 export const plainText: fc.Arbitrary<string> = fc
   .array(

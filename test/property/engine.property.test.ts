@@ -12,7 +12,10 @@ import type { ParseOptions } from "../../src/parse/types.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { BAR, D, DVL, SP, escaped } from "../golden/notation.ts";
 import { accountsForEveryCharacter, everyChar, observable } from "../support/run-engine.ts";
-import { cutReply, dsmlBlock, feedCuts, heldBound, plainText, replyText, splitsPair, toCuts } from "./arbitraries.ts";
+import { afterCallReply, cutReply, dsmlBlock, feedCuts, heldBound, plainText, replyText, splitsPair, toCuts } from "./arbitraries.ts";
+
+/** Replies of any kind, half of them opening with a call so later text goes through the post-call tail. */
+const anyReply = fc.oneof(replyText(), afterCallReply());
 
 const SEED = 20240611;
 const RUNS = 400;
@@ -32,7 +35,7 @@ describe("chunk invariance", () => {
   for (const bufferLimit of LIMITS) {
     test(`any cuts equal the whole-text run (bufferLimit ${bufferLimit})`, () => {
       fc.assert(
-        fc.property(cutReply(replyText()), parseOptions, fc.boolean(), ({ input, cuts }, parse, native) => {
+        fc.property(cutReply(anyReply), parseOptions, fc.boolean(), ({ input, cuts }, parse, native) => {
           const whole = observable(feedCuts(input, [], fixtureTools, { bufferLimit, parse, native }));
           const split = observable(feedCuts(input, cuts, fixtureTools, { bufferLimit, parse, native }));
           expect(show(split)).toBe(show(whole));
@@ -41,6 +44,16 @@ describe("chunk invariance", () => {
       );
     });
   }
+
+  test("any cuts equal the whole-text run (any bufferLimit from 1 to 300)", () => {
+    fc.assert(
+      fc.property(cutReply(anyReply), fc.integer({ min: 1, max: 300 }), fc.boolean(), ({ input, cuts }, bufferLimit, native) => {
+        const whole = observable(feedCuts(input, [], fixtureTools, { bufferLimit, native }));
+        expect(show(observable(feedCuts(input, cuts, fixtureTools, { bufferLimit, native })))).toBe(show(whole));
+      }),
+      params(),
+    );
+  });
 
   test("cuts inside every surrogate pair equal the whole-text run", () => {
     const withPairs = replyText().filter((s) => [...Array(s.length).keys()].some((i) => i > 0 && splitsPair(s, i)));
@@ -53,6 +66,16 @@ describe("chunk invariance", () => {
       }),
       params(200),
     );
+  });
+
+  test("regression: a closer right after the post-call tail overflows is decided the same way at every split", () => {
+    // Found by the bufferLimit-64 property: a call, then a candidate released at the limit fills
+    // the tail; the text before the next closer overflows it. Whole text used to strip the closer
+    // as noise (decided while the tail still existed), a split before it reported a stray marker.
+    const input = `<shell>\nls\n</shell><${D}invoke name="bash">ab</${D}invoke>`;
+    const whole = show(observable(feedCuts(input, [], fixtureTools, { bufferLimit: 24 })));
+    for (let k = 1; k < input.length; k++) expect({ k, run: show(observable(feedCuts(input, [k], fixtureTools, { bufferLimit: 24 }))) }).toEqual({ k, run: whole });
+    expect(feedCuts(input, [], fixtureTools, { bufferLimit: 24 }).calls.map((c) => c.shape)).toEqual(["C04"]);
   });
 
   test("char by char equals the whole text and parse()", () => {
@@ -93,7 +116,7 @@ describe("accounting, ids and the held bound", () => {
   for (const bufferLimit of LIMITS) {
     test(`every character is visible, in a call, or stripped (bufferLimit ${bufferLimit})`, () => {
       fc.assert(
-        fc.property(cutReply(replyText()), fc.boolean(), ({ input, cuts }, native) => {
+        fc.property(cutReply(anyReply), fc.boolean(), ({ input, cuts }, native) => {
           const run = feedCuts(input, cuts, fixtureTools, { bufferLimit, native });
           if (!accountsForEveryCharacter(input, run)) {
             expect(show({ text: run.text, calls: run.calls.map((c) => c.span), stripped: run.summary.stripped })).toBe(show({ input }));
@@ -131,7 +154,7 @@ describe("accounting, ids and the held bound", () => {
     test(`held characters stay within 2 * bufferLimit + 512 (bufferLimit ${bufferLimit})`, () => {
       // Long candidates and long text after a call, so both buffers fill up.
       const long = fc
-        .tuple(replyText(12), fc.nat({ max: 3000 }), fc.constantFrom("x", "\n", `<${D}invoke name="bash">`, "| a |"), replyText(12))
+        .tuple(fc.oneof(replyText(12), afterCallReply(12)), fc.nat({ max: 3000 }), fc.constantFrom("x", "\n", `<${D}invoke name="bash">`, "| a |"), replyText(12))
         .map(([a, n, unit, b]) => `${a}${unit.repeat(Math.ceil(n / unit.length))}${b}`);
       fc.assert(
         fc.property(cutReply(long), ({ input, cuts }) => {
