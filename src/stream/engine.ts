@@ -10,6 +10,8 @@ import { DocContext } from "./doc-context.ts";
 import type { EngineEvent, EngineOptions, EngineSummary, RepairEngine } from "./types.ts";
 
 export const DEFAULT_BUFFER_LIMIT = 65536;
+/** Smallest piece of a delta handed to a candidate at once. */
+const PIECE = 256;
 
 type Decision = { open: Root } | "noise" | "stray" | "text";
 
@@ -99,13 +101,19 @@ class Engine implements RepairEngine {
     for (;;) {
       const cand = this.cand;
       if (cand) {
+        // Pieces grow with the candidate, so a long delta costs each candidate O(its own span).
         const room = cand.start + this.limit - cand.end;
-        const piece = s.length - i <= room ? (i === 0 ? s : s.slice(i)) : s.slice(i, i + room);
-        const step = cand.consume(piece, final && piece.length === s.length - i);
-        const fedEnd = i + piece.length;
+        const take = Math.min(room, s.length - i, Math.max(PIECE, cand.length));
+        const last = i + take === s.length;
+        const step = cand.consume(i === 0 && last ? s : s.slice(i, i + take), final && last);
+        const fedEnd = i + take;
         if (step.kind === "more") {
           if (cand.length >= this.limit) {
             this.releaseCandidate(cand, cand.length, true);
+            i = fedEnd;
+            continue;
+          }
+          if (!last) {
             i = fedEnd;
             continue;
           }
@@ -114,12 +122,17 @@ class Engine implements RepairEngine {
           return;
         }
         const cut = step.kind === "complete" ? step.end : step.at;
-        const rest = cand.textFrom(cut) + s.slice(fedEnd);
+        // The rest is still in `s` unless the span ended inside an earlier delta.
+        const rest = cut >= base ? null : cand.textFrom(cut) + s.slice(fedEnd);
         if (step.kind === "complete") this.finish(cand, cut - cand.start, false);
         else this.releaseCandidate(cand, cut - cand.start, false);
-        s = rest;
-        base = cut;
-        i = 0;
+        if (rest === null) {
+          i = cut - base;
+        } else {
+          s = rest;
+          base = cut;
+          i = 0;
+        }
         continue;
       }
       const stop = this.scanText(s, i, base, final);
