@@ -44,38 +44,50 @@ const isNameCode = (c: number) =>
   (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2d || c === 0x3a;
 const isLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
 
+/** First characters after `<` (or `</`) that can begin any known tag: a quick reject for code. */
+const TAG_START = new Set([..."tfipnsbcl/ |"].map((c) => c.charCodeAt(0)).concat([0xff5c, 0x2016, 0x09]));
+
 /**
  * Reads the tag starting at `start` (a `<`, or a bar where the `<` was lost).
  * Returns NEED_MORE when `text` ends before a decision and `final` is false.
  */
 export function readTag(text: string, start: number, final: boolean): ReadResult {
-  const r = new TagReader(text, start, final);
-  try {
-    return r.read();
-  } catch (e) {
-    if (e === OUT) return final || text.length - start >= MAX_TAG ? null : NEED_MORE;
-    throw e;
+  if (text.charCodeAt(start) === 0x3c) {
+    if (start + 1 >= text.length) return final ? null : NEED_MORE;
+    const next = text.charCodeAt(start + 1);
+    if (!TAG_START.has(next | 0x20) && !TAG_START.has(next)) return null;
   }
+  const reader = new TagReader(text, start, final);
+  const result = reader.read();
+  if (reader.starved) return NEED_MORE;
+  return result;
 }
 
-const OUT = Symbol("out-of-text");
+/** peek() past the text (more could arrive) and past MAX_TAG. */
+const STARVED = -2;
+const TOO_LONG = -3;
 
 class TagReader {
   private pos: number;
   private readonly limit: number;
+  starved = false;
   constructor(
     private readonly text: string,
     private readonly start: number,
     private readonly final: boolean,
   ) {
     this.pos = start;
-    this.limit = Math.min(text.length, start + MAX_TAG);
+    this.limit = start + MAX_TAG;
   }
 
-  /** -1 at the true end of a final text, so a tag may end there; OUT when more text could decide. */
+  /** -1 at the true end of a final text, so a tag may end there; STARVED when more text could decide. */
   private peek(): number {
-    if (this.pos >= this.text.length && this.final) return -1;
-    if (this.pos >= this.limit) throw OUT;
+    if (this.pos >= this.limit) return TOO_LONG;
+    if (this.pos >= this.text.length) {
+      if (this.final) return -1;
+      this.starved = true;
+      return STARVED;
+    }
     return this.text.charCodeAt(this.pos);
   }
 
@@ -85,7 +97,7 @@ class TagReader {
     return this.pos - from;
   }
 
-  read(): ReadResult {
+  read(): Tag | null {
     const first = this.peek();
     const lostLt = isBarCode(first);
     let closing = false;
@@ -104,7 +116,7 @@ class TagReader {
   }
 
   /** After `<` or `</`: bars then either DSML (sentinel) or a legacy phrase. */
-  private readBarred(closing: boolean, flaws: number): ReadResult {
+  private readBarred(closing: boolean, flaws: number): Tag | null {
     const sentinelStart = this.pos;
     const barsBefore = this.readBars();
     if (barsBefore > 2) return null;
@@ -133,8 +145,7 @@ class TagReader {
 
   private matchWordCaseless(word: string): boolean {
     for (let i = 0; i < word.length; i++) {
-      const c = this.peek() | 0x20;
-      if (c !== word.charCodeAt(i)) return false;
+      if ((this.peek() | 0x20) !== word.charCodeAt(i)) return false;
       this.pos++;
     }
     return true;
@@ -146,7 +157,7 @@ class TagReader {
     return this.text.slice(from, this.pos);
   }
 
-  private readDsmlNameAndAttrs(closing: boolean, flaws: number, sentinel: string): ReadResult {
+  private readDsmlNameAndAttrs(closing: boolean, flaws: number, sentinel: string): Tag | null {
     const name = this.readName();
     if (name.length === 0 || !isLetter(name.charCodeAt(0))) return null;
     const role = dsmlRole(name);
@@ -157,7 +168,7 @@ class TagReader {
     return this.finishTag("dsml", closing, role, lower, sentinel, flaws, true);
   }
 
-  private readPlain(closing: boolean): ReadResult {
+  private readPlain(closing: boolean): Tag | null {
     if (!isLetter(this.peek())) return null;
     const name = this.readName().toLowerCase();
     const role = nakedRole(name);
@@ -168,7 +179,7 @@ class TagReader {
     return null;
   }
 
-  private readLegacy(closing: boolean): ReadResult {
+  private readLegacy(closing: boolean): Tag | null {
     if (closing) return null;
     const words: string[] = [];
     let word = "";
@@ -196,8 +207,11 @@ class TagReader {
     };
   }
 
-  /** Attributes then `>`; DSML tags may also end at a newline or the next `<` (B03, P11). */
-  private finishTag(family: TagFamily, closing: boolean, role: TagRole, name: string, sentinel: string, flaws: number, tolerant: boolean): ReadResult {
+  /**
+   * Attributes then `>`; DSML tags may also end at a newline or the next `<` (B03, P11). Every
+   * attribute needs a value: words without one are prose that happens to follow a marker.
+   */
+  private finishTag(family: TagFamily, closing: boolean, role: TagRole, name: string, sentinel: string, flaws: number, tolerant: boolean): Tag | null {
     const attrs: Record<string, string> = Object.create(null);
     for (;;) {
       const spaced = this.skipSpaces();
@@ -217,50 +231,38 @@ class TagReader {
         flaws |= Flaw.MissingGt;
         break;
       }
-      if (!isLetter(c) || (spaced === 0 && Object.keys(attrs).length === 0 && !closing)) return null;
+      if (!isLetter(c) || spaced === 0) return null;
       const attrName = this.readName().toLowerCase();
       this.skipSpaces();
-      if (this.peek() !== 0x3d) {
-        if (!tolerant) return null;
-        attrs[attrName] = "";
-        continue;
-      }
+      if (this.peek() !== 0x3d) return null;
       this.pos++;
       this.skipSpaces();
       const value = this.readAttrValue(tolerant);
       if (value === null) return null;
+      attrs[attrName] = value.text;
       if (value.runaway) {
         flaws |= Flaw.RunawayAttr;
-        attrs[attrName] = value.text;
         break;
       }
-      attrs[attrName] = value.text;
     }
     return { start: this.start, end: this.pos, family, closing, role, name, attrs, sentinel, flaws };
   }
 
-  /** A quoted value that never closes on its line is a runaway (I01): the tag ends at the newline. */
+  /** A quoted value that never closes on its line (or within MAX_TAG) is a runaway (I01): the tag ends there. */
   private readAttrValue(tolerant: boolean): { text: string; runaway: boolean } | null {
     const quote = this.peek();
     if (quote === 0x22 || quote === 0x27) {
       this.pos++;
       const from = this.pos;
       for (;;) {
-        let c: number;
-        try {
-          c = this.peek();
-        } catch (e) {
-          if (e === OUT && tolerant && this.pos - this.start >= MAX_TAG) {
-            return { text: this.text.slice(from, this.pos), runaway: true };
-          }
-          throw e;
-        }
+        const c = this.peek();
         if (c === quote) {
           const text = this.text.slice(from, this.pos);
           this.pos++;
           return { text, runaway: false };
         }
-        if (c === 0x0a || c === -1) {
+        if (c === STARVED) return null;
+        if (c === 0x0a || c === -1 || c === TOO_LONG) {
           if (!tolerant) return null;
           return { text: this.text.slice(from, this.pos), runaway: true };
         }

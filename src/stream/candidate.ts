@@ -1,5 +1,5 @@
 import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
-import { NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
+import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 
 /** What opened a candidate; decides which closer ends it. */
 export type Root = "block" | "invoke" | "parameter" | "element" | "legacy-section" | "legacy-call" | "costume";
@@ -117,7 +117,14 @@ export class Candidate {
         }
         return !this.inUnit && this.closedUnits > 0 ? { kind: "complete", end: at } : null;
       case "legacy-section":
+        if (first) return { kind: "abandon", at };
         return !this.inUnit && this.closedUnits > 0 ? { kind: "complete", end: at } : null;
+      case "invoke":
+        // A real invoke starts with a parameter or a JSON body; prose means the opener was only mentioned.
+        return first && c !== 0x7b && !(this.opener.flaws & Flaw.RunawayAttr) ? { kind: "abandon", at } : null;
+      case "parameter":
+        // Outside an invoke only a wrapped tool (I02) can become a call, and it opens with a parameter.
+        return first ? { kind: "abandon", at } : null;
       case "element":
         return first ? { kind: "abandon", at } : null;
       default:
@@ -166,6 +173,7 @@ export class Candidate {
 class NamedState {
   private phase: "name" | "before-json" | "fence-label" | "json" | "after-json" = "name";
   private nameLength = 0;
+  private nameEnded = false;
   private fenced = false;
   private depth = 0;
   private inString = false;
@@ -185,8 +193,11 @@ class NamedState {
           this.phase = "before-json";
           return null;
         }
-        if (c === 0x20 || c === 0x09 || c === 0x0d) return null;
-        if (++this.nameLength > NAME_LIMIT || !isNameCode(c)) return { kind: "abandon", at: this.nameStart };
+        if (c === 0x20 || c === 0x09 || c === 0x0d) {
+          this.nameEnded = this.nameLength > 0;
+          return null;
+        }
+        if (this.nameEnded || ++this.nameLength > NAME_LIMIT || !isNameCode(c)) return { kind: "abandon", at: this.nameStart };
         return null;
       case "before-json":
         if (isSpaceCode(c)) return null;

@@ -202,6 +202,7 @@ class Engine implements RepairEngine {
           if (tag.closing || (tag.role !== "invoke" && tag.role !== "block")) return "text";
         }
         if (tag.closing || tag.role === "other" || tag.role === "function" || tag.role === "name") return this.tail ? "noise" : "stray";
+        if (tag.role === "invoke" && tag.attrs.name === undefined) return "stray";
         return { open: tag.role === "block" ? "block" : tag.role === "invoke" ? "invoke" : "parameter" };
       case "naked":
         if (tag.closing) return "text";

@@ -173,6 +173,9 @@ export const fixtures: Fixture[] = [
   none("N10", "indented-code-block", `Example:\n\n    ${canonical.split("\n").join("\n    ")}\n`),
   none("N11", "html-pre-in-fence", `${fence}html\n<pre><code>shell\nls -la\n</code></pre>\n${fence}\n`),
   none("N12", "blockquote", `> ${canonical.split("\n").join("\n> ")}\n`),
+  none("N14", "opener-mentioned-in-prose", 'Models emit <{D}invoke name="bash"> followed by parameters.'),
+  none("N15", "bare-opener-mention", "The <{D}invoke tag and <{D}tool_calls> is the V4 wrapper."),
+  none("N16", "legacy-token-mention", "DeepSeek V3 starts a call section with <{BAR}tool{SP}calls{SP}begin{BAR}> in its template."),
   none("N13", "comparison-operators", "if a < b && c > d { x <- y } and i<n; <b>bold</b> | col | DSML |"),
 ];
 
