@@ -136,9 +136,12 @@ export class GuardedEngine {
     if (this.done) return { ok: false, held: "" };
     try {
       if (work.native) this.#engine.noteNativeToolCall();
-      const events: EngineEvent[] = [];
-      if (work.delta) events.push(...this.#engine.feed(work.delta));
-      if (work.flush) events.push(...this.#engine.flush());
+      // feed() and flush() return fresh arrays: pass them on instead of copying.
+      let events: EngineEvent[] = work.delta ? this.#engine.feed(work.delta) : [];
+      if (work.flush) {
+        const flushed = this.#engine.flush();
+        events = events.length === 0 ? flushed : events.concat(flushed);
+      }
       const held = work.flush ? 0 : this.#engine.held;
       this.#remember(work.delta ?? "", held);
       if (work.flush) this.#flushed = true;
