@@ -44,19 +44,48 @@ const isNameCode = (c: number) =>
   (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2d || c === 0x3a;
 const isLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
 
-/** First characters after `<` (or `</`) that can begin any known tag: a quick reject for code. */
-const TAG_START = new Set([..."tfipnsbcl/ |"].map((c) => c.charCodeAt(0)).concat([0xff5c, 0x2016, 0x09]));
+/** First two letters of every unprefixed tag name we know: a quick reject for the `<` of ordinary code. */
+const PLAIN_PREFIXES = new Set(
+  ["tool_calls", "function_calls", "invoke", "parameter", "function", "name", "shell", "sh", "bash", "python", "py", "pre", "tool_call", "code_interpreter", "code", "tool_name", "tool_args", "language"]
+    .map((n) => (n.charCodeAt(0) << 8) | n.charCodeAt(1)),
+);
+
+/** Whether the text after a `<` could still begin a tag; true when it cannot tell yet. */
+function mayStartTag(text: string, i: number): boolean {
+  if (i >= text.length) return true;
+  let c = text.charCodeAt(i);
+  if (c === 0x2f) {
+    if (++i >= text.length) return true;
+    c = text.charCodeAt(i);
+  }
+  while (c === 0x20 || c === 0x09) {
+    if (++i >= text.length) return true;
+    c = text.charCodeAt(i);
+  }
+  if (isBarCode(c)) return true;
+  if (!isLetter(c)) return false;
+  if (i + 1 >= text.length) return true;
+  return PLAIN_PREFIXES.has(((c | 0x20) << 8) | (text.charCodeAt(i + 1) | 0x20));
+}
+
+/** A tag whose `<` was lost starts with its sentinel: one or two bars, spaces, then "DSML". */
+function mayStartSentinel(text: string, i: number): boolean {
+  let bars = 0;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (isBarCode(c)) {
+      if (++bars > 2) return false;
+    } else if (c !== 0x20 && c !== 0x09) return (c | 0x20) === 0x64;
+  }
+  return true;
+}
 
 /**
  * Reads the tag starting at `start` (a `<`, or a bar where the `<` was lost).
  * Returns NEED_MORE when `text` ends before a decision and `final` is false.
  */
 export function readTag(text: string, start: number, final: boolean): ReadResult {
-  if (text.charCodeAt(start) === 0x3c) {
-    if (start + 1 >= text.length) return final ? null : NEED_MORE;
-    const next = text.charCodeAt(start + 1);
-    if (!TAG_START.has(next | 0x20) && !TAG_START.has(next)) return null;
-  }
+  if (text.charCodeAt(start) === 0x3c ? !mayStartTag(text, start + 1) : !mayStartSentinel(text, start)) return null;
   const reader = new TagReader(text, start, final);
   const result = reader.read();
   if (reader.starved) return NEED_MORE;
