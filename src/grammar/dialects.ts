@@ -39,6 +39,7 @@ export function nakedRole(name: string): TagRole | null {
   switch (name) {
     case "tool_calls":
     case "function_calls":
+    case "minimax:tool_call":
       return "block";
     case "invoke":
       return "invoke";
@@ -58,17 +59,26 @@ export type LegacyRole =
   | "section-end"
   | "call-begin"
   | "call-end"
+  | "call-start"
   | "sep"
   | "eos"
   | "noise";
 
-/** Legacy V3/R1/V3.1 special tokens, keyed by their words joined with single spaces (L01-L07, D07). */
+/** Special tokens (DeepSeek V3/R1/V3.1, Kimi K2, LFM2), keyed by their words joined with single spaces (L01-L07, D07, O04, O08). */
 const LEGACY_PHRASES = new Map<string, LegacyRole>([
   ["tool calls begin", "section-begin"],
   ["tool calls end", "section-end"],
   ["tool call begin", "call-begin"],
   ["tool call end", "call-end"],
   ["tool sep", "sep"],
+  // Kimi K2 (O04): its own section words, the same call begin/end, an argument separator.
+  ["tool calls section begin", "section-begin"],
+  ["tool calls section end", "section-end"],
+  ["tool call section begin", "section-begin"],
+  ["tool call section end", "section-end"],
+  ["tool call argument begin", "sep"],
+  // LFM2 (O08): a pythonic call list between start and end.
+  ["tool call start", "call-start"],
   ["end of sentence", "eos"],
   ["begin of sentence", "noise"],
   ["tool outputs begin", "noise"],
@@ -115,3 +125,22 @@ export function codeLanguage(name: string | undefined): CodeLanguage | null {
   if (!name) return null;
   return LANGUAGES.get(name.trim().toLowerCase()) ?? null;
 }
+
+/** Other models' tool-call dialects (catalogue section 2H), each switchable under parse.dialects. */
+export const DIALECTS = {
+  hermes: { on: true, models: "Hermes, Qwen2.5, Qwen3", shape: "O01" },
+  qwen3coder: { on: true, models: "Qwen3-Coder", shape: "O02" },
+  glm: { on: true, models: "GLM-4.5, GLM-4.6", shape: "O03" },
+  kimi: { on: true, models: "Kimi K2", shape: "O04" },
+  minimax: { on: true, models: "MiniMax-M2", shape: "O05" },
+  mistral: { on: true, models: "Mistral, Magistral, Devstral ([TOOL_CALLS] forms)", shape: "O06" },
+  /** Off: without its special token, `NAME[ARGS]{...}` in prose cannot be told from a description of the format. */
+  mistralResidue: { on: false, models: "Mistral with special tokens stripped", shape: "O06" },
+  claudeXml: { on: true, models: "Claude-style XML (function_calls without prefix)", shape: "O07" },
+  lfm2: { on: true, models: "LFM2", shape: "O08" },
+} as const;
+
+export type DialectId = keyof typeof DIALECTS;
+export type DialectSwitches = Record<DialectId, boolean>;
+
+export const defaultDialects = Object.fromEntries(Object.entries(DIALECTS).map(([id, d]) => [id, d.on])) as DialectSwitches;

@@ -15,9 +15,11 @@ export const enum Flaw {
   Misspelled = 8,
   Spaced = 16,
   SpaceBeforeName = 32,
+  /** Qwen3-Coder's `<function=NAME>` / `<parameter=NAME>`. */
+  EqualsName = 64,
 }
 
-export type TagFamily = "dsml" | "naked" | "legacy" | "costume";
+export type TagFamily = "dsml" | "naked" | "legacy" | "costume" | "mistral";
 
 export interface Tag {
   start: number;
@@ -46,7 +48,7 @@ const isLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0
 
 /** First two letters of every unprefixed tag name we know: a quick reject for the `<` of ordinary code. */
 const PLAIN_PREFIXES = new Set(
-  ["tool_calls", "function_calls", "invoke", "parameter", "function", "name", "shell", "sh", "bash", "python", "py", "pre", "tool_call", "code_interpreter", "code", "tool_name", "tool_args", "language"]
+  ["minimax:tool_call", "tool_calls", "function_calls", "invoke", "parameter", "function", "name", "shell", "sh", "bash", "python", "py", "pre", "tool_call", "code_interpreter", "code", "tool_name", "tool_args", "language"]
     .map((n) => (n.charCodeAt(0) << 8) | n.charCodeAt(1)),
 );
 
@@ -80,11 +82,29 @@ function mayStartSentinel(text: string, i: number): boolean {
   return true;
 }
 
+const BRACKET_TOKENS = ["[TOOL_CALLS]", "[ARGS]"];
+
+/** Mistral's `[TOOL_CALLS]` and `[ARGS]` (O06), spelled exactly. */
+function readBracketToken(text: string, start: number, final: boolean): ReadResult {
+  for (const token of BRACKET_TOKENS) {
+    const available = Math.min(token.length, text.length - start);
+    if (text.startsWith(token.slice(0, available), start)) {
+      if (available < token.length) return final ? null : NEED_MORE;
+      return {
+        start, end: start + token.length, family: "mistral", closing: false, role: "other", name: token.slice(1, -1).toLowerCase(),
+        attrs: {}, sentinel: "", flaws: Flaw.None,
+      };
+    }
+  }
+  return null;
+}
+
 /**
  * Reads the tag starting at `start` (a `<`, or a bar where the `<` was lost).
  * Returns NEED_MORE when `text` ends before a decision and `final` is false.
  */
 export function readTag(text: string, start: number, final: boolean): ReadResult {
+  if (text.charCodeAt(start) === 0x5b) return readBracketToken(text, start, final);
   if (text.charCodeAt(start) === 0x3c ? !mayStartTag(text, start + 1) : !mayStartSentinel(text, start)) return null;
   const reader = new TagReader(text, start, final);
   const result = reader.read();
@@ -200,12 +220,32 @@ class TagReader {
   private readPlain(closing: boolean): Tag | null {
     if (!isLetter(this.peek())) return null;
     const name = this.readName().toLowerCase();
+    if (!closing && (name === "function" || name === "parameter") && this.peek() === 0x3d) return this.readEqualsName(name);
     const role = nakedRole(name);
     if (role !== null) return this.finishTag("naked", closing, role, name, "", Flaw.None, false);
     if (COSTUME_OPENERS.has(name) || COSTUME_INNER.has(name)) {
       return this.finishTag("costume", closing, "other", name, "", Flaw.None, false);
     }
     return null;
+  }
+
+  /** O02: `<function=bash>`; the value runs to `>` and may not hold spaces or newlines. */
+  private readEqualsName(name: "function" | "parameter"): Tag | null {
+    this.pos++;
+    const from = this.pos;
+    for (;;) {
+      const c = this.peek();
+      if (c === 0x3e) break;
+      if (c < 0x21 || c === 0x3c) return null;
+      this.pos++;
+    }
+    if (this.pos === from) return null;
+    const value = this.text.slice(from, this.pos);
+    this.pos++;
+    return {
+      start: this.start, end: this.pos, family: "naked", closing: false, role: name, name, attrs: { name: value },
+      sentinel: "", flaws: Flaw.EqualsName,
+    };
   }
 
   private readLegacy(closing: boolean): Tag | null {

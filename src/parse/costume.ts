@@ -3,6 +3,7 @@ import { codeLanguage, type CodeLanguage } from "../grammar/dialects.ts";
 import type { Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "./dsml.ts";
 import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
+import { parseToolCallDialect } from "./dialects/tool-call.ts";
 import { decodeEntities } from "./values.ts";
 
 /**
@@ -16,7 +17,7 @@ export function parseCostumeSpan(span: string, opener: Tag, ctx: SpanContext): S
     case "pre":
       return preBlock(span, inner, ctx);
     case "tool_call":
-      return xmlToolCall(span, ctx);
+      return parseToolCallDialect(span, opener.end, closer, ctx) ?? (ctx.options.codeCostumes ? xmlToolCall(span, ctx) : textSpan(span.length));
     case "code_interpreter":
       return codeCall(span.length, codeLanguage(opener.attrs.lang ?? opener.attrs.language ?? "python"), inner, "C07", ctx);
     default:

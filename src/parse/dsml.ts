@@ -218,7 +218,9 @@ function outcomeOf(inv: InvokeDraft, walk: DsmlWalk, span: string, ctx: SpanCont
   if (!name) return broken("I06", "broken-markup", "invoke without a tool name");
   if (!inv.closed) return broken(inv.orphan ? "B07" : "S02", "truncated-call", "the call never closed", name);
   const dsmlTagged = inv.tags.some((t) => t.family === "dsml") || walk.blockTags.some((t) => t.family === "dsml");
-  if (!dsmlTagged && !allParams(params, (p) => p.hint !== undefined)) return { kind: "foreign" };
+  const dialect = dsmlTagged || allParams(params, (p) => p.hint !== undefined) ? null : unprefixedDialect(walk, ctx);
+  if (dialect === "foreign") return { kind: "foreign" };
+  if (dialect) shapes.push(dialect);
   if (inv.orphan && !ctx.options.orphanInvoke) return broken("B05", "broken-markup", "orphan invoke (parse.orphanInvoke is off)", name);
   const tool = ctx.tools.get(name);
   if (!tool) return broken("B06", "undeclared-tool", "tool not declared by the request", name);
@@ -288,4 +290,18 @@ function sentinelShape(tag: Tag): string | null {
 function canonicalShape(walk: DsmlWalk): string {
   const opener = walk.blockTags.find((t) => !t.closing);
   return opener?.name === "function_calls" ? "D01" : "D02";
+}
+
+/**
+ * Unprefixed invoke/parameter without `string=` belongs to another model's grammar. It is a call
+ * only inside that grammar's own complete wrapper: MiniMax-M2's `minimax:tool_call` (O05) or the
+ * Claude-style `function_calls` block (O07). A bare invoke stays text.
+ */
+function unprefixedDialect(walk: DsmlWalk, ctx: SpanContext): "O05" | "O07" | "foreign" {
+  const opener = walk.blockTags.find((t) => !t.closing);
+  const closer = walk.blockTags.find((t) => t.closing);
+  if (!opener || !closer || opener.name !== closer.name) return "foreign";
+  if (opener.name === "minimax:tool_call" && ctx.options.dialects.minimax) return "O05";
+  if (opener.name === "function_calls" && ctx.options.dialects.claudeXml) return "O07";
+  return "foreign";
 }

@@ -1,9 +1,9 @@
 import { createRepairEngine } from "../stream/engine.ts";
-import type { ParseOptions, ParseResult, RecoveredCall, ToolSpec } from "./types.ts";
+import type { ParseOptionsInput, ParseResult, RecoveredCall, ToolSpec } from "./types.ts";
 
 export * from "./types.ts";
 
-export interface ParseCallOptions extends Partial<ParseOptions> {
+export interface ParseCallOptions extends ParseOptionsInput {
   /** Candidate spans longer than this are left as text; unlimited for a complete reply by default. */
   bufferLimit?: number;
   /** The reply also carried native tool calls: leaked markup is stripped, never made a second call. */

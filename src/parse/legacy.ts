@@ -1,6 +1,9 @@
 import { SENTENCEPIECE_SPACE } from "../grammar/markers.ts";
 import type { SpanContext } from "./dsml.ts";
 import { layUnits, tagsOf, type Segment, type UnitOutcome } from "./segments.ts";
+import type { Tag } from "../grammar/tags.ts";
+import { callOutcome, callsOverSpan, wholeSpan } from "./dialects/common.ts";
+import { parsePythonCalls } from "./dialects/pythonic.ts";
 import { coerceObject, isPlainObject, parseJson } from "./values.ts";
 
 interface LegacyCall {
@@ -17,6 +20,8 @@ interface LegacyCall {
 
 /** Legacy DeepSeek V3/R1 and V3.1 tool tokens (L01-L07). */
 export function parseLegacySpan(span: string, ctx: SpanContext): Segment[] {
+  const tags = tagsOf(span).filter((t) => t.family === "legacy");
+  if (tags[0]?.legacy === "call-start") return parseLfm2(span, tags, ctx);
   const calls: LegacyCall[] = [];
   let cur: LegacyCall | null = null;
   let inSection = false;
@@ -29,8 +34,7 @@ export function parseLegacySpan(span: string, ctx: SpanContext): Segment[] {
     calls.push(cur);
     cur = null;
   };
-  for (const tag of tagsOf(span)) {
-    if (tag.family !== "legacy") continue;
+  for (const tag of tags) {
     if (!span.slice(tag.start, tag.end).includes(SENTENCEPIECE_SPACE) && tag.name.includes("_")) sawSpacedToken = true;
     switch (tag.legacy) {
       case "section-begin":
@@ -74,6 +78,10 @@ function outcomeOf(call: LegacyCall, span: string, ctx: SpanContext, spaced: boo
   let name: string;
   let args: string;
   let shape: string;
+  const kimi = /^functions\.([\w.-]+):\d+$/.exec(before);
+  if (kimi && ctx.options.dialects.kimi) {
+    return callOutcome(kimi[1], stripFence(after.trim()), "O04", ctx);
+  }
   if (before === "function" || before === "") {
     const newline = after.indexOf("\n");
     name = (newline < 0 ? after : after.slice(0, newline)).trim();
@@ -109,4 +117,14 @@ export function stripFence(text: string): string {
   const body = text.slice(firstNewline + 1);
   const close = body.lastIndexOf(fence);
   return (close < 0 ? body : body.slice(0, close)).trim();
+}
+
+/** O08 LFM2: one pythonic call list between the start and end tokens. */
+function parseLfm2(span: string, tags: Tag[], ctx: SpanContext): Segment[] {
+  const start = tags[0]!;
+  const end = tags.find((t) => t.legacy === "call-end");
+  if (!end) return wholeSpan(span.length, { kind: "broken", shape: "O08", reason: "truncated-call", detail: "call list never closed" });
+  const calls = parsePythonCalls(span.slice(start.end, end.start));
+  if (!calls) return wholeSpan(span.length, { kind: "foreign" });
+  return callsOverSpan(span.length, calls.map((c) => callOutcome(c.name, c.args, "O08", ctx)), "O08");
 }

@@ -1,3 +1,5 @@
+import { defaultDialects, type DialectSwitches } from "../grammar/dialects.ts";
+
 /** A JSON schema as OpenCode and the AI SDK send it for a tool's parameters. */
 export type JsonSchema = {
   type?: string | string[];
@@ -63,6 +65,8 @@ export interface ParseOptions {
   wrappedTool: boolean;
   /** Recover fenceless code costumes (<shell>, HTML pre/code, XML execute calls) as bash (C01-C04, C07). */
   codeCostumes: boolean;
+  /** Other models' dialects (O01-O08), one switch each. */
+  dialects: DialectSwitches;
 }
 
 export const defaultParseOptions: ParseOptions = {
@@ -71,7 +75,15 @@ export const defaultParseOptions: ParseOptions = {
   rawJsonBody: true,
   wrappedTool: true,
   codeCostumes: true,
+  dialects: defaultDialects,
 };
+
+/** Partial options as users give them: `dialects` may name only the switches they change. */
+export type ParseOptionsInput = Partial<Omit<ParseOptions, "dialects">> & { dialects?: Partial<DialectSwitches> };
+
+export function resolveParseOptions(input: ParseOptionsInput | undefined): ParseOptions {
+  return { ...defaultParseOptions, ...input, dialects: { ...defaultDialects, ...input?.dialects } };
+}
 
 export interface ParseResult {
   calls: RecoveredCall[];

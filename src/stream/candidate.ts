@@ -2,7 +2,16 @@ import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 
 /** What opened a candidate; decides which closer ends it. */
-export type Root = "block" | "invoke" | "parameter" | "element" | "legacy-section" | "legacy-call" | "costume";
+export type Root =
+  | "block"
+  | "invoke"
+  | "parameter"
+  | "element"
+  | "legacy-section"
+  | "legacy-call"
+  | "costume"
+  | "qwen-function"
+  | "mistral";
 
 export type Step = { kind: "more" } | { kind: "complete"; end: number } | { kind: "abandon"; at: number };
 
@@ -25,8 +34,8 @@ export class Candidate {
   private inUnit = false;
   private closedUnits = 0;
   private depth = 1;
-  /** I10 named form: char-level state once the wrapper is followed by a bare name. */
-  named: NamedState | null = null;
+  /** Char-level forms (I10 named call, O06 Mistral) that are JSON rather than tags. */
+  named: CharState | null = null;
 
   constructor(
     readonly start: number,
@@ -34,6 +43,7 @@ export class Candidate {
     readonly root: Root,
   ) {
     this.scanFrom = start + opener.end;
+    if (root === "mistral") this.named = new MistralState(start + opener.end, opener.name === "residue");
   }
 
   get end(): number {
@@ -126,6 +136,7 @@ export class Candidate {
         // Outside an invoke only a wrapped tool (I02) can become a call, and it opens with a parameter.
         return first ? { kind: "abandon", at } : null;
       case "element":
+      case "qwen-function":
         return first ? { kind: "abandon", at } : null;
       default:
         return null;
@@ -165,19 +176,47 @@ export class Candidate {
         return tag.legacy === "call-end" ? { kind: "complete", end } : null;
       case "costume":
         return tag.family === "costume" && tag.closing && tag.name === this.opener.name ? { kind: "complete", end } : null;
+      case "qwen-function":
+        return tag.closing && tag.role === "function" ? { kind: "complete", end } : null;
+      case "mistral":
+        return null;
     }
   }
 }
 
+interface CharState {
+  step(c: number, at: number): Step | null;
+  completesAtEnd(): boolean;
+}
+
+/** Where one JSON value ends, one character at a time: depth outside strings, escapes inside. */
+class JsonExtent {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+
+  /** True at the character that closes the outermost object or array. */
+  step(c: number): boolean {
+    if (this.inString) {
+      if (this.escaped) this.escaped = false;
+      else if (c === 0x5c) this.escaped = true;
+      else if (c === 0x22) this.inString = false;
+      return false;
+    }
+    if (c === 0x22) this.inString = true;
+    else if (c === 0x7b || c === 0x5b) this.depth++;
+    else if (c === 0x7d || c === 0x5d) return --this.depth === 0;
+    return false;
+  }
+}
+
 /** I10: name line, optional fence line, one JSON object, optional closing fence. */
-class NamedState {
+class NamedState implements CharState {
   private phase: "name" | "before-json" | "fence-label" | "json" | "after-json" = "name";
   private nameLength = 0;
   private nameEnded = false;
   private fenced = false;
-  private depth = 0;
-  private inString = false;
-  private escaped = false;
+  private readonly json = new JsonExtent();
   private fenceRun = 0;
 
   constructor(private readonly nameStart: number) {}
@@ -208,7 +247,7 @@ class NamedState {
         }
         if (c === 0x7b) {
           this.phase = "json";
-          this.depth = 1;
+          this.json.step(c);
           return null;
         }
         return { kind: "abandon", at: this.nameStart };
@@ -216,7 +255,10 @@ class NamedState {
         if (c === 0x0a) this.phase = "before-json";
         return null;
       case "json":
-        return this.jsonStep(c, at);
+        if (!this.json.step(c)) return null;
+        if (!this.fenced) return { kind: "complete", end: at + 1 };
+        this.phase = "after-json";
+        return null;
       case "after-json":
         if (c === 0x60 || c === 0x7e) {
           this.fenceRun++;
@@ -226,26 +268,62 @@ class NamedState {
         return isSpaceCode(c) && this.fenceRun === 0 ? null : { kind: "complete", end: at };
     }
   }
+}
 
-  private jsonStep(c: number, at: number): Step | null {
-    if (this.inString) {
-      if (this.escaped) this.escaped = false;
-      else if (c === 0x5c) this.escaped = true;
-      else if (c === 0x22) this.inString = false;
-      return null;
+/** O06: after `[TOOL_CALLS]` either a JSON array, or NAME `[ARGS]` and one JSON object; the residue starts at NAME. */
+class MistralState implements CharState {
+  private phase: "start" | "name" | "args" | "before-json" | "json" = "start";
+  private matched = 0;
+  private nameLength = 0;
+  private readonly json = new JsonExtent();
+
+  constructor(
+    private readonly from: number,
+    residue: boolean,
+  ) {
+    if (residue) this.phase = "name";
+  }
+
+  completesAtEnd(): boolean {
+    return false;
+  }
+
+  step(c: number, at: number): Step | null {
+    const abandon: Step = { kind: "abandon", at: this.from };
+    switch (this.phase) {
+      case "start":
+        if (isSpaceCode(c)) return null;
+        if (c === 0x5b) {
+          this.phase = "json";
+          this.json.step(c);
+          return null;
+        }
+        this.phase = "name";
+        return this.step(c, at);
+      case "name":
+        if (c === 0x5b && this.nameLength > 0) {
+          this.phase = "args";
+          this.matched = 1;
+          return null;
+        }
+        return isNameCode(c) && ++this.nameLength <= NAME_LIMIT ? null : abandon;
+      case "args":
+        if (c !== ARGS.charCodeAt(this.matched)) return abandon;
+        if (++this.matched === ARGS.length) this.phase = "before-json";
+        return null;
+      case "before-json":
+        if (isSpaceCode(c)) return null;
+        if (c !== 0x7b) return abandon;
+        this.phase = "json";
+        this.json.step(c);
+        return null;
+      case "json":
+        return this.json.step(c) ? { kind: "complete", end: at + 1 } : null;
     }
-    if (c === 0x22) this.inString = true;
-    else if (c === 0x7b || c === 0x5b) this.depth++;
-    else if (c === 0x7d || c === 0x5d) {
-      this.depth--;
-      if (this.depth === 0) {
-        if (!this.fenced) return { kind: "complete", end: at + 1 };
-        this.phase = "after-json";
-      }
-    }
-    return null;
   }
 }
+
+const ARGS = "[ARGS]";
 
 const isNameCode = (c: number) =>
   (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2d || c === 0x2e || c === 0x3a;

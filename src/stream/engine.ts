@@ -4,7 +4,7 @@ import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "../parse/dsml.ts";
 import { parseSpan } from "../parse/span.ts";
 import type { Segment } from "../parse/segments.ts";
-import { defaultParseOptions, type BrokenSpan, type NudgeReason, type StrippedSpan, type ToolSpec } from "../parse/types.ts";
+import { resolveParseOptions, type BrokenSpan, type NudgeReason, type StrippedSpan, type ToolSpec } from "../parse/types.ts";
 import { Candidate, type Root } from "./candidate.ts";
 import { DocContext } from "./doc-context.ts";
 import type { EngineEvent, EngineOptions, EngineSummary, RepairEngine } from "./types.ts";
@@ -49,10 +49,19 @@ class Engine implements RepairEngine {
   private readonly broken: BrokenSpan[] = [];
   private readonly stripped: StrippedSpan[] = [];
 
+  /** Declared names the O06 residue may start with (null: residue off); and the `[` trigger. */
+  private readonly residueNames: string[] | null;
+  private readonly longestName: number;
+  private readonly brackets: boolean;
+
   constructor(options: EngineOptions) {
     const tools = new Map<string, ToolSpec>();
     for (const tool of options.tools) tools.set(tool.name, tool);
-    this.ctx = { tools, options: { ...defaultParseOptions, ...options.parse } };
+    this.ctx = { tools, options: resolveParseOptions(options.parse) };
+    const dialects = this.ctx.options.dialects;
+    this.brackets = dialects.mistral || dialects.mistralResidue;
+    this.residueNames = dialects.mistralResidue && tools.size > 0 ? [...tools.keys()] : null;
+    this.longestName = Math.max(0, ...[...tools.keys()].map((n) => n.length));
     const limit = options.bufferLimit ?? DEFAULT_BUFFER_LIMIT;
     this.limit = limit > 0 ? limit : DEFAULT_BUFFER_LIMIT;
     this.idPrefix = options.idPrefix ?? `dsmlfix_${Math.random().toString(36).slice(2, 10)}_`;
@@ -158,7 +167,15 @@ class Engine implements RepairEngine {
     const doc = this.doc;
     for (let j = from; j < s.length; ) {
       const c = s.charCodeAt(j);
-      if (isTriggerCode(c) && !doc.inDoc()) {
+      if (this.residueNames && isNameStart(c) && doc.atLineStart()) {
+        const residue = this.residueAt(s, j, final);
+        if (residue !== "no") {
+          this.emitText(s, emitFrom, j, base);
+          if (residue === "open") this.cand = new Candidate(base + j, RESIDUE_OPENER, "mistral");
+          return j;
+        }
+      }
+      if ((isTriggerCode(c) || (c === 0x5b && this.brackets)) && !doc.inDoc()) {
         const r = readTag(s, j, final);
         if (r === NEED_MORE) {
           this.emitText(s, emitFrom, j, base);
@@ -195,8 +212,26 @@ class Engine implements RepairEngine {
     return -1;
   }
 
+  /**
+   * O06 residue: a declared tool name at the start of a line followed by `[ARGS]`. "hold" when the
+   * text ends inside what could still be one; the name is never longer than the longest tool name.
+   */
+  private residueAt(s: string, j: number, final: boolean): "open" | "hold" | "no" {
+    let e = j;
+    while (e < s.length && e - j <= this.longestName && isNameChar(s.charCodeAt(e))) e++;
+    const name = s.slice(j, e);
+    if (e === s.length) return !final && this.residueNames!.some((n) => n.startsWith(name)) ? "hold" : "no";
+    if (s.charCodeAt(e) !== 0x5b || !this.ctx.tools.has(name)) return "no";
+    const r = readTag(s, e, final);
+    if (r === NEED_MORE) return "hold";
+    return r !== null && r.family === "mistral" && r.name === "args" ? "open" : "no";
+  }
+
   private decide(tag: Tag): Decision {
+    const dialects = this.ctx.options.dialects;
     switch (tag.family) {
+      case "mistral":
+        return tag.name === "tool_calls" && dialects.mistral ? { open: "mistral" } : "text";
       case "dsml":
         if (tag.flaws & Flaw.MissingLt) {
           if (tag.closing || (tag.role !== "invoke" && tag.role !== "block")) return "text";
@@ -206,17 +241,22 @@ class Engine implements RepairEngine {
         return { open: tag.role === "block" ? "block" : tag.role === "invoke" ? "invoke" : "parameter" };
       case "naked":
         if (tag.closing) return "text";
-        if (tag.role === "block") return { open: "block" };
+        if (tag.flaws & Flaw.EqualsName) return tag.role === "function" && dialects.qwen3coder ? { open: "qwen-function" } : "text";
+        if (tag.role === "block") return tag.name !== "minimax:tool_call" || dialects.minimax ? { open: "block" } : "text";
         if (tag.role === "invoke" && tag.attrs.name !== undefined) return { open: "invoke" };
         if (tag.role === "function") return { open: "element" };
         return "text";
       case "legacy":
-        if (tag.legacy === "section-begin") return { open: "legacy-section" };
+        if (tag.legacy === "section-begin") return !tag.name.includes("section") || dialects.kimi ? { open: "legacy-section" } : "text";
         if (tag.legacy === "call-begin") return { open: "legacy-call" };
+        if (tag.legacy === "call-start") return dialects.lfm2 ? { open: "legacy-call" } : "text";
         return this.tail ? "noise" : "text";
-      case "costume":
-        if (!this.ctx.options.codeCostumes || tag.closing || !COSTUME_OPENERS.has(tag.name)) return "text";
-        return this.doc.atLineStart() ? { open: "costume" } : "text";
+      case "costume": {
+        if (tag.closing || !COSTUME_OPENERS.has(tag.name) || !this.doc.atLineStart()) return "text";
+        // `<tool_call>` is also the Hermes, Qwen3-Coder and GLM wrapper.
+        const wanted = this.ctx.options.codeCostumes || (tag.name === "tool_call" && (dialects.hermes || dialects.qwen3coder || dialects.glm));
+        return wanted ? { open: "costume" } : "text";
+      }
     }
   }
 
@@ -333,6 +373,12 @@ class Engine implements RepairEngine {
     }
   }
 }
+
+/** The O06 residue has no tag of its own: the candidate starts at the tool name. */
+const RESIDUE_OPENER: Tag = { start: 0, end: 0, family: "mistral", closing: false, role: "other", name: "residue", attrs: {}, sentinel: "", flaws: Flaw.None };
+
+const isNameStart = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
+const isNameChar = (c: number) => isNameStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e;
 
 /** The opener with offsets relative to its own candidate span. */
 function shift(tag: Tag): Tag {

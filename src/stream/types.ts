@@ -1,4 +1,4 @@
-import type { BrokenSpan, NudgeReason, ParseOptions, RecoveredCall, StrippedSpan, ToolSpec } from "../parse/types.ts";
+import type { BrokenSpan, NudgeReason, ParseOptionsInput, RecoveredCall, StrippedSpan, ToolSpec } from "../parse/types.ts";
 
 export type EngineEvent =
   | { type: "text"; text: string }
@@ -6,7 +6,7 @@ export type EngineEvent =
 
 export interface EngineOptions {
   tools: readonly ToolSpec[];
-  parse?: Partial<ParseOptions>;
+  parse?: ParseOptionsInput;
   /** Characters a candidate may hold before it is released verbatim (responseFix.bufferLimit). */
   bufferLimit?: number;
   /** Prefix for call ids; a random one per engine when omitted. */

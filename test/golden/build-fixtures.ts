@@ -159,6 +159,44 @@ export const fixtures: Fixture[] = [
   bad("C05", "skeleton-no-code", `<tool_call><tool_name>AgenticSearch</tool_name><tool_args><query>x</query></tool_args></tool_call>`, "undeclared-tool", ["C05"]),
   ok("C07", "code-interpreter-xml", `<code_interpreter type="code" lang="python">\nprint(2)\n</code_interpreter>`, [ls("C07", `python3 - <<'PYEOF'\nprint(2)\nPYEOF`)]),
   none("C08", "unknown-language-not-run", `<pre><code class="language-rust">fn main() {}</code></pre>`),
+  // 2H other models' dialects
+  ok("O01", "hermes-json", `Checking.\n<tool_call>\n{"name": "bash", "arguments": {"command": "ls -la"}}\n</tool_call>`, [ls("O01")], "Checking.\n"),
+  ok("O01b", "hermes-two-calls-string-arguments", `<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}\n</tool_call>\n<tool_call>\n{"name": "read", "arguments": "{\\"filePath\\": \\"/a\\", \\"limit\\": \\"5\\"}"}\n</tool_call>`, [
+    ls("O01", "ls"), { tool: "read", input: { filePath: "/a", limit: 5 }, shape: "O01" },
+  ], "\n"),
+  bad("O01c", "hermes-undeclared", `<tool_call>\n{"name": "web.search", "arguments": {"q": "x"}}\n</tool_call>`, "undeclared-tool", ["O01"]),
+  { ...none("O01d", "hermes-switched-off", `<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}\n</tool_call>`), options: { dialects: { hermes: false } } },
+  ok("O02", "qwen3-coder", `<tool_call>\n<function=bash>\n<parameter=command>\nls -la\n</parameter>\n</function>\n</tool_call>`, [ls("O02")]),
+  ok("O02b", "qwen3-coder-no-wrapper-typed", `<function=read>\n<parameter=filePath>\n/a/b.ts\n</parameter>\n<parameter=limit>\n5\n</parameter>\n</function>`, [
+    { tool: "read", input: { filePath: "/a/b.ts", limit: 5 }, shape: "O02" },
+  ]),
+  ok("O03", "glm-arg-pairs", `<tool_call>read\n<arg_key>filePath</arg_key>\n<arg_value>/a/b.ts</arg_value>\n<arg_key>limit</arg_key>\n<arg_value>5</arg_value>\n</tool_call>`, [
+    { tool: "read", input: { filePath: "/a/b.ts", limit: 5 }, shape: "O03" },
+  ]),
+  ok("O04", "kimi-k2", `<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>{"command":"ls -la"}<|tool_call_end|><|tool_calls_section_end|>`, [ls("O04")]),
+  ok("O04b", "kimi-k2-singular-section", `<|tool_call_section_begin|><|tool_call_begin|>functions.read:1<|tool_call_argument_begin|>{"filePath":"/a"}<|tool_call_end|><|tool_call_section_end|>`, [
+    { tool: "read", input: { filePath: "/a" }, shape: "O04" },
+  ]),
+  ok("O05", "minimax-m2", `<minimax:tool_call>\n<invoke name="read">\n<parameter name="filePath">/a</parameter>\n<parameter name="limit">5</parameter>\n</invoke>\n</minimax:tool_call>`, [
+    { tool: "read", input: { filePath: "/a", limit: 5 }, shape: "O05" },
+  ]),
+  ok("O06", "mistral-v11", `[TOOL_CALLS]bash[ARGS]{"command":"ls -la"}`, [ls("O06")]),
+  ok("O06b", "mistral-array", `[TOOL_CALLS][{"name": "bash", "arguments": {"command": "ls"}}, {"name": "read", "arguments": {"filePath": "/a"}}]`, [
+    ls("O06", "ls"), { tool: "read", input: { filePath: "/a" }, shape: "O06" },
+  ]),
+  none("O06c", "mistral-residue-off-by-default", `bash[ARGS]{"command":"ls -la"}`),
+  { ...ok("O06d", "mistral-residue-switched-on", `Running:\nbash[ARGS]{"command":"ls -la"}`, [ls("O06")], "Running:\n"), options: { dialects: { mistralResidue: true } } },
+  ok("O07", "claude-style-xml", `<function_calls>\n<invoke name="bash">\n<parameter name="command">ls -la</parameter>\n</invoke>\n</function_calls>`, [ls("O07")]),
+  none("O07b", "bare-invoke-without-wrapper-is-text", `<invoke name="bash">\n<parameter name="command">ls -la</parameter>\n</invoke>`),
+  ok("O08", "lfm2-pythonic", `<|tool_call_start|>[bash(command='ls -la'), read(filePath="/a", limit=5)]<|tool_call_end|>`, [
+    ls("O08"), { tool: "read", input: { filePath: "/a", limit: 5 }, shape: "O08" },
+  ]),
+  none("N17", "hermes-in-fence", `${fence}\n<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}\n</tool_call>\n${fence}\n`),
+  none("N18", "kimi-in-inline-code", "Kimi writes `<|tool_calls_section_begin|>` first."),
+  none("N19", "mistral-token-in-prose", "The [TOOL_CALLS] token starts a call; bash[ARGS] follows."),
+  none("N20", "qwen-mention-mid-line", "Qwen writes <function=bash> then parameters."),
+  none("N21", "tool-call-tag-mid-line", 'Hermes wraps calls in <tool_call>{"name": "bash"}</tool_call> tags.'),
+  none("N22", "lfm2-in-fence", `${fence}\n<|tool_call_start|>[bash(command='ls')]<|tool_call_end|>\n${fence}\n`),
   // 2J hard negatives
   none("N01", "fenced-dsml-doc", `The format looks like this:\n\n${fence}\n${canonical}\n${fence}\n`),
   none("N01b", "tilde-fence", `~~~\n${canonical}\n~~~\n`),

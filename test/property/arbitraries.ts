@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { createRepairEngine } from "../../src/stream/engine.ts";
 import type { EngineEvent } from "../../src/stream/types.ts";
-import type { ParseOptions, RecoveredCall, ToolSpec } from "../../src/parse/types.ts";
+import type { ParseOptionsInput, RecoveredCall, ToolSpec } from "../../src/parse/types.ts";
 import type { EngineRun } from "../support/run-engine.ts";
 import { BAR, block, D, DVL, live, SP } from "../golden/notation.ts";
 
@@ -98,6 +98,23 @@ const markers = [
   '<parameter name="filePath" string="true">/a/b</parameter>',
   "</invoke>",
   '{"command":"ls -la"}',
+  // other models' dialects (O01-O08)
+  '<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}\n</tool_call>',
+  "<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n</tool_call>",
+  "<function=read>",
+  "<parameter=filePath>",
+  "<tool_call>read\n<arg_key>filePath</arg_key>\n<arg_value>/a</arg_value>\n</tool_call>",
+  '<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>{"command":"ls"}<|tool_call_end|><|tool_calls_section_end|>',
+  "<|tool_call_begin|>",
+  '<minimax:tool_call>\n<invoke name="bash">\n<parameter name="command">ls</parameter>\n</invoke>\n</minimax:tool_call>',
+  '[TOOL_CALLS]bash[ARGS]{"command":"ls"}',
+  "[TOOL_CALLS]",
+  "[ARGS]",
+  "[TOOL_",
+  'bash[ARGS]{"command":"ls"}',
+  '<function_calls>\n<invoke name="bash">\n<parameter name="command">ls</parameter>\n</invoke>\n</function_calls>',
+  "<|tool_call_start|>[bash(command='ls')]<|tool_call_end|>",
+  "a[0] = [1, 2]",
 ];
 
 const pick = (xs: string[]) => fc.constantFrom(...xs);
@@ -123,7 +140,7 @@ export const afterCallReply = (maxFragments = 24): fc.Arbitrary<string> =>
     .tuple(fc.oneof(dsmlBlock, pick(["<shell>\nls -la\n</shell>", `${legacyToken("tool call begin")}bash${legacyToken("tool sep")}{"command":"ls"}${legacyToken("tool call end")}`])), replyText(maxFragments))
     .map(([call, rest]) => call + rest);
 
-/** Text that can never start a marker: no `<`, fullwidth bar, `|` or double vertical line. */
+/** Text that can never start a marker: no `<`, fullwidth bar, `|`, double vertical line or `[` (Mistral). */
 export const plainText: fc.Arbitrary<string> = fc
   .array(
     fc.oneof(
@@ -134,7 +151,7 @@ export const plainText: fc.Arbitrary<string> = fc
     ),
     { maxLength: 30 },
   )
-  .map((parts) => parts.join("").replace(/[<|\uFF5C\u2016]/g, "_"));
+  .map((parts) => parts.join("").replace(/[<|\uFF5C\u2016[]/g, "_"));
 
 /** Whether the code unit at `i` is the low half of a surrogate pair (a cut at `i` splits the pair). */
 export const splitsPair = (s: string, i: number) => {
@@ -166,7 +183,7 @@ export interface CheckedRun extends EngineRun {
 
 export interface FeedOptions {
   bufferLimit?: number;
-  parse?: Partial<ParseOptions>;
+  parse?: ParseOptionsInput;
   native?: boolean;
 }
 

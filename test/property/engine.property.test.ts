@@ -8,7 +8,8 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { parse } from "../../src/parse/index.ts";
 import { createRepairEngine } from "../../src/stream/engine.ts";
-import type { ParseOptions } from "../../src/parse/types.ts";
+import { DIALECTS, type DialectId } from "../../src/grammar/dialects.ts";
+import type { ParseOptionsInput } from "../../src/parse/types.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { BAR, D, DVL, SP, escaped } from "../golden/notation.ts";
 import { accountsForEveryCharacter, everyChar, observable } from "../support/run-engine.ts";
@@ -24,8 +25,13 @@ const params = (numRuns = RUNS) => ({ seed: SEED, numRuns, endOnFailure: false }
 /** Large (never hit by these inputs), medium, and small enough that candidates and tails overflow. */
 const LIMITS = [Number.MAX_SAFE_INTEGER, 1024, 64] as const;
 
-const parseOptions: fc.Arbitrary<Partial<ParseOptions>> = fc.record(
-  { orphanInvoke: fc.boolean(), looseParameters: fc.boolean(), rawJsonBody: fc.boolean(), wrappedTool: fc.boolean(), codeCostumes: fc.boolean() },
+const dialectSwitches = fc.record(
+  Object.fromEntries(Object.keys(DIALECTS).map((id) => [id, fc.boolean()])) as Record<DialectId, fc.Arbitrary<boolean>>,
+  { requiredKeys: [] },
+);
+
+const parseOptions: fc.Arbitrary<ParseOptionsInput> = fc.record(
+  { orphanInvoke: fc.boolean(), looseParameters: fc.boolean(), rawJsonBody: fc.boolean(), wrappedTool: fc.boolean(), codeCostumes: fc.boolean(), dialects: dialectSwitches },
   { requiredKeys: [] },
 );
 

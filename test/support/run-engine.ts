@@ -1,6 +1,6 @@
 import { createRepairEngine } from "../../src/stream/engine.ts";
 import type { EngineSummary } from "../../src/stream/types.ts";
-import type { ParseOptions, RecoveredCall, ToolSpec } from "../../src/parse/types.ts";
+import type { ParseOptionsInput, RecoveredCall, ToolSpec } from "../../src/parse/types.ts";
 
 export interface EngineRun {
   text: string;
@@ -10,7 +10,7 @@ export interface EngineRun {
 }
 
 export interface RunOptions {
-  parse?: Partial<ParseOptions>;
+  parse?: ParseOptionsInput;
   bufferLimit?: number;
   native?: boolean;
 }

@@ -1,0 +1,67 @@
+import type { SpanContext } from "../dsml.ts";
+import type { Segment, UnitOutcome } from "../segments.ts";
+import { coerceObject, coerceValue, isPlainObject, parseJson, propertySchema } from "../values.ts";
+
+/** One call from a tool name and an arguments object (or a JSON string of one), gated on declared tools. */
+export function callOutcome(name: unknown, args: unknown, shape: string, ctx: SpanContext): UnitOutcome {
+  if (typeof name !== "string" || name === "") return { kind: "broken", shape, reason: "broken-markup", detail: "tool call without a name" };
+  const tool = ctx.tools.get(name);
+  if (!tool) return { kind: "broken", shape, reason: "undeclared-tool", detail: "tool not declared by the request", tool: name };
+  const parsed = typeof args === "string" ? parseJson(args) : { ok: true as const, value: args ?? {} };
+  if (!parsed.ok || !isPlainObject(parsed.value)) {
+    return { kind: "broken", shape, reason: "broken-markup", detail: "tool call arguments are not a JSON object", tool: name };
+  }
+  return { kind: "call", tool: name, input: coerceObject(parsed.value, tool.parameters), shape };
+}
+
+/** Key/value pairs whose values are raw text, typed from the tool's schema (GLM, Qwen3-Coder). */
+export function textArgsOutcome(name: string, pairs: [string, string][], shape: string, ctx: SpanContext): UnitOutcome {
+  const tool = ctx.tools.get(name);
+  if (!tool) return { kind: "broken", shape, reason: "undeclared-tool", detail: "tool not declared by the request", tool: name };
+  const input: Record<string, unknown> = {};
+  for (const [key, raw] of pairs) {
+    if (key === "__proto__" || key === "constructor" || key === "prototype") continue;
+    if (Object.prototype.hasOwnProperty.call(input, key)) {
+      return { kind: "broken", shape, reason: "broken-markup", detail: "the same parameter twice", tool: name };
+    }
+    input[key] = coerceValue(raw, propertySchema(tool.parameters, key), undefined);
+  }
+  return { kind: "call", tool: name, input, shape };
+}
+
+export function wholeSpan(length: number, outcome: UnitOutcome): Segment[] {
+  switch (outcome.kind) {
+    case "call":
+      return [{ kind: "call", start: 0, end: length, tool: outcome.tool, input: outcome.input, shape: outcome.shape }];
+    case "broken": {
+      const seg: Segment = { kind: "broken", start: 0, end: length, shape: outcome.shape, reason: outcome.reason, detail: outcome.detail };
+      if (outcome.tool !== undefined) seg.tool = outcome.tool;
+      return [seg];
+    }
+    case "foreign":
+      return [{ kind: "text", start: 0, end: length }];
+  }
+}
+
+/** Several calls from one span (a JSON array, a pythonic list): the first carries the span, the rest are empty. */
+export function callsOverSpan(length: number, outcomes: UnitOutcome[], shape: string): Segment[] {
+  const bad = outcomes.find((o) => o.kind !== "call");
+  if (outcomes.length === 0) return wholeSpan(length, { kind: "broken", shape, reason: "broken-markup", detail: "no call in the list" });
+  if (bad) return wholeSpan(length, bad);
+  return outcomes.map((o, i) => ({ ...(wholeSpan(length, o)[0] as Segment), start: i === 0 ? 0 : length, end: length }));
+}
+
+/** The text between `<name>` and the matching `</name>` after `from`, with the closer's end. */
+export function element(text: string, name: string, from: number, lastCloser = false): { value: string; end: number; start: number } | null {
+  const open = text.indexOf(`<${name}>`, from);
+  if (open < 0) return null;
+  const valueStart = open + name.length + 2;
+  const close = lastCloser ? text.lastIndexOf(`</${name}>`) : text.indexOf(`</${name}>`, valueStart);
+  if (close < valueStart) return null;
+  return { value: text.slice(valueStart, close), end: close + name.length + 3, start: open };
+}
+
+/** One newline on each side of a value is layout in these dialects. */
+export function trimLayoutNewlines(value: string): string {
+  return value.replace(/^\r?\n/, "").replace(/\r?\n$/, "");
+}

@@ -1,0 +1,24 @@
+import type { Tag } from "../../grammar/tags.ts";
+import type { SpanContext } from "../dsml.ts";
+import type { Segment, UnitOutcome } from "../segments.ts";
+import { isPlainObject, parseJson } from "../values.ts";
+import { callOutcome, callsOverSpan, wholeSpan } from "./common.ts";
+
+/**
+ * O06 Mistral: `[TOOL_CALLS]NAME[ARGS]{json}`, the older `[TOOL_CALLS][{"name", "arguments"}, ...]`,
+ * and (off by default) the residue `NAME[ARGS]{json}` left when the special token is stripped.
+ */
+export function parseMistralSpan(span: string, opener: Tag, ctx: SpanContext): Segment[] {
+  const body = span.slice(opener.end).trim();
+  if (body.startsWith("[")) {
+    const parsed = parseJson(body);
+    if (!parsed.ok || !Array.isArray(parsed.value)) return wholeSpan(span.length, { kind: "foreign" });
+    const outcomes: UnitOutcome[] = parsed.value.map((entry) =>
+      isPlainObject(entry) ? callOutcome(entry.name, entry.arguments ?? entry.parameters, "O06", ctx) : { kind: "foreign" },
+    );
+    return callsOverSpan(span.length, outcomes, "O06");
+  }
+  const args = body.indexOf("[ARGS]");
+  if (args < 0) return wholeSpan(span.length, { kind: "foreign" });
+  return wholeSpan(span.length, callOutcome(body.slice(0, args).trim(), body.slice(args + 6).trim(), "O06", ctx));
+}

@@ -1,0 +1,135 @@
+/**
+ * O08 LFM2 writes calls as a Python list: `[bash(command='ls'), read(filePath="/a", limit=5)]`.
+ * A small reader for exactly that: names, keyword arguments, and Python literals (strings,
+ * numbers, True/False/None, lists, dicts, tuples). Anything else is not a call list.
+ */
+export interface PythonCall {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+class Reader {
+  pos = 0;
+  constructor(private readonly s: string) {}
+
+  fail(): never {
+    throw new SyntaxError(`not a pythonic call list at ${this.pos}`);
+  }
+
+  ws(): void {
+    while (this.pos < this.s.length && /\s/.test(this.s[this.pos]!)) this.pos++;
+  }
+
+  eat(ch: string): boolean {
+    this.ws();
+    if (this.s[this.pos] === ch) {
+      this.pos++;
+      return true;
+    }
+    return false;
+  }
+
+  expect(ch: string): void {
+    if (!this.eat(ch)) this.fail();
+  }
+
+  ident(): string {
+    this.ws();
+    const m = /^[A-Za-z_][\w.-]*/.exec(this.s.slice(this.pos, this.pos + 128));
+    if (!m) this.fail();
+    this.pos += m[0].length;
+    return m[0];
+  }
+
+  calls(): PythonCall[] {
+    const out: PythonCall[] = [];
+    this.expect("[");
+    if (this.eat("]")) return out;
+    do out.push(this.call());
+    while (this.eat(","));
+    this.expect("]");
+    this.ws();
+    if (this.pos !== this.s.length) this.fail();
+    return out;
+  }
+
+  call(): PythonCall {
+    const name = this.ident();
+    this.expect("(");
+    const args: Record<string, unknown> = {};
+    if (!this.eat(")")) {
+      do {
+        const key = this.ident();
+        this.expect("=");
+        const value = this.value(0);
+        if (key !== "__proto__" && key !== "constructor" && key !== "prototype") args[key] = value;
+      } while (this.eat(","));
+      this.expect(")");
+    }
+    return { name, args };
+  }
+
+  value(depth: number): unknown {
+    if (depth > 32) this.fail();
+    this.ws();
+    const c = this.s[this.pos];
+    if (c === "'" || c === '"') return this.string(c);
+    if (c === "[" || c === "(") {
+      const close = c === "[" ? "]" : ")";
+      this.pos++;
+      const items: unknown[] = [];
+      if (this.eat(close)) return items;
+      do {
+        if (this.eat(close)) return items;
+        items.push(this.value(depth + 1));
+      } while (this.eat(","));
+      this.expect(close);
+      return items;
+    }
+    if (c === "{") {
+      this.pos++;
+      const obj: Record<string, unknown> = {};
+      if (this.eat("}")) return obj;
+      do {
+        const key = this.value(depth + 1);
+        this.expect(":");
+        const value = this.value(depth + 1);
+        if (typeof key === "string" && key !== "__proto__" && key !== "constructor" && key !== "prototype") obj[key] = value;
+      } while (this.eat(","));
+      this.expect("}");
+      return obj;
+    }
+    const m = /^(?:True|False|None|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(this.s.slice(this.pos, this.pos + 64));
+    if (!m) this.fail();
+    this.pos += m[0].length;
+    if (m[0] === "True") return true;
+    if (m[0] === "False") return false;
+    if (m[0] === "None") return null;
+    return Number(m[0]);
+  }
+
+  string(quote: string): string {
+    this.pos++;
+    let out = "";
+    while (this.pos < this.s.length) {
+      const c = this.s[this.pos++]!;
+      if (c === quote) return out;
+      if (c !== "\\") {
+        out += c;
+        continue;
+      }
+      const e = this.s[this.pos++];
+      const map: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', "0": "\0" };
+      out += e !== undefined && map[e] !== undefined ? map[e] : `\\${e ?? ""}`;
+    }
+    return this.fail();
+  }
+}
+
+export function parsePythonCalls(text: string): PythonCall[] | null {
+  try {
+    return new Reader(text.trim()).calls();
+  } catch {
+    return null;
+  }
+}
