@@ -1,9 +1,9 @@
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
-import type { ParseOptions } from "../parse/types.ts";
+import type { ParseOptionsInput } from "../parse/types.ts";
 import { sanitizeAssistantText } from "./sanitize.ts";
 
 /** The AI SDK form of history sanitizing: assistant text parts of the prompt, nothing else. */
-export function sanitizePrompt(prompt: LanguageModelV3Prompt, options: Partial<ParseOptions> = {}): LanguageModelV3Prompt {
+export function sanitizePrompt(prompt: LanguageModelV3Prompt, options: ParseOptionsInput = {}): LanguageModelV3Prompt {
   let changed = false;
   const out = prompt.map((message) => {
     if (message.role !== "assistant") return message;

@@ -1,5 +1,5 @@
 import { parse } from "../parse/index.ts";
-import type { ParseOptions, Span } from "../parse/types.ts";
+import type { ParseOptionsInput, Span } from "../parse/types.ts";
 
 /** What replaces leaked markup in replayed history: short, and says nothing ran. */
 export const REMOVED_NOTE = "[dsml-fix: a malformed tool call was removed here; it was not executed]";
@@ -15,7 +15,7 @@ export interface SanitizedText {
  * becomes calls: the text is parsed with no declared tools, so every leak is a span to redact,
  * and documentation (fences, inline code) is left exactly as written.
  */
-export function sanitizeAssistantText(text: string, options: Partial<ParseOptions> = {}): SanitizedText {
+export function sanitizeAssistantText(text: string, options: ParseOptionsInput = {}): SanitizedText {
   if (!mayHoldMarkup(text)) return { text, removed: 0 };
   const result = parse(text, [], options);
   const spans: Span[] = [...result.broken.map((b) => b.span), ...result.calls.map((c) => c.span)].sort((a, b) => a[0] - b[0]);
