@@ -134,8 +134,12 @@ export const DIALECTS = {
   kimi: { on: true, models: "Kimi K2", shape: "O04" },
   minimax: { on: true, models: "MiniMax-M2", shape: "O05" },
   mistral: { on: true, models: "Mistral, Magistral, Devstral ([TOOL_CALLS] forms)", shape: "O06" },
-  /** Off: without its special token, `NAME[ARGS]{...}` in prose cannot be told from a description of the format. */
-  mistralResidue: { on: false, models: "Mistral with special tokens stripped", shape: "O06" },
+  mistralResidue: {
+    on: false,
+    models: "Mistral residue (NAME[ARGS]{...} with the special token stripped)",
+    shape: "O06",
+    why: "Off by default: without its special token the residue cannot be told apart from prose that describes the format.",
+  },
   claudeXml: { on: true, models: "Claude-style XML (function_calls without prefix)", shape: "O07" },
   lfm2: { on: true, models: "LFM2", shape: "O08" },
 } as const;

@@ -32,5 +32,5 @@ export function sanitizeAssistantText(text: string, options: ParseOptionsInput =
 
 /** Cheap pre-check: replayed history is mostly plain prose. */
 function mayHoldMarkup(text: string): boolean {
-  return /[<\uFF5C\u2016]/.test(text);
+  return /[<|\uFF5C\u2016[]/.test(text);
 }

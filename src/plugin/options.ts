@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DIALECTS, type DialectId } from "../grammar/dialects.ts";
 
 const PREFIX = "dsml-fix:";
 const BUFFER_MIN = 1024;
@@ -25,6 +26,13 @@ const parseFields = {
   wrappedTool: flag(true, "Accept a parameter named after a declared tool that holds the real parameters (shape I02)."),
   codeCostumes: flag(true, "Recover fenceless code costumes (<shell>, HTML pre/code, XML execute calls) as bash calls (shapes C01-C04, C07)."),
 };
+
+const dialectFields = Object.fromEntries(
+  Object.entries(DIALECTS).map(([id, d]) => [
+    id,
+    flag(d.on, `Recover leaked tool calls in the ${d.models} format (shape ${d.shape}).${"why" in d ? ` ${d.why}` : ""}`),
+  ]),
+) as Record<DialectId, ReturnType<typeof flag>>;
 
 const historyFields = {
   sanitize: flag(true, "Strip leaked tool-call markup from earlier assistant messages before they are sent back, so the model does not imitate it."),
@@ -63,7 +71,7 @@ const topLevelFields = {
 
 /** Key order here is the order of the generated JSON schema. */
 const layout = {
-  parse: parseFields,
+  parse: { ...parseFields, dialects: dialectFields },
   history: historyFields,
   responseFix: responseFixFields,
   retry: retryFields,
@@ -76,7 +84,13 @@ function namespaceText(what: string): string {
 
 export const pluginOptionsSchema = z
   .strictObject({
-    parse: z.strictObject(parseFields).prefault({}).describe(namespaceText("Which leaked-markup shapes may be turned into tool calls.")),
+    parse: z
+      .strictObject({
+        ...parseFields,
+        dialects: z.strictObject(dialectFields).prefault({}).describe(namespaceText("Other models' tool-call formats, one switch each.")),
+      })
+      .prefault({})
+      .describe(namespaceText("Which leaked-markup shapes may be turned into tool calls.")),
     history: z.strictObject(historyFields).prefault({}).describe(namespaceText("Cleaning of earlier messages before they are sent to the model again.")),
     responseFix: z.strictObject(responseFixFields).prefault({}).describe(namespaceText("Repair of leaked tool-call markup in streamed responses.")),
     retry: z.strictObject(retryFields).prefault({}).describe(namespaceText("One correction, and at most one wake-up prompt, when a reply ends in markup that could not be repaired.")),

@@ -1,8 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { defaultOptions, pluginOptionsSchema, providerInScope, resolveOptions, type PluginOptions } from "../../src/plugin/options.ts";
 
+const defaultDialects = { hermes: true, qwen3coder: true, glm: true, kimi: true, minimax: true, mistral: true, mistralResidue: false, claudeXml: true, lfm2: true };
+const flippedDialects = { hermes: false, qwen3coder: false, glm: false, kimi: false, minimax: false, mistral: false, mistralResidue: true, claudeXml: false, lfm2: false };
+
 const expectedDefaults: PluginOptions = {
-  parse: { orphanInvoke: true, looseParameters: true, rawJsonBody: true, wrappedTool: true, codeCostumes: true },
+  parse: { orphanInvoke: true, looseParameters: true, rawJsonBody: true, wrappedTool: true, codeCostumes: true, dialects: defaultDialects },
   history: { sanitize: true },
   responseFix: { enabled: true, bufferLimit: 65536 },
   retry: { enabled: true, channel: "system", nudge: true },
@@ -11,7 +14,7 @@ const expectedDefaults: PluginOptions = {
 };
 
 const everyFieldChanged: PluginOptions = {
-  parse: { orphanInvoke: false, looseParameters: false, rawJsonBody: false, wrappedTool: false, codeCostumes: false },
+  parse: { orphanInvoke: false, looseParameters: false, rawJsonBody: false, wrappedTool: false, codeCostumes: false, dialects: flippedDialects },
   history: { sanitize: false },
   responseFix: { enabled: false, bufferLimit: 1024 },
   retry: { enabled: false, channel: "user", nudge: false },
@@ -311,3 +314,13 @@ function defaultsOverlaidWith(raw: Record<string, unknown>, skipPath: string): P
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+describe("parse.dialects", () => {
+  test("one switch changes alone; a bad value and an unknown dialect each give one message", () => {
+    const { options, problems } = resolveOptions({ parse: { dialects: { mistralResidue: true, hermes: "yes", qwen: true } } });
+    expect(options.parse.dialects).toEqual({ ...defaultDialects, mistralResidue: true });
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toBe('dsml-fix: option "parse.dialects.hermes" must be true or false (got "yes"); using true');
+    expect(problems[1]).toStartWith('dsml-fix: unknown option "parse.dialects.qwen"');
+  });
+});
