@@ -109,7 +109,7 @@ function tolerantFields(span: string): CostumeFields {
 function codeCall(length: number, language: CodeLanguage | null, rawCode: string, shape: string, ctx: SpanContext): Segment[] {
   if (!ctx.options.codeCostumes) return textSpan(length);
   if (!language) return textSpan(length);
-  const code = rawCode.replace(/^(?:[ \t]*\r?\n)+/, "").replace(/(?:\r?\n[ \t]*)+$/, "");
+  const code = trimBlankLines(rawCode);
   if (code.trim() === "") return brokenSpan(length, "C05", "broken-markup", "code costume without code");
   const bash = ctx.tools.get("bash");
   if (!bash) return brokenSpan(length, shape, "undeclared-tool", "code costume needs the bash tool", "bash");
@@ -120,6 +120,23 @@ function codeCall(length: number, language: CodeLanguage | null, rawCode: string
     input.description = language === "shell" ? "Run shell code from the reply" : "Run Python code from the reply";
   }
   return [{ kind: "call", start: 0, end: length, tool: "bash", input, shape }];
+}
+
+/** Blank lines around the code are layout; a hand-written scan, since an end-anchored regex would backtrack quadratically. */
+function trimBlankLines(code: string): string {
+  let start = 0;
+  for (let i = 0; i < code.length; i++) {
+    const c = code.charCodeAt(i);
+    if (c === 0x0a) start = i + 1;
+    else if (c !== 0x20 && c !== 0x09 && c !== 0x0d) break;
+  }
+  let end = code.length;
+  for (let i = code.length - 1; i >= start; i--) {
+    const c = code.charCodeAt(i);
+    if (c === 0x0a) end = i > 0 && code.charCodeAt(i - 1) === 0x0d ? i - 1 : i;
+    else if (c !== 0x20 && c !== 0x09 && c !== 0x0d) break;
+  }
+  return code.slice(start, Math.max(start, end));
 }
 
 /** `python3 - <<'PYEOF'`; another delimiter when a code line equals it. */
