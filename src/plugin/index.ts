@@ -21,7 +21,10 @@ export const server: Plugin = async (input, rawOptions) => {
   if (options.providers.length === 0) return {};
 
   const debug = createDebugLog(options.debug, (line) => log("info", line));
-  const retry = new RetryController(options.retry, async (sessionID, text) => {
+  // `opencode run` exits as soon as the session is idle: a wake would be stored but never answered,
+  // and the next `--session` run would replay it as a stray user turn.
+  const retryOptions = oneShotRun() ? { ...options.retry, enabled: false } : options.retry;
+  const retry = new RetryController(retryOptions, async (sessionID, text) => {
     await input.client.session.promptAsync({ path: { id: sessionID }, body: { parts: [{ type: "text", text }] } });
   });
 
@@ -79,6 +82,11 @@ export const server: Plugin = async (input, rawOptions) => {
   };
   return hooks;
 };
+
+/** OpenCode's compiled binary keeps its subcommand at argv[2] (`bun`, the bundle, then the command). */
+function oneShotRun(argv: readonly string[] = process.argv): boolean {
+  return argv[2] === "run";
+}
 
 function splitTag(tag: string | undefined): [string | undefined, string | undefined] {
   if (!tag) return [undefined, undefined];

@@ -4,7 +4,7 @@ import { DIALECTS, type DialectId } from "../grammar/dialects.ts";
 const PREFIX = "dsml-fix:";
 const BUFFER_MIN = 1024;
 const BUFFER_MAX = 16_777_216;
-const DEFAULT_PROVIDERS = ["deepseek", "opencode-go", "opencode"] as const;
+export const DEFAULT_PROVIDERS = ["deepseek", "opencode-go", "opencode"] as const;
 
 /** The default is passed once and also quoted in the description, so the docs cannot disagree with the code. */
 function withDefault<T extends z.ZodType>(schema: T, fallback: z.util.NoUndefined<z.output<T>>, what: string) {

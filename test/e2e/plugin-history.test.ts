@@ -94,7 +94,6 @@ describe("plugin: no false calls, and sanitized history", () => {
       expect(toolUses(first.events)).toHaveLength(0);
       expect(eventText(first.events)).toBe(UNDECLARED_LEAK);
       expect(model.mainRequests()[0]!.body.tools.map((t: any) => t.function.name)).not.toContain("AgenticSearch");
-      // (Later lines would come from the plugin's idle wake, should `opencode run` answer it.)
       const response = logLines(first.stderr, "[dsml] response ");
       expect(response[0]).toContain("#1 passthrough nudge=undeclared-tool shapes=B06");
     },
@@ -119,6 +118,8 @@ describe("plugin: no false calls, and sanitized history", () => {
       }
       // The user's own words are never touched.
       expect(userTexts(request)[0]).toBe(FIRST);
+      // Under `opencode run` no idle wake is sent (it could never be answered), so no stray turn.
+      expect(userTexts(request)).toEqual([FIRST, SECOND]);
       expect(logLines(second.stderr, "[dsml] request ")[0]).toContain("sanitized=1msgs/1parts");
     },
     TIMEOUT,
