@@ -1,0 +1,353 @@
+/**
+ * The packed artifact, as a user gets it from npm: `npm pack` (which builds dist/ through the
+ * `prepack` script) in a scratch copy of the repository, an offline install of the tarball into a
+ * throwaway project, and then the installed copy, never the checkout, under Node, under Bun, as a
+ * TypeScript dependency, as the `dsml-fix` command and as the plugin of the real OpenCode.
+ *
+ * Offline: the throwaway project's package-lock.json pins the versions this repository's lockfile
+ * pins (test/package/lockfile.ts), so `npm ci --offline` takes every tarball out of the npm cache
+ * that `npm ci` filled. The scratch copy keeps the build out of the working tree (no dist/ race
+ * with another test run, no stale files). Set DSML_PACK_KEEP=1 to keep the scratch directory.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { readLock, runtimePackages } from "../../scripts/runtime-deps.ts";
+import { runOpencode, setup, toolUses } from "../e2e/harness.ts";
+import { block, live } from "../golden/notation.ts";
+import { consumerLock } from "./lockfile.ts";
+
+const repo = fileURLToPath(new URL("../..", import.meta.url));
+const NAME = "opencode-plugin-dsml-fix";
+const bun = path.join(repo, "node_modules", ".bin", "bun");
+const tsc = path.join(repo, "node_modules", "typescript", "bin", "tsc");
+
+const COMMAND = "echo packed > packed.txt";
+const PROSE = "Let me write the file.\n\n";
+const LEAK = PROSE + live(block("tool_calls", [["bash", [["command", COMMAND]]]]));
+
+/** What may ship: the build, the launcher, OpenCode's entry, the schema, the docs. */
+const ALLOWED = [/^dist\/.+\.(js|d\.ts)$/, /^bin\/dsml-fix\.js$/, /^server\.js$/, /^schema\/.+\.json$/, /^docs\/.+\.md$/, /^(README|CHANGELOG)\.md$/, /^LICENSE$/, /^package\.json$/];
+/** A consumer's TypeScript: every subpath resolves to its .d.ts, and the option types are checked. */
+const TYPES_CHECK = `import plugin from "opencode-plugin-dsml-fix";
+import { parse, type ParseResult } from "opencode-plugin-dsml-fix/parse";
+import { repairMiddleware } from "opencode-plugin-dsml-fix/middleware";
+import { repairFetch } from "opencode-plugin-dsml-fix/fetch";
+import type { LanguageModelV3Middleware } from "@ai-sdk/provider";
+export const middleware: LanguageModelV3Middleware = repairMiddleware({ responseFix: { bufferLimit: 4096 } });
+export const repaired: typeof fetch = repairFetch({ parse: { codeCostumes: false } });
+export const result: ParseResult = parse("text", [{ name: "bash", parameters: { type: "object" } }]);
+export const id: string = plugin.id;
+// @ts-expect-error bufferLimit is a number
+repairMiddleware({ responseFix: { bufferLimit: "big" } });
+`;
+const PACKED_BUDGET = 150 * 1024;
+const UNPACKED_BUDGET = 600 * 1024;
+
+interface PackResult {
+  filename: string;
+  size: number;
+  unpackedSize: number;
+  integrity: string;
+  entryCount: number;
+  files: { path: string; size: number }[];
+}
+
+interface Prepared {
+  work: string;
+  pack: PackResult;
+  consumer: string;
+  installed: string;
+}
+
+/** npm without the variables `npm test` exports: npm_config_local_prefix would point a child npm at this checkout. */
+function npmEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const keep = new Set(["npm_config_cache", "npm_config_userconfig", "npm_config_globalconfig", "npm_config_registry"]);
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || k === "INIT_CWD") continue;
+    if (k.toLowerCase().startsWith("npm_") && !keep.has(k.toLowerCase())) continue;
+    env[k] = v;
+  }
+  return { ...env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false", ...extra };
+}
+
+function run(command: string, args: string[], cwd: string, env = npmEnv()): SpawnSyncReturns<string> {
+  const r = spawnSync(command, args, { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, timeout: 120_000 });
+  if (r.error) throw new Error(`${command} ${args.join(" ")}: ${r.error.message}`);
+  return r;
+}
+
+function ok(r: SpawnSyncReturns<string>, what: string): string {
+  if (r.status !== 0) throw new Error(`${what} exited ${r.status}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`);
+  return r.stdout;
+}
+
+/** Everything but installs, build output and VCS data: what `npm pack` in a fresh clone would see. */
+function copyRepo(to: string): void {
+  const skip = new Set(["node_modules", ".git", "dist", ".tmp", "coverage"]);
+  cpSync(repo, to, {
+    recursive: true,
+    filter: (src) => {
+      const rel = path.relative(repo, src);
+      if (!rel) return true;
+      const top = rel.split(path.sep)[0]!;
+      return !skip.has(top) && !rel.endsWith(".tgz");
+    },
+  });
+  symlinkSync(path.join(repo, "node_modules"), path.join(to, "node_modules"), "dir");
+}
+
+let prepared: Promise<Prepared> | undefined;
+
+function prepare(): Promise<Prepared> {
+  prepared ??= (async () => {
+    const work = mkdtempSync(path.join(os.tmpdir(), "dsml-pack-"));
+    try {
+      return build(work);
+    } catch (error) {
+      if (!process.env.DSML_PACK_KEEP) rmSync(work, { recursive: true, force: true });
+      throw error;
+    }
+  })();
+  return prepared;
+}
+
+/** Pack a scratch copy, install the tarball offline into a throwaway project, lay out the fixtures. */
+function build(work: string): Prepared {
+  const stage = path.join(work, "stage");
+  copyRepo(stage);
+
+  const out = ok(run("npm", ["pack", "--json", "--pack-destination", work], stage), "npm pack");
+  const pack = (JSON.parse(out.slice(out.indexOf("["))) as PackResult[])[0]!;
+
+  const registry = ok(run("npm", ["config", "get", "registry"], work), "npm config get registry").trim();
+  const consumer = path.join(work, "consumer");
+  mkdirSync(consumer);
+  const lock = readLock();
+  const pinned = (name: string) => lock.packages[`node_modules/${name}`]!.version!;
+  const spec = `file:../${pack.filename}`;
+  const project = {
+    name: "dsml-fix-consumer",
+    version: "0.0.0",
+    private: true,
+    type: "module",
+    dependencies: { [NAME]: spec, ai: pinned("ai"), "@ai-sdk/openai-compatible": pinned("@ai-sdk/openai-compatible") },
+  };
+  const manifest = JSON.parse(readFileSync(path.join(stage, "package.json"), "utf8"));
+  writeFileSync(path.join(consumer, "package.json"), JSON.stringify(project, null, 2));
+  writeFileSync(
+    path.join(consumer, "package-lock.json"),
+    JSON.stringify(consumerLock(lock, project, { [NAME]: { spec, integrity: pack.integrity, manifest } }, registry), null, 2),
+  );
+  ok(run("npm", ["ci", "--offline", "--no-audit", "--no-fund"], consumer), "npm ci --offline (consumer)");
+
+  writeFileSync(path.join(consumer, "leak.json"), JSON.stringify({ reply: LEAK }));
+  writeFileSync(path.join(consumer, "sample.txt"), LEAK);
+  cpSync(path.join(repo, "test", "package", "fixtures", "consumer.mjs"), path.join(consumer, "consumer.mjs"));
+  writeFileSync(path.join(consumer, "types-check.ts"), TYPES_CHECK);
+  console.log(
+    `[pack] ${pack.filename}: ${pack.size} B packed, ${pack.unpackedSize} B unpacked, ${pack.entryCount} files; ` +
+      `runtime dependencies: ${runtimePackages().length}`,
+  );
+  return { work, pack, consumer, installed: path.join(consumer, "node_modules", NAME) };
+}
+
+afterAll(async () => {
+  const p = await prepared?.catch(() => undefined);
+  if (p && !process.env.DSML_PACK_KEEP) rmSync(p.work, { recursive: true, force: true });
+});
+
+const FIRST = 240_000;
+const LATER = 120_000;
+
+interface ConsumerReport {
+  runtime: string;
+  resolved: Record<string, string>;
+  plugin: { id: string; server: string; serverExport: string };
+  parse: [string, unknown][];
+  unrepaired: { calls: [string, unknown][]; text: string; finishReason: string };
+  middleware: { calls: [string, unknown][]; text: string; finishReason: string };
+  fetch: { calls: [string, unknown][]; text: string; finishReason: string };
+}
+
+function expectConsumer(report: ConsumerReport, installed: string) {
+  const dist = path.join(installed, "dist");
+  for (const [sub, url] of Object.entries(report.resolved)) {
+    const file = fileURLToPath(url);
+    if (sub === "./server") expect(file).toBe(path.join(installed, "server.js"));
+    else expect(file.startsWith(dist + path.sep)).toBe(true);
+  }
+  expect(report.plugin).toEqual({ id: NAME, server: "function", serverExport: NAME });
+  expect(report.parse).toEqual([["bash", { command: COMMAND }]]);
+  // The control: without the repair the AI SDK sees only text.
+  expect(report.unrepaired.calls).toEqual([]);
+  for (const way of [report.middleware, report.fetch]) {
+    expect(way.calls).toEqual([["bash", { command: COMMAND }]]);
+    expect(way.text).toBe(PROSE);
+    expect(way.finishReason).toBe("tool-calls");
+  }
+}
+
+describe("the packed artifact", () => {
+  test(
+    "npm pack builds dist/ and ships only dist, the bin, server.js, schema, docs, README, LICENSE and CHANGELOG",
+    async () => {
+      const { pack } = await prepare();
+      const paths = pack.files.map((f) => f.path);
+      expect(paths.filter((p) => !ALLOWED.some((re) => re.test(p)))).toEqual([]);
+      for (const need of [
+        "dist/plugin/index.js",
+        "dist/plugin/index.d.ts",
+        "dist/adapters/middleware.js",
+        "dist/adapters/fetch.d.ts",
+        "dist/cli/main.js",
+        "bin/dsml-fix.js",
+        "server.js",
+        "schema/options.schema.json",
+        "README.md",
+        "LICENSE",
+        "CHANGELOG.md",
+      ])
+        expect(paths).toContain(need);
+      expect(pack.size).toBeLessThan(PACKED_BUDGET);
+      expect(pack.unpackedSize).toBeLessThan(UNPACKED_BUDGET);
+    },
+    FIRST,
+  );
+
+  test(
+    "every entry point of the packed package.json (main, types, exports, bin) is in the tarball; none points at src/",
+    async () => {
+      const { pack, installed } = await prepare();
+      const manifest = JSON.parse(readFileSync(path.join(installed, "package.json"), "utf8"));
+      const targets: string[] = [manifest.main, manifest.types, ...Object.values<string>(manifest.bin)];
+      const collect = (value: unknown) => {
+        if (typeof value === "string") targets.push(value);
+        else if (value && typeof value === "object") Object.values(value).forEach(collect);
+      };
+      collect(manifest.exports);
+      expect(Object.keys(manifest.exports).sort()).toEqual([".", "./fetch", "./middleware", "./package.json", "./parse", "./schema.json", "./server"]);
+      const shipped = new Set(pack.files.map((f) => f.path));
+      const missing = targets.map((t) => t.replace(/^\.\//, "")).filter((t) => !shipped.has(t));
+      expect(missing).toEqual([]);
+      expect(targets.filter((t) => t.includes("src/"))).toEqual([]);
+      expect(existsSync(path.join(installed, "src"))).toBe(false);
+    },
+    LATER,
+  );
+
+  test(
+    "an offline install brings in exactly the runtime tree README lists (zod, fast-xml-parser and its own), no build or test tooling",
+    async () => {
+      const { consumer, installed } = await prepare();
+      const manifest = JSON.parse(readFileSync(path.join(installed, "package.json"), "utf8"));
+      expect(Object.keys(manifest.dependencies).sort()).toEqual(["fast-xml-parser", "zod"]);
+      expect(Object.keys(manifest.peerDependencies ?? {})).toEqual(["@opencode-ai/plugin"]);
+      expect(manifest.peerDependenciesMeta["@opencode-ai/plugin"].optional).toBe(true);
+
+      const ls = JSON.parse(ok(run("npm", ["ls", "--omit=dev", "--all", "--json"], consumer), "npm ls"));
+      const found = new Set<string>();
+      const walk = (deps: Record<string, any> | undefined) => {
+        for (const [name, node] of Object.entries(deps ?? {})) {
+          if (!node.version) continue; // an unmet optional peer
+          found.add(`${name}@${node.version}`);
+          walk(node.dependencies);
+        }
+      };
+      walk(ls.dependencies[NAME].dependencies);
+      expect([...found].sort()).toEqual(runtimePackages());
+      const tooling = [...found].filter((p) => /^(typescript|bun|@types\/|fast-check|opencode-ai|@opencode-ai\/|ai@|@ai-sdk\/)/.test(p));
+      expect(tooling).toEqual([]);
+    },
+    LATER,
+  );
+
+  test(
+    "Node 20: /middleware repairs a leak through the AI SDK's wrapLanguageModel, /fetch through repairFetch",
+    async () => {
+      const { consumer, installed } = await prepare();
+      const r = ok(run("node", ["consumer.mjs"], consumer), "node consumer.mjs");
+      const report = JSON.parse(r) as ConsumerReport;
+      expect(report.runtime).toMatch(/^node \d+/);
+      expect(Number(report.runtime.slice("node ".length).split(".")[0])).toBeGreaterThanOrEqual(20);
+      expectConsumer(report, installed);
+    },
+    LATER,
+  );
+
+  test(
+    "Bun: the same imports, the same repairs",
+    async () => {
+      const { consumer, installed } = await prepare();
+      const report = JSON.parse(ok(run(bun, ["consumer.mjs"], consumer), "bun consumer.mjs")) as ConsumerReport;
+      expect(report.runtime).toMatch(/^bun /);
+      expectConsumer(report, installed);
+    },
+    LATER,
+  );
+
+  test(
+    "the shipped .d.ts files type-check a consumer (moduleResolution nodenext and bundler)",
+    async () => {
+      const { consumer } = await prepare();
+      for (const [module, resolution] of [["nodenext", "nodenext"], ["esnext", "bundler"]] as const) {
+        const config = {
+          compilerOptions: { noEmit: true, strict: true, module, moduleResolution: resolution, target: "es2022", lib: ["es2022", "dom"], types: [], skipLibCheck: true },
+          files: ["types-check.ts"],
+        };
+        writeFileSync(path.join(consumer, "tsconfig.json"), JSON.stringify(config));
+        ok(run("node", [tsc, "-p", "tsconfig.json"], consumer), `tsc (${resolution})`);
+      }
+    },
+    LATER,
+  );
+
+  test(
+    "npx dsml-fix scan --json runs the compiled CLI with plain node",
+    async () => {
+      const { consumer } = await prepare();
+      const r = run("npx", ["dsml-fix", "scan", "--json", "sample.txt"], consumer, npmEnv({ npm_config_offline: "true" }));
+      const report = JSON.parse(ok(r, "npx dsml-fix scan --json"));
+      expect(report.calls).toEqual([{ tool: "bash", input: { command: COMMAND }, shape: "D02" }]);
+      expect(report.text).toBe(PROSE);
+      expect(report.broken).toEqual([]);
+      const usage = run("npx", ["dsml-fix", "bogus"], consumer, npmEnv({ npm_config_offline: "true" }));
+      expect(usage.status).toBe(2);
+    },
+    LATER,
+  );
+
+  test(
+    'OpenCode 1.18.33: ["opencode-plugin-dsml-fix", options] loads the installed package, and a leaked call runs the tool',
+    async () => {
+      const { consumer, installed } = await prepare();
+      const env = await setup([{ content: LEAK }, { content: "Done." }], {
+        plugin: [[NAME, { providers: ["fake"], debug: true }]],
+      });
+      try {
+        // What `opencode plugin opencode-plugin-dsml-fix` leaves behind: OpenCode's npm cache entry
+        // for `<name>@latest`, here the throwaway install, so no registry is needed.
+        const cache = path.join(env.project.env.XDG_CACHE_HOME!, "opencode", "packages");
+        mkdirSync(cache, { recursive: true });
+        symlinkSync(consumer, path.join(cache, `${NAME}@latest`), "dir");
+        expect(existsSync(path.join(installed, "src"))).toBe(false);
+
+        const result = await runOpencode(env.project, "write the file", { timeoutMs: 90_000 });
+        expect(result.timedOut).toBe(false);
+        expect(result.code).toBe(0);
+        const uses = toolUses(result.events);
+        expect(uses.map((u) => [u.tool, u.state?.status, u.state?.input])).toEqual([["bash", "completed", { command: COMMAND }]]);
+        expect(readFileSync(path.join(env.project.dir, "packed.txt"), "utf8").trim()).toBe("packed");
+        expect(result.stderr).toContain("recovered=1");
+        expect(env.model.mainRequests()).toHaveLength(2);
+      } finally {
+        await env.teardown();
+      }
+    },
+    LATER,
+  );
+});
