@@ -51,7 +51,7 @@ export interface BrokenSpan {
 /** Characters consumed without becoming visible text or a call (only where the catalogue says strip). */
 export interface StrippedSpan {
   span: Span;
-  kind: "native-call-duplicate" | "fabricated-result" | "noise";
+  kind: "native-call-duplicate" | "fabricated-result" | "noise" | "echoed-markup";
 }
 
 export interface ParseOptions {

@@ -53,6 +53,7 @@ class Engine implements RepairEngine {
   private readonly residueNames: string[] | null;
   private readonly longestName: number;
   private readonly brackets: boolean;
+  private readonly isEchoed: ((markup: string) => boolean) | undefined;
 
   constructor(options: EngineOptions) {
     const tools = new Map<string, ToolSpec>();
@@ -60,6 +61,7 @@ class Engine implements RepairEngine {
     this.ctx = { tools, options: resolveParseOptions(options.parse) };
     const dialects = this.ctx.options.dialects;
     this.brackets = dialects.mistral || dialects.mistralResidue;
+    this.isEchoed = options.isEchoed;
     this.residueNames = dialects.mistralResidue && tools.size > 0 ? [...tools.keys()] : null;
     this.longestName = Math.max(0, ...[...tools.keys()].map((n) => n.length));
     const limit = options.bufferLimit ?? DEFAULT_BUFFER_LIMIT;
@@ -287,6 +289,11 @@ class Engine implements RepairEngine {
         return;
       }
       if (seg.kind !== "call") return;
+      if (this.isEchoed?.(span.slice(seg.start, seg.end))) {
+        this.stripped.push({ span: [start, end], kind: "echoed-markup" });
+        this.broken.push({ span: [start, end], shape: seg.shape, reason: "echoed-markup", detail: "markup quoted from content the request gave the model", tool: seg.tool });
+        return;
+      }
       this.releaseTail();
       this.out.push({
         type: "call",

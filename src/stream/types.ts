@@ -11,6 +11,11 @@ export interface EngineOptions {
   bufferLimit?: number;
   /** Prefix for call ids; a random one per engine when omitted. */
   idPrefix?: string;
+  /**
+   * Echo guard: called with a call's markup just before it would be recovered; true means the
+   * model only quoted content it was given, so the markup is stripped and never executed.
+   */
+  isEchoed?: (markup: string) => boolean;
 }
 
 export interface EngineSummary {
