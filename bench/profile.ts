@@ -1,12 +1,15 @@
 // Where the adapters' time goes, per 10-character chunk / per SSE event: `bun bench/profile.ts`.
-// Diagnostic companion to bench/run.ts (see bench/README.md). "prototype" rows run local
-// re-implementations of one hot spot, to show what a change in src/ would buy; src/ is untouched.
+// Diagnostic companion to bench/run.ts (see bench/README.md). "floor" rows do only the part of
+// the work nothing can skip (the engine itself; framing, decoding, JSON.parse), so the distance
+// from a floor to "as shipped" is what the adapter's own bookkeeping costs.
+import { ChunkRewriter } from "../src/adapters/chunk-rewriter.ts";
+import { rewriteEventStream } from "../src/adapters/event-stream.ts";
 import { repairFetch } from "../src/adapters/fetch.ts";
-import { GuardedEngine, type Step } from "../src/adapters/options.ts";
+import { GuardedEngine } from "../src/adapters/options.ts";
 import { repairMiddleware } from "../src/adapters/middleware.ts";
+import { SseFramer, SseReader } from "../src/adapters/sse.ts";
 import { NEED_MORE, readTag } from "../src/grammar/tags.ts";
 import { createRepairEngine } from "../src/stream/engine.ts";
-import type { EngineEvent, RepairEngine } from "../src/stream/types.ts";
 import { fixtureTools } from "../test/golden/tools.ts";
 import {
   MB,
@@ -21,6 +24,7 @@ import {
   pairedRatio,
   partsFor,
   prose,
+  rechunk,
   requestInit,
   sourceStream,
   sseEvents,
@@ -31,35 +35,6 @@ import {
 const tools = fixtureTools;
 const engine = () => createRepairEngine({ tools, idPrefix: "p_" });
 const noop = () => {};
-
-/**
- * GuardedEngine.step as shipped, minus `events.push(...feed())`: the engine already returns a
- * fresh array per call, so it can be handed on as is. Only the happy path is reproduced.
- */
-class LeanGuard {
-  #engine: RepairEngine;
-  #recent: string[] = [];
-  #held = 0;
-  constructor(e: RepairEngine) {
-    this.#engine = e;
-  }
-  get held(): number {
-    return this.#held;
-  }
-  step(work: { delta?: string; flush?: boolean }): Step {
-    try {
-      let events: EngineEvent[] = work.delta ? this.#engine.feed(work.delta) : [];
-      if (work.flush) events = events.concat(this.#engine.flush());
-      const held = work.flush ? 0 : this.#engine.held;
-      this.#held = held;
-      if (held === 0) this.#recent = [];
-      else if (work.delta) this.#recent.push(work.delta);
-      return { ok: true, events };
-    } catch {
-      return { ok: false, held: "" };
-    }
-  }
-}
 
 const ns = (seconds: number, n: number) => `${((seconds * 1e9) / n).toFixed(0).padStart(5)} ns`;
 const line = (label: string, value: string) => console.log(`  ${label.padEnd(64)} ${value}`);
@@ -90,30 +65,21 @@ for (const [name, text] of [
         e.feed(text);
         e.flush();
       },
-      "GuardedEngine.step (as shipped)": () => {
+      "GuardedEngine.feed (the middleware's and fetch's hot path)": () => {
+        const g = new GuardedEngine(engine(), noop);
+        for (const p of pieces) {
+          g.feed(p);
+          void g.held;
+        }
+        g.step({ flush: true });
+      },
+      "GuardedEngine.step (a work and a result object per call)": () => {
         const g = new GuardedEngine(engine(), noop);
         for (const p of pieces) {
           g.step({ delta: p });
           void g.held;
         }
         g.step({ flush: true });
-      },
-      "prototype: GuardedEngine.step without the spread": () => {
-        const g = new LeanGuard(engine());
-        for (const p of pieces) {
-          g.step({ delta: p });
-          void g.held;
-        }
-        g.step({ flush: true });
-      },
-      "GuardedEngine.step + a new text-delta part per text event": () => {
-        const g = new GuardedEngine(engine(), noop);
-        let sink: Part | undefined;
-        for (const p of pieces) {
-          const st = g.step({ delta: p });
-          if (st.ok) for (const ev of st.events) if (ev.type === "text") sink = { type: "text-delta", id: "t0", delta: ev.text };
-        }
-        void sink;
       },
     },
     9,
@@ -130,19 +96,20 @@ for (const [name, text] of [
     {
       "identity middleware": () => throughMiddleware(identityMiddleware, parts),
       "repairMiddleware (as shipped)": () => throughMiddleware(ours, parts),
-      "stage calling engine.feed only, new part per text event": () => {
+      "floor: stage calling engine.feed only, the part itself when unchanged": () => {
+        const e = engine();
+        return stage((p, c) => {
+          if (p.type !== "text-delta") return c.enqueue(p);
+          const events = e.feed(p.delta);
+          if (events.length === 1 && events[0]!.type === "text" && events[0]!.text === p.delta) return c.enqueue(p);
+          for (const ev of events) if (ev.type === "text") c.enqueue({ type: "text-delta", id: p.id, delta: ev.text });
+        });
+      },
+      "stage calling engine.feed only, a new part per text event": () => {
         const e = engine();
         return stage((p, c) => {
           if (p.type !== "text-delta") return c.enqueue(p);
           for (const ev of e.feed(p.delta)) if (ev.type === "text") c.enqueue({ type: "text-delta", id: p.id, delta: ev.text });
-        });
-      },
-      "stage calling prototype LeanGuard.step, new part per event": () => {
-        const g = new LeanGuard(engine());
-        return stage((p, c) => {
-          if (p.type !== "text-delta") return c.enqueue(p);
-          const st = g.step({ delta: p.delta });
-          if (st.ok) for (const ev of st.events) if (ev.type === "text") c.enqueue({ type: "text-delta", id: p.id, delta: ev.text });
         });
       },
     },
@@ -166,16 +133,20 @@ async function drainParts(stream: ReadableStream<Part>): Promise<number> {
 }
 
 // ---------------------------------------------------------------- fetch
-{
+for (const [shape, size] of [
+  ["one chunk per event", 0],
+  ["16 KB chunks", 16 * 1024],
+] as const) {
   const text = prose(MB);
   const events = sseEvents(text);
-  console.log(`\n## fetch adapter, 1 MB prose as ${events.length} SSE events, one chunk per event (median of 5, paired)\n`);
-  const baseFetch = (async () => new Response(sourceStream(events), { headers: { "content-type": "text/event-stream" } })) as unknown as typeof fetch;
-  const body = async () => (await baseFetch(URL_, requestInit)).body!;
-  const through = async (t: TransformStream<Uint8Array, Uint8Array>) => drainBytes(new Response((await body()).pipeThrough(t)), false);
+  const body = size === 0 ? events : rechunk(events, size);
+  console.log(`\n## fetch adapter, 1 MB prose as ${events.length} SSE events, ${shape} (median of 5, paired)\n`);
+  const baseFetch = (async () => new Response(sourceStream(body), { headers: { "content-type": "text/event-stream" } })) as unknown as typeof fetch;
+  const source = async () => (await baseFetch(URL_, requestInit)).body!;
+  const through = async (t: TransformStream<Uint8Array, Uint8Array>) => drainBytes(new Response((await source()).pipeThrough(t)), false);
   const decoder = new TextDecoder();
   const repaired = repairFetch({}, baseFetch);
-  /** The adapter's framing step as written: split at LF, one subarray and one enqueue per line. */
+  /** The framing the adapter used to do: split at LF, one subarray and one enqueue per line. */
   const perLine = (extra: (line: Uint8Array) => void) =>
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, c) {
@@ -188,12 +159,32 @@ async function drainParts(stream: ReadableStream<Part>): Promise<number> {
         }
       },
     });
+  /** The shipped framing and decoding, then JSON.parse of every event: what a rewriter without ChunkShape pays. */
+  const framedParse = () => {
+    const framer = new SseFramer();
+    const reader = new SseReader();
+    return new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, c) {
+        const { head, ends } = framer.push(chunk);
+        const start = head ? ends[0]! : 0;
+        const first = head && decoder.decode(head);
+        if (first?.startsWith("data: {")) sink += JSON.parse(first.slice(6)).choices.length;
+        const text = decoder.decode(chunk.subarray(start, ends.at(-1) ?? start));
+        for (let pos = 0; pos < text.length; pos = reader.end) {
+          reader.read(text, pos);
+          if (reader.data?.startsWith("{")) sink += JSON.parse(reader.data).choices.length;
+        }
+        c.enqueue(chunk);
+      },
+    });
+  };
+  const rewriter = () => new ChunkRewriter(new GuardedEngine(engine(), noop), noop);
   let sink = 0;
   const t = await measure(
     {
       "untouched body": async () => drainBytes(await baseFetch(URL_, requestInit), false),
       "identity byte TransformStream": () => through(new TransformStream({ transform: (c, ctl) => ctl.enqueue(c) })),
-      "split into lines, one subarray + enqueue per line": () => through(perLine(noop)),
+      "old framing: one subarray + enqueue per line": () => through(perLine(noop)),
       "... + TextDecoder per line + JSON.parse per event": () =>
         through(
           perLine((l) => {
@@ -201,10 +192,12 @@ async function drainParts(stream: ReadableStream<Part>): Promise<number> {
             if (s.startsWith("data: {")) sink += JSON.parse(s.slice(6)).choices.length;
           }),
         ),
+      "floor: shipped framing + decode + JSON.parse per event": () => through(framedParse()),
+      "rewriteEventStream alone (no Response, no request checks)": async () => drainBytes(new Response(rewriteEventStream(await source(), rewriter(), noop)), false),
       "repairFetch (as shipped)": async () => drainBytes(await repaired(URL_, requestInit), false),
     },
     5,
-    1,
+    size === 0 ? 1 : 3,
   );
   const base = t["untouched body"]!;
   const stage = t["identity byte TransformStream"]!;

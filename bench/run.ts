@@ -117,26 +117,39 @@ for (const [suffix, label, text] of [
     const check = sseContent((await drainBytes(await repaired(URL_, requestInit), true)).body);
     if (check.content !== PROSE || check.toolCalls !== 0) throw new Error("fetch adapter changed the prose stream");
     const stage = () => new TransformStream<Uint8Array, Uint8Array>({ transform: (c, ctl) => ctl.enqueue(c) });
+    // With 16 KB chunks transform() runs only ~1500 times per pass, so the JIT needs more passes to settle.
     const t = await measure(
       {
         untouched: async () => drainBytes(await baseFetch(URL_, requestInit), false),
         stage: async () => drainBytes(new Response((await baseFetch(URL_, requestInit)).body!.pipeThrough(stage())), false),
         ours: async () => drainBytes(await repaired(URL_, requestInit), false),
       },
-      QUICK || suffix === "b" ? 3 : 5,
-      1,
+      QUICK ? 3 : 5,
+      suffix === "b" && !QUICK ? 3 : 1,
     );
     const ratio = pairedRatio(t.ours!, t.untouched!);
-    const us = `${((median(t.ours!) * 1e6) / events.length).toFixed(2)} us/event`;
+    const perEvent = (s: number[]) => `${((median(s) * 1e6) / events.length).toFixed(2)} us/event`;
     rows.push({
       row: `3${suffix}`,
       workload: `fetch adapter, 1 MB prose as ${events.length} SSE events (${(sseBytes / MB).toFixed(1)} MB), ${shape}`,
-      ours: `${ms(median(t.ours!))} (${us})`,
-      reference: `untouched ${ms(median(t.untouched!))}; an identity byte TransformStream alone: ${ms(median(t.stage!))} = ${x(pairedRatio(t.stage!, t.untouched!))}; adapter vs that stage ${x(pairedRatio(t.ours!, t.stage!))}`,
+      ours: `${ms(median(t.ours!))} (${perEvent(t.ours!)})`,
+      reference: `untouched ${ms(median(t.untouched!))}; an identity byte TransformStream alone: ${ms(median(t.stage!))} = ${x(pairedRatio(t.stage!, t.untouched!))}`,
       result: suffix === "" ? x(ratio) : `${x(ratio)} (cost per event, not ratio, is the point here)`,
       target: suffix === "" ? "<= 1.5x" : "info",
       verdict: suffix === "" ? verdict(ratio <= 1.5) : "info",
     });
+    // Any stream-rewriting fetch wrapper pays for one TransformStream: this is the cost above that floor.
+    if (suffix === "") {
+      rows.push({
+        row: "3c",
+        workload: `fetch adapter vs an identity byte TransformStream on the same body, ${shape}`,
+        ours: `${ms(median(t.ours!))} (${perEvent(t.ours!)})`,
+        reference: `identity stage ${ms(median(t.stage!))} (${perEvent(t.stage!)}); +${((pairedDiff(t.ours!, t.stage!) * 1e6) / events.length).toFixed(2)} us/event`,
+        result: x(pairedRatio(t.ours!, t.stage!)),
+        target: "info",
+        verdict: "info",
+      });
+    }
   }
 }
 
@@ -211,7 +224,8 @@ for (const [suffix, label, text] of [
 // 6 ----------------------------------------------------------------------
 {
   progress("marker mentions in code");
-  const mention = `// a leaked opener looks like <${D}invoke and nothing more follows it\n`;
+  // How a user explaining the format would write it: a complete opener, in plain text (no backticks).
+  const mention = `// <${D}invoke name="bash"> is the opener\n`;
   const withMentions = (size: number) => {
     const body = code(size, 6);
     let out = "";
@@ -231,10 +245,10 @@ for (const [suffix, label, text] of [
   const ratio = pairedRatio(m.l!, m.s!);
   rows.push({
     row: "6",
-    workload: `100 KB code, one opener mention per 10 KB (${count(small, D)} mentions), 10-char feeds`,
+    workload: `100 KB code, one line \`// <{D}invoke name="bash"> is the opener\` per 10 KB (${count(small, D)} mentions), 10-char feeds`,
     ours: `${ms(t.s)} (400 KB: ${ms(t.l)})`,
     reference: `heldCandidateNoCall=${r.summary.heldCandidateNoCall}, max held ${r.maxHeld} (400 KB: ${rl.summary.heldCandidateNoCall}, ${rl.maxHeld})`,
-    result: `${intact ? "text intact" : "TEXT LOST"}, ${noCall ? "no call" : "CALL"}, 400/100 KB ${x(ratio)}`,
+    result: `${intact ? "text intact" : "TEXT LOST"}, ${noCall ? "no call" : "CALL"}, max held ${Math.max(r.maxHeld, rl.maxHeld)}, 400/100 KB ${x(ratio)}`,
     target: "intact, no call, ~4x (quadratic: 16x)",
     verdict: verdict(intact && noCall && ratio >= 3 && ratio <= 5.5),
   });
@@ -250,7 +264,7 @@ const lines = [
 ];
 console.log(
   `Bun ${Bun.version}, ${process.platform}/${process.arch}, ${navigator.hardwareConcurrency} CPUs. Times: medians; ratios: medians of per-round ratios ` +
-    `(rows 1-2: ${REPS} rounds, row 3: ${QUICK ? 3 : 5} (3b: 3), row 5: ${QUICK ? 3 : 5}, row 6: ${QUICK ? 5 : 11}; after warm-up).`,
+    `(rows 1-2: ${REPS} rounds, row 3: ${QUICK ? 3 : 5}, row 5: ${QUICK ? 3 : 5}, row 6: ${QUICK ? 5 : 11}; after warm-up).`,
 );
 console.log("");
 console.log(lines.join("\n"));

@@ -216,59 +216,68 @@ const FALLBACK_TEXT_ID = "dsml-fix-text";
 function repairParts(ctx: CallContext): TransformStream<Part, Part> {
   const { guard, options } = ctx;
   const open = new Set<string>();
+  // The id checked last, known to be open: consecutive deltas nearly always share it.
+  let lastOpen: string | undefined;
   let owner: string | undefined;
   let deferredEnd: Extract<Part, { type: "text-end" }> | undefined;
   let nativeNoted = false;
+  // One enqueue function for the whole stream instead of a closure per part.
+  let sink!: TransformStreamDefaultController<Part>;
+  const out = (p: Part) => sink.enqueue(p);
 
   return new TransformStream<Part, Part>({
     transform(part, controller) {
-      const out = (p: Part) => controller.enqueue(p);
+      sink = controller;
       try {
-        handle(part, out);
+        if (part.type === "text-delta" && !guard.done) delta(part);
+        else handle(part);
       } catch (error) {
         debugLine(options, `stream repair failed on ${part.type}, passing it through: ${describeError(error)}`);
         out(part);
       }
     },
     flush(controller) {
-      const out = (p: Part) => controller.enqueue(p);
-      if (!guard.done) settle(guard.step({ flush: true }), out);
-      releaseEnd(out);
+      sink = controller;
+      if (!guard.done) settle(guard.step({ flush: true }));
+      releaseEnd();
       finishReport(ctx);
     },
   });
 
-  function handle(part: Part, out: (p: Part) => void): void {
+  // Apart from handle() because it runs once per token: it should stay short.
+  function delta(part: Extract<Part, { type: "text-delta" }>): void {
+    if (deferredEnd !== undefined && deferredEnd.id !== part.id) releaseEnd();
+    owner = part.id;
+    const events = guard.feed(part.delta);
+    if (typeof events === "string") {
+      text(events);
+      out(part);
+      return releaseEnd();
+    }
+    // Nothing held, nothing changed: the part itself goes on, providerMetadata and all.
+    if (events.length === 1 && events[0]!.type === "text" && events[0]!.text === part.delta && isOpen(part.id)) out(part);
+    else emit(events);
+    if (deferredEnd !== undefined && guard.held === 0) releaseEnd();
+  }
+
+  function handle(part: Part): void {
     if (guard.done) {
       if (part.type === "finish") return out(decorate(part));
       return out(part);
     }
     switch (part.type) {
       case "text-start":
-        releaseEnd(out);
+        releaseEnd();
         open.add(part.id);
         // Held text moves to the newest part, so it never has to reopen one that already ended.
         if (guard.held > 0) owner = part.id;
         return out(part);
-      case "text-delta": {
-        if (deferredEnd && deferredEnd.id !== part.id) releaseEnd(out);
-        owner = part.id;
-        const step = guard.step({ delta: part.delta });
-        if (!step.ok) {
-          text(step.held, out);
-          out(part);
-          return releaseEnd(out);
-        }
-        emit(step.events, out);
-        if (guard.held === 0) releaseEnd(out);
-        return;
-      }
       case "text-end":
         if (part.id === owner && guard.held > 0) {
           deferredEnd = part;
           return;
         }
-        open.delete(part.id);
+        close(part.id);
         return out(part);
       case "tool-input-start":
       case "tool-call":
@@ -276,14 +285,14 @@ function repairParts(ctx: CallContext): TransformStream<Part, Part> {
           nativeNoted = true;
           const step = guard.step({ native: true });
           if (!step.ok) {
-            text(step.held, out);
-            releaseEnd(out);
+            text(step.held);
+            releaseEnd();
           }
         }
         return out(part);
       case "finish":
-        settle(guard.step({ flush: true }), out);
-        releaseEnd(out);
+        settle(guard.step({ flush: true }));
+        releaseEnd();
         finishReport(ctx);
         return out(decorate(part));
       default:
@@ -291,22 +300,22 @@ function repairParts(ctx: CallContext): TransformStream<Part, Part> {
     }
   }
 
-  function settle(step: ReturnType<GuardedEngine["step"]>, out: (p: Part) => void): void {
-    if (step.ok) emit(step.events, out);
-    else text(step.held, out);
+  function settle(step: ReturnType<GuardedEngine["step"]>): void {
+    if (step.ok) emit(step.events);
+    else text(step.held);
   }
 
-  function emit(events: EngineEvent[], out: (p: Part) => void): void {
+  function emit(events: EngineEvent[]): void {
     for (const event of events) {
-      if (event.type === "text") text(event.text, out);
-      else call(event.call, out);
+      if (event.type === "text") text(event.text);
+      else call(event.call);
     }
   }
 
-  function text(delta: string, out: (p: Part) => void): void {
+  function text(delta: string): void {
     if (!delta) return;
     const id = owner ?? FALLBACK_TEXT_ID;
-    if (open.has(id)) return out({ type: "text-delta", id, delta });
+    if (isOpen(id)) return out({ type: "text-delta", id, delta });
     // The part already ended (held text at a boundary the engine did not report): give it a part of its own.
     out({ type: "text-start", id });
     out({ type: "text-delta", id, delta });
@@ -314,7 +323,7 @@ function repairParts(ctx: CallContext): TransformStream<Part, Part> {
   }
 
   // Streamed like a native provider call so hosts that track tool-input-start see the call too.
-  function call(recovered: RecoveredCall, out: (p: Part) => void): void {
+  function call(recovered: RecoveredCall): void {
     const part = toolCallPart(recovered);
     out({ type: "tool-input-start", id: part.toolCallId, toolName: part.toolName });
     out({ type: "tool-input-delta", id: part.toolCallId, delta: part.input });
@@ -322,9 +331,21 @@ function repairParts(ctx: CallContext): TransformStream<Part, Part> {
     out(part);
   }
 
-  function releaseEnd(out: (p: Part) => void): void {
+  function isOpen(id: string): boolean {
+    if (id === lastOpen) return true;
+    if (!open.has(id)) return false;
+    lastOpen = id;
+    return true;
+  }
+
+  function close(id: string): void {
+    open.delete(id);
+    if (id === lastOpen) lastOpen = undefined;
+  }
+
+  function releaseEnd(): void {
     if (!deferredEnd) return;
-    open.delete(deferredEnd.id);
+    close(deferredEnd.id);
     out(deferredEnd);
     deferredEnd = undefined;
   }

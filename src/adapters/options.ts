@@ -148,9 +148,23 @@ export class GuardedEngine {
       for (const event of events) if (event.type === "call") this.#recovered++;
       return { ok: true, events };
     } catch (error) {
-      this.#failed = true;
-      this.#onError(`engine failed, passing the rest through: ${describeError(error)}`);
-      return { ok: false, held: this.#heldText() };
+      return { ok: false, held: this.#fail(error) };
+    }
+  }
+
+  /**
+   * step({ delta }) without a work or a result object, for the once-per-chunk path. A string
+   * means the step failed and is the text to hand back, as `held` is for step().
+   */
+  feed(delta: string): EngineEvent[] | string {
+    if (this.done) return "";
+    try {
+      const events = delta ? this.#engine.feed(delta) : [];
+      this.#remember(delta, this.#engine.held);
+      for (let i = 0; i < events.length; i++) if (events[i]!.type === "call") this.#recovered++;
+      return events;
+    } catch (error) {
+      return this.#fail(error);
     }
   }
 
@@ -166,8 +180,11 @@ export class GuardedEngine {
   #remember(delta: string, held: number): void {
     this.#held = held;
     if (held === 0) {
-      this.#recent = [];
-      this.#recentLength = 0;
+      // Most deltas are released at once: keep that case free of allocation.
+      if (this.#recentLength !== 0) {
+        this.#recent = [];
+        this.#recentLength = 0;
+      }
       return;
     }
     if (delta) {
@@ -180,6 +197,12 @@ export class GuardedEngine {
       this.#recent = [kept];
       this.#recentLength = kept.length;
     }
+  }
+
+  #fail(error: unknown): string {
+    this.#failed = true;
+    this.#onError(`engine failed, passing the rest through: ${describeError(error)}`);
+    return this.#heldText();
   }
 
   #heldText(): string {

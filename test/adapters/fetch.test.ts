@@ -294,6 +294,84 @@ describe("repairFetch streamed repair", () => {
   });
 });
 
+describe("repairFetch fast paths", () => {
+  const enc = new TextEncoder();
+  const url = "http://x/v1/chat/completions";
+
+  async function reads(response: Response): Promise<Uint8Array[]> {
+    const reader = response.body!.getReader();
+    const out: Uint8Array[] = [];
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return out;
+      out.push(value);
+    }
+  }
+
+  test("a network chunk of untouched events goes out in one piece, not one per line", async () => {
+    const whole = enc.encode(sse([chunk({ content: "one " }), chunk({ content: "two " }), chunk({ content: "three" })]).replace(/data: \[DONE\]\n\n$/, ""));
+    const cut = enc.encode(`${sse([chunk({ content: " four" })]).replace(/data: \[DONE\]\n\n$/, "")}data: [DO`);
+    const rest = enc.encode("NE]\n\n");
+    const out = await reads(await fixFetch({}, {}, chunkedFetch([whole, cut, rest]))(url, chatInit()));
+    expect(out.length).toBe(3);
+    expect(out[0]).toEqual(whole);
+    expect(Buffer.concat(out).toString()).toBe(Buffer.concat([whole, cut, rest]).toString());
+  });
+
+  test("a leak inside one network chunk is repaired; the untouched events around it keep their bytes", async () => {
+    const upstream = recorded(["Plain start. ", ...LEAK, " Plain end."]);
+    const text = sse(upstream);
+    const out = await (await fixFetch({}, {}, chunkedFetch([enc.encode(text)]))(url, chatInit())).text();
+    expect(assemble(out)).toMatchObject({
+      content: "Plain start. I'll read it.  done Plain end.",
+      calls: [{ index: 0, name: "read", arguments: '{"path":"a.ts"}' }],
+      finish: "tool_calls",
+    });
+    for (const event of [upstream[0], upstream[1], upstream.at(-3), upstream.at(-1)]) expect(out).toContain(`data: ${JSON.stringify(event)}\n\n`);
+  });
+
+  test("content written with escapes passes through byte for byte and is repaired unescaped", async () => {
+    // The server escapes more than JSON.stringify would: the original bytes must survive as sent.
+    const escaped = (c: string) => `data: ${JSON.stringify(chunk({ content: c })).replace("\u00e9", "\\u00e9")}\n\n`;
+    const plain = ["caf\u00e9 ", 'say "hi" \\ ', "tab\there\n"].map(escaped).join("");
+    const original = `${plain}data: ${JSON.stringify(chunk({}, "stop"))}\n\ndata: [DONE]\n\n`;
+    expect(original).toContain("caf\\u00e9");
+    queue({ headers: SSE, chunks: [original] });
+    expect(await (await fixFetch()(`${base}/chat/completions`, chatInit())).text()).toBe(original);
+
+    const leak = ["caf\u00e9 <", '<CALL read {"path":', '"\\u00e9\\"q.ts"}>', ">\n"].map(escaped).join("");
+    queue({ headers: SSE, chunks: [`${leak}data: ${JSON.stringify(chunk({}, "stop"))}\n\ndata: [DONE]\n\n`] });
+    const result = assemble(await (await fixFetch()(`${base}/chat/completions`, chatInit())).text());
+    expect(result.content).toBe("caf\u00e9 \n");
+    expect(result.calls).toEqual([{ index: 0, id: "stub_0", name: "read", arguments: '{"path":"\u00e9\\"q.ts"}' }]);
+  });
+
+  test("a chunk that only starts and ends like the content chunks before it is read in full", async () => {
+    // Same text before and after the content string, but a native call hides in between.
+    const native = { index: 0, id: "call_native", type: "function", function: { name: "read", arguments: "{}" } };
+    const disguised = JSON.stringify(chunk({ content: "MARK" })).replace('"MARK"', `"x","tool_calls":${JSON.stringify([native])},"pad":""`);
+    expect(JSON.parse(disguised).choices[0].delta.tool_calls).toEqual([native]);
+    const upstream = [chunk({ content: "Hi " }), chunk({ content: "there " }), disguised, ...LEAK.map((c) => chunk({ content: c })), chunk({}, "tool_calls")];
+    queue({ headers: SSE, chunks: [sse(upstream)] });
+    const text = await (await fixFetch()(`${base}/chat/completions`, chatInit())).text();
+    expect(text).toContain(`data: ${disguised}\n\n`);
+    const result = assemble(text);
+    // The native call was noticed: the later markup is stripped, not turned into a second call.
+    expect(result.calls).toEqual([{ index: 0, id: "call_native", name: "read", arguments: "{}" }]);
+    expect(result.content).toBe("Hi there xI'll read it.  done");
+  });
+
+  test("id: and event: lines stay with their event, rewritten or not", async () => {
+    const events = [chunk({ content: "a <" }), chunk({ content: '<CALL read {"path":"m"}>> b' }), chunk({}, "stop")];
+    const original = events.map((e, i) => `id: ${i}\nevent: chunk\ndata: ${JSON.stringify(e)}\n\n`).join("") + "data: [DONE]\n\n";
+    queue({ headers: SSE, chunks: [original] });
+    const text = await (await fixFetch()(`${base}/chat/completions`, chatInit())).text();
+    expect(assemble(text)).toMatchObject({ content: "a  b", calls: [{ name: "read", arguments: '{"path":"m"}' }], finish: "tool_calls" });
+    const blocks = text.split("\n\n").filter((b) => b.includes("id: "));
+    expect(blocks.map((b) => b.split("\n").slice(0, 2).join(" "))).toEqual(["id: 0 event: chunk", "id: 1 event: chunk", "id: 2 event: chunk"]);
+  });
+});
+
 describe("repairFetch non-streamed JSON", () => {
   function completion(message: Json): string {
     return JSON.stringify({ id: "c1", object: "chat.completion", created: 1, model: "deepseek-chat", choices: [{ index: 0, message, finish_reason: "stop" }] });

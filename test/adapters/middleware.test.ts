@@ -142,6 +142,28 @@ describe("repairMiddleware wrapStream", () => {
     expect(visibleText(out)).toBe("end <<CALL read");
   });
 
+  test("a delta the engine lets through unchanged goes on as the same part, metadata and all", async () => {
+    const plain: Part = { type: "text-delta", id: "txt-0", delta: "plain", providerMetadata: { x: { n: 1 } } };
+    const cut: Part = { type: "text-delta", id: "txt-0", delta: "a <", providerMetadata: { x: { n: 2 } } };
+    const out = await run(streamOf([{ type: "text-start", id: "txt-0" }, plain, cut, { type: "text-delta", id: "txt-0", delta: "b" }, { type: "text-end", id: "txt-0" }]));
+    expect(out[2]).toBe(plain);
+    // Once the engine held part of a delta, what it releases is new text, in new parts.
+    expect(out.slice(3, 5)).toEqual([
+      { type: "text-delta", id: "txt-0", delta: "a " },
+      { type: "text-delta", id: "txt-0", delta: "<b" },
+    ]);
+  });
+
+  test("a delta whose part was never started gets a part of its own", async () => {
+    const out = await run(streamOf([{ type: "text-delta", id: "orphan", delta: "hi" }]));
+    expectTextProtocol(out);
+    expect(out.slice(1, 4)).toEqual([
+      { type: "text-start", id: "orphan" },
+      { type: "text-delta", id: "orphan", delta: "hi" },
+      { type: "text-end", id: "orphan" },
+    ]);
+  });
+
   test("without declared tools the stream is not touched", async () => {
     const parts = streamOf(textParts("txt-0", LEAK));
     expect(await run(parts, {}, {}, { tools: [] })).toEqual(parts);

@@ -1,0 +1,242 @@
+// Decides, per chat.completion.chunk, what goes out in its place: its original bytes, a rewritten
+// chunk, and synthetic chunks carrying released text and recovered calls.
+import type { EngineEvent } from "../stream/types.ts";
+import { ChunkShape } from "./chunk-shape.ts";
+import type { GuardedEngine } from "./options.ts";
+import { type Json, isObject, openAiCall } from "./openai.ts";
+
+export const RAW = Symbol("raw");
+/** A chunk to serialize, or RAW: the event's original bytes. */
+export type Piece = Json | typeof RAW;
+
+export interface Rewritten {
+  pieces: Piece[];
+  /** The event's own chunk; only it keeps the event's non-data lines (id:, event:, comments). */
+  original?: Json;
+}
+
+const ENVELOPE = ["id", "object", "created", "model", "system_fingerprint"] as const;
+
+export class ChunkRewriter {
+  #guard: GuardedEngine;
+  #onFinal: () => void;
+  /** The newest choice-0 chunk; synthetic chunks copy its envelope, built only when one is needed. */
+  #latest: Json | undefined;
+  #nextIndex = 0;
+  #nativeIndex = new Map<number, number>();
+  #reported = false;
+  #nativeNoted = false;
+  #shape = new ChunkShape();
+
+  constructor(guard: GuardedEngine, onFinal: () => void) {
+    this.#guard = guard;
+    this.#onFinal = onFinal;
+  }
+
+  /** `payload` is the event's joined data lines. null: pass the event through byte for byte. */
+  event(payload: string, hasMeta: boolean): Rewritten | null {
+    // A chunk starts with "{", so only other payloads can be the end marker.
+    if (payload.charCodeAt(0) !== 123 && payload.trim() === "[DONE]") {
+      const pieces = this.end();
+      return pieces.length > 0 ? { pieces: [...pieces, RAW] } : null;
+    }
+    const content = this.#shape.match(payload);
+    if (content !== undefined) return this.#content(payload, content, hasMeta);
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(payload);
+    } catch {
+      return null;
+    }
+    if (!isObject(chunk) || !Array.isArray(chunk.choices)) return null;
+    const pieces = this.#chunk(chunk, payload, hasMeta);
+    return pieces ? { pieces, original: chunk } : null;
+  }
+
+  /** End of stream (or [DONE]) without a finish_reason: flush what the engine still holds. */
+  end(): Json[] {
+    if (this.#guard.done) return [];
+    const step = this.#guard.step({ flush: true });
+    this.#final();
+    if (!step.ok) return step.held ? [this.#synthetic({ content: step.held })] : [];
+    return this.#segments(step.events, 0);
+  }
+
+  /**
+   * #chunk for a chunk known to have the learned shape: choice 0, no finish_reason, no tool_calls.
+   * It is parsed only when the engine changed its content.
+   */
+  #content(payload: string, content: string, hasMeta: boolean): Rewritten | null {
+    this.#latest = this.#shape.source;
+    if (this.#guard.done || content === "") return null;
+    const events = this.#guard.feed(content);
+    if (typeof events === "string") return events ? { pieces: [this.#synthetic({ content: events }), RAW] } : null;
+    if (events.length === 1 && events[0]!.type === "text" && events[0]!.text === content) return null;
+    const chunk = JSON.parse(payload) as Json;
+    this.#latest = chunk;
+    const delta = (chunk.choices as Json[])[0]!.delta as Json;
+    const pieces = this.#released(chunk, delta, content, events, false, hasMeta);
+    return pieces ? { pieces, original: chunk } : null;
+  }
+
+  #chunk(chunk: Json, payload: string, hasMeta: boolean): Piece[] | null {
+    const first = (chunk.choices as unknown[])[0];
+    // Other choices (n > 1) would interleave with choice 0 in one engine; they are left alone.
+    if (!isObject(first) || (first.index !== undefined && first.index !== 0)) return null;
+    this.#latest = chunk;
+    const delta = isObject(first.delta) ? first.delta : undefined;
+    const finish = first.finish_reason != null;
+    const toolCalls = Array.isArray(delta?.tool_calls) && delta.tool_calls.length > 0 ? delta.tool_calls : undefined;
+    const content = typeof delta?.content === "string" && delta.content !== "" ? delta.content : undefined;
+
+    if (!finish && !toolCalls && content !== undefined) this.#shape.learn(payload, chunk, content);
+
+    if (this.#guard.done) return this.#settle(first, toolCalls) ? [chunk] : null;
+    if (content === undefined && !finish && !toolCalls) return null;
+
+    const events = this.#step(toolCalls !== undefined, content, finish);
+    if (finish) this.#final();
+    if (typeof events === "string") {
+      const settled = this.#settle(first, toolCalls);
+      if (!events) return settled ? [chunk] : null;
+      return [this.#synthetic({ content: events }), settled ? chunk : RAW];
+    }
+
+    const changed = toolCalls ? this.#remapNative(toolCalls) : false;
+    if (finish) return this.#finish(chunk, first, delta, content, this.#segments(events, 0), changed);
+    return this.#released(chunk, delta, content, events, changed, hasMeta);
+  }
+
+  /** What replaces a chunk without finish_reason once the engine has taken its content. */
+  #released(chunk: Json, delta: Json | undefined, content: string | undefined, events: EngineEvent[], changed: boolean, hasMeta: boolean): Piece[] | null {
+    // The common case: the engine let the content through as it came.
+    if (!changed && events.length === 1 && events[0]!.type === "text" && events[0]!.text === content) return null;
+    // The first released text stays in the original event, which keeps its place in the stream.
+    let from = 0;
+    if (content !== undefined) {
+      while (from < events.length && isEmptyText(events[from]!)) from++;
+      const head = events[from];
+      const lead = head?.type === "text" ? head.text : "";
+      if (lead) from++;
+      if (lead !== content) {
+        if (lead) delta!.content = lead;
+        else delete delta!.content;
+        changed = true;
+      }
+    }
+    const segments = this.#segments(events, from);
+    if (!changed) return segments.length > 0 ? [RAW, ...segments] : null;
+    return onlyEnvelope(chunk, delta!) && !hasMeta ? segments : [chunk, ...segments];
+  }
+
+  /** One engine step; a string means it failed and is the text to hand back. */
+  #step(toolCalls: boolean, content: string | undefined, finish: boolean): EngineEvent[] | string {
+    const native = toolCalls && !this.#nativeNoted;
+    if (native) this.#nativeNoted = true;
+    if (!native && !finish) return this.#guard.feed(content ?? "");
+    const step = this.#guard.step({ native, delta: content, flush: finish });
+    return step.ok ? step.events : step.held;
+  }
+
+  /** The finish_reason must come after everything the flush released. */
+  #finish(chunk: Json, choice: Json, delta: Json | undefined, content: string | undefined, segments: Json[], changed: boolean): Piece[] | null {
+    const recovered = this.#guard.recovered > 0;
+    if (!changed && !recovered && content !== undefined && segments.length === 1 && contentOf(segments[0]!) === content) {
+      return null;
+    }
+    if (content !== undefined) {
+      delete delta!.content;
+      changed = true;
+    }
+    if (recovered && choice.finish_reason !== "tool_calls") {
+      choice.finish_reason = "tool_calls";
+      changed = true;
+    }
+    if (segments.length === 0) return changed ? [chunk] : null;
+    if (!delta || Object.keys(delta).length === 0) return [...segments, chunk];
+    // Role, reasoning or native calls riding on the finish event still go out before the released text.
+    const head = this.#synthetic({ ...delta });
+    for (const key of Object.keys(delta)) delete delta[key];
+    return [head, ...segments, chunk];
+  }
+
+  /** After the engine is done only indices and the finish_reason still need to agree with what was emitted. */
+  #settle(choice: Json, toolCalls: unknown[] | undefined): boolean {
+    let changed = toolCalls ? this.#remapNative(toolCalls) : false;
+    if (choice.finish_reason != null && this.#guard.recovered > 0 && choice.finish_reason !== "tool_calls") {
+      choice.finish_reason = "tool_calls";
+      changed = true;
+    }
+    return changed;
+  }
+
+  /** Native calls keep their indices unless a recovered call already took one. */
+  #remapNative(toolCalls: unknown[]): boolean {
+    let changed = false;
+    for (const call of toolCalls) {
+      if (!isObject(call) || typeof call.index !== "number") continue;
+      let mapped = this.#nativeIndex.get(call.index);
+      if (mapped === undefined) {
+        mapped = this.#guard.recovered === 0 ? call.index : this.#nextIndex;
+        this.#nativeIndex.set(call.index, mapped);
+      }
+      this.#nextIndex = Math.max(this.#nextIndex, mapped + 1);
+      if (mapped !== call.index) {
+        call.index = mapped;
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  #segments(events: EngineEvent[], from: number): Json[] {
+    const out: Json[] = [];
+    for (let i = from; i < events.length; i++) {
+      const event = events[i]!;
+      if (event.type === "text") {
+        if (event.text) out.push(this.#synthetic({ content: event.text }));
+      } else {
+        out.push(this.#synthetic({ tool_calls: [openAiCall(event.call, this.#nextIndex++)] }));
+      }
+    }
+    return out;
+  }
+
+  #synthetic(delta: Json): Json {
+    const envelope = this.#latest ? envelopeOf(this.#latest) : { object: "chat.completion.chunk" };
+    return { ...envelope, choices: [{ index: 0, delta, finish_reason: null }] };
+  }
+
+  #final(): void {
+    if (this.#reported || this.#guard.failed) return;
+    this.#reported = true;
+    this.#onFinal();
+  }
+}
+
+function isEmptyText(event: EngineEvent): boolean {
+  return event.type === "text" && event.text === "";
+}
+
+function contentOf(synthetic: Json): unknown {
+  return ((synthetic.choices as Json[])[0]?.delta as Json | undefined)?.content;
+}
+
+function envelopeOf(chunk: Json): Json {
+  const out: Json = {};
+  for (const key of ENVELOPE) if (chunk[key] !== undefined) out[key] = chunk[key];
+  return out;
+}
+
+/** True when, content removed, the event would carry nothing a client could act on. */
+function onlyEnvelope(chunk: Json, delta: Json): boolean {
+  if (Object.keys(delta).length > 0 || (chunk.choices as unknown[]).length !== 1) return false;
+  const choice = (chunk.choices as Json[])[0]!;
+  for (const [key, value] of Object.entries(choice)) {
+    if (key !== "index" && key !== "delta" && value != null) return false;
+  }
+  for (const [key, value] of Object.entries(chunk)) {
+    if (key !== "choices" && !(ENVELOPE as readonly string[]).includes(key) && value != null) return false;
+  }
+  return true;
+}

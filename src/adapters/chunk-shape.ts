@@ -1,0 +1,92 @@
+// Streamed chunks of one response usually differ only in their `content` string. Once such a
+// chunk has been seen, the next ones are recognised by their text alone, which spares a full
+// JSON.parse for every token on the path where the content passes through unchanged.
+import { type Json, isObject } from "./openai.ts";
+
+const SENTINEL = "\u0000dsml-fix\u0000";
+const SENTINEL_BODY = JSON.stringify(SENTINEL).slice(1, -1);
+
+/**
+ * The text of a content chunk cut around its content string. A payload that starts with the
+ * prefix, ends with the suffix and holds a valid JSON string body in between parses to the same
+ * chunk with another content, because the string token the prefix opens can only end at the
+ * suffix's quote. learn() proves the cut is at choices[0].delta.content by parsing a sentinel in it.
+ */
+export class ChunkShape {
+  #prefix = "";
+  #suffix = "";
+  #source: Json | undefined;
+  #hits = 0;
+  /** Learning costs a few parses: after templates that never matched, wait longer before the next try. */
+  #backoff = 0;
+  #wait = 0;
+
+  /** The chunk the shape was learned from; its envelope is every matching chunk's envelope. */
+  get source(): Json | undefined {
+    return this.#source;
+  }
+
+  /** The content of a payload with this shape, or undefined when it does not have it. */
+  match(payload: string): string | undefined {
+    if (this.#source === undefined) return undefined;
+    const end = payload.length - this.#suffix.length;
+    if (end < this.#prefix.length || !payload.startsWith(this.#prefix) || !payload.endsWith(this.#suffix)) return undefined;
+    const body = payload.slice(this.#prefix.length, end);
+    const content = plain(body) ? body : stringBody(body);
+    if (content !== undefined) this.#hits++;
+    return content;
+  }
+
+  /** `chunk` is JSON.parse(payload), not yet changed, and `content` its choices[0].delta.content. */
+  learn(payload: string, chunk: Json, content: string): void {
+    if (this.#wait > 0) {
+      this.#wait--;
+      return;
+    }
+    if (this.#source !== undefined) {
+      this.#backoff = this.#hits > 0 ? 0 : Math.min(2 * this.#backoff + 1, 1024);
+      this.#wait = this.#backoff;
+    }
+    this.#source = undefined;
+    this.#hits = 0;
+    const literal = JSON.stringify(content);
+    const at = payload.indexOf(literal);
+    if (at === -1) return;
+    const prefix = payload.slice(0, at + 1);
+    const suffix = payload.slice(at + literal.length - 1);
+    let probe: unknown;
+    try {
+      probe = JSON.parse(prefix + SENTINEL_BODY + suffix);
+    } catch {
+      return;
+    }
+    // The rest of the text is the same, so the rest of the chunk is too.
+    if (contentDelta(probe)?.content !== SENTINEL) return;
+    this.#prefix = prefix;
+    this.#suffix = suffix;
+    this.#source = chunk;
+  }
+}
+
+function contentDelta(chunk: unknown): Json | undefined {
+  if (!isObject(chunk) || !Array.isArray(chunk.choices)) return undefined;
+  const first: unknown = chunk.choices[0];
+  return isObject(first) && isObject(first.delta) ? first.delta : undefined;
+}
+
+/** No quote, backslash or control character: the JSON string body is the string itself. */
+function plain(body: string): boolean {
+  for (let i = 0; i < body.length; i++) {
+    const c = body.charCodeAt(i);
+    if (c < 32 || c === 34 || c === 92) return false;
+  }
+  return true;
+}
+
+function stringBody(body: string): string | undefined {
+  try {
+    return JSON.parse(`"${body}"`) as string;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,98 @@
+// The byte side of the SSE repair: frames the body into events, lets the ChunkRewriter decide on
+// each, and writes original bytes wherever nothing changed.
+import { type ChunkRewriter, RAW, type Rewritten } from "./chunk-rewriter.ts";
+import { SseFramer, SseReader, serialize } from "./sse.ts";
+
+/**
+ * Untouched events are never re-encoded: consecutive ones go out as one slice of the network
+ * chunk they arrived in (the chunk itself when all of it passed), so a stream with nothing to
+ * repair costs framing, decoding and JSON.parse, and one enqueue per chunk.
+ */
+export function rewriteEventStream(
+  body: ReadableStream<Uint8Array>,
+  rewriter: ChunkRewriter,
+  onError: (error: unknown) => void,
+): ReadableStream<Uint8Array> {
+  const framer = new SseFramer();
+  const reader = new SseReader();
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let sink!: TransformStreamDefaultController<Uint8Array>;
+
+  /** Reads the event at `from` in `text`; afterwards reader.end is where the next one starts. */
+  function decide(text: string, from: number): Rewritten | null {
+    reader.read(text, from);
+    if (reader.data === undefined) return null;
+    try {
+      return rewriter.event(reader.data, reader.meta.length > 0);
+    } catch (error) {
+      onError(error);
+      return null;
+    }
+  }
+
+  /** Writes what replaces one event; returns whether its last bytes were the original ones. */
+  function write(rewritten: Rewritten, original: Uint8Array): boolean {
+    for (const piece of rewritten.pieces) {
+      if (piece === RAW) sink.enqueue(original);
+      else sink.enqueue(encoder.encode(serialize(JSON.stringify(piece), reader.eol, piece === rewritten.original ? reader.meta : [])));
+    }
+    return rewritten.pieces.at(-1) === RAW;
+  }
+
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        sink = controller;
+        const { head, ends } = framer.push(chunk);
+        if (ends.length === 0) return;
+        let k = 0;
+        let at = 0;
+        if (head !== undefined) {
+          const rewritten = decide(decoder.decode(head), 0);
+          if (rewritten === null) controller.enqueue(head);
+          else write(rewritten, head);
+          at = ends[k++]!;
+        }
+        if (k === ends.length) return;
+        const last = ends[ends.length - 1]!;
+        // One decode for every event in the chunk: LF is one byte and one character, so the
+        // reader finds the same event boundaries in the text as the framer did in the bytes.
+        const text = decoder.decode(at === 0 && last === chunk.length ? chunk : chunk.subarray(at, last));
+        let pos = 0;
+        let pending = at;
+        for (; k < ends.length; k++) {
+          const end = ends[k]!;
+          const rewritten = decide(text, pos);
+          pos = reader.end;
+          if (rewritten !== null) {
+            if (pending < at) controller.enqueue(chunk.subarray(pending, at));
+            write(rewritten, chunk.subarray(at, end));
+            pending = end;
+          }
+          at = end;
+        }
+        if (pending < at) controller.enqueue(pending === 0 && at === chunk.length ? chunk : chunk.subarray(pending, at));
+      },
+      flush(controller) {
+        sink = controller;
+        const tail = framer.end();
+        let tailRaw = false;
+        if (tail !== undefined) {
+          const rewritten = decide(decoder.decode(tail), 0);
+          if (rewritten === null) controller.enqueue(tail);
+          tailRaw = rewritten === null || write(rewritten, tail);
+        }
+        let pieces: ReturnType<ChunkRewriter["end"]> = [];
+        try {
+          pieces = rewriter.end();
+        } catch (error) {
+          onError(error);
+        }
+        // The tail had no blank line; without one the first synthetic event would merge into it.
+        if (pieces.length > 0 && tailRaw) controller.enqueue(encoder.encode("\n\n"));
+        for (const piece of pieces) controller.enqueue(encoder.encode(serialize(JSON.stringify(piece), "\n")));
+      },
+    }),
+  );
+}

@@ -1,0 +1,43 @@
+import { describe, expect, test } from "bun:test";
+import { GuardedEngine } from "../../src/adapters/options.ts";
+import { createStubEngine } from "./stub-engine.ts";
+
+const tools = [{ name: "read" }];
+
+function guarded(throwOnFeed?: number) {
+  const errors: string[] = [];
+  const guard = new GuardedEngine(createStubEngine({ tools, idPrefix: "g" }, { throwOnFeed }), (line) => errors.push(line));
+  return { guard, errors };
+}
+
+describe("GuardedEngine.feed", () => {
+  test("returns the engine's events and keeps count of recovered calls, like step()", () => {
+    const { guard } = guarded();
+    expect(guard.feed("plain ")).toEqual([{ type: "text", text: "plain " }]);
+    expect(guard.feed("x <<CALL read")).toEqual([{ type: "text", text: "x " }]);
+    expect(guard.held).toBe(11);
+    const events = guard.feed(' {"path":"a"}>> y');
+    expect(events).toMatchObject([{ type: "call", call: { tool: "read", input: { path: "a" } } }, { type: "text", text: " y" }]);
+    expect([guard.held, guard.recovered]).toEqual([0, 1]);
+    expect(guard.feed("")).toEqual([]);
+  });
+
+  test("a failure hands back exactly the text the engine was holding, across deltas", () => {
+    const { guard, errors } = guarded(5);
+    for (const delta of ["released ", "again ", "<<CA", "LL read"]) expect(typeof guard.feed(delta)).toBe("object");
+    expect(guard.held).toBe(11);
+    expect(guard.feed(" more")).toBe("<<CALL read");
+    expect([guard.failed, guard.done]).toEqual([true, true]);
+    expect(errors).toEqual([expect.stringContaining("stub: feed")]);
+    expect(guard.feed("after")).toBe("");
+    expect(guard.step({ delta: "after" })).toEqual({ ok: false, held: "" });
+  });
+
+  test("released text is forgotten, so a later failure never hands it back twice", () => {
+    const { guard } = guarded(4);
+    guard.feed("a <<CALL");
+    guard.feed(' read {"path":"b"}>> done ');
+    guard.feed("<<C");
+    expect(guard.feed("ALL")).toBe("<<C");
+  });
+});
