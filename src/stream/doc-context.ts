@@ -35,6 +35,14 @@ export class DocContext {
     return false;
   }
 
+  /**
+   * Mid-line with no backtick run pending: until the next newline, backtick or trigger, characters
+   * cannot change any state here, so the engine may skip them without calling advance().
+   */
+  get midLine(): boolean {
+    return !this.lineStart && this.runLen === 0;
+  }
+
   /** At the start of a line (only spaces so far) and not in documentation. */
   atLineStart(): boolean {
     return this.lineStart && !this.inDoc();

@@ -167,7 +167,18 @@ class Engine implements RepairEngine {
   private scanText(s: string, from: number, base: number, final: boolean): number {
     let emitFrom = from;
     const doc = this.doc;
+    const brackets = this.brackets;
     for (let j = from; j < s.length; ) {
+      if (doc.midLine) {
+        // The hot path: skip what can neither start a marker nor change documentation context.
+        let k = j;
+        for (; k < s.length; k++) {
+          const b = s.charCodeAt(k);
+          if (b === 0x0a || b === 0x60 || b === 0x3c || b === 0x7c || b === 0xff5c || b === 0x2016 || (b === 0x5b && brackets)) break;
+        }
+        if (k === s.length) break;
+        j = k;
+      }
       const c = s.charCodeAt(j);
       if (this.residueNames && isNameStart(c) && doc.atLineStart()) {
         const residue = this.residueAt(s, j, final);
