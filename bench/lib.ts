@@ -10,6 +10,7 @@ import type {
 import { createRepairEngine } from "../src/stream/engine.ts";
 import type { EngineOptions } from "../src/stream/types.ts";
 import { fixtureTools } from "../test/golden/tools.ts";
+import { seeded } from "../test/support/run-engine.ts";
 
 export type Part = LanguageModelV3StreamPart;
 
@@ -21,17 +22,8 @@ export const CHUNK = 10;
 
 // ------------------------------------------------------------------ workloads
 
-/** Deterministic PRNG so every run measures the same bytes. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG (shared with the tests) so every run measures the same bytes. */
+export const rng = seeded;
 
 export const WORDS = (
   "the model reads a file and then explains what changed in the function before it runs the tests again " +

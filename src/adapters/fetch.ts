@@ -4,7 +4,8 @@ import type { ToolSpec } from "../parse/types.ts";
 import type { EngineSummary, RepairEngine } from "../stream/types.ts";
 import { ChunkRewriter } from "./chunk-rewriter.ts";
 import { rewriteEventStream } from "./event-stream.ts";
-import { isObject, openAiCall, textAndCalls } from "./openai.ts";
+import { textAndCalls } from "../stream/events.ts";
+import { isObject, openAiCall } from "./openai.ts";
 import {
   type AdapterDeps,
   type AdapterOptions,

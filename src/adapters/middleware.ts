@@ -11,6 +11,7 @@ import type {
   SharedV3ProviderMetadata,
 } from "@ai-sdk/provider";
 import { sanitizePrompt } from "../history/prompt.ts";
+import { textAndCalls } from "../stream/events.ts";
 import type { JsonSchema, RecoveredCall, ToolSpec } from "../parse/types.ts";
 import type { EngineEvent } from "../stream/types.ts";
 import {
@@ -169,7 +170,7 @@ function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallContext)
     }
     const step = guard.step({ delta: part.text });
     if (!step.ok) return result;
-    const released = split(step.events);
+    const released = textAndCalls(step.events);
     calls.push(...released.calls);
     lastText = { ...part, text: released.text };
     if (part.text !== "" && released.text === "") emptied.add(lastText);
@@ -177,7 +178,7 @@ function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallContext)
   }
   const step = guard.step({ flush: true });
   if (!step.ok) return result;
-  const tail = split(step.events);
+  const tail = textAndCalls(step.events);
   calls.push(...tail.calls);
   if (tail.text && lastText) {
     lastText.text += tail.text;
@@ -190,16 +191,6 @@ function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallContext)
     finishReason: finishReason(result.finishReason, ctx),
     providerMetadata: metadata(result.providerMetadata, ctx),
   };
-}
-
-function split(events: EngineEvent[]): { text: string; calls: RecoveredCall[] } {
-  let text = "";
-  const calls: RecoveredCall[] = [];
-  for (const event of events) {
-    if (event.type === "text") text += event.text;
-    else calls.push(event.call);
-  }
-  return { text, calls };
 }
 
 function toolCallPart(call: RecoveredCall): Extract<Part, { type: "tool-call" }> {

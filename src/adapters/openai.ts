@@ -1,6 +1,5 @@
 // OpenAI chat-completions shapes shared by the JSON and the SSE side of the fetch adapter.
 import type { RecoveredCall } from "../parse/types.ts";
-import type { EngineEvent } from "../stream/types.ts";
 
 export type Json = Record<string, unknown>;
 
@@ -16,14 +15,4 @@ export function openAiCall(call: RecoveredCall, index?: number): Json {
     function: { name: call.tool, arguments: JSON.stringify(call.input) },
   };
   return index === undefined ? out : { index, ...out };
-}
-
-export function textAndCalls(events: EngineEvent[]): { text: string; calls: RecoveredCall[] } {
-  let text = "";
-  const calls: RecoveredCall[] = [];
-  for (const event of events) {
-    if (event.type === "text") text += event.text;
-    else calls.push(event.call);
-  }
-  return { text, calls };
 }

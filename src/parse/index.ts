@@ -1,5 +1,6 @@
 import { createRepairEngine } from "../stream/engine.ts";
-import type { ParseOptionsInput, ParseResult, RecoveredCall, ToolSpec } from "./types.ts";
+import { textAndCalls } from "../stream/events.ts";
+import type { ParseOptionsInput, ParseResult, ToolSpec } from "./types.ts";
 
 export * from "./types.ts";
 
@@ -18,12 +19,7 @@ export function parse(text: string, tools: readonly ToolSpec[], options: ParseCa
   const { bufferLimit, nativeToolCalls, ...parseOptions } = options;
   const engine = createRepairEngine({ tools, parse: parseOptions, bufferLimit: bufferLimit ?? Number.MAX_SAFE_INTEGER, idPrefix: "call_" });
   if (nativeToolCalls) engine.noteNativeToolCall();
-  const calls: RecoveredCall[] = [];
-  let visible = "";
-  for (const event of [...engine.feed(text), ...engine.flush()]) {
-    if (event.type === "text") visible += event.text;
-    else calls.push(event.call);
-  }
+  const { text: visible, calls } = textAndCalls([...engine.feed(text), ...engine.flush()]);
   const summary = engine.summary();
   return { calls, broken: summary.broken, stripped: summary.stripped, text: visible, nudge: summary.nudge };
 }
