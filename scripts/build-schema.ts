@@ -11,8 +11,39 @@ export function renderOptionsSchema(): string {
   return `${JSON.stringify(z.toJSONSchema(pluginOptionsSchema, { io: "input" }), null, 2)}\n`;
 }
 
+export const configSchemaPath = fileURLToPath(new URL("../schema/opencode.schema.json", import.meta.url));
+
+/**
+ * A root schema for a whole opencode.json(c): OpenCode's own schema, plus our options wherever a
+ * plugin tuple names this package. Editors read `$schema` only at a document's root, so this is
+ * what makes them complete the options inside the tuple. Draft-07 tuple `items` for wide support.
+ */
+export function renderConfigSchema(): string {
+  const ours = { type: "string", pattern: "(^|/)opencode-plugin-dsml-fix(@[^/]*)?$" };
+  const schema = {
+    $schema: "http://json-schema.org/draft-07/schema#",
+    title: "opencode.json with opencode-plugin-dsml-fix options",
+    description: "OpenCode's configuration schema, with completion for the options of opencode-plugin-dsml-fix.",
+    allOf: [{ $ref: "https://opencode.ai/config.json" }],
+    properties: {
+      plugin: {
+        type: "array",
+        items: {
+          anyOf: [
+            { type: "string" },
+            { type: "array", items: [ours, { $ref: "./options.schema.json" }], minItems: 1, maxItems: 2 },
+            { type: "array", items: [{ type: "string", not: ours }, { type: "object" }], minItems: 1, maxItems: 2 },
+          ],
+        },
+      },
+    },
+  };
+  return `${JSON.stringify(schema, null, 2)}\n`;
+}
+
 if (import.meta.main) {
   mkdirSync(dirname(optionsSchemaPath), { recursive: true });
   writeFileSync(optionsSchemaPath, renderOptionsSchema());
-  console.log(`wrote ${optionsSchemaPath}`);
+  writeFileSync(configSchemaPath, renderConfigSchema());
+  console.log(`wrote ${optionsSchemaPath} and ${configSchemaPath}`);
 }

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { optionsSchemaPath, renderOptionsSchema } from "../../scripts/build-schema.ts";
+import { configSchemaPath, optionsSchemaPath, renderConfigSchema, renderOptionsSchema } from "../../scripts/build-schema.ts";
 
 type SchemaNode = { description?: string; default?: unknown; properties?: Record<string, SchemaNode>; [key: string]: unknown };
 
@@ -36,4 +36,15 @@ test("unknown keys are forbidden at every level, as resolveOptions reports them"
   for (const node of Object.values(root.properties ?? {})) {
     if (node.properties) expect(node.additionalProperties).toBe(false);
   }
+});
+
+test("the committed opencode.json schema equals freshly generated output and points at the options schema", () => {
+  expect(readFileSync(configSchemaPath, "utf8")).toBe(renderConfigSchema());
+  const root = JSON.parse(renderConfigSchema());
+  expect(root.allOf[0].$ref).toBe("https://opencode.ai/config.json");
+  const tuple = root.properties.plugin.items.anyOf[1];
+  expect(tuple.items[1].$ref).toBe("./options.schema.json");
+  const ours = new RegExp(tuple.items[0].pattern);
+  for (const spec of ["opencode-plugin-dsml-fix", "opencode-plugin-dsml-fix@0.1.0", "/abs/node_modules/opencode-plugin-dsml-fix"]) expect(ours.test(spec)).toBe(true);
+  for (const spec of ["other-plugin", "opencode-plugin-dsml-fixer"]) expect(ours.test(spec)).toBe(false);
 });
