@@ -3,6 +3,7 @@
 import type { ToolSpec } from "../parse/types.ts";
 import type { EngineSummary, RepairEngine } from "../stream/types.ts";
 import { ChunkRewriter } from "./chunk-rewriter.ts";
+import { givenFromChatBody, requestEchoGuard } from "./echo-guard.ts";
 import { rewriteEventStream } from "./event-stream.ts";
 import { textAndCalls } from "../stream/events.ts";
 import { isObject, openAiCall } from "./openai.ts";
@@ -29,6 +30,8 @@ interface Plan {
   attempt: number;
   /** Declared tools; undefined means the response is not ours to touch. */
   tools: ToolSpec[] | undefined;
+  /** The echo guard over this request's given content, shared by every choice of the response. */
+  isEchoed?: (markup: string) => boolean;
 }
 
 interface ResponseContext {
@@ -55,7 +58,7 @@ export function repairFetch(
     const response = await baseFetch(plan.input, plan.init);
     if (!plan.tools || !factory) return response;
     try {
-      return await repairResponse(response, { options, plan, engine: bindFactory(factory, options, plan.tools) });
+      return await repairResponse(response, { options, plan, engine: bindFactory(factory, options, plan) });
     } catch (error) {
       debugLine(options, `response repair failed, passing through: ${describeError(error)}`);
       return response;
@@ -71,8 +74,8 @@ function noFactory(options: AdapterOptions) {
   };
 }
 
-function bindFactory(factory: EngineFactory, options: AdapterOptions, tools: ToolSpec[]): () => RepairEngine {
-  return () => factory(engineOptions(options, tools));
+function bindFactory(factory: EngineFactory, options: AdapterOptions, plan: Plan): () => RepairEngine {
+  return () => factory(engineOptions(options, plan.tools ?? [], plan.isEchoed));
 }
 
 // ---------------------------------------------------------------- request
@@ -98,11 +101,24 @@ function planRequest(
   }
   const tools = declaredTools(body);
   if (tools.length === 0) return plan;
-  // S06: with tool_choice "none" nothing may run; leaked markup still gets its nudge.
-  const forbidden = (body as { tool_choice?: unknown }).tool_choice === "none";
-  plan.tools = forbidden ? [] : tools;
+  plan.tools = chosenTools(tools, (body as { tool_choice?: unknown }).tool_choice);
+  // Read only if a call is about to be recovered: the passthrough path never walks the messages.
+  plan.isEchoed = requestEchoGuard(options, () => givenFromChatBody(body));
   plan.attempt = nextAttempt(stripped.tag);
   return plan;
+}
+
+/**
+ * A recovered call never gets more than the model was offered: S06, tool_choice "none", leaves no
+ * tool (leaked markup still gets its nudge); a forced function leaves only that one.
+ */
+function chosenTools(tools: ToolSpec[], choice: unknown): ToolSpec[] {
+  if (choice === "none") return [];
+  if (isObject(choice) && choice.type === "function" && isObject(choice.function) && typeof choice.function.name === "string") {
+    const forced = choice.function.name;
+    return tools.filter((tool) => tool.name === forced);
+  }
+  return tools;
 }
 
 function stripTag(input: string | URL | Request, init: RequestInit | undefined) {

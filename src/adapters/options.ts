@@ -11,9 +11,23 @@ export interface AdapterResult {
   attempt: number;
 }
 
+export interface ResponseFixOptions {
+  enabled?: boolean;
+  bufferLimit?: number;
+  /**
+   * Tools a recovered call may name, among those the request declared. Absent, or holding "*":
+   * every declared tool. Native tool calls are never affected.
+   */
+  allowTools?: readonly string[];
+  /** Tools a recovered call may never name ("*": none at all); wins over allowTools. */
+  denyTools?: readonly string[];
+  /** Echo guard (default true): never execute markup quoted from content the request gave the model. */
+  echoGuard?: boolean;
+}
+
 export interface AdapterOptions {
   parse?: Partial<ParseOptions>;
-  responseFix?: { enabled?: boolean; bufferLimit?: number };
+  responseFix?: ResponseFixOptions;
   debug?: (line: string) => void;
   onResult?: (r: AdapterResult) => void;
 }
@@ -47,16 +61,88 @@ export function repairEnabled(options: AdapterOptions): boolean {
   return options.responseFix?.enabled !== false;
 }
 
-export function engineOptions(options: AdapterOptions, tools: readonly ToolSpec[]): EngineOptions {
-  const out: EngineOptions = { tools };
+export function engineOptions(
+  options: AdapterOptions,
+  tools: readonly ToolSpec[],
+  isEchoed?: (markup: string) => boolean,
+): EngineOptions {
+  const out: EngineOptions = { tools: recoverableTools(options, tools) };
   if (options.parse) out.parse = options.parse;
-  if (options.responseFix?.bufferLimit !== undefined) out.bufferLimit = options.responseFix.bufferLimit;
+  const bufferLimit = saneBufferLimit(options.responseFix?.bufferLimit);
+  if (bufferLimit !== undefined) out.bufferLimit = bufferLimit;
+  if (isEchoed) out.isEchoed = isEchoed;
   return out;
 }
 
+/** The plugin's upper bound; the adapters are public API too, so they do not trust their caller more. */
+const MAX_BUFFER_LIMIT = 16_777_216;
+
+function saneBufferLimit(value: unknown): number | undefined {
+  if (typeof value !== "number" || !(value >= 1)) return undefined;
+  return Math.min(Math.floor(value), MAX_BUFFER_LIMIT);
+}
+
+/**
+ * Tools a recovered call may name: declared by the request, then narrowed by allowTools and
+ * denyTools. A tool left out is undeclared as far as the engine knows, so its markup becomes an
+ * undeclared-tool nudge instead of a call. A list that is not an array of strings fails closed.
+ */
+export function recoverableTools(options: AdapterOptions, declared: readonly ToolSpec[]): ToolSpec[] {
+  const allow = toolNames(options.responseFix?.allowTools, { absent: "*", invalid: [] });
+  const deny = toolNames(options.responseFix?.denyTools, { absent: [], invalid: "*" });
+  if (deny === "*") return [];
+  return declared.filter((tool) => (allow === "*" || allow.has(tool.name)) && !deny.has(tool.name));
+}
+
+type Names = Set<string> | "*";
+
+function toolNames(value: unknown, fallback: { absent: "*" | []; invalid: "*" | [] }): Names {
+  const as = (f: "*" | []): Names => (f === "*" ? "*" : new Set());
+  if (value === undefined) return as(fallback.absent);
+  if (!Array.isArray(value)) return as(fallback.invalid);
+  const names = new Set<string>();
+  for (const name of value) {
+    if (typeof name !== "string") return as(fallback.invalid);
+    if (name === "*") return "*";
+    names.add(name);
+  }
+  return names;
+}
+
+/**
+ * Error messages can quote the text that failed (JSON.parse does), and that text may be a tool
+ * argument: debug lines keep the error's name and wording but never quoted spans.
+ */
 export function describeError(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return String(error);
+  try {
+    const name = error instanceof Error ? error.name : typeof error;
+    const message = error instanceof Error ? error.message : String(error);
+    return `${name}: ${withoutQuotes(message)}`;
+  } catch {
+    return "an error that could not be described";
+  }
+}
+
+const MESSAGE_LIMIT = 160;
+
+function withoutQuotes(message: string): string {
+  let out = "";
+  let quote = 0;
+  for (let i = 0; i < message.length && out.length < MESSAGE_LIMIT; i++) {
+    const c = message.charCodeAt(i);
+    if (quote !== 0) {
+      if (c === quote) {
+        quote = 0;
+        out += `...${message[i]}`;
+      }
+      continue;
+    }
+    if (c === 0x22 || c === 0x27 || c === 0x60) quote = c;
+    if (c === 0x0a || c === 0x0d) out += " ";
+    else out += message[i];
+  }
+  if (quote !== 0) out += "...";
+  return out.length > MESSAGE_LIMIT ? `${out.slice(0, MESSAGE_LIMIT)}...` : out;
 }
 
 /** A throwing debug sink must not turn a harmless note into a broken stream. */

@@ -34,6 +34,9 @@ export const server: Plugin = async (input, rawOptions) => {
       ? ({ kind: "recovered", count: summary.recovered } as const)
       : summary.heldCandidateNoCall > 0 ? ({ kind: "held-candidate-no-call" } as const) : ({ kind: "passthrough" } as const);
     debug.response({ sessionID, messageID: turn, attempt, outcome, nudge: summary.nudge, shapes: summary.broken.map((b) => b.shape) });
+    // The response line shows only the first nudge; an echo is worth its own line whatever came first.
+    const echoed = options.debug ? summary.stripped.filter((s) => s.kind === "echoed-markup").length : 0;
+    if (echoed > 0) log("info", `[dsml] echo-guard stripped=${echoed} (markup quoted from content the request gave the model; not executed)`);
     if (sessionID && turn) retry.onReply(sessionID, turn, summary.recovered, summary.nudge);
   };
   const adapter: AdapterOptions = {

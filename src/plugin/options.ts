@@ -18,6 +18,11 @@ function flag(fallback: boolean, what: string) {
 const bufferLimitError = `must be an integer from ${BUFFER_MIN} to ${BUFFER_MAX}`;
 const providersError = 'must be an array of non-empty provider id strings ("*" for all)';
 const channelError = 'must be "system" or "user"';
+const toolsError = 'must be an array of non-empty tool name strings ("*" for all)';
+
+function toolList(fallback: string[], what: string) {
+  return withDefault(z.array(z.string({ error: toolsError }).min(1, { error: toolsError }), { error: toolsError }), fallback, what);
+}
 
 const parseFields = {
   orphanInvoke: flag(true, "Accept an invoke that has no outer block opener (shape B05)."),
@@ -44,6 +49,18 @@ const responseFixFields = {
     z.int({ error: bufferLimitError }).min(BUFFER_MIN, { error: bufferLimitError }).max(BUFFER_MAX, { error: bufferLimitError }),
     65_536,
     `Characters a possible tool call may hold back from the stream before it is released verbatim (${BUFFER_MIN} to ${BUFFER_MAX}).`,
+  ),
+  allowTools: toolList(
+    ["*"],
+    'Tools a recovered call may name, among those the request declared; "*" means every declared tool and [] recovers no call (leaks only get the correction). Native tool calls are never affected. An invalid value fails closed to [].',
+  ),
+  denyTools: toolList(
+    [],
+    'Tools a recovered call may never name, even when allowTools allows them; "*" denies every tool. The leak becomes an undeclared-tool correction; native tool calls are never affected. An invalid value fails closed to ["*"].',
+  ),
+  echoGuard: flag(
+    true,
+    "Echo guard: a call whose markup appears (up to whitespace and line-number gutters) in content the request gave the model (tool results, user, system and file text) is stripped and never executed.",
   ),
 };
 
@@ -151,7 +168,9 @@ function keepValid(raw: Record<string, unknown>, fields: Layout, parentPath: str
       if (checked.success) kept[key] = checked.data;
       else {
         const expected = checked.error.issues[0]?.message ?? "is invalid";
-        problems.push(`${PREFIX} option ${JSON.stringify(path)} ${expected} (got ${show(value)}); using ${show(field.parse(undefined))}`);
+        const fallback = fallbackFor(path, field);
+        if (fallback.value !== undefined) kept[key] = fallback.value;
+        problems.push(`${PREFIX} option ${JSON.stringify(path)} ${expected} (got ${show(value)}); using ${fallback.note}`);
       }
     } else if (value === undefined) {
       continue;
@@ -162,6 +181,21 @@ function keepValid(raw: Record<string, unknown>, fields: Layout, parentPath: str
     }
   }
   return kept;
+}
+
+/**
+ * Security options fail closed: a mistyped deny list must not silently allow everything. Keyed by
+ * option path; every other bad value falls back to its default.
+ */
+const FAIL_CLOSED: Record<string, { value: unknown; why: string }> = {
+  "responseFix.allowTools": { value: [], why: "no recovered calls until this is fixed" },
+  "responseFix.denyTools": { value: ["*"], why: "no recovered calls until this is fixed" },
+};
+
+function fallbackFor(path: string, field: z.ZodType): { value: unknown; note: string } {
+  const closed = Object.hasOwn(FAIL_CLOSED, path) ? FAIL_CLOSED[path] : undefined;
+  if (closed) return { value: structuredClone(closed.value), note: `${show(closed.value)} (${closed.why})` };
+  return { value: undefined, note: show(field.parse(undefined)) };
 }
 
 const POLLUTION_KEYS = new Set(["__proto__", "constructor", "prototype"]);

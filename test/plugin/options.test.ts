@@ -7,7 +7,7 @@ const flippedDialects = { hermes: false, qwen3coder: false, glm: false, kimi: fa
 const expectedDefaults: PluginOptions = {
   parse: { orphanInvoke: true, looseParameters: true, rawJsonBody: true, wrappedTool: true, codeCostumes: true, dialects: defaultDialects },
   history: { sanitize: true },
-  responseFix: { enabled: true, bufferLimit: 65536 },
+  responseFix: { enabled: true, bufferLimit: 65536, allowTools: ["*"], denyTools: [], echoGuard: true },
   retry: { enabled: true, channel: "system", nudge: true },
   providers: ["deepseek", "opencode-go", "opencode"],
   debug: false,
@@ -16,7 +16,7 @@ const expectedDefaults: PluginOptions = {
 const everyFieldChanged: PluginOptions = {
   parse: { orphanInvoke: false, looseParameters: false, rawJsonBody: false, wrappedTool: false, codeCostumes: false, dialects: flippedDialects },
   history: { sanitize: false },
-  responseFix: { enabled: false, bufferLimit: 1024 },
+  responseFix: { enabled: false, bufferLimit: 1024, allowTools: ["read", "glob"], denyTools: ["bash"], echoGuard: false },
   retry: { enabled: false, channel: "user", nudge: false },
   providers: ["*"],
   debug: true,
@@ -261,6 +261,105 @@ describe("prototype pollution", () => {
     expect(Object.prototype).not.toHaveProperty("polluted");
     expect(Object.getPrototypeOf(options.parse)).toBe(Object.prototype);
     expect(Object.getPrototypeOf(options.retry)).toBe(Object.prototype);
+  });
+});
+
+describe("recovered-call tool lists and the echo guard", () => {
+  test("allowTools, denyTools and echoGuard round-trip", () => {
+    const raw = { responseFix: { allowTools: ["read", "glob"], denyTools: ["bash"], echoGuard: false } };
+    expect(resolveOptions(raw)).toEqual({ options: { ...expectedDefaults, responseFix: { ...expectedDefaults.responseFix, ...raw.responseFix } }, problems: [] });
+    expect(resolveOptions({ responseFix: { allowTools: [], denyTools: ["*"] } }).options.responseFix).toMatchObject({ allowTools: [], denyTools: ["*"] });
+  });
+
+  // A mistyped deny list must not silently allow everything: both lists fail closed.
+  const failClosed: Array<{ raw: Record<string, unknown>; field: "allowTools" | "denyTools"; used: string[]; problem: string }> = [
+    {
+      raw: { denyTools: "bash" },
+      field: "denyTools",
+      used: ["*"],
+      problem: 'dsml-fix: option "responseFix.denyTools" must be an array of non-empty tool name strings ("*" for all) (got "bash"); using ["*"] (no recovered calls until this is fixed)',
+    },
+    {
+      raw: { denyTools: ["bash", null] },
+      field: "denyTools",
+      used: ["*"],
+      problem: 'dsml-fix: option "responseFix.denyTools" must be an array of non-empty tool name strings ("*" for all) (got ["bash",null]); using ["*"] (no recovered calls until this is fixed)',
+    },
+    {
+      raw: { allowTools: { read: true } },
+      field: "allowTools",
+      used: [],
+      problem: 'dsml-fix: option "responseFix.allowTools" must be an array of non-empty tool name strings ("*" for all) (got {"read":true}); using [] (no recovered calls until this is fixed)',
+    },
+    {
+      raw: { allowTools: ["read", ""] },
+      field: "allowTools",
+      used: [],
+      problem: 'dsml-fix: option "responseFix.allowTools" must be an array of non-empty tool name strings ("*" for all) (got ["read",""]); using [] (no recovered calls until this is fixed)',
+    },
+  ];
+  for (const { raw, field, used, problem } of failClosed) {
+    test(problem, () => {
+      const { options, problems } = resolveOptions({ responseFix: { ...raw, bufferLimit: 2048 } });
+      expect(problems).toEqual([problem]);
+      expect(options.responseFix[field]).toEqual(used);
+      expect(options.responseFix.bufferLimit).toBe(2048);
+    });
+  }
+
+  test("a fail-closed value is a fresh array each time", () => {
+    const first = resolveOptions({ responseFix: { allowTools: 1 } }).options;
+    first.responseFix.allowTools.push("bash");
+    expect(resolveOptions({ responseFix: { allowTools: 1 } }).options.responseFix.allowTools).toEqual([]);
+  });
+
+  test("a bad echoGuard keeps the guard on", () => {
+    expect(resolveOptions({ responseFix: { echoGuard: "off" } })).toEqual({
+      options: expectedDefaults,
+      problems: ['dsml-fix: option "responseFix.echoGuard" must be true or false (got "off"); using true'],
+    });
+  });
+});
+
+describe("hostile config", () => {
+  test("enormous, negative and non-finite buffer limits fall back to the default", () => {
+    for (const bufferLimit of [1e308, -1e308, Number.MAX_SAFE_INTEGER, -0.5, Number.NaN, Number.POSITIVE_INFINITY, -1]) {
+      const { options, problems } = resolveOptions({ responseFix: { bufferLimit } });
+      expect(options.responseFix.bufferLimit).toBe(65536);
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toContain("must be an integer from 1024 to 16777216");
+    }
+  });
+
+  test("a getter that throws deep inside the options does not escape", () => {
+    const responseFix = {};
+    Object.defineProperty(responseFix, "bufferLimit", {
+      enumerable: true,
+      get() {
+        throw new Error("hostile getter");
+      },
+    });
+    const { options, problems } = resolveOptions({ responseFix });
+    expect(options).toEqual(expectedDefaults);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain("options could not be read");
+  });
+
+  test("pollution keys as tool names are plain names, and as keys never reach a prototype", () => {
+    const raw = JSON.parse('{"responseFix":{"allowTools":["__proto__","constructor"],"__proto__":{"denyTools":["*"]}}}');
+    const { options, problems } = resolveOptions(raw);
+    expect(problems).toEqual(['dsml-fix: unknown option "responseFix.__proto__"; ignored']);
+    expect(options.responseFix.allowTools).toEqual(["__proto__", "constructor"]);
+    expect(options.responseFix.denyTools).toEqual([]);
+    expect(Object.prototype).not.toHaveProperty("denyTools");
+    expect(Object.getPrototypeOf(options.responseFix)).toBe(Object.prototype);
+  });
+
+  test("unknown provider ids are kept: the catalog is OpenCode's, and an id it does not know is never acted on", () => {
+    const { options, problems } = resolveOptions({ providers: ["no-such-provider", "__proto__"] });
+    expect(problems).toEqual([]);
+    expect(providerInScope(options, "deepseek")).toBe(false);
+    expect(providerInScope(options, "no-such-provider")).toBe(true);
   });
 });
 

@@ -1,0 +1,114 @@
+// The adapters' side of the echo guard: what the request gave the model. The matcher itself is
+// src/stream/echo.ts.
+import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
+import { createEchoGuard } from "../stream/echo.ts";
+import type { AdapterOptions } from "./options.ts";
+
+/** Message content nests a few levels; the cap keeps a hostile structure from steering the walk. */
+const MAX_DEPTH = 32;
+
+/** Roles whose content came from outside the model: never assistant text, which is the model's own. */
+const GIVEN_ROLES = new Set(["system", "developer", "user", "tool", "function"]);
+
+/**
+ * Content of an OpenAI chat-completions request the model was given: every string inside the
+ * `content` of system, developer, user, tool and function messages (text parts, file and
+ * attachment fields alike).
+ */
+export function givenFromChatBody(body: unknown): string[] {
+  const out: string[] = [];
+  const messages = isRecord(body) ? body.messages : undefined;
+  if (!Array.isArray(messages)) return out;
+  for (const message of messages) {
+    if (isRecord(message) && typeof message.role === "string" && GIVEN_ROLES.has(message.role)) collectStrings(message.content, out);
+  }
+  return out;
+}
+
+/** The AI SDK form: system, user and tool messages of the prompt; text files decoded. */
+export function givenFromPrompt(prompt: LanguageModelV3Prompt): string[] {
+  const out: string[] = [];
+  for (const message of prompt) {
+    if (message.role === "assistant") continue;
+    if (message.role === "system") {
+      out.push(message.content);
+      continue;
+    }
+    for (const part of message.content) {
+      if (part.type === "file") {
+        const text = fileText(part.data, part.mediaType);
+        if (text !== undefined) out.push(text);
+        continue;
+      }
+      if (part.type === "tool-result") {
+        collectStrings(part.output, out);
+        // A JSON result reaches the model as JSON text: it may quote that form too.
+        if (part.output.type === "json" || part.output.type === "error-json") out.push(safeStringify(part.output.value));
+        continue;
+      }
+      collectStrings(part, out);
+    }
+  }
+  return out;
+}
+
+/**
+ * The matcher handed to the engine as `isEchoed`, or undefined when responseFix.echoGuard is off.
+ * `given` runs at most once, the first time a call is about to be recovered.
+ */
+export function requestEchoGuard(options: AdapterOptions, given: () => readonly string[]): ((markup: string) => boolean) | undefined {
+  return options.responseFix?.echoGuard === false ? undefined : createEchoGuard(given);
+}
+
+/**
+ * Parts whose strings are base64 or URLs: no quotable text, and an image can be megabytes the
+ * matcher would otherwise normalize and scan.
+ */
+const BINARY_PARTS = new Set(["image_url", "input_audio", "image", "media", "image-data", "image-url", "file-data", "file-url"]);
+
+/** Every string reachable from `value`, depth-first; an explicit stack so hostile nesting cannot overflow ours. */
+function collectStrings(value: unknown, out: string[]): void {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const { value: next, depth } = stack.pop()!;
+    if (typeof next === "string") {
+      if (next !== "") out.push(next);
+      continue;
+    }
+    if (typeof next !== "object" || next === null || depth >= MAX_DEPTH || seen.has(next)) continue;
+    seen.add(next);
+    if (next instanceof Uint8Array) continue;
+    const type = (next as { type?: unknown }).type;
+    if (typeof type === "string" && BINARY_PARTS.has(type)) continue;
+    const children = Array.isArray(next) ? next : Object.values(next);
+    for (let i = children.length - 1; i >= 0; i--) stack.push({ value: children[i], depth: depth + 1 });
+  }
+}
+
+const TEXT_MEDIA = ["text/", "application/json", "application/xml", "application/x-yaml", "application/yaml", "application/javascript"];
+
+/** A file part's text when it is a text file; binary files cannot carry quotable markup. */
+function fileText(data: unknown, mediaType: string): string | undefined {
+  if (!TEXT_MEDIA.some((prefix) => mediaType.startsWith(prefix))) return undefined;
+  try {
+    if (data instanceof Uint8Array) return new TextDecoder().decode(data);
+    // The AI SDK gives file data as base64 when it is a string; atob also exists outside Node.
+    if (typeof data === "string") return new TextDecoder().decode(Uint8Array.from(atob(data), (c) => c.codePointAt(0)!));
+  } catch {
+    // undecodable: nothing the model could have read either
+  }
+  return undefined;
+}
+
+function safeStringify(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? "";
+  } catch {
+    return "";
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,124 @@
+/**
+ * Threat 3, catastrophic backtracking: every regular expression in shipped code (src/, bin/,
+ * server.js) is listed here with why it cannot backtrack more than linearly and an adversarial
+ * 100,000-character input for it. A new or changed regex fails the first test until it is
+ * audited, added below and to the table in docs/SECURITY.md (the second test keeps the two in
+ * step). The third runs each one on its adversarial input: a catastrophic pattern would never
+ * finish. Prefer a hand-written scanner to a new regex.
+ */
+import { describe, expect, test } from "bun:test";
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import ts from "typescript";
+
+const ROOT = path.join(import.meta.dir, "..", "..");
+const N = 100_000;
+
+interface Audited {
+  file: string;
+  /** The literal as written, slashes and flags included. */
+  literal: string;
+  /** Input shaped to make a backtracking engine work hardest on this pattern. */
+  adversarial: () => string;
+}
+
+const AUDITED: Audited[] = [
+  { file: "src/history/sanitize.ts", literal: "/[<|\\uFF5C\\u2016[]/", adversarial: () => "a".repeat(N) },
+  { file: "src/plugin/debug.ts", literal: "/^[A-Za-z0-9_.-]+$/", adversarial: () => `${"a".repeat(N)}!` },
+  { file: "src/plugin/debug.ts", literal: "/^[A-Z][0-9]{2}$/", adversarial: () => `A${"1".repeat(N)}` },
+  { file: "src/parse/costume.ts", literal: "/(?:^|\\s)(?:language-|lang-)?([\\w+-]+)/", adversarial: () => `${" language-".repeat(N / 10)} !` },
+  { file: "src/parse/costume.ts", literal: "/^\\r?\\n/", adversarial: () => "\r".repeat(N) },
+  { file: "src/parse/costume.ts", literal: "/\\r?\\n/", adversarial: () => `${"\r".repeat(N)}\n` },
+  { file: "src/parse/dialects/tool-call.ts", literal: "/[\\n<]/", adversarial: () => "a".repeat(N) },
+  { file: "src/parse/dialects/pythonic.ts", literal: "/\\s/", adversarial: () => "a".repeat(N) },
+  { file: "src/parse/dialects/pythonic.ts", literal: "/^[A-Za-z_][\\w.-]*/", adversarial: () => `${"a.".repeat(N / 2)}!` },
+  { file: "src/parse/dialects/pythonic.ts", literal: "/^(?:True|False|None|-?\\d+(?:\\.\\d+)?(?:[eE][+-]?\\d+)?)/", adversarial: () => `-${"1".repeat(N)}.e` },
+  { file: "src/parse/dialects/common.ts", literal: "/^\\r?\\n/", adversarial: () => "\r".repeat(N) },
+  { file: "src/parse/dialects/common.ts", literal: "/\\r?\\n$/", adversarial: () => `${"\r\n".repeat(N / 2)}x` },
+  { file: "src/parse/named.ts", literal: "/^\\s+/", adversarial: () => `${" \t\n".repeat(N / 3)}x` },
+  { file: "src/parse/values.ts", literal: "/&(?:amp|lt|gt|quot|apos|#39|#x27);/g", adversarial: () => "&amp&#x2".repeat(N / 8) },
+  { file: "src/parse/values.ts", literal: "/^-?\\d+(?:\\.\\d+)?(?:[eE][+-]?\\d+)?$/", adversarial: () => `${"1".repeat(N / 2)}.${"1".repeat(N / 2)}e` },
+  {
+    file: "src/parse/dsml.ts",
+    literal: "/(?:<\\/?)?[\\uFF5C|\\u2016][\\s\\uFF5C|\\u2016>/]{0,8}(?:dsml[\\s\\uFF5C|\\u2016>/]{0,8})?param[a-z]{0,8}\\s{0,4}>?\\s*$/i",
+    adversarial: () => `${"| dsml param ".repeat(N / 26)}${" ".repeat(N / 2)}x`,
+  },
+  { file: "src/parse/invoke-input.ts", literal: "/\\r?\\n$/", adversarial: () => `${"\n".repeat(N)}x` },
+  { file: "src/parse/legacy.ts", literal: "/^functions\\.([\\w.-]+):\\d+$/", adversarial: () => `functions.${"a.".repeat(N / 2)}:1${"1".repeat(N / 2)}x` },
+  { file: "src/stream/echo.ts", literal: "/\\s+/g", adversarial: () => `${" \t\n\r".repeat(N / 4)}x` },
+];
+
+const SHIPPED = ["src", "bin", "server.js"];
+
+function files(p: string): string[] {
+  const abs = path.join(ROOT, p);
+  if (!statSync(abs).isDirectory()) return /\.(ts|js|mjs)$/.test(p) ? [p] : [];
+  return readdirSync(abs).flatMap((name) => files(path.join(p, name)));
+}
+
+/** Every regex literal and RegExp construction in shipped code, as "file literal". */
+function found(): string[] {
+  const out: string[] = [];
+  for (const file of SHIPPED.flatMap(files)) {
+    const sf = ts.createSourceFile(file, readFileSync(path.join(ROOT, file), "utf8"), ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      if (node.kind === ts.SyntaxKind.RegularExpressionLiteral) out.push(`${file} ${node.getText(sf)}`);
+      if ((ts.isNewExpression(node) || ts.isCallExpression(node)) && node.expression.getText(sf) === "RegExp") out.push(`${file} ${node.getText(sf)}`);
+      ts.forEachChild(node, visit);
+    };
+    visit(sf);
+  }
+  return out;
+}
+
+const key = (a: Audited) => `${a.file} ${a.literal}`;
+
+/** A regex literal's source and flags, without eval. */
+function compile(literal: string): RegExp {
+  const end = literal.lastIndexOf("/");
+  return new RegExp(literal.slice(1, end), literal.slice(end + 1));
+}
+
+describe("regex audit", () => {
+  test("every regex in shipped code is audited (add new ones to AUDITED and docs/SECURITY.md)", () => {
+    const expected = AUDITED.map(key);
+    const actual = found();
+    // Multiset comparison: the same pattern twice in a file is listed once per occurrence it was audited for.
+    const unaudited = [...new Set(actual)].filter((k) => !expected.includes(k));
+    const stale = expected.filter((k) => !actual.includes(k));
+    expect({ unaudited, stale }).toEqual({ unaudited: [], stale: [] });
+  });
+
+  test("docs/SECURITY.md lists every audited regex", () => {
+    const doc = readFileSync(path.join(ROOT, "docs", "SECURITY.md"), "utf8");
+    // Markdown tables escape "|" inside cells.
+    const missing = AUDITED.filter((a) => !doc.includes(`\`${a.literal.replaceAll("|", "\\|")}\``) || !doc.includes(a.file)).map(key);
+    expect(missing).toEqual([]);
+  });
+
+  for (const audited of AUDITED) {
+    test(`${audited.file} ${audited.literal} finishes on its adversarial input`, () => {
+      const re = compile(audited.literal);
+      const input = audited.adversarial();
+      expect(input.length).toBeGreaterThanOrEqual(N - 16);
+      // test, exec, replace and split are how the sites use them; each must return.
+      re.lastIndex = 0;
+      re.test(input);
+      re.lastIndex = 0;
+      expect(typeof input.replace(re, "")).toBe("string");
+      expect(Array.isArray(input.split(re))).toBe(true);
+    });
+  }
+
+  test("the scan detects regex literals and RegExp constructions (so the audit can fail)", () => {
+    const sf = ts.createSourceFile("x.ts", "const a = /(a+)+$/; const b = new RegExp('x');", ts.ScriptTarget.Latest, true);
+    const kinds: string[] = [];
+    const visit = (node: ts.Node): void => {
+      if (node.kind === ts.SyntaxKind.RegularExpressionLiteral) kinds.push(node.getText(sf));
+      if (ts.isNewExpression(node) && node.expression.getText(sf) === "RegExp") kinds.push("RegExp");
+      ts.forEachChild(node, visit);
+    };
+    visit(sf);
+    expect(kinds).toEqual(["/(a+)+$/", "RegExp"]);
+  });
+});

@@ -1,0 +1,111 @@
+/**
+ * Threat 2, never more power than the model had: a recovered call names only a tool the same
+ * request offered (declared, and allowed by tool_choice), narrowed further by
+ * responseFix.allowTools / denyTools. Native tool calls are never touched.
+ */
+import { describe, expect, test } from "bun:test";
+import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
+import { recoverableTools, type ResponseFixOptions } from "../../src/adapters/options.ts";
+import { fixtureTools } from "../golden/tools.ts";
+import { block, live } from "../golden/notation.ts";
+import { chunk, deltas, openAiTools, sseText, textStream, throughFetch, throughMiddleware } from "./support.ts";
+
+const BASH = live(block("tool_calls", [["bash", [["command", "rm -rf build"]]]]));
+const READ = live(block("tool_calls", [["read", [["filePath", "/p/a.ts"]]]]));
+const REPLY = `First:\n${BASH}\nThen:\n${READ}`;
+const messages = [{ role: "user", content: "clean and read" }];
+const prompt: LanguageModelV3Prompt = [{ role: "user", content: [{ type: "text", text: "clean and read" }] }];
+
+const names = (responseFix: ResponseFixOptions) => recoverableTools({ responseFix }, fixtureTools).map((t) => t.name);
+
+describe("recoverableTools", () => {
+  const all = fixtureTools.map((t) => t.name);
+  test("default, and \"*\": every declared tool", () => {
+    expect(names({})).toEqual(all);
+    expect(names({ allowTools: ["*"] })).toEqual(all);
+  });
+
+  test("allowTools narrows, denyTools removes, deny wins over allow, and neither adds an undeclared tool", () => {
+    expect(names({ allowTools: ["read", "glob", "not_declared"] })).toEqual(["read", "glob"]);
+    expect(names({ denyTools: ["bash", "write"] })).toEqual(all.filter((n) => n !== "bash" && n !== "write"));
+    expect(names({ allowTools: ["bash", "read"], denyTools: ["bash"] })).toEqual(["read"]);
+    expect(names({ allowTools: [] })).toEqual([]);
+    expect(names({ denyTools: ["*"] })).toEqual([]);
+  });
+
+  test("lists that are not arrays of strings fail closed", () => {
+    expect(names({ allowTools: "read" as unknown as string[] })).toEqual([]);
+    expect(names({ allowTools: ["read", 1] as unknown as string[] })).toEqual([]);
+    expect(names({ denyTools: "bash" as unknown as string[] })).toEqual([]);
+    expect(names({ denyTools: [null] as unknown as string[] })).toEqual([]);
+  });
+});
+
+describe("fetch adapter", () => {
+  test("denyTools: the denied tool's markup stays text with an undeclared-tool nudge; the allowed one runs", async () => {
+    const { out, results } = await throughFetch({ messages }, { sse: sseText(deltas(REPLY, 7)) }, { responseFix: { denyTools: ["bash"] } });
+    expect(out.calls).toEqual([{ name: "read", arguments: '{"filePath":"/p/a.ts"}' }]);
+    expect(out.content).toBe(`First:\n${BASH}\nThen:\n`);
+    expect(results[0]!.summary.broken.map((b) => [b.reason, b.tool])).toEqual([["undeclared-tool", "bash"]]);
+  });
+
+  test("allowTools: only the listed tool is recovered", async () => {
+    const { out } = await throughFetch({ messages }, { sse: sseText(deltas(REPLY, 7)) }, { responseFix: { allowTools: ["read"] } });
+    expect(out.calls.map((c) => c.name)).toEqual(["read"]);
+  });
+
+  test("without either option both calls run (so the tests above can fail)", async () => {
+    const { out } = await throughFetch({ messages }, { sse: sseText(deltas(REPLY, 7)) });
+    expect(out.calls.map((c) => c.name)).toEqual(["bash", "read"]);
+  });
+
+  test("a native call to a denied tool passes through untouched", async () => {
+    const native = chunk({ tool_calls: [{ index: 0, id: "call_native", type: "function", function: { name: "bash", arguments: '{"command":"ls"}' } }] });
+    const { out } = await throughFetch({ messages }, { sse: sseText([], { before: [native] }) }, { responseFix: { denyTools: ["*"] } });
+    expect(out.calls).toEqual([{ name: "bash", arguments: '{"command":"ls"}' }]);
+  });
+
+  test("a tool the request did not declare is never recovered, whatever allowTools says", async () => {
+    const readOnly = openAiTools(fixtureTools.filter((t) => t.name === "read"));
+    const { out, results } = await throughFetch({ messages, tools: readOnly }, { sse: sseText(deltas(REPLY, 7)) }, { responseFix: { allowTools: ["bash", "read"] } });
+    expect(out.calls.map((c) => c.name)).toEqual(["read"]);
+    expect(results[0]!.summary.nudge).toBe("undeclared-tool");
+  });
+
+  test('tool_choice "none" recovers nothing; a forced function recovers only that one', async () => {
+    const none = await throughFetch({ messages, tool_choice: "none" }, { sse: sseText(deltas(REPLY, 7)) });
+    expect(none.out.calls).toEqual([]);
+    expect(none.results[0]!.summary.nudge).toBe("undeclared-tool");
+    const forced = await throughFetch({ messages, tool_choice: { type: "function", function: { name: "read" } } }, { sse: sseText(deltas(REPLY, 7)) });
+    expect(forced.out.calls.map((c) => c.name)).toEqual(["read"]);
+  });
+});
+
+describe("middleware", () => {
+  test("denyTools and allowTools narrow recovered calls", async () => {
+    expect((await throughMiddleware(prompt, textStream(REPLY), { responseFix: { denyTools: ["bash"] } })).calls.map((c) => c.toolName)).toEqual(["read"]);
+    expect((await throughMiddleware(prompt, textStream(REPLY), { responseFix: { allowTools: ["bash"] } })).calls.map((c) => c.toolName)).toEqual(["bash"]);
+    expect((await throughMiddleware(prompt, textStream(REPLY))).calls.map((c) => c.toolName)).toEqual(["bash", "read"]);
+  });
+
+  test("a denied tool's markup stays visible and is nudged as undeclared-tool", async () => {
+    const run = await throughMiddleware(prompt, textStream(REPLY), { responseFix: { denyTools: ["bash", "read"] } });
+    expect(run.calls).toEqual([]);
+    expect(run.text).toBe(REPLY);
+    expect(run.results[0]!.summary.nudge).toBe("undeclared-tool");
+  });
+
+  test("a native call to a denied tool passes through untouched", async () => {
+    const native = { type: "tool-call" as const, toolCallId: "call_n", toolName: "bash", input: '{"command":"ls"}' };
+    const run = await throughMiddleware(prompt, textStream("ok", 7, [native]), { responseFix: { denyTools: ["*"] } });
+    expect(run.calls).toEqual([{ toolName: "bash", input: '{"command":"ls"}' }]);
+  });
+
+  test('toolChoice "none" recovers nothing; a forced tool recovers only that one', async () => {
+    const none = await throughMiddleware(prompt, textStream(REPLY), {}, { toolChoice: { type: "none" } });
+    expect(none.calls).toEqual([]);
+    expect(none.results[0]!.summary.nudge).toBe("undeclared-tool");
+    const forced = await throughMiddleware(prompt, textStream(REPLY), {}, { toolChoice: { type: "tool", toolName: "read" } });
+    expect(forced.calls.map((c) => c.toolName)).toEqual(["read"]);
+  });
+});
