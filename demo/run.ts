@@ -37,12 +37,18 @@ async function session(withPlugin: boolean): Promise<Outcome> {
       label: withPlugin ? "with opencode-plugin-dsml-fix" : "without the plugin",
       tools: toolUses(run.events).map((t) => `${t.tool}: ${t.state?.input?.command ?? ""} -> ${t.state?.status}`),
       text: escaped(eventText(run.events)),
-      debug: run.stderr.split("\n").filter((l) => l.includes("[dsml]")).map((l) => l.replace(/^.*message="(.*)"$/, "$1")),
+      debug: run.stderr.split("\n").filter((l) => l.includes("[dsml]")).map(logMessage),
       file: existsSync(hello) ? readFileSync(hello, "utf8").trim() : "(not created)",
     };
   } finally {
     await teardown();
   }
+}
+
+/** The message="..." field of one OpenCode log line. */
+function logMessage(line: string): string {
+  const at = line.indexOf('message="');
+  return at < 0 ? line : line.slice(at + 9, line.endsWith('"') ? -1 : undefined);
 }
 
 function column(o: Outcome): string[] {

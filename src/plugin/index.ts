@@ -2,7 +2,7 @@ import type { Hooks, Plugin, PluginModule } from "@opencode-ai/plugin";
 import { REQUEST_TAG_HEADER, type AdapterOptions, type AdapterResult } from "../adapters/options.ts";
 import { createDebugLog } from "./debug.ts";
 import { sanitizeHistory, appendUserTurn } from "./history-hook.ts";
-import { createLogger } from "./log.ts";
+import { createLogger, type Logger } from "./log.ts";
 import { providerInScope, resolveOptions } from "./options.ts";
 import { RetryController } from "./retry-controller.ts";
 import { installRepairFetch } from "./wiring.ts";
@@ -47,18 +47,14 @@ export const server: Plugin = async (input, rawOptions) => {
   };
 
   const hooks: Hooks = {
-    config: async (cfg) => {
-      try {
-        installRepairFetch(cfg, options, adapter);
-      } catch (error) {
-        log("error", `dsml-fix: could not install the repair on providers (${String(error)}); running without live repair`);
-      }
-    },
-    "chat.headers": async (hookInput, output) => {
+    config: guard("config", log, async (cfg) => {
+      installRepairFetch(cfg, options, adapter);
+    }),
+    "chat.headers": guard("chat.headers", log, async (hookInput, output) => {
       if (!providerInScope(options, hookInput.provider?.info?.id ?? hookInput.model?.providerID ?? "")) return;
       output.headers[REQUEST_TAG_HEADER] = `${hookInput.sessionID}/${hookInput.message?.id ?? "?"}`;
-    },
-    "experimental.chat.messages.transform": async (_hookInput, output) => {
+    }),
+    "experimental.chat.messages.transform": guard("messages.transform", log, async (_hookInput, output) => {
       const messages = output.messages;
       const lastUser = [...messages].reverse().find((m) => m.info.role === "user");
       const providerID = lastUser?.info.role === "user" ? lastUser.info.model?.providerID : undefined;
@@ -68,23 +64,30 @@ export const server: Plugin = async (input, rawOptions) => {
       const correction = retry.takeCorrectionFor(sessionID);
       if (correction?.userText) appendUserTurn(messages, lastUser, correction.userText);
       debug.request({ sessionID, messageID: lastUser.info.id, sanitizedMessages: sanitized.messages, sanitizedParts: sanitized.parts, nudge: correction?.reason ?? null });
-    },
-    "experimental.chat.system.transform": async (hookInput, output) => {
+    }),
+    "experimental.chat.system.transform": guard("system.transform", log, async (hookInput, output) => {
       const text = retry.takeSystemText(hookInput.sessionID);
       if (text) output.system.push(text);
-    },
-    event: async ({ event }) => {
+    }),
+    event: guard("idle wake", log, async ({ event }) => {
       if (event.type !== "session.idle") return;
-      try {
-        const woke = await retry.onIdle(event.properties.sessionID);
-        if (woke && options.debug) log("info", `[dsml] wake ${event.properties.sessionID}`);
-      } catch (error) {
-        log("warn", `dsml-fix: idle wake failed (${String(error)})`);
-      }
-    },
+      const woke = await retry.onIdle(event.properties.sessionID);
+      if (woke && options.debug) log("info", `[dsml] wake ${event.properties.sessionID}`);
+    }),
   };
   return hooks;
 };
+
+/** A hook that fails must leave OpenCode's request as it was: one log line, never an exception into the host. */
+function guard<A extends unknown[]>(name: string, log: Logger, hook: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args) => {
+    try {
+      await hook(...args);
+    } catch (error) {
+      log("warn", `dsml-fix: ${name} failed (${error instanceof Error ? error.name : "error"}); left unchanged`);
+    }
+  };
+}
 
 /** OpenCode's compiled binary keeps its subcommand at argv[2] (`bun`, the bundle, then the command). */
 function oneShotRun(argv: readonly string[] = process.argv): boolean {
