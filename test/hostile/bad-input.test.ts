@@ -14,6 +14,7 @@ import { createRepairEngine, DEFAULT_BUFFER_LIMIT } from "../../src/stream/engin
 import type { EngineEvent } from "../../src/stream/types.ts";
 import type { RecoveredCall } from "../../src/parse/types.ts";
 import { accountsForEveryCharacter, type EngineRun } from "../support/run-engine.ts";
+import { countWork } from "../support/work.ts";
 import { BAR, block, D, DVL, escaped, live, SP } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
 
@@ -93,31 +94,6 @@ function everyMode(input: string, small: string, check: (input: string, run: Eng
 }
 
 // ---------------------------------------------------------------- work counting
-
-const proto = String.prototype as unknown as { charCodeAt: (i: number) => number; slice: (a?: number, b?: number) => string };
-const originalCharCodeAt = proto.charCodeAt;
-const originalSlice = proto.slice;
-
-/** Units of work `fn` performs on strings: charCodeAt calls plus characters sliced. */
-function countWork(fn: () => void): number {
-  let work = 0;
-  proto.charCodeAt = function (this: string, i: number) {
-    work++;
-    return originalCharCodeAt.call(this, i);
-  };
-  proto.slice = function (this: string, a?: number, b?: number) {
-    const r = originalSlice.call(this, a, b);
-    work += r.length;
-    return r;
-  };
-  try {
-    fn();
-  } finally {
-    proto.charCodeAt = originalCharCodeAt;
-    proto.slice = originalSlice;
-  }
-  return work;
-}
 
 function workOf(input: string, mode: Mode): number {
   return countWork(() => {

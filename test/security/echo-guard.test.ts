@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { createEchoGuard, normalizeForEcho, occursIn, stripLineGutters } from "../../src/stream/echo.ts";
 import { D } from "../golden/notation.ts";
-import { countWork } from "./work.ts";
+import { countWorkAsync as countWork } from "../support/work.ts";
 
 const params = { seed: 20240611, numRuns: 500 };
 

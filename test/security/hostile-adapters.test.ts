@@ -14,7 +14,7 @@ import { DEFAULT_BUFFER_LIMIT, createRepairEngine } from "../../src/stream/engin
 import type { EngineEvent, EngineSummary } from "../../src/stream/types.ts";
 import { BAR, D, DVL, block, live } from "../golden/notation.ts";
 import { accountsForEveryCharacter } from "../support/run-engine.ts";
-import { countWork } from "./work.ts";
+import { countWorkAsync as countWork } from "../support/work.ts";
 import { URL_CHAT, assemble, chatInit, deltas, fakeBase, sdkTools, sseReply, sseText, textStream, throughFetch, type Json } from "./support.ts";
 import { repairFetch } from "../../src/adapters/fetch.ts";
 import { repairMiddleware } from "../../src/adapters/middleware.ts";
