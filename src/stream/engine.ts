@@ -79,6 +79,11 @@ class Engine implements RepairEngine {
 
   feed(delta: string): EngineEvent[] {
     if (this.flushed) throw new Error("dsml-fix engine: feed after flush");
+    // Most deltas are mid-line text with nothing that could matter: released as they are.
+    if (this.carry === "" && this.cand === null && this.tail === null && this.doc.midLine && !SPECIAL.test(delta)) {
+      this.pos += delta.length;
+      return delta.length > 0 ? [{ type: "text", text: delta }] : [];
+    }
     this.out = [];
     if (delta.length > 0) this.process(delta, false);
     return this.out;
@@ -391,6 +396,9 @@ class Engine implements RepairEngine {
     }
   }
 }
+
+/** What the hot path stops at (see scanText): newline, backtick, and every trigger character. */
+const SPECIAL = /[\n`<|\uFF5C\u2016[]/;
 
 /** The O06 residue has no tag of its own: the candidate starts at the tool name. */
 const RESIDUE_OPENER: Tag = { start: 0, end: 0, family: "mistral", closing: false, role: "other", name: "residue", attrs: {}, sentinel: "", flaws: Flaw.None };
