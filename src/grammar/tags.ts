@@ -47,10 +47,9 @@ const isNameCode = (c: number) =>
 const isLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
 
 /** First two letters of every unprefixed tag name we know: a quick reject for the `<` of ordinary code. */
-const PLAIN_PREFIXES = new Set(
-  ["minimax:tool_call", "tool_calls", "function_calls", "invoke", "parameter", "function", "name", "shell", "sh", "bash", "python", "py", "pre", "tool_call", "code_interpreter", "code", "tool_name", "tool_args", "language"]
-    .map((n) => (n.charCodeAt(0) << 8) | n.charCodeAt(1)),
-);
+const PLAIN_NAMES = ["minimax:tool_call", "tool_calls", "function_calls", "invoke", "parameter", "function", "name", "shell", "sh", "bash", "python", "py", "pre", "tool_call", "code_interpreter", "code", "tool_name", "tool_args", "language"];
+const PLAIN_PREFIXES = new Set(PLAIN_NAMES.map((n) => (n.charCodeAt(0) << 8) | n.charCodeAt(1)));
+const PLAIN_FIRST = new Set(PLAIN_NAMES.map((n) => n.charCodeAt(0)));
 
 /** Whether the text after a `<` could still begin a tag; true when it cannot tell yet. */
 function mayStartTag(text: string, i: number): boolean {
@@ -65,7 +64,7 @@ function mayStartTag(text: string, i: number): boolean {
     c = text.charCodeAt(i);
   }
   if (isBarCode(c)) return true;
-  if (!isLetter(c)) return false;
+  if (!isLetter(c) || !PLAIN_FIRST.has(c | 0x20)) return false;
   if (i + 1 >= text.length) return true;
   return PLAIN_PREFIXES.has(((c | 0x20) << 8) | (text.charCodeAt(i + 1) | 0x20));
 }
