@@ -234,23 +234,28 @@ for (const [suffix, label, text] of [
   };
   const small = withMentions(100 * 1024);
   const large = withMentions(400 * 1024);
+  const huge = withMentions(1600 * 1024);
   const smallPieces = chunks(small);
   const largePieces = chunks(large);
+  const hugePieces = chunks(huge);
   const r = runEngine(smallPieces);
   const rl = runEngine(largePieces);
-  const intact = r.text === small && rl.text === large;
-  const noCall = r.calls.length === 0 && rl.calls.length === 0;
-  const m = await measure({ s: () => runEngine(smallPieces), l: () => runEngine(largePieces) }, QUICK ? 5 : 11, 3);
-  const t = { s: median(m.s!), l: median(m.l!) };
-  const ratio = pairedRatio(m.l!, m.s!);
+  const rh = runEngine(hugePieces);
+  const intact = r.text === small && rl.text === large && rh.text === huge;
+  const noCall = r.calls.length === 0 && rl.calls.length === 0 && rh.calls.length === 0;
+  // 100 KB runs in a few milliseconds, too short to time steadily: linearity is judged from 400 KB to 1.6 MB.
+  const m = await measure({ s: () => runEngine(smallPieces), l: () => runEngine(largePieces), h: () => runEngine(hugePieces) }, QUICK ? 5 : 11, 3);
+  const t = { s: median(m.s!), l: median(m.l!), h: median(m.h!) };
+  const ratio = pairedRatio(m.h!, m.l!);
+  const maxHeld = Math.max(r.maxHeld, rl.maxHeld, rh.maxHeld);
   rows.push({
     row: "6",
-    workload: `100 KB code, one line \`// <{D}invoke name="bash"> is the opener\` per 10 KB (${count(small, D)} mentions), 10-char feeds`,
-    ours: `${ms(t.s)} (400 KB: ${ms(t.l)})`,
-    reference: `heldCandidateNoCall=${r.summary.heldCandidateNoCall}, max held ${r.maxHeld} (400 KB: ${rl.summary.heldCandidateNoCall}, ${rl.maxHeld})`,
-    result: `${intact ? "text intact" : "TEXT LOST"}, ${noCall ? "no call" : "CALL"}, max held ${Math.max(r.maxHeld, rl.maxHeld)}, 400/100 KB ${x(ratio)}`,
+    workload: `100 KB code, one line \`// <{D}invoke name="bash"> is the opener\` per 10 KB (${count(small, D)} mentions), 10-char feeds; the same density at 400 KB and 1.6 MB`,
+    ours: `${ms(t.s)} (400 KB: ${ms(t.l)}, 1.6 MB: ${ms(t.h)})`,
+    reference: `heldCandidateNoCall=${r.summary.heldCandidateNoCall + rl.summary.heldCandidateNoCall + rh.summary.heldCandidateNoCall}, max held ${maxHeld}`,
+    result: `${intact ? "text intact" : "TEXT LOST"}, ${noCall ? "no call" : "CALL"}, max held ${maxHeld}, 1.6 MB/400 KB ${x(ratio)}`,
     target: "intact, no call, ~4x (quadratic: 16x)",
-    verdict: verdict(intact && noCall && ratio >= 3 && ratio <= 5.5),
+    verdict: verdict(intact && noCall && ratio >= 2.5 && ratio <= 6),
   });
 }
 
