@@ -41,8 +41,9 @@ interface InvokeDraft {
  * DSML and its degraded shapes (section 2A-2F of the catalogue) over one complete candidate span.
  * The walk is tolerant: every closer the model garbled still ends what it most plausibly closes.
  */
-export function parseDsmlSpan(span: string, ctx: SpanContext): Segment[] {
-  const walk = new DsmlWalk(span, ctx);
+/** `enclosing`: the opener of a block this span continues (its earlier calls were emitted already). */
+export function parseDsmlSpan(span: string, ctx: SpanContext, enclosing: Tag | null = null): Segment[] {
+  const walk = new DsmlWalk(span, ctx, enclosing);
   const invokes = walk.run();
   const units = invokes.map((inv) => ({ start: inv.start, end: inv.end, outcome: outcomeOf(inv, walk, span, ctx) }));
   const fallback: UnitOutcome = walk.sawDsml
@@ -63,7 +64,13 @@ class DsmlWalk {
   constructor(
     private readonly span: string,
     private readonly ctx: SpanContext,
-  ) {}
+    enclosing: Tag | null,
+  ) {
+    if (enclosing) {
+      this.blockTags.push(enclosing);
+      this.blockOpen = true;
+    }
+  }
 
   run(): InvokeDraft[] {
     let pos = 0;

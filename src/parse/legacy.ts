@@ -19,12 +19,12 @@ interface LegacyCall {
 }
 
 /** Legacy DeepSeek V3/R1 and V3.1 tool tokens (L01-L07). */
-export function parseLegacySpan(span: string, ctx: SpanContext): Segment[] {
+export function parseLegacySpan(span: string, ctx: SpanContext, inSection = false): Segment[] {
   const tags = tagsOf(span).filter((t) => t.family === "legacy");
   if (tags[0]?.legacy === "call-start") return parseLfm2(span, tags, ctx);
   const calls: LegacyCall[] = [];
   let cur: LegacyCall | null = null;
-  let inSection = false;
+  let open = inSection;
   let sawSpacedToken = false;
   const close = (end: number, contentEnd: number, closed: boolean) => {
     if (!cur) return;
@@ -38,17 +38,17 @@ export function parseLegacySpan(span: string, ctx: SpanContext): Segment[] {
     if (!span.slice(tag.start, tag.end).includes(SENTENCEPIECE_SPACE) && tag.name.includes("_")) sawSpacedToken = true;
     switch (tag.legacy) {
       case "section-begin":
-        inSection = true;
+        open = true;
         break;
       case "section-end":
         close(tag.start, tag.start, false);
-        inSection = false;
+        open = false;
         break;
       case "call-begin":
         close(tag.start, tag.start, false);
         cur = {
           start: tag.start, end: tag.end, contentStart: tag.end, contentEnd: tag.end, sepStart: -1, sepEnd: -1,
-          closed: false, orphan: !inSection, spaced: false,
+          closed: false, orphan: !open, spaced: false,
         };
         break;
       case "sep":

@@ -10,7 +10,7 @@ import { parseQwenFunctions } from "./dialects/qwen.ts";
 import { textSpan, type Segment } from "./segments.ts";
 
 /** Parses one complete (or, at the end of the reply, truncated) candidate span by what opened it. */
-export function parseSpan(span: string, root: Root, opener: Tag, named: boolean, truncated: boolean, ctx: SpanContext): Segment[] {
+export function parseSpan(span: string, root: Root, opener: Tag, named: boolean, truncated: boolean, ctx: SpanContext, enclosing: Tag | true | null = null): Segment[] {
   switch (root) {
     case "costume":
       return truncated ? textSpan(span.length) : parseCostumeSpan(span, opener, ctx);
@@ -20,8 +20,8 @@ export function parseSpan(span: string, root: Root, opener: Tag, named: boolean,
       return truncated ? textSpan(span.length) : parseMistralSpan(span, opener, ctx);
     case "legacy-section":
     case "legacy-call":
-      return parseLegacySpan(span, ctx);
+      return parseLegacySpan(span, ctx, enclosing === true);
     default:
-      return named ? parseNamedSpan(span, opener, ctx, truncated) : parseDsmlSpan(span, ctx);
+      return named ? parseNamedSpan(span, opener, ctx, truncated) : parseDsmlSpan(span, ctx, enclosing === true ? null : enclosing);
   }
 }

@@ -31,8 +31,14 @@ export class Candidate {
   private scanCarry = "";
   private scanFrom: number;
   private seenContent = false;
-  private inUnit = false;
-  private closedUnits = 0;
+  /**
+   * Inside a block (or legacy section), each call is its own candidate: after a unit's closer the
+   * span takes the whitespace that follows and ends at the next thing written, so a call is emitted
+   * as soon as its own boundary is known and the layout between calls belongs to the calls.
+   */
+  private trailing = false;
+  /** The span ended inside a still-open block or section: the next invoke (or call) belongs to it. */
+  endsInBlock = false;
   private depth = 1;
   /** Char-level forms (I10 named call, O06 Mistral) that are JSON rather than tags. */
   named: CharState | null = null;
@@ -41,6 +47,8 @@ export class Candidate {
     readonly start: number,
     readonly opener: Tag,
     readonly root: Root,
+    /** The block opener (or true for a legacy section) this candidate continues, if any. */
+    readonly enclosing: Tag | true | null = null,
   ) {
     this.scanFrom = start + opener.end;
     if (root === "mistral") this.named = new MistralState(start + opener.end, opener.name === "residue");
@@ -69,7 +77,7 @@ export class Candidate {
 
   /** At the end of the stream: a named call whose closing fence was the last thing written is complete. */
   completesAtEnd(): boolean {
-    return this.named?.completesAtEnd() ?? false;
+    return this.trailing || (this.named?.completesAtEnd() ?? false);
   }
 
   /** `text` starts at absolute offset this.end. */
@@ -84,6 +92,12 @@ export class Candidate {
     let i = 0;
     while (i < s.length) {
       const c = s.charCodeAt(i);
+      if (this.trailing && !isTriggerCode(c)) {
+        // Whatever comes next (the next invoke, prose) is no longer this call; a closer is read first.
+        if (!isSpaceCode(c)) return { kind: "complete", end: base + i };
+        i++;
+        continue;
+      }
       if (this.named) {
         const step = this.named.step(c, base + i);
         if (step) return step;
@@ -116,6 +130,7 @@ export class Candidate {
   }
 
   private onContent(c: number, at: number): Step | null {
+    if (this.trailing) return { kind: "complete", end: at };
     const first = !this.seenContent;
     this.seenContent = true;
     switch (this.root) {
@@ -123,12 +138,10 @@ export class Candidate {
         if (first) {
           if (this.opener.family !== "dsml" || isBarCode(c)) return { kind: "abandon", at };
           this.named = new NamedState(at);
-          return null;
         }
-        return !this.inUnit && this.closedUnits > 0 ? { kind: "complete", end: at } : null;
+        return null;
       case "legacy-section":
-        if (first) return { kind: "abandon", at };
-        return !this.inUnit && this.closedUnits > 0 ? { kind: "complete", end: at } : null;
+        return first ? { kind: "abandon", at } : null;
       case "invoke":
         // A real invoke starts with a parameter or a JSON body; prose means the opener was only mentioned.
         return first && c !== 0x7b && !(this.opener.flaws & Flaw.RunawayAttr) ? { kind: "abandon", at } : null;
@@ -145,19 +158,26 @@ export class Candidate {
 
   private onTag(tag: Tag, base: number): Step | null {
     const end = base + tag.end;
+    const closesBlock = tag.closing && tag.role === "block" && tag.family !== "costume";
+    if (this.trailing) {
+      // The block's own closer ends it together with this call; any other tag starts what comes next.
+      if (closesBlock || tag.legacy === "section-end") {
+        this.endsInBlock = false;
+        return { kind: "complete", end };
+      }
+      return { kind: "complete", end: base + tag.start };
+    }
     const first = !this.seenContent;
     this.seenContent = true;
-    const closesBlock = tag.closing && tag.role === "block" && tag.family !== "costume";
+    const closesUnit = tag.closing && (tag.role === "invoke" || tag.role === "function");
     switch (this.root) {
       case "block":
         if (closesBlock) return { kind: "complete", end };
-        if (tag.role === "invoke" || tag.role === "function") {
-          this.inUnit = !tag.closing;
-          if (tag.closing) this.closedUnits++;
-        }
-        return null;
+        // Unprefixed dialect wrappers (O05, O07) are only calls when the whole wrapper closes.
+        return closesUnit && this.opener.family === "dsml" ? this.trail() : null;
       case "invoke":
-        return (tag.closing && tag.role === "invoke") || closesBlock ? { kind: "complete", end } : null;
+        if (tag.closing && tag.role === "invoke") return this.enclosing ? this.trail() : { kind: "complete", end };
+        return closesBlock ? { kind: "complete", end } : null;
       case "parameter":
         if (tag.role === "parameter") this.depth += tag.closing ? -1 : 1;
         return this.depth === 0 || (tag.closing && tag.role === "invoke") || closesBlock ? { kind: "complete", end } : null;
@@ -166,14 +186,10 @@ export class Candidate {
         return tag.closing && (tag.role === "invoke" || tag.role === "function") || closesBlock ? { kind: "complete", end } : null;
       case "legacy-section":
         if (tag.legacy === "section-end") return { kind: "complete", end };
-        if (tag.legacy === "call-begin") this.inUnit = true;
-        if (tag.legacy === "call-end") {
-          this.inUnit = false;
-          this.closedUnits++;
-        }
-        return null;
+        return tag.legacy === "call-end" ? this.trail() : null;
       case "legacy-call":
-        return tag.legacy === "call-end" ? { kind: "complete", end } : null;
+        if (tag.legacy !== "call-end") return null;
+        return this.enclosing ? this.trail() : { kind: "complete", end };
       case "costume":
         return tag.family === "costume" && tag.closing && tag.name === this.opener.name ? { kind: "complete", end } : null;
       case "qwen-function":
@@ -181,6 +197,12 @@ export class Candidate {
       case "mistral":
         return null;
     }
+  }
+
+  private trail(): null {
+    this.trailing = true;
+    this.endsInBlock = true;
+    return null;
   }
 }
 

@@ -13,7 +13,7 @@ export const DEFAULT_BUFFER_LIMIT = 65536;
 /** Smallest piece of a delta handed to a candidate at once. */
 const PIECE = 256;
 
-type Decision = { open: Root } | "noise" | "stray" | "text";
+type Decision = { open: Root; enclosing?: Tag | true } | "noise" | "stray" | "text";
 
 /** Text held after a recovered call: released if another call follows, stripped at the end (S03). */
 interface Tail {
@@ -39,6 +39,8 @@ class Engine implements RepairEngine {
   private carry = "";
   private pos = 0;
   private cand: Candidate | null = null;
+  /** A block (its opener) or legacy section whose last call has been emitted but which has not closed yet. */
+  private openBlock: Tag | true | null = null;
   private tail: Tail | null = null;
   private native = false;
   private flushed = false;
@@ -205,7 +207,7 @@ class Engine implements RepairEngine {
           emitFrom = j;
           const decision = this.decide(r);
           if (typeof decision === "object") {
-            this.cand = new Candidate(base + j, shift(r), decision.open);
+            this.cand = new Candidate(base + j, shift(r), decision.open, decision.enclosing ?? null);
             return j;
           }
           if (decision === "noise") {
@@ -254,19 +256,24 @@ class Engine implements RepairEngine {
         if (tag.flaws & Flaw.MissingLt) {
           if (tag.closing || (tag.role !== "invoke" && tag.role !== "block")) return "text";
         }
+        if (tag.closing && tag.role === "block" && this.closeOpenBlock()) return this.tail ? "noise" : "text";
         if (tag.closing || tag.role === "other" || tag.role === "function" || tag.role === "name") return this.tail ? "noise" : "stray";
         if (tag.role === "invoke" && tag.attrs.name === undefined) return "stray";
+        if (tag.role === "invoke" && this.openBlock !== null && this.openBlock !== true) return { open: "invoke", enclosing: this.openBlock };
         return { open: tag.role === "block" ? "block" : tag.role === "invoke" ? "invoke" : "parameter" };
       case "naked":
-        if (tag.closing) return "text";
+        if (tag.closing) return tag.role === "block" && this.closeOpenBlock() && this.tail ? "noise" : "text";
         if (tag.flaws & Flaw.EqualsName) return tag.role === "function" && dialects.qwen3coder ? { open: "qwen-function" } : "text";
         if (tag.role === "block") return tag.name !== "minimax:tool_call" || dialects.minimax ? { open: "block" } : "text";
-        if (tag.role === "invoke" && tag.attrs.name !== undefined) return { open: "invoke" };
+        if (tag.role === "invoke" && tag.attrs.name !== undefined) {
+          return this.openBlock !== null && this.openBlock !== true ? { open: "invoke", enclosing: this.openBlock } : { open: "invoke" };
+        }
         if (tag.role === "function") return { open: "element" };
         return "text";
       case "legacy":
         if (tag.legacy === "section-begin") return !tag.name.includes("section") || dialects.kimi ? { open: "legacy-section" } : "text";
-        if (tag.legacy === "call-begin") return { open: "legacy-call" };
+        if (tag.legacy === "call-begin") return this.openBlock === true ? { open: "legacy-call", enclosing: true } : { open: "legacy-call" };
+        if (tag.legacy === "section-end") this.closeOpenBlock();
         if (tag.legacy === "call-start") return dialects.lfm2 ? { open: "legacy-call" } : "text";
         return this.tail ? "noise" : "text";
       case "costume": {
@@ -282,13 +289,21 @@ class Engine implements RepairEngine {
     this.finish(cand, cand.length, !cand.completesAtEnd());
   }
 
+  /** Forgets an open block; true when there was one, so its closer is the block's, not a stray. */
+  private closeOpenBlock(): boolean {
+    const was = this.openBlock !== null;
+    this.openBlock = null;
+    return was;
+  }
+
   private finish(cand: Candidate, length: number, truncated: boolean): void {
     this.cand = null;
+    this.openBlock = cand.endsInBlock && !truncated ? (cand.root === "block" ? cand.opener : cand.root === "legacy-section" ? true : cand.enclosing) : null;
     const text = cand.text();
     const span = length === text.length ? text : text.slice(0, length);
     let segments: Segment[];
     try {
-      segments = parseSpan(span, cand.root, cand.opener, cand.named !== null, truncated, this.ctx);
+      segments = parseSpan(span, cand.root, cand.opener, cand.named !== null, truncated, this.ctx, cand.enclosing);
     } catch {
       segments = [{ kind: "text", start: 0, end: span.length }];
     }
@@ -330,6 +345,7 @@ class Engine implements RepairEngine {
   /** Candidate text that proved not to be a call: visible, and documentation context sees it. */
   private releaseCandidate(cand: Candidate, length: number, hitLimit: boolean): void {
     this.cand = null;
+    this.openBlock = null;
     if (hitLimit) this.heldNoCall++;
     const text = cand.text();
     this.releaseVisible(length === text.length ? text : text.slice(0, length), cand.start);
@@ -341,7 +357,10 @@ class Engine implements RepairEngine {
   }
 
   private emitText(s: string, from: number, to: number, base: number): void {
-    if (to > from) this.pushText(s.slice(from, to), base + from);
+    if (to <= from) return;
+    // Prose after a call means the block is over, even if its closer never comes.
+    if (this.openBlock !== null && hasContent(s, from, to)) this.openBlock = null;
+    this.pushText(s.slice(from, to), base + from);
   }
 
   private pushText(text: string, start: number): void {
@@ -399,6 +418,14 @@ class Engine implements RepairEngine {
 
 /** What the hot path stops at (see scanText): newline, backtick, and every trigger character. */
 const SPECIAL = /[\n`<|\uFF5C\u2016[]/;
+
+function hasContent(s: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return true;
+  }
+  return false;
+}
 
 /** The O06 residue has no tag of its own: the candidate starts at the tool name. */
 const RESIDUE_OPENER: Tag = { start: 0, end: 0, family: "mistral", closing: false, role: "other", name: "residue", attrs: {}, sentinel: "", flaws: Flaw.None };
