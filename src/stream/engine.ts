@@ -112,7 +112,7 @@ class Engine implements RepairEngine {
   }
 
   private process(text: string, final: boolean): void {
-    let s = this.carry + text;
+    let s = this.carry === "" ? text : this.carry + text;
     let base = this.pos;
     let i = 0;
     this.carry = "";
@@ -360,7 +360,7 @@ class Engine implements RepairEngine {
     if (to <= from) return;
     // Prose after a call means the block is over, even if its closer never comes.
     if (this.openBlock !== null && hasContent(s, from, to)) this.openBlock = null;
-    this.pushText(s.slice(from, to), base + from);
+    this.pushText(from === 0 && to === s.length ? s : s.slice(from, to), base + from);
   }
 
   private pushText(text: string, start: number): void {
