@@ -18,6 +18,8 @@ export function rewriteEventStream(
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   let sink!: TransformStreamDefaultController<Uint8Array>;
+  /** Whether the last event went out as its original bytes. */
+  let lastRaw = true;
 
   /** Reads the event at `from` in `text`; afterwards reader.end is where the next one starts. */
   function decide(text: string, from: number): Rewritten | null {
@@ -44,20 +46,23 @@ export function rewriteEventStream(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         sink = controller;
-        const { head, ends } = framer.push(chunk);
+        const { lead, head, ends } = framer.push(chunk);
+        // The LF completing the CRLF of the event before: original bytes keep it, a rewritten
+        // event already ended with its own blank line.
+        if (lead > 0 && lastRaw) controller.enqueue(chunk.subarray(0, lead));
         if (ends.length === 0) return;
         let k = 0;
-        let at = 0;
+        let at = lead;
         if (head !== undefined) {
           const rewritten = decide(decoder.decode(head), 0);
           if (rewritten === null) controller.enqueue(head);
-          else write(rewritten, head);
+          lastRaw = rewritten === null || write(rewritten, head);
           at = ends[k++]!;
         }
         if (k === ends.length) return;
         const last = ends[ends.length - 1]!;
-        // One decode for every event in the chunk: LF is one byte and one character, so the
-        // reader finds the same event boundaries in the text as the framer did in the bytes.
+        // One decode for every event in the chunk: CR and LF are one byte and one character each,
+        // so the reader finds the same event boundaries in the text as the framer did in the bytes.
         const text = decoder.decode(at === 0 && last === chunk.length ? chunk : chunk.subarray(at, last));
         let pos = 0;
         let pending = at;
@@ -67,9 +72,9 @@ export function rewriteEventStream(
           pos = reader.end;
           if (rewritten !== null) {
             if (pending < at) controller.enqueue(chunk.subarray(pending, at));
-            write(rewritten, chunk.subarray(at, end));
+            lastRaw = write(rewritten, chunk.subarray(at, end));
             pending = end;
-          }
+          } else lastRaw = true;
           at = end;
         }
         if (pending < at) controller.enqueue(pending === 0 && at === chunk.length ? chunk : chunk.subarray(pending, at));

@@ -1,49 +1,81 @@
-// Server-sent events, byte side and text side. Lines end at LF, so CRLF works and a lone CR stays
-// part of its line; a blank line ends an event. Nothing here knows about OpenAI chunks.
+// Server-sent events, byte side and text side. A line ends at CR, LF or CRLF (the SSE spec's three
+// terminators); a blank line ends an event. Nothing here knows about OpenAI chunks.
 
 export interface Framed {
+  /**
+   * 1 when the chunk starts with the LF of a CRLF whose CR ended the previous chunk and an event:
+   * that byte belongs to the event already reported, not to the next one.
+   */
+  lead: number;
   /** The whole first event when it began in an earlier chunk (a copy); it ends at ends[0]. */
   head: Uint8Array | undefined;
   /** Offsets in the chunk just past each event's blank line. */
   ends: number[];
 }
 
+const CR = 13;
+const LF = 10;
+
 /**
  * Finds event boundaries in a byte stream. Events inside one chunk are reported as offsets, so the
  * caller can pass untouched ones on as a slice of that chunk; only an event that spans chunks is copied.
+ * An event whose blank line is a CR at the very end of a chunk is reported at once: waiting for
+ * a possible LF would hold a CR-only stream back until the next chunk.
  */
 export class SseFramer {
   /** Bytes of the unfinished event, from earlier chunks. */
   #carry: Uint8Array[] = [];
-  /** Length and first byte of the unfinished line, which may have begun in an earlier chunk. */
+  /** Bytes of the unfinished line seen so far, which may have begun in an earlier chunk. */
   #lineLength = 0;
-  #lineFirst = 0;
+  /** The previous chunk ended in a CR: an LF first in this chunk completes that terminator. */
+  #afterCR = false;
+  /** ...and that CR also ended an event. */
+  #endedAtCR = false;
 
   push(chunk: Uint8Array): Framed {
+    if (chunk.length === 0) return { lead: 0, head: undefined, ends: [] };
     const ends: number[] = [];
-    let lineStart = 0;
-    let carried = this.#lineLength;
-    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, lineStart)) {
-      const length = carried + nl + 1 - lineStart;
-      const first = carried > 0 ? this.#lineFirst : chunk[lineStart];
-      if (length === 1 || (length === 2 && first === 13)) ends.push(nl + 1);
-      lineStart = nl + 1;
-      carried = 0;
+    let at = 0;
+    let lead = 0;
+    if (this.#afterCR && chunk[0] === LF) {
+      at = 1;
+      if (this.#endedAtCR) lead = 1;
     }
-    if (lineStart < chunk.length) {
-      if (carried === 0) this.#lineFirst = chunk[lineStart]!;
-      carried += chunk.length - lineStart;
+    this.#afterCR = false;
+    this.#endedAtCR = false;
+    let lineLength = this.#lineLength;
+    // Next CR and LF at or after `at`, each searched again only once passed, so a stream using one
+    // terminator never rescans the chunk for the other.
+    let cr = chunk.indexOf(CR, at);
+    let lf = chunk.indexOf(LF, at);
+    while (cr !== -1 || lf !== -1) {
+      const stop = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
+      lineLength += stop - at;
+      let next = stop + 1;
+      if (stop === cr) {
+        if (next < chunk.length) {
+          if (chunk[next] === LF) next++;
+        } else this.#afterCR = true;
+      }
+      if (lineLength === 0) {
+        ends.push(next);
+        if (this.#afterCR) this.#endedAtCR = true;
+      }
+      lineLength = 0;
+      at = next;
+      if (cr !== -1 && cr < at) cr = chunk.indexOf(CR, at);
+      if (lf !== -1 && lf < at) lf = chunk.indexOf(LF, at);
     }
-    this.#lineLength = carried;
+    this.#lineLength = lineLength + (chunk.length - at);
 
     if (ends.length === 0) {
-      this.#carry.push(chunk);
-      return { head: undefined, ends };
+      if (lead < chunk.length) this.#carry.push(lead === 0 ? chunk : chunk.subarray(lead));
+      return { lead, head: undefined, ends };
     }
     const head = this.#carry.length > 0 ? concat([...this.#carry, chunk.subarray(0, ends[0])]) : undefined;
     const last = ends[ends.length - 1]!;
     this.#carry = last < chunk.length ? [chunk.subarray(last)] : [];
-    return { head, ends };
+    return { lead, head, ends };
   }
 
   /** Whatever is left when the body ends without a final blank line. */
@@ -51,6 +83,8 @@ export class SseFramer {
     const rest = this.#carry.length > 0 ? concat(this.#carry) : undefined;
     this.#carry = [];
     this.#lineLength = 0;
+    this.#afterCR = false;
+    this.#endedAtCR = false;
     return rest !== undefined && rest.length > 0 ? rest : undefined;
   }
 }
@@ -82,17 +116,24 @@ export class SseReader {
   /** Where the next event starts. */
   end = 0;
 
+  // Next CR and LF in #text at or after #scannedFrom, so reading event after event stays linear
+  // even when one of the two never occurs. -2: not searched yet.
+  #text = "";
+  #scannedFrom = 0;
+  #cr = -2;
+  #lf = -2;
+
   /** Reads the event starting at `from`: up to and including its blank line, or to the end of `text`. */
   read(text: string, from: number): void {
-    const nl = text.indexOf("\n", from);
-    if (nl !== -1 && text.startsWith("data:", from)) {
-      const cr = text.charCodeAt(nl - 1) === 13 ? 1 : 0;
-      const blank = text.charCodeAt(nl + 1) === 10 ? 1 : text.charCodeAt(nl + 1) === 13 && text.charCodeAt(nl + 2) === 10 ? 2 : 0;
-      if (blank > 0) {
-        this.data = text.slice(from + (text.charCodeAt(from + 5) === 32 ? 6 : 5), nl - cr);
+    const stop = this.#lineEnd(text, from);
+    if (stop !== -1 && text.startsWith("data:", from)) {
+      const next = stop + terminatorLength(text, stop);
+      const after = text.charCodeAt(next);
+      if (after === 10 || after === 13) {
+        this.data = text.slice(from + (text.charCodeAt(from + 5) === 32 ? 6 : 5), stop);
         if (this.meta.length > 0) this.meta = [];
-        this.eol = cr ? "\r\n" : "\n";
-        this.end = nl + 1 + blank;
+        this.eol = text.slice(stop, next);
+        this.end = next + terminatorLength(text, next);
         return;
       }
     }
@@ -105,13 +146,13 @@ export class SseReader {
     let at = from;
     let first = true;
     while (at < text.length) {
-      const nl = text.indexOf("\n", at);
-      const stop = nl === -1 ? text.length : nl;
-      // Only a terminated line loses its CR, as only its terminator is "\r\n".
-      const line = text.slice(at, nl !== -1 && text.charCodeAt(stop - 1) === 13 ? stop - 1 : stop);
-      if (first) this.eol = nl !== -1 && text.charCodeAt(nl - 1) === 13 ? "\r\n" : "\n";
+      const found = this.#lineEnd(text, at);
+      const stop = found === -1 ? text.length : found;
+      const next = found === -1 ? stop : stop + terminatorLength(text, stop);
+      const line = text.slice(at, stop);
+      if (first) this.eol = found === -1 ? "\n" : text.slice(stop, next);
       first = false;
-      at = nl === -1 ? text.length : nl + 1;
+      at = next;
       if (line === "") break;
       if (line.startsWith("data:")) data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
       else meta.push(line);
@@ -120,6 +161,26 @@ export class SseReader {
     this.meta = meta;
     this.end = at;
   }
+
+  /** Index of the CR or LF that ends the line starting at `at`, or -1. */
+  #lineEnd(text: string, at: number): number {
+    if (text !== this.#text || at < this.#scannedFrom) {
+      this.#text = text;
+      this.#cr = -2;
+      this.#lf = -2;
+    }
+    this.#scannedFrom = at;
+    if (this.#cr !== -1 && this.#cr < at) this.#cr = text.indexOf("\r", at);
+    if (this.#lf !== -1 && this.#lf < at) this.#lf = text.indexOf("\n", at);
+    if (this.#cr === -1) return this.#lf;
+    if (this.#lf === -1) return this.#cr;
+    return Math.min(this.#cr, this.#lf);
+  }
+}
+
+/** CRLF is one terminator; a CR last in the text is one too (its LF, if any, is the framer's `lead`). */
+function terminatorLength(text: string, at: number): number {
+  return text.charCodeAt(at) === 13 && text.charCodeAt(at + 1) === 10 ? 2 : 1;
 }
 
 export function serialize(payload: string, eol: string, meta: readonly string[] = []): string {

@@ -114,8 +114,8 @@ function chunkedFetch(parts: Uint8Array[]): typeof fetch {
 
 function events(text: string): (Json | "[DONE]")[] {
   return text
-    .split(/\r?\n\r?\n/)
-    .map((block) => block.split(/\r?\n/).filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\n"))
+    .split(/(?:\r\n|\r|\n)(?:\r\n|\r|\n)/)
+    .map((block) => block.split(/\r\n|\r|\n/).filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\n"))
     .filter((data) => data !== "")
     .map((data) => (data === "[DONE]" ? "[DONE]" : (JSON.parse(data) as Json)));
 }
@@ -231,8 +231,8 @@ describe("repairFetch streamed repair", () => {
     expect(results.map((r) => r.summary.recovered)).toEqual([1]);
   });
 
-  test("every byte split gives the same output, including inside UTF-8 and data: lines", async () => {
-    for (const eol of ["\n", "\r\n"]) {
+  test("every byte split gives the same output, including inside UTF-8 and data: lines, for LF, CRLF and CR", async () => {
+    for (const eol of ["\n", "\r\n", "\r"]) {
       const original = new TextEncoder().encode(sse(recorded(["caf\u00e9 <", '<CALL read {"path":"\u65e5.ts"}>', ">!"]), eol));
       const reference = await (await fixFetch({}, {}, chunkedFetch([original]))(`${base}/chat/completions`, chatInit())).text();
       expect(assemble(reference)).toMatchObject({
@@ -247,6 +247,32 @@ describe("repairFetch streamed repair", () => {
         expect(out).toBe(reference);
       }
     }
+  });
+
+  test("a CR-only stream is repaired event by event, before upstream closes", async () => {
+    let upstream!: ReadableStreamDefaultController<Uint8Array>;
+    const body = new ReadableStream<Uint8Array>({ start: (c) => void (upstream = c) });
+    const held = (async () => new Response(body, { status: 200, headers: SSE })) as unknown as typeof fetch;
+    const reader = (await fixFetch({}, {}, held)(`${base}/chat/completions`, chatInit())).body!.getReader();
+    const events = recorded(LEAK);
+    let seen = "";
+    const dec = new TextDecoder();
+    // One read always pending; each chunk it brings is appended as it arrives.
+    const pump = (async () => {
+      for (let r = await reader.read(); !r.done; r = await reader.read()) seen += dec.decode(r.value, { stream: true });
+    })();
+    /** Gives the pipe a bounded number of event-loop turns (no clock involved). */
+    const drain = async () => {
+      for (let turn = 0; turn < 50; turn++) await new Promise((r) => setImmediate(r));
+    };
+    upstream.enqueue(new TextEncoder().encode(sse(events.slice(0, 2), "\r").replace("data: [DONE]\r\r", "")));
+    await drain();
+    expect(assemble(seen).content).toBe("I'll read it. ");
+    upstream.enqueue(new TextEncoder().encode(sse(events.slice(2), "\r")));
+    await drain();
+    upstream.close();
+    await pump;
+    expect(assemble(seen)).toMatchObject({ content: "I'll read it.  done", calls: [{ name: "read", arguments: '{"path":"a.ts"}' }], finish: "tool_calls" });
   });
 
   test("reasoning_content passes through untouched, even when it looks like markup", async () => {

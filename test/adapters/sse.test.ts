@@ -5,14 +5,16 @@ import { SseFramer, SseReader, serialize } from "../../src/adapters/sse.ts";
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-/** Every event the framer reports, as text, for the given cut of the bytes. */
+/** Every event the framer reports, as text, for the given cut of the bytes; a lead goes back to its event. */
 function frame(parts: string[]): { events: string[]; tail: string | undefined } {
   const framer = new SseFramer();
   const events: string[] = [];
   for (const part of parts) {
     const chunk = enc.encode(part);
-    const { head, ends } = framer.push(chunk);
-    let at = 0;
+    const { lead, head, ends } = framer.push(chunk);
+    // The LF of a CRLF cut after its CR belongs to the event reported before.
+    if (lead > 0) events.push(events.pop()! + dec.decode(chunk.subarray(0, lead)));
+    let at = lead;
     ends.forEach((end, k) => {
       events.push(dec.decode(k === 0 && head ? head : chunk.subarray(at, end)));
       at = end;
@@ -32,15 +34,37 @@ describe("SseFramer", () => {
     for (let at = 1; at < body.length; at++) expect(frame([body.slice(0, at), body.slice(at)])).toEqual(expected);
   });
 
-  test("a lone CR is not a line end, and a CR before the LF of a non-empty line is no blank line", () => {
-    expect(frame(["data: x\r\rdata: y\n\n"]).events).toEqual(["data: x\r\rdata: y\n\n"]);
-    expect(frame(["data: x\n", "\r", "z\n", "\n"]).events).toEqual(["data: x\n\rz\n\n"]);
+  test("CR, LF and CRLF all end a line, mixed in one stream, wherever the bytes are cut", () => {
+    const mixed = "data: a\r\r: c\rdata: b\r\n\rid: 7\ndata: c\r\n\ndata: d\r\r\ndata: tail";
+    const expected = { events: ["data: a\r\r", ": c\rdata: b\r\n\r", "id: 7\ndata: c\r\n\n", "data: d\r\r\n"], tail: "data: tail" };
+    expect(frame([mixed])).toEqual(expected);
+    expect(frame([...mixed])).toEqual(expected);
+    for (let at = 1; at < mixed.length; at++) {
+      for (let at2 = at + 1; at2 <= mixed.length; at2++) {
+        expect(frame([mixed.slice(0, at), mixed.slice(at, at2), mixed.slice(at2)])).toEqual(expected);
+      }
+    }
+  });
+
+  test("a CR last in a chunk ends its event at once; the LF that follows is reported as that event's lead", () => {
+    const framer = new SseFramer();
+    expect(framer.push(enc.encode("data: a\r\n\r"))).toEqual({ lead: 0, head: undefined, ends: [10] });
+    expect(framer.push(enc.encode("\ndata: b\r\r"))).toEqual({ lead: 1, head: undefined, ends: [10] });
+    // A CR that ended a non-empty line: its LF stays inside the event.
+    expect(framer.push(enc.encode("data: c\r"))).toEqual({ lead: 0, head: undefined, ends: [] });
+    const { lead, head, ends } = framer.push(enc.encode("\n\r\n"));
+    expect([lead, dec.decode(head), ends]).toEqual([0, "data: c\r\n\r\n", [3]]);
+  });
+
+  test("a CR before the LF of a non-empty line is no blank line", () => {
+    expect(frame(["data: x\n", "\r", "z\n", "\n"]).events).toEqual(["data: x\n\r", "z\n\n"]);
+    expect(frame(["data: x\r\ndata: y\r\n\r\n"]).events).toEqual(["data: x\r\ndata: y\r\n\r\n"]);
   });
 
   test("an event inside one chunk is reported by offset; only one spanning chunks is copied", () => {
     const framer = new SseFramer();
     const first = enc.encode("data: a\n\ndata: b");
-    expect(framer.push(first)).toEqual({ head: undefined, ends: [9] });
+    expect(framer.push(first)).toEqual({ lead: 0, head: undefined, ends: [9] });
     const second = enc.encode("\n\ndata: c\n\n");
     const { head, ends } = framer.push(second);
     expect(dec.decode(head)).toBe("data: b\n\n");
@@ -69,8 +93,29 @@ describe("SseReader", () => {
     expect(read("\n")).toEqual({ data: undefined, meta: [], eol: "\n", end: 1 });
   });
 
-  test("an unterminated tail is read to its end and keeps a trailing CR", () => {
-    expect(read("event: x\ndata: tail\r")).toEqual({ data: "tail\r", meta: ["event: x"], eol: "\n", end: 20 });
+  test("CR-only and mixed terminators; the first line's terminator is the EOL", () => {
+    expect(read("data: x\r\rnext")).toEqual({ data: "x", meta: [], eol: "\r", end: 9 });
+    expect(read("id: 1\rdata: a\r\ndata:b\n: note\r\rrest")).toEqual({ data: "a\nb", meta: ["id: 1", ": note"], eol: "\r", end: 30 });
+    expect(read("data: x\r\n\r")).toEqual({ data: "x", meta: [], eol: "\r\n", end: 10 });
+    expect(read("data: x\r\r\n")).toEqual({ data: "x", meta: [], eol: "\r", end: 10 });
+  });
+
+  test("an unterminated tail is read to its end; a CR last in it is a terminator", () => {
+    expect(read("event: x\ndata: tail\r")).toEqual({ data: "tail", meta: ["event: x"], eol: "\n", end: 20 });
+    expect(read("event: x\ndata: tail")).toEqual({ data: "tail", meta: ["event: x"], eol: "\n", end: 19 });
+  });
+
+  test("many events of one text are read in one pass whichever terminator is missing", () => {
+    for (const eol of ["\n", "\r", "\r\n"]) {
+      const text = `id: 1${eol}data: a${eol}${eol}`.repeat(3);
+      const reader = new SseReader();
+      const seen: string[] = [];
+      for (let at = 0; at < text.length; at = reader.end) {
+        reader.read(text, at);
+        seen.push(`${reader.meta.join()}|${reader.data}`);
+      }
+      expect(seen).toEqual(["id: 1|a", "id: 1|a", "id: 1|a"]);
+    }
   });
 
   test("the reader forgets the previous event's meta", () => {
