@@ -7,6 +7,7 @@ import { givenFromChatBody, requestEchoGuard } from "./echo-guard.ts";
 import { rewriteEventStream } from "./event-stream.ts";
 import { textAndCalls } from "../stream/events.ts";
 import { isObject, openAiCall } from "./openai.ts";
+import { chatToolChoice, offeredTools } from "./tool-choice.ts";
 import {
   type AdapterDeps,
   type AdapterOptions,
@@ -101,24 +102,14 @@ function planRequest(
   }
   const tools = declaredTools(body);
   if (tools.length === 0) return plan;
-  plan.tools = chosenTools(tools, (body as { tool_choice?: unknown }).tool_choice);
+  // A recovered call never gets more than the model was offered (S06).
+  const choice = chatToolChoice((body as { tool_choice?: unknown }).tool_choice);
+  if (choice.type === "invalid") debugLine(options, `${choice.why}: no call is recovered from this response`);
+  plan.tools = offeredTools(tools, choice);
   // Read only if a call is about to be recovered: the passthrough path never walks the messages.
   plan.isEchoed = requestEchoGuard(options, () => givenFromChatBody(body));
   plan.attempt = nextAttempt(stripped.tag);
   return plan;
-}
-
-/**
- * A recovered call never gets more than the model was offered: S06, tool_choice "none", leaves no
- * tool (leaked markup still gets its nudge); a forced function leaves only that one.
- */
-function chosenTools(tools: ToolSpec[], choice: unknown): ToolSpec[] {
-  if (choice === "none") return [];
-  if (isObject(choice) && choice.type === "function" && isObject(choice.function) && typeof choice.function.name === "string") {
-    const forced = choice.function.name;
-    return tools.filter((tool) => tool.name === forced);
-  }
-  return tools;
 }
 
 function stripTag(input: string | URL | Request, init: RequestInit | undefined) {

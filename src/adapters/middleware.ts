@@ -15,6 +15,7 @@ import { textAndCalls } from "../stream/events.ts";
 import type { JsonSchema, RecoveredCall, ToolSpec } from "../parse/types.ts";
 import type { EngineEvent } from "../stream/types.ts";
 import { givenFromPrompt, requestEchoGuard } from "./echo-guard.ts";
+import { offeredTools, sdkToolChoice } from "./tool-choice.ts";
 import {
   type AdapterDeps,
   type AdapterOptions,
@@ -70,7 +71,10 @@ export function repairMiddleware(options: MiddlewareOptions = {}, deps: AdapterD
     const onError = (line: string) => debugLine(options, `${tag ?? "untagged"}: ${line}`);
     // Read only if a call is about to be recovered: the passthrough path never walks the prompt.
     const isEchoed = requestEchoGuard(options, () => givenFromPrompt(params.prompt));
-    const offered = chosenTools(tools, params.toolChoice);
+    // A recovered call never gets more than the model was offered (S06).
+    const choice = sdkToolChoice(params.toolChoice);
+    if (choice.type === "invalid") debugLine(options, `${choice.why}: no call is recovered from this response`);
+    const offered = offeredTools(tools, choice);
     return () => ({
       options,
       guard: new GuardedEngine(factory(engineOptions(options, offered, isEchoed)), onError),
@@ -140,16 +144,6 @@ function declaredTools(params: LanguageModelV3CallOptions): ToolSpec[] {
   for (const tool of params.tools ?? []) {
     if (tool.type === "function") tools.push({ name: tool.name, parameters: tool.inputSchema as JsonSchema });
   }
-  return tools;
-}
-
-/**
- * A recovered call never gets more than the model was offered: toolChoice "none" leaves no tool
- * (leaked markup still gets its nudge), a forced tool leaves only that one.
- */
-function chosenTools(tools: ToolSpec[], choice: LanguageModelV3CallOptions["toolChoice"]): ToolSpec[] {
-  if (choice?.type === "none") return [];
-  if (choice?.type === "tool") return tools.filter((tool) => tool.name === choice.toolName);
   return tools;
 }
 

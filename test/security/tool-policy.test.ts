@@ -6,6 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { recoverableTools, type ResponseFixOptions } from "../../src/adapters/options.ts";
+import { chatToolChoice, offeredToolNames, sdkToolChoice, type ToolChoice } from "../../src/adapters/tool-choice.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { block, live } from "../golden/notation.ts";
 import { chunk, deltas, openAiTools, sseText, textStream, throughFetch, throughMiddleware } from "./support.ts";
@@ -81,6 +82,55 @@ describe("fetch adapter", () => {
   });
 });
 
+describe("tool_choice, every chat-completions form (fetch adapter)", () => {
+  const fn = (name: string) => ({ type: "function", function: { name } });
+  const reply = () => ({ sse: sseText(deltas(REPLY, 7)) });
+  const recovered = async (tool_choice: unknown) => {
+    const lines: string[] = [];
+    const { out } = await throughFetch({ messages, tool_choice }, reply(), { debug: (l) => lines.push(l) });
+    return { names: out.calls.map((c) => c.name), lines };
+  };
+
+  test("allowed_tools with only read: the leaked bash stays text, in both modes", async () => {
+    for (const mode of ["auto", "required"]) {
+      expect((await recovered({ type: "allowed_tools", allowed_tools: { mode, tools: [fn("read")] } })).names).toEqual(["read"]);
+    }
+    expect((await recovered({ type: "allowed_tools", allowed_tools: { mode: "auto", tools: [] } })).names).toEqual([]);
+    expect((await recovered({ type: "allowed_tools", allowed_tools: { mode: "auto", tools: [fn("read"), fn("bash")] } })).names).toEqual(["bash", "read"]);
+  });
+
+  test('"auto", "required", absent and null offer every declared tool', async () => {
+    for (const choice of ["auto", "required", undefined, null]) expect((await recovered(choice)).names).toEqual(["bash", "read"]);
+  });
+
+  test("a forced or allowed custom tool offers no function tool", async () => {
+    expect((await recovered({ type: "custom", custom: { name: "bash" } })).names).toEqual([]);
+    const custom = { type: "allowed_tools", allowed_tools: { mode: "auto", tools: [{ type: "custom", custom: { name: "bash" } }, fn("read")] } };
+    expect((await recovered(custom)).names).toEqual(["read"]);
+  });
+
+  test("a form not understood fails closed: no call, one debug line that names no value", async () => {
+    const forms: unknown[] = [
+      "any",
+      42,
+      [],
+      { type: "function" },
+      { type: "function", function: { name: "" } },
+      { type: "tool", name: "bash" },
+      { type: "allowed_tools" },
+      { type: "allowed_tools", allowed_tools: { mode: "sometimes", tools: [fn("bash")] } },
+      { type: "allowed_tools", allowed_tools: { mode: "auto", tools: [fn("bash"), { type: "mcp", server: "x" }] } },
+      { type: "allowed_tools", allowed_tools: { mode: "auto", tools: fn("bash") } },
+    ];
+    for (const form of forms) {
+      const { names, lines } = await recovered(form);
+      expect(names).toEqual([]);
+      expect(lines.filter((l) => l.includes("no call is recovered"))).toHaveLength(1);
+      expect(lines.join()).not.toContain("bash");
+    }
+  });
+});
+
 describe("middleware", () => {
   test("denyTools and allowTools narrow recovered calls", async () => {
     expect((await throughMiddleware(prompt, textStream(REPLY), { responseFix: { denyTools: ["bash"] } })).calls.map((c) => c.toolName)).toEqual(["read"]);
@@ -107,5 +157,58 @@ describe("middleware", () => {
     expect(none.results[0]!.summary.nudge).toBe("undeclared-tool");
     const forced = await throughMiddleware(prompt, textStream(REPLY), {}, { toolChoice: { type: "tool", toolName: "read" } });
     expect(forced.calls.map((c) => c.toolName)).toEqual(["read"]);
+  });
+});
+
+describe("toolChoice, every AI SDK form (middleware)", () => {
+  const recovered = async (toolChoice: unknown) => {
+    const lines: string[] = [];
+    const run = await throughMiddleware(prompt, textStream(REPLY), { debug: (l) => lines.push(l) }, { toolChoice } as object);
+    return { names: run.calls.map((c) => c.toolName), lines };
+  };
+
+  test('"auto", "required" and absent offer every declared tool', async () => {
+    for (const choice of [{ type: "auto" }, { type: "required" }, undefined]) expect((await recovered(choice)).names).toEqual(["bash", "read"]);
+  });
+
+  test("a form not understood fails closed with one debug line", async () => {
+    for (const form of [{ type: "tool" }, { type: "tool", toolName: "" }, { type: "any" }, "auto", null]) {
+      const { names, lines } = await recovered(form);
+      expect(names).toEqual([]);
+      expect(lines.filter((l) => l.includes("no call is recovered"))).toHaveLength(1);
+    }
+  });
+});
+
+describe("offeredToolNames: one rule for every wire format", () => {
+  const declared = ["bash", "read", "glob"];
+  const names = (choice: ToolChoice) => [...offeredToolNames(declared, choice)].sort();
+  test.each<[string, ToolChoice, string[]]>([
+    ["auto", { type: "auto" }, ["bash", "glob", "read"]],
+    ["required", { type: "required" }, ["bash", "glob", "read"]],
+    ["none", { type: "none" }, []],
+    ["a declared tool", { type: "tool", name: "read" }, ["read"]],
+    ["an undeclared tool", { type: "tool", name: "write" }, []],
+    ["allowed, auto", { type: "allowed", names: ["read", "write"], mode: "auto" }, ["read"]],
+    ["allowed, required", { type: "allowed", names: ["glob", "read"], mode: "required" }, ["glob", "read"]],
+    ["invalid", { type: "invalid", why: "x" }, []],
+  ])("%s", (_, choice, expected) => {
+    expect(names(choice)).toEqual(expected);
+  });
+
+  test("the wire readers translate into it", () => {
+    expect(chatToolChoice({ type: "allowed_tools", allowed_tools: { mode: "required", tools: [{ type: "function", function: { name: "read" } }] } })).toEqual({
+      type: "allowed",
+      names: ["read"],
+      mode: "required",
+    });
+    expect(chatToolChoice({ type: "function", function: { name: "read" } })).toEqual({ type: "tool", name: "read" });
+    expect(sdkToolChoice({ type: "tool", toolName: "read" })).toEqual({ type: "tool", name: "read" });
+    expect(sdkToolChoice(undefined)).toEqual({ type: "auto" });
+    // A proxy or a throwing getter is not a form: it reads as invalid, never as "auto", and never throws.
+    expect(chatToolChoice(new Proxy({}, { get: () => "allowed_tools" })).type).toBe("invalid");
+    const throwing = Object.defineProperty({}, "type", { get: () => { throw new Error("no"); }, enumerable: true });
+    expect(sdkToolChoice(throwing).type).toBe("invalid");
+    expect(chatToolChoice(throwing).type).toBe("invalid");
   });
 });

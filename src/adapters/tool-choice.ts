@@ -1,0 +1,123 @@
+// Which declared tools the request let the model call. A recovered call never names any other, so
+// the rule lives here once, over a wire-neutral choice; each wire format only translates into it.
+import { isObject } from "./openai.ts";
+
+/** A request's tool choice, whatever API it came from. */
+export type ToolChoice =
+  /** The model may call any declared tool, or none (also what an absent choice means). */
+  | { type: "auto" }
+  /** The model may call no tool. */
+  | { type: "none" }
+  /** The model must call some declared tool. */
+  | { type: "required" }
+  /** The model must call exactly this tool. */
+  | { type: "tool"; name: string }
+  /** The model may (mode "auto") or must (mode "required") call one of these tools only. */
+  | { type: "allowed"; names: readonly string[]; mode: "auto" | "required" }
+  /** A form this code does not understand: nothing is recoverable (fail closed). */
+  | { type: "invalid"; why: string };
+
+/**
+ * The names, among the declared ones, a recovered call may use under `choice`. "none", an
+ * invalid choice, or a choice naming only undeclared tools leave none (leaked markup then gets the
+ * undeclared-tool correction instead of running).
+ */
+export function offeredToolNames(declared: Iterable<string>, choice: ToolChoice): Set<string> {
+  const names = new Set(declared);
+  switch (choice.type) {
+    case "auto":
+    case "required":
+      return names;
+    case "tool":
+      return names.has(choice.name) ? new Set([choice.name]) : new Set();
+    case "allowed":
+      return new Set(choice.names.filter((name) => names.has(name)));
+    default:
+      return new Set();
+  }
+}
+
+/** The declared tools, narrowed to those `choice` offers; declaration order is kept. */
+export function offeredTools<T extends { name: string }>(declared: readonly T[], choice: ToolChoice): T[] {
+  const offered = offeredToolNames(declared.map((tool) => tool.name), choice);
+  return declared.filter((tool) => offered.has(tool.name));
+}
+
+/**
+ * OpenAI chat-completions `tool_choice`: "none" | "auto" | "required", a named function or custom
+ * tool, or `allowed_tools`. Absent (or null) is "auto". A custom tool takes free text, never the
+ * JSON arguments a recovered call carries, so forcing or allowing one offers no recoverable tool.
+ */
+export function chatToolChoice(raw: unknown): ToolChoice {
+  return unlessThrown(() => readChatToolChoice(raw));
+}
+
+function readChatToolChoice(raw: unknown): ToolChoice {
+  if (raw === undefined || raw === null) return { type: "auto" };
+  if (raw === "auto" || raw === "none" || raw === "required") return { type: raw };
+  if (!isObject(raw)) return invalid(raw);
+  if (raw.type === "function") {
+    const name = functionName(raw);
+    return name === undefined ? invalid(raw) : { type: "tool", name };
+  }
+  if (raw.type === "custom") return customName(raw) === undefined ? invalid(raw) : { type: "allowed", names: [], mode: "required" };
+  if (raw.type === "allowed_tools") return allowedTools(raw.allowed_tools);
+  return invalid(raw);
+}
+
+function allowedTools(allowed: unknown): ToolChoice {
+  if (!isObject(allowed) || (allowed.mode !== "auto" && allowed.mode !== "required") || !Array.isArray(allowed.tools)) {
+    return invalid(allowed, "allowed_tools");
+  }
+  const names: string[] = [];
+  for (const tool of allowed.tools) {
+    if (!isObject(tool)) return invalid(tool, "allowed_tools entry");
+    if (tool.type === "function") {
+      const name = functionName(tool);
+      if (name === undefined) return invalid(tool, "allowed_tools entry");
+      names.push(name);
+    } else if (tool.type !== "custom" || customName(tool) === undefined) {
+      return invalid(tool, "allowed_tools entry");
+    }
+  }
+  return { type: "allowed", names, mode: allowed.mode };
+}
+
+function functionName(entry: Record<string, unknown>): string | undefined {
+  const fn = entry.function;
+  return isObject(fn) && typeof fn.name === "string" && fn.name !== "" ? fn.name : undefined;
+}
+
+function customName(entry: Record<string, unknown>): string | undefined {
+  const custom = entry.custom;
+  return isObject(custom) && typeof custom.name === "string" && custom.name !== "" ? custom.name : undefined;
+}
+
+/** AI SDK LanguageModelV3 `toolChoice`; absent is "auto". */
+export function sdkToolChoice(raw: unknown): ToolChoice {
+  return unlessThrown(() => readSdkToolChoice(raw));
+}
+
+function readSdkToolChoice(raw: unknown): ToolChoice {
+  if (raw === undefined) return { type: "auto" };
+  if (!isObject(raw)) return invalid(raw);
+  if (raw.type === "auto" || raw.type === "none" || raw.type === "required") return { type: raw.type };
+  if (raw.type === "tool" && typeof raw.toolName === "string" && raw.toolName !== "") return { type: "tool", name: raw.toolName };
+  return invalid(raw);
+}
+
+/** A getter or proxy that throws while the choice is read is one more form not understood. */
+function unlessThrown(read: () => ToolChoice): ToolChoice {
+  try {
+    return read();
+  } catch {
+    return { type: "invalid", why: "tool choice could not be read" };
+  }
+}
+
+/** Names only the shape, never values: a tool choice is request content. */
+function invalid(value: unknown, where = "tool choice"): ToolChoice {
+  const kind = value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
+  const type = isObject(value) && typeof value.type === "string" ? ` of type ${JSON.stringify(value.type.slice(0, 40))}` : "";
+  return { type: "invalid", why: `unrecognised ${where} (${kind}${type})` };
+}
