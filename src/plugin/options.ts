@@ -130,7 +130,11 @@ export interface ResolvedOptions {
   problems: string[];
 }
 
-/** Lenient by design: a typo in the config must not take the plugin, or OpenCode's startup, down with it. */
+/**
+ * Lenient by design: a typo in the config must not take the plugin, or OpenCode's startup, down
+ * with it. Each key is read on its own, so one that cannot be read (a throwing getter, a hostile
+ * Proxy) costs only itself: it falls back like an invalid value, and never resets its neighbours.
+ */
 export function resolveOptions(raw: unknown): ResolvedOptions {
   const problems: string[] = [];
   try {
@@ -140,9 +144,10 @@ export function resolveOptions(raw: unknown): ResolvedOptions {
       return { options: pluginOptionsSchema.parse({}), problems };
     }
     return { options: pluginOptionsSchema.parse(keepValid(raw, layout, "", problems)), problems };
-  } catch (error) {
-    problems.push(`${PREFIX} options could not be read (${show(String(error))}); using defaults for all options`);
-    return { options: pluginOptionsSchema.parse({}), problems };
+  } catch {
+    // Only reachable through a bug here: still never let the tool lists fail open.
+    problems.push(`${PREFIX} options could not be read; using defaults for all options, and no recovered calls until this is fixed`);
+    return { options: pluginOptionsSchema.parse(closedValuesUnder(layout, "")), problems };
   }
 }
 
@@ -153,18 +158,35 @@ export function providerInScope(options: Pick<PluginOptions, "providers">, provi
 type Layout = { [key: string]: z.ZodType | Layout };
 
 /** Copies only known keys with valid values into a fresh object, so hostile keys never reach a prototype. */
-function keepValid(raw: Record<string, unknown>, fields: Layout, parentPath: string, problems: string[]) {
+function keepValid(raw: object, fields: Layout, parentPath: string, problems: string[]) {
   const kept: Record<string, unknown> = {};
-  for (const key of Object.keys(raw)) {
+  let keys: string[];
+  try {
+    keys = Object.keys(raw);
+  } catch {
+    problems.push(`${PREFIX} ${parentPath ? `option ${JSON.stringify(parentPath.slice(0, -1))}` : "options"} could not be listed; ${unreadableNote(parentPath)}`);
+    return closedValuesUnder(fields, parentPath);
+  }
+  for (const key of keys) {
     const path = parentPath + key;
     const field = Object.hasOwn(fields, key) ? fields[key] : undefined;
     if (field === undefined) {
       problems.push(unknownKeyProblem(key, fields, parentPath));
       continue;
     }
-    const value = raw[key];
+    const read = readKey(raw, key, field);
+    if (!read.ok) {
+      const nested = field instanceof z.ZodType ? undefined : closedValuesUnder(field, `${path}.`);
+      const closed = field instanceof z.ZodType ? fallbackFor(path, field) : undefined;
+      if (closed?.value !== undefined) kept[key] = closed.value;
+      if (nested !== undefined && Object.keys(nested).length > 0) kept[key] = nested;
+      const note = closed ? `using ${closed.note}` : unreadableNote(`${path}.`);
+      problems.push(`${PREFIX} option ${JSON.stringify(path)} could not be read; ${note}`);
+      continue;
+    }
+    const { value } = read;
     if (field instanceof z.ZodType) {
-      const checked = field.safeParse(value);
+      const checked = read.checked!;
       if (checked.success) kept[key] = checked.data;
       else {
         const expected = checked.error.issues[0]?.message ?? "is invalid";
@@ -174,13 +196,51 @@ function keepValid(raw: Record<string, unknown>, fields: Layout, parentPath: str
       }
     } else if (value === undefined) {
       continue;
-    } else if (isPlainObject(value)) {
-      kept[key] = keepValid(value, field, `${path}.`, problems);
+    } else if (read.object) {
+      kept[key] = keepValid(value as object, field, `${path}.`, problems);
     } else {
       problems.push(`${PREFIX} option ${JSON.stringify(path)} must be an object (got ${show(value)}); using its defaults`);
     }
   }
   return kept;
+}
+
+type Read =
+  | { ok: true; value: unknown; checked?: ReturnType<z.ZodType["safeParse"]>; object: boolean }
+  | { ok: false };
+
+/** Reading a key, and validating it (zod walks arrays through their getters), may throw: that is one unreadable key. */
+function readKey(raw: object, key: string, field: z.ZodType | Layout): Read {
+  try {
+    const value = (raw as Record<string, unknown>)[key];
+    if (field instanceof z.ZodType) return { ok: true, value, checked: field.safeParse(value), object: false };
+    return { ok: true, value, object: isPlainObject(value) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** The fail-closed values of every security option under `fields` (an object that could not be read may have set them). */
+function closedValuesUnder(fields: Layout, parentPath: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(fields)) {
+    const path = parentPath + key;
+    if (field instanceof z.ZodType) {
+      const closed = Object.hasOwn(FAIL_CLOSED, path) ? FAIL_CLOSED[path] : undefined;
+      if (closed) out[key] = structuredClone(closed.value);
+    } else {
+      const nested = closedValuesUnder(field, `${path}.`);
+      if (Object.keys(nested).length > 0) out[key] = nested;
+    }
+  }
+  return out;
+}
+
+function unreadableNote(parentPath: string): string {
+  const closed = Object.keys(FAIL_CLOSED).filter((path) => path.startsWith(parentPath));
+  if (closed.length === 0) return "using its defaults";
+  const values = closed.map((path) => `${JSON.stringify(path)} = ${show(FAIL_CLOSED[path]!.value)}`).join(" and ");
+  return `using its defaults, except ${values} (no recovered calls until this is fixed)`;
 }
 
 /**
@@ -245,17 +305,15 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 const SHOW_LIMIT = 60;
 
-/** Values end up in a log line: keep them short and never let printing fail. */
+/** Values end up in a log line: keep them short and never let printing fail (a Proxy can throw from any trap). */
 function show(value: unknown): string {
   let text: string;
-  if (typeof value === "bigint") text = `${value}n`;
-  else if (value === undefined || typeof value === "function" || typeof value === "symbol") text = String(value);
-  else {
-    try {
-      text = JSON.stringify(value) ?? String(value);
-    } catch {
-      text = "an unprintable value";
-    }
+  try {
+    if (typeof value === "bigint") text = `${value}n`;
+    else if (value === undefined || typeof value === "function" || typeof value === "symbol") text = typeof value === "function" ? "a function" : String(value);
+    else text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = "an unprintable value";
   }
   return text.length > SHOW_LIMIT ? `${text.slice(0, SHOW_LIMIT)}...` : text;
 }

@@ -231,8 +231,11 @@ describe("input that is not an object", () => {
       },
     );
     const { options, problems } = resolveOptions(hostile);
-    expect(options).toEqual(expectedDefaults);
-    expect(problems).toEqual(['dsml-fix: options could not be read ("Error: boom"); using defaults for all options']);
+    // Unlisted keys may have held a deny list: the tool lists fail closed, everything else is default.
+    expect(options).toEqual({ ...expectedDefaults, responseFix: { ...expectedDefaults.responseFix, allowTools: [], denyTools: ["*"] } });
+    expect(problems).toEqual([
+      'dsml-fix: options could not be listed; using its defaults, except "responseFix.allowTools" = [] and "responseFix.denyTools" = ["*"] (no recovered calls until this is fixed)',
+    ]);
   });
 });
 
@@ -331,18 +334,21 @@ describe("hostile config", () => {
     }
   });
 
-  test("a getter that throws deep inside the options does not escape", () => {
-    const responseFix = {};
+  test("a getter that throws deep inside the options costs only its own key", () => {
+    const responseFix = { denyTools: ["bash"], echoGuard: false };
     Object.defineProperty(responseFix, "bufferLimit", {
       enumerable: true,
       get() {
         throw new Error("hostile getter");
       },
     });
-    const { options, problems } = resolveOptions({ responseFix });
-    expect(options).toEqual(expectedDefaults);
-    expect(problems).toHaveLength(1);
-    expect(problems[0]).toContain("options could not be read");
+    const { options, problems } = resolveOptions({ responseFix, retry: { channel: "user" } });
+    expect(options).toEqual({
+      ...expectedDefaults,
+      responseFix: { ...expectedDefaults.responseFix, denyTools: ["bash"], echoGuard: false },
+      retry: { ...expectedDefaults.retry, channel: "user" },
+    });
+    expect(problems).toEqual(['dsml-fix: option "responseFix.bufferLimit" could not be read; using 65536']);
   });
 
   test("pollution keys as tool names are plain names, and as keys never reach a prototype", () => {
@@ -421,5 +427,89 @@ describe("parse.dialects", () => {
     expect(problems).toHaveLength(2);
     expect(problems[0]).toBe('dsml-fix: option "parse.dialects.hermes" must be true or false (got "yes"); using true');
     expect(problems[1]).toStartWith('dsml-fix: unknown option "parse.dialects.qwen"');
+  });
+});
+
+describe("each key is read on its own (a throwing getter, a Proxy, a frozen object)", () => {
+  const throwing = (target: Record<string, unknown>, key: string) =>
+    Object.defineProperty(target, key, {
+      enumerable: true,
+      get() {
+        throw new Error("hostile getter");
+      },
+    });
+
+  test("an unreadable denyTools denies every tool, an unreadable allowTools allows none; the other keys keep their values", () => {
+    const deny = resolveOptions({ responseFix: throwing({ allowTools: ["read"], bufferLimit: 2048 }, "denyTools"), debug: true });
+    expect(deny.options.responseFix).toEqual({ ...expectedDefaults.responseFix, allowTools: ["read"], bufferLimit: 2048, denyTools: ["*"] });
+    expect(deny.options.debug).toBe(true);
+    expect(deny.problems).toEqual(['dsml-fix: option "responseFix.denyTools" could not be read; using ["*"] (no recovered calls until this is fixed)']);
+
+    const allow = resolveOptions({ responseFix: throwing({ denyTools: ["bash"] }, "allowTools") });
+    expect(allow.options.responseFix).toEqual({ ...expectedDefaults.responseFix, allowTools: [], denyTools: ["bash"] });
+    expect(allow.problems).toEqual(['dsml-fix: option "responseFix.allowTools" could not be read; using [] (no recovered calls until this is fixed)']);
+  });
+
+  test("a Proxy that throws for one key only: that key falls back, the deny list stays", () => {
+    const responseFix = new Proxy({ denyTools: ["bash"], enabled: true, echoGuard: true } as Record<string, unknown>, {
+      get(target, key) {
+        if (key === "enabled") throw new Error("trap");
+        return target[key as string];
+      },
+    });
+    const { options, problems } = resolveOptions({ responseFix });
+    expect(options.responseFix).toEqual({ ...expectedDefaults.responseFix, denyTools: ["bash"] });
+    expect(problems).toEqual(['dsml-fix: option "responseFix.enabled" could not be read; using true']);
+  });
+
+  test("a tool list whose elements throw while zod walks them fails closed, alone", () => {
+    const list = new Proxy(["bash"], {
+      get(target, key) {
+        if (key === "0") throw new Error("element trap");
+        return Reflect.get(target, key);
+      },
+    });
+    const { options, problems } = resolveOptions({ responseFix: { denyTools: list, allowTools: ["read"] } });
+    expect(options.responseFix.denyTools).toEqual(["*"]);
+    expect(options.responseFix.allowTools).toEqual(["read"]);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('"responseFix.denyTools" could not be read');
+  });
+
+  test("an unreadable namespace closes its tool lists; an unlistable one too; one line each", () => {
+    const raw = throwing({ providers: ["deepseek"] }, "responseFix");
+    const { options, problems } = resolveOptions(raw);
+    expect(options.responseFix).toEqual({ ...expectedDefaults.responseFix, allowTools: [], denyTools: ["*"] });
+    expect(options.providers).toEqual(["deepseek"]);
+    expect(problems).toEqual([
+      'dsml-fix: option "responseFix" could not be read; using its defaults, except "responseFix.allowTools" = [] and "responseFix.denyTools" = ["*"] (no recovered calls until this is fixed)',
+    ]);
+
+    const unlistable = new Proxy({}, { ownKeys: () => { throw new Error("keys"); } });
+    const listed = resolveOptions({ responseFix: unlistable, retry: { nudge: false } });
+    expect(listed.options.responseFix.denyTools).toEqual(["*"]);
+    expect(listed.options.retry.nudge).toBe(false);
+    expect(listed.problems).toHaveLength(1);
+    expect(listed.problems[0]).toContain('option "responseFix" could not be listed');
+  });
+
+  test("providers and retry options that cannot be read fall back to their defaults without touching the rest", () => {
+    const raw = throwing(throwing({ responseFix: { denyTools: ["bash"] } }, "providers"), "retry");
+    const { options, problems } = resolveOptions(raw);
+    expect(options.providers).toEqual(expectedDefaults.providers);
+    expect(options.retry).toEqual(expectedDefaults.retry);
+    expect(options.responseFix.denyTools).toEqual(["bash"]);
+    expect(problems).toEqual([
+      'dsml-fix: option "providers" could not be read; using ["deepseek","opencode-go","opencode"]',
+      'dsml-fix: option "retry" could not be read; using its defaults',
+    ]);
+  });
+
+  test("a frozen config is read as given", () => {
+    const frozen = Object.freeze({ responseFix: Object.freeze({ denyTools: Object.freeze(["bash"]) }), providers: Object.freeze(["*"]) });
+    const { options, problems } = resolveOptions(frozen);
+    expect(problems).toEqual([]);
+    expect(options.responseFix.denyTools).toEqual(["bash"]);
+    expect(options.providers).toEqual(["*"]);
   });
 });
