@@ -22,6 +22,7 @@ import {
   mergeSummaries,
   repairEnabled,
   report,
+  settleOptions,
 } from "./options.ts";
 
 interface Plan {
@@ -42,10 +43,11 @@ interface ResponseContext {
 }
 
 export function repairFetch(
-  options: AdapterOptions = {},
+  given: AdapterOptions = {},
   baseFetch: typeof fetch = globalThis.fetch,
   deps: AdapterDeps = {},
 ): typeof fetch {
+  const options = settleOptions(given);
   const nextAttempt = createAttemptCounter();
   const repaired = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     let plan: Plan;

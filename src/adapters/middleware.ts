@@ -27,8 +27,10 @@ import {
   describeError,
   engineOptions,
   loadEngineFactory,
+  readGuarded,
   repairEnabled,
   report,
+  settleOptions,
 } from "./options.ts";
 
 type Part = LanguageModelV3StreamPart;
@@ -48,10 +50,10 @@ interface CallContext {
   reported: boolean;
 }
 
-export function repairMiddleware(options: MiddlewareOptions = {}, deps: AdapterDeps = {}): LanguageModelV3Middleware {
+export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDeps = {}): LanguageModelV3Middleware {
+  const options: MiddlewareOptions = settleOptions(given);
   const nextAttempt = createAttemptCounter();
-  const sanitizeHistory =
-    options.sanitizeHistory ?? (options.history?.sanitize === false ? undefined : (prompt: LanguageModelV3Prompt) => sanitizePrompt(prompt, options.parse));
+  const sanitizeHistory = historySanitizer(given, options);
   // wrapGenerate/wrapStream receive the very object transformParams returned, so the tag can ride along.
   const tags = new WeakMap<LanguageModelV3CallOptions, string>();
 
@@ -137,6 +139,17 @@ export function repairMiddleware(options: MiddlewareOptions = {}, deps: AdapterD
       return { ...result, stream: result.stream.pipeThrough(repairParts(ctx)) };
     },
   };
+}
+
+/** Read key by key like the other options: an unreadable one leaves the built-in sanitizer on. */
+function historySanitizer(given: MiddlewareOptions, settled: MiddlewareOptions): MiddlewareOptions["sanitizeHistory"] {
+  const custom = readGuarded(given, "sanitizeHistory");
+  if (!custom.ok) debugLine(settled, "option sanitizeHistory could not be read; using the built-in sanitizer");
+  if (custom.ok && typeof custom.value === "function") return custom.value as MiddlewareOptions["sanitizeHistory"];
+  const off = readGuarded(given, "history.sanitize", () => given.history?.sanitize === false);
+  if (!off.ok) debugLine(settled, "option history.sanitize could not be read; using true");
+  if (off.ok && off.value === true) return undefined;
+  return (prompt: LanguageModelV3Prompt) => sanitizePrompt(prompt, settled.parse);
 }
 
 function declaredTools(params: LanguageModelV3CallOptions): ToolSpec[] {

@@ -9,7 +9,11 @@ import { recoverableTools, type ResponseFixOptions } from "../../src/adapters/op
 import { chatToolChoice, offeredToolNames, sdkToolChoice, type ToolChoice } from "../../src/adapters/tool-choice.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { block, live } from "../golden/notation.ts";
-import { chunk, deltas, openAiTools, sseText, textStream, throughFetch, throughMiddleware } from "./support.ts";
+import { wrapLanguageModel } from "ai";
+import { MockLanguageModelV3, convertArrayToReadableStream, convertReadableStreamToArray } from "ai/test";
+import { repairFetch } from "../../src/adapters/fetch.ts";
+import { repairMiddleware } from "../../src/adapters/middleware.ts";
+import { URL_CHAT, assemble, chatInit, chunk, deltas, fakeBase, openAiTools, sdkTools, sseReply, sseText, textStream, throughFetch, throughMiddleware } from "./support.ts";
 
 const BASH = live(block("tool_calls", [["bash", [["command", "rm -rf build"]]]]));
 const READ = live(block("tool_calls", [["read", [["filePath", "/p/a.ts"]]]]));
@@ -210,5 +214,61 @@ describe("offeredToolNames: one rule for every wire format", () => {
     const throwing = Object.defineProperty({}, "type", { get: () => { throw new Error("no"); }, enumerable: true });
     expect(sdkToolChoice(throwing).type).toBe("invalid");
     expect(chatToolChoice(throwing).type).toBe("invalid");
+  });
+});
+
+describe("adapter options are read key by key (a throwing getter, a Proxy)", () => {
+  const throwing = <T extends object>(target: T, key: string): T =>
+    Object.defineProperty(target, key, {
+      enumerable: true,
+      get() {
+        throw new Error("hostile getter");
+      },
+    });
+  const reply = () => ({ sse: sseText(deltas(REPLY, 7)) });
+
+  test("fetch: an unreadable bufferLimit costs only itself; the deny list still holds and read still runs", async () => {
+    const lines: string[] = [];
+    const responseFix = throwing({ denyTools: ["bash"] }, "bufferLimit") as ResponseFixOptions;
+    const { out } = await throughFetch({ messages }, reply(), { responseFix, debug: (l) => lines.push(l) });
+    expect(out.calls.map((c) => c.name)).toEqual(["read"]);
+    expect(lines.filter((l) => l.includes("could not be read"))).toEqual(["[dsml-fix] option responseFix.bufferLimit could not be read; using its default"]);
+  });
+
+  test("fetch: an unreadable denyTools denies every tool, an unreadable allowTools allows none, with one line naming it", async () => {
+    for (const key of ["denyTools", "allowTools"]) {
+      const lines: string[] = [];
+      const responseFix = throwing({ echoGuard: true }, key) as ResponseFixOptions;
+      const { out, results } = await throughFetch({ messages }, reply(), { responseFix, debug: (l) => lines.push(l) });
+      expect(out.calls).toEqual([]);
+      expect(results[0]!.summary.nudge).toBe("undeclared-tool");
+      expect(lines.filter((l) => l.includes(`responseFix.${key} could not be read`))).toHaveLength(1);
+    }
+  });
+
+  test("fetch: a Proxy tool list whose element throws fails closed; an unreadable responseFix closes both lists", async () => {
+    const list = new Proxy(["read"], { get: (t, k) => (k === "0" ? (() => { throw new Error("trap"); })() : Reflect.get(t, k)) });
+    const proxied = await throughFetch({ messages }, reply(), { responseFix: { allowTools: list } });
+    expect(proxied.out.calls).toEqual([]);
+    // Straight to repairFetch: the test helper's own spread would trip the getter first.
+    const lines: string[] = [];
+    const repaired = repairFetch(throwing({ debug: (l: string) => lines.push(l) }, "responseFix"), fakeBase(sseReply(reply().sse)));
+    const whole = assemble(await (await repaired(URL_CHAT, chatInit({ messages, stream: true }))).text());
+    expect(whole.calls).toEqual([]);
+    expect(lines.filter((l) => l.includes("could not be read"))).toHaveLength(1);
+  });
+
+  test("middleware: the same rule, and an unreadable history option leaves the sanitizer on instead of throwing", async () => {
+    const responseFix = throwing({ denyTools: ["bash"] }, "bufferLimit") as ResponseFixOptions;
+    expect((await throughMiddleware(prompt, textStream(REPLY), { responseFix })).calls.map((c) => c.toolName)).toEqual(["read"]);
+    const closed = await throughMiddleware(prompt, textStream(REPLY), { responseFix: throwing({}, "denyTools") as ResponseFixOptions });
+    expect(closed.calls).toEqual([]);
+    const lines: string[] = [];
+    const middleware = repairMiddleware(throwing({ debug: (l: string) => lines.push(l) }, "history"));
+    const mock = new MockLanguageModelV3({ doStream: async () => ({ stream: convertArrayToReadableStream(textStream(REPLY)) }) });
+    const { stream } = await wrapLanguageModel({ model: mock, middleware }).doStream({ prompt, tools: sdkTools() });
+    const parts = await convertReadableStreamToArray(stream);
+    expect(parts.flatMap((p) => (p.type === "tool-call" ? [p.toolName] : []))).toEqual(["bash", "read"]);
+    expect(lines).toContain("[dsml-fix] option history.sanitize could not be read; using true");
   });
 });
