@@ -1,7 +1,8 @@
-// The adapters' side of the echo guard: what the request gave the model. The matcher itself is
-// src/stream/echo.ts.
+// The adapters' side of the echo guard: what the request gave the model. The guard itself is
+// src/stream/echo-calls.ts.
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
-import { createEchoGuard } from "../stream/echo.ts";
+import { createEchoGuard } from "../stream/echo-calls.ts";
+import type { EchoGuard } from "../stream/types.ts";
 import type { AdapterOptions } from "./options.ts";
 
 /** Message content nests a few levels; the cap keeps a hostile structure from steering the walk. */
@@ -56,7 +57,7 @@ export function givenFromPrompt(prompt: LanguageModelV3Prompt): string[] {
  * The matcher handed to the engine as `isEchoed`, or undefined when responseFix.echoGuard is off.
  * `given` runs at most once, the first time a call is about to be recovered.
  */
-export function requestEchoGuard(options: AdapterOptions, given: () => readonly string[]): ((markup: string) => boolean) | undefined {
+export function requestEchoGuard(options: AdapterOptions, given: () => readonly string[]): EchoGuard | undefined {
   return options.responseFix?.echoGuard === false ? undefined : createEchoGuard(given);
 }
 

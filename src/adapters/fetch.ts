@@ -1,7 +1,7 @@
 // Drop-in fetch for OpenAI chat-completions endpoints: leaked tool-call markup in `content`
 // comes back as real `tool_calls`, so any OpenAI-compatible client sees a normal tool call.
 import type { ToolSpec } from "../parse/types.ts";
-import type { EngineSummary, RepairEngine } from "../stream/types.ts";
+import type { EchoGuard, EngineSummary, RepairEngine } from "../stream/types.ts";
 import { ChunkRewriter } from "./chunk-rewriter.ts";
 import { givenFromChatBody, requestEchoGuard } from "./echo-guard.ts";
 import { rewriteEventStream } from "./event-stream.ts";
@@ -33,7 +33,7 @@ interface Plan {
   /** Declared tools; undefined means the response is not ours to touch. */
   tools: ToolSpec[] | undefined;
   /** The echo guard over this request's given content, shared by every choice of the response. */
-  isEchoed?: (markup: string) => boolean;
+  isEchoed?: EchoGuard;
 }
 
 interface ResponseContext {

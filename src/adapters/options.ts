@@ -1,5 +1,5 @@
 import type { ParseOptions, ToolSpec } from "../parse/types.ts";
-import type { EngineEvent, EngineOptions, EngineSummary, RepairEngine } from "../stream/types.ts";
+import type { EchoGuard, EngineEvent, EngineOptions, EngineSummary, RepairEngine } from "../stream/types.ts";
 
 /** Header the plugin sets so a response can be traced back to `<sessionID>/<messageID>`; never forwarded upstream. */
 export const REQUEST_TAG_HEADER = "x-dsml-fix-tag";
@@ -156,7 +156,7 @@ export function repairEnabled(options: AdapterOptions): boolean {
 export function engineOptions(
   options: AdapterOptions,
   tools: readonly ToolSpec[],
-  isEchoed?: (markup: string) => boolean,
+  isEchoed?: EchoGuard,
 ): EngineOptions {
   const out: EngineOptions = { tools: recoverableTools(options, tools) };
   if (options.parse) out.parse = options.parse;

@@ -7,7 +7,8 @@ import type { Segment } from "../parse/segments.ts";
 import { resolveParseOptions, type BrokenSpan, type NudgeReason, type StrippedSpan, type ToolSpec } from "../parse/types.ts";
 import { Candidate, type Root } from "./candidate.ts";
 import { DocContext } from "./doc-context.ts";
-import type { EngineEvent, EngineOptions, EngineSummary, RepairEngine } from "./types.ts";
+import { QuoteBlindContext } from "./quote-blind.ts";
+import type { EchoGuard, EngineEvent, EngineOptions, EngineSummary, GivenReader, RepairEngine } from "./types.ts";
 
 export const DEFAULT_BUFFER_LIMIT = 65536;
 /** Smallest piece of a delta handed to a candidate at once. */
@@ -35,7 +36,7 @@ class Engine implements RepairEngine {
   private readonly ctx: SpanContext;
   private readonly limit: number;
   private readonly idPrefix: string;
-  private readonly doc = new DocContext();
+  private readonly doc: DocContext;
   private carry = "";
   private pos = 0;
   private cand: Candidate | null = null;
@@ -55,7 +56,8 @@ class Engine implements RepairEngine {
   private readonly residueNames: string[] | null;
   private readonly longestName: number;
   private readonly brackets: boolean;
-  private readonly isEchoed: ((markup: string) => boolean) | undefined;
+  private readonly isEchoed: EchoGuard | undefined;
+  private readonly given: GivenReader | undefined;
 
   constructor(options: EngineOptions) {
     const tools = new Map<string, ToolSpec>();
@@ -64,6 +66,8 @@ class Engine implements RepairEngine {
     const dialects = this.ctx.options.dialects;
     this.brackets = dialects.mistral || dialects.mistralResidue;
     this.isEchoed = options.isEchoed;
+    this.given = options.readingGiven;
+    this.doc = this.given ? new QuoteBlindContext() : new DocContext();
     this.residueNames = dialects.mistralResidue && tools.size > 0 ? [...tools.keys()] : null;
     this.longestName = Math.max(0, ...[...tools.keys()].map((n) => n.length));
     const limit = options.bufferLimit ?? DEFAULT_BUFFER_LIMIT;
@@ -307,6 +311,7 @@ class Engine implements RepairEngine {
     } catch {
       segments = [{ kind: "text", start: 0, end: span.length }];
     }
+    this.given?.candidateEnded(span, cand.opener.end, segments);
     for (const seg of segments) this.applySegment(seg, span, cand.start);
   }
 
@@ -320,7 +325,7 @@ class Engine implements RepairEngine {
         return;
       }
       if (seg.kind !== "call") return;
-      if (this.isEchoed?.(span.slice(seg.start, seg.end))) {
+      if (this.isEchoed?.({ tool: seg.tool, input: seg.input, markup: span.slice(seg.start, seg.end), tools: this.ctx.tools })) {
         this.stripped.push({ span: [start, end], kind: "echoed-markup" });
         this.broken.push({ span: [start, end], shape: seg.shape, reason: "echoed-markup", detail: "markup quoted from content the request gave the model", tool: seg.tool });
         return;
@@ -348,7 +353,9 @@ class Engine implements RepairEngine {
     this.openBlock = null;
     if (hitLimit) this.heldNoCall++;
     const text = cand.text();
-    this.releaseVisible(length === text.length ? text : text.slice(0, length), cand.start);
+    const released = length === text.length ? text : text.slice(0, length);
+    this.given?.candidateEnded(released, cand.opener.end, null);
+    this.releaseVisible(released, cand.start);
   }
 
   private releaseVisible(text: string, start: number): void {

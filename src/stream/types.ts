@@ -1,3 +1,4 @@
+import type { Segment } from "../parse/segments.ts";
 import type { BrokenSpan, NudgeReason, ParseOptionsInput, RecoveredCall, StrippedSpan, ToolSpec } from "../parse/types.ts";
 
 export type EngineEvent =
@@ -12,10 +13,33 @@ export interface EngineOptions {
   /** Prefix for call ids; a random one per engine when omitted. */
   idPrefix?: string;
   /**
-   * Echo guard: called with a call's markup just before it would be recovered; true means the
-   * model only quoted content it was given, so the markup is stripped and never executed.
+   * Echo guard: called with a call just before it would be recovered; true means the model only
+   * quoted content it was given, so the markup is stripped and never executed.
    */
-  isEchoed?: (markup: string) => boolean;
+  isEchoed?: EchoGuard;
+  /** Set only when the engine reads content the request gave the model (the echo guard), never a reply. */
+  readingGiven?: GivenReader;
+}
+
+/** A call about to be recovered, as the echo guard sees it. */
+export interface EchoQuery {
+  tool: string;
+  input: Record<string, unknown>;
+  /** The call's markup as the reply wrote it. */
+  markup: string;
+  /** The tools this engine recovers: the given content is read with the same ones. */
+  tools: ReadonlyMap<string, ToolSpec>;
+}
+
+export type EchoGuard = (call: EchoQuery) => boolean;
+
+/**
+ * Reading given content, the engine also reports every candidate that ended, so markup a candidate
+ * swallowed without making it a call (a quote inside an unclosed `<shell>`) can be read again.
+ */
+export interface GivenReader {
+  /** `segments` is null when the candidate was released as text; `openerLength` 0 for the O06 residue. */
+  candidateEnded(span: string, openerLength: number, segments: readonly Segment[] | null): void;
 }
 
 export interface EngineSummary {

@@ -1,11 +1,13 @@
 /**
- * The echo matcher (src/stream/echo.ts): it decides exactly as a naive normalize-and-includes
- * oracle does, in work linear in given content plus markup even when both are shaped to make
- * substring search quadratic, and it sees through line-number gutters.
+ * The echo guard's byte net (src/stream/echo.ts): it decides exactly as a naive normalize-and-
+ * includes oracle does, in work linear in given content plus markup even when both are shaped to
+ * make substring search quadratic; the given forms (src/stream/given-text.ts) see through
+ * line-number gutters.
  */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { createEchoGuard, normalizeForEcho, occursIn, stripLineGutters } from "../../src/stream/echo.ts";
+import { createMarkupMatcher, normalizeForEcho, occursIn } from "../../src/stream/echo.ts";
+import { givenForms, stripLinePrefixes } from "../../src/stream/given-text.ts";
 import { D } from "../golden/notation.ts";
 import { countWorkAsync as countWork } from "../support/work.ts";
 
@@ -33,7 +35,7 @@ describe("agreement with a naive oracle", () => {
     );
     fc.assert(
       fc.property(fc.array(text, { maxLength: 3 }), markup, (given, m) => {
-        expect(createEchoGuard(() => given)(m)).toBe(naiveGuard(given)(m));
+        expect(createMarkupMatcher(() => given)(m)).toBe(naiveGuard(given)(m));
       }),
       params,
     );
@@ -47,7 +49,7 @@ describe("agreement with a naive oracle", () => {
 
   test("given content is read once per request, and not at all for markup too short to judge", () => {
     let reads = 0;
-    const guard = createEchoGuard(() => {
+    const guard = createMarkupMatcher(() => {
       reads++;
       return ["some given text <shell>ls -la</shell>"];
     });
@@ -75,7 +77,7 @@ describe("linear work (counted, not timed)", () => {
     const { given, markup } = make(n);
     let found = true;
     const units = await countWork(() => {
-      found = createEchoGuard(() => [given])(markup);
+      found = createMarkupMatcher(() => [given])(markup);
     });
     expect(found).toBe(false);
     return units;
@@ -116,18 +118,18 @@ describe("linear work (counted, not timed)", () => {
 
 describe("line-number gutters", () => {
   test("OpenCode read, cat -n, grep and older OpenCode gutters are removed; other text is kept", () => {
-    expect(stripLineGutters("1: <a>\n2:   <b>\n10: </a>")).toBe("<a>\n  <b>\n</a>");
-    expect(stripLineGutters("     1\t<a>\n     2\t</a>\n")).toBe("<a>\n</a>\n");
-    expect(stripLineGutters("Found 2 matches\n/p/x.md:\n  Line 3: <a>\n  Line 4: </a>")).toBe("Found 2 matches\n/p/x.md:\n<a>\n</a>");
-    expect(stripLineGutters("00001| <a>\n00002| </a>")).toBe("<a>\n</a>");
+    expect(stripLinePrefixes("1: <a>\n2:   <b>\n10: </a>")).toBe("<a>\n  <b>\n</a>");
+    expect(stripLinePrefixes("     1\t<a>\n     2\t</a>\n")).toBe("<a>\n</a>\n");
+    expect(stripLinePrefixes("Found 2 matches\n/p/x.md:\n  Line 3: <a>\n  Line 4: </a>")).toBe("Found 2 matches\n/p/x.md:\n<a>\n</a>");
+    expect(stripLinePrefixes("00001| <a>\n00002| </a>")).toBe("<a>\n</a>");
     const plain = "no numbers here\n12 apples\nratio 3:4\n";
-    expect(stripLineGutters(plain)).toBe(plain);
+    expect(stripLinePrefixes(plain)).toBe(plain);
   });
 
   test("numbered tool output still counts as given content", () => {
     const quoted = `<${D}invoke name="bash">\n<${D}parameter name="command">ls</${D}parameter>\n</${D}invoke>`;
     const numbered = quoted.split("\n").map((line, i) => `${i + 1}: ${line}`).join("\n");
     expect(naiveGuard([numbered])(quoted)).toBe(false);
-    expect(createEchoGuard(() => [numbered])(quoted)).toBe(true);
+    expect(createMarkupMatcher(() => givenForms(numbered))(quoted)).toBe(true);
   });
 });

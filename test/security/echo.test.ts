@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createEchoGuard } from "../../src/stream/echo.ts";
+import { createEchoGuard } from "../../src/stream/echo-calls.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { block, live } from "../golden/notation.ts";
 import { accountsForEveryCharacter, everyChar } from "../support/run-engine.ts";
