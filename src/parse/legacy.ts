@@ -2,7 +2,7 @@ import { SENTENCEPIECE_SPACE } from "../grammar/markers.ts";
 import type { SpanContext } from "./dsml.ts";
 import { layUnits, tagsOf, type Segment, type UnitOutcome } from "./segments.ts";
 import type { Tag } from "../grammar/tags.ts";
-import { callOutcome, callsOverSpan, wholeSpan } from "./dialects/common.ts";
+import { callOutcome, callsOverSpan, checkedCall, wholeSpan } from "./dialects/common.ts";
 import { parsePythonCalls } from "./dialects/pythonic.ts";
 import { coerceObject, isPlainObject, parseJson } from "./values.ts";
 
@@ -70,9 +70,8 @@ export function parseLegacySpan(span: string, ctx: SpanContext, inSection = fals
 }
 
 function outcomeOf(call: LegacyCall, span: string, ctx: SpanContext, spaced: boolean): UnitOutcome {
-  if (!call.closed || call.sepStart < 0) {
-    return { kind: "broken", shape: "L07", reason: "truncated-call", detail: "legacy tool call never closed" };
-  }
+  if (!call.closed) return { kind: "broken", shape: "L07", reason: "truncated-call", detail: "legacy tool call never closed" };
+  if (call.sepStart < 0) return { kind: "broken", shape: "L07", reason: "broken-markup", detail: "legacy tool call without a separator" };
   const before = span.slice(call.contentStart, call.sepStart).trim();
   const after = span.slice(call.sepEnd, call.contentEnd);
   let name: string;
@@ -105,7 +104,7 @@ function outcomeOf(call: LegacyCall, span: string, ctx: SpanContext, spaced: boo
   if (!parsed.ok || !isPlainObject(parsed.value)) {
     return { kind: "broken", shape, reason: "broken-markup", detail: "legacy call arguments are not a JSON object", tool: name };
   }
-  return { kind: "call", tool: name, input: coerceObject(parsed.value, tool.parameters), shape };
+  return checkedCall(tool, coerceObject(parsed.value, tool.parameters), shape);
 }
 
 /** The JSON inside a ``` / ~~~ fence (language label allowed), or the text itself. */

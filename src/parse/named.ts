@@ -1,6 +1,7 @@
 import type { Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "./dsml.ts";
 import { stripFence } from "./legacy.ts";
+import { checkedCall, wholeSpan } from "./dialects/common.ts";
 import { brokenSpan, tagsOf, type Segment } from "./segments.ts";
 import { coerceObject, isPlainObject, parseJson } from "./values.ts";
 
@@ -17,5 +18,5 @@ export function parseNamedSpan(span: string, opener: Tag, ctx: SpanContext, trun
   if (!parsed.ok || !isPlainObject(parsed.value)) {
     return brokenSpan(span.length, "I10", "broken-markup", "named tool call without a JSON object", name);
   }
-  return [{ kind: "call", start: 0, end: span.length, tool: name, input: coerceObject(parsed.value, tool.parameters), shape: "I10" }];
+  return wholeSpan(span.length, checkedCall(tool, coerceObject(parsed.value, tool.parameters), "I10"));
 }
