@@ -22,7 +22,7 @@ export function parseSpan(span: string, root: Root, opener: Tag, named: boolean,
     case "mistral":
       if (!truncated) return parseMistralSpan(span, opener, ctx);
       // Only the real `[TOOL_CALLS]` token proves a call was under way; the residue stays text.
-      return opener.name === "tool_calls" && span.length > opener.end ? wholeSpan(span.length, truncatedCall("O06")) : textSpan(span.length);
+      return opener.name === "tool_calls" && span.slice(opener.end).trim() !== "" ? wholeSpan(span.length, truncatedCall("O06")) : textSpan(span.length);
     case "legacy-section":
     case "legacy-call":
       return parseLegacySpan(span, ctx, enclosing === true);

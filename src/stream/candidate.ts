@@ -464,7 +464,7 @@ class ToolCallStart implements CharState {
           this.json.step(c);
           return null;
         }
-        if (!isNameCode(c) || c === 0x2d || c === 0x2e || c === 0x3a) return { kind: "abandon", at };
+        if (!isNameStartCode(c)) return { kind: "abandon", at };
         this.phase = "name";
         this.body = "name";
         this.nameLength = 1;
@@ -495,3 +495,5 @@ class ToolCallStart implements CharState {
     }
   }
 }
+
+const isNameStartCode = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;

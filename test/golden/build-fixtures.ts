@@ -287,6 +287,8 @@ function dialectConformance(): Fixture[] {
     none("N21.7", "valid-json-then-prose", '<tool_call>{"name": "bash", "arguments": {"command": "ls"}} is one line.'),
     none("N21.8", "qwen-opener-then-prose", "Say <tool_call><function=bash> then the parameters."),
     none("N21.9", "undeclared-zero-argument-mention", "A <tool_call>Weather</tool_call> block names the tool."),
+    none("N21.11", "name-only-json-for-undeclared-tool", 'Hermes wraps it as <tool_call>{"name": "my_tool"}</tool_call> in the prompt.'),
+    none("N21.12", "mistral-token-then-nothing", "It ends with [TOOL_CALLS] \n"),
     none("N21.10", "mid-line-inline-code", `Wrap it: \`${hermes("bash", '{"command": "ls"}').replaceAll("\n", " ")}\` inline.`),
     none("N09.1", "code-costume-mid-line-keeps-line-start-gate", "Wrap it as <shell>\nls\n</shell> in the page."),
     // 9. truncated calls are nudged in every dialect

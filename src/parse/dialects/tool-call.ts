@@ -5,8 +5,15 @@ import { isPlainObject, parseJson } from "../values.ts";
 import { callOutcome, element, textArgsOutcome, trimLayoutNewlines, truncatedCall, wholeSpan } from "./common.ts";
 import { parseQwenFunctions } from "./qwen.ts";
 
-/** A GLM tool name as the body's first word: what the engine's name phase accepts. */
-const GLM_NAME = /^[A-Za-z_][\w.:-]*/;
+/** A GLM tool name as the body's first word (what the engine's name phase accepts), or undefined. */
+function glmName(body: string): string | undefined {
+  const isStart = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
+  const isName = (c: number) => isStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e || c === 0x3a;
+  if (!isStart(body.charCodeAt(0))) return undefined;
+  let end = 1;
+  while (end < body.length && isName(body.charCodeAt(end))) end++;
+  return body.slice(0, end);
+}
 
 /**
  * `<tool_call>` is shared by four formats; the body tells them apart: a JSON object (Hermes/Qwen,
@@ -27,15 +34,15 @@ export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, t
     if (!isPlainObject(parsed.value)) return textSpan(span.length);
     const { name, arguments: args, parameters } = parsed.value as { name?: unknown; arguments?: unknown; parameters?: unknown };
     if (typeof name !== "string") return textSpan(span.length);
-    // `{"name": X}` alone is how prose shows the format; it is a call only for a tool that needs nothing.
+    // `{"name": X}` alone is how prose shows the format; it is a call only for a declared tool that needs nothing.
     const tool = ctx.tools.get(name);
-    if (args === undefined && parameters === undefined && tool?.parameters?.required?.length) return textSpan(span.length);
+    if (args === undefined && parameters === undefined && (!tool || tool.parameters?.required?.length)) return textSpan(span.length);
     return whole(callOutcome(name, args ?? parameters, "O01", ctx));
   }
   if (trimmed.startsWith("<function=")) {
     return dialects.qwen3coder ? parseQwenFunctions(span, opener.end, bodyEnd, ctx, closer !== undefined) : textSpan(span.length);
   }
-  const name = GLM_NAME.exec(trimmed)?.[0];
+  const name = glmName(trimmed);
   if (name !== undefined) {
     if (!dialects.glm) return textSpan(span.length);
     const rest = trimmed.slice(name.length);
