@@ -136,7 +136,7 @@ export function codeLanguage(name: string | undefined): CodeLanguage | null {
 export const DIALECTS = {
   hermes: { on: true, models: "Hermes, Qwen2.5, Qwen3", shape: "O01" },
   qwen3coder: { on: true, models: "Qwen3-Coder", shape: "O02" },
-  glm: { on: true, models: "GLM-4.5, GLM-4.6", shape: "O03" },
+  glm: { on: true, models: "GLM-4.5, GLM-4.6, GLM-4.7", shape: "O03" },
   kimi: { on: true, models: "Kimi K2", shape: "O04" },
   minimax: { on: true, models: "MiniMax-M2", shape: "O05" },
   mistral: { on: true, models: "Mistral, Magistral, Devstral ([TOOL_CALLS] forms)", shape: "O06" },
