@@ -30,9 +30,9 @@ export function checkedCall(tool: ToolSpec, input: Record<string, unknown>, shap
   return { kind: "call", tool: tool.name, input, shape };
 }
 
-/** A call cut off by the end of the reply: the same reason and detail in every dialect. */
+/** A call cut off by the end of the reply: the same reason and detail in every dialect (and as DSML says it). */
 export function truncatedCall(shape: string, tool?: string | null): UnitOutcome {
-  const out: UnitOutcome = { kind: "broken", shape, reason: "truncated-call", detail: "the call was cut off before it closed" };
+  const out: UnitOutcome = { kind: "broken", shape, reason: "truncated-call", detail: "the call never closed" };
   if (tool) out.tool = tool;
   return out;
 }
