@@ -280,7 +280,10 @@ class Engine implements RepairEngine {
         // A wrapper closer right after a recovered call is the call's own noise (O02 without its opener, S04).
         if (tag.closing) return tag.name === "tool_call" && this.tail ? "noise" : "text";
         // `<tool_call>` is decided by its body wherever it starts; free-code costumes keep the line-start gate.
-        if (tag.name === "tool_call") return this.ctx.options.codeCostumes || dialects.hermes || dialects.qwen3coder || dialects.glm ? { open: "tool-call" } : "text";
+        if (tag.name === "tool_call") {
+          const wanted = this.ctx.options.codeCostumes || dialects.hermes || dialects.qwen3coder || dialects.glm;
+          return wanted ? { open: "tool-call" } : "text";
+        }
         return LINE_START_COSTUMES.has(tag.name) && this.doc.atLineStart() && this.ctx.options.codeCostumes ? { open: "costume" } : "text";
       }
     }
