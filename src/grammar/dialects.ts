@@ -93,7 +93,7 @@ export function legacyRole(phrase: string): LegacyRole | null {
   return LEGACY_PHRASES.get(phrase.toLowerCase()) ?? null;
 }
 
-/** Fenceless code costumes (C01-C05, C07). */
+/** Fenceless code costumes (C01-C05, C07), and `tool_call`, which is also three dialects' wrapper (O01-O03). */
 export const COSTUME_OPENERS = new Set([
   "shell",
   "sh",
@@ -105,8 +105,14 @@ export const COSTUME_OPENERS = new Set([
   "code_interpreter",
 ]);
 
-/** Inner costume tags: recognised inside a costume span, never open one on their own. */
-export const COSTUME_INNER = new Set(["code", "tool_name", "tool_args", "language"]);
+/**
+ * Code costumes whose body is free code: nothing in it can tell a call from HTML or XML written in
+ * prose, so they keep the line-start gate. `tool_call` is decided by its body instead (O01-O03).
+ */
+export const LINE_START_COSTUMES = new Set(["shell", "sh", "bash", "python", "py", "pre", "code_interpreter"]);
+
+/** Inner costume tags (and GLM's argument pairs, O03): recognised inside a span, never open one on their own. */
+export const COSTUME_INNER = new Set(["code", "tool_name", "tool_args", "language", "arg_key", "arg_value"]);
 
 export type CodeLanguage = "shell" | "python";
 
@@ -130,7 +136,7 @@ export function codeLanguage(name: string | undefined): CodeLanguage | null {
 export const DIALECTS = {
   hermes: { on: true, models: "Hermes, Qwen2.5, Qwen3", shape: "O01" },
   qwen3coder: { on: true, models: "Qwen3-Coder", shape: "O02" },
-  glm: { on: true, models: "GLM-4.5, GLM-4.6", shape: "O03" },
+  glm: { on: true, models: "GLM-4.5, GLM-4.6, GLM-4.7", shape: "O03" },
   kimi: { on: true, models: "Kimi K2", shape: "O04" },
   minimax: { on: true, models: "MiniMax-M2", shape: "O05" },
   mistral: { on: true, models: "Mistral, Magistral, Devstral ([TOOL_CALLS] forms)", shape: "O06" },

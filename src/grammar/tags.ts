@@ -47,7 +47,7 @@ const isNameCode = (c: number) =>
 const isLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
 
 /** First two letters of every unprefixed tag name we know: a quick reject for the `<` of ordinary code. */
-const PLAIN_NAMES = ["minimax:tool_call", "tool_calls", "function_calls", "invoke", "parameter", "function", "name", "shell", "sh", "bash", "python", "py", "pre", "tool_call", "code_interpreter", "code", "tool_name", "tool_args", "language"];
+const PLAIN_NAMES = ["minimax:tool_call", "tool_calls", "function_calls", "invoke", "parameter", "function", "name", "shell", "sh", "bash", "python", "py", "pre", "tool_call", "code_interpreter", "code", "tool_name", "tool_args", "language", "arg_key", "arg_value"];
 const PLAIN_PREFIXES = new Set(PLAIN_NAMES.map((n) => (n.charCodeAt(0) << 8) | n.charCodeAt(1)));
 const PLAIN_FIRST = new Set(PLAIN_NAMES.map((n) => n.charCodeAt(0)));
 

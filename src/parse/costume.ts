@@ -3,7 +3,6 @@ import { codeLanguage, type CodeLanguage } from "../grammar/dialects.ts";
 import type { Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "./dsml.ts";
 import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
-import { parseToolCallDialect } from "./dialects/tool-call.ts";
 import { decodeEntities } from "./values.ts";
 
 /**
@@ -16,8 +15,6 @@ export function parseCostumeSpan(span: string, opener: Tag, ctx: SpanContext): S
   switch (opener.name) {
     case "pre":
       return preBlock(span, inner, ctx);
-    case "tool_call":
-      return parseToolCallDialect(span, opener.end, closer, ctx) ?? (ctx.options.codeCostumes ? xmlToolCall(span, ctx) : textSpan(span.length));
     case "code_interpreter":
       return codeCall(span.length, codeLanguage(opener.attrs.lang ?? opener.attrs.language ?? "python"), inner, "C07", ctx);
     default:
@@ -52,7 +49,7 @@ function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
 const xml = new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: false, processEntities: true });
 
 /** C01 / C05: a well-formed span is parsed strictly; the tolerant reader covers raw `<` and `&` in code. */
-function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
+export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
   const fields = strictFields(span) ?? tolerantFields(span);
   const code = fields.code;
   if (code === undefined || code.trim() === "") {

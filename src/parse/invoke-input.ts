@@ -1,3 +1,4 @@
+import { missingRequired } from "./dialects/common.ts";
 import type { NudgeReason, ParseOptions, ToolSpec } from "./types.ts";
 import {
   coerceObject, coerceValue, decodeEntitiesIfEscaped, isPlainObject, parseJson, propertySchema, trimHuggingNewlines,
@@ -21,8 +22,14 @@ const POLLUTING = new Set(["__proto__", "constructor", "prototype"]);
 
 const refuse = (shape: string, detail: string): BuiltInput => ({ ok: false, shape, reason: "broken-markup", detail });
 
-/** Turns a parsed invoke (parameters, or a bare body) into the tool's input object. */
+/** Turns a parsed invoke (parameters, or a bare body) into the tool's input object; a call lacking a required parameter is refused. */
 export function buildInput(tool: ToolSpec, values: ParamValue[], body: string, options: ParseOptions): BuiltInput {
+  const built = buildAnyInput(tool, values, body, options);
+  const missing = built.ok ? missingRequired(tool, built.input) : null;
+  return missing === null ? built : refuse("I05", `required parameter ${missing} is missing`);
+}
+
+function buildAnyInput(tool: ToolSpec, values: ParamValue[], body: string, options: ParseOptions): BuiltInput {
   const schema = tool.parameters;
   const required = new Set(Array.isArray(schema?.required) ? schema.required : []);
   if (values.length === 0) return fromBody(body, required, tool, options);

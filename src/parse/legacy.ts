@@ -2,7 +2,7 @@ import { SENTENCEPIECE_SPACE } from "../grammar/markers.ts";
 import type { SpanContext } from "./dsml.ts";
 import { layUnits, tagsOf, type Segment, type UnitOutcome } from "./segments.ts";
 import type { Tag } from "../grammar/tags.ts";
-import { callOutcome, callsOverSpan, wholeSpan } from "./dialects/common.ts";
+import { callOutcome, callsOverSpan, checkedCall, truncatedCall, wholeSpan } from "./dialects/common.ts";
 import { parsePythonCalls } from "./dialects/pythonic.ts";
 import { coerceObject, isPlainObject, parseJson } from "./values.ts";
 
@@ -70,9 +70,8 @@ export function parseLegacySpan(span: string, ctx: SpanContext, inSection = fals
 }
 
 function outcomeOf(call: LegacyCall, span: string, ctx: SpanContext, spaced: boolean): UnitOutcome {
-  if (!call.closed || call.sepStart < 0) {
-    return { kind: "broken", shape: "L07", reason: "truncated-call", detail: "legacy tool call never closed" };
-  }
+  if (!call.closed) return truncatedCall("L07");
+  if (call.sepStart < 0) return { kind: "broken", shape: "L07", reason: "broken-markup", detail: "legacy tool call without a separator" };
   const before = span.slice(call.contentStart, call.sepStart).trim();
   const after = span.slice(call.sepEnd, call.contentEnd);
   let name: string;
@@ -105,7 +104,7 @@ function outcomeOf(call: LegacyCall, span: string, ctx: SpanContext, spaced: boo
   if (!parsed.ok || !isPlainObject(parsed.value)) {
     return { kind: "broken", shape, reason: "broken-markup", detail: "legacy call arguments are not a JSON object", tool: name };
   }
-  return { kind: "call", tool: name, input: coerceObject(parsed.value, tool.parameters), shape };
+  return checkedCall(tool, coerceObject(parsed.value, tool.parameters), shape);
 }
 
 /** The JSON inside a ``` / ~~~ fence (language label allowed), or the text itself. */
@@ -123,7 +122,7 @@ export function stripFence(text: string): string {
 function parseLfm2(span: string, tags: Tag[], ctx: SpanContext): Segment[] {
   const start = tags[0]!;
   const end = tags.find((t) => t.legacy === "call-end");
-  if (!end) return wholeSpan(span.length, { kind: "broken", shape: "O08", reason: "truncated-call", detail: "call list never closed" });
+  if (!end) return wholeSpan(span.length, truncatedCall("O08"));
   const calls = parsePythonCalls(span.slice(start.end, end.start));
   if (!calls) return wholeSpan(span.length, { kind: "foreign" });
   return callsOverSpan(span.length, calls.map((c) => callOutcome(c.name, c.args, "O08", ctx)), "O08");

@@ -1,12 +1,13 @@
 import type { Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "./dsml.ts";
 import { stripFence } from "./legacy.ts";
+import { checkedCall, truncatedCall, wholeSpan } from "./dialects/common.ts";
 import { brokenSpan, tagsOf, type Segment } from "./segments.ts";
 import { coerceObject, isPlainObject, parseJson } from "./values.ts";
 
 /** I10: a DSML wrapper followed by a bare tool name and a (fenced) JSON object instead of invokes. */
 export function parseNamedSpan(span: string, opener: Tag, ctx: SpanContext, truncated: boolean): Segment[] {
-  if (truncated) return brokenSpan(span.length, "I10", "truncated-call", "named tool call never completed");
+  if (truncated) return wholeSpan(span.length, truncatedCall("I10"));
   const closer = tagsOf(span, opener.end).find((t) => t.closing && t.role === "block");
   const body = span.slice(opener.end, closer ? closer.start : span.length).replace(/^\s+/, "");
   const newline = body.indexOf("\n");
@@ -17,5 +18,5 @@ export function parseNamedSpan(span: string, opener: Tag, ctx: SpanContext, trun
   if (!parsed.ok || !isPlainObject(parsed.value)) {
     return brokenSpan(span.length, "I10", "broken-markup", "named tool call without a JSON object", name);
   }
-  return [{ kind: "call", start: 0, end: span.length, tool: name, input: coerceObject(parsed.value, tool.parameters), shape: "I10" }];
+  return wholeSpan(span.length, checkedCall(tool, coerceObject(parsed.value, tool.parameters), "I10"));
 }

@@ -1,27 +1,45 @@
 import type { Tag } from "../grammar/tags.ts";
 import type { Root } from "../stream/candidate.ts";
-import { parseCostumeSpan } from "./costume.ts";
+import { parseCostumeSpan, xmlToolCall } from "./costume.ts";
 import { parseDsmlSpan, type SpanContext } from "./dsml.ts";
 import { parseLegacySpan } from "./legacy.ts";
 import { parseNamedSpan } from "./named.ts";
-import { wholeSpan } from "./dialects/common.ts";
+import { truncatedCall, wholeSpan } from "./dialects/common.ts";
 import { parseMistralSpan } from "./dialects/mistral.ts";
 import { parseQwenFunctions } from "./dialects/qwen.ts";
-import { textSpan, type Segment } from "./segments.ts";
+import { parseToolCallSpan } from "./dialects/tool-call.ts";
+import { tagsOf, textSpan, type Segment } from "./segments.ts";
 
 /** Parses one complete (or, at the end of the reply, truncated) candidate span by what opened it. */
 export function parseSpan(span: string, root: Root, opener: Tag, named: boolean, truncated: boolean, ctx: SpanContext, enclosing: Tag | true | null = null): Segment[] {
   switch (root) {
     case "costume":
       return truncated ? textSpan(span.length) : parseCostumeSpan(span, opener, ctx);
+    case "tool-call":
+      return parseToolCallSpan(span, opener, ctx, truncated, (s) => xmlToolCall(s, ctx));
     case "qwen-function":
-      return truncated ? wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "truncated-call", detail: "function never closed" }) : parseQwenFunctions(span, 0, span.length, ctx);
+      return parseQwenFunctions(span, 0, span.length, ctx);
     case "mistral":
-      return truncated ? textSpan(span.length) : parseMistralSpan(span, opener, ctx);
+      if (!truncated) return parseMistralSpan(span, opener, ctx);
+      // Only the real `[TOOL_CALLS]` token proves a call was under way; the residue stays text.
+      return opener.name === "tool_calls" && span.slice(opener.end).trim() !== "" ? wholeSpan(span.length, truncatedCall("O06")) : textSpan(span.length);
     case "legacy-section":
     case "legacy-call":
       return parseLegacySpan(span, ctx, enclosing === true);
-    default:
-      return named ? parseNamedSpan(span, opener, ctx, truncated) : parseDsmlSpan(span, ctx, enclosing === true ? null : enclosing);
+    default: {
+      const segments = named ? parseNamedSpan(span, opener, ctx, truncated) : parseDsmlSpan(span, ctx, enclosing === true ? null : enclosing);
+      return truncated && isUnprefixedWrapper(opener) && segments.every((s) => s.kind !== "call") && hasInvoke(span, opener)
+        ? wholeSpan(span.length, truncatedCall(opener.name === "minimax:tool_call" ? "O05" : "O07"))
+        : segments;
+    }
   }
+}
+
+/** MiniMax-M2 and Claude-style wrappers (O05, O07): the whole wrapper is their gate, so a cut-off one reads as text to the DSML walk. */
+function isUnprefixedWrapper(opener: Tag): boolean {
+  return opener.family === "naked" && opener.role === "block" && (opener.name === "minimax:tool_call" || opener.name === "function_calls");
+}
+
+function hasInvoke(span: string, opener: Tag): boolean {
+  return tagsOf(span, opener.end).some((t) => t.role === "invoke" && !t.closing && t.attrs.name !== undefined);
 }

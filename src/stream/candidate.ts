@@ -1,3 +1,5 @@
+import { COSTUME_INNER } from "../grammar/dialects.ts";
+import { JsonSyntax } from "../grammar/json-syntax.ts";
 import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 
@@ -11,11 +13,22 @@ export type Root =
   | "legacy-call"
   | "costume"
   | "qwen-function"
+  | "tool-call"
   | "mistral";
 
 export type Step = { kind: "more" } | { kind: "complete"; end: number } | { kind: "abandon"; at: number };
 
 const MORE: Step = { kind: "more" };
+/** A char-level state hands the rest of the span to the tag scanner, starting with this character. */
+const HAND_OFF = "hand-off" as const;
+
+/**
+ * What a `<tool_call>` body has proved to be so far (O01-O03, C01): "await-tag" wants a tag next,
+ * "json" a complete Hermes object that only its closer may follow, "name" a GLM tool name that
+ * wants `<arg_key>` or the closer; GLM then alternates one-word keys and free values ("glm-*"),
+ * Qwen3-Coder waits for `</function>`, the XML costume for the wrapper's closer.
+ */
+type ToolCallBody = "await-tag" | "json" | "name" | "function" | "function-inner" | "xml" | "glm-key" | "glm-value-next" | "glm-value" | "glm-pair-next";
 const NAME_LIMIT = 64;
 
 const isSpaceCode = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
@@ -40,8 +53,11 @@ export class Candidate {
   /** The span ended inside a still-open block or section: the next invoke (or call) belongs to it. */
   endsInBlock = false;
   private depth = 1;
-  /** Char-level forms (I10 named call, O06 Mistral) that are JSON rather than tags. */
+  /** Char-level forms (I10 named call, O06 Mistral, the start of a `<tool_call>` body) that are JSON or names rather than tags. */
   named: CharState | null = null;
+  private toolCall: ToolCallBody = "await-tag";
+  /** GLM: where the last character of the current key was, to refuse a key of several words. */
+  private keyEnd = -1;
 
   constructor(
     readonly start: number,
@@ -52,6 +68,7 @@ export class Candidate {
   ) {
     this.scanFrom = start + opener.end;
     if (root === "mistral") this.named = new MistralState(start + opener.end, opener.name === "residue");
+    if (root === "tool-call") this.named = new ToolCallStart(start + opener.end);
   }
 
   get end(): number {
@@ -100,9 +117,13 @@ export class Candidate {
       }
       if (this.named) {
         const step = this.named.step(c, base + i);
-        if (step) return step;
-        i++;
-        continue;
+        if (step !== HAND_OFF) {
+          if (step) return step;
+          i++;
+          continue;
+        }
+        if (this.named instanceof ToolCallStart) this.toolCall = this.named.body;
+        this.named = null;
       }
       if (isTriggerCode(c)) {
         const r = readTag(s, i, final);
@@ -151,6 +172,8 @@ export class Candidate {
       case "element":
       case "qwen-function":
         return first ? { kind: "abandon", at } : null;
+      case "tool-call":
+        return this.onToolCallContent(at);
       default:
         return null;
     }
@@ -158,7 +181,7 @@ export class Candidate {
 
   private onTag(tag: Tag, base: number): Step | null {
     const end = base + tag.end;
-    const closesBlock = tag.closing && tag.role === "block" && tag.family !== "costume";
+    const closesBlock = (tag.closing && tag.role === "block" && tag.family !== "costume") || (this.root === "tool-call" && isToolCallCloser(tag));
     if (this.trailing) {
       // The block's own closer ends it together with this call; any other tag starts what comes next.
       if (closesBlock || tag.legacy === "section-end") {
@@ -194,8 +217,69 @@ export class Candidate {
         return tag.family === "costume" && tag.closing && tag.name === this.opener.name ? { kind: "complete", end } : null;
       case "qwen-function":
         return tag.closing && tag.role === "function" ? { kind: "complete", end } : null;
+      case "tool-call":
+        return closesBlock ? { kind: "complete", end } : this.onToolCallTag(tag, base);
       case "mistral":
         return null;
+    }
+  }
+
+  /** Inside `<tool_call>`: the first tag names the body; anything a body cannot hold proves a mention. */
+  private onToolCallTag(tag: Tag, base: number): Step | null {
+    const abandon: Step = { kind: "abandon", at: base + tag.start };
+    switch (this.toolCall) {
+      case "await-tag":
+        if (tag.role === "function" && !tag.closing && tag.flaws & Flaw.EqualsName) this.toolCall = "function-inner";
+        else if (tag.family === "costume" && !tag.closing && COSTUME_INNER.has(tag.name) && !tag.name.startsWith("arg_")) this.toolCall = "xml";
+        else return abandon;
+        return null;
+      case "name":
+      case "glm-pair-next":
+        return this.glmTag(tag, "arg_key", false, "glm-key", abandon);
+      case "glm-key":
+        return this.glmTag(tag, "arg_key", true, "glm-value-next", abandon);
+      case "glm-value-next":
+        return this.glmTag(tag, "arg_value", false, "glm-value", abandon);
+      case "glm-value":
+        // A value is free text: only its own closer ends it.
+        if (tag.family === "costume" && tag.closing && tag.name === "arg_value") this.toolCall = "glm-pair-next";
+        return null;
+      case "json":
+        return abandon;
+      case "function-inner":
+        // Qwen3-Coder: right after `<function=NAME>` comes a parameter or the function's closer.
+        if (tag.family !== "naked" || (tag.role !== "parameter" && tag.role !== "function")) return abandon;
+        this.toolCall = "function";
+        return tag.closing && tag.role === "function" ? this.trail() : null;
+      case "function":
+        // A complete function is the call; the wrapper's closer joins it when it comes next (O02).
+        return tag.closing && tag.role === "function" ? this.trail() : null;
+      case "xml":
+        return null;
+    }
+  }
+
+  /** GLM (O03): `<arg_key>` one word `</arg_key>` then `<arg_value>` anything `</arg_value>`, repeated. */
+  private glmTag(tag: Tag, name: string, closing: boolean, next: ToolCallBody, abandon: Step): Step | null {
+    if (tag.family !== "costume" || tag.closing !== closing || tag.name !== name) return abandon;
+    this.toolCall = next;
+    this.keyEnd = -1;
+    return null;
+  }
+
+  /** Free text belongs only in values and code; a GLM key is a single word. */
+  private onToolCallContent(at: number): Step | null {
+    switch (this.toolCall) {
+      case "glm-key":
+        if (this.keyEnd >= 0 && at !== this.keyEnd + 1) return { kind: "abandon", at };
+        this.keyEnd = at;
+        return null;
+      case "glm-value":
+      case "xml":
+      case "function":
+        return null;
+      default:
+        return { kind: "abandon", at };
     }
   }
 
@@ -207,9 +291,11 @@ export class Candidate {
 }
 
 interface CharState {
-  step(c: number, at: number): Step | null;
+  step(c: number, at: number): Step | null | typeof HAND_OFF;
   completesAtEnd(): boolean;
 }
+
+const isToolCallCloser = (tag: Tag) => tag.family === "costume" && tag.closing && tag.name === "tool_call";
 
 /** Where one JSON value ends, one character at a time: depth outside strings, escapes inside. */
 class JsonExtent {
@@ -349,3 +435,65 @@ const ARGS = "[ARGS]";
 
 const isNameCode = (c: number) =>
   (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2d || c === 0x2e || c === 0x3a;
+
+/**
+ * The start of a `<tool_call>` body, read as characters: a Hermes JSON object (checked as strict
+ * JSON while it streams), a GLM tool name, or a tag (handed to the tag scanner). Prose proves
+ * itself at its first character that none of these allow.
+ */
+class ToolCallStart implements CharState {
+  private phase: "start" | "json" | "after-json" | "name" | "after-name" = "start";
+  private readonly json = new JsonSyntax();
+  private nameLength = 0;
+  body: ToolCallBody = "await-tag";
+
+  constructor(private readonly from: number) {}
+
+  completesAtEnd(): boolean {
+    return this.phase === "after-json";
+  }
+
+  step(c: number, at: number): Step | null | typeof HAND_OFF {
+    const abandonName: Step = { kind: "abandon", at: this.from };
+    switch (this.phase) {
+      case "start":
+        if (isSpaceCode(c)) return null;
+        if (c === 0x3c) return HAND_OFF;
+        if (c === 0x7b) {
+          this.phase = "json";
+          this.json.step(c);
+          return null;
+        }
+        if (!isNameStartCode(c)) return { kind: "abandon", at };
+        this.phase = "name";
+        this.body = "name";
+        this.nameLength = 1;
+        return null;
+      case "json": {
+        // Cut where the JSON went wrong: what came before it is released without a second scan.
+        const r = this.json.step(c);
+        if (r === "bad") return { kind: "abandon", at };
+        if (r === "done") {
+          this.phase = "after-json";
+          this.body = "json";
+        }
+        return null;
+      }
+      case "after-json":
+        if (isSpaceCode(c)) return null;
+        return c === 0x3c ? HAND_OFF : { kind: "abandon", at };
+      case "name":
+        if (c === 0x3c) return HAND_OFF;
+        if (isSpaceCode(c)) {
+          this.phase = "after-name";
+          return null;
+        }
+        return isNameCode(c) && ++this.nameLength <= NAME_LIMIT ? null : abandonName;
+      case "after-name":
+        if (isSpaceCode(c)) return null;
+        return c === 0x3c ? HAND_OFF : abandonName;
+    }
+  }
+}
+
+const isNameStartCode = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;

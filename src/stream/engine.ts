@@ -1,4 +1,4 @@
-import { COSTUME_OPENERS } from "../grammar/dialects.ts";
+import { LINE_START_COSTUMES } from "../grammar/dialects.ts";
 import { isTriggerCode } from "../grammar/markers.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "../parse/dsml.ts";
@@ -281,10 +281,14 @@ class Engine implements RepairEngine {
         if (tag.legacy === "call-start") return dialects.lfm2 ? { open: "legacy-call" } : "text";
         return this.tail ? "noise" : "text";
       case "costume": {
-        if (tag.closing || !COSTUME_OPENERS.has(tag.name) || !this.doc.atLineStart()) return "text";
-        // `<tool_call>` is also the Hermes, Qwen3-Coder and GLM wrapper.
-        const wanted = this.ctx.options.codeCostumes || (tag.name === "tool_call" && (dialects.hermes || dialects.qwen3coder || dialects.glm));
-        return wanted ? { open: "costume" } : "text";
+        // A wrapper closer right after a recovered call is the call's own noise (O02 without its opener, S04).
+        if (tag.closing) return tag.name === "tool_call" && this.tail ? "noise" : "text";
+        // `<tool_call>` is decided by its body wherever it starts; free-code costumes keep the line-start gate.
+        if (tag.name === "tool_call") {
+          const wanted = this.ctx.options.codeCostumes || dialects.hermes || dialects.qwen3coder || dialects.glm;
+          return wanted ? { open: "tool-call" } : "text";
+        }
+        return LINE_START_COSTUMES.has(tag.name) && this.doc.atLineStart() && this.ctx.options.codeCostumes ? { open: "costume" } : "text";
       }
     }
   }

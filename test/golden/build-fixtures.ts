@@ -215,7 +215,92 @@ export const fixtures: Fixture[] = [
   none("N15", "bare-opener-mention", "The <{D}invoke tag and <{D}tool_calls> is the V4 wrapper."),
   none("N16", "legacy-token-mention", "DeepSeek V3 starts a call section with <{BAR}tool{SP}calls{SP}begin{BAR}> in its template."),
   none("N13", "comparison-operators", "if a < b && c > d { x <- y } and i<n; <b>bold</b> | col | DSML |"),
+  ...dialectConformance(),
 ];
+
+/**
+ * Issue 11: dialect conformance and the structural gate. Written from each format's published
+ * chat template: Hermes/Qwen2.5 `<tool_call>` + one-line JSON, Qwen3-Coder `<function=NAME>` +
+ * `<parameter=KEY>`, GLM-4.5 (newlines) and GLM-4.7 (none) `<tool_call>NAME<arg_key>`/`<arg_value>`,
+ * MiniMax-M2, Mistral `[TOOL_CALLS]`, Kimi K2 tokens, LFM2. Ids `Oxx.n` / `Nxx.n` keep clear of
+ * other sections' letter suffixes.
+ */
+function dialectConformance(): Fixture[] {
+  const hermes = (tool: string, args: string) => `<tool_call>\n{"name": "${tool}", "arguments": ${args}}\n</tool_call>`;
+  const qwen = (tool: string, params: [string, string][]) =>
+    `<function=${tool}>\n${params.map(([k, v]) => `<parameter=${k}>\n${v}\n</parameter>\n`).join("")}</function>`;
+  const glm45 = (tool: string, params: [string, string][]) =>
+    `<tool_call>${tool}\n${params.map(([k, v]) => `<arg_key>${k}</arg_key>\n<arg_value>${v}</arg_value>\n`).join("")}</tool_call>`;
+  const glm47 = (tool: string, params: [string, string][]) =>
+    `<tool_call>${tool}${params.map(([k, v]) => `<arg_key>${k}</arg_key><arg_value>${v}</arg_value>`).join("")}</tool_call>`;
+  const readA: FixtureCall = { tool: "read", input: { filePath: "/a" }, shape: "O01" };
+  const as = (call: FixtureCall, shape: string): FixtureCall => ({ ...call, shape });
+  const kimiCall = (tool: string, args: string) =>
+    `<|tool_calls_section_begin|><|tool_call_begin|>functions.${tool}:0<|tool_call_argument_begin|>${args}<|tool_call_end|><|tool_calls_section_end|>`;
+  return [
+    // 1. back-to-back calls on one line
+    ok("O01.1", "hermes-back-to-back", `${hermes("bash", '{"command": "ls"}')}${hermes("read", '{"filePath": "/a"}')}`, [ls("O01", "ls"), readA]),
+    ok("O03.1", "glm45-back-to-back", `${glm45("read", [["filePath", "/a"]])}${glm45("bash", [["command", "ls"]])}`, [as(readA, "O03"), ls("O03", "ls")]),
+    ok("O03.2", "glm47-back-to-back-no-newlines", `${glm47("read", [["filePath", "/a"]])}${glm47("bash", [["command", "ls"]])}`, [as(readA, "O03"), ls("O03", "ls")]),
+    // 2. GLM zero-argument calls
+    ok("O03.3", "glm-zero-argument", "<tool_call>list_sessions</tool_call>", [{ tool: "list_sessions", input: {}, shape: "O03" }]),
+    ok("O03.4", "glm-zero-argument-newline", "<tool_call>list_sessions\n</tool_call>", [{ tool: "list_sessions", input: {}, shape: "O03" }]),
+    bad("O03.5", "glm-zero-argument-for-tool-with-required", "<tool_call>bash</tool_call>", "broken-markup", ["O03"]),
+    // 3. Qwen3-Coder wrapper opened mid-line: no residue
+    ok("O02.1", "qwen3-coder-wrapper-mid-line", `Let me check.<tool_call>\n${qwen("bash", [["command", "ls"]])}\n</tool_call>`, [ls("O02", "ls")], "Let me check."),
+    ok("O02.2", "qwen3-coder-two-wrappers-mid-line", `Let me check.<tool_call>\n${qwen("bash", [["command", "ls"]])}\n</tool_call>\n<tool_call>\n${qwen("read", [["filePath", "/a"]])}\n</tool_call>`, [
+      ls("O02", "ls"), as(readA, "O02"),
+    ], "Let me check.\n"),
+    ok("O02.3", "qwen3-coder-stray-wrapper-closer", `${qwen("bash", [["command", "ls"]])}\n</tool_call>\n${qwen("read", [["filePath", "/a"]])}`, [ls("O02", "ls"), as(readA, "O02")], "\n\n"),
+    // 4. runaway parameters end at the next opener; a missing required parameter refuses the call in every dialect
+    ok("O02.4", "qwen3-coder-runaway-parameter", `<tool_call>\n<function=read>\n<parameter=filePath>\n/a/b.ts\n<parameter=limit>\n5\n</parameter>\n</function>\n</tool_call>`, [
+      { tool: "read", input: { filePath: "/a/b.ts", limit: 5 }, shape: "O02" },
+    ]),
+    ok("O02.5", "qwen3-coder-parameter-closed-by-function", `<tool_call>\n<function=bash>\n<parameter=command>\nls\n</function>\n</tool_call>`, [ls("O02", "ls")]),
+    bad("O02.6", "qwen3-coder-missing-required", `<tool_call>\n${qwen("read", [["limit", "5"]])}\n</tool_call>`, "broken-markup", ["O02"]),
+    bad("O01.2", "hermes-missing-required", hermes("read", '{"limit": 5}'), "broken-markup", ["O01"]),
+    bad("O03.6", "glm-missing-required", glm45("read", [["limit", "5"]]), "broken-markup", ["O03"]),
+    bad("O04.1", "kimi-missing-required", kimiCall("read", '{"limit": 5}'), "broken-markup", ["O04"]),
+    bad("O05.1", "minimax-missing-required", `<minimax:tool_call>\n<invoke name="read">\n<parameter name="limit">5</parameter>\n</invoke>\n</minimax:tool_call>`, "broken-markup", ["I05"]),
+    bad("O06.1", "mistral-missing-required", `[TOOL_CALLS]read[ARGS]{"limit": 5}`, "broken-markup", ["O06"]),
+    bad("O07.1", "claude-xml-missing-required", `<function_calls>\n<invoke name="read">\n<parameter name="limit">5</parameter>\n</invoke>\n</function_calls>`, "broken-markup", ["I05"]),
+    bad("O08.1", "lfm2-missing-required", "<|tool_call_start|>[read(limit=5)]<|tool_call_end|>", "broken-markup", ["O08"]),
+    bad("I05.1", "dsml-missing-required", block("tool_calls", [["read", [["limit", "5", "false"]]]]), "broken-markup", ["I05"]),
+    bad("L02.1", "legacy-missing-required", `${legacy("tool calls begin")}${legacy("tool call begin")}read${legacy("tool sep")}{"limit":5}${legacy("tool call end")}${legacy("tool calls end")}`, "broken-markup", ["L02"]),
+    // 6. a complete function inside a wrapper that never closes
+    ok("O02.7", "qwen3-coder-wrapper-never-closes", `<tool_call>\n${qwen("bash", [["command", "ls"]])}`, [ls("O02", "ls")]),
+    ok("O02.8", "qwen3-coder-unclosed-wrapper-after-a-call", `<tool_call>\n${qwen("bash", [["command", "ls"]])}\n</tool_call>\n<tool_call>\n${qwen("read", [["filePath", "/a"]])}\nI read it.`, [
+      ls("O02", "ls"), as(readA, "O02"),
+    ], "\n"),
+    // 8. decided by structure: a complete call right after prose on the same line
+    ok("O01.3", "hermes-mid-line", `I'll check.${hermes("bash", '{"command": "ls -la"}')}`, [ls("O01")], "I'll check."),
+    ok("O01.4", "hermes-closer-missing-at-end", `<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}`, [ls("O01", "ls")]),
+    ok("O03.7", "glm47-mid-line", `Let me look.${glm47("read", [["filePath", "/a"]])}`, [as(readA, "O03")], "Let me look."),
+    ok("C01.1", "xml-execute-costume-mid-line", "Running: <tool_call><tool_name>execute</tool_name><tool_args><language>sh</language><code>ls -la</code></tool_args></tool_call>", [ls("C01")], "Running: "),
+    // 8. prose safety: mentions have no valid body or no closer, and stay text at no holding cost
+    none("N21.1", "tool-call-tags-mention", "Use <tool_call> tags around each call."),
+    none("N21.2", "opener-followed-by-word-json", "the <tool_call> opener is followed by JSON"),
+    none("N21.3", "opener-followed-by-invalid-json", 'Write <tool_call>{"name": ...} and then stop.'),
+    none("N21.4", "unclosed-opener-at-end", "The reply ends with <tool_call>"),
+    none("N21.5", "unclosed-name-at-end", "GLM opens with <tool_call>read"),
+    none("N21.6", "glm-mention-with-arg-key", "GLM writes <tool_call>read<arg_key>... and so on."),
+    none("N21.7", "valid-json-then-prose", '<tool_call>{"name": "bash", "arguments": {"command": "ls"}} is one line.'),
+    none("N21.8", "qwen-opener-then-prose", "Say <tool_call><function=bash> then the parameters."),
+    none("N21.9", "undeclared-zero-argument-mention", "A <tool_call>Weather</tool_call> block names the tool."),
+    none("N21.11", "name-only-json-for-undeclared-tool", 'Hermes wraps it as <tool_call>{"name": "my_tool"}</tool_call> in the prompt.'),
+    none("N21.12", "mistral-token-then-nothing", "It ends with [TOOL_CALLS] \n"),
+    none("N21.10", "mid-line-inline-code", `Wrap it: \`${hermes("bash", '{"command": "ls"}').replaceAll("\n", " ")}\` inline.`),
+    none("N09.1", "code-costume-mid-line-keeps-line-start-gate", "Wrap it as <shell>\nls\n</shell> in the page."),
+    // 9. truncated calls are nudged in every dialect
+    bad("O01.5", "hermes-truncated", `Checking.\n<tool_call>\n{"name": "bash", "arguments": {"command": "l`, "truncated-call", ["O01"]),
+    bad("O02.9", "qwen3-coder-wrapped-truncated", "<tool_call>\n<function=bash>\n<parameter=command>\nls", "truncated-call", ["O02"]),
+    bad("O03.8", "glm-truncated", "<tool_call>read\n<arg_key>filePath</arg_key>\n<arg_value>/a", "truncated-call", ["O03"]),
+    bad("O05.2", "minimax-wrapper-truncated", `<minimax:tool_call>\n<invoke name="read">\n<parameter name="filePath">/a</parameter>\n</invoke>`, "truncated-call", ["O05"]),
+    bad("O06.2", "mistral-truncated", `[TOOL_CALLS]bash[ARGS]{"command": "l`, "truncated-call", ["O06"]),
+    bad("O07.2", "claude-xml-wrapper-truncated", `<function_calls>\n<invoke name="read">\n<parameter name="filePath">/a</parameter>\n</invoke>`, "truncated-call", ["O07"]),
+    bad("L07.1", "legacy-call-without-separator", `${legacy("tool call begin")}bash{"command":"ls"}${legacy("tool call end")}`, "broken-markup", ["L07"]),
+  ];
+}
 
 if (import.meta.main) {
   const path = new URL("./fixtures.json", import.meta.url);

@@ -304,6 +304,13 @@ describe("linear work (counted, not timed)", () => {
     ["quote flood", (n) => `<${D}invoke name="${fill('"', n)}`],
     ["unterminated quotes per line", (n) => fill(`<${D}invoke name="bash\n`, n)],
     ["runaway candidate text", (n) => `<${D}tool_calls>\n<${D}invoke name="bash">\n${fill("x < y | z ", n)}`],
+    // `<tool_call>` opens a candidate wherever it starts (issue 11): mentions and broken bodies must stay linear.
+    ["<tool_call> mentions", (n) => fill("Use <tool_call> tags, then <tool_call>read more. ", n)],
+    ["<tool_call> openers back to back", (n) => fill("<tool_call>", n)],
+    ["<tool_call> with invalid JSON", (n) => fill('<tool_call>{"name": x <tool_call>{"a": [1, ', n)],
+    ["<tool_call> GLM keys of several words", (n) => fill("<tool_call>read<arg_key>a b ", n)],
+    ["<tool_call> calls back to back", (n) => fill('<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}\n</tool_call>', n)],
+    ["<tool_call> JSON that goes wrong late", (n) => fill('<tool_call>{"a": [[[{"b": [1, 2, {"c": "d"}]}]]] x ', n)],
   ];
   for (const [name, make] of shapes) {
     test(`${name}: 4x the input costs at most 4.5x the work`, () => {

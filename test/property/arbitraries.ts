@@ -115,6 +115,21 @@ const markers = [
   '<function_calls>\n<invoke name="bash">\n<parameter name="command">ls</parameter>\n</invoke>\n</function_calls>',
   "<|tool_call_start|>[bash(command='ls')]<|tool_call_end|>",
   "a[0] = [1, 2]",
+  // issue 11: back-to-back calls, openers after prose on the same line, zero-argument calls, mentions
+  '<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}\n</tool_call><tool_call>\n{"name": "read", "arguments": {"filePath": "/a"}}\n</tool_call>',
+  "<tool_call>read<arg_key>filePath</arg_key><arg_value>/a</arg_value></tool_call><tool_call>bash<arg_key>command</arg_key><arg_value>ls</arg_value></tool_call>",
+  'Let me check.<tool_call>\n{"name": "read", "arguments": {"filePath": "/a"}}\n</tool_call>',
+  "Now.<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n</tool_call>",
+  "<tool_call>list_sessions</tool_call>",
+  "<tool_call>list_sessions\n</tool_call>",
+  "<tool_call>",
+  "</tool_call>",
+  "<tool_call>read",
+  "<arg_key>filePath</arg_key>",
+  "<arg_value>",
+  '<tool_call>{"name": ',
+  "use <tool_call> tags",
+  "<tool_call>\n<function=read>\n<parameter=filePath>\n/a\n<parameter=limit>\n5\n</parameter>\n</function>",
 ];
 
 const pick = (xs: string[]) => fc.constantFrom(...xs);
@@ -133,6 +148,33 @@ export const fragment: fc.Arbitrary<string> = fc.oneof(
 );
 
 export const replyText = (maxFragments = 24): fc.Arbitrary<string> => fc.array(fragment, { maxLength: maxFragments, size: "max" }).map((parts) => parts.join(""));
+
+/** One complete `<tool_call>` call in a dialect that uses that wrapper, with the call it must yield. */
+export const toolCallDialectCall: fc.Arbitrary<{ markup: string; tool: string; input: Record<string, unknown> }> = fc.oneof(
+  fc.constantFrom<[string, string]>(["bash", "command"], ["read", "filePath"], ["glob", "pattern"]).chain(([tool, key]) =>
+    fc.tuple(fc.constantFrom("ls", "/a/b.ts", "a < b", "x y"), fc.constantFrom("hermes", "qwen", "glm45", "glm47")).map(([value, format]) => {
+      const markup =
+        format === "hermes"
+          ? `<tool_call>\n${JSON.stringify({ name: tool, arguments: { [key]: value } })}\n</tool_call>`
+          : format === "qwen"
+            ? `<tool_call>\n<function=${tool}>\n<parameter=${key}>\n${value}\n</parameter>\n</function>\n</tool_call>`
+            : format === "glm45"
+              ? `<tool_call>${tool}\n<arg_key>${key}</arg_key>\n<arg_value>${value}</arg_value>\n</tool_call>`
+              : `<tool_call>${tool}<arg_key>${key}</arg_key><arg_value>${value}</arg_value></tool_call>`;
+      return { markup, tool, input: { [key]: value } };
+    }),
+  ),
+  fc.constantFrom("<tool_call>list_sessions</tool_call>", "<tool_call>list_sessions\n</tool_call>").map((markup) => ({ markup, tool: "list_sessions", input: {} })),
+);
+
+/** Prose that mentions `<tool_call>` on a line: what follows the opener is no call body, so nothing is held past it. */
+export const toolCallMention: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.constantFrom("Use ", "The ", "GLM writes ", "Qwen puts ", ""),
+    fc.constantFrom(" tags", " opener is followed by JSON", '{"name": ...} here', "read<arg_key>... and so on", "<function=bash> then", '{"name": "bash", "arguments": {}} is one line', "\n\nthen prose"),
+    fc.constantFrom(" and more words.", ", see the docs.", " ok"),
+  )
+  .map(([before, after, end]) => `${before}<tool_call>${after}${end}`);
 
 /** A reply that starts with a recovered call, so later text goes through the post-call tail (S03). */
 export const afterCallReply = (maxFragments = 24): fc.Arbitrary<string> =>

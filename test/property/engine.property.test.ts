@@ -13,7 +13,9 @@ import type { ParseOptionsInput } from "../../src/parse/types.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { BAR, D, DVL, SP, escaped } from "../golden/notation.ts";
 import { accountsForEveryCharacter, everyChar, observable } from "../support/run-engine.ts";
-import { afterCallReply, cutReply, dsmlBlock, feedCuts, heldBound, plainText, replyText, splitsPair, toCuts } from "./arbitraries.ts";
+import {
+  afterCallReply, cutReply, dsmlBlock, feedCuts, heldBound, plainText, replyText, splitsPair, toCuts, toolCallDialectCall, toolCallMention,
+} from "./arbitraries.ts";
 
 /** Replies of any kind, half of them opening with a call so later text goes through the post-call tail. */
 const anyReply = fc.oneof(replyText(), afterCallReply());
@@ -233,5 +235,38 @@ describe("documentation context never yields a call", () => {
     const blk = `<${D}tool_calls>\n<${D}invoke name="bash">\n<${D}parameter name="command" string="true">ls</${D}parameter>\n</${D}invoke>\n</${D}tool_calls>`;
     expect(parse(`Example\n\n${blk}`, fixtureTools).calls.length).toBe(1);
     expect(parse(`Example\n\n\`\`\`\n${blk}\n\`\`\`\n`, fixtureTools).calls.length).toBe(0);
+  });
+});
+
+describe("the structural gate for <tool_call> (issue 11)", () => {
+  const sequence = fc.tuple(
+    fc.constantFrom("", "Let me check.", "OK, running it: ", "\n"),
+    fc.array(fc.tuple(toolCallDialectCall, fc.constantFrom("", "\n", " ")), { minLength: 1, maxLength: 4 }),
+  );
+
+  test("complete calls after prose on the same line and back to back are all recovered, at any cuts", () => {
+    fc.assert(
+      fc.property(sequence, fc.uniqueArray(fc.nat(), { maxLength: 30 }), ([prose, calls], raw) => {
+        const input = prose + calls.map(([c, sep]) => c.markup + sep).join("");
+        for (const cuts of [[], toCuts(input, raw, true)]) {
+          const run = feedCuts(input, cuts, fixtureTools);
+          expect(run.calls.map((c) => ({ tool: c.tool, input: c.input }))).toEqual(calls.map(([c]) => ({ tool: c.tool, input: c.input })));
+          expect(run.text.startsWith(prose)).toBe(true);
+          expect(run.summary.nudge).toBeNull();
+        }
+      }),
+      params(300),
+    );
+  });
+
+  test("a mention in prose stays text, and nothing is held once the sentence has moved past it", () => {
+    fc.assert(
+      fc.property(toolCallMention, fc.uniqueArray(fc.nat(), { maxLength: 20 }), (input, raw) => {
+        const run = feedCuts(input, toCuts(input, raw, false), fixtureTools);
+        const heldAtEnd = run.heldAfter[run.heldAfter.length - 1];
+        expect({ text: run.text, calls: run.calls.length, nudge: run.summary.nudge, heldAtEnd }).toEqual({ text: input, calls: 0, nudge: null, heldAtEnd: 0 });
+      }),
+      params(300),
+    );
   });
 });

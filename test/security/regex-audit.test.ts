@@ -29,7 +29,6 @@ const AUDITED: Audited[] = [
   { file: "src/parse/costume.ts", literal: "/(?:^|\\s)(?:language-|lang-)?([\\w+-]+)/", adversarial: () => `${" language-".repeat(N / 10)} !` },
   { file: "src/parse/costume.ts", literal: "/^\\r?\\n/", adversarial: () => "\r".repeat(N) },
   { file: "src/parse/costume.ts", literal: "/\\r?\\n/", adversarial: () => `${"\r".repeat(N)}\n` },
-  { file: "src/parse/dialects/tool-call.ts", literal: "/[\\n<]/", adversarial: () => "a".repeat(N) },
   { file: "src/parse/dialects/pythonic.ts", literal: "/\\s/", adversarial: () => "a".repeat(N) },
   { file: "src/parse/dialects/pythonic.ts", literal: "/^[A-Za-z_][\\w.-]*/", adversarial: () => `${"a.".repeat(N / 2)}!` },
   { file: "src/parse/dialects/pythonic.ts", literal: "/^(?:True|False|None|-?\\d+(?:\\.\\d+)?(?:[eE][+-]?\\d+)?)/", adversarial: () => `-${"1".repeat(N)}.e` },

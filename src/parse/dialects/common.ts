@@ -1,5 +1,6 @@
 import type { SpanContext } from "../dsml.ts";
 import type { Segment, UnitOutcome } from "../segments.ts";
+import type { ToolSpec } from "../types.ts";
 import { coerceObject, coerceValue, isPlainObject, parseJson, propertySchema } from "../values.ts";
 
 /** One call from a tool name and an arguments object (or a JSON string of one), gated on declared tools. */
@@ -11,7 +12,29 @@ export function callOutcome(name: unknown, args: unknown, shape: string, ctx: Sp
   if (!parsed.ok || !isPlainObject(parsed.value)) {
     return { kind: "broken", shape, reason: "broken-markup", detail: "tool call arguments are not a JSON object", tool: name };
   }
-  return { kind: "call", tool: name, input: coerceObject(parsed.value, tool.parameters), shape };
+  return checkedCall(tool, coerceObject(parsed.value, tool.parameters), shape);
+}
+
+/** The first parameter the tool's schema requires that `input` lacks, or null. */
+export function missingRequired(tool: ToolSpec, input: Record<string, unknown>): string | null {
+  const required = tool.parameters?.required;
+  if (!Array.isArray(required)) return null;
+  for (const key of required) if (typeof key === "string" && !Object.prototype.hasOwnProperty.call(input, key)) return key;
+  return null;
+}
+
+/** A call that lacks a required parameter would only fail in the tool: it is broken markup, never emitted. */
+export function checkedCall(tool: ToolSpec, input: Record<string, unknown>, shape: string): UnitOutcome {
+  const missing = missingRequired(tool, input);
+  if (missing !== null) return { kind: "broken", shape, reason: "broken-markup", detail: `required parameter ${missing} is missing`, tool: tool.name };
+  return { kind: "call", tool: tool.name, input, shape };
+}
+
+/** A call cut off by the end of the reply: the same reason and detail in every dialect (and as DSML says it). */
+export function truncatedCall(shape: string, tool?: string | null): UnitOutcome {
+  const out: UnitOutcome = { kind: "broken", shape, reason: "truncated-call", detail: "the call never closed" };
+  if (tool) out.tool = tool;
+  return out;
 }
 
 /** Key/value pairs whose values are raw text, typed from the tool's schema (GLM, Qwen3-Coder). */
@@ -26,7 +49,7 @@ export function textArgsOutcome(name: string, pairs: [string, string][], shape: 
     }
     input[key] = coerceValue(raw, propertySchema(tool.parameters, key), undefined);
   }
-  return { kind: "call", tool: name, input, shape };
+  return checkedCall(tool, input, shape);
 }
 
 export function wholeSpan(length: number, outcome: UnitOutcome): Segment[] {

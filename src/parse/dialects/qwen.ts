@@ -1,30 +1,42 @@
 import { tagsOf, type Segment } from "../segments.ts";
 import type { SpanContext } from "../dsml.ts";
-import { textArgsOutcome, trimLayoutNewlines, wholeSpan } from "./common.ts";
+import { textArgsOutcome, trimLayoutNewlines, truncatedCall, wholeSpan } from "./common.ts";
 
 /**
  * O02 Qwen3-Coder: `<function=NAME>` then `<parameter=KEY>VALUE</parameter>` pairs then
  * `</function>`. Values are raw text (one hugging newline each side is layout), typed by schema.
+ * A parameter ends at its closer, at the next parameter's opener, or at the function's closer;
+ * the function ends at its closer or, inside a `<tool_call>` that closed, at the wrapper's closer
+ * (`closedByWrapper`). Only a function that never reached either boundary is truncated.
  */
-export function parseQwenFunctions(span: string, from: number, to: number, ctx: SpanContext): Segment[] {
+export function parseQwenFunctions(span: string, from: number, to: number, ctx: SpanContext, closedByWrapper = false): Segment[] {
   let name: string | null = null;
   let closed = false;
   let open: { key: string; start: number } | null = null;
   const pairs: [string, string][] = [];
+  const endParam = (at: number) => {
+    if (open) pairs.push([open.key, trimLayoutNewlines(span.slice(open.start, at))]);
+    open = null;
+  };
   for (const tag of tagsOf(span.slice(0, to), from)) {
-    if (tag.family !== "naked") continue;
+    if (tag.family !== "naked" || closed) continue;
     if (tag.role === "function") {
       if (!tag.closing && name === null) name = tag.attrs.name ?? null;
-      else if (tag.closing) closed = true;
-    } else if (tag.role === "parameter") {
-      if (!tag.closing) open = { key: tag.attrs.name ?? "", start: tag.end };
-      else if (open) {
-        pairs.push([open.key, trimLayoutNewlines(span.slice(open.start, tag.start))]);
-        open = null;
+      else if (tag.closing && name !== null) {
+        endParam(tag.start);
+        closed = true;
       }
+    } else if (tag.role === "parameter" && name !== null) {
+      if (!tag.closing) {
+        endParam(tag.start);
+        open = { key: tag.attrs.name ?? "", start: tag.end };
+      } else endParam(tag.start);
     }
   }
   if (name === null) return wholeSpan(span.length, { kind: "foreign" });
-  if (!closed || open) return wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "truncated-call", detail: "function never closed", tool: name });
+  if (!closed) {
+    if (!closedByWrapper) return wholeSpan(span.length, truncatedCall("O02", name));
+    endParam(to);
+  }
   return wholeSpan(span.length, textArgsOutcome(name, pairs, "O02", ctx));
 }

@@ -1,44 +1,71 @@
+import type { Tag } from "../../grammar/tags.ts";
 import type { SpanContext } from "../dsml.ts";
-import type { Segment } from "../segments.ts";
-import { textSpan } from "../segments.ts";
+import { tagsOf, textSpan, type Segment } from "../segments.ts";
 import { isPlainObject, parseJson } from "../values.ts";
-import { callOutcome, element, textArgsOutcome, trimLayoutNewlines, wholeSpan } from "./common.ts";
+import { callOutcome, element, textArgsOutcome, trimLayoutNewlines, truncatedCall, wholeSpan } from "./common.ts";
 import { parseQwenFunctions } from "./qwen.ts";
 
+/** A GLM tool name as the body's first word (what the engine's name phase accepts), or undefined. */
+function glmName(body: string): string | undefined {
+  const isStart = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
+  const isName = (c: number) => isStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e || c === 0x3a;
+  if (!isStart(body.charCodeAt(0))) return undefined;
+  let end = 1;
+  while (end < body.length && isName(body.charCodeAt(end))) end++;
+  return body.slice(0, end);
+}
+
 /**
- * `<tool_call>` is shared by four formats; the body tells them apart:
- * a JSON object (Hermes/Qwen, O01), `<function=` (Qwen3-Coder, O02), a name then `<arg_key>`
- * pairs (GLM, O03), or `<tool_name>`/`<code>` (the C01/C05 costume, handled by the caller).
+ * `<tool_call>` is shared by four formats; the body tells them apart: a JSON object (Hermes/Qwen,
+ * O01), `<function=` (Qwen3-Coder, O02), a name then `<arg_key>` pairs or nothing (GLM, O03), or
+ * `<tool_name>`/`<code>` (the C01/C05 costume, `xmlCostume`). `truncated`: the reply ended first.
  */
-export function parseToolCallDialect(span: string, bodyStart: number, bodyEnd: number, ctx: SpanContext): Segment[] | null {
-  const body = span.slice(bodyStart, bodyEnd);
+export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, truncated: boolean, xmlCostume: (span: string) => Segment[]): Segment[] {
+  const closer = truncated ? undefined : tagsOf(span, opener.end).find((t) => t.family === "costume" && t.closing && t.name === "tool_call");
+  const bodyEnd = closer ? closer.start : span.length;
+  const body = span.slice(opener.end, bodyEnd);
   const trimmed = body.trim();
   const dialects = ctx.options.dialects;
+  const whole = (outcome: Parameters<typeof wholeSpan>[1]) => wholeSpan(span.length, outcome);
   if (trimmed.startsWith("{")) {
     if (!dialects.hermes) return textSpan(span.length);
     const parsed = parseJson(trimmed);
-    if (!parsed.ok || !isPlainObject(parsed.value)) return textSpan(span.length);
+    if (!parsed.ok) return truncated ? whole(truncatedCall("O01")) : textSpan(span.length);
+    if (!isPlainObject(parsed.value)) return textSpan(span.length);
     const { name, arguments: args, parameters } = parsed.value as { name?: unknown; arguments?: unknown; parameters?: unknown };
     if (typeof name !== "string") return textSpan(span.length);
-    return wholeSpan(span.length, callOutcome(name, args ?? parameters, "O01", ctx));
+    // `{"name": X}` alone is how prose shows the format; it is a call only for a declared tool that needs nothing.
+    const tool = ctx.tools.get(name);
+    if (args === undefined && parameters === undefined && (!tool || tool.parameters?.required?.length)) return textSpan(span.length);
+    return whole(callOutcome(name, args ?? parameters, "O01", ctx));
   }
   if (trimmed.startsWith("<function=")) {
-    return dialects.qwen3coder ? parseQwenFunctions(span, bodyStart, bodyEnd, ctx) : textSpan(span.length);
+    return dialects.qwen3coder ? parseQwenFunctions(span, opener.end, bodyEnd, ctx, closer !== undefined) : textSpan(span.length);
   }
-  if (body.includes("<arg_key>")) {
+  const name = glmName(trimmed);
+  if (name !== undefined) {
     if (!dialects.glm) return textSpan(span.length);
-    const newline = trimmed.search(/[\n<]/);
-    const name = (newline < 0 ? trimmed : trimmed.slice(0, newline)).trim();
-    const pairs: [string, string][] = [];
-    for (let at = 0; ; ) {
-      const key = element(body, "arg_key", at);
-      if (!key) break;
-      const value = element(body, "arg_value", key.end);
-      if (!value) return wholeSpan(span.length, { kind: "broken", shape: "O03", reason: "broken-markup", detail: "arg_key without arg_value", tool: name });
-      pairs.push([key.value.trim(), trimLayoutNewlines(value.value)]);
-      at = value.end;
+    const rest = trimmed.slice(name.length);
+    if (rest.trim() === "") {
+      // Zero arguments: a closed `<tool_call>NAME</tool_call>` for a declared tool; an unclosed or unknown name is prose.
+      return closer && ctx.tools.has(name) ? whole(textArgsOutcome(name, [], "O03", ctx)) : textSpan(span.length);
     }
-    return wholeSpan(span.length, textArgsOutcome(name, pairs, "O03", ctx));
+    if (truncated) return whole(truncatedCall("O03", name));
+    return whole(glmPairs(body, name, ctx));
   }
-  return null;
+  if (truncated || !ctx.options.codeCostumes) return textSpan(span.length);
+  return xmlCostume(span);
+}
+
+function glmPairs(body: string, name: string, ctx: SpanContext): Parameters<typeof wholeSpan>[1] {
+  const pairs: [string, string][] = [];
+  for (let at = 0; ; ) {
+    const key = element(body, "arg_key", at);
+    if (!key) break;
+    const value = element(body, "arg_value", key.end);
+    if (!value) return { kind: "broken", shape: "O03", reason: "broken-markup", detail: "arg_key without arg_value", tool: name };
+    pairs.push([key.value.trim(), trimLayoutNewlines(value.value)]);
+    at = value.end;
+  }
+  return textArgsOutcome(name, pairs, "O03", ctx);
 }

@@ -1,0 +1,132 @@
+/**
+ * Strict JSON syntax, one character at a time: "bad" at the first character JSON.parse would
+ * reject, "done" at the one that closes the outermost object or array. A body that must be JSON
+ * (Hermes `<tool_call>`) proves it is only prose at its first wrong character, so a mention costs
+ * no more holding than the text up to that character. Numbers are checked loosely (their
+ * characters only); JSON.parse still decides them.
+ */
+export type JsonStep = "ok" | "bad" | "done";
+
+const enum Expect {
+  Value,
+  /** After `{`: a key or `}`. */
+  FirstKey,
+  /** After `,` in an object: a key. */
+  Key,
+  Colon,
+  /** After a value: `,` or the container's closer. */
+  Next,
+}
+
+const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+const isNumberCode = (c: number) => (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45;
+const LITERALS = ["true", "false", "null"];
+
+export class JsonSyntax {
+  /** Open containers, innermost last: `{` or `[`. */
+  private readonly stack: number[] = [];
+  private expect = Expect.Value;
+  private inString = false;
+  private stringIsKey = false;
+  private escaped = false;
+  private unicodeDigits = 0;
+  private literal = "";
+  private inNumber = false;
+
+  step(c: number): JsonStep {
+    if (this.inString) return this.stringStep(c);
+    if (this.literal !== "") {
+      if (c >= 0x61 && c <= 0x7a) {
+        this.literal += String.fromCharCode(c);
+        return LITERALS.some((l) => l.startsWith(this.literal)) ? "ok" : "bad";
+      }
+      if (!LITERALS.includes(this.literal)) return "bad";
+      this.literal = "";
+      this.expect = Expect.Next;
+    } else if (this.inNumber) {
+      if (isNumberCode(c)) return "ok";
+      this.inNumber = false;
+      this.expect = Expect.Next;
+    }
+    if (isSpace(c)) return "ok";
+    switch (this.expect) {
+      case Expect.Value:
+        return this.valueStart(c);
+      case Expect.FirstKey:
+        if (c === 0x7d) return this.close(0x7b);
+        return this.keyStart(c);
+      case Expect.Key:
+        return this.keyStart(c);
+      case Expect.Colon:
+        if (c !== 0x3a) return "bad";
+        this.expect = Expect.Value;
+        return "ok";
+      case Expect.Next: {
+        const top = this.stack[this.stack.length - 1];
+        if (top === undefined) return "bad";
+        if (c === 0x2c) {
+          this.expect = top === 0x7b ? Expect.Key : Expect.Value;
+          return "ok";
+        }
+        return c === 0x7d || c === 0x5d ? this.close(c === 0x7d ? 0x7b : 0x5b) : "bad";
+      }
+    }
+  }
+
+  private valueStart(c: number): JsonStep {
+    if (c === 0x7b || c === 0x5b) {
+      this.stack.push(c);
+      this.expect = c === 0x7b ? Expect.FirstKey : Expect.Value;
+      return "ok";
+    }
+    // An empty array: `]` where its first value would start.
+    if (c === 0x5d && this.stack[this.stack.length - 1] === 0x5b) return this.close(0x5b);
+    if (this.stack.length === 0) return "bad";
+    if (c === 0x22) {
+      this.inString = true;
+      this.stringIsKey = false;
+      return "ok";
+    }
+    if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      this.inNumber = true;
+      return "ok";
+    }
+    if (c === 0x74 || c === 0x66 || c === 0x6e) {
+      this.literal = String.fromCharCode(c);
+      return "ok";
+    }
+    return "bad";
+  }
+
+  private keyStart(c: number): JsonStep {
+    if (c !== 0x22) return "bad";
+    this.inString = true;
+    this.stringIsKey = true;
+    return "ok";
+  }
+
+  private stringStep(c: number): JsonStep {
+    if (this.unicodeDigits > 0) {
+      this.unicodeDigits--;
+      return (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66) ? "ok" : "bad";
+    }
+    if (this.escaped) {
+      this.escaped = false;
+      if (c === 0x75) this.unicodeDigits = 4;
+      else if ("\"\\/bfnrt".indexOf(String.fromCharCode(c)) < 0) return "bad";
+      return "ok";
+    }
+    if (c === 0x5c) this.escaped = true;
+    else if (c === 0x22) {
+      this.inString = false;
+      this.expect = this.stringIsKey ? Expect.Colon : Expect.Next;
+    } else if (c < 0x20) return "bad";
+    return "ok";
+  }
+
+  private close(open: number): JsonStep {
+    if (this.stack.pop() !== open) return "bad";
+    this.expect = Expect.Next;
+    return this.stack.length === 0 ? "done" : "ok";
+  }
+}
