@@ -56,6 +56,7 @@ class Engine implements RepairEngine {
   private readonly longestName: number;
   private readonly brackets: boolean;
   private readonly isEchoed: ((markup: string) => boolean) | undefined;
+  private readonly thinking: boolean;
 
   constructor(options: EngineOptions) {
     const tools = new Map<string, ToolSpec>();
@@ -64,6 +65,7 @@ class Engine implements RepairEngine {
     const dialects = this.ctx.options.dialects;
     this.brackets = dialects.mistral || dialects.mistralResidue;
     this.isEchoed = options.isEchoed;
+    this.thinking = options.channel === "reasoning";
     this.residueNames = dialects.mistralResidue && tools.size > 0 ? [...tools.keys()] : null;
     this.longestName = Math.max(0, ...[...tools.keys()].map((n) => n.length));
     const limit = options.bufferLimit ?? DEFAULT_BUFFER_LIMIT;
@@ -378,6 +380,11 @@ class Engine implements RepairEngine {
     const tail = this.tail;
     if (!tail) {
       if (noise) this.stripped.push({ span: [start, start + text.length], kind: "noise" });
+      return;
+    }
+    if (this.thinking && !noise && hasContent(text, 0, text.length)) {
+      this.releaseTail();
+      this.pushText(text, start);
       return;
     }
     const room = this.limit - tail.length;

@@ -16,6 +16,11 @@ export interface EngineOptions {
    * model only quoted content it was given, so the markup is stripped and never executed.
    */
   isEchoed?: (markup: string) => boolean;
+  /**
+   * "reasoning" (D06): the text is the model's thinking. Prose after a recovered call is the model
+   * still thinking, so it is released at once instead of being held as a possible fabricated result.
+   */
+  channel?: "content" | "reasoning";
 }
 
 export interface EngineSummary {
