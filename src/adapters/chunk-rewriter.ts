@@ -4,6 +4,7 @@ import type { EngineEvent } from "../stream/types.ts";
 import { ChunkShape } from "./chunk-shape.ts";
 import type { GuardedEngine } from "./options.ts";
 import { type Json, isObject, openAiCall } from "./openai.ts";
+import type { ReasoningChannel } from "./reasoning.ts";
 
 export const RAW = Symbol("raw");
 /** A chunk to serialize, or RAW: the event's original bytes. */
@@ -27,10 +28,21 @@ export class ChunkRewriter {
   #reported = false;
   #nativeNoted = false;
   #shape = new ChunkShape();
+  #reasoning: ReasoningChannel | undefined;
+  /** The field the provider streams thinking in; released reasoning text goes back under it. */
+  #reasoningKey: ReasoningKey = "reasoning_content";
+  /** Calls recovered from the reasoning channel (D06), emitted when the reply ended. */
+  #fromReasoning = 0;
 
-  constructor(guard: GuardedEngine, onFinal: () => void) {
+  constructor(guard: GuardedEngine, onFinal: () => void, reasoning?: ReasoningChannel) {
     this.#guard = guard;
     this.#onFinal = onFinal;
+    this.#reasoning = reasoning;
+  }
+
+  /** Calls handed to the client so far, from either channel. */
+  get #recovered(): number {
+    return this.#guard.recovered + this.#fromReasoning;
   }
 
   /** `payload` is the event's joined data lines. null: pass the event through byte for byte. */
@@ -40,7 +52,8 @@ export class ChunkRewriter {
       const pieces = this.end();
       return pieces.length > 0 ? { pieces: [...pieces, RAW] } : null;
     }
-    const content = this.#shape.match(payload);
+    // While reasoning is held, every chunk takes the full path, which knows where reasoning ends.
+    const content = this.#reasoning?.active ? undefined : this.#shape.match(payload);
     if (content !== undefined) return this.#content(payload, content, hasMeta);
     let chunk: unknown;
     try {
@@ -56,10 +69,12 @@ export class ChunkRewriter {
   /** End of stream (or [DONE]) without a finish_reason: flush what the engine still holds. */
   end(): Json[] {
     if (this.#guard.done) return [];
+    const thought = this.#closeReasoning();
     const step = this.#guard.step({ flush: true });
+    const late = step.ok ? this.#reasoningCalls() : [];
     this.#final();
-    if (!step.ok) return step.held ? [this.#synthetic({ content: step.held })] : [];
-    return this.#segments(step.events, 0);
+    if (!step.ok) return step.held ? [...thought, this.#synthetic({ content: step.held })] : thought;
+    return [...thought, ...this.#segments(step.events, 0), ...late];
   }
 
   /**
@@ -68,6 +83,7 @@ export class ChunkRewriter {
    */
   #content(payload: string, content: string, hasMeta: boolean): Rewritten | null {
     this.#latest = this.#shape.source;
+    this.#reasoning?.noteContent(content);
     if (this.#guard.done || content === "") return null;
     const events = this.#guard.feed(content);
     if (typeof events === "string") return events ? { pieces: [this.#synthetic({ content: events }), RAW] } : null;
@@ -91,10 +107,52 @@ export class ChunkRewriter {
 
     if (!finish && !toolCalls && content !== undefined) this.#shape.learn(payload, chunk, content);
 
+    const thought = this.#reasoning ? this.#thought(delta, content, toolCalls !== undefined, finish) : undefined;
+    const pieces = this.#choice(chunk, first, delta, content, toolCalls, finish, hasMeta);
+    return thought ? withThought(thought, pieces, chunk, delta!, hasMeta) : pieces;
+  }
+
+  /**
+   * D06: the chunk's reasoning through the reasoning channel. Reasoning ends where content, a native
+   * call or the finish begins; what its engine still held goes out just before.
+   */
+  #thought(delta: Json | undefined, content: string | undefined, native: boolean, finish: boolean): Thought | undefined {
+    const reasoning = this.#reasoning!;
+    if (native) reasoning.noteNative();
+    if (content !== undefined) reasoning.noteContent(content);
+    const ends = content !== undefined || native || finish || this.#guard.done;
+    const key = reasoningKeyOf(delta);
+    if (key === undefined || this.#guard.done) {
+      const rest = ends ? reasoning.close() : "";
+      return rest ? { lead: [this.#synthetic({ [this.#reasoningKey]: rest })], changed: false } : undefined;
+    }
+    this.#reasoningKey = key;
+    const original = delta![key] as string;
+    const released = reasoning.feed(original) + (ends ? reasoning.close() : "");
+    if (released === original) return undefined;
+    if (released) delta![key] = released;
+    else delete delta![key];
+    return { lead: [], changed: true };
+  }
+
+  /** Calls written in reasoning, once the reply has ended: only when the reasoning was the answer. */
+  #reasoningCalls(): Json[] {
+    const calls = this.#reasoning?.settle(this.#guard.recovered) ?? [];
+    this.#fromReasoning += calls.length;
+    return calls.map((call) => this.#synthetic({ tool_calls: [openAiCall(call, this.#nextIndex++)] }));
+  }
+
+  #closeReasoning(): Json[] {
+    const rest = this.#reasoning?.close();
+    return rest ? [this.#synthetic({ [this.#reasoningKey]: rest })] : [];
+  }
+
+  #choice(chunk: Json, first: Json, delta: Json | undefined, content: string | undefined, toolCalls: unknown[] | undefined, finish: boolean, hasMeta: boolean): Piece[] | null {
     if (this.#guard.done) return this.#settle(first, toolCalls) ? [chunk] : null;
     if (content === undefined && !finish && !toolCalls) return null;
 
     const events = this.#step(toolCalls !== undefined, content, finish);
+    const late = finish && typeof events !== "string" ? this.#reasoningCalls() : [];
     if (finish) this.#final();
     if (typeof events === "string") {
       const settled = this.#settle(first, toolCalls);
@@ -103,7 +161,7 @@ export class ChunkRewriter {
     }
 
     const changed = toolCalls ? this.#remapNative(toolCalls) : false;
-    if (finish) return this.#finish(chunk, first, delta, content, this.#segments(events, 0), changed);
+    if (finish) return this.#finish(chunk, first, delta, content, [...this.#segments(events, 0), ...late], changed);
     return this.#released(chunk, delta, content, events, changed, hasMeta);
   }
 
@@ -140,7 +198,7 @@ export class ChunkRewriter {
 
   /** The finish_reason must come after everything the flush released. */
   #finish(chunk: Json, choice: Json, delta: Json | undefined, content: string | undefined, segments: Json[], changed: boolean): Piece[] | null {
-    const recovered = this.#guard.recovered > 0;
+    const recovered = this.#recovered > 0;
     if (!changed && !recovered && content !== undefined && segments.length === 1 && contentOf(segments[0]!) === content) {
       return null;
     }
@@ -163,7 +221,7 @@ export class ChunkRewriter {
   /** After the engine is done only indices and the finish_reason still need to agree with what was emitted. */
   #settle(choice: Json, toolCalls: unknown[] | undefined): boolean {
     let changed = toolCalls ? this.#remapNative(toolCalls) : false;
-    if (choice.finish_reason != null && this.#guard.recovered > 0 && choice.finish_reason !== "tool_calls") {
+    if (choice.finish_reason != null && this.#recovered > 0 && choice.finish_reason !== "tool_calls") {
       choice.finish_reason = "tool_calls";
       changed = true;
     }
@@ -177,7 +235,7 @@ export class ChunkRewriter {
       if (!isObject(call) || typeof call.index !== "number") continue;
       let mapped = this.#nativeIndex.get(call.index);
       if (mapped === undefined) {
-        mapped = this.#guard.recovered === 0 ? call.index : this.#nextIndex;
+        mapped = this.#recovered === 0 ? call.index : this.#nextIndex;
         this.#nativeIndex.set(call.index, mapped);
       }
       this.#nextIndex = Math.max(this.#nextIndex, mapped + 1);
@@ -212,6 +270,31 @@ export class ChunkRewriter {
     this.#reported = true;
     this.#onFinal();
   }
+}
+
+type ReasoningKey = "reasoning_content" | "reasoning";
+
+/** What the reasoning channel did to a chunk: reasoning text to send before it, and whether its own delta changed. */
+interface Thought {
+  lead: Json[];
+  changed: boolean;
+}
+
+/** Providers stream thinking as `reasoning_content` (DeepSeek, vLLM, SGLang) or `reasoning` (OpenRouter, newer vLLM). */
+function reasoningKeyOf(delta: Json | undefined): ReasoningKey | undefined {
+  if (typeof delta?.reasoning_content === "string" && delta.reasoning_content !== "") return "reasoning_content";
+  if (typeof delta?.reasoning === "string" && delta.reasoning !== "") return "reasoning";
+  return undefined;
+}
+
+/** The content side's pieces with the reasoning side's changes: a changed chunk is never sent as its original bytes. */
+function withThought(thought: Thought, pieces: Piece[] | null, chunk: Json, delta: Json, hasMeta: boolean): Piece[] {
+  if (!thought.changed) return [...thought.lead, ...(pieces ?? [RAW])];
+  const own = pieces ?? [chunk];
+  const body = own.map((piece) => (piece === RAW ? chunk : piece));
+  // A chunk that carried only reasoning, all of it held back, is dropped rather than sent empty.
+  const empty = body.length === 1 && body[0] === chunk && onlyEnvelope(chunk, delta) && !hasMeta;
+  return [...thought.lead, ...(empty ? [] : body)];
 }
 
 function isEmptyText(event: EngineEvent): boolean {

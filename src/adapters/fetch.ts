@@ -1,13 +1,14 @@
 // Drop-in fetch for OpenAI chat-completions endpoints: leaked tool-call markup in `content`
 // comes back as real `tool_calls`, so any OpenAI-compatible client sees a normal tool call.
 import type { ToolSpec } from "../parse/types.ts";
-import type { EchoGuard, EngineSummary, RepairEngine } from "../stream/types.ts";
+import type { EchoGuard, EngineOptions, EngineSummary, RepairEngine } from "../stream/types.ts";
 import { ChunkRewriter } from "./chunk-rewriter.ts";
 import { givenFromChatBody, requestEchoGuard } from "./echo-guard.ts";
 import { rewriteEventStream } from "./event-stream.ts";
 import { textAndCalls } from "../stream/events.ts";
 import { isObject, openAiCall } from "./openai.ts";
 import { chatToolChoice, offeredTools } from "./tool-choice.ts";
+import { ReasoningChannel } from "./reasoning.ts";
 import {
   type AdapterDeps,
   type AdapterOptions,
@@ -39,7 +40,7 @@ interface Plan {
 interface ResponseContext {
   options: AdapterOptions;
   plan: Plan;
-  engine: () => RepairEngine;
+  engine: (extra?: Partial<EngineOptions>) => RepairEngine;
 }
 
 export function repairFetch(
@@ -77,8 +78,8 @@ function noFactory(options: AdapterOptions) {
   };
 }
 
-function bindFactory(factory: EngineFactory, options: AdapterOptions, plan: Plan): () => RepairEngine {
-  return () => factory(engineOptions(options, plan.tools ?? [], plan.isEchoed));
+function bindFactory(factory: EngineFactory, options: AdapterOptions, plan: Plan): (extra?: Partial<EngineOptions>) => RepairEngine {
+  return (extra) => factory({ ...engineOptions(options, plan.tools ?? [], plan.isEchoed), ...extra });
 }
 
 // ---------------------------------------------------------------- request
@@ -163,9 +164,17 @@ function onEngineError(ctx: ResponseContext) {
   return (line: string) => debugLine(ctx.options, `${ctx.plan.tag ?? "untagged"}: ${line}`);
 }
 
-function finishReport(ctx: ResponseContext, guard: GuardedEngine): void {
+function finishReport(ctx: ResponseContext, guard: GuardedEngine, reasoning: ReasoningChannel): void {
   const summary = guard.summary();
-  if (summary) report(ctx.options, { requestTag: ctx.plan.tag, summary, attempt: ctx.plan.attempt });
+  if (!summary) return;
+  const thought = reasoning.summaries();
+  const merged = thought.length > 0 ? mergeSummaries([summary, ...thought]) : summary;
+  report(ctx.options, { requestTag: ctx.plan.tag, summary: merged, attempt: ctx.plan.attempt });
+}
+
+/** D06: one engine per stretch of reasoning, with the same tools, echo guard and options as the content's. */
+function reasoningChannel(ctx: ResponseContext): ReasoningChannel {
+  return new ReasoningChannel(() => new GuardedEngine(ctx.engine({ channel: "reasoning" }), onEngineError(ctx)));
 }
 
 async function repairJson(response: Response, ctx: ResponseContext): Promise<Response> {
@@ -181,15 +190,24 @@ async function repairJson(response: Response, ctx: ResponseContext): Promise<Res
   let changed = false;
   for (const choice of body.choices) {
     const message = isObject(choice) ? choice.message : undefined;
-    if (!isObject(choice) || !isObject(message) || typeof message.content !== "string") continue;
+    if (!isObject(choice) || !isObject(message)) continue;
+    // A reply whose answer is all in reasoning (D06) may come with no content at all.
+    const content = typeof message.content === "string" ? message.content : message.content == null && hasReasoning(message) ? "" : undefined;
+    if (content === undefined) continue;
     const native = Array.isArray(message.tool_calls) && message.tool_calls.length > 0;
     const guard = new GuardedEngine(ctx.engine(), onEngineError(ctx));
-    const step = guard.step({ native, delta: message.content, flush: true });
+    const thinking = messageReasoning(message, content, native, ctx);
+    const step = guard.step({ native, delta: content, flush: true });
     if (!step.ok) return response;
-    const { text: visible, calls } = textAndCalls(step.events);
+    const { text: visible, calls: contentCalls } = textAndCalls(step.events);
+    const calls = [...contentCalls, ...(thinking?.channel.settle(contentCalls.length) ?? [])];
     const summary = guard.summary();
-    if (summary) summaries.push(summary);
-    if (visible === message.content && calls.length === 0) continue;
+    if (summary) summaries.push(summary, ...(thinking?.channel.summaries() ?? []));
+    if (thinking && thinking.text !== message[thinking.key]) {
+      message[thinking.key] = thinking.text;
+      changed = true;
+    }
+    if (visible === content && calls.length === 0) continue;
     changed = true;
     message.content = visible === "" && calls.length > 0 ? null : visible;
     if (calls.length > 0) {
@@ -207,11 +225,32 @@ async function repairJson(response: Response, ctx: ResponseContext): Promise<Res
   return rebuilt(response, JSON.stringify(body));
 }
 
+/** D06 for a whole message: its reasoning text with complete markup taken out, and the channel holding the calls. */
+function messageReasoning(message: Record<string, unknown>, content: string, native: boolean, ctx: ResponseContext) {
+  const key = reasoningKey(message);
+  if (key === undefined) return undefined;
+  const channel = reasoningChannel(ctx);
+  if (native) channel.noteNative();
+  channel.noteContent(content);
+  const text = channel.feed(message[key] as string) + channel.close();
+  return { key, channel, text };
+}
+
+function reasoningKey(message: Record<string, unknown>): "reasoning_content" | "reasoning" | undefined {
+  if (typeof message.reasoning_content === "string") return "reasoning_content";
+  return typeof message.reasoning === "string" ? "reasoning" : undefined;
+}
+
+function hasReasoning(message: Record<string, unknown>): boolean {
+  return reasoningKey(message) !== undefined;
+}
+
 // ---------------------------------------------------------------- SSE
 
 function repairStream(response: Response, ctx: ResponseContext): Response {
   const guard = new GuardedEngine(ctx.engine(), onEngineError(ctx));
-  const rewriter = new ChunkRewriter(guard, () => finishReport(ctx, guard));
+  const reasoning = reasoningChannel(ctx);
+  const rewriter = new ChunkRewriter(guard, () => finishReport(ctx, guard, reasoning), reasoning);
   const onError = (error: unknown) => debugLine(ctx.options, `SSE rewrite failed, passing the event through: ${describeError(error)}`);
   return rebuilt(response, rewriteEventStream(response.body!, rewriter, onError));
 }

@@ -16,6 +16,7 @@ import type { JsonSchema, RecoveredCall, ToolSpec } from "../parse/types.ts";
 import type { EngineEvent } from "../stream/types.ts";
 import { givenFromPrompt, requestEchoGuard } from "./echo-guard.ts";
 import { offeredTools, sdkToolChoice } from "./tool-choice.ts";
+import { ReasoningChannel } from "./reasoning.ts";
 import {
   type AdapterDeps,
   type AdapterOptions,
@@ -28,6 +29,7 @@ import {
   engineOptions,
   loadEngineFactory,
   readGuarded,
+  mergeSummaries,
   repairEnabled,
   report,
   settleOptions,
@@ -45,6 +47,10 @@ export interface MiddlewareOptions extends AdapterOptions {
 interface CallContext {
   options: MiddlewareOptions;
   guard: GuardedEngine;
+  /** D06: reasoning parts through their own engines; their calls run only when reasoning was the answer. */
+  reasoning: ReasoningChannel;
+  /** Calls emitted from the reasoning channel. */
+  fromReasoning: number;
   tag: string | undefined;
   attempt: number;
   reported: boolean;
@@ -80,6 +86,8 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
     return () => ({
       options,
       guard: new GuardedEngine(factory(engineOptions(options, offered, isEchoed)), onError),
+      reasoning: new ReasoningChannel(() => new GuardedEngine(factory({ ...engineOptions(options, offered, isEchoed), channel: "reasoning" }), onError)),
+      fromReasoning: 0,
       tag,
       attempt,
       reported: false,
@@ -163,28 +171,59 @@ function declaredTools(params: LanguageModelV3CallOptions): ToolSpec[] {
 function finishReport(ctx: CallContext): void {
   if (ctx.reported || ctx.guard.failed) return;
   ctx.reported = true;
-  const summary = ctx.guard.summary();
+  const summary = fullSummary(ctx);
   if (summary) report(ctx.options, { requestTag: ctx.tag, summary, attempt: ctx.attempt });
 }
 
+/** The content engine's report, with the reasoning engines' when the reasoning was the answer. */
+function fullSummary(ctx: CallContext) {
+  const summary = ctx.guard.summary();
+  if (!summary) return undefined;
+  const thought = ctx.reasoning.summaries();
+  return thought.length > 0 ? mergeSummaries([summary, ...thought]) : summary;
+}
+
+function recovered(ctx: CallContext): number {
+  return ctx.guard.recovered + ctx.fromReasoning;
+}
+
+/** The reply ended: calls written in reasoning, if the reasoning was the whole answer. */
+function reasoningCalls(ctx: CallContext): RecoveredCall[] {
+  const calls = ctx.reasoning.settle(ctx.guard.recovered);
+  ctx.fromReasoning += calls.length;
+  return calls;
+}
+
 function finishReason(reason: LanguageModelV3FinishReason, ctx: CallContext): LanguageModelV3FinishReason {
-  return ctx.guard.recovered > 0 ? { unified: "tool-calls", raw: reason.raw } : reason;
+  return recovered(ctx) > 0 ? { unified: "tool-calls", raw: reason.raw } : reason;
 }
 
 function metadata(existing: SharedV3ProviderMetadata | undefined, ctx: CallContext): SharedV3ProviderMetadata {
-  const nudge = ctx.guard.failed ? null : (ctx.guard.summary()?.nudge ?? null);
-  return { ...existing, dsmlFix: { recovered: ctx.guard.recovered, nudge } };
+  const nudge = ctx.guard.failed ? null : (fullSummary(ctx)?.nudge ?? null);
+  return { ...existing, dsmlFix: { recovered: recovered(ctx), nudge } };
 }
 
 function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallContext): LanguageModelV3GenerateResult {
-  const { guard } = ctx;
+  const { guard, reasoning } = ctx;
   const native = result.content.some((part) => part.type === "tool-call");
   if (native && !guard.step({ native }).ok) return result;
+  if (native) reasoning.noteNative();
   const content: LanguageModelV3Content[] = [];
   const calls: RecoveredCall[] = [];
   const emptied = new Set<LanguageModelV3Content>();
   let lastText: LanguageModelV3Text | undefined;
   for (const part of result.content) {
+    if (part.type === "text") reasoning.noteContent(part.text);
+  }
+  for (const part of result.content) {
+    if (part.type === "reasoning") {
+      const text = reasoning.feed(part.text) + reasoning.close();
+      if (text !== part.text) {
+        if (text === "") continue;
+        content.push({ ...part, text });
+        continue;
+      }
+    }
     if (part.type !== "text") {
       content.push(part);
       continue;
@@ -200,7 +239,7 @@ function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallContext)
   const step = guard.step({ flush: true });
   if (!step.ok) return result;
   const tail = textAndCalls(step.events);
-  calls.push(...tail.calls);
+  calls.push(...tail.calls, ...reasoningCalls(ctx));
   if (tail.text && lastText) {
     lastText.text += tail.text;
     emptied.delete(lastText);
@@ -226,8 +265,10 @@ const FALLBACK_TEXT_ID = "dsml-fix-text";
  * is held back while the engine still holds that part's text, so no delta ever follows its end.
  */
 function repairParts(ctx: CallContext): TransformStream<Part, Part> {
-  const { guard, options } = ctx;
+  const { guard, options, reasoning } = ctx;
   const open = new Set<string>();
+  /** The reasoning part the reasoning channel's held text belongs to. */
+  let thinking: string | undefined;
   // The id checked last, known to be open: consecutive deltas nearly always share it.
   let lastOpen: string | undefined;
   let owner: string | undefined;
@@ -250,7 +291,8 @@ function repairParts(ctx: CallContext): TransformStream<Part, Part> {
     },
     flush(controller) {
       sink = controller;
-      if (!guard.done) settle(guard.step({ flush: true }));
+      endThought();
+      if (!guard.done) settle(guard.step({ flush: true }), true);
       releaseEnd();
       finishReport(ctx);
     },
@@ -259,6 +301,8 @@ function repairParts(ctx: CallContext): TransformStream<Part, Part> {
   // Apart from handle() because it runs once per token: it should stay short.
   function delta(part: Extract<Part, { type: "text-delta" }>): void {
     if (deferredEnd !== undefined && deferredEnd.id !== part.id) releaseEnd();
+    if (thinking !== undefined) endThought();
+    if (!reasoning.answered) reasoning.noteContent(part.delta);
     owner = part.id;
     const events = guard.feed(part.delta);
     if (typeof events === "string") {
@@ -291,10 +335,17 @@ function repairParts(ctx: CallContext): TransformStream<Part, Part> {
         }
         close(part.id);
         return out(part);
+      case "reasoning-delta":
+        return thought(part);
+      case "reasoning-end":
+        if (part.id === thinking) endThought();
+        return out(part);
       case "tool-input-start":
       case "tool-call":
         if (!nativeNoted) {
           nativeNoted = true;
+          reasoning.noteNative();
+          endThought();
           const step = guard.step({ native: true });
           if (!step.ok) {
             text(step.held);
@@ -303,7 +354,8 @@ function repairParts(ctx: CallContext): TransformStream<Part, Part> {
         }
         return out(part);
       case "finish":
-        settle(guard.step({ flush: true }));
+        endThought();
+        settle(guard.step({ flush: true }), true);
         releaseEnd();
         finishReport(ctx);
         return out(decorate(part));
@@ -312,9 +364,27 @@ function repairParts(ctx: CallContext): TransformStream<Part, Part> {
     }
   }
 
-  function settle(step: ReturnType<GuardedEngine["step"]>): void {
-    if (step.ok) emit(step.events);
-    else text(step.held);
+  function settle(step: ReturnType<GuardedEngine["step"]>, final = false): void {
+    if (!step.ok) return text(step.held);
+    emit(step.events);
+    if (final) for (const recovered of reasoningCalls(ctx)) call(recovered);
+  }
+
+  /** D06: reasoning text passes on without the markup its engine took; the calls wait for the end. */
+  function thought(part: Extract<Part, { type: "reasoning-delta" }>): void {
+    if (thinking !== undefined && thinking !== part.id) endThought();
+    thinking = part.id;
+    const released = reasoning.feed(part.delta);
+    if (released === part.delta) return out(part);
+    if (released) out({ ...part, delta: released });
+  }
+
+  /** The reasoning stretch is over: what its engine held goes out under its own part, before anything else. */
+  function endThought(): void {
+    const id = thinking;
+    thinking = undefined;
+    const rest = reasoning.close();
+    if (rest && id !== undefined) out({ type: "reasoning-delta", id, delta: rest });
   }
 
   function emit(events: EngineEvent[]): void {

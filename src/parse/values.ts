@@ -1,4 +1,5 @@
 import type { JsonSchema } from "./types.ts";
+import { parsePythonLiteral } from "./dialects/pythonic.ts";
 
 /** JSON.parse that never throws and never lets a prototype-polluting key through. */
 export function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
@@ -80,12 +81,27 @@ export function coerceValue(raw: string, schema: JsonSchema | undefined, typedHi
   }
   if (types.has("string") && (typedHint !== "false" || types.size === 1)) return raw;
   if ((types.has("number") || types.has("integer")) && /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(trimmed)) {
-    return Number(trimmed);
+    const number = Number(trimmed);
+    if (matchesTypes(number, types)) return number;
   }
-  if (types.has("boolean") && (trimmed === "true" || trimmed === "false")) return trimmed === "true";
+  const word = LITERAL_WORDS.get(trimmed);
+  if (word !== undefined && matchesTypes(word, types)) return word;
   const parsed = parseJson(trimmed);
-  return parsed.ok && matchesTypes(parsed.value, types) ? parsed.value : raw;
+  if (parsed.ok) return matchesTypes(parsed.value, types) ? parsed.value : raw;
+  // Text-valued dialects are written by models that think in Python: `[True, None]`, `{'a': 1}`.
+  if (types.has("array") || types.has("object")) {
+    const literal = parsePythonLiteral(trimmed);
+    if (literal.ok && matchesTypes(literal.value, types)) return literal.value;
+  }
+  return raw;
 }
+
+/** Booleans and null as JSON and Python spell them (`true`, `True`, `None`); only for a schema that takes them. */
+const LITERAL_WORDS = new Map<string, boolean | null>([
+  ["true", true], ["True", true], ["TRUE", true],
+  ["false", false], ["False", false], ["FALSE", false],
+  ["null", null], ["None", null], ["NULL", null],
+]);
 
 function matchesTypes(value: unknown, types: Set<string>): boolean {
   if (value === null) return types.has("null");

@@ -58,6 +58,7 @@ class Engine implements RepairEngine {
   private readonly brackets: boolean;
   private readonly isEchoed: EchoGuard | undefined;
   private readonly given: GivenReader | undefined;
+  private readonly thinking: boolean;
 
   constructor(options: EngineOptions) {
     const tools = new Map<string, ToolSpec>();
@@ -68,6 +69,7 @@ class Engine implements RepairEngine {
     this.isEchoed = options.isEchoed;
     this.given = options.readingGiven;
     this.doc = this.given ? new QuoteBlindContext() : new DocContext();
+    this.thinking = options.channel === "reasoning";
     this.residueNames = dialects.mistralResidue && tools.size > 0 ? [...tools.keys()] : null;
     this.longestName = Math.max(0, ...[...tools.keys()].map((n) => n.length));
     const limit = options.bufferLimit ?? DEFAULT_BUFFER_LIMIT;
@@ -389,6 +391,11 @@ class Engine implements RepairEngine {
     const tail = this.tail;
     if (!tail) {
       if (noise) this.stripped.push({ span: [start, start + text.length], kind: "noise" });
+      return;
+    }
+    if (this.thinking && !noise && hasContent(text, 0, text.length)) {
+      this.releaseTail();
+      this.pushText(text, start);
       return;
     }
     const room = this.limit - tail.length;

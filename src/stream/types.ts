@@ -17,6 +17,11 @@ export interface EngineOptions {
    * quoted content it was given, so the markup is stripped and never executed.
    */
   isEchoed?: EchoGuard;
+  /**
+   * "reasoning" (D06): the text is the model's thinking. Prose after a recovered call is the model
+   * still thinking, so it is released at once instead of being held as a possible fabricated result.
+   */
+  channel?: "content" | "reasoning";
   /** Set only when the engine reads content the request gave the model (the echo guard), never a reply. */
   readingGiven?: GivenReader;
 }

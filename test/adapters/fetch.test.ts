@@ -275,15 +275,21 @@ describe("repairFetch streamed repair", () => {
     expect(assemble(seen)).toMatchObject({ content: "I'll read it.  done", calls: [{ name: "read", arguments: '{"path":"a.ts"}' }], finish: "tool_calls" });
   });
 
-  test("reasoning_content passes through untouched, even when it looks like markup", async () => {
-    const reasoning = ['Maybe <<CALL read {"path":"x"}>> now', " then answer"];
+  test("reasoning_content without markup passes through byte for byte", async () => {
+    const reasoning = ["Maybe read a < b", " then answer"];
     const upstream = recorded(LEAK, { reasoning });
     queue({ headers: SSE, chunks: [sse(upstream)] });
     const text = await (await fixFetch()(`${base}/chat/completions`, chatInit())).text();
     for (const event of upstream.slice(1, 3)) expect(text).toContain(`data: ${JSON.stringify(event)}\n\n`);
-    const result = assemble(text);
-    expect(result.reasoning).toBe(reasoning.join(""));
-    expect(result.calls.map((c) => c.name)).toEqual(["read"]);
+    expect(assemble(text).reasoning).toBe(reasoning.join(""));
+  });
+
+  test("D06: a call drafted in reasoning_content is taken out of it; the content's own call is the one that runs", async () => {
+    const reasoning = ['Maybe <<CALL read {"path":"x"}>> now', " then answer"];
+    queue({ headers: SSE, chunks: [sse(recorded(LEAK, { reasoning }))] });
+    const result = assemble(await (await fixFetch()(`${base}/chat/completions`, chatInit())).text());
+    expect(result.reasoning).toBe("Maybe  now then answer");
+    expect(result.calls.map((c) => c.arguments)).toEqual(['{"path":"a.ts"}']);
   });
 
   test("native tool calls pass through and turn later markup into no second call", async () => {

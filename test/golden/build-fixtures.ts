@@ -216,6 +216,16 @@ export const fixtures: Fixture[] = [
   none("N16", "legacy-token-mention", "DeepSeek V3 starts a call section with <{BAR}tool{SP}calls{SP}begin{BAR}> in its template."),
   none("N13", "comparison-operators", "if a < b && c > d { x <- y } and i<n; <b>bold</b> | col | DSML |"),
   ...dialectConformance(),
+  // issue 11, dialect-values: Python literals, plain closers inside DSML values, missing formats
+  ok("O02p", "qwen3-coder-python-bool", `<tool_call>\n<function=edit>\n<parameter=filePath>\na.txt\n</parameter>\n<parameter=oldString>\nx\n</parameter>\n<parameter=newString>\ny\n</parameter>\n<parameter=replaceAll>\nTrue\n</parameter>\n</function>\n</tool_call>`, [
+    { tool: "edit", input: { filePath: "a.txt", oldString: "x", newString: "y", replaceAll: true }, shape: "O02" },
+  ]),
+  ok("O03p", "glm-python-bool", `<tool_call>list_sessions\n<arg_key>verbose</arg_key>\n<arg_value>False</arg_value>\n</tool_call>`, [
+    { tool: "list_sessions", input: { verbose: false }, shape: "O03" },
+  ]),
+  ok("D05p", "dsml-typed-python-bool", block("tool_calls", [["edit", [["filePath", "a.txt"], ["oldString", "True"], ["newString", "False"], ["replaceAll", " False ", "false"]]]]), [
+    { tool: "edit", input: { filePath: "a.txt", oldString: "True", newString: "False", replaceAll: false }, shape: "D05" },
+  ]),
 ];
 
 /**

@@ -12,6 +12,10 @@ class Reader {
   pos = 0;
   constructor(private readonly s: string) {}
 
+  atEnd(): boolean {
+    return this.pos === this.s.length;
+  }
+
   fail(): never {
     throw new SyntaxError(`not a pythonic call list at ${this.pos}`);
   }
@@ -131,5 +135,17 @@ export function parsePythonCalls(text: string): PythonCall[] | null {
     return new Reader(text.trim()).calls();
   } catch {
     return null;
+  }
+}
+
+/** One Python literal (list, dict, tuple, string, number, True/False/None) filling the whole text. */
+export function parsePythonLiteral(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    const reader = new Reader(text.trim());
+    const value = reader.value(0);
+    reader.ws();
+    return reader.atEnd() ? { ok: true, value } : { ok: false };
+  } catch {
+    return { ok: false };
   }
 }
