@@ -146,7 +146,7 @@ describe("Responses API stream", () => {
     // Move the native item before the message, renumbering indices and sequence.
     const nativeEvents = upstream.filter((e) => e.item_id === "fc_native" || e.item?.id === "fc_native");
     const rest = upstream.filter((e) => !nativeEvents.includes(e));
-    const reordered = [...rest.slice(0, 2), ...nativeEvents.map((e) => ({ ...e, output_index: 0 })), ...rest.slice(2, -1).map((e) => ({ ...e, output_index: 1 })), rest.at(-1)!];
+    const reordered: Json[] = [...rest.slice(0, 2), ...nativeEvents.map((e) => ({ ...e, output_index: 0 })), ...rest.slice(2, -1).map((e) => ({ ...e, output_index: 1 })), rest.at(-1)!];
     reordered.at(-1)!.response = { ...reordered.at(-1)!.response, output: [upstream.at(-2)!.item, upstream.find((e) => e.type === "response.output_item.done" && e.item.id === "msg_1")!.item] };
     const numbered = reordered.map((e, seq) => ({ ...e, sequence_number: seq }));
     const text = await run(namedSse(numbered));
