@@ -1,7 +1,18 @@
-// The byte side of the SSE repair: frames the body into events, lets the ChunkRewriter decide on
+// The byte side of the SSE repair: frames the body into events, lets a wire's rewriter decide on
 // each, and writes original bytes wherever nothing changed.
-import { type ChunkRewriter, RAW, type Rewritten } from "./chunk-rewriter.ts";
+import { RAW, type Rewritten } from "./chunk-rewriter.ts";
+import type { Json } from "./openai.ts";
 import { SseFramer, SseReader, serialize } from "./sse.ts";
+
+/** What one wire (chat-completions, Anthropic Messages, Responses) decides per event. */
+export interface EventRewriter {
+  /** `payload` is the event's joined data lines. null: pass the event through byte for byte. */
+  event(payload: string, hasMeta: boolean): Rewritten | null;
+  /** End of the body: whatever the engine still holds, as events to append. */
+  end(): Json[];
+  /** Non-data lines for a synthetic event (an `event:` line on wires that name their events). */
+  metaFor?(piece: Json): readonly string[];
+}
 
 /**
  * Untouched events are never re-encoded: consecutive ones go out as one slice of the network
@@ -10,7 +21,7 @@ import { SseFramer, SseReader, serialize } from "./sse.ts";
  */
 export function rewriteEventStream(
   body: ReadableStream<Uint8Array>,
-  rewriter: ChunkRewriter,
+  rewriter: EventRewriter,
   onError: (error: unknown) => void,
 ): ReadableStream<Uint8Array> {
   const framer = new SseFramer();
@@ -20,6 +31,7 @@ export function rewriteEventStream(
   let sink!: TransformStreamDefaultController<Uint8Array>;
   /** Whether the last event went out as its original bytes. */
   let lastRaw = true;
+  const metaOf = (piece: Json): readonly string[] => rewriter.metaFor?.(piece) ?? [];
 
   /** Reads the event at `from` in `text`; afterwards reader.end is where the next one starts. */
   function decide(text: string, from: number): Rewritten | null {
@@ -37,7 +49,7 @@ export function rewriteEventStream(
   function write(rewritten: Rewritten, original: Uint8Array): boolean {
     for (const piece of rewritten.pieces) {
       if (piece === RAW) sink.enqueue(original);
-      else sink.enqueue(encoder.encode(serialize(JSON.stringify(piece), reader.eol, piece === rewritten.original ? reader.meta : [])));
+      else sink.enqueue(encoder.encode(serialize(JSON.stringify(piece), reader.eol, piece === rewritten.original ? reader.meta : metaOf(piece))));
     }
     return rewritten.pieces.at(-1) === RAW;
   }
@@ -88,7 +100,7 @@ export function rewriteEventStream(
           if (rewritten === null) controller.enqueue(tail);
           tailRaw = rewritten === null || write(rewritten, tail);
         }
-        let pieces: ReturnType<ChunkRewriter["end"]> = [];
+        let pieces: Json[] = [];
         try {
           pieces = rewriter.end();
         } catch (error) {
@@ -96,7 +108,7 @@ export function rewriteEventStream(
         }
         // The tail had no blank line; without one the first synthetic event would merge into it.
         if (pieces.length > 0 && tailRaw) controller.enqueue(encoder.encode("\n\n"));
-        for (const piece of pieces) controller.enqueue(encoder.encode(serialize(JSON.stringify(piece), "\n")));
+        for (const piece of pieces) controller.enqueue(encoder.encode(serialize(JSON.stringify(piece), "\n", metaOf(piece))));
       },
     }),
   );

@@ -6,9 +6,11 @@ import { ChunkRewriter } from "./chunk-rewriter.ts";
 import { givenFromChatBody, requestEchoGuard } from "./echo-guard.ts";
 import { rewriteEventStream } from "./event-stream.ts";
 import { textAndCalls } from "../stream/events.ts";
-import { isObject, openAiCall } from "./openai.ts";
+import { type Json, isObject, openAiCall } from "./openai.ts";
 import { chatToolChoice, offeredTools } from "./tool-choice.ts";
 import { ReasoningChannel } from "./reasoning.ts";
+import { type Wire, narrowTools } from "./wire.ts";
+import { mayBeWire, wireFor } from "./wires.ts";
 import {
   type AdapterDeps,
   type AdapterOptions,
@@ -35,6 +37,8 @@ interface Plan {
   tools: ToolSpec[] | undefined;
   /** The echo guard over this request's given content, shared by every choice of the response. */
   isEchoed?: EchoGuard;
+  /** The wire of a request that is not chat-completions. */
+  wire?: Wire;
 }
 
 interface ResponseContext {
@@ -95,7 +99,9 @@ function planRequest(
   if (!repairEnabled(options)) return plan;
   const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
   const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-  if (method !== "POST" || !new URL(url, "http://localhost").pathname.endsWith("/chat/completions")) return plan;
+  const pathname = new URL(url, "http://localhost").pathname;
+  const chat = pathname.endsWith("/chat/completions");
+  if (method !== "POST" || !(chat || mayBeWire(pathname))) return plan;
   if (typeof init?.body !== "string") return plan;
   let body: unknown;
   try {
@@ -103,6 +109,7 @@ function planRequest(
   } catch {
     return plan;
   }
+  if (!chat) return planWire(plan, wireFor(pathname, body), body as Json, options, nextAttempt);
   const tools = declaredTools(body);
   if (tools.length === 0) return plan;
   // A recovered call never gets more than the model was offered (S06).
@@ -112,6 +119,17 @@ function planRequest(
   // Read only if a call is about to be recovered: the passthrough path never walks the messages.
   plan.isEchoed = requestEchoGuard(options, () => givenFromChatBody(body));
   plan.attempt = nextAttempt(stripped.tag);
+  return plan;
+}
+
+function planWire(plan: Plan, wire: Wire | undefined, body: Json, options: AdapterOptions, nextAttempt: (tag: string | undefined) => number): Plan {
+  if (!wire) return plan;
+  const tools = wire.declared(body);
+  if (tools.length === 0) return plan;
+  plan.wire = wire;
+  plan.tools = narrowTools(tools, wire.allowed(body));
+  plan.isEchoed = requestEchoGuard(options, () => wire.given(body));
+  plan.attempt = nextAttempt(plan.tag);
   return plan;
 }
 
@@ -185,6 +203,7 @@ async function repairJson(response: Response, ctx: ResponseContext): Promise<Res
   } catch {
     return response;
   }
+  if (ctx.plan.wire) return repairWireJson(response, body, ctx.plan.wire, ctx);
   if (!isObject(body) || !Array.isArray(body.choices)) return response;
   const summaries: EngineSummary[] = [];
   let changed = false;
@@ -245,12 +264,26 @@ function hasReasoning(message: Record<string, unknown>): boolean {
   return reasoningKey(message) !== undefined;
 }
 
+function repairWireJson(response: Response, body: unknown, wire: Wire, ctx: ResponseContext): Response {
+  if (!isObject(body)) return response;
+  const changed = wire.repairJson(body, {
+    engine: () => new GuardedEngine(ctx.engine(), onEngineError(ctx)),
+    report: (summaries) => {
+      if (summaries.length > 0) report(ctx.options, { requestTag: ctx.plan.tag, summary: mergeSummaries(summaries), attempt: ctx.plan.attempt });
+    },
+  });
+  if (!changed) return response;
+  response.body?.cancel().catch(() => undefined);
+  return rebuilt(response, JSON.stringify(body));
+}
+
 // ---------------------------------------------------------------- SSE
 
 function repairStream(response: Response, ctx: ResponseContext): Response {
   const guard = new GuardedEngine(ctx.engine(), onEngineError(ctx));
   const reasoning = reasoningChannel(ctx);
-  const rewriter = new ChunkRewriter(guard, () => finishReport(ctx, guard, reasoning), reasoning);
+  const onFinal = () => finishReport(ctx, guard, reasoning);
+  const rewriter = ctx.plan.wire ? ctx.plan.wire.rewriter(guard, onFinal) : new ChunkRewriter(guard, onFinal, reasoning);
   const onError = (error: unknown) => debugLine(ctx.options, `SSE rewrite failed, passing the event through: ${describeError(error)}`);
   return rebuilt(response, rewriteEventStream(response.body!, rewriter, onError));
 }

@@ -1,0 +1,231 @@
+// Per-event decisions for a streamed Anthropic Messages response. Blocks follow one another
+// (start, deltas, stop), so a call released inside a text block closes that block, goes out as a
+// tool_use block of its own, and any text after it opens a new text block; every later block
+// index moves up by the blocks put in.
+import type { RecoveredCall } from "../parse/types.ts";
+import type { EngineEvent } from "../stream/types.ts";
+import { RAW, type Rewritten } from "./chunk-rewriter.ts";
+import type { EventRewriter } from "./event-stream.ts";
+import { type Json, isObject } from "./openai.ts";
+import type { GuardedEngine } from "./options.ts";
+
+/** Block types that are tool calls the model made through the interface. */
+export const NATIVE_BLOCKS = new Set(["tool_use", "server_tool_use", "mcp_tool_use"]);
+
+export class AnthropicStreamRewriter implements EventRewriter {
+  #guard: GuardedEngine;
+  #onFinal: () => void;
+  #reported = false;
+  /** Next block index downstream. */
+  #next = 0;
+  /** Upstream block index → downstream index. */
+  #blocks = new Map<number, number>();
+  /** Upstream index of the text block being fed to the engine. */
+  #textBlock: number | undefined;
+  /** Downstream index of the text block open downstream, if any. */
+  #open: number | undefined;
+  /**
+   * The upstream text block's start, held until the block releases text: a block whose text all
+   * became calls is never opened, as an empty text block would be replayed in the next request.
+   */
+  #held: Json | undefined;
+
+  constructor(guard: GuardedEngine, onFinal: () => void) {
+    this.#guard = guard;
+    this.#onFinal = onFinal;
+  }
+
+  metaFor(piece: Json): readonly string[] {
+    return typeof piece.type === "string" ? [`event: ${piece.type}`] : [];
+  }
+
+  event(payload: string): Rewritten | null {
+    let event: unknown;
+    try {
+      event = JSON.parse(payload);
+    } catch {
+      return null;
+    }
+    if (!isObject(event)) return null;
+    if (event.index !== undefined && event.index === this.#textBlock) {
+      if (event.type === "content_block_delta") return this.#delta(event);
+      if (event.type === "content_block_stop") return this.#stop(event);
+    }
+    const held = this.#held;
+    const decided = this.#other(event);
+    if (held === undefined || this.#held !== held) return decided;
+    // Anything else between the held start and the block's text (a ping) goes after the start.
+    return { pieces: [...this.#openText(), ...(decided?.pieces ?? [RAW])], ...(decided?.original ? { original: decided.original } : {}) };
+  }
+
+  #other(event: Json): Rewritten | null {
+    switch (event.type) {
+      case "content_block_start":
+        return this.#start(event);
+      case "content_block_delta":
+      case "content_block_stop":
+        return typeof event.index === "number" ? this.#renumbered(event, this.#blocks.get(event.index)) : null;
+      case "message_delta":
+        return this.#messageDelta(event);
+      case "message_stop": {
+        const pieces = this.end();
+        return pieces.length > 0 ? { pieces: [...pieces, RAW] } : null;
+      }
+      default:
+        return null;
+    }
+  }
+
+  /** End of the message without a message_delta: release what the engine holds. */
+  end(): Json[] {
+    if (this.#guard.done) return [];
+    const step = this.#guard.step({ flush: true });
+    this.#final();
+    const pieces = step.ok ? this.#emit(step.events) : step.held ? this.#emitText(step.held) : [];
+    return [...pieces, ...this.#close()];
+  }
+
+  #start(event: Json): Rewritten | null {
+    const index = event.index;
+    const block = event.content_block;
+    if (typeof index !== "number" || !isObject(block)) return null;
+    if (block.type === "text" && !this.#guard.done) {
+      this.#textBlock = index;
+      this.#held = event;
+      // Text given in the start itself is fed like a first delta.
+      const text = typeof block.text === "string" ? block.text : "";
+      block.text = "";
+      return { pieces: text === "" ? [] : this.#feed(text) };
+    }
+    const out = this.#next++;
+    this.#blocks.set(index, out);
+    if (block.type === "text") {
+      this.#textBlock = index;
+      this.#open = out;
+    } else if (NATIVE_BLOCKS.has(block.type as string) && !this.#guard.done) {
+      this.#guard.step({ native: true });
+    }
+    return this.#renumbered(event, out);
+  }
+
+  /** A delta of the text block being fed. */
+  #delta(event: Json): Rewritten | null {
+    const delta = event.delta;
+    if (!isObject(delta) || delta.type !== "text_delta" || typeof delta.text !== "string" || delta.text === "" || this.#guard.done) {
+      return this.#intoOpenText(event);
+    }
+    const text = delta.text;
+    const events = this.#guard.feed(text);
+    if (typeof events === "string") return { pieces: [...this.#emitText(events), ...this.#intoOpenText(event).pieces] };
+    // The usual case: the text passes as it came, into the block it came in.
+    if (events.length === 1 && events[0]!.type === "text" && events[0]!.text === text && this.#open !== undefined) {
+      return this.#renumbered(event, this.#open);
+    }
+    return { pieces: this.#emit(events) };
+  }
+
+  /** The stop of the text block being fed. */
+  #stop(event: Json): Rewritten | null {
+    this.#textBlock = undefined;
+    this.#held = undefined;
+    const open = this.#open;
+    this.#open = undefined;
+    // The block never opened downstream, or a call closed it already: nothing left to close.
+    if (open === undefined) return { pieces: [] };
+    return this.#renumbered(event, open);
+  }
+
+  #messageDelta(event: Json): Rewritten | null {
+    let pieces: Json[] = [];
+    if (!this.#guard.done) {
+      const step = this.#guard.step({ flush: true });
+      this.#final();
+      pieces = step.ok ? this.#emit(step.events) : step.held ? this.#emitText(step.held) : [];
+      pieces.push(...this.#close());
+    }
+    const delta = event.delta;
+    let changed = false;
+    if (this.#guard.recovered > 0 && isObject(delta) && delta.stop_reason !== "tool_use") {
+      delta.stop_reason = "tool_use";
+      changed = true;
+    }
+    if (pieces.length === 0) return changed ? { pieces: [event], original: event } : null;
+    return { pieces: [...pieces, changed ? event : RAW], original: event };
+  }
+
+  /** A text-block event that goes on unrepaired, into whichever text block is open downstream. */
+  #intoOpenText(event: Json): Rewritten {
+    const opened = this.#open === undefined ? this.#openText() : [];
+    const renumbered = this.#renumbered(event, this.#open);
+    if (opened.length === 0 && renumbered === null) return { pieces: [RAW] };
+    return { pieces: [...opened, renumbered ? event : RAW], original: event };
+  }
+
+  /** Opens a text block downstream: the held upstream start when there is one. */
+  #openText(): Json[] {
+    const index = this.#next++;
+    this.#open = index;
+    const start = this.#held ?? textStart(index);
+    this.#held = undefined;
+    start.index = index;
+    return [start];
+  }
+
+  #feed(text: string): Json[] {
+    const events = this.#guard.feed(text);
+    return typeof events === "string" ? this.#emitText(events) : this.#emit(events);
+  }
+
+  #emit(events: EngineEvent[]): Json[] {
+    const out: Json[] = [];
+    for (const event of events) {
+      if (event.type === "text") out.push(...this.#emitText(event.text));
+      else out.push(...this.#emitCall(event.call));
+    }
+    return out;
+  }
+
+  #emitText(text: string): Json[] {
+    if (text === "") return [];
+    const out: Json[] = [];
+    if (this.#open === undefined) out.push(...this.#openText());
+    out.push({ type: "content_block_delta", index: this.#open, delta: { type: "text_delta", text } });
+    return out;
+  }
+
+  #emitCall(call: RecoveredCall): Json[] {
+    const out = this.#close();
+    const index = this.#next++;
+    out.push(
+      { type: "content_block_start", index, content_block: { type: "tool_use", id: call.id, name: call.tool, input: {} } },
+      { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(call.input) } },
+      { type: "content_block_stop", index },
+    );
+    return out;
+  }
+
+  /** Closes the text block open downstream; the upstream block's own stop is then dropped. */
+  #close(): Json[] {
+    if (this.#open === undefined) return [];
+    const index = this.#open;
+    this.#open = undefined;
+    return [{ type: "content_block_stop", index }];
+  }
+
+  /** The event as it came when its index is unchanged; otherwise rewritten with the new one. */
+  #renumbered(event: Json, index: number | undefined): Rewritten | null {
+    if (index === undefined || index === event.index) return null;
+    event.index = index;
+    return { pieces: [event], original: event };
+  }
+
+  #final(): void {
+    if (this.#reported || this.#guard.failed) return;
+    this.#reported = true;
+    this.#onFinal();
+  }
+}
+
+function textStart(index: number): Json {
+  return { type: "content_block_start", index, content_block: { type: "text", text: "" } };
+}

@@ -1,0 +1,107 @@
+// Anthropic Messages (`POST …/v1/messages`), as @ai-sdk/anthropic speaks it for Zen/Go Qwen and
+// MiniMax routes and MiniMax's own provider: leaked markup in text blocks becomes tool_use blocks.
+import type { RecoveredCall, ToolSpec } from "../parse/types.ts";
+import type { EngineEvent } from "../stream/types.ts";
+import { AnthropicStreamRewriter, NATIVE_BLOCKS } from "./anthropic-stream.ts";
+import { givenFromChatBody } from "./echo-guard.ts";
+import { type Json, isObject } from "./openai.ts";
+import type { AllowedTools, Wire, WireJsonContext } from "./wire.ts";
+
+export const anthropicWire: Wire = {
+  name: "anthropic-messages",
+  declared: declaredTools,
+  allowed: (body) => allowedByChoice(body.tool_choice),
+  given: givenFromMessagesBody,
+  repairJson: repairMessageJson,
+  rewriter: (guard, onFinal) => new AnthropicStreamRewriter(guard, onFinal),
+};
+
+/** Client tools carry an input_schema; server tools (web search, code execution…) are typed and have none. */
+function declaredTools(body: Json): ToolSpec[] {
+  if (!Array.isArray(body.tools)) return [];
+  const tools: ToolSpec[] = [];
+  for (const tool of body.tools) {
+    if (!isObject(tool) || typeof tool.name !== "string" || !tool.name) continue;
+    if (tool.type !== undefined && tool.type !== "custom") continue;
+    tools.push(isObject(tool.input_schema) ? { name: tool.name, parameters: tool.input_schema } : { name: tool.name });
+  }
+  return tools;
+}
+
+/** Anthropic's tool_choice: auto and any allow every tool, `tool` one, `none` none. Unknown forms allow none. */
+export function allowedByChoice(choice: unknown): AllowedTools {
+  if (choice === undefined || choice === null) return "all";
+  if (!isObject(choice)) return [];
+  switch (choice.type) {
+    case "auto":
+    case "any":
+      return "all";
+    case "tool":
+      return typeof choice.name === "string" ? [choice.name] : [];
+    default:
+      return [];
+  }
+}
+
+/** `system` and the user turns (text, tool_result and document blocks); assistant turns are the model's own. */
+function givenFromMessagesBody(body: Json): string[] {
+  const messages: unknown[] = [];
+  if (body.system !== undefined) messages.push({ role: "system", content: body.system });
+  if (Array.isArray(body.messages)) for (const message of body.messages) if (isObject(message) && message.role === "user") messages.push(message);
+  return givenFromChatBody({ messages });
+}
+
+// ---------------------------------------------------------------- JSON
+
+function repairMessageJson(body: Json, ctx: WireJsonContext): boolean {
+  if (body.type !== "message" || !Array.isArray(body.content)) return false;
+  const content = body.content as unknown[];
+  let lastText = content.length - 1;
+  while (lastText >= 0 && !isTextBlock(content[lastText])) lastText--;
+  if (lastText === -1) return false;
+  const guard = ctx.engine();
+  if (content.some((block) => isObject(block) && NATIVE_BLOCKS.has(block.type as string))) guard.step({ native: true });
+  const out: unknown[] = [];
+  let changed = false;
+  let calls = 0;
+  for (let i = 0; i < content.length; i++) {
+    const block = content[i];
+    if (!isTextBlock(block)) {
+      out.push(block);
+      continue;
+    }
+    const step = guard.step({ delta: block.text, flush: i === lastText });
+    if (!step.ok) return false;
+    const blocks = blocksOf(step.events, block);
+    calls += blocks.filter((b) => b.type === "tool_use").length;
+    if (blocks.length !== 1 || blocks[0] !== block) changed = true;
+    out.push(...blocks);
+  }
+  const summary = guard.summary();
+  ctx.report(summary ? [summary] : []);
+  if (!changed) return false;
+  body.content = out;
+  if (calls > 0) body.stop_reason = "tool_use";
+  return true;
+}
+
+function isTextBlock(block: unknown): block is Json & { text: string } {
+  return isObject(block) && block.type === "text" && typeof block.text === "string";
+}
+
+/** What replaces one text block: the original when the engine let it through whole. */
+function blocksOf(events: EngineEvent[], block: Json & { text: string }): Json[] {
+  if (events.length === 1 && events[0]!.type === "text" && events[0]!.text === block.text) return [block];
+  const out: Json[] = [];
+  for (const event of events) {
+    if (event.type === "call") out.push(toolUseBlock(event.call));
+    else if (event.text === "") continue;
+    else if (out.at(-1)?.type === "text") (out.at(-1) as { text: string }).text += event.text;
+    else out.push({ ...block, text: event.text });
+  }
+  return out;
+}
+
+export function toolUseBlock(call: RecoveredCall): Json {
+  return { type: "tool_use", id: call.id, name: call.tool, input: call.input };
+}

@@ -1,0 +1,21 @@
+// Responses API output items shared by the JSON and the streamed side.
+import type { RecoveredCall } from "../parse/types.ts";
+import type { EngineEvent } from "../stream/types.ts";
+import type { Json } from "./openai.ts";
+
+/** Output items that are calls the model made through the interface. */
+export const NATIVE_ITEMS = new Set(["function_call", "custom_tool_call"]);
+
+/** The released text; calls are collected, as they go out as items of their own. */
+export function textOf(events: EngineEvent[], calls: RecoveredCall[]): string {
+  let text = "";
+  for (const event of events) {
+    if (event.type === "text") text += event.text;
+    else calls.push(event.call);
+  }
+  return text;
+}
+
+export function functionCallItem(call: RecoveredCall, status: "in_progress" | "completed"): Json {
+  return { type: "function_call", id: `fc_${call.id}`, call_id: call.id, name: call.tool, arguments: status === "completed" ? JSON.stringify(call.input) : "", status };
+}

@@ -1,0 +1,99 @@
+// OpenAI's Responses API (`POST …/responses`), as @ai-sdk/openai speaks it for custom providers
+// declared with that package, vivgrid and Azure: leaked markup in output_text becomes
+// function_call output items.
+import type { RecoveredCall, ToolSpec } from "../parse/types.ts";
+import { givenFromChatBody } from "./echo-guard.ts";
+import { type Json, isObject } from "./openai.ts";
+import { NATIVE_ITEMS, functionCallItem, textOf } from "./responses-items.ts";
+import { ResponsesStreamRewriter } from "./responses-stream.ts";
+import type { AllowedTools, Wire, WireJsonContext } from "./wire.ts";
+
+export const responsesWire: Wire = {
+  name: "responses",
+  declared: declaredTools,
+  allowed: (body) => allowedByChoice(body.tool_choice),
+  given: givenFromResponsesBody,
+  repairJson: repairResponseJson,
+  rewriter: (guard, onFinal) => new ResponsesStreamRewriter(guard, onFinal),
+};
+
+function declaredTools(body: Json): ToolSpec[] {
+  if (!Array.isArray(body.tools)) return [];
+  const tools: ToolSpec[] = [];
+  for (const tool of body.tools) {
+    if (!isObject(tool) || tool.type !== "function" || typeof tool.name !== "string" || !tool.name) continue;
+    tools.push(isObject(tool.parameters) ? { name: tool.name, parameters: tool.parameters } : { name: tool.name });
+  }
+  return tools;
+}
+
+/** none, auto, required, a named function, allowed_tools (either mode); an unknown form allows none. */
+export function allowedByChoice(choice: unknown): AllowedTools {
+  if (choice === undefined || choice === null || choice === "auto" || choice === "required") return "all";
+  if (!isObject(choice)) return [];
+  if (choice.type === "function") return typeof choice.name === "string" ? [choice.name] : [];
+  if (choice.type === "allowed_tools" && Array.isArray(choice.tools)) {
+    return choice.tools.flatMap((tool) => (isObject(tool) && typeof tool.name === "string" ? [tool.name] : []));
+  }
+  return [];
+}
+
+/** `instructions`, user/system/developer input items and function_call_output items. */
+function givenFromResponsesBody(body: Json): string[] {
+  const messages: unknown[] = [];
+  if (body.instructions !== undefined) messages.push({ role: "system", content: body.instructions });
+  if (typeof body.input === "string") messages.push({ role: "user", content: body.input });
+  else if (Array.isArray(body.input)) {
+    for (const item of body.input) {
+      if (!isObject(item)) continue;
+      if (item.type === "function_call_output" || item.type === "custom_tool_call_output") messages.push({ role: "tool", content: item.output });
+      else if (typeof item.role === "string" && item.role !== "assistant") messages.push(item);
+    }
+  }
+  return givenFromChatBody({ messages });
+}
+
+// ---------------------------------------------------------------- JSON
+
+function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
+  if (!Array.isArray(body.output)) return false;
+  const output = body.output as unknown[];
+  const parts: Json[] = [];
+  for (const item of output) if (isMessage(item)) for (const part of item.content as unknown[]) if (isOutputText(part)) parts.push(part);
+  if (parts.length === 0) return false;
+  const guard = ctx.engine();
+  if (output.some((item) => isObject(item) && NATIVE_ITEMS.has(item.type as string))) guard.step({ native: true });
+  const out: unknown[] = [];
+  let changed = false;
+  let fed = 0;
+  for (const item of output) {
+    out.push(item);
+    if (!isMessage(item)) continue;
+    const calls: RecoveredCall[] = [];
+    for (const part of item.content as unknown[]) {
+      if (!isOutputText(part)) continue;
+      const step = guard.step({ delta: part.text as string, flush: ++fed === parts.length });
+      if (!step.ok) return false;
+      const text = textOf(step.events, calls);
+      if (text !== part.text) {
+        part.text = text;
+        changed = true;
+      }
+    }
+    if (calls.length > 0) changed = true;
+    out.push(...calls.map((call) => functionCallItem(call, "completed")));
+  }
+  const summary = guard.summary();
+  ctx.report(summary ? [summary] : []);
+  if (!changed) return false;
+  body.output = out;
+  return true;
+}
+
+function isMessage(item: unknown): item is Json & { content: unknown[] } {
+  return isObject(item) && item.type === "message" && Array.isArray(item.content);
+}
+
+function isOutputText(part: unknown): part is Json & { text: string } {
+  return isObject(part) && part.type === "output_text" && typeof part.text === "string";
+}

@@ -1,0 +1,38 @@
+// What repairFetch needs from a wire other than chat-completions: how its requests declare tools
+// and given content, and how its responses are repaired. Chat-completions keeps its own path in
+// fetch.ts; the engine behind every wire is the same.
+import type { ToolSpec } from "../parse/types.ts";
+import type { EngineSummary } from "../stream/types.ts";
+import type { EventRewriter } from "./event-stream.ts";
+import type { Json } from "./openai.ts";
+import type { GuardedEngine } from "./options.ts";
+
+export interface WireJsonContext {
+  /** A fresh engine for one text channel of the response. */
+  engine(): GuardedEngine;
+  /** Every engine's summary of the response, reported once. */
+  report(summaries: EngineSummary[]): void;
+}
+
+export interface Wire {
+  /** As the debug line names it. */
+  readonly name: string;
+  /** Tools the request declared; none means the response is not ours to touch. */
+  declared(body: Json): ToolSpec[];
+  /** What the request's tool_choice leaves a recovered call. */
+  allowed(body: Json): AllowedTools;
+  /** Content the request gave the model (for the echo guard); read only when a call is about to be recovered. */
+  given(body: Json): string[];
+  /** Repairs a parsed JSON response in place; true when anything changed. */
+  repairJson(body: Json, ctx: WireJsonContext): boolean;
+  /** The per-event rewriter of a streamed response. */
+  rewriter(guard: GuardedEngine, onFinal: () => void): EventRewriter;
+}
+
+/** Tool names a tool_choice allows: every declared tool, or exactly these (none for "none"). */
+export type AllowedTools = "all" | readonly string[];
+
+export function narrowTools(tools: ToolSpec[], allowed: AllowedTools): ToolSpec[] {
+  if (allowed === "all") return tools;
+  return tools.filter((tool) => allowed.includes(tool.name));
+}

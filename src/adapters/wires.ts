@@ -1,0 +1,26 @@
+// Which wire a request speaks, from its path and body shape.
+import { anthropicWire } from "./anthropic.ts";
+import { type Json, isObject } from "./openai.ts";
+import { responsesWire } from "./responses.ts";
+import type { Wire } from "./wire.ts";
+
+/** Chat-completions (`…/chat/completions`) is handled by fetch.ts itself and never matches here. */
+export function wireFor(pathname: string, body: unknown): Wire | undefined {
+  if (!isObject(body)) return undefined;
+  if (pathname.endsWith("/messages") && isMessagesBody(body)) return anthropicWire;
+  if (pathname.endsWith("/responses") && isResponsesBody(body)) return responsesWire;
+  return undefined;
+}
+
+/** Paths another wire may use; anything else is forwarded without reading the body. */
+export function mayBeWire(pathname: string): boolean {
+  return pathname.endsWith("/messages") || pathname.endsWith("/responses");
+}
+
+function isMessagesBody(body: Json): boolean {
+  return Array.isArray(body.messages) && typeof body.model === "string";
+}
+
+function isResponsesBody(body: Json): boolean {
+  return (typeof body.input === "string" || Array.isArray(body.input)) && typeof body.model === "string";
+}
