@@ -1,18 +1,9 @@
 import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
+import type { Root } from "../parse/span.ts";
 import { HeldText } from "./held-text.ts";
 
-/** What opened a candidate; decides which closer ends it. */
-export type Root =
-  | "block"
-  | "invoke"
-  | "parameter"
-  | "element"
-  | "legacy-section"
-  | "legacy-call"
-  | "costume"
-  | "qwen-function"
-  | "mistral";
+export type { Root };
 
 export type Step = { kind: "more" } | { kind: "complete"; end: number } | { kind: "abandon"; at: number };
 
