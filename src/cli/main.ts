@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { parse } from "../parse/index.ts";
+import { parse } from "../stream/parse-text.ts";
 import type { ParseResult, ToolSpec } from "../parse/types.ts";
 import { opencodeBuiltinTools } from "../tools/opencode-builtins.ts";
 import { parseScanArgs, USAGE, UsageError, type ScanArgs } from "./args.ts";

@@ -1,4 +1,4 @@
-import { parse } from "../parse/index.ts";
+import { parse } from "../stream/parse-text.ts";
 import type { ParseOptionsInput, Span } from "../parse/types.ts";
 
 /** What replaces leaked markup in replayed history: short, and says nothing ran. */

@@ -1,5 +1,4 @@
 import type { Tag } from "../grammar/tags.ts";
-import type { Root } from "../stream/candidate.ts";
 import { parseCostumeSpan, xmlToolCall } from "./costume.ts";
 import { parseDsmlSpan, type SpanContext } from "./dsml.ts";
 import { parseLegacySpan } from "./legacy.ts";
@@ -9,6 +8,19 @@ import { parseMistralSpan } from "./dialects/mistral.ts";
 import { parseQwenFunctions } from "./dialects/qwen.ts";
 import { parseToolCallSpan } from "./dialects/tool-call.ts";
 import { tagsOf, textSpan, type Segment } from "./segments.ts";
+
+/** What opened a candidate; decides which closer ends it. */
+export type Root =
+  | "block"
+  | "invoke"
+  | "parameter"
+  | "element"
+  | "legacy-section"
+  | "legacy-call"
+  | "costume"
+  | "qwen-function"
+  | "tool-call"
+  | "mistral";
 
 /** Parses one complete (or, at the end of the reply, truncated) candidate span by what opened it. */
 export function parseSpan(span: string, root: Root, opener: Tag, named: boolean, truncated: boolean, ctx: SpanContext, enclosing: Tag | true | null = null): Segment[] {

@@ -2,19 +2,10 @@ import { COSTUME_INNER } from "../grammar/dialects.ts";
 import { JsonSyntax } from "../grammar/json-syntax.ts";
 import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
+import type { Root } from "../parse/span.ts";
+import { HeldText } from "./held-text.ts";
 
-/** What opened a candidate; decides which closer ends it. */
-export type Root =
-  | "block"
-  | "invoke"
-  | "parameter"
-  | "element"
-  | "legacy-section"
-  | "legacy-call"
-  | "costume"
-  | "qwen-function"
-  | "tool-call"
-  | "mistral";
+export type { Root };
 
 export type Step = { kind: "more" } | { kind: "complete"; end: number } | { kind: "abandon"; at: number };
 
@@ -39,7 +30,7 @@ const isSpaceCode = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c =
  * not to be markup). Offsets are absolute within the response.
  */
 export class Candidate {
-  private readonly parts: string[] = [];
+  private readonly held = new HeldText();
   length = 0;
   private scanCarry = "";
   private scanFrom: number;
@@ -76,20 +67,12 @@ export class Candidate {
   }
 
   text(): string {
-    return this.parts.join("");
+    return this.held.text();
   }
 
   /** The buffered text from absolute offset `at` to the end (short: at most one tag plus a chunk). */
   textFrom(at: number): string {
-    let out = "";
-    let partEnd = this.end;
-    for (let k = this.parts.length - 1; k >= 0 && partEnd > at; k--) {
-      const part = this.parts[k]!;
-      const partStart = partEnd - part.length;
-      out = (partStart >= at ? part : part.slice(at - partStart)) + out;
-      partEnd = partStart;
-    }
-    return out;
+    return this.held.from(at - this.start);
   }
 
   /** At the end of the stream: a named call whose closing fence was the last thing written is complete. */
@@ -100,7 +83,7 @@ export class Candidate {
   /** `text` starts at absolute offset this.end. */
   consume(text: string, final: boolean): Step {
     const textStart = this.end;
-    this.parts.push(text);
+    this.held.append(text);
     this.length += text.length;
     const skip = Math.max(0, this.scanFrom - textStart);
     const s = this.scanCarry + (skip > 0 ? text.slice(skip) : text);

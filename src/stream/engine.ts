@@ -7,6 +7,7 @@ import type { Segment } from "../parse/segments.ts";
 import { resolveParseOptions, type BrokenSpan, type NudgeReason, type StrippedSpan, type ToolSpec } from "../parse/types.ts";
 import { Candidate, type Root } from "./candidate.ts";
 import { DocContext } from "./doc-context.ts";
+import { HeldText } from "./held-text.ts";
 import { QuoteBlindContext } from "./quote-blind.ts";
 import type { EchoGuard, EngineEvent, EngineOptions, EngineSummary, GivenReader, RepairEngine } from "./types.ts";
 
@@ -19,7 +20,7 @@ type Decision = { open: Root; enclosing?: Tag | true } | "noise" | "stray" | "te
 /** Text held after a recovered call: released if another call follows, stripped at the end (S03). */
 interface Tail {
   start: number;
-  pieces: { text: string; start: number; noise: boolean }[];
+  pieces: { text: HeldText; start: number; noise: boolean }[];
   length: number;
 }
 
@@ -401,9 +402,9 @@ class Engine implements RepairEngine {
     const room = this.limit - tail.length;
     const fits = text.length <= room;
     const kept = fits ? text : text.slice(0, room);
-    const last = tail.pieces[tail.pieces.length - 1];
-    if (last && last.noise === noise && last.start + last.text.length === start) last.text += kept;
-    else tail.pieces.push({ text: kept, start, noise });
+    let last = tail.pieces[tail.pieces.length - 1];
+    if (!last || last.noise !== noise || last.start + last.text.length !== start) tail.pieces.push((last = { text: new HeldText(), start, noise }));
+    last.text.append(kept);
     tail.length += kept.length;
     if (fits) return;
     this.heldNoCall++;
@@ -418,7 +419,7 @@ class Engine implements RepairEngine {
     this.tail = null;
     for (const piece of tail.pieces) {
       if (piece.noise) this.stripped.push({ span: [piece.start, piece.start + piece.text.length], kind: "noise" });
-      else this.pushText(piece.text, piece.start);
+      else this.pushText(piece.text.text(), piece.start);
     }
   }
 
@@ -428,7 +429,7 @@ class Engine implements RepairEngine {
     if (!tail) return;
     this.tail = null;
     for (const piece of tail.pieces) {
-      const kind = piece.noise || piece.text.trim() === "" ? "noise" : "fabricated-result";
+      const kind = piece.noise || piece.text.text().trim() === "" ? "noise" : "fabricated-result";
       this.stripped.push({ span: [piece.start, piece.start + piece.text.length], kind });
     }
   }

@@ -9,7 +9,7 @@
  * as much.
  */
 import { describe, expect, test } from "bun:test";
-import { parse } from "../../src/parse/index.ts";
+import { parse } from "../../src/stream/parse-text.ts";
 import { createRepairEngine, DEFAULT_BUFFER_LIMIT } from "../../src/stream/engine.ts";
 import type { EngineEvent } from "../../src/stream/types.ts";
 import type { RecoveredCall } from "../../src/parse/types.ts";

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { parse } from "../../src/parse/index.ts";
+import { parse } from "../../src/stream/parse-text.ts";
 import { createRepairEngine } from "../../src/stream/engine.ts";
 import { DIALECTS, type DialectId } from "../../src/grammar/dialects.ts";
 import type { ParseOptionsInput } from "../../src/parse/types.ts";

@@ -6,7 +6,7 @@
  * rest of the call survives; no global prototype changes; the client-facing JSON carries none.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { parse } from "../../src/parse/index.ts";
+import { parse } from "../../src/stream/parse-text.ts";
 import type { ToolSpec } from "../../src/parse/types.ts";
 import { createRepairEngine } from "../../src/stream/engine.ts";
 import { BAR, SP, live } from "../golden/notation.ts";

@@ -1,8 +1,10 @@
-import { createRepairEngine } from "../stream/engine.ts";
-import { textAndCalls } from "../stream/events.ts";
-import type { ParseOptionsInput, ParseResult, ToolSpec } from "./types.ts";
+// The public whole-text entry point (package export "./parse"). It sits above the engine, in the
+// stream layer, so every import runs downward: grammar -> parse -> stream -> adapters -> plugin/cli.
+import type { ParseOptionsInput, ParseResult, ToolSpec } from "../parse/types.ts";
+import { createRepairEngine } from "./engine.ts";
+import { textAndCalls } from "./events.ts";
 
-export * from "./types.ts";
+export * from "../parse/types.ts";
 
 export interface ParseCallOptions extends ParseOptionsInput {
   /** Candidate spans longer than this are left as text; unlimited for a complete reply by default. */
