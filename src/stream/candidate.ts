@@ -303,12 +303,14 @@ class JsonExtent {
 
 /** I10: name line, optional fence line, one JSON object, optional closing fence. */
 class NamedState implements CharState {
-  private phase: "name" | "before-json" | "fence-label" | "json" | "after-json" = "name";
+  private phase: "name" | "before-json" | "fence-run" | "fence-label" | "json" | "after-json" = "name";
   private nameLength = 0;
   private nameEnded = false;
   private fenced = false;
   private readonly json = new JsonExtent();
+  private fenceChar = 0;
   private fenceRun = 0;
+  private labelLength = 0;
 
   constructor(private readonly nameStart: number) {}
 
@@ -327,13 +329,16 @@ class NamedState implements CharState {
           this.nameEnded = this.nameLength > 0;
           return null;
         }
-        if (this.nameEnded || ++this.nameLength > NAME_LIMIT || !isNameCode(c)) return { kind: "abandon", at: this.nameStart };
+        if (this.nameEnded || ++this.nameLength > NAME_LIMIT || !isNameCode(c)) return this.abandon();
         return null;
       case "before-json":
         if (isSpaceCode(c)) return null;
-        if (c === 0x60 || c === 0x7e) {
+        // One fence line at most: a second one, or anything but JSON after it, is not this form.
+        if ((c === 0x60 || c === 0x7e) && !this.fenced) {
           this.fenced = true;
-          this.phase = "fence-label";
+          this.fenceChar = c;
+          this.fenceRun = 1;
+          this.phase = "fence-run";
           return null;
         }
         if (c === 0x7b) {
@@ -341,10 +346,25 @@ class NamedState implements CharState {
           this.json.step(c);
           return null;
         }
-        return { kind: "abandon", at: this.nameStart };
+        return this.abandon();
+      case "fence-run":
+        if (c === this.fenceChar) {
+          this.fenceRun++;
+          return null;
+        }
+        if (this.fenceRun < 3) return this.abandon();
+        this.fenceRun = 0;
+        this.phase = "fence-label";
+        return this.step(c, at);
       case "fence-label":
-        if (c === 0x0a) this.phase = "before-json";
-        return null;
+        // A fence label is one short word: reading on past it would make every abandoned opener
+        // rescan the lines after it (quadratic on repeated openers).
+        if (c === 0x0a) {
+          this.phase = "before-json";
+          return null;
+        }
+        if (c === 0x20 || c === 0x09 || c === 0x0d) return null;
+        return isNameCode(c) && ++this.labelLength <= NAME_LIMIT ? null : this.abandon();
       case "json":
         if (!this.json.step(c)) return null;
         if (!this.fenced) return { kind: "complete", end: at + 1 };
@@ -358,6 +378,10 @@ class NamedState implements CharState {
         if (this.fenceRun >= 3) return { kind: "complete", end: at };
         return isSpaceCode(c) && this.fenceRun === 0 ? null : { kind: "complete", end: at };
     }
+  }
+
+  private abandon(): Step {
+    return { kind: "abandon", at: this.nameStart };
   }
 }
 

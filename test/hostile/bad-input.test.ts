@@ -15,6 +15,7 @@ import type { EngineEvent } from "../../src/stream/types.ts";
 import type { RecoveredCall } from "../../src/parse/types.ts";
 import { accountsForEveryCharacter, type EngineRun } from "../support/run-engine.ts";
 import { countWork } from "../support/work.ts";
+import { sanitizeAssistantText } from "../../src/history/sanitize.ts";
 import { BAR, block, D, DVL, escaped, live, SP } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
 
@@ -79,6 +80,13 @@ type Mode = "parse" | 1 | 7 | 4096;
 
 function runMode(input: string, mode: Mode): EngineRun & Partial<ChunkRun> {
   return mode === "parse" ? parseRun(input) : feedChunks(input, mode);
+}
+
+/** Work of the history sanitizer, which runs on every request with no buffer limit. */
+function historyWork(input: string): number {
+  return countWork(() => {
+    sanitizeAssistantText(input);
+  });
 }
 
 /** Runs `input` through parse() and chunks of 7 and 4096, and `small` (a shorter cut) one character at a time. */
@@ -312,6 +320,31 @@ describe("linear work (counted, not timed)", () => {
     ["<tool_call> calls back to back", (n) => fill('<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}\n</tool_call>', n)],
     ["<tool_call> JSON that goes wrong late", (n) => fill('<tool_call>{"a": [[[{"b": [1, 2, {"c": "d"}]}]]] x ', n)],
   ];
+  // Candidates that abandon late, back at their start: each abandoned opener must not rescan what
+  // the next opener reads again (issue 10 item 6: fence labels read on across lines).
+  const OPENERS: [string, string][] = [
+    ["DSML block", `<${D}tool_calls>`],
+    ["DSML invoke", `<${D}invoke name="bash">`],
+    ["DSML parameter", `<${D}parameter name="command">`],
+    ["tool_call wrapper", "<tool_call>"],
+    ["Qwen3-Coder function", "<function=bash>"],
+    ["shell costume", "<shell>"],
+    ["Mistral token", "[TOOL_CALLS]"],
+    ["legacy section", `<${BAR}tool${SP}calls${SP}begin${BAR}>`],
+  ];
+  const lateAbandon: [string, (n: number) => string][] = [
+    ["I10 name, then lines read as fence labels", (n) => `${fill(`~<${D}tool_calls>x\n`, n)}end\n`],
+    ["I10 name, then backtick lines", (n) => `${fill(`\`\`\`<${D}tool_calls>x\n`, n)}end\n`],
+    ["I10 name and fence, then no JSON", (n) => `${fill(`<${D}tool_calls>x\n~~~json\n`, n)}end\n`],
+    ...OPENERS.map(([kind, opener]): [string, (n: number) => string] => [`${kind} after ~, then x, line after line`, (n) => `${fill(`~${opener}x\n`, n)}end\n`]),
+  ];
+  shapes.push(...lateAbandon);
+  for (const [name, make] of lateAbandon) {
+    test(`${name}: the history sanitizer's work is linear too`, () => {
+      const ratio = historyWork(make(100_000)) / historyWork(make(25_000));
+      expect(ratio).toBeLessThanOrEqual(4.5);
+    }, SLOW);
+  }
   for (const [name, make] of shapes) {
     test(`${name}: 4x the input costs at most 4.5x the work`, () => {
       for (const mode of ["parse", 1, 7, 4096] as const) {
