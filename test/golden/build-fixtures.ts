@@ -214,6 +214,20 @@ export const fixtures: Fixture[] = [
   none("N14", "opener-mentioned-in-prose", 'Models emit <{D}invoke name="bash"> followed by parameters.'),
   none("N15", "bare-opener-mention", "The <{D}invoke tag and <{D}tool_calls> is the V4 wrapper."),
   none("N16", "legacy-token-mention", "DeepSeek V3 starts a call section with <{BAR}tool{SP}calls{SP}begin{BAR}> in its template."),
+  // CommonMark containers (issue 10 item 1): documented code inside list items and fences never runs.
+  none("N30", "fence-in-list-item-indented-4", `1. The format is:\n    ${fence}\n    ${canonical.split("\n").join("\n    ")}\n    ${fence}\n`),
+  none("N31", "fence-in-nested-list-item", `- a\n  - b\n     ${fence}\n     ${canonical.split("\n").join("\n     ")}\n     ${fence}\n`),
+  none("N32", "fence-on-list-marker-line", `- ${fence}\n  ${canonical.split("\n").join("\n  ")}\n  ${fence}\n`),
+  none("N33", "info-string-line-is-no-closer", `${fence}\n${fence}bash\n${canonical}\n${fence}\n`),
+  none("N34", "fence-on-ordered-paren-marker", `1) ~~~\n   ${canonical.split("\n").join("\n   ")}\n   ~~~\n`),
+  none("N35", "shallower-run-may-open-a-new-fence", `- ${fence}\n  code\n${fence}\n${canonical}\n${fence}\n`),
+  none("N36", "deeper-run-is-content", `${fence}\n    ${fence}\n${canonical}\n${fence}\n`),
+  none("N37", "code-span-across-lines", `Quoted as \`${canonical}\` in the docs.`),
+  none("N38", "blockquote-in-list-item", `- > ${canonical.split("\n").join("\n  > ")}\n`),
+  none("N39", "indented-code-line-with-list-marker", `Example:\n\n    - ${canonical.split("\n").join("\n      ")}\n`),
+  // ...while calls after lists and after a closed fence in a list item still run.
+  ok("S30", "call-after-list", `Plan:\n1. look\n2. run\n\n${canonical}`, [ls("D02")], "Plan:\n1. look\n2. run\n\n"),
+  ok("S31", "call-after-fence-in-list-item", `- step:\n  ${fence}\n  npm test\n  ${fence}\n\n${canonical}`, [ls("D02")], `- step:\n  ${fence}\n  npm test\n  ${fence}\n\n`),
   none("N13", "comparison-operators", "if a < b && c > d { x <- y } and i<n; <b>bold</b> | col | DSML |"),
   ...dialectConformance(),
   // issue 11, dialect-values: Python literals, plain closers inside DSML values, missing formats

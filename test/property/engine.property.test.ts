@@ -211,6 +211,24 @@ describe("documentation context never yields a call", () => {
     fc.constant((b: string) => ({ before: "`` ", body: b.replaceAll("\n", " "), after: " ``" })),
     fc.constantFrom("    ", "\t", "     ").map((indent) => (b: string) => ({ before: "\n", body: indent + b.split("\n").join(`\n${indent}`), after: "\n" })),
     fc.constant((b: string) => ({ before: "> ", body: b.split("\n").join("\n> "), after: "\n" })),
+    // CommonMark containers (issue 10 item 1): fences inside list items, on the marker line, nested.
+    fc
+      .constantFrom(
+        { intro: "1. The format is:\n", pad: "    ", open: "```" },
+        { intro: "- a\n  - b\n", pad: "     ", open: "```" },
+        { intro: "", pad: "  ", open: "- ```" },
+        { intro: "", pad: "   ", open: "1) ~~~" },
+        { intro: "", pad: "   ", open: "1. ```xml" },
+        { intro: "* item\n\n", pad: "  ", open: "  ````" },
+      )
+      .map(({ intro, pad, open }) => (b: string) => {
+        const close = pad + open.replace(/^[-*+\d.) ]*/, "").replace(/[a-z]+$/, "");
+        return { before: `${intro}${open}\n`, body: pad + b.split("\n").join(`\n${pad}`), after: `\n${close}\n` };
+      }),
+    fc.constant((b: string) => ({ before: "```\n```bash\n", body: b, after: "\n```\n" })),
+    fc.constant((b: string) => ({ before: "- > ", body: b.split("\n").join("\n  > "), after: "\n" })),
+    // A code span may run across lines, but not across a blank line (the paragraph ends there).
+    fc.constant((b: string) => ({ before: "See `", body: b.replace(/\n\s*\n/g, "\n"), after: "` above." })),
   );
 
   test("a fenced, inline-coded, indented or quoted copy of any block is left verbatim", () => {
