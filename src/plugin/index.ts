@@ -61,7 +61,7 @@ export const server: Plugin = async (input, rawOptions) => {
       if (!lastUser || (providerID !== undefined && !providerInScope(options, providerID))) return;
       const sessionID = lastUser.info.sessionID;
       const sanitized = options.history.sanitize ? sanitizeHistory(messages, options.parse) : { messages: 0, parts: 0 };
-      const correction = retry.takeCorrectionFor(sessionID);
+      const correction = retry.takeCorrectionFor(sessionID, { id: lastUser.info.id, text: userText(lastUser.parts) });
       if (correction?.userText) appendUserTurn(messages, lastUser, correction.userText);
       debug.request({ sessionID, messageID: lastUser.info.id, sanitizedMessages: sanitized.messages, sanitizedParts: sanitized.parts, nudge: correction?.reason ?? null });
     }),
@@ -102,3 +102,11 @@ function splitTag(tag: string | undefined): [string | undefined, string | undefi
 
 const plugin: PluginModule & { id: string } = { id: PLUGIN_ID, server };
 export default plugin;
+
+/** The text a user message carries, as our wake wrote it (text parts, joined). */
+function userText(parts: readonly { type: string; text?: string; synthetic?: boolean }[]): string {
+  return parts
+    .filter((part) => part.type === "text" && !part.synthetic && typeof part.text === "string")
+    .map((part) => part.text)
+    .join("");
+}

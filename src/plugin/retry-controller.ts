@@ -1,5 +1,5 @@
 import type { NudgeReason } from "../parse/types.ts";
-import { correctionText, RetryLedger, wakeText } from "../retry/state.ts";
+import { correctionText, RetryLedger, wakeText, type TurnSeen } from "../retry/state.ts";
 import type { PluginOptions } from "./options.ts";
 
 export interface WakeSender {
@@ -8,18 +8,22 @@ export interface WakeSender {
 
 /**
  * Turns the ledger's bookkeeping into deliveries: one correction on the next request of the
- * session (system prompt or synthetic user turn), and at most one idle wake. A turn that our own
- * wake started and that fails again is left alone, so a broken model can never loop the session.
+ * session (system prompt or synthetic user turn), and at most one idle wake per user message. A
+ * turn that our own wake started spends from the message that led to it, so however it goes
+ * (clean steps, native calls, markup again) a broken model can never loop the session.
  */
 export class RetryController {
-  private readonly ledger = new RetryLedger();
+  private readonly ledger: RetryLedger;
   private readonly pendingSystem = new Map<string, string>();
   private readonly wokeAndWaiting = new Set<string>();
 
   constructor(
     private readonly options: PluginOptions["retry"],
     private readonly sendWake: WakeSender,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.ledger = new RetryLedger({ now });
+  }
 
   /** A response finished for `turn` (the user message it answers). */
   onReply(sessionID: string, turn: string, recovered: number, nudge: NudgeReason | null): void {
@@ -28,8 +32,12 @@ export class RetryController {
     if (!needsCorrection) this.wokeAndWaiting.delete(sessionID);
   }
 
-  /** Called while the next request is being built; returns the synthetic user text for the "user" channel. */
-  takeCorrectionFor(sessionID: string): { reason: NudgeReason; userText: string | null } | null {
+  /**
+   * Called while the next request is being built, with the user message it answers (its text tells
+   * our wake's turn from one a user wrote); returns the synthetic user text for the "user" channel.
+   */
+  takeCorrectionFor(sessionID: string, turn?: TurnSeen): { reason: NudgeReason; userText: string | null } | null {
+    if (turn) this.ledger.noteTurn(sessionID, turn);
     if (!this.options.nudge) return null;
     const pending = this.ledger.takeCorrection(sessionID);
     if (!pending) return null;
@@ -58,6 +66,7 @@ export class RetryController {
       const correction = this.ledger.takeCorrection(sessionID);
       if (correction) text = correctionText(correction.reason);
     }
+    this.ledger.awaitWake(sessionID, text);
     this.wokeAndWaiting.add(sessionID);
     await this.sendWake(sessionID, text);
     return true;

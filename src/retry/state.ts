@@ -1,74 +1,178 @@
 import type { NudgeReason } from "../parse/types.ts";
 
 export interface PendingRetry {
-  /** The assistant message whose markup could not be repaired. */
+  /** The turn (the user message it answers) whose reply had markup that could not be repaired. */
   messageID: string;
   reason: NudgeReason;
 }
 
-interface SessionEntry {
-  messageID: string;
-  /** null once the message was retried cleanly: nothing left to correct. */
-  reason: NudgeReason | null;
+/** A turn as the next request shows it: its user message, and that message's text. */
+export interface TurnSeen {
+  id: string;
+  text?: string;
+}
+
+/** Wakes the plugin may send per session in any rolling hour, whatever the users write. */
+export const WAKES_PER_HOUR = 3;
+export const HOUR_MS = 3_600_000;
+export const DEFAULT_MAX_SESSIONS = 500;
+/** Turns (and user messages) remembered per session: a turn older than this is not asked about again. */
+const REMEMBERED_TURNS = 16;
+
+/** What one user-written message has spent; every turn the plugin started for it spends from the same. */
+interface Budget {
+  correction: boolean;
+  wake: boolean;
+}
+
+interface Broken {
+  turn: string;
+  reason: NudgeReason;
   correctionDelivered: boolean;
   wakeSent: boolean;
 }
 
-export const DEFAULT_MAX_SESSIONS = 500;
+interface SessionEntry {
+  /** The latest turn seen. */
+  turn: string | undefined;
+  /** Turn -> the user-written message it belongs to (itself, or the one whose wake started it). */
+  origins: Map<string, string>;
+  /** User-written message -> what it has spent. */
+  budgets: Map<string, Budget>;
+  /** The latest reply that needs correcting; any newer clean reply answers it. */
+  broken: Broken | null;
+  /** Wakes sent whose turn has not been seen yet, oldest first. */
+  awaited: { origin: string; text: string | undefined }[];
+  /** When each recent wake was sent. */
+  wakeTimes: number[];
+}
 
 /**
- * Only the latest assistant reply of each session matters: any newer reply answers the old one,
- * so one entry per session is enough. The flags live on that entry, which is what limits a
- * message to one correction and one wake even when its reply is recorded more than once.
+ * The retry's bookkeeping, per session. Hard bounds, whatever happens in between: one correction
+ * and one wake per user-written message (a turn our wake started spends from the message that
+ * led to it, so a wake can never earn another wake), and WAKES_PER_HOUR wakes per session per
+ * rolling hour. Which turn our wake started is known by its text, the one text we sent.
  */
 export class RetryLedger {
   readonly #sessions = new Map<string, SessionEntry>();
   readonly #maxSessions: number;
+  readonly #now: () => number;
 
-  constructor({ maxSessions = DEFAULT_MAX_SESSIONS }: { maxSessions?: number } = {}) {
+  constructor({ maxSessions = DEFAULT_MAX_SESSIONS, now = Date.now }: { maxSessions?: number; now?: () => number } = {}) {
     this.#maxSessions = Math.max(1, Math.floor(maxSessions));
+    this.#now = now;
   }
 
   get sessionCount(): number {
     return this.#sessions.size;
   }
 
-  /** An assistant reply finished; `nudge` is why it needs correcting, or null when it does not. */
-  recordReply(sessionID: string, messageID: string, nudge: NudgeReason | null): void {
-    const entry = this.#sessions.get(sessionID);
-    if (entry?.messageID === messageID) {
-      entry.reason = nudge;
-      this.#touch(sessionID, entry);
-      return;
-    }
-    if (nudge === null) {
-      this.#sessions.delete(sessionID);
-      return;
-    }
-    this.#touch(sessionID, { messageID, reason: nudge, correctionDelivered: false, wakeSent: false });
+  /**
+   * A request is being built for `turn`. A turn not seen before is the one an awaited wake
+   * started when its text is the wake's (no text: the oldest awaited wake, if any); otherwise a
+   * user wrote it and it gets its own budget.
+   */
+  noteTurn(sessionID: string, turn: TurnSeen): void {
+    this.#noteTurn(this.#entry(sessionID), turn);
   }
 
-  /** For the session's next request: the correction to attach, once per message. */
-  takeCorrection(sessionID: string): PendingRetry | null {
+  /** An assistant reply for `turn` finished; `nudge` is why it needs correcting, or null when it does not. */
+  recordReply(sessionID: string, turn: string, nudge: NudgeReason | null): void {
     const entry = this.#sessions.get(sessionID);
-    if (!entry?.reason || entry.correctionDelivered) return null;
-    entry.correctionDelivered = true;
+    if (nudge === null && (!entry || entry.awaited.length + entry.wakeTimes.length === 0)) {
+      // Nothing pending and nothing to bound: a clean session leaves nothing behind.
+      if (entry) this.#sessions.delete(sessionID);
+      return;
+    }
+    const e = entry ?? this.#entry(sessionID);
+    this.#noteTurn(e, { id: turn });
+    if (nudge === null) e.broken = null;
+    else if (e.broken?.turn === turn) e.broken.reason = nudge;
+    else e.broken = { turn, reason: nudge, correctionDelivered: false, wakeSent: false };
+    this.#touch(sessionID, e);
+  }
+
+  /** For the session's next request (of `turn` when given): the correction to attach, once per user message. */
+  takeCorrection(sessionID: string, turn?: TurnSeen): PendingRetry | null {
+    const entry = this.#sessions.get(sessionID);
+    if (!entry) return null;
+    if (turn) this.#noteTurn(entry, turn);
+    const broken = entry.broken;
+    if (!broken || broken.correctionDelivered || entry.turn === undefined) return null;
+    const budget = this.#budgetOf(entry, entry.turn);
+    if (budget.correction) return null;
+    budget.correction = true;
+    broken.correctionDelivered = true;
     this.#touch(sessionID, entry);
-    return { messageID: entry.messageID, reason: entry.reason };
+    return { messageID: broken.turn, reason: broken.reason };
   }
 
-  /** The session went idle: a wake-up is due if its latest reply still needs correcting and was not woken before. */
+  /**
+   * The session went idle: a wake is due if its latest reply still needs correcting, the user
+   * message behind that reply has not had its wake, and the hourly bound allows one. Call
+   * awaitWake with the text actually sent.
+   */
   takeWake(sessionID: string): PendingRetry | null {
     const entry = this.#sessions.get(sessionID);
-    if (!entry?.reason || entry.wakeSent) return null;
-    entry.wakeSent = true;
+    const broken = entry?.broken;
+    if (!entry || !broken || broken.wakeSent) return null;
+    const budget = this.#budgetOf(entry, broken.turn);
+    if (budget.wake) return null;
+    const now = this.#now();
+    entry.wakeTimes = entry.wakeTimes.filter((at) => now - at < HOUR_MS);
+    if (entry.wakeTimes.length >= WAKES_PER_HOUR) return null;
+    entry.wakeTimes.push(now);
+    budget.wake = true;
+    broken.wakeSent = true;
+    entry.awaited.push({ origin: this.#originOf(entry, broken.turn), text: undefined });
+    if (entry.awaited.length > WAKES_PER_HOUR) entry.awaited.shift();
     this.#touch(sessionID, entry);
-    return { messageID: entry.messageID, reason: entry.reason };
+    return { messageID: broken.turn, reason: broken.reason };
+  }
+
+  /** The text of the wake just taken, by which its turn will be known. */
+  awaitWake(sessionID: string, text: string): void {
+    const last = this.#sessions.get(sessionID)?.awaited.at(-1);
+    if (last && last.text === undefined) last.text = text;
   }
 
   /** The session was deleted: nothing of it should outlive it. */
   forget(sessionID: string): void {
     this.#sessions.delete(sessionID);
+  }
+
+  #noteTurn(entry: SessionEntry, turn: TurnSeen): void {
+    if (turn.id === entry.turn) return;
+    entry.turn = turn.id;
+    if (entry.origins.has(turn.id)) return;
+    const index = entry.awaited.findIndex((wake) => turn.text === undefined || wake.text === undefined || wake.text === turn.text);
+    const origin = index === -1 ? turn.id : entry.awaited.splice(index, 1)[0]!.origin;
+    remember(entry.origins, turn.id, origin);
+    if (origin === turn.id) remember(entry.budgets, turn.id, { correction: false, wake: false });
+  }
+
+  #originOf(entry: SessionEntry, turn: string): string {
+    return entry.origins.get(turn) ?? turn;
+  }
+
+  /** A turn whose origin was forgotten spends from a budget of its own, remembered from now on. */
+  #budgetOf(entry: SessionEntry, turn: string): Budget {
+    const origin = this.#originOf(entry, turn);
+    let budget = entry.budgets.get(origin);
+    if (!budget) {
+      budget = { correction: false, wake: false };
+      remember(entry.budgets, origin, budget);
+    }
+    return budget;
+  }
+
+  #entry(sessionID: string): SessionEntry {
+    let entry = this.#sessions.get(sessionID);
+    if (!entry) {
+      entry = { turn: undefined, origins: new Map(), budgets: new Map(), broken: null, awaited: [], wakeTimes: [] };
+      this.#touch(sessionID, entry);
+    }
+    return entry;
   }
 
   /** Map order is insertion order, so re-inserting keeps the least recently used session first. */
@@ -81,6 +185,12 @@ export class RetryLedger {
       this.#sessions.delete(oldest);
     }
   }
+}
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > REMEMBERED_TURNS) map.delete(map.keys().next().value!);
 }
 
 const CORRECTION_OPENINGS: Record<NudgeReason, string> = {

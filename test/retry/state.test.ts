@@ -84,11 +84,13 @@ describe("a new reply starts fresh", () => {
     expect(ledger.takeCorrection("ses_a")).toBeNull();
   });
 
-  test("a newer reply that fails again gets its own correction and wake", () => {
+  test("a newer message the user wrote that fails again gets its own correction and wake", () => {
     const ledger = new RetryLedger();
     ledger.recordReply("ses_a", "msg_1", "broken-markup");
     ledger.takeCorrection("ses_a");
     ledger.takeWake("ses_a");
+    ledger.awaitWake("ses_a", "Continue.");
+    ledger.noteTurn("ses_a", { id: "msg_2", text: "Now fix the failing test." });
     ledger.recordReply("ses_a", "msg_2", "truncated-call");
     expect(ledger.takeCorrection("ses_a")).toEqual({ messageID: "msg_2", reason: "truncated-call" });
     expect(ledger.takeWake("ses_a")).toEqual({ messageID: "msg_2", reason: "truncated-call" });
