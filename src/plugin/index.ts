@@ -46,12 +46,16 @@ export const server: Plugin = async (input, rawOptions) => {
     ...(options.debug ? { debug: (line: string) => log("info", line) } : {}),
   };
 
+  /** Providers whose fetch is our repairing fetch: only their requests carry the request tag. */
+  const wired = new Set<string>();
   const hooks: Hooks = {
     config: guard("config", log, async (cfg) => {
-      installRepairFetch(cfg, options, adapter);
+      for (const id of installRepairFetch(cfg, options, adapter)) wired.add(id);
     }),
     "chat.headers": guard("chat.headers", log, async (hookInput, output) => {
-      if (!providerInScope(options, hookInput.provider?.info?.id ?? hookInput.model?.providerID ?? "")) return;
+      // The tag is for our own fetch, which removes it: a provider it does not pass through, or a
+      // runtime that ignores provider fetches, would send it upstream.
+      if (nativeRuntime() || !wired.has(hookInput.provider?.info?.id ?? hookInput.model?.providerID ?? "")) return;
       output.headers[REQUEST_TAG_HEADER] = `${hookInput.sessionID}/${hookInput.message?.id ?? "?"}`;
     }),
     "experimental.chat.messages.transform": guard("messages.transform", log, async (_hookInput, output) => {
@@ -109,4 +113,10 @@ function userText(parts: readonly { type: string; text?: string; synthetic?: boo
     .filter((part) => part.type === "text" && !part.synthetic && typeof part.text === "string")
     .map((part) => part.text)
     .join("");
+}
+
+/** OpenCode's experimental native runtime calls providers without the configured fetch. */
+function nativeRuntime(env: NodeJS.ProcessEnv = process.env): boolean {
+  const flag = env.OPENCODE_EXPERIMENTAL_NATIVE_LLM;
+  return flag !== undefined && flag !== "" && flag !== "0" && flag.toLowerCase() !== "false";
 }
