@@ -1,16 +1,17 @@
 // Anthropic Messages (`POST …/v1/messages`), as @ai-sdk/anthropic speaks it for Zen/Go Qwen and
 // MiniMax routes and MiniMax's own provider: leaked markup in text blocks becomes tool_use blocks.
+import { anthropicToolChoice } from "./tool-choice.ts";
 import type { RecoveredCall, ToolSpec } from "../parse/types.ts";
 import type { EngineEvent } from "../stream/types.ts";
 import { AnthropicStreamRewriter, NATIVE_BLOCKS } from "./anthropic-stream.ts";
 import { givenFromChatBody } from "./echo-guard.ts";
 import { type Json, isObject } from "./openai.ts";
-import type { AllowedTools, Wire, WireJsonContext } from "./wire.ts";
+import type { Wire, WireJsonContext } from "./wire.ts";
 
 export const anthropicWire: Wire = {
   name: "anthropic-messages",
   declared: declaredTools,
-  allowed: (body) => allowedByChoice(body.tool_choice),
+  allowed: (body) => anthropicToolChoice(body.tool_choice),
   given: givenFromMessagesBody,
   repairJson: repairMessageJson,
   rewriter: (guard, onFinal) => new AnthropicStreamRewriter(guard, onFinal),
@@ -26,21 +27,6 @@ function declaredTools(body: Json): ToolSpec[] {
     tools.push(isObject(tool.input_schema) ? { name: tool.name, parameters: tool.input_schema } : { name: tool.name });
   }
   return tools;
-}
-
-/** Anthropic's tool_choice: auto and any allow every tool, `tool` one, `none` none. Unknown forms allow none. */
-export function allowedByChoice(choice: unknown): AllowedTools {
-  if (choice === undefined || choice === null) return "all";
-  if (!isObject(choice)) return [];
-  switch (choice.type) {
-    case "auto":
-    case "any":
-      return "all";
-    case "tool":
-      return typeof choice.name === "string" ? [choice.name] : [];
-    default:
-      return [];
-  }
 }
 
 /** `system` and the user turns (text, tool_result and document blocks); assistant turns are the model's own. */

@@ -9,7 +9,7 @@ import { textAndCalls } from "../stream/events.ts";
 import { type Json, isObject, openAiCall } from "./openai.ts";
 import { chatToolChoice, offeredTools } from "./tool-choice.ts";
 import { ReasoningChannel } from "./reasoning.ts";
-import { type Wire, narrowTools } from "./wire.ts";
+import type { Wire } from "./wire.ts";
 import { mayBeWire, wireFor } from "./wires.ts";
 import {
   type AdapterDeps,
@@ -127,7 +127,7 @@ function planWire(plan: Plan, wire: Wire | undefined, body: Json, options: Adapt
   const tools = wire.declared(body);
   if (tools.length === 0) return plan;
   plan.wire = wire;
-  plan.tools = narrowTools(tools, wire.allowed(body));
+  plan.tools = offeredTools(tools, wire.allowed(body));
   plan.isEchoed = requestEchoGuard(options, () => wire.given(body));
   plan.attempt = nextAttempt(plan.tag);
   return plan;

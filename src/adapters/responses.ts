@@ -1,17 +1,18 @@
 // OpenAI's Responses API (`POST …/responses`), as @ai-sdk/openai speaks it for custom providers
 // declared with that package, vivgrid and Azure: leaked markup in output_text becomes
 // function_call output items.
+import { responsesToolChoice } from "./tool-choice.ts";
 import type { RecoveredCall, ToolSpec } from "../parse/types.ts";
 import { givenFromChatBody } from "./echo-guard.ts";
 import { type Json, isObject } from "./openai.ts";
 import { NATIVE_ITEMS, functionCallItem, textOf } from "./responses-items.ts";
 import { ResponsesStreamRewriter } from "./responses-stream.ts";
-import type { AllowedTools, Wire, WireJsonContext } from "./wire.ts";
+import type { Wire, WireJsonContext } from "./wire.ts";
 
 export const responsesWire: Wire = {
   name: "responses",
   declared: declaredTools,
-  allowed: (body) => allowedByChoice(body.tool_choice),
+  allowed: (body) => responsesToolChoice(body.tool_choice),
   given: givenFromResponsesBody,
   repairJson: repairResponseJson,
   rewriter: (guard, onFinal) => new ResponsesStreamRewriter(guard, onFinal),
@@ -25,17 +26,6 @@ function declaredTools(body: Json): ToolSpec[] {
     tools.push(isObject(tool.parameters) ? { name: tool.name, parameters: tool.parameters } : { name: tool.name });
   }
   return tools;
-}
-
-/** none, auto, required, a named function, allowed_tools (either mode); an unknown form allows none. */
-export function allowedByChoice(choice: unknown): AllowedTools {
-  if (choice === undefined || choice === null || choice === "auto" || choice === "required") return "all";
-  if (!isObject(choice)) return [];
-  if (choice.type === "function") return typeof choice.name === "string" ? [choice.name] : [];
-  if (choice.type === "allowed_tools" && Array.isArray(choice.tools)) {
-    return choice.tools.flatMap((tool) => (isObject(tool) && typeof tool.name === "string" ? [tool.name] : []));
-  }
-  return [];
 }
 
 /** `instructions`, user/system/developer input items and function_call_output items. */

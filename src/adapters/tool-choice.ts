@@ -106,6 +106,42 @@ function readSdkToolChoice(raw: unknown): ToolChoice {
   return invalid(raw);
 }
 
+/** Anthropic Messages `tool_choice`: auto, any (some tool must be called), a named tool, none; absent is auto. */
+export function anthropicToolChoice(raw: unknown): ToolChoice {
+  return unlessThrown(() => {
+    if (raw === undefined || raw === null) return { type: "auto" };
+    if (!isObject(raw)) return invalid(raw);
+    if (raw.type === "auto" || raw.type === "none") return { type: raw.type };
+    if (raw.type === "any") return { type: "required" };
+    if (raw.type === "tool" && typeof raw.name === "string" && raw.name !== "") return { type: "tool", name: raw.name };
+    return invalid(raw);
+  });
+}
+
+/**
+ * OpenAI Responses `tool_choice`: "none" | "auto" | "required", a named function, `allowed_tools`,
+ * or a custom or hosted tool forced; absent is auto. Only functions take the JSON arguments a
+ * recovered call carries, so a forced custom or hosted tool offers none.
+ */
+export function responsesToolChoice(raw: unknown): ToolChoice {
+  return unlessThrown(() => {
+    if (raw === undefined || raw === null) return { type: "auto" };
+    if (raw === "auto" || raw === "none" || raw === "required") return { type: raw };
+    if (!isObject(raw) || typeof raw.type !== "string") return invalid(raw);
+    if (raw.type === "function") return typeof raw.name === "string" && raw.name !== "" ? { type: "tool", name: raw.name } : invalid(raw);
+    if (raw.type === "allowed_tools") {
+      if ((raw.mode !== "auto" && raw.mode !== "required") || !Array.isArray(raw.tools)) return invalid(raw, "allowed_tools");
+      const names: string[] = [];
+      for (const tool of raw.tools) {
+        if (!isObject(tool)) return invalid(tool, "allowed_tools entry");
+        if (tool.type === "function" && typeof tool.name === "string" && tool.name !== "") names.push(tool.name);
+      }
+      return { type: "allowed", names, mode: raw.mode };
+    }
+    return { type: "allowed", names: [], mode: "required" };
+  });
+}
+
 /** A getter or proxy that throws while the choice is read is one more form not understood. */
 function unlessThrown(read: () => ToolChoice): ToolChoice {
   try {

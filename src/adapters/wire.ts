@@ -6,6 +6,7 @@ import type { EngineSummary } from "../stream/types.ts";
 import type { EventRewriter } from "./event-stream.ts";
 import type { Json } from "./openai.ts";
 import type { GuardedEngine } from "./options.ts";
+import type { ToolChoice } from "./tool-choice.ts";
 
 export interface WireJsonContext {
   /** A fresh engine for one text channel of the response. */
@@ -19,20 +20,12 @@ export interface Wire {
   readonly name: string;
   /** Tools the request declared; none means the response is not ours to touch. */
   declared(body: Json): ToolSpec[];
-  /** What the request's tool_choice leaves a recovered call. */
-  allowed(body: Json): AllowedTools;
+  /** The request's tool choice, translated to the wire-neutral form (tool-choice.ts). */
+  allowed(body: Json): ToolChoice;
   /** Content the request gave the model (for the echo guard); read only when a call is about to be recovered. */
   given(body: Json): string[];
   /** Repairs a parsed JSON response in place; true when anything changed. */
   repairJson(body: Json, ctx: WireJsonContext): boolean;
   /** The per-event rewriter of a streamed response. */
   rewriter(guard: GuardedEngine, onFinal: () => void): EventRewriter;
-}
-
-/** Tool names a tool_choice allows: every declared tool, or exactly these (none for "none"). */
-export type AllowedTools = "all" | readonly string[];
-
-export function narrowTools(tools: ToolSpec[], allowed: AllowedTools): ToolSpec[] {
-  if (allowed === "all") return tools;
-  return tools.filter((tool) => allowed.includes(tool.name));
 }

@@ -174,6 +174,10 @@ describe("Anthropic Messages request side", () => {
       const allowed = await run(original, request({ tool_choice: choice }));
       expect(assemble(allowed.text).content.filter((b) => b.type === "tool_use").map((b) => b.name)).toEqual(["read"]);
     }
+    for (const unknown of [{ type: "some_future_mode" }, "any", { type: "tool" }]) {
+      const closed = await run(original, request({ tool_choice: unknown }));
+      expect(assemble(closed.text).content.some((b) => b.type === "tool_use")).toBe(false);
+    }
     const serverOnly = await run(original, request({ tools: [TOOLS[1]] }));
     expect(serverOnly.text).toBe(original);
   });

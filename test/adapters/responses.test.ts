@@ -161,7 +161,10 @@ describe("Responses API stream", () => {
     expect(assemble(await run(original, request({ tool_choice: { type: "function", name: "write" } }))).calls).toEqual([]);
     const allowed = { type: "allowed_tools", mode: "auto", tools: [{ type: "function", name: "write" }] };
     expect(assemble(await run(original, request({ tool_choice: allowed }))).calls).toEqual([]);
-    for (const choice of ["auto", "required", { type: "function", name: "read" }]) {
+    for (const closed of [{ type: "custom", name: "read" }, { type: "file_search" }, "sometimes", { type: "allowed_tools", mode: "maybe", tools: [] }]) {
+      expect(assemble(await run(original, request({ tool_choice: closed }))).calls).toEqual([]);
+    }
+    for (const choice of ["auto", "required", { type: "function", name: "read" }, { type: "allowed_tools", mode: "required", tools: [{ type: "function", name: "read" }] }]) {
       expect(assemble(await run(original, request({ tool_choice: choice }))).calls.map((c) => c.name)).toEqual(["read"]);
     }
   });
