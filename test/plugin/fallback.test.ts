@@ -5,6 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { REMOVED_NOTE } from "../../src/history/sanitize.ts";
+import { formatFallbackLine } from "../../src/plugin/debug.ts";
 import { WireFallback, type ReplyOrigin } from "../../src/plugin/fallback.ts";
 import plugin from "../../src/plugin/index.ts";
 import { RetryController } from "../../src/plugin/retry-controller.ts";
@@ -207,5 +208,19 @@ describe("the plugin wires the fallback to the adapter", () => {
     expect(await complete("msg_a1")).toBe(PROSE + LEAK);
     expect(await complete("msg_a2")).toBe(PROSE + REMOVED_NOTE);
     expect(lines.filter((l) => l.includes("mode=fallback"))).toEqual(["[dsml] response ses_1/msg_u2 mode=fallback removed=1 nudge=unexecuted-call shapes=B06"]);
+  });
+});
+
+describe("the fallback never throws into OpenCode and never logs values", () => {
+  test("an output it cannot read logs one line; ids that could break the line print as unknown", async () => {
+    const lines: string[] = [];
+    const client = { app: { log: async ({ body }: { body: { message: string } }) => void lines.push(body.message) }, session: { promptAsync: async () => undefined } };
+    const hooks = await plugin.server({ client } as never, { providers: ["*"], debug: true });
+    const hostile = { get text(): never { throw new Error("secret-value"); } };
+    await expect(hooks["experimental.text.complete"]!({ sessionID: "s", messageID: "m", partID: "p" }, hostile as never)).resolves.toBeUndefined();
+    expect(lines).toEqual(["dsml-fix: text.complete failed (Error); left unchanged"]);
+    expect(formatFallbackLine({ sessionID: "ses 1\n", messageID: "msg_1", removed: 2, nudge: "unexecuted-call", shapes: ["B06", "rm -rf"] })).toBe(
+      "[dsml] response ?/msg_1 mode=fallback removed=2 nudge=unexecuted-call shapes=B06",
+    );
   });
 });
