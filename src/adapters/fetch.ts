@@ -17,6 +17,7 @@ import {
   type EngineFactory,
   GuardedEngine,
   REQUEST_TAG_HEADER,
+  announceRepair,
   createAttemptCounter,
   debugLine,
   describeError,
@@ -63,6 +64,7 @@ export function repairFetch(
       return baseFetch(input, init);
     }
     const factory = plan.tools ? await loadEngineFactory(deps).catch(noFactory(options)) : undefined;
+    if (plan.tools && factory) announceRepair(options, plan.tag);
     const response = await baseFetch(plan.input, plan.init);
     if (!plan.tools || !factory) return response;
     try {

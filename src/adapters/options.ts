@@ -30,6 +30,12 @@ export interface AdapterOptions {
   responseFix?: ResponseFixOptions;
   debug?: (line: string) => void;
   onResult?: (r: AdapterResult) => void;
+  /**
+   * Called before a request is sent whose response this adapter will repair (its wire is known and
+   * it declares tools). It comes before any byte of the response, so a consumer that sees the reply
+   * another way (OpenCode's text hook) knows the wire path owns it even before onResult.
+   */
+  onRepairing?: (requestTag: string | undefined) => void;
 }
 
 export type EngineFactory = (options: EngineOptions) => RepairEngine;
@@ -72,6 +78,9 @@ export function settleOptions(options: AdapterOptions): AdapterOptions {
   const onResult = readGuarded(options, "onResult");
   if (!onResult.ok) note("onResult", "no result callback");
   else if (onResult.value !== undefined) out.onResult = onResult.value as AdapterOptions["onResult"];
+  const onRepairing = readGuarded(options, "onRepairing");
+  if (!onRepairing.ok) note("onRepairing", "no request callback");
+  else if (onRepairing.value !== undefined) out.onRepairing = onRepairing.value as AdapterOptions["onRepairing"];
   const parse = readGuarded(options, "parse");
   if (!parse.ok) note("parse", "the default parse options");
   else if (parse.value !== undefined) out.parse = plainCopy(parse.value, "parse", note, 2) as AdapterOptions["parse"];
@@ -251,6 +260,14 @@ export function report(options: AdapterOptions, result: AdapterResult): void {
     options.onResult?.(result);
   } catch (error) {
     debugLine(options, `onResult threw: ${describeError(error)}`);
+  }
+}
+
+export function announceRepair(options: AdapterOptions, requestTag: string | undefined): void {
+  try {
+    options.onRepairing?.(requestTag);
+  } catch (error) {
+    debugLine(options, `onRepairing threw: ${describeError(error)}`);
   }
 }
 

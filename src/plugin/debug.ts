@@ -1,11 +1,11 @@
-import type { NudgeReason } from "../parse/types.ts";
+import type { CorrectionReason } from "../retry/state.ts";
 
 export interface RequestDebugEntry {
   sessionID?: string | null;
   messageID?: string | null;
   sanitizedMessages: number;
   sanitizedParts: number;
-  nudge: NudgeReason | null;
+  nudge: CorrectionReason | null;
 }
 
 export type ResponseOutcome =
@@ -19,7 +19,7 @@ export interface ResponseDebugEntry {
   /** 1 for the first stream of the message, higher when the same message is retried. */
   attempt: number;
   outcome: ResponseOutcome;
-  nudge?: NudgeReason | null;
+  nudge?: CorrectionReason | null;
   /** Shape ids such as "D02"; anything else is dropped so argument values can never reach a log. */
   shapes?: readonly string[];
 }
@@ -31,6 +31,28 @@ export function formatRequestLine(entry: RequestDebugEntry): string {
 
 export function formatResponseLine(entry: ResponseDebugEntry): string {
   let line = `[dsml] response ${target(entry)}#${count(entry.attempt)} ${outcomeText(entry.outcome)}`;
+  if (entry.nudge) line += ` nudge=${entry.nudge}`;
+  const shapes = shapeIds(entry.shapes ?? []);
+  if (shapes.length > 0) line += ` shapes=${shapes.join(",")}`;
+  return line;
+}
+
+export interface FallbackDebugEntry {
+  sessionID?: string | null;
+  /** The user message the reply answers, or the assistant message when that could not be read. */
+  messageID?: string | null;
+  removed?: number;
+  nudge?: CorrectionReason | null;
+  shapes?: readonly string[];
+  /** The reply's message could not be read: its text was left as written. */
+  unresolved?: boolean;
+}
+
+/** The fallback's response line (no attempt: OpenCode's text hook does not say which request it was). */
+export function formatFallbackLine(entry: FallbackDebugEntry): string {
+  let line = `[dsml] response ${target(entry)} mode=fallback`;
+  if (entry.unresolved) return `${line} unresolved (message not found; text left unchanged)`;
+  line += ` removed=${count(entry.removed ?? 0)}`;
   if (entry.nudge) line += ` nudge=${entry.nudge}`;
   const shapes = shapeIds(entry.shapes ?? []);
   if (shapes.length > 0) line += ` shapes=${shapes.join(",")}`;

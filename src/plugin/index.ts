@@ -1,6 +1,7 @@
 import type { Hooks, Plugin, PluginModule } from "@opencode-ai/plugin";
 import { REQUEST_TAG_HEADER, type AdapterOptions, type AdapterResult } from "../adapters/options.ts";
 import { createDebugLog } from "./debug.ts";
+import { messageLookup, WireFallback } from "./fallback.ts";
 import { sanitizeHistory, appendUserTurn } from "./history-hook.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { providerInScope, resolveOptions } from "./options.ts";
@@ -39,10 +40,19 @@ export const server: Plugin = async (input, rawOptions) => {
     if (echoed > 0) log("info", `[dsml] echo-guard stripped=${echoed} (markup quoted from content the request gave the model; not executed)`);
     if (sessionID && turn) retry.onReply(sessionID, turn, summary.recovered, summary.nudge);
   };
+  const fallback = new WireFallback({
+    enabled: options.responseFix.enabled,
+    parse: options.parse,
+    inScope: (origin) => providerInScope(options, origin.providerID),
+    retry,
+    lookup: messageLookup(input.client),
+    ...(options.debug ? { debug: (line: string) => log("info", line) } : {}),
+  });
   const adapter: AdapterOptions = {
     parse: options.parse,
     responseFix: options.responseFix,
     onResult,
+    onRepairing: (tag) => fallback.noteWireRepair(tag),
     ...(options.debug ? { debug: (line: string) => log("info", line) } : {}),
   };
 
@@ -73,6 +83,7 @@ export const server: Plugin = async (input, rawOptions) => {
       const text = retry.takeSystemText(hookInput.sessionID);
       if (text) output.system.push(text);
     }),
+    "experimental.text.complete": guard("text.complete", log, (hookInput, output) => fallback.onTextComplete(hookInput, output)),
     event: guard("idle wake", log, async ({ event }) => {
       if (event.type !== "session.idle") return;
       const woke = await retry.onIdle(event.properties.sessionID);

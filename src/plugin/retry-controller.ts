@@ -1,5 +1,4 @@
-import type { NudgeReason } from "../parse/types.ts";
-import { correctionText, RetryLedger, wakeText, type TurnSeen } from "../retry/state.ts";
+import { correctionText, RetryLedger, wakeText, type CorrectionReason, type TurnSeen } from "../retry/state.ts";
 import type { PluginOptions } from "./options.ts";
 
 export interface WakeSender {
@@ -26,7 +25,7 @@ export class RetryController {
   }
 
   /** A response finished for `turn` (the user message it answers). */
-  onReply(sessionID: string, turn: string, recovered: number, nudge: NudgeReason | null): void {
+  onReply(sessionID: string, turn: string, recovered: number, nudge: CorrectionReason | null): void {
     const needsCorrection = recovered === 0 ? nudge : null;
     this.ledger.recordReply(sessionID, turn, needsCorrection);
     if (!needsCorrection) this.wokeAndWaiting.delete(sessionID);
@@ -36,7 +35,7 @@ export class RetryController {
    * Called while the next request is being built, with the user message it answers (its text tells
    * our wake's turn from one a user wrote); returns the synthetic user text for the "user" channel.
    */
-  takeCorrectionFor(sessionID: string, turn?: TurnSeen): { reason: NudgeReason; userText: string | null } | null {
+  takeCorrectionFor(sessionID: string, turn?: TurnSeen): { reason: CorrectionReason; userText: string | null } | null {
     if (turn) this.ledger.noteTurn(sessionID, turn);
     if (!this.options.nudge) return null;
     const pending = this.ledger.takeCorrection(sessionID);
@@ -55,6 +54,11 @@ export class RetryController {
     const text = this.pendingSystem.get(sessionID) ?? null;
     this.pendingSystem.delete(sessionID);
     return text;
+  }
+
+  /** A wake was sent for this session and no reply without markup has answered it yet. */
+  awaitingWake(sessionID: string): boolean {
+    return this.wokeAndWaiting.has(sessionID);
   }
 
   async onIdle(sessionID: string): Promise<boolean> {

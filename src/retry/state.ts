@@ -1,9 +1,15 @@
 import type { NudgeReason } from "../parse/types.ts";
 
+/**
+ * Why a reply needs correcting: what the parser found, or "unexecuted-call" when the markup was a
+ * call in any form but the route could not turn text into calls (the plugin's fallback path).
+ */
+export type CorrectionReason = NudgeReason | "unexecuted-call";
+
 export interface PendingRetry {
   /** The turn (the user message it answers) whose reply had markup that could not be repaired. */
   messageID: string;
-  reason: NudgeReason;
+  reason: CorrectionReason;
 }
 
 /** A turn as the next request shows it: its user message, and that message's text. */
@@ -27,7 +33,7 @@ interface Budget {
 
 interface Broken {
   turn: string;
-  reason: NudgeReason;
+  reason: CorrectionReason;
   correctionDelivered: boolean;
   wakeSent: boolean;
 }
@@ -77,7 +83,7 @@ export class RetryLedger {
   }
 
   /** An assistant reply for `turn` finished; `nudge` is why it needs correcting, or null when it does not. */
-  recordReply(sessionID: string, turn: string, nudge: NudgeReason | null): void {
+  recordReply(sessionID: string, turn: string, nudge: CorrectionReason | null): void {
     const entry = this.#sessions.get(sessionID);
     if (nudge === null && (!entry || entry.awaited.length + entry.wakeTimes.length === 0)) {
       // Nothing pending and nothing to bound: a clean session leaves nothing behind.
@@ -193,17 +199,18 @@ function remember<V>(map: Map<string, V>, key: string, value: V): void {
   if (map.size > REMEMBERED_TURNS) map.delete(map.keys().next().value!);
 }
 
-const CORRECTION_OPENINGS: Record<NudgeReason, string> = {
+const CORRECTION_OPENINGS: Record<CorrectionReason, string> = {
   "broken-markup": "Your last reply contained tool-call markup written as text, and it was malformed, so it could not be executed.",
   "undeclared-tool": "Your last reply contained tool-call markup written as text for a tool that is not available, so it could not be executed.",
   "truncated-call": "Your last reply contained tool-call markup written as text that was cut off before the call was complete, so it could not be executed.",
   "echoed-markup": "Your last reply repeated tool-call markup as text instead of making a call, so nothing was executed.",
+  "unexecuted-call": "Your last reply wrote a tool call as text markup instead of making a call, so it was not executed.",
 };
 
 const REISSUE_REQUEST =
   "If you still need a tool, call it again through the tool-calling interface, using only the tools you have been given. Never write tool calls as text markup.";
 
-export function correctionText(reason: NudgeReason): string {
+export function correctionText(reason: CorrectionReason): string {
   return `${CORRECTION_OPENINGS[reason]} ${REISSUE_REQUEST}`;
 }
 

@@ -1,0 +1,114 @@
+/**
+ * The fallback against the real opencode binary, on a route the fetch adapter never sees: OpenCode's
+ * experimental native runtime (OPENCODE_EXPERIMENTAL_NATIVE_LLM=1) calls a provider whose id starts
+ * with "opencode" through its own HTTP client, bypassing every provider fetch.
+ *
+ * One `opencode run`, two main requests. The first reply writes prose, a leaked bash call as text and
+ * then a native bash call; the second (after the native call's result) quotes the same markup inside
+ * a fence. `opencode run` disables the idle wake (it exits on idle), so the correction is shown where
+ * it can be seen headless: the native call keeps the turn going, and the next request carries it.
+ * The wake itself is covered by test/plugin/fallback.test.ts.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { REMOVED_NOTE } from "../../src/history/sanitize.ts";
+import { correctionText } from "../../src/retry/state.ts";
+import { block, live } from "../golden/notation.ts";
+import { eventText, exportSession, makeProject, runOpencode, startFakeModel, toolUses, type FakeModel, type Project, type RunResult } from "./harness.ts";
+import { assistantTexts, hasMarkerBytes, logLines, partsText, pluginEntry, systemText, TIMEOUT } from "./plugin-helpers.ts";
+
+const PROVIDER = "opencode-fallback";
+const PROSE = "Writing the file.\n\n";
+const LEAK = live(block("tool_calls", [["bash", [["command", "echo leaked > leaked.txt"]]]]));
+const QUOTED = `Done. A leaked call looks like this:\n\n\`\`\`\n${LEAK}\n\`\`\`\n`;
+
+interface Shared {
+  model: FakeModel;
+  project: Project;
+  run: RunResult;
+}
+
+let shared: Promise<Shared> | undefined;
+let teardown: (() => Promise<void>) | undefined;
+
+function sharedRun(): Promise<Shared> {
+  shared ??= (async () => {
+    const model = await startFakeModel([
+      { content: PROSE + LEAK, toolCalls: [{ name: "bash", arguments: { command: "echo native > native.txt", description: "write" } }] },
+      { content: QUOTED },
+    ]);
+    const project = makeProject({
+      modelUrl: model.url,
+      plugin: [pluginEntry({ providers: [PROVIDER], debug: true })],
+      env: { OPENCODE_EXPERIMENTAL_NATIVE_LLM: "1" },
+      config: {
+        model: `${PROVIDER}/fake-model`,
+        small_model: `${PROVIDER}/fake-model`,
+        provider: {
+          [PROVIDER]: {
+            npm: "@ai-sdk/openai-compatible",
+            name: "Fallback route",
+            options: { baseURL: model.url, apiKey: "sk-fake" },
+            models: { "fake-model": { name: "Fake Model", tool_call: true, limit: { context: 100000, output: 4000 } } },
+          },
+        },
+      },
+    });
+    teardown = async () => {
+      await model.close();
+      if (!process.env.DSML_E2E_KEEP) project.cleanup();
+    };
+    const run = await runOpencode(project, "write the file", { timeoutMs: 80_000 });
+    return { model, project, run };
+  })();
+  return shared;
+}
+
+afterAll(async () => {
+  await teardown?.();
+});
+
+describe("plugin fallback on a route the wire adapter does not rewrite (native runtime)", () => {
+  test(
+    "the leaked call is replaced by the removal note in what is shown and stored, never run; the fenced quote is untouched",
+    async () => {
+      const { run, model, project } = await sharedRun();
+      expect(run.timedOut).toBe(false);
+      expect(run.code).toBe(0);
+      expect(logLines(run.stderr, "llm.runtime=native").length).toBeGreaterThan(0);
+      expect(model.mainRequests()).toHaveLength(2);
+      // Only the native call ran.
+      expect(toolUses(run.events).map((u) => u.tool)).toEqual(["bash"]);
+      expect(existsSync(path.join(project.dir, "native.txt"))).toBe(true);
+      expect(existsSync(path.join(project.dir, "leaked.txt"))).toBe(false);
+      // Shown: the prose, the note, then the quoted example exactly as written.
+      expect(eventText(run.events)).toBe(PROSE + REMOVED_NOTE + QUOTED);
+      // Stored: the same text.
+      const session = await exportSession(project, run.sessionID!);
+      const stored = session.messages.filter((m) => m.info.role === "assistant").map(partsText);
+      expect(stored).toEqual([PROSE + REMOVED_NOTE, QUOTED]);
+      // Replayed to the model: the note, no markup.
+      for (const text of assistantTexts(model.mainRequests()[1]!)) expect(hasMarkerBytes(text)).toBe(false);
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "one correction is scheduled: the next request carries it, the debug line says mode=fallback",
+    async () => {
+      const { run, model } = await sharedRun();
+      const [first, second] = model.mainRequests();
+      const correction = correctionText("unexecuted-call");
+      expect(systemText(first!)).not.toContain(correction);
+      expect(systemText(second!)).toContain(correction);
+      const fallbackLines = logLines(run.stderr, "mode=fallback");
+      expect(fallbackLines).toHaveLength(1);
+      expect(fallbackLines[0]).toMatch(new RegExp(`\\[dsml\\] response ${run.sessionID}/msg_\\w+ mode=fallback removed=1 nudge=unexecuted-call`));
+      expect(logLines(run.stderr, "[dsml] request ")[1]).toContain("nudge=unexecuted-call");
+      // The wire adapter saw nothing of this route.
+      expect(logLines(run.stderr, "[dsml] response ").filter((l) => !l.includes("mode=fallback"))).toEqual([]);
+    },
+    TIMEOUT,
+  );
+});
