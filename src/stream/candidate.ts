@@ -146,6 +146,9 @@ export class Candidate {
         return null;
       case "legacy-section":
         return first ? { kind: "abandon", at } : null;
+      case "legacy-call":
+        // LFM2's call list (O08) opens with `[`: a start token mentioned in prose is released at its next word.
+        return first && this.opener.legacy === "call-start" && c !== 0x5b ? { kind: "abandon", at } : null;
       case "invoke":
         // A real invoke starts with a parameter or a JSON body; prose means the opener was only mentioned.
         return first && c !== 0x7b && !(this.opener.flaws & Flaw.RunawayAttr) ? { kind: "abandon", at } : null;
@@ -385,7 +388,10 @@ class NamedState implements CharState {
   }
 }
 
-/** O06: after `[TOOL_CALLS]` either a JSON array, or NAME `[ARGS]` and one JSON object; the residue starts at NAME. */
+/**
+ * O06: after `[TOOL_CALLS]` either a JSON array, or NAME, `[ARGS]` (the newest tokenizers drop it)
+ * and one JSON object; the residue starts at NAME and always has `[ARGS]`.
+ */
 class MistralState implements CharState {
   private phase: "start" | "name" | "args" | "before-json" | "json" = "start";
   private matched = 0;
@@ -394,7 +400,7 @@ class MistralState implements CharState {
 
   constructor(
     private readonly from: number,
-    residue: boolean,
+    private readonly residue: boolean,
   ) {
     if (residue) this.phase = "name";
   }
@@ -419,6 +425,11 @@ class MistralState implements CharState {
         if (c === 0x5b && this.nameLength > 0) {
           this.phase = "args";
           this.matched = 1;
+          return null;
+        }
+        if (c === 0x7b && this.nameLength > 0 && !this.residue) {
+          this.phase = "json";
+          this.json.step(c);
           return null;
         }
         return isNameCode(c) && ++this.nameLength <= NAME_LIMIT ? null : abandon;
