@@ -207,7 +207,7 @@ class DsmlWalk {
  * the value is followed by a plain parameter or invoke tag (the model wrote the next parameter
  * without its sentinel). Each scan stops at the next sentinel tag, so the scans never overlap.
  */
-function plainMarkupValueEnds(tags: readonly Tag[]): Map<number, number> {
+export function plainMarkupValueEnds(tags: readonly Tag[]): Map<number, number> {
   const ends = new Map<number, number>();
   for (let i = 0; i < tags.length; i++) {
     const opener = tags[i]!;
