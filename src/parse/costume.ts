@@ -1,5 +1,5 @@
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { codeLanguage, type CodeLanguage } from "../grammar/dialects.ts";
+import { codeLanguage, executeLanguage, type CodeLanguage } from "../grammar/dialects.ts";
 import type { Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "./dsml.ts";
 import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
@@ -17,8 +17,10 @@ export function parseCostumeSpan(span: string, opener: Tag, ctx: SpanContext): S
       return preBlock(span, inner, ctx);
     case "code_interpreter":
       return codeCall(span.length, codeLanguage(opener.attrs.lang ?? opener.attrs.language ?? "python"), inner, "C07", ctx, true);
-    default:
-      return codeCall(span.length, codeLanguage(opener.name), inner, "C04", ctx);
+    default: {
+      const executes = executeLanguage(opener.name);
+      return executes === null ? codeCall(span.length, codeLanguage(opener.name), inner, "C04", ctx) : codeCall(span.length, codeLanguage(executes), inner, "C04", ctx, true);
+    }
   }
 }
 
@@ -104,7 +106,7 @@ function tolerantFields(span: string): CostumeFields {
 }
 
 /**
- * `executes`: an explicit execute costume (C01, C07), whose code was meant to run: a language no
+ * `executes`: an explicit execute costume (C01, C07, `<execute_*>`), whose code was meant to run: a language no
  * declared tool runs is then an invented tool (nudged), where an HTML code block stays text (C08).
  */
 function codeCall(length: number, language: CodeLanguage | null, rawCode: string, shape: string, ctx: SpanContext, executes = false): Segment[] {

@@ -270,8 +270,9 @@ function plainMarkupInValues(): Fixture[] {
 
 /**
  * Issue 11 item 10: Mistral's newest form without `[ARGS]` (`[TOOL_CALLS]NAME{json}`, one token
- * per call), LFM2 with a JSON call list (its template's JSON mode), and an execute costume in a
- * language no declared tool runs, which is an invented tool rather than documentation.
+ * per call), LFM2 with a JSON call list (its template's JSON mode), CodeAct-style `<execute_LANG>`
+ * tags, and an execute costume in a language no declared tool runs, which is an invented tool
+ * rather than documentation.
  */
 function missingFormats(): Fixture[] {
   const lfm2 = (body: string) => `<|tool_call_start|>${body}<|tool_call_end|>`;
@@ -297,6 +298,12 @@ function missingFormats(): Fixture[] {
     bad("C01.2", "xml-execute-unsupported-language", execute("ruby", "puts 1"), "undeclared-tool", ["C01"]),
     bad("C07.1", "code-interpreter-unsupported-language", `<code_interpreter type="code" lang="ruby">\nputs 2\n</code_interpreter>`, "undeclared-tool", ["C07"]),
     none("N09.2", "xml-execute-unsupported-language-in-fence", `${fence}xml\n${execute("ruby", "puts 1")}\n${fence}\n`),
+    // CodeAct-style execute tags: the language is in the tag name; free code, so the line-start gate stays.
+    ok("C04.1", "execute-bash-tag", "I'll list it.\n<execute_bash>\nls -la\n</execute_bash>", [ls("C04")], "I'll list it.\n"),
+    ok("C04.2", "execute-ipython-tag", "<execute_ipython>\nprint(2)\n</execute_ipython>", [ls("C04", "python3 - <<'PYEOF'\nprint(2)\nPYEOF")]),
+    bad("C04.3", "execute-tag-unsupported-language", "<execute_ruby>\nputs 1\n</execute_ruby>", "undeclared-tool", ["C04"]),
+    none("N09.3", "execute-tag-mid-line", "Wrap Ruby as <execute_ruby>puts 1</execute_ruby> in the prompt."),
+    none("N09.4", "execute-tag-in-inline-code", "The agent writes `<execute_bash>ls</execute_bash>` to run a command."),
   ];
 }
 
