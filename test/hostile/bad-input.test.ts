@@ -333,6 +333,7 @@ describe("linear work (counted, not timed)", () => {
     ["tool_call wrapper", "<tool_call>"],
     ["Qwen3-Coder function", "<function=bash>"],
     ["shell costume", "<shell>"],
+    ["execute costume", "<execute_ruby>"],
     ["Mistral token", "[TOOL_CALLS]"],
     ["legacy section", `<${BAR}tool${SP}calls${SP}begin${BAR}>`],
   ];

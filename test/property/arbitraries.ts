@@ -141,6 +141,9 @@ const markers = [
   "<|tool_call_start|>",
   "<|tool_call_end|>",
   "<tool_call><tool_name>execute</tool_name><tool_args><language>ruby</language><code>puts 1</code></tool_args></tool_call>",
+  "<execute_bash>\nls\n</execute_bash>",
+  "<execute_ruby>",
+  "</execute_ruby>",
 ];
 
 const pick = (xs: string[]) => fc.constantFrom(...xs);
