@@ -49,6 +49,9 @@ export class Candidate {
   private toolCall: ToolCallBody = "await-tag";
   /** GLM: where the last character of the current key was, to refuse a key of several words. */
   private keyEnd = -1;
+  /** DSML: inside a sentinel parameter's value, and how deep the plain tags written in it nest. */
+  private inValue = false;
+  private plainDepth = 0;
 
   constructor(
     readonly start: number,
@@ -176,6 +179,7 @@ export class Candidate {
       }
       return { kind: "complete", end: base + tag.start };
     }
+    if (this.opener.family === "dsml" && this.plainInValue(tag)) return null;
     const first = !this.seenContent;
     this.seenContent = true;
     const closesUnit = tag.closing && (tag.role === "invoke" || tag.role === "function");
@@ -208,6 +212,30 @@ export class Candidate {
       case "mistral":
         return null;
     }
+  }
+
+  /**
+   * Plain tags that nest inside a sentinel parameter's value (an XML file being written) are its
+   * content, not the call's closers; a plain closer that matches none of them still ends the value
+   * as the model's mis-closed parameter (M07).
+   */
+  private plainInValue(tag: Tag): boolean {
+    if (tag.family === "dsml") {
+      this.inValue = tag.role === "parameter" && !tag.closing;
+      this.plainDepth = 0;
+      return false;
+    }
+    if (!this.inValue || tag.family !== "naked") return false;
+    if (!tag.closing) {
+      this.plainDepth++;
+      return true;
+    }
+    if (this.plainDepth > 0) {
+      this.plainDepth--;
+      return true;
+    }
+    this.inValue = false;
+    return false;
   }
 
   /** Inside `<tool_call>`: the first tag names the body; anything a body cannot hold proves a mention. */

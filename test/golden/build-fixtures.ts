@@ -253,6 +253,8 @@ function plainMarkupInValues(): Fixture[] {
   const write = (content: string) =>
     `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.xml</{D}parameter>\n<{D}parameter name="content" string="true">${content}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`;
   const xml = '<root><parameter name="a">1</parameter></root>';
+  const claudeXml = '<function_calls>\n<invoke name="x">\n<parameter name="a">1</parameter>\n</invoke>\n</function_calls>\n';
+  const invokeXml = '<invoke name="x"><parameter name="a">1</parameter></invoke>';
   const nested = '<config>\n  <parameter name="a">1</parameter>\n  <parameter name="b"><parameter name="c">2</parameter></parameter>\n</config>\n';
   const edit = (middle: string) =>
     `<{D}tool_calls>\n<{D}invoke name="edit">\n<{D}parameter name="filePath" string="true">a.txt</parameter>\n${middle}\n<{D}parameter name="newString" string="true">y</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`;
@@ -260,6 +262,10 @@ function plainMarkupInValues(): Fixture[] {
   return [
     ok("M07.1", "xml-file-in-value", write(xml), [{ tool: "write", input: { filePath: "a.xml", content: xml }, shape: "D02" }]),
     ok("M07.2", "nested-xml-file-in-value", write(nested), [{ tool: "write", input: { filePath: "a.xml", content: nested }, shape: "D02" }]),
+    ok("M07.7", "claude-xml-file-in-value", write(claudeXml), [{ tool: "write", input: { filePath: "a.xml", content: claudeXml }, shape: "D02" }]),
+    ok("M07.8", "invoke-xml-in-orphan-invoke-value", write(invokeXml).replace(/^<\{D\}tool_calls>\n/, "").replace(/\n<\/\{D\}tool_calls>$/, ""), [
+      { tool: "write", input: { filePath: "a.xml", content: invokeXml }, shape: "B05" },
+    ]),
     ok("M07.3", "printed-closer-in-command", block("tool_calls", [["bash", [["command", "echo '</parameter>' >> a.xml"]]]]), [ls("D02", "echo '</parameter>' >> a.xml")]),
     // Mis-closed parameters keep working: another sentinel tag, or the next parameter written plain, comes first.
     ok("M07.4", "plain-closer-then-sentinel-parameter", edit('<{D}parameter name="oldString" string="true">x</{D}parameter>'), [editCall]),

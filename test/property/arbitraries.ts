@@ -132,6 +132,7 @@ const markers = [
   "<tool_call>\n<function=read>\n<parameter=filePath>\n/a\n<parameter=limit>\n5\n</parameter>\n</function>",
   // issue 11 items 7 and 10: plain markup in DSML values, Mistral without [ARGS], LFM2 JSON lists, execute costumes in other languages
   `<${D}parameter name="content" string="true"><r><parameter name="a">1</parameter></r></${D}parameter>`,
+  `<${D}parameter name="content" string="true"><invoke name="x"><parameter name="a">1</parameter></invoke></${D}parameter>`,
   "</parameter>",
   '<parameter name="a">',
   '[TOOL_CALLS]bash{"command":"ls"}',
@@ -186,7 +187,7 @@ export const toolCallDialectCall: fc.Arbitrary<{ markup: string; tool: string; i
  * Mistral without `[ARGS]`, LFM2's JSON list), with the call it must yield.
  */
 export const newFormatCall: fc.Arbitrary<{ markup: string; tool: string; input: Record<string, unknown> }> = fc
-  .tuple(fc.constantFrom<[string, string]>(["bash", "command"], ["read", "filePath"], ["glob", "pattern"]), fc.constantFrom("ls", "/a/b.ts", "a < b", '<r><parameter name="a">1</parameter></r>'), fc.constantFrom("dsml", "mistral", "lfm2"))
+  .tuple(fc.constantFrom<[string, string]>(["bash", "command"], ["read", "filePath"], ["glob", "pattern"]), fc.constantFrom("ls", "/a/b.ts", "a < b", '<r><parameter name="a">1</parameter></r>', '<function_calls><invoke name="x"></invoke></function_calls>'), fc.constantFrom("dsml", "mistral", "lfm2"))
   .map(([[tool, key], value, format]) => {
     const json = JSON.stringify({ [key]: value });
     const markup =
