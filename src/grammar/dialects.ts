@@ -111,6 +111,22 @@ export const COSTUME_OPENERS = new Set([
  */
 export const LINE_START_COSTUMES = new Set(["shell", "sh", "bash", "python", "py", "pre", "code_interpreter"]);
 
+const EXECUTE_PREFIX = "execute_";
+
+/**
+ * CodeAct-style execute tags (`<execute_bash>`, `<execute_ipython>`, `<execute_ruby>`, C04): the
+ * language written into the tag name, or null for any other name.
+ */
+export function executeLanguage(name: string): string | null {
+  if (!name.startsWith(EXECUTE_PREFIX) || name.length === EXECUTE_PREFIX.length) return null;
+  const language = name.slice(EXECUTE_PREFIX.length);
+  return language === "ipython" ? "python" : language;
+}
+
+export function isLineStartCostume(name: string): boolean {
+  return LINE_START_COSTUMES.has(name) || executeLanguage(name) !== null;
+}
+
 /** Inner costume tags (and GLM's argument pairs, O03): recognised inside a span, never open one on their own. */
 export const COSTUME_INNER = new Set(["code", "tool_name", "tool_args", "language", "arg_key", "arg_value"]);
 

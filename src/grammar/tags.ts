@@ -1,4 +1,4 @@
-import { COSTUME_INNER, COSTUME_OPENERS, dsmlRole, legacyRole, nakedRole, type LegacyRole, type TagRole } from "./dialects.ts";
+import { COSTUME_INNER, COSTUME_OPENERS, dsmlRole, executeLanguage, legacyRole, nakedRole, type LegacyRole, type TagRole } from "./dialects.ts";
 import { isBarCode } from "./markers.ts";
 
 /**
@@ -47,7 +47,7 @@ const isNameCode = (c: number) =>
 const isLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
 
 /** First two letters of every unprefixed tag name we know: a quick reject for the `<` of ordinary code. */
-const PLAIN_NAMES = ["minimax:tool_call", "tool_calls", "function_calls", "invoke", "parameter", "function", "name", "shell", "sh", "bash", "python", "py", "pre", "tool_call", "code_interpreter", "code", "tool_name", "tool_args", "language", "arg_key", "arg_value"];
+const PLAIN_NAMES = ["minimax:tool_call", "tool_calls", "function_calls", "invoke", "parameter", "function", "name", "shell", "sh", "bash", "python", "py", "pre", "tool_call", "code_interpreter", "code", "tool_name", "tool_args", "language", "arg_key", "arg_value", "execute_"];
 const PLAIN_PREFIXES = new Set(PLAIN_NAMES.map((n) => (n.charCodeAt(0) << 8) | n.charCodeAt(1)));
 const PLAIN_FIRST = new Set(PLAIN_NAMES.map((n) => n.charCodeAt(0)));
 
@@ -222,7 +222,7 @@ class TagReader {
     if (!closing && (name === "function" || name === "parameter") && this.peek() === 0x3d) return this.readEqualsName(name);
     const role = nakedRole(name);
     if (role !== null) return this.finishTag("naked", closing, role, name, "", Flaw.None, false);
-    if (COSTUME_OPENERS.has(name) || COSTUME_INNER.has(name)) {
+    if (COSTUME_OPENERS.has(name) || COSTUME_INNER.has(name) || executeLanguage(name) !== null) {
       return this.finishTag("costume", closing, "other", name, "", Flaw.None, false);
     }
     return null;

@@ -1,5 +1,5 @@
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { codeLanguage, type CodeLanguage } from "../grammar/dialects.ts";
+import { codeLanguage, executeLanguage, type CodeLanguage } from "../grammar/dialects.ts";
 import type { Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "./dsml.ts";
 import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
@@ -16,9 +16,11 @@ export function parseCostumeSpan(span: string, opener: Tag, ctx: SpanContext): S
     case "pre":
       return preBlock(span, inner, ctx);
     case "code_interpreter":
-      return codeCall(span.length, codeLanguage(opener.attrs.lang ?? opener.attrs.language ?? "python"), inner, "C07", ctx);
-    default:
-      return codeCall(span.length, codeLanguage(opener.name), inner, "C04", ctx);
+      return codeCall(span.length, codeLanguage(opener.attrs.lang ?? opener.attrs.language ?? "python"), inner, "C07", ctx, true);
+    default: {
+      const executes = executeLanguage(opener.name);
+      return executes === null ? codeCall(span.length, codeLanguage(opener.name), inner, "C04", ctx) : codeCall(span.length, codeLanguage(executes), inner, "C04", ctx, true);
+    }
   }
 }
 
@@ -56,7 +58,7 @@ export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
     const declared = fields.toolName !== undefined && ctx.tools.has(fields.toolName.trim());
     return brokenSpan(span.length, "C05", declared ? "broken-markup" : "undeclared-tool", "tool-call costume without code", fields.toolName?.trim());
   }
-  return codeCall(span.length, codeLanguage(fields.language ?? "sh"), code, "C01", ctx);
+  return codeCall(span.length, codeLanguage(fields.language ?? "sh"), code, "C01", ctx, true);
 }
 
 interface CostumeFields {
@@ -103,9 +105,16 @@ function tolerantFields(span: string): CostumeFields {
   return out;
 }
 
-function codeCall(length: number, language: CodeLanguage | null, rawCode: string, shape: string, ctx: SpanContext): Segment[] {
+/**
+ * `executes`: an explicit execute costume (C01, C07, `<execute_*>`), whose code was meant to run: a language no
+ * declared tool runs is then an invented tool (nudged), where an HTML code block stays text (C08).
+ */
+function codeCall(length: number, language: CodeLanguage | null, rawCode: string, shape: string, ctx: SpanContext, executes = false): Segment[] {
   if (!ctx.options.codeCostumes) return textSpan(length);
-  if (!language) return textSpan(length);
+  if (!language) {
+    if (!executes) return textSpan(length);
+    return brokenSpan(length, shape, "undeclared-tool", "code costume in a language no declared tool runs");
+  }
   const code = trimBlankLines(rawCode);
   if (code.trim() === "") return brokenSpan(length, "C05", "broken-markup", "code costume without code");
   const bash = ctx.tools.get("bash");

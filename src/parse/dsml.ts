@@ -74,11 +74,18 @@ class DsmlWalk {
 
   run(): InvokeDraft[] {
     let pos = 0;
-    for (const tag of tagsOf(this.span)) {
+    const tags = tagsOf(this.span);
+    const valueEnds = plainMarkupValueEnds(tags);
+    let contentUntil = -1;
+    for (let index = 0; index < tags.length; index++) {
+      const tag = tags[index]!;
       this.onText(pos, tag.start);
       pos = tag.end;
       if (tag.family === "dsml") this.sawDsml = true;
+      // Plain markup inside a value that its own sentinel closer ends is the value's text (an XML file).
+      if (index < contentUntil) continue;
       this.onTag(tag);
+      contentUntil = valueEnds.get(index) ?? -1;
     }
     this.onText(pos, this.span.length);
     if (this.cur) this.closeInvoke(this.span.length, this.span.length, "end");
@@ -190,6 +197,44 @@ class DsmlWalk {
     this.cur = null;
     this.stack = [];
   }
+}
+
+/**
+ * For each sentinel parameter opener whose value holds plain markup and still ends at a sentinel
+ * parameter closer: that closer's index. The plain tags before it are content, not structure (a
+ * value that is an XML file). Not when another sentinel tag comes first (the plain closer was the
+ * model's mis-closed parameter, P01/M07), nor when a plain closer that matches no plain opener in
+ * the value is followed by a plain parameter or invoke tag (the model wrote the next parameter
+ * without its sentinel). Each scan stops at the next sentinel tag, so the scans never overlap.
+ */
+export function plainMarkupValueEnds(tags: readonly Tag[]): Map<number, number> {
+  const ends = new Map<number, number>();
+  for (let i = 0; i < tags.length; i++) {
+    const opener = tags[i]!;
+    if (opener.family !== "dsml" || opener.role !== "parameter" || opener.closing) continue;
+    let depth = 0;
+    let unmatchedCloser = false;
+    let plain = false;
+    for (let k = i + 1; k < tags.length; k++) {
+      const tag = tags[k]!;
+      if (tag.family === "dsml") {
+        if (plain && tag.role === "parameter" && tag.closing) ends.set(i, k);
+        i = k - 1;
+        break;
+      }
+      if (tag.family !== "naked") continue;
+      if (unmatchedCloser && ((tag.role === "parameter" && !tag.closing) || tag.role === "invoke")) {
+        i = k - 1;
+        break;
+      }
+      plain = true;
+      if (tag.role !== "parameter") continue;
+      if (!tag.closing) depth++;
+      else if (depth > 0) depth--;
+      else unmatchedCloser = true;
+    }
+  }
+  return ends;
 }
 
 const GARBLED_CLOSER = /(?:<\/?)?[\uFF5C|\u2016][\s\uFF5C|\u2016>/]{0,8}(?:dsml[\s\uFF5C|\u2016>/]{0,8})?param[a-z]{0,8}\s{0,4}>?\s*$/i;

@@ -118,12 +118,20 @@ export function stripFence(text: string): string {
   return (close < 0 ? body : body.slice(0, close)).trim();
 }
 
-/** O08 LFM2: one pythonic call list between the start and end tokens. */
+/**
+ * O08 LFM2: one call list between the start and end tokens, pythonic (`[name(key=value)]`) or, when
+ * the system prompt asks for JSON, a JSON array of `{"name", "arguments"}` objects.
+ */
 function parseLfm2(span: string, tags: Tag[], ctx: SpanContext): Segment[] {
   const start = tags[0]!;
   const end = tags.find((t) => t.legacy === "call-end");
-  if (!end) return wholeSpan(span.length, truncatedCall("O08"));
-  const calls = parsePythonCalls(span.slice(start.end, end.start));
-  if (!calls) return wholeSpan(span.length, { kind: "foreign" });
-  return callsOverSpan(span.length, calls.map((c) => callOutcome(c.name, c.args, "O08", ctx)), "O08");
+  // A start token that ends the reply with no list after it is a mention, as for `<tool_call>` (N21.4).
+  if (!end) return wholeSpan(span.length, span.slice(start.end).trim() === "" ? { kind: "foreign" } : truncatedCall("O08"));
+  const body = span.slice(start.end, end.start);
+  const calls = parsePythonCalls(body);
+  if (calls) return callsOverSpan(span.length, calls.map((c) => callOutcome(c.name, c.args, "O08", ctx)), "O08");
+  const json = parseJson(body.trim());
+  if (!json.ok || !Array.isArray(json.value) || !json.value.every(isPlainObject)) return wholeSpan(span.length, { kind: "foreign" });
+  const outcomes = (json.value as Record<string, unknown>[]).map((entry) => callOutcome(entry.name, entry.arguments ?? entry.parameters, "O08", ctx));
+  return callsOverSpan(span.length, outcomes, "O08");
 }

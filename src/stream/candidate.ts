@@ -49,6 +49,9 @@ export class Candidate {
   private toolCall: ToolCallBody = "await-tag";
   /** GLM: where the last character of the current key was, to refuse a key of several words. */
   private keyEnd = -1;
+  /** DSML: inside a sentinel parameter's value, and how deep the plain tags written in it nest. */
+  private inValue = false;
+  private plainDepth = 0;
 
   constructor(
     readonly start: number,
@@ -146,6 +149,9 @@ export class Candidate {
         return null;
       case "legacy-section":
         return first ? { kind: "abandon", at } : null;
+      case "legacy-call":
+        // LFM2's call list (O08) opens with `[`: a start token mentioned in prose is released at its next word.
+        return first && this.opener.legacy === "call-start" && c !== 0x5b ? { kind: "abandon", at } : null;
       case "invoke":
         // A real invoke starts with a parameter or a JSON body; prose means the opener was only mentioned.
         return first && c !== 0x7b && !(this.opener.flaws & Flaw.RunawayAttr) ? { kind: "abandon", at } : null;
@@ -173,6 +179,7 @@ export class Candidate {
       }
       return { kind: "complete", end: base + tag.start };
     }
+    if (this.opener.family === "dsml" && this.plainInValue(tag)) return null;
     const first = !this.seenContent;
     this.seenContent = true;
     const closesUnit = tag.closing && (tag.role === "invoke" || tag.role === "function");
@@ -205,6 +212,30 @@ export class Candidate {
       case "mistral":
         return null;
     }
+  }
+
+  /**
+   * Plain tags that nest inside a sentinel parameter's value (an XML file being written) are its
+   * content, not the call's closers; a plain closer that matches none of them still ends the value
+   * as the model's mis-closed parameter (M07).
+   */
+  private plainInValue(tag: Tag): boolean {
+    if (tag.family === "dsml") {
+      this.inValue = tag.role === "parameter" && !tag.closing;
+      this.plainDepth = 0;
+      return false;
+    }
+    if (!this.inValue || tag.family !== "naked") return false;
+    if (!tag.closing) {
+      this.plainDepth++;
+      return true;
+    }
+    if (this.plainDepth > 0) {
+      this.plainDepth--;
+      return true;
+    }
+    this.inValue = false;
+    return false;
   }
 
   /** Inside `<tool_call>`: the first tag names the body; anything a body cannot hold proves a mention. */
@@ -385,7 +416,10 @@ class NamedState implements CharState {
   }
 }
 
-/** O06: after `[TOOL_CALLS]` either a JSON array, or NAME `[ARGS]` and one JSON object; the residue starts at NAME. */
+/**
+ * O06: after `[TOOL_CALLS]` either a JSON array, or NAME, `[ARGS]` (the newest tokenizers drop it)
+ * and one JSON object; the residue starts at NAME and always has `[ARGS]`.
+ */
 class MistralState implements CharState {
   private phase: "start" | "name" | "args" | "before-json" | "json" = "start";
   private matched = 0;
@@ -394,7 +428,7 @@ class MistralState implements CharState {
 
   constructor(
     private readonly from: number,
-    residue: boolean,
+    private readonly residue: boolean,
   ) {
     if (residue) this.phase = "name";
   }
@@ -419,6 +453,11 @@ class MistralState implements CharState {
         if (c === 0x5b && this.nameLength > 0) {
           this.phase = "args";
           this.matched = 1;
+          return null;
+        }
+        if (c === 0x7b && this.nameLength > 0 && !this.residue) {
+          this.phase = "json";
+          this.json.step(c);
           return null;
         }
         return isNameCode(c) && ++this.nameLength <= NAME_LIMIT ? null : abandon;

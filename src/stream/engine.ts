@@ -1,4 +1,4 @@
-import { LINE_START_COSTUMES } from "../grammar/dialects.ts";
+import { isLineStartCostume } from "../grammar/dialects.ts";
 import { isTriggerCode } from "../grammar/markers.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "../parse/dsml.ts";
@@ -291,7 +291,7 @@ class Engine implements RepairEngine {
           const wanted = this.ctx.options.codeCostumes || dialects.hermes || dialects.qwen3coder || dialects.glm;
           return wanted ? { open: "tool-call" } : "text";
         }
-        return LINE_START_COSTUMES.has(tag.name) && this.doc.atLineStart() && this.ctx.options.codeCostumes ? { open: "costume" } : "text";
+        return isLineStartCostume(tag.name) && this.doc.atLineStart() && this.ctx.options.codeCostumes ? { open: "costume" } : "text";
       }
     }
   }

@@ -240,7 +240,78 @@ export const fixtures: Fixture[] = [
   ok("D05p", "dsml-typed-python-bool", block("tool_calls", [["edit", [["filePath", "a.txt"], ["oldString", "True"], ["newString", "False"], ["replaceAll", " False ", "false"]]]]), [
     { tool: "edit", input: { filePath: "a.txt", oldString: "True", newString: "False", replaceAll: false }, shape: "D05" },
   ]),
+  ...plainMarkupInValues(),
+  ...missingFormats(),
 ];
+
+/**
+ * Issue 11 item 7: plain (unprefixed) markup inside a DSML value. When the value's own sentinel
+ * closer follows before the next sentinel tag, the plain tags are the value's text (an XML file,
+ * a shell line that prints a closer); otherwise the plain closer still ends a mis-closed value.
+ */
+function plainMarkupInValues(): Fixture[] {
+  const write = (content: string) =>
+    `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.xml</{D}parameter>\n<{D}parameter name="content" string="true">${content}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`;
+  const xml = '<root><parameter name="a">1</parameter></root>';
+  const claudeXml = '<function_calls>\n<invoke name="x">\n<parameter name="a">1</parameter>\n</invoke>\n</function_calls>\n';
+  const invokeXml = '<invoke name="x"><parameter name="a">1</parameter></invoke>';
+  const nested = '<config>\n  <parameter name="a">1</parameter>\n  <parameter name="b"><parameter name="c">2</parameter></parameter>\n</config>\n';
+  const edit = (middle: string) =>
+    `<{D}tool_calls>\n<{D}invoke name="edit">\n<{D}parameter name="filePath" string="true">a.txt</parameter>\n${middle}\n<{D}parameter name="newString" string="true">y</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`;
+  const editCall: FixtureCall = { tool: "edit", input: { filePath: "a.txt", oldString: "x", newString: "y" }, shape: "M07" };
+  return [
+    ok("M07.1", "xml-file-in-value", write(xml), [{ tool: "write", input: { filePath: "a.xml", content: xml }, shape: "D02" }]),
+    ok("M07.2", "nested-xml-file-in-value", write(nested), [{ tool: "write", input: { filePath: "a.xml", content: nested }, shape: "D02" }]),
+    ok("M07.7", "claude-xml-file-in-value", write(claudeXml), [{ tool: "write", input: { filePath: "a.xml", content: claudeXml }, shape: "D02" }]),
+    ok("M07.8", "invoke-xml-in-orphan-invoke-value", write(invokeXml).replace(/^<\{D\}tool_calls>\n/, "").replace(/\n<\/\{D\}tool_calls>$/, ""), [
+      { tool: "write", input: { filePath: "a.xml", content: invokeXml }, shape: "B05" },
+    ]),
+    ok("M07.3", "printed-closer-in-command", block("tool_calls", [["bash", [["command", "echo '</parameter>' >> a.xml"]]]]), [ls("D02", "echo '</parameter>' >> a.xml")]),
+    // Mis-closed parameters keep working: another sentinel tag, or the next parameter written plain, comes first.
+    ok("M07.4", "plain-closer-then-sentinel-parameter", edit('<{D}parameter name="oldString" string="true">x</{D}parameter>'), [editCall]),
+    ok("M07.5", "plain-closer-then-plain-parameter", edit('<parameter name="oldString" string="true">x</{D}parameter>'), [editCall]),
+    ok("M07.6", "plain-closer-then-invoke-closer", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls -la</parameter>\n</{D}invoke>\n</{D}tool_calls>`, [ls("M07")]),
+  ];
+}
+
+/**
+ * Issue 11 item 10: Mistral's newest form without `[ARGS]` (`[TOOL_CALLS]NAME{json}`, one token
+ * per call), LFM2 with a JSON call list (its template's JSON mode), CodeAct-style `<execute_LANG>`
+ * tags, and an execute costume in a language no declared tool runs, which is an invented tool
+ * rather than documentation.
+ */
+function missingFormats(): Fixture[] {
+  const lfm2 = (body: string) => `<|tool_call_start|>${body}<|tool_call_end|>`;
+  const execute = (language: string, code: string) =>
+    `<tool_call><tool_name>execute</tool_name><tool_args><language>${language}</language><code>${code}</code></tool_args></tool_call>`;
+  const readA = (shape: string): FixtureCall => ({ tool: "read", input: { filePath: "/a" }, shape });
+  return [
+    ok("O06.3", "mistral-no-args-token", `[TOOL_CALLS]bash{"command": "ls -la"}`, [ls("O06")]),
+    ok("O06.4", "mistral-no-args-two-calls-after-prose", `Checking both.[TOOL_CALLS]bash{"command": "ls"}[TOOL_CALLS]read{"filePath": "/a"}`, [ls("O06", "ls"), readA("O06")], "Checking both."),
+    bad("O06.5", "mistral-no-args-undeclared", `[TOOL_CALLS]web.search{"q": "x"}`, "undeclared-tool", ["O06"]),
+    bad("O06.6", "mistral-no-args-truncated", `[TOOL_CALLS]bash{"command": "l`, "truncated-call", ["O06"]),
+    none("N19.1", "mistral-no-args-form-in-prose", "The newest form is [TOOL_CALLS]NAME{json} with no [ARGS] token."),
+    none("N19.2", "mistral-no-args-in-inline-code", 'Mistral writes `[TOOL_CALLS]bash{"command": "ls"}` for a call.'),
+    none("N19.3", "mistral-token-before-a-brace", "It is [TOOL_CALLS]{ then nothing }."),
+    ok("O08.2", "lfm2-json-list", lfm2('[{"name": "bash", "arguments": {"command": "ls -la"}}, {"name": "read", "arguments": {"filePath": "/a", "limit": "5"}}]'), [
+      ls("O08"), { tool: "read", input: { filePath: "/a", limit: 5 }, shape: "O08" },
+    ]),
+    ok("O08.3", "lfm2-json-list-after-prose", `Reading it.${lfm2('[{"name": "read", "arguments": {"filePath": "/a"}}]')}`, [readA("O08")], "Reading it."),
+    bad("O08.4", "lfm2-json-list-undeclared", lfm2('[{"name": "web_fetch", "arguments": {"url": "x"}}]'), "undeclared-tool", ["O08"]),
+    none("N22.1", "lfm2-token-mention-in-sentence", "LFM2 starts each call with <|tool_call_start|> and ends it with a token."),
+    none("N22.2", "lfm2-token-at-end", "The reply ends with <|tool_call_start|>"),
+    none("N22.3", "lfm2-json-list-in-inline-code", `LFM2 writes \`${lfm2('[{"name": "bash", "arguments": {"command": "ls"}}]')}\` in JSON mode.`),
+    bad("C01.2", "xml-execute-unsupported-language", execute("ruby", "puts 1"), "undeclared-tool", ["C01"]),
+    bad("C07.1", "code-interpreter-unsupported-language", `<code_interpreter type="code" lang="ruby">\nputs 2\n</code_interpreter>`, "undeclared-tool", ["C07"]),
+    none("N09.2", "xml-execute-unsupported-language-in-fence", `${fence}xml\n${execute("ruby", "puts 1")}\n${fence}\n`),
+    // CodeAct-style execute tags: the language is in the tag name; free code, so the line-start gate stays.
+    ok("C04.1", "execute-bash-tag", "I'll list it.\n<execute_bash>\nls -la\n</execute_bash>", [ls("C04")], "I'll list it.\n"),
+    ok("C04.2", "execute-ipython-tag", "<execute_ipython>\nprint(2)\n</execute_ipython>", [ls("C04", "python3 - <<'PYEOF'\nprint(2)\nPYEOF")]),
+    bad("C04.3", "execute-tag-unsupported-language", "<execute_ruby>\nputs 1\n</execute_ruby>", "undeclared-tool", ["C04"]),
+    none("N09.3", "execute-tag-mid-line", "Wrap Ruby as <execute_ruby>puts 1</execute_ruby> in the prompt."),
+    none("N09.4", "execute-tag-in-inline-code", "The agent writes `<execute_bash>ls</execute_bash>` to run a command."),
+  ];
+}
 
 /**
  * Issue 11: dialect conformance and the structural gate. Written from each format's published

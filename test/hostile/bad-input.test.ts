@@ -319,6 +319,10 @@ describe("linear work (counted, not timed)", () => {
     ["<tool_call> GLM keys of several words", (n) => fill("<tool_call>read<arg_key>a b ", n)],
     ["<tool_call> calls back to back", (n) => fill('<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}\n</tool_call>', n)],
     ["<tool_call> JSON that goes wrong late", (n) => fill('<tool_call>{"a": [[[{"b": [1, 2, {"c": "d"}]}]]] x ', n)],
+    // Plain markup in a DSML value looks ahead for the value's sentinel closer (issue 11 item 7): once per value.
+    ["DSML values of plain markup, each closed", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n${fill(`<${D}parameter name="content" string="true"><a><parameter name="x">1</parameter></a></${D}parameter>\n`, n)}`],
+    ["one DSML value of plain markup that never closes", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n<${D}parameter name="content" string="true">${fill('<parameter name="x">1</parameter>\n', n)}`],
+    ["DSML values of plain closers and openers, never closed", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n${fill(`<${D}parameter name="c" string="true"></parameter><parameter name="x"></parameter>`, n)}`],
   ];
   // Candidates that abandon late, back at their start: each abandoned opener must not rescan what
   // the next opener reads again (issue 10 item 6: fence labels read on across lines).
@@ -329,6 +333,7 @@ describe("linear work (counted, not timed)", () => {
     ["tool_call wrapper", "<tool_call>"],
     ["Qwen3-Coder function", "<function=bash>"],
     ["shell costume", "<shell>"],
+    ["execute costume", "<execute_ruby>"],
     ["Mistral token", "[TOOL_CALLS]"],
     ["legacy section", `<${BAR}tool${SP}calls${SP}begin${BAR}>`],
   ];

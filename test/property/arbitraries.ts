@@ -19,7 +19,7 @@ const WRAPPERS = ["tool_calls", "function_calls", "toolcalls", "tool_use", "call
 const TOOL_NAMES = ["bash", "read", "write", "glob", "list_sessions", "AgenticSearch"];
 const PARAM_NAMES = ["command", "filePath", "content", "pattern", "description", "limit"];
 /** Values safe inside a fence: no backtick or tilde runs, no line starting with a fence. */
-const VALUES = ["ls -la", "/a/b.ts", "a < b && c > d", "x\ny", "", "12", "你好", "\uD83D\uDE00 ok", "| a | b |", "{\"a\":1}", "Vec<String>"];
+const VALUES = ["ls -la", "/a/b.ts", "a < b && c > d", "x\ny", "", "12", "你好", "\uD83D\uDE00 ok", "| a | b |", "{\"a\":1}", "Vec<String>", '<r><parameter name="a">1</parameter></r>'];
 
 /** A DSML block with any sentinel variant: one to three invokes, zero to three parameters each. */
 export const dsmlBlock: fc.Arbitrary<string> = fc
@@ -130,6 +130,21 @@ const markers = [
   '<tool_call>{"name": ',
   "use <tool_call> tags",
   "<tool_call>\n<function=read>\n<parameter=filePath>\n/a\n<parameter=limit>\n5\n</parameter>\n</function>",
+  // issue 11 items 7 and 10: plain markup in DSML values, Mistral without [ARGS], LFM2 JSON lists, execute costumes in other languages
+  `<${D}parameter name="content" string="true"><r><parameter name="a">1</parameter></r></${D}parameter>`,
+  `<${D}parameter name="content" string="true"><invoke name="x"><parameter name="a">1</parameter></invoke></${D}parameter>`,
+  "</parameter>",
+  '<parameter name="a">',
+  '[TOOL_CALLS]bash{"command":"ls"}',
+  '[TOOL_CALLS]read{"filePath":"/a"}[TOOL_CALLS]bash{"command":"ls"}',
+  "[TOOL_CALLS]NAME{json}",
+  '<|tool_call_start|>[{"name": "bash", "arguments": {"command": "ls"}}]<|tool_call_end|>',
+  "<|tool_call_start|>",
+  "<|tool_call_end|>",
+  "<tool_call><tool_name>execute</tool_name><tool_args><language>ruby</language><code>puts 1</code></tool_args></tool_call>",
+  "<execute_bash>\nls\n</execute_bash>",
+  "<execute_ruby>",
+  "</execute_ruby>",
 ];
 
 const pick = (xs: string[]) => fc.constantFrom(...xs);
@@ -166,6 +181,33 @@ export const toolCallDialectCall: fc.Arbitrary<{ markup: string; tool: string; i
   ),
   fc.constantFrom("<tool_call>list_sessions</tool_call>", "<tool_call>list_sessions\n</tool_call>").map((markup) => ({ markup, tool: "list_sessions", input: {} })),
 );
+
+/**
+ * One complete call in a format of issue 11 items 7 and 10 (a DSML value holding plain markup,
+ * Mistral without `[ARGS]`, LFM2's JSON list), with the call it must yield.
+ */
+export const newFormatCall: fc.Arbitrary<{ markup: string; tool: string; input: Record<string, unknown> }> = fc
+  .tuple(fc.constantFrom<[string, string]>(["bash", "command"], ["read", "filePath"], ["glob", "pattern"]), fc.constantFrom("ls", "/a/b.ts", "a < b", '<r><parameter name="a">1</parameter></r>', '<function_calls><invoke name="x"></invoke></function_calls>'), fc.constantFrom("dsml", "mistral", "lfm2"))
+  .map(([[tool, key], value, format]) => {
+    const json = JSON.stringify({ [key]: value });
+    const markup =
+      format === "dsml"
+        ? `<${D}tool_calls>\n<${D}invoke name="${tool}">\n<${D}parameter name="${key}" string="true">${value}</${D}parameter>\n</${D}invoke>\n</${D}tool_calls>`
+        : format === "mistral"
+          ? `[TOOL_CALLS]${tool}${json}`
+          : `<|tool_call_start|>[${JSON.stringify({ name: tool, arguments: { [key]: value } })}]<|tool_call_end|>`;
+    return { markup, tool, input: { [key]: value } };
+  });
+
+/** Prose that mentions a Mistral or LFM2 token: what follows is no call, so nothing is held past it. */
+export const tokenMention: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.constantFrom("Mistral emits ", "The ", "LFM2 starts with ", ""),
+    fc.constantFrom("[TOOL_CALLS]", "<|tool_call_start|>"),
+    fc.constantFrom(" before each call", "NAME then JSON", " tokens", "{ then nothing }", " and <|tool_call_end|> after"),
+    fc.constantFrom(" and more words.", ", see the docs.", " ok"),
+  )
+  .map((parts) => parts.join(""));
 
 /** Prose that mentions `<tool_call>` on a line: what follows the opener is no call body, so nothing is held past it. */
 export const toolCallMention: fc.Arbitrary<string> = fc

@@ -14,7 +14,8 @@ import { fixtureTools } from "../golden/tools.ts";
 import { BAR, D, DVL, SP, escaped } from "../golden/notation.ts";
 import { accountsForEveryCharacter, everyChar, observable } from "../support/run-engine.ts";
 import {
-  afterCallReply, cutReply, dsmlBlock, feedCuts, heldBound, plainText, replyText, splitsPair, toCuts, toolCallDialectCall, toolCallMention,
+  afterCallReply, cutReply, dsmlBlock, feedCuts, heldBound, newFormatCall, plainText, replyText, splitsPair, toCuts, tokenMention, toolCallDialectCall,
+  toolCallMention,
 } from "./arbitraries.ts";
 
 /** Replies of any kind, half of them opening with a call so later text goes through the post-call tail. */
@@ -280,6 +281,39 @@ describe("the structural gate for <tool_call> (issue 11)", () => {
   test("a mention in prose stays text, and nothing is held once the sentence has moved past it", () => {
     fc.assert(
       fc.property(toolCallMention, fc.uniqueArray(fc.nat(), { maxLength: 20 }), (input, raw) => {
+        const run = feedCuts(input, toCuts(input, raw, false), fixtureTools);
+        const heldAtEnd = run.heldAfter[run.heldAfter.length - 1];
+        expect({ text: run.text, calls: run.calls.length, nudge: run.summary.nudge, heldAtEnd }).toEqual({ text: input, calls: 0, nudge: null, heldAtEnd: 0 });
+      }),
+      params(300),
+    );
+  });
+});
+
+describe("plain markup in DSML values, Mistral without [ARGS], LFM2 JSON lists (issue 11 items 7, 10)", () => {
+  const sequence = fc.tuple(
+    fc.constantFrom("", "Let me check.", "OK, running it: ", "\n"),
+    fc.array(fc.tuple(newFormatCall, fc.constantFrom("", "\n", " ")), { minLength: 1, maxLength: 4 }),
+  );
+
+  test("complete calls after prose and back to back are all recovered, at any cuts", () => {
+    fc.assert(
+      fc.property(sequence, fc.uniqueArray(fc.nat(), { maxLength: 30 }), ([prose, calls], raw) => {
+        const input = prose + calls.map(([c, sep]) => c.markup + sep).join("");
+        for (const cuts of [[], toCuts(input, raw, true)]) {
+          const run = feedCuts(input, cuts, fixtureTools);
+          expect(run.calls.map((c) => ({ tool: c.tool, input: c.input }))).toEqual(calls.map(([c]) => ({ tool: c.tool, input: c.input })));
+          expect(run.text.startsWith(prose)).toBe(true);
+          expect(run.summary.nudge).toBeNull();
+        }
+      }),
+      params(300),
+    );
+  });
+
+  test("a token mentioned in prose stays text, and nothing is held once the sentence has moved past it", () => {
+    fc.assert(
+      fc.property(tokenMention, fc.uniqueArray(fc.nat(), { maxLength: 20 }), (input, raw) => {
         const run = feedCuts(input, toCuts(input, raw, false), fixtureTools);
         const heldAtEnd = run.heldAfter[run.heldAfter.length - 1];
         expect({ text: run.text, calls: run.calls.length, nudge: run.summary.nudge, heldAtEnd }).toEqual({ text: input, calls: 0, nudge: null, heldAtEnd: 0 });

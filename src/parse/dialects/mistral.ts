@@ -5,8 +5,9 @@ import { isPlainObject, parseJson } from "../values.ts";
 import { callOutcome, callsOverSpan, wholeSpan } from "./common.ts";
 
 /**
- * O06 Mistral: `[TOOL_CALLS]NAME[ARGS]{json}`, the older `[TOOL_CALLS][{"name", "arguments"}, ...]`,
- * and (off by default) the residue `NAME[ARGS]{json}` left when the special token is stripped.
+ * O06 Mistral: `[TOOL_CALLS]NAME[ARGS]{json}`, the newest tokenizers' `[TOOL_CALLS]NAME{json}`, the
+ * older `[TOOL_CALLS][{"name", "arguments"}, ...]`, and (off by default) the residue
+ * `NAME[ARGS]{json}` left when the special token is stripped.
  */
 export function parseMistralSpan(span: string, opener: Tag, ctx: SpanContext): Segment[] {
   const body = span.slice(opener.end).trim();
@@ -19,6 +20,10 @@ export function parseMistralSpan(span: string, opener: Tag, ctx: SpanContext): S
     return callsOverSpan(span.length, outcomes, "O06");
   }
   const args = body.indexOf("[ARGS]");
-  if (args < 0) return wholeSpan(span.length, { kind: "foreign" });
-  return wholeSpan(span.length, callOutcome(body.slice(0, args).trim(), body.slice(args + 6).trim(), "O06", ctx));
+  if (args >= 0) return wholeSpan(span.length, callOutcome(body.slice(0, args).trim(), body.slice(args + 6).trim(), "O06", ctx));
+  // Without `[ARGS]` only a JSON object proves the call: `[TOOL_CALLS]NAME{json}` written in prose is text.
+  const brace = body.indexOf("{");
+  const parsed = brace > 0 ? parseJson(body.slice(brace)) : { ok: false as const };
+  if (!parsed.ok || !isPlainObject(parsed.value)) return wholeSpan(span.length, { kind: "foreign" });
+  return wholeSpan(span.length, callOutcome(body.slice(0, brace), parsed.value, "O06", ctx));
 }
