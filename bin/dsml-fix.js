@@ -23,14 +23,6 @@ if (existsSync(source) && (existsSync(localBun) || !existsSync(compiled))) {
     process.exitCode = result.status ?? 2;
   }
 } else {
-  const { main } = await import(pathToFileURL(compiled).href);
-  process.exitCode = await main(process.argv.slice(2), {
-    readStdin: async () => {
-      const chunks = [];
-      for await (const chunk of process.stdin) chunks.push(chunk);
-      return Buffer.concat(chunks).toString("utf8");
-    },
-    out: (text) => process.stdout.write(text),
-    err: (text) => process.stderr.write(text),
-  });
+  const { main, processIo } = await import(pathToFileURL(compiled).href);
+  process.exitCode = await main(process.argv.slice(2), processIo());
 }

@@ -2,7 +2,7 @@
  * The runtime dependency tree an install of this package brings in, read from package-lock.json
  * (the versions `npm ci` pins), in `npm ls` style. README.md's Install section shows it; the
  * packaging test checks that README and a real install of the packed tarball agree with it.
- * Run: bun scripts/runtime-deps.ts
+ * Run: npx bun scripts/runtime-deps.ts [--no-versions]
  */
 import { readFileSync } from "node:fs";
 
@@ -82,8 +82,11 @@ export function runtimePackages(lock = readLock(), manifest = readManifest()): s
     .sort();
 }
 
-/** The tree, `npm ls` style: each package expanded once, later mentions marked "deduped". */
-export function renderRuntimeTree(lock = readLock(), manifest = readManifest()): string {
+/**
+ * The tree, `npm ls` style: each package expanded once, later mentions marked "deduped". README
+ * shows it without versions, which a fresh install resolves from the ranges, not from this lock.
+ */
+export function renderRuntimeTree(lock = readLock(), manifest = readManifest(), { versions = true } = {}): string {
   const lines = [manifest.name];
   const expanded = new Set<string>();
   const walk = (from: string, names: string[], prefix: string) => {
@@ -94,7 +97,7 @@ export function renderRuntimeTree(lock = readLock(), manifest = readManifest()):
       const entry = lock.packages[at]!;
       const children = Object.keys(entry.dependencies ?? {}).sort();
       const seen = expanded.has(at);
-      lines.push(`${prefix}${last ? "└── " : "├── "}${name}@${entry.version}${seen ? " deduped" : ""}`);
+      lines.push(`${prefix}${last ? "└── " : "├── "}${name}${versions ? `@${entry.version}` : ""}${seen ? " deduped" : ""}`);
       if (seen) return;
       expanded.add(at);
       walk(at, children, `${prefix}${last ? "    " : "│   "}`);
@@ -106,6 +109,6 @@ export function renderRuntimeTree(lock = readLock(), manifest = readManifest()):
 
 if (import.meta.main) {
   const packages = runtimePackages();
-  console.log(renderRuntimeTree());
+  console.log(renderRuntimeTree(readLock(), readManifest(), { versions: !process.argv.includes("--no-versions") }));
   console.log(`\n${packages.length} runtime packages`);
 }

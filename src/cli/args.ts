@@ -5,14 +5,35 @@ export interface ScanArgs {
   exportFile: string | null;
 }
 
+export type Command = { kind: "help" } | { kind: "version" } | { kind: "scan"; args: ScanArgs };
+
 export class UsageError extends Error {}
+
+/** Exit statuses, so scripts and CI can act on a scan. */
+export const EXIT = { clean: 0, broken: 1, usage: 2 } as const;
 
 export const USAGE = `usage: dsml-fix scan [FILE|-] [--tools NAME,...] [--json]
        dsml-fix scan --export FILE [--tools NAME,...] [--json]
+       dsml-fix --help | --version
 
 Reads one assistant reply (a file, or standard input with - or no FILE) and reports which leaked
 tool calls would be recovered. --export reads the JSON written by \`opencode export\` and reports the
-leaks in each assistant message. Without --tools, OpenCode's built-in tools are assumed.`;
+leaks in each assistant message. Without --tools, OpenCode's built-in tools are assumed. Input must
+be UTF-8.
+
+Exit status: 0 nothing broken (recovered calls are fine), 1 broken tool-call markup found,
+2 bad usage or unreadable input.
+
+Without installing: npx -p opencode-plugin-dsml-fix dsml-fix scan reply.txt`;
+
+const HELP = new Set(["--help", "-h"]);
+const VERSION = new Set(["--version", "-v", "-V"]);
+
+export function parseArgs(argv: readonly string[]): Command {
+  if (argv[0] === "help" || argv.some((arg) => HELP.has(arg))) return { kind: "help" };
+  if (argv.length === 1 && VERSION.has(argv[0]!)) return { kind: "version" };
+  return { kind: "scan", args: parseScanArgs(argv) };
+}
 
 export function parseScanArgs(argv: readonly string[]): ScanArgs {
   const [command, ...rest] = argv;

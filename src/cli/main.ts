@@ -2,36 +2,86 @@ import { readFileSync } from "node:fs";
 import { parse } from "../stream/parse-text.ts";
 import type { ParseResult, ToolSpec } from "../parse/types.ts";
 import { opencodeBuiltinTools } from "../tools/opencode-builtins.ts";
-import { parseScanArgs, USAGE, UsageError, type ScanArgs } from "./args.ts";
+import { EXIT, parseArgs, USAGE, UsageError, type Command, type ScanArgs } from "./args.ts";
 
 export interface Io {
-  readStdin(): Promise<string>;
+  readStdin(): Promise<Uint8Array>;
+  /** A person is typing into standard input: say that we are waiting for them. */
+  stdinIsTTY?: boolean;
   out(text: string): void;
   err(text: string): void;
 }
 
-/** Exit codes: 0 done, 2 bad usage or unreadable input. */
+/** Exit codes: 0 nothing broken, 1 broken markup found, 2 bad usage or unreadable input. */
 export async function main(argv: readonly string[], io: Io): Promise<number> {
-  let args: ScanArgs;
+  let command: Command;
   try {
-    args = parseScanArgs(argv);
+    command = parseArgs(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.err(`dsml-fix: ${error.message}\n${USAGE}\n`);
-    return 2;
+    return EXIT.usage;
   }
+  if (command.kind === "help") {
+    io.out(`${USAGE}\n`);
+    return EXIT.clean;
+  }
+  if (command.kind === "version") {
+    io.out(`${packageVersion()}\n`);
+    return EXIT.clean;
+  }
+  const args = command.args;
   const tools = resolveTools(args.tools);
+  const fromStdin = args.exportFile === null && args.source === "-";
+  const sourceName = args.exportFile ?? (fromStdin ? "standard input" : args.source);
   let input: string;
   try {
-    input = args.exportFile !== null ? readFileSync(args.exportFile, "utf8") : args.source === "-" ? await io.readStdin() : readFileSync(args.source, "utf8");
+    if (fromStdin && io.stdinIsTTY) io.err("dsml-fix: reading a reply from standard input; end it with Ctrl-D (dsml-fix --help for usage)\n");
+    input = decodeUtf8(fromStdin ? await io.readStdin() : readFileSync(args.exportFile ?? args.source), sourceName);
   } catch (error) {
-    io.err(`dsml-fix: cannot read ${args.exportFile ?? (args.source === "-" ? "standard input" : args.source)}: ${(error as Error).message}\n`);
-    return 2;
+    const message = error instanceof NotUtf8Error ? error.message : `cannot read ${sourceName}: ${(error as Error).message}`;
+    io.err(`dsml-fix: ${message}\n`);
+    return EXIT.usage;
   }
   if (args.exportFile !== null) return scanExport(input, tools, args, io);
   const result = parse(input, tools);
   io.out(args.json ? `${JSON.stringify(report(result))}\n` : describe(result));
-  return 0;
+  return result.broken.length > 0 ? EXIT.broken : EXIT.clean;
+}
+
+class NotUtf8Error extends Error {}
+
+/** A replacement character inside a recovered command would run something the model never wrote. */
+function decodeUtf8(bytes: Uint8Array, sourceName: string): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new NotUtf8Error(`${sourceName} is not valid UTF-8; convert it first (e.g. iconv -t UTF-8)`);
+  }
+}
+
+function packageVersion(): string {
+  try {
+    // ../../package.json from src/cli/ in a checkout and from dist/cli/ in an installed package.
+    const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
+    return typeof manifest.version === "string" ? manifest.version : "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+/** The Io of a real process: what the `dsml-fix` bin passes to main. */
+export function processIo(): Io {
+  return {
+    readStdin: async () => {
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Uint8Array);
+      return Buffer.concat(chunks);
+    },
+    stdinIsTTY: process.stdin.isTTY === true,
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+  };
 }
 
 function resolveTools(names: string[] | null): ToolSpec[] {
@@ -68,7 +118,7 @@ function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: Io): num
     messages = doc.messages as ExportedMessage[];
   } catch (error) {
     io.err(`dsml-fix: ${args.exportFile} is not an \`opencode export\` file: ${(error as Error).message}\n`);
-    return 2;
+    return EXIT.usage;
   }
   const found = messages
     .filter((m) => m.info?.role === "assistant")
@@ -84,18 +134,7 @@ function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: Io): num
   } else {
     for (const { id, result } of found) io.out(`message ${id}: ${describe(result)}`);
   }
-  return 0;
+  return found.some(({ result }) => result.broken.length > 0) ? EXIT.broken : EXIT.clean;
 }
 
-if (import.meta.main) {
-  const code = await main(process.argv.slice(2), {
-    readStdin: async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString("utf8");
-    },
-    out: (text) => process.stdout.write(text),
-    err: (text) => process.stderr.write(text),
-  });
-  process.exitCode = code;
-}
+if (import.meta.main) process.exitCode = await main(process.argv.slice(2), processIo());

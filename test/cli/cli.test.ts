@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { main } from "../../src/cli/main.ts";
@@ -10,10 +10,17 @@ const repoRoot = path.join(import.meta.dir, "..", "..");
 const canonical = live(block("tool_calls", [["bash", [["command", "ls -la"]]]]));
 const fencedDoc = "Format:\n```\n" + live(block("tool_calls", [["bash", [["command", "rm -rf /"]]]])) + "\n```\n";
 
-async function run(argv: string[], stdin = "") {
+const bin = path.join(repoRoot, "bin", "dsml-fix.js");
+const version = (JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
+/** A leaked call whose command was saved as Latin-1 ("ls caf\xE9"): decoded leniently it would run `ls caf\uFFFD`. */
+const [beforeCommand, afterCommand] = canonical.split("ls -la") as [string, string];
+const latin1Leak = Buffer.concat([Buffer.from(`${beforeCommand}ls caf`), Buffer.from([0xe9]), Buffer.from(afterCommand)]);
+
+async function run(argv: string[], stdin: string | Uint8Array = "", stdinIsTTY = false) {
   let out = "";
   let err = "";
-  const code = await main(argv, { readStdin: async () => stdin, out: (t) => (out += t), err: (t) => (err += t) });
+  const bytes = typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin;
+  const code = await main(argv, { readStdin: async () => bytes, stdinIsTTY, out: (t) => (out += t), err: (t) => (err += t) });
   return { code, out, err };
 }
 
@@ -82,10 +89,85 @@ describe("dsml-fix scan", () => {
   });
 
   test("the bin runs under plain node: printf REPLY | npx dsml-fix scan --json", () => {
-    const r = spawnSync("node", [path.join(repoRoot, "bin", "dsml-fix.js"), "scan", "--json"], { input: canonical, encoding: "utf8" });
+    const r = spawnSync("node", [bin, "scan", "--json"], { input: canonical, encoding: "utf8" });
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout).calls).toEqual([{ tool: "bash", input: { command: "ls -la" }, shape: "D02" }]);
-    const bad = spawnSync("node", [path.join(repoRoot, "bin", "dsml-fix.js"), "nope"], { encoding: "utf8" });
+    const bad = spawnSync("node", [bin, "nope"], { encoding: "utf8" });
     expect(bad.status).toBe(2);
+  });
+
+  test("exit status: 0 when nothing is broken (recovered calls included), 1 when broken markup is found", async () => {
+    expect((await run(["scan"], "just prose")).code).toBe(0);
+    expect((await run(["scan", "--json"], canonical)).code).toBe(0);
+    const broken = await run(["scan", "--tools", "read"], canonical);
+    expect(broken.code).toBe(1);
+    expect(broken.out).toContain("1 broken span(s)");
+    expect((await run(["scan", "--json", "--tools", "read"], canonical)).code).toBe(1);
+  });
+
+  test("--export: exit 1 when any assistant message holds broken markup, 0 when all are clean or recovered", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "dsml-cli-"));
+    const file = path.join(dir, "export.json");
+    const exported = (text: string) => JSON.stringify({ messages: [{ info: { id: "msg_a", role: "assistant" }, parts: [{ type: "text", text }] }] });
+    writeFileSync(file, exported(canonical));
+    expect((await run(["scan", "--export", file])).code).toBe(0);
+    expect((await run(["scan", "--export", file, "--tools", "read"])).code).toBe(1);
+  });
+
+  test("--help, -h, help and scan --help print the usage on stdout and exit 0", async () => {
+    for (const argv of [["--help"], ["-h"], ["help"], ["scan", "--help"], ["scan", "-h"]]) {
+      const r = await run(argv);
+      expect(r.code).toBe(0);
+      expect(r.err).toBe("");
+      expect(r.out).toStartWith("usage: dsml-fix scan");
+      expect(r.out).toContain("Exit status: 0");
+    }
+  });
+
+  test("--version and -v print the package version on stdout and exit 0", async () => {
+    for (const argv of [["--version"], ["-v"]]) {
+      const r = await run(argv);
+      expect(r).toEqual({ code: 0, out: `${version}\n`, err: "" });
+    }
+  });
+
+  test("scan from a terminal says on stderr that it is reading standard input; from a pipe it says nothing", async () => {
+    const typed = await run(["scan"], canonical, true);
+    expect(typed.err).toContain("reading a reply from standard input");
+    expect(typed.out).toContain("recovered 1 call(s)");
+    const piped = await run(["scan"], canonical, false);
+    expect(piped.err).toBe("");
+    // A FILE argument never waits on the terminal.
+    const dir = mkdtempSync(path.join(tmpdir(), "dsml-cli-"));
+    writeFileSync(path.join(dir, "reply.txt"), canonical);
+    expect((await run(["scan", path.join(dir, "reply.txt")], "", true)).err).toBe("");
+  });
+
+  test("input that is not UTF-8 is reported (exit 2), never recovered as a command holding U+FFFD", async () => {
+    const piped = await run(["scan", "--json"], latin1Leak);
+    expect(piped.code).toBe(2);
+    expect(piped.out).toBe("");
+    expect(piped.err).toContain("standard input is not valid UTF-8");
+    const dir = mkdtempSync(path.join(tmpdir(), "dsml-cli-"));
+    const file = path.join(dir, "latin1.txt");
+    writeFileSync(file, latin1Leak);
+    const fromFile = await run(["scan", "--json", file]);
+    expect(fromFile.code).toBe(2);
+    expect(fromFile.err).toContain(`${file} is not valid UTF-8`);
+    const exportFile = path.join(dir, "export.json");
+    writeFileSync(exportFile, Buffer.concat([Buffer.from('{"messages":[],"x":"'), Buffer.from([0xff]), Buffer.from('"}')]));
+    expect((await run(["scan", "--export", exportFile])).code).toBe(2);
+  });
+
+  test("the bin, as a process: --help and --version on stdout with exit 0, exit 1 on broken markup, exit 2 on Latin-1 input", () => {
+    const help = spawnSync("node", [bin, "--help"], { encoding: "utf8" });
+    expect([help.status, help.stdout.startsWith("usage: dsml-fix"), help.stderr]).toEqual([0, true, ""]);
+    const shown = spawnSync("node", [bin, "--version"], { encoding: "utf8" });
+    expect([shown.status, shown.stdout]).toEqual([0, `${version}\n`]);
+    const broken = spawnSync("node", [bin, "scan", "--tools", "read"], { input: canonical, encoding: "utf8" });
+    expect(broken.status).toBe(1);
+    const latin1 = spawnSync("node", [bin, "scan", "--json"], { input: latin1Leak, encoding: "utf8" });
+    expect([latin1.status, latin1.stdout]).toEqual([2, ""]);
+    expect(latin1.stderr).toContain("not valid UTF-8");
   });
 });

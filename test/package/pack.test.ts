@@ -16,7 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { readLock, runtimePackages } from "../../scripts/runtime-deps.ts";
-import { runOpencode, setup, toolUses } from "../e2e/harness.ts";
+import { opencodeBin, runOpencode, setup, toolUses } from "../e2e/harness.ts";
 import { block, live } from "../golden/notation.ts";
 import { consumerLock } from "./lockfile.ts";
 
@@ -174,6 +174,16 @@ interface ConsumerReport {
   fetch: { calls: [string, unknown][]; text: string; finishReason: string };
 }
 
+/** One OpenCode 1.18.33 run in which the leaked call must become a real bash call. */
+async function expectRepair(env: Awaited<ReturnType<typeof setup>>): Promise<void> {
+  const result = await runOpencode(env.project, "write the file", { timeoutMs: 90_000 });
+  expect(result.timedOut).toBe(false);
+  expect(result.code).toBe(0);
+  expect(toolUses(result.events).map((u) => [u.tool, u.state?.status, u.state?.input])).toEqual([["bash", "completed", { command: COMMAND }]]);
+  expect(readFileSync(path.join(env.project.dir, "packed.txt"), "utf8").trim()).toBe("packed");
+  expect(result.stderr).toContain("recovered=1");
+}
+
 function expectConsumer(report: ConsumerReport, installed: string) {
   const dist = path.join(installed, "dist");
   for (const [sub, url] of Object.entries(report.resolved)) {
@@ -225,9 +235,10 @@ describe("the packed artifact", () => {
       const { pack, installed } = await prepare();
       const manifest = JSON.parse(readFileSync(path.join(installed, "package.json"), "utf8"));
       const targets: string[] = [manifest.main, manifest.types, ...Object.values<string>(manifest.bin)];
+      // `config` under exports["./server"] is not a file: it is the options `opencode plugin` writes.
       const collect = (value: unknown) => {
         if (typeof value === "string") targets.push(value);
-        else if (value && typeof value === "object") Object.values(value).forEach(collect);
+        else if (value && typeof value === "object") for (const [key, v] of Object.entries(value)) if (key !== "config") collect(v);
       };
       collect(manifest.exports);
       expect(Object.keys(manifest.exports).sort()).toEqual([".", "./fetch", "./middleware", "./package.json", "./parse", "./schema.json", "./server"]);
@@ -322,7 +333,76 @@ describe("the packed artifact", () => {
   );
 
   test(
-    'OpenCode 1.18.33: ["opencode-plugin-dsml-fix", options] loads the installed package, and a leaked call runs the tool',
+    "npx -p opencode-plugin-dsml-fix dsml-fix (the documented form): --version, --help, exit 1 on broken markup, exit 2 on Latin-1",
+    async () => {
+      const { consumer, installed } = await prepare();
+      const npx = (args: string[], input?: string | Buffer) =>
+        spawnSync("npx", ["-p", NAME, "dsml-fix", ...args], { cwd: consumer, env: npmEnv({ npm_config_offline: "true" }), input, encoding: "utf8", timeout: 60_000 });
+      const version = npx(["--version"]);
+      expect([version.status, version.stdout]).toEqual([0, `${JSON.parse(readFileSync(path.join(installed, "package.json"), "utf8")).version}\n`]);
+      const help = npx(["--help"]);
+      expect([help.status, help.stdout.startsWith("usage: dsml-fix")]).toEqual([0, true]);
+      expect(npx(["scan", "--tools", "read", "sample.txt"]).status).toBe(1);
+      expect(npx(["scan", "sample.txt"]).status).toBe(0);
+      const latin1 = npx(["scan"], Buffer.concat([Buffer.from(LEAK.slice(0, -30)), Buffer.from([0xe9]), Buffer.from(LEAK.slice(-30))]));
+      expect(latin1.status).toBe(2);
+      expect(latin1.stderr).toContain("not valid UTF-8");
+    },
+    LATER,
+  );
+
+  test(
+    "install today (README): npm i -D the tarball offline, `opencode plugin <absolute path>` writes [path, shipped options] to .opencode/opencode.json (-g: the global opencode.jsonc), and OpenCode repairs through it",
+    async () => {
+      const { work, pack } = await prepare();
+      const env = await setup([{ content: LEAK }, { content: "Done." }], { plugin: [] });
+      try {
+        const dir = env.project.dir;
+        writeFileSync(path.join(dir, "package.json"), JSON.stringify({ private: true }));
+        ok(run("npm", ["i", "-D", "--offline", path.join(work, pack.filename)], dir), "npm i -D <tarball> --offline");
+        const spec = path.join(dir, "node_modules", NAME);
+        const shipped = JSON.parse(readFileSync(path.join(spec, "package.json"), "utf8")).exports["./server"].config;
+        expect(shipped).toEqual({ providers: ["deepseek", "opencode-go", "opencode"] });
+
+        const projectFile = path.join(dir, ".opencode", "opencode.json");
+        const globalFile = path.join(env.project.env.XDG_CONFIG_HOME!, "opencode", "opencode.jsonc");
+        ok(run(opencodeBin, ["plugin", "-g", spec], dir, env.project.env), "opencode plugin -g");
+        expect(JSON.parse(readFileSync(globalFile, "utf8")).plugin).toEqual([[spec, shipped]]);
+        writeFileSync(globalFile, "{}"); // one copy of the plugin is enough for the run below
+        ok(run(opencodeBin, ["plugin", spec], dir, env.project.env), "opencode plugin");
+        expect(JSON.parse(readFileSync(projectFile, "utf8"))).toEqual({ plugin: [[spec, shipped]] });
+
+        // The fake provider is not among the shipped providers: edit the options as a user would.
+        writeFileSync(projectFile, JSON.stringify({ plugin: [[spec, { ...shipped, providers: ["fake"], debug: true }]] }));
+        await expectRepair(env);
+      } finally {
+        await env.teardown();
+      }
+    },
+    LATER,
+  );
+
+  test(
+    'install today (README), by hand: "./node_modules/opencode-plugin-dsml-fix" in the project\'s opencode.json loads the project\'s install',
+    async () => {
+      const { work, pack } = await prepare();
+      const env = await setup([{ content: LEAK }, { content: "Done." }], {
+        plugin: [["./node_modules/" + NAME, { providers: ["fake"], debug: true }]],
+      });
+      try {
+        const dir = env.project.dir;
+        writeFileSync(path.join(dir, "package.json"), JSON.stringify({ private: true }));
+        ok(run("npm", ["i", "-D", "--offline", path.join(work, pack.filename)], dir), "npm i -D <tarball> --offline");
+        await expectRepair(env);
+      } finally {
+        await env.teardown();
+      }
+    },
+    LATER,
+  );
+
+  test(
+    'the published path, simulated: ["opencode-plugin-dsml-fix", options] loads the package from OpenCode\'s cache, and a leaked call runs the tool',
     async () => {
       const { consumer, installed } = await prepare();
       const env = await setup([{ content: LEAK }, { content: "Done." }], {
