@@ -1,0 +1,98 @@
+import type { PluginOptions } from "./options.ts";
+
+/**
+ * Which routes the plugin acts on. A route is one provider serving one model through one AI SDK
+ * package; the package decides the wire, the model decides whether a leak is likely.
+ */
+export interface Route {
+  providerID: string;
+  /** OpenCode's model id (the key in the provider's model list). */
+  modelID?: string;
+  /** The id sent upstream, when it differs (`model.api.id`). */
+  apiID?: string;
+  /** The catalog's family (`model.family`), e.g. "kimi-k2". */
+  family?: string;
+  /** The AI SDK package serving the route (`model.api.npm`). */
+  npm?: string;
+}
+
+/** wire: the repairing fetch rewrites the response; fallback: the wire cannot be rewritten; off: out of scope. */
+export type RouteMode = "wire" | "fallback" | "off";
+
+/** The scope token meaning "every provider, for models of a leak-prone family": the default. */
+export const AUTO_SCOPE = "auto";
+/** The scope token meaning "every provider, every model". */
+export const EVERY_PROVIDER = "*";
+
+/**
+ * Model families known to leak tool calls as text: the formats in src/grammar/dialects.ts and
+ * docs/PATTERNS.md (DeepSeek DSML and legacy tokens, Hermes/Qwen, Qwen3-Coder, GLM, Kimi, MiniMax,
+ * Mistral and its code models, LFM2). Matched anywhere in the id so vendor prefixes
+ * (`accounts/fireworks/models/deepseek-v3p2`, `deepseek-ai/DeepSeek-V3.2`, `qwen/qwen3-coder`) count.
+ */
+export const LEAK_PRONE_FAMILIES = [
+  "deepseek",
+  "qwen",
+  "qwq",
+  "glm",
+  "kimi",
+  "moonshot",
+  "minimax",
+  "mistral",
+  "magistral",
+  "devstral",
+  "codestral",
+  "ministral",
+  "mixtral",
+  "hermes",
+  "lfm",
+] as const;
+
+const LEAK_PRONE = new RegExp(LEAK_PRONE_FAMILIES.join("|"), "i");
+
+/**
+ * AI SDK packages whose requests reach `globalThis.fetch` speaking a wire the fetch adapter
+ * rewrites (chat-completions, Anthropic Messages, Responses) and whose requests are not signed
+ * over their headers (the tag is removed after the package built the request).
+ */
+export const WIRE_PACKAGES: ReadonlySet<string> = new Set([
+  "@ai-sdk/openai-compatible",
+  "@ai-sdk/openai",
+  "@ai-sdk/azure",
+  "@ai-sdk/anthropic",
+  "@ai-sdk/github-copilot",
+  "@ai-sdk/deepinfra",
+  "@ai-sdk/togetherai",
+  "@ai-sdk/groq",
+  "@ai-sdk/cerebras",
+  "@ai-sdk/xai",
+  "@openrouter/ai-sdk-provider",
+]);
+
+export function isLeakProne(route: Pick<Route, "modelID" | "apiID" | "family">): boolean {
+  return [route.modelID, route.apiID, route.family].some((id) => typeof id === "string" && LEAK_PRONE.test(id));
+}
+
+/** Whether the plugin acts on this route at all (history, correction, repair), whatever its wire. */
+export function routeInScope(options: Pick<PluginOptions, "providers">, route: Route): boolean {
+  const providers = options.providers;
+  if (providers.includes(EVERY_PROVIDER) || providers.includes(route.providerID)) return true;
+  return providers.includes(AUTO_SCOPE) && isLeakProne(route);
+}
+
+/** How an in-scope route is repaired: through the wire when its package is one we rewrite. */
+export function routeMode(options: Pick<PluginOptions, "providers">, route: Route, native: boolean): RouteMode {
+  if (!routeInScope(options, route)) return "off";
+  if (native) return "fallback";
+  // A package OpenCode did not name: the common case for a custom provider is chat-completions.
+  const npm = route.npm ?? "@ai-sdk/openai-compatible";
+  return WIRE_PACKAGES.has(npm) ? "wire" : "fallback";
+}
+
+const LOGGABLE = /[^A-Za-z0-9_.:/@+-]/g;
+
+/** One debug line per route, naming its mode; ids come from config, so anything odd prints as "?". */
+export function formatRouteLine(route: Route, mode: RouteMode): string {
+  const show = (text: string | undefined) => (text ? text.slice(0, 120).replace(LOGGABLE, "?") : "?");
+  return `[dsml] route ${show(route.providerID)}/${show(route.modelID)} package=${show(route.npm)} mode=${mode}`;
+}
