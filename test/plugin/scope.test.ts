@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { resolveOptions } from "../../src/plugin/options.ts";
-import { formatRouteLine, isLeakProne, routeInScope, routeMode, type Route } from "../../src/plugin/scope.ts";
+import { formatRouteLine, isLeakProne, routeInScope, routeMode, type Route, type RouteMode } from "../../src/plugin/scope.ts";
 
 const scope = (providers?: unknown) => resolveOptions(providers === undefined ? {} : { providers }).options;
 const route = (providerID: string, modelID: string, npm = "@ai-sdk/openai-compatible", extra: Partial<Route> = {}): Route => ({ providerID, modelID, npm, ...extra });
@@ -93,7 +93,7 @@ describe("route mode", () => {
     ["@ai-sdk/google-vertex/anthropic", "fallback"],
     ["@ai-sdk/mistral", "fallback"],
     ["some-unknown-provider", "fallback"],
-  ])("%s: %s", (npm, mode) => {
+  ] as [string, RouteMode][])("%s: %s", (npm, mode) => {
     expect(routeMode(options, route("p", "deepseek-v3.2", npm), false)).toBe(mode);
   });
 
