@@ -1,0 +1,81 @@
+/**
+ * Scope that follows the model, against the real `opencode serve` with the default options
+ * (issue 12 item 3): DeepSeek on a provider nobody listed (a custom `fireworks` id) and Kimi on
+ * GitHub Copilot (its loader's own fetch adds the auth) both get their leaked call run; the request
+ * tag never reaches the server; the start-up line is logged at info level without `debug`.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { REQUEST_TAG_HEADER } from "../../src/adapters/options.ts";
+import { block, live } from "../golden/notation.ts";
+import { setup } from "./harness.ts";
+import { logLines, newSession, pluginEntry, prompt, serve, sessionMessages, settleAfter, TIMEOUT } from "./plugin-helpers.ts";
+
+const FIREWORKS_MODEL = "accounts/fireworks/models/deepseek-v3p2";
+const leak = (command: string) => `Writing it.\n\n${live(block("tool_calls", [["bash", [["command", command]]]]))}`;
+const toolParts = (message: { parts: any[] }) => message.parts.filter((p) => p.type === "tool");
+
+let teardowns: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const t of teardowns.reverse()) await t().catch(() => {});
+});
+
+describe("default scope: leak-prone models on any provider", () => {
+  test(
+    "DeepSeek on a custom fireworks provider and Kimi on GitHub Copilot run their leaked calls; the tag never goes upstream",
+    async () => {
+      const env = await setup(
+        [{ content: leak("echo fireworks > fireworks.txt") }, { content: "Done." }, { content: leak("echo copilot > copilot.txt") }, { content: "Done." }],
+        // OpenCode's built-in GitHub Copilot plugin (its auth loader) is one of the default plugins.
+        { plugin: [pluginEntry({})], env: { OPENCODE_DISABLE_DEFAULT_PLUGINS: undefined } },
+      );
+      teardowns.push(env.teardown);
+      const { project, model } = env;
+      const config = project.config as any;
+      config.provider.fireworks = {
+        npm: "@ai-sdk/openai-compatible",
+        name: "Fireworks",
+        options: { baseURL: model.url, apiKey: "fw-key" },
+        models: { [FIREWORKS_MODEL]: { name: "DeepSeek V3.2", tool_call: true, limit: { context: 100000, output: 4000 } } },
+      };
+      config.provider["github-copilot"] = { options: { baseURL: model.url } };
+      writeFileSync(path.join(project.dir, "opencode.json"), JSON.stringify(config, null, 2));
+      const data = path.join(project.env.XDG_DATA_HOME!, "opencode");
+      mkdirSync(data, { recursive: true });
+      writeFileSync(path.join(data, "auth.json"), JSON.stringify({ "github-copilot": { type: "oauth", refresh: "gho_fake", access: "gho_fake", expires: 0 } }));
+
+      const served = await serve(project);
+      teardowns.push(() => served.server.stop());
+      const { client, server } = served;
+
+      const fireworks = await newSession(client);
+      await prompt(client, fireworks, "write it", { model: { providerID: "fireworks", modelID: FIREWORKS_MODEL } });
+      await settleAfter(served, model, fireworks, 2);
+      const copilot = await newSession(client);
+      await prompt(client, copilot, "write it", { model: { providerID: "github-copilot", modelID: "kimi-k3" } });
+      await settleAfter(served, model, copilot, 4);
+
+      expect(readFileSync(path.join(project.dir, "fireworks.txt"), "utf8")).toBe("fireworks\n");
+      expect(readFileSync(path.join(project.dir, "copilot.txt"), "utf8")).toBe("copilot\n");
+      for (const sessionID of [fireworks, copilot]) {
+        const tools = (await sessionMessages(client, sessionID)).flatMap(toolParts);
+        expect(tools.map((p) => [p.tool, p.state.status])).toEqual([["bash", "completed"]]);
+      }
+
+      const main = model.mainRequests();
+      expect(main.map((r) => r.body.model)).toEqual([FIREWORKS_MODEL, FIREWORKS_MODEL, "kimi-k3", "kimi-k3"]);
+      // Copilot's loader fetch still ran (its token and headers), chained behind the repair.
+      expect(main[0]!.headers.authorization).toBe("Bearer fw-key");
+      expect(main[2]!.headers.authorization).toBe("Bearer gho_fake");
+      expect(main[2]!.headers["openai-intent"]).toBe("conversation-edits");
+      for (const request of model.requests) expect(request.headers[REQUEST_TAG_HEADER]).toBeUndefined();
+
+      const startup = logLines(server.output(), "[dsml] loaded v");
+      expect(startup.length).toBeGreaterThanOrEqual(1);
+      expect(startup[0]).toContain("level=INFO");
+      expect(startup[0]).toContain("[dsml] loaded v0.1.0: wired every provider (leak-prone models); not wired: none");
+    },
+    TIMEOUT,
+  );
+});
