@@ -48,8 +48,6 @@ export const LEAK_PRONE_FAMILIES = [
   "lfm",
 ] as const;
 
-const LEAK_PRONE = new RegExp(LEAK_PRONE_FAMILIES.join("|"), "i");
-
 /**
  * AI SDK packages whose requests reach `globalThis.fetch` speaking a wire the fetch adapter
  * rewrites (chat-completions, Anthropic Messages, Responses) and whose requests are not signed
@@ -70,7 +68,11 @@ export const WIRE_PACKAGES: ReadonlySet<string> = new Set([
 ]);
 
 export function isLeakProne(route: Pick<Route, "modelID" | "apiID" | "family">): boolean {
-  return [route.modelID, route.apiID, route.family].some((id) => typeof id === "string" && LEAK_PRONE.test(id));
+  return [route.modelID, route.apiID, route.family].some((id) => {
+    if (typeof id !== "string") return false;
+    const lower = id.toLowerCase();
+    return LEAK_PRONE_FAMILIES.some((family) => lower.includes(family));
+  });
 }
 
 /** Whether the plugin acts on this route at all (history, correction, repair), whatever its wire. */
