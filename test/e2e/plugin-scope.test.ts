@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { REQUEST_TAG_HEADER } from "../../src/adapters/options.ts";
 import { block, live } from "../golden/notation.ts";
-import { setup } from "./harness.ts";
+import { runOpencode, setup } from "./harness.ts";
 import { logLines, newSession, pluginEntry, prompt, serve, sessionMessages, settleAfter, TIMEOUT } from "./plugin-helpers.ts";
 
 const FIREWORKS_MODEL = "accounts/fireworks/models/deepseek-v3p2";
@@ -75,6 +75,28 @@ describe("default scope: leak-prone models on any provider", () => {
       expect(startup.length).toBeGreaterThanOrEqual(1);
       expect(startup[0]).toContain("level=INFO");
       expect(startup[0]).toContain("[dsml] loaded v0.1.0: wired every provider (leak-prone models); not wired: none");
+    },
+    TIMEOUT,
+  );
+});
+
+describe("OpenCode's experimental native runtime", () => {
+  test(
+    "no request carries the tag, and the start-up line says nothing can be repaired live",
+    async () => {
+      const env = await setup([{ content: "Plain answer." }], {
+        plugin: [pluginEntry({ providers: ["*"] })],
+        env: { OPENCODE_EXPERIMENTAL_NATIVE_LLM: "1" },
+      });
+      teardowns.push(env.teardown);
+      const run = await runOpencode(env.project, "hello", { timeoutMs: 60_000 });
+      expect(run.code).toBe(0);
+      expect(env.model.mainRequests()).toHaveLength(1);
+      for (const request of env.model.requests) expect(request.headers[REQUEST_TAG_HEADER]).toBeUndefined();
+      expect(logLines(run.stderr, "[dsml] loaded v")[0]).toContain("wired nothing; not wired: every route (fallback");
+      const warning = logLines(run.stderr, "[dsml] nothing in scope can be repaired live");
+      expect(warning).toHaveLength(1);
+      expect(warning[0]).toContain("level=WARN");
     },
     TIMEOUT,
   );
