@@ -67,6 +67,20 @@ export const WIRE_PACKAGES: ReadonlySet<string> = new Set([
   "@openrouter/ai-sdk-provider",
 ]);
 
+/** Packages OpenCode's experimental native runtime speaks itself (OpenCode 1.18.33). */
+const NATIVE_PACKAGES: ReadonlySet<string> = new Set(["@ai-sdk/openai", "@ai-sdk/openai-compatible", "@ai-sdk/anthropic"]);
+
+/**
+ * Routes `OPENCODE_EXPERIMENTAL_NATIVE_LLM=1` takes away from the AI SDK (OpenCode 1.18.33 serves
+ * only openai, anthropic and opencode* providers natively, on these packages; every other route
+ * falls back to the AI SDK and so to the repairing fetch). A native route never gets the tag.
+ */
+export function servedNatively(route: Pick<Route, "providerID" | "npm">): boolean {
+  const provider = route.providerID;
+  const nativeProvider = provider === "openai" || provider === "anthropic" || provider.startsWith("opencode");
+  return nativeProvider && NATIVE_PACKAGES.has(route.npm ?? "@ai-sdk/openai-compatible");
+}
+
 export function isLeakProne(route: Pick<Route, "modelID" | "apiID" | "family">): boolean {
   return [route.modelID, route.apiID, route.family].some((id) => {
     if (typeof id !== "string") return false;
@@ -85,7 +99,7 @@ export function routeInScope(options: Pick<PluginOptions, "providers">, route: R
 /** How an in-scope route is repaired: through the wire when its package is one we rewrite. */
 export function routeMode(options: Pick<PluginOptions, "providers">, route: Route, native: boolean): RouteMode {
   if (!routeInScope(options, route)) return "off";
-  if (native) return "fallback";
+  if (native && servedNatively(route)) return "fallback";
   // A package OpenCode did not name: the common case for a custom provider is chat-completions.
   const npm = route.npm ?? "@ai-sdk/openai-compatible";
   return WIRE_PACKAGES.has(npm) ? "wire" : "fallback";

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import type { Config } from "@opencode-ai/plugin";
 import { hasCredentials } from "./credentials.ts";
 import type { PluginOptions } from "./options.ts";
-import { AUTO_SCOPE, EVERY_PROVIDER, WIRE_PACKAGES } from "./scope.ts";
+import { AUTO_SCOPE, EVERY_PROVIDER, WIRE_PACKAGES, servedNatively } from "./scope.ts";
 
 export interface StartupReport {
   /** Always logged at info level, so "the plugin is active" is never a guess. */
@@ -29,10 +29,6 @@ export function startupReport({ options, cfg, native, env = process.env }: Setti
   const head = `[dsml] loaded v${packageVersion()}`;
   const providers = options.providers;
   if (providers.length === 0) return { line: `${head}: disabled (providers is [])` };
-  if (native) {
-    const line = `${head}: wired nothing; not wired: every route (fallback: OPENCODE_EXPERIMENTAL_NATIVE_LLM bypasses the repairing fetch)`;
-    return { line, warning: "[dsml] nothing in scope can be repaired live: OpenCode's experimental native runtime is on" };
-  }
   if (!options.responseFix.enabled) {
     return { line: `${head}: wired nothing (responseFix.enabled is false); history and correction still on` };
   }
@@ -44,6 +40,7 @@ export function startupReport({ options, cfg, native, env = process.env }: Setti
   for (const id of every ? [] : providers.filter((p) => p !== AUTO_SCOPE)) {
     const entry = Object.hasOwn(configured, id) ? configured[id] : undefined;
     if (fallbackPackage(entry)) notWired.push(`${id} (fallback: ${String(entry!.npm)})`);
+    else if (native && servedNatively({ providerID: id, npm: packageOf(entry) })) notWired.push(`${id} (fallback: the native runtime serves it)`);
     else if (!entry && !hasCredentials(id, env)) notWired.push(`${id} (not configured)`);
     else wired.push(auto ? `${id} (every model)` : id);
   }
@@ -52,9 +49,14 @@ export function startupReport({ options, cfg, native, env = process.env }: Setti
     if (!every && !auto) notWired.push(`${id} (off)`);
     else if (fallbackPackage(entry)) notWired.push(`${id} (fallback: ${String(entry.npm)})`);
   }
+  if (native && (every || auto)) notWired.push("openai, anthropic, opencode* (fallback: OPENCODE_EXPERIMENTAL_NATIVE_LLM serves them natively)");
   const line = `${head}: wired ${wired.join(", ") || "nothing"}; not wired: ${notWired.join(", ") || "none"}`;
   if (wired.length > 0) return { line };
-  return { line, warning: `[dsml] nothing in scope can be repaired live: none of ${JSON.stringify(providers)} is configured with a package the plugin can rewrite` };
+  return { line, warning: `[dsml] nothing in scope can be repaired live: ${notWired.join(", ") || "no provider named"}` };
+}
+
+function packageOf(entry: ProviderEntry | undefined): string | undefined {
+  return typeof entry?.npm === "string" ? entry.npm : undefined;
 }
 
 /** A provider entry that names its package names one the plugin cannot rewrite. */

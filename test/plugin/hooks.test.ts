@@ -29,7 +29,7 @@ test("providers [] disables the plugin: no hooks at all", async () => {
   expect(await plugin.server(fakeInput([]), { providers: [] })).toEqual({});
 });
 
-test("the request tag goes only on routes the repairing fetch rewrites, and never under the native runtime (issue 10 item 8, issue 12 item 3)", async () => {
+test("the request tag goes only on routes the repairing fetch rewrites, and never on a route the native runtime serves (issue 10 item 8, issue 12 item 3)", async () => {
   const lines: string[] = [];
   const hooks = await plugin.server(fakeInput(lines), { debug: true });
   await hooks.config!({} as never);
@@ -49,7 +49,10 @@ test("the request tag goes only on routes the repairing fetch rewrites, and neve
   const previous = process.env.OPENCODE_EXPERIMENTAL_NATIVE_LLM;
   process.env.OPENCODE_EXPERIMENTAL_NATIVE_LLM = "1";
   try {
-    expect(await headersFor("fireworks-ai", "accounts/fireworks/models/deepseek-v3p2", "@ai-sdk/openai-compatible")).toEqual({});
+    // OpenCode serves opencode* natively under the flag: its requests bypass the AI SDK.
+    expect(await headersFor("opencode-go", "deepseek-v4", "@ai-sdk/openai-compatible")).toEqual({});
+    // Every other provider still runs through the AI SDK and the repairing fetch.
+    expect(Object.keys(await headersFor("fireworks-ai", "accounts/fireworks/models/deepseek-v3p2", "@ai-sdk/openai-compatible"))).toEqual(["x-dsml-fix-tag"]);
   } finally {
     if (previous === undefined) delete process.env.OPENCODE_EXPERIMENTAL_NATIVE_LLM;
     else process.env.OPENCODE_EXPERIMENTAL_NATIVE_LLM = previous;
@@ -59,6 +62,7 @@ test("the request tag goes only on routes the repairing fetch rewrites, and neve
     "[dsml] route fireworks-ai/accounts/fireworks/models/deepseek-v3p2 package=@ai-sdk/openai-compatible mode=wire",
     "[dsml] route openai/gpt-5.4 package=@ai-sdk/openai mode=off",
     "[dsml] route amazon-bedrock/deepseek.v3-v1:0 package=@ai-sdk/amazon-bedrock mode=fallback",
+    "[dsml] route opencode-go/deepseek-v4 package=@ai-sdk/openai-compatible mode=fallback",
   ]);
 });
 

@@ -97,9 +97,14 @@ describe("route mode", () => {
     expect(routeMode(options, route("p", "deepseek-v3.2", npm), false)).toBe(mode);
   });
 
-  test("the native runtime makes every in-scope route a fallback and leaves out-of-scope routes off", () => {
-    expect(routeMode(options, route("deepseek", "deepseek-chat"), true)).toBe("fallback");
-    expect(routeMode(options, route("openai", "gpt-5.4", "@ai-sdk/openai"), true)).toBe("off");
+  test("the native runtime takes openai, anthropic and opencode* routes on its packages; every other route keeps its wire", () => {
+    expect(routeMode(options, route("opencode-go", "deepseek-v4"), true)).toBe("fallback");
+    expect(routeMode(options, route("opencode", "qwen3.6-plus", "@ai-sdk/anthropic"), true)).toBe("fallback");
+    expect(routeMode(options, route("anthropic", "x", "@ai-sdk/anthropic"), true)).toBe("off");
+    expect(routeMode(scope(["*"]), route("anthropic", "claude-sonnet-4.6", "@ai-sdk/anthropic"), true)).toBe("fallback");
+    expect(routeMode(options, route("fireworks-ai", "deepseek-v3p2"), true)).toBe("wire");
+    expect(routeMode(options, route("openrouter", "deepseek/deepseek-v3.2", "@openrouter/ai-sdk-provider"), true)).toBe("wire");
+    expect(routeMode(options, route("opencode-go", "deepseek-v4"), false)).toBe("wire");
   });
 
   test("a route line never carries what could break the log line", () => {

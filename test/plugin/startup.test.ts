@@ -49,13 +49,20 @@ describe("start-up line", () => {
   test("a warning when nothing in scope is wired", () => {
     const none = report({ providers: ["nowhere"] });
     expect(none.line).toEndWith(": wired nothing; not wired: nowhere (not configured)");
-    expect(none.warning).toBe('[dsml] nothing in scope can be repaired live: none of ["nowhere"] is configured with a package the plugin can rewrite');
+    expect(none.warning).toBe("[dsml] nothing in scope can be repaired live: nowhere (not configured)");
     const fallbackOnly = report({ providers: ["bedrock"] }, { provider: { bedrock: { npm: "@ai-sdk/amazon-bedrock" } } });
     expect(fallbackOnly.line).toEndWith(": wired nothing; not wired: bedrock (fallback: @ai-sdk/amazon-bedrock)");
-    expect(fallbackOnly.warning).toBeDefined();
-    const native = report({}, {}, { native: true });
-    expect(native.line).toEndWith(": wired nothing; not wired: every route (fallback: OPENCODE_EXPERIMENTAL_NATIVE_LLM bypasses the repairing fetch)");
-    expect(native.warning).toBe("[dsml] nothing in scope can be repaired live: OpenCode's experimental native runtime is on");
+    expect(fallbackOnly.warning).toBe("[dsml] nothing in scope can be repaired live: bedrock (fallback: @ai-sdk/amazon-bedrock)");
+    const nativeOnly = report({ providers: ["opencode-go"] }, { provider: { "opencode-go": {} } }, { native: true });
+    expect(nativeOnly.line).toEndWith(": wired nothing; not wired: opencode-go (fallback: the native runtime serves it)");
+    expect(nativeOnly.warning).toBeDefined();
+  });
+
+  test("the native runtime takes only openai, anthropic and opencode* routes away from the wire", () => {
+    const native = report({}, { provider: { fireworks: { npm: "@ai-sdk/openai-compatible" } } }, { native: true });
+    expect(native.line).toEndWith(": wired every provider (leak-prone models); not wired: openai, anthropic, opencode* (fallback: OPENCODE_EXPERIMENTAL_NATIVE_LLM serves them natively)");
+    expect(native.warning).toBeUndefined();
+    expect(report({ providers: ["fireworks"] }, { provider: { fireworks: {} } }, { native: true }).line).toEndWith(": wired fireworks; not wired: none");
   });
 
   test("disabled and repair-off settings say so", () => {
