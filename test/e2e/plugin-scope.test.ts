@@ -2,7 +2,8 @@
  * Scope that follows the model, against the real `opencode serve` with the default options
  * (issue 12 item 3): DeepSeek on a provider nobody listed (a custom `fireworks` id) and Kimi on
  * GitHub Copilot (its loader's own fetch adds the auth) both get their leaked call run; the request
- * tag never reaches the server; the start-up line is logged at info level without `debug`.
+ * tag never reaches the server; a fetch another plugin set for fireworks in the config is chained;
+ * the start-up line is logged at info level without `debug`.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,6 +13,7 @@ import { block, live } from "../golden/notation.ts";
 import { runOpencode, setup } from "./harness.ts";
 import { logLines, newSession, pluginEntry, prompt, serve, sessionMessages, settleAfter, TIMEOUT } from "./plugin-helpers.ts";
 
+const USER_FETCH_PLUGIN = path.join(import.meta.dir, "fixtures", "user-fetch-plugin");
 const FIREWORKS_MODEL = "accounts/fireworks/models/deepseek-v3p2";
 const leak = (command: string) => `Writing it.\n\n${live(block("tool_calls", [["bash", [["command", command]]]]))}`;
 const toolParts = (message: { parts: any[] }) => message.parts.filter((p) => p.type === "tool");
@@ -28,7 +30,8 @@ describe("default scope: leak-prone models on any provider", () => {
       const env = await setup(
         [{ content: leak("echo fireworks > fireworks.txt") }, { content: "Done." }, { content: leak("echo copilot > copilot.txt") }, { content: "Done." }],
         // OpenCode's built-in GitHub Copilot plugin (its auth loader) is one of the default plugins.
-        { plugin: [pluginEntry({})], env: { OPENCODE_DISABLE_DEFAULT_PLUGINS: undefined } },
+        // The user's own fetch for fireworks comes from a plugin listed before this one: chained.
+        { plugin: [USER_FETCH_PLUGIN, pluginEntry({})], env: { OPENCODE_DISABLE_DEFAULT_PLUGINS: undefined } },
       );
       teardowns.push(env.teardown);
       const { project, model } = env;
@@ -67,6 +70,8 @@ describe("default scope: leak-prone models on any provider", () => {
       expect(main.map((r) => r.body.model)).toEqual([FIREWORKS_MODEL, FIREWORKS_MODEL, "kimi-k3", "kimi-k3"]);
       // Copilot's loader fetch still ran (its token and headers), chained behind the repair.
       expect(main[0]!.headers.authorization).toBe("Bearer fw-key");
+      // The user's fetch set in the config still ran, chained behind the repair.
+      expect(main.slice(0, 2).map((r) => r.headers["x-user-fetch"])).toEqual(["ran", "ran"]);
       expect(main[2]!.headers.authorization).toBe("Bearer gho_fake");
       expect(main[2]!.headers["openai-intent"]).toBe("conversation-edits");
       for (const request of model.requests) expect(request.headers[REQUEST_TAG_HEADER]).toBeUndefined();
