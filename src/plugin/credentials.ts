@@ -2,12 +2,6 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 
-/** Catalog providers whose key does not follow the `<ID>_API_KEY` convention. */
-const CATALOG_KEYS: Record<string, string[]> = {
-  opencode: ["OPENCODE_API_KEY"],
-  "opencode-go": ["OPENCODE_API_KEY"],
-};
-
 /**
  * Whether a provider without a config entry looks usable: a login stored by `opencode auth login`,
  * or an API key in the environment by the catalog's usual naming (`FIREWORKS_API_KEY` for
@@ -25,8 +19,9 @@ export function hasCredentials(id: string, env: NodeJS.ProcessEnv = process.env)
   }
 }
 
+/** `<ID>_API_KEY` and `<FIRST WORD>_API_KEY` (`fireworks-ai` → FIREWORKS_AI_API_KEY, FIREWORKS_API_KEY; `opencode-go` → OPENCODE_API_KEY). */
 function envKeys(id: string): string[] {
   const upper = id.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
   const first = upper.split("_")[0];
-  return [...(CATALOG_KEYS[id] ?? []), `${upper}_API_KEY`, ...(first && first !== upper ? [`${first}_API_KEY`] : [])];
+  return [`${upper}_API_KEY`, ...(first && first !== upper ? [`${first}_API_KEY`] : [])];
 }
