@@ -27,6 +27,7 @@ const SLOT = Symbol.for("opencode-plugin-dsml-fix.fetch-dispatcher");
 const MARK = Symbol.for("opencode-plugin-dsml-fix.repairing");
 /** Separates the instance key from `<sessionID>/<messageID>` in the tag; never part of an OpenCode id. */
 const INSTANCE_SEPARATOR = " ";
+const MAX_INSTANCES = 64;
 
 export interface RepairRoute {
   /** The tag value for one request of this instance. */
@@ -38,6 +39,11 @@ export function registerRepair(adapter: AdapterOptions, scope: { [key: symbol]: 
   const dispatcher = installDispatcher(scope);
   const key = `i${++dispatcher.count}`;
   dispatcher.handlers.set(key, repairFetch(adapter, dispatcher.nextFetch));
+  // OpenCode makes a new instance on every reload; the oldest are long gone by then.
+  for (const stale of dispatcher.handlers.keys()) {
+    if (dispatcher.handlers.size <= MAX_INSTANCES) break;
+    dispatcher.handlers.delete(stale);
+  }
   return { tagFor: (sessionID, messageID) => `${key}${INSTANCE_SEPARATOR}${sessionID}/${messageID}` };
 }
 
@@ -57,7 +63,13 @@ function installDispatcher(scope: { [key: symbol]: unknown; fetch?: Fetch }): Di
   // A tag no instance claims (a stale or foreign value) still never goes upstream.
   const stripOnly = repairFetch({ responseFix: { enabled: false } }, nextFetch);
   const dispatch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const tag = tagOf(input, init);
+    let tag: string | undefined;
+    try {
+      tag = tagOf(input, init);
+    } catch {
+      // Every fetch in the process comes through here: headers we cannot read are not ours.
+      return nextFetch(input, init);
+    }
     if (tag === undefined) return nextFetch(input, init);
     const handler = dispatcher.handlers.get(tag.slice(0, tag.indexOf(INSTANCE_SEPARATOR)));
     return (handler ?? stripOnly)(input, init);

@@ -111,6 +111,22 @@ describe("the global dispatcher", () => {
     expect(seen[0]!.headers.has(REQUEST_TAG_HEADER)).toBe(false);
   });
 
+  test("headers that throw when read pass through untouched, and a reload's instances are bounded", async () => {
+    const { scope, seen } = fakeProcess();
+    const { results, adapter } = recording();
+    const first = registerRepair(adapter, scope);
+    let reads = 0;
+    // Throws on the dispatcher's read only, so the upstream can still read it.
+    const hostile = { method: "POST", get headers() { if (reads++ === 0) throw new Error("no"); return {}; } } as unknown as RequestInit;
+    expect((await scope.fetch(CHAT_URL, hostile)).status).toBe(200);
+    expect(seen).toHaveLength(1);
+    for (let i = 0; i < 100; i++) registerRepair({}, scope);
+    await (await scope.fetch(CHAT_URL, chatInit({ [REQUEST_TAG_HEADER]: first.tagFor("ses", "msg") }))).text();
+    // The first instance was dropped: its tag is only removed, its adapter is not called.
+    expect(results).toEqual([]);
+    expect(seen[1]!.headers.has(REQUEST_TAG_HEADER)).toBe(false);
+  });
+
   test("tagOf reads every header form, case-insensitively, and nothing else", () => {
     expect(tagOf(CHAT_URL, { headers: { "X-Dsml-Fix-Tag": "t" } })).toBe("t");
     expect(tagOf(CHAT_URL, { headers: [["x-dsml-fix-tag", "t"]] })).toBe("t");
