@@ -68,7 +68,7 @@ function installDispatcher(scope: { [key: symbol]: unknown; fetch?: Fetch }): Di
       tag = tagOf(input, init);
     } catch {
       // Every fetch in the process comes through here: headers we cannot read are not ours.
-      return nextFetch(input, init);
+      tag = undefined;
     }
     if (tag === undefined) return nextFetch(input, init);
     const handler = dispatcher.handlers.get(tag.slice(0, tag.indexOf(INSTANCE_SEPARATOR)));
