@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { DIALECTS } from "../../src/grammar/dialects.ts";
 import { resolveOptions } from "../../src/plugin/options.ts";
 import { formatRouteLine, isLeakProne, routeInScope, routeMode, type Route, type RouteMode } from "../../src/plugin/scope.ts";
 
@@ -29,6 +30,12 @@ describe("leak-prone families, by model id", () => {
 
   test.each(["gpt-5.4", "claude-sonnet-4.6", "gemini-3.5-flash", "llama-3.3-70b", "grok-4.5", "fake-model"])("%s is not", (modelID) => {
     expect(isLeakProne({ modelID })).toBe(false);
+  });
+
+  test("every model family a dialect is written for is leak-prone (Claude-style XML is a format, not a family)", () => {
+    const families = Object.entries(DIALECTS).filter(([id]) => id !== "claudeXml");
+    expect(families.length).toBeGreaterThan(5);
+    for (const [id, dialect] of families) expect({ id, leakProne: isLeakProne({ modelID: dialect.models }) }).toEqual({ id, leakProne: true });
   });
 
   test("the upstream id or the catalog family count when OpenCode's own id says nothing", () => {
