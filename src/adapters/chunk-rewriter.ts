@@ -2,7 +2,7 @@
 // chunk, and synthetic chunks carrying released text and recovered calls.
 import type { EngineEvent } from "../stream/types.ts";
 import { ChunkShape } from "./chunk-shape.ts";
-import type { GuardedEngine } from "./options.ts";
+import type { GuardedEngine } from "./guarded-engine.ts";
 import { type Json, isObject, openAiCall } from "./openai.ts";
 import type { ReasoningChannel } from "./reasoning.ts";
 

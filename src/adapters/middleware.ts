@@ -17,23 +17,15 @@ import type { EngineEvent } from "../stream/types.ts";
 import { givenFromPrompt, requestEchoGuard } from "./echo-guard.ts";
 import { offeredTools, sdkToolChoice } from "./tool-choice.ts";
 import { ReasoningChannel } from "./reasoning.ts";
-import {
-  type AdapterDeps,
-  type AdapterOptions,
-  type EngineFactory,
-  GuardedEngine,
-  REQUEST_TAG_HEADER,
-  createAttemptCounter,
-  debugLine,
-  describeError,
-  engineOptions,
-  loadEngineFactory,
-  readGuarded,
-  mergeSummaries,
-  repairEnabled,
-  report,
-  settleOptions,
-} from "./options.ts";
+import { createRepairEngine } from "../stream/engine.ts";
+import { createAttemptCounter } from "./attempt-counter.ts";
+import { describeError } from "./describe-error.ts";
+import { engineOptions } from "./engine-options.ts";
+import { GuardedEngine } from "./guarded-engine.ts";
+import { mergeSummaries } from "./merge-summaries.ts";
+import { type AdapterDeps, type AdapterOptions, REQUEST_TAG_HEADER, repairEnabled } from "./options.ts";
+import { debugLine, report } from "./report.ts";
+import { readGuarded, settleOptions } from "./settle-options.ts";
 
 type Part = LanguageModelV3StreamPart;
 
@@ -63,17 +55,12 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
   // wrapGenerate/wrapStream receive the very object transformParams returned, so the tag can ride along.
   const tags = new WeakMap<LanguageModelV3CallOptions, string>();
 
+  const factory = deps.createEngine ?? createRepairEngine;
+
   /** undefined: nothing to repair for this call, pass it through. */
-  async function prepare(params: LanguageModelV3CallOptions): Promise<(() => CallContext) | undefined> {
+  function prepare(params: LanguageModelV3CallOptions): (() => CallContext) | undefined {
     const tools = declaredTools(params);
     if (tools.length === 0 || !repairEnabled(options)) return undefined;
-    let factory: EngineFactory;
-    try {
-      factory = await loadEngineFactory(deps);
-    } catch (error) {
-      debugLine(options, `engine unavailable, passing through: ${describeError(error)}`);
-      return undefined;
-    }
     const tag = tags.get(params);
     const attempt = nextAttempt(tag);
     const onError = (line: string) => debugLine(options, `${tag ?? "untagged"}: ${line}`);
@@ -127,7 +114,7 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
     },
 
     async wrapGenerate({ doGenerate, params }) {
-      const make = await prepare(params);
+      const make = prepare(params);
       const result = await doGenerate();
       const ctx = create(make);
       if (!ctx) return result;
@@ -140,7 +127,7 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
     },
 
     async wrapStream({ doStream, params }) {
-      const make = await prepare(params);
+      const make = prepare(params);
       const result = await doStream();
       const ctx = create(make);
       if (!ctx) return result;
