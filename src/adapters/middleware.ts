@@ -16,6 +16,7 @@ import type { JsonSchema, RecoveredCall, ToolSpec } from "../parse/types.ts";
 import type { EngineEvent } from "../stream/types.ts";
 import { givenFromPrompt, requestEchoGuard } from "./echo-guard.ts";
 import { offeredTools, sdkToolChoice } from "./tool-choice.ts";
+import { pullStage, type Stage } from "./pull-stage.ts";
 import { ReasoningChannel } from "./reasoning.ts";
 import { createRepairEngine } from "../stream/engine.ts";
 import { createAttemptCounter } from "./attempt-counter.ts";
@@ -131,7 +132,7 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
       const result = await doStream();
       const ctx = create(make);
       if (!ctx) return result;
-      return { ...result, stream: result.stream.pipeThrough(repairParts(ctx)) };
+      return { ...result, stream: pullStage(result.stream, (out: (part: Part) => void) => repairParts(ctx, out)) };
     },
   };
 }
@@ -251,7 +252,7 @@ const FALLBACK_TEXT_ID = "dsml-fix-text";
  * One engine per stream. Released text keeps the id of the text part it was fed under; a text-end
  * is held back while the engine still holds that part's text, so no delta ever follows its end.
  */
-function repairParts(ctx: CallContext): TransformStream<Part, Part> {
+function repairParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
   const { guard, options, reasoning } = ctx;
   const open = new Set<string>();
   /** The reasoning part the reasoning channel's held text belongs to. */
@@ -261,13 +262,9 @@ function repairParts(ctx: CallContext): TransformStream<Part, Part> {
   let owner: string | undefined;
   let deferredEnd: Extract<Part, { type: "text-end" }> | undefined;
   let nativeNoted = false;
-  // One enqueue function for the whole stream instead of a closure per part.
-  let sink!: TransformStreamDefaultController<Part>;
-  const out = (p: Part) => sink.enqueue(p);
 
-  return new TransformStream<Part, Part>({
-    transform(part, controller) {
-      sink = controller;
+  return {
+    each(part) {
       try {
         if (part.type === "text-delta" && !guard.done) delta(part);
         else handle(part);
@@ -276,14 +273,13 @@ function repairParts(ctx: CallContext): TransformStream<Part, Part> {
         out(part);
       }
     },
-    flush(controller) {
-      sink = controller;
+    end() {
       endThought();
       if (!guard.done) settle(guard.step({ flush: true }), true);
       releaseEnd();
       finishReport(ctx);
     },
-  });
+  };
 
   // Apart from handle() because it runs once per token: it should stay short.
   function delta(part: Extract<Part, { type: "text-delta" }>): void {
