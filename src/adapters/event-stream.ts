@@ -1,13 +1,16 @@
 // The byte side of the SSE repair: frames the body into events, lets a wire's rewriter decide on
 // each, and writes original bytes wherever nothing changed.
-import { RAW, type Rewritten } from "./chunk-rewriter.ts";
+import { HELD, RAW, type Rewritten } from "./chunk-rewriter.ts";
 import type { Json } from "./openai.ts";
 import { SseFramer, SseReader, serialize } from "./sse.ts";
 
 /** What one wire (chat-completions, Anthropic Messages, Responses) decides per event. */
 export interface EventRewriter {
-  /** `payload` is the event's joined data lines. null: pass the event through byte for byte. */
-  event(payload: string, hasMeta: boolean): Rewritten | null;
+  /**
+   * `payload` is the event's joined data lines. null: pass the event through byte for byte.
+   * `mayDefer`: the event may be answered with `defer` (its bytes end in LF LF).
+   */
+  event(payload: string, hasMeta: boolean, mayDefer: boolean): Rewritten | null;
   /** End of the body: whatever the engine still holds, as events to append. */
   end(): Json[];
   /** Non-data lines for a synthetic event (an `event:` line on wires that name their events). */
@@ -31,14 +34,16 @@ export function rewriteEventStream(
   let sink!: TransformStreamDefaultController<Uint8Array>;
   /** Whether the last event went out as its original bytes. */
   let lastRaw = true;
+  /** Original bytes of deferred events, waiting for the rewriter's next answer. */
+  let deferred: Uint8Array[] = [];
   const metaOf = (piece: Json): readonly string[] => rewriter.metaFor?.(piece) ?? [];
 
   /** Reads the event at `from` in `text`; afterwards reader.end is where the next one starts. */
-  function decide(text: string, from: number): Rewritten | null {
+  function decide(text: string, from: number, mayDefer: boolean): Rewritten | null {
     reader.read(text, from);
     if (reader.data === undefined) return null;
     try {
-      return rewriter.event(reader.data, reader.meta.length > 0);
+      return rewriter.event(reader.data, reader.meta.length > 0, mayDefer);
     } catch (error) {
       onError(error);
       return null;
@@ -47,10 +52,17 @@ export function rewriteEventStream(
 
   /** Writes what replaces one event; returns whether its last bytes were the original ones. */
   function write(rewritten: Rewritten, original: Uint8Array): boolean {
+    if (rewritten.defer) {
+      deferred.push(original);
+      return false;
+    }
     for (const piece of rewritten.pieces) {
       if (piece === RAW) sink.enqueue(original);
+      else if (piece === HELD) for (const bytes of deferred) sink.enqueue(bytes);
       else sink.enqueue(encoder.encode(serialize(JSON.stringify(piece), reader.eol, piece === rewritten.original ? reader.meta : metaOf(piece))));
     }
+    // Sent, or given up: what they carried went out in the pieces.
+    deferred = [];
     return rewritten.pieces.at(-1) === RAW;
   }
 
@@ -66,7 +78,7 @@ export function rewriteEventStream(
         let k = 0;
         let at = lead;
         if (head !== undefined) {
-          const rewritten = decide(decoder.decode(head), 0);
+          const rewritten = decide(decoder.decode(head), 0, endsInLfs(head, head.length));
           if (rewritten === null) controller.enqueue(head);
           lastRaw = rewritten === null || write(rewritten, head);
           at = ends[k++]!;
@@ -80,7 +92,7 @@ export function rewriteEventStream(
         let pending = at;
         for (; k < ends.length; k++) {
           const end = ends[k]!;
-          const rewritten = decide(text, pos);
+          const rewritten = decide(text, pos, endsInLfs(chunk, end));
           pos = reader.end;
           if (rewritten !== null) {
             if (pending < at) controller.enqueue(chunk.subarray(pending, at));
@@ -96,7 +108,7 @@ export function rewriteEventStream(
         const tail = framer.end();
         let tailRaw = false;
         if (tail !== undefined) {
-          const rewritten = decide(decoder.decode(tail), 0);
+          const rewritten = decide(decoder.decode(tail), 0, false);
           if (rewritten === null) controller.enqueue(tail);
           tailRaw = rewritten === null || write(rewritten, tail);
         }
@@ -105,6 +117,8 @@ export function rewriteEventStream(
           pieces = rewriter.end();
         } catch (error) {
           onError(error);
+          // Deferred events were never answered: their bytes are still the truest account of them.
+          for (const bytes of deferred) controller.enqueue(bytes);
         }
         // The tail had no blank line; without one the first synthetic event would merge into it.
         if (pieces.length > 0 && tailRaw) controller.enqueue(encoder.encode("\n\n"));
@@ -112,4 +126,12 @@ export function rewriteEventStream(
       },
     }),
   );
+}
+
+/**
+ * Only an event ending in LF LF waits. After a CR, the LF of a CRLF may come as the next chunk's
+ * first byte, and whether it has come depends on where the network cut: the output must not.
+ */
+function endsInLfs(bytes: Uint8Array, end: number): boolean {
+  return end >= 2 && bytes[end - 1] === 10 && bytes[end - 2] === 10;
 }
