@@ -2,7 +2,8 @@
 // each, and writes original bytes wherever nothing changed.
 import { HELD, RAW, type Rewritten } from "./chunk-rewriter.ts";
 import type { Json } from "./openai.ts";
-import { SseFramer, SseReader, serialize } from "./sse.ts";
+import { pullStage } from "./pull-stage.ts";
+import { SseFramer, SseReader, serialize, singleDataEvent } from "./sse.ts";
 
 /** What one wire (chat-completions, Anthropic Messages, Responses) decides per event. */
 export interface EventRewriter {
@@ -30,8 +31,10 @@ export function rewriteEventStream(
   const framer = new SseFramer();
   const reader = new SseReader();
   const decoder = new TextDecoder();
+  // A payload is decoded on its own only here; a BOM first in it is data, as it is when the whole event is decoded.
+  const payloadDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
   const encoder = new TextEncoder();
-  let sink!: TransformStreamDefaultController<Uint8Array>;
+  let emit!: (bytes: Uint8Array) => void;
   /** Whether the last event went out as its original bytes. */
   let lastRaw = true;
   /** Original bytes of deferred events, waiting for the rewriter's next answer. */
@@ -41,6 +44,11 @@ export function rewriteEventStream(
   /** Reads the event at `from` in `text`; afterwards reader.end is where the next one starts. */
   function decide(text: string, from: number, mayDefer: boolean): Rewritten | null {
     reader.read(text, from);
+    return decideRead(mayDefer);
+  }
+
+  /** Asks the rewriter about the event the reader holds. */
+  function decideRead(mayDefer: boolean): Rewritten | null {
     if (reader.data === undefined) return null;
     try {
       return rewriter.event(reader.data, reader.meta.length > 0, mayDefer);
@@ -57,29 +65,38 @@ export function rewriteEventStream(
       return false;
     }
     for (const piece of rewritten.pieces) {
-      if (piece === RAW) sink.enqueue(original);
-      else if (piece === HELD) for (const bytes of deferred) sink.enqueue(bytes);
-      else sink.enqueue(encoder.encode(serialize(JSON.stringify(piece), reader.eol, piece === rewritten.original ? reader.meta : metaOf(piece))));
+      if (piece === RAW) emit(original);
+      else if (piece === HELD) for (const bytes of deferred) emit(bytes);
+      else emit(encoder.encode(serialize(JSON.stringify(piece), reader.eol, piece === rewritten.original ? reader.meta : metaOf(piece))));
     }
     // Sent, or given up: what they carried went out in the pieces.
     deferred = [];
     return rewritten.pieces.at(-1) === RAW;
   }
 
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        sink = controller;
+  return pullStage<Uint8Array, Uint8Array>(body, (out) => {
+    emit = out;
+    return {
+      each(chunk) {
+        // The usual chunk, one whole event, is read in place: no framing, and only its data decoded.
+        const data = framer.idle ? singleDataEvent(chunk) : -1;
+        if (data !== -1) {
+          reader.single(payloadDecoder.decode(chunk.subarray(data, chunk.length - 2)));
+          const rewritten = decideRead(true);
+          if (rewritten === null) emit(chunk);
+          lastRaw = rewritten === null || write(rewritten, chunk);
+          return;
+        }
         const { lead, head, ends } = framer.push(chunk);
         // The LF completing the CRLF of the event before: original bytes keep it, a rewritten
         // event already ended with its own blank line.
-        if (lead > 0 && lastRaw) controller.enqueue(chunk.subarray(0, lead));
+        if (lead > 0 && lastRaw) emit(chunk.subarray(0, lead));
         if (ends.length === 0) return;
         let k = 0;
         let at = lead;
         if (head !== undefined) {
           const rewritten = decide(decoder.decode(head), 0, endsInLfs(head, head.length));
-          if (rewritten === null) controller.enqueue(head);
+          if (rewritten === null) emit(head);
           lastRaw = rewritten === null || write(rewritten, head);
           at = ends[k++]!;
         }
@@ -95,21 +112,20 @@ export function rewriteEventStream(
           const rewritten = decide(text, pos, endsInLfs(chunk, end));
           pos = reader.end;
           if (rewritten !== null) {
-            if (pending < at) controller.enqueue(chunk.subarray(pending, at));
+            if (pending < at) emit(chunk.subarray(pending, at));
             lastRaw = write(rewritten, chunk.subarray(at, end));
             pending = end;
           } else lastRaw = true;
           at = end;
         }
-        if (pending < at) controller.enqueue(pending === 0 && at === chunk.length ? chunk : chunk.subarray(pending, at));
+        if (pending < at) emit(pending === 0 && at === chunk.length ? chunk : chunk.subarray(pending, at));
       },
-      flush(controller) {
-        sink = controller;
+      end() {
         const tail = framer.end();
         let tailRaw = false;
         if (tail !== undefined) {
           const rewritten = decide(decoder.decode(tail), 0, false);
-          if (rewritten === null) controller.enqueue(tail);
+          if (rewritten === null) emit(tail);
           tailRaw = rewritten === null || write(rewritten, tail);
         }
         let pieces: Json[] = [];
@@ -118,14 +134,14 @@ export function rewriteEventStream(
         } catch (error) {
           onError(error);
           // Deferred events were never answered: their bytes are still the truest account of them.
-          for (const bytes of deferred) controller.enqueue(bytes);
+          for (const bytes of deferred) emit(bytes);
         }
         // The tail had no blank line; without one the first synthetic event would merge into it.
-        if (pieces.length > 0 && tailRaw) controller.enqueue(encoder.encode("\n\n"));
-        for (const piece of pieces) controller.enqueue(encoder.encode(serialize(JSON.stringify(piece), "\n", metaOf(piece))));
+        if (pieces.length > 0 && tailRaw) emit(encoder.encode("\n\n"));
+        for (const piece of pieces) emit(encoder.encode(serialize(JSON.stringify(piece), "\n", metaOf(piece))));
       },
-    }),
-  );
+    };
+  });
 }
 
 /**

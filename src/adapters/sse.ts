@@ -32,6 +32,11 @@ export class SseFramer {
   /** ...and that CR also ended an event. */
   #endedAtCR = false;
 
+  /** Between events: nothing carried over, no CR waiting for its LF. A chunk that is one whole event may then skip push(). */
+  get idle(): boolean {
+    return this.#carry.length === 0 && this.#lineLength === 0 && !this.#afterCR;
+  }
+
   push(chunk: Uint8Array): Framed {
     if (chunk.length === 0) return { lead: 0, head: undefined, ends: [] };
     const ends: number[] = [];
@@ -123,6 +128,13 @@ export class SseReader {
   #cr = -2;
   #lf = -2;
 
+  /** An event known to be one `data:` line ending in LF LF, whose data is `data`. */
+  single(data: string): void {
+    this.data = data;
+    if (this.meta.length > 0) this.meta = [];
+    this.eol = "\n";
+  }
+
   /** Reads the event starting at `from`: up to and including its blank line, or to the end of `text`. */
   read(text: string, from: number): void {
     const stop = this.#lineEnd(text, from);
@@ -187,4 +199,16 @@ export function serialize(payload: string, eol: string, meta: readonly string[] 
   let out = "";
   for (const line of meta) out += line + eol;
   return `${out}data: ${payload}${eol}${eol}`;
+}
+
+/**
+ * Where the data starts when `chunk` is exactly one event of one `data:` line ending in LF LF
+ * (what servers that flush every token send), else -1. Such a chunk needs no framing.
+ */
+export function singleDataEvent(chunk: Uint8Array): number {
+  const n = chunk.length;
+  if (n < 7 || chunk[n - 1] !== LF || chunk[n - 2] !== LF) return -1;
+  if (chunk[0] !== 0x64 || chunk[1] !== 0x61 || chunk[2] !== 0x74 || chunk[3] !== 0x61 || chunk[4] !== 0x3a) return -1;
+  if (chunk.indexOf(LF) !== n - 2 || chunk.indexOf(CR) !== -1) return -1;
+  return chunk[5] === 0x20 ? 6 : 5;
 }

@@ -27,8 +27,9 @@ function sseBody(deltas: string[], metaEvery: number, crlfEvery: number): string
   return `${out}data: ${JSON.stringify(event({}, "stop"))}\n\ndata: [DONE]\n\n`;
 }
 
-function chunked(bytes: Uint8Array, cuts: number[]): ReadableStream<Uint8Array> {
-  const at = [...new Set(cuts.map((c) => 1 + (c % Math.max(1, bytes.length - 1))))].sort((a, b) => a - b);
+/** Cuts at the given offsets, or with "events" one chunk per event (the shape read without framing). */
+function chunked(bytes: Uint8Array, cuts: number[] | "events"): ReadableStream<Uint8Array> {
+  const at = cuts === "events" ? eventEnds(bytes) : [...new Set(cuts.map((c) => 1 + (c % Math.max(1, bytes.length - 1))))].sort((a, b) => a - b);
   const parts: Uint8Array[] = [];
   let prev = 0;
   for (const cut of [...at, bytes.length]) {
@@ -44,7 +45,13 @@ function chunked(bytes: Uint8Array, cuts: number[]): ReadableStream<Uint8Array> 
   });
 }
 
-async function rewrite(body: string, cuts: number[], defer: boolean): Promise<string> {
+function eventEnds(bytes: Uint8Array): number[] {
+  const ends: number[] = [];
+  for (let i = 1; i < bytes.length; i++) if (bytes[i] === 10 && (bytes[i - 1] === 10 || (bytes[i - 1] === 13 && bytes[i - 2] === 10))) ends.push(i + 1);
+  return ends;
+}
+
+async function rewrite(body: string, cuts: number[] | "events", defer: boolean): Promise<string> {
   const guard = new GuardedEngine(createRepairEngine({ tools: fixtureTools, idPrefix: "call_" }), () => undefined);
   const inner = new ChunkRewriter(guard, () => undefined);
   const rewriter: EventRewriter = defer ? inner : { event: (payload, meta) => inner.event(payload, meta, false), end: () => inner.end() };
@@ -90,6 +97,8 @@ describe("deferred SSE events", () => {
         const body = sseBody(deltas, metaEvery, crlfEvery);
         const deferring = await rewrite(body, chunks, true);
         const shipped = await rewrite(body, chunks, false);
+        // One chunk per event is read without the framer; the framer's reading of the same events must agree byte for byte.
+        expect(await rewrite(body, "events", true)).toBe(await rewrite(body, [], true));
         expect(clientView(deferring)).toEqual(clientView(shipped));
         // Waiting only ever saves rewrites: a real candidate is rewritten either way.
         expect(rewritten(body, deferring)).toBeLessThanOrEqual(rewritten(body, shipped));
