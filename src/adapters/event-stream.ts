@@ -3,7 +3,7 @@
 import { HELD, RAW, type Rewritten } from "./chunk-rewriter.ts";
 import type { Json } from "./openai.ts";
 import { pullStage } from "./pull-stage.ts";
-import { SseFramer, SseReader, serialize, singleDataEvent } from "./sse.ts";
+import { SseFramer, SseReader, serialize, singleDataPayload } from "./sse.ts";
 
 /** What one wire (chat-completions, Anthropic Messages, Responses) decides per event. */
 export interface EventRewriter {
@@ -31,8 +31,6 @@ export function rewriteEventStream(
   const framer = new SseFramer();
   const reader = new SseReader();
   const decoder = new TextDecoder();
-  // A payload is decoded on its own only here; a BOM first in it is data, as it is when the whole event is decoded.
-  const payloadDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
   const encoder = new TextEncoder();
   let emit!: (bytes: Uint8Array) => void;
   /** Whether the last event went out as its original bytes. */
@@ -78,10 +76,10 @@ export function rewriteEventStream(
     emit = out;
     return {
       each(chunk) {
-        // The usual chunk, one whole event, is read in place: no framing, and only its data decoded.
-        const data = framer.idle ? singleDataEvent(chunk) : -1;
-        if (data !== -1) {
-          reader.single(payloadDecoder.decode(chunk.subarray(data, chunk.length - 2)));
+        // The usual chunk, one whole event, is read in place: no framing.
+        const data = framer.idle ? singleDataPayload(chunk, decoder) : undefined;
+        if (data !== undefined) {
+          reader.single(data);
           const rewritten = decideRead(true);
           if (rewritten === null) emit(chunk);
           lastRaw = rewritten === null || write(rewritten, chunk);
