@@ -100,9 +100,9 @@ export function stringBody(body: string): string | undefined {
     const escape = ESCAPES[body.charCodeAt(i + 1)];
     if (escape === undefined) return undefined;
     if (escape === "u") {
-      const hex = body.slice(i + 2, i + 6);
-      if (!HEX4.test(hex)) return undefined;
-      out += String.fromCharCode(parseInt(hex, 16));
+      const unit = hex4(body, i + 2);
+      if (unit === -1) return undefined;
+      out += String.fromCharCode(unit);
       i += 5;
     } else {
       out += escape;
@@ -113,7 +113,17 @@ export function stringBody(body: string): string | undefined {
   return from === 0 ? body : out + body.slice(from);
 }
 
-const HEX4 = /^[0-9a-fA-F]{4}$/;
+/** The code unit written as four hex digits at `at`, or -1. */
+function hex4(text: string, at: number): number {
+  let unit = 0;
+  for (let k = at; k < at + 4; k++) {
+    const c = text.charCodeAt(k);
+    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1;
+    if (digit === -1) return -1;
+    unit = unit * 16 + digit;
+  }
+  return unit;
+}
 
 /** JSON's escapes by the character after the backslash; "u" is read on. */
 const ESCAPES: Record<number, string> = { 34: '"', 92: "\\", 47: "/", 98: "\b", 102: "\f", 110: "\n", 114: "\r", 116: "\t", 117: "u" };
