@@ -7,6 +7,7 @@ import type {
   LanguageModelV3Middleware,
   LanguageModelV3StreamPart,
 } from "@ai-sdk/provider";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { createRepairEngine } from "../src/stream/engine.ts";
 import type { EngineOptions } from "../src/stream/types.ts";
 import { fixtureTools } from "../test/golden/tools.ts";
@@ -15,7 +16,7 @@ import { seeded } from "../test/support/run-engine.ts";
 export type Part = LanguageModelV3StreamPart;
 
 export const QUICK = process.argv.includes("--quick");
-export const REPS = QUICK ? 3 : 9;
+export const REPS = QUICK ? 5 : 9;
 export const WARMUP = QUICK ? 1 : 3;
 export const MB = 1 << 20;
 export const CHUNK = 10;
@@ -98,6 +99,21 @@ export function chunks(text: string, size = CHUNK): string[] {
 
 export const count = (text: string, ch: string) => text.split(ch).length - 1;
 
+// ------------------------------------------------------------------ runtime
+
+/** The same bench runs under Bun (`npm run bench`) and under Node (`npm run bench:node`, a bundle built by Bun). */
+export const RUNTIME = process.versions.bun ? `Bun ${process.versions.bun}` : `Node ${process.versions.node}`;
+
+/** Seconds, monotonic, in both runtimes. */
+export const now = (): number => performance.now() / 1000;
+
+/** A full collection: Bun.gc under Bun, the --expose-gc hook under Node. */
+export function fullGc(): void {
+  const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
+  if (bun) bun.gc(true);
+  else (globalThis as { gc?: () => void }).gc?.();
+}
+
 // ------------------------------------------------------------------ timing
 
 export function median(xs: number[]): number {
@@ -118,13 +134,13 @@ export async function measure(cases: Record<string, () => unknown>, reps = REPS,
   const names = Object.keys(cases);
   for (let w = 0; w < warmup; w++) for (const name of names) await cases[name]!();
   const times: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
-  Bun.gc(true);
+  fullGc();
   for (let r = 0; r < reps; r++) {
     const order = r % 2 === 0 ? names : [...names].reverse();
     for (const name of order) {
-      const t0 = Bun.nanoseconds();
+      const t0 = now();
       await cases[name]!();
-      times[name]!.push((Bun.nanoseconds() - t0) / 1e9);
+      times[name]!.push(now() - t0);
     }
   }
   return times;
@@ -312,3 +328,29 @@ export function runEngine(pieces: readonly string[], options: Partial<EngineOpti
   return { text: text.join(""), calls, maxHeld, summary: engine.summary() };
 }
 
+
+// ------------------------------------------------------------------ 3: fetch under the AI SDK provider
+
+/** A base fetch whose SSE body is these chunks, pulled one per read, as a network body is. */
+export function fetchOf(body: readonly Uint8Array[]): typeof fetch {
+  return (async () => new Response(sourceStream(body), { headers: { "content-type": "text/event-stream" } })) as unknown as typeof fetch;
+}
+
+/** The same base fetch with an identity byte TransformStream on the body: the floor for any stream-rewriting wrapper. */
+export function stagedFetch(base: typeof fetch): typeof fetch {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    const response = await base(input, init);
+    const stage = new TransformStream<Uint8Array, Uint8Array>({ transform: (c, ctl) => ctl.enqueue(c) });
+    return new Response(response.body!.pipeThrough(stage), { headers: response.headers });
+  }) as unknown as typeof fetch;
+}
+
+/** What a user of the AI SDK runs: the openai-compatible provider's chat model over the given fetch. */
+export function providerModel(fetchImpl: typeof fetch): LanguageModelV3 {
+  return createOpenAICompatible({ name: "bench", baseURL: "http://x/v1", apiKey: "k", fetch: fetchImpl }).chatModel("deepseek-chat");
+}
+
+export async function throughProvider(model: LanguageModelV3, keepText = false): Promise<Drained> {
+  const { stream } = await model.doStream({ prompt: callParams.prompt, tools: callParams.tools });
+  return drain(stream, keepText);
+}

@@ -5,7 +5,7 @@
 import { ChunkRewriter } from "../src/adapters/chunk-rewriter.ts";
 import { rewriteEventStream } from "../src/adapters/event-stream.ts";
 import { repairFetch } from "../src/adapters/fetch.ts";
-import { GuardedEngine } from "../src/adapters/options.ts";
+import { GuardedEngine } from "../src/adapters/guarded-engine.ts";
 import { repairMiddleware } from "../src/adapters/middleware.ts";
 import { SseFramer, SseReader } from "../src/adapters/sse.ts";
 import { NEED_MORE, readTag } from "../src/grammar/tags.ts";

@@ -1,6 +1,10 @@
-// Benchmark report: `bun bench/run.ts` (or `npm run bench`; `--quick` for a fast, noisier pass).
-// Prints one Markdown table plus a summary line; always exits 0 (it is a report, a missed target
-// prints FAIL). Marker characters are never written literally here: see test/golden/notation.ts.
+// Benchmark report: `npm run bench` (Bun) or `npm run bench:node` (Node, the same file bundled by
+// Bun); `--quick` for a fast, noisier pass. Prints one Markdown table plus a summary line; always
+// exits 0 (it is a report, a missed target prints FAIL). Marker characters are never written
+// literally here: see test/golden/notation.ts.
+import { spawnSync } from "node:child_process";
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
 import { hermesToolMiddleware } from "@ai-sdk-tool/parser";
 import { repairFetch } from "../src/adapters/fetch.ts";
 import { repairMiddleware } from "../src/adapters/middleware.ts";
@@ -9,29 +13,32 @@ import {
   MB,
   QUICK,
   REPS,
-  WARMUP,
+  RUNTIME,
   URL_,
   chunks,
   code,
   count,
   drainBytes,
+  fetchOf,
   identityMiddleware,
   measure,
   median,
+  now,
   pairedDiff,
   pairedRatio,
   partsFor,
   prose,
-  rechunk,
+  providerModel,
   requestInit,
   runEngine,
-  sourceStream,
   sseContent,
   sseEvents,
+  stagedFetch,
   throughMiddleware,
+  throughProvider,
 } from "./lib.ts";
 
-const started = Bun.nanoseconds();
+const started = now();
 
 // ------------------------------------------------------------------ report
 
@@ -47,6 +54,7 @@ interface Row {
 const rows: Row[] = [];
 const ms = (s: number) => `${(s * 1000).toFixed(1)} ms`;
 const x = (r: number) => `${r.toFixed(2)}x`;
+const us = (s: number, n: number) => `${((s * 1e6) / n).toFixed(2)} us`;
 const verdict = (ok: boolean): "PASS" | "FAIL" => (ok ? "PASS" : "FAIL");
 const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -56,13 +64,14 @@ for (const ch of ["<", "|", String.fromCodePoint(0xff5c), String.fromCodePoint(0
   if (PROSE.includes(ch)) throw new Error(`prose workload contains U+${ch.codePointAt(0)!.toString(16)}`);
 }
 const ltEvery = CODE.length / count(CODE, "<");
+const WORKLOADS = [
+  ["a", "1 MB prose", PROSE],
+  ["b", `1 MB code (< every ${ltEvery.toFixed(0)} chars)`, CODE],
+] as const;
 
 // 1 + 2 ------------------------------------------------------------------
 const ours = repairMiddleware();
-for (const [suffix, label, text] of [
-  ["a", "1 MB prose", PROSE],
-  ["b", `1 MB code (< every ${ltEvery.toFixed(0)} chars)`, CODE],
-] as const) {
+for (const [suffix, label, text] of WORKLOADS) {
   progress(`middleware: ${label}`);
   const parts = partsFor(text);
   // Correctness first, outside the timed runs.
@@ -82,18 +91,18 @@ for (const [suffix, label, text] of [
   const perDelta = (s: number[]) => `${((pairedDiff(s, t.identity!) * 1e9) / (parts.length - 4)).toFixed(0)} ns/delta`;
   rows.push({
     row: `1${suffix}`,
-    workload: `dsml-fix middleware, ${label}, ${parts.length - 4} text-deltas`,
+    workload: `dsml-fix middleware vs an identity TransformStream, ${label}, ${parts.length - 4} text-deltas`,
     ours: ms(median(t.ours!)),
-    reference: `identity ${ms(median(t.identity!))}; +${perDelta(t.ours!)}`,
+    reference: `identity ${ms(median(t.identity!))}; ${perDelta(t.ours!)}`,
     result: x(ratio),
-    target: "<= 1.3x",
-    verdict: verdict(ratio <= 1.3),
+    target: "<= 1.0x",
+    verdict: verdict(ratio <= 1.0),
   });
   rows.push({
     row: `2${suffix}`,
     workload: `Hermes middleware (@ai-sdk-tool/parser), ${label}`,
     ours: ms(median(t.hermes!)),
-    reference: `identity ${ms(median(t.identity!))}; +${perDelta(t.hermes!)}`,
+    reference: `identity ${ms(median(t.identity!))}; ${perDelta(t.hermes!)}`,
     result: x(pairedRatio(t.hermes!, t.identity!)),
     target: "reference",
     verdict: "info",
@@ -101,65 +110,144 @@ for (const [suffix, label, text] of [
 }
 
 // 3 ----------------------------------------------------------------------
-{
-  progress("fetch adapter: 1 MB prose as SSE");
-  const events = sseEvents(PROSE);
-  const sseBytes = events.reduce((n, e) => n + e.byteLength, 0);
-  const network = rechunk(events, 16 * 1024);
-  const fetchOf = (body: Uint8Array[]) =>
-    (async () => new Response(sourceStream(body), { headers: { "content-type": "text/event-stream" } })) as unknown as typeof fetch;
-  for (const [suffix, body, shape] of [
-    ["", events, "one chunk per event"],
-    ["b", network, `${network.length} chunks of 16 KB`],
-  ] as const) {
-    const baseFetch = fetchOf(body);
-    const repaired = repairFetch({}, baseFetch);
-    const check = sseContent((await drainBytes(await repaired(URL_, requestInit), true)).body);
-    if (check.content !== PROSE || check.toolCalls !== 0) throw new Error("fetch adapter changed the prose stream");
-    const stage = () => new TransformStream<Uint8Array, Uint8Array>({ transform: (c, ctl) => ctl.enqueue(c) });
-    // With 16 KB chunks transform() runs only ~1500 times per pass, so the JIT needs more passes to settle.
-    const t = await measure(
-      {
-        untouched: async () => drainBytes(await baseFetch(URL_, requestInit), false),
-        stage: async () => drainBytes(new Response((await baseFetch(URL_, requestInit)).body!.pipeThrough(stage())), false),
-        ours: async () => drainBytes(await repaired(URL_, requestInit), false),
-      },
-      QUICK ? 3 : 5,
-      suffix === "b" && !QUICK ? 3 : 1,
-    );
-    const ratio = pairedRatio(t.ours!, t.untouched!);
-    const perEvent = (s: number[]) => `${((median(s) * 1e6) / events.length).toFixed(2)} us/event`;
-    rows.push({
-      row: `3${suffix}`,
-      workload: `fetch adapter, 1 MB prose as ${events.length} SSE events (${(sseBytes / MB).toFixed(1)} MB), ${shape}`,
-      ours: `${ms(median(t.ours!))} (${perEvent(t.ours!)})`,
-      reference: `untouched ${ms(median(t.untouched!))}; an identity byte TransformStream alone: ${ms(median(t.stage!))} = ${x(pairedRatio(t.stage!, t.untouched!))}`,
-      result: suffix === "" ? x(ratio) : `${x(ratio)} (cost per event, not ratio, is the point here)`,
-      target: suffix === "" ? "<= 1.5x" : "info",
-      verdict: suffix === "" ? verdict(ratio <= 1.5) : "info",
-    });
-    // Any stream-rewriting fetch wrapper pays for one TransformStream: this is the cost above that floor.
-    if (suffix === "") {
-      rows.push({
-        row: "3c",
-        workload: `fetch adapter vs an identity byte TransformStream on the same body, ${shape}`,
-        ours: `${ms(median(t.ours!))} (${perEvent(t.ours!)})`,
-        reference: `identity stage ${ms(median(t.stage!))} (${perEvent(t.stage!)}); +${((pairedDiff(t.ours!, t.stage!) * 1e6) / events.length).toFixed(2)} us/event`,
-        result: x(pairedRatio(t.ours!, t.stage!)),
-        target: "info",
-        verdict: "info",
-      });
-    }
-  }
+const FETCH_TARGETS = { a: { ratio: 1.1, us: 0.5 }, b: { ratio: 1.2, us: 1.0 } } as const;
+for (const [suffix, label, text] of WORKLOADS) {
+  progress(`fetch adapter under the AI SDK provider: ${label}`);
+  const events = sseEvents(text);
+  const base = fetchOf(events);
+  const repaired = repairFetch({}, base);
+  const staged = stagedFetch(base);
+  const check = sseContent((await drainBytes(await repaired(URL_, requestInit), true)).body);
+  if (check.content !== text || check.toolCalls !== 0) throw new Error(`fetch adapter changed the ${label} stream`);
+  const plainModel = providerModel(base);
+  const repairedModel = providerModel(repaired);
+  const viaProvider = await throughProvider(repairedModel, true);
+  if (viaProvider.text !== text || viaProvider.calls !== 0) throw new Error(`the provider over repairFetch changed the ${label} stream`);
+  const t = await measure(
+    {
+      untouched: () => throughProvider(plainModel),
+      ours: () => throughProvider(repairedModel),
+    },
+    QUICK ? 5 : 7,
+    2,
+  );
+  const ratio = pairedRatio(t.ours!, t.untouched!);
+  const added = pairedDiff(t.ours!, t.untouched!);
+  const target = FETCH_TARGETS[suffix];
+  const perEvent = (added * 1e6) / events.length;
+  rows.push({
+    row: `3${suffix}`,
+    workload: `AI SDK openai-compatible doStream over repairFetch vs over the untouched body, ${label} as ${events.length} SSE events`,
+    ours: `${ms(median(t.ours!))} (${us(median(t.ours!), events.length)}/event)`,
+    reference: `untouched ${ms(median(t.untouched!))} (${us(median(t.untouched!), events.length)}/event); +${perEvent.toFixed(2)} us/event`,
+    result: `${x(ratio)}, +${perEvent.toFixed(2)} us/event`,
+    target: `<= ${target.ratio.toFixed(2)}x, <= ${target.us.toFixed(1)} us/event`,
+    verdict: verdict(ratio <= target.ratio && perEvent <= target.us),
+  });
+  // Any stream-rewriting fetch wrapper pays for a stage on the body: this is the cost against that floor.
+  const raw = await measure(
+    {
+      stage: async () => drainBytes(await staged(URL_, requestInit), false),
+      ours: async () => drainBytes(await repaired(URL_, requestInit), false),
+    },
+    QUICK ? 5 : 7,
+    2,
+  );
+  const stageRatio = pairedRatio(raw.ours!, raw.stage!);
+  rows.push({
+    row: suffix === "a" ? "3c" : "3d",
+    workload: `repairFetch body vs an identity byte TransformStream on the same body (bytes only, no client), ${label}`,
+    ours: `${ms(median(raw.ours!))} (${us(median(raw.ours!), events.length)}/event)`,
+    reference: `identity stage ${ms(median(raw.stage!))}; ${((pairedDiff(raw.ours!, raw.stage!) * 1e6) / events.length).toFixed(2)} us/event`,
+    result: x(stageRatio),
+    target: suffix === "a" ? "<= 1.0x" : "info",
+    verdict: suffix === "a" ? verdict(stageRatio <= 1.0) : "info",
+  });
 }
 
 // 4 ----------------------------------------------------------------------
+{
+  progress("re-serialized events on 1 MB code");
+  const events = sseEvents(CODE);
+  const body = (await drainBytes(await repairFetch({}, fetchOf(events))(URL_, requestInit), true)).body;
+  const passed = new Set(body.split("\n\n"));
+  const decoder = new TextDecoder();
+  let rewritten = 0;
+  for (const event of events) if (!passed.has(decoder.decode(event).slice(0, -2))) rewritten++;
+  const share = (100 * rewritten) / events.length;
+  rows.push({
+    row: "4",
+    workload: `repairFetch on 1 MB code (no leak), ${events.length} SSE events: events not passed on as their original bytes`,
+    ours: `${rewritten} events`,
+    reference: `content intact: ${sseContent(body).content === CODE}`,
+    result: `${share.toFixed(2)} %`,
+    target: "<= 2 %",
+    verdict: verdict(share <= 2 && sseContent(body).content === CODE),
+  });
+}
+
+// 5 ----------------------------------------------------------------------
+{
+  progress("memory per held character, fresh processes");
+  const here = fileURLToPath(import.meta.url);
+  const script = here.replace(/run\.(ts|js)$/, "memory.$1");
+  const gcFlag = process.versions.bun ? [] : ["--expose-gc"];
+  const sample = (mode: string, streams: number, held: number, limit: number) => {
+    const out = spawnSync(process.execPath, [...gcFlag, script, mode, String(streams), String(held), String(limit)], { encoding: "utf8" });
+    const line = out.stdout.trim().split("\n").at(-1) ?? "";
+    if (out.status !== 0 || !line.startsWith("{")) throw new Error(`memory probe ${mode} failed: ${out.stderr}`);
+    return JSON.parse(line) as { rss: number; heap: number; released: number };
+  };
+  /** Median over fresh processes, ours and identity alternating, of ours minus identity. */
+  const over = (mode: string, identity: string, streams: number, held: number, limit: number) => {
+    const rss: number[] = [];
+    const heap: number[] = [];
+    let released = 0;
+    for (let k = 0; k < (QUICK ? 1 : 3); k++) {
+      const base = sample(identity, streams, held, limit);
+      const got = sample(mode, streams, held, limit);
+      rss.push(got.rss - base.rss);
+      heap.push(got.heap - base.heap);
+      released = got.released;
+    }
+    return { rss: median(rss), heap: median(heap), released };
+  };
+  const mb = (b: number) => `${(b / MB).toFixed(1)} MB`;
+  const one = over("middleware", "identity", 1, 1_000_000, 2_000_000);
+  rows.push({
+    row: "5a",
+    workload: "bytes per held character: one middleware stream holding a 1,000,000-character candidate (bufferLimit 2,000,000) vs identity",
+    ours: `heap +${mb(one.heap)}, RSS +${mb(one.rss)}`,
+    reference: `released while held: ${one.released} chars`,
+    result: `${(one.heap / 1e6).toFixed(2)} B/char heap, ${(one.rss / 1e6).toFixed(2)} B/char RSS`,
+    target: "<= 4 B/char (heap; RSS of one process moves by MBs)",
+    verdict: verdict(one.heap / 1_000_000 <= 4 && one.released === 0),
+  });
+  for (const [suffix, mode, identity, what] of [
+    ["b", "middleware", "identity", "middleware, vs an identity TransformStream of parts"],
+    ["c", "fetch", "identity-bytes", "repairFetch, vs an identity byte TransformStream"],
+  ] as const) {
+    const many = over(mode, identity, 100, 64_000, 65_536);
+    const worst = Math.max(many.heap, many.rss);
+    rows.push({
+      row: `5${suffix}`,
+      workload: `100 concurrent streams each holding a 64,000-character candidate (default bufferLimit): ${what}`,
+      ours: `heap +${mb(many.heap)}, RSS +${mb(many.rss)}`,
+      reference: `${(many.heap / 6.4e6).toFixed(2)} B/char heap, ${(many.rss / 6.4e6).toFixed(2)} B/char RSS`,
+      result: `+${mb(worst)} (larger of heap, RSS)`,
+      target: "<= 30 MB",
+      verdict: verdict(worst <= 30 * MB),
+    });
+  }
+}
+
+// 6 ----------------------------------------------------------------------
 {
   progress("held characters");
   const p = runEngine(chunks(PROSE));
   if (p.text !== PROSE || p.calls.length > 0) throw new Error("engine changed prose");
   rows.push({
-    row: "4",
+    row: "6a",
     workload: "engine.held on 1 MB prose (no `<`, no bars), 10-char feeds",
     ours: `max ${p.maxHeld} chars`,
     reference: "",
@@ -170,7 +258,7 @@ for (const [suffix, label, text] of [
   const c = runEngine(chunks(CODE));
   if (c.text !== CODE || c.calls.length > 0) throw new Error("engine changed code");
   rows.push({
-    row: "4b",
+    row: "6b",
     workload: "engine.held on 1 MB code, 10-char feeds",
     ours: `max ${c.maxHeld} chars`,
     reference: "",
@@ -180,7 +268,7 @@ for (const [suffix, label, text] of [
   });
 }
 
-// 5 ----------------------------------------------------------------------
+// 7 ----------------------------------------------------------------------
 {
   progress("1 MB leaked argument");
   const content = code(MB, 5).trimEnd();
@@ -202,7 +290,7 @@ for (const [suffix, label, text] of [
   );
   const t = { big: median(m.big!), small: median(m.small!) };
   rows.push({
-    row: "5",
+    row: "7a",
     workload: `one leaked write call, content ${(content.length / MB).toFixed(2)} MB, bufferLimit 2_000_000`,
     ours: ms(t.big),
     reference: `calls=${big.calls.length}, content length ${typeof arg === "string" ? arg.length : "-"} of ${content.length}`,
@@ -211,7 +299,7 @@ for (const [suffix, label, text] of [
     verdict: verdict(oneCall && t.big < 0.3),
   });
   rows.push({
-    row: "5b",
+    row: "7b",
     workload: "same leak, default bufferLimit 65536",
     ours: ms(t.small),
     reference: `calls=${small.calls.length}, heldCandidateNoCall=${small.summary.heldCandidateNoCall}, max held ${small.maxHeld}`,
@@ -221,7 +309,7 @@ for (const [suffix, label, text] of [
   });
 }
 
-// 6 ----------------------------------------------------------------------
+// 8 ----------------------------------------------------------------------
 {
   progress("marker mentions in code");
   // How a user explaining the format would write it: a complete opener, in plain text (no backticks).
@@ -249,7 +337,7 @@ for (const [suffix, label, text] of [
   const ratio = pairedRatio(m.h!, m.l!);
   const maxHeld = Math.max(r.maxHeld, rl.maxHeld, rh.maxHeld);
   rows.push({
-    row: "6",
+    row: "8",
     workload: `100 KB code, one line \`// <{D}invoke name="bash"> is the opener\` per 10 KB (${count(small, D)} mentions), 10-char feeds; the same density at 400 KB and 1.6 MB`,
     ours: `${ms(t.s)} (400 KB: ${ms(t.l)}, 1.6 MB: ${ms(t.h)})`,
     reference: `heldCandidateNoCall=${r.summary.heldCandidateNoCall + rl.summary.heldCandidateNoCall + rh.summary.heldCandidateNoCall}, max held ${maxHeld}`,
@@ -265,18 +353,18 @@ const header = ["#", "workload", "measured", "baseline / detail", "result", "tar
 const lines = [
   `| ${header.join(" | ")} |`,
   `|${header.map(() => "---").join("|")}|`,
-  ...rows.map((r) => `| ${[r.row, r.workload, r.ours, r.reference, r.result, r.target, r.verdict].join(" | ")} |`),
+  ...rows.sort((a, b) => a.row.localeCompare(b.row)).map((r) => `| ${[r.row, r.workload, r.ours, r.reference, r.result, r.target, r.verdict].join(" | ")} |`),
 ];
 console.log(
-  `Bun ${Bun.version}, ${process.platform}/${process.arch}, ${navigator.hardwareConcurrency} CPUs. Times: medians; ratios: medians of per-round ratios ` +
-    `(rows 1-2: ${REPS} rounds, row 3: ${QUICK ? 3 : 5}, row 5: ${QUICK ? 3 : 5}, row 6: ${QUICK ? 5 : 11}; after warm-up).`,
+  `${RUNTIME}, ${process.platform}/${process.arch}, ${availableParallelism()} CPUs. Times: medians; ratios: medians of per-round ratios, ` +
+    `the compared cases interleaved in every round (rows 1-2: ${REPS} rounds, row 3: ${QUICK ? 5 : 7}, row 7: ${QUICK ? 3 : 5}, row 8: ${QUICK ? 5 : 11}; after warm-up); row 5: fresh processes.`,
 );
 console.log("");
 console.log(lines.join("\n"));
 console.log("");
 const judged = rows.filter((r) => r.verdict !== "info");
 const failed = judged.filter((r) => r.verdict === "FAIL");
-const total = ((Bun.nanoseconds() - started) / 1e9).toFixed(1);
+const total = (now() - started).toFixed(1);
 console.log(
   failed.length === 0
     ? `SUMMARY: all ${judged.length} targets PASS (rows ${judged.map((r) => r.row).join(", ")}); ${total} s`

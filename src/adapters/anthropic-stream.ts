@@ -7,7 +7,7 @@ import type { EngineEvent } from "../stream/types.ts";
 import { RAW, type Rewritten } from "./chunk-rewriter.ts";
 import type { EventRewriter } from "./event-stream.ts";
 import { type Json, isObject } from "./openai.ts";
-import type { GuardedEngine } from "./options.ts";
+import type { GuardedEngine } from "./guarded-engine.ts";
 
 /** Block types that are tool calls the model made through the interface. */
 export const NATIVE_BLOCKS = new Set(["tool_use", "server_tool_use", "mcp_tool_use"]);

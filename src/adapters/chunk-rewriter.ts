@@ -2,19 +2,38 @@
 // chunk, and synthetic chunks carrying released text and recovered calls.
 import type { EngineEvent } from "../stream/types.ts";
 import { ChunkShape } from "./chunk-shape.ts";
-import type { GuardedEngine } from "./options.ts";
+import type { GuardedEngine } from "./guarded-engine.ts";
 import { type Json, isObject, openAiCall } from "./openai.ts";
 import type { ReasoningChannel } from "./reasoning.ts";
 
 export const RAW = Symbol("raw");
-/** A chunk to serialize, or RAW: the event's original bytes. */
-export type Piece = Json | typeof RAW;
+/** The original bytes of every deferred event, in the order they came. */
+export const HELD = Symbol("held");
+/** A chunk to serialize, RAW (the event's original bytes) or HELD. */
+export type Piece = Json | typeof RAW | typeof HELD;
 
 export interface Rewritten {
   pieces: Piece[];
   /** The event's own chunk; only it keeps the event's non-data lines (id:, event:, comments). */
   original?: Json;
+  /**
+   * Keep the event's original bytes back, nothing goes out yet. The next answer that is not a
+   * deferral either sends them (a HELD piece) or gives them up (no HELD piece: what they carried
+   * comes out in its pieces instead).
+   */
+  defer?: true;
 }
+
+const DEFER: Rewritten = { pieces: [], defer: true };
+/** #chunk's and #choice's way of saying DEFER. */
+const WAIT = Symbol("wait");
+
+/**
+ * A deferral waits on at most one undecided tag: a `<` or a bar at the end of a delta. Past
+ * these bounds the held text is a real candidate, and the events go the rewriting way.
+ */
+const DEFER_EVENTS = 8;
+const DEFER_HELD = 64;
 
 const ENVELOPE = ["id", "object", "created", "model", "system_fingerprint"] as const;
 
@@ -33,6 +52,10 @@ export class ChunkRewriter {
   #reasoningKey: ReasoningKey = "reasoning_content";
   /** Calls recovered from the reasoning channel (D06), emitted when the reply ended. */
   #fromReasoning = 0;
+  /** Events deferred since the engine began holding their text; their content, and what the engine released of it. */
+  #deferred = 0;
+  #deferredIn = "";
+  #deferredOut = "";
 
   constructor(guard: GuardedEngine, onFinal: () => void, reasoning?: ReasoningChannel) {
     this.#guard = guard;
@@ -45,16 +68,26 @@ export class ChunkRewriter {
     return this.#guard.recovered + this.#fromReasoning;
   }
 
-  /** `payload` is the event's joined data lines. null: pass the event through byte for byte. */
-  event(payload: string, hasMeta: boolean): Rewritten | null {
+  /**
+   * `payload` is the event's joined data lines. null: pass the event through byte for byte.
+   * `mayDefer`: the event's bytes can be kept back and sent later as they are.
+   */
+  event(payload: string, hasMeta: boolean, mayDefer = false): Rewritten | null {
+    // While reasoning is held, every chunk takes the full path, which knows where reasoning ends.
+    const content = this.#reasoning?.active || payload.charCodeAt(0) !== 123 ? undefined : this.#shape.match(payload);
+    if (content !== undefined) return this.#content(payload, content, hasMeta, mayDefer && !hasMeta);
+    const lead = this.#giveUp();
+    const rewritten = this.#other(payload, hasMeta, mayDefer && !hasMeta);
+    if (lead.length === 0) return rewritten;
+    return { pieces: [...lead, ...(rewritten?.pieces ?? [RAW])], ...(rewritten?.original ? { original: rewritten.original } : {}) };
+  }
+
+  #other(payload: string, hasMeta: boolean, mayDefer: boolean): Rewritten | null {
     // A chunk starts with "{", so only other payloads can be the end marker.
     if (payload.charCodeAt(0) !== 123 && payload.trim() === "[DONE]") {
       const pieces = this.end();
       return pieces.length > 0 ? { pieces: [...pieces, RAW] } : null;
     }
-    // While reasoning is held, every chunk takes the full path, which knows where reasoning ends.
-    const content = this.#reasoning?.active ? undefined : this.#shape.match(payload);
-    if (content !== undefined) return this.#content(payload, content, hasMeta);
     let chunk: unknown;
     try {
       chunk = JSON.parse(payload);
@@ -62,13 +95,19 @@ export class ChunkRewriter {
       return null;
     }
     if (!isObject(chunk) || !Array.isArray(chunk.choices)) return null;
-    const pieces = this.#chunk(chunk, payload, hasMeta);
+    const pieces = this.#chunk(chunk, payload, hasMeta, mayDefer);
+    if (pieces === WAIT) return DEFER;
     return pieces ? { pieces, original: chunk } : null;
   }
 
   /** End of stream (or [DONE]) without a finish_reason: flush what the engine still holds. */
   end(): Json[] {
-    if (this.#guard.done) return [];
+    const lead = this.#giveUp();
+    if (this.#guard.done) return lead;
+    return [...lead, ...this.#flush()];
+  }
+
+  #flush(): Json[] {
     const thought = this.#closeReasoning();
     const step = this.#guard.step({ flush: true });
     const late = step.ok ? this.#reasoningCalls() : [];
@@ -81,21 +120,75 @@ export class ChunkRewriter {
    * #chunk for a chunk known to have the learned shape: choice 0, no finish_reason, no tool_calls.
    * It is parsed only when the engine changed its content.
    */
-  #content(payload: string, content: string, hasMeta: boolean): Rewritten | null {
+  #content(payload: string, content: string, hasMeta: boolean, mayDefer: boolean): Rewritten | null {
     this.#latest = this.#shape.source;
     this.#reasoning?.noteContent(content);
-    if (this.#guard.done || content === "") return null;
+    if (this.#guard.done) return null;
+    if (content === "") return this.#deferred === 0 ? null : (this.#decideDeferred(content, "", mayDefer, null) ?? null);
     const events = this.#guard.feed(content);
-    if (typeof events === "string") return events ? { pieces: [this.#synthetic({ content: events }), RAW] } : null;
-    if (events.length === 1 && events[0]!.type === "text" && events[0]!.text === content) return null;
+    if (typeof events === "string") {
+      // The engine failed; what it held is exactly the deferred events' text not yet released, so they go out whole.
+      if (this.#deferred > 0) return this.#sendDeferred();
+      return events ? { pieces: [this.#synthetic({ content: events }), RAW] } : null;
+    }
+    if (this.#deferred === 0 && events.length === 1 && events[0]!.type === "text" && events[0]!.text === content) return null;
+    const released = onlyText(events);
+    if (released !== undefined && (this.#deferred > 0 || mayDefer)) {
+      const decided = this.#decideDeferred(content, released, mayDefer, events);
+      if (decided !== undefined) return decided;
+    }
+    const lead = this.#giveUp();
     const chunk = JSON.parse(payload) as Json;
     this.#latest = chunk;
     const delta = (chunk.choices as Json[])[0]!.delta as Json;
     const pieces = this.#released(chunk, delta, content, events, false, hasMeta);
-    return pieces ? { pieces, original: chunk } : null;
+    if (lead.length === 0) return pieces ? { pieces, original: chunk } : null;
+    return { pieces: [...lead, ...(pieces ?? [RAW])], original: chunk };
   }
 
-  #chunk(chunk: Json, payload: string, hasMeta: boolean): Piece[] | null {
+  /**
+   * A content event whose text the engine released only in part, with nothing taken out: its
+   * bytes wait. Once the engine has released all the deferred text unchanged, every deferred event
+   * goes out as its original bytes. undefined: the engine changed something, or the held text is
+   * more than an undecided tag; the caller gives the deferral up.
+   */
+  #decideDeferred(content: string, released: string, mayDefer: boolean, events: EngineEvent[] | null): Rewritten | undefined {
+    const input = this.#deferredIn + content;
+    const output = this.#deferredOut + released;
+    if (output === input && this.#guard.held === 0) return this.#sendDeferred();
+    const waiting = input.length - output.length;
+    if (!mayDefer || this.#deferred >= DEFER_EVENTS || waiting > DEFER_HELD || this.#guard.held !== waiting || !input.startsWith(output)) {
+      if (events !== null) return undefined;
+      // An empty content event that cannot wait: the deferred text goes out ahead of it.
+      const lead = this.#giveUp();
+      return { pieces: [...lead, RAW] };
+    }
+    this.#deferred++;
+    this.#deferredIn = input;
+    this.#deferredOut = output;
+    return DEFER;
+  }
+
+  #sendDeferred(): Rewritten {
+    this.#clearDeferred();
+    return { pieces: [HELD, RAW] };
+  }
+
+  /** The deferred events will not go out as they were: what the engine released of them goes out as one chunk. */
+  #giveUp(): Json[] {
+    if (this.#deferred === 0) return [];
+    const released = this.#deferredOut;
+    this.#clearDeferred();
+    return released ? [this.#synthetic({ content: released })] : [];
+  }
+
+  #clearDeferred(): void {
+    this.#deferred = 0;
+    this.#deferredIn = "";
+    this.#deferredOut = "";
+  }
+
+  #chunk(chunk: Json, payload: string, hasMeta: boolean, mayDefer: boolean): Piece[] | null | typeof WAIT {
     const first = (chunk.choices as unknown[])[0];
     // Other choices (n > 1) would interleave with choice 0 in one engine; they are left alone.
     if (!isObject(first) || (first.index !== undefined && first.index !== 0)) return null;
@@ -108,7 +201,8 @@ export class ChunkRewriter {
     if (!finish && !toolCalls && content !== undefined) this.#shape.learn(payload, chunk, content);
 
     const thought = this.#reasoning ? this.#thought(delta, content, toolCalls !== undefined, finish) : undefined;
-    const pieces = this.#choice(chunk, first, delta, content, toolCalls, finish, hasMeta);
+    const pieces = this.#choice(chunk, first, delta, content, toolCalls, finish, hasMeta, mayDefer && thought === undefined);
+    if (pieces === WAIT) return WAIT;
     return thought ? withThought(thought, pieces, chunk, delta!, hasMeta) : pieces;
   }
 
@@ -147,7 +241,16 @@ export class ChunkRewriter {
     return rest ? [this.#synthetic({ [this.#reasoningKey]: rest })] : [];
   }
 
-  #choice(chunk: Json, first: Json, delta: Json | undefined, content: string | undefined, toolCalls: unknown[] | undefined, finish: boolean, hasMeta: boolean): Piece[] | null {
+  #choice(
+    chunk: Json,
+    first: Json,
+    delta: Json | undefined,
+    content: string | undefined,
+    toolCalls: unknown[] | undefined,
+    finish: boolean,
+    hasMeta: boolean,
+    mayDefer: boolean,
+  ): Piece[] | null | typeof WAIT {
     if (this.#guard.done) return this.#settle(first, toolCalls) ? [chunk] : null;
     if (content === undefined && !finish && !toolCalls) return null;
 
@@ -162,6 +265,11 @@ export class ChunkRewriter {
 
     const changed = toolCalls ? this.#remapNative(toolCalls) : false;
     if (finish) return this.#finish(chunk, first, delta, content, [...this.#segments(events, 0), ...late], changed);
+    // The first content event comes this way, before its shape is known: it may wait like the others.
+    if (mayDefer && !changed && content !== undefined && onlyContent(chunk, delta!)) {
+      const released = onlyText(events);
+      if (released !== undefined && released !== content && this.#decideDeferred(content, released, true, events) === DEFER) return WAIT;
+    }
     return this.#released(chunk, delta, content, events, changed, hasMeta);
   }
 
@@ -297,6 +405,16 @@ function withThought(thought: Thought, pieces: Piece[] | null, chunk: Json, delt
   return [...thought.lead, ...(empty ? [] : body)];
 }
 
+/** The events' text joined, or undefined when a call is among them. */
+function onlyText(events: EngineEvent[]): string | undefined {
+  let text = "";
+  for (const event of events) {
+    if (event.type !== "text") return undefined;
+    text += event.text;
+  }
+  return text;
+}
+
 function isEmptyText(event: EngineEvent): boolean {
   return event.type === "text" && event.text === "";
 }
@@ -309,6 +427,12 @@ function envelopeOf(chunk: Json): Json {
   const out: Json = {};
   for (const key of ENVELOPE) if (chunk[key] !== undefined) out[key] = chunk[key];
   return out;
+}
+
+/** True when the event carries content and nothing else a client could act on, so a synthetic chunk can stand for it. */
+function onlyContent(chunk: Json, delta: Json): boolean {
+  const keys = Object.keys(delta);
+  return keys.length === 1 && keys[0] === "content" && onlyEnvelope(chunk, {});
 }
 
 /** True when, content removed, the event would carry nothing a client could act on. */

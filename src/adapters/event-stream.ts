@@ -1,13 +1,17 @@
 // The byte side of the SSE repair: frames the body into events, lets a wire's rewriter decide on
 // each, and writes original bytes wherever nothing changed.
-import { RAW, type Rewritten } from "./chunk-rewriter.ts";
+import { HELD, RAW, type Rewritten } from "./chunk-rewriter.ts";
 import type { Json } from "./openai.ts";
-import { SseFramer, SseReader, serialize } from "./sse.ts";
+import { pullStage } from "./pull-stage.ts";
+import { SseFramer, SseReader, serialize, singleDataPayload } from "./sse.ts";
 
 /** What one wire (chat-completions, Anthropic Messages, Responses) decides per event. */
 export interface EventRewriter {
-  /** `payload` is the event's joined data lines. null: pass the event through byte for byte. */
-  event(payload: string, hasMeta: boolean): Rewritten | null;
+  /**
+   * `payload` is the event's joined data lines. null: pass the event through byte for byte.
+   * `mayDefer`: the event may be answered with `defer` (its bytes end in LF LF).
+   */
+  event(payload: string, hasMeta: boolean, mayDefer: boolean): Rewritten | null;
   /** End of the body: whatever the engine still holds, as events to append. */
   end(): Json[];
   /** Non-data lines for a synthetic event (an `event:` line on wires that name their events). */
@@ -28,17 +32,24 @@ export function rewriteEventStream(
   const reader = new SseReader();
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
-  let sink!: TransformStreamDefaultController<Uint8Array>;
+  let emit!: (bytes: Uint8Array) => void;
   /** Whether the last event went out as its original bytes. */
   let lastRaw = true;
+  /** Original bytes of deferred events, waiting for the rewriter's next answer. */
+  let deferred: Uint8Array[] = [];
   const metaOf = (piece: Json): readonly string[] => rewriter.metaFor?.(piece) ?? [];
 
   /** Reads the event at `from` in `text`; afterwards reader.end is where the next one starts. */
-  function decide(text: string, from: number): Rewritten | null {
+  function decide(text: string, from: number, mayDefer: boolean): Rewritten | null {
     reader.read(text, from);
+    return decideRead(mayDefer);
+  }
+
+  /** Asks the rewriter about the event the reader holds. */
+  function decideRead(mayDefer: boolean): Rewritten | null {
     if (reader.data === undefined) return null;
     try {
-      return rewriter.event(reader.data, reader.meta.length > 0);
+      return rewriter.event(reader.data, reader.meta.length > 0, mayDefer);
     } catch (error) {
       onError(error);
       return null;
@@ -47,27 +58,43 @@ export function rewriteEventStream(
 
   /** Writes what replaces one event; returns whether its last bytes were the original ones. */
   function write(rewritten: Rewritten, original: Uint8Array): boolean {
-    for (const piece of rewritten.pieces) {
-      if (piece === RAW) sink.enqueue(original);
-      else sink.enqueue(encoder.encode(serialize(JSON.stringify(piece), reader.eol, piece === rewritten.original ? reader.meta : metaOf(piece))));
+    if (rewritten.defer) {
+      deferred.push(original);
+      return false;
     }
+    for (const piece of rewritten.pieces) {
+      if (piece === RAW) emit(original);
+      else if (piece === HELD) for (const bytes of deferred) emit(bytes);
+      else emit(encoder.encode(serialize(JSON.stringify(piece), reader.eol, piece === rewritten.original ? reader.meta : metaOf(piece))));
+    }
+    // Sent, or given up: what they carried went out in the pieces.
+    deferred = [];
     return rewritten.pieces.at(-1) === RAW;
   }
 
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        sink = controller;
+  return pullStage<Uint8Array, Uint8Array>(body, (out) => {
+    emit = out;
+    return {
+      each(chunk) {
+        // The usual chunk, one whole event, is read in place: no framing.
+        const data = framer.idle ? singleDataPayload(chunk, decoder) : undefined;
+        if (data !== undefined) {
+          reader.single(data);
+          const rewritten = decideRead(true);
+          if (rewritten === null) emit(chunk);
+          lastRaw = rewritten === null || write(rewritten, chunk);
+          return;
+        }
         const { lead, head, ends } = framer.push(chunk);
         // The LF completing the CRLF of the event before: original bytes keep it, a rewritten
         // event already ended with its own blank line.
-        if (lead > 0 && lastRaw) controller.enqueue(chunk.subarray(0, lead));
+        if (lead > 0 && lastRaw) emit(chunk.subarray(0, lead));
         if (ends.length === 0) return;
         let k = 0;
         let at = lead;
         if (head !== undefined) {
-          const rewritten = decide(decoder.decode(head), 0);
-          if (rewritten === null) controller.enqueue(head);
+          const rewritten = decide(decoder.decode(head), 0, endsInLfs(head, head.length));
+          if (rewritten === null) emit(head);
           lastRaw = rewritten === null || write(rewritten, head);
           at = ends[k++]!;
         }
@@ -80,24 +107,23 @@ export function rewriteEventStream(
         let pending = at;
         for (; k < ends.length; k++) {
           const end = ends[k]!;
-          const rewritten = decide(text, pos);
+          const rewritten = decide(text, pos, endsInLfs(chunk, end));
           pos = reader.end;
           if (rewritten !== null) {
-            if (pending < at) controller.enqueue(chunk.subarray(pending, at));
+            if (pending < at) emit(chunk.subarray(pending, at));
             lastRaw = write(rewritten, chunk.subarray(at, end));
             pending = end;
           } else lastRaw = true;
           at = end;
         }
-        if (pending < at) controller.enqueue(pending === 0 && at === chunk.length ? chunk : chunk.subarray(pending, at));
+        if (pending < at) emit(pending === 0 && at === chunk.length ? chunk : chunk.subarray(pending, at));
       },
-      flush(controller) {
-        sink = controller;
+      end() {
         const tail = framer.end();
         let tailRaw = false;
         if (tail !== undefined) {
-          const rewritten = decide(decoder.decode(tail), 0);
-          if (rewritten === null) controller.enqueue(tail);
+          const rewritten = decide(decoder.decode(tail), 0, false);
+          if (rewritten === null) emit(tail);
           tailRaw = rewritten === null || write(rewritten, tail);
         }
         let pieces: Json[] = [];
@@ -105,11 +131,21 @@ export function rewriteEventStream(
           pieces = rewriter.end();
         } catch (error) {
           onError(error);
+          // Deferred events were never answered: their bytes are still the truest account of them.
+          for (const bytes of deferred) emit(bytes);
         }
         // The tail had no blank line; without one the first synthetic event would merge into it.
-        if (pieces.length > 0 && tailRaw) controller.enqueue(encoder.encode("\n\n"));
-        for (const piece of pieces) controller.enqueue(encoder.encode(serialize(JSON.stringify(piece), "\n", metaOf(piece))));
+        if (pieces.length > 0 && tailRaw) emit(encoder.encode("\n\n"));
+        for (const piece of pieces) emit(encoder.encode(serialize(JSON.stringify(piece), "\n", metaOf(piece))));
       },
-    }),
-  );
+    };
+  });
+}
+
+/**
+ * Only an event ending in LF LF waits. After a CR, the LF of a CRLF may come as the next chunk's
+ * first byte, and whether it has come depends on where the network cut: the output must not.
+ */
+function endsInLfs(bytes: Uint8Array, end: number): boolean {
+  return end >= 2 && bytes[end - 1] === 10 && bytes[end - 2] === 10;
 }

@@ -11,23 +11,15 @@ import { chatToolChoice, offeredTools } from "./tool-choice.ts";
 import { ReasoningChannel } from "./reasoning.ts";
 import type { Wire } from "./wire.ts";
 import { mayBeWire, wireFor } from "./wires.ts";
-import {
-  type AdapterDeps,
-  type AdapterOptions,
-  type EngineFactory,
-  GuardedEngine,
-  REQUEST_TAG_HEADER,
-  announceRepair,
-  createAttemptCounter,
-  debugLine,
-  describeError,
-  engineOptions,
-  loadEngineFactory,
-  mergeSummaries,
-  repairEnabled,
-  report,
-  settleOptions,
-} from "./options.ts";
+import { createRepairEngine } from "../stream/engine.ts";
+import { createAttemptCounter } from "./attempt-counter.ts";
+import { describeError } from "./describe-error.ts";
+import { engineOptions } from "./engine-options.ts";
+import { GuardedEngine } from "./guarded-engine.ts";
+import { mergeSummaries } from "./merge-summaries.ts";
+import { type AdapterDeps, type AdapterOptions, type EngineFactory, REQUEST_TAG_HEADER, repairEnabled } from "./options.ts";
+import { announceRepair, debugLine, report } from "./report.ts";
+import { settleOptions } from "./settle-options.ts";
 
 interface Plan {
   input: string | URL | Request;
@@ -55,6 +47,7 @@ export function repairFetch(
 ): typeof fetch {
   const options = settleOptions(given);
   const nextAttempt = createAttemptCounter();
+  const factory = deps.createEngine ?? createRepairEngine;
   const repaired = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     let plan: Plan;
     try {
@@ -63,10 +56,9 @@ export function repairFetch(
       debugLine(options, `request inspection failed, passing through: ${describeError(error)}`);
       return baseFetch(input, init);
     }
-    const factory = plan.tools ? await loadEngineFactory(deps).catch(noFactory(options)) : undefined;
-    if (plan.tools && factory) announceRepair(options, plan.tag);
+    if (plan.tools) announceRepair(options, plan.tag);
     const response = await baseFetch(plan.input, plan.init);
-    if (!plan.tools || !factory) return response;
+    if (!plan.tools) return response;
     try {
       return await repairResponse(response, { options, plan, engine: bindFactory(factory, options, plan) });
     } catch (error) {
@@ -75,13 +67,6 @@ export function repairFetch(
     }
   };
   return Object.assign(repaired, { preconnect: baseFetch.preconnect }) as typeof fetch;
-}
-
-function noFactory(options: AdapterOptions) {
-  return (error: unknown): undefined => {
-    debugLine(options, `engine unavailable, passing through: ${describeError(error)}`);
-    return undefined;
-  };
 }
 
 function bindFactory(factory: EngineFactory, options: AdapterOptions, plan: Plan): (extra?: Partial<EngineOptions>) => RepairEngine {

@@ -16,24 +16,17 @@ import type { JsonSchema, RecoveredCall, ToolSpec } from "../parse/types.ts";
 import type { EngineEvent } from "../stream/types.ts";
 import { givenFromPrompt, requestEchoGuard } from "./echo-guard.ts";
 import { offeredTools, sdkToolChoice } from "./tool-choice.ts";
+import { pullStage, type Stage } from "./pull-stage.ts";
 import { ReasoningChannel } from "./reasoning.ts";
-import {
-  type AdapterDeps,
-  type AdapterOptions,
-  type EngineFactory,
-  GuardedEngine,
-  REQUEST_TAG_HEADER,
-  createAttemptCounter,
-  debugLine,
-  describeError,
-  engineOptions,
-  loadEngineFactory,
-  readGuarded,
-  mergeSummaries,
-  repairEnabled,
-  report,
-  settleOptions,
-} from "./options.ts";
+import { createRepairEngine } from "../stream/engine.ts";
+import { createAttemptCounter } from "./attempt-counter.ts";
+import { describeError } from "./describe-error.ts";
+import { engineOptions } from "./engine-options.ts";
+import { GuardedEngine } from "./guarded-engine.ts";
+import { mergeSummaries } from "./merge-summaries.ts";
+import { type AdapterDeps, type AdapterOptions, REQUEST_TAG_HEADER, repairEnabled } from "./options.ts";
+import { debugLine, report } from "./report.ts";
+import { readGuarded, settleOptions } from "./settle-options.ts";
 
 type Part = LanguageModelV3StreamPart;
 
@@ -63,17 +56,12 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
   // wrapGenerate/wrapStream receive the very object transformParams returned, so the tag can ride along.
   const tags = new WeakMap<LanguageModelV3CallOptions, string>();
 
+  const factory = deps.createEngine ?? createRepairEngine;
+
   /** undefined: nothing to repair for this call, pass it through. */
-  async function prepare(params: LanguageModelV3CallOptions): Promise<(() => CallContext) | undefined> {
+  function prepare(params: LanguageModelV3CallOptions): (() => CallContext) | undefined {
     const tools = declaredTools(params);
     if (tools.length === 0 || !repairEnabled(options)) return undefined;
-    let factory: EngineFactory;
-    try {
-      factory = await loadEngineFactory(deps);
-    } catch (error) {
-      debugLine(options, `engine unavailable, passing through: ${describeError(error)}`);
-      return undefined;
-    }
     const tag = tags.get(params);
     const attempt = nextAttempt(tag);
     const onError = (line: string) => debugLine(options, `${tag ?? "untagged"}: ${line}`);
@@ -127,7 +115,7 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
     },
 
     async wrapGenerate({ doGenerate, params }) {
-      const make = await prepare(params);
+      const make = prepare(params);
       const result = await doGenerate();
       const ctx = create(make);
       if (!ctx) return result;
@@ -140,11 +128,11 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
     },
 
     async wrapStream({ doStream, params }) {
-      const make = await prepare(params);
+      const make = prepare(params);
       const result = await doStream();
       const ctx = create(make);
       if (!ctx) return result;
-      return { ...result, stream: result.stream.pipeThrough(repairParts(ctx)) };
+      return { ...result, stream: pullStage(result.stream, (out: (part: Part) => void) => repairParts(ctx, out)) };
     },
   };
 }
@@ -264,7 +252,7 @@ const FALLBACK_TEXT_ID = "dsml-fix-text";
  * One engine per stream. Released text keeps the id of the text part it was fed under; a text-end
  * is held back while the engine still holds that part's text, so no delta ever follows its end.
  */
-function repairParts(ctx: CallContext): TransformStream<Part, Part> {
+function repairParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
   const { guard, options, reasoning } = ctx;
   const open = new Set<string>();
   /** The reasoning part the reasoning channel's held text belongs to. */
@@ -274,13 +262,9 @@ function repairParts(ctx: CallContext): TransformStream<Part, Part> {
   let owner: string | undefined;
   let deferredEnd: Extract<Part, { type: "text-end" }> | undefined;
   let nativeNoted = false;
-  // One enqueue function for the whole stream instead of a closure per part.
-  let sink!: TransformStreamDefaultController<Part>;
-  const out = (p: Part) => sink.enqueue(p);
 
-  return new TransformStream<Part, Part>({
-    transform(part, controller) {
-      sink = controller;
+  return {
+    each(part) {
       try {
         if (part.type === "text-delta" && !guard.done) delta(part);
         else handle(part);
@@ -289,14 +273,13 @@ function repairParts(ctx: CallContext): TransformStream<Part, Part> {
         out(part);
       }
     },
-    flush(controller) {
-      sink = controller;
+    end() {
       endThought();
       if (!guard.done) settle(guard.step({ flush: true }), true);
       releaseEnd();
       finishReport(ctx);
     },
-  });
+  };
 
   // Apart from handle() because it runs once per token: it should stay short.
   function delta(part: Extract<Part, { type: "text-delta" }>): void {

@@ -2,7 +2,7 @@
 // end of thinking and the whole answer arrives as reasoning with an empty content.
 import type { RecoveredCall } from "../parse/types.ts";
 import type { EngineSummary } from "../stream/types.ts";
-import type { GuardedEngine } from "./options.ts";
+import type { GuardedEngine } from "./guarded-engine.ts";
 
 /**
  * Reasoning text runs through its own engine (same tools, echo guard, documentation rule), so

@@ -7,7 +7,7 @@ import type { EngineEvent } from "../stream/types.ts";
 import { RAW, type Piece, type Rewritten } from "./chunk-rewriter.ts";
 import type { EventRewriter } from "./event-stream.ts";
 import { type Json, isObject } from "./openai.ts";
-import type { GuardedEngine } from "./options.ts";
+import type { GuardedEngine } from "./guarded-engine.ts";
 import { NATIVE_ITEMS, functionCallItem, textOf } from "./responses-items.ts";
 
 export class ResponsesStreamRewriter implements EventRewriter {

@@ -32,6 +32,11 @@ export class SseFramer {
   /** ...and that CR also ended an event. */
   #endedAtCR = false;
 
+  /** Between events: nothing carried over, no CR waiting for its LF. A chunk that is one whole event may then skip push(). */
+  get idle(): boolean {
+    return this.#carry.length === 0 && this.#lineLength === 0 && !this.#afterCR;
+  }
+
   push(chunk: Uint8Array): Framed {
     if (chunk.length === 0) return { lead: 0, head: undefined, ends: [] };
     const ends: number[] = [];
@@ -123,6 +128,13 @@ export class SseReader {
   #cr = -2;
   #lf = -2;
 
+  /** An event known to be one `data:` line ending in LF LF, whose data is `data`. */
+  single(data: string): void {
+    this.data = data;
+    if (this.meta.length > 0) this.meta = [];
+    this.eol = "\n";
+  }
+
   /** Reads the event starting at `from`: up to and including its blank line, or to the end of `text`. */
   read(text: string, from: number): void {
     const stop = this.#lineEnd(text, from);
@@ -187,4 +199,19 @@ export function serialize(payload: string, eol: string, meta: readonly string[] 
   let out = "";
   for (const line of meta) out += line + eol;
   return `${out}data: ${payload}${eol}${eol}`;
+}
+
+/**
+ * The data of `chunk` when it is exactly one event of one `data:` line ending in LF LF (what
+ * servers that flush every token send), else undefined. Such a chunk needs no framing. The bytes
+ * are checked only at the ends; the rest on the decoded text, whose search is fast in both
+ * runtimes (a Uint8Array's indexOf is not, in Node).
+ */
+export function singleDataPayload(chunk: Uint8Array, decoder: TextDecoder): string | undefined {
+  const n = chunk.length;
+  if (n < 7 || chunk[n - 1] !== LF || chunk[n - 2] !== LF) return undefined;
+  if (chunk[0] !== 0x64 || chunk[1] !== 0x61 || chunk[2] !== 0x74 || chunk[3] !== 0x61 || chunk[4] !== 0x3a) return undefined;
+  const text = decoder.decode(chunk);
+  if (text.indexOf("\n") !== text.length - 2 || text.indexOf("\r") !== -1) return undefined;
+  return text.slice(text.charCodeAt(5) === 32 ? 6 : 5, text.length - 2);
 }

@@ -5,7 +5,7 @@ import type { ToolSpec } from "../parse/types.ts";
 import type { EngineSummary } from "../stream/types.ts";
 import type { EventRewriter } from "./event-stream.ts";
 import type { Json } from "./openai.ts";
-import type { GuardedEngine } from "./options.ts";
+import type { GuardedEngine } from "./guarded-engine.ts";
 import type { ToolChoice } from "./tool-choice.ts";
 
 export interface WireJsonContext {

@@ -4,8 +4,7 @@ import type { AddressInfo } from "node:net";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { jsonSchema, streamText, tool } from "ai";
 import { repairFetch } from "../../src/adapters/fetch.ts";
-import { type AdapterOptions, type AdapterResult, loadEngineFactory } from "../../src/adapters/options.ts";
-import { createRepairEngine } from "../../src/stream/engine.ts";
+import type { AdapterOptions, AdapterResult } from "../../src/adapters/options.ts";
 import { type StubFaults, stubFactory } from "./stub-engine.ts";
 
 // ---------------------------------------------------------------- fake OpenAI-compatible server
@@ -505,10 +504,15 @@ describe("repairFetch under the real AI SDK client", () => {
 });
 
 describe("engine injection", () => {
-  test("an injected factory wins; otherwise the real engine module is loaded", async () => {
+  test("an injected factory makes the engine (the default one is tested in real-engine.test.ts)", async () => {
+    const made: string[] = [];
     const stub = stubFactory();
-    expect(await loadEngineFactory({ createEngine: stub })).toBe(stub);
-    expect(await loadEngineFactory(undefined)).toBe(createRepairEngine);
-    expect(await loadEngineFactory({})).toBe(createRepairEngine);
+    const spy: typeof stub = (options) => {
+      made.push("stub");
+      return stub(options);
+    };
+    const reply = () => new Response(sse(events("plain <")), { headers: SSE });
+    await bytes(await repairFetch({}, (async () => reply()) as unknown as typeof fetch, { createEngine: spy })(`${base}/chat/completions`, chatInit()));
+    expect(made).toEqual(["stub"]);
   });
 });

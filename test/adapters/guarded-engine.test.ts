@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { GuardedEngine } from "../../src/adapters/options.ts";
+import { GuardedEngine } from "../../src/adapters/guarded-engine.ts";
 import { createStubEngine } from "./stub-engine.ts";
 
 const tools = [{ name: "read" }];

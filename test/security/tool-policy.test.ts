@@ -5,7 +5,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
-import { recoverableTools, type ResponseFixOptions } from "../../src/adapters/options.ts";
+import { recoverableTools } from "../../src/adapters/engine-options.ts";
+import type { ResponseFixOptions } from "../../src/adapters/options.ts";
 import { chatToolChoice, offeredToolNames, sdkToolChoice, type ToolChoice } from "../../src/adapters/tool-choice.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { block, live } from "../golden/notation.ts";

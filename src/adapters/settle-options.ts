@@ -1,0 +1,98 @@
+// Reading the caller's options once, key by key, so later reads cannot throw or change under the repair.
+import type { AdapterOptions, ResponseFixOptions } from "./options.ts";
+import { debugLine } from "./report.ts";
+
+/**
+ * A plain copy of the caller's options, each key read on its own: a throwing getter or a hostile
+ * Proxy costs only that key, never its neighbours. A key that cannot be read gets its fail-closed
+ * value (allowTools none, denyTools every tool, echo guard on) or its default, and one debug line
+ * naming its path. Taken once per adapter, so later reads cannot throw or change under the repair.
+ */
+export function settleOptions(options: AdapterOptions): AdapterOptions {
+  const out: AdapterOptions = {};
+  const debug = readGuarded(options, "debug");
+  if (debug.ok && typeof debug.value === "function") out.debug = debug.value as AdapterOptions["debug"];
+  const note = (path: string, fallback: string) => debugLine(out, `option ${path} could not be read; using ${fallback}`);
+  if (!debug.ok) note("debug", "no debug output");
+  const onResult = readGuarded(options, "onResult");
+  if (!onResult.ok) note("onResult", "no result callback");
+  else if (onResult.value !== undefined) out.onResult = onResult.value as AdapterOptions["onResult"];
+  const onRepairing = readGuarded(options, "onRepairing");
+  if (!onRepairing.ok) note("onRepairing", "no request callback");
+  else if (onRepairing.value !== undefined) out.onRepairing = onRepairing.value as AdapterOptions["onRepairing"];
+  const parse = readGuarded(options, "parse");
+  if (!parse.ok) note("parse", "the default parse options");
+  else if (parse.value !== undefined) out.parse = plainCopy(parse.value, "parse", note, 2) as AdapterOptions["parse"];
+  const fix = readGuarded(options, "responseFix");
+  if (!fix.ok) {
+    note("responseFix", 'its defaults, except allowTools [] and denyTools ["*"] (no recovered calls)');
+    out.responseFix = { allowTools: [], denyTools: ["*"] };
+  } else if (fix.value !== undefined && fix.value !== null) {
+    out.responseFix = settleResponseFix(fix.value, note);
+  }
+  return out;
+}
+
+/** Fail-closed value of each security key of responseFix when it cannot be read. */
+const RESPONSE_FIX_CLOSED: { [K in keyof ResponseFixOptions]?: { value: ResponseFixOptions[K]; note: string } } = {
+  allowTools: { value: [], note: "[] (no recovered calls)" },
+  denyTools: { value: ["*"], note: '["*"] (no recovered calls)' },
+  echoGuard: { value: true, note: "true" },
+};
+
+function settleResponseFix(raw: unknown, note: (path: string, fallback: string) => void): ResponseFixOptions {
+  const out: Record<string, unknown> = {};
+  for (const key of ["enabled", "bufferLimit", "allowTools", "denyTools", "echoGuard"] as const) {
+    // A list is copied now: a Proxy array could otherwise throw, or change, while it is used.
+    const read = readGuarded(raw, key, () => {
+      const value = (raw as Record<string, unknown>)[key];
+      return Array.isArray(value) ? Array.from(value as unknown[]) : value;
+    });
+    if (read.ok) {
+      if (read.value !== undefined) out[key] = read.value;
+      continue;
+    }
+    const closed = RESPONSE_FIX_CLOSED[key];
+    note(`responseFix.${key}`, closed?.note ?? "its default");
+    if (closed) out[key] = structuredClone(closed.value);
+  }
+  return out as ResponseFixOptions;
+}
+
+/** Plain data (options are switches and names), own keys only, each read on its own. */
+function plainCopy(value: unknown, path: string, note: (path: string, fallback: string) => void, depth: number): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const keys = readGuarded(value, "keys", () => Object.keys(value));
+  if (!keys.ok) {
+    note(path, "its defaults");
+    return {};
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of keys.value as string[]) {
+    if (key === "__proto__") continue;
+    const read = readGuarded(value, key);
+    if (!read.ok) note(`${path}.${key}`, "its default");
+    else if (depth > 1 && isPlainData(read.value)) out[key] = plainCopy(read.value, `${path}.${key}`, note, depth - 1);
+    else if (typeof read.value !== "object" || read.value === null) out[key] = read.value;
+  }
+  return out;
+}
+
+function isPlainData(value: unknown): boolean {
+  try {
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+type Guarded = { ok: true; value: unknown } | { ok: false };
+
+/** One property read (or `read`), which a getter or a Proxy trap may turn into a throw. */
+export function readGuarded(from: unknown, key: string, read?: () => unknown): Guarded {
+  try {
+    return { ok: true, value: read ? read() : (from as Record<string, unknown> | undefined)?.[key] };
+  } catch {
+    return { ok: false };
+  }
+}
