@@ -5,7 +5,7 @@
 import type { RecoveredCall } from "../parse/types.ts";
 import type { EngineEvent } from "../stream/types.ts";
 import { RAW, type Rewritten } from "./chunk-rewriter.ts";
-import type { EventRewriter } from "./event-stream.ts";
+import { type EventRewriter, namedEventMeta, typedEvent } from "./event-stream.ts";
 import { type Json, isObject } from "./openai.ts";
 import type { GuardedEngine } from "./guarded-engine.ts";
 
@@ -36,17 +36,12 @@ export class AnthropicStreamRewriter implements EventRewriter {
   }
 
   metaFor(piece: Json): readonly string[] {
-    return typeof piece.type === "string" ? [`event: ${piece.type}`] : [];
+    return namedEventMeta(piece);
   }
 
   event(payload: string): Rewritten | null {
-    let event: unknown;
-    try {
-      event = JSON.parse(payload);
-    } catch {
-      return null;
-    }
-    if (!isObject(event)) return null;
+    const event = typedEvent(payload);
+    if (event === null) return null;
     if (event.index !== undefined && event.index === this.#textBlock) {
       if (event.type === "content_block_delta") return this.#delta(event);
       if (event.type === "content_block_stop") return this.#stop(event);

@@ -1,7 +1,7 @@
 // The byte side of the SSE repair: frames the body into events, lets a wire's rewriter decide on
 // each, and writes original bytes wherever nothing changed.
 import { HELD, RAW, type Rewritten } from "./chunk-rewriter.ts";
-import type { Json } from "./openai.ts";
+import { type Json, isObject } from "./openai.ts";
 import { pullStage } from "./pull-stage.ts";
 import { SseFramer, SseReader, serialize, singleDataPayload } from "./sse.ts";
 
@@ -148,4 +148,20 @@ export function rewriteEventStream(
  */
 function endsInLfs(bytes: Uint8Array, end: number): boolean {
   return end >= 2 && bytes[end - 1] === 10 && bytes[end - 2] === 10;
+}
+
+/** The `event:` line of a wire that names its events after their `type` (Anthropic, Responses). */
+export function namedEventMeta(piece: Json): readonly string[] {
+  return typeof piece.type === "string" ? [`event: ${piece.type}`] : [];
+}
+
+/** An event's data as one JSON object with a string `type`; null for anything else (passed through). */
+export function typedEvent(payload: string): (Json & { type: string }) | null {
+  let event: unknown;
+  try {
+    event = JSON.parse(payload);
+  } catch {
+    return null;
+  }
+  return isObject(event) && typeof event.type === "string" ? (event as Json & { type: string }) : null;
 }

@@ -5,7 +5,7 @@
 import type { RecoveredCall } from "../parse/types.ts";
 import type { EngineEvent } from "../stream/types.ts";
 import { RAW, type Piece, type Rewritten } from "./chunk-rewriter.ts";
-import type { EventRewriter } from "./event-stream.ts";
+import { type EventRewriter, namedEventMeta, typedEvent } from "./event-stream.ts";
 import { type Json, isObject } from "./openai.ts";
 import type { GuardedEngine } from "./guarded-engine.ts";
 import { NATIVE_ITEMS, functionCallItem, textOf } from "./responses-items.ts";
@@ -37,17 +37,12 @@ export class ResponsesStreamRewriter implements EventRewriter {
   }
 
   metaFor(piece: Json): readonly string[] {
-    return typeof piece.type === "string" ? [`event: ${piece.type}`] : [];
+    return namedEventMeta(piece);
   }
 
   event(payload: string): Rewritten | null {
-    let event: unknown;
-    try {
-      event = JSON.parse(payload);
-    } catch {
-      return null;
-    }
-    if (!isObject(event) || typeof event.type !== "string") return null;
+    const event = typedEvent(payload);
+    if (event === null) return null;
     const before: Json[] = [];
     const after: Json[] = [];
     let keep = true;

@@ -257,68 +257,53 @@ describe("documentation context never yields a call", () => {
   });
 });
 
-describe("the structural gate for <tool_call> (issue 11)", () => {
-  const sequence = fc.tuple(
-    fc.constantFrom("", "Let me check.", "OK, running it: ", "\n"),
-    fc.array(fc.tuple(toolCallDialectCall, fc.constantFrom("", "\n", " ")), { minLength: 1, maxLength: 4 }),
-  );
-
-  test("complete calls after prose on the same line and back to back are all recovered, at any cuts", () => {
-    fc.assert(
-      fc.property(sequence, fc.uniqueArray(fc.nat(), { maxLength: 30 }), ([prose, calls], raw) => {
-        const input = prose + calls.map(([c, sep]) => c.markup + sep).join("");
-        for (const cuts of [[], toCuts(input, raw, true)]) {
-          const run = feedCuts(input, cuts, fixtureTools);
-          expect(run.calls.map((c) => ({ tool: c.tool, input: c.input }))).toEqual(calls.map(([c]) => ({ tool: c.tool, input: c.input })));
-          expect(run.text.startsWith(prose)).toBe(true);
-          expect(run.summary.nudge).toBeNull();
-        }
-      }),
-      params(300),
+/** Calls after prose and back to back are all recovered at any cuts; mentions in prose stay text and hold nothing. */
+function callsAndMentions(
+  title: string,
+  call: typeof toolCallDialectCall,
+  mention: typeof toolCallMention,
+  names: { calls: string; mention: string },
+) {
+  describe(title, () => {
+    const sequence = fc.tuple(
+      fc.constantFrom("", "Let me check.", "OK, running it: ", "\n"),
+      fc.array(fc.tuple(call, fc.constantFrom("", "\n", " ")), { minLength: 1, maxLength: 4 }),
     );
-  });
 
-  test("a mention in prose stays text, and nothing is held once the sentence has moved past it", () => {
-    fc.assert(
-      fc.property(toolCallMention, fc.uniqueArray(fc.nat(), { maxLength: 20 }), (input, raw) => {
-        const run = feedCuts(input, toCuts(input, raw, false), fixtureTools);
-        const heldAtEnd = run.heldAfter[run.heldAfter.length - 1];
-        expect({ text: run.text, calls: run.calls.length, nudge: run.summary.nudge, heldAtEnd }).toEqual({ text: input, calls: 0, nudge: null, heldAtEnd: 0 });
-      }),
-      params(300),
-    );
+    test(names.calls, () => {
+      fc.assert(
+        fc.property(sequence, fc.uniqueArray(fc.nat(), { maxLength: 30 }), ([prose, calls], raw) => {
+          const input = prose + calls.map(([c, sep]) => c.markup + sep).join("");
+          for (const cuts of [[], toCuts(input, raw, true)]) {
+            const run = feedCuts(input, cuts, fixtureTools);
+            expect(run.calls.map((c) => ({ tool: c.tool, input: c.input }))).toEqual(calls.map(([c]) => ({ tool: c.tool, input: c.input })));
+            expect(run.text.startsWith(prose)).toBe(true);
+            expect(run.summary.nudge).toBeNull();
+          }
+        }),
+        params(300),
+      );
+    });
+
+    test(names.mention, () => {
+      fc.assert(
+        fc.property(mention, fc.uniqueArray(fc.nat(), { maxLength: 20 }), (input, raw) => {
+          const run = feedCuts(input, toCuts(input, raw, false), fixtureTools);
+          const heldAtEnd = run.heldAfter[run.heldAfter.length - 1];
+          expect({ text: run.text, calls: run.calls.length, nudge: run.summary.nudge, heldAtEnd }).toEqual({ text: input, calls: 0, nudge: null, heldAtEnd: 0 });
+        }),
+        params(300),
+      );
+    });
   });
+}
+
+callsAndMentions("the structural gate for <tool_call> (issue 11)", toolCallDialectCall, toolCallMention, {
+  calls: "complete calls after prose on the same line and back to back are all recovered, at any cuts",
+  mention: "a mention in prose stays text, and nothing is held once the sentence has moved past it",
 });
 
-describe("plain markup in DSML values, Mistral without [ARGS], LFM2 JSON lists (issue 11 items 7, 10)", () => {
-  const sequence = fc.tuple(
-    fc.constantFrom("", "Let me check.", "OK, running it: ", "\n"),
-    fc.array(fc.tuple(newFormatCall, fc.constantFrom("", "\n", " ")), { minLength: 1, maxLength: 4 }),
-  );
-
-  test("complete calls after prose and back to back are all recovered, at any cuts", () => {
-    fc.assert(
-      fc.property(sequence, fc.uniqueArray(fc.nat(), { maxLength: 30 }), ([prose, calls], raw) => {
-        const input = prose + calls.map(([c, sep]) => c.markup + sep).join("");
-        for (const cuts of [[], toCuts(input, raw, true)]) {
-          const run = feedCuts(input, cuts, fixtureTools);
-          expect(run.calls.map((c) => ({ tool: c.tool, input: c.input }))).toEqual(calls.map(([c]) => ({ tool: c.tool, input: c.input })));
-          expect(run.text.startsWith(prose)).toBe(true);
-          expect(run.summary.nudge).toBeNull();
-        }
-      }),
-      params(300),
-    );
-  });
-
-  test("a token mentioned in prose stays text, and nothing is held once the sentence has moved past it", () => {
-    fc.assert(
-      fc.property(tokenMention, fc.uniqueArray(fc.nat(), { maxLength: 20 }), (input, raw) => {
-        const run = feedCuts(input, toCuts(input, raw, false), fixtureTools);
-        const heldAtEnd = run.heldAfter[run.heldAfter.length - 1];
-        expect({ text: run.text, calls: run.calls.length, nudge: run.summary.nudge, heldAtEnd }).toEqual({ text: input, calls: 0, nudge: null, heldAtEnd: 0 });
-      }),
-      params(300),
-    );
-  });
+callsAndMentions("plain markup in DSML values, Mistral without [ARGS], LFM2 JSON lists (issue 11 items 7, 10)", newFormatCall, tokenMention, {
+  calls: "complete calls after prose and back to back are all recovered, at any cuts",
+  mention: "a token mentioned in prose stays text, and nothing is held once the sentence has moved past it",
 });
