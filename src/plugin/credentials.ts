@@ -2,20 +2,14 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 
-/** Environment variables OpenCode's catalog reads for the default providers. */
-const CATALOG_KEYS: Record<string, string[]> = {
-  deepseek: ["DEEPSEEK_API_KEY"],
-  opencode: ["OPENCODE_API_KEY"],
-  "opencode-go": ["OPENCODE_API_KEY"],
-};
-
 /**
- * Whether a catalog provider that has no config entry is usable anyway: an API key in the
- * environment or a login stored by `opencode auth login`. Creating an entry for a provider without
- * credentials would make OpenCode list it, so the plugin only wires those that are really there.
+ * Whether a provider without a config entry looks usable: a login stored by `opencode auth login`,
+ * or an API key in the environment by the catalog's usual naming (`FIREWORKS_API_KEY` for
+ * `fireworks-ai`). Only the start-up line uses this, to warn when nothing named is there; a key
+ * under another name makes it warn needlessly, never act differently.
  */
-export function hasCatalogCredentials(id: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  if ((CATALOG_KEYS[id] ?? []).some((key) => Boolean(env[key]))) return true;
+export function hasCredentials(id: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (envKeys(id).some((key) => Boolean(env[key]))) return true;
   const dataHome = env.XDG_DATA_HOME || path.join(env.HOME || homedir(), ".local", "share");
   try {
     const auth = JSON.parse(readFileSync(path.join(dataHome, "opencode", "auth.json"), "utf8")) as Record<string, unknown>;
@@ -23,4 +17,11 @@ export function hasCatalogCredentials(id: string, env: NodeJS.ProcessEnv = proce
   } catch {
     return false;
   }
+}
+
+/** `<ID>_API_KEY` and `<FIRST WORD>_API_KEY` (`fireworks-ai` → FIREWORKS_AI_API_KEY, FIREWORKS_API_KEY; `opencode-go` → OPENCODE_API_KEY). */
+function envKeys(id: string): string[] {
+  const upper = id.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
+  const first = upper.split("_")[0];
+  return [`${upper}_API_KEY`, ...(first && first !== upper ? [`${first}_API_KEY`] : [])];
 }

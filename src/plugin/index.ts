@@ -4,22 +4,28 @@ import { createDebugLog } from "./debug.ts";
 import { messageLookup, WireFallback } from "./fallback.ts";
 import { sanitizeHistory, appendUserTurn } from "./history-hook.ts";
 import { createLogger, type Logger } from "./log.ts";
-import { providerInScope, resolveOptions } from "./options.ts";
+import { resolveOptions } from "./options.ts";
 import { RetryController } from "./retry-controller.ts";
-import { installRepairFetch } from "./wiring.ts";
+import { formatRouteLine, routeInScope, routeMode, type Route } from "./scope.ts";
+import { startupReport } from "./startup.ts";
+import { chainConfiguredFetches, readTag, registerRepair } from "./wiring.ts";
 
 export const PLUGIN_ID = "opencode-plugin-dsml-fix";
 
 /**
  * The OpenCode plugin. OpenCode 1.18 never routes sessions through the v2 `aisdk.language` hook,
  * and a classic module may not also export a v2 `setup`, so the live repair is the fetch adapter
- * installed by the `config` hook; AI SDK apps use `opencode-plugin-dsml-fix/middleware`.
+ * behind `globalThis.fetch` (src/plugin/wiring.ts), acting on requests `chat.headers` tagged;
+ * AI SDK apps use `opencode-plugin-dsml-fix/middleware`.
  */
 export const server: Plugin = async (input, rawOptions) => {
   const log = createLogger(input?.client);
   const { options, problems } = resolveOptions(rawOptions);
   for (const problem of problems) log("warn", problem);
-  if (options.providers.length === 0) return {};
+  if (options.providers.length === 0) {
+    log("info", startupReport({ options, cfg: undefined, native: nativeRuntime() }).line);
+    return {};
+  }
 
   const debug = createDebugLog(options.debug, (line) => log("info", line));
   // `opencode run` exits as soon as the session is idle: a wake would be stored but never answered,
@@ -30,7 +36,7 @@ export const server: Plugin = async (input, rawOptions) => {
   });
 
   const onResult = ({ requestTag, summary, attempt }: AdapterResult) => {
-    const [sessionID, turn] = splitTag(requestTag);
+    const { sessionID, messageID: turn } = readTag(requestTag);
     const outcome = summary.recovered > 0
       ? ({ kind: "recovered", count: summary.recovered } as const)
       : summary.heldCandidateNoCall > 0 ? ({ kind: "held-candidate-no-call" } as const) : ({ kind: "passthrough" } as const);
@@ -43,7 +49,7 @@ export const server: Plugin = async (input, rawOptions) => {
   const fallback = new WireFallback({
     enabled: options.responseFix.enabled,
     parse: options.parse,
-    inScope: (origin) => providerInScope(options, origin.providerID),
+    inScope: (origin) => routeInScope(options, { providerID: origin.providerID, ...(origin.modelID ? { modelID: origin.modelID } : {}) }),
     retry,
     lookup: messageLookup(input.client),
     ...(options.debug ? { debug: (line: string) => log("info", line) } : {}),
@@ -56,23 +62,33 @@ export const server: Plugin = async (input, rawOptions) => {
     ...(options.debug ? { debug: (line: string) => log("info", line) } : {}),
   };
 
-  /** Providers whose fetch is our repairing fetch: only their requests carry the request tag. */
-  const wired = new Set<string>();
+  const repair = registerRepair(adapter);
+  const seenRoutes = new Set<string>();
   const hooks: Hooks = {
     config: guard("config", log, async (cfg) => {
-      for (const id of installRepairFetch(cfg, options, adapter)) wired.add(id);
+      chainConfiguredFetches(cfg, adapter);
+      const startup = startupReport({ options, cfg, native: nativeRuntime() });
+      log("info", startup.line);
+      if (startup.warning) log("warn", startup.warning);
     }),
     "chat.headers": guard("chat.headers", log, async (hookInput, output) => {
-      // The tag is for our own fetch, which removes it: a provider it does not pass through, or a
-      // runtime that ignores provider fetches, would send it upstream.
-      if (nativeRuntime() || !wired.has(hookInput.provider?.info?.id ?? hookInput.model?.providerID ?? "")) return;
-      output.headers[REQUEST_TAG_HEADER] = `${hookInput.sessionID}/${hookInput.message?.id ?? "?"}`;
+      const route = routeOf(hookInput);
+      const mode = routeMode(options, route, nativeRuntime());
+      const key = `${route.providerID}/${route.modelID}`;
+      if (options.debug && !seenRoutes.has(key)) {
+        seenRoutes.add(key);
+        log("info", formatRouteLine(route, mode));
+      }
+      // Only the repairing fetch removes the tag: a route it does not rewrite (a signed request, a
+      // runtime without it) must never carry it.
+      if (mode !== "wire") return;
+      output.headers[REQUEST_TAG_HEADER] = repair.tagFor(hookInput.sessionID, hookInput.message?.id ?? "?");
     }),
     "experimental.chat.messages.transform": guard("messages.transform", log, async (_hookInput, output) => {
       const messages = output.messages;
       const lastUser = [...messages].reverse().find((m) => m.info.role === "user");
-      const providerID = lastUser?.info.role === "user" ? lastUser.info.model?.providerID : undefined;
-      if (!lastUser || (providerID !== undefined && !providerInScope(options, providerID))) return;
+      const model = lastUser?.info.role === "user" ? lastUser.info.model : undefined;
+      if (!lastUser || (model?.providerID !== undefined && !routeInScope(options, model))) return;
       const sessionID = lastUser.info.sessionID;
       const sanitized = options.history.sanitize ? sanitizeHistory(messages, options.parse) : { messages: 0, parts: 0 };
       const correction = retry.takeCorrectionFor(sessionID, { id: lastUser.info.id, text: userText(lastUser.parts) });
@@ -109,12 +125,6 @@ function oneShotRun(argv: readonly string[] = process.argv): boolean {
   return argv[2] === "run";
 }
 
-function splitTag(tag: string | undefined): [string | undefined, string | undefined] {
-  if (!tag) return [undefined, undefined];
-  const slash = tag.indexOf("/");
-  return slash < 0 ? [tag, undefined] : [tag.slice(0, slash), tag.slice(slash + 1)];
-}
-
 const plugin: PluginModule & { id: string } = { id: PLUGIN_ID, server };
 export default plugin;
 
@@ -124,6 +134,13 @@ function userText(parts: readonly { type: string; text?: string; synthetic?: boo
     .filter((part) => part.type === "text" && !part.synthetic && typeof part.text === "string")
     .map((part) => part.text)
     .join("");
+}
+
+/** The route a `chat.headers` call is for (OpenCode 1.18 passes the provider as `provider.id`). */
+function routeOf(hookInput: { model?: { id?: string; providerID?: string; family?: string; api?: { id?: string; npm?: string } }; provider?: { id?: string; info?: { id?: string } } }): Route {
+  const model = hookInput.model;
+  const providerID = hookInput.provider?.id ?? hookInput.provider?.info?.id ?? model?.providerID ?? "";
+  return { providerID, modelID: model?.id, apiID: model?.api?.id, family: model?.family, npm: model?.api?.npm };
 }
 
 /** OpenCode's experimental native runtime calls providers without the configured fetch. */

@@ -4,7 +4,8 @@ import { DIALECTS, type DialectId } from "../grammar/dialects.ts";
 const PREFIX = "dsml-fix:";
 const BUFFER_MIN = 1024;
 const BUFFER_MAX = 16_777_216;
-export const DEFAULT_PROVIDERS = ["deepseek", "opencode-go", "opencode"] as const;
+/** "auto": every provider, for models of a leak-prone family (src/plugin/scope.ts). */
+export const DEFAULT_PROVIDERS = ["auto"] as const;
 
 /** The default is passed once and also quoted in the description, so the docs cannot disagree with the code. */
 function withDefault<T extends z.ZodType>(schema: T, fallback: z.util.NoUndefined<z.output<T>>, what: string) {
@@ -16,7 +17,7 @@ function flag(fallback: boolean, what: string) {
 }
 
 const bufferLimitError = `must be an integer from ${BUFFER_MIN} to ${BUFFER_MAX}`;
-const providersError = 'must be an array of non-empty provider id strings ("*" for all)';
+const providersError = 'must be an array of non-empty provider id strings ("auto" for leak-prone models everywhere, "*" for all)';
 const channelError = 'must be "system" or "user"';
 const toolsError = 'must be an array of non-empty tool name strings ("*" for all)';
 
@@ -81,7 +82,7 @@ const topLevelFields = {
   providers: withDefault(
     z.array(z.string({ error: providersError }).min(1, { error: providersError }), { error: providersError }),
     [...DEFAULT_PROVIDERS],
-    'Provider ids the plugin acts on; "*" means every provider and [] disables the plugin.',
+    'Where the plugin acts. "auto": every provider, for models of a leak-prone family (DeepSeek, Qwen, GLM, Kimi, MiniMax, Mistral/Devstral, Hermes, LFM); a provider id: every model of that provider; "*": every provider and every model; [] disables the plugin. Entries combine, e.g. ["auto", "my-vllm"].',
   ),
   debug: flag(false, "Log one [dsml] line per request and response (shape ids only, never argument values)."),
 };
@@ -149,10 +150,6 @@ export function resolveOptions(raw: unknown): ResolvedOptions {
     problems.push(`${PREFIX} options could not be read; using defaults for all options, and no recovered calls until this is fixed`);
     return { options: pluginOptionsSchema.parse(closedValuesUnder(layout, "")), problems };
   }
-}
-
-export function providerInScope(options: Pick<PluginOptions, "providers">, providerId: string): boolean {
-  return options.providers.includes("*") || options.providers.includes(providerId);
 }
 
 type Layout = { [key: string]: z.ZodType | Layout };

@@ -362,7 +362,7 @@ describe("the packed artifact", () => {
         ok(run("npm", ["i", "-D", "--offline", path.join(work, pack.filename)], dir), "npm i -D <tarball> --offline");
         const spec = path.join(dir, "node_modules", NAME);
         const shipped = JSON.parse(readFileSync(path.join(spec, "package.json"), "utf8")).exports["./server"].config;
-        expect(shipped).toEqual({ providers: ["deepseek", "opencode-go", "opencode"] });
+        expect(shipped).toEqual({ providers: ["auto"] });
 
         const projectFile = path.join(dir, ".opencode", "opencode.json");
         const globalFile = path.join(env.project.env.XDG_CONFIG_HOME!, "opencode", "opencode.jsonc");

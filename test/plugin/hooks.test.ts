@@ -29,24 +29,54 @@ test("providers [] disables the plugin: no hooks at all", async () => {
   expect(await plugin.server(fakeInput([]), { providers: [] })).toEqual({});
 });
 
-test("the request tag goes only on requests that pass through the repairing fetch (issue 10 item 8)", async () => {
-  const hooks = await plugin.server(fakeInput([]), { providers: ["*"] });
-  const cfg = { provider: { "my-deepseek": { options: { baseURL: "http://127.0.0.1:1/v1" } } } };
-  await hooks.config!(cfg as never);
-  const headersFor = async (providerID: string) => {
+test("the request tag goes only on routes the repairing fetch rewrites, and never on a route the native runtime serves (issue 10 item 8, issue 12 item 3)", async () => {
+  const lines: string[] = [];
+  const hooks = await plugin.server(fakeInput(lines), { debug: true });
+  await hooks.config!({} as never);
+  const headersFor = async (providerID: string, modelID: string, npm: string) => {
     const output = { headers: {} as Record<string, string> };
-    await hooks["chat.headers"]!({ sessionID: "ses_1", provider: { info: { id: providerID } }, model: { providerID }, message: { id: "msg_1" } } as never, output as never);
+    const model = { id: modelID, providerID, api: { id: modelID, npm } };
+    await hooks["chat.headers"]!({ sessionID: "ses_1", provider: { id: providerID }, model, message: { id: "msg_1" } } as never, output as never);
     return output.headers;
   };
-  expect(await headersFor("my-deepseek")).toEqual({ "x-dsml-fix-tag": "ses_1/msg_1" });
-  // In scope by "*", but only a stored login: OpenCode builds it without our fetch.
-  expect(await headersFor("anthropic")).toEqual({});
+  const tagged = await headersFor("fireworks-ai", "accounts/fireworks/models/deepseek-v3p2", "@ai-sdk/openai-compatible");
+  expect(Object.keys(tagged)).toEqual(["x-dsml-fix-tag"]);
+  expect(tagged["x-dsml-fix-tag"]).toEndWith(" ses_1/msg_1");
+  // Not a leak-prone family under the default scope.
+  expect(await headersFor("openai", "gpt-5.4", "@ai-sdk/openai")).toEqual({});
+  // In scope, but a signed or unknown wire: the tag could not be removed before it is sent.
+  expect(await headersFor("amazon-bedrock", "deepseek.v3-v1:0", "@ai-sdk/amazon-bedrock")).toEqual({});
   const previous = process.env.OPENCODE_EXPERIMENTAL_NATIVE_LLM;
   process.env.OPENCODE_EXPERIMENTAL_NATIVE_LLM = "1";
   try {
-    expect(await headersFor("my-deepseek")).toEqual({});
+    // OpenCode serves opencode* natively under the flag: its requests bypass the AI SDK.
+    expect(await headersFor("opencode-go", "deepseek-v4", "@ai-sdk/openai-compatible")).toEqual({});
+    // Every other provider still runs through the AI SDK and the repairing fetch.
+    expect(Object.keys(await headersFor("fireworks-ai", "accounts/fireworks/models/deepseek-v3p2", "@ai-sdk/openai-compatible"))).toEqual(["x-dsml-fix-tag"]);
   } finally {
     if (previous === undefined) delete process.env.OPENCODE_EXPERIMENTAL_NATIVE_LLM;
     else process.env.OPENCODE_EXPERIMENTAL_NATIVE_LLM = previous;
   }
+  await Promise.resolve();
+  expect(lines.filter((l) => l.startsWith("[dsml] route "))).toEqual([
+    "[dsml] route fireworks-ai/accounts/fireworks/models/deepseek-v3p2 package=@ai-sdk/openai-compatible mode=wire",
+    "[dsml] route openai/gpt-5.4 package=@ai-sdk/openai mode=off",
+    "[dsml] route amazon-bedrock/deepseek.v3-v1:0 package=@ai-sdk/amazon-bedrock mode=fallback",
+    "[dsml] route opencode-go/deepseek-v4 package=@ai-sdk/openai-compatible mode=fallback",
+  ]);
+});
+
+test("the start-up line is logged at info level without debug, and [] says the plugin is disabled", async () => {
+  const logged: { level: string; message: string }[] = [];
+  const input = {
+    client: { app: { log: async ({ body }: { body: { level: string; message: string } }) => void logged.push(body) }, session: { promptAsync: async () => undefined } },
+  } as unknown as Parameters<typeof plugin.server>[0];
+  const hooks = await plugin.server(input, {});
+  await hooks.config!({ provider: { fireworks: { npm: "@ai-sdk/openai-compatible" } } } as never);
+  await plugin.server(input, { providers: [] });
+  await Promise.resolve();
+  expect(logged.map((l) => `${l.level} ${l.message.replace(/v[0-9][^:]*:/, "vX:")}`)).toEqual([
+    "info [dsml] loaded vX: wired every provider (leak-prone models); not wired: none",
+    "info [dsml] loaded vX: disabled (providers is [])",
+  ]);
 });

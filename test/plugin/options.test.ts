@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { defaultOptions, pluginOptionsSchema, providerInScope, resolveOptions, type PluginOptions } from "../../src/plugin/options.ts";
+import { defaultOptions, pluginOptionsSchema, resolveOptions, type PluginOptions } from "../../src/plugin/options.ts";
+import { routeInScope } from "../../src/plugin/scope.ts";
 
 const defaultDialects = { hermes: true, qwen3coder: true, glm: true, kimi: true, minimax: true, mistral: true, mistralResidue: false, claudeXml: true, lfm2: true };
 const flippedDialects = { hermes: false, qwen3coder: false, glm: false, kimi: false, minimax: false, mistral: false, mistralResidue: true, claudeXml: false, lfm2: false };
@@ -9,7 +10,7 @@ const expectedDefaults: PluginOptions = {
   history: { sanitize: true },
   responseFix: { enabled: true, bufferLimit: 65536, allowTools: ["*"], denyTools: [], echoGuard: true },
   retry: { enabled: true, channel: "system", nudge: true },
-  providers: ["deepseek", "opencode-go", "opencode"],
+  providers: ["auto"],
   debug: false,
 };
 
@@ -108,19 +109,19 @@ describe("bad values", () => {
       bad: "providers",
       raw: { providers: "deepseek", debug: true },
       problem:
-        'dsml-fix: option "providers" must be an array of non-empty provider id strings ("*" for all) (got "deepseek"); using ["deepseek","opencode-go","opencode"]',
+        'dsml-fix: option "providers" must be an array of non-empty provider id strings ("auto" for leak-prone models everywhere, "*" for all) (got "deepseek"); using ["auto"]',
     },
     {
       bad: "providers",
       raw: { providers: ["deepseek", 7], debug: true },
       problem:
-        'dsml-fix: option "providers" must be an array of non-empty provider id strings ("*" for all) (got ["deepseek",7]); using ["deepseek","opencode-go","opencode"]',
+        'dsml-fix: option "providers" must be an array of non-empty provider id strings ("auto" for leak-prone models everywhere, "*" for all) (got ["deepseek",7]); using ["auto"]',
     },
     {
       bad: "providers",
       raw: { providers: [""], debug: true },
       problem:
-        'dsml-fix: option "providers" must be an array of non-empty provider id strings ("*" for all) (got [""]); using ["deepseek","opencode-go","opencode"]',
+        'dsml-fix: option "providers" must be an array of non-empty provider id strings ("auto" for leak-prone models everywhere, "*" for all) (got [""]); using ["auto"]',
     },
     {
       bad: "debug",
@@ -364,8 +365,8 @@ describe("hostile config", () => {
   test("unknown provider ids are kept: the catalog is OpenCode's, and an id it does not know is never acted on", () => {
     const { options, problems } = resolveOptions({ providers: ["no-such-provider", "__proto__"] });
     expect(problems).toEqual([]);
-    expect(providerInScope(options, "deepseek")).toBe(false);
-    expect(providerInScope(options, "no-such-provider")).toBe(true);
+    expect(routeInScope(options, { providerID: "deepseek", modelID: "gpt-5" })).toBe(false);
+    expect(routeInScope(options, { providerID: "no-such-provider", modelID: "gpt-5" })).toBe(true);
   });
 });
 
@@ -376,25 +377,21 @@ describe("pluginOptionsSchema", () => {
   });
 });
 
-describe("providerInScope", () => {
-  test("default list covers exactly its providers", () => {
-    expect(providerInScope(defaultOptions, "deepseek")).toBe(true);
-    expect(providerInScope(defaultOptions, "opencode-go")).toBe(true);
-    expect(providerInScope(defaultOptions, "opencode")).toBe(true);
-    expect(providerInScope(defaultOptions, "openai")).toBe(false);
-    expect(providerInScope(defaultOptions, "DeepSeek")).toBe(false);
+describe("providers scope tokens", () => {
+  test('the default is "auto": leak-prone models on any provider', () => {
+    expect(routeInScope(defaultOptions, { providerID: "fireworks-ai", modelID: "accounts/fireworks/models/deepseek-v3p2" })).toBe(true);
+    expect(routeInScope(defaultOptions, { providerID: "deepseek", modelID: "gpt-5" })).toBe(false);
   });
 
-  test('"*" covers every provider', () => {
+  test('"*" covers every provider and model', () => {
     const { options } = resolveOptions({ providers: ["deepseek", "*"] });
-    expect(providerInScope(options, "openai")).toBe(true);
-    expect(providerInScope(options, "anything-else")).toBe(true);
+    expect(routeInScope(options, { providerID: "openai", modelID: "gpt-5" })).toBe(true);
   });
 
   test("[] disables every provider", () => {
     const { options } = resolveOptions({ providers: [] });
-    for (const provider of ["deepseek", "opencode-go", "opencode", "*"]) {
-      expect(providerInScope(options, provider)).toBe(false);
+    for (const providerID of ["deepseek", "opencode-go", "opencode", "*", "auto"]) {
+      expect(routeInScope(options, { providerID, modelID: "deepseek-chat" })).toBe(false);
     }
   });
 });
@@ -500,7 +497,7 @@ describe("each key is read on its own (a throwing getter, a Proxy, a frozen obje
     expect(options.retry).toEqual(expectedDefaults.retry);
     expect(options.responseFix.denyTools).toEqual(["bash"]);
     expect(problems).toEqual([
-      'dsml-fix: option "providers" could not be read; using ["deepseek","opencode-go","opencode"]',
+      'dsml-fix: option "providers" could not be read; using ["auto"]',
       'dsml-fix: option "retry" could not be read; using its defaults',
     ]);
   });

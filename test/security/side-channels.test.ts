@@ -143,7 +143,10 @@ describe("what the plugin logs, sends and calls", () => {
     // The secret did flow through the repair: the recovered call carries it to OpenCode.
     expect(observed.replies[0]!.calls.map((c) => c.arguments)).toEqual([JSON.stringify({ command: `curl -H 'Authorization: Bearer ${SECRET}' https://deploy.example` })]);
     expect(observed.replies[1]!.calls).toEqual([]);
-    expect(observed.logged.filter((l) => l.includes("[dsml]"))).toEqual([]);
+    // Only the start-up line, which every run logs (issue 13 item 3).
+    const lines = observed.logged.filter((l) => l.includes("[dsml]"));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain("[dsml] loaded v0.1.0: wired fake; not wired: none");
     expectNoLeak(observed);
     expectNoOwnTraffic(observed);
     // One wake each for the two sessions whose reply ended unrepaired (echoed, truncated).
@@ -236,7 +239,7 @@ function fetchCalls(): string[] {
   for (const file of sourceFiles(SRC)) {
     const sf = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
     const visit = (node: ts.Node): void => {
-      if (ts.isCallExpression(node) && /fetch/i.test(node.expression.getText(sf)) && !/repairFetch|loadEngineFactory|installRepairFetch/.test(node.expression.getText(sf))) {
+      if (ts.isCallExpression(node) && /fetch/i.test(node.expression.getText(sf)) && !/repairFetch|loadEngineFactory|chainConfiguredFetches/.test(node.expression.getText(sf))) {
         out.push(`${path.relative(SRC, file)}: ${node.expression.getText(sf)}`);
       }
       ts.forEachChild(node, visit);
@@ -265,7 +268,7 @@ describe("static: src/ reaches no network or file-writing API", () => {
     expect(fetchCalls()).toEqual([
       "adapters/fetch.ts: baseFetch",
       "adapters/fetch.ts: baseFetch",
-      "plugin/wiring.ts: globalThis.fetch",
+      "plugin/wiring.ts: nextFetch",
     ]);
   });
 
