@@ -13,7 +13,12 @@ export interface ScanArgs {
   db: string | null;
 }
 
-export type Command = { kind: "help" } | { kind: "version" } | { kind: "scan"; args: ScanArgs };
+export interface DoctorArgs {
+  dir: string;
+  json: boolean;
+}
+
+export type Command = { kind: "help" } | { kind: "version" } | { kind: "scan"; args: ScanArgs } | { kind: "doctor"; args: DoctorArgs };
 
 export class UsageError extends Error {}
 
@@ -23,6 +28,7 @@ export const EXIT = { clean: 0, broken: 1, usage: 2 } as const;
 export const USAGE = `usage: dsml-fix scan [FILE|-] [--tools NAME,...] [--json]
        dsml-fix scan --export FILE [--tools NAME,...] [--json]
        dsml-fix scan --sessions [--dir DIR] [--opencode PATH] [--db FILE] [--tools NAME,...] [--json]
+       dsml-fix doctor [DIR] [--json]
        dsml-fix --help | --version
 
 Reads one assistant reply (a file, or standard input with - or no FILE) and reports which leaked
@@ -32,8 +38,13 @@ of DIR and below with --dir), through \`opencode db\` (the binary on PATH, or --
 changes nothing, and reports the leaks per session and model. Without --tools, OpenCode's built-in
 tools are assumed. Input must be UTF-8.
 
+doctor reads the OpenCode config that applies in DIR (default: the current directory) and says
+whether the plugin is listed and loadable, checks its options, and which models it would repair
+and how (wire, fallback or off), with the reason and the fix.
+
 Exit status: 0 nothing broken (recovered calls are fine), 1 broken tool-call markup found (with
---sessions: any leaked markup, recoverable or not), 2 bad usage or unreadable input.
+--sessions: any leaked markup, recoverable or not), 2 bad usage or unreadable input. doctor: 0 no problems, 1 problems found, 2 bad usage or a config
+file that cannot be read.
 
 Without installing: npx -p opencode-plugin-dsml-fix dsml-fix scan reply.txt`;
 
@@ -43,7 +54,23 @@ const VERSION = new Set(["--version", "-v", "-V"]);
 export function parseArgs(argv: readonly string[]): Command {
   if (argv[0] === "help" || argv.some((arg) => HELP.has(arg))) return { kind: "help" };
   if (argv.length === 1 && VERSION.has(argv[0]!)) return { kind: "version" };
+  if (argv[0] === "doctor") return { kind: "doctor", args: parseDoctorArgs(argv.slice(1)) };
   return { kind: "scan", args: parseScanArgs(argv) };
+}
+
+function parseDoctorArgs(rest: readonly string[]): DoctorArgs {
+  const args: DoctorArgs = { dir: ".", json: false };
+  let sawDir = false;
+  for (const arg of rest) {
+    if (arg === "--json") args.json = true;
+    else if (arg.startsWith("--")) throw new UsageError(`unknown option ${arg}`);
+    else if (sawDir) throw new UsageError(`unexpected argument "${arg}"`);
+    else {
+      args.dir = arg;
+      sawDir = true;
+    }
+  }
+  return args;
 }
 
 const SESSION_OPTIONS = ["--dir", "--opencode", "--db"] as const;

@@ -1,9 +1,11 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { parse } from "../stream/parse-text.ts";
 import type { ParseResult, ToolSpec } from "../parse/types.ts";
 import { opencodeBuiltinTools } from "../tools/opencode-builtins.ts";
-import { EXIT, parseArgs, USAGE, UsageError, type Command, type ScanArgs } from "./args.ts";
+import { EXIT, parseArgs, USAGE, UsageError, type Command, type DoctorArgs, type ScanArgs } from "./args.ts";
+import { describeDoctor, doctor } from "./doctor.ts";
+import { ConfigError } from "./opencode-config.ts";
 import { assistantText, describe, report, type ExportedMessage } from "./report.ts";
 import { locateStore, readSessions, StoreError } from "./session-store.ts";
 import { describeSessions, scanSessions, underDirectory } from "./sessions.ts";
@@ -37,6 +39,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     io.out(`${packageVersion()}\n`);
     return EXIT.clean;
   }
+  if (command.kind === "doctor") return runDoctor(command.args, io);
   const args = command.args;
   const tools = resolveTools(args.tools);
   if (args.sessions) return scanStoredSessions(args, tools, io);
@@ -133,6 +136,25 @@ async function scanStoredSessions(args: ScanArgs, tools: ToolSpec[], io: Io): Pr
     return found.totals.messagesWithLeaks > 0 ? EXIT.broken : EXIT.clean;
   } catch (error) {
     if (!(error instanceof StoreError)) throw error;
+    io.err(`dsml-fix: ${error.message}\n`);
+    return EXIT.usage;
+  }
+}
+
+function runDoctor(args: DoctorArgs, io: Io): number {
+  const dir = path.resolve(io.cwd ?? process.cwd(), args.dir);
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error("not a directory");
+  } catch (error) {
+    io.err(`dsml-fix: cannot read ${dir}: ${(error as Error).message}\n`);
+    return EXIT.usage;
+  }
+  try {
+    const report = doctor(dir, io.env ?? process.env);
+    io.out(args.json ? `${JSON.stringify(report)}\n` : describeDoctor(report));
+    return report.problems.length > 0 ? EXIT.broken : EXIT.clean;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
     io.err(`dsml-fix: ${error.message}\n`);
     return EXIT.usage;
   }
