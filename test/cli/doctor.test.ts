@@ -233,8 +233,8 @@ describe("dsml-fix doctor agrees with OpenCode 1.18.33", () => {
     for (const flag of OPENCODE_DISABLE_FLAGS) env[flag] = "1";
     const shown = spawnSync(opencodeBin, ["debug", "config"], { cwd: inner, env, encoding: "utf8", timeout: 90_000 });
     expect(shown.status).toBe(0);
-    const real = JSON.parse(shown.stdout.slice(shown.stdout.indexOf("{"))) as { plugin: (string | [string, unknown])[] };
-    const ours = loadConfig(inner, box.env).plugins.map((p) => (p.options === undefined ? p.resolved : [p.resolved, p.options]));
+    const real = JSON.parse(shown.stdout.slice(shown.stdout.indexOf("{"))) as { plugin: unknown[] };
+    const ours: unknown[] = loadConfig(inner, box.env).plugins.map((p) => (p.options === undefined ? p.resolved : [p.resolved, p.options]));
     expect(ours).toEqual(real.plugin);
     expect(real.plugin).toContainEqual(pathToFileURL(path.join(outer, ".opencode", "rel-from-dot-opencode")).href);
   }, 120_000);
