@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -136,6 +136,10 @@ describe("dsml-fix doctor", () => {
     expect(r.out).toContain('    why: provider "fireworks" is not in providers ["deepseek"], and the model is of a leak-prone family\n');
     expect(r.out).toContain('    fix: add "fireworks" to providers (provider ids are the part before "/" in the model name, not model families), or include "auto" (the default: leak-prone models on every provider)\n');
     expect(r.out).toContain("wired nothing; not wired: deepseek (not configured), fireworks (off)");
+    // README shows this very output (Verify, `dsml-fix doctor`), for a project at /home/me/app.
+    const readme = readFileSync(path.join(import.meta.dir, "..", "..", "README.md"), "utf8");
+    const shown = readme.match(/```text\n(dsml-fix doctor [^\n]*\n[\s\S]*?)```/)![1]!;
+    expect(r.out.replaceAll(box.project, "/home/me/app").replace(/loaded v[^:]+:/, "loaded v0.1.0:")).toBe(shown);
     // The fix works: with "fireworks" listed the same model is repaired on the wire.
     box.write("project/opencode.jsonc", `{ "model": "fireworks/deepseek-v3p2", "provider": { "fireworks": { "npm": "@ai-sdk/openai-compatible" } }, "plugin": [["./node_modules/opencode-plugin-dsml-fix", { "providers": ["fireworks"] }]] }`);
     const fixed = await doctor(box, ["--json"]);
