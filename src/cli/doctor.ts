@@ -55,7 +55,7 @@ export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
   if (active) {
     startup = startupReport({ options: active.options, cfg: config as Config, native, env });
     if (active.options.providers.length === 0) problems.push('providers is []: the plugin is disabled');
-    else if (startup.warning) problems.push(startup.warning.replace(/^\[dsml\] /, ""));
+    else if (startup.warning) problems.push(startup.warning.slice(startup.warning.startsWith("[dsml] ") ? "[dsml] ".length : 0));
   }
   return {
     dir,

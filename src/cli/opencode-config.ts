@@ -81,7 +81,7 @@ export function loadConfig(dir: string, env: NodeJS.ProcessEnv): LoadedConfig {
   const merge = (text: string, source: string, base: string) => {
     let parsed: unknown;
     try {
-      parsed = parseJsonc(text.replace(/\{env:([^}]+)\}/g, (_, name: string) => env[name] ?? ""));
+      parsed = parseJsonc(withEnv(text, env));
     } catch (error) {
       throw new ConfigError(`${source} is not valid JSON(C): ${(error as Error).message}`);
     }
@@ -109,7 +109,7 @@ export function loadConfig(dir: string, env: NodeJS.ProcessEnv): LoadedConfig {
 function pluginEntry(entry: unknown, source: string, base: string): PluginEntry[] {
   const [spec, options] = Array.isArray(entry) ? [entry[0], entry[1]] : [entry, undefined];
   if (typeof spec !== "string" || spec === "") return [];
-  const isPath = spec.startsWith("file://") || spec.startsWith(".") || path.isAbsolute(spec) || /^[A-Za-z]:[\\/]/.test(spec);
+  const isPath = spec.startsWith("file://") || spec.startsWith(".") || path.isAbsolute(spec) || isDrivePath(spec);
   if (!isPath) return [{ spec, options, source, resolved: spec, kind: "package" }];
   const resolved = spec.startsWith("file://") ? spec : pathToFileURL(path.resolve(base, spec)).href;
   return [{ spec, options, source, resolved, kind: "path" }];
@@ -179,4 +179,23 @@ export function isDir(p: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** `{env:NAME}` becomes the variable's value (empty when unset), as OpenCode substitutes it before parsing. */
+function withEnv(text: string, env: NodeJS.ProcessEnv): string {
+  let out = "";
+  let from = 0;
+  for (let at = text.indexOf("{env:"); at >= 0; at = text.indexOf("{env:", from)) {
+    const end = text.indexOf("}", at + 5);
+    if (end < 0 || end === at + 5) break;
+    out += text.slice(from, at) + (env[text.slice(at + 5, end)] ?? "");
+    from = end + 1;
+  }
+  return out + text.slice(from);
+}
+
+/** `C:\\...` or `C:/...`: a Windows path, which OpenCode also takes as a file spec. */
+function isDrivePath(spec: string): boolean {
+  const letter = spec.charCodeAt(0) | 0x20;
+  return letter >= 0x61 && letter <= 0x7a && spec[1] === ":" && (spec[2] === "\\" || spec[2] === "/");
 }

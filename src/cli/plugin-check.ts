@@ -48,7 +48,7 @@ export function checkEntry(entry: PluginEntry, cacheDir: string): PluginCheck {
       const hint = relative && inDotOpencode
         ? `; a relative path in ${path.join(".opencode", path.basename(entry.source))} is resolved from .opencode/, not from the project: write ${JSON.stringify(suggestedSpec(entry))} or an absolute path`
         : relative ? `; a relative path is resolved from the directory of ${entry.source}` : "";
-      problems.push(/\.(tgz|tar\.gz)$/.test(target)
+      problems.push(target.endsWith(".tgz") || target.endsWith(".tar.gz")
         ? `${target} is a tarball, which OpenCode cannot load: install it with npm i -D and name the installed folder`
         : `${target} does not exist${hint}`);
       return { entry, folder: null, loadable: false, problems };

@@ -154,6 +154,22 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv) {
 
 function lastLine(text: string): string {
   // OpenCode colours its errors even into a pipe.
-  const lines = text.replace(/\x1b\[[0-9;]*m/g, "").split("\n").map((l) => l.trim()).filter(Boolean);
+  const lines = withoutColours(text).split("\n").map((l) => l.trim()).filter(Boolean);
   return lines.at(-1) ?? "";
+}
+
+/** Drops ESC [ ... m sequences. */
+function withoutColours(text: string): string {
+  let out = "";
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === "\x1b" && text[i + 1] === "[") {
+      const end = text.indexOf("m", i + 2);
+      if (end >= 0) {
+        i = end;
+        continue;
+      }
+    }
+    out += text[i];
+  }
+  return out;
 }
