@@ -58,7 +58,10 @@ export const server: Plugin = async (input, rawOptions) => {
     parse: options.parse,
     responseFix: options.responseFix,
     onResult,
-    onRepairing: (tag) => fallback.noteWireRepair(tag),
+    onRepairing: (tag) => {
+      const { sessionID, messageID } = readTag(tag);
+      if (sessionID && messageID) fallback.noteWireRepair(`${sessionID}/${messageID}`);
+    },
     ...(options.debug ? { debug: (line: string) => log("info", line) } : {}),
   };
 

@@ -102,8 +102,10 @@ describe("plugin fallback on a route the wire adapter does not rewrite (native r
       const correction = correctionText("unexecuted-call");
       expect(systemText(first!)).not.toContain(correction);
       expect(systemText(second!)).toContain(correction);
-      const fallbackLines = logLines(run.stderr, "mode=fallback");
+      const fallbackLines = logLines(run.stderr, "mode=fallback").filter((l) => l.includes("[dsml] response "));
       expect(fallbackLines).toHaveLength(1);
+      // The route line says up front which mode this route gets.
+      expect(logLines(run.stderr, "[dsml] route ").some((l) => l.includes("mode=fallback"))).toBe(true);
       expect(fallbackLines[0]).toMatch(new RegExp(`\\[dsml\\] response ${run.sessionID}/msg_\\w+ mode=fallback removed=1 nudge=unexecuted-call`));
       expect(logLines(run.stderr, "[dsml] request ")[1]).toContain("nudge=unexecuted-call");
       // The wire adapter saw nothing of this route.

@@ -44,8 +44,10 @@ export const id: string = plugin.id;
 // @ts-expect-error bufferLimit is a number
 repairMiddleware({ responseFix: { bufferLimit: "big" } });
 `;
-const PACKED_BUDGET = 150 * 1024;
-const UNPACKED_BUDGET = 600 * 1024;
+// Round 2 added three wires, the fallback, scope and the CLI's doctor: a budget, not a target; a jump
+// past it means something unintended got packed.
+const PACKED_BUDGET = 200 * 1024;
+const UNPACKED_BUDGET = 750 * 1024;
 
 interface PackResult {
   filename: string;

@@ -195,11 +195,12 @@ describe("the plugin wires the fallback to the adapter", () => {
     const cfg = { provider: { fake: { options: { baseURL: "http://127.0.0.1:1/v1", fetch: base } } } };
     await hooks.config!(cfg as never);
     const body = JSON.stringify({ messages: [], tools: [{ type: "function", function: { name: "bash" } }] });
-    await (cfg.provider.fake.options.fetch as typeof fetch)("http://127.0.0.1:1/v1/chat/completions", {
-      method: "POST",
-      headers: { "x-dsml-fix-tag": "ses_1/msg_u1" },
-      body,
-    });
+    // The tag as OpenCode's chat.headers hook gets it, so the test holds whatever the tag's format.
+    const headers = { headers: {} as Record<string, string> };
+    const model = { id: "fake-model", providerID: "fake", api: { id: "fake-model", npm: "@ai-sdk/openai-compatible" } };
+    await hooks["chat.headers"]!({ sessionID: "ses_1", provider: { id: "fake" }, model, message: { id: "msg_u1" } } as never, headers as never);
+    expect(Object.keys(headers.headers)).toEqual(["x-dsml-fix-tag"]);
+    await (cfg.provider.fake.options.fetch as typeof fetch)("http://127.0.0.1:1/v1/chat/completions", { method: "POST", headers: headers.headers, body });
     const complete = async (messageID: string) => {
       const output = { text: PROSE + LEAK };
       await hooks["experimental.text.complete"]!({ sessionID: "ses_1", messageID, partID: "prt_1" }, output);
