@@ -25,9 +25,10 @@ export interface DoctorReport {
   dir: string;
   files: ConfigFile[];
   plugin: { listed: boolean; entries: { spec: string; source: string; folder: string | null; loadable: boolean; problems: string[]; optionProblems: string[] }[] };
-  providers: string[] | null;
+  /** The options' providers; the shipped default when the plugin is not listed. */
+  providers: string[];
   routes: RouteReport[];
-  startup: { line: string; warning?: string } | null;
+  startup: { line: string; warning?: string };
   problems: string[];
 }
 
@@ -46,17 +47,16 @@ export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
     for (const problem of check.optionProblems) problems.push(problem);
   }
   const active = checks.find((c) => c.loadable) ?? checks.at(-1);
+  // Not listed yet: what it would do once listed with the shipped defaults.
+  const options = active?.options ?? resolveOptions(undefined).options;
   const native = nativeRuntime(env);
-  const routes = active ? collectRoutes(config, dirs.cache).map((route) => judge(route, active.options, native)) : [];
+  const routes = collectRoutes(config, dirs.cache).map((route) => judge(route, options, native));
   for (const route of routes) {
     if (route.mode === "off" && route.fix) problems.push(`${route.provider}/${route.model}: a leak-prone model the plugin leaves alone (${route.why}); ${route.fix}`);
   }
-  let startup: DoctorReport["startup"] = null;
-  if (active) {
-    startup = startupReport({ options: active.options, cfg: config as Config, native, env });
-    if (active.options.providers.length === 0) problems.push('providers is []: the plugin is disabled');
-    else if (startup.warning) problems.push(startup.warning.slice(startup.warning.startsWith("[dsml] ") ? "[dsml] ".length : 0));
-  }
+  const startup = startupReport({ options, cfg: config as Config, native, env });
+  if (active && options.providers.length === 0) problems.push("providers is []: the plugin is disabled");
+  else if (active && startup.warning) problems.push(startup.warning.slice(startup.warning.startsWith("[dsml] ") ? "[dsml] ".length : 0));
   return {
     dir,
     files,
@@ -64,7 +64,7 @@ export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
       listed: checks.length > 0,
       entries: checks.map((c) => ({ spec: c.entry.spec, source: c.entry.source, folder: c.folder, loadable: c.loadable, problems: c.problems, optionProblems: c.optionProblems })),
     },
-    providers: active ? active.options.providers : null,
+    providers: options.providers,
     routes,
     startup,
     problems,
@@ -159,17 +159,15 @@ export function describeDoctor(report: DoctorReport): string {
     lines.push(entry.optionProblems.length === 0 ? "  options: valid" : "  options:");
     for (const problem of entry.optionProblems) lines.push(`    ${problem}`);
   }
-  if (report.providers !== null) lines.push(`providers: ${JSON.stringify(report.providers)}`);
+  lines.push(`providers: ${JSON.stringify(report.providers)}${report.plugin.listed ? "" : " (the default, once the plugin is listed)"}`);
   if (report.routes.length > 0) lines.push("models:");
   for (const route of report.routes) {
     lines.push(`  ${route.provider}/${route.model} (${route.usedAs.join(", ")}; package ${route.package ?? "not named"}): ${route.mode}`);
     lines.push(`    why: ${route.why}`);
     if (route.fix) lines.push(`    fix: ${route.fix}`);
   }
-  if (report.startup) {
-    lines.push("start-up line the plugin will log:", `  ${report.startup.line}`);
-    if (report.startup.warning) lines.push(`  ${report.startup.warning}`);
-  }
+  lines.push(`start-up line the plugin ${report.plugin.listed ? "will log" : "would log once listed"}:`, `  ${report.startup.line}`);
+  if (report.startup.warning) lines.push(`  ${report.startup.warning}`);
   if (report.problems.length === 0) lines.push("no problems found");
   else lines.push(`${report.problems.length} problem(s):`, ...report.problems.map((p) => `  - ${p}`));
   return `${lines.join("\n")}\n`;

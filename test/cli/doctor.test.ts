@@ -61,7 +61,14 @@ describe("dsml-fix doctor", () => {
     expect(r.out).toContain("plugin: not listed");
     expect(r.out).toContain(`the plugin is not listed in any config file OpenCode reads for ${box.project}: add "opencode-plugin-dsml-fix"`);
     expect(r.out).toContain(`project  ${path.join(box.project, "opencode.json")}`);
-    expect((await doctor(box, ["--json"])).json().plugin).toEqual({ listed: false, entries: [] });
+    const report = (await doctor(box, ["--json"])).json();
+    expect(report.plugin).toEqual({ listed: false, entries: [] });
+    // What it would do once listed, with the shipped defaults.
+    expect(report.providers).toEqual(["auto"]);
+    expect(report.routes).toEqual([expect.objectContaining({ provider: "deepseek", model: "deepseek-chat", mode: "wire" })]);
+    expect(r.out).toContain('providers: ["auto"] (the default, once the plugin is listed)');
+    expect(r.out).toContain("start-up line the plugin would log once listed:");
+    expect(report.problems).toHaveLength(1);
   });
 
   test("listed and loadable with the default options, the model in scope: no problems, exit 0", async () => {
