@@ -1,8 +1,14 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
 import { parse } from "../stream/parse-text.ts";
 import type { ParseResult, ToolSpec } from "../parse/types.ts";
 import { opencodeBuiltinTools } from "../tools/opencode-builtins.ts";
-import { EXIT, parseArgs, USAGE, UsageError, type Command, type ScanArgs } from "./args.ts";
+import { EXIT, parseArgs, USAGE, UsageError, type Command, type DoctorArgs, type ScanArgs } from "./args.ts";
+import { describeDoctor, doctor } from "./doctor.ts";
+import { ConfigError } from "./opencode-config.ts";
+import { assistantText, describe, report, type ExportedMessage } from "./report.ts";
+import { locateStore, readSessions, StoreError } from "./session-store.ts";
+import { describeSessions, scanSessions, underDirectory } from "./sessions.ts";
 
 export interface Io {
   readStdin(): Promise<Uint8Array>;
@@ -10,6 +16,9 @@ export interface Io {
   stdinIsTTY?: boolean;
   out(text: string): void;
   err(text: string): void;
+  /** Environment and working directory for --sessions (where OpenCode's data is); the process's own by default. */
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
 }
 
 /** Exit codes: 0 nothing broken, 1 broken markup found, 2 bad usage or unreadable input. */
@@ -30,8 +39,10 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     io.out(`${packageVersion()}\n`);
     return EXIT.clean;
   }
+  if (command.kind === "doctor") return runDoctor(command.args, io);
   const args = command.args;
   const tools = resolveTools(args.tools);
+  if (args.sessions) return scanStoredSessions(args, tools, io);
   const fromStdin = args.exportFile === null && args.source === "-";
   const sourceName = args.exportFile ?? (fromStdin ? "standard input" : args.source);
   let input: string;
@@ -89,27 +100,6 @@ function resolveTools(names: string[] | null): ToolSpec[] {
   return names.map((name) => opencodeBuiltinTools.find((t) => t.name === name) ?? { name });
 }
 
-function report(result: ParseResult) {
-  return {
-    calls: result.calls.map(({ tool, input, shape }) => ({ tool, input, shape })),
-    text: result.text,
-    nudge: result.nudge,
-    broken: result.broken.map(({ shape, reason }) => ({ shape, reason })),
-  };
-}
-
-function describe(result: ParseResult): string {
-  const lines = [`recovered ${result.calls.length} call(s), ${result.broken.length} broken span(s), nudge: ${result.nudge ?? "none"}`];
-  for (const call of result.calls) lines.push(`  call ${call.tool} (${call.shape}) args: ${Object.keys(call.input).join(", ") || "none"}`);
-  for (const b of result.broken) lines.push(`  broken ${b.shape}: ${b.detail}${b.tool ? ` (tool ${b.tool})` : ""}`);
-  return `${lines.join("\n")}\n`;
-}
-
-interface ExportedMessage {
-  info?: { id?: string; role?: string };
-  parts?: { type?: string; text?: string }[];
-}
-
 function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: Io): number {
   let messages: ExportedMessage[];
   try {
@@ -122,10 +112,7 @@ function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: Io): num
   }
   const found = messages
     .filter((m) => m.info?.role === "assistant")
-    .map((m) => {
-      const text = (m.parts ?? []).filter((p) => p.type === "text" && typeof p.text === "string").map((p) => p.text).join("\n");
-      return { id: m.info?.id ?? "?", result: parse(text, tools) };
-    })
+    .map((m) => ({ id: m.info?.id ?? "?", result: parse(assistantText(m) ?? "", tools) }))
     .filter(({ result }) => result.calls.length > 0 || result.broken.length > 0);
   if (args.json) {
     io.out(`${JSON.stringify({ messages: found.map(({ id, result }) => ({ id, ...report(result), text: undefined })) })}\n`);
@@ -135,6 +122,42 @@ function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: Io): num
     for (const { id, result } of found) io.out(`message ${id}: ${describe(result)}`);
   }
   return found.some(({ result }) => result.broken.length > 0) ? EXIT.broken : EXIT.clean;
+}
+
+async function scanStoredSessions(args: ScanArgs, tools: ToolSpec[], io: Io): Promise<number> {
+  const env = io.env ?? process.env;
+  const cwd = io.cwd ?? process.cwd();
+  try {
+    const location = locateStore({ opencode: args.opencode, db: args.db, env, cwd });
+    const stored = await readSessions(location);
+    const directory = args.dir === null ? null : path.resolve(cwd, args.dir);
+    const found = scanSessions(directory === null ? stored : underDirectory(stored, directory), tools, location.database, directory);
+    io.out(args.json ? `${JSON.stringify(found)}\n` : describeSessions(found));
+    return found.totals.messagesWithLeaks > 0 ? EXIT.broken : EXIT.clean;
+  } catch (error) {
+    if (!(error instanceof StoreError)) throw error;
+    io.err(`dsml-fix: ${error.message}\n`);
+    return EXIT.usage;
+  }
+}
+
+function runDoctor(args: DoctorArgs, io: Io): number {
+  const dir = path.resolve(io.cwd ?? process.cwd(), args.dir);
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error("not a directory");
+  } catch (error) {
+    io.err(`dsml-fix: cannot read ${dir}: ${(error as Error).message}\n`);
+    return EXIT.usage;
+  }
+  try {
+    const report = doctor(dir, io.env ?? process.env);
+    io.out(args.json ? `${JSON.stringify(report)}\n` : describeDoctor(report));
+    return report.problems.length > 0 ? EXIT.broken : EXIT.clean;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    io.err(`dsml-fix: ${error.message}\n`);
+    return EXIT.usage;
+  }
 }
 
 if (import.meta.main) process.exitCode = await main(process.argv.slice(2), processIo());

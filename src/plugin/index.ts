@@ -147,7 +147,7 @@ function routeOf(hookInput: { model?: { id?: string; providerID?: string; family
 }
 
 /** OpenCode's experimental native runtime calls providers without the configured fetch. */
-function nativeRuntime(env: NodeJS.ProcessEnv = process.env): boolean {
+export function nativeRuntime(env: NodeJS.ProcessEnv = process.env): boolean {
   const flag = env.OPENCODE_EXPERIMENTAL_NATIVE_LLM;
   return flag !== undefined && flag !== "" && flag !== "0" && flag.toLowerCase() !== "false";
 }

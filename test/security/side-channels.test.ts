@@ -257,9 +257,12 @@ describe("static: src/ reaches no network or file-writing API", () => {
       "@opencode-ai/plugin": ["Config", "Hooks", "Plugin", "PluginInput", "PluginModule"],
       "@opencode-ai/sdk": ["Message", "Part"],
       "fast-xml-parser": ["XMLParser", "XMLValidator"],
-      "node:fs": ["readFileSync"],
+      // Only `dsml-fix scan --sessions` (src/cli/session-store.ts), which runs `opencode db` with one SELECT.
+      "node:child_process": ["spawn"],
+      "node:fs": ["accessSync", "constants", "existsSync", "readFileSync", "statSync"],
       "node:os": ["homedir"],
       "node:path": ["default"],
+      "node:url": ["fileURLToPath", "pathToFileURL"],
       zod: ["z"],
     });
   });
@@ -283,6 +286,7 @@ describe("static: src/ reaches no network or file-writing API", () => {
       };
       visit(sf);
     }
-    expect(hits).toEqual([]);
+    // The CLI's session scan starts the user's own `opencode db` (src/cli sits above the plugin, which cannot import it).
+    expect(hits.filter((hit) => hit !== "cli/session-store.ts: spawn")).toEqual([]);
   });
 });

@@ -1,0 +1,174 @@
+// `dsml-fix doctor [DIR]`: what the plugin would do in DIR, judged with the plugin's own code
+// (option validation, scope and start-up line), from the OpenCode configuration that applies there.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { Config } from "@opencode-ai/plugin";
+import { nativeRuntime } from "../plugin/index.ts";
+import { resolveOptions, type PluginOptions } from "../plugin/options.ts";
+import { AUTO_SCOPE, EVERY_PROVIDER, isLeakProne, routeMode, servedNatively, type Route, type RouteMode } from "../plugin/scope.ts";
+import { startupReport } from "../plugin/startup.ts";
+import { configDirs, isObject, loadConfig, type ConfigFile } from "./opencode-config.ts";
+import { checkEntry, ourEntries, type PluginCheck } from "./plugin-check.ts";
+
+export interface RouteReport {
+  provider: string;
+  model: string;
+  /** Where the config names it: "model", "small_model", "agent build", "provider". */
+  usedAs: string[];
+  package: string | null;
+  mode: RouteMode;
+  why: string;
+  fix?: string;
+}
+
+export interface DoctorReport {
+  dir: string;
+  files: ConfigFile[];
+  plugin: { listed: boolean; entries: { spec: string; source: string; folder: string | null; loadable: boolean; problems: string[]; optionProblems: string[] }[] };
+  /** The options' providers; the shipped default when the plugin is not listed. */
+  providers: string[];
+  routes: RouteReport[];
+  startup: { line: string; warning?: string };
+  problems: string[];
+}
+
+export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
+  const { files, config, plugins } = loadConfig(dir, env);
+  const dirs = configDirs(env);
+  const checks: (PluginCheck & { optionProblems: string[]; options: PluginOptions })[] = ourEntries(plugins).map((entry) => {
+    const { options, problems } = resolveOptions(entry.options);
+    return { ...checkEntry(entry, dirs.cache), optionProblems: problems, options };
+  });
+  const problems: string[] = [];
+  if (checks.length === 0) problems.push(`the plugin is not listed in any config file OpenCode reads for ${dir}: add "opencode-plugin-dsml-fix" (or the installed folder's path) to "plugin" (README, Install)`);
+  if (checks.length > 1) problems.push(`the plugin is listed ${checks.length} times (${checks.map((c) => c.entry.spec).join(", ")}): OpenCode loads each one; keep one`);
+  for (const check of checks) {
+    for (const problem of check.problems) problems.push(`${check.entry.spec}: ${problem}`);
+    for (const problem of check.optionProblems) problems.push(problem);
+  }
+  const active = checks.find((c) => c.loadable) ?? checks.at(-1);
+  // Not listed yet: what it would do once listed with the shipped defaults.
+  const options = active?.options ?? resolveOptions(undefined).options;
+  const native = nativeRuntime(env);
+  const routes = collectRoutes(config, dirs.cache).map((route) => judge(route, options, native));
+  for (const route of routes) {
+    if (route.mode === "off" && route.fix) problems.push(`${route.provider}/${route.model}: a leak-prone model the plugin leaves alone (${route.why}); ${route.fix}`);
+  }
+  const startup = startupReport({ options, cfg: config as Config, native, env });
+  if (active && options.providers.length === 0) problems.push("providers is []: the plugin is disabled");
+  else if (active && startup.warning) problems.push(startup.warning.slice(startup.warning.startsWith("[dsml] ") ? "[dsml] ".length : 0));
+  return {
+    dir,
+    files,
+    plugin: {
+      listed: checks.length > 0,
+      entries: checks.map((c) => ({ spec: c.entry.spec, source: c.entry.source, folder: c.folder, loadable: c.loadable, problems: c.problems, optionProblems: c.optionProblems })),
+    },
+    providers: options.providers,
+    routes,
+    startup,
+    problems,
+  };
+}
+
+type Found = Route & { usedAs: string[] };
+
+/** Every model the config names (model, small_model, agents) or defines (provider.*.models). */
+function collectRoutes(config: Record<string, unknown>, cacheDir: string): Found[] {
+  const providers = isObject(config.provider) ? config.provider : {};
+  const catalog = readCatalog(cacheDir);
+  const found = new Map<string, Found>();
+  const add = (providerID: string, modelID: string, usedAs: string) => {
+    const key = `${providerID}/${modelID}`;
+    const existing = found.get(key);
+    if (existing) {
+      if (!existing.usedAs.includes(usedAs)) existing.usedAs.push(usedAs);
+      return;
+    }
+    const provider = isObject(providers[providerID]) ? providers[providerID] : {};
+    const models = isObject(provider.models) ? provider.models : {};
+    const model = isObject(models[modelID]) ? models[modelID] : {};
+    const listed = catalog?.[providerID]?.models?.[modelID];
+    const modelProvider = isObject(model.provider) ? model.provider : {};
+    const npm = [modelProvider.npm, provider.npm, catalog?.[providerID]?.npm].find((v): v is string => typeof v === "string");
+    const apiID = typeof model.id === "string" ? model.id : undefined;
+    const family = [model.family, listed?.family].find((v): v is string => typeof v === "string");
+    found.set(key, { providerID, modelID, apiID, family, npm, usedAs: [usedAs] });
+  };
+  const named = (ref: unknown, usedAs: string) => {
+    if (typeof ref !== "string") return;
+    const slash = ref.indexOf("/");
+    if (slash > 0) add(ref.slice(0, slash), ref.slice(slash + 1), usedAs);
+  };
+  named(config.model, "model");
+  named(config.small_model, "small_model");
+  if (isObject(config.agent)) for (const [name, agent] of Object.entries(config.agent)) if (isObject(agent)) named(agent.model, `agent ${name}`);
+  for (const [providerID, provider] of Object.entries(providers)) {
+    if (isObject(provider) && isObject(provider.models)) for (const modelID of Object.keys(provider.models)) add(providerID, modelID, "provider");
+  }
+  return [...found.values()];
+}
+
+type Catalog = Record<string, { npm?: string; models?: Record<string, { family?: string }> }>;
+
+/** OpenCode's cached model catalog (models.dev), when it has fetched one: the package and family of catalog models. */
+function readCatalog(cacheDir: string): Catalog | null {
+  try {
+    const parsed = JSON.parse(readFileSync(path.join(cacheDir, "models.json"), "utf8")) as unknown;
+    return isObject(parsed) ? (parsed as Catalog) : null;
+  } catch {
+    return null;
+  }
+}
+
+function judge(found: Found, options: PluginOptions, native: boolean): RouteReport {
+  const { usedAs, ...route } = found;
+  const mode = routeMode(options, route, native);
+  const base = { provider: route.providerID, model: route.modelID ?? "?", usedAs, package: route.npm ?? null, mode };
+  const scope = scopeReason(options.providers, route);
+  if (mode === "wire") return { ...base, why: `${scope}; its package is one the repairing fetch rewrites${route.npm ? "" : " (none named in the config: chat-completions assumed, as the plugin does)"}` };
+  if (mode === "fallback") {
+    const why = native && servedNatively(route) ? "OPENCODE_EXPERIMENTAL_NATIVE_LLM serves it natively" : `its package ${route.npm} is not one the fetch can rewrite`;
+    return { ...base, why: `${scope}; ${why}: leaked markup is removed from the finished text and the model asked to call the tool properly` };
+  }
+  const leakProne = isLeakProne(route);
+  const fix = `add "${route.providerID}" to providers (provider ids are the part before "/" in the model name, not model families)${options.providers.includes(AUTO_SCOPE) ? "" : ', or include "auto" (the default: leak-prone models on every provider)'}`;
+  return leakProne ? { ...base, why: `${scope}, and the model is of a leak-prone family`, fix } : { ...base, why: `${scope}; not a leak-prone model family (if it leaks tool calls: ${fix})` };
+}
+
+/** Why scope.ts decided as it did, in words (the decision itself is routeMode's). */
+function scopeReason(providers: readonly string[], route: Route): string {
+  const id = route.providerID;
+  if (providers.length === 0) return "providers is [] (the plugin is disabled)";
+  if (providers.includes(EVERY_PROVIDER)) return 'providers has "*"';
+  if (providers.includes(id)) return `provider "${id}" is in providers`;
+  const listed = `provider "${id}" is not in providers ${JSON.stringify(providers)}`;
+  if (providers.includes(AUTO_SCOPE)) return isLeakProne(route) ? `"auto" covers it: a leak-prone model family` : `${listed}, and "auto" covers leak-prone model families only`;
+  return listed;
+}
+
+export function describeDoctor(report: DoctorReport): string {
+  const lines = [`dsml-fix doctor ${report.dir}`, "OpenCode config files, in the order OpenCode 1.18.33 merges them (later wins):"];
+  if (report.files.length === 0) lines.push("  none");
+  for (const file of report.files) lines.push(`  ${file.kind.padEnd(8)} ${file.path}`);
+  if (!report.plugin.listed) lines.push("plugin: not listed");
+  for (const entry of report.plugin.entries) {
+    lines.push(`plugin: ${JSON.stringify(entry.spec)} in ${entry.source}`);
+    lines.push(`  ${entry.folder ?? "(no folder)"}: ${entry.loadable ? "loadable" : "NOT loadable"}`);
+    for (const problem of entry.problems) lines.push(`    ${problem}`);
+    lines.push(entry.optionProblems.length === 0 ? "  options: valid" : "  options:");
+    for (const problem of entry.optionProblems) lines.push(`    ${problem}`);
+  }
+  lines.push(`providers: ${JSON.stringify(report.providers)}${report.plugin.listed ? "" : " (the default, once the plugin is listed)"}`);
+  if (report.routes.length > 0) lines.push("models:");
+  for (const route of report.routes) {
+    lines.push(`  ${route.provider}/${route.model} (${route.usedAs.join(", ")}; package ${route.package ?? "not named"}): ${route.mode}`);
+    lines.push(`    why: ${route.why}`);
+    if (route.fix) lines.push(`    fix: ${route.fix}`);
+  }
+  lines.push(`start-up line the plugin ${report.plugin.listed ? "will log" : "would log once listed"}:`, `  ${report.startup.line}`);
+  if (report.startup.warning) lines.push(`  ${report.startup.warning}`);
+  if (report.problems.length === 0) lines.push("no problems found");
+  else lines.push(`${report.problems.length} problem(s):`, ...report.problems.map((p) => `  - ${p}`));
+  return `${lines.join("\n")}\n`;
+}

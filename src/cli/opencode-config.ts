@@ -1,0 +1,201 @@
+// The OpenCode configuration that applies in a directory, found and merged the way OpenCode 1.18.33
+// does it (read from its Config.loadInstanceState; checked against `opencode debug config` in
+// test/cli/doctor.test.ts). Later files win for settings; `plugin` lists are concatenated, and a
+// plugin named twice keeps only its last entry.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseJsonc } from "./jsonc.ts";
+
+export interface ConfigFile {
+  path: string;
+  /** Why OpenCode reads it. */
+  kind: "global" | "OPENCODE_CONFIG" | "project" | ".opencode" | "OPENCODE_CONFIG_DIR" | "OPENCODE_CONFIG_CONTENT";
+}
+
+/** One `plugin` entry after OpenCode's resolution: a relative path is taken from the file's own directory. */
+export interface PluginEntry {
+  /** As written. */
+  spec: string;
+  options: unknown;
+  /** The file that lists it. */
+  source: string;
+  /** A file: URL for a path spec; the spec itself for a package. */
+  resolved: string;
+  kind: "path" | "package";
+}
+
+export interface LoadedConfig {
+  files: ConfigFile[];
+  config: Record<string, unknown>;
+  plugins: PluginEntry[];
+}
+
+export class ConfigError extends Error {}
+
+export function configDirs(env: NodeJS.ProcessEnv): { config: string; cache: string; home: string } {
+  const home = env.HOME || homedir();
+  return {
+    home,
+    config: path.join(env.XDG_CONFIG_HOME || path.join(home, ".config"), "opencode"),
+    cache: path.join(env.XDG_CACHE_HOME || path.join(home, ".cache"), "opencode"),
+  };
+}
+
+/** The files OpenCode reads for a session in `dir`, in the order it merges them. */
+export function configFiles(dir: string, env: NodeJS.ProcessEnv): ConfigFile[] {
+  const dirs = configDirs(env);
+  const files: ConfigFile[] = [];
+  const add = (file: string, kind: ConfigFile["kind"]) => {
+    if (isFile(file)) files.push({ path: file, kind });
+  };
+  for (const name of ["config.json", "opencode.json", "opencode.jsonc"]) add(path.join(dirs.config, name), "global");
+  if (env.OPENCODE_CONFIG) add(path.resolve(dir, env.OPENCODE_CONFIG), "OPENCODE_CONFIG");
+  const top = worktree(dir);
+  const projectConfig = !env.OPENCODE_DISABLE_PROJECT_CONFIG;
+  if (projectConfig) {
+    // Found walking up from dir to the worktree, merged outermost first; in one directory .jsonc wins.
+    for (const d of upward(dir, top).reverse()) for (const name of ["opencode.json", "opencode.jsonc"]) add(path.join(d, name), "project");
+  }
+  // .opencode directories nearest first (so an outer one wins), then ~/.opencode, then OPENCODE_CONFIG_DIR.
+  const dotDirs = [...(projectConfig ? upward(dir, top) : []), ...(isDir(path.join(dirs.home, ".opencode")) ? [dirs.home] : [])]
+    .map((d) => path.join(d, ".opencode"))
+    .filter(isDir);
+  const seen = new Set<string>();
+  for (const d of dotDirs) {
+    if (seen.has(d)) continue;
+    seen.add(d);
+    for (const name of ["opencode.json", "opencode.jsonc"]) add(path.join(d, name), ".opencode");
+  }
+  if (env.OPENCODE_CONFIG_DIR && !seen.has(env.OPENCODE_CONFIG_DIR)) {
+    for (const name of ["opencode.json", "opencode.jsonc"]) add(path.join(env.OPENCODE_CONFIG_DIR, name), "OPENCODE_CONFIG_DIR");
+  }
+  return files;
+}
+
+export function loadConfig(dir: string, env: NodeJS.ProcessEnv): LoadedConfig {
+  const files = configFiles(dir, env);
+  let config: Record<string, unknown> = {};
+  let plugins: PluginEntry[] = [];
+  const merge = (text: string, source: string, base: string) => {
+    let parsed: unknown;
+    try {
+      parsed = parseJsonc(withEnv(text, env));
+    } catch (error) {
+      throw new ConfigError(`${source} is not valid JSON(C): ${(error as Error).message}`);
+    }
+    if (!isObject(parsed)) throw new ConfigError(`${source} does not hold a JSON object`);
+    const { plugin, ...rest } = parsed;
+    config = deepMerge(config, rest);
+    if (Array.isArray(plugin)) plugins = dedupe([...plugins, ...plugin.flatMap((entry) => pluginEntry(entry, source, base))]);
+  };
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file.path, "utf8");
+    } catch (error) {
+      throw new ConfigError(`cannot read ${file.path}: ${(error as Error).message}`);
+    }
+    merge(text, file.path, path.dirname(file.path));
+  }
+  if (env.OPENCODE_CONFIG_CONTENT) {
+    files.push({ path: "OPENCODE_CONFIG_CONTENT", kind: "OPENCODE_CONFIG_CONTENT" });
+    merge(env.OPENCODE_CONFIG_CONTENT, "OPENCODE_CONFIG_CONTENT", dir);
+  }
+  return { files, config, plugins };
+}
+
+function pluginEntry(entry: unknown, source: string, base: string): PluginEntry[] {
+  const [spec, options] = Array.isArray(entry) ? [entry[0], entry[1]] : [entry, undefined];
+  if (typeof spec !== "string" || spec === "") return [];
+  const isPath = spec.startsWith("file://") || spec.startsWith(".") || path.isAbsolute(spec) || isDrivePath(spec);
+  if (!isPath) return [{ spec, options, source, resolved: spec, kind: "package" }];
+  const resolved = spec.startsWith("file://") ? spec : pathToFileURL(path.resolve(base, spec)).href;
+  return [{ spec, options, source, resolved, kind: "path" }];
+}
+
+/** OpenCode keeps the last entry of each plugin: a package by its name, a path by its URL. */
+function dedupe(entries: PluginEntry[]): PluginEntry[] {
+  const seen = new Set<string>();
+  const kept: PluginEntry[] = [];
+  for (const entry of [...entries].reverse()) {
+    const key = entry.kind === "path" ? entry.resolved : packageName(entry.spec);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    kept.push(entry);
+  }
+  return kept.reverse();
+}
+
+/** `name`, `name@version`, `@scope/name@version` -> the package name. */
+export function packageName(spec: string): string {
+  const at = spec.indexOf("@", spec.startsWith("@") ? 1 : 0);
+  return at < 0 ? spec : spec.slice(0, at);
+}
+
+/** The git worktree root above dir, or the filesystem root when there is none (OpenCode walks that far). */
+function worktree(dir: string): string {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if (existsSync(path.join(d, ".git"))) return d;
+    if (path.dirname(d) === d) return d;
+  }
+}
+
+/** dir, its parent, ... up to and including stop. */
+function upward(dir: string, stop: string): string[] {
+  const out: string[] = [];
+  for (let d = dir; ; d = path.dirname(d)) {
+    out.push(d);
+    if (d === stop || path.dirname(d) === d) return out;
+  }
+}
+
+function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    if (key === "__proto__" || key === "constructor" || key === "prototype") continue;
+    const current = out[key];
+    out[key] = isObject(current) && isObject(value) ? deepMerge(current, value) : value;
+  }
+  return out;
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** `{env:NAME}` becomes the variable's value (empty when unset), as OpenCode substitutes it before parsing. */
+function withEnv(text: string, env: NodeJS.ProcessEnv): string {
+  let out = "";
+  let from = 0;
+  for (let at = text.indexOf("{env:"); at >= 0; at = text.indexOf("{env:", from)) {
+    const end = text.indexOf("}", at + 5);
+    if (end < 0 || end === at + 5) break;
+    out += text.slice(from, at) + (env[text.slice(at + 5, end)] ?? "");
+    from = end + 1;
+  }
+  return out + text.slice(from);
+}
+
+/** `C:\\...` or `C:/...`: a Windows path, which OpenCode also takes as a file spec. */
+function isDrivePath(spec: string): boolean {
+  const letter = spec.charCodeAt(0) | 0x20;
+  return letter >= 0x61 && letter <= 0x7a && spec[1] === ":" && (spec[2] === "\\" || spec[2] === "/");
+}

@@ -1,0 +1,122 @@
+// Whether OpenCode can load the plugin from an entry: the folder exists and is this package, its
+// server entry exists, and the packages it needs at run time resolve from it. OpenCode 1.18.33 says
+// nothing when any of this fails, so this is the check a user cannot otherwise make.
+import { existsSync as exists, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { isDir, packageName, type PluginEntry } from "./opencode-config.ts";
+
+export const PACKAGE_NAME = "opencode-plugin-dsml-fix";
+
+export interface PluginCheck {
+  entry: PluginEntry;
+  /** The package folder OpenCode would import from. */
+  folder: string | null;
+  loadable: boolean;
+  problems: string[];
+}
+
+/** Entries that name this plugin: by package name, or a path whose folder (or the path's wording) is ours. */
+export function ourEntries(plugins: PluginEntry[]): PluginEntry[] {
+  return plugins.filter((entry) => {
+    if (entry.kind === "package") return packageName(entry.spec) === PACKAGE_NAME;
+    const folder = packageFolder(fileURLToPath(entry.resolved));
+    if (folder) return manifest(folder)?.name === PACKAGE_NAME;
+    return entry.spec.includes("dsml-fix");
+  });
+}
+
+export function checkEntry(entry: PluginEntry, cacheDir: string): PluginCheck {
+  const problems: string[] = [];
+  let folder: string | null;
+  if (entry.kind === "package") {
+    // What `opencode plugin NAME` (or the first start) leaves in OpenCode's cache.
+    const version = entry.spec.slice(packageName(entry.spec).length + 1) || "latest";
+    folder = path.join(cacheDir, "packages", `${PACKAGE_NAME}@${version}`, "node_modules", PACKAGE_NAME);
+    if (!isDir(folder)) {
+      problems.push(
+        `not in OpenCode's package cache (${folder}); OpenCode installs it from npm at start-up, and the package is not on npm yet: install from a packed checkout (README, Install)`,
+      );
+      return { entry, folder, loadable: false, problems };
+    }
+  } else {
+    const target = fileURLToPath(entry.resolved);
+    folder = packageFolder(target);
+    if (folder === null) {
+      const relative = !entry.spec.startsWith("file://") && !path.isAbsolute(entry.spec);
+      const inDotOpencode = path.basename(path.dirname(entry.source)) === ".opencode";
+      const hint = relative && inDotOpencode
+        ? `; a relative path in ${path.join(".opencode", path.basename(entry.source))} is resolved from .opencode/, not from the project: write ${JSON.stringify(suggestedSpec(entry))} or an absolute path`
+        : relative ? `; a relative path is resolved from the directory of ${entry.source}` : "";
+      problems.push(target.endsWith(".tgz") || target.endsWith(".tar.gz")
+        ? `${target} is a tarball, which OpenCode cannot load: install it with npm i -D and name the installed folder`
+        : `${target} does not exist${hint}`);
+      return { entry, folder: null, loadable: false, problems };
+    }
+  }
+  const pkg = manifest(folder);
+  if (pkg?.name !== PACKAGE_NAME) problems.push(`${folder} holds ${pkg?.name ? `the package ${JSON.stringify(pkg.name)}` : "no package.json"}, not ${PACKAGE_NAME}`);
+  const serverEntry = serverEntryOf(pkg);
+  if (pkg?.name === PACKAGE_NAME && !(serverEntry && exists(path.join(folder, serverEntry)))) {
+    problems.push(`${folder} lacks its server entry ${serverEntry ?? "(exports[\"./server\"])"}; the folder is incomplete: reinstall it`);
+  }
+  for (const dependency of Object.keys(pkg?.dependencies ?? {})) {
+    if (!resolvesFrom(folder, dependency)) {
+      problems.push(`${dependency} does not resolve from ${folder} (the folder was copied without its dependencies: install the tarball with npm, README Install)`);
+    }
+  }
+  return { entry, folder, loadable: problems.length === 0, problems };
+}
+
+/** A relative spec that would work from .opencode/: the same target taken from the project directory. */
+function suggestedSpec(entry: PluginEntry): string {
+  const project = path.dirname(path.dirname(entry.source));
+  const intended = path.resolve(project, entry.spec);
+  return path.relative(path.dirname(entry.source), intended);
+}
+
+interface Manifest {
+  name?: string;
+  main?: string;
+  exports?: Record<string, unknown>;
+  dependencies?: Record<string, string>;
+}
+
+function manifest(folder: string): Manifest | null {
+  try {
+    return JSON.parse(readFileSync(path.join(folder, "package.json"), "utf8")) as Manifest;
+  } catch {
+    return null;
+  }
+}
+
+/** A directory spec is the package itself; a file spec belongs to the nearest package above it. */
+function packageFolder(target: string): string | null {
+  if (isDir(target)) return target;
+  if (!exists(target)) return null;
+  for (let d = path.dirname(target); ; d = path.dirname(d)) {
+    if (exists(path.join(d, "package.json"))) return d;
+    if (path.dirname(d) === d) return null;
+  }
+}
+
+/** OpenCode imports exports["./server"] (its import or default), else main. */
+function serverEntryOf(pkg: Manifest | null): string | null {
+  const server = pkg?.exports?.["./server"];
+  if (typeof server === "string") return server;
+  if (server && typeof server === "object") {
+    for (const key of ["import", "default"]) {
+      const value = (server as Record<string, unknown>)[key];
+      if (typeof value === "string") return value;
+    }
+  }
+  return typeof pkg?.main === "string" ? pkg.main : null;
+}
+
+/** Node's (and Bun's) lookup of a bare package: node_modules/NAME in the folder or any folder above it. */
+function resolvesFrom(folder: string, name: string): boolean {
+  for (let d = folder; ; d = path.dirname(d)) {
+    if (exists(path.join(d, "node_modules", name, "package.json"))) return true;
+    if (path.dirname(d) === d) return false;
+  }
+}

@@ -1,0 +1,152 @@
+import path from "node:path";
+import type { ParseResult, ToolSpec } from "../parse/types.ts";
+import { parse } from "../stream/parse-text.ts";
+import { assistantText } from "./report.ts";
+import type { StoredSession } from "./session-store.ts";
+
+/** One assistant message that leaked: only tool names and shape ids, never argument values (history may hold secrets). */
+export interface MessageLeak {
+  message: string;
+  calls: { tool: string; shape: string }[];
+  broken: { shape: string; reason: string }[];
+  stripped: { kind: string }[];
+}
+
+export interface ModelTally {
+  provider: string;
+  model: string;
+  messages: number;
+  messagesWithLeaks: number;
+  calls: number;
+  broken: number;
+  stripped: number;
+  /** Shape id -> count, recovered-would-be and broken apart. */
+  shapes: { recovered: Record<string, number>; broken: Record<string, number> };
+}
+
+export interface SessionLeaks {
+  id: string;
+  title: string;
+  directory: string;
+  models: (ModelTally & { leaks: MessageLeak[] })[];
+}
+
+export interface SessionsReport {
+  database: string;
+  /** --dir, resolved: only sessions of this directory and below were scanned. */
+  directory: string | null;
+  sessions: SessionLeaks[];
+  models: ModelTally[];
+  totals: { sessions: number; sessionsWithLeaks: number; messages: number; messagesWithLeaks: number; calls: number; broken: number; stripped: number };
+}
+
+/** Sessions of DIR itself and of every directory below it. */
+export function underDirectory(sessions: StoredSession[], dir: string): StoredSession[] {
+  const root = path.resolve(dir);
+  return sessions.filter((s) => {
+    const relative = path.relative(root, s.directory);
+    return s.directory !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
+  });
+}
+
+/** The same parse() the live repair uses, on text only: nothing is executed or written. */
+export function scanSessions(sessions: StoredSession[], tools: readonly ToolSpec[], database: string, directory: string | null = null): SessionsReport {
+  const overall = new Map<string, ModelTally>();
+  const report: SessionsReport = {
+    database,
+    directory,
+    sessions: [],
+    models: [],
+    totals: { sessions: sessions.length, sessionsWithLeaks: 0, messages: 0, messagesWithLeaks: 0, calls: 0, broken: 0, stripped: 0 },
+  };
+  for (const session of sessions) {
+    const perModel = new Map<string, ModelTally & { leaks: MessageLeak[] }>();
+    for (const message of session.messages) {
+      const provider = message.info?.providerID ?? "?";
+      const model = message.info?.modelID ?? "?";
+      const key = `${provider}/${model}`;
+      const mine = perModel.get(key) ?? { ...emptyTally(provider, model), leaks: [] };
+      perModel.set(key, mine);
+      const total = overall.get(key) ?? emptyTally(provider, model);
+      overall.set(key, total);
+      const result = parse(assistantText(message) ?? "", tools);
+      const leaked = result.calls.length > 0 || result.broken.length > 0;
+      for (const tally of [mine, total]) count(tally, result, leaked);
+      report.totals.messages++;
+      if (!leaked) continue;
+      report.totals.messagesWithLeaks++;
+      report.totals.calls += result.calls.length;
+      report.totals.broken += result.broken.length;
+      report.totals.stripped += result.stripped.length;
+      mine.leaks.push({
+        message: message.info?.id ?? "?",
+        calls: result.calls.map(({ tool, shape }) => ({ tool, shape })),
+        broken: result.broken.map(({ shape, reason }) => ({ shape, reason })),
+        stripped: result.stripped.map(({ kind }) => ({ kind })),
+      });
+    }
+    const models = [...perModel.values()].filter((m) => m.leaks.length > 0);
+    if (models.length === 0) continue;
+    report.totals.sessionsWithLeaks++;
+    report.sessions.push({ id: session.id, title: session.title, directory: session.directory, models });
+  }
+  report.models = [...overall.values()];
+  return report;
+}
+
+function emptyTally(provider: string, model: string): ModelTally {
+  return { provider, model, messages: 0, messagesWithLeaks: 0, calls: 0, broken: 0, stripped: 0, shapes: { recovered: {}, broken: {} } };
+}
+
+function count(tally: ModelTally, result: ParseResult, leaked: boolean): void {
+  tally.messages++;
+  if (!leaked) return;
+  tally.messagesWithLeaks++;
+  tally.calls += result.calls.length;
+  tally.broken += result.broken.length;
+  tally.stripped += result.stripped.length;
+  for (const call of result.calls) tally.shapes.recovered[call.shape] = (tally.shapes.recovered[call.shape] ?? 0) + 1;
+  for (const span of result.broken) tally.shapes.broken[span.shape] = (tally.shapes.broken[span.shape] ?? 0) + 1;
+}
+
+export function describeSessions(report: SessionsReport): string {
+  const lines: string[] = [];
+  for (const session of report.sessions) {
+    lines.push(`session ${session.id} ${JSON.stringify(session.title)} (${session.directory})`);
+    for (const m of session.models) {
+      lines.push(`  ${m.provider}/${m.model}: ${m.messagesWithLeaks} of ${m.messages} message(s) leaked; ${tallyText(m)}`);
+      for (const leak of m.leaks) {
+        const items = [
+          ...leak.calls.map((c) => `call ${c.tool} (${c.shape})`),
+          ...leak.broken.map((b) => `broken ${b.shape} (${b.reason})`),
+          ...(leak.stripped.length > 0 ? [`stripped ${leak.stripped.length}`] : []),
+        ];
+        lines.push(`    ${leak.message}: ${items.join(", ")}`);
+      }
+    }
+  }
+  const t = report.totals;
+  const where = `${report.database}${report.directory === null ? "" : ` under ${report.directory}`}`;
+  if (t.sessions === 0) return `no stored sessions with assistant messages in ${where}\n`;
+  if (report.sessions.length > 0) {
+    lines.push("per model, all sessions:");
+    for (const m of report.models) lines.push(`  ${m.provider}/${m.model}: ${m.messagesWithLeaks} of ${m.messages} message(s) leaked${m.messagesWithLeaks > 0 ? `; ${tallyText(m)}` : ""}`);
+  }
+  lines.push(
+    `scanned ${t.sessions} session(s), ${t.messages} assistant message(s) in ${where}: ` +
+      (t.messagesWithLeaks === 0
+        ? "no leaked tool-call markup"
+        : `${t.messagesWithLeaks} message(s) in ${t.sessionsWithLeaks} session(s) leaked; ${t.calls} call(s) would be recovered, ${t.broken} broken span(s)`),
+  );
+  if (t.messagesWithLeaks > 0) lines.push("one message's details: opencode export SESSION_ID > s.json && dsml-fix scan --export s.json");
+  return `${lines.join("\n")}\n`;
+}
+
+function tallyText(m: ModelTally): string {
+  const shapes = (counts: Record<string, number>) => {
+    const entries = Object.entries(counts).sort(([a], [b]) => a.localeCompare(b));
+    return entries.length === 0 ? "" : ` [${entries.map(([shape, n]) => (n > 1 ? `${shape} x${n}` : shape)).join(", ")}]`;
+  };
+  const stripped = m.stripped > 0 ? `, ${m.stripped} stripped` : "";
+  return `${m.calls} call(s) would be recovered${shapes(m.shapes.recovered)}, ${m.broken} broken span(s)${shapes(m.shapes.broken)}${stripped}`;
+}

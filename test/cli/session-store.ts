@@ -1,0 +1,77 @@
+/**
+ * A session store in OpenCode 1.18.33's format, for tests: the real binary creates the database
+ * (its own migrations make the schema), and the sessions are written as OpenCode writes them
+ * (verified against a store a real `opencode run` left: one row per session, message and part, the
+ * details as JSON in `data`).
+ */
+import { Database } from "bun:sqlite";
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+
+export const opencodeBin = path.join(import.meta.dir, "..", "..", "node_modules", "opencode-linux-x64", "bin", "opencode");
+
+export interface FixtureMessage {
+  id: string;
+  role: "user" | "assistant";
+  providerID: string;
+  modelID: string;
+  /** Text parts, in order; each assistant message also gets a step-start part first, as OpenCode writes it. */
+  texts: string[];
+}
+
+export interface FixtureSession {
+  id: string;
+  title: string;
+  directory: string;
+  messages: FixtureMessage[];
+}
+
+/** An empty store, made by the real binary at `file` (a scratch HOME/XDG under `root` keeps it off the real one). */
+export function createStore(file: string, root: string): void {
+  const env = {
+    PATH: process.env.PATH ?? "",
+    HOME: path.join(root, "home"),
+    XDG_CONFIG_HOME: path.join(root, "config"),
+    XDG_DATA_HOME: path.join(root, "data"),
+    XDG_CACHE_HOME: path.join(root, "cache"),
+    XDG_STATE_HOME: path.join(root, "state"),
+    OPENCODE_DB: file,
+    OPENCODE_DISABLE_AUTOUPDATE: "1",
+    OPENCODE_DISABLE_MODELS_FETCH: "1",
+  };
+  const made = spawnSync(opencodeBin, ["db", "SELECT count(*) AS n FROM session", "--format", "json"], { env, encoding: "utf8", timeout: 60_000 });
+  if (made.status !== 0) throw new Error(`opencode db failed (${made.status}): ${made.stderr}`);
+}
+
+export function addSessions(file: string, sessions: FixtureSession[]): void {
+  const db = new Database(file);
+  try {
+    let clock = 1_790_000_000_000;
+    db.run(`INSERT OR IGNORE INTO project (id, worktree, time_created, time_updated, sandboxes) VALUES ('global', '/', ?, ?, '[]')`, [clock, clock]);
+    for (const s of sessions) {
+      db.run(
+        `INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) VALUES (?, 'global', 'fixture', ?, ?, '1.18.33', ?, ?)`,
+        [s.id, s.directory, s.title, ++clock, clock],
+      );
+      for (const m of s.messages) {
+        const data = m.role === "user"
+          ? { role: "user", time: { created: ++clock }, agent: "build", model: { providerID: m.providerID, modelID: m.modelID } }
+          : { role: "assistant", mode: "build", agent: "build", path: { cwd: s.directory, root: "/" }, modelID: m.modelID, providerID: m.providerID, time: { created: ++clock }, finish: "stop" };
+        db.run(`INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)`, [m.id, s.id, clock, clock, JSON.stringify(data)]);
+        const parts = [...(m.role === "assistant" ? [{ type: "step-start" }] : []), ...m.texts.map((text) => ({ type: "text", text }))];
+        parts.forEach((part, i) => {
+          db.run(`INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)`, [
+            `prt_${m.id}_${i}`,
+            m.id,
+            s.id,
+            ++clock,
+            clock,
+            JSON.stringify(part),
+          ]);
+        });
+      }
+    }
+  } finally {
+    db.close();
+  }
+}
