@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { ParseResult, ToolSpec } from "../parse/types.ts";
 import { parse } from "../stream/parse-text.ts";
+import { countNearMisses } from "./near-misses.ts";
 import { assistantText } from "./report.ts";
 import type { StoredSession } from "./session-store.ts";
 
@@ -10,6 +11,8 @@ export interface MessageLeak {
   calls: { tool: string; shape: string }[];
   broken: { shape: string; reason: string }[];
   stripped: { kind: string }[];
+  /** Openers of markup in this message the parser left as text (quoted in code, or too partial); only when there are some. */
+  nearMisses?: number;
 }
 
 export interface ModelTally {
@@ -20,6 +23,8 @@ export interface ModelTally {
   calls: number;
   broken: number;
   stripped: number;
+  /** Markup openers left as text (quoted in code, or too partial to be a call): nothing would run. */
+  nearMisses: number;
   /** Shape id -> count, recovered-would-be and broken apart. */
   shapes: { recovered: Record<string, number>; broken: Record<string, number> };
 }
@@ -37,7 +42,7 @@ export interface SessionsReport {
   directory: string | null;
   sessions: SessionLeaks[];
   models: ModelTally[];
-  totals: { sessions: number; sessionsWithLeaks: number; messages: number; messagesWithLeaks: number; calls: number; broken: number; stripped: number };
+  totals: { sessions: number; sessionsWithLeaks: number; messages: number; messagesWithLeaks: number; calls: number; broken: number; stripped: number; nearMisses: number };
 }
 
 /** Sessions of DIR itself and of every directory below it. */
@@ -57,7 +62,7 @@ export function scanSessions(sessions: StoredSession[], tools: readonly ToolSpec
     directory,
     sessions: [],
     models: [],
-    totals: { sessions: sessions.length, sessionsWithLeaks: 0, messages: 0, messagesWithLeaks: 0, calls: 0, broken: 0, stripped: 0 },
+    totals: { sessions: sessions.length, sessionsWithLeaks: 0, messages: 0, messagesWithLeaks: 0, calls: 0, broken: 0, stripped: 0, nearMisses: 0 },
   };
   for (const session of sessions) {
     const perModel = new Map<string, ModelTally & { leaks: MessageLeak[] }>();
@@ -69,10 +74,13 @@ export function scanSessions(sessions: StoredSession[], tools: readonly ToolSpec
       perModel.set(key, mine);
       const total = overall.get(key) ?? emptyTally(provider, model);
       overall.set(key, total);
-      const result = parse(assistantText(message) ?? "", tools);
+      const text = assistantText(message) ?? "";
+      const result = parse(text, tools);
       const leaked = result.calls.length > 0 || result.broken.length > 0;
-      for (const tally of [mine, total]) count(tally, result, leaked);
+      const nearMisses = countNearMisses(text, result);
+      for (const tally of [mine, total]) count(tally, result, leaked, nearMisses);
       report.totals.messages++;
+      report.totals.nearMisses += nearMisses;
       if (!leaked) continue;
       report.totals.messagesWithLeaks++;
       report.totals.calls += result.calls.length;
@@ -83,6 +91,7 @@ export function scanSessions(sessions: StoredSession[], tools: readonly ToolSpec
         calls: result.calls.map(({ tool, shape }) => ({ tool, shape })),
         broken: result.broken.map(({ shape, reason }) => ({ shape, reason })),
         stripped: result.stripped.map(({ kind }) => ({ kind })),
+        ...(nearMisses > 0 ? { nearMisses } : {}),
       });
     }
     const models = [...perModel.values()].filter((m) => m.leaks.length > 0);
@@ -95,11 +104,12 @@ export function scanSessions(sessions: StoredSession[], tools: readonly ToolSpec
 }
 
 function emptyTally(provider: string, model: string): ModelTally {
-  return { provider, model, messages: 0, messagesWithLeaks: 0, calls: 0, broken: 0, stripped: 0, shapes: { recovered: {}, broken: {} } };
+  return { provider, model, messages: 0, messagesWithLeaks: 0, calls: 0, broken: 0, stripped: 0, nearMisses: 0, shapes: { recovered: {}, broken: {} } };
 }
 
-function count(tally: ModelTally, result: ParseResult, leaked: boolean): void {
+function count(tally: ModelTally, result: ParseResult, leaked: boolean, nearMisses: number): void {
   tally.messages++;
+  tally.nearMisses += nearMisses;
   if (!leaked) return;
   tally.messagesWithLeaks++;
   tally.calls += result.calls.length;
@@ -120,6 +130,7 @@ export function describeSessions(report: SessionsReport): string {
           ...leak.calls.map((c) => `call ${c.tool} (${c.shape})`),
           ...leak.broken.map((b) => `broken ${b.shape} (${b.reason})`),
           ...(leak.stripped.length > 0 ? [`stripped ${leak.stripped.length}`] : []),
+          ...(leak.nearMisses ? [`near misses ${leak.nearMisses}`] : []),
         ];
         lines.push(`    ${leak.message}: ${items.join(", ")}`);
       }
@@ -138,6 +149,7 @@ export function describeSessions(report: SessionsReport): string {
         ? "no leaked tool-call markup"
         : `${t.messagesWithLeaks} message(s) in ${t.sessionsWithLeaks} session(s) leaked; ${t.calls} call(s) would be recovered, ${t.broken} broken span(s)`),
   );
+  if (t.nearMisses > 0) lines.push(`${t.nearMisses} near miss(es): tool-call markup left as text (quoted in code, or too partial to be a call); nothing would run`);
   if (t.messagesWithLeaks > 0) lines.push("one message's details: opencode export SESSION_ID > s.json && dsml-fix scan --export s.json");
   return `${lines.join("\n")}\n`;
 }
@@ -148,5 +160,6 @@ function tallyText(m: ModelTally): string {
     return entries.length === 0 ? "" : ` [${entries.map(([shape, n]) => (n > 1 ? `${shape} x${n}` : shape)).join(", ")}]`;
   };
   const stripped = m.stripped > 0 ? `, ${m.stripped} stripped` : "";
-  return `${m.calls} call(s) would be recovered${shapes(m.shapes.recovered)}, ${m.broken} broken span(s)${shapes(m.shapes.broken)}${stripped}`;
+  const near = m.nearMisses > 0 ? `, ${m.nearMisses} near miss(es)` : "";
+  return `${m.calls} call(s) would be recovered${shapes(m.shapes.recovered)}, ${m.broken} broken span(s)${shapes(m.shapes.broken)}${stripped}${near}`;
 }

@@ -69,7 +69,7 @@ describe("dsml-fix scan --sessions", () => {
     expect(r.code).toBe(1);
     const report = JSON.parse(r.out);
     // Text after a leaked call reads as the model inventing the call's result: the parser strips it.
-    expect(report.totals).toEqual({ sessions: 2, sessionsWithLeaks: 1, messages: 5, messagesWithLeaks: 3, calls: 2, broken: 1, stripped: 1 });
+    expect(report.totals).toEqual({ sessions: 2, sessionsWithLeaks: 1, messages: 5, messagesWithLeaks: 3, calls: 2, broken: 1, stripped: 1, nearMisses: 0 });
     expect(report.sessions).toHaveLength(1);
     expect(report.sessions[0]).toMatchObject({ id: "ses_a", title: "title of ses_a", directory: "/work/app" });
     const [deepseek, qwen] = report.sessions[0].models;
@@ -97,6 +97,34 @@ describe("dsml-fix scan --sessions", () => {
     expect(human.out).toContain("scanned 2 session(s), 5 assistant message(s)");
     expect(human.out).not.toContain("ses_b");
     expect(human.out).not.toContain("secret-token-123");
+  });
+
+  test("near misses: markup quoted in code or too partial to be a call is counted, listed, and never a leak (exit 0)", async () => {
+    const dir = scratch();
+    const quoted = `The format looks like this:\n\n\`\`\`\n${recoverable}\n\`\`\`\n`;
+    const inline = "A call starts with `<tool_call>` and a JSON object.";
+    const fake = fakeOpencode(dir, [
+      row("ses_a", "/work/app", "msg_1", "fireworks/deepseek-v3p2", quoted),
+      row("ses_a", "/work/app", "msg_2", "fireworks/deepseek-v3p2", inline),
+      row("ses_a", "/work/app", "msg_3", "fireworks/deepseek-v3p2", "prose with a < b and [links]"),
+      row("ses_b", "/work/other", "msg_4", "fireworks/deepseek-v3p2", `Also \`<tool_call>\` in prose.\n${recoverable}`),
+    ]);
+    const r = await run(["scan", "--sessions", "--json", "--db", fake.database, "--opencode", fake.script], fake.env);
+    const report = JSON.parse(r.out);
+    // The fenced block's wrapper and invoke openers, the inline <tool_call>, the one beside a real leak.
+    expect(report.totals).toMatchObject({ messagesWithLeaks: 1, calls: 1, stripped: 0, nearMisses: 4 });
+    expect(report.sessions.map((s: { id: string }) => s.id)).toEqual(["ses_b"]);
+    expect(report.sessions[0].models[0].leaks).toEqual([{ message: "msg_4", calls: [{ tool: "bash", shape: "D02" }], broken: [], stripped: [], nearMisses: 1 }]);
+    const human = await run(["scan", "--sessions", "--db", fake.database, "--opencode", fake.script], fake.env);
+    expect(human.out).toContain("    msg_4: call bash (D02), near misses 1");
+    expect(human.out).toContain("4 near miss(es): tool-call markup left as text");
+
+    const quietDir = scratch();
+    const onlyQuoted = fakeOpencode(quietDir, [row("ses_a", "/work/app", "msg_1", "fireworks/deepseek-v3p2", quoted)]);
+    const clean = await run(["scan", "--sessions", "--db", onlyQuoted.database, "--opencode", onlyQuoted.script], onlyQuoted.env);
+    expect(clean.code).toBe(0);
+    expect(clean.out).toContain("no leaked tool-call markup");
+    expect(clean.out).toContain("2 near miss(es)");
   });
 
   test("a clean store exits 0; --tools changes what counts as a recoverable call", async () => {
@@ -226,7 +254,7 @@ describe("dsml-fix scan --sessions on OpenCode 1.18.33's own store", () => {
     expect(r.status).toBe(1);
     const report = JSON.parse(r.stdout);
     expect(report.database).toBe(database);
-    expect(report.totals).toEqual({ sessions: 2, sessionsWithLeaks: 1, messages: 3, messagesWithLeaks: 2, calls: 1, broken: 1, stripped: 0 });
+    expect(report.totals).toEqual({ sessions: 2, sessionsWithLeaks: 1, messages: 3, messagesWithLeaks: 2, calls: 1, broken: 1, stripped: 0, nearMisses: 0 });
     expect(report.sessions[0].models[0].leaks).toEqual([
       { message: "msg_a2", calls: [{ tool: "bash", shape: "D02" }], broken: [], stripped: [] },
       { message: "msg_a3", calls: [], broken: [{ shape: "S02", reason: "truncated-call" }], stripped: [] },
