@@ -239,7 +239,7 @@ function fetchCalls(): string[] {
   for (const file of sourceFiles(SRC)) {
     const sf = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
     const visit = (node: ts.Node): void => {
-      if (ts.isCallExpression(node) && /fetch/i.test(node.expression.getText(sf)) && !/repairFetch|loadEngineFactory|chainConfiguredFetches/.test(node.expression.getText(sf))) {
+      if (ts.isCallExpression(node) && /fetch/i.test(node.expression.getText(sf)) && !/repairFetch|chainConfiguredFetches/.test(node.expression.getText(sf))) {
         out.push(`${path.relative(SRC, file)}: ${node.expression.getText(sf)}`);
       }
       ts.forEachChild(node, visit);
