@@ -25,6 +25,8 @@ export interface Rewritten {
 }
 
 const DEFER: Rewritten = { pieces: [], defer: true };
+/** The event goes, and nothing in its place. */
+const DROP: Rewritten = { pieces: [] };
 /** #chunk's and #choice's way of saying DEFER. */
 const WAIT = Symbol("wait");
 
@@ -56,6 +58,8 @@ export class ChunkRewriter {
   #deferred = 0;
   #deferredIn = "";
   #deferredOut = "";
+  /** #shapeCarriesOnlyContent's answer for the shape learned from `source`. */
+  #emptyShape: { source: Json; drops: boolean } | undefined;
 
   constructor(guard: GuardedEngine, onFinal: () => void, reasoning?: ReasoningChannel) {
     this.#guard = guard;
@@ -138,12 +142,29 @@ export class ChunkRewriter {
       if (decided !== undefined) return decided;
     }
     const lead = this.#giveUp();
+    // Held whole, in a chunk that carries nothing else: it goes, unparsed (a held candidate is thousands of such events).
+    if (events.length === 0 && !hasMeta && this.#shapeCarriesOnlyContent(payload)) return lead.length === 0 ? DROP : { pieces: lead };
     const chunk = JSON.parse(payload) as Json;
     this.#latest = chunk;
     const delta = (chunk.choices as Json[])[0]!.delta as Json;
     const pieces = this.#released(chunk, delta, content, events, false, hasMeta);
     if (lead.length === 0) return pieces ? { pieces, original: chunk } : null;
     return { pieces: [...lead, ...(pieces ?? [RAW])], original: chunk };
+  }
+
+  /**
+   * Whether a chunk of the learned shape, its content taken out, would carry nothing a client
+   * could act on. Read once per shape from `payload`, a chunk of it, freshly parsed: the shape's
+   * source object may have been changed on its way out.
+   */
+  #shapeCarriesOnlyContent(payload: string): boolean {
+    const source = this.#shape.source!;
+    if (this.#emptyShape?.source !== source) {
+      const chunk = JSON.parse(payload) as Json;
+      const { content: _content, ...rest } = (chunk.choices as Json[])[0]!.delta as Json;
+      this.#emptyShape = { source, drops: onlyEnvelope(chunk, rest) };
+    }
+    return this.#emptyShape.drops;
   }
 
   /**
