@@ -5,6 +5,7 @@ import { ChunkShape } from "./chunk-shape.ts";
 import type { GuardedEngine } from "./guarded-engine.ts";
 import { type Json, isObject, openAiCall } from "./openai.ts";
 import type { ReasoningChannel } from "./reasoning.ts";
+import { dataStart } from "./sse.ts";
 
 export const RAW = Symbol("raw");
 /** The original bytes of every deferred event, in the order they came. */
@@ -79,11 +80,21 @@ export class ChunkRewriter {
   event(payload: string, hasMeta: boolean, mayDefer = false): Rewritten | null {
     // While reasoning is held, every chunk takes the full path, which knows where reasoning ends.
     const content = this.#reasoning?.active || payload.charCodeAt(0) !== 123 ? undefined : this.#shape.match(payload);
-    if (content !== undefined) return this.#content(payload, content, hasMeta, mayDefer && !hasMeta);
+    if (content !== undefined) return this.#content(payload, 0, content, hasMeta, mayDefer && !hasMeta);
     const lead = this.#giveUp();
     const rewritten = this.#other(payload, hasMeta, mayDefer && !hasMeta);
     if (lead.length === 0) return rewritten;
     return { pieces: [...lead, ...(rewritten?.pieces ?? [RAW])], ...(rewritten?.original ? { original: rewritten.original } : {}) };
+  }
+
+  /**
+   * event() for a chunk that is one whole event, given as its text (wholeDataEvent()), when the
+   * chunk has the learned shape; undefined when it has not, and the caller asks event().
+   */
+  wholeEvent(event: string): Rewritten | null | undefined {
+    if (this.#reasoning?.active) return undefined;
+    const content = this.#shape.matchEvent(event);
+    return content === undefined ? undefined : this.#content(event, dataStart(event), content, false, true);
   }
 
   #other(payload: string, hasMeta: boolean, mayDefer: boolean): Rewritten | null {
@@ -122,13 +133,15 @@ export class ChunkRewriter {
 
   /**
    * #chunk for a chunk known to have the learned shape: choice 0, no finish_reason, no tool_calls.
-   * It is parsed only when the engine changed its content.
+   * It is parsed only when the engine changed its content. The payload is `text` from `at`: all
+   * of it (at 0), or from a whole event's text, up to its blank line.
    */
-  #content(payload: string, content: string, hasMeta: boolean, mayDefer: boolean): Rewritten | null {
+  #content(text: string, at: number, content: string, hasMeta: boolean, mayDefer: boolean): Rewritten | null {
     this.#latest = this.#shape.source;
     this.#reasoning?.noteContent(content);
     if (this.#guard.done) return null;
     if (content === "") return this.#deferred === 0 ? null : (this.#decideDeferred(content, "", mayDefer, null) ?? null);
+    if (this.#deferred === 0 && this.#guard.passes(content)) return null;
     const events = this.#guard.feed(content);
     if (typeof events === "string") {
       // The engine failed; what it held is exactly the deferred events' text not yet released, so they go out whole.
@@ -143,6 +156,7 @@ export class ChunkRewriter {
     }
     const lead = this.#giveUp();
     // Held whole, in a chunk that carries nothing else: it goes, unparsed (a held candidate is thousands of such events).
+    const payload = at === 0 ? text : text.slice(at, text.length - 2);
     if (events.length === 0 && !hasMeta && this.#shapeCarriesOnlyContent(payload)) return lead.length === 0 ? DROP : { pieces: lead };
     const chunk = JSON.parse(payload) as Json;
     this.#latest = chunk;

@@ -2,6 +2,7 @@
 // chunk has been seen, the next ones are recognised by their text alone, which spares a full
 // JSON.parse for every token on the path where the content passes through unchanged.
 import { type Json, isObject } from "./openai.ts";
+import { dataStart } from "./sse.ts";
 
 const SENTINEL = "\u0000dsml-fix\u0000";
 const SENTINEL_BODY = JSON.stringify(SENTINEL).slice(1, -1);
@@ -20,6 +21,8 @@ export class ChunkShape {
   /** Learning costs a few parses: after templates that never matched, wait longer before the next try. */
   #backoff = 0;
   #wait = 0;
+  /** Neither the prefix nor the suffix holds a CR or LF, so a matching event text is one line. */
+  #oneLine = false;
 
   /** The chunk the shape was learned from; its envelope is every matching chunk's envelope. */
   get source(): Json | undefined {
@@ -32,7 +35,23 @@ export class ChunkShape {
     const end = payload.length - this.#suffix.length;
     // slice and === rather than startsWith/endsWith: V8 compares those character by character (3 us per event measured in Node 20).
     if (end < this.#prefix.length || payload.slice(0, this.#prefix.length) !== this.#prefix || payload.slice(end) !== this.#suffix) return undefined;
-    const body = payload.slice(this.#prefix.length, end);
+    return this.#body(payload.slice(this.#prefix.length, end));
+  }
+
+  /**
+   * match(singleDataPayloadOf(event)) for a wholeDataEvent() text, without slicing the payload out
+   * or searching the event for line ends first: a matching content is a JSON string body, which
+   * has no CR or LF, and neither has the learned shape, so a match is the one line it must be.
+   */
+  matchEvent(event: string): string | undefined {
+    if (this.#source === undefined || !this.#oneLine) return undefined;
+    const from = dataStart(event) + this.#prefix.length;
+    const end = event.length - 2 - this.#suffix.length;
+    if (end < from || event.slice(from - this.#prefix.length, from) !== this.#prefix || event.slice(end, event.length - 2) !== this.#suffix) return undefined;
+    return this.#body(event.slice(from, end));
+  }
+
+  #body(body: string): string | undefined {
     const content = plain(body) ? body : stringBody(body);
     if (content !== undefined) this.#hits++;
     return content;
@@ -66,7 +85,12 @@ export class ChunkShape {
     this.#prefix = prefix;
     this.#suffix = suffix;
     this.#source = chunk;
+    this.#oneLine = !hasLineEnd(prefix) && !hasLineEnd(suffix);
   }
+}
+
+function hasLineEnd(text: string): boolean {
+  return text.includes("\r") || text.includes("\n");
 }
 
 function contentDelta(chunk: unknown): Json | undefined {

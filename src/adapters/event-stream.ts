@@ -3,7 +3,7 @@
 import { HELD, RAW, type Rewritten } from "./chunk-rewriter.ts";
 import { type Json, isObject } from "./openai.ts";
 import { pullStage } from "./pull-stage.ts";
-import { SseFramer, SseReader, serialize, singleDataPayload } from "./sse.ts";
+import { SseFramer, SseReader, serialize, singleDataPayloadOf, wholeDataEvent } from "./sse.ts";
 
 /** What one wire (chat-completions, Anthropic Messages, Responses) decides per event. */
 export interface EventRewriter {
@@ -12,6 +12,11 @@ export interface EventRewriter {
    * `mayDefer`: the event may be answered with `defer` (its bytes end in LF LF).
    */
   event(payload: string, hasMeta: boolean, mayDefer: boolean): Rewritten | null;
+  /**
+   * Optional: event() for a chunk that may be one whole single-line `data:` event ending in LF LF,
+   * given as its decoded text, answered without reading it as SSE; undefined: ask event().
+   */
+  wholeEvent?(event: string): Rewritten | null | undefined;
   /** End of the body: whatever the engine still holds, as events to append. */
   end(): Json[];
   /** Non-data lines for a synthetic event (an `event:` line on wires that name their events). */
@@ -56,6 +61,15 @@ export function rewriteEventStream(
     }
   }
 
+  function decideWhole(text: string): Rewritten | null | undefined {
+    try {
+      return rewriter.wholeEvent!(text);
+    } catch (error) {
+      onError(error);
+      return null;
+    }
+  }
+
   /** Writes what replaces one event; returns whether its last bytes were the original ones. */
   function write(rewritten: Rewritten, original: Uint8Array): boolean {
     if (rewritten.defer) {
@@ -76,8 +90,17 @@ export function rewriteEventStream(
     emit = out;
     return {
       each(chunk) {
-        // The usual chunk, one whole event, is read in place: no framing.
-        const data = framer.idle ? singleDataPayload(chunk, decoder) : undefined;
+        // The usual chunk, one whole event, is read in place: no framing; and when the rewriter
+        // knows the event's shape, not even as SSE.
+        const one = framer.idle ? wholeDataEvent(chunk, decoder) : undefined;
+        const whole = one !== undefined && rewriter.wholeEvent !== undefined ? decideWhole(one) : undefined;
+        if (whole !== undefined) {
+          reader.plain();
+          if (whole === null) emit(chunk);
+          lastRaw = whole === null || write(whole, chunk);
+          return;
+        }
+        const data = one !== undefined ? singleDataPayloadOf(one) : undefined;
         if (data !== undefined) {
           reader.single(data);
           const rewritten = decideRead(true);

@@ -78,6 +78,21 @@ export class GuardedEngine {
     }
   }
 
+  /**
+   * True when the engine let `delta` through whole and unchanged, with nothing held: the caller
+   * passes its own part or event on. False: nothing happened, feed() it. Nothing to remember
+   * either way, since nothing is held before or after such a delta.
+   */
+  passes(delta: string): boolean {
+    if (this.done || this.#held !== 0) return false;
+    try {
+      return this.#engine.passes?.(delta) === true;
+    } catch {
+      // feed() meets the same fault and hands back what the engine held.
+      return false;
+    }
+  }
+
   summary(): EngineSummary | undefined {
     try {
       return this.#engine.summary();

@@ -287,6 +287,11 @@ function repairParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
     if (thinking !== undefined) endThought();
     if (!reasoning.answered) reasoning.noteContent(part.delta);
     owner = part.id;
+    if (isOpen(part.id) && guard.passes(part.delta)) {
+      out(part);
+      if (deferredEnd !== undefined) releaseEnd();
+      return;
+    }
     const events = guard.feed(part.delta);
     if (typeof events === "string") {
       text(events);

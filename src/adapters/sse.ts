@@ -135,6 +135,13 @@ export class SseReader {
     this.eol = "\n";
   }
 
+  /** An event known to be one `data:` line ending in LF LF that was decided without reading it here. */
+  plain(): void {
+    this.data = undefined;
+    if (this.meta.length > 0) this.meta = [];
+    this.eol = "\n";
+  }
+
   /** Reads the event starting at `from`: up to and including its blank line, or to the end of `text`. */
   read(text: string, from: number): void {
     const stop = this.#lineEnd(text, from);
@@ -203,15 +210,32 @@ export function serialize(payload: string, eol: string, meta: readonly string[] 
 
 /**
  * The data of `chunk` when it is exactly one event of one `data:` line ending in LF LF (what
- * servers that flush every token send), else undefined. Such a chunk needs no framing. The bytes
- * are checked only at the ends; the rest on the decoded text, whose search is fast in both
- * runtimes (a Uint8Array's indexOf is not, in Node).
+ * servers that flush every token send), else undefined. Such a chunk needs no framing.
  */
 export function singleDataPayload(chunk: Uint8Array, decoder: TextDecoder): string | undefined {
+  const text = wholeDataEvent(chunk, decoder);
+  return text === undefined ? undefined : singleDataPayloadOf(text);
+}
+
+/**
+ * `chunk` decoded when its ends say it may be one whole `data:` event ending in LF LF, else
+ * undefined. The bytes are checked only at the ends; the rest on the decoded text, whose search
+ * is fast in both runtimes (a Uint8Array's indexOf is not, in Node).
+ */
+export function wholeDataEvent(chunk: Uint8Array, decoder: TextDecoder): string | undefined {
   const n = chunk.length;
   if (n < 7 || chunk[n - 1] !== LF || chunk[n - 2] !== LF) return undefined;
   if (chunk[0] !== 0x64 || chunk[1] !== 0x61 || chunk[2] !== 0x74 || chunk[3] !== 0x61 || chunk[4] !== 0x3a) return undefined;
-  const text = decoder.decode(chunk);
+  return decoder.decode(chunk);
+}
+
+/** The data of a wholeDataEvent() text when the event is that one line, else undefined. */
+export function singleDataPayloadOf(text: string): string | undefined {
   if (text.indexOf("\n") !== text.length - 2 || text.indexOf("\r") !== -1) return undefined;
-  return text.slice(text.charCodeAt(5) === 32 ? 6 : 5, text.length - 2);
+  return text.slice(dataStart(text), text.length - 2);
+}
+
+/** Where the data of a `data:` line starts: after the one space the field may have. */
+export function dataStart(line: string): number {
+  return line.charCodeAt(5) === 32 ? 6 : 5;
 }

@@ -86,16 +86,26 @@ class Engine implements RepairEngine {
     this.native = true;
   }
 
+  passes(delta: string): boolean {
+    if (this.flushed || delta.length === 0 || !this.isPlain(delta)) return false;
+    this.pos += delta.length;
+    return true;
+  }
+
   feed(delta: string): EngineEvent[] {
     if (this.flushed) throw new Error("dsml-fix engine: feed after flush");
-    // Most deltas are mid-line text with nothing that could matter: released as they are.
-    if (this.carry === "" && this.cand === null && this.tail === null && this.doc.midLine && !SPECIAL.test(delta)) {
+    if (this.isPlain(delta)) {
       this.pos += delta.length;
       return delta.length > 0 ? [{ type: "text", text: delta }] : [];
     }
     this.out = [];
     if (delta.length > 0) this.process(delta, false);
     return this.out;
+  }
+
+  /** Most deltas are mid-line text with nothing that could matter: released as they are. */
+  private isPlain(delta: string): boolean {
+    return this.carry === "" && this.cand === null && this.tail === null && this.doc.midLine && !SPECIAL.test(delta);
   }
 
   flush(): EngineEvent[] {

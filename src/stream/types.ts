@@ -59,6 +59,12 @@ export interface EngineSummary {
 /** One instance per response: feed text deltas in order, then flush once. */
 export interface RepairEngine {
   feed(delta: string): EngineEvent[];
+  /**
+   * feed() for the usual delta, without building its event: true when the delta was released
+   * whole and unchanged (nothing held before or after); false when nothing was done and feed()
+   * must take it. Optional, so an engine may always say false.
+   */
+  passes?(delta: string): boolean;
   flush(): EngineEvent[];
   /** The response carries native tool calls: leaked markup is stripped, never turned into a second call. */
   noteNativeToolCall(): void;

@@ -51,10 +51,15 @@ function eventEnds(bytes: Uint8Array): number[] {
   return ends;
 }
 
-async function rewrite(body: string, cuts: number[] | "events", defer: boolean): Promise<string> {
+/** `textOnly`: the rewriter without wholeEvent(), so every event is read as SSE text first. */
+async function rewrite(body: string, cuts: number[] | "events", defer: boolean, textOnly = false): Promise<string> {
   const guard = new GuardedEngine(createRepairEngine({ tools: fixtureTools, idPrefix: "call_" }), () => undefined);
   const inner = new ChunkRewriter(guard, () => undefined);
-  const rewriter: EventRewriter = defer ? inner : { event: (payload, meta) => inner.event(payload, meta, false), end: () => inner.end() };
+  const rewriter: EventRewriter = !defer
+    ? { event: (payload, meta) => inner.event(payload, meta, false), end: () => inner.end() }
+    : textOnly
+      ? { event: (payload, meta, mayDefer) => inner.event(payload, meta, mayDefer), end: () => inner.end() }
+      : inner;
   const out = rewriteEventStream(chunked(new TextEncoder().encode(body), cuts), rewriter, (error) => {
     throw error;
   });
@@ -98,7 +103,10 @@ describe("deferred SSE events", () => {
         const deferring = await rewrite(body, chunks, true);
         const shipped = await rewrite(body, chunks, false);
         // One chunk per event is read without the framer; the framer's reading of the same events must agree byte for byte.
-        expect(await rewrite(body, "events", true)).toBe(await rewrite(body, [], true));
+        const perEvent = await rewrite(body, "events", true);
+        expect(perEvent).toBe(await rewrite(body, [], true));
+        // ...and so must reading such an event by its learned shape, without SSE.
+        expect(perEvent).toBe(await rewrite(body, "events", true, true));
         expect(clientView(deferring)).toEqual(clientView(shipped));
         // Waiting only ever saves rewrites: a real candidate is rewritten either way.
         expect(rewritten(body, deferring)).toBeLessThanOrEqual(rewritten(body, shipped));

@@ -41,3 +41,26 @@ describe("GuardedEngine.feed", () => {
     expect(guard.feed("ALL")).toBe("<<C");
   });
 });
+
+describe("GuardedEngine.passes", () => {
+  test("true only for a delta the engine let through with nothing held; an engine without passes() always says false", () => {
+    const { guard } = guarded();
+    // The stub has no passes(): every delta goes the feed() way.
+    expect(guard.passes("plain ")).toBe(false);
+  });
+
+  test("a throwing passes() costs nothing: feed() then meets the fault and hands back what was held", () => {
+    const errors: string[] = [];
+    const engine = createStubEngine({ tools, idPrefix: "g" }, { throwOnFeed: 2 });
+    engine.passes = () => {
+      throw new Error("passes broke");
+    };
+    const guard = new GuardedEngine(engine, (line) => errors.push(line));
+    expect(guard.feed("x <<CA")).toEqual([{ type: "text", text: "x " }]);
+    expect(guard.passes("LL read")).toBe(false);
+    expect(guard.feed("LL read")).toBe("<<CA");
+    expect(guard.done).toBe(true);
+    expect(guard.passes("more")).toBe(false);
+    expect(errors).toHaveLength(1);
+  });
+});
