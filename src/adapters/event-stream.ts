@@ -95,7 +95,7 @@ export function rewriteEventStream(
         const one = framer.idle ? wholeDataEvent(chunk, decoder) : undefined;
         const whole = one !== undefined && rewriter.wholeEvent !== undefined ? decideWhole(one) : undefined;
         if (whole !== undefined) {
-          reader.plain();
+          reader.single(undefined);
           if (whole === null) emit(chunk);
           lastRaw = whole === null || write(whole, chunk);
           return;

@@ -128,16 +128,9 @@ export class SseReader {
   #cr = -2;
   #lf = -2;
 
-  /** An event known to be one `data:` line ending in LF LF, whose data is `data`. */
-  single(data: string): void {
+  /** An event known to be one `data:` line ending in LF LF, whose data is `data` (undefined: decided without reading it here). */
+  single(data: string | undefined): void {
     this.data = data;
-    if (this.meta.length > 0) this.meta = [];
-    this.eol = "\n";
-  }
-
-  /** An event known to be one `data:` line ending in LF LF that was decided without reading it here. */
-  plain(): void {
-    this.data = undefined;
     if (this.meta.length > 0) this.meta = [];
     this.eol = "\n";
   }
@@ -149,7 +142,7 @@ export class SseReader {
       const next = stop + terminatorLength(text, stop);
       const after = text.charCodeAt(next);
       if (after === 10 || after === 13) {
-        this.data = text.slice(from + (text.charCodeAt(from + 5) === 32 ? 6 : 5), stop);
+        this.data = text.slice(from + dataStart(text, from), stop);
         if (this.meta.length > 0) this.meta = [];
         this.eol = text.slice(stop, next);
         this.end = next + terminatorLength(text, next);
@@ -209,17 +202,8 @@ export function serialize(payload: string, eol: string, meta: readonly string[] 
 }
 
 /**
- * The data of `chunk` when it is exactly one event of one `data:` line ending in LF LF (what
- * servers that flush every token send), else undefined. Such a chunk needs no framing.
- */
-export function singleDataPayload(chunk: Uint8Array, decoder: TextDecoder): string | undefined {
-  const text = wholeDataEvent(chunk, decoder);
-  return text === undefined ? undefined : singleDataPayloadOf(text);
-}
-
-/**
- * `chunk` decoded when its ends say it may be one whole `data:` event ending in LF LF, else
- * undefined. The bytes are checked only at the ends; the rest on the decoded text, whose search
+ * `chunk` decoded when its ends say it may be one whole `data:` event ending in LF LF (what
+ * servers that flush every token send; such a chunk needs no framing), else undefined. The bytes are checked only at the ends; the rest on the decoded text, whose search
  * is fast in both runtimes (a Uint8Array's indexOf is not, in Node).
  */
 export function wholeDataEvent(chunk: Uint8Array, decoder: TextDecoder): string | undefined {
@@ -235,7 +219,7 @@ export function singleDataPayloadOf(text: string): string | undefined {
   return text.slice(dataStart(text), text.length - 2);
 }
 
-/** Where the data of a `data:` line starts: after the one space the field may have. */
-export function dataStart(line: string): number {
-  return line.charCodeAt(5) === 32 ? 6 : 5;
+/** Where the data of the `data:` line at `from` starts, counted from `from`: after the one space the field may have. */
+export function dataStart(text: string, from = 0): number {
+  return text.charCodeAt(from + 5) === 32 ? 6 : 5;
 }
