@@ -203,8 +203,9 @@ export function serialize(payload: string, eol: string, meta: readonly string[] 
 
 /**
  * `chunk` decoded when its ends say it may be one whole `data:` event ending in LF LF (what
- * servers that flush every token send; such a chunk needs no framing), else undefined. The bytes are checked only at the ends; the rest on the decoded text, whose search
- * is fast in both runtimes (a Uint8Array's indexOf is not, in Node).
+ * servers that flush every token send; such a chunk needs no framing), else undefined. The bytes
+ * are checked only at the ends; the rest on the decoded text, whose search is fast in both
+ * runtimes (a Uint8Array's indexOf is not, in Node).
  */
 export function wholeDataEvent(chunk: Uint8Array, decoder: TextDecoder): string | undefined {
   const n = chunk.length;

@@ -9,14 +9,14 @@
  * it can be seen headless: the native call keeps the turn going, and the next request carries it.
  * The wake itself is covered by test/plugin/fallback.test.ts.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { REMOVED_NOTE } from "../../src/history/sanitize.ts";
 import { correctionText } from "../../src/retry/state.ts";
 import { block, live } from "../golden/notation.ts";
 import { eventText, exportSession, makeProject, runOpencode, startFakeModel, toolUses, type FakeModel, type Project, type RunResult } from "./harness.ts";
-import { assistantTexts, hasMarkerBytes, logLines, partsText, pluginEntry, systemText, TIMEOUT } from "./plugin-helpers.ts";
+import { assistantTexts, hasMarkerBytes, logLines, partsText, pluginEntry, systemText, sharedOnce, TIMEOUT } from "./plugin-helpers.ts";
 
 const PROVIDER = "opencode-fallback";
 const PROSE = "Writing the file.\n\n";
@@ -29,44 +29,34 @@ interface Shared {
   run: RunResult;
 }
 
-let shared: Promise<Shared> | undefined;
-let teardown: (() => Promise<void>) | undefined;
-
-function sharedRun(): Promise<Shared> {
-  shared ??= (async () => {
-    const model = await startFakeModel([
-      { content: PROSE + LEAK, toolCalls: [{ name: "bash", arguments: { command: "echo native > native.txt", description: "write" } }] },
-      { content: QUOTED },
-    ]);
-    const project = makeProject({
-      modelUrl: model.url,
-      plugin: [pluginEntry({ providers: [PROVIDER], debug: true })],
-      env: { OPENCODE_EXPERIMENTAL_NATIVE_LLM: "1" },
-      config: {
-        model: `${PROVIDER}/fake-model`,
-        small_model: `${PROVIDER}/fake-model`,
-        provider: {
-          [PROVIDER]: {
-            npm: "@ai-sdk/openai-compatible",
-            name: "Fallback route",
-            options: { baseURL: model.url, apiKey: "sk-fake" },
-            models: { "fake-model": { name: "Fake Model", tool_call: true, limit: { context: 100000, output: 4000 } } },
-          },
+const sharedRun = sharedOnce<Shared>(async (onCleanup) => {
+  const model = await startFakeModel([
+    { content: PROSE + LEAK, toolCalls: [{ name: "bash", arguments: { command: "echo native > native.txt", description: "write" } }] },
+    { content: QUOTED },
+  ]);
+  const project = makeProject({
+    modelUrl: model.url,
+    plugin: [pluginEntry({ providers: [PROVIDER], debug: true })],
+    env: { OPENCODE_EXPERIMENTAL_NATIVE_LLM: "1" },
+    config: {
+      model: `${PROVIDER}/fake-model`,
+      small_model: `${PROVIDER}/fake-model`,
+      provider: {
+        [PROVIDER]: {
+          npm: "@ai-sdk/openai-compatible",
+          name: "Fallback route",
+          options: { baseURL: model.url, apiKey: "sk-fake" },
+          models: { "fake-model": { name: "Fake Model", tool_call: true, limit: { context: 100000, output: 4000 } } },
         },
       },
-    });
-    teardown = async () => {
-      await model.close();
-      if (!process.env.DSML_E2E_KEEP) project.cleanup();
-    };
-    const run = await runOpencode(project, "write the file", { timeoutMs: 80_000 });
-    return { model, project, run };
-  })();
-  return shared;
-}
-
-afterAll(async () => {
-  await teardown?.();
+    },
+  });
+  onCleanup(async () => {
+    await model.close();
+    if (!process.env.DSML_E2E_KEEP) project.cleanup();
+  });
+  const run = await runOpencode(project, "write the file", { timeoutMs: 80_000 });
+  return { model, project, run };
 });
 
 describe("plugin fallback on a route the wire adapter does not rewrite (native runtime)", () => {

@@ -3,6 +3,7 @@
  * the requests the fake model recorded, and polling helpers for `opencode serve` sessions.
  * Markup is only ever built through test/golden/notation.ts.
  */
+import { afterAll } from "bun:test";
 import { createOpencodeClient } from "@opencode-ai/sdk";
 import { BAR, DVL, SP, escaped } from "../golden/notation.ts";
 import { repoRoot, startServe, type FakeModel, type PluginEntry, type RecordedRequest, type ServeHandle } from "./harness.ts";
@@ -12,6 +13,23 @@ export const TIMEOUT = 90_000;
 /** The plugin as OpenCode loads it in these tests: the repository root as the spec. */
 export function pluginEntry(options: Record<string, unknown>): PluginEntry {
   return [repoRoot, options];
+}
+
+/**
+ * One expensive opencode run shared by every test of a file: started by the first test that asks
+ * for it, cleaned up after the file. `make` hands its cleanup to `onCleanup` as soon as it has one,
+ * so a run that fails halfway still cleans up.
+ */
+export function sharedOnce<T>(make: (onCleanup: (cleanup: () => Promise<void> | void) => void) => Promise<T>): () => Promise<T> {
+  let shared: Promise<T> | undefined;
+  let cleanup: (() => Promise<void> | void) | undefined;
+  afterAll(async () => {
+    await cleanup?.();
+  });
+  return () =>
+    (shared ??= make((fn) => {
+      cleanup = fn;
+    }));
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -7,7 +7,7 @@
  * 2. the next request replays that reply with the markup replaced by REMOVED_NOTE, and the model
  *    answers with a DSML block quoted inside a Markdown fence: nothing runs, the text is intact.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { REMOVED_NOTE } from "../../src/history/sanitize.ts";
@@ -23,7 +23,7 @@ import {
   type RunResult,
   type ScriptEntry,
 } from "./harness.ts";
-import { hasMarkerBytes, lastUserText, logLines, messagesOf, pluginEntry, TIMEOUT, userTexts } from "./plugin-helpers.ts";
+import { hasMarkerBytes, lastUserText, logLines, messagesOf, pluginEntry, sharedOnce, TIMEOUT, userTexts } from "./plugin-helpers.ts";
 
 const LEAK_PROSE = "I will search the code base first.\n";
 const UNDECLARED_LEAK =
@@ -57,25 +57,15 @@ interface Shared {
   firstCount: number;
 }
 
-let shared: Promise<Shared> | undefined;
-let teardown: (() => Promise<void>) | undefined;
-
-function sharedRuns(): Promise<Shared> {
-  shared ??= (async () => {
-    const script: ScriptEntry[] = Array.from({ length: 8 }, () => respond);
-    const env = await setup(script, { plugin: [pluginEntry({ providers: ["fake"], debug: true })] });
-    teardown = env.teardown;
-    const first = await runOpencode(env.project, FIRST, { timeoutMs: 80_000 });
-    const firstCount = env.model.mainRequests().length;
-    if (!first.sessionID) throw new Error(`first run printed no session id:\n${first.stderr.slice(-3000)}`);
-    const second = await runOpencode(env.project, SECOND, { timeoutMs: 80_000, args: ["--session", first.sessionID] });
-    return { model: env.model, project: env.project, first, second, firstCount };
-  })();
-  return shared;
-}
-
-afterAll(async () => {
-  await teardown?.();
+const sharedRuns = sharedOnce<Shared>(async (onCleanup) => {
+  const script: ScriptEntry[] = Array.from({ length: 8 }, () => respond);
+  const env = await setup(script, { plugin: [pluginEntry({ providers: ["fake"], debug: true })] });
+  onCleanup(env.teardown);
+  const first = await runOpencode(env.project, FIRST, { timeoutMs: 80_000 });
+  const firstCount = env.model.mainRequests().length;
+  if (!first.sessionID) throw new Error(`first run printed no session id:\n${first.stderr.slice(-3000)}`);
+  const second = await runOpencode(env.project, SECOND, { timeoutMs: 80_000, args: ["--session", first.sessionID] });
+  return { model: env.model, project: env.project, first, second, firstCount };
 });
 
 /** The request that carried SECOND (the one the second run built). */

@@ -6,12 +6,12 @@
  * parameter (P01) and a `<shell>` costume. The tests below share that run (it is started by
  * whichever test comes first) and each checks one shape.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { block, live } from "../golden/notation.ts";
 import { eventText, runOpencode, setup, toolUses, type FakeModel, type Project, type RunResult } from "./harness.ts";
-import { assistantTexts, hasMarkerBytes, logLines, messagesOf, pluginEntry, TIMEOUT } from "./plugin-helpers.ts";
+import { assistantTexts, hasMarkerBytes, logLines, messagesOf, pluginEntry, sharedOnce, TIMEOUT } from "./plugin-helpers.ts";
 
 const CANONICAL_PROSE = "Let me write the marker file.\n\n";
 const CANONICAL = CANONICAL_PROSE + live(block("tool_calls", [["bash", [["command", "echo fixed > marker.txt"]]]]));
@@ -33,24 +33,14 @@ interface Shared {
   run: RunResult;
 }
 
-let shared: Promise<Shared> | undefined;
-let teardown: (() => Promise<void>) | undefined;
-
-function sharedRun(): Promise<Shared> {
-  shared ??= (async () => {
-    const env = await setup(
-      [{ content: CANONICAL }, { content: ORPHAN }, { content: MISCLOSED }, { content: COSTUME }, { content: FINAL }],
-      { plugin: [pluginEntry({ providers: ["fake"], debug: true })] },
-    );
-    teardown = env.teardown;
-    const run = await runOpencode(env.project, "write the four files", { timeoutMs: 80_000 });
-    return { model: env.model, project: env.project, run };
-  })();
-  return shared;
-}
-
-afterAll(async () => {
-  await teardown?.();
+const sharedRun = sharedOnce<Shared>(async (onCleanup) => {
+  const env = await setup(
+    [{ content: CANONICAL }, { content: ORPHAN }, { content: MISCLOSED }, { content: COSTUME }, { content: FINAL }],
+    { plugin: [pluginEntry({ providers: ["fake"], debug: true })] },
+  );
+  onCleanup(env.teardown);
+  const run = await runOpencode(env.project, "write the four files", { timeoutMs: 80_000 });
+  return { model: env.model, project: env.project, run };
 });
 
 function file(project: Project, name: string): string | undefined {
