@@ -3,7 +3,7 @@ import { JsonSyntax } from "../grammar/json-syntax.ts";
 import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { Root } from "../parse/span.ts";
-import { HeldText } from "./held-text.ts";
+import type { HeldText } from "./held-text.ts";
 
 export type { Root };
 
@@ -30,7 +30,6 @@ const isSpaceCode = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c =
  * not to be markup). Offsets are absolute within the response.
  */
 export class Candidate {
-  private readonly held = new HeldText();
   length = 0;
   private scanCarry = "";
   private scanFrom: number;
@@ -54,6 +53,8 @@ export class Candidate {
   private plainDepth = 0;
 
   constructor(
+    /** The engine's held text, where this candidate's span is read back from (the engine stores it). */
+    private readonly held: HeldText,
     readonly start: number,
     readonly opener: Tag,
     readonly root: Root,
@@ -70,12 +71,12 @@ export class Candidate {
   }
 
   text(): string {
-    return this.held.text();
+    return this.held.slice(this.start, this.end);
   }
 
   /** The buffered text from absolute offset `at` to the end (short: at most one tag plus a chunk). */
   textFrom(at: number): string {
-    return this.held.from(at - this.start);
+    return this.held.slice(at, this.end);
   }
 
   /** At the end of the stream: a named call whose closing fence was the last thing written is complete. */
@@ -86,7 +87,6 @@ export class Candidate {
   /** `text` starts at absolute offset this.end. */
   consume(text: string, final: boolean): Step {
     const textStart = this.end;
-    this.held.append(text);
     this.length += text.length;
     const skip = Math.max(0, this.scanFrom - textStart);
     const s = this.scanCarry + (skip > 0 ? text.slice(skip) : text);

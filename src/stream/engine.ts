@@ -20,7 +20,7 @@ type Decision = { open: Root; enclosing?: Tag | true } | "noise" | "stray" | "te
 /** Text held after a recovered call: released if another call follows, stripped at the end (S03). */
 interface Tail {
   start: number;
-  pieces: { text: HeldText; start: number; noise: boolean }[];
+  pieces: { start: number; length: number; noise: boolean }[];
   length: number;
 }
 
@@ -40,6 +40,8 @@ class Engine implements RepairEngine {
   private readonly doc: DocContext;
   private carry = "";
   private pos = 0;
+  /** Every held character, stored once: the candidate and the tail read their spans back from it. */
+  private readonly store = new HeldText();
   private cand: Candidate | null = null;
   /** A block (its opener) or legacy section whose last call has been emitted but which has not closed yet. */
   private openBlock: Tag | true | null = null;
@@ -89,6 +91,7 @@ class Engine implements RepairEngine {
   passes(delta: string): boolean {
     if (this.flushed || delta.length === 0 || !this.isPlain(delta)) return false;
     this.pos += delta.length;
+    this.store.skip(delta.length);
     return true;
   }
 
@@ -96,11 +99,20 @@ class Engine implements RepairEngine {
     if (this.flushed) throw new Error("dsml-fix engine: feed after flush");
     if (this.isPlain(delta)) {
       this.pos += delta.length;
+      this.store.skip(delta.length);
       return delta.length > 0 ? [{ type: "text", text: delta }] : [];
     }
     this.out = [];
-    if (delta.length > 0) this.process(delta, false);
+    if (delta.length > 0) {
+      this.store.append(delta);
+      this.process(delta, false);
+      this.store.keepLast(this.held);
+    }
     return this.out;
+  }
+
+  heldText(from: number, to: number): string {
+    return this.store.slice(from, to);
   }
 
   /** Most deltas are mid-line text with nothing that could matter: released as they are. */
@@ -114,6 +126,7 @@ class Engine implements RepairEngine {
     this.flushed = true;
     this.process("", true);
     this.endTail();
+    this.store.keepLast(this.held);
     return this.out;
   }
 
@@ -208,7 +221,7 @@ class Engine implements RepairEngine {
         const residue = this.residueAt(s, j, final);
         if (residue !== "no") {
           this.emitText(s, emitFrom, j, base);
-          if (residue === "open") this.cand = new Candidate(base + j, RESIDUE_OPENER, "mistral");
+          if (residue === "open") this.cand = new Candidate(this.store, base + j, RESIDUE_OPENER, "mistral");
           return j;
         }
       }
@@ -224,7 +237,7 @@ class Engine implements RepairEngine {
           emitFrom = j;
           const decision = this.decide(r);
           if (typeof decision === "object") {
-            this.cand = new Candidate(base + j, shift(r), decision.open, decision.enclosing ?? null);
+            this.cand = new Candidate(this.store, base + j, shift(r), decision.open, decision.enclosing ?? null);
             return j;
           }
           if (decision === "noise") {
@@ -413,8 +426,8 @@ class Engine implements RepairEngine {
     const fits = text.length <= room;
     const kept = fits ? text : text.slice(0, room);
     let last = tail.pieces[tail.pieces.length - 1];
-    if (!last || last.noise !== noise || last.start + last.text.length !== start) tail.pieces.push((last = { text: new HeldText(), start, noise }));
-    last.text.append(kept);
+    if (!last || last.noise !== noise || last.start + last.length !== start) tail.pieces.push((last = { start, length: 0, noise }));
+    last.length += kept.length;
     tail.length += kept.length;
     if (fits) return;
     this.heldNoCall++;
@@ -428,8 +441,8 @@ class Engine implements RepairEngine {
     if (!tail) return;
     this.tail = null;
     for (const piece of tail.pieces) {
-      if (piece.noise) this.stripped.push({ span: [piece.start, piece.start + piece.text.length], kind: "noise" });
-      else this.pushText(piece.text.text(), piece.start);
+      if (piece.noise) this.stripped.push({ span: [piece.start, piece.start + piece.length], kind: "noise" });
+      else this.pushText(this.store.slice(piece.start, piece.start + piece.length), piece.start);
     }
   }
 
@@ -439,8 +452,8 @@ class Engine implements RepairEngine {
     if (!tail) return;
     this.tail = null;
     for (const piece of tail.pieces) {
-      const kind = piece.noise || piece.text.text().trim() === "" ? "noise" : "fabricated-result";
-      this.stripped.push({ span: [piece.start, piece.start + piece.text.length], kind });
+      const kind = piece.noise || this.store.slice(piece.start, piece.start + piece.length).trim() === "" ? "noise" : "fabricated-result";
+      this.stripped.push({ span: [piece.start, piece.start + piece.length], kind });
     }
   }
 }

@@ -68,7 +68,14 @@ export interface RepairEngine {
   flush(): EngineEvent[];
   /** The response carries native tool calls: leaked markup is stripped, never turned into a second call. */
   noteNativeToolCall(): void;
-  /** Characters currently held back. */
+  /** Characters currently held back: always the last ones fed. */
   readonly held: number;
+  /**
+   * The held text at offsets [from, to) of everything fed (passes() included), as it stood after
+   * the last feed() or flush() that returned; throws for a range no longer held. Read after a
+   * failure, to hand the text back: a feed that throws may have stored its delta but never drops
+   * what was held before it.
+   */
+  heldText(from: number, to: number): string;
   summary(): EngineSummary;
 }

@@ -42,6 +42,30 @@ describe("GuardedEngine.feed", () => {
   });
 });
 
+describe("GuardedEngine.step", () => {
+  test("a flush failing after its delta was fed (and released what was held) hands back what was held before the step", () => {
+    const errors: string[] = [];
+    const guard = new GuardedEngine(createStubEngine({ tools, idPrefix: "g" }, { throwOnFlush: true }), (line) => errors.push(line));
+    expect(guard.feed("x <<CALL read")).toEqual([{ type: "text", text: "x " }]);
+    // The delta completes the call, so the engine no longer holds "<<CALL read" when flush() fails.
+    expect(guard.step({ delta: ' {"path":"a"}>> y', flush: true })).toEqual({ ok: false, held: "<<CALL read" });
+    expect(errors).toEqual([expect.stringContaining("stub: flush")]);
+    expect(guard.recovered).toBe(0);
+  });
+
+  test("an engine that cannot hand back what it held is reported, not thrown into the host", () => {
+    const errors: string[] = [];
+    const engine = createStubEngine({ tools, idPrefix: "g" }, { throwOnFeed: 2 });
+    engine.heldText = () => {
+      throw new RangeError("gone");
+    };
+    const guard = new GuardedEngine(engine, (line) => errors.push(line));
+    guard.feed("x <<CALL");
+    expect(guard.feed(" read")).toBe("");
+    expect(errors).toEqual([expect.stringContaining("stub: feed"), expect.stringContaining("could not hand back the 6 characters")]);
+  });
+});
+
 describe("GuardedEngine.passes", () => {
   test("true only for a delta the engine let through with nothing held; an engine without passes() always says false", () => {
     const { guard } = guarded();

@@ -27,6 +27,7 @@ function feedOnly(options: EngineOptions): RepairEngine {
       return engine.held;
     },
     summary: () => engine.summary(),
+    heldText: (from, to) => engine.heldText(from, to),
   };
 }
 

@@ -105,6 +105,10 @@ export function createStubEngine(options: EngineOptions, faults: StubFaults = {}
     get held() {
       return held.length;
     },
+    heldText(from, to) {
+      if (from < heldAt || to > heldAt + held.length) throw new RangeError(`stub: [${from}, ${to}) is not held`);
+      return held.slice(from - heldAt, to - heldAt);
+    },
     summary(): EngineSummary {
       return { recovered: calls.length, nudge, broken: [...broken], stripped: [...stripped], heldCandidateNoCall };
     },

@@ -122,6 +122,7 @@ function recording(): { factory: EngineFactory; seen: Omit<Observed, "text"> } {
         return engine.held;
       },
       summary: () => (seen.summary = engine.summary()),
+      heldText: (from, to) => engine.heldText(from, to),
     };
   };
   return { factory, seen };
