@@ -112,6 +112,8 @@ for (const [suffix, label, text] of WORKLOADS) {
 
 // 3 ----------------------------------------------------------------------
 const FETCH_TARGETS = { a: { ratio: 1.1, us: 0.5 }, b: { ratio: 1.2, us: 1.0 } } as const;
+/** The issue sets the microsecond targets for Bun, the runtime OpenCode runs plugins in; Node is judged on the ratio. */
+const US_JUDGED = process.versions.bun !== undefined;
 for (const [suffix, label, text] of WORKLOADS) {
   progress(`fetch adapter under the AI SDK provider: ${label}`);
   const events = sseEvents(text);
@@ -146,8 +148,8 @@ for (const [suffix, label, text] of WORKLOADS) {
     ours: `${ms(median(t.ours!))} (${us(median(t.ours!), events.length)}/event)`,
     reference: `untouched ${ms(median(t.untouched!))} (${us(median(t.untouched!), events.length)}/event); an identity byte TransformStream adds +${((pairedDiff(t.stage!, t.untouched!) * 1e6) / events.length).toFixed(2)} us/event (${x(pairedRatio(t.stage!, t.untouched!))})`,
     result: `${x(ratio)}, +${perEvent.toFixed(2)} us/event (rounds' quartiles ${low} to ${high})`,
-    target: `<= ${target.ratio.toFixed(2)}x, <= ${target.us.toFixed(1)} us/event`,
-    verdict: verdict(ratio <= target.ratio && perEvent <= target.us),
+    target: `<= ${target.ratio.toFixed(2)}x, <= ${target.us.toFixed(1)} us/event${US_JUDGED ? "" : " (Bun only)"}`,
+    verdict: verdict(ratio <= target.ratio && (!US_JUDGED || perEvent <= target.us)),
   });
   // Any stream-rewriting fetch wrapper pays for a stage on the body: this is the cost against that floor.
   const raw = await measure(
