@@ -97,6 +97,21 @@ export class ChunkRewriter {
     return content === undefined ? undefined : this.#content(event, dataStart(event), content, false, true);
   }
 
+  /**
+   * True: `bytes`, one whole event, goes on as it is, decided without decoding it (the commonest
+   * event: the learned shape, plain ASCII content the engine lets through). False: nothing was
+   * done; ask wholeEvent() or event(). The same answer those give such an event, only cheaper.
+   */
+  plainEvent(bytes: Uint8Array): boolean {
+    const reasoning = this.#reasoning;
+    // Content ends a reasoning stretch, and the first content is read for whether it answers.
+    if (this.#deferred !== 0 || (reasoning !== undefined && (reasoning.active || !reasoning.answered))) return false;
+    const length = this.#shape.plainEventLength(bytes);
+    if (length <= 0) return false;
+    this.#latest = this.#shape.source;
+    return this.#guard.passesPlain(length);
+  }
+
   #other(payload: string, hasMeta: boolean, mayDefer: boolean): Rewritten | null {
     // A chunk starts with "{", so only other payloads can be the end marker.
     if (payload.charCodeAt(0) !== 123 && payload.trim() === "[DONE]") {

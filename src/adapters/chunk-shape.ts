@@ -2,10 +2,20 @@
 // chunk has been seen, the next ones are recognised by their text alone, which spares a full
 // JSON.parse for every token on the path where the content passes through unchanged.
 import { type Json, isObject } from "./openai.ts";
+import { isPassableCode } from "../stream/engine.ts";
 import { dataStart } from "./sse.ts";
 
 const SENTINEL = "\u0000dsml-fix\u0000";
 const SENTINEL_BODY = JSON.stringify(SENTINEL).slice(1, -1);
+const LF = 10;
+
+/**
+ * 1 for a byte that is, alone, a character of a JSON string body as it is (printable ASCII, no
+ * quote, no backslash) and one the engine lets through (isPassableCode); 0 otherwise. Every byte
+ * from 0x80 is 0: a multi-byte character would make bytes and characters count differently.
+ */
+const PASSABLE = new Uint8Array(256);
+for (let b = 0x20; b < 0x80; b++) if (b !== 0x22 && b !== 0x5c && isPassableCode(b)) PASSABLE[b] = 1;
 
 /**
  * The text of a content chunk cut around its content string. A payload that starts with the
@@ -23,6 +33,9 @@ export class ChunkShape {
   #wait = 0;
   /** Neither the prefix nor the suffix holds a CR or LF, so a matching event text is one line. */
   #oneLine = false;
+  /** The prefix and suffix as UTF-8, for plainEventLength(); set only for a one-line shape. */
+  #prefixBytes: Uint8Array | undefined;
+  #suffixBytes: Uint8Array | undefined;
 
   /** The chunk the shape was learned from; its envelope is every matching chunk's envelope. */
   get source(): Json | undefined {
@@ -51,6 +64,30 @@ export class ChunkShape {
     return this.#body(event.slice(from, end));
   }
 
+  /**
+   * matchEvent() on the bytes of the commonest event, without decoding it: one whole `data:` event
+   * of this shape whose content is ASCII that needs no unescaping and that the engine lets through
+   * (PASSABLE). Such bytes decode to the text matchEvent() matches, with the content as it is, so
+   * the content's length is all a caller needs. -1: decode it and ask matchEvent().
+   */
+  plainEventLength(bytes: Uint8Array): number {
+    const prefix = this.#prefixBytes;
+    const suffix = this.#suffixBytes;
+    if (prefix === undefined || suffix === undefined) return -1;
+    const n = bytes.length;
+    if (n < 7 || bytes[n - 1] !== LF || bytes[n - 2] !== LF) return -1;
+    if (bytes[0] !== 0x64 || bytes[1] !== 0x61 || bytes[2] !== 0x74 || bytes[3] !== 0x61 || bytes[4] !== 0x3a) return -1;
+    const from = bytes[5] === 0x20 ? 6 : 5;
+    const start = from + prefix.length;
+    const end = n - 2 - suffix.length;
+    if (end <= start) return -1;
+    for (let i = 0; i < prefix.length; i++) if (bytes[from + i] !== prefix[i]) return -1;
+    for (let i = 0; i < suffix.length; i++) if (bytes[end + i] !== suffix[i]) return -1;
+    for (let i = start; i < end; i++) if (PASSABLE[bytes[i]!] !== 1) return -1;
+    this.#hits++;
+    return end - start;
+  }
+
   #body(body: string): string | undefined {
     const content = plain(body) ? body : stringBody(body);
     if (content !== undefined) this.#hits++;
@@ -68,6 +105,7 @@ export class ChunkShape {
       this.#wait = this.#backoff;
     }
     this.#source = undefined;
+    this.#prefixBytes = this.#suffixBytes = undefined;
     this.#hits = 0;
     const literal = JSON.stringify(content);
     const at = payload.indexOf(literal);
@@ -86,8 +124,14 @@ export class ChunkShape {
     this.#suffix = suffix;
     this.#source = chunk;
     this.#oneLine = !hasLineEnd(prefix) && !hasLineEnd(suffix);
+    if (this.#oneLine) {
+      this.#prefixBytes = ENCODER.encode(prefix);
+      this.#suffixBytes = ENCODER.encode(suffix);
+    }
   }
 }
+
+const ENCODER = new TextEncoder();
 
 function hasLineEnd(text: string): boolean {
   return text.includes("\r") || text.includes("\n");

@@ -17,6 +17,11 @@ export interface EventRewriter {
    * given as its decoded text, answered without reading it as SSE; undefined: ask event().
    */
   wholeEvent?(event: string): Rewritten | null | undefined;
+  /**
+   * Optional: true when `bytes`, a chunk that may be one whole event, passes through unchanged,
+   * decided on the bytes without decoding them; false: ask wholeEvent() or event().
+   */
+  plainEvent?(bytes: Uint8Array): boolean;
   /** End of the body: whatever the engine still holds, as events to append. */
   end(): Json[];
   /** Non-data lines for a synthetic event (an `event:` line on wires that name their events). */
@@ -61,6 +66,15 @@ export function rewriteEventStream(
     }
   }
 
+  function passesPlain(chunk: Uint8Array): boolean {
+    try {
+      return rewriter.plainEvent!(chunk);
+    } catch (error) {
+      onError(error);
+      return false;
+    }
+  }
+
   function decideWhole(text: string): Rewritten | null | undefined {
     try {
       return rewriter.wholeEvent!(text);
@@ -90,8 +104,14 @@ export function rewriteEventStream(
     emit = out;
     return {
       each(chunk) {
-        // The usual chunk, one whole event, is read in place: no framing; and when the rewriter
-        // knows the event's shape, not even as SSE.
+        // The usual chunk, one whole event, is read in place: no framing; when the rewriter knows
+        // the event's shape, not even as SSE; and when its content is plain, not even decoded.
+        if (framer.idle && rewriter.plainEvent !== undefined && passesPlain(chunk)) {
+          reader.single(undefined);
+          emit(chunk);
+          lastRaw = true;
+          return;
+        }
         const one = framer.idle ? wholeDataEvent(chunk, decoder) : undefined;
         const whole = one !== undefined && rewriter.wholeEvent !== undefined ? decideWhole(one) : undefined;
         if (whole !== undefined) {

@@ -100,6 +100,18 @@ export class GuardedEngine {
     }
   }
 
+  /** passes() for a delta known only by its length, every character of it passable (RepairEngine.passesPlain). */
+  passesPlain(length: number): boolean {
+    if (this.done || this.#held !== 0) return false;
+    try {
+      if (this.#engine.passesPlain?.(length) !== true) return false;
+      this.#fed += length;
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   summary(): EngineSummary | undefined {
     try {
       return this.#engine.summary();

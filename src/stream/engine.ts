@@ -89,9 +89,13 @@ class Engine implements RepairEngine {
   }
 
   passes(delta: string): boolean {
-    if (this.flushed || delta.length === 0 || !this.isPlain(delta)) return false;
-    this.pos += delta.length;
-    this.store.skip(delta.length);
+    return !SPECIAL.test(delta) && this.passesPlain(delta.length);
+  }
+
+  passesPlain(length: number): boolean {
+    if (this.flushed || length <= 0 || !this.quiet()) return false;
+    this.pos += length;
+    this.store.skip(length);
     return true;
   }
 
@@ -117,7 +121,12 @@ class Engine implements RepairEngine {
 
   /** Most deltas are mid-line text with nothing that could matter: released as they are. */
   private isPlain(delta: string): boolean {
-    return this.carry === "" && this.cand === null && this.tail === null && this.doc.midLine && !SPECIAL.test(delta);
+    return this.quiet() && !SPECIAL.test(delta);
+  }
+
+  /** Nothing held, nothing pending, mid-line: a delta without SPECIAL characters changes nothing here. */
+  private quiet(): boolean {
+    return this.carry === "" && this.cand === null && this.tail === null && this.doc.midLine;
   }
 
   flush(): EngineEvent[] {
@@ -460,6 +469,11 @@ class Engine implements RepairEngine {
 
 /** What the hot path stops at (see scanText): newline, backtick, and every trigger character. */
 const SPECIAL = /[\n`<|\uFF5C\u2016[]/;
+
+/** Whether a delta may hold this character and still be let through by passesPlain(): SPECIAL's complement. */
+export function isPassableCode(c: number): boolean {
+  return c !== 0x0a && c !== 0x60 && c !== 0x3c && c !== 0x7c && c !== 0xff5c && c !== 0x2016 && c !== 0x5b;
+}
 
 function hasContent(s: string, from: number, to: number): boolean {
   for (let i = from; i < to; i++) {

@@ -65,6 +65,12 @@ export interface RepairEngine {
    * must take it. Optional, so an engine may always say false.
    */
   passes?(delta: string): boolean;
+  /**
+   * passes() for a delta seen only by its length: the caller has checked every character with
+   * isPassableCode() (src/stream/engine.ts), so only the engine's state decides. Lets an adapter
+   * pass an event on without decoding it. Optional, like passes().
+   */
+  passesPlain?(length: number): boolean;
   flush(): EngineEvent[];
   /** The response carries native tool calls: leaked markup is stripped, never turned into a second call. */
   noteNativeToolCall(): void;

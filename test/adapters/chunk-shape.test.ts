@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { ChunkShape, stringBody } from "../../src/adapters/chunk-shape.ts";
 import { singleDataPayloadOf } from "../../src/adapters/sse.ts";
+import { isPassableCode } from "../../src/stream/engine.ts";
 
 /** What the shipped code did: the body parsed as a JSON string. */
 function parsed(body: string): string | undefined {
@@ -75,6 +76,31 @@ describe("ChunkShape.matchEvent", () => {
       }),
       { seed: 1414, numRuns: 5000 },
     );
+  });
+
+  // Bytes: the same events, encoded (lone surrogates become U+FFFD, as a server's UTF-8 would).
+  test("differential: plainEventLength(bytes) is the length of what matchEvent() reads from the decoded text, for plain content only, else -1", () => {
+    let plainHits = 0;
+    fc.assert(
+      fc.property(extras, fc.boolean(), event, fc.constantFrom("", "abc", "a<b", "x|y", "[1]", "`q`", "\u00e9", "tab\there", "caf\u00e9"), (extra, lineBreak, e, plainish) => {
+        const { shape, prefix, suffix } = learned(extra, lineBreak);
+        const head = e.head === "keep" ? prefix : e.head === "drop" ? prefix.slice(1) : prefix + e.head;
+        const tail = e.tail === "keep" ? suffix : e.tail === "cut" ? suffix.slice(0, -1) : e.tail + suffix;
+        for (const content of [e.content, plainish]) {
+          const bytes = new TextEncoder().encode(`data:${e.space ? " " : ""}${head}${content}${tail}${e.end}`);
+          const text = new TextDecoder().decode(bytes);
+          const read = text.endsWith("\n\n") ? shape.matchEvent(text) : undefined;
+          const passable = read !== undefined && read.length > 0 && [...read].every((ch) => ch.charCodeAt(0) < 0x80 && isPassableCode(ch.charCodeAt(0)));
+          // Plain means the body is the content as it is: ASCII, nothing escaped, nothing the engine stops at.
+          const raw = text.slice((e.space ? 6 : 5) + prefix.length, text.length - 2 - suffix.length);
+          const expected = passable && raw === read ? read.length : -1;
+          expect(shape.plainEventLength(bytes)).toBe(expected);
+          if (expected > 0) plainHits++;
+        }
+      }),
+      { seed: 1414, numRuns: 5000 },
+    );
+    expect(plainHits).toBeGreaterThan(100);
   });
 
   test("a shape written over two lines never matches an event by its text", () => {

@@ -10,7 +10,7 @@ import { GuardedEngine } from "../../src/adapters/guarded-engine.ts";
 import { createRepairEngine } from "../../src/stream/engine.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { cutReply, replyText } from "../property/arbitraries.ts";
-import { code } from "../../bench/lib.ts";
+import { code, prose } from "../../bench/lib.ts";
 
 type Json = Record<string, any>;
 const envelope = { id: "chatcmpl-d", object: "chat.completion.chunk", created: 1, model: "m" };
@@ -51,15 +51,32 @@ function eventEnds(bytes: Uint8Array): number[] {
   return ends;
 }
 
-/** `textOnly`: the rewriter without wholeEvent(), so every event is read as SSE text first. */
-async function rewrite(body: string, cuts: number[] | "events", defer: boolean, textOnly = false): Promise<string> {
+/** Events plainEvent() let through undecoded, over every rewrite() so far. */
+let passedUndecoded = 0;
+
+/**
+ * `read`: "text" gives the rewriter without wholeEvent() or plainEvent(), so every event is read
+ * as SSE text first; "decoded" without plainEvent() only, so every event is decoded.
+ */
+async function rewrite(body: string, cuts: number[] | "events", defer: boolean, read: "all" | "decoded" | "text" = "all"): Promise<string> {
   const guard = new GuardedEngine(createRepairEngine({ tools: fixtureTools, idPrefix: "call_" }), () => undefined);
   const inner = new ChunkRewriter(guard, () => undefined);
   const rewriter: EventRewriter = !defer
     ? { event: (payload, meta) => inner.event(payload, meta, false), end: () => inner.end() }
-    : textOnly
+    : read === "text"
       ? { event: (payload, meta, mayDefer) => inner.event(payload, meta, mayDefer), end: () => inner.end() }
-      : inner;
+      : read === "decoded"
+        ? { event: (payload, meta, mayDefer) => inner.event(payload, meta, mayDefer), wholeEvent: (text) => inner.wholeEvent(text), end: () => inner.end() }
+        : {
+            event: (payload, meta, mayDefer) => inner.event(payload, meta, mayDefer),
+            wholeEvent: (text) => inner.wholeEvent(text),
+            plainEvent: (bytes) => {
+              const passed = inner.plainEvent(bytes);
+              if (passed) passedUndecoded++;
+              return passed;
+            },
+            end: () => inner.end(),
+          };
   const out = rewriteEventStream(chunked(new TextEncoder().encode(body), cuts), rewriter, (error) => {
     throw error;
   });
@@ -105,8 +122,9 @@ describe("deferred SSE events", () => {
         // One chunk per event is read without the framer; the framer's reading of the same events must agree byte for byte.
         const perEvent = await rewrite(body, "events", true);
         expect(perEvent).toBe(await rewrite(body, [], true));
-        // ...and so must reading such an event by its learned shape, without SSE.
-        expect(perEvent).toBe(await rewrite(body, "events", true, true));
+        // ...and so must reading such an event by its learned shape, without SSE, and passing it on undecoded.
+        expect(perEvent).toBe(await rewrite(body, "events", true, "text"));
+        expect(perEvent).toBe(await rewrite(body, "events", true, "decoded"));
         expect(clientView(deferring)).toEqual(clientView(shipped));
         // Waiting only ever saves rewrites: a real candidate is rewritten either way.
         expect(rewritten(body, deferring)).toBeLessThanOrEqual(rewritten(body, shipped));
@@ -116,6 +134,18 @@ describe("deferred SSE events", () => {
       }),
       { seed: 1414, numRuns: 400 },
     );
+    // The undecoded path must have been taken often enough for the comparison to mean something.
+    expect(passedUndecoded).toBeGreaterThan(200);
+  });
+
+  test("prose, one chunk per event, is passed on undecoded after the first events, byte for byte", async () => {
+    const deltas = prose(20_000, 3).match(/[\s\S]{1,10}/g)!;
+    const body = sseBody(deltas, 0, 0);
+    const before = passedUndecoded;
+    expect(await rewrite(body, "events", true)).toBe(body);
+    // All but the event that teaches the shape, the deltas with a line break (escaped in JSON), and
+    // those at a line start (where the engine looks at what a line opens with).
+    expect(passedUndecoded - before).toBeGreaterThan(0.95 * deltas.length);
   });
 
   test("code with a `<` at the end of many deltas and no leak comes out byte for byte", async () => {

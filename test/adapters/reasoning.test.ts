@@ -134,6 +134,12 @@ describe("fetch adapter, streamed", () => {
     expect(results.map((r) => [r.summary.recovered, r.summary.nudge])).toEqual([[0, null]]);
   });
 
+  test("prose after whitespace-only content, one chunk per event: the reasoning was not the answer", async () => {
+    const body = reply(deltas(LEAKED, 8), [" ", "There are three files."]);
+    const { text } = await viaFetch(body.split(/(?<=\n\n)/).map((event) => new TextEncoder().encode(event)));
+    expect(assemble(text)).toEqual({ reasoning: THINKING, content: " There are three files.", calls: [], finish: "stop" });
+  });
+
   test("whitespace-only content still leaves the reasoning as the answer", async () => {
     const { text } = await viaFetch(whole(reply(deltas(LEAKED, 8), ["\n\n"])));
     expect(assemble(text).calls).toEqual([LS]);
