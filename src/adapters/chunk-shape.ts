@@ -81,9 +81,10 @@ export class ChunkShape {
     const start = from + prefix.length;
     const end = n - 2 - suffix.length;
     if (end <= start) return -1;
-    for (let i = 0; i < prefix.length; i++) if (bytes[from + i] !== prefix[i]) return -1;
-    for (let i = 0; i < suffix.length; i++) if (bytes[end + i] !== suffix[i]) return -1;
+    // The content first: it is short, and where it is not plain the event goes the decoding way.
     for (let i = start; i < end; i++) if (PASSABLE[bytes[i]!] !== 1) return -1;
+    for (let i = 0; i < suffix.length; i++) if (bytes[end + i] !== suffix[i]) return -1;
+    for (let i = 0; i < prefix.length; i++) if (bytes[from + i] !== prefix[i]) return -1;
     this.#hits++;
     return end - start;
   }
