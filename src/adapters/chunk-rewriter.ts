@@ -98,15 +98,15 @@ export class ChunkRewriter {
   }
 
   /**
-   * True: `bytes`, one whole event, goes on as it is, decided without decoding it (the commonest
+   * True: the event bytes[at, to) goes on as it is, decided without decoding it (the commonest
    * event: the learned shape, plain ASCII content the engine lets through). False: nothing was
    * done; ask wholeEvent() or event(). The same answer those give such an event, only cheaper.
    */
-  plainEvent(bytes: Uint8Array): boolean {
+  plainEvent(bytes: Uint8Array, at?: number, to?: number): boolean {
     const reasoning = this.#reasoning;
     // Content ends a reasoning stretch, and the first content is read for whether it answers.
     if (this.#deferred !== 0 || (reasoning !== undefined && (reasoning.active || !reasoning.answered))) return false;
-    const length = this.#shape.plainEventLength(bytes);
+    const length = this.#shape.plainEventLength(bytes, at, to);
     if (length <= 0) return false;
     this.#latest = this.#shape.source;
     return this.#guard.passesPlain(length);

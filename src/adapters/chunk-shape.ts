@@ -33,7 +33,7 @@ export class ChunkShape {
   #wait = 0;
   /** Neither the prefix nor the suffix holds a CR or LF, so a matching event text is one line. */
   #oneLine = false;
-  /** The prefix and suffix as UTF-8, for plainEventLength(); set only for a one-line shape. */
+  /** The prefix and suffix as bytes, for plainEventLength(); set only for a one-line, all-ASCII shape. */
   #prefixBytes: Uint8Array | undefined;
   #suffixBytes: Uint8Array | undefined;
 
@@ -67,24 +67,23 @@ export class ChunkShape {
   /**
    * matchEvent() on the bytes of the commonest event, without decoding it: one whole `data:` event
    * of this shape whose content is ASCII that needs no unescaping and that the engine lets through
-   * (PASSABLE). Such bytes decode to the text matchEvent() matches, with the content as it is, so
-   * the content's length is all a caller needs. -1: decode it and ask matchEvent().
+   * (PASSABLE). Such bytes are ASCII and decode to the text matchEvent() matches, with the content
+   * as it is, so the content's length is all a caller needs. -1: decode it and ask matchEvent(). The event is
+   * bytes[at, to): a chunk's events are read in place.
    */
-  plainEventLength(bytes: Uint8Array): number {
+  plainEventLength(bytes: Uint8Array, at = 0, to = bytes.length): number {
     const prefix = this.#prefixBytes;
     const suffix = this.#suffixBytes;
     if (prefix === undefined || suffix === undefined) return -1;
-    const n = bytes.length;
-    if (n < 7 || bytes[n - 1] !== LF || bytes[n - 2] !== LF) return -1;
-    if (bytes[0] !== 0x64 || bytes[1] !== 0x61 || bytes[2] !== 0x74 || bytes[3] !== 0x61 || bytes[4] !== 0x3a) return -1;
-    const from = bytes[5] === 0x20 ? 6 : 5;
+    if (to - at < 7 || bytes[to - 1] !== LF || bytes[to - 2] !== LF) return -1;
+    if (bytes[at] !== 0x64 || bytes[at + 1] !== 0x61 || bytes[at + 2] !== 0x74 || bytes[at + 3] !== 0x61 || bytes[at + 4] !== 0x3a) return -1;
+    const from = at + (bytes[at + 5] === 0x20 ? 6 : 5);
     const start = from + prefix.length;
-    const end = n - 2 - suffix.length;
+    const end = to - 2 - suffix.length;
     if (end <= start) return -1;
     // The content first: it is short, and where it is not plain the event goes the decoding way.
     for (let i = start; i < end; i++) if (PASSABLE[bytes[i]!] !== 1) return -1;
-    for (let i = 0; i < suffix.length; i++) if (bytes[end + i] !== suffix[i]) return -1;
-    for (let i = 0; i < prefix.length; i++) if (bytes[from + i] !== prefix[i]) return -1;
+    if (!sameBytes(bytes, end, suffix) || !sameBytes(bytes, from, prefix)) return -1;
     this.#hits++;
     return end - start;
   }
@@ -125,14 +124,28 @@ export class ChunkShape {
     this.#suffix = suffix;
     this.#source = chunk;
     this.#oneLine = !hasLineEnd(prefix) && !hasLineEnd(suffix);
-    if (this.#oneLine) {
-      this.#prefixBytes = ENCODER.encode(prefix);
-      this.#suffixBytes = ENCODER.encode(suffix);
+    const prefixBytes = ENCODER.encode(prefix);
+    const suffixBytes = ENCODER.encode(suffix);
+    // ASCII only: then a plain event is ASCII throughout, as many characters as bytes.
+    if (this.#oneLine && prefixBytes.length === prefix.length && suffixBytes.length === suffix.length) {
+      this.#prefixBytes = prefixBytes;
+      this.#suffixBytes = suffixBytes;
     }
   }
 }
 
 const ENCODER = new TextEncoder();
+
+type Compare = (this: Uint8Array, target: Uint8Array, targetStart: number, targetEnd: number, sourceStart: number, sourceEnd: number) => number;
+/** Node's and Bun's native Buffer#compare, which takes any Uint8Array as `this`; absent elsewhere. */
+const NATIVE_COMPARE = (globalThis as { Buffer?: { prototype: { compare: Compare } } }).Buffer?.prototype.compare;
+
+/** Whether bytes[at, at + ref.length), which lies inside `bytes`, is `ref`, byte for byte. */
+export function sameBytes(bytes: Uint8Array, at: number, ref: Uint8Array, compare: Compare | undefined = NATIVE_COMPARE): boolean {
+  if (compare !== undefined) return compare.call(bytes, ref, 0, ref.length, at, at + ref.length) === 0;
+  for (let i = 0; i < ref.length; i++) if (bytes[at + i] !== ref[i]) return false;
+  return true;
+}
 
 function hasLineEnd(text: string): boolean {
   return text.includes("\r") || text.includes("\n");

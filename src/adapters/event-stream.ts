@@ -18,10 +18,10 @@ export interface EventRewriter {
    */
   wholeEvent?(event: string): Rewritten | null | undefined;
   /**
-   * Optional: true when `bytes`, a chunk that may be one whole event, passes through unchanged,
-   * decided on the bytes without decoding them; false: ask wholeEvent() or event().
+   * Optional: true when bytes[at, to) (default: all of them), which may be one whole event, passes
+   * through unchanged, decided on the bytes without decoding them; false: ask wholeEvent() or event().
    */
-  plainEvent?(bytes: Uint8Array): boolean;
+  plainEvent?(bytes: Uint8Array, at?: number, to?: number): boolean;
   /** End of the body: whatever the engine still holds, as events to append. */
   end(): Json[];
   /** Non-data lines for a synthetic event (an `event:` line on wires that name their events). */
@@ -66,9 +66,9 @@ export function rewriteEventStream(
     }
   }
 
-  function passesPlain(chunk: Uint8Array): boolean {
+  function passesPlain(chunk: Uint8Array, at?: number, to?: number): boolean {
     try {
-      return rewriter.plainEvent!(chunk);
+      return rewriter.plainEvent!(chunk, at, to);
     } catch (error) {
       onError(error);
       return false;
@@ -143,13 +143,25 @@ export function rewriteEventStream(
         }
         if (k === ends.length) return;
         const last = ends[ends.length - 1]!;
-        // One decode for every event in the chunk: CR and LF are one byte and one character each,
-        // so the reader finds the same event boundaries in the text as the framer did in the bytes.
-        const text = decoder.decode(at === 0 && last === chunk.length ? chunk : chunk.subarray(at, last));
+        const plain = rewriter.plainEvent !== undefined;
+        // Decoded once for all the events from the first one that is not plain on its bytes. CR and
+        // LF are one byte and one character each, so the reader finds the same event boundaries in
+        // the text as the framer did in the bytes; a plain event is ASCII, its length the same in both.
+        let text: string | undefined;
         let pos = 0;
         let pending = at;
         for (; k < ends.length; k++) {
           const end = ends[k]!;
+          if (plain && passesPlain(chunk, at, end)) {
+            pos += end - at;
+            lastRaw = true;
+            at = end;
+            continue;
+          }
+          if (text === undefined) {
+            text = decoder.decode(at === 0 && last === chunk.length ? chunk : chunk.subarray(at, last));
+            pos = 0;
+          }
           const rewritten = decide(text, pos, endsInLfs(chunk, end));
           pos = reader.end;
           if (rewritten !== null) {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { ChunkShape, stringBody } from "../../src/adapters/chunk-shape.ts";
+import { ChunkShape, sameBytes, stringBody } from "../../src/adapters/chunk-shape.ts";
 import { singleDataPayloadOf } from "../../src/adapters/sse.ts";
 import { isPassableCode } from "../../src/stream/engine.ts";
 
@@ -103,10 +103,40 @@ describe("ChunkShape.matchEvent", () => {
     expect(plainHits).toBeGreaterThan(100);
   });
 
+  test("a shape with a non-ASCII envelope is matched on its text only, never on its bytes", () => {
+    const shape = new ChunkShape();
+    const payload = JSON.stringify({ id: "c1", model: "mod\u00e8le", choices: [{ index: 0, delta: { content: "x" } }] });
+    shape.learn(payload, JSON.parse(payload), "x");
+    const event = `data: ${payload.replace('"x"', '"hello"')}\n\n`;
+    expect(shape.matchEvent(event)).toBe("hello");
+    expect(shape.plainEventLength(new TextEncoder().encode(event))).toBe(-1);
+    const ascii = new ChunkShape();
+    const plainPayload = payload.replace("mod\u00e8le", "model");
+    ascii.learn(plainPayload, JSON.parse(plainPayload), "x");
+    expect(ascii.plainEventLength(new TextEncoder().encode(`data: ${plainPayload.replace('"x"', '"hello"')}\n\n`))).toBe(5);
+  });
+
   test("a shape written over two lines never matches an event by its text", () => {
     const { shape, prefix, suffix } = learned({}, true);
     const payload = `${prefix}hello${suffix}`;
     expect(shape.match(payload)).toBe("hello");
     expect(shape.matchEvent(`data: ${payload}\n\n`)).toBeUndefined();
+  });
+});
+
+describe("sameBytes", () => {
+  test("the native compare and the loop used where there is none agree with a byte-by-byte reading, at every position", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 40 }), fc.uint8Array({ maxLength: 8 }), fc.nat(), fc.boolean(), (bytes, ref, at, copy) => {
+        if (ref.length > bytes.length) return;
+        const start = at % (bytes.length - ref.length + 1);
+        // Half the time the reference is the very bytes there, so matches are tested as often as mismatches.
+        const wanted = copy ? bytes.slice(start, start + ref.length) : ref;
+        const expected = wanted.every((b, i) => bytes[start + i] === b);
+        expect(sameBytes(bytes, start, wanted)).toBe(expected);
+        expect(sameBytes(bytes, start, wanted, undefined)).toBe(expected);
+      }),
+      { seed: 1414, numRuns: 3000 },
+    );
   });
 });

@@ -70,8 +70,8 @@ async function rewrite(body: string, cuts: number[] | "events", defer: boolean, 
         : {
             event: (payload, meta, mayDefer) => inner.event(payload, meta, mayDefer),
             wholeEvent: (text) => inner.wholeEvent(text),
-            plainEvent: (bytes) => {
-              const passed = inner.plainEvent(bytes);
+            plainEvent: (bytes, at, to) => {
+              const passed = inner.plainEvent(bytes, at, to);
               if (passed) passedUndecoded++;
               return passed;
             },
@@ -125,6 +125,9 @@ describe("deferred SSE events", () => {
         // ...and so must reading such an event by its learned shape, without SSE, and passing it on undecoded.
         expect(perEvent).toBe(await rewrite(body, "events", true, "text"));
         expect(perEvent).toBe(await rewrite(body, "events", true, "decoded"));
+        // Events read in place inside a chunk of several are passed on undecoded alike.
+        expect(deferring).toBe(await rewrite(body, chunks, true, "decoded"));
+        expect(await rewrite(body, [], true, "decoded")).toBe(perEvent);
         expect(clientView(deferring)).toEqual(clientView(shipped));
         // Waiting only ever saves rewrites: a real candidate is rewritten either way.
         expect(rewritten(body, deferring)).toBeLessThanOrEqual(rewritten(body, shipped));
@@ -145,6 +148,14 @@ describe("deferred SSE events", () => {
     expect(await rewrite(body, "events", true)).toBe(body);
     // All but the event that teaches the shape, the deltas with a line break (escaped in JSON), and
     // those at a line start (where the engine looks at what a line opens with).
+    expect(passedUndecoded - before).toBeGreaterThan(0.95 * deltas.length);
+  });
+
+  test("prose in a few large chunks, several events each, is passed on undecoded, byte for byte", async () => {
+    const deltas = prose(20_000, 4).match(/[\s\S]{1,10}/g)!;
+    const body = sseBody(deltas, 0, 0);
+    const before = passedUndecoded;
+    expect(await rewrite(body, [4096, 8192, 16384, 32768, 65536], true)).toBe(body);
     expect(passedUndecoded - before).toBeGreaterThan(0.95 * deltas.length);
   });
 
