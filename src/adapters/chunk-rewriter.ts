@@ -105,7 +105,8 @@ export class ChunkRewriter {
   plainEvent(bytes: Uint8Array, at?: number, to?: number): boolean {
     const reasoning = this.#reasoning;
     // Content ends a reasoning stretch, and the first content is read for whether it answers.
-    if (this.#deferred !== 0 || (reasoning !== undefined && (reasoning.active || !reasoning.answered))) return false;
+    // While text is held (a candidate: thousands of events), the engine takes every event anyway.
+    if (this.#guard.held !== 0 || this.#deferred !== 0 || (reasoning !== undefined && (reasoning.active || !reasoning.answered))) return false;
     const length = this.#shape.plainEventLength(bytes, at, to);
     if (length <= 0) return false;
     this.#latest = this.#shape.source;
