@@ -3,11 +3,10 @@
 // JSON.parse for every token on the path where the content passes through unchanged.
 import { type Json, isObject } from "./openai.ts";
 import { isPassableCode } from "../stream/engine.ts";
-import { dataStart } from "./sse.ts";
+import { dataEventStart, dataStart } from "./sse.ts";
 
 const SENTINEL = "\u0000dsml-fix\u0000";
 const SENTINEL_BODY = JSON.stringify(SENTINEL).slice(1, -1);
-const LF = 10;
 
 /**
  * 1 for a byte that is, alone, a character of a JSON string body as it is (printable ASCII, no
@@ -75,9 +74,8 @@ export class ChunkShape {
     const prefix = this.#prefixBytes;
     const suffix = this.#suffixBytes;
     if (prefix === undefined || suffix === undefined) return -1;
-    if (to - at < 7 || bytes[to - 1] !== LF || bytes[to - 2] !== LF) return -1;
-    if (bytes[at] !== 0x64 || bytes[at + 1] !== 0x61 || bytes[at + 2] !== 0x74 || bytes[at + 3] !== 0x61 || bytes[at + 4] !== 0x3a) return -1;
-    const from = at + (bytes[at + 5] === 0x20 ? 6 : 5);
+    const from = dataEventStart(bytes, at, to);
+    if (from === -1) return -1;
     const start = from + prefix.length;
     const end = to - 2 - suffix.length;
     if (end <= start) return -1;

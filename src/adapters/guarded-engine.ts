@@ -85,31 +85,16 @@ export class GuardedEngine {
 
   /**
    * True when the engine let `delta` through whole and unchanged, with nothing held: the caller
-   * passes its own part or event on. False: nothing happened, feed() it. Nothing to remember
-   * either way, since nothing is held before or after such a delta.
+   * passes its own part or event on. False: nothing happened, feed() it. Only the count of what
+   * was fed moves, since nothing is held before or after such a delta.
    */
   passes(delta: string): boolean {
-    if (this.done || this.#held !== 0) return false;
-    try {
-      if (this.#engine.passes?.(delta) !== true) return false;
-      this.#fed += delta.length;
-      return true;
-    } catch {
-      // feed() meets the same fault and hands back what the engine held.
-      return false;
-    }
+    return this.#passes(delta.length, delta);
   }
 
   /** passes() for a delta known only by its length, every character of it passable (RepairEngine.passesPlain). */
   passesPlain(length: number): boolean {
-    if (this.done || this.#held !== 0) return false;
-    try {
-      if (this.#engine.passesPlain?.(length) !== true) return false;
-      this.#fed += length;
-      return true;
-    } catch {
-      return false;
-    }
+    return this.#passes(length, undefined);
   }
 
   summary(): EngineSummary | undefined {
@@ -119,6 +104,20 @@ export class GuardedEngine {
       this.#onError(`engine summary failed: ${describeError(error)}`);
       return undefined;
     }
+  }
+
+  /** The engine's passes(delta), or passesPlain(length) without one, counted when it let the delta through. */
+  #passes(length: number, delta: string | undefined): boolean {
+    if (this.done || this.#held !== 0) return false;
+    try {
+      const passed = delta === undefined ? this.#engine.passesPlain?.(length) : this.#engine.passes?.(delta);
+      if (passed !== true) return false;
+    } catch {
+      // feed() meets the same fault and hands back what the engine held.
+      return false;
+    }
+    this.#fed += length;
+    return true;
   }
 
   #settle(fed: number, held: number): void {

@@ -208,10 +208,17 @@ export function serialize(payload: string, eol: string, meta: readonly string[] 
  * runtimes (a Uint8Array's indexOf is not, in Node).
  */
 export function wholeDataEvent(chunk: Uint8Array, decoder: TextDecoder): string | undefined {
-  const n = chunk.length;
-  if (n < 7 || chunk[n - 1] !== LF || chunk[n - 2] !== LF) return undefined;
-  if (chunk[0] !== 0x64 || chunk[1] !== 0x61 || chunk[2] !== 0x74 || chunk[3] !== 0x61 || chunk[4] !== 0x3a) return undefined;
-  return decoder.decode(chunk);
+  return dataEventStart(chunk, 0, chunk.length) === -1 ? undefined : decoder.decode(chunk);
+}
+
+/**
+ * Where the data starts (after `data:` and the one space it may have) when bytes[at, to) may be
+ * one whole `data:` event ending in LF LF, judged by its ends only; -1 when it cannot be.
+ */
+export function dataEventStart(bytes: Uint8Array, at: number, to: number): number {
+  if (to - at < 7 || bytes[to - 1] !== LF || bytes[to - 2] !== LF) return -1;
+  if (bytes[at] !== 0x64 || bytes[at + 1] !== 0x61 || bytes[at + 2] !== 0x74 || bytes[at + 3] !== 0x61 || bytes[at + 4] !== 0x3a) return -1;
+  return at + (bytes[at + 5] === 0x20 ? 6 : 5);
 }
 
 /** The data of a wholeDataEvent() text when the event is that one line, else undefined. */

@@ -94,16 +94,14 @@ class Engine implements RepairEngine {
 
   passesPlain(length: number): boolean {
     if (this.flushed || length <= 0 || !this.quiet()) return false;
-    this.pos += length;
-    this.store.skip(length);
+    this.releasePlain(length);
     return true;
   }
 
   feed(delta: string): EngineEvent[] {
     if (this.flushed) throw new Error("dsml-fix engine: feed after flush");
     if (this.isPlain(delta)) {
-      this.pos += delta.length;
-      this.store.skip(delta.length);
+      this.releasePlain(delta.length);
       return delta.length > 0 ? [{ type: "text", text: delta }] : [];
     }
     this.out = [];
@@ -122,6 +120,12 @@ class Engine implements RepairEngine {
   /** Most deltas are mid-line text with nothing that could matter: released as they are. */
   private isPlain(delta: string): boolean {
     return this.quiet() && !SPECIAL.test(delta);
+  }
+
+  /** A plain delta released whole: it moves the offsets on and is never stored. */
+  private releasePlain(length: number): void {
+    this.pos += length;
+    this.store.skip(length);
   }
 
   /** Nothing held, nothing pending, mid-line: a delta without SPECIAL characters changes nothing here. */

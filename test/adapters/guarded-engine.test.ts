@@ -1,12 +1,16 @@
 import { describe, expect, test } from "bun:test";
 import { GuardedEngine } from "../../src/adapters/guarded-engine.ts";
+import type { RepairEngine } from "../../src/stream/types.ts";
 import { createStubEngine } from "./stub-engine.ts";
 
 const tools = [{ name: "read" }];
 
-function guarded(throwOnFeed?: number) {
+/** A guard over the stub engine, failing on the given feed; `patch` may break one of the engine's methods first. */
+function guarded(throwOnFeed?: number, patch?: (engine: RepairEngine) => void) {
   const errors: string[] = [];
-  const guard = new GuardedEngine(createStubEngine({ tools, idPrefix: "g" }, { throwOnFeed }), (line) => errors.push(line));
+  const engine = createStubEngine({ tools, idPrefix: "g" }, { throwOnFeed });
+  patch?.(engine);
+  const guard = new GuardedEngine(engine, (line) => errors.push(line));
   return { guard, errors };
 }
 
@@ -54,12 +58,11 @@ describe("GuardedEngine.step", () => {
   });
 
   test("an engine that cannot hand back what it held is reported, not thrown into the host", () => {
-    const errors: string[] = [];
-    const engine = createStubEngine({ tools, idPrefix: "g" }, { throwOnFeed: 2 });
-    engine.heldText = () => {
-      throw new RangeError("gone");
-    };
-    const guard = new GuardedEngine(engine, (line) => errors.push(line));
+    const { guard, errors } = guarded(2, (engine) => {
+      engine.heldText = () => {
+        throw new RangeError("gone");
+      };
+    });
     guard.feed("x <<CALL");
     expect(guard.feed(" read")).toBe("");
     expect(errors).toEqual([expect.stringContaining("stub: feed"), expect.stringContaining("could not hand back the 6 characters")]);
@@ -74,12 +77,11 @@ describe("GuardedEngine.passes", () => {
   });
 
   test("a throwing passes() costs nothing: feed() then meets the fault and hands back what was held", () => {
-    const errors: string[] = [];
-    const engine = createStubEngine({ tools, idPrefix: "g" }, { throwOnFeed: 2 });
-    engine.passes = () => {
-      throw new Error("passes broke");
-    };
-    const guard = new GuardedEngine(engine, (line) => errors.push(line));
+    const { guard, errors } = guarded(2, (engine) => {
+      engine.passes = () => {
+        throw new Error("passes broke");
+      };
+    });
     expect(guard.feed("x <<CA")).toEqual([{ type: "text", text: "x " }]);
     expect(guard.passes("LL read")).toBe(false);
     expect(guard.feed("LL read")).toBe("<<CA");
