@@ -9,6 +9,7 @@ import type {
 } from "@ai-sdk/provider";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { createRepairEngine } from "../src/stream/engine.ts";
+import { pullStage } from "../src/adapters/pull-stage.ts";
 import type { EngineOptions } from "../src/stream/types.ts";
 import { fixtureTools } from "../test/golden/tools.ts";
 import { seeded } from "../test/support/run-engine.ts";
@@ -349,6 +350,15 @@ export function stagedFetch(base: typeof fetch): typeof fetch {
     const response = await base(input, init);
     const stage = new TransformStream<Uint8Array, Uint8Array>({ transform: (c, ctl) => ctl.enqueue(c) });
     return new Response(response.body!.pipeThrough(stage), { headers: response.headers });
+  }) as unknown as typeof fetch;
+}
+
+/** The same base fetch through repairFetch's own stream hop (pullStage) doing no work: the hop's share of what repairFetch adds. */
+export function hoppedFetch(base: typeof fetch): typeof fetch {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    const response = await base(input, init);
+    const body = pullStage<Uint8Array, Uint8Array>(response.body!, (emit) => ({ each: emit, end() {} }));
+    return new Response(body, { headers: response.headers });
   }) as unknown as typeof fetch;
 }
 

@@ -35,6 +35,7 @@ import {
   sseContent,
   sseEvents,
   stagedFetch,
+  hoppedFetch,
   throughMiddleware,
   throughProvider,
 } from "./lib.ts";
@@ -111,6 +112,8 @@ for (const [suffix, label, text] of WORKLOADS) {
 }
 
 // 3 ----------------------------------------------------------------------
+/** A difference with its sign: "+0.59", "-0.14". */
+const signed = (n: number) => `${n < 0 ? "-" : "+"}${Math.abs(n).toFixed(2)}`;
 const FETCH_TARGETS = { a: { ratio: 1.1, us: 0.5 }, b: { ratio: 1.2, us: 1.0 } } as const;
 /** The issue sets the microsecond targets for Bun, the runtime OpenCode runs plugins in; Node is judged on the ratio. */
 const US_JUDGED = process.versions.bun !== undefined;
@@ -120,23 +123,29 @@ for (const [suffix, label, text] of WORKLOADS) {
   const base = fetchOf(events);
   const repaired = repairFetch({}, base);
   const staged = stagedFetch(base);
+  const hopped = hoppedFetch(base);
   const check = sseContent((await drainBytes(await repaired(URL_, requestInit), true)).body);
   if (check.content !== text || check.toolCalls !== 0) throw new Error(`fetch adapter changed the ${label} stream`);
   const plainModel = providerModel(base);
   const repairedModel = providerModel(repaired);
   const stagedModel = providerModel(staged);
+  const hoppedModel = providerModel(hopped);
   const viaProvider = await throughProvider(repairedModel, true);
   if (viaProvider.text !== text || viaProvider.calls !== 0) throw new Error(`the provider over repairFetch changed the ${label} stream`);
+  if ((await throughProvider(hoppedModel, true)).text !== text) throw new Error(`the provider over the bare hop changed the ${label} stream`);
   const t = await measure(
     {
       untouched: () => throughProvider(plainModel),
       ours: () => throughProvider(repairedModel),
       // What any wrapper that rewrites the body pays for one stage before doing any work: the floor under the µs target.
       stage: () => throughProvider(stagedModel),
+      // repairFetch's own hop with no work in it: how much of what it adds is the hop, how much the work.
+      hop: () => throughProvider(hoppedModel),
     },
     QUICK ? 5 : 7,
     2,
   );
+  const usAdded = (times: number[]) => signed((pairedDiff(times, t.untouched!) * 1e6) / events.length);
   const ratio = pairedRatio(t.ours!, t.untouched!);
   const added = pairedDiff(t.ours!, t.untouched!);
   const target = FETCH_TARGETS[suffix];
@@ -146,8 +155,8 @@ for (const [suffix, label, text] of WORKLOADS) {
     row: `3${suffix}`,
     workload: `AI SDK openai-compatible doStream over repairFetch vs over the untouched body, ${label} as ${events.length} SSE events`,
     ours: `${ms(median(t.ours!))} (${us(median(t.ours!), events.length)}/event)`,
-    reference: `untouched ${ms(median(t.untouched!))} (${us(median(t.untouched!), events.length)}/event); an identity byte TransformStream adds +${((pairedDiff(t.stage!, t.untouched!) * 1e6) / events.length).toFixed(2)} us/event (${x(pairedRatio(t.stage!, t.untouched!))})`,
-    result: `${x(ratio)}, +${perEvent.toFixed(2)} us/event (rounds' quartiles ${low} to ${high})`,
+    reference: `untouched ${ms(median(t.untouched!))} (${us(median(t.untouched!), events.length)}/event); an identity byte TransformStream adds ${usAdded(t.stage!)} us/event (${x(pairedRatio(t.stage!, t.untouched!))}), repairFetch's own stream hop doing no work ${usAdded(t.hop!)}`,
+    result: `${x(ratio)}, ${signed(perEvent)} us/event (rounds' quartiles ${low} to ${high})`,
     target: `<= ${target.ratio.toFixed(2)}x, <= ${target.us.toFixed(1)} us/event${US_JUDGED ? "" : " (Bun only)"}`,
     verdict: verdict(ratio <= target.ratio && (!US_JUDGED || perEvent <= target.us)),
   });
