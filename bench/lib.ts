@@ -344,22 +344,22 @@ export function fetchOf(body: readonly Uint8Array[]): typeof fetch {
   return (async () => new Response(sourceStream(body), { headers: { "content-type": "text/event-stream" } })) as unknown as typeof fetch;
 }
 
-/** The same base fetch with an identity byte TransformStream on the body: the floor for any stream-rewriting wrapper. */
-export function stagedFetch(base: typeof fetch): typeof fetch {
+/** The base fetch with its response body passed through `wrap`: the same headers, another stream. */
+function bodyThrough(base: typeof fetch, wrap: (body: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array>): typeof fetch {
   return (async (input: string | URL | Request, init?: RequestInit) => {
     const response = await base(input, init);
-    const stage = new TransformStream<Uint8Array, Uint8Array>({ transform: (c, ctl) => ctl.enqueue(c) });
-    return new Response(response.body!.pipeThrough(stage), { headers: response.headers });
+    return new Response(wrap(response.body!), { headers: response.headers });
   }) as unknown as typeof fetch;
+}
+
+/** The same base fetch with an identity byte TransformStream on the body: the floor for any stream-rewriting wrapper. */
+export function stagedFetch(base: typeof fetch): typeof fetch {
+  return bodyThrough(base, (body) => body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ transform: (c, ctl) => ctl.enqueue(c) })));
 }
 
 /** The same base fetch through repairFetch's own stream hop (pullStage) doing no work: the hop's share of what repairFetch adds. */
 export function hoppedFetch(base: typeof fetch): typeof fetch {
-  return (async (input: string | URL | Request, init?: RequestInit) => {
-    const response = await base(input, init);
-    const body = pullStage<Uint8Array, Uint8Array>(response.body!, (emit) => ({ each: emit, end() {} }));
-    return new Response(body, { headers: response.headers });
-  }) as unknown as typeof fetch;
+  return bodyThrough(base, (body) => pullStage<Uint8Array, Uint8Array>(body, (emit) => ({ each: emit, end() {} })));
 }
 
 /** What a user of the AI SDK runs: the openai-compatible provider's chat model over the given fetch. */
