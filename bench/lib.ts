@@ -102,8 +102,14 @@ export const count = (text: string, ch: string) => text.split(ch).length - 1;
 
 // ------------------------------------------------------------------ runtime
 
-/** The same bench runs under Bun (`npm run bench`) and under Node (`npm run bench:node`, a bundle built by Bun). */
-export const RUNTIME = process.versions.bun ? `Bun ${process.versions.bun}` : `Node ${process.versions.node}`;
+/**
+ * The same bench runs under Bun (`npm run bench`), under the Bun inside the pinned opencode binary
+ * (`npm run bench:opencode`, BUN_BE_BUN=1: the runtime OpenCode loads plugins into), and under Node
+ * (`npm run bench:node`, a bundle built by Bun).
+ */
+export const RUNTIME = process.versions.bun
+  ? `Bun ${process.versions.bun}${process.env.BUN_BE_BUN ? " (inside the opencode binary)" : ""}`
+  : `Node ${process.versions.node}`;
 
 /** Seconds, monotonic, in both runtimes. */
 export const now = (): number => performance.now() / 1000;

@@ -212,28 +212,31 @@ for (const [suffix, label, text] of WORKLOADS) {
     const out = spawnSync(process.execPath, [...gcFlag, script, mode, String(streams), String(held), String(limit)], { encoding: "utf8" });
     const line = out.stdout.trim().split("\n").at(-1) ?? "";
     if (out.status !== 0 || !line.startsWith("{")) throw new Error(`memory probe ${mode} failed: ${out.stderr}`);
-    return JSON.parse(line) as { rss: number; heap: number; released: number };
+    return JSON.parse(line) as { rss: number; rssEarly: number; heap: number; released: number };
   };
   /** Median over fresh processes, ours and identity alternating, of ours minus identity. */
   const over = (mode: string, identity: string, streams: number, held: number, limit: number) => {
     const rss: number[] = [];
+    const rssEarly: number[] = [];
     const heap: number[] = [];
     let released = 0;
     for (let k = 0; k < (QUICK ? 1 : 3); k++) {
       const base = sample(identity, streams, held, limit);
       const got = sample(mode, streams, held, limit);
       rss.push(got.rss - base.rss);
+      rssEarly.push(got.rssEarly - base.rssEarly);
       heap.push(got.heap - base.heap);
       released = got.released;
     }
-    return { rss: median(rss), heap: median(heap), released };
+    return { rss: median(rss), rssEarly: median(rssEarly), heap: median(heap), released };
   };
   const mb = (b: number) => `${(b / MB).toFixed(1)} MB`;
+  const signedMb = (b: number) => `${b < 0 ? "-" : "+"}${mb(Math.abs(b))}`;
   const one = over("middleware", "identity", 1, 1_000_000, 2_000_000);
   rows.push({
     row: "5a",
     workload: "bytes per held character: one middleware stream holding a 1,000,000-character candidate (bufferLimit 2,000,000) vs identity",
-    ours: `heap +${mb(one.heap)}, RSS +${mb(one.rss)}`,
+    ours: `heap +${mb(one.heap)}, RSS ${signedMb(one.rss)} (${signedMb(one.rssEarly)} before the allocator settled)`,
     reference: `released while held: ${one.released} chars`,
     result: `${(one.heap / 1e6).toFixed(2)} B/char heap, ${(one.rss / 1e6).toFixed(2)} B/char RSS`,
     target: "<= 4 B/char (heap; RSS of one process moves by MBs)",
@@ -248,7 +251,7 @@ for (const [suffix, label, text] of WORKLOADS) {
     rows.push({
       row: `5${suffix}`,
       workload: `100 concurrent streams each holding a 64,000-character candidate (default bufferLimit): ${what}`,
-      ours: `heap +${mb(many.heap)}, RSS +${mb(many.rss)}`,
+      ours: `heap +${mb(many.heap)}, RSS ${signedMb(many.rss)} (${signedMb(many.rssEarly)} before the allocator settled)`,
       reference: `${(many.heap / 6.4e6).toFixed(2)} B/char heap, ${(many.rss / 6.4e6).toFixed(2)} B/char RSS`,
       result: `+${mb(worst)} (larger of heap, RSS)`,
       target: "<= 30 MB",

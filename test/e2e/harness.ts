@@ -411,6 +411,8 @@ export function makeProject(opts: ProjectOptions): Project {
     // Drop anything that could leak the developer's OpenCode / provider setup into the run.
     if (v === undefined) continue;
     if (k.startsWith("OPENCODE") || k.startsWith("XDG_")) continue;
+    // BUN_BE_BUN=1 runs the suite on the Bun inside OpenCode; it would turn the OpenCode under test into that Bun.
+    if (k === "BUN_BE_BUN") continue;
     if (/_API_KEY$/.test(k)) continue;
     env[k] = v;
   }

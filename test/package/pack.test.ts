@@ -70,7 +70,7 @@ function npmEnv(extra: Record<string, string> = {}): Record<string, string> {
   const keep = new Set(["npm_config_cache", "npm_config_userconfig", "npm_config_globalconfig", "npm_config_registry"]);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || k === "INIT_CWD") continue;
+    if (v === undefined || k === "INIT_CWD" || k === "BUN_BE_BUN") continue;
     if (k.toLowerCase().startsWith("npm_") && !keep.has(k.toLowerCase())) continue;
     env[k] = v;
   }

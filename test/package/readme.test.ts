@@ -110,6 +110,12 @@ test("no instruction runs a bare `bun` (not on PATH after npm ci): npm scripts o
   expect(bare).toEqual([]);
 });
 
+test("every `npm run <script>` the README gives is a script of package.json", () => {
+  const named = [...README.matchAll(/npm run ([\w:-]+)/g)].map((m) => m[1]!);
+  expect(named).toContain("bench:opencode");
+  expect(named.filter((name) => !(name in manifest.scripts))).toEqual([]);
+});
+
 test("the compatibility table names the OpenCode version the tests pin, and the peer range", () => {
   const pinned = manifest.devDependencies["opencode-ai"];
   expect(manifest.devDependencies["@opencode-ai/plugin"]).toBe(pinned);
