@@ -112,8 +112,8 @@ for (const [suffix, label, text] of WORKLOADS) {
 }
 
 // 3 ----------------------------------------------------------------------
-/** A difference with its sign: "+0.59", "-0.14". */
-const signed = (n: number) => `${n < 0 ? "-" : "+"}${Math.abs(n).toFixed(2)}`;
+/** A difference with its sign: "+0.59", "-0.14"; `format` writes its size. */
+const signed = (n: number, format = (size: number) => size.toFixed(2)) => `${n < 0 ? "-" : "+"}${format(Math.abs(n))}`;
 const FETCH_TARGETS = { a: { ratio: 1.1, us: 0.5 }, b: { ratio: 1.2, us: 1.0 } } as const;
 /** The issue sets the microsecond targets for Bun, the runtime OpenCode runs plugins in; Node is judged on the ratio. */
 const US_JUDGED = process.versions.bun !== undefined;
@@ -231,7 +231,7 @@ for (const [suffix, label, text] of WORKLOADS) {
     return { rss: median(rss), rssEarly: median(rssEarly), heap: median(heap), released };
   };
   const mb = (b: number) => `${(b / MB).toFixed(1)} MB`;
-  const signedMb = (b: number) => `${b < 0 ? "-" : "+"}${mb(Math.abs(b))}`;
+  const signedMb = (b: number) => signed(b, mb);
   const one = over("middleware", "identity", 1, 1_000_000, 2_000_000);
   rows.push({
     row: "5a",
