@@ -49,7 +49,8 @@ const isLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0
 /** First two letters of every unprefixed tag name we know: a quick reject for the `<` of ordinary code. */
 const PLAIN_NAMES = ["minimax:tool_call", "tool_calls", "function_calls", "invoke", "parameter", "function", "name", "shell", "sh", "bash", "python", "py", "pre", "tool_call", "code_interpreter", "code", "tool_name", "tool_args", "language", "arg_key", "arg_value", "execute_"];
 /**
- * For each lower-case first letter, a bit per lower-case second letter some name starts with.
+ * For each lower-case first letter, a bit per lower-case second letter some name starts with
+ * (every name above starts with two letters).
  * A table, not a Set: code has a `<` every few dozen characters, and a Set lookup cost more than
  * the rest of the rejection (measured).
  */
