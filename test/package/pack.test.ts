@@ -6,7 +6,9 @@
  *
  * Offline: the throwaway project's package-lock.json pins the versions this repository's lockfile
  * pins (test/package/lockfile.ts), so `npm ci --offline` takes every tarball out of the npm cache
- * that `npm ci` filled. The scratch copy keeps the build out of the working tree (no dist/ race
+ * that `npm ci` filled. The two README install tests run `npm i -D <tarball>` as a user does, with
+ * --prefer-offline: `npm i` resolves ranges from registry metadata, which `npm ci` never caches, so a
+ * clean machine fetches that (the registry is reachable wherever `npm ci` is). The scratch copy keeps the build out of the working tree (no dist/ race
  * with another test run, no stale files). Set DSML_PACK_KEEP=1 to keep the scratch directory.
  */
 import { afterAll, describe, expect, test } from "bun:test";
@@ -354,14 +356,14 @@ describe("the packed artifact", () => {
   );
 
   test(
-    "install today (README): npm i -D the tarball offline, `opencode plugin <absolute path>` writes [path, shipped options] to .opencode/opencode.json (-g: the global opencode.jsonc), and OpenCode repairs through it",
+    "install today (README): npm i -D the tarball, `opencode plugin <absolute path>` writes [path, shipped options] to .opencode/opencode.json (-g: the global opencode.jsonc), and OpenCode repairs through it",
     async () => {
       const { work, pack } = await prepare();
       const env = await setup([{ content: LEAK }, { content: "Done." }], { plugin: [] });
       try {
         const dir = env.project.dir;
         writeFileSync(path.join(dir, "package.json"), JSON.stringify({ private: true }));
-        ok(run("npm", ["i", "-D", "--offline", path.join(work, pack.filename)], dir), "npm i -D <tarball> --offline");
+        ok(run("npm", ["i", "-D", "--prefer-offline", "--no-audit", "--no-fund", path.join(work, pack.filename)], dir), "npm i -D <tarball>");
         const spec = path.join(dir, "node_modules", NAME);
         const shipped = JSON.parse(readFileSync(path.join(spec, "package.json"), "utf8")).exports["./server"].config;
         expect(shipped).toEqual({ providers: ["auto"] });
@@ -394,7 +396,7 @@ describe("the packed artifact", () => {
       try {
         const dir = env.project.dir;
         writeFileSync(path.join(dir, "package.json"), JSON.stringify({ private: true }));
-        ok(run("npm", ["i", "-D", "--offline", path.join(work, pack.filename)], dir), "npm i -D <tarball> --offline");
+        ok(run("npm", ["i", "-D", "--prefer-offline", "--no-audit", "--no-fund", path.join(work, pack.filename)], dir), "npm i -D <tarball>");
         await expectRepair(env);
       } finally {
         await env.teardown();
