@@ -98,6 +98,17 @@ export class ChunkRewriter {
   }
 
   /**
+   * wholeEvent() for a chunk that is one whole event, still as bytes: when its content is ASCII,
+   * only the content is read from them, and the rest of the event is decoded only if the engine
+   * changed something. undefined: decode the chunk and ask wholeEvent().
+   */
+  byteEvent(bytes: Uint8Array): Rewritten | null | undefined {
+    if (this.#reasoning?.active) return undefined;
+    const content = this.#shape.asciiEventContent(bytes);
+    return content === undefined ? undefined : this.#content(bytes, 0, content, false, true);
+  }
+
+  /**
    * True: the event bytes[at, to) goes on as it is, decided without decoding it (the commonest
    * event: the learned shape, plain ASCII content the engine lets through). False: nothing was
    * done; ask wholeEvent() or event(). The same answer those give such an event, only cheaper.
@@ -149,10 +160,11 @@ export class ChunkRewriter {
 
   /**
    * #chunk for a chunk known to have the learned shape: choice 0, no finish_reason, no tool_calls.
-   * It is parsed only when the engine changed its content. The payload is `text` from `at`: all
-   * of it (at 0), or from a whole event's text, up to its blank line.
+   * It is parsed only when the engine changed its content. The payload is `source` from `at`: all
+   * of it (at 0), or from a whole event's text, up to its blank line; or a whole event's bytes,
+   * decoded only then.
    */
-  #content(text: string, at: number, content: string, hasMeta: boolean, mayDefer: boolean): Rewritten | null {
+  #content(source: string | Uint8Array, at: number, content: string, hasMeta: boolean, mayDefer: boolean): Rewritten | null {
     this.#latest = this.#shape.source;
     this.#reasoning?.noteContent(content);
     if (this.#guard.done) return null;
@@ -172,7 +184,7 @@ export class ChunkRewriter {
     }
     const lead = this.#giveUp();
     // Held whole, in a chunk that carries nothing else: it goes, unparsed (a held candidate is thousands of such events).
-    const payload = at === 0 ? text : text.slice(at, text.length - 2);
+    const payload = payloadOf(source, at);
     if (events.length === 0 && !hasMeta && this.#shapeCarriesOnlyContent(payload)) return lead.length === 0 ? DROP : { pieces: lead };
     const chunk = JSON.parse(payload) as Json;
     this.#latest = chunk;
@@ -497,4 +509,15 @@ function onlyEnvelope(chunk: Json, delta: Json): boolean {
     if (key !== "choices" && !(ENVELOPE as readonly string[]).includes(key) && value != null) return false;
   }
   return true;
+}
+
+const DECODER = new TextDecoder();
+
+/** #content's payload: `source` from `at` up to its blank line, or the data of a whole event given as bytes. */
+function payloadOf(source: string | Uint8Array, at: number): string {
+  if (typeof source !== "string") {
+    const event = DECODER.decode(source);
+    return event.slice(dataStart(event), event.length - 2);
+  }
+  return at === 0 ? source : source.slice(at, source.length - 2);
 }

@@ -86,6 +86,26 @@ export class ChunkShape {
     return end - start;
   }
 
+  /**
+   * matchEvent() on the bytes of an event whose content is ASCII but not plain (a `<`, a newline,
+   * an escape: what plainEventLength() refuses), reading the content's own bytes rather than
+   * decoding the whole event. ASCII decodes to the same characters as Latin-1 or UTF-8, so this is
+   * the content matchEvent() would read. undefined: decode the event and ask matchEvent().
+   */
+  asciiEventContent(bytes: Uint8Array): string | undefined {
+    const prefix = this.#prefixBytes;
+    const suffix = this.#suffixBytes;
+    if (prefix === undefined || suffix === undefined || LATIN1 === undefined) return undefined;
+    const from = dataEventStart(bytes, 0, bytes.length);
+    if (from === -1) return undefined;
+    const start = from + prefix.length;
+    const end = bytes.length - 2 - suffix.length;
+    if (end < start) return undefined;
+    for (let i = start; i < end; i++) if (bytes[i]! >= 0x80) return undefined;
+    if (!sameBytes(bytes, end, suffix) || !sameBytes(bytes, from, prefix)) return undefined;
+    return this.#body(LATIN1.call(bytes, start, end));
+  }
+
   #body(body: string): string | undefined {
     const content = plain(body) ? body : stringBody(body);
     if (content !== undefined) this.#hits++;
@@ -137,6 +157,14 @@ const ENCODER = new TextEncoder();
 type Compare = (this: Uint8Array, target: Uint8Array, targetStart: number, targetEnd: number, sourceStart: number, sourceEnd: number) => number;
 /** Node's and Bun's native Buffer#compare, which takes any Uint8Array as `this`; absent elsewhere. */
 const NATIVE_COMPARE = (globalThis as { Buffer?: { prototype: { compare: Compare } } }).Buffer?.prototype.compare;
+
+type Latin1Slice = (this: Uint8Array, start: number, end: number) => string;
+/**
+ * Bun's native Buffer#latin1Slice, which takes any Uint8Array as `this`. Bun only: there, 10-20
+ * bytes of content cost 35-41 ns against 175 ns to decode the ~230-byte event; Node decodes the
+ * whole ASCII event in 74 ns, as fast as it slices the content (76 ns), so it keeps decoding.
+ */
+const LATIN1 = "Bun" in globalThis ? (globalThis as { Buffer?: { prototype: { latin1Slice?: Latin1Slice } } }).Buffer?.prototype.latin1Slice : undefined;
 
 /** Whether bytes[at, at + ref.length), which lies inside `bytes`, is `ref`, byte for byte. */
 export function sameBytes(bytes: Uint8Array, at: number, ref: Uint8Array, compare: Compare | undefined = NATIVE_COMPARE): boolean {

@@ -18,6 +18,11 @@ export interface EventRewriter {
    */
   wholeEvent?(event: string): Rewritten | null | undefined;
   /**
+   * Optional: wholeEvent() for a chunk that may be one whole single-line `data:` event ending in
+   * LF LF, given as its bytes; undefined: decode it and ask wholeEvent().
+   */
+  byteEvent?(bytes: Uint8Array): Rewritten | null | undefined;
+  /**
    * Optional: true when bytes[at, to) (default: all of them), which may be one whole event, passes
    * through unchanged, decided on the bytes without decoding them; false: ask wholeEvent() or event().
    */
@@ -84,6 +89,15 @@ export function rewriteEventStream(
     }
   }
 
+  function decideBytes(chunk: Uint8Array): Rewritten | null | undefined {
+    try {
+      return rewriter.byteEvent!(chunk);
+    } catch (error) {
+      onError(error);
+      return null;
+    }
+  }
+
   /** Writes what replaces one event; returns whether its last bytes were the original ones. */
   function write(rewritten: Rewritten, original: Uint8Array): boolean {
     if (rewritten.defer) {
@@ -105,15 +119,20 @@ export function rewriteEventStream(
     return {
       each(chunk) {
         // The usual chunk, one whole event, is read in place: no framing; when the rewriter knows
-        // the event's shape, not even as SSE; and when its content is plain, not even decoded.
+        // the event's shape, not even as SSE; when its content is plain, not even decoded; and
+        // when that content is ASCII, only it is decoded.
         if (framer.idle && rewriter.plainEvent !== undefined && passesPlain(chunk)) {
           reader.single(undefined);
           emit(chunk);
           lastRaw = true;
           return;
         }
-        const one = framer.idle ? wholeDataEvent(chunk, decoder) : undefined;
-        const whole = one !== undefined && rewriter.wholeEvent !== undefined ? decideWhole(one) : undefined;
+        let whole = framer.idle && rewriter.byteEvent !== undefined ? decideBytes(chunk) : undefined;
+        let one: string | undefined;
+        if (whole === undefined && framer.idle) {
+          one = wholeDataEvent(chunk, decoder);
+          if (one !== undefined && rewriter.wholeEvent !== undefined) whole = decideWhole(one);
+        }
         if (whole !== undefined) {
           reader.single(undefined);
           if (whole === null) emit(chunk);

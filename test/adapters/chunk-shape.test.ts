@@ -103,6 +103,29 @@ describe("ChunkShape.matchEvent", () => {
     expect(plainHits).toBeGreaterThan(100);
   });
 
+  test("differential: asciiEventContent(bytes) is what matchEvent() reads from the decoded text when the content's bytes are ASCII, else undefined", () => {
+    let asciiHits = 0;
+    fc.assert(
+      fc.property(extras, fc.boolean(), event, fc.constantFrom("", "a<b", 'say \\"hi\\"', "x\\ny", "\\u00e9", "\u00e9", "caf\u00e9<", "`q`"), (extra, lineBreak, e, asciiish) => {
+        const { shape, prefix, suffix } = learned(extra, lineBreak);
+        const head = e.head === "keep" ? prefix : e.head === "drop" ? prefix.slice(1) : prefix + e.head;
+        const tail = e.tail === "keep" ? suffix : e.tail === "cut" ? suffix.slice(0, -1) : e.tail + suffix;
+        for (const content of [e.content, asciiish]) {
+          const bytes = new TextEncoder().encode(`data:${e.space ? " " : ""}${head}${content}${tail}${e.end}`);
+          const text = new TextDecoder().decode(bytes);
+          const read = text.endsWith("\n\n") ? shape.matchEvent(text) : undefined;
+          const raw = text.slice((e.space ? 6 : 5) + prefix.length, text.length - 2 - suffix.length);
+          const expected = read !== undefined && /^[\x00-\x7f]*$/.test(raw) ? read : undefined;
+          expect(shape.asciiEventContent(bytes)).toBe(expected);
+          if (expected !== undefined && expected !== raw) asciiHits++;
+        }
+      }),
+      { seed: 1414, numRuns: 5000 },
+    );
+    // Escaped content read from bytes, not only plain content.
+    expect(asciiHits).toBeGreaterThan(100);
+  });
+
   test("a shape with a non-ASCII envelope is matched on its text only, never on its bytes", () => {
     const shape = new ChunkShape();
     const payload = JSON.stringify({ id: "c1", model: "mod\u00e8le", choices: [{ index: 0, delta: { content: "x" } }] });
@@ -110,6 +133,7 @@ describe("ChunkShape.matchEvent", () => {
     const event = `data: ${payload.replace('"x"', '"hello"')}\n\n`;
     expect(shape.matchEvent(event)).toBe("hello");
     expect(shape.plainEventLength(new TextEncoder().encode(event))).toBe(-1);
+    expect(shape.asciiEventContent(new TextEncoder().encode(event))).toBeUndefined();
     const ascii = new ChunkShape();
     const plainPayload = payload.replace("mod\u00e8le", "model");
     ascii.learn(plainPayload, JSON.parse(plainPayload), "x");

@@ -53,10 +53,13 @@ function eventEnds(bytes: Uint8Array): number[] {
 
 /** Events plainEvent() let through undecoded, over every rewrite() so far. */
 let passedUndecoded = 0;
+/** Events byteEvent() answered from their content's bytes, over every rewrite() so far. */
+let readByBytes = 0;
 
 /**
- * `read`: "text" gives the rewriter without wholeEvent() or plainEvent(), so every event is read
- * as SSE text first; "decoded" without plainEvent() only, so every event is decoded.
+ * `read`: "text" gives the rewriter without wholeEvent(), byteEvent() or plainEvent(), so every
+ * event is read as SSE text first; "decoded" without plainEvent() and byteEvent(), so every event
+ * is decoded.
  */
 async function rewrite(body: string, cuts: number[] | "events", defer: boolean, read: "all" | "decoded" | "text" = "all"): Promise<string> {
   const guard = new GuardedEngine(createRepairEngine({ tools: fixtureTools, idPrefix: "call_" }), () => undefined);
@@ -70,6 +73,11 @@ async function rewrite(body: string, cuts: number[] | "events", defer: boolean, 
         : {
             event: (payload, meta, mayDefer) => inner.event(payload, meta, mayDefer),
             wholeEvent: (text) => inner.wholeEvent(text),
+            byteEvent: (bytes) => {
+              const answer = inner.byteEvent(bytes);
+              if (answer !== undefined) readByBytes++;
+              return answer;
+            },
             plainEvent: (bytes, at, to) => {
               const passed = inner.plainEvent(bytes, at, to);
               if (passed) passedUndecoded++;
@@ -139,6 +147,7 @@ describe("deferred SSE events", () => {
     );
     // The undecoded path must have been taken often enough for the comparison to mean something.
     expect(passedUndecoded).toBeGreaterThan(200);
+    expect(readByBytes).toBeGreaterThan(200);
   });
 
   test("prose, one chunk per event, is passed on undecoded after the first events, byte for byte", async () => {
@@ -165,5 +174,16 @@ describe("deferred SSE events", () => {
     const body = sseBody(deltas, 0, 0);
     expect(deltas.filter((d) => d.endsWith("<")).length).toBeGreaterThan(20);
     expect(await rewrite(body, [], true)).toBe(body);
+  });
+
+  test("code, one chunk per event: events the engine must read go by their content's bytes, and come out byte for byte", async () => {
+    const deltas = code(20_000, 5).match(/[\s\S]{1,10}/g)!;
+    const body = sseBody(deltas, 0, 0);
+    const [plainBefore, bytesBefore] = [passedUndecoded, readByBytes];
+    expect(await rewrite(body, "events", true)).toBe(body);
+    // Code has a `<`, a quote or a line break in about half its deltas: none of it needs the whole event decoded.
+    const byBytes = readByBytes - bytesBefore;
+    expect(byBytes).toBeGreaterThan(0.4 * deltas.length);
+    expect(byBytes + passedUndecoded - plainBefore).toBeGreaterThan(0.99 * deltas.length);
   });
 });
