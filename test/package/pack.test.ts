@@ -7,9 +7,10 @@
  * Offline: the throwaway project's package-lock.json pins the versions this repository's lockfile
  * pins (test/package/lockfile.ts), so `npm ci --offline` takes every tarball out of the npm cache
  * that `npm ci` filled. The two README install tests run `npm i -D <tarball>` as a user does, with
- * --prefer-offline: `npm i` resolves ranges from registry metadata, which `npm ci` never caches, so a
- * clean machine fetches that (the registry is reachable wherever `npm ci` is). The scratch copy keeps the build out of the working tree (no dist/ race
- * with another test run, no stale files). Set DSML_PACK_KEEP=1 to keep the scratch directory.
+ * --prefer-offline: `npm i` resolves ranges from registry metadata, which `npm ci` never caches,
+ * so a clean machine fetches that (the registry is reachable wherever `npm ci` is). The scratch
+ * copy keeps the build out of the working tree (no dist/ race with another test run, no stale
+ * files). Set DSML_PACK_KEEP=1 to keep the scratch directory.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
