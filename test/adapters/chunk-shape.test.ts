@@ -61,14 +61,19 @@ describe("ChunkShape.matchEvent", () => {
     end: fc.constantFrom("\n\n", "\n\n", "\r\n\r\n", "\n"),
   });
 
+  /** The case's event around `content`: the learned prefix and suffix kept, cut or padded as the case says. */
+  function eventText(e: { space: boolean; head: string; tail: string; end: string }, prefix: string, suffix: string, content: string): string {
+    const head = e.head === "keep" ? prefix : e.head === "drop" ? prefix.slice(1) : prefix + e.head;
+    const tail = e.tail === "keep" ? suffix : e.tail === "cut" ? suffix.slice(0, -1) : e.tail + suffix;
+    return `data:${e.space ? " " : ""}${head}${content}${tail}${e.end}`;
+  }
+
   // About one case in twenty matches (234 of 5,000 with this seed); the rest must be refused alike.
   test("differential: the content match() reads from the event's single-line payload, or undefined where that is none", () => {
     fc.assert(
       fc.property(extras, fc.boolean(), event, (extra, lineBreak, e) => {
         const { shape, prefix, suffix } = learned(extra, lineBreak);
-        const head = e.head === "keep" ? prefix : e.head === "drop" ? prefix.slice(1) : prefix + e.head;
-        const tail = e.tail === "keep" ? suffix : e.tail === "cut" ? suffix.slice(0, -1) : e.tail + suffix;
-        const text = `data:${e.space ? " " : ""}${head}${e.content}${tail}${e.end}`;
+        const text = eventText(e, prefix, suffix, e.content);
         if (!text.endsWith("\n\n")) return;
         const payload = singleDataPayloadOf(text);
         const expected = payload === undefined ? undefined : shape.match(payload);
@@ -84,10 +89,8 @@ describe("ChunkShape.matchEvent", () => {
     fc.assert(
       fc.property(extras, fc.boolean(), event, fc.constantFrom("", "abc", "a<b", "x|y", "[1]", "`q`", "\u00e9", "tab\there", "caf\u00e9"), (extra, lineBreak, e, plainish) => {
         const { shape, prefix, suffix } = learned(extra, lineBreak);
-        const head = e.head === "keep" ? prefix : e.head === "drop" ? prefix.slice(1) : prefix + e.head;
-        const tail = e.tail === "keep" ? suffix : e.tail === "cut" ? suffix.slice(0, -1) : e.tail + suffix;
         for (const content of [e.content, plainish]) {
-          const bytes = new TextEncoder().encode(`data:${e.space ? " " : ""}${head}${content}${tail}${e.end}`);
+          const bytes = new TextEncoder().encode(eventText(e, prefix, suffix, content));
           const text = new TextDecoder().decode(bytes);
           const read = text.endsWith("\n\n") ? shape.matchEvent(text) : undefined;
           const passable = read !== undefined && read.length > 0 && [...read].every((ch) => ch.charCodeAt(0) < 0x80 && isPassableCode(ch.charCodeAt(0)));
@@ -108,10 +111,8 @@ describe("ChunkShape.matchEvent", () => {
     fc.assert(
       fc.property(extras, fc.boolean(), event, fc.constantFrom("", "a<b", 'say \\"hi\\"', "x\\ny", "\\u00e9", "\u00e9", "caf\u00e9<", "`q`"), (extra, lineBreak, e, asciiish) => {
         const { shape, prefix, suffix } = learned(extra, lineBreak);
-        const head = e.head === "keep" ? prefix : e.head === "drop" ? prefix.slice(1) : prefix + e.head;
-        const tail = e.tail === "keep" ? suffix : e.tail === "cut" ? suffix.slice(0, -1) : e.tail + suffix;
         for (const content of [e.content, asciiish]) {
-          const bytes = new TextEncoder().encode(`data:${e.space ? " " : ""}${head}${content}${tail}${e.end}`);
+          const bytes = new TextEncoder().encode(eventText(e, prefix, suffix, content));
           const text = new TextDecoder().decode(bytes);
           const read = text.endsWith("\n\n") ? shape.matchEvent(text) : undefined;
           const raw = text.slice((e.space ? 6 : 5) + prefix.length, text.length - 2 - suffix.length);
