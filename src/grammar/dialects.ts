@@ -123,6 +123,27 @@ export function executeLanguage(name: string): string | null {
   return language === "ipython" ? "python" : language;
 }
 
+/**
+ * Tag names that mark a tool call in some dialect when written bare (`<invoke`, `<tool_call>`,
+ * `<shell>`, `<arg_value>`…): what the echo guard looks for next to a quoted call's values.
+ * Generic HTML/XML words (`name`, `code`, `language`) are left out: alone they are not a call.
+ */
+export function isCallMarkupName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return (
+    WRAPPER_NAMES.has(lower) ||
+    COSTUME_OPENERS.has(lower) ||
+    CALL_MARKUP_INNER.has(lower) ||
+    nakedRole(lower) === "invoke" ||
+    nakedRole(lower) === "parameter" ||
+    nakedRole(lower) === "function" ||
+    nakedRole(lower) === "block" ||
+    executeLanguage(lower) !== null
+  );
+}
+
+const CALL_MARKUP_INNER = new Set(["tool_name", "tool_args", "arg_key", "arg_value"]);
+
 export function isLineStartCostume(name: string): boolean {
   return LINE_START_COSTUMES.has(name) || executeLanguage(name) !== null;
 }

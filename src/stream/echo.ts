@@ -59,7 +59,7 @@ export function occursIn(haystack: string, needle: string): boolean {
   return false;
 }
 
-function failureTable(needle: string): Int32Array {
+export function failureTable(needle: string): Int32Array {
   const fail = new Int32Array(needle.length);
   let k = 0;
   for (let i = 1; i < needle.length; i++) {
