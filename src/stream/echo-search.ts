@@ -168,21 +168,36 @@ function occursNearMarkup(hay: GivenHaystack, needle: string, lead: Lead, window
       if (startsAlnum && start > 0 && isAlnumAt(text, start - 1)) continue;
       if (lead === "letter" && start > 0 && isLetterAt(text, start - 1)) continue;
       if (endsAlnum && i + 1 < text.length && isAlnumAt(text, i + 1)) continue;
-      if (nearMarkup(marks, start, i + 1, window)) return true;
+      if (nearMarkup(hay, start, i + 1, window, lead === "none")) return true;
     }
   }
   return false;
 }
 
-/** Whether markup begins inside [start, end), within `window` after it, or within `window` (plus its own length) before it. */
-function nearMarkup(marks: readonly number[], start: number, end: number, window: number): boolean {
+/**
+ * Whether the occurrence [start, end) stands where a quoted call puts a value: the nearest markup
+ * before it opens (`<parameter …>`, `<shell>`, `<tool_call>{…`) within `window`, or the nearest
+ * markup after it closes (`</tool_call>` after a JSON call's last fields) within `window`. Text
+ * after a closing tag or before an opener is prose next to a quote, not inside one. For the
+ * reply's own markup (`inside`), markup within the occurrence is enough.
+ */
+function nearMarkup(hay: GivenHaystack, start: number, end: number, window: number, inside: boolean): boolean {
+  const marks = hay.markup;
+  const before = firstAtOrAfter(marks, start) - 1;
+  if (before >= 0 && !hay.closes[before]! && start - marks[before]! <= window + MAX_TOKEN) return true;
+  const after = firstAtOrAfter(marks, end);
+  if (inside) return after > before + 1;
+  return after < marks.length && hay.closes[after]! && marks[after]! - end <= window;
+}
+
+/** Binary search: the index of the first markup position >= at. */
+function firstAtOrAfter(marks: readonly number[], at: number): number {
   let lo = 0;
   let hi = marks.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (marks[mid]! < start) lo = mid + 1;
+    if (marks[mid]! < at) lo = mid + 1;
     else hi = mid;
   }
-  if (lo < marks.length && marks[lo]! <= end + window) return true;
-  return lo > 0 && start - marks[lo - 1]! <= window + MAX_TOKEN;
+  return lo;
 }

@@ -28,7 +28,14 @@ export interface GivenHaystack {
   text: string;
   /** Where call markup begins in `text`, ascending. */
   markup: number[];
+  /** Per entry of `markup`: true for a closing tag or end token (`</shell>`, `<|tool_call_end|>`), false for an opener. */
+  closes: boolean[];
 }
+
+export const NO_MARKUP = 0;
+export const OPENS = 1;
+export const CLOSES = 2;
+type MarkupKind = typeof NO_MARKUP | typeof OPENS | typeof CLOSES;
 
 /** A JSON document inside a JSON string (a tool that returns JSON of another tool's JSON) is decoded twice. */
 const JSON_DEPTH = 2;
@@ -36,7 +43,7 @@ const SEPARATOR = " \u0000 ";
 
 export function buildGivenHaystack(texts: readonly string[]): GivenHaystack {
   const parts: string[] = [];
-  const markup: number[] = [];
+  const found: Found = { markup: [], closes: [] };
   let length = 0;
   for (const text of texts) {
     for (const form of jsonForms(text)) {
@@ -44,12 +51,12 @@ export function buildGivenHaystack(texts: readonly string[]): GivenHaystack {
         parts.push(SEPARATOR);
         length += SEPARATOR.length;
       }
-      const folded = foldLines(decodeEncodings(form), length, markup);
+      const folded = foldLines(decodeEncodings(form), length, found);
       parts.push(folded);
       length += folded.length;
     }
   }
-  return { text: parts.join(""), markup };
+  return { text: parts.join(""), ...found };
 }
 
 function jsonForms(text: string): string[] {
@@ -119,7 +126,17 @@ function isSpaceCode(c: number): boolean {
  * A form's lines with their prefixes removed, joined by single spaces, whitespace collapsed. The
  * markup found in the form is appended to `markup` at its position in the result plus `offset`.
  */
-function foldLines(text: string, offset: number, markup: number[]): string {
+interface Found {
+  markup: number[];
+  closes: boolean[];
+}
+
+function foldLines(text: string, offset: number, found: Found): string {
+  const note = (kind: MarkupKind, at: number) => {
+    if (kind === NO_MARKUP) return;
+    found.markup.push(at);
+    found.closes.push(kind === CLOSES);
+  };
   const parts: string[] = [];
   let length = 0;
   let space = false;
@@ -127,7 +144,7 @@ function foldLines(text: string, offset: number, markup: number[]): string {
     const end = lineEnd(text, start);
     const kept = linePrefixEnd(text, start, end);
     // Markup in the removed prefix (a `<shell>` that starts the line) stands where the content begins.
-    for (let i = start; i < kept; i++) if (markupAt(text, i, end) > 0) markup.push(offset + length + (space && length > 0 ? 1 : 0));
+    for (let i = start; i < kept; i++) note(markupAt(text, i, end), offset + length + (space && length > 0 ? 1 : 0));
     space ||= kept > start;
     let run = -1;
     for (let i = kept; i <= end; i++) {
@@ -149,7 +166,7 @@ function foldLines(text: string, offset: number, markup: number[]): string {
         space = false;
         run = i;
       }
-      if ((c === 0x3c || c === 0x5b || isBarCode(c)) && markupAt(text, i, end) > 0) markup.push(offset + length + (i - run));
+      if (c === 0x3c || c === 0x5b || isBarCode(c)) note(markupAt(text, i, end), offset + length + (i - run));
     }
     space = true;
     if (end >= text.length) break;
@@ -169,29 +186,39 @@ function lineEnd(text: string, from: number): number {
 const MAX_NAME = 40;
 
 /**
- * The length of the call markup that begins at `i` (0 when none): a tag whose name marks a call
- * in some dialect (`<invoke`, `</tool_call`, `<shell`, `<function=`), a sentinel or special token
- * (`<` then a bar then a word: DSML, DeepSeek's and Kimi's tokens), a sentinel whose `<` was lost
- * (a bar then `DSML`), or Mistral's `[TOOL_CALLS]` / `[ARGS]`. Looks at most MAX_NAME characters.
+ * The call markup that begins at `i`, if any: a tag whose name marks a call in some dialect
+ * (`<invoke`, `</tool_call`, `<shell`, `<function=`), a sentinel or special token (`<` then a bar
+ * then a word: DSML, DeepSeek's and Kimi's tokens), a sentinel whose `<` was lost (a bar then
+ * `DSML`), or Mistral's `[TOOL_CALLS]` / `[ARGS]`. Closing tags and end tokens (`</…`, a token
+ * whose words say `end`) CLOSE; the rest OPENS. Looks at most MAX_NAME characters.
  */
-export function markupAt(s: string, i: number, end: number): number {
+export function markupAt(s: string, i: number, end: number): MarkupKind {
   const c = s.charCodeAt(i);
   if (c === 0x5b) {
     const word = s.slice(i + 1, Math.min(end, i + 12)).toUpperCase();
-    return word.startsWith("TOOL_CALLS") || word.startsWith("ARGS]") || word.startsWith("CALL_ID]") ? 2 : 0;
+    return word.startsWith("TOOL_CALLS") || word.startsWith("ARGS]") || word.startsWith("CALL_ID]") ? OPENS : NO_MARKUP;
   }
-  if (isBarCode(c)) return s.slice(i + 1, Math.min(end, i + 5)).toLowerCase() === "dsml" ? 5 : 0;
-  if (c !== 0x3c) return 0;
+  if (isBarCode(c)) {
+    if (s.slice(i + 1, Math.min(end, i + 5)).toLowerCase() !== "dsml") return NO_MARKUP;
+    return i > 0 && s.charCodeAt(i - 1) === 0x2f ? CLOSES : OPENS;
+  }
+  if (c !== 0x3c) return NO_MARKUP;
   let j = i + 1;
-  if (j < end && s.charCodeAt(j) === 0x2f) j++;
+  const slash = j < end && s.charCodeAt(j) === 0x2f;
+  if (slash) j++;
   if (j < end && isBarCode(s.charCodeAt(j))) {
     let k = j + 1;
     while (k < end && k - j < 4 && (s.charCodeAt(k) === 0x20 || s.charCodeAt(k) === 0x2581)) k++;
-    return k < end && isLetterAt(s, k) ? k - i : 0;
+    if (k >= end || !isLetterAt(s, k)) return NO_MARKUP;
+    if (slash) return CLOSES;
+    const token = s.slice(k, Math.min(end, k + MAX_NAME));
+    const close = token.indexOf(">");
+    return (close < 0 ? token : token.slice(0, close)).toLowerCase().includes("end") ? CLOSES : OPENS;
   }
   let k = j;
   while (k < end && k - j < MAX_NAME && isNameCode(s.charCodeAt(k))) k++;
-  return k > j && isCallMarkupName(s.slice(j, k)) ? k - i : 0;
+  if (k === j || !isCallMarkupName(s.slice(j, k))) return NO_MARKUP;
+  return slash ? CLOSES : OPENS;
 }
 
 function isNameCode(c: number): boolean {
@@ -231,8 +258,10 @@ export function decodeEncodings(text: string): string {
 }
 
 function reference(s: string, at: number): { text: string; length: number } | null {
-  const semi = s.indexOf(";", at + 1);
-  if (semi < 0 || semi - at > MAX_REFERENCE || semi === at + 1) return null;
+  // Looked for only this far: indexOf(";") would scan to the next `;` from every `&`, quadratic in a text of `&`s.
+  let semi = at + 1;
+  while (semi < s.length && semi - at <= MAX_REFERENCE && s.charCodeAt(semi) !== 0x3b) semi++;
+  if (semi >= s.length || semi - at > MAX_REFERENCE || semi === at + 1) return null;
   const body = s.slice(at + 1, semi);
   let code: number;
   if (body.charCodeAt(0) === 0x23) {
