@@ -21,7 +21,7 @@
  */
 import { isBarCode } from "../grammar/markers.ts";
 import { isCallMarkupName } from "../grammar/dialects.ts";
-import { decodeJsonEscapes, gutterEnd } from "./given-text.ts";
+import { decodeJsonEscapes, gutterEnd, mayHoldMarkup } from "./given-text.ts";
 
 export interface GivenHaystack {
   /** The normalized forms of every given text, separated by " \u0000 ". */
@@ -47,11 +47,14 @@ export function buildGivenHaystack(texts: readonly string[]): GivenHaystack {
   let length = 0;
   for (const text of texts) {
     for (const form of jsonForms(text)) {
+      const decoded = decodeEncodings(form);
+      // A form without markup holds no quote; and a value is never "next to" another text's markup.
+      if (!mayHoldMarkup(decoded)) continue;
       if (parts.length > 0) {
         parts.push(SEPARATOR);
         length += SEPARATOR.length;
       }
-      const folded = foldLines(decodeEncodings(form), length, found);
+      const folded = foldLines(decoded, length, found);
       parts.push(folded);
       length += folded.length;
     }
@@ -245,14 +248,19 @@ const MAX_REFERENCE = 16;
 export function decodeEncodings(text: string): string {
   let out = "";
   let from = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c !== 0x26 && c !== 0x25) continue;
-    const decoded = c === 0x26 ? reference(text, i) : percent(text, i);
-    if (decoded === null) continue;
-    out += text.slice(from, i) + decoded.text;
-    from = i + decoded.length;
-    i = from - 1;
+  // The next `&` and `%`, each found once by indexOf (native) and looked for again only once passed.
+  let amp = text.indexOf("&");
+  let pct = text.indexOf("%");
+  while (amp >= 0 || pct >= 0) {
+    const i = amp < 0 ? pct : pct < 0 ? amp : Math.min(amp, pct);
+    const decoded = i === amp ? reference(text, i) : percent(text, i);
+    const next = decoded === null ? i + 1 : i + decoded.length;
+    if (decoded !== null) {
+      out += text.slice(from, i) + decoded.text;
+      from = next;
+    }
+    if (amp >= 0 && amp < next) amp = text.indexOf("&", next);
+    if (pct >= 0 && pct < next) pct = text.indexOf("%", next);
   }
   return from === 0 ? text : out + text.slice(from);
 }
