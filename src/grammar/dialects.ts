@@ -130,19 +130,21 @@ export function executeLanguage(name: string): string | null {
  */
 export function isCallMarkupName(name: string): boolean {
   const lower = name.toLowerCase();
-  return (
-    WRAPPER_NAMES.has(lower) ||
-    COSTUME_OPENERS.has(lower) ||
-    CALL_MARKUP_INNER.has(lower) ||
-    nakedRole(lower) === "invoke" ||
-    nakedRole(lower) === "parameter" ||
-    nakedRole(lower) === "function" ||
-    nakedRole(lower) === "block" ||
-    executeLanguage(lower) !== null
-  );
+  return callMarkupNames().has(lower) || executeLanguage(lower) !== null;
 }
 
-const CALL_MARKUP_INNER = new Set(["tool_name", "tool_args", "arg_key", "arg_value"]);
+let CALL_MARKUP_NAMES: Set<string> | null = null;
+
+/** Built on first use: the tables it joins are declared further down this module. */
+function callMarkupNames(): Set<string> {
+  CALL_MARKUP_NAMES ??= new Set([
+    ...WRAPPER_NAMES,
+    ...COSTUME_OPENERS,
+    ...["tool_name", "tool_args", "arg_key", "arg_value"],
+    ...["tool_calls", "function_calls", "minimax:tool_call", "invoke", "parameter", "function"].filter((n) => nakedRole(n) !== null),
+  ]);
+  return CALL_MARKUP_NAMES;
+}
 
 export function isLineStartCostume(name: string): boolean {
   return LINE_START_COSTUMES.has(name) || executeLanguage(name) !== null;

@@ -151,6 +151,10 @@ function occursNearMarkup(hay: GivenHaystack, needle: string, lead: Lead, window
   const reach = window + MAX_TOKEN + m;
   const endsAlnum = isAlnumAt(needle, m - 1);
   const startsAlnum = lead === "alnum" && isAlnumAt(needle, 0);
+  const first = needle[0]!;
+  // The next occurrence of the needle's first character: found by indexOf (native) while nothing is
+  // matched, and looked for again only once passed, so all windows together cost one pass.
+  let next = -1;
   for (let t = 0; t < marks.length; ) {
     // One window: the union of the reaches of consecutive markup positions that overlap.
     const from = Math.max(0, marks[t]! - reach);
@@ -159,6 +163,12 @@ function occursNearMarkup(hay: GivenHaystack, needle: string, lead: Lead, window
     cost.scanned += to - from;
     let k = 0;
     for (let i = from; i < to; i++) {
+      if (k === 0) {
+        if (next < i) next = text.indexOf(first, i);
+        if (next < 0) return false;
+        if (next >= to) break;
+        i = next;
+      }
       const c = text.charCodeAt(i);
       while (k > 0 && c !== needle.charCodeAt(k)) k = fail[k - 1]!;
       if (c === needle.charCodeAt(k)) k++;
