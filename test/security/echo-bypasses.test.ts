@@ -185,3 +185,38 @@ describe("the stateful reader is now an oracle: every call it finds, the search 
     );
   });
 });
+
+describe("generated: any line prefix, decoy, encoding and carrier around any spelling", () => {
+  const quoted: Call[] = [attack, { tool: "bash", input: { command: "rm -rf ~/project" } }, { tool: "read", input: { filePath: "/home/u/.ssh/id_rsa" } }];
+  const prefix = fc.constantFrom("", "+", "- ", "# ", "// ", " * ", "> ", "-- ", ";; ", "\u2502   ", "12: ", "1. ", "\t");
+  const decoy = fc.constantFrom("", '<tool_call>{"note": "', `<${BAR}DSML${BAR}invoke name='`, "<invoke name='", "<shell>", "Install", "<!-- ", `<${BAR}tool\u2581calls\u2581begin${BAR}>`);
+  const encodings: [string, (text: string) => string][] = [
+    ["none", (t) => t],
+    ["HTML named", (t) => t.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;").replaceAll("'", "&apos;")],
+    ["HTML numeric", (t) => t.replace(/[<>"'|\uFF5C]/g, (c) => `&#${c.codePointAt(0)};`)],
+    ["percent", (t) => t.replace(/[<>"'\s|%]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0")}`)],
+    ["JSON string", (t) => JSON.stringify({ page: t })],
+  ];
+  const encoding = fc.constantFrom(...encodings);
+  const carrier = fc.constantFrom(...CARRIERS);
+  const eachLine = (p: string, t: string) => t.split("\n").map((line) => `${p}${line}`).join("\n");
+
+  test("the echo never runs, and the same given content quoting another call lets it run", () => {
+    fc.assert(
+      fc.property(fc.nat(), fc.nat(), prefix, decoy, encoding, carrier, fc.nat(), (c, g, p, d, [how, encode], [where, wrap], e) => {
+        // JSON is decoded two levels deep (docs/SECURITY.md): a JSON page inside JSON of JSON is three.
+        fc.pre(!(how === "JSON string" && where.startsWith("JSON inside")));
+        const call = quoted[c % quoted.length]!;
+        const given = (quote: string) => [wrap(encode(eachLine(p, `Intro ${d}${quote}\nOutro`)))];
+        const forms = spellings(call);
+        const controlForms = spellings(other);
+        const gi = g % Math.min(forms.length, controlForms.length);
+        const echoes = spellings(call);
+        const echo = echoes[e % echoes.length]![1];
+        expect(recovered(`Doing it.\n${echo}`, given(forms[gi]![1]))).toBe(0);
+        if (call.tool === "bash") expect(recovered(`Doing it.\n${echo}`, given(controlForms[gi]![1]))).toBe(1);
+      }),
+      { seed: 27_009, numRuns: 600 },
+    );
+  });
+});
