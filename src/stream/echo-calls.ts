@@ -1,7 +1,8 @@
 /**
- * The calls in content the request gave the model, read by the same engine that reads replies,
- * with every tolerance and every dialect on and no documentation context: a call quoted in a file
- * is given whatever spelling, layout or fence it came in. The echo guard compares calls, not bytes.
+ * The echo guard's entry point (createEchoGuard, deciding by src/stream/echo-search.ts), and the
+ * former stateful reader of given content (findGivenCalls): the calls in it, read by the engine
+ * that reads replies with every tolerance and dialect on. The reader no longer decides anything;
+ * the tests use it as an oracle (every call it finds, the search must find).
  */
 import { DIALECTS, type DialectSwitches } from "../grammar/dialects.ts";
 import type { Segment } from "../parse/segments.ts";
