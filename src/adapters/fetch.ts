@@ -207,6 +207,8 @@ async function repairJson(response: Response, ctx: ResponseContext): Promise<Res
     if (!step.ok) return response;
     const { text: visible, calls: contentCalls } = textAndCalls(step.events);
     const calls = [...contentCalls, ...(thinking?.channel.settle(contentCalls.length) ?? [])];
+    // A trailing block that did not run goes back into the reasoning.
+    if (thinking) thinking.text += thinking.channel.take();
     const summary = guard.summary();
     if (summary) summaries.push(summary, ...(thinking?.channel.summaries() ?? []));
     if (thinking && thinking.text !== message[thinking.key]) {
@@ -231,7 +233,7 @@ async function repairJson(response: Response, ctx: ResponseContext): Promise<Res
   return rebuilt(response, JSON.stringify(body));
 }
 
-/** D06 for a whole message: its reasoning text with complete markup taken out, and the channel holding the calls. */
+/** D06 for a whole message: its reasoning text without a trailing block that may run, and the channel holding that block. */
 function messageReasoning(message: Record<string, unknown>, content: string, native: boolean, ctx: ResponseContext) {
   const key = reasoningKey(message);
   if (key === undefined) return undefined;
