@@ -86,7 +86,7 @@ export class ReasoningChannel {
     const events = guard.feed(delta);
     // A failed engine handed back what it held; the rest of the stretch passes through.
     if (typeof events === "string") return this.#show() + events + delta;
-    const text = this.#read(events, guard);
+    const text = this.#read(events, guard, false);
     this.#fed.keepFrom(this.#fed.end - guard.held);
     return text;
   }
@@ -100,7 +100,7 @@ export class ReasoningChannel {
     if (guard.done) return this.#show();
     const step = guard.step({ flush: true });
     if (!step.ok) return this.#show() + step.held;
-    let text = this.#read(step.events, guard);
+    let text = this.#read(step.events, guard, true);
     const trailing = this.#trailing;
     if (trailing && !trailing.runnable) {
       this.#trailing = undefined;
@@ -184,7 +184,7 @@ export class ReasoningChannel {
   }
 
   /** The engine's events as reasoning text: every call shown as written, but for the trailing block. */
-  #read(events: EngineEvent[], guard: GuardedEngine): string {
+  #read(events: EngineEvent[], guard: GuardedEngine, final: boolean): string {
     let text = "";
     for (const event of events) {
       const trailing = this.#trailing;
@@ -198,11 +198,21 @@ export class ReasoningChannel {
       const call = event.call;
       const [start, end] = call.span;
       const markup = this.#fed.slice(start, end);
-      // Contiguous markup is one block (a function_calls block's invokes come one after another).
-      if (trailing?.runnable && trailing.released === "" && trailing.end === start && trailing.markup.length + markup.length <= DEFAULT_BUFFER_LIMIT) {
-        trailing.calls.push(call);
-        trailing.markup += markup;
+      // Contiguous markup is one block (a function_calls block's invokes come one after another):
+      // its calls all run or are all shown.
+      if (trailing && trailing.released === "" && trailing.end === start) {
+        // What was fed after the block so far was this call (the engine held it): start again after it.
         trailing.end = end;
+        trailing.fed = "";
+        trailing.fedTo = end;
+        if (trailing.runnable && trailing.markup.length + markup.length <= DEFAULT_BUFFER_LIMIT) {
+          trailing.calls.push(call);
+          trailing.markup += markup;
+          continue;
+        }
+        // Too long to hold: the whole block is shown, and the rest of it follows as text.
+        text += this.#show() + markup;
+        this.#trailing = { ...trailing, runnable: false, calls: [], markup: "" };
         continue;
       }
       text += this.#show();
@@ -212,8 +222,11 @@ export class ReasoningChannel {
     }
     const trailing = this.#trailing;
     if (!trailing || trailing.closed) return text;
-    // Anything but whitespace written after the block (even text the engine still holds): not the end.
-    if (this.#fed.lastInk > trailing.end) return text + this.#show();
+    // Anything but whitespace after the block: not the end. Until the stretch ends, what the engine
+    // still holds may be the block's next invoke; what it decided and did not release as
+    // whitespace (stripped) counts as written after the block.
+    const decided = this.#fed.end - guard.held;
+    if (final ? this.#fed.lastInk > trailing.end : decided > trailing.end + trailing.released.length) return text + this.#show();
     trailing.fed += this.#fed.slice(trailing.fedTo, this.#fed.end);
     trailing.fedTo = this.#fed.end;
     if (trailing.runnable && trailing.markup.length + trailing.fed.length > DEFAULT_BUFFER_LIMIT) return text + this.#show();
