@@ -229,8 +229,12 @@ export class ReasoningChannel {
     if (final ? this.#fed.lastInk > trailing.end : decided > trailing.end + trailing.released.length) return text + this.#show();
     trailing.fed += this.#fed.slice(trailing.fedTo, this.#fed.end);
     trailing.fedTo = this.#fed.end;
-    if (trailing.runnable && trailing.markup.length + trailing.fed.length > DEFAULT_BUFFER_LIMIT) return text + this.#show();
-    if (!trailing.runnable && trailing.fed.length > DEFAULT_BUFFER_LIMIT) {
+    if (trailing.runnable && trailing.markup.length + trailing.fed.length > DEFAULT_BUFFER_LIMIT) {
+      // Too long to hold: shown, and followed on like any block shown as text.
+      text += this.#show();
+      this.#trailing = { ...trailing, runnable: false, calls: [], markup: "" };
+    }
+    if (!this.#trailing?.runnable && trailing.fed.length > DEFAULT_BUFFER_LIMIT) {
       // Followed this far, the whitespace the engine still holds comes out as text anyway.
       this.#trailing = undefined;
     }

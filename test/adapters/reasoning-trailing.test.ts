@@ -137,6 +137,34 @@ describe("the reasoning channel: only the trailing block runs", () => {
     expect(runChannel([[one]])).toEqual({ shown: ["Plan:\n"], calls: [BASH_LS] });
   });
 
+  test("memory stays bounded: a block with more than 64 KiB of whitespace after it is shown, never held, and never runs", () => {
+    const text = `Plan:\n${LS}${" ".repeat(70_000)}`;
+    expect(runChannel([[text]])).toEqual({ shown: [text], calls: [] });
+    expect(runChannel([[`Plan:\n${LS}`, ...Array.from({ length: 700 }, () => " ".repeat(100))]])).toEqual({ shown: [text], calls: [] });
+    expect(runChannel([[`Plan:\n${LS}`, " ".repeat(1000)]]).calls).toEqual([BASH_LS]);
+  });
+
+  test("an engine failing while a block is held hands the block back in order, and nothing runs", () => {
+    let feeds = 0;
+    const failing = () => {
+      const engine = createRepairEngine({ tools: TOOLS, channel: "reasoning" });
+      const feed = engine.feed.bind(engine);
+      // The third delta fed (the whitespace after the held block) throws.
+      engine.feed = (delta: string) => {
+        if (++feeds === 3) throw new Error("boom");
+        return feed(delta);
+      };
+      return new GuardedEngine(engine, () => undefined);
+    };
+    const channel = new ReasoningChannel(failing);
+    const parts = [`Plan:\n`, LS, "\n", "more"];
+    let shown = "";
+    for (const part of parts) shown += channel.feed(part);
+    shown += channel.close();
+    expect(channel.settle(0)).toEqual([]);
+    expect(shown + channel.take()).toBe(parts.join(""));
+  });
+
   // Generated reasonings against the definition: prose (mid-line or ending a line), blocks, whitespace.
   type Piece = { kind: "prose" | "space"; text: string } | { kind: "block"; text: string; calls: string[] };
   const prose = fc.constantFrom("Should I call ", "No, wrong path.\n", "Let me think.\n", "Maybe ", "Or this: ", "Fine.");
