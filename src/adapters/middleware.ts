@@ -407,7 +407,7 @@ function repairParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
     thinking = undefined;
     const rest = reasoning.close();
     if (rest && id !== undefined) out({ type: "reasoning-delta", id, delta: rest });
-    if (reasoning.holding && id !== undefined) heldThought = { id };
+    if (reasoning.holding && id !== undefined) heldThought ??= { id };
   }
 
   /** A held block that will not run goes back into its reasoning part; once nothing is held, that part may end. */
