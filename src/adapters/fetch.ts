@@ -169,11 +169,11 @@ function onEngineError(ctx: ResponseContext) {
   return (line: string) => debugLine(ctx.options, `${ctx.plan.tag ?? "untagged"}: ${line}`);
 }
 
-function finishReport(ctx: ResponseContext, guard: GuardedEngine, reasoning: ReasoningChannel): void {
+function finishReport(ctx: ResponseContext, guard: GuardedEngine, reasoning: ReasoningChannel, more: readonly EngineSummary[] = []): void {
   const summary = guard.summary();
   if (!summary) return;
   const thought = reasoning.summaries();
-  const merged = thought.length > 0 ? mergeSummaries([summary, ...thought]) : summary;
+  const merged = thought.length > 0 || more.length > 0 ? mergeSummaries([summary, ...more, ...thought]) : summary;
   report(ctx.options, { requestTag: ctx.plan.tag, summary: merged, attempt: ctx.plan.attempt });
 }
 
@@ -207,6 +207,8 @@ async function repairJson(response: Response, ctx: ResponseContext): Promise<Res
     if (!step.ok) return response;
     const { text: visible, calls: contentCalls } = textAndCalls(step.events);
     const calls = [...contentCalls, ...(thinking?.channel.settle(contentCalls.length) ?? [])];
+    // A trailing block that did not run goes back into the reasoning.
+    if (thinking) thinking.text += thinking.channel.take();
     const summary = guard.summary();
     if (summary) summaries.push(summary, ...(thinking?.channel.summaries() ?? []));
     if (thinking && thinking.text !== message[thinking.key]) {
@@ -231,7 +233,7 @@ async function repairJson(response: Response, ctx: ResponseContext): Promise<Res
   return rebuilt(response, JSON.stringify(body));
 }
 
-/** D06 for a whole message: its reasoning text with complete markup taken out, and the channel holding the calls. */
+/** D06 for a whole message: its reasoning text without a trailing block that may run, and the channel holding that block. */
 function messageReasoning(message: Record<string, unknown>, content: string, native: boolean, ctx: ResponseContext) {
   const key = reasoningKey(message);
   if (key === undefined) return undefined;
@@ -269,8 +271,9 @@ function repairWireJson(response: Response, body: unknown, wire: Wire, ctx: Resp
 function repairStream(response: Response, ctx: ResponseContext): Response {
   const guard = new GuardedEngine(ctx.engine(), onEngineError(ctx));
   const reasoning = reasoningChannel(ctx);
-  const onFinal = () => finishReport(ctx, guard, reasoning);
-  const rewriter = ctx.plan.wire ? ctx.plan.wire.rewriter(guard, onFinal) : new ChunkRewriter(guard, onFinal, reasoning);
+  const onFinal = (more?: readonly EngineSummary[]) => finishReport(ctx, guard, reasoning, more);
+  const another = () => new GuardedEngine(ctx.engine(), onEngineError(ctx));
+  const rewriter = ctx.plan.wire ? ctx.plan.wire.rewriter(guard, onFinal, another) : new ChunkRewriter(guard, onFinal, reasoning);
   const onError = (error: unknown) => debugLine(ctx.options, `SSE rewrite failed, passing the event through: ${describeError(error)}`);
   return rebuilt(response, rewriteEventStream(response.body!, rewriter, onError));
 }
