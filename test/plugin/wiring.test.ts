@@ -167,12 +167,14 @@ describe("chainConfiguredFetches", () => {
       return new Response(sseText(deltas(LEAK, 7)), { status: 200, headers: { "content-type": "text/event-stream" } });
     };
     const cfg = { provider: { custom: { options: { fetch: userFetch } }, plain: { options: { baseURL: "http://x" } } } } as unknown as Config;
+    const { scope } = fakeProcess();
     const { results, adapter } = recording();
-    expect(chainConfiguredFetches(cfg, adapter)).toEqual(["custom"]);
-    expect(chainConfiguredFetches(cfg, adapter)).toEqual([]);
+    const route = registerRepair(adapter, scope);
+    expect(chainConfiguredFetches(cfg, scope)).toEqual(["custom"]);
+    expect(chainConfiguredFetches(cfg, scope)).toEqual([]);
     const installed = providersOf(cfg).custom!.options!.fetch as typeof fetch;
     expect(installed).not.toBe(userFetch);
-    const response = await installed(CHAT_URL, chatInit({ [REQUEST_TAG_HEADER]: "i1 ses/msg" }));
+    const response = await installed(CHAT_URL, chatInit({ [REQUEST_TAG_HEADER]: route.tagFor("ses", "msg") }));
     expect(assemble(await response.text()).calls.map((c) => c.name)).toEqual(["bash"]);
     expect(reached).toHaveLength(1);
     expect(reached[0]!.has(REQUEST_TAG_HEADER)).toBe(false);
@@ -182,11 +184,11 @@ describe("chainConfiguredFetches", () => {
   test("providers without a fetch are left exactly as they were: no entry is created, no fetch is set", () => {
     const cfg = { provider: { plain: { options: { baseURL: "http://x" } }, bare: {} } } as unknown as Config;
     const before = JSON.stringify(cfg);
-    expect(chainConfiguredFetches(cfg, {})).toEqual([]);
+    expect(chainConfiguredFetches(cfg, fakeProcess().scope)).toEqual([]);
     expect(JSON.stringify(cfg)).toBe(before);
     expect(providersOf(cfg).plain!.options!.fetch).toBeUndefined();
     const empty: Config = {};
-    expect(chainConfiguredFetches(empty, {})).toEqual([]);
+    expect(chainConfiguredFetches(empty, fakeProcess().scope)).toEqual([]);
     expect(empty).toEqual({});
   });
 });
