@@ -17,8 +17,6 @@ import { REQUEST_TAG_HEADER, type AdapterOptions } from "../adapters/options.ts"
 type Fetch = typeof fetch;
 
 interface Dispatcher {
-  /** The fetch that was global when the plugin first loaded: every request ends there. */
-  readonly nextFetch: Fetch;
   /** Each plugin instance's adapter options (OpenCode may load one instance per project directory). */
   readonly instances: Map<string, AdapterOptions>;
   count: number;
@@ -59,9 +57,9 @@ export function readTag(tag: string | undefined): { sessionID?: string; messageI
 function installDispatcher(scope: { [key: symbol]: unknown; fetch?: Fetch }): Dispatcher {
   const existing = scope[SLOT] as Dispatcher | undefined;
   if (existing) return existing;
-  const nextFetch = scope.fetch!;
-  const dispatcher: Dispatcher = { nextFetch, instances: new Map(), count: 0 };
-  scope.fetch = tagGatedRepair(nextFetch, dispatcher);
+  const dispatcher: Dispatcher = { instances: new Map(), count: 0 };
+  // The fetch that was global when the plugin first loaded: every global request ends there.
+  scope.fetch = tagGatedRepair(scope.fetch!, dispatcher);
   scope[SLOT] = dispatcher;
   return dispatcher;
 }
