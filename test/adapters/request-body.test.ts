@@ -10,6 +10,7 @@ import { repairFetch } from "../../src/adapters/fetch.ts";
 import { readRequestBody } from "../../src/adapters/request-body.ts";
 import { block, live } from "../golden/notation.ts";
 import { assemble, deltas, openAiTools, sseText, URL_CHAT } from "../security/support.ts";
+import { randomCuts } from "../support/run-engine.ts";
 
 const LEAK = `Writing it.\n${live(block("tool_calls", [["bash", [["command", "echo hi > a.txt"]]]]))}`;
 const REPLY = sseText(deltas(LEAK, 7));
@@ -70,6 +71,30 @@ describe("every body form a client may pass is read, and the upstream gets the s
       expect(lines).toEqual([]);
     });
   }
+});
+
+describe("a streamed body cut anywhere", () => {
+  /** A stream of `bytes` cut at `cuts` (byte offsets): multi-byte characters fall across chunks. */
+  const cutStream = (bytes: Uint8Array, cuts: number[]) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        let from = 0;
+        for (const at of [...cuts, bytes.length]) {
+          controller.enqueue(bytes.slice(from, at));
+          from = at;
+        }
+        controller.close();
+      },
+    });
+
+  test("reads the same text and forwards the same bytes at 200 seeded random splits", async () => {
+    for (let seed = 1; seed <= 200; seed++) {
+      const cuts = randomCuts(BYTES.length, seed, 40);
+      const read = await readRequestBody(URL_CHAT, post(cutStream(BYTES, cuts), { duplex: "half" } as RequestInit));
+      expect({ seed, read: "text" in read ? read.text : read.why }).toEqual({ seed, read: JSON_BODY });
+      expect(await new Request(read.input, read.init).text()).toBe(JSON_BODY);
+    }
+  });
 });
 
 describe("a body that is not read is passed through, and a debug line says why", () => {

@@ -179,6 +179,32 @@ describe("chainConfiguredFetches", () => {
     expect(results).toHaveLength(1);
   });
 
+  test("a chained fetch decides like the global one: untagged requests reach it untouched, each instance's tag is repaired by that instance", async () => {
+    const calls: [unknown, RequestInit | undefined][] = [];
+    const userFetch = async (input: string | URL | Request, init?: RequestInit) => {
+      calls.push([input, init]);
+      return new Response(sseText(deltas(LEAK, 7)), { status: 200, headers: { "content-type": "text/event-stream" } });
+    };
+    const cfg = { provider: { custom: { options: { fetch: userFetch } } } } as unknown as Config;
+    const { scope } = fakeProcess();
+    const first = recording();
+    const second = recording();
+    registerRepair(first.adapter, scope);
+    const b = registerRepair(second.adapter, scope);
+    chainConfiguredFetches(cfg, scope);
+    const installed = providersOf(cfg).custom!.options!.fetch as typeof fetch;
+
+    const untagged = chatInit({ "content-type": "application/json" });
+    const plain = await installed(CHAT_URL, untagged);
+    expect(assemble(await plain.text()).calls).toEqual([]);
+    expect(calls[0]![1]).toBe(untagged);
+
+    const tagged = await installed(CHAT_URL, chatInit({ [REQUEST_TAG_HEADER]: b.tagFor("ses_b", "msg_b") }));
+    expect(assemble(await tagged.text()).calls.map((c) => c.name)).toEqual(["bash"]);
+    expect(first.results).toEqual([]);
+    expect(second.results.map((r) => readTag(r.requestTag).sessionID)).toEqual(["ses_b"]);
+  });
+
   test("providers without a fetch are left exactly as they were: no entry is created, no fetch is set", () => {
     const cfg = { provider: { plain: { options: { baseURL: "http://x" } }, bare: {} } } as unknown as Config;
     const before = JSON.stringify(cfg);
