@@ -19,6 +19,7 @@ import { GuardedEngine } from "./guarded-engine.ts";
 import { mergeSummaries } from "./merge-summaries.ts";
 import { type AdapterDeps, type AdapterOptions, type EngineFactory, REQUEST_TAG_HEADER, repairEnabled } from "./options.ts";
 import { announceRepair, debugLine, report } from "./report.ts";
+import { readRequestBody } from "./request-body.ts";
 import { settleOptions } from "./settle-options.ts";
 
 interface Plan {
@@ -49,12 +50,14 @@ export function repairFetch(
   const nextAttempt = createAttemptCounter();
   const factory = deps.createEngine ?? createRepairEngine;
   const repaired = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    // What goes upstream: planning may swap in the tag-free request and a re-readable body.
+    const forward: Forward = { input, init };
     let plan: Plan;
     try {
-      plan = planRequest(input, init, options, nextAttempt);
+      plan = await planRequest(forward, options, nextAttempt);
     } catch (error) {
       debugLine(options, `request inspection failed, passing through: ${describeError(error)}`);
-      return baseFetch(input, init);
+      return baseFetch(forward.input, forward.init);
     }
     if (plan.tools) announceRepair(options, plan.tag);
     const response = await baseFetch(plan.input, plan.init);
@@ -75,13 +78,15 @@ function bindFactory(factory: EngineFactory, options: AdapterOptions, plan: Plan
 
 // ---------------------------------------------------------------- request
 
-function planRequest(
-  input: string | URL | Request,
-  init: RequestInit | undefined,
-  options: AdapterOptions,
-  nextAttempt: (tag: string | undefined) => number,
-): Plan {
+interface Forward {
+  input: string | URL | Request;
+  init: RequestInit | undefined;
+}
+
+async function planRequest(forward: Forward, options: AdapterOptions, nextAttempt: (tag: string | undefined) => number): Promise<Plan> {
+  const { input, init } = forward;
   const stripped = stripTag(input, init);
+  Object.assign(forward, { input: stripped.input, init: stripped.init });
   const plan: Plan = { ...stripped, attempt: 0, tools: undefined };
   if (!repairEnabled(options)) return plan;
   const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
@@ -89,11 +94,18 @@ function planRequest(
   const pathname = new URL(url, "http://localhost").pathname;
   const chat = pathname.endsWith("/chat/completions");
   if (method !== "POST" || !(chat || mayBeWire(pathname))) return plan;
-  if (typeof init?.body !== "string") return plan;
+  const read = await readRequestBody(forward.input, forward.init);
+  Object.assign(forward, { input: read.input, init: read.init });
+  Object.assign(plan, { input: read.input, init: read.init });
+  if (!("text" in read)) {
+    debugLine(options, `${read.why}: passing through unrepaired`);
+    return plan;
+  }
   let body: unknown;
   try {
-    body = JSON.parse(init.body);
+    body = JSON.parse(read.text);
   } catch {
+    debugLine(options, "request body is not JSON: passing through unrepaired");
     return plan;
   }
   if (!chat) return planWire(plan, wireFor(pathname, body), body as Json, options, nextAttempt);
