@@ -204,21 +204,35 @@ for (const kind of KIND_NAMES) {
 }
 
 describe("work bound: the residue's 0-length opener makes progress", () => {
+  const options: ParseOptionsInput = { dialects: { mistralResidue: true } };
+  /**
+   * Every path in bounded work (capped: on a loop without progress it fails, never hangs); returns
+   * parse()'s result and the text the engine fed one character at a time showed.
+   */
   const everyPath = (text: string) => {
     const input: Hostile = { kind: "residue", shape: "repeat", text };
-    const options: ParseOptionsInput = { dialects: { mistralResidue: true } };
-    expectBounded("parse", input, () => void parse(text, fixtureTools, options));
+    let parsed: ReturnType<typeof parse> | undefined;
+    let streamed = "";
+    expectBounded("parse", input, () => void (parsed = parse(text, fixtureTools, options)));
     expectBounded("live engine", input, () => {
       const engine = createRepairEngine({ tools: fixtureTools, parse: options, idPrefix: "call_" });
-      for (const c of text) engine.feed(c);
-      engine.flush();
+      for (const event of [...[...text].flatMap((c) => engine.feed(c)), ...engine.flush()]) if (event.type === "text") streamed += event.text;
     });
     expectBounded("given-content reader", input, () => void findGivenCalls([text], fixtureTools), GIVEN_WORK_PER_CHAR);
+    return { parsed: parsed!, streamed };
   };
 
-  test("a reply line `bash[ARGS] x` is text, read in bounded work", () => {
-    everyPath(RESIDUE_TRIGGER);
-    expect(parse(RESIDUE_TRIGGER, fixtureTools, { dialects: { mistralResidue: true } }).text).toBe(RESIDUE_TRIGGER);
+  test("a reply line `bash[ARGS] x` is text, read in bounded work, whole and one character at a time", () => {
+    const { parsed, streamed } = everyPath(RESIDUE_TRIGGER);
+    expect([parsed.text, streamed]).toEqual([RESIDUE_TRIGGER, RESIDUE_TRIGGER]);
+    expect(parsed.calls).toEqual([]);
+  });
+
+  test("a residue that fails at its first character between two residue calls: both calls are recovered, the line between stays visible", () => {
+    const text = `bash[ARGS] {"command": "ls"}\n${RESIDUE_TRIGGER}\nbash[ARGS] {"command": "pwd"}`;
+    const { parsed, streamed } = everyPath(text);
+    expect(parsed.calls.map((call) => [call.tool, call.input])).toEqual([["bash", { command: "ls" }], ["bash", { command: "pwd" }]]);
+    expect([parsed.text, streamed]).toEqual([`\n${RESIDUE_TRIGGER}\n`, `\n${RESIDUE_TRIGGER}\n`]);
   });
 
   test("`bash[ARGS] x` mid-line in given content is read in bounded work", () => {
