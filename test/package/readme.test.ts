@@ -133,7 +133,7 @@ test("the entry README says `opencode plugin` writes holds the options package.j
 test("Verify documents every nudge reason and every debug line the plugin writes", () => {
   const verify = README.slice(README.indexOf("## Verify"), README.indexOf("## Troubleshooting"));
   // Adding a reason to NudgeReason without listing it here fails the type check.
-  const reasons = { "broken-markup": 1, "undeclared-tool": 1, "truncated-call": 1, "echoed-markup": 1 } satisfies Record<NudgeReason, 1>;
+  const reasons = { "broken-markup": 1, "undeclared-tool": 1, "truncated-call": 1, "echoed-markup": 1, "invalid-arguments": 1 } satisfies Record<NudgeReason, 1>;
   for (const reason of Object.keys(reasons)) expect(verify).toContain(`\`${reason}\``);
   for (const outcome of ["recovered=", "passthrough", "held-candidate-no-call", "shapes="]) expect(verify).toContain(`\`${outcome}`);
   const plugin = readFileSync(new URL("../../src/plugin/index.ts", import.meta.url), "utf8");

@@ -155,7 +155,7 @@ describe("texts", () => {
   const markers = [/dsml/i, /\uFF5C/, /\u2016/, /\u2581/, /</, />/, /invoke/i, /function_calls/i];
 
   test("each reason has its own correction that asks for a re-issue through the tool-calling interface", () => {
-    const texts = reasons.map(correctionText);
+    const texts = reasons.map((reason) => correctionText(reason));
     expect(new Set(texts).size).toBe(reasons.length);
     for (const text of texts) {
       expect(text).toContain("tool-calling interface");
@@ -167,7 +167,7 @@ describe("texts", () => {
   });
 
   test("no text carries markup the model could imitate", () => {
-    for (const text of [...reasons.map(correctionText), wakeText()]) {
+    for (const text of [...reasons.map((reason) => correctionText(reason)), wakeText()]) {
       for (const marker of markers) expect(text).not.toMatch(marker);
     }
   });
