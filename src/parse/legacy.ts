@@ -2,7 +2,7 @@ import { SENTENCEPIECE_SPACE } from "../grammar/markers.ts";
 import type { SpanContext } from "./dsml.ts";
 import { layUnits, tagsOf, type Segment, type UnitOutcome } from "./segments.ts";
 import type { Tag } from "../grammar/tags.ts";
-import { callOutcome, callsOverSpan, checkedCall, truncatedCall, wholeSpan } from "./dialects/common.ts";
+import { callOutcome, callsOverSpan, checkedCall, jsonCallOutcome, truncatedCall, wholeSpan } from "./dialects/common.ts";
 import { parsePythonCalls } from "./dialects/pythonic.ts";
 import { coerceObject, isPlainObject, parseJson } from "./values.ts";
 
@@ -132,6 +132,6 @@ function parseLfm2(span: string, tags: Tag[], ctx: SpanContext): Segment[] {
   if (calls) return callsOverSpan(span.length, calls.map((c) => callOutcome(c.name, c.args, "O08", ctx)), "O08");
   const json = parseJson(body.trim());
   if (!json.ok || !Array.isArray(json.value) || !json.value.every(isPlainObject)) return wholeSpan(span.length, { kind: "foreign" });
-  const outcomes = (json.value as Record<string, unknown>[]).map((entry) => callOutcome(entry.name, entry.arguments ?? entry.parameters, "O08", ctx));
+  const outcomes = (json.value as Record<string, unknown>[]).map((entry) => jsonCallOutcome(entry, "O08", ctx));
   return callsOverSpan(span.length, outcomes, "O08");
 }

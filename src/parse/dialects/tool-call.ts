@@ -2,7 +2,7 @@ import type { Tag } from "../../grammar/tags.ts";
 import type { SpanContext } from "../dsml.ts";
 import { tagsOf, textSpan, type Segment } from "../segments.ts";
 import { isPlainObject, parseJson } from "../values.ts";
-import { callOutcome, element, textArgsOutcome, trimLayoutNewlines, truncatedCall, wholeSpan } from "./common.ts";
+import { element, jsonCallOutcome, readJsonCall, textArgsOutcome, trimLayoutNewlines, truncatedCall, wholeSpan } from "./common.ts";
 import { parseQwenFunctions } from "./qwen.ts";
 
 /** A GLM tool name as the body's first word (what the engine's name phase accepts), or undefined. */
@@ -32,12 +32,15 @@ export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, t
     const parsed = parseJson(trimmed);
     if (!parsed.ok) return truncated ? whole(truncatedCall("O01")) : textSpan(span.length);
     if (!isPlainObject(parsed.value)) return textSpan(span.length);
-    const { name, arguments: args, parameters } = parsed.value as { name?: unknown; arguments?: unknown; parameters?: unknown };
+    const name = parsed.value.name;
     if (typeof name !== "string") return textSpan(span.length);
+    const read = readJsonCall(parsed.value);
     // `{"name": X}` alone is how prose shows the format; it is a call only for a declared tool that needs nothing.
     const tool = ctx.tools.get(name);
-    if (args === undefined && parameters === undefined && (!tool || tool.parameters?.required?.length)) return textSpan(span.length);
-    return whole(callOutcome(name, args ?? parameters, "O01", ctx));
+    // Keys it cannot place make a declared tool's call broken; for an undeclared name they are prose, as before.
+    const mention = read.kind === "call" ? read.argumentsKey === null && (!tool || tool.parameters?.required?.length) : !tool;
+    if (mention) return textSpan(span.length);
+    return whole(jsonCallOutcome(parsed.value, "O01", ctx));
   }
   if (trimmed.startsWith("<function=")) {
     return dialects.qwen3coder ? parseQwenFunctions(span, opener.end, bodyEnd, ctx, closer !== undefined) : textSpan(span.length);
