@@ -58,6 +58,7 @@ export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
     const declared = fields.toolName !== undefined && ctx.tools.has(fields.toolName.trim());
     return brokenSpan(span.length, "C05", declared ? "broken-markup" : "undeclared-tool", "tool-call costume without code", fields.toolName?.trim());
   }
+  if (fields.unread) return brokenSpan(span.length, "C01", "broken-markup", "tool-call costume with fields besides its language and code");
   return codeCall(span.length, codeLanguage(fields.language ?? "sh"), code, "C01", ctx, true);
 }
 
@@ -65,7 +66,12 @@ interface CostumeFields {
   toolName?: string;
   language?: string;
   code?: string;
+  /** An element the costume does not read (a working directory, a timeout): the code must not run without it. */
+  unread?: boolean;
 }
+
+const CALL_FIELDS = new Set(["tool_name", "tool_args"]);
+const ARG_FIELDS = new Set(["language", "code"]);
 
 function strictFields(span: string): CostumeFields | null {
   if (XMLValidator.validate(span) !== true) return null;
@@ -81,6 +87,8 @@ function strictFields(span: string): CostumeFields | null {
     if (toolName !== undefined) out.toolName = toolName;
     if (language !== undefined) out.language = language;
     if (code !== undefined) out.code = code;
+    const args = call.tool_args;
+    if (Object.keys(call).some((k) => !CALL_FIELDS.has(k)) || (args && typeof args === "object" && Object.keys(args).some((k) => !ARG_FIELDS.has(k)))) out.unread = true;
     return out;
   } catch {
     return null;
@@ -102,6 +110,14 @@ function tolerantFields(span: string): CostumeFields {
   if (toolName !== undefined) out.toolName = toolName;
   if (language !== undefined) out.language = language;
   if (code !== undefined) out.code = code;
+  // Outside the code (which may hold any `<`), every element must be one the costume reads.
+  const codeStart = span.indexOf("<code>");
+  const codeEnd = span.lastIndexOf("</code>");
+  const outside = codeStart >= 0 && codeEnd > codeStart ? span.slice(0, codeStart) + span.slice(codeEnd) : span;
+  for (const m of outside.matchAll(/<\/?([A-Za-z_][\w-]*)/g)) {
+    const name = m[1]!.toLowerCase();
+    if (name !== "tool_call" && name !== "code" && !CALL_FIELDS.has(name) && !ARG_FIELDS.has(name)) out.unread = true;
+  }
   return out;
 }
 
