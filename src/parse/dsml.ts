@@ -330,7 +330,9 @@ function outcomeOf(inv: InvokeDraft, walk: DsmlWalk, span: string, ctx: SpanCont
   }));
   const built = buildInput(tool, values, inv.body, ctx.options);
   if (!built.ok) return broken(built.shape, built.reason, built.detail, name);
-  shapes.push(...flaws, ...built.shapes);
+  shapes.push(...flaws);
+  if (params.some((p) => p.literal !== undefined)) shapes.push("P12");
+  shapes.push(...built.shapes);
   shapes.push(...structureShapes(inv, walk, span));
   return { kind: "call", tool: name, input: built.input, shape: shapes[0] ?? canonicalShape(walk) };
 }
