@@ -51,6 +51,11 @@ export class Candidate {
   /** DSML: inside a sentinel parameter's value, and how deep the plain tags written in it nest. */
   private inValue = false;
   private plainDepth = 0;
+  /** Quoted blocks (quoteIndent > 0): the last offset looked at, the current line's column and blankness, the line before. */
+  private quoteSeen = -1;
+  private quoteCol = 0;
+  private quoteLineBlank = false;
+  private quoteBlankBefore = false;
 
   constructor(
     /** The engine's held text, where this candidate's span is read back from (the engine stores it). */
@@ -60,6 +65,8 @@ export class Candidate {
     readonly root: Root,
     /** The block opener (or true for a legacy section) this candidate continues, if any. */
     readonly enclosing: Tag | true | null = null,
+    /** The opener's indentation when it opened an indented line (DocContext.quoteIndent); 0 otherwise. */
+    private readonly quoteIndent = 0,
   ) {
     this.scanFrom = start + opener.end;
     if (root === "mistral") this.named = new MistralState(start + opener.end, opener.name === "residue");
@@ -101,6 +108,7 @@ export class Candidate {
         i++;
         continue;
       }
+      if (this.quoteIndent > 0 && this.quoteEnds(c, base + i)) return { kind: "abandon", at: base + i };
       if (this.named) {
         const step = this.named.step(c, base + i);
         if (step !== HAND_OFF) {
@@ -134,6 +142,31 @@ export class Candidate {
     }
     this.scanFrom = base + s.length;
     return MORE;
+  }
+
+  /**
+   * A block quoted with an indent (a bug report pasting a leak between paragraphs) ends at a blank
+   * line followed by a line indented less than its opener: what follows is the writer's prose, so
+   * the markup never completes from a closer or an invoke the prose happens to write. The quote
+   * becomes text and the rest is scanned again. Each offset is looked at once (a re-read carry is skipped).
+   */
+  private quoteEnds(c: number, at: number): boolean {
+    if (at <= this.quoteSeen) return false;
+    this.quoteSeen = at;
+    if (c === 0x0a) {
+      this.quoteBlankBefore = this.quoteLineBlank;
+      this.quoteLineBlank = true;
+      this.quoteCol = 0;
+      return false;
+    }
+    if (!this.quoteLineBlank || c === 0x0d) return false;
+    if (c === 0x20) this.quoteCol++;
+    else if (c === 0x09) this.quoteCol = (this.quoteCol & ~3) + 4;
+    else {
+      this.quoteLineBlank = false;
+      return this.quoteBlankBefore && this.quoteCol < this.quoteIndent;
+    }
+    return false;
   }
 
   private onContent(c: number, at: number): Step | null {

@@ -251,7 +251,7 @@ class Engine implements RepairEngine {
           emitFrom = j;
           const decision = this.decide(r);
           if (typeof decision === "object") {
-            this.cand = new Candidate(this.store, base + j, shift(r), decision.open, decision.enclosing ?? null);
+            this.cand = new Candidate(this.store, base + j, shift(r), decision.open, decision.enclosing ?? null, doc.quoteIndent());
             return j;
           }
           if (decision === "noise") {

@@ -477,22 +477,34 @@ function schemaGate(): Fixture[] {
 }
 
 /**
- * Issue 29 item 3: a bug report that quotes a leaked block (two-space indent) between prose
- * paragraphs. The structural gate holds: a quoted block that is incomplete as a call never runs,
- * whatever closer or invoke a later paragraph happens to write; a complete call elsewhere still runs.
+ * Issue 29 item 3: a bug report that quotes a leaked block between prose paragraphs. The structural
+ * gate holds: a quoted block that is incomplete as a call never runs, whatever closer or invoke a
+ * later paragraph happens to write. Indented quotes end at the dedented paragraph (the candidate is
+ * released there, so a closer the prose writes is only a stray marker); unindented ones are refused
+ * by the unread-body rule (the prose sits between the parameters and the closer). A complete call
+ * elsewhere still runs.
  */
 function quotedInProse(): Fixture[] {
-  const quoted = (command: string, { invokeCloser = true, paramCloser = true } = {}) =>
-    `  <{D}invoke name="bash">\n  <{D}parameter name="command" string="true">${command}${paramCloser ? "</{D}parameter>" : ""}\n${invokeCloser ? "  </{D}invoke>\n" : ""}`;
+  const quoted = (indent: string, command: string, paramCloser = true) =>
+    `${indent}<{D}invoke name="bash">\n${indent}<{D}parameter name="command" string="true">${command}${paramCloser ? "</{D}parameter>" : ""}\n`;
   const report = (block: string, after: string) => `I hit this with the model:\n\n${block}\nAny idea why?${after}`;
-  const incomplete = quoted("rm -rf build", { invokeCloser: false });
+  const wrapped = (indent: string, paramCloser = true) => `${indent}<{D}tool_calls>\n${quoted(indent, "rm -rf build", paramCloser)}`;
+  const claude = (indent: string) => `${indent}<function_calls>\n${indent}<invoke name="bash">\n${indent}<parameter name="command">rm -rf build</parameter>\n`;
+  const realCall = `\n\n${canonical}`;
   return [
-    bad("Q29.1", "quoted-block-without-invoke-closer", report(`  <{D}tool_calls>\n${incomplete}`, "\n"), "truncated-call", ["S02"]),
-    bad("Q29.2", "quoted-block-then-closer-named-in-prose", report(incomplete, " It should end with </{D}invoke> there.\n"), "broken-markup", ["I04"]),
-    bad("Q29.3", "quoted-block-then-block-closer-in-prose", report(`  <{D}tool_calls>\n${incomplete}`, " It should end with </{D}tool_calls> there.\n"), "broken-markup", ["I04"]),
-    bad("Q29.4", "quoted-value-then-closers-in-prose", report(quoted("rm -rf build", { invokeCloser: false, paramCloser: false }), " The </{D}parameter> and </{D}invoke> were missing.\n"), "broken-markup", ["I04"]),
-    bad("Q29.6", "quoted-block-then-a-real-call", report(`  <{D}tool_calls>\n${incomplete}`, `\n\n${canonical}`), "broken-markup", ["I04"], report(`  <{D}tool_calls>\n${incomplete}`, "\n\n<{D}tool_calls>\n"), [ls("D02")]),
-    bad("Q29.5", "quoted-claude-xml-then-closer-in-prose", report('  <function_calls>\n  <invoke name="bash">\n  <parameter name="command">rm -rf build</parameter>\n', " Then </invoke></function_calls> closed it.\n"), "broken-markup", ["I04"]),
+    // two-space indent: the quote ends at the dedented paragraph
+    none("Q29.1", "quoted-block-without-invoke-closer", report(wrapped("  "), "\n")),
+    bad("Q29.2", "quoted-block-then-closer-named-in-prose", report(quoted("  ", "rm -rf build"), " It should end with </{D}invoke> there.\n"), "broken-markup", ["D08"]),
+    bad("Q29.3", "quoted-block-then-block-closer-in-prose", report(wrapped("  "), " It should end with </{D}tool_calls> there.\n"), "broken-markup", ["D08"]),
+    bad("Q29.4", "quoted-value-then-closers-in-prose", report(quoted("  ", "rm -rf build", false), " The </{D}parameter></{D}invoke> were missing.\n"), "broken-markup", ["D08", "D08"]),
+    none("Q29.5", "quoted-claude-xml-then-closer-in-prose", report(claude("  "), " Then </invoke></function_calls> closed it.\n")),
+    ok("Q29.6", "quoted-block-then-a-real-call", report(wrapped("  "), realCall), [ls("D02")], report(wrapped("  "), "\n\n")),
+    ok("Q29.7", "quoted-unclosed-value-then-a-real-call", report(wrapped("  ", false), realCall), [ls("D02")], report(wrapped("  ", false), "\n\n")),
+    // no indent: the prose is unread body text, so the call is broken (and the real call after it still runs)
+    bad("Q29.8", "unindented-block-then-closer-named-in-prose", report(quoted("", "rm -rf build"), " It should end with </{D}invoke> there.\n"), "broken-markup", ["I04"]),
+    bad("Q29.9", "unindented-block-then-block-closer-in-prose", report(wrapped(""), " It should end with </{D}tool_calls> there.\n"), "broken-markup", ["I04"]),
+    bad("Q29.10", "unindented-claude-xml-then-closer-in-prose", report(claude(""), " Then </invoke></function_calls> closed it.\n"), "broken-markup", ["I04"]),
+    bad("Q29.11", "unindented-block-then-a-real-call", report(wrapped(""), realCall), "broken-markup", ["I04"], report(wrapped(""), "\n\n<{D}tool_calls>\n"), [ls("D02")]),
   ];
 }
 
