@@ -435,6 +435,10 @@ function unreadArguments(): Fixture[] {
     bad("U29.17", "hermes-two-argument-keys", hermes('{"name": "bash", "args": {"command": "ls"}, "arguments": {"command": "pwd"}}'), "broken-markup", ["O01"]),
     bad("U29.18", "hermes-flat-arguments", hermes('{"name": "list_sessions", "verbose": true}'), "broken-markup", ["O01"]),
     bad("U29.19", "lfm2-json-unknown-key", '<|tool_call_start|>[{"name": "list_sessions", "argz": {"verbose": true}}]<|tool_call_end|>', "broken-markup", ["O08"]),
+    // Nudges: between LFM2's two exact tokens, a call list the reader cannot read is reported, not passed through silently.
+    bad("G29.1", "lfm2-positional-arguments", "<|tool_call_start|>[bash('ls')]<|tool_call_end|>", "broken-markup", ["O08"]),
+    bad("G29.2", "lfm2-list-missing-its-bracket", "<|tool_call_start|>[bash(command='ls')<|tool_call_end|>", "broken-markup", ["O08"]),
+    none("N29.5", "lfm2-tokens-around-prose", "LFM2 wraps <|tool_call_start|> a list <|tool_call_end|> in its template."),
     // Hard negatives: the same markup as documentation stays text.
     none("N29.1", "self-closing-parameter-in-fence", `${fence}\n${invoke("bash", '<{D}invoke name="command" string="echo alpha" />')}\n${fence}\n`),
     none("N29.2", "hermes-args-key-in-inline-code", 'Some models write `<tool_call>{"name": "bash", "args": {"command": "ls"}}</tool_call>` instead.'),
