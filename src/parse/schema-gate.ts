@@ -35,11 +35,11 @@ export class SchemaGate {
   private readonly compiled = new WeakMap<object, Compiled>();
 
   check(tool: ToolSpec, input: Record<string, unknown>): SchemaVerdict {
-    const schema = tool.parameters;
-    const coerced = coerceDeep(input, schema);
-    if (!isPlainObject(coerced)) return { ok: true, input };
-    if (schema === undefined || isTriviallyPermissive(schema)) return { ok: true, input: coerced };
-    const validate = this.validatorFor(schema);
+    const schema: unknown = tool.parameters;
+    if (schema === undefined || schema === true) return { ok: true, input };
+    const coerced = isPlainObject(schema) ? (coerceDeep(input, schema) as Record<string, unknown>) : input;
+    if (isPlainObject(schema) && isTriviallyPermissive(schema)) return { ok: true, input: coerced };
+    const validate = isPlainObject(schema) ? this.validatorFor(schema) : "uncompilable";
     if (validate === "uncompilable") return { ok: false, detail: `the schema of tool ${tool.name} could not be compiled, so its arguments cannot be checked` };
     let valid: boolean;
     try {

@@ -115,6 +115,12 @@ describe("schema gate: a schema that cannot be compiled fails closed, without th
     ["a cyclic object", (() => { const s: JsonSchema = { type: "object", properties: {} }; s.properties!.self = s; return s; })()],
     ["a pattern that is not a regular expression", { type: "object", properties: { a: { type: "string", pattern: "(" } } }],
   ];
+  test("a schema that is not an object (a host bug) fails closed; `true` accepts anything", () => {
+    expect(check({ a: 1 }, { name: "t", parameters: "object" as unknown as JsonSchema }).ok).toBe(false);
+    expect(check({ a: 1 }, { name: "t", parameters: [] as unknown as JsonSchema }).ok).toBe(false);
+    expect(check({ a: 1 }, { name: "t", parameters: true as unknown as JsonSchema })).toEqual({ ok: true, input: { a: 1 } });
+  });
+
   for (const [name, parameters] of hostile) {
     test(name, () => {
       const verdict = check({ a: "x" }, { name: "t", parameters });
