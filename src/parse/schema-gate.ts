@@ -100,7 +100,16 @@ function isTriviallyPermissive(schema: JsonSchema): boolean {
   return keys.length === 0 || (keys.length === 1 && schema.type === "object");
 }
 
-const PARAMETER_NAME = /^[\w.$-]{1,64}$/;
+/** A name worth echoing: 1 to 64 of `[A-Za-z0-9_.$-]` (a hand-written check: shipped regexes are audited one by one). */
+function looksLikeName(s: string): boolean {
+  if (s.length === 0 || s.length > 64) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const ok = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2e || c === 0x24 || c === 0x2d;
+    if (!ok) return false;
+  }
+  return true;
+}
 
 /** The detail names the parameter and what is wrong with it, never its value; an invented name is only echoed when it looks like a name. */
 function mismatch(error: ErrorObject | undefined): SchemaVerdict {
@@ -116,11 +125,11 @@ function mismatch(error: ErrorObject | undefined): SchemaVerdict {
     parameter = params.additionalProperty;
     what = "is not a parameter of this tool";
   } else {
-    const inner = path.slice(1).map((s) => (PARAMETER_NAME.test(s) ? s : "?")).join("/");
+    const inner = path.slice(1).map((s) => (looksLikeName(s) ? s : "?")).join("/");
     const where = inner === "" ? "" : ` (at ${inner})`;
     what = error.keyword === "type" ? `must be ${String(params.type)}${where}` : error.keyword === "enum" ? `is not one of the allowed values${where}` : `does not fit its schema${where}: ${error.keyword}`;
   }
-  if (parameter === undefined || !PARAMETER_NAME.test(parameter)) {
+  if (parameter === undefined || !looksLikeName(parameter)) {
     return { ok: false, detail: `the arguments do not fit the tool's schema (${error.keyword})` };
   }
   return { ok: false, detail: `parameter ${parameter} ${what}`, parameter };
