@@ -45,6 +45,11 @@ describe("schema gate: values that fit (after coercion that cannot invent)", () 
     });
   });
 
+  test("a number or boolean where only a string fits becomes its own text", () => {
+    const tool: ToolSpec = { name: "t", parameters: { type: "object", properties: { s: str, b: str, either: { type: ["string", "number"] } } } };
+    expect(check({ s: 600, b: false, either: 5 }, tool)).toEqual({ ok: true, input: { s: "600", b: "false", either: 5 } });
+  });
+
   test("a JSON array written as a string for an array parameter is parsed", () => {
     expect(check({ todos: '[{"content": "a", "status": "pending"}]' })).toEqual({ ok: true, input: { todos: [{ content: "a", status: "pending" }] } });
   });
