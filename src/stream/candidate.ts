@@ -15,11 +15,12 @@ const HAND_OFF = "hand-off" as const;
 
 /**
  * What a `<tool_call>` body has proved to be so far (O01-O03, C01): "await-tag" wants a tag next,
- * "json" a complete Hermes object that only its closer may follow, "name" a GLM tool name that
+ * "json" a complete Hermes object that only its closer may follow, "bad-json" a Hermes object that
+ * went wrong at a `<` (the call was cut off and closed: only the closer may follow, for a nudge), "name" a GLM tool name that
  * wants `<arg_key>` or the closer; GLM then alternates one-word keys and free values ("glm-*"),
  * Qwen3-Coder waits for `</function>`, the XML costume for the wrapper's closer.
  */
-type ToolCallBody = "await-tag" | "json" | "name" | "function" | "function-inner" | "xml" | "glm-key" | "glm-value-next" | "glm-value" | "glm-pair-next";
+type ToolCallBody = "await-tag" | "json" | "bad-json" | "name" | "function" | "function-inner" | "xml" | "glm-key" | "glm-value-next" | "glm-value" | "glm-pair-next";
 const NAME_LIMIT = 64;
 
 const isSpaceCode = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
@@ -292,6 +293,7 @@ export class Candidate {
         if (tag.family === "costume" && tag.closing && tag.name === "arg_value") this.toolCall = "glm-pair-next";
         return null;
       case "json":
+      case "bad-json":
         return abandon;
       case "function-inner":
         // Qwen3-Coder: right after `<function=NAME>` comes a parameter or the function's closer.
@@ -551,7 +553,12 @@ class ToolCallStart implements CharState {
       case "json": {
         // Cut where the JSON went wrong: what came before it is released without a second scan.
         const r = this.json.step(c);
-        if (r === "bad") return { kind: "abandon", at };
+        if (r === "bad") {
+          // A `<` outside any JSON string may be the wrapper's closer after a call cut off mid-JSON: the tag scanner decides.
+          if (c !== 0x3c) return { kind: "abandon", at };
+          this.body = "bad-json";
+          return HAND_OFF;
+        }
         if (r === "done") {
           this.phase = "after-json";
           this.body = "json";

@@ -438,6 +438,10 @@ function unreadArguments(): Fixture[] {
     // Nudges: between LFM2's two exact tokens, a call list the reader cannot read is reported, not passed through silently.
     bad("G29.1", "lfm2-positional-arguments", "<|tool_call_start|>[bash('ls')]<|tool_call_end|>", "broken-markup", ["O08"]),
     bad("G29.2", "lfm2-list-missing-its-bracket", "<|tool_call_start|>[bash(command='ls')<|tool_call_end|>", "broken-markup", ["O08"]),
+    // ...and a Hermes call cut off mid-JSON that still wrote its closer is reported, when it names a declared tool.
+    bad("G29.3", "hermes-json-cut-off-then-closed", '<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}\n</tool_call>', "broken-markup", ["O01"]),
+    none("N29.6", "hermes-malformed-mention-of-undeclared-tool", 'Hermes wraps it as <tool_call>{"name": "my_tool"</tool_call> in the prompt.'),
+    none("N29.7", "hermes-malformed-json-in-inline-code", 'A cut-off call looks like `<tool_call>{"name": "bash"</tool_call>` in the log.'),
     none("N29.5", "lfm2-tokens-around-prose", "LFM2 wraps <|tool_call_start|> a list <|tool_call_end|> in its template."),
     // Hard negatives: the same markup as documentation stays text.
     none("N29.1", "self-closing-parameter-in-fence", `${fence}\n${invoke("bash", '<{D}invoke name="command" string="echo alpha" />')}\n${fence}\n`),

@@ -30,7 +30,12 @@ export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, t
   if (trimmed.startsWith("{")) {
     if (!dialects.hermes) return textSpan(span.length);
     const parsed = parseJson(trimmed);
-    if (!parsed.ok) return truncated ? whole(truncatedCall("O01")) : textSpan(span.length);
+    if (!parsed.ok) {
+      if (truncated) return whole(truncatedCall("O01"));
+      // Closed by its own closer after JSON that went wrong (a call cut off mid-JSON): a nudge when it names a declared tool.
+      const named = closer ? declaredNameIn(trimmed, ctx) : undefined;
+      return named === undefined ? textSpan(span.length) : whole({ kind: "broken", shape: "O01", reason: "broken-markup", detail: "the call's JSON is malformed", tool: named });
+    }
     if (!isPlainObject(parsed.value)) return textSpan(span.length);
     const name = parsed.value.name;
     if (typeof name !== "string") return textSpan(span.length);
@@ -58,6 +63,12 @@ export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, t
   }
   if (truncated || !ctx.options.codeCostumes) return textSpan(span.length);
   return xmlCostume(span);
+}
+
+/** The first declared tool whose quoted name the text holds (`"bash"`), or undefined. */
+function declaredNameIn(text: string, ctx: SpanContext): string | undefined {
+  for (const name of ctx.tools.keys()) if (text.includes(`"${name}"`)) return name;
+  return undefined;
 }
 
 function glmPairs(body: string, name: string, ctx: SpanContext): Parameters<typeof wholeSpan>[1] {
