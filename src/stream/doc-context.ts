@@ -76,6 +76,15 @@ export class DocContext {
     return !this.lineStart && this.runLen === 0 && !this.closePending;
   }
 
+  /**
+   * The columns (1 to 3) of indentation before a marker opening at the start of a line, else 0. A
+   * candidate opened there is an indented (quoted) block: a paragraph indented less than it, after
+   * a blank line, is no longer part of it (src/stream/candidate.ts).
+   */
+  quoteIndent(): number {
+    return this.atLineStart() ? Math.min(this.indent, 3) : 0;
+  }
+
   /** At the start of a line (only spaces so far) and not in documentation. */
   atLineStart(): boolean {
     return this.lineStart && !this.afterListMarker && this.prefix === Prefix.Indent && !this.inDoc();

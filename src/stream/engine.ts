@@ -2,6 +2,7 @@ import { isLineStartCostume } from "../grammar/dialects.ts";
 import { isTriggerCode } from "../grammar/markers.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "../parse/dsml.ts";
+import { SchemaGate } from "../parse/schema-gate.ts";
 import { parseSpan } from "../parse/span.ts";
 import type { Segment } from "../parse/segments.ts";
 import { resolveParseOptions, type BrokenSpan, type NudgeReason, type StrippedSpan, type ToolSpec } from "../parse/types.ts";
@@ -66,7 +67,7 @@ class Engine implements RepairEngine {
   constructor(options: EngineOptions) {
     const tools = new Map<string, ToolSpec>();
     for (const tool of options.tools) tools.set(tool.name, tool);
-    this.ctx = { tools, options: resolveParseOptions(options.parse) };
+    this.ctx = { tools, options: resolveParseOptions(options.parse), schemas: new SchemaGate() };
     const dialects = this.ctx.options.dialects;
     this.brackets = dialects.mistral || dialects.mistralResidue;
     this.isEchoed = options.isEchoed;
@@ -250,7 +251,7 @@ class Engine implements RepairEngine {
           emitFrom = j;
           const decision = this.decide(r);
           if (typeof decision === "object") {
-            this.cand = new Candidate(this.store, base + j, shift(r), decision.open, decision.enclosing ?? null);
+            this.cand = new Candidate(this.store, base + j, shift(r), decision.open, decision.enclosing ?? null, doc.quoteIndent());
             return j;
           }
           if (decision === "noise") {
@@ -385,6 +386,7 @@ class Engine implements RepairEngine {
     if (seg.kind === "broken") {
       const b: BrokenSpan = { span: [start, end], shape: seg.shape, reason: seg.reason, detail: seg.detail };
       if (seg.tool !== undefined) b.tool = seg.tool;
+      if (seg.parameter !== undefined) b.parameter = seg.parameter;
       this.broken.push(b);
     }
     this.releaseVisible(span.slice(seg.start, seg.end), start);
