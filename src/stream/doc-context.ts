@@ -104,11 +104,13 @@ const isLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0
 const lower = (c: number) => String.fromCharCode(c >= 0x41 && c <= 0x5a ? c + 0x20 : c);
 const nextTabStop = (col: number) => (col & ~3) + 4;
 /**
- * Tool-call markup names (`<tool_call>`, `<shell>`, `<invoke>`...): a line holding only such a tag
- * is the model's own markup (a call the engine did not take, or its closer), not an HTML block
- * of type 7 that would make the lines after it documentation.
+ * Tool-call markup names (`<shell>`, `<invoke>`, `<function>`...; `<tool_call>` is no HTML tag
+ * name at all): a line holding only such a tag is the model's own markup (a call the engine did
+ * not take, or its closer), not an HTML block of type 7 that would make the lines after it
+ * documentation. `<pre>` and `<code>` are HTML elements first.
  */
-const isMarkupName = (name: string) => nakedRole(name) !== null || COSTUME_OPENERS.has(name) || COSTUME_INNER.has(name) || executeLanguage(name) !== null;
+const isMarkupName = (name: string) =>
+  name !== "pre" && name !== "code" && (nakedRole(name) !== null || COSTUME_OPENERS.has(name) || COSTUME_INNER.has(name) || executeLanguage(name) !== null);
 
 export class DocContext {
   // Containers, innermost last: a blockquote, or a list item needing `need` columns of indentation.
@@ -199,6 +201,8 @@ export class DocContext {
    * isPassableCode in engine.ts), characters cannot change any state here.
    */
   get midLine(): boolean {
+    // A thematic break or a table delimiter row is decided by every character of its line.
+    if (this.brk === Line.Live || this.tbl === Line.Live) return false;
     switch (this.mode) {
       case Mode.Code:
         return true;
@@ -208,7 +212,7 @@ export class DocContext {
         return this.htmlType >= 6 || this.endDone;
       case Mode.Text:
         // A fresh line may still hold a line-start construct (a costume, a residue name) the engine checks for.
-        return !this.fresh && this.brk !== Line.Live && this.tbl !== Line.Live && this.t7 === 0 && this.inline.quiet;
+        return !this.fresh && this.t7 === 0 && this.inline.quiet;
       default:
         return false;
     }
@@ -278,7 +282,9 @@ export class DocContext {
         return this.quoted || this.row || this.inline.inDoc;
       default:
         // Undecided line start: it may still continue the paragraph (lazily, inside every open container).
-        return this.quoted || (this.tipIsParagraph && (this.leaf === Leaf.Table || this.inline.inDoc));
+        if (this.tipIsParagraph) return this.quoted || this.leaf === Leaf.Table || this.inline.inDoc;
+        // Whatever starts here closes the containers the line did not match.
+        return this.matched > 0 && this.quotesTo[this.matched - 1]! > 0;
     }
   }
 
@@ -447,7 +453,9 @@ export class DocContext {
   /** A non-space character after the matched containers: true when the mode changed and `c` must be stepped again. */
   private blockStart(c: number, take: boolean): boolean {
     const indent = this.col - this.base;
-    if (this.brk === Line.Off) {
+    // A thematic break may start at every block start of the line (`- ***` is one inside an item);
+    // one already running (`- - -`) wins while this character continues it.
+    if (this.brk !== Line.Live || c !== this.brkChar) {
       if (indent < 4 && (c === DASH || c === STAR || c === UNDERSCORE || c === EQ)) {
         this.brk = Line.Live;
         this.brkChar = c;
@@ -457,7 +465,7 @@ export class DocContext {
         this.brkDepth = this.opened > 0 ? this.depth : this.matched;
       } else this.brk = Line.Dead;
     }
-    if (this.tbl === Line.Off) this.tbl = indent < 4 && (c === PIPE || c === DASH || c === COLON) ? Line.Live : Line.Dead;
+    if (this.tbl !== Line.Live) this.tbl = indent < 4 && (c === PIPE || c === DASH || c === COLON) ? Line.Live : Line.Dead;
     if (indent >= 4) {
       if (this.tipIsParagraph) this.startText();
       else {

@@ -8,9 +8,8 @@
  * - the content of the elements that hold quoted examples: `<code>`, `<kbd>`, `<pre>`, `<samp>`;
  * - link and image text: from `[` to its `]` (whether a `(url)` follows is not known yet);
  * - display math: from `$$` to the next `$$`.
- * All of them end with the paragraph. Backslash escapes are not read, so an escaped backtick,
- * bracket or `$$` opens what it would open unescaped (more documentation, never less, except
- * that `\]` closes link text).
+ * All of them end with the paragraph. A backslash before ASCII punctuation makes it literal
+ * outside code spans, as in CommonMark (an escaped backtick never pairs with a real one).
  */
 const TAB = 0x09;
 const LF = 0x0a;
@@ -29,6 +28,7 @@ const GT = 0x3e;
 const QUESTION = 0x3f;
 const LBRACKET = 0x5b;
 const RBRACKET = 0x5d;
+const BACKSLASH = 0x5c;
 const UNDERSCORE = 0x5f;
 const BACKTICK = 0x60;
 
@@ -65,6 +65,7 @@ const NAME_LIMIT = 12;
 
 const isLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+const isAsciiPunctuation = (c: number) => (c >= 0x21 && c <= 0x2f) || (c >= 0x3a && c <= 0x40) || (c >= 0x5b && c <= 0x60) || (c >= 0x7b && c <= 0x7e);
 const lower = (c: number) => String.fromCharCode(c >= 0x41 && c <= 0x5a ? c + 0x20 : c);
 
 export class InlineContext {
@@ -91,9 +92,12 @@ export class InlineContext {
     return this.tagName;
   }
 
-  /** Nothing pending: until the next backtick, `<`, `[`, `]`, `$` or line end, nothing changes. */
+  /** A backslash outside a code span: the next ASCII punctuation character is literal. */
+  private escaped = false;
+
+  /** Nothing pending: until the next backtick, `<`, `[`, `]`, `$`, backslash or line end, nothing changes. */
   get quiet(): boolean {
-    return this.tick === 0 && this.tag === Tag.None && this.end === "" && this.dollar === 0;
+    return this.tick === 0 && this.tag === Tag.None && this.end === "" && this.dollar === 0 && !this.escaped;
   }
 
   /** An open or closing tag may still be being read. */
@@ -128,12 +132,19 @@ export class InlineContext {
       if (this.endPos === this.end.length) this.end = "";
       return;
     }
+    if (this.escaped) {
+      this.escaped = false;
+      if (isAsciiPunctuation(c)) return;
+    }
     if (c === BACKTICK) {
       this.tick++;
       return;
     }
     if (this.span !== 0) return;
     switch (c) {
+      case BACKSLASH:
+        this.escaped = true;
+        return;
       case LT:
         this.tag = Tag.Lt;
         this.tagName = "";
@@ -180,6 +191,7 @@ export class InlineContext {
     this.bracket = 0;
     this.dollar = 0;
     this.math = false;
+    this.escaped = false;
     this.tagClosed = false;
   }
 

@@ -472,11 +472,11 @@ class Engine implements RepairEngine {
 
 /**
  * What the hot path stops at (see scanText): line ends (LF and CR), every trigger character, and
- * what changes documentation context mid-line: a backtick, `<`, `[`, `]`, `$` (doc-inline.ts).
+ * what changes documentation context mid-line: a backtick, `<`, `[`, `]`, `$`, a backslash (doc-inline.ts).
  */
-const SPECIAL = /[\n\r`<|\uFF5C\u2016[\]$]/;
+const SPECIAL = /[\n\r`<|\uFF5C\u2016[\]$\\]/;
 const STOP = new Uint8Array(0x80);
-for (const c of "\n\r`<|[]$") STOP[c.charCodeAt(0)] = 1;
+for (const c of "\n\r`<|[]$\\") STOP[c.charCodeAt(0)] = 1;
 
 /** Whether a delta may hold this character and still be let through by passesPlain(): SPECIAL's complement. */
 export function isPassableCode(c: number): boolean {
