@@ -1,5 +1,6 @@
 import { COSTUME_INNER, COSTUME_OPENERS, executeLanguage, nakedRole } from "../grammar/dialects.ts";
-import { InlineContext, matchStep } from "./doc-inline.ts";
+import { HtmlBlockEnd, HtmlBlockStart } from "./doc-html.ts";
+import { InlineContext } from "./doc-inline.ts";
 
 /**
  * Tracks where a reply is documentation, one character at a time, by following CommonMark's
@@ -27,18 +28,14 @@ const TAB = 0x09;
 const LF = 0x0a;
 const CR = 0x0d;
 const SP = 0x20;
-const BANG = 0x21;
 const HASH = 0x23;
 const PLUS = 0x2b;
 const DASH = 0x2d;
 const DOT = 0x2e;
-const SLASH = 0x2f;
 const COLON = 0x3a;
 const LT = 0x3c;
 const EQ = 0x3d;
 const GT = 0x3e;
-const QUESTION = 0x3f;
-const LBRACKET = 0x5b;
 const UNDERSCORE = 0x5f;
 const BACKTICK = 0x60;
 const STAR = 0x2a;
@@ -81,27 +78,10 @@ type ModeValue = (typeof Mode)[keyof typeof Mode];
 const Leaf = { None: 0, Para: 1, Table: 2, Fence: 3, Code: 4, Html: 5 } as const;
 type LeafValue = (typeof Leaf)[keyof typeof Leaf];
 
-/** Progress through `<` at a block start (HTML block types 1-6). */
-const HtmlStart = { Lt: 0, Bang: 1, BangDash: 2, Cdata: 3, Slash: 4, Name: 5, NameSlash: 6 } as const;
-type HtmlStartValue = (typeof HtmlStart)[keyof typeof HtmlStart];
-const CDATA = "[CDATA[";
-const TYPE1 = new Set(["script", "pre", "style", "textarea"]);
-const TYPE6 = new Set(
-  (
-    "address article aside base basefont blockquote body caption center col colgroup dd details dialog dir div dl dt fieldset figcaption " +
-    "figure footer form frame frameset h1 h2 h3 h4 h5 h6 head header hr html iframe legend li link main menu menuitem nav noframes ol " +
-    "optgroup option p param section search summary table tbody td tfoot th thead title tr track ul"
-  ).split(" "),
-);
-/** Ends of HTML blocks of types 2-5 (type 1 ends at a closing script, pre, style or textarea tag). */
-const HTML_BLOCK_END = ["", "", "-->", "?>", ">", "]]>"];
-
 const Line = { Off: 0, Live: 1, Dead: 2 } as const;
 
 const isSpace = (c: number) => c === SP || c === TAB;
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
-const isLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
-const lower = (c: number) => String.fromCharCode(c >= 0x41 && c <= 0x5a ? c + 0x20 : c);
 const nextTabStop = (col: number) => (col & ~3) + 4;
 /**
  * Tool-call markup names (`<shell>`, `<invoke>`, `<function>`...; `<tool_call>` is no HTML tag
@@ -162,9 +142,7 @@ export class DocContext {
   private markValue = 0;
   private markSpaced = false;
   private markEnd = 0;
-  private hs: HtmlStartValue = HtmlStart.Lt;
-  private hsName = "";
-  private hsIndex = 0;
+  private readonly htmlStart = new HtmlBlockStart();
   /** The fence opened on this line (committed at the line end: a backtick in the info string undoes it). */
   private infoChar = 0;
   private infoLen = 0;
@@ -182,10 +160,8 @@ export class DocContext {
   /** 1: the line opened with a tag that may make it an HTML block of type 7; 2: the tag closed. */
   private t7 = 0;
 
-  // HTML block end (types 1-5) on the current line.
-  private endPos = 0;
-  private endName = "";
-  private endDone = false;
+  /** HTML block end (types 1-5) on the current line. */
+  private readonly htmlEnd = new HtmlBlockEnd();
 
   private readonly inline = new InlineContext();
 
@@ -209,7 +185,7 @@ export class DocContext {
       case Mode.Info:
         return true;
       case Mode.Html:
-        return this.htmlType >= 6 || this.endDone;
+        return this.htmlType >= 6 || this.htmlEnd.done;
       case Mode.Text:
         // A fresh line may still hold a line-start construct (a costume, a residue name) the engine checks for.
         return !this.fresh && this.t7 === 0 && this.inline.quiet;
@@ -355,8 +331,14 @@ export class DocContext {
           if (!this.markerStep(c, take)) return;
           continue;
         case Mode.HtmlStart: {
-          const r = this.htmlStartStep(c, take);
-          if (r === 0) return;
+          const r = this.htmlStart.step(c, take);
+          if (r === 0) {
+            if (take) {
+              this.pend += String.fromCharCode(c);
+              this.col++;
+            }
+            return;
+          }
           if (r > 0) this.openHtml(r);
           else this.replayAsText();
           continue;
@@ -395,7 +377,7 @@ export class DocContext {
           }
           return;
         case Mode.Html:
-          if (take && this.htmlType <= 5 && !this.endDone) this.htmlEndStep(c);
+          if (take && this.htmlType <= 5) this.htmlEnd.step(c);
           return;
       }
     }
@@ -421,8 +403,7 @@ export class DocContext {
         return true;
       case Leaf.Html:
         this.mode = Mode.Html;
-        this.endPos = 0;
-        this.endName = "";
+        this.htmlEnd.begin(this.htmlType);
         return true;
       case Leaf.Code:
         if (indent >= 4) {
@@ -503,8 +484,7 @@ export class DocContext {
           this.runLen = 1;
         } else if (c === LT) {
           this.mode = Mode.HtmlStart;
-          this.hs = HtmlStart.Lt;
-          this.hsName = "";
+          this.htmlStart.begin();
         } else this.beginMarker(false, 1);
         return false;
       default:
@@ -587,98 +567,15 @@ export class DocContext {
     this.matching = false;
   }
 
-  /**
-   * `<` at a block start, one more character: 0 while it may still open an HTML block of types
-   * 1-6 (consumed when take), its type once it does, -1 when it cannot.
-   */
-  private htmlStartStep(c: number, take: boolean): number {
-    let next: HtmlStartValue = this.hs;
-    switch (this.hs) {
-      case HtmlStart.Lt:
-        if (c === QUESTION) return 3;
-        if (c === BANG) next = HtmlStart.Bang;
-        else if (c === SLASH) next = HtmlStart.Slash;
-        else if (isLetter(c)) next = HtmlStart.Name;
-        else return -1;
-        break;
-      case HtmlStart.Bang:
-        if (isLetter(c)) return 4;
-        if (c === DASH) next = HtmlStart.BangDash;
-        else if (c === LBRACKET) next = HtmlStart.Cdata;
-        else return -1;
-        break;
-      case HtmlStart.BangDash:
-        return c === DASH ? 2 : -1;
-      case HtmlStart.Cdata:
-        if (c !== CDATA.charCodeAt(this.hsIndex)) return -1;
-        if (this.hsIndex === CDATA.length - 1) return 5;
-        break;
-      case HtmlStart.Slash:
-        if (!isLetter(c)) return -1;
-        next = HtmlStart.Name;
-        break;
-      case HtmlStart.Name:
-        if (isLetter(c) || isDigit(c)) {
-          if (this.hsName.length >= 10) return -1;
-          break;
-        }
-        if (isSpace(c) || c === GT) return this.htmlNamed() || -1;
-        if (c === SLASH && TYPE6.has(this.hsName)) next = HtmlStart.NameSlash;
-        else return -1;
-        break;
-      case HtmlStart.NameSlash:
-        return c === GT ? 6 : -1;
-    }
-    if (!take) return 0;
-    if (this.hs === HtmlStart.Bang && next === HtmlStart.Cdata) this.hsIndex = 1;
-    else if (next === HtmlStart.Cdata) this.hsIndex++;
-    if (next === HtmlStart.Name && (isLetter(c) || isDigit(c))) this.hsName += lower(c);
-    this.hs = next;
-    this.pend += String.fromCharCode(c);
-    this.col++;
-    return 0;
-  }
-
-  /** The tag name read at a block start, ended by a space, `>` or the line end: type 1, 6 or 0. */
-  private htmlNamed(): number {
-    if (!this.pend.startsWith("</") && TYPE1.has(this.hsName)) return 1;
-    return TYPE6.has(this.hsName) ? 6 : 0;
-  }
-
   private openHtml(type: number): void {
     const pend = this.pend;
     this.pend = "";
     this.openLeaf(Leaf.Html);
     this.htmlType = type;
     this.mode = Mode.Html;
-    this.endPos = 0;
-    this.endName = "";
-    this.endDone = false;
+    this.htmlEnd.begin(type);
     // The end condition is looked for from the `<` on: `<!-- a -->` opens and closes on one line.
-    if (type <= 5) for (let i = 0; i < pend.length; i++) this.htmlEndStep(pend.charCodeAt(i));
-  }
-
-  /** HTML block end conditions: `-->`, `?>`, `>`, `]]>`, or a closing script/pre/style/textarea tag. */
-  private htmlEndStep(c: number): void {
-    if (this.htmlType !== 1) {
-      const target = HTML_BLOCK_END[this.htmlType]!;
-      this.endPos = matchStep(target, this.endPos, c);
-      if (this.endPos === target.length) this.endDone = true;
-      return;
-    }
-    switch (this.endPos) {
-      case 0:
-        if (c === LT) this.endPos = 1;
-        return;
-      case 1:
-        this.endPos = c === SLASH ? 2 : c === LT ? 1 : 0;
-        this.endName = "";
-        return;
-      default:
-        if (isLetter(c) && this.endName.length < 8) this.endName += lower(c);
-        else if (c === GT && TYPE1.has(this.endName)) this.endDone = true;
-        else this.endPos = c === LT ? 1 : 0;
-    }
+    if (type <= 5) for (let i = 0; i < pend.length; i++) this.htmlEnd.step(pend.charCodeAt(i));
   }
 
   /** A pending line-start construct proved to be text: the line is paragraph text, and its characters are replayed as such. */
@@ -791,7 +688,7 @@ export class DocContext {
         } else this.textLineEnd(true);
         break;
       case Mode.HtmlStart:
-        if (this.hs === HtmlStart.Name && this.htmlNamed() > 0) this.openHtml(this.htmlNamed());
+        if (this.htmlStart.atLineEnd() > 0) this.openHtml(this.htmlStart.atLineEnd());
         else this.textLineEnd(true);
         break;
       case Mode.Text:
@@ -804,7 +701,7 @@ export class DocContext {
         this.leaf = Leaf.None;
         break;
       case Mode.Html:
-        if (this.htmlType <= 5 && this.endDone) this.leaf = Leaf.None;
+        if (this.htmlType <= 5 && this.htmlEnd.done) this.leaf = Leaf.None;
         break;
     }
     this.newLine();
@@ -879,8 +776,6 @@ export class DocContext {
     this.tblPipe = false;
     this.tblDash = false;
     this.t7 = 0;
-    this.endPos = 0;
-    this.endName = "";
-    this.endDone = false;
+    this.htmlEnd.begin(0);
   }
 }
