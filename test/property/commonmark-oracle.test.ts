@@ -128,6 +128,11 @@ const html: fc.Arbitrary<Block> = fc
 
 const blank: fc.Arbitrary<Block> = fc.constant([{ text: "", lazy: false }]);
 
+/** Lines on the edges of the rules: empty items, interrupting ordinals, almost-headings, odd HTML, fences with backticks in the info. */
+const oddLine: fc.Arbitrary<Block> = fc
+  .constantFrom("-", "1.", "2. two", "* ", "+\tx", "#", "#x", "####### x", "## x ##", "<!-->", "<?x?>", "</div>", "<div/>", "\t- x", ">", "``` ```", "`` x", "***x", "- - x", "   ---", "=")
+  .map((text) => [{ text, lazy: true }]);
+
 const leaf = fc.oneof(
   { weight: 4, arbitrary: paragraph },
   { weight: 1, arbitrary: heading },
@@ -136,6 +141,7 @@ const leaf = fc.oneof(
   { weight: 2, arbitrary: indentedCode },
   { weight: 2, arbitrary: html },
   { weight: 2, arbitrary: blank },
+  { weight: 2, arbitrary: oddLine },
 );
 
 /** Blocks inside a container, joined with or without blank lines. */
@@ -216,6 +222,11 @@ interface Placed {
   afterPrefix: boolean;
   /** That prefix holds a list marker or a blockquote marker (a costume needs a bare line start). */
   markerBefore: boolean;
+  /**
+   * The call's later lines carry a `>`: the call is only intact where that `>` is a blockquote
+   * marker (and then documentation); as paragraph text it is a call with `>` between its tags.
+   */
+  quotedLines: boolean;
   /** 1-based line of the call's first line (line ends: CR, LF, CRLF). */
   line: number;
   firstLine: string;
@@ -250,7 +261,15 @@ function place(doc: string, kind: string, where: Placement): Placed {
   const eol = doc.slice(0, at).match(/\r\n|\r|\n/g)?.[0] ?? "\n";
   const call = lines.join(eol + prefix) + (where.mode !== "any" ? eol : "");
   const afterPrefix = CONTAINER_PREFIX.exec(before)![0].length === before.length;
-  return { doc: doc.slice(0, at) + call + doc.slice(at), at, afterPrefix, markerBefore: /[^ \t]/.test(before), line: lineIndex + 1, firstLine: lines[0]! };
+  return {
+    doc: doc.slice(0, at) + call + doc.slice(at),
+    at,
+    afterPrefix,
+    markerBefore: /[^ \t]/.test(before),
+    quotedLines: lines.length > 1 && prefix.includes(">"),
+    line: lineIndex + 1,
+    firstLine: lines[0]!,
+  };
 }
 
 // ------------------------------------------------------------------ the oracle
@@ -344,13 +363,14 @@ function check(doc: string, kind: string, where: Placement, splitSeed: number, t
     const split = runEngine(placed.doc, randomCuts(placed.doc.length, seed, 9), fixtureTools);
     expect(`${context} split ${seed}: ${show(split.text)} ${split.calls.length}`).toBe(`${context} split ${seed}: ${show(whole.text)} ${whole.calls.length}`);
   }
-  const runs = verdict.where === "text" && kind !== "costume" && plainBefore(placed, verdict) && !opensCostumeBefore(placed);
+  const runs = verdict.where === "text" && kind !== "costume" && !placed.quotedLines && plainBefore(placed, verdict) && !opensCostumeBefore(placed);
   if (DOCUMENTATION.has(verdict.where)) {
     tally.documentation++;
     expect(`${context} -> ${whole.calls.length} calls`).toBe(`${context} -> 0 calls`);
   } else if (
     (verdict.where === "text" || verdict.where === "own-html") &&
     placed.afterPrefix &&
+    !placed.quotedLines &&
     verdict.opensBlock &&
     !(kind === "costume" && placed.markerBefore) &&
     !opensCostumeBefore(placed)
