@@ -145,16 +145,16 @@ export class ChunkRewriter {
   /** End of stream (or [DONE]) without a finish_reason: flush what the engine still holds. */
   end(): Json[] {
     const lead = this.#giveUp();
-    if (this.#guard.done) return lead;
+    if (this.#guard.done) return [...lead, ...this.#abandonReasoning()];
     return [...lead, ...this.#flush()];
   }
 
   #flush(): Json[] {
     const thought = this.#closeReasoning();
     const step = this.#guard.step({ flush: true });
-    const late = step.ok ? this.#reasoningCalls() : [];
+    const late = step.ok ? this.#reasoningCalls() : this.#abandonReasoning();
     this.#final();
-    if (!step.ok) return step.held ? [...thought, this.#synthetic({ content: step.held })] : thought;
+    if (!step.ok) return step.held ? [...thought, ...late, this.#synthetic({ content: step.held })] : [...thought, ...late];
     return [...thought, ...this.#segments(step.events, 0), ...late];
   }
 
@@ -278,14 +278,18 @@ export class ChunkRewriter {
     if (native) reasoning.noteNative();
     if (content !== undefined) reasoning.noteContent(content);
     const ends = content !== undefined || native || finish || this.#guard.done;
+    // The content side gave up: nothing from the reasoning runs.
+    if (this.#guard.done) reasoning.abandon();
     const key = reasoningKeyOf(delta);
     if (key === undefined || this.#guard.done) {
-      const rest = ends ? reasoning.close() : "";
+      const rest = reasoning.take() + (ends ? reasoning.close() : "");
       return rest ? { lead: [this.#synthetic({ [this.#reasoningKey]: rest })], changed: false } : undefined;
     }
     this.#reasoningKey = key;
     const original = delta![key] as string;
-    const released = reasoning.feed(original) + (ends ? reasoning.close() : "");
+    const fed = reasoning.feed(original);
+    // A block held from an earlier stretch comes back before this one's text.
+    const released = reasoning.take() + fed + (ends ? reasoning.close() : "");
     if (released === original) return undefined;
     if (released) delta![key] = released;
     else delete delta![key];
@@ -296,7 +300,16 @@ export class ChunkRewriter {
   #reasoningCalls(): Json[] {
     const calls = this.#reasoning?.settle(this.#guard.recovered) ?? [];
     this.#fromReasoning += calls.length;
-    return calls.map((call) => this.#synthetic({ tool_calls: [openAiCall(call, this.#nextIndex++)] }));
+    const shown = this.#reasoning?.take();
+    const back = shown ? [this.#synthetic({ [this.#reasoningKey]: shown })] : [];
+    return [...back, ...calls.map((call) => this.#synthetic({ tool_calls: [openAiCall(call, this.#nextIndex++)] }))];
+  }
+
+  /** The content side gave up: nothing from the reasoning runs, and a held block goes back into it. */
+  #abandonReasoning(): Json[] {
+    this.#reasoning?.abandon();
+    const shown = this.#reasoning?.take();
+    return shown ? [this.#synthetic({ [this.#reasoningKey]: shown })] : [];
   }
 
   #closeReasoning(): Json[] {
@@ -318,12 +331,12 @@ export class ChunkRewriter {
     if (content === undefined && !finish && !toolCalls) return null;
 
     const events = this.#step(toolCalls !== undefined, content, finish);
-    const late = finish && typeof events !== "string" ? this.#reasoningCalls() : [];
+    const late = typeof events === "string" ? this.#abandonReasoning() : finish ? this.#reasoningCalls() : [];
     if (finish) this.#final();
     if (typeof events === "string") {
       const settled = this.#settle(first, toolCalls);
-      if (!events) return settled ? [chunk] : null;
-      return [this.#synthetic({ content: events }), settled ? chunk : RAW];
+      if (!events) return late.length > 0 ? [...late, settled ? chunk : RAW] : settled ? [chunk] : null;
+      return [...late, this.#synthetic({ content: events }), settled ? chunk : RAW];
     }
 
     const changed = toolCalls ? this.#remapNative(toolCalls) : false;

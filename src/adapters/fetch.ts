@@ -19,6 +19,7 @@ import { GuardedEngine } from "./guarded-engine.ts";
 import { mergeSummaries } from "./merge-summaries.ts";
 import { type AdapterDeps, type AdapterOptions, type EngineFactory, REQUEST_TAG_HEADER, repairEnabled } from "./options.ts";
 import { announceRepair, debugLine, report } from "./report.ts";
+import { readRequestBody } from "./request-body.ts";
 import { settleOptions } from "./settle-options.ts";
 
 interface Plan {
@@ -49,12 +50,14 @@ export function repairFetch(
   const nextAttempt = createAttemptCounter();
   const factory = deps.createEngine ?? createRepairEngine;
   const repaired = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    // What goes upstream: planning may swap in the tag-free request and a re-readable body.
+    const forward: Forward = { input, init };
     let plan: Plan;
     try {
-      plan = planRequest(input, init, options, nextAttempt);
+      plan = await planRequest(forward, options, nextAttempt);
     } catch (error) {
       debugLine(options, `request inspection failed, passing through: ${describeError(error)}`);
-      return baseFetch(input, init);
+      return baseFetch(forward.input, forward.init);
     }
     if (plan.tools) announceRepair(options, plan.tag);
     const response = await baseFetch(plan.input, plan.init);
@@ -75,13 +78,15 @@ function bindFactory(factory: EngineFactory, options: AdapterOptions, plan: Plan
 
 // ---------------------------------------------------------------- request
 
-function planRequest(
-  input: string | URL | Request,
-  init: RequestInit | undefined,
-  options: AdapterOptions,
-  nextAttempt: (tag: string | undefined) => number,
-): Plan {
+interface Forward {
+  input: string | URL | Request;
+  init: RequestInit | undefined;
+}
+
+async function planRequest(forward: Forward, options: AdapterOptions, nextAttempt: (tag: string | undefined) => number): Promise<Plan> {
+  const { input, init } = forward;
   const stripped = stripTag(input, init);
+  Object.assign(forward, { input: stripped.input, init: stripped.init });
   const plan: Plan = { ...stripped, attempt: 0, tools: undefined };
   if (!repairEnabled(options)) return plan;
   const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
@@ -89,11 +94,18 @@ function planRequest(
   const pathname = new URL(url, "http://localhost").pathname;
   const chat = pathname.endsWith("/chat/completions");
   if (method !== "POST" || !(chat || mayBeWire(pathname))) return plan;
-  if (typeof init?.body !== "string") return plan;
+  const read = await readRequestBody(forward.input, forward.init);
+  Object.assign(forward, { input: read.input, init: read.init });
+  Object.assign(plan, { input: read.input, init: read.init });
+  if (!("text" in read)) {
+    debugLine(options, `${read.why}: passing through unrepaired`);
+    return plan;
+  }
   let body: unknown;
   try {
-    body = JSON.parse(init.body);
+    body = JSON.parse(read.text);
   } catch {
+    debugLine(options, "request body is not JSON: passing through unrepaired");
     return plan;
   }
   if (!chat) return planWire(plan, wireFor(pathname, body), body as Json, options, nextAttempt);
@@ -169,11 +181,11 @@ function onEngineError(ctx: ResponseContext) {
   return (line: string) => debugLine(ctx.options, `${ctx.plan.tag ?? "untagged"}: ${line}`);
 }
 
-function finishReport(ctx: ResponseContext, guard: GuardedEngine, reasoning: ReasoningChannel): void {
+function finishReport(ctx: ResponseContext, guard: GuardedEngine, reasoning: ReasoningChannel, more: readonly EngineSummary[] = []): void {
   const summary = guard.summary();
   if (!summary) return;
   const thought = reasoning.summaries();
-  const merged = thought.length > 0 ? mergeSummaries([summary, ...thought]) : summary;
+  const merged = thought.length > 0 || more.length > 0 ? mergeSummaries([summary, ...more, ...thought]) : summary;
   report(ctx.options, { requestTag: ctx.plan.tag, summary: merged, attempt: ctx.plan.attempt });
 }
 
@@ -207,6 +219,8 @@ async function repairJson(response: Response, ctx: ResponseContext): Promise<Res
     if (!step.ok) return response;
     const { text: visible, calls: contentCalls } = textAndCalls(step.events);
     const calls = [...contentCalls, ...(thinking?.channel.settle(contentCalls.length) ?? [])];
+    // A trailing block that did not run goes back into the reasoning.
+    if (thinking) thinking.text += thinking.channel.take();
     const summary = guard.summary();
     if (summary) summaries.push(summary, ...(thinking?.channel.summaries() ?? []));
     if (thinking && thinking.text !== message[thinking.key]) {
@@ -231,7 +245,7 @@ async function repairJson(response: Response, ctx: ResponseContext): Promise<Res
   return rebuilt(response, JSON.stringify(body));
 }
 
-/** D06 for a whole message: its reasoning text with complete markup taken out, and the channel holding the calls. */
+/** D06 for a whole message: its reasoning text without a trailing block that may run, and the channel holding that block. */
 function messageReasoning(message: Record<string, unknown>, content: string, native: boolean, ctx: ResponseContext) {
   const key = reasoningKey(message);
   if (key === undefined) return undefined;
@@ -269,8 +283,9 @@ function repairWireJson(response: Response, body: unknown, wire: Wire, ctx: Resp
 function repairStream(response: Response, ctx: ResponseContext): Response {
   const guard = new GuardedEngine(ctx.engine(), onEngineError(ctx));
   const reasoning = reasoningChannel(ctx);
-  const onFinal = () => finishReport(ctx, guard, reasoning);
-  const rewriter = ctx.plan.wire ? ctx.plan.wire.rewriter(guard, onFinal) : new ChunkRewriter(guard, onFinal, reasoning);
+  const onFinal = (more?: readonly EngineSummary[]) => finishReport(ctx, guard, reasoning, more);
+  const another = () => new GuardedEngine(ctx.engine(), onEngineError(ctx));
+  const rewriter = ctx.plan.wire ? ctx.plan.wire.rewriter(guard, onFinal, another) : new ChunkRewriter(guard, onFinal, reasoning);
   const onError = (error: unknown) => debugLine(ctx.options, `SSE rewrite failed, passing the event through: ${describeError(error)}`);
   return rebuilt(response, rewriteEventStream(response.body!, rewriter, onError));
 }

@@ -14,7 +14,7 @@ import { sanitizePrompt } from "../history/prompt.ts";
 import { textAndCalls } from "../stream/events.ts";
 import type { JsonSchema, RecoveredCall, ToolSpec } from "../parse/types.ts";
 import type { EngineEvent } from "../stream/types.ts";
-import { givenFromPrompt, requestEchoGuard } from "./echo-guard.ts";
+import { givenFromCallOptions, requestEchoGuard } from "./echo-guard.ts";
 import { offeredTools, sdkToolChoice } from "./tool-choice.ts";
 import { pullStage, type Stage } from "./pull-stage.ts";
 import { ReasoningChannel } from "./reasoning.ts";
@@ -66,7 +66,7 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
     const attempt = nextAttempt(tag);
     const onError = (line: string) => debugLine(options, `${tag ?? "untagged"}: ${line}`);
     // Read only if a call is about to be recovered: the passthrough path never walks the prompt.
-    const isEchoed = requestEchoGuard(options, () => givenFromPrompt(params.prompt));
+    const isEchoed = requestEchoGuard(options, () => givenFromCallOptions(params));
     // A recovered call never gets more than the model was offered (S06).
     const choice = sdkToolChoice(params.toolChoice);
     if (choice.type === "invalid") debugLine(options, `${choice.why}: no call is recovered from this response`);
@@ -203,12 +203,23 @@ function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallContext)
   for (const part of result.content) {
     if (part.type === "text") reasoning.noteContent(part.text);
   }
+  /** The reasoning part whose trailing block the channel holds: a block that does not run goes back there. */
+  let holder: Extract<LanguageModelV3Content, { type: "reasoning" }> | undefined;
+  const thoughts = new Set<LanguageModelV3Content>();
+  const shown = (more: string) => {
+    if (more && holder) holder.text += more;
+  };
   for (const part of result.content) {
     if (part.type === "reasoning") {
-      const text = reasoning.feed(part.text) + reasoning.close();
-      if (text !== part.text) {
-        if (text === "") continue;
-        content.push({ ...part, text });
+      const released = reasoning.feed(part.text);
+      shown(reasoning.take());
+      const text = released + reasoning.close();
+      if (text !== part.text || reasoning.holding) {
+        const copy = { ...part, text };
+        // A part left empty is dropped, unless the block it held goes back into it.
+        if (part.text !== "") thoughts.add(copy);
+        if (reasoning.holding) holder = copy;
+        content.push(copy);
         continue;
       }
     }
@@ -228,6 +239,7 @@ function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallContext)
   if (!step.ok) return result;
   const tail = textAndCalls(step.events);
   calls.push(...tail.calls, ...reasoningCalls(ctx));
+  shown(reasoning.take());
   if (tail.text && lastText) {
     lastText.text += tail.text;
     emptied.delete(lastText);
@@ -235,7 +247,7 @@ function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallContext)
   finishReport(ctx);
   return {
     ...result,
-    content: [...content.filter((part) => !emptied.has(part)), ...calls.map(toolCallPart)],
+    content: [...content.filter((part) => !emptied.has(part) && !(thoughts.has(part) && part.type === "reasoning" && part.text === "")), ...calls.map(toolCallPart)],
     finishReason: finishReason(result.finishReason, ctx),
     providerMetadata: metadata(result.providerMetadata, ctx),
   };
@@ -262,6 +274,8 @@ function repairParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
   let owner: string | undefined;
   let deferredEnd: Extract<Part, { type: "text-end" }> | undefined;
   let nativeNoted = false;
+  /** The reasoning part a held trailing block belongs to, and its end, kept until the block runs or goes back. */
+  let heldThought: { id: string; end?: Part } | undefined;
 
   return {
     each(part) {
@@ -276,6 +290,8 @@ function repairParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
     end() {
       endThought();
       if (!guard.done) settle(guard.step({ flush: true }), true);
+      else reasoning.abandon();
+      payThought();
       releaseEnd();
       finishReport(ctx);
     },
@@ -286,6 +302,7 @@ function repairParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
     if (deferredEnd !== undefined && deferredEnd.id !== part.id) releaseEnd();
     if (thinking !== undefined) endThought();
     if (!reasoning.answered) reasoning.noteContent(part.delta);
+    if (heldThought !== undefined) payThought();
     owner = part.id;
     if (isOpen(part.id) && guard.passes(part.delta)) {
       out(part);
@@ -306,6 +323,11 @@ function repairParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
 
   function handle(part: Part): void {
     if (guard.done) {
+      // The content side gave up: no reasoning call runs, and a held block goes back first.
+      if (heldThought !== undefined) {
+        reasoning.abandon();
+        payThought();
+      }
       if (part.type === "finish") return out(decorate(part));
       return out(part);
     }
@@ -327,6 +349,10 @@ function repairParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
         return thought(part);
       case "reasoning-end":
         if (part.id === thinking) endThought();
+        if (heldThought?.id === part.id && heldThought.end === undefined) {
+          heldThought.end = part;
+          return;
+        }
         return out(part);
       case "tool-input-start":
       case "tool-call":
@@ -334,6 +360,7 @@ function repairParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
           nativeNoted = true;
           reasoning.noteNative();
           endThought();
+          payThought();
           const step = guard.step({ native: true });
           if (!step.ok) {
             text(step.held);
@@ -353,9 +380,15 @@ function repairParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
   }
 
   function settle(step: ReturnType<GuardedEngine["step"]>, final = false): void {
-    if (!step.ok) return text(step.held);
+    if (!step.ok) {
+      if (final) reasoning.abandon();
+      payThought();
+      return text(step.held);
+    }
+    const late = final ? reasoningCalls(ctx) : [];
+    payThought();
     emit(step.events);
-    if (final) for (const recovered of reasoningCalls(ctx)) call(recovered);
+    for (const recovered of late) call(recovered);
   }
 
   /** D06: reasoning text passes on without the markup its engine took; the calls wait for the end. */
@@ -363,6 +396,7 @@ function repairParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
     if (thinking !== undefined && thinking !== part.id) endThought();
     thinking = part.id;
     const released = reasoning.feed(part.delta);
+    payThought();
     if (released === part.delta) return out(part);
     if (released) out({ ...part, delta: released });
   }
@@ -373,6 +407,18 @@ function repairParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
     thinking = undefined;
     const rest = reasoning.close();
     if (rest && id !== undefined) out({ type: "reasoning-delta", id, delta: rest });
+    if (reasoning.holding && id !== undefined) heldThought ??= { id };
+  }
+
+  /** A held block that will not run goes back into its reasoning part; once nothing is held, that part may end. */
+  function payThought(): void {
+    const held = heldThought;
+    if (held === undefined) return;
+    const owed = reasoning.take();
+    if (owed) out({ type: "reasoning-delta", id: held.id, delta: owed });
+    if (reasoning.holding) return;
+    heldThought = undefined;
+    if (held.end) out(held.end);
   }
 
   function emit(events: EngineEvent[]): void {

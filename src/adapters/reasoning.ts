@@ -1,34 +1,74 @@
 // D06: a tool call written in the reasoning channel, as when a server's reasoning parser misses the
-// end of thinking and the whole answer arrives as reasoning with an empty content.
+// end of thinking and the model stops right after writing its call as markup in the thinking.
 import type { RecoveredCall } from "../parse/types.ts";
-import type { EngineSummary } from "../stream/types.ts";
+import { DEFAULT_BUFFER_LIMIT } from "../stream/engine.ts";
+import type { EngineEvent, EngineSummary } from "../stream/types.ts";
+import { FedText, isBlank } from "./fed-text.ts";
 import type { GuardedEngine } from "./guarded-engine.ts";
 
 /**
- * Reasoning text runs through its own engine (same tools, echo guard, documentation rule), so
- * complete markup is taken out of the thinking the client shows. Its calls are only kept until the
- * reply ends: they run only when the reasoning was the whole answer, that is, the content channel
- * carried nothing but whitespace and no native call came. A model that thinks about a call and then
- * makes it (natively, or as markup in content) therefore never runs it twice.
+ * The stretch's last call block while nothing but whitespace follows it: the one block that may
+ * still turn out to be the answer (`runnable`, held), or one already shown as text, followed only
+ * so that the whitespace after it, which the engine drops at the end, is shown too.
+ */
+interface Trailing {
+  runnable: boolean;
+  calls: RecoveredCall[];
+  /** The block's own markup, shown in the reasoning if it does not run. */
+  markup: string;
+  /** Offset (in its stretch's engine) just after the block. */
+  end: number;
+  /** Whitespace after the block as the engine released it (its stretch still open); held only if runnable. */
+  released: string;
+  /** Whitespace fed after the block, as written, up to `fedTo`. */
+  fed: string;
+  fedTo: number;
+  guard: GuardedEngine;
+  /** Its stretch has ended. */
+  closed: boolean;
+}
+
+/**
+ * Reasoning text runs through its own engine (same tools, echo guard, documentation rule). The
+ * leak D06 exists for is a call block at the very end of the reasoning, after which the model
+ * stopped: only that block may run. A call block is the trailing block when it starts a line
+ * (indentation aside), nothing but whitespace follows it until the reasoning ends, and no later
+ * stretch of reasoning begins; the calls of one block (one markup run, several invokes) run
+ * together. Every other call the reasoning wrote (one the model weighed and rejected, a draft and
+ * its correction, one mid-line) stays in the reasoning as the text it was, and never runs.
  *
- * `open` makes one engine per reasoning stretch (a part, in the AI SDK): markup never spans two.
+ * The trailing block runs only when the reasoning was the whole answer: the content channel
+ * carried nothing but whitespace and no native call or content call came. Otherwise its markup
+ * goes back into the reasoning. Until that is known the channel holds the block (its markup and
+ * the whitespace after it, at most DEFAULT_BUFFER_LIMIT characters; a longer one is shown).
+ *
+ * Text the channel hands back later (the held block that did not run) belongs to the stretch that
+ * held it, the last one closed: `take()` gives it, and callers put it there.
  */
 export class ReasoningChannel {
   #open: () => GuardedEngine;
   #guard: GuardedEngine | undefined;
+  #fed: FedText = new FedText();
   #closed: GuardedEngine[] = [];
-  #calls: RecoveredCall[] = [];
+  #trailing: Trailing | undefined;
+  #owed = "";
   #answered = false;
   #settled: RecoveredCall[] | undefined;
+  #ranFrom: GuardedEngine | undefined;
   #wasAnswer = false;
 
   constructor(open: () => GuardedEngine) {
     this.#open = open;
   }
 
-  /** An engine holds reasoning text right now (a stretch is open). */
+  /** An engine holds reasoning text right now (a stretch is open), or a block waits for the end. */
   get active(): boolean {
-    return this.#guard !== undefined;
+    return this.#guard !== undefined || this.#trailing !== undefined;
+  }
+
+  /** A block of a closed stretch waits for the end of the reply: that stretch's end is not final yet. */
+  get holding(): boolean {
+    return this.#trailing?.closed === true;
   }
 
   /** Content or a native call arrived: the reasoning was only thinking. */
@@ -36,62 +76,85 @@ export class ReasoningChannel {
     return this.#answered;
   }
 
-  /** The reasoning text to pass on now for this delta; markup that became a call is kept back. */
+  /** The reasoning text to pass on now for this delta; a block that may still run is kept back. */
   feed(delta: string): string {
     if (delta === "" || this.#settled) return delta;
-    this.#guard ??= this.#open();
-    const events = this.#guard.feed(delta);
+    if (!this.#guard) this.#begin();
+    const guard = this.#guard!;
+    if (guard.done) return this.#show() + delta;
+    this.#fed.push(delta);
+    const events = guard.feed(delta);
     // A failed engine handed back what it held; the rest of the stretch passes through.
-    if (typeof events === "string") return events + delta;
-    let text = "";
-    for (const event of events) {
-      if (event.type === "text") text += event.text;
-      else this.#calls.push(event.call);
-    }
+    if (typeof events === "string") return this.#show() + events + delta;
+    const text = this.#read(events, guard, false);
+    this.#fed.keepFrom(this.#fed.end - guard.held);
     return text;
   }
 
-  /** The stretch ended: what its engine still held. */
+  /** The stretch ended: what its engine still held (a trailing block stays held). */
   close(): string {
     const guard = this.#guard;
     if (!guard) return "";
     this.#guard = undefined;
     this.#closed.push(guard);
-    if (guard.done) return "";
+    if (guard.done) return this.#show();
     const step = guard.step({ flush: true });
-    if (!step.ok) return step.held;
-    let text = "";
-    for (const event of step.events) {
-      if (event.type === "text") text += event.text;
-      else this.#calls.push(event.call);
+    if (!step.ok) return this.#show() + step.held;
+    let text = this.#read(step.events, guard, true);
+    const trailing = this.#trailing;
+    if (trailing && !trailing.runnable) {
+      this.#trailing = undefined;
+      // The engine drops whitespace after a call at the end; a call shown as text keeps it.
+      return text + trailing.fed.slice(trailing.released.length);
+    }
+    if (trailing) {
+      trailing.closed = true;
+      trailing.released = trailing.fed;
+      if (this.#answered || this.#settled) text += this.#show();
     }
     return text;
   }
 
+  /** Text that goes back into the last closed stretch: a held block that will not run. */
+  take(): string {
+    const owed = this.#owed;
+    this.#owed = "";
+    return owed;
+  }
+
   /** Content text arrived; only text that is not whitespace makes it an answer. */
   noteContent(text: string): void {
-    if (this.#answered) return;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) {
-        this.#answered = true;
-        return;
-      }
-    }
+    if (this.#answered || isBlank(text)) return;
+    this.#answer();
   }
 
   noteNative(): void {
-    this.#answered = true;
+    if (!this.#answered) this.#answer();
+  }
+
+  /** No calls from the reasoning any more (the content side gave up): a held block goes back. */
+  abandon(): void {
+    this.#settled ??= [];
+    if (this.#trailing?.closed) this.#owed += this.#show();
   }
 
   /**
    * The reply ended (the caller closed the channel first): the calls to emit. `contentCalls` is how
    * many calls the content channel recovered; any of them means the reasoning was not the answer.
+   * Whatever does not run is then in take().
    */
   settle(contentCalls: number): RecoveredCall[] {
     if (this.#settled) return this.#settled;
+    const trailing = this.#trailing;
     this.#wasAnswer = !this.#answered && contentCalls === 0;
-    this.#settled = this.#wasAnswer ? this.#calls : [];
+    if (this.#wasAnswer && trailing?.closed) {
+      this.#trailing = undefined;
+      this.#ranFrom = trailing.guard;
+      this.#settled = trailing.calls;
+    } else {
+      if (trailing?.closed) this.#owed += this.#show();
+      this.#settled = [];
+    }
     return this.#settled;
   }
 
@@ -101,8 +164,88 @@ export class ReasoningChannel {
     const out: EngineSummary[] = [];
     for (const guard of this.#closed) {
       const summary = guard.failed ? undefined : guard.summary();
-      if (summary) out.push(summary);
+      // Only the trailing block's calls ran; the engine counted every call it read.
+      if (summary) out.push({ ...summary, recovered: guard === this.#ranFrom ? (this.#settled?.length ?? 0) : 0 });
     }
     return out;
+  }
+
+  #answer(): void {
+    this.#answered = true;
+    // A block of a closed stretch is now only thought; one in an open stretch goes back when it closes.
+    if (this.#trailing?.closed) this.#owed += this.#show();
+  }
+
+  /** A new stretch: the reasoning went on, so a block held from the last one was not its end. */
+  #begin(): void {
+    if (this.#trailing) this.#owed += this.#show();
+    this.#fed = new FedText(this.#fed.endsAtLineStart());
+    this.#guard = this.#open();
+  }
+
+  /** The engine's events as reasoning text: every call shown as written, but for the trailing block. */
+  #read(events: EngineEvent[], guard: GuardedEngine, final: boolean): string {
+    let text = "";
+    for (const event of events) {
+      const trailing = this.#trailing;
+      if (event.type === "text") {
+        if (trailing && isBlank(event.text)) {
+          trailing.released += event.text;
+          if (!trailing.runnable) text += event.text;
+        } else text += this.#show() + event.text;
+        continue;
+      }
+      const call = event.call;
+      const [start, end] = call.span;
+      const markup = this.#fed.slice(start, end);
+      // Contiguous markup is one block (a function_calls block's invokes come one after another):
+      // its calls all run or are all shown.
+      if (trailing && trailing.released === "" && trailing.end === start) {
+        // What was fed after the block so far was this call (the engine held it): start again after it.
+        trailing.end = end;
+        trailing.fed = "";
+        trailing.fedTo = end;
+        if (trailing.runnable && trailing.markup.length + markup.length <= DEFAULT_BUFFER_LIMIT) {
+          trailing.calls.push(call);
+          trailing.markup += markup;
+          continue;
+        }
+        // Too long to hold: the whole block is shown, and the rest of it follows as text.
+        text += this.#show() + markup;
+        this.#trailing = { ...trailing, runnable: false, calls: [], markup: "" };
+        continue;
+      }
+      text += this.#show();
+      const runnable = !this.#answered && this.#fed.atLineStart(start);
+      if (!runnable) text += markup;
+      this.#trailing = { runnable, calls: [call], markup, end, released: "", fed: "", fedTo: end, guard, closed: false };
+    }
+    const trailing = this.#trailing;
+    if (!trailing || trailing.closed) return text;
+    // Anything but whitespace after the block: not the end. Until the stretch ends, what the engine
+    // still holds may be the block's next invoke; what it decided and did not release as
+    // whitespace (stripped) counts as written after the block.
+    const decided = this.#fed.end - guard.held;
+    if (final ? this.#fed.lastInk > trailing.end : decided > trailing.end + trailing.released.length) return text + this.#show();
+    trailing.fed += this.#fed.slice(trailing.fedTo, this.#fed.end);
+    trailing.fedTo = this.#fed.end;
+    if (trailing.runnable && trailing.markup.length + trailing.fed.length > DEFAULT_BUFFER_LIMIT) {
+      // Too long to hold: shown, and followed on like any block shown as text.
+      text += this.#show();
+      this.#trailing = { ...trailing, runnable: false, calls: [], markup: "" };
+    }
+    if (!this.#trailing?.runnable && trailing.fed.length > DEFAULT_BUFFER_LIMIT) {
+      // Followed this far, the whitespace the engine still holds comes out as text anyway.
+      this.#trailing = undefined;
+    }
+    return text;
+  }
+
+  /** The held block as the reasoning text it was, and no longer held (a block already shown: nothing more). */
+  #show(): string {
+    const trailing = this.#trailing;
+    if (!trailing) return "";
+    this.#trailing = undefined;
+    return trailing.runnable ? trailing.markup + trailing.released : "";
   }
 }

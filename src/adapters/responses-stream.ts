@@ -1,39 +1,53 @@
-// Per-event decisions for a streamed Responses API reply. Text deltas of the first message item
-// are fed to the engine; recovered calls go out as function_call items right after that message
-// item closes (items follow one another, and the AI SDK keys tool calls by output_index). Every
-// later sequence_number and output_index moves by the events and items put in or taken out.
+// Per-event decisions for a streamed Responses API reply. The text deltas of every output_text
+// part of every message item are fed, each part to an engine of its own (markup never spans two
+// parts); recovered calls go out as function_call items right after the message item they were
+// written in closes (items follow one another, and the AI SDK keys tool calls by output_index).
+// Every later sequence_number and output_index moves by the events and items put in or taken out.
 import type { RecoveredCall } from "../parse/types.ts";
-import type { EngineEvent } from "../stream/types.ts";
+import type { EngineEvent, EngineSummary } from "../stream/types.ts";
 import { RAW, type Piece, type Rewritten } from "./chunk-rewriter.ts";
 import { type EventRewriter, namedEventMeta, typedEvent } from "./event-stream.ts";
 import { type Json, isObject } from "./openai.ts";
 import type { GuardedEngine } from "./guarded-engine.ts";
 import { NATIVE_ITEMS, functionCallItem, textOf } from "./responses-items.ts";
 
+/** One output_text part as it went out. */
+interface FedPart {
+  item: string;
+  content: number;
+  /** Downstream output_index of its message item. */
+  index: number | undefined;
+  guard: GuardedEngine;
+  visible: string;
+  changed: boolean;
+}
+
 export class ResponsesStreamRewriter implements EventRewriter {
-  #guard: GuardedEngine;
-  #onFinal: () => void;
+  #first: GuardedEngine | undefined;
+  #more: () => GuardedEngine;
+  #engines: GuardedEngine[] = [];
+  #onFinal: (more?: readonly EngineSummary[]) => void;
   #reported = false;
+  #native = false;
   /** Added to every upstream sequence_number: events put in minus events dropped. */
   #seqShift = 0;
   #lastSeq: number | undefined;
   /** Items put in so far, all before any later upstream item. */
   #itemsIn = 0;
   #indices = new Map<number, number>();
-  /** The message item whose text is fed, and which content part. */
-  #textItem: string | undefined;
-  #textPart = 0;
-  /** Downstream output_index of that item. */
-  #textIndex: number | undefined;
-  #visible = "";
-  #textChanged = false;
+  /** The part being fed, and every part fed so far by item id and content index. */
+  #part: FedPart | undefined;
+  #parts = new Map<string, FedPart[]>();
+  /** Downstream output_index of the last message item that carried text. */
+  #lastTextIndex: number | undefined;
   #pending: RecoveredCall[] = [];
   /** Recovered items already out, with the output_index they took; response.completed lists them too. */
   #emitted: { index: number; item: Json }[] = [];
 
-  constructor(guard: GuardedEngine, onFinal: () => void) {
-    this.#guard = guard;
+  constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: () => GuardedEngine = () => guard) {
+    this.#first = guard;
     this.#onFinal = onFinal;
+    this.#more = more;
   }
 
   metaFor(piece: Json): readonly string[] {
@@ -51,20 +65,27 @@ export class ResponsesStreamRewriter implements EventRewriter {
       case "response.output_item.added":
         this.#added(event);
         break;
-      case "response.output_text.delta":
-        if (this.#isFed(event)) ({ keep, changed } = this.#delta(event));
+      case "response.output_text.delta": {
+        const part = this.#fed(event, before);
+        if (part) ({ keep, changed } = this.#delta(part, event));
         break;
-      case "response.output_text.done":
-        if (this.#isFed(event)) {
-          before.push(...this.#flush());
-          changed = this.#setText(event, "text");
+      }
+      case "response.output_text.done": {
+        const part = this.#partOf(event);
+        if (part) {
+          if (part === this.#part) before.push(...this.#flush());
+          changed = setText(part, event, "text");
         }
         break;
-      case "response.content_part.done":
-        if (this.#isFed(event) && isObject(event.part)) changed = this.#setText(event.part, "text");
+      }
+      case "response.content_part.done": {
+        const part = this.#partOf(event);
+        if (part && isObject(event.part)) changed = setText(part, event.part, "text");
         break;
+      }
       case "response.output_item.done":
-        if (isObject(event.item) && event.item.id === this.#textItem && this.#textItem !== undefined) {
+        if (isObject(event.item) && typeof event.item.id === "string" && this.#parts.has(event.item.id)) {
+          before.push(...this.#flush());
           changed = this.#setItemText(event.item);
           after.push(...this.#callItems(this.#indexOf(event)));
         }
@@ -72,7 +93,8 @@ export class ResponsesStreamRewriter implements EventRewriter {
       case "response.completed":
       case "response.incomplete":
       case "response.failed":
-        before.push(...this.#flush(), ...this.#callItems(this.#textIndex ?? this.#itemsIn + this.#indices.size));
+        before.push(...this.#flush(), ...this.#callItems(this.#lastTextIndex ?? this.#itemsIn + this.#indices.size));
+        this.#final();
         changed = this.#completed(event);
         break;
     }
@@ -80,7 +102,8 @@ export class ResponsesStreamRewriter implements EventRewriter {
   }
 
   end(): Json[] {
-    const pieces = [...this.#flush(), ...this.#callItems(this.#textIndex ?? this.#itemsIn + this.#indices.size)];
+    const pieces = [...this.#flush(), ...this.#callItems(this.#lastTextIndex ?? this.#itemsIn + this.#indices.size)];
+    this.#final();
     for (const piece of pieces) this.#numberSynthetic(piece);
     return pieces;
   }
@@ -88,32 +111,58 @@ export class ResponsesStreamRewriter implements EventRewriter {
   #added(event: Json): void {
     const item = event.item;
     if (typeof event.output_index === "number") this.#indices.set(event.output_index, event.output_index + this.#itemsIn);
-    if (!isObject(item)) return;
-    if (NATIVE_ITEMS.has(item.type as string) && !this.#guard.done) this.#guard.step({ native: true });
+    if (!isObject(item) || !NATIVE_ITEMS.has(item.type as string)) return;
+    // Native calls win: the part being fed, and every later one, strips markup instead of recovering it.
+    this.#native = true;
+    if (this.#part && !this.#part.guard.done) this.#part.guard.step({ native: true });
   }
 
-  /** A text event of the message item being fed (the first one that streams text). */
-  #isFed(event: Json): boolean {
-    if (typeof event.item_id !== "string") return false;
-    if (this.#textItem === undefined && event.type === "response.output_text.delta" && !this.#guard.done) {
-      this.#textItem = event.item_id;
-      this.#textPart = typeof event.content_index === "number" ? event.content_index : 0;
-      this.#textIndex = this.#indexOf(event);
-    }
-    return event.item_id === this.#textItem && (event.content_index ?? 0) === this.#textPart;
+  /** The part a text delta belongs to, begun when it is new (what the part before still held goes out first). */
+  #fed(event: Json, before: Json[]): FedPart | undefined {
+    if (typeof event.item_id !== "string") return undefined;
+    const content = typeof event.content_index === "number" ? event.content_index : 0;
+    const current = this.#part;
+    if (current && current.item === event.item_id && current.content === content) return current;
+    const known = this.#partOf(event);
+    if (known) return known;
+    before.push(...this.#flush());
+    const guard = this.#engine();
+    const part: FedPart = { item: event.item_id, content, index: this.#indexOf(event), guard, visible: "", changed: false };
+    this.#part = part;
+    this.#lastTextIndex = part.index;
+    const list = this.#parts.get(part.item);
+    if (list) list.push(part);
+    else this.#parts.set(part.item, [part]);
+    return part;
   }
 
-  #delta(event: Json): { keep: boolean; changed: boolean } {
+  #engine(): GuardedEngine {
+    const first = this.#first;
+    this.#first = undefined;
+    const guard = first ?? this.#more();
+    this.#engines.push(guard);
+    if (this.#native && !guard.done) guard.step({ native: true });
+    return guard;
+  }
+
+  #partOf(event: Json): FedPart | undefined {
+    if (typeof event.item_id !== "string") return undefined;
+    const content = typeof event.content_index === "number" ? event.content_index : 0;
+    return this.#parts.get(event.item_id)?.find((part) => part.content === content);
+  }
+
+  #delta(part: FedPart, event: Json): { keep: boolean; changed: boolean } {
     const delta = event.delta;
-    if (typeof delta !== "string" || delta === "" || this.#guard.done) {
-      if (typeof delta === "string") this.#visible += delta;
+    // A part that already ended (flushed), or whose engine failed, passes its text on as it is.
+    if (typeof delta !== "string" || delta === "" || part !== this.#part || part.guard.done) {
+      if (typeof delta === "string") part.visible += delta;
       return { keep: true, changed: false };
     }
-    const events = this.#guard.feed(delta);
+    const events = part.guard.feed(delta);
     const text = typeof events === "string" ? events + delta : this.#take(events);
-    this.#visible += text;
+    part.visible += text;
     if (text === delta) return { keep: true, changed: false };
-    this.#textChanged = true;
+    part.changed = true;
     if (text === "") return { keep: false, changed: false };
     event.delta = text;
     return { keep: true, changed: true };
@@ -124,16 +173,18 @@ export class ResponsesStreamRewriter implements EventRewriter {
     return textOf(events, this.#pending);
   }
 
-  /** Releases what the engine holds, as one more text delta of the fed part. */
+  /** The part being fed ended: what its engine holds goes out as one more text delta of it. */
   #flush(): Json[] {
-    if (this.#guard.done) return [];
-    const step = this.#guard.step({ flush: true });
-    this.#final();
+    const part = this.#part;
+    if (!part) return [];
+    this.#part = undefined;
+    if (part.guard.done) return [];
+    const step = part.guard.step({ flush: true });
     const text = step.ok ? this.#take(step.events) : step.held;
-    if (text === "" || this.#textItem === undefined) return [];
-    this.#visible += text;
-    this.#textChanged = true;
-    return [{ type: "response.output_text.delta", item_id: this.#textItem, output_index: this.#textIndex, content_index: this.#textPart, delta: text, logprobs: [] }];
+    if (text === "") return [];
+    part.visible += text;
+    part.changed = true;
+    return [{ type: "response.output_text.delta", item_id: part.item, output_index: part.index, content_index: part.content, delta: text, logprobs: [] }];
   }
 
   /** The four events of each waiting call, as items right after `afterIndex`. */
@@ -158,15 +209,15 @@ export class ResponsesStreamRewriter implements EventRewriter {
     return out;
   }
 
-  #setText(holder: Json, key: string): boolean {
-    if (!this.#textChanged || holder[key] === this.#visible) return false;
-    holder[key] = this.#visible;
-    return true;
-  }
-
+  /** A message item's parts, as they went out. */
   #setItemText(item: Json): boolean {
-    const part = Array.isArray(item.content) ? item.content[this.#textPart] : undefined;
-    return isObject(part) ? this.#setText(part, "text") : false;
+    if (typeof item.id !== "string" || !Array.isArray(item.content)) return false;
+    let changed = false;
+    for (const part of this.#parts.get(item.id) ?? []) {
+      const held = item.content[part.content];
+      if (isObject(held) && setText(part, held, "text")) changed = true;
+    }
+    return changed;
   }
 
   /** The final response object lists the output as it went out. */
@@ -174,7 +225,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
     const response = event.response;
     if (!isObject(response) || !Array.isArray(response.output)) return false;
     let changed = false;
-    for (const item of response.output) if (isObject(item) && item.id === this.#textItem && this.#setItemText(item)) changed = true;
+    for (const item of response.output) if (isObject(item) && this.#setItemText(item)) changed = true;
     for (const { index, item } of this.#emitted) {
       response.output.splice(Math.min(index, response.output.length), 0, item);
       changed = true;
@@ -221,9 +272,24 @@ export class ResponsesStreamRewriter implements EventRewriter {
     this.#seqShift++;
   }
 
+  /** Once, at the end: the first engine's report with every other one's. */
   #final(): void {
-    if (this.#reported || this.#guard.failed) return;
+    if (this.#reported) return;
     this.#reported = true;
-    this.#onFinal();
+    const [first, ...rest] = this.#engines;
+    if (first?.failed) return;
+    const more: EngineSummary[] = [];
+    for (const guard of rest) {
+      const summary = guard.failed ? undefined : guard.summary();
+      if (summary) more.push(summary);
+    }
+    this.#onFinal(more);
   }
+}
+
+/** The part's text as it went out, into `holder[key]`, when the engines changed it. */
+function setText(part: FedPart, holder: Json, key: string): boolean {
+  if (!part.changed || holder[key] === part.visible) return false;
+  holder[key] = part.visible;
+  return true;
 }

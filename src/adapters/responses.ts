@@ -3,7 +3,8 @@
 // function_call output items.
 import { responsesToolChoice } from "./tool-choice.ts";
 import type { RecoveredCall, ToolSpec } from "../parse/types.ts";
-import { givenFromChatBody } from "./echo-guard.ts";
+import type { EngineSummary } from "../stream/types.ts";
+import { givenFromChatBody, givenFromDeclaredTools } from "./echo-guard.ts";
 import { type Json, isObject } from "./openai.ts";
 import { NATIVE_ITEMS, functionCallItem, textOf } from "./responses-items.ts";
 import { ResponsesStreamRewriter } from "./responses-stream.ts";
@@ -15,7 +16,7 @@ export const responsesWire: Wire = {
   allowed: (body) => responsesToolChoice(body.tool_choice),
   given: givenFromResponsesBody,
   repairJson: repairResponseJson,
-  rewriter: (guard, onFinal) => new ResponsesStreamRewriter(guard, onFinal),
+  rewriter: (guard, onFinal, engine) => new ResponsesStreamRewriter(guard, onFinal, engine),
 };
 
 function declaredTools(body: Json): ToolSpec[] {
@@ -40,30 +41,31 @@ function givenFromResponsesBody(body: Json): string[] {
       else if (typeof item.role === "string" && item.role !== "assistant") messages.push(item);
     }
   }
-  return givenFromChatBody({ messages });
+  return [...givenFromDeclaredTools(body.tools), ...givenFromChatBody({ messages })];
 }
 
 // ---------------------------------------------------------------- JSON
 
+/** Every output_text part of every message item, each through an engine of its own; calls go right after their item. */
 function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
   if (!Array.isArray(body.output)) return false;
   const output = body.output as unknown[];
-  const parts: Json[] = [];
-  for (const item of output) if (isMessage(item)) for (const part of item.content as unknown[]) if (isOutputText(part)) parts.push(part);
-  if (parts.length === 0) return false;
-  const guard = ctx.engine();
-  if (output.some((item) => isObject(item) && NATIVE_ITEMS.has(item.type as string))) guard.step({ native: true });
+  if (!output.some((item) => isMessage(item) && item.content.some(isOutputText))) return false;
+  const native = output.some((item) => isObject(item) && NATIVE_ITEMS.has(item.type as string));
+  const summaries: EngineSummary[] = [];
   const out: unknown[] = [];
   let changed = false;
-  let fed = 0;
   for (const item of output) {
     out.push(item);
     if (!isMessage(item)) continue;
     const calls: RecoveredCall[] = [];
-    for (const part of item.content as unknown[]) {
+    for (const part of item.content) {
       if (!isOutputText(part)) continue;
-      const step = guard.step({ delta: part.text as string, flush: ++fed === parts.length });
+      const guard = ctx.engine();
+      const step = guard.step({ native, delta: part.text, flush: true });
       if (!step.ok) return false;
+      const summary = guard.summary();
+      if (summary) summaries.push(summary);
       const text = textOf(step.events, calls);
       if (text !== part.text) {
         part.text = text;
@@ -73,8 +75,7 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
     if (calls.length > 0) changed = true;
     out.push(...calls.map((call) => functionCallItem(call, "completed")));
   }
-  const summary = guard.summary();
-  ctx.report(summary ? [summary] : []);
+  ctx.report(summaries);
   if (!changed) return false;
   body.output = out;
   return true;

@@ -26,6 +26,9 @@ export interface Wire {
   given(body: Json): string[];
   /** Repairs a parsed JSON response in place; true when anything changed. */
   repairJson(body: Json, ctx: WireJsonContext): boolean;
-  /** The per-event rewriter of a streamed response. */
-  rewriter(guard: GuardedEngine, onFinal: () => void): EventRewriter;
+  /**
+   * The per-event rewriter of a streamed response: `guard` for its first text channel, `engine()`
+   * for each further one; `onFinal` once, with the further engines' summaries.
+   */
+  rewriter(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, engine: () => GuardedEngine): EventRewriter;
 }

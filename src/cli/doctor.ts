@@ -147,7 +147,8 @@ function scopeReason(providers: readonly string[], route: Route): string {
   return listed;
 }
 
-export function describeDoctor(report: DoctorReport): string {
+/** Lines of text output (written through terminal.ts, which makes every character visible). */
+export function describeDoctor(report: DoctorReport): string[] {
   const lines = [`dsml-fix doctor ${report.dir}`, "OpenCode config files, in the order OpenCode 1.18.33 merges them (later wins):"];
   if (report.files.length === 0) lines.push("  none");
   for (const file of report.files) lines.push(`  ${file.kind.padEnd(8)} ${file.path}`);
@@ -170,5 +171,5 @@ export function describeDoctor(report: DoctorReport): string {
   if (report.startup.warning) lines.push(`  ${report.startup.warning}`);
   if (report.problems.length === 0) lines.push("no problems found");
   else lines.push(`${report.problems.length} problem(s):`, ...report.problems.map((p) => `  - ${p}`));
-  return `${lines.join("\n")}\n`;
+  return lines;
 }

@@ -7,6 +7,7 @@ import { EXIT, parseArgs, USAGE, UsageError, type Command, type DoctorArgs, type
 import { describeDoctor, doctor } from "./doctor.ts";
 import { ConfigError } from "./opencode-config.ts";
 import { assistantText, describe, report, type ExportedMessage } from "./report.ts";
+import { jsonOutput, textOutput } from "./terminal.ts";
 import { locateStore, readSessions, StoreError } from "./session-store.ts";
 import { describeSessions, scanSessions, underDirectory } from "./sessions.ts";
 
@@ -22,21 +23,22 @@ export interface Io {
 }
 
 /** Exit codes: 0 nothing broken, 1 broken markup found, 2 bad usage or unreadable input. */
-export async function main(argv: readonly string[], io: Io): Promise<number> {
+export async function main(argv: readonly string[], given: Io): Promise<number> {
+  const io = visible(given);
   let command: Command;
   try {
     command = parseArgs(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    io.err(`dsml-fix: ${error.message}\n${USAGE}\n`);
+    io.err([`dsml-fix: ${error.message}`, ...USAGE.split("\n")]);
     return EXIT.usage;
   }
   if (command.kind === "help") {
-    io.out(`${USAGE}\n`);
+    io.out(USAGE.split("\n"));
     return EXIT.clean;
   }
   if (command.kind === "version") {
-    io.out(`${packageVersion()}\n`);
+    io.out([packageVersion()]);
     return EXIT.clean;
   }
   if (command.kind === "doctor") return runDoctor(command.args, io);
@@ -47,16 +49,17 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   const sourceName = args.exportFile ?? (fromStdin ? "standard input" : args.source);
   let input: string;
   try {
-    if (fromStdin && io.stdinIsTTY) io.err("dsml-fix: reading a reply from standard input; end it with Ctrl-D (dsml-fix --help for usage)\n");
+    if (fromStdin && io.stdinIsTTY) io.err(["dsml-fix: reading a reply from standard input; end it with Ctrl-D (dsml-fix --help for usage)"]);
     input = decodeUtf8(fromStdin ? await io.readStdin() : readFileSync(args.exportFile ?? args.source), sourceName);
   } catch (error) {
     const message = error instanceof NotUtf8Error ? error.message : `cannot read ${sourceName}: ${(error as Error).message}`;
-    io.err(`dsml-fix: ${message}\n`);
+    io.err([`dsml-fix: ${message}`]);
     return EXIT.usage;
   }
   if (args.exportFile !== null) return scanExport(input, tools, args, io);
   const result = parse(input, tools);
-  io.out(args.json ? `${JSON.stringify(report(result))}\n` : describe(result));
+  if (args.json) io.json(report(result));
+  else io.out(describe(result));
   return result.broken.length > 0 ? EXIT.broken : EXIT.clean;
 }
 
@@ -100,14 +103,14 @@ function resolveTools(names: string[] | null): ToolSpec[] {
   return names.map((name) => opencodeBuiltinTools.find((t) => t.name === name) ?? { name });
 }
 
-function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: Io): number {
+function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: VisibleIo): number {
   let messages: ExportedMessage[];
   try {
     const doc = JSON.parse(raw) as { messages?: unknown };
     if (!Array.isArray(doc.messages)) throw new Error("no messages array");
     messages = doc.messages as ExportedMessage[];
   } catch (error) {
-    io.err(`dsml-fix: ${args.exportFile} is not an \`opencode export\` file: ${(error as Error).message}\n`);
+    io.err([`dsml-fix: ${args.exportFile} is not an \`opencode export\` file: ${(error as Error).message}`]);
     return EXIT.usage;
   }
   const found = messages
@@ -115,16 +118,19 @@ function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: Io): num
     .map((m) => ({ id: m.info?.id ?? "?", result: parse(assistantText(m) ?? "", tools) }))
     .filter(({ result }) => result.calls.length > 0 || result.broken.length > 0);
   if (args.json) {
-    io.out(`${JSON.stringify({ messages: found.map(({ id, result }) => ({ id, ...report(result), text: undefined })) })}\n`);
+    io.json({ messages: found.map(({ id, result }) => ({ id, ...report(result), text: undefined })) });
   } else if (found.length === 0) {
-    io.out(`no leaked tool-call markup in ${messages.length} message(s)\n`);
+    io.out([`no leaked tool-call markup in ${messages.length} message(s)`]);
   } else {
-    for (const { id, result } of found) io.out(`message ${id}: ${describe(result)}`);
+    for (const { id, result } of found) {
+      const [first, ...rest] = describe(result);
+      io.out([`message ${id}: ${first}`, ...rest]);
+    }
   }
   return found.some(({ result }) => result.broken.length > 0) ? EXIT.broken : EXIT.clean;
 }
 
-async function scanStoredSessions(args: ScanArgs, tools: ToolSpec[], io: Io): Promise<number> {
+async function scanStoredSessions(args: ScanArgs, tools: ToolSpec[], io: VisibleIo): Promise<number> {
   const env = io.env ?? process.env;
   const cwd = io.cwd ?? process.cwd();
   try {
@@ -132,32 +138,50 @@ async function scanStoredSessions(args: ScanArgs, tools: ToolSpec[], io: Io): Pr
     const stored = await readSessions(location);
     const directory = args.dir === null ? null : path.resolve(cwd, args.dir);
     const found = scanSessions(directory === null ? stored : underDirectory(stored, directory), tools, location.database, directory);
-    io.out(args.json ? `${JSON.stringify(found)}\n` : describeSessions(found));
+    if (args.json) io.json(found);
+    else io.out(describeSessions(found));
     return found.totals.messagesWithLeaks > 0 ? EXIT.broken : EXIT.clean;
   } catch (error) {
     if (!(error instanceof StoreError)) throw error;
-    io.err(`dsml-fix: ${error.message}\n`);
+    io.err([`dsml-fix: ${error.message}`]);
     return EXIT.usage;
   }
 }
 
-function runDoctor(args: DoctorArgs, io: Io): number {
+function runDoctor(args: DoctorArgs, io: VisibleIo): number {
   const dir = path.resolve(io.cwd ?? process.cwd(), args.dir);
   try {
     if (!statSync(dir).isDirectory()) throw new Error("not a directory");
   } catch (error) {
-    io.err(`dsml-fix: cannot read ${dir}: ${(error as Error).message}\n`);
+    io.err([`dsml-fix: cannot read ${dir}: ${(error as Error).message}`]);
     return EXIT.usage;
   }
   try {
     const report = doctor(dir, io.env ?? process.env);
-    io.out(args.json ? `${JSON.stringify(report)}\n` : describeDoctor(report));
+    if (args.json) io.json(report);
+    else io.out(describeDoctor(report));
     return report.problems.length > 0 ? EXIT.broken : EXIT.clean;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    io.err(`dsml-fix: ${error.message}\n`);
+    io.err([`dsml-fix: ${error.message}`]);
     return EXIT.usage;
   }
+}
+
+/** The one way main writes: lines of text (every hidden control character escaped) or one JSON value. */
+interface VisibleIo extends Omit<Io, "out" | "err"> {
+  out(lines: readonly string[]): void;
+  err(lines: readonly string[]): void;
+  json(value: unknown): void;
+}
+
+function visible(io: Io): VisibleIo {
+  return {
+    ...io,
+    out: (lines) => io.out(textOutput(lines)),
+    err: (lines) => io.err(textOutput(lines)),
+    json: (value) => io.out(jsonOutput(value)),
+  };
 }
 
 if (import.meta.main) process.exitCode = await main(process.argv.slice(2), processIo());

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseJsonc } from "./jsonc.ts";
 
 export interface ConfigFile {
@@ -23,6 +23,8 @@ export interface PluginEntry {
   source: string;
   /** A file: URL for a path spec; the spec itself for a package. */
   resolved: string;
+  /** The file system path a path spec names (null for a package). */
+  target: string | null;
   kind: "path" | "package";
 }
 
@@ -110,9 +112,25 @@ function pluginEntry(entry: unknown, source: string, base: string): PluginEntry[
   const [spec, options] = Array.isArray(entry) ? [entry[0], entry[1]] : [entry, undefined];
   if (typeof spec !== "string" || spec === "") return [];
   const isPath = spec.startsWith("file://") || spec.startsWith(".") || path.isAbsolute(spec) || isDrivePath(spec);
-  if (!isPath) return [{ spec, options, source, resolved: spec, kind: "package" }];
+  if (!isPath) return [{ spec, options, source, resolved: spec, target: null, kind: "package" }];
   const resolved = spec.startsWith("file://") ? spec : pathToFileURL(path.resolve(base, spec)).href;
-  return [{ spec, options, source, resolved, kind: "path" }];
+  return [{ spec, options, source, resolved, target: entryPath(resolved, spec, source), kind: "path" }];
+}
+
+/**
+ * The path a plugin entry's file: URL names. One that names no local path (another host, an
+ * encoded "/", a malformed escape, a NUL) is a configuration error: exit 2 with the entry named,
+ * never an exception.
+ */
+function entryPath(url: string, spec: string, source: string): string {
+  let target: string;
+  try {
+    target = fileURLToPath(url);
+  } catch (error) {
+    throw new ConfigError(`${source}: the plugin entry ${JSON.stringify(spec)} names no local file: ${(error as Error).message}`);
+  }
+  if (target.includes("\0")) throw new ConfigError(`${source}: the plugin entry ${JSON.stringify(spec)} names no local file: a path cannot hold a NUL character`);
+  return target;
 }
 
 /** OpenCode keeps the last entry of each plugin: a package by its name, a path by its URL. */

@@ -3,7 +3,6 @@
 // nothing when any of this fails, so this is the check a user cannot otherwise make.
 import { existsSync as exists, readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { isDir, packageName, type PluginEntry } from "./opencode-config.ts";
 
 export const PACKAGE_NAME = "opencode-plugin-dsml-fix";
@@ -20,7 +19,7 @@ export interface PluginCheck {
 export function ourEntries(plugins: PluginEntry[]): PluginEntry[] {
   return plugins.filter((entry) => {
     if (entry.kind === "package") return packageName(entry.spec) === PACKAGE_NAME;
-    const folder = packageFolder(fileURLToPath(entry.resolved));
+    const folder = entry.target === null ? null : packageFolder(entry.target);
     if (folder) return manifest(folder)?.name === PACKAGE_NAME;
     return entry.spec.includes("dsml-fix");
   });
@@ -40,7 +39,7 @@ export function checkEntry(entry: PluginEntry, cacheDir: string): PluginCheck {
       return { entry, folder, loadable: false, problems };
     }
   } else {
-    const target = fileURLToPath(entry.resolved);
+    const target = entry.target ?? entry.spec;
     folder = packageFolder(target);
     if (folder === null) {
       const relative = !entry.spec.startsWith("file://") && !path.isAbsolute(entry.spec);

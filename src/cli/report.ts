@@ -21,9 +21,10 @@ export function report(result: ParseResult) {
   };
 }
 
-export function describe(result: ParseResult): string {
+/** Lines of text output (written through terminal.ts, which makes every character visible). */
+export function describe(result: ParseResult): string[] {
   const lines = [`recovered ${result.calls.length} call(s), ${result.broken.length} broken span(s), nudge: ${result.nudge ?? "none"}`];
   for (const call of result.calls) lines.push(`  call ${call.tool} (${call.shape}) args: ${Object.keys(call.input).join(", ") || "none"}`);
   for (const b of result.broken) lines.push(`  broken ${b.shape}: ${b.detail}${b.tool ? ` (tool ${b.tool})` : ""}`);
-  return `${lines.join("\n")}\n`;
+  return lines;
 }

@@ -119,7 +119,8 @@ function count(tally: ModelTally, result: ParseResult, leaked: boolean, nearMiss
   for (const span of result.broken) tally.shapes.broken[span.shape] = (tally.shapes.broken[span.shape] ?? 0) + 1;
 }
 
-export function describeSessions(report: SessionsReport): string {
+/** Lines of text output (written through terminal.ts, which makes every character visible). */
+export function describeSessions(report: SessionsReport): string[] {
   const lines: string[] = [];
   for (const session of report.sessions) {
     lines.push(`session ${session.id} ${JSON.stringify(session.title)} (${session.directory})`);
@@ -138,7 +139,7 @@ export function describeSessions(report: SessionsReport): string {
   }
   const t = report.totals;
   const where = `${report.database}${report.directory === null ? "" : ` under ${report.directory}`}`;
-  if (t.sessions === 0) return `no stored sessions with assistant messages in ${where}\n`;
+  if (t.sessions === 0) return [`no stored sessions with assistant messages in ${where}`];
   if (report.sessions.length > 0) {
     lines.push("per model, all sessions:");
     for (const m of report.models) lines.push(`  ${m.provider}/${m.model}: ${m.messagesWithLeaks} of ${m.messages} message(s) leaked${m.messagesWithLeaks > 0 ? `; ${tallyText(m)}` : ""}`);
@@ -151,7 +152,7 @@ export function describeSessions(report: SessionsReport): string {
   );
   if (t.nearMisses > 0) lines.push(`${t.nearMisses} near miss(es): tool-call markup left as text (quoted in code, or too partial to be a call); nothing would run`);
   if (t.messagesWithLeaks > 0) lines.push("one message's details: opencode export SESSION_ID > s.json && dsml-fix scan --export s.json");
-  return `${lines.join("\n")}\n`;
+  return lines;
 }
 
 function tallyText(m: ModelTally): string {

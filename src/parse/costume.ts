@@ -123,7 +123,7 @@ function codeCall(length: number, language: CodeLanguage | null, rawCode: string
   const input: Record<string, unknown> = { command };
   const required = bash.parameters?.required;
   if (Array.isArray(required) && required.includes("description")) {
-    input.description = language === "shell" ? "Run shell code from the reply" : "Run Python code from the reply";
+    input.description = COSTUME_DESCRIPTIONS[language];
   }
   return [{ kind: "call", start: 0, end: length, tool: "bash", input, shape }];
 }
@@ -145,10 +145,25 @@ function trimBlankLines(code: string): string {
   return code.slice(start, Math.max(start, end));
 }
 
+/** What a costume call says it does when bash requires a description: written by us, not quoted by the model. */
+export const COSTUME_DESCRIPTIONS: Record<CodeLanguage, string> = { shell: "Run shell code from the reply", python: "Run Python code from the reply" };
+
 /** `python3 - <<'PYEOF'`; another delimiter when a code line equals it. */
 export function pythonHeredoc(code: string): string {
   const lines = new Set(code.split(/\r?\n/));
   let delimiter = "PYEOF";
   for (let n = 1; lines.has(delimiter); n++) delimiter = `PYEOF_${n}`;
   return `python3 - <<'${delimiter}'\n${code}\n${delimiter}`;
+}
+
+/** The code of a command pythonHeredoc() wrote, or null: the echo guard looks for the code, not our wrapper. */
+export function heredocCode(command: string): string | null {
+  const head = "python3 - <<'";
+  if (!command.startsWith(head)) return null;
+  const quote = command.indexOf("'\n", head.length);
+  const delimiter = quote < 0 ? "" : command.slice(head.length, quote);
+  if (!delimiter.startsWith("PYEOF")) return null;
+  const tail = `\n${delimiter}`;
+  const start = quote + 2;
+  return command.endsWith(tail) && command.length - tail.length >= start ? command.slice(start, command.length - tail.length) : null;
 }

@@ -18,7 +18,10 @@ export const PLUGIN_ID = "opencode-plugin-dsml-fix";
  * behind `globalThis.fetch` (src/plugin/wiring.ts), acting on requests `chat.headers` tagged;
  * AI SDK apps use `opencode-plugin-dsml-fix/middleware`.
  */
-export const server: Plugin = async (input, rawOptions) => {
+/** The process whose `fetch` the plugin wires into: `globalThis` in OpenCode, a stand-in in tests. */
+export type ProcessScope = { fetch: typeof fetch; [key: symbol]: unknown };
+
+export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameters<Plugin>[1], processScope: ProcessScope = globalThis as never): Promise<Hooks> => {
   const log = createLogger(input?.client);
   const { options, problems } = resolveOptions(rawOptions);
   for (const problem of problems) log("warn", problem);
@@ -65,11 +68,11 @@ export const server: Plugin = async (input, rawOptions) => {
     ...(options.debug ? { debug: (line: string) => log("info", line) } : {}),
   };
 
-  const repair = registerRepair(adapter);
+  const repair = registerRepair(adapter, processScope);
   const seenRoutes = new Set<string>();
   const hooks: Hooks = {
     config: guard("config", log, async (cfg) => {
-      chainConfiguredFetches(cfg, adapter);
+      chainConfiguredFetches(cfg, processScope);
       const startup = startupReport({ options, cfg, native: nativeRuntime() });
       log("info", startup.line);
       if (startup.warning) log("warn", startup.warning);

@@ -7,19 +7,18 @@ import { REQUEST_TAG_HEADER, type AdapterOptions } from "../adapters/options.ts"
  * fetch. OpenCode (1.18) runs plugins in-process, and every AI SDK package, provider loader
  * (google-vertex's auth, github-copilot's) and OpenCode's own timeout wrapper looks up
  * `globalThis.fetch` when it sends. So the plugin wraps `globalThis.fetch` once per process and
- * acts only on requests that carry its request tag, which `chat.headers` adds to in-scope routes:
- * every other request costs one header lookup and is passed on untouched. Nothing is written into
- * the config, so OpenCode's own fetch for a provider (set by a loader, applied after the config)
- * stays in place and simply calls through.
+ * acts only on requests that carry its request tag, which `chat.headers` adds to routes in mode
+ * `wire` only: every other request costs one header lookup and is passed on untouched. A fetch set
+ * in the config gets the same gate (`tagGatedRepair`, the one place that decides). Nothing else is
+ * written into the config, so OpenCode's own fetch for a provider (set by a loader, applied after
+ * the config) stays in place and simply calls through.
  */
 
 type Fetch = typeof fetch;
 
 interface Dispatcher {
-  /** The fetch that was global when the plugin first loaded: every request ends there. */
-  readonly nextFetch: Fetch;
-  /** One repairing fetch per plugin instance (OpenCode may load one per project directory). */
-  readonly handlers: Map<string, Fetch>;
+  /** Each plugin instance's adapter options (OpenCode may load one instance per project directory). */
+  readonly instances: Map<string, AdapterOptions>;
   count: number;
 }
 
@@ -34,15 +33,15 @@ export interface RepairRoute {
   tagFor(sessionID: string, messageID: string): string;
 }
 
-/** Registers this plugin instance's repairing fetch behind the global dispatcher (installed on first use). */
+/** Registers this plugin instance's adapter behind the global dispatcher (installed on first use). */
 export function registerRepair(adapter: AdapterOptions, scope: { [key: symbol]: unknown } = globalThis as never): RepairRoute {
   const dispatcher = installDispatcher(scope);
   const key = `i${++dispatcher.count}`;
-  dispatcher.handlers.set(key, repairFetch(adapter, dispatcher.nextFetch));
+  dispatcher.instances.set(key, adapter);
   // OpenCode makes a new instance on every reload; the oldest are long gone by then.
-  for (const stale of dispatcher.handlers.keys()) {
-    if (dispatcher.handlers.size <= MAX_INSTANCES) break;
-    dispatcher.handlers.delete(stale);
+  for (const stale of dispatcher.instances.keys()) {
+    if (dispatcher.instances.size <= MAX_INSTANCES) break;
+    dispatcher.instances.delete(stale);
   }
   return { tagFor: (sessionID, messageID) => `${key}${INSTANCE_SEPARATOR}${sessionID}/${messageID}` };
 }
@@ -58,11 +57,37 @@ export function readTag(tag: string | undefined): { sessionID?: string; messageI
 function installDispatcher(scope: { [key: symbol]: unknown; fetch?: Fetch }): Dispatcher {
   const existing = scope[SLOT] as Dispatcher | undefined;
   if (existing) return existing;
-  const nextFetch = scope.fetch!;
-  const dispatcher: Dispatcher = { nextFetch, handlers: new Map(), count: 0 };
-  // A tag no instance claims (a stale or foreign value) still never goes upstream.
+  const dispatcher: Dispatcher = { instances: new Map(), count: 0 };
+  // The fetch that was global when the plugin first loaded: every global request ends there.
+  scope.fetch = tagGatedRepair(scope.fetch!, dispatcher);
+  scope[SLOT] = dispatcher;
+  return dispatcher;
+}
+
+/**
+ * The one decision every repairing path takes, whatever fetch it sits in front of (the global
+ * fetch, a provider fetch set in the config, and so every provider loader's fetch that calls either):
+ * a request is repaired only when it carries the tag of a live plugin instance, and `chat.headers`
+ * tags only routes in mode `wire`. An untagged request (out of scope, a fallback route, anything
+ * not from a model) goes to `nextFetch` exactly as it came; a tag no instance claims (a stale or foreign
+ * value) is removed and the response passes through.
+ */
+function tagGatedRepair(nextFetch: Fetch, dispatcher: Dispatcher): Fetch {
+  // One repairing fetch per instance over this `nextFetch`: its attempt counter must outlive a request.
+  const repairers = new Map<string, Fetch>();
   const stripOnly = repairFetch({ responseFix: { enabled: false } }, nextFetch);
-  const dispatch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  const repairerFor = (key: string): Fetch | undefined => {
+    const adapter = dispatcher.instances.get(key);
+    if (!adapter) return undefined;
+    let repairer = repairers.get(key);
+    if (!repairer) {
+      repairer = repairFetch(adapter, nextFetch);
+      repairers.set(key, repairer);
+      for (const known of repairers.keys()) if (!dispatcher.instances.has(known)) repairers.delete(known);
+    }
+    return repairer;
+  };
+  const gate = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     let tag: string | undefined;
     try {
       tag = tagOf(input, init);
@@ -71,13 +96,10 @@ function installDispatcher(scope: { [key: symbol]: unknown; fetch?: Fetch }): Di
       tag = undefined;
     }
     if (tag === undefined) return nextFetch(input, init);
-    const handler = dispatcher.handlers.get(tag.slice(0, tag.indexOf(INSTANCE_SEPARATOR)));
-    return (handler ?? stripOnly)(input, init);
+    return (repairerFor(tag.slice(0, tag.indexOf(INSTANCE_SEPARATOR))) ?? stripOnly)(input, init);
   };
-  Object.defineProperty(dispatch, MARK, { value: true });
-  scope.fetch = Object.assign(dispatch, { preconnect: nextFetch.preconnect }) as Fetch;
-  scope[SLOT] = dispatcher;
-  return dispatcher;
+  Object.defineProperty(gate, MARK, { value: true });
+  return Object.assign(gate, { preconnect: nextFetch.preconnect }) as Fetch;
 }
 
 /** The request tag, found with as little work as the headers' form allows. */
@@ -96,19 +118,18 @@ type ProviderEntry = { options?: Record<string, unknown> } & Record<string, unkn
 
 /**
  * A fetch already set in the config (by the user or another plugin's `config` hook) may not call
- * `globalThis.fetch`; chaining the repair in front of it keeps the tag from ever reaching it or the
- * server. Providers without one are left alone: an entry written here would replace the fetch a
- * provider loader sets, because OpenCode applies config options last.
+ * `globalThis.fetch`; the same tag gate goes in front of it, so a tagged request is repaired and its
+ * tag never reaches that fetch or the server, and every other request reaches it untouched.
+ * Providers without one are left alone: an entry written here would replace the fetch a provider
+ * loader sets, because OpenCode applies config options last.
  */
-export function chainConfiguredFetches(cfg: Config, adapter: AdapterOptions): string[] {
+export function chainConfiguredFetches(cfg: Config, scope: { [key: symbol]: unknown } = globalThis as never): string[] {
   const providers = (cfg as { provider?: Record<string, ProviderEntry> }).provider ?? {};
   const chained: string[] = [];
   for (const [id, entry] of Object.entries(providers)) {
     const existing = entry?.options?.fetch;
     if (typeof existing !== "function" || (existing as { [MARK]?: boolean })[MARK]) continue;
-    const wrapped = repairFetch(adapter, existing as Fetch);
-    Object.defineProperty(wrapped, MARK, { value: true });
-    entry.options!.fetch = wrapped;
+    entry.options!.fetch = tagGatedRepair(existing as Fetch, installDispatcher(scope));
     chained.push(id);
   }
   return chained;

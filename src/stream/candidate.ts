@@ -438,6 +438,7 @@ class MistralState implements CharState {
   }
 
   step(c: number, at: number): Step | null {
+    // For the residue `from` is the candidate's own start: the engine's progress guarantee (spanEnd) releases its first character.
     const abandon: Step = { kind: "abandon", at: this.from };
     switch (this.phase) {
       case "start":

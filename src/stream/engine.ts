@@ -5,7 +5,7 @@ import type { SpanContext } from "../parse/dsml.ts";
 import { parseSpan } from "../parse/span.ts";
 import type { Segment } from "../parse/segments.ts";
 import { resolveParseOptions, type BrokenSpan, type NudgeReason, type StrippedSpan, type ToolSpec } from "../parse/types.ts";
-import { Candidate, type Root } from "./candidate.ts";
+import { Candidate, type Root, type Step } from "./candidate.ts";
 import { DocContext } from "./doc-context.ts";
 import { HeldText } from "./held-text.ts";
 import { QuoteBlindContext } from "./quote-blind.ts";
@@ -182,10 +182,10 @@ class Engine implements RepairEngine {
           this.pos = base + s.length;
           return;
         }
-        const cut = step.kind === "complete" ? step.end : step.at;
+        const cut = spanEnd(cand, step);
         // The rest is still in `s` unless the span ended inside an earlier delta.
         const rest = cut >= base ? null : cand.textFrom(cut) + s.slice(fedEnd);
-        if (step.kind === "complete") this.finish(cand, cut - cand.start, false);
+        if (step.kind === "complete" && cut === step.end) this.finish(cand, cut - cand.start, false);
         else this.releaseCandidate(cand, cut - cand.start, false);
         if (rest === null) {
           i = cut - base;
@@ -489,6 +489,19 @@ function hasContent(s: string, from: number, to: number): boolean {
     if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return true;
   }
   return false;
+}
+
+/**
+ * The progress guarantee, kept here and nowhere else: a candidate never ends where it began, so
+ * every turn of process() moves at least one character past the candidate's start, and text mode
+ * (which only opens a candidate at or after that point) can never meet the same start twice. A
+ * candidate whose opener is 0 characters long (the O06 residue) and that proves not to be a call
+ * at its own first character releases that one character; a "complete" at its own start (no
+ * dialect produces one) is released the same way rather than made an empty call.
+ */
+function spanEnd(cand: Candidate, step: Exclude<Step, { kind: "more" }>): number {
+  const cut = step.kind === "complete" ? step.end : step.at;
+  return cut > cand.start ? cut : cand.start + 1;
 }
 
 /** The O06 residue has no tag of its own: the candidate starts at the tool name. */

@@ -283,11 +283,11 @@ describe("repairFetch streamed repair", () => {
     expect(assemble(text).reasoning).toBe(reasoning.join(""));
   });
 
-  test("D06: a call drafted in reasoning_content is taken out of it; the content's own call is the one that runs", async () => {
+  test("D06: a call drafted mid-thought in reasoning_content stays there as written; the content's own call is the one that runs", async () => {
     const reasoning = ['Maybe <<CALL read {"path":"x"}>> now', " then answer"];
     queue({ headers: SSE, chunks: [sse(recorded(LEAK, { reasoning }))] });
     const result = assemble(await (await fixFetch()(`${base}/chat/completions`, chatInit())).text());
-    expect(result.reasoning).toBe("Maybe  now then answer");
+    expect(result.reasoning).toBe(reasoning.join(""));
     expect(result.calls.map((c) => c.arguments)).toEqual(['{"path":"a.ts"}']);
   });
 

@@ -114,8 +114,8 @@ describe("repairMiddleware wrapStream", () => {
     expect(starts).toEqual(["txt-0", "txt-1", "txt-2", "txt-3"]);
     expect(out.filter((p) => p.type === "tool-call").map((p) => p.input)).toEqual(['{"path":"b"}']);
     expect(visibleText(out)).toBe("look  okand <<CALL");
-    // D06: markup in reasoning is taken out of it; with content there, only the content's call runs.
-    expect(out.filter((p) => p.type === "reasoning-delta")).toEqual([{ type: "reasoning-delta", id: "r-0", delta: "hmm " }]);
+    // D06: with content there, only the content's call runs; the reasoning's markup stays in it as written.
+    expect(out.filter((p) => p.type === "reasoning-delta")).toEqual([{ type: "reasoning-delta", id: "r-0", delta: "hmm <<CALL read {}>>" }]);
   });
 
   test("unknown and untouched parts pass through as the same objects", async () => {
@@ -199,8 +199,9 @@ describe("repairMiddleware wrapGenerate", () => {
       { type: "text", text: 'Reading. <<CALL read {"path":"a"}>>' },
     ]);
     const result = await wrapped(mock).doGenerate(call());
-    // D06: a reasoning part that was only markup is dropped; the content's call is the one that runs.
+    // D06: the content's call is the one that runs; the reasoning's markup stays in it as written.
     expect(result.content).toEqual([
+      { type: "reasoning", text: "<<CALL read {}>>" },
       { type: "text", text: "Reading. " },
       { type: "tool-call", toolCallId: "stub_0", toolName: "read", input: '{"path":"a"}' },
     ]);

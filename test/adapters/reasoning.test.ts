@@ -1,8 +1,8 @@
 /**
  * D06: DSML written in the reasoning channel, as when a server's reasoning parser misses the end of
- * thinking. Both adapters, the real engine. The reasoning's calls run only when the reasoning was
- * the whole answer (content empty, no native call, no call in content); the markup is always taken
- * out of the reasoning text.
+ * thinking. Both adapters, the real engine. Only the trailing block of the reasoning may run, and
+ * only when the reasoning was the whole answer (content empty, no native call, no call in content);
+ * it is taken out of the reasoning text then, and shown there as written otherwise.
  */
 import { describe, expect, test } from "bun:test";
 import type { LanguageModelV3Content, LanguageModelV3Prompt, LanguageModelV3StreamPart } from "@ai-sdk/provider";
@@ -111,33 +111,33 @@ describe("fetch adapter, streamed", () => {
     expect(assemble(text, "reasoning")).toEqual({ reasoning: THINKING, content: "", calls: [LS], finish: "tool_calls" });
   });
 
-  test("reasoning and content both carrying the call run it once, at every byte split", async () => {
+  test("reasoning and content both carrying the call run it once (the content's), at every byte split", async () => {
     const body = reply(deltas(LEAKED, 60), deltas(`Listing.\n${CALL}`, 60));
     const { text, results } = await viaFetch(whole(body));
-    expect(assemble(text)).toEqual({ reasoning: THINKING, content: "Listing.\n", calls: [LS], finish: "tool_calls" });
+    expect(assemble(text)).toEqual({ reasoning: LEAKED, content: "Listing.\n", calls: [LS], finish: "tool_calls" });
     expect(results.map((r) => r.summary.recovered)).toEqual([1]);
     await expectEverySplit(body, text);
   }, 120_000);
 
-  test("a native call wins: the reasoning's block runs nothing and is still taken out", async () => {
+  test("a native call wins: the reasoning's block runs nothing and stays in the reasoning", async () => {
     const body = reply(deltas(LEAKED, 60), [], { native: true });
     const { text } = await viaFetch(whole(body));
     const out = assemble(text);
     expect(out.calls).toEqual([{ name: "read", arguments: '{"filePath":"/a"}' }]);
-    expect(out.reasoning).toBe(THINKING);
+    expect(out.reasoning).toBe(LEAKED);
     await expectEverySplit(body, text);
   }, 120_000);
 
   test("content prose after thinking about a call: the reasoning was not the answer, nothing runs", async () => {
     const { text, results } = await viaFetch(whole(reply(deltas(LEAKED, 8), ["There are three files."])));
-    expect(assemble(text)).toEqual({ reasoning: THINKING, content: "There are three files.", calls: [], finish: "stop" });
+    expect(assemble(text)).toEqual({ reasoning: LEAKED, content: "There are three files.", calls: [], finish: "stop" });
     expect(results.map((r) => [r.summary.recovered, r.summary.nudge])).toEqual([[0, null]]);
   });
 
   test("prose after whitespace-only content, one chunk per event: the reasoning was not the answer", async () => {
     const body = reply(deltas(LEAKED, 8), [" ", "There are three files."]);
     const { text } = await viaFetch(body.split(/(?<=\n\n)/).map((event) => new TextEncoder().encode(event)));
-    expect(assemble(text)).toEqual({ reasoning: THINKING, content: " There are three files.", calls: [], finish: "stop" });
+    expect(assemble(text)).toEqual({ reasoning: LEAKED, content: " There are three files.", calls: [], finish: "stop" });
   });
 
   test("whitespace-only content still leaves the reasoning as the answer", async () => {
@@ -193,7 +193,7 @@ describe("fetch adapter, JSON", () => {
   test("the block repeated in content runs once", async () => {
     const choice = await viaJson(message({ content: CALL, reasoning_content: LEAKED }));
     expect(((choice.message as Json).tool_calls as Json[]).map((c) => c.function)).toEqual([LS]);
-    expect((choice.message as Json).reasoning_content).toBe(THINKING);
+    expect((choice.message as Json).reasoning_content).toBe(LEAKED);
   });
 
   test("a native call wins", async () => {
@@ -263,27 +263,27 @@ describe("middleware, streamed", () => {
 
   test("reasoning and content both carrying the call run it once, at every split of either", async () => {
     const content = `Listing.\n${CALL}`;
-    const expected = { reasoning: THINKING, text: "Listing.\n", calls: [LS_SDK], finish: "tool-calls" };
+    const expected = { reasoning: LEAKED, text: "Listing.\n", calls: [LS_SDK], finish: "tool-calls" };
     for (const split of cuts(LEAKED)) expect(await viaMiddleware(parts(split, [content]))).toEqual(expected);
     for (const split of cuts(content)) expect(await viaMiddleware(parts([LEAKED], split))).toEqual(expected);
   });
 
-  test("thinking written after the block stays visible in the reasoning, at every split", async () => {
+  test("thinking written after the block: it was not the end of the reasoning, nothing runs, at every split", async () => {
     const after = "\nThen I will summarize them.";
     for (const split of cuts(`${LEAKED}${after}`)) {
-      expect(await viaMiddleware(parts(split))).toEqual({ reasoning: `${THINKING}${after}`, text: "", calls: [LS_SDK], finish: "tool-calls" });
+      expect(await viaMiddleware(parts(split))).toEqual({ reasoning: `${LEAKED}${after}`, text: "", calls: [], finish: "stop" });
     }
   });
 
   test("a native call wins", async () => {
     const out = await viaMiddleware(parts(deltas(LEAKED, 5), [], true));
     expect(out.calls).toEqual(['read {"filePath":"/a"}']);
-    expect(out.reasoning).toBe(THINKING);
+    expect(out.reasoning).toBe(LEAKED);
   });
 
   test("prose in content: nothing runs from reasoning", async () => {
     const out = await viaMiddleware(parts(deltas(LEAKED, 5), ["Three files."]));
-    expect(out).toEqual({ reasoning: THINKING, text: "Three files.", calls: [], finish: "stop" });
+    expect(out).toEqual({ reasoning: LEAKED, text: "Three files.", calls: [], finish: "stop" });
   });
 });
 

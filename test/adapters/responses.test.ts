@@ -198,3 +198,118 @@ describe("Responses API JSON", () => {
     expect(JSON.parse(text).output).toEqual([message(""), native]);
   });
 });
+
+// ---------------------------------------------------------------- every message item, every part
+
+describe("Responses API: every message item and every output_text part is read", () => {
+  const hermes = (path: string) => `<tool_call>{"name":"read","arguments":{"path":"${path}"}}</tool_call>`;
+  /** Two message items: the first with a plain part and a leaking part, the second leaking; a half-candidate ends the first part. */
+  const ITEMS: { id: string; parts: string[] }[] = [
+    { id: "msg_1", parts: ["Hello. <tool_call", `\n${hermes("a.ts")}`] },
+    { id: "msg_2", parts: [`Next:\n${hermes("b.ts")}`] },
+  ];
+  const EXPECTED_TEXTS = { "msg_1/0": "Hello. <tool_call", "msg_1/1": "\n", "msg_2/0": "Next:\n" };
+  const EXPECTED_OUTPUT = ["message msg_1", 'function_call read {"path":"a.ts"}', "message msg_2", 'function_call read {"path":"b.ts"}'];
+
+  function multiStream(deltaSize: number): Json[] {
+    const events: Json[] = [];
+    const response = (status: string, output: Json[]) => ({ id: "resp_1", object: "response", created_at: 1, status, model: "gpt-oss", output });
+    events.push({ type: "response.created", response: response("in_progress", []) });
+    const output: Json[] = [];
+    ITEMS.forEach(({ id, parts }, index) => {
+      events.push({ type: "response.output_item.added", output_index: index, item: { id, type: "message", status: "in_progress", role: "assistant", content: [] } });
+      const done: Json[] = [];
+      parts.forEach((text, content) => {
+        events.push({ type: "response.content_part.added", item_id: id, output_index: index, content_index: content, part: { type: "output_text", text: "", annotations: [] } });
+        for (let at = 0; at < text.length; at += deltaSize) events.push({ type: "response.output_text.delta", item_id: id, output_index: index, content_index: content, delta: text.slice(at, at + deltaSize), logprobs: [] });
+        events.push({ type: "response.output_text.done", item_id: id, output_index: index, content_index: content, text, logprobs: [] });
+        const part = { type: "output_text", text, annotations: [] };
+        events.push({ type: "response.content_part.done", item_id: id, output_index: index, content_index: content, part });
+        done.push(part);
+      });
+      const message = { id, type: "message", status: "completed", role: "assistant", content: done };
+      events.push({ type: "response.output_item.done", output_index: index, item: message });
+      output.push(message);
+    });
+    events.push({ type: "response.completed", response: response("completed", output) });
+    return events.map((e, seq) => ({ ...e, sequence_number: seq }));
+  }
+
+  /** Per-part text and the output items, checking numbering, indices and the final listing as the AI SDK reads them. */
+  function read(text: string): { texts: Record<string, string>; output: string[] } {
+    const texts: Record<string, string> = {};
+    const items: Json[] = [];
+    const open = new Set<number>();
+    dataEvents(text).forEach((event, seq) => {
+      expect(event.sequence_number).toBe(seq);
+      if (event.type === "response.output_item.added") {
+        expect(event.output_index).toBe(items.length);
+        items.push(event.item);
+        open.add(event.output_index);
+      } else if (typeof event.output_index === "number") {
+        expect(open.has(event.output_index)).toBe(true);
+        if (event.type === "response.output_item.done") {
+          open.delete(event.output_index);
+          items[event.output_index] = event.item;
+        }
+      }
+      const key = `${event.item_id}/${event.content_index}`;
+      if (event.type === "response.output_text.delta") texts[key] = (texts[key] ?? "") + event.delta;
+      if (event.type === "response.output_text.done") expect(event.text).toBe(texts[key] ?? "");
+      if (event.type === "response.content_part.done") expect(event.part.text).toBe(texts[key] ?? "");
+      if (event.type === "response.output_item.done" && event.item.type === "message") {
+        event.item.content.forEach((part: Json, i: number) => expect(part.text).toBe(texts[`${event.item.id}/${i}`] ?? ""));
+      }
+      if (event.type === "response.completed") expect(event.response.output).toEqual(items);
+    });
+    expect(open.size).toBe(0);
+    return { texts, output: items.map(describeItem) };
+  }
+
+  const describeItem = (item: Json) => (item.type === "message" ? `message ${item.id}` : `${item.type} ${item.name} ${item.arguments}`);
+
+  async function realRun(parts: Uint8Array[], init = request()): Promise<string> {
+    return (await repairFetch({}, chunkedFetch(parts))(URL_RESPONSES, init)).text();
+  }
+
+  /** Seeded byte cuts of the whole stream. */
+  function cutsOf(bytes: Uint8Array, seed: number): Uint8Array[] {
+    let state = seed;
+    const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const parts: Uint8Array[] = [];
+    for (let at = 0; at < bytes.length; ) {
+      const size = 1 + Math.floor(next() * 64);
+      parts.push(bytes.subarray(at, at + size));
+      at += size;
+    }
+    return parts;
+  }
+
+  test("streamed: a leak in a later part and a later item becomes a call right after its item; no call spans two parts", async () => {
+    for (const deltaSize of [1000, 7, 1]) {
+      const bytes = encode(namedSse(multiStream(deltaSize)));
+      const reference = await realRun([bytes]);
+      expect(read(reference)).toEqual({ texts: EXPECTED_TEXTS, output: EXPECTED_OUTPUT });
+      for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) expect(read(await realRun(cutsOf(bytes, seed)))).toEqual({ texts: EXPECTED_TEXTS, output: EXPECTED_OUTPUT });
+    }
+  });
+
+  test("streamed: a native call item before the messages leaves every part's markup unexecuted", async () => {
+    const events = multiStream(5);
+    const native = { type: "function_call", id: "fc_n", call_id: "call_n", name: "read", arguments: '{"path":"n"}', status: "completed" };
+    const shifted = events.map((e) => (typeof e.output_index === "number" ? { ...e, output_index: e.output_index + 1 } : e));
+    const withNative = [shifted[0]!, { type: "response.output_item.added", output_index: 0, item: native }, { type: "response.output_item.done", output_index: 0, item: native }, ...shifted.slice(1)];
+    withNative.at(-1)!.response = { ...withNative.at(-1)!.response, output: [native, ...withNative.at(-1)!.response.output] };
+    const text = await realRun([encode(namedSse(withNative.map((e, seq) => ({ ...e, sequence_number: seq }))))]);
+    expect(read(text).output).toEqual(['function_call read {"path":"n"}', "message msg_1", "message msg_2"]);
+  });
+
+  test("JSON: every item and part, calls right after their item, no call across parts", async () => {
+    const output = ITEMS.map(({ id, parts }) => ({ id, type: "message", status: "completed", role: "assistant", content: parts.map((text) => ({ type: "output_text", text, annotations: [] })) }));
+    const res = await repairFetch({}, chunkedFetch([encode(JSON.stringify({ id: "resp_1", object: "response", status: "completed", output }))], JSON_HEADERS))(URL_RESPONSES, request({ stream: false }));
+    const body = (await res.json()) as Json;
+    expect(body.output.map(describeItem)).toEqual(EXPECTED_OUTPUT);
+    const texts = Object.fromEntries(body.output.filter((i: Json) => i.type === "message").flatMap((i: Json) => i.content.map((p: Json, c: number) => [`${i.id}/${c}`, p.text])));
+    expect(texts).toEqual(EXPECTED_TEXTS);
+  });
+});

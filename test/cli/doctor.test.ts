@@ -223,6 +223,16 @@ describe("dsml-fix doctor", () => {
     box.write("project/opencode.json", {});
     expect((await doctor(box, ["project"], box.root)).out).toStartWith(`dsml-fix doctor ${box.project}\n`);
   });
+
+  test("exit 2, never an exception: a plugin entry whose file: URL names no local file", async () => {
+    const box = sandbox();
+    for (const spec of ["file://host/x", "file:///a%2Fb", "file://[", "./a\u0000b", "file:///a%00b"]) {
+      const file = box.write("project/opencode.json", { plugin: ["opencode-plugin-dsml-fix", spec] });
+      const r = await doctor(box);
+      expect([spec, r.code, r.out]).toEqual([spec, 2, ""]);
+      expect(r.err).toStartWith(`dsml-fix: ${file}: the plugin entry ${JSON.stringify(spec).replaceAll("\\u0000", "\\u0000")} names no local file: `);
+    }
+  });
 });
 
 describe("dsml-fix doctor agrees with OpenCode 1.18.33", () => {

@@ -3,14 +3,15 @@
  * (issue 12 item 3): DeepSeek on a provider nobody listed (a custom `fireworks` id) and Kimi on
  * GitHub Copilot (its loader's own fetch adds the auth) both get their leaked call run; the request
  * tag never reaches the server; a fetch another plugin set for fireworks in the config is chained;
- * the start-up line is logged at info level without `debug`.
+ * the start-up line is logged at info level without `debug`. A route out of scope is never repaired,
+ * not even when its provider's fetch is set in the config (issue 27 item 3).
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { REQUEST_TAG_HEADER } from "../../src/adapters/options.ts";
 import { block, live } from "../golden/notation.ts";
-import { runOpencode, setup } from "./harness.ts";
+import { eventText, runOpencode, setup, toolUses } from "./harness.ts";
 import { logLines, newSession, pluginEntry, prompt, serve, sessionMessages, settleAfter, TIMEOUT } from "./plugin-helpers.ts";
 
 const USER_FETCH_PLUGIN = path.join(import.meta.dir, "fixtures", "user-fetch-plugin");
@@ -114,6 +115,47 @@ describe("OpenCode's experimental native runtime", () => {
       expect(logLines(fake.stderr, "[dsml] loaded v")[0]).toContain(
         "wired every provider (every model); not wired: openai, anthropic, opencode* (fallback: OPENCODE_EXPERIMENTAL_NATIVE_LLM serves them natively)",
       );
+    },
+    TIMEOUT,
+  );
+});
+
+describe("a route out of scope, through a provider fetch set in the config (issue 27 item 3)", () => {
+  test(
+    "with providers [\"deepseek\"], gpt/gpt-4o's leaked markup stays text through the chained fetch: nothing runs, nothing is rewritten",
+    async () => {
+      const PROSE = "Writing it.\n\n";
+      const LEAK = live(block("tool_calls", [["bash", [["command", "echo leaked > leaked.txt"]]]]));
+      const env = await setup([{ content: PROSE + LEAK }], {
+        // Another plugin (listed first) sets the gpt provider's fetch in the config: the plugin chains it.
+        plugin: [USER_FETCH_PLUGIN, pluginEntry({ providers: ["deepseek"], debug: true })],
+      });
+      teardowns.push(env.teardown);
+      const config = env.project.config as any;
+      config.model = "gpt/gpt-4o";
+      config.small_model = "gpt/gpt-4o";
+      config.provider.gpt = {
+        npm: "@ai-sdk/openai-compatible",
+        name: "GPT",
+        options: { baseURL: env.model.url, apiKey: "sk-gpt" },
+        models: { "gpt-4o": { name: "GPT-4o", tool_call: true, limit: { context: 100000, output: 4000 } } },
+      };
+      writeFileSync(path.join(env.project.dir, "opencode.json"), JSON.stringify(config, null, 2));
+
+      const run = await runOpencode(env.project, "write it", { timeoutMs: 60_000 });
+      expect(run.timedOut).toBe(false);
+      expect(run.code).toBe(0);
+      expect(toolUses(run.events)).toEqual([]);
+      expect(existsSync(path.join(env.project.dir, "leaked.txt"))).toBe(false);
+      // Shown exactly as the model wrote it: neither the wire nor the text hook touched it.
+      expect(eventText(run.events)).toBe(PROSE + LEAK);
+      expect(logLines(run.stderr, "[dsml] route gpt/")[0]).toContain("[dsml] route gpt/gpt-4o package=@ai-sdk/openai-compatible mode=off");
+      expect(logLines(run.stderr, "[dsml] response ")).toEqual([]);
+      const main = env.model.mainRequests();
+      expect(main).toHaveLength(1);
+      // The config fetch was on the path (chained), and no tag ever left the process.
+      expect(main[0]!.headers["x-user-fetch"]).toBe("ran");
+      for (const request of env.model.requests) expect(request.headers[REQUEST_TAG_HEADER]).toBeUndefined();
     },
     TIMEOUT,
   );

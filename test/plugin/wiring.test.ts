@@ -81,8 +81,6 @@ describe("the global dispatcher", () => {
       expect(seen).toHaveLength(1);
       expect(seen[0]!.headers.has(REQUEST_TAG_HEADER)).toBe(false);
       expect(seen[0]!.headers.get("content-type")).toBe("application/json");
-      // The AI SDK always sends a URL and an init; a Request's body is not read, so it only loses the tag.
-      if (form === "Request") continue;
       expect(reply.calls.map((c) => c.name)).toEqual(["bash"]);
       expect(results.map((r) => readTag(r.requestTag))).toEqual([{ sessionID: "ses_1", messageID: "msg_1" }]);
     }
@@ -167,26 +165,54 @@ describe("chainConfiguredFetches", () => {
       return new Response(sseText(deltas(LEAK, 7)), { status: 200, headers: { "content-type": "text/event-stream" } });
     };
     const cfg = { provider: { custom: { options: { fetch: userFetch } }, plain: { options: { baseURL: "http://x" } } } } as unknown as Config;
+    const { scope } = fakeProcess();
     const { results, adapter } = recording();
-    expect(chainConfiguredFetches(cfg, adapter)).toEqual(["custom"]);
-    expect(chainConfiguredFetches(cfg, adapter)).toEqual([]);
+    const route = registerRepair(adapter, scope);
+    expect(chainConfiguredFetches(cfg, scope)).toEqual(["custom"]);
+    expect(chainConfiguredFetches(cfg, scope)).toEqual([]);
     const installed = providersOf(cfg).custom!.options!.fetch as typeof fetch;
     expect(installed).not.toBe(userFetch);
-    const response = await installed(CHAT_URL, chatInit({ [REQUEST_TAG_HEADER]: "i1 ses/msg" }));
+    const response = await installed(CHAT_URL, chatInit({ [REQUEST_TAG_HEADER]: route.tagFor("ses", "msg") }));
     expect(assemble(await response.text()).calls.map((c) => c.name)).toEqual(["bash"]);
     expect(reached).toHaveLength(1);
     expect(reached[0]!.has(REQUEST_TAG_HEADER)).toBe(false);
     expect(results).toHaveLength(1);
   });
 
+  test("a chained fetch decides like the global one: untagged requests reach it untouched, each instance's tag is repaired by that instance", async () => {
+    const calls: [unknown, RequestInit | undefined][] = [];
+    const userFetch = async (input: string | URL | Request, init?: RequestInit) => {
+      calls.push([input, init]);
+      return new Response(sseText(deltas(LEAK, 7)), { status: 200, headers: { "content-type": "text/event-stream" } });
+    };
+    const cfg = { provider: { custom: { options: { fetch: userFetch } } } } as unknown as Config;
+    const { scope } = fakeProcess();
+    const first = recording();
+    const second = recording();
+    registerRepair(first.adapter, scope);
+    const b = registerRepair(second.adapter, scope);
+    chainConfiguredFetches(cfg, scope);
+    const installed = providersOf(cfg).custom!.options!.fetch as typeof fetch;
+
+    const untagged = chatInit({ "content-type": "application/json" });
+    const plain = await installed(CHAT_URL, untagged);
+    expect(assemble(await plain.text()).calls).toEqual([]);
+    expect(calls[0]![1]).toBe(untagged);
+
+    const tagged = await installed(CHAT_URL, chatInit({ [REQUEST_TAG_HEADER]: b.tagFor("ses_b", "msg_b") }));
+    expect(assemble(await tagged.text()).calls.map((c) => c.name)).toEqual(["bash"]);
+    expect(first.results).toEqual([]);
+    expect(second.results.map((r) => readTag(r.requestTag).sessionID)).toEqual(["ses_b"]);
+  });
+
   test("providers without a fetch are left exactly as they were: no entry is created, no fetch is set", () => {
     const cfg = { provider: { plain: { options: { baseURL: "http://x" } }, bare: {} } } as unknown as Config;
     const before = JSON.stringify(cfg);
-    expect(chainConfiguredFetches(cfg, {})).toEqual([]);
+    expect(chainConfiguredFetches(cfg, fakeProcess().scope)).toEqual([]);
     expect(JSON.stringify(cfg)).toBe(before);
     expect(providersOf(cfg).plain!.options!.fetch).toBeUndefined();
     const empty: Config = {};
-    expect(chainConfiguredFetches(empty, {})).toEqual([]);
+    expect(chainConfiguredFetches(empty, fakeProcess().scope)).toEqual([]);
     expect(empty).toEqual({});
   });
 });

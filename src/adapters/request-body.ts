@@ -1,0 +1,83 @@
+// The fetch adapter reads the declared tools from the very request it forwards, so it must read the
+// body in every form a client may pass (`BodyInit`, or a `Request`'s own body) and still forward an
+// equivalent one: a stream is teed (one branch read, the other forwarded), a `Request` is cloned
+// (the clone read, the original forwarded), every other form is read in place and forwarded as is.
+
+/**
+ * The most bytes buffered from a stream to read a request (a `ReadableStream`, a `Request`'s body,
+ * a `Blob`): a chat request with a long history is a few MB. Above it the adapter stands aside.
+ * Strings and byte arrays are already whole in memory, so reading them costs no extra buffer.
+ */
+export const MAX_BUFFERED_BODY_BYTES = 32 * 1024 * 1024;
+
+type FetchInput = string | URL | Request;
+
+/** What to forward, and the body's text or why it was not read (a debug line, never body content). */
+export type BodyRead = { input: FetchInput; init: RequestInit | undefined } & ({ text: string } | { why: string });
+
+export async function readRequestBody(input: FetchInput, init: RequestInit | undefined, limit = MAX_BUFFERED_BODY_BYTES): Promise<BodyRead> {
+  const body = init?.body;
+  if (body === undefined && input instanceof Request) return readRequest(input, init, limit);
+  const forward = { input, init };
+  if (body === undefined || body === null) return { ...forward, why: "request without a body" };
+  if (typeof body === "string") return { ...forward, text: body };
+  if (body instanceof ArrayBuffer) return { ...forward, text: new TextDecoder().decode(body) };
+  if (ArrayBuffer.isView(body)) return { ...forward, text: new TextDecoder().decode(body) };
+  if (body instanceof URLSearchParams) return { ...forward, text: body.toString() };
+  if (body instanceof Blob) {
+    if (body.size > limit) return { ...forward, why: `request body (Blob of ${body.size} bytes) is over the ${limit}-byte read bound` };
+    return { ...forward, text: await body.text() };
+  }
+  if (body instanceof ReadableStream) {
+    const [forwarded, read] = body.tee();
+    return { input, init: { ...init, body: forwarded }, ...(await readBounded(read, limit, "ReadableStream")) };
+  }
+  if (body instanceof FormData) return { ...forward, why: "request body is FormData (multipart), not a JSON body" };
+  return { ...forward, why: `request body of a form the adapter does not read (${kindOf(body)})` };
+}
+
+async function readRequest(request: Request, init: RequestInit | undefined, limit: number): Promise<BodyRead> {
+  const forward = { input: request, init };
+  if (request.body === null) return { ...forward, why: "request without a body" };
+  if (request.bodyUsed) return { ...forward, why: "Request body already read by someone else" };
+  return { ...forward, ...(await readBounded(request.clone().body!, limit, "Request")) };
+}
+
+/** Reads a byte stream whole, or gives up (cancelling it) past `limit` bytes; never throws. */
+async function readBounded(stream: ReadableStream<unknown>, limit: number, form: string): Promise<{ text: string } | { why: string }> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  let size = 0;
+  const giveUp = (why: string) => {
+    reader.cancel().catch(() => undefined);
+    return { why };
+  };
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!ArrayBuffer.isView(value)) return giveUp(`request body (${form}) yields ${kindOf(value)} chunks, not bytes`);
+      size += value.byteLength;
+      if (size > limit) return giveUp(`request body (${form}) is over the ${limit}-byte read bound`);
+      parts.push(decoder.decode(value, { stream: true }));
+    }
+  } catch {
+    return giveUp(`request body (${form}) could not be read`);
+  }
+  parts.push(decoder.decode());
+  return { text: parts.join("") };
+}
+
+function kindOf(value: unknown): string {
+  if (value === null || typeof value !== "object") return typeof value;
+  // A class name is the caller's code, never request content; still, only a short identifier is logged.
+  const name = String((value as object).constructor?.name ?? "object").slice(0, 40);
+  let shown = "";
+  for (const char of name) shown += isIdentifierChar(char) ? char : "?";
+  return shown || "object";
+}
+
+function isIdentifierChar(char: string): boolean {
+  return (char >= "a" && char <= "z") || (char >= "A" && char <= "Z") || (char >= "0" && char <= "9") || char === "_" || char === "$";
+}
