@@ -218,20 +218,19 @@ class Engine implements RepairEngine {
   private scanText(s: string, from: number, base: number, final: boolean): number {
     let emitFrom = from;
     const doc = this.doc;
-    const brackets = this.brackets;
     for (let j = from; j < s.length; ) {
       if (doc.midLine) {
         // The hot path: skip what can neither start a marker nor change documentation context.
         let k = j;
         for (; k < s.length; k++) {
           const b = s.charCodeAt(k);
-          if (b === 0x0a || b === 0x60 || b === 0x3c || b === 0x7c || b === 0xff5c || b === 0x2016 || (b === 0x5b && brackets)) break;
+          if (b < 0x80 ? STOP[b] === 1 : b === 0xff5c || b === 0x2016) break;
         }
         if (k === s.length) break;
         j = k;
       }
       const c = s.charCodeAt(j);
-      if (this.residueNames && isNameStart(c) && doc.atLineStart()) {
+      if (this.residueNames && isNameStart(c) && doc.atLineStart(c)) {
         const residue = this.residueAt(s, j, final);
         if (residue !== "no") {
           this.emitText(s, emitFrom, j, base);
@@ -239,7 +238,7 @@ class Engine implements RepairEngine {
           return j;
         }
       }
-      if ((isTriggerCode(c) || (c === 0x5b && this.brackets)) && !doc.inDoc()) {
+      if ((isTriggerCode(c) || (c === 0x5b && this.brackets)) && !doc.inDoc(c)) {
         const r = readTag(s, j, final);
         if (r === NEED_MORE) {
           this.emitText(s, emitFrom, j, base);
@@ -251,7 +250,7 @@ class Engine implements RepairEngine {
           emitFrom = j;
           const decision = this.decide(r);
           if (typeof decision === "object") {
-            this.cand = new Candidate(this.store, base + j, shift(r), decision.open, decision.enclosing ?? null, doc.quoteIndent());
+            this.cand = new Candidate(this.store, base + j, shift(r), decision.open, decision.enclosing ?? null, doc.quoteIndent(c));
             return j;
           }
           if (decision === "noise") {
@@ -473,12 +472,17 @@ class Engine implements RepairEngine {
   }
 }
 
-/** What the hot path stops at (see scanText): newline, backtick, and every trigger character. */
-const SPECIAL = /[\n`<|\uFF5C\u2016[]/;
+/**
+ * What the hot path stops at (see scanText): line ends (LF and CR), every trigger character, and
+ * what changes documentation context mid-line: a backtick, `<`, `[`, `]`, `$`, a backslash (doc-inline.ts).
+ */
+const SPECIAL = /[\n\r`<|\uFF5C\u2016[\]$\\]/;
+const STOP = new Uint8Array(0x80);
+for (const c of "\n\r`<|[]$\\") STOP[c.charCodeAt(0)] = 1;
 
 /** Whether a delta may hold this character and still be let through by passesPlain(): SPECIAL's complement. */
 export function isPassableCode(c: number): boolean {
-  return c !== 0x0a && c !== 0x60 && c !== 0x3c && c !== 0x7c && c !== 0xff5c && c !== 0x2016 && c !== 0x5b;
+  return c < 0x80 ? STOP[c] === 0 : c !== 0xff5c && c !== 0x2016;
 }
 
 function hasContent(s: string, from: number, to: number): boolean {

@@ -51,7 +51,7 @@ const AUDITED: Audited[] = [
   { file: "src/stream/given-haystack.ts", literal: "/[\\p{L}\\p{N}]/u", adversarial: () => "\u0663".repeat(N) },
   { file: "src/stream/given-haystack.ts", literal: "/\\r\\n|\\r|\\n/", adversarial: () => `${"\r".repeat(N)}\n` },
   { file: "src/stream/given-haystack.ts", literal: "/\\s+/g", adversarial: () => `${" \t\n\r".repeat(N / 4)}x` },
-  { file: "src/stream/engine.ts", literal: "/[\\n`<|\\uFF5C\\u2016[]/", adversarial: () => `${"a".repeat(N)}<` },
+  { file: "src/stream/engine.ts", literal: "/[\\n\\r`<|\\uFF5C\\u2016[\\]$\\\\]/", adversarial: () => `${"a".repeat(N)}<` },
 ];
 
 const SHIPPED = ["src", "bin", "server.js"];
