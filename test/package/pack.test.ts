@@ -49,9 +49,11 @@ repairMiddleware({ responseFix: { bufferLimit: "big" } });
 `;
 // Round 2 added three wires, the fallback, scope and the CLI's doctor: a budget, not a target; a jump
 // past it means something unintended got packed. Issue 29 (schema gate, unread-parameter rule, and
-// about 50 more golden rows in docs/PATTERNS.md, 15 KB of text) took the tarball from 204.7 to 214.7 KB.
-const PACKED_BUDGET = 220 * 1024;
-const UNPACKED_BUDGET = 750 * 1024;
+// about 50 more golden rows in docs/PATTERNS.md, 15 KB of text) took the tarball from 204.7 to 214.7 KB;
+// issue 27 (the CommonMark tracker, the echo search, the request body reader, SECURITY.md's guard
+// sections) to 252.3 KB packed, 867 KB unpacked.
+const PACKED_BUDGET = 280 * 1024;
+const UNPACKED_BUDGET = 960 * 1024;
 
 interface PackResult {
   filename: string;
