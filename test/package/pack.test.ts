@@ -164,10 +164,12 @@ function build(work: string): Prepared {
   return { work, pack, consumer, installed: path.join(consumer, "node_modules", NAME) };
 }
 
+// Removing the throwaway installs (several node_modules trees) outlasts bun's 10 s hook default on a
+// busy two-core machine.
 afterAll(async () => {
   const p = await prepared?.catch(() => undefined);
   if (p && !process.env.DSML_PACK_KEEP) rmSync(p.work, { recursive: true, force: true });
-});
+}, 120_000);
 
 const FIRST = 240_000;
 const LATER = 120_000;
