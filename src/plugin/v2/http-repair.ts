@@ -1,0 +1,83 @@
+// Live repair on OpenCode 2's session HTTP hooks. In 2.x DeepSeek and every other
+// `@ai-sdk/openai-compatible`, `@ai-sdk/openai` and `@ai-sdk/anthropic` route runs on OpenCode's
+// native providers, which never call a plugin's fetch or an AI SDK middleware; the hooks that see
+// their traffic are `session.hook("http.request")` (the outgoing Request) and
+// `session.hook("http.response")` (a mutable `response`): anomalyco/opencode
+// packages/plugin/src/promise/session.ts @ 03545fd3bb099af708c5f1146c42c10c7f24c359.
+// The response is rewritten by the fetch adapter itself (repairFetch over a fetch that answers with
+// the host's response), so the three wires, SSE and JSON, behave exactly as on 1.18.
+import { repairFetch } from "../../adapters/fetch.ts";
+import { REQUEST_TAG_HEADER, type AdapterOptions } from "../../adapters/options.ts";
+import { mayBeWire } from "../../adapters/wires.ts";
+import type { V2SessionHttpRequest, V2SessionHttpResponse } from "./host-types.ts";
+
+/** Set on a call the aisdk middleware repairs, so the HTTP hooks leave it alone (never twice). */
+export const MIDDLEWARE_MARK_HEADER = "x-dsml-fix-middleware";
+/** Carries one response from onResponse into the repairing fetch; never leaves the process. */
+const SLOT_HEADER = "x-dsml-fix-v2-slot";
+
+interface Recorded {
+  /** The request body as sent (the Request's own body is consumed by the time the response arrives). */
+  body: string;
+  tag: string;
+}
+
+export interface HttpRepairDeps {
+  /** Whether the plugin acts on this request's route at all (the `providers` option). */
+  inScope(event: V2SessionHttpRequest): boolean;
+  /** `<instance> <sessionID>/<turn>`, read back by onResult through readTag. */
+  tagFor(event: V2SessionHttpRequest): string;
+  debug?: (line: string) => void;
+}
+
+export class HttpRepair {
+  private readonly recorded = new WeakMap<Request, Recorded>();
+  private readonly slots = new Map<string, Response>();
+  private nextSlot = 0;
+  private readonly repairing: typeof fetch;
+
+  constructor(adapter: AdapterOptions, private readonly deps: HttpRepairDeps) {
+    const answer = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      const slot = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get(SLOT_HEADER) ?? "";
+      const response = this.slots.get(slot);
+      this.slots.delete(slot);
+      if (!response) throw new Error("dsml-fix: no recorded response for this request");
+      return response;
+    };
+    this.repairing = repairFetch(adapter, answer as typeof fetch);
+  }
+
+  /** `http.request`: drop our middleware mark, or record what the request declared for the response. */
+  async onRequest(event: V2SessionHttpRequest): Promise<void> {
+    const request = event.request;
+    if (request.headers.has(MIDDLEWARE_MARK_HEADER)) {
+      const unmarked = new Request(request);
+      unmarked.headers.delete(MIDDLEWARE_MARK_HEADER);
+      event.request = unmarked;
+      return;
+    }
+    if (request.method !== "POST" || !this.deps.inScope(event)) return;
+    const pathname = new URL(request.url).pathname;
+    if (!pathname.endsWith("/chat/completions") && !mayBeWire(pathname)) return;
+    if (request.bodyUsed) return;
+    const body = await request.clone().text();
+    this.recorded.set(request, { body, tag: this.deps.tagFor(event) });
+  }
+
+  /** `http.response`: the response the host goes on with, repaired when its request was recorded. */
+  async onResponse(event: V2SessionHttpResponse): Promise<void> {
+    const recorded = this.recorded.get(event.request);
+    if (!recorded) return;
+    this.recorded.delete(event.request);
+    const slot = String(++this.nextSlot);
+    this.slots.set(slot, event.response);
+    const headers = new Headers(event.request.headers);
+    headers.set(REQUEST_TAG_HEADER, recorded.tag);
+    headers.set(SLOT_HEADER, slot);
+    try {
+      event.response = await this.repairing(event.request.url, { method: "POST", headers, body: recorded.body });
+    } finally {
+      this.slots.delete(slot);
+    }
+  }
+}
