@@ -28,7 +28,11 @@ export const V2_UNMAPPED = "native wires other than chat-completions, Messages a
 export async function setup(ctx: V2Context, log: Logger = createLogger(undefined)): Promise<void> {
   const { options, problems } = resolveOptions(ctx.options);
   for (const problem of problems) log("warn", problem);
-  const head = startupReport({ options, cfg: undefined, native: false });
+  // setup() sees no provider config; every provider a 2.x host serves natively reaches the HTTP
+  // hooks, so each named provider counts as wired.
+  const named = options.providers.filter((id) => id !== AUTO_SCOPE && id !== EVERY_PROVIDER);
+  const cfg = { provider: Object.fromEntries(named.map((id) => [id, {}])) } as never;
+  const head = startupReport({ options, cfg, native: false });
   if (options.providers.length === 0) {
     log("info", `${head.line} (OpenCode 2)`);
     return;
