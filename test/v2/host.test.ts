@@ -105,6 +105,25 @@ describe("live repair through session.hook(http.request / http.response)", () =>
     }
   }
 
+  test("a host that hands http.response another Request object than http.request's: still repaired", async () => {
+    const host = await hostWith({ providers: ["deepseek"] });
+    const fetcher = host.nativeFetch("ses_1", DEEPSEEK, fetch, { responseSeesClone: true });
+    for (const wire of ["chat", "messages", "responses"] as const) {
+      const { calls } = await callsIn(wire, await post(fetcher, wire, true));
+      expect(calls).toEqual([{ name: "bash", input: { command: "npm test" } }]);
+    }
+  });
+
+  test("setup's cleanup disposes every hook it registered", async () => {
+    const { definition } = await loadLikeV2(ROOT);
+    const host = new StandInHost();
+    const cleanup = (await definition.setup!(host.context({ providers: ["auto"] }))) as () => Promise<void>;
+    const count = () => [...host.session.values(), ...host.aisdk.values()].reduce((n, list) => n + list.length, 0);
+    expect(count()).toBe(4);
+    await cleanup();
+    expect(count()).toBe(0);
+  });
+
   test("the control: with no plugin the same replies are only text", async () => {
     const host = new StandInHost();
     for (const wire of ["chat", "messages", "responses"] as const) {

@@ -124,13 +124,15 @@ export class StandInHost {
   }
 
   /** A native provider's fetch: http.request hooks, the network, then http.response hooks. */
-  nativeFetch(sessionID: string, model: V2ModelRef, send: typeof fetch = fetch): typeof fetch {
+  nativeFetch(sessionID: string, model: V2ModelRef, send: typeof fetch = fetch, { responseSeesClone = false } = {}): typeof fetch {
     const base = { sessionID, agent: "build", model, kind: "primary" as const };
     const nativeFetch = async (input: string | URL | Request, init?: RequestInit) => {
       const request: V2SessionHooks["http.request"] = { ...base, request: new Request(input, init) };
       await this.run(this.session, "http.request", request, model.providerID);
+      // A host may hand http.response a copy of what it sent rather than the object http.request saw.
+      const seen = responseSeesClone ? request.request.clone() : request.request;
       const response = await send(request.request);
-      const event: V2SessionHooks["http.response"] = { ...base, request: request.request, response };
+      const event: V2SessionHooks["http.response"] = { ...base, request: seen, response };
       await this.run(this.session, "http.response", event, model.providerID);
       return event.response;
     };

@@ -56,17 +56,23 @@ export class HttpRepair {
       event.request = unmarked;
       return;
     }
-    if (request.method !== "POST" || !this.deps.inScope(event)) return;
+    const recorded = await this.record(event);
+    if (recorded) this.recorded.set(request, recorded);
+  }
+
+  /** What a response needs from its request: the body and the tag; undefined when it is not ours. */
+  private async record(event: V2SessionHttpRequest): Promise<Recorded | undefined> {
+    const request = event.request;
+    if (request.method !== "POST" || request.bodyUsed || !this.deps.inScope(event)) return undefined;
     const pathname = new URL(request.url).pathname;
-    if (!pathname.endsWith("/chat/completions") && !mayBeWire(pathname)) return;
-    if (request.bodyUsed) return;
-    const body = await request.clone().text();
-    this.recorded.set(request, { body, tag: this.deps.tagFor(event) });
+    if (!pathname.endsWith("/chat/completions") && !mayBeWire(pathname)) return undefined;
+    return { body: await request.clone().text(), tag: this.deps.tagFor(event) };
   }
 
   /** `http.response`: the response the host goes on with, repaired when its request was recorded. */
   async onResponse(event: V2SessionHttpResponse): Promise<void> {
-    const recorded = this.recorded.get(event.request);
+    // A host that hands this hook another Request object than http.request's: read it here if it still can be.
+    const recorded = this.recorded.get(event.request) ?? (event.request.headers.has(MIDDLEWARE_MARK_HEADER) ? undefined : await this.record(event));
     if (!recorded) return;
     this.recorded.delete(event.request);
     const slot = String(++this.nextSlot);

@@ -18,14 +18,14 @@ import { AUTO_SCOPE, EVERY_PROVIDER, routeInScope } from "../scope.ts";
 import { startupReport } from "../startup.ts";
 import { readTag } from "../wiring.ts";
 import { addCorrection, lastUserTurn, sanitizeContext } from "./context-hook.ts";
-import type { V2Context, V2ModelRef, V2SessionHttpRequest } from "./host-types.ts";
+import type { V2Cleanup, V2Context, V2ModelRef, V2Registration, V2SessionHttpRequest } from "./host-types.ts";
 import { HttpRepair } from "./http-repair.ts";
 import { wrapWithMiddleware } from "./language.ts";
 
 /** What a 2.x host cannot give this plugin, named in the start-up line and the README. */
 export const V2_UNMAPPED = "native wires other than chat-completions, Messages and Responses pass through unrepaired";
 
-export async function setup(ctx: V2Context, log: Logger = createLogger(undefined)): Promise<void> {
+export async function setup(ctx: V2Context, log: Logger = createLogger(undefined)): Promise<V2Cleanup | void> {
   const { options, problems } = resolveOptions(ctx.options);
   for (const problem of problems) log("warn", problem);
   // setup() sees no provider config; every provider a 2.x host serves natively reaches the HTTP
@@ -80,7 +80,11 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
     tagFor: (event: V2SessionHttpRequest) => `v2 ${event.sessionID}/${turns.get(event.sessionID) ?? "?"}`,
   });
 
-  await ctx.session.hook("context", guard("context", log, (event) => {
+  const registrations: V2Registration[] = [];
+  const cleanup: V2Cleanup = async () => {
+    for (const registration of registrations.splice(0)) await registration.dispose().catch(() => undefined);
+  };
+  registrations.push(await ctx.session.hook("context", guard("context", log, (event) => {
     if (!inScope(event.model)) return;
     const turn = lastUserTurn(event.messages);
     if (turn) turns.set(event.sessionID, turn.id);
@@ -90,20 +94,21 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
     const systemText = retry.takeSystemText(event.sessionID);
     if (systemText) event.system.push({ type: "text", text: systemText });
     debug.request({ sessionID: event.sessionID, messageID: turn?.id ?? null, sanitizedMessages: sanitized.messages, sanitizedParts: sanitized.parts, nudge: correction?.reason ?? null });
-  }));
-  if (!options.responseFix.enabled) return;
+  })));
+  if (!options.responseFix.enabled) return cleanup;
   for (const providerID of hookScopes(options)) {
     const scope = providerID === undefined ? undefined : { providerID };
-    await ctx.session.hook("http.request", guard("http.request", log, (event) => http.onRequest(event)), scope);
-    await ctx.session.hook("http.response", guard("http.response", log, (event) => http.onResponse(event)), scope);
+    registrations.push(await ctx.session.hook("http.request", guard("http.request", log, (event) => http.onRequest(event)), scope));
+    registrations.push(await ctx.session.hook("http.response", guard("http.response", log, (event) => http.onResponse(event)), scope));
   }
   const middleware = repairMiddleware({ ...adapter, history: { sanitize: false } });
-  await ctx.aisdk.hook("language", guard("aisdk.language", log, (event) => {
+  registrations.push(await ctx.aisdk.hook("language", guard("aisdk.language", log, (event) => {
     const model = event.model;
     const route = { providerID: model.providerID ?? "", modelID: model.id, apiID: model.api?.id, family: model.family, npm: model.api?.npm };
     if (!event.language || !routeInScope(options, route)) return;
     event.language = wrapWithMiddleware(event.language, middleware);
-  }));
+  })));
+  return cleanup;
 }
 
 /** One registration per named provider (the host's own `providerID` filter), or one for every provider. */
