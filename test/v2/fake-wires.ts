@@ -21,7 +21,7 @@ export interface FakeWires {
   close(): Promise<void>;
 }
 
-function chatStream(text: string): string {
+export function chatStream(text: string): string {
   const chunk = (delta: object, finish: string | null = null) =>
     `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "deepseek-chat", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
   let out = chunk({ role: "assistant", content: "" });
