@@ -1,7 +1,8 @@
 // The OpenCode 2 plugin API this package relies on, written locally (no runtime or type import of
 // an OpenCode package: 2.x is not installable from npm for 1.18 users, and the 1.18 types differ).
 // Only the members used here are declared; every shape comes from anomalyco/opencode:
-//   packages/plugin/src/promise/plugin.ts       @ 0ef9ef4be011358f55c5a01e78d55beb033f4746 (Context, Plugin)
+//   packages/plugin/src/promise/plugin.ts       @ 0ef9ef4be011358f55c5a01e78d55beb033f4746 and 26b15a99d6549b57b57b9a8f22e7963898030a71
+//     (Context, Plugin; neither has a logging domain)
 //   packages/plugin/src/promise/session.ts      @ 03545fd3bb099af708c5f1146c42c10c7f24c359 (SessionHooks, SessionDomain)
 //   packages/plugin/src/promise/aisdk.ts        @ baf3a6591a154eba7164fd50c8105c6f5b003658 (AISDKHooks)
 //   packages/plugin/src/promise/registration.ts @ baf3a6591a154eba7164fd50c8105c6f5b003658 (Registration; the
