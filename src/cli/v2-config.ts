@@ -56,7 +56,8 @@ function ourV2Entry(entry: unknown, source: string): V2Entry[] {
 
 function isOurs(spec: unknown): boolean {
   if (typeof spec !== "string") return false;
-  return packageName(spec) === PACKAGE_NAME || new RegExp(`/${PACKAGE_NAME}(?:/|$)`).test(spec.replaceAll("\\", "/"));
+  const normal = spec.replaceAll("\\", "/");
+  return packageName(spec) === PACKAGE_NAME || normal.endsWith(`/${PACKAGE_NAME}`) || normal.includes(`/${PACKAGE_NAME}/`);
 }
 
 /** Plugin files in `<dir>/plugins/` or `plugin/` that import this package (1.18 loads them as classic plugins too). */
@@ -66,7 +67,7 @@ function pluginFiles(dotDir: string): V2Entry[] {
     const dir = path.join(dotDir, folder);
     if (!isDir(dir)) continue;
     for (const name of readdirSync(dir)) {
-      if (!/\.(ts|js|mjs)$/.test(name)) continue;
+      if (![".ts", ".js", ".mjs"].some((extension) => name.endsWith(extension))) continue;
       const file = path.join(dir, name);
       try {
         if (readFileSync(file, "utf8").includes(PACKAGE_NAME)) found.push({ spec: file, source: dir, optionProblems: [], host: "OpenCode 1.18 and 2" });
