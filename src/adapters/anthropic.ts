@@ -4,7 +4,7 @@ import { anthropicToolChoice } from "./tool-choice.ts";
 import type { RecoveredCall, ToolSpec } from "../parse/types.ts";
 import type { EngineEvent } from "../stream/types.ts";
 import { AnthropicStreamRewriter, NATIVE_BLOCKS } from "./anthropic-stream.ts";
-import { givenFromChatBody } from "./echo-guard.ts";
+import { givenFromChatBody, givenFromDeclaredTools } from "./echo-guard.ts";
 import { type Json, isObject } from "./openai.ts";
 import type { Wire, WireJsonContext } from "./wire.ts";
 
@@ -34,7 +34,7 @@ function givenFromMessagesBody(body: Json): string[] {
   const messages: unknown[] = [];
   if (body.system !== undefined) messages.push({ role: "system", content: body.system });
   if (Array.isArray(body.messages)) for (const message of body.messages) if (isObject(message) && message.role === "user") messages.push(message);
-  return givenFromChatBody({ messages });
+  return [...givenFromDeclaredTools(body.tools), ...givenFromChatBody({ messages })];
 }
 
 // ---------------------------------------------------------------- JSON

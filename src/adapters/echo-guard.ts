@@ -1,6 +1,6 @@
 // The adapters' side of the echo guard: what the request gave the model. The guard itself is
 // src/stream/echo-calls.ts.
-import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
+import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { createEchoGuard } from "../stream/echo-calls.ts";
 import type { EchoGuard } from "../stream/types.ts";
 import type { AdapterOptions } from "./options.ts";
@@ -14,10 +14,10 @@ const GIVEN_ROLES = new Set(["system", "developer", "user", "tool", "function"])
 /**
  * Content of an OpenAI chat-completions request the model was given: every string inside the
  * `content` of system, developer, user, tool and function messages (text parts, file and
- * attachment fields alike).
+ * attachment fields alike), and the declared tools' descriptions and parameter schemas.
  */
 export function givenFromChatBody(body: unknown): string[] {
-  const out: string[] = [];
+  const out = givenFromDeclaredTools(isRecord(body) ? body.tools : undefined);
   const messages = isRecord(body) ? body.messages : undefined;
   if (!Array.isArray(messages)) return out;
   for (const message of messages) {
@@ -26,7 +26,34 @@ export function givenFromChatBody(body: unknown): string[] {
   return out;
 }
 
-/** The AI SDK form: system, user and tool messages of the prompt; text files decoded. */
+/** Where a tool declaration keeps its parameter schema: chat `function.parameters`, Responses `parameters`, Anthropic `input_schema`, AI SDK `inputSchema`. */
+const SCHEMA_FIELDS = ["parameters", "input_schema", "inputSchema"];
+
+/**
+ * What the model read in the declared tools: each tool's description and every string of its
+ * parameter schema (property descriptions, enums, examples, defaults). An MCP server writes these,
+ * so markup planted there ("tool poisoning") and quoted by the model is given content like a file.
+ * Any wire's shape: `{ function: { description, parameters } }` or `{ description, input_schema | parameters | inputSchema }`.
+ */
+export function givenFromDeclaredTools(tools: unknown): string[] {
+  const out: string[] = [];
+  if (!Array.isArray(tools)) return out;
+  for (const tool of tools) {
+    if (!isRecord(tool)) continue;
+    for (const declaration of isRecord(tool.function) ? [tool, tool.function] : [tool]) {
+      if (typeof declaration.description === "string" && declaration.description !== "") out.push(declaration.description);
+      for (const field of SCHEMA_FIELDS) if (isRecord(declaration[field])) collectStrings(declaration[field], out);
+    }
+  }
+  return out;
+}
+
+/** The AI SDK form: the declared tools (see givenFromDeclaredTools), system, user and tool messages of the prompt; text files decoded. */
+export function givenFromCallOptions(params: Pick<LanguageModelV3CallOptions, "prompt" | "tools">): string[] {
+  return [...givenFromDeclaredTools(params.tools), ...givenFromPrompt(params.prompt)];
+}
+
+/** System, user and tool messages of the prompt; text files decoded. */
 export function givenFromPrompt(prompt: LanguageModelV3Prompt): string[] {
   const out: string[] = [];
   for (const message of prompt) {

@@ -14,7 +14,7 @@ import { sanitizePrompt } from "../history/prompt.ts";
 import { textAndCalls } from "../stream/events.ts";
 import type { JsonSchema, RecoveredCall, ToolSpec } from "../parse/types.ts";
 import type { EngineEvent } from "../stream/types.ts";
-import { givenFromPrompt, requestEchoGuard } from "./echo-guard.ts";
+import { givenFromCallOptions, requestEchoGuard } from "./echo-guard.ts";
 import { offeredTools, sdkToolChoice } from "./tool-choice.ts";
 import { pullStage, type Stage } from "./pull-stage.ts";
 import { ReasoningChannel } from "./reasoning.ts";
@@ -66,7 +66,7 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
     const attempt = nextAttempt(tag);
     const onError = (line: string) => debugLine(options, `${tag ?? "untagged"}: ${line}`);
     // Read only if a call is about to be recovered: the passthrough path never walks the prompt.
-    const isEchoed = requestEchoGuard(options, () => givenFromPrompt(params.prompt));
+    const isEchoed = requestEchoGuard(options, () => givenFromCallOptions(params));
     // A recovered call never gets more than the model was offered (S06).
     const choice = sdkToolChoice(params.toolChoice);
     if (choice.type === "invalid") debugLine(options, `${choice.why}: no call is recovered from this response`);

@@ -4,7 +4,7 @@
 import { responsesToolChoice } from "./tool-choice.ts";
 import type { RecoveredCall, ToolSpec } from "../parse/types.ts";
 import type { EngineSummary } from "../stream/types.ts";
-import { givenFromChatBody } from "./echo-guard.ts";
+import { givenFromChatBody, givenFromDeclaredTools } from "./echo-guard.ts";
 import { type Json, isObject } from "./openai.ts";
 import { NATIVE_ITEMS, functionCallItem, textOf } from "./responses-items.ts";
 import { ResponsesStreamRewriter } from "./responses-stream.ts";
@@ -41,7 +41,7 @@ function givenFromResponsesBody(body: Json): string[] {
       else if (typeof item.role === "string" && item.role !== "assistant") messages.push(item);
     }
   }
-  return givenFromChatBody({ messages });
+  return [...givenFromDeclaredTools(body.tools), ...givenFromChatBody({ messages })];
 }
 
 // ---------------------------------------------------------------- JSON

@@ -17,6 +17,8 @@ export const enum Flaw {
   SpaceBeforeName = 32,
   /** Qwen3-Coder's `<function=NAME>` / `<parameter=NAME>`. */
   EqualsName = 64,
+  /** Written `<... />`: an element with no content (a value, if any, sits in an attribute). */
+  SelfClosing = 128,
 }
 
 export type TagFamily = "dsml" | "naked" | "legacy" | "costume" | "mistral";
@@ -305,6 +307,7 @@ class TagReader {
         this.pos++;
         if (this.peek() !== 0x3e) return null;
         this.pos++;
+        flaws |= Flaw.SelfClosing;
         break;
       }
       if (c === -1 || c === 0x0a || c === 0x0d || c === 0x3c) {

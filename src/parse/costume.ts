@@ -58,6 +58,7 @@ export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
     const declared = fields.toolName !== undefined && ctx.tools.has(fields.toolName.trim());
     return brokenSpan(span.length, "C05", declared ? "broken-markup" : "undeclared-tool", "tool-call costume without code", fields.toolName?.trim());
   }
+  if (fields.unread) return brokenSpan(span.length, "C01", "broken-markup", "tool-call costume with fields besides its language and code");
   return codeCall(span.length, codeLanguage(fields.language ?? "sh"), code, "C01", ctx, true);
 }
 
@@ -65,7 +66,15 @@ interface CostumeFields {
   toolName?: string;
   language?: string;
   code?: string;
+  /** An element the costume does not read (a working directory, a timeout): the code must not run without it. */
+  unread?: boolean;
 }
+
+const CALL_FIELDS = new Set(["tool_name", "tool_args"]);
+const ARG_FIELDS = new Set(["language", "code"]);
+/** Prototype-polluting element names are dropped (as in every dialect), not counted as unread fields. */
+const DROPPED = new Set(["__proto__", "constructor", "prototype"]);
+const isReadField = (name: string) => name === "tool_call" || CALL_FIELDS.has(name) || ARG_FIELDS.has(name) || DROPPED.has(name);
 
 function strictFields(span: string): CostumeFields | null {
   if (XMLValidator.validate(span) !== true) return null;
@@ -81,6 +90,9 @@ function strictFields(span: string): CostumeFields | null {
     if (toolName !== undefined) out.toolName = toolName;
     if (language !== undefined) out.language = language;
     if (code !== undefined) out.code = code;
+    const args = call.tool_args;
+    const unread = (obj: object) => Object.keys(obj).some((k) => !isReadField(k));
+    if (unread(call) || (args && typeof args === "object" && unread(args))) out.unread = true;
     return out;
   } catch {
     return null;
@@ -102,7 +114,35 @@ function tolerantFields(span: string): CostumeFields {
   if (toolName !== undefined) out.toolName = toolName;
   if (language !== undefined) out.language = language;
   if (code !== undefined) out.code = code;
+  // Outside the code (which may hold any `<`), every element must be one the costume reads.
+  const codeStart = span.indexOf("<code>");
+  const codeEnd = span.lastIndexOf("</code>");
+  const outside = codeStart >= 0 && codeEnd > codeStart ? span.slice(0, codeStart) + span.slice(codeEnd) : span;
+  if (hasUnreadElement(outside)) out.unread = true;
   return out;
+}
+
+/**
+ * Whether some `<name` or `</name` in the text is an element the costume does not read; a dropped
+ * (prototype-polluting) element is skipped whole, to its closer. A hand-written forward scan.
+ */
+function hasUnreadElement(text: string): boolean {
+  const isName = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2d;
+  for (let at = text.indexOf("<"); at >= 0; at = text.indexOf("<", at + 1)) {
+    const closing = text.charCodeAt(at + 1) === 0x2f;
+    const from = closing ? at + 2 : at + 1;
+    let end = from;
+    while (end < text.length && isName(text.charCodeAt(end))) end++;
+    if (end === from) continue;
+    const name = text.slice(from, end).toLowerCase();
+    if (!isReadField(name)) return true;
+    if (DROPPED.has(name) && !closing) {
+      const closer = text.indexOf(`</${name}`, end);
+      if (closer < 0) return true;
+      at = closer;
+    }
+  }
+  return false;
 }
 
 /**
@@ -123,7 +163,7 @@ function codeCall(length: number, language: CodeLanguage | null, rawCode: string
   const input: Record<string, unknown> = { command };
   const required = bash.parameters?.required;
   if (Array.isArray(required) && required.includes("description")) {
-    input.description = language === "shell" ? "Run shell code from the reply" : "Run Python code from the reply";
+    input.description = COSTUME_DESCRIPTIONS[language];
   }
   return [{ kind: "call", start: 0, end: length, tool: "bash", input, shape }];
 }
@@ -145,10 +185,25 @@ function trimBlankLines(code: string): string {
   return code.slice(start, Math.max(start, end));
 }
 
+/** What a costume call says it does when bash requires a description: written by us, not quoted by the model. */
+export const COSTUME_DESCRIPTIONS: Record<CodeLanguage, string> = { shell: "Run shell code from the reply", python: "Run Python code from the reply" };
+
 /** `python3 - <<'PYEOF'`; another delimiter when a code line equals it. */
 export function pythonHeredoc(code: string): string {
   const lines = new Set(code.split(/\r?\n/));
   let delimiter = "PYEOF";
   for (let n = 1; lines.has(delimiter); n++) delimiter = `PYEOF_${n}`;
   return `python3 - <<'${delimiter}'\n${code}\n${delimiter}`;
+}
+
+/** The code of a command pythonHeredoc() wrote, or null: the echo guard looks for the code, not our wrapper. */
+export function heredocCode(command: string): string | null {
+  const head = "python3 - <<'";
+  if (!command.startsWith(head)) return null;
+  const quote = command.indexOf("'\n", head.length);
+  const delimiter = quote < 0 ? "" : command.slice(head.length, quote);
+  if (!delimiter.startsWith("PYEOF")) return null;
+  const tail = `\n${delimiter}`;
+  const start = quote + 2;
+  return command.endsWith(tail) && command.length - tail.length >= start ? command.slice(start, command.length - tail.length) : null;
 }

@@ -2,11 +2,14 @@ import { CANONICAL_WRAPPERS } from "../grammar/dialects.ts";
 import { Flaw, type Tag } from "../grammar/tags.ts";
 import { layUnits, tagsOf, type Segment, type UnitOutcome } from "./segments.ts";
 import { buildInput, type ParamValue } from "./invoke-input.ts";
+import type { SchemaGate } from "./schema-gate.ts";
 import type { NudgeReason, ParseOptions, ToolSpec } from "./types.ts";
 
 export interface SpanContext {
   tools: ReadonlyMap<string, ToolSpec>;
   options: ParseOptions;
+  /** Checks every call a span yields against its tool's schema (src/parse/schema-gate.ts). */
+  schemas: SchemaGate;
 }
 
 type CloseFlaw = "" | "P01" | "P02" | "P03" | "P11";
@@ -20,6 +23,8 @@ interface ParamDraft {
   closed: boolean;
   flaw: CloseFlaw;
   children: ParamDraft[] | null;
+  /** A self-closing parameter's value, read from its attribute (the span holds no value text). */
+  literal?: string;
 }
 
 interface InvokeDraft {
@@ -35,6 +40,12 @@ interface InvokeDraft {
   element: boolean;
   tags: Tag[];
   nameStart: number;
+  /**
+   * Markup in the body that no parameter read (a self-closing element without a readable value, a
+   * DSML element that is no parameter, a tag inside a value that ended early): why the call cannot
+   * be trusted to carry what the model wrote. Text outside parameters is counted in `body`.
+   */
+  unread: string | null;
 }
 
 /**
@@ -93,15 +104,25 @@ class DsmlWalk {
     return this.invokes;
   }
 
+  /** Text outside every value (between parameters, or between a wrapped tool's children) is the body. */
   private onText(from: number, to: number): void {
-    if (from >= to || !this.cur || this.stack.length > 0) return;
-    this.cur.body += this.span.slice(from, to);
+    const cur = this.cur;
+    if (from >= to || !cur) return;
+    const top = this.stack[this.stack.length - 1];
+    if (top && top.children === null) return;
+    // The element form's `<name>bash</name>` is the tool name, read on its own.
+    if (cur.element && cur.nameStart >= 0 && cur.name === null) return;
+    cur.body += this.span.slice(from, to);
   }
 
   private onTag(tag: Tag): void {
     if (tag.family === "legacy" || tag.family === "costume") return this.onText(tag.start, tag.end);
     const cur = this.cur;
     if (cur) cur.tags.push(tag);
+    if (cur && !tag.closing && tag.flaws & Flaw.SelfClosing && (tag.role === "parameter" || tag.role === "invoke")) return this.selfClosingParam(cur, tag);
+    if (cur && !tag.closing && this.stack.length === 0 && (tag.role === "other" || (!cur.element && tag.role === "name"))) {
+      cur.unread ??= `markup <${tag.name}> in the invoke body is not a parameter`;
+    }
     switch (tag.role) {
       case "block":
         this.blockTags.push(tag);
@@ -137,9 +158,30 @@ class DsmlWalk {
   private openInvoke(tag: Tag, name: string | null, element: boolean): void {
     this.cur = {
       start: tag.start, end: tag.end, name, nameRunaway: (tag.flaws & Flaw.RunawayAttr) !== 0, params: [], body: "",
-      closed: false, orphan: !this.blockOpen, paramRoot: false, element, tags: [tag], nameStart: -1,
+      closed: false, orphan: !this.blockOpen, paramRoot: false, element, tags: [tag], nameStart: -1, unread: null,
     };
     this.stack = [];
+  }
+
+  /**
+   * `<parameter name="k" value="v" />`, or the same written as a nested `<invoke ... />`: the value
+   * sits in an attribute. Unambiguous when there is one value attribute besides `name` (`value`, or
+   * a `string` that is not the true/false type hint) and no value is open around it; otherwise the
+   * markup carried a parameter that cannot be read, and the call is broken.
+   */
+  private selfClosingParam(cur: InvokeDraft, tag: Tag): void {
+    const top = this.stack[this.stack.length - 1];
+    const name = tag.attrs.name;
+    const others = Object.keys(tag.attrs).filter((k) => k !== "name");
+    const valueKey = others.length === 1 && (others[0] === "value" || (others[0] === "string" && tag.attrs.string !== "true" && tag.attrs.string !== "false")) ? others[0] : null;
+    if (!name || valueKey === null || (top && top.children === null)) {
+      cur.unread ??= "a self-closing parameter whose value could not be read";
+      return;
+    }
+    const param: ParamDraft = {
+      name, hint: undefined, opener: tag, valueStart: tag.end, valueEnd: tag.end, closed: true, flaw: "", children: null, literal: tag.attrs[valueKey]!,
+    };
+    (top?.children ?? cur.params).push(param);
   }
 
   private openParam(tag: Tag): void {
@@ -269,6 +311,9 @@ function outcomeOf(inv: InvokeDraft, walk: DsmlWalk, span: string, ctx: SpanCont
   }
   if (!name) return broken("I06", "broken-markup", "invoke without a tool name");
   if (!inv.closed) return broken(inv.orphan ? "B07" : "S02", "truncated-call", "the call never closed", name);
+  // Everything the body carried must have been read: unread markup or text beside the parameters breaks the call.
+  if (inv.unread !== null) return broken("I04", "broken-markup", inv.unread, name);
+  if (params.length > 0 && inv.body.trim() !== "") return broken("I04", "broken-markup", "text in the invoke body outside every parameter", name);
   const dsmlTagged = inv.tags.some((t) => t.family === "dsml") || walk.blockTags.some((t) => t.family === "dsml");
   const dialect = dsmlTagged || allParams(params, (p) => p.hint !== undefined) ? null : unprefixedDialect(walk, ctx);
   if (dialect === "foreign") return { kind: "foreign" };
@@ -281,11 +326,13 @@ function outcomeOf(inv: InvokeDraft, walk: DsmlWalk, span: string, ctx: SpanCont
     return broken(flaws[0]!, "broken-markup", "mis-closed parameter (parse.looseParameters is off)", name);
   }
   const values: ParamValue[] = params.map((p) => ({
-    name: p.name, hint: p.hint, raw: span.slice(p.valueStart, p.valueEnd), dropped: p.flaw === "P03", implicitEnd: p.flaw === "P01" || p.flaw === "P03",
+    name: p.name, hint: p.hint, raw: p.literal ?? span.slice(p.valueStart, p.valueEnd), dropped: p.flaw === "P03", implicitEnd: p.flaw === "P01" || p.flaw === "P03",
   }));
   const built = buildInput(tool, values, inv.body, ctx.options);
   if (!built.ok) return broken(built.shape, built.reason, built.detail, name);
-  shapes.push(...flaws, ...built.shapes);
+  shapes.push(...flaws);
+  if (params.some((p) => p.literal !== undefined)) shapes.push("P12");
+  shapes.push(...built.shapes);
   shapes.push(...structureShapes(inv, walk, span));
   return { kind: "call", tool: name, input: built.input, shape: shapes[0] ?? canonicalShape(walk) };
 }

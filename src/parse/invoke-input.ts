@@ -1,4 +1,4 @@
-import { missingRequired } from "./dialects/common.ts";
+import { ARGUMENT_KEYS, missingRequired } from "./dialects/common.ts";
 import type { NudgeReason, ParseOptions, ToolSpec } from "./types.ts";
 import {
   coerceObject, coerceValue, decodeEntitiesIfEscaped, isPlainObject, parseJson, propertySchema, trimHuggingNewlines,
@@ -59,7 +59,7 @@ function buildAnyInput(tool: ToolSpec, values: ParamValue[], body: string, optio
     input[v.name] = value;
   }
   const only = values.length === 1 ? values[0]! : null;
-  if (only && (only.name === "arguments" || only.name === "input") && !propertySchema(schema, only.name)) {
+  if (only && (ARGUMENT_KEYS as readonly string[]).includes(only.name) && !propertySchema(schema, only.name)) {
     const value = input[only.name];
     const parsed = typeof value === "string" ? parseJson(value.trim()) : { ok: true as const, value };
     if (parsed.ok && isPlainObject(parsed.value)) {

@@ -2,7 +2,7 @@ import { SENTENCEPIECE_SPACE } from "../grammar/markers.ts";
 import type { SpanContext } from "./dsml.ts";
 import { layUnits, tagsOf, type Segment, type UnitOutcome } from "./segments.ts";
 import type { Tag } from "../grammar/tags.ts";
-import { callOutcome, callsOverSpan, checkedCall, truncatedCall, wholeSpan } from "./dialects/common.ts";
+import { callOutcome, callsOverSpan, checkedCall, jsonCallOutcome, truncatedCall, wholeSpan } from "./dialects/common.ts";
 import { parsePythonCalls } from "./dialects/pythonic.ts";
 import { coerceObject, isPlainObject, parseJson } from "./values.ts";
 
@@ -131,7 +131,11 @@ function parseLfm2(span: string, tags: Tag[], ctx: SpanContext): Segment[] {
   const calls = parsePythonCalls(body);
   if (calls) return callsOverSpan(span.length, calls.map((c) => callOutcome(c.name, c.args, "O08", ctx)), "O08");
   const json = parseJson(body.trim());
-  if (!json.ok || !Array.isArray(json.value) || !json.value.every(isPlainObject)) return wholeSpan(span.length, { kind: "foreign" });
-  const outcomes = (json.value as Record<string, unknown>[]).map((entry) => callOutcome(entry.name, entry.arguments ?? entry.parameters, "O08", ctx));
+  if (!json.ok || !Array.isArray(json.value) || !json.value.every(isPlainObject)) {
+    // Between both exact tokens a list the reader cannot read (positional arguments, a lost bracket) was still a call: nudge.
+    const list = body.trim().startsWith("[");
+    return wholeSpan(span.length, list ? { kind: "broken", shape: "O08", reason: "broken-markup", detail: "the call list could not be read" } : { kind: "foreign" });
+  }
+  const outcomes = (json.value as Record<string, unknown>[]).map((entry) => jsonCallOutcome(entry, "O08", ctx));
   return callsOverSpan(span.length, outcomes, "O08");
 }

@@ -22,8 +22,29 @@ export type Root =
   | "tool-call"
   | "mistral";
 
-/** Parses one complete (or, at the end of the reply, truncated) candidate span by what opened it. */
+/**
+ * Parses one complete (or, at the end of the reply, truncated) candidate span by what opened it.
+ * Every call it yields has passed the schema gate: whatever the dialect, a call whose arguments do
+ * not fit its tool's declared schema is a broken span ("invalid-arguments") and never runs.
+ */
 export function parseSpan(span: string, root: Root, opener: Tag, named: boolean, truncated: boolean, ctx: SpanContext, enclosing: Tag | true | null = null): Segment[] {
+  const segments = readSpan(span, root, opener, named, truncated, ctx, enclosing);
+  return segments.some((s) => s.kind === "call") ? segments.map((s) => gated(s, ctx)) : segments;
+}
+
+function gated(seg: Segment, ctx: SpanContext): Segment {
+  if (seg.kind !== "call") return seg;
+  const tool = ctx.tools.get(seg.tool);
+  // Code costumes name bash themselves; every other call was looked up already. No tool, no call.
+  if (!tool) return { kind: "broken", start: seg.start, end: seg.end, shape: seg.shape, reason: "undeclared-tool", detail: "tool not declared by the request", tool: seg.tool };
+  const verdict = ctx.schemas.check(tool, seg.input);
+  if (verdict.ok) return verdict.input === seg.input ? seg : { ...seg, input: verdict.input };
+  const broken: Segment = { kind: "broken", start: seg.start, end: seg.end, shape: seg.shape, reason: "invalid-arguments", detail: verdict.detail, tool: seg.tool };
+  if (verdict.parameter !== undefined) broken.parameter = verdict.parameter;
+  return broken;
+}
+
+function readSpan(span: string, root: Root, opener: Tag, named: boolean, truncated: boolean, ctx: SpanContext, enclosing: Tag | true | null): Segment[] {
   switch (root) {
     case "costume":
       return truncated ? textSpan(span.length) : parseCostumeSpan(span, opener, ctx);

@@ -23,7 +23,9 @@ export type NudgeReason =
   | "broken-markup"
   | "undeclared-tool"
   | "truncated-call"
-  | "echoed-markup";
+  | "echoed-markup"
+  /** The call was read but its arguments do not fit the tool's declared schema (BrokenSpan.parameter names which). */
+  | "invalid-arguments";
 
 /** [start, end) offsets into the text the parser or engine was given. */
 export type Span = readonly [number, number];
@@ -46,6 +48,8 @@ export interface BrokenSpan {
   /** Human-readable detail for debug lines and the CLI; never carries argument values. */
   detail: string;
   tool?: string;
+  /** For "invalid-arguments": the parameter that does not fit (a name, never a value). */
+  parameter?: string;
 }
 
 /** Characters consumed without becoming visible text or a call (only where the catalogue says strip). */

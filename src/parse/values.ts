@@ -129,3 +129,30 @@ export function coerceObject(input: Record<string, unknown>, schema: JsonSchema 
   }
   return out;
 }
+
+/**
+ * coerceObject at every depth, following `properties` and `items`: a string where the schema
+ * wants a number, boolean, null, array or object is typed by coerceValue (JSON or Python
+ * spelling), and a number or boolean where only a string fits becomes its text; nothing else
+ * changes (null never becomes "", a scalar never an array). The schema gate runs this before it validates.
+ */
+export function coerceDeep(value: unknown, schema: JsonSchema | undefined, depth = 0): unknown {
+  if (!schema || depth > 32) return value;
+  if (typeof value === "string") return coerceValue(value, schema, undefined);
+  // A number or boolean where only a string fits is written back as its own text (lossless: 600 -> "600").
+  if (typeof value === "number" || typeof value === "boolean") {
+    const types = schemaTypes(schema);
+    return types.has("string") && !matchesTypes(value, types) ? String(value) : value;
+  }
+  if (Array.isArray(value)) {
+    const items = isPlainObject(schema.items) ? (schema.items as JsonSchema) : undefined;
+    return items ? value.map((v) => coerceDeep(v, items, depth + 1)) : value;
+  }
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    const prop = propertySchema(schema, key);
+    out[key] = prop === undefined ? v : coerceDeep(v, prop, depth + 1);
+  }
+  return out;
+}

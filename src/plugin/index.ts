@@ -48,7 +48,9 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
     // The response line shows only the first nudge; an echo is worth its own line whatever came first.
     const echoed = options.debug ? summary.stripped.filter((s) => s.kind === "echoed-markup").length : 0;
     if (echoed > 0) log("info", `[dsml] echo-guard stripped=${echoed} (markup quoted from content the request gave the model; not executed)`);
-    if (sessionID && turn) retry.onReply(sessionID, turn, summary.recovered, summary.nudge);
+    // The correction names the parameter that did not fit its schema (the nudge is the first broken span's reason).
+    const parameter = summary.broken.find((b) => b.reason === summary.nudge)?.parameter;
+    if (sessionID && turn) retry.onReply(sessionID, turn, summary.recovered, summary.nudge, parameter);
   };
   const fallback = new WireFallback({
     enabled: options.responseFix.enabled,

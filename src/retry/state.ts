@@ -10,6 +10,8 @@ export interface PendingRetry {
   /** The turn (the user message it answers) whose reply had markup that could not be repaired. */
   messageID: string;
   reason: CorrectionReason;
+  /** For "invalid-arguments": the parameter whose value did not fit, named in the correction. */
+  parameter?: string;
 }
 
 /** A turn as the next request shows it: its user message, and that message's text. */
@@ -34,6 +36,7 @@ interface Budget {
 interface Broken {
   turn: string;
   reason: CorrectionReason;
+  parameter: string | undefined;
   correctionDelivered: boolean;
   wakeSent: boolean;
 }
@@ -83,7 +86,7 @@ export class RetryLedger {
   }
 
   /** An assistant reply for `turn` finished; `nudge` is why it needs correcting, or null when it does not. */
-  recordReply(sessionID: string, turn: string, nudge: CorrectionReason | null): void {
+  recordReply(sessionID: string, turn: string, nudge: CorrectionReason | null, parameter?: string): void {
     const entry = this.#sessions.get(sessionID);
     if (nudge === null && (!entry || entry.awaited.length + entry.wakeTimes.length === 0)) {
       // Nothing pending and nothing to bound: a clean session leaves nothing behind.
@@ -93,8 +96,10 @@ export class RetryLedger {
     const e = entry ?? this.#entry(sessionID);
     this.#noteTurn(e, { id: turn });
     if (nudge === null) e.broken = null;
-    else if (e.broken?.turn === turn) e.broken.reason = nudge;
-    else e.broken = { turn, reason: nudge, correctionDelivered: false, wakeSent: false };
+    else if (e.broken?.turn === turn) {
+      e.broken.reason = nudge;
+      e.broken.parameter = parameter;
+    } else e.broken = { turn, reason: nudge, parameter, correctionDelivered: false, wakeSent: false };
     this.#touch(sessionID, e);
   }
 
@@ -110,7 +115,7 @@ export class RetryLedger {
     budget.correction = true;
     broken.correctionDelivered = true;
     this.#touch(sessionID, entry);
-    return { messageID: broken.turn, reason: broken.reason };
+    return pendingOf(broken);
   }
 
   /**
@@ -133,7 +138,7 @@ export class RetryLedger {
     entry.awaited.push({ origin: this.#originOf(entry, broken.turn), text: undefined });
     if (entry.awaited.length > WAKES_PER_HOUR) entry.awaited.shift();
     this.#touch(sessionID, entry);
-    return { messageID: broken.turn, reason: broken.reason };
+    return pendingOf(broken);
   }
 
   /** The text of the wake just taken, by which its turn will be known. */
@@ -193,6 +198,12 @@ export class RetryLedger {
   }
 }
 
+function pendingOf(broken: Broken): PendingRetry {
+  const pending: PendingRetry = { messageID: broken.turn, reason: broken.reason };
+  if (broken.parameter !== undefined) pending.parameter = broken.parameter;
+  return pending;
+}
+
 function remember<V>(map: Map<string, V>, key: string, value: V): void {
   map.delete(key);
   map.set(key, value);
@@ -203,6 +214,7 @@ const CORRECTION_OPENINGS: Record<CorrectionReason, string> = {
   "broken-markup": "Your last reply contained tool-call markup written as text, and it was malformed, so it could not be executed.",
   "undeclared-tool": "Your last reply contained tool-call markup written as text for a tool that is not available, so it could not be executed.",
   "truncated-call": "Your last reply contained tool-call markup written as text that was cut off before the call was complete, so it could not be executed.",
+  "invalid-arguments": "Your last reply contained tool-call markup written as text whose arguments do not fit the tool's declared parameters, so it could not be executed.",
   "echoed-markup": "Your last reply repeated tool-call markup as text instead of making a call, so nothing was executed.",
   "unexecuted-call": "Your last reply wrote a tool call as text markup instead of making a call, so it was not executed.",
 };
@@ -210,8 +222,10 @@ const CORRECTION_OPENINGS: Record<CorrectionReason, string> = {
 const REISSUE_REQUEST =
   "If you still need a tool, call it again through the tool-calling interface, using only the tools you have been given. Never write tool calls as text markup.";
 
-export function correctionText(reason: CorrectionReason): string {
-  return `${CORRECTION_OPENINGS[reason]} ${REISSUE_REQUEST}`;
+/** `parameter`: for "invalid-arguments", the parameter to name (a schema name, never a value). */
+export function correctionText(reason: CorrectionReason, parameter?: string): string {
+  const named = reason === "invalid-arguments" && parameter !== undefined ? ` The parameter \`${parameter}\` does not match its declared type, allowed values or required fields.` : "";
+  return `${CORRECTION_OPENINGS[reason]}${named} ${REISSUE_REQUEST}`;
 }
 
 /** Deliberately bare: the correction already explains the problem, the wake only restarts the turn. */

@@ -15,11 +15,12 @@ const HAND_OFF = "hand-off" as const;
 
 /**
  * What a `<tool_call>` body has proved to be so far (O01-O03, C01): "await-tag" wants a tag next,
- * "json" a complete Hermes object that only its closer may follow, "name" a GLM tool name that
+ * "json" a complete Hermes object that only its closer may follow, "bad-json" a Hermes object that
+ * went wrong at a `<` (the call was cut off and closed: only the closer may follow, for a nudge), "name" a GLM tool name that
  * wants `<arg_key>` or the closer; GLM then alternates one-word keys and free values ("glm-*"),
  * Qwen3-Coder waits for `</function>`, the XML costume for the wrapper's closer.
  */
-type ToolCallBody = "await-tag" | "json" | "name" | "function" | "function-inner" | "xml" | "glm-key" | "glm-value-next" | "glm-value" | "glm-pair-next";
+type ToolCallBody = "await-tag" | "json" | "bad-json" | "name" | "function" | "function-inner" | "xml" | "glm-key" | "glm-value-next" | "glm-value" | "glm-pair-next";
 const NAME_LIMIT = 64;
 
 const isSpaceCode = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
@@ -51,6 +52,11 @@ export class Candidate {
   /** DSML: inside a sentinel parameter's value, and how deep the plain tags written in it nest. */
   private inValue = false;
   private plainDepth = 0;
+  /** Quoted blocks (quoteIndent > 0): the last offset looked at, the current line's column and blankness, the line before. */
+  private quoteSeen = -1;
+  private quoteCol = 0;
+  private quoteLineBlank = false;
+  private quoteBlankBefore = false;
 
   constructor(
     /** The engine's held text, where this candidate's span is read back from (the engine stores it). */
@@ -60,6 +66,8 @@ export class Candidate {
     readonly root: Root,
     /** The block opener (or true for a legacy section) this candidate continues, if any. */
     readonly enclosing: Tag | true | null = null,
+    /** The opener's indentation when it opened an indented line (DocContext.quoteIndent); 0 otherwise. */
+    private readonly quoteIndent = 0,
   ) {
     this.scanFrom = start + opener.end;
     if (root === "mistral") this.named = new MistralState(start + opener.end, opener.name === "residue");
@@ -101,6 +109,7 @@ export class Candidate {
         i++;
         continue;
       }
+      if (this.quoteIndent > 0 && this.quoteEnds(c, base + i)) return { kind: "abandon", at: base + i };
       if (this.named) {
         const step = this.named.step(c, base + i);
         if (step !== HAND_OFF) {
@@ -134,6 +143,31 @@ export class Candidate {
     }
     this.scanFrom = base + s.length;
     return MORE;
+  }
+
+  /**
+   * A block quoted with an indent (a bug report pasting a leak between paragraphs) ends at a blank
+   * line followed by a line indented less than its opener: what follows is the writer's prose, so
+   * the markup never completes from a closer or an invoke the prose happens to write. The quote
+   * becomes text and the rest is scanned again. Each offset is looked at once (a re-read carry is skipped).
+   */
+  private quoteEnds(c: number, at: number): boolean {
+    if (at <= this.quoteSeen) return false;
+    this.quoteSeen = at;
+    if (c === 0x0a) {
+      this.quoteBlankBefore = this.quoteLineBlank;
+      this.quoteLineBlank = true;
+      this.quoteCol = 0;
+      return false;
+    }
+    if (!this.quoteLineBlank || c === 0x0d) return false;
+    if (c === 0x20) this.quoteCol++;
+    else if (c === 0x09) this.quoteCol = (this.quoteCol & ~3) + 4;
+    else {
+      this.quoteLineBlank = false;
+      return this.quoteBlankBefore && this.quoteCol < this.quoteIndent;
+    }
+    return false;
   }
 
   private onContent(c: number, at: number): Step | null {
@@ -259,6 +293,7 @@ export class Candidate {
         if (tag.family === "costume" && tag.closing && tag.name === "arg_value") this.toolCall = "glm-pair-next";
         return null;
       case "json":
+      case "bad-json":
         return abandon;
       case "function-inner":
         // Qwen3-Coder: right after `<function=NAME>` comes a parameter or the function's closer.
@@ -438,6 +473,7 @@ class MistralState implements CharState {
   }
 
   step(c: number, at: number): Step | null {
+    // For the residue `from` is the candidate's own start: the engine's progress guarantee (spanEnd) releases its first character.
     const abandon: Step = { kind: "abandon", at: this.from };
     switch (this.phase) {
       case "start":
@@ -518,7 +554,12 @@ class ToolCallStart implements CharState {
       case "json": {
         // Cut where the JSON went wrong: what came before it is released without a second scan.
         const r = this.json.step(c);
-        if (r === "bad") return { kind: "abandon", at };
+        if (r === "bad") {
+          // A `<` outside any JSON string may be the wrapper's closer after a call cut off mid-JSON: the tag scanner decides.
+          if (c !== 0x3c) return { kind: "abandon", at };
+          this.body = "bad-json";
+          return HAND_OFF;
+        }
         if (r === "done") {
           this.phase = "after-json";
           this.body = "json";

@@ -1,14 +1,16 @@
 /**
- * The calls in content the request gave the model, read by the same engine that reads replies,
- * with every tolerance and every dialect on and no documentation context: a call quoted in a file
- * is given whatever spelling, layout or fence it came in. The echo guard compares calls, not bytes.
+ * The echo guard's entry point (createEchoGuard, deciding by src/stream/echo-search.ts), and the
+ * former stateful reader of given content (findGivenCalls): the calls in it, read by the engine
+ * that reads replies with every tolerance and dialect on. The reader no longer decides anything;
+ * the tests use it as an oracle (every call it finds, the search must find).
  */
 import { DIALECTS, type DialectSwitches } from "../grammar/dialects.ts";
 import type { Segment } from "../parse/segments.ts";
 import type { ParseOptionsInput, ToolSpec } from "../parse/types.ts";
 import { createRepairEngine } from "./engine.ts";
 import type { EchoGuard } from "./types.ts";
-import { createMarkupMatcher, normalizeForEcho } from "./echo.ts";
+import { normalizeForEcho } from "./echo.ts";
+import { createEchoSearch } from "./echo-search.ts";
 import { givenForms, mayHoldMarkup } from "./given-text.ts";
 
 const EVERY_DIALECT = Object.fromEntries(Object.keys(DIALECTS).map((id) => [id, true])) as DialectSwitches;
@@ -29,22 +31,19 @@ const MAX_ROUNDS = 8;
 const MAX_DEPTH = 64;
 
 /**
- * The guard handed to the engine as `isEchoed`. A call is a quote when the same call (tool and
- * canonical input) is in the given content, or, as a second net, when its markup occurs there
- * whitespace-normalized. Nothing is read until the first call is about to be recovered; then the
- * given content is read once per request, in work linear in its size.
+ * The guard handed to the engine as `isEchoed`: a call is a quote when the given content holds it
+ * next to tool-call markup (src/stream/echo-search.ts). Nothing is read until the first call is
+ * about to be recovered; then the given content is normalized once per request.
  */
 export function createEchoGuard(given: () => readonly string[]): EchoGuard {
-  let forms: string[] | null = null;
-  let calls: GivenCalls | null = null;
-  const readForms = () => (forms ??= given().flatMap(givenForms));
-  const markupGiven = createMarkupMatcher(readForms);
-  return (call) => {
-    calls ??= findGivenCalls(readForms(), [...call.tools.values()]);
-    if (!calls.complete || calls.keys.has(callKey(call.tool, call.input))) return true;
-    return markupGiven(call.markup);
-  };
+  return createEchoSearch(given);
 }
+
+/*
+ * The stateful reader below is no longer the guard's decision (decoys, line prefixes and glued
+ * costumes defeat a reader with state: issue 27). It stays as the oracle of the echo tests: every
+ * call it finds in given content, the search must find too.
+ */
 
 export interface GivenCalls {
   /** callKey() of every call found. */

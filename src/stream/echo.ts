@@ -1,8 +1,8 @@
 /**
- * The echo guard's byte net: markup whose whitespace-normalized text occurs in the given content.
- * The guard compares calls (src/stream/echo-calls.ts); this net also catches markup the parser
- * reads differently inside the given content than alone. Both sides are attacker-shaped text, so
- * the search is linear (KMP).
+ * Linear substring search (KMP) for the echo guard, whose both sides are attacker-shaped text:
+ * the failure table is shared with src/stream/echo-search.ts. createMarkupMatcher is the former
+ * byte net (whitespace-normalized markup occurring in the given content); the guard now searches
+ * the reply's markup in its own normalized haystack instead.
  */
 export function normalizeForEcho(text: string): string {
   return text.replace(/\s+/g, " ").trim();
@@ -59,7 +59,7 @@ export function occursIn(haystack: string, needle: string): boolean {
   return false;
 }
 
-function failureTable(needle: string): Int32Array {
+export function failureTable(needle: string): Int32Array {
   const fail = new Int32Array(needle.length);
   let k = 0;
   for (let i = 1; i < needle.length; i++) {

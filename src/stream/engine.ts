@@ -2,10 +2,11 @@ import { isLineStartCostume } from "../grammar/dialects.ts";
 import { isTriggerCode } from "../grammar/markers.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "../parse/dsml.ts";
+import { SchemaGate } from "../parse/schema-gate.ts";
 import { parseSpan } from "../parse/span.ts";
 import type { Segment } from "../parse/segments.ts";
 import { resolveParseOptions, type BrokenSpan, type NudgeReason, type StrippedSpan, type ToolSpec } from "../parse/types.ts";
-import { Candidate, type Root } from "./candidate.ts";
+import { Candidate, type Root, type Step } from "./candidate.ts";
 import { DocContext } from "./doc-context.ts";
 import { HeldText } from "./held-text.ts";
 import { QuoteBlindContext } from "./quote-blind.ts";
@@ -66,7 +67,7 @@ class Engine implements RepairEngine {
   constructor(options: EngineOptions) {
     const tools = new Map<string, ToolSpec>();
     for (const tool of options.tools) tools.set(tool.name, tool);
-    this.ctx = { tools, options: resolveParseOptions(options.parse) };
+    this.ctx = { tools, options: resolveParseOptions(options.parse), schemas: new SchemaGate() };
     const dialects = this.ctx.options.dialects;
     this.brackets = dialects.mistral || dialects.mistralResidue;
     this.isEchoed = options.isEchoed;
@@ -182,10 +183,10 @@ class Engine implements RepairEngine {
           this.pos = base + s.length;
           return;
         }
-        const cut = step.kind === "complete" ? step.end : step.at;
+        const cut = spanEnd(cand, step);
         // The rest is still in `s` unless the span ended inside an earlier delta.
         const rest = cut >= base ? null : cand.textFrom(cut) + s.slice(fedEnd);
-        if (step.kind === "complete") this.finish(cand, cut - cand.start, false);
+        if (step.kind === "complete" && cut === step.end) this.finish(cand, cut - cand.start, false);
         else this.releaseCandidate(cand, cut - cand.start, false);
         if (rest === null) {
           i = cut - base;
@@ -217,20 +218,19 @@ class Engine implements RepairEngine {
   private scanText(s: string, from: number, base: number, final: boolean): number {
     let emitFrom = from;
     const doc = this.doc;
-    const brackets = this.brackets;
     for (let j = from; j < s.length; ) {
       if (doc.midLine) {
         // The hot path: skip what can neither start a marker nor change documentation context.
         let k = j;
         for (; k < s.length; k++) {
           const b = s.charCodeAt(k);
-          if (b === 0x0a || b === 0x60 || b === 0x3c || b === 0x7c || b === 0xff5c || b === 0x2016 || (b === 0x5b && brackets)) break;
+          if (b < 0x80 ? STOP[b] === 1 : b === 0xff5c || b === 0x2016) break;
         }
         if (k === s.length) break;
         j = k;
       }
       const c = s.charCodeAt(j);
-      if (this.residueNames && isNameStart(c) && doc.atLineStart()) {
+      if (this.residueNames && isNameStart(c) && doc.atLineStart(c)) {
         const residue = this.residueAt(s, j, final);
         if (residue !== "no") {
           this.emitText(s, emitFrom, j, base);
@@ -238,7 +238,7 @@ class Engine implements RepairEngine {
           return j;
         }
       }
-      if ((isTriggerCode(c) || (c === 0x5b && this.brackets)) && !doc.inDoc()) {
+      if ((isTriggerCode(c) || (c === 0x5b && this.brackets)) && !doc.inDoc(c)) {
         const r = readTag(s, j, final);
         if (r === NEED_MORE) {
           this.emitText(s, emitFrom, j, base);
@@ -250,7 +250,7 @@ class Engine implements RepairEngine {
           emitFrom = j;
           const decision = this.decide(r);
           if (typeof decision === "object") {
-            this.cand = new Candidate(this.store, base + j, shift(r), decision.open, decision.enclosing ?? null);
+            this.cand = new Candidate(this.store, base + j, shift(r), decision.open, decision.enclosing ?? null, doc.quoteIndent(c));
             return j;
           }
           if (decision === "noise") {
@@ -385,6 +385,7 @@ class Engine implements RepairEngine {
     if (seg.kind === "broken") {
       const b: BrokenSpan = { span: [start, end], shape: seg.shape, reason: seg.reason, detail: seg.detail };
       if (seg.tool !== undefined) b.tool = seg.tool;
+      if (seg.parameter !== undefined) b.parameter = seg.parameter;
       this.broken.push(b);
     }
     this.releaseVisible(span.slice(seg.start, seg.end), start);
@@ -471,12 +472,17 @@ class Engine implements RepairEngine {
   }
 }
 
-/** What the hot path stops at (see scanText): newline, backtick, and every trigger character. */
-const SPECIAL = /[\n`<|\uFF5C\u2016[]/;
+/**
+ * What the hot path stops at (see scanText): line ends (LF and CR), every trigger character, and
+ * what changes documentation context mid-line: a backtick, `<`, `[`, `]`, `$`, a backslash (doc-inline.ts).
+ */
+const SPECIAL = /[\n\r`<|\uFF5C\u2016[\]$\\]/;
+const STOP = new Uint8Array(0x80);
+for (const c of "\n\r`<|[]$\\") STOP[c.charCodeAt(0)] = 1;
 
 /** Whether a delta may hold this character and still be let through by passesPlain(): SPECIAL's complement. */
 export function isPassableCode(c: number): boolean {
-  return c !== 0x0a && c !== 0x60 && c !== 0x3c && c !== 0x7c && c !== 0xff5c && c !== 0x2016 && c !== 0x5b;
+  return c < 0x80 ? STOP[c] === 0 : c !== 0xff5c && c !== 0x2016;
 }
 
 function hasContent(s: string, from: number, to: number): boolean {
@@ -485,6 +491,19 @@ function hasContent(s: string, from: number, to: number): boolean {
     if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return true;
   }
   return false;
+}
+
+/**
+ * The progress guarantee, kept here and nowhere else: a candidate never ends where it began, so
+ * every turn of process() moves at least one character past the candidate's start, and text mode
+ * (which only opens a candidate at or after that point) can never meet the same start twice. A
+ * candidate whose opener is 0 characters long (the O06 residue) and that proves not to be a call
+ * at its own first character releases that one character; a "complete" at its own start (no
+ * dialect produces one) is released the same way rather than made an empty call.
+ */
+function spanEnd(cand: Candidate, step: Exclude<Step, { kind: "more" }>): number {
+  const cut = step.kind === "complete" ? step.end : step.at;
+  return cut > cand.start ? cut : cand.start + 1;
 }
 
 /** The O06 residue has no tag of its own: the candidate starts at the tool name. */

@@ -33,7 +33,8 @@ export function mayHoldMarkup(text: string): boolean {
   return false;
 }
 
-const SIMPLE_ESCAPES: Record<string, string> = { n: "\n", r: "\r", t: "\t", b: "\b", f: "\f", '"': '"', "\\": "\\", "/": "/" };
+/** JSON's escapes, and `\'` (Python literals, LFM2's call lists): a quote the model read as `'`. */
+const SIMPLE_ESCAPES: Record<string, string> = { n: "\n", r: "\r", t: "\t", b: "\b", f: "\f", '"': '"', "'": "'", "\\": "\\", "/": "/" };
 
 /**
  * JSON string escapes decoded wherever they stand: which quotes delimit a string literal does not
@@ -107,7 +108,7 @@ function prefixLength(s: string, from: number, end: number): number {
 }
 
 /** Where a line-number gutter ends (`from` when there is none). */
-function gutterEnd(s: string, from: number, end: number): number {
+export function gutterEnd(s: string, from: number, end: number): number {
   let i = skipSpaces(s, from, end);
   if (s.startsWith("Line ", i)) i += 5;
   const digits = i;

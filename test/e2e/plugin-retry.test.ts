@@ -36,7 +36,7 @@ const TRUNCATED = "Checking.\n" + live(`<{D}invoke name="bash">\n<{D}parameter n
 /** Long enough for an idle wake to show up: it follows the session going idle within a second. */
 const QUIET_MS = 5_000;
 
-const ALL_CORRECTIONS = (["broken-markup", "undeclared-tool", "truncated-call", "echoed-markup"] as const).map(correctionText);
+const ALL_CORRECTIONS = (["broken-markup", "undeclared-tool", "truncated-call", "echoed-markup"] as const).map((reason) => correctionText(reason));
 
 let teardowns: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -242,6 +242,9 @@ export const fixtures: Fixture[] = [
   ]),
   ...plainMarkupInValues(),
   ...missingFormats(),
+  ...unreadArguments(),
+  ...schemaGate(),
+  ...quotedInProse(),
 ];
 
 /**
@@ -394,6 +397,122 @@ function dialectConformance(): Fixture[] {
     bad("O06.2", "mistral-truncated", `[TOOL_CALLS]bash[ARGS]{"command": "l`, "truncated-call", ["O06"]),
     bad("O07.2", "claude-xml-wrapper-truncated", `<function_calls>\n<invoke name="read">\n<parameter name="filePath">/a</parameter>\n</invoke>`, "truncated-call", ["O07"]),
     bad("L07.1", "legacy-call-without-separator", `${legacy("tool call begin")}bash{"command":"ls"}${legacy("tool call end")}`, "broken-markup", ["L07"]),
+  ];
+}
+
+/**
+ * Issue 29 item 1: a call never runs with arguments it could not read. Everything a call's body
+ * carried must have been read: a self-closing parameter holds its value in one attribute (read); a
+ * JSON call object holds its arguments under any one of arguments/parameters/args/input (read);
+ * markup or text beside the parameters, two argument keys, or keys that are neither break the call.
+ */
+function unreadArguments(): Fixture[] {
+  const invoke = (tool: string, body: string) => `<{D}tool_calls>\n<{D}invoke name="${tool}">\n${body}\n</{D}invoke>\n</{D}tool_calls>`;
+  const command = '<{D}parameter name="command" string="true">ls</{D}parameter>';
+  const hermes = (json: string) => `<tool_call>\n${json}\n</tool_call>`;
+  const verbose: FixtureCall = { tool: "list_sessions", input: { verbose: true }, shape: "O01" };
+  return [
+    ok("U29.1", "self-closing-invoke-as-parameter", invoke("bash", '<{D}invoke name="command" string="echo alpha" />'), [ls("P12", "echo alpha")]),
+    ok("U29.2", "self-closing-parameter-value-attribute", invoke("bash", '<{D}parameter name="command" value="echo alpha" />'), [ls("P12", "echo alpha")]),
+    ok("U29.3", "self-closing-beside-a-read-parameter", invoke("read", '<{D}parameter name="filePath" string="true">/a</{D}parameter>\n<{D}parameter name="limit" value="5"/>'), [
+      { tool: "read", input: { filePath: "/a", limit: 5 }, shape: "P12" },
+    ]),
+    bad("U29.4", "self-closing-parameter-without-value", invoke("list_sessions", '<{D}parameter name="verbose" string="true" />'), "broken-markup", ["I04"]),
+    bad("U29.5", "self-closing-parameter-inside-a-value", invoke("bash", '<{D}parameter name="command" string="true">ls <{D}parameter name="timeout" value="5" /></{D}parameter>'), "broken-markup", ["I04"]),
+    bad("U29.6", "dsml-element-that-is-no-parameter", invoke("bash", `${command}\n<{D}timeout>600</{D}timeout>`), "broken-markup", ["I04"]),
+    bad("U29.7", "text-beside-the-parameters", invoke("bash", `${command}\ntimeout: 600`), "broken-markup", ["I04"]),
+    bad("U29.8", "zero-argument-tool-with-unread-markup", invoke("list_sessions", "<verbose>true</verbose>"), "broken-markup", ["I04"]),
+    bad("U29.9", "claude-xml-text-beside-parameters", `<function_calls>\n<invoke name="read">\n<parameter name="filePath">/a</parameter>\nlimit: 5\n</invoke>\n</function_calls>`, "broken-markup", ["I04"]),
+    bad("U29.10", "qwen3-coder-text-beside-parameters", `<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\ntimeout 600\n</function>\n</tool_call>`, "broken-markup", ["O02"]),
+    bad("U29.11", "xml-execute-costume-with-unread-field", "<tool_call><tool_name>execute</tool_name><tool_args><language>sh</language><code>ls</code><cwd>/tmp</cwd></tool_args></tool_call>", "broken-markup", ["C01"]),
+    ok("U29.12", "hermes-args-key", hermes('{"name": "bash", "args": {"command": "ls -la"}}'), [ls("O01")]),
+    ok("U29.13", "hermes-args-key-zero-required", hermes('{"name": "list_sessions", "args": {"verbose": true}}'), [verbose]),
+    ok("U29.14", "hermes-input-key", hermes('{"name": "list_sessions", "input": {"verbose": "True"}}'), [verbose]),
+    ok("U29.15", "mistral-list-parameters-and-args-keys", '[TOOL_CALLS][{"name": "bash", "parameters": {"command": "ls"}}, {"name": "read", "args": {"filePath": "/a"}}]', [
+      ls("O06", "ls"), { tool: "read", input: { filePath: "/a" }, shape: "O06" },
+    ]),
+    ok("U29.16", "dsml-args-wrapper", block("tool_calls", [["bash", [["args", '{"command":"ls -la"}', "false"]]]]), [ls("I03")]),
+    bad("U29.17", "hermes-two-argument-keys", hermes('{"name": "bash", "args": {"command": "ls"}, "arguments": {"command": "pwd"}}'), "broken-markup", ["O01"]),
+    bad("U29.18", "hermes-flat-arguments", hermes('{"name": "list_sessions", "verbose": true}'), "broken-markup", ["O01"]),
+    bad("U29.19", "lfm2-json-unknown-key", '<|tool_call_start|>[{"name": "list_sessions", "argz": {"verbose": true}}]<|tool_call_end|>', "broken-markup", ["O08"]),
+    // Nudges: between LFM2's two exact tokens, a call list the reader cannot read is reported, not passed through silently.
+    bad("G29.1", "lfm2-positional-arguments", "<|tool_call_start|>[bash('ls')]<|tool_call_end|>", "broken-markup", ["O08"]),
+    bad("G29.2", "lfm2-list-missing-its-bracket", "<|tool_call_start|>[bash(command='ls')<|tool_call_end|>", "broken-markup", ["O08"]),
+    // ...and a Hermes call cut off mid-JSON that still wrote its closer is reported, when it names a declared tool.
+    bad("G29.3", "hermes-json-cut-off-then-closed", '<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}\n</tool_call>', "broken-markup", ["O01"]),
+    none("N29.6", "hermes-malformed-mention-of-undeclared-tool", 'Hermes wraps it as <tool_call>{"name": "my_tool"</tool_call> in the prompt.'),
+    none("N29.7", "hermes-malformed-json-in-inline-code", 'A cut-off call looks like `<tool_call>{"name": "bash"</tool_call>` in the log.'),
+    none("N29.5", "lfm2-tokens-around-prose", "LFM2 wraps <|tool_call_start|> a list <|tool_call_end|> in its template."),
+    // Hard negatives: the same markup as documentation stays text.
+    none("N29.1", "self-closing-parameter-in-fence", `${fence}\n${invoke("bash", '<{D}invoke name="command" string="echo alpha" />')}\n${fence}\n`),
+    none("N29.2", "hermes-args-key-in-inline-code", 'Some models write `<tool_call>{"name": "bash", "args": {"command": "ls"}}</tool_call>` instead.'),
+    none("N29.3", "flat-json-for-undeclared-tool-mid-line", 'Hermes wraps it as <tool_call>{"name": "my_tool", "x": 1}</tool_call> in the prompt.'),
+  ];
+}
+
+/**
+ * Issue 29 item 2: every recovered call is checked against its tool's declared JSON Schema (ajv):
+ * types, required, enums, nested items. Coercion that cannot invent ("42" -> 42, "True" -> true, a
+ * JSON array for an array parameter) is fine; anything else left is "invalid-arguments", no call.
+ */
+function schemaGate(): Fixture[] {
+  const todos = (value: string, hint = "false") => block("tool_calls", [["todowrite", [["todos", value, hint]]]]);
+  const hermes = (json: string) => `<tool_call>\n${json}\n</tool_call>`;
+  const todoCall = (todos: unknown[], shape = "D05"): FixtureCall => ({ tool: "todowrite", input: { todos }, shape });
+  return [
+    bad("V29.1", "elided-array-for-array-parameter", todos("[...]"), "invalid-arguments", ["D05"]),
+    bad("V29.2", "malformed-array-for-array-parameter", todos('[{"content": "a", "status": "pending"'), "invalid-arguments", ["D05"]),
+    bad("V29.3", "nested-enum-mismatch", todos('[{"content": "a", "status": "doing"}]'), "invalid-arguments", ["D05"]),
+    bad("V29.4", "nested-required-missing", todos('[{"content": "a"}]'), "invalid-arguments", ["D05"]),
+    bad("V29.5", "number-parameter-given-a-word", block("tool_calls", [["read", [["filePath", "/a"], ["limit", "all", "false"]]]]), "invalid-arguments", ["D05"]),
+    bad("V29.6", "hermes-boolean-given-a-word", hermes('{"name": "edit", "arguments": {"filePath": "a", "oldString": "x", "newString": "y", "replaceAll": "sometimes"}}'), "invalid-arguments", ["O01"]),
+    bad("V29.7", "glm-number-given-a-word", "<tool_call>read\n<arg_key>filePath</arg_key>\n<arg_value>/a</arg_value>\n<arg_key>offset</arg_key>\n<arg_value>ten</arg_value>\n</tool_call>", "invalid-arguments", ["O03"]),
+    bad("V29.8", "legacy-string-given-an-object", `${legacy("tool calls begin")}${legacy("tool call begin")}bash${legacy("tool sep")}{"command":{"run":"ls"}}${legacy("tool call end")}${legacy("tool calls end")}`, "invalid-arguments", ["L02"]),
+    // Coercions that fix, not invent: the call runs with typed values.
+    ok("V29.9", "python-true-in-json-arguments", hermes('{"name": "edit", "arguments": {"filePath": "a", "oldString": "x", "newString": "y", "replaceAll": "True"}}'), [
+      { tool: "edit", input: { filePath: "a", oldString: "x", newString: "y", replaceAll: true }, shape: "O01" },
+    ]),
+    ok("V29.10", "numeric-strings-in-json-arguments", hermes('{"name": "read", "arguments": {"filePath": "/a", "offset": "42", "limit": "5"}}'), [
+      { tool: "read", input: { filePath: "/a", offset: 42, limit: 5 }, shape: "O01" },
+    ]),
+    ok("V29.11", "nested-items-that-fit", todos('[{"content": "a", "status": "in_progress"}, {"content": "b", "status": "completed"}]'), [
+      todoCall([{ content: "a", status: "in_progress" }, { content: "b", status: "completed" }]),
+    ]),
+    ok("V29.12", "array-parameter-written-without-type-hint", todos('[{"content": "a", "status": "pending"}]', "true"), [todoCall([{ content: "a", status: "pending" }], "D02")]),
+    // Hard negative: the same mismatching call as documentation is text, not a nudge.
+    none("N29.4", "elided-array-in-fence", `${fence}\n${todos("[...]")}\n${fence}\n`),
+  ];
+}
+
+/**
+ * Issue 29 item 3: a bug report that quotes a leaked block between prose paragraphs. The structural
+ * gate holds: a quoted block that is incomplete as a call never runs, whatever closer or invoke a
+ * later paragraph happens to write. Indented quotes end at the dedented paragraph (the candidate is
+ * released there, so a closer the prose writes is only a stray marker); unindented ones are refused
+ * by the unread-body rule (the prose sits between the parameters and the closer). A complete call
+ * elsewhere still runs.
+ */
+function quotedInProse(): Fixture[] {
+  const quoted = (indent: string, command: string, paramCloser = true) =>
+    `${indent}<{D}invoke name="bash">\n${indent}<{D}parameter name="command" string="true">${command}${paramCloser ? "</{D}parameter>" : ""}\n`;
+  const report = (block: string, after: string) => `I hit this with the model:\n\n${block}\nAny idea why?${after}`;
+  const wrapped = (indent: string, paramCloser = true) => `${indent}<{D}tool_calls>\n${quoted(indent, "rm -rf build", paramCloser)}`;
+  const claude = (indent: string) => `${indent}<function_calls>\n${indent}<invoke name="bash">\n${indent}<parameter name="command">rm -rf build</parameter>\n`;
+  const realCall = `\n\n${canonical}`;
+  return [
+    // two-space indent: the quote ends at the dedented paragraph
+    none("Q29.1", "quoted-block-without-invoke-closer", report(wrapped("  "), "\n")),
+    bad("Q29.2", "quoted-block-then-closer-named-in-prose", report(quoted("  ", "rm -rf build"), " It should end with </{D}invoke> there.\n"), "broken-markup", ["D08"]),
+    bad("Q29.3", "quoted-block-then-block-closer-in-prose", report(wrapped("  "), " It should end with </{D}tool_calls> there.\n"), "broken-markup", ["D08"]),
+    bad("Q29.4", "quoted-value-then-closers-in-prose", report(quoted("  ", "rm -rf build", false), " The </{D}parameter></{D}invoke> were missing.\n"), "broken-markup", ["D08", "D08"]),
+    none("Q29.5", "quoted-claude-xml-then-closer-in-prose", report(claude("  "), " Then </invoke></function_calls> closed it.\n")),
+    ok("Q29.6", "quoted-block-then-a-real-call", report(wrapped("  "), realCall), [ls("D02")], report(wrapped("  "), "\n\n")),
+    ok("Q29.7", "quoted-unclosed-value-then-a-real-call", report(wrapped("  ", false), realCall), [ls("D02")], report(wrapped("  ", false), "\n\n")),
+    // no indent: the prose is unread body text, so the call is broken (and the real call after it still runs)
+    bad("Q29.8", "unindented-block-then-closer-named-in-prose", report(quoted("", "rm -rf build"), " It should end with </{D}invoke> there.\n"), "broken-markup", ["I04"]),
+    bad("Q29.9", "unindented-block-then-block-closer-in-prose", report(wrapped(""), " It should end with </{D}tool_calls> there.\n"), "broken-markup", ["I04"]),
+    bad("Q29.10", "unindented-claude-xml-then-closer-in-prose", report(claude(""), " Then </invoke></function_calls> closed it.\n"), "broken-markup", ["I04"]),
+    bad("Q29.11", "unindented-block-then-a-real-call", report(wrapped(""), realCall), "broken-markup", ["I04"], report(wrapped(""), "\n\n<{D}tool_calls>\n"), [ls("D02")]),
   ];
 }
 

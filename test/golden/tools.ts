@@ -11,7 +11,10 @@ export const fixtureTools: ToolSpec[] = [
   { name: "edit", parameters: obj({ filePath: str, oldString: str, newString: str, replaceAll: { type: "boolean" } }, ["filePath", "oldString", "newString"]) },
   { name: "write", parameters: obj({ filePath: str, content: str }, ["filePath", "content"]) },
   { name: "glob", parameters: obj({ pattern: str, path: str }, ["pattern"]) },
-  { name: "todowrite", parameters: obj({ todos: { type: "array", items: { type: "object" } } }, ["todos"]) },
+  {
+    name: "todowrite",
+    parameters: obj({ todos: { type: "array", items: obj({ content: str, status: { type: "string", enum: ["pending", "in_progress", "completed", "cancelled"] } }, ["content", "status"]) } }, ["todos"]),
+  },
   { name: "web_search", parameters: obj({ query: str }, ["query"]) },
   { name: "list_sessions", parameters: obj({ verbose: { type: "boolean" } }, []) },
 ];

@@ -48,9 +48,12 @@ export const id: string = plugin.id;
 repairMiddleware({ responseFix: { bufferLimit: "big" } });
 `;
 // Round 2 added three wires, the fallback, scope and the CLI's doctor: a budget, not a target; a jump
-// past it means something unintended got packed.
-const PACKED_BUDGET = 200 * 1024;
-const UNPACKED_BUDGET = 750 * 1024;
+// past it means something unintended got packed. Issue 29 (schema gate, unread-parameter rule, and
+// about 50 more golden rows in docs/PATTERNS.md, 15 KB of text) took the tarball from 204.7 to 214.7 KB;
+// issue 27 (the CommonMark tracker, the echo search, the request body reader, SECURITY.md's guard
+// sections) to 252.3 KB packed, 867 KB unpacked.
+const PACKED_BUDGET = 280 * 1024;
+const UNPACKED_BUDGET = 960 * 1024;
 
 interface PackResult {
   filename: string;
@@ -257,11 +260,11 @@ describe("the packed artifact", () => {
   );
 
   test(
-    "an offline install brings in exactly the runtime tree README lists (zod, fast-xml-parser and its own), no build or test tooling",
+    "an offline install brings in exactly the runtime tree README lists (zod, fast-xml-parser, ajv and their own), no build or test tooling",
     async () => {
       const { consumer, installed } = await prepare();
       const manifest = JSON.parse(readFileSync(path.join(installed, "package.json"), "utf8"));
-      expect(Object.keys(manifest.dependencies).sort()).toEqual(["fast-xml-parser", "zod"]);
+      expect(Object.keys(manifest.dependencies).sort()).toEqual(["ajv", "fast-xml-parser", "zod"]);
       expect(Object.keys(manifest.peerDependencies ?? {})).toEqual(["@opencode-ai/plugin"]);
       expect(manifest.peerDependenciesMeta["@opencode-ai/plugin"].optional).toBe(true);
 

@@ -21,10 +21,10 @@ test("README's runtime dependency tree equals the lockfile's, without versions (
   expect(body).toBe(renderRuntimeTree(undefined, undefined, { versions: false }));
 });
 
-test("the runtime tree holds only zod, fast-xml-parser and what they need", () => {
+test("the runtime tree holds only zod, fast-xml-parser, ajv and what they need", () => {
   const tree = renderRuntimeTree();
   const direct = tree.split("\n").filter((line) => /^[├└]── /.test(line)).map((line) => line.slice(4).replace(/@[^@]+$/, ""));
-  expect(direct).toEqual(["fast-xml-parser", "zod"]);
+  expect(direct).toEqual(["ajv", "fast-xml-parser", "zod"]);
 });
 
 const README = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
@@ -133,7 +133,7 @@ test("the entry README says `opencode plugin` writes holds the options package.j
 test("Verify documents every nudge reason and every debug line the plugin writes", () => {
   const verify = README.slice(README.indexOf("## Verify"), README.indexOf("## Troubleshooting"));
   // Adding a reason to NudgeReason without listing it here fails the type check.
-  const reasons = { "broken-markup": 1, "undeclared-tool": 1, "truncated-call": 1, "echoed-markup": 1 } satisfies Record<NudgeReason, 1>;
+  const reasons = { "broken-markup": 1, "undeclared-tool": 1, "truncated-call": 1, "echoed-markup": 1, "invalid-arguments": 1 } satisfies Record<NudgeReason, 1>;
   for (const reason of Object.keys(reasons)) expect(verify).toContain(`\`${reason}\``);
   for (const outcome of ["recovered=", "passthrough", "held-candidate-no-call", "shapes="]) expect(verify).toContain(`\`${outcome}`);
   const plugin = readFileSync(new URL("../../src/plugin/index.ts", import.meta.url), "utf8");

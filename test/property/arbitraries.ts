@@ -145,6 +145,15 @@ const markers = [
   "<execute_bash>\nls\n</execute_bash>",
   "<execute_ruby>",
   "</execute_ruby>",
+  // issue 29 items 1-3: self-closing parameters, argument-key aliases, unread body text, values that do not fit the schema
+  `<${D}invoke name="command" string="echo alpha" />`,
+  `<${D}parameter name="limit" value="5"/>`,
+  '<tool_call>\n{"name": "bash", "args": {"command": "ls"}}\n</tool_call>',
+  '<tool_call>\n{"name": "list_sessions", "verbose": true}\n</tool_call>',
+  `<${D}parameter name="todos" string="false">[...]</${D}parameter>`,
+  `<${D}invoke name="todowrite">\n<${D}parameter name="todos" string="false">[{"content":"a","status":"doing"}]</${D}parameter>\n</${D}invoke>`,
+  "timeout: 600\n",
+  "  <",
 ];
 
 const pick = (xs: string[]) => fc.constantFrom(...xs);

@@ -7,6 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { parse } from "../../src/stream/parse-text.ts";
+import { SchemaGate } from "../../src/parse/schema-gate.ts";
 import { createRepairEngine } from "../../src/stream/engine.ts";
 import { DIALECTS, type DialectId } from "../../src/grammar/dialects.ts";
 import type { ParseOptionsInput } from "../../src/parse/types.ts";
@@ -306,4 +307,55 @@ callsAndMentions("the structural gate for <tool_call> (issue 11)", toolCallDiale
 callsAndMentions("plain markup in DSML values, Mistral without [ARGS], LFM2 JSON lists (issue 11 items 7, 10)", newFormatCall, tokenMention, {
   calls: "complete calls after prose and back to back are all recovered, at any cuts",
   mention: "a token mentioned in prose stays text, and nothing is held once the sentence has moved past it",
+});
+
+describe("trust first (issue 29 items 1-3)", () => {
+  const tools = new Map(fixtureTools.map((t) => [t.name, t]));
+
+  test("every recovered call fits its tool's declared schema, at any cuts and options", () => {
+    const gate = new SchemaGate();
+    fc.assert(
+      fc.property(cutReply(anyReply), parseOptions, ({ input, cuts }, parse) => {
+        const run = feedCuts(input, cuts, fixtureTools, { parse });
+        for (const call of run.calls) {
+          const verdict = gate.check(tools.get(call.tool)!, call.input);
+          expect({ call: show(call), ok: verdict.ok }).toEqual({ call: show(call), ok: true });
+        }
+      }),
+      params(),
+    );
+  });
+
+  /** A bug report quoting a leaked block (indented) that lacks a closer, then prose that may name closers, then maybe a real call. */
+  const quotedReport = fc
+    .record({
+      indent: fc.constantFrom("  ", " ", "   "),
+      wrapper: fc.boolean(),
+      paramCloser: fc.boolean(),
+      claude: fc.boolean(),
+      after: fc.constantFrom("Any idea why?", `It should end with </${D}invoke> there.`, `The </${D}parameter> and </${D}invoke> were missing.`, `Then </${D}tool_calls> closed it.`, "Then </invoke></function_calls> closed it."),
+      real: fc.boolean(),
+    })
+    .map(({ indent, wrapper, paramCloser, claude, after, real }) => {
+      const p = claude ? "" : D;
+      const lines = [
+        ...(wrapper ? [claude ? "<function_calls>" : `<${p}tool_calls>`] : []),
+        `<${p}invoke name="bash">`,
+        `<${p}parameter name="command"${claude ? "" : ' string="true"'}>rm -rf quoted${paramCloser ? `</${p}parameter>` : ""}`,
+      ];
+      const realCall = real ? `\n\n<${D}tool_calls>\n<${D}invoke name="bash">\n<${D}parameter name="command" string="true">ls</${D}parameter>\n</${D}invoke>\n</${D}tool_calls>` : "";
+      return `I hit this with the model:\n\n${lines.map((l) => indent + l).join("\n")}\n\n${after}${realCall}\n`;
+    });
+
+  test("a quoted block that is incomplete as a call never runs, whatever later prose closes; a real call after it still does", () => {
+    fc.assert(
+      fc.property(quotedReport, fc.uniqueArray(fc.nat(), { maxLength: 30 }), (input, raw) => {
+        for (const cuts of [[], toCuts(input, raw, true)]) {
+          const run = feedCuts(input, cuts, fixtureTools);
+          expect(run.calls.map((c) => c.input.command)).toEqual(input.includes("\n\n<" + D + "tool_calls>") ? ["ls"] : []);
+        }
+      }),
+      params(300),
+    );
+  });
 });

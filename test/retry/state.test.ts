@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { NudgeReason } from "../../src/parse/types.ts";
+import { RetryController } from "../../src/plugin/retry-controller.ts";
 import { RetryLedger, correctionText, wakeText } from "../../src/retry/state.ts";
 
 describe("corrections", () => {
@@ -150,12 +151,12 @@ describe("memory bound", () => {
 });
 
 describe("texts", () => {
-  const reasons: NudgeReason[] = ["broken-markup", "undeclared-tool", "truncated-call", "echoed-markup"];
+  const reasons: NudgeReason[] = ["broken-markup", "undeclared-tool", "truncated-call", "echoed-markup", "invalid-arguments"];
   // DSML markers and the full-width/double bars and block characters DeepSeek's markup is built from.
   const markers = [/dsml/i, /\uFF5C/, /\u2016/, /\u2581/, /</, />/, /invoke/i, /function_calls/i];
 
   test("each reason has its own correction that asks for a re-issue through the tool-calling interface", () => {
-    const texts = reasons.map(correctionText);
+    const texts = reasons.map((reason) => correctionText(reason));
     expect(new Set(texts).size).toBe(reasons.length);
     for (const text of texts) {
       expect(text).toContain("tool-calling interface");
@@ -167,8 +168,34 @@ describe("texts", () => {
   });
 
   test("no text carries markup the model could imitate", () => {
-    for (const text of [...reasons.map(correctionText), wakeText()]) {
+    for (const text of [...reasons.map((reason) => correctionText(reason)), wakeText()]) {
       for (const marker of markers) expect(text).not.toMatch(marker);
+    }
+  });
+
+  test("invalid-arguments names the parameter that did not fit its schema, and only for that reason", () => {
+    const text = correctionText("invalid-arguments", "todos");
+    expect(text).toContain("declared parameters");
+    expect(text).toContain("`todos`");
+    expect(correctionText("invalid-arguments")).not.toContain("`");
+    expect(correctionText("broken-markup", "todos")).not.toContain("todos");
+  });
+
+  test("the ledger carries the parameter from the reply to the correction and the wake", () => {
+    const ledger = new RetryLedger();
+    ledger.recordReply("ses_a", "msg_1", "invalid-arguments", "todos");
+    expect(ledger.takeCorrection("ses_a")).toEqual({ messageID: "msg_1", reason: "invalid-arguments", parameter: "todos" });
+    expect(ledger.takeWake("ses_a")).toEqual({ messageID: "msg_1", reason: "invalid-arguments", parameter: "todos" });
+  });
+
+  test("the controller's correction (user and system channel) names the parameter", () => {
+    for (const channel of ["user", "system"] as const) {
+      const controller = new RetryController({ enabled: true, nudge: true, channel }, async () => {});
+      controller.onReply("ses_a", "msg_1", 0, "invalid-arguments", "todos");
+      const taken = controller.takeCorrectionFor("ses_a", { id: "msg_1" });
+      const text = channel === "user" ? taken?.userText : controller.takeSystemText("ses_a");
+      expect(text).toBe(correctionText("invalid-arguments", "todos"));
+      expect(text).toContain("`todos`");
     }
   });
 

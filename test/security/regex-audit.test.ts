@@ -47,7 +47,11 @@ const AUDITED: Audited[] = [
   { file: "src/parse/invoke-input.ts", literal: "/\\r?\\n$/", adversarial: () => `${"\n".repeat(N)}x` },
   { file: "src/parse/legacy.ts", literal: "/^functions\\.([\\w.-]+):\\d+$/", adversarial: () => `functions.${"a.".repeat(N / 2)}:1${"1".repeat(N / 2)}x` },
   { file: "src/stream/echo.ts", literal: "/\\s+/g", adversarial: () => `${" \t\n\r".repeat(N / 4)}x` },
-  { file: "src/stream/engine.ts", literal: "/[\\n`<|\\uFF5C\\u2016[]/", adversarial: () => `${"a".repeat(N)}<` },
+  { file: "src/stream/given-haystack.ts", literal: "/\\p{L}/u", adversarial: () => "\u00e9".repeat(N) },
+  { file: "src/stream/given-haystack.ts", literal: "/[\\p{L}\\p{N}]/u", adversarial: () => "\u0663".repeat(N) },
+  { file: "src/stream/given-haystack.ts", literal: "/\\r\\n|\\r|\\n/", adversarial: () => `${"\r".repeat(N)}\n` },
+  { file: "src/stream/given-haystack.ts", literal: "/\\s+/g", adversarial: () => `${" \t\n\r".repeat(N / 4)}x` },
+  { file: "src/stream/engine.ts", literal: "/[\\n\\r`<|\\uFF5C\\u2016[\\]$\\\\]/", adversarial: () => `${"a".repeat(N)}<` },
 ];
 
 const SHIPPED = ["src", "bin", "server.js"];

@@ -256,6 +256,8 @@ describe("static: src/ reaches no network or file-writing API", () => {
       "@ai-sdk/provider": ["LanguageModelV3", "LanguageModelV3CallOptions", "LanguageModelV3Content", "LanguageModelV3FinishReason", "LanguageModelV3GenerateResult", "LanguageModelV3Middleware", "LanguageModelV3Prompt", "LanguageModelV3StreamPart", "LanguageModelV3Text", "SharedV3ProviderMetadata"],
       "@opencode-ai/plugin": ["Config", "Hooks", "Plugin", "PluginInput", "PluginModule"],
       "@opencode-ai/sdk": ["Message", "Part"],
+      // The JSON-Schema validator of the schema gate (src/parse/schema-gate.ts): compiles and runs validators, no I/O.
+      ajv: ["ErrorObject", "ValidateFunction", "default"],
       "fast-xml-parser": ["XMLParser", "XMLValidator"],
       // Only `dsml-fix scan --sessions` (src/cli/session-store.ts), which runs `opencode db` with one SELECT.
       "node:child_process": ["spawn"],

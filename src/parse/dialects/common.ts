@@ -15,6 +15,40 @@ export function callOutcome(name: unknown, args: unknown, shape: string, ctx: Sp
   return checkedCall(tool, coerceObject(parsed.value, tool.parameters), shape);
 }
 
+/**
+ * The keys a JSON call object may hold its arguments under. Models write all four (`arguments` is
+ * OpenAI's and Hermes', `parameters` Llama's, `input` Anthropic's, `args` MiniMax's and many
+ * agents'); each is unambiguous alone, so any one of them is read. Two of them at once, or a key
+ * that is none of these nor the envelope's own, is content the reader cannot place: the call is
+ * broken rather than run with part of what the model wrote.
+ */
+export const ARGUMENT_KEYS = ["arguments", "parameters", "args", "input"] as const;
+const ENVELOPE_KEYS = new Set(["name", "id", "type"]);
+
+export type JsonCallRead =
+  | { kind: "call"; name: unknown; args: unknown; argumentsKey: string | null }
+  | { kind: "unread"; name: unknown; detail: string };
+
+/** Reads `{"name": ..., <one argument key>: ...}`, accounting for every key. */
+export function readJsonCall(entry: Record<string, unknown>): JsonCallRead {
+  const keys = Object.keys(entry);
+  const argumentKeys = keys.filter((k) => (ARGUMENT_KEYS as readonly string[]).includes(k));
+  const strangers = keys.filter((k) => !ENVELOPE_KEYS.has(k) && !(ARGUMENT_KEYS as readonly string[]).includes(k));
+  if (argumentKeys.length > 1) return { kind: "unread", name: entry.name, detail: `arguments under more than one key (${argumentKeys.join(", ")})` };
+  if (strangers.length > 0) return { kind: "unread", name: entry.name, detail: "the call object has keys that are neither its name nor its arguments" };
+  const key = argumentKeys[0] ?? null;
+  return { kind: "call", name: entry.name, args: key === null ? undefined : entry[key], argumentsKey: key };
+}
+
+/** callOutcome for a JSON call object (Hermes, a Mistral or LFM2 list entry), with every key accounted for. */
+export function jsonCallOutcome(entry: Record<string, unknown>, shape: string, ctx: SpanContext): UnitOutcome {
+  const read = readJsonCall(entry);
+  if (read.kind === "call") return callOutcome(read.name, read.args, shape, ctx);
+  const out: UnitOutcome = { kind: "broken", shape, reason: "broken-markup", detail: read.detail };
+  if (typeof read.name === "string" && read.name !== "") out.tool = read.name;
+  return out;
+}
+
 /** The first parameter the tool's schema requires that `input` lacks, or null. */
 export function missingRequired(tool: ToolSpec, input: Record<string, unknown>): string | null {
   const required = tool.parameters?.required;

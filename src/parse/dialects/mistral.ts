@@ -2,7 +2,7 @@ import type { Tag } from "../../grammar/tags.ts";
 import type { SpanContext } from "../dsml.ts";
 import type { Segment, UnitOutcome } from "../segments.ts";
 import { isPlainObject, parseJson } from "../values.ts";
-import { callOutcome, callsOverSpan, wholeSpan } from "./common.ts";
+import { callOutcome, callsOverSpan, jsonCallOutcome, wholeSpan } from "./common.ts";
 
 /**
  * O06 Mistral: `[TOOL_CALLS]NAME[ARGS]{json}`, the newest tokenizers' `[TOOL_CALLS]NAME{json}`, the
@@ -15,7 +15,7 @@ export function parseMistralSpan(span: string, opener: Tag, ctx: SpanContext): S
     const parsed = parseJson(body);
     if (!parsed.ok || !Array.isArray(parsed.value)) return wholeSpan(span.length, { kind: "foreign" });
     const outcomes: UnitOutcome[] = parsed.value.map((entry) =>
-      isPlainObject(entry) ? callOutcome(entry.name, entry.arguments ?? entry.parameters, "O06", ctx) : { kind: "foreign" },
+      isPlainObject(entry) ? jsonCallOutcome(entry, "O06", ctx) : { kind: "foreign" },
     );
     return callsOverSpan(span.length, outcomes, "O06");
   }

@@ -14,12 +14,17 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
   let closed = false;
   let open: { key: string; start: number } | null = null;
   const pairs: [string, string][] = [];
+  /** Text between parameters (after a closer, before the next opener) that no parameter read. */
+  let unread = false;
+  let outsideFrom = -1;
   const endParam = (at: number) => {
     if (open) pairs.push([open.key, trimLayoutNewlines(span.slice(open.start, at))]);
     open = null;
   };
   for (const tag of tagsOf(span.slice(0, to), from)) {
-    if (tag.family !== "naked" || closed) continue;
+    if (closed) continue;
+    if (name !== null && open === null && outsideFrom >= 0 && span.slice(outsideFrom, tag.start).trim() !== "") unread = true;
+    if (tag.family !== "naked") continue;
     if (tag.role === "function") {
       if (!tag.closing && name === null) name = tag.attrs.name ?? null;
       else if (tag.closing && name !== null) {
@@ -31,12 +36,15 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
         endParam(tag.start);
         open = { key: tag.attrs.name ?? "", start: tag.end };
       } else endParam(tag.start);
-    }
+    } else if (name !== null && open === null) unread = true;
+    outsideFrom = tag.end;
   }
   if (name === null) return wholeSpan(span.length, { kind: "foreign" });
   if (!closed) {
     if (!closedByWrapper) return wholeSpan(span.length, truncatedCall("O02", name));
+    if (open === null && outsideFrom >= 0 && span.slice(outsideFrom, to).trim() !== "") unread = true;
     endParam(to);
   }
+  if (unread) return wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail: "text or markup outside every parameter", tool: name });
   return wholeSpan(span.length, textArgsOutcome(name, pairs, "O02", ctx));
 }

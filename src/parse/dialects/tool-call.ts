@@ -2,7 +2,7 @@ import type { Tag } from "../../grammar/tags.ts";
 import type { SpanContext } from "../dsml.ts";
 import { tagsOf, textSpan, type Segment } from "../segments.ts";
 import { isPlainObject, parseJson } from "../values.ts";
-import { callOutcome, element, textArgsOutcome, trimLayoutNewlines, truncatedCall, wholeSpan } from "./common.ts";
+import { element, jsonCallOutcome, readJsonCall, textArgsOutcome, trimLayoutNewlines, truncatedCall, wholeSpan } from "./common.ts";
 import { parseQwenFunctions } from "./qwen.ts";
 
 /** A GLM tool name as the body's first word (what the engine's name phase accepts), or undefined. */
@@ -30,14 +30,22 @@ export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, t
   if (trimmed.startsWith("{")) {
     if (!dialects.hermes) return textSpan(span.length);
     const parsed = parseJson(trimmed);
-    if (!parsed.ok) return truncated ? whole(truncatedCall("O01")) : textSpan(span.length);
+    if (!parsed.ok) {
+      if (truncated) return whole(truncatedCall("O01"));
+      // Closed by its own closer after JSON that went wrong (a call cut off mid-JSON): a nudge when it names a declared tool.
+      const named = closer ? declaredNameIn(trimmed, ctx) : undefined;
+      return named === undefined ? textSpan(span.length) : whole({ kind: "broken", shape: "O01", reason: "broken-markup", detail: "the call's JSON is malformed", tool: named });
+    }
     if (!isPlainObject(parsed.value)) return textSpan(span.length);
-    const { name, arguments: args, parameters } = parsed.value as { name?: unknown; arguments?: unknown; parameters?: unknown };
+    const name = parsed.value.name;
     if (typeof name !== "string") return textSpan(span.length);
+    const read = readJsonCall(parsed.value);
     // `{"name": X}` alone is how prose shows the format; it is a call only for a declared tool that needs nothing.
     const tool = ctx.tools.get(name);
-    if (args === undefined && parameters === undefined && (!tool || tool.parameters?.required?.length)) return textSpan(span.length);
-    return whole(callOutcome(name, args ?? parameters, "O01", ctx));
+    // Keys it cannot place make a declared tool's call broken; for an undeclared name they are prose, as before.
+    const mention = read.kind === "call" ? read.argumentsKey === null && (!tool || tool.parameters?.required?.length) : !tool;
+    if (mention) return textSpan(span.length);
+    return whole(jsonCallOutcome(parsed.value, "O01", ctx));
   }
   if (trimmed.startsWith("<function=")) {
     return dialects.qwen3coder ? parseQwenFunctions(span, opener.end, bodyEnd, ctx, closer !== undefined) : textSpan(span.length);
@@ -55,6 +63,12 @@ export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, t
   }
   if (truncated || !ctx.options.codeCostumes) return textSpan(span.length);
   return xmlCostume(span);
+}
+
+/** The first declared tool whose quoted name the text holds (`"bash"`), or undefined. */
+function declaredNameIn(text: string, ctx: SpanContext): string | undefined {
+  for (const name of ctx.tools.keys()) if (text.includes(`"${name}"`)) return name;
+  return undefined;
 }
 
 function glmPairs(body: string, name: string, ctx: SpanContext): Parameters<typeof wholeSpan>[1] {

@@ -1,0 +1,213 @@
+/**
+ * The echo guard's decision, from the side of the reply: a call the reply would execute is a
+ * quote when the given content holds that call, i.e. every one of its string argument values
+ * (normalized like the given content, src/stream/given-haystack.ts) occurs there as a whole token
+ * next to tool-call markup of any dialect. No reader with state walks the given content, so
+ * nothing placed before a quote (an unclosed string or attribute, a line prefix, a word glued to
+ * a costume) can hide it; and a text that names the same command without markup never stops it.
+ *
+ * "Next to" is a window around a markup position: BASE_WINDOW for attributes and a tool name,
+ * plus, per argument, its key, twice its value and PER_FIELD, the room a quote of this very call
+ * can put between one value and the markup (a JSON call's later fields sit after its earlier
+ * ones). Values without a letter or digit (".", "*", "/") are too common to be evidence; a call
+ * with no other string value is judged by its tool name next to markup. Numbers and booleans are
+ * not required (`True` and `true`, `"15"` and `15` are written differently for the same call).
+ *
+ * Work: the haystack is built once per request, the first time a call is about to be recovered.
+ * Each needle is searched with Knuth-Morris-Pratt only inside the windows around markup, so a
+ * text with little markup costs little per call; the characters scanned for one request are
+ * bounded (SCAN_FACTOR times the haystack plus SCAN_FLOOR), and past that bound every further
+ * call is treated as given: a hostile request can only stop calls, never make one run.
+ */
+import { COSTUME_DESCRIPTIONS, heredocCode } from "../parse/costume.ts";
+import { failureTable } from "./echo.ts";
+import { buildGivenHaystack, isAlnumAt, isLetterAt, needleForms, type GivenHaystack } from "./given-haystack.ts";
+import type { EchoQuery } from "./types.ts";
+
+const BASE_WINDOW = 64;
+const PER_FIELD = 16;
+/** The longest markup token markupAt() reports: a value after it is measured from its start. */
+const MAX_TOKEN = 48;
+/** The reply's own markup is a second net: markup shorter than this is too generic to call an echo. */
+const MIN_MARKUP = 8;
+const SCAN_FACTOR = 16;
+const SCAN_FLOOR = 4_000_000;
+/** Arguments nest; deeper than this, or past this many leaves, they are not walked (fewer needles: only more echoes). */
+const MAX_DEPTH = 64;
+const MAX_LEAVES = 4096;
+const MEMO_LIMIT = 256;
+
+/** How a needle's first character must be delimited in the haystack. */
+type Lead = "alnum" | "letter" | "none";
+
+export interface EchoSearch {
+  (call: EchoQuery): boolean;
+  /** Characters scanned so far (tests measure work with it). */
+  scanned(): number;
+}
+
+export function createEchoSearch(given: () => readonly string[]): EchoSearch {
+  let hay: GivenHaystack | null = null;
+  let budget = 0;
+  let scanned = 0;
+  const memo = new Map<string, boolean>();
+
+  const found = (needle: string, lead: Lead, window: number): boolean => {
+    const key = `${window}\u0000${lead}\u0000${needle}`;
+    const known = memo.get(key);
+    if (known !== undefined) return known;
+    const cost = { scanned: 0 };
+    const result = occursNearMarkup(hay!, needle, lead, window, cost);
+    scanned += cost.scanned;
+    budget -= cost.scanned;
+    if (memo.size < MEMO_LIMIT) memo.set(key, result);
+    return result;
+  };
+  const valueGiven = (value: string, window: number): boolean => {
+    const forms = needleForms(value);
+    return found(forms.first, "alnum", window) || (forms.stripped !== null && found(forms.stripped, "letter", window));
+  };
+
+  const search = ((call: EchoQuery): boolean => {
+    if (hay === null) {
+      hay = buildGivenHaystack(given());
+      budget = SCAN_FACTOR * hay.text.length + SCAN_FLOOR;
+    }
+    if (hay.markup.length === 0) return false;
+    if (budget < 0) return true;
+    const evidence = evidenceOf(call.tool, call.input);
+    const valuesGiven =
+      evidence.values.length === 0 ? found(call.tool, "alnum", BASE_WINDOW + call.tool.length) : evidence.values.every((value) => valueGiven(value, evidence.window));
+    if (valuesGiven) return true;
+    const markup = needleForms(call.markup);
+    if (markup.first.length >= MIN_MARKUP && (found(markup.first, "none", BASE_WINDOW) || (markup.stripped !== null && found(markup.stripped, "none", BASE_WINDOW)))) return true;
+    return budget < 0;
+  }) as EchoSearch;
+  search.scanned = () => scanned;
+  return search;
+}
+
+interface Evidence {
+  /** String values with a letter or digit: each must be given. */
+  values: string[];
+  window: number;
+}
+
+/** The values a quote of this call must hold, and how far from its markup a quote can put them. */
+export function evidenceOf(tool: string, input: Record<string, unknown>): Evidence {
+  const values: string[] = [];
+  let span = tool.length;
+  const stack: { key: string; value: unknown; depth: number }[] = [{ key: "", value: input, depth: 0 }];
+  for (let leaves = 0; stack.length > 0 && leaves < MAX_LEAVES; ) {
+    const { key, value, depth } = stack.pop()!;
+    if (typeof value === "object" && value !== null) {
+      if (depth >= MAX_DEPTH) continue;
+      const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+      for (const [k, v] of entries) stack.push({ key: k, value: v, depth: depth + 1 });
+      continue;
+    }
+    leaves++;
+    if (typeof value !== "string") {
+      span += key.length + String(value).length + PER_FIELD;
+      continue;
+    }
+    const text = ourOwnPart(tool, key, depth, value);
+    if (text === null) continue;
+    span += key.length + 2 * text.length + PER_FIELD;
+    if (hasAlnum(text)) values.push(text);
+  }
+  return { values, window: BASE_WINDOW + span };
+}
+
+const OUR_DESCRIPTIONS = new Set(Object.values(COSTUME_DESCRIPTIONS));
+
+/**
+ * What of a value the model wrote: a code costume's bash call carries our heredoc around Python
+ * code and our description, neither of which a quote holds. null: nothing to look for.
+ */
+function ourOwnPart(tool: string, key: string, depth: number, value: string): string | null {
+  if (tool !== "bash" || depth !== 1) return value;
+  if (key === "description" && OUR_DESCRIPTIONS.has(value)) return null;
+  if (key === "command") return heredocCode(value) ?? value;
+  return value;
+}
+
+function hasAlnum(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (isAlnumAt(text, i)) return true;
+  return false;
+}
+
+/**
+ * Whether `needle` occurs in the haystack, delimited as `lead` says at its start and by a
+ * non-alphanumeric character after an alphanumeric end, within `window` of markup. Only the
+ * windows around markup are scanned (KMP, restarted per window); `cost.scanned` counts them.
+ */
+function occursNearMarkup(hay: GivenHaystack, needle: string, lead: Lead, window: number, cost: { scanned: number }): boolean {
+  const m = needle.length;
+  if (m === 0) return false;
+  const text = hay.text;
+  const marks = hay.markup;
+  const fail = failureTable(needle);
+  const reach = window + MAX_TOKEN + m;
+  const endsAlnum = isAlnumAt(needle, m - 1);
+  const startsAlnum = lead === "alnum" && isAlnumAt(needle, 0);
+  const first = needle[0]!;
+  // The next occurrence of the needle's first character: found by indexOf (native) while nothing is
+  // matched, and looked for again only once passed, so all windows together cost one pass.
+  let next = -1;
+  for (let t = 0; t < marks.length; ) {
+    // One window: the union of the reaches of consecutive markup positions that overlap.
+    const from = Math.max(0, marks[t]! - reach);
+    let to = Math.min(text.length, marks[t]! + reach);
+    while (++t < marks.length && marks[t]! - reach <= to) to = Math.min(text.length, marks[t]! + reach);
+    cost.scanned += to - from;
+    let k = 0;
+    for (let i = from; i < to; i++) {
+      if (k === 0) {
+        if (next < i) next = text.indexOf(first, i);
+        if (next < 0) return false;
+        if (next >= to) break;
+        i = next;
+      }
+      const c = text.charCodeAt(i);
+      while (k > 0 && c !== needle.charCodeAt(k)) k = fail[k - 1]!;
+      if (c === needle.charCodeAt(k)) k++;
+      if (k < m) continue;
+      const start = i + 1 - m;
+      k = fail[k - 1]!;
+      if (startsAlnum && start > 0 && isAlnumAt(text, start - 1)) continue;
+      if (lead === "letter" && start > 0 && isLetterAt(text, start - 1)) continue;
+      if (endsAlnum && i + 1 < text.length && isAlnumAt(text, i + 1)) continue;
+      if (nearMarkup(hay, start, i + 1, window, lead === "none")) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Whether the occurrence [start, end) stands where a quoted call puts a value: the nearest markup
+ * before it opens (`<parameter …>`, `<shell>`, `<tool_call>{…`) within `window`, or the nearest
+ * markup after it closes (`</tool_call>` after a JSON call's last fields) within `window`. Text
+ * after a closing tag or before an opener is prose next to a quote, not inside one. For the
+ * reply's own markup (`inside`), markup within the occurrence is enough.
+ */
+function nearMarkup(hay: GivenHaystack, start: number, end: number, window: number, inside: boolean): boolean {
+  const marks = hay.markup;
+  const before = firstAtOrAfter(marks, start) - 1;
+  if (before >= 0 && !hay.closes[before]! && start - marks[before]! <= window + MAX_TOKEN) return true;
+  const after = firstAtOrAfter(marks, end);
+  if (inside) return after > before + 1;
+  return after < marks.length && hay.closes[after]! && marks[after]! - end <= window;
+}
+
+/** Binary search: the index of the first markup position >= at. */
+function firstAtOrAfter(marks: readonly number[], at: number): number {
+  let lo = 0;
+  let hi = marks.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (marks[mid]! < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -1,0 +1,306 @@
+/**
+ * The given content as the echo guard searches it: every text the request gave the model, in the
+ * forms the model may have read it, normalized so that nothing placed around a quoted call can
+ * change how its values read, plus where tool-call markup of any dialect stands in it.
+ *
+ * Normalizing (the same for the given content and for a call's values, so both sides agree):
+ * - forms: as written, and with JSON string escapes decoded once and twice (a tool result that is
+ *   JSON, or JSON of JSON);
+ * - encodings the model decodes when it quotes: HTML character references (named ones for ASCII
+ *   punctuation and spaces, decimal and hex numeric ones, all with their `;`) and ASCII percent-
+ *   escapes (`%3C`); see docs/SECURITY.md for the encodings left out;
+ * - line prefixes: at the start of every line, a tool's line-number gutter (`12: `, `Line 12: `,
+ *   `path:12:`) and then the whole run of characters that are not letters (`+`, `-`, `#`, `//`,
+ *   ` * `, `> `, digits, bullets, box drawing). Not capped: a cap would let a value whose own lines
+ *   start with such characters read differently behind a prefix than alone;
+ * - layout: every run of whitespace is one space, line ends included.
+ *
+ * Markup is found by a local test at each `<`, `[` and bar, never by a reader with state, so no
+ * decoy before a quote (an unclosed string, attribute or tag) can hide the markup after it.
+ * Everything here is one pass per form, linear in the text.
+ */
+import { isBarCode } from "../grammar/markers.ts";
+import { isCallMarkupName } from "../grammar/dialects.ts";
+import { decodeJsonEscapes, gutterEnd, mayHoldMarkup } from "./given-text.ts";
+
+export interface GivenHaystack {
+  /** The normalized forms of every given text, separated by " \u0000 ". */
+  text: string;
+  /** Where call markup begins in `text`, ascending. */
+  markup: number[];
+  /** Per entry of `markup`: true for a closing tag or end token (`</shell>`, `<|tool_call_end|>`), false for an opener. */
+  closes: boolean[];
+}
+
+export const NO_MARKUP = 0;
+export const OPENS = 1;
+export const CLOSES = 2;
+type MarkupKind = typeof NO_MARKUP | typeof OPENS | typeof CLOSES;
+
+/** A JSON document inside a JSON string (a tool that returns JSON of another tool's JSON) is decoded twice. */
+const JSON_DEPTH = 2;
+const SEPARATOR = " \u0000 ";
+
+export function buildGivenHaystack(texts: readonly string[]): GivenHaystack {
+  const parts: string[] = [];
+  const found: Found = { markup: [], closes: [] };
+  let length = 0;
+  for (const text of texts) {
+    for (const form of jsonForms(text)) {
+      const decoded = decodeEncodings(form);
+      // A form without markup holds no quote; and a value is never "next to" another text's markup.
+      if (!mayHoldMarkup(decoded)) continue;
+      if (parts.length > 0) {
+        parts.push(SEPARATOR);
+        length += SEPARATOR.length;
+      }
+      const folded = foldLines(decoded, length, found);
+      parts.push(folded);
+      length += folded.length;
+    }
+  }
+  return { text: parts.join(""), ...found };
+}
+
+function jsonForms(text: string): string[] {
+  const forms = [text];
+  for (let depth = 0; depth < JSON_DEPTH; depth++) {
+    const next = decodeJsonEscapes(forms[forms.length - 1]!);
+    if (next === forms[forms.length - 1]) break;
+    forms.push(next);
+  }
+  return forms;
+}
+
+/**
+ * One value (or one markup span) as it must occur in the haystack. `first` keeps its first line
+ * whole: a value that starts in the middle of a given line kept its leading characters there;
+ * `stripped` loses them like every other line: a value that starts a given line lost them. Both
+ * normalized like the haystack; `stripped` is null when it is the same or empty.
+ */
+export function needleForms(value: string): { first: string; stripped: string | null } {
+  const lines = splitLines(decodeEncodings(value));
+  const rest = lines.slice(1).map((line) => line.slice(linePrefixEnd(line, 0, line.length)));
+  const first = collapseSpaces([lines[0]!, ...rest].join(" "));
+  const head = lines[0]!;
+  const stripped = collapseSpaces([head.slice(linePrefixEnd(head, 0, head.length)), ...rest].join(" "));
+  return { first, stripped: stripped !== first && stripped !== "" ? stripped : null };
+}
+
+function splitLines(text: string): string[] {
+  return text.split(/\r\n|\r|\n/);
+}
+
+export function collapseSpaces(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** Where a line's content begins: past a line-number gutter, then past every character that is not a letter. */
+function linePrefixEnd(s: string, from: number, end: number): number {
+  let i = gutterEnd(s, from, end);
+  while (i < end && !isLetterAt(s, i)) i += s.charCodeAt(i) >= 0xd800 && s.charCodeAt(i) <= 0xdbff ? 2 : 1;
+  return Math.min(i, end);
+}
+
+const LETTER = /\p{L}/u;
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
+export function isLetterAt(s: string, i: number): boolean {
+  const c = s.charCodeAt(i);
+  if (c < 0x80) return (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a;
+  return LETTER.test(String.fromCodePoint(s.codePointAt(i)!));
+}
+
+export function isAlnumAt(s: string, i: number): boolean {
+  const c = s.charCodeAt(i);
+  if (c < 0x80) return ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a) || (c >= 0x30 && c <= 0x39);
+  // A low surrogate belongs to the character before it.
+  const at = c >= 0xdc00 && c <= 0xdfff && i > 0 ? i - 1 : i;
+  return LETTER_OR_DIGIT.test(String.fromCodePoint(s.codePointAt(at)!));
+}
+
+function isSpaceCode(c: number): boolean {
+  if (c === 0x20 || (c >= 0x09 && c <= 0x0d)) return true;
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/**
+ * A form's lines with their prefixes removed, joined by single spaces, whitespace collapsed. The
+ * markup found in the form is appended to `markup` at its position in the result plus `offset`.
+ */
+interface Found {
+  markup: number[];
+  closes: boolean[];
+}
+
+function foldLines(text: string, offset: number, found: Found): string {
+  const note = (kind: MarkupKind, at: number) => {
+    if (kind === NO_MARKUP) return;
+    found.markup.push(at);
+    found.closes.push(kind === CLOSES);
+  };
+  const parts: string[] = [];
+  let length = 0;
+  let space = false;
+  for (let start = 0; start <= text.length; ) {
+    const end = lineEnd(text, start);
+    const kept = linePrefixEnd(text, start, end);
+    // Markup in the removed prefix (a `<shell>` that starts the line) stands where the content begins.
+    for (let i = start; i < kept; i++) note(markupAt(text, i, end), offset + length + (space && length > 0 ? 1 : 0));
+    space ||= kept > start;
+    let run = -1;
+    for (let i = kept; i <= end; i++) {
+      const c = i < end ? text.charCodeAt(i) : 0x20;
+      if (isSpaceCode(c)) {
+        if (run >= 0) {
+          parts.push(text.slice(run, i));
+          length += i - run;
+          run = -1;
+        }
+        space = true;
+        continue;
+      }
+      if (run < 0) {
+        if (space && length > 0) {
+          parts.push(" ");
+          length++;
+        }
+        space = false;
+        run = i;
+      }
+      if (c === 0x3c || c === 0x5b || isBarCode(c)) note(markupAt(text, i, end), offset + length + (i - run));
+    }
+    space = true;
+    if (end >= text.length) break;
+    start = end + (text.charCodeAt(end) === 0x0d && text.charCodeAt(end + 1) === 0x0a ? 2 : 1);
+  }
+  return parts.join("");
+}
+
+function lineEnd(text: string, from: number): number {
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x0a || c === 0x0d) return i;
+  }
+  return text.length;
+}
+
+const MAX_NAME = 40;
+
+/**
+ * The call markup that begins at `i`, if any: a tag whose name marks a call in some dialect
+ * (`<invoke`, `</tool_call`, `<shell`, `<function=`), a sentinel or special token (`<` then a bar
+ * then a word: DSML, DeepSeek's and Kimi's tokens), a sentinel whose `<` was lost (a bar then
+ * `DSML`), or Mistral's `[TOOL_CALLS]` / `[ARGS]`. Closing tags and end tokens (`</…`, a token
+ * whose words say `end`) CLOSE; the rest OPENS. Looks at most MAX_NAME characters.
+ */
+export function markupAt(s: string, i: number, end: number): MarkupKind {
+  const c = s.charCodeAt(i);
+  if (c === 0x5b) {
+    const word = s.slice(i + 1, Math.min(end, i + 12)).toUpperCase();
+    return word.startsWith("TOOL_CALLS") || word.startsWith("ARGS]") || word.startsWith("CALL_ID]") ? OPENS : NO_MARKUP;
+  }
+  if (isBarCode(c)) {
+    if (s.slice(i + 1, Math.min(end, i + 5)).toLowerCase() !== "dsml") return NO_MARKUP;
+    return i > 0 && s.charCodeAt(i - 1) === 0x2f ? CLOSES : OPENS;
+  }
+  if (c !== 0x3c) return NO_MARKUP;
+  let j = i + 1;
+  const slash = j < end && s.charCodeAt(j) === 0x2f;
+  if (slash) j++;
+  if (j < end && isBarCode(s.charCodeAt(j))) {
+    let k = j + 1;
+    while (k < end && k - j < 4 && (s.charCodeAt(k) === 0x20 || s.charCodeAt(k) === 0x2581)) k++;
+    if (k >= end || !isLetterAt(s, k)) return NO_MARKUP;
+    if (slash) return CLOSES;
+    const token = s.slice(k, Math.min(end, k + MAX_NAME));
+    const close = token.indexOf(">");
+    return (close < 0 ? token : token.slice(0, close)).toLowerCase().includes("end") ? CLOSES : OPENS;
+  }
+  let k = j;
+  while (k < end && k - j < MAX_NAME && isNameCode(s.charCodeAt(k))) k++;
+  if (k === j || !isCallMarkupName(s.slice(j, k))) return NO_MARKUP;
+  return slash ? CLOSES : OPENS;
+}
+
+function isNameCode(c: number): boolean {
+  return ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x3a || c === 0x2d;
+}
+
+// ---------------------------------------------------------------- encodings
+
+/** Named references for the characters markup and commands are written with; numeric ones cover the rest. */
+const NAMED: Record<string, string> = {
+  lt: "<", gt: ">", amp: "&", quot: '"', apos: "'", nbsp: " ", sol: "/", bsol: "\\", verbar: "|", vert: "|", VerticalLine: "|",
+  Vert: "\u2016", Verbar: "\u2016", lowbar: "_", equals: "=", colon: ":", semi: ";", comma: ",", period: ".", excl: "!",
+  quest: "?", num: "#", dollar: "$", percnt: "%", ast: "*", midast: "*", plus: "+", hyphen: "-", dash: "-", grave: "`",
+  lpar: "(", rpar: ")", lsqb: "[", rsqb: "]", lbrack: "[", rbrack: "]", lcub: "{", rcub: "}", lbrace: "{", rbrace: "}",
+  tilde: "~", Hat: "^", commat: "@", Tab: "\t", NewLine: "\n",
+};
+const MAX_REFERENCE = 16;
+
+/**
+ * HTML character references and ASCII percent-escapes decoded in one pass. Only references the
+ * table or a number names are decoded, and only with their `;`; a percent-escape only below 0x80
+ * (a multi-byte UTF-8 sequence is left as written). Anything else stays.
+ */
+export function decodeEncodings(text: string): string {
+  let out = "";
+  let from = 0;
+  // The next `&` and `%`, each found once by indexOf (native) and looked for again only once passed.
+  let amp = text.indexOf("&");
+  let pct = text.indexOf("%");
+  while (amp >= 0 || pct >= 0) {
+    const i = amp < 0 ? pct : pct < 0 ? amp : Math.min(amp, pct);
+    const decoded = i === amp ? reference(text, i) : percent(text, i);
+    const next = decoded === null ? i + 1 : i + decoded.length;
+    if (decoded !== null) {
+      out += text.slice(from, i) + decoded.text;
+      from = next;
+    }
+    if (amp >= 0 && amp < next) amp = text.indexOf("&", next);
+    if (pct >= 0 && pct < next) pct = text.indexOf("%", next);
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+function reference(s: string, at: number): { text: string; length: number } | null {
+  // Looked for only this far: indexOf(";") would scan to the next `;` from every `&`, quadratic in a text of `&`s.
+  let semi = at + 1;
+  while (semi < s.length && semi - at <= MAX_REFERENCE && s.charCodeAt(semi) !== 0x3b) semi++;
+  if (semi >= s.length || semi - at > MAX_REFERENCE || semi === at + 1) return null;
+  const body = s.slice(at + 1, semi);
+  let code: number;
+  if (body.charCodeAt(0) === 0x23) {
+    const hex = body.charCodeAt(1) === 0x78 || body.charCodeAt(1) === 0x58;
+    const digits = body.slice(hex ? 2 : 1);
+    if (digits === "" || !allDigits(digits, hex ? 16 : 10)) return null;
+    code = Number.parseInt(digits, hex ? 16 : 10);
+    if (!(code > 0 && code <= 0x10ffff) || (code >= 0xd800 && code <= 0xdfff)) return null;
+    return { text: String.fromCodePoint(code), length: semi - at + 1 };
+  }
+  const named = Object.prototype.hasOwnProperty.call(NAMED, body) ? NAMED[body] : undefined;
+  return named === undefined ? null : { text: named, length: semi - at + 1 };
+}
+
+function percent(s: string, at: number): { text: string; length: number } | null {
+  const hi = hexValue(s.charCodeAt(at + 1));
+  const lo = hexValue(s.charCodeAt(at + 2));
+  if (hi < 0 || lo < 0 || hi > 7) return null;
+  return { text: String.fromCharCode(hi * 16 + lo), length: 3 };
+}
+
+function allDigits(text: string, radix: number): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const v = hexValue(text.charCodeAt(i));
+    if (v < 0 || v >= radix) return false;
+  }
+  return true;
+}
+
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  const lower = c | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
+}
