@@ -8,11 +8,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, spyOn, te
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { jsonSchema, streamText, tool } from "ai";
+import { generateText, jsonSchema, streamText, tool } from "ai";
 import { REMOVED_NOTE } from "../../src/history/sanitize.ts";
 import { correctionText } from "../../src/retry/state.ts";
 import type { V2Message, V2ModelRef } from "../../src/plugin/v2/host-types.ts";
-import { MIDDLEWARE_MARK_HEADER } from "../../src/plugin/v2/http-repair.ts";
 import { block, live } from "../golden/notation.ts";
 import { callsIn, pathOf, requestBody, startFakeWires, type FakeWires, type Wire } from "./fake-wires.ts";
 import { loadLikeV2, resolveSubpath, StandInHost } from "./stand-in-host.ts";
@@ -171,12 +170,31 @@ describe("the AI SDK route: aisdk.hook(language) and the HTTP hooks together", (
       expect(calls).toEqual([["bash", { command: "npm test" }]]);
       expect(text).toBe(PROSE);
       expect(finish).toBe("tool-calls");
+      // One repair, by the HTTP hooks whenever they run (they know the session), else by the middleware.
       expect(responseLines()).toHaveLength(1);
-      // The mark telling the HTTP hooks "the middleware has this one" is removed by them; only a
-      // 2.x build that runs no HTTP hooks on this route (before PR #50487) lets it through.
-      expect(upstream.requests.at(-1)!.headers[MIDDLEWARE_MARK_HEADER]).toBe(route.language && !route.http ? "1" : undefined);
+      expect(responseLines()[0]).toStartWith(route.http ? "[dsml] response ses_1/" : "[dsml] response ?/?");
+      expect(Object.keys(upstream.requests.at(-1)!.headers).filter((h) => h.startsWith("x-dsml"))).toEqual([]);
     });
   }
+
+  test("both hooks, generate (JSON): one call, one repair", async () => {
+    const host = await hostWith({ providers: ["deepseek"], debug: true });
+    const provider = createOpenAICompatible({ name: "deepseek", baseURL: upstream.baseURL, apiKey: "k", fetch: host.nativeFetch("ses_1", DEEPSEEK) });
+    const event = await host.language({ model: { id: "deepseek-chat", providerID: "deepseek" }, sdk: provider, options: {}, language: provider.chatModel("deepseek-chat") });
+    const result = await generateText({ model: event.language as never, prompt: "run the tests", tools });
+    expect(result.toolCalls.map((c) => [c.toolName, c.input])).toEqual([["bash", { command: "npm test" }]]);
+    expect(responseLines()).toHaveLength(1);
+  });
+
+  test("both hooks: the HTTP path owns the call, so an unrepairable reply still gets its one wake", async () => {
+    script = () => UNDECLARED;
+    const host = await hostWith({ providers: ["deepseek"] });
+    await host.buildContext("ses_1", DEEPSEEK, [{ id: "msg_u1", role: "user", content: [{ type: "text", text: "clean up" }] }]);
+    const { calls } = await run(host, { language: true, http: true });
+    expect(calls).toEqual([]);
+    await host.goIdle("ses_1");
+    expect(host.prompts).toEqual([{ sessionID: "ses_1", text: "Continue.", delivery: "queue" }]);
+  });
 
   test("an out-of-scope model is not wrapped", async () => {
     const host = await hostWith({ providers: ["deepseek"] });

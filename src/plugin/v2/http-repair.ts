@@ -11,8 +11,11 @@ import { REQUEST_TAG_HEADER, type AdapterOptions } from "../../adapters/options.
 import { mayBeWire } from "../../adapters/wires.ts";
 import type { V2SessionHttpRequest, V2SessionHttpResponse } from "./host-types.ts";
 
-/** Set on a call the aisdk middleware repairs, so the HTTP hooks leave it alone (never twice). */
-export const MIDDLEWARE_MARK_HEADER = "x-dsml-fix-middleware";
+/**
+ * Set on every response these hooks took charge of (in-process only: it is added after the network),
+ * so the aisdk middleware on the same call steps aside and a call is never repaired twice.
+ */
+export const REPAIRED_HEADER = "x-dsml-fix-repaired";
 /** Carries one response from onResponse into the repairing fetch; never leaves the process. */
 const SLOT_HEADER = "x-dsml-fix-v2-slot";
 
@@ -47,17 +50,10 @@ export class HttpRepair {
     this.repairing = repairFetch(adapter, answer as typeof fetch);
   }
 
-  /** `http.request`: drop our middleware mark, or record what the request declared for the response. */
+  /** `http.request`: record what the request declared, for its response. */
   async onRequest(event: V2SessionHttpRequest): Promise<void> {
-    const request = event.request;
-    if (request.headers.has(MIDDLEWARE_MARK_HEADER)) {
-      const unmarked = new Request(request);
-      unmarked.headers.delete(MIDDLEWARE_MARK_HEADER);
-      event.request = unmarked;
-      return;
-    }
     const recorded = await this.record(event);
-    if (recorded) this.recorded.set(request, recorded);
+    if (recorded) this.recorded.set(event.request, recorded);
   }
 
   /** What a response needs from its request: the body and the tag; undefined when it is not ours. */
@@ -72,7 +68,7 @@ export class HttpRepair {
   /** `http.response`: the response the host goes on with, repaired when its request was recorded. */
   async onResponse(event: V2SessionHttpResponse): Promise<void> {
     // A host that hands this hook another Request object than http.request's: read it here if it still can be.
-    const recorded = this.recorded.get(event.request) ?? (event.request.headers.has(MIDDLEWARE_MARK_HEADER) ? undefined : await this.record(event));
+    const recorded = this.recorded.get(event.request) ?? (await this.record(event));
     if (!recorded) return;
     this.recorded.delete(event.request);
     const slot = String(++this.nextSlot);
@@ -81,9 +77,16 @@ export class HttpRepair {
     headers.set(REQUEST_TAG_HEADER, recorded.tag);
     headers.set(SLOT_HEADER, slot);
     try {
-      event.response = await this.repairing(event.request.url, { method: "POST", headers, body: recorded.body });
+      event.response = marked(await this.repairing(event.request.url, { method: "POST", headers, body: recorded.body }));
     } finally {
       this.slots.delete(slot);
     }
   }
+}
+
+/** The same response (body untouched) with REPAIRED_HEADER; a fetched Response's own headers are immutable. */
+function marked(response: Response): Response {
+  const headers = new Headers(response.headers);
+  headers.set(REPAIRED_HEADER, "1");
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }

@@ -3,6 +3,7 @@
 // anomalyco/opencode packages/plugin/src/promise/:
 //   live repair  session.hook("http.request" / "http.response")  session.ts @ 03545fd3
 //                aisdk.hook("language"), AI SDK route only        aisdk.ts   @ baf3a659
+//                (one repair per call: the middleware steps aside for a response the HTTP hooks marked)
 //   history      session.hook("context"): `messages`              session.ts @ 03545fd3
 //   correction   session.hook("context"): `system` or `messages`  session.ts @ 03545fd3
 //   idle wake    session.wait + session.prompt({ delivery: "queue" }) (SessionDomain, session.ts @ 03545fd3)
