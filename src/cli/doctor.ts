@@ -9,6 +9,7 @@ import { AUTO_SCOPE, EVERY_PROVIDER, isLeakProne, routeMode, servedNatively, typ
 import { startupReport } from "../plugin/startup.ts";
 import { configDirs, isObject, loadConfig, type ConfigFile } from "./opencode-config.ts";
 import { checkEntry, ourEntries, type PluginCheck } from "./plugin-check.ts";
+import { findV2, type V2Findings } from "./v2-config.ts";
 
 export interface RouteReport {
   provider: string;
@@ -30,6 +31,8 @@ export interface DoctorReport {
   routes: RouteReport[];
   startup: { line: string; warning?: string };
   problems: string[];
+  /** OpenCode 2 entries (`plugins`, plugin folders): which host each config is for. */
+  v2: V2Findings;
 }
 
 export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
@@ -40,7 +43,11 @@ export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
     return { ...checkEntry(entry, dirs.cache), optionProblems: problems, options };
   });
   const problems: string[] = [];
-  if (checks.length === 0) problems.push(`the plugin is not listed in any config file OpenCode reads for ${dir}: add "opencode-plugin-dsml-fix" (or the installed folder's path) to "plugin" (README, Install)`);
+  const v2 = findV2(files, [path.join(dir, ".opencode"), dirs.config]);
+  for (const file of v2.both) problems.push(`${file} lists the plugin under both "plugin" (OpenCode 1.18) and "plugins" (OpenCode 2): keep one; 1.18 drops "plugins" from a file it migrates, and OpenCode 2 loads a package listed twice twice`);
+  for (const entry of v2.entries) for (const problem of entry.optionProblems) problems.push(problem);
+  if (checks.length === 0 && v2.entries.some((e) => e.host === "OpenCode 2")) problems.push(`the plugin is listed for OpenCode 2 only ("plugins"); OpenCode 1.18 repairs nothing from that entry: for 1.18, add "opencode-plugin-dsml-fix" to "plugin" (README, Install)`);
+  else if (checks.length === 0 && v2.entries.length === 0) problems.push(`the plugin is not listed in any config file OpenCode reads for ${dir}: add "opencode-plugin-dsml-fix" (or the installed folder's path) to "plugin" (README, Install)`);
   if (checks.length > 1) problems.push(`the plugin is listed ${checks.length} times (${checks.map((c) => c.entry.spec).join(", ")}): OpenCode loads each one; keep one`);
   for (const check of checks) {
     for (const problem of check.problems) problems.push(`${check.entry.spec}: ${problem}`);
@@ -68,6 +75,7 @@ export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
     routes,
     startup,
     problems,
+    v2,
   };
 }
 
@@ -160,6 +168,7 @@ export function describeDoctor(report: DoctorReport): string[] {
     lines.push(entry.optionProblems.length === 0 ? "  options: valid" : "  options:");
     for (const problem of entry.optionProblems) lines.push(`    ${problem}`);
   }
+  for (const entry of report.v2.entries) lines.push(`plugin (${entry.host}): ${JSON.stringify(entry.spec)} in ${entry.source}`);
   lines.push(`providers: ${JSON.stringify(report.providers)}${report.plugin.listed ? "" : " (the default, once the plugin is listed)"}`);
   if (report.routes.length > 0) lines.push("models:");
   for (const route of report.routes) {

@@ -13,10 +13,11 @@ import { chainConfiguredFetches, readTag, registerRepair } from "./wiring.ts";
 export const PLUGIN_ID = "opencode-plugin-dsml-fix";
 
 /**
- * The OpenCode plugin. OpenCode 1.18 never routes sessions through the v2 `aisdk.language` hook,
- * and a classic module may not also export a v2 `setup`, so the live repair is the fetch adapter
- * behind `globalThis.fetch` (src/plugin/wiring.ts), acting on requests `chat.headers` tagged;
- * AI SDK apps use `opencode-plugin-dsml-fix/middleware`.
+ * The OpenCode 1.18 plugin. 1.18 never routes sessions through the v2 `aisdk.language` hook, so
+ * the live repair is the fetch adapter behind `globalThis.fetch` (src/plugin/wiring.ts), acting on
+ * requests `chat.headers` tagged; AI SDK apps use `opencode-plugin-dsml-fix/middleware`. A classic
+ * module may also carry a V2 `setup` (1.18.33 calls `server()` and ignores it: verified), which is
+ * what `exports["./server"]` does (src/plugin/two-hosts.ts); this root export stays without it.
  */
 /** The process whose `fetch` the plugin wires into: `globalThis` in OpenCode, a stand-in in tests. */
 export type ProcessScope = { fetch: typeof fetch; [key: symbol]: unknown };

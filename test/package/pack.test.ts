@@ -288,6 +288,20 @@ describe("the packed artifact", () => {
   );
 
   test(
+    "one module, two hosts: the packed ./server default-exports { id, server, setup } (OpenCode 2 and 1.18), the root export no setup",
+    async () => {
+      const { consumer } = await prepare();
+      const script = `const server = (await import("${NAME}/server")).default;
+const root = (await import("${NAME}")).default;
+const kinds = (o) => Object.fromEntries(Object.keys(o).sort().map((k) => [k, typeof o[k]]));
+console.log(JSON.stringify({ server: kinds(server), root: kinds(root) }));`;
+      const report = JSON.parse(ok(run("node", ["--input-type=module", "-e", script], consumer), "node two-hosts"));
+      expect(report).toEqual({ server: { id: "string", server: "function", setup: "function" }, root: { id: "string", server: "function" } });
+    },
+    LATER,
+  );
+
+  test(
     "Node 20: /middleware repairs a leak through the AI SDK's wrapLanguageModel, /fetch through repairFetch",
     async () => {
       const { consumer, installed } = await prepare();

@@ -253,7 +253,7 @@ describe("static: src/ reaches no network or file-writing API", () => {
   test("external modules are the parser libraries, type-only SDKs, and read-only node:fs, node:os, node:path", () => {
     const found = Object.fromEntries([...imports()].map(([spec, names]) => [spec, [...names].sort()]));
     expect(found).toEqual({
-      "@ai-sdk/provider": ["LanguageModelV3CallOptions", "LanguageModelV3Content", "LanguageModelV3FinishReason", "LanguageModelV3GenerateResult", "LanguageModelV3Middleware", "LanguageModelV3Prompt", "LanguageModelV3StreamPart", "LanguageModelV3Text", "SharedV3ProviderMetadata"],
+      "@ai-sdk/provider": ["LanguageModelV3", "LanguageModelV3CallOptions", "LanguageModelV3Content", "LanguageModelV3FinishReason", "LanguageModelV3GenerateResult", "LanguageModelV3Middleware", "LanguageModelV3Prompt", "LanguageModelV3StreamPart", "LanguageModelV3Text", "SharedV3ProviderMetadata"],
       "@opencode-ai/plugin": ["Config", "Hooks", "Plugin", "PluginInput", "PluginModule"],
       "@opencode-ai/sdk": ["Message", "Part"],
       // The JSON-Schema validator of the schema gate (src/parse/schema-gate.ts): compiles and runs validators, no I/O.
@@ -261,7 +261,7 @@ describe("static: src/ reaches no network or file-writing API", () => {
       "fast-xml-parser": ["XMLParser", "XMLValidator"],
       // Only `dsml-fix scan --sessions` (src/cli/session-store.ts), which runs `opencode db` with one SELECT.
       "node:child_process": ["spawn"],
-      "node:fs": ["accessSync", "constants", "existsSync", "readFileSync", "statSync"],
+      "node:fs": ["accessSync", "constants", "existsSync", "readFileSync", "readdirSync", "statSync"],
       "node:os": ["homedir"],
       "node:path": ["default"],
       "node:url": ["fileURLToPath", "pathToFileURL"],

@@ -1,0 +1,57 @@
+// History and correction on OpenCode 2's `session.hook("context")`, whose `messages` and `system`
+// the plugin may rewrite before the request is built (anomalyco/opencode
+// packages/plugin/src/promise/session.ts @ 03545fd3, SessionContext; message shape from
+// packages/ai/src/schema/messages.ts @ 2b33fbee). The stored session is never touched.
+import { sanitizeAssistantText } from "../../history/sanitize.ts";
+import type { ParseOptions } from "../../parse/types.ts";
+import type { TurnSeen } from "../../retry/state.ts";
+import type { V2Message } from "./host-types.ts";
+
+/** Rewrites leaked markup in replayed assistant text parts with the inline note, as on 1.18. */
+export function sanitizeContext(messages: V2Message[], options: Partial<ParseOptions>): { messages: number; parts: number } {
+  let touchedMessages = 0;
+  let touchedParts = 0;
+  messages.forEach((message, index) => {
+    if (message.role !== "assistant" || !Array.isArray(message.content)) return;
+    let touched = 0;
+    const content = message.content.map((part) => {
+      if (part.type !== "text" || typeof part.text !== "string") return part;
+      const result = sanitizeAssistantText(part.text, options);
+      if (result.removed === 0) return part;
+      touched++;
+      return { ...part, text: result.text };
+    });
+    if (touched === 0) return;
+    messages[index] = sameKind(message, { content });
+    touchedMessages++;
+    touchedParts += touched;
+  });
+  return { messages: touchedMessages, parts: touchedParts };
+}
+
+/** The user message the request answers: its id (or its position when the host gave none) and text. */
+export function lastUserTurn(messages: readonly V2Message[]): TurnSeen | undefined {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!;
+    if (message.role !== "user") continue;
+    const parts = Array.isArray(message.content) ? message.content : [];
+    const text = parts.filter((p) => p.type === "text" && typeof p.text === "string").map((p) => p.text).join("");
+    const users = messages.slice(0, index + 1).filter((m) => m.role === "user").length;
+    return { id: typeof message.id === "string" && message.id ? message.id : `user-${users}`, text };
+  }
+  return undefined;
+}
+
+/** The "user" retry channel: the correction as one more user turn at the end of this request only. */
+export function addCorrection(messages: V2Message[], text: string): void {
+  const last = [...messages].reverse().find((m) => m.role === "user");
+  const fields = { role: "user" as const, content: [{ type: "text", text }] };
+  messages.push(last ? sameKind(last, { ...fields, id: undefined }) : fields);
+}
+
+/** A copy that keeps the host's class (`LLM.Message` is a schema class), with some fields replaced. */
+function sameKind(message: V2Message, fields: Partial<V2Message>): V2Message {
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(message) as object) as V2Message, message, fields);
+  if (copy.id === undefined) delete copy.id;
+  return copy;
+}

@@ -1,0 +1,131 @@
+// The OpenCode 2 entry: `setup(ctx)` registers hooks only (no fetch wrapping, no timers), on the
+// same engine, options resolver, sanitizer and retry ledger as the 1.18 plugin. Hooks used, all in
+// anomalyco/opencode packages/plugin/src/promise/:
+//   live repair  session.hook("http.request" / "http.response")  session.ts @ 03545fd3
+//                aisdk.hook("language"), AI SDK route only        aisdk.ts   @ baf3a659
+//                (one repair per call: the middleware steps aside for a response the HTTP hooks marked)
+//   history      session.hook("context"): `messages`              session.ts @ 03545fd3
+//   correction   session.hook("context"): `system` or `messages`  session.ts @ 03545fd3
+//   idle wake    session.wait + session.prompt({ delivery: "queue" }) (SessionDomain, session.ts @ 03545fd3)
+//   options      ctx.options (plugin.ts @ 0ef9ef4b)
+// The 2.x Context has no logging domain (plugin.ts @ 0ef9ef4b), so lines go to stderr.
+import { repairMiddleware } from "../../adapters/middleware.ts";
+import type { AdapterOptions, AdapterResult } from "../../adapters/options.ts";
+import { createDebugLog } from "../debug.ts";
+import { createLogger, type Logger } from "../log.ts";
+import { resolveOptions, type PluginOptions } from "../options.ts";
+import { RetryController } from "../retry-controller.ts";
+import { AUTO_SCOPE, EVERY_PROVIDER, routeInScope } from "../scope.ts";
+import { startupReport } from "../startup.ts";
+import { readTag } from "../wiring.ts";
+import { addCorrection, lastUserTurn, sanitizeContext } from "./context-hook.ts";
+import type { V2Cleanup, V2Context, V2ModelRef, V2Registration, V2SessionHttpRequest } from "./host-types.ts";
+import { HttpRepair } from "./http-repair.ts";
+import { wrapWithMiddleware } from "./language.ts";
+
+/** What a 2.x host cannot give this plugin, named in the start-up line and the README. */
+export const V2_UNMAPPED = "native wires other than chat-completions, Messages and Responses pass through unrepaired";
+
+export async function setup(ctx: V2Context, log: Logger = createLogger(undefined)): Promise<V2Cleanup | void> {
+  const { options, problems } = resolveOptions(ctx.options);
+  for (const problem of problems) log("warn", problem);
+  // setup() sees no provider config; every provider a 2.x host serves natively reaches the HTTP
+  // hooks, so each named provider counts as wired.
+  const named = options.providers.filter((id) => id !== AUTO_SCOPE && id !== EVERY_PROVIDER);
+  const cfg = { provider: Object.fromEntries(named.map((id) => [id, {}])) } as never;
+  const head = startupReport({ options, cfg, native: false });
+  if (options.providers.length === 0) {
+    log("info", `${head.line} (OpenCode 2)`);
+    return;
+  }
+  const canWake = typeof ctx.session.prompt === "function" && typeof ctx.session.wait === "function";
+  log("info", `${head.line} (OpenCode 2: session http hooks${canWake ? "" : "; idle wake unavailable: no session.prompt/wait"}; ${V2_UNMAPPED})`);
+
+  const debug = createDebugLog(options.debug, (line) => log("info", line));
+  const retry = new RetryController(canWake ? options.retry : { ...options.retry, enabled: false }, async (sessionID, text) => {
+    await ctx.session.prompt!({ sessionID, text, delivery: "queue" });
+  });
+  const turns = new Map<string, string>();
+  const waiting = new Set<string>();
+  const inScope = (model: V2ModelRef | undefined) => model !== undefined && routeInScope(options, { providerID: model.providerID, modelID: model.id });
+
+  const wakeWhenIdle = (sessionID: string) => {
+    if (!canWake || !options.retry.enabled || waiting.has(sessionID)) return;
+    waiting.add(sessionID);
+    void Promise.resolve(ctx.session.wait!({ sessionID }))
+      .then(() => retry.onIdle(sessionID))
+      .then((woke) => woke && options.debug && log("info", `[dsml] wake ${sessionID}`))
+      .catch(() => log("warn", "dsml-fix: idle wake failed (error); left unchanged"))
+      .finally(() => waiting.delete(sessionID));
+  };
+  const onResult = ({ requestTag, summary, attempt }: AdapterResult) => {
+    const { sessionID, messageID: turn } = readTag(requestTag);
+    const outcome = summary.recovered > 0
+      ? ({ kind: "recovered", count: summary.recovered } as const)
+      : summary.heldCandidateNoCall > 0 ? ({ kind: "held-candidate-no-call" } as const) : ({ kind: "passthrough" } as const);
+    debug.response({ sessionID, messageID: turn, attempt, outcome, nudge: summary.nudge, shapes: summary.broken.map((b) => b.shape) });
+    const echoed = options.debug ? summary.stripped.filter((s) => s.kind === "echoed-markup").length : 0;
+    if (echoed > 0) log("info", `[dsml] echo-guard stripped=${echoed} (markup quoted from content the request gave the model; not executed)`);
+    if (!sessionID || !turn) return;
+    retry.onReply(sessionID, turn, summary.recovered, summary.nudge);
+    if (summary.recovered === 0 && summary.nudge) wakeWhenIdle(sessionID);
+  };
+  const adapter: AdapterOptions = {
+    parse: options.parse,
+    responseFix: options.responseFix,
+    onResult,
+    ...(options.debug ? { debug: (line: string) => log("info", line) } : {}),
+  };
+  const http = new HttpRepair(adapter, {
+    inScope: (event) => inScope(event.model),
+    tagFor: (event: V2SessionHttpRequest) => `v2 ${event.sessionID}/${turns.get(event.sessionID) ?? "?"}`,
+  });
+
+  const registrations: V2Registration[] = [];
+  const cleanup: V2Cleanup = async () => {
+    for (const registration of registrations.splice(0)) await registration.dispose().catch(() => undefined);
+  };
+  registrations.push(await ctx.session.hook("context", guard("context", log, (event) => {
+    if (!inScope(event.model)) return;
+    const turn = lastUserTurn(event.messages);
+    if (turn) turns.set(event.sessionID, turn.id);
+    const sanitized = options.history.sanitize ? sanitizeContext(event.messages, options.parse) : { messages: 0, parts: 0 };
+    const correction = turn ? retry.takeCorrectionFor(event.sessionID, turn) : null;
+    if (correction?.userText) addCorrection(event.messages, correction.userText);
+    const systemText = retry.takeSystemText(event.sessionID);
+    if (systemText) event.system.push({ type: "text", text: systemText });
+    debug.request({ sessionID: event.sessionID, messageID: turn?.id ?? null, sanitizedMessages: sanitized.messages, sanitizedParts: sanitized.parts, nudge: correction?.reason ?? null });
+  })));
+  if (!options.responseFix.enabled) return cleanup;
+  for (const providerID of hookScopes(options)) {
+    const scope = providerID === undefined ? undefined : { providerID };
+    registrations.push(await ctx.session.hook("http.request", guard("http.request", log, (event) => http.onRequest(event)), scope));
+    registrations.push(await ctx.session.hook("http.response", guard("http.response", log, (event) => http.onResponse(event)), scope));
+  }
+  const middleware = repairMiddleware({ ...adapter, history: { sanitize: false } });
+  registrations.push(await ctx.aisdk.hook("language", guard("aisdk.language", log, (event) => {
+    const model = event.model;
+    const route = { providerID: model.providerID ?? "", modelID: model.id, apiID: model.api?.id, family: model.family, npm: model.api?.npm };
+    if (!event.language || !routeInScope(options, route)) return;
+    event.language = wrapWithMiddleware(event.language, middleware);
+  })));
+  return cleanup;
+}
+
+/** One registration per named provider (the host's own `providerID` filter), or one for every provider. */
+function hookScopes(options: PluginOptions): (string | undefined)[] {
+  const providers = options.providers;
+  if (providers.includes(EVERY_PROVIDER) || providers.includes(AUTO_SCOPE)) return [undefined];
+  return [...new Set(providers)];
+}
+
+/** A hook that fails leaves the host's request and response as they were: one log line, never a throw. */
+function guard<E>(name: string, log: Logger, hook: (event: E) => Promise<void> | void): (event: E) => Promise<void> {
+  return async (event) => {
+    try {
+      await hook(event);
+    } catch (error) {
+      log("warn", `dsml-fix: ${name} failed (${error instanceof Error ? error.name : "error"}); left unchanged`);
+    }
+  };
+}

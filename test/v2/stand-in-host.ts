@@ -1,0 +1,147 @@
+/**
+ * A stand-in for OpenCode 2 (no 2.x binary can be installed here). It loads a package the way the
+ * 2.x loader does (anomalyco/opencode packages/core/src/plugin/module.ts @ 07db2b92: subpaths
+ * ["server", ""], then a default export `{ id, setup }` or `{ id, effect }`), calls `setup()` with a
+ * context typed from the local 2.x types, and runs the session hooks in 2.x order for one request:
+ * context -> http.request -> (network) -> http.response (packages/plugin/src/promise/session.ts
+ * @ 03545fd3). A hook's failure is the host's to survive: it is logged and the request goes on.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type {
+  V2Context,
+  V2LanguageEvent,
+  V2Message,
+  V2ModelRef,
+  V2SessionContext,
+  V2SessionHooks,
+  V2SystemPart,
+} from "../../src/plugin/v2/host-types.ts";
+
+type Callback = (input: any) => Promise<void> | void;
+
+export interface LoadedPlugin {
+  /** Which subpath the loader took ("server" or the root ""). */
+  subpath: string;
+  definition: { id: string; setup?: (ctx: V2Context) => unknown; effect?: unknown; [key: string]: unknown };
+}
+
+/** The package's entry for `<name>/<subpath>`, as an `exports` map resolves it for `import`. */
+export function resolveSubpath(packageDir: string, subpath: string): string | undefined {
+  const manifest = JSON.parse(readFileSync(path.join(packageDir, "package.json"), "utf8")) as { exports?: Record<string, unknown>; main?: string };
+  const key = subpath === "" ? "." : `./${subpath}`;
+  const entry = manifest.exports ? manifest.exports[key] : subpath === "" ? manifest.main : undefined;
+  const target = typeof entry === "string" ? entry : (entry as { import?: string; default?: string } | undefined)?.import ?? (entry as { default?: string } | undefined)?.default;
+  return target ? path.join(packageDir, target) : undefined;
+}
+
+export async function loadLikeV2(packageDir: string): Promise<LoadedPlugin> {
+  for (const subpath of ["server", ""]) {
+    const file = resolveSubpath(packageDir, subpath);
+    if (!file) continue;
+    const mod = (await import(pathToFileURL(file).href)) as { default?: LoadedPlugin["definition"] };
+    const value = mod.default;
+    if (!value || typeof value.id !== "string" || (typeof value.setup !== "function" && typeof value.effect !== "function")) {
+      throw new Error("Plugin must export a default definition with an id and an effect or setup function.");
+    }
+    return { subpath, definition: value };
+  }
+  throw new Error(`Plugin entrypoint not found: ${packageDir}`);
+}
+
+interface Registered {
+  callback: Callback;
+  providerID?: string;
+}
+
+export class StandInHost {
+  readonly session = new Map<string, Registered[]>();
+  readonly aisdk = new Map<string, Registered[]>();
+  /** Prompts the plugin queued (`session.prompt`). */
+  readonly prompts: { sessionID: string; text: string; delivery?: string }[] = [];
+  /** Hook failures the host caught (a plugin hook must never get here). */
+  readonly hookErrors: unknown[] = [];
+  private idle = new Map<string, () => void>();
+  private idleWaits = new Map<string, Promise<void>>();
+
+  context(options: unknown): V2Context {
+    const register = (table: Map<string, Registered[]>) => async (name: string, callback: Callback, scope?: { providerID?: string }) => {
+      const list = table.get(name) ?? [];
+      list.push({ callback, ...(scope?.providerID ? { providerID: scope.providerID } : {}) });
+      table.set(name, list);
+      return { dispose: async () => void list.splice(list.findIndex((r) => r.callback === callback), 1) };
+    };
+    return {
+      app: { name: "opencode", version: "2.0.0-stand-in" },
+      options,
+      aisdk: { hook: register(this.aisdk) as V2Context["aisdk"]["hook"] },
+      session: {
+        hook: register(this.session) as V2Context["session"]["hook"],
+        prompt: async (input) => {
+          this.prompts.push(input);
+          return { id: `inbox_${this.prompts.length}` };
+        },
+        wait: ({ sessionID }) => this.waitIdle(sessionID),
+      },
+    };
+  }
+
+  /** Resolves when the test says the session went idle. */
+  private waitIdle(sessionID: string): Promise<void> {
+    const existing = this.idleWaits.get(sessionID);
+    if (existing) return existing;
+    const wait = new Promise<void>((resolve) => this.idle.set(sessionID, resolve));
+    this.idleWaits.set(sessionID, wait);
+    return wait;
+  }
+
+  /** The session finished its turn: every `session.wait` for it resolves. */
+  async goIdle(sessionID: string): Promise<void> {
+    this.idle.get(sessionID)?.();
+    this.idle.delete(sessionID);
+    this.idleWaits.delete(sessionID);
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+
+  private async run<Name extends string>(table: Map<string, Registered[]>, name: Name, event: any, providerID?: string): Promise<void> {
+    for (const hook of table.get(name) ?? []) {
+      if (hook.providerID !== undefined && hook.providerID !== providerID) continue;
+      try {
+        await hook.callback(event);
+      } catch (error) {
+        this.hookErrors.push(error);
+      }
+    }
+  }
+
+  /** `session.hook("context")` for the next request: what the model will be sent. */
+  async buildContext(sessionID: string, model: V2ModelRef, messages: V2Message[], system: V2SystemPart[] = []): Promise<V2SessionContext> {
+    const event: V2SessionContext = { sessionID, agent: "build", model, kind: "primary", system, messages, options: {}, tools: {} };
+    await this.run(this.session, "context", event, model.providerID);
+    return event;
+  }
+
+  /** A native provider's fetch: http.request hooks, the network, then http.response hooks. */
+  nativeFetch(sessionID: string, model: V2ModelRef, send: typeof fetch = fetch, { responseSeesClone = false } = {}): typeof fetch {
+    const base = { sessionID, agent: "build", model, kind: "primary" as const };
+    const nativeFetch = async (input: string | URL | Request, init?: RequestInit) => {
+      const request: V2SessionHooks["http.request"] = { ...base, request: new Request(input, init) };
+      await this.run(this.session, "http.request", request, model.providerID);
+      // A host may hand http.response a copy of what it sent rather than the object http.request saw.
+      const seen = responseSeesClone ? request.request.clone() : request.request;
+      const response = await send(request.request);
+      const event: V2SessionHooks["http.response"] = { ...base, request: seen, response };
+      await this.run(this.session, "http.response", event, model.providerID);
+      return event.response;
+    };
+    return nativeFetch as typeof fetch;
+  }
+
+  /** `aisdk.hook("language")` for a model on the AI SDK route. */
+  async language(event: V2LanguageEvent): Promise<V2LanguageEvent> {
+    await this.run(this.aisdk, "language", event);
+    return event;
+  }
+}
