@@ -1,8 +1,7 @@
 import { SENTENCEPIECE_SPACE } from "../grammar/markers.ts";
-import type { SpanContext } from "./dsml.ts";
 import { layUnits, tagsOf, type Segment, type UnitOutcome } from "./segments.ts";
 import type { Tag } from "../grammar/tags.ts";
-import { callOutcome, callsOverSpan, checkedCall, jsonCallOutcome, truncatedCall, wholeSpan } from "./dialects/common.ts";
+import { callOutcome, callsOverSpan, checkedCall, jsonCallOutcome, truncatedCall, wholeSpan, type SpanContext } from "./call.ts";
 import { parsePythonCalls } from "./dialects/pythonic.ts";
 import { coerceObject, isPlainObject, parseJson } from "./values.ts";
 

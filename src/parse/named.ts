@@ -1,7 +1,6 @@
 import type { Tag } from "../grammar/tags.ts";
-import type { SpanContext } from "./dsml.ts";
 import { stripFence } from "./legacy.ts";
-import { checkedCall, truncatedCall, wholeSpan } from "./dialects/common.ts";
+import { checkedCall, truncatedCall, wholeSpan, type SpanContext } from "./call.ts";
 import { brokenSpan, tagsOf, type Segment } from "./segments.ts";
 import { coerceObject, isPlainObject, parseJson } from "./values.ts";
 

@@ -1,9 +1,9 @@
 import type { Tag } from "../grammar/tags.ts";
 import { parseCostumeSpan, xmlToolCall } from "./costume.ts";
-import { parseDsmlSpan, type SpanContext } from "./dsml.ts";
+import { parseDsmlSpan } from "./dsml.ts";
 import { parseLegacySpan } from "./legacy.ts";
 import { parseNamedSpan } from "./named.ts";
-import { truncatedCall, wholeSpan } from "./dialects/common.ts";
+import { truncatedCall, wholeSpan, type SpanContext } from "./call.ts";
 import { parseMistralSpan } from "./dialects/mistral.ts";
 import { parseQwenFunctions } from "./dialects/qwen.ts";
 import { parseToolCallSpan } from "./dialects/tool-call.ts";

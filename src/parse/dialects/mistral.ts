@@ -1,8 +1,7 @@
 import type { Tag } from "../../grammar/tags.ts";
-import type { SpanContext } from "../dsml.ts";
 import type { Segment, UnitOutcome } from "../segments.ts";
 import { isPlainObject, parseJson } from "../values.ts";
-import { callOutcome, callsOverSpan, jsonCallOutcome, wholeSpan } from "./common.ts";
+import { callOutcome, callsOverSpan, jsonCallOutcome, wholeSpan, type SpanContext } from "../call.ts";
 
 /**
  * O06 Mistral: `[TOOL_CALLS]NAME[ARGS]{json}`, the newest tokenizers' `[TOOL_CALLS]NAME{json}`, the

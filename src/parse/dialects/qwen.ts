@@ -1,6 +1,6 @@
 import { tagsOf, type Segment } from "../segments.ts";
-import type { SpanContext } from "../dsml.ts";
-import { textArgsOutcome, trimLayoutNewlines, truncatedCall, wholeSpan } from "./common.ts";
+import { textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
+import { trimLayoutNewlines } from "./common.ts";
 
 /**
  * O02 Qwen3-Coder: `<function=NAME>` then `<parameter=KEY>VALUE</parameter>` pairs then

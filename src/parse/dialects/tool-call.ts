@@ -1,8 +1,8 @@
 import type { Tag } from "../../grammar/tags.ts";
-import type { SpanContext } from "../dsml.ts";
 import { tagsOf, textSpan, type Segment } from "../segments.ts";
 import { isPlainObject, parseJson } from "../values.ts";
-import { element, jsonCallOutcome, readJsonCall, textArgsOutcome, trimLayoutNewlines, truncatedCall, wholeSpan } from "./common.ts";
+import { jsonCallOutcome, readJsonCall, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
+import { element, trimLayoutNewlines } from "./common.ts";
 import { parseQwenFunctions } from "./qwen.ts";
 
 /** A GLM tool name as the body's first word (what the engine's name phase accepts), or undefined. */
