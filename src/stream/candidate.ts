@@ -1,13 +1,12 @@
 import { COSTUME_INNER } from "../grammar/dialects.ts";
 import { JsonSyntax } from "../grammar/json-syntax.ts";
-import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
+import { isTriggerCode } from "../grammar/markers.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
-import type { Root } from "../parse/span.ts";
+import { SPAN_KINDS } from "../parse/span.ts";
+import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
 import type { HeldText } from "./held-text.ts";
 
-export type { Root };
-
-export type Step = { kind: "more" } | { kind: "complete"; end: number } | { kind: "abandon"; at: number };
+export type { Root, Step };
 
 const MORE: Step = { kind: "more" };
 /** A char-level state hands the rest of the span to the tag scanner, starting with this character. */
@@ -30,8 +29,10 @@ const isSpaceCode = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c =
  * most one undecided tag as carry, and reports the exact offset where the span ends (or proves
  * not to be markup). Offsets are absolute within the response.
  */
-export class Candidate {
+export class Candidate implements SpanReader {
   length = 0;
+  /** The root's boundary rules, looked up once: the loop below dispatches per tag and per decision, never per character of a body. */
+  private readonly kind: SpanKind;
   private scanCarry = "";
   private scanFrom: number;
   private seenContent = false;
@@ -70,6 +71,7 @@ export class Candidate {
     private readonly quoteIndent = 0,
   ) {
     this.scanFrom = start + opener.end;
+    this.kind = SPAN_KINDS[root];
     if (root === "mistral") this.named = new MistralState(start + opener.end, opener.name === "residue");
     if (root === "tool-call") this.named = new ToolCallStart(start + opener.end);
   }
@@ -174,37 +176,12 @@ export class Candidate {
     if (this.trailing) return { kind: "complete", end: at };
     const first = !this.seenContent;
     this.seenContent = true;
-    switch (this.root) {
-      case "block":
-        if (first) {
-          if (this.opener.family !== "dsml" || isBarCode(c)) return { kind: "abandon", at };
-          this.named = new NamedState(at);
-        }
-        return null;
-      case "legacy-section":
-        return first ? { kind: "abandon", at } : null;
-      case "legacy-call":
-        // LFM2's call list (O08) opens with `[`: a start token mentioned in prose is released at its next word.
-        return first && this.opener.legacy === "call-start" && c !== 0x5b ? { kind: "abandon", at } : null;
-      case "invoke":
-        // A real invoke starts with a parameter or a JSON body; prose means the opener was only mentioned.
-        return first && c !== 0x7b && !(this.opener.flaws & Flaw.RunawayAttr) ? { kind: "abandon", at } : null;
-      case "parameter":
-        // Outside an invoke only a wrapped tool (I02) can become a call, and it opens with a parameter.
-        return first ? { kind: "abandon", at } : null;
-      case "element":
-      case "qwen-function":
-        return first ? { kind: "abandon", at } : null;
-      case "tool-call":
-        return this.onToolCallContent(at);
-      default:
-        return null;
-    }
+    return first || this.kind.watchesContent ? this.kind.content(this, c, at, first) : null;
   }
 
   private onTag(tag: Tag, base: number): Step | null {
     const end = base + tag.end;
-    const closesBlock = (tag.closing && tag.role === "block" && tag.family !== "costume") || (this.root === "tool-call" && isToolCallCloser(tag));
+    const closesBlock = (tag.closing && tag.role === "block" && tag.family !== "costume") || (this.kind.closesWrapper?.(tag) ?? false);
     if (this.trailing) {
       // The block's own closer ends it together with this call; any other tag starts what comes next.
       if (closesBlock || tag.legacy === "section-end") {
@@ -216,36 +193,16 @@ export class Candidate {
     if (this.opener.family === "dsml" && this.plainInValue(tag)) return null;
     const first = !this.seenContent;
     this.seenContent = true;
-    const closesUnit = tag.closing && (tag.role === "invoke" || tag.role === "function");
-    switch (this.root) {
-      case "block":
-        if (closesBlock) return { kind: "complete", end };
-        // Unprefixed dialect wrappers (O05, O07) are only calls when the whole wrapper closes.
-        return closesUnit && this.opener.family === "dsml" ? this.trail() : null;
-      case "invoke":
-        if (tag.closing && tag.role === "invoke") return this.enclosing ? this.trail() : { kind: "complete", end };
-        return closesBlock ? { kind: "complete", end } : null;
-      case "parameter":
-        if (tag.role === "parameter") this.depth += tag.closing ? -1 : 1;
-        return this.depth === 0 || (tag.closing && tag.role === "invoke") || closesBlock ? { kind: "complete", end } : null;
-      case "element":
-        if (first && !(tag.family === "naked" && tag.role === "name" && !tag.closing)) return { kind: "abandon", at: base + tag.start };
-        return tag.closing && (tag.role === "invoke" || tag.role === "function") || closesBlock ? { kind: "complete", end } : null;
-      case "legacy-section":
-        if (tag.legacy === "section-end") return { kind: "complete", end };
-        return tag.legacy === "call-end" ? this.trail() : null;
-      case "legacy-call":
-        if (tag.legacy !== "call-end") return null;
-        return this.enclosing ? this.trail() : { kind: "complete", end };
-      case "costume":
-        return tag.family === "costume" && tag.closing && tag.name === this.opener.name ? { kind: "complete", end } : null;
-      case "qwen-function":
-        return tag.closing && tag.role === "function" ? { kind: "complete", end } : null;
-      case "tool-call":
-        return closesBlock ? { kind: "complete", end } : this.onToolCallTag(tag, base);
-      case "mistral":
-        return null;
-    }
+    return this.kind.tag(this, tag, base, first, closesBlock);
+  }
+
+  nest(delta: number): number {
+    this.depth += delta;
+    return this.depth;
+  }
+
+  readNamedCall(at: number): void {
+    this.named = new NamedState(at);
   }
 
   /**
@@ -273,7 +230,7 @@ export class Candidate {
   }
 
   /** Inside `<tool_call>`: the first tag names the body; anything a body cannot hold proves a mention. */
-  private onToolCallTag(tag: Tag, base: number): Step | null {
+  toolCallTag(tag: Tag, base: number): Step | null {
     const abandon: Step = { kind: "abandon", at: base + tag.start };
     switch (this.toolCall) {
       case "await-tag":
@@ -317,7 +274,7 @@ export class Candidate {
   }
 
   /** Free text belongs only in values and code; a GLM key is a single word. */
-  private onToolCallContent(at: number): Step | null {
+  toolCallContent(at: number): Step | null {
     switch (this.toolCall) {
       case "glm-key":
         if (this.keyEnd >= 0 && at !== this.keyEnd + 1) return { kind: "abandon", at };
@@ -332,7 +289,7 @@ export class Candidate {
     }
   }
 
-  private trail(): null {
+  trail(): null {
     this.trailing = true;
     this.endsInBlock = true;
     return null;
@@ -343,8 +300,6 @@ interface CharState {
   step(c: number, at: number): Step | null | typeof HAND_OFF;
   completesAtEnd(): boolean;
 }
-
-const isToolCallCloser = (tag: Tag) => tag.family === "costume" && tag.closing && tag.name === "tool_call";
 
 /** Where one JSON value ends, one character at a time: depth outside strings, escapes inside. */
 class JsonExtent {

@@ -2,6 +2,9 @@ import type { Tag } from "../../grammar/tags.ts";
 import type { Segment, UnitOutcome } from "../segments.ts";
 import { isPlainObject, parseJson } from "../values.ts";
 import { callOutcome, callsOverSpan, jsonCallOutcome, wholeSpan, type SpanContext } from "../call.ts";
+import { textSpan } from "../segments.ts";
+import { ignoreContent, type SpanKind } from "../span-kind.ts";
+import { truncatedCall } from "../call.ts";
 
 /**
  * O06 Mistral: `[TOOL_CALLS]NAME[ARGS]{json}`, the newest tokenizers' `[TOOL_CALLS]NAME{json}`, the
@@ -26,3 +29,15 @@ export function parseMistralSpan(span: string, opener: Tag, ctx: SpanContext): S
   if (!parsed.ok || !isPlainObject(parsed.value)) return wholeSpan(span.length, { kind: "foreign" });
   return wholeSpan(span.length, callOutcome(body.slice(0, brace), parsed.value, "O06", ctx));
 }
+
+/** O06: read as characters by the stream (JSON or NAME [ARGS] JSON); no tag ends it. */
+export const MISTRAL: SpanKind = {
+  watchesContent: false,
+  content: ignoreContent,
+  tag: () => null,
+  parse({ span, opener, truncated, ctx }) {
+    if (!truncated) return parseMistralSpan(span, opener, ctx);
+    // Only the real `[TOOL_CALLS]` token proves a call was under way; the residue stays text.
+    return opener.name === "tool_calls" && span.slice(opener.end).trim() !== "" ? wholeSpan(span.length, truncatedCall("O06")) : textSpan(span.length);
+  },
+};

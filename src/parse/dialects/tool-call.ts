@@ -4,6 +4,8 @@ import { isPlainObject, parseJson } from "../values.ts";
 import { jsonCallOutcome, readJsonCall, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { element, trimLayoutNewlines } from "./common.ts";
 import { parseQwenFunctions } from "./qwen.ts";
+import { xmlToolCall } from "../costume.ts";
+import { complete, type SpanKind } from "../span-kind.ts";
 
 /** A GLM tool name as the body's first word (what the engine's name phase accepts), or undefined. */
 function glmName(body: string): string | undefined {
@@ -83,3 +85,14 @@ function glmPairs(body: string, name: string, ctx: SpanContext): Parameters<type
   }
   return textArgsOutcome(name, pairs, "O03", ctx);
 }
+
+const isToolCallCloser = (tag: Tag) => tag.family === "costume" && tag.closing && tag.name === "tool_call";
+
+/** `<tool_call>` (O01-O03, C01): its body decides the dialect, so every content character is weighed. */
+export const TOOL_CALL: SpanKind = {
+  watchesContent: true,
+  content: (r, _c, at) => r.toolCallContent(at),
+  tag: (r, tag, base, _first, closesBlock) => (closesBlock ? complete(base + tag.end) : r.toolCallTag(tag, base)),
+  closesWrapper: isToolCallCloser,
+  parse: ({ span, opener, truncated, ctx }) => parseToolCallSpan(span, opener, ctx, truncated, (s) => xmlToolCall(s, ctx)),
+};
