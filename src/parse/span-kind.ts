@@ -18,6 +18,15 @@ export type Root =
 /** Where a streaming span stands after a piece of text: wants more, ended at `end`, or proved not markup at `at`. */
 export type Step = { kind: "more" } | { kind: "complete"; end: number } | { kind: "abandon"; at: number };
 
+/** A char-level state hands the rest of the span to the tag scanner, starting with this character. */
+export const HAND_OFF = "hand-off" as const;
+
+/** A span body read one character at a time (parse/char-form.ts); null: the character is taken. */
+export interface CharState {
+  step(c: number, at: number): Step | null | typeof HAND_OFF;
+  completesAtEnd(): boolean;
+}
+
 /**
  * The streaming reader's state a kind's boundary rules may read or move (the candidate in
  * src/stream/ implements it): rules stay here with their dialect without importing upward.
@@ -63,6 +72,8 @@ export interface SpanKind {
    * `closesBlock` already counts this kind's own wrapper closer.
    */
   tag(r: SpanReader, tag: Tag, base: number, first: boolean, closesBlock: boolean): Step | null;
+  /** A body read as characters from the opener's end (`from`, absolute), before any tag. */
+  charForm?(opener: Tag, from: number): CharState;
   /** This kind's wrapper closer, beyond a block closer, ends a trailing span too. */
   closesWrapper?(tag: Tag): boolean;
   parse(p: SpanParse): Segment[];
