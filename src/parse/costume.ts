@@ -1,9 +1,10 @@
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { codeLanguage, executeLanguage, type CodeLanguage } from "../grammar/dialects.ts";
 import type { Tag } from "../grammar/tags.ts";
-import type { SpanContext } from "./dsml.ts";
+import type { SpanContext } from "./call.ts";
 import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
 import { decodeEntities } from "./values.ts";
+import { complete, ignoreContent, type SpanKind } from "./span-kind.ts";
 
 /**
  * Fenceless code costumes (C01-C05, C07): code the model meant to run, dressed as a tag. Shell code
@@ -207,3 +208,11 @@ export function heredocCode(command: string): string | null {
   const start = quote + 2;
   return command.endsWith(tail) && command.length - tail.length >= start ? command.slice(start, command.length - tail.length) : null;
 }
+
+/** A code costume (C01-C04, C07) ends only at its own closer; a cut-off one stays text. */
+export const COSTUME: SpanKind = {
+  watchesContent: false,
+  content: ignoreContent,
+  tag: (r, tag, base) => (tag.family === "costume" && tag.closing && tag.name === r.opener.name ? complete(base + tag.end) : null),
+  parse: ({ span, opener, truncated, ctx }) => (truncated ? textSpan(span.length) : parseCostumeSpan(span, opener, ctx)),
+};

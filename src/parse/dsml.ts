@@ -2,15 +2,8 @@ import { CANONICAL_WRAPPERS } from "../grammar/dialects.ts";
 import { Flaw, type Tag } from "../grammar/tags.ts";
 import { layUnits, tagsOf, type Segment, type UnitOutcome } from "./segments.ts";
 import { buildInput, type ParamValue } from "./invoke-input.ts";
-import type { SchemaGate } from "./schema-gate.ts";
-import type { NudgeReason, ParseOptions, ToolSpec } from "./types.ts";
-
-export interface SpanContext {
-  tools: ReadonlyMap<string, ToolSpec>;
-  options: ParseOptions;
-  /** Checks every call a span yields against its tool's schema (src/parse/schema-gate.ts). */
-  schemas: SchemaGate;
-}
+import type { SpanContext } from "./call.ts";
+import type { NudgeReason } from "./types.ts";
 
 type CloseFlaw = "" | "P01" | "P02" | "P03" | "P11";
 

@@ -1,4 +1,4 @@
-import { ARGUMENT_KEYS, missingRequired } from "./dialects/common.ts";
+import { ARGUMENT_KEYS, missingRequired } from "./call.ts";
 import type { NudgeReason, ParseOptions, ToolSpec } from "./types.ts";
 import {
   coerceObject, coerceValue, decodeEntitiesIfEscaped, isPlainObject, parseJson, propertySchema, trimHuggingNewlines,

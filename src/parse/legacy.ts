@@ -1,10 +1,10 @@
 import { SENTENCEPIECE_SPACE } from "../grammar/markers.ts";
-import type { SpanContext } from "./dsml.ts";
 import { layUnits, tagsOf, type Segment, type UnitOutcome } from "./segments.ts";
 import type { Tag } from "../grammar/tags.ts";
-import { callOutcome, callsOverSpan, checkedCall, jsonCallOutcome, truncatedCall, wholeSpan } from "./dialects/common.ts";
+import { callOutcome, callsOverSpan, checkedCall, jsonCallOutcome, truncatedCall, wholeSpan, type SpanContext } from "./call.ts";
 import { parsePythonCalls } from "./dialects/pythonic.ts";
 import { coerceObject, isPlainObject, parseJson } from "./values.ts";
+import { abandon, abandonOnFirst, complete, type SpanKind } from "./span-kind.ts";
 
 interface LegacyCall {
   start: number;
@@ -139,3 +139,25 @@ function parseLfm2(span: string, tags: Tag[], ctx: SpanContext): Segment[] {
   const outcomes = (json.value as Record<string, unknown>[]).map((entry) => jsonCallOutcome(entry, "O08", ctx));
   return callsOverSpan(span.length, outcomes, "O08");
 }
+
+/** A Kimi-style section: its calls trail one by one; the section's end closes the last. */
+export const LEGACY_SECTION: SpanKind = {
+  watchesContent: false,
+  content: abandonOnFirst,
+  tag(r, tag, base) {
+    if (tag.legacy === "section-end") return complete(base + tag.end);
+    return tag.legacy === "call-end" ? r.trail() : null;
+  },
+  parse: ({ span, ctx, enclosing }) => parseLegacySpan(span, ctx, enclosing === true),
+};
+
+export const LEGACY_CALL: SpanKind = {
+  watchesContent: false,
+  // LFM2's call list (O08) opens with `[`: a start token mentioned in prose is released at its next word.
+  content: (r, c, at, first) => (first && r.opener.legacy === "call-start" && c !== 0x5b ? abandon(at) : null),
+  tag(r, tag, base) {
+    if (tag.legacy !== "call-end") return null;
+    return r.enclosing ? r.trail() : complete(base + tag.end);
+  },
+  parse: ({ span, ctx, enclosing }) => parseLegacySpan(span, ctx, enclosing === true),
+};

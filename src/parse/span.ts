@@ -1,26 +1,29 @@
 import type { Tag } from "../grammar/tags.ts";
-import { parseCostumeSpan, xmlToolCall } from "./costume.ts";
-import { parseDsmlSpan, type SpanContext } from "./dsml.ts";
-import { parseLegacySpan } from "./legacy.ts";
-import { parseNamedSpan } from "./named.ts";
-import { truncatedCall, wholeSpan } from "./dialects/common.ts";
-import { parseMistralSpan } from "./dialects/mistral.ts";
-import { parseQwenFunctions } from "./dialects/qwen.ts";
-import { parseToolCallSpan } from "./dialects/tool-call.ts";
-import { tagsOf, textSpan, type Segment } from "./segments.ts";
+import type { SpanContext } from "./call.ts";
+import { COSTUME } from "./costume.ts";
+import { BLOCK, ELEMENT, INVOKE, PARAMETER } from "./dialects/invoke-markup.ts";
+import { MISTRAL } from "./dialects/mistral.ts";
+import { QWEN_FUNCTION } from "./dialects/qwen.ts";
+import { TOOL_CALL } from "./dialects/tool-call.ts";
+import { LEGACY_CALL, LEGACY_SECTION } from "./legacy.ts";
+import type { Segment } from "./segments.ts";
+import type { Root, SpanKind } from "./span-kind.ts";
 
-/** What opened a candidate; decides which closer ends it. */
-export type Root =
-  | "block"
-  | "invoke"
-  | "parameter"
-  | "element"
-  | "legacy-section"
-  | "legacy-call"
-  | "costume"
-  | "qwen-function"
-  | "tool-call"
-  | "mistral";
+export type { Root };
+
+/** Every span kind by the root that opens it: its boundary rules (the stream's candidate) and its parser. */
+export const SPAN_KINDS: Readonly<Record<Root, SpanKind>> = {
+  block: BLOCK,
+  invoke: INVOKE,
+  parameter: PARAMETER,
+  element: ELEMENT,
+  "legacy-section": LEGACY_SECTION,
+  "legacy-call": LEGACY_CALL,
+  costume: COSTUME,
+  "qwen-function": QWEN_FUNCTION,
+  "tool-call": TOOL_CALL,
+  mistral: MISTRAL,
+};
 
 /**
  * Parses one complete (or, at the end of the reply, truncated) candidate span by what opened it.
@@ -28,7 +31,7 @@ export type Root =
  * not fit its tool's declared schema is a broken span ("invalid-arguments") and never runs.
  */
 export function parseSpan(span: string, root: Root, opener: Tag, named: boolean, truncated: boolean, ctx: SpanContext, enclosing: Tag | true | null = null): Segment[] {
-  const segments = readSpan(span, root, opener, named, truncated, ctx, enclosing);
+  const segments = SPAN_KINDS[root].parse({ span, opener, named, truncated, ctx, enclosing });
   return segments.some((s) => s.kind === "call") ? segments.map((s) => gated(s, ctx)) : segments;
 }
 
@@ -42,37 +45,4 @@ function gated(seg: Segment, ctx: SpanContext): Segment {
   const broken: Segment = { kind: "broken", start: seg.start, end: seg.end, shape: seg.shape, reason: "invalid-arguments", detail: verdict.detail, tool: seg.tool };
   if (verdict.parameter !== undefined) broken.parameter = verdict.parameter;
   return broken;
-}
-
-function readSpan(span: string, root: Root, opener: Tag, named: boolean, truncated: boolean, ctx: SpanContext, enclosing: Tag | true | null): Segment[] {
-  switch (root) {
-    case "costume":
-      return truncated ? textSpan(span.length) : parseCostumeSpan(span, opener, ctx);
-    case "tool-call":
-      return parseToolCallSpan(span, opener, ctx, truncated, (s) => xmlToolCall(s, ctx));
-    case "qwen-function":
-      return parseQwenFunctions(span, 0, span.length, ctx);
-    case "mistral":
-      if (!truncated) return parseMistralSpan(span, opener, ctx);
-      // Only the real `[TOOL_CALLS]` token proves a call was under way; the residue stays text.
-      return opener.name === "tool_calls" && span.slice(opener.end).trim() !== "" ? wholeSpan(span.length, truncatedCall("O06")) : textSpan(span.length);
-    case "legacy-section":
-    case "legacy-call":
-      return parseLegacySpan(span, ctx, enclosing === true);
-    default: {
-      const segments = named ? parseNamedSpan(span, opener, ctx, truncated) : parseDsmlSpan(span, ctx, enclosing === true ? null : enclosing);
-      return truncated && isUnprefixedWrapper(opener) && segments.every((s) => s.kind !== "call") && hasInvoke(span, opener)
-        ? wholeSpan(span.length, truncatedCall(opener.name === "minimax:tool_call" ? "O05" : "O07"))
-        : segments;
-    }
-  }
-}
-
-/** MiniMax-M2 and Claude-style wrappers (O05, O07): the whole wrapper is their gate, so a cut-off one reads as text to the DSML walk. */
-function isUnprefixedWrapper(opener: Tag): boolean {
-  return opener.family === "naked" && opener.role === "block" && (opener.name === "minimax:tool_call" || opener.name === "function_calls");
-}
-
-function hasInvoke(span: string, opener: Tag): boolean {
-  return tagsOf(span, opener.end).some((t) => t.role === "invoke" && !t.closing && t.attrs.name !== undefined);
 }

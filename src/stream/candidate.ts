@@ -1,37 +1,26 @@
 import { COSTUME_INNER } from "../grammar/dialects.ts";
-import { JsonSyntax } from "../grammar/json-syntax.ts";
-import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
+import { isTriggerCode } from "../grammar/markers.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
-import type { Root } from "../parse/span.ts";
+import { SPAN_KINDS } from "../parse/span.ts";
+import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
+import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
+import { NamedState } from "../parse/named.ts";
+import { ToolCallStart, type ToolCallBody } from "../parse/dialects/tool-call.ts";
 import type { HeldText } from "./held-text.ts";
 
-export type { Root };
-
-export type Step = { kind: "more" } | { kind: "complete"; end: number } | { kind: "abandon"; at: number };
+export type { Root, Step };
 
 const MORE: Step = { kind: "more" };
-/** A char-level state hands the rest of the span to the tag scanner, starting with this character. */
-const HAND_OFF = "hand-off" as const;
-
-/**
- * What a `<tool_call>` body has proved to be so far (O01-O03, C01): "await-tag" wants a tag next,
- * "json" a complete Hermes object that only its closer may follow, "bad-json" a Hermes object that
- * went wrong at a `<` (the call was cut off and closed: only the closer may follow, for a nudge), "name" a GLM tool name that
- * wants `<arg_key>` or the closer; GLM then alternates one-word keys and free values ("glm-*"),
- * Qwen3-Coder waits for `</function>`, the XML costume for the wrapper's closer.
- */
-type ToolCallBody = "await-tag" | "json" | "bad-json" | "name" | "function" | "function-inner" | "xml" | "glm-key" | "glm-value-next" | "glm-value" | "glm-pair-next";
-const NAME_LIMIT = 64;
-
-const isSpaceCode = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 
 /**
  * A held span that has opened as a real candidate. It scans only text it has not seen, keeps at
  * most one undecided tag as carry, and reports the exact offset where the span ends (or proves
  * not to be markup). Offsets are absolute within the response.
  */
-export class Candidate {
+export class Candidate implements SpanReader {
   length = 0;
+  /** The root's boundary rules, looked up once: the loop below dispatches per tag and per decision, never per character of a body. */
+  private readonly kind: SpanKind;
   private scanCarry = "";
   private scanFrom: number;
   private seenContent = false;
@@ -70,8 +59,8 @@ export class Candidate {
     private readonly quoteIndent = 0,
   ) {
     this.scanFrom = start + opener.end;
-    if (root === "mistral") this.named = new MistralState(start + opener.end, opener.name === "residue");
-    if (root === "tool-call") this.named = new ToolCallStart(start + opener.end);
+    this.kind = SPAN_KINDS[root];
+    this.named = this.kind.charForm?.(opener, start + opener.end) ?? null;
   }
 
   get end(): number {
@@ -174,37 +163,12 @@ export class Candidate {
     if (this.trailing) return { kind: "complete", end: at };
     const first = !this.seenContent;
     this.seenContent = true;
-    switch (this.root) {
-      case "block":
-        if (first) {
-          if (this.opener.family !== "dsml" || isBarCode(c)) return { kind: "abandon", at };
-          this.named = new NamedState(at);
-        }
-        return null;
-      case "legacy-section":
-        return first ? { kind: "abandon", at } : null;
-      case "legacy-call":
-        // LFM2's call list (O08) opens with `[`: a start token mentioned in prose is released at its next word.
-        return first && this.opener.legacy === "call-start" && c !== 0x5b ? { kind: "abandon", at } : null;
-      case "invoke":
-        // A real invoke starts with a parameter or a JSON body; prose means the opener was only mentioned.
-        return first && c !== 0x7b && !(this.opener.flaws & Flaw.RunawayAttr) ? { kind: "abandon", at } : null;
-      case "parameter":
-        // Outside an invoke only a wrapped tool (I02) can become a call, and it opens with a parameter.
-        return first ? { kind: "abandon", at } : null;
-      case "element":
-      case "qwen-function":
-        return first ? { kind: "abandon", at } : null;
-      case "tool-call":
-        return this.onToolCallContent(at);
-      default:
-        return null;
-    }
+    return first || this.kind.watchesContent ? this.kind.content(this, c, at, first) : null;
   }
 
   private onTag(tag: Tag, base: number): Step | null {
     const end = base + tag.end;
-    const closesBlock = (tag.closing && tag.role === "block" && tag.family !== "costume") || (this.root === "tool-call" && isToolCallCloser(tag));
+    const closesBlock = (tag.closing && tag.role === "block" && tag.family !== "costume") || (this.kind.closesWrapper?.(tag) ?? false);
     if (this.trailing) {
       // The block's own closer ends it together with this call; any other tag starts what comes next.
       if (closesBlock || tag.legacy === "section-end") {
@@ -216,36 +180,16 @@ export class Candidate {
     if (this.opener.family === "dsml" && this.plainInValue(tag)) return null;
     const first = !this.seenContent;
     this.seenContent = true;
-    const closesUnit = tag.closing && (tag.role === "invoke" || tag.role === "function");
-    switch (this.root) {
-      case "block":
-        if (closesBlock) return { kind: "complete", end };
-        // Unprefixed dialect wrappers (O05, O07) are only calls when the whole wrapper closes.
-        return closesUnit && this.opener.family === "dsml" ? this.trail() : null;
-      case "invoke":
-        if (tag.closing && tag.role === "invoke") return this.enclosing ? this.trail() : { kind: "complete", end };
-        return closesBlock ? { kind: "complete", end } : null;
-      case "parameter":
-        if (tag.role === "parameter") this.depth += tag.closing ? -1 : 1;
-        return this.depth === 0 || (tag.closing && tag.role === "invoke") || closesBlock ? { kind: "complete", end } : null;
-      case "element":
-        if (first && !(tag.family === "naked" && tag.role === "name" && !tag.closing)) return { kind: "abandon", at: base + tag.start };
-        return tag.closing && (tag.role === "invoke" || tag.role === "function") || closesBlock ? { kind: "complete", end } : null;
-      case "legacy-section":
-        if (tag.legacy === "section-end") return { kind: "complete", end };
-        return tag.legacy === "call-end" ? this.trail() : null;
-      case "legacy-call":
-        if (tag.legacy !== "call-end") return null;
-        return this.enclosing ? this.trail() : { kind: "complete", end };
-      case "costume":
-        return tag.family === "costume" && tag.closing && tag.name === this.opener.name ? { kind: "complete", end } : null;
-      case "qwen-function":
-        return tag.closing && tag.role === "function" ? { kind: "complete", end } : null;
-      case "tool-call":
-        return closesBlock ? { kind: "complete", end } : this.onToolCallTag(tag, base);
-      case "mistral":
-        return null;
-    }
+    return this.kind.tag(this, tag, base, first, closesBlock);
+  }
+
+  nest(delta: number): number {
+    this.depth += delta;
+    return this.depth;
+  }
+
+  readNamedCall(at: number): void {
+    this.named = new NamedState(at);
   }
 
   /**
@@ -273,7 +217,7 @@ export class Candidate {
   }
 
   /** Inside `<tool_call>`: the first tag names the body; anything a body cannot hold proves a mention. */
-  private onToolCallTag(tag: Tag, base: number): Step | null {
+  toolCallTag(tag: Tag, base: number): Step | null {
     const abandon: Step = { kind: "abandon", at: base + tag.start };
     switch (this.toolCall) {
       case "await-tag":
@@ -317,7 +261,7 @@ export class Candidate {
   }
 
   /** Free text belongs only in values and code; a GLM key is a single word. */
-  private onToolCallContent(at: number): Step | null {
+  toolCallContent(at: number): Step | null {
     switch (this.toolCall) {
       case "glm-key":
         if (this.keyEnd >= 0 && at !== this.keyEnd + 1) return { kind: "abandon", at };
@@ -332,255 +276,9 @@ export class Candidate {
     }
   }
 
-  private trail(): null {
+  trail(): null {
     this.trailing = true;
     this.endsInBlock = true;
     return null;
   }
 }
-
-interface CharState {
-  step(c: number, at: number): Step | null | typeof HAND_OFF;
-  completesAtEnd(): boolean;
-}
-
-const isToolCallCloser = (tag: Tag) => tag.family === "costume" && tag.closing && tag.name === "tool_call";
-
-/** Where one JSON value ends, one character at a time: depth outside strings, escapes inside. */
-class JsonExtent {
-  private depth = 0;
-  private inString = false;
-  private escaped = false;
-
-  /** True at the character that closes the outermost object or array. */
-  step(c: number): boolean {
-    if (this.inString) {
-      if (this.escaped) this.escaped = false;
-      else if (c === 0x5c) this.escaped = true;
-      else if (c === 0x22) this.inString = false;
-      return false;
-    }
-    if (c === 0x22) this.inString = true;
-    else if (c === 0x7b || c === 0x5b) this.depth++;
-    else if (c === 0x7d || c === 0x5d) return --this.depth === 0;
-    return false;
-  }
-}
-
-/** I10: name line, optional fence line, one JSON object, optional closing fence. */
-class NamedState implements CharState {
-  private phase: "name" | "before-json" | "fence-run" | "fence-label" | "json" | "after-json" = "name";
-  private nameLength = 0;
-  private nameEnded = false;
-  private fenced = false;
-  private readonly json = new JsonExtent();
-  private fenceChar = 0;
-  private fenceRun = 0;
-  private labelLength = 0;
-
-  constructor(private readonly nameStart: number) {}
-
-  completesAtEnd(): boolean {
-    return this.phase === "after-json" && this.fenceRun >= 3;
-  }
-
-  step(c: number, at: number): Step | null {
-    switch (this.phase) {
-      case "name":
-        if (c === 0x0a) {
-          this.phase = "before-json";
-          return null;
-        }
-        if (c === 0x20 || c === 0x09 || c === 0x0d) {
-          this.nameEnded = this.nameLength > 0;
-          return null;
-        }
-        if (this.nameEnded || ++this.nameLength > NAME_LIMIT || !isNameCode(c)) return this.abandon();
-        return null;
-      case "before-json":
-        if (isSpaceCode(c)) return null;
-        // One fence line at most: a second one, or anything but JSON after it, is not this form.
-        if ((c === 0x60 || c === 0x7e) && !this.fenced) {
-          this.fenced = true;
-          this.fenceChar = c;
-          this.fenceRun = 1;
-          this.phase = "fence-run";
-          return null;
-        }
-        if (c === 0x7b) {
-          this.phase = "json";
-          this.json.step(c);
-          return null;
-        }
-        return this.abandon();
-      case "fence-run":
-        if (c === this.fenceChar) {
-          this.fenceRun++;
-          return null;
-        }
-        if (this.fenceRun < 3) return this.abandon();
-        this.fenceRun = 0;
-        this.phase = "fence-label";
-        return this.step(c, at);
-      case "fence-label":
-        // A fence label is one short word: reading on past it would make every abandoned opener
-        // rescan the lines after it (quadratic on repeated openers).
-        if (c === 0x0a) {
-          this.phase = "before-json";
-          return null;
-        }
-        if (c === 0x20 || c === 0x09 || c === 0x0d) return null;
-        return isNameCode(c) && ++this.labelLength <= NAME_LIMIT ? null : this.abandon();
-      case "json":
-        if (!this.json.step(c)) return null;
-        if (!this.fenced) return { kind: "complete", end: at + 1 };
-        this.phase = "after-json";
-        return null;
-      case "after-json":
-        if (c === 0x60 || c === 0x7e) {
-          this.fenceRun++;
-          return null;
-        }
-        if (this.fenceRun >= 3) return { kind: "complete", end: at };
-        return isSpaceCode(c) && this.fenceRun === 0 ? null : { kind: "complete", end: at };
-    }
-  }
-
-  private abandon(): Step {
-    return { kind: "abandon", at: this.nameStart };
-  }
-}
-
-/**
- * O06: after `[TOOL_CALLS]` either a JSON array, or NAME, `[ARGS]` (the newest tokenizers drop it)
- * and one JSON object; the residue starts at NAME and always has `[ARGS]`.
- */
-class MistralState implements CharState {
-  private phase: "start" | "name" | "args" | "before-json" | "json" = "start";
-  private matched = 0;
-  private nameLength = 0;
-  private readonly json = new JsonExtent();
-
-  constructor(
-    private readonly from: number,
-    private readonly residue: boolean,
-  ) {
-    if (residue) this.phase = "name";
-  }
-
-  completesAtEnd(): boolean {
-    return false;
-  }
-
-  step(c: number, at: number): Step | null {
-    // For the residue `from` is the candidate's own start: the engine's progress guarantee (spanEnd) releases its first character.
-    const abandon: Step = { kind: "abandon", at: this.from };
-    switch (this.phase) {
-      case "start":
-        if (isSpaceCode(c)) return null;
-        if (c === 0x5b) {
-          this.phase = "json";
-          this.json.step(c);
-          return null;
-        }
-        this.phase = "name";
-        return this.step(c, at);
-      case "name":
-        if (c === 0x5b && this.nameLength > 0) {
-          this.phase = "args";
-          this.matched = 1;
-          return null;
-        }
-        if (c === 0x7b && this.nameLength > 0 && !this.residue) {
-          this.phase = "json";
-          this.json.step(c);
-          return null;
-        }
-        return isNameCode(c) && ++this.nameLength <= NAME_LIMIT ? null : abandon;
-      case "args":
-        if (c !== ARGS.charCodeAt(this.matched)) return abandon;
-        if (++this.matched === ARGS.length) this.phase = "before-json";
-        return null;
-      case "before-json":
-        if (isSpaceCode(c)) return null;
-        if (c !== 0x7b) return abandon;
-        this.phase = "json";
-        this.json.step(c);
-        return null;
-      case "json":
-        return this.json.step(c) ? { kind: "complete", end: at + 1 } : null;
-    }
-  }
-}
-
-const ARGS = "[ARGS]";
-
-const isNameCode = (c: number) =>
-  (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2d || c === 0x2e || c === 0x3a;
-
-/**
- * The start of a `<tool_call>` body, read as characters: a Hermes JSON object (checked as strict
- * JSON while it streams), a GLM tool name, or a tag (handed to the tag scanner). Prose proves
- * itself at its first character that none of these allow.
- */
-class ToolCallStart implements CharState {
-  private phase: "start" | "json" | "after-json" | "name" | "after-name" = "start";
-  private readonly json = new JsonSyntax();
-  private nameLength = 0;
-  body: ToolCallBody = "await-tag";
-
-  constructor(private readonly from: number) {}
-
-  completesAtEnd(): boolean {
-    return this.phase === "after-json";
-  }
-
-  step(c: number, at: number): Step | null | typeof HAND_OFF {
-    const abandonName: Step = { kind: "abandon", at: this.from };
-    switch (this.phase) {
-      case "start":
-        if (isSpaceCode(c)) return null;
-        if (c === 0x3c) return HAND_OFF;
-        if (c === 0x7b) {
-          this.phase = "json";
-          this.json.step(c);
-          return null;
-        }
-        if (!isNameStartCode(c)) return { kind: "abandon", at };
-        this.phase = "name";
-        this.body = "name";
-        this.nameLength = 1;
-        return null;
-      case "json": {
-        // Cut where the JSON went wrong: what came before it is released without a second scan.
-        const r = this.json.step(c);
-        if (r === "bad") {
-          // A `<` outside any JSON string may be the wrapper's closer after a call cut off mid-JSON: the tag scanner decides.
-          if (c !== 0x3c) return { kind: "abandon", at };
-          this.body = "bad-json";
-          return HAND_OFF;
-        }
-        if (r === "done") {
-          this.phase = "after-json";
-          this.body = "json";
-        }
-        return null;
-      }
-      case "after-json":
-        if (isSpaceCode(c)) return null;
-        return c === 0x3c ? HAND_OFF : { kind: "abandon", at };
-      case "name":
-        if (c === 0x3c) return HAND_OFF;
-        if (isSpaceCode(c)) {
-          this.phase = "after-name";
-          return null;
-        }
-        return isNameCode(c) && ++this.nameLength <= NAME_LIMIT ? null : abandonName;
-      case "after-name":
-        if (isSpaceCode(c)) return null;
-        return c === 0x3c ? HAND_OFF : abandonName;
-    }
-  }
-}
-
-const isNameStartCode = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;

@@ -1,7 +1,7 @@
 import { isLineStartCostume } from "../grammar/dialects.ts";
 import { isTriggerCode } from "../grammar/markers.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
-import type { SpanContext } from "../parse/dsml.ts";
+import type { SpanContext } from "../parse/call.ts";
 import { SchemaGate } from "../parse/schema-gate.ts";
 import { parseSpan } from "../parse/span.ts";
 import type { Segment } from "../parse/segments.ts";

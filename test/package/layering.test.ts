@@ -35,6 +35,49 @@ function relativeImports(source: string): string[] {
 
 const folderOf = (file: string) => path.relative(SRC, file).split(path.sep)[0]!;
 
+/** The file graph: each file to the files it imports by a relative path (type-only imports count too). */
+function importGraph(files: string[], read: (file: string) => string): Map<string, string[]> {
+  return new Map(files.map((file) => [file, relativeImports(read(file)).map((spec) => path.resolve(path.dirname(file), spec))]));
+}
+
+/**
+ * Every import circle between files, one entry per strongly connected component (Tarjan), each
+ * listed as the files caught in it. A file importing itself is a circle of one.
+ */
+function importCycles(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  let next = 0;
+  const visit = (file: string): void => {
+    index.set(file, next);
+    low.set(file, next);
+    next++;
+    stack.push(file);
+    onStack.add(file);
+    for (const to of graph.get(file) ?? []) {
+      if (!graph.has(to)) continue;
+      if (!index.has(to)) {
+        visit(to);
+        low.set(file, Math.min(low.get(file)!, low.get(to)!));
+      } else if (onStack.has(to)) low.set(file, Math.min(low.get(file)!, index.get(to)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== file);
+    if (component.length > 1 || (graph.get(file) ?? []).includes(file)) cycles.push(component.reverse());
+  };
+  for (const file of [...graph.keys()].sort()) if (!index.has(file)) visit(file);
+  return cycles;
+}
+
 describe("layering", () => {
   const files = sourceFiles(SRC);
 
@@ -55,6 +98,26 @@ describe("layering", () => {
       }
     }
     expect(upward).toEqual([]);
+  });
+
+  test("no file under src/ imports itself, directly or through others", () => {
+    const graph = importGraph(files, (file) => readFileSync(file, "utf8"));
+    const cycles = importCycles(graph).map((c) => c.map((f) => path.relative(SRC, f)).join(" <-> "));
+    expect(cycles).toEqual([]);
+  });
+
+  test("the circle finder sees a circle of any length and nothing else", () => {
+    const graph = new Map<string, string[]>([
+      ["a", ["b"]],
+      ["b", ["c"]],
+      ["c", ["a", "d"]],
+      ["d", ["e"]],
+      ["e", []],
+      ["f", ["f"]],
+      ["g", ["e", "zod"]],
+    ]);
+    expect(importCycles(graph).map((c) => [...c].sort())).toEqual([["a", "b", "c"], ["f"]]);
+    expect(importCycles(new Map([["x", ["y"]], ["y", []]]))).toEqual([]);
   });
 
   test("the scan sees imports written in every form", () => {

@@ -1,8 +1,9 @@
 import type { Tag } from "../../grammar/tags.ts";
-import type { SpanContext } from "../dsml.ts";
-import type { Segment, UnitOutcome } from "../segments.ts";
+import { textSpan, type Segment, type UnitOutcome } from "../segments.ts";
 import { isPlainObject, parseJson } from "../values.ts";
-import { callOutcome, callsOverSpan, jsonCallOutcome, wholeSpan } from "./common.ts";
+import { callOutcome, callsOverSpan, jsonCallOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
+import { JsonExtent, NAME_LIMIT, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
+import { ignoreContent, type SpanKind, type Step } from "../span-kind.ts";
 
 /**
  * O06 Mistral: `[TOOL_CALLS]NAME[ARGS]{json}`, the newest tokenizers' `[TOOL_CALLS]NAME{json}`, the
@@ -27,3 +28,80 @@ export function parseMistralSpan(span: string, opener: Tag, ctx: SpanContext): S
   if (!parsed.ok || !isPlainObject(parsed.value)) return wholeSpan(span.length, { kind: "foreign" });
   return wholeSpan(span.length, callOutcome(body.slice(0, brace), parsed.value, "O06", ctx));
 }
+
+/** O06: read as characters by the stream (JSON or NAME [ARGS] JSON); no tag ends it. */
+export const MISTRAL: SpanKind = {
+  watchesContent: false,
+  content: ignoreContent,
+  tag: () => null,
+  charForm: (opener, from) => new MistralState(from, opener.name === "residue"),
+  parse({ span, opener, truncated, ctx }) {
+    if (!truncated) return parseMistralSpan(span, opener, ctx);
+    // Only the real `[TOOL_CALLS]` token proves a call was under way; the residue stays text.
+    return opener.name === "tool_calls" && span.slice(opener.end).trim() !== "" ? wholeSpan(span.length, truncatedCall("O06")) : textSpan(span.length);
+  },
+};
+
+/**
+ * O06: after `[TOOL_CALLS]` either a JSON array, or NAME, `[ARGS]` (the newest tokenizers drop it)
+ * and one JSON object; the residue starts at NAME and always has `[ARGS]`.
+ */
+export class MistralState implements CharState {
+  private phase: "start" | "name" | "args" | "before-json" | "json" = "start";
+  private matched = 0;
+  private nameLength = 0;
+  private readonly json = new JsonExtent();
+
+  constructor(
+    private readonly from: number,
+    private readonly residue: boolean,
+  ) {
+    if (residue) this.phase = "name";
+  }
+
+  completesAtEnd(): boolean {
+    return false;
+  }
+
+  step(c: number, at: number): Step | null {
+    // For the residue `from` is the candidate's own start: the engine's progress guarantee (spanEnd) releases its first character.
+    const abandon: Step = { kind: "abandon", at: this.from };
+    switch (this.phase) {
+      case "start":
+        if (isSpaceCode(c)) return null;
+        if (c === 0x5b) {
+          this.phase = "json";
+          this.json.step(c);
+          return null;
+        }
+        this.phase = "name";
+        return this.step(c, at);
+      case "name":
+        if (c === 0x5b && this.nameLength > 0) {
+          this.phase = "args";
+          this.matched = 1;
+          return null;
+        }
+        if (c === 0x7b && this.nameLength > 0 && !this.residue) {
+          this.phase = "json";
+          this.json.step(c);
+          return null;
+        }
+        return isNameCode(c) && ++this.nameLength <= NAME_LIMIT ? null : abandon;
+      case "args":
+        if (c !== ARGS.charCodeAt(this.matched)) return abandon;
+        if (++this.matched === ARGS.length) this.phase = "before-json";
+        return null;
+      case "before-json":
+        if (isSpaceCode(c)) return null;
+        if (c !== 0x7b) return abandon;
+        this.phase = "json";
+        this.json.step(c);
+        return null;
+      case "json":
+        return this.json.step(c) ? { kind: "complete", end: at + 1 } : null;
+    }
+  }
+}
+
+const ARGS = "[ARGS]";

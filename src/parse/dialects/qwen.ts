@@ -1,6 +1,7 @@
 import { tagsOf, type Segment } from "../segments.ts";
-import type { SpanContext } from "../dsml.ts";
-import { textArgsOutcome, trimLayoutNewlines, truncatedCall, wholeSpan } from "./common.ts";
+import { textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
+import { trimLayoutNewlines } from "./common.ts";
+import { abandonOnFirst, complete, type SpanKind } from "../span-kind.ts";
 
 /**
  * O02 Qwen3-Coder: `<function=NAME>` then `<parameter=KEY>VALUE</parameter>` pairs then
@@ -48,3 +49,11 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
   if (unread) return wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail: "text or markup outside every parameter", tool: name });
   return wholeSpan(span.length, textArgsOutcome(name, pairs, "O02", ctx));
 }
+
+/** A bare `<function=NAME>` (Qwen3-Coder, O02 without its wrapper): a parameter comes first, the function's closer ends it. */
+export const QWEN_FUNCTION: SpanKind = {
+  watchesContent: false,
+  content: abandonOnFirst,
+  tag: (_r, tag, base) => (tag.closing && tag.role === "function" ? complete(base + tag.end) : null),
+  parse: ({ span, ctx }) => parseQwenFunctions(span, 0, span.length, ctx),
+};

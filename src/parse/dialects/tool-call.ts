@@ -1,9 +1,13 @@
 import type { Tag } from "../../grammar/tags.ts";
-import type { SpanContext } from "../dsml.ts";
 import { tagsOf, textSpan, type Segment } from "../segments.ts";
 import { isPlainObject, parseJson } from "../values.ts";
-import { element, jsonCallOutcome, readJsonCall, textArgsOutcome, trimLayoutNewlines, truncatedCall, wholeSpan } from "./common.ts";
+import { jsonCallOutcome, readJsonCall, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
+import { element, trimLayoutNewlines } from "./common.ts";
 import { parseQwenFunctions } from "./qwen.ts";
+import { xmlToolCall } from "../costume.ts";
+import { JsonSyntax } from "../../grammar/json-syntax.ts";
+import { HAND_OFF, NAME_LIMIT, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
+import { complete, type SpanKind, type Step } from "../span-kind.ts";
 
 /** A GLM tool name as the body's first word (what the engine's name phase accepts), or undefined. */
 function glmName(body: string): string | undefined {
@@ -83,3 +87,91 @@ function glmPairs(body: string, name: string, ctx: SpanContext): Parameters<type
   }
   return textArgsOutcome(name, pairs, "O03", ctx);
 }
+
+const isToolCallCloser = (tag: Tag) => tag.family === "costume" && tag.closing && tag.name === "tool_call";
+
+/** `<tool_call>` (O01-O03, C01): its body decides the dialect, so every content character is weighed. */
+export const TOOL_CALL: SpanKind = {
+  watchesContent: true,
+  content: (r, _c, at) => r.toolCallContent(at),
+  tag: (r, tag, base, _first, closesBlock) => (closesBlock ? complete(base + tag.end) : r.toolCallTag(tag, base)),
+  closesWrapper: isToolCallCloser,
+  charForm: (_opener, from) => new ToolCallStart(from),
+  parse: ({ span, opener, truncated, ctx }) => parseToolCallSpan(span, opener, ctx, truncated, (s) => xmlToolCall(s, ctx)),
+};
+
+/**
+ * What a `<tool_call>` body has proved to be so far (O01-O03, C01): "await-tag" wants a tag next,
+ * "json" a complete Hermes object that only its closer may follow, "bad-json" a Hermes object that
+ * went wrong at a `<` (the call was cut off and closed: only the closer may follow, for a nudge), "name" a GLM tool name that
+ * wants `<arg_key>` or the closer; GLM then alternates one-word keys and free values ("glm-*"),
+ * Qwen3-Coder waits for `</function>`, the XML costume for the wrapper's closer.
+ */
+export type ToolCallBody = "await-tag" | "json" | "bad-json" | "name" | "function" | "function-inner" | "xml" | "glm-key" | "glm-value-next" | "glm-value" | "glm-pair-next";
+
+/**
+ * The start of a `<tool_call>` body, read as characters: a Hermes JSON object (checked as strict
+ * JSON while it streams), a GLM tool name, or a tag (handed to the tag scanner). Prose proves
+ * itself at its first character that none of these allow.
+ */
+export class ToolCallStart implements CharState {
+  private phase: "start" | "json" | "after-json" | "name" | "after-name" = "start";
+  private readonly json = new JsonSyntax();
+  private nameLength = 0;
+  body: ToolCallBody = "await-tag";
+
+  constructor(private readonly from: number) {}
+
+  completesAtEnd(): boolean {
+    return this.phase === "after-json";
+  }
+
+  step(c: number, at: number): Step | null | typeof HAND_OFF {
+    const abandonName: Step = { kind: "abandon", at: this.from };
+    switch (this.phase) {
+      case "start":
+        if (isSpaceCode(c)) return null;
+        if (c === 0x3c) return HAND_OFF;
+        if (c === 0x7b) {
+          this.phase = "json";
+          this.json.step(c);
+          return null;
+        }
+        if (!isNameStartCode(c)) return { kind: "abandon", at };
+        this.phase = "name";
+        this.body = "name";
+        this.nameLength = 1;
+        return null;
+      case "json": {
+        // Cut where the JSON went wrong: what came before it is released without a second scan.
+        const r = this.json.step(c);
+        if (r === "bad") {
+          // A `<` outside any JSON string may be the wrapper's closer after a call cut off mid-JSON: the tag scanner decides.
+          if (c !== 0x3c) return { kind: "abandon", at };
+          this.body = "bad-json";
+          return HAND_OFF;
+        }
+        if (r === "done") {
+          this.phase = "after-json";
+          this.body = "json";
+        }
+        return null;
+      }
+      case "after-json":
+        if (isSpaceCode(c)) return null;
+        return c === 0x3c ? HAND_OFF : { kind: "abandon", at };
+      case "name":
+        if (c === 0x3c) return HAND_OFF;
+        if (isSpaceCode(c)) {
+          this.phase = "after-name";
+          return null;
+        }
+        return isNameCode(c) && ++this.nameLength <= NAME_LIMIT ? null : abandonName;
+      case "after-name":
+        if (isSpaceCode(c)) return null;
+        return c === 0x3c ? HAND_OFF : abandonName;
+    }
+  }
+}
+
+const isNameStartCode = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;

@@ -1,0 +1,78 @@
+import { isBarCode } from "../../grammar/markers.ts";
+import { Flaw, type Tag } from "../../grammar/tags.ts";
+import { truncatedCall, wholeSpan } from "../call.ts";
+import { parseDsmlSpan } from "../dsml.ts";
+import { parseNamedSpan } from "../named.ts";
+import { tagsOf, type Segment } from "../segments.ts";
+import { abandon, abandonOnFirst, complete, type SpanKind, type SpanParse, type SpanReader } from "../span-kind.ts";
+
+// DSML and the unprefixed wrappers written like it (MiniMax-M2 O05, Claude-style O07): a block, an
+// invoke, a parameter or a bare function element can each open a span; one parser reads them all.
+
+const closesUnit = (tag: Tag) => tag.closing && (tag.role === "invoke" || tag.role === "function");
+
+function parseInvokeMarkup({ span, opener, named, truncated, ctx, enclosing }: SpanParse): Segment[] {
+  const segments = named ? parseNamedSpan(span, opener, ctx, truncated) : parseDsmlSpan(span, ctx, enclosing === true ? null : enclosing);
+  return truncated && isUnprefixedWrapper(opener) && segments.every((s) => s.kind !== "call") && hasInvoke(span, opener)
+    ? wholeSpan(span.length, truncatedCall(opener.name === "minimax:tool_call" ? "O05" : "O07"))
+    : segments;
+}
+
+/** MiniMax-M2 and Claude-style wrappers (O05, O07): the whole wrapper is their gate, so a cut-off one reads as text to the DSML walk. */
+function isUnprefixedWrapper(opener: Tag): boolean {
+  return opener.family === "naked" && opener.role === "block" && (opener.name === "minimax:tool_call" || opener.name === "function_calls");
+}
+
+function hasInvoke(span: string, opener: Tag): boolean {
+  return tagsOf(span, opener.end).some((t) => t.role === "invoke" && !t.closing && t.attrs.name !== undefined);
+}
+
+export const BLOCK: SpanKind = {
+  watchesContent: false,
+  content(r: SpanReader, c: number, at: number, first: boolean) {
+    if (!first) return null;
+    // Text right after a DSML block opener can only be a named call (I10); anything else is a mention.
+    if (r.opener.family !== "dsml" || isBarCode(c)) return abandon(at);
+    r.readNamedCall(at);
+    return null;
+  },
+  tag(r, tag, base, _first, closesBlock) {
+    if (closesBlock) return complete(base + tag.end);
+    // Unprefixed dialect wrappers (O05, O07) are only calls when the whole wrapper closes.
+    return closesUnit(tag) && r.opener.family === "dsml" ? r.trail() : null;
+  },
+  parse: parseInvokeMarkup,
+};
+
+export const INVOKE: SpanKind = {
+  watchesContent: false,
+  // A real invoke starts with a parameter or a JSON body; prose means the opener was only mentioned.
+  content: (r, c, at, first) => (first && c !== 0x7b && !(r.opener.flaws & Flaw.RunawayAttr) ? abandon(at) : null),
+  tag(r, tag, base, _first, closesBlock) {
+    const end = base + tag.end;
+    if (tag.closing && tag.role === "invoke") return r.enclosing ? r.trail() : complete(end);
+    return closesBlock ? complete(end) : null;
+  },
+  parse: parseInvokeMarkup,
+};
+
+export const PARAMETER: SpanKind = {
+  watchesContent: false,
+  // Outside an invoke only a wrapped tool (I02) can become a call, and it opens with a parameter.
+  content: abandonOnFirst,
+  tag(r, tag, base, _first, closesBlock) {
+    const depth = r.nest(tag.role === "parameter" ? (tag.closing ? -1 : 1) : 0);
+    return depth === 0 || (tag.closing && tag.role === "invoke") || closesBlock ? complete(base + tag.end) : null;
+  },
+  parse: parseInvokeMarkup,
+};
+
+export const ELEMENT: SpanKind = {
+  watchesContent: false,
+  content: abandonOnFirst,
+  tag(_r, tag, base, first, closesBlock) {
+    if (first && !(tag.family === "naked" && tag.role === "name" && !tag.closing)) return abandon(base + tag.start);
+    return closesUnit(tag) || closesBlock ? complete(base + tag.end) : null;
+  },
+  parse: parseInvokeMarkup,
+};

@@ -1,0 +1,86 @@
+import type { Tag } from "../grammar/tags.ts";
+import type { SpanContext } from "./call.ts";
+import type { Segment } from "./segments.ts";
+
+/** What opened a candidate; decides which closer ends it (parse/span.ts maps each to its SpanKind). */
+export type Root =
+  | "block"
+  | "invoke"
+  | "parameter"
+  | "element"
+  | "legacy-section"
+  | "legacy-call"
+  | "costume"
+  | "qwen-function"
+  | "tool-call"
+  | "mistral";
+
+/** Where a streaming span stands after a piece of text: wants more, ended at `end`, or proved not markup at `at`. */
+export type Step = { kind: "more" } | { kind: "complete"; end: number } | { kind: "abandon"; at: number };
+
+/** A char-level state hands the rest of the span to the tag scanner, starting with this character. */
+export const HAND_OFF = "hand-off" as const;
+
+/** A span body read one character at a time (parse/char-form.ts); null: the character is taken. */
+export interface CharState {
+  step(c: number, at: number): Step | null | typeof HAND_OFF;
+  completesAtEnd(): boolean;
+}
+
+/**
+ * The streaming reader's state a kind's boundary rules may read or move (the candidate in
+ * src/stream/ implements it): rules stay here with their dialect without importing upward.
+ */
+export interface SpanReader {
+  readonly opener: Tag;
+  /** The block opener (or true for a legacy section) this span continues, if any. */
+  readonly enclosing: Tag | true | null;
+  /** A unit closed inside a still-open block: the span takes the layout after it and ends at what comes next. */
+  trail(): null;
+  /** Parameter nesting: adds `delta` and returns the new depth (it starts at 1, the opener's own). */
+  nest(delta: number): number;
+  /** I10: the characters from `at` are a named call (name line, JSON object), read one at a time. */
+  readNamedCall(at: number): void;
+  /** The `<tool_call>` body's own rules (its state lives with the reader). */
+  toolCallContent(at: number): Step | null;
+  toolCallTag(tag: Tag, base: number): Step | null;
+}
+
+export interface SpanParse {
+  span: string;
+  opener: Tag;
+  /** The span was read as a char-level named call (I10). */
+  named: boolean;
+  truncated: boolean;
+  ctx: SpanContext;
+  enclosing: Tag | true | null;
+}
+
+/**
+ * One span kind: its boundary rules (where a streaming span ends or proves a mention) and its
+ * parser (what the complete span holds). Fixing a dialect touches its kind.
+ */
+export interface SpanKind {
+  /**
+   * A non-space character outside tags. The reader asks on the first one, and on every later one
+   * only when `watchesContent` (so a span's body costs no call per character otherwise).
+   */
+  content(r: SpanReader, c: number, at: number, first: boolean): Step | null;
+  readonly watchesContent: boolean;
+  /**
+   * A marker tag inside the span at `base + tag.start` (`first`: nothing came before it);
+   * `closesBlock` already counts this kind's own wrapper closer.
+   */
+  tag(r: SpanReader, tag: Tag, base: number, first: boolean, closesBlock: boolean): Step | null;
+  /** A body read as characters from the opener's end (`from`, absolute), before any tag. */
+  charForm?(opener: Tag, from: number): CharState;
+  /** This kind's wrapper closer, beyond a block closer, ends a trailing span too. */
+  closesWrapper?(tag: Tag): boolean;
+  parse(p: SpanParse): Segment[];
+}
+
+export const complete = (end: number): Step => ({ kind: "complete", end });
+export const abandon = (at: number): Step => ({ kind: "abandon", at });
+/** Rules for a kind whose first content character proves the opener was only mentioned. */
+export const abandonOnFirst = (_r: SpanReader, _c: number, at: number, first: boolean): Step | null => (first ? abandon(at) : null);
+export const ignoreContent = (): null => null;
