@@ -8,7 +8,7 @@
 // the host's response), so the three wires, SSE and JSON, behave exactly as on 1.18.
 import { repairFetch } from "../../adapters/fetch.ts";
 import { REQUEST_TAG_HEADER, type AdapterOptions } from "../../adapters/options.ts";
-import { mayBeWire } from "../../adapters/wires.ts";
+import { mayBeWire } from "../../wires/registry.ts";
 import type { V2SessionHttpRequest, V2SessionHttpResponse } from "./host-types.ts";
 
 /**

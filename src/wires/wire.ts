@@ -3,9 +3,9 @@
 // fetch.ts; the engine behind every wire is the same.
 import type { ToolSpec } from "../parse/types.ts";
 import type { EngineSummary } from "../stream/types.ts";
-import type { EventRewriter } from "./event-stream.ts";
-import type { Json } from "./openai.ts";
-import type { GuardedEngine } from "./guarded-engine.ts";
+import type { EventRewriter } from "../sse/rewrite.ts";
+import type { Json } from "../sse/json.ts";
+import type { GuardedEngine } from "../engine/guarded.ts";
 import type { ToolChoice } from "./tool-choice.ts";
 
 export interface WireJsonContext {

@@ -1,7 +1,7 @@
 // Which wire a request speaks, from its path and body shape.
-import { anthropicWire } from "./anthropic.ts";
-import { type Json, isObject } from "./openai.ts";
-import { responsesWire } from "./responses.ts";
+import { anthropicWire } from "./anthropic/wire.ts";
+import { type Json, isObject } from "../sse/json.ts";
+import { responsesWire } from "./responses/wire.ts";
 import type { Wire } from "./wire.ts";
 
 /** Chat-completions (`…/chat/completions`) is handled by fetch.ts itself and never matches here. */
