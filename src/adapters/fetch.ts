@@ -36,6 +36,7 @@ interface Plan {
 interface ResponseContext {
   options: AdapterOptions;
   plan: Plan;
+  wire: Wire;
   engine: (extra?: Partial<EngineOptions>) => RepairEngine;
 }
 
@@ -59,9 +60,9 @@ export function repairFetch(
     }
     if (plan.tools) announceRepair(options, plan.tag);
     const response = await baseFetch(plan.input, plan.init);
-    if (!plan.tools) return response;
+    if (!plan.tools || !plan.wire) return response;
     try {
-      return await repairResponse(response, { options, plan, engine: bindFactory(factory, options, plan) });
+      return await repairResponse(response, { options, plan, wire: plan.wire, engine: bindFactory(factory, options, plan) });
     } catch (error) {
       debugLine(options, `response repair failed, passing through: ${describeError(error)}`);
       return response;
@@ -180,7 +181,7 @@ async function repairJson(response: Response, ctx: ResponseContext): Promise<Res
   } catch {
     return response;
   }
-  return repairWireJson(response, body, ctx.plan.wire!, ctx);
+  return repairWireJson(response, body, ctx.wire, ctx);
 }
 
 function repairWireJson(response: Response, body: unknown, wire: Wire, ctx: ResponseContext): Response {
@@ -202,7 +203,7 @@ function repairStream(response: Response, ctx: ResponseContext): Response {
   const engine = channelEngine(ctx);
   const guard = engine();
   const onFinal = (more?: readonly EngineSummary[]) => finishReport(ctx, guard, more);
-  const rewriter = ctx.plan.wire!.rewriter(guard, onFinal, engine);
+  const rewriter = ctx.wire.rewriter(guard, onFinal, engine);
   const onError = (error: unknown) => debugLine(ctx.options, `SSE rewrite failed, passing the event through: ${describeError(error)}`);
   return rebuilt(response, rewriteEventStream(response.body!, rewriter, onError));
 }
