@@ -61,7 +61,7 @@ export class HttpRepair {
     const request = event.request;
     if (request.method !== "POST" || request.bodyUsed || !this.deps.inScope(event)) return undefined;
     const pathname = new URL(request.url).pathname;
-    if (!pathname.endsWith("/chat/completions") && !mayBeWire(pathname)) return undefined;
+    if (!mayBeWire(pathname)) return undefined;
     return { body: await request.clone().text(), tag: this.deps.tagFor(event) };
   }
 
