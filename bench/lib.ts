@@ -9,7 +9,7 @@ import type {
 } from "@ai-sdk/provider";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { createRepairEngine } from "../src/stream/engine.ts";
-import { pullStage } from "../src/adapters/pull-stage.ts";
+import { pullStage } from "../src/sse/pull-stage.ts";
 import type { EngineOptions } from "../src/stream/types.ts";
 import { fixtureTools } from "../test/golden/tools.ts";
 import { seeded } from "../test/support/run-engine.ts";

@@ -2,12 +2,12 @@
 // Diagnostic companion to bench/run.ts (see bench/README.md). "floor" rows do only the part of
 // the work nothing can skip (the engine itself; framing, decoding, JSON.parse), so the distance
 // from a floor to "as shipped" is what the adapter's own bookkeeping costs.
-import { ChunkRewriter } from "../src/adapters/chunk-rewriter.ts";
-import { rewriteEventStream } from "../src/adapters/event-stream.ts";
+import { ChunkRewriter } from "../src/wires/chat/rewriter.ts";
+import { rewriteEventStream } from "../src/sse/rewrite.ts";
 import { repairFetch } from "../src/adapters/fetch.ts";
-import { GuardedEngine } from "../src/adapters/guarded-engine.ts";
+import { GuardedEngine } from "../src/engine/guarded.ts";
 import { repairMiddleware } from "../src/adapters/middleware.ts";
-import { SseFramer, SseReader } from "../src/adapters/sse.ts";
+import { SseFramer, SseReader } from "../src/sse/framing.ts";
 import { NEED_MORE, readTag } from "../src/grammar/tags.ts";
 import { createRepairEngine } from "../src/stream/engine.ts";
 import { fixtureTools } from "../test/golden/tools.ts";

@@ -1,5 +1,5 @@
 // What the adapters tell their caller: debug lines and one result per response.
-import { describeError } from "./describe-error.ts";
+import { describeError } from "../engine/describe-error.ts";
 import type { AdapterOptions, AdapterResult } from "./options.ts";
 
 /** A throwing debug sink must not turn a harmless note into a broken stream. */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { ChunkShape, sameBytes, stringBody } from "../../src/adapters/chunk-shape.ts";
-import { singleDataPayloadOf } from "../../src/adapters/sse.ts";
+import { ChunkShape, sameBytes, stringBody } from "../../src/wires/chat/chunk-shape.ts";
+import { singleDataPayloadOf } from "../../src/sse/framing.ts";
 import { isPassableCode } from "../../src/stream/engine.ts";
 
 /** What the shipped code did: the body parsed as a JSON string. */

@@ -4,9 +4,9 @@
 // content, calls and finish reasons; and a reply the engine left alone must come out byte for byte.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { ChunkRewriter } from "../../src/adapters/chunk-rewriter.ts";
-import { type EventRewriter, rewriteEventStream } from "../../src/adapters/event-stream.ts";
-import { GuardedEngine } from "../../src/adapters/guarded-engine.ts";
+import { ChunkRewriter } from "../../src/wires/chat/rewriter.ts";
+import { type EventRewriter, rewriteEventStream } from "../../src/sse/rewrite.ts";
+import { GuardedEngine } from "../../src/engine/guarded.ts";
 import { createRepairEngine } from "../../src/stream/engine.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { cutReply, replyText } from "../property/arbitraries.ts";

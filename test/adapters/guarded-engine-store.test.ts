@@ -4,7 +4,7 @@
 // the delta was stored and text may already have been released), the way a parser bug would.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { GuardedEngine } from "../../src/adapters/guarded-engine.ts";
+import { GuardedEngine } from "../../src/engine/guarded.ts";
 import { createRepairEngine } from "../../src/stream/engine.ts";
 import type { RecoveredCall } from "../../src/parse/types.ts";
 import { fixtureTools } from "../golden/tools.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { GuardedEngine } from "../../src/adapters/guarded-engine.ts";
+import { GuardedEngine } from "../../src/engine/guarded.ts";
 import type { RepairEngine } from "../../src/stream/types.ts";
 import { createStubEngine } from "./stub-engine.ts";
 

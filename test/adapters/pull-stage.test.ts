@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { type Stage, pullStage } from "../../src/adapters/pull-stage.ts";
+import { type Stage, pullStage } from "../../src/sse/pull-stage.ts";
 
 /** What the middleware shipped before: the same stage as a TransformStream. */
 function transformStage<I, O>(source: ReadableStream<I>, make: (emit: (item: O) => void) => Stage<I>): ReadableStream<O> {

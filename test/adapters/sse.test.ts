@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { ChunkShape } from "../../src/adapters/chunk-shape.ts";
-import { SseFramer, SseReader, serialize } from "../../src/adapters/sse.ts";
+import { ChunkShape } from "../../src/wires/chat/chunk-shape.ts";
+import { SseFramer, SseReader, serialize } from "../../src/sse/framing.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
-// Layers import only downward: grammar -> parse -> stream -> (history, retry, tools) -> adapters -> plugin -> cli.
+// Layers import only downward: grammar -> parse -> stream -> (history, retry, tools, engine, echo) -> sse -> wires
+// -> adapters -> plugin -> cli.
 // The CLI sits on top so `dsml-fix doctor` judges options and scope with the plugin's own code.
 // Folders of one rank never import each other; a new folder under src/ must be placed here first.
 const RANK: Record<string, number> = {
@@ -12,9 +13,13 @@ const RANK: Record<string, number> = {
   history: 3,
   retry: 3,
   tools: 3,
-  adapters: 4,
-  plugin: 5,
-  cli: 6,
+  engine: 3,
+  echo: 3,
+  sse: 4,
+  wires: 5,
+  adapters: 6,
+  plugin: 7,
+  cli: 8,
 };
 
 const SRC = path.resolve(import.meta.dir, "../../src");

@@ -10,7 +10,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import type { Hooks, PluginInput } from "@opencode-ai/plugin";
-import { describeError } from "../../src/adapters/describe-error.ts";
+import { describeError } from "../../src/engine/describe-error.ts";
 import { server } from "../../src/plugin/index.ts";
 import { block, live } from "../golden/notation.ts";
 import { assemble, deltas, openAiTools, sseText, type Json } from "./support.ts";

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { recoverableTools } from "../../src/adapters/engine-options.ts";
 import type { ResponseFixOptions } from "../../src/adapters/options.ts";
-import { chatToolChoice, offeredToolNames, sdkToolChoice, type ToolChoice } from "../../src/adapters/tool-choice.ts";
+import { chatToolChoice, offeredToolNames, sdkToolChoice, type ToolChoice } from "../../src/wires/tool-choice.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { block, live } from "../golden/notation.ts";
 import { wrapLanguageModel } from "ai";

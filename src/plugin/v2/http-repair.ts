@@ -8,7 +8,7 @@
 // the host's response), so the three wires, SSE and JSON, behave exactly as on 1.18.
 import { repairFetch } from "../../adapters/fetch.ts";
 import { REQUEST_TAG_HEADER, type AdapterOptions } from "../../adapters/options.ts";
-import { mayBeWire } from "../../adapters/wires.ts";
+import { mayBeWire } from "../../wires/registry.ts";
 import type { V2SessionHttpRequest, V2SessionHttpResponse } from "./host-types.ts";
 
 /**
@@ -61,7 +61,7 @@ export class HttpRepair {
     const request = event.request;
     if (request.method !== "POST" || request.bodyUsed || !this.deps.inScope(event)) return undefined;
     const pathname = new URL(request.url).pathname;
-    if (!pathname.endsWith("/chat/completions") && !mayBeWire(pathname)) return undefined;
+    if (!mayBeWire(pathname)) return undefined;
     return { body: await request.clone().text(), tag: this.deps.tagFor(event) };
   }
 

@@ -1,9 +1,8 @@
-// The adapters' side of the echo guard: what the request gave the model. The guard itself is
+// The requests' side of the echo guard: what the request gave the model. The guard itself is
 // src/stream/echo-calls.ts.
 import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { createEchoGuard } from "../stream/echo-calls.ts";
 import type { EchoGuard } from "../stream/types.ts";
-import type { AdapterOptions } from "./options.ts";
 
 /** Message content nests a few levels; the cap keeps a hostile structure from steering the walk. */
 const MAX_DEPTH = 32;
@@ -84,7 +83,7 @@ export function givenFromPrompt(prompt: LanguageModelV3Prompt): string[] {
  * The matcher handed to the engine as `isEchoed`, or undefined when responseFix.echoGuard is off.
  * `given` runs at most once, the first time a call is about to be recovered.
  */
-export function requestEchoGuard(options: AdapterOptions, given: () => readonly string[]): EchoGuard | undefined {
+export function requestEchoGuard(options: { readonly responseFix?: { readonly echoGuard?: boolean } }, given: () => readonly string[]): EchoGuard | undefined {
   return options.responseFix?.echoGuard === false ? undefined : createEchoGuard(given);
 }
 

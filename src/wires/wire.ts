@@ -1,16 +1,16 @@
-// What repairFetch needs from a wire other than chat-completions: how its requests declare tools
-// and given content, and how its responses are repaired. Chat-completions keeps its own path in
-// fetch.ts; the engine behind every wire is the same.
+// What repairFetch needs from a wire (chat-completions, Anthropic Messages, Responses): how its
+// requests declare tools and given content, and how its responses are repaired. The engine behind
+// every wire is the same; no wire imports another.
 import type { ToolSpec } from "../parse/types.ts";
 import type { EngineSummary } from "../stream/types.ts";
-import type { EventRewriter } from "./event-stream.ts";
-import type { Json } from "./openai.ts";
-import type { GuardedEngine } from "./guarded-engine.ts";
+import type { EventRewriter } from "../sse/rewrite.ts";
+import type { Json } from "../sse/json.ts";
+import type { GuardedEngine } from "../engine/guarded.ts";
 import type { ToolChoice } from "./tool-choice.ts";
 
 export interface WireJsonContext {
-  /** A fresh engine for one text channel of the response. */
-  engine(): GuardedEngine;
+  /** A fresh engine for one text channel of the response ("reasoning": a D06 reasoning stretch). */
+  engine(channel?: "reasoning"): GuardedEngine;
   /** Every engine's summary of the response, reported once. */
   report(summaries: EngineSummary[]): void;
 }
@@ -30,5 +30,5 @@ export interface Wire {
    * The per-event rewriter of a streamed response: `guard` for its first text channel, `engine()`
    * for each further one; `onFinal` once, with the further engines' summaries.
    */
-  rewriter(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, engine: () => GuardedEngine): EventRewriter;
+  rewriter(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, engine: (channel?: "reasoning") => GuardedEngine): EventRewriter;
 }

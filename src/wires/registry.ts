@@ -1,20 +1,21 @@
 // Which wire a request speaks, from its path and body shape.
-import { anthropicWire } from "./anthropic.ts";
-import { type Json, isObject } from "./openai.ts";
-import { responsesWire } from "./responses.ts";
+import { anthropicWire } from "./anthropic/wire.ts";
+import { chatWire } from "./chat/wire.ts";
+import { type Json, isObject } from "../sse/json.ts";
+import { responsesWire } from "./responses/wire.ts";
 import type { Wire } from "./wire.ts";
 
-/** Chat-completions (`…/chat/completions`) is handled by fetch.ts itself and never matches here. */
 export function wireFor(pathname: string, body: unknown): Wire | undefined {
   if (!isObject(body)) return undefined;
+  if (pathname.endsWith("/chat/completions")) return chatWire;
   if (pathname.endsWith("/messages") && isMessagesBody(body)) return anthropicWire;
   if (pathname.endsWith("/responses") && isResponsesBody(body)) return responsesWire;
   return undefined;
 }
 
-/** Paths another wire may use; anything else is forwarded without reading the body. */
+/** Paths a wire may use; anything else is forwarded without reading the body. */
 export function mayBeWire(pathname: string): boolean {
-  return pathname.endsWith("/messages") || pathname.endsWith("/responses");
+  return pathname.endsWith("/chat/completions") || pathname.endsWith("/messages") || pathname.endsWith("/responses");
 }
 
 function isMessagesBody(body: Json): boolean {

@@ -1,6 +1,6 @@
 // Which declared tools the request let the model call. A recovered call never names any other, so
 // the rule lives here once, over a wire-neutral choice; each wire format only translates into it.
-import { isObject } from "./openai.ts";
+import { isObject } from "../sse/json.ts";
 
 /** A request's tool choice, whatever API it came from. */
 export type ToolChoice =

@@ -1,9 +1,26 @@
 // The byte side of the SSE repair: frames the body into events, lets a wire's rewriter decide on
 // each, and writes original bytes wherever nothing changed.
-import { HELD, RAW, type Rewritten } from "./chunk-rewriter.ts";
-import { type Json, isObject } from "./openai.ts";
+import { type Json, isObject } from "./json.ts";
 import { pullStage } from "./pull-stage.ts";
-import { SseFramer, SseReader, serialize, singleDataPayloadOf, wholeDataEvent } from "./sse.ts";
+import { SseFramer, SseReader, serialize, singleDataPayloadOf, wholeDataEvent } from "./framing.ts";
+
+export const RAW = Symbol("raw");
+/** The original bytes of every deferred event, in the order they came. */
+export const HELD = Symbol("held");
+/** A chunk to serialize, RAW (the event's original bytes) or HELD. */
+export type Piece = Json | typeof RAW | typeof HELD;
+
+export interface Rewritten {
+  pieces: Piece[];
+  /** The event's own chunk; only it keeps the event's non-data lines (id:, event:, comments). */
+  original?: Json;
+  /**
+   * Keep the event's original bytes back, nothing goes out yet. The next answer that is not a
+   * deferral either sends them (a HELD piece) or gives them up (no HELD piece: what they carried
+   * comes out in its pieces instead).
+   */
+  defer?: true;
+}
 
 /** What one wire (chat-completions, Anthropic Messages, Responses) decides per event. */
 export interface EventRewriter {

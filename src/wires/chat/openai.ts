@@ -1,11 +1,7 @@
-// OpenAI chat-completions shapes shared by the JSON and the SSE side of the fetch adapter.
-import type { RecoveredCall } from "../parse/types.ts";
+// OpenAI chat-completions shapes shared by the JSON and the SSE side of the chat wire.
+import type { RecoveredCall } from "../../parse/types.ts";
 
-export type Json = Record<string, unknown>;
-
-export function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+import type { Json } from "../../sse/json.ts";
 
 /** A `tool_calls` entry; streamed entries also carry their index. */
 export function openAiCall(call: RecoveredCall, index?: number): Json {

@@ -2,12 +2,11 @@
 // (start, deltas, stop), so a call released inside a text block closes that block, goes out as a
 // tool_use block of its own, and any text after it opens a new text block; every later block
 // index moves up by the blocks put in.
-import type { RecoveredCall } from "../parse/types.ts";
-import type { EngineEvent } from "../stream/types.ts";
-import { RAW, type Rewritten } from "./chunk-rewriter.ts";
-import { type EventRewriter, namedEventMeta, typedEvent } from "./event-stream.ts";
-import { type Json, isObject } from "./openai.ts";
-import type { GuardedEngine } from "./guarded-engine.ts";
+import type { RecoveredCall } from "../../parse/types.ts";
+import type { EngineEvent } from "../../stream/types.ts";
+import { type EventRewriter, RAW, type Rewritten, namedEventMeta, typedEvent } from "../../sse/rewrite.ts";
+import { type Json, isObject } from "../../sse/json.ts";
+import type { GuardedEngine } from "../../engine/guarded.ts";
 
 /** Block types that are tool calls the model made through the interface. */
 export const NATIVE_BLOCKS = new Set(["tool_use", "server_tool_use", "mcp_tool_use"]);

@@ -1,12 +1,12 @@
 // Anthropic Messages (`POST …/v1/messages`), as @ai-sdk/anthropic speaks it for Zen/Go Qwen and
 // MiniMax routes and MiniMax's own provider: leaked markup in text blocks becomes tool_use blocks.
-import { anthropicToolChoice } from "./tool-choice.ts";
-import type { RecoveredCall, ToolSpec } from "../parse/types.ts";
-import type { EngineEvent } from "../stream/types.ts";
-import { AnthropicStreamRewriter, NATIVE_BLOCKS } from "./anthropic-stream.ts";
-import { givenFromChatBody, givenFromDeclaredTools } from "./echo-guard.ts";
-import { type Json, isObject } from "./openai.ts";
-import type { Wire, WireJsonContext } from "./wire.ts";
+import { anthropicToolChoice } from "../tool-choice.ts";
+import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
+import type { EngineEvent } from "../../stream/types.ts";
+import { AnthropicStreamRewriter, NATIVE_BLOCKS } from "./stream.ts";
+import { givenFromChatBody, givenFromDeclaredTools } from "../../echo/given.ts";
+import { type Json, isObject } from "../../sse/json.ts";
+import type { Wire, WireJsonContext } from "../wire.ts";
 
 export const anthropicWire: Wire = {
   name: "anthropic-messages",

@@ -1,14 +1,14 @@
 // OpenAI's Responses API (`POST …/responses`), as @ai-sdk/openai speaks it for custom providers
 // declared with that package, vivgrid and Azure: leaked markup in output_text becomes
 // function_call output items.
-import { responsesToolChoice } from "./tool-choice.ts";
-import type { RecoveredCall, ToolSpec } from "../parse/types.ts";
-import type { EngineSummary } from "../stream/types.ts";
-import { givenFromChatBody, givenFromDeclaredTools } from "./echo-guard.ts";
-import { type Json, isObject } from "./openai.ts";
-import { NATIVE_ITEMS, functionCallItem, textOf } from "./responses-items.ts";
-import { ResponsesStreamRewriter } from "./responses-stream.ts";
-import type { Wire, WireJsonContext } from "./wire.ts";
+import { responsesToolChoice } from "../tool-choice.ts";
+import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
+import type { EngineSummary } from "../../stream/types.ts";
+import { givenFromChatBody, givenFromDeclaredTools } from "../../echo/given.ts";
+import { type Json, isObject } from "../../sse/json.ts";
+import { NATIVE_ITEMS, functionCallItem, textOf } from "./items.ts";
+import { ResponsesStreamRewriter } from "./stream.ts";
+import type { Wire, WireJsonContext } from "../wire.ts";
 
 export const responsesWire: Wire = {
   name: "responses",

@@ -4,7 +4,7 @@ import type { RecoveredCall } from "../parse/types.ts";
 import { DEFAULT_BUFFER_LIMIT } from "../stream/engine.ts";
 import type { EngineEvent, EngineSummary } from "../stream/types.ts";
 import { FedText, isBlank } from "./fed-text.ts";
-import type { GuardedEngine } from "./guarded-engine.ts";
+import type { GuardedEngine } from "./guarded.ts";
 
 /**
  * The stretch's last call block while nothing but whitespace follows it: the one block that may

@@ -1,7 +1,7 @@
 // Responses API output items shared by the JSON and the streamed side.
-import type { RecoveredCall } from "../parse/types.ts";
-import type { EngineEvent } from "../stream/types.ts";
-import type { Json } from "./openai.ts";
+import type { RecoveredCall } from "../../parse/types.ts";
+import type { EngineEvent } from "../../stream/types.ts";
+import type { Json } from "../../sse/json.ts";
 
 /** Output items that are calls the model made through the interface. */
 export const NATIVE_ITEMS = new Set(["function_call", "custom_tool_call"]);

@@ -1,9 +1,9 @@
 // Streamed chunks of one response usually differ only in their `content` string. Once such a
 // chunk has been seen, the next ones are recognised by their text alone, which spares a full
 // JSON.parse for every token on the path where the content passes through unchanged.
-import { type Json, isObject } from "./openai.ts";
-import { isPassableCode } from "../stream/engine.ts";
-import { dataEventStart, dataStart } from "./sse.ts";
+import { type Json, isObject } from "../../sse/json.ts";
+import { isPassableCode } from "../../stream/engine.ts";
+import { dataEventStart, dataStart } from "../../sse/framing.ts";
 
 const SENTINEL = "\u0000dsml-fix\u0000";
 const SENTINEL_BODY = JSON.stringify(SENTINEL).slice(1, -1);

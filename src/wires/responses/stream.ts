@@ -3,13 +3,12 @@
 // parts); recovered calls go out as function_call items right after the message item they were
 // written in closes (items follow one another, and the AI SDK keys tool calls by output_index).
 // Every later sequence_number and output_index moves by the events and items put in or taken out.
-import type { RecoveredCall } from "../parse/types.ts";
-import type { EngineEvent, EngineSummary } from "../stream/types.ts";
-import { RAW, type Piece, type Rewritten } from "./chunk-rewriter.ts";
-import { type EventRewriter, namedEventMeta, typedEvent } from "./event-stream.ts";
-import { type Json, isObject } from "./openai.ts";
-import type { GuardedEngine } from "./guarded-engine.ts";
-import { NATIVE_ITEMS, functionCallItem, textOf } from "./responses-items.ts";
+import type { RecoveredCall } from "../../parse/types.ts";
+import type { EngineEvent, EngineSummary } from "../../stream/types.ts";
+import { type EventRewriter, type Piece, RAW, type Rewritten, namedEventMeta, typedEvent } from "../../sse/rewrite.ts";
+import { type Json, isObject } from "../../sse/json.ts";
+import type { GuardedEngine } from "../../engine/guarded.ts";
+import { NATIVE_ITEMS, functionCallItem, textOf } from "./items.ts";
 
 /** One output_text part as it went out. */
 interface FedPart {

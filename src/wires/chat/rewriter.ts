@@ -1,29 +1,13 @@
 // Decides, per chat.completion.chunk, what goes out in its place: its original bytes, a rewritten
 // chunk, and synthetic chunks carrying released text and recovered calls.
-import type { EngineEvent } from "../stream/types.ts";
+import type { EngineEvent } from "../../stream/types.ts";
 import { ChunkShape } from "./chunk-shape.ts";
-import type { GuardedEngine } from "./guarded-engine.ts";
-import { type Json, isObject, openAiCall } from "./openai.ts";
-import type { ReasoningChannel } from "./reasoning.ts";
-import { dataStart } from "./sse.ts";
-
-export const RAW = Symbol("raw");
-/** The original bytes of every deferred event, in the order they came. */
-export const HELD = Symbol("held");
-/** A chunk to serialize, RAW (the event's original bytes) or HELD. */
-export type Piece = Json | typeof RAW | typeof HELD;
-
-export interface Rewritten {
-  pieces: Piece[];
-  /** The event's own chunk; only it keeps the event's non-data lines (id:, event:, comments). */
-  original?: Json;
-  /**
-   * Keep the event's original bytes back, nothing goes out yet. The next answer that is not a
-   * deferral either sends them (a HELD piece) or gives them up (no HELD piece: what they carried
-   * comes out in its pieces instead).
-   */
-  defer?: true;
-}
+import type { GuardedEngine } from "../../engine/guarded.ts";
+import { type Json, isObject } from "../../sse/json.ts";
+import { HELD, type Piece, RAW, type Rewritten } from "../../sse/rewrite.ts";
+import { openAiCall } from "./openai.ts";
+import type { ReasoningChannel } from "../../engine/reasoning-channel.ts";
+import { dataStart } from "../../sse/framing.ts";
 
 const DEFER: Rewritten = { pieces: [], defer: true };
 /** The event goes, and nothing in its place. */

@@ -1,0 +1,98 @@
+// OpenAI chat-completions (`…/chat/completions`): leaked markup in a message's `content` comes back
+// as `tool_calls`; a call written in its reasoning (D06) runs only as the reasoning's trailing block.
+import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
+import type { EngineSummary } from "../../stream/types.ts";
+import { textAndCalls } from "../../stream/events.ts";
+import { givenFromChatBody } from "../../echo/given.ts";
+import { ReasoningChannel } from "../../engine/reasoning-channel.ts";
+import { type Json, isObject } from "../../sse/json.ts";
+import { chatToolChoice } from "../tool-choice.ts";
+import type { Wire, WireJsonContext } from "../wire.ts";
+import { openAiCall } from "./openai.ts";
+import { ChunkRewriter } from "./rewriter.ts";
+
+export const chatWire: Wire = {
+  name: "chat-completions",
+  declared: declaredTools,
+  allowed: (body) => chatToolChoice(body.tool_choice),
+  given: (body) => givenFromChatBody(body),
+  repairJson: repairChatJson,
+  rewriter: (guard, onFinal, engine) => {
+    // D06: one engine per stretch of reasoning; its summaries join the content's once, at the end.
+    const reasoning = new ReasoningChannel(() => engine("reasoning"));
+    return new ChunkRewriter(guard, () => onFinal(reasoning.summaries()), reasoning);
+  },
+};
+
+function declaredTools(body: Json): ToolSpec[] {
+  if (!Array.isArray(body.tools)) return [];
+  const tools: ToolSpec[] = [];
+  for (const tool of body.tools) {
+    if (!isObject(tool) || tool.type !== "function" || !isObject(tool.function)) continue;
+    const { name, parameters } = tool.function;
+    if (typeof name !== "string" || !name) continue;
+    tools.push(isObject(parameters) ? { name, parameters } : { name });
+  }
+  return tools;
+}
+
+// ---------------------------------------------------------------- JSON
+
+function repairChatJson(body: Json, ctx: WireJsonContext): boolean {
+  if (!Array.isArray(body.choices)) return false;
+  const summaries: EngineSummary[] = [];
+  let changed = false;
+  for (const choice of body.choices) {
+    const message = isObject(choice) ? choice.message : undefined;
+    if (!isObject(choice) || !isObject(message)) continue;
+    // A reply whose answer is all in reasoning (D06) may come with no content at all.
+    const content = typeof message.content === "string" ? message.content : message.content == null && hasReasoning(message) ? "" : undefined;
+    if (content === undefined) continue;
+    const native = Array.isArray(message.tool_calls) && message.tool_calls.length > 0;
+    const guard = ctx.engine();
+    const thinking = messageReasoning(message, content, native, ctx);
+    const step = guard.step({ native, delta: content, flush: true });
+    // A failed engine leaves the whole response as it came, unreported.
+    if (!step.ok) return false;
+    const { text: visible, calls: contentCalls } = textAndCalls(step.events);
+    const calls: RecoveredCall[] = [...contentCalls, ...(thinking?.channel.settle(contentCalls.length) ?? [])];
+    // A trailing block that did not run goes back into the reasoning.
+    if (thinking) thinking.text += thinking.channel.take();
+    const summary = guard.summary();
+    if (summary) summaries.push(summary, ...(thinking?.channel.summaries() ?? []));
+    if (thinking && thinking.text !== message[thinking.key]) {
+      message[thinking.key] = thinking.text;
+      changed = true;
+    }
+    if (visible === content && calls.length === 0) continue;
+    changed = true;
+    message.content = visible === "" && calls.length > 0 ? null : visible;
+    if (calls.length > 0) {
+      const existing = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+      message.tool_calls = [...existing, ...calls.map((call) => openAiCall(call))];
+      choice.finish_reason = "tool_calls";
+    }
+  }
+  ctx.report(summaries);
+  return changed;
+}
+
+/** D06 for a whole message: its reasoning text without a trailing block that may run, and the channel holding that block. */
+function messageReasoning(message: Record<string, unknown>, content: string, native: boolean, ctx: WireJsonContext) {
+  const key = reasoningKey(message);
+  if (key === undefined) return undefined;
+  const channel = new ReasoningChannel(() => ctx.engine("reasoning"));
+  if (native) channel.noteNative();
+  channel.noteContent(content);
+  const text = channel.feed(message[key] as string) + channel.close();
+  return { key, channel, text };
+}
+
+function reasoningKey(message: Record<string, unknown>): "reasoning_content" | "reasoning" | undefined {
+  if (typeof message.reasoning_content === "string") return "reasoning_content";
+  return typeof message.reasoning === "string" ? "reasoning" : undefined;
+}
+
+function hasReasoning(message: Record<string, unknown>): boolean {
+  return reasoningKey(message) !== undefined;
+}
