@@ -35,9 +35,9 @@ export interface DoctorReport {
 export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
   const { files, config, plugins } = loadConfig(dir, env);
   const dirs = configDirs(env);
-  const checks: (PluginCheck & { optionProblems: string[]; options: PluginOptions })[] = ourEntries(plugins).map((entry) => {
-    const { options, problems } = resolveOptions(entry.options);
-    return { ...checkEntry(entry, dirs.cache), optionProblems: problems, options };
+  const checks: (PluginCheck & { optionProblems: string[]; options: PluginOptions; failedClosed: boolean })[] = ourEntries(plugins).map((entry) => {
+    const { options, problems, failedClosed = false } = resolveOptions(entry.options);
+    return { ...checkEntry(entry, dirs.cache), optionProblems: problems, options, failedClosed };
   });
   const problems: string[] = [];
   if (checks.length === 0) problems.push(`the plugin is not listed in any config file OpenCode reads for ${dir}: add "opencode-plugin-dsml-fix" (or the installed folder's path) to "plugin" (README, Install)`);
@@ -54,7 +54,7 @@ export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
   for (const route of routes) {
     if (route.mode === "off" && route.fix) problems.push(`${route.provider}/${route.model}: a leak-prone model the plugin leaves alone (${route.why}); ${route.fix}`);
   }
-  const startup = startupReport({ options, cfg: config as Config, native, env });
+  const startup = startupReport({ options, cfg: config as Config, native, env, problems: active?.optionProblems.length ?? 0, failedClosed: active?.failedClosed ?? false });
   if (active && options.providers.length === 0) problems.push("providers is []: the plugin is disabled");
   else if (active && startup.warning) problems.push(startup.warning.slice(startup.warning.startsWith("[dsml] ") ? "[dsml] ".length : 0));
   return {

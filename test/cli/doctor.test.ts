@@ -111,8 +111,8 @@ describe("dsml-fix doctor", () => {
     const r = await doctor(box);
     expect(r.code).toBe(1);
     const expected = resolveOptions(options).problems;
-    expect(expected).toContain('dsml-fix: option "responseFix.bufferLimit" must be an integer from 1024 to 16777216 (got 5); using 65536');
-    expect(expected).toContain('dsml-fix: unknown option "responseFix.denyTool" (did you mean "responseFix.denyTools"?); ignored');
+    expect(expected).toContain('[dsml] option "responseFix.bufferLimit" must be an integer from 1024 to 16777216 (got 5); using 65536');
+    expect(expected).toContain('[dsml] unknown option "responseFix.denyTool" (did you mean "responseFix.denyTools"?); ignored, and no tool call is recovered until it is fixed (it is close to a security option)');
     expect(expected).toHaveLength(3);
     for (const message of expected) expect(r.out).toContain(`    ${message}\n`);
     expect((await doctor(box, ["--json"])).json().plugin.entries[0].optionProblems).toEqual(expected);
@@ -203,7 +203,7 @@ describe("dsml-fix doctor", () => {
     // The package entries collapse into the last one; the file: URL is another plugin to OpenCode, so it loads twice.
     expect(report.plugin.entries.map((e: { spec: string }) => e.spec)).toEqual([pathToFileURL(folder).href, "opencode-plugin-dsml-fix@latest"]);
     expect(report.problems[0]).toStartWith("the plugin is listed 2 times");
-    expect(report.plugin.entries[1].optionProblems).toEqual(['dsml-fix: option "retry.channel" must be "system" or "user" (got "sideways"); using "system"']);
+    expect(report.plugin.entries[1].optionProblems).toEqual(['[dsml] option "retry.channel" must be "system" or "user" (got "sideways"); using "system"']);
   });
 
   test("exit 2: a missing DIR, a config that is not JSON(C), bad usage", async () => {
