@@ -9,6 +9,7 @@ import { AUTO_SCOPE, EVERY_PROVIDER, isLeakProne, routeMode, servedNatively, typ
 import { startupReport } from "../plugin/startup.ts";
 import { configDirs, isObject, loadConfig, type ConfigFile } from "./opencode-config.ts";
 import { checkEntry, ourEntries, type PluginCheck } from "./plugin-check.ts";
+import { schemaProblem } from "./schema-ref.ts";
 
 export interface RouteReport {
   provider: string;
@@ -47,6 +48,10 @@ export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
     for (const problem of check.optionProblems) problems.push(problem);
   }
   const active = checks.find((c) => c.loadable) ?? checks.at(-1);
+  for (const file of files) {
+    const problem = schemaProblem(file.path, file.schema, active?.folder ?? null);
+    if (problem) problems.push(problem);
+  }
   // Not listed yet: what it would do once listed with the shipped defaults.
   const options = active?.options ?? resolveOptions(undefined).options;
   const native = nativeRuntime(env);

@@ -113,5 +113,5 @@ describe("a terminal gets colour and a progress line; a pipe gets plain text and
     expect(tty.err).toEndWith("\r\x1b[2K");
     const json = await run([...argv, "--json"], { ...io, stderrIsTTY: true });
     expect([json.code, json.err]).toEqual([0, ""]);
-  });
+  }, 90_000);
 });
