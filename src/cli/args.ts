@@ -63,7 +63,9 @@ Exit status: 0 nothing broken (recovered calls are fine), 1 broken tool-call mar
 --sessions: any leaked markup, recoverable or not), 2 bad usage or unreadable input. doctor: 0 no problems, 1 problems found, 2 bad usage or a config
 file that cannot be read.
 
-Without installing: npx -p opencode-plugin-dsml-fix dsml-fix scan reply.txt`;
+Run it: npx dsml-fix ... in a project that installed the package, or npx -p
+/path/to/opencode-plugin-dsml-fix-0.1.0.tgz dsml-fix ... from a packed tarball; once the package
+is published, npx -p opencode-plugin-dsml-fix dsml-fix ... anywhere.`;
 
 const COMMON = {
   json: { type: "boolean", short: "j" },
