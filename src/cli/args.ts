@@ -1,3 +1,8 @@
+// Arguments are read with node:util's parseArgs (Node 20 and Bun), so they take the forms users
+// expect of any command: `--tools=bash` and `--tools bash`, `-j` for --json, `--` before a file
+// name that starts with a dash.
+import { parseArgs as parseWithNode } from "node:util";
+
 export interface ScanArgs {
   source: string;
   tools: string[] | null;
@@ -18,9 +23,16 @@ export interface DoctorArgs {
   json: boolean;
 }
 
-export type Command = { kind: "help" } | { kind: "version" } | { kind: "scan"; args: ScanArgs } | { kind: "doctor"; args: DoctorArgs };
+export type Command =
+  | { kind: "help"; json: boolean }
+  | { kind: "version"; json: boolean }
+  | { kind: "scan"; args: ScanArgs }
+  | { kind: "doctor"; args: DoctorArgs };
 
-export class UsageError extends Error {}
+export class UsageError extends Error {
+  /** --json was given: the error is reported as JSON too. */
+  json = false;
+}
 
 /** Exit statuses, so scripts and CI can act on a scan. */
 export const EXIT = { clean: 0, broken: 1, usage: 2 } as const;
@@ -29,7 +41,7 @@ export const USAGE = `usage: dsml-fix scan [FILE|-] [--tools NAME,...] [--json]
        dsml-fix scan --export FILE [--tools NAME,...] [--json]
        dsml-fix scan --sessions [--dir DIR] [--opencode PATH] [--db FILE] [--tools NAME,...] [--json]
        dsml-fix doctor [DIR] [--json]
-       dsml-fix --help | --version
+       dsml-fix --help | --version [--json]
 
 Reads one assistant reply (a file, or standard input with - or no FILE) and reports which leaked
 tool calls would be recovered. --export reads the JSON written by \`opencode export\` and reports the
@@ -42,70 +54,121 @@ doctor reads the OpenCode config that applies in DIR (default: the current direc
 whether the plugin is listed and loadable, checks its options, and which models it would repair
 and how (wire, fallback or off), with the reason and the fix.
 
+Options take either form, --tools bash or --tools=bash; -j is --json, -t is --tools, -h is
+--help, -v is --version. --json prints one JSON value on stdout for every command; an error is
+then one {"error": ...} object on stderr. On a terminal the report is coloured (NO_COLOR turns that off) and a
+long read shows a progress line on stderr; piped output is plain text with nothing extra.
+
 Exit status: 0 nothing broken (recovered calls are fine), 1 broken tool-call markup found (with
 --sessions: any leaked markup, recoverable or not), 2 bad usage or unreadable input. doctor: 0 no problems, 1 problems found, 2 bad usage or a config
 file that cannot be read.
 
-Without installing: npx -p opencode-plugin-dsml-fix dsml-fix scan reply.txt`;
+Run it: npx dsml-fix ... in a project that installed the package, or npx -p
+/path/to/opencode-plugin-dsml-fix-0.1.0.tgz dsml-fix ... from a packed tarball; once the package
+is published, npx -p opencode-plugin-dsml-fix dsml-fix ... anywhere.`;
 
-const HELP = new Set(["--help", "-h"]);
-const VERSION = new Set(["--version", "-v", "-V"]);
+const COMMON = {
+  json: { type: "boolean", short: "j" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
+} as const;
+
+const SCAN = {
+  ...COMMON,
+  tools: { type: "string", short: "t" },
+  export: { type: "string" },
+  sessions: { type: "boolean" },
+  dir: { type: "string" },
+  opencode: { type: "string" },
+  db: { type: "string" },
+} as const;
+
+const COMMANDS = new Set(["scan", "doctor", "help"]);
+const SESSION_OPTIONS = ["dir", "opencode", "db"] as const;
 
 export function parseArgs(argv: readonly string[]): Command {
-  if (argv[0] === "help" || argv.some((arg) => HELP.has(arg))) return { kind: "help" };
-  if (argv.length === 1 && VERSION.has(argv[0]!)) return { kind: "version" };
-  if (argv[0] === "doctor") return { kind: "doctor", args: parseDoctorArgs(argv.slice(1)) };
-  return { kind: "scan", args: parseScanArgs(argv) };
+  // -V is an old spelling of --version that parseArgs cannot alias (one short letter per option).
+  const args = argv.map((arg) => (arg === "-V" ? "-v" : arg));
+  const json = wantsJson(args);
+  try {
+    return parseCommand(args, json);
+  } catch (error) {
+    const usage = error instanceof UsageError ? error : new UsageError(plainMessage(error));
+    usage.json = json;
+    throw usage;
+  }
 }
 
-function parseDoctorArgs(rest: readonly string[]): DoctorArgs {
-  const args: DoctorArgs = { dir: ".", json: false };
-  let sawDir = false;
-  for (const arg of rest) {
-    if (arg === "--json") args.json = true;
-    else if (arg.startsWith("--")) throw new UsageError(`unknown option ${arg}`);
-    else if (sawDir) throw new UsageError(`unexpected argument "${arg}"`);
-    else {
-      args.dir = arg;
-      sawDir = true;
-    }
+function parseCommand(args: string[], json: boolean): Command {
+  const [first, ...rest] = args;
+  if (first === "help") return { kind: "help", json };
+  if (first === undefined || !COMMANDS.has(first)) {
+    // No command: only --help and --version stand alone.
+    const { values, positionals } = read(args, COMMON);
+    if (values.help) return { kind: "help", json };
+    if (values.version) return { kind: "version", json };
+    throw new UsageError(positionals[0] !== undefined ? `unknown command "${positionals[0]}"` : "missing command");
   }
-  return args;
-}
-
-const SESSION_OPTIONS = ["--dir", "--opencode", "--db"] as const;
-
-export function parseScanArgs(argv: readonly string[]): ScanArgs {
-  const [command, ...rest] = argv;
-  if (command !== "scan") throw new UsageError(command ? `unknown command "${command}"` : "missing command");
-  const args: ScanArgs = { source: "-", tools: null, json: false, exportFile: null, sessions: false, dir: null, opencode: null, db: null };
-  let sawSource = false;
-  const given = new Set<string>();
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i]!;
-    const value = () => {
-      const next = rest[++i];
-      if (next === undefined || (next.startsWith("--") && next.length > 2)) throw new UsageError(`${arg} needs a value`);
-      given.add(arg);
-      return next;
-    };
-    if (arg === "--json") args.json = true;
-    else if (arg === "--sessions") args.sessions = true;
-    else if (arg === "--tools") args.tools = value().split(",").map((t) => t.trim()).filter(Boolean);
-    else if (arg === "--export") args.exportFile = value();
-    else if (arg === "--dir") args.dir = value();
-    else if (arg === "--opencode") args.opencode = value();
-    else if (arg === "--db") args.db = value();
-    else if (arg.startsWith("--")) throw new UsageError(`unknown option ${arg}`);
-    else if (sawSource) throw new UsageError(`unexpected argument "${arg}"`);
-    else {
-      args.source = arg;
-      sawSource = true;
-    }
+  if (first === "doctor") {
+    const { values, positionals } = read(rest, COMMON);
+    if (values.help) return { kind: "help", json };
+    if (values.version) throw new UsageError("--version takes no command");
+    if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
+    return { kind: "doctor", args: { dir: positionals[0] ?? ".", json } };
   }
-  const sources = [sawSource && "FILE", args.exportFile !== null && "--export FILE", args.sessions && "--sessions"].filter(Boolean);
+  const { values, positionals } = read(rest, SCAN);
+  if (values.help) return { kind: "help", json };
+  if (values.version) throw new UsageError("--version takes no command");
+  if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
+  const scan: ScanArgs = {
+    source: positionals[0] ?? "-",
+    tools: values.tools === undefined ? null : values.tools.split(",").map((t) => t.trim()).filter(Boolean),
+    json,
+    exportFile: values.export ?? null,
+    sessions: values.sessions === true,
+    dir: values.dir ?? null,
+    opencode: values.opencode ?? null,
+    db: values.db ?? null,
+  };
+  const sources = [positionals.length > 0 && "FILE", scan.exportFile !== null && "--export FILE", scan.sessions && "--sessions"].filter(Boolean);
   if (sources.length > 1) throw new UsageError(`give one of FILE, --export FILE and --sessions (got ${sources.join(" and ")})`);
-  const stray = SESSION_OPTIONS.find((option) => given.has(option));
-  if (stray && !args.sessions) throw new UsageError(`${stray} only goes with --sessions`);
-  return args;
+  const stray = SESSION_OPTIONS.find((option) => values[option] !== undefined);
+  if (stray && !scan.sessions) throw new UsageError(`--${stray} only goes with --sessions`);
+  return { kind: "scan", args: scan };
+}
+
+type Options = typeof COMMON | typeof SCAN;
+
+function read<T extends Options>(args: string[], options: T) {
+  for (const [name, option] of Object.entries(options)) {
+    if (option.type !== "string") continue;
+    // parseArgs would take the next option as the value ("--tools --json"): a missing value, said so.
+    const at = args.findIndex((arg) => arg === `--${name}` || ("short" in option && arg === `-${option.short}`));
+    const next = at < 0 ? undefined : args[at + 1];
+    if (at >= 0 && (next === undefined || (next.startsWith("-") && next.length > 1))) throw new UsageError(`--${name} needs a value`);
+  }
+  return parseWithNode({ args, options, allowPositionals: true, strict: true });
+}
+
+/** --json anywhere (before parsing, so a usage error can itself be reported as JSON). */
+function wantsJson(args: readonly string[]): boolean {
+  for (const arg of args) {
+    if (arg === "--") return false;
+    if (arg === "--json") return true;
+    // A short group: -j counts until a letter that takes the rest as its value (-tj is --tools j).
+    if (/^-[a-zA-Z]+$/.test(arg) && arg.slice(1).split("t")[0]!.includes("j")) return true;
+  }
+  return false;
+}
+
+/** parseArgs' own messages end with advice for script authors ("To specify a positional argument ..."): keep the first sentence. */
+function plainMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const unknown = /^Unknown option '([^']+)'/.exec(message);
+  if (unknown) return `unknown option ${unknown[1]}`;
+  const needsValue = /^Option '(?:-\w, )?(--[\w-]+)(?: [^']*)?' argument missing/.exec(message);
+  if (needsValue) return `${needsValue[1]} needs a value`;
+  const notValue = /^Option '(?:-\w, )?(--[\w-]+)' does not take an argument/.exec(message);
+  if (notValue) return `${notValue[1]} takes no value`;
+  return message.split(". ")[0] ?? message;
 }

@@ -9,6 +9,7 @@ import { AUTO_SCOPE, EVERY_PROVIDER, isLeakProne, routeMode, servedNatively, typ
 import { startupReport } from "../plugin/startup.ts";
 import { configDirs, isObject, loadConfig, type ConfigFile } from "./opencode-config.ts";
 import { checkEntry, ourEntries, type PluginCheck } from "./plugin-check.ts";
+import { schemaProblem } from "./schema-ref.ts";
 import { findV2, type V2Findings } from "./v2-config.ts";
 
 export interface RouteReport {
@@ -38,9 +39,9 @@ export interface DoctorReport {
 export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
   const { files, config, plugins } = loadConfig(dir, env);
   const dirs = configDirs(env);
-  const checks: (PluginCheck & { optionProblems: string[]; options: PluginOptions })[] = ourEntries(plugins).map((entry) => {
-    const { options, problems } = resolveOptions(entry.options);
-    return { ...checkEntry(entry, dirs.cache), optionProblems: problems, options };
+  const checks: (PluginCheck & { optionProblems: string[]; options: PluginOptions; failedClosed: boolean })[] = ourEntries(plugins).map((entry) => {
+    const { options, problems, failedClosed = false } = resolveOptions(entry.options);
+    return { ...checkEntry(entry, dirs.cache), optionProblems: problems, options, failedClosed };
   });
   const problems: string[] = [];
   const v2 = findV2(files, [path.join(dir, ".opencode"), dirs.config]);
@@ -54,6 +55,10 @@ export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
     for (const problem of check.optionProblems) problems.push(problem);
   }
   const active = checks.find((c) => c.loadable) ?? checks.at(-1);
+  for (const file of files) {
+    const problem = schemaProblem(file.path, file.schema, active?.folder ?? null);
+    if (problem) problems.push(problem);
+  }
   // Not listed yet: what it would do once listed with the shipped defaults.
   const options = active?.options ?? resolveOptions(undefined).options;
   const native = nativeRuntime(env);
@@ -61,7 +66,7 @@ export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
   for (const route of routes) {
     if (route.mode === "off" && route.fix) problems.push(`${route.provider}/${route.model}: a leak-prone model the plugin leaves alone (${route.why}); ${route.fix}`);
   }
-  const startup = startupReport({ options, cfg: config as Config, native, env });
+  const startup = startupReport({ options, cfg: config as Config, native, env, problems: active?.optionProblems.length ?? 0, failedClosed: active?.failedClosed ?? false });
   if (active && options.providers.length === 0) problems.push("providers is []: the plugin is disabled");
   else if (active && startup.warning) problems.push(startup.warning.slice(startup.warning.startsWith("[dsml] ") ? "[dsml] ".length : 0));
   return {

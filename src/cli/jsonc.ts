@@ -1,54 +1,61 @@
-/** JSON with comments and trailing commas, as OpenCode reads opencode.json(c). */
-export function parseJsonc(text: string): unknown {
-  return JSON.parse(withoutTrailingCommas(withoutComments(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)));
+// OpenCode 1.18.33 reads opencode.json(c) with jsonc-parser (comments and trailing commas allowed,
+// any syntax error fatal). Reading it with the same library means doctor accepts exactly the files
+// OpenCode accepts: an unclosed comment or a stray token is an error here too, not a guess.
+import { parse, printParseErrorCode, type ParseError } from "jsonc-parser";
+
+export class JsoncError extends Error {
+  constructor(
+    message: string,
+    /** 1-based, as editors count. */
+    readonly line: number,
+    readonly column: number,
+  ) {
+    super(message);
+  }
 }
 
-/** Walks the text outside strings; `visit` returns how much of it to replace with what. */
-function rewrite(text: string, visit: (at: number) => { length: number; with: string } | undefined): string {
-  let out = "";
-  let i = 0;
-  while (i < text.length) {
-    if (text[i] === '"') {
-      const start = i++;
-      while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
-      out += text.slice(start, ++i);
-      continue;
-    }
-    const change = visit(i);
-    if (change) {
-      out += change.with;
-      i += change.length;
-    } else {
-      out += text[i++];
+/** JSON with comments and trailing commas, as OpenCode reads opencode.json(c); throws JsoncError at the first syntax error. */
+export function parseJsonc(text: string): unknown {
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const errors: ParseError[] = [];
+  const value = parse(source, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
+  const first = errors[0];
+  if (first === undefined) return value;
+  const { line, column } = lineAndColumn(source, first.offset);
+  throw new JsoncError(`${describeError(first)} at line ${line}, column ${column}`, line, column);
+}
+
+function describeError(error: ParseError): string {
+  const words: Record<string, string> = {
+    InvalidSymbol: "invalid symbol",
+    InvalidNumberFormat: "invalid number",
+    PropertyNameExpected: "property name expected",
+    ValueExpected: "value expected",
+    ColonExpected: "colon expected",
+    CommaExpected: "comma expected",
+    CloseBraceExpected: "closing brace expected",
+    CloseBracketExpected: "closing bracket expected",
+    EndOfFileExpected: "end of file expected",
+    InvalidCommentToken: "invalid comment",
+    UnexpectedEndOfComment: "unclosed /* comment",
+    UnexpectedEndOfString: "unclosed string",
+    UnexpectedEndOfNumber: "unfinished number",
+    InvalidUnicode: "invalid unicode escape",
+    InvalidEscapeCharacter: "invalid escape character",
+    InvalidCharacter: "invalid character",
+  };
+  const code = printParseErrorCode(error.error);
+  return words[code] ?? code;
+}
+
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 0x0a) {
+      line++;
+      lineStart = i + 1;
     }
   }
-  return out;
-}
-
-/** Comments become blanks of the same shape, so JSON.parse's positions still point into the file. */
-function withoutComments(text: string): string {
-  return rewrite(text, (at) => {
-    if (text[at] !== "/" || (text[at + 1] !== "/" && text[at + 1] !== "*")) return undefined;
-    const line = text[at + 1] === "/";
-    const end = line ? text.indexOf("\n", at) : text.indexOf("*/", at + 2);
-    const stop = end < 0 ? text.length : line ? end : end + 2;
-    return { length: stop - at, with: blank(text.slice(at, stop)) };
-  });
-}
-
-function withoutTrailingCommas(text: string): string {
-  return rewrite(text, (at) => (text[at] === "," && closesNext(text, at + 1) ? { length: 1, with: " " } : undefined));
-}
-
-function blank(comment: string): string {
-  let out = "";
-  for (let i = 0; i < comment.length; i++) out += comment[i] === "\n" ? "\n" : " ";
-  return out;
-}
-
-/** The next character after blanks closes an object or array. */
-function closesNext(text: string, from: number): boolean {
-  let i = from;
-  while (i < text.length && (text[i] === " " || text[i] === "\t" || text[i] === "\n" || text[i] === "\r")) i++;
-  return text[i] === "}" || text[i] === "]";
+  return { line, column: offset - lineStart + 1 };
 }

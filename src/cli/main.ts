@@ -7,7 +7,8 @@ import { EXIT, parseArgs, USAGE, UsageError, type Command, type DoctorArgs, type
 import { describeDoctor, doctor } from "./doctor.ts";
 import { ConfigError } from "./opencode-config.ts";
 import { assistantText, describe, report, type ExportedMessage } from "./report.ts";
-import { jsonOutput, textOutput } from "./terminal.ts";
+import { CLEAR_PROGRESS, colourWanted, paintReportLine, progressLine, styledOutput } from "./style.ts";
+import { jsonOutput } from "./terminal.ts";
 import { locateStore, readSessions, StoreError } from "./session-store.ts";
 import { describeSessions, scanSessions, underDirectory } from "./sessions.ts";
 
@@ -15,6 +16,10 @@ export interface Io {
   readStdin(): Promise<Uint8Array>;
   /** A person is typing into standard input: say that we are waiting for them. */
   stdinIsTTY?: boolean;
+  /** Colour only on a terminal (and never with NO_COLOR); nothing extra when piped. */
+  stdoutIsTTY?: boolean;
+  /** A progress line only on a terminal. */
+  stderrIsTTY?: boolean;
   out(text: string): void;
   err(text: string): void;
   /** Environment and working directory for --sessions (where OpenCode's data is); the process's own by default. */
@@ -24,21 +29,24 @@ export interface Io {
 
 /** Exit codes: 0 nothing broken, 1 broken markup found, 2 bad usage or unreadable input. */
 export async function main(argv: readonly string[], given: Io): Promise<number> {
-  const io = visible(given);
   let command: Command;
   try {
     command = parseArgs(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    io.err([`dsml-fix: ${error.message}`, ...USAGE.split("\n")]);
+    const io = visible(given, error.json);
+    io.fail(error.message, USAGE.split("\n"));
     return EXIT.usage;
   }
+  const io = visible(given, command.kind === "scan" || command.kind === "doctor" ? command.args.json : command.json);
   if (command.kind === "help") {
-    io.out(USAGE.split("\n"));
+    if (command.json) io.json({ usage: USAGE });
+    else io.out(USAGE.split("\n"));
     return EXIT.clean;
   }
   if (command.kind === "version") {
-    io.out([packageVersion()]);
+    if (command.json) io.json({ version: packageVersion() });
+    else io.out([packageVersion()]);
     return EXIT.clean;
   }
   if (command.kind === "doctor") return runDoctor(command.args, io);
@@ -53,7 +61,7 @@ export async function main(argv: readonly string[], given: Io): Promise<number> 
     input = decodeUtf8(fromStdin ? await io.readStdin() : readFileSync(args.exportFile ?? args.source), sourceName);
   } catch (error) {
     const message = error instanceof NotUtf8Error ? error.message : `cannot read ${sourceName}: ${(error as Error).message}`;
-    io.err([`dsml-fix: ${message}`]);
+    io.fail(message);
     return EXIT.usage;
   }
   if (args.exportFile !== null) return scanExport(input, tools, args, io);
@@ -93,6 +101,8 @@ export function processIo(): Io {
       return Buffer.concat(chunks);
     },
     stdinIsTTY: process.stdin.isTTY === true,
+    stdoutIsTTY: process.stdout.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
   };
@@ -110,7 +120,7 @@ function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: VisibleI
     if (!Array.isArray(doc.messages)) throw new Error("no messages array");
     messages = doc.messages as ExportedMessage[];
   } catch (error) {
-    io.err([`dsml-fix: ${args.exportFile} is not an \`opencode export\` file: ${(error as Error).message}`]);
+    io.fail(`${args.exportFile} is not an \`opencode export\` file: ${(error as Error).message}`);
     return EXIT.usage;
   }
   const found = messages
@@ -135,15 +145,20 @@ async function scanStoredSessions(args: ScanArgs, tools: ToolSpec[], io: Visible
   const cwd = io.cwd ?? process.cwd();
   try {
     const location = locateStore({ opencode: args.opencode, db: args.db, env, cwd });
+    io.progress(`reading stored sessions from ${location.database} ...`);
     const stored = await readSessions(location);
     const directory = args.dir === null ? null : path.resolve(cwd, args.dir);
-    const found = scanSessions(directory === null ? stored : underDirectory(stored, directory), tools, location.database, directory);
+    const inScope = directory === null ? stored : underDirectory(stored, directory);
+    io.progress(`scanning ${inScope.length} session(s) ...`);
+    const found = scanSessions(inScope, tools, location.database, directory);
+    io.progress(null);
     if (args.json) io.json(found);
     else io.out(describeSessions(found));
     return found.totals.messagesWithLeaks > 0 ? EXIT.broken : EXIT.clean;
   } catch (error) {
+    io.progress(null);
     if (!(error instanceof StoreError)) throw error;
-    io.err([`dsml-fix: ${error.message}`]);
+    io.fail(error.message);
     return EXIT.usage;
   }
 }
@@ -153,7 +168,7 @@ function runDoctor(args: DoctorArgs, io: VisibleIo): number {
   try {
     if (!statSync(dir).isDirectory()) throw new Error("not a directory");
   } catch (error) {
-    io.err([`dsml-fix: cannot read ${dir}: ${(error as Error).message}`]);
+    io.fail(`cannot read ${dir}: ${(error as Error).message}`);
     return EXIT.usage;
   }
   try {
@@ -163,7 +178,7 @@ function runDoctor(args: DoctorArgs, io: VisibleIo): number {
     return report.problems.length > 0 ? EXIT.broken : EXIT.clean;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    io.err([`dsml-fix: ${error.message}`]);
+    io.fail(error.message);
     return EXIT.usage;
   }
 }
@@ -173,15 +188,33 @@ interface VisibleIo extends Omit<Io, "out" | "err"> {
   out(lines: readonly string[]): void;
   err(lines: readonly string[]): void;
   json(value: unknown): void;
+  /** An error on stderr, stdout left empty: `dsml-fix: MESSAGE` (then `more`), or with --json one {"error"} object. */
+  fail(message: string, more?: readonly string[]): void;
+  /** A progress line on a terminal's stderr (null clears it); nothing with --json or when stderr is piped. */
+  progress(text: string | null): void;
 }
 
-function visible(io: Io): VisibleIo {
-  return {
+function visible(io: Io, json: boolean): VisibleIo {
+  const colour = colourWanted({ stdoutIsTTY: io.stdoutIsTTY, env: io.env ?? process.env });
+  const showProgress = io.stderrIsTTY === true && !json;
+  let progressShown = false;
+  const view: VisibleIo = {
     ...io,
-    out: (lines) => io.out(textOutput(lines)),
-    err: (lines) => io.err(textOutput(lines)),
+    out: (lines) => io.out(styledOutput(lines, colour, paintReportLine)),
+    err: (lines) => io.err(styledOutput(lines, false, () => undefined)),
     json: (value) => io.out(jsonOutput(value)),
+    fail: (message, more = []) => {
+      view.progress(null);
+      if (json) io.err(jsonOutput({ error: message }));
+      else view.err([`dsml-fix: ${message}`, ...more]);
+    },
+    progress: (text) => {
+      if (!showProgress || (text === null && !progressShown)) return;
+      io.err(text === null ? CLEAR_PROGRESS : progressLine(`dsml-fix: ${text}`));
+      progressShown = text !== null;
+    },
   };
+  return view;
 }
 
 if (import.meta.main) process.exitCode = await main(process.argv.slice(2), processIo());

@@ -12,6 +12,8 @@ export interface ConfigFile {
   path: string;
   /** Why OpenCode reads it. */
   kind: "global" | "OPENCODE_CONFIG" | "project" | ".opencode" | "OPENCODE_CONFIG_DIR" | "OPENCODE_CONFIG_CONTENT";
+  /** Its root `$schema`, when it has one (editors resolve a relative one from the file's folder). */
+  schema?: string;
 }
 
 /** One `plugin` entry after OpenCode's resolution: a relative path is taken from the file's own directory. */
@@ -80,7 +82,7 @@ export function loadConfig(dir: string, env: NodeJS.ProcessEnv): LoadedConfig {
   const files = configFiles(dir, env);
   let config: Record<string, unknown> = {};
   let plugins: PluginEntry[] = [];
-  const merge = (text: string, source: string, base: string) => {
+  const merge = (text: string, source: string, base: string, file?: ConfigFile) => {
     let parsed: unknown;
     try {
       parsed = parseJsonc(withEnv(text, env));
@@ -88,6 +90,7 @@ export function loadConfig(dir: string, env: NodeJS.ProcessEnv): LoadedConfig {
       throw new ConfigError(`${source} is not valid JSON(C): ${(error as Error).message}`);
     }
     if (!isObject(parsed)) throw new ConfigError(`${source} does not hold a JSON object`);
+    if (file && typeof parsed.$schema === "string") file.schema = parsed.$schema;
     const { plugin, ...rest } = parsed;
     config = deepMerge(config, rest);
     if (Array.isArray(plugin)) plugins = dedupe([...plugins, ...plugin.flatMap((entry) => pluginEntry(entry, source, base))]);
@@ -99,7 +102,7 @@ export function loadConfig(dir: string, env: NodeJS.ProcessEnv): LoadedConfig {
     } catch (error) {
       throw new ConfigError(`cannot read ${file.path}: ${(error as Error).message}`);
     }
-    merge(text, file.path, path.dirname(file.path));
+    merge(text, file.path, path.dirname(file.path), file);
   }
   if (env.OPENCODE_CONFIG_CONTENT) {
     files.push({ path: "OPENCODE_CONFIG_CONTENT", kind: "OPENCODE_CONFIG_CONTENT" });

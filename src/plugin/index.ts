@@ -4,6 +4,7 @@ import { createDebugLog } from "./debug.ts";
 import { messageLookup, WireFallback } from "./fallback.ts";
 import { sanitizeHistory, appendUserTurn } from "./history-hook.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { optionNotice } from "./option-notice.ts";
 import { resolveOptions } from "./options.ts";
 import { RetryController } from "./retry-controller.ts";
 import { formatRouteLine, routeInScope, routeMode, type Route } from "./scope.ts";
@@ -24,10 +25,11 @@ export type ProcessScope = { fetch: typeof fetch; [key: symbol]: unknown };
 
 export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameters<Plugin>[1], processScope: ProcessScope = globalThis as never): Promise<Hooks> => {
   const log = createLogger(input?.client);
-  const { options, problems } = resolveOptions(rawOptions);
+  const { options, problems, failedClosed = false } = resolveOptions(rawOptions);
   for (const problem of problems) log("warn", problem);
+  const optionState = { problems: problems.length, failedClosed };
   if (options.providers.length === 0) {
-    log("info", startupReport({ options, cfg: undefined, native: nativeRuntime() }).line);
+    log("info", startupReport({ options, cfg: undefined, native: nativeRuntime(), ...optionState }).line);
     return {};
   }
 
@@ -73,10 +75,11 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
 
   const repair = registerRepair(adapter, processScope);
   const seenRoutes = new Set<string>();
+  const noticeOptions = optionNotice(input?.client, problems, failedClosed);
   const hooks: Hooks = {
     config: guard("config", log, async (cfg) => {
       chainConfiguredFetches(cfg, processScope);
-      const startup = startupReport({ options, cfg, native: nativeRuntime() });
+      const startup = startupReport({ options, cfg, native: nativeRuntime(), ...optionState });
       log("info", startup.line);
       if (startup.warning) log("warn", startup.warning);
     }),
@@ -110,6 +113,7 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
     }),
     "experimental.text.complete": guard("text.complete", log, (hookInput, output) => fallback.onTextComplete(hookInput, output)),
     event: guard("idle wake", log, async ({ event }) => {
+      noticeOptions(event?.type);
       if (event.type !== "session.idle") return;
       const woke = await retry.onIdle(event.properties.sessionID);
       if (woke && options.debug) log("info", `[dsml] wake ${event.properties.sessionID}`);
@@ -124,7 +128,7 @@ function guard<A extends unknown[]>(name: string, log: Logger, hook: (...args: A
     try {
       await hook(...args);
     } catch (error) {
-      log("warn", `dsml-fix: ${name} failed (${error instanceof Error ? error.name : "error"}); left unchanged`);
+      log("warn", `[dsml] ${name} failed (${error instanceof Error ? error.name : "error"}); left unchanged`);
     }
   };
 }

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { DIALECTS, type DialectId } from "../grammar/dialects.ts";
+import { LOG_PREFIX } from "./log-prefix.ts";
 
-const PREFIX = "dsml-fix:";
+const PREFIX = LOG_PREFIX;
 const BUFFER_MIN = 1024;
 const BUFFER_MAX = 16_777_216;
 /** "auto": every provider, for models of a leak-prone family (src/plugin/scope.ts). */
@@ -129,6 +130,11 @@ export interface ResolvedOptions {
   options: PluginOptions;
   /** One line per unknown key or bad value, ready to show the user. */
   problems: string[];
+  /**
+   * An unknown key was close to a security option: recovered calls are off (allowTools []) until
+   * the config is fixed, since the user meant to restrict something the plugin cannot tell.
+   */
+  failedClosed?: boolean;
 }
 
 /**
@@ -144,7 +150,12 @@ export function resolveOptions(raw: unknown): ResolvedOptions {
       problems.push(`${PREFIX} options must be an object (got ${show(raw)}); using defaults for all options`);
       return { options: pluginOptionsSchema.parse({}), problems };
     }
-    return { options: pluginOptionsSchema.parse(keepValid(raw, layout, "", problems)), problems };
+    const near = { security: false };
+    const kept = keepValid(raw, layout, "", problems, near);
+    if (!near.security) return { options: pluginOptionsSchema.parse(kept), problems };
+    const responseFix = isPlainObject(kept.responseFix) ? kept.responseFix : {};
+    kept.responseFix = { ...responseFix, allowTools: [] };
+    return { options: pluginOptionsSchema.parse(kept), problems, failedClosed: true };
   } catch {
     // Only reachable through a bug here: still never let the tool lists fail open.
     problems.push(`${PREFIX} options could not be read; using defaults for all options, and no recovered calls until this is fixed`);
@@ -155,7 +166,7 @@ export function resolveOptions(raw: unknown): ResolvedOptions {
 type Layout = { [key: string]: z.ZodType | Layout };
 
 /** Copies only known keys with valid values into a fresh object, so hostile keys never reach a prototype. */
-function keepValid(raw: object, fields: Layout, parentPath: string, problems: string[]) {
+function keepValid(raw: object, fields: Layout, parentPath: string, problems: string[], near: { security: boolean }) {
   const kept: Record<string, unknown> = {};
   let keys: string[];
   try {
@@ -168,7 +179,9 @@ function keepValid(raw: object, fields: Layout, parentPath: string, problems: st
     const path = parentPath + key;
     const field = Object.hasOwn(fields, key) ? fields[key] : undefined;
     if (field === undefined) {
-      problems.push(unknownKeyProblem(key, fields, parentPath));
+      const unknown = unknownKey(key, parentPath);
+      if (unknown.security) near.security = true;
+      problems.push(unknown.problem);
       continue;
     }
     const read = readKey(raw, key, field);
@@ -194,7 +207,7 @@ function keepValid(raw: object, fields: Layout, parentPath: string, problems: st
     } else if (value === undefined) {
       continue;
     } else if (read.object) {
-      kept[key] = keepValid(value as object, field, `${path}.`, problems);
+      kept[key] = keepValid(value as object, field, `${path}.`, problems, near);
     } else {
       problems.push(`${PREFIX} option ${JSON.stringify(path)} must be an object (got ${show(value)}); using its defaults`);
     }
@@ -257,40 +270,79 @@ function fallbackFor(path: string, field: z.ZodType): { value: unknown; note: st
 
 const POLLUTION_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
-function unknownKeyProblem(key: string, fields: Layout, parentPath: string): string {
-  const suggestion = POLLUTION_KEYS.has(key) ? undefined : suggest(key, fields, parentPath);
-  const hint = suggestion ? ` (did you mean ${JSON.stringify(suggestion)}?)` : "";
-  return `${PREFIX} unknown option ${JSON.stringify(parentPath + key)}${hint}; ignored`;
+/**
+ * The options that decide what may run. A key close to one of them is a user trying to restrict
+ * something: ignoring it would leave open what they meant to close, so recovered calls stay off
+ * until the key is fixed.
+ */
+export const SECURITY_OPTIONS = ["responseFix.allowTools", "responseFix.denyTools", "responseFix.echoGuard", "providers"] as const;
+
+/** Every option path, namespaces included ("parse", "parse.dialects", "parse.dialects.hermes", ...). */
+function optionPaths(fields: Layout, parentPath: string): string[] {
+  return Object.entries(fields).flatMap(([key, field]) => [parentPath + key, ...(field instanceof z.ZodType ? [] : optionPaths(field, `${parentPath}${key}.`))]);
 }
 
-/** A near sibling first; otherwise the same name in another namespace (e.g. "bufferLimit" at the top level). */
-function suggest(key: string, fields: Layout, parentPath: string): string | undefined {
-  const lower = key.toLowerCase();
-  let best: { name: string; distance: number } | undefined;
-  for (const name of Object.keys(fields)) {
-    const distance = editDistance(lower, name.toLowerCase());
-    const tolerance = Math.max(1, Math.floor(name.length / 4));
-    if (distance <= tolerance && (!best || distance < best.distance)) best = { name, distance };
-  }
-  if (best) return parentPath + best.name;
-  const elsewhere: string[] = [];
-  for (const [space, nested] of Object.entries(layout)) {
-    if (nested instanceof z.ZodType || `${space}.` === parentPath) continue;
-    const match = Object.keys(nested).find((name) => name.toLowerCase() === lower);
-    if (match) elsewhere.push(`${space}.${match}`);
-  }
-  // "enabled" lives in two namespaces: guessing between them would mislead.
-  return elsewhere.length === 1 ? elsewhere[0] : undefined;
+const OPTION_PATHS = optionPaths(layout, "");
+
+function unknownKey(key: string, parentPath: string): { problem: string; security: boolean } {
+  const polluting = POLLUTION_KEYS.has(key);
+  const suggestion = polluting ? undefined : suggest(key, parentPath);
+  const security = !polluting && nearSecurityOption(key);
+  const hint = suggestion === undefined ? "" : suggestion === parentPath + key ? ` (${nestedForm(suggestion)})` : ` (did you mean ${JSON.stringify(suggestion)}?)`;
+  const closed = security ? "; ignored, and no tool call is recovered until it is fixed (it is close to a security option)" : "; ignored";
+  return { problem: `${PREFIX} unknown option ${JSON.stringify(parentPath + key)}${hint}${closed}`, security };
 }
 
+/** "responseFix.denyTools" written as one key: how to write it instead. */
+function nestedForm(path: string): string {
+  const names = path.split(".");
+  return `options nest: write ${names.map((name) => `{ ${JSON.stringify(name)}: `).join("")}...${" }".repeat(names.length)}`;
+}
+
+/** How far a written key may be from an option's name: one edit per four letters, at least one. */
+function close(written: string, name: string): number | undefined {
+  const distance = editDistance(written.toLowerCase(), name.toLowerCase());
+  return distance <= Math.max(1, Math.floor(name.length / 4)) ? distance : undefined;
+}
+
+/**
+ * The nearest option anywhere, by edit distance on its name (or on its whole path, for a key
+ * written dotted): "denyTool" at the top level is "responseFix.denyTools". A tie goes to the
+ * key's own namespace; a tie between two others ("enabled" at the top level) suggests nothing,
+ * since guessing between them would mislead.
+ */
+function suggest(key: string, parentPath: string): string | undefined {
+  let best: { path: string; distance: number; local: boolean }[] = [];
+  for (const path of OPTION_PATHS) {
+    const name = path.slice(path.lastIndexOf(".") + 1);
+    const distance = Math.min(close(key, name) ?? Infinity, key.includes(".") ? (close(key, path) ?? Infinity) : Infinity);
+    if (distance === Infinity) continue;
+    const candidate = { path, distance, local: path === parentPath + name };
+    if (best.length === 0 || distance < best[0]!.distance) best = [candidate];
+    else if (distance === best[0]!.distance) best.push(candidate);
+  }
+  const local = best.find((candidate) => candidate.local);
+  if (local) return local.path;
+  return best.length === 1 ? best[0]!.path : undefined;
+}
+
+function nearSecurityOption(key: string): boolean {
+  return SECURITY_OPTIONS.some((path) => close(key, path.slice(path.lastIndexOf(".") + 1)) !== undefined || (key.includes(".") && close(key, path) !== undefined));
+}
+
+/** Edits between two names, a swap of two neighbouring letters counting as one ("hermse" is one from "hermes"). */
 function editDistance(a: string, b: string): number {
+  let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
       const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
+      let best = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, (before[j - 2] ?? 0) + 1);
+      current[j] = best;
     }
+    before = previous;
     previous = current;
   }
   return previous[b.length] ?? 0;

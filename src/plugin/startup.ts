@@ -16,6 +16,9 @@ interface Setting {
   cfg: Config | undefined;
   native: boolean;
   env?: NodeJS.ProcessEnv;
+  /** How many option problems were logged, and whether they closed recovered calls. */
+  problems?: number;
+  failedClosed?: boolean;
 }
 
 type ProviderEntry = { npm?: unknown };
@@ -25,7 +28,15 @@ type ProviderEntry = { npm?: unknown };
  * per request (the model's family, the package serving it); this line says what the options and
  * the configured providers allow, with the mode of every provider it can name.
  */
-export function startupReport({ options, cfg, native, env = process.env }: Setting): StartupReport {
+export function startupReport(setting: Setting): StartupReport {
+  const report = wiringReport(setting);
+  const { problems = 0, failedClosed = false } = setting;
+  if (problems === 0) return report;
+  const closed = failedClosed ? "; no tool call is recovered until they are fixed" : "";
+  return { ...report, line: `${report.line}; ${problems} option problem(s), logged above${closed} (dsml-fix doctor lists them)` };
+}
+
+function wiringReport({ options, cfg, native, env = process.env }: Setting): StartupReport {
   const head = `[dsml] loaded v${packageVersion()}`;
   const providers = options.providers;
   if (providers.length === 0) return { line: `${head}: disabled (providers is [])` };

@@ -6,6 +6,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { main } from "../../src/cli/main.ts";
 import { loadConfig } from "../../src/cli/opencode-config.ts";
+import { schemaReference } from "../../src/cli/schema-ref.ts";
 import { resolveOptions } from "../../src/plugin/options.ts";
 import { OPENCODE_DISABLE_FLAGS, opencodeBin, seedConfigDir } from "../e2e/harness.ts";
 
@@ -111,8 +112,8 @@ describe("dsml-fix doctor", () => {
     const r = await doctor(box);
     expect(r.code).toBe(1);
     const expected = resolveOptions(options).problems;
-    expect(expected).toContain('dsml-fix: option "responseFix.bufferLimit" must be an integer from 1024 to 16777216 (got 5); using 65536');
-    expect(expected).toContain('dsml-fix: unknown option "responseFix.denyTool" (did you mean "responseFix.denyTools"?); ignored');
+    expect(expected).toContain('[dsml] option "responseFix.bufferLimit" must be an integer from 1024 to 16777216 (got 5); using 65536');
+    expect(expected).toContain('[dsml] unknown option "responseFix.denyTool" (did you mean "responseFix.denyTools"?); ignored, and no tool call is recovered until it is fixed (it is close to a security option)');
     expect(expected).toHaveLength(3);
     for (const message of expected) expect(r.out).toContain(`    ${message}\n`);
     expect((await doctor(box, ["--json"])).json().plugin.entries[0].optionProblems).toEqual(expected);
@@ -203,7 +204,7 @@ describe("dsml-fix doctor", () => {
     // The package entries collapse into the last one; the file: URL is another plugin to OpenCode, so it loads twice.
     expect(report.plugin.entries.map((e: { spec: string }) => e.spec)).toEqual([pathToFileURL(folder).href, "opencode-plugin-dsml-fix@latest"]);
     expect(report.problems[0]).toStartWith("the plugin is listed 2 times");
-    expect(report.plugin.entries[1].optionProblems).toEqual(['dsml-fix: option "retry.channel" must be "system" or "user" (got "sideways"); using "system"']);
+    expect(report.plugin.entries[1].optionProblems).toEqual(['[dsml] option "retry.channel" must be "system" or "user" (got "sideways"); using "system"']);
   });
 
   test("exit 2: a missing DIR, a config that is not JSON(C), bad usage", async () => {
@@ -259,4 +260,26 @@ describe("dsml-fix doctor agrees with OpenCode 1.18.33", () => {
     expect(ours).toEqual(real.plugin);
     expect(real.plugin).toContainEqual(pathToFileURL(path.join(outer, ".opencode", "rel-from-dot-opencode")).href);
   }, 120_000);
+
+  test("$schema per location: the README paths reach the schema from opencode.json and from .opencode/opencode.json; a wrong one is named with the fix", async () => {
+    const box = sandbox();
+    const folder = box.install(box.project);
+    mkdirSync(path.join(folder, "schema"), { recursive: true });
+    writeFileSync(path.join(folder, "schema", "opencode.schema.json"), "{}");
+    const readme = readFileSync(path.join(import.meta.dir, "..", "..", "README.md"), "utf8").replace(/\s+/g, " ");
+    const given = (where: string) => new RegExp("`(\\.\\.?/node_modules/opencode-plugin-dsml-fix/schema/opencode\\.schema\\.json)` in `" + where.replace(".", "\\.") + "`").exec(readme)?.[1];
+    const rootRef = given("opencode.json");
+    const dotRef = given(".opencode/opencode.json");
+    expect([rootRef, dotRef]).toEqual(["./node_modules/opencode-plugin-dsml-fix/schema/opencode.schema.json", "../node_modules/opencode-plugin-dsml-fix/schema/opencode.schema.json"]);
+    expect(schemaReference(path.join(box.project, "opencode.json"), folder)).toBe(rootRef!);
+    expect(schemaReference(path.join(box.project, ".opencode", "opencode.json"), folder)).toBe(dotRef!);
+    box.write("project/opencode.json", { $schema: rootRef, model: "deepseek/deepseek-chat", plugin: [["./node_modules/opencode-plugin-dsml-fix", {}]] });
+    box.write("project/.opencode/opencode.json", { $schema: dotRef });
+    expect((await doctor(box)).code).toBe(0);
+    // The root file's path copied into .opencode/opencode.json points at .opencode/node_modules.
+    const dotFile = box.write("project/.opencode/opencode.json", { $schema: rootRef });
+    const r = await doctor(box);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain(`${dotFile}: "$schema" "${rootRef}" names a missing file (it is resolved from the file's own folder: ${path.join(box.project, ".opencode", rootRef!)}); write "${dotRef}"`);
+  });
 });

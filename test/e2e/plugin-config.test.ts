@@ -69,12 +69,12 @@ describe("plugin options", () => {
       expect(tools.map((t) => [t.tool, t.state.status])).toEqual([["bash", "completed"]]);
 
       const output = server.output();
-      const bad = logLines(output, "dsml-fix: option ").filter((l) => l.includes("responseFix.bufferLimit"));
+      const bad = logLines(output, "[dsml] option ").filter((l) => l.includes("responseFix.bufferLimit"));
       expect(bad).toHaveLength(1);
       expect(bad[0]).toContain("must be an integer from 1024 to 16777216");
       expect(bad[0]).toContain("using 65536");
       expect(bad[0]).toContain("level=WARN");
-      const unknown = logLines(output, "dsml-fix: unknown option ").filter((l) => l.includes("bogus"));
+      const unknown = logLines(output, "[dsml] unknown option ").filter((l) => l.includes("bogus"));
       expect(unknown).toHaveLength(1);
       expect(unknown[0]).toContain("ignored");
     },

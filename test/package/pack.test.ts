@@ -262,11 +262,11 @@ describe("the packed artifact", () => {
   );
 
   test(
-    "an offline install brings in exactly the runtime tree README lists (zod, fast-xml-parser, ajv and their own), no build or test tooling",
+    "an offline install brings in exactly the runtime tree README lists (zod, fast-xml-parser, ajv, jsonc-parser and their own), no build or test tooling",
     async () => {
       const { consumer, installed } = await prepare();
       const manifest = JSON.parse(readFileSync(path.join(installed, "package.json"), "utf8"));
-      expect(Object.keys(manifest.dependencies).sort()).toEqual(["ajv", "fast-xml-parser", "zod"]);
+      expect(Object.keys(manifest.dependencies).sort()).toEqual(["ajv", "fast-xml-parser", "jsonc-parser", "zod"]);
       expect(Object.keys(manifest.peerDependencies ?? {})).toEqual(["@opencode-ai/plugin"]);
       expect(manifest.peerDependenciesMeta["@opencode-ai/plugin"].optional).toBe(true);
 

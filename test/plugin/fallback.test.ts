@@ -219,7 +219,7 @@ describe("the fallback never throws into OpenCode and never logs values", () => 
     const hooks = await plugin.server({ client } as never, { providers: ["*"], debug: true });
     const hostile = { get text(): never { throw new Error("secret-value"); } };
     await expect(hooks["experimental.text.complete"]!({ sessionID: "s", messageID: "m", partID: "p" }, hostile as never)).resolves.toBeUndefined();
-    expect(lines).toEqual(["dsml-fix: text.complete failed (Error); left unchanged"]);
+    expect(lines).toEqual(["[dsml] text.complete failed (Error); left unchanged"]);
     expect(formatFallbackLine({ sessionID: "ses 1\n", messageID: "msg_1", removed: 2, nudge: "unexecuted-call", shapes: ["B06", "rm -rf"] })).toBe(
       "[dsml] response ?/msg_1 mode=fallback removed=2 nudge=unexecuted-call shapes=B06",
     );

@@ -20,7 +20,7 @@ test("a hook given input it cannot read logs one line and never throws into Open
   await expect(hooks.event!({ event: null } as never)).resolves.toBeUndefined();
   expect(lines.length).toBeGreaterThanOrEqual(4);
   for (const line of lines) {
-    expect(line).toStartWith("dsml-fix: ");
+    expect(line).toStartWith("[dsml] ");
     expect(line).not.toContain("secret-value");
   }
 });

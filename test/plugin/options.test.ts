@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { defaultOptions, pluginOptionsSchema, resolveOptions, type PluginOptions } from "../../src/plugin/options.ts";
+import plugin from "../../src/plugin/index.ts";
 import { routeInScope } from "../../src/plugin/scope.ts";
 
 const defaultDialects = { hermes: true, qwen3coder: true, glm: true, kimi: true, minimax: true, mistral: true, mistralResidue: false, claudeXml: true, lfm2: true };
@@ -68,75 +69,75 @@ describe("bad values", () => {
     {
       bad: "responseFix.bufferLimit",
       raw: { responseFix: { bufferLimit: -5, enabled: false } },
-      problem: 'dsml-fix: option "responseFix.bufferLimit" must be an integer from 1024 to 16777216 (got -5); using 65536',
+      problem: '[dsml] option "responseFix.bufferLimit" must be an integer from 1024 to 16777216 (got -5); using 65536',
     },
     {
       bad: "responseFix.bufferLimit",
       raw: { responseFix: { bufferLimit: 1023, enabled: false } },
-      problem: 'dsml-fix: option "responseFix.bufferLimit" must be an integer from 1024 to 16777216 (got 1023); using 65536',
+      problem: '[dsml] option "responseFix.bufferLimit" must be an integer from 1024 to 16777216 (got 1023); using 65536',
     },
     {
       bad: "responseFix.bufferLimit",
       raw: { responseFix: { bufferLimit: 16777217, enabled: false } },
-      problem: 'dsml-fix: option "responseFix.bufferLimit" must be an integer from 1024 to 16777216 (got 16777217); using 65536',
+      problem: '[dsml] option "responseFix.bufferLimit" must be an integer from 1024 to 16777216 (got 16777217); using 65536',
     },
     {
       bad: "responseFix.bufferLimit",
       raw: { responseFix: { bufferLimit: 2048.5, enabled: false } },
-      problem: 'dsml-fix: option "responseFix.bufferLimit" must be an integer from 1024 to 16777216 (got 2048.5); using 65536',
+      problem: '[dsml] option "responseFix.bufferLimit" must be an integer from 1024 to 16777216 (got 2048.5); using 65536',
     },
     {
       bad: "responseFix.bufferLimit",
       raw: { responseFix: { bufferLimit: "4096", enabled: false } },
-      problem: 'dsml-fix: option "responseFix.bufferLimit" must be an integer from 1024 to 16777216 (got "4096"); using 65536',
+      problem: '[dsml] option "responseFix.bufferLimit" must be an integer from 1024 to 16777216 (got "4096"); using 65536',
     },
     {
       bad: "parse.orphanInvoke",
       raw: { parse: { orphanInvoke: "yes", looseParameters: false } },
-      problem: 'dsml-fix: option "parse.orphanInvoke" must be true or false (got "yes"); using true',
+      problem: '[dsml] option "parse.orphanInvoke" must be true or false (got "yes"); using true',
     },
     {
       bad: "history.sanitize",
       raw: { history: { sanitize: null }, debug: true },
-      problem: 'dsml-fix: option "history.sanitize" must be true or false (got null); using true',
+      problem: '[dsml] option "history.sanitize" must be true or false (got null); using true',
     },
     {
       bad: "retry.channel",
       raw: { retry: { channel: "assistant", nudge: false } },
-      problem: 'dsml-fix: option "retry.channel" must be "system" or "user" (got "assistant"); using "system"',
+      problem: '[dsml] option "retry.channel" must be "system" or "user" (got "assistant"); using "system"',
     },
     {
       bad: "providers",
       raw: { providers: "deepseek", debug: true },
       problem:
-        'dsml-fix: option "providers" must be an array of non-empty provider id strings ("auto" for leak-prone models everywhere, "*" for all) (got "deepseek"); using ["auto"]',
+        '[dsml] option "providers" must be an array of non-empty provider id strings ("auto" for leak-prone models everywhere, "*" for all) (got "deepseek"); using ["auto"]',
     },
     {
       bad: "providers",
       raw: { providers: ["deepseek", 7], debug: true },
       problem:
-        'dsml-fix: option "providers" must be an array of non-empty provider id strings ("auto" for leak-prone models everywhere, "*" for all) (got ["deepseek",7]); using ["auto"]',
+        '[dsml] option "providers" must be an array of non-empty provider id strings ("auto" for leak-prone models everywhere, "*" for all) (got ["deepseek",7]); using ["auto"]',
     },
     {
       bad: "providers",
       raw: { providers: [""], debug: true },
       problem:
-        'dsml-fix: option "providers" must be an array of non-empty provider id strings ("auto" for leak-prone models everywhere, "*" for all) (got [""]); using ["auto"]',
+        '[dsml] option "providers" must be an array of non-empty provider id strings ("auto" for leak-prone models everywhere, "*" for all) (got [""]); using ["auto"]',
     },
     {
       bad: "debug",
       raw: { debug: 1, providers: ["*"] },
-      problem: 'dsml-fix: option "debug" must be true or false (got 1); using false',
+      problem: '[dsml] option "debug" must be true or false (got 1); using false',
     },
     {
       bad: "retry",
       raw: { retry: "off", debug: true },
-      problem: 'dsml-fix: option "retry" must be an object (got "off"); using its defaults',
+      problem: '[dsml] option "retry" must be an object (got "off"); using its defaults',
     },
     {
       bad: "parse",
       raw: { parse: [false], debug: true },
-      problem: 'dsml-fix: option "parse" must be an object (got [false]); using its defaults',
+      problem: '[dsml] option "parse" must be an object (got [false]); using its defaults',
     },
   ];
 
@@ -170,9 +171,9 @@ describe("bad values", () => {
   test("values JSON cannot print still produce a message", () => {
     const circular: Record<string, unknown> = {};
     circular.self = circular;
-    expect(resolveOptions({ debug: 10n }).problems).toEqual(['dsml-fix: option "debug" must be true or false (got 10n); using false']);
+    expect(resolveOptions({ debug: 10n }).problems).toEqual(['[dsml] option "debug" must be true or false (got 10n); using false']);
     expect(resolveOptions({ debug: circular }).problems).toEqual([
-      'dsml-fix: option "debug" must be true or false (got an unprintable value); using false',
+      '[dsml] option "debug" must be true or false (got an unprintable value); using false',
     ]);
   });
 });
@@ -181,34 +182,34 @@ describe("unknown keys", () => {
   test("top level, with a suggestion for a typo, siblings kept", () => {
     expect(resolveOptions({ respnseFix: { enabled: false }, debug: true })).toEqual({
       options: { ...expectedDefaults, debug: true },
-      problems: ['dsml-fix: unknown option "respnseFix" (did you mean "responseFix"?); ignored'],
+      problems: ['[dsml] unknown option "respnseFix" (did you mean "responseFix"?); ignored'],
     });
   });
 
   test("nested, with a suggestion for a typo, siblings kept", () => {
     expect(resolveOptions({ parse: { orphanInvok: false, codeCostumes: false } })).toEqual({
       options: { ...expectedDefaults, parse: { ...expectedDefaults.parse, codeCostumes: false } },
-      problems: ['dsml-fix: unknown option "parse.orphanInvok" (did you mean "parse.orphanInvoke"?); ignored'],
+      problems: ['[dsml] unknown option "parse.orphanInvok" (did you mean "parse.orphanInvoke"?); ignored'],
     });
   });
 
   test("a differently cased key is pointed at the right spelling", () => {
-    expect(resolveOptions({ Debug: true }).problems).toEqual(['dsml-fix: unknown option "Debug" (did you mean "debug"?); ignored']);
+    expect(resolveOptions({ Debug: true }).problems).toEqual(['[dsml] unknown option "Debug" (did you mean "debug"?); ignored']);
   });
 
   test("a field written in the wrong place is pointed at its namespace", () => {
     expect(resolveOptions({ bufferLimit: 4096 }).problems).toEqual([
-      'dsml-fix: unknown option "bufferLimit" (did you mean "responseFix.bufferLimit"?); ignored',
+      '[dsml] unknown option "bufferLimit" (did you mean "responseFix.bufferLimit"?); ignored',
     ]);
     expect(resolveOptions({ parse: { sanitize: false } }).problems).toEqual([
-      'dsml-fix: unknown option "parse.sanitize" (did you mean "history.sanitize"?); ignored',
+      '[dsml] unknown option "parse.sanitize" (did you mean "history.sanitize"?); ignored',
     ]);
   });
 
   test("no suggestion when nothing is close or the name is ambiguous", () => {
     expect(resolveOptions({ colour: "red", enabled: false }).problems).toEqual([
-      'dsml-fix: unknown option "colour"; ignored',
-      'dsml-fix: unknown option "enabled"; ignored',
+      '[dsml] unknown option "colour"; ignored',
+      '[dsml] unknown option "enabled"; ignored',
     ]);
   });
 });
@@ -218,7 +219,7 @@ describe("input that is not an object", () => {
     test(`${JSON.stringify(raw)} gives one message and all defaults`, () => {
       const { options, problems } = resolveOptions(raw);
       expect(options).toEqual(expectedDefaults);
-      expect(problems).toEqual([`dsml-fix: options must be an object (got ${JSON.stringify(raw)}); using defaults for all options`]);
+      expect(problems).toEqual([`[dsml] options must be an object (got ${JSON.stringify(raw)}); using defaults for all options`]);
     });
   }
 
@@ -235,7 +236,7 @@ describe("input that is not an object", () => {
     // Unlisted keys may have held a deny list: the tool lists fail closed, everything else is default.
     expect(options).toEqual({ ...expectedDefaults, responseFix: { ...expectedDefaults.responseFix, allowTools: [], denyTools: ["*"] } });
     expect(problems).toEqual([
-      'dsml-fix: options could not be listed; using its defaults, except "responseFix.allowTools" = [] and "responseFix.denyTools" = ["*"] (no recovered calls until this is fixed)',
+      '[dsml] options could not be listed; using its defaults, except "responseFix.allowTools" = [] and "responseFix.denyTools" = ["*"] (no recovered calls until this is fixed)',
     ]);
   });
 });
@@ -243,7 +244,7 @@ describe("input that is not an object", () => {
 describe("prototype pollution", () => {
   test("__proto__ at the top level is rejected and Object.prototype stays clean", () => {
     const { options, problems } = resolveOptions(JSON.parse('{"__proto__":{"polluted":1}}'));
-    expect(problems).toEqual(['dsml-fix: unknown option "__proto__"; ignored']);
+    expect(problems).toEqual(['[dsml] unknown option "__proto__"; ignored']);
     expect(options).toEqual(expectedDefaults);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.prototype).not.toHaveProperty("polluted");
@@ -256,10 +257,10 @@ describe("prototype pollution", () => {
     );
     const { options, problems } = resolveOptions(raw);
     expect(problems).toEqual([
-      'dsml-fix: unknown option "parse.__proto__"; ignored',
-      'dsml-fix: unknown option "parse.constructor"; ignored',
-      'dsml-fix: unknown option "retry.prototype"; ignored',
-      'dsml-fix: unknown option "constructor"; ignored',
+      '[dsml] unknown option "parse.__proto__"; ignored',
+      '[dsml] unknown option "parse.constructor"; ignored',
+      '[dsml] unknown option "retry.prototype"; ignored',
+      '[dsml] unknown option "constructor"; ignored',
     ]);
     expect(options).toEqual(expectedDefaults);
     expect(Object.prototype).not.toHaveProperty("polluted");
@@ -281,25 +282,25 @@ describe("recovered-call tool lists and the echo guard", () => {
       raw: { denyTools: "bash" },
       field: "denyTools",
       used: ["*"],
-      problem: 'dsml-fix: option "responseFix.denyTools" must be an array of non-empty tool name strings ("*" for all) (got "bash"); using ["*"] (no recovered calls until this is fixed)',
+      problem: '[dsml] option "responseFix.denyTools" must be an array of non-empty tool name strings ("*" for all) (got "bash"); using ["*"] (no recovered calls until this is fixed)',
     },
     {
       raw: { denyTools: ["bash", null] },
       field: "denyTools",
       used: ["*"],
-      problem: 'dsml-fix: option "responseFix.denyTools" must be an array of non-empty tool name strings ("*" for all) (got ["bash",null]); using ["*"] (no recovered calls until this is fixed)',
+      problem: '[dsml] option "responseFix.denyTools" must be an array of non-empty tool name strings ("*" for all) (got ["bash",null]); using ["*"] (no recovered calls until this is fixed)',
     },
     {
       raw: { allowTools: { read: true } },
       field: "allowTools",
       used: [],
-      problem: 'dsml-fix: option "responseFix.allowTools" must be an array of non-empty tool name strings ("*" for all) (got {"read":true}); using [] (no recovered calls until this is fixed)',
+      problem: '[dsml] option "responseFix.allowTools" must be an array of non-empty tool name strings ("*" for all) (got {"read":true}); using [] (no recovered calls until this is fixed)',
     },
     {
       raw: { allowTools: ["read", ""] },
       field: "allowTools",
       used: [],
-      problem: 'dsml-fix: option "responseFix.allowTools" must be an array of non-empty tool name strings ("*" for all) (got ["read",""]); using [] (no recovered calls until this is fixed)',
+      problem: '[dsml] option "responseFix.allowTools" must be an array of non-empty tool name strings ("*" for all) (got ["read",""]); using [] (no recovered calls until this is fixed)',
     },
   ];
   for (const { raw, field, used, problem } of failClosed) {
@@ -320,7 +321,7 @@ describe("recovered-call tool lists and the echo guard", () => {
   test("a bad echoGuard keeps the guard on", () => {
     expect(resolveOptions({ responseFix: { echoGuard: "off" } })).toEqual({
       options: expectedDefaults,
-      problems: ['dsml-fix: option "responseFix.echoGuard" must be true or false (got "off"); using true'],
+      problems: ['[dsml] option "responseFix.echoGuard" must be true or false (got "off"); using true'],
     });
   });
 });
@@ -349,13 +350,13 @@ describe("hostile config", () => {
       responseFix: { ...expectedDefaults.responseFix, denyTools: ["bash"], echoGuard: false },
       retry: { ...expectedDefaults.retry, channel: "user" },
     });
-    expect(problems).toEqual(['dsml-fix: option "responseFix.bufferLimit" could not be read; using 65536']);
+    expect(problems).toEqual(['[dsml] option "responseFix.bufferLimit" could not be read; using 65536']);
   });
 
   test("pollution keys as tool names are plain names, and as keys never reach a prototype", () => {
     const raw = JSON.parse('{"responseFix":{"allowTools":["__proto__","constructor"],"__proto__":{"denyTools":["*"]}}}');
     const { options, problems } = resolveOptions(raw);
-    expect(problems).toEqual(['dsml-fix: unknown option "responseFix.__proto__"; ignored']);
+    expect(problems).toEqual(['[dsml] unknown option "responseFix.__proto__"; ignored']);
     expect(options.responseFix.allowTools).toEqual(["__proto__", "constructor"]);
     expect(options.responseFix.denyTools).toEqual([]);
     expect(Object.prototype).not.toHaveProperty("denyTools");
@@ -422,8 +423,8 @@ describe("parse.dialects", () => {
     const { options, problems } = resolveOptions({ parse: { dialects: { mistralResidue: true, hermes: "yes", qwen: true } } });
     expect(options.parse.dialects).toEqual({ ...defaultDialects, mistralResidue: true });
     expect(problems).toHaveLength(2);
-    expect(problems[0]).toBe('dsml-fix: option "parse.dialects.hermes" must be true or false (got "yes"); using true');
-    expect(problems[1]).toStartWith('dsml-fix: unknown option "parse.dialects.qwen"');
+    expect(problems[0]).toBe('[dsml] option "parse.dialects.hermes" must be true or false (got "yes"); using true');
+    expect(problems[1]).toStartWith('[dsml] unknown option "parse.dialects.qwen"');
   });
 });
 
@@ -440,11 +441,11 @@ describe("each key is read on its own (a throwing getter, a Proxy, a frozen obje
     const deny = resolveOptions({ responseFix: throwing({ allowTools: ["read"], bufferLimit: 2048 }, "denyTools"), debug: true });
     expect(deny.options.responseFix).toEqual({ ...expectedDefaults.responseFix, allowTools: ["read"], bufferLimit: 2048, denyTools: ["*"] });
     expect(deny.options.debug).toBe(true);
-    expect(deny.problems).toEqual(['dsml-fix: option "responseFix.denyTools" could not be read; using ["*"] (no recovered calls until this is fixed)']);
+    expect(deny.problems).toEqual(['[dsml] option "responseFix.denyTools" could not be read; using ["*"] (no recovered calls until this is fixed)']);
 
     const allow = resolveOptions({ responseFix: throwing({ denyTools: ["bash"] }, "allowTools") });
     expect(allow.options.responseFix).toEqual({ ...expectedDefaults.responseFix, allowTools: [], denyTools: ["bash"] });
-    expect(allow.problems).toEqual(['dsml-fix: option "responseFix.allowTools" could not be read; using [] (no recovered calls until this is fixed)']);
+    expect(allow.problems).toEqual(['[dsml] option "responseFix.allowTools" could not be read; using [] (no recovered calls until this is fixed)']);
   });
 
   test("a Proxy that throws for one key only: that key falls back, the deny list stays", () => {
@@ -456,7 +457,7 @@ describe("each key is read on its own (a throwing getter, a Proxy, a frozen obje
     });
     const { options, problems } = resolveOptions({ responseFix });
     expect(options.responseFix).toEqual({ ...expectedDefaults.responseFix, denyTools: ["bash"] });
-    expect(problems).toEqual(['dsml-fix: option "responseFix.enabled" could not be read; using true']);
+    expect(problems).toEqual(['[dsml] option "responseFix.enabled" could not be read; using true']);
   });
 
   test("a tool list whose elements throw while zod walks them fails closed, alone", () => {
@@ -479,7 +480,7 @@ describe("each key is read on its own (a throwing getter, a Proxy, a frozen obje
     expect(options.responseFix).toEqual({ ...expectedDefaults.responseFix, allowTools: [], denyTools: ["*"] });
     expect(options.providers).toEqual(["deepseek"]);
     expect(problems).toEqual([
-      'dsml-fix: option "responseFix" could not be read; using its defaults, except "responseFix.allowTools" = [] and "responseFix.denyTools" = ["*"] (no recovered calls until this is fixed)',
+      '[dsml] option "responseFix" could not be read; using its defaults, except "responseFix.allowTools" = [] and "responseFix.denyTools" = ["*"] (no recovered calls until this is fixed)',
     ]);
 
     const unlistable = new Proxy({}, { ownKeys: () => { throw new Error("keys"); } });
@@ -497,8 +498,8 @@ describe("each key is read on its own (a throwing getter, a Proxy, a frozen obje
     expect(options.retry).toEqual(expectedDefaults.retry);
     expect(options.responseFix.denyTools).toEqual(["bash"]);
     expect(problems).toEqual([
-      'dsml-fix: option "providers" could not be read; using ["auto"]',
-      'dsml-fix: option "retry" could not be read; using its defaults',
+      '[dsml] option "providers" could not be read; using ["auto"]',
+      '[dsml] option "retry" could not be read; using its defaults',
     ]);
   });
 
@@ -508,5 +509,103 @@ describe("each key is read on its own (a throwing getter, a Proxy, a frozen obje
     expect(problems).toEqual([]);
     expect(options.responseFix.denyTools).toEqual(["bash"]);
     expect(options.providers).toEqual(["*"]);
+  });
+});
+
+describe("bad options where the user looks (issue 31 item 3)", () => {
+  const closedNote = "; ignored, and no tool call is recovered until it is fixed (it is close to a security option)";
+
+  test('"did you mean" searches every namespace: a misplaced, misspelt "denyTool" is "responseFix.denyTools"', () => {
+    expect(resolveOptions({ denyTool: ["bash"] }).problems).toEqual([`[dsml] unknown option "denyTool" (did you mean "responseFix.denyTools"?)${closedNote}`]);
+    expect(resolveOptions({ history: { bufferLimt: 2048 } }).problems).toEqual(['[dsml] unknown option "history.bufferLimt" (did you mean "responseFix.bufferLimit"?); ignored']);
+    expect(resolveOptions({ retry: { sanitise: false } }).problems).toEqual(['[dsml] unknown option "retry.sanitise" (did you mean "history.sanitize"?); ignored']);
+    expect(resolveOptions({ parse: { hermse: false } }).problems).toEqual(['[dsml] unknown option "parse.hermse" (did you mean "parse.dialects.hermes"?); ignored']);
+  });
+
+  test("a key written dotted is told how to nest", () => {
+    expect(resolveOptions({ "retry.channel": "user" }).problems).toEqual(['[dsml] unknown option "retry.channel" (options nest: write { "retry": { "channel": ... } }); ignored']);
+  });
+
+  test("a key close to a security option fails closed: no recovered call until it is fixed, the rest kept", () => {
+    for (const raw of [
+      { denyTool: ["bash"] },
+      { responseFix: { denytools: ["bash"] } },
+      { allowTool: ["read"] },
+      { responseFix: { allowTools: ["read"], echoGaurd: false } },
+      { provider: ["my-vllm"] },
+      { "responseFix.denyTools": ["bash"] },
+    ]) {
+      const resolved = resolveOptions({ ...raw, debug: true });
+      expect(resolved.failedClosed).toBe(true);
+      expect(resolved.options.responseFix.allowTools).toEqual([]);
+      expect(resolved.options.debug).toBe(true);
+      expect(resolved.problems).toHaveLength(1);
+      expect(resolved.problems[0]).toEndWith(closedNote);
+    }
+  });
+
+  test("a key close to nothing security-related is only ignored: recovered calls stay as configured", () => {
+    for (const raw of [{ colour: 1 }, { Debug: true }, { retry: { chanel: "user" } }, { enabled: true }]) {
+      const resolved = resolveOptions({ ...raw, responseFix: { allowTools: ["read"] } });
+      expect(resolved.failedClosed).toBeUndefined();
+      expect(resolved.options.responseFix.allowTools).toEqual(["read"]);
+      expect(resolved.problems[0]).toEndWith("; ignored");
+    }
+  });
+
+  test("every line the plugin logs starts with [dsml], option problems, hook failures and the start-up line alike", async () => {
+    const lines: { level: string; message: string }[] = [];
+    const client = { app: { log: async ({ body }: { body: { level: string; message: string } }) => void lines.push(body) }, session: { promptAsync: async () => undefined } };
+    const hooks = await plugin.server({ client } as never, { denyTool: ["bash"], responseFix: { bufferLimit: 1 }, providers: ["*"] });
+    await hooks.config!({} as never);
+    await hooks["experimental.chat.messages.transform"]!({}, { get messages(): never { throw new Error("x"); } } as never);
+    expect(lines.length).toBeGreaterThanOrEqual(4);
+    for (const { message } of lines) expect(message).toStartWith("[dsml] ");
+    expect(lines.filter((l) => l.level === "warn").map((l) => l.message).slice(0, 2)).toEqual(resolveOptions({ denyTool: ["bash"], responseFix: { bufferLimit: 1 } }).problems);
+  });
+
+  test("the start-up line counts the problems and says when recovered calls are closed", async () => {
+    const lines: string[] = [];
+    const client = { app: { log: async ({ body }: { body: { message: string } }) => void lines.push(body.message) }, session: { promptAsync: async () => undefined } };
+    const hooks = await plugin.server({ client } as never, { denyTool: ["bash"], debug: "yes", providers: ["*"] });
+    await hooks.config!({} as never);
+    const startup = lines.find((line) => line.startsWith("[dsml] loaded v"));
+    expect(startup).toEndWith("; 2 option problem(s), logged above; no tool call is recovered until they are fixed (dsml-fix doctor lists them)");
+    const clean: string[] = [];
+    const cleanHooks = await plugin.server({ client: { ...client, app: { log: async ({ body }: { body: { message: string } }) => void clean.push(body.message) } } } as never, { providers: ["*"] });
+    await cleanHooks.config!({} as never);
+    expect(clean.find((line) => line.startsWith("[dsml] loaded v"))).not.toContain("option problem");
+  });
+
+  test("a TUI toast, once, at the first session event; none when the options are clean", async () => {
+    const toasts: unknown[] = [];
+    const client = { app: { log: async () => undefined }, session: { promptAsync: async () => undefined }, tui: { showToast: async (request: unknown) => void toasts.push(request) } };
+    const hooks = await plugin.server(client ? ({ client } as never) : ({} as never), { denyTool: ["bash"], providers: ["*"] });
+    await hooks.event!({ event: { type: "server.connected", properties: {} } } as never);
+    expect(toasts).toEqual([]);
+    await hooks.event!({ event: { type: "session.created", properties: {} } } as never);
+    await hooks.event!({ event: { type: "session.updated", properties: {} } } as never);
+    expect(toasts).toEqual([
+      {
+        body: {
+          title: "dsml-fix options",
+          message: "1 option problem(s) in the plugin entry; no tool call is recovered until they are fixed. Run `npx dsml-fix doctor` for the list.",
+          variant: "error",
+          duration: 15_000,
+        },
+      },
+    ]);
+    const quiet: unknown[] = [];
+    const cleanHooks = await plugin.server({ client: { ...client, tui: { showToast: async (request: unknown) => void quiet.push(request) } } } as never, { providers: ["*"] });
+    await cleanHooks.event!({ event: { type: "session.created", properties: {} } } as never);
+    expect(quiet).toEqual([]);
+  });
+
+  test("a toast that throws or rejects costs nothing", async () => {
+    for (const showToast of [() => { throw new Error("no tui"); }, async () => { throw new Error("no tui"); }]) {
+      const client = { app: { log: async () => undefined }, session: { promptAsync: async () => undefined }, tui: { showToast } };
+      const hooks = await plugin.server({ client } as never, { debug: 3, providers: ["*"] });
+      await expect(hooks.event!({ event: { type: "session.created", properties: {} } } as never)).resolves.toBeUndefined();
+    }
   });
 });

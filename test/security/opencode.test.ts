@@ -100,7 +100,7 @@ describe("the guards inside OpenCode", () => {
       expect(responses.some((l) => l.includes(`${own}/`) && l.includes("recovered=1"))).toBe(true);
       // Hostile options were reported, not obeyed, and OpenCode kept answering.
       // OpenCode's log escapes the quotes inside a message.
-      expect(logLines(output, "dsml-fix: unknown option ").filter((l) => l.includes("constructor") && l.includes("ignored"))).toHaveLength(1);
+      expect(logLines(output, "[dsml] unknown option ").filter((l) => l.includes("constructor") && l.includes("ignored"))).toHaveLength(1);
       for (const line of logLines(output, "[dsml")) {
         for (const value of ["pwned", "mine.txt", "denied.txt", "leaked"]) expect(line).not.toContain(value);
       }

@@ -52,6 +52,18 @@ const AUDITED: Audited[] = [
   { file: "src/stream/given-haystack.ts", literal: "/\\r\\n|\\r|\\n/", adversarial: () => `${"\r".repeat(N)}\n` },
   { file: "src/stream/given-haystack.ts", literal: "/\\s+/g", adversarial: () => `${" \t\n\r".repeat(N / 4)}x` },
   { file: "src/stream/engine.ts", literal: "/[\\n\\r`<|\\uFF5C\\u2016[\\]$\\\\]/", adversarial: () => `${"a".repeat(N)}<` },
+  { file: "src/cli/style.ts", literal: "/^recovered \\d+ call\\(s\\), 0 broken/", adversarial: () => `recovered ${"1".repeat(N)} call(s), 1` },
+  { file: "src/cli/style.ts", literal: "/^(message \\S+: )?recovered \\d+ call\\(s\\), \\d+ broken/", adversarial: () => `message ${"a".repeat(N)}` },
+  { file: "src/cli/style.ts", literal: "/^\\s+broken /", adversarial: () => `${" ".repeat(N)}x` },
+  { file: "src/cli/style.ts", literal: "/\\): wire$/", adversarial: () => "): wir".repeat(N / 6) },
+  { file: "src/cli/style.ts", literal: "/^\\d+ problem\\(s\\):$/", adversarial: () => `${"1".repeat(N)} problem` },
+  { file: "src/cli/style.ts", literal: "/\\): off$/", adversarial: () => "): of".repeat(N / 5) },
+  { file: "src/cli/style.ts", literal: "/\\): fallback$/", adversarial: () => "): fallbac".repeat(N / 10) },
+  { file: "src/cli/schema-ref.ts", literal: "/^[a-z][a-z0-9+.-]*:\\/\\//i", adversarial: () => `a${"b".repeat(N)}:/` },
+  { file: "src/cli/args.ts", literal: "/^-[a-zA-Z]+$/", adversarial: () => `-${"a".repeat(N)}1` },
+  { file: "src/cli/args.ts", literal: "/^Unknown option '([^']+)'/", adversarial: () => `Unknown option '${"a".repeat(N)}` },
+  { file: "src/cli/args.ts", literal: "/^Option '(?:-\\w, )?(--[\\w-]+)(?: [^']*)?' argument missing/", adversarial: () => `Option '--${"a".repeat(N)}' argument` },
+  { file: "src/cli/args.ts", literal: "/^Option '(?:-\\w, )?(--[\\w-]+)' does not take an argument/", adversarial: () => `Option '--${"a".repeat(N)}' does` },
 ];
 
 const SHIPPED = ["src", "bin", "server.js"];

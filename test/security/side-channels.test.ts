@@ -259,12 +259,16 @@ describe("static: src/ reaches no network or file-writing API", () => {
       // The JSON-Schema validator of the schema gate (src/parse/schema-gate.ts): compiles and runs validators, no I/O.
       ajv: ["ErrorObject", "ValidateFunction", "default"],
       "fast-xml-parser": ["XMLParser", "XMLValidator"],
+      // The CLI's reader of opencode.jsonc (src/cli/jsonc.ts): parses a string it is given, no I/O.
+      "jsonc-parser": ["ParseError", "parse", "printParseErrorCode"],
       // Only `dsml-fix scan --sessions` (src/cli/session-store.ts), which runs `opencode db` with one SELECT.
       "node:child_process": ["spawn"],
       "node:fs": ["accessSync", "constants", "existsSync", "readFileSync", "readdirSync", "statSync"],
       "node:os": ["homedir"],
       "node:path": ["default"],
       "node:url": ["fileURLToPath", "pathToFileURL"],
+      // The CLI's argument reader (src/cli/args.ts).
+      "node:util": ["parseArgs"],
       zod: ["z"],
     });
   });

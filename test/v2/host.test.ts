@@ -271,7 +271,7 @@ describe("a failing hook never breaks the host", () => {
     expect(calls).toEqual([]);
     expect(text).toBe(LEAK);
     expect(host.hookErrors).toEqual([]);
-    expect(logs).toContain("dsml-fix: http.request failed (TypeError); left unchanged");
+    expect(logs).toContain("[dsml] http.request failed (TypeError); left unchanged");
   });
 
   test("options that throw when read still set up, with defaults", async () => {

@@ -55,7 +55,7 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
     void Promise.resolve(ctx.session.wait!({ sessionID }))
       .then(() => retry.onIdle(sessionID))
       .then((woke) => woke && options.debug && log("info", `[dsml] wake ${sessionID}`))
-      .catch(() => log("warn", "dsml-fix: idle wake failed (error); left unchanged"))
+      .catch(() => log("warn", "idle wake failed (error); left unchanged"))
       .finally(() => waiting.delete(sessionID));
   };
   const onResult = ({ requestTag, summary, attempt }: AdapterResult) => {
@@ -125,7 +125,7 @@ function guard<E>(name: string, log: Logger, hook: (event: E) => Promise<void> |
     try {
       await hook(event);
     } catch (error) {
-      log("warn", `dsml-fix: ${name} failed (${error instanceof Error ? error.name : "error"}); left unchanged`);
+      log("warn", `${name} failed (${error instanceof Error ? error.name : "error"}); left unchanged`);
     }
   };
 }

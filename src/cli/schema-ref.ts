@@ -1,0 +1,37 @@
+// A config's `$schema` is resolved from the file that holds it, so the same relative path is right
+// in the project's opencode.json and wrong in .opencode/opencode.json (the file `opencode plugin`
+// writes). doctor checks each one and prints the path that works from where it is written.
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const PACKAGE_NAME = "opencode-plugin-dsml-fix";
+export const SCHEMA_FILE = "schema/opencode.schema.json";
+/** For a config with no install of the package beside it, once the package is published. */
+export const HOSTED_SCHEMA = `https://unpkg.com/${PACKAGE_NAME}/${SCHEMA_FILE}`;
+
+/** The `$schema` value that reaches the package's schema from `configFile`: relative to the file, "./" or "../" first. */
+export function schemaReference(configFile: string, packageFolder: string): string {
+  const relative = path.relative(path.dirname(configFile), path.join(packageFolder, SCHEMA_FILE)).split(path.sep).join("/");
+  return relative.startsWith("../") ? relative : `./${relative}`;
+}
+
+/** A problem when `value` names this package's schema by a path that does not exist from `configFile`. */
+export function schemaProblem(configFile: string, value: unknown, packageFolder: string | null): string | undefined {
+  if (typeof value !== "string" || !value.includes(PACKAGE_NAME)) return undefined;
+  let target: string;
+  if (value.startsWith("file:")) {
+    try {
+      target = fileURLToPath(value);
+    } catch {
+      return undefined;
+    }
+  } else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+    return undefined;
+  } else {
+    target = path.resolve(path.dirname(configFile), value);
+  }
+  if (existsSync(target)) return undefined;
+  const fix = packageFolder !== null && existsSync(path.join(packageFolder, SCHEMA_FILE)) ? schemaReference(configFile, packageFolder) : HOSTED_SCHEMA;
+  return `${configFile}: "$schema" ${JSON.stringify(value)} names a missing file (it is resolved from the file's own folder: ${target}); write ${JSON.stringify(fix)}`;
+}
