@@ -14,6 +14,7 @@ const RANK: Record<string, number> = {
   tools: 3,
   adapters: 4,
   plugin: 5,
+  proxy: 5.5,
   cli: 6,
 };
 
