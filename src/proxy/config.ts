@@ -145,7 +145,9 @@ export function stripJsonComments(text: string): string {
     } else if (c === "/" && text[i + 1] === "*") {
       const end = text.indexOf("*/", i + 2);
       i = end < 0 ? text.length : end + 1;
+    } else if (c === "," && /^\s*[}\]]/.test(text.slice(i + 1, i + 65))) {
+      continue; // a trailing comma (a long run of blanks before the bracket stays an error)
     } else out += c;
   }
-  return out.replace(/,(\s*[}\]])/g, "$1");
+  return out;
 }

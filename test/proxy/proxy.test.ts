@@ -107,14 +107,14 @@ describe("everything else passes through byte for byte", () => {
 });
 
 describe("faults", () => {
-  test("the upstream drops mid-stream: the client sees a clean end, not a hang", async () => {
+  test.each([["a repaired wire", "/chat/completions"], ["a passthrough path", "/events"]])("the upstream drops mid-stream on %s: the client sees a clean end, not a hang", async (_name, path) => {
     const whole = chatSse(pieces("partial answer that never ends"));
     const sent = whole.slice(0, whole.indexOf("\n\n", 200) + 2);
     upstream.answer((_req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write(sent, () => setTimeout(() => res.destroy(), 20));
     });
-    const res = await post("/chat/completions", { model: "m", stream: true, messages: [], tools: TOOLS });
+    const res = await post(path, { model: "m", stream: true, messages: [], tools: TOOLS });
     const text = await res.text().catch(() => "rejected");
     expect(text).toBe(sent);
   });
@@ -144,6 +144,19 @@ describe("faults", () => {
   test("a request body above --max-body is refused with 413 and never sent", async () => {
     const small = await startProxy(["--upstream", upstream.url, "--max-body", "1024"]);
     const res = await fetch(`${small.url}/v1/chat/completions`, { method: "POST", body: "x".repeat(4096) });
+    await small.close();
+    expect([res.status, upstream.seen.length]).toEqual([413, 0]);
+  });
+
+  test("a streamed request body (no content-length) is counted as it arrives and refused above --max-body", async () => {
+    const small = await startProxy(["--upstream", upstream.url, "--max-body", "1024"]);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < 8; i++) controller.enqueue(new Uint8Array(512).fill(120));
+        controller.close();
+      },
+    });
+    const res = await fetch(`${small.url}/v1/chat/completions`, { method: "POST", body, duplex: "half" } as RequestInit);
     await small.close();
     expect([res.status, upstream.seen.length]).toEqual([413, 0]);
   });
