@@ -5,6 +5,7 @@ import { once } from "node:events";
 import { repairFetch } from "../adapters/fetch.ts";
 import type { AdapterOptions } from "../adapters/options.ts";
 import type { ProxyConfig, Route } from "./config.ts";
+import { sanitizeRequestBody } from "./history.ts";
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and those the proxy must set itself. */
 const REQUEST_DROP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length", "accept-encoding", "expect"]);
@@ -85,7 +86,7 @@ export function upstreamTarget(upstream: URL, rest: string): URL {
   return target;
 }
 
-async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: string, config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes">, repaired: typeof fetch): Promise<void> {
+async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: string, config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "options">, repaired: typeof fetch): Promise<void> {
   const url = req.url ?? "/";
   if (!url.startsWith("/")) return plain(res, 400, "absolute-form request targets are not proxied");
   if (url.split("?", 1)[0] === config.healthPath && (req.method === "GET" || req.method === "HEAD")) return plain(res, 200, "ok");
@@ -99,8 +100,10 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: 
   res.on("close", () => {
     if (!res.writableFinished) abort.abort();
   });
-  const body = req.method === "GET" || req.method === "HEAD" ? undefined : await readBody(req, config.maxBodyBytes);
-  if (body === "too large") return plain(res, 413, "request body too large");
+  const read = req.method === "GET" || req.method === "HEAD" ? undefined : await readBody(req, config.maxBodyBytes);
+  if (read === "too large") return plain(res, 413, "request body too large");
+  const target = upstreamTarget(matched.route.upstream, matched.rest);
+  const body = read && req.method === "POST" && config.options.history.sanitize ? sanitizeRequestBody(target.pathname, read, config.options.parse).body : read;
   if (abort.signal.aborted) return;
 
   const headers = new Headers();
@@ -111,7 +114,6 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: 
   // Bodies come back as the upstream wrote them (no decompression on the way), so bytes stay identical.
   headers.set("accept-encoding", "identity");
   headers.set(TAG_HEADER, tag);
-  const target = upstreamTarget(matched.route.upstream, matched.rest);
   let response: Response;
   try {
     response = await repaired(target.href, {

@@ -2,6 +2,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { jsonSchema, streamText, tool } from "ai";
+import { REMOVED_NOTE } from "../../src/history/sanitize.ts";
 import { block, live } from "../golden/notation.ts";
 import { anthropicStream, responsesStream } from "../e2e/wire-servers.ts";
 import { chatSse, pieces, startProxy, startUpstream, TOOLS, type Proxy, type Upstream } from "./support.ts";
@@ -103,6 +104,29 @@ describe("everything else passes through byte for byte", () => {
   test("/healthz answers without touching the upstream", async () => {
     const res = await fetch(`${proxy.url}/healthz`);
     expect([res.status, upstream.seen.length]).toEqual([200, 0]);
+  });
+});
+
+describe("history on the way up", () => {
+  const ok = (_req: unknown, res: import("node:http").ServerResponse) => res.writeHead(200, { "content-type": "application/json" }).end("{}");
+  const FENCED = "```xml\n" + LEAK + "\n```";
+  test.each([
+    ["/chat/completions", (old: unknown) => ({ model: "m", messages: [{ role: "user", content: "hi" }, { role: "assistant", content: old }, { role: "user", content: "go on" }], tools: TOOLS })],
+    ["/messages", (old: unknown) => ({ model: "m", max_tokens: 9, messages: [{ role: "assistant", content: [{ type: "text", text: old }] }, { role: "user", content: "go on" }] })],
+    ["/responses", (old: unknown) => ({ model: "m", input: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: old }] }, { role: "user", content: "go on" }] })],
+  ])("%s: a replayed leak becomes the plugin's note; a fenced example and the user's turns stay", async (path, shape) => {
+    upstream.answer(ok);
+    await (await post(path, shape(`Before. ${LEAK} After. ${FENCED}`))).text();
+    const sent = upstream.seen[0]!.body;
+    expect(sent).toContain(JSON.stringify(`Before. ${REMOVED_NOTE} After. ${FENCED}`));
+    expect(sent).toContain('"go on"');
+  });
+
+  test("a body with nothing to replace goes up as the very same bytes", async () => {
+    upstream.answer(ok);
+    const raw = `{ "model" : "m", "seed": 12345678901234567890, "messages": [{"role":"assistant","content":"plain < text"}] }`;
+    await (await fetch(`${proxy.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: raw })).text();
+    expect(upstream.seen[0]!.body).toBe(raw);
   });
 });
 
