@@ -1,7 +1,6 @@
 // The proxy server: forwards every request unchanged to its configured upstream and streams the
 // answer back; the three model wires go through repairFetch, exactly the plugin's repair.
 import http from "node:http";
-import { once } from "node:events";
 import { repairFetch } from "../adapters/fetch.ts";
 import type { AdapterOptions } from "../adapters/options.ts";
 import type { ProxyConfig, Route } from "./config.ts";
@@ -162,7 +161,7 @@ async function relay(response: Response, res: http.ServerResponse, abort: AbortC
       const { done, value } = await reader.read();
       if (done) break;
       if (res.destroyed) break;
-      if (!res.write(value)) await Promise.race([once(res, "drain"), once(res, "close")]);
+      if (!res.write(value)) await drained(res);
     }
   } catch {
     // Upstream dropped mid-stream: end the answer cleanly rather than leave the client hanging.
@@ -173,6 +172,19 @@ async function relay(response: Response, res: http.ServerResponse, abort: AbortC
     }
     res.end();
   }
+}
+
+/** Waits for "drain" or "close", whichever first, and leaves no listener behind (one stall per chunk adds up). */
+function drained(res: http.ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
 }
 
 function plain(res: http.ServerResponse, status: number, message: string): void {

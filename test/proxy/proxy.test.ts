@@ -143,6 +143,42 @@ describe("faults", () => {
     expect(text).toBe(sent);
   });
 
+  test("a client that stops reading stops the upstream too: the proxy never takes the whole body", async () => {
+    const TOTAL = 256 * 1024 * 1024;
+    const piece = Buffer.alloc(64 * 1024, 97);
+    const state = { written: 0, waiting: false, done: false };
+    upstream.answer(async (_req, res) => {
+      res.writeHead(200, { "content-type": "application/octet-stream" });
+      while (state.written < TOTAL && !res.destroyed) {
+        state.written += piece.length;
+        if (!res.write(piece)) {
+          state.waiting = true;
+          await new Promise<void>((resolve) => {
+            const go = () => (res.off("drain", go), res.off("close", go), resolve());
+            res.on("drain", go).on("close", go);
+          });
+          state.waiting = false;
+        }
+      }
+      state.done = state.written >= TOTAL;
+      res.end();
+    });
+    const { request } = await import("node:http");
+    const client = request(`${proxy.url}/big`);
+    const paused = new Promise<import("node:http").IncomingMessage>((resolve) => client.on("response", (res) => (res.pause(), resolve(res))));
+    client.end();
+    const res = await paused;
+    // Settled: the upstream has been waiting for "drain" across 20 checks in a row, or it sent everything.
+    for (let still = 0, i = 0; still < 20 && !state.done && i < 2000; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+      still = state.waiting ? still + 1 : 0;
+    }
+    expect(state.done).toBe(false);
+    expect(state.written).toBeLessThan(TOTAL / 4);
+    res.destroy();
+    client.destroy();
+  });
+
   test("the upstream is unreachable: 502", async () => {
     const dead = await startUpstream();
     await dead.close();
