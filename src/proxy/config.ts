@@ -17,6 +17,8 @@ export interface ProxyConfig {
   healthPath: string;
   /** Largest request body accepted, in bytes (413 above). */
   maxBodyBytes: number;
+  /** Milliseconds to wait for the upstream's status line and headers (504 after). */
+  headersTimeoutMs: number;
   /** Milliseconds open streams may take to finish after SIGINT/SIGTERM. */
   shutdownMs: number;
   debug: boolean;
@@ -27,7 +29,8 @@ export interface ProxyConfig {
 export class ProxyUsageError extends Error {}
 
 export const PROXY_USAGE = `usage: dsml-fix proxy --upstream URL [--port N] [--host 127.0.0.1] [--route /prefix=URL ...]
-                      [--config file.json] [--health-path /healthz] [--max-body BYTES] [--debug]
+                      [--config file.json] [--health-path /healthz] [--max-body BYTES]
+                      [--upstream-timeout MS] [--debug]
   environment: DSML_FIX_UPSTREAM, DSML_FIX_PORT, DSML_FIX_HOST, DSML_FIX_CONFIG, DSML_FIX_DEBUG=1
   config file: { "upstream", "port", "host", "routes": { "/prefix": "URL" }, "options": { parse, history, responseFix, retry } }`;
 
@@ -38,6 +41,7 @@ interface FileConfig {
   routes?: Record<string, string>;
   healthPath?: string;
   maxBodyBytes?: number;
+  upstreamTimeoutMs?: number;
   debug?: boolean;
   options?: unknown;
 }
@@ -57,6 +61,7 @@ export function proxyConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}
         config: { type: "string" },
         "health-path": { type: "string" },
         "max-body": { type: "string" },
+        "upstream-timeout": { type: "string" },
         debug: { type: "boolean" },
       },
     }));
@@ -84,6 +89,7 @@ export function proxyConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}
     routes,
     healthPath: values["health-path"] ?? file.healthPath ?? "/healthz",
     maxBodyBytes: integer(values["max-body"] ?? file.maxBodyBytes ?? 64 * 1024 * 1024, "max-body", 1, Number.MAX_SAFE_INTEGER),
+    headersTimeoutMs: integer(values["upstream-timeout"] ?? file.upstreamTimeoutMs ?? 300_000, "upstream-timeout", 1, 86_400_000),
     shutdownMs: 10_000,
     debug: values.debug ?? (env.DSML_FIX_DEBUG === "1" || file.debug === true || options.debug === true),
     options,

@@ -23,7 +23,7 @@ export interface ProxyServer {
   shutdown(ms: number): Promise<void>;
 }
 
-export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "debug" | "options">, log: ProxyLog, baseFetch: typeof fetch = globalThis.fetch): ProxyServer {
+export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "headersTimeoutMs" | "debug" | "options">, log: ProxyLog, baseFetch: typeof fetch = globalThis.fetch): ProxyServer {
   const recovered = new Map<string, number>();
   const adapter: AdapterOptions = {
     parse: config.options.parse,
@@ -85,7 +85,7 @@ export function upstreamTarget(upstream: URL, rest: string): URL {
   return target;
 }
 
-async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: string, config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "options">, repaired: typeof fetch): Promise<void> {
+async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: string, config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "headersTimeoutMs" | "options">, repaired: typeof fetch): Promise<void> {
   const url = req.url ?? "/";
   if (!url.startsWith("/")) return plain(res, 400, "absolute-form request targets are not proxied");
   if (url.split("?", 1)[0] === config.healthPath && (req.method === "GET" || req.method === "HEAD")) return plain(res, 200, "ok");
@@ -114,6 +114,9 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: 
   headers.set("accept-encoding", "identity");
   headers.set(TAG_HEADER, tag);
   let response: Response;
+  // An upstream that never answers must not hold the client forever: 504 once the wait is over.
+  let timedOut = false;
+  const timer = setTimeout(() => ((timedOut = true), abort.abort()), config.headersTimeoutMs);
   try {
     response = await repaired(target.href, {
       method: req.method ?? "GET",
@@ -124,8 +127,11 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: 
       signal: abort.signal,
     });
   } catch {
+    if (timedOut) return plain(res, 504, "upstream did not answer in time");
     if (abort.signal.aborted) return void res.end();
     return plain(res, 502, "upstream unreachable");
+  } finally {
+    clearTimeout(timer);
   }
   await relay(response, res, abort);
 }

@@ -179,6 +179,15 @@ describe("faults", () => {
     client.destroy();
   });
 
+  test("an upstream that never answers gets 504 after --upstream-timeout, and its request is aborted", async () => {
+    const impatient = await startProxy(["--upstream", upstream.url, "--upstream-timeout", "50"]);
+    upstream.answer(() => {});
+    const res = await fetch(`${impatient.url}/v1/chat/completions`, { method: "POST", body: "{}" });
+    const closedEarly = await upstream.seen[0]!.closedEarly;
+    await impatient.close();
+    expect([res.status, closedEarly]).toEqual([504, true]);
+  });
+
   test("the upstream is unreachable: 502", async () => {
     const dead = await startUpstream();
     await dead.close();
