@@ -102,7 +102,8 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: 
   const read = req.method === "GET" || req.method === "HEAD" ? undefined : await readBody(req, config.maxBodyBytes);
   if (read === "too large") return plain(res, 413, "request body too large");
   const target = upstreamTarget(matched.route.upstream, matched.rest);
-  const body = read && req.method === "POST" && config.options.history.sanitize ? sanitizeRequestBody(target.pathname, read, config.options.parse).body : read;
+  const history = { parse: config.options.parse, sanitize: config.options.history.sanitize, correct: config.options.retry.nudge };
+  const body = read && req.method === "POST" ? sanitizeRequestBody(target.pathname, read, history).body : read;
   if (abort.signal.aborted) return;
 
   const headers = new Headers();

@@ -3,6 +3,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { jsonSchema, streamText, tool } from "ai";
 import { REMOVED_NOTE } from "../../src/history/sanitize.ts";
+import { correctionText } from "../../src/retry/state.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { block, live } from "../golden/notation.ts";
 import { anthropicStream, responsesStream } from "../e2e/wire-servers.ts";
 import { chatSse, pieces, startProxy, startUpstream, TOOLS, type Proxy, type Upstream } from "./support.ts";
@@ -120,6 +124,39 @@ describe("history on the way up", () => {
     const sent = upstream.seen[0]!.body;
     expect(sent).toContain(JSON.stringify(`Before. ${REMOVED_NOTE} After. ${FENCED}`));
     expect(sent).toContain('"go on"');
+  });
+
+  const CORRECTION = correctionText("unexecuted-call");
+  const systemOf = (path: string, body: any) => (path === "/responses" ? body.instructions : path === "/messages" ? body.system : body.messages[0].content);
+  const bodies: Record<string, (turns: any[]) => unknown> = {
+    "/chat/completions": (turns) => ({ model: "m", messages: [{ role: "system", content: "Be brief." }, ...turns], tools: TOOLS }),
+    "/messages": (turns) => ({ model: "m", max_tokens: 9, system: "Be brief.", messages: turns }),
+    "/responses": (turns) => ({ model: "m", instructions: "Be brief.", input: turns }),
+  };
+  const said = (path: string, text: string) => (path === "/responses" ? { type: "message", role: "assistant", content: [{ type: "output_text", text }] } : { role: "assistant", content: text });
+
+  test.each(Object.keys(bodies))("%s: the newest model turn leaked, so the plugin's correction joins the system prompt; once answered, never again", async (path) => {
+    upstream.answer(ok);
+    const leaked = [{ role: "user", content: "read a.ts" }, said(path, `Reading. ${LEAK}`), { role: "user", content: "well?" }];
+    await (await post(path, bodies[path]!(leaked))).text();
+    await (await post(path, bodies[path]!([...leaked, said(path, "Sorry, here it is."), { role: "user", content: "thanks" }]))).text();
+    const [first, second] = upstream.seen.map((s) => JSON.parse(s.body));
+    expect(systemOf(path, first)).toBe(`Be brief.\n\n${CORRECTION}`);
+    expect(systemOf(path, second)).toBe("Be brief.");
+    expect(JSON.stringify(second)).toContain(REMOVED_NOTE);
+  });
+
+  test("retry.nudge false in the config file: sanitized, no correction", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dsml-proxy-"));
+    const file = join(dir, "proxy.json");
+    writeFileSync(file, JSON.stringify({ options: { retry: { nudge: false } } }));
+    const quiet = await startProxy(["--upstream", upstream.url, "--config", file]);
+    upstream.answer(ok);
+    await (await fetch(`${quiet.url}/v1/responses`, { method: "POST", body: JSON.stringify(bodies["/responses"]!([said("/responses", LEAK), { role: "user", content: "?" }])) })).text();
+    await quiet.close();
+    rmSync(dir, { recursive: true, force: true });
+    const sent = JSON.parse(upstream.seen[0]!.body);
+    expect([sent.instructions, sent.input[0].content[0].text]).toEqual(["Be brief.", REMOVED_NOTE]);
   });
 
   test("a body with nothing to replace goes up as the very same bytes", async () => {
