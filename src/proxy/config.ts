@@ -98,7 +98,8 @@ export function proxyConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}
 }
 
 function route(prefix: string, url: string): Route {
-  if (!/^\/[^?#]*[^/?#]$/.test(prefix)) throw new ProxyUsageError(`route prefix must start with / and not end with / (got ${JSON.stringify(prefix)})`);
+  const wellFormed = prefix.length > 1 && prefix.startsWith("/") && !prefix.endsWith("/") && !prefix.includes("?") && !prefix.includes("#");
+  if (!wellFormed) throw new ProxyUsageError(`route prefix must start with / and not end with / (got ${JSON.stringify(prefix)})`);
   return { prefix, upstream: upstreamUrl(url) };
 }
 
@@ -115,7 +116,8 @@ function upstreamUrl(text: string): URL {
 }
 
 function integer(value: string | number, name: string, min: number, max: number): number {
-  const n = typeof value === "number" ? value : /^\d+$/.test(value) ? Number(value) : NaN;
+  const digits = typeof value === "string" && value.length > 0 && [...value].every((c) => c >= "0" && c <= "9");
+  const n = typeof value === "number" ? value : digits ? Number(value) : NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) throw new ProxyUsageError(`--${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(value)})`);
   return n;
 }
@@ -151,9 +153,19 @@ export function stripJsonComments(text: string): string {
     } else if (c === "/" && text[i + 1] === "*") {
       const end = text.indexOf("*/", i + 2);
       i = end < 0 ? text.length : end + 1;
-    } else if (c === "," && /^\s*[}\]]/.test(text.slice(i + 1, i + 65))) {
-      continue; // a trailing comma (a long run of blanks before the bracket stays an error)
+    } else if (c === "," && closesNext(text, i + 1)) {
+      continue; // a trailing comma
     } else out += c;
   }
   return out;
+}
+
+/** The next character after blanks closes an object or array (blanks are at most 64, or it stays an error). */
+function closesNext(text: string, from: number): boolean {
+  for (let i = from; i < text.length && i < from + 64; i++) {
+    const c = text[i]!;
+    if (c === "}" || c === "]") return true;
+    if (c !== " " && c !== "\t" && c !== "\n" && c !== "\r") return false;
+  }
+  return false;
 }

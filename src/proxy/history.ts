@@ -8,7 +8,6 @@ import { correctionText, type CorrectionReason } from "../retry/state.ts";
 type Json = Record<string, unknown>;
 type Shape = "chat" | "messages" | "responses";
 
-const WIRE_PATH = /\/(chat\/completions|messages|responses)$/;
 /** Text parts of an assistant turn on the three wires: chat and Messages "text", Responses "output_text". */
 const TEXT_PARTS = new Set(["text", "output_text"]);
 /** Responses items the model produced that carry no role. */
@@ -69,9 +68,10 @@ export function sanitizeRequestBody(pathname: string, body: Uint8Array<ArrayBuff
 }
 
 function shapeOf(pathname: string): Shape | undefined {
-  const match = WIRE_PATH.exec(pathname);
-  if (!match) return undefined;
-  return match[1] === "messages" ? "messages" : match[1] === "responses" ? "responses" : "chat";
+  if (pathname.endsWith("/chat/completions")) return "chat";
+  if (pathname.endsWith("/messages")) return "messages";
+  if (pathname.endsWith("/responses")) return "responses";
+  return undefined;
 }
 
 /** With no declared tools every well-formed leak reads "undeclared-tool"; it may well have been offered. */

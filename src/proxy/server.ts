@@ -80,7 +80,9 @@ export function upstreamTarget(upstream: URL, rest: string): URL {
   const target = new URL(upstream.href);
   const at = rest.indexOf("?");
   const path = at < 0 ? rest : rest.slice(0, at);
-  target.pathname = upstream.pathname.replace(/\/+$/, "") + (path.startsWith("/") ? path : `/${path}`);
+  let base = upstream.pathname;
+  while (base.endsWith("/")) base = base.slice(0, -1);
+  target.pathname = base + (path.startsWith("/") ? path : `/${path}`);
   target.search = at < 0 ? "" : rest.slice(at);
   return target;
 }
