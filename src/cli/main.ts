@@ -29,6 +29,7 @@ export interface Io {
 
 /** Exit codes: 0 nothing broken, 1 broken markup found, 2 bad usage or unreadable input. */
 export async function main(argv: readonly string[], given: Io): Promise<number> {
+  if (argv[0] === "proxy") return (await import("../proxy/run.ts")).runProxy(argv.slice(1), { ...visible(given, false), ...(given.env ? { env: given.env } : {}) });
   let command: Command;
   try {
     command = parseArgs(argv);

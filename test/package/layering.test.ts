@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
 // Layers import only downward: grammar -> parse -> stream -> (history, retry, tools, engine, echo) -> sse -> wires
-// -> adapters -> plugin -> cli.
+// -> adapters -> plugin -> proxy -> cli.
 // The CLI sits on top so `dsml-fix doctor` judges options and scope with the plugin's own code.
 // Folders of one rank never import each other; a new folder under src/ must be placed here first.
 const RANK: Record<string, number> = {
@@ -19,6 +19,7 @@ const RANK: Record<string, number> = {
   wires: 5,
   adapters: 6,
   plugin: 7,
+  proxy: 7.5,
   cli: 8,
 };
 

@@ -264,6 +264,9 @@ describe("static: src/ reaches no network or file-writing API", () => {
       // Only `dsml-fix scan --sessions` (src/cli/session-store.ts), which runs `opencode db` with one SELECT.
       "node:child_process": ["spawn"],
       "node:fs": ["accessSync", "constants", "existsSync", "readFileSync", "readdirSync", "statSync"],
+      // Only the proxy (src/proxy/), the server a user starts with `dsml-fix proxy`; the plugin cannot import it (layering).
+      "node:http": ["default"],
+      "node:net": ["AddressInfo"],
       "node:os": ["homedir"],
       "node:path": ["default"],
       "node:url": ["fileURLToPath", "pathToFileURL"],

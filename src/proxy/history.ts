@@ -1,0 +1,122 @@
+// History on the request side: leaked markup in replayed assistant turns becomes the plugin's
+// inline note before the request goes up, so the model does not imitate its own old leaks; and
+// when the newest model turn ended in such markup, the plugin's one-time correction rides along.
+import { redactLeaks } from "../history/sanitize.ts";
+import type { NudgeReason, ParseOptionsInput } from "../parse/types.ts";
+import { correctionText, type CorrectionReason } from "../retry/state.ts";
+
+type Json = Record<string, unknown>;
+type Shape = "chat" | "messages" | "responses";
+
+/** Text parts of an assistant turn on the three wires: chat and Messages "text", Responses "output_text". */
+const TEXT_PARTS = new Set(["text", "output_text"]);
+/** Responses items the model produced that carry no role. */
+const MODEL_ITEMS = new Set(["function_call", "reasoning", "custom_tool_call"]);
+
+export interface HistoryOptions {
+  parse: ParseOptionsInput;
+  /** history.sanitize: replace leaked markup in replayed assistant turns. */
+  sanitize: boolean;
+  /** retry.nudge: add the correction when the newest model turn held markup that ran nothing. */
+  correct: boolean;
+}
+
+export interface SanitizedBody {
+  body: Uint8Array<ArrayBuffer>;
+  /** Leaked spans replaced; with no correction either, the body is the original bytes. */
+  removed: number;
+  correction: CorrectionReason | null;
+}
+
+/**
+ * Chat `messages`, Messages `messages` and Responses `input` hold the replayed turns. A body with
+ * nothing to change is returned as the very same bytes; only a changed body is serialized again.
+ *
+ * The correction needs no state, so a restarted proxy behaves the same: it is added only while the
+ * leaking turn is the newest thing the model said. Once the model answers the corrected request,
+ * that answer is the newest model turn in every later request, so the correction is sent once.
+ */
+export function sanitizeRequestBody(pathname: string, body: Uint8Array<ArrayBuffer>, options: HistoryOptions): SanitizedBody {
+  const unchanged = { body, removed: 0, correction: null };
+  const shape = shapeOf(pathname);
+  if (!shape || (!options.sanitize && !options.correct)) return unchanged;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
+  } catch {
+    return unchanged;
+  }
+  if (!isObject(parsed)) return unchanged;
+  const turns = shape === "responses" ? parsed.input : parsed.messages;
+  if (!Array.isArray(turns)) return unchanged;
+  let removed = 0;
+  let newest: NudgeReason | null = null;
+  for (const turn of turns) {
+    if (!isObject(turn)) continue;
+    if (turn.role !== "assistant") {
+      if (typeof turn.type === "string" && MODEL_ITEMS.has(turn.type)) newest = null;
+      continue;
+    }
+    const found = redactTurn(turn, options);
+    removed += found.removed;
+    newest = found.nudge;
+  }
+  const correction = options.correct && newest !== null ? reasonFor(newest) : null;
+  if (correction) addToSystem(parsed, shape, correctionText(correction));
+  if (removed === 0 && !correction) return unchanged;
+  return { body: new Uint8Array(new TextEncoder().encode(JSON.stringify(parsed))), removed, correction };
+}
+
+function shapeOf(pathname: string): Shape | undefined {
+  if (pathname.endsWith("/chat/completions")) return "chat";
+  if (pathname.endsWith("/messages")) return "messages";
+  if (pathname.endsWith("/responses")) return "responses";
+  return undefined;
+}
+
+/** With no declared tools every well-formed leak reads "undeclared-tool"; it may well have been offered. */
+function reasonFor(nudge: NudgeReason): CorrectionReason {
+  return nudge === "undeclared-tool" ? "unexecuted-call" : nudge;
+}
+
+/** Replaces leaks in one assistant turn (when sanitizing); says why its last leak ran nothing. */
+function redactTurn(turn: Json, options: HistoryOptions): { removed: number; nudge: NudgeReason | null } {
+  let removed = 0;
+  let nudge: NudgeReason | null = null;
+  const redact = (text: string): string => {
+    const result = redactLeaks(text, options.parse);
+    if (result.removed === 0) return text;
+    nudge = result.nudge ?? "broken-markup";
+    if (!options.sanitize) return text;
+    removed += result.removed;
+    return result.text;
+  };
+  if (typeof turn.content === "string") turn.content = redact(turn.content);
+  else if (Array.isArray(turn.content)) {
+    for (const part of turn.content) {
+      if (isObject(part) && TEXT_PARTS.has(part.type as string) && typeof part.text === "string") part.text = redact(part.text);
+    }
+  }
+  return { removed, nudge };
+}
+
+/** The plugin's "system" channel: the correction joins the system prompt of each wire. */
+function addToSystem(body: Json, shape: Shape, text: string): void {
+  if (shape === "responses") {
+    body.instructions = typeof body.instructions === "string" && body.instructions ? `${body.instructions}\n\n${text}` : text;
+    return;
+  }
+  if (shape === "messages") {
+    if (Array.isArray(body.system)) body.system.push({ type: "text", text });
+    else body.system = typeof body.system === "string" && body.system ? `${body.system}\n\n${text}` : text;
+    return;
+  }
+  const messages = body.messages as unknown[];
+  const first = messages[0];
+  if (isObject(first) && first.role === "system" && typeof first.content === "string") first.content = `${first.content}\n\n${text}`;
+  else messages.unshift({ role: "system", content: text });
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

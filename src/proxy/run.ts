@@ -1,0 +1,50 @@
+// `dsml-fix proxy`: starts the server, says where it listens, and shuts down gracefully on a signal.
+import type { AddressInfo } from "node:net";
+import { PROXY_USAGE, ProxyUsageError, proxyConfig } from "./config.ts";
+import { createProxyServer } from "./server.ts";
+
+export interface ProxyIo {
+  out(lines: string[]): void;
+  err(lines: string[]): void;
+  env?: NodeJS.ProcessEnv;
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+/** Resolves with the exit code once the server has stopped (after SIGINT/SIGTERM). */
+export async function runProxy(argv: readonly string[], io: ProxyIo, signals: NodeJS.EventEmitter = process): Promise<number> {
+  let config;
+  try {
+    config = proxyConfig(argv, io.env ?? process.env);
+  } catch (error) {
+    if (!(error instanceof ProxyUsageError)) throw error;
+    io.err([`dsml-fix: ${error.message}`, ...PROXY_USAGE.split("\n")]);
+    return 2;
+  }
+  for (const problem of config.problems) io.err([problem]);
+  const log = { info: (line: string) => io.out([line]), warn: (line: string) => io.err([line]) };
+  const { server, shutdown } = createProxyServer(config, log);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (error) {
+    io.err([`dsml-fix: cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`]);
+    return 2;
+  }
+  const { port } = server.address() as AddressInfo;
+  if (!LOOPBACK.has(config.host)) log.warn(`dsml-fix proxy: listening on ${config.host}, reachable from other machines; bind 127.0.0.1 unless that is intended`);
+  for (const route of config.routes) log.info(`dsml-fix proxy: http://${config.host}:${port}${route.prefix || "/"} -> ${route.upstream.origin}${route.upstream.pathname}`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      signals.off("SIGINT", stop);
+      signals.off("SIGTERM", stop);
+      log.info(`dsml-fix proxy: shutting down (open streams get ${config.shutdownMs / 1000}s)`);
+      shutdown(config.shutdownMs).then(resolve, resolve);
+    };
+    signals.on("SIGINT", stop);
+    signals.on("SIGTERM", stop);
+  });
+  return 0;
+}

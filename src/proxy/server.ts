@@ -1,0 +1,203 @@
+// The proxy server: forwards every request unchanged to its configured upstream and streams the
+// answer back; the three model wires go through repairFetch, exactly the plugin's repair.
+import http from "node:http";
+import { repairFetch } from "../adapters/fetch.ts";
+import type { AdapterOptions } from "../adapters/options.ts";
+import type { ProxyConfig, Route } from "./config.ts";
+import { sanitizeRequestBody } from "./history.ts";
+
+/** Hop-by-hop headers (RFC 9110 7.6.1) and those the proxy must set itself. */
+const REQUEST_DROP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length", "accept-encoding", "expect"]);
+const RESPONSE_DROP = new Set(["connection", "keep-alive", "transfer-encoding", "trailer", "upgrade", "proxy-authenticate"]);
+/** The plugin's request tag: the proxy sets its own per request, never forwards a client's. */
+const TAG_HEADER = "x-dsml-fix-tag";
+
+export interface ProxyLog {
+  info(line: string): void;
+  warn(line: string): void;
+}
+
+export interface ProxyServer {
+  server: http.Server;
+  /** Stops accepting, lets open streams finish for up to `ms`, then cuts what is left. */
+  shutdown(ms: number): Promise<void>;
+}
+
+export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "headersTimeoutMs" | "debug" | "options">, log: ProxyLog, baseFetch: typeof fetch = globalThis.fetch): ProxyServer {
+  const recovered = new Map<string, number>();
+  const adapter: AdapterOptions = {
+    parse: config.options.parse,
+    responseFix: config.options.responseFix,
+    onResult: ({ requestTag, summary }) => {
+      if (requestTag !== undefined && recovered.has(requestTag)) recovered.set(requestTag, recovered.get(requestTag)! + summary.recovered);
+    },
+    ...(config.debug ? { debug: (line: string) => log.info(line) } : {}),
+  };
+  const repaired = repairFetch(adapter, baseFetch);
+  let sequence = 0;
+  const server = http.createServer({ maxHeaderSize: 64 * 1024 }, (req, res) => {
+    const started = performance.now();
+    const tag = `proxy/${++sequence}`;
+    recovered.set(tag, 0);
+    const pathname = (req.url ?? "/").split("?", 1)[0]!;
+    res.on("close", () => {
+      // One line per request: never a header value, a query string or a body.
+      const ms = Math.round(performance.now() - started);
+      const status = res.headersSent ? res.statusCode : 499;
+      log.info(`${req.method} ${pathname} ${status} ${ms}ms recovered=${recovered.get(tag) ?? 0}`);
+      recovered.delete(tag);
+    });
+    handle(req, res, tag, config, repaired).catch((error: unknown) => {
+      if (config.debug) log.info(`proxy: request failed: ${(error as Error)?.name ?? "error"}`);
+      if (!res.headersSent) plain(res, 502, "upstream request failed");
+      else res.end();
+    });
+  });
+  server.requestTimeout = 0; // streams may run for minutes; the upstream's own timeouts apply
+  const shutdown = async (ms: number) => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    await Promise.race([closed, late]);
+    clearTimeout(timer);
+    server.closeAllConnections();
+    await closed;
+  };
+  return { server, shutdown };
+}
+
+export function routeFor(routes: readonly Route[], path: string): { route: Route; rest: string } | undefined {
+  for (const route of routes) {
+    if (route.prefix === "") return { route, rest: path };
+    if (path === route.prefix || path.startsWith(`${route.prefix}/`) || path.startsWith(`${route.prefix}?`)) return { route, rest: path.slice(route.prefix.length) || "/" };
+  }
+  return undefined;
+}
+
+/** The upstream URL: its own path, then the client's path and query, never another origin. */
+export function upstreamTarget(upstream: URL, rest: string): URL {
+  const target = new URL(upstream.href);
+  const at = rest.indexOf("?");
+  const path = at < 0 ? rest : rest.slice(0, at);
+  let base = upstream.pathname;
+  while (base.endsWith("/")) base = base.slice(0, -1);
+  target.pathname = base + (path.startsWith("/") ? path : `/${path}`);
+  target.search = at < 0 ? "" : rest.slice(at);
+  return target;
+}
+
+async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: string, config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "headersTimeoutMs" | "options">, repaired: typeof fetch): Promise<void> {
+  const url = req.url ?? "/";
+  if (!url.startsWith("/")) return plain(res, 400, "absolute-form request targets are not proxied");
+  if (url.split("?", 1)[0] === config.healthPath && (req.method === "GET" || req.method === "HEAD")) return plain(res, 200, "ok");
+  const matched = routeFor(config.routes, url);
+  if (!matched) return plain(res, 404, "no upstream is configured for this path");
+  const declared = Number(req.headers["content-length"] ?? 0);
+  if (declared > config.maxBodyBytes) return plain(res, 413, "request body too large");
+
+  const abort = new AbortController();
+  // The client went away before the answer was complete: stop the upstream request too.
+  res.on("close", () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  const read = req.method === "GET" || req.method === "HEAD" ? undefined : await readBody(req, config.maxBodyBytes);
+  if (read === "too large") return plain(res, 413, "request body too large");
+  const target = upstreamTarget(matched.route.upstream, matched.rest);
+  const history = { parse: config.options.parse, sanitize: config.options.history.sanitize, correct: config.options.retry.nudge };
+  const body = read && req.method === "POST" ? sanitizeRequestBody(target.pathname, read, history).body : read;
+  if (abort.signal.aborted) return;
+
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || REQUEST_DROP.has(name) || name === TAG_HEADER) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  // Bodies come back as the upstream wrote them (no decompression on the way), so bytes stay identical.
+  headers.set("accept-encoding", "identity");
+  headers.set(TAG_HEADER, tag);
+  let response: Response;
+  // An upstream that never answers must not hold the client forever: 504 once the wait is over.
+  let timedOut = false;
+  const timer = setTimeout(() => ((timedOut = true), abort.abort()), config.headersTimeoutMs);
+  try {
+    response = await repaired(target.href, {
+      method: req.method ?? "GET",
+      headers,
+      ...(body !== undefined ? { body } : {}),
+      // A redirect is the client's to follow: never resend its credentials to another host.
+      redirect: "manual",
+      signal: abort.signal,
+    });
+  } catch {
+    if (timedOut) return plain(res, 504, "upstream did not answer in time");
+    if (abort.signal.aborted) return void res.end();
+    return plain(res, 502, "upstream unreachable");
+  } finally {
+    clearTimeout(timer);
+  }
+  await relay(response, res, abort);
+}
+
+async function readBody(req: http.IncomingMessage, limit: number): Promise<Uint8Array<ArrayBuffer> | "too large"> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const part of req as AsyncIterable<Buffer>) {
+    size += part.length;
+    if (size > limit) return "too large";
+    parts.push(part);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) (bytes.set(part, at), (at += part.length));
+  return bytes;
+}
+
+/** Streams the answer with backpressure: the next upstream chunk is read only once the client took the last. */
+async function relay(response: Response, res: http.ServerResponse, abort: AbortController): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  // fetch decodes a compressed body the upstream sent anyway: its encoding and length no longer hold.
+  const decoded = (response.headers.get("content-encoding") ?? "identity") !== "identity";
+  response.headers.forEach((value, name) => {
+    if (RESPONSE_DROP.has(name) || (decoded && (name === "content-encoding" || name === "content-length"))) return;
+    headers[name] = name === "set-cookie" ? response.headers.getSetCookie() : value;
+  });
+  res.writeHead(response.status, response.statusText, headers);
+  if (response.body === null) return void res.end();
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (res.destroyed) break;
+      if (!res.write(value)) await drained(res);
+    }
+  } catch {
+    // Upstream dropped mid-stream: end the answer cleanly rather than leave the client hanging.
+  } finally {
+    if (res.destroyed) {
+      abort.abort();
+      reader.cancel().catch(() => {});
+    }
+    res.end();
+  }
+}
+
+/** Waits for "drain" or "close", whichever first, and leaves no listener behind (one stall per chunk adds up). */
+function drained(res: http.ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
+function plain(res: http.ServerResponse, status: number, message: string): void {
+  const body = JSON.stringify({ error: { message: `dsml-fix proxy: ${message}`, type: "proxy_error" } });
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}

@@ -1,0 +1,79 @@
+// The proxy's settings (flags, environment, JSONC file) and the CLI entry with its graceful stop.
+import { describe, expect, test } from "bun:test";
+import { EventEmitter } from "node:events";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { main } from "../../src/cli/main.ts";
+import { ProxyUsageError, proxyConfig, stripJsonComments } from "../../src/proxy/config.ts";
+import { runProxy } from "../../src/proxy/run.ts";
+import { routeFor, upstreamTarget } from "../../src/proxy/server.ts";
+
+describe("proxy settings", () => {
+  test("defaults: loopback, one default route, the plugin's option defaults", () => {
+    const config = proxyConfig(["--upstream", "https://api.deepseek.com"]);
+    expect([config.host, config.port, config.options.responseFix.enabled]).toEqual(["127.0.0.1", 8787, true]);
+    expect(config.routes.map((r) => [r.prefix, r.upstream.href])).toEqual([["", "https://api.deepseek.com/"]]);
+  });
+
+  test("environment, then a JSONC file; flags win; repair options go through the plugin's resolver", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "dsml-proxy-"));
+    const file = path.join(dir, "proxy.jsonc");
+    writeFileSync(file, `{\n  // comment "with quotes"\n  "routes": { "/ds": "https://api.deepseek.com/anthropic", }, /* block */\n  "port": 9000,\n  "options": { "responseFix": { "denyTools": ["bash"] }, "typo": 1 },\n}`);
+    try {
+      const config = proxyConfig(["--port", "9001"], { DSML_FIX_UPSTREAM: "http://127.0.0.1:1/v1", DSML_FIX_CONFIG: file });
+      expect(config.port).toBe(9001);
+      expect(config.routes.map((r) => [r.prefix, r.upstream.href])).toEqual([["/ds", "https://api.deepseek.com/anthropic"], ["", "http://127.0.0.1:1/v1"]]);
+      expect(config.options.responseFix.denyTools).toEqual(["bash"]);
+      expect(config.problems.some((p) => p.includes("typo"))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test.each([
+    [[], "no upstream"],
+    [["--upstream", "ftp://x"], "http or https"],
+    [["--upstream", "https://user:pw@x"], "credentials"],
+    [["--route", "ds=https://x"], "must start with /"],
+    [["--route", "/ds"], "/prefix=URL"],
+    [["--upstream", "https://x", "--port", "70000"], "--port"],
+    [["--upstream", "https://x", "--bogus"], "bogus"],
+  ])("%j is refused: %s", (argv, why) => {
+    expect(() => proxyConfig(argv as string[])).toThrow(ProxyUsageError);
+    expect(() => proxyConfig(argv as string[])).toThrow(why);
+  });
+
+  test("JSONC comments go, string contents stay", () => {
+    expect(JSON.parse(stripJsonComments('{"a": "// not a comment /* nor this */ ,}", // gone\n "b": [1,2,], }'))).toEqual({ a: "// not a comment /* nor this */ ,}", b: [1, 2] });
+  });
+
+  test("a route matches whole path segments and keeps the upstream's own path", () => {
+    const routes = proxyConfig(["--route", "/ds=https://h/base/"]).routes;
+    expect(routeFor(routes, "/dsx/models")).toBeUndefined();
+    const hit = routeFor(routes, "/ds/v1/models?x=1")!;
+    expect(upstreamTarget(hit.route.upstream, hit.rest).href).toBe("https://h/base/v1/models?x=1");
+    expect(upstreamTarget(new URL("https://h"), "//evil.example/x").origin).toBe("https://h");
+  });
+});
+
+describe("dsml-fix proxy", () => {
+  test("listens on loopback, answers /healthz, stops on SIGTERM with exit 0", async () => {
+    const out: string[] = [];
+    const signals = new EventEmitter();
+    const running = runProxy(["--upstream", "http://127.0.0.1:9/v1", "--port", "0"], { out: (l) => out.push(...l), err: (l) => out.push(...l), env: {} }, signals);
+    for (let i = 0; i < 200 && !out.some((l) => l.includes("->")); i++) await new Promise((r) => setTimeout(r, 5));
+    const port = /127\.0\.0\.1:(\d+)/.exec(out.join("\n"))![1];
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    signals.emit("SIGTERM");
+    expect(await running).toBe(0);
+    expect(out.some((l) => l.includes("reachable from other machines"))).toBe(false);
+  });
+
+  test("the CLI dispatches `proxy`; a usage error exits 2 with the proxy's usage", async () => {
+    const err: string[] = [];
+    const code = await main(["proxy", "--route", "nope"], { readStdin: async () => new Uint8Array(), out: () => {}, err: (t) => err.push(t), env: {} });
+    expect(code).toBe(2);
+    expect(err.join("")).toContain("usage: dsml-fix proxy");
+  });
+});

@@ -1,0 +1,78 @@
+// A scripted fake upstream on loopback and a proxy in front of it, for the proxy's end-to-end tests.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { proxyConfig } from "../../src/proxy/config.ts";
+import { createProxyServer } from "../../src/proxy/server.ts";
+
+export interface Seen {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  /** Resolves when the upstream's answer ended or its connection closed early (true). */
+  closedEarly: Promise<boolean>;
+}
+
+export type Answer = (req: Seen, res: http.ServerResponse) => void;
+
+export interface Upstream {
+  url: string;
+  seen: Seen[];
+  answer(next: Answer): void;
+  close(): Promise<void>;
+}
+
+export async function startUpstream(): Promise<Upstream> {
+  const seen: Seen[] = [];
+  let answer: Answer = (_req, res) => res.writeHead(500).end();
+  const server = http.createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on("data", (part: Buffer) => parts.push(part));
+    req.on("end", () => {
+      const closedEarly = new Promise<boolean>((resolve) => res.on("close", () => resolve(!res.writableFinished)));
+      const request = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(parts).toString("utf8"), closedEarly };
+      seen.push(request);
+      answer(request, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    answer: (next) => (answer = next),
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
+export interface Proxy {
+  url: string;
+  lines: string[];
+  close(): Promise<void>;
+}
+
+export async function startProxy(argv: string[]): Promise<Proxy> {
+  const lines: string[] = [];
+  const config = proxyConfig([...argv, "--port", "0"]);
+  const { server, shutdown } = createProxyServer(config, { info: (l) => lines.push(l), warn: (l) => lines.push(l) });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, lines, close: () => shutdown(1000) };
+}
+
+export const TOOLS = [{ type: "function", function: { name: "read", description: "read a file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } } }];
+
+const envelope = { id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "deepseek-chat" };
+
+export function chatSse(pieces: string[]): string {
+  const chunks = [
+    { ...envelope, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] },
+    ...pieces.map((content) => ({ ...envelope, choices: [{ index: 0, delta: { content }, finish_reason: null }] })),
+    { ...envelope, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+  ];
+  return `${chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("")}data: [DONE]\n\n`;
+}
+
+export function pieces(text: string, size = 7): string[] {
+  const out: string[] = [];
+  for (let at = 0; at < text.length; at += size) out.push(text.slice(at, at + size));
+  return out;
+}
