@@ -8,9 +8,9 @@ import type {
   LanguageModelV3StreamPart,
 } from "@ai-sdk/provider";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { createRepairEngine } from "../src/stream/engine.ts";
+import { createRepairEngine } from "../src/engine/engine.ts";
 import { pullStage } from "../src/sse/pull-stage.ts";
-import type { EngineOptions } from "../src/stream/types.ts";
+import type { EngineOptions } from "../src/engine/types.ts";
 import { fixtureTools } from "../test/golden/tools.ts";
 import { seeded } from "../test/support/run-engine.ts";
 

@@ -9,7 +9,7 @@ import { GuardedEngine } from "../src/engine/guarded.ts";
 import { repairMiddleware } from "../src/adapters/middleware.ts";
 import { SseFramer, SseReader } from "../src/sse/framing.ts";
 import { NEED_MORE, readTag } from "../src/grammar/tags.ts";
-import { createRepairEngine } from "../src/stream/engine.ts";
+import { createRepairEngine } from "../src/engine/engine.ts";
 import { fixtureTools } from "../test/golden/tools.ts";
 import {
   MB,

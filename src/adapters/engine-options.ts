@@ -1,6 +1,6 @@
 // From settled adapter options and a request's declared tools to the engine's options.
 import type { ToolSpec } from "../parse/types.ts";
-import type { EchoGuard, EngineOptions } from "../stream/types.ts";
+import type { EchoGuard, EngineOptions } from "../engine/types.ts";
 import type { AdapterOptions } from "./options.ts";
 
 export function engineOptions(

@@ -2,14 +2,14 @@
 // tool-call markup comes back as the wire's real tool calls, so any client sees a normal tool call.
 // The wire (src/wires/registry.ts) decides everything protocol-specific; this file owns the plan.
 import type { ToolSpec } from "../parse/types.ts";
-import type { EchoGuard, EngineOptions, EngineSummary, RepairEngine } from "../stream/types.ts";
-import { requestEchoGuard } from "../echo/given.ts";
+import type { EchoGuard, EngineOptions, EngineSummary, RepairEngine } from "../engine/types.ts";
+import { requestEchoGuard } from "../echo/from-request.ts";
 import { rewriteEventStream } from "../sse/rewrite.ts";
 import { type Json, isObject } from "../sse/json.ts";
 import { offeredTools } from "../wires/tool-choice.ts";
 import type { Wire } from "../wires/wire.ts";
 import { mayBeWire, wireFor } from "../wires/registry.ts";
-import { createRepairEngine } from "../stream/engine.ts";
+import { createRepairEngine } from "../engine/engine.ts";
 import { createAttemptCounter } from "./attempt-counter.ts";
 import { describeError } from "../engine/describe-error.ts";
 import { engineOptions } from "./engine-options.ts";

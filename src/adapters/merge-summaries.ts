@@ -1,4 +1,4 @@
-import type { EngineSummary } from "../stream/types.ts";
+import type { EngineSummary } from "../engine/types.ts";
 
 export function emptySummary(): EngineSummary {
   return { recovered: 0, nudge: null, broken: [], stripped: [], heldCandidateNoCall: 0 };

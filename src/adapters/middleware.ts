@@ -11,14 +11,14 @@ import type {
   SharedV3ProviderMetadata,
 } from "@ai-sdk/provider";
 import { sanitizePrompt } from "../history/prompt.ts";
-import { textAndCalls } from "../stream/events.ts";
+import { textAndCalls } from "../engine/events.ts";
 import type { JsonSchema, RecoveredCall, ToolSpec } from "../parse/types.ts";
-import type { EngineEvent } from "../stream/types.ts";
-import { givenFromCallOptions, requestEchoGuard } from "../echo/given.ts";
+import type { EngineEvent } from "../engine/types.ts";
+import { givenFromCallOptions, requestEchoGuard } from "../echo/from-request.ts";
 import { offeredTools, sdkToolChoice } from "../wires/tool-choice.ts";
 import { pullStage, type Stage } from "../sse/pull-stage.ts";
 import { ReasoningChannel } from "../engine/reasoning-channel.ts";
-import { createRepairEngine } from "../stream/engine.ts";
+import { createRepairEngine } from "../engine/engine.ts";
 import { createAttemptCounter } from "./attempt-counter.ts";
 import { describeError } from "../engine/describe-error.ts";
 import { engineOptions } from "./engine-options.ts";

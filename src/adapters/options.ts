@@ -1,6 +1,6 @@
 // The adapters' public option types, and the repair switch they share.
 import type { ParseOptionsInput } from "../parse/types.ts";
-import type { EngineOptions, EngineSummary, RepairEngine } from "../stream/types.ts";
+import type { EngineOptions, EngineSummary, RepairEngine } from "../engine/types.ts";
 
 /** Header the plugin sets so a response can be traced back to `<sessionID>/<messageID>`; never forwarded upstream. */
 export const REQUEST_TAG_HEADER = "x-dsml-fix-tag";

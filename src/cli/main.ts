@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { parse } from "../stream/parse-text.ts";
+import { parse } from "../engine/parse.ts";
 import type { ParseResult, ToolSpec } from "../parse/types.ts";
 import { opencodeBuiltinTools } from "../tools/opencode-builtins.ts";
 import { EXIT, parseArgs, USAGE, UsageError, type Command, type DoctorArgs, type ScanArgs } from "./args.ts";

@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { ParseResult, ToolSpec } from "../parse/types.ts";
-import { parse } from "../stream/parse-text.ts";
+import { parse } from "../engine/parse.ts";
 import { countNearMisses } from "./near-misses.ts";
 import { assistantText } from "./report.ts";
 import type { StoredSession } from "./session-store.ts";

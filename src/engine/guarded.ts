@@ -1,4 +1,4 @@
-import type { EngineEvent, EngineSummary, RepairEngine } from "../stream/types.ts";
+import type { EngineEvent, EngineSummary, RepairEngine } from "./types.ts";
 import { describeError } from "./describe-error.ts";
 
 export type Step = { ok: true; events: EngineEvent[] } | { ok: false; held: string };

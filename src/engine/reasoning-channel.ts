@@ -1,8 +1,8 @@
 // D06: a tool call written in the reasoning channel, as when a server's reasoning parser misses the
 // end of thinking and the model stops right after writing its call as markup in the thinking.
 import type { RecoveredCall } from "../parse/types.ts";
-import { DEFAULT_BUFFER_LIMIT } from "../stream/engine.ts";
-import type { EngineEvent, EngineSummary } from "../stream/types.ts";
+import { DEFAULT_BUFFER_LIMIT } from "./engine.ts";
+import type { EngineEvent, EngineSummary } from "./types.ts";
 import { FedText, isBlank } from "./fed-text.ts";
 import type { GuardedEngine } from "./guarded.ts";
 

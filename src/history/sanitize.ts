@@ -1,4 +1,4 @@
-import { parse } from "../stream/parse-text.ts";
+import { parse } from "../engine/parse.ts";
 import type { NudgeReason, ParseOptionsInput, Span } from "../parse/types.ts";
 
 /** What replaces leaked markup in replayed history: short, and says nothing ran. */

@@ -2,7 +2,7 @@
 // requests declare tools and given content, and how its responses are repaired. The engine behind
 // every wire is the same; no wire imports another.
 import type { ToolSpec } from "../parse/types.ts";
-import type { EngineSummary } from "../stream/types.ts";
+import type { EngineSummary } from "../engine/types.ts";
 import type { EventRewriter } from "../sse/rewrite.ts";
 import type { Json } from "../sse/json.ts";
 import type { GuardedEngine } from "../engine/guarded.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { repairFetch } from "../../src/adapters/fetch.ts";
 import { type AdapterOptions, type AdapterResult, REQUEST_TAG_HEADER } from "../../src/adapters/options.ts";
-import { createRepairEngine } from "../../src/stream/engine.ts";
+import { createRepairEngine } from "../../src/engine/engine.ts";
 import { block, live } from "../golden/notation.ts";
 import { stubFactory } from "./stub-engine.ts";
 import { JSON_HEADERS, type Json, chunkedFetch, dataEvents, encode, everySplit, namedConsistently, namedSse, postInit } from "./wire-support.ts";

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { ChunkShape, sameBytes, stringBody } from "../../src/wires/chat/chunk-shape.ts";
 import { singleDataPayloadOf } from "../../src/sse/framing.ts";
-import { isPassableCode } from "../../src/stream/engine.ts";
+import { isPassableCode } from "../../src/engine/engine.ts";
 
 /** What the shipped code did: the body parsed as a JSON string. */
 function parsed(body: string): string | undefined {

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { ChunkRewriter } from "../../src/wires/chat/rewriter.ts";
 import { type EventRewriter, rewriteEventStream } from "../../src/sse/rewrite.ts";
 import { GuardedEngine } from "../../src/engine/guarded.ts";
-import { createRepairEngine } from "../../src/stream/engine.ts";
+import { createRepairEngine } from "../../src/engine/engine.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { cutReply, replyText } from "../property/arbitraries.ts";
 import { code, prose } from "../../bench/lib.ts";

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { GuardedEngine } from "../../src/engine/guarded.ts";
-import { createRepairEngine } from "../../src/stream/engine.ts";
+import { createRepairEngine } from "../../src/engine/engine.ts";
 import type { RecoveredCall } from "../../src/parse/types.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { afterCallReply, cutReply, replyText } from "../property/arbitraries.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { GuardedEngine } from "../../src/engine/guarded.ts";
-import type { RepairEngine } from "../../src/stream/types.ts";
+import type { RepairEngine } from "../../src/engine/types.ts";
 import { createStubEngine } from "./stub-engine.ts";
 
 const tools = [{ name: "read" }];

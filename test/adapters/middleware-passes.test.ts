@@ -7,8 +7,8 @@ import { wrapLanguageModel } from "ai";
 import { MockLanguageModelV3, convertArrayToReadableStream, convertReadableStreamToArray } from "ai/test";
 import fc from "fast-check";
 import { repairMiddleware } from "../../src/adapters/middleware.ts";
-import { createRepairEngine } from "../../src/stream/engine.ts";
-import type { EngineOptions, RepairEngine } from "../../src/stream/types.ts";
+import { createRepairEngine } from "../../src/engine/engine.ts";
+import type { EngineOptions, RepairEngine } from "../../src/engine/types.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { cutReply, replyText } from "../property/arbitraries.ts";
 

@@ -29,7 +29,7 @@ test(
       partial: `
 import { repairMiddleware } from "../../src/adapters/middleware.ts";
 import { repairFetch } from "../../src/adapters/fetch.ts";
-import { parse } from "../../src/stream/parse-text.ts";
+import { parse } from "../../src/engine/parse.ts";
 repairMiddleware({ parse: { dialects: { mistralResidue: true } } });
 repairMiddleware({ history: {}, responseFix: { echoGuard: false } });
 repairFetch({ parse: { dialects: { mistralResidue: true } }, responseFix: { bufferLimit: 1000 } });

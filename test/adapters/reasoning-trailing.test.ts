@@ -15,7 +15,7 @@ import { GuardedEngine } from "../../src/engine/guarded.ts";
 import { repairFetch } from "../../src/adapters/fetch.ts";
 import { repairMiddleware } from "../../src/adapters/middleware.ts";
 import { ReasoningChannel } from "../../src/engine/reasoning-channel.ts";
-import { createRepairEngine } from "../../src/stream/engine.ts";
+import { createRepairEngine } from "../../src/engine/engine.ts";
 import type { ToolSpec } from "../../src/parse/types.ts";
 import { block, live } from "../golden/notation.ts";
 import { URL_CHAT, chatInit, chunk, fakeBase, jsonReply, sdkTools, type Json } from "../security/support.ts";

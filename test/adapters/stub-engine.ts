@@ -1,8 +1,8 @@
-// Test-only stand-in for src/stream/engine.ts: the fake markup `<<CALL name {json}>>` becomes a call.
+// Test-only stand-in for src/engine/engine.ts: the fake markup `<<CALL name {json}>>` becomes a call.
 // It holds text from `<<` (or a trailing lone `<`) until `>>`, and releases everything else at once,
 // so adapters see the same chunking pressure the real engine will put on them.
 import type { BrokenSpan, NudgeReason, RecoveredCall, StrippedSpan } from "../../src/parse/types.ts";
-import type { EngineEvent, EngineOptions, EngineSummary, RepairEngine } from "../../src/stream/types.ts";
+import type { EngineEvent, EngineOptions, EngineSummary, RepairEngine } from "../../src/engine/types.ts";
 import type { EngineFactory } from "../../src/adapters/options.ts";
 
 export interface StubFaults {

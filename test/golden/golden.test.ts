@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { parse } from "../../src/stream/parse-text.ts";
+import { parse } from "../../src/engine/parse.ts";
 import { accountsForEveryCharacter, everyChar, observable, randomCuts, runEngine } from "../support/run-engine.ts";
 import { fixtures, type Fixture } from "./build-fixtures.ts";
 import { asciiJson, escaped } from "./notation.ts";

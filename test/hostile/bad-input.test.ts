@@ -9,9 +9,9 @@
  * as much.
  */
 import { describe, expect, test } from "bun:test";
-import { parse } from "../../src/stream/parse-text.ts";
-import { createRepairEngine, DEFAULT_BUFFER_LIMIT } from "../../src/stream/engine.ts";
-import type { EngineEvent } from "../../src/stream/types.ts";
+import { parse } from "../../src/engine/parse.ts";
+import { createRepairEngine, DEFAULT_BUFFER_LIMIT } from "../../src/engine/engine.ts";
+import type { EngineEvent } from "../../src/engine/types.ts";
 import type { RecoveredCall } from "../../src/parse/types.ts";
 import { accountsForEveryCharacter, type EngineRun } from "../support/run-engine.ts";
 import { countWork } from "../support/work.ts";

@@ -2,19 +2,18 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
-// Layers import only downward: grammar -> parse -> stream -> (history, retry, tools, engine, echo) -> sse -> wires
+// Layers import only downward: grammar -> parse -> engine -> (echo, history, retry, tools) -> sse -> wires
 // -> adapters -> plugin -> proxy -> cli.
 // The CLI sits on top so `dsml-fix doctor` judges options and scope with the plugin's own code.
 // Folders of one rank never import each other; a new folder under src/ must be placed here first.
 const RANK: Record<string, number> = {
   grammar: 0,
   parse: 1,
-  stream: 2,
+  engine: 2,
+  echo: 3,
   history: 3,
   retry: 3,
   tools: 3,
-  engine: 3,
-  echo: 3,
   sse: 4,
   wires: 5,
   adapters: 6,

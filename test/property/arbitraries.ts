@@ -4,8 +4,8 @@
  * fragments of every family), plus cut positions. Marker characters come from notation.ts only.
  */
 import fc from "fast-check";
-import { createRepairEngine } from "../../src/stream/engine.ts";
-import type { EngineEvent } from "../../src/stream/types.ts";
+import { createRepairEngine } from "../../src/engine/engine.ts";
+import type { EngineEvent } from "../../src/engine/types.ts";
 import type { ParseOptionsInput, RecoveredCall, ToolSpec } from "../../src/parse/types.ts";
 import type { EngineRun } from "../support/run-engine.ts";
 import { BAR, block, D, DVL, live, SP } from "../golden/notation.ts";

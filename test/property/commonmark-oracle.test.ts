@@ -1,5 +1,5 @@
 /**
- * Differential test of the documentation context (src/stream/doc-context.ts) against the
+ * Differential test of the documentation context (src/engine/doc-context.ts) against the
  * CommonMark reference implementation (commonmark.js). Generated Markdown documents (headings,
  * breaks, fences of both kinds, indented code, nested lists and blockquotes, lazy lines, tabs,
  * CR / LF / CRLF, HTML blocks of every type, comments, inline code, raw HTML, links) get one

@@ -1,14 +1,14 @@
 /**
- * Property tests for the incremental repair engine (src/stream/engine.ts): chunk invariance,
+ * Property tests for the incremental repair engine (src/engine/engine.ts): chunk invariance,
  * passthrough identity, accounting, unique ids, the held-characters bound, no exceptions, and
  * documentation context. Seeds are fixed so a failure reproduces; the printed counterexample is
  * the shrunk input (pass it through escaped() from test/golden/notation.ts to read it).
  */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { parse } from "../../src/stream/parse-text.ts";
+import { parse } from "../../src/engine/parse.ts";
 import { SchemaGate } from "../../src/parse/schema-gate.ts";
-import { createRepairEngine } from "../../src/stream/engine.ts";
+import { createRepairEngine } from "../../src/engine/engine.ts";
 import { DIALECTS, type DialectId } from "../../src/grammar/dialects.ts";
 import type { ParseOptionsInput } from "../../src/parse/types.ts";
 import { fixtureTools } from "../golden/tools.ts";

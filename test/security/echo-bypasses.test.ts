@@ -1,6 +1,6 @@
 /**
  * Issue 27 items 5-9: quotes the stateful given-content reader missed, so the echoed call ran.
- * The guard now searches the given content for the reply's call (src/stream/echo-search.ts): per-
+ * The guard now searches the given content for the reply's call (src/echo/search.ts): per-
  * line prefixes, a decoy before the quote, a costume glued to a word and HTML / percent / JSON
  * encodings no longer hide it. Every bypass has its control: the same given content with another
  * command lets the reply's call run, so the guard is not blocking blindly. The false-positive
@@ -8,9 +8,9 @@
  */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { createEchoGuard, findGivenCalls, callKey } from "../../src/stream/echo-calls.ts";
-import { createEchoSearch } from "../../src/stream/echo-search.ts";
-import { createRepairEngine } from "../../src/stream/engine.ts";
+import { createEchoGuard, findGivenCalls, callKey } from "../../src/echo/guard.ts";
+import { createEchoSearch } from "../../src/echo/search.ts";
+import { createRepairEngine } from "../../src/engine/engine.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { BAR } from "../golden/notation.ts";
 import { CARRIERS, dsml, hermes, qwen3coder, shell, spellings, glm, minimax, claudeXml, type Call } from "./echo-spellings.ts";

@@ -1,13 +1,13 @@
 /**
- * The echo guard's byte net (src/stream/echo.ts): it decides exactly as a naive normalize-and-
+ * The echo guard's byte net (src/echo/linear-search.ts): it decides exactly as a naive normalize-and-
  * includes oracle does, in work linear in given content plus markup even when both are shaped to
- * make substring search quadratic; the given forms (src/stream/given-text.ts) see through
+ * make substring search quadratic; the given forms (src/echo/given-text.ts) see through
  * line-number gutters.
  */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { createMarkupMatcher, normalizeForEcho, occursIn } from "../../src/stream/echo.ts";
-import { givenForms, stripLinePrefixes } from "../../src/stream/given-text.ts";
+import { createMarkupMatcher, normalizeForEcho, occursIn } from "../../src/echo/linear-search.ts";
+import { givenForms, stripLinePrefixes } from "../../src/echo/given-text.ts";
 import { D } from "../golden/notation.ts";
 import { countWorkAsync as countWork } from "../support/work.ts";
 

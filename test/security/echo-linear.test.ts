@@ -7,9 +7,9 @@
  * periodic near-miss values (KMP), and many matches that are not next to markup.
  */
 import { describe, expect, test } from "bun:test";
-import { createEchoGuard } from "../../src/stream/echo-calls.ts";
-import { createEchoSearch } from "../../src/stream/echo-search.ts";
-import { createRepairEngine } from "../../src/stream/engine.ts";
+import { createEchoGuard } from "../../src/echo/guard.ts";
+import { createEchoSearch } from "../../src/echo/search.ts";
+import { createRepairEngine } from "../../src/engine/engine.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { countWork } from "../support/work.ts";
 

@@ -4,8 +4,8 @@
  * gutters or JSON escapes) is still a quote, never a call; the model's own calls still run.
  */
 import { describe, expect, test } from "bun:test";
-import { createEchoGuard } from "../../src/stream/echo-calls.ts";
-import { createRepairEngine } from "../../src/stream/engine.ts";
+import { createEchoGuard } from "../../src/echo/guard.ts";
+import { createRepairEngine } from "../../src/engine/engine.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { CARRIERS, dsml, hermes, legacy, shell, spellings, type Call } from "./echo-spellings.ts";
 

@@ -6,9 +6,9 @@
  * rest of the call survives; no global prototype changes; the client-facing JSON carries none.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { parse } from "../../src/stream/parse-text.ts";
+import { parse } from "../../src/engine/parse.ts";
 import type { ToolSpec } from "../../src/parse/types.ts";
-import { createRepairEngine } from "../../src/stream/engine.ts";
+import { createRepairEngine } from "../../src/engine/engine.ts";
 import { BAR, SP, live } from "../golden/notation.ts";
 import { completion, openAiTools, throughFetch } from "./support.ts";
 

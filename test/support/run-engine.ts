@@ -1,5 +1,5 @@
-import { createRepairEngine } from "../../src/stream/engine.ts";
-import type { EngineSummary } from "../../src/stream/types.ts";
+import { createRepairEngine } from "../../src/engine/engine.ts";
+import type { EngineSummary } from "../../src/engine/types.ts";
 import type { ParseOptionsInput, RecoveredCall, ToolSpec } from "../../src/parse/types.ts";
 
 export interface EngineRun {

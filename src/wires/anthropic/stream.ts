@@ -3,7 +3,7 @@
 // tool_use block of its own, and any text after it opens a new text block; every later block
 // index moves up by the blocks put in.
 import type { RecoveredCall } from "../../parse/types.ts";
-import type { EngineEvent } from "../../stream/types.ts";
+import type { EngineEvent } from "../../engine/types.ts";
 import { type EventRewriter, RAW, type Rewritten, namedEventMeta, typedEvent } from "../../sse/rewrite.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";

@@ -2,9 +2,9 @@
 // MiniMax routes and MiniMax's own provider: leaked markup in text blocks becomes tool_use blocks.
 import { anthropicToolChoice } from "../tool-choice.ts";
 import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
-import type { EngineEvent } from "../../stream/types.ts";
+import type { EngineEvent } from "../../engine/types.ts";
 import { AnthropicStreamRewriter, NATIVE_BLOCKS } from "./stream.ts";
-import { givenFromChatBody, givenFromDeclaredTools } from "../../echo/given.ts";
+import { givenFromChatBody, givenFromDeclaredTools } from "../../echo/from-request.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { Wire, WireJsonContext } from "../wire.ts";
 

@@ -2,7 +2,7 @@
 // chunk has been seen, the next ones are recognised by their text alone, which spares a full
 // JSON.parse for every token on the path where the content passes through unchanged.
 import { type Json, isObject } from "../../sse/json.ts";
-import { isPassableCode } from "../../stream/engine.ts";
+import { isPassableCode } from "../../engine/engine.ts";
 import { dataEventStart, dataStart } from "../../sse/framing.ts";
 
 const SENTINEL = "\u0000dsml-fix\u0000";

@@ -1,6 +1,6 @@
 // Decides, per chat.completion.chunk, what goes out in its place: its original bytes, a rewritten
 // chunk, and synthetic chunks carrying released text and recovered calls.
-import type { EngineEvent } from "../../stream/types.ts";
+import type { EngineEvent } from "../../engine/types.ts";
 import { ChunkShape } from "./chunk-shape.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
 import { type Json, isObject } from "../../sse/json.ts";

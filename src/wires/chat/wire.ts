@@ -1,9 +1,9 @@
 // OpenAI chat-completions (`…/chat/completions`): leaked markup in a message's `content` comes back
 // as `tool_calls`; a call written in its reasoning (D06) runs only as the reasoning's trailing block.
 import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
-import type { EngineSummary } from "../../stream/types.ts";
-import { textAndCalls } from "../../stream/events.ts";
-import { givenFromChatBody } from "../../echo/given.ts";
+import type { EngineSummary } from "../../engine/types.ts";
+import { textAndCalls } from "../../engine/events.ts";
+import { givenFromChatBody } from "../../echo/from-request.ts";
 import { ReasoningChannel } from "../../engine/reasoning-channel.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { chatToolChoice } from "../tool-choice.ts";

@@ -1,6 +1,6 @@
 // Responses API output items shared by the JSON and the streamed side.
 import type { RecoveredCall } from "../../parse/types.ts";
-import type { EngineEvent } from "../../stream/types.ts";
+import type { EngineEvent } from "../../engine/types.ts";
 import type { Json } from "../../sse/json.ts";
 
 /** Output items that are calls the model made through the interface. */

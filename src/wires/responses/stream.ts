@@ -4,7 +4,7 @@
 // written in closes (items follow one another, and the AI SDK keys tool calls by output_index).
 // Every later sequence_number and output_index moves by the events and items put in or taken out.
 import type { RecoveredCall } from "../../parse/types.ts";
-import type { EngineEvent, EngineSummary } from "../../stream/types.ts";
+import type { EngineEvent, EngineSummary } from "../../engine/types.ts";
 import { type EventRewriter, type Piece, RAW, type Rewritten, namedEventMeta, typedEvent } from "../../sse/rewrite.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";

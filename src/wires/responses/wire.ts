@@ -3,8 +3,8 @@
 // function_call output items.
 import { responsesToolChoice } from "../tool-choice.ts";
 import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
-import type { EngineSummary } from "../../stream/types.ts";
-import { givenFromChatBody, givenFromDeclaredTools } from "../../echo/given.ts";
+import type { EngineSummary } from "../../engine/types.ts";
+import { givenFromChatBody, givenFromDeclaredTools } from "../../echo/from-request.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { NATIVE_ITEMS, functionCallItem, textOf } from "./items.ts";
 import { ResponsesStreamRewriter } from "./stream.ts";

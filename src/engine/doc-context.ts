@@ -198,7 +198,7 @@ export class DocContext {
    * The columns (1 to 3) of indentation before a marker opening at the start of a line (past its
    * containers' prefixes), else 0. A candidate opened there is an indented (quoted) block: a
    * paragraph indented less than it, after a blank line, is no longer part of it
-   * (src/stream/candidate.ts).
+   * (src/engine/candidate.ts).
    */
   quoteIndent(c = LT): number {
     return this.atLineStart(c) ? Math.min(this.col - this.base, 3) : 0;

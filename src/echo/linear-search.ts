@@ -1,6 +1,6 @@
 /**
  * Linear substring search (KMP) for the echo guard, whose both sides are attacker-shaped text:
- * the failure table is shared with src/stream/echo-search.ts. createMarkupMatcher is the former
+ * the failure table is shared with src/echo/search.ts. createMarkupMatcher is the former
  * byte net (whitespace-normalized markup occurring in the given content); the guard now searches
  * the reply's markup in its own normalized haystack instead.
  */

@@ -1,7 +1,7 @@
 /**
  * The echo guard's decision, from the side of the reply: a call the reply would execute is a
  * quote when the given content holds that call, i.e. every one of its string argument values
- * (normalized like the given content, src/stream/given-haystack.ts) occurs there as a whole token
+ * (normalized like the given content, src/echo/given-content.ts) occurs there as a whole token
  * next to tool-call markup of any dialect. No reader with state walks the given content, so
  * nothing placed before a quote (an unclosed string or attribute, a line prefix, a word glued to
  * a costume) can hide it; and a text that names the same command without markup never stops it.
@@ -20,9 +20,9 @@
  * call is treated as given: a hostile request can only stop calls, never make one run.
  */
 import { COSTUME_DESCRIPTIONS, heredocCode } from "../parse/costume.ts";
-import { failureTable } from "./echo.ts";
-import { buildGivenHaystack, isAlnumAt, isLetterAt, needleForms, type GivenHaystack } from "./given-haystack.ts";
-import type { EchoQuery } from "./types.ts";
+import { failureTable } from "./linear-search.ts";
+import { buildGivenHaystack, isAlnumAt, isLetterAt, needleForms, type GivenHaystack } from "./given-content.ts";
+import type { EchoQuery } from "../engine/types.ts";
 
 const BASE_WINDOW = 64;
 const PER_FIELD = 16;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { HeldText } from "../../src/stream/held-text.ts";
+import { HeldText } from "../../src/engine/held-text.ts";
 
 /** One step an engine takes on its store: a delta stored, a delta released unseen, or a trim to what it holds. */
 const op = fc.oneof(

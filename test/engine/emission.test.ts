@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { createRepairEngine } from "../../src/stream/engine.ts";
-import type { EngineEvent } from "../../src/stream/types.ts";
+import { createRepairEngine } from "../../src/engine/engine.ts";
+import type { EngineEvent } from "../../src/engine/types.ts";
 import { block, live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
 

@@ -1,5 +1,5 @@
 /**
- * The echo guard's entry point (createEchoGuard, deciding by src/stream/echo-search.ts), and the
+ * The echo guard's entry point (createEchoGuard, deciding by src/echo/search.ts), and the
  * former stateful reader of given content (findGivenCalls): the calls in it, read by the engine
  * that reads replies with every tolerance and dialect on. The reader no longer decides anything;
  * the tests use it as an oracle (every call it finds, the search must find).
@@ -7,10 +7,10 @@
 import { DIALECTS, type DialectSwitches } from "../grammar/dialects.ts";
 import type { Segment } from "../parse/segments.ts";
 import type { ParseOptionsInput, ToolSpec } from "../parse/types.ts";
-import { createRepairEngine } from "./engine.ts";
-import type { EchoGuard } from "./types.ts";
-import { normalizeForEcho } from "./echo.ts";
-import { createEchoSearch } from "./echo-search.ts";
+import { createRepairEngine } from "../engine/engine.ts";
+import type { EchoGuard } from "../engine/types.ts";
+import { normalizeForEcho } from "./linear-search.ts";
+import { createEchoSearch } from "./search.ts";
 import { givenForms, mayHoldMarkup } from "./given-text.ts";
 
 const EVERY_DIALECT = Object.fromEntries(Object.keys(DIALECTS).map((id) => [id, true])) as DialectSwitches;
@@ -32,7 +32,7 @@ const MAX_DEPTH = 64;
 
 /**
  * The guard handed to the engine as `isEchoed`: a call is a quote when the given content holds it
- * next to tool-call markup (src/stream/echo-search.ts). Nothing is read until the first call is
+ * next to tool-call markup (src/echo/search.ts). Nothing is read until the first call is
  * about to be recovered; then the given content is normalized once per request.
  */
 export function createEchoGuard(given: () => readonly string[]): EchoGuard {

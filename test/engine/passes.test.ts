@@ -3,8 +3,8 @@
 // give the same text, calls and summary as one only ever fed.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { createRepairEngine } from "../../src/stream/engine.ts";
-import type { EngineEvent } from "../../src/stream/types.ts";
+import { createRepairEngine } from "../../src/engine/engine.ts";
+import type { EngineEvent } from "../../src/engine/types.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { cutReply, replyText } from "../property/arbitraries.ts";
 

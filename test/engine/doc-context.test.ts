@@ -1,5 +1,5 @@
 /**
- * Documentation context (src/stream/doc-context.ts, doc-inline.ts), case by case: issue 27 item
+ * Documentation context (src/engine/doc-context.ts, doc-inline.ts), case by case: issue 27 item
  * 2's hard negatives, the places a quoted example lives beyond code and quotes, and the controls
  * that show the same calls outside them still run. Every case runs whole, char by char and at
  * seeded random splits through the engine. The generated counterpart is

@@ -1,8 +1,8 @@
 // The requests' side of the echo guard: what the request gave the model. The guard itself is
-// src/stream/echo-calls.ts.
+// src/echo/guard.ts.
 import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from "@ai-sdk/provider";
-import { createEchoGuard } from "../stream/echo-calls.ts";
-import type { EchoGuard } from "../stream/types.ts";
+import { createEchoGuard } from "./guard.ts";
+import type { EchoGuard } from "../engine/types.ts";
 
 /** Message content nests a few levels; the cap keeps a hostile structure from steering the walk. */
 const MAX_DEPTH = 32;

@@ -67,7 +67,7 @@ export interface RepairEngine {
   passes?(delta: string): boolean;
   /**
    * passes() for a delta seen only by its length: the caller has checked every character with
-   * isPassableCode() (src/stream/engine.ts), so only the engine's state decides. Lets an adapter
+   * isPassableCode() (src/engine/engine.ts), so only the engine's state decides. Lets an adapter
    * pass an event on without decoding it. Optional, like passes().
    */
   passesPlain?(length: number): boolean;
