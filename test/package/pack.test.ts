@@ -51,9 +51,10 @@ repairMiddleware({ responseFix: { bufferLimit: "big" } });
 // past it means something unintended got packed. Issue 29 (schema gate, unread-parameter rule, and
 // about 50 more golden rows in docs/PATTERNS.md, 15 KB of text) took the tarball from 204.7 to 214.7 KB;
 // issue 27 (the CommonMark tracker, the echo search, the request body reader, SECURITY.md's guard
-// sections) to 252.3 KB packed, 867 KB unpacked.
-const PACKED_BUDGET = 280 * 1024;
-const UNPACKED_BUDGET = 960 * 1024;
+// sections) to 252.3 KB packed, 867 KB unpacked; the OpenCode 2 entry, `dsml-fix proxy` (dist/proxy,
+// 27 KB) and the newcomer's CLI to 281 KB packed, 950 KB unpacked.
+const PACKED_BUDGET = 320 * 1024;
+const UNPACKED_BUDGET = 1100 * 1024;
 
 interface PackResult {
   filename: string;
