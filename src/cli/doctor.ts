@@ -8,6 +8,7 @@ import { resolveOptions, type PluginOptions } from "../plugin/options.ts";
 import { AUTO_SCOPE, EVERY_PROVIDER, isLeakProne, routeMode, servedNatively, type Route, type RouteMode } from "../plugin/scope.ts";
 import { startupReport } from "../plugin/startup.ts";
 import { configDirs, isObject, loadConfig, type ConfigFile } from "./opencode-config.ts";
+import { HOST_PACKAGE, installDirs, seedCommand, unseededDirs, type UnseededDir } from "./first-start.ts";
 import { checkEntry, ourEntries, type PluginCheck } from "./plugin-check.ts";
 import { schemaProblem } from "./schema-ref.ts";
 import { findV2, type V2Findings } from "./v2-config.ts";
@@ -34,6 +35,12 @@ export interface DoctorReport {
   problems: string[];
   /** OpenCode 2 entries (`plugins`, plugin folders): which host each config is for. */
   v2: V2Findings;
+  /**
+   * Config dirs whose first start runs OpenCode's own install of @opencode-ai/plugin before any
+   * plugin loads (offline: a stall of minutes). Only when a plugin is listed; a note, not a problem:
+   * online the install just runs once.
+   */
+  firstStart: { waits: boolean; unseeded: UnseededDir[] };
 }
 
 export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
@@ -56,7 +63,7 @@ export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
   }
   const active = checks.find((c) => c.loadable) ?? checks.at(-1);
   for (const file of files) {
-    const problem = schemaProblem(file.path, file.schema, active?.folder ?? null);
+    const problem = schemaProblem(file.path, file.schema, active?.folder ?? null, checks.length > 0 || v2.entries.length > 0);
     if (problem) problems.push(problem);
   }
   // Not listed yet: what it would do once listed with the shipped defaults.
@@ -81,6 +88,7 @@ export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
     startup,
     problems,
     v2,
+    firstStart: plugins.length > 0 ? { waits: true, unseeded: unseededDirs(installDirs(dir, env)) } : { waits: false, unseeded: [] },
   };
 }
 
@@ -183,7 +191,19 @@ export function describeDoctor(report: DoctorReport): string[] {
   }
   lines.push(`start-up line the plugin ${report.plugin.listed ? "will log" : "would log once listed"}:`, `  ${report.startup.line}`);
   if (report.startup.warning) lines.push(`  ${report.startup.warning}`);
+  lines.push(...describeFirstStart(report.firstStart));
   if (report.problems.length === 0) lines.push("no problems found");
   else lines.push(`${report.problems.length} problem(s):`, ...report.problems.map((p) => `  - ${p}`));
   return lines;
+}
+
+function describeFirstStart({ waits, unseeded }: DoctorReport["firstStart"]): string[] {
+  if (!waits) return [];
+  if (unseeded.length === 0) return [`first start: no wait (every config dir OpenCode reads already holds its ${HOST_PACKAGE} install)`];
+  return [
+    `first start: OpenCode installs ${HOST_PACKAGE} into these config dirs and waits for it before loading plugins; online that runs once, offline it stalls the start for minutes with nothing on screen:`,
+    ...unseeded.map((entry) => `  ${entry.dir}: ${entry.reason}`),
+    `  offline fix (OpenCode then skips the install; a local tool in that dir that imports ${HOST_PACKAGE} would lack it):`,
+    ...unseeded.flatMap((entry) => seedCommand(entry).split("\n").map((line) => `    ${line}`)),
+  ];
 }

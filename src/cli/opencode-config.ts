@@ -60,10 +60,10 @@ export function configFiles(dir: string, env: NodeJS.ProcessEnv): ConfigFile[] {
   const projectConfig = !env.OPENCODE_DISABLE_PROJECT_CONFIG;
   if (projectConfig) {
     // Found walking up from dir to the worktree, merged outermost first; in one directory .jsonc wins.
-    for (const d of upward(dir, top).reverse()) for (const name of ["opencode.json", "opencode.jsonc"]) add(path.join(d, name), "project");
+    for (const d of upwardDirs(dir, top).reverse()) for (const name of ["opencode.json", "opencode.jsonc"]) add(path.join(d, name), "project");
   }
   // .opencode directories nearest first (so an outer one wins), then ~/.opencode, then OPENCODE_CONFIG_DIR.
-  const dotDirs = [...(projectConfig ? upward(dir, top) : []), ...(isDir(path.join(dirs.home, ".opencode")) ? [dirs.home] : [])]
+  const dotDirs = [...(projectConfig ? upwardDirs(dir, top) : []), ...(isDir(path.join(dirs.home, ".opencode")) ? [dirs.home] : [])]
     .map((d) => path.join(d, ".opencode"))
     .filter(isDir);
   const seen = new Set<string>();
@@ -156,7 +156,7 @@ export function packageName(spec: string): string {
 }
 
 /** The git worktree root above dir, or the filesystem root when there is none (OpenCode walks that far). */
-function worktree(dir: string): string {
+export function worktree(dir: string): string {
   for (let d = dir; ; d = path.dirname(d)) {
     if (existsSync(path.join(d, ".git"))) return d;
     if (path.dirname(d) === d) return d;
@@ -164,7 +164,7 @@ function worktree(dir: string): string {
 }
 
 /** dir, its parent, ... up to and including stop. */
-function upward(dir: string, stop: string): string[] {
+export function upwardDirs(dir: string, stop: string): string[] {
   const out: string[] = [];
   for (let d = dir; ; d = path.dirname(d)) {
     out.push(d);

@@ -17,7 +17,10 @@ export function schemaReference(configFile: string, packageFolder: string): stri
 }
 
 /** A problem when `value` names this package's schema by a path that does not exist from `configFile`. */
-export function schemaProblem(configFile: string, value: unknown, packageFolder: string | null): string | undefined {
+/** OpenCode's own schema: what a config goes back to once the plugin is uninstalled. */
+export const OPENCODE_SCHEMA = "https://opencode.ai/config.json";
+
+export function schemaProblem(configFile: string, value: unknown, packageFolder: string | null, listed = true): string | undefined {
   if (typeof value !== "string" || !value.includes(PACKAGE_NAME)) return undefined;
   let target: string;
   if (value.startsWith("file:")) {
@@ -32,6 +35,7 @@ export function schemaProblem(configFile: string, value: unknown, packageFolder:
     target = path.resolve(path.dirname(configFile), value);
   }
   if (existsSync(target)) return undefined;
-  const fix = packageFolder !== null && existsSync(path.join(packageFolder, SCHEMA_FILE)) ? schemaReference(configFile, packageFolder) : HOSTED_SCHEMA;
+  // Not listed any more (uninstalled): the schema goes back to OpenCode's own.
+  const fix = !listed ? OPENCODE_SCHEMA : packageFolder !== null && existsSync(path.join(packageFolder, SCHEMA_FILE)) ? schemaReference(configFile, packageFolder) : HOSTED_SCHEMA;
   return `${configFile}: "$schema" ${JSON.stringify(value)} names a missing file (it is resolved from the file's own folder: ${target}); write ${JSON.stringify(fix)}`;
 }

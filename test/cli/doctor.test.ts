@@ -25,6 +25,8 @@ function sandbox(): Sandbox {
   const root = mkdtempSync(path.join(tmpdir(), "dsml-doctor-"));
   const project = path.join(root, "project");
   for (const d of ["home", "config/opencode", "cache/opencode", "project"]) mkdirSync(path.join(root, d), { recursive: true });
+  // As after OpenCode's first start: its own install done in the global config dir (doctor-first-start.test.ts covers the other state).
+  seedConfigDir(path.join(root, "config/opencode"));
   const env = { PATH: process.env.PATH ?? "", HOME: path.join(root, "home"), XDG_CONFIG_HOME: path.join(root, "config"), XDG_CACHE_HOME: path.join(root, "cache") };
   const write = (rel: string, value: unknown) => {
     const file = path.join(root, rel);
@@ -144,9 +146,9 @@ describe("dsml-fix doctor", () => {
     expect(r.out).toContain('    why: provider "fireworks" is not in providers ["deepseek"], and the model is of a leak-prone family\n');
     expect(r.out).toContain('    fix: add "fireworks" to providers (provider ids are the part before "/" in the model name, not model families), or include "auto" (the default: leak-prone models on every provider)\n');
     expect(r.out).toContain("wired nothing; not wired: deepseek (not configured), fireworks (off)");
-    // README shows this very output (Verify, `dsml-fix doctor`), for a project at /home/me/app.
-    const readme = readFileSync(path.join(import.meta.dir, "..", "..", "README.md"), "utf8");
-    const shown = readme.match(/```text\n(dsml-fix doctor [^\n]*\n[\s\S]*?)```/)![1]!;
+    // docs/VERIFY.md shows this very output (`dsml-fix doctor`), for a project at /home/me/app.
+    const verify = readFileSync(path.join(import.meta.dir, "..", "..", "docs", "VERIFY.md"), "utf8");
+    const shown = verify.match(/```text\n(dsml-fix doctor [^\n]*\n[\s\S]*?)```/)![1]!;
     expect(r.out.replaceAll(box.project, "/home/me/app").replace(/loaded v[^:]+:/, "loaded v0.1.0:")).toBe(shown);
     // The fix works: with "fireworks" listed the same model is repaired on the wire.
     box.write("project/opencode.jsonc", `{ "model": "fireworks/deepseek-v3p2", "provider": { "fireworks": { "npm": "@ai-sdk/openai-compatible" } }, "plugin": [["./node_modules/opencode-plugin-dsml-fix", { "providers": ["fireworks"] }]] }`);

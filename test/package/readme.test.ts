@@ -1,7 +1,9 @@
 /**
- * README against the code: the runtime dependency tree (names as package-lock.json has them; the
- * packaging test checks a real install against the versioned list), the library snippets, the
- * compatibility table. Regenerate the tree with: npx bun scripts/runtime-deps.ts --no-versions
+ * README and the docs it points to, against the code: README as a user's path (its sections in
+ * order, its length, the CLI forms that work today first), the runtime dependency tree in
+ * docs/INSTALL.md (names as package-lock.json has them; the packaging test checks a real install
+ * against the versioned list), the library snippets in docs/LIBRARY.md, the compatibility table,
+ * the log lines in docs/VERIFY.md. Regenerate the tree with: npx bun scripts/runtime-deps.ts --no-versions
  */
 import { expect, test } from "bun:test";
 import { spawn } from "node:child_process";
@@ -12,12 +14,12 @@ import { fileURLToPath } from "node:url";
 import type { NudgeReason } from "../../src/parse/types.ts";
 import { readManifest, renderRuntimeTree } from "../../scripts/runtime-deps.ts";
 
-test("README's runtime dependency tree equals the lockfile's, without versions (run: npx bun scripts/runtime-deps.ts --no-versions)", () => {
-  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+test("docs/INSTALL.md's runtime dependency tree equals the lockfile's, without versions (run: npx bun scripts/runtime-deps.ts --no-versions)", () => {
+  const install = readFileSync(new URL("../../docs/INSTALL.md", import.meta.url), "utf8");
   const opener = `\`\`\`text\n${readManifest().name}\n`;
-  const start = readme.indexOf(opener);
+  const start = install.indexOf(opener);
   expect(start).toBeGreaterThan(-1);
-  const body = readme.slice(start + "```text\n".length, readme.indexOf("\n```", start + opener.length));
+  const body = install.slice(start + "```text\n".length, install.indexOf("\n```", start + opener.length));
   expect(body).toBe(renderRuntimeTree(undefined, undefined, { versions: false }));
 });
 
@@ -28,22 +30,27 @@ test("the runtime tree holds only zod, fast-xml-parser, ajv, jsonc-parser and wh
 });
 
 const README = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+/** The pages README links to for the rest (docs/), each as the repository path it is shipped at. */
+const DOCS = ["INSTALL", "CONFIGURATION", "VERIFY", "HOW-IT-WORKS", "LIBRARY", "PROXY", "PERFORMANCE", "DEVELOPMENT"].map((name) => `docs/${name}.md`);
+const doc = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), "utf8");
+const PAGES: [string, string][] = [["README.md", README], ...DOCS.map((file): [string, string] => [file, doc(file)])];
 const examplesDir = new URL("../../examples/", import.meta.url);
 const bun = fileURLToPath(new URL("../../node_modules/.bin/bun", import.meta.url));
 
-/** The body of each ```ts fence in one `## ` section of README. */
-function tsBlocks(section: string): string[] {
-  const start = README.indexOf(`\n## ${section}\n`);
+/** The body of each ```ts fence in one `## ` section of a page. */
+function tsBlocks(page: string, section: string): string[] {
+  const start = page.indexOf(`\n## ${section}\n`);
   expect(start).toBeGreaterThan(-1);
-  const end = README.indexOf("\n## ", start + 1);
-  const body = README.slice(start, end < 0 ? undefined : end);
+  const end = page.indexOf("\n## ", start + 1);
+  const body = page.slice(start, end < 0 ? undefined : end);
   return [...body.matchAll(/\n```ts\n([\s\S]*?)\n```/g)].map((m) => `${m[1]}\n`);
 }
 
 const SNIPPETS = ["middleware.ts", "fetch.ts", "parse.ts"];
 
-test("README's library snippets are examples/*.ts verbatim (type-checked by npm run typecheck)", () => {
-  expect(tsBlocks("Use without OpenCode")).toEqual(SNIPPETS.map((file) => readFileSync(new URL(file, examplesDir), "utf8")));
+test("docs/LIBRARY.md's snippets are examples/*.ts verbatim (type-checked by npm run typecheck), and README points there", () => {
+  expect(README).toContain("[docs/LIBRARY.md](docs/LIBRARY.md)");
+  expect(tsBlocks(doc("docs/LIBRARY.md"), "Snippets")).toEqual(SNIPPETS.map((file) => readFileSync(new URL(file, examplesDir), "utf8")));
 });
 
 /** An OpenAI-compatible server whose model leaks a Hermes call as text. */
@@ -94,24 +101,30 @@ test("each snippet runs as written against an OpenAI-compatible server and turns
 
 const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
 
-test("relative links in README point at files the package ships (npm shows README without the rest of the repository)", () => {
-  const links = [...README.matchAll(/\]\(([^)#]+)(#[^)]*)?\)/g)].map((m) => m[1]!).filter((href) => !/^[a-z]+:/.test(href));
-  expect(links.length).toBeGreaterThan(0);
+test("relative links in README and docs/ point at files the package ships (npm shows README without the rest of the repository)", () => {
   const packed = (file: string) => (manifest.files as string[]).some((entry) => file === entry || file.startsWith(`${entry}/`)) || ["README.md", "LICENSE", "package.json"].includes(file);
-  expect(links.filter((file) => !packed(file) || !existsSync(new URL(`../../${file}`, import.meta.url)))).toEqual([]);
-  // A Markdown file named in prose is a link a reader follows too: packed, or an absolute URL.
-  const prose = README.replace(/\[[^\]]*\]\(https?:[^)]*\)/g, "");
-  const named = [...prose.matchAll(/(?<![\w/.:-])(?:[\w-]+\/)*[\w-]+\.md\b/g)].map((m) => m[0]);
-  expect(named.filter((file) => !packed(file))).toEqual([]);
+  for (const [file, text] of PAGES) {
+    const folder = file.includes("/") ? file.slice(0, file.lastIndexOf("/") + 1) : "";
+    // A link is resolved from the page's own folder, as GitHub and npm resolve it.
+    const links = [...text.matchAll(/\]\(([^)#]+)(#[^)]*)?\)/g)].map((m) => m[1]!).filter((href) => !/^[a-z]+:/.test(href)).map((href) => new URL(href, `file:///r/${folder}`).pathname.slice(3));
+    if (file === "README.md") expect(links.length).toBeGreaterThan(5);
+    expect({ file, broken: links.filter((target) => !packed(target) || !existsSync(new URL(`../../${target}`, import.meta.url))) }).toEqual({ file, broken: [] });
+    // A Markdown file named in prose is a link a reader follows too: packed, or an absolute URL.
+    const prose = text.replace(/\[[^\]]*\]\(https?:[^)]*\)/g, "");
+    const named = [...prose.matchAll(/(?<![\w/.:-])(?:[\w-]+\/)*[\w-]+\.md\b/g)].map((m) => m[0]);
+    expect({ file, unpacked: named.filter((name) => !packed(name) && !packed(`${folder}${name}`)) }).toEqual({ file, unpacked: [] });
+  }
 });
 
 test("no instruction runs a bare `bun` (not on PATH after npm ci): npm scripts or npx bun", () => {
-  const bare = [...README.matchAll(/(^|[`\n])\s*bun\s/g)].map((m) => README.slice(m.index!, m.index! + 40));
-  expect(bare).toEqual([]);
+  for (const [file, text] of PAGES) {
+    const bare = [...text.matchAll(/(^|[`\n])\s*bun\s/g)].map((m) => text.slice(m.index!, m.index! + 40));
+    expect({ file, bare }).toEqual({ file, bare: [] });
+  }
 });
 
-test("every `npm run <script>` the README gives is a script of package.json", () => {
-  const named = [...README.matchAll(/npm run ([\w:-]+)/g)].map((m) => m[1]!);
+test("every `npm run <script>` README and docs/ give is a script of package.json", () => {
+  const named = PAGES.flatMap(([, text]) => [...text.matchAll(/npm run ([\w:-]+)/g)].map((m) => m[1]!));
   expect(named).toContain("bench:opencode");
   expect(named.filter((name) => !(name in manifest.scripts))).toEqual([]);
 });
@@ -119,19 +132,23 @@ test("every `npm run <script>` the README gives is a script of package.json", ()
 test("the compatibility table names the OpenCode version the tests pin, and the peer range", () => {
   const pinned = manifest.devDependencies["opencode-ai"];
   expect(manifest.devDependencies["@opencode-ai/plugin"]).toBe(pinned);
-  const table = README.slice(README.indexOf("### Compatibility"), README.indexOf("### Uninstall"));
+  const table = README.slice(README.indexOf("### Compatibility"), README.indexOf("\n## ", README.indexOf("### Compatibility")));
   expect(table).toContain(`| ${pinned} | tested:`);
   expect(table).toContain(`\`@opencode-ai/plugin ${manifest.peerDependencies["@opencode-ai/plugin"]}\``);
 });
 
-test("the entry README says `opencode plugin` writes holds the options package.json ships", () => {
-  const today = README.slice(README.indexOf("### Today"), README.indexOf("### After publishing"));
-  const block = /```json\n([\s\S]*?)\n```/.exec(today)![1]!;
-  expect(JSON.parse(block).plugin[0][1]).toEqual(manifest.exports["./server"].config);
+test("the entry README and docs/INSTALL.md say `opencode plugin` writes holds the options package.json ships", () => {
+  for (const page of [README, doc("docs/INSTALL.md")]) {
+    const today = page.slice(page.indexOf("## OpenCode 1.18, today"), page.indexOf("## OpenCode 1.18, after publishing"));
+    const block = /```json\n([\s\S]*?)\n```/.exec(today)![1]!;
+    expect(JSON.parse(block).plugin[0][1]).toEqual(manifest.exports["./server"].config);
+  }
 });
 
-test("Verify documents every nudge reason and every debug line the plugin writes", () => {
-  const verify = README.slice(README.indexOf("## Verify"), README.indexOf("## Troubleshooting"));
+test("docs/VERIFY.md documents every nudge reason and every debug line the plugin writes; README shows the start-up line and points there", () => {
+  const verify = doc("docs/VERIFY.md");
+  expect(README).toContain("[dsml] loaded v");
+  expect(README).toContain("[docs/VERIFY.md](docs/VERIFY.md)");
   // Adding a reason to NudgeReason without listing it here fails the type check.
   const reasons = { "broken-markup": 1, "undeclared-tool": 1, "truncated-call": 1, "echoed-markup": 1, "invalid-arguments": 1 } satisfies Record<NudgeReason, 1>;
   for (const reason of Object.keys(reasons)) expect(verify).toContain(`\`${reason}\``);
@@ -142,4 +159,40 @@ test("Verify documents every nudge reason and every debug line the plugin writes
     expect(plugin).toContain(prefix);
   }
   expect(verify).toContain("[dsml] loaded v");
+});
+
+test("README is a user's path: what it does, install, configure, verify, troubleshoot, report, uninstall, then the rest, in about 250 lines", () => {
+  const sections = [...README.matchAll(/^## (.+)$/gm)].map((m) => m[1]!);
+  expect(sections).toEqual(["Supported models and formats", "Install", "Configure", "Verify it is working", "Troubleshooting", "Report a leak", "Uninstall", "Use with other agents", "Use without OpenCode", "More", "License"]);
+  const installs = [...README.matchAll(/^### (.+)$/gm)].map((m) => m[1]!);
+  expect(installs.slice(0, 4)).toEqual(["OpenCode 1.18, today: from a packed checkout", "OpenCode 1.18, after publishing", "OpenCode 2", "First start: OpenCode's own install"]);
+  expect(README.split("\n").length).toBeLessThanOrEqual(300);
+  // Both hosts' entry forms, and the proxy for other agents.
+  expect(README).toContain('["opencode-plugin-dsml-fix", { "providers": ["auto"] }]');
+  expect(README).toContain('{ "package": "opencode-plugin-dsml-fix", "options": {');
+  expect(README).toContain("`dsml-fix proxy --upstream URL`");
+  expect(README).toContain("[docs/PROXY.md](docs/PROXY.md)");
+});
+
+test("README gives the `dsml-fix` forms that work today first and labels the published one; no page claims a bare `npx dsml-fix` fetches another package", () => {
+  const table = README.slice(README.indexOf("### The `dsml-fix` command"), README.indexOf("\n## ", README.indexOf("### The `dsml-fix` command")));
+  const rows = table.split("\n").filter((line) => line.startsWith("| ") && line.includes("`npx "));
+  expect(rows.map((row) => /`(npx [^`]*)`/.exec(row)![1])).toEqual(["npx dsml-fix doctor", "npx -p /path/to/opencode-plugin-dsml-fix-0.1.0.tgz dsml-fix doctor", "npx -p opencode-plugin-dsml-fix dsml-fix doctor"]);
+  expect(rows[2]).toContain("after publishing");
+  for (const [file, text] of PAGES) {
+    expect({ file, unrelated: /unrelated/i.test(text) }).toEqual({ file, unrelated: false });
+    // A published-only form outside a labelled place would 404 today.
+    const published = text.split("\n").filter((line) => line.includes("npx -p opencode-plugin-dsml-fix "));
+    expect({ file, unlabelled: published.filter((line) => !/publish/i.test(line)) }).toEqual({ file, unlabelled: [] });
+  }
+});
+
+test("the first-start numbers README gives are the measured ones in docs/INSTALL.md, and no page keeps the old one-minute claim", () => {
+  const install = doc("docs/INSTALL.md");
+  for (const measured of ["3.2 s", "15.6 s and 24.1 s", "74.6 s"]) {
+    expect(README).toContain(measured);
+    expect(install).toContain(measured);
+  }
+  for (const [file, text] of PAGES) expect({ file, old: /65 s|about a minute/.test(text) }).toEqual({ file, old: false });
+  expect(README).toContain("opencode export --pure");
 });

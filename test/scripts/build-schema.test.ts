@@ -68,12 +68,15 @@ describe("one draft throughout: ajv compiles both schemas and agrees with the pl
     expect(() => validator()).not.toThrow();
   });
 
-  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-  const examples = [...readme.matchAll(/\n```jsonc?\n([\s\S]*?)\n```/g)].map((m) => m[1]!).filter((body) => body.includes('"plugin"'));
+  // README's examples, and those of the pages it sends a user to for the details.
+  const pages = ["README.md", "docs/CONFIGURATION.md", "docs/INSTALL.md"].map((file) => readFileSync(new URL(`../../${file}`, import.meta.url), "utf8"));
+  const readmeExamples = [...pages[0]!.matchAll(/\n```jsonc?\n([\s\S]*?)\n```/g)].map((m) => m[1]!).filter((body) => body.includes('"plugin"'));
+  const examples = pages.flatMap((page) => [...page.matchAll(/\n```jsonc?\n([\s\S]*?)\n```/g)].map((m) => m[1]!)).filter((body) => body.includes('"plugin"'));
   const ours = (entry: unknown): entry is [string, Record<string, unknown>] => Array.isArray(entry) && typeof entry[0] === "string" && /(^|\/)opencode-plugin-dsml-fix(@[^/]*)?$/.test(entry[0]);
 
   test("README's example configs are valid, and their options are what the plugin accepts without a problem", () => {
-    expect(examples.length).toBeGreaterThanOrEqual(2);
+    expect(readmeExamples.length).toBeGreaterThanOrEqual(2);
+    expect(examples.length).toBeGreaterThanOrEqual(4);
     const { config: valid } = validator();
     for (const body of examples) {
       const parsed = parseJsonc(body) as { plugin: unknown[] };
