@@ -263,7 +263,7 @@ describe("the packed artifact", () => {
   );
 
   test(
-    "an offline install brings in exactly the runtime tree README lists (zod, fast-xml-parser, ajv, jsonc-parser and their own), no build or test tooling",
+    "an offline install brings in exactly the runtime tree docs/INSTALL.md lists (zod, fast-xml-parser, ajv, jsonc-parser and their own), no build or test tooling",
     async () => {
       const { consumer, installed } = await prepare();
       const manifest = JSON.parse(readFileSync(path.join(installed, "package.json"), "utf8"));
@@ -377,6 +377,28 @@ console.log(JSON.stringify({ server: kinds(server), root: kinds(root) }));`;
   );
 
   test(
+    "npx -p <tarball> dsml-fix (README's form before publishing) runs the packed CLI from a directory with no install",
+    async () => {
+      const { work, pack, installed } = await prepare();
+      const elsewhere = mkdtempSync(path.join(os.tmpdir(), "dsml-npx-"));
+      try {
+        // The user's own OpenCode config stays out of it; HOME stays, for npm's cache.
+        const env = npmEnv({ XDG_CONFIG_HOME: path.join(elsewhere, "config"), XDG_CACHE_HOME: path.join(elsewhere, "cache") });
+        const npx = (args: string[]) => run("npx", ["--yes", "--prefer-offline", "-p", path.join(work, pack.filename), "dsml-fix", ...args], elsewhere, env);
+        const version = npx(["--version"]);
+        expect([version.status, version.stdout]).toEqual([0, `${JSON.parse(readFileSync(path.join(installed, "package.json"), "utf8")).version}\n`]);
+        // doctor there: nothing lists the plugin (exit 1), said in JSON.
+        const doctor = npx(["doctor", "--json"]);
+        expect(doctor.status).toBe(1);
+        expect(JSON.parse(doctor.stdout).plugin.listed).toBe(false);
+      } finally {
+        rmSync(elsewhere, { recursive: true, force: true });
+      }
+    },
+    LATER,
+  );
+
+  test(
     "install today (README): npm i -D the tarball, `opencode plugin <absolute path>` writes [path, shipped options] to .opencode/opencode.json (-g: the global opencode.jsonc), and OpenCode repairs through it",
     async () => {
       const { work, pack } = await prepare();
@@ -386,6 +408,13 @@ console.log(JSON.stringify({ server: kinds(server), root: kinds(root) }));`;
         writeFileSync(path.join(dir, "package.json"), JSON.stringify({ private: true }));
         ok(run("npm", ["i", "-D", "--prefer-offline", "--no-audit", "--no-fund", path.join(work, pack.filename)], dir), "npm i -D <tarball>");
         const spec = path.join(dir, "node_modules", NAME);
+        // docs/INSTALL.md: `npm ls --all` shows the runtime tree after this `npm i -D`; `--omit=dev` would hide it.
+        const tree = (flags: string[]) => {
+          const deps: Record<string, { version?: string }> = JSON.parse(run("npm", ["ls", ...flags, "--json"], dir).stdout).dependencies?.[NAME]?.dependencies ?? {};
+          return Object.keys(deps).filter((name) => deps[name]!.version).sort(); // an unmet optional peer has no version
+        };
+        expect(tree(["--all"])).toEqual(["ajv", "fast-xml-parser", "jsonc-parser", "zod"]);
+        expect(tree(["--all", "--omit=dev"])).toEqual([]);
         const shipped = JSON.parse(readFileSync(path.join(spec, "package.json"), "utf8")).exports["./server"].config;
         expect(shipped).toEqual({ providers: ["auto"] });
 
