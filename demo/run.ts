@@ -71,6 +71,6 @@ function sideBySide(a: string[], b: string[], width = 66): string {
 console.log("Running the same leaky DeepSeek-style script through the real OpenCode twice (offline)...\n");
 const [withPlugin, without] = await Promise.all([session(true), session(false)]);
 console.log(sideBySide(column(withPlugin), column(without)));
-console.log("\nDebug lines of the plugin run (debug: true; README explains each field):");
+console.log("\nDebug lines of the plugin run (debug: true; docs/VERIFY.md explains each field):");
 for (const line of withPlugin.debug) console.log(`  ${line}`);
 console.log("\nMarkers are shown escaped: {D} is the DSML sentinel, {BAR} U+FF5C.");

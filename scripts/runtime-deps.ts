@@ -1,7 +1,7 @@
 /**
  * The runtime dependency tree an install of this package brings in, read from package-lock.json
- * (the versions `npm ci` pins), in `npm ls` style. README.md's Install section shows it; the
- * packaging test checks that README and a real install of the packed tarball agree with it.
+ * (the versions `npm ci` pins), in `npm ls` style. docs/INSTALL.md shows it; the
+ * packaging test checks that docs/INSTALL.md and a real install of the packed tarball agree with it.
  * Run: npx bun scripts/runtime-deps.ts [--no-versions]
  */
 import { readFileSync } from "node:fs";
@@ -83,7 +83,7 @@ export function runtimePackages(lock = readLock(), manifest = readManifest()): s
 }
 
 /**
- * The tree, `npm ls` style: each package expanded once, later mentions marked "deduped". README
+ * The tree, `npm ls` style: each package expanded once, later mentions marked "deduped". docs/INSTALL.md
  * shows it without versions, which a fresh install resolves from the ranges, not from this lock.
  */
 export function renderRuntimeTree(lock = readLock(), manifest = readManifest(), { versions = true } = {}): string {
