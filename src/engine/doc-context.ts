@@ -169,7 +169,7 @@ export class DocContext {
   inDoc(c = LT): boolean {
     if (c === LF || c === CR) return false;
     this.step(c, false);
-    return this.docNow();
+    return this.docNow() || (this.mode === Mode.Text && this.inline.escapes(c));
   }
 
   /**

@@ -105,8 +105,23 @@ export class InlineContext {
     return this.tag !== Tag.None && this.tag !== Tag.Bang && this.tag !== Tag.BangDash && this.tag !== Tag.Cdata;
   }
 
+  /**
+   * `c`, arriving now, is made literal by the backslash before it: a writer who escapes `\<` is
+   * showing the character, not writing markup, so markup opened by it is documentation.
+   */
+  escapes(c: number): boolean {
+    return this.escaped && this.span === 0 && isAsciiPunctuation(c);
+  }
+
+  /**
+   * A `<` was made literal by a backslash: the writer is showing markup, so the rest of the
+   * paragraph is documentation, like an unmatched backtick run. (A sentinel opener is decided at
+   * its bar, after the escaped `<`, and its block's later lines would open markup of their own.)
+   */
+  private escapedLt = false;
+
   get inDoc(): boolean {
-    return this.span !== 0 || this.tick > 0 || this.tag !== Tag.None || this.end !== "" || this.element !== "" || this.bracket > 0 || this.math;
+    return this.span !== 0 || this.escapedLt || this.tick > 0 || this.tag !== Tag.None || this.end !== "" || this.element !== "" || this.bracket > 0 || this.math;
   }
 
   /** Same contract as DocContext.step: with take false only what `c` decides about earlier characters. */
@@ -134,6 +149,7 @@ export class InlineContext {
     }
     if (this.escaped) {
       this.escaped = false;
+      if (c === LT) this.escapedLt = true;
       if (isAsciiPunctuation(c)) return;
     }
     if (c === BACKTICK) {
@@ -192,6 +208,7 @@ export class InlineContext {
     this.dollar = 0;
     this.math = false;
     this.escaped = false;
+    this.escapedLt = false;
     this.tagClosed = false;
   }
 
