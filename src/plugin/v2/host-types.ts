@@ -157,7 +157,9 @@ export type V2AisdkHook = <Name extends keyof V2AisdkHooks>(
 
 /**
  * C: `session.prompt` body `{ id, text, files, agents, metadata, delivery, resume }`; X forwards
- * `delivery: null` as unset. "queue" waits for the running turn instead of steering it.
+ * `delivery: null` as unset. "queue" waits for the running turn instead of steering it; `resume`
+ * left unset lets the host schedule the agent loop ("Durably admit one session input and schedule
+ * agent-loop execution unless resume is false", the server's session.prompt route description).
  */
 export interface V2PromptInput {
   readonly sessionID: string;
