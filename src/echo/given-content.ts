@@ -22,6 +22,7 @@
 import { isBarCode } from "../grammar/markers.ts";
 import { isCallMarkupName } from "../grammar/dialects.ts";
 import { decodeJsonEscapes, gutterEnd, mayHoldMarkup } from "./given-text.ts";
+import { COLON, CR, DASH, HASH, LBRACKET, LF, LT, NBSP, SEMICOLON, SENTENCEPIECE_SPACE_CODE, SLASH, SP, UNDERSCORE, isAsciiDigit, isAsciiLetter } from "../grammar/chars.ts";
 
 export interface GivenHaystack {
   /** The normalized forms of every given text, separated by " \u0000 ". */
@@ -107,22 +108,22 @@ const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 
 export function isLetterAt(s: string, i: number): boolean {
   const c = s.charCodeAt(i);
-  if (c < 0x80) return (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a;
+  if (c < 0x80) return isAsciiLetter(c);
   return LETTER.test(String.fromCodePoint(s.codePointAt(i)!));
 }
 
 export function isAlnumAt(s: string, i: number): boolean {
   const c = s.charCodeAt(i);
-  if (c < 0x80) return ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a) || (c >= 0x30 && c <= 0x39);
+  if (c < 0x80) return isAsciiLetter(c) || isAsciiDigit(c);
   // A low surrogate belongs to the character before it.
   const at = c >= 0xdc00 && c <= 0xdfff && i > 0 ? i - 1 : i;
   return LETTER_OR_DIGIT.test(String.fromCodePoint(s.codePointAt(at)!));
 }
 
 function isSpaceCode(c: number): boolean {
-  if (c === 0x20 || (c >= 0x09 && c <= 0x0d)) return true;
+  if (c === SP || (c >= 0x09 && c <= 0x0d)) return true;
   if (c < 0xa0) return false;
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return c === NBSP || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
 /**
@@ -151,7 +152,7 @@ function foldLines(text: string, offset: number, found: Found): string {
     space ||= kept > start;
     let run = -1;
     for (let i = kept; i <= end; i++) {
-      const c = i < end ? text.charCodeAt(i) : 0x20;
+      const c = i < end ? text.charCodeAt(i) : SP;
       if (isSpaceCode(c)) {
         if (run >= 0) {
           parts.push(text.slice(run, i));
@@ -169,11 +170,11 @@ function foldLines(text: string, offset: number, found: Found): string {
         space = false;
         run = i;
       }
-      if (c === 0x3c || c === 0x5b || isBarCode(c)) note(markupAt(text, i, end), offset + length + (i - run));
+      if (c === LT || c === LBRACKET || isBarCode(c)) note(markupAt(text, i, end), offset + length + (i - run));
     }
     space = true;
     if (end >= text.length) break;
-    start = end + (text.charCodeAt(end) === 0x0d && text.charCodeAt(end + 1) === 0x0a ? 2 : 1);
+    start = end + (text.charCodeAt(end) === CR && text.charCodeAt(end + 1) === LF ? 2 : 1);
   }
   return parts.join("");
 }
@@ -181,7 +182,7 @@ function foldLines(text: string, offset: number, found: Found): string {
 function lineEnd(text: string, from: number): number {
   for (let i = from; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x0a || c === 0x0d) return i;
+    if (c === LF || c === CR) return i;
   }
   return text.length;
 }
@@ -197,21 +198,21 @@ const MAX_NAME = 40;
  */
 export function markupAt(s: string, i: number, end: number): MarkupKind {
   const c = s.charCodeAt(i);
-  if (c === 0x5b) {
+  if (c === LBRACKET) {
     const word = s.slice(i + 1, Math.min(end, i + 12)).toUpperCase();
     return word.startsWith("TOOL_CALLS") || word.startsWith("ARGS]") || word.startsWith("CALL_ID]") ? OPENS : NO_MARKUP;
   }
   if (isBarCode(c)) {
     if (s.slice(i + 1, Math.min(end, i + 5)).toLowerCase() !== "dsml") return NO_MARKUP;
-    return i > 0 && s.charCodeAt(i - 1) === 0x2f ? CLOSES : OPENS;
+    return i > 0 && s.charCodeAt(i - 1) === SLASH ? CLOSES : OPENS;
   }
-  if (c !== 0x3c) return NO_MARKUP;
+  if (c !== LT) return NO_MARKUP;
   let j = i + 1;
-  const slash = j < end && s.charCodeAt(j) === 0x2f;
+  const slash = j < end && s.charCodeAt(j) === SLASH;
   if (slash) j++;
   if (j < end && isBarCode(s.charCodeAt(j))) {
     let k = j + 1;
-    while (k < end && k - j < 4 && (s.charCodeAt(k) === 0x20 || s.charCodeAt(k) === 0x2581)) k++;
+    while (k < end && k - j < 4 && (s.charCodeAt(k) === SP || s.charCodeAt(k) === SENTENCEPIECE_SPACE_CODE)) k++;
     if (k >= end || !isLetterAt(s, k)) return NO_MARKUP;
     if (slash) return CLOSES;
     const token = s.slice(k, Math.min(end, k + MAX_NAME));
@@ -225,7 +226,7 @@ export function markupAt(s: string, i: number, end: number): MarkupKind {
 }
 
 function isNameCode(c: number): boolean {
-  return ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x3a || c === 0x2d;
+  return (isAsciiLetter(c)) || isAsciiDigit(c) || c === UNDERSCORE || c === COLON || c === DASH;
 }
 
 // ---------------------------------------------------------------- encodings
@@ -268,11 +269,11 @@ export function decodeEncodings(text: string): string {
 function reference(s: string, at: number): { text: string; length: number } | null {
   // Looked for only this far: indexOf(";") would scan to the next `;` from every `&`, quadratic in a text of `&`s.
   let semi = at + 1;
-  while (semi < s.length && semi - at <= MAX_REFERENCE && s.charCodeAt(semi) !== 0x3b) semi++;
+  while (semi < s.length && semi - at <= MAX_REFERENCE && s.charCodeAt(semi) !== SEMICOLON) semi++;
   if (semi >= s.length || semi - at > MAX_REFERENCE || semi === at + 1) return null;
   const body = s.slice(at + 1, semi);
   let code: number;
-  if (body.charCodeAt(0) === 0x23) {
+  if (body.charCodeAt(0) === HASH) {
     const hex = body.charCodeAt(1) === 0x78 || body.charCodeAt(1) === 0x58;
     const digits = body.slice(hex ? 2 : 1);
     if (digits === "" || !allDigits(digits, hex ? 16 : 10)) return null;
@@ -300,7 +301,7 @@ function allDigits(text: string, radix: number): boolean {
 }
 
 function hexValue(c: number): number {
-  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (isAsciiDigit(c)) return c - 0x30;
   const lower = c | 0x20;
   return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
 }

@@ -3,6 +3,7 @@
  * decoded (a tool result that is JSON carries a quoted file as `\n` and `\"`), and without the line
  * prefixes tools and Markdown put before each line. Every form is linear in the text.
  */
+import { COLON, CR, DASH, DOUBLE_VERTICAL_LINE, FULLWIDTH_BAR, GT, LBRACKET, LF, LT, PIPE, SP, TAB, isAsciiDigit } from "../grammar/chars.ts";
 
 /** A JSON document inside a JSON string (a tool that returns JSON of another tool's JSON) is decoded twice. */
 const JSON_DEPTH = 2;
@@ -28,7 +29,7 @@ export function givenForms(text: string): string[] {
 export function mayHoldMarkup(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x3c || c === 0x7c || c === 0xff5c || c === 0x2016 || c === 0x5b) return true;
+    if (c === LT || c === PIPE || c === FULLWIDTH_BAR || c === DOUBLE_VERTICAL_LINE || c === LBRACKET) return true;
   }
   return false;
 }
@@ -100,9 +101,9 @@ function prefixLength(s: string, from: number, end: number): number {
   const gutter = gutterEnd(s, from, end);
   let i = gutter;
   // Blockquote markers, nested or not: "> ", ">> ", "> > ".
-  for (let j = skipSpaces(s, i, end); j < end && s.charCodeAt(j) === 0x3e; j = skipSpaces(s, i, end)) {
+  for (let j = skipSpaces(s, i, end); j < end && s.charCodeAt(j) === GT; j = skipSpaces(s, i, end)) {
     i = j + 1;
-    if (i < end && s.charCodeAt(i) === 0x20) i++;
+    if (i < end && s.charCodeAt(i) === SP) i++;
   }
   return i - from;
 }
@@ -116,18 +117,18 @@ export function gutterEnd(s: string, from: number, end: number): number {
   if (i === digits) return grepPrefixEnd(s, from, end);
   if (i >= end) return from;
   const c = s.charCodeAt(i);
-  if (c === 0x09) return i + 1;
-  if (c !== 0x3a && c !== 0x7c) return from;
+  if (c === TAB) return i + 1;
+  if (c !== COLON && c !== PIPE) return from;
   i++;
-  return i < end && s.charCodeAt(i) === 0x20 ? i + 1 : i;
+  return i < end && s.charCodeAt(i) === SP ? i + 1 : i;
 }
 
 /** `grep -n` and ripgrep: "path:12:" on a match, "path-12-" on a context line. The path has no spaces. */
 function grepPrefixEnd(s: string, from: number, end: number): number {
   for (let i = from; i < end; i++) {
     const c = s.charCodeAt(i);
-    if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) return from;
-    if ((c !== 0x3a && c !== 0x2d) || i === from) continue;
+    if (c === SP || c === TAB || c === LF || c === CR) return from;
+    if ((c !== COLON && c !== DASH) || i === from) continue;
     const after = skipDigits(s, i + 1, end);
     if (after > i + 1 && after < end && s.charCodeAt(after) === c) return after + 1;
   }
@@ -135,12 +136,12 @@ function grepPrefixEnd(s: string, from: number, end: number): number {
 }
 
 function skipSpaces(s: string, i: number, end: number): number {
-  while (i < end && (s.charCodeAt(i) === 0x20 || s.charCodeAt(i) === 0x09)) i++;
+  while (i < end && (s.charCodeAt(i) === SP || s.charCodeAt(i) === TAB)) i++;
   return i;
 }
 
 function skipDigits(s: string, i: number, end: number): number {
   const start = i;
-  while (i < end && i - start < MAX_LINE_NUMBER_DIGITS && s.charCodeAt(i) >= 0x30 && s.charCodeAt(i) <= 0x39) i++;
+  while (i < end && i - start < MAX_LINE_NUMBER_DIGITS && isAsciiDigit(s.charCodeAt(i))) i++;
   return i;
 }

@@ -1,6 +1,7 @@
 import { COSTUME_INNER, COSTUME_OPENERS, executeLanguage, nakedRole } from "../grammar/dialects.ts";
 import { HtmlBlockEnd, HtmlBlockStart } from "./doc-html.ts";
 import { InlineContext } from "./doc-inline.ts";
+import { BACKTICK, COLON, CR, DASH, DOT, EQ, GT, HASH, LF, LT, PIPE, PLUS, RPAREN, SP, STAR, TAB, TILDE, UNDERSCORE } from "../grammar/chars.ts";
 
 /**
  * Tracks where a reply is documentation, one character at a time, by following CommonMark's
@@ -24,24 +25,6 @@ import { InlineContext } from "./doc-inline.ts";
  * start's pending marker, at most 16 characters); containers nest at most MAX_DEPTH deep (deeper
  * nesting is documentation as a whole), so a blank line costs O(1).
  */
-const TAB = 0x09;
-const LF = 0x0a;
-const CR = 0x0d;
-const SP = 0x20;
-const HASH = 0x23;
-const PLUS = 0x2b;
-const DASH = 0x2d;
-const DOT = 0x2e;
-const COLON = 0x3a;
-const LT = 0x3c;
-const EQ = 0x3d;
-const GT = 0x3e;
-const UNDERSCORE = 0x5f;
-const BACKTICK = 0x60;
-const STAR = 0x2a;
-const RPAREN = 0x29;
-const PIPE = 0x7c;
-const TILDE = 0x7e;
 
 /** Deeper nesting than this is documentation as a whole (keeps a blank line O(1)). */
 const MAX_DEPTH = 32;
@@ -169,7 +152,7 @@ export class DocContext {
   inDoc(c = LT): boolean {
     if (c === LF || c === CR) return false;
     this.step(c, false);
-    return this.docNow();
+    return this.docNow() || (this.mode === Mode.Text && this.inline.escapes(c));
   }
 
   /**

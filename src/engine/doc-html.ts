@@ -1,19 +1,11 @@
 import { matchStep } from "./doc-inline.ts";
+import { BANG, DASH, GT, LBRACKET, LT, QUESTION, SLASH, SP, TAB } from "../grammar/chars.ts";
 
 /**
  * CommonMark's HTML block start conditions of types 1-6 and end conditions of types 1-5, one
  * character at a time, for doc-context.ts. Type 7 (a line holding one complete tag) is the
  * inline tag reader's (doc-inline.ts), decided at the line end.
  */
-const TAB = 0x09;
-const SP = 0x20;
-const BANG = 0x21;
-const DASH = 0x2d;
-const SLASH = 0x2f;
-const LT = 0x3c;
-const GT = 0x3e;
-const QUESTION = 0x3f;
-const LBRACKET = 0x5b;
 
 const Start = { Lt: 0, Bang: 1, BangDash: 2, Cdata: 3, Slash: 4, Name: 5, NameSlash: 6 } as const;
 type StartValue = (typeof Start)[keyof typeof Start];

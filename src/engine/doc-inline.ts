@@ -11,26 +11,7 @@
  * All of them end with the paragraph. A backslash before ASCII punctuation makes it literal
  * outside code spans, as in CommonMark (an escaped backtick never pairs with a real one).
  */
-const TAB = 0x09;
-const LF = 0x0a;
-const SP = 0x20;
-const BANG = 0x21;
-const DQ = 0x22;
-const DOLLAR = 0x24;
-const SQ = 0x27;
-const DASH = 0x2d;
-const DOT = 0x2e;
-const SLASH = 0x2f;
-const COLON = 0x3a;
-const LT = 0x3c;
-const EQ = 0x3d;
-const GT = 0x3e;
-const QUESTION = 0x3f;
-const LBRACKET = 0x5b;
-const RBRACKET = 0x5d;
-const BACKSLASH = 0x5c;
-const UNDERSCORE = 0x5f;
-const BACKTICK = 0x60;
+import { BACKSLASH, BACKTICK, BANG, COLON, DASH, DOLLAR, DOT, DQ, EQ, GT, LBRACKET, LF, LT, QUESTION, RBRACKET, SLASH, SP, SQ, TAB, UNDERSCORE, isAsciiPunctuation } from "../grammar/chars.ts";
 
 /** States of a raw HTML tag being read (CommonMark's open tag, closing tag, and the `<!`/`<?` forms). */
 const Tag = {
@@ -65,7 +46,6 @@ const NAME_LIMIT = 12;
 
 const isLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
-const isAsciiPunctuation = (c: number) => (c >= 0x21 && c <= 0x2f) || (c >= 0x3a && c <= 0x40) || (c >= 0x5b && c <= 0x60) || (c >= 0x7b && c <= 0x7e);
 const lower = (c: number) => String.fromCharCode(c >= 0x41 && c <= 0x5a ? c + 0x20 : c);
 
 export class InlineContext {
@@ -105,8 +85,23 @@ export class InlineContext {
     return this.tag !== Tag.None && this.tag !== Tag.Bang && this.tag !== Tag.BangDash && this.tag !== Tag.Cdata;
   }
 
+  /**
+   * `c`, arriving now, is made literal by the backslash before it: a writer who escapes `\<` is
+   * showing the character, not writing markup, so markup opened by it is documentation.
+   */
+  escapes(c: number): boolean {
+    return this.escaped && this.span === 0 && isAsciiPunctuation(c);
+  }
+
+  /**
+   * A `<` was made literal by a backslash: the writer is showing markup, so the rest of the
+   * paragraph is documentation, like an unmatched backtick run. (A sentinel opener is decided at
+   * its bar, after the escaped `<`, and its block's later lines would open markup of their own.)
+   */
+  private escapedLt = false;
+
   get inDoc(): boolean {
-    return this.span !== 0 || this.tick > 0 || this.tag !== Tag.None || this.end !== "" || this.element !== "" || this.bracket > 0 || this.math;
+    return this.span !== 0 || this.escapedLt || this.tick > 0 || this.tag !== Tag.None || this.end !== "" || this.element !== "" || this.bracket > 0 || this.math;
   }
 
   /** Same contract as DocContext.step: with take false only what `c` decides about earlier characters. */
@@ -134,6 +129,7 @@ export class InlineContext {
     }
     if (this.escaped) {
       this.escaped = false;
+      if (c === LT) this.escapedLt = true;
       if (isAsciiPunctuation(c)) return;
     }
     if (c === BACKTICK) {
@@ -192,6 +188,7 @@ export class InlineContext {
     this.dollar = 0;
     this.math = false;
     this.escaped = false;
+    this.escapedLt = false;
     this.tagClosed = false;
   }
 

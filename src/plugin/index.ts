@@ -1,11 +1,11 @@
 import type { Hooks, Plugin, PluginModule } from "@opencode-ai/plugin";
-import { REQUEST_TAG_HEADER, type AdapterOptions, type AdapterResult } from "../adapters/options.ts";
+import { REQUEST_TAG_HEADER, type AdapterOptions } from "../adapters/options.ts";
 import { createDebugLog } from "./debug.ts";
 import { messageLookup, WireFallback } from "./fallback.ts";
 import { sanitizeHistory, appendUserTurn } from "./history-hook.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { optionNotice } from "./option-notice.ts";
-import { resolveOptions } from "./options.ts";
+import { replyReporter, startOptions } from "./plugin-start.ts";
 import { RetryController } from "./retry-controller.ts";
 import { formatRouteLine, routeInScope, routeMode, type Route } from "./scope.ts";
 import { startupReport } from "./startup.ts";
@@ -25,9 +25,7 @@ export type ProcessScope = { fetch: typeof fetch; [key: symbol]: unknown };
 
 export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameters<Plugin>[1], processScope: ProcessScope = globalThis as never): Promise<Hooks> => {
   const log = createLogger(input?.client);
-  const { options, problems, failedClosed = false } = resolveOptions(rawOptions);
-  for (const problem of problems) log("warn", problem);
-  const optionState = { problems: problems.length, failedClosed };
+  const { options, problems, optionState } = startOptions(rawOptions, log);
   if (options.providers.length === 0) {
     log("info", startupReport({ options, cfg: undefined, native: nativeRuntime(), ...optionState }).line);
     return {};
@@ -41,19 +39,7 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
     await input.client.session.promptAsync({ path: { id: sessionID }, body: { parts: [{ type: "text", text }] } });
   });
 
-  const onResult = ({ requestTag, summary, attempt }: AdapterResult) => {
-    const { sessionID, messageID: turn } = readTag(requestTag);
-    const outcome = summary.recovered > 0
-      ? ({ kind: "recovered", count: summary.recovered } as const)
-      : summary.heldCandidateNoCall > 0 ? ({ kind: "held-candidate-no-call" } as const) : ({ kind: "passthrough" } as const);
-    debug.response({ sessionID, messageID: turn, attempt, outcome, nudge: summary.nudge, shapes: summary.broken.map((b) => b.shape) });
-    // The response line shows only the first nudge; an echo is worth its own line whatever came first.
-    const echoed = options.debug ? summary.stripped.filter((s) => s.kind === "echoed-markup").length : 0;
-    if (echoed > 0) log("info", `[dsml] echo-guard stripped=${echoed} (markup quoted from content the request gave the model; not executed)`);
-    // The correction names the parameter that did not fit its schema (the nudge is the first broken span's reason).
-    const parameter = summary.broken.find((b) => b.reason === summary.nudge)?.parameter;
-    if (sessionID && turn) retry.onReply(sessionID, turn, summary.recovered, summary.nudge, parameter);
-  };
+  const onResult = replyReporter({ options, debug, log, retry });
   const fallback = new WireFallback({
     enabled: options.responseFix.enabled,
     parse: options.parse,
@@ -75,7 +61,7 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
 
   const repair = registerRepair(adapter, processScope);
   const seenRoutes = new Set<string>();
-  const noticeOptions = optionNotice(input?.client, problems, failedClosed);
+  const noticeOptions = optionNotice(input?.client, problems, optionState.failedClosed);
   const hooks: Hooks = {
     config: guard("config", log, async (cfg) => {
       chainConfiguredFetches(cfg, processScope);

@@ -74,6 +74,11 @@ const negatives: [string, string][] = [
   ["display math across lines", `$$\n${dsml()}\n$$\n`],
   // Escapes: an escaped backtick never pairs with a real one.
   ["a code span after an escaped backtick", "2) \\`\n`" + dsml() + "code` x\n"],
+  // A backslash before the opener's `<` or `[`: the writer is showing the character, not writing markup.
+  ["an escaped DSML opener", `The leak looked like \\${dsml()}\n`],
+  ["an escaped DSML opener at a paragraph start", `\\${dsml()}\n`],
+  ["an escaped Hermes opener", `Quoted: \\${hermes}`],
+  ["an escaped Mistral opener", 'Quoted: \\[TOOL_CALLS]bash[ARGS]{"command": "ls -la"}'],
 ];
 
 const positives: [string, string][] = [
@@ -92,6 +97,8 @@ const positives: [string, string][] = [
   ["lone CR line ends", `Let me look.\r\r${dsml("", "\r")}`],
   ["in a list item's paragraph", `- first:\n  ${dsml("  ")}`],
   ["an escaped bracket does not open link text", `Note \\[1:\n${dsml()}`],
+  ["an escaped backslash leaves the opener live", `Path C:\\\\${hermes}`],
+  ["a backslash before a letter escapes nothing", `Ends in \\n\n${dsml()}`],
 ];
 
 describe("documentation context: a quoted call never runs", () => {

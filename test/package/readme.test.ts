@@ -153,7 +153,7 @@ test("docs/VERIFY.md documents every nudge reason and every debug line the plugi
   const reasons = { "broken-markup": 1, "undeclared-tool": 1, "truncated-call": 1, "echoed-markup": 1, "invalid-arguments": 1 } satisfies Record<NudgeReason, 1>;
   for (const reason of Object.keys(reasons)) expect(verify).toContain(`\`${reason}\``);
   for (const outcome of ["recovered=", "passthrough", "held-candidate-no-call", "shapes="]) expect(verify).toContain(`\`${outcome}`);
-  const plugin = readFileSync(new URL("../../src/plugin/index.ts", import.meta.url), "utf8");
+  const plugin = ["index.ts", "plugin-start.ts"].map((file) => readFileSync(new URL(`../../src/plugin/${file}`, import.meta.url), "utf8")).join("\n");
   for (const prefix of ["[dsml] echo-guard stripped=", "[dsml] wake "]) {
     expect(verify).toContain(prefix);
     expect(plugin).toContain(prefix);

@@ -37,7 +37,7 @@ beforeEach(() => {
   script = () => LEAK;
   upstream.requests.length = 0;
   logs = [];
-  // The 2.x context has no logging domain: the plugin's lines go to stderr.
+  // The 2.x Context has no logging domain (packages/plugin/src/promise/plugin.ts): lines go to stderr.
   errorSpy = spyOn(console, "error").mockImplementation((line: unknown) => void logs.push(String(line)));
 });
 afterEach(() => errorSpy.mockRestore());
@@ -153,7 +153,7 @@ describe("the AI SDK route: aisdk.hook(language) and the HTTP hooks together", (
     const provider = createOpenAICompatible({ name: "deepseek", baseURL: upstream.baseURL, apiKey: "k", ...(options.http ? { fetch: host.nativeFetch("ses_1", DEEPSEEK) } : {}) });
     let model = provider.chatModel("deepseek-chat");
     if (options.language) {
-      const event = await host.language({ model: { id: "deepseek-chat", providerID: "deepseek", api: { id: "deepseek-chat", npm: "@ai-sdk/openai-compatible" } }, sdk: provider, options: {}, language: model });
+      const event = await host.language({ model: { id: "deepseek-chat", modelID: "deepseek-chat", providerID: "deepseek", package: "@ai-sdk/openai-compatible" }, sdk: provider, options: {}, language: model });
       model = event.language as typeof model;
     }
     const result = streamText({ model, prompt: "run the tests", tools });
@@ -267,7 +267,7 @@ describe("a failing hook never breaks the host", () => {
       };
       return inner(event);
     };
-    const { calls, text } = await callsIn("chat", await post(host.nativeFetch("ses_1", DEEPSEEK, brokenClone), "chat", true));
+    const { calls, text } = await callsIn("chat", await post(host.nativeFetch("ses_1", DEEPSEEK, brokenClone, { route: "aisdk" }), "chat", true));
     expect(calls).toEqual([]);
     expect(text).toBe(LEAK);
     expect(host.hookErrors).toEqual([]);

@@ -1,16 +1,25 @@
 /**
- * A stand-in for OpenCode 2 (no 2.x binary can be installed here). It loads a package the way the
- * 2.x loader does (anomalyco/opencode packages/core/src/plugin/module.ts @ 07db2b92: subpaths
- * ["server", ""], then a default export `{ id, setup }` or `{ id, effect }`), calls `setup()` with a
- * context typed from the local 2.x types, and runs the session hooks in 2.x order for one request:
- * context -> http.request -> (network) -> http.response (packages/plugin/src/promise/session.ts
- * @ 03545fd3). A hook's failure is the host's to survive: it is logged and the request goes on.
+ * A stand-in for OpenCode 2 (no 2.x binary can be installed here), mirroring what anomalyco/opencode
+ * does (files and commits in src/plugin/v2/host-types.ts):
+ * - loads a package as packages/core/src/plugin/module.ts @ 07db2b92 does: subpaths ["server", ""],
+ *   then a default export `{ id, setup }` or `{ id, effect }`, with the entry's options as ctx.options;
+ * - calls `setup()` with a context of the 2.x shape: no logging domain, `session.prompt` resolving
+ *   to the admitted inbox entry, `session.wait` resolving (void) once the session is idle;
+ * - runs the session hooks in 2.x order for one request: context -> http.request -> (network) ->
+ *   http.response, skipping a hook whose providerID differs from the event's (core hooks.ts @ 0f2daeba);
+ *   each callback gets `(event, { signal })`;
+ * - on the native route (core session/model-http.ts @ 962bbe57) sends a copy of the request's
+ *   body, so http.response sees the Request http.request ended with, unread; on the AI SDK route
+ *   (PR #50487) sends that Request itself, so http.response sees it read;
+ * - a callback that throws fails the request, as the promise adapter's `Effect.promise` does
+ *   (core plugin/promise.ts @ 0a80062d): the plugin's hooks must never throw.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type {
   V2Context,
+  V2PromptInput,
   V2LanguageEvent,
   V2Message,
   V2ModelRef,
@@ -19,7 +28,7 @@ import type {
   V2SystemPart,
 } from "../../src/plugin/v2/host-types.ts";
 
-type Callback = (input: any) => Promise<void> | void;
+type Callback = (input: any, context?: { signal: AbortSignal }) => Promise<void> | void;
 
 export interface LoadedPlugin {
   /** Which subpath the loader took ("server" or the root ""). */
@@ -59,7 +68,7 @@ export class StandInHost {
   readonly session = new Map<string, Registered[]>();
   readonly aisdk = new Map<string, Registered[]>();
   /** Prompts the plugin queued (`session.prompt`). */
-  readonly prompts: { sessionID: string; text: string; delivery?: string }[] = [];
+  readonly prompts: V2PromptInput[] = [];
   /** Hook failures the host caught (a plugin hook must never get here). */
   readonly hookErrors: unknown[] = [];
   private idle = new Map<string, () => void>();
@@ -73,14 +82,15 @@ export class StandInHost {
       return { dispose: async () => void list.splice(list.findIndex((r) => r.callback === callback), 1) };
     };
     return {
-      app: { name: "opencode", version: "2.0.0-stand-in" },
+      app: { name: "opencode", version: "2.0.0-stand-in", channel: "latest" },
       options,
       aisdk: { hook: register(this.aisdk) as V2Context["aisdk"]["hook"] },
       session: {
         hook: register(this.session) as V2Context["session"]["hook"],
         prompt: async (input) => {
           this.prompts.push(input);
-          return { id: `inbox_${this.prompts.length}` };
+          const id = `msg_inbox_${this.prompts.length}`;
+          return { admittedSeq: this.prompts.length, id, sessionID: input.sessionID, timeCreated: 0, type: "user", data: { text: input.text }, delivery: input.delivery ?? "steer" };
         },
         wait: ({ sessionID }) => this.waitIdle(sessionID),
       },
@@ -106,12 +116,14 @@ export class StandInHost {
   }
 
   private async run<Name extends string>(table: Map<string, Registered[]>, name: Name, event: any, providerID?: string): Promise<void> {
+    const signal = new AbortController().signal;
     for (const hook of table.get(name) ?? []) {
       if (hook.providerID !== undefined && hook.providerID !== providerID) continue;
       try {
-        await hook.callback(event);
+        await hook.callback(event, { signal });
       } catch (error) {
         this.hookErrors.push(error);
+        throw error;
       }
     }
   }
@@ -123,15 +135,21 @@ export class StandInHost {
     return event;
   }
 
-  /** A native provider's fetch: http.request hooks, the network, then http.response hooks. */
-  nativeFetch(sessionID: string, model: V2ModelRef, send: typeof fetch = fetch, { responseSeesClone = false } = {}): typeof fetch {
+  /**
+   * A provider's fetch through the session HTTP hooks. `route: "native"` sends a copy of the body
+   * (model-http.ts), `"aisdk"` sends the hooked Request itself (PR #50487's fetch).
+   */
+  nativeFetch(sessionID: string, model: V2ModelRef, send: typeof fetch = fetch, { responseSeesClone = false, route = "native" as "native" | "aisdk" } = {}): typeof fetch {
     const base = { sessionID, agent: "build", model, kind: "primary" as const };
     const nativeFetch = async (input: string | URL | Request, init?: RequestInit) => {
       const request: V2SessionHooks["http.request"] = { ...base, request: new Request(input, init) };
       await this.run(this.session, "http.request", request, model.providerID);
       // A host may hand http.response a copy of what it sent rather than the object http.request saw.
       const seen = responseSeesClone ? request.request.clone() : request.request;
-      const response = await send(request.request);
+      const hooked = request.request;
+      const body = route === "native" && hooked.body ? await hooked.clone().arrayBuffer() : undefined;
+      const sent = route === "native" ? new Request(hooked.url, { method: hooked.method, headers: hooked.headers, ...(body ? { body } : {}) }) : hooked;
+      const response = await send(sent);
       const event: V2SessionHooks["http.response"] = { ...base, request: seen, response };
       await this.run(this.session, "http.response", event, model.providerID);
       return event.response;

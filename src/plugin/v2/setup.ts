@@ -1,39 +1,46 @@
 // The OpenCode 2 entry: `setup(ctx)` registers hooks only (no fetch wrapping, no timers), on the
-// same engine, options resolver, sanitizer and retry ledger as the 1.18 plugin. Hooks used, all in
-// anomalyco/opencode packages/plugin/src/promise/:
-//   live repair  session.hook("http.request" / "http.response")  session.ts @ 03545fd3
-//                aisdk.hook("language"), AI SDK route only        aisdk.ts   @ baf3a659
+// same engine, options resolver, sanitizer and retry ledger as the 1.18 plugin. Hooks and calls
+// used (file and commit of each shape in host-types.ts):
+//   live repair  session.hook("http.request" / "http.response")  packages/plugin/src/promise/session.ts @ 03545fd3
+//                (fired by packages/core/src/session/model-http.ts @ 962bbe57)
+//                aisdk.hook("language"), AI SDK route only        packages/plugin/src/promise/aisdk.ts @ baf3a659
 //                (one repair per call: the middleware steps aside for a response the HTTP hooks marked)
 //   history      session.hook("context"): `messages`              session.ts @ 03545fd3
 //   correction   session.hook("context"): `system` or `messages`  session.ts @ 03545fd3
-//   idle wake    session.wait + session.prompt({ delivery: "queue" }) (SessionDomain, session.ts @ 03545fd3)
-//   options      ctx.options (plugin.ts @ 0ef9ef4b)
-// The 2.x Context has no logging domain (plugin.ts @ 0ef9ef4b), so lines go to stderr.
+//   idle wake    session.wait + session.prompt({ delivery: "queue" })
+//                packages/client/src/promise/generated/client.ts @ 01b31469 (SessionDomain picks them)
+//   options      ctx.options (packages/core/src/plugin/module.ts @ 07db2b92 passes the entry's options)
+//   scope        ctx.model.providerID and the hooks' providerID filter (packages/core/src/plugin/hooks.ts @ 0f2daeba)
+// Not mapped, because 2.x has no equivalent (packages/plugin/src/promise/plugin.ts @ 0ef9ef4b):
+//   logging      the Context has no logging domain, so lines go to stderr, in V1's words;
+//   text fallback  no hook sees a finished text part (V1's `experimental.text.complete`), so a
+//                reply on a wire the HTTP hooks cannot rewrite keeps its markup; the next request
+//                still replays it sanitized (history).
 import { repairMiddleware } from "../../adapters/middleware.ts";
-import type { AdapterOptions, AdapterResult } from "../../adapters/options.ts";
+import type { AdapterOptions } from "../../adapters/options.ts";
 import { createDebugLog } from "../debug.ts";
 import { createLogger, type Logger } from "../log.ts";
-import { resolveOptions, type PluginOptions } from "../options.ts";
+import type { PluginOptions } from "../options.ts";
+import { replyReporter, startOptions } from "../plugin-start.ts";
 import { RetryController } from "../retry-controller.ts";
 import { AUTO_SCOPE, EVERY_PROVIDER, routeInScope } from "../scope.ts";
 import { startupReport } from "../startup.ts";
-import { readTag } from "../wiring.ts";
 import { addCorrection, lastUserTurn, sanitizeContext } from "./context-hook.ts";
-import type { V2Cleanup, V2Context, V2ModelRef, V2Registration, V2SessionHttpRequest } from "./host-types.ts";
+import type { V2Cleanup, V2Context, V2LanguageEvent, V2ModelRef, V2Registration, V2SessionHttpRequest } from "./host-types.ts";
 import { HttpRepair } from "./http-repair.ts";
 import { wrapWithMiddleware } from "./language.ts";
 
 /** What a 2.x host cannot give this plugin, named in the start-up line and the README. */
-export const V2_UNMAPPED = "native wires other than chat-completions, Messages and Responses pass through unrepaired";
+export const V2_UNMAPPED =
+  "native wires other than chat-completions, Messages and Responses pass through unrepaired; no text fallback (no finished-text hook)";
 
 export async function setup(ctx: V2Context, log: Logger = createLogger(undefined)): Promise<V2Cleanup | void> {
-  const { options, problems } = resolveOptions(ctx.options);
-  for (const problem of problems) log("warn", problem);
+  const { options, optionState } = startOptions(ctx.options, log);
   // setup() sees no provider config; every provider a 2.x host serves natively reaches the HTTP
   // hooks, so each named provider counts as wired.
   const named = options.providers.filter((id) => id !== AUTO_SCOPE && id !== EVERY_PROVIDER);
   const cfg = { provider: Object.fromEntries(named.map((id) => [id, {}])) } as never;
-  const head = startupReport({ options, cfg, native: false });
+  const head = startupReport({ options, cfg, native: false, ...optionState });
   if (options.providers.length === 0) {
     log("info", `${head.line} (OpenCode 2)`);
     return;
@@ -58,22 +65,10 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
       .catch(() => log("warn", "idle wake failed (error); left unchanged"))
       .finally(() => waiting.delete(sessionID));
   };
-  const onResult = ({ requestTag, summary, attempt }: AdapterResult) => {
-    const { sessionID, messageID: turn } = readTag(requestTag);
-    const outcome = summary.recovered > 0
-      ? ({ kind: "recovered", count: summary.recovered } as const)
-      : summary.heldCandidateNoCall > 0 ? ({ kind: "held-candidate-no-call" } as const) : ({ kind: "passthrough" } as const);
-    debug.response({ sessionID, messageID: turn, attempt, outcome, nudge: summary.nudge, shapes: summary.broken.map((b) => b.shape) });
-    const echoed = options.debug ? summary.stripped.filter((s) => s.kind === "echoed-markup").length : 0;
-    if (echoed > 0) log("info", `[dsml] echo-guard stripped=${echoed} (markup quoted from content the request gave the model; not executed)`);
-    if (!sessionID || !turn) return;
-    retry.onReply(sessionID, turn, summary.recovered, summary.nudge);
-    if (summary.recovered === 0 && summary.nudge) wakeWhenIdle(sessionID);
-  };
   const adapter: AdapterOptions = {
     parse: options.parse,
     responseFix: options.responseFix,
-    onResult,
+    onResult: replyReporter({ options, debug, log, retry, onUnrecovered: wakeWhenIdle }),
     ...(options.debug ? { debug: (line: string) => log("info", line) } : {}),
   };
   const http = new HttpRepair(adapter, {
@@ -103,11 +98,13 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
     registrations.push(await ctx.session.hook("http.response", guard("http.response", log, (event) => http.onResponse(event)), scope));
   }
   const middleware = repairMiddleware({ ...adapter, history: { sanitize: false } });
-  registrations.push(await ctx.aisdk.hook("language", guard("aisdk.language", log, (event) => {
+  registrations.push(await ctx.aisdk.hook("language", guard("aisdk.language", log, (event: V2LanguageEvent) => {
     const model = event.model;
-    const route = { providerID: model.providerID ?? "", modelID: model.id, apiID: model.api?.id, family: model.family, npm: model.api?.npm };
-    if (!event.language || !routeInScope(options, route)) return;
-    event.language = wrapWithMiddleware(event.language, middleware);
+    const route = { providerID: model.providerID, modelID: model.id, apiID: model.modelID, family: model.family, npm: model.package };
+    const language = event.language;
+    // Only an AI SDK v3 model is wrapped; a v4 one (the effect form allows it) is left to the HTTP hooks.
+    if (!language || language.specificationVersion !== "v3" || !routeInScope(options, route)) return;
+    event.language = wrapWithMiddleware(language as Parameters<typeof wrapWithMiddleware>[0], middleware);
   })));
   return cleanup;
 }

@@ -1,0 +1,43 @@
+/**
+ * The characters the readers stop at, by name: one table, so `0x3c` never has to be read as `<`.
+ * The DSML sentinel's own characters (fullwidth bar, double vertical line, SentencePiece space)
+ * are here by code point only; the repository never holds their bytes.
+ */
+export const TAB = 0x09;
+export const LF = 0x0a;
+export const CR = 0x0d;
+export const SP = 0x20;
+export const BANG = 0x21;
+export const DQ = 0x22;
+export const HASH = 0x23;
+export const DOLLAR = 0x24;
+export const SQ = 0x27;
+export const RPAREN = 0x29;
+export const STAR = 0x2a;
+export const PLUS = 0x2b;
+export const DASH = 0x2d;
+export const DOT = 0x2e;
+export const SLASH = 0x2f;
+export const COLON = 0x3a;
+export const SEMICOLON = 0x3b;
+export const LT = 0x3c;
+export const EQ = 0x3d;
+export const GT = 0x3e;
+export const QUESTION = 0x3f;
+export const LBRACKET = 0x5b;
+export const BACKSLASH = 0x5c;
+export const RBRACKET = 0x5d;
+export const UNDERSCORE = 0x5f;
+export const BACKTICK = 0x60;
+export const PIPE = 0x7c;
+export const TILDE = 0x7e;
+export const NBSP = 0xa0;
+export const DOUBLE_VERTICAL_LINE = 0x2016;
+export const SENTENCEPIECE_SPACE_CODE = 0x2581;
+export const FULLWIDTH_BAR = 0xff5c;
+
+export const isAsciiDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+/** ASCII letters of either case (`c | 0x20` folds upper case onto lower). */
+export const isAsciiLetter = (c: number): boolean => (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a;
+/** CommonMark's ASCII punctuation: what a backslash can make literal. */
+export const isAsciiPunctuation = (c: number): boolean => (c >= 0x21 && c <= 0x2f) || (c >= 0x3a && c <= 0x40) || (c >= 0x5b && c <= 0x60) || (c >= 0x7b && c <= 0x7e);

@@ -1,0 +1,52 @@
+// What both hosts do with the raw options and with every finished response, in one place: the
+// 1.18 plugin (index.ts) and the OpenCode 2 entry (v2/setup.ts) must log the same option problems,
+// the same start-up count, the same debug lines, and feed the retry ledger the same facts.
+import type { AdapterResult } from "../adapters/options.ts";
+import type { DebugLog } from "./debug.ts";
+import type { Logger } from "./log.ts";
+import { resolveOptions, type PluginOptions } from "./options.ts";
+import type { RetryController } from "./retry-controller.ts";
+import { readTag } from "./wiring.ts";
+
+export interface StartedOptions {
+  options: PluginOptions;
+  /** For startupReport: how many problems were logged, and whether they closed recovered calls. */
+  optionState: { problems: number; failedClosed: boolean };
+  /** The problems themselves (the 1.18 plugin also shows them as a notice). */
+  problems: readonly string[];
+}
+
+/** Resolves the options and logs each problem once, as a warning. */
+export function startOptions(raw: unknown, log: Logger): StartedOptions {
+  const { options, problems, failedClosed = false } = resolveOptions(raw);
+  for (const problem of problems) log("warn", problem);
+  return { options, problems, optionState: { problems: problems.length, failedClosed } };
+}
+
+export interface ReplyDeps {
+  options: Pick<PluginOptions, "debug">;
+  debug: DebugLog;
+  log: Logger;
+  retry: Pick<RetryController, "onReply">;
+  /** After the ledger saw a reply that recovered nothing and needs a correction (V2 waits for idle here). */
+  onUnrecovered?: (sessionID: string) => void;
+}
+
+/** The adapter's onResult: the debug response line, the echo-guard line, and the retry ledger's entry. */
+export function replyReporter({ options, debug, log, retry, onUnrecovered }: ReplyDeps): (result: AdapterResult) => void {
+  return ({ requestTag, summary, attempt }) => {
+    const { sessionID, messageID: turn } = readTag(requestTag);
+    const outcome = summary.recovered > 0
+      ? ({ kind: "recovered", count: summary.recovered } as const)
+      : summary.heldCandidateNoCall > 0 ? ({ kind: "held-candidate-no-call" } as const) : ({ kind: "passthrough" } as const);
+    debug.response({ sessionID, messageID: turn, attempt, outcome, nudge: summary.nudge, shapes: summary.broken.map((b) => b.shape) });
+    // The response line shows only the first nudge; an echo is worth its own line whatever came first.
+    const echoed = options.debug ? summary.stripped.filter((s) => s.kind === "echoed-markup").length : 0;
+    if (echoed > 0) log("info", `[dsml] echo-guard stripped=${echoed} (markup quoted from content the request gave the model; not executed)`);
+    if (!sessionID || !turn) return;
+    // The correction names the parameter that did not fit its schema (the nudge is the first broken span's reason).
+    const parameter = summary.broken.find((b) => b.reason === summary.nudge)?.parameter;
+    retry.onReply(sessionID, turn, summary.recovered, summary.nudge, parameter);
+    if (summary.recovered === 0 && summary.nudge) onUnrecovered?.(sessionID);
+  };
+}
