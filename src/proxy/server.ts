@@ -5,6 +5,7 @@ import { repairFetch } from "../adapters/fetch.ts";
 import type { AdapterOptions } from "../adapters/options.ts";
 import type { ProxyConfig, Route } from "./config.ts";
 import { SseFramer } from "../sse/framing.ts";
+import { createDebugLog, type DebugLog } from "../plugin/debug.ts";
 import { sanitizeRequestBody } from "./history.ts";
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and those the proxy must set itself. */
@@ -34,11 +35,20 @@ export interface ProxyServer {
 
 export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "headersTimeoutMs" | "debug" | "options">, log: ProxyLog, baseFetch: typeof fetch = globalThis.fetch): ProxyServer {
   const recovered = new Map<string, number>();
+  // --debug: the plugin's own request and response lines, the request named by the proxy's tag.
+  const debug = createDebugLog(config.debug, (line) => log.info(line));
   const adapter: AdapterOptions = {
     parse: config.options.parse,
     responseFix: config.options.responseFix,
-    onResult: ({ requestTag, summary }) => {
+    onResult: ({ requestTag, summary, attempt }) => {
       if (requestTag !== undefined && recovered.has(requestTag)) recovered.set(requestTag, recovered.get(requestTag)! + summary.recovered);
+      if (!debug.enabled) return;
+      const outcome = summary.recovered > 0
+        ? ({ kind: "recovered", count: summary.recovered } as const)
+        : summary.heldCandidateNoCall > 0 ? ({ kind: "held-candidate-no-call" } as const) : ({ kind: "passthrough" } as const);
+      debug.response({ ...debugTarget(requestTag), attempt, outcome, nudge: summary.nudge, shapes: summary.broken.map((b) => b.shape) });
+      const echoed = summary.stripped.filter((s) => s.kind === "echoed-markup").length;
+      if (echoed > 0) log.info(`[dsml] echo-guard stripped=${echoed} (markup quoted from content the request gave the model; not executed)`);
     },
     ...(config.debug ? { debug: (line: string) => log.info(line) } : {}),
   };
@@ -58,7 +68,7 @@ export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPa
       log.info(`${req.method} ${pathname} ${status} ${ms}ms recovered=${recovered.get(tag) ?? 0}${ended}`);
       recovered.delete(tag);
     });
-    handle(req, res, tag, note, config, repaired).catch((error: unknown) => {
+    handle(req, res, tag, note, config, repaired, debug).catch((error: unknown) => {
       if (config.debug) log.info(`proxy: request failed: ${(error as Error)?.name ?? "error"}`);
       if (!res.headersSent) plain(res, 502, "upstream request failed");
       else res.end();
@@ -76,6 +86,12 @@ export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPa
     await closed;
   };
   return { server, shutdown, inFlight: () => recovered.size };
+}
+
+/** The plugin's lines name a session and a message; the proxy's requests are "proxy/<n>". */
+function debugTarget(tag: string | undefined): { sessionID: string; messageID: string | null } {
+  const at = tag?.indexOf("/") ?? -1;
+  return at < 0 ? { sessionID: "proxy", messageID: null } : { sessionID: tag!.slice(0, at), messageID: tag!.slice(at + 1) };
 }
 
 export function routeFor(routes: readonly Route[], path: string): { route: Route; rest: string } | undefined {
@@ -98,14 +114,16 @@ export function upstreamTarget(upstream: URL, rest: string): URL {
   return target;
 }
 
-async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: string, note: RequestNote, config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "headersTimeoutMs" | "options">, repaired: typeof fetch): Promise<void> {
+async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: string, note: RequestNote, config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "headersTimeoutMs" | "options">, repaired: typeof fetch, debug: DebugLog): Promise<void> {
   const url = req.url ?? "/";
   if (!url.startsWith("/")) return plain(res, 400, "absolute-form request targets are not proxied");
   if (url.split("?", 1)[0] === config.healthPath && (req.method === "GET" || req.method === "HEAD")) return plain(res, 200, "ok");
   const matched = routeFor(config.routes, url);
   if (!matched) return plain(res, 404, "no upstream is configured for this path");
   const declared = Number(req.headers["content-length"] ?? 0);
-  if (declared > config.maxBodyBytes) return plain(res, 413, "request body too large");
+  // The rest of a refused body is never read: the connection closes after the answer, or it would
+  // stay open (and hold up a graceful shutdown) waiting for bytes nobody wants.
+  if (declared > config.maxBodyBytes) return plain(res, 413, "request body too large", true);
 
   const abort = new AbortController();
   // The client went away before the answer was complete: stop the upstream request too.
@@ -113,10 +131,15 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: 
     if (!res.writableFinished) abort.abort();
   });
   const read = req.method === "GET" || req.method === "HEAD" ? undefined : await readBody(req, config.maxBodyBytes);
-  if (read === "too large") return plain(res, 413, "request body too large");
+  if (read === "too large") return plain(res, 413, "request body too large", true);
   const target = upstreamTarget(matched.route.upstream, matched.rest);
   const history = { parse: config.options.parse, sanitize: config.options.history.sanitize, correct: config.options.retry.nudge };
-  const body = read && req.method === "POST" ? sanitizeRequestBody(target.pathname, read, history).body : read;
+  let body = read;
+  if (read && req.method === "POST") {
+    const sanitized = sanitizeRequestBody(target.pathname, read, history);
+    body = sanitized.body;
+    if (sanitized.removed > 0 || sanitized.correction) debug.request({ ...debugTarget(tag), sanitizedMessages: sanitized.turns, sanitizedParts: sanitized.removed, nudge: sanitized.correction });
+  }
   if (abort.signal.aborted) return;
 
   const headers = new Headers();
@@ -255,8 +278,8 @@ function drained(res: http.ServerResponse): Promise<void> {
   });
 }
 
-function plain(res: http.ServerResponse, status: number, message: string): void {
+function plain(res: http.ServerResponse, status: number, message: string, close = false): void {
   const body = JSON.stringify({ error: { message: `dsml-fix proxy: ${message}`, type: "proxy_error" } });
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...(close ? { connection: "close" } : {}) });
   res.end(body);
 }

@@ -187,6 +187,10 @@ describe("request bodies at the limit", () => {
       : { method: "POST", body };
     const res = await fetch(`${limited.url}/chat/completions`, init);
     expect([res.status, (await res.json()).error.type, upstream.seen.length]).toEqual([413, "proxy_error", 0]);
+    // The unread rest of the body does not keep the connection open (it would hold up a shutdown).
+    let open = -1;
+    for (let i = 0; i < 200 && open !== 0; i++) (open = await openConnections(limited.server)), await new Promise((r) => setTimeout(r, 10));
+    expect(open).toBe(0);
   }, 30_000);
 
   test("the default limit takes a 10 MiB body", async () => {
