@@ -34,7 +34,12 @@ export interface DoctorReport {
   problems: string[];
   /** OpenCode 2 entries (`plugins`, plugin folders): which host each config is for. */
   v2: V2Findings;
+  /** Set when OpenCode 1.18 does not list the plugin: the way to repair other agents' leaks. */
+  proxyHint?: string;
 }
+
+/** For anyone who ran doctor without OpenCode: the same repair exists for every other agent. */
+export const PROXY_HINT = "not using OpenCode? `dsml-fix proxy --upstream URL` puts the same repair in front of Claude Code, Codex, Cline/Roo/Kilo or any OpenAI-compatible client (README, Use with other agents)";
 
 export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
   const { files, config, plugins } = loadConfig(dir, env);
@@ -81,6 +86,7 @@ export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
     startup,
     problems,
     v2,
+    ...(checks.length === 0 ? { proxyHint: PROXY_HINT } : {}),
   };
 }
 
@@ -185,5 +191,6 @@ export function describeDoctor(report: DoctorReport): string[] {
   if (report.startup.warning) lines.push(`  ${report.startup.warning}`);
   if (report.problems.length === 0) lines.push("no problems found");
   else lines.push(`${report.problems.length} problem(s):`, ...report.problems.map((p) => `  - ${p}`));
+  if (report.proxyHint) lines.push(report.proxyHint);
   return lines;
 }
