@@ -19,7 +19,7 @@ const stats = http.createServer((_req, res) => {
   fullGc();
   const cpu = process.cpuUsage();
   const memory = process.memoryUsage();
-  res.end(JSON.stringify({ cpuMicros: cpu.user + cpu.system, rss: memory.rss, heap: memory.heapUsed, inFlight: repairing.inFlight() + plain.inFlight() }));
+  res.end(JSON.stringify({ cpuMicros: cpu.user + cpu.system, rss: memory.rss, heap: memory.heapUsed, external: memory.external, inFlight: repairing.inFlight() + plain.inFlight() }));
 });
 const ports = { repairing: await listen(repairing.server), plain: await listen(plain.server), stats: await listen(stats) };
 process.stdout.write(`${JSON.stringify(ports)}\n`);
