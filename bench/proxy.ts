@@ -11,7 +11,8 @@ import { fileURLToPath } from "node:url";
 import { block, live } from "../test/golden/notation.ts";
 import { QUICK, RUNTIME, median, prose } from "./lib.ts";
 
-const EVENTS = 200;
+/** Events per reply (`-- --events N` to see how much of the cost is per request). */
+const EVENTS = Number(process.argv[process.argv.indexOf("--events") + 1] ?? 0) || 200;
 const DELTA = 10;
 const WRITES = 10;
 /** Batches of completed requests between memory readings. */
