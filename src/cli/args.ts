@@ -41,6 +41,7 @@ export const USAGE = `usage: dsml-fix scan [FILE|-] [--tools NAME,...] [--json]
        dsml-fix scan --export FILE [--tools NAME,...] [--json]
        dsml-fix scan --sessions [--dir DIR] [--opencode PATH] [--db FILE] [--tools NAME,...] [--json]
        dsml-fix doctor [DIR] [--json]
+       dsml-fix proxy --upstream URL [--port N] [--host 127.0.0.1] [--route /prefix=URL ...]
        dsml-fix --help | --version [--json]
 
 Reads one assistant reply (a file, or standard input with - or no FILE) and reports which leaked
@@ -53,6 +54,10 @@ tools are assumed. Input must be UTF-8.
 doctor reads the OpenCode config that applies in DIR (default: the current directory) and says
 whether the plugin is listed and loadable, checks its options, and which models it would repair
 and how (wire, fallback or off), with the reason and the fix.
+
+proxy is a local HTTP server for agents other than OpenCode (Claude Code, Codex, Cline, any
+OpenAI-compatible client): it forwards every request to the upstream and repairs leaked calls on
+chat-completions, Anthropic Messages and Responses; \`dsml-fix proxy --help\` lists its settings.
 
 Options take either form, --tools bash or --tools=bash; -j is --json, -t is --tools, -h is
 --help, -v is --version. --json prints one JSON value on stdout for every command; an error is

@@ -41,7 +41,12 @@ export interface DoctorReport {
    * online the install just runs once.
    */
   firstStart: { waits: boolean; unseeded: UnseededDir[] };
+  /** Set when OpenCode 1.18 does not list the plugin: the way to repair other agents' leaks. */
+  proxyHint?: string;
 }
+
+/** For anyone who ran doctor without OpenCode: the same repair exists for every other agent. */
+export const PROXY_HINT = "not using OpenCode? `dsml-fix proxy --upstream URL` puts the same repair in front of Claude Code, Codex, Cline/Roo/Kilo or any OpenAI-compatible client (docs/PROXY.md)";
 
 export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
   const { files, config, plugins } = loadConfig(dir, env);
@@ -89,6 +94,7 @@ export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
     problems,
     v2,
     firstStart: plugins.length > 0 ? { waits: true, unseeded: unseededDirs(installDirs(dir, env)) } : { waits: false, unseeded: [] },
+    ...(checks.length === 0 ? { proxyHint: PROXY_HINT } : {}),
   };
 }
 
@@ -194,6 +200,7 @@ export function describeDoctor(report: DoctorReport): string[] {
   lines.push(...describeFirstStart(report.firstStart));
   if (report.problems.length === 0) lines.push("no problems found");
   else lines.push(`${report.problems.length} problem(s):`, ...report.problems.map((p) => `  - ${p}`));
+  if (report.proxyHint) lines.push(report.proxyHint);
   return lines;
 }
 

@@ -25,6 +25,8 @@ export interface SanitizedBody {
   body: Uint8Array<ArrayBuffer>;
   /** Leaked spans replaced; with no correction either, the body is the original bytes. */
   removed: number;
+  /** Assistant turns that had a span replaced. */
+  turns: number;
   correction: CorrectionReason | null;
 }
 
@@ -37,7 +39,7 @@ export interface SanitizedBody {
  * that answer is the newest model turn in every later request, so the correction is sent once.
  */
 export function sanitizeRequestBody(pathname: string, body: Uint8Array<ArrayBuffer>, options: HistoryOptions): SanitizedBody {
-  const unchanged = { body, removed: 0, correction: null };
+  const unchanged = { body, removed: 0, turns: 0, correction: null };
   const shape = shapeOf(pathname);
   if (!shape || (!options.sanitize && !options.correct)) return unchanged;
   let parsed: unknown;
@@ -50,6 +52,7 @@ export function sanitizeRequestBody(pathname: string, body: Uint8Array<ArrayBuff
   const turns = shape === "responses" ? parsed.input : parsed.messages;
   if (!Array.isArray(turns)) return unchanged;
   let removed = 0;
+  let changedTurns = 0;
   let newest: NudgeReason | null = null;
   for (const turn of turns) {
     if (!isObject(turn)) continue;
@@ -59,12 +62,13 @@ export function sanitizeRequestBody(pathname: string, body: Uint8Array<ArrayBuff
     }
     const found = redactTurn(turn, options);
     removed += found.removed;
+    if (found.removed > 0) changedTurns++;
     newest = found.nudge;
   }
   const correction = options.correct && newest !== null ? reasonFor(newest) : null;
   if (correction) addToSystem(parsed, shape, correctionText(correction));
   if (removed === 0 && !correction) return unchanged;
-  return { body: new Uint8Array(new TextEncoder().encode(JSON.stringify(parsed))), removed, correction };
+  return { body: new Uint8Array(new TextEncoder().encode(JSON.stringify(parsed))), removed, turns: changedTurns, correction };
 }
 
 function shapeOf(pathname: string): Shape | undefined {

@@ -13,6 +13,10 @@ const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
 /** Resolves with the exit code once the server has stopped (after SIGINT/SIGTERM). */
 export async function runProxy(argv: readonly string[], io: ProxyIo, signals: NodeJS.EventEmitter = process): Promise<number> {
+  if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) {
+    io.out(PROXY_USAGE.split("\n"));
+    return 0;
+  }
   let config;
   try {
     config = proxyConfig(argv, io.env ?? process.env);

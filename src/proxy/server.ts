@@ -4,6 +4,8 @@ import http from "node:http";
 import { repairFetch } from "../adapters/fetch.ts";
 import type { AdapterOptions } from "../adapters/options.ts";
 import type { ProxyConfig, Route } from "./config.ts";
+import { SseFramer } from "../sse/framing.ts";
+import { createDebugLog, type DebugLog } from "../plugin/debug.ts";
 import { sanitizeRequestBody } from "./history.ts";
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and those the proxy must set itself. */
@@ -11,6 +13,12 @@ const REQUEST_DROP = new Set(["connection", "keep-alive", "proxy-connection", "p
 const RESPONSE_DROP = new Set(["connection", "keep-alive", "transfer-encoding", "trailer", "upgrade", "proxy-authenticate"]);
 /** The plugin's request tag: the proxy sets its own per request, never forwards a client's. */
 const TAG_HEADER = "x-dsml-fix-tag";
+
+/** What the access log needs to know about a request beyond its status. */
+interface RequestNote {
+  /** The upstream dropped the answer mid-stream (the client got a clean end). */
+  ended?: "upstream";
+}
 
 export interface ProxyLog {
   info(line: string): void;
@@ -21,15 +29,26 @@ export interface ProxyServer {
   server: http.Server;
   /** Stops accepting, lets open streams finish for up to `ms`, then cuts what is left. */
   shutdown(ms: number): Promise<void>;
+  /** Requests whose answer has not closed yet; back to 0 once every client is done or gone. */
+  inFlight(): number;
 }
 
 export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "headersTimeoutMs" | "debug" | "options">, log: ProxyLog, baseFetch: typeof fetch = globalThis.fetch): ProxyServer {
   const recovered = new Map<string, number>();
+  // --debug: the plugin's own request and response lines, the request named by the proxy's tag.
+  const debug = createDebugLog(config.debug, (line) => log.info(line));
   const adapter: AdapterOptions = {
     parse: config.options.parse,
     responseFix: config.options.responseFix,
-    onResult: ({ requestTag, summary }) => {
+    onResult: ({ requestTag, summary, attempt }) => {
       if (requestTag !== undefined && recovered.has(requestTag)) recovered.set(requestTag, recovered.get(requestTag)! + summary.recovered);
+      if (!debug.enabled) return;
+      const outcome = summary.recovered > 0
+        ? ({ kind: "recovered", count: summary.recovered } as const)
+        : summary.heldCandidateNoCall > 0 ? ({ kind: "held-candidate-no-call" } as const) : ({ kind: "passthrough" } as const);
+      debug.response({ ...debugTarget(requestTag), attempt, outcome, nudge: summary.nudge, shapes: summary.broken.map((b) => b.shape) });
+      const echoed = summary.stripped.filter((s) => s.kind === "echoed-markup").length;
+      if (echoed > 0) log.info(`[dsml] echo-guard stripped=${echoed} (markup quoted from content the request gave the model; not executed)`);
     },
     ...(config.debug ? { debug: (line: string) => log.info(line) } : {}),
   };
@@ -39,15 +58,17 @@ export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPa
     const started = performance.now();
     const tag = `proxy/${++sequence}`;
     recovered.set(tag, 0);
+    const note: RequestNote = {};
     const pathname = (req.url ?? "/").split("?", 1)[0]!;
     res.on("close", () => {
       // One line per request: never a header value, a query string or a body.
       const ms = Math.round(performance.now() - started);
       const status = res.headersSent ? res.statusCode : 499;
-      log.info(`${req.method} ${pathname} ${status} ${ms}ms recovered=${recovered.get(tag) ?? 0}`);
+      const ended = !res.writableFinished ? " ended=client" : note.ended ? ` ended=${note.ended}` : "";
+      log.info(`${req.method} ${pathname} ${status} ${ms}ms recovered=${recovered.get(tag) ?? 0}${ended}`);
       recovered.delete(tag);
     });
-    handle(req, res, tag, config, repaired).catch((error: unknown) => {
+    handle(req, res, tag, note, config, repaired, debug).catch((error: unknown) => {
       if (config.debug) log.info(`proxy: request failed: ${(error as Error)?.name ?? "error"}`);
       if (!res.headersSent) plain(res, 502, "upstream request failed");
       else res.end();
@@ -64,7 +85,13 @@ export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPa
     server.closeAllConnections();
     await closed;
   };
-  return { server, shutdown };
+  return { server, shutdown, inFlight: () => recovered.size };
+}
+
+/** The plugin's lines name a session and a message; the proxy's requests are "proxy/<n>". */
+function debugTarget(tag: string | undefined): { sessionID: string; messageID: string | null } {
+  const at = tag?.indexOf("/") ?? -1;
+  return at < 0 ? { sessionID: "proxy", messageID: null } : { sessionID: tag!.slice(0, at), messageID: tag!.slice(at + 1) };
 }
 
 export function routeFor(routes: readonly Route[], path: string): { route: Route; rest: string } | undefined {
@@ -87,14 +114,16 @@ export function upstreamTarget(upstream: URL, rest: string): URL {
   return target;
 }
 
-async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: string, config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "headersTimeoutMs" | "options">, repaired: typeof fetch): Promise<void> {
+async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: string, note: RequestNote, config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "headersTimeoutMs" | "options">, repaired: typeof fetch, debug: DebugLog): Promise<void> {
   const url = req.url ?? "/";
   if (!url.startsWith("/")) return plain(res, 400, "absolute-form request targets are not proxied");
   if (url.split("?", 1)[0] === config.healthPath && (req.method === "GET" || req.method === "HEAD")) return plain(res, 200, "ok");
   const matched = routeFor(config.routes, url);
   if (!matched) return plain(res, 404, "no upstream is configured for this path");
   const declared = Number(req.headers["content-length"] ?? 0);
-  if (declared > config.maxBodyBytes) return plain(res, 413, "request body too large");
+  // The rest of a refused body is never read: the connection closes after the answer, or it would
+  // stay open (and hold up a graceful shutdown) waiting for bytes nobody wants.
+  if (declared > config.maxBodyBytes) return plain(res, 413, "request body too large", true);
 
   const abort = new AbortController();
   // The client went away before the answer was complete: stop the upstream request too.
@@ -102,10 +131,15 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: 
     if (!res.writableFinished) abort.abort();
   });
   const read = req.method === "GET" || req.method === "HEAD" ? undefined : await readBody(req, config.maxBodyBytes);
-  if (read === "too large") return plain(res, 413, "request body too large");
+  if (read === "too large") return plain(res, 413, "request body too large", true);
   const target = upstreamTarget(matched.route.upstream, matched.rest);
   const history = { parse: config.options.parse, sanitize: config.options.history.sanitize, correct: config.options.retry.nudge };
-  const body = read && req.method === "POST" ? sanitizeRequestBody(target.pathname, read, history).body : read;
+  let body = read;
+  if (read && req.method === "POST") {
+    const sanitized = sanitizeRequestBody(target.pathname, read, history);
+    body = sanitized.body;
+    if (sanitized.removed > 0 || sanitized.correction) debug.request({ ...debugTarget(tag), sanitizedMessages: sanitized.turns, sanitizedParts: sanitized.removed, nudge: sanitized.correction });
+  }
   if (abort.signal.aborted) return;
 
   const headers = new Headers();
@@ -136,7 +170,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: 
   } finally {
     clearTimeout(timer);
   }
-  await relay(response, res, abort);
+  await relay(response, res, abort, note);
 }
 
 async function readBody(req: http.IncomingMessage, limit: number): Promise<Uint8Array<ArrayBuffer> | "too large"> {
@@ -153,8 +187,13 @@ async function readBody(req: http.IncomingMessage, limit: number): Promise<Uint8
   return bytes;
 }
 
-/** Streams the answer with backpressure: the next upstream chunk is read only once the client took the last. */
-async function relay(response: Response, res: http.ServerResponse, abort: AbortController): Promise<void> {
+
+/**
+ * Streams the answer with backpressure: the next upstream chunk is read only once the client took
+ * the last. An event stream goes out in whole events, so an upstream that drops mid-event leaves
+ * the client with a clean end after the last whole event, never half of one.
+ */
+async function relay(response: Response, res: http.ServerResponse, abort: AbortController, note: RequestNote): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   // fetch decodes a compressed body the upstream sent anyway: its encoding and length no longer hold.
   const decoded = (response.headers.get("content-encoding") ?? "identity") !== "identity";
@@ -164,22 +203,65 @@ async function relay(response: Response, res: http.ServerResponse, abort: AbortC
   });
   res.writeHead(response.status, response.statusText, headers);
   if (response.body === null) return void res.end();
+  const events = (response.headers.get("content-type") ?? "").includes("text/event-stream") ? new WholeEvents() : undefined;
   const reader = response.body.getReader();
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       if (res.destroyed) break;
-      if (!res.write(value)) await drained(res);
+      const ready = events ? events.push(value) : [value];
+      for (const part of ready) if (!res.write(part)) await drained(res);
     }
+    // A clean end: whatever followed the last blank line is the upstream's own last word, kept.
+    if (!res.destroyed) for (const part of events?.rest() ?? []) res.write(part);
   } catch {
-    // Upstream dropped mid-stream: end the answer cleanly rather than leave the client hanging.
+    // Upstream dropped mid-stream: end the answer cleanly (the half event is dropped) rather than hang.
+    note.ended = "upstream";
   } finally {
     if (res.destroyed) {
       abort.abort();
       reader.cancel().catch(() => {});
     }
     res.end();
+  }
+}
+
+/** Bytes an event stream may hold back for one unfinished event; past it they go out as they come. */
+const HELD_EVENT_LIMIT = 1024 * 1024;
+
+/** Releases an event stream's bytes up to the end of its last whole event; the rest waits. */
+class WholeEvents {
+  readonly #framer = new SseFramer();
+  #held: Uint8Array[] = [];
+  #heldBytes = 0;
+  /** Gave up on framing (an event past the limit): everything passes as it comes from then on. */
+  #passing = false;
+
+  push(chunk: Uint8Array): Uint8Array[] {
+    if (this.#passing) return [chunk];
+    const { ends } = this.#framer.push(chunk);
+    if (ends.length === 0) {
+      this.#held.push(chunk);
+      this.#heldBytes += chunk.length;
+      // Not an event stream after all (or one huge event): stop holding, pass it on as it comes.
+      if (this.#heldBytes <= HELD_EVENT_LIMIT) return [];
+      this.#passing = true;
+      return this.rest();
+    }
+    const last = ends[ends.length - 1]!;
+    const ready = [...this.#held, chunk.subarray(0, last)];
+    this.#held = last < chunk.length ? [chunk.subarray(last)] : [];
+    this.#heldBytes = chunk.length - last;
+    return ready;
+  }
+
+  /** Everything still held. */
+  rest(): Uint8Array[] {
+    const rest = this.#held;
+    this.#held = [];
+    this.#heldBytes = 0;
+    return rest;
   }
 }
 
@@ -196,8 +278,8 @@ function drained(res: http.ServerResponse): Promise<void> {
   });
 }
 
-function plain(res: http.ServerResponse, status: number, message: string): void {
+function plain(res: http.ServerResponse, status: number, message: string, close = false): void {
   const body = JSON.stringify({ error: { message: `dsml-fix proxy: ${message}`, type: "proxy_error" } });
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...(close ? { connection: "close" } : {}) });
   res.end(body);
 }

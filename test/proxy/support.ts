@@ -18,11 +18,13 @@ export type Answer = (req: Seen, res: http.ServerResponse) => void;
 export interface Upstream {
   url: string;
   seen: Seen[];
+  /** Sockets open to the upstream right now: every proxied request that is still held open. */
+  openSockets(): number;
   answer(next: Answer): void;
   close(): Promise<void>;
 }
 
-export async function startUpstream(): Promise<Upstream> {
+export async function startUpstream(host = "127.0.0.1"): Promise<Upstream> {
   const seen: Seen[] = [];
   let answer: Answer = (_req, res) => res.writeHead(500).end();
   const server = http.createServer((req, res) => {
@@ -35,10 +37,16 @@ export async function startUpstream(): Promise<Upstream> {
       answer(request, res);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  let open = 0;
+  server.on("connection", (socket) => {
+    open++;
+    socket.on("close", () => open--);
+  });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://${host}:${(server.address() as AddressInfo).port}`,
     seen,
+    openSockets: () => open,
     answer: (next) => (answer = next),
     close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
   };
@@ -47,15 +55,17 @@ export async function startUpstream(): Promise<Upstream> {
 export interface Proxy {
   url: string;
   lines: string[];
+  server: http.Server;
+  inFlight(): number;
   close(): Promise<void>;
 }
 
 export async function startProxy(argv: string[]): Promise<Proxy> {
   const lines: string[] = [];
   const config = proxyConfig([...argv, "--port", "0"]);
-  const { server, shutdown } = createProxyServer(config, { info: (l) => lines.push(l), warn: (l) => lines.push(l) });
+  const { server, shutdown, inFlight } = createProxyServer(config, { info: (l) => lines.push(l), warn: (l) => lines.push(l) });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, lines, close: () => shutdown(1000) };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, lines, server, inFlight, close: () => shutdown(1000) };
 }
 
 export const TOOLS = [{ type: "function", function: { name: "read", description: "read a file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } } }];

@@ -1,0 +1,28 @@
+// The proxy under measurement, in its own process so its CPU and memory are its own (spawned by
+// bench/proxy.ts). It runs two proxies in front of the same upstream: one repairing (the shipped
+// defaults) and one with responseFix.enabled false, which is the same server relaying bytes only.
+// A third port answers GET /stats with this process's CPU time and memory after a full GC.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { proxyConfig } from "../src/proxy/config.ts";
+import { createProxyServer } from "../src/proxy/server.ts";
+import { fullGc } from "./lib.ts";
+
+const upstream = process.argv[2]!;
+const quiet = { info: () => {}, warn: () => {} };
+const repairing = createProxyServer(proxyConfig(["--upstream", upstream]), quiet);
+const plainConfig = proxyConfig(["--upstream", upstream]);
+const plain = createProxyServer({ ...plainConfig, options: { ...plainConfig.options, responseFix: { ...plainConfig.options.responseFix, enabled: false } } }, quiet);
+
+const listen = (server: http.Server) => new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
+const stats = http.createServer(async (_req, res) => {
+  // Twice, a moment apart: buffers freed by the first collection's finalizers go in the second.
+  fullGc();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  fullGc();
+  const cpu = process.cpuUsage();
+  const memory = process.memoryUsage();
+  res.end(JSON.stringify({ cpuMicros: cpu.user + cpu.system, rss: memory.rss, heap: memory.heapUsed, external: memory.external, inFlight: repairing.inFlight() + plain.inFlight() }));
+});
+const ports = { repairing: await listen(repairing.server), plain: await listen(plain.server), stats: await listen(stats) };
+process.stdout.write(`${JSON.stringify(ports)}\n`);

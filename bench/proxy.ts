@@ -1,0 +1,279 @@
+// Load rows for `dsml-fix proxy` (`npm run bench:proxy`, `-- --quick` for a fast, noisier pass):
+// N = 1, 10 and 100 concurrent streaming clients, straight to a fake upstream vs through the proxy,
+// on loopback. The proxy runs in its own process (bench/proxy-child.ts) so its CPU time and memory
+// are its own. Prints one Markdown table and a SUMMARY line; always exits 0 (a report: a missed
+// target prints FAIL). Not part of `npm test`: nothing here is a timed assertion.
+import { spawn } from "node:child_process";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { block, live } from "../test/golden/notation.ts";
+import { QUICK, RUNTIME, median, prose } from "./lib.ts";
+
+/** Events per reply (`-- --events N` to see how much of the cost is per request). */
+const EVENTS = Number(process.argv[process.argv.indexOf("--events") + 1] ?? 0) || 200;
+const DELTA = 10;
+const WRITES = 10;
+/** Batches of completed requests between memory readings. */
+const BATCHES = QUICK ? 4 : 6;
+const ROUNDS = QUICK ? 3 : 7;
+const LEVELS: [clients: number, each: number][] = QUICK ? [[1, 10], [10, 3], [100, 1]] : [[1, 40], [10, 8], [100, 2]];
+const TOOLS = [{ type: "function", function: { name: "read", description: "read a file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } } }];
+const REQUEST = JSON.stringify({ model: "deepseek-chat", stream: true, messages: [{ role: "user", content: "explain" }], tools: TOOLS });
+const envelope = { id: "c", object: "chat.completion.chunk", created: 1, model: "deepseek-chat" };
+const event = (delta: Record<string, unknown>, finish: string | null = null) => `data: ${JSON.stringify({ ...envelope, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+
+function sse(text: string): Buffer {
+  const parts: string[] = [event({ role: "assistant", content: "" })];
+  for (let at = 0; at < text.length; at += DELTA) parts.push(event({ content: text.slice(at, at + DELTA) }));
+  parts.push(event({}, "stop"), "data: [DONE]\n\n");
+  return Buffer.from(parts.join(""));
+}
+
+const CLEAN = sse(prose(EVENTS * DELTA, 11).slice(0, EVENTS * DELTA));
+const LEAKED = sse(prose((EVENTS - 20) * DELTA, 12).slice(0, (EVENTS - 20) * DELTA) + live(block("tool_calls", [["read", [["path", "a.ts"]]]])));
+
+// ------------------------------------------------------------------ the fake upstream
+
+/** Streams the reply in WRITES pieces, one per turn of the event loop, like a model emitting tokens; "/hold" never ends. */
+async function startUpstream(): Promise<{ url: string; close(): void }> {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const body = req.url?.includes("leak") ? LEAKED : CLEAN;
+      if (req.url?.includes("hold")) return void res.write(body.subarray(0, body.indexOf("\n\n") + 2));
+      const step = Math.ceil(body.length / WRITES);
+      let at = 0;
+      const next = () => {
+        if (res.destroyed) return;
+        const piece = body.subarray(at, (at += step));
+        if (at >= body.length) return void res.end(piece);
+        res.write(piece);
+        setImmediate(next);
+      };
+      next();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => (server.closeAllConnections(), server.close()) };
+}
+
+// ------------------------------------------------------------------ clients
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+
+interface Timing {
+  /** Milliseconds to the first byte of the body. */
+  first: number;
+  /** Milliseconds per event from the first byte to the last. */
+  perEvent: number;
+  body?: string;
+}
+
+/** Requests retried because a kept-alive socket was closed by the server just as it was reused. */
+let retried = 0;
+
+/** Node's documented keep-alive race: a reused socket the server closed at that moment is retried once. */
+async function one(url: string, keep = false): Promise<Timing> {
+  try {
+    return await once(url, keep);
+  } catch (error) {
+    if ((error as { reused?: boolean }).reused !== true) throw error;
+    retried++;
+    return once(url, keep);
+  }
+}
+
+function once(url: string, keep: boolean): Promise<Timing> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(REQUEST) } });
+    req.on("response", (res) => {
+      let first = -1;
+      const parts: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => {
+        if (first < 0) first = performance.now() - started;
+        if (keep) parts.push(chunk);
+      });
+      res.on("end", () => {
+        const total = performance.now() - started;
+        resolve({ first, perEvent: (total - first) / EVENTS, ...(keep ? { body: Buffer.concat(parts).toString("utf8") } : {}) });
+      });
+      res.on("error", reject);
+    });
+    req.on("error", (error: NodeJS.ErrnoException) => reject(Object.assign(error, { reused: req.reusedSocket && error.code === "ECONNRESET" })));
+    req.end(REQUEST);
+  });
+}
+
+/** `clients` concurrent clients, each making `each` requests one after another. */
+async function load(url: string, clients: number, each: number): Promise<{ timings: Timing[]; seconds: number }> {
+  const timings: Timing[] = [];
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      for (let i = 0; i < each; i++) timings.push(await one(url));
+    }),
+  );
+  return { timings, seconds: (performance.now() - started) / 1000 };
+}
+
+function percentile(xs: number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+}
+
+// ------------------------------------------------------------------ the proxy process
+
+interface Stats {
+  cpuMicros: number;
+  rss: number;
+  heap: number;
+  /** Memory outside the JS heap that JS objects hold (buffers); 0 where the runtime does not say. */
+  external: number;
+  inFlight: number;
+}
+
+async function startProxyProcess(upstream: string) {
+  // The same runtime and flags (Node's --expose-gc); the bundled .js under Node, the .ts under Bun.
+  const file = fileURLToPath(new URL(`./proxy-child.${import.meta.url.endsWith(".js") ? "js" : "ts"}`, import.meta.url));
+  const child = spawn(process.execPath, [...process.execArgv, file, upstream], { stdio: ["ignore", "pipe", "inherit"] });
+  const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once("line", resolve));
+  const ports = JSON.parse(line) as { repairing: number; plain: number; stats: number };
+  const stats = async (): Promise<Stats> => JSON.parse(await (await fetch(`http://127.0.0.1:${ports.stats}/stats`)).text()) as Stats;
+  return { repairing: `http://127.0.0.1:${ports.repairing}`, plain: `http://127.0.0.1:${ports.plain}`, stats, stop: () => child.kill("SIGKILL") };
+}
+
+// ------------------------------------------------------------------ rows
+
+interface Row {
+  row: string;
+  result: string;
+  target: string;
+  verdict: "PASS" | "FAIL" | "info";
+}
+
+const rows: Row[] = [];
+const fmt = (x: number, digits = 2) => x.toFixed(digits);
+const mb = (bytes: number) => `${fmt(bytes / (1 << 20), 1)} MB`;
+
+const upstream = await startUpstream();
+const proxy = await startProxyProcess(upstream.url);
+const path = "/v1/chat/completions";
+const t0 = performance.now();
+
+function print(): void {
+  console.log(`# dsml-fix proxy load (${RUNTIME}, ${QUICK ? "quick" : "full"}; ${EVENTS} events of ${DELTA} chars per reply, ${ROUNDS} rounds per level)\n`);
+  console.log("| row | result | target | verdict |\n| --- | --- | --- | --- |");
+  for (const r of rows) console.log(`| ${r.row} | ${r.result} | ${r.target} | ${r.verdict} |`);
+  const judged = rows.filter((r) => r.verdict !== "info");
+  const failed = judged.filter((r) => r.verdict === "FAIL");
+  const total = fmt((performance.now() - t0) / 1000, 0);
+  console.log(`\nkept-alive sockets closed under a request and retried once: ${retried}`);
+  console.log(`\n${failed.length === 0 ? `SUMMARY: all ${judged.length} targets PASS; ${total} s` : `SUMMARY: FAIL ${failed.map((r) => r.row).join("; ")}; ${total} s`}`);
+}
+
+async function correctness(): Promise<boolean> {
+  const direct = await one(`${upstream.url}${path}`, true);
+  const through = await one(`${proxy.repairing}${path}`, true);
+  const leak = await one(`${proxy.repairing}/leak${path}`, true);
+  const ok = direct.body === through.body && direct.body === CLEAN.toString("utf8") && leak.body!.includes('"tool_calls"') && !leak.body!.includes("invoke");
+  rows.push({ row: "check", result: ok ? "clean reply byte-identical through the proxy; leak -> tool_calls" : "OUTPUT WRONG", target: "correct output", verdict: ok ? "PASS" : "FAIL" });
+  return ok;
+}
+
+async function level(clients: number, each: number): Promise<void> {
+  const first = { direct: [] as number[], proxy: [] as number[] };
+  const perEvent = { direct: [] as number[], proxy: [] as number[] };
+  const throughput: number[] = [];
+  const cpu = { repairing: [] as number[], plain: [] as number[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? (["direct", "repairing", "plain"] as const) : (["plain", "repairing", "direct"] as const);
+    const seconds: Record<string, number> = {};
+    for (const side of order) {
+      const url = side === "direct" ? upstream.url : side === "repairing" ? proxy.repairing : proxy.plain;
+      const before = side === "direct" ? undefined : await proxy.stats();
+      const { timings, seconds: took } = await load(`${url}${path}`, clients, each);
+      seconds[side] = took;
+      if (side !== "direct") cpu[side].push(((await proxy.stats()).cpuMicros - before!.cpuMicros) / (timings.length * EVENTS));
+      if (side === "plain") continue;
+      const key = side === "direct" ? "direct" : "proxy";
+      first[key].push(...timings.map((t) => t.first));
+      perEvent[key].push(...timings.map((t) => t.perEvent));
+    }
+    throughput.push(seconds.direct! / seconds.repairing!);
+  }
+  const ratio = (a: number[], b: number[], q: number) => percentile(a, q) / percentile(b, q);
+  const quantiles = (xs: number[], scale: number, digits: number) => `p50 ${fmt(percentile(xs, 0.5) * scale, digits)} / p99 ${fmt(percentile(xs, 0.99) * scale, digits)}`;
+  const label = `N=${clients}`;
+  rows.push({ row: `${label} first byte`, result: `direct ${quantiles(first.direct, 1, 2)} ms; proxy ${quantiles(first.proxy, 1, 2)} ms; proxy/direct p50 ${fmt(ratio(first.proxy, first.direct, 0.5))}x, p99 ${fmt(ratio(first.proxy, first.direct, 0.99))}x`, target: "reported", verdict: "info" });
+  rows.push({ row: `${label} per event after the first byte`, result: `direct ${quantiles(perEvent.direct, 1000, 1)} us; proxy ${quantiles(perEvent.proxy, 1000, 1)} us; proxy/direct p50 ${fmt(ratio(perEvent.proxy, perEvent.direct, 0.5))}x, p99 ${fmt(ratio(perEvent.proxy, perEvent.direct, 0.99))}x`, target: "reported", verdict: "info" });
+  rows.push({ row: `${label} throughput`, result: `proxy/direct ${fmt(median(throughput))}x events/s (median of ${ROUNDS} rounds)`, target: "reported", verdict: "info" });
+  const cpuRatio = median(cpu.repairing) / median(cpu.plain);
+  rows.push({ row: `${label} proxy CPU per event`, result: `repairing ${fmt(median(cpu.repairing), 1)} us, relay only ${fmt(median(cpu.plain), 1)} us: ${fmt(cpuRatio)}x`, target: "<= 1.2x the relay", verdict: cpuRatio <= 1.2 ? "PASS" : "FAIL" });
+}
+
+/** RSS and heap after a full GC as completed requests pile up: they must not grow with the count. */
+async function memoryOverRequests(): Promise<void> {
+  const base = await proxy.stats();
+  const per = QUICK ? 500 : 1000;
+  const after: Stats[] = [];
+  for (let k = 0; k < BATCHES; k++) {
+    await load(`${proxy.repairing}${path}`, 100, per / 100);
+    after.push(await proxy.stats());
+  }
+  // From the second batch on (the first grows the pools to their working size) to the last.
+  const last = after[BATCHES - 1]!;
+  // Judged on the JS heap after a full GC. RSS and the runtime's external buffers also move with
+  // native pools that a GC does not settle (Bun's external swings by tens of MB between readings),
+  // so they are shown, not judged.
+  const ok = last.heap - after[1]!.heap < 4 << 20 && last.inFlight === 0;
+  rows.push({
+    row: "memory over requests",
+    result: `heap ${after.map((s) => mb(s.heap)).join(" -> ")} after each ${per} requests; RSS ${mb(base.rss)} before, then ${after.map((s) => mb(s.rss)).join(" -> ")}; external ${after.map((s) => mb(s.external)).join(" -> ")}; in flight after: ${last.inFlight}`,
+    target: "heap: no growth from batch 2 on (< 4 MB)",
+    verdict: ok ? "PASS" : "FAIL",
+  });
+}
+
+/** Memory per open stream: 100 streams held open by an upstream that never finishes, then all clients leave. */
+async function memoryPerStream(side: "repairing" | "relay only", url: string): Promise<void> {
+  const OPEN = 100;
+  const idle = await proxy.stats();
+  const held = Array.from({ length: OPEN }, () => {
+    const req = http.request(`${url}/hold${path}`, { method: "POST", agent: false, headers: { "content-type": "application/json" } });
+    const got = new Promise<void>((resolve) => req.on("response", (res) => res.once("data", () => resolve())));
+    req.on("error", () => {});
+    req.end(REQUEST);
+    return { req, got };
+  });
+  await Promise.all(held.map((h) => h.got));
+  const open = await proxy.stats();
+  for (const h of held) h.req.destroy();
+  let closed = open;
+  for (let i = 0; i < 100 && closed.inFlight > 0; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    closed = await proxy.stats();
+  }
+  const per = (bytes: number) => `${fmt(bytes / OPEN / 1024, 1)} KB`;
+  rows.push({ row: `memory per open stream, ${side}`, result: `${OPEN} open: RSS +${per(open.rss - idle.rss)}, heap +${per(open.heap - idle.heap)} per stream; in flight ${open.inFlight} -> ${closed.inFlight} once the clients left`, target: "reported; none left open", verdict: closed.inFlight === 0 ? "PASS" : "FAIL" });
+}
+
+try {
+  if (await correctness()) {
+    // Warm-up: every path at every level once.
+    for (const [clients, each] of LEVELS) for (const url of [upstream.url, proxy.repairing, proxy.plain]) await load(`${url}${path}`, clients, each);
+    for (const [clients, each] of LEVELS) await level(clients, each);
+    await memoryOverRequests();
+    await memoryPerStream("repairing", proxy.repairing);
+    await memoryPerStream("relay only", proxy.plain);
+  }
+} finally {
+  proxy.stop();
+  upstream.close();
+  agent.destroy();
+}
+print();
