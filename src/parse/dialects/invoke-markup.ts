@@ -76,3 +76,19 @@ export const ELEMENT: SpanKind = {
   },
   parse: parseInvokeMarkup,
 };
+
+/**
+ * I11: a DSML tag named after a declared tool (`<{D}read_file>`), children named after its
+ * parameters. The invoke's closer or the element's own closer ends it; a plain child (`<timeout>`)
+ * is not a tag here, so the first thing inside must be a tag or a `<`.
+ */
+export const TOOL_ELEMENT: SpanKind = {
+  watchesContent: false,
+  content: (_r, c, at, first) => (first && c !== 0x3c ? abandon(at) : null),
+  tag(r, tag, base, _first, closesBlock) {
+    const end = base + tag.end;
+    if (tag.closing && (tag.role === "invoke" || (tag.family === "dsml" && tag.name === r.opener.name))) return r.enclosing ? r.trail() : complete(end);
+    return closesBlock ? complete(end) : null;
+  },
+  parse: parseInvokeMarkup,
+};
