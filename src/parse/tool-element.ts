@@ -81,14 +81,16 @@ export function toolElementOutcome(tool: ToolSpec, children: PlainChild[], shape
 const PLAIN_SHAPE = "O09";
 
 /**
- * O09 over a complete span `<tool>` children `</tool>`; the opener's name is as written. Only a
+ * O09 over a complete span `<tool>` children `</tool>` (then spaces to the line end); the opener's name is as written. Only a
  * declared tool (or alias) with at least one child opens such a span (src/engine/engine.ts).
  */
 export function parsePlainElementSpan(span: string, opener: Tag, truncated: boolean, ctx: SpanContext): Segment[] {
   const tool = ctx.tools.get(opener.name);
   const closer = `</${opener.name}>`;
-  if (truncated || !tool || !span.endsWith(closer)) return textSpan(span.length);
-  const children = readPlainChildren(span, opener.end, span.length - closer.length);
+  let end = span.length;
+  while (end > 0 && (span.charCodeAt(end - 1) === 0x20 || span.charCodeAt(end - 1) === 0x09 || span.charCodeAt(end - 1) === 0x0d)) end--;
+  if (truncated || !tool || !span.startsWith(closer, end - closer.length)) return textSpan(span.length);
+  const children = readPlainChildren(span, opener.end, end - closer.length);
   if (children === null || children.length === 0) return textSpan(span.length);
   return wholeSpan(span.length, toolElementOutcome(tool, children, PLAIN_SHAPE, ctx, true));
 }
@@ -109,33 +111,33 @@ export function costumeAsToolElement(span: string, opener: Tag, inner: { start: 
 
 /**
  * The plain form's body, one character at a time: whitespace, `<child>`, anything up to
- * `</child>`, again, until `</tool>`. Anything else (text between children, an attribute, another
- * closer) proves the opener was not this form: the span is released from the opener's end.
+ * `</child>`, again, until `</tool>` and the end of its line. Anything else (text between children, an attribute, another
+ * closer) proves the opener was not this form: the span is text up to that character, and reading
+ * resumes there (never from the opener: elements read so far are not read again, so repeated
+ * openers cost linear work; a call written inside a child's value is not recovered).
  */
 export class PlainElementState implements CharState {
-  private phase: "between" | "lt" | "name" | "value" | "closer" = "between";
+  private phase: "between" | "lt" | "name" | "value" | "closer" | "after" = "between";
   private child = 0;
   private pattern = "";
   private matched = 0;
   private name = "";
   private readonly closer: string;
 
-  constructor(
-    tool: string,
-    private readonly from: number,
-  ) {
+  constructor(tool: string) {
     this.closer = `</${tool}>`;
   }
 
+  /** The reply ended right after the closer (and spaces): the element had its line to itself. */
   completesAtEnd(): boolean {
-    return false;
+    return this.phase === "after";
   }
 
   step(c: number, at: number): Step | null {
     switch (this.phase) {
       case "between":
         if (isSpaceCode(c)) return null;
-        if (c !== 0x3c) return this.abandon();
+        if (c !== 0x3c) return abandon(at);
         this.phase = "lt";
         return null;
       case "lt":
@@ -145,7 +147,7 @@ export class PlainElementState implements CharState {
           this.matched = 2;
           return null;
         }
-        if (!isNameStart(c)) return this.abandon();
+        if (!isNameStart(c)) return abandon(at);
         this.phase = "name";
         this.name = String.fromCharCode(c);
         return null;
@@ -154,7 +156,7 @@ export class PlainElementState implements CharState {
           this.name += String.fromCharCode(c);
           return null;
         }
-        if (c !== 0x3e) return this.abandon();
+        if (c !== 0x3e) return abandon(at);
         this.pattern = `</${this.name}>`;
         this.matched = 0;
         this.phase = "value";
@@ -169,13 +171,14 @@ export class PlainElementState implements CharState {
         } else this.matched = c === 0x3c ? 1 : 0;
         return null;
       case "closer":
-        if (c !== this.pattern.charCodeAt(this.matched)) return this.abandon();
-        return ++this.matched === this.pattern.length ? complete(at + 1) : null;
+        if (c !== this.pattern.charCodeAt(this.matched)) return abandon(at);
+        if (++this.matched === this.pattern.length) this.phase = "after";
+        return null;
+      case "after":
+        // The element ends its line: words after the closer on the same line are prose quoting it.
+        if (c === 0x20 || c === 0x09 || c === 0x0d) return null;
+        return c === 0x0a ? complete(at) : abandon(at);
     }
-  }
-
-  private abandon(): Step {
-    return abandon(this.from);
   }
 }
 
@@ -187,6 +190,6 @@ export const PLAIN_ELEMENT: SpanKind = {
   watchesContent: false,
   content: ignoreContent,
   tag: () => null,
-  charForm: (opener, from) => new PlainElementState(opener.name, from),
+  charForm: (opener) => new PlainElementState(opener.name),
   parse: ({ span, opener, truncated, ctx }) => parsePlainElementSpan(span, opener, truncated, ctx),
 };

@@ -57,6 +57,7 @@ export function toolNamedElements(): Fixture[] {
     none("E29.n11", "dsml-tool-named-in-fence", `${fence}\n${dsmlBash}\n${fence}`),
     none("E29.n12", "dsml-tool-named-in-inline-code", "Models sometimes write `<{D}bash><{D}command>ls</{D}parameter></{D}invoke>` by mistake."),
     none("E29.n13", "plain-element-without-children", "<read></read>"),
+    none("E29.n14", "plain-followed-by-prose-on-its-line", "<read><filePath>a</filePath></read> is how Cline reads a file."),
   ];
 }
 
