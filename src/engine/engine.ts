@@ -424,6 +424,7 @@ class Engine implements RepairEngine {
       const b: BrokenSpan = { span: [start, end], shape: seg.shape, reason: seg.reason, detail: seg.detail };
       if (seg.tool !== undefined) b.tool = seg.tool;
       if (seg.parameter !== undefined) b.parameter = seg.parameter;
+      if (seg.declared !== undefined) b.declared = seg.declared;
       this.broken.push(b);
     }
     this.releaseVisible(span.slice(seg.start, seg.end), start);

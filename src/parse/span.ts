@@ -51,7 +51,7 @@ function gated(seg: Segment, ctx: SpanContext): Segment {
   const alias = aliasMappingOf(tool);
   if (alias) {
     const mapped = mapAliasCall(alias, seg.input);
-    if (!mapped.ok) return { kind: "broken", start: seg.start, end: seg.end, shape: ALIAS_SHAPE, reason: "undeclared-tool", detail: mapped.detail, tool: alias.target.name };
+    if (!mapped.ok) return { kind: "broken", start: seg.start, end: seg.end, shape: ALIAS_SHAPE, reason: "undeclared-tool", detail: mapped.detail, tool: alias.target.name, declared: alias.target.name };
     tool = alias.target;
     seg = { ...seg, tool: tool.name, input: mapped.input, shape: ALIAS_SHAPE };
   }

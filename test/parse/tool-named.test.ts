@@ -22,7 +22,7 @@ function outcome(input: string, tools: readonly ToolSpec[]) {
   expect(run(everyChar(input.length))).toEqual(whole);
   for (let seed = 1; seed <= 10; seed++) expect(run(randomCuts(input.length, seed))).toEqual(whole);
   const r = runEngine(input, [], tools);
-  return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), broken: r.summary.broken.map((b) => ({ reason: b.reason, tool: b.tool, detail: b.detail })) };
+  return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), broken: r.summary.broken.map((b) => ({ reason: b.reason, tool: b.tool, detail: b.detail, declared: b.declared })) };
 }
 
 describe("another agent's tool names against OpenCode 1.18.33's declared tools", () => {
@@ -52,6 +52,7 @@ describe("another agent's tool names against OpenCode 1.18.33's declared tools",
       expect(broken[0]!.reason).toBe("undeclared-tool");
       expect(broken[0]!.tool).toBe(declared);
       expect(broken[0]!.detail).toContain(`use ${declared}`);
+      expect(broken[0]!.declared).toBe(declared);
     }
   });
 
