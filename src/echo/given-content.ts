@@ -21,6 +21,7 @@
  */
 import { isBarCode } from "../grammar/markers.ts";
 import { isCallMarkupName } from "../grammar/dialects.ts";
+import { isAliasName } from "../parse/aliases.ts";
 import { decodeJsonEscapes, gutterEnd, mayHoldMarkup } from "./given-text.ts";
 import { COLON, CR, DASH, HASH, LBRACKET, LF, LT, NBSP, SEMICOLON, SENTENCEPIECE_SPACE_CODE, SLASH, SP, UNDERSCORE, isAsciiDigit, isAsciiLetter } from "../grammar/chars.ts";
 
@@ -221,7 +222,8 @@ export function markupAt(s: string, i: number, end: number): MarkupKind {
   }
   let k = j;
   while (k < end && k - j < MAX_NAME && isNameCode(s.charCodeAt(k))) k++;
-  if (k === j || !isCallMarkupName(s.slice(j, k))) return NO_MARKUP;
+  // Another agent's tool name is that agent's call markup when written as an element (`<read_file>`, O09).
+  if (k === j || !(isCallMarkupName(s.slice(j, k)) || isAliasName(s.slice(j, k)))) return NO_MARKUP;
   return slash ? CLOSES : OPENS;
 }
 

@@ -53,6 +53,13 @@ export function withAliases(tools: Map<string, ToolSpec>): Map<string, ToolSpec>
   return tools;
 }
 
+const ALIAS_NAMES = new Set(Object.keys(TOOL_ALIASES).map((name) => name.toLowerCase()));
+
+/** Whether an element name (any case) is one of the table's names: the echo guard reads it as call markup. */
+export function isAliasName(name: string): boolean {
+  return ALIAS_NAMES.has(name.toLowerCase());
+}
+
 export function aliasMappingOf(tool: ToolSpec): AliasMapping | undefined {
   return MAPPINGS.get(tool);
 }
