@@ -6,7 +6,7 @@ import { withAliases } from "../parse/aliases.ts";
 import { SchemaGate } from "../parse/schema-gate.ts";
 import { parseSpan } from "../parse/span.ts";
 import type { Segment } from "../parse/segments.ts";
-import { isElementNameCode, writtenName } from "../parse/tool-element.ts";
+import { isElementNameCode, opensToolElement, writtenName } from "../parse/tool-element.ts";
 import { resolveParseOptions, type BrokenSpan, type NudgeReason, type StrippedSpan, type ToolSpec } from "../parse/types.ts";
 import { Candidate, type Root, type Step } from "./candidate.ts";
 import { DocContext } from "./doc-context.ts";
@@ -335,7 +335,7 @@ class Engine implements RepairEngine {
           if (tag.closing || (tag.role !== "invoke" && tag.role !== "block")) return "text";
         }
         if (tag.closing && tag.role === "block" && this.closeOpenBlock()) return this.tail ? "noise" : "text";
-        if (!tag.closing && tag.role === "other" && this.ctx.tools.has(writtenName(s, tag))) {
+        if (opensToolElement(tag) && this.ctx.tools.has(writtenName(s, tag))) {
           return this.openBlock !== null && this.openBlock !== true ? { open: "tool-element", enclosing: this.openBlock } : { open: "tool-element" };
         }
         if (tag.closing || tag.role === "other" || tag.role === "function" || tag.role === "name") return this.tail ? "noise" : "stray";

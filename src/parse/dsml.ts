@@ -5,7 +5,7 @@ import { buildInput, type ParamValue } from "./invoke-input.ts";
 import type { SpanContext } from "./call.ts";
 import type { NudgeReason } from "./types.ts";
 import { aliasMappingOf } from "./aliases.ts";
-import { readPlainChildren, writtenName } from "./tool-element.ts";
+import { opensToolElement, readPlainChildren, writtenName } from "./tool-element.ts";
 import { propertySchema } from "./values.ts";
 
 type CloseFlaw = "" | "P01" | "P02" | "P03" | "P11";
@@ -170,7 +170,7 @@ class DsmlWalk {
   private onToolNamed(tag: Tag): boolean {
     const cur = this.cur;
     if (!cur) {
-      if (tag.closing) return false;
+      if (!opensToolElement(tag)) return false;
       const name = writtenName(this.span, tag);
       if (!this.ctx.tools.has(name)) return false;
       this.openInvoke(tag, name, false);
@@ -186,8 +186,11 @@ class DsmlWalk {
       else cur.unread ??= `closer </${tag.name}> closes no element`;
       return true;
     }
-    // Inside a value a DSML tag is the value's text; between values it opens the next one.
-    if (!top) this.openParam(tag, writtenName(this.span, tag));
+    // Inside a value a DSML tag is the value's text; between values it opens the next one. A child
+    // with an attribute other than the type hint, or self-closing, carries what nobody reads.
+    if (top) return true;
+    if (tag.flaws & Flaw.SelfClosing || Object.keys(tag.attrs).some((k) => k !== "string")) cur.unread ??= `element <${tag.name}> carries a value in an attribute`;
+    else this.openParam(tag, writtenName(this.span, tag));
     return true;
   }
 

@@ -1,4 +1,4 @@
-import type { Tag } from "../grammar/tags.ts";
+import { Flaw, type Tag } from "../grammar/tags.ts";
 import { aliasMappingOf } from "./aliases.ts";
 import { wholeSpan, type SpanContext } from "./call.ts";
 import { NAME_LIMIT, isSpaceCode, type CharState } from "./char-form.ts";
@@ -30,6 +30,14 @@ export function writtenName(text: string, tag: Tag): string {
   }
   while (at < tag.end && !isNameStart(text.charCodeAt(at))) at++;
   return text.slice(at, at + tag.name.length);
+}
+
+/**
+ * A DSML tag that can open a tool-named element: not a closer, not self-closing, and without
+ * attributes (an attribute would carry an argument nobody reads, issue 29 item 1).
+ */
+export function opensToolElement(tag: Tag): boolean {
+  return !tag.closing && tag.role === "other" && (tag.flaws & Flaw.SelfClosing) === 0 && Object.keys(tag.attrs).length === 0;
 }
 
 export interface PlainChild {

@@ -43,6 +43,10 @@ export function toolNamedElements(): Fixture[] {
     ]),
     bad("E29.9", "plain-tool-named-child-not-a-parameter", "<read>\n<filePath>src/a.ts</filePath>\n<path>b</path>\n</read>", "broken-markup", ["O09"]),
     bad("E29.10", "plain-bash-costume-with-unknown-children", "<bash>\n<cmd>ls</cmd>\n</bash>", "broken-markup", ["O09"]),
+    bad("E29.11", "dsml-tool-named-child-value-in-attribute", '<{D}bash>\n<{D}command>ls</{D}command>\n<{D}timeout value="5"/>\n</{D}bash>', "broken-markup", ["I11"]),
+    ok("E29.12", "dsml-tool-named-child-type-hint", '<{D}read>\n<{D}filePath string="true">/a</{D}filePath>\n<{D}limit string="false">5</{D}limit>\n</{D}read>', [
+      { tool: "read", input: { filePath: "/a", limit: 5 }, shape: "I11" },
+    ]),
     // hard negatives: documentation, prose, HTML, unfinished or foreign bodies
     none("E29.n1", "plain-in-fence", `${fence}xml\n${plainRead}\n${fence}`),
     none("E29.n2", "plain-in-inline-code", "Write `<read><filePath>a</filePath></read>` to read a file."),
@@ -57,6 +61,7 @@ export function toolNamedElements(): Fixture[] {
     none("E29.n11", "dsml-tool-named-in-fence", `${fence}\n${dsmlBash}\n${fence}`),
     none("E29.n12", "dsml-tool-named-in-inline-code", "Models sometimes write `<{D}bash><{D}command>ls</{D}parameter></{D}invoke>` by mistake."),
     none("E29.n13", "plain-element-without-children", "<read></read>"),
+    bad("E29.n15", "dsml-tool-named-opener-with-attribute-is-no-element", '<{D}bash timeout="5">\n<{D}command>ls</{D}command>\n</{D}bash>', "broken-markup", ["D08", "D08", "D08", "D08"]),
     none("E29.n14", "plain-followed-by-prose-on-its-line", "<read><filePath>a</filePath></read> is how Cline reads a file."),
   ];
 }
