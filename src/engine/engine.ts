@@ -1,4 +1,5 @@
 import { isLineStartCostume } from "../grammar/dialects.ts";
+import { GT, LT } from "../grammar/chars.ts";
 import { isTriggerCode } from "../grammar/markers.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "../parse/call.ts";
@@ -252,7 +253,7 @@ class Engine implements RepairEngine {
           this.emitText(s, emitFrom, j, base);
           return j;
         }
-        if (r === null && c === 0x3c && this.elementNames.length > 0 && doc.atLineStart(c)) {
+        if (r === null && c === LT && this.elementNames.length > 0 && doc.atLineStart(c)) {
           const element = this.plainElementAt(s, j, final);
           if (element === "hold") {
             this.emitText(s, emitFrom, j, base);
@@ -320,7 +321,7 @@ class Engine implements RepairEngine {
     while (e < s.length && e - j <= this.longestElement && isElementNameCode(s.charCodeAt(e))) e++;
     const name = s.slice(j + 1, e);
     if (e === s.length) return !final && e - j <= this.longestElement && this.elementNames.some((n) => n.startsWith(name)) ? "hold" : null;
-    if (s.charCodeAt(e) !== 0x3e || !this.ctx.tools.has(name)) return null;
+    if (s.charCodeAt(e) !== GT || !this.ctx.tools.has(name)) return null;
     return { start: 0, end: e + 1 - j, family: "costume", closing: false, role: "other", name, attrs: {}, sentinel: "", flaws: Flaw.None };
   }
 

@@ -1,3 +1,4 @@
+import { CR, DASH, DOT, GT, LF, LT, SLASH, SP, TAB, UNDERSCORE, isAsciiDigit, isAsciiLetter } from "../grammar/chars.ts";
 import { Flaw, type Tag } from "../grammar/tags.ts";
 import { aliasMappingOf } from "./aliases.ts";
 import { wholeSpan, type SpanContext } from "./call.ts";
@@ -14,9 +15,11 @@ import { propertySchema } from "./values.ts";
  * (plain, O09), or with the DSML sentinel on some tags (I11, read by the DSML walk in dsml.ts).
  */
 
-const isNameStart = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
+const isNameStart = (c: number) => isAsciiLetter(c) || c === UNDERSCORE;
 /** Tool and parameter names: letters, digits, `_`, `-`, `.` (MCP tools), never a space or `>`. */
-export const isElementNameCode = (c: number) => isNameStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e;
+/** Space that may end a line: the element's closer may be followed by it. */
+const isLineSpace = (c: number) => c === SP || c === TAB || c === CR;
+export const isElementNameCode = (c: number) => isNameStart(c) || isAsciiDigit(c) || c === DASH || c === DOT;
 
 /**
  * A tag's name as the model wrote it (the tag scanner lowers it): tool and parameter names are
@@ -56,10 +59,10 @@ export function readPlainChildren(text: string, from: number, to: number): Plain
   for (;;) {
     while (at < to && isSpaceCode(text.charCodeAt(at))) at++;
     if (at >= to) return children;
-    if (text.charCodeAt(at) !== 0x3c || !isNameStart(text.charCodeAt(at + 1))) return null;
+    if (text.charCodeAt(at) !== LT || !isNameStart(text.charCodeAt(at + 1))) return null;
     let end = at + 2;
     while (end < to && end - at <= NAME_LIMIT && isElementNameCode(text.charCodeAt(end))) end++;
-    if (text.charCodeAt(end) !== 0x3e) return null;
+    if (text.charCodeAt(end) !== GT) return null;
     const name = text.slice(at + 1, end);
     const closer = text.indexOf(`</${name}>`, end + 1);
     if (closer < 0 || closer + name.length + 3 > to) return null;
@@ -96,7 +99,7 @@ export function parsePlainElementSpan(span: string, opener: Tag, truncated: bool
   const tool = ctx.tools.get(opener.name);
   const closer = `</${opener.name}>`;
   let end = span.length;
-  while (end > 0 && (span.charCodeAt(end - 1) === 0x20 || span.charCodeAt(end - 1) === 0x09 || span.charCodeAt(end - 1) === 0x0d)) end--;
+  while (end > 0 && isLineSpace(span.charCodeAt(end - 1))) end--;
   if (truncated || !tool || !span.startsWith(closer, end - closer.length)) return textSpan(span.length);
   const children = readPlainChildren(span, opener.end, end - closer.length);
   if (children === null || children.length === 0) return textSpan(span.length);
@@ -145,11 +148,11 @@ export class PlainElementState implements CharState {
     switch (this.phase) {
       case "between":
         if (isSpaceCode(c)) return null;
-        if (c !== 0x3c) return abandon(at);
+        if (c !== LT) return abandon(at);
         this.phase = "lt";
         return null;
       case "lt":
-        if (c === 0x2f && this.child > 0) {
+        if (c === SLASH && this.child > 0) {
           this.phase = "closer";
           this.pattern = this.closer;
           this.matched = 2;
@@ -164,7 +167,7 @@ export class PlainElementState implements CharState {
           this.name += String.fromCharCode(c);
           return null;
         }
-        if (c !== 0x3e) return abandon(at);
+        if (c !== GT) return abandon(at);
         this.pattern = `</${this.name}>`;
         this.matched = 0;
         this.phase = "value";
@@ -176,7 +179,7 @@ export class PlainElementState implements CharState {
             this.child++;
             this.phase = "between";
           }
-        } else this.matched = c === 0x3c ? 1 : 0;
+        } else this.matched = c === LT ? 1 : 0;
         return null;
       case "closer":
         if (c !== this.pattern.charCodeAt(this.matched)) return abandon(at);
@@ -184,8 +187,8 @@ export class PlainElementState implements CharState {
         return null;
       case "after":
         // The element ends its line: words after the closer on the same line are prose quoting it.
-        if (c === 0x20 || c === 0x09 || c === 0x0d) return null;
-        return c === 0x0a ? complete(at) : abandon(at);
+        if (isLineSpace(c)) return null;
+        return c === LF ? complete(at) : abandon(at);
     }
   }
 }

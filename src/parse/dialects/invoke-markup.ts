@@ -1,3 +1,4 @@
+import { LT } from "../../grammar/chars.ts";
 import { isBarCode } from "../../grammar/markers.ts";
 import { Flaw, type Tag } from "../../grammar/tags.ts";
 import { truncatedCall, wholeSpan } from "../call.ts";
@@ -84,7 +85,7 @@ export const ELEMENT: SpanKind = {
  */
 export const TOOL_ELEMENT: SpanKind = {
   watchesContent: false,
-  content: (_r, c, at, first) => (first && c !== 0x3c ? abandon(at) : null),
+  content: (_r, c, at, first) => (first && c !== LT ? abandon(at) : null),
   tag(r, tag, base, _first, closesBlock) {
     const end = base + tag.end;
     if (tag.closing && (tag.role === "invoke" || (tag.family === "dsml" && tag.name === r.opener.name))) return r.enclosing ? r.trail() : complete(end);
