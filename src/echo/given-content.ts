@@ -21,6 +21,7 @@
  */
 import { isBarCode } from "../grammar/markers.ts";
 import { isCallMarkupName } from "../grammar/dialects.ts";
+import { isAliasName } from "../parse/aliases.ts";
 import { decodeJsonEscapes, gutterEnd, mayHoldMarkup } from "./given-text.ts";
 import { COLON, CR, DASH, HASH, LBRACKET, LF, LT, NBSP, SEMICOLON, SENTENCEPIECE_SPACE_CODE, SLASH, SP, UNDERSCORE, isAsciiDigit, isAsciiLetter } from "../grammar/chars.ts";
 
@@ -42,7 +43,11 @@ type MarkupKind = typeof NO_MARKUP | typeof OPENS | typeof CLOSES;
 const JSON_DEPTH = 2;
 const SEPARATOR = " \u0000 ";
 
-export function buildGivenHaystack(texts: readonly string[]): GivenHaystack {
+/**
+ * `toolNames`: the request's declared tools (and aliases), as written: a plain element named after
+ * one (`<write>`, O09) is call markup in given content too, so quoting such a call is an echo.
+ */
+export function buildGivenHaystack(texts: readonly string[], toolNames?: ReadonlySet<string>): GivenHaystack {
   const parts: string[] = [];
   const found: Found = { markup: [], closes: [] };
   let length = 0;
@@ -55,7 +60,7 @@ export function buildGivenHaystack(texts: readonly string[]): GivenHaystack {
         parts.push(SEPARATOR);
         length += SEPARATOR.length;
       }
-      const folded = foldLines(decoded, length, found);
+      const folded = foldLines(decoded, length, found, toolNames);
       parts.push(folded);
       length += folded.length;
     }
@@ -135,7 +140,7 @@ interface Found {
   closes: boolean[];
 }
 
-function foldLines(text: string, offset: number, found: Found): string {
+function foldLines(text: string, offset: number, found: Found, toolNames?: ReadonlySet<string>): string {
   const note = (kind: MarkupKind, at: number) => {
     if (kind === NO_MARKUP) return;
     found.markup.push(at);
@@ -148,7 +153,7 @@ function foldLines(text: string, offset: number, found: Found): string {
     const end = lineEnd(text, start);
     const kept = linePrefixEnd(text, start, end);
     // Markup in the removed prefix (a `<shell>` that starts the line) stands where the content begins.
-    for (let i = start; i < kept; i++) note(markupAt(text, i, end), offset + length + (space && length > 0 ? 1 : 0));
+    for (let i = start; i < kept; i++) note(markupAt(text, i, end, toolNames), offset + length + (space && length > 0 ? 1 : 0));
     space ||= kept > start;
     let run = -1;
     for (let i = kept; i <= end; i++) {
@@ -170,7 +175,7 @@ function foldLines(text: string, offset: number, found: Found): string {
         space = false;
         run = i;
       }
-      if (c === LT || c === LBRACKET || isBarCode(c)) note(markupAt(text, i, end), offset + length + (i - run));
+      if (c === LT || c === LBRACKET || isBarCode(c)) note(markupAt(text, i, end, toolNames), offset + length + (i - run));
     }
     space = true;
     if (end >= text.length) break;
@@ -196,7 +201,7 @@ const MAX_NAME = 40;
  * `DSML`), or Mistral's `[TOOL_CALLS]` / `[ARGS]`. Closing tags and end tokens (`</…`, a token
  * whose words say `end`) CLOSE; the rest OPENS. Looks at most MAX_NAME characters.
  */
-export function markupAt(s: string, i: number, end: number): MarkupKind {
+export function markupAt(s: string, i: number, end: number, toolNames?: ReadonlySet<string>): MarkupKind {
   const c = s.charCodeAt(i);
   if (c === LBRACKET) {
     const word = s.slice(i + 1, Math.min(end, i + 12)).toUpperCase();
@@ -221,7 +226,10 @@ export function markupAt(s: string, i: number, end: number): MarkupKind {
   }
   let k = j;
   while (k < end && k - j < MAX_NAME && isNameCode(s.charCodeAt(k))) k++;
-  if (k === j || !isCallMarkupName(s.slice(j, k))) return NO_MARKUP;
+  // Another agent's tool name is that agent's call markup when written as an element (`<read_file>`, O09).
+  if (k === j) return NO_MARKUP;
+  const name = s.slice(j, k);
+  if (!(isCallMarkupName(name) || isAliasName(name) || toolNames?.has(name))) return NO_MARKUP;
   return slash ? CLOSES : OPENS;
 }
 

@@ -70,7 +70,7 @@ export function createEchoSearch(given: () => readonly string[]): EchoSearch {
 
   const search = ((call: EchoQuery): boolean => {
     if (hay === null) {
-      hay = buildGivenHaystack(given());
+      hay = buildGivenHaystack(given(), new Set(call.tools.keys()));
       budget = SCAN_FACTOR * hay.text.length + SCAN_FLOOR;
     }
     if (hay.markup.length === 0) return false;

@@ -1,10 +1,13 @@
 import { isLineStartCostume } from "../grammar/dialects.ts";
+import { GT, LT } from "../grammar/chars.ts";
 import { isTriggerCode } from "../grammar/markers.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "../parse/call.ts";
+import { withAliases } from "../parse/aliases.ts";
 import { SchemaGate } from "../parse/schema-gate.ts";
 import { parseSpan } from "../parse/span.ts";
 import type { Segment } from "../parse/segments.ts";
+import { isElementNameCode, opensToolElement, writtenName } from "../parse/tool-element.ts";
 import { resolveParseOptions, type BrokenSpan, type NudgeReason, type StrippedSpan, type ToolSpec } from "../parse/types.ts";
 import { Candidate, type Root, type Step } from "./candidate.ts";
 import { DocContext } from "./doc-context.ts";
@@ -59,6 +62,9 @@ class Engine implements RepairEngine {
   /** Declared names the O06 residue may start with (null: residue off); and the `[` trigger. */
   private readonly residueNames: string[] | null;
   private readonly longestName: number;
+  /** Declared tool names (and aliases) a plain tool-named element may open with (O09), and the longest. */
+  private readonly elementNames: string[];
+  private readonly longestElement: number;
   private readonly brackets: boolean;
   private readonly isEchoed: EchoGuard | undefined;
   private readonly given: GivenReader | undefined;
@@ -67,6 +73,7 @@ class Engine implements RepairEngine {
   constructor(options: EngineOptions) {
     const tools = new Map<string, ToolSpec>();
     for (const tool of options.tools) tools.set(tool.name, tool);
+    withAliases(tools);
     this.ctx = { tools, options: resolveParseOptions(options.parse), schemas: new SchemaGate() };
     const dialects = this.ctx.options.dialects;
     this.brackets = dialects.mistral || dialects.mistralResidue;
@@ -76,6 +83,8 @@ class Engine implements RepairEngine {
     this.thinking = options.channel === "reasoning";
     this.residueNames = dialects.mistralResidue && tools.size > 0 ? [...tools.keys()] : null;
     this.longestName = Math.max(0, ...[...tools.keys()].map((n) => n.length));
+    this.elementNames = [...tools.keys()];
+    this.longestElement = this.longestName;
     const limit = options.bufferLimit ?? DEFAULT_BUFFER_LIMIT;
     this.limit = limit > 0 ? limit : DEFAULT_BUFFER_LIMIT;
     this.idPrefix = options.idPrefix ?? `dsmlfix_${Math.random().toString(36).slice(2, 10)}_`;
@@ -244,11 +253,23 @@ class Engine implements RepairEngine {
           this.emitText(s, emitFrom, j, base);
           return j;
         }
+        if (r === null && c === LT && this.elementNames.length > 0 && doc.atLineStart(c)) {
+          const element = this.plainElementAt(s, j, final);
+          if (element === "hold") {
+            this.emitText(s, emitFrom, j, base);
+            return j;
+          }
+          if (element !== null) {
+            this.emitText(s, emitFrom, j, base);
+            this.cand = new Candidate(this.store, base + j, element, "plain-element", null, doc.quoteIndent(c));
+            return j;
+          }
+        }
         if (r !== null) {
           // Text before the tag reaches the tail first, so the decision never depends on where a chunk ended.
           this.emitText(s, emitFrom, j, base);
           emitFrom = j;
-          const decision = this.decide(r);
+          const decision = this.decide(r, s);
           if (typeof decision === "object") {
             this.cand = new Candidate(this.store, base + j, shift(r), decision.open, decision.enclosing ?? null, doc.quoteIndent(c));
             return j;
@@ -290,7 +311,22 @@ class Engine implements RepairEngine {
     return r !== null && r.family === "mistral" && r.name === "args" ? "open" : "no";
   }
 
-  private decide(tag: Tag): Decision {
+  /**
+   * O09: `<NAME>` at the start of a line, NAME a declared tool (or alias) as written, no
+   * attributes: the opener of a plain tool-named element. "hold" only while the text ends inside
+   * what could still be such an opener (never longer than the longest declared name).
+   */
+  private plainElementAt(s: string, j: number, final: boolean): Tag | "hold" | null {
+    let e = j + 1;
+    while (e < s.length && e - j <= this.longestElement && isElementNameCode(s.charCodeAt(e))) e++;
+    const name = s.slice(j + 1, e);
+    if (e === s.length) return !final && e - j <= this.longestElement && this.elementNames.some((n) => n.startsWith(name)) ? "hold" : null;
+    if (s.charCodeAt(e) !== GT || !this.ctx.tools.has(name)) return null;
+    return { start: 0, end: e + 1 - j, family: "costume", closing: false, role: "other", name, attrs: {}, sentinel: "", flaws: Flaw.None };
+  }
+
+  /** `s`: the text the tag's offsets are in (a tool-named DSML tag is read as written, I11). */
+  private decide(tag: Tag, s: string): Decision {
     const dialects = this.ctx.options.dialects;
     switch (tag.family) {
       case "mistral":
@@ -300,6 +336,9 @@ class Engine implements RepairEngine {
           if (tag.closing || (tag.role !== "invoke" && tag.role !== "block")) return "text";
         }
         if (tag.closing && tag.role === "block" && this.closeOpenBlock()) return this.tail ? "noise" : "text";
+        if (opensToolElement(tag) && this.ctx.tools.has(writtenName(s, tag))) {
+          return this.openBlock !== null && this.openBlock !== true ? { open: "tool-element", enclosing: this.openBlock } : { open: "tool-element" };
+        }
         if (tag.closing || tag.role === "other" || tag.role === "function" || tag.role === "name") return this.tail ? "noise" : "stray";
         if (tag.role === "invoke" && tag.attrs.name === undefined) return "stray";
         if (tag.role === "invoke" && this.openBlock !== null && this.openBlock !== true) return { open: "invoke", enclosing: this.openBlock };
@@ -386,6 +425,7 @@ class Engine implements RepairEngine {
       const b: BrokenSpan = { span: [start, end], shape: seg.shape, reason: seg.reason, detail: seg.detail };
       if (seg.tool !== undefined) b.tool = seg.tool;
       if (seg.parameter !== undefined) b.parameter = seg.parameter;
+      if (seg.declared !== undefined) b.declared = seg.declared;
       this.broken.push(b);
     }
     this.releaseVisible(span.slice(seg.start, seg.end), start);

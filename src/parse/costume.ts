@@ -5,6 +5,7 @@ import type { SpanContext } from "./call.ts";
 import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
 import { decodeEntities } from "./values.ts";
 import { complete, ignoreContent, type SpanKind } from "./span-kind.ts";
+import { costumeAsToolElement } from "./tool-element.ts";
 
 /**
  * Fenceless code costumes (C01-C05, C07): code the model meant to run, dressed as a tag. Shell code
@@ -12,6 +13,9 @@ import { complete, ignoreContent, type SpanKind } from "./span-kind.ts";
  */
 export function parseCostumeSpan(span: string, opener: Tag, ctx: SpanContext): Segment[] {
   const closer = lastCloser(span, opener.name);
+  // `<bash><command>ls</command></bash>`: a tool-named element (O09), not code.
+  const element = opener.name === "pre" || opener.name === "code_interpreter" ? null : costumeAsToolElement(span, opener, { start: opener.end, end: closer }, ctx);
+  if (element) return element;
   const inner = span.slice(opener.end, closer);
   switch (opener.name) {
     case "pre":

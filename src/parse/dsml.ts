@@ -4,6 +4,9 @@ import { layUnits, tagsOf, type Segment, type UnitOutcome } from "./segments.ts"
 import { buildInput, type ParamValue } from "./invoke-input.ts";
 import type { SpanContext } from "./call.ts";
 import type { NudgeReason } from "./types.ts";
+import { aliasMappingOf } from "./aliases.ts";
+import { opensToolElement, readPlainChildren, writtenName } from "./tool-element.ts";
+import { propertySchema } from "./values.ts";
 
 type CloseFlaw = "" | "P01" | "P02" | "P03" | "P11";
 
@@ -39,6 +42,8 @@ interface InvokeDraft {
    * be trusted to carry what the model wrote. Text outside parameters is counted in `body`.
    */
   unread: string | null;
+  /** I11: opened by a DSML tag named after the tool; its children are named after its parameters. */
+  toolNamed: boolean;
 }
 
 /**
@@ -110,6 +115,7 @@ class DsmlWalk {
 
   private onTag(tag: Tag): void {
     if (tag.family === "legacy" || tag.family === "costume") return this.onText(tag.start, tag.end);
+    if (tag.family === "dsml" && tag.role === "other" && this.onToolNamed(tag)) return;
     const cur = this.cur;
     if (cur) cur.tags.push(tag);
     if (cur && !tag.closing && tag.flaws & Flaw.SelfClosing && (tag.role === "parameter" || tag.role === "invoke")) return this.selfClosingParam(cur, tag);
@@ -151,9 +157,41 @@ class DsmlWalk {
   private openInvoke(tag: Tag, name: string | null, element: boolean): void {
     this.cur = {
       start: tag.start, end: tag.end, name, nameRunaway: (tag.flaws & Flaw.RunawayAttr) !== 0, params: [], body: "",
-      closed: false, orphan: !this.blockOpen, paramRoot: false, element, tags: [tag], nameStart: -1, unread: null,
+      closed: false, orphan: !this.blockOpen, paramRoot: false, element, tags: [tag], nameStart: -1, unread: null, toolNamed: false,
     };
     this.stack = [];
+  }
+
+  /**
+   * I11: a DSML tag named after a declared tool (or alias) opens an invoke; inside it, DSML tags
+   * named after parameters open values, closed by their own closer or a parameter closer; the
+   * tool's own closer (or the invoke closer) ends it. False: the tag is not this form's.
+   */
+  private onToolNamed(tag: Tag): boolean {
+    const cur = this.cur;
+    if (!cur) {
+      if (!opensToolElement(tag)) return false;
+      const name = writtenName(this.span, tag);
+      if (!this.ctx.tools.has(name)) return false;
+      this.openInvoke(tag, name, false);
+      this.cur!.toolNamed = true;
+      return true;
+    }
+    if (!cur.toolNamed) return false;
+    cur.tags.push(tag);
+    const top = this.stack[this.stack.length - 1];
+    if (tag.closing) {
+      if (tag.name === cur.name!.toLowerCase() && top?.name.toLowerCase() !== tag.name) this.closeInvoke(tag.start, tag.end, "closer");
+      else if (top) this.closeParam(tag);
+      else cur.unread ??= `closer </${tag.name}> closes no element`;
+      return true;
+    }
+    // Inside a value a DSML tag is the value's text; between values it opens the next one. A child
+    // with an attribute other than the type hint, or self-closing, carries what nobody reads.
+    if (top) return true;
+    if (tag.flaws & Flaw.SelfClosing || Object.keys(tag.attrs).some((k) => k !== "string")) cur.unread ??= `element <${tag.name}> carries a value in an attribute`;
+    else this.openParam(tag, writtenName(this.span, tag));
+    return true;
   }
 
   /**
@@ -177,7 +215,7 @@ class DsmlWalk {
     (top?.children ?? cur.params).push(param);
   }
 
-  private openParam(tag: Tag): void {
+  private openParam(tag: Tag, name = tag.attrs.name ?? ""): void {
     if (!this.cur) {
       this.openInvoke(tag, null, false);
       this.cur!.paramRoot = true;
@@ -197,7 +235,7 @@ class DsmlWalk {
     }
     const hint = tag.attrs.string;
     const param: ParamDraft = {
-      name: tag.attrs.name ?? "", hint: hint === "true" || hint === "false" ? hint : undefined, opener: tag,
+      name, hint: hint === "true" || hint === "false" ? hint : undefined, opener: tag,
       valueStart: tag.end, valueEnd: -1, closed: false, flaw: "", children: null,
     };
     (top?.children ?? cur.params).push(param);
@@ -305,8 +343,17 @@ function outcomeOf(inv: InvokeDraft, walk: DsmlWalk, span: string, ctx: SpanCont
   if (!name) return broken("I06", "broken-markup", "invoke without a tool name");
   if (!inv.closed) return broken(inv.orphan ? "B07" : "S02", "truncated-call", "the call never closed", name);
   // Everything the body carried must have been read: unread markup or text beside the parameters breaks the call.
-  if (inv.unread !== null) return broken("I04", "broken-markup", inv.unread, name);
-  if (params.length > 0 && inv.body.trim() !== "") return broken("I04", "broken-markup", "text in the invoke body outside every parameter", name);
+  if (inv.unread !== null) return broken(inv.toolNamed ? "I11" : "I04", "broken-markup", inv.unread, name);
+  let body = inv.body;
+  if (inv.toolNamed) {
+    // Plain children (`<timeout>600</timeout>`) sit in the body; nothing else may.
+    const plain = readPlainChildren(body, 0, body.length);
+    if (plain === null) return broken("I11", "broken-markup", "text in the element body outside every parameter", name);
+    params = [...params, ...plain.map((c) => plainParam(c.name, c.value, inv.tags[0]!))];
+    body = "";
+    shapes.unshift("I11");
+  }
+  if (params.length > 0 && body.trim() !== "") return broken("I04", "broken-markup", "text in the invoke body outside every parameter", name);
   const dsmlTagged = inv.tags.some((t) => t.family === "dsml") || walk.blockTags.some((t) => t.family === "dsml");
   const dialect = dsmlTagged || allParams(params, (p) => p.hint !== undefined) ? null : unprefixedDialect(walk, ctx);
   if (dialect === "foreign") return { kind: "foreign" };
@@ -314,6 +361,8 @@ function outcomeOf(inv: InvokeDraft, walk: DsmlWalk, span: string, ctx: SpanCont
   if (inv.orphan && !ctx.options.orphanInvoke) return broken("B05", "broken-markup", "orphan invoke (parse.orphanInvoke is off)", name);
   const tool = ctx.tools.get(name);
   if (!tool) return broken("B06", "undeclared-tool", "tool not declared by the request", name);
+  const stranger = inv.toolNamed && !aliasMappingOf(tool) ? params.find((p) => propertySchema(tool.parameters, p.name) === undefined) : undefined;
+  if (stranger) return broken("I11", "broken-markup", `element <${stranger.name}> is not a parameter of ${name}`, name);
   const flaws = params.map((p) => p.flaw).filter((f) => f !== "");
   if (flaws.length > 0 && !ctx.options.looseParameters) {
     return broken(flaws[0]!, "broken-markup", "mis-closed parameter (parse.looseParameters is off)", name);
@@ -321,13 +370,18 @@ function outcomeOf(inv: InvokeDraft, walk: DsmlWalk, span: string, ctx: SpanCont
   const values: ParamValue[] = params.map((p) => ({
     name: p.name, hint: p.hint, raw: p.literal ?? span.slice(p.valueStart, p.valueEnd), dropped: p.flaw === "P03", implicitEnd: p.flaw === "P01" || p.flaw === "P03",
   }));
-  const built = buildInput(tool, values, inv.body, ctx.options);
+  const built = buildInput(tool, values, body, ctx.options);
   if (!built.ok) return broken(built.shape, built.reason, built.detail, name);
   shapes.push(...flaws);
-  if (params.some((p) => p.literal !== undefined)) shapes.push("P12");
+  if (!inv.toolNamed && params.some((p) => p.literal !== undefined)) shapes.push("P12");
   shapes.push(...built.shapes);
   shapes.push(...structureShapes(inv, walk, span));
   return { kind: "call", tool: name, input: built.input, shape: shapes[0] ?? canonicalShape(walk) };
+}
+
+/** A plain child of a tool-named element, as a parameter whose value was read from the body. */
+function plainParam(name: string, value: string, opener: Tag): ParamDraft {
+  return { name, hint: undefined, opener, valueStart: 0, valueEnd: 0, closed: true, flaw: "", children: null, literal: value };
 }
 
 function allParams(params: ParamDraft[], test: (p: ParamDraft) => boolean): boolean {

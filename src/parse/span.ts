@@ -1,12 +1,14 @@
 import type { Tag } from "../grammar/tags.ts";
+import { aliasMappingOf, mapAliasCall } from "./aliases.ts";
 import type { SpanContext } from "./call.ts";
 import { COSTUME } from "./costume.ts";
-import { BLOCK, ELEMENT, INVOKE, PARAMETER } from "./dialects/invoke-markup.ts";
+import { BLOCK, ELEMENT, INVOKE, PARAMETER, TOOL_ELEMENT } from "./dialects/invoke-markup.ts";
 import { MISTRAL } from "./dialects/mistral.ts";
 import { QWEN_FUNCTION } from "./dialects/qwen.ts";
 import { TOOL_CALL } from "./dialects/tool-call.ts";
 import { LEGACY_CALL, LEGACY_SECTION } from "./legacy.ts";
 import type { Segment } from "./segments.ts";
+import { PLAIN_ELEMENT } from "./tool-element.ts";
 import type { Root, SpanKind } from "./span-kind.ts";
 
 export type { Root };
@@ -23,6 +25,8 @@ export const SPAN_KINDS: Readonly<Record<Root, SpanKind>> = {
   "qwen-function": QWEN_FUNCTION,
   "tool-call": TOOL_CALL,
   mistral: MISTRAL,
+  "tool-element": TOOL_ELEMENT,
+  "plain-element": PLAIN_ELEMENT,
 };
 
 /**
@@ -35,11 +39,22 @@ export function parseSpan(span: string, root: Root, opener: Tag, named: boolean,
   return segments.some((s) => s.kind === "call") ? segments.map((s) => gated(s, ctx)) : segments;
 }
 
+/** A call written with another agent's name for a declared tool, mapped onto it (issue 29 item 6). */
+const ALIAS_SHAPE = "A01";
+
 function gated(seg: Segment, ctx: SpanContext): Segment {
   if (seg.kind !== "call") return seg;
-  const tool = ctx.tools.get(seg.tool);
+  let tool = ctx.tools.get(seg.tool);
   // Code costumes name bash themselves; every other call was looked up already. No tool, no call.
   if (!tool) return { kind: "broken", start: seg.start, end: seg.end, shape: seg.shape, reason: "undeclared-tool", detail: "tool not declared by the request", tool: seg.tool };
+  // Another agent's name for a declared tool (src/parse/aliases.ts): every parameter maps exactly, or no call.
+  const alias = aliasMappingOf(tool);
+  if (alias) {
+    const mapped = mapAliasCall(alias, seg.input);
+    if (!mapped.ok) return { kind: "broken", start: seg.start, end: seg.end, shape: ALIAS_SHAPE, reason: "undeclared-tool", detail: mapped.detail, tool: alias.target.name, declared: alias.target.name };
+    tool = alias.target;
+    seg = { ...seg, tool: tool.name, input: mapped.input, shape: ALIAS_SHAPE };
+  }
   const verdict = ctx.schemas.check(tool, seg.input);
   if (verdict.ok) return verdict.input === seg.input ? seg : { ...seg, input: verdict.input };
   const broken: Segment = { kind: "broken", start: seg.start, end: seg.end, shape: seg.shape, reason: "invalid-arguments", detail: verdict.detail, tool: seg.tool };

@@ -50,6 +50,8 @@ export interface BrokenSpan {
   tool?: string;
   /** For "invalid-arguments": the parameter that does not fit (a name, never a value). */
   parameter?: string;
+  /** For "undeclared-tool": the declared tool the model called by another agent's name (src/parse/aliases.ts). */
+  declared?: string;
 }
 
 /** Characters consumed without becoming visible text or a call (only where the catalogue says strip). */

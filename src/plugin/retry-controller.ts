@@ -25,9 +25,9 @@ export class RetryController {
   }
 
   /** A response finished for `turn` (the user message it answers). */
-  onReply(sessionID: string, turn: string, recovered: number, nudge: CorrectionReason | null, parameter?: string): void {
+  onReply(sessionID: string, turn: string, recovered: number, nudge: CorrectionReason | null, parameter?: string, declared?: string): void {
     const needsCorrection = recovered === 0 ? nudge : null;
-    this.ledger.recordReply(sessionID, turn, needsCorrection, parameter);
+    this.ledger.recordReply(sessionID, turn, needsCorrection, parameter, declared);
     if (!needsCorrection) this.wokeAndWaiting.delete(sessionID);
   }
 
@@ -40,7 +40,7 @@ export class RetryController {
     if (!this.options.nudge) return null;
     const pending = this.ledger.takeCorrection(sessionID);
     if (!pending) return null;
-    const text = correctionText(pending.reason, pending.parameter);
+    const text = correctionText(pending.reason, pending.parameter, pending.declared);
     if (this.options.channel === "system") {
       this.pendingSystem.set(sessionID, text);
       return { reason: pending.reason, userText: null };
@@ -68,7 +68,7 @@ export class RetryController {
     let text = wakeText();
     if (this.options.channel === "user" && this.options.nudge) {
       const correction = this.ledger.takeCorrection(sessionID);
-      if (correction) text = correctionText(correction.reason, correction.parameter);
+      if (correction) text = correctionText(correction.reason, correction.parameter, correction.declared);
     }
     this.ledger.awaitWake(sessionID, text);
     this.wokeAndWaiting.add(sessionID);

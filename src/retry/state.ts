@@ -12,6 +12,8 @@ export interface PendingRetry {
   reason: CorrectionReason;
   /** For "invalid-arguments": the parameter whose value did not fit, named in the correction. */
   parameter?: string;
+  /** For "undeclared-tool": the declared tool the model called by another agent's name, named in the correction. */
+  declared?: string;
 }
 
 /** A turn as the next request shows it: its user message, and that message's text. */
@@ -37,6 +39,7 @@ interface Broken {
   turn: string;
   reason: CorrectionReason;
   parameter: string | undefined;
+  declared?: string | undefined;
   correctionDelivered: boolean;
   wakeSent: boolean;
 }
@@ -86,7 +89,7 @@ export class RetryLedger {
   }
 
   /** An assistant reply for `turn` finished; `nudge` is why it needs correcting, or null when it does not. */
-  recordReply(sessionID: string, turn: string, nudge: CorrectionReason | null, parameter?: string): void {
+  recordReply(sessionID: string, turn: string, nudge: CorrectionReason | null, parameter?: string, declared?: string): void {
     const entry = this.#sessions.get(sessionID);
     if (nudge === null && (!entry || entry.awaited.length + entry.wakeTimes.length === 0)) {
       // Nothing pending and nothing to bound: a clean session leaves nothing behind.
@@ -99,7 +102,8 @@ export class RetryLedger {
     else if (e.broken?.turn === turn) {
       e.broken.reason = nudge;
       e.broken.parameter = parameter;
-    } else e.broken = { turn, reason: nudge, parameter, correctionDelivered: false, wakeSent: false };
+      e.broken.declared = declared;
+    } else e.broken = { turn, reason: nudge, parameter, declared, correctionDelivered: false, wakeSent: false };
     this.#touch(sessionID, e);
   }
 
@@ -201,6 +205,7 @@ export class RetryLedger {
 function pendingOf(broken: Broken): PendingRetry {
   const pending: PendingRetry = { messageID: broken.turn, reason: broken.reason };
   if (broken.parameter !== undefined) pending.parameter = broken.parameter;
+  if (broken.declared !== undefined) pending.declared = broken.declared;
   return pending;
 }
 
@@ -222,10 +227,14 @@ const CORRECTION_OPENINGS: Record<CorrectionReason, string> = {
 const REISSUE_REQUEST =
   "If you still need a tool, call it again through the tool-calling interface, using only the tools you have been given. Never write tool calls as text markup.";
 
-/** `parameter`: for "invalid-arguments", the parameter to name (a schema name, never a value). */
-export function correctionText(reason: CorrectionReason, parameter?: string): string {
+/**
+ * `parameter`: for "invalid-arguments", the parameter to name (a schema name, never a value).
+ * `declared`: for "undeclared-tool", the declared tool the model called by another agent's name.
+ */
+export function correctionText(reason: CorrectionReason, parameter?: string, declared?: string): string {
   const named = reason === "invalid-arguments" && parameter !== undefined ? ` The parameter \`${parameter}\` does not match its declared type, allowed values or required fields.` : "";
-  return `${CORRECTION_OPENINGS[reason]}${named} ${REISSUE_REQUEST}`;
+  const instead = reason === "undeclared-tool" && declared !== undefined ? ` The tool you meant is available here as \`${declared}\`; call it with its own parameters.` : "";
+  return `${CORRECTION_OPENINGS[reason]}${named}${instead} ${REISSUE_REQUEST}`;
 }
 
 /** Deliberately bare: the correction already explains the problem, the wake only restarts the turn. */

@@ -154,6 +154,23 @@ const markers = [
   `<${D}invoke name="todowrite">\n<${D}parameter name="todos" string="false">[{"content":"a","status":"doing"}]</${D}parameter>\n</${D}invoke>`,
   "timeout: 600\n",
   "  <",
+  // issue 29 items 5-6: tool-named elements (DSML and plain), other agents' tool names, and their negatives
+  `<${D}bash>\n<${D}command>ls</${D}parameter>\n<timeout>5</timeout>\n</${D}invoke>`,
+  `<${D}read_file>`,
+  `</${D}read_file>`,
+  `<${D}filePath>/a</${D}filePath>`,
+  "<read>\n<filePath>/a</filePath>\n</read>",
+  "\n<read_file>\n<path>a</path>\n</read_file>",
+  "<read_file>",
+  "</read_file>",
+  "<path>a</path>",
+  "\n<execute_command>\n<command>ls</command>\n</execute_command>",
+  "<execute_command>\n<command>ls</command>\n<requires_approval>true</requires_approval>\n</execute_command>",
+  "<bash>\n<cmd>ls</cmd>\n</bash>",
+  "<table>\n<tr><td>1</td></tr>\n</table>",
+  "<read>\n<div>a</div>\n</read>",
+  "<rea",
+  `<${D}invoke name="execute_command">\n<${D}parameter name="command" string="true">ls</${D}parameter>\n</${D}invoke>`,
 ];
 
 const pick = (xs: string[]) => fc.constantFrom(...xs);
@@ -207,6 +224,43 @@ export const newFormatCall: fc.Arbitrary<{ markup: string; tool: string; input: 
           : `<|tool_call_start|>[${JSON.stringify({ name: tool, arguments: { [key]: value } })}]<|tool_call_end|>`;
     return { markup, tool, input: { [key]: value } };
   });
+
+/**
+ * Issue 29 items 5-6: one complete tool-named element (DSML closed by the invoke closer or its own,
+ * DSML with a plain child, or plain on lines of its own), under the declared name or another
+ * agent's name for it, with the call it must yield.
+ */
+export const toolNamedCall: fc.Arbitrary<{ markup: string; tool: string; input: Record<string, unknown> }> = fc
+  .tuple(
+    fc.constantFrom<[string, string, string, string]>(
+      ["bash", "command", "bash", "command"], ["read", "filePath", "read", "filePath"], ["glob", "pattern", "glob", "pattern"],
+      ["execute_command", "command", "bash", "command"], ["read_file", "path", "read", "filePath"],
+    ),
+    fc.constantFrom("ls", "/a/b.ts", "a < b", "x y", "2&gt;/dev/null", "<p>hi</p>"),
+    fc.constantFrom("dsml-invoke-closer", "dsml-own-closer", "dsml-plain-child", "plain"),
+  )
+  .map(([[tool, key, target, targetKey], value, form]) => {
+    const markup =
+      form === "plain"
+        ? `\n<${tool}>\n<${key}>${value}</${key}>\n</${tool}>\n`
+        : form === "dsml-invoke-closer"
+          ? `<${D}${tool}>\n<${D}${key}>${value}</${D}parameter>\n</${D}invoke>`
+          : form === "dsml-own-closer"
+            ? `<${D}${tool}><${D}${key}>${value}</${D}${key}></${D}${tool}>`
+            : `<${D}${tool}>\n<${key}>${value}</${key}>\n</${D}${tool}>`;
+    return { markup, tool: target, input: { [targetKey]: value === "2&gt;/dev/null" ? "2>/dev/null" : value } };
+  });
+
+/** Prose that mentions a tool-named element: mid-line, or at a line start followed by words. */
+export const toolNamedMention: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.constantFrom("Cline writes ", "Use ", "", "\n", "Never write "),
+    // Not `<bash>` or `<execute_command>`: at a line start those are code costumes, held to their closer (C04).
+    fc.constantFrom("<read_file>", "<read>", "<write_to_file>", "<read_file><path>a</path>", "<read><filePath>a</filePath></read>"),
+    fc.constantFrom(" tags", " then the parameters", "{ then nothing }", " and so on"),
+    fc.constantFrom(" and more words.", ", see the docs.", " ok"),
+  )
+  .map((parts) => parts.join(""));
 
 /** Prose that mentions a Mistral or LFM2 token: what follows is no call, so nothing is held past it. */
 export const tokenMention: fc.Arbitrary<string> = fc

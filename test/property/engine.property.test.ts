@@ -16,7 +16,7 @@ import { BAR, D, DVL, SP, escaped } from "../golden/notation.ts";
 import { accountsForEveryCharacter, everyChar, observable } from "../support/run-engine.ts";
 import {
   afterCallReply, cutReply, dsmlBlock, feedCuts, heldBound, newFormatCall, plainText, replyText, splitsPair, toCuts, tokenMention, toolCallDialectCall,
-  toolCallMention,
+  toolCallMention, toolNamedCall, toolNamedMention,
 } from "./arbitraries.ts";
 
 /** Replies of any kind, half of them opening with a call so later text goes through the post-call tail. */
@@ -251,6 +251,20 @@ describe("documentation context never yields a call", () => {
     );
   });
 
+  test("a fenced, inline-coded, indented or quoted copy of a tool-named element is left verbatim (issue 29 items 5-6)", () => {
+    fc.assert(
+      fc.property(prose, fenced, toolNamedCall, fc.uniqueArray(fc.nat(), { maxLength: 30 }), (intro, wrap, call, raw) => {
+        const { before, body, after } = wrap(call.markup.replace(/^\n/, ""));
+        const input = `${intro}\n\n${before}${body}${after}`;
+        for (const cuts of [[], toCuts(input, raw, true)]) {
+          const run = feedCuts(input, cuts, fixtureTools, { bufferLimit: 1024 });
+          expect({ calls: run.calls.length, broken: run.summary.broken.length, text: escaped(run.text) }).toEqual({ calls: 0, broken: 0, text: escaped(input) });
+        }
+      }),
+      params(300),
+    );
+  });
+
   test("the same blocks outside documentation do yield calls (the property above can fail)", () => {
     const blk = `<${D}tool_calls>\n<${D}invoke name="bash">\n<${D}parameter name="command" string="true">ls</${D}parameter>\n</${D}invoke>\n</${D}tool_calls>`;
     expect(parse(`Example\n\n${blk}`, fixtureTools).calls.length).toBe(1);
@@ -307,6 +321,11 @@ callsAndMentions("the structural gate for <tool_call> (issue 11)", toolCallDiale
 callsAndMentions("plain markup in DSML values, Mistral without [ARGS], LFM2 JSON lists (issue 11 items 7, 10)", newFormatCall, tokenMention, {
   calls: "complete calls after prose and back to back are all recovered, at any cuts",
   mention: "a token mentioned in prose stays text, and nothing is held once the sentence has moved past it",
+});
+
+callsAndMentions("tool-named elements and other agents' tool names (issue 29 items 5-6)", toolNamedCall, toolNamedMention, {
+  calls: "complete elements after prose and back to back are all recovered under the declared name, at any cuts",
+  mention: "an element mentioned in prose stays text, and nothing is held once the sentence has moved past it",
 });
 
 describe("trust first (issue 29 items 1-3)", () => {

@@ -69,6 +69,11 @@ const KINDS = {
     openers: ["bash[ARGS]", "bash[ARGS] x", "bash[ARGS]{", "bash[ARGS]   ", "bash[ARGS]\n", "bas", "bash[ARG", "read[ARGS]{\"filePath\": \""],
     closers: ["}", '"}', "]"],
   },
+  toolNamed: {
+    // Issue 29 items 5-6: plain elements named after a declared tool (or alias), and DSML ones.
+    openers: ["<read>\n<x>\n", "<read_file>\n<path>", "<read>", "<read><filePath>a</filePath>", `<${D}read>`, `<${D}read_file>\n<${D}path>`, "<execute_command>\n<command>", "<rea"],
+    closers: ["</x>", "</read>", "</path>", `</${D}invoke>`, `</${D}read>`, "</filePath>"],
+  },
 } as const;
 type Kind = keyof typeof KINDS;
 const KIND_NAMES = Object.keys(KINDS) as Kind[];

@@ -199,6 +199,19 @@ describe("texts", () => {
     }
   });
 
+  test("undeclared-tool names the declared tool another agent's name meant (issue 29 item 6), and only for that reason", () => {
+    expect(correctionText("undeclared-tool", undefined, "bash")).toContain("available here as `bash`");
+    expect(correctionText("undeclared-tool")).not.toContain("`");
+    expect(correctionText("broken-markup", undefined, "bash")).not.toContain("bash");
+    for (const channel of ["user", "system"] as const) {
+      const controller = new RetryController({ enabled: true, nudge: true, channel }, async () => {});
+      controller.onReply("ses_a", "msg_1", 0, "undeclared-tool", undefined, "bash");
+      const taken = controller.takeCorrectionFor("ses_a", { id: "msg_1" });
+      const text = channel === "user" ? taken?.userText : controller.takeSystemText("ses_a");
+      expect(text).toBe(correctionText("undeclared-tool", undefined, "bash"));
+    }
+  });
+
   test("the wake is a single short line", () => {
     expect(wakeText()).toBe("Continue.");
   });

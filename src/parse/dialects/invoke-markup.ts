@@ -1,3 +1,4 @@
+import { LT } from "../../grammar/chars.ts";
 import { isBarCode } from "../../grammar/markers.ts";
 import { Flaw, type Tag } from "../../grammar/tags.ts";
 import { truncatedCall, wholeSpan } from "../call.ts";
@@ -73,6 +74,22 @@ export const ELEMENT: SpanKind = {
   tag(_r, tag, base, first, closesBlock) {
     if (first && !(tag.family === "naked" && tag.role === "name" && !tag.closing)) return abandon(base + tag.start);
     return closesUnit(tag) || closesBlock ? complete(base + tag.end) : null;
+  },
+  parse: parseInvokeMarkup,
+};
+
+/**
+ * I11: a DSML tag named after a declared tool (`<{D}read_file>`), children named after its
+ * parameters. The invoke's closer or the element's own closer ends it; a plain child (`<timeout>`)
+ * is not a tag here, so the first thing inside must be a tag or a `<`.
+ */
+export const TOOL_ELEMENT: SpanKind = {
+  watchesContent: false,
+  content: (_r, c, at, first) => (first && c !== LT ? abandon(at) : null),
+  tag(r, tag, base, _first, closesBlock) {
+    const end = base + tag.end;
+    if (tag.closing && (tag.role === "invoke" || (tag.family === "dsml" && tag.name === r.opener.name))) return r.enclosing ? r.trail() : complete(end);
+    return closesBlock ? complete(end) : null;
   },
   parse: parseInvokeMarkup,
 };

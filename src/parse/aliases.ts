@@ -1,0 +1,88 @@
+import type { JsonSchema, ToolSpec } from "./types.ts";
+import { propertySchema } from "./values.ts";
+
+/**
+ * Issue 29 item 6: the names other agents give OpenCode's tools. Models trained on Cline, Roo or
+ * Claude Code write `execute_command`, `read_file`, `Bash`... A call to one of these names, when the
+ * request does not declare that name itself, runs as the declared OpenCode tool only when every
+ * parameter it carries maps onto one the declared tool has (docs/PATTERNS.md, "Another agent's
+ * tool names"). Each entry lists every parameter the other agent defines: a target name, or null
+ * where OpenCode has no exact counterpart (such a call is never run; the nudge names the tool).
+ */
+export const TOOL_ALIASES: Readonly<Record<string, { tool: string; params: Readonly<Record<string, string | null>> }>> = {
+  execute_command: { tool: "bash", params: { command: "command", cwd: "workdir", requires_approval: null } },
+  Bash: { tool: "bash", params: { command: "command", timeout: "timeout", description: "description", run_in_background: null } },
+  read_file: { tool: "read", params: { path: "filePath" } },
+  write_to_file: { tool: "write", params: { path: "filePath", content: "content" } },
+  replace_in_file: { tool: "edit", params: { path: "filePath", diff: null } },
+  list_files: { tool: "glob", params: { path: "path", recursive: null } },
+  search_files: { tool: "grep", params: { regex: "pattern", path: "path", file_pattern: "include" } },
+};
+
+/** What a synthesized alias spec stands for: its declared target and the parameter renames. */
+export interface AliasMapping {
+  alias: string;
+  target: ToolSpec;
+  params: Readonly<Record<string, string | null>>;
+}
+
+/** Alias specs the lookup below made, by identity: only these are mapped, never a declared tool. */
+const MAPPINGS = new WeakMap<ToolSpec, AliasMapping>();
+
+/**
+ * Adds a spec per alias whose target is declared and whose own name is not. Its schema has the
+ * alias's parameter names, each typed as its declared target (so every dialect reads and coerces
+ * values as it would for the target); a parameter without an exact counterpart is accepted by
+ * any reader (an empty schema) and refused when the call is mapped (mapAliasCall).
+ */
+export function withAliases(tools: Map<string, ToolSpec>): Map<string, ToolSpec> {
+  for (const [alias, entry] of Object.entries(TOOL_ALIASES)) {
+    const target = tools.get(entry.tool);
+    if (!target || tools.has(alias)) continue;
+    const properties: Record<string, JsonSchema> = {};
+    const required: string[] = [];
+    const targetRequired = new Set(Array.isArray(target.parameters?.required) ? target.parameters.required : []);
+    for (const [param, to] of Object.entries(entry.params)) {
+      properties[param] = (to !== null ? propertySchema(target.parameters, to) : undefined) ?? {};
+      if (to !== null && targetRequired.has(to)) required.push(param);
+    }
+    const spec: ToolSpec = { name: alias, parameters: { type: "object", properties, required } };
+    MAPPINGS.set(spec, { alias, target, params: entry.params });
+    tools.set(alias, spec);
+  }
+  return tools;
+}
+
+const ALIAS_NAMES = new Set(Object.keys(TOOL_ALIASES).map((name) => name.toLowerCase()));
+
+/** Whether an element name (any case) is one of the table's names: the echo guard reads it as call markup. */
+export function isAliasName(name: string): boolean {
+  return ALIAS_NAMES.has(name.toLowerCase());
+}
+
+export function aliasMappingOf(tool: ToolSpec): AliasMapping | undefined {
+  return MAPPINGS.get(tool);
+}
+
+export type AliasVerdict = { ok: true; input: Record<string, unknown> } | { ok: false; detail: string };
+
+/**
+ * The call's input renamed onto the declared tool, or why it cannot be: a parameter with no exact
+ * counterpart (or one the declared tool does not have), or a parameter the declared tool requires
+ * that the alias cannot carry. The schema gate then checks the renamed input as for any call.
+ */
+export function mapAliasCall(mapping: AliasMapping, input: Record<string, unknown>): AliasVerdict {
+  const out: Record<string, unknown> = {};
+  const refuse = (why: string): AliasVerdict => ({ ok: false, detail: `${mapping.alias} is another agent's name for ${mapping.target.name}; ${why}, so use ${mapping.target.name}` });
+  for (const key of Object.keys(input)) {
+    const to = Object.prototype.hasOwnProperty.call(mapping.params, key) ? mapping.params[key] : undefined;
+    if (to === undefined || to === null) return refuse(`its parameter ${key} has no exact counterpart`);
+    if (propertySchema(mapping.target.parameters, to) === undefined) return refuse(`its parameter ${key} has no counterpart the declared tool has`);
+    out[to] = input[key];
+  }
+  const required = mapping.target.parameters?.required;
+  for (const key of Array.isArray(required) ? required : []) {
+    if (!Object.prototype.hasOwnProperty.call(out, key)) return refuse(`nothing it carries maps onto the required parameter ${key}`);
+  }
+  return { ok: true, input: out };
+}

@@ -1,0 +1,206 @@
+import { CR, DASH, DOT, GT, LF, LT, SLASH, SP, TAB, UNDERSCORE, isAsciiDigit, isAsciiLetter } from "../grammar/chars.ts";
+import { Flaw, type Tag } from "../grammar/tags.ts";
+import { aliasMappingOf } from "./aliases.ts";
+import { wholeSpan, type SpanContext } from "./call.ts";
+import { NAME_LIMIT, isSpaceCode, type CharState } from "./char-form.ts";
+import { buildInput } from "./invoke-input.ts";
+import { textSpan, type Segment, type UnitOutcome } from "./segments.ts";
+import { abandon, complete, ignoreContent, type SpanKind, type Step } from "./span-kind.ts";
+import type { ToolSpec } from "./types.ts";
+import { propertySchema } from "./values.ts";
+
+/**
+ * Issue 29 item 5: tool-named elements, the Cline/Roo convention. The element is named after the
+ * tool and each child after one of its parameters: `<read_file><path>a.ts</path></read_file>`
+ * (plain, O09), or with the DSML sentinel on some tags (I11, read by the DSML walk in dsml.ts).
+ */
+
+const isNameStart = (c: number) => isAsciiLetter(c) || c === UNDERSCORE;
+/** Tool and parameter names: letters, digits, `_`, `-`, `.` (MCP tools), never a space or `>`. */
+/** Space that may end a line: the element's closer may be followed by it. */
+const isLineSpace = (c: number) => c === SP || c === TAB || c === CR;
+export const isElementNameCode = (c: number) => isNameStart(c) || isAsciiDigit(c) || c === DASH || c === DOT;
+
+/**
+ * A tag's name as the model wrote it (the tag scanner lowers it): tool and parameter names are
+ * case-sensitive (`filePath`). The name follows the tag's sentinel, or its `<` and `/`.
+ */
+export function writtenName(text: string, tag: Tag): string {
+  let at = tag.start;
+  if (tag.sentinel !== "") {
+    const sentinel = text.indexOf(tag.sentinel, tag.start);
+    at = sentinel < 0 ? tag.start : sentinel + tag.sentinel.length;
+  }
+  while (at < tag.end && !isNameStart(text.charCodeAt(at))) at++;
+  return text.slice(at, at + tag.name.length);
+}
+
+/**
+ * A DSML tag that can open a tool-named element: not a closer, not self-closing, and without
+ * attributes (an attribute would carry an argument nobody reads, issue 29 item 1).
+ */
+export function opensToolElement(tag: Tag): boolean {
+  return !tag.closing && tag.role === "other" && (tag.flaws & Flaw.SelfClosing) === 0 && Object.keys(tag.attrs).length === 0;
+}
+
+export interface PlainChild {
+  name: string;
+  value: string;
+}
+
+/**
+ * `<name>value</name>` children separated only by whitespace, from `from` to `to`, or null when
+ * anything else is there (text between children, attributes, a child that never closes). Linear:
+ * each child's closer is searched from its own value onwards, and the next child starts after it.
+ */
+export function readPlainChildren(text: string, from: number, to: number): PlainChild[] | null {
+  const children: PlainChild[] = [];
+  let at = from;
+  for (;;) {
+    while (at < to && isSpaceCode(text.charCodeAt(at))) at++;
+    if (at >= to) return children;
+    if (text.charCodeAt(at) !== LT || !isNameStart(text.charCodeAt(at + 1))) return null;
+    let end = at + 2;
+    while (end < to && end - at <= NAME_LIMIT && isElementNameCode(text.charCodeAt(end))) end++;
+    if (text.charCodeAt(end) !== GT) return null;
+    const name = text.slice(at + 1, end);
+    const closer = text.indexOf(`</${name}>`, end + 1);
+    if (closer < 0 || closer + name.length + 3 > to) return null;
+    children.push({ name, value: text.slice(end + 1, closer) });
+    at = closer + name.length + 3;
+  }
+}
+
+/**
+ * The call a tool-named element makes: every child must be a declared parameter of the tool (an
+ * alias's known parameters count, src/parse/aliases.ts), values typed from the schema, entities
+ * decoded where the value is escaped throughout (`2&gt;/dev/null`). `prose`: with no child that is
+ * a parameter at all, the element was markup of some other kind (HTML, XML in prose): text.
+ */
+export function toolElementOutcome(tool: ToolSpec, children: PlainChild[], shape: string, ctx: SpanContext, prose: boolean): UnitOutcome {
+  const declared = children.filter((c) => propertySchema(tool.parameters, c.name) !== undefined);
+  if (prose && declared.length === 0) return { kind: "foreign" };
+  // An alias's unknown parameter is refused when the call is mapped, with a nudge naming the declared tool.
+  const stranger = aliasMappingOf(tool) ? undefined : children.find((c) => propertySchema(tool.parameters, c.name) === undefined);
+  if (stranger) return { kind: "broken", shape, reason: "broken-markup", detail: `element <${stranger.name}> is not a parameter of ${tool.name}`, tool: tool.name };
+  const values = children.map((c) => ({ name: c.name, hint: undefined, raw: c.value, dropped: false, implicitEnd: false }));
+  const built = buildInput(tool, values, "", ctx.options);
+  if (!built.ok) return { kind: "broken", shape, reason: built.reason, detail: built.detail, tool: tool.name };
+  return { kind: "call", tool: tool.name, input: built.input, shape };
+}
+
+const PLAIN_SHAPE = "O09";
+
+/**
+ * O09 over a complete span `<tool>` children `</tool>` (then spaces to the line end); the opener's name is as written. Only a
+ * declared tool (or alias) with at least one child opens such a span (src/engine/engine.ts).
+ */
+export function parsePlainElementSpan(span: string, opener: Tag, truncated: boolean, ctx: SpanContext): Segment[] {
+  const tool = ctx.tools.get(opener.name);
+  const closer = `</${opener.name}>`;
+  let end = span.length;
+  while (end > 0 && isLineSpace(span.charCodeAt(end - 1))) end--;
+  if (truncated || !tool || !span.startsWith(closer, end - closer.length)) return textSpan(span.length);
+  const children = readPlainChildren(span, opener.end, end - closer.length);
+  if (children === null || children.length === 0) return textSpan(span.length);
+  return wholeSpan(span.length, toolElementOutcome(tool, children, PLAIN_SHAPE, ctx, true));
+}
+
+/**
+ * A code costume whose tag is also a declared tool's name (`<bash>`, `<execute_command>`) and whose
+ * body is only elements: the Cline/Roo form, never code to run (a shell would read `<command>ls`
+ * as redirections). Null when the body is anything else (code: the costume reads it).
+ */
+export function costumeAsToolElement(span: string, opener: Tag, inner: { start: number; end: number }, ctx: SpanContext): Segment[] | null {
+  if (Object.keys(opener.attrs).length > 0) return null;
+  const children = readPlainChildren(span, inner.start, inner.end);
+  if (children === null || children.length === 0) return null;
+  const tool = ctx.tools.get(writtenName(span, opener));
+  if (!tool) return wholeSpan(span.length, { kind: "broken", shape: "C04", reason: "broken-markup", detail: "a code costume holding elements, not code" });
+  return wholeSpan(span.length, toolElementOutcome(tool, children, PLAIN_SHAPE, ctx, false));
+}
+
+/**
+ * The plain form's body, one character at a time: whitespace, `<child>`, anything up to
+ * `</child>`, again, until `</tool>` and the end of its line. Anything else (text between children, an attribute, another
+ * closer) proves the opener was not this form: the span is text up to that character, and reading
+ * resumes there (never from the opener: elements read so far are not read again, so repeated
+ * openers cost linear work; a call written inside a child's value is not recovered).
+ */
+export class PlainElementState implements CharState {
+  private phase: "between" | "lt" | "name" | "value" | "closer" | "after" = "between";
+  private child = 0;
+  private pattern = "";
+  private matched = 0;
+  private name = "";
+  private readonly closer: string;
+
+  constructor(tool: string) {
+    this.closer = `</${tool}>`;
+  }
+
+  /** The reply ended right after the closer (and spaces): the element had its line to itself. */
+  completesAtEnd(): boolean {
+    return this.phase === "after";
+  }
+
+  step(c: number, at: number): Step | null {
+    switch (this.phase) {
+      case "between":
+        if (isSpaceCode(c)) return null;
+        if (c !== LT) return abandon(at);
+        this.phase = "lt";
+        return null;
+      case "lt":
+        if (c === SLASH && this.child > 0) {
+          this.phase = "closer";
+          this.pattern = this.closer;
+          this.matched = 2;
+          return null;
+        }
+        if (!isNameStart(c)) return abandon(at);
+        this.phase = "name";
+        this.name = String.fromCharCode(c);
+        return null;
+      case "name":
+        if (isElementNameCode(c) && this.name.length < NAME_LIMIT) {
+          this.name += String.fromCharCode(c);
+          return null;
+        }
+        if (c !== GT) return abandon(at);
+        this.pattern = `</${this.name}>`;
+        this.matched = 0;
+        this.phase = "value";
+        return null;
+      case "value":
+        // The closer starts with `<` and holds no other `<`: on a mismatch only a `<` restarts it.
+        if (c === this.pattern.charCodeAt(this.matched)) {
+          if (++this.matched === this.pattern.length) {
+            this.child++;
+            this.phase = "between";
+          }
+        } else this.matched = c === LT ? 1 : 0;
+        return null;
+      case "closer":
+        if (c !== this.pattern.charCodeAt(this.matched)) return abandon(at);
+        if (++this.matched === this.pattern.length) this.phase = "after";
+        return null;
+      case "after":
+        // The element ends its line: words after the closer on the same line are prose quoting it.
+        if (isLineSpace(c)) return null;
+        return c === LF ? complete(at) : abandon(at);
+    }
+  }
+}
+
+/**
+ * O09: a plain element named after a declared tool, opened only at the start of a line (the engine
+ * decides, holding no more than a declared name's length). Its body is read as characters.
+ */
+export const PLAIN_ELEMENT: SpanKind = {
+  watchesContent: false,
+  content: ignoreContent,
+  tag: () => null,
+  charForm: (opener) => new PlainElementState(opener.name),
+  parse: ({ span, opener, truncated, ctx }) => parsePlainElementSpan(span, opener, truncated, ctx),
+};
