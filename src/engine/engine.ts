@@ -56,7 +56,7 @@ class Engine implements RepairEngine {
   private readonly broken: BrokenSpan[] = [];
   private readonly stripped: StrippedSpan[] = [];
 
-  /** Declared names the O06 residue may start with (null: residue off); and the `[` trigger. */
+  /** Declared names the O06 residue may start with (null: residue off); and the `[` trigger (Mistral's and MiniMax's bracket tokens). */
   private readonly residueNames: string[] | null;
   private readonly longestName: number;
   private readonly brackets: boolean;
@@ -69,7 +69,7 @@ class Engine implements RepairEngine {
     for (const tool of options.tools) tools.set(tool.name, tool);
     this.ctx = { tools, options: resolveParseOptions(options.parse), schemas: new SchemaGate() };
     const dialects = this.ctx.options.dialects;
-    this.brackets = dialects.mistral || dialects.mistralResidue;
+    this.brackets = dialects.mistral || dialects.mistralResidue || dialects.minimax;
     this.isEchoed = options.isEchoed;
     this.given = options.readingGiven;
     this.doc = this.given ? new QuoteBlindContext() : new DocContext();
@@ -294,6 +294,7 @@ class Engine implements RepairEngine {
     const dialects = this.ctx.options.dialects;
     switch (tag.family) {
       case "mistral":
+        if (tag.name === "tool_call") return !tag.closing && dialects.minimax ? { open: "minimax-bracket" } : this.tail ? "noise" : "text";
         return tag.name === "tool_calls" && dialects.mistral ? { open: "mistral" } : "text";
       case "dsml":
         if (tag.flaws & Flaw.MissingLt) {

@@ -13,7 +13,8 @@ export type Root =
   | "costume"
   | "qwen-function"
   | "tool-call"
-  | "mistral";
+  | "mistral"
+  | "minimax-bracket";
 
 /** Where a streaming span stands after a piece of text: wants more, ended at `end`, or proved not markup at `at`. */
 export type Step = { kind: "more" } | { kind: "complete"; end: number } | { kind: "abandon"; at: number };

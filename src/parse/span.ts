@@ -2,6 +2,7 @@ import type { Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "./call.ts";
 import { COSTUME } from "./costume.ts";
 import { BLOCK, ELEMENT, INVOKE, PARAMETER } from "./dialects/invoke-markup.ts";
+import { MINIMAX_BRACKET } from "./dialects/minimax-bracket.ts";
 import { MISTRAL } from "./dialects/mistral.ts";
 import { QWEN_FUNCTION } from "./dialects/qwen.ts";
 import { TOOL_CALL } from "./dialects/tool-call.ts";
@@ -23,6 +24,7 @@ export const SPAN_KINDS: Readonly<Record<Root, SpanKind>> = {
   "qwen-function": QWEN_FUNCTION,
   "tool-call": TOOL_CALL,
   mistral: MISTRAL,
+  "minimax-bracket": MINIMAX_BRACKET,
 };
 
 /**

@@ -25,7 +25,41 @@ const todo = (shape: string): FixtureCall => ({ tool: "todowrite", input: { todo
 const encoded = (json: string) => JSON.stringify(json);
 
 export function jsonForms(): Fixture[] {
-  return [...doubleEncoded()];
+  return [...minimaxBrackets(), ...doubleEncoded()];
+}
+
+/**
+ * Item 8: MiniMax's bracket form, `[TOOL_CALL]` one object `[/TOOL_CALL]`, Perl-style arrows or
+ * JSON, one line or several; both exact tokens, a declared tool, arguments that fit.
+ */
+function minimaxBrackets(): Fixture[] {
+  const arrow = (tool: string, pairs: string) => `[TOOL_CALL] {tool => "${tool}", args => { ${pairs} }} [/TOOL_CALL]`;
+  const lsArrow = arrow("bash", '--command "ls -la"');
+  const readA: FixtureCall = { tool: "read", input: { filePath: "/a", limit: 5 }, shape: "O05" };
+  return [
+    ok("X29.1", "minimax-bracket-arrow-one-line", lsArrow, [ls("O05")]),
+    ok("X29.2", "minimax-bracket-arrow-multiline", 'Let me look.\n[TOOL_CALL]\n{tool => "read", args => {\n  --filePath "/a"\n  --limit 5\n}}\n[/TOOL_CALL]', [readA], "Let me look.\n"),
+    ok("X29.3", "minimax-bracket-json", '[TOOL_CALL] {"tool": "bash", "args": {"command": "ls -la"}} [/TOOL_CALL]', [ls("O05")]),
+    ok("X29.4", "minimax-bracket-json-multiline", '[TOOL_CALL]\n{"tool": "read", "args": {"filePath": "/a", "limit": 5}}\n[/TOOL_CALL]', [readA]),
+    ok("X29.5", "minimax-bracket-arrow-json-args", '[TOOL_CALL]{tool => "read", args => {"filePath": "/a", "limit": 5}}[/TOOL_CALL]', [readA]),
+    ok("X29.6", "minimax-bracket-arrow-colons-and-commas", '[TOOL_CALL]{tool => "read", args => { --filePath: "/a", --limit: 5 }}[/TOOL_CALL]', [readA]),
+    ok("X29.7", "minimax-bracket-zero-arguments", '[TOOL_CALL]{tool => "list_sessions"}[/TOOL_CALL]', [{ tool: "list_sessions", input: {}, shape: "O05" }]),
+    ok("X29.8", "minimax-bracket-two-calls-after-prose", `Both at once.${lsArrow}\n${arrow("read", '--filePath "/a" --limit 5')}`, [ls("O05"), readA], "Both at once.\n"),
+    ok("X29.9", "minimax-bracket-escaped-quote-in-value", arrow("bash", '--command "echo \\"hi\\""'), [ls("O05", 'echo "hi"')]),
+    bad("X29.10", "minimax-bracket-undeclared", arrow("web.search", '--q "x"'), "undeclared-tool", ["O05"]),
+    bad("X29.11", "minimax-bracket-unreadable-arguments", arrow("bash", 'command "ls"'), "broken-markup", ["O05"]),
+    bad("X29.12", "minimax-bracket-missing-required", arrow("read", "--limit 5"), "broken-markup", ["O05"]),
+    bad("X29.13", "minimax-bracket-truncated", 'Checking.\n[TOOL_CALL]\n{tool => "bash", args => {\n  --command "l', "truncated-call", ["O05"]),
+    bad("X29.14", "minimax-bracket-wrong-type", arrow("read", '--filePath "/a" --limit all'), "invalid-arguments", ["O05"]),
+    { ...none("X29.15", "minimax-bracket-switched-off", lsArrow), options: { dialects: { minimax: false } } },
+    // Hard negatives: documentation, and prose that discusses the format.
+    none("N29.20", "minimax-bracket-in-fence", fenced(lsArrow)),
+    none("N29.21", "minimax-bracket-in-inline-code", `MiniMax writes \`${lsArrow}\` when it leaks.`),
+    none("N29.22", "minimax-bracket-in-blockquote", quoted(lsArrow)),
+    none("N29.23", "minimax-bracket-format-in-prose", 'The format is [TOOL_CALL] {tool => "name", args => {...}} [/TOOL_CALL] on its own line.'),
+    none("N29.24", "minimax-bracket-tokens-in-prose", "Wrap each call in [TOOL_CALL] and [/TOOL_CALL] tokens."),
+    none("N29.25", "minimax-bracket-brace-then-paragraph", "Use [TOOL_CALL] {\n\nthen describe the call in words [/TOOL_CALL]."),
+  ];
 }
 
 /**
