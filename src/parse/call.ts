@@ -58,6 +58,12 @@ export function jsonCallOutcome(entry: Record<string, unknown>, shape: string, c
   return out;
 }
 
+/** The first declared tool whose quoted name the text holds (`"bash"`), or undefined: who a cut-off call was for. */
+export function declaredNameIn(text: string, ctx: SpanContext): string | undefined {
+  for (const name of ctx.tools.keys()) if (text.includes(`"${name}"`)) return name;
+  return undefined;
+}
+
 /** The first parameter the tool's schema requires that `input` lacks, or null. */
 export function missingRequired(tool: ToolSpec, input: Record<string, unknown>): string | null {
   const required = tool.parameters?.required;

@@ -25,7 +25,7 @@ const todo = (shape: string): FixtureCall => ({ tool: "todowrite", input: { todo
 const encoded = (json: string) => JSON.stringify(json);
 
 export function jsonForms(): Fixture[] {
-  return [...minimaxBrackets(), ...doubleEncoded()];
+  return [...minimaxBrackets(), ...doubleEncoded(), ...cutOffCalls()];
 }
 
 /**
@@ -92,5 +92,35 @@ function doubleEncoded(): Fixture[] {
     none("N29.11", "mistral-double-encoded-in-inline-code", `Mistral sometimes writes \`[TOOL_CALLS]todowrite[ARGS]${encoded(todos)}\` with the JSON quoted.`),
     none("N29.12", "hermes-double-encoded-in-blockquote", quoted(hermes("todowrite", encoded(encoded(todos))))),
     none("N29.13", "double-encoding-discussed-in-prose", `The arguments came back as ${encoded(todos)}, a string holding the JSON, which is why the tool failed.`),
+  ];
+}
+
+/**
+ * Nudges: a call cut off is reported in every dialect, never passed through silently. The reply
+ * ending inside a tag (`<{D}invoke name=`, `</tool_ca`) is as truncated as one ending after it; a
+ * Hermes object or a MiniMax bracket object the model abandoned for prose on a new line is a
+ * cut-off call when it names a declared tool.
+ */
+function cutOffCalls(): Fixture[] {
+  const hermesCut = '<tool_call>\n{"name": "bash", "arguments": {"command": "ls -la"\n\nI will wait for the output.';
+  return [
+    bad("T29.1", "dsml-reply-ends-inside-invoke-tag", "Let me check.\n<{D}tool_calls>\n<{D}invoke name=", "truncated-call", ["S02"]),
+    bad("T29.2", "hermes-reply-ends-inside-closer", '<tool_call>\n{"name": "bash", "arguments": {"command": "ls -la"}}\n</tool_ca', "truncated-call", ["O01"]),
+    bad("T29.3", "minimax-reply-ends-inside-invoke-opener", '<minimax:tool_call>\n<invoke name="bash"', "truncated-call", ["O05"]),
+    bad("T29.4", "claude-xml-reply-ends-inside-invoke-opener", '<function_calls>\n<invoke name="read"', "truncated-call", ["O07"]),
+    bad("T29.5", "glm-reply-ends-inside-value-tag", "<tool_call>read\n<arg_key>filePath</arg_key>\n<arg_val", "truncated-call", ["O03"]),
+    bad("T29.6", "qwen3-coder-reply-ends-inside-parameter-tag", "<tool_call>\n<function=bash>\n<parameter=comm", "truncated-call", ["O02"]),
+    bad("T29.7", "kimi-reply-ends-inside-token", "<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0<|tool_call_argument_be", "truncated-call", ["L07"]),
+    bad("T29.8", "hermes-cut-mid-json-then-prose", hermesCut, "broken-markup", ["O01"]),
+    bad("T29.9", "hermes-cut-mid-string-then-prose", '<tool_call>\n{"name": "bash", "arguments": {"command": "ls -l\nDone.', "broken-markup", ["O01"]),
+    bad("T29.10", "minimax-bracket-cut-then-prose", '[TOOL_CALL]\n{tool => "bash", args => {\n  --command "ls -la"\n\nWaiting for the result.', "broken-markup", ["O05"]),
+    // Hard negatives: prose, documentation, and a format description that names no declared tool.
+    none("N29.30", "hermes-sketch-on-two-lines-undeclared", 'Hermes writes <tool_call>{"name": "my_tool", "arguments": {\n...\n}} for each call.'),
+    none("N29.31", "hermes-cut-off-in-fence", fenced(hermesCut)),
+    none("N29.32", "hermes-cut-off-in-inline-code", 'The log ends with `<tool_call>{"name": "bash", "arguments": {` and nothing else.'),
+    none("N29.33", "hermes-cut-off-in-blockquote", quoted(hermesCut)),
+    none("N29.34", "reply-ends-inside-tag-in-inline-code", "The reply ended with `<invoke name="),
+    none("N29.35", "reply-ends-inside-tag-in-open-fence", `${fence}\n<{D}tool_calls>\n<{D}invoke name=`),
+    none("N29.36", "bracket-object-sketch-then-paragraph", "Write [TOOL_CALL] {tool => NAME,\n\nand so on."),
   ];
 }

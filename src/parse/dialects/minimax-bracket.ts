@@ -1,6 +1,6 @@
 import { textSpan, type Segment, type UnitOutcome } from "../segments.ts";
 import { isPlainObject, parseJson } from "../values.ts";
-import { jsonCallOutcome, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
+import { declaredNameIn, jsonCallOutcome, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { JsonExtent, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import { ignoreContent, type SpanKind, type Step } from "../span-kind.ts";
 
@@ -22,6 +22,11 @@ export const MINIMAX_BRACKET: SpanKind = {
     const body = span.slice(opener.end, truncated || !span.endsWith(CLOSER) ? span.length : span.length - CLOSER.length).trim();
     // The exact token followed by an object proves a call was under way; the token alone at the end is a mention.
     if (truncated) return body === "" ? textSpan(span.length) : wholeSpan(span.length, truncatedCall(SHAPE));
+    // Without its closer the stream ended the span at a blank line inside the object: cut off, a nudge when it names a declared tool.
+    if (!span.endsWith(CLOSER) && !body.endsWith("}")) {
+      const named = declaredNameIn(body, ctx);
+      return named === undefined ? textSpan(span.length) : wholeSpan(span.length, { kind: "broken", shape: SHAPE, reason: "broken-markup", detail: "the call was cut off before its closer", tool: named });
+    }
     const outcome = bracketCall(body, ctx);
     return outcome ? wholeSpan(span.length, outcome) : textSpan(span.length);
   },
@@ -209,7 +214,7 @@ export class BracketCallState implements CharState {
         this.object.step(c);
         return null;
       case "object":
-        if (this.blankLine(c)) return { kind: "abandon", at: this.from };
+        if (this.blankLine(c)) return { kind: "complete", end: at };
         if (this.object.step(c)) this.phase = "after";
         return null;
       case "after":
