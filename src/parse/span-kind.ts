@@ -14,7 +14,8 @@ export type Root =
   | "qwen-function"
   | "tool-call"
   | "mistral"
-  | "minimax-bracket";
+  | "minimax-bracket"
+  | "standalone-json";
 
 /** Where a streaming span stands after a piece of text: wants more, ended at `end`, or proved not markup at `at`. */
 export type Step = { kind: "more" } | { kind: "complete"; end: number } | { kind: "abandon"; at: number };

@@ -8,6 +8,7 @@ import { QWEN_FUNCTION } from "./dialects/qwen.ts";
 import { TOOL_CALL } from "./dialects/tool-call.ts";
 import { LEGACY_CALL, LEGACY_SECTION } from "./legacy.ts";
 import type { Segment } from "./segments.ts";
+import { STANDALONE_JSON } from "./standalone-json.ts";
 import type { Root, SpanKind } from "./span-kind.ts";
 
 export type { Root };
@@ -25,6 +26,7 @@ export const SPAN_KINDS: Readonly<Record<Root, SpanKind>> = {
   "tool-call": TOOL_CALL,
   mistral: MISTRAL,
   "minimax-bracket": MINIMAX_BRACKET,
+  "standalone-json": STANDALONE_JSON,
 };
 
 /**

@@ -25,7 +25,7 @@ const todo = (shape: string): FixtureCall => ({ tool: "todowrite", input: { todo
 const encoded = (json: string) => JSON.stringify(json);
 
 export function jsonForms(): Fixture[] {
-  return [...minimaxBrackets(), ...doubleEncoded(), ...cutOffCalls()];
+  return [...minimaxBrackets(), ...doubleEncoded(), ...cutOffCalls(), ...standaloneJson()];
 }
 
 /**
@@ -122,5 +122,41 @@ function cutOffCalls(): Fixture[] {
     none("N29.34", "reply-ends-inside-tag-in-inline-code", "The reply ended with `<invoke name="),
     none("N29.35", "reply-ends-inside-tag-in-open-fence", `${fence}\n<{D}tool_calls>\n<{D}invoke name=`),
     none("N29.36", "bracket-object-sketch-then-paragraph", "Write [TOOL_CALL] {tool => NAME,\n\nand so on."),
+  ];
+}
+
+/**
+ * Item 12 (J01, off by default; switched on here): a JSON call standing alone as a whole paragraph.
+ * Everything short of a clean call of a declared tool is text, never a nudge; documentation, a
+ * paragraph shared with prose, and an off switch stay text. Measured against a corpus of negatives
+ * in test/engine/standalone-json.test.ts.
+ */
+function standaloneJson(): Fixture[] {
+  const on = { standaloneJson: true };
+  const withOn = (f: Fixture): Fixture => ({ ...f, options: on });
+  const call = '{"name": "bash", "arguments": {"command": "ls -la"}}';
+  const readA: FixtureCall = { tool: "read", input: { filePath: "/a" }, shape: "J01" };
+  return [
+    withOn(ok("A29.1", "standalone-json-call-whole-reply", call, [ls("J01")])),
+    withOn(ok("A29.2", "standalone-json-call-after-a-paragraph", `I'll list the files.\n\n${call}`, [ls("J01")], "I'll list the files.\n\n")),
+    withOn(ok("A29.3", "standalone-json-call-list", `[${call}, {"name": "read", "arguments": {"filePath": "/a"}}]`, [ls("J01"), readA])),
+    withOn(ok("A29.4", "standalone-json-tool-calls-envelope", `{"tool_calls": [${call}]}`, [ls("J01")])),
+    withOn(ok("A29.5", "standalone-json-pretty-printed", '{\n  "name": "read",\n  "parameters": {\n    "filePath": "/a"\n  }\n}\n', [readA])),
+    withOn(ok("A29.6", "standalone-json-double-encoded-arguments", '{"name": "read", "arguments": "{\\"filePath\\": \\"/a\\"}"}', [readA])),
+    none("A29.7", "standalone-json-off-by-default", call),
+    // Hard negatives with the option on: documentation, prose around it, and anything short of a clean call.
+    withOn(none("N29.40", "standalone-json-in-fence", fenced(call))),
+    withOn(none("N29.41", "standalone-json-in-inline-code", `Reply with \`${call}\` to run it.`)),
+    withOn(none("N29.42", "standalone-json-in-blockquote", quoted(call))),
+    withOn(none("N29.43", "standalone-json-in-list-item", `- ${call}\n`)),
+    withOn(none("N29.44", "standalone-json-indented-code", `    ${call}\n`)),
+    withOn(none("N29.45", "standalone-json-mid-sentence", `Models such as Devstral write ${call} with no marker.`)),
+    withOn(none("N29.46", "standalone-json-same-paragraph-as-prose", `For example:\n${call}`)),
+    withOn(none("N29.47", "standalone-json-prose-on-the-next-line", `${call}\nis the shape to expect.`)),
+    withOn(none("N29.48", "standalone-json-undeclared-tool", '{"name": "get_weather", "arguments": {"city": "Paris"}}')),
+    withOn(none("N29.49", "standalone-json-invalid-arguments-no-nudge", '{"name": "read", "arguments": {"limit": "all"}}')),
+    withOn(none("N29.50", "standalone-json-name-only", '{"name": "bash"}')),
+    withOn(none("N29.51", "standalone-json-config-object", '{"name": "my-app", "version": "1.0.0"}')),
+    withOn(none("N29.52", "standalone-json-tool-definition", '{"name": "bash", "description": "Run a command", "parameters": {"type": "object"}}')),
   ];
 }
