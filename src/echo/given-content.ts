@@ -169,7 +169,7 @@ function foldLines(text: string, offset: number, found: Found): string {
         space = false;
         run = i;
       }
-      if (c === 0x3c || c === 0x5b || isBarCode(c)) note(markupAt(text, i, end), offset + length + (i - run));
+      if (c === 0x3c || c === 0x5b || c === 0x7b || isBarCode(c)) note(markupAt(text, i, end), offset + length + (i - run));
     }
     space = true;
     if (end >= text.length) break;
@@ -192,14 +192,22 @@ const MAX_NAME = 40;
  * The call markup that begins at `i`, if any: a tag whose name marks a call in some dialect
  * (`<invoke`, `</tool_call`, `<shell`, `<function=`), a sentinel or special token (`<` then a bar
  * then a word: DSML, DeepSeek's and Kimi's tokens), a sentinel whose `<` was lost (a bar then
- * `DSML`), or Mistral's `[TOOL_CALLS]` / `[ARGS]`. Closing tags and end tokens (`</…`, a token
+ * `DSML`), Mistral's `[TOOL_CALLS]` / `[ARGS]`, MiniMax's `[TOOL_CALL]` / `[/TOOL_CALL]`, or a
+ * JSON call object's `{"name"` / `{"tool_calls"` (issue 29 items 8, 12). Closing tags and end tokens (`</…`, a token
  * whose words say `end`) CLOSE; the rest OPENS. Looks at most MAX_NAME characters.
  */
 export function markupAt(s: string, i: number, end: number): MarkupKind {
   const c = s.charCodeAt(i);
   if (c === 0x5b) {
-    const word = s.slice(i + 1, Math.min(end, i + 12)).toUpperCase();
-    return word.startsWith("TOOL_CALLS") || word.startsWith("ARGS]") || word.startsWith("CALL_ID]") ? OPENS : NO_MARKUP;
+    const word = s.slice(i + 1, Math.min(end, i + 13)).toUpperCase();
+    if (word.startsWith("/TOOL_CALL]")) return CLOSES;
+    return word.startsWith("TOOL_CALLS") || word.startsWith("TOOL_CALL]") || word.startsWith("ARGS]") || word.startsWith("CALL_ID]") ? OPENS : NO_MARKUP;
+  }
+  // A JSON call object (J01, or inside any JSON dialect): `{"name"` or `{"tool_calls"`, spaces allowed after the brace.
+  if (c === 0x7b) {
+    let k = i + 1;
+    while (k < end && k - i <= 4 && (s.charCodeAt(k) === 0x20 || s.charCodeAt(k) === 0x09)) k++;
+    return s.startsWith('"name"', k) || s.startsWith('"tool_calls"', k) ? OPENS : NO_MARKUP;
   }
   if (isBarCode(c)) {
     if (s.slice(i + 1, Math.min(end, i + 5)).toLowerCase() !== "dsml") return NO_MARKUP;

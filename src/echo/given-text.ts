@@ -24,11 +24,11 @@ export function givenForms(text: string): string[] {
   return forms;
 }
 
-/** Whether a text holds a character that can start a marker (`<`, the bars, Mistral's `[`). */
+/** Whether a text holds a character that can start a marker (`<`, the bars, the `[` of Mistral and MiniMax, the `{` of a JSON call). */
 export function mayHoldMarkup(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x3c || c === 0x7c || c === 0xff5c || c === 0x2016 || c === 0x5b) return true;
+    if (c === 0x3c || c === 0x7c || c === 0xff5c || c === 0x2016 || c === 0x5b || c === 0x7b) return true;
   }
   return false;
 }
