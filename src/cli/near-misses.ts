@@ -41,7 +41,7 @@ function opensCall(tag: Tag): boolean {
     case "legacy":
       return tag.legacy !== undefined && OPENING_TOKENS.has(tag.legacy);
     case "mistral":
-      return tag.name === "tool_calls";
+      return tag.name === "tool_calls" || tag.name === "tool_call";
     case "costume":
       return !HTML_COSTUMES.has(tag.name) && !COSTUME_INNER.has(tag.name);
   }

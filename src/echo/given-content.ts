@@ -23,7 +23,7 @@ import { isBarCode } from "../grammar/markers.ts";
 import { isCallMarkupName } from "../grammar/dialects.ts";
 import { isAliasName } from "../parse/aliases.ts";
 import { decodeJsonEscapes, gutterEnd, mayHoldMarkup } from "./given-text.ts";
-import { COLON, CR, DASH, HASH, LBRACKET, LF, LT, NBSP, SEMICOLON, SENTENCEPIECE_SPACE_CODE, SLASH, SP, UNDERSCORE, isAsciiDigit, isAsciiLetter } from "../grammar/chars.ts";
+import { COLON, CR, DASH, HASH, LBRACE, LBRACKET, LF, LT, NBSP, SEMICOLON, SENTENCEPIECE_SPACE_CODE, SLASH, SP, TAB, UNDERSCORE, isAsciiDigit, isAsciiLetter } from "../grammar/chars.ts";
 
 export interface GivenHaystack {
   /** The normalized forms of every given text, separated by " \u0000 ". */
@@ -175,7 +175,7 @@ function foldLines(text: string, offset: number, found: Found, toolNames?: Reado
         space = false;
         run = i;
       }
-      if (c === LT || c === LBRACKET || isBarCode(c)) note(markupAt(text, i, end, toolNames), offset + length + (i - run));
+      if (c === LT || c === LBRACKET || c === LBRACE || isBarCode(c)) note(markupAt(text, i, end, toolNames), offset + length + (i - run));
     }
     space = true;
     if (end >= text.length) break;
@@ -198,14 +198,22 @@ const MAX_NAME = 40;
  * The call markup that begins at `i`, if any: a tag whose name marks a call in some dialect
  * (`<invoke`, `</tool_call`, `<shell`, `<function=`), a sentinel or special token (`<` then a bar
  * then a word: DSML, DeepSeek's and Kimi's tokens), a sentinel whose `<` was lost (a bar then
- * `DSML`), or Mistral's `[TOOL_CALLS]` / `[ARGS]`. Closing tags and end tokens (`</…`, a token
+ * `DSML`), Mistral's `[TOOL_CALLS]` / `[ARGS]`, MiniMax's `[TOOL_CALL]` / `[/TOOL_CALL]`, or a
+ * JSON call object's `{"name"` / `{"tool_calls"` (issue 29 items 8, 12). Closing tags and end tokens (`</…`, a token
  * whose words say `end`) CLOSE; the rest OPENS. Looks at most MAX_NAME characters.
  */
 export function markupAt(s: string, i: number, end: number, toolNames?: ReadonlySet<string>): MarkupKind {
   const c = s.charCodeAt(i);
   if (c === LBRACKET) {
-    const word = s.slice(i + 1, Math.min(end, i + 12)).toUpperCase();
-    return word.startsWith("TOOL_CALLS") || word.startsWith("ARGS]") || word.startsWith("CALL_ID]") ? OPENS : NO_MARKUP;
+    const word = s.slice(i + 1, Math.min(end, i + 13)).toUpperCase();
+    if (word.startsWith("/TOOL_CALL]")) return CLOSES;
+    return word.startsWith("TOOL_CALLS") || word.startsWith("TOOL_CALL]") || word.startsWith("ARGS]") || word.startsWith("CALL_ID]") ? OPENS : NO_MARKUP;
+  }
+  // A JSON call object (J01, or inside any JSON dialect): `{"name"` or `{"tool_calls"`, spaces allowed after the brace.
+  if (c === LBRACE) {
+    let k = i + 1;
+    while (k < end && k - i <= 4 && (s.charCodeAt(k) === SP || s.charCodeAt(k) === TAB)) k++;
+    return s.startsWith('"name"', k) || s.startsWith('"tool_calls"', k) ? OPENS : NO_MARKUP;
   }
   if (isBarCode(c)) {
     if (s.slice(i + 1, Math.min(end, i + 5)).toLowerCase() !== "dsml") return NO_MARKUP;

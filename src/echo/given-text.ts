@@ -3,7 +3,7 @@
  * decoded (a tool result that is JSON carries a quoted file as `\n` and `\"`), and without the line
  * prefixes tools and Markdown put before each line. Every form is linear in the text.
  */
-import { COLON, CR, DASH, DOUBLE_VERTICAL_LINE, FULLWIDTH_BAR, GT, LBRACKET, LF, LT, PIPE, SP, TAB, isAsciiDigit } from "../grammar/chars.ts";
+import { COLON, CR, DASH, DOUBLE_VERTICAL_LINE, FULLWIDTH_BAR, GT, LBRACE, LBRACKET, LF, LT, PIPE, SP, TAB, isAsciiDigit } from "../grammar/chars.ts";
 
 /** A JSON document inside a JSON string (a tool that returns JSON of another tool's JSON) is decoded twice. */
 const JSON_DEPTH = 2;
@@ -25,11 +25,11 @@ export function givenForms(text: string): string[] {
   return forms;
 }
 
-/** Whether a text holds a character that can start a marker (`<`, the bars, Mistral's `[`). */
+/** Whether a text holds a character that can start a marker (`<`, the bars, the `[` of Mistral and MiniMax, the `{` of a JSON call). */
 export function mayHoldMarkup(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === LT || c === PIPE || c === FULLWIDTH_BAR || c === DOUBLE_VERTICAL_LINE || c === LBRACKET) return true;
+    if (c === LT || c === PIPE || c === FULLWIDTH_BAR || c === DOUBLE_VERTICAL_LINE || c === LBRACKET || c === LBRACE) return true;
   }
   return false;
 }

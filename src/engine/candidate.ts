@@ -111,7 +111,7 @@ export class Candidate implements SpanReader {
       }
       if (isTriggerCode(c)) {
         const r = readTag(s, i, final);
-        if (r === NEED_MORE) {
+        if (r === NEED_MORE || (r === null && final && this.cutOffTag(s, i))) {
           this.scanCarry = s.slice(i);
           this.scanFrom = base + i;
           return MORE;
@@ -132,6 +132,17 @@ export class Candidate implements SpanReader {
     }
     this.scanFrom = base + s.length;
     return MORE;
+  }
+
+  /**
+   * Nudges (issue 29): the reply ended inside a tag that more text could still have completed
+   * (`<{D}invoke name=`, `<invoke name="bash"`, `</tool_ca`). That is a call cut off, not prose:
+   * the span ends here and is read as truncated (a nudge in every dialect) instead of this `<`
+   * proving a mention and the whole span passing through silently. A trailing span (a call
+   * already complete) keeps its own end.
+   */
+  private cutOffTag(s: string, i: number): boolean {
+    return !this.trailing && readTag(s, i, false) === NEED_MORE;
   }
 
   /**

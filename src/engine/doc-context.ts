@@ -114,6 +114,8 @@ export class DocContext {
   private row = false;
   /** The last character was a CR: an LF right after it is the same line end. */
   private cr = false;
+  /** This line's text continues the paragraph before it (J01 needs a paragraph of its own). */
+  private continuesParagraph = false;
 
   // A construct pending at a block start, and the characters it took (replayed as text if it fails).
   private pend = "";
@@ -192,6 +194,15 @@ export class DocContext {
     if (c === LF || c === CR) return false;
     this.step(c, false);
     return this.fresh && this.opened === 0 && !this.docNow();
+  }
+
+  /**
+   * At the start of a paragraph at the top level (no container, no indentation, nothing or a
+   * blank line or another block before it) and not in documentation: where a JSON call may stand
+   * alone (issue 29 item 12). A line that would continue a paragraph is not one.
+   */
+  atParagraphStart(c = LT): boolean {
+    return this.atLineStart(c) && this.depth === 0 && this.col === 0 && this.mode === Mode.Text && !this.continuesParagraph;
   }
 
   /** After markup the engine removed from visible text: continue as paragraph text, outside any inline span. */
@@ -595,6 +606,7 @@ export class DocContext {
 
   /** The line is paragraph text: a continuation (lazy when containers did not match) or a new paragraph. */
   private startText(): void {
+    this.continuesParagraph = this.tipIsParagraph;
     if (this.tipIsParagraph) {
       if (this.matched < this.depth) this.lazy = true;
       if (this.leaf === Leaf.Table) this.row = true;

@@ -6,6 +6,7 @@ import type { SpanContext } from "../parse/call.ts";
 import { withAliases } from "../parse/aliases.ts";
 import { SchemaGate } from "../parse/schema-gate.ts";
 import { parseSpan } from "../parse/span.ts";
+import { standalonePrefixAt } from "../parse/standalone-json.ts";
 import type { Segment } from "../parse/segments.ts";
 import { isElementNameCode, opensToolElement, writtenName } from "../parse/tool-element.ts";
 import { resolveParseOptions, type BrokenSpan, type NudgeReason, type StrippedSpan, type ToolSpec } from "../parse/types.ts";
@@ -59,13 +60,15 @@ class Engine implements RepairEngine {
   private readonly broken: BrokenSpan[] = [];
   private readonly stripped: StrippedSpan[] = [];
 
-  /** Declared names the O06 residue may start with (null: residue off); and the `[` trigger. */
+  /** Declared names the O06 residue may start with (null: residue off); and the `[` trigger (Mistral's and MiniMax's bracket tokens). */
   private readonly residueNames: string[] | null;
   private readonly longestName: number;
   /** Declared tool names (and aliases) a plain tool-named element may open with (O09), and the longest. */
   private readonly elementNames: string[];
   private readonly longestElement: number;
   private readonly brackets: boolean;
+  /** J01: a JSON call standing alone as a paragraph (parse.standaloneJson). */
+  private readonly standalone: boolean;
   private readonly isEchoed: EchoGuard | undefined;
   private readonly given: GivenReader | undefined;
   private readonly thinking: boolean;
@@ -76,7 +79,8 @@ class Engine implements RepairEngine {
     withAliases(tools);
     this.ctx = { tools, options: resolveParseOptions(options.parse), schemas: new SchemaGate() };
     const dialects = this.ctx.options.dialects;
-    this.brackets = dialects.mistral || dialects.mistralResidue;
+    this.brackets = dialects.mistral || dialects.mistralResidue || dialects.minimax;
+    this.standalone = this.ctx.options.standaloneJson;
     this.isEchoed = options.isEchoed;
     this.given = options.readingGiven;
     this.doc = this.given ? new QuoteBlindContext() : new DocContext();
@@ -239,6 +243,15 @@ class Engine implements RepairEngine {
         j = k;
       }
       const c = s.charCodeAt(j);
+      if (this.standalone && (c === 0x7b || c === 0x5b) && doc.atParagraphStart(c)) {
+        // J01: held only while the paragraph can still begin a JSON call (`{"name"`, `{"tool_calls"`, `[{"name"`).
+        const prefix = standalonePrefixAt(s, j, final);
+        if (prefix !== "no") {
+          this.emitText(s, emitFrom, j, base);
+          if (prefix === "open") this.cand = new Candidate(this.store, base + j, STANDALONE_OPENER, "standalone-json");
+          return j;
+        }
+      }
       if (this.residueNames && isNameStart(c) && doc.atLineStart(c)) {
         const residue = this.residueAt(s, j, final);
         if (residue !== "no") {
@@ -330,6 +343,7 @@ class Engine implements RepairEngine {
     const dialects = this.ctx.options.dialects;
     switch (tag.family) {
       case "mistral":
+        if (tag.name === "tool_call") return !tag.closing && dialects.minimax ? { open: "minimax-bracket" } : this.tail ? "noise" : "text";
         return tag.name === "tool_calls" && dialects.mistral ? { open: "mistral" } : "text";
       case "dsml":
         if (tag.flaws & Flaw.MissingLt) {
@@ -545,6 +559,9 @@ function spanEnd(cand: Candidate, step: Exclude<Step, { kind: "more" }>): number
   const cut = step.kind === "complete" ? step.end : step.at;
   return cut > cand.start ? cut : cand.start + 1;
 }
+
+/** J01 has no tag of its own either: the candidate starts at the paragraph's `{` or `[`. */
+const STANDALONE_OPENER: Tag = { start: 0, end: 0, family: "mistral", closing: false, role: "other", name: "standalone-json", attrs: {}, sentinel: "", flaws: Flaw.None };
 
 /** The O06 residue has no tag of its own: the candidate starts at the tool name. */
 const RESIDUE_OPENER: Tag = { start: 0, end: 0, family: "mistral", closing: false, role: "other", name: "residue", attrs: {}, sentinel: "", flaws: Flaw.None };

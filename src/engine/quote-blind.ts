@@ -22,6 +22,10 @@ export class QuoteBlindContext extends DocContext {
     return !this.afterWord;
   }
 
+  override atParagraphStart(): boolean {
+    return !this.afterWord;
+  }
+
   override afterMarkup(): void {
     this.afterWord = false;
   }

@@ -29,6 +29,7 @@ export const BACKSLASH = 0x5c;
 export const RBRACKET = 0x5d;
 export const UNDERSCORE = 0x5f;
 export const BACKTICK = 0x60;
+export const LBRACE = 0x7b;
 export const PIPE = 0x7c;
 export const TILDE = 0x7e;
 export const NBSP = 0xa0;

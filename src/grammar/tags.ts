@@ -92,10 +92,13 @@ function mayStartSentinel(text: string, i: number): boolean {
   return true;
 }
 
-const BRACKET_TOKENS = ["[TOOL_CALLS]", "[ARGS]"];
+/** `[TOOL_CALLS]` before its prefix `[TOOL_CALL]`, so the longer token is tried first. */
+const BRACKET_TOKENS = ["[TOOL_CALLS]", "[ARGS]", "[TOOL_CALL]", "[/TOOL_CALL]"];
 
 /**
- * Mistral's `[TOOL_CALLS]` and `[ARGS]` (O06), spelled exactly. Compared in place: code is full
+ * Mistral's `[TOOL_CALLS]` and `[ARGS]` (O06), and MiniMax's bracket pair `[TOOL_CALL]` …
+ * `[/TOOL_CALL]` (O05, issue 29 item 8), spelled exactly; the bracket tokens share the "mistral"
+ * family, and the closer is `closing` with the name "tool_call". Compared in place: code is full
  * of `[`, and almost every one is rejected at its second character.
  */
 function readBracketToken(text: string, start: number, final: boolean): ReadResult {
@@ -105,8 +108,9 @@ function readBracketToken(text: string, start: number, final: boolean): ReadResu
     while (k < available && text.charCodeAt(start + k) === token.charCodeAt(k)) k++;
     if (k < available) continue;
     if (available < token.length) return final ? null : NEED_MORE;
+    const closing = token.charCodeAt(1) === 0x2f;
     return {
-      start, end: start + token.length, family: "mistral", closing: false, role: "other", name: token.slice(1, -1).toLowerCase(),
+      start, end: start + token.length, family: "mistral", closing, role: "other", name: token.slice(closing ? 2 : 1, -1).toLowerCase(),
       attrs: {}, sentinel: "", flaws: Flaw.None,
     };
   }

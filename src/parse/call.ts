@@ -1,7 +1,7 @@
 import type { SchemaGate } from "./schema-gate.ts";
 import type { Segment, UnitOutcome } from "./segments.ts";
 import type { ParseOptions, ToolSpec } from "./types.ts";
-import { coerceObject, coerceValue, isPlainObject, parseJson, propertySchema } from "./values.ts";
+import { argumentsObject, coerceObject, coerceValue, propertySchema } from "./values.ts";
 
 /**
  * What every span parser reads a call against, and the outcomes every dialect builds its calls
@@ -19,11 +19,9 @@ export function callOutcome(name: unknown, args: unknown, shape: string, ctx: Sp
   if (typeof name !== "string" || name === "") return { kind: "broken", shape, reason: "broken-markup", detail: "tool call without a name" };
   const tool = ctx.tools.get(name);
   if (!tool) return { kind: "broken", shape, reason: "undeclared-tool", detail: "tool not declared by the request", tool: name };
-  const parsed = typeof args === "string" ? parseJson(args) : { ok: true as const, value: args ?? {} };
-  if (!parsed.ok || !isPlainObject(parsed.value)) {
-    return { kind: "broken", shape, reason: "broken-markup", detail: "tool call arguments are not a JSON object", tool: name };
-  }
-  return checkedCall(tool, coerceObject(parsed.value, tool.parameters), shape);
+  const input = argumentsObject(args ?? {});
+  if (!input) return { kind: "broken", shape, reason: "broken-markup", detail: "tool call arguments are not a JSON object", tool: name };
+  return checkedCall(tool, coerceObject(input, tool.parameters), shape);
 }
 
 /**
@@ -58,6 +56,12 @@ export function jsonCallOutcome(entry: Record<string, unknown>, shape: string, c
   const out: UnitOutcome = { kind: "broken", shape, reason: "broken-markup", detail: read.detail };
   if (typeof read.name === "string" && read.name !== "") out.tool = read.name;
   return out;
+}
+
+/** The first declared tool whose quoted name the text holds (`"bash"`), or undefined: who a cut-off call was for. */
+export function declaredNameIn(text: string, ctx: SpanContext): string | undefined {
+  for (const name of ctx.tools.keys()) if (text.includes(`"${name}"`)) return name;
+  return undefined;
 }
 
 /** The first parameter the tool's schema requires that `input` lacks, or null. */

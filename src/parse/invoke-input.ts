@@ -1,7 +1,7 @@
 import { ARGUMENT_KEYS, missingRequired } from "./call.ts";
 import type { NudgeReason, ParseOptions, ToolSpec } from "./types.ts";
 import {
-  coerceObject, coerceValue, decodeEntitiesIfEscaped, isPlainObject, parseJson, propertySchema, trimHuggingNewlines,
+  argumentsObject, coerceObject, coerceValue, decodeEntitiesIfEscaped, isPlainObject, parseJson, propertySchema, trimHuggingNewlines,
 } from "./values.ts";
 
 export interface ParamValue {
@@ -61,10 +61,10 @@ function buildAnyInput(tool: ToolSpec, values: ParamValue[], body: string, optio
   const only = values.length === 1 ? values[0]! : null;
   if (only && (ARGUMENT_KEYS as readonly string[]).includes(only.name) && !propertySchema(schema, only.name)) {
     const value = input[only.name];
-    const parsed = typeof value === "string" ? parseJson(value.trim()) : { ok: true as const, value };
-    if (parsed.ok && isPlainObject(parsed.value)) {
+    const wrapped = argumentsObject(value);
+    if (wrapped) {
       if (!options.rawJsonBody) return refuse("I03", "arguments wrapper (parse.rawJsonBody is off)");
-      return { ok: true, input: coerceObject(parsed.value, schema), shapes: ["I03", ...shapes] };
+      return { ok: true, input: coerceObject(wrapped, schema), shapes: ["I03", ...shapes] };
     }
   }
   return { ok: true, input, shapes };

@@ -3,7 +3,7 @@ import { layUnits, tagsOf, type Segment, type UnitOutcome } from "./segments.ts"
 import type { Tag } from "../grammar/tags.ts";
 import { callOutcome, callsOverSpan, checkedCall, jsonCallOutcome, truncatedCall, wholeSpan, type SpanContext } from "./call.ts";
 import { parsePythonCalls } from "./dialects/pythonic.ts";
-import { coerceObject, isPlainObject, parseJson } from "./values.ts";
+import { argumentsObject, coerceObject, isPlainObject, parseJson } from "./values.ts";
 import { abandon, abandonOnFirst, complete, type SpanKind } from "./span-kind.ts";
 
 interface LegacyCall {
@@ -100,11 +100,9 @@ function outcomeOf(call: LegacyCall, span: string, ctx: SpanContext, spaced: boo
   }
   const tool = ctx.tools.get(name);
   if (!tool) return { kind: "broken", shape: "B06", reason: "undeclared-tool", detail: "tool not declared by the request", tool: name };
-  const parsed = parseJson(json);
-  if (!parsed.ok || !isPlainObject(parsed.value)) {
-    return { kind: "broken", shape, reason: "broken-markup", detail: "legacy call arguments are not a JSON object", tool: name };
-  }
-  return checkedCall(tool, coerceObject(parsed.value, tool.parameters), shape);
+  const input = argumentsObject(json);
+  if (!input) return { kind: "broken", shape, reason: "broken-markup", detail: "legacy call arguments are not a JSON object", tool: name };
+  return checkedCall(tool, coerceObject(input, tool.parameters), shape);
 }
 
 /** The JSON inside a ``` / ~~~ fence (language label allowed), or the text itself. */

@@ -16,7 +16,9 @@ export type Root =
   | "mistral"
   /** Issue 29 item 5: a DSML tag named after a declared tool (I11), or a plain one (O09). */
   | "tool-element"
-  | "plain-element";
+  | "plain-element"
+  | "minimax-bracket"
+  | "standalone-json";
 
 /** Where a streaming span stands after a piece of text: wants more, ended at `end`, or proved not markup at `at`. */
 export type Step = { kind: "more" } | { kind: "complete"; end: number } | { kind: "abandon"; at: number };

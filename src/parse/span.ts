@@ -3,12 +3,14 @@ import { aliasMappingOf, mapAliasCall } from "./aliases.ts";
 import type { SpanContext } from "./call.ts";
 import { COSTUME } from "./costume.ts";
 import { BLOCK, ELEMENT, INVOKE, PARAMETER, TOOL_ELEMENT } from "./dialects/invoke-markup.ts";
+import { MINIMAX_BRACKET } from "./dialects/minimax-bracket.ts";
 import { MISTRAL } from "./dialects/mistral.ts";
 import { QWEN_FUNCTION } from "./dialects/qwen.ts";
 import { TOOL_CALL } from "./dialects/tool-call.ts";
 import { LEGACY_CALL, LEGACY_SECTION } from "./legacy.ts";
 import type { Segment } from "./segments.ts";
 import { PLAIN_ELEMENT } from "./tool-element.ts";
+import { STANDALONE_JSON } from "./standalone-json.ts";
 import type { Root, SpanKind } from "./span-kind.ts";
 
 export type { Root };
@@ -27,6 +29,8 @@ export const SPAN_KINDS: Readonly<Record<Root, SpanKind>> = {
   mistral: MISTRAL,
   "tool-element": TOOL_ELEMENT,
   "plain-element": PLAIN_ELEMENT,
+  "minimax-bracket": MINIMAX_BRACKET,
+  "standalone-json": STANDALONE_JSON,
 };
 
 /**

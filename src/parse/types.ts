@@ -73,6 +73,11 @@ export interface ParseOptions {
   codeCostumes: boolean;
   /** Other models' dialects (O01-O08), one switch each. */
   dialects: DialectSwitches;
+  /**
+   * Accept a JSON call standing alone as a whole paragraph, with no marker (`{"name", "arguments"}`,
+   * a list of them, `{"tool_calls": [...]}`; J01). Off by default: see docs/PATTERNS.md.
+   */
+  standaloneJson: boolean;
 }
 
 export const defaultParseOptions: ParseOptions = {
@@ -82,6 +87,7 @@ export const defaultParseOptions: ParseOptions = {
   wrappedTool: true,
   codeCostumes: true,
   dialects: defaultDialects,
+  standaloneJson: false,
 };
 
 /** Partial options as users give them: `dialects` may name only the switches they change. */

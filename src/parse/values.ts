@@ -14,6 +14,30 @@ function dropPollutingKeys(key: string, value: unknown): unknown {
   return key === "__proto__" || key === "constructor" || key === "prototype" ? undefined : value;
 }
 
+/**
+ * Issue 29 item 10: how many times an arguments object may arrive wrapped in a JSON string literal
+ * beyond the usual JSON text (`"{\"todos\": [...]}"` once, or a literal whose text is itself one).
+ * Models double-encode once, rarely twice; deeper nesting is not a pattern worth reading.
+ */
+const EXTRA_ENCODINGS = 2;
+
+/**
+ * The arguments object a JSON-bodied call carries: an object as it is, or a string of JSON text
+ * for one, where that text may itself be a JSON string literal holding the object (double-encoded,
+ * at most EXTRA_ENCODINGS deep). The one reader every JSON dialect's arguments pass through
+ * (callOutcome, the legacy and named bodies, the DSML arguments wrapper), so double encoding is
+ * handled once, not per dialect. Anything else (text that is no JSON, an array, a number) is null.
+ */
+export function argumentsObject(value: unknown): Record<string, unknown> | null {
+  let current = value;
+  for (let parses = 0; typeof current === "string" && parses <= EXTRA_ENCODINGS; parses++) {
+    const parsed = parseJson(current.trim());
+    if (!parsed.ok) return null;
+    current = parsed.value;
+  }
+  return isPlainObject(current) ? current : null;
+}
+
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -32,6 +32,7 @@ const parseFields = {
   rawJsonBody: flag(true, "Accept a bare JSON object as an invoke body, and the arguments/input wrapper (shapes I03, I04)."),
   wrappedTool: flag(true, "Accept a parameter named after a declared tool that holds the real parameters (shape I02)."),
   codeCostumes: flag(true, "Recover fenceless code costumes (<shell>, HTML pre/code, XML execute calls) as bash calls (shapes C01-C04, C07)."),
+  standaloneJson: flag(false, "Recover a JSON tool call standing alone as a whole paragraph, with no marker ({\"name\", \"arguments\"}, a list, or {\"tool_calls\": [...]}; shape J01). Off by default: a JSON reply the user asked for looks the same."),
 };
 
 const dialectFields = Object.fromEntries(

@@ -6,6 +6,7 @@
  */
 import { asciiJson, block, live } from "./notation.ts";
 import { toolAliases, toolNamedElements } from "./fixtures-tool-named.ts";
+import { jsonForms } from "./fixtures-jsonforms.ts";
 
 export interface FixtureCall {
   tool: string;
@@ -247,6 +248,7 @@ export const fixtures: Fixture[] = [
   ...schemaGate(),
   ...quotedInProse(),
   ...toolNamedElements(), ...toolAliases(),
+  ...jsonForms(),
 ];
 
 /**

@@ -7,7 +7,7 @@ const defaultDialects = { hermes: true, qwen3coder: true, glm: true, kimi: true,
 const flippedDialects = { hermes: false, qwen3coder: false, glm: false, kimi: false, minimax: false, mistral: false, mistralResidue: true, claudeXml: false, lfm2: false };
 
 const expectedDefaults: PluginOptions = {
-  parse: { orphanInvoke: true, looseParameters: true, rawJsonBody: true, wrappedTool: true, codeCostumes: true, dialects: defaultDialects },
+  parse: { orphanInvoke: true, looseParameters: true, rawJsonBody: true, wrappedTool: true, codeCostumes: true, dialects: defaultDialects, standaloneJson: false },
   history: { sanitize: true },
   responseFix: { enabled: true, bufferLimit: 65536, allowTools: ["*"], denyTools: [], echoGuard: true },
   retry: { enabled: true, channel: "system", nudge: true },
@@ -16,7 +16,7 @@ const expectedDefaults: PluginOptions = {
 };
 
 const everyFieldChanged: PluginOptions = {
-  parse: { orphanInvoke: false, looseParameters: false, rawJsonBody: false, wrappedTool: false, codeCostumes: false, dialects: flippedDialects },
+  parse: { orphanInvoke: false, looseParameters: false, rawJsonBody: false, wrappedTool: false, codeCostumes: false, dialects: flippedDialects, standaloneJson: true },
   history: { sanitize: false },
   responseFix: { enabled: false, bufferLimit: 1024, allowTools: ["read", "glob"], denyTools: ["bash"], echoGuard: false },
   retry: { enabled: false, channel: "user", nudge: false },

@@ -171,6 +171,22 @@ const markers = [
   "<read>\n<div>a</div>\n</read>",
   "<rea",
   `<${D}invoke name="execute_command">\n<${D}parameter name="command" string="true">ls</${D}parameter>\n</${D}invoke>`,
+  // issue 29 items 8, 10, 12 and the nudges: MiniMax brackets, double-encoded arguments, JSON standing alone, cut-off calls
+  '[TOOL_CALL] {tool => "bash", args => { --command "ls" }} [/TOOL_CALL]',
+  '[TOOL_CALL]\n{"tool": "read", "args": {"filePath": "/a"}}\n[/TOOL_CALL]',
+  "[TOOL_CALL]",
+  "[/TOOL_CALL]",
+  "[TOOL_CALL] {tool => ",
+  '[TOOL_CALLS]read[ARGS]"{\\"filePath\\": \\"/a\\"}"',
+  '<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>"{\\"command\\": \\"ls\\"}"<|tool_call_end|><|tool_calls_section_end|>',
+  '\n\n{"name": "bash", "arguments": {"command": "ls"}}\n\n',
+  '\n\n[{"name": "read", "arguments": {"filePath": "/a"}}]',
+  '{"tool_calls": [{"name": "bash", "arguments": {"command": "ls"}}]}\n\n',
+  '{"name": ',
+  '{"names": [1]}',
+  '<tool_call>\n{"name": "bash", "arguments": {"command": "l\nDone.',
+  '<invoke name="bash"',
+  "</tool_ca",
 ];
 
 const pick = (xs: string[]) => fc.constantFrom(...xs);
@@ -258,6 +274,39 @@ export const toolNamedMention: fc.Arbitrary<string> = fc
     // Not `<bash>` or `<execute_command>`: at a line start those are code costumes, held to their closer (C04).
     fc.constantFrom("<read_file>", "<read>", "<write_to_file>", "<read_file><path>a</path>", "<read><filePath>a</filePath></read>"),
     fc.constantFrom(" tags", " then the parameters", "{ then nothing }", " and so on"),
+    fc.constantFrom(" and more words.", ", see the docs.", " ok"),
+  )
+  .map((parts) => parts.join(""));
+
+/**
+ * One complete call in a form of issue 29 items 8 and 10 (MiniMax's bracket form, arrows or JSON;
+ * arguments double-encoded as a JSON string literal in Kimi, Mistral and Hermes), with its call.
+ */
+export const jsonFormCall: fc.Arbitrary<{ markup: string; tool: string; input: Record<string, unknown> }> = fc
+  .tuple(fc.constantFrom<[string, string]>(["bash", "command"], ["read", "filePath"], ["glob", "pattern"]), fc.constantFrom("ls", "/a/b.ts", "a < b", 'say "hi"', "x {y}"), fc.constantFrom("arrow", "arrow-lines", "bracket-json", "kimi", "mistral", "hermes"))
+  .map(([[tool, key], value, format]) => {
+    const json = JSON.stringify({ [key]: value });
+    const markup =
+      format === "arrow"
+        ? `[TOOL_CALL] {tool => "${tool}", args => { --${key} ${JSON.stringify(value)} }} [/TOOL_CALL]`
+        : format === "arrow-lines"
+          ? `[TOOL_CALL]\n{tool => "${tool}", args => {\n  --${key} ${JSON.stringify(value)}\n}}\n[/TOOL_CALL]`
+          : format === "bracket-json"
+            ? `[TOOL_CALL] ${JSON.stringify({ tool, args: { [key]: value } })} [/TOOL_CALL]`
+            : format === "kimi"
+              ? `<|tool_calls_section_begin|><|tool_call_begin|>functions.${tool}:0<|tool_call_argument_begin|>${JSON.stringify(json)}<|tool_call_end|><|tool_calls_section_end|>`
+              : format === "mistral"
+                ? `[TOOL_CALLS]${tool}[ARGS]${JSON.stringify(json)}`
+                : `<tool_call>\n${JSON.stringify({ name: tool, arguments: JSON.stringify(json) })}\n</tool_call>`;
+    return { markup, tool, input: { [key]: value } };
+  });
+
+/** Prose that mentions MiniMax's bracket tokens: no call, and nothing held once the sentence moved past it. */
+export const bracketMention: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.constantFrom("MiniMax writes ", "Wrap it in ", "The format is ", ""),
+    fc.constantFrom("[TOOL_CALL]", "[/TOOL_CALL]"),
+    fc.constantFrom(" tags", ' {tool => "name", args => {...}} [/TOOL_CALL]', " and [/TOOL_CALL] tokens", " {\n\nthen words"),
     fc.constantFrom(" and more words.", ", see the docs.", " ok"),
   )
   .map((parts) => parts.join(""));

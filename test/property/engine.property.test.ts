@@ -15,7 +15,7 @@ import { fixtureTools } from "../golden/tools.ts";
 import { BAR, D, DVL, SP, escaped } from "../golden/notation.ts";
 import { accountsForEveryCharacter, everyChar, observable } from "../support/run-engine.ts";
 import {
-  afterCallReply, cutReply, dsmlBlock, feedCuts, heldBound, newFormatCall, plainText, replyText, splitsPair, toCuts, tokenMention, toolCallDialectCall,
+  afterCallReply, bracketMention, cutReply, dsmlBlock, feedCuts, heldBound, jsonFormCall, newFormatCall, plainText, replyText, splitsPair, toCuts, tokenMention, toolCallDialectCall,
   toolCallMention, toolNamedCall, toolNamedMention,
 } from "./arbitraries.ts";
 
@@ -35,7 +35,7 @@ const dialectSwitches = fc.record(
 );
 
 const parseOptions: fc.Arbitrary<ParseOptionsInput> = fc.record(
-  { orphanInvoke: fc.boolean(), looseParameters: fc.boolean(), rawJsonBody: fc.boolean(), wrappedTool: fc.boolean(), codeCostumes: fc.boolean(), dialects: dialectSwitches },
+  { orphanInvoke: fc.boolean(), looseParameters: fc.boolean(), rawJsonBody: fc.boolean(), wrappedTool: fc.boolean(), codeCostumes: fc.boolean(), standaloneJson: fc.boolean(), dialects: dialectSwitches },
   { requiredKeys: [] },
 );
 
@@ -326,6 +326,54 @@ callsAndMentions("plain markup in DSML values, Mistral without [ARGS], LFM2 JSON
 callsAndMentions("tool-named elements and other agents' tool names (issue 29 items 5-6)", toolNamedCall, toolNamedMention, {
   calls: "complete elements after prose and back to back are all recovered under the declared name, at any cuts",
   mention: "an element mentioned in prose stays text, and nothing is held once the sentence has moved past it",
+});
+
+callsAndMentions("MiniMax brackets and double-encoded arguments (issue 29 items 8, 10)", jsonFormCall, bracketMention, {
+  calls: "complete calls after prose and back to back are all recovered, at any cuts",
+  mention: "a bracket token mentioned in prose stays text, and nothing is held once the sentence has moved past it",
+});
+
+describe("a JSON call standing alone (issue 29 item 12, parse.standaloneJson on)", () => {
+  const call = fc.constantFrom<[string, Record<string, unknown>[]]>(
+    ['{"name": "bash", "arguments": {"command": "ls"}}', [{ command: "ls" }]],
+    ['{\n  "name": "read",\n  "arguments": {"filePath": "/a"}\n}', [{ filePath: "/a" }]],
+    ['[{"name": "bash", "arguments": {"command": "pwd"}}, {"name": "read", "arguments": {"filePath": "/b"}}]', [{ command: "pwd" }, { filePath: "/b" }]],
+    ['{"tool_calls": [{"name": "glob", "arguments": {"pattern": "*.ts"}}]}', [{ pattern: "*.ts" }]],
+  );
+  /** The same JSON as documentation or inside prose: never a call. */
+  const asDocs = (json: string) => fc.constantFrom(`\`\`\`json\n${json}\n\`\`\``, `> ${json.split("\n").join("\n> ")}`, `    ${json.split("\n").join("\n    ")}`, `- ${json.split("\n").join("\n  ")}`, `Example: ${json}`, `${json}\nis the shape.`);
+  const paragraph = fc.oneof(
+    { arbitrary: call.map(([json, inputs]) => ({ text: json, inputs })), weight: 3 },
+    { arbitrary: call.chain(([json]) => asDocs(json)).map((text) => ({ text, inputs: [] as Record<string, unknown>[] })), weight: 3 },
+    { arbitrary: fc.constantFrom("Let me check.", "Done, see above.", '{"name": "Alice", "age": 30}', "{ not json }", '[{"id": 1}]').map((text) => ({ text, inputs: [] as Record<string, unknown>[] })), weight: 2 },
+  );
+
+  test("each standalone paragraph is a call, documentation and prose never are, at any cuts", () => {
+    fc.assert(
+      fc.property(fc.array(paragraph, { minLength: 1, maxLength: 5 }), fc.uniqueArray(fc.nat(), { maxLength: 30 }), (paragraphs, raw) => {
+        const input = paragraphs.map((p) => p.text).join("\n\n");
+        // A call swallows the prose paragraphs after it only as the post-call tail (S03), so expectations count calls only.
+        const expected = paragraphs.flatMap((p) => p.inputs);
+        for (const cuts of [[], toCuts(input, raw, true)]) {
+          const run = feedCuts(input, cuts, fixtureTools, { parse: { standaloneJson: true } });
+          expect(run.calls.map((c) => c.input)).toEqual(expected);
+          expect(run.summary.nudge).toBeNull();
+        }
+      }),
+      params(300),
+    );
+  });
+
+  test("switched off (the default), none of them is a call", () => {
+    fc.assert(
+      fc.property(fc.array(paragraph, { minLength: 1, maxLength: 5 }), (paragraphs) => {
+        const input = paragraphs.map((p) => p.text).join("\n\n");
+        const run = feedCuts(input, [], fixtureTools);
+        expect({ calls: run.calls.length, text: run.text }).toEqual({ calls: 0, text: input });
+      }),
+      params(200),
+    );
+  });
 });
 
 describe("trust first (issue 29 items 1-3)", () => {

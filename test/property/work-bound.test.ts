@@ -61,8 +61,13 @@ const KINDS = {
     closers: [legacyToken("tool call end"), legacyToken("tool calls end"), legacyToken("tool call section end")],
   },
   bracket: {
-    openers: ["[TOOL_CALLS]", "[TOOL_CALLS]bash[ARGS]", "[TOOL_CALLS][{", "[TOOL_CALLS]bash{", "[ARGS]", "[TOOL_CALLS] "],
-    closers: ["]", "}", "}]"],
+    openers: ["[TOOL_CALLS]", "[TOOL_CALLS]bash[ARGS]", "[TOOL_CALLS][{", "[TOOL_CALLS]bash{", "[ARGS]", "[TOOL_CALLS] ", "[TOOL_CALLS]bash[ARGS]\"", "[TOOL_CALL] {", '[TOOL_CALL] {tool => "bash", args => {', "[TOOL_CALL]"],
+    closers: ["]", "}", "}]", "[/TOOL_CALL]"],
+  },
+  standalone: {
+    // J01 (parse.standaloneJson): a JSON call standing alone, opened only at a paragraph start.
+    openers: ['\n\n{"name"', '\n\n{"name": "bash", "arguments": {', '\n\n[{"name"', '\n\n{"tool_calls": [', "\n\n{", '\n\n{\n  "name"'],
+    closers: ["}", "}}", "]", "}\n\n"],
   },
   residue: {
     // The residue has no opener of its own: the candidate starts at the tool name (0 characters long).
@@ -85,7 +90,7 @@ const MAX_LENGTH = 12_000;
 
 const EVERY_DIALECT = Object.fromEntries(Object.keys(DIALECTS).map((id) => [id, true])) as DialectSwitches;
 /** Every opener there is: all dialects (the residue included) and every tolerance. */
-const EVERYTHING: ParseOptionsInput = { orphanInvoke: true, looseParameters: true, rawJsonBody: true, wrappedTool: true, codeCostumes: true, dialects: EVERY_DIALECT };
+const EVERYTHING: ParseOptionsInput = { orphanInvoke: true, looseParameters: true, rawJsonBody: true, wrappedTool: true, codeCostumes: true, standaloneJson: true, dialects: EVERY_DIALECT };
 const OPTIONS: ParseOptionsInput[] = [EVERYTHING, {}, { dialects: { mistralResidue: true } }];
 
 type Shape = "repeat" | "nested" | "interleaved" | "mixed";

@@ -24,9 +24,14 @@ function isUnprefixedWrapper(opener: Tag): boolean {
   return opener.family === "naked" && opener.role === "block" && (opener.name === "minimax:tool_call" || opener.name === "function_calls");
 }
 
+/** An invoke opened inside the wrapper, or the reply ended inside one (`<invoke name="bash"`, `<inv`). */
 function hasInvoke(span: string, opener: Tag): boolean {
-  return tagsOf(span, opener.end).some((t) => t.role === "invoke" && !t.closing && t.attrs.name !== undefined);
+  if (tagsOf(span, opener.end).some((t) => t.role === "invoke" && !t.closing && t.attrs.name !== undefined)) return true;
+  const body = span.slice(opener.end).trim();
+  return body.length > 1 && (INVOKE_OPENER.startsWith(body) || body.startsWith(INVOKE_OPENER));
 }
+
+const INVOKE_OPENER = "<invoke ";
 
 export const BLOCK: SpanKind = {
   watchesContent: false,

@@ -44,10 +44,12 @@ export const MISTRAL: SpanKind = {
 
 /**
  * O06: after `[TOOL_CALLS]` either a JSON array, or NAME, `[ARGS]` (the newest tokenizers drop it)
- * and one JSON object; the residue starts at NAME and always has `[ARGS]`.
+ * and one JSON object (after `[ARGS]`, also a JSON string literal holding one); the residue starts
+ * at NAME and always has `[ARGS]`.
  */
 export class MistralState implements CharState {
-  private phase: "start" | "name" | "args" | "before-json" | "json" = "start";
+  private phase: "start" | "name" | "args" | "before-json" | "json" | "string" = "start";
+  private escaped = false;
   private matched = 0;
   private nameLength = 0;
   private readonly json = new JsonExtent();
@@ -94,12 +96,22 @@ export class MistralState implements CharState {
         return null;
       case "before-json":
         if (isSpaceCode(c)) return null;
+        // Issue 29 item 10: after `[ARGS]` the arguments may come double-encoded, as one JSON string literal.
+        if (c === 0x22) {
+          this.phase = "string";
+          return null;
+        }
         if (c !== 0x7b) return abandon;
         this.phase = "json";
         this.json.step(c);
         return null;
       case "json":
         return this.json.step(c) ? { kind: "complete", end: at + 1 } : null;
+      case "string":
+        if (this.escaped) this.escaped = false;
+        else if (c === 0x5c) this.escaped = true;
+        else if (c === 0x22) return { kind: "complete", end: at + 1 };
+        return null;
     }
   }
 }

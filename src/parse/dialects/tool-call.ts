@@ -1,7 +1,7 @@
 import type { Tag } from "../../grammar/tags.ts";
 import { tagsOf, textSpan, type Segment } from "../segments.ts";
 import { isPlainObject, parseJson } from "../values.ts";
-import { jsonCallOutcome, readJsonCall, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
+import { declaredNameIn, jsonCallOutcome, readJsonCall, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { element, trimLayoutNewlines } from "./common.ts";
 import { parseQwenFunctions } from "./qwen.ts";
 import { xmlToolCall } from "../costume.ts";
@@ -36,8 +36,9 @@ export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, t
     const parsed = parseJson(trimmed);
     if (!parsed.ok) {
       if (truncated) return whole(truncatedCall("O01"));
-      // Closed by its own closer after JSON that went wrong (a call cut off mid-JSON): a nudge when it names a declared tool.
-      const named = closer ? declaredNameIn(trimmed, ctx) : undefined;
+      // JSON that went wrong, then its own closer or a new line (a call cut off mid-JSON): a nudge when it names a declared tool.
+      // (A body without its closer reaches here only when the stream ended it at such a line.)
+      const named = declaredNameIn(trimmed, ctx);
       return named === undefined ? textSpan(span.length) : whole({ kind: "broken", shape: "O01", reason: "broken-markup", detail: "the call's JSON is malformed", tool: named });
     }
     if (!isPlainObject(parsed.value)) return textSpan(span.length);
@@ -67,12 +68,6 @@ export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, t
   }
   if (truncated || !ctx.options.codeCostumes) return textSpan(span.length);
   return xmlCostume(span);
-}
-
-/** The first declared tool whose quoted name the text holds (`"bash"`), or undefined. */
-function declaredNameIn(text: string, ctx: SpanContext): string | undefined {
-  for (const name of ctx.tools.keys()) if (text.includes(`"${name}"`)) return name;
-  return undefined;
 }
 
 function glmPairs(body: string, name: string, ctx: SpanContext): Parameters<typeof wholeSpan>[1] {
@@ -118,6 +113,8 @@ export class ToolCallStart implements CharState {
   private phase: "start" | "json" | "after-json" | "name" | "after-name" = "start";
   private readonly json = new JsonSyntax();
   private nameLength = 0;
+  /** Only whitespace, with a line break in it, since the last JSON character. */
+  private lineBroke = false;
   body: ToolCallBody = "await-tag";
 
   constructor(private readonly from: number) {}
@@ -147,10 +144,16 @@ export class ToolCallStart implements CharState {
         const r = this.json.step(c);
         if (r === "bad") {
           // A `<` outside any JSON string may be the wrapper's closer after a call cut off mid-JSON: the tag scanner decides.
-          if (c !== 0x3c) return { kind: "abandon", at };
-          this.body = "bad-json";
-          return HAND_OFF;
+          if (c === 0x3c) {
+            this.body = "bad-json";
+            return HAND_OFF;
+          }
+          // JSON that goes wrong at a line break, or only on the next line, was cut off there (the model moved on to prose):
+          // the span ends before that line and is read as a cut-off call (a nudge when it names a declared tool).
+          return this.lineBroke || c === 0x0a || c === 0x0d ? { kind: "complete", end: at } : { kind: "abandon", at };
         }
+        if (c === 0x0a) this.lineBroke = true;
+        else if (!isSpaceCode(c)) this.lineBroke = false;
         if (r === "done") {
           this.phase = "after-json";
           this.body = "json";

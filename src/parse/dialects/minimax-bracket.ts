@@ -1,0 +1,249 @@
+import { textSpan, type Segment, type UnitOutcome } from "../segments.ts";
+import { isPlainObject, parseJson } from "../values.ts";
+import { declaredNameIn, jsonCallOutcome, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
+import { JsonExtent, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
+import { ignoreContent, type SpanKind, type Step } from "../span-kind.ts";
+
+/**
+ * MiniMax's bracket form (O05, issue 29 item 8): `[TOOL_CALL]` one object `[/TOOL_CALL]`, the
+ * object either Perl-style `{tool => "NAME", args => { --key "value" ... }}` or JSON
+ * `{"tool": "NAME", "args": {...}}`, on one line or several. Both tokens are exact; the object is
+ * read by a hand-written scanner (no regex), each character once.
+ */
+const CLOSER = "[/TOOL_CALL]";
+const SHAPE = "O05";
+
+export const MINIMAX_BRACKET: SpanKind = {
+  watchesContent: false,
+  content: ignoreContent,
+  tag: () => null,
+  charForm: (_opener, from) => new BracketCallState(from),
+  parse({ span, opener, truncated, ctx }) {
+    const body = span.slice(opener.end, truncated || !span.endsWith(CLOSER) ? span.length : span.length - CLOSER.length).trim();
+    // The exact token followed by an object proves a call was under way; the token alone at the end is a mention.
+    if (truncated) return body === "" ? textSpan(span.length) : wholeSpan(span.length, truncatedCall(SHAPE));
+    // Without its closer the stream ended the span at a blank line inside the object: cut off, a nudge when it names a declared tool.
+    if (!span.endsWith(CLOSER) && !body.endsWith("}")) {
+      const named = declaredNameIn(body, ctx);
+      return named === undefined ? textSpan(span.length) : wholeSpan(span.length, { kind: "broken", shape: SHAPE, reason: "broken-markup", detail: "the call was cut off before its closer", tool: named });
+    }
+    const outcome = bracketCall(body, ctx);
+    return outcome ? wholeSpan(span.length, outcome) : textSpan(span.length);
+  },
+};
+
+/** The call one bracket body holds, or null when it is prose that names no declared tool. */
+export function bracketCall(body: string, ctx: SpanContext): UnitOutcome | null {
+  const json = parseJson(body);
+  if (json.ok) {
+    if (!isPlainObject(json.value) || typeof json.value.tool !== "string" || "name" in json.value) return null;
+    const { tool, ...rest } = json.value;
+    return jsonCallOutcome({ name: tool, ...rest }, SHAPE, ctx);
+  }
+  const arrow = readArrowCall(body);
+  if (arrow.kind === "call") return textArgsOutcome(arrow.name, arrow.pairs, SHAPE, ctx);
+  if (arrow.name === undefined || !ctx.tools.has(arrow.name)) return null;
+  return { kind: "broken", shape: SHAPE, reason: "broken-markup", detail: "the bracket call's arguments could not be read", tool: arrow.name };
+}
+
+type ArrowRead = { kind: "call"; name: string; pairs: [string, string][] } | { kind: "unread"; name?: string };
+
+/**
+ * `{tool => "NAME"[,] [args => ARGS]}` where ARGS is a JSON object or `{ --key VALUE ... }` (an
+ * optional `:` after the key, optional commas between pairs); VALUE is a JSON string (its text),
+ * a bare word such as `20` or `true` (typed by the schema), or a JSON object or array.
+ */
+export function readArrowCall(body: string): ArrowRead {
+  const r = new Reader(body);
+  if (!r.eat(0x7b) || r.word() !== "tool" || !r.arrow()) return { kind: "unread" };
+  const name = r.jsonString();
+  if (name === null) return { kind: "unread" };
+  r.eat(0x2c);
+  if (r.eat(0x7d)) return r.atEnd() ? { kind: "call", name, pairs: [] } : { kind: "unread", name };
+  if (r.word() !== "args" || !r.arrow()) return { kind: "unread", name };
+  const pairs = r.peek() === 0x7b && r.peekSecond() !== 0x2d ? r.jsonObjectPairs() : r.dashPairs();
+  if (pairs === null || !r.eat(0x7d) || !r.atEnd()) return { kind: "unread", name };
+  return { kind: "call", name, pairs };
+}
+
+class Reader {
+  private i = 0;
+  constructor(private readonly s: string) {}
+
+  private skip(): void {
+    while (this.i < this.s.length && isSpaceCode(this.s.charCodeAt(this.i))) this.i++;
+  }
+
+  peek(): number {
+    this.skip();
+    return this.i < this.s.length ? this.s.charCodeAt(this.i) : -1;
+  }
+
+  /** The first non-space character after the next one (the `-` of `{ --key`), or -1. */
+  peekSecond(): number {
+    this.skip();
+    let j = this.i + 1;
+    while (j < this.s.length && isSpaceCode(this.s.charCodeAt(j))) j++;
+    return j < this.s.length ? this.s.charCodeAt(j) : -1;
+  }
+
+  eat(c: number): boolean {
+    if (this.peek() !== c) return false;
+    this.i++;
+    return true;
+  }
+
+  atEnd(): boolean {
+    return this.peek() === -1;
+  }
+
+  /** `=>` */
+  arrow(): boolean {
+    if (!this.eat(0x3d) || this.s.charCodeAt(this.i) !== 0x3e) return false;
+    this.i++;
+    return true;
+  }
+
+  word(): string {
+    this.skip();
+    const from = this.i;
+    while (this.i < this.s.length && isNameCode(this.s.charCodeAt(this.i)) && this.s.charCodeAt(this.i) !== 0x3a) this.i++;
+    return this.s.slice(from, this.i);
+  }
+
+  /** One JSON value's text (string, object or array), by extent; null if it never closes. */
+  private jsonExtent(): string | null {
+    this.skip();
+    const from = this.i;
+    const open = this.s.charCodeAt(this.i);
+    if (open === 0x22) {
+      for (let j = this.i + 1, escaped = false; j < this.s.length; j++) {
+        const c = this.s.charCodeAt(j);
+        if (escaped) escaped = false;
+        else if (c === 0x5c) escaped = true;
+        else if (c === 0x22) {
+          this.i = j + 1;
+          return this.s.slice(from, this.i);
+        }
+      }
+      return null;
+    }
+    const extent = new JsonExtent();
+    for (let j = this.i; j < this.s.length; j++) {
+      if (extent.step(this.s.charCodeAt(j))) {
+        this.i = j + 1;
+        return this.s.slice(from, this.i);
+      }
+    }
+    return null;
+  }
+
+  jsonString(): string | null {
+    if (this.peek() !== 0x22) return null;
+    const text = this.jsonExtent();
+    const parsed = text === null ? { ok: false as const } : parseJson(text);
+    return parsed.ok && typeof parsed.value === "string" ? parsed.value : null;
+  }
+
+  /** `args => {json}`: its keys, each value as text (a string as itself, anything else as its JSON). */
+  jsonObjectPairs(): [string, string][] | null {
+    const text = this.jsonExtent();
+    const parsed = text === null ? { ok: false as const } : parseJson(text);
+    if (!parsed.ok || !isPlainObject(parsed.value)) return null;
+    return Object.entries(parsed.value).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]);
+  }
+
+  /** `{ --key VALUE ... }` up to and including its `}`. */
+  dashPairs(): [string, string][] | null {
+    if (!this.eat(0x7b)) return null;
+    const pairs: [string, string][] = [];
+    for (;;) {
+      if (this.eat(0x7d)) return pairs;
+      if (!this.eat(0x2d) || this.s.charCodeAt(this.i) !== 0x2d) return null;
+      this.i++;
+      const key = this.word();
+      if (key === "") return null;
+      this.eat(0x3a);
+      const value = this.value();
+      if (value === null) return null;
+      pairs.push([key, value]);
+      this.eat(0x2c);
+    }
+  }
+
+  private value(): string | null {
+    const c = this.peek();
+    if (c === 0x22) return this.jsonString();
+    if (c === 0x7b || c === 0x5b) return this.jsonExtent();
+    const from = this.i;
+    while (this.i < this.s.length) {
+      const d = this.s.charCodeAt(this.i);
+      if (isSpaceCode(d) || d === 0x2c || d === 0x7d) break;
+      this.i++;
+    }
+    return this.i > from ? this.s.slice(from, this.i) : null;
+  }
+}
+
+/**
+ * The stream's side: after `[TOOL_CALL]`, spaces then `{` (anything else: a mention, released at
+ * that character), one brace-balanced object (strings respected; a blank line outside a string
+ * proves prose and releases it), spaces, then exactly `[/TOOL_CALL]`. A reply that ends right after
+ * the object completes it (the closer was cut), as for Hermes (O01.4).
+ */
+export class BracketCallState implements CharState {
+  private phase: "start" | "object" | "after" | "closer" = "start";
+  private readonly object = new JsonExtent();
+  private lineBlank = false;
+  private inString = false;
+  private escaped = false;
+  private matched = 0;
+
+  constructor(private readonly from: number) {}
+
+  completesAtEnd(): boolean {
+    return this.phase === "after";
+  }
+
+  step(c: number, at: number): Step | null {
+    switch (this.phase) {
+      case "start":
+        if (isSpaceCode(c)) return null;
+        if (c !== 0x7b) return { kind: "abandon", at };
+        this.phase = "object";
+        this.object.step(c);
+        return null;
+      case "object":
+        if (this.blankLine(c)) return { kind: "complete", end: at };
+        if (this.object.step(c)) this.phase = "after";
+        return null;
+      case "after":
+        if (isSpaceCode(c)) return null;
+        if (c !== 0x5b) return { kind: "abandon", at };
+        this.phase = "closer";
+        this.matched = 1;
+        return null;
+      case "closer":
+        if (c !== CLOSER.charCodeAt(this.matched)) return { kind: "abandon", at };
+        return ++this.matched === CLOSER.length ? { kind: "complete", end: at + 1 } : null;
+    }
+  }
+
+  /** True at the first non-space character after an empty line outside any string. */
+  private blankLine(c: number): boolean {
+    if (this.inString) {
+      if (this.escaped) this.escaped = false;
+      else if (c === 0x5c) this.escaped = true;
+      else if (c === 0x22) this.inString = false;
+      return false;
+    }
+    if (c === 0x22) this.inString = true;
+    if (c === 0x0a) {
+      if (this.lineBlank) return true;
+      this.lineBlank = true;
+      return false;
+    }
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) this.lineBlank = false;
+    return false;
+  }
+}
