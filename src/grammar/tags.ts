@@ -19,6 +19,8 @@ export const enum Flaw {
   EqualsName = 64,
   /** Written `<... />`: an element with no content (a value, if any, sits in an attribute). */
   SelfClosing = 128,
+  /** An attribute value in typographic quotes (U+201C/U+201D, U+2018/U+2019, fullwidth U+FF02). */
+  TypographicQuote = 256,
 }
 
 export type TagFamily = "dsml" | "naked" | "legacy" | "costume" | "mistral";
@@ -254,11 +256,19 @@ class TagReader {
       this.pos++;
     }
     if (this.pos === from) return null;
-    const value = this.text.slice(from, this.pos);
+    let value = this.text.slice(from, this.pos);
     this.pos++;
+    let flaws: number = Flaw.EqualsName;
+    // `<function="bash">`, `<function=“bash”>`: the quotes are the attribute's, not the name's.
+    const first = value.charCodeAt(0);
+    const last = value.charCodeAt(value.length - 1);
+    if (value.length > 2 && quoteFamily(first) !== 0 && quoteFamily(first) === quoteFamily(last)) {
+      if (first !== 0x22 && first !== 0x27) flaws |= Flaw.TypographicQuote;
+      value = value.slice(1, -1);
+    }
     return {
       start: this.start, end: this.pos, family: "naked", closing: false, role: name, name, attrs: { name: value },
-      sentinel: "", flaws: Flaw.EqualsName,
+      sentinel: "", flaws,
     };
   }
 
@@ -323,6 +333,7 @@ class TagReader {
       this.skipSpaces();
       const value = this.readAttrValue(tolerant);
       if (value === null) return null;
+      if (value.typographic) flaws |= Flaw.TypographicQuote;
       attrs[attrName] = value.text;
       if (value.runaway) {
         flaws |= Flaw.RunawayAttr;
@@ -332,23 +343,29 @@ class TagReader {
     return { start: this.start, end: this.pos, family, closing, role, name, attrs, sentinel, flaws };
   }
 
-  /** A quoted value that never closes on its line (or within MAX_TAG) is a runaway (I01): the tag ends there. */
-  private readAttrValue(tolerant: boolean): { text: string; runaway: boolean } | null {
+  /**
+   * A quoted value that never closes on its line (or within MAX_TAG) is a runaway (I01): the tag ends there.
+   * Typographic quotes (a client's or the model's "smart quotes") delimit a value like ASCII ones: a
+   * double one closes on any double, a single one on any single, as autocorrect mixes left and right.
+   */
+  private readAttrValue(tolerant: boolean): { text: string; runaway: boolean; typographic: boolean } | null {
     const quote = this.peek();
-    if (quote === 0x22 || quote === 0x27) {
+    const family = quoteFamily(quote);
+    if (family !== 0) {
+      const typographic = quote !== 0x22 && quote !== 0x27;
       this.pos++;
       const from = this.pos;
       for (;;) {
         const c = this.peek();
-        if (c === quote) {
+        if (typographic ? quoteFamily(c) === family && c !== 0x22 && c !== 0x27 : c === quote) {
           const text = this.text.slice(from, this.pos);
           this.pos++;
-          return { text, runaway: false };
+          return { text, runaway: false, typographic };
         }
         if (c === STARVED) return null;
         if (c === 0x0a || c === -1 || c === TOO_LONG) {
           if (!tolerant) return null;
-          return { text: this.text.slice(from, this.pos), runaway: true };
+          return { text: this.text.slice(from, this.pos), runaway: true, typographic };
         }
         this.pos++;
       }
@@ -356,6 +373,16 @@ class TagReader {
     const from = this.pos;
     while (isNameCode(this.peek()) || this.peek() === 0x2e) this.pos++;
     if (this.pos === from) return null;
-    return { text: this.text.slice(from, this.pos), runaway: false };
+    return { text: this.text.slice(from, this.pos), runaway: false, typographic: false };
   }
+}
+
+const DOUBLE_QUOTE = 1;
+const SINGLE_QUOTE = 2;
+
+/** Which quote a character is: ASCII `"`, U+201C, U+201D and fullwidth U+FF02 are double; `'`, U+2018, U+2019 single; 0 otherwise. */
+function quoteFamily(c: number): number {
+  if (c === 0x22 || c === 0x201c || c === 0x201d || c === 0xff02) return DOUBLE_QUOTE;
+  if (c === 0x27 || c === 0x2018 || c === 0x2019) return SINGLE_QUOTE;
+  return 0;
 }

@@ -347,6 +347,7 @@ function structureShapes(inv: InvokeDraft, walk: DsmlWalk, span: string): string
   const tags = [...walk.blockTags, ...inv.tags];
   if (tags.some((t) => t.flaws & Flaw.MissingGt)) shapes.push("B03");
   if (tags.some((t) => t.flaws & Flaw.MissingLt)) shapes.push("B04");
+  if (tags.some((t) => t.flaws & Flaw.TypographicQuote)) shapes.push("Q01");
   const opener = walk.blockTags.find((t) => !t.closing);
   if (opener && !CANONICAL_WRAPPERS.has(opener.name)) shapes.push(opener.name === "toolcalls" ? "B01" : "B02");
   for (const t of tags) {

@@ -5,6 +5,7 @@
  * Run: bun test/golden/build-fixtures.ts
  */
 import { asciiJson, block, live } from "./notation.ts";
+import { dialectFixtures } from "./fixtures-dialects.ts";
 
 export interface FixtureCall {
   tool: string;
@@ -245,6 +246,7 @@ export const fixtures: Fixture[] = [
   ...unreadArguments(),
   ...schemaGate(),
   ...quotedInProse(),
+  ...dialectFixtures,
 ];
 
 /**
