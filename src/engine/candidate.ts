@@ -226,6 +226,9 @@ export class Candidate implements SpanReader {
         else return abandon;
         return null;
       case "name":
+        // GLM closing a zero-argument call with its value closer (`<tool_call>NAME</arg_value>`, T02); its own closer may follow.
+        if (tag.family === "costume" && tag.closing && tag.name === "arg_value") return this.trail();
+        return this.glmTag(tag, "arg_key", false, "glm-key", abandon);
       case "glm-pair-next":
         return this.glmTag(tag, "arg_key", false, "glm-key", abandon);
       case "glm-key":

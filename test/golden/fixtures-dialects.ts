@@ -56,4 +56,38 @@ function typographicQuotes(): Fixture[] {
   ];
 }
 
-export const dialectFixtures: Fixture[] = [...typographicQuotes()];
+/**
+ * Item 9: `<tool_call name="NAME">{json args}</tool_call>` (DeepSeek V4 Pro: the name in the opener,
+ * the body the arguments), and GLM closing a zero-argument call with its value closer,
+ * `<tool_call>NAME</arg_value>`. Both keep the `<tool_call>` structural gate: the body is checked
+ * as it streams, so prose after the opener releases it at once.
+ */
+function toolCallForms(): Fixture[] {
+  const named = '<tool_call name="bash">{"command": "ls -la"}</tool_call>';
+  const glmZero = "<tool_call>list_sessions</arg_value>";
+  const sessions: FixtureCall = { tool: "list_sessions", input: {}, shape: "T02" };
+  return [
+    ok("R9.1", "tool-call-name-attribute-json-arguments", named, [ls("T01")]),
+    ok("R9.2", "tool-call-name-attribute-after-prose-multiline", `Listing it.\n<tool_call name="read">\n{"filePath": "/a", "limit": "5"}\n</tool_call>`, [
+      { tool: "read", input: { filePath: "/a", limit: 5 }, shape: "T01" },
+    ], "Listing it.\n"),
+    ok("R9.3", "tool-call-name-attribute-wrapping-a-call-object", '<tool_call name="bash">{"name": "bash", "arguments": {"command": "ls -la"}}</tool_call>', [ls("T01")]),
+    ok("R9.4", "tool-call-name-attribute-curly-quotes", `<tool_call name=${LDQ}bash${RDQ}>{"command": "ls -la"}</tool_call>`, [ls("T01")]),
+    bad("R9.5", "tool-call-name-attribute-truncated", '<tool_call name="bash">{"command": "l', "truncated-call", ["T01"]),
+    bad("R9.6", "tool-call-name-attribute-json-cut-off-then-closed", '<tool_call name="bash">{"command": "ls"</tool_call>', "broken-markup", ["T01"]),
+    bad("R9.7", "tool-call-name-attribute-undeclared", '<tool_call name="Weather">{"city": "Paris"}</tool_call>', "undeclared-tool", ["T01"]),
+    bad("R9.8", "tool-call-name-attribute-invalid-arguments", '<tool_call name="read">{"filePath": "/a", "limit": "all"}</tool_call>', "invalid-arguments", ["T01"]),
+    ok("R9.9", "glm-zero-argument-closed-by-value-closer", glmZero, [sessions]),
+    ok("R9.10", "glm-zero-argument-value-closer-then-wrapper-closer", "<tool_call>list_sessions</arg_value></tool_call>", [sessions]),
+    bad("R9.11", "glm-value-closer-for-tool-with-required", "<tool_call>bash</arg_value>", "broken-markup", ["T02"]),
+    none("N9.1", "tool-call-name-attribute-in-fence", fenced(named)),
+    none("N9.2", "tool-call-name-attribute-in-inline-code", inlineCode(named)),
+    none("N9.3", "tool-call-name-attribute-in-blockquote", quoted(named)),
+    none("N9.4", "tool-call-name-attribute-discussed-in-prose", 'DeepSeek V4 Pro writes <tool_call name="bash"> followed by the arguments as JSON.'),
+    none("N9.5", "glm-value-closer-in-inline-code", inlineCode(glmZero)),
+    none("N9.6", "glm-value-closer-in-fence", fenced(glmZero)),
+    none("N9.7", "glm-value-closer-undeclared-tool", "GLM once wrote <tool_call>Weather</arg_value> for a tool it did not have."),
+  ];
+}
+
+export const dialectFixtures: Fixture[] = [...typographicQuotes(), ...toolCallForms()];
