@@ -30,6 +30,8 @@ export class Candidate implements SpanReader {
    * as soon as its own boundary is known and the layout between calls belongs to the calls.
    */
   private trailing = false;
+  /** Where a trailing span ends unless a wrapper closer comes next (takeCloser), or -1: it takes the layout too. */
+  private trailBack = -1;
   /** The span ended inside a still-open block or section: the next invoke (or call) belongs to it. */
   endsInBlock = false;
   private depth = 1;
@@ -94,7 +96,7 @@ export class Candidate implements SpanReader {
       const c = s.charCodeAt(i);
       if (this.trailing && !isTriggerCode(c)) {
         // Whatever comes next (the next invoke, prose) is no longer this call; a closer is read first.
-        if (!isSpaceCode(c)) return { kind: "complete", end: base + i };
+        if (!isSpaceCode(c)) return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : base + i };
         i++;
         continue;
       }
@@ -160,7 +162,7 @@ export class Candidate implements SpanReader {
   }
 
   private onContent(c: number, at: number): Step | null {
-    if (this.trailing) return { kind: "complete", end: at };
+    if (this.trailing) return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : at };
     const first = !this.seenContent;
     this.seenContent = true;
     return first || this.kind.watchesContent ? this.kind.content(this, c, at, first) : null;
@@ -175,7 +177,7 @@ export class Candidate implements SpanReader {
         this.endsInBlock = false;
         return { kind: "complete", end };
       }
-      return { kind: "complete", end: base + tag.start };
+      return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : base + tag.start };
     }
     if (this.opener.family === "dsml" && this.plainInValue(tag)) return null;
     const first = !this.seenContent;
@@ -283,5 +285,10 @@ export class Candidate implements SpanReader {
     this.trailing = true;
     this.endsInBlock = true;
     return null;
+  }
+
+  takeCloser(end: number): null {
+    this.trailBack = end;
+    return this.trail();
   }
 }

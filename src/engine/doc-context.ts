@@ -126,6 +126,8 @@ export class DocContext {
   private lazy = false;
   /** Nothing but whitespace consumed on this line. */
   private fresh = true;
+  /** A paragraph was open when this line began: text here would continue it (atParagraphStart). */
+  private paragraphBefore = false;
   private heading = false;
   /** A table row: the rest of the line is documentation. */
   private row = false;
@@ -209,6 +211,11 @@ export class DocContext {
     if (c === LF || c === CR) return false;
     this.step(c, false);
     return this.fresh && this.opened === 0 && !this.docNow();
+  }
+
+  /** At the start of a line that opens a new paragraph (it continues none) and not in documentation. */
+  atParagraphStart(c = LT): boolean {
+    return this.atLineStart(c) && !this.paragraphBefore;
   }
 
   /** After markup the engine removed from visible text: continue as paragraph text, outside any inline span. */
@@ -778,6 +785,7 @@ export class DocContext {
     this.quoteSpace = false;
     this.lazy = false;
     this.fresh = true;
+    this.paragraphBefore = this.tipIsParagraph;
     this.heading = false;
     this.row = false;
     this.pend = "";

@@ -1,5 +1,6 @@
 import { isLineStartCostume } from "../grammar/dialects.ts";
 import { isTriggerCode } from "../grammar/markers.ts";
+import { mayStartStrayLine, readStrayLine } from "../grammar/stray-line.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "../parse/call.ts";
 import { SchemaGate } from "../parse/schema-gate.ts";
@@ -60,6 +61,8 @@ class Engine implements RepairEngine {
   private readonly residueNames: string[] | null;
   private readonly longestName: number;
   private readonly brackets: boolean;
+  /** Claude-style XML is on: a stray wrapper line before a bare invoke is looked for (item 7). */
+  private readonly strayLines: boolean;
   private readonly isEchoed: EchoGuard | undefined;
   private readonly given: GivenReader | undefined;
   private readonly thinking: boolean;
@@ -70,6 +73,7 @@ class Engine implements RepairEngine {
     this.ctx = { tools, options: resolveParseOptions(options.parse), schemas: new SchemaGate() };
     const dialects = this.ctx.options.dialects;
     this.brackets = dialects.mistral || dialects.mistralResidue;
+    this.strayLines = dialects.claudeXml;
     this.isEchoed = options.isEchoed;
     this.given = options.readingGiven;
     this.doc = this.given ? new QuoteBlindContext() : new DocContext();
@@ -238,6 +242,13 @@ class Engine implements RepairEngine {
           return j;
         }
       }
+      if (this.strayLines && mayStartStrayLine(c) && doc.atParagraphStart(c)) {
+        const stray = this.strayLineAt(s, j, base, final);
+        if (stray !== "no") {
+          this.emitText(s, emitFrom, j, base);
+          return j;
+        }
+      }
       if ((isTriggerCode(c) || (c === 0x5b && this.brackets)) && !doc.inDoc(c)) {
         const r = readTag(s, j, final);
         if (r === NEED_MORE) {
@@ -288,6 +299,26 @@ class Engine implements RepairEngine {
     const r = readTag(s, e, final);
     if (r === NEED_MORE) return "hold";
     return r !== null && r.family === "mistral" && r.name === "args" ? "open" : "no";
+  }
+
+  /**
+   * Issue 29 item 7: a stray wrapper line (`call`) right before a Claude-style invoke opener on the
+   * next line. The invoke's candidate then starts at the stray word, so the line is the call's
+   * markup when the invoke proves a call, and is released with it as text otherwise. "hold" while
+   * the text could still be one (a word of at most five letters, its line end, an indentation).
+   */
+  private strayLineAt(s: string, j: number, base: number, final: boolean): "open" | "hold" | "no" {
+    const at = readStrayLine(s, j, final);
+    if (at === null) return "no";
+    if (at === NEED_MORE) return "hold";
+    const r = readTag(s, at, final);
+    if (r === NEED_MORE) return "hold";
+    if (r === null || r.family !== "naked" || r.role !== "invoke" || r.closing || r.attrs.name === undefined) return "no";
+    const decision = this.decide(r);
+    if (typeof decision !== "object") return "no";
+    const opener: Tag = { ...r, start: at - j, end: r.end - j };
+    this.cand = new Candidate(this.store, base + j, opener, decision.open, decision.enclosing ?? null);
+    return "open";
   }
 
   private decide(tag: Tag): Decision {

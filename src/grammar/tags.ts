@@ -69,6 +69,7 @@ function mayStartTag(text: string, i: number): boolean {
     if (++i >= text.length) return true;
     c = text.charCodeAt(i);
   }
+  const nameAt = i;
   while (c === 0x20 || c === 0x09) {
     if (++i >= text.length) return true;
     c = text.charCodeAt(i);
@@ -76,10 +77,26 @@ function mayStartTag(text: string, i: number): boolean {
   if (isBarCode(c)) return true;
   if (!isLetter(c)) return false;
   const seconds = PLAIN_PREFIXES[(c | 0x20) - 0x61]!;
-  if (seconds === 0) return false;
   if (i + 1 >= text.length) return true;
   const second = (text.charCodeAt(i + 1) | 0x20) - 0x61;
-  return second >= 0 && second < 26 && (seconds & (1 << second)) !== 0;
+  if (second >= 0 && second < 26 && (seconds & (1 << second)) !== 0) return true;
+  return i === nameAt && mayBeNamespaced(text, i);
+}
+
+const MAX_NAMESPACE = 16;
+
+/**
+ * `<xx:function_calls>`: a short namespace right after the `<` (or `</`), then a colon (issue 29
+ * item 7); the reader checks the local name. Undecided while the text ends inside the namespace.
+ */
+function mayBeNamespaced(text: string, i: number): boolean {
+  const limit = Math.min(text.length, i + MAX_NAMESPACE + 1);
+  for (let k = i + 1; k < limit; k++) {
+    const c = text.charCodeAt(k);
+    if (c === 0x3a) return true;
+    if (!isNameCode(c)) return false;
+  }
+  return limit === text.length && limit < i + MAX_NAMESPACE + 1;
 }
 
 /** A tag whose `<` was lost starts with its sentinel: one or two bars, spaces, then "DSML". */

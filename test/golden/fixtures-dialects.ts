@@ -90,4 +90,44 @@ function toolCallForms(): Fixture[] {
   ];
 }
 
-export const dialectFixtures: Fixture[] = [...typographicQuotes(), ...toolCallForms()];
+/**
+ * Item 7: a Claude-style `<invoke name>` with `<parameter name>` children and no `function_calls`
+ * wrapper. The wrapper's loss must show: a stray wrapper line right before the invoke (`call`,
+ * `calls`, `count` alone on a line that starts a paragraph), a namespaced wrapper around it
+ * (`<xx:function_calls>`, which must open and close like O07's), or a lone wrapper closer right
+ * after it. The stray line and the lone closer are the call's markup (inside its span). A bare
+ * invoke with none of these stays text (O07b), and a stray word that continues a paragraph is prose.
+ */
+function wrapperlessInvoke(): Fixture[] {
+  const invoke = (tool: string, key: string, value: string) => `<invoke name="${tool}">\n<parameter name="${key}">${value}</parameter>\n</invoke>`;
+  const bash = invoke("bash", "command", "ls -la");
+  const read = invoke("read", "filePath", "/a");
+  const ns = (body: string) => `<xx:function_calls>\n${body}\n</xx:function_calls>`;
+  const w = (shape: string) => ls(shape);
+  return [
+    ok("R7.1", "stray-call-line-then-bare-invoke", `call\n${bash}`, [w("W01")]),
+    ok("R7.2", "stray-count-line-after-a-paragraph", `Let me list it.\n\ncount\n${bash}\n`, [w("W01")], "Let me list it.\n\n"),
+    ok("R7.3", "stray-lines-before-two-invokes", `call\n${bash}\n\ncalls\n${read}`, [w("W01"), readA("W01")], "\n\n"),
+    ok("R7.4", "namespaced-wrapper", ns(bash), [w("W02")]),
+    ok("R7.5", "namespaced-wrapper-two-invokes", ns(`${bash}\n${read}`), [w("W02"), readA("W02")]),
+    ok("R7.6", "namespaced-wrapper-invoke-and-parameters", '<xx:function_calls><xx:invoke name="bash"><xx:parameter name="command">ls -la</xx:parameter></xx:invoke></xx:function_calls>', [w("W02")]),
+    ok("R7.7", "lone-namespaced-closer-after-bare-invoke", `${bash}\n</xx:function_calls>`, [w("W01")]),
+    ok("R7.8", "lone-wrapper-closer-after-bare-invoke", `I will list it.\n${bash}\n</function_calls>`, [w("W01")], "I will list it.\n"),
+    bad("R7.9", "namespaced-wrapper-truncated", `<xx:function_calls>\n${bash}`, "truncated-call", ["W02"]),
+    bad("R7.10", "stray-line-then-invoke-truncated", `call\n<invoke name="bash">\n<parameter name="command">ls -`, "truncated-call", ["B07"]),
+    bad("R7.11", "stray-line-then-undeclared-tool", `call\n${invoke("Weather", "city", "Paris")}`, "undeclared-tool", ["B06"]),
+    bad("R7.12", "stray-line-then-text-beside-parameters", `call\n<invoke name="bash">\n<parameter name="command">ls</parameter>\ntimeout: 5\n</invoke>`, "broken-markup", ["I04"]),
+    bad("R7.13", "namespaced-wrapper-invalid-arguments", ns(invoke("read", "limit", "5")), "broken-markup", ["I05"]),
+    none("N7.1", "stray-line-and-invoke-in-fence", fenced(`call\n${bash}`)),
+    none("N7.2", "namespaced-wrapper-in-inline-code", inlineCode(ns(bash))),
+    none("N7.3", "stray-line-and-invoke-in-blockquote", quoted(`call\n${bash}`)),
+    none("N7.4", "stray-word-continuing-a-paragraph-is-prose", `When it is done I will\ncall\n${bash}`),
+    none("N7.5", "stray-line-then-invoke-discussed-in-prose", 'call\n<invoke name="bash"> is how the block starts.'),
+    none("N7.6", "namespaced-wrapper-discussed-in-prose", "Claude wraps calls in <xx:function_calls> tags."),
+    none("N7.7", "lone-namespaced-closer-in-prose", "The block ends with </xx:function_calls> as usual."),
+    none("N7.8", "bare-invoke-then-prose", `${bash}\n\nThat is the whole format.`),
+    none("N7.9", "stray-word-at-the-end", "Whom should I\n\ncall\n"),
+  ];
+}
+
+export const dialectFixtures: Fixture[] = [...typographicQuotes(), ...toolCallForms(), ...wrapperlessInvoke()];
