@@ -99,14 +99,17 @@ function mayBeNamespaced(text: string, i: number): boolean {
   return limit === text.length && limit < i + MAX_NAMESPACE + 1;
 }
 
-/** A tag whose `<` was lost starts with its sentinel: one or two bars, spaces, then "DSML". */
+/**
+ * A tag whose `<` was lost starts with its sentinel: one or two bars, spaces, then "DSML", or a
+ * tool token's first word (`|tool_call_begin|>`, Kimi and DeepSeek's own tokens, issue 29 item 11).
+ */
 function mayStartSentinel(text: string, i: number): boolean {
   let bars = 0;
   for (; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (isBarCode(c)) {
       if (++bars > 2) return false;
-    } else if (c !== 0x20 && c !== 0x09) return (c | 0x20) === 0x64;
+    } else if (c !== 0x20 && c !== 0x09) return (c | 0x20) === 0x64 || (c | 0x20) === 0x74;
   }
   return true;
 }
@@ -143,6 +146,17 @@ export function readTag(text: string, start: number, final: boolean): ReadResult
   const result = reader.read();
   if (reader.starved) return NEED_MORE;
   return result;
+}
+
+/**
+ * A DSML tag read where its `<` was lost, right after a `/`: the closer `</…>` written without its
+ * `<` (issue 29 item 11, a client that strips the brackets). Closers carry no attributes, so one
+ * with attributes stays what it was read as. `before`: the character before the tag.
+ */
+export function asLostLtCloser(tag: Tag, before: number): Tag {
+  if (before !== 0x2f || tag.family !== "dsml" || tag.closing || !(tag.flaws & Flaw.MissingLt)) return tag;
+  for (const _ in tag.attrs) return tag;
+  return { ...tag, start: tag.start - 1, closing: true };
 }
 
 /** peek() past the text (more could arrive) and past MAX_TAG. */
@@ -211,8 +225,7 @@ class TagReader {
       if (this.skipSpaces() > 0) flaws |= Flaw.SpaceBeforeName;
       return this.readDsmlNameAndAttrs(closing, flaws, sentinel);
     }
-    if (flaws & Flaw.MissingLt) return null;
-    return this.readLegacy(closing);
+    return this.readLegacy(closing, flaws & Flaw.MissingLt);
   }
 
   private readBars(): number {
@@ -289,7 +302,8 @@ class TagReader {
     };
   }
 
-  private readLegacy(closing: boolean): Tag | null {
+  /** `lostLt`: read from a bar, so only a tool token (its first word `tool`) is one. */
+  private readLegacy(closing: boolean, lostLt: number): Tag | null {
     if (closing) return null;
     const words: string[] = [];
     let word = "";
@@ -306,6 +320,7 @@ class TagReader {
       if (words.length > 6) return null;
     }
     if (word) words.push(word);
+    if (lostLt && words[0] !== "tool") return null;
     const role = legacyRole(words.join(" "));
     if (role === null) return null;
     if (this.readBars() === 0) return null;
@@ -313,7 +328,7 @@ class TagReader {
     this.pos++;
     return {
       start: this.start, end: this.pos, family: "legacy", closing: false, role: "other", legacy: role,
-      name: words.join("_"), attrs: {}, sentinel: "", flaws: Flaw.None,
+      name: words.join("_"), attrs: {}, sentinel: "", flaws: lostLt,
     };
   }
 

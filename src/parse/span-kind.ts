@@ -33,6 +33,8 @@ export interface CharState {
  */
 export interface SpanReader {
   readonly opener: Tag;
+  /** Where the span starts (absolute): the opener's offsets are relative to it. */
+  readonly start: number;
   /** The block opener (or true for a legacy section) this span continues, if any. */
   readonly enclosing: Tag | true | null;
   /** A unit closed inside a still-open block: the span takes the layout after it and ends at what comes next. */

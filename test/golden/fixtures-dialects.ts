@@ -130,4 +130,36 @@ function wrapperlessInvoke(): Fixture[] {
   ];
 }
 
-export const dialectFixtures: Fixture[] = [...typographicQuotes(), ...toolCallForms(), ...wrapperlessInvoke()];
+/**
+ * Item 11: Kimi without its section opener (and its end token closing a call whose own end is
+ * missing), and markers whose `<` a client stripped: DSML openers and closers (`/{D}invoke>`), and
+ * Kimi's tokens (`|tool_call_begin|>`). The text mode holds only when a sentinel or a tool token's
+ * bar-and-word start appears; prose without one is never held.
+ */
+function lostOpeners(): Fixture[] {
+  const K = (words: string) => `<|${words}|>`;
+  const lostK = (words: string) => `|${words}|>`;
+  const kimi = (tool: string, args: string, end = K("tool_call_end")) => `${K("tool_call_begin")}functions.${tool}:0${K("tool_call_argument_begin")}${args}${end}`;
+  const lostKimi = `${lostK("tool_call_begin")}functions.bash:0${lostK("tool_call_argument_begin")}{"command": "ls -la"}${lostK("tool_call_end")}`;
+  const lostDsml = `{D}tool_calls>\n{D}invoke name="bash">\n{D}parameter name="command" string="true">ls -la/{D}parameter>\n/{D}invoke>\n/{D}tool_calls>`;
+  return [
+    ok("R11.1", "kimi-no-section-opener-closed-by-section-end", `Running it.\n${kimi("bash", '{"command": "ls -la"}', K("tool_calls_section_end"))}`, [ls("O04")], "Running it.\n"),
+    ok("R11.2", "kimi-no-section-opener-two-calls", `${kimi("bash", '{"command": "ls"}')}${kimi("read", '{"filePath": "/a"}')}${K("tool_calls_section_end")}`, [ls("O04", "ls"), readA("O04")]),
+    ok("R11.3", "kimi-tokens-without-their-lt", lostKimi, [ls("O04")]),
+    ok("R11.4", "kimi-section-opener-without-its-lt", `${lostK("tool_calls_section_begin")}${kimi("read", '{"filePath": "/a"}')}${K("tool_calls_section_end")}`, [readA("O04")]),
+    ok("R11.5", "dsml-every-marker-without-its-lt", lostDsml, [ls("B04")]),
+    ok("R11.6", "dsml-ascii-orphan-invoke-closers-without-their-lt", `Reading.\n|DSML|invoke name="read">\n|DSML|parameter name="filePath" string="true">/a/|DSML|parameter>\n/|DSML|invoke>`, [readA("B05")], "Reading.\n"),
+    bad("R11.7", "kimi-without-lt-truncated", `${lostK("tool_call_begin")}functions.bash:0${lostK("tool_call_argument_begin")}{"command": "l`, "truncated-call", ["L07"]),
+    bad("R11.8", "kimi-malformed-arguments-closed-by-section-end", kimi("bash", '{"command": "l', K("tool_calls_section_end")), "broken-markup", ["O04"]),
+    bad("R11.9", "kimi-call-without-separator-closed-by-section-end", `${K("tool_call_begin")}functions.bash:0${K("tool_calls_section_end")}`, "broken-markup", ["L07"]),
+    none("N11.1", "kimi-without-lt-in-fence", fenced(lostKimi)),
+    none("N11.2", "dsml-without-lt-in-inline-code", inlineCode(lostDsml)),
+    none("N11.3", "dsml-without-lt-in-blockquote", quoted(lostDsml)),
+    none("N11.4", "kimi-token-without-lt-discussed-in-prose", "Kimi opens each call with |tool_call_begin|> and a function id."),
+    none("N11.5", "pipes-and-tool-words-in-prose", "a |tool| b |tool_call_begin| c || tools"),
+    none("N11.6", "dsml-opener-without-lt-discussed-in-prose", 'The marker {D}invoke name="bash"> shows up when the client strips brackets.'),
+    none("N11.7", "kimi-section-end-mentioned-in-prose", `Kimi ends the section with ${K("tool_calls_section_end")} after the last call.`),
+  ];
+}
+
+export const dialectFixtures: Fixture[] = [...typographicQuotes(), ...toolCallForms(), ...wrapperlessInvoke(), ...lostOpeners()];
