@@ -15,7 +15,7 @@ import { fixtureTools } from "../golden/tools.ts";
 import { BAR, D, DVL, SP, escaped } from "../golden/notation.ts";
 import { accountsForEveryCharacter, everyChar, observable } from "../support/run-engine.ts";
 import {
-  afterCallReply, cutReply, dsmlBlock, feedCuts, heldBound, newFormatCall, plainText, replyText, splitsPair, toCuts, tokenMention, toolCallDialectCall,
+  afterCallReply, cutReply, degradedCall, degradedMarkup, degradedMention, dsmlBlock, feedCuts, heldBound, newFormatCall, plainText, replyText, splitsPair, toCuts, tokenMention, toolCallDialectCall,
   toolCallMention,
 } from "./arbitraries.ts";
 
@@ -235,7 +235,7 @@ describe("documentation context never yields a call", () => {
 
   test("a fenced, inline-coded, indented or quoted copy of any block is left verbatim", () => {
     fc.assert(
-      fc.property(prose, fenced, dsmlBlock, replyText(8), fc.uniqueArray(fc.nat(), { maxLength: 30 }), fc.boolean(), (intro, wrap, blk, suffix, raw, native) => {
+      fc.property(prose, fenced, fc.oneof(dsmlBlock, degradedMarkup), replyText(8), fc.uniqueArray(fc.nat(), { maxLength: 30 }), fc.boolean(), (intro, wrap, blk, suffix, raw, native) => {
         const { before, body, after } = wrap(blk);
         const head = `${intro}\n\n${before}${body}${after}`;
         const input = `${head}${suffix}`;
@@ -307,6 +307,11 @@ callsAndMentions("the structural gate for <tool_call> (issue 11)", toolCallDiale
 callsAndMentions("plain markup in DSML values, Mistral without [ARGS], LFM2 JSON lists (issue 11 items 7, 10)", newFormatCall, tokenMention, {
   calls: "complete calls after prose and back to back are all recovered, at any cuts",
   mention: "a token mentioned in prose stays text, and nothing is held once the sentence has moved past it",
+});
+
+callsAndMentions("degraded forms (issue 29 items 4, 7, 9, 11)", degradedCall, degradedMention, {
+  calls: "typographic quotes, namespaced and wrapperless invokes, <tool_call name=>, lost < markers: all recovered after prose and back to back, at any cuts",
+  mention: "prose that discusses a degraded form stays text, with no nudge, and nothing is held once the sentence has moved past it",
 });
 
 describe("trust first (issue 29 items 1-3)", () => {
