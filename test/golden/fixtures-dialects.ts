@@ -149,6 +149,7 @@ function lostOpeners(): Fixture[] {
     ok("R11.4", "kimi-section-opener-without-its-lt", `${lostK("tool_calls_section_begin")}${kimi("read", '{"filePath": "/a"}')}${K("tool_calls_section_end")}`, [readA("O04")]),
     ok("R11.5", "dsml-every-marker-without-its-lt", lostDsml, [ls("B04")]),
     ok("R11.6", "dsml-ascii-orphan-invoke-closers-without-their-lt", `Reading.\n|DSML|invoke name="read">\n|DSML|parameter name="filePath" string="true">/a/|DSML|parameter>\n/|DSML|invoke>`, [readA("B05")], "Reading.\n"),
+    ok("R11.10", "dsml-orphan-invoke-then-block-closer-without-their-lt", `{D}invoke name="bash">\n{D}parameter name="command" string="true">ls -la/{D}parameter>\n/{D}invoke>\n/{D}tool_calls>`, [ls("B05")]),
     bad("R11.7", "kimi-without-lt-truncated", `${lostK("tool_call_begin")}functions.bash:0${lostK("tool_call_argument_begin")}{"command": "l`, "truncated-call", ["L07"]),
     bad("R11.8", "kimi-malformed-arguments-closed-by-section-end", kimi("bash", '{"command": "l', K("tool_calls_section_end")), "broken-markup", ["O04"]),
     bad("R11.9", "kimi-call-without-separator-closed-by-section-end", `${K("tool_call_begin")}functions.bash:0${K("tool_calls_section_end")}`, "broken-markup", ["L07"]),

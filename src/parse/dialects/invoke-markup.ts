@@ -54,8 +54,9 @@ export const INVOKE: SpanKind = {
     const end = base + tag.end;
     if (tag.closing && tag.role === "invoke") {
       if (r.enclosing) return r.trail();
-      // A naked invoke with no block around it takes a lone wrapper closer that comes next (W01).
-      return r.opener.family === "naked" ? r.takeCloser(end) : complete(end);
+      // An invoke with no block around it takes a lone wrapper closer that comes next: the proof a
+      // naked one needs (W01), and for DSML a closer whose `<` was lost too (`/{D}tool_calls>`).
+      return r.takeCloser(end);
     }
     return closesBlock ? complete(end) : null;
   },
