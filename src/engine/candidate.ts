@@ -1,6 +1,6 @@
 import { COSTUME_INNER } from "../grammar/dialects.ts";
-import { isTriggerCode } from "../grammar/markers.ts";
-import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
+import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
+import { asLostLtCloser, Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import { SPAN_KINDS } from "../parse/span.ts";
 import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
 import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
@@ -30,6 +30,10 @@ export class Candidate implements SpanReader {
    * as soon as its own boundary is known and the layout between calls belongs to the calls.
    */
   private trailing = false;
+  /** Where a trailing span ends unless a wrapper closer comes next (takeCloser), or -1: it takes the layout too. */
+  private trailBack = -1;
+  /** The character before the text the next consume() scans: a lost `<` closer's `/` may end a piece. */
+  private before = 0;
   /** The span ended inside a still-open block or section: the next invoke (or call) belongs to it. */
   endsInBlock = false;
   private depth = 1;
@@ -92,9 +96,21 @@ export class Candidate implements SpanReader {
     let i = 0;
     while (i < s.length) {
       const c = s.charCodeAt(i);
+      // A closer whose `<` was lost starts at its `/` (issue 29 item 11): the bar after it decides.
+      if (this.trailing && c === 0x2f && this.opener.family === "dsml") {
+        if (i + 1 === s.length && !final) {
+          this.scanCarry = s.slice(i);
+          this.scanFrom = base + i;
+          return MORE;
+        }
+        if (i + 1 < s.length && isBarCode(s.charCodeAt(i + 1))) {
+          i++;
+          continue;
+        }
+      }
       if (this.trailing && !isTriggerCode(c)) {
         // Whatever comes next (the next invoke, prose) is no longer this call; a closer is read first.
-        if (!isSpaceCode(c)) return { kind: "complete", end: base + i };
+        if (!isSpaceCode(c)) return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : base + i };
         i++;
         continue;
       }
@@ -110,13 +126,15 @@ export class Candidate implements SpanReader {
         this.named = null;
       }
       if (isTriggerCode(c)) {
-        const r = readTag(s, i, final);
-        if (r === NEED_MORE || (r === null && final && this.cutOffTag(s, i))) {
+        const read = readTag(s, i, final);
+        if (read === NEED_MORE || (read === null && final && this.cutOffTag(s, i))) {
           this.scanCarry = s.slice(i);
           this.scanFrom = base + i;
+          this.before = i > 0 ? s.charCodeAt(i - 1) : this.before;
           return MORE;
         }
-        if (r !== null) {
+        if (read !== null) {
+          const r = asLostLtCloser(read, i > 0 ? s.charCodeAt(i - 1) : this.before);
           const step = this.onTag(r, base);
           if (step) return step;
           i = r.end;
@@ -131,6 +149,7 @@ export class Candidate implements SpanReader {
       i++;
     }
     this.scanFrom = base + s.length;
+    if (s.length > 0) this.before = s.charCodeAt(s.length - 1);
     return MORE;
   }
 
@@ -171,7 +190,7 @@ export class Candidate implements SpanReader {
   }
 
   private onContent(c: number, at: number): Step | null {
-    if (this.trailing) return { kind: "complete", end: at };
+    if (this.trailing) return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : at };
     const first = !this.seenContent;
     this.seenContent = true;
     return first || this.kind.watchesContent ? this.kind.content(this, c, at, first) : null;
@@ -186,7 +205,7 @@ export class Candidate implements SpanReader {
         this.endsInBlock = false;
         return { kind: "complete", end };
       }
-      return { kind: "complete", end: base + tag.start };
+      return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : base + tag.start };
     }
     if (this.opener.family === "dsml" && this.plainInValue(tag)) return null;
     const first = !this.seenContent;
@@ -237,6 +256,9 @@ export class Candidate implements SpanReader {
         else return abandon;
         return null;
       case "name":
+        // GLM closing a zero-argument call with its value closer (`<tool_call>NAME</arg_value>`, T02); its own closer may follow.
+        if (tag.family === "costume" && tag.closing && tag.name === "arg_value") return this.trail();
+        return this.glmTag(tag, "arg_key", false, "glm-key", abandon);
       case "glm-pair-next":
         return this.glmTag(tag, "arg_key", false, "glm-key", abandon);
       case "glm-key":
@@ -291,5 +313,10 @@ export class Candidate implements SpanReader {
     this.trailing = true;
     this.endsInBlock = true;
     return null;
+  }
+
+  takeCloser(end: number): null {
+    this.trailBack = end;
+    return this.trail();
   }
 }

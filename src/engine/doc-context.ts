@@ -109,6 +109,8 @@ export class DocContext {
   private lazy = false;
   /** Nothing but whitespace consumed on this line. */
   private fresh = true;
+  /** A paragraph was open when this line began: text here would continue it (atParagraphStart). */
+  private paragraphBefore = false;
   private heading = false;
   /** A table row: the rest of the line is documentation. */
   private row = false;
@@ -196,12 +198,17 @@ export class DocContext {
     return this.fresh && this.opened === 0 && !this.docNow();
   }
 
+  /** At the start of a line that opens a new paragraph (it continues none) and not in documentation. */
+  atParagraphStart(c = LT): boolean {
+    return this.atLineStart(c) && !this.paragraphBefore;
+  }
+
   /**
    * At the start of a paragraph at the top level (no container, no indentation, nothing or a
    * blank line or another block before it) and not in documentation: where a JSON call may stand
    * alone (issue 29 item 12). A line that would continue a paragraph is not one.
    */
-  atParagraphStart(c = LT): boolean {
+  atTopLevelParagraphStart(c = LT): boolean {
     return this.atLineStart(c) && this.depth === 0 && this.col === 0 && this.mode === Mode.Text && !this.continuesParagraph;
   }
 
@@ -773,6 +780,7 @@ export class DocContext {
     this.quoteSpace = false;
     this.lazy = false;
     this.fresh = true;
+    this.paragraphBefore = this.tipIsParagraph;
     this.heading = false;
     this.row = false;
     this.pend = "";

@@ -1,6 +1,7 @@
 import { isLineStartCostume } from "../grammar/dialects.ts";
 import { GT, LT } from "../grammar/chars.ts";
 import { isTriggerCode } from "../grammar/markers.ts";
+import { mayStartStrayLine, readStrayLine } from "../grammar/stray-line.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "../parse/call.ts";
 import { withAliases } from "../parse/aliases.ts";
@@ -69,6 +70,8 @@ class Engine implements RepairEngine {
   private readonly brackets: boolean;
   /** J01: a JSON call standing alone as a paragraph (parse.standaloneJson). */
   private readonly standalone: boolean;
+  /** Claude-style XML is on: a stray wrapper line before a bare invoke is looked for (item 7). */
+  private readonly strayLines: boolean;
   private readonly isEchoed: EchoGuard | undefined;
   private readonly given: GivenReader | undefined;
   private readonly thinking: boolean;
@@ -81,6 +84,7 @@ class Engine implements RepairEngine {
     const dialects = this.ctx.options.dialects;
     this.brackets = dialects.mistral || dialects.mistralResidue || dialects.minimax;
     this.standalone = this.ctx.options.standaloneJson;
+    this.strayLines = dialects.claudeXml;
     this.isEchoed = options.isEchoed;
     this.given = options.readingGiven;
     this.doc = this.given ? new QuoteBlindContext() : new DocContext();
@@ -243,7 +247,7 @@ class Engine implements RepairEngine {
         j = k;
       }
       const c = s.charCodeAt(j);
-      if (this.standalone && (c === 0x7b || c === 0x5b) && doc.atParagraphStart(c)) {
+      if (this.standalone && (c === 0x7b || c === 0x5b) && doc.atTopLevelParagraphStart(c)) {
         // J01: held only while the paragraph can still begin a JSON call (`{"name"`, `{"tool_calls"`, `[{"name"`).
         const prefix = standalonePrefixAt(s, j, final);
         if (prefix !== "no") {
@@ -257,6 +261,13 @@ class Engine implements RepairEngine {
         if (residue !== "no") {
           this.emitText(s, emitFrom, j, base);
           if (residue === "open") this.cand = new Candidate(this.store, base + j, RESIDUE_OPENER, "mistral");
+          return j;
+        }
+      }
+      if (this.strayLines && mayStartStrayLine(c) && doc.atParagraphStart(c)) {
+        const stray = this.strayLineAt(s, j, base, final);
+        if (stray !== "no") {
+          this.emitText(s, emitFrom, j, base);
           return j;
         }
       }
@@ -336,6 +347,26 @@ class Engine implements RepairEngine {
     if (e === s.length) return !final && e - j <= this.longestElement && this.elementNames.some((n) => n.startsWith(name)) ? "hold" : null;
     if (s.charCodeAt(e) !== GT || !this.ctx.tools.has(name)) return null;
     return { start: 0, end: e + 1 - j, family: "costume", closing: false, role: "other", name, attrs: {}, sentinel: "", flaws: Flaw.None };
+  }
+
+  /**
+   * Issue 29 item 7: a stray wrapper line (`call`) right before a Claude-style invoke opener on the
+   * next line. The invoke's candidate then starts at the stray word, so the line is the call's
+   * markup when the invoke proves a call, and is released with it as text otherwise. "hold" while
+   * the text could still be one (a word of at most five letters, its line end, an indentation).
+   */
+  private strayLineAt(s: string, j: number, base: number, final: boolean): "open" | "hold" | "no" {
+    const at = readStrayLine(s, j, final);
+    if (at === null) return "no";
+    if (at === NEED_MORE) return "hold";
+    const r = readTag(s, at, final);
+    if (r === NEED_MORE) return "hold";
+    if (r === null || r.family !== "naked" || r.role !== "invoke" || r.closing || r.attrs.name === undefined) return "no";
+    const decision = this.decide(r, s);
+    if (typeof decision !== "object") return "no";
+    const opener: Tag = { ...r, start: at - j, end: r.end - j };
+    this.cand = new Candidate(this.store, base + j, opener, decision.open, decision.enclosing ?? null);
+    return "open";
   }
 
   /** `s`: the text the tag's offsets are in (a tool-named DSML tag is read as written, I11). */

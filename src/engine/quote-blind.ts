@@ -26,6 +26,10 @@ export class QuoteBlindContext extends DocContext {
     return !this.afterWord;
   }
 
+  override atTopLevelParagraphStart(): boolean {
+    return !this.afterWord;
+  }
+
   override afterMarkup(): void {
     this.afterWord = false;
   }

@@ -50,8 +50,33 @@ export function nakedRole(name: string): TagRole | null {
     case "name":
       return "name";
     default:
+      return namespacedRole(name);
+  }
+}
+
+/**
+ * A namespaced Claude-style tag (`<xx:function_calls>`, `<xx:invoke>`, issue 29 item 7): a wrapper
+ * some client or template renamed. Only the three Claude-style local names count.
+ */
+function namespacedRole(name: string): TagRole | null {
+  const colon = name.indexOf(":");
+  if (colon <= 0) return null;
+  switch (name.slice(colon + 1)) {
+    case "function_calls":
+    case "tool_calls":
+      return "block";
+    case "invoke":
+      return "invoke";
+    case "parameter":
+      return "parameter";
+    default:
       return null;
   }
+}
+
+/** A namespaced Claude-style wrapper (`xx:function_calls`), not MiniMax's own `minimax:tool_call`. */
+export function isNamespacedWrapper(name: string): boolean {
+  return name !== "minimax:tool_call" && name.includes(":") && namespacedRole(name) === "block";
 }
 
 export type LegacyRole =

@@ -19,6 +19,8 @@ export const enum Flaw {
   EqualsName = 64,
   /** Written `<... />`: an element with no content (a value, if any, sits in an attribute). */
   SelfClosing = 128,
+  /** An attribute value in typographic quotes (U+201C/U+201D, U+2018/U+2019, fullwidth U+FF02). */
+  TypographicQuote = 256,
 }
 
 export type TagFamily = "dsml" | "naked" | "legacy" | "costume" | "mistral";
@@ -67,6 +69,7 @@ function mayStartTag(text: string, i: number): boolean {
     if (++i >= text.length) return true;
     c = text.charCodeAt(i);
   }
+  const nameAt = i;
   while (c === 0x20 || c === 0x09) {
     if (++i >= text.length) return true;
     c = text.charCodeAt(i);
@@ -74,20 +77,39 @@ function mayStartTag(text: string, i: number): boolean {
   if (isBarCode(c)) return true;
   if (!isLetter(c)) return false;
   const seconds = PLAIN_PREFIXES[(c | 0x20) - 0x61]!;
-  if (seconds === 0) return false;
   if (i + 1 >= text.length) return true;
   const second = (text.charCodeAt(i + 1) | 0x20) - 0x61;
-  return second >= 0 && second < 26 && (seconds & (1 << second)) !== 0;
+  if (second >= 0 && second < 26 && (seconds & (1 << second)) !== 0) return true;
+  return i === nameAt && mayBeNamespaced(text, i);
 }
 
-/** A tag whose `<` was lost starts with its sentinel: one or two bars, spaces, then "DSML". */
+const MAX_NAMESPACE = 16;
+
+/**
+ * `<xx:function_calls>`: a short namespace right after the `<` (or `</`), then a colon (issue 29
+ * item 7); the reader checks the local name. Undecided while the text ends inside the namespace.
+ */
+function mayBeNamespaced(text: string, i: number): boolean {
+  const limit = Math.min(text.length, i + MAX_NAMESPACE + 1);
+  for (let k = i + 1; k < limit; k++) {
+    const c = text.charCodeAt(k);
+    if (c === 0x3a) return true;
+    if (!isNameCode(c)) return false;
+  }
+  return limit === text.length && limit < i + MAX_NAMESPACE + 1;
+}
+
+/**
+ * A tag whose `<` was lost starts with its sentinel: one or two bars, spaces, then "DSML", or a
+ * tool token's first word (`|tool_call_begin|>`, Kimi and DeepSeek's own tokens, issue 29 item 11).
+ */
 function mayStartSentinel(text: string, i: number): boolean {
   let bars = 0;
   for (; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (isBarCode(c)) {
       if (++bars > 2) return false;
-    } else if (c !== 0x20 && c !== 0x09) return (c | 0x20) === 0x64;
+    } else if (c !== 0x20 && c !== 0x09) return (c | 0x20) === 0x64 || (c | 0x20) === 0x74;
   }
   return true;
 }
@@ -128,6 +150,17 @@ export function readTag(text: string, start: number, final: boolean): ReadResult
   const result = reader.read();
   if (reader.starved) return NEED_MORE;
   return result;
+}
+
+/**
+ * A DSML tag read where its `<` was lost, right after a `/`: the closer `</…>` written without its
+ * `<` (issue 29 item 11, a client that strips the brackets). Closers carry no attributes, so one
+ * with attributes stays what it was read as. `before`: the character before the tag.
+ */
+export function asLostLtCloser(tag: Tag, before: number): Tag {
+  if (before !== 0x2f || tag.family !== "dsml" || tag.closing || !(tag.flaws & Flaw.MissingLt)) return tag;
+  for (const _ in tag.attrs) return tag;
+  return { ...tag, start: tag.start - 1, closing: true };
 }
 
 /** peek() past the text (more could arrive) and past MAX_TAG. */
@@ -196,8 +229,7 @@ class TagReader {
       if (this.skipSpaces() > 0) flaws |= Flaw.SpaceBeforeName;
       return this.readDsmlNameAndAttrs(closing, flaws, sentinel);
     }
-    if (flaws & Flaw.MissingLt) return null;
-    return this.readLegacy(closing);
+    return this.readLegacy(closing, flaws & Flaw.MissingLt);
   }
 
   private readBars(): number {
@@ -258,15 +290,24 @@ class TagReader {
       this.pos++;
     }
     if (this.pos === from) return null;
-    const value = this.text.slice(from, this.pos);
+    let value = this.text.slice(from, this.pos);
     this.pos++;
+    let flaws: number = Flaw.EqualsName;
+    // `<function="bash">`, `<function=“bash”>`: the quotes are the attribute's, not the name's.
+    const first = value.charCodeAt(0);
+    const last = value.charCodeAt(value.length - 1);
+    if (value.length > 2 && quoteFamily(first) !== 0 && quoteFamily(first) === quoteFamily(last)) {
+      if (first !== 0x22 && first !== 0x27) flaws |= Flaw.TypographicQuote;
+      value = value.slice(1, -1);
+    }
     return {
       start: this.start, end: this.pos, family: "naked", closing: false, role: name, name, attrs: { name: value },
-      sentinel: "", flaws: Flaw.EqualsName,
+      sentinel: "", flaws,
     };
   }
 
-  private readLegacy(closing: boolean): Tag | null {
+  /** `lostLt`: read from a bar, so only a tool token (its first word `tool`) is one. */
+  private readLegacy(closing: boolean, lostLt: number): Tag | null {
     if (closing) return null;
     const words: string[] = [];
     let word = "";
@@ -283,6 +324,7 @@ class TagReader {
       if (words.length > 6) return null;
     }
     if (word) words.push(word);
+    if (lostLt && words[0] !== "tool") return null;
     const role = legacyRole(words.join(" "));
     if (role === null) return null;
     if (this.readBars() === 0) return null;
@@ -290,7 +332,7 @@ class TagReader {
     this.pos++;
     return {
       start: this.start, end: this.pos, family: "legacy", closing: false, role: "other", legacy: role,
-      name: words.join("_"), attrs: {}, sentinel: "", flaws: Flaw.None,
+      name: words.join("_"), attrs: {}, sentinel: "", flaws: lostLt,
     };
   }
 
@@ -327,6 +369,7 @@ class TagReader {
       this.skipSpaces();
       const value = this.readAttrValue(tolerant);
       if (value === null) return null;
+      if (value.typographic) flaws |= Flaw.TypographicQuote;
       attrs[attrName] = value.text;
       if (value.runaway) {
         flaws |= Flaw.RunawayAttr;
@@ -336,23 +379,29 @@ class TagReader {
     return { start: this.start, end: this.pos, family, closing, role, name, attrs, sentinel, flaws };
   }
 
-  /** A quoted value that never closes on its line (or within MAX_TAG) is a runaway (I01): the tag ends there. */
-  private readAttrValue(tolerant: boolean): { text: string; runaway: boolean } | null {
+  /**
+   * A quoted value that never closes on its line (or within MAX_TAG) is a runaway (I01): the tag ends there.
+   * Typographic quotes (a client's or the model's "smart quotes") delimit a value like ASCII ones: a
+   * double one closes on any double, a single one on any single, as autocorrect mixes left and right.
+   */
+  private readAttrValue(tolerant: boolean): { text: string; runaway: boolean; typographic: boolean } | null {
     const quote = this.peek();
-    if (quote === 0x22 || quote === 0x27) {
+    const family = quoteFamily(quote);
+    if (family !== 0) {
+      const typographic = quote !== 0x22 && quote !== 0x27;
       this.pos++;
       const from = this.pos;
       for (;;) {
         const c = this.peek();
-        if (c === quote) {
+        if (typographic ? quoteFamily(c) === family && c !== 0x22 && c !== 0x27 : c === quote) {
           const text = this.text.slice(from, this.pos);
           this.pos++;
-          return { text, runaway: false };
+          return { text, runaway: false, typographic };
         }
         if (c === STARVED) return null;
         if (c === 0x0a || c === -1 || c === TOO_LONG) {
           if (!tolerant) return null;
-          return { text: this.text.slice(from, this.pos), runaway: true };
+          return { text: this.text.slice(from, this.pos), runaway: true, typographic };
         }
         this.pos++;
       }
@@ -360,6 +409,16 @@ class TagReader {
     const from = this.pos;
     while (isNameCode(this.peek()) || this.peek() === 0x2e) this.pos++;
     if (this.pos === from) return null;
-    return { text: this.text.slice(from, this.pos), runaway: false };
+    return { text: this.text.slice(from, this.pos), runaway: false, typographic: false };
   }
+}
+
+const DOUBLE_QUOTE = 1;
+const SINGLE_QUOTE = 2;
+
+/** Which quote a character is: ASCII `"`, U+201C, U+201D and fullwidth U+FF02 are double; `'`, U+2018, U+2019 single; 0 otherwise. */
+function quoteFamily(c: number): number {
+  if (c === 0x22 || c === 0x201c || c === 0x201d || c === 0xff02) return DOUBLE_QUOTE;
+  if (c === 0x27 || c === 0x2018 || c === 0x2019) return SINGLE_QUOTE;
+  return 0;
 }

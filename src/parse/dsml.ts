@@ -1,4 +1,4 @@
-import { CANONICAL_WRAPPERS } from "../grammar/dialects.ts";
+import { CANONICAL_WRAPPERS, isNamespacedWrapper } from "../grammar/dialects.ts";
 import { Flaw, type Tag } from "../grammar/tags.ts";
 import { layUnits, tagsOf, type Segment, type UnitOutcome } from "./segments.ts";
 import { buildInput, type ParamValue } from "./invoke-input.ts";
@@ -51,8 +51,9 @@ interface InvokeDraft {
  * The walk is tolerant: every closer the model garbled still ends what it most plausibly closes.
  */
 /** `enclosing`: the opener of a block this span continues (its earlier calls were emitted already). */
-export function parseDsmlSpan(span: string, ctx: SpanContext, enclosing: Tag | null = null): Segment[] {
+export function parseDsmlSpan(span: string, ctx: SpanContext, enclosing: Tag | null = null, strayLine = false): Segment[] {
   const walk = new DsmlWalk(span, ctx, enclosing);
+  walk.strayLine = strayLine;
   const invokes = walk.run();
   const units = invokes.map((inv) => ({ start: inv.start, end: inv.end, outcome: outcomeOf(inv, walk, span, ctx) }));
   const fallback: UnitOutcome = walk.sawDsml
@@ -66,6 +67,8 @@ class DsmlWalk {
   readonly invokes: InvokeDraft[] = [];
   sawDsml = false;
   truncatedBlock = false;
+  /** The span opens with a stray wrapper line the engine took into it (`call`, issue 29 item 7). */
+  strayLine = false;
   private blockOpen = false;
   private cur: InvokeDraft | null = null;
   private stack: ParamDraft[] = [];
@@ -355,7 +358,7 @@ function outcomeOf(inv: InvokeDraft, walk: DsmlWalk, span: string, ctx: SpanCont
   }
   if (params.length > 0 && body.trim() !== "") return broken("I04", "broken-markup", "text in the invoke body outside every parameter", name);
   const dsmlTagged = inv.tags.some((t) => t.family === "dsml") || walk.blockTags.some((t) => t.family === "dsml");
-  const dialect = dsmlTagged || allParams(params, (p) => p.hint !== undefined) ? null : unprefixedDialect(walk, ctx);
+  const dialect = dsmlTagged || allParams(params, (p) => p.hint !== undefined) ? null : unprefixedDialect(walk, ctx, walk.strayLine);
   if (dialect === "foreign") return { kind: "foreign" };
   if (dialect) shapes.push(dialect);
   if (inv.orphan && !ctx.options.orphanInvoke) return broken("B05", "broken-markup", "orphan invoke (parse.orphanInvoke is off)", name);
@@ -401,6 +404,7 @@ function structureShapes(inv: InvokeDraft, walk: DsmlWalk, span: string): string
   const tags = [...walk.blockTags, ...inv.tags];
   if (tags.some((t) => t.flaws & Flaw.MissingGt)) shapes.push("B03");
   if (tags.some((t) => t.flaws & Flaw.MissingLt)) shapes.push("B04");
+  if (tags.some((t) => t.flaws & Flaw.TypographicQuote)) shapes.push("Q01");
   const opener = walk.blockTags.find((t) => !t.closing);
   if (opener && !CANONICAL_WRAPPERS.has(opener.name)) shapes.push(opener.name === "toolcalls" ? "B01" : "B02");
   for (const t of tags) {
@@ -443,11 +447,16 @@ function canonicalShape(walk: DsmlWalk): string {
  * only inside that grammar's own complete wrapper: MiniMax-M2's `minimax:tool_call` (O05) or the
  * Claude-style `function_calls` block (O07). A bare invoke stays text.
  */
-function unprefixedDialect(walk: DsmlWalk, ctx: SpanContext): "O05" | "O07" | "foreign" {
+function unprefixedDialect(walk: DsmlWalk, ctx: SpanContext, strayLine: boolean): "O05" | "O07" | "W01" | "W02" | "foreign" {
   const opener = walk.blockTags.find((t) => !t.closing);
   const closer = walk.blockTags.find((t) => t.closing);
-  if (!opener || !closer || opener.name !== closer.name) return "foreign";
+  const claude = ctx.options.dialects.claudeXml;
+  // Issue 29 item 7: an invoke with no wrapper of its own, proved markup by a stray wrapper line
+  // before it or a lone wrapper closer right after it (W01).
+  if (!opener) return claude && (strayLine || closer !== undefined) ? "W01" : "foreign";
+  if (!closer || opener.name !== closer.name) return "foreign";
   if (opener.name === "minimax:tool_call" && ctx.options.dialects.minimax) return "O05";
-  if (opener.name === "function_calls" && ctx.options.dialects.claudeXml) return "O07";
+  if (opener.name === "function_calls" && claude) return "O07";
+  if (isNamespacedWrapper(opener.name) && claude) return "W02";
   return "foreign";
 }

@@ -1,10 +1,10 @@
 import { SENTENCEPIECE_SPACE } from "../grammar/markers.ts";
 import { layUnits, tagsOf, type Segment, type UnitOutcome } from "./segments.ts";
-import type { Tag } from "../grammar/tags.ts";
+import { Flaw, type Tag } from "../grammar/tags.ts";
 import { callOutcome, callsOverSpan, checkedCall, jsonCallOutcome, truncatedCall, wholeSpan, type SpanContext } from "./call.ts";
 import { parsePythonCalls } from "./dialects/pythonic.ts";
 import { argumentsObject, coerceObject, isPlainObject, parseJson } from "./values.ts";
-import { abandon, abandonOnFirst, complete, type SpanKind } from "./span-kind.ts";
+import { abandon, abandonOnFirst, complete, type SpanKind, type SpanReader } from "./span-kind.ts";
 
 interface LegacyCall {
   start: number;
@@ -41,7 +41,8 @@ export function parseLegacySpan(span: string, ctx: SpanContext, inSection = fals
         open = true;
         break;
       case "section-end":
-        close(tag.start, tag.start, false);
+        // The section's exact end token closes an open call (Kimi without its call end, issue 29 item 11).
+        close(tag.start, tag.start, true);
         open = false;
         break;
       case "call-begin":
@@ -149,11 +150,18 @@ export const LEGACY_SECTION: SpanKind = {
   parse: ({ span, ctx, enclosing }) => parseLegacySpan(span, ctx, enclosing === true),
 };
 
+/** A call token read without its `<` (issue 29 item 11) is followed at once by its function id; a space first makes it prose. */
+function lostLtMention(r: SpanReader, at: number): boolean {
+  return (r.opener.flaws & Flaw.MissingLt) !== 0 && at !== r.start + r.opener.end;
+}
+
 export const LEGACY_CALL: SpanKind = {
   watchesContent: false,
   // LFM2's call list (O08) opens with `[`: a start token mentioned in prose is released at its next word.
-  content: (r, c, at, first) => (first && r.opener.legacy === "call-start" && c !== 0x5b ? abandon(at) : null),
+  content: (r, c, at, first) => (first && (r.opener.legacy === "call-start" ? c !== 0x5b : lostLtMention(r, at)) ? abandon(at) : null),
   tag(r, tag, base) {
+    // A call outside any section (Kimi without its section opener) also ends at the section's end token.
+    if (tag.legacy === "section-end" && !r.enclosing) return complete(base + tag.end);
     if (tag.legacy !== "call-end") return null;
     return r.enclosing ? r.trail() : complete(base + tag.end);
   },

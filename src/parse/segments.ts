@@ -1,5 +1,5 @@
 import type { NudgeReason } from "./types.ts";
-import { readTag, type Tag } from "../grammar/tags.ts";
+import { asLostLtCloser, readTag, type Tag } from "../grammar/tags.ts";
 import { isTriggerCode } from "../grammar/markers.ts";
 
 /** One piece of a completed candidate span; pieces cover the span in order. Offsets are span-local. */
@@ -17,7 +17,7 @@ export function tagsOf(span: string, from = 0, to = span.length): Tag[] {
     if (isTriggerCode(text.charCodeAt(i))) {
       const r = readTag(text, i, true);
       if (r !== null && r !== "need-more") {
-        tags.push(r);
+        tags.push(i > from ? asLostLtCloser(r, text.charCodeAt(i - 1)) : r);
         i = r.end;
         continue;
       }

@@ -38,10 +38,17 @@ export interface CharState {
  */
 export interface SpanReader {
   readonly opener: Tag;
+  /** Where the span starts (absolute): the opener's offsets are relative to it. */
+  readonly start: number;
   /** The block opener (or true for a legacy section) this span continues, if any. */
   readonly enclosing: Tag | true | null;
   /** A unit closed inside a still-open block: the span takes the layout after it and ends at what comes next. */
   trail(): null;
+  /**
+   * A unit closed at `end` with no block around it: the span takes a wrapper closer that comes next
+   * (after whitespace), and otherwise ends at `end`, so what follows is read as text again.
+   */
+  takeCloser(end: number): null;
   /** Parameter nesting: adds `delta` and returns the new depth (it starts at 1, the opener's own). */
   nest(delta: number): number;
   /** I10: the characters from `at` are a named call (name line, JSON object), read one at a time. */

@@ -7,6 +7,7 @@
 import { asciiJson, block, live } from "./notation.ts";
 import { toolAliases, toolNamedElements } from "./fixtures-tool-named.ts";
 import { jsonForms } from "./fixtures-jsonforms.ts";
+import { dialectFixtures } from "./fixtures-dialects.ts";
 
 export interface FixtureCall {
   tool: string;
@@ -249,6 +250,7 @@ export const fixtures: Fixture[] = [
   ...quotedInProse(),
   ...toolNamedElements(), ...toolAliases(),
   ...jsonForms(),
+  ...dialectFixtures,
 ];
 
 /**

@@ -187,6 +187,31 @@ const markers = [
   '<tool_call>\n{"name": "bash", "arguments": {"command": "l\nDone.',
   '<invoke name="bash"',
   "</tool_ca",
+  // issue 29 items 4, 7, 9, 11: typographic quotes, wrapperless and namespaced Claude-style invokes, `<tool_call name=>`, lost `<`
+  `<${D}invoke name=\u201Cbash\u201D>`,
+  `<${D}parameter name=\u2018command\u2019 string=\uFF02true\uFF02>`,
+  "name=\u201C",
+  "call\n",
+  "count\n",
+  "calls",
+  '<invoke name="bash">\n<parameter name="command">ls</parameter>\n</invoke>',
+  "<xx:function_calls>",
+  "</xx:function_calls>",
+  "</function_calls>",
+  "<xx:invoke name=\"read\">",
+  "<ns:",
+  '<tool_call name="bash">{"command": "ls"}</tool_call>',
+  '<tool_call name="read">',
+  "<tool_call>list_sessions</arg_value>",
+  "</arg_value>",
+  "|tool_call_begin|>functions.bash:0|tool_call_argument_begin|>{\"command\":\"ls\"}|tool_call_end|>",
+  "|tool_call_begin|>",
+  "|tool",
+  "<|tool_calls_section_end|>",
+  `/${D}parameter>`,
+  `/${D}invoke>`,
+  `${D}parameter name="command" string="true">`,
+  "a/b/",
 ];
 
 const pick = (xs: string[]) => fc.constantFrom(...xs);
@@ -307,6 +332,65 @@ export const bracketMention: fc.Arbitrary<string> = fc
     fc.constantFrom("MiniMax writes ", "Wrap it in ", "The format is ", ""),
     fc.constantFrom("[TOOL_CALL]", "[/TOOL_CALL]"),
     fc.constantFrom(" tags", ' {tool => "name", args => {...}} [/TOOL_CALL]', " and [/TOOL_CALL] tokens", " {\n\nthen words"),
+    fc.constantFrom(" and more words.", ", see the docs.", " ok"),
+  )
+  .map((parts) => parts.join(""));
+
+/**
+ * One complete call in a degraded form of issue 29 items 4, 7, 9 and 11 that opens wherever it
+ * starts (typographic attribute quotes, a namespaced Claude-style wrapper, a bare invoke with a
+ * lone wrapper closer after it, `<tool_call name=>` with JSON arguments, GLM's value closer, Kimi
+ * without its section opener or its `<`, DSML with every `<` lost), with the call it must yield.
+ */
+export const degradedCall: fc.Arbitrary<{ markup: string; tool: string; input: Record<string, unknown> }> = fc.oneof(
+  fc
+    .tuple(
+      fc.constantFrom<[string, string]>(["bash", "command"], ["read", "filePath"], ["glob", "pattern"]),
+      fc.constantFrom("ls", "/a/b.ts", "a < b", "x y"),
+      fc.constantFrom("curly", "namespaced", "lone-closer", "named", "kimi-lost-lt", "kimi-section-end", "dsml-lost-lt"),
+    )
+    .map(([[tool, key], value, form]) => {
+      const json = JSON.stringify({ [key]: value });
+      const claude = (p: string) => `<${p}invoke name="${tool}">\n<${p}parameter name="${key}">${value}</${p}parameter>\n</${p}invoke>`;
+      const kimi = (lt: string, end: string) => `${lt}|tool_call_begin|>functions.${tool}:0${lt}|tool_call_argument_begin|>${json}${end}`;
+      const markup =
+        form === "curly"
+          ? `<${D}tool_calls>\n<${D}invoke name=\u201C${tool}\u201D>\n<${D}parameter name=\u2018${key}\u2019 string=\uFF02true\uFF02>${value}</${D}parameter>\n</${D}invoke>\n</${D}tool_calls>`
+          : form === "namespaced"
+            ? `<xx:function_calls>\n${claude("")}\n</xx:function_calls>`
+            : form === "lone-closer"
+              ? `${claude("")}\n</xx:function_calls>`
+              : form === "named"
+                ? `<tool_call name="${tool}">${json}</tool_call>`
+                : form === "kimi-lost-lt"
+                  ? kimi("", "|tool_call_end|>")
+                  : form === "kimi-section-end"
+                    ? kimi("<", "<|tool_calls_section_end|>")
+                    : `${D}tool_calls>\n${D}invoke name="${tool}">\n${D}parameter name="${key}" string="true">${value}/${D}parameter>\n/${D}invoke>\n/${D}tool_calls>`;
+      return { markup, tool, input: { [key]: value } };
+    }),
+  fc.constant({ markup: "<tool_call>list_sessions</arg_value>", tool: "list_sessions", input: {} }),
+);
+
+/** The same forms (and a stray wrapper line before a bare invoke) as markup only: what documentation may quote. */
+export const degradedMarkup: fc.Arbitrary<string> = fc.oneof(
+  degradedCall.map((c) => c.markup),
+  fc.constantFrom("call", "count", "calls").map((w) => `${w}\n<invoke name="bash">\n<parameter name="command">ls</parameter>\n</invoke>`),
+);
+
+/** Prose that discusses a degraded form: no call, no nudge, and nothing held once the sentence moved past it. */
+export const degradedMention: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.constantFrom("Models write ", "The ", "I will\ncall\n", ""),
+    fc.constantFrom(
+      '<tool_call name="bash"> then JSON',
+      "<xx:function_calls> tags",
+      "|tool_call_begin|> and an id",
+      `${D}invoke name="bash"> when brackets are lost`,
+      `<${D}invoke name=\u201Cbash\u201D> with smart quotes`,
+      '<invoke name="bash"> is how it starts',
+      "</xx:function_calls> at the end",
+    ),
     fc.constantFrom(" and more words.", ", see the docs.", " ok"),
   )
   .map((parts) => parts.join(""));

@@ -15,8 +15,8 @@ import { fixtureTools } from "../golden/tools.ts";
 import { BAR, D, DVL, SP, escaped } from "../golden/notation.ts";
 import { accountsForEveryCharacter, everyChar, observable } from "../support/run-engine.ts";
 import {
-  afterCallReply, bracketMention, cutReply, dsmlBlock, feedCuts, heldBound, jsonFormCall, newFormatCall, plainText, replyText, splitsPair, toCuts, tokenMention, toolCallDialectCall,
-  toolCallMention, toolNamedCall, toolNamedMention,
+  afterCallReply, bracketMention, cutReply, degradedCall, degradedMarkup, degradedMention, dsmlBlock, feedCuts, heldBound, jsonFormCall, newFormatCall, plainText, replyText,
+  splitsPair, toCuts, tokenMention, toolCallDialectCall, toolCallMention, toolNamedCall, toolNamedMention,
 } from "./arbitraries.ts";
 
 /** Replies of any kind, half of them opening with a call so later text goes through the post-call tail. */
@@ -235,7 +235,7 @@ describe("documentation context never yields a call", () => {
 
   test("a fenced, inline-coded, indented or quoted copy of any block is left verbatim", () => {
     fc.assert(
-      fc.property(prose, fenced, dsmlBlock, replyText(8), fc.uniqueArray(fc.nat(), { maxLength: 30 }), fc.boolean(), (intro, wrap, blk, suffix, raw, native) => {
+      fc.property(prose, fenced, fc.oneof(dsmlBlock, degradedMarkup), replyText(8), fc.uniqueArray(fc.nat(), { maxLength: 30 }), fc.boolean(), (intro, wrap, blk, suffix, raw, native) => {
         const { before, body, after } = wrap(blk);
         const head = `${intro}\n\n${before}${body}${after}`;
         const input = `${head}${suffix}`;
@@ -374,6 +374,11 @@ describe("a JSON call standing alone (issue 29 item 12, parse.standaloneJson on)
       params(200),
     );
   });
+});
+
+callsAndMentions("degraded forms (issue 29 items 4, 7, 9, 11)", degradedCall, degradedMention, {
+  calls: "typographic quotes, namespaced and wrapperless invokes, <tool_call name=>, lost < markers: all recovered after prose and back to back, at any cuts",
+  mention: "prose that discusses a degraded form stays text, with no nudge, and nothing is held once the sentence has moved past it",
 });
 
 describe("trust first (issue 29 items 1-3)", () => {

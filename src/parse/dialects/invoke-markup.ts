@@ -1,4 +1,5 @@
 import { LT } from "../../grammar/chars.ts";
+import { isNamespacedWrapper } from "../../grammar/dialects.ts";
 import { isBarCode } from "../../grammar/markers.ts";
 import { Flaw, type Tag } from "../../grammar/tags.ts";
 import { truncatedCall, wholeSpan } from "../call.ts";
@@ -13,15 +14,16 @@ import { abandon, abandonOnFirst, complete, type SpanKind, type SpanParse, type 
 const closesUnit = (tag: Tag) => tag.closing && (tag.role === "invoke" || tag.role === "function");
 
 function parseInvokeMarkup({ span, opener, named, truncated, ctx, enclosing }: SpanParse): Segment[] {
-  const segments = named ? parseNamedSpan(span, opener, ctx, truncated) : parseDsmlSpan(span, ctx, enclosing === true ? null : enclosing);
+  // An opener that does not start its span follows a stray wrapper line the engine took in (W01).
+  const segments = named ? parseNamedSpan(span, opener, ctx, truncated) : parseDsmlSpan(span, ctx, enclosing === true ? null : enclosing, opener.start > 0);
   return truncated && isUnprefixedWrapper(opener) && segments.every((s) => s.kind !== "call") && hasInvoke(span, opener)
-    ? wholeSpan(span.length, truncatedCall(opener.name === "minimax:tool_call" ? "O05" : "O07"))
+    ? wholeSpan(span.length, truncatedCall(opener.name === "minimax:tool_call" ? "O05" : opener.name === "function_calls" ? "O07" : "W02"))
     : segments;
 }
 
-/** MiniMax-M2 and Claude-style wrappers (O05, O07): the whole wrapper is their gate, so a cut-off one reads as text to the DSML walk. */
+/** MiniMax-M2 and Claude-style wrappers (O05, O07, W02): the whole wrapper is their gate, so a cut-off one reads as text to the DSML walk. */
 function isUnprefixedWrapper(opener: Tag): boolean {
-  return opener.family === "naked" && opener.role === "block" && (opener.name === "minimax:tool_call" || opener.name === "function_calls");
+  return opener.family === "naked" && opener.role === "block" && (opener.name === "minimax:tool_call" || opener.name === "function_calls" || isNamespacedWrapper(opener.name));
 }
 
 /** An invoke opened inside the wrapper, or the reply ended inside one (`<invoke name="bash"`, `<inv`). */
@@ -56,7 +58,12 @@ export const INVOKE: SpanKind = {
   content: (r, c, at, first) => (first && c !== 0x7b && !(r.opener.flaws & Flaw.RunawayAttr) ? abandon(at) : null),
   tag(r, tag, base, _first, closesBlock) {
     const end = base + tag.end;
-    if (tag.closing && tag.role === "invoke") return r.enclosing ? r.trail() : complete(end);
+    if (tag.closing && tag.role === "invoke") {
+      if (r.enclosing) return r.trail();
+      // An invoke with no block around it takes a lone wrapper closer that comes next: the proof a
+      // naked one needs (W01), and for DSML a closer whose `<` was lost too (`/{D}tool_calls>`).
+      return r.takeCloser(end);
+    }
     return closesBlock ? complete(end) : null;
   },
   parse: parseInvokeMarkup,

@@ -1,7 +1,7 @@
 import type { Tag } from "../../grammar/tags.ts";
-import { tagsOf, textSpan, type Segment } from "../segments.ts";
+import { tagsOf, textSpan, type Segment, type UnitOutcome } from "../segments.ts";
 import { isPlainObject, parseJson } from "../values.ts";
-import { declaredNameIn, jsonCallOutcome, readJsonCall, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
+import { callOutcome, declaredNameIn, jsonCallOutcome, readJsonCall, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { element, trimLayoutNewlines } from "./common.ts";
 import { parseQwenFunctions } from "./qwen.ts";
 import { xmlToolCall } from "../costume.ts";
@@ -34,6 +34,7 @@ export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, t
   if (trimmed.startsWith("{")) {
     if (!dialects.hermes) return textSpan(span.length);
     const parsed = parseJson(trimmed);
+    if (opener.attrs.name !== undefined) return whole(namedToolCall(opener.attrs.name, parsed, truncated, ctx));
     if (!parsed.ok) {
       if (truncated) return whole(truncatedCall("O01"));
       // JSON that went wrong, then its own closer or a new line (a call cut off mid-JSON): a nudge when it names a declared tool.
@@ -58,16 +59,31 @@ export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, t
   const name = glmName(trimmed);
   if (name !== undefined) {
     if (!dialects.glm) return textSpan(span.length);
-    const rest = trimmed.slice(name.length);
-    if (rest.trim() === "") {
-      // Zero arguments: a closed `<tool_call>NAME</tool_call>` for a declared tool; an unclosed or unknown name is prose.
-      return closer && ctx.tools.has(name) ? whole(textArgsOutcome(name, [], "O03", ctx)) : textSpan(span.length);
-    }
+    const rest = trimmed.slice(name.length).trim();
+    // Zero arguments: a closed `<tool_call>NAME</tool_call>` for a declared tool; an unclosed or unknown name is prose.
+    if (rest === "") return closer && ctx.tools.has(name) ? whole(textArgsOutcome(name, [], "O03", ctx)) : textSpan(span.length);
+    // GLM closing a zero-argument call with its value closer, `<tool_call>NAME</arg_value>` (T02): the closer proves the markup.
+    if (rest === VALUE_CLOSER) return ctx.tools.has(name) ? whole(textArgsOutcome(name, [], "T02", ctx)) : textSpan(span.length);
     if (truncated) return whole(truncatedCall("O03", name));
     return whole(glmPairs(body, name, ctx));
   }
   if (truncated || !ctx.options.codeCostumes) return textSpan(span.length);
   return xmlCostume(span);
+}
+
+const VALUE_CLOSER = "</arg_value>";
+
+/**
+ * `<tool_call name="NAME">{json args}</tool_call>` (T01, seen from DeepSeek V4 Pro): the name sits in
+ * the opener, the body is the arguments object. A body that is itself a call object for that same
+ * name (`{"name": NAME, "arguments": …}`) is read as one; anything else that is no JSON object is a
+ * broken call, since the opener already named a tool.
+ */
+function namedToolCall(name: string, parsed: ReturnType<typeof parseJson>, truncated: boolean, ctx: SpanContext): UnitOutcome {
+  if (!parsed.ok) return truncated ? truncatedCall("T01", name) : { kind: "broken", shape: "T01", reason: "broken-markup", detail: "the call's JSON is malformed", tool: name };
+  if (!isPlainObject(parsed.value)) return { kind: "broken", shape: "T01", reason: "broken-markup", detail: "tool call arguments are not a JSON object", tool: name };
+  const read = readJsonCall(parsed.value);
+  return read.kind === "call" && read.name === name && read.argumentsKey !== null ? jsonCallOutcome(parsed.value, "T01", ctx) : callOutcome(name, parsed.value, "T01", ctx);
 }
 
 function glmPairs(body: string, name: string, ctx: SpanContext): Parameters<typeof wholeSpan>[1] {
