@@ -12,13 +12,13 @@ import { mayBeWire, wireFor } from "../wires/registry.ts";
 import { createRepairEngine } from "../engine/engine.ts";
 import { createAttemptCounter } from "./attempt-counter.ts";
 import { describeError } from "../engine/describe-error.ts";
-import { engineOptions } from "./engine-options.ts";
+import { engineOptions } from "../options/engine.ts";
 import { GuardedEngine } from "../engine/guarded.ts";
 import { mergeSummaries } from "./merge-summaries.ts";
 import { type AdapterDeps, type AdapterOptions, type EngineFactory, REQUEST_TAG_HEADER, repairEnabled } from "./options.ts";
 import { announceRepair, debugLine, report } from "./report.ts";
 import { readRequestBody } from "./request-body.ts";
-import { settleOptions } from "./settle-options.ts";
+import { settleOptions } from "../options/settle.ts";
 
 interface Plan {
   input: string | URL | Request;

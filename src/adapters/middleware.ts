@@ -21,12 +21,12 @@ import { ReasoningChannel } from "../engine/reasoning-channel.ts";
 import { createRepairEngine } from "../engine/engine.ts";
 import { createAttemptCounter } from "./attempt-counter.ts";
 import { describeError } from "../engine/describe-error.ts";
-import { engineOptions } from "./engine-options.ts";
+import { engineOptions } from "../options/engine.ts";
 import { GuardedEngine } from "../engine/guarded.ts";
 import { mergeSummaries } from "./merge-summaries.ts";
 import { type AdapterDeps, type AdapterOptions, REQUEST_TAG_HEADER, repairEnabled } from "./options.ts";
 import { debugLine, report } from "./report.ts";
-import { readGuarded, settleOptions } from "./settle-options.ts";
+import { readGuarded, settleOptions } from "../options/settle.ts";
 
 type Part = LanguageModelV3StreamPart;
 

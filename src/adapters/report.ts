@@ -1,29 +1,22 @@
 // What the adapters tell their caller: debug lines and one result per response.
 import { describeError } from "../engine/describe-error.ts";
-import type { AdapterOptions, AdapterResult } from "./options.ts";
+import { type AdapterOptions, type AdapterResult, debugLine } from "../options/adapter.ts";
 
-/** A throwing debug sink must not turn a harmless note into a broken stream. */
-export function debugLine(options: AdapterOptions, line: string): void {
-  try {
-    options.debug?.(`[dsml-fix] ${line}`);
-  } catch {
-    // nowhere left to report it
-  }
-}
+export { debugLine };
 
 export function report(options: AdapterOptions, result: AdapterResult): void {
-  try {
-    options.onResult?.(result);
-  } catch (error) {
-    debugLine(options, `onResult threw: ${describeError(error)}`);
-  }
+  callBack(options, "onResult", () => options.onResult?.(result));
 }
 
-
 export function announceRepair(options: AdapterOptions, requestTag: string | undefined): void {
+  callBack(options, "onRepairing", () => options.onRepairing?.(requestTag));
+}
+
+/** A caller's callback that throws costs one debug line, never the response. */
+function callBack(options: AdapterOptions, name: string, call: () => void): void {
   try {
-    options.onRepairing?.(requestTag);
+    call();
   } catch (error) {
-    debugLine(options, `onRepairing threw: ${describeError(error)}`);
+    debugLine(options, `${name} threw: ${describeError(error)}`);
   }
 }
