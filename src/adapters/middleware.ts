@@ -20,12 +20,11 @@ import { pullStage, type Stage } from "../sse/pull-stage.ts";
 import { ReasoningChannel } from "../engine/reasoning-channel.ts";
 import { createRepairEngine } from "../engine/engine.ts";
 import { createAttemptCounter } from "./attempt-counter.ts";
-import { describeError } from "../engine/describe-error.ts";
 import { engineOptions } from "../options/engine.ts";
 import { GuardedEngine } from "../engine/guarded.ts";
 import { mergeSummaries } from "./merge-summaries.ts";
 import { type AdapterDeps, type AdapterOptions, REQUEST_TAG_HEADER, repairEnabled } from "./options.ts";
-import { debugLine, report } from "./report.ts";
+import { debugLine, noteFailure, orPassThrough, report } from "./report.ts";
 import { readGuarded, settleOptions } from "../options/settle.ts";
 
 type Part = LanguageModelV3StreamPart;
@@ -83,13 +82,7 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
   }
 
   function create(make: (() => CallContext) | undefined): CallContext | undefined {
-    if (!make) return undefined;
-    try {
-      return make();
-    } catch (error) {
-      debugLine(options, `engine creation failed, passing through: ${describeError(error)}`);
-      return undefined;
-    }
+    return make && orPassThrough(options, "engine creation", make, () => undefined);
   }
 
   return {
@@ -104,11 +97,8 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
         out = { ...out, headers };
       }
       if (sanitizeHistory) {
-        try {
-          out = { ...out, prompt: sanitizeHistory(out.prompt) };
-        } catch (error) {
-          debugLine(options, `sanitizeHistory failed, prompt left as is: ${describeError(error)}`);
-        }
+        const prompt = out.prompt;
+        out = { ...out, prompt: orPassThrough(options, "sanitizeHistory", () => sanitizeHistory(prompt), () => prompt) };
       }
       if (tag) tags.set(out, tag);
       return out;
@@ -119,12 +109,7 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
       const result = await doGenerate();
       const ctx = create(make);
       if (!ctx) return result;
-      try {
-        return repairGenerate(result, ctx);
-      } catch (error) {
-        debugLine(options, `generate repair failed, passing through: ${describeError(error)}`);
-        return result;
-      }
+      return orPassThrough(options, "generate repair", () => repairGenerate(result, ctx), () => result);
     },
 
     async wrapStream({ doStream, params }) {
@@ -279,11 +264,12 @@ function repairParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
 
   return {
     each(part) {
+      // The boundary written out, not orPassThrough(): this runs once per token, and a closure per token shows.
       try {
         if (part.type === "text-delta" && !guard.done) delta(part);
         else handle(part);
       } catch (error) {
-        debugLine(options, `stream repair failed on ${part.type}, passing it through: ${describeError(error)}`);
+        noteFailure(options, `stream repair on ${part.type}`, error);
         out(part);
       }
     },

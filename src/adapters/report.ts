@@ -4,19 +4,35 @@ import { type AdapterOptions, type AdapterResult, debugLine } from "../options/a
 
 export { debugLine };
 
+/** A caller's callback that throws costs one debug line, never the response. */
 export function report(options: AdapterOptions, result: AdapterResult): void {
-  callBack(options, "onResult", () => options.onResult?.(result));
+  orPassThrough(options, "onResult", () => void options.onResult?.(result), () => undefined);
 }
 
 export function announceRepair(options: AdapterOptions, requestTag: string | undefined): void {
-  callBack(options, "onRepairing", () => options.onRepairing?.(requestTag));
+  orPassThrough(options, "onRepairing", () => void options.onRepairing?.(requestTag), () => undefined);
 }
 
-/** A caller's callback that throws costs one debug line, never the response. */
-function callBack(options: AdapterOptions, name: string, call: () => void): void {
+/**
+ * The adapters' failure boundary: `work`, or, when it throws (or its promise rejects), one debug
+ * line naming what failed and `passThrough`: what the host would have had without the plugin.
+ * Engine faults never reach it: GuardedEngine (src/engine/guarded.ts) turns them into passthrough
+ * and a line of their own.
+ */
+export function orPassThrough<T>(options: AdapterOptions, what: string, work: () => T, passThrough: () => T): T {
+  const failed = (error: unknown): T => {
+    noteFailure(options, what, error);
+    return passThrough();
+  };
   try {
-    call();
+    const result = work();
+    return result instanceof Promise ? (result.catch(failed) as T) : result;
   } catch (error) {
-    debugLine(options, `${name} threw: ${describeError(error)}`);
+    return failed(error);
   }
+}
+
+/** The one line every failure the adapters absorb leaves. */
+export function noteFailure(options: AdapterOptions, what: string, error: unknown): void {
+  debugLine(options, `${what} failed, passing through: ${describeError(error)}`);
 }
