@@ -1,4 +1,5 @@
 // Reading the library caller's options once, key by key, so later reads cannot throw or change under the repair.
+import { isPollutingKey } from "../grammar/plain-data.ts";
 import { type AdapterOptions, debugLine, type ResponseFixOptions } from "./adapter.ts";
 import { FAIL_CLOSED, OPTIONS, type OptionSpec } from "./spec.ts";
 
@@ -75,7 +76,7 @@ function plainCopy(value: unknown, path: string, note: (path: string, fallback: 
   }
   const out: Record<string, unknown> = {};
   for (const key of keys.value as string[]) {
-    if (key === "__proto__") continue;
+    if (isPollutingKey(key)) continue;
     const read = readGuarded(value, key);
     if (!read.ok) note(`${path}.${key}`, "its default");
     else if (depth > 1 && isPlainData(read.value)) out[key] = plainCopy(read.value, `${path}.${key}`, note, depth - 1);

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { type Layout, optionLayout, type PluginOptions, pluginOptionsSchema } from "../options/schema.ts";
 import { FAIL_CLOSED, SECURITY_OPTIONS } from "../options/spec.ts";
+import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import { LOG_PREFIX } from "./log-prefix.ts";
 
 const PREFIX = LOG_PREFIX;
@@ -26,14 +27,14 @@ export function resolveOptions(raw: unknown): ResolvedOptions {
   const problems: string[] = [];
   try {
     if (raw === undefined) return { options: pluginOptionsSchema.parse({}), problems };
-    if (!isPlainObject(raw)) {
+    if (!isObject(raw)) {
       problems.push(`${PREFIX} options must be an object (got ${show(raw)}); using defaults for all options`);
       return { options: pluginOptionsSchema.parse({}), problems };
     }
     const near = { security: false };
     const kept = keepValid(raw, optionLayout, "", problems, near);
     if (!near.security) return { options: pluginOptionsSchema.parse(kept), problems };
-    const responseFix = isPlainObject(kept.responseFix) ? kept.responseFix : {};
+    const responseFix = isObject(kept.responseFix) ? kept.responseFix : {};
     kept.responseFix = { ...responseFix, allowTools: structuredClone(FAIL_CLOSED["responseFix.allowTools"]) };
     return { options: pluginOptionsSchema.parse(kept), problems, failedClosed: true };
   } catch {
@@ -102,7 +103,7 @@ function readKey(raw: object, key: string, field: z.ZodType | Layout): Read {
   try {
     const value = (raw as Record<string, unknown>)[key];
     if (field instanceof z.ZodType) return { ok: true, value, checked: field.safeParse(value), object: false };
-    return { ok: true, value, object: isPlainObject(value) };
+    return { ok: true, value, object: isObject(value) };
   } catch {
     return { ok: false };
   }
@@ -135,8 +136,6 @@ function fallbackFor(path: string, field: z.ZodType): { value: unknown; note: st
   return { value: undefined, note: show(field.parse(undefined)) };
 }
 
-const POLLUTION_KEYS = new Set(["__proto__", "constructor", "prototype"]);
-
 /** Why a security option that could not be read took its fail-closed value. */
 const CLOSED_WHY = "no recovered calls until this is fixed";
 
@@ -148,7 +147,7 @@ function optionPaths(fields: Layout, parentPath: string): string[] {
 const OPTION_PATHS = optionPaths(optionLayout, "");
 
 function unknownKey(key: string, parentPath: string): { problem: string; security: boolean } {
-  const polluting = POLLUTION_KEYS.has(key);
+  const polluting = isPollutingKey(key);
   const suggestion = polluting ? undefined : suggest(key, parentPath);
   const security = !polluting && nearSecurityOption(key);
   const hint = suggestion === undefined ? "" : suggestion === parentPath + key ? ` (${nestedForm(suggestion)})` : ` (did you mean ${JSON.stringify(suggestion)}?)`;
@@ -209,10 +208,6 @@ function editDistance(a: string, b: string): number {
     previous = current;
   }
   return previous[b.length] ?? 0;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 const SHOW_LIMIT = 60;
