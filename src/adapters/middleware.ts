@@ -26,6 +26,7 @@ import { mergeSummaries } from "./merge-summaries.ts";
 import { type AdapterDeps, type AdapterOptions, REQUEST_TAG_HEADER, repairEnabled } from "./options.ts";
 import { debugLine, noteFailure, orPassThrough, report } from "./report.ts";
 import { readGuarded, settleOptions } from "../options/settle.ts";
+import { OPTIONS } from "../options/spec.ts";
 
 type Part = LanguageModelV3StreamPart;
 
@@ -122,13 +123,15 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
   };
 }
 
-/** Read key by key like the other options: an unreadable one leaves the built-in sanitizer on. */
+const SANITIZE = OPTIONS.fields.history.fields.sanitize;
+
+/** Read key by key like the other options: an unreadable one leaves the built-in sanitizer at its default (on). */
 function historySanitizer(given: MiddlewareOptions, settled: MiddlewareOptions): MiddlewareOptions["sanitizeHistory"] {
   const custom = readGuarded(given, "sanitizeHistory");
   if (!custom.ok) debugLine(settled, "option sanitizeHistory could not be read; using the built-in sanitizer");
   if (custom.ok && typeof custom.value === "function") return custom.value as MiddlewareOptions["sanitizeHistory"];
-  const off = readGuarded(given, "history.sanitize", () => given.history?.sanitize === false);
-  if (!off.ok) debugLine(settled, "option history.sanitize could not be read; using true");
+  const off = readGuarded(given, "history.sanitize", () => (given.history?.sanitize ?? SANITIZE.default) === false);
+  if (!off.ok) debugLine(settled, `option history.sanitize could not be read; using ${SANITIZE.default}`);
   if (off.ok && off.value === true) return undefined;
   return (prompt: LanguageModelV3Prompt) => sanitizePrompt(prompt, settled.parse);
 }

@@ -4,6 +4,7 @@ import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from "@ai-sdk/
 import { createEchoGuard } from "./guard.ts";
 import type { EchoGuard } from "../engine/types.ts";
 import { isObject } from "../grammar/plain-data.ts";
+import { OPTIONS } from "../options/spec.ts";
 
 /** Message content nests a few levels; the cap keeps a hostile structure from steering the walk. */
 const MAX_DEPTH = 32;
@@ -85,7 +86,7 @@ export function givenFromPrompt(prompt: LanguageModelV3Prompt): string[] {
  * `given` runs at most once, the first time a call is about to be recovered.
  */
 export function requestEchoGuard(options: { readonly responseFix?: { readonly echoGuard?: boolean } }, given: () => readonly string[]): EchoGuard | undefined {
-  return options.responseFix?.echoGuard === false ? undefined : createEchoGuard(given);
+  return (options.responseFix?.echoGuard ?? OPTIONS.fields.responseFix.fields.echoGuard.default) === false ? undefined : createEchoGuard(given);
 }
 
 /**

@@ -1,5 +1,5 @@
 // Reading the library caller's options once, key by key, so later reads cannot throw or change under the repair.
-import { isPollutingKey } from "../grammar/plain-data.ts";
+import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import { type AdapterOptions, debugLine, type ResponseFixOptions } from "./adapter.ts";
 import { FAIL_CLOSED, OPTIONS, type OptionSpec } from "./spec.ts";
 
@@ -87,7 +87,7 @@ function plainCopy(value: unknown, path: string, note: (path: string, fallback: 
 
 /** Array.isArray throws on a revoked Proxy. */
 function isPlainData(value: unknown): boolean {
-  const plain = readGuarded(value, "", () => typeof value === "object" && value !== null && !Array.isArray(value));
+  const plain = readGuarded(value, "", () => isObject(value));
   return plain.ok && plain.value === true;
 }
 
