@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { pluginOptionsSchema } from "../src/plugin/options.ts";
+import { pluginOptionsSchema } from "../src/options/schema.ts";
 
 export const optionsSchemaPath = fileURLToPath(new URL("../schema/options.schema.json", import.meta.url));
 

@@ -6,19 +6,19 @@ import type { EchoGuard, EngineOptions, EngineSummary, RepairEngine } from "../e
 import { requestEchoGuard } from "../echo/from-request.ts";
 import { rewriteEventStream } from "../sse/rewrite.ts";
 import { type Json, isObject } from "../sse/json.ts";
+import { jsonOrUndefined } from "../grammar/plain-data.ts";
 import { offeredTools } from "../wires/tool-choice.ts";
 import type { Wire } from "../wires/wire.ts";
 import { mayBeWire, wireFor } from "../wires/registry.ts";
 import { createRepairEngine } from "../engine/engine.ts";
 import { createAttemptCounter } from "./attempt-counter.ts";
-import { describeError } from "../engine/describe-error.ts";
-import { engineOptions } from "./engine-options.ts";
+import { engineOptions } from "../options/engine.ts";
 import { GuardedEngine } from "../engine/guarded.ts";
 import { mergeSummaries } from "./merge-summaries.ts";
 import { type AdapterDeps, type AdapterOptions, type EngineFactory, REQUEST_TAG_HEADER, repairEnabled } from "./options.ts";
-import { announceRepair, debugLine, report } from "./report.ts";
+import { announceRepair, debugLine, noteFailure, orPassThrough, report } from "./report.ts";
 import { readRequestBody } from "./request-body.ts";
-import { settleOptions } from "./settle-options.ts";
+import { settleOptions } from "../options/settle.ts";
 
 interface Plan {
   input: string | URL | Request;
@@ -51,22 +51,13 @@ export function repairFetch(
   const repaired = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     // What goes upstream: planning may swap in the tag-free request and a re-readable body.
     const forward: Forward = { input, init };
-    let plan: Plan;
-    try {
-      plan = await planRequest(forward, options, nextAttempt);
-    } catch (error) {
-      debugLine(options, `request inspection failed, passing through: ${describeError(error)}`);
-      return baseFetch(forward.input, forward.init);
-    }
+    const plan = await orPassThrough<Promise<Plan | undefined>>(options, "request inspection", () => planRequest(forward, options, nextAttempt), async () => undefined);
+    if (!plan) return baseFetch(forward.input, forward.init);
     if (plan.tools) announceRepair(options, plan.tag);
     const response = await baseFetch(plan.input, plan.init);
-    if (!plan.tools || !plan.wire) return response;
-    try {
-      return await repairResponse(response, { options, plan, wire: plan.wire, engine: bindFactory(factory, options, plan) });
-    } catch (error) {
-      debugLine(options, `response repair failed, passing through: ${describeError(error)}`);
-      return response;
-    }
+    const wire = plan.wire;
+    if (!plan.tools || !wire) return response;
+    return orPassThrough(options, "response repair", () => repairResponse(response, { options, plan, wire, engine: bindFactory(factory, options, plan) }), async () => response);
   };
   return Object.assign(repaired, { preconnect: baseFetch.preconnect }) as typeof fetch;
 }
@@ -99,10 +90,8 @@ async function planRequest(forward: Forward, options: AdapterOptions, nextAttemp
     debugLine(options, `${read.why}: passing through unrepaired`);
     return plan;
   }
-  let body: unknown;
-  try {
-    body = JSON.parse(read.text);
-  } catch {
+  const body = jsonOrUndefined(read.text);
+  if (body === undefined) {
     debugLine(options, "request body is not JSON: passing through unrepaired");
     return plan;
   }
@@ -174,14 +163,8 @@ function channelEngine(ctx: ResponseContext): (channel?: "reasoning") => Guarded
 }
 
 async function repairJson(response: Response, ctx: ResponseContext): Promise<Response> {
-  const text = await response.clone().text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return response;
-  }
-  return repairWireJson(response, body, ctx.wire, ctx);
+  const body = jsonOrUndefined(await response.clone().text());
+  return body === undefined ? response : repairWireJson(response, body, ctx.wire, ctx);
 }
 
 function repairWireJson(response: Response, body: unknown, wire: Wire, ctx: ResponseContext): Response {
@@ -204,6 +187,6 @@ function repairStream(response: Response, ctx: ResponseContext): Response {
   const guard = engine();
   const onFinal = (more?: readonly EngineSummary[]) => finishReport(ctx, guard, more);
   const rewriter = ctx.wire.rewriter(guard, onFinal, engine);
-  const onError = (error: unknown) => debugLine(ctx.options, `SSE rewrite failed, passing the event through: ${describeError(error)}`);
+  const onError = (error: unknown) => noteFailure(ctx.options, "SSE rewrite of an event", error);
   return rebuilt(response, rewriteEventStream(response.body!, rewriter, onError));
 }

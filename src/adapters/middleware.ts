@@ -20,13 +20,13 @@ import { pullStage, type Stage } from "../sse/pull-stage.ts";
 import { ReasoningChannel } from "../engine/reasoning-channel.ts";
 import { createRepairEngine } from "../engine/engine.ts";
 import { createAttemptCounter } from "./attempt-counter.ts";
-import { describeError } from "../engine/describe-error.ts";
-import { engineOptions } from "./engine-options.ts";
+import { engineOptions } from "../options/engine.ts";
 import { GuardedEngine } from "../engine/guarded.ts";
 import { mergeSummaries } from "./merge-summaries.ts";
 import { type AdapterDeps, type AdapterOptions, REQUEST_TAG_HEADER, repairEnabled } from "./options.ts";
-import { debugLine, report } from "./report.ts";
-import { readGuarded, settleOptions } from "./settle-options.ts";
+import { debugLine, noteFailure, orPassThrough, report } from "./report.ts";
+import { readGuarded, settleOptions } from "../options/settle.ts";
+import { OPTIONS } from "../options/spec.ts";
 
 type Part = LanguageModelV3StreamPart;
 
@@ -83,13 +83,7 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
   }
 
   function create(make: (() => CallContext) | undefined): CallContext | undefined {
-    if (!make) return undefined;
-    try {
-      return make();
-    } catch (error) {
-      debugLine(options, `engine creation failed, passing through: ${describeError(error)}`);
-      return undefined;
-    }
+    return make && orPassThrough(options, "engine creation", make, () => undefined);
   }
 
   return {
@@ -104,11 +98,8 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
         out = { ...out, headers };
       }
       if (sanitizeHistory) {
-        try {
-          out = { ...out, prompt: sanitizeHistory(out.prompt) };
-        } catch (error) {
-          debugLine(options, `sanitizeHistory failed, prompt left as is: ${describeError(error)}`);
-        }
+        const prompt = out.prompt;
+        out = { ...out, prompt: orPassThrough(options, "sanitizeHistory", () => sanitizeHistory(prompt), () => prompt) };
       }
       if (tag) tags.set(out, tag);
       return out;
@@ -119,12 +110,7 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
       const result = await doGenerate();
       const ctx = create(make);
       if (!ctx) return result;
-      try {
-        return repairGenerate(result, ctx);
-      } catch (error) {
-        debugLine(options, `generate repair failed, passing through: ${describeError(error)}`);
-        return result;
-      }
+      return orPassThrough(options, "generate repair", () => repairGenerate(result, ctx), () => result);
     },
 
     async wrapStream({ doStream, params }) {
@@ -137,13 +123,15 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
   };
 }
 
-/** Read key by key like the other options: an unreadable one leaves the built-in sanitizer on. */
+const SANITIZE = OPTIONS.fields.history.fields.sanitize;
+
+/** Read key by key like the other options: an unreadable one leaves the built-in sanitizer at its default (on). */
 function historySanitizer(given: MiddlewareOptions, settled: MiddlewareOptions): MiddlewareOptions["sanitizeHistory"] {
   const custom = readGuarded(given, "sanitizeHistory");
   if (!custom.ok) debugLine(settled, "option sanitizeHistory could not be read; using the built-in sanitizer");
   if (custom.ok && typeof custom.value === "function") return custom.value as MiddlewareOptions["sanitizeHistory"];
-  const off = readGuarded(given, "history.sanitize", () => given.history?.sanitize === false);
-  if (!off.ok) debugLine(settled, "option history.sanitize could not be read; using true");
+  const off = readGuarded(given, "history.sanitize", () => (given.history?.sanitize ?? SANITIZE.default) === false);
+  if (!off.ok) debugLine(settled, `option history.sanitize could not be read; using ${SANITIZE.default}`);
   if (off.ok && off.value === true) return undefined;
   return (prompt: LanguageModelV3Prompt) => sanitizePrompt(prompt, settled.parse);
 }
@@ -279,11 +267,12 @@ function repairParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
 
   return {
     each(part) {
+      // The boundary written out, not orPassThrough(): this runs once per token, and a closure per token shows.
       try {
         if (part.type === "text-delta" && !guard.done) delta(part);
         else handle(part);
       } catch (error) {
-        debugLine(options, `stream repair failed on ${part.type}, passing it through: ${describeError(error)}`);
+        noteFailure(options, `stream repair on ${part.type}`, error);
         out(part);
       }
     },

@@ -1,29 +1,38 @@
 // What the adapters tell their caller: debug lines and one result per response.
 import { describeError } from "../engine/describe-error.ts";
-import type { AdapterOptions, AdapterResult } from "./options.ts";
+import { type AdapterOptions, type AdapterResult, debugLine } from "../options/adapter.ts";
 
-/** A throwing debug sink must not turn a harmless note into a broken stream. */
-export function debugLine(options: AdapterOptions, line: string): void {
-  try {
-    options.debug?.(`[dsml-fix] ${line}`);
-  } catch {
-    // nowhere left to report it
-  }
-}
+export { debugLine };
 
+/** A caller's callback that throws costs one debug line, never the response. */
 export function report(options: AdapterOptions, result: AdapterResult): void {
-  try {
-    options.onResult?.(result);
-  } catch (error) {
-    debugLine(options, `onResult threw: ${describeError(error)}`);
-  }
+  orPassThrough(options, "onResult", () => void options.onResult?.(result), () => undefined);
 }
-
 
 export function announceRepair(options: AdapterOptions, requestTag: string | undefined): void {
+  orPassThrough(options, "onRepairing", () => void options.onRepairing?.(requestTag), () => undefined);
+}
+
+/**
+ * The adapters' failure boundary: `work`, or, when it throws (or its promise rejects), one debug
+ * line naming what failed and `passThrough`: what the host would have had without the plugin.
+ * Engine faults never reach it: GuardedEngine (src/engine/guarded.ts) turns them into passthrough
+ * and a line of their own.
+ */
+export function orPassThrough<T>(options: AdapterOptions, what: string, work: () => T, passThrough: () => T): T {
+  const failed = (error: unknown): T => {
+    noteFailure(options, what, error);
+    return passThrough();
+  };
   try {
-    options.onRepairing?.(requestTag);
+    const result = work();
+    return result instanceof Promise ? (result.catch(failed) as T) : result;
   } catch (error) {
-    debugLine(options, `onRepairing threw: ${describeError(error)}`);
+    return failed(error);
   }
+}
+
+/** The one line every failure the adapters absorb leaves. */
+export function noteFailure(options: AdapterOptions, what: string, error: unknown): void {
+  debugLine(options, `${what} failed, passing through: ${describeError(error)}`);
 }

@@ -6,7 +6,8 @@
 // nothing on screen, so doctor names each directory that would trigger it and prints the fix.
 import { accessSync, constants, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { configDirs, isDir, isObject, upwardDirs, worktree } from "./opencode-config.ts";
+import { isObject } from "../grammar/plain-data.ts";
+import { configDirs, isDir, upwardDirs, worktree } from "./opencode-config.ts";
 
 /** The package OpenCode adds to each config directory, and the version 1.18.33 asks for. */
 export const HOST_PACKAGE = "@opencode-ai/plugin";

@@ -6,6 +6,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import { parseJsonc } from "./jsonc.ts";
 
 export interface ConfigFile {
@@ -175,15 +176,11 @@ export function upwardDirs(dir: string, stop: string): string[] {
 function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(over)) {
-    if (key === "__proto__" || key === "constructor" || key === "prototype") continue;
+    if (isPollutingKey(key)) continue;
     const current = out[key];
     out[key] = isObject(current) && isObject(value) ? deepMerge(current, value) : value;
   }
   return out;
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isFile(p: string): boolean {

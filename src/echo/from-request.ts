@@ -3,6 +3,8 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { createEchoGuard } from "./guard.ts";
 import type { EchoGuard } from "../engine/types.ts";
+import { isObject } from "../grammar/plain-data.ts";
+import { OPTIONS } from "../options/spec.ts";
 
 /** Message content nests a few levels; the cap keeps a hostile structure from steering the walk. */
 const MAX_DEPTH = 32;
@@ -16,11 +18,11 @@ const GIVEN_ROLES = new Set(["system", "developer", "user", "tool", "function"])
  * attachment fields alike), and the declared tools' descriptions and parameter schemas.
  */
 export function givenFromChatBody(body: unknown): string[] {
-  const out = givenFromDeclaredTools(isRecord(body) ? body.tools : undefined);
-  const messages = isRecord(body) ? body.messages : undefined;
+  const out = givenFromDeclaredTools(isObject(body) ? body.tools : undefined);
+  const messages = isObject(body) ? body.messages : undefined;
   if (!Array.isArray(messages)) return out;
   for (const message of messages) {
-    if (isRecord(message) && typeof message.role === "string" && GIVEN_ROLES.has(message.role)) collectStrings(message.content, out);
+    if (isObject(message) && typeof message.role === "string" && GIVEN_ROLES.has(message.role)) collectStrings(message.content, out);
   }
   return out;
 }
@@ -38,10 +40,10 @@ export function givenFromDeclaredTools(tools: unknown): string[] {
   const out: string[] = [];
   if (!Array.isArray(tools)) return out;
   for (const tool of tools) {
-    if (!isRecord(tool)) continue;
-    for (const declaration of isRecord(tool.function) ? [tool, tool.function] : [tool]) {
+    if (!isObject(tool)) continue;
+    for (const declaration of isObject(tool.function) ? [tool, tool.function] : [tool]) {
       if (typeof declaration.description === "string" && declaration.description !== "") out.push(declaration.description);
-      for (const field of SCHEMA_FIELDS) if (isRecord(declaration[field])) collectStrings(declaration[field], out);
+      for (const field of SCHEMA_FIELDS) if (isObject(declaration[field])) collectStrings(declaration[field], out);
     }
   }
   return out;
@@ -84,7 +86,7 @@ export function givenFromPrompt(prompt: LanguageModelV3Prompt): string[] {
  * `given` runs at most once, the first time a call is about to be recovered.
  */
 export function requestEchoGuard(options: { readonly responseFix?: { readonly echoGuard?: boolean } }, given: () => readonly string[]): EchoGuard | undefined {
-  return options.responseFix?.echoGuard === false ? undefined : createEchoGuard(given);
+  return (options.responseFix?.echoGuard ?? OPTIONS.fields.responseFix.fields.echoGuard.default) === false ? undefined : createEchoGuard(given);
 }
 
 /**
@@ -134,8 +136,4 @@ function safeStringify(value: unknown): string {
   } catch {
     return "";
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

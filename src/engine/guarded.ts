@@ -112,8 +112,9 @@ export class GuardedEngine {
     try {
       const passed = delta === undefined ? this.#engine.passesPlain?.(length) : this.#engine.passes?.(delta);
       if (passed !== true) return false;
-    } catch {
-      // feed() meets the same fault and hands back what the engine held.
+    } catch (error) {
+      // Nothing is held here, so nothing is handed back: the delta, and the rest, pass through.
+      this.#fail(error);
       return false;
     }
     this.#fed += length;

@@ -1,3 +1,4 @@
+import { isPollutingKey } from "../grammar/plain-data.ts";
 import type { SchemaGate } from "./schema-gate.ts";
 import type { Segment, UnitOutcome } from "./segments.ts";
 import type { ParseOptions, ToolSpec } from "./types.ts";
@@ -92,7 +93,7 @@ export function textArgsOutcome(name: string, pairs: [string, string][], shape: 
   if (!tool) return { kind: "broken", shape, reason: "undeclared-tool", detail: "tool not declared by the request", tool: name };
   const input: Record<string, unknown> = {};
   for (const [key, raw] of pairs) {
-    if (key === "__proto__" || key === "constructor" || key === "prototype") continue;
+    if (isPollutingKey(key)) continue;
     if (Object.prototype.hasOwnProperty.call(input, key)) {
       return { kind: "broken", shape, reason: "broken-markup", detail: "the same parameter twice", tool: name };
     }

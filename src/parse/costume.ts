@@ -1,3 +1,4 @@
+import { POLLUTING_KEYS } from "../grammar/plain-data.ts";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { codeLanguage, executeLanguage, type CodeLanguage } from "../grammar/dialects.ts";
 import type { Tag } from "../grammar/tags.ts";
@@ -78,7 +79,7 @@ interface CostumeFields {
 const CALL_FIELDS = new Set(["tool_name", "tool_args"]);
 const ARG_FIELDS = new Set(["language", "code"]);
 /** Prototype-polluting element names are dropped (as in every dialect), not counted as unread fields. */
-const DROPPED = new Set(["__proto__", "constructor", "prototype"]);
+const DROPPED = POLLUTING_KEYS;
 const isReadField = (name: string) => name === "tool_call" || CALL_FIELDS.has(name) || ARG_FIELDS.has(name) || DROPPED.has(name);
 
 function strictFields(span: string): CostumeFields | null {

@@ -1,3 +1,4 @@
+import { isPollutingKey } from "../grammar/plain-data.ts";
 import { ARGUMENT_KEYS, missingRequired } from "./call.ts";
 import type { NudgeReason, ParseOptions, ToolSpec } from "./types.ts";
 import {
@@ -17,8 +18,6 @@ export interface ParamValue {
 export type BuiltInput =
   | { ok: true; input: Record<string, unknown>; shapes: string[] }
   | { ok: false; shape: string; reason: NudgeReason; detail: string };
-
-const POLLUTING = new Set(["__proto__", "constructor", "prototype"]);
 
 const refuse = (shape: string, detail: string): BuiltInput => ({ ok: false, shape, reason: "broken-markup", detail });
 
@@ -44,7 +43,7 @@ function buildAnyInput(tool: ToolSpec, values: ParamValue[], body: string, optio
       continue;
     }
     if (!v.name) return refuse("P04", "parameter without a name");
-    if (POLLUTING.has(v.name)) continue;
+    if (isPollutingKey(v.name)) continue;
     let raw = v.raw;
     if (v.implicitEnd) raw = raw.replace(/\r?\n$/, "");
     const hugged = trimHuggingNewlines(raw);

@@ -1,3 +1,4 @@
+import { isObject as isPlainObject, isPollutingKey } from "../grammar/plain-data.ts";
 import type { JsonSchema } from "./types.ts";
 import { parsePythonLiteral } from "./dialects/pythonic.ts";
 
@@ -11,7 +12,7 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
 }
 
 function dropPollutingKeys(key: string, value: unknown): unknown {
-  return key === "__proto__" || key === "constructor" || key === "prototype" ? undefined : value;
+  return isPollutingKey(key) ? undefined : value;
 }
 
 /**
@@ -38,9 +39,7 @@ export function argumentsObject(value: unknown): Record<string, unknown> | null 
   return isPlainObject(current) ? current : null;
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+export { isPlainObject };
 
 export function schemaTypes(schema: JsonSchema | undefined): Set<string> {
   const types = new Set<string>();

@@ -4,7 +4,8 @@
 import type { AdapterResult } from "../adapters/options.ts";
 import type { DebugLog } from "./debug.ts";
 import type { Logger } from "./log.ts";
-import { resolveOptions, type PluginOptions } from "./options.ts";
+import type { PluginOptions } from "../options/schema.ts";
+import { resolveOptions } from "./options.ts";
 import type { RetryController } from "./retry-controller.ts";
 import { readTag } from "./wiring.ts";
 

@@ -1,5 +1,5 @@
 import { correctionText, RetryLedger, wakeText, type CorrectionReason, type TurnSeen } from "../retry/state.ts";
-import type { PluginOptions } from "./options.ts";
+import type { PluginOptions } from "../options/schema.ts";
 
 export interface WakeSender {
   (sessionID: string, text: string): Promise<void>;

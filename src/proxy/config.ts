@@ -2,7 +2,8 @@
 // JSON/JSONC file. The repair options are the plugin's own namespaces, resolved by its resolver.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { resolveOptions, type PluginOptions } from "../plugin/options.ts";
+import type { PluginOptions } from "../options/schema.ts";
+import { resolveOptions } from "../plugin/options.ts";
 
 export interface Route {
   /** Path prefix the client uses ("" for the default upstream); removed before forwarding. */

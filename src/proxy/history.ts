@@ -1,6 +1,7 @@
 // History on the request side: leaked markup in replayed assistant turns becomes the plugin's
 // inline note before the request goes up, so the model does not imitate its own old leaks; and
 // when the newest model turn ended in such markup, the plugin's one-time correction rides along.
+import { isObject } from "../grammar/plain-data.ts";
 import { redactLeaks } from "../history/sanitize.ts";
 import type { NudgeReason, ParseOptionsInput } from "../parse/types.ts";
 import { correctionText, type CorrectionReason } from "../retry/state.ts";
@@ -119,8 +120,4 @@ function addToSystem(body: Json, shape: Shape, text: string): void {
   const first = messages[0];
   if (isObject(first) && first.role === "system" && typeof first.content === "string") first.content = `${first.content}\n\n${text}`;
   else messages.unshift({ role: "system", content: text });
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,6 @@
 // The byte side of the SSE repair: frames the body into events, lets a wire's rewriter decide on
 // each, and writes original bytes wherever nothing changed.
+import { jsonOrUndefined } from "../grammar/plain-data.ts";
 import { type Json, isObject } from "./json.ts";
 import { pullStage } from "./pull-stage.ts";
 import { SseFramer, SseReader, serialize, singleDataPayloadOf, wholeDataEvent } from "./framing.ts";
@@ -248,11 +249,6 @@ export function namedEventMeta(piece: Json): readonly string[] {
 
 /** An event's data as one JSON object with a string `type`; null for anything else (passed through). */
 export function typedEvent(payload: string): (Json & { type: string }) | null {
-  let event: unknown;
-  try {
-    event = JSON.parse(payload);
-  } catch {
-    return null;
-  }
+  const event = jsonOrUndefined(payload);
   return isObject(event) && typeof event.type === "string" ? (event as Json & { type: string }) : null;
 }

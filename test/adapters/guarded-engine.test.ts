@@ -89,4 +89,18 @@ describe("GuardedEngine.passes", () => {
     expect(guard.passes("more")).toBe(false);
     expect(errors).toHaveLength(1);
   });
+
+  test("a passes() that throws with nothing held is a parser bug like any other: one debug line, then passthrough", () => {
+    const { guard, errors } = guarded(undefined, (engine) => {
+      engine.passes = () => {
+        throw new Error("passes broke");
+      };
+    });
+    expect(guard.feed("x ")).toEqual([{ type: "text", text: "x " }]);
+    expect(guard.passes("plain")).toBe(false);
+    expect([guard.failed, guard.done]).toEqual([true, true]);
+    // The caller's feed() gets the failure (nothing held to hand back) and passes its delta on.
+    expect(guard.feed("plain")).toBe("");
+    expect(errors).toEqual([expect.stringContaining("passes broke")]);
+  });
 });

@@ -2,14 +2,16 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
-// Layers import only downward: grammar -> parse -> engine -> (echo, history, retry, tools) -> sse -> wires
-// -> adapters -> plugin -> proxy -> cli.
+// Layers import only downward: grammar -> parse -> engine -> options -> (echo, history, retry, tools) -> sse
+// -> wires -> adapters -> plugin -> proxy -> cli. Options sit right above the engine they map to (their
+// spec reads the parse and engine defaults), so every layer that takes options can read the spec.
 // The CLI sits on top so `dsml-fix doctor` judges options and scope with the plugin's own code.
 // Folders of one rank never import each other; a new folder under src/ must be placed here first.
 const RANK: Record<string, number> = {
   grammar: 0,
   parse: 1,
   engine: 2,
+  options: 2.5,
   echo: 3,
   history: 3,
   retry: 3,

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { defaultOptions, pluginOptionsSchema, resolveOptions, type PluginOptions } from "../../src/plugin/options.ts";
+import { defaultOptions, pluginOptionsSchema, type PluginOptions } from "../../src/options/schema.ts";
+import { resolveOptions } from "../../src/plugin/options.ts";
 import plugin from "../../src/plugin/index.ts";
 import { routeInScope } from "../../src/plugin/scope.ts";
 

@@ -247,3 +247,32 @@ describe("hostile adapter options", () => {
     expect(seen).toEqual([undefined, undefined, undefined, 16_777_216, 16_777_216, 2, undefined, undefined]);
   });
 });
+
+describe("a parser bug on the engine's fast path (passes / passesPlain throwing)", () => {
+  const broken: EngineFactory = (options) => {
+    const engine = createRepairEngine(options);
+    const broke = () => {
+      throw new Error("fast path broke");
+    };
+    return Object.assign(engine, { passes: broke, passesPlain: broke });
+  };
+  const reply = `Plain prose first.\n${canonical}\nand after.`;
+
+  test("fetch: the reply passes through whole, with exactly one debug line naming the fault", async () => {
+    const lines: string[] = [];
+    const { out } = await throughFetch({ messages: [{ role: "user", content: "go" }] }, { sse: sseText(deltas(reply, 7)) }, { debug: (l) => lines.push(l) }, { createEngine: broken });
+    expect(out).toMatchObject({ content: reply, calls: [] });
+    expect(lines.filter((l) => l.includes("fast path broke"))).toHaveLength(1);
+  });
+
+  test("middleware: the same", async () => {
+    const lines: string[] = [];
+    const middleware = repairMiddleware({ debug: (l) => lines.push(l) }, { createEngine: broken });
+    const mock = new MockLanguageModelV3({ doStream: async () => ({ stream: convertArrayToReadableStream(textStream(reply)) }) });
+    const { stream } = await wrapLanguageModel({ model: mock, middleware }).doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "go" }] }], tools: sdkTools() });
+    const parts = await convertReadableStreamToArray(stream);
+    expect(parts.map((p) => (p.type === "text-delta" ? p.delta : "")).join("")).toBe(reply);
+    expect(parts.filter((p) => p.type === "tool-call")).toEqual([]);
+    expect(lines.filter((l) => l.includes("fast path broke"))).toHaveLength(1);
+  });
+});

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
-import { recoverableTools } from "../../src/adapters/engine-options.ts";
+import { recoverableTools } from "../../src/options/engine.ts";
 import type { ResponseFixOptions } from "../../src/adapters/options.ts";
 import { chatToolChoice, offeredToolNames, sdkToolChoice, type ToolChoice } from "../../src/wires/tool-choice.ts";
 import { fixtureTools } from "../golden/tools.ts";

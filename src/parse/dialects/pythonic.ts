@@ -1,3 +1,5 @@
+import { isPollutingKey } from "../../grammar/plain-data.ts";
+
 /**
  * O08 LFM2 writes calls as a Python list: `[bash(command='ls'), read(filePath="/a", limit=5)]`.
  * A small reader for exactly that: names, keyword arguments, and Python literals (strings,
@@ -66,7 +68,7 @@ class Reader {
         const key = this.ident();
         this.expect("=");
         const value = this.value(0);
-        if (key !== "__proto__" && key !== "constructor" && key !== "prototype") args[key] = value;
+        if (!isPollutingKey(key)) args[key] = value;
       } while (this.eat(","));
       this.expect(")");
     }
@@ -98,7 +100,7 @@ class Reader {
         const key = this.value(depth + 1);
         this.expect(":");
         const value = this.value(depth + 1);
-        if (typeof key === "string" && key !== "__proto__" && key !== "constructor" && key !== "prototype") obj[key] = value;
+        if (typeof key === "string" && !isPollutingKey(key)) obj[key] = value;
       } while (this.eat(","));
       this.expect("}");
       return obj;

@@ -1,6 +1,7 @@
 // Streamed chunks of one response usually differ only in their `content` string. Once such a
 // chunk has been seen, the next ones are recognised by their text alone, which spares a full
 // JSON.parse for every token on the path where the content passes through unchanged.
+import { jsonOrUndefined } from "../../grammar/plain-data.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { isPassableCode } from "../../engine/engine.ts";
 import { dataEventStart, dataStart } from "../../sse/framing.ts";
@@ -130,12 +131,7 @@ export class ChunkShape {
     if (at === -1) return;
     const prefix = payload.slice(0, at + 1);
     const suffix = payload.slice(at + literal.length - 1);
-    let probe: unknown;
-    try {
-      probe = JSON.parse(prefix + SENTINEL_BODY + suffix);
-    } catch {
-      return;
-    }
+    const probe = jsonOrUndefined(prefix + SENTINEL_BODY + suffix);
     // The rest of the text is the same, so the rest of the chunk is too.
     if (contentDelta(probe)?.content !== SENTINEL) return;
     this.#prefix = prefix;

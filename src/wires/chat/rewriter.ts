@@ -3,6 +3,7 @@
 import type { EngineEvent } from "../../engine/types.ts";
 import { ChunkShape } from "./chunk-shape.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
+import { jsonOrUndefined } from "../../grammar/plain-data.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { HELD, type Piece, RAW, type Rewritten } from "../../sse/rewrite.ts";
 import { openAiCall } from "./openai.ts";
@@ -114,12 +115,7 @@ export class ChunkRewriter {
       const pieces = this.end();
       return pieces.length > 0 ? { pieces: [...pieces, RAW] } : null;
     }
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(payload);
-    } catch {
-      return null;
-    }
+    const chunk = jsonOrUndefined(payload);
     if (!isObject(chunk) || !Array.isArray(chunk.choices)) return null;
     const pieces = this.#chunk(chunk, payload, hasMeta, mayDefer);
     if (pieces === WAIT) return DEFER;

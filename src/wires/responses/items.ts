@@ -1,6 +1,7 @@
 // Responses API output items shared by the JSON and the streamed side.
 import type { RecoveredCall } from "../../parse/types.ts";
 import type { EngineEvent } from "../../engine/types.ts";
+import { textAndCalls } from "../../engine/events.ts";
 import type { Json } from "../../sse/json.ts";
 
 /** Output items that are calls the model made through the interface. */
@@ -8,12 +9,9 @@ export const NATIVE_ITEMS = new Set(["function_call", "custom_tool_call"]);
 
 /** The released text; calls are collected, as they go out as items of their own. */
 export function textOf(events: EngineEvent[], calls: RecoveredCall[]): string {
-  let text = "";
-  for (const event of events) {
-    if (event.type === "text") text += event.text;
-    else calls.push(event.call);
-  }
-  return text;
+  const released = textAndCalls(events);
+  for (const call of released.calls) calls.push(call);
+  return released.text;
 }
 
 export function functionCallItem(call: RecoveredCall, status: "in_progress" | "completed"): Json {

@@ -1,6 +1,9 @@
-// Reading the caller's options once, key by key, so later reads cannot throw or change under the repair.
-import type { AdapterOptions, ResponseFixOptions } from "./options.ts";
-import { debugLine } from "./report.ts";
+// Reading the library caller's options once, key by key, so later reads cannot throw or change under the repair.
+import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
+import { type AdapterOptions, debugLine, type ResponseFixOptions } from "./adapter.ts";
+import { FAIL_CLOSED, OPTIONS, type OptionSpec } from "./spec.ts";
+
+const RESPONSE_FIX = OPTIONS.fields.responseFix.fields;
 
 /**
  * A plain copy of the caller's options, each key read on its own: a throwing getter or a hostile
@@ -25,24 +28,28 @@ export function settleOptions(options: AdapterOptions): AdapterOptions {
   else if (parse.value !== undefined) out.parse = plainCopy(parse.value, "parse", note, 2) as AdapterOptions["parse"];
   const fix = readGuarded(options, "responseFix");
   if (!fix.ok) {
-    note("responseFix", 'its defaults, except allowTools [] and denyTools ["*"] (no recovered calls)');
-    out.responseFix = { allowTools: [], denyTools: ["*"] };
+    note("responseFix", `its defaults, except ${CLOSED_FIX.map(([key, value]) => `${key} ${JSON.stringify(value)}`).join(" and ")} (no recovered calls)`);
+    out.responseFix = Object.fromEntries(CLOSED_FIX.map(([key, value]) => [key, structuredClone(value)]));
   } else if (fix.value !== undefined && fix.value !== null) {
     out.responseFix = settleResponseFix(fix.value, note);
   }
   return out;
 }
 
-/** Fail-closed value of each security key of responseFix when it cannot be read. */
-const RESPONSE_FIX_CLOSED: { [K in keyof ResponseFixOptions]?: { value: ResponseFixOptions[K]; note: string } } = {
-  allowTools: { value: [], note: "[] (no recovered calls)" },
-  denyTools: { value: ["*"], note: '["*"] (no recovered calls)' },
-  echoGuard: { value: true, note: "true" },
-};
+/** The responseFix keys that close something when unreadable, with the value they close to. */
+const CLOSED_FIX = Object.entries(FAIL_CLOSED).flatMap(([path, value]) => (path.startsWith("responseFix.") ? [[path.slice("responseFix.".length), value] as const] : []));
+
+/** What an unreadable key becomes, and how its debug line says so. */
+function unreadable(spec: OptionSpec): { value?: unknown; note: string } {
+  const closed = "failClosed" in spec ? spec.failClosed : undefined;
+  if (closed === undefined) return { note: "its default" };
+  const shut = JSON.stringify(closed) !== JSON.stringify(spec.default);
+  return { value: closed, note: `${JSON.stringify(closed)}${shut ? " (no recovered calls)" : ""}` };
+}
 
 function settleResponseFix(raw: unknown, note: (path: string, fallback: string) => void): ResponseFixOptions {
   const out: Record<string, unknown> = {};
-  for (const key of ["enabled", "bufferLimit", "allowTools", "denyTools", "echoGuard"] as const) {
+  for (const [key, spec] of Object.entries(RESPONSE_FIX)) {
     // A list is copied now: a Proxy array could otherwise throw, or change, while it is used.
     const read = readGuarded(raw, key, () => {
       const value = (raw as Record<string, unknown>)[key];
@@ -52,9 +59,9 @@ function settleResponseFix(raw: unknown, note: (path: string, fallback: string) 
       if (read.value !== undefined) out[key] = read.value;
       continue;
     }
-    const closed = RESPONSE_FIX_CLOSED[key];
-    note(`responseFix.${key}`, closed?.note ?? "its default");
-    if (closed) out[key] = structuredClone(closed.value);
+    const fallback = unreadable(spec);
+    note(`responseFix.${key}`, fallback.note);
+    if (fallback.value !== undefined) out[key] = structuredClone(fallback.value);
   }
   return out as ResponseFixOptions;
 }
@@ -69,7 +76,7 @@ function plainCopy(value: unknown, path: string, note: (path: string, fallback: 
   }
   const out: Record<string, unknown> = {};
   for (const key of keys.value as string[]) {
-    if (key === "__proto__") continue;
+    if (isPollutingKey(key)) continue;
     const read = readGuarded(value, key);
     if (!read.ok) note(`${path}.${key}`, "its default");
     else if (depth > 1 && isPlainData(read.value)) out[key] = plainCopy(read.value, `${path}.${key}`, note, depth - 1);
@@ -78,12 +85,10 @@ function plainCopy(value: unknown, path: string, note: (path: string, fallback: 
   return out;
 }
 
+/** Array.isArray throws on a revoked Proxy. */
 function isPlainData(value: unknown): boolean {
-  try {
-    return typeof value === "object" && value !== null && !Array.isArray(value);
-  } catch {
-    return false;
-  }
+  const plain = readGuarded(value, "", () => isObject(value));
+  return plain.ok && plain.value === true;
 }
 
 type Guarded = { ok: true; value: unknown } | { ok: false };

@@ -1,0 +1,48 @@
+// The options the library adapters (repairFetch, repairMiddleware) take, and their debug sink.
+import type { ParseOptionsInput } from "../parse/types.ts";
+import type { EngineSummary } from "../engine/types.ts";
+
+export interface AdapterResult {
+  requestTag?: string;
+  summary: EngineSummary;
+  /** 1 for the first request seen with this tag, counting up on retries. */
+  attempt: number;
+}
+
+/** responseFix as the library takes it; every key is documented, with its default, in src/options/spec.ts. */
+export interface ResponseFixOptions {
+  enabled?: boolean;
+  bufferLimit?: number;
+  /**
+   * Tools a recovered call may name, among those the request declared. Absent, or holding "*":
+   * every declared tool. Native tool calls are never affected.
+   */
+  allowTools?: readonly string[];
+  /** Tools a recovered call may never name ("*": none at all); wins over allowTools. */
+  denyTools?: readonly string[];
+  /** Echo guard (default true): never execute markup quoted from content the request gave the model. */
+  echoGuard?: boolean;
+}
+
+/** Every key is optional, nested ones too: `{ parse: { dialects: { mistralResidue: true } } }` is complete. */
+export interface AdapterOptions {
+  parse?: ParseOptionsInput;
+  responseFix?: ResponseFixOptions;
+  debug?: (line: string) => void;
+  onResult?: (r: AdapterResult) => void;
+  /**
+   * Called before a request is sent whose response this adapter will repair (its wire is known and
+   * it declares tools). It comes before any byte of the response, so a consumer that sees the reply
+   * another way (OpenCode's text hook) knows the wire path owns it even before onResult.
+   */
+  onRepairing?: (requestTag: string | undefined) => void;
+}
+
+/** A throwing debug sink must not turn a harmless note into a broken stream. */
+export function debugLine(options: AdapterOptions, line: string): void {
+  try {
+    options.debug?.(`[dsml-fix] ${line}`);
+  } catch {
+    // nowhere left to report it
+  }
+}

@@ -1,0 +1,57 @@
+// From settled adapter options and a request's declared tools to the engine's options.
+import type { ToolSpec } from "../parse/types.ts";
+import type { EchoGuard, EngineOptions } from "../engine/types.ts";
+import type { AdapterOptions } from "./adapter.ts";
+import { BUFFER_LIMIT, type NamesSpec, OPTIONS } from "./spec.ts";
+
+const RESPONSE_FIX = OPTIONS.fields.responseFix.fields;
+
+export function engineOptions(options: AdapterOptions, tools: readonly ToolSpec[], isEchoed?: EchoGuard): EngineOptions {
+  const out: EngineOptions = { tools: recoverableTools(options, tools) };
+  if (options.parse) out.parse = options.parse;
+  const bufferLimit = saneBufferLimit(options.responseFix?.bufferLimit);
+  if (bufferLimit !== undefined) out.bufferLimit = bufferLimit;
+  if (isEchoed) out.isEchoed = isEchoed;
+  return out;
+}
+
+/**
+ * The adapters are public API too, so they do not trust their caller more than the plugin: never
+ * above the option's maximum. Below its minimum a limit is still honoured (down to one character),
+ * since a library caller may want candidates released early; a limit that is no number is none.
+ */
+function saneBufferLimit(value: unknown): number | undefined {
+  if (typeof value !== "number" || !(value >= 1)) return undefined;
+  return Math.min(Math.floor(value), BUFFER_LIMIT.max);
+}
+
+/**
+ * Tools a recovered call may name: declared by the request, then narrowed by allowTools and
+ * denyTools. A tool left out is undeclared as far as the engine knows, so its markup becomes an
+ * undeclared-tool nudge instead of a call. A list that is not an array of strings fails closed.
+ */
+export function recoverableTools(options: AdapterOptions, declared: readonly ToolSpec[]): ToolSpec[] {
+  const allow = toolNames(options.responseFix?.allowTools, RESPONSE_FIX.allowTools);
+  const deny = toolNames(options.responseFix?.denyTools, RESPONSE_FIX.denyTools);
+  if (deny === "*") return [];
+  return declared.filter((tool) => (allow === "*" || allow.has(tool.name)) && !deny.has(tool.name));
+}
+
+type Names = Set<string> | "*";
+
+/** Absent: the option's default; not a list of strings: its fail-closed value. */
+function toolNames(value: unknown, spec: NamesSpec): Names {
+  if (value === undefined) return names(spec.default);
+  if (!Array.isArray(value)) return names(spec.failClosed ?? []);
+  const listed = new Set<string>();
+  for (const name of value) {
+    if (typeof name !== "string") return names(spec.failClosed ?? []);
+    if (name === "*") return "*";
+    listed.add(name);
+  }
+  return listed;
+}
+
+function names(list: readonly string[]): Names {
+  return list.includes("*") ? "*" : new Set(list);
+}

@@ -1,0 +1,60 @@
+// The zod schema of the plugin's options, built from the spec; scripts/build-schema.ts renders it
+// as the JSON schema editors complete from.
+import { z } from "zod";
+import { expectation, type Fields, type NamespaceSpec, OPTIONS, type OptionSpec, type PluginOptions } from "./spec.ts";
+
+export type { PluginOptions } from "./spec.ts";
+
+/** A field's schema: its check, its default, and a description quoting that default, so docs and code cannot disagree. */
+export function fieldSchema(spec: OptionSpec): z.ZodType {
+  const error = expectation(spec);
+  const check = (() => {
+    switch (spec.kind) {
+      case "flag":
+        return z.boolean({ error });
+      case "integer":
+        return z.int({ error }).min(spec.min, { error }).max(spec.max, { error });
+      case "choice":
+        return z.enum(spec.values as [string, ...string[]], { error });
+      case "names":
+        return z.array(z.string({ error }).min(1, { error }), { error });
+    }
+  })();
+  const fallback = spec.kind === "names" ? [...spec.default] : spec.default;
+  return (check as z.ZodType<unknown>).default(fallback).describe(`${spec.description} Default: ${JSON.stringify(fallback)}.`);
+}
+
+/** The spec as nested field schemas, namespaces as plain objects: what the plugin's lenient reader walks. */
+export type Layout = { [key: string]: z.ZodType | Layout };
+
+function layoutOf(fields: Fields): Layout {
+  return Object.fromEntries(Object.entries(fields).map(([key, spec]) => [key, spec.kind === "namespace" ? layoutOf(spec.fields) : fieldSchema(spec)]));
+}
+
+export const optionLayout: Layout = layoutOf(OPTIONS.fields);
+
+function namespaceSchema(spec: NamespaceSpec, layout: Layout): z.ZodObject {
+  const shape = Object.fromEntries(
+    Object.entries(layout).map(([key, field]) => {
+      if (field instanceof z.ZodType) return [key, field];
+      const nested = spec.fields[key] as NamespaceSpec;
+      return [key, namespaceSchema(nested, field).prefault({}).describe(`${nested.description} Each field is optional and has its own default.`)];
+    }),
+  );
+  return z.strictObject(shape);
+}
+
+export const pluginOptionsSchema = namespaceSchema(OPTIONS, optionLayout).meta({
+  title: "opencode-plugin-dsml-fix options",
+  description: OPTIONS.description,
+}) as unknown as z.ZodType<PluginOptions, unknown>;
+
+export const defaultOptions: PluginOptions = deepFreeze(pluginOptionsSchema.parse({}));
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const nested of Object.values(value)) deepFreeze(nested);
+    Object.freeze(value);
+  }
+  return value;
+}
