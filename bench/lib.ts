@@ -158,13 +158,6 @@ export function pairedRatio(a: number[], b: number[]): number {
   return median(a.map((t, i) => t / b[i]!));
 }
 
-/** The lower and upper quartile of the per-round differences, in seconds: how far one round's pair can land from another's. */
-export function pairedSpread(a: number[], b: number[]): [number, number] {
-  const d = a.map((t, i) => t - b[i]!).sort((x, y) => x - y);
-  const at = (q: number) => d[Math.min(d.length - 1, Math.max(0, Math.round(q * (d.length - 1))))]!;
-  return [at(0.25), at(0.75)];
-}
-
 /** Median of the per-round differences, in seconds. */
 export function pairedDiff(a: number[], b: number[]): number {
   return median(a.map((t, i) => t - b[i]!));

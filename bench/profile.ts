@@ -65,14 +65,6 @@ for (const [name, text] of [
         e.feed(text);
         e.flush();
       },
-      "GuardedEngine.feed (the middleware's and fetch's hot path)": () => {
-        const g = new GuardedEngine(engine(), noop);
-        for (const p of pieces) {
-          g.feed(p);
-          void g.held;
-        }
-        g.step({ flush: true });
-      },
       "GuardedEngine.step (a work and a result object per call)": () => {
         const g = new GuardedEngine(engine(), noop);
         for (const p of pieces) {

@@ -293,17 +293,13 @@ function repairParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
     if (!reasoning.answered) reasoning.noteContent(part.delta);
     if (heldThought !== undefined) payThought();
     owner = part.id;
-    if (isOpen(part.id) && guard.passes(part.delta)) {
-      out(part);
-      if (deferredEnd !== undefined) releaseEnd();
-      return;
-    }
-    const events = guard.feed(part.delta);
-    if (typeof events === "string") {
-      text(events);
+    const step = guard.step({ delta: part.delta });
+    if (!step.ok) {
+      text(step.held);
       out(part);
       return releaseEnd();
     }
+    const events = step.events;
     // Nothing held, nothing changed: the part itself goes on, providerMetadata and all.
     if (events.length === 1 && events[0]!.type === "text" && events[0]!.text === part.delta && isOpen(part.id)) out(part);
     else emit(events);

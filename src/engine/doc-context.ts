@@ -161,7 +161,7 @@ export class DocContext {
 
   /**
    * Mid-line with nothing pending: until the next character the engine stops at (see
-   * isPassableCode in engine.ts), characters cannot change any state here.
+   * SPECIAL in engine.ts), characters cannot change any state here.
    */
   get midLine(): boolean {
     // A thematic break or a table delimiter row is decided by every character of its line.

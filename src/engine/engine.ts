@@ -106,16 +106,6 @@ class Engine implements RepairEngine {
     this.native = true;
   }
 
-  passes(delta: string): boolean {
-    return !SPECIAL.test(delta) && this.passesPlain(delta.length);
-  }
-
-  passesPlain(length: number): boolean {
-    if (this.flushed || length <= 0 || !this.quiet()) return false;
-    this.releasePlain(length);
-    return true;
-  }
-
   feed(delta: string): EngineEvent[] {
     if (this.flushed) throw new Error("dsml-fix engine: feed after flush");
     if (this.isPlain(delta)) {
@@ -564,11 +554,6 @@ class Engine implements RepairEngine {
 const SPECIAL = /[\n\r`<|\uFF5C\u2016[\]$\\]/;
 const STOP = new Uint8Array(0x80);
 for (const c of "\n\r`<|[]$\\") STOP[c.charCodeAt(0)] = 1;
-
-/** Whether a delta may hold this character and still be let through by passesPlain(): SPECIAL's complement. */
-export function isPassableCode(c: number): boolean {
-  return c < 0x80 ? STOP[c] === 0 : c !== 0xff5c && c !== 0x2016;
-}
 
 function hasContent(s: string, from: number, to: number): boolean {
   for (let i = from; i < to; i++) {

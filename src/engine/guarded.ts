@@ -1,7 +1,18 @@
 import type { EngineEvent, EngineSummary, RepairEngine } from "./types.ts";
 import { describeError } from "./describe-error.ts";
 
+/** Text to feed, the response's native calls to note, the end to flush: any of them, in that order. */
+export interface Work {
+  native?: boolean;
+  delta?: string;
+  flush?: boolean;
+}
+
+/** What a step released, or that it failed (then `held` is the text to hand back, nothing else ran). */
 export type Step = { ok: true; events: EngineEvent[] } | { ok: false; held: string };
+
+/** Every step after the engine is done: nothing ran, nothing to hand back. */
+const NOTHING: Step = Object.freeze({ ok: false, held: "" });
 
 /**
  * Shields the host stream from engine failures. Held text is always a suffix of what was fed, so
@@ -43,58 +54,36 @@ export class GuardedEngine {
     return this.#recovered;
   }
 
-  /** One unit of work, all-or-nothing: on failure none of its events were emitted, so the caller can replay the original. */
-  step(work: { native?: boolean; delta?: string; flush?: boolean }): Step {
-    if (this.done) return { ok: false, held: "" };
+  /**
+   * The one entry: one unit of work, all-or-nothing. On failure none of its events were emitted,
+   * and `held` is the text the engine held, for the caller to hand back before replaying the original.
+   */
+  step(work: Work): Step {
+    if (this.done) return NOTHING;
     // A feed drops from the engine what it releases; a flush failing after it must still hand
     // back what was held before the step. Read first, once per response at most (the last step).
     let before: string | undefined;
     try {
-      if (work.delta && work.flush) before = this.#heldBefore();
+      const { delta, flush } = work;
+      if (delta && flush) before = this.#heldBefore();
       if (work.native) this.#engine.noteNativeToolCall();
       // feed() and flush() return fresh arrays: pass them on instead of copying.
-      let events: EngineEvent[] = work.delta ? this.#engine.feed(work.delta) : [];
-      if (work.flush) {
+      let events: EngineEvent[] = delta ? this.#engine.feed(delta) : [];
+      if (flush) {
         const flushed = this.#engine.flush();
         events = events.length === 0 ? flushed : events.concat(flushed);
       }
-      this.#settle(work.delta?.length ?? 0, work.flush ? 0 : this.#engine.held);
-      if (work.flush) this.#flushed = true;
-      for (const event of events) if (event.type === "call") this.#recovered++;
+      const held = flush ? 0 : this.#engine.held;
+      this.#fed += delta?.length ?? 0;
+      this.#held = held;
+      if (flush) this.#flushed = true;
+      for (let i = 0; i < events.length; i++) if (events[i]!.type === "call") this.#recovered++;
       return { ok: true, events };
     } catch (error) {
-      return { ok: false, held: this.#fail(error, before) };
+      this.#failed = true;
+      this.#onError(`engine failed, passing the rest through: ${describeError(error)}`);
+      return { ok: false, held: before ?? this.#heldBefore() };
     }
-  }
-
-  /**
-   * step({ delta }) without a work or a result object, for the once-per-chunk path. A string
-   * means the step failed and is the text to hand back, as `held` is for step().
-   */
-  feed(delta: string): EngineEvent[] | string {
-    if (this.done) return "";
-    try {
-      const events = delta ? this.#engine.feed(delta) : [];
-      this.#settle(delta.length, this.#engine.held);
-      for (let i = 0; i < events.length; i++) if (events[i]!.type === "call") this.#recovered++;
-      return events;
-    } catch (error) {
-      return this.#fail(error);
-    }
-  }
-
-  /**
-   * True when the engine let `delta` through whole and unchanged, with nothing held: the caller
-   * passes its own part or event on. False: nothing happened, feed() it. Only the count of what
-   * was fed moves, since nothing is held before or after such a delta.
-   */
-  passes(delta: string): boolean {
-    return this.#passes(delta.length, delta);
-  }
-
-  /** passes() for a delta known only by its length, every character of it passable (RepairEngine.passesPlain). */
-  passesPlain(length: number): boolean {
-    return this.#passes(length, undefined);
   }
 
   summary(): EngineSummary | undefined {
@@ -104,32 +93,6 @@ export class GuardedEngine {
       this.#onError(`engine summary failed: ${describeError(error)}`);
       return undefined;
     }
-  }
-
-  /** The engine's passes(delta), or passesPlain(length) without one, counted when it let the delta through. */
-  #passes(length: number, delta: string | undefined): boolean {
-    if (this.done || this.#held !== 0) return false;
-    try {
-      const passed = delta === undefined ? this.#engine.passesPlain?.(length) : this.#engine.passes?.(delta);
-      if (passed !== true) return false;
-    } catch (error) {
-      // Nothing is held here, so nothing is handed back: the delta, and the rest, pass through.
-      this.#fail(error);
-      return false;
-    }
-    this.#fed += length;
-    return true;
-  }
-
-  #settle(fed: number, held: number): void {
-    this.#fed += fed;
-    this.#held = held;
-  }
-
-  #fail(error: unknown, held?: string): string {
-    this.#failed = true;
-    this.#onError(`engine failed, passing the rest through: ${describeError(error)}`);
-    return held ?? this.#heldBefore();
   }
 
   /** What the engine held after the last step that succeeded; asked of the engine's own store. */

@@ -83,10 +83,10 @@ export class ReasoningChannel {
     const guard = this.#guard!;
     if (guard.done) return this.#show() + delta;
     this.#fed.push(delta);
-    const events = guard.feed(delta);
+    const step = guard.step({ delta });
     // A failed engine handed back what it held; the rest of the stretch passes through.
-    if (typeof events === "string") return this.#show() + events + delta;
-    const text = this.#read(events, guard, false);
+    if (!step.ok) return this.#show() + step.held + delta;
+    const text = this.#read(step.events, guard, false);
     this.#fed.keepFrom(this.#fed.end - guard.held);
     return text;
   }

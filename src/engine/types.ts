@@ -56,28 +56,19 @@ export interface EngineSummary {
   heldCandidateNoCall: number;
 }
 
-/** One instance per response: feed text deltas in order, then flush once. */
+/**
+ * One instance per response: feed text deltas in order, then flush once. feed() has its own fast
+ * path for the usual delta (nothing held, nothing that could matter in it), invisible here.
+ */
 export interface RepairEngine {
   feed(delta: string): EngineEvent[];
-  /**
-   * feed() for the usual delta, without building its event: true when the delta was released
-   * whole and unchanged (nothing held before or after); false when nothing was done and feed()
-   * must take it. Optional, so an engine may always say false.
-   */
-  passes?(delta: string): boolean;
-  /**
-   * passes() for a delta seen only by its length: the caller has checked every character with
-   * isPassableCode() (src/engine/engine.ts), so only the engine's state decides. Lets an adapter
-   * pass an event on without decoding it. Optional, like passes().
-   */
-  passesPlain?(length: number): boolean;
   flush(): EngineEvent[];
   /** The response carries native tool calls: leaked markup is stripped, never turned into a second call. */
   noteNativeToolCall(): void;
   /** Characters currently held back: always the last ones fed. */
   readonly held: number;
   /**
-   * The held text at offsets [from, to) of everything fed (passes() included), as it stood after
+   * The held text at offsets [from, to) of everything fed, as it stood after
    * the last feed() or flush() that returned; throws for a range no longer held. Read after a
    * failure, to hand the text back: a feed that throws may have stored its delta but never drops
    * what was held before it.

@@ -32,11 +32,6 @@ export class SseFramer {
   /** ...and that CR also ended an event. */
   #endedAtCR = false;
 
-  /** Between events: nothing carried over, no CR waiting for its LF. A chunk that is one whole event may then skip push(). */
-  get idle(): boolean {
-    return this.#carry.length === 0 && this.#lineLength === 0 && !this.#afterCR;
-  }
-
   push(chunk: Uint8Array): Framed {
     if (chunk.length === 0) return { lead: 0, head: undefined, ends: [] };
     const ends: number[] = [];
@@ -128,13 +123,6 @@ export class SseReader {
   #cr = -2;
   #lf = -2;
 
-  /** An event known to be one `data:` line ending in LF LF, whose data is `data` (undefined: decided without reading it here). */
-  single(data: string | undefined): void {
-    this.data = data;
-    if (this.meta.length > 0) this.meta = [];
-    this.eol = "\n";
-  }
-
   /** Reads the event starting at `from`: up to and including its blank line, or to the end of `text`. */
   read(text: string, from: number): void {
     const stop = this.#lineEnd(text, from);
@@ -201,33 +189,7 @@ export function serialize(payload: string, eol: string, meta: readonly string[] 
   return `${out}data: ${payload}${eol}${eol}`;
 }
 
-/**
- * `chunk` decoded when its ends say it may be one whole `data:` event ending in LF LF (what
- * servers that flush every token send; such a chunk needs no framing), else undefined. The bytes
- * are checked only at the ends; the rest on the decoded text, whose search is fast in both
- * runtimes (a Uint8Array's indexOf is not, in Node).
- */
-export function wholeDataEvent(chunk: Uint8Array, decoder: TextDecoder): string | undefined {
-  return dataEventStart(chunk, 0, chunk.length) === -1 ? undefined : decoder.decode(chunk);
-}
-
-/**
- * Where the data starts (after `data:` and the one space it may have) when bytes[at, to) may be
- * one whole `data:` event ending in LF LF, judged by its ends only; -1 when it cannot be.
- */
-export function dataEventStart(bytes: Uint8Array, at: number, to: number): number {
-  if (to - at < 7 || bytes[to - 1] !== LF || bytes[to - 2] !== LF) return -1;
-  if (bytes[at] !== 0x64 || bytes[at + 1] !== 0x61 || bytes[at + 2] !== 0x74 || bytes[at + 3] !== 0x61 || bytes[at + 4] !== 0x3a) return -1;
-  return at + (bytes[at + 5] === 0x20 ? 6 : 5);
-}
-
-/** The data of a wholeDataEvent() text when the event is that one line, else undefined. */
-export function singleDataPayloadOf(text: string): string | undefined {
-  if (text.indexOf("\n") !== text.length - 2 || text.indexOf("\r") !== -1) return undefined;
-  return text.slice(dataStart(text), text.length - 2);
-}
-
 /** Where the data of the `data:` line at `from` starts, counted from `from`: after the one space the field may have. */
-export function dataStart(text: string, from = 0): number {
+function dataStart(text: string, from = 0): number {
   return text.charCodeAt(from + 5) === 32 ? 6 : 5;
 }

@@ -1,8 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { ChunkShape, sameBytes, stringBody } from "../../src/wires/chat/chunk-shape.ts";
-import { singleDataPayloadOf } from "../../src/sse/framing.ts";
-import { isPassableCode } from "../../src/engine/engine.ts";
+import { ChunkShape, asciiText, sameBytes, stringBody } from "../../src/wires/chat/chunk-shape.ts";
 
 /** What the shipped code did: the body parsed as a JSON string. */
 function parsed(body: string): string | undefined {
@@ -38,7 +36,7 @@ describe("stringBody", () => {
   });
 });
 
-describe("ChunkShape.matchEvent", () => {
+describe("ChunkShape.match", () => {
   const envelope = { id: "c1", object: "chat.completion.chunk", created: 1, model: "m" };
   const payloadOf = (content: string, extra: Record<string, unknown>) =>
     JSON.stringify({ ...envelope, choices: [{ index: 0, delta: { content }, ...extra, finish_reason: null }] });
@@ -51,8 +49,8 @@ describe("ChunkShape.matchEvent", () => {
     const at = payload.indexOf('"x"');
     return { shape, prefix: payload.slice(0, at + 1), suffix: payload.slice(at + 2) };
   }
-  const extras = fc.constantFrom<Record<string, unknown>>({}, { logprobs: null }, { logprobs: { content: [] } }, { note: "a\nb" });
-  const piece = fc.oneof(body, fc.constantFrom("\r", "\n", "\r\n", "\ufeff", '"', "data: ", "\n\ndata: {}"));
+  const extras = fc.constantFrom<Record<string, unknown>>({}, { logprobs: null }, { logprobs: { content: [] } }, { note: "a\nb" }, { model: "mod\u00e8le" });
+  const piece = fc.oneof(body, fc.constantFrom("\r", "\n", "\r\n", "\ufeff", '"', "data: ", "\n\ndata: {}", "a<b", "plain words", 'say \\"hi\\"'));
   const event = fc.record({
     space: fc.boolean(),
     head: fc.oneof(fc.constant("keep"), fc.constant("drop"), fc.string({ maxLength: 3 })),
@@ -68,84 +66,46 @@ describe("ChunkShape.matchEvent", () => {
     return `data:${e.space ? " " : ""}${head}${content}${tail}${e.end}`;
   }
 
-  // About one case in twenty matches (234 of 5,000 with this seed); the rest must be refused alike.
-  test("differential: the content match() reads from the event's single-line payload, or undefined where that is none", () => {
+  // Bytes: the events encoded (lone surrogates become U+FFFD, as a server's UTF-8 would).
+  test("differential: matchBytes(bytes) is what match() reads from the payload of the one `data: ` line the bytes decode to, whenever their content is ASCII; else undefined", () => {
+    let byBytes = 0;
     fc.assert(
       fc.property(extras, fc.boolean(), event, (extra, lineBreak, e) => {
         const { shape, prefix, suffix } = learned(extra, lineBreak);
-        const text = eventText(e, prefix, suffix, e.content);
-        if (!text.endsWith("\n\n")) return;
-        const payload = singleDataPayloadOf(text);
-        const expected = payload === undefined ? undefined : shape.match(payload);
-        expect(shape.matchEvent(text)).toBe(expected);
+        const bytes = new TextEncoder().encode(eventText(e, prefix, suffix, e.content));
+        const text = new TextDecoder().decode(bytes);
+        // The one `data: ` line the event must be, read the slow way.
+        const oneLine = text.startsWith("data: ") && text.endsWith("\n\n") && text.indexOf("\n") === text.length - 2 && !text.includes("\r");
+        const expected = oneLine ? shape.match(text.slice(6, -2)) : undefined;
+        const got = shape.matchBytes(bytes);
+        const ascii = [...text].every((ch) => ch.charCodeAt(0) < 0x80);
+        expect(got).toBe(ascii ? expected : undefined);
+        if (got !== undefined) byBytes++;
       }),
       { seed: 1414, numRuns: 5000 },
     );
+    expect(byBytes).toBeGreaterThan(50);
   });
 
-  // Bytes: the same events, encoded (lone surrogates become U+FFFD, as a server's UTF-8 would).
-  test("differential: plainEventLength(bytes) is the length of what matchEvent() reads from the decoded text, for plain content only, else -1", () => {
-    let plainHits = 0;
-    fc.assert(
-      fc.property(extras, fc.boolean(), event, fc.constantFrom("", "abc", "a<b", "x|y", "[1]", "`q`", "\u00e9", "tab\there", "caf\u00e9"), (extra, lineBreak, e, plainish) => {
-        const { shape, prefix, suffix } = learned(extra, lineBreak);
-        for (const content of [e.content, plainish]) {
-          const bytes = new TextEncoder().encode(eventText(e, prefix, suffix, content));
-          const text = new TextDecoder().decode(bytes);
-          const read = text.endsWith("\n\n") ? shape.matchEvent(text) : undefined;
-          const passable = read !== undefined && read.length > 0 && [...read].every((ch) => ch.charCodeAt(0) < 0x80 && isPassableCode(ch.charCodeAt(0)));
-          // Plain means the body is the content as it is: ASCII, nothing escaped, nothing the engine stops at.
-          const raw = text.slice((e.space ? 6 : 5) + prefix.length, text.length - 2 - suffix.length);
-          const expected = passable && raw === read ? read.length : -1;
-          expect(shape.plainEventLength(bytes)).toBe(expected);
-          if (expected > 0) plainHits++;
-        }
-      }),
-      { seed: 1414, numRuns: 5000 },
-    );
-    expect(plainHits).toBeGreaterThan(100);
-  });
-
-  test("differential: asciiEventContent(bytes) is what matchEvent() reads from the decoded text when the content's bytes are ASCII, else undefined", () => {
-    let asciiHits = 0;
-    fc.assert(
-      fc.property(extras, fc.boolean(), event, fc.constantFrom("", "a<b", 'say \\"hi\\"', "x\\ny", "\\u00e9", "\u00e9", "caf\u00e9<", "`q`"), (extra, lineBreak, e, asciiish) => {
-        const { shape, prefix, suffix } = learned(extra, lineBreak);
-        for (const content of [e.content, asciiish]) {
-          const bytes = new TextEncoder().encode(eventText(e, prefix, suffix, content));
-          const text = new TextDecoder().decode(bytes);
-          const read = text.endsWith("\n\n") ? shape.matchEvent(text) : undefined;
-          const raw = text.slice((e.space ? 6 : 5) + prefix.length, text.length - 2 - suffix.length);
-          const expected = read !== undefined && /^[\x00-\x7f]*$/.test(raw) ? read : undefined;
-          expect(shape.asciiEventContent(bytes)).toBe(expected);
-          if (expected !== undefined && expected !== raw) asciiHits++;
-        }
-      }),
-      { seed: 1414, numRuns: 5000 },
-    );
-    // Escaped content read from bytes, not only plain content.
-    expect(asciiHits).toBeGreaterThan(100);
-  });
-
-  test("a shape with a non-ASCII envelope is matched on its text only, never on its bytes", () => {
-    const shape = new ChunkShape();
-    const payload = JSON.stringify({ id: "c1", model: "mod\u00e8le", choices: [{ index: 0, delta: { content: "x" } }] });
-    shape.learn(payload, JSON.parse(payload), "x");
-    const event = `data: ${payload.replace('"x"', '"hello"')}\n\n`;
-    expect(shape.matchEvent(event)).toBe("hello");
-    expect(shape.plainEventLength(new TextEncoder().encode(event))).toBe(-1);
-    expect(shape.asciiEventContent(new TextEncoder().encode(event))).toBeUndefined();
-    const ascii = new ChunkShape();
-    const plainPayload = payload.replace("mod\u00e8le", "model");
-    ascii.learn(plainPayload, JSON.parse(plainPayload), "x");
-    expect(ascii.plainEventLength(new TextEncoder().encode(`data: ${plainPayload.replace('"x"', '"hello"')}\n\n`))).toBe(5);
-  });
-
-  test("a shape written over two lines never matches an event by its text", () => {
+  test("a shape written over two lines matches its payloads, never an event's bytes", () => {
     const { shape, prefix, suffix } = learned({}, true);
     const payload = `${prefix}hello${suffix}`;
     expect(shape.match(payload)).toBe("hello");
-    expect(shape.matchEvent(`data: ${payload}\n\n`)).toBeUndefined();
+    expect(shape.matchBytes(new TextEncoder().encode(`data: ${payload}\n\n`))).toBeUndefined();
+  });
+});
+
+describe("asciiText", () => {
+  test("the native Latin-1 slice and the loop used where there is none read ASCII bytes as their characters", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 40, max: 0x7f }), fc.nat(), fc.nat(), (bytes, a, b) => {
+        const [start, end] = [a % (bytes.length + 1), b % (bytes.length + 1)].sort((x, y) => x - y) as [number, number];
+        const expected = new TextDecoder().decode(bytes.slice(start, end));
+        expect(asciiText(bytes, start, end)).toBe(expected);
+        expect(asciiText(bytes, start, end, undefined)).toBe(expected);
+      }),
+      { seed: 1414, numRuns: 3000 },
+    );
   });
 });
 

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { ChunkRewriter } from "../../src/wires/chat/rewriter.ts";
-import { type EventRewriter, rewriteEventStream } from "../../src/sse/rewrite.ts";
+import { type EventRewriter, type SseEvent, rewriteEventStream } from "../../src/sse/rewrite.ts";
 import { GuardedEngine } from "../../src/engine/guarded.ts";
 import { createRepairEngine } from "../../src/engine/engine.ts";
 import { fixtureTools } from "../golden/tools.ts";
@@ -51,40 +51,24 @@ function eventEnds(bytes: Uint8Array): number[] {
   return ends;
 }
 
-/** Events plainEvent() let through undecoded, over every rewrite() so far. */
-let passedUndecoded = 0;
-/** Events byteEvent() answered from their content's bytes, over every rewrite() so far. */
-let readByBytes = 0;
+/** The event as the rewriter would see it, but never allowed to wait: the rewrite as shipped before deferral. */
+function neverWaits(event: SseEvent): SseEvent {
+  return {
+    bytes: event.bytes,
+    get data() {
+      return event.data;
+    },
+    get hasMeta() {
+      return event.hasMeta;
+    },
+    canWait: false,
+  };
+}
 
-/**
- * `read`: "text" gives the rewriter without wholeEvent(), byteEvent() or plainEvent(), so every
- * event is read as SSE text first; "decoded" without plainEvent() and byteEvent(), so every event
- * is decoded.
- */
-async function rewrite(body: string, cuts: number[] | "events", defer: boolean, read: "all" | "decoded" | "text" = "all"): Promise<string> {
+async function rewrite(body: string, cuts: number[] | "events", defer: boolean): Promise<string> {
   const guard = new GuardedEngine(createRepairEngine({ tools: fixtureTools, idPrefix: "call_" }), () => undefined);
   const inner = new ChunkRewriter(guard, () => undefined);
-  const rewriter: EventRewriter = !defer
-    ? { event: (payload, meta) => inner.event(payload, meta, false), end: () => inner.end() }
-    : read === "text"
-      ? { event: (payload, meta, mayDefer) => inner.event(payload, meta, mayDefer), end: () => inner.end() }
-      : read === "decoded"
-        ? { event: (payload, meta, mayDefer) => inner.event(payload, meta, mayDefer), wholeEvent: (text) => inner.wholeEvent(text), end: () => inner.end() }
-        : {
-            event: (payload, meta, mayDefer) => inner.event(payload, meta, mayDefer),
-            wholeEvent: (text) => inner.wholeEvent(text),
-            byteEvent: (bytes) => {
-              const answer = inner.byteEvent(bytes);
-              if (answer !== undefined) readByBytes++;
-              return answer;
-            },
-            plainEvent: (bytes, at, to) => {
-              const passed = inner.plainEvent(bytes, at, to);
-              if (passed) passedUndecoded++;
-              return passed;
-            },
-            end: () => inner.end(),
-          };
+  const rewriter: EventRewriter = defer ? inner : { event: (event) => inner.event(neverWaits(event)), end: () => inner.end() };
   const out = rewriteEventStream(chunked(new TextEncoder().encode(body), cuts), rewriter, (error) => {
     throw error;
   });
@@ -127,45 +111,33 @@ describe("deferred SSE events", () => {
         const body = sseBody(deltas, metaEvery, crlfEvery);
         const deferring = await rewrite(body, chunks, true);
         const shipped = await rewrite(body, chunks, false);
-        // One chunk per event is read without the framer; the framer's reading of the same events must agree byte for byte.
+        // One chunk per event and one chunk for the whole body must agree byte for byte.
         const perEvent = await rewrite(body, "events", true);
         expect(perEvent).toBe(await rewrite(body, [], true));
-        // ...and so must reading such an event by its learned shape, without SSE, and passing it on undecoded.
-        expect(perEvent).toBe(await rewrite(body, "events", true, "text"));
-        expect(perEvent).toBe(await rewrite(body, "events", true, "decoded"));
-        // Events read in place inside a chunk of several are passed on undecoded alike.
-        expect(deferring).toBe(await rewrite(body, chunks, true, "decoded"));
-        expect(await rewrite(body, [], true, "decoded")).toBe(perEvent);
         expect(clientView(deferring)).toEqual(clientView(shipped));
         // Waiting only ever saves rewrites: a real candidate is rewritten either way.
         expect(rewritten(body, deferring)).toBeLessThanOrEqual(rewritten(body, shipped));
         const view = clientView(shipped);
-        const plain = view.length === 2 && view[0] === input && !/[<|\[{\uFF5C\u2016]/.test(input);
+        // A lowercase word alone on a paragraph's first line may be a stray wrapper line before an
+        // invoke (`call`, issue 29 item 7): the engine holds it, so its event is rewritten when released.
+        const strayWord = /(?:^|\n)[ \t]*[a-z]{1,5}[ \t]*(?:\r?\n|$)/.test(input);
+        const plain = view.length === 2 && view[0] === input && !/[<|\[{\uFF5C\u2016]/.test(input) && !strayWord;
         if (plain) expect(deferring).toBe(body);
       }),
       { seed: 1414, numRuns: 400 },
     );
-    // The undecoded path must have been taken often enough for the comparison to mean something.
-    expect(passedUndecoded).toBeGreaterThan(200);
-    expect(readByBytes).toBeGreaterThan(200);
-  });
+  }, 60_000);
 
-  test("prose, one chunk per event, is passed on undecoded after the first events, byte for byte", async () => {
+  test("prose, one chunk per event, comes out byte for byte", async () => {
     const deltas = prose(20_000, 3).match(/[\s\S]{1,10}/g)!;
     const body = sseBody(deltas, 0, 0);
-    const before = passedUndecoded;
     expect(await rewrite(body, "events", true)).toBe(body);
-    // All but the event that teaches the shape, the deltas with a line break (escaped in JSON), and
-    // those at a line start (where the engine looks at what a line opens with).
-    expect(passedUndecoded - before).toBeGreaterThan(0.95 * deltas.length);
   });
 
-  test("prose in a few large chunks, several events each, is passed on undecoded, byte for byte", async () => {
+  test("prose in a few large chunks, several events each, comes out byte for byte", async () => {
     const deltas = prose(20_000, 4).match(/[\s\S]{1,10}/g)!;
     const body = sseBody(deltas, 0, 0);
-    const before = passedUndecoded;
     expect(await rewrite(body, [4096, 8192, 16384, 32768, 65536], true)).toBe(body);
-    expect(passedUndecoded - before).toBeGreaterThan(0.95 * deltas.length);
   });
 
   test("code with a `<` at the end of many deltas and no leak comes out byte for byte", async () => {
@@ -176,14 +148,9 @@ describe("deferred SSE events", () => {
     expect(await rewrite(body, [], true)).toBe(body);
   });
 
-  test("code, one chunk per event: events the engine must read go by their content's bytes, and come out byte for byte", async () => {
+  test("code, one chunk per event, comes out byte for byte", async () => {
     const deltas = code(20_000, 5).match(/[\s\S]{1,10}/g)!;
     const body = sseBody(deltas, 0, 0);
-    const [plainBefore, bytesBefore] = [passedUndecoded, readByBytes];
     expect(await rewrite(body, "events", true)).toBe(body);
-    // Code has a `<`, a quote or a line break in about half its deltas: none of it needs the whole event decoded.
-    const byBytes = readByBytes - bytesBefore;
-    expect(byBytes).toBeGreaterThan(0.4 * deltas.length);
-    expect(byBytes + passedUndecoded - plainBefore).toBeGreaterThan(0.99 * deltas.length);
   });
 });

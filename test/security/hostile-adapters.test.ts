@@ -248,13 +248,16 @@ describe("hostile adapter options", () => {
   });
 });
 
-describe("a parser bug on the engine's fast path (passes / passesPlain throwing)", () => {
+describe("a parser bug on the engine's plain fast path (inside feed(), nothing held)", () => {
   const broken: EngineFactory = (options) => {
     const engine = createRepairEngine(options);
-    const broke = () => {
-      throw new Error("fast path broke");
+    const feed = engine.feed.bind(engine);
+    // A delta with no character the engine stops at takes its fast path: break exactly that one.
+    const fed = (delta: string) => {
+      if (!/[<\n]/.test(delta)) throw new Error("fast path broke");
+      return feed(delta);
     };
-    return Object.assign(engine, { passes: broke, passesPlain: broke });
+    return Object.assign(engine, { feed: fed });
   };
   const reply = `Plain prose first.\n${canonical}\nand after.`;
 

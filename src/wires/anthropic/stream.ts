@@ -4,7 +4,7 @@
 // index moves up by the blocks put in.
 import type { RecoveredCall } from "../../parse/types.ts";
 import type { EngineEvent } from "../../engine/types.ts";
-import { type EventRewriter, RAW, type Rewritten, namedEventMeta, typedEvent } from "../../sse/rewrite.ts";
+import { type EventRewriter, RAW, type Rewritten, type SseEvent, typedEvent } from "../../sse/rewrite.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
 
@@ -34,12 +34,8 @@ export class AnthropicStreamRewriter implements EventRewriter {
     this.#onFinal = onFinal;
   }
 
-  metaFor(piece: Json): readonly string[] {
-    return namedEventMeta(piece);
-  }
-
-  event(payload: string): Rewritten | null {
-    const event = typedEvent(payload);
+  event(sse: SseEvent): Rewritten | null {
+    const event = typedEvent(sse.data);
     if (event === null) return null;
     if (event.index !== undefined && event.index === this.#textBlock) {
       if (event.type === "content_block_delta") return this.#delta(event);
@@ -109,8 +105,9 @@ export class AnthropicStreamRewriter implements EventRewriter {
       return this.#intoOpenText(event);
     }
     const text = delta.text;
-    const events = this.#guard.feed(text);
-    if (typeof events === "string") return { pieces: [...this.#emitText(events), ...this.#intoOpenText(event).pieces] };
+    const step = this.#guard.step({ delta: text });
+    if (!step.ok) return { pieces: [...this.#emitText(step.held), ...this.#intoOpenText(event).pieces] };
+    const events = step.events;
     // The usual case: the text passes as it came, into the block it came in.
     if (events.length === 1 && events[0]!.type === "text" && events[0]!.text === text && this.#open !== undefined) {
       return this.#renumbered(event, this.#open);
@@ -166,8 +163,8 @@ export class AnthropicStreamRewriter implements EventRewriter {
   }
 
   #feed(text: string): Json[] {
-    const events = this.#guard.feed(text);
-    return typeof events === "string" ? this.#emitText(events) : this.#emit(events);
+    const step = this.#guard.step({ delta: text });
+    return step.ok ? this.#emit(step.events) : this.#emitText(step.held);
   }
 
   #emit(events: EngineEvent[]): Json[] {

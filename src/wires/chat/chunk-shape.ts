@@ -3,19 +3,9 @@
 // JSON.parse for every token on the path where the content passes through unchanged.
 import { jsonOrUndefined } from "../../grammar/plain-data.ts";
 import { type Json, isObject } from "../../sse/json.ts";
-import { isPassableCode } from "../../engine/engine.ts";
-import { dataEventStart, dataStart } from "../../sse/framing.ts";
 
 const SENTINEL = "\u0000dsml-fix\u0000";
 const SENTINEL_BODY = JSON.stringify(SENTINEL).slice(1, -1);
-
-/**
- * 1 for a byte that is, alone, a character of a JSON string body as it is (printable ASCII, no
- * quote, no backslash) and one the engine lets through (isPassableCode); 0 otherwise. Every byte
- * from 0x80 is 0: a multi-byte character would make bytes and characters count differently.
- */
-const PASSABLE = new Uint8Array(256);
-for (let b = 0x20; b < 0x80; b++) if (b !== 0x22 && b !== 0x5c && isPassableCode(b)) PASSABLE[b] = 1;
 
 /**
  * The text of a content chunk cut around its content string. A payload that starts with the
@@ -31,11 +21,9 @@ export class ChunkShape {
   /** Learning costs a few parses: after templates that never matched, wait longer before the next try. */
   #backoff = 0;
   #wait = 0;
-  /** Neither the prefix nor the suffix holds a CR or LF, so a matching event text is one line. */
-  #oneLine = false;
-  /** The prefix and suffix as bytes, for plainEventLength(); set only for a one-line, all-ASCII shape. */
-  #prefixBytes: Uint8Array | undefined;
-  #suffixBytes: Uint8Array | undefined;
+  /** `data: ` + the prefix, and the suffix + LF LF, as bytes: set for a one-line, all-ASCII shape only. */
+  #head: Uint8Array | undefined;
+  #tail: Uint8Array | undefined;
 
   /** The chunk the shape was learned from; its envelope is every matching chunk's envelope. */
   get source(): Json | undefined {
@@ -52,59 +40,20 @@ export class ChunkShape {
   }
 
   /**
-   * match(singleDataPayloadOf(event)) for a wholeDataEvent() text, without slicing the payload out
-   * or searching the event for line ends first: a matching content is a JSON string body, which
-   * has no CR or LF, and neither has the learned shape, so a match is the one line it must be.
+   * match() on an event's bytes, for the commonest event: one `data: ` line of this shape whose
+   * content is ASCII, read without decoding the rest of the event (ASCII reads the same as Latin-1
+   * or UTF-8). undefined: read the event as text and ask match().
    */
-  matchEvent(event: string): string | undefined {
-    if (this.#source === undefined || !this.#oneLine) return undefined;
-    const from = dataStart(event) + this.#prefix.length;
-    const end = event.length - 2 - this.#suffix.length;
-    if (end < from || event.slice(from - this.#prefix.length, from) !== this.#prefix || event.slice(end, event.length - 2) !== this.#suffix) return undefined;
-    return this.#body(event.slice(from, end));
-  }
-
-  /**
-   * matchEvent() on the bytes of the commonest event, without decoding it: one whole `data:` event
-   * of this shape whose content is ASCII that needs no unescaping and that the engine lets through
-   * (PASSABLE). Such bytes are ASCII and decode to the text matchEvent() matches, with the content
-   * as it is, so the content's length is all a caller needs. -1: decode it and ask matchEvent(). The event is
-   * bytes[at, to): a chunk's events are read in place.
-   */
-  plainEventLength(bytes: Uint8Array, at = 0, to = bytes.length): number {
-    const prefix = this.#prefixBytes;
-    const suffix = this.#suffixBytes;
-    if (prefix === undefined || suffix === undefined) return -1;
-    const from = dataEventStart(bytes, at, to);
-    if (from === -1) return -1;
-    const start = from + prefix.length;
-    const end = to - 2 - suffix.length;
-    if (end <= start) return -1;
-    // The content first: it is short, and where it is not plain the event goes the decoding way.
-    for (let i = start; i < end; i++) if (PASSABLE[bytes[i]!] !== 1) return -1;
-    if (!sameBytes(bytes, end, suffix) || !sameBytes(bytes, from, prefix)) return -1;
-    this.#hits++;
-    return end - start;
-  }
-
-  /**
-   * matchEvent() on the bytes of an event whose content is ASCII but not plain (a `<`, a newline,
-   * an escape: what plainEventLength() refuses), reading the content's own bytes rather than
-   * decoding the whole event. ASCII decodes to the same characters as Latin-1 or UTF-8, so this is
-   * the content matchEvent() would read. undefined: decode the event and ask matchEvent().
-   */
-  asciiEventContent(bytes: Uint8Array): string | undefined {
-    const prefix = this.#prefixBytes;
-    const suffix = this.#suffixBytes;
-    if (prefix === undefined || suffix === undefined || LATIN1 === undefined) return undefined;
-    const from = dataEventStart(bytes, 0, bytes.length);
-    if (from === -1) return undefined;
-    const start = from + prefix.length;
-    const end = bytes.length - 2 - suffix.length;
-    if (end < start) return undefined;
-    for (let i = start; i < end; i++) if (bytes[i]! >= 0x80) return undefined;
-    if (!sameBytes(bytes, end, suffix) || !sameBytes(bytes, from, prefix)) return undefined;
-    return this.#body(LATIN1.call(bytes, start, end));
+  matchBytes(bytes: Uint8Array): string | undefined {
+    const head = this.#head;
+    const tail = this.#tail;
+    if (head === undefined || tail === undefined) return undefined;
+    const end = bytes.length - tail.length;
+    if (end < head.length) return undefined;
+    // The content first: it is short, and where it is not ASCII the event goes the text way.
+    for (let i = head.length; i < end; i++) if (bytes[i]! >= 0x80) return undefined;
+    if (!sameBytes(bytes, end, tail) || !sameBytes(bytes, 0, head)) return undefined;
+    return this.#body(asciiText(bytes, head.length, end));
   }
 
   #body(body: string): string | undefined {
@@ -124,7 +73,7 @@ export class ChunkShape {
       this.#wait = this.#backoff;
     }
     this.#source = undefined;
-    this.#prefixBytes = this.#suffixBytes = undefined;
+    this.#head = this.#tail = undefined;
     this.#hits = 0;
     const literal = JSON.stringify(content);
     const at = payload.indexOf(literal);
@@ -137,13 +86,12 @@ export class ChunkShape {
     this.#prefix = prefix;
     this.#suffix = suffix;
     this.#source = chunk;
-    this.#oneLine = !hasLineEnd(prefix) && !hasLineEnd(suffix);
-    const prefixBytes = ENCODER.encode(prefix);
-    const suffixBytes = ENCODER.encode(suffix);
-    // ASCII only: then a plain event is ASCII throughout, as many characters as bytes.
-    if (this.#oneLine && prefixBytes.length === prefix.length && suffixBytes.length === suffix.length) {
-      this.#prefixBytes = prefixBytes;
-      this.#suffixBytes = suffixBytes;
+    const head = ENCODER.encode(`data: ${prefix}`);
+    const tail = ENCODER.encode(`${suffix}\n\n`);
+    // One line, ASCII only: then a plain event is as many characters as bytes, and one line.
+    if (!hasLineEnd(prefix) && !hasLineEnd(suffix) && head.length === prefix.length + 6 && tail.length === suffix.length + 2) {
+      this.#head = head;
+      this.#tail = tail;
     }
   }
 }
@@ -154,19 +102,26 @@ type Compare = (this: Uint8Array, target: Uint8Array, targetStart: number, targe
 /** Node's and Bun's native Buffer#compare, which takes any Uint8Array as `this`; absent elsewhere. */
 const NATIVE_COMPARE = (globalThis as { Buffer?: { prototype: { compare: Compare } } }).Buffer?.prototype.compare;
 
-type Latin1Slice = (this: Uint8Array, start: number, end: number) => string;
-/**
- * Bun's native Buffer#latin1Slice, which takes any Uint8Array as `this`. Bun only: there, 10-20
- * bytes of content cost 35-41 ns against 175 ns to decode the ~230-byte event; Node decodes the
- * whole ASCII event in 74 ns, as fast as it slices the content (76 ns), so it keeps decoding.
- */
-const LATIN1 = "Bun" in globalThis ? (globalThis as { Buffer?: { prototype: { latin1Slice?: Latin1Slice } } }).Buffer?.prototype.latin1Slice : undefined;
-
 /** Whether bytes[at, at + ref.length), which lies inside `bytes`, is `ref`, byte for byte. */
 export function sameBytes(bytes: Uint8Array, at: number, ref: Uint8Array, compare: Compare | undefined = NATIVE_COMPARE): boolean {
   if (compare !== undefined) return compare.call(bytes, ref, 0, ref.length, at, at + ref.length) === 0;
   for (let i = 0; i < ref.length; i++) if (bytes[at + i] !== ref[i]) return false;
   return true;
+}
+
+type Latin1Slice = (this: Uint8Array, start: number, end: number) => string;
+/** Node's and Bun's native Buffer#latin1Slice, which takes any Uint8Array as `this`; absent elsewhere. */
+const NATIVE_LATIN1 = (globalThis as { Buffer?: { prototype: { latin1Slice?: Latin1Slice } } }).Buffer?.prototype.latin1Slice;
+
+/**
+ * bytes[start, end), all ASCII, as a string: one flat string made natively where the runtime can
+ * (a decoder would first need a view of the bytes, which costs more than the content).
+ */
+export function asciiText(bytes: Uint8Array, start: number, end: number, latin1: Latin1Slice | undefined = NATIVE_LATIN1): string {
+  if (latin1 !== undefined) return latin1.call(bytes, start, end);
+  let text = "";
+  for (let i = start; i < end; i++) text += String.fromCharCode(bytes[i]!);
+  return text;
 }
 
 function hasLineEnd(text: string): boolean {

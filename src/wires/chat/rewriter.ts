@@ -2,18 +2,16 @@
 // chunk, and synthetic chunks carrying released text and recovered calls.
 import type { EngineEvent } from "../../engine/types.ts";
 import { ChunkShape } from "./chunk-shape.ts";
-import type { GuardedEngine } from "../../engine/guarded.ts";
+import type { GuardedEngine, Step } from "../../engine/guarded.ts";
 import { jsonOrUndefined } from "../../grammar/plain-data.ts";
 import { type Json, isObject } from "../../sse/json.ts";
-import { HELD, type Piece, RAW, type Rewritten } from "../../sse/rewrite.ts";
+import { type EventRewriter, type Piece, RAW, type Rewritten, type SseEvent } from "../../sse/rewrite.ts";
 import { openAiCall } from "./openai.ts";
 import type { ReasoningChannel } from "../../engine/reasoning-channel.ts";
-import { dataStart } from "../../sse/framing.ts";
 
-const DEFER: Rewritten = { pieces: [], defer: true };
 /** The event goes, and nothing in its place. */
 const DROP: Rewritten = { pieces: [] };
-/** #chunk's and #choice's way of saying DEFER. */
+/** The event waits: its bytes are kept back, nothing goes out yet (see #decideDeferred). */
 const WAIT = Symbol("wait");
 
 /**
@@ -25,7 +23,7 @@ const DEFER_HELD = 64;
 
 const ENVELOPE = ["id", "object", "created", "model", "system_fingerprint"] as const;
 
-export class ChunkRewriter {
+export class ChunkRewriter implements EventRewriter {
   #guard: GuardedEngine;
   #onFinal: () => void;
   /** The newest choice-0 chunk; synthetic chunks copy its envelope, built only when one is needed. */
@@ -40,8 +38,9 @@ export class ChunkRewriter {
   #reasoningKey: ReasoningKey = "reasoning_content";
   /** Calls recovered from the reasoning channel (D06), emitted when the reply ended. */
   #fromReasoning = 0;
-  /** Events deferred since the engine began holding their text; their content, and what the engine released of it. */
+  /** Events deferred since the engine began holding their text; their bytes, their content, and what the engine released of it. */
   #deferred = 0;
+  #waiting: Uint8Array[] = [];
   #deferredIn = "";
   #deferredOut = "";
   /** #shapeCarriesOnlyContent's answer for the shape learned from `source`. */
@@ -59,57 +58,36 @@ export class ChunkRewriter {
   }
 
   /**
-   * `payload` is the event's joined data lines. null: pass the event through byte for byte.
-   * `mayDefer`: the event's bytes can be kept back and sent later as they are.
+   * An event that waits (the engine holds its text only for an undecided tag, nothing taken out) is
+   * kept back, and goes out as its original bytes once the engine released its text unchanged.
    */
-  event(payload: string, hasMeta: boolean, mayDefer = false): Rewritten | null {
+  event(sse: SseEvent): Rewritten | null {
     // While reasoning is held, every chunk takes the full path, which knows where reasoning ends.
-    const content = this.#reasoning?.active || payload.charCodeAt(0) !== 123 ? undefined : this.#shape.match(payload);
-    if (content !== undefined) return this.#content(payload, 0, content, hasMeta, mayDefer && !hasMeta);
+    const shape = this.#reasoning?.active ? undefined : this.#shape;
+    // The commonest event is read from its bytes: one plain line of the learned shape, not decoded.
+    const plain = shape?.matchBytes(sse.bytes);
+    if (plain !== undefined) return this.#kept(sse, [], this.#content(sse, plain, false, sse.canWait));
+    const payload = sse.data;
+    if (payload === undefined) return null;
+    const hasMeta = sse.hasMeta;
+    const mayDefer = !hasMeta && sse.canWait;
+    const content = shape !== undefined && payload.charCodeAt(0) === 123 ? shape.match(payload) : undefined;
+    if (content !== undefined) return this.#kept(sse, [], this.#content(sse, content, hasMeta, mayDefer));
     const lead = this.#giveUp();
-    const rewritten = this.#other(payload, hasMeta, mayDefer && !hasMeta);
+    return this.#kept(sse, lead, this.#other(payload, hasMeta, mayDefer));
+  }
+
+  /** The answer, after `lead`; WAIT keeps the event's bytes back, and only `lead` goes out now. */
+  #kept(sse: SseEvent, lead: Json[], rewritten: Rewritten | null | typeof WAIT): Rewritten | null {
+    if (rewritten === WAIT) {
+      this.#waiting.push(sse.bytes);
+      return lead.length === 0 ? DROP : { pieces: lead };
+    }
     if (lead.length === 0) return rewritten;
     return { pieces: [...lead, ...(rewritten?.pieces ?? [RAW])], ...(rewritten?.original ? { original: rewritten.original } : {}) };
   }
 
-  /**
-   * event() for a chunk that is one whole event, given as its text (wholeDataEvent()), when the
-   * chunk has the learned shape; undefined when it has not, and the caller asks event().
-   */
-  wholeEvent(event: string): Rewritten | null | undefined {
-    if (this.#reasoning?.active) return undefined;
-    const content = this.#shape.matchEvent(event);
-    return content === undefined ? undefined : this.#content(event, dataStart(event), content, false, true);
-  }
-
-  /**
-   * wholeEvent() for a chunk that is one whole event, still as bytes: when its content is ASCII,
-   * only the content is read from them, and the rest of the event is decoded only if the engine
-   * changed something. undefined: decode the chunk and ask wholeEvent().
-   */
-  byteEvent(bytes: Uint8Array): Rewritten | null | undefined {
-    if (this.#reasoning?.active) return undefined;
-    const content = this.#shape.asciiEventContent(bytes);
-    return content === undefined ? undefined : this.#content(bytes, 0, content, false, true);
-  }
-
-  /**
-   * True: the event bytes[at, to) goes on as it is, decided without decoding it (the commonest
-   * event: the learned shape, plain ASCII content the engine lets through). False: nothing was
-   * done; ask wholeEvent() or event(). The same answer those give such an event, only cheaper.
-   */
-  plainEvent(bytes: Uint8Array, at?: number, to?: number): boolean {
-    const reasoning = this.#reasoning;
-    // Content ends a reasoning stretch, and the first content is read for whether it answers.
-    // While text is held (a candidate: thousands of events), the engine takes every event anyway.
-    if (this.#guard.held !== 0 || this.#deferred !== 0 || (reasoning !== undefined && (reasoning.active || !reasoning.answered))) return false;
-    const length = this.#shape.plainEventLength(bytes, at, to);
-    if (length <= 0) return false;
-    this.#latest = this.#shape.source;
-    return this.#guard.passesPlain(length);
-  }
-
-  #other(payload: string, hasMeta: boolean, mayDefer: boolean): Rewritten | null {
+  #other(payload: string, hasMeta: boolean, mayDefer: boolean): Rewritten | null | typeof WAIT {
     // A chunk starts with "{", so only other payloads can be the end marker.
     if (payload.charCodeAt(0) !== 123 && payload.trim() === "[DONE]") {
       const pieces = this.end();
@@ -118,7 +96,7 @@ export class ChunkRewriter {
     const chunk = jsonOrUndefined(payload);
     if (!isObject(chunk) || !Array.isArray(chunk.choices)) return null;
     const pieces = this.#chunk(chunk, payload, hasMeta, mayDefer);
-    if (pieces === WAIT) return DEFER;
+    if (pieces === WAIT) return WAIT;
     return pieces ? { pieces, original: chunk } : null;
   }
 
@@ -140,22 +118,20 @@ export class ChunkRewriter {
 
   /**
    * #chunk for a chunk known to have the learned shape: choice 0, no finish_reason, no tool_calls.
-   * It is parsed only when the engine changed its content. The payload is `source` from `at`: all
-   * of it (at 0), or from a whole event's text, up to its blank line; or a whole event's bytes,
-   * decoded only then.
+   * It is parsed only when the engine changed its content.
    */
-  #content(source: string | Uint8Array, at: number, content: string, hasMeta: boolean, mayDefer: boolean): Rewritten | null {
+  #content(sse: SseEvent, content: string, hasMeta: boolean, mayDefer: boolean): Rewritten | null | typeof WAIT {
     this.#latest = this.#shape.source;
     this.#reasoning?.noteContent(content);
     if (this.#guard.done) return null;
     if (content === "") return this.#deferred === 0 ? null : (this.#decideDeferred(content, "", mayDefer, null) ?? null);
-    if (this.#deferred === 0 && this.#guard.passes(content)) return null;
-    const events = this.#guard.feed(content);
-    if (typeof events === "string") {
+    const step = this.#guard.step({ delta: content });
+    if (!step.ok) {
       // The engine failed; what it held is exactly the deferred events' text not yet released, so they go out whole.
       if (this.#deferred > 0) return this.#sendDeferred();
-      return events ? { pieces: [this.#synthetic({ content: events }), RAW] } : null;
+      return step.held ? { pieces: [this.#synthetic({ content: step.held }), RAW] } : null;
     }
+    const events = step.events;
     if (this.#deferred === 0 && events.length === 1 && events[0]!.type === "text" && events[0]!.text === content) return null;
     const released = onlyText(events);
     if (released !== undefined && (this.#deferred > 0 || mayDefer)) {
@@ -164,7 +140,7 @@ export class ChunkRewriter {
     }
     const lead = this.#giveUp();
     // Held whole, in a chunk that carries nothing else: it goes, unparsed (a held candidate is thousands of such events).
-    const payload = payloadOf(source, at);
+    const payload = sse.data!;
     if (events.length === 0 && !hasMeta && this.#shapeCarriesOnlyContent(payload)) return lead.length === 0 ? DROP : { pieces: lead };
     const chunk = JSON.parse(payload) as Json;
     this.#latest = chunk;
@@ -195,7 +171,7 @@ export class ChunkRewriter {
    * goes out as its original bytes. undefined: the engine changed something, or the held text is
    * more than an undecided tag; the caller gives the deferral up.
    */
-  #decideDeferred(content: string, released: string, mayDefer: boolean, events: EngineEvent[] | null): Rewritten | undefined {
+  #decideDeferred(content: string, released: string, mayDefer: boolean, events: EngineEvent[] | null): Rewritten | typeof WAIT | undefined {
     const input = this.#deferredIn + content;
     const output = this.#deferredOut + released;
     if (output === input && this.#guard.held === 0) return this.#sendDeferred();
@@ -209,12 +185,14 @@ export class ChunkRewriter {
     this.#deferred++;
     this.#deferredIn = input;
     this.#deferredOut = output;
-    return DEFER;
+    return WAIT;
   }
 
+  /** The deferred events go out as they came, then this one. */
   #sendDeferred(): Rewritten {
+    const waiting = this.#waiting;
     this.#clearDeferred();
-    return { pieces: [HELD, RAW] };
+    return { pieces: [...waiting, RAW] };
   }
 
   /** The deferred events will not go out as they were: what the engine released of them goes out as one chunk. */
@@ -227,6 +205,7 @@ export class ChunkRewriter {
 
   #clearDeferred(): void {
     this.#deferred = 0;
+    this.#waiting = [];
     this.#deferredIn = "";
     this.#deferredOut = "";
   }
@@ -310,21 +289,22 @@ export class ChunkRewriter {
     if (this.#guard.done) return this.#settle(first, toolCalls) ? [chunk] : null;
     if (content === undefined && !finish && !toolCalls) return null;
 
-    const events = this.#step(toolCalls !== undefined, content, finish);
-    const late = typeof events === "string" ? this.#abandonReasoning() : finish ? this.#reasoningCalls() : [];
+    const step = this.#step(toolCalls !== undefined, content, finish);
+    const late = !step.ok ? this.#abandonReasoning() : finish ? this.#reasoningCalls() : [];
     if (finish) this.#final();
-    if (typeof events === "string") {
+    if (!step.ok) {
       const settled = this.#settle(first, toolCalls);
-      if (!events) return late.length > 0 ? [...late, settled ? chunk : RAW] : settled ? [chunk] : null;
-      return [...late, this.#synthetic({ content: events }), settled ? chunk : RAW];
+      if (!step.held) return late.length > 0 ? [...late, settled ? chunk : RAW] : settled ? [chunk] : null;
+      return [...late, this.#synthetic({ content: step.held }), settled ? chunk : RAW];
     }
+    const events = step.events;
 
     const changed = toolCalls ? this.#remapNative(toolCalls) : false;
     if (finish) return this.#finish(chunk, first, delta, content, [...this.#segments(events, 0), ...late], changed);
     // The first content event comes this way, before its shape is known: it may wait like the others.
     if (mayDefer && !changed && content !== undefined && onlyContent(chunk, delta!)) {
       const released = onlyText(events);
-      if (released !== undefined && released !== content && this.#decideDeferred(content, released, true, events) === DEFER) return WAIT;
+      if (released !== undefined && released !== content && this.#decideDeferred(content, released, true, events) === WAIT) return WAIT;
     }
     return this.#released(chunk, delta, content, events, changed, hasMeta);
   }
@@ -351,13 +331,11 @@ export class ChunkRewriter {
     return onlyEnvelope(chunk, delta!) && !hasMeta ? segments : [chunk, ...segments];
   }
 
-  /** One engine step; a string means it failed and is the text to hand back. */
-  #step(toolCalls: boolean, content: string | undefined, finish: boolean): EngineEvent[] | string {
+  /** One engine step: the chunk's content, the response's first native call, its finish. */
+  #step(toolCalls: boolean, content: string | undefined, finish: boolean): Step {
     const native = toolCalls && !this.#nativeNoted;
     if (native) this.#nativeNoted = true;
-    if (!native && !finish) return this.#guard.feed(content ?? "");
-    const step = this.#guard.step({ native, delta: content, flush: finish });
-    return step.ok ? step.events : step.held;
+    return this.#guard.step({ native, delta: content, flush: finish });
   }
 
   /** The finish_reason must come after everything the flush released. */
@@ -502,15 +480,4 @@ function onlyEnvelope(chunk: Json, delta: Json): boolean {
     if (key !== "choices" && !(ENVELOPE as readonly string[]).includes(key) && value != null) return false;
   }
   return true;
-}
-
-const DECODER = new TextDecoder();
-
-/** #content's payload: `source` from `at` up to its blank line, or the data of a whole event given as bytes. */
-function payloadOf(source: string | Uint8Array, at: number): string {
-  if (typeof source !== "string") {
-    const event = DECODER.decode(source);
-    return event.slice(dataStart(event), event.length - 2);
-  }
-  return at === 0 ? source : source.slice(at, source.length - 2);
 }

@@ -5,7 +5,7 @@
 // Every later sequence_number and output_index moves by the events and items put in or taken out.
 import type { RecoveredCall } from "../../parse/types.ts";
 import type { EngineEvent, EngineSummary } from "../../engine/types.ts";
-import { type EventRewriter, type Piece, RAW, type Rewritten, namedEventMeta, typedEvent } from "../../sse/rewrite.ts";
+import { type EventRewriter, type Piece, RAW, type Rewritten, type SseEvent, typedEvent } from "../../sse/rewrite.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
 import { NATIVE_ITEMS, functionCallItem, textOf } from "./items.ts";
@@ -49,12 +49,8 @@ export class ResponsesStreamRewriter implements EventRewriter {
     this.#more = more;
   }
 
-  metaFor(piece: Json): readonly string[] {
-    return namedEventMeta(piece);
-  }
-
-  event(payload: string): Rewritten | null {
-    const event = typedEvent(payload);
+  event(sse: SseEvent): Rewritten | null {
+    const event = typedEvent(sse.data);
     if (event === null) return null;
     const before: Json[] = [];
     const after: Json[] = [];
@@ -157,8 +153,8 @@ export class ResponsesStreamRewriter implements EventRewriter {
       if (typeof delta === "string") part.visible += delta;
       return { keep: true, changed: false };
     }
-    const events = part.guard.feed(delta);
-    const text = typeof events === "string" ? events + delta : this.#take(events);
+    const step = part.guard.step({ delta });
+    const text = step.ok ? this.#take(step.events) : step.held + delta;
     part.visible += text;
     if (text === delta) return { keep: true, changed: false };
     part.changed = true;
