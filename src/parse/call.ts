@@ -3,6 +3,7 @@ import type { SchemaGate } from "./schema-gate.ts";
 import type { Segment, UnitOutcome } from "./segments.ts";
 import type { ParseOptions, ToolSpec } from "./types.ts";
 import { argumentsObject, coerceObject, coerceValue, propertySchema } from "./values.ts";
+import type { Shape } from "../grammar/shapes.ts";
 
 /**
  * What every span parser reads a call against, and the outcomes every dialect builds its calls
@@ -16,7 +17,7 @@ export interface SpanContext {
 }
 
 /** One call from a tool name and an arguments object (or a JSON string of one), gated on declared tools. */
-export function callOutcome(name: unknown, args: unknown, shape: string, ctx: SpanContext): UnitOutcome {
+export function callOutcome(name: unknown, args: unknown, shape: Shape, ctx: SpanContext): UnitOutcome {
   if (typeof name !== "string" || name === "") return { kind: "broken", shape, reason: "broken-markup", detail: "tool call without a name" };
   const tool = ctx.tools.get(name);
   if (!tool) return { kind: "broken", shape, reason: "undeclared-tool", detail: "tool not declared by the request", tool: name };
@@ -51,7 +52,7 @@ export function readJsonCall(entry: Record<string, unknown>): JsonCallRead {
 }
 
 /** callOutcome for a JSON call object (Hermes, a Mistral or LFM2 list entry), with every key accounted for. */
-export function jsonCallOutcome(entry: Record<string, unknown>, shape: string, ctx: SpanContext): UnitOutcome {
+export function jsonCallOutcome(entry: Record<string, unknown>, shape: Shape, ctx: SpanContext): UnitOutcome {
   const read = readJsonCall(entry);
   if (read.kind === "call") return callOutcome(read.name, read.args, shape, ctx);
   const out: UnitOutcome = { kind: "broken", shape, reason: "broken-markup", detail: read.detail };
@@ -74,21 +75,21 @@ export function missingRequired(tool: ToolSpec, input: Record<string, unknown>):
 }
 
 /** A call that lacks a required parameter would only fail in the tool: it is broken markup, never emitted. */
-export function checkedCall(tool: ToolSpec, input: Record<string, unknown>, shape: string): UnitOutcome {
+export function checkedCall(tool: ToolSpec, input: Record<string, unknown>, shape: Shape): UnitOutcome {
   const missing = missingRequired(tool, input);
   if (missing !== null) return { kind: "broken", shape, reason: "broken-markup", detail: `required parameter ${missing} is missing`, tool: tool.name };
   return { kind: "call", tool: tool.name, input, shape };
 }
 
 /** A call cut off by the end of the reply: the same reason and detail in every dialect (and as DSML says it). */
-export function truncatedCall(shape: string, tool?: string | null): UnitOutcome {
+export function truncatedCall(shape: Shape, tool?: string | null): UnitOutcome {
   const out: UnitOutcome = { kind: "broken", shape, reason: "truncated-call", detail: "the call never closed" };
   if (tool) out.tool = tool;
   return out;
 }
 
 /** Key/value pairs whose values are raw text, typed from the tool's schema (GLM, Qwen3-Coder). */
-export function textArgsOutcome(name: string, pairs: [string, string][], shape: string, ctx: SpanContext): UnitOutcome {
+export function textArgsOutcome(name: string, pairs: [string, string][], shape: Shape, ctx: SpanContext): UnitOutcome {
   const tool = ctx.tools.get(name);
   if (!tool) return { kind: "broken", shape, reason: "undeclared-tool", detail: "tool not declared by the request", tool: name };
   const input: Record<string, unknown> = {};
@@ -117,7 +118,7 @@ export function wholeSpan(length: number, outcome: UnitOutcome): Segment[] {
 }
 
 /** Several calls from one span (a JSON array, a pythonic list): the first carries the span, the rest are empty. */
-export function callsOverSpan(length: number, outcomes: UnitOutcome[], shape: string): Segment[] {
+export function callsOverSpan(length: number, outcomes: UnitOutcome[], shape: Shape): Segment[] {
   const bad = outcomes.find((o) => o.kind !== "call");
   if (outcomes.length === 0) return wholeSpan(length, { kind: "broken", shape, reason: "broken-markup", detail: "no call in the list" });
   if (bad) return wholeSpan(length, bad);

@@ -7,6 +7,7 @@ import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
 import { decodeEntities } from "./values.ts";
 import { complete, ignoreContent, type SpanKind } from "./span-kind.ts";
 import { costumeAsToolElement } from "./tool-element.ts";
+import type { Shape } from "../grammar/shapes.ts";
 
 /**
  * Fenceless code costumes (C01-C05, C07): code the model meant to run, dressed as a tag. Shell code
@@ -42,7 +43,7 @@ function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
   let code = open ? inner.slice(open.end, close && close.start > open.end ? close.start : inner.length) : inner;
   const classLang = open?.attrs.class?.match(/(?:^|\s)(?:language-|lang-)?([\w+-]+)/)?.[1];
   let language = codeLanguage(classLang);
-  let shape = "C03";
+  let shape: Shape = "C03";
   if (!language) {
     const newline = code.replace(/^\r?\n/, "").indexOf("\n");
     const firstLine = code.replace(/^\r?\n/, "").slice(0, newline < 0 ? undefined : newline);
@@ -155,7 +156,7 @@ function hasUnreadElement(text: string): boolean {
  * `executes`: an explicit execute costume (C01, C07, `<execute_*>`), whose code was meant to run: a language no
  * declared tool runs is then an invented tool (nudged), where an HTML code block stays text (C08).
  */
-function codeCall(length: number, language: CodeLanguage | null, rawCode: string, shape: string, ctx: SpanContext, executes = false): Segment[] {
+function codeCall(length: number, language: CodeLanguage | null, rawCode: string, shape: Shape, ctx: SpanContext, executes = false): Segment[] {
   if (!ctx.options.codeCostumes) return textSpan(length);
   if (!language) {
     if (!executes) return textSpan(length);

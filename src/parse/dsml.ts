@@ -7,6 +7,7 @@ import type { NudgeReason } from "./types.ts";
 import { aliasMappingOf } from "./aliases.ts";
 import { opensToolElement, readPlainChildren, writtenName } from "./tool-element.ts";
 import { propertySchema } from "./values.ts";
+import type { Shape } from "../grammar/shapes.ts";
 
 type CloseFlaw = "" | "P01" | "P02" | "P03" | "P11";
 
@@ -323,7 +324,7 @@ export function garbledCloserAt(value: string): number {
 }
 
 function outcomeOf(inv: InvokeDraft, walk: DsmlWalk, span: string, ctx: SpanContext): UnitOutcome {
-  const shapes: string[] = [];
+  const shapes: Shape[] = [];
   let params = inv.params;
   let name = inv.name;
   if (inv.paramRoot) {
@@ -391,14 +392,14 @@ function allParams(params: ParamDraft[], test: (p: ParamDraft) => boolean): bool
   return params.every((p) => test(p) && (p.children === null || allParams(p.children, test)));
 }
 
-function broken(shape: string, reason: NudgeReason, detail: string, tool?: string | null): UnitOutcome {
+function broken(shape: Shape, reason: NudgeReason, detail: string, tool?: string | null): UnitOutcome {
   const out: UnitOutcome = { kind: "broken", shape, reason, detail };
   if (tool) out.tool = tool;
   return out;
 }
 
-function structureShapes(inv: InvokeDraft, walk: DsmlWalk, span: string): string[] {
-  const shapes: string[] = [];
+function structureShapes(inv: InvokeDraft, walk: DsmlWalk, span: string): Shape[] {
+  const shapes: Shape[] = [];
   if (inv.element) shapes.push("I09");
   if (inv.orphan) shapes.push("B05");
   const tags = [...walk.blockTags, ...inv.tags];
@@ -422,7 +423,7 @@ function structureShapes(inv: InvokeDraft, walk: DsmlWalk, span: string): string
 }
 
 /** M01-M06 from how the sentinel around DSML was written. */
-function sentinelShape(tag: Tag): string | null {
+function sentinelShape(tag: Tag): Shape | null {
   if (tag.family !== "dsml") return null;
   if (tag.flaws & Flaw.Spaced) return "M04";
   if (tag.flaws & Flaw.SpaceBeforeName) return "M06";
@@ -437,7 +438,7 @@ function sentinelShape(tag: Tag): string | null {
   return "M07";
 }
 
-function canonicalShape(walk: DsmlWalk): string {
+function canonicalShape(walk: DsmlWalk): Shape {
   const opener = walk.blockTags.find((t) => !t.closing);
   return opener?.name === "function_calls" ? "D01" : "D02";
 }

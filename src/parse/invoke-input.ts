@@ -4,6 +4,7 @@ import type { NudgeReason, ParseOptions, ToolSpec } from "./types.ts";
 import {
   argumentsObject, coerceObject, coerceValue, decodeEntitiesIfEscaped, isPlainObject, parseJson, propertySchema, trimHuggingNewlines,
 } from "./values.ts";
+import type { Shape } from "../grammar/shapes.ts";
 
 export interface ParamValue {
   name: string;
@@ -16,10 +17,10 @@ export interface ParamValue {
 }
 
 export type BuiltInput =
-  | { ok: true; input: Record<string, unknown>; shapes: string[] }
-  | { ok: false; shape: string; reason: NudgeReason; detail: string };
+  | { ok: true; input: Record<string, unknown>; shapes: Shape[] }
+  | { ok: false; shape: Shape; reason: NudgeReason; detail: string };
 
-const refuse = (shape: string, detail: string): BuiltInput => ({ ok: false, shape, reason: "broken-markup", detail });
+const refuse = (shape: Shape, detail: string): BuiltInput => ({ ok: false, shape, reason: "broken-markup", detail });
 
 /** Turns a parsed invoke (parameters, or a bare body) into the tool's input object; a call lacking a required parameter is refused. */
 export function buildInput(tool: ToolSpec, values: ParamValue[], body: string, options: ParseOptions): BuiltInput {
@@ -32,7 +33,7 @@ function buildAnyInput(tool: ToolSpec, values: ParamValue[], body: string, optio
   const schema = tool.parameters;
   const required = new Set(Array.isArray(schema?.required) ? schema.required : []);
   if (values.length === 0) return fromBody(body, required, tool, options);
-  const shapes: string[] = [];
+  const shapes: Shape[] = [];
   const input: Record<string, unknown> = {};
   const seen = new Set<string>();
   for (const v of values) {

@@ -5,6 +5,7 @@ import { callOutcome, callsOverSpan, checkedCall, jsonCallOutcome, truncatedCall
 import { parsePythonCalls } from "./dialects/pythonic.ts";
 import { argumentsObject, coerceObject, isPlainObject, parseJson } from "./values.ts";
 import { abandon, abandonOnFirst, complete, type SpanKind, type SpanReader } from "./span-kind.ts";
+import type { Shape } from "../grammar/shapes.ts";
 
 interface LegacyCall {
   start: number;
@@ -77,7 +78,7 @@ function outcomeOf(call: LegacyCall, span: string, ctx: SpanContext, spaced: boo
   const after = span.slice(call.sepEnd, call.contentEnd);
   let name: string;
   let args: string;
-  let shape: string;
+  let shape: Shape;
   const kimi = /^functions\.([\w.-]+):\d+$/.exec(before);
   if (kimi && ctx.options.dialects.kimi) {
     return callOutcome(kimi[1], stripFence(after.trim()), "O04", ctx);

@@ -1,12 +1,13 @@
 import type { NudgeReason } from "./types.ts";
 import { asLostLtCloser, readTag, type Tag } from "../grammar/tags.ts";
 import { isTriggerCode } from "../grammar/markers.ts";
+import type { Shape } from "../grammar/shapes.ts";
 
 /** One piece of a completed candidate span; pieces cover the span in order. Offsets are span-local. */
 export type Segment =
   | { kind: "text"; start: number; end: number }
-  | { kind: "broken"; start: number; end: number; shape: string; reason: NudgeReason; detail: string; tool?: string; parameter?: string; declared?: string }
-  | { kind: "call"; start: number; end: number; tool: string; input: Record<string, unknown>; shape: string };
+  | { kind: "broken"; start: number; end: number; shape: Shape; reason: NudgeReason; detail: string; tool?: string; parameter?: string; declared?: string }
+  | { kind: "call"; start: number; end: number; tool: string; input: Record<string, unknown>; shape: Shape };
 
 /** All marker tags of a complete span, in order. Linear: each reader looks at most MAX_TAG ahead. */
 export function tagsOf(span: string, from = 0, to = span.length): Tag[] {
@@ -27,7 +28,7 @@ export function tagsOf(span: string, from = 0, to = span.length): Tag[] {
   return tags;
 }
 
-export function brokenSpan(length: number, shape: string, reason: NudgeReason, detail: string, tool?: string): Segment[] {
+export function brokenSpan(length: number, shape: Shape, reason: NudgeReason, detail: string, tool?: string): Segment[] {
   const seg: Segment = { kind: "broken", start: 0, end: length, shape, reason, detail };
   if (tool !== undefined) seg.tool = tool;
   return [seg];
@@ -39,8 +40,8 @@ export function textSpan(length: number): Segment[] {
 
 /** A unit's outcome before its span is known. */
 export type UnitOutcome =
-  | { kind: "call"; tool: string; input: Record<string, unknown>; shape: string }
-  | { kind: "broken"; shape: string; reason: NudgeReason; detail: string; tool?: string }
+  | { kind: "call"; tool: string; input: Record<string, unknown>; shape: Shape }
+  | { kind: "broken"; shape: Shape; reason: NudgeReason; detail: string; tool?: string }
   | { kind: "foreign" };
 
 /**

@@ -8,6 +8,7 @@ import { textSpan, type Segment, type UnitOutcome } from "./segments.ts";
 import { abandon, complete, ignoreContent, type SpanKind, type Step } from "./span-kind.ts";
 import type { ToolSpec } from "./types.ts";
 import { propertySchema } from "./values.ts";
+import type { Shape } from "../grammar/shapes.ts";
 
 /**
  * Issue 29 item 5: tool-named elements, the Cline/Roo convention. The element is named after the
@@ -77,7 +78,7 @@ export function readPlainChildren(text: string, from: number, to: number): Plain
  * decoded where the value is escaped throughout (`2&gt;/dev/null`). `prose`: with no child that is
  * a parameter at all, the element was markup of some other kind (HTML, XML in prose): text.
  */
-export function toolElementOutcome(tool: ToolSpec, children: PlainChild[], shape: string, ctx: SpanContext, prose: boolean): UnitOutcome {
+export function toolElementOutcome(tool: ToolSpec, children: PlainChild[], shape: Shape, ctx: SpanContext, prose: boolean): UnitOutcome {
   const declared = children.filter((c) => propertySchema(tool.parameters, c.name) !== undefined);
   if (prose && declared.length === 0) return { kind: "foreign" };
   // An alias's unknown parameter is refused when the call is mapped, with a nudge naming the declared tool.

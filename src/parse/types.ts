@@ -1,4 +1,5 @@
 import { defaultDialects, type DialectSwitches } from "../grammar/dialects.ts";
+import type { Shape } from "../grammar/shapes.ts";
 
 /** A JSON schema as OpenCode and the AI SDK send it for a tool's parameters. */
 export type JsonSchema = {
@@ -38,12 +39,12 @@ export interface RecoveredCall {
   /** Every character the call consumed: markup, trailing closers, end-of-sentence noise. */
   span: Span;
   /** Shape id from docs/PATTERNS.md, e.g. "D02" or "P01". */
-  shape: string;
+  shape: Shape;
 }
 
 export interface BrokenSpan {
   span: Span;
-  shape: string;
+  shape: Shape;
   reason: NudgeReason;
   /** Human-readable detail for debug lines and the CLI; never carries argument values. */
   detail: string;

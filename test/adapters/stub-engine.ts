@@ -4,6 +4,10 @@
 import type { BrokenSpan, NudgeReason, RecoveredCall, StrippedSpan } from "../../src/parse/types.ts";
 import type { EngineEvent, EngineOptions, EngineSummary, RepairEngine } from "../../src/engine/types.ts";
 import type { EngineFactory } from "../../src/adapters/options.ts";
+import type { Shape } from "../../src/grammar/shapes.ts";
+
+/** The stub has no parser: every span it reports carries one real shape id. */
+const STUB_SHAPE: Shape = "B01";
 
 export interface StubFaults {
   /** Throw on the n-th feed (1-based). */
@@ -30,7 +34,7 @@ export function createStubEngine(options: EngineOptions, faults: StubFaults = {}
   let heldCandidateNoCall = 0;
 
   const brokenAt = (span: [number, number], reason: NudgeReason, detail: string) => {
-    broken.push({ span, shape: "STUB", reason, detail });
+    broken.push({ span, shape: STUB_SHAPE, reason, detail });
     nudge ??= reason;
   };
 
@@ -50,7 +54,7 @@ export function createStubEngine(options: EngineOptions, faults: StubFaults = {}
       return (brokenAt(span, "broken-markup", "not an object"), out.text(text));
     }
     if (native) return void stripped.push({ span, kind: "native-call-duplicate" });
-    const call: RecoveredCall = { id: `${prefix}_${calls.length}`, tool, input: input as Record<string, unknown>, span, shape: "STUB" };
+    const call: RecoveredCall = { id: `${prefix}_${calls.length}`, tool, input: input as Record<string, unknown>, span, shape: STUB_SHAPE };
     calls.push(call);
     out.call(call);
   }

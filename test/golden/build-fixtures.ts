@@ -8,11 +8,12 @@ import { asciiJson, block, live } from "./notation.ts";
 import { toolAliases, toolNamedElements } from "./fixtures-tool-named.ts";
 import { jsonForms } from "./fixtures-jsonforms.ts";
 import { dialectFixtures } from "./fixtures-dialects.ts";
+import type { Shape } from "../../src/grammar/shapes.ts";
 
 export interface FixtureCall {
   tool: string;
   input: Record<string, unknown>;
-  shape: string;
+  shape: Shape;
 }
 
 export interface Fixture {
@@ -22,14 +23,14 @@ export interface Fixture {
   tools?: string[];
   options?: Record<string, unknown>;
   nativeToolCalls?: boolean;
-  expect: { calls: FixtureCall[]; text: string; nudge: string | null; broken: string[] };
+  expect: { calls: FixtureCall[]; text: string; nudge: string | null; broken: Shape[] };
 }
 
-const ls = (shape: string, command = "ls -la"): FixtureCall => ({ tool: "bash", input: { command }, shape });
+const ls = (shape: Shape, command = "ls -la"): FixtureCall => ({ tool: "bash", input: { command }, shape });
 const ok = (id: string, name: string, input: string, calls: FixtureCall[], text = ""): Fixture => ({
   id, name, input: live(input), expect: { calls, text: live(text), nudge: null, broken: [] },
 });
-const bad = (id: string, name: string, input: string, nudge: string, broken: string[], text = input, calls: FixtureCall[] = []): Fixture => ({
+const bad = (id: string, name: string, input: string, nudge: string, broken: Shape[], text = input, calls: FixtureCall[] = []): Fixture => ({
   id, name, input: live(input), expect: { calls, text: live(text), nudge, broken },
 });
 const none = (id: string, name: string, input: string): Fixture => ({
@@ -293,7 +294,7 @@ function missingFormats(): Fixture[] {
   const lfm2 = (body: string) => `<|tool_call_start|>${body}<|tool_call_end|>`;
   const execute = (language: string, code: string) =>
     `<tool_call><tool_name>execute</tool_name><tool_args><language>${language}</language><code>${code}</code></tool_args></tool_call>`;
-  const readA = (shape: string): FixtureCall => ({ tool: "read", input: { filePath: "/a" }, shape });
+  const readA = (shape: Shape): FixtureCall => ({ tool: "read", input: { filePath: "/a" }, shape });
   return [
     ok("O06.3", "mistral-no-args-token", `[TOOL_CALLS]bash{"command": "ls -la"}`, [ls("O06")]),
     ok("O06.4", "mistral-no-args-two-calls-after-prose", `Checking both.[TOOL_CALLS]bash{"command": "ls"}[TOOL_CALLS]read{"filePath": "/a"}`, [ls("O06", "ls"), readA("O06")], "Checking both."),
@@ -338,7 +339,7 @@ function dialectConformance(): Fixture[] {
   const glm47 = (tool: string, params: [string, string][]) =>
     `<tool_call>${tool}${params.map(([k, v]) => `<arg_key>${k}</arg_key><arg_value>${v}</arg_value>`).join("")}</tool_call>`;
   const readA: FixtureCall = { tool: "read", input: { filePath: "/a" }, shape: "O01" };
-  const as = (call: FixtureCall, shape: string): FixtureCall => ({ ...call, shape });
+  const as = (call: FixtureCall, shape: Shape): FixtureCall => ({ ...call, shape });
   const kimiCall = (tool: string, args: string) =>
     `<|tool_calls_section_begin|><|tool_call_begin|>functions.${tool}:0<|tool_call_argument_begin|>${args}<|tool_call_end|><|tool_calls_section_end|>`;
   return [
@@ -464,7 +465,7 @@ function unreadArguments(): Fixture[] {
 function schemaGate(): Fixture[] {
   const todos = (value: string, hint = "false") => block("tool_calls", [["todowrite", [["todos", value, hint]]]]);
   const hermes = (json: string) => `<tool_call>\n${json}\n</tool_call>`;
-  const todoCall = (todos: unknown[], shape = "D05"): FixtureCall => ({ tool: "todowrite", input: { todos }, shape });
+  const todoCall = (todos: unknown[], shape: Shape = "D05"): FixtureCall => ({ tool: "todowrite", input: { todos }, shape });
   return [
     bad("V29.1", "elided-array-for-array-parameter", todos("[...]"), "invalid-arguments", ["D05"]),
     bad("V29.2", "malformed-array-for-array-parameter", todos('[{"content": "a", "status": "pending"'), "invalid-arguments", ["D05"]),

@@ -7,11 +7,12 @@
  */
 import type { Fixture, FixtureCall } from "./build-fixtures.ts";
 import { live } from "./notation.ts";
+import type { Shape } from "../../src/grammar/shapes.ts";
 
 const ok = (id: string, name: string, input: string, calls: FixtureCall[], text = ""): Fixture => ({
   id, name, input: live(input), expect: { calls, text: live(text), nudge: null, broken: [] },
 });
-const bad = (id: string, name: string, input: string, nudge: string, broken: string[], text = input, calls: FixtureCall[] = []): Fixture => ({
+const bad = (id: string, name: string, input: string, nudge: string, broken: Shape[], text = input, calls: FixtureCall[] = []): Fixture => ({
   id, name, input: live(input), expect: { calls, text: live(text), nudge, broken },
 });
 const none = (id: string, name: string, input: string): Fixture => ({
@@ -19,8 +20,8 @@ const none = (id: string, name: string, input: string): Fixture => ({
 });
 
 const fence = "```";
-const ls = (shape: string, command = "ls -la"): FixtureCall => ({ tool: "bash", input: { command }, shape });
-const readA = (shape: string): FixtureCall => ({ tool: "read", input: { filePath: "/a" }, shape });
+const ls = (shape: Shape, command = "ls -la"): FixtureCall => ({ tool: "bash", input: { command }, shape });
+const readA = (shape: Shape): FixtureCall => ({ tool: "read", input: { filePath: "/a" }, shape });
 /** The documentation copies every recovery is checked against: fenced, inline code, blockquote. */
 const fenced = (markup: string) => `The leak looked like this:\n\n${fence}\n${markup}\n${fence}\n`;
 const inlineCode = (markup: string) => `The leak looked like \`${markup.replaceAll("\n", " ")}\` in the log.`;
@@ -103,7 +104,7 @@ function wrapperlessInvoke(): Fixture[] {
   const bash = invoke("bash", "command", "ls -la");
   const read = invoke("read", "filePath", "/a");
   const ns = (body: string) => `<xx:function_calls>\n${body}\n</xx:function_calls>`;
-  const w = (shape: string) => ls(shape);
+  const w = (shape: Shape) => ls(shape);
   return [
     ok("R7.1", "stray-call-line-then-bare-invoke", `call\n${bash}`, [w("W01")]),
     ok("R7.2", "stray-count-line-after-a-paragraph", `Let me list it.\n\ncount\n${bash}\n`, [w("W01")], "Let me list it.\n\n"),
