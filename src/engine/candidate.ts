@@ -7,6 +7,7 @@ import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
 import { NamedState } from "../parse/named.ts";
 import { ToolCallStart, type ToolCallBody } from "../parse/dialects/tool-call.ts";
 import type { HeldText } from "./held-text.ts";
+import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 
 export type { Root, Step };
 
@@ -97,7 +98,7 @@ export class Candidate implements SpanReader {
     while (i < s.length) {
       const c = s.charCodeAt(i);
       // A closer whose `<` was lost starts at its `/` (issue 29 item 11): the bar after it decides.
-      if (this.trailing && c === 0x2f && this.opener.family === "dsml") {
+      if (this.trailing && c === SLASH && this.opener.family === "dsml") {
         if (i + 1 === s.length && !final) {
           this.scanCarry = s.slice(i);
           this.scanFrom = base + i;
@@ -173,15 +174,15 @@ export class Candidate implements SpanReader {
   private quoteEnds(c: number, at: number): boolean {
     if (at <= this.quoteSeen) return false;
     this.quoteSeen = at;
-    if (c === 0x0a) {
+    if (c === LF) {
       this.quoteBlankBefore = this.quoteLineBlank;
       this.quoteLineBlank = true;
       this.quoteCol = 0;
       return false;
     }
-    if (!this.quoteLineBlank || c === 0x0d) return false;
-    if (c === 0x20) this.quoteCol++;
-    else if (c === 0x09) this.quoteCol = (this.quoteCol & ~3) + 4;
+    if (!this.quoteLineBlank || c === CR) return false;
+    if (c === SP) this.quoteCol++;
+    else if (c === TAB) this.quoteCol = (this.quoteCol & ~3) + 4;
     else {
       this.quoteLineBlank = false;
       return this.quoteBlankBefore && this.quoteCol < this.quoteIndent;

@@ -1,5 +1,5 @@
 import { isLineStartCostume } from "../grammar/dialects.ts";
-import { GT, LT } from "../grammar/chars.ts";
+import { CR, DASH, DOT, DOUBLE_VERTICAL_LINE, FULLWIDTH_BAR, GT, LBRACE, LBRACKET, LF, LT, SP, TAB, UNDERSCORE } from "../grammar/chars.ts";
 import { isTriggerCode } from "../grammar/markers.ts";
 import { mayStartStrayLine, readStrayLine } from "../grammar/stray-line.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
@@ -231,13 +231,13 @@ class Engine implements RepairEngine {
         let k = j;
         for (; k < s.length; k++) {
           const b = s.charCodeAt(k);
-          if (b < 0x80 ? STOP[b] === 1 : b === 0xff5c || b === 0x2016) break;
+          if (b < 0x80 ? STOP[b] === 1 : b === FULLWIDTH_BAR || b === DOUBLE_VERTICAL_LINE) break;
         }
         if (k === s.length) break;
         j = k;
       }
       const c = s.charCodeAt(j);
-      if (this.standalone && (c === 0x7b || c === 0x5b) && doc.atTopLevelParagraphStart(c)) {
+      if (this.standalone && (c === LBRACE || c === LBRACKET) && doc.atTopLevelParagraphStart(c)) {
         // J01: held only while the paragraph can still begin a JSON call (`{"name"`, `{"tool_calls"`, `[{"name"`).
         const prefix = standalonePrefixAt(s, j, final);
         if (prefix !== "no") {
@@ -261,7 +261,7 @@ class Engine implements RepairEngine {
           return j;
         }
       }
-      if ((isTriggerCode(c) || (c === 0x5b && this.brackets)) && !doc.inDoc(c)) {
+      if ((isTriggerCode(c) || (c === LBRACKET && this.brackets)) && !doc.inDoc(c)) {
         const r = readTag(s, j, final);
         if (r === NEED_MORE) {
           this.emitText(s, emitFrom, j, base);
@@ -319,7 +319,7 @@ class Engine implements RepairEngine {
     while (e < s.length && e - j <= this.longestName && isNameChar(s.charCodeAt(e))) e++;
     const name = s.slice(j, e);
     if (e === s.length) return !final && this.residueNames!.some((n) => n.startsWith(name)) ? "hold" : "no";
-    if (s.charCodeAt(e) !== 0x5b || !this.ctx.tools.has(name)) return "no";
+    if (s.charCodeAt(e) !== LBRACKET || !this.ctx.tools.has(name)) return "no";
     const r = readTag(s, e, final);
     if (r === NEED_MORE) return "hold";
     return r !== null && r.family === "mistral" && r.name === "args" ? "open" : "no";
@@ -558,7 +558,7 @@ for (const c of "\n\r`<|[]$\\") STOP[c.charCodeAt(0)] = 1;
 function hasContent(s: string, from: number, to: number): boolean {
   for (let i = from; i < to; i++) {
     const c = s.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return true;
+    if (c !== SP && c !== TAB && c !== LF && c !== CR) return true;
   }
   return false;
 }
@@ -582,8 +582,8 @@ const STANDALONE_OPENER: Tag = { start: 0, end: 0, family: "mistral", closing: f
 /** The O06 residue has no tag of its own: the candidate starts at the tool name. */
 const RESIDUE_OPENER: Tag = { start: 0, end: 0, family: "mistral", closing: false, role: "other", name: "residue", attrs: {}, sentinel: "", flaws: Flaw.None };
 
-const isNameStart = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
-const isNameChar = (c: number) => isNameStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e;
+const isNameStart = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === UNDERSCORE;
+const isNameChar = (c: number) => isNameStart(c) || (c >= 0x30 && c <= 0x39) || c === DASH || c === DOT;
 
 /** The opener with offsets relative to its own candidate span. */
 function shift(tag: Tag): Tag {

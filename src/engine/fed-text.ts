@@ -5,6 +5,7 @@
  * Also answers, for any offset still kept, whether it sits at a line start (only spaces and tabs
  * since the last line end) and where the last character that is not whitespace ends.
  */
+import { CR, LF, SP, TAB } from "../grammar/chars.ts";
 export class FedText {
   #chunks: string[] = [];
   /** Offset of #chunks[#first]'s first character. */
@@ -92,8 +93,8 @@ export class FedText {
       if (next > this.#scanned) {
         for (let j = Math.max(0, this.#scanned - at), stop = Math.min(chunk.length, to - at); j < stop; j++) {
           const c = chunk.charCodeAt(j);
-          if (c === 0x0a || c === 0x0d) this.#clean = true;
-          else if (c !== 0x20 && c !== 0x09) this.#clean = false;
+          if (c === LF || c === CR) this.#clean = true;
+          else if (c !== SP && c !== TAB) this.#clean = false;
         }
       }
       at = next;
@@ -103,7 +104,7 @@ export class FedText {
 }
 
 export function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+  return c === SP || c === TAB || c === LF || c === CR;
 }
 
 export function isBlank(text: string): boolean {

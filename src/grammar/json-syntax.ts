@@ -5,6 +5,7 @@
  * no more holding than the text up to that character. Numbers are checked loosely (their
  * characters only); JSON.parse still decides them.
  */
+import { BACKSLASH, COLON, CR, DASH, DOT, DQ, LBRACE, LBRACKET, LF, PLUS, RBRACKET, SP, TAB } from "./chars.ts";
 export type JsonStep = "ok" | "bad" | "done";
 
 const enum Expect {
@@ -18,8 +19,8 @@ const enum Expect {
   Next,
 }
 
-const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
-const isNumberCode = (c: number) => (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45;
+const isSpace = (c: number) => c === SP || c === TAB || c === LF || c === CR;
+const isNumberCode = (c: number) => (c >= 0x30 && c <= 0x39) || c === DASH || c === PLUS || c === DOT || c === 0x65 || c === 0x45;
 const LITERALS = ["true", "false", "null"];
 
 export class JsonSyntax {
@@ -58,36 +59,36 @@ export class JsonSyntax {
       case Expect.Key:
         return this.keyStart(c);
       case Expect.Colon:
-        if (c !== 0x3a) return "bad";
+        if (c !== COLON) return "bad";
         this.expect = Expect.Value;
         return "ok";
       case Expect.Next: {
         const top = this.stack[this.stack.length - 1];
         if (top === undefined) return "bad";
         if (c === 0x2c) {
-          this.expect = top === 0x7b ? Expect.Key : Expect.Value;
+          this.expect = top === LBRACE ? Expect.Key : Expect.Value;
           return "ok";
         }
-        return c === 0x7d || c === 0x5d ? this.close(c === 0x7d ? 0x7b : 0x5b) : "bad";
+        return c === 0x7d || c === RBRACKET ? this.close(c === 0x7d ? LBRACE : LBRACKET) : "bad";
       }
     }
   }
 
   private valueStart(c: number): JsonStep {
-    if (c === 0x7b || c === 0x5b) {
+    if (c === LBRACE || c === LBRACKET) {
       this.stack.push(c);
-      this.expect = c === 0x7b ? Expect.FirstKey : Expect.Value;
+      this.expect = c === LBRACE ? Expect.FirstKey : Expect.Value;
       return "ok";
     }
     // An empty array: `]` where its first value would start.
-    if (c === 0x5d && this.stack[this.stack.length - 1] === 0x5b) return this.close(0x5b);
+    if (c === RBRACKET && this.stack[this.stack.length - 1] === LBRACKET) return this.close(0x5b);
     if (this.stack.length === 0) return "bad";
-    if (c === 0x22) {
+    if (c === DQ) {
       this.inString = true;
       this.stringIsKey = false;
       return "ok";
     }
-    if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+    if (c === DASH || (c >= 0x30 && c <= 0x39)) {
       this.inNumber = true;
       return "ok";
     }
@@ -99,7 +100,7 @@ export class JsonSyntax {
   }
 
   private keyStart(c: number): JsonStep {
-    if (c !== 0x22) return "bad";
+    if (c !== DQ) return "bad";
     this.inString = true;
     this.stringIsKey = true;
     return "ok";
@@ -116,8 +117,8 @@ export class JsonSyntax {
       else if ("\"\\/bfnrt".indexOf(String.fromCharCode(c)) < 0) return "bad";
       return "ok";
     }
-    if (c === 0x5c) this.escaped = true;
-    else if (c === 0x22) {
+    if (c === BACKSLASH) this.escaped = true;
+    else if (c === DQ) {
       this.inString = false;
       this.expect = this.stringIsKey ? Expect.Colon : Expect.Next;
     } else if (c < 0x20) return "bad";

@@ -1,4 +1,5 @@
 import { NEED_MORE } from "./tags.ts";
+import { CR, LF, LT, SP, TAB } from "./chars.ts";
 
 /**
  * Words models leave on a line of their own right before a Claude-style `<invoke>` whose wrapper
@@ -32,15 +33,15 @@ export function readStrayLine(text: string, start: number, final: boolean): numb
   const wordEnd = k;
   while (k < text.length && k - wordEnd < MAX_TRAILING && isBlank(text.charCodeAt(k))) k++;
   if (k === text.length) return more;
-  if (text.charCodeAt(k) === 0x0d) {
+  if (text.charCodeAt(k) === CR) {
     if (++k === text.length) return more;
   }
-  if (text.charCodeAt(k) !== 0x0a) return null;
+  if (text.charCodeAt(k) !== LF) return null;
   const lineStart = ++k;
-  while (k < text.length && k - lineStart < MAX_INDENT && text.charCodeAt(k) === 0x20) k++;
+  while (k < text.length && k - lineStart < MAX_INDENT && text.charCodeAt(k) === SP) k++;
   if (k === text.length) return more;
-  return text.charCodeAt(k) === 0x3c ? k : null;
+  return text.charCodeAt(k) === LT ? k : null;
 }
 
 const isLower = (c: number) => c >= 0x61 && c <= 0x7a;
-const isBlank = (c: number) => c === 0x20 || c === 0x09;
+const isBlank = (c: number) => c === SP || c === TAB;

@@ -1,5 +1,6 @@
 import { COSTUME_INNER, COSTUME_OPENERS, dsmlRole, executeLanguage, legacyRole, nakedRole, type LegacyRole, type TagRole } from "./dialects.ts";
 import { isBarCode } from "./markers.ts";
+import { COLON, CR, DASH, DOT, DQ, EQ, GT, LBRACKET, LF, LT, SENTENCEPIECE_SPACE_CODE, SLASH, SP, SQ, TAB, UNDERSCORE } from "./chars.ts";
 
 /**
  * One marker tag, read by a hand-written scanner that looks at most MAX_TAG characters ahead and
@@ -45,9 +46,9 @@ export interface Tag {
 export const NEED_MORE = "need-more" as const;
 export type ReadResult = Tag | null | typeof NEED_MORE;
 
-const isSpace = (c: number) => c === 0x20 || c === 0x09;
+const isSpace = (c: number) => c === SP || c === TAB;
 const isNameCode = (c: number) =>
-  (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2d || c === 0x3a;
+  (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === UNDERSCORE || c === DASH || c === COLON;
 const isLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
 
 /** First two letters of every unprefixed tag name we know: a quick reject for the `<` of ordinary code. */
@@ -65,12 +66,12 @@ for (const name of PLAIN_NAMES) PLAIN_PREFIXES[name.charCodeAt(0) - 0x61]! |= 1 
 function mayStartTag(text: string, i: number): boolean {
   if (i >= text.length) return true;
   let c = text.charCodeAt(i);
-  if (c === 0x2f) {
+  if (c === SLASH) {
     if (++i >= text.length) return true;
     c = text.charCodeAt(i);
   }
   const nameAt = i;
-  while (c === 0x20 || c === 0x09) {
+  while (c === SP || c === TAB) {
     if (++i >= text.length) return true;
     c = text.charCodeAt(i);
   }
@@ -93,7 +94,7 @@ function mayBeNamespaced(text: string, i: number): boolean {
   const limit = Math.min(text.length, i + MAX_NAMESPACE + 1);
   for (let k = i + 1; k < limit; k++) {
     const c = text.charCodeAt(k);
-    if (c === 0x3a) return true;
+    if (c === COLON) return true;
     if (!isNameCode(c)) return false;
   }
   return limit === text.length && limit < i + MAX_NAMESPACE + 1;
@@ -109,7 +110,7 @@ function mayStartSentinel(text: string, i: number): boolean {
     const c = text.charCodeAt(i);
     if (isBarCode(c)) {
       if (++bars > 2) return false;
-    } else if (c !== 0x20 && c !== 0x09) return (c | 0x20) === 0x64 || (c | 0x20) === 0x74;
+    } else if (c !== SP && c !== TAB) return (c | 0x20) === 0x64 || (c | 0x20) === 0x74;
   }
   return true;
 }
@@ -130,7 +131,7 @@ function readBracketToken(text: string, start: number, final: boolean): ReadResu
     while (k < available && text.charCodeAt(start + k) === token.charCodeAt(k)) k++;
     if (k < available) continue;
     if (available < token.length) return final ? null : NEED_MORE;
-    const closing = token.charCodeAt(1) === 0x2f;
+    const closing = token.charCodeAt(1) === SLASH;
     return {
       start, end: start + token.length, family: "mistral", closing, role: "other", name: token.slice(closing ? 2 : 1, -1).toLowerCase(),
       attrs: {}, sentinel: "", flaws: Flaw.None,
@@ -144,8 +145,8 @@ function readBracketToken(text: string, start: number, final: boolean): ReadResu
  * Returns NEED_MORE when `text` ends before a decision and `final` is false.
  */
 export function readTag(text: string, start: number, final: boolean): ReadResult {
-  if (text.charCodeAt(start) === 0x5b) return readBracketToken(text, start, final);
-  if (text.charCodeAt(start) === 0x3c ? !mayStartTag(text, start + 1) : !mayStartSentinel(text, start)) return null;
+  if (text.charCodeAt(start) === LBRACKET) return readBracketToken(text, start, final);
+  if (text.charCodeAt(start) === LT ? !mayStartTag(text, start + 1) : !mayStartSentinel(text, start)) return null;
   const reader = new TagReader(text, start, final);
   const result = reader.read();
   if (reader.starved) return NEED_MORE;
@@ -158,7 +159,7 @@ export function readTag(text: string, start: number, final: boolean): ReadResult
  * with attributes stays what it was read as. `before`: the character before the tag.
  */
 export function asLostLtCloser(tag: Tag, before: number): Tag {
-  if (before !== 0x2f || tag.family !== "dsml" || tag.closing || !(tag.flaws & Flaw.MissingLt)) return tag;
+  if (before !== SLASH || tag.family !== "dsml" || tag.closing || !(tag.flaws & Flaw.MissingLt)) return tag;
   for (const _ in tag.attrs) return tag;
   return { ...tag, start: tag.start - 1, closing: true };
 }
@@ -204,7 +205,7 @@ class TagReader {
     let flaws = lostLt ? Flaw.MissingLt : Flaw.None;
     if (!lostLt) {
       this.pos++;
-      if (this.peek() === 0x2f) {
+      if (this.peek() === SLASH) {
         closing = true;
         this.pos++;
       }
@@ -270,7 +271,7 @@ class TagReader {
   private readPlain(closing: boolean): Tag | null {
     if (!isLetter(this.peek())) return null;
     const name = this.readName().toLowerCase();
-    if (!closing && (name === "function" || name === "parameter") && this.peek() === 0x3d) return this.readEqualsName(name);
+    if (!closing && (name === "function" || name === "parameter") && this.peek() === EQ) return this.readEqualsName(name);
     const role = nakedRole(name);
     if (role !== null) return this.finishTag("naked", closing, role, name, "", Flaw.None, false);
     if (COSTUME_OPENERS.has(name) || COSTUME_INNER.has(name) || executeLanguage(name) !== null) {
@@ -285,8 +286,8 @@ class TagReader {
     const from = this.pos;
     for (;;) {
       const c = this.peek();
-      if (c === 0x3e) break;
-      if (c < 0x21 || c === 0x3c) return null;
+      if (c === GT) break;
+      if (c < 0x21 || c === LT) return null;
       this.pos++;
     }
     if (this.pos === from) return null;
@@ -297,7 +298,7 @@ class TagReader {
     const first = value.charCodeAt(0);
     const last = value.charCodeAt(value.length - 1);
     if (value.length > 2 && quoteFamily(first) !== 0 && quoteFamily(first) === quoteFamily(last)) {
-      if (first !== 0x22 && first !== 0x27) flaws |= Flaw.TypographicQuote;
+      if (first !== DQ && first !== SQ) flaws |= Flaw.TypographicQuote;
       value = value.slice(1, -1);
     }
     return {
@@ -316,7 +317,7 @@ class TagReader {
       if (isLetter(c)) {
         word += String.fromCharCode(c | 0x20);
         this.pos++;
-      } else if (c === 0x2581 || c === 0x20 || c === 0x5f) {
+      } else if (c === SENTENCEPIECE_SPACE_CODE || c === SP || c === UNDERSCORE) {
         if (word) words.push(word);
         word = "";
         this.pos++;
@@ -328,7 +329,7 @@ class TagReader {
     const role = legacyRole(words.join(" "));
     if (role === null) return null;
     if (this.readBars() === 0) return null;
-    if (this.peek() !== 0x3e) return null;
+    if (this.peek() !== GT) return null;
     this.pos++;
     return {
       start: this.start, end: this.pos, family: "legacy", closing: false, role: "other", legacy: role,
@@ -345,18 +346,18 @@ class TagReader {
     for (;;) {
       const spaced = this.skipSpaces();
       const c = this.peek();
-      if (c === 0x3e) {
+      if (c === GT) {
         this.pos++;
         break;
       }
-      if (c === 0x2f) {
+      if (c === SLASH) {
         this.pos++;
-        if (this.peek() !== 0x3e) return null;
+        if (this.peek() !== GT) return null;
         this.pos++;
         flaws |= Flaw.SelfClosing;
         break;
       }
-      if (c === -1 || c === 0x0a || c === 0x0d || c === 0x3c) {
+      if (c === -1 || c === LF || c === CR || c === LT) {
         if (!tolerant) return null;
         flaws |= Flaw.MissingGt;
         break;
@@ -364,7 +365,7 @@ class TagReader {
       if (!isLetter(c) || spaced === 0) return null;
       const attrName = this.readName().toLowerCase();
       this.skipSpaces();
-      if (this.peek() !== 0x3d) return null;
+      if (this.peek() !== EQ) return null;
       this.pos++;
       this.skipSpaces();
       const value = this.readAttrValue(tolerant);
@@ -388,18 +389,18 @@ class TagReader {
     const quote = this.peek();
     const family = quoteFamily(quote);
     if (family !== 0) {
-      const typographic = quote !== 0x22 && quote !== 0x27;
+      const typographic = quote !== DQ && quote !== SQ;
       this.pos++;
       const from = this.pos;
       for (;;) {
         const c = this.peek();
-        if (typographic ? quoteFamily(c) === family && c !== 0x22 && c !== 0x27 : c === quote) {
+        if (typographic ? quoteFamily(c) === family && c !== DQ && c !== SQ : c === quote) {
           const text = this.text.slice(from, this.pos);
           this.pos++;
           return { text, runaway: false, typographic };
         }
         if (c === STARVED) return null;
-        if (c === 0x0a || c === -1 || c === TOO_LONG) {
+        if (c === LF || c === -1 || c === TOO_LONG) {
           if (!tolerant) return null;
           return { text: this.text.slice(from, this.pos), runaway: true, typographic };
         }
@@ -407,7 +408,7 @@ class TagReader {
       }
     }
     const from = this.pos;
-    while (isNameCode(this.peek()) || this.peek() === 0x2e) this.pos++;
+    while (isNameCode(this.peek()) || this.peek() === DOT) this.pos++;
     if (this.pos === from) return null;
     return { text: this.text.slice(from, this.pos), runaway: false, typographic: false };
   }
@@ -418,7 +419,7 @@ const SINGLE_QUOTE = 2;
 
 /** Which quote a character is: ASCII `"`, U+201C, U+201D and fullwidth U+FF02 are double; `'`, U+2018, U+2019 single; 0 otherwise. */
 function quoteFamily(c: number): number {
-  if (c === 0x22 || c === 0x201c || c === 0x201d || c === 0xff02) return DOUBLE_QUOTE;
-  if (c === 0x27 || c === 0x2018 || c === 0x2019) return SINGLE_QUOTE;
+  if (c === DQ || c === 0x201c || c === 0x201d || c === 0xff02) return DOUBLE_QUOTE;
+  if (c === SQ || c === 0x2018 || c === 0x2019) return SINGLE_QUOTE;
   return 0;
 }

@@ -8,6 +8,7 @@ import { decodeEntities } from "./values.ts";
 import { complete, ignoreContent, type SpanKind } from "./span-kind.ts";
 import { costumeAsToolElement } from "./tool-element.ts";
 import type { Shape } from "../grammar/shapes.ts";
+import { CR, DASH, LF, SLASH, SP, TAB, UNDERSCORE } from "../grammar/chars.ts";
 
 /**
  * Fenceless code costumes (C01-C05, C07): code the model meant to run, dressed as a tag. Shell code
@@ -134,9 +135,9 @@ function tolerantFields(span: string): CostumeFields {
  * (prototype-polluting) element is skipped whole, to its closer. A hand-written forward scan.
  */
 function hasUnreadElement(text: string): boolean {
-  const isName = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2d;
+  const isName = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === UNDERSCORE || c === DASH;
   for (let at = text.indexOf("<"); at >= 0; at = text.indexOf("<", at + 1)) {
-    const closing = text.charCodeAt(at + 1) === 0x2f;
+    const closing = text.charCodeAt(at + 1) === SLASH;
     const from = closing ? at + 2 : at + 1;
     let end = from;
     while (end < text.length && isName(text.charCodeAt(end))) end++;
@@ -180,14 +181,14 @@ function trimBlankLines(code: string): string {
   let start = 0;
   for (let i = 0; i < code.length; i++) {
     const c = code.charCodeAt(i);
-    if (c === 0x0a) start = i + 1;
-    else if (c !== 0x20 && c !== 0x09 && c !== 0x0d) break;
+    if (c === LF) start = i + 1;
+    else if (c !== SP && c !== TAB && c !== CR) break;
   }
   let end = code.length;
   for (let i = code.length - 1; i >= start; i--) {
     const c = code.charCodeAt(i);
-    if (c === 0x0a) end = i > 0 && code.charCodeAt(i - 1) === 0x0d ? i - 1 : i;
-    else if (c !== 0x20 && c !== 0x09 && c !== 0x0d) break;
+    if (c === LF) end = i > 0 && code.charCodeAt(i - 1) === CR ? i - 1 : i;
+    else if (c !== SP && c !== TAB && c !== CR) break;
   }
   return code.slice(start, Math.max(start, end));
 }

@@ -6,6 +6,7 @@ import { parsePythonCalls } from "./dialects/pythonic.ts";
 import { argumentsObject, coerceObject, isPlainObject, parseJson } from "./values.ts";
 import { abandon, abandonOnFirst, complete, type SpanKind, type SpanReader } from "./span-kind.ts";
 import type { Shape } from "../grammar/shapes.ts";
+import { LBRACKET } from "../grammar/chars.ts";
 
 interface LegacyCall {
   start: number;
@@ -159,7 +160,7 @@ function lostLtMention(r: SpanReader, at: number): boolean {
 export const LEGACY_CALL: SpanKind = {
   watchesContent: false,
   // LFM2's call list (O08) opens with `[`: a start token mentioned in prose is released at its next word.
-  content: (r, c, at, first) => (first && (r.opener.legacy === "call-start" ? c !== 0x5b : lostLtMention(r, at)) ? abandon(at) : null),
+  content: (r, c, at, first) => (first && (r.opener.legacy === "call-start" ? c !== LBRACKET : lostLtMention(r, at)) ? abandon(at) : null),
   tag(r, tag, base) {
     // A call outside any section (Kimi without its section opener) also ends at the section's end token.
     if (tag.legacy === "section-end" && !r.enclosing) return complete(base + tag.end);

@@ -5,6 +5,7 @@ import { brokenSpan, tagsOf, type Segment } from "./segments.ts";
 import { coerceObject, isPlainObject, parseJson } from "./values.ts";
 import { JsonExtent, NAME_LIMIT, isNameCode, isSpaceCode, type CharState } from "./char-form.ts";
 import type { Step } from "./span-kind.ts";
+import { BACKTICK, CR, LBRACE, LF, SP, TAB, TILDE } from "../grammar/chars.ts";
 
 /** I10: a DSML wrapper followed by a bare tool name and a (fenced) JSON object instead of invokes. */
 export function parseNamedSpan(span: string, opener: Tag, ctx: SpanContext, truncated: boolean): Segment[] {
@@ -42,11 +43,11 @@ export class NamedState implements CharState {
   step(c: number, at: number): Step | null {
     switch (this.phase) {
       case "name":
-        if (c === 0x0a) {
+        if (c === LF) {
           this.phase = "before-json";
           return null;
         }
-        if (c === 0x20 || c === 0x09 || c === 0x0d) {
+        if (c === SP || c === TAB || c === CR) {
           this.nameEnded = this.nameLength > 0;
           return null;
         }
@@ -55,14 +56,14 @@ export class NamedState implements CharState {
       case "before-json":
         if (isSpaceCode(c)) return null;
         // One fence line at most: a second one, or anything but JSON after it, is not this form.
-        if ((c === 0x60 || c === 0x7e) && !this.fenced) {
+        if ((c === BACKTICK || c === TILDE) && !this.fenced) {
           this.fenced = true;
           this.fenceChar = c;
           this.fenceRun = 1;
           this.phase = "fence-run";
           return null;
         }
-        if (c === 0x7b) {
+        if (c === LBRACE) {
           this.phase = "json";
           this.json.step(c);
           return null;
@@ -80,11 +81,11 @@ export class NamedState implements CharState {
       case "fence-label":
         // A fence label is one short word: reading on past it would make every abandoned opener
         // rescan the lines after it (quadratic on repeated openers).
-        if (c === 0x0a) {
+        if (c === LF) {
           this.phase = "before-json";
           return null;
         }
-        if (c === 0x20 || c === 0x09 || c === 0x0d) return null;
+        if (c === SP || c === TAB || c === CR) return null;
         return isNameCode(c) && ++this.labelLength <= NAME_LIMIT ? null : this.abandon();
       case "json":
         if (!this.json.step(c)) return null;
@@ -92,7 +93,7 @@ export class NamedState implements CharState {
         this.phase = "after-json";
         return null;
       case "after-json":
-        if (c === 0x60 || c === 0x7e) {
+        if (c === BACKTICK || c === TILDE) {
           this.fenceRun++;
           return null;
         }

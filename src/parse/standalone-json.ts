@@ -4,6 +4,7 @@ import { isSpaceCode, type CharState } from "./char-form.ts";
 import { textSpan, type Segment, type UnitOutcome } from "./segments.ts";
 import { ignoreContent, type SpanKind, type Step } from "./span-kind.ts";
 import { isPlainObject, parseJson } from "./values.ts";
+import { CR, LBRACE, LBRACKET, LF, SP, TAB } from "../grammar/chars.ts";
 
 /**
  * J01 (issue 29 item 12): a JSON call standing alone, with no marker at all, as Devstral,
@@ -32,7 +33,7 @@ export function standalonePrefixAt(s: string, at: number, final: boolean): "open
     const c = s.charCodeAt(i);
     if (isSpaceCode(c) && k > 0) {
       // Spaces only between tokens: after `{` or `[`, never inside the quoted key.
-      const tokenBoundary = PREFIXES.some((p, n) => live[n] && (p.charCodeAt(k - 1) === 0x7b || p.charCodeAt(k - 1) === 0x5b));
+      const tokenBoundary = PREFIXES.some((p, n) => live[n] && (p.charCodeAt(k - 1) === LBRACE || p.charCodeAt(k - 1) === LBRACKET));
       if (!tokenBoundary || ++spaces > PREFIX_SPACE) return "no";
       continue;
     }
@@ -100,10 +101,10 @@ export class StandaloneJsonState implements CharState {
   step(c: number, at: number): Step | null {
     switch (this.phase) {
       case "json": {
-        if (c === 0x0a) {
+        if (c === LF) {
           if (this.lineBlank) return { kind: "abandon", at };
           this.lineBlank = true;
-        } else if (c !== 0x20 && c !== 0x09 && c !== 0x0d) this.lineBlank = false;
+        } else if (c !== SP && c !== TAB && c !== CR) this.lineBlank = false;
         const r = this.json.step(c);
         if (r === "bad") return { kind: "abandon", at };
         if (r === "done") {
@@ -113,12 +114,12 @@ export class StandaloneJsonState implements CharState {
         return null;
       }
       case "after":
-        if (c === 0x0a) this.phase = "next-line";
-        else if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return { kind: "abandon", at };
+        if (c === LF) this.phase = "next-line";
+        else if (c !== SP && c !== TAB && c !== CR) return { kind: "abandon", at };
         return null;
       case "next-line":
-        if (c === 0x0a) return { kind: "complete", end: this.objectEnd };
-        return c === 0x20 || c === 0x09 || c === 0x0d ? null : { kind: "abandon", at };
+        if (c === LF) return { kind: "complete", end: this.objectEnd };
+        return c === SP || c === TAB || c === CR ? null : { kind: "abandon", at };
     }
   }
 }

@@ -1,4 +1,4 @@
-import { LT } from "../../grammar/chars.ts";
+import { LBRACE, LT } from "../../grammar/chars.ts";
 import { isNamespacedWrapper } from "../../grammar/dialects.ts";
 import { isBarCode } from "../../grammar/markers.ts";
 import { Flaw, type Tag } from "../../grammar/tags.ts";
@@ -55,7 +55,7 @@ export const BLOCK: SpanKind = {
 export const INVOKE: SpanKind = {
   watchesContent: false,
   // A real invoke starts with a parameter or a JSON body; prose means the opener was only mentioned.
-  content: (r, c, at, first) => (first && c !== 0x7b && !(r.opener.flaws & Flaw.RunawayAttr) ? abandon(at) : null),
+  content: (r, c, at, first) => (first && c !== LBRACE && !(r.opener.flaws & Flaw.RunawayAttr) ? abandon(at) : null),
   tag(r, tag, base, _first, closesBlock) {
     const end = base + tag.end;
     if (tag.closing && tag.role === "invoke") {

@@ -3,6 +3,7 @@ import { isPlainObject, parseJson } from "../values.ts";
 import { declaredNameIn, jsonCallOutcome, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { JsonExtent, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import { ignoreContent, type SpanKind, type Step } from "../span-kind.ts";
+import { BACKSLASH, COLON, CR, DASH, DQ, GT, LBRACE, LBRACKET, LF, SP, TAB } from "../../grammar/chars.ts";
 
 /**
  * MiniMax's bracket form (O05, issue 29 item 8): `[TOOL_CALL]` one object `[/TOOL_CALL]`, the
@@ -61,7 +62,7 @@ export function readArrowCall(body: string): ArrowRead {
   r.eat(0x2c);
   if (r.eat(0x7d)) return r.atEnd() ? { kind: "call", name, pairs: [] } : { kind: "unread", name };
   if (r.word() !== "args" || !r.arrow()) return { kind: "unread", name };
-  const pairs = r.peek() === 0x7b && r.peekSecond() !== 0x2d ? r.jsonObjectPairs() : r.dashPairs();
+  const pairs = r.peek() === LBRACE && r.peekSecond() !== DASH ? r.jsonObjectPairs() : r.dashPairs();
   if (pairs === null || !r.eat(0x7d) || !r.atEnd()) return { kind: "unread", name };
   return { kind: "call", name, pairs };
 }
@@ -99,7 +100,7 @@ class Reader {
 
   /** `=>` */
   arrow(): boolean {
-    if (!this.eat(0x3d) || this.s.charCodeAt(this.i) !== 0x3e) return false;
+    if (!this.eat(0x3d) || this.s.charCodeAt(this.i) !== GT) return false;
     this.i++;
     return true;
   }
@@ -107,7 +108,7 @@ class Reader {
   word(): string {
     this.skip();
     const from = this.i;
-    while (this.i < this.s.length && isNameCode(this.s.charCodeAt(this.i)) && this.s.charCodeAt(this.i) !== 0x3a) this.i++;
+    while (this.i < this.s.length && isNameCode(this.s.charCodeAt(this.i)) && this.s.charCodeAt(this.i) !== COLON) this.i++;
     return this.s.slice(from, this.i);
   }
 
@@ -116,12 +117,12 @@ class Reader {
     this.skip();
     const from = this.i;
     const open = this.s.charCodeAt(this.i);
-    if (open === 0x22) {
+    if (open === DQ) {
       for (let j = this.i + 1, escaped = false; j < this.s.length; j++) {
         const c = this.s.charCodeAt(j);
         if (escaped) escaped = false;
-        else if (c === 0x5c) escaped = true;
-        else if (c === 0x22) {
+        else if (c === BACKSLASH) escaped = true;
+        else if (c === DQ) {
           this.i = j + 1;
           return this.s.slice(from, this.i);
         }
@@ -139,7 +140,7 @@ class Reader {
   }
 
   jsonString(): string | null {
-    if (this.peek() !== 0x22) return null;
+    if (this.peek() !== DQ) return null;
     const text = this.jsonExtent();
     const parsed = text === null ? { ok: false as const } : parseJson(text);
     return parsed.ok && typeof parsed.value === "string" ? parsed.value : null;
@@ -159,7 +160,7 @@ class Reader {
     const pairs: [string, string][] = [];
     for (;;) {
       if (this.eat(0x7d)) return pairs;
-      if (!this.eat(0x2d) || this.s.charCodeAt(this.i) !== 0x2d) return null;
+      if (!this.eat(0x2d) || this.s.charCodeAt(this.i) !== DASH) return null;
       this.i++;
       const key = this.word();
       if (key === "") return null;
@@ -173,8 +174,8 @@ class Reader {
 
   private value(): string | null {
     const c = this.peek();
-    if (c === 0x22) return this.jsonString();
-    if (c === 0x7b || c === 0x5b) return this.jsonExtent();
+    if (c === DQ) return this.jsonString();
+    if (c === LBRACE || c === LBRACKET) return this.jsonExtent();
     const from = this.i;
     while (this.i < this.s.length) {
       const d = this.s.charCodeAt(this.i);
@@ -209,7 +210,7 @@ export class BracketCallState implements CharState {
     switch (this.phase) {
       case "start":
         if (isSpaceCode(c)) return null;
-        if (c !== 0x7b) return { kind: "abandon", at };
+        if (c !== LBRACE) return { kind: "abandon", at };
         this.phase = "object";
         this.object.step(c);
         return null;
@@ -219,7 +220,7 @@ export class BracketCallState implements CharState {
         return null;
       case "after":
         if (isSpaceCode(c)) return null;
-        if (c !== 0x5b) return { kind: "abandon", at };
+        if (c !== LBRACKET) return { kind: "abandon", at };
         this.phase = "closer";
         this.matched = 1;
         return null;
@@ -233,17 +234,17 @@ export class BracketCallState implements CharState {
   private blankLine(c: number): boolean {
     if (this.inString) {
       if (this.escaped) this.escaped = false;
-      else if (c === 0x5c) this.escaped = true;
-      else if (c === 0x22) this.inString = false;
+      else if (c === BACKSLASH) this.escaped = true;
+      else if (c === DQ) this.inString = false;
       return false;
     }
-    if (c === 0x22) this.inString = true;
-    if (c === 0x0a) {
+    if (c === DQ) this.inString = true;
+    if (c === LF) {
       if (this.lineBlank) return true;
       this.lineBlank = true;
       return false;
     }
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) this.lineBlank = false;
+    if (c !== SP && c !== TAB && c !== CR) this.lineBlank = false;
     return false;
   }
 }

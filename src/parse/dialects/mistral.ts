@@ -4,6 +4,7 @@ import { isPlainObject, parseJson } from "../values.ts";
 import { callOutcome, callsOverSpan, jsonCallOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { JsonExtent, NAME_LIMIT, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import { ignoreContent, type SpanKind, type Step } from "../span-kind.ts";
+import { BACKSLASH, DQ, LBRACE, LBRACKET } from "../../grammar/chars.ts";
 
 /**
  * O06 Mistral: `[TOOL_CALLS]NAME[ARGS]{json}`, the newest tokenizers' `[TOOL_CALLS]NAME{json}`, the
@@ -71,7 +72,7 @@ export class MistralState implements CharState {
     switch (this.phase) {
       case "start":
         if (isSpaceCode(c)) return null;
-        if (c === 0x5b) {
+        if (c === LBRACKET) {
           this.phase = "json";
           this.json.step(c);
           return null;
@@ -79,12 +80,12 @@ export class MistralState implements CharState {
         this.phase = "name";
         return this.step(c, at);
       case "name":
-        if (c === 0x5b && this.nameLength > 0) {
+        if (c === LBRACKET && this.nameLength > 0) {
           this.phase = "args";
           this.matched = 1;
           return null;
         }
-        if (c === 0x7b && this.nameLength > 0 && !this.residue) {
+        if (c === LBRACE && this.nameLength > 0 && !this.residue) {
           this.phase = "json";
           this.json.step(c);
           return null;
@@ -97,11 +98,11 @@ export class MistralState implements CharState {
       case "before-json":
         if (isSpaceCode(c)) return null;
         // Issue 29 item 10: after `[ARGS]` the arguments may come double-encoded, as one JSON string literal.
-        if (c === 0x22) {
+        if (c === DQ) {
           this.phase = "string";
           return null;
         }
-        if (c !== 0x7b) return abandon;
+        if (c !== LBRACE) return abandon;
         this.phase = "json";
         this.json.step(c);
         return null;
@@ -109,8 +110,8 @@ export class MistralState implements CharState {
         return this.json.step(c) ? { kind: "complete", end: at + 1 } : null;
       case "string":
         if (this.escaped) this.escaped = false;
-        else if (c === 0x5c) this.escaped = true;
-        else if (c === 0x22) return { kind: "complete", end: at + 1 };
+        else if (c === BACKSLASH) this.escaped = true;
+        else if (c === DQ) return { kind: "complete", end: at + 1 };
         return null;
     }
   }

@@ -8,11 +8,12 @@ import { xmlToolCall } from "../costume.ts";
 import { JsonSyntax } from "../../grammar/json-syntax.ts";
 import { HAND_OFF, NAME_LIMIT, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import { complete, type SpanKind, type Step } from "../span-kind.ts";
+import { COLON, CR, DASH, DOT, LBRACE, LF, LT, UNDERSCORE } from "../../grammar/chars.ts";
 
 /** A GLM tool name as the body's first word (what the engine's name phase accepts), or undefined. */
 function glmName(body: string): string | undefined {
-  const isStart = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
-  const isName = (c: number) => isStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e || c === 0x3a;
+  const isStart = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === UNDERSCORE;
+  const isName = (c: number) => isStart(c) || (c >= 0x30 && c <= 0x39) || c === DASH || c === DOT || c === COLON;
   if (!isStart(body.charCodeAt(0))) return undefined;
   let end = 1;
   while (end < body.length && isName(body.charCodeAt(end))) end++;
@@ -144,8 +145,8 @@ export class ToolCallStart implements CharState {
     switch (this.phase) {
       case "start":
         if (isSpaceCode(c)) return null;
-        if (c === 0x3c) return HAND_OFF;
-        if (c === 0x7b) {
+        if (c === LT) return HAND_OFF;
+        if (c === LBRACE) {
           this.phase = "json";
           this.json.step(c);
           return null;
@@ -160,15 +161,15 @@ export class ToolCallStart implements CharState {
         const r = this.json.step(c);
         if (r === "bad") {
           // A `<` outside any JSON string may be the wrapper's closer after a call cut off mid-JSON: the tag scanner decides.
-          if (c === 0x3c) {
+          if (c === LT) {
             this.body = "bad-json";
             return HAND_OFF;
           }
           // JSON that goes wrong at a line break, or only on the next line, was cut off there (the model moved on to prose):
           // the span ends before that line and is read as a cut-off call (a nudge when it names a declared tool).
-          return this.lineBroke || c === 0x0a || c === 0x0d ? { kind: "complete", end: at } : { kind: "abandon", at };
+          return this.lineBroke || c === LF || c === CR ? { kind: "complete", end: at } : { kind: "abandon", at };
         }
-        if (c === 0x0a) this.lineBroke = true;
+        if (c === LF) this.lineBroke = true;
         else if (!isSpaceCode(c)) this.lineBroke = false;
         if (r === "done") {
           this.phase = "after-json";
@@ -178,9 +179,9 @@ export class ToolCallStart implements CharState {
       }
       case "after-json":
         if (isSpaceCode(c)) return null;
-        return c === 0x3c ? HAND_OFF : { kind: "abandon", at };
+        return c === LT ? HAND_OFF : { kind: "abandon", at };
       case "name":
-        if (c === 0x3c) return HAND_OFF;
+        if (c === LT) return HAND_OFF;
         if (isSpaceCode(c)) {
           this.phase = "after-name";
           return null;
@@ -188,9 +189,9 @@ export class ToolCallStart implements CharState {
         return isNameCode(c) && ++this.nameLength <= NAME_LIMIT ? null : abandonName;
       case "after-name":
         if (isSpaceCode(c)) return null;
-        return c === 0x3c ? HAND_OFF : abandonName;
+        return c === LT ? HAND_OFF : abandonName;
     }
   }
 }
 
-const isNameStartCode = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
+const isNameStartCode = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === UNDERSCORE;
