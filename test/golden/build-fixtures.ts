@@ -9,6 +9,7 @@ import { toolAliases, toolNamedElements } from "./fixtures-tool-named.ts";
 import { jsonForms } from "./fixtures-jsonforms.ts";
 import { dialectFixtures } from "./fixtures-dialects.ts";
 import type { Shape } from "../../src/grammar/shapes.ts";
+import { ok, bad, none, ls } from "./fixture-kit.ts";
 
 export interface FixtureCall {
   tool: string;
@@ -26,16 +27,6 @@ export interface Fixture {
   expect: { calls: FixtureCall[]; text: string; nudge: string | null; broken: Shape[] };
 }
 
-const ls = (shape: Shape, command = "ls -la"): FixtureCall => ({ tool: "bash", input: { command }, shape });
-const ok = (id: string, name: string, input: string, calls: FixtureCall[], text = ""): Fixture => ({
-  id, name, input: live(input), expect: { calls, text: live(text), nudge: null, broken: [] },
-});
-const bad = (id: string, name: string, input: string, nudge: string, broken: Shape[], text = input, calls: FixtureCall[] = []): Fixture => ({
-  id, name, input: live(input), expect: { calls, text: live(text), nudge, broken },
-});
-const none = (id: string, name: string, input: string): Fixture => ({
-  id, name, input: live(input), expect: { calls: [], text: live(input), nudge: null, broken: [] },
-});
 
 const canonical = block("tool_calls", [["bash", [["command", "ls -la"]]]]);
 const invokeLs = `<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls -la</{D}parameter>\n</{D}invoke>`;

@@ -6,22 +6,11 @@
  * recoveries and nudges, N<item>.n for negatives. Inputs use the escaped notation of notation.ts.
  */
 import type { Fixture, FixtureCall } from "./build-fixtures.ts";
-import { live } from "./notation.ts";
 import type { Shape } from "../../src/grammar/shapes.ts";
+import { ok, bad, none, ls, readA } from "./fixture-kit.ts";
 
-const ok = (id: string, name: string, input: string, calls: FixtureCall[], text = ""): Fixture => ({
-  id, name, input: live(input), expect: { calls, text: live(text), nudge: null, broken: [] },
-});
-const bad = (id: string, name: string, input: string, nudge: string, broken: Shape[], text = input, calls: FixtureCall[] = []): Fixture => ({
-  id, name, input: live(input), expect: { calls, text: live(text), nudge, broken },
-});
-const none = (id: string, name: string, input: string): Fixture => ({
-  id, name, input: live(input), expect: { calls: [], text: live(input), nudge: null, broken: [] },
-});
 
 const fence = "```";
-const ls = (shape: Shape, command = "ls -la"): FixtureCall => ({ tool: "bash", input: { command }, shape });
-const readA = (shape: Shape): FixtureCall => ({ tool: "read", input: { filePath: "/a" }, shape });
 /** The documentation copies every recovery is checked against: fenced, inline code, blockquote. */
 const fenced = (markup: string) => `The leak looked like this:\n\n${fence}\n${markup}\n${fence}\n`;
 const inlineCode = (markup: string) => `The leak looked like \`${markup.replaceAll("\n", " ")}\` in the log.`;

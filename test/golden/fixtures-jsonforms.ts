@@ -5,22 +5,12 @@
  * that discusses it. Spread into build-fixtures.ts's list.
  */
 import type { Fixture, FixtureCall } from "./build-fixtures.ts";
-import { live } from "./notation.ts";
 import type { Shape } from "../../src/grammar/shapes.ts";
+import { ok, bad, none, ls } from "./fixture-kit.ts";
 
-const ok = (id: string, name: string, input: string, calls: FixtureCall[], text = ""): Fixture => ({
-  id, name, input: live(input), expect: { calls, text: live(text), nudge: null, broken: [] },
-});
-const bad = (id: string, name: string, input: string, nudge: string, broken: Shape[], text = input, calls: FixtureCall[] = []): Fixture => ({
-  id, name, input: live(input), expect: { calls, text: live(text), nudge, broken },
-});
-const none = (id: string, name: string, input: string): Fixture => ({
-  id, name, input: live(input), expect: { calls: [], text: live(input), nudge: null, broken: [] },
-});
 const fence = "```";
 const quoted = (text: string) => `> ${text.split("\n").join("\n> ")}\n`;
 const fenced = (text: string) => `${fence}\n${text}\n${fence}\n`;
-const ls = (shape: Shape, command = "ls -la"): FixtureCall => ({ tool: "bash", input: { command }, shape });
 const todo = (shape: Shape): FixtureCall => ({ tool: "todowrite", input: { todos: [{ content: "a", status: "pending" }] }, shape });
 /** JSON text as a JSON string literal: what a double-encoding model writes. */
 const encoded = (json: string) => JSON.stringify(json);

@@ -5,19 +5,10 @@
  * block and prose; HTML with undeclared element names; an alias whose parameters do not map.
  * Written in escaped notation; build-fixtures.ts turns them live.
  */
-import type { Shape } from "../../src/grammar/shapes.ts";
 import type { Fixture, FixtureCall } from "./build-fixtures.ts";
 import { live } from "./notation.ts";
+import { ok, bad, none } from "./fixture-kit.ts";
 
-const ok = (id: string, name: string, input: string, calls: FixtureCall[], text = ""): Fixture => ({
-  id, name, input: live(input), expect: { calls, text: live(text), nudge: null, broken: [] },
-});
-const bad = (id: string, name: string, input: string, nudge: string, broken: Shape[]): Fixture => ({
-  id, name, input: live(input), expect: { calls: [], text: live(input), nudge, broken },
-});
-const none = (id: string, name: string, input: string): Fixture => ({
-  id, name, input: live(input), expect: { calls: [], text: live(input), nudge: null, broken: [] },
-});
 const fence = "```";
 
 /** Item 5: `<{D}tool>` with `<{D}param>` (or plain) children, and the plain `<tool><param>` form. */
