@@ -52,9 +52,10 @@ repairMiddleware({ responseFix: { bufferLimit: "big" } });
 // about 50 more golden rows in docs/PATTERNS.md, 15 KB of text) took the tarball from 204.7 to 214.7 KB;
 // issue 27 (the CommonMark tracker, the echo search, the request body reader, SECURITY.md's guard
 // sections) to 252.3 KB packed, 867 KB unpacked; the OpenCode 2 entry, `dsml-fix proxy` (dist/proxy,
-// 27 KB) and the newcomer's CLI to 281 KB packed, 950 KB unpacked.
-const PACKED_BUDGET = 320 * 1024;
-const UNPACKED_BUDGET = 1100 * 1024;
+// 27 KB) and the newcomer's CLI to 281 KB packed, 950 KB unpacked; issue 29's degraded forms (dist/parse
+// 121 -> 175 KB) and their 70 golden rows in docs/PATTERNS.md (76 -> 124 KB) to 334 KB, 1,132 KB.
+const PACKED_BUDGET = 360 * 1024;
+const UNPACKED_BUDGET = 1250 * 1024;
 
 interface PackResult {
   filename: string;
