@@ -6,17 +6,22 @@
 export interface Stage<I> {
   each(item: I): void;
   end(): void;
+  /** The source failed: emit what must not be lost (text held back), never a half-read item. */
+  fail?(error: unknown): void;
 }
 
 /**
  * The source read through `make(emit)`'s stage, one read at a time. A read that emits nothing
  * (held text) reads on at once, so the reader never waits for an item that is not coming.
- * Cancelling the result cancels the source; an error from the source errors the result.
+ * Cancelling the result cancels the source; an error from the source errors the result, after
+ * the stage's `fail` has emitted what it still held (erroring at once would drop those items
+ * from the queue before the reader sees them, so the error waits for the next read).
  */
 export function pullStage<I, O>(source: ReadableStream<I>, make: (emit: (item: O) => void) => Stage<I>): ReadableStream<O> {
   const reader = source.getReader();
   let sink!: ReadableStreamDefaultController<O>;
   let emitted = 0;
+  let failure: { error: unknown } | null = null;
   const stage = make((item) => {
     emitted++;
     sink.enqueue(item);
@@ -27,9 +32,18 @@ export function pullStage<I, O>(source: ReadableStream<I>, make: (emit: (item: O
         sink = controller;
       },
       async pull(controller) {
+        if (failure) throw failure.error;
         const before = emitted;
         do {
-          const next = await reader.read();
+          let next: Awaited<ReturnType<typeof reader.read>>;
+          try {
+            next = await reader.read();
+          } catch (error) {
+            stage.fail?.(error);
+            if (emitted === before) throw error;
+            failure = { error };
+            return;
+          }
           if (next.done) {
             stage.end();
             controller.close();

@@ -128,6 +128,17 @@ export function rewriteEventStream(
         if (pieces.length > 0 && tailRaw) emit(encoder.encode("\n\n"));
         for (const piece of pieces) emit(encoder.encode(serialize(JSON.stringify(piece), "\n", namedEventMeta(piece))));
       },
+      fail() {
+        // The unfinished tail is half an event: it never goes out. What the engine still holds
+        // was text the upstream did send, so it goes out as whole events before the error.
+        let pieces: Json[] = [];
+        try {
+          pieces = rewriter.end();
+        } catch (error) {
+          onError(error);
+        }
+        for (const piece of pieces) emit(encoder.encode(serialize(JSON.stringify(piece), "\n", namedEventMeta(piece))));
+      },
     };
   });
 }

@@ -1,0 +1,88 @@
+// An upstream that fails mid-stream: the text the engine was still holding (an unfinished
+// candidate) reaches the client as whole events before the error, never lost and never half an
+// event; the error itself still reaches the client. Chat, Anthropic Messages and Responses alike.
+import { describe, expect, test } from "bun:test";
+import { repairFetch } from "../../src/adapters/fetch.ts";
+import { block, live } from "../golden/notation.ts";
+import { SSE_HEADERS, type Json, dataEvents, encode, postInit } from "./wire-support.ts";
+
+const LEAK = live(block("tool_calls", [["bash", [["command", "ls -la"]]]]));
+const CUT = LEAK.slice(0, Math.floor(LEAK.length / 2));
+const tools = [{ type: "function", function: { name: "bash", parameters: { type: "object", properties: { command: { type: "string" } } } } }];
+
+/**
+ * A fetch whose body sends `events` in pieces of `size` bytes (the last event cut in two, its
+ * second half never sent), then fails.
+ */
+function failingFetch(events: string[], size: number): typeof fetch {
+  return (async () => {
+    const bytes = encode(events.join(""));
+    const half = bytes.length - 7;
+    let at = 0;
+    return new Response(
+      new ReadableStream<Uint8Array>({
+        // Erroring in the same call would drop the queued bytes: the failure comes on a later read.
+        pull(controller) {
+          if (at >= half) controller.error(new TypeError("upstream reset"));
+          else controller.enqueue(bytes.slice(at, Math.min(half, at + size)));
+          at += size;
+        },
+      }),
+      { headers: SSE_HEADERS },
+    );
+  }) as unknown as typeof fetch;
+}
+
+/** Everything the client could read before the error, and the error. */
+async function readUntilError(response: Response): Promise<{ text: string; error: unknown }> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { text, error: null };
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch (error) {
+    return { text, error };
+  }
+}
+
+const chatEvent = (delta: Json) => `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+
+const SIZES = [1, 7, 64, 1 << 20];
+
+describe.each(SIZES)("an upstream that fails mid-stream (body read %p bytes at a time)", (size) => {
+  test("chat: the held text goes out as whole events before the error; no call, nothing lost", async () => {
+    const pieces = ["Looking.\n", ...CUT.match(/[\s\S]{1,9}/g)!];
+    // The last event is cut by the failure: its half never counts.
+    const events = [chatEvent({ role: "assistant", content: "" }), ...pieces.map((content) => chatEvent({ content })), chatEvent({ content: "LOST" })];
+    const init = postInit({ model: "m", stream: true, messages: [{ role: "user", content: "go" }], tools });
+    const { text, error } = await readUntilError(await repairFetch({}, failingFetch(events, size))("http://x/v1/chat/completions", init));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(text.endsWith("\n\n")).toBe(true);
+    const parsed = dataEvents(text);
+    expect(parsed.map((e) => e.choices?.[0]?.delta?.content ?? "").join("")).toBe(`Looking.\n${CUT}`);
+    expect(parsed.flatMap((e) => e.choices?.[0]?.delta?.tool_calls ?? [])).toEqual([]);
+  });
+
+  test("Anthropic Messages: the same", async () => {
+    const named = (type: string, body: Json) => `event: ${type}\ndata: ${JSON.stringify({ type, ...body })}\n\n`;
+    const pieces = ["Looking.\n", ...CUT.match(/[\s\S]{1,9}/g)!];
+    const events = [
+      named("message_start", { message: { id: "m", type: "message", role: "assistant", content: [], model: "m", usage: { input_tokens: 1, output_tokens: 0 } } }),
+      named("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+      ...pieces.map((text) => named("content_block_delta", { index: 0, delta: { type: "text_delta", text } })),
+      named("content_block_delta", { index: 0, delta: { type: "text_delta", text: "LOST" } }),
+    ];
+    const init = postInit({ model: "m", stream: true, max_tokens: 10, messages: [{ role: "user", content: "go" }], tools: [{ name: "bash", input_schema: tools[0]!.function.parameters }] });
+    const { text, error } = await readUntilError(await repairFetch({}, failingFetch(events, size))("http://x/v1/messages", init));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(text.endsWith("\n\n")).toBe(true);
+    const parsed = dataEvents(text);
+    const shown = parsed.map((e) => (e.type === "content_block_delta" && e.delta?.type === "text_delta" ? e.delta.text : "")).join("");
+    expect(shown).toBe(`Looking.\n${CUT}`);
+    expect(parsed.filter((e) => e.content_block?.type === "tool_use")).toEqual([]);
+  });
+});
