@@ -367,3 +367,11 @@ console.log(
     ? `SUMMARY: all ${judged.length} targets PASS (rows ${judged.map((r) => r.row).join(", ")}); ${total} s`
     : `SUMMARY: FAIL ${failed.map((r) => `row ${r.row} (${r.result})`).join("; ")} | PASS rows ${judged.filter((r) => r.verdict === "PASS").map((r) => r.row).join(", ")}; ${total} s`,
 );
+
+// The proxy's load rows (issue 32) belong to the same report: `npm run bench` runs them after the
+// rows above, in Bun (`npm run bench:proxy:node` has the Node variant); `-- --no-proxy` skips them.
+// The specifier is built at run time so the Node bundle of this file does not pull the proxy in.
+if (process.versions.bun !== undefined && !process.argv.includes("--no-proxy")) {
+  console.log("");
+  await import(new URL("./proxy.ts", import.meta.url).href);
+}
