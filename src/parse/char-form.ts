@@ -13,18 +13,23 @@ export const isSpaceCode = (c: number) => c === SP || c === TAB || c === LF || c
 /** Where one JSON value ends, one character at a time: depth outside strings, escapes inside. */
 export class JsonExtent {
   private depth = 0;
-  private inString = false;
+  #inString = false;
   private escaped = false;
+
+  /** Inside a string literal, as of the last character stepped. */
+  get inString(): boolean {
+    return this.#inString;
+  }
 
   /** True at the character that closes the outermost object or array. */
   step(c: number): boolean {
-    if (this.inString) {
+    if (this.#inString) {
       if (this.escaped) this.escaped = false;
       else if (c === BACKSLASH) this.escaped = true;
-      else if (c === DQ) this.inString = false;
+      else if (c === DQ) this.#inString = false;
       return false;
     }
-    if (c === DQ) this.inString = true;
+    if (c === DQ) this.#inString = true;
     else if (c === LBRACE || c === LBRACKET) this.depth++;
     else if (c === 0x7d || c === RBRACKET) return --this.depth === 0;
     return false;

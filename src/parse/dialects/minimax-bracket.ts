@@ -196,8 +196,6 @@ export class BracketCallState implements CharState {
   private phase: "start" | "object" | "after" | "closer" = "start";
   private readonly object = new JsonExtent();
   private lineBlank = false;
-  private inString = false;
-  private escaped = false;
   private matched = 0;
 
   constructor(private readonly from: number) {}
@@ -230,15 +228,12 @@ export class BracketCallState implements CharState {
     }
   }
 
-  /** True at the first non-space character after an empty line outside any string. */
+  /**
+   * True at the first non-space character after an empty line outside any string. Asked before
+   * `c` is stepped into the object, so the object's string state is the one `c` arrives in.
+   */
   private blankLine(c: number): boolean {
-    if (this.inString) {
-      if (this.escaped) this.escaped = false;
-      else if (c === BACKSLASH) this.escaped = true;
-      else if (c === DQ) this.inString = false;
-      return false;
-    }
-    if (c === DQ) this.inString = true;
+    if (this.object.inString) return false;
     if (c === LF) {
       if (this.lineBlank) return true;
       this.lineBlank = true;
