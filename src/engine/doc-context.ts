@@ -109,15 +109,13 @@ export class DocContext {
   private lazy = false;
   /** Nothing but whitespace consumed on this line. */
   private fresh = true;
-  /** A paragraph was open when this line began: text here would continue it (atParagraphStart). */
+  /** A paragraph was open when this line began: text here would continue it (both paragraph-start questions). */
   private paragraphBefore = false;
   private heading = false;
   /** A table row: the rest of the line is documentation. */
   private row = false;
   /** The last character was a CR: an LF right after it is the same line end. */
   private cr = false;
-  /** This line's text continues the paragraph before it (J01 needs a paragraph of its own). */
-  private continuesParagraph = false;
 
   // A construct pending at a block start, and the characters it took (replayed as text if it fails).
   private pend = "";
@@ -209,7 +207,7 @@ export class DocContext {
    * alone (issue 29 item 12). A line that would continue a paragraph is not one.
    */
   atTopLevelParagraphStart(c = LT): boolean {
-    return this.atLineStart(c) && this.depth === 0 && this.col === 0 && this.mode === Mode.Text && !this.continuesParagraph;
+    return this.atLineStart(c) && this.depth === 0 && this.col === 0 && this.mode === Mode.Text && !this.paragraphBefore;
   }
 
   /** After markup the engine removed from visible text: continue as paragraph text, outside any inline span. */
@@ -613,7 +611,6 @@ export class DocContext {
 
   /** The line is paragraph text: a continuation (lazy when containers did not match) or a new paragraph. */
   private startText(): void {
-    this.continuesParagraph = this.tipIsParagraph;
     if (this.tipIsParagraph) {
       if (this.matched < this.depth) this.lazy = true;
       if (this.leaf === Leaf.Table) this.row = true;
