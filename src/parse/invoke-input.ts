@@ -1,9 +1,7 @@
-import { isPollutingKey } from "../grammar/plain-data.ts";
+import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import { ARGUMENT_KEYS, missingRequired } from "./call.ts";
 import type { NudgeReason, ParseOptions, ToolSpec } from "./types.ts";
-import {
-  argumentsObject, coerceObject, coerceValue, decodeEntitiesIfEscaped, isPlainObject, parseJson, propertySchema, trimHuggingNewlines,
-} from "./values.ts";
+import { argumentsObject, coerceObject, coerceValue, decodeEntitiesIfEscaped, parseJson, propertySchema, trimHuggingNewlines } from "./values.ts";
 import type { Shape } from "../grammar/shapes.ts";
 
 export interface ParamValue {
@@ -79,6 +77,6 @@ function fromBody(body: string, required: Set<string>, tool: ToolSpec, options: 
   if (!trimmed.startsWith("{")) return refuse("I04", "invoke body is neither parameters nor JSON");
   if (!options.rawJsonBody) return refuse("I04", "raw JSON body (parse.rawJsonBody is off)");
   const parsed = parseJson(trimmed);
-  if (!parsed.ok || !isPlainObject(parsed.value)) return refuse("I04", "invoke body is not a JSON object");
+  if (!parsed.ok || !isObject(parsed.value)) return refuse("I04", "invoke body is not a JSON object");
   return { ok: true, input: coerceObject(parsed.value, tool.parameters), shapes: ["I04"] };
 }

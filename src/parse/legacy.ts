@@ -3,10 +3,11 @@ import { layUnits, tagsOf, type Segment, type UnitOutcome } from "./segments.ts"
 import { Flaw, type Tag } from "../grammar/tags.ts";
 import { callOutcome, callsOverSpan, checkedCall, jsonCallOutcome, truncatedCall, wholeSpan, type SpanContext } from "./call.ts";
 import { parsePythonCalls } from "./dialects/pythonic.ts";
-import { argumentsObject, coerceObject, isPlainObject, parseJson } from "./values.ts";
+import { argumentsObject, coerceObject, parseJson } from "./values.ts";
 import { abandon, abandonOnFirst, complete, type SpanKind, type SpanReader } from "./span-kind.ts";
 import type { Shape } from "../grammar/shapes.ts";
 import { LBRACKET } from "../grammar/chars.ts";
+import { isObject } from "../grammar/plain-data.ts";
 
 interface LegacyCall {
   start: number;
@@ -132,7 +133,7 @@ function parseLfm2(span: string, tags: Tag[], ctx: SpanContext): Segment[] {
   const calls = parsePythonCalls(body);
   if (calls) return callsOverSpan(span.length, calls.map((c) => callOutcome(c.name, c.args, "O08", ctx)), "O08");
   const json = parseJson(body.trim());
-  if (!json.ok || !Array.isArray(json.value) || !json.value.every(isPlainObject)) {
+  if (!json.ok || !Array.isArray(json.value) || !json.value.every(isObject)) {
     // Between both exact tokens a list the reader cannot read (positional arguments, a lost bracket) was still a call: nudge.
     const list = body.trim().startsWith("[");
     return wholeSpan(span.length, list ? { kind: "broken", shape: "O08", reason: "broken-markup", detail: "the call list could not be read" } : { kind: "foreign" });

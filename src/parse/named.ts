@@ -2,10 +2,11 @@ import type { Tag } from "../grammar/tags.ts";
 import { stripFence } from "./legacy.ts";
 import { checkedCall, truncatedCall, wholeSpan, type SpanContext } from "./call.ts";
 import { brokenSpan, tagsOf, type Segment } from "./segments.ts";
-import { coerceObject, isPlainObject, parseJson } from "./values.ts";
+import { coerceObject, parseJson } from "./values.ts";
 import { JsonExtent, NAME_LIMIT, isNameCode, isSpaceCode, type CharState } from "./char-form.ts";
 import type { Step } from "./span-kind.ts";
 import { BACKTICK, CR, LBRACE, LF, SP, TAB, TILDE } from "../grammar/chars.ts";
+import { isObject } from "../grammar/plain-data.ts";
 
 /** I10: a DSML wrapper followed by a bare tool name and a (fenced) JSON object instead of invokes. */
 export function parseNamedSpan(span: string, opener: Tag, ctx: SpanContext, truncated: boolean): Segment[] {
@@ -17,7 +18,7 @@ export function parseNamedSpan(span: string, opener: Tag, ctx: SpanContext, trun
   const tool = ctx.tools.get(name);
   if (!tool) return brokenSpan(span.length, "B06", "undeclared-tool", "tool not declared by the request", name);
   const parsed = parseJson(stripFence(body.slice(newline + 1).trim()));
-  if (!parsed.ok || !isPlainObject(parsed.value)) {
+  if (!parsed.ok || !isObject(parsed.value)) {
     return brokenSpan(span.length, "I10", "broken-markup", "named tool call without a JSON object", name);
   }
   return wholeSpan(span.length, checkedCall(tool, coerceObject(parsed.value, tool.parameters), "I10"));

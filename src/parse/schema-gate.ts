@@ -1,6 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
 import type { JsonSchema, ToolSpec } from "./types.ts";
-import { coerceDeep, isPlainObject } from "./values.ts";
+import { coerceDeep } from "./values.ts";
+import { isObject } from "../grammar/plain-data.ts";
 
 /**
  * The schema gate: every recovered call is checked against its tool's declared JSON Schema with
@@ -37,9 +38,9 @@ export class SchemaGate {
   check(tool: ToolSpec, input: Record<string, unknown>): SchemaVerdict {
     const schema: unknown = tool.parameters;
     if (schema === undefined || schema === true) return { ok: true, input };
-    const coerced = isPlainObject(schema) ? (coerceDeep(input, schema) as Record<string, unknown>) : input;
-    if (isPlainObject(schema) && isTriviallyPermissive(schema)) return { ok: true, input: coerced };
-    const validate = isPlainObject(schema) ? this.validatorFor(schema) : "uncompilable";
+    const coerced = isObject(schema) ? (coerceDeep(input, schema) as Record<string, unknown>) : input;
+    if (isObject(schema) && isTriviallyPermissive(schema)) return { ok: true, input: coerced };
+    const validate = isObject(schema) ? this.validatorFor(schema) : "uncompilable";
     if (validate === "uncompilable") return { ok: false, detail: `the schema of tool ${tool.name} could not be compiled, so its arguments cannot be checked` };
     let valid: boolean;
     try {
@@ -95,7 +96,7 @@ function compile(schema: JsonSchema): Compiled {
 
 /** Nothing to check: no constraint beyond "an object", which every recovered input is. */
 function isTriviallyPermissive(schema: JsonSchema): boolean {
-  if (!isPlainObject(schema)) return false;
+  if (!isObject(schema)) return false;
   const keys = Object.keys(schema).filter((k) => k !== "$schema" && k !== "description" && k !== "title");
   return keys.length === 0 || (keys.length === 1 && schema.type === "object");
 }

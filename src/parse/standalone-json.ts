@@ -3,8 +3,9 @@ import { jsonCallOutcome, readJsonCall, wholeSpan, type SpanContext } from "./ca
 import { isSpaceCode, type CharState } from "./char-form.ts";
 import { textSpan, type Segment, type UnitOutcome } from "./segments.ts";
 import { ignoreContent, type SpanKind, type Step } from "./span-kind.ts";
-import { isPlainObject, parseJson } from "./values.ts";
+import { parseJson } from "./values.ts";
 import { CR, LBRACE, LBRACKET, LF, SP, TAB } from "../grammar/chars.ts";
+import { isObject } from "../grammar/plain-data.ts";
 
 /**
  * J01 (issue 29 item 12): a JSON call standing alone, with no marker at all, as Devstral,
@@ -64,12 +65,12 @@ function standaloneCalls(span: string, ctx: SpanContext): Segment[] {
   const parsed = parseJson(span);
   if (!parsed.ok) return textSpan(span.length);
   const value = parsed.value;
-  const wrapped = isPlainObject(value) && Object.keys(value).length === 1 && Array.isArray(value.tool_calls);
+  const wrapped = isObject(value) && Object.keys(value).length === 1 && Array.isArray(value.tool_calls);
   const entries = wrapped ? (value.tool_calls as unknown[]) : Array.isArray(value) ? value : [value];
   if (entries.length === 0) return textSpan(span.length);
   const outcomes: UnitOutcome[] = [];
   for (const entry of entries) {
-    if (!isPlainObject(entry)) return textSpan(span.length);
+    if (!isObject(entry)) return textSpan(span.length);
     const read = readJsonCall(entry);
     // Arguments must be written under their key: `{"name": "bash"}` alone is data, not a call.
     if (read.kind !== "call" || read.argumentsKey === null || typeof read.name !== "string") return textSpan(span.length);

@@ -1,4 +1,4 @@
-import { isObject as isPlainObject, isPollutingKey } from "../grammar/plain-data.ts";
+import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import type { JsonSchema } from "./types.ts";
 import { parsePythonLiteral } from "./dialects/pythonic.ts";
 
@@ -36,10 +36,9 @@ export function argumentsObject(value: unknown): Record<string, unknown> | null 
     if (!parsed.ok) return null;
     current = parsed.value;
   }
-  return isPlainObject(current) ? current : null;
+  return isObject(current) ? current : null;
 }
 
-export { isPlainObject };
 
 export function schemaTypes(schema: JsonSchema | undefined): Set<string> {
   const types = new Set<string>();
@@ -168,10 +167,10 @@ export function coerceDeep(value: unknown, schema: JsonSchema | undefined, depth
     return types.has("string") && !matchesTypes(value, types) ? String(value) : value;
   }
   if (Array.isArray(value)) {
-    const items = isPlainObject(schema.items) ? (schema.items as JsonSchema) : undefined;
+    const items = isObject(schema.items) ? (schema.items as JsonSchema) : undefined;
     return items ? value.map((v) => coerceDeep(v, items, depth + 1)) : value;
   }
-  if (!isPlainObject(value)) return value;
+  if (!isObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     const prop = propertySchema(schema, key);

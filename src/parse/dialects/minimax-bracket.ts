@@ -1,9 +1,10 @@
 import { textSpan, type Segment, type UnitOutcome } from "../segments.ts";
-import { isPlainObject, parseJson } from "../values.ts";
+import { parseJson } from "../values.ts";
 import { declaredNameIn, jsonCallOutcome, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { JsonExtent, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import { ignoreContent, type SpanKind, type Step } from "../span-kind.ts";
 import { BACKSLASH, COLON, CR, DASH, DQ, GT, LBRACE, LBRACKET, LF, SP, TAB } from "../../grammar/chars.ts";
+import { isObject } from "../../grammar/plain-data.ts";
 
 /**
  * MiniMax's bracket form (O05, issue 29 item 8): `[TOOL_CALL]` one object `[/TOOL_CALL]`, the
@@ -37,7 +38,7 @@ export const MINIMAX_BRACKET: SpanKind = {
 export function bracketCall(body: string, ctx: SpanContext): UnitOutcome | null {
   const json = parseJson(body);
   if (json.ok) {
-    if (!isPlainObject(json.value) || typeof json.value.tool !== "string" || "name" in json.value) return null;
+    if (!isObject(json.value) || typeof json.value.tool !== "string" || "name" in json.value) return null;
     const { tool, ...rest } = json.value;
     return jsonCallOutcome({ name: tool, ...rest }, SHAPE, ctx);
   }
@@ -150,7 +151,7 @@ class Reader {
   jsonObjectPairs(): [string, string][] | null {
     const text = this.jsonExtent();
     const parsed = text === null ? { ok: false as const } : parseJson(text);
-    if (!parsed.ok || !isPlainObject(parsed.value)) return null;
+    if (!parsed.ok || !isObject(parsed.value)) return null;
     return Object.entries(parsed.value).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]);
   }
 

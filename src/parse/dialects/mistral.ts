@@ -1,10 +1,11 @@
 import type { Tag } from "../../grammar/tags.ts";
 import { textSpan, type Segment, type UnitOutcome } from "../segments.ts";
-import { isPlainObject, parseJson } from "../values.ts";
+import { parseJson } from "../values.ts";
 import { callOutcome, callsOverSpan, jsonCallOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { JsonExtent, NAME_LIMIT, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import { ignoreContent, type SpanKind, type Step } from "../span-kind.ts";
 import { BACKSLASH, DQ, LBRACE, LBRACKET } from "../../grammar/chars.ts";
+import { isObject } from "../../grammar/plain-data.ts";
 
 /**
  * O06 Mistral: `[TOOL_CALLS]NAME[ARGS]{json}`, the newest tokenizers' `[TOOL_CALLS]NAME{json}`, the
@@ -17,7 +18,7 @@ export function parseMistralSpan(span: string, opener: Tag, ctx: SpanContext): S
     const parsed = parseJson(body);
     if (!parsed.ok || !Array.isArray(parsed.value)) return wholeSpan(span.length, { kind: "foreign" });
     const outcomes: UnitOutcome[] = parsed.value.map((entry) =>
-      isPlainObject(entry) ? jsonCallOutcome(entry, "O06", ctx) : { kind: "foreign" },
+      isObject(entry) ? jsonCallOutcome(entry, "O06", ctx) : { kind: "foreign" },
     );
     return callsOverSpan(span.length, outcomes, "O06");
   }
@@ -26,7 +27,7 @@ export function parseMistralSpan(span: string, opener: Tag, ctx: SpanContext): S
   // Without `[ARGS]` only a JSON object proves the call: `[TOOL_CALLS]NAME{json}` written in prose is text.
   const brace = body.indexOf("{");
   const parsed = brace > 0 ? parseJson(body.slice(brace)) : { ok: false as const };
-  if (!parsed.ok || !isPlainObject(parsed.value)) return wholeSpan(span.length, { kind: "foreign" });
+  if (!parsed.ok || !isObject(parsed.value)) return wholeSpan(span.length, { kind: "foreign" });
   return wholeSpan(span.length, callOutcome(body.slice(0, brace), parsed.value, "O06", ctx));
 }
 

@@ -1,6 +1,6 @@
 import type { Tag } from "../../grammar/tags.ts";
 import { tagsOf, textSpan, type Segment, type UnitOutcome } from "../segments.ts";
-import { isPlainObject, parseJson } from "../values.ts";
+import { parseJson } from "../values.ts";
 import { callOutcome, declaredNameIn, jsonCallOutcome, readJsonCall, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { element, trimLayoutNewlines } from "./common.ts";
 import { parseQwenFunctions } from "./qwen.ts";
@@ -9,6 +9,7 @@ import { JsonSyntax } from "../../grammar/json-syntax.ts";
 import { HAND_OFF, NAME_LIMIT, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import { complete, type SpanKind, type Step } from "../span-kind.ts";
 import { COLON, CR, DASH, DOT, LBRACE, LF, LT, UNDERSCORE } from "../../grammar/chars.ts";
+import { isObject } from "../../grammar/plain-data.ts";
 
 /** A GLM tool name as the body's first word (what the engine's name phase accepts), or undefined. */
 function glmName(body: string): string | undefined {
@@ -43,7 +44,7 @@ export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, t
       const named = declaredNameIn(trimmed, ctx);
       return named === undefined ? textSpan(span.length) : whole({ kind: "broken", shape: "O01", reason: "broken-markup", detail: "the call's JSON is malformed", tool: named });
     }
-    if (!isPlainObject(parsed.value)) return textSpan(span.length);
+    if (!isObject(parsed.value)) return textSpan(span.length);
     const name = parsed.value.name;
     if (typeof name !== "string") return textSpan(span.length);
     const read = readJsonCall(parsed.value);
@@ -82,7 +83,7 @@ const VALUE_CLOSER = "</arg_value>";
  */
 function namedToolCall(name: string, parsed: ReturnType<typeof parseJson>, truncated: boolean, ctx: SpanContext): UnitOutcome {
   if (!parsed.ok) return truncated ? truncatedCall("T01", name) : { kind: "broken", shape: "T01", reason: "broken-markup", detail: "the call's JSON is malformed", tool: name };
-  if (!isPlainObject(parsed.value)) return { kind: "broken", shape: "T01", reason: "broken-markup", detail: "tool call arguments are not a JSON object", tool: name };
+  if (!isObject(parsed.value)) return { kind: "broken", shape: "T01", reason: "broken-markup", detail: "tool call arguments are not a JSON object", tool: name };
   const read = readJsonCall(parsed.value);
   return read.kind === "call" && read.name === name && read.argumentsKey !== null ? jsonCallOutcome(parsed.value, "T01", ctx) : callOutcome(name, parsed.value, "T01", ctx);
 }
