@@ -255,7 +255,7 @@ class Engine implements RepairEngine {
         }
       }
       if (this.strayLines && mayStartStrayLine(c) && doc.atParagraphStart(c)) {
-        const stray = this.strayLineAt(s, j, base, final);
+        const stray = this.strayLineAt(s, j, base, final, doc.quoteIndent(c));
         if (stray !== "no") {
           this.emitText(s, emitFrom, j, base);
           return j;
@@ -345,7 +345,7 @@ class Engine implements RepairEngine {
    * markup when the invoke proves a call, and is released with it as text otherwise. "hold" while
    * the text could still be one (a word of at most five letters, its line end, an indentation).
    */
-  private strayLineAt(s: string, j: number, base: number, final: boolean): "open" | "hold" | "no" {
+  private strayLineAt(s: string, j: number, base: number, final: boolean, indent: number): "open" | "hold" | "no" {
     const at = readStrayLine(s, j, final);
     if (at === null) return "no";
     if (at === NEED_MORE) return "hold";
@@ -355,7 +355,8 @@ class Engine implements RepairEngine {
     const decision = this.decide(r, s);
     if (typeof decision !== "object") return "no";
     const opener: Tag = { ...r, start: at - j, end: r.end - j };
-    this.cand = new Candidate(this.store, base + j, opener, decision.open, decision.enclosing ?? null);
+    // Opened like every other candidate: an indented stray line is a quoted block (quoteIndent).
+    this.cand = new Candidate(this.store, base + j, opener, decision.open, decision.enclosing ?? null, indent);
     return "open";
   }
 
