@@ -62,6 +62,12 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
   const repair = registerRepair(adapter, processScope);
   const seenRoutes = new Set<string>();
   const noticeOptions = optionNotice(input?.client, problems, optionState.failedClosed);
+  const onSessionEvent = guard("idle wake", log, async ({ event }: EventInput) => {
+    noticeOptions(event.type);
+    if (event.type !== "session.idle") return;
+    const woke = await retry.onIdle(event.properties.sessionID);
+    if (woke && options.debug) log("info", `[dsml] wake ${event.properties.sessionID}`);
+  });
   const hooks: Hooks = {
     config: guard("config", log, async (cfg) => {
       chainConfiguredFetches(cfg, processScope);
@@ -98,15 +104,25 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
       if (text) output.system.push(text);
     }),
     "experimental.text.complete": guard("text.complete", log, (hookInput, output) => fallback.onTextComplete(hookInput, output)),
-    event: guard("idle wake", log, async ({ event }) => {
-      noticeOptions(event?.type);
-      if (event.type !== "session.idle") return;
-      const woke = await retry.onIdle(event.properties.sessionID);
-      if (woke && options.debug) log("info", `[dsml] wake ${event.properties.sessionID}`);
-    }),
+    event: (input) => (isSessionEvent(input) ? onSessionEvent(input) : SETTLED),
   };
   return hooks;
 };
+
+type EventInput = Parameters<NonNullable<Hooks["event"]>>[0];
+
+/** The hook's answer to every event it ignores: one settled promise, not one per event. */
+const SETTLED: Promise<void> = Promise.resolve();
+
+/**
+ * OpenCode hands the event hook every bus event, a `message.part.delta` per streamed token among
+ * them (tens of thousands in a long reply); only session events matter here (the option notice, the
+ * idle wake), so every other one is turned away before any async work is set up.
+ */
+function isSessionEvent(input: EventInput | undefined): boolean {
+  const type: unknown = input?.event?.type;
+  return typeof type === "string" && type.startsWith("session.");
+}
 
 /** A hook that fails must leave OpenCode's request as it was: one log line, never an exception into the host. */
 function guard<A extends unknown[]>(name: string, log: Logger, hook: (...args: A) => Promise<void>): (...args: A) => Promise<void> {

@@ -17,7 +17,10 @@ test("a hook given input it cannot read logs one line and never throws into Open
   await expect(hooks["chat.headers"]!(null as never, null as never)).resolves.toBeUndefined();
   await expect(hooks["experimental.chat.system.transform"]!({ sessionID: "s" } as never, null as never)).resolves.toBeUndefined();
   await expect(hooks.config!(null as never)).resolves.toBeUndefined();
+  // An event it cannot read is no session event: turned away without a line. A session event whose
+  // properties throw is read, fails, and leaves its one line.
   await expect(hooks.event!({ event: null } as never)).resolves.toBeUndefined();
+  await expect(hooks.event!({ event: { type: "session.idle", get properties(): never { throw new Error("secret-value"); } } } as never)).resolves.toBeUndefined();
   expect(lines.length).toBeGreaterThanOrEqual(4);
   for (const line of lines) {
     expect(line).toStartWith("[dsml] ");
@@ -79,4 +82,19 @@ test("the start-up line is logged at info level without debug, and [] says the p
     "info [dsml] loaded vX: wired every provider (leak-prone models); not wired: none",
     "info [dsml] loaded vX: disabled (providers is [])",
   ]);
+});
+
+test("the event hook turns away every non-session event (a part delta per streamed token) without setting up any async work", async () => {
+  const lines: string[] = [];
+  const hooks = await plugin.server(fakeInput(lines), { providers: ["*"] });
+  const delta = { event: { type: "message.part.delta", properties: { sessionID: "s", delta: "x" } } } as never;
+  const updated = { event: { type: "message.part.updated", properties: {} } } as never;
+  // One settled promise for all of them: no async function ran, so none was made.
+  const first = hooks.event!(delta);
+  expect(hooks.event!(delta)).toBe(first);
+  expect(hooks.event!(updated)).toBe(first);
+  await expect(first).resolves.toBeUndefined();
+  // A session event still takes the full path (its own promise).
+  expect(hooks.event!({ event: { type: "session.status", properties: {} } } as never)).not.toBe(first);
+  expect(lines).toEqual([]);
 });
