@@ -110,7 +110,7 @@ describe("asciiText", () => {
 });
 
 describe("sameBytes", () => {
-  test("the native compare and the loop used where there is none agree with a byte-by-byte reading, at every position", () => {
+  test("agrees with a byte-by-byte reading, at every position", () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 40 }), fc.uint8Array({ maxLength: 8 }), fc.nat(), fc.boolean(), (bytes, ref, at, copy) => {
         if (ref.length > bytes.length) return;
@@ -119,7 +119,6 @@ describe("sameBytes", () => {
         const wanted = copy ? bytes.slice(start, start + ref.length) : ref;
         const expected = wanted.every((b, i) => bytes[start + i] === b);
         expect(sameBytes(bytes, start, wanted)).toBe(expected);
-        expect(sameBytes(bytes, start, wanted, undefined)).toBe(expected);
       }),
       { seed: 1414, numRuns: 3000 },
     );

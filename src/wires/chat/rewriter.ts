@@ -13,6 +13,8 @@ import type { ReasoningChannel } from "../../engine/reasoning-channel.ts";
 const DROP: Rewritten = { pieces: [] };
 /** The event waits: its bytes are kept back, nothing goes out yet (see #decideDeferred). */
 const WAIT = Symbol("wait");
+/** No synthetic chunk goes ahead of the event (one shared, never-changed list, not one per event). */
+const NO_LEAD: readonly Json[] = [];
 
 /**
  * A deferral waits on at most one undecided tag: a `<` or a bar at the end of a delta. Past
@@ -66,22 +68,22 @@ export class ChunkRewriter implements EventRewriter {
     const shape = this.#reasoning?.active ? undefined : this.#shape;
     // The commonest event is read from its bytes: one plain line of the learned shape, not decoded.
     const plain = shape?.matchBytes(sse.bytes);
-    if (plain !== undefined) return this.#kept(sse, [], this.#content(sse, plain, false, sse.canWait));
+    if (plain !== undefined) return this.#kept(sse, NO_LEAD, this.#content(sse, plain, false, sse.canWait));
     const payload = sse.data;
     if (payload === undefined) return null;
     const hasMeta = sse.hasMeta;
     const mayDefer = !hasMeta && sse.canWait;
     const content = shape !== undefined && payload.charCodeAt(0) === 123 ? shape.match(payload) : undefined;
-    if (content !== undefined) return this.#kept(sse, [], this.#content(sse, content, hasMeta, mayDefer));
+    if (content !== undefined) return this.#kept(sse, NO_LEAD, this.#content(sse, content, hasMeta, mayDefer));
     const lead = this.#giveUp();
     return this.#kept(sse, lead, this.#other(payload, hasMeta, mayDefer));
   }
 
   /** The answer, after `lead`; WAIT keeps the event's bytes back, and only `lead` goes out now. */
-  #kept(sse: SseEvent, lead: Json[], rewritten: Rewritten | null | typeof WAIT): Rewritten | null {
+  #kept(sse: SseEvent, lead: readonly Json[], rewritten: Rewritten | null | typeof WAIT): Rewritten | null {
     if (rewritten === WAIT) {
       this.#waiting.push(sse.bytes);
-      return lead.length === 0 ? DROP : { pieces: lead };
+      return lead.length === 0 ? DROP : { pieces: [...lead] };
     }
     if (lead.length === 0) return rewritten;
     return { pieces: [...lead, ...(rewritten?.pieces ?? [RAW])], ...(rewritten?.original ? { original: rewritten.original } : {}) };
