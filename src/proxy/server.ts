@@ -52,7 +52,15 @@ export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPa
     },
     ...(config.debug ? { debug: (line: string) => log.info(line) } : {}),
   };
-  const repaired = repairFetch(adapter, baseFetch);
+  // Answers that come back as the upstream sent them; any other was rebuilt by the repair, whose
+  // event stream already goes out in whole events (see relay).
+  const asSent = new WeakSet<Response>();
+  const upstream = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const response = await baseFetch(input, init);
+    asSent.add(response);
+    return response;
+  };
+  const repaired = repairFetch(adapter, Object.assign(upstream, { preconnect: baseFetch.preconnect }) as typeof fetch);
   let sequence = 0;
   const server = http.createServer({ maxHeaderSize: 64 * 1024 }, (req, res) => {
     const started = performance.now();
@@ -68,7 +76,7 @@ export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPa
       log.info(`${req.method} ${pathname} ${status} ${ms}ms recovered=${recovered.get(tag) ?? 0}${ended}`);
       recovered.delete(tag);
     });
-    handle(req, res, tag, note, config, repaired, debug).catch((error: unknown) => {
+    handle(req, res, tag, note, config, repaired, asSent, debug).catch((error: unknown) => {
       if (config.debug) log.info(`proxy: request failed: ${(error as Error)?.name ?? "error"}`);
       if (!res.headersSent) plain(res, 502, "upstream request failed");
       else res.end();
@@ -114,7 +122,7 @@ export function upstreamTarget(upstream: URL, rest: string): URL {
   return target;
 }
 
-async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: string, note: RequestNote, config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "headersTimeoutMs" | "options">, repaired: typeof fetch, debug: DebugLog): Promise<void> {
+async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: string, note: RequestNote, config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "headersTimeoutMs" | "options">, repaired: typeof fetch, asSent: WeakSet<Response>, debug: DebugLog): Promise<void> {
   const url = req.url ?? "/";
   if (!url.startsWith("/")) return plain(res, 400, "absolute-form request targets are not proxied");
   if (url.split("?", 1)[0] === config.healthPath && (req.method === "GET" || req.method === "HEAD")) return plain(res, 200, "ok");
@@ -170,7 +178,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: 
   } finally {
     clearTimeout(timer);
   }
-  await relay(response, res, abort, note);
+  await relay(response, res, abort, note, !asSent.has(response));
 }
 
 async function readBody(req: http.IncomingMessage, limit: number): Promise<Uint8Array<ArrayBuffer> | "too large"> {
@@ -191,9 +199,11 @@ async function readBody(req: http.IncomingMessage, limit: number): Promise<Uint8
 /**
  * Streams the answer with backpressure: the next upstream chunk is read only once the client took
  * the last. An event stream goes out in whole events, so an upstream that drops mid-event leaves
- * the client with a clean end after the last whole event, never half of one.
+ * the client with a clean end after the last whole event, never half of one. A stream the repair
+ * rewrote is framed already (src/sse/rewrite.ts sends only whole events, and drops a half one when
+ * the upstream fails), so it is not framed a second time.
  */
-async function relay(response: Response, res: http.ServerResponse, abort: AbortController, note: RequestNote): Promise<void> {
+async function relay(response: Response, res: http.ServerResponse, abort: AbortController, note: RequestNote, rewritten: boolean): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   // fetch decodes a compressed body the upstream sent anyway: its encoding and length no longer hold.
   const decoded = (response.headers.get("content-encoding") ?? "identity") !== "identity";
@@ -203,7 +213,7 @@ async function relay(response: Response, res: http.ServerResponse, abort: AbortC
   });
   res.writeHead(response.status, response.statusText, headers);
   if (response.body === null) return void res.end();
-  const events = (response.headers.get("content-type") ?? "").includes("text/event-stream") ? new WholeEvents() : undefined;
+  const events = !rewritten && (response.headers.get("content-type") ?? "").includes("text/event-stream") ? new WholeEvents() : undefined;
   const reader = response.body.getReader();
   try {
     for (;;) {

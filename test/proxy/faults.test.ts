@@ -93,22 +93,23 @@ describe("upstreams that drop mid-stream", () => {
     expect(proxy.lines.at(-1)).toMatch(new RegExp(`^POST ${path.replaceAll("/", "\\/")} 200 \\d+ms recovered=0 ended=upstream$`));
   });
 
-  test("the half event is trimmed even when it came in its own chunk after a pause", async () => {
+  // A repaired wire's stream is framed by the repair alone (the relay does not frame it again).
+  test.each([["a passthrough path", "/events"], ["a repaired wire", "/chat/completions"]])("%s: the half event is trimmed even when it came in its own chunk after a pause", async (_name, path) => {
     const whole = chatSse(pieces("more plain words", 5));
     const cut = whole.indexOf("\n\n") + 2;
     upstream.answer((_req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write(whole.slice(0, cut), () => setTimeout(() => res.write("data: {\"cho", () => setTimeout(() => res.destroy(), 20)), 20));
     });
-    const text = await (await post(`${proxy.url}/events`, CHAT)).text().catch(() => "rejected");
+    const text = await (await post(`${proxy.url}${path}`, CHAT)).text().catch(() => "rejected");
     expect(text).toBe(whole.slice(0, cut));
   });
 
-  test("a clean end without a final blank line still delivers every byte", async () => {
+  test.each([["a passthrough path", "/events"], ["a repaired wire", "/chat/completions"]])("%s: a clean end without a final blank line still delivers every byte", async (_name, path) => {
     const whole = chatSse(["no blank line at the end"]);
     const unterminated = whole.slice(0, -2);
     upstream.answer((_req, res) => res.writeHead(200, { "content-type": "text/event-stream" }).end(unterminated));
-    expect(await (await post(`${proxy.url}/events`, CHAT)).text()).toBe(unterminated);
+    expect(await (await post(`${proxy.url}${path}`, CHAT)).text()).toBe(unterminated);
   });
 });
 
