@@ -17,11 +17,11 @@ export function engineOptions(options: AdapterOptions, tools: readonly ToolSpec[
 
 /**
  * The adapters are public API too, so they do not trust their caller more than the plugin: never
- * above the option's maximum. Below its minimum a limit is still honoured (down to one character),
- * since a library caller may want candidates released early; a limit that is no number is none.
+ * above the option's maximum. Below the configuration's minimum a limit is still honoured, down to
+ * the spec's library minimum; a limit that is no number is none.
  */
 function saneBufferLimit(value: unknown): number | undefined {
-  if (typeof value !== "number" || !(value >= 1)) return undefined;
+  if (typeof value !== "number" || !(value >= BUFFER_LIMIT.libraryMin)) return undefined;
   return Math.min(Math.floor(value), BUFFER_LIMIT.max);
 }
 

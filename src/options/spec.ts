@@ -61,11 +61,17 @@ const namespace = <F extends Fields>(description: string, fields: F): NamespaceS
 
 const TOOL_NAMES = { noun: "tool name", wildcards: '"*" for all' };
 
-/** The engine takes any positive limit; users get a range where a candidate can still be recognised. */
-export const BUFFER_LIMIT: IntegerSpec = {
+/**
+ * The one definition of the limit's bounds. Two floors, on purpose: a user's configuration gets a
+ * range where a candidate can still be recognised (`min`); a library caller (repairFetch,
+ * repairMiddleware) may go down to `libraryMin`, to have candidates released early. Both are
+ * pinned by tests (test/plugin/options.test.ts, test/security/hostile-adapters.test.ts).
+ */
+export const BUFFER_LIMIT: IntegerSpec & { libraryMin: number } = {
   kind: "integer",
   default: DEFAULT_BUFFER_LIMIT,
   min: 1024,
+  libraryMin: 1,
   max: 16_777_216,
   description: "Characters a possible tool call may hold back from the stream before it is released verbatim",
 };
