@@ -1,3 +1,4 @@
+import type { DialectSwitches } from "../grammar/dialects.ts";
 import type { Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "./call.ts";
 import type { Segment } from "./segments.ts";
@@ -96,3 +97,35 @@ export const abandon = (at: number): Step => ({ kind: "abandon", at });
 /** Rules for a kind whose first content character proves the opener was only mentioned. */
 export const abandonOnFirst = (_r: SpanReader, _c: number, at: number, first: boolean): Step | null => (first ? abandon(at) : null);
 export const ignoreContent = (): null => null;
+
+/**
+ * What a marker tag does where the engine's text mode meets it: opens a candidate of a root (inside
+ * a block or legacy section still open, when `enclosing` is given), is a recovered call's noise,
+ * is a stray marker reported as broken, or is text.
+ */
+export type Opening = { open: Root; enclosing?: Tag | true } | "noise" | "stray" | "text";
+
+/**
+ * The little of the engine's state an opener rule reads (parse/ sits below the engine, so the
+ * engine hands this view down): read-only, plus the one move a block's closer makes.
+ */
+export interface OpenerView {
+  /** Text after a recovered call is held (the tail): a wrapper closer or a stray marker now is the call's noise. */
+  readonly tail: boolean;
+  /** The block (its opener) or legacy section (true) whose last call was emitted but which has not closed yet, or null. */
+  readonly openBlock: Tag | true | null;
+  /** Documentation context: the tag starts its line. */
+  atLineStart(): boolean;
+  /** The request declared a tool (or alias) of this name. */
+  declared(name: string): boolean;
+  readonly dialects: DialectSwitches;
+  readonly codeCostumes: boolean;
+  /** Forgets the open block; true when there was one, so its closer is the block's, not a stray. */
+  closeOpenBlock(): boolean;
+}
+
+/**
+ * One tag family's opener rule, kept beside the dialect it opens (parse/openers.ts lists them):
+ * `s` is the text the tag's offsets are in (a tool-named DSML tag is read as written, I11).
+ */
+export type OpenerRule = (tag: Tag, s: string, view: OpenerView) => Opening;
