@@ -54,9 +54,6 @@ export interface SpanReader {
   nest(delta: number): number;
   /** I10: the characters from `at` are a named call (name line, JSON object), read one at a time. */
   readNamedCall(at: number): void;
-  /** The `<tool_call>` body's own rules (its state lives with the reader). */
-  toolCallContent(at: number): Step | null;
-  toolCallTag(tag: Tag, base: number): Step | null;
 }
 
 export interface SpanParse {
@@ -71,22 +68,26 @@ export interface SpanParse {
 
 /**
  * One span kind: its boundary rules (where a streaming span ends or proves a mention) and its
- * parser (what the complete span holds). Fixing a dialect touches its kind.
+ * parser (what the complete span holds). Fixing a dialect touches its kind. `Body`: the state a
+ * kind's rules keep for one span beyond the reader's own (the `<tool_call>` body's phase), made by
+ * `body()` when the span opens and handed back to the rules; kinds without one ignore it.
  */
-export interface SpanKind {
+export interface SpanKind<Body = undefined> {
   /**
    * A non-space character outside tags. The reader asks on the first one, and on every later one
    * only when `watchesContent` (so a span's body costs no call per character otherwise).
    */
-  content(r: SpanReader, c: number, at: number, first: boolean): Step | null;
+  content(r: SpanReader, c: number, at: number, first: boolean, body: Body): Step | null;
   readonly watchesContent: boolean;
   /**
    * A marker tag inside the span at `base + tag.start` (`first`: nothing came before it);
    * `closesBlock` already counts this kind's own wrapper closer.
    */
-  tag(r: SpanReader, tag: Tag, base: number, first: boolean, closesBlock: boolean): Step | null;
+  tag(r: SpanReader, tag: Tag, base: number, first: boolean, closesBlock: boolean, body: Body): Step | null;
+  /** This kind's state for one span, made when it opens (before charForm). */
+  body?(): Body;
   /** A body read as characters from the opener's end (`from`, absolute), before any tag. */
-  charForm?(opener: Tag, from: number): CharState;
+  charForm?(opener: Tag, from: number, body: Body): CharState;
   /** This kind's wrapper closer, beyond a block closer, ends a trailing span too. */
   closesWrapper?(tag: Tag): boolean;
   parse(p: SpanParse): Segment[];
