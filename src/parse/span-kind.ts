@@ -35,7 +35,7 @@ export interface CharState {
 
 /**
  * The streaming reader's state a kind's boundary rules may read or move (the candidate in
- * src/stream/ implements it): rules stay here with their dialect without importing upward.
+ * src/engine/ implements it): rules stay here with their dialect without importing upward.
  */
 export interface SpanReader {
   readonly opener: Tag;

@@ -122,8 +122,8 @@ const ARGS = "[ARGS]";
 
 /**
  * The bracket tokens' opener rule (tag family "mistral"): `[TOOL_CALLS]` opens Mistral (O06) and
- * `[tool_call]` MiniMax's bracket form, each behind its own switch; a bracket closer right after
- * a recovered call is that call's noise.
+ * `[TOOL_CALL]` MiniMax's bracket form (O05), each behind its own switch; a bracket closer right
+ * after a recovered call is that call's noise.
  */
 export const BRACKET_OPENER: OpenerRule = (tag, _s, view) => {
   if (tag.name === "tool_call") return !tag.closing && view.dialects.minimax ? { open: "minimax-bracket" } : view.tail ? "noise" : "text";
