@@ -1,11 +1,9 @@
-import { COSTUME_INNER } from "../grammar/dialects.ts";
 import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
-import { asLostLtCloser, Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
+import { asLostLtCloser, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import { SPAN_KINDS } from "../parse/span.ts";
 import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
 import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
 import { NamedState } from "../parse/named.ts";
-import { ToolCallStart, type ToolCallBody } from "../parse/dialects/tool-call.ts";
 import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 
@@ -21,7 +19,9 @@ const MORE: Step = { kind: "more" };
 export class Candidate implements SpanReader {
   length = 0;
   /** The root's boundary rules, looked up once: the loop below dispatches per tag and per decision, never per character of a body. */
-  private readonly kind: SpanKind;
+  private readonly kind: SpanKind<unknown>;
+  /** The kind's own state for this span (SpanKind.body), handed back to its rules. */
+  private readonly body: unknown;
   private scanCarry = "";
   private scanFrom: number;
   private seenContent = false;
@@ -40,9 +40,6 @@ export class Candidate implements SpanReader {
   private depth = 1;
   /** Char-level forms (I10 named call, O06 Mistral, the start of a `<tool_call>` body) that are JSON or names rather than tags. */
   named: CharState | null = null;
-  private toolCall: ToolCallBody = "await-tag";
-  /** GLM: where the last character of the current key was, to refuse a key of several words. */
-  private keyEnd = -1;
   /** DSML: inside a sentinel parameter's value, and how deep the plain tags written in it nest. */
   private inValue = false;
   private plainDepth = 0;
@@ -65,7 +62,8 @@ export class Candidate implements SpanReader {
   ) {
     this.scanFrom = start + opener.end;
     this.kind = SPAN_KINDS[root];
-    this.named = this.kind.charForm?.(opener, start + opener.end) ?? null;
+    this.body = this.kind.body?.();
+    this.named = this.kind.charForm?.(opener, start + opener.end, this.body) ?? null;
   }
 
   get end(): number {
@@ -123,7 +121,6 @@ export class Candidate implements SpanReader {
           i++;
           continue;
         }
-        if (this.named instanceof ToolCallStart) this.toolCall = this.named.body;
         this.named = null;
       }
       if (isTriggerCode(c)) {
@@ -194,7 +191,7 @@ export class Candidate implements SpanReader {
     if (this.trailing) return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : at };
     const first = !this.seenContent;
     this.seenContent = true;
-    return first || this.kind.watchesContent ? this.kind.content(this, c, at, first) : null;
+    return first || this.kind.watchesContent ? this.kind.content(this, c, at, first, this.body) : null;
   }
 
   private onTag(tag: Tag, base: number): Step | null {
@@ -211,7 +208,7 @@ export class Candidate implements SpanReader {
     if (this.opener.family === "dsml" && this.plainInValue(tag)) return null;
     const first = !this.seenContent;
     this.seenContent = true;
-    return this.kind.tag(this, tag, base, first, closesBlock);
+    return this.kind.tag(this, tag, base, first, closesBlock, this.body);
   }
 
   nest(delta: number): number {
@@ -245,69 +242,6 @@ export class Candidate implements SpanReader {
     }
     this.inValue = false;
     return false;
-  }
-
-  /** Inside `<tool_call>`: the first tag names the body; anything a body cannot hold proves a mention. */
-  toolCallTag(tag: Tag, base: number): Step | null {
-    const abandon: Step = { kind: "abandon", at: base + tag.start };
-    switch (this.toolCall) {
-      case "await-tag":
-        if (tag.role === "function" && !tag.closing && tag.flaws & Flaw.EqualsName) this.toolCall = "function-inner";
-        else if (tag.family === "costume" && !tag.closing && COSTUME_INNER.has(tag.name) && !tag.name.startsWith("arg_")) this.toolCall = "xml";
-        else return abandon;
-        return null;
-      case "name":
-        // GLM closing a zero-argument call with its value closer (`<tool_call>NAME</arg_value>`, T02); its own closer may follow.
-        if (tag.family === "costume" && tag.closing && tag.name === "arg_value") return this.trail();
-        return this.glmTag(tag, "arg_key", false, "glm-key", abandon);
-      case "glm-pair-next":
-        return this.glmTag(tag, "arg_key", false, "glm-key", abandon);
-      case "glm-key":
-        return this.glmTag(tag, "arg_key", true, "glm-value-next", abandon);
-      case "glm-value-next":
-        return this.glmTag(tag, "arg_value", false, "glm-value", abandon);
-      case "glm-value":
-        // A value is free text: only its own closer ends it.
-        if (tag.family === "costume" && tag.closing && tag.name === "arg_value") this.toolCall = "glm-pair-next";
-        return null;
-      case "json":
-      case "bad-json":
-        return abandon;
-      case "function-inner":
-        // Qwen3-Coder: right after `<function=NAME>` comes a parameter or the function's closer.
-        if (tag.family !== "naked" || (tag.role !== "parameter" && tag.role !== "function")) return abandon;
-        this.toolCall = "function";
-        return tag.closing && tag.role === "function" ? this.trail() : null;
-      case "function":
-        // A complete function is the call; the wrapper's closer joins it when it comes next (O02).
-        return tag.closing && tag.role === "function" ? this.trail() : null;
-      case "xml":
-        return null;
-    }
-  }
-
-  /** GLM (O03): `<arg_key>` one word `</arg_key>` then `<arg_value>` anything `</arg_value>`, repeated. */
-  private glmTag(tag: Tag, name: string, closing: boolean, next: ToolCallBody, abandon: Step): Step | null {
-    if (tag.family !== "costume" || tag.closing !== closing || tag.name !== name) return abandon;
-    this.toolCall = next;
-    this.keyEnd = -1;
-    return null;
-  }
-
-  /** Free text belongs only in values and code; a GLM key is a single word. */
-  toolCallContent(at: number): Step | null {
-    switch (this.toolCall) {
-      case "glm-key":
-        if (this.keyEnd >= 0 && at !== this.keyEnd + 1) return { kind: "abandon", at };
-        this.keyEnd = at;
-        return null;
-      case "glm-value":
-      case "xml":
-      case "function":
-        return null;
-      default:
-        return { kind: "abandon", at };
-    }
   }
 
   trail(): null {

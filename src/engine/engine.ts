@@ -1,17 +1,17 @@
-import { isLineStartCostume } from "../grammar/dialects.ts";
 import { CR, DASH, DOT, DOUBLE_VERTICAL_LINE, FULLWIDTH_BAR, GT, LBRACE, LBRACKET, LF, LT, SP, TAB, UNDERSCORE } from "../grammar/chars.ts";
 import { isTriggerCode } from "../grammar/markers.ts";
 import { mayStartStrayLine, readStrayLine } from "../grammar/stray-line.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "../parse/call.ts";
 import { withAliases } from "../parse/aliases.ts";
+import { OPENERS, type Opening, type OpenerView } from "../parse/openers.ts";
 import { SchemaGate } from "../parse/schema-gate.ts";
 import { parseSpan } from "../parse/span.ts";
 import { standalonePrefixAt } from "../parse/standalone-json.ts";
 import type { Segment } from "../parse/segments.ts";
-import { isElementNameCode, opensToolElement, writtenName } from "../parse/tool-element.ts";
+import { isElementNameCode } from "../parse/tool-element.ts";
 import { resolveParseOptions, type BrokenSpan, type NudgeReason, type StrippedSpan, type ToolSpec } from "../parse/types.ts";
-import { Candidate, type Root, type Step } from "./candidate.ts";
+import { Candidate, type Step } from "./candidate.ts";
 import { DocContext } from "./doc-context.ts";
 import { HeldText } from "./held-text.ts";
 import { QuoteBlindContext } from "./quote-blind.ts";
@@ -20,8 +20,6 @@ import type { EchoGuard, EngineEvent, EngineOptions, EngineSummary, GivenReader,
 export const DEFAULT_BUFFER_LIMIT = 65536;
 /** Smallest piece of a delta handed to a candidate at once. */
 const PIECE = 256;
-
-type Decision = { open: Root; enclosing?: Tag | true } | "noise" | "stray" | "text";
 
 /** Text held after a recovered call: released if another call follows, stripped at the end (S03). */
 interface Tail {
@@ -75,6 +73,8 @@ class Engine implements RepairEngine {
   private readonly isEchoed: EchoGuard | undefined;
   private readonly given: GivenReader | undefined;
   private readonly thinking: boolean;
+  /** What the opener rules may read of this engine (and the one move they make). */
+  private readonly view: OpenerView;
 
   constructor(options: EngineOptions) {
     const tools = new Map<string, ToolSpec>();
@@ -96,6 +96,20 @@ class Engine implements RepairEngine {
     const limit = options.bufferLimit ?? DEFAULT_BUFFER_LIMIT;
     this.limit = limit > 0 ? limit : DEFAULT_BUFFER_LIMIT;
     this.idPrefix = options.idPrefix ?? `dsmlfix_${Math.random().toString(36).slice(2, 10)}_`;
+    const engine = this;
+    this.view = {
+      get tail() {
+        return engine.tail !== null;
+      },
+      get openBlock() {
+        return engine.openBlock;
+      },
+      atLineStart: () => this.doc.atLineStart(),
+      declared: (name) => tools.has(name),
+      dialects,
+      codeCostumes: this.ctx.options.codeCostumes,
+      closeOpenBlock: () => this.closeOpenBlock(),
+    };
   }
 
   get held(): number {
@@ -360,51 +374,9 @@ class Engine implements RepairEngine {
     return "open";
   }
 
-  /** `s`: the text the tag's offsets are in (a tool-named DSML tag is read as written, I11). */
-  private decide(tag: Tag, s: string): Decision {
-    const dialects = this.ctx.options.dialects;
-    switch (tag.family) {
-      case "mistral":
-        if (tag.name === "tool_call") return !tag.closing && dialects.minimax ? { open: "minimax-bracket" } : this.tail ? "noise" : "text";
-        return tag.name === "tool_calls" && dialects.mistral ? { open: "mistral" } : "text";
-      case "dsml":
-        if (tag.flaws & Flaw.MissingLt) {
-          if (tag.closing || (tag.role !== "invoke" && tag.role !== "block")) return "text";
-        }
-        if (tag.closing && tag.role === "block" && this.closeOpenBlock()) return this.tail ? "noise" : "text";
-        if (opensToolElement(tag) && this.ctx.tools.has(writtenName(s, tag))) {
-          return this.openBlock !== null && this.openBlock !== true ? { open: "tool-element", enclosing: this.openBlock } : { open: "tool-element" };
-        }
-        if (tag.closing || tag.role === "other" || tag.role === "function" || tag.role === "name") return this.tail ? "noise" : "stray";
-        if (tag.role === "invoke" && tag.attrs.name === undefined) return "stray";
-        if (tag.role === "invoke" && this.openBlock !== null && this.openBlock !== true) return { open: "invoke", enclosing: this.openBlock };
-        return { open: tag.role === "block" ? "block" : tag.role === "invoke" ? "invoke" : "parameter" };
-      case "naked":
-        if (tag.closing) return tag.role === "block" && this.closeOpenBlock() && this.tail ? "noise" : "text";
-        if (tag.flaws & Flaw.EqualsName) return tag.role === "function" && dialects.qwen3coder ? { open: "qwen-function" } : "text";
-        if (tag.role === "block") return tag.name !== "minimax:tool_call" || dialects.minimax ? { open: "block" } : "text";
-        if (tag.role === "invoke" && tag.attrs.name !== undefined) {
-          return this.openBlock !== null && this.openBlock !== true ? { open: "invoke", enclosing: this.openBlock } : { open: "invoke" };
-        }
-        if (tag.role === "function") return { open: "element" };
-        return "text";
-      case "legacy":
-        if (tag.legacy === "section-begin") return !tag.name.includes("section") || dialects.kimi ? { open: "legacy-section" } : "text";
-        if (tag.legacy === "call-begin") return this.openBlock === true ? { open: "legacy-call", enclosing: true } : { open: "legacy-call" };
-        if (tag.legacy === "section-end") this.closeOpenBlock();
-        if (tag.legacy === "call-start") return dialects.lfm2 ? { open: "legacy-call" } : "text";
-        return this.tail ? "noise" : "text";
-      case "costume": {
-        // A wrapper closer right after a recovered call is the call's own noise (O02 without its opener, S04).
-        if (tag.closing) return tag.name === "tool_call" && this.tail ? "noise" : "text";
-        // `<tool_call>` is decided by its body wherever it starts; free-code costumes keep the line-start gate.
-        if (tag.name === "tool_call") {
-          const wanted = this.ctx.options.codeCostumes || dialects.hermes || dialects.qwen3coder || dialects.glm;
-          return wanted ? { open: "tool-call" } : "text";
-        }
-        return isLineStartCostume(tag.name) && this.doc.atLineStart() && this.ctx.options.codeCostumes ? { open: "costume" } : "text";
-      }
-    }
+  /** Each tag family's own rule decides (parse/openers.ts); `s` is the text the tag's offsets are in. */
+  private decide(tag: Tag, s: string): Opening {
+    return OPENERS[tag.family](tag, s, this.view);
   }
 
   private finishAtEnd(cand: Candidate): void {

@@ -1,11 +1,11 @@
 import { POLLUTING_KEYS } from "../grammar/plain-data.ts";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { codeLanguage, executeLanguage, type CodeLanguage } from "../grammar/dialects.ts";
+import { codeLanguage, executeLanguage, isLineStartCostume, type CodeLanguage } from "../grammar/dialects.ts";
 import type { Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "./call.ts";
 import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
 import { decodeEntities } from "./values.ts";
-import { complete, ignoreContent, type SpanKind } from "./span-kind.ts";
+import { complete, ignoreContent, type OpenerRule, type SpanKind } from "./span-kind.ts";
 import { costumeAsToolElement } from "./tool-element.ts";
 import type { Shape } from "../grammar/shapes.ts";
 import { CR, DASH, LF, SLASH, SP, TAB, UNDERSCORE } from "../grammar/chars.ts";
@@ -222,4 +222,19 @@ export const COSTUME: SpanKind = {
   content: ignoreContent,
   tag: (r, tag, base) => (tag.family === "costume" && tag.closing && tag.name === r.opener.name ? complete(base + tag.end) : null),
   parse: ({ span, opener, truncated, ctx }) => (truncated ? textSpan(span.length) : parseCostumeSpan(span, opener, ctx)),
+};
+
+/**
+ * The costume tags' opener rule (tag family "costume"): `<tool_call>` opens a span wherever it
+ * starts, since its body decides the dialect (tool-call.ts); a free-code costume opens only at the
+ * start of a line, with code costumes on. A wrapper closer right after a recovered call is that
+ * call's noise (O02 without its opener, S04).
+ */
+export const COSTUME_OPENER: OpenerRule = (tag, _s, view) => {
+  if (tag.closing) return tag.name === "tool_call" && view.tail ? "noise" : "text";
+  if (tag.name === "tool_call") {
+    const dialects = view.dialects;
+    return view.codeCostumes || dialects.hermes || dialects.qwen3coder || dialects.glm ? { open: "tool-call" } : "text";
+  }
+  return isLineStartCostume(tag.name) && view.atLineStart() && view.codeCostumes ? { open: "costume" } : "text";
 };

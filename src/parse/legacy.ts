@@ -4,7 +4,7 @@ import { Flaw, type Tag } from "../grammar/tags.ts";
 import { callOutcome, callsOverSpan, checkedCall, jsonCallOutcome, truncatedCall, wholeSpan, type SpanContext } from "./call.ts";
 import { parsePythonCalls } from "./dialects/pythonic.ts";
 import { argumentsObject, coerceObject, parseJson } from "./values.ts";
-import { abandon, abandonOnFirst, complete, type SpanKind, type SpanReader } from "./span-kind.ts";
+import { abandon, abandonOnFirst, complete, type OpenerRule, type SpanKind, type SpanReader } from "./span-kind.ts";
 import type { Shape } from "../grammar/shapes.ts";
 import { LBRACKET } from "../grammar/chars.ts";
 import { isObject } from "../grammar/plain-data.ts";
@@ -169,4 +169,18 @@ export const LEGACY_CALL: SpanKind = {
     return r.enclosing ? r.trail() : complete(base + tag.end);
   },
   parse: ({ span, ctx, enclosing }) => parseLegacySpan(span, ctx, enclosing === true),
+};
+
+/**
+ * The legacy tokens' opener rule (tag family "legacy"): a section's begin token opens a section
+ * (Kimi's behind its switch), a call's begin token a call (inside a section still open, its
+ * continuation), LFM2's start token a call behind its switch. A section's end token ends the open
+ * section; end tokens right after a recovered call are its noise.
+ */
+export const LEGACY_OPENER: OpenerRule = (tag, _s, view) => {
+  if (tag.legacy === "section-begin") return !tag.name.includes("section") || view.dialects.kimi ? { open: "legacy-section" } : "text";
+  if (tag.legacy === "call-begin") return view.openBlock === true ? { open: "legacy-call", enclosing: true } : { open: "legacy-call" };
+  if (tag.legacy === "section-end") view.closeOpenBlock();
+  if (tag.legacy === "call-start") return view.dialects.lfm2 ? { open: "legacy-call" } : "text";
+  return view.tail ? "noise" : "text";
 };

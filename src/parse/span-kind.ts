@@ -1,3 +1,4 @@
+import type { DialectSwitches } from "../grammar/dialects.ts";
 import type { Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "./call.ts";
 import type { Segment } from "./segments.ts";
@@ -34,7 +35,7 @@ export interface CharState {
 
 /**
  * The streaming reader's state a kind's boundary rules may read or move (the candidate in
- * src/stream/ implements it): rules stay here with their dialect without importing upward.
+ * src/engine/ implements it): rules stay here with their dialect without importing upward.
  */
 export interface SpanReader {
   readonly opener: Tag;
@@ -53,9 +54,6 @@ export interface SpanReader {
   nest(delta: number): number;
   /** I10: the characters from `at` are a named call (name line, JSON object), read one at a time. */
   readNamedCall(at: number): void;
-  /** The `<tool_call>` body's own rules (its state lives with the reader). */
-  toolCallContent(at: number): Step | null;
-  toolCallTag(tag: Tag, base: number): Step | null;
 }
 
 export interface SpanParse {
@@ -70,22 +68,26 @@ export interface SpanParse {
 
 /**
  * One span kind: its boundary rules (where a streaming span ends or proves a mention) and its
- * parser (what the complete span holds). Fixing a dialect touches its kind.
+ * parser (what the complete span holds). Fixing a dialect touches its kind. `Body`: the state a
+ * kind's rules keep for one span beyond the reader's own (the `<tool_call>` body's phase), made by
+ * `body()` when the span opens and handed back to the rules; kinds without one ignore it.
  */
-export interface SpanKind {
+export interface SpanKind<Body = undefined> {
   /**
    * A non-space character outside tags. The reader asks on the first one, and on every later one
    * only when `watchesContent` (so a span's body costs no call per character otherwise).
    */
-  content(r: SpanReader, c: number, at: number, first: boolean): Step | null;
+  content(r: SpanReader, c: number, at: number, first: boolean, body: Body): Step | null;
   readonly watchesContent: boolean;
   /**
    * A marker tag inside the span at `base + tag.start` (`first`: nothing came before it);
    * `closesBlock` already counts this kind's own wrapper closer.
    */
-  tag(r: SpanReader, tag: Tag, base: number, first: boolean, closesBlock: boolean): Step | null;
+  tag(r: SpanReader, tag: Tag, base: number, first: boolean, closesBlock: boolean, body: Body): Step | null;
+  /** This kind's state for one span, made when it opens (before charForm). */
+  body?(): Body;
   /** A body read as characters from the opener's end (`from`, absolute), before any tag. */
-  charForm?(opener: Tag, from: number): CharState;
+  charForm?(opener: Tag, from: number, body: Body): CharState;
   /** This kind's wrapper closer, beyond a block closer, ends a trailing span too. */
   closesWrapper?(tag: Tag): boolean;
   parse(p: SpanParse): Segment[];
@@ -96,3 +98,35 @@ export const abandon = (at: number): Step => ({ kind: "abandon", at });
 /** Rules for a kind whose first content character proves the opener was only mentioned. */
 export const abandonOnFirst = (_r: SpanReader, _c: number, at: number, first: boolean): Step | null => (first ? abandon(at) : null);
 export const ignoreContent = (): null => null;
+
+/**
+ * What a marker tag does where the engine's text mode meets it: opens a candidate of a root (inside
+ * a block or legacy section still open, when `enclosing` is given), is a recovered call's noise,
+ * is a stray marker reported as broken, or is text.
+ */
+export type Opening = { open: Root; enclosing?: Tag | true } | "noise" | "stray" | "text";
+
+/**
+ * The little of the engine's state an opener rule reads (parse/ sits below the engine, so the
+ * engine hands this view down): read-only, plus the one move a block's closer makes.
+ */
+export interface OpenerView {
+  /** Text after a recovered call is held (the tail): a wrapper closer or a stray marker now is the call's noise. */
+  readonly tail: boolean;
+  /** The block (its opener) or legacy section (true) whose last call was emitted but which has not closed yet, or null. */
+  readonly openBlock: Tag | true | null;
+  /** Documentation context: the tag starts its line. */
+  atLineStart(): boolean;
+  /** The request declared a tool (or alias) of this name. */
+  declared(name: string): boolean;
+  readonly dialects: DialectSwitches;
+  readonly codeCostumes: boolean;
+  /** Forgets the open block; true when there was one, so its closer is the block's, not a stray. */
+  closeOpenBlock(): boolean;
+}
+
+/**
+ * One tag family's opener rule, kept beside the dialect it opens (parse/openers.ts lists them):
+ * `s` is the text the tag's offsets are in (a tool-named DSML tag is read as written, I11).
+ */
+export type OpenerRule = (tag: Tag, s: string, view: OpenerView) => Opening;

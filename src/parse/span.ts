@@ -16,7 +16,7 @@ import type { Root, SpanKind } from "./span-kind.ts";
 export type { Root };
 
 /** Every span kind by the root that opens it: its boundary rules (the stream's candidate) and its parser. */
-export const SPAN_KINDS: Readonly<Record<Root, SpanKind>> = {
+export const SPAN_KINDS: Readonly<Record<Root, SpanKind<unknown>>> = {
   block: BLOCK,
   invoke: INVOKE,
   parameter: PARAMETER,

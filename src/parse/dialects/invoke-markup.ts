@@ -6,7 +6,8 @@ import { truncatedCall, wholeSpan } from "../call.ts";
 import { parseDsmlSpan } from "../dsml.ts";
 import { parseNamedSpan } from "../named.ts";
 import { tagsOf, type Segment } from "../segments.ts";
-import { abandon, abandonOnFirst, complete, type SpanKind, type SpanParse, type SpanReader } from "../span-kind.ts";
+import { abandon, abandonOnFirst, complete, type OpenerRule, type SpanKind, type SpanParse, type SpanReader } from "../span-kind.ts";
+import { opensToolElement, writtenName } from "../tool-element.ts";
 
 // DSML and the unprefixed wrappers written like it (MiniMax-M2 O05, Claude-style O07): a block, an
 // invoke, a parameter or a bare function element can each open a span; one parser reads them all.
@@ -104,4 +105,41 @@ export const TOOL_ELEMENT: SpanKind = {
     return closesBlock ? complete(end) : null;
   },
   parse: parseInvokeMarkup,
+};
+
+/**
+ * DSML's opener rule (tag family "dsml"): a block, an invoke or a parameter opens its span; a tag
+ * named after a declared tool opens a tool element (I11); an invoke or tool element inside a
+ * block still open continues it. A block's closer ends the open block; other closers and inner
+ * tags are a recovered call's noise, or stray markers reported as broken.
+ */
+export const DSML_OPENER: OpenerRule = (tag, s, view) => {
+  if (tag.flaws & Flaw.MissingLt) {
+    if (tag.closing || (tag.role !== "invoke" && tag.role !== "block")) return "text";
+  }
+  if (tag.closing && tag.role === "block" && view.closeOpenBlock()) return view.tail ? "noise" : "text";
+  if (opensToolElement(tag) && view.declared(writtenName(s, tag))) {
+    return view.openBlock !== null && view.openBlock !== true ? { open: "tool-element", enclosing: view.openBlock } : { open: "tool-element" };
+  }
+  if (tag.closing || tag.role === "other" || tag.role === "function" || tag.role === "name") return view.tail ? "noise" : "stray";
+  if (tag.role === "invoke" && tag.attrs.name === undefined) return "stray";
+  if (tag.role === "invoke" && view.openBlock !== null && view.openBlock !== true) return { open: "invoke", enclosing: view.openBlock };
+  return { open: tag.role === "block" ? "block" : tag.role === "invoke" ? "invoke" : "parameter" };
+};
+
+/**
+ * The unprefixed tags' opener rule (tag family "naked"): a wrapper opens a block (MiniMax's behind
+ * its switch), a named invoke an invoke (inside a block still open, its continuation), a function
+ * element an element, and `<function=NAME>` Qwen3-Coder (O02) behind its switch. A closer is text,
+ * except a block's closer right after a recovered call, which is its noise.
+ */
+export const NAKED_OPENER: OpenerRule = (tag, _s, view) => {
+  if (tag.closing) return tag.role === "block" && view.closeOpenBlock() && view.tail ? "noise" : "text";
+  if (tag.flaws & Flaw.EqualsName) return tag.role === "function" && view.dialects.qwen3coder ? { open: "qwen-function" } : "text";
+  if (tag.role === "block") return tag.name !== "minimax:tool_call" || view.dialects.minimax ? { open: "block" } : "text";
+  if (tag.role === "invoke" && tag.attrs.name !== undefined) {
+    return view.openBlock !== null && view.openBlock !== true ? { open: "invoke", enclosing: view.openBlock } : { open: "invoke" };
+  }
+  if (tag.role === "function") return { open: "element" };
+  return "text";
 };

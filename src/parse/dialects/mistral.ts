@@ -3,7 +3,7 @@ import { textSpan, type Segment, type UnitOutcome } from "../segments.ts";
 import { parseJson } from "../values.ts";
 import { callOutcome, callsOverSpan, jsonCallOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { JsonExtent, NAME_LIMIT, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
-import { ignoreContent, type SpanKind, type Step } from "../span-kind.ts";
+import { ignoreContent, type OpenerRule, type SpanKind, type Step } from "../span-kind.ts";
 import { BACKSLASH, DQ, LBRACE, LBRACKET } from "../../grammar/chars.ts";
 import { isObject } from "../../grammar/plain-data.ts";
 
@@ -119,3 +119,13 @@ export class MistralState implements CharState {
 }
 
 const ARGS = "[ARGS]";
+
+/**
+ * The bracket tokens' opener rule (tag family "mistral"): `[TOOL_CALLS]` opens Mistral (O06) and
+ * `[TOOL_CALL]` MiniMax's bracket form (O05), each behind its own switch; a bracket closer right
+ * after a recovered call is that call's noise.
+ */
+export const BRACKET_OPENER: OpenerRule = (tag, _s, view) => {
+  if (tag.name === "tool_call") return !tag.closing && view.dialects.minimax ? { open: "minimax-bracket" } : view.tail ? "noise" : "text";
+  return tag.name === "tool_calls" && view.dialects.mistral ? { open: "mistral" } : "text";
+};

@@ -5,10 +5,9 @@ import { callOutcome, declaredNameIn, jsonCallOutcome, readJsonCall, textArgsOut
 import { element, trimLayoutNewlines } from "./common.ts";
 import { parseQwenFunctions } from "./qwen.ts";
 import { xmlToolCall } from "../costume.ts";
-import { JsonSyntax } from "../../grammar/json-syntax.ts";
-import { HAND_OFF, NAME_LIMIT, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
-import { complete, type SpanKind, type Step } from "../span-kind.ts";
-import { COLON, CR, DASH, DOT, LBRACE, LF, LT, UNDERSCORE } from "../../grammar/chars.ts";
+import { complete, type SpanKind } from "../span-kind.ts";
+import { ToolCallBody, ToolCallStart } from "./tool-call-body.ts";
+import { COLON, DASH, DOT, UNDERSCORE } from "../../grammar/chars.ts";
 import { isObject } from "../../grammar/plain-data.ts";
 
 /** A GLM tool name as the body's first word (what the engine's name phase accepts), or undefined. */
@@ -104,95 +103,12 @@ function glmPairs(body: string, name: string, ctx: SpanContext): Parameters<type
 const isToolCallCloser = (tag: Tag) => tag.family === "costume" && tag.closing && tag.name === "tool_call";
 
 /** `<tool_call>` (O01-O03, C01): its body decides the dialect, so every content character is weighed. */
-export const TOOL_CALL: SpanKind = {
+export const TOOL_CALL: SpanKind<ToolCallBody> = {
   watchesContent: true,
-  content: (r, _c, at) => r.toolCallContent(at),
-  tag: (r, tag, base, _first, closesBlock) => (closesBlock ? complete(base + tag.end) : r.toolCallTag(tag, base)),
+  body: () => new ToolCallBody(),
+  content: (_r, _c, at, _first, body) => body.content(at),
+  tag: (r, tag, base, _first, closesBlock, body) => (closesBlock ? complete(base + tag.end) : body.tag(r, tag, base)),
   closesWrapper: isToolCallCloser,
-  charForm: (_opener, from) => new ToolCallStart(from),
+  charForm: (_opener, from, body) => new ToolCallStart(from, body),
   parse: ({ span, opener, truncated, ctx }) => parseToolCallSpan(span, opener, ctx, truncated, (s) => xmlToolCall(s, ctx)),
 };
-
-/**
- * What a `<tool_call>` body has proved to be so far (O01-O03, C01): "await-tag" wants a tag next,
- * "json" a complete Hermes object that only its closer may follow, "bad-json" a Hermes object that
- * went wrong at a `<` (the call was cut off and closed: only the closer may follow, for a nudge), "name" a GLM tool name that
- * wants `<arg_key>` or the closer; GLM then alternates one-word keys and free values ("glm-*"),
- * Qwen3-Coder waits for `</function>`, the XML costume for the wrapper's closer.
- */
-export type ToolCallBody = "await-tag" | "json" | "bad-json" | "name" | "function" | "function-inner" | "xml" | "glm-key" | "glm-value-next" | "glm-value" | "glm-pair-next";
-
-/**
- * The start of a `<tool_call>` body, read as characters: a Hermes JSON object (checked as strict
- * JSON while it streams), a GLM tool name, or a tag (handed to the tag scanner). Prose proves
- * itself at its first character that none of these allow.
- */
-export class ToolCallStart implements CharState {
-  private phase: "start" | "json" | "after-json" | "name" | "after-name" = "start";
-  private readonly json = new JsonSyntax();
-  private nameLength = 0;
-  /** Only whitespace, with a line break in it, since the last JSON character. */
-  private lineBroke = false;
-  body: ToolCallBody = "await-tag";
-
-  constructor(private readonly from: number) {}
-
-  completesAtEnd(): boolean {
-    return this.phase === "after-json";
-  }
-
-  step(c: number, at: number): Step | null | typeof HAND_OFF {
-    const abandonName: Step = { kind: "abandon", at: this.from };
-    switch (this.phase) {
-      case "start":
-        if (isSpaceCode(c)) return null;
-        if (c === LT) return HAND_OFF;
-        if (c === LBRACE) {
-          this.phase = "json";
-          this.json.step(c);
-          return null;
-        }
-        if (!isNameStartCode(c)) return { kind: "abandon", at };
-        this.phase = "name";
-        this.body = "name";
-        this.nameLength = 1;
-        return null;
-      case "json": {
-        // Cut where the JSON went wrong: what came before it is released without a second scan.
-        const r = this.json.step(c);
-        if (r === "bad") {
-          // A `<` outside any JSON string may be the wrapper's closer after a call cut off mid-JSON: the tag scanner decides.
-          if (c === LT) {
-            this.body = "bad-json";
-            return HAND_OFF;
-          }
-          // JSON that goes wrong at a line break, or only on the next line, was cut off there (the model moved on to prose):
-          // the span ends before that line and is read as a cut-off call (a nudge when it names a declared tool).
-          return this.lineBroke || c === LF || c === CR ? { kind: "complete", end: at } : { kind: "abandon", at };
-        }
-        if (c === LF) this.lineBroke = true;
-        else if (!isSpaceCode(c)) this.lineBroke = false;
-        if (r === "done") {
-          this.phase = "after-json";
-          this.body = "json";
-        }
-        return null;
-      }
-      case "after-json":
-        if (isSpaceCode(c)) return null;
-        return c === LT ? HAND_OFF : { kind: "abandon", at };
-      case "name":
-        if (c === LT) return HAND_OFF;
-        if (isSpaceCode(c)) {
-          this.phase = "after-name";
-          return null;
-        }
-        return isNameCode(c) && ++this.nameLength <= NAME_LIMIT ? null : abandonName;
-      case "after-name":
-        if (isSpaceCode(c)) return null;
-        return c === LT ? HAND_OFF : abandonName;
-    }
-  }
-}
-
-const isNameStartCode = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === UNDERSCORE;
