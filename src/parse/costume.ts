@@ -1,5 +1,6 @@
 import { POLLUTING_KEYS } from "../grammar/plain-data.ts";
-import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { createRequire } from "node:module";
+import type { XMLParser, XMLValidator } from "fast-xml-parser";
 import { codeLanguage, executeLanguage, isLineStartCostume, type CodeLanguage } from "../grammar/dialects.ts";
 import type { Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "./call.ts";
@@ -56,7 +57,20 @@ function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
   return codeCall(span.length, language, decodeEntities(code), shape, ctx);
 }
 
-const xml = new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: false, processEntities: true });
+/**
+ * fast-xml-parser is loaded the first time an XML execute call is read, not when the plugin starts
+ * (about 20 ms of start-up a reply without one never needs). Synchronous, through its CommonJS build.
+ */
+const require = createRequire(import.meta.url);
+let xmlReader: { parser: XMLParser; validator: typeof XMLValidator } | undefined;
+
+function xml(): { parser: XMLParser; validator: typeof XMLValidator } {
+  if (xmlReader === undefined) {
+    const fxp = require("fast-xml-parser") as { XMLParser: typeof XMLParser; XMLValidator: typeof XMLValidator };
+    xmlReader = { parser: new fxp.XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: false, processEntities: true }), validator: fxp.XMLValidator };
+  }
+  return xmlReader;
+}
 
 /** C01 / C05: a well-formed span is parsed strictly; the tolerant reader covers raw `<` and `&` in code. */
 export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
@@ -85,9 +99,10 @@ const DROPPED = POLLUTING_KEYS;
 const isReadField = (name: string) => name === "tool_call" || CALL_FIELDS.has(name) || ARG_FIELDS.has(name) || DROPPED.has(name);
 
 function strictFields(span: string): CostumeFields | null {
-  if (XMLValidator.validate(span) !== true) return null;
+  const { parser, validator } = xml();
+  if (validator.validate(span) !== true) return null;
   try {
-    const doc = xml.parse(span) as { tool_call?: { tool_name?: unknown; tool_args?: { language?: unknown; code?: unknown } } };
+    const doc = parser.parse(span) as { tool_call?: { tool_name?: unknown; tool_args?: { language?: unknown; code?: unknown } } };
     const call = doc.tool_call;
     if (!call || typeof call !== "object") return null;
     const text = (v: unknown) => (typeof v === "string" ? v : undefined);

@@ -1,4 +1,6 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
+import { createRequire } from "node:module";
+import type Ajv from "ajv";
+import type { ErrorObject, ValidateFunction } from "ajv";
 import type { JsonSchema, ToolSpec } from "./types.ts";
 import { coerceDeep } from "./values.ts";
 import { isObject } from "../grammar/plain-data.ts";
@@ -26,8 +28,18 @@ const MAX_CACHED = 64;
 /** A schema larger than this is not compiled: it fails closed. */
 const MAX_SCHEMA_TEXT = 262_144;
 
+/**
+ * ajv is loaded when the first call is about to be recovered, not when the plugin starts: loading
+ * it is a quarter of the plugin's start-up (about 25 ms in OpenCode), which a reply without a
+ * leak never needs. A synchronous require, so the gate stays synchronous; ajv ships CommonJS.
+ */
+const require = createRequire(import.meta.url);
+
 function ajv(): Ajv {
-  sharedAjv ??= new Ajv({ strict: false, allErrors: false, validateFormats: false, logger: false, coerceTypes: false, useDefaults: false });
+  if (sharedAjv === null) {
+    const { default: AjvClass } = require("ajv") as { default: typeof Ajv };
+    sharedAjv = new AjvClass({ strict: false, allErrors: false, validateFormats: false, logger: false, coerceTypes: false, useDefaults: false });
+  }
   return sharedAjv;
 }
 
