@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import vm from "node:vm";
-import { defaultOptions } from "../src/options/schema.ts";
+import { defaultOptions } from "../src/options/check.ts";
 import { isLeakProne, routeMode, type RouteMode } from "../src/plugin/scope.ts";
 
 export const routesDocPath = new URL("../docs/CONFIGURATION.md", import.meta.url);

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Config } from "@opencode-ai/plugin";
 import { nativeRuntime } from "../plugin/index.ts";
-import type { PluginOptions } from "../options/schema.ts";
+import type { PluginOptions } from "../options/spec.ts";
 import { resolveOptions } from "../plugin/options.ts";
 import { AUTO_SCOPE, EVERY_PROVIDER, isLeakProne, routeMode, servedNatively, type Route, type RouteMode } from "../plugin/scope.ts";
 import { startupReport } from "../plugin/startup.ts";

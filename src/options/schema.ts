@@ -1,5 +1,6 @@
 // The zod schema of the plugin's options, built from the spec; scripts/build-schema.ts renders it
-// as the JSON schema editors complete from.
+// as the JSON schema editors complete from. Build time and tests only: the plugin checks its options
+// with src/options/check.ts (no zod at start-up), which test/options/check.test.ts pins to this schema.
 import { z } from "zod";
 import { expectation, type Fields, type NamespaceSpec, OPTIONS, type OptionSpec, type PluginOptions } from "./spec.ts";
 
@@ -24,7 +25,7 @@ export function fieldSchema(spec: OptionSpec): z.ZodType {
   return (check as z.ZodType<unknown>).default(fallback).describe(`${spec.description} Default: ${JSON.stringify(fallback)}.`);
 }
 
-/** The spec as nested field schemas, namespaces as plain objects: what the plugin's lenient reader walks. */
+/** The spec as nested field schemas, namespaces as plain objects. */
 export type Layout = { [key: string]: z.ZodType | Layout };
 
 function layoutOf(fields: Fields): Layout {
@@ -48,13 +49,3 @@ export const pluginOptionsSchema = namespaceSchema(OPTIONS, optionLayout).meta({
   title: "opencode-plugin-dsml-fix options",
   description: OPTIONS.description,
 }) as unknown as z.ZodType<PluginOptions, unknown>;
-
-export const defaultOptions: PluginOptions = deepFreeze(pluginOptionsSchema.parse({}));
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null) {
-    for (const nested of Object.values(value)) deepFreeze(nested);
-    Object.freeze(value);
-  }
-  return value;
-}

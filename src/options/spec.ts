@@ -1,6 +1,7 @@
 // Every option once: where it sits, its default, its bounds, the value it fails closed to and what
-// it does. The zod schema (and from it the JSON schema), the plugin's lenient reading, the
-// library's settling and the engine mapping are all read from this tree, so they cannot disagree.
+// it does. The option checker (src/options/check.ts), the zod schema (and from it the JSON schema),
+// the plugin's lenient reading, the library's settling and the engine mapping are all read from this
+// tree, so they cannot disagree.
 import { DIALECTS, type DialectId } from "../grammar/dialects.ts";
 import { defaultParseOptions } from "../parse/types.ts";
 import { DEFAULT_BUFFER_LIMIT } from "../engine/engine.ts";

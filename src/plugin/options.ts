@@ -1,7 +1,6 @@
 // The plugin's own reading of its entry in opencode.json; every option is defined in src/options/spec.ts.
-import { z } from "zod";
-import { type Layout, optionLayout, type PluginOptions, pluginOptionsSchema } from "../options/schema.ts";
-import { FAIL_CLOSED, SECURITY_OPTIONS } from "../options/spec.ts";
+import { type Checked, checkOption, defaultOf, withDefaults } from "../options/check.ts";
+import { FAIL_CLOSED, type Fields, type NamespaceSpec, OPTIONS, type OptionSpec, type PluginOptions, SECURITY_OPTIONS } from "../options/spec.ts";
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import { LOG_PREFIX } from "./log-prefix.ts";
 
@@ -26,26 +25,26 @@ export interface ResolvedOptions {
 export function resolveOptions(raw: unknown): ResolvedOptions {
   const problems: string[] = [];
   try {
-    if (raw === undefined) return { options: pluginOptionsSchema.parse({}), problems };
+    if (raw === undefined) return { options: withDefaults({}), problems };
     if (!isObject(raw)) {
       problems.push(`${PREFIX} options must be an object (got ${show(raw)}); using defaults for all options`);
-      return { options: pluginOptionsSchema.parse({}), problems };
+      return { options: withDefaults({}), problems };
     }
     const near = { security: false };
-    const kept = keepValid(raw, optionLayout, "", problems, near);
-    if (!near.security) return { options: pluginOptionsSchema.parse(kept), problems };
+    const kept = keepValid(raw, OPTIONS.fields, "", problems, near);
+    if (!near.security) return { options: withDefaults(kept), problems };
     const responseFix = isObject(kept.responseFix) ? kept.responseFix : {};
     kept.responseFix = { ...responseFix, allowTools: structuredClone(FAIL_CLOSED["responseFix.allowTools"]) };
-    return { options: pluginOptionsSchema.parse(kept), problems, failedClosed: true };
+    return { options: withDefaults(kept), problems, failedClosed: true };
   } catch {
     // Only reachable through a bug here: still never let the tool lists fail open.
     problems.push(`${PREFIX} options could not be read; using defaults for all options, and no recovered calls until this is fixed`);
-    return { options: pluginOptionsSchema.parse(closedValuesUnder(optionLayout, "")), problems };
+    return { options: withDefaults(closedValuesUnder(OPTIONS.fields, "")), problems };
   }
 }
 
 /** Copies only known keys with valid values into a fresh object, so hostile keys never reach a prototype. */
-function keepValid(raw: object, fields: Layout, parentPath: string, problems: string[], near: { security: boolean }) {
+function keepValid(raw: object, fields: Fields, parentPath: string, problems: string[], near: { security: boolean }) {
   const kept: Record<string, unknown> = {};
   let keys: string[];
   try {
@@ -65,8 +64,8 @@ function keepValid(raw: object, fields: Layout, parentPath: string, problems: st
     }
     const read = readKey(raw, key, field);
     if (!read.ok) {
-      const nested = field instanceof z.ZodType ? undefined : closedValuesUnder(field, `${path}.`);
-      const closed = field instanceof z.ZodType ? fallbackFor(path, field) : undefined;
+      const nested = field.kind === "namespace" ? closedValuesUnder(field.fields, `${path}.`) : undefined;
+      const closed = field.kind === "namespace" ? undefined : fallbackFor(path, field);
       if (closed?.value !== undefined) kept[key] = closed.value;
       if (nested !== undefined && Object.keys(nested).length > 0) kept[key] = nested;
       const note = closed ? `using ${closed.note}` : unreadableNote(`${path}.`);
@@ -74,11 +73,11 @@ function keepValid(raw: object, fields: Layout, parentPath: string, problems: st
       continue;
     }
     const { value } = read;
-    if (field instanceof z.ZodType) {
+    if (field.kind !== "namespace") {
       const checked = read.checked!;
-      if (checked.success) kept[key] = checked.data;
+      if (checked.ok) kept[key] = checked.value;
       else {
-        const expected = checked.error.issues[0]?.message ?? "is invalid";
+        const expected = checked.message;
         const fallback = fallbackFor(path, field);
         if (fallback.value !== undefined) kept[key] = fallback.value;
         problems.push(`${PREFIX} option ${JSON.stringify(path)} ${expected} (got ${show(value)}); using ${fallback.note}`);
@@ -86,7 +85,7 @@ function keepValid(raw: object, fields: Layout, parentPath: string, problems: st
     } else if (value === undefined) {
       continue;
     } else if (read.object) {
-      kept[key] = keepValid(value as object, field, `${path}.`, problems, near);
+      kept[key] = keepValid(value as object, field.fields, `${path}.`, problems, near);
     } else {
       problems.push(`${PREFIX} option ${JSON.stringify(path)} must be an object (got ${show(value)}); using its defaults`);
     }
@@ -95,14 +94,14 @@ function keepValid(raw: object, fields: Layout, parentPath: string, problems: st
 }
 
 type Read =
-  | { ok: true; value: unknown; checked?: ReturnType<z.ZodType["safeParse"]>; object: boolean }
+  | { ok: true; value: unknown; checked?: Checked; object: boolean }
   | { ok: false };
 
-/** Reading a key, and validating it (zod walks arrays through their getters), may throw: that is one unreadable key. */
-function readKey(raw: object, key: string, field: z.ZodType | Layout): Read {
+/** Reading a key, and checking it (a list is walked through its getters), may throw: that is one unreadable key. */
+function readKey(raw: object, key: string, field: OptionSpec | NamespaceSpec): Read {
   try {
     const value = (raw as Record<string, unknown>)[key];
-    if (field instanceof z.ZodType) return { ok: true, value, checked: field.safeParse(value), object: false };
+    if (field.kind !== "namespace") return { ok: true, value, checked: checkOption(field, value), object: false };
     return { ok: true, value, object: isObject(value) };
   } catch {
     return { ok: false };
@@ -110,14 +109,14 @@ function readKey(raw: object, key: string, field: z.ZodType | Layout): Read {
 }
 
 /** The fail-closed values of every security option under `fields` (an object that could not be read may have set them). */
-function closedValuesUnder(fields: Layout, parentPath: string): Record<string, unknown> {
+function closedValuesUnder(fields: Fields, parentPath: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(fields)) {
     const path = parentPath + key;
-    if (field instanceof z.ZodType) {
+    if (field.kind !== "namespace") {
       if (Object.hasOwn(FAIL_CLOSED, path)) out[key] = structuredClone(FAIL_CLOSED[path]);
     } else {
-      const nested = closedValuesUnder(field, `${path}.`);
+      const nested = closedValuesUnder(field.fields, `${path}.`);
       if (Object.keys(nested).length > 0) out[key] = nested;
     }
   }
@@ -131,20 +130,20 @@ function unreadableNote(parentPath: string): string {
   return `using its defaults, except ${values} (no recovered calls until this is fixed)`;
 }
 
-function fallbackFor(path: string, field: z.ZodType): { value: unknown; note: string } {
+function fallbackFor(path: string, field: OptionSpec): { value: unknown; note: string } {
   if (Object.hasOwn(FAIL_CLOSED, path)) return { value: structuredClone(FAIL_CLOSED[path]), note: `${show(FAIL_CLOSED[path])} (${CLOSED_WHY})` };
-  return { value: undefined, note: show(field.parse(undefined)) };
+  return { value: undefined, note: show(defaultOf(field)) };
 }
 
 /** Why a security option that could not be read took its fail-closed value. */
 const CLOSED_WHY = "no recovered calls until this is fixed";
 
 /** Every option path, namespaces included ("parse", "parse.dialects", "parse.dialects.hermes", ...). */
-function optionPaths(fields: Layout, parentPath: string): string[] {
-  return Object.entries(fields).flatMap(([key, field]) => [parentPath + key, ...(field instanceof z.ZodType ? [] : optionPaths(field, `${parentPath}${key}.`))]);
+function optionPaths(fields: Fields, parentPath: string): string[] {
+  return Object.entries(fields).flatMap(([key, field]) => [parentPath + key, ...(field.kind === "namespace" ? optionPaths(field.fields, `${parentPath}${key}.`) : [])]);
 }
 
-const OPTION_PATHS = optionPaths(optionLayout, "");
+const OPTION_PATHS = optionPaths(OPTIONS.fields, "");
 
 function unknownKey(key: string, parentPath: string): { problem: string; security: boolean } {
   const polluting = isPollutingKey(key);

@@ -4,7 +4,7 @@
 import type { AdapterResult } from "../adapters/options.ts";
 import type { DebugLog } from "./debug.ts";
 import type { Logger } from "./log.ts";
-import type { PluginOptions } from "../options/schema.ts";
+import type { PluginOptions } from "../options/spec.ts";
 import { resolveOptions } from "./options.ts";
 import type { RetryController } from "./retry-controller.ts";
 import { readTag } from "./wiring.ts";

@@ -1,5 +1,5 @@
 import { correctionText, RetryLedger, wakeText, type CorrectionReason, type TurnSeen } from "../retry/state.ts";
-import type { PluginOptions } from "../options/schema.ts";
+import type { PluginOptions } from "../options/spec.ts";
 
 export interface WakeSender {
   (sessionID: string, text: string): Promise<void>;

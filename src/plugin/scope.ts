@@ -1,4 +1,4 @@
-import type { PluginOptions } from "../options/schema.ts";
+import type { PluginOptions } from "../options/spec.ts";
 
 /**
  * Which routes the plugin acts on. A route is one provider serving one model through one AI SDK

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Config } from "@opencode-ai/plugin";
 import { hasCredentials } from "./credentials.ts";
-import type { PluginOptions } from "../options/schema.ts";
+import type { PluginOptions } from "../options/spec.ts";
 import { AUTO_SCOPE, EVERY_PROVIDER, WIRE_PACKAGES, servedNatively } from "./scope.ts";
 
 export interface StartupReport {

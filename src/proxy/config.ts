@@ -2,7 +2,7 @@
 // JSON/JSONC file. The repair options are the plugin's own namespaces, resolved by its resolver.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import type { PluginOptions } from "../options/schema.ts";
+import type { PluginOptions } from "../options/spec.ts";
 import { resolveOptions } from "../plugin/options.ts";
 
 export interface Route {

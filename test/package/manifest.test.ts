@@ -3,7 +3,7 @@
  */
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { defaultOptions } from "../../src/options/schema.ts";
+import { defaultOptions } from "../../src/options/check.ts";
 import { resolveOptions } from "../../src/plugin/options.ts";
 
 const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));

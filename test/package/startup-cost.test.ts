@@ -1,6 +1,8 @@
 // Start-up is paid on every OpenCode start, leak or not: the two parser libraries only a recovered
 // call or an XML execute costume needs (ajv, fast-xml-parser: about 45 of the plugin's 105 ms of
-// start-up in OpenCode's Bun) are loaded when first used, never by importing and starting the plugin.
+// start-up in OpenCode's Bun) are loaded when first used, never by importing and starting the plugin;
+// zod (about half of the rest) is never loaded at all: the options are checked from the spec
+// (src/options/check.ts), the zod schema only renders the JSON schema at build time.
 import { expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -8,15 +10,19 @@ import os from "node:os";
 import path from "node:path";
 import { repoRoot } from "../e2e/harness.ts";
 
-/** Which node_modules packages a fresh process holds after `script` ran (Bun lists ES modules in require.cache too). */
-function packagesAfter(script: string): string[] {
+/**
+ * Which node_modules packages a fresh process holds after `script` ran (Bun lists ES modules in
+ * require.cache too), and, so a probe that sees nothing cannot pass, how many of the repository's
+ * own src/ modules it holds.
+ */
+function loadedAfter(script: string): { packages: string[]; sources: number } {
   const dir = mkdtempSync(path.join(os.tmpdir(), "dsml-startup-"));
   try {
     const file = path.join(dir, "probe.ts");
-    writeFileSync(file, `${script}\nconst names = new Set(Object.keys(require.cache).filter((k) => k.includes("/node_modules/")).map((k) => k.split("/node_modules/").at(-1)!.split("/").slice(0, k.split("/node_modules/").at(-1)!.startsWith("@") ? 2 : 1).join("/")));\nconsole.log(JSON.stringify([...names].sort()));\n`);
+    writeFileSync(file, `${script}\nconst names = new Set(Object.keys(require.cache).filter((k) => k.includes("/node_modules/")).map((k) => k.split("/node_modules/").at(-1)!.split("/").slice(0, k.split("/node_modules/").at(-1)!.startsWith("@") ? 2 : 1).join("/")));\nconst sources = Object.keys(require.cache).filter((k) => k.startsWith(${JSON.stringify(path.join(repoRoot, "src") + path.sep)})).length;\nconsole.log(JSON.stringify({ packages: [...names].sort(), sources }));\n`);
     const run = spawnSync(process.execPath, [file], { encoding: "utf8", cwd: repoRoot, env: { ...process.env, BUN_BE_BUN: undefined } });
     expect(run.stderr).not.toContain("error");
-    return JSON.parse(run.stdout.trim().split("\n").at(-1)!) as string[];
+    return JSON.parse(run.stdout.trim().split("\n").at(-1)!) as { packages: string[]; sources: number };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -26,19 +32,29 @@ const START = `const plugin = (await import(${JSON.stringify(path.join(repoRoot,
 const hooks = await plugin.server({ client: { app: { log: async () => {} } } }, { providers: ["*"] });
 if (Object.keys(hooks).length === 0) throw new Error("no hooks");`;
 
-test("importing and starting the plugin loads neither ajv nor fast-xml-parser", () => {
-  const loaded = packagesAfter(START);
-  expect(loaded).toContain("zod");
-  expect(loaded).not.toContain("ajv");
-  expect(loaded).not.toContain("fast-xml-parser");
+test("importing and starting the plugin loads neither ajv, fast-xml-parser nor zod", () => {
+  const { packages, sources } = loadedAfter(START);
+  // The probe sees what was loaded: the plugin's own modules are there (its hooks came back, or START threw).
+  expect(sources).toBeGreaterThan(20);
+  expect(packages).not.toContain("ajv");
+  expect(packages).not.toContain("fast-xml-parser");
+  expect(packages).not.toContain("zod");
+});
+
+test("bad options are still read and reported without zod", () => {
+  const { packages } = loadedAfter(`const plugin = (await import(${JSON.stringify(path.join(repoRoot, "server.js"))})).default;
+const lines = [];
+await plugin.server({ client: { app: { log: async (entry) => { lines.push(JSON.stringify(entry)); } } } }, { providers: ["*"], responseFix: { bufferLimit: 1.5, allowTools: [""] }, retry: { channel: "sms" } });
+if (!lines.some((line) => line.includes("bufferLimit") && line.includes("must be an integer"))) throw new Error("no problem reported: " + lines.join("|"));`);
+  expect(packages).not.toContain("zod");
 });
 
 test("a recovered call loads ajv for its schema check, and an XML execute costume fast-xml-parser", () => {
-  const loaded = packagesAfter(`import { parse } from ${JSON.stringify(path.join(repoRoot, "src/engine/parse.ts"))};
+  const loaded = loadedAfter(`import { parse } from ${JSON.stringify(path.join(repoRoot, "src/engine/parse.ts"))};
 const bash = { name: "bash", parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } };
 const costume = "<tool_call><tool_name>execute</tool_name><tool_args><language>bash</language><code>ls</code></tool_args></tool_call>";
 const result = parse("Run:\\n" + costume + "\\n", [bash], { codeCostumes: true });
 if (result.calls.length !== 1 || result.calls[0].input.command !== "ls") throw new Error("not recovered: " + JSON.stringify(result));`);
-  expect(loaded).toContain("ajv");
-  expect(loaded).toContain("fast-xml-parser");
+  expect(loaded.packages).toContain("ajv");
+  expect(loaded.packages).toContain("fast-xml-parser");
 });

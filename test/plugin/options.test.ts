@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { defaultOptions, pluginOptionsSchema, type PluginOptions } from "../../src/options/schema.ts";
+import { defaultOptions } from "../../src/options/check.ts";
+import { pluginOptionsSchema } from "../../src/options/schema.ts";
+import type { PluginOptions } from "../../src/options/spec.ts";
 import { resolveOptions } from "../../src/plugin/options.ts";
 import plugin from "../../src/plugin/index.ts";
 import { routeInScope } from "../../src/plugin/scope.ts";

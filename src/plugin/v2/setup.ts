@@ -20,7 +20,7 @@ import { repairMiddleware } from "../../adapters/middleware.ts";
 import type { AdapterOptions } from "../../adapters/options.ts";
 import { createDebugLog } from "../debug.ts";
 import { createLogger, type Logger } from "../log.ts";
-import type { PluginOptions } from "../../options/schema.ts";
+import type { PluginOptions } from "../../options/spec.ts";
 import { replyReporter, startOptions } from "../plugin-start.ts";
 import { RetryController } from "../retry-controller.ts";
 import { AUTO_SCOPE, EVERY_PROVIDER, routeInScope } from "../scope.ts";

@@ -1,0 +1,79 @@
+// Checking option values straight from the spec, with no schema library: the plugin's start-up
+// (every OpenCode start) then loads nothing it does not need. The zod schema (src/options/schema.ts)
+// stays for the JSON schema editors complete from; test/options/check.test.ts pins this checker to
+// it, value by value and option by option, so the two readings of the spec cannot drift apart.
+import { expectation, type Fields, OPTIONS, type OptionSpec, type PluginOptions } from "./spec.ts";
+
+export type Checked = { ok: true; value: unknown } | { ok: false; message: string };
+
+/** A fresh copy of an option's default: a caller may change the array it gets without changing the spec. */
+export function defaultOf(spec: OptionSpec): unknown {
+  return spec.kind === "names" ? [...spec.default] : spec.default;
+}
+
+/**
+ * The value an option takes for `value` (undefined: its default), or the spec's message for why it
+ * cannot. A list is read entry by entry through its own getters, every entry even after a bad one,
+ * so a hostile list throws here (one unreadable key for the caller) whatever it holds before that.
+ */
+export function checkOption(spec: OptionSpec, value: unknown): Checked {
+  if (value === undefined) return { ok: true, value: defaultOf(spec) };
+  const rejected: Checked = { ok: false, message: expectation(spec) };
+  switch (spec.kind) {
+    case "flag":
+      return typeof value === "boolean" ? { ok: true, value } : rejected;
+    case "integer":
+      return typeof value === "number" && Number.isSafeInteger(value) && value >= spec.min && value <= spec.max ? { ok: true, value } : rejected;
+    case "choice":
+      return (spec.values as readonly unknown[]).includes(value) ? { ok: true, value } : rejected;
+    case "names": {
+      if (!Array.isArray(value)) return rejected;
+      const names: unknown[] = [];
+      let valid = true;
+      for (let index = 0; index < value.length; index++) {
+        const name: unknown = value[index];
+        if (typeof name !== "string" || name.length === 0) valid = false;
+        names.push(name);
+      }
+      return valid ? { ok: true, value: names } : rejected;
+    }
+  }
+}
+
+/** Thrown by withDefaults for a tree that is not a valid options value. */
+export class InvalidOptionsError extends Error {}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * The whole options tree from a partial one: every missing key takes its default, every namespace
+ * is filled in. Strict like the schema: an unknown key or an invalid value throws InvalidOptionsError.
+ */
+export function withDefaults(tree: unknown = {}, fields: Fields = OPTIONS.fields, parentPath = ""): PluginOptions {
+  if (!isRecord(tree)) throw new InvalidOptionsError(`${parentPath ? `option ${JSON.stringify(parentPath.slice(0, -1))}` : "options"} must be an object`);
+  const out: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(fields)) {
+    const value = tree[key];
+    if (spec.kind === "namespace") {
+      out[key] = withDefaults(value === undefined ? {} : value, spec.fields, `${parentPath}${key}.`);
+      continue;
+    }
+    const checked = checkOption(spec, value);
+    if (!checked.ok) throw new InvalidOptionsError(`option ${JSON.stringify(parentPath + key)} ${checked.message}`);
+    out[key] = checked.value;
+  }
+  const unknown = Object.keys(tree).filter((key) => !Object.hasOwn(fields, key));
+  if (unknown.length > 0) throw new InvalidOptionsError(`unknown option ${JSON.stringify(parentPath + unknown[0])}`);
+  return out as PluginOptions;
+}
+
+/** Every option at its default, frozen all the way down. */
+export const defaultOptions: PluginOptions = deepFreeze(withDefaults({}));
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const nested of Object.values(value)) deepFreeze(nested);
+    Object.freeze(value);
+  }
+  return value;
+}
