@@ -62,6 +62,8 @@ function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
  * (about 20 ms of start-up a reply without one never needs). Synchronous, through its CommonJS build.
  */
 const require = createRequire(import.meta.url);
+// Resolved now, loaded later (see schema-gate.ts): a missing dependency still stops the start-up.
+require.resolve("fast-xml-parser");
 let xmlReader: { parser: XMLParser; validator: typeof XMLValidator } | undefined;
 
 function xml(): { parser: XMLParser; validator: typeof XMLValidator } {

@@ -34,6 +34,9 @@ const MAX_SCHEMA_TEXT = 262_144;
  * leak never needs. A synchronous require, so the gate stays synchronous; ajv ships CommonJS.
  */
 const require = createRequire(import.meta.url);
+// Resolved now, loaded later: a copy of the plugin without its dependencies still fails to start,
+// naming the package, instead of starting and then never recovering a call.
+require.resolve("ajv");
 
 function ajv(): Ajv {
   if (sharedAjv === null) {

@@ -5,7 +5,7 @@
 // (src/options/check.ts), the zod schema only renders the JSON schema at build time.
 import { expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { repoRoot } from "../e2e/harness.ts";
@@ -57,4 +57,22 @@ const result = parse("Run:\\n" + costume + "\\n", [bash], { codeCostumes: true }
 if (result.calls.length !== 1 || result.calls[0].input.command !== "ls") throw new Error("not recovered: " + JSON.stringify(result));`);
   expect(loaded.packages).toContain("ajv");
   expect(loaded.packages).toContain("fast-xml-parser");
+});
+
+test("a copy of the plugin without its dependencies still fails to start, naming the missing package (it does not start and then never recover a call)", () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "dsml-nodeps-"));
+  try {
+    cpSync(path.join(repoRoot, "src"), path.join(dir, "src"), { recursive: true });
+    cpSync(path.join(repoRoot, "server.js"), path.join(dir, "server.js"));
+    cpSync(path.join(repoRoot, "package.json"), path.join(dir, "package.json"));
+    const probe = path.join(dir, "probe.ts");
+    writeFileSync(probe, `await import(${JSON.stringify(path.join(dir, "server.js"))});\nconsole.log("started");\n`);
+    // --no-install: Bun would otherwise fetch a missing package from its cache, which OpenCode's plugin loader does not.
+    const run = spawnSync(process.execPath, ["--no-install", probe], { encoding: "utf8", cwd: dir, env: { ...process.env, BUN_BE_BUN: undefined, NODE_PATH: undefined } });
+    expect(run.stdout).not.toContain("started");
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toMatch(/ajv|fast-xml-parser/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
