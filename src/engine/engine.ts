@@ -15,9 +15,10 @@ import { Candidate, type Step } from "./candidate.ts";
 import { DocContext } from "./doc-context.ts";
 import { HeldText } from "./held-text.ts";
 import { QuoteBlindContext } from "./quote-blind.ts";
+import { DEFAULT_BUFFER_LIMIT } from "./limits.ts";
 import type { EchoGuard, EngineEvent, EngineOptions, EngineSummary, GivenReader, RepairEngine } from "./types.ts";
 
-export const DEFAULT_BUFFER_LIMIT = 65536;
+export { DEFAULT_BUFFER_LIMIT };
 /** Smallest piece of a delta handed to a candidate at once. */
 const PIECE = 256;
 

@@ -4,7 +4,7 @@
 // tree, so they cannot disagree.
 import { DIALECTS, type DialectId } from "../grammar/dialects.ts";
 import { defaultParseOptions } from "../parse/types.ts";
-import { DEFAULT_BUFFER_LIMIT } from "../engine/engine.ts";
+import { DEFAULT_BUFFER_LIMIT } from "../engine/limits.ts";
 
 export interface FlagSpec {
   kind: "flag";

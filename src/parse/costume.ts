@@ -1,5 +1,7 @@
 import { POLLUTING_KEYS } from "../grammar/plain-data.ts";
 import { createRequire } from "node:module";
+// Resolved now, loaded later: a missing fast-xml-parser stops the start-up (src/parse/libraries.ts).
+import "./libraries.ts";
 import type { XMLParser, XMLValidator } from "fast-xml-parser";
 import { codeLanguage, executeLanguage, isLineStartCostume, type CodeLanguage } from "../grammar/dialects.ts";
 import type { Tag } from "../grammar/tags.ts";
@@ -62,8 +64,6 @@ function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
  * (about 20 ms of start-up a reply without one never needs). Synchronous, through its CommonJS build.
  */
 const require = createRequire(import.meta.url);
-// Resolved now, loaded later (see schema-gate.ts): a missing dependency still stops the start-up.
-require.resolve("fast-xml-parser");
 let xmlReader: { parser: XMLParser; validator: typeof XMLValidator } | undefined;
 
 function xml(): { parser: XMLParser; validator: typeof XMLValidator } {

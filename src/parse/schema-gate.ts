@@ -4,6 +4,8 @@ import type { ErrorObject, ValidateFunction } from "ajv";
 import type { JsonSchema, ToolSpec } from "./types.ts";
 import { coerceDeep } from "./values.ts";
 import { isObject } from "../grammar/plain-data.ts";
+// Resolved now, loaded later: a missing ajv stops the start-up (src/parse/libraries.ts).
+import "./libraries.ts";
 
 /**
  * The schema gate: every recovered call is checked against its tool's declared JSON Schema with
@@ -34,9 +36,6 @@ const MAX_SCHEMA_TEXT = 262_144;
  * leak never needs. A synchronous require, so the gate stays synchronous; ajv ships CommonJS.
  */
 const require = createRequire(import.meta.url);
-// Resolved now, loaded later: a copy of the plugin without its dependencies still fails to start,
-// naming the package, instead of starting and then never recovering a call.
-require.resolve("ajv");
 
 function ajv(): Ajv {
   if (sharedAjv === null) {

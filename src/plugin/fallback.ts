@@ -1,8 +1,8 @@
 import type { PluginInput } from "@opencode-ai/plugin";
-import { redactLeaks } from "../history/sanitize.ts";
 import type { ParseOptions } from "../parse/types.ts";
 import type { CorrectionReason } from "../retry/state.ts";
 import { formatFallbackLine } from "./debug.ts";
+import { repairModules } from "./repair-modules.ts";
 import type { RetryController } from "./retry-controller.ts";
 
 /** The assistant message a finished text part belongs to, as far as the fallback needs it. */
@@ -55,6 +55,7 @@ export class WireFallback {
   /** `experimental.text.complete`: rewrites `output.text` when this reply is the fallback's to repair. */
   async onTextComplete(input: { sessionID: string; messageID: string }, output: { text: string }): Promise<void> {
     if (!this.deps.enabled || typeof output.text !== "string") return;
+    const { redactLeaks } = await repairModules();
     const redacted = redactLeaks(output.text, this.deps.parse);
     if (redacted.removed === 0) return this.#cleanReply(input);
     const origin = await this.#ownedOrigin(input);

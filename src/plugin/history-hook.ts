@@ -1,11 +1,12 @@
 import type { Message, Part } from "@opencode-ai/sdk";
-import { sanitizeAssistantText } from "../history/sanitize.ts";
 import type { ParseOptions } from "../parse/types.ts";
+import { repairModules } from "./repair-modules.ts";
 
 type Entry = { info: Message; parts: Part[] };
 
 /** Rewrites leaked markup in replayed assistant text parts; the stored session is untouched. */
-export function sanitizeHistory(messages: Entry[], options: Partial<ParseOptions>): { messages: number; parts: number } {
+export async function sanitizeHistory(messages: Entry[], options: Partial<ParseOptions>): Promise<{ messages: number; parts: number }> {
+  const { sanitizeAssistantText } = await repairModules();
   let touchedMessages = 0;
   let touchedParts = 0;
   for (const message of messages) {

@@ -6,6 +6,7 @@ import { sanitizeHistory, appendUserTurn } from "./history-hook.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { optionNotice } from "./option-notice.ts";
 import { replyReporter, startOptions } from "./plugin-start.ts";
+import { repairModules } from "./repair-modules.ts";
 import { RetryController } from "./retry-controller.ts";
 import { formatRouteLine, routeInScope, routeMode, type Route } from "./scope.ts";
 import { startupReport } from "./startup.ts";
@@ -60,6 +61,8 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
   };
 
   const repair = registerRepair(adapter, processScope);
+  // The repair itself loads in the background: OpenCode's start does not wait for it.
+  repairModules().catch((error: unknown) => log("warn", `[dsml] the repair could not be loaded (${error instanceof Error ? error.name : "error"}); replies pass through unrepaired`));
   const seenRoutes = new Set<string>();
   const noticeOptions = optionNotice(input?.client, problems, optionState.failedClosed);
   const onSessionEvent = guard("idle wake", log, async ({ event }: EventInput) => {
@@ -94,7 +97,7 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
       const model = lastUser?.info.role === "user" ? lastUser.info.model : undefined;
       if (!lastUser || (model?.providerID !== undefined && !routeInScope(options, model))) return;
       const sessionID = lastUser.info.sessionID;
-      const sanitized = options.history.sanitize ? sanitizeHistory(messages, options.parse) : { messages: 0, parts: 0 };
+      const sanitized = options.history.sanitize ? await sanitizeHistory(messages, options.parse) : { messages: 0, parts: 0 };
       const correction = retry.takeCorrectionFor(sessionID, { id: lastUser.info.id, text: userText(lastUser.parts) });
       if (correction?.userText) appendUserTurn(messages, lastUser, correction.userText);
       debug.request({ sessionID, messageID: lastUser.info.id, sanitizedMessages: sanitized.messages, sanitizedParts: sanitized.parts, nudge: correction?.reason ?? null });

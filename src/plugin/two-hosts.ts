@@ -6,9 +6,9 @@
 // `setup`: 1.18.33's preview loader imports "." and would run a second copy.
 import { PLUGIN_ID, server } from "./index.ts";
 import type { V2Setup } from "./v2/host-types.ts";
-import { setup as setupV2 } from "./v2/setup.ts";
 
-export const setup: V2Setup = (context) => setupV2(context);
+/** Imported when a 2.x host calls it: a 1.18 host never does, and never loads the V2 modules. */
+export const setup: V2Setup = async (context) => (await import("./v2/setup.ts")).setup(context);
 
 const plugin = { id: PLUGIN_ID, server, setup };
 export default plugin;

@@ -1,6 +1,6 @@
 import type { Config } from "@opencode-ai/plugin";
-import { repairFetch } from "../adapters/fetch.ts";
 import { REQUEST_TAG_HEADER, type AdapterOptions } from "../adapters/options.ts";
+import { repairModules, type RepairModules } from "./repair-modules.ts";
 
 /**
  * How the repairing fetch reaches a provider's requests without ever replacing a provider's own
@@ -20,6 +20,8 @@ interface Dispatcher {
   /** Each plugin instance's adapter options (OpenCode may load one instance per project directory). */
   readonly instances: Map<string, AdapterOptions>;
   count: number;
+  /** Where the repair's modules come from (src/plugin/repair-modules.ts; a stand-in in tests). */
+  readonly load: () => Promise<RepairModules>;
 }
 
 const SLOT = Symbol.for("opencode-plugin-dsml-fix.fetch-dispatcher");
@@ -34,8 +36,8 @@ export interface RepairRoute {
 }
 
 /** Registers this plugin instance's adapter behind the global dispatcher (installed on first use). */
-export function registerRepair(adapter: AdapterOptions, scope: { [key: symbol]: unknown } = globalThis as never): RepairRoute {
-  const dispatcher = installDispatcher(scope);
+export function registerRepair(adapter: AdapterOptions, scope: { [key: symbol]: unknown } = globalThis as never, load: () => Promise<RepairModules> = repairModules): RepairRoute {
+  const dispatcher = installDispatcher(scope, load);
   const key = `i${++dispatcher.count}`;
   dispatcher.instances.set(key, adapter);
   // OpenCode makes a new instance on every reload; the oldest are long gone by then.
@@ -54,10 +56,10 @@ export function readTag(tag: string | undefined): { sessionID?: string; messageI
   return slash < 0 ? { sessionID: rest } : { sessionID: rest.slice(0, slash), messageID: rest.slice(slash + 1) };
 }
 
-function installDispatcher(scope: { [key: symbol]: unknown; fetch?: Fetch }): Dispatcher {
+function installDispatcher(scope: { [key: symbol]: unknown; fetch?: Fetch }, load: () => Promise<RepairModules> = repairModules): Dispatcher {
   const existing = scope[SLOT] as Dispatcher | undefined;
   if (existing) return existing;
-  const dispatcher: Dispatcher = { instances: new Map(), count: 0 };
+  const dispatcher: Dispatcher = { instances: new Map(), count: 0, load };
   // The fetch that was global when the plugin first loaded: every global request ends there.
   scope.fetch = tagGatedRepair(scope.fetch!, dispatcher);
   scope[SLOT] = dispatcher;
@@ -75,10 +77,12 @@ function installDispatcher(scope: { [key: symbol]: unknown; fetch?: Fetch }): Di
 function tagGatedRepair(nextFetch: Fetch, dispatcher: Dispatcher): Fetch {
   // One repairing fetch per instance over this `nextFetch`: its attempt counter must outlive a request.
   const repairers = new Map<string, Fetch>();
-  const stripOnly = repairFetch({ responseFix: { enabled: false } }, nextFetch);
-  const repairerFor = (key: string): Fetch | undefined => {
+  let stripOnly: Fetch | undefined;
+  /** Set once the repair's modules arrived; until then a tagged request waits for them. */
+  let loaded: RepairModules | undefined;
+  const repairerFor = ({ repairFetch }: RepairModules, key: string): Fetch => {
     const adapter = dispatcher.instances.get(key);
-    if (!adapter) return undefined;
+    if (!adapter) return (stripOnly ??= repairFetch({ responseFix: { enabled: false } }, nextFetch));
     let repairer = repairers.get(key);
     if (!repairer) {
       repairer = repairFetch(adapter, nextFetch);
@@ -96,10 +100,30 @@ function tagGatedRepair(nextFetch: Fetch, dispatcher: Dispatcher): Fetch {
       tag = undefined;
     }
     if (tag === undefined) return nextFetch(input, init);
-    return (repairerFor(tag.slice(0, tag.indexOf(INSTANCE_SEPARATOR))) ?? stripOnly)(input, init);
+    const key = tag.slice(0, tag.indexOf(INSTANCE_SEPARATOR));
+    if (loaded) return repairerFor(loaded, key)(input, init);
+    return dispatcher.load().then(
+      (modules) => repairerFor((loaded = modules), key)(input, init),
+      // The repair could not be loaded (the plugin logged why when it started): the request goes
+      // on as it came, only without the tag, which must never reach a server.
+      () => nextFetch(...withoutTag(input, init)),
+    );
   };
   Object.defineProperty(gate, MARK, { value: true });
   return Object.assign(gate, { preconnect: nextFetch.preconnect }) as Fetch;
+}
+
+/** The request with the tag header taken out, wherever it was given. */
+function withoutTag(input: string | URL | Request, init: RequestInit | undefined): [string | URL | Request, RequestInit | undefined] {
+  if (init?.headers !== undefined) {
+    const headers = new Headers(init.headers);
+    headers.delete(REQUEST_TAG_HEADER);
+    return [input, { ...init, headers }];
+  }
+  if (!(input instanceof Request)) return [input, init];
+  const headers = new Headers(input.headers);
+  headers.delete(REQUEST_TAG_HEADER);
+  return [new Request(input, { headers }), init];
 }
 
 /** The request tag, found with as little work as the headers' form allows. */

@@ -76,3 +76,37 @@ test("a copy of the plugin without its dependencies still fails to start, naming
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** The repository's src/ modules a fresh Bun holds at each `mark(name)` the script calls. */
+function modulesAt(script: string): Record<string, string[]> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "dsml-startup-"));
+  try {
+    const file = path.join(dir, "probe.ts");
+    const src = path.join(repoRoot, "src") + path.sep;
+    writeFileSync(file, `const marks = {};\nconst mark = (name) => { marks[name] = Object.keys(require.cache).filter((k) => k.startsWith(${JSON.stringify(src)})).map((k) => k.slice(${src.length}).split(path.sep).join("/")).sort(); };\nimport path from "node:path";\n${script}\nconsole.log(JSON.stringify(marks));\n`);
+    const run = spawnSync(process.execPath, [file], { encoding: "utf8", cwd: repoRoot, env: { ...process.env, BUN_BE_BUN: undefined } });
+    expect(run.stderr).not.toContain("error");
+    return JSON.parse(run.stdout.trim().split("\n").at(-1)!) as Record<string, string[]>;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test("OpenCode waits only for the plugin's own start-up modules: the parser, the engine and the wires load in the background, and a V1 host never loads the V2 ones", () => {
+  const marks = modulesAt(`const plugin = (await import(${JSON.stringify(path.join(repoRoot, "server.js"))})).default;
+mark("imported");
+await plugin.server({ client: { app: { log: async () => {} } } }, { providers: ["*"] });
+await (await import(${JSON.stringify(path.join(repoRoot, "src/plugin/repair-modules.ts"))})).repairModules();
+mark("loaded");`);
+  const imported = marks.imported!;
+  // Enough to start: the options, the logger, the scope, the fetch gate.
+  expect(imported).toContain("plugin/index.ts");
+  expect(imported).toContain("plugin/wiring.ts");
+  expect(imported).toContain("options/spec.ts");
+  // Nothing of the repair itself, and nothing of the V2 entry.
+  expect(imported.filter((file) => /^(engine\/(?!limits)|wires\/|sse\/|echo\/|adapters\/(?!options)|history\/|parse\/(?!types|libraries))/.test(file))).toEqual([]);
+  expect(imported.filter((file) => file.startsWith("plugin/v2/"))).toEqual([]);
+  expect(imported.length).toBeLessThan(30);
+  // Once loaded, the repair is all there (the first tagged request waits for this).
+  for (const file of ["engine/engine.ts", "adapters/fetch.ts", "wires/chat/rewriter.ts", "history/sanitize.ts", "parse/dsml.ts"]) expect(marks.loaded).toContain(file);
+});

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Config } from "@opencode-ai/plugin";
 import { REQUEST_TAG_HEADER, type AdapterResult } from "../../src/adapters/options.ts";
+import { repairModules } from "../../src/plugin/repair-modules.ts";
 import { chainConfiguredFetches, readTag, registerRepair, tagOf } from "../../src/plugin/wiring.ts";
 import { block, live } from "../golden/notation.ts";
 import { assemble, deltas, openAiTools, sseText, type Json } from "../security/support.ts";
@@ -99,6 +100,39 @@ describe("the global dispatcher", () => {
     expect(first.results.map((r) => readTag(r.requestTag).sessionID)).toEqual(["ses_a"]);
     expect(second.results.map((r) => readTag(r.requestTag).sessionID)).toEqual(["ses_b"]);
     expect(seen.every((s) => !s.headers.has(REQUEST_TAG_HEADER))).toBe(true);
+  });
+
+  test("the repair is loaded in the background: a tagged request sent before it arrived waits for it and is repaired", async () => {
+    const { scope, seen } = fakeProcess();
+    const { results, adapter } = recording();
+    let arrive!: () => void;
+    const arrived = new Promise<void>((resolve) => (arrive = resolve));
+    const route = registerRepair(adapter, scope, async () => (await arrived, repairModules()));
+    const pending = scope.fetch(CHAT_URL, chatInit({ [REQUEST_TAG_HEADER]: route.tagFor("ses_1", "msg_1") }));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // Nothing went out while the repair was still on its way: the request was not sent unrepaired.
+    expect(seen).toHaveLength(0);
+    arrive();
+    const reply = assemble(await (await pending).text());
+    expect(reply.calls.map((c) => c.name)).toEqual(["bash"]);
+    expect(seen[0]!.headers.has(REQUEST_TAG_HEADER)).toBe(false);
+    expect(results).toHaveLength(1);
+  });
+
+  test("a repair that cannot be loaded breaks nothing: every tagged request goes on without its tag, its reply as it came", async () => {
+    for (const form of ["object", "Headers", "array", "Request"] as const) {
+      const { scope, seen } = fakeProcess();
+      const { results, adapter } = recording();
+      const route = registerRepair(adapter, scope, () => Promise.reject(new Error("missing module")));
+      const headers = { "content-type": "application/json", [REQUEST_TAG_HEADER]: route.tagFor("ses_1", "msg_1") };
+      const init = chatInit(form === "Headers" ? new Headers(headers) : form === "array" ? Object.entries(headers) : headers);
+      const response = form === "Request" ? await scope.fetch(new Request(CHAT_URL, init)) : await scope.fetch(CHAT_URL, init);
+      expect(await response.text()).toBe(sseText(deltas(LEAK, 7)));
+      expect(seen).toHaveLength(1);
+      expect(seen[0]!.headers.has(REQUEST_TAG_HEADER)).toBe(false);
+      expect(seen[0]!.headers.get("content-type")).toBe("application/json");
+      expect(results).toEqual([]);
+    }
   });
 
   test("a tag no instance claims is removed and the response passes through", async () => {

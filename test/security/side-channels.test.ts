@@ -287,6 +287,8 @@ describe("static: src/ reaches no network or file-writing API", () => {
       "adapters/fetch.ts: baseFetch",
       "adapters/fetch.ts: baseFetch",
       "plugin/wiring.ts: nextFetch",
+      // The repair could not be loaded: the request goes on without its tag (src/plugin/repair-modules.ts).
+      "plugin/wiring.ts: nextFetch",
       // The proxy's upstream request, handed to repairFetch as its base (it notes which answers came back as sent).
       "proxy/server.ts: baseFetch",
     ]);
