@@ -6,6 +6,7 @@
 // of Bun's main-thread profiler samples spent in the plugin's own code. Slow (seconds per run), so
 // never part of `npm test`:
 //   bun bench/opencode-turn.ts [pairs=15] [KB=300] [--profile]
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -19,6 +20,11 @@ const size = Number(args[1] ?? 300) * 1024;
 const text = prose(size, 7);
 const probe = path.join(repoRoot, "bench", "opencode-probe");
 const probeDir = mkdtempSync(path.join(os.tmpdir(), "dsml-probe-"));
+
+// OpenCode 1.18.33 imports the package root (".", dist/) on every start besides `exports["./server"]`
+// (a checkout's server.js loads src/), so a stale dist/ would be measured too: build it first.
+const build = spawnSync(process.execPath, [path.join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(repoRoot, "tsconfig.build.json")], { stdio: "inherit" });
+if (build.status !== 0) throw new Error("building dist/ failed");
 
 const model = await startFakeModel();
 const projects: Record<"plugin" | "bare", Project> = {
