@@ -15,9 +15,10 @@ import { createAttemptCounter } from "./attempt-counter.ts";
 import { engineOptions } from "../options/engine.ts";
 import { GuardedEngine } from "../engine/guarded.ts";
 import { mergeSummaries } from "./merge-summaries.ts";
-import { type AdapterDeps, type AdapterOptions, type EngineFactory, REQUEST_TAG_HEADER, repairEnabled } from "./options.ts";
+import { type AdapterDeps, type AdapterOptions, type EngineFactory, repairEnabled } from "./options.ts";
 import { announceRepair, debugLine, noteFailure, orPassThrough, report } from "./report.ts";
 import { readRequestBody } from "./request-body.ts";
+import { stripTag } from "./request-tag.ts";
 import { settleOptions } from "../options/settle.ts";
 
 interface Plan {
@@ -113,22 +114,6 @@ function planWire(plan: Plan, wire: Wire | undefined, body: Json, options: Adapt
   return plan;
 }
 
-function stripTag(input: string | URL | Request, init: RequestInit | undefined) {
-  if (init?.headers !== undefined) {
-    const headers = new Headers(init.headers);
-    const tag = headers.get(REQUEST_TAG_HEADER) ?? undefined;
-    if (tag === undefined) return { input, init, tag };
-    headers.delete(REQUEST_TAG_HEADER);
-    return { input, init: { ...init, headers }, tag };
-  }
-  if (input instanceof Request && input.headers.has(REQUEST_TAG_HEADER)) {
-    const tag = input.headers.get(REQUEST_TAG_HEADER) ?? undefined;
-    const request = new Request(input);
-    request.headers.delete(REQUEST_TAG_HEADER);
-    return { input: request, init, tag };
-  }
-  return { input, init, tag: undefined };
-}
 
 // ---------------------------------------------------------------- response
 

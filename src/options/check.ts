@@ -2,6 +2,7 @@
 // (every OpenCode start) then loads nothing it does not need. The zod schema (src/options/schema.ts)
 // stays for the JSON schema editors complete from; test/options/check.test.ts pins this checker to
 // it, value by value and option by option, so the two readings of the spec cannot drift apart.
+import { isObject } from "../grammar/plain-data.ts";
 import { expectation, type Fields, OPTIONS, type OptionSpec, type PluginOptions } from "./spec.ts";
 
 export type Checked = { ok: true; value: unknown } | { ok: false; message: string };
@@ -43,14 +44,12 @@ export function checkOption(spec: OptionSpec, value: unknown): Checked {
 /** Thrown by withDefaults for a tree that is not a valid options value. */
 export class InvalidOptionsError extends Error {}
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
 /**
  * The whole options tree from a partial one: every missing key takes its default, every namespace
  * is filled in. Strict like the schema: an unknown key or an invalid value throws InvalidOptionsError.
  */
 export function withDefaults(tree: unknown = {}, fields: Fields = OPTIONS.fields, parentPath = ""): PluginOptions {
-  if (!isRecord(tree)) throw new InvalidOptionsError(`${parentPath ? `option ${JSON.stringify(parentPath.slice(0, -1))}` : "options"} must be an object`);
+  if (!isObject(tree)) throw new InvalidOptionsError(`${parentPath ? `option ${JSON.stringify(parentPath.slice(0, -1))}` : "options"} must be an object`);
   const out: Record<string, unknown> = {};
   for (const [key, spec] of Object.entries(fields)) {
     const value = tree[key];

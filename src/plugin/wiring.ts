@@ -1,5 +1,6 @@
 import type { Config } from "@opencode-ai/plugin";
 import { REQUEST_TAG_HEADER, type AdapterOptions } from "../adapters/options.ts";
+import { stripTag } from "../adapters/request-tag.ts";
 import { repairModules, type RepairModules } from "./repair-modules.ts";
 
 /**
@@ -106,24 +107,14 @@ function tagGatedRepair(nextFetch: Fetch, dispatcher: Dispatcher): Fetch {
       (modules) => repairerFor((loaded = modules), key)(input, init),
       // The repair could not be loaded (the plugin logged why when it started): the request goes
       // on as it came, only without the tag, which must never reach a server.
-      () => nextFetch(...withoutTag(input, init)),
+      () => {
+        const stripped = stripTag(input, init);
+        return nextFetch(stripped.input, stripped.init);
+      },
     );
   };
   Object.defineProperty(gate, MARK, { value: true });
   return Object.assign(gate, { preconnect: nextFetch.preconnect }) as Fetch;
-}
-
-/** The request with the tag header taken out, wherever it was given. */
-function withoutTag(input: string | URL | Request, init: RequestInit | undefined): [string | URL | Request, RequestInit | undefined] {
-  if (init?.headers !== undefined) {
-    const headers = new Headers(init.headers);
-    headers.delete(REQUEST_TAG_HEADER);
-    return [input, { ...init, headers }];
-  }
-  if (!(input instanceof Request)) return [input, init];
-  const headers = new Headers(input.headers);
-  headers.delete(REQUEST_TAG_HEADER);
-  return [new Request(input, { headers }), init];
 }
 
 /** The request tag, found with as little work as the headers' form allows. */

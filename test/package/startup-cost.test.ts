@@ -104,7 +104,7 @@ mark("loaded");`);
   expect(imported).toContain("plugin/wiring.ts");
   expect(imported).toContain("options/spec.ts");
   // Nothing of the repair itself, and nothing of the V2 entry.
-  expect(imported.filter((file) => /^(engine\/(?!limits)|wires\/|sse\/|echo\/|adapters\/(?!options)|history\/|parse\/(?!types|libraries))/.test(file))).toEqual([]);
+  expect(imported.filter((file) => /^(engine\/(?!limits)|wires\/|sse\/|echo\/|adapters\/(?!options|request-tag)|history\/|parse\/(?!types|libraries))/.test(file))).toEqual([]);
   expect(imported.filter((file) => file.startsWith("plugin/v2/"))).toEqual([]);
   expect(imported.length).toBeLessThan(30);
   // Once loaded, the repair is all there (the first tagged request waits for this).

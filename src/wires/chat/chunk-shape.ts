@@ -60,14 +60,12 @@ export class ChunkShape {
     }
     // The tail before the head: where an event of another shape differs, it is mostly there (finish_reason, usage).
     if (!sameBytes(bytes, end, tail) || !sameBytes(bytes, 0, head)) return undefined;
-    const body = asciiText(bytes, head.length, end);
-    const content = escaped ? stringBody(body) : body;
-    if (content !== undefined) this.#hits++;
-    return content;
+    return this.#body(asciiText(bytes, head.length, end), escaped);
   }
 
-  #body(body: string): string | undefined {
-    const content = plain(body) ? body : stringBody(body);
+  /** The content a matched JSON string body holds (`escaped`: it needs unescaping), counted as a hit. */
+  #body(body: string, escaped = !plain(body)): string | undefined {
+    const content = escaped ? stringBody(body) : body;
     if (content !== undefined) this.#hits++;
     return content;
   }
