@@ -14,31 +14,43 @@ import { QUICK, RUNTIME, median, prose } from "./lib.ts";
 /** Events per reply (`-- --events N` to see how much of the cost is per request). */
 const EVENTS = Number(process.argv[process.argv.indexOf("--events") + 1] ?? 0) || 200;
 const DELTA = 10;
-const WRITES = 10;
+/** Writes per reply (`-- --writes N`): the bursty rows' upstream sends EVENTS / WRITES events at a time. */
+const WRITES = Number(process.argv[process.argv.indexOf("--writes") + 1] ?? 0) || 10;
+/** The paced rows' upstream writes one event at a time, this many milliseconds apart, as a model streams tokens. */
+const PACE_MS = 1;
 /** Batches of completed requests between memory readings. */
 const BATCHES = QUICK ? 4 : 6;
 const ROUNDS = QUICK ? 3 : 7;
 /** Requests through each proxy before anything is measured (see the warm-up below). */
 const WARM_UP = QUICK ? 500 : 3000;
 const LEVELS: [clients: number, each: number][] = QUICK ? [[1, 10], [10, 3], [100, 1]] : [[1, 40], [10, 8], [100, 2]];
+/** Paced replies take EVENTS * PACE_MS or more each, so fewer of them. */
+const PACED: [clients: number, each: number] = QUICK ? [20, 1] : [20, 2];
 const TOOLS = [{ type: "function", function: { name: "read", description: "read a file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } } }];
 const REQUEST = JSON.stringify({ model: "deepseek-chat", stream: true, messages: [{ role: "user", content: "explain" }], tools: TOOLS });
 const envelope = { id: "c", object: "chat.completion.chunk", created: 1, model: "deepseek-chat" };
 const event = (delta: Record<string, unknown>, finish: string | null = null) => `data: ${JSON.stringify({ ...envelope, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 
-function sse(text: string): Buffer {
+/** A reply's events, each as its own bytes. */
+function sse(text: string): Buffer[] {
   const parts: string[] = [event({ role: "assistant", content: "" })];
   for (let at = 0; at < text.length; at += DELTA) parts.push(event({ content: text.slice(at, at + DELTA) }));
   parts.push(event({}, "stop"), "data: [DONE]\n\n");
-  return Buffer.from(parts.join(""));
+  return parts.map((part) => Buffer.from(part));
 }
 
-const CLEAN = sse(prose(EVENTS * DELTA, 11).slice(0, EVENTS * DELTA));
-const LEAKED = sse(prose((EVENTS - 20) * DELTA, 12).slice(0, (EVENTS - 20) * DELTA) + live(block("tool_calls", [["read", [["path", "a.ts"]]]])));
+const CLEAN_EVENTS = sse(prose(EVENTS * DELTA, 11).slice(0, EVENTS * DELTA));
+const LEAKED_EVENTS = sse(prose((EVENTS - 20) * DELTA, 12).slice(0, (EVENTS - 20) * DELTA) + live(block("tool_calls", [["read", [["path", "a.ts"]]]])));
+const CLEAN = Buffer.concat(CLEAN_EVENTS);
+const LEAKED = Buffer.concat(LEAKED_EVENTS);
 
 // ------------------------------------------------------------------ the fake upstream
 
-/** Streams the reply in WRITES pieces, one per turn of the event loop, like a model emitting tokens; "/hold" never ends. */
+/**
+ * Streams the reply in WRITES pieces, one per turn of the event loop: bursts of events, which
+ * loopback hands the proxy as a few large reads. "/paced" writes one event every PACE_MS, as a
+ * model streams tokens; "/hold" never ends.
+ */
 async function startUpstream(): Promise<{ url: string; close(): void }> {
   const server = http.createServer((req, res) => {
     req.resume();
@@ -46,6 +58,17 @@ async function startUpstream(): Promise<{ url: string; close(): void }> {
       res.writeHead(200, { "content-type": "text/event-stream" });
       const body = req.url?.includes("leak") ? LEAKED : CLEAN;
       if (req.url?.includes("hold")) return void res.write(body.subarray(0, body.indexOf("\n\n") + 2));
+      if (req.url?.includes("paced")) {
+        const events = req.url.includes("leak") ? LEAKED_EVENTS : CLEAN_EVENTS;
+        let k = 0;
+        const tick = () => {
+          if (res.destroyed) return;
+          if (k === events.length - 1) return void res.end(events[k]);
+          res.write(events[k++]);
+          setTimeout(tick, PACE_MS);
+        };
+        return tick();
+      }
       const step = Math.ceil(body.length / WRITES);
       let at = 0;
       const next = () => {
@@ -168,7 +191,7 @@ const path = "/v1/chat/completions";
 const t0 = performance.now();
 
 function print(): void {
-  console.log(`# dsml-fix proxy load (${RUNTIME}, ${QUICK ? "quick" : "full"}; ${EVENTS} events of ${DELTA} chars per reply, ${ROUNDS} rounds per level)\n`);
+  console.log(`# dsml-fix proxy load (${RUNTIME}, ${QUICK ? "quick" : "full"}; ${EVENTS} events of ${DELTA} chars per reply, written in ${WRITES} bursts or, paced, one by one; ${ROUNDS} rounds per level)\n`);
   console.log("| row | result | target | verdict |\n| --- | --- | --- | --- |");
   for (const r of rows) console.log(`| ${r.row} | ${r.result} | ${r.target} | ${r.verdict} |`);
   const judged = rows.filter((r) => r.verdict !== "info");
@@ -187,7 +210,8 @@ async function correctness(): Promise<boolean> {
   return ok;
 }
 
-async function level(clients: number, each: number): Promise<void> {
+async function level(clients: number, each: number, paced = false): Promise<void> {
+  const route = paced ? `/paced${path}` : path;
   const first = { direct: [] as number[], proxy: [] as number[] };
   const perEvent = { direct: [] as number[], proxy: [] as number[] };
   const throughput: number[] = [];
@@ -198,7 +222,7 @@ async function level(clients: number, each: number): Promise<void> {
     for (const side of order) {
       const url = side === "direct" ? upstream.url : side === "repairing" ? proxy.repairing : proxy.plain;
       const before = side === "direct" ? undefined : await proxy.stats();
-      const { timings, seconds: took } = await load(`${url}${path}`, clients, each);
+      const { timings, seconds: took } = await load(`${url}${route}`, clients, each);
       seconds[side] = took;
       if (side !== "direct") cpu[side].push(((await proxy.stats()).cpuMicros - before!.cpuMicros) / (timings.length * EVENTS));
       if (side === "plain") continue;
@@ -210,7 +234,7 @@ async function level(clients: number, each: number): Promise<void> {
   }
   const ratio = (a: number[], b: number[], q: number) => percentile(a, q) / percentile(b, q);
   const quantiles = (xs: number[], scale: number, digits: number) => `p50 ${fmt(percentile(xs, 0.5) * scale, digits)} / p99 ${fmt(percentile(xs, 0.99) * scale, digits)}`;
-  const label = `N=${clients}`;
+  const label = `N=${clients}${paced ? ` paced (one event per ${PACE_MS} ms)` : ""}`;
   rows.push({ row: `${label} first byte`, result: `direct ${quantiles(first.direct, 1, 2)} ms; proxy ${quantiles(first.proxy, 1, 2)} ms; proxy/direct p50 ${fmt(ratio(first.proxy, first.direct, 0.5))}x, p99 ${fmt(ratio(first.proxy, first.direct, 0.99))}x`, target: "reported", verdict: "info" });
   rows.push({ row: `${label} per event after the first byte`, result: `direct ${quantiles(perEvent.direct, 1000, 1)} us; proxy ${quantiles(perEvent.proxy, 1000, 1)} us; proxy/direct p50 ${fmt(ratio(perEvent.proxy, perEvent.direct, 0.5))}x, p99 ${fmt(ratio(perEvent.proxy, perEvent.direct, 0.99))}x`, target: "reported", verdict: "info" });
   rows.push({ row: `${label} throughput`, result: `proxy/direct ${fmt(median(throughput))}x events/s (median of ${ROUNDS} rounds)`, target: "reported", verdict: "info" });
@@ -273,6 +297,8 @@ try {
     for (const [clients, each] of LEVELS) for (const url of [upstream.url, proxy.repairing, proxy.plain]) await load(`${url}${path}`, clients, each);
     for (const url of [proxy.repairing, proxy.plain]) await load(`${url}${path}`, 10, WARM_UP / 10);
     for (const [clients, each] of LEVELS) await level(clients, each);
+    for (const url of [upstream.url, proxy.repairing, proxy.plain]) await load(`${url}/paced${path}`, ...PACED);
+    await level(...PACED, true);
     await memoryOverRequests();
     await memoryPerStream("repairing", proxy.repairing);
     await memoryPerStream("relay only", proxy.plain);

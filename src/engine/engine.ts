@@ -142,7 +142,7 @@ class Engine implements RepairEngine {
 
   /** Most deltas are mid-line text with nothing that could matter: released as they are. */
   private isPlain(delta: string): boolean {
-    return this.quiet() && !SPECIAL.test(delta);
+    return this.quiet() && stopAt(delta, 0) === -1;
   }
 
   /** A plain delta released whole: it moves the offsets on and is never stored. */
@@ -151,7 +151,7 @@ class Engine implements RepairEngine {
     this.store.skip(length);
   }
 
-  /** Nothing held, nothing pending, mid-line: a delta without SPECIAL characters changes nothing here. */
+  /** Nothing held, nothing pending, mid-line: a delta without a STOP character changes nothing here. */
   private quiet(): boolean {
     return this.carry === "" && this.cand === null && this.tail === null && this.doc.midLine;
   }
@@ -243,12 +243,8 @@ class Engine implements RepairEngine {
     for (let j = from; j < s.length; ) {
       if (doc.midLine) {
         // The hot path: skip what can neither start a marker nor change documentation context.
-        let k = j;
-        for (; k < s.length; k++) {
-          const b = s.charCodeAt(k);
-          if (b < 0x80 ? STOP[b] === 1 : b === FULLWIDTH_BAR || b === DOUBLE_VERTICAL_LINE) break;
-        }
-        if (k === s.length) break;
+        const k = stopAt(s, j);
+        if (k === -1) break;
         j = k;
       }
       const c = s.charCodeAt(j);
@@ -525,9 +521,17 @@ class Engine implements RepairEngine {
  * What the hot path stops at (see scanText): line ends (LF and CR), every trigger character, and
  * what changes documentation context mid-line: a backtick, `<`, `[`, `]`, `$`, a backslash (doc-inline.ts).
  */
-const SPECIAL = /[\n\r`<|\uFF5C\u2016[\]$\\]/;
 const STOP = new Uint8Array(0x80);
 for (const c of "\n\r`<|[]$\\") STOP[c.charCodeAt(0)] = 1;
+
+/** Index of the first character at or after `from` the hot path stops at, or -1. */
+function stopAt(s: string, from: number): number {
+  for (let k = from; k < s.length; k++) {
+    const b = s.charCodeAt(k);
+    if (b < 0x80 ? STOP[b] === 1 : b === FULLWIDTH_BAR || b === DOUBLE_VERTICAL_LINE) return k;
+  }
+  return -1;
+}
 
 function hasContent(s: string, from: number, to: number): boolean {
   for (let i = from; i < to; i++) {

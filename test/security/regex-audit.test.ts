@@ -51,7 +51,6 @@ const AUDITED: Audited[] = [
   { file: "src/echo/given-content.ts", literal: "/[\\p{L}\\p{N}]/u", adversarial: () => "\u0663".repeat(N) },
   { file: "src/echo/given-content.ts", literal: "/\\r\\n|\\r|\\n/", adversarial: () => `${"\r".repeat(N)}\n` },
   { file: "src/echo/given-content.ts", literal: "/\\s+/g", adversarial: () => `${" \t\n\r".repeat(N / 4)}x` },
-  { file: "src/engine/engine.ts", literal: "/[\\n\\r`<|\\uFF5C\\u2016[\\]$\\\\]/", adversarial: () => `${"a".repeat(N)}<` },
   { file: "src/cli/style.ts", literal: "/^recovered \\d+ call\\(s\\), 0 broken/", adversarial: () => `recovered ${"1".repeat(N)} call(s), 1` },
   { file: "src/cli/style.ts", literal: "/^(message \\S+: )?recovered \\d+ call\\(s\\), \\d+ broken/", adversarial: () => `message ${"a".repeat(N)}` },
   { file: "src/cli/style.ts", literal: "/^\\s+broken /", adversarial: () => `${" ".repeat(N)}x` },
