@@ -16,16 +16,22 @@ const EVENTS = Number(process.argv[process.argv.indexOf("--events") + 1] ?? 0) |
 const DELTA = 10;
 /** Writes per reply (`-- --writes N`): the bursty rows' upstream sends EVENTS / WRITES events at a time. */
 const WRITES = Number(process.argv[process.argv.indexOf("--writes") + 1] ?? 0) || 10;
-/** The paced rows' upstream writes one event at a time, this many milliseconds apart, as a model streams tokens. */
-const PACE_MS = 1;
+/**
+ * The paced rows' upstream writes one event at a time, this many milliseconds apart, as a model
+ * streams tokens (100 a second is a fast one), PACED_EVENTS of them per reply: slow enough that
+ * 100 such streams do not fill this 2-core machine, which would bunch the events up again.
+ */
+const PACE_MS = 10;
+const PACED_EVENTS = 100;
 /** Batches of completed requests between memory readings. */
 const BATCHES = QUICK ? 4 : 6;
 const ROUNDS = QUICK ? 3 : 7;
 /** Requests through each proxy before anything is measured (see the warm-up below). */
 const WARM_UP = QUICK ? 500 : 3000;
 const LEVELS: [clients: number, each: number][] = QUICK ? [[1, 10], [10, 3], [100, 1]] : [[1, 40], [10, 8], [100, 2]];
-/** Paced replies take EVENTS * PACE_MS or more each, so fewer of them. */
-const PACED: [clients: number, each: number] = QUICK ? [20, 1] : [20, 2];
+/** A paced reply takes a second or more, so fewer of them, and fewer rounds. */
+const PACED_LEVELS: [clients: number, each: number][] = QUICK ? [[1, 1], [10, 1], [100, 1]] : [[1, 4], [10, 1], [100, 1]];
+const PACED_ROUNDS = QUICK ? 3 : 5;
 const TOOLS = [{ type: "function", function: { name: "read", description: "read a file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } } }];
 const REQUEST = JSON.stringify({ model: "deepseek-chat", stream: true, messages: [{ role: "user", content: "explain" }], tools: TOOLS });
 const envelope = { id: "c", object: "chat.completion.chunk", created: 1, model: "deepseek-chat" };
@@ -40,6 +46,7 @@ function sse(text: string): Buffer[] {
 }
 
 const CLEAN_EVENTS = sse(prose(EVENTS * DELTA, 11).slice(0, EVENTS * DELTA));
+const PACED_REPLY = sse(prose(PACED_EVENTS * DELTA, 13).slice(0, PACED_EVENTS * DELTA));
 const LEAKED_EVENTS = sse(prose((EVENTS - 20) * DELTA, 12).slice(0, (EVENTS - 20) * DELTA) + live(block("tool_calls", [["read", [["path", "a.ts"]]]])));
 const CLEAN = Buffer.concat(CLEAN_EVENTS);
 const LEAKED = Buffer.concat(LEAKED_EVENTS);
@@ -59,7 +66,7 @@ async function startUpstream(): Promise<{ url: string; close(): void }> {
       const body = req.url?.includes("leak") ? LEAKED : CLEAN;
       if (req.url?.includes("hold")) return void res.write(body.subarray(0, body.indexOf("\n\n") + 2));
       if (req.url?.includes("paced")) {
-        const events = req.url.includes("leak") ? LEAKED_EVENTS : CLEAN_EVENTS;
+        const events = PACED_REPLY;
         let k = 0;
         const tick = () => {
           if (res.destroyed) return;
@@ -102,17 +109,18 @@ interface Timing {
 let retried = 0;
 
 /** Node's documented keep-alive race: a reused socket the server closed at that moment is retried once. */
-async function one(url: string, keep = false): Promise<Timing> {
+async function one(url: string, keep = false, events = EVENTS): Promise<Timing> {
   try {
-    return await once(url, keep);
+    return await once(url, keep, events);
   } catch (error) {
     if ((error as { reused?: boolean }).reused !== true) throw error;
     retried++;
-    return once(url, keep);
+    return once(url, keep, events);
   }
 }
 
-function once(url: string, keep: boolean): Promise<Timing> {
+/** One request; `events` is how many the reply has, for the time per event. */
+function once(url: string, keep: boolean, events: number): Promise<Timing> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const req = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(REQUEST) } });
@@ -125,7 +133,7 @@ function once(url: string, keep: boolean): Promise<Timing> {
       });
       res.on("end", () => {
         const total = performance.now() - started;
-        resolve({ first, perEvent: (total - first) / EVENTS, ...(keep ? { body: Buffer.concat(parts).toString("utf8") } : {}) });
+        resolve({ first, perEvent: (total - first) / events, ...(keep ? { body: Buffer.concat(parts).toString("utf8") } : {}) });
       });
       res.on("error", reject);
     });
@@ -135,12 +143,12 @@ function once(url: string, keep: boolean): Promise<Timing> {
 }
 
 /** `clients` concurrent clients, each making `each` requests one after another. */
-async function load(url: string, clients: number, each: number): Promise<{ timings: Timing[]; seconds: number }> {
+async function load(url: string, clients: number, each: number, events = EVENTS): Promise<{ timings: Timing[]; seconds: number }> {
   const timings: Timing[] = [];
   const started = performance.now();
   await Promise.all(
     Array.from({ length: clients }, async () => {
-      for (let i = 0; i < each; i++) timings.push(await one(url));
+      for (let i = 0; i < each; i++) timings.push(await one(url, false, events));
     }),
   );
   return { timings, seconds: (performance.now() - started) / 1000 };
@@ -154,6 +162,9 @@ function percentile(xs: number[], q: number): number {
 // ------------------------------------------------------------------ the proxy process
 
 interface Stats {
+  /** Process CPU time when the reading was asked for, before its collections. */
+  cpuMicrosAsked: number;
+  /** ...and after them, when the memory below was read. */
   cpuMicros: number;
   rss: number;
   heap: number;
@@ -191,7 +202,7 @@ const path = "/v1/chat/completions";
 const t0 = performance.now();
 
 function print(): void {
-  console.log(`# dsml-fix proxy load (${RUNTIME}, ${QUICK ? "quick" : "full"}; ${EVENTS} events of ${DELTA} chars per reply, written in ${WRITES} bursts or, paced, one by one; ${ROUNDS} rounds per level)\n`);
+  console.log(`# dsml-fix proxy load (${RUNTIME}, ${QUICK ? "quick" : "full"}; ${EVENTS} events of ${DELTA} chars per reply written in ${WRITES} bursts, ${ROUNDS} rounds per level; paced: ${PACED_EVENTS} events, one per ${PACE_MS} ms, ${PACED_ROUNDS} rounds)\n`);
   console.log("| row | result | target | verdict |\n| --- | --- | --- | --- |");
   for (const r of rows) console.log(`| ${r.row} | ${r.result} | ${r.target} | ${r.verdict} |`);
   const judged = rows.filter((r) => r.verdict !== "info");
@@ -212,19 +223,21 @@ async function correctness(): Promise<boolean> {
 
 async function level(clients: number, each: number, paced = false): Promise<void> {
   const route = paced ? `/paced${path}` : path;
+  const events = paced ? PACED_EVENTS : EVENTS;
+  const rounds = paced ? PACED_ROUNDS : ROUNDS;
   const first = { direct: [] as number[], proxy: [] as number[] };
   const perEvent = { direct: [] as number[], proxy: [] as number[] };
   const throughput: number[] = [];
   const cpu = { repairing: [] as number[], plain: [] as number[] };
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? (["direct", "repairing", "plain"] as const) : (["plain", "repairing", "direct"] as const);
     const seconds: Record<string, number> = {};
     for (const side of order) {
       const url = side === "direct" ? upstream.url : side === "repairing" ? proxy.repairing : proxy.plain;
       const before = side === "direct" ? undefined : await proxy.stats();
-      const { timings, seconds: took } = await load(`${url}${route}`, clients, each);
+      const { timings, seconds: took } = await load(`${url}${route}`, clients, each, events);
       seconds[side] = took;
-      if (side !== "direct") cpu[side].push(((await proxy.stats()).cpuMicros - before!.cpuMicros) / (timings.length * EVENTS));
+      if (side !== "direct") cpu[side].push(((await proxy.stats()).cpuMicrosAsked - before!.cpuMicros) / (timings.length * events));
       if (side === "plain") continue;
       const key = side === "direct" ? "direct" : "proxy";
       first[key].push(...timings.map((t) => t.first));
@@ -234,10 +247,10 @@ async function level(clients: number, each: number, paced = false): Promise<void
   }
   const ratio = (a: number[], b: number[], q: number) => percentile(a, q) / percentile(b, q);
   const quantiles = (xs: number[], scale: number, digits: number) => `p50 ${fmt(percentile(xs, 0.5) * scale, digits)} / p99 ${fmt(percentile(xs, 0.99) * scale, digits)}`;
-  const label = `N=${clients}${paced ? ` paced (one event per ${PACE_MS} ms)` : ""}`;
+  const label = `N=${clients}${paced ? ` paced (${PACED_EVENTS} events, one per ${PACE_MS} ms)` : ""}`;
   rows.push({ row: `${label} first byte`, result: `direct ${quantiles(first.direct, 1, 2)} ms; proxy ${quantiles(first.proxy, 1, 2)} ms; proxy/direct p50 ${fmt(ratio(first.proxy, first.direct, 0.5))}x, p99 ${fmt(ratio(first.proxy, first.direct, 0.99))}x`, target: "reported", verdict: "info" });
   rows.push({ row: `${label} per event after the first byte`, result: `direct ${quantiles(perEvent.direct, 1000, 1)} us; proxy ${quantiles(perEvent.proxy, 1000, 1)} us; proxy/direct p50 ${fmt(ratio(perEvent.proxy, perEvent.direct, 0.5))}x, p99 ${fmt(ratio(perEvent.proxy, perEvent.direct, 0.99))}x`, target: "reported", verdict: "info" });
-  rows.push({ row: `${label} throughput`, result: `proxy/direct ${fmt(median(throughput))}x events/s (median of ${ROUNDS} rounds)`, target: "reported", verdict: "info" });
+  rows.push({ row: `${label} throughput`, result: `proxy/direct ${fmt(median(throughput))}x events/s (median of ${rounds} rounds)`, target: "reported", verdict: "info" });
   // Each round measures both proxies one after the other, so a round's ratio is what the machine's
   // drift between rounds moves least: the verdict is the median of the rounds' ratios.
   const cpuRatio = pairedRatio(cpu.repairing, cpu.plain);
@@ -301,8 +314,8 @@ try {
     for (const [clients, each] of LEVELS) for (const url of [upstream.url, proxy.repairing, proxy.plain]) await load(`${url}${path}`, clients, each);
     for (const url of [proxy.repairing, proxy.plain]) await load(`${url}${path}`, 10, WARM_UP / 10);
     for (const [clients, each] of LEVELS) await level(clients, each);
-    for (const url of [upstream.url, proxy.repairing, proxy.plain]) await load(`${url}/paced${path}`, ...PACED);
-    await level(...PACED, true);
+    for (const url of [upstream.url, proxy.repairing, proxy.plain]) await load(`${url}/paced${path}`, 10, 1, PACED_EVENTS);
+    for (const [clients, each] of PACED_LEVELS) await level(clients, each, true);
     await memoryOverRequests();
     await memoryPerStream("repairing", proxy.repairing);
     await memoryPerStream("relay only", proxy.plain);
