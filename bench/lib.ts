@@ -158,6 +158,13 @@ export function pairedRatio(a: number[], b: number[]): number {
   return median(a.map((t, i) => t / b[i]!));
 }
 
+/** The first and third quartiles of the per-round ratios a / b, as text with two decimals. */
+export function pairedQuartiles(a: number[], b: number[]): [low: string, high: string] {
+  const perRound = a.map((t, i) => t / b[i]!).sort((x, y) => x - y);
+  const at = (q: number) => perRound[Math.round(q * (perRound.length - 1))]!.toFixed(2);
+  return [at(0.25), at(0.75)];
+}
+
 /** Median of the per-round differences, in seconds. */
 export function pairedDiff(a: number[], b: number[]): number {
   return median(a.map((t, i) => t - b[i]!));

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { block, live } from "../test/golden/notation.ts";
-import { QUICK, RUNTIME, median, pairedRatio, prose } from "./lib.ts";
+import { QUICK, RUNTIME, median, pairedQuartiles, pairedRatio, prose } from "./lib.ts";
 
 /** Events per reply (`-- --events N` to see how much of the cost is per request). */
 const EVENTS = Number(process.argv[process.argv.indexOf("--events") + 1] ?? 0) || 200;
@@ -254,8 +254,7 @@ async function level(clients: number, each: number, paced = false): Promise<void
   // Each round measures both proxies one after the other, so a round's ratio is what the machine's
   // drift between rounds moves least: the verdict is the median of the rounds' ratios.
   const cpuRatio = pairedRatio(cpu.repairing, cpu.plain);
-  const perRound = cpu.repairing.map((us, i) => us / cpu.plain[i]!).sort((a, b) => a - b);
-  const [low, high] = [0.25, 0.75].map((q) => fmt(perRound[Math.round(q * (perRound.length - 1))]!));
+  const [low, high] = pairedQuartiles(cpu.repairing, cpu.plain);
   rows.push({ row: `${label} proxy CPU per event`, result: `repairing ${fmt(median(cpu.repairing), 1)} us, relay only ${fmt(median(cpu.plain), 1)} us: ${fmt(cpuRatio)}x (rounds' quartiles ${low}x to ${high}x)`, target: "<= 1.2x the relay", verdict: cpuRatio <= 1.2 ? "PASS" : "FAIL" });
 }
 

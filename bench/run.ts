@@ -25,6 +25,7 @@ import {
   median,
   now,
   pairedDiff,
+  pairedQuartiles,
   pairedRatio,
   partsFor,
   prose,
@@ -141,8 +142,7 @@ for (const [suffix, label, text] of WORKLOADS) {
     2,
   );
   const ratio = pairedRatio(t.ours!, t.untouched!);
-  const perRound = t.ours!.map((time, i) => time / t.untouched![i]!).sort((a, b) => a - b);
-  const [low, high] = [0.25, 0.75].map((q) => perRound[Math.round(q * (perRound.length - 1))]!.toFixed(2));
+  const [low, high] = pairedQuartiles(t.ours!, t.untouched!);
   const target = FETCH_TARGETS[suffix];
   rows.push({
     row: `3${suffix}`,

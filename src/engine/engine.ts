@@ -18,7 +18,6 @@ import { QuoteBlindContext } from "./quote-blind.ts";
 import { DEFAULT_BUFFER_LIMIT } from "./limits.ts";
 import type { EchoGuard, EngineEvent, EngineOptions, EngineSummary, GivenReader, RepairEngine } from "./types.ts";
 
-export { DEFAULT_BUFFER_LIMIT };
 /** Smallest piece of a delta handed to a candidate at once. */
 const PIECE = 256;
 

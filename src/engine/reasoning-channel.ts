@@ -1,7 +1,7 @@
 // D06: a tool call written in the reasoning channel, as when a server's reasoning parser misses the
 // end of thinking and the model stops right after writing its call as markup in the thinking.
 import type { RecoveredCall } from "../parse/types.ts";
-import { DEFAULT_BUFFER_LIMIT } from "./engine.ts";
+import { DEFAULT_BUFFER_LIMIT } from "./limits.ts";
 import type { EngineEvent, EngineSummary } from "./types.ts";
 import { FedText, isBlank } from "./fed-text.ts";
 import type { GuardedEngine } from "./guarded.ts";

@@ -10,7 +10,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { parse } from "../../src/engine/parse.ts";
-import { createRepairEngine, DEFAULT_BUFFER_LIMIT } from "../../src/engine/engine.ts";
+import { createRepairEngine } from "../../src/engine/engine.ts";
+import { DEFAULT_BUFFER_LIMIT } from "../../src/engine/limits.ts";
 import type { EngineEvent } from "../../src/engine/types.ts";
 import type { RecoveredCall } from "../../src/parse/types.ts";
 import { accountsForEveryCharacter, type EngineRun } from "../support/run-engine.ts";
