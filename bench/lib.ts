@@ -158,10 +158,17 @@ export function pairedRatio(a: number[], b: number[]): number {
   return median(a.map((t, i) => t / b[i]!));
 }
 
-/** The first and third quartiles of the per-round ratios a / b, as text with two decimals. */
+/**
+ * The first and third quartiles of the per-round ratios a / b, as text with two decimals;
+ * interpolated between ranks, so that three rounds do not show the median as a quartile.
+ */
 export function pairedQuartiles(a: number[], b: number[]): [low: string, high: string] {
   const perRound = a.map((t, i) => t / b[i]!).sort((x, y) => x - y);
-  const at = (q: number) => perRound[Math.round(q * (perRound.length - 1))]!.toFixed(2);
+  const at = (q: number) => {
+    const rank = q * (perRound.length - 1);
+    const below = perRound[Math.floor(rank)]!;
+    return (below + (perRound[Math.ceil(rank)]! - below) * (rank - Math.floor(rank))).toFixed(2);
+  };
   return [at(0.25), at(0.75)];
 }
 

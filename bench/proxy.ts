@@ -229,15 +229,21 @@ async function level(clients: number, each: number, paced = false): Promise<void
   const perEvent = { direct: [] as number[], proxy: [] as number[] };
   const throughput: number[] = [];
   const cpu = { repairing: [] as number[], plain: [] as number[] };
+  /** The whole path's CPU per event: this process (clients and upstream), plus the proxy's when it is in the path. */
+  const whole = { direct: [] as number[], repairing: [] as number[], plain: [] as number[] };
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? (["direct", "repairing", "plain"] as const) : (["plain", "repairing", "direct"] as const);
     const seconds: Record<string, number> = {};
     for (const side of order) {
       const url = side === "direct" ? upstream.url : side === "repairing" ? proxy.repairing : proxy.plain;
       const before = side === "direct" ? undefined : await proxy.stats();
+      const here = process.cpuUsage();
       const { timings, seconds: took } = await load(`${url}${route}`, clients, each, events);
+      const ours = process.cpuUsage(here);
       seconds[side] = took;
-      if (side !== "direct") cpu[side].push(((await proxy.stats()).cpuMicrosAsked - before!.cpuMicros) / (timings.length * events));
+      const proxyCpu = side === "direct" ? 0 : ((await proxy.stats()).cpuMicrosAsked - before!.cpuMicros) / (timings.length * events);
+      if (side !== "direct") cpu[side].push(proxyCpu);
+      whole[side].push((ours.user + ours.system) / (timings.length * events) + proxyCpu);
       if (side === "plain") continue;
       const key = side === "direct" ? "direct" : "proxy";
       first[key].push(...timings.map((t) => t.first));
@@ -255,6 +261,7 @@ async function level(clients: number, each: number, paced = false): Promise<void
   // drift between rounds moves least: the verdict is the median of the rounds' ratios.
   const cpuRatio = pairedRatio(cpu.repairing, cpu.plain);
   const [low, high] = pairedQuartiles(cpu.repairing, cpu.plain);
+  rows.push({ row: `${label} path CPU per event`, result: `clients, upstream and proxy: direct ${fmt(median(whole.direct), 1)} us, through the relay ${fmt(median(whole.plain), 1)} us, through the repair ${fmt(median(whole.repairing), 1)} us: repair/direct ${fmt(pairedRatio(whole.repairing, whole.direct))}x, repair/relay ${fmt(pairedRatio(whole.repairing, whole.plain))}x`, target: "reported", verdict: "info" });
   rows.push({ row: `${label} proxy CPU per event`, result: `repairing ${fmt(median(cpu.repairing), 1)} us, relay only ${fmt(median(cpu.plain), 1)} us: ${fmt(cpuRatio)}x (rounds' quartiles ${low}x to ${high}x)`, target: "<= 1.2x the relay", verdict: cpuRatio <= 1.2 ? "PASS" : "FAIL" });
 }
 
