@@ -275,7 +275,7 @@ async function level(clients: number, each: number, paced = false): Promise<void
   rows.push({ row: `${label} throughput`, result: `proxy/direct ${fmt(median(throughput))}x events/s (median of ${rounds} rounds)`, target: "reported", verdict: "info" });
   // Every round measures both proxies, so a round's ratio is what the machine's drift between
   // rounds moves least: a ratio is the median of the rounds' ratios. The verdict is on the phase
-  // that ran both at once, which the drift within a round cannot tell apart either.
+  // that ran both at once, where even the drift within a round falls on both alike.
   const cpuRatio = pairedRatio(together.repairing, together.plain);
   const [low, high] = pairedQuartiles(together.repairing, together.plain);
   const [seqLow, seqHigh] = pairedQuartiles(cpu.repairing, cpu.plain);
