@@ -46,11 +46,10 @@ function sse(text: string): Buffer[] {
   return parts.map((part) => Buffer.from(part));
 }
 
-const CLEAN_EVENTS = sse(prose(EVENTS * DELTA, 11).slice(0, EVENTS * DELTA));
+/** The bursty replies whole (written in WRITES pieces); the paced one event by event. */
+const CLEAN = Buffer.concat(sse(prose(EVENTS * DELTA, 11).slice(0, EVENTS * DELTA)));
+const LEAKED = Buffer.concat(sse(prose((EVENTS - 20) * DELTA, 12).slice(0, (EVENTS - 20) * DELTA) + live(block("tool_calls", [["read", [["path", "a.ts"]]]]))));
 const PACED_REPLY = sse(prose(PACED_EVENTS * DELTA, 13).slice(0, PACED_EVENTS * DELTA));
-const LEAKED_EVENTS = sse(prose((EVENTS - 20) * DELTA, 12).slice(0, (EVENTS - 20) * DELTA) + live(block("tool_calls", [["read", [["path", "a.ts"]]]])));
-const CLEAN = Buffer.concat(CLEAN_EVENTS);
-const LEAKED = Buffer.concat(LEAKED_EVENTS);
 
 // ------------------------------------------------------------------ the fake upstream
 
@@ -67,12 +66,11 @@ async function startUpstream(): Promise<{ url: string; close(): void }> {
       const body = req.url?.includes("leak") ? LEAKED : CLEAN;
       if (req.url?.includes("hold")) return void res.write(body.subarray(0, body.indexOf("\n\n") + 2));
       if (req.url?.includes("paced")) {
-        const events = PACED_REPLY;
         let k = 0;
         const tick = () => {
           if (res.destroyed) return;
-          if (k === events.length - 1) return void res.end(events[k]);
-          res.write(events[k++]);
+          if (k === PACED_REPLY.length - 1) return void res.end(PACED_REPLY[k]);
+          res.write(PACED_REPLY[k++]);
           setTimeout(tick, PACE_MS);
         };
         return tick();
