@@ -39,16 +39,25 @@ export async function runProxy(argv: readonly string[], io: ProxyIo, signals: No
   }
   const { port } = server.address() as AddressInfo;
   if (!LOOPBACK.has(config.host)) log.warn(`dsml-fix proxy: listening on ${config.host}, reachable from other machines; bind 127.0.0.1 unless that is intended`);
-  for (const route of config.routes) log.info(`dsml-fix proxy: http://${config.host}:${port}${route.prefix || "/"} -> ${route.upstream.origin}${route.upstream.pathname}`);
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      signals.off("SIGINT", stop);
-      signals.off("SIGTERM", stop);
+  const origin = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+  for (const route of config.routes) log.info(`dsml-fix proxy: ${origin}${route.prefix || "/"} -> ${route.upstream.origin}${route.upstream.pathname}`);
+  // The handlers stay until the server has stopped: a repeated signal (a terminal's Ctrl-C reaches
+  // both the checkout's launcher, which forwards it, and this process) must not fall through to the
+  // default action and cut the open streams; the shutdown's own timeout bounds the wait.
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => {
+    let stopping = false;
+    stop = () => {
+      if (stopping) return;
+      stopping = true;
       log.info(`dsml-fix proxy: shutting down (open streams get ${config.shutdownMs / 1000}s)`);
       shutdown(config.shutdownMs).then(resolve, resolve);
     };
-    signals.on("SIGINT", stop);
-    signals.on("SIGTERM", stop);
   });
+  signals.on("SIGINT", stop);
+  signals.on("SIGTERM", stop);
+  await stopped;
+  signals.off("SIGINT", stop);
+  signals.off("SIGTERM", stop);
   return 0;
 }

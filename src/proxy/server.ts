@@ -62,6 +62,7 @@ export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPa
   };
   const repaired = repairFetch(adapter, Object.assign(upstream, { preconnect: baseFetch.preconnect }) as typeof fetch);
   let sequence = 0;
+  let closing = false;
   const server = http.createServer({ maxHeaderSize: 64 * 1024 }, (req, res) => {
     const started = performance.now();
     const tag = `proxy/${++sequence}`;
@@ -75,6 +76,9 @@ export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPa
       const ended = !res.writableFinished ? " ended=client" : note.ended ? ` ended=${note.ended}` : "";
       log.info(`${req.method} ${pathname} ${status} ${ms}ms recovered=${recovered.get(tag) ?? 0}${ended}`);
       recovered.delete(tag);
+      // Shutting down: a connection whose last answer just ended is idle now; close it at once
+      // rather than wait out the client's keep-alive (server.close() only closed those idle then).
+      if (closing) setImmediate(() => server.closeIdleConnections());
     });
     handle(req, res, tag, note, config, repaired, asSent, debug).catch((error: unknown) => {
       if (config.debug) log.info(`proxy: request failed: ${(error as Error)?.name ?? "error"}`);
@@ -84,6 +88,7 @@ export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPa
   });
   server.requestTimeout = 0; // streams may run for minutes; the upstream's own timeouts apply
   const shutdown = async (ms: number) => {
+    closing = true;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     let timer: NodeJS.Timeout | undefined;
@@ -125,7 +130,7 @@ export function upstreamTarget(upstream: URL, rest: string): URL {
 async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: string, note: RequestNote, config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "headersTimeoutMs" | "options">, repaired: typeof fetch, asSent: WeakSet<Response>, debug: DebugLog): Promise<void> {
   const url = req.url ?? "/";
   if (!url.startsWith("/")) return plain(res, 400, "absolute-form request targets are not proxied");
-  if (url.split("?", 1)[0] === config.healthPath && (req.method === "GET" || req.method === "HEAD")) return plain(res, 200, "ok");
+  if (url.split("?", 1)[0] === config.healthPath && (req.method === "GET" || req.method === "HEAD")) return healthy(res);
   const matched = routeFor(config.routes, url);
   if (!matched) return plain(res, 404, "no upstream is configured for this path");
   const declared = Number(req.headers["content-length"] ?? 0);
@@ -286,6 +291,13 @@ function drained(res: http.ServerResponse): Promise<void> {
     res.on("drain", done);
     res.on("close", done);
   });
+}
+
+/** The health answer: a status a monitor can read, not an error object. */
+function healthy(res: http.ServerResponse): void {
+  const body = JSON.stringify({ status: "ok" });
+  res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
 }
 
 function plain(res: http.ServerResponse, status: number, message: string, close = false): void {

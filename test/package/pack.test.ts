@@ -13,13 +13,15 @@
  * files). Set DSML_PACK_KEEP=1 to keep the scratch directory.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { spawn, spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { readLock, runtimePackages } from "../../scripts/runtime-deps.ts";
 import { opencodeBin, runOpencode, setup, toolUses } from "../e2e/harness.ts";
+import { anthropicStream, responsesStream } from "../e2e/wire-servers.ts";
+import { chatSse, pieces, startUpstream } from "../proxy/support.ts";
 import { block, live } from "../golden/notation.ts";
 import { consumerLock } from "./lockfile.ts";
 
@@ -194,6 +196,19 @@ async function expectRepair(env: Awaited<ReturnType<typeof setup>>): Promise<voi
   expect(toolUses(result.events).map((u) => [u.tool, u.state?.status, u.state?.input])).toEqual([["bash", "completed", { command: COMMAND }]]);
   expect(readFileSync(path.join(env.project.dir, "packed.txt"), "utf8").trim()).toBe("packed");
   expect(result.stderr).toContain("recovered=1");
+}
+
+/** The `command` of every tool call an event stream carries, on any of the three wires. */
+function recoveredCommands(stream: string): string[] {
+  const data = stream.split("\n").filter((line) => line.startsWith("data: ") && line !== "data: [DONE]");
+  const args: string[] = [];
+  for (const event of data.map((line) => JSON.parse(line.slice(6)))) {
+    for (const call of event.choices?.[0]?.delta?.tool_calls ?? []) args[call.index] = (args[call.index] ?? "") + (call.function?.arguments ?? "");
+    if (event.type === "content_block_start" && event.content_block?.type === "tool_use") args[event.index] = "";
+    if (event.type === "content_block_delta" && event.delta?.type === "input_json_delta") args[event.index] += event.delta.partial_json;
+    if (event.type === "response.output_item.done" && event.item?.type === "function_call") args[event.output_index] = event.item.arguments;
+  }
+  return args.filter((one) => one !== undefined).map((one) => JSON.parse(one).command);
 }
 
 function expectConsumer(report: ConsumerReport, installed: string) {
@@ -373,6 +388,68 @@ console.log(JSON.stringify({ server: kinds(server), root: kinds(root) }));`;
       const latin1 = npx(["scan"], Buffer.concat([Buffer.from(LEAK.slice(0, -30)), Buffer.from([0xe9]), Buffer.from(LEAK.slice(-30))]));
       expect(latin1.status).toBe(2);
       expect(latin1.stderr).toContain("not valid UTF-8");
+    },
+    LATER,
+  );
+
+  test(
+    "npx -p opencode-plugin-dsml-fix dsml-fix proxy runs under Node: a leaked call becomes a real call on each wire; Ctrl-C stops it, and nothing of it is left",
+    async () => {
+      const { consumer, installed } = await prepare();
+      expect(existsSync(path.join(installed, "src"))).toBe(false); // so the launcher runs dist/ with node
+      const upstream = await startUpstream();
+      const proxy = spawn("npx", ["-p", NAME, "dsml-fix", "proxy", "--upstream", `${upstream.url}/v1`, "--port", "0"], {
+        cwd: consumer,
+        env: npmEnv({ npm_config_offline: "true" }),
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true, // its own process group, so whatever is left of it can go in `finally`
+      });
+      let out = "";
+      for (const stream of [proxy.stdout!, proxy.stderr!]) stream.on("data", (b: Buffer) => (out += b.toString("utf8")));
+      const exited = new Promise<void>((resolve) => proxy.on("exit", () => resolve()));
+      try {
+        for (let i = 0; i < 1500 && !/127\.0\.0\.1:\d+\//.test(out); i++) await new Promise((r) => setTimeout(r, 20));
+        const base = /(http:\/\/127\.0\.0\.1:\d+)\//.exec(out)?.[1];
+        if (!base) throw new Error(`the proxy did not start:\n${out}`);
+        const parameters = { type: "object", properties: { command: { type: "string" } }, required: ["command"] };
+        const wires = [
+          { path: "/chat/completions", reply: chatSse(pieces(LEAK)), body: { messages: [{ role: "user", content: "go" }], tools: [{ type: "function", function: { name: "bash", parameters } }] } },
+          { path: "/messages", reply: anthropicStream(LEAK, "m"), body: { max_tokens: 9, messages: [{ role: "user", content: "go" }], tools: [{ name: "bash", input_schema: parameters }] } },
+          { path: "/responses", reply: responsesStream(LEAK, "m"), body: { input: "go", tools: [{ type: "function", name: "bash", parameters }] } },
+        ];
+        const calls: unknown[] = [];
+        for (const wire of wires) {
+          upstream.answer((_req, res) => res.writeHead(200, { "content-type": "text/event-stream" }).end(wire.reply));
+          const res = await fetch(`${base}${wire.path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", stream: true, ...wire.body }) });
+          calls.push(recoveredCommands(await res.text()));
+        }
+        expect(calls).toEqual([[COMMAND], [COMMAND], [COMMAND]]);
+        expect(upstream.seen.map((s) => s.url)).toEqual(["/v1/chat/completions", "/v1/messages", "/v1/responses"]);
+        // Ctrl-C: the terminal signals the whole foreground group (npm, its shell, the proxy). npm
+        // itself does not pass a SIGTERM on to the command (npm/cli#6684); docs/PROXY.md says so.
+        process.kill(-proxy.pid!, "SIGINT");
+        await exited;
+        const alive = () => {
+          try {
+            return process.kill(-proxy.pid!, 0);
+          } catch {
+            return false;
+          }
+        };
+        for (let i = 0; i < 1500 && alive(); i++) await new Promise((r) => setTimeout(r, 20));
+        expect(alive()).toBe(false);
+        expect(out.split("\n").filter((l) => l.startsWith("dsml-fix proxy: shutting down"))).toHaveLength(1);
+        // Access lines are written when each answer closes; once the proxy is gone all three are out.
+        expect(out.split("\n").filter((l) => / 200 \d+ms recovered=1$/.test(l))).toHaveLength(3);
+        expect(await fetch(`${base}/healthz`).then(() => "answered", () => "refused")).toBe("refused");
+      } finally {
+        try {
+          process.kill(-proxy.pid!, "SIGKILL");
+        } catch {
+          // already gone
+        }
+        await upstream.close();
+      }
     },
     LATER,
   );

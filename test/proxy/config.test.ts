@@ -70,6 +70,21 @@ describe("dsml-fix proxy", () => {
     expect(out.some((l) => l.includes("reachable from other machines"))).toBe(false);
   });
 
+  test("--host ::1: the address it prints is a URL that works ([::1]), and loopback gets no warning", async () => {
+    const out: string[] = [];
+    const signals = new EventEmitter();
+    const running = runProxy(["--upstream", "http://127.0.0.1:9/v1", "--port", "0", "--host", "::1"], { out: (l) => out.push(...l), err: (l) => out.push(...l), env: {} }, signals);
+    for (let i = 0; i < 200 && !out.some((l) => l.includes("->")); i++) await new Promise((r) => setTimeout(r, 5));
+    const origin = /(http:\/\/\S+?)\/ ->/.exec(out.join("\n"))![1]!;
+    expect(origin).toMatch(/^http:\/\/\[::1\]:\d+$/);
+    expect((await fetch(`${origin}/healthz`)).status).toBe(200);
+    signals.emit("SIGTERM");
+    signals.emit("SIGINT");
+    expect(await running).toBe(0);
+    expect(out.filter((l) => l.includes("shutting down")).length).toBe(1);
+    expect(out.some((l) => l.includes("reachable from other machines"))).toBe(false);
+  });
+
   test("the CLI dispatches `proxy`; a usage error exits 2 with the proxy's usage", async () => {
     const err: string[] = [];
     const code = await main(["proxy", "--route", "nope"], { readStdin: async () => new Uint8Array(), out: () => {}, err: (t) => err.push(t), env: {} });

@@ -237,3 +237,40 @@ describe("redirects to another host", () => {
     expect([upstream.seen.length, other.seen.length]).toEqual([1, 0]);
   });
 });
+
+describe("graceful shutdown", () => {
+  test("a stream open at shutdown finishes whole; then its kept-alive connection is closed, so the shutdown ends without waiting out the client or the cap", async () => {
+    const whole = chatSse(pieces("still streaming when the shutdown begins"));
+    const cut = whole.indexOf("\n\n") + 2;
+    let finish!: () => void;
+    const finishing = new Promise<void>((resolve) => (finish = resolve));
+    upstream.answer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(whole.slice(0, cut));
+      void finishing.then(() => res.end(whole.slice(cut)));
+    });
+    const stopping = await startProxy(["--upstream", upstream.url]);
+    // A client that keeps its connection for as long as the server lets it.
+    stopping.server.keepAliveTimeout = 0;
+    const agent = new http.Agent({ keepAlive: true });
+    const body = JSON.stringify(CHAT);
+    const reply = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const req = http.request(`${stopping.url}/chat/completions`, { method: "POST", agent, headers: { "content-length": Buffer.byteLength(body) } }, resolve);
+      req.on("error", reject);
+      req.end(body);
+    });
+    const socketClosed = new Promise<void>((resolve) => reply.socket.once("close", () => resolve()));
+    let text = "";
+    reply.on("data", (part: Buffer) => (text += part.toString("utf8")));
+    const ended = new Promise<void>((resolve) => reply.on("end", () => resolve()));
+    await settle(() => text.length > 0);
+    // The shutdown's cap is far beyond the test's own timeout: only closing the connection ends it.
+    const shutdown = stopping.stop(600_000);
+    finish();
+    await ended;
+    await shutdown;
+    await socketClosed;
+    agent.destroy();
+    expect(text).toBe(whole);
+  });
+});

@@ -107,7 +107,9 @@ describe("everything else passes through byte for byte", () => {
 
   test("/healthz answers without touching the upstream", async () => {
     const res = await fetch(`${proxy.url}/healthz`);
-    expect([res.status, upstream.seen.length]).toEqual([200, 0]);
+    expect([res.status, res.headers.get("content-type"), await res.json(), upstream.seen.length]).toEqual([200, "application/json", { status: "ok" }, 0]);
+    const head = await fetch(`${proxy.url}/healthz`, { method: "HEAD" });
+    expect([head.status, await head.text(), upstream.seen.length]).toEqual([200, "", 0]);
   });
 });
 

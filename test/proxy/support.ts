@@ -57,6 +57,8 @@ export interface Proxy {
   lines: string[];
   server: http.Server;
   inFlight(): number;
+  /** The graceful shutdown with its cap: open streams get `ms` to finish. */
+  stop(ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -65,7 +67,7 @@ export async function startProxy(argv: string[]): Promise<Proxy> {
   const config = proxyConfig([...argv, "--port", "0"]);
   const { server, shutdown, inFlight } = createProxyServer(config, { info: (l) => lines.push(l), warn: (l) => lines.push(l) });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, lines, server, inFlight, close: () => shutdown(1000) };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, lines, server, inFlight, stop: shutdown, close: () => shutdown(1000) };
 }
 
 export const TOOLS = [{ type: "function", function: { name: "read", description: "read a file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } } }];
