@@ -11,8 +11,14 @@ type Shape = "chat" | "messages" | "responses";
 
 /** Text parts of an assistant turn on the three wires: chat and Messages "text", Responses "output_text". */
 const TEXT_PARTS = new Set(["text", "output_text"]);
-/** Responses items the model produced that carry no role. */
-const MODEL_ITEMS = new Set(["function_call", "reasoning", "custom_tool_call"]);
+/**
+ * Responses items the model produced that carry no role: its reasoning, its approval requests and
+ * every kind of call (`function_call`, `local_shell_call`, `mcp_call`, ... all end in `_call`), never
+ * a `*_call_output`. After any of them the model has answered, so an older leak needs no correction.
+ */
+function isModelItem(type: unknown): boolean {
+  return typeof type === "string" && (type === "reasoning" || type === "mcp_approval_request" || type.endsWith("_call"));
+}
 
 export interface HistoryOptions {
   parse: ParseOptionsInput;
@@ -58,7 +64,7 @@ export function sanitizeRequestBody(pathname: string, body: Uint8Array<ArrayBuff
   for (const turn of turns) {
     if (!isObject(turn)) continue;
     if (turn.role !== "assistant") {
-      if (typeof turn.type === "string" && MODEL_ITEMS.has(turn.type)) newest = null;
+      if (isModelItem(turn.type)) newest = null;
       continue;
     }
     const found = redactTurn(turn, options);

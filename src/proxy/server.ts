@@ -10,7 +10,14 @@ import { sanitizeRequestBody } from "./history.ts";
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and those the proxy must set itself. */
 const REQUEST_DROP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length", "accept-encoding", "expect"]);
-const RESPONSE_DROP = new Set(["connection", "keep-alive", "transfer-encoding", "trailer", "upgrade", "proxy-authenticate"]);
+const RESPONSE_DROP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "trailer", "upgrade", "proxy-authenticate"]);
+
+/** The headers a `Connection` header names are hop-by-hop as well (RFC 9110 7.6.1): they stay on their hop. */
+function namedInConnection(value: string | string[] | null | undefined): Set<string> {
+  const names = new Set<string>();
+  for (const one of Array.isArray(value) ? value : value ? [value] : []) for (const name of one.split(",")) if (name.trim()) names.add(name.trim().toLowerCase());
+  return names;
+}
 /** The plugin's request tag: the proxy sets its own per request, never forwards a client's. */
 const TAG_HEADER = "x-dsml-fix-tag";
 
@@ -68,7 +75,9 @@ export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPa
     const tag = `proxy/${++sequence}`;
     recovered.set(tag, 0);
     const note: RequestNote = {};
-    const pathname = (req.url ?? "/").split("?", 1)[0]!;
+    // An absolute-form target (`http://user:key@host/...`) is refused below; its text may hold a
+    // credential, so the log names only origin-form paths.
+    const pathname = req.url?.startsWith("/") ? req.url.split("?", 1)[0]! : "-";
     res.on("close", () => {
       // One line per request: never a header value, a query string or a body.
       const ms = Math.round(performance.now() - started);
@@ -116,14 +125,25 @@ export function routeFor(routes: readonly Route[], path: string): { route: Route
 }
 
 /** The upstream URL: its own path, then the client's path and query, never another origin. */
-export function upstreamTarget(upstream: URL, rest: string): URL {
+/**
+ * The upstream URL: its own path, then the client's path and query, never another origin, and never
+ * above the upstream's own path (dot segments, plain or percent-encoded, that climb out of it give
+ * undefined). The upstream's own query (Azure's `api-version`) stays, but a name the client sends
+ * itself is the client's.
+ */
+export function upstreamTarget(upstream: URL, rest: string): URL | undefined {
   const target = new URL(upstream.href);
   const at = rest.indexOf("?");
   const path = at < 0 ? rest : rest.slice(0, at);
   let base = upstream.pathname;
   while (base.endsWith("/")) base = base.slice(0, -1);
   target.pathname = base + (path.startsWith("/") ? path : `/${path}`);
-  target.search = at < 0 ? "" : rest.slice(at);
+  if (base !== "" && target.pathname !== base && !target.pathname.startsWith(`${base}/`)) return undefined;
+  const query = at < 0 ? "" : rest.slice(at + 1);
+  const given = new Set(new URLSearchParams(query).keys());
+  const kept = upstream.search.slice(1).split("&").filter((pair) => pair !== "" && !given.has(new URLSearchParams(pair).keys().next().value ?? ""));
+  const search = [...kept, ...(query ? [query] : [])].join("&");
+  target.search = search ? `?${search}` : "";
   return target;
 }
 
@@ -146,6 +166,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: 
   const read = req.method === "GET" || req.method === "HEAD" ? undefined : await readBody(req, config.maxBodyBytes);
   if (read === "too large") return plain(res, 413, "request body too large", true);
   const target = upstreamTarget(matched.route.upstream, matched.rest);
+  if (!target) return plain(res, 400, "the path climbs above the upstream's own path");
   const history = { parse: config.options.parse, sanitize: config.options.history.sanitize, correct: config.options.retry.nudge };
   let body = read;
   if (read && req.method === "POST") {
@@ -156,8 +177,9 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: 
   if (abort.signal.aborted) return;
 
   const headers = new Headers();
+  const hop = namedInConnection(req.headers.connection);
   for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || REQUEST_DROP.has(name) || name === TAG_HEADER) continue;
+    if (value === undefined || REQUEST_DROP.has(name) || hop.has(name) || name === TAG_HEADER) continue;
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
   }
   // Bodies come back as the upstream wrote them (no decompression on the way), so bytes stay identical.
@@ -212,8 +234,9 @@ async function relay(response: Response, res: http.ServerResponse, abort: AbortC
   const headers: Record<string, string | string[]> = {};
   // fetch decodes a compressed body the upstream sent anyway: its encoding and length no longer hold.
   const decoded = (response.headers.get("content-encoding") ?? "identity") !== "identity";
+  const hop = namedInConnection(response.headers.get("connection"));
   response.headers.forEach((value, name) => {
-    if (RESPONSE_DROP.has(name) || (decoded && (name === "content-encoding" || name === "content-length"))) return;
+    if (RESPONSE_DROP.has(name) || hop.has(name) || (decoded && (name === "content-encoding" || name === "content-length"))) return;
     headers[name] = name === "set-cookie" ? response.headers.getSetCookie() : value;
   });
   res.writeHead(response.status, response.statusText, headers);

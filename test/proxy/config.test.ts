@@ -52,8 +52,26 @@ describe("proxy settings", () => {
     const routes = proxyConfig(["--route", "/ds=https://h/base/"]).routes;
     expect(routeFor(routes, "/dsx/models")).toBeUndefined();
     const hit = routeFor(routes, "/ds/v1/models?x=1")!;
-    expect(upstreamTarget(hit.route.upstream, hit.rest).href).toBe("https://h/base/v1/models?x=1");
-    expect(upstreamTarget(new URL("https://h"), "//evil.example/x").origin).toBe("https://h");
+    expect(upstreamTarget(hit.route.upstream, hit.rest)!.href).toBe("https://h/base/v1/models?x=1");
+    expect(upstreamTarget(new URL("https://h"), "//evil.example/x")!.origin).toBe("https://h");
+  });
+
+  test("a client path never climbs above the upstream's own path: dot segments, plain or percent-encoded, are refused", () => {
+    const base = new URL("https://h/beta");
+    for (const rest of ["/../admin", "/%2e%2e/admin", "/%2E%2E/%2e%2e/admin", "/.%2e/admin", "/v1/../../admin", "/.."]) expect([rest, upstreamTarget(base, rest)?.href]).toEqual([rest, undefined]);
+    // Dot segments that stay inside are the upstream's business, as a direct request would be.
+    expect(upstreamTarget(base, "/v1/../v2/models")!.href).toBe("https://h/beta/v2/models");
+    expect(upstreamTarget(base, "/")!.href).toBe("https://h/beta/");
+    // An upstream at the root has nothing above it.
+    expect(upstreamTarget(new URL("https://h/"), "/../v1/models")!.href).toBe("https://h/v1/models");
+  });
+
+  test("the upstream's own query (Azure's api-version) is kept; a name the client sends is the client's", () => {
+    const azure = new URL("https://r.openai.azure.com/openai/deployments/d?api-version=2024-10-21");
+    expect(upstreamTarget(azure, "/chat/completions")!.href).toBe("https://r.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21");
+    expect(upstreamTarget(azure, "/chat/completions?stream=1")!.href).toBe("https://r.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21&stream=1");
+    expect(upstreamTarget(azure, "/chat/completions?api-version=2025-01-01")!.href).toBe("https://r.openai.azure.com/openai/deployments/d/chat/completions?api-version=2025-01-01");
+    expect(upstreamTarget(new URL("https://h/v1"), "/models?a=%2F&b")!.href).toBe("https://h/v1/models?a=%2F&b");
   });
 });
 

@@ -6,6 +6,7 @@ import { REMOVED_NOTE } from "../../src/history/sanitize.ts";
 import { correctionText } from "../../src/retry/state.ts";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { block, live } from "../golden/notation.ts";
 import { anthropicStream, responsesStream } from "../e2e/wire-servers.ts";
@@ -148,6 +149,24 @@ describe("history on the way up", () => {
     expect(JSON.stringify(second)).toContain(REMOVED_NOTE);
   });
 
+  // The model answered the leaking turn with a native call of any kind: no correction rides along
+  // (one that did would be sent again on every later request of the agent loop).
+  test.each([
+    ["function_call", { type: "function_call", call_id: "c1", name: "read", arguments: '{"path":"a.ts"}' }, { type: "function_call_output", call_id: "c1", output: "x" }],
+    ["local_shell_call", { type: "local_shell_call", id: "ls_1", call_id: "s1", status: "completed", action: { type: "exec", command: ["ls"], env: {} } }, { type: "local_shell_call_output", id: "s1", call_id: "s1", output: "a.ts" }],
+    ["shell_call", { type: "shell_call", id: "sh_1", call_id: "s1", status: "completed", action: { commands: ["ls"] } }, { type: "shell_call_output", call_id: "s1", output: [{ stdout: "a.ts", stderr: "", outcome: { type: "exit", exit_code: 0 } }] }],
+    ["computer_call", { type: "computer_call", id: "cu_1", call_id: "s1", status: "completed", action: { type: "screenshot" }, pending_safety_checks: [] }, { type: "computer_call_output", call_id: "s1", output: { type: "computer_screenshot", image_url: "data:image/png;base64,AA==" } }],
+    ["mcp_call", { type: "mcp_call", id: "mcp_1", server_label: "gh", name: "get_issue", arguments: "{}", output: "ok" }, undefined],
+    ["reasoning", { type: "reasoning", id: "rs_1", summary: [] }, undefined],
+  ])("/responses: after a %s item the leaking turn is answered, so no correction; with only its output after it, one", async (_type, item, output) => {
+    upstream.answer(ok);
+    const leaked = [{ role: "user", content: "read a.ts" }, said("/responses", `Reading. ${LEAK}`)];
+    await (await post("/responses", bodies["/responses"]!([...leaked, item, ...(output ? [output] : [])]))).text();
+    await (await post("/responses", bodies["/responses"]!([...leaked, ...(output ? [output] : [{ role: "user", content: "well?" }])]))).text();
+    const [answered, unanswered] = upstream.seen.map((s) => JSON.parse(s.body));
+    expect([answered.instructions, unanswered.instructions]).toEqual(["Be brief.", `Be brief.\n\n${CORRECTION}`]);
+  });
+
   test("retry.nudge false in the config file: sanitized, no correction", async () => {
     const dir = mkdtempSync(join(tmpdir(), "dsml-proxy-"));
     const file = join(dir, "proxy.json");
@@ -267,6 +286,47 @@ describe("faults", () => {
     const res = await fetch(`${small.url}/v1/chat/completions`, { method: "POST", body, duplex: "half" } as RequestInit);
     await small.close();
     expect([res.status, upstream.seen.length]).toEqual([413, 0]);
+  });
+});
+
+describe("hops and paths", () => {
+  /** One raw HTTP/1.1 exchange, for what fetch would not send (absolute-form targets, dot segments, Connection lists). */
+  function raw(request: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(new URL(proxy.url).port), "127.0.0.1", () => socket.end(request));
+      let got = "";
+      socket.on("data", (d) => (got += d));
+      socket.on("error", reject);
+      socket.on("close", () => resolve(got));
+    });
+  }
+
+  test("a request header the client names in Connection stays on its hop; the rest go up", async () => {
+    upstream.answer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("{}"));
+    await raw("GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close, X-Hop-Secret\r\nX-Hop-Secret: for-the-proxy\r\nX-Kept: yes\r\n\r\n");
+    expect([upstream.seen.length, upstream.seen[0]!.headers["x-hop-secret"], upstream.seen[0]!.headers["x-kept"]]).toEqual([1, undefined, "yes"]);
+  });
+
+  test("a response header the upstream names in Connection, and Proxy-Connection, are not relayed; the rest are", async () => {
+    upstream.answer((_req, res) => res.writeHead(200, { "content-type": "application/json", connection: "keep-alive, x-upstream-hop", "x-upstream-hop": "1", "proxy-connection": "keep-alive", "x-kept": "yes" }).end("{}"));
+    const res = await fetch(`${proxy.url}/v1/models`);
+    await res.arrayBuffer();
+    expect([res.headers.get("x-upstream-hop"), res.headers.get("proxy-connection"), res.headers.get("x-kept")]).toEqual([null, null, "yes"]);
+  });
+
+  test.each(["/v1/../../admin", "/%2e%2e/admin", "/v1/.%2e/%2E%2E/admin"])("%s climbs above the upstream's path (/v1): 400, nothing sent up", async (path) => {
+    upstream.answer((_req, res) => res.writeHead(200).end("ok"));
+    const reply = await raw(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect([reply.split(" ")[1], upstream.seen.length]).toEqual(["400", 0]);
+  });
+
+  test("an absolute-form target with a key in it is refused, and the log line names no part of it", async () => {
+    const reply = await raw("GET http://user:sk-live-Q9secret@api.example/v1/models HTTP/1.1\r\nHost: api.example\r\nConnection: close\r\n\r\n");
+    expect(reply.split(" ")[1]).toBe("400");
+    for (let i = 0; i < 200 && !proxy.lines.some((l) => l.startsWith("GET - 400 ")); i++) await new Promise((r) => setTimeout(r, 5));
+    expect(proxy.lines.filter((l) => l.startsWith("GET - 400 "))).toHaveLength(1);
+    expect(proxy.lines.join("\n")).not.toContain("Q9secret");
+    expect(proxy.lines.join("\n")).not.toContain("api.example");
   });
 });
 
