@@ -5,6 +5,7 @@ import { isObject } from "../grammar/plain-data.ts";
 import { redactLeaks } from "../history/sanitize.ts";
 import type { NudgeReason, ParseOptionsInput } from "../parse/types.ts";
 import { correctionText, type CorrectionReason } from "../retry/state.ts";
+import { spliceJson, type JsonEdit, type JsonPath } from "./json-splice.ts";
 
 type Json = Record<string, unknown>;
 type Shape = "chat" | "messages" | "responses";
@@ -49,33 +50,38 @@ export function sanitizeRequestBody(pathname: string, body: Uint8Array<ArrayBuff
   const unchanged = { body, removed: 0, turns: 0, correction: null };
   const shape = shapeOf(pathname);
   if (!shape || (!options.sanitize && !options.correct)) return unchanged;
+  let text: string;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
+    text = new TextDecoder("utf-8", { fatal: true }).decode(body);
+    parsed = JSON.parse(text);
   } catch {
     return unchanged;
   }
   if (!isObject(parsed)) return unchanged;
-  const turns = shape === "responses" ? parsed.input : parsed.messages;
+  const key = shape === "responses" ? "input" : "messages";
+  const turns = parsed[key];
   if (!Array.isArray(turns)) return unchanged;
+  const edits: JsonEdit[] = [];
   let removed = 0;
   let changedTurns = 0;
   let newest: NudgeReason | null = null;
-  for (const turn of turns) {
-    if (!isObject(turn)) continue;
+  turns.forEach((turn, index) => {
+    if (!isObject(turn)) return;
     if (turn.role !== "assistant") {
       if (isModelItem(turn.type)) newest = null;
-      continue;
+      return;
     }
-    const found = redactTurn(turn, options);
+    const found = redactTurn(turn, [key, index], options, edits);
     removed += found.removed;
     if (found.removed > 0) changedTurns++;
     newest = found.nudge;
-  }
+  });
   const correction = options.correct && newest !== null ? reasonFor(newest) : null;
-  if (correction) addToSystem(parsed, shape, correctionText(correction));
+  if (correction) edits.push(addToSystem(parsed, shape, correctionText(correction)));
   if (removed === 0 && !correction) return unchanged;
-  return { body: new Uint8Array(new TextEncoder().encode(JSON.stringify(parsed))), removed, turns: changedTurns, correction };
+  // Only the changed strings are rewritten; every other byte goes up as the client sent it.
+  return { body: new Uint8Array(new TextEncoder().encode(spliceJson(text, edits))), removed, turns: changedTurns, correction };
 }
 
 function shapeOf(pathname: string): Shape | undefined {
@@ -90,40 +96,34 @@ function reasonFor(nudge: NudgeReason): CorrectionReason {
   return nudge === "undeclared-tool" ? "unexecuted-call" : nudge;
 }
 
-/** Replaces leaks in one assistant turn (when sanitizing); says why its last leak ran nothing. */
-function redactTurn(turn: Json, options: HistoryOptions): { removed: number; nudge: NudgeReason | null } {
+/** Replaces leaks in one assistant turn (when sanitizing) as edits at `path`; says why its last leak ran nothing. */
+function redactTurn(turn: Json, path: JsonPath, options: HistoryOptions, edits: JsonEdit[]): { removed: number; nudge: NudgeReason | null } {
   let removed = 0;
   let nudge: NudgeReason | null = null;
-  const redact = (text: string): string => {
+  const redact = (text: string, at: JsonPath): void => {
     const result = redactLeaks(text, options.parse);
-    if (result.removed === 0) return text;
+    if (result.removed === 0) return;
     nudge = result.nudge ?? "broken-markup";
-    if (!options.sanitize) return text;
+    if (!options.sanitize) return;
     removed += result.removed;
-    return result.text;
+    edits.push({ kind: "replace", path: at, json: JSON.stringify(result.text) });
   };
-  if (typeof turn.content === "string") turn.content = redact(turn.content);
+  if (typeof turn.content === "string") redact(turn.content, [...path, "content"]);
   else if (Array.isArray(turn.content)) {
-    for (const part of turn.content) {
-      if (isObject(part) && TEXT_PARTS.has(part.type as string) && typeof part.text === "string") part.text = redact(part.text);
-    }
+    turn.content.forEach((part, index) => {
+      if (isObject(part) && TEXT_PARTS.has(part.type as string) && typeof part.text === "string") redact(part.text, [...path, "content", index, "text"]);
+    });
   }
   return { removed, nudge };
 }
 
 /** The plugin's "system" channel: the correction joins the system prompt of each wire. */
-function addToSystem(body: Json, shape: Shape, text: string): void {
-  if (shape === "responses") {
-    body.instructions = typeof body.instructions === "string" && body.instructions ? `${body.instructions}\n\n${text}` : text;
-    return;
-  }
-  if (shape === "messages") {
-    if (Array.isArray(body.system)) body.system.push({ type: "text", text });
-    else body.system = typeof body.system === "string" && body.system ? `${body.system}\n\n${text}` : text;
-    return;
-  }
-  const messages = body.messages as unknown[];
-  const first = messages[0];
-  if (isObject(first) && first.role === "system" && typeof first.content === "string") first.content = `${first.content}\n\n${text}`;
-  else messages.unshift({ role: "system", content: text });
+function addToSystem(body: Json, shape: Shape, text: string): JsonEdit {
+  const joined = (before: unknown) => JSON.stringify(typeof before === "string" && before ? `${before}\n\n${text}` : text);
+  const field = (name: string): JsonEdit => (name in body ? { kind: "replace", path: [name], json: joined(body[name]) } : { kind: "first-member", path: [], member: `${JSON.stringify(name)}:${joined(undefined)}` });
+  if (shape === "responses") return field("instructions");
+  if (shape === "messages") return Array.isArray(body.system) ? { kind: "last-element", path: ["system"], json: JSON.stringify({ type: "text", text }) } : field("system");
+  const first = (body.messages as unknown[])[0];
+  if (isObject(first) && first.role === "system" && typeof first.content === "string") return { kind: "replace", path: ["messages", 0, "content"], json: joined(first.content) };
+  return { kind: "first-element", path: ["messages"], json: JSON.stringify({ role: "system", content: text }) };
 }

@@ -293,7 +293,9 @@ describe("hops and paths", () => {
   /** One raw HTTP/1.1 exchange, for what fetch would not send (absolute-form targets, dot segments, Connection lists). */
   function raw(request: string): Promise<string> {
     return new Promise((resolve, reject) => {
-      const socket = connect(Number(new URL(proxy.url).port), "127.0.0.1", () => socket.end(request));
+      // Written, not ended: a half-closed client reads as one that went away. Each request says
+      // `Connection: close`, so the proxy closes the socket once it has answered.
+      const socket = connect(Number(new URL(proxy.url).port), "127.0.0.1", () => socket.write(request));
       let got = "";
       socket.on("data", (d) => (got += d));
       socket.on("error", reject);

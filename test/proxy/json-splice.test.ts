@@ -1,0 +1,116 @@
+// The proxy's JSON edits: the history pass rewrites a few strings of a request, and every byte
+// outside them goes up as the client wrote it (an integer above 2^53 keeps its digits).
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { spliceJson, type JsonEdit, type JsonPath } from "../../src/proxy/json-splice.ts";
+import { sanitizeRequestBody } from "../../src/proxy/history.ts";
+import { REMOVED_NOTE } from "../../src/history/sanitize.ts";
+import { correctionText } from "../../src/retry/state.ts";
+import { block, live } from "../golden/notation.ts";
+
+const LEAK = live(block("tool_calls", [["read", [["path", "a.ts"]]]]));
+const OPTIONS = { parse: {}, sanitize: true, correct: true };
+const bytes = (text: string) => new Uint8Array(new TextEncoder().encode(text));
+const sent = (path: string, text: string) => new TextDecoder().decode(sanitizeRequestBody(path, bytes(text), OPTIONS).body);
+
+describe("spliceJson", () => {
+  test("a replaced value is the only change: spacing, escapes, big integers and key order stay", () => {
+    const text = `{ "seed" : 12345678901234567891, "x":"caf\\u00e9",\n  "messages": [ {"role":"user","content":"hi"}, {"role":"assistant", "content" : "old"} ], "t": 1.50 }`;
+    const out = spliceJson(text, [{ kind: "replace", path: ["messages", 1, "content"], json: '"new"' }]);
+    expect(out).toBe(text.replace('"old"', '"new"'));
+  });
+
+  test("members and elements are added where asked, with commas only where they belong", () => {
+    const cases: [string, JsonEdit, string][] = [
+      ['{"a":1}', { kind: "first-member", path: [], member: '"z":2' }, '{"z":2,"a":1}'],
+      ["{ }", { kind: "first-member", path: [], member: '"z":2' }, '{"z":2 }'],
+      ['{"m":[1, 2]}', { kind: "first-element", path: ["m"], json: "0" }, '{"m":[0,1, 2]}'],
+      ['{"m":[]}', { kind: "first-element", path: ["m"], json: "0" }, '{"m":[0]}'],
+      ['{"m":[1, 2 ]}', { kind: "last-element", path: ["m"], json: "3" }, '{"m":[1, 2 ,3]}'],
+      ['{"m":[ ]}', { kind: "last-element", path: ["m"], json: "3" }, '{"m":[ 3]}'],
+      ['{"m":{"deep":[1]},"n":0}', { kind: "replace", path: ["m"], json: "null" }, '{"m":null,"n":0}'],
+      ['{"m":[{"t":"a"},{"t":"b"}]}', { kind: "replace", path: ["m", 1, "t"], json: '"c"' }, '{"m":[{"t":"a"},{"t":"c"}]}'],
+      // A path the document does not have: nothing happens.
+      ['{"m":[1]}', { kind: "replace", path: ["m", 5], json: "9" }, '{"m":[1]}'],
+    ];
+    for (const [text, edit, expected] of cases) expect([text, spliceJson(text, [edit])]).toEqual([text, expected]);
+  });
+
+  test("a key written with escapes is the key it decodes to; of a key written twice, the last is edited, as JSON.parse keeps it", () => {
+    expect(spliceJson('{"con\\u0074ent":"a"}', [{ kind: "replace", path: ["content"], json: '"b"' }])).toBe('{"con\\u0074ent":"b"}');
+    const twice = '{"content":"first","content":"second"}';
+    const out = spliceJson(twice, [{ kind: "replace", path: ["content"], json: '"edited"' }]);
+    expect(out).toBe('{"content":"first","content":"edited"}');
+    expect(JSON.parse(out)).toEqual({ content: "edited" });
+  });
+
+  test("strings holding brackets, commas, quotes and backslashes do not move the scanner", () => {
+    const text = '{"a":"],}[{\\"\\\\","b":["x,]","y"],"c":"old"}';
+    expect(spliceJson(text, [{ kind: "replace", path: ["c"], json: '"new"' }])).toBe(text.replace('"old"', '"new"'));
+  });
+
+  test("any document, any of its strings replaced: JSON.parse reads exactly the edited value, and nothing else changed (seeded)", () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), fc.integer({ min: 0, max: 2 }), fc.string(), (value, indent, replacement) => {
+        const text = JSON.stringify(value, null, indent);
+        const paths: JsonPath[] = [];
+        const walk = (v: unknown, path: (string | number)[]) => {
+          if (typeof v === "string") paths.push(path);
+          else if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, i]));
+          else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
+        };
+        walk(value, []);
+        const chosen = paths.filter((_, i) => i % 2 === 0);
+        const out = spliceJson(text, chosen.map((path) => ({ kind: "replace", path, json: JSON.stringify(replacement) })));
+        const expected = JSON.parse(text) as unknown; // not `value`: JSON has no -0
+        for (const path of chosen) {
+          if (path.length === 0) return expect(JSON.parse(out)).toEqual(replacement);
+          let at = expected as Record<string | number, unknown>;
+          for (const step of path.slice(0, -1)) at = at[step] as Record<string | number, unknown>;
+          at[path[path.length - 1]!] = replacement;
+        }
+        expect(JSON.parse(out)).toEqual(expected);
+      }),
+      { seed: 20261206, numRuns: 300 },
+    );
+  });
+
+  test("20,000 edits in one 2 MB body all land, each in its place, and the rest keeps its length", () => {
+    const turns = Array.from({ length: 20_000 }, (_, i) => ({ role: "assistant", content: `turn ${i} ${"x".repeat(80)}` }));
+    const text = JSON.stringify({ seed: 12345678901234567891n.toString(), messages: turns });
+    const edits: JsonEdit[] = turns.map((_, i) => ({ kind: "replace", path: ["messages", i, "content"], json: '"y"' }));
+    const out = spliceJson(text, edits);
+    expect(JSON.parse(out).messages.every((m: { content: string }) => m.content === "y")).toBe(true);
+    expect(out.length).toBe(text.length - turns.reduce((n, t) => n + JSON.stringify(t.content).length - 3, 0));
+  });
+});
+
+describe("the history pass through spliceJson", () => {
+  test("a sanitized chat body keeps an integer seed above 2^53, its spacing and its escapes", () => {
+    const text = `{"model":"m", "seed": 12345678901234567891, "messages":[{"role":"user","content":"caf\\u00e9"},{"role":"assistant","content":${JSON.stringify(`ok\n${LEAK}`)}}]}`;
+    const out = sent("/v1/chat/completions", text);
+    expect(out).toContain('"seed": 12345678901234567891');
+    expect(out).toContain('"content":"caf\\u00e9"');
+    // The correction came first as a system message of its own, so the assistant turn is the third.
+    expect(JSON.parse(out).messages.map((m: { content: string }) => m.content)).toEqual([correctionText("unexecuted-call"), "caf\u00e9", `ok\n${REMOVED_NOTE}`]);
+  });
+
+  test("the correction joins each wire's system prompt wherever it is, or is added, and nothing else moves", () => {
+    const CORRECTION = correctionText("unexecuted-call");
+    const leaked = (role: string) => `{"role":"${role}","content":${JSON.stringify(`Reading. ${LEAK}`)}}`;
+    const cases: [string, string, (body: any) => unknown, unknown][] = [
+      ["/v1/chat/completions", `{"seed":12345678901234567891,"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"go"},${leaked("assistant")}]}`, (b) => b.messages[0].content, `Be brief.\n\n${CORRECTION}`],
+      ["/v1/chat/completions", `{"seed":12345678901234567891,"messages":[{"role":"user","content":"go"},${leaked("assistant")}]}`, (b) => b.messages[0], { role: "system", content: CORRECTION }],
+      ["/v1/messages", `{"seed":12345678901234567891,"system":[{"type":"text","text":"Be brief."}],"messages":[${leaked("assistant")}]}`, (b) => b.system, [{ type: "text", text: "Be brief." }, { type: "text", text: CORRECTION }]],
+      ["/v1/messages", `{"seed":12345678901234567891,"messages":[${leaked("assistant")}]}`, (b) => b.system, CORRECTION],
+      ["/v1/responses", `{"seed":12345678901234567891,"instructions":"Be brief.","input":[{"type":"message",${leaked("assistant").slice(1)}]}`, (b) => b.instructions, `Be brief.\n\n${CORRECTION}`],
+      ["/v1/responses", `{"seed":12345678901234567891,"input":[{"type":"message",${leaked("assistant").slice(1)}]}`, (b) => b.instructions, CORRECTION],
+    ];
+    for (const [path, text, read, expected] of cases) {
+      const out = sent(path, text);
+      expect([path, read(JSON.parse(out))]).toEqual([path, expected]);
+      expect(out).toContain('"seed":12345678901234567891');
+      expect(out).toContain(JSON.stringify(`Reading. ${REMOVED_NOTE}`));
+    }
+  });
+});
