@@ -5,7 +5,7 @@ import http from "node:http";
 import { REMOVED_NOTE } from "../../src/history/sanitize.ts";
 import { block, live } from "../golden/notation.ts";
 import { anthropicStream, responsesStream } from "../e2e/wire-servers.ts";
-import { chatSse, pieces, startProxy, startUpstream, TOOLS, type Proxy, type Upstream } from "./support.ts";
+import { chatSse, holdAfterFirstEvent, pieces, startProxy, startUpstream, TOOLS, type Proxy, type Upstream } from "./support.ts";
 
 const LEAK = live(block("tool_calls", [["read", [["path", "a.ts"]]]]));
 let upstream: Upstream;
@@ -241,14 +241,7 @@ describe("redirects to another host", () => {
 describe("graceful shutdown", () => {
   test("a stream open at shutdown finishes whole; then its kept-alive connection is closed, so the shutdown ends without waiting out the client or the cap", async () => {
     const whole = chatSse(pieces("still streaming when the shutdown begins"));
-    const cut = whole.indexOf("\n\n") + 2;
-    let finish!: () => void;
-    const finishing = new Promise<void>((resolve) => (finish = resolve));
-    upstream.answer((_req, res) => {
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.write(whole.slice(0, cut));
-      void finishing.then(() => res.end(whole.slice(cut)));
-    });
+    const { finish } = holdAfterFirstEvent(upstream, whole);
     const stopping = await startProxy(["--upstream", upstream.url]);
     // A client that keeps its connection for as long as the server lets it.
     stopping.server.keepAliveTimeout = 0;

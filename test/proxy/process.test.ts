@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { chatSse, pieces, startUpstream, TOOLS, type Upstream } from "./support.ts";
+import { chatSse, holdAfterFirstEvent, pieces, startUpstream, TOOLS, type Upstream } from "./support.ts";
 
 const LAUNCHER = fileURLToPath(new URL("../../bin/dsml-fix.js", import.meta.url));
 let upstream: Upstream;
@@ -42,14 +42,7 @@ function kill(child: ChildProcess): void {
 describe("the checkout's launcher", () => {
   test("SIGTERM to the launcher stops the proxy behind it: an open stream finishes, a second signal does not cut it, exit 0, the port is closed", async () => {
     const whole = chatSse(pieces("a reply that is still streaming when the signal comes"));
-    const cut = whole.indexOf("\n\n") + 2;
-    let finish!: () => void;
-    const finishing = new Promise<void>((resolve) => (finish = resolve));
-    upstream.answer((_req, res) => {
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.write(whole.slice(0, cut));
-      void finishing.then(() => res.end(whole.slice(cut)));
-    });
+    const { finish } = holdAfterFirstEvent(upstream, whole);
     const proxy = await launch(["--upstream", upstream.url]);
     try {
       const res = await fetch(`http://127.0.0.1:${proxy.port}/chat/completions`, { method: "POST", body: JSON.stringify({ model: "m", stream: true, messages: [], tools: TOOLS }) });

@@ -88,3 +88,19 @@ export function pieces(text: string, size = 7): string[] {
   for (let at = 0; at < text.length; at += size) out.push(text.slice(at, at + size));
   return out;
 }
+
+/**
+ * The upstream answers with the first event of `whole` and holds the rest until `finish()`: a
+ * stream that is still open when something happens (a shutdown, a signal).
+ */
+export function holdAfterFirstEvent(upstream: Upstream, whole: string): { finish(): void } {
+  const cut = whole.indexOf("\n\n") + 2;
+  let finish!: () => void;
+  const finishing = new Promise<void>((resolve) => (finish = resolve));
+  upstream.answer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write(whole.slice(0, cut));
+    void finishing.then(() => res.end(whole.slice(cut)));
+  });
+  return { finish };
+}
