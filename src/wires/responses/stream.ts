@@ -1,8 +1,9 @@
 // Per-event decisions for a streamed Responses API reply. The text deltas of every output_text
 // part of every message item are fed, each part to an engine of its own (markup never spans two
 // parts) that reads on where the part before it ended (one reply is one documentation context and
-// one count of calls: a fence opened in one part still holds in the next); recovered calls go out as function_call items right after the message item they were
-// written in closes (items follow one another, and the AI SDK keys tool calls by output_index).
+// one count of calls: a fence opened in one part still holds in the next); recovered calls go out
+// as function_call items right after the message item they were written in closes (items follow
+// one another, and the AI SDK keys tool calls by output_index).
 // Every later sequence_number and output_index moves by the events and items put in or taken out.
 import type { RecoveredCall } from "../../parse/types.ts";
 import type { EngineEvent, EngineSummary } from "../../engine/types.ts";
