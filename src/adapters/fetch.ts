@@ -8,7 +8,7 @@ import { rewriteEventStream } from "../sse/rewrite.ts";
 import { type Json, isObject } from "../sse/json.ts";
 import { jsonOrUndefined } from "../grammar/plain-data.ts";
 import { offeredTools } from "../wires/tool-choice.ts";
-import type { Wire } from "../wires/wire.ts";
+import type { EngineFor, Wire } from "../wires/wire.ts";
 import { mayBeWire, wireFor } from "../wires/registry.ts";
 import { createRepairEngine } from "../engine/engine.ts";
 import { createAttemptCounter } from "./attempt-counter.ts";
@@ -32,6 +32,8 @@ interface Plan {
   isEchoed?: EchoGuard;
   /** The wire the request speaks; set whenever `tools` is. */
   wire?: Wire;
+  /** The request switched parallel tool calls off: one call per reply (CallPolicy.oneCall). */
+  oneCall?: boolean;
 }
 
 interface ResponseContext {
@@ -64,7 +66,7 @@ export function repairFetch(
 }
 
 function bindFactory(factory: EngineFactory, options: AdapterOptions, plan: Plan): (extra?: Partial<EngineOptions>) => RepairEngine {
-  return (extra) => factory({ ...engineOptions(options, plan.tools ?? [], plan.isEchoed), ...extra });
+  return (extra) => factory({ ...engineOptions(options, plan.tools ?? [], plan.isEchoed), ...(plan.oneCall ? { maxCalls: 1 } : {}), ...extra });
 }
 
 // ---------------------------------------------------------------- request
@@ -103,11 +105,12 @@ function planWire(plan: Plan, wire: Wire | undefined, body: Json, options: Adapt
   if (!wire) return plan;
   const tools = wire.declared(body);
   if (tools.length === 0) return plan;
-  // A recovered call never gets more than the model was offered (S06).
-  const choice = wire.allowed(body);
+  // A recovered call never gets more than the model was offered (S06): its tools, and its number.
+  const { choice, oneCall } = wire.allowed(body);
   if (choice.type === "invalid") debugLine(options, `${choice.why}: no call is recovered from this response`);
   plan.wire = wire;
   plan.tools = offeredTools(tools, choice);
+  if (oneCall) plan.oneCall = true;
   // Read only if a call is about to be recovered: the passthrough path never walks the messages.
   plan.isEchoed = requestEchoGuard(options, () => wire.given(body));
   plan.attempt = nextAttempt(plan.tag);
@@ -142,9 +145,14 @@ function finishReport(ctx: ResponseContext, guard: GuardedEngine, more: readonly
   report(ctx.options, { requestTag: ctx.plan.tag, summary: merged, attempt: ctx.plan.attempt });
 }
 
-/** A fresh guarded engine for one text channel; "reasoning" for a D06 reasoning stretch. */
-function channelEngine(ctx: ResponseContext): (channel?: "reasoning") => GuardedEngine {
-  return (channel) => new GuardedEngine(ctx.engine(channel ? { channel } : undefined), onEngineError(ctx));
+/** A fresh guarded engine for one text channel; "reasoning" for a D06 reasoning stretch; `continues` for a later part of one reply. */
+function channelEngine(ctx: ResponseContext): EngineFor {
+  return (channel, continues) => {
+    const extra: Partial<EngineOptions> = {};
+    if (channel) extra.channel = channel;
+    if (continues) extra.continues = continues;
+    return new GuardedEngine(ctx.engine(extra), onEngineError(ctx));
+  };
 }
 
 async function repairJson(response: Response, ctx: ResponseContext): Promise<Response> {

@@ -16,7 +16,7 @@ import { DocContext } from "./doc-context.ts";
 import { HeldText } from "./held-text.ts";
 import { QuoteBlindContext } from "./quote-blind.ts";
 import { DEFAULT_BUFFER_LIMIT } from "./limits.ts";
-import type { EchoGuard, EngineEvent, EngineOptions, EngineSummary, GivenReader, RepairEngine } from "./types.ts";
+import type { AnswerSoFar, EchoGuard, EngineEvent, EngineOptions, EngineSummary, GivenReader, RepairEngine } from "./types.ts";
 
 /** Smallest piece of a delta handed to a candidate at once. */
 const PIECE = 256;
@@ -73,6 +73,10 @@ class Engine implements RepairEngine {
   private readonly isEchoed: EchoGuard | undefined;
   private readonly given: GivenReader | undefined;
   private readonly thinking: boolean;
+  /** EngineOptions.maxCalls: Infinity when the request allows parallel calls. */
+  private readonly maxCalls: number;
+  /** Calls the earlier parts of the same reply recovered (EngineOptions.continues). */
+  private readonly earlierCalls: number;
   /** What the opener rules may read of this engine (and the one move they make). */
   private readonly view: OpenerView;
 
@@ -87,7 +91,11 @@ class Engine implements RepairEngine {
     this.strayLines = dialects.claudeXml;
     this.isEchoed = options.isEchoed;
     this.given = options.readingGiven;
-    this.doc = this.given ? new QuoteBlindContext() : new DocContext();
+    // A later part of one reply reads on in the context the part before it left (a fence opened
+    // there is still open here); content the request gave is read quote-blind, alone.
+    this.doc = this.given ? new QuoteBlindContext() : (options.continues?.doc ?? new DocContext());
+    this.earlierCalls = this.given ? 0 : (options.continues?.calls ?? 0);
+    this.maxCalls = options.maxCalls ?? Infinity;
     this.thinking = options.channel === "reasoning";
     this.residueNames = dialects.mistralResidue && tools.size > 0 ? [...tools.keys()] : null;
     this.longestName = Math.max(0, ...[...tools.keys()].map((n) => n.length));
@@ -118,6 +126,10 @@ class Engine implements RepairEngine {
 
   noteNativeToolCall(): void {
     this.native = true;
+  }
+
+  carryOver(): AnswerSoFar {
+    return { doc: this.doc, calls: this.earlierCalls + this.recovered };
   }
 
   feed(delta: string): EngineEvent[] {
@@ -404,6 +416,13 @@ class Engine implements RepairEngine {
   private applySegment(seg: Segment, span: string, base: number): void {
     const start = base + seg.start;
     const end = base + seg.end;
+    if (seg.kind === "call" && !this.native && this.earlierCalls + this.recovered >= this.maxCalls) {
+      // The request allows no more calls in this reply: the markup is handled exactly like a call
+      // to a tool the request does not offer (text where it stood, a nudge), and never runs.
+      this.broken.push({ span: [start, end], shape: seg.shape, reason: "extra-call", detail: "the request switched parallel tool calls off and the reply already made its call", tool: seg.tool });
+      this.releaseVisible(span.slice(seg.start, seg.end), start);
+      return;
+    }
     if (seg.kind === "call" || (seg.kind === "broken" && this.native)) {
       this.doc.afterMarkup();
       if (this.native) {

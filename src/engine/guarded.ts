@@ -1,4 +1,4 @@
-import type { EngineEvent, EngineSummary, RepairEngine } from "./types.ts";
+import type { AnswerSoFar, EngineEvent, EngineSummary, RepairEngine } from "./types.ts";
 import { describeError } from "./describe-error.ts";
 
 /** Text to feed, the response's native calls to note, the end to flush: any of them, in that order. */
@@ -83,6 +83,20 @@ export class GuardedEngine {
       this.#failed = true;
       this.#onError(`engine failed, passing the rest through: ${describeError(error)}`);
       return { ok: false, held: before ?? this.#heldBefore() };
+    }
+  }
+
+  /**
+   * Where the reply's text stood when this engine was flushed, for the engine of its next part;
+   * undefined when there is nothing sound to give: not flushed, failed, or an engine that cannot say.
+   */
+  carryOver(): AnswerSoFar | undefined {
+    if (!this.#flushed || this.#failed) return undefined;
+    try {
+      return this.#engine.carryOver?.();
+    } catch (error) {
+      this.#onError(`engine carry-over failed: ${describeError(error)}`);
+      return undefined;
     }
   }
 

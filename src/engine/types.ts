@@ -1,5 +1,6 @@
 import type { Segment } from "../parse/segments.ts";
 import type { BrokenSpan, NudgeReason, ParseOptionsInput, RecoveredCall, StrippedSpan, ToolSpec } from "../parse/types.ts";
+import type { DocContext } from "./doc-context.ts";
 
 export type EngineEvent =
   | { type: "text"; text: string }
@@ -24,6 +25,25 @@ export interface EngineOptions {
   channel?: "content" | "reasoning";
   /** Set only when the engine reads content the request gave the model (the echo guard), never a reply. */
   readingGiven?: GivenReader;
+  /**
+   * The most calls this engine may recover, counting those of the parts before it (`continues`):
+   * 1 when the request switched parallel tool calls off. A further call is treated like a call to
+   * a tool the request does not offer: it does not run, and is nudged as "extra-call".
+   */
+  maxCalls?: number;
+  /**
+   * The answer this engine's text continues: an earlier part of the same reply (a Responses
+   * output_text part or message item), read by an engine now flushed. Its documentation context
+   * (a fence opened there is still open here) and its calls carry over.
+   */
+  continues?: AnswerSoFar;
+}
+
+/** Where the text of one reply stood when an engine was flushed; opaque outside the engine. */
+export interface AnswerSoFar {
+  readonly doc: DocContext;
+  /** Calls recovered from the reply so far, this engine's and every earlier part's. */
+  readonly calls: number;
 }
 
 /** A call about to be recovered, as the echo guard sees it. */
@@ -65,6 +85,11 @@ export interface RepairEngine {
   flush(): EngineEvent[];
   /** The response carries native tool calls: leaked markup is stripped, never turned into a second call. */
   noteNativeToolCall(): void;
+  /**
+   * After flush(): where the reply's text stands, for the engine of its next part
+   * (EngineOptions.continues). Engines that cannot say (test stubs) leave it out.
+   */
+  carryOver?(): AnswerSoFar;
   /** Characters currently held back: always the last ones fed. */
   readonly held: number;
   /**

@@ -26,7 +26,9 @@ export type NudgeReason =
   | "truncated-call"
   | "echoed-markup"
   /** The call was read but its arguments do not fit the tool's declared schema (BrokenSpan.parameter names which). */
-  | "invalid-arguments";
+  | "invalid-arguments"
+  /** A well-formed call after the one call a request that switched parallel tool calls off allows. */
+  | "extra-call";
 
 /** [start, end) offsets into the text the parser or engine was given. */
 export type Span = readonly [number, number];

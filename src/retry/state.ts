@@ -221,6 +221,7 @@ const CORRECTION_OPENINGS: Record<CorrectionReason, string> = {
   "truncated-call": "Your last reply contained tool-call markup written as text that was cut off before the call was complete, so it could not be executed.",
   "invalid-arguments": "Your last reply contained tool-call markup written as text whose arguments do not fit the tool's declared parameters, so it could not be executed.",
   "echoed-markup": "Your last reply repeated tool-call markup as text instead of making a call, so nothing was executed.",
+  "extra-call": "Your last reply wrote more than one tool call, but only one tool call per reply is allowed here, so the calls written as text after the first were not executed.",
   "unexecuted-call": "Your last reply wrote a tool call as text markup instead of making a call, so it was not executed.",
 };
 

@@ -17,6 +17,40 @@ export type ToolChoice =
   /** A form this code does not understand: nothing is recoverable (fail closed). */
   | { type: "invalid"; why: string };
 
+/** What a request allows the calls recovered from one reply: which tools, and how many. */
+export interface CallPolicy {
+  choice: ToolChoice;
+  /**
+   * The request switched parallel tool calls off: one call per reply at most, a native call
+   * included. Calls after it are treated like calls to a tool the request does not offer.
+   */
+  oneCall: boolean;
+}
+
+/**
+ * OpenAI's `parallel_tool_calls` (chat-completions and Responses): absent, null or true allow
+ * parallel calls. Only false switches them off, but any other value reads as off too: one call
+ * too few costs the model a turn, one too many may be a wrong execution.
+ */
+export function openAiOneCall(raw: unknown): boolean {
+  return !(raw === undefined || raw === null || raw === true);
+}
+
+/**
+ * Anthropic's `tool_choice.disable_parallel_tool_use`: absent, null or false allow parallel calls;
+ * true, or any value not understood, switches them off (as openAiOneCall). A tool choice that is
+ * no object carries no switch (an invalid one recovers nothing anyway).
+ */
+export function anthropicOneCall(toolChoice: unknown): boolean {
+  try {
+    if (!isObject(toolChoice)) return false;
+    const raw = toolChoice.disable_parallel_tool_use;
+    return !(raw === undefined || raw === null || raw === false);
+  } catch {
+    return true;
+  }
+}
+
 /**
  * The names, among the declared ones, a recovered call may use under `choice`. "none", an
  * invalid choice, or a choice naming only undeclared tools leave none (leaked markup then gets the

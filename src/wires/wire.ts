@@ -2,15 +2,20 @@
 // requests declare tools and given content, and how its responses are repaired. The engine behind
 // every wire is the same; no wire imports another.
 import type { ToolSpec } from "../parse/types.ts";
-import type { EngineSummary } from "../engine/types.ts";
+import type { AnswerSoFar, EngineSummary } from "../engine/types.ts";
 import type { EventRewriter } from "../sse/rewrite.ts";
 import type { Json } from "../sse/json.ts";
 import type { GuardedEngine } from "../engine/guarded.ts";
-import type { ToolChoice } from "./tool-choice.ts";
+import type { CallPolicy } from "./tool-choice.ts";
+
+/**
+ * A fresh engine for one text channel of the response ("reasoning": a D06 reasoning stretch);
+ * `continues`: the reply's text so far, when this engine reads a later part of the same reply.
+ */
+export type EngineFor = (channel?: "reasoning", continues?: AnswerSoFar) => GuardedEngine;
 
 export interface WireJsonContext {
-  /** A fresh engine for one text channel of the response ("reasoning": a D06 reasoning stretch). */
-  engine(channel?: "reasoning"): GuardedEngine;
+  engine: EngineFor;
   /** Every engine's summary of the response, reported once. */
   report(summaries: EngineSummary[]): void;
 }
@@ -20,8 +25,8 @@ export interface Wire {
   readonly name: string;
   /** Tools the request declared; none means the response is not ours to touch. */
   declared(body: Json): ToolSpec[];
-  /** The request's tool choice, translated to the wire-neutral form (tool-choice.ts). */
-  allowed(body: Json): ToolChoice;
+  /** The request's tool choice and parallel-calls switch, translated to the wire-neutral form (tool-choice.ts). */
+  allowed(body: Json): CallPolicy;
   /** Content the request gave the model (for the echo guard); read only when a call is about to be recovered. */
   given(body: Json): string[];
   /** Repairs a parsed JSON response in place; true when anything changed. */
@@ -30,5 +35,5 @@ export interface Wire {
    * The per-event rewriter of a streamed response: `guard` for its first text channel, `engine()`
    * for each further one; `onFinal` once, with the further engines' summaries.
    */
-  rewriter(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, engine: (channel?: "reasoning") => GuardedEngine): EventRewriter;
+  rewriter(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, engine: EngineFor): EventRewriter;
 }

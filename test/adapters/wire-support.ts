@@ -1,5 +1,7 @@
 // Shared by the Anthropic Messages and Responses adapter tests: named SSE events, a base fetch
 // that answers in given byte chunks, and readers of what came out.
+import { randomCuts } from "../support/run-engine.ts";
+
 export type Json = Record<string, any>;
 
 export const SSE_HEADERS = { "content-type": "text/event-stream" };
@@ -60,4 +62,53 @@ export function everySplit(bytes: Uint8Array): Uint8Array[][] {
 
 export function postInit(body: Json, headers: Record<string, string> = {}): RequestInit {
   return { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) };
+}
+
+/** A Responses reply's text as the server split it: message items, each with its output_text parts. */
+export type ResponsesItems = { id: string; parts: string[] }[];
+
+/** The completed message items of a Responses reply. */
+export function responsesMessages(items: ResponsesItems): Json[] {
+  return items.map(({ id, parts }) => ({ id, type: "message", status: "completed", role: "assistant", content: parts.map((text) => ({ type: "output_text", text, annotations: [] })) }));
+}
+
+/** The named SSE a Responses server sends for `items`, text deltas `deltaSize` characters long. */
+export function responsesItemsStream(items: ResponsesItems, deltaSize: number): string {
+  const response = (status: string, output: Json[]) => ({ id: "resp_1", object: "response", created_at: 1, status, model: "m", output });
+  const events: Json[] = [{ type: "response.created", response: response("in_progress", []) }];
+  items.forEach(({ id, parts }, index) => {
+    events.push({ type: "response.output_item.added", output_index: index, item: { id, type: "message", status: "in_progress", role: "assistant", content: [] } });
+    parts.forEach((text, content) => {
+      const at = { item_id: id, output_index: index, content_index: content };
+      events.push({ type: "response.content_part.added", ...at, part: { type: "output_text", text: "", annotations: [] } });
+      for (let i = 0; i < text.length; i += deltaSize) events.push({ type: "response.output_text.delta", ...at, delta: text.slice(i, i + deltaSize), logprobs: [] });
+      events.push({ type: "response.output_text.done", ...at, text, logprobs: [] });
+      events.push({ type: "response.content_part.done", ...at, part: { type: "output_text", text, annotations: [] } });
+    });
+    events.push({ type: "response.output_item.done", output_index: index, item: responsesMessages([{ id, parts }])[0] });
+  });
+  events.push({ type: "response.completed", response: response("completed", responsesMessages(items)) });
+  return namedSse(events.map((e, sequence_number) => ({ ...e, sequence_number })));
+}
+
+/** The named SSE an Anthropic server sends for one text block, text deltas `deltaSize` characters long. */
+export function anthropicTextStream(text: string, deltaSize: number): string {
+  const events: Json[] = [
+    { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", model: "m", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } },
+    { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+  ];
+  for (let i = 0; i < text.length; i += deltaSize) events.push({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: text.slice(i, i + deltaSize) } });
+  events.push({ type: "content_block_stop", index: 0 }, { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 9 } }, { type: "message_stop" });
+  return namedSse(events);
+}
+
+/** `bytes` cut at seeded random points, pieces at most `maxChunk` bytes long. */
+export function seededCuts(bytes: Uint8Array, seed: number, maxChunk = 64): Uint8Array[] {
+  const cuts = [0, ...randomCuts(bytes.length, seed, maxChunk), bytes.length];
+  return cuts.slice(1).map((end, i) => bytes.subarray(cuts[i]!, end));
+}
+
+/** One byte per chunk. */
+export function byteByByte(bytes: Uint8Array): Uint8Array[] {
+  return [...bytes].map((_, i) => bytes.subarray(i, i + 1));
 }

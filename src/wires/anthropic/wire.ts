@@ -1,6 +1,6 @@
 // Anthropic Messages (`POST …/v1/messages`), as @ai-sdk/anthropic speaks it for Zen/Go Qwen and
 // MiniMax routes and MiniMax's own provider: leaked markup in text blocks becomes tool_use blocks.
-import { anthropicToolChoice } from "../tool-choice.ts";
+import { anthropicOneCall, anthropicToolChoice } from "../tool-choice.ts";
 import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
 import type { EngineEvent } from "../../engine/types.ts";
 import { AnthropicStreamRewriter, NATIVE_BLOCKS } from "./stream.ts";
@@ -11,7 +11,7 @@ import type { Wire, WireJsonContext } from "../wire.ts";
 export const anthropicWire: Wire = {
   name: "anthropic-messages",
   declared: declaredTools,
-  allowed: (body) => anthropicToolChoice(body.tool_choice),
+  allowed: (body) => ({ choice: anthropicToolChoice(body.tool_choice), oneCall: anthropicOneCall(body.tool_choice) }),
   given: givenFromMessagesBody,
   repairJson: repairMessageJson,
   rewriter: (guard, onFinal) => new AnthropicStreamRewriter(guard, onFinal),

@@ -6,7 +6,7 @@ import { textAndCalls } from "../../engine/events.ts";
 import { givenFromChatBody } from "../../echo/from-request.ts";
 import { ReasoningChannel } from "../../engine/reasoning-channel.ts";
 import { type Json, isObject } from "../../sse/json.ts";
-import { chatToolChoice } from "../tool-choice.ts";
+import { chatToolChoice, openAiOneCall } from "../tool-choice.ts";
 import type { Wire, WireJsonContext } from "../wire.ts";
 import { openAiCall } from "./openai.ts";
 import { ChunkRewriter } from "./rewriter.ts";
@@ -14,7 +14,7 @@ import { ChunkRewriter } from "./rewriter.ts";
 export const chatWire: Wire = {
   name: "chat-completions",
   declared: declaredTools,
-  allowed: (body) => chatToolChoice(body.tool_choice),
+  allowed: (body) => ({ choice: chatToolChoice(body.tool_choice), oneCall: openAiOneCall(body.parallel_tool_calls) }),
   given: (body) => givenFromChatBody(body),
   repairJson: repairChatJson,
   rewriter: (guard, onFinal, engine) => {

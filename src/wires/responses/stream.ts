@@ -1,13 +1,16 @@
 // Per-event decisions for a streamed Responses API reply. The text deltas of every output_text
 // part of every message item are fed, each part to an engine of its own (markup never spans two
-// parts); recovered calls go out as function_call items right after the message item they were
-// written in closes (items follow one another, and the AI SDK keys tool calls by output_index).
+// parts) that reads on where the part before it ended (one reply is one documentation context and
+// one count of calls: a fence opened in one part still holds in the next); recovered calls go out
+// as function_call items right after the message item they were written in closes (items follow
+// one another, and the AI SDK keys tool calls by output_index).
 // Every later sequence_number and output_index moves by the events and items put in or taken out.
 import type { RecoveredCall } from "../../parse/types.ts";
 import type { EngineEvent, EngineSummary } from "../../engine/types.ts";
 import { type EventRewriter, type Piece, RAW, type Rewritten, type SseEvent, typedEvent } from "../../sse/rewrite.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
+import type { EngineFor } from "../wire.ts";
 import { NATIVE_ITEMS, functionCallItem, textOf } from "./items.ts";
 
 /** One output_text part as it went out. */
@@ -23,7 +26,7 @@ interface FedPart {
 
 export class ResponsesStreamRewriter implements EventRewriter {
   #first: GuardedEngine | undefined;
-  #more: () => GuardedEngine;
+  #more: EngineFor;
   #engines: GuardedEngine[] = [];
   #onFinal: (more?: readonly EngineSummary[]) => void;
   #reported = false;
@@ -43,7 +46,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
   /** Recovered items already out, with the output_index they took; response.completed lists them too. */
   #emitted: { index: number; item: Json }[] = [];
 
-  constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: () => GuardedEngine = () => guard) {
+  constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: EngineFor = () => guard) {
     this.#first = guard;
     this.#onFinal = onFinal;
     this.#more = more;
@@ -131,10 +134,17 @@ export class ResponsesStreamRewriter implements EventRewriter {
     return part;
   }
 
+  /**
+   * The engine of a part that begins (the part before it is flushed by now): the reply's first
+   * engine, then one per part that reads on where the part before it ended. Once an engine failed
+   * that reading is lost, so every later part passes through as it came (its engine is done).
+   */
   #engine(): GuardedEngine {
+    const previous = this.#engines.at(-1);
+    if (previous?.failed) return previous;
     const first = this.#first;
     this.#first = undefined;
-    const guard = first ?? this.#more();
+    const guard = first ?? this.#more(undefined, previous?.carryOver());
     this.#engines.push(guard);
     if (this.#native && !guard.done) guard.step({ native: true });
     return guard;

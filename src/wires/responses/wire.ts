@@ -1,9 +1,9 @@
 // OpenAI's Responses API (`POST …/responses`), as @ai-sdk/openai speaks it for custom providers
 // declared with that package, vivgrid and Azure: leaked markup in output_text becomes
 // function_call output items.
-import { responsesToolChoice } from "../tool-choice.ts";
+import { openAiOneCall, responsesToolChoice } from "../tool-choice.ts";
 import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
-import type { EngineSummary } from "../../engine/types.ts";
+import type { AnswerSoFar, EngineSummary } from "../../engine/types.ts";
 import { givenFromChatBody, givenFromDeclaredTools } from "../../echo/from-request.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { NATIVE_ITEMS, functionCallItem, textOf } from "./items.ts";
@@ -13,7 +13,7 @@ import type { Wire, WireJsonContext } from "../wire.ts";
 export const responsesWire: Wire = {
   name: "responses",
   declared: declaredTools,
-  allowed: (body) => responsesToolChoice(body.tool_choice),
+  allowed: (body) => ({ choice: responsesToolChoice(body.tool_choice), oneCall: openAiOneCall(body.parallel_tool_calls) }),
   given: givenFromResponsesBody,
   repairJson: repairResponseJson,
   rewriter: (guard, onFinal, engine) => new ResponsesStreamRewriter(guard, onFinal, engine),
@@ -46,7 +46,11 @@ function givenFromResponsesBody(body: Json): string[] {
 
 // ---------------------------------------------------------------- JSON
 
-/** Every output_text part of every message item, each through an engine of its own; calls go right after their item. */
+/**
+ * Every output_text part of every message item, each through an engine of its own (markup never
+ * spans two parts) that reads on where the part before it ended: one reply is one documentation
+ * context and one count of calls. Calls go right after their item.
+ */
 function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
   if (!Array.isArray(body.output)) return false;
   const output = body.output as unknown[];
@@ -55,15 +59,17 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
   const summaries: EngineSummary[] = [];
   const out: unknown[] = [];
   let changed = false;
+  let before: AnswerSoFar | undefined;
   for (const item of output) {
     out.push(item);
     if (!isMessage(item)) continue;
     const calls: RecoveredCall[] = [];
     for (const part of item.content) {
       if (!isOutputText(part)) continue;
-      const guard = ctx.engine();
+      const guard = ctx.engine(undefined, before);
       const step = guard.step({ native, delta: part.text, flush: true });
       if (!step.ok) return false;
+      before = guard.carryOver();
       const summary = guard.summary();
       if (summary) summaries.push(summary);
       const text = textOf(step.events, calls);
