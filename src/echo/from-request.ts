@@ -1,69 +1,137 @@
 // The requests' side of the echo guard: what the request gave the model. The guard itself is
 // src/echo/guard.ts.
+//
+// The rule, on every wire: given content is every string of the request body except the model's
+// own words. A field nobody here knows (a new tool kind, a response schema, a prompt template's
+// variables, an item type OpenAI adds next year) counts as given; only what the model itself
+// wrote is left out, and each wire names exactly that (its OWN_* sets below).
 import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { createEchoGuard } from "./guard.ts";
 import type { EchoGuard } from "../engine/types.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { OPTIONS } from "../options/spec.ts";
 
-/** Message content nests a few levels; the cap keeps a hostile structure from steering the walk. */
-const MAX_DEPTH = 32;
-
-/** Roles whose content came from outside the model: never assistant text, which is the model's own. */
-const GIVEN_ROLES = new Set(["system", "developer", "user", "tool", "function"]);
+/**
+ * Request bodies nest a few levels above their content (body, messages, message, content, part);
+ * the cap keeps a hostile structure from steering the walk.
+ */
+const MAX_DEPTH = 64;
 
 /**
- * Content of an OpenAI chat-completions request the model was given: every string inside the
- * `content` of system, developer, user, tool and function messages (text parts, file and
- * attachment fields alike), and the declared tools' descriptions and parameter schemas.
+ * Every string of `body` but the model's own words: each entry of its conversation list (`turns`:
+ * `messages`, `input`) goes through `turnGiven`, which collects what of it was given; every other
+ * field is given whole.
  */
-export function givenFromChatBody(body: unknown): string[] {
-  const out = givenFromDeclaredTools(isObject(body) ? body.tools : undefined);
-  const messages = isObject(body) ? body.messages : undefined;
-  if (!Array.isArray(messages)) return out;
-  for (const message of messages) {
-    if (isObject(message) && typeof message.role === "string" && GIVEN_ROLES.has(message.role)) collectStrings(message.content, out);
+function givenFromBody(body: unknown, turns: string, turnGiven: (turn: unknown, out: string[]) => void): string[] {
+  const out: string[] = [];
+  if (!isObject(body)) {
+    collectStrings(body, out);
+    return out;
+  }
+  for (const key of Object.keys(body)) {
+    const value = body[key];
+    if (key === turns && Array.isArray(value)) for (const turn of value) turnGiven(turn, out);
+    else collectStrings(value, out);
   }
   return out;
 }
 
-/** Where a tool declaration keeps its parameter schema: chat `function.parameters`, Responses `parameters`, Anthropic `input_schema`, AI SDK `inputSchema`. */
-const SCHEMA_FIELDS = ["parameters", "input_schema", "inputSchema"];
+/**
+ * OpenAI chat completions: everything but the assistant messages, which are the model's own
+ * (their text, reasoning and tool_calls alike). System, developer, user, tool and function
+ * messages, file parts (text files decoded), every kind of declared tool (a `custom` tool's
+ * description too), response_format's schema, and any field added later.
+ */
+export function givenFromChatBody(body: unknown): string[] {
+  return givenFromBody(body, "messages", (message, out) => {
+    if (!(isObject(message) && message.role === "assistant")) collectStrings(message, out);
+  });
+}
 
 /**
- * What the model read in the declared tools: each tool's description and every string of its
- * parameter schema (property descriptions, enums, examples, defaults). An MCP server writes these,
- * so markup planted there ("tool poisoning") and quoted by the model is given content like a file.
- * Any wire's shape: `{ function: { description, parameters } }` or `{ description, input_schema | parameters | inputSchema }`.
+ * The blocks of an Anthropic assistant turn the model wrote. Every other block there was given to
+ * it: a server tool's result (`web_fetch_tool_result`, `web_search_tool_result`,
+ * `code_execution_tool_result`, `mcp_tool_result`, any `*_tool_result`) is what a server fetched
+ * or ran, replayed in the assistant turn.
+ */
+const OWN_BLOCKS: ReadonlySet<string> = new Set(["text", "thinking", "redacted_thinking", "tool_use", "server_tool_use", "mcp_tool_use"]);
+
+/**
+ * Anthropic Messages: everything but the model's words in assistant turns (a string content, and
+ * the OWN_BLOCKS blocks). `system`, user turns (text, tool_result and document blocks, base64
+ * text documents decoded), server tool results in assistant turns, the declared tools and any
+ * field added later.
+ */
+export function givenFromMessagesBody(body: unknown): string[] {
+  return givenFromBody(body, "messages", (message, out) => {
+    if (!(isObject(message) && message.role === "assistant")) return collectStrings(message, out);
+    for (const key of Object.keys(message)) {
+      const value = message[key];
+      if (key !== "content") collectStrings(value, out);
+      else if (Array.isArray(value)) for (const block of value) if (!(isObject(block) && typeof block.type === "string" && OWN_BLOCKS.has(block.type))) collectStrings(block, out);
+      // a string content is the model's own text
+    }
+  });
+}
+
+/** The Responses input items the model wrote, besides assistant messages. */
+const OWN_ITEMS: ReadonlySet<string> = new Set(["reasoning", "function_call", "custom_tool_call"]);
+
+/**
+ * OpenAI Responses: everything but the model's own input items (assistant messages, reasoning,
+ * function_call, custom_tool_call). `instructions`, a string `input`, user/system/developer
+ * messages, every tool output item (function_call_output, local_shell_call_output,
+ * shell_call_output, mcp_call, file_search_call results, any item type added later), files
+ * (text files decoded), the declared tools, `text.format`'s schema, prompt variables.
+ */
+export function givenFromResponsesBody(body: unknown): string[] {
+  return givenFromBody(body, "input", (item, out) => {
+    if (!ownItem(item)) collectStrings(item, out);
+  });
+}
+
+function ownItem(item: unknown): boolean {
+  if (!isObject(item)) return false;
+  if (item.type === undefined || item.type === "message") return item.role === "assistant";
+  return typeof item.type === "string" && OWN_ITEMS.has(item.type);
+}
+
+/**
+ * What the model read in the declared tools: every string of every declaration (descriptions,
+ * parameter schemas with their property descriptions, enums, examples and defaults, a provider
+ * tool's args). An MCP server writes these, so markup planted there ("tool poisoning") and quoted
+ * by the model is given content like a file.
  */
 export function givenFromDeclaredTools(tools: unknown): string[] {
   const out: string[] = [];
-  if (!Array.isArray(tools)) return out;
-  for (const tool of tools) {
-    if (!isObject(tool)) continue;
-    for (const declaration of isObject(tool.function) ? [tool, tool.function] : [tool]) {
-      if (typeof declaration.description === "string" && declaration.description !== "") out.push(declaration.description);
-      for (const field of SCHEMA_FIELDS) if (isObject(declaration[field])) collectStrings(declaration[field], out);
-    }
-  }
+  collectStrings(tools, out);
   return out;
 }
 
-/** The AI SDK form: the declared tools (see givenFromDeclaredTools), system, user and tool messages of the prompt; text files decoded. */
-export function givenFromCallOptions(params: Pick<LanguageModelV3CallOptions, "prompt" | "tools">): string[] {
-  return [...givenFromDeclaredTools(params.tools), ...givenFromPrompt(params.prompt)];
+/**
+ * The AI SDK form: the declared tools (see givenFromDeclaredTools), the response format's schema,
+ * and the prompt's given parts (givenFromPrompt).
+ */
+export function givenFromCallOptions(params: Pick<LanguageModelV3CallOptions, "prompt" | "tools"> & Partial<Pick<LanguageModelV3CallOptions, "responseFormat">>): string[] {
+  const out = givenFromDeclaredTools(params.tools);
+  collectStrings(params.responseFormat, out);
+  return [...out, ...givenFromPrompt(params.prompt)];
 }
 
-/** System, user and tool messages of the prompt; text files decoded. */
+/**
+ * System, user and tool messages of the prompt, text files decoded; and in assistant messages the
+ * results of provider-executed tools (a web search's pages), which the model did not write. Its
+ * text, reasoning, tool calls and generated files are its own.
+ */
 export function givenFromPrompt(prompt: LanguageModelV3Prompt): string[] {
   const out: string[] = [];
   for (const message of prompt) {
-    if (message.role === "assistant") continue;
     if (message.role === "system") {
       out.push(message.content);
       continue;
     }
     for (const part of message.content) {
+      if (message.role === "assistant" && part.type !== "tool-result") continue;
       if (part.type === "file") {
         const text = fileText(part.data, part.mediaType);
         if (text !== undefined) out.push(text);
@@ -93,16 +161,21 @@ export function requestEchoGuard(options: { readonly responseFix?: { readonly ec
  * Parts whose strings are base64 or URLs: no quotable text, and an image can be megabytes the
  * matcher would otherwise normalize and scan.
  */
-const BINARY_PARTS = new Set(["image_url", "input_audio", "image", "media", "image-data", "image-url", "file-data", "file-url"]);
+const BINARY_PARTS = new Set(["image_url", "input_audio", "input_image", "image", "media", "image-data", "image-url", "file-data", "file-url"]);
 
-/** Every string reachable from `value`, depth-first; an explicit stack so hostile nesting cannot overflow ours. */
-function collectStrings(value: unknown, out: string[]): void {
+/**
+ * Every string reachable from `value`, depth-first; an explicit stack so hostile nesting cannot
+ * overflow ours. A `data:` URL with a text media type and a base64 source with one (Anthropic's
+ * `{ type: "base64", media_type, data }`) give their decoded text: the model reads the file, not
+ * its base64. Binary data gives nothing.
+ */
+export function collectStrings(value: unknown, out: string[]): void {
   const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
   const seen = new Set<object>();
   while (stack.length > 0) {
     const { value: next, depth } = stack.pop()!;
     if (typeof next === "string") {
-      if (next !== "") out.push(next);
+      pushText(next, out);
       continue;
     }
     if (typeof next !== "object" || next === null || depth >= MAX_DEPTH || seen.has(next)) continue;
@@ -110,24 +183,125 @@ function collectStrings(value: unknown, out: string[]): void {
     if (next instanceof Uint8Array) continue;
     const type = (next as { type?: unknown }).type;
     if (typeof type === "string" && BINARY_PARTS.has(type)) continue;
+    if (type === "base64" && pushBase64Source(next as Record<string, unknown>, out)) continue;
     const children = Array.isArray(next) ? next : Object.values(next);
     for (let i = children.length - 1; i >= 0; i--) stack.push({ value: children[i], depth: depth + 1 });
   }
 }
 
+/** A string as the model reads it: a text `data:` URL decoded, a binary one or a long base64 run left out. */
+function pushText(text: string, out: string[]): void {
+  if (text === "") return;
+  const url = dataUrl(text);
+  if (url !== undefined) {
+    if (isTextMedia(url.mediaType)) {
+      const decoded = url.base64 ? base64Text(url.payload) : percentDecoded(url.payload);
+      out.push(decoded ?? text);
+      return;
+    }
+    // Binary, and only base64 after its header: nothing the model reads as text.
+    if (url.base64 && isBase64Run(url.payload)) return;
+  }
+  // Base64 holds no character that starts markup in any form (no `<`, bar, `[`, `{`, `&`, `%` or
+  // backslash): a long run of it (an image, an encrypted reasoning blob) cannot hold a quote.
+  if (text.length >= BLOB && isBase64Run(text)) return;
+  out.push(text);
+}
+
+/** Strings at least this long are checked for being one base64 run. */
+const BLOB = 256;
+
+/**
+ * Anthropic's `{ type: "base64", media_type, data }` source: a text document's decoded text;
+ * nothing for binary (a PDF, an image). False when it is not such a source or its data is not
+ * base64 (then it is walked like any object: the model may have read it as it is).
+ */
+function pushBase64Source(source: Record<string, unknown>, out: string[]): boolean {
+  const { data, media_type: mediaType } = source;
+  if (typeof data !== "string" || typeof mediaType !== "string") return false;
+  if (isTextMedia(mediaType)) {
+    const text = base64Text(data);
+    if (text === undefined) return false;
+    if (text !== "") out.push(text);
+    return true;
+  }
+  return isBase64Run(data);
+}
+
+/** The longest `data:` header read (`data:` + media type + parameters, up to the comma). */
+const MAX_DATA_HEADER = 256;
+
+/**
+ * RFC 2397's `data:[<media type>][;<parameter>…][;base64],<data>`, or undefined when `text` is not
+ * one (a message that happens to start with "data:" and a space is prose).
+ */
+function dataUrl(text: string): { mediaType: string; base64: boolean; payload: string } | undefined {
+  if (text.length < 6 || text.slice(0, 5).toLowerCase() !== "data:") return undefined;
+  const comma = text.slice(0, MAX_DATA_HEADER).indexOf(",");
+  if (comma < 0) return undefined;
+  const header = text.slice(5, comma);
+  for (let i = 0; i < header.length; i++) if (!isHeaderChar(header.charCodeAt(i))) return undefined;
+  const params = header.split(";");
+  const base64 = params.length > 1 && params[params.length - 1]!.toLowerCase() === "base64";
+  // An empty media type is text/plain (RFC 2397).
+  return { mediaType: params[0] === "" ? "text/plain" : params[0]!, base64, payload: text.slice(comma + 1) };
+}
+
+/** Letters, digits and the punctuation a media type and its parameters use (RFC 2045 tokens), no space. */
+function isHeaderChar(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || HEADER_PUNCTUATION.includes(String.fromCharCode(c));
+}
+const HEADER_PUNCTUATION = "!#$&'*+-.^_`~/;=";
+
+/** Only the base64 alphabet (standard and URL-safe), padding and line breaks. */
+function isBase64Run(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const ok = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2b || c === 0x2f || c === 0x3d || c === 0x2d || c === 0x5f || c === 0x0a || c === 0x0d;
+    if (!ok) return false;
+  }
+  return true;
+}
+
 const TEXT_MEDIA = ["text/", "application/json", "application/xml", "application/x-yaml", "application/yaml", "application/javascript"];
+
+function isTextMedia(mediaType: string): boolean {
+  const lower = mediaType.toLowerCase();
+  return TEXT_MEDIA.some((prefix) => lower.startsWith(prefix));
+}
 
 /** A file part's text when it is a text file; binary files cannot carry quotable markup. */
 function fileText(data: unknown, mediaType: string): string | undefined {
-  if (!TEXT_MEDIA.some((prefix) => mediaType.startsWith(prefix))) return undefined;
-  try {
-    if (data instanceof Uint8Array) return new TextDecoder().decode(data);
-    // The AI SDK gives file data as base64 when it is a string; atob also exists outside Node.
-    if (typeof data === "string") return new TextDecoder().decode(Uint8Array.from(atob(data), (c) => c.codePointAt(0)!));
-  } catch {
-    // undecodable: nothing the model could have read either
-  }
+  if (!isTextMedia(mediaType)) return undefined;
+  if (data instanceof Uint8Array) return utf8(data);
+  // The AI SDK gives file data as base64 when it is a string.
+  if (typeof data === "string") return base64Text(data);
   return undefined;
+}
+
+/** Base64 decoded as UTF-8 text, or undefined when it is not base64. atob also exists outside Node. */
+function base64Text(data: string): string | undefined {
+  try {
+    return utf8(Uint8Array.from(atob(data), (c) => c.codePointAt(0)!));
+  } catch {
+    return undefined;
+  }
+}
+
+function percentDecoded(data: string): string | undefined {
+  try {
+    return decodeURIComponent(data);
+  } catch {
+    return undefined;
+  }
+}
+
+function utf8(bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder().decode(bytes);
+  } catch {
+    return undefined;
+  }
 }
 
 function safeStringify(value: unknown): string {

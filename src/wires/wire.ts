@@ -27,7 +27,7 @@ export interface Wire {
   declared(body: Json): ToolSpec[];
   /** The request's tool choice and parallel-calls switch, translated to the wire-neutral form (tool-choice.ts). */
   allowed(body: Json): CallPolicy;
-  /** Content the request gave the model (for the echo guard); read only when a call is about to be recovered. */
+  /** Content the request gave the model (for the echo guard): every string of the body but the model's own words (src/echo/from-request.ts); read only when a call is about to be recovered. */
   given(body: Json): string[];
   /** Repairs a parsed JSON response in place; true when anything changed. */
   repairJson(body: Json, ctx: WireJsonContext): boolean;

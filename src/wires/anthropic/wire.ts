@@ -4,7 +4,7 @@ import { anthropicOneCall, anthropicToolChoice } from "../tool-choice.ts";
 import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
 import type { EngineEvent } from "../../engine/types.ts";
 import { AnthropicStreamRewriter, NATIVE_BLOCKS } from "./stream.ts";
-import { givenFromChatBody, givenFromDeclaredTools } from "../../echo/from-request.ts";
+import { givenFromMessagesBody } from "../../echo/from-request.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { Wire, WireJsonContext } from "../wire.ts";
 
@@ -27,14 +27,6 @@ function declaredTools(body: Json): ToolSpec[] {
     tools.push(isObject(tool.input_schema) ? { name: tool.name, parameters: tool.input_schema } : { name: tool.name });
   }
   return tools;
-}
-
-/** `system` and the user turns (text, tool_result and document blocks); assistant turns are the model's own. */
-function givenFromMessagesBody(body: Json): string[] {
-  const messages: unknown[] = [];
-  if (body.system !== undefined) messages.push({ role: "system", content: body.system });
-  if (Array.isArray(body.messages)) for (const message of body.messages) if (isObject(message) && message.role === "user") messages.push(message);
-  return [...givenFromDeclaredTools(body.tools), ...givenFromChatBody({ messages })];
 }
 
 // ---------------------------------------------------------------- JSON

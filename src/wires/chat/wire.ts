@@ -15,7 +15,7 @@ export const chatWire: Wire = {
   name: "chat-completions",
   declared: declaredTools,
   allowed: (body) => ({ choice: chatToolChoice(body.tool_choice), oneCall: openAiOneCall(body.parallel_tool_calls) }),
-  given: (body) => givenFromChatBody(body),
+  given: givenFromChatBody,
   repairJson: repairChatJson,
   rewriter: (guard, onFinal, engine) => {
     // D06: one engine per stretch of reasoning; its summaries join the content's once, at the end.

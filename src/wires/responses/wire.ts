@@ -4,7 +4,7 @@
 import { openAiOneCall, responsesToolChoice } from "../tool-choice.ts";
 import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
 import type { AnswerSoFar, EngineSummary } from "../../engine/types.ts";
-import { givenFromChatBody, givenFromDeclaredTools } from "../../echo/from-request.ts";
+import { givenFromResponsesBody } from "../../echo/from-request.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { NATIVE_ITEMS, functionCallItem, textOf } from "./items.ts";
 import { ResponsesStreamRewriter } from "./stream.ts";
@@ -27,21 +27,6 @@ function declaredTools(body: Json): ToolSpec[] {
     tools.push(isObject(tool.parameters) ? { name: tool.name, parameters: tool.parameters } : { name: tool.name });
   }
   return tools;
-}
-
-/** `instructions`, user/system/developer input items and function_call_output items. */
-function givenFromResponsesBody(body: Json): string[] {
-  const messages: unknown[] = [];
-  if (body.instructions !== undefined) messages.push({ role: "system", content: body.instructions });
-  if (typeof body.input === "string") messages.push({ role: "user", content: body.input });
-  else if (Array.isArray(body.input)) {
-    for (const item of body.input) {
-      if (!isObject(item)) continue;
-      if (item.type === "function_call_output" || item.type === "custom_tool_call_output") messages.push({ role: "tool", content: item.output });
-      else if (typeof item.role === "string" && item.role !== "assistant") messages.push(item);
-    }
-  }
-  return [...givenFromDeclaredTools(body.tools), ...givenFromChatBody({ messages })];
 }
 
 // ---------------------------------------------------------------- JSON
