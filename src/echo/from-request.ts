@@ -7,6 +7,7 @@
 // wrote is left out, and each wire names exactly that (its OWN_* sets below).
 import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { createEchoGuard } from "./guard.ts";
+import { mayHoldQuote } from "./given-text.ts";
 import type { EchoGuard } from "../engine/types.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { OPTIONS } from "../options/spec.ts";
@@ -167,7 +168,7 @@ const BINARY_PARTS = new Set(["image_url", "input_audio", "input_image", "image"
  * Every string reachable from `value`, depth-first; an explicit stack so hostile nesting cannot
  * overflow ours. A `data:` URL with a text media type and a base64 source with one (Anthropic's
  * `{ type: "base64", media_type, data }`) give their decoded text: the model reads the file, not
- * its base64. Binary data gives nothing.
+ * its base64. Binary data (images, PDFs, any long base64 run) gives nothing.
  */
 export function collectStrings(value: unknown, out: string[]): void {
   const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
@@ -189,43 +190,36 @@ export function collectStrings(value: unknown, out: string[]): void {
   }
 }
 
-/** A string as the model reads it: a text `data:` URL decoded, a binary one or a long base64 run left out. */
+/** A string as the model reads it: a text `data:` URL decoded; a blob that cannot hold markup left out. */
 function pushText(text: string, out: string[]): void {
   if (text === "") return;
   const url = dataUrl(text);
-  if (url !== undefined) {
-    if (isTextMedia(url.mediaType)) {
-      const decoded = url.base64 ? base64Text(url.payload) : percentDecoded(url.payload);
-      out.push(decoded ?? text);
-      return;
-    }
-    // Binary, and only base64 after its header: nothing the model reads as text.
-    if (url.base64 && isBase64Run(url.payload)) return;
+  if (url !== undefined && isTextMedia(url.mediaType)) {
+    const payload = text.slice(url.payloadAt);
+    out.push((url.base64 ? base64Text(payload) : percentDecoded(payload)) ?? text);
+    return;
   }
-  // Base64 holds no character that starts markup in any form (no `<`, bar, `[`, `{`, `&`, `%` or
-  // backslash): a long run of it (an image, an encrypted reasoning blob) cannot hold a quote.
-  if (text.length >= BLOB && isBase64Run(text)) return;
+  // Base64 (an image or PDF as a data: URL or raw, an encrypted reasoning blob) holds no character
+  // that starts markup in any form the guard reads: left out before it is ever normalized.
+  if (text.length >= BLOB && !mayHoldQuote(text)) return;
   out.push(text);
 }
 
-/** Strings at least this long are checked for being one base64 run. */
+/** Strings at least this long are looked at as possible blobs. */
 const BLOB = 256;
 
 /**
- * Anthropic's `{ type: "base64", media_type, data }` source: a text document's decoded text;
- * nothing for binary (a PDF, an image). False when it is not such a source or its data is not
- * base64 (then it is walked like any object: the model may have read it as it is).
+ * Anthropic's `{ type: "base64", media_type, data }` source with a text media type: the decoded
+ * document. False otherwise (binary: its data is a blob pushText leaves out; not base64: the
+ * model may have read it as it is, so it is walked like any object).
  */
 function pushBase64Source(source: Record<string, unknown>, out: string[]): boolean {
   const { data, media_type: mediaType } = source;
-  if (typeof data !== "string" || typeof mediaType !== "string") return false;
-  if (isTextMedia(mediaType)) {
-    const text = base64Text(data);
-    if (text === undefined) return false;
-    if (text !== "") out.push(text);
-    return true;
-  }
-  return isBase64Run(data);
+  if (typeof data !== "string" || typeof mediaType !== "string" || !isTextMedia(mediaType)) return false;
+  const text = base64Text(data);
+  if (text === undefined) return false;
+  if (text !== "") out.push(text);
+  return true;
 }
 
 /** The longest `data:` header read (`data:` + media type + parameters, up to the comma). */
@@ -235,7 +229,7 @@ const MAX_DATA_HEADER = 256;
  * RFC 2397's `data:[<media type>][;<parameter>…][;base64],<data>`, or undefined when `text` is not
  * one (a message that happens to start with "data:" and a space is prose).
  */
-function dataUrl(text: string): { mediaType: string; base64: boolean; payload: string } | undefined {
+function dataUrl(text: string): { mediaType: string; base64: boolean; payloadAt: number } | undefined {
   if (text.length < 6 || text.slice(0, 5).toLowerCase() !== "data:") return undefined;
   const comma = text.slice(0, MAX_DATA_HEADER).indexOf(",");
   if (comma < 0) return undefined;
@@ -244,7 +238,7 @@ function dataUrl(text: string): { mediaType: string; base64: boolean; payload: s
   const params = header.split(";");
   const base64 = params.length > 1 && params[params.length - 1]!.toLowerCase() === "base64";
   // An empty media type is text/plain (RFC 2397).
-  return { mediaType: params[0] === "" ? "text/plain" : params[0]!, base64, payload: text.slice(comma + 1) };
+  return { mediaType: params[0] === "" ? "text/plain" : params[0]!, base64, payloadAt: comma + 1 };
 }
 
 /** Letters, digits and the punctuation a media type and its parameters use (RFC 2045 tokens), no space. */
@@ -252,16 +246,6 @@ function isHeaderChar(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || HEADER_PUNCTUATION.includes(String.fromCharCode(c));
 }
 const HEADER_PUNCTUATION = "!#$&'*+-.^_`~/;=";
-
-/** Only the base64 alphabet (standard and URL-safe), padding and line breaks. */
-function isBase64Run(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    const ok = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2b || c === 0x2f || c === 0x3d || c === 0x2d || c === 0x5f || c === 0x0a || c === 0x0d;
-    if (!ok) return false;
-  }
-  return true;
-}
 
 const TEXT_MEDIA = ["text/", "application/json", "application/xml", "application/x-yaml", "application/yaml", "application/javascript"];
 

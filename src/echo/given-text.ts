@@ -3,7 +3,7 @@
  * decoded (a tool result that is JSON carries a quoted file as `\n` and `\"`), and without the line
  * prefixes tools and Markdown put before each line. Every form is linear in the text.
  */
-import { COLON, CR, DASH, DOUBLE_VERTICAL_LINE, FULLWIDTH_BAR, GT, LBRACE, LBRACKET, LF, LT, PIPE, SP, TAB, isAsciiDigit } from "../grammar/chars.ts";
+import { BACKSLASH, COLON, CR, DASH, DOUBLE_VERTICAL_LINE, FULLWIDTH_BAR, GT, LBRACE, LBRACKET, LF, LT, PIPE, SP, TAB, isAsciiDigit } from "../grammar/chars.ts";
 
 /** A JSON document inside a JSON string (a tool that returns JSON of another tool's JSON) is decoded twice. */
 const JSON_DEPTH = 2;
@@ -32,6 +32,22 @@ export function mayHoldMarkup(text: string): boolean {
     if (c === LT || c === PIPE || c === FULLWIDTH_BAR || c === DOUBLE_VERTICAL_LINE || c === LBRACKET || c === LBRACE) return true;
   }
   return false;
+}
+
+/**
+ * The characters without which no form of a text the haystack reads holds one that starts a
+ * marker: mayHoldMarkup's, plus what begins an encoding that decodes to one (`&` of an HTML
+ * reference, `%` of a percent-escape, the backslash of a JSON escape). Keep in step with both.
+ */
+const QUOTE_STARTS = [LT, PIPE, FULLWIDTH_BAR, DOUBLE_VERTICAL_LINE, LBRACKET, LBRACE, 0x26, 0x25, BACKSLASH].map((c) => String.fromCharCode(c));
+
+/**
+ * Whether some form of `text` (JSON-unescaped, HTML- or percent-decoded) may hold markup: false
+ * for base64 and other blobs, which the echo guard then never normalizes. Native scans, no
+ * per-character loop, so a megabyte image costs little to rule out.
+ */
+export function mayHoldQuote(text: string): boolean {
+  return QUOTE_STARTS.some((c) => text.includes(c));
 }
 
 /** JSON's escapes, and `\'` (Python literals, LFM2's call lists): a quote the model read as `'`. */
