@@ -155,22 +155,99 @@ function channelEngine(ctx: ResponseContext): EngineFor {
   };
 }
 
+/**
+ * The most bytes of a JSON answer read whole to repair it. A model's whole answer is far smaller
+ * (about 0.5 MB at 128k output tokens; a Responses object adds the request's instructions and
+ * tools, tens of KB each); an answer past it is not one to repair, and reading on would hold all an
+ * endless or huge body sends, with the client waiting even for the headers. The same 4 MiB as one
+ * SSE event may take (src/sse/rewrite.ts), since a Responses stream's last event repeats the answer.
+ */
+const JSON_READ_LIMIT = 4 * 1024 * 1024;
+
+/**
+ * Reads the answer up to JSON_READ_LIMIT and repairs it; past the limit, or when the upstream fails
+ * mid-read, it goes on unrepaired: the same status and headers, the bytes read, then the rest of
+ * the original body as it comes (read only as the client reads, so nothing more piles up here).
+ */
 async function repairJson(response: Response, ctx: ResponseContext): Promise<Response> {
-  const body = jsonOrUndefined(await response.clone().text());
-  return body === undefined ? response : repairWireJson(response, body, ctx.wire, ctx);
+  const reader = response.body!.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      size += value.length;
+      if (size > JSON_READ_LIMIT) {
+        debugLine(ctx.options, `${ctx.plan.tag ?? "untagged"}: JSON answer over ${JSON_READ_LIMIT} bytes: passing through unrepaired`);
+        return asSent(response, parts, reader);
+      }
+    }
+  } catch (error) {
+    // The read failed: the client gets what came and then the same error, as without the plugin.
+    noteFailure(ctx.options, "reading the JSON answer", error);
+    return asSent(response, parts, reader);
+  }
+  const bytes = concatBytes(parts);
+  // The body is read: from here on a failure must still answer with these bytes, not the spent response.
+  return orPassThrough(ctx.options, "JSON repair", () => repairWireJson(response, bytes, ctx), () => asSent(response, [bytes]));
 }
 
-function repairWireJson(response: Response, body: unknown, wire: Wire, ctx: ResponseContext): Response {
-  if (!isObject(body)) return response;
-  const changed = wire.repairJson(body, {
+function repairWireJson(response: Response, bytes: Uint8Array, ctx: ResponseContext): Response {
+  const body = jsonOrUndefined(new TextDecoder().decode(bytes));
+  if (!isObject(body)) return asSent(response, [bytes]);
+  const changed = ctx.wire.repairJson(body, {
     engine: channelEngine(ctx),
     report: (summaries) => {
       if (summaries.length > 0) report(ctx.options, { requestTag: ctx.plan.tag, summary: mergeSummaries(summaries), attempt: ctx.plan.attempt });
     },
   });
-  if (!changed) return response;
-  response.body?.cancel().catch(() => undefined);
-  return rebuilt(response, JSON.stringify(body));
+  return changed ? rebuilt(response, JSON.stringify(body)) : asSent(response, [bytes]);
+}
+
+/**
+ * The answer unrepaired: its status and headers (content-length included, the bytes are the same),
+ * `read` (what was already read), then whatever `rest` still yields, pulled only as the client reads.
+ */
+function asSent(response: Response, read: Uint8Array[], rest?: ReadableStreamDefaultReader<Uint8Array>): Response {
+  const init = { status: response.status, statusText: response.statusText, headers: response.headers };
+  if (rest === undefined) return new Response(concatBytes(read), init);
+  let queued = read;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        // The bytes read go out first, queued at once (they are in memory already); the next pull
+        // comes only once the client took them all, so an error from `rest` never drops them.
+        if (queued.length > 0) {
+          for (const part of queued) controller.enqueue(part);
+          queued = [];
+          return;
+        }
+        const next = await rest.read();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      },
+      cancel(reason) {
+        return rest.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return new Response(body, init);
+}
+
+function concatBytes(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
+  if (parts.length === 1 && parts[0]!.buffer instanceof ArrayBuffer) return parts[0] as Uint8Array<ArrayBuffer>;
+  let size = 0;
+  for (const part of parts) size += part.length;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------- SSE

@@ -43,9 +43,27 @@ export interface EventRewriter {
 }
 
 /**
+ * The most bytes one event may take before the rewrite stands aside for the rest of the stream.
+ * An unfinished event is held whole (the rewriter decides on whole events), so without a bound an
+ * upstream that never ends its line makes the stream hold all it sends and the client get nothing.
+ * The proxy's byte relay holds 1 MiB (WholeEvents in src/proxy/server.ts), but crossing this bound
+ * turns the repair off, where crossing the relay's only ungroups bytes, so it sits well above any
+ * real event: chat and Anthropic events are token deltas (hundreds of bytes), and the largest are a
+ * Responses reply's closing events (response.completed repeats the whole answer, about 0.5 MB at
+ * 128k output tokens, with the request's instructions and tools, tens of KB each). 4 MiB, plus the
+ * chunk that crossed it, is then all a stream ever holds for one event.
+ */
+const HELD_EVENT_LIMIT = 4 * 1024 * 1024;
+
+/**
  * Untouched events are never re-encoded: consecutive ones go out as one slice of the network
  * chunk they arrived in (the chunk itself when all of it passed). A synthetic event is named after
  * its `type` (an `event:` line), as Anthropic and Responses name theirs; chat chunks have none.
+ *
+ * An event longer than HELD_EVENT_LIMIT (whole or still unfinished) ends the rewriting: what the
+ * engine still holds goes out as whole events, then that event's bytes and every later byte as they
+ * came, and `onError` is told why. The rule is on the event's length, not on how the network cut
+ * it, so the output is the same at every split.
  */
 export function rewriteEventStream(
   body: ReadableStream<Uint8Array>,
@@ -58,6 +76,10 @@ export function rewriteEventStream(
   let emit!: (bytes: Uint8Array) => void;
   /** Whether the last event went out as its original bytes. */
   let lastRaw = true;
+  /** Bytes of the unfinished event the framer holds: what it carried, counted from what it reported. */
+  let unfinished = 0;
+  /** Stood aside (an event past the limit): every byte from then on goes out as it came. */
+  let passing = false;
 
   /** The rewriter's answer for one event; a rewriter that throws leaves the event as it came. */
   function decide(bytes: Uint8Array): Rewritten | null {
@@ -79,10 +101,40 @@ export function rewriteEventStream(
     return rewritten.pieces.at(-1) === RAW;
   }
 
+  /**
+   * The engine's held text as whole events: it is text the upstream did send, so it is never lost
+   * (before an upstream error, or before the rewrite stands aside).
+   */
+  function sendHeld(): void {
+    let pieces: Json[] = [];
+    try {
+      pieces = rewriter.end();
+    } catch (error) {
+      onError(error);
+    }
+    for (const piece of pieces) emit(encoder.encode(serialize(JSON.stringify(piece), "\n", namedEventMeta(piece))));
+  }
+
+  /**
+   * An event past the limit: the rewriter is done (its held text goes out first), and `rest`, the
+   * bytes from that event's first one to the chunk's end, goes out as it came; so does every later chunk.
+   */
+  function standAside(...rest: (Uint8Array | undefined)[]): void {
+    passing = true;
+    framer.end();
+    onError(new RangeError(`an SSE event over ${HELD_EVENT_LIMIT} bytes: the rewrite stands aside, the rest of the stream passes as it came`));
+    sendHeld();
+    for (const bytes of rest) if (bytes !== undefined && bytes.length > 0) emit(bytes);
+  }
+
   return pullStage<Uint8Array, Uint8Array>(body, (out) => {
     emit = out;
     return {
       each(chunk) {
+        if (passing) {
+          if (chunk.length > 0) emit(chunk);
+          return;
+        }
         const { lead, head, ends } = framer.push(chunk);
         // The LF completing the CRLF of the event before: original bytes keep it, a rewritten
         // event already ended with its own blank line.
@@ -90,6 +142,7 @@ export function rewriteEventStream(
         let k = 0;
         let at = lead;
         if (head !== undefined) {
+          if (eventLength(head, 0, head.length) > HELD_EVENT_LIMIT) return standAside(head, chunk.subarray(ends[0]!));
           const rewritten = decide(head);
           if (rewritten === null) emit(head);
           lastRaw = rewritten === null || write(rewritten, head);
@@ -99,6 +152,10 @@ export function rewriteEventStream(
         let pending = at;
         for (; k < ends.length; k++) {
           const end = ends[k]!;
+          if (eventLength(chunk, at, end) > HELD_EVENT_LIMIT) {
+            if (pending < at) emit(chunk.subarray(pending, at));
+            return standAside(chunk.subarray(at));
+          }
           const bytes = at === 0 && end === chunk.length ? chunk : chunk.subarray(at, end);
           const rewritten = decide(bytes);
           if (rewritten !== null) {
@@ -109,8 +166,14 @@ export function rewriteEventStream(
           at = end;
         }
         if (pending < at) emit(pending === 0 && at === chunk.length ? chunk : chunk.subarray(pending, at));
+        // What the framer now carries: this chunk's bytes past its last event, or all of it on top
+        // of what it carried before (the LF of a CRLF that ended the event before is not carried).
+        unfinished = ends.length > 0 ? chunk.length - ends[ends.length - 1]! : unfinished + chunk.length - lead;
+        // Its final length is more than this, at any later split: the same decision as a whole one.
+        if (unfinished > HELD_EVENT_LIMIT) standAside(framer.end());
       },
       end() {
+        if (passing) return;
         const tail = framer.end();
         let tailRaw = false;
         if (tail !== undefined) {
@@ -129,15 +192,12 @@ export function rewriteEventStream(
         for (const piece of pieces) emit(encoder.encode(serialize(JSON.stringify(piece), "\n", namedEventMeta(piece))));
       },
       fail() {
+        // Stood aside: the held text went out then, and a half event may have gone on since, as
+        // the relay's own bound lets one (src/proxy/server.ts).
+        if (passing) return;
         // The unfinished tail is half an event: it never goes out. What the engine still holds
         // was text the upstream did send, so it goes out as whole events before the error.
-        let pieces: Json[] = [];
-        try {
-          pieces = rewriter.end();
-        } catch (error) {
-          onError(error);
-        }
-        for (const piece of pieces) emit(encoder.encode(serialize(JSON.stringify(piece), "\n", namedEventMeta(piece))));
+        sendHeld();
       },
     };
   });
@@ -190,6 +250,15 @@ class EventView implements SseEvent {
 }
 
 const LF = 10;
+const CR = 13;
+
+/**
+ * An event's length as the limit counts it, the same at every split: an event whose blank line
+ * is a CR LF may be reported at the CR (the LF then leads the next chunk), so that LF is not counted.
+ */
+function eventLength(bytes: Uint8Array, from: number, to: number): number {
+  return to - from >= 2 && bytes[to - 1] === LF && bytes[to - 2] === CR ? to - from - 1 : to - from;
+}
 
 /** The `event:` line of a wire that names its events after their `type` (Anthropic, Responses). */
 export function namedEventMeta(piece: Json): readonly string[] {
