@@ -37,13 +37,32 @@ export function recoverableTools(options: AdapterOptions, declared: readonly Too
   return declared.filter((tool) => (allow === "*" || allow.has(tool.name)) && !deny.has(tool.name));
 }
 
-type Names = Set<string> | "*";
+/**
+ * A list of tool names, each exact or a pattern: `*` stands for any run of characters and `?` for
+ * one, as in OpenCode's own permission config (`"mcp__github__*": "deny"`), so a pattern written
+ * there means the same here.
+ */
+class NameList {
+  readonly #exact = new Set<string>();
+  readonly #patterns: string[] = [];
+
+  add(name: string): void {
+    if (name.includes("*") || name.includes("?")) this.#patterns.push(name);
+    else this.#exact.add(name);
+  }
+
+  has(name: string): boolean {
+    return this.#exact.has(name) || this.#patterns.some((pattern) => wildcardMatch(pattern, name));
+  }
+}
+
+type Names = NameList | "*";
 
 /** Absent: the option's default; not a list of strings: its fail-closed value. */
 function toolNames(value: unknown, spec: NamesSpec): Names {
   if (value === undefined) return names(spec.default);
   if (!Array.isArray(value)) return names(spec.failClosed ?? []);
-  const listed = new Set<string>();
+  const listed = new NameList();
   for (const name of value) {
     if (typeof name !== "string") return names(spec.failClosed ?? []);
     if (name === "*") return "*";
@@ -52,6 +71,35 @@ function toolNames(value: unknown, spec: NamesSpec): Names {
   return listed;
 }
 
+/**
+ * Whether `text` matches `pattern` (`*` any run, `?` any one character), with no regular
+ * expression built from configuration: one pass that backs up only to the last `*`, so at most
+ * pattern × name steps for names of a few dozen characters.
+ */
+export function wildcardMatch(pattern: string, text: string): boolean {
+  let p = 0;
+  let t = 0;
+  let star = -1;
+  let resume = 0;
+  while (t < text.length) {
+    if (p < pattern.length && (pattern[p] === "?" || (pattern[p] !== "*" && pattern[p] === text[t]))) {
+      p++;
+      t++;
+    } else if (p < pattern.length && pattern[p] === "*") {
+      star = p++;
+      resume = t;
+    } else if (star >= 0) {
+      p = star + 1;
+      t = ++resume;
+    } else return false;
+  }
+  while (p < pattern.length && pattern[p] === "*") p++;
+  return p === pattern.length;
+}
+
 function names(list: readonly string[]): Names {
-  return list.includes("*") ? "*" : new Set(list);
+  if (list.includes("*")) return "*";
+  const listed = new NameList();
+  for (const name of list) listed.add(name);
+  return listed;
 }

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
-import { recoverableTools } from "../../src/options/engine.ts";
+import { recoverableTools, wildcardMatch } from "../../src/options/engine.ts";
 import type { ResponseFixOptions } from "../../src/adapters/options.ts";
 import { chatToolChoice, offeredToolNames, sdkToolChoice, type ToolChoice } from "../../src/wires/tool-choice.ts";
 import { fixtureTools } from "../golden/tools.ts";
@@ -39,6 +39,31 @@ describe("recoverableTools", () => {
     expect(names({ denyTools: ["*"] })).toEqual([]);
   });
 
+  test("a name with * or ? is a pattern, as in OpenCode's permission config: * any run, ? any one character; exact names stay exact", () => {
+    const mcp = [{ name: "mcp__github__delete_repo" }, { name: "mcp__github__list" }, { name: "mcp__slack__post" }, { name: "bash" }, { name: "bash2" }];
+    const kept = (responseFix: ResponseFixOptions) => recoverableTools({ responseFix }, mcp).map((t) => t.name);
+    expect(kept({ denyTools: ["mcp__github__*"] })).toEqual(["mcp__slack__post", "bash", "bash2"]);
+    expect(kept({ denyTools: ["mcp__*__delete*"] })).toEqual(["mcp__github__list", "mcp__slack__post", "bash", "bash2"]);
+    expect(kept({ denyTools: ["bash?"] })).toEqual(["mcp__github__delete_repo", "mcp__github__list", "mcp__slack__post", "bash"]);
+    expect(kept({ allowTools: ["mcp__*"], denyTools: ["*__post"] })).toEqual(["mcp__github__delete_repo", "mcp__github__list"]);
+    expect(kept({ denyTools: ["bash"] })).toEqual(["mcp__github__delete_repo", "mcp__github__list", "mcp__slack__post", "bash2"]);
+    // A pattern matches the whole name, not a part of it.
+    expect(kept({ allowTools: ["github*"] })).toEqual([]);
+  });
+
+  test("wildcard matching agrees with a regular-expression oracle (seeded)", () => {
+    const alphabet = ["a", "b", "_", "*", "?"];
+    let seed = 20261206;
+    const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const word = (max: number, chars: string[]) => Array.from({ length: next(max + 1) }, () => chars[next(chars.length)]!).join("");
+    for (let i = 0; i < 3000; i++) {
+      const pattern = word(6, alphabet);
+      const name = word(8, ["a", "b", "_"]);
+      const oracle = new RegExp(`^${pattern.replace(/\*/g, ".*").replace(/\?/g, ".")}$`).test(name);
+      expect([pattern, name, wildcardMatch(pattern, name)]).toEqual([pattern, name, oracle]);
+    }
+  });
+
   test("lists that are not arrays of strings fail closed", () => {
     expect(names({ allowTools: "read" as unknown as string[] })).toEqual([]);
     expect(names({ allowTools: ["read", 1] as unknown as string[] })).toEqual([]);
@@ -53,6 +78,15 @@ describe("fetch adapter", () => {
     expect(out.calls).toEqual([{ name: "read", arguments: '{"filePath":"/p/a.ts"}' }]);
     expect(out.content).toBe(`First:\n${BASH}\nThen:\n`);
     expect(results[0]!.summary.broken.map((b) => [b.reason, b.tool])).toEqual([["undeclared-tool", "bash"]]);
+  });
+
+  test("denyTools with a pattern: a leaked call to a tool it matches stays text with an undeclared-tool nudge", async () => {
+    const tools = [{ type: "function", function: { name: "mcp__github__delete_repo", parameters: { type: "object", properties: { repo: { type: "string" } }, required: ["repo"] } } }];
+    const leak = live(block("tool_calls", [["mcp__github__delete_repo", [["repo", "me/prod"]]]]));
+    const denied = await throughFetch({ messages, tools }, { sse: sseText(deltas(leak, 9)) }, { responseFix: { denyTools: ["mcp__github__*"] } });
+    expect([denied.out.calls, denied.results[0]!.summary.broken.map((b) => b.reason)]).toEqual([[], ["undeclared-tool"]]);
+    const other = await throughFetch({ messages, tools }, { sse: sseText(deltas(leak, 9)) }, { responseFix: { denyTools: ["mcp__slack__*"] } });
+    expect(other.out.calls.map((c) => c.name)).toEqual(["mcp__github__delete_repo"]);
   });
 
   test("allowTools: only the listed tool is recovered", async () => {
