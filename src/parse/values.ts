@@ -1,18 +1,55 @@
+import { BACKSLASH, COMMA, DQ, LBRACE, LBRACKET, RBRACE, RBRACKET } from "../grammar/chars.ts";
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import type { JsonSchema } from "./types.ts";
 import { parsePythonLiteral } from "./dialects/pythonic.ts";
 
-/** JSON.parse that never throws and never lets a prototype-polluting key through. */
+/**
+ * JSON.parse that never throws and never lets a prototype-polluting key through. Two readings
+ * JSON.parse would settle in silence are refused instead, because a call must run with what the
+ * model wrote or not at all: an object that names a key twice (JSON.parse keeps the last, so
+ * `{"command":"echo hi","command":"rm -rf ~"}` would run the second), and a number too large to
+ * be one (`1e999` reads as Infinity, which a call would send on as null).
+ */
 export function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
-    return { ok: true, value: JSON.parse(text, dropPollutingKeys) };
+    const value: unknown = JSON.parse(text, readValue);
+    return namesAKeyTwice(text) ? { ok: false } : { ok: true, value };
   } catch {
     return { ok: false };
   }
 }
 
-function dropPollutingKeys(key: string, value: unknown): unknown {
+function readValue(key: string, value: unknown): unknown {
+  if (typeof value === "number" && !Number.isFinite(value)) throw new RangeError("a number out of range");
   return isPollutingKey(key) ? undefined : value;
+}
+
+/** Whether an object in `text` (valid JSON) names one key twice; keys compare as they decode. */
+function namesAKeyTwice(text: string): boolean {
+  // One set of keys per open object; null for an open array.
+  const open: (Set<string> | null)[] = [];
+  let keyNext = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === DQ) {
+      let end = i + 1;
+      while (end < text.length && text.charCodeAt(end) !== DQ) end += text.charCodeAt(end) === BACKSLASH ? 2 : 1;
+      const keys = open[open.length - 1];
+      if (keyNext && keys) {
+        const key = JSON.parse(text.slice(i, end + 1)) as string;
+        if (keys.has(key)) return true;
+        keys.add(key);
+      }
+      keyNext = false;
+      i = end;
+    } else if (c === LBRACE) {
+      open.push(new Set());
+      keyNext = true;
+    } else if (c === LBRACKET) open.push(null);
+    else if (c === RBRACE || c === RBRACKET) open.pop();
+    else if (c === COMMA) keyNext = open[open.length - 1] !== null && open.length > 0;
+  }
+  return false;
 }
 
 /**
@@ -104,7 +141,8 @@ export function coerceValue(raw: string, schema: JsonSchema | undefined, typedHi
   if (types.has("string") && (typedHint !== "false" || types.size === 1)) return raw;
   if ((types.has("number") || types.has("integer")) && /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(trimmed)) {
     const number = Number(trimmed);
-    if (matchesTypes(number, types)) return number;
+    // `1e999` is no number a call can carry (Infinity goes on as null): it stays text, and the schema decides.
+    if (Number.isFinite(number) && matchesTypes(number, types)) return number;
   }
   const word = LITERAL_WORDS.get(trimmed);
   if (word !== undefined && matchesTypes(word, types)) return word;

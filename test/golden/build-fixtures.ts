@@ -160,6 +160,9 @@ export const fixtures: Fixture[] = [
     ls("O01", "ls"), { tool: "read", input: { filePath: "/a", limit: 5 }, shape: "O01" },
   ], "\n"),
   bad("O01c", "hermes-undeclared", `<tool_call>\n{"name": "web.search", "arguments": {"q": "x"}}\n</tool_call>`, "undeclared-tool", ["O01"]),
+  // A JSON body JSON.parse would settle in silence: the last of two same-named keys, and 1e999 as Infinity (sent on as null).
+  bad("O01e", "hermes-argument-named-twice", `<tool_call>\n{"name": "bash", "arguments": {"command": "echo hi", "command": "rm -rf ~"}}\n</tool_call>`, "broken-markup", ["O01"]),
+  bad("O01f", "hermes-number-out-of-range", `<tool_call>\n{"name": "read", "arguments": {"filePath": "/a", "limit": 1e999}}\n</tool_call>`, "broken-markup", ["O01"]),
   { ...none("O01d", "hermes-switched-off", `<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}\n</tool_call>`), options: { dialects: { hermes: false } } },
   ok("O02", "qwen3-coder", `<tool_call>\n<function=bash>\n<parameter=command>\nls -la\n</parameter>\n</function>\n</tool_call>`, [ls("O02")]),
   ok("O02b", "qwen3-coder-no-wrapper-typed", `<function=read>\n<parameter=filePath>\n/a/b.ts\n</parameter>\n<parameter=limit>\n5\n</parameter>\n</function>`, [

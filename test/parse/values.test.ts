@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { coerceValue } from "../../src/parse/values.ts";
+import { coerceValue, parseJson } from "../../src/parse/values.ts";
+import { block, live } from "../golden/notation.ts";
+import { deltas, sseText, throughFetch } from "../security/support.ts";
 import type { JsonSchema } from "../../src/parse/types.ts";
 
 const boolean: JsonSchema = { type: "boolean" };
@@ -45,5 +47,36 @@ describe("schema-typed coercion of text values (issue 11 item 5)", () => {
     expect(coerceValue("{'a': (1, 2)}", { type: "object" }, undefined)).toEqual({ a: [1, 2] });
     expect(coerceValue("[1, 2] trailing", array, undefined)).toBe("[1, 2] trailing");
     expect(coerceValue("{'__proto__': 1}", { type: "object" }, undefined)).toEqual({});
+  });
+});
+
+describe("values read as the model wrote them, or not at all (review 2)", () => {
+  test("a number too large to be one (1e999) is no number: it stays text, in every path a value takes", () => {
+    expect(coerceValue("1e999", number, undefined)).toBe("1e999");
+    expect(coerceValue("-1e999", number, "false")).toBe("-1e999");
+    expect(coerceValue("1e308", number, undefined)).toBe(1e308);
+    expect(parseJson('{"limit":1e999}')).toEqual({ ok: false });
+    expect(parseJson('{"limit":[1,-1E400]}')).toEqual({ ok: false });
+    expect(parseJson('{"limit":1e308}')).toEqual({ ok: true, value: { limit: 1e308 } });
+  });
+
+  test("an object that names a key twice is refused at any depth, keys compared as they decode; the same key in sibling objects is fine", () => {
+    expect(parseJson('{"command":"echo hi","command":"rm -rf ~"}')).toEqual({ ok: false });
+    expect(parseJson('{"a":{"b":1,"c":[{"x":1,"x":2}]}}')).toEqual({ ok: false });
+    expect(parseJson('{"name":"read","arguments":{},"\\u006eame":"bash"}')).toEqual({ ok: false });
+    expect(parseJson('[{"a":1},{"a":2}]')).toEqual({ ok: true, value: [{ a: 1 }, { a: 2 }] });
+    expect(parseJson('{"a":{"a":{"a":1}},"b":"a,\\"a\\":"}')).toEqual({ ok: true, value: { a: { a: { a: 1 } }, b: 'a,"a":' } });
+    expect(parseJson('["a","a"]')).toEqual({ ok: true, value: ["a", "a"] });
+  });
+
+  test("through the fetch adapter: Hermes naming an argument or the tool twice, or carrying 1e999, runs nothing; DSML with 1e999 for a number runs nothing", async () => {
+    const run = async (reply: string) => (await throughFetch({ messages: [{ role: "user", content: "hi" }] }, { sse: sseText(deltas(reply, 5)) })).out.calls;
+    expect(await run('<tool_call>{"name":"bash","arguments":{"command":"echo hi","command":"rm -rf ~"}}</tool_call>')).toEqual([]);
+    expect(await run('<tool_call>{"name":"read","arguments":{"filePath":"a.ts"},"name":"bash"}</tool_call>')).toEqual([]);
+    expect(await run('<tool_call>{"name":"read","arguments":{"filePath":"a.ts","limit":1e999}}</tool_call>')).toEqual([]);
+    expect(await run(live(block("tool_calls", [["read", [["filePath", "a.ts"], ["limit", "1e999", "false"]]]])))).toEqual([]);
+    // The same calls read once each still run.
+    expect((await run('<tool_call>{"name":"bash","arguments":{"command":"echo hi"}}</tool_call>')).map((c) => c.arguments)).toEqual(['{"command":"echo hi"}']);
+    expect((await run(live(block("tool_calls", [["read", [["filePath", "a.ts"], ["limit", "10", "false"]]]])))).map((c) => c.arguments)).toEqual(['{"filePath":"a.ts","limit":10}']);
   });
 });
