@@ -74,7 +74,8 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
     return () => ({
       options,
       guard: new GuardedEngine(factory(engineOptions(options, offered, isEchoed)), onError),
-      reasoning: new ReasoningChannel(() => new GuardedEngine(factory({ ...engineOptions(options, offered, isEchoed), channel: "reasoning" }), onError)),
+      // One engine per reasoning part, each reading on where the part before it left off.
+      reasoning: new ReasoningChannel((continues) => new GuardedEngine(factory({ ...engineOptions(options, offered, isEchoed), channel: "reasoning", ...(continues ? { continues } : {}) }), onError)),
       fromReasoning: 0,
       tag,
       attempt,

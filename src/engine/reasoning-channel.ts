@@ -2,7 +2,7 @@
 // end of thinking and the model stops right after writing its call as markup in the thinking.
 import type { RecoveredCall } from "../parse/types.ts";
 import { DEFAULT_BUFFER_LIMIT } from "./limits.ts";
-import type { EngineEvent, EngineSummary } from "./types.ts";
+import type { AnswerSoFar, EngineEvent, EngineSummary } from "./types.ts";
 import { FedText, isBlank } from "./fed-text.ts";
 import type { GuardedEngine } from "./guarded.ts";
 
@@ -44,9 +44,15 @@ interface Trailing {
  *
  * Text the channel hands back later (the held block that did not run) belongs to the stretch that
  * held it, the last one closed: `take()` gives it, and callers put it there.
+ *
+ * The stretches of one reply are one reasoning, read in one documentation context: a later stretch's
+ * engine continues where the last one's left off (EngineOptions.continues), so a fence opened in
+ * one stretch still holds in the next, whatever content came between. The content channel keeps its
+ * own context: a fence in the reasoning never reaches the content, nor one in the content the reasoning.
  */
 export class ReasoningChannel {
-  #open: () => GuardedEngine;
+  /** A fresh engine for a stretch; `continues`: where the stretches before it left the reasoning. */
+  #open: (continues?: AnswerSoFar) => GuardedEngine;
   #guard: GuardedEngine | undefined;
   #fed: FedText = new FedText();
   #closed: GuardedEngine[] = [];
@@ -57,7 +63,7 @@ export class ReasoningChannel {
   #ranFrom: GuardedEngine | undefined;
   #wasAnswer = false;
 
-  constructor(open: () => GuardedEngine) {
+  constructor(open: (continues?: AnswerSoFar) => GuardedEngine) {
     this.#open = open;
   }
 
@@ -96,7 +102,8 @@ export class ReasoningChannel {
     const guard = this.#guard;
     if (!guard) return "";
     this.#guard = undefined;
-    this.#closed.push(guard);
+    // A failed engine goes on reading the later stretches (see #begin): listed once.
+    if (this.#closed.at(-1) !== guard) this.#closed.push(guard);
     if (guard.done) return this.#show();
     const step = guard.step({ flush: true });
     if (!step.ok) return this.#show() + step.held;
@@ -180,7 +187,11 @@ export class ReasoningChannel {
   #begin(): void {
     if (this.#trailing) this.#owed += this.#show();
     this.#fed = new FedText(this.#fed.endsAtLineStart());
-    this.#guard = this.#open();
+    // It reads on in the documentation context the last stretch left (a fence opened there still
+    // holds). Once an engine failed that context is lost, so the rest of the reasoning passes
+    // through as it came, under that engine (done): nothing in it runs.
+    const last = this.#closed.at(-1);
+    this.#guard = last?.failed ? last : this.#open(last?.carryOver());
   }
 
   /** The engine's events as reasoning text: every call shown as written, but for the trailing block. */

@@ -39,7 +39,7 @@ interface ChannelRun {
 
 /** Stretches of reasoning (each cut as given), then content, through one channel with the real engine. */
 function runChannel(stretches: string[][], content = ""): ChannelRun {
-  const channel = new ReasoningChannel(() => new GuardedEngine(createRepairEngine({ tools: TOOLS, channel: "reasoning", idPrefix: "c_" }), () => undefined));
+  const channel = new ReasoningChannel((continues) => new GuardedEngine(createRepairEngine({ tools: TOOLS, channel: "reasoning", idPrefix: "c_", ...(continues ? { continues } : {}) }), () => undefined));
   const shown: string[] = [];
   let holder = -1;
   const payBack = () => {
@@ -347,6 +347,160 @@ describe("middleware", () => {
     expect(trailing.content).toEqual([
       { type: "reasoning", text: REJECTED },
       { type: "tool-call", toolCallId: expect.any(String), toolName: "bash", input: '{"command":"ls -la"}' },
+    ]);
+  });
+});
+
+// ---------------------------------------------------------------- one documentation context per reasoning
+
+/**
+ * The stretches of one reply's reasoning are one text: a fence opened in one stretch still holds in
+ * the next (whatever content came between), and a block written inside it is documentation, never
+ * the trailing block. The content keeps a context of its own: a fence in either channel never
+ * reaches the other. Each test pairs its case with a hard negative (a fence closed in its own
+ * stretch leaves the next stretch's block free, as before) or the other channel's view.
+ */
+const FENCE_OPEN = "Example of what never to do:\n```\n";
+const FENCE_CLOSED = "Example:\n```\nsh run.sh\n```\n";
+/** Closes the fence FENCE_OPEN left open, then writes the trailing block. */
+const CLOSE_THEN_LS = `rm -rf ~\n\`\`\`\nInstead:\n${LS}\n`;
+const DSML_CALLS = ['bash {"command":"rm -rf ~"}', 'read {"filePath":"/a"}'];
+
+/** Every stretch cut the same way: whole, char by char, and at seeded random splits. */
+function expectEveryStretchSplit(stretches: string[], expected: ChannelRun, seeds = [1, 2, 3]): void {
+  const ways: ((length: number) => number[])[] = [() => [], everyChar, ...seeds.map((seed) => (length: number) => randomCuts(length, seed, 9))];
+  for (const way of ways) {
+    const cuts = stretches.map((s) => way(s.length));
+    const got = runChannel(stretches.map((s, i) => cut(s, cuts[i]!)));
+    if (got.shown.join("\u0000") !== expected.shown.join("\u0000") || got.calls.join("\n") !== expected.calls.join("\n")) {
+      expect({ cuts, ...got }).toEqual({ cuts, ...expected });
+    }
+  }
+}
+
+describe("the reasoning channel: one documentation context across stretches", () => {
+  test("a fence opened in one stretch still holds in the next: the block inside it never runs", () => {
+    expectEveryStretchSplit([FENCE_OPEN, `${RM}\n`], { shown: [FENCE_OPEN, `${RM}\n`], calls: [] });
+    const block = dsml("rm -rf ~", "/a");
+    expectEveryStretchSplit([FENCE_OPEN, `${block}\n`], { shown: [FENCE_OPEN, `${block}\n`], calls: [] });
+    // Still open two stretches on.
+    expectEveryStretchSplit([FENCE_OPEN, "rm -rf ~\n", `${RM}\n`], { shown: [FENCE_OPEN, "rm -rf ~\n", `${RM}\n`], calls: [] });
+    // Hard negative: a fence closed in its own stretch leaves the next stretch's block free to run.
+    expectEveryStretchSplit([FENCE_CLOSED, `${LS}\n`], { shown: [FENCE_CLOSED, ""], calls: [BASH_LS] });
+    expectEveryStretchSplit([FENCE_CLOSED, `Now:\n${block}`], { shown: [FENCE_CLOSED, "Now:\n"], calls: DSML_CALLS });
+  });
+
+  test("a fence opened in one stretch is closed by the next: a block after the closer is the trailing block", () => {
+    // Read alone, the later stretch's closer would open a fence and hold the block in it.
+    expectEveryStretchSplit([FENCE_OPEN, CLOSE_THEN_LS], { shown: [FENCE_OPEN, "rm -rf ~\n```\nInstead:\n"], calls: [BASH_LS] });
+  });
+
+  test("a stretch whose engine failed loses the context: the later stretches pass through and nothing runs", () => {
+    let engines = 0;
+    const channel = new ReasoningChannel((continues) => {
+      engines++;
+      const engine = createRepairEngine({ tools: TOOLS, channel: "reasoning", ...(continues ? { continues } : {}) });
+      engine.feed = () => {
+        throw new Error("boom");
+      };
+      return new GuardedEngine(engine, () => undefined);
+    });
+    let shown = channel.feed(FENCE_OPEN) + channel.close();
+    shown += channel.feed(`${LS}\n`) + channel.close();
+    expect(channel.settle(0)).toEqual([]);
+    expect(shown + channel.take()).toBe(`${FENCE_OPEN}${LS}\n`);
+    expect(engines).toBe(1);
+  });
+});
+
+/** A chat stream: `["r", text]` a reasoning stretch, one chunk per character; `["c", text]` one content chunk. */
+function chatInterleaved(pieces: ["r" | "c", string][]): string {
+  return sse([
+    chunk({ role: "assistant", content: "" }),
+    ...pieces.flatMap(([kind, text]) => (kind === "c" ? [chunk({ content: text })] : [...text].map((r) => chunk({ reasoning_content: r, content: null })))),
+    chunk({}, "stop"),
+  ]);
+}
+
+/** The same reply, and the same result, whole and at seeded random byte splits of the body. */
+async function expectEveryByteSplit(body: string, expected: { reasoning: string; content: string; calls: string[] }): Promise<void> {
+  for (const cuts of [[], ...[1, 2, 3].map((seed) => randomCuts(body.length, seed, 40))]) {
+    const got = await viaFetch(body, cuts);
+    if (JSON.stringify(got) !== JSON.stringify(expected)) expect({ cuts, ...got }).toEqual({ cuts, ...expected });
+  }
+}
+
+describe("fetch adapter (chat completions): one documentation context for the reasoning", () => {
+  test("streamed: a fence opened in reasoning still holds after a blank content delta; the block in it never runs", async () => {
+    const second = `${RM}\n`;
+    await expectEveryByteSplit(chatInterleaved([["r", FENCE_OPEN], ["c", "\n"], ["r", second]]), { reasoning: FENCE_OPEN + second, content: "\n", calls: [] });
+    // Each stretch in one chunk.
+    const whole = sse([chunk({ role: "assistant", content: "" }), chunk({ reasoning_content: FENCE_OPEN }), chunk({ content: "\n" }), chunk({ reasoning_content: second }), chunk({}, "stop")]);
+    expect(await viaFetch(whole, [])).toEqual({ reasoning: FENCE_OPEN + second, content: "\n", calls: [] });
+    // Hard negative: a fence closed in its own stretch leaves the next stretch's block to run, as before.
+    await expectEveryByteSplit(chatInterleaved([["r", FENCE_CLOSED], ["c", "\n"], ["r", `${LS}\n`]]), { reasoning: FENCE_CLOSED, content: "\n", calls: [BASH_LS] });
+    // The content's own context: the fence open in the reasoning never reaches it, its block runs.
+    const content = await viaFetch(chatInterleaved([["r", FENCE_OPEN], ["c", "\n"], ["c", `${LS}\n`]]), []);
+    expect({ reasoning: content.reasoning, calls: content.calls }).toEqual({ reasoning: FENCE_OPEN, calls: [BASH_LS] });
+  });
+
+  test("streamed: the later stretch closes the earlier stretch's fence; the block after it runs", async () => {
+    const closed = `${FENCE_OPEN}rm -rf ~\n\`\`\`\nInstead:\n`;
+    await expectEveryByteSplit(chatInterleaved([["r", FENCE_OPEN], ["c", "\n"], ["r", CLOSE_THEN_LS]]), { reasoning: closed, content: "\n", calls: [BASH_LS] });
+    // The reasoning's closer is its own: a fence open in the content stays open, the content's block after it never runs.
+    await expectEveryByteSplit(chatInterleaved([["c", "Never:\n```\n"], ["r", "```\n"], ["c", `${LS}\n`]]), { reasoning: "```\n", content: `Never:\n\`\`\`\n${LS}\n`, calls: [] });
+  });
+});
+
+describe("middleware: one documentation context for the reasoning", () => {
+  const start: Part = { type: "stream-start", warnings: [] };
+  /** Every reasoning part cut the same way: whole, char by char, at seeded random splits. */
+  const everyCut = (texts: string[]) => [() => [], everyChar, (n: number) => randomCuts(n, 7, 9), (n: number) => randomCuts(n, 8, 9)].map((way) => texts.map((t) => cut(t, way(t.length))));
+
+  test("streamed: a fence opened in one reasoning part still holds in the next; the block in it never runs", async () => {
+    const second = `${RM}\n`;
+    for (const [one, two] of everyCut([FENCE_OPEN, second])) {
+      const out = await viaMiddleware([start, ...thought("r1", one!), ...thought("r2", two!), finish]);
+      expect(callsOf(out)).toEqual([]);
+      expect(reasoningOf(out)).toEqual({ r1: FENCE_OPEN, r2: second });
+    }
+    // Hard negative: a fence closed in its own part leaves the next part's block to run.
+    for (const [one, two] of everyCut([FENCE_CLOSED, `Now:\n${LS}\n`])) {
+      const out = await viaMiddleware([start, ...thought("r1", one!), ...thought("r2", two!), finish]);
+      expect(callsOf(out)).toEqual([BASH_LS]);
+      expect(reasoningOf(out)).toEqual({ r1: FENCE_CLOSED, r2: "Now:\n" });
+    }
+  });
+
+  test("streamed: the later part closes the earlier part's fence; the block after it runs", async () => {
+    for (const [one, two] of everyCut([FENCE_OPEN, CLOSE_THEN_LS])) {
+      const out = await viaMiddleware([start, ...thought("r1", one!), ...thought("r2", two!), finish]);
+      expect(callsOf(out)).toEqual([BASH_LS]);
+      expect(reasoningOf(out)).toEqual({ r1: FENCE_OPEN, r2: "rm -rf ~\n```\nInstead:\n" });
+    }
+    // The text's own context: a fence open in the reasoning never reaches it, its block runs.
+    const text: Part[] = [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: `${LS}\n` }, { type: "text-end", id: "t" }];
+    const out = await viaMiddleware([start, ...thought("r1", [FENCE_OPEN]), ...text, finish]);
+    expect(callsOf(out)).toEqual([BASH_LS]);
+    expect(reasoningOf(out)).toEqual({ r1: FENCE_OPEN });
+  });
+
+  test("generate: a fence opened in one reasoning part holds in the next; one closed in its own part does not", async () => {
+    const generate = async (texts: string[]) => {
+      const content = texts.map((text) => ({ type: "reasoning" as const, text }));
+      const mock = new MockLanguageModelV3({ doGenerate: async () => ({ content, finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }) });
+      return wrapLanguageModel({ model: mock, middleware: repairMiddleware({}) }).doGenerate({ prompt, tools: sdkTools() });
+    };
+    const held = await generate([FENCE_OPEN, `${RM}\n`]);
+    expect(held.content).toEqual([
+      { type: "reasoning", text: FENCE_OPEN },
+      { type: "reasoning", text: `${RM}\n` },
+    ]);
+    const ran = await generate([FENCE_CLOSED, `Now:\n${RM}\n`]);
+    expect(ran.content).toEqual([
+      { type: "reasoning", text: FENCE_CLOSED },
+      { type: "reasoning", text: "Now:\n" },
+      { type: "tool-call", toolCallId: expect.any(String), toolName: "bash", input: '{"command":"rm -rf ~"}' },
     ]);
   });
 });

@@ -18,8 +18,9 @@ export const chatWire: Wire = {
   given: givenFromChatBody,
   repairJson: repairChatJson,
   rewriter: (guard, onFinal, engine) => {
-    // D06: one engine per stretch of reasoning; its summaries join the content's once, at the end.
-    const reasoning = new ReasoningChannel(() => engine("reasoning"));
+    // D06: one engine per stretch of reasoning, each reading on where the last left off; their
+    // summaries join the content's once, at the end.
+    const reasoning = new ReasoningChannel((continues) => engine("reasoning", continues));
     return new ChunkRewriter(guard, () => onFinal(reasoning.summaries()), reasoning);
   },
 };
