@@ -20,7 +20,7 @@
  * Everything here is one pass per form, linear in the text.
  */
 import { isBarCode } from "../grammar/markers.ts";
-import { isCallMarkupName } from "../grammar/dialects.ts";
+import { costumeTool, isCallMarkupName } from "../grammar/dialects.ts";
 import { isAliasName } from "../parse/aliases.ts";
 import { decodeJsonEscapes, gutterEnd, mayHoldMarkup } from "./given-text.ts";
 import { COLON, CR, DASH, HASH, LBRACE, LBRACKET, LF, LT, NBSP, SEMICOLON, SENTENCEPIECE_SPACE_CODE, SLASH, SP, TAB, UNDERSCORE, isAsciiDigit, isAsciiLetter } from "../grammar/chars.ts";
@@ -32,6 +32,8 @@ export interface GivenHaystack {
   markup: number[];
   /** Per entry of `markup`: true for a closing tag or end token (`</shell>`, `<|tool_call_end|>`), false for an opener. */
   closes: boolean[];
+  /** The tools named by a code costume that opens somewhere in `text` (`<shell>`, `<py>`: bash; dialects.ts costumeTool). */
+  costumeTools: Set<string>;
 }
 
 export const NO_MARKUP = 0;
@@ -46,10 +48,13 @@ const SEPARATOR = " \u0000 ";
 /**
  * `toolNames`: the request's declared tools (and aliases), as written: a plain element named after
  * one (`<write>`, O09) is call markup in given content too, so quoting such a call is an echo.
+ * `keepLinePrefixes`: the haystack for values without a letter or digit, which the line prefixes
+ * would remove whole (a `:(){ :|:& };:` on a line of its own is all prefix): every line is kept
+ * as written, only whitespace is collapsed.
  */
-export function buildGivenHaystack(texts: readonly string[], toolNames?: ReadonlySet<string>): GivenHaystack {
+export function buildGivenHaystack(texts: readonly string[], toolNames?: ReadonlySet<string>, keepLinePrefixes = false): GivenHaystack {
   const parts: string[] = [];
-  const found: Found = { markup: [], closes: [] };
+  const found: Found = { markup: [], closes: [], costumeTools: new Set() };
   let length = 0;
   for (const text of texts) {
     for (const form of jsonForms(text)) {
@@ -60,7 +65,7 @@ export function buildGivenHaystack(texts: readonly string[], toolNames?: Readonl
         parts.push(SEPARATOR);
         length += SEPARATOR.length;
       }
-      const folded = foldLines(decoded, length, found, toolNames);
+      const folded = foldLines(decoded, length, found, toolNames, keepLinePrefixes);
       parts.push(folded);
       length += folded.length;
     }
@@ -91,6 +96,15 @@ export function needleForms(value: string): { first: string; stripped: string | 
   const head = lines[0]!;
   const stripped = collapseSpaces([head.slice(linePrefixEnd(head, 0, head.length)), ...rest].join(" "));
   return { first, stripped: stripped !== first && stripped !== "" ? stripped : null };
+}
+
+/**
+ * A value without a letter or digit as the haystack that keeps line prefixes holds it: each of
+ * its lines, decoded and whitespace-collapsed, blank ones left out. Searched line by line, so a
+ * prefix before each given line (`+`, `> `) cannot hide it.
+ */
+export function symbolLines(value: string): string[] {
+  return splitLines(decodeEncodings(value)).map(collapseSpaces).filter((line) => line !== "");
 }
 
 function splitLines(text: string): string[] {
@@ -125,7 +139,7 @@ export function isAlnumAt(s: string, i: number): boolean {
   return LETTER_OR_DIGIT.test(String.fromCodePoint(s.codePointAt(at)!));
 }
 
-function isSpaceCode(c: number): boolean {
+export function isSpaceCode(c: number): boolean {
   if (c === SP || (c >= 0x09 && c <= 0x0d)) return true;
   if (c < 0xa0) return false;
   return c === NBSP || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
@@ -138,22 +152,27 @@ function isSpaceCode(c: number): boolean {
 interface Found {
   markup: number[];
   closes: boolean[];
+  costumeTools: Set<string>;
 }
 
-function foldLines(text: string, offset: number, found: Found, toolNames?: ReadonlySet<string>): string {
-  const note = (kind: MarkupKind, at: number) => {
+function foldLines(text: string, offset: number, found: Found, toolNames: ReadonlySet<string> | undefined, keepLinePrefixes: boolean): string {
+  const note = (kind: MarkupKind, at: number, i: number, end: number) => {
     if (kind === NO_MARKUP) return;
     found.markup.push(at);
     found.closes.push(kind === CLOSES);
+    if (kind === OPENS) {
+      const tool = costumeToolAt(text, i, end);
+      if (tool !== null) found.costumeTools.add(tool);
+    }
   };
   const parts: string[] = [];
   let length = 0;
   let space = false;
   for (let start = 0; start <= text.length; ) {
     const end = lineEnd(text, start);
-    const kept = linePrefixEnd(text, start, end);
+    const kept = keepLinePrefixes ? start : linePrefixEnd(text, start, end);
     // Markup in the removed prefix (a `<shell>` that starts the line) stands where the content begins.
-    for (let i = start; i < kept; i++) note(markupAt(text, i, end, toolNames), offset + length + (space && length > 0 ? 1 : 0));
+    for (let i = start; i < kept; i++) note(markupAt(text, i, end, toolNames), offset + length + (space && length > 0 ? 1 : 0), i, end);
     space ||= kept > start;
     let run = -1;
     for (let i = kept; i <= end; i++) {
@@ -175,7 +194,7 @@ function foldLines(text: string, offset: number, found: Found, toolNames?: Reado
         space = false;
         run = i;
       }
-      if (c === LT || c === LBRACKET || c === LBRACE || isBarCode(c)) note(markupAt(text, i, end, toolNames), offset + length + (i - run));
+      if (c === LT || c === LBRACKET || c === LBRACE || isBarCode(c)) note(markupAt(text, i, end, toolNames), offset + length + (i - run), i, end);
     }
     space = true;
     if (end >= text.length) break;
@@ -239,6 +258,14 @@ export function markupAt(s: string, i: number, end: number, toolNames?: Readonly
   const name = s.slice(j, k);
   if (!(isCallMarkupName(name) || isAliasName(name) || toolNames?.has(name))) return NO_MARKUP;
   return slash ? CLOSES : OPENS;
+}
+
+/** The tool a code costume opening at `i` (`<shell`, `<execute_python`) names, or null. Looks at most MAX_NAME characters. */
+function costumeToolAt(s: string, i: number, end: number): string | null {
+  if (s.charCodeAt(i) !== LT) return null;
+  let k = i + 1;
+  while (k < end && k - i <= MAX_NAME && isNameCode(s.charCodeAt(k))) k++;
+  return k > i + 1 ? costumeTool(s.slice(i + 1, k)) : null;
 }
 
 function isNameCode(c: number): boolean {

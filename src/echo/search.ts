@@ -9,9 +9,18 @@
  * "Next to" is a window around a markup position: BASE_WINDOW for attributes and a tool name,
  * plus, per argument, its key, twice its value and PER_FIELD, the room a quote of this very call
  * can put between one value and the markup (a JSON call's later fields sit after its earlier
- * ones). Values without a letter or digit (".", "*", "/") are too common to be evidence; a call
- * with no other string value is judged by its tool name next to markup. Numbers and booleans are
- * not required (`True` and `true`, `"15"` and `15` are written differently for the same call).
+ * ones). Numbers and booleans are not required (`True` and `true`, `"15"` and `15` are written
+ * differently for the same call).
+ *
+ * Values without a letter or digit: short or repetitive ones (".", "*", "**" + "/*", "{}", "---")
+ * stand next to markup in almost any given content, so they are no evidence. A call with no value
+ * that has a letter or digit is given when its tool name stands next to markup (a code costume
+ * such as `<shell>` names the tool it maps to, bash), or when it has symbol values long and varied
+ * enough to be distinctive (a fork bomb `:(){ :|:& };:`: MIN_SYMBOLS characters, MIN_DISTINCT of
+ * them different) and each of their lines occurs next to markup. Those are searched in a second
+ * haystack that keeps line prefixes: the first removes every line's leading non-letters, which is
+ * all of such a line. It is built the first time such a value is searched, and scanned under the
+ * same budget.
  *
  * Work: the haystack is built once per request, the first time a call is about to be recovered.
  * Each needle is searched with Knuth-Morris-Pratt only inside the windows around markup, so a
@@ -21,7 +30,7 @@
  */
 import { COSTUME_DESCRIPTIONS, heredocCode } from "../parse/costume.ts";
 import { failureTable } from "./linear-search.ts";
-import { buildGivenHaystack, isAlnumAt, isLetterAt, needleForms, type GivenHaystack } from "./given-content.ts";
+import { buildGivenHaystack, decodeEncodings, isAlnumAt, isSpaceCode, isLetterAt, needleForms, symbolLines, type GivenHaystack } from "./given-content.ts";
 import type { EchoQuery } from "../engine/types.ts";
 
 const BASE_WINDOW = 64;
@@ -30,6 +39,9 @@ const PER_FIELD = 16;
 const MAX_TOKEN = 48;
 /** The reply's own markup is a second net: markup shorter than this is too generic to call an echo. */
 const MIN_MARKUP = 8;
+/** A value without a letter or digit is evidence from this many characters (whitespace aside), this many of them different. */
+const MIN_SYMBOLS = 6;
+const MIN_DISTINCT = 4;
 const SCAN_FACTOR = 16;
 const SCAN_FLOOR = 4_000_000;
 /** Arguments nest; deeper than this, or past this many leaves, they are not walked (fewer needles: only more echoes). */
@@ -37,8 +49,12 @@ const MAX_DEPTH = 64;
 const MAX_LEAVES = 4096;
 const MEMO_LIMIT = 256;
 
-/** How a needle's first character must be delimited in the haystack. */
-type Lead = "alnum" | "letter" | "none";
+/**
+ * How a needle's first character must be delimited in the haystack: "none" for symbols (no
+ * delimiting), "markup" for the reply's own markup (not delimited, and markup within the
+ * occurrence is enough: nearMarkup's `inside`).
+ */
+type Lead = "alnum" | "letter" | "none" | "markup";
 
 export interface EchoSearch {
   (call: EchoQuery): boolean;
@@ -47,17 +63,23 @@ export interface EchoSearch {
 }
 
 export function createEchoSearch(given: () => readonly string[]): EchoSearch {
+  let texts: readonly string[] = [];
+  let toolNames: ReadonlySet<string> = new Set();
   let hay: GivenHaystack | null = null;
+  /** The haystack that keeps line prefixes, for symbol values; built on first need. */
+  let kept: GivenHaystack | null = null;
   let budget = 0;
   let scanned = 0;
   const memo = new Map<string, boolean>();
 
-  const found = (needle: string, lead: Lead, window: number): boolean => {
-    const key = `${window}\u0000${lead}\u0000${needle}`;
+  const found = (where: GivenHaystack, needle: string, lead: Lead, window: number): boolean => {
+    // Past the bound every search counts as found: a hostile request can only stop calls.
+    if (budget < 0) return true;
+    const key = `${where === kept ? "k" : "h"}\u0000${window}\u0000${lead}\u0000${needle}`;
     const known = memo.get(key);
     if (known !== undefined) return known;
     const cost = { scanned: 0 };
-    const result = occursNearMarkup(hay!, needle, lead, window, cost);
+    const result = occursNearMarkup(where, needle, lead, window, cost);
     scanned += cost.scanned;
     budget -= cost.scanned;
     if (memo.size < MEMO_LIMIT) memo.set(key, result);
@@ -65,22 +87,38 @@ export function createEchoSearch(given: () => readonly string[]): EchoSearch {
   };
   const valueGiven = (value: string, window: number): boolean => {
     const forms = needleForms(value);
-    return found(forms.first, "alnum", window) || (forms.stripped !== null && found(forms.stripped, "letter", window));
+    return found(hay!, forms.first, "alnum", window) || (forms.stripped !== null && found(hay!, forms.stripped, "letter", window));
+  };
+  /** A code costume in given content names its tool; otherwise the name itself must stand next to markup. */
+  const toolNamed = (tool: string): boolean => hay!.costumeTools.has(tool) || found(hay!, tool, "alnum", BASE_WINDOW + tool.length);
+  const symbolsGiven = (symbols: readonly string[], window: number): boolean => {
+    if (symbols.length === 0) return false;
+    if (kept === null) {
+      kept = buildGivenHaystack(texts, toolNames, true);
+      budget += SCAN_FACTOR * kept.text.length;
+    }
+    if (kept.markup.length === 0) return false;
+    const where = kept;
+    return symbols.every((value) => symbolLines(value).every((line) => found(where, line, "none", window)));
   };
 
   const search = ((call: EchoQuery): boolean => {
     if (hay === null) {
-      hay = buildGivenHaystack(given(), new Set(call.tools.keys()));
+      texts = given();
+      toolNames = new Set(call.tools.keys());
+      hay = buildGivenHaystack(texts, toolNames);
       budget = SCAN_FACTOR * hay.text.length + SCAN_FLOOR;
     }
     if (hay.markup.length === 0) return false;
     if (budget < 0) return true;
     const evidence = evidenceOf(call.tool, call.input);
     const valuesGiven =
-      evidence.values.length === 0 ? found(call.tool, "alnum", BASE_WINDOW + call.tool.length) : evidence.values.every((value) => valueGiven(value, evidence.window));
+      evidence.values.length === 0
+        ? toolNamed(call.tool) || symbolsGiven(evidence.symbols, evidence.window)
+        : evidence.values.every((value) => valueGiven(value, evidence.window));
     if (valuesGiven) return true;
     const markup = needleForms(call.markup);
-    if (markup.first.length >= MIN_MARKUP && (found(markup.first, "none", BASE_WINDOW) || (markup.stripped !== null && found(markup.stripped, "none", BASE_WINDOW)))) return true;
+    if (markup.first.length >= MIN_MARKUP && (found(hay, markup.first, "markup", BASE_WINDOW) || (markup.stripped !== null && found(hay, markup.stripped, "markup", BASE_WINDOW)))) return true;
     return budget < 0;
   }) as EchoSearch;
   search.scanned = () => scanned;
@@ -90,12 +128,15 @@ export function createEchoSearch(given: () => readonly string[]): EchoSearch {
 interface Evidence {
   /** String values with a letter or digit: each must be given. */
   values: string[];
+  /** Distinctive string values without a letter or digit: the evidence of a call that has no `values`. */
+  symbols: string[];
   window: number;
 }
 
 /** The values a quote of this call must hold, and how far from its markup a quote can put them. */
 export function evidenceOf(tool: string, input: Record<string, unknown>): Evidence {
   const values: string[] = [];
+  const symbols: string[] = [];
   let span = tool.length;
   const stack: { key: string; value: unknown; depth: number }[] = [{ key: "", value: input, depth: 0 }];
   for (let leaves = 0; stack.length > 0 && leaves < MAX_LEAVES; ) {
@@ -115,8 +156,9 @@ export function evidenceOf(tool: string, input: Record<string, unknown>): Eviden
     if (text === null) continue;
     span += key.length + 2 * text.length + PER_FIELD;
     if (hasAlnum(text)) values.push(text);
+    else if (distinctive(text)) symbols.push(text);
   }
-  return { values, window: BASE_WINDOW + span };
+  return { values, symbols, window: BASE_WINDOW + span };
 }
 
 const OUR_DESCRIPTIONS = new Set(Object.values(COSTUME_DESCRIPTIONS));
@@ -134,6 +176,25 @@ function ourOwnPart(tool: string, key: string, depth: number, value: string): st
 
 function hasAlnum(text: string): boolean {
   for (let i = 0; i < text.length; i++) if (isAlnumAt(text, i)) return true;
+  return false;
+}
+
+/**
+ * Whether a value without a letter or digit is long and varied enough to be evidence: at least
+ * MIN_SYMBOLS characters besides whitespace, MIN_DISTINCT of them different (after the encodings
+ * the haystack decodes). `:(){ :|:& };:` is; `.`, `**` + `/*`, `../..`, `{}`, `() =>`, `|---|---|` are not.
+ */
+export function distinctive(value: string): boolean {
+  const text = decodeEncodings(value);
+  const seen = new Set<number>();
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (isSpaceCode(c)) continue;
+    count++;
+    if (seen.size < MIN_DISTINCT) seen.add(c);
+    if (count >= MIN_SYMBOLS && seen.size >= MIN_DISTINCT) return true;
+  }
   return false;
 }
 
@@ -178,7 +239,7 @@ function occursNearMarkup(hay: GivenHaystack, needle: string, lead: Lead, window
       if (startsAlnum && start > 0 && isAlnumAt(text, start - 1)) continue;
       if (lead === "letter" && start > 0 && isLetterAt(text, start - 1)) continue;
       if (endsAlnum && i + 1 < text.length && isAlnumAt(text, i + 1)) continue;
-      if (nearMarkup(hay, start, i + 1, window, lead === "none")) return true;
+      if (nearMarkup(hay, start, i + 1, window, lead === "markup")) return true;
     }
   }
   return false;

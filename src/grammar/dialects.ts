@@ -175,6 +175,21 @@ export function isLineStartCostume(name: string): boolean {
   return LINE_START_COSTUMES.has(name) || executeLanguage(name) !== null;
 }
 
+/**
+ * The tool a code costume's tag runs its code with, as the parser maps it (src/parse/costume.ts
+ * codeCall): `<shell>`, `<sh>`, `<bash>`, `<python>`, `<py>`, `<code_interpreter>` and an
+ * `<execute_*>` of a shell or Python language all become a `bash` call. Null for any other name:
+ * `<pre>` runs only with a language written inside it, and `<tool_call>` names its tool in its body.
+ * The echo guard counts such a tag in given content as markup that names the tool.
+ */
+export function costumeTool(name: string): string | null {
+  const lower = name.toLowerCase();
+  if (lower === "pre" || lower === "tool_call") return null;
+  if (LINE_START_COSTUMES.has(lower)) return "bash";
+  const executes = executeLanguage(lower);
+  return executes !== null && codeLanguage(executes) !== null ? "bash" : null;
+}
+
 /** Inner costume tags (and GLM's argument pairs, O03): recognised inside a span, never open one on their own. */
 export const COSTUME_INNER = new Set(["code", "tool_name", "tool_args", "language", "arg_key", "arg_value"]);
 

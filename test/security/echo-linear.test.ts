@@ -4,7 +4,9 @@
  * content costs at most 4.5x the work and a bounded number of units per character, through the
  * engine with one recovered call. The shapes aim at each part: HTML references without their
  * `;`, dense markup (every window overlaps), long line prefixes, JSON escapes (three forms),
- * periodic near-miss values (KMP), and many matches that are not next to markup.
+ * periodic near-miss values (KMP), and many matches that are not next to markup; and for values
+ * without a letter or digit, the haystack that keeps line prefixes (symbol near misses, long
+ * symbol prefixes, a value of thousands of lines).
  */
 import { describe, expect, test } from "bun:test";
 import { createEchoGuard } from "../../src/echo/guard.ts";
@@ -21,6 +23,8 @@ function recovered(reply: string, given: readonly string[]): number {
 }
 
 const fill = (unit: string, n: number) => unit.repeat(Math.ceil(n / unit.length));
+/** A symbol value that matches the given runs of `:|&; ` for 750 characters, then misses. */
+const SYMBOLS = `${":|&; ".repeat(150)}:|&;!`;
 
 /** [shape, given content of about n characters, the reply (one call), whether that call runs]. */
 const SHAPES: [string, (n: number) => string, (n: number) => string, number][] = [
@@ -32,6 +36,9 @@ const SHAPES: [string, (n: number) => string, (n: number) => string, number][] =
   ["a periodic near-miss value next to dense markup", (n) => fill("<shell>ab ", n), (n) => `<shell>${fill("ab <shell>", n / 8)}ab x</shell>`, 1],
   ["many matches that are not inside markup", (n) => fill("</shell> a <shell>", n), () => "<shell>a</shell>", 1],
   ["a quote at the end of dense markup", (n) => `${fill("<shell>ab ", n)}<shell>rm -rf ~</shell>`, () => "<shell>rm -rf ~</shell>", 0],
+  // A value without a letter or digit is searched in the haystack that keeps line prefixes (built on first need).
+  ["symbol values: periodic near misses, the quote at the end", (n) => `${fill(`<tool_call>${":|&; ".repeat(200)}\n`, n)}<tool_call>\n${SYMBOLS}\n</tool_call>`, () => `<shell>${SYMBOLS}</shell>`, 0],
+  ["symbol values: long symbol line prefixes, the quote at the end", (n) => `${fill(`${"+-#/* >".repeat(40)}<tool_call>:|&;\n`, n)}+ <tool_call>\n+ :(){ :|:& };:\n+ </tool_call>\n`, () => "<shell>:(){ :|:& };:</shell>", 0],
 ];
 
 describe("linear work on hostile given content (counted, not timed)", () => {
@@ -62,5 +69,21 @@ describe("linear work on hostile given content (counted, not timed)", () => {
     expect(search.scanned()).toBeLessThanOrEqual(16 * 2 * given[0]!.length + 4_000_000 + 4 * given[0]!.length);
     // Past the bound the guard fails closed: a hostile request can only stop calls.
     expect(search({ tool: "bash", input: { command: "npm test" }, markup: "<shell>npm test</shell>", tools })).toBe(true);
+  });
+
+  test("a symbol value of many distinct lines: each line is a search, the characters scanned stay bounded, then the call counts as given", () => {
+    // 4096 lines, no two alike (so nothing is memoized), quoted after dense markup: each line's
+    // search scans the one window the dense markup makes before it finds the line at the end.
+    const digits = "~!@#$^*(";
+    const lines = Array.from({ length: 4096 }, (_, i) => `=${[0, 3, 6, 9].map((s) => digits[(i >> s) & 7]).join("")}=`);
+    const command = lines.join("\n");
+    const given = [`${fill("<tool_call>:|&; ", 100_000)}<tool_call>\n${command}\n</tool_call>`];
+    const search = createEchoSearch(() => given);
+    const tools = new Map(fixtureTools.map((t) => [t.name, t]));
+    expect(search({ tool: "bash", input: { command }, markup: `<shell>\n${command}\n</shell>`, tools })).toBe(true);
+    // Both haystacks are about the given content long: 16 times each, the floor, and one last search.
+    expect(search.scanned()).toBeLessThanOrEqual(16 * 2 * given[0]!.length + 4_000_000 + 4 * given[0]!.length);
+    // The bound ended the search: 4096 scans of the window would be 4096 times the given content.
+    expect(search.scanned()).toBeGreaterThan(4_000_000);
   });
 });
