@@ -256,7 +256,7 @@ function repairStream(response: Response, ctx: ResponseContext): Response {
   const engine = channelEngine(ctx);
   const guard = engine();
   const onFinal = (more?: readonly EngineSummary[]) => finishReport(ctx, guard, more);
-  const rewriter = ctx.wire.rewriter(guard, onFinal, engine);
+  const rewriter = ctx.wire.rewriter(guard, onFinal, engine, ctx.plan.oneCall === true);
   const onError = (error: unknown) => noteFailure(ctx.options, "SSE rewrite of an event", error);
   return rebuilt(response, rewriteEventStream(response.body!, rewriter, onError));
 }

@@ -15,7 +15,7 @@ import { textAndCalls } from "../engine/events.ts";
 import type { JsonSchema, RecoveredCall, ToolSpec } from "../parse/types.ts";
 import type { EngineEvent } from "../engine/types.ts";
 import { givenFromCallOptions, requestEchoGuard } from "../echo/from-request.ts";
-import { offeredTools, sdkToolChoice } from "../wires/tool-choice.ts";
+import { offeredTools, sdkOneCall, sdkToolChoice } from "../wires/tool-choice.ts";
 import { pullStage, type Stage } from "../sse/pull-stage.ts";
 import { ReasoningChannel } from "../engine/reasoning-channel.ts";
 import { createRepairEngine } from "../engine/engine.ts";
@@ -44,6 +44,8 @@ interface CallContext {
   reasoning: ReasoningChannel;
   /** Calls emitted from the reasoning channel. */
   fromReasoning: number;
+  /** The call switched parallel tool calls off (sdkOneCall): one call per reply, held back until it ends. */
+  oneCall: boolean;
   tag: string | undefined;
   attempt: number;
   reported: boolean;
@@ -71,12 +73,16 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
     const choice = sdkToolChoice(params.toolChoice);
     if (choice.type === "invalid") debugLine(options, `${choice.why}: no call is recovered from this response`);
     const offered = offeredTools(tools, choice);
+    // ...and never more calls than it allowed: one, when the call switched parallel calls off.
+    const oneCall = sdkOneCall(params.providerOptions);
+    const limit = oneCall ? { maxCalls: 1 } : {};
     return () => ({
       options,
-      guard: new GuardedEngine(factory(engineOptions(options, offered, isEchoed)), onError),
+      guard: new GuardedEngine(factory({ ...engineOptions(options, offered, isEchoed), ...limit }), onError),
       // One engine per reasoning part, each reading on where the part before it left off.
-      reasoning: new ReasoningChannel((continues) => new GuardedEngine(factory({ ...engineOptions(options, offered, isEchoed), channel: "reasoning", ...(continues ? { continues } : {}) }), onError)),
+      reasoning: new ReasoningChannel((continues) => new GuardedEngine(factory({ ...engineOptions(options, offered, isEchoed), ...limit, channel: "reasoning", ...(continues ? { continues } : {}) }), onError)),
       fromReasoning: 0,
+      oneCall,
       tag,
       attempt,
       reported: false,
@@ -265,6 +271,12 @@ function repairParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
   let nativeNoted = false;
   /** The reasoning part a held trailing block belongs to, and its end, kept until the block runs or goes back. */
   let heldThought: { id: string; end?: Part } | undefined;
+  /**
+   * One call per reply (ctx.oneCall): recovered calls are held back until the reply ends, so a
+   * native call that comes first still wins (the engine withdraws them). Off once the reply ended.
+   */
+  let hold = ctx.oneCall;
+  let heldCalls: RecoveredCall[] = [];
 
   return {
     each(part) {
@@ -296,6 +308,7 @@ function repairParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
     owner = part.id;
     const step = guard.step({ delta: part.delta });
     if (!step.ok) {
+      unhold();
       text(step.held);
       out(part);
       return releaseEnd();
@@ -347,10 +360,16 @@ function repairParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
           reasoning.noteNative();
           endThought();
           payThought();
-          const step = guard.step({ native: true });
+          // Calls held back never go out; the text the engine held after them is the model's own again.
+          const withdraw = heldCalls.length > 0;
+          heldCalls = [];
+          const step = guard.step({ native: true, withdraw });
           if (!step.ok) {
             text(step.held);
             releaseEnd();
+          } else if (withdraw) {
+            emit(step.events);
+            if (guard.held === 0) releaseEnd();
           }
         }
         return out(part);
@@ -366,6 +385,8 @@ function repairParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
   }
 
   function settle(step: ReturnType<GuardedEngine["step"]>, final = false): void {
+    // The reply ended (or the engine gave up): calls held back go out first, as they came.
+    if (final || !step.ok) unhold();
     if (!step.ok) {
       if (final) reasoning.abandon();
       payThought();
@@ -410,8 +431,16 @@ function repairParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
   function emit(events: EngineEvent[]): void {
     for (const event of events) {
       if (event.type === "text") text(event.text);
+      else if (hold) heldCalls.push(event.call);
       else call(event.call);
     }
+  }
+
+  function unhold(): void {
+    hold = false;
+    const calls = heldCalls;
+    heldCalls = [];
+    for (const recovered of calls) call(recovered);
   }
 
   function text(delta: string): void {

@@ -21,10 +21,14 @@ import type { AnswerSoFar, EchoGuard, EngineEvent, EngineOptions, EngineSummary,
 /** Smallest piece of a delta handed to a candidate at once. */
 const PIECE = 256;
 
-/** Text held after a recovered call: released if another call follows, stripped at the end (S03). */
+/**
+ * Text held after a recovered call: released if another call follows, stripped at the end (S03).
+ * A piece that is markup the engine did not run (a call past maxCalls, broken markup) keeps its
+ * report, so a withdrawn call (withdrawCalls) can strip it as a native call's duplicate.
+ */
 interface Tail {
   start: number;
-  pieces: { start: number; length: number; noise: boolean }[];
+  pieces: { start: number; length: number; noise: boolean; markup?: BrokenSpan }[];
   length: number;
 }
 
@@ -55,6 +59,8 @@ class Engine implements RepairEngine {
   private out: EngineEvent[] = [];
   private seq = 0;
   private recovered = 0;
+  /** Spans of the calls recovered, for withdrawCalls. */
+  private callSpans: [number, number][] = [];
   private heldNoCall = 0;
   private readonly broken: BrokenSpan[] = [];
   private readonly stripped: StrippedSpan[] = [];
@@ -126,6 +132,36 @@ class Engine implements RepairEngine {
 
   noteNativeToolCall(): void {
     this.native = true;
+  }
+
+  withdrawCalls(): EngineEvent[] {
+    this.native = true;
+    this.out = [];
+    for (const span of this.callSpans) this.stripped.push({ span, kind: "native-call-duplicate" });
+    this.callSpans = [];
+    this.recovered = 0;
+    const tail = this.tail;
+    this.tail = null;
+    // What the model wrote after the call is its own text again; markup in it is a native call's duplicate, as it would have been.
+    for (const piece of tail?.pieces ?? []) {
+      const span: [number, number] = [piece.start, piece.start + piece.length];
+      if (piece.noise) this.stripped.push({ span, kind: "noise" });
+      else if (piece.markup) {
+        const at = this.broken.indexOf(piece.markup);
+        if (at !== -1) this.broken.splice(at, 1);
+        this.stripped.push({ span, kind: "native-call-duplicate" });
+      } else this.pushText(this.store.slice(piece.start, piece.start + piece.length), piece.start);
+    }
+    if (!this.flushed) this.store.keepLast(this.held);
+    return this.out;
+  }
+
+  endSpan(): EngineEvent[] {
+    if (this.flushed) throw new Error("dsml-fix engine: endSpan after flush");
+    this.out = [];
+    this.process("", true);
+    this.store.keepLast(this.held);
+    return this.out;
   }
 
   carryOver(): AnswerSoFar {
@@ -419,8 +455,9 @@ class Engine implements RepairEngine {
     if (seg.kind === "call" && !this.native && this.earlierCalls + this.recovered >= this.maxCalls) {
       // The request allows no more calls in this reply: the markup is handled exactly like a call
       // to a tool the request does not offer (text where it stood, a nudge), and never runs.
-      this.broken.push({ span: [start, end], shape: seg.shape, reason: "extra-call", detail: "the request switched parallel tool calls off and the reply already made its call", tool: seg.tool });
-      this.releaseVisible(span.slice(seg.start, seg.end), start);
+      const extra: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "extra-call", detail: "the request switched parallel tool calls off and the reply already made its call", tool: seg.tool };
+      this.broken.push(extra);
+      this.releaseVisible(span.slice(seg.start, seg.end), start, extra);
       return;
     }
     if (seg.kind === "call" || (seg.kind === "broken" && this.native)) {
@@ -441,6 +478,7 @@ class Engine implements RepairEngine {
         call: { id: `${this.idPrefix}${++this.seq}`, tool: seg.tool, input: seg.input, span: [start, end], shape: seg.shape },
       });
       this.recovered++;
+      this.callSpans.push([start, end]);
       this.tail = { start: end, pieces: [], length: 0 };
       return;
     }
@@ -450,6 +488,8 @@ class Engine implements RepairEngine {
       if (seg.parameter !== undefined) b.parameter = seg.parameter;
       if (seg.declared !== undefined) b.declared = seg.declared;
       this.broken.push(b);
+      this.releaseVisible(span.slice(seg.start, seg.end), start, b);
+      return;
     }
     this.releaseVisible(span.slice(seg.start, seg.end), start);
   }
@@ -465,9 +505,11 @@ class Engine implements RepairEngine {
     this.releaseVisible(released, cand.start);
   }
 
-  private releaseVisible(text: string, start: number): void {
+  /** `markup`: the text is markup that did not run, reported as such (kept apart in a tail). */
+  private releaseVisible(text: string, start: number, markup?: BrokenSpan): void {
     this.doc.advanceText(text);
-    this.pushText(text, start);
+    if (markup && this.tail && text.length > 0) this.holdInTail(text, start, false, markup);
+    else this.pushText(text, start);
   }
 
   private emitText(s: string, from: number, to: number, base: number): void {
@@ -488,7 +530,7 @@ class Engine implements RepairEngine {
     else this.out.push({ type: "text", text });
   }
 
-  private holdInTail(text: string, start: number, noise: boolean): void {
+  private holdInTail(text: string, start: number, noise: boolean, markup?: BrokenSpan): void {
     const tail = this.tail;
     if (!tail) {
       if (noise) this.stripped.push({ span: [start, start + text.length], kind: "noise" });
@@ -503,7 +545,8 @@ class Engine implements RepairEngine {
     const fits = text.length <= room;
     const kept = fits ? text : text.slice(0, room);
     let last = tail.pieces[tail.pieces.length - 1];
-    if (!last || last.noise !== noise || last.start + last.length !== start) tail.pieces.push((last = { start, length: 0, noise }));
+    if (markup) tail.pieces.push((last = { start, length: 0, noise, markup }));
+    else if (!last || last.noise !== noise || last.markup || last.start + last.length !== start) tail.pieces.push((last = { start, length: 0, noise }));
     last.length += kept.length;
     tail.length += kept.length;
     if (fits) return;

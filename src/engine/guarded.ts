@@ -1,10 +1,16 @@
 import type { AnswerSoFar, EngineEvent, EngineSummary, RepairEngine } from "./types.ts";
 import { describeError } from "./describe-error.ts";
 
-/** Text to feed, the response's native calls to note, the end to flush: any of them, in that order. */
+/**
+ * Text to feed, the response's native calls to note, the end of a span or the end to flush: any of
+ * them, in that order. `withdraw` notes a native call too, and withdraws every call this engine
+ * recovered (the caller held them all back: RepairEngine.withdrawCalls).
+ */
 export interface Work {
   native?: boolean;
+  withdraw?: boolean;
   delta?: string;
+  endSpan?: boolean;
   flush?: boolean;
 }
 
@@ -61,14 +67,18 @@ export class GuardedEngine {
   step(work: Work): Step {
     if (this.done) return NOTHING;
     // A feed drops from the engine what it releases; a flush failing after it must still hand
-    // back what was held before the step. Read first, once per response at most (the last step).
+    // back what was held before the step. Read first, and only when the step does more than one thing.
     let before: string | undefined;
     try {
       const { delta, flush } = work;
-      if (delta && flush) before = this.#heldBefore();
-      if (work.native) this.#engine.noteNativeToolCall();
+      // More than one engine call: a later one failing must still hand back what an earlier one dropped.
+      if ((delta && (flush || work.endSpan)) || (work.withdraw && (delta || flush || work.endSpan))) before = this.#heldBefore();
+      let events: EngineEvent[] = [];
+      if (work.withdraw) events = this.#withdrawn();
+      else if (work.native) this.#engine.noteNativeToolCall();
       // feed() and flush() return fresh arrays: pass them on instead of copying.
-      let events: EngineEvent[] = delta ? this.#engine.feed(delta) : [];
+      if (delta) events = events.length === 0 ? this.#engine.feed(delta) : events.concat(this.#engine.feed(delta));
+      if (work.endSpan && !flush && this.#engine.endSpan) events = events.concat(this.#engine.endSpan());
       if (flush) {
         const flushed = this.#engine.flush();
         events = events.length === 0 ? flushed : events.concat(flushed);
@@ -84,6 +94,30 @@ export class GuardedEngine {
       this.#onError(`engine failed, passing the rest through: ${describeError(error)}`);
       return { ok: false, held: before ?? this.#heldBefore() };
     }
+  }
+
+  /**
+   * step({ withdraw: true }) for an engine already flushed (a Responses part that ended before the
+   * native call came): nothing is released any more, only the report changes. False: it failed.
+   */
+  withdrawAfterFlush(): boolean {
+    if (this.#failed || !this.#flushed) return !this.#failed;
+    try {
+      this.#withdrawn();
+      return true;
+    } catch (error) {
+      this.#failed = true;
+      this.#onError(`engine failed withdrawing its calls: ${describeError(error)}`);
+      return false;
+    }
+  }
+
+  /** The engine's withdrawal (a plain native note for an engine without one): no call it made is handed on. */
+  #withdrawn(): EngineEvent[] {
+    const engine = this.#engine;
+    const events = engine.withdrawCalls ? engine.withdrawCalls() : (engine.noteNativeToolCall(), []);
+    this.#recovered = 0;
+    return events;
   }
 
   /**

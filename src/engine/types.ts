@@ -86,6 +86,20 @@ export interface RepairEngine {
   /** The response carries native tool calls: leaked markup is stripped, never turned into a second call. */
   noteNativeToolCall(): void;
   /**
+   * A native call came while the caller still held back every call this engine recovered (the
+   * request allows one call, so a recovered call waits for the reply's end): as
+   * noteNativeToolCall, and those calls never ran. They are reported as the native call's
+   * duplicates, as if the native call had come first; the text held after them is released (the
+   * markup in it stripped as a duplicate too). Also after flush(), where only the report changes.
+   */
+  withdrawCalls?(): EngineEvent[];
+  /**
+   * The text fed so far ends a span (an Anthropic text block followed by a block of another kind):
+   * a tag or candidate still open is decided as at the end, so markup never continues past it.
+   * Text held after a call, and the documentation context, carry on into the next span.
+   */
+  endSpan?(): EngineEvent[];
+  /**
    * After flush(): where the reply's text stands, for the engine of its next part
    * (EngineOptions.continues). Engines that cannot say (test stubs) leave it out.
    */

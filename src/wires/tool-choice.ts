@@ -52,6 +52,29 @@ export function anthropicOneCall(toolChoice: unknown): boolean {
 }
 
 /**
+ * The AI SDK's switch, in LanguageModelV3CallOptions.providerOptions: @ai-sdk/openai reads
+ * `parallelToolCalls` (chat and Responses) and @ai-sdk/anthropic `disableParallelToolUse`, each under
+ * its provider's key ("openai", "anthropic", or the name a custom provider was given); and
+ * @ai-sdk/openai-compatible copies any key it has no option for into the body, so a raw
+ * `parallel_tool_calls` there reaches the server as it is. The middleware cannot tell which
+ * provider it wraps, so every key is read: a switch meant for another provider costs at most a
+ * turn. Values read as openAiOneCall and anthropicOneCall do; options that cannot be read, as off.
+ */
+export function sdkOneCall(providerOptions: unknown): boolean {
+  try {
+    if (!isObject(providerOptions)) return false;
+    for (const entry of Object.values(providerOptions)) {
+      if (!isObject(entry)) continue;
+      if (openAiOneCall(entry.parallelToolCalls) || openAiOneCall(entry.parallel_tool_calls)) return true;
+      if (anthropicOneCall({ disable_parallel_tool_use: entry.disableParallelToolUse })) return true;
+    }
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
  * The names, among the declared ones, a recovered call may use under `choice`. "none", an
  * invalid choice, or a choice naming only undeclared tools leave none (leaked markup then gets the
  * undeclared-tool correction instead of running).

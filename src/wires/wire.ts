@@ -33,7 +33,9 @@ export interface Wire {
   repairJson(body: Json, ctx: WireJsonContext): boolean;
   /**
    * The per-event rewriter of a streamed response: `guard` for its first text channel, `engine()`
-   * for each further one; `onFinal` once, with the further engines' summaries.
+   * for each further one; `onFinal` once, with the further engines' summaries. `oneCall`: the
+   * request allows one call (CallPolicy.oneCall), so a recovered call is held back until the reply
+   * ends, and never goes out if a native call comes first (RepairEngine.withdrawCalls).
    */
-  rewriter(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, engine: EngineFor): EventRewriter;
+  rewriter(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, engine: EngineFor, oneCall: boolean): EventRewriter;
 }

@@ -2,9 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { repairFetch } from "../../src/adapters/fetch.ts";
 import { type AdapterOptions, type AdapterResult, REQUEST_TAG_HEADER } from "../../src/adapters/options.ts";
 import { createRepairEngine } from "../../src/engine/engine.ts";
-import { block, live } from "../golden/notation.ts";
+import { BAR, block, live } from "../golden/notation.ts";
 import { stubFactory } from "./stub-engine.ts";
-import { JSON_HEADERS, type Json, chunkedFetch, dataEvents, encode, everySplit, namedConsistently, namedSse, postInit } from "./wire-support.ts";
+import { JSON_HEADERS, type Json, byteByByte, chunkedFetch, dataEvents, encode, everySplit, namedConsistently, namedSse, postInit, seededCuts } from "./wire-support.ts";
 
 const URL_MESSAGES = "http://model.test/v1/messages";
 const TOOLS = [
@@ -239,5 +239,78 @@ describe("Anthropic Messages JSON", () => {
     const native = { type: "tool_use", id: "toolu_n", name: "read", input: { path: "n" } };
     const { text } = await json(message([{ type: "text", text: '<<CALL read {"path":"x"}>>' }, native], "tool_use"));
     expect(JSON.parse(text).content).toEqual([native]);
+  });
+});
+
+/**
+ * Markup never spans a text block and a block of another kind after it, in the stream as in JSON:
+ * what the engine still holds when such a text block ends (a trailing bar here) is decided there
+ * and stays in that block, before the next block. A text block right after another may continue
+ * its markup (hard negative, both paths). Real engine; streams whole, one character per delta read
+ * byte by byte, and at seeded random byte cuts, each compared with the JSON answer.
+ */
+describe("Anthropic Messages: text held at a text block's end stays in its block", () => {
+  type Block = { type: "text"; text: string } | { type: "thinking"; thinking: string };
+  const TOOLS_READ = [{ name: "read", input_schema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } }];
+  const init = (stream: boolean) => postInit({ model: "m", max_tokens: 10, stream, messages: [{ role: "user", content: "hi" }], tools: TOOLS_READ });
+  const real = (base: typeof fetch) => repairFetch({}, base, { createEngine: (o) => createRepairEngine({ ...o, idPrefix: "t_" }) });
+
+  function sse(blocks: Block[], size: number): string {
+    const events: Json[] = [messageStart()];
+    blocks.forEach((b, index) => {
+      const text = b.type === "text" ? b.text : b.thinking;
+      events.push({ type: "content_block_start", index, content_block: b.type === "text" ? { type: "text", text: "" } : { type: "thinking", thinking: "" } });
+      for (let at = 0; at < text.length; at += size) {
+        const piece = text.slice(at, at + size);
+        events.push({ type: "content_block_delta", index, delta: b.type === "text" ? { type: "text_delta", text: piece } : { type: "thinking_delta", thinking: piece } });
+      }
+      events.push({ type: "content_block_stop", index });
+    });
+    events.push({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 9 } }, { type: "message_stop" });
+    return namedSse(events);
+  }
+
+  /** Blocks as a client holds them, tool_use ids left out. */
+  const plain = (content: Json[]) => content.map(({ id: _id, signature: _s, ...rest }) => rest);
+
+  async function both(blocks: Block[]): Promise<{ json: Json[]; streams: Json[][] }> {
+    const body = { id: "msg_1", type: "message", role: "assistant", model: "m", content: blocks, stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 1, output_tokens: 2 } };
+    const res = await real(chunkedFetch([encode(JSON.stringify(body))], JSON_HEADERS))(URL_MESSAGES, init(false));
+    const json = plain((JSON.parse(await res.text()) as Json).content);
+    const run = async (chunks: Uint8Array[]) => plain(assemble(await (await real(chunkedFetch(chunks))(URL_MESSAGES, init(true))).text()).content);
+    const streams = [await run([encode(sse(blocks, 1000))]), await run(byteByByte(encode(sse(blocks, 1))))];
+    for (const seed of [1, 2, 3, 4, 5, 6]) streams.push(await run(seededCuts(encode(sse(blocks, 1 + (seed % 4))), seed)));
+    return { json, streams };
+  }
+
+  const leak = live(block("tool_calls", [["read", [["path", "a.ts"]]]]));
+  const cut = leak.indexOf("read") + 2;
+
+  test("a trailing bar before a thinking block stays in its text block, there and before a later text block", async () => {
+    const cases: [Block[], Json[]][] = [
+      [
+        [{ type: "text", text: `Done ${BAR}` }, { type: "thinking", thinking: "hmm" }],
+        [{ type: "text", text: `Done ${BAR}` }, { type: "thinking", thinking: "hmm" }],
+      ],
+      [
+        [{ type: "text", text: `Done ${BAR}` }, { type: "thinking", thinking: "hmm" }, { type: "text", text: "more" }],
+        [{ type: "text", text: `Done ${BAR}` }, { type: "thinking", thinking: "hmm" }, { type: "text", text: "more" }],
+      ],
+    ];
+    for (const [blocks, expected] of cases) {
+      const { json, streams } = await both(blocks);
+      expect(json).toEqual(expected);
+      for (const stream of streams) expect(stream).toEqual(expected);
+    }
+  });
+
+  test("markup cut by a thinking block is no call, in either path; cut between two adjacent text blocks it still is one (hard negative)", async () => {
+    const split = await both([{ type: "text", text: `Go:\n${leak.slice(0, cut)}` }, { type: "thinking", thinking: "hmm" }, { type: "text", text: leak.slice(cut) }]);
+    expect(split.json).toEqual([{ type: "text", text: `Go:\n${leak.slice(0, cut)}` }, { type: "thinking", thinking: "hmm" }, { type: "text", text: leak.slice(cut) }]);
+    for (const stream of split.streams) expect(stream).toEqual(split.json);
+    const adjacent = await both([{ type: "text", text: `Go:\n${leak.slice(0, cut)}` }, { type: "text", text: leak.slice(cut) }]);
+    expect(adjacent.json.map((b) => b.type)).toEqual(["text", "tool_use"]);
+    expect(adjacent.json[1]).toMatchObject({ name: "read", input: { path: "a.ts" } });
+    for (const stream of adjacent.streams) expect(stream).toEqual(adjacent.json);
   });
 });

@@ -1,7 +1,9 @@
 // Per-event decisions for a streamed Anthropic Messages response. Blocks follow one another
 // (start, deltas, stop), so a call released inside a text block closes that block, goes out as a
 // tool_use block of its own, and any text after it opens a new text block; every later block
-// index moves up by the blocks put in.
+// index moves up by the blocks put in. Markup never spans a text block and a block of another
+// kind after it (as in the JSON path): what the engine holds at such a text block's end is
+// decided there and goes out in that block; a text block right after it may continue it.
 import type { RecoveredCall } from "../../parse/types.ts";
 import type { EngineEvent } from "../../engine/types.ts";
 import { type EventRewriter, RAW, type Rewritten, type SseEvent, typedEvent } from "../../sse/rewrite.ts";
@@ -28,15 +30,33 @@ export class AnthropicStreamRewriter implements EventRewriter {
    * became calls is never opened, as an empty text block would be replayed in the next request.
    */
   #held: Json | undefined;
+  /**
+   * A text block ended upstream while the engine still held some of its text: it stays open
+   * downstream until the next event tells whether the text may go on (another text block) or
+   * ends there (any other block, or the message's end).
+   */
+  #ending = false;
+  /**
+   * The request allows one call: recovered calls are held back until the message ends, so a native
+   * tool_use block that comes later still wins (the engine withdraws them). Off once it ended.
+   */
+  #hold: boolean;
+  #heldCalls: RecoveredCall[] = [];
 
-  constructor(guard: GuardedEngine, onFinal: () => void) {
+  constructor(guard: GuardedEngine, onFinal: () => void, oneCall = false) {
     this.#guard = guard;
     this.#onFinal = onFinal;
+    this.#hold = oneCall;
   }
 
   event(sse: SseEvent): Rewritten | null {
     const event = typedEvent(sse.data);
     if (event === null) return null;
+    const lead = this.#ending && event.type !== "ping" ? this.#endBlock(event) : [];
+    return lead.length === 0 ? this.#decide(event) : withLead(lead, this.#decide(event));
+  }
+
+  #decide(event: Json): Rewritten | null {
     if (event.index !== undefined && event.index === this.#textBlock) {
       if (event.type === "content_block_delta") return this.#delta(event);
       if (event.type === "content_block_stop") return this.#stop(event);
@@ -45,7 +65,26 @@ export class AnthropicStreamRewriter implements EventRewriter {
     const decided = this.#other(event);
     if (held === undefined || this.#held !== held) return decided;
     // Anything else between the held start and the block's text (a ping) goes after the start.
-    return { pieces: [...this.#openText(), ...(decided?.pieces ?? [RAW])], ...(decided?.original ? { original: decided.original } : {}) };
+    return withLead(this.#openText(), decided);
+  }
+
+  /**
+   * The event after a text block that ended holding text. A text block may continue what it held
+   * (as the JSON path reads adjacent text blocks); anything else ends it: the engine decides what
+   * it held, which goes out in the block before it closes. The message's end flushes anyway.
+   */
+  #endBlock(event: Json): Json[] {
+    this.#ending = false;
+    const block = event.type === "content_block_start" && isObject(event.content_block) ? event.content_block.type : undefined;
+    if (block === "text" || this.#guard.done) return this.#close();
+    if (event.type === "message_delta" || event.type === "message_stop") return [];
+    // A native call next: calls held back are withdrawn here, so the text held after them stays in this block.
+    const native = NATIVE_BLOCKS.has(block as string);
+    const withdraw = native && this.#heldCalls.length > 0;
+    if (withdraw) this.#heldCalls = [];
+    const step = this.#guard.step({ native, withdraw, endSpan: true });
+    const pieces = step.ok ? this.#emit(step.events) : [...this.#unhold(), ...this.#emitText(step.held)];
+    return [...pieces, ...this.#close()];
   }
 
   #other(event: Json): Rewritten | null {
@@ -68,11 +107,13 @@ export class AnthropicStreamRewriter implements EventRewriter {
 
   /** End of the message without a message_delta: release what the engine holds. */
   end(): Json[] {
+    this.#ending = false;
     if (this.#guard.done) return [];
     const step = this.#guard.step({ flush: true });
     this.#final();
+    const held = this.#unhold();
     const pieces = step.ok ? this.#emit(step.events) : step.held ? this.#emitText(step.held) : [];
-    return [...pieces, ...this.#close()];
+    return [...held, ...pieces, ...this.#close()];
   }
 
   #start(event: Json): Rewritten | null {
@@ -87,15 +128,27 @@ export class AnthropicStreamRewriter implements EventRewriter {
       block.text = "";
       return { pieces: text === "" ? [] : this.#feed(text) };
     }
+    let lead: Json[] = [];
+    if (block.type !== "text" && NATIVE_BLOCKS.has(block.type as string) && !this.#guard.done) lead = this.#native();
     const out = this.#next++;
     this.#blocks.set(index, out);
     if (block.type === "text") {
       this.#textBlock = index;
       this.#open = out;
-    } else if (NATIVE_BLOCKS.has(block.type as string) && !this.#guard.done) {
-      this.#guard.step({ native: true });
     }
-    return this.#renumbered(event, out);
+    return lead.length === 0 ? this.#renumbered(event, out) : withLead(lead, this.#renumbered(event, out));
+  }
+
+  /**
+   * A native call: markup from here on is its duplicate. Calls held back never go out; the text
+   * the engine held after them goes out before the native block, in a text block of its own.
+   */
+  #native(): Json[] {
+    const withdraw = this.#heldCalls.length > 0;
+    this.#heldCalls = [];
+    const step = this.#guard.step({ native: true, withdraw });
+    const pieces = step.ok ? this.#emit(step.events) : this.#emitText(step.held);
+    return pieces.length > 0 ? [...pieces, ...this.#close()] : [];
   }
 
   /** A delta of the text block being fed. */
@@ -106,7 +159,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
     }
     const text = delta.text;
     const step = this.#guard.step({ delta: text });
-    if (!step.ok) return { pieces: [...this.#emitText(step.held), ...this.#intoOpenText(event).pieces] };
+    if (!step.ok) return { pieces: [...this.#unhold(), ...this.#emitText(step.held), ...this.#intoOpenText(event).pieces] };
     const events = step.events;
     // The usual case: the text passes as it came, into the block it came in.
     if (events.length === 1 && events[0]!.type === "text" && events[0]!.text === text && this.#open !== undefined) {
@@ -120,6 +173,11 @@ export class AnthropicStreamRewriter implements EventRewriter {
     this.#textBlock = undefined;
     this.#held = undefined;
     const open = this.#open;
+    // The engine holds some of the block's text: the block stays open until the next event decides it (#endBlock).
+    if (open !== undefined && this.#guard.held > 0 && !this.#guard.done) {
+      this.#ending = true;
+      return { pieces: [] };
+    }
     this.#open = undefined;
     // The block never opened downstream, or a call closed it already: nothing left to close.
     if (open === undefined) return { pieces: [] };
@@ -131,7 +189,8 @@ export class AnthropicStreamRewriter implements EventRewriter {
     if (!this.#guard.done) {
       const step = this.#guard.step({ flush: true });
       this.#final();
-      pieces = step.ok ? this.#emit(step.events) : step.held ? this.#emitText(step.held) : [];
+      const held = this.#unhold();
+      pieces = [...held, ...(step.ok ? this.#emit(step.events) : step.held ? this.#emitText(step.held) : [])];
       pieces.push(...this.#close());
     }
     const delta = event.delta;
@@ -164,16 +223,25 @@ export class AnthropicStreamRewriter implements EventRewriter {
 
   #feed(text: string): Json[] {
     const step = this.#guard.step({ delta: text });
-    return step.ok ? this.#emit(step.events) : this.#emitText(step.held);
+    return step.ok ? this.#emit(step.events) : [...this.#unhold(), ...this.#emitText(step.held)];
   }
 
   #emit(events: EngineEvent[]): Json[] {
     const out: Json[] = [];
     for (const event of events) {
       if (event.type === "text") out.push(...this.#emitText(event.text));
+      else if (this.#hold) this.#heldCalls.push(event.call);
       else out.push(...this.#emitCall(event.call));
     }
     return out;
+  }
+
+  /** Holding ends (the message ended, or the engine gave up): the calls held back, as tool_use blocks. */
+  #unhold(): Json[] {
+    this.#hold = false;
+    const calls = this.#heldCalls;
+    this.#heldCalls = [];
+    return calls.flatMap((call) => this.#emitCall(call));
   }
 
   #emitText(text: string): Json[] {
@@ -215,6 +283,11 @@ export class AnthropicStreamRewriter implements EventRewriter {
     this.#reported = true;
     this.#onFinal();
   }
+}
+
+/** `lead`, then what the event decided (its own bytes when it decided nothing). */
+function withLead(lead: Json[], decided: Rewritten | null): Rewritten {
+  return { pieces: [...lead, ...(decided?.pieces ?? [RAW])], ...(decided?.original ? { original: decided.original } : {}) };
 }
 
 function textStart(index: number): Json {

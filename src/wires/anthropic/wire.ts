@@ -14,7 +14,7 @@ export const anthropicWire: Wire = {
   allowed: (body) => ({ choice: anthropicToolChoice(body.tool_choice), oneCall: anthropicOneCall(body.tool_choice) }),
   given: givenFromMessagesBody,
   repairJson: repairMessageJson,
-  rewriter: (guard, onFinal) => new AnthropicStreamRewriter(guard, onFinal),
+  rewriter: (guard, onFinal, _engine, oneCall) => new AnthropicStreamRewriter(guard, onFinal, oneCall),
 };
 
 /** Client tools carry an input_schema; server tools (web search, code execution…) are typed and have none. */
@@ -48,7 +48,8 @@ function repairMessageJson(body: Json, ctx: WireJsonContext): boolean {
       out.push(block);
       continue;
     }
-    const step = guard.step({ delta: block.text, flush: i === lastText });
+    // Markup never spans a text block and a block of another kind after it (a text block right after may continue it).
+    const step = guard.step({ delta: block.text, endSpan: i !== lastText && !isTextBlock(content[i + 1]), flush: i === lastText });
     if (!step.ok) return false;
     const blocks = blocksOf(step.events, block);
     calls += blocks.filter((b) => b.type === "tool_use").length;

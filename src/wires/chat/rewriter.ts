@@ -1,6 +1,7 @@
 // Decides, per chat.completion.chunk, what goes out in its place: its original bytes, a rewritten
 // chunk, and synthetic chunks carrying released text and recovered calls.
 import type { EngineEvent } from "../../engine/types.ts";
+import type { RecoveredCall } from "../../parse/types.ts";
 import { ChunkShape } from "./chunk-shape.ts";
 import type { GuardedEngine, Step } from "../../engine/guarded.ts";
 import { jsonOrUndefined } from "../../grammar/plain-data.ts";
@@ -47,11 +48,18 @@ export class ChunkRewriter implements EventRewriter {
   #deferredOut = "";
   /** #shapeCarriesOnlyContent's answer for the shape learned from `source`. */
   #emptyShape: { source: Json; drops: boolean } | undefined;
+  /**
+   * The request allows one call: recovered calls are held back until the reply ends, so a native
+   * call that comes later still wins (the engine withdraws them). Off once the reply ended.
+   */
+  #hold: boolean;
+  #heldCalls: RecoveredCall[] = [];
 
-  constructor(guard: GuardedEngine, onFinal: () => void, reasoning?: ReasoningChannel) {
+  constructor(guard: GuardedEngine, onFinal: () => void, reasoning?: ReasoningChannel, oneCall = false) {
     this.#guard = guard;
     this.#onFinal = onFinal;
     this.#reasoning = reasoning;
+    this.#hold = oneCall;
   }
 
   /** Calls handed to the client so far, from either channel. */
@@ -112,10 +120,11 @@ export class ChunkRewriter implements EventRewriter {
   #flush(): Json[] {
     const thought = this.#closeReasoning();
     const step = this.#guard.step({ flush: true });
+    const held = this.#unhold();
     const late = step.ok ? this.#reasoningCalls() : this.#abandonReasoning();
     this.#final();
-    if (!step.ok) return step.held ? [...thought, ...late, this.#synthetic({ content: step.held })] : [...thought, ...late];
-    return [...thought, ...this.#segments(step.events, 0), ...late];
+    if (!step.ok) return step.held ? [...thought, ...held, ...late, this.#synthetic({ content: step.held })] : [...thought, ...held, ...late];
+    return [...thought, ...held, ...this.#segments(step.events, 0), ...late];
   }
 
   /**
@@ -129,9 +138,11 @@ export class ChunkRewriter implements EventRewriter {
     if (content === "") return this.#deferred === 0 ? null : (this.#decideDeferred(content, "", mayDefer, null) ?? null);
     const step = this.#guard.step({ delta: content });
     if (!step.ok) {
+      const held = this.#unhold();
       // The engine failed; what it held is exactly the deferred events' text not yet released, so they go out whole.
-      if (this.#deferred > 0) return this.#sendDeferred();
-      return step.held ? { pieces: [this.#synthetic({ content: step.held }), RAW] } : null;
+      if (this.#deferred > 0) return held.length > 0 ? { pieces: [...held, ...this.#sendDeferred().pieces] } : this.#sendDeferred();
+      const back = step.held ? [this.#synthetic({ content: step.held })] : [];
+      return back.length + held.length > 0 ? { pieces: [...held, ...back, RAW] } : null;
     }
     const events = step.events;
     if (this.#deferred === 0 && events.length === 1 && events[0]!.type === "text" && events[0]!.text === content) return null;
@@ -292,17 +303,20 @@ export class ChunkRewriter implements EventRewriter {
     if (content === undefined && !finish && !toolCalls) return null;
 
     const step = this.#step(toolCalls !== undefined, content, finish);
+    // The reply ended, or the engine gave up: calls held back go out now, as they would have before.
+    const held = finish || !step.ok ? this.#unhold() : [];
     const late = !step.ok ? this.#abandonReasoning() : finish ? this.#reasoningCalls() : [];
     if (finish) this.#final();
     if (!step.ok) {
       const settled = this.#settle(first, toolCalls);
-      if (!step.held) return late.length > 0 ? [...late, settled ? chunk : RAW] : settled ? [chunk] : null;
-      return [...late, this.#synthetic({ content: step.held }), settled ? chunk : RAW];
+      const lead = [...held, ...late];
+      if (!step.held) return lead.length > 0 ? [...lead, settled ? chunk : RAW] : settled ? [chunk] : null;
+      return [...lead, this.#synthetic({ content: step.held }), settled ? chunk : RAW];
     }
     const events = step.events;
 
     const changed = toolCalls ? this.#remapNative(toolCalls) : false;
-    if (finish) return this.#finish(chunk, first, delta, content, [...this.#segments(events, 0), ...late], changed);
+    if (finish) return this.#finish(chunk, first, delta, content, [...held, ...this.#segments(events, 0), ...late], changed);
     // The first content event comes this way, before its shape is known: it may wait like the others.
     if (mayDefer && !changed && content !== undefined && onlyContent(chunk, delta!)) {
       const released = onlyText(events);
@@ -337,7 +351,19 @@ export class ChunkRewriter implements EventRewriter {
   #step(toolCalls: boolean, content: string | undefined, finish: boolean): Step {
     const native = toolCalls && !this.#nativeNoted;
     if (native) this.#nativeNoted = true;
-    return this.#guard.step({ native, delta: content, flush: finish });
+    // A native call before the reply ended: the calls held back never go out (native calls win).
+    const withdraw = native && this.#heldCalls.length > 0;
+    if (withdraw) this.#heldCalls = [];
+    return this.#guard.step({ native, withdraw, delta: content, flush: finish });
+  }
+
+  /** Holding ends (the reply ended, or the engine gave up): the calls held back, as chunks. */
+  #unhold(): Json[] {
+    this.#hold = false;
+    const calls = this.#heldCalls;
+    if (calls.length === 0) return [];
+    this.#heldCalls = [];
+    return calls.map((call) => this.#synthetic({ tool_calls: [openAiCall(call, this.#nextIndex++)] }));
   }
 
   /** The finish_reason must come after everything the flush released. */
@@ -397,6 +423,8 @@ export class ChunkRewriter implements EventRewriter {
       const event = events[i]!;
       if (event.type === "text") {
         if (event.text) out.push(this.#synthetic({ content: event.text }));
+      } else if (this.#hold) {
+        this.#heldCalls.push(event.call);
       } else {
         out.push(this.#synthetic({ tool_calls: [openAiCall(event.call, this.#nextIndex++)] }));
       }

@@ -17,11 +17,11 @@ export const chatWire: Wire = {
   allowed: (body) => ({ choice: chatToolChoice(body.tool_choice), oneCall: openAiOneCall(body.parallel_tool_calls) }),
   given: givenFromChatBody,
   repairJson: repairChatJson,
-  rewriter: (guard, onFinal, engine) => {
+  rewriter: (guard, onFinal, engine, oneCall) => {
     // D06: one engine per stretch of reasoning, each reading on where the last left off; their
     // summaries join the content's once, at the end.
     const reasoning = new ReasoningChannel((continues) => engine("reasoning", continues));
-    return new ChunkRewriter(guard, () => onFinal(reasoning.summaries()), reasoning);
+    return new ChunkRewriter(guard, () => onFinal(reasoning.summaries()), reasoning, oneCall);
   },
 };
 

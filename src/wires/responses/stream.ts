@@ -5,6 +5,8 @@
 // as function_call items right after the message item they were written in closes (items follow
 // one another, and the AI SDK keys tool calls by output_index).
 // Every later sequence_number and output_index moves by the events and items put in or taken out.
+// When the request allows one call, recovered calls wait for the reply's end instead (after every
+// item), so a native call item that comes first still wins: they are withdrawn, never sent.
 import type { RecoveredCall } from "../../parse/types.ts";
 import type { EngineEvent, EngineSummary } from "../../engine/types.ts";
 import { type EventRewriter, type Piece, RAW, type Rewritten, type SseEvent, typedEvent } from "../../sse/rewrite.ts";
@@ -45,11 +47,14 @@ export class ResponsesStreamRewriter implements EventRewriter {
   #pending: RecoveredCall[] = [];
   /** Recovered items already out, with the output_index they took; response.completed lists them too. */
   #emitted: { index: number; item: Json }[] = [];
+  /** The request allows one call: recovered calls wait in #pending until the reply ends. */
+  #hold: boolean;
 
-  constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: EngineFor = () => guard) {
+  constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: EngineFor = () => guard, oneCall = false) {
     this.#first = guard;
     this.#onFinal = onFinal;
     this.#more = more;
+    this.#hold = oneCall;
   }
 
   event(sse: SseEvent): Rewritten | null {
@@ -61,7 +66,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
     let changed = false;
     switch (event.type) {
       case "response.output_item.added":
-        this.#added(event);
+        this.#added(event, before);
         break;
       case "response.output_text.delta": {
         const part = this.#fed(event, before);
@@ -85,13 +90,13 @@ export class ResponsesStreamRewriter implements EventRewriter {
         if (isObject(event.item) && typeof event.item.id === "string" && this.#parts.has(event.item.id)) {
           before.push(...this.#flush());
           changed = this.#setItemText(event.item);
-          after.push(...this.#callItems(this.#indexOf(event)));
+          if (!this.#hold) after.push(...this.#callItems(this.#indexOf(event)));
         }
         break;
       case "response.completed":
       case "response.incomplete":
       case "response.failed":
-        before.push(...this.#flush(), ...this.#callItems(this.#lastTextIndex ?? this.#itemsIn + this.#indices.size));
+        before.push(...this.#flush(), ...this.#callItems(this.#endIndex()));
         this.#final();
         changed = this.#completed(event);
         break;
@@ -100,19 +105,49 @@ export class ResponsesStreamRewriter implements EventRewriter {
   }
 
   end(): Json[] {
-    const pieces = [...this.#flush(), ...this.#callItems(this.#lastTextIndex ?? this.#itemsIn + this.#indices.size)];
+    const pieces = [...this.#flush(), ...this.#callItems(this.#endIndex())];
     this.#final();
     for (const piece of pieces) this.#numberSynthetic(piece);
     return pieces;
   }
 
-  #added(event: Json): void {
+  /** Where waiting calls go at the reply's end: after the last message item that carried text, or after every item when they were held. */
+  #endIndex(): number {
+    const fallback = this.#itemsIn + this.#indices.size;
+    if (!this.#hold) return this.#lastTextIndex ?? fallback;
+    let last = -1;
+    for (const index of this.#indices.values()) last = Math.max(last, index);
+    for (const { index } of this.#emitted) last = Math.max(last, index);
+    return last === -1 ? fallback : last;
+  }
+
+  #added(event: Json, before: Json[]): void {
     const item = event.item;
     if (typeof event.output_index === "number") this.#indices.set(event.output_index, event.output_index + this.#itemsIn);
     if (!isObject(item) || !NATIVE_ITEMS.has(item.type as string)) return;
     // Native calls win: the part being fed, and every later one, strips markup instead of recovering it.
     this.#native = true;
+    if (this.#hold && this.#pending.length > 0) return this.#withdraw(before);
     if (this.#part && !this.#part.guard.done) this.#part.guard.step({ native: true });
+  }
+
+  /**
+   * A native call came while recovered calls were held back: they never go out, every engine of
+   * the reply reports as if the native call had come first, and the text the current part's
+   * engine held after them goes out as one more delta of that part.
+   */
+  #withdraw(before: Json[]): void {
+    this.#pending = [];
+    for (const guard of this.#engines) {
+      const part = this.#part;
+      if (part?.guard !== guard || guard.done) {
+        guard.withdrawAfterFlush();
+        continue;
+      }
+      const step = guard.step({ withdraw: true });
+      const text = step.ok ? this.#take(step.events) : step.held;
+      if (text !== "") before.push(this.#partDelta(part, text));
+    }
   }
 
   /** The part a text delta belongs to, begun when it is new (what the part before still held goes out first). */
@@ -186,15 +221,21 @@ export class ResponsesStreamRewriter implements EventRewriter {
     if (part.guard.done) return [];
     const step = part.guard.step({ flush: true });
     const text = step.ok ? this.#take(step.events) : step.held;
-    if (text === "") return [];
+    return text === "" ? [] : [this.#partDelta(part, text)];
+  }
+
+  /** Text the engine released outside a delta of the part: one more text delta of it. */
+  #partDelta(part: FedPart, text: string): Json {
     part.visible += text;
     part.changed = true;
-    return [{ type: "response.output_text.delta", item_id: part.item, output_index: part.index, content_index: part.content, delta: text, logprobs: [] }];
+    return { type: "response.output_text.delta", item_id: part.item, output_index: part.index, content_index: part.content, delta: text, logprobs: [] };
   }
 
   /** The four events of each waiting call, as items right after `afterIndex`. */
   #callItems(afterIndex: number | undefined): Json[] {
     if (this.#pending.length === 0) return [];
+    // Once they go out the reply is over: holding ends.
+    this.#hold = false;
     const out: Json[] = [];
     let index = (afterIndex ?? -1) + 1;
     for (const call of this.#pending) {

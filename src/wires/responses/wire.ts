@@ -16,7 +16,7 @@ export const responsesWire: Wire = {
   allowed: (body) => ({ choice: responsesToolChoice(body.tool_choice), oneCall: openAiOneCall(body.parallel_tool_calls) }),
   given: givenFromResponsesBody,
   repairJson: repairResponseJson,
-  rewriter: (guard, onFinal, engine) => new ResponsesStreamRewriter(guard, onFinal, engine),
+  rewriter: (guard, onFinal, engine, oneCall) => new ResponsesStreamRewriter(guard, onFinal, engine, oneCall),
 };
 
 function declaredTools(body: Json): ToolSpec[] {
