@@ -55,9 +55,12 @@ repairMiddleware({ responseFix: { bufferLimit: "big" } });
 // issue 27 (the CommonMark tracker, the echo search, the request body reader, SECURITY.md's guard
 // sections) to 252.3 KB packed, 867 KB unpacked; the OpenCode 2 entry, `dsml-fix proxy` (dist/proxy,
 // 27 KB) and the newcomer's CLI to 281 KB packed, 950 KB unpacked; issue 29's degraded forms (dist/parse
-// 121 -> 175 KB) and their 70 golden rows in docs/PATTERNS.md (76 -> 124 KB) to 334 KB, 1,132 KB.
-const PACKED_BUDGET = 360 * 1024;
-const UNPACKED_BUDGET = 1250 * 1024;
+// 121 -> 175 KB) and their 70 golden rows in docs/PATTERNS.md (76 -> 124 KB) to 334 KB, 1,132 KB;
+// two hostile reviews of the proxy and the wires (the echo guard's whole-body walk, the one-call
+// policy, bounded buffers, the proxy's JSON splice, and their SECURITY/TEST-MATRIX/CHANGELOG text)
+// to 374 KB, 1,254 KB.
+const PACKED_BUDGET = 400 * 1024;
+const UNPACKED_BUDGET = 1350 * 1024;
 
 interface PackResult {
   filename: string;
