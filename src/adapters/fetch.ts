@@ -5,6 +5,7 @@ import type { ToolSpec } from "../parse/types.ts";
 import type { EchoGuard, EngineOptions, EngineSummary, RepairEngine } from "../engine/types.ts";
 import { requestEchoGuard } from "../echo/from-request.ts";
 import { rewriteEventStream } from "../sse/rewrite.ts";
+import { concatBytes } from "../sse/framing.ts";
 import { type Json, isObject } from "../sse/json.ts";
 import { jsonOrUndefined } from "../grammar/plain-data.ts";
 import { offeredTools } from "../wires/tool-choice.ts";
@@ -237,18 +238,6 @@ function asSent(response: Response, read: Uint8Array[], rest?: ReadableStreamDef
   return new Response(body, init);
 }
 
-function concatBytes(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  if (parts.length === 1 && parts[0]!.buffer instanceof ArrayBuffer) return parts[0] as Uint8Array<ArrayBuffer>;
-  let size = 0;
-  for (const part of parts) size += part.length;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
 
 // ---------------------------------------------------------------- SSE
 

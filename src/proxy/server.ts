@@ -4,7 +4,7 @@ import http from "node:http";
 import { repairFetch } from "../adapters/fetch.ts";
 import type { AdapterOptions } from "../adapters/options.ts";
 import type { ProxyConfig, Route } from "./config.ts";
-import { SseFramer } from "../sse/framing.ts";
+import { SseFramer, concatBytes } from "../sse/framing.ts";
 import { createDebugLog, type DebugLog } from "../plugin/debug.ts";
 import { sanitizeRequestBody } from "./history.ts";
 
@@ -216,10 +216,7 @@ async function readBody(req: http.IncomingMessage, limit: number): Promise<Uint8
     if (size > limit) return "too large";
     parts.push(part);
   }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const part of parts) (bytes.set(part, at), (at += part.length));
-  return bytes;
+  return concatBytes(parts);
 }
 
 
@@ -305,7 +302,7 @@ class WholeEvents {
 }
 
 /** Waits for "drain" or "close", whichever first, and leaves no listener behind (one stall per chunk adds up). */
-function drained(res: http.ServerResponse): Promise<void> {
+export function drained(res: http.ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       res.off("drain", done);

@@ -72,7 +72,7 @@ export class SseFramer {
       if (lead < chunk.length) this.#carry.push(lead === 0 ? chunk : chunk.subarray(lead));
       return { lead, head: undefined, ends };
     }
-    const head = this.#carry.length > 0 ? concat([...this.#carry, chunk.subarray(0, ends[0])]) : undefined;
+    const head = this.#carry.length > 0 ? concatBytes([...this.#carry, chunk.subarray(0, ends[0])]) : undefined;
     const last = ends[ends.length - 1]!;
     this.#carry = last < chunk.length ? [chunk.subarray(last)] : [];
     return { lead, head, ends };
@@ -80,7 +80,7 @@ export class SseFramer {
 
   /** Whatever is left when the body ends without a final blank line. */
   end(): Uint8Array | undefined {
-    const rest = this.#carry.length > 0 ? concat(this.#carry) : undefined;
+    const rest = this.#carry.length > 0 ? concatBytes(this.#carry) : undefined;
     this.#carry = [];
     this.#lineLength = 0;
     this.#afterCR = false;
@@ -89,8 +89,9 @@ export class SseFramer {
   }
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
+/** The parts as one byte array; a single part backed by a plain ArrayBuffer is returned as it is. */
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
+  if (parts.length === 1 && parts[0]!.buffer instanceof ArrayBuffer) return parts[0] as Uint8Array<ArrayBuffer>;
   let length = 0;
   for (const part of parts) length += part.length;
   const out = new Uint8Array(length);

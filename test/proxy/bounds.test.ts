@@ -7,6 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { ServerResponse } from "node:http";
 import { block, live } from "../golden/notation.ts";
+import { drained } from "../../src/proxy/server.ts";
 import { chatSse, startProxy, startUpstream, TOOLS, type Proxy, type Upstream } from "./support.ts";
 
 const MIB = 1024 * 1024;
@@ -51,24 +52,12 @@ function endless(contentType: string, opening: string, total: number) {
     const chunk = "x".repeat(64 * 1024);
     while (!res.destroyed && state.written < total) {
       state.written += chunk.length;
-      if (!res.write(chunk)) await drainedOrClosed(res);
+      if (!res.write(chunk)) await drained(res);
     }
   });
   return state;
 }
 
-/** Waits for "drain" or "close" and leaves no listener behind (one wait per chunk adds up). */
-function drainedOrClosed(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.on("drain", done);
-    res.on("close", done);
-  });
-}
 
 /**
  * Once the client stops reading, the upstream must stop too, far short of all it would write. The

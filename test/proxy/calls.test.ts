@@ -4,11 +4,11 @@
  * text blocks are the control), and a request that switches parallel tool calls off gets one call
  * per reply on every wire. Each case has its hard negative beside it.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { ServerResponse } from "node:http";
 import { block, live } from "../golden/notation.ts";
 import { responsesStream } from "../e2e/wire-servers.ts";
-import { chatSse, pieces, startProxy, startUpstream, TOOLS, type Proxy, type Upstream } from "./support.ts";
+import { chatSse, pieces, proxyFixture, TOOLS, type Proxy, type Upstream } from "./support.ts";
 
 const LEAK = live(block("tool_calls", [["read", [["path", "a.ts"]]]]));
 const TWO = live(block("tool_calls", [["read", [["path", "a.ts"]]], ["read", [["path", "b.ts"]]]]));
@@ -18,15 +18,7 @@ const MESSAGES_TOOLS = [{ name: "read", input_schema: TOOLS[0]!.function.paramet
 
 let upstream: Upstream;
 let proxy: Proxy;
-beforeAll(async () => {
-  upstream = await startUpstream();
-  proxy = await startProxy(["--upstream", upstream.url]);
-});
-afterAll(async () => {
-  await proxy.close();
-  await upstream.close();
-});
-afterEach(() => void upstream.seen.splice(0));
+proxyFixture("", (both) => ({ upstream, proxy } = both));
 
 const json = (body: unknown) => (_req: unknown, res: ServerResponse) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
 const sse = (text: string) => (_req: unknown, res: ServerResponse) => res.writeHead(200, { "content-type": "text/event-stream" }).end(text);

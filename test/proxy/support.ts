@@ -1,4 +1,5 @@
 // A scripted fake upstream on loopback and a proxy in front of it, for the proxy's end-to-end tests.
+import { afterAll, afterEach, beforeAll } from "bun:test";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { proxyConfig } from "../../src/proxy/config.ts";
@@ -103,4 +104,23 @@ export function holdAfterFirstEvent(upstream: Upstream, whole: string): { finish
     void finishing.then(() => res.end(whole.slice(cut)));
   });
   return { finish };
+}
+
+/**
+ * A fake upstream and a proxy in front of it for one test file (`--upstream` is the upstream's URL
+ * plus `path`): started before the file's tests and handed to `take`, closed after them; the
+ * upstream's record of requests is cleared after each test.
+ */
+export function proxyFixture(path: string, take: (both: { upstream: Upstream; proxy: Proxy }) => void): void {
+  let both: { upstream: Upstream; proxy: Proxy } | undefined;
+  beforeAll(async () => {
+    const upstream = await startUpstream();
+    both = { upstream, proxy: await startProxy(["--upstream", `${upstream.url}${path}`]) };
+    take(both);
+  });
+  afterAll(async () => {
+    await both?.proxy.close();
+    await both?.upstream.close();
+  });
+  afterEach(() => void both?.upstream.seen.splice(0));
 }
