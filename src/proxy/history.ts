@@ -75,7 +75,9 @@ export function sanitizeRequestBody(pathname: string, body: Uint8Array<ArrayBuff
     const found = redactTurn(turn, [key, index], options, edits);
     removed += found.removed;
     if (found.removed > 0) changedTurns++;
-    newest = found.nudge;
+    // A turn that also made a native call did call a tool: its markup ran nothing because the
+    // native call won, as the live repair decides, so it needs no correction.
+    newest = madeNativeCall(turn) ? null : found.nudge;
   });
   const correction = options.correct && newest !== null ? reasonFor(newest) : null;
   if (correction) edits.push(addToSystem(parsed, shape, correctionText(correction)));
@@ -117,13 +119,24 @@ function redactTurn(turn: Json, path: JsonPath, options: HistoryOptions, edits: 
   return { removed, nudge };
 }
 
+/** A chat turn with `tool_calls`, or a Messages turn with a `tool_use` block (Responses keeps calls in items of their own). */
+function madeNativeCall(turn: Json): boolean {
+  if (Array.isArray(turn.tool_calls) && turn.tool_calls.length > 0) return true;
+  return Array.isArray(turn.content) && turn.content.some((part) => isObject(part) && part.type === "tool_use");
+}
+
 /** The plugin's "system" channel: the correction joins the system prompt of each wire. */
 function addToSystem(body: Json, shape: Shape, text: string): JsonEdit {
   const joined = (before: unknown) => JSON.stringify(typeof before === "string" && before ? `${before}\n\n${text}` : text);
   const field = (name: string): JsonEdit => (name in body ? { kind: "replace", path: [name], json: joined(body[name]) } : { kind: "first-member", path: [], member: `${JSON.stringify(name)}:${joined(undefined)}` });
   if (shape === "responses") return field("instructions");
   if (shape === "messages") return Array.isArray(body.system) ? { kind: "last-element", path: ["system"], json: JSON.stringify({ type: "text", text }) } : field("system");
+  // Chat: the client's own system (or developer) message takes it, as text or as one more text
+  // part; a second system message could be refused by a chat template, or land after theirs.
   const first = (body.messages as unknown[])[0];
-  if (isObject(first) && first.role === "system" && typeof first.content === "string") return { kind: "replace", path: ["messages", 0, "content"], json: joined(first.content) };
+  if (isObject(first) && (first.role === "system" || first.role === "developer")) {
+    if (typeof first.content === "string") return { kind: "replace", path: ["messages", 0, "content"], json: joined(first.content) };
+    if (Array.isArray(first.content)) return { kind: "last-element", path: ["messages", 0, "content"], json: JSON.stringify({ type: "text", text }) };
+  }
   return { kind: "first-element", path: ["messages"], json: JSON.stringify({ role: "system", content: text }) };
 }

@@ -114,3 +114,50 @@ describe("the history pass through spliceJson", () => {
     }
   });
 });
+
+describe("the history pass: when a correction is due, and where it goes", () => {
+  const CORRECTION = correctionText("unexecuted-call");
+  const json = (path: string, body: unknown) => JSON.parse(sent(path, JSON.stringify(body)));
+
+  test("a turn that leaked text and also made a native call needs no correction (its call ran), on every wire; the same leak alone gets one", () => {
+    const chat = (calls: boolean) => ({
+      messages: [
+        { role: "user", content: "go" },
+        { role: "assistant", content: `Reading. ${LEAK}`, ...(calls ? { tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: '{"path":"a.ts"}' } }] } : {}) },
+        ...(calls ? [{ role: "tool", tool_call_id: "c1", content: "file text" }] : []),
+      ],
+    });
+    const messages = (calls: boolean) => ({
+      messages: [
+        { role: "user", content: "go" },
+        { role: "assistant", content: [{ type: "text", text: `Reading. ${LEAK}` }, ...(calls ? [{ type: "tool_use", id: "t1", name: "read", input: { path: "a.ts" } }] : [])] },
+        ...(calls ? [{ role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "file text" }] }] : []),
+      ],
+    });
+    const responses = (calls: boolean) => ({
+      input: [
+        { role: "user", content: "go" },
+        { type: "message", role: "assistant", content: [{ type: "output_text", text: `Reading. ${LEAK}` }] },
+        ...(calls ? [{ type: "function_call", call_id: "c1", name: "read", arguments: '{"path":"a.ts"}' }, { type: "function_call_output", call_id: "c1", output: "file text" }] : []),
+      ],
+    });
+    const corrected = (path: string, body: unknown) => sanitizeRequestBody(path, bytes(JSON.stringify(body)), OPTIONS).correction;
+    expect([corrected("/v1/chat/completions", chat(true)), corrected("/v1/messages", messages(true)), corrected("/v1/responses", responses(true))]).toEqual([null, null, null]);
+    expect([corrected("/v1/chat/completions", chat(false)), corrected("/v1/messages", messages(false)), corrected("/v1/responses", responses(false))]).toEqual(["unexecuted-call", "unexecuted-call", "unexecuted-call"]);
+    // The leak is still replaced by the note either way.
+    expect(JSON.stringify(json("/v1/chat/completions", chat(true)))).toContain(REMOVED_NOTE);
+  });
+
+  test("chat: the client's system or developer message takes the correction, as text or as one more text part; never a second system message", () => {
+    const leaked = { role: "assistant", content: `Reading. ${LEAK}` };
+    const parts = json("/v1/chat/completions", { messages: [{ role: "system", content: [{ type: "text", text: "Be brief." }] }, { role: "user", content: "go" }, leaked] });
+    expect(parts.messages.filter((m: { role: string }) => m.role === "system")).toHaveLength(1);
+    expect(parts.messages[0].content).toEqual([{ type: "text", text: "Be brief." }, { type: "text", text: CORRECTION }]);
+    const developer = json("/v1/chat/completions", { messages: [{ role: "developer", content: "Be brief." }, { role: "user", content: "go" }, leaked] });
+    expect(developer.messages.map((m: { role: string }) => m.role)).toEqual(["developer", "user", "assistant"]);
+    expect(developer.messages[0].content).toBe(`Be brief.\n\n${CORRECTION}`);
+    // No system message of the client's own: one is added, first.
+    const none = json("/v1/chat/completions", { messages: [{ role: "user", content: "go" }, leaked] });
+    expect(none.messages[0]).toEqual({ role: "system", content: CORRECTION });
+  });
+});
