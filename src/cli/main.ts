@@ -6,7 +6,8 @@ import { opencodeBuiltinTools } from "../tools/opencode-builtins.ts";
 import { EXIT, parseArgs, USAGE, UsageError, type Command, type DoctorArgs, type ScanArgs } from "./args.ts";
 import { describeDoctor, doctor } from "./doctor.ts";
 import { ConfigError } from "./opencode-config.ts";
-import { assistantText, describe, report, type ExportedMessage } from "./report.ts";
+import { assistantText, describe, messageId, report } from "./report.ts";
+import { isObject } from "../grammar/plain-data.ts";
 import { CLEAR_PROGRESS, colourWanted, paintReportLine, progressLine, styledOutput } from "./style.ts";
 import { jsonOutput } from "./terminal.ts";
 import { locateStore, readSessions, StoreError } from "./session-store.ts";
@@ -115,18 +116,25 @@ function resolveTools(names: string[] | null): ToolSpec[] {
 }
 
 function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: VisibleIo): number {
-  let messages: ExportedMessage[];
+  let messages: unknown[];
   try {
-    const doc = JSON.parse(raw) as { messages?: unknown };
-    if (!Array.isArray(doc.messages)) throw new Error("no messages array");
-    messages = doc.messages as ExportedMessage[];
+    const doc = JSON.parse(raw) as unknown;
+    if (!isObject(doc) || !Array.isArray(doc.messages)) throw new Error("no messages array");
+    messages = doc.messages;
+    // What `opencode export` writes: each message an object with an `info` object, its `parts` a
+    // list of objects. Anything else is some other file, said so rather than half read.
+    messages.forEach((message, index) => {
+      const fault = !isObject(message) ? "is not an object" : !isObject(message.info) ? "has no info object" : message.parts !== undefined && !(Array.isArray(message.parts) && message.parts.every(isObject)) ? "has parts that are not a list of objects" : null;
+      if (fault) throw new Error(`message ${index + 1} ${fault}`);
+    });
   } catch (error) {
     io.fail(`${args.exportFile} is not an \`opencode export\` file: ${(error as Error).message}`);
     return EXIT.usage;
   }
   const found = messages
-    .filter((m) => m.info?.role === "assistant")
-    .map((m) => ({ id: m.info?.id ?? "?", result: parse(assistantText(m) ?? "", tools) }))
+    .map((m) => ({ id: messageId(m), text: assistantText(m) }))
+    .filter((m): m is { id: string; text: string } => m.text !== null)
+    .map(({ id, text }) => ({ id, result: parse(text, tools) }))
     .filter(({ result }) => result.calls.length > 0 || result.broken.length > 0);
   if (args.json) {
     io.json({ messages: found.map(({ id, result }) => ({ id, ...report(result), text: undefined })) });

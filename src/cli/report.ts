@@ -1,4 +1,5 @@
 import type { ParseResult } from "../parse/types.ts";
+import { isObject } from "../grammar/plain-data.ts";
 
 /** A message as `opencode export` writes it, and as the session store is read into. */
 export interface ExportedMessage {
@@ -6,10 +7,20 @@ export interface ExportedMessage {
   parts?: { type?: string; text?: string }[];
 }
 
-/** What a person saw of an assistant message: its text parts, in order. Reasoning and tool parts are not scanned. */
-export function assistantText(message: ExportedMessage): string | null {
-  if (message.info?.role !== "assistant") return null;
-  return (message.parts ?? []).filter((p) => p.type === "text" && typeof p.text === "string").map((p) => p.text).join("\n");
+/**
+ * What a person saw of an assistant message: its text parts, in order. Reasoning and tool parts
+ * are not scanned. The file is the user's, not OpenCode's word: anything not shaped like a message
+ * (null, parts that are no list, a part that is no object) is read as no text, never a crash.
+ */
+export function assistantText(message: unknown): string | null {
+  if (!isObject(message) || !isObject(message.info) || message.info.role !== "assistant") return null;
+  const parts = Array.isArray(message.parts) ? message.parts : [];
+  return parts.filter((p): p is { text: string } => isObject(p) && p.type === "text" && typeof p.text === "string").map((p) => p.text).join("\n");
+}
+
+/** A message's id for the report: a string as it is, anything else "?" (an object's toString is the file's to choose). */
+export function messageId(message: unknown): string {
+  return isObject(message) && isObject(message.info) && typeof message.info.id === "string" ? message.info.id : "?";
 }
 
 export function report(result: ParseResult) {

@@ -171,3 +171,30 @@ describe("dsml-fix scan", () => {
     expect(latin1.stderr).toContain("not valid UTF-8");
   });
 });
+
+describe("dsml-fix scan --export on a file that is not what `opencode export` writes", () => {
+  const glmCut = '<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}\n</tool_call>';
+  const scanExport = async (doc: unknown, json = false) => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "dsml-export-")), "export.json");
+    writeFileSync(file, JSON.stringify(doc));
+    return run(["scan", "--export", file, ...(json ? ["--json"] : [])]);
+  };
+
+  test.each([
+    ["a null message", { messages: [null] }, "message 1 is not an object"],
+    ["a message without info", { messages: [{ parts: [] }] }, "message 1 has no info object"],
+    ["parts that are a string", { messages: [{ info: { role: "assistant", id: "msg_1" }, parts: "text" }] }, "message 1 has parts that are not a list of objects"],
+    ["a null part", { messages: [{ info: { role: "user" }, parts: [] }, { info: { role: "assistant", id: "msg_1" }, parts: [null] }] }, "message 2 has parts that are not a list of objects"],
+  ])("%s: exit 2 with one clear line, never a throw or the 'broken markup found' status", async (_name, doc, why) => {
+    const text = await scanExport(doc);
+    expect([text.code, text.err.includes(why)]).toEqual([2, true]);
+    const json = await scanExport(doc, true);
+    expect([json.code, JSON.parse(json.err).error.includes(why)]).toEqual([2, true]);
+  });
+
+  test("an id that is no string is reported as ?, and the message is still scanned", async () => {
+    const r = await scanExport({ messages: [{ info: { role: "assistant", id: { toString: 1 } }, parts: [{ type: "text", text: glmCut }] }] }, true);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.out).messages.map((m: { id: string }) => m.id)).toEqual(["?"]);
+  });
+});
