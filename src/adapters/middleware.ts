@@ -106,7 +106,7 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
       }
       if (sanitizeHistory) {
         const prompt = out.prompt;
-        out = { ...out, prompt: orPassThrough(options, "sanitizeHistory", () => sanitizeHistory(prompt), () => prompt) };
+        out = { ...out, prompt: orPassThrough(options, "sanitizeHistory", () => sanitizeHistory(prompt, declaredTools(params)), () => prompt) };
       }
       if (tag) tags.set(out, tag);
       return out;
@@ -133,14 +133,20 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
 const SANITIZE = OPTIONS.fields.history.fields.sanitize;
 
 /** Read key by key like the other options: an unreadable one leaves the built-in sanitizer at its default (on). */
-function historySanitizer(given: MiddlewareOptions, settled: MiddlewareOptions): MiddlewareOptions["sanitizeHistory"] {
+/** The built-in sanitizer reads history with the call's declared tools, as the live repair reads the reply. */
+type HistorySanitizer = (prompt: LanguageModelV3Prompt, tools: readonly ToolSpec[]) => LanguageModelV3Prompt;
+
+function historySanitizer(given: MiddlewareOptions, settled: MiddlewareOptions): HistorySanitizer | undefined {
   const custom = readGuarded(given, "sanitizeHistory");
   if (!custom.ok) debugLine(settled, "option sanitizeHistory could not be read; using the built-in sanitizer");
-  if (custom.ok && typeof custom.value === "function") return custom.value as MiddlewareOptions["sanitizeHistory"];
+  if (custom.ok && typeof custom.value === "function") {
+    const replacement = custom.value as NonNullable<MiddlewareOptions["sanitizeHistory"]>;
+    return (prompt) => replacement(prompt);
+  }
   const off = readGuarded(given, "history.sanitize", () => (given.history?.sanitize ?? SANITIZE.default) === false);
   if (!off.ok) debugLine(settled, `option history.sanitize could not be read; using ${SANITIZE.default}`);
   if (off.ok && off.value === true) return undefined;
-  return (prompt: LanguageModelV3Prompt) => sanitizePrompt(prompt, settled.parse);
+  return (prompt, tools) => sanitizePrompt(prompt, settled.parse, tools);
 }
 
 function declaredTools(params: LanguageModelV3CallOptions): ToolSpec[] {

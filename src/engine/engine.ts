@@ -43,6 +43,8 @@ export function createRepairEngine(options: EngineOptions): RepairEngine {
  */
 class Engine implements RepairEngine {
   private readonly ctx: SpanContext;
+  /** EngineOptions.history: every call is reported as markup that ran nothing. */
+  private readonly history: boolean;
   private readonly limit: number;
   private readonly idPrefix: string;
   private readonly doc: DocContext;
@@ -90,6 +92,7 @@ class Engine implements RepairEngine {
     const tools = new Map<string, ToolSpec>();
     for (const tool of options.tools) tools.set(tool.name, tool);
     withAliases(tools);
+    this.history = options.history === true;
     this.ctx = { tools, options: resolveParseOptions(options.parse), schemas: new SchemaGate() };
     const dialects = this.ctx.options.dialects;
     this.brackets = dialects.mistral || dialects.mistralResidue || dialects.minimax;
@@ -452,6 +455,13 @@ class Engine implements RepairEngine {
   private applySegment(seg: Segment, span: string, base: number): void {
     const start = base + seg.start;
     const end = base + seg.end;
+    if (seg.kind === "call" && this.history) {
+      // Replayed history never becomes a call: a well-formed one is markup that ran nothing, as a call to an undeclared tool.
+      const replayed: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "undeclared-tool", detail: "a call written as text in replayed history; it never ran", tool: seg.tool };
+      this.broken.push(replayed);
+      this.releaseVisible(span.slice(seg.start, seg.end), start, replayed);
+      return;
+    }
     if (seg.kind === "call" && !this.native && this.earlierCalls + this.recovered >= this.maxCalls) {
       // The request allows no more calls in this reply: the markup is handled exactly like a call
       // to a tool the request does not offer (text where it stood, a nudge), and never runs.

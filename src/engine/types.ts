@@ -37,6 +37,12 @@ export interface EngineOptions {
    * (a fence opened there is still open here) and its calls carry over.
    */
   continues?: AnswerSoFar;
+  /**
+   * The text is replayed history (src/history/sanitize.ts), read only to find its leaks: no call
+   * is ever recovered; each well-formed one is reported broken ("undeclared-tool": it ran nothing)
+   * where it stood, its text left visible, so a caller can replace every leak in place.
+   */
+  history?: boolean;
 }
 
 /** Where the text of one reply stood when an engine was flushed; opaque outside the engine. */

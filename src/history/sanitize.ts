@@ -1,5 +1,6 @@
-import { parse } from "../engine/parse.ts";
-import type { NudgeReason, ParseOptionsInput, Span } from "../parse/types.ts";
+import { createRepairEngine } from "../engine/engine.ts";
+import type { NudgeReason, ParseOptionsInput, Span, ToolSpec } from "../parse/types.ts";
+import { opencodeBuiltinTools } from "../tools/opencode-builtins.ts";
 
 /** What replaces leaked markup in replayed history: short, and says nothing ran. */
 export const REMOVED_NOTE = "[dsml-fix: a malformed tool call was removed here; it was not executed]";
@@ -12,39 +13,61 @@ export interface SanitizedText {
 
 /**
  * Replaces leaked tool-call markup in replayed assistant text with REMOVED_NOTE. History never
- * becomes calls: the text is parsed with no declared tools, so every leak is a span to redact,
- * and documentation (fences, inline code) is left exactly as written.
+ * becomes calls, and documentation (fences, inline code) is left exactly as written. `tools`: the
+ * tools the request declares, when the caller knows them (the proxy and the AI SDK middleware read
+ * them from the request); left out, OpenCode's built-in tools (the plugin, which runs in OpenCode).
  */
-export function sanitizeAssistantText(text: string, options: ParseOptionsInput = {}): SanitizedText {
-  const { text: out, removed } = redactLeaks(text, options);
+export function sanitizeAssistantText(text: string, options: ParseOptionsInput = {}, tools?: readonly ToolSpec[]): SanitizedText {
+  const { text: out, removed } = redactLeaks(text, options, tools);
   return { text: out, removed };
 }
 
 export interface RedactedText extends SanitizedText {
-  /** Why the first replaced span was not a call; with no declared tools a well-formed call reads as "undeclared-tool". */
+  /** Why the first replaced span was not a call; a well-formed call (history never runs one) reads as "undeclared-tool". */
   nudge: NudgeReason | null;
   /** Shape ids of the replaced spans. */
   shapes: string[];
 }
 
-/** sanitizeAssistantText, also saying what was replaced (for a correction and a debug line). */
-export function redactLeaks(text: string, options: ParseOptionsInput = {}): RedactedText {
-  if (!mayHoldMarkup(text)) return { text, removed: 0, nudge: null, shapes: [] };
-  const result = parse(text, [], options);
-  const spans: Span[] = [...result.broken.map((b) => b.span), ...result.calls.map((c) => c.span)].sort((a, b) => a[0] - b[0]);
-  if (spans.length === 0) return { text, removed: 0, nudge: null, shapes: [] };
+/**
+ * sanitizeAssistantText, also saying what was replaced (for a correction and a debug line).
+ *
+ * The text is read exactly as the live repair reads a reply with these tools declared (the same
+ * engine, EngineOptions.history), so every shape the live repair acts on, a call or markup it
+ * nudges about, is found here too, and none is ever run: a well-formed call is replaced like
+ * broken markup. Shapes whose verdict needs a declared tool (Hermes JSON that names one, a GLM
+ * zero-argument call, a MiniMax bracket, a tool-named element) therefore need the tools: a name
+ * no tool has is prose there, in history as in a live reply, which is what keeps a sentence that
+ * shows the format (golden N21.9, N21.11, N29.3, N29.23, N9.7) as written.
+ */
+export function redactLeaks(text: string, options: ParseOptionsInput = {}, tools?: readonly ToolSpec[]): RedactedText {
+  if (!mayHoldMarkup(text, options.standaloneJson === true)) return { text, removed: 0, nudge: null, shapes: [] };
+  const engine = createRepairEngine({ tools: tools ?? opencodeBuiltinTools, parse: options, bufferLimit: Number.MAX_SAFE_INTEGER, idPrefix: "history_", history: true });
+  engine.feed(text);
+  engine.flush();
+  const { broken } = engine.summary();
+  // A list of calls reports one span and empty ones after it: one note for the span.
+  const found = broken.filter((b) => b.span[1] > b.span[0]).sort((a, b) => a.span[0] - b.span[0]);
+  if (found.length === 0) return { text, removed: 0, nudge: null, shapes: [] };
   let out = "";
   let at = 0;
-  for (const [start, end] of spans) {
+  let removed = 0;
+  for (const { span, shape } of found) {
+    const [start, end]: Span = span;
     if (start < at) continue;
+    // A stray closer right after a replaced span is that leak's tail (the live repair strips it as noise): no second note.
+    if (removed > 0 && shape === "D08" && text.slice(at, start).trim() === "") {
+      at = end;
+      continue;
+    }
     out += text.slice(at, start) + REMOVED_NOTE;
     at = end;
+    removed++;
   }
-  const shapes = [...result.broken.map((b) => b.shape), ...result.calls.map((c) => c.shape)];
-  return { text: out + text.slice(at), removed: spans.length, nudge: result.nudge, shapes };
+  return { text: out + text.slice(at), removed, nudge: found[0]!.reason, shapes: broken.map((b) => b.shape) };
 }
 
-/** Cheap pre-check: replayed history is mostly plain prose. */
-function mayHoldMarkup(text: string): boolean {
-  return /[<|\uFF5C\u2016[]/.test(text);
+/** Cheap pre-check: replayed history is mostly plain prose (a J01 call, when that is on, starts with a brace). */
+function mayHoldMarkup(text: string, standaloneJson: boolean): boolean {
+  return /[<|\uFF5C\u2016[]/.test(text) || (standaloneJson && text.includes("{"));
 }

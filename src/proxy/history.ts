@@ -3,8 +3,9 @@
 // when the newest model turn ended in such markup, the plugin's one-time correction rides along.
 import { isObject } from "../grammar/plain-data.ts";
 import { redactLeaks } from "../history/sanitize.ts";
-import type { NudgeReason, ParseOptionsInput } from "../parse/types.ts";
+import type { NudgeReason, ParseOptionsInput, ToolSpec } from "../parse/types.ts";
 import { correctionText, type CorrectionReason } from "../retry/state.ts";
+import { wireFor } from "../wires/registry.ts";
 import { spliceJson, type JsonEdit, type JsonPath } from "./json-splice.ts";
 
 type Json = Record<string, unknown>;
@@ -62,6 +63,8 @@ export function sanitizeRequestBody(pathname: string, body: Uint8Array<ArrayBuff
   const key = shape === "responses" ? "input" : "messages";
   const turns = parsed[key];
   if (!Array.isArray(turns)) return unchanged;
+  // History is read with the tools this request declares, as the live repair reads the reply.
+  const tools = wireFor(pathname, parsed)?.declared(parsed) ?? [];
   const edits: JsonEdit[] = [];
   let removed = 0;
   let changedTurns = 0;
@@ -72,7 +75,7 @@ export function sanitizeRequestBody(pathname: string, body: Uint8Array<ArrayBuff
       if (isModelItem(turn.type)) newest = null;
       return;
     }
-    const found = redactTurn(turn, [key, index], options, edits);
+    const found = redactTurn(turn, [key, index], options, edits, tools);
     removed += found.removed;
     if (found.removed > 0) changedTurns++;
     // A turn that also made a native call did call a tool: its markup ran nothing because the
@@ -99,11 +102,11 @@ function reasonFor(nudge: NudgeReason): CorrectionReason {
 }
 
 /** Replaces leaks in one assistant turn (when sanitizing) as edits at `path`; says why its last leak ran nothing. */
-function redactTurn(turn: Json, path: JsonPath, options: HistoryOptions, edits: JsonEdit[]): { removed: number; nudge: NudgeReason | null } {
+function redactTurn(turn: Json, path: JsonPath, options: HistoryOptions, edits: JsonEdit[], tools: readonly ToolSpec[]): { removed: number; nudge: NudgeReason | null } {
   let removed = 0;
   let nudge: NudgeReason | null = null;
   const redact = (text: string, at: JsonPath): void => {
-    const result = redactLeaks(text, options.parse);
+    const result = redactLeaks(text, options.parse, tools);
     if (result.removed === 0) return;
     nudge = result.nudge ?? "broken-markup";
     if (!options.sanitize) return;

@@ -52,7 +52,7 @@ describe("WireFallback", () => {
   test("leaked markup becomes the removal note; one correction is scheduled and the debug line says mode=fallback", async () => {
     const h = harness();
     expect(await h.complete("msg_a1", PROSE + LEAK)).toBe(PROSE + REMOVED_NOTE);
-    expect(h.lines).toEqual([`[dsml] response ${SESSION}/msg_u1 mode=fallback removed=1 nudge=unexecuted-call shapes=B06`]);
+    expect(h.lines).toEqual([`[dsml] response ${SESSION}/msg_u1 mode=fallback removed=1 nudge=unexecuted-call shapes=D02`]);
     // The next request of the same turn carries the correction, once.
     expect(h.retry.takeCorrectionFor(SESSION, { id: "msg_u1" })).toEqual({ reason: "unexecuted-call", userText: null });
     expect(h.retry.takeSystemText(SESSION)).toBe(correctionText("unexecuted-call"));
@@ -208,7 +208,7 @@ describe("the plugin wires the fallback to the adapter", () => {
     };
     expect(await complete("msg_a1")).toBe(PROSE + LEAK);
     expect(await complete("msg_a2")).toBe(PROSE + REMOVED_NOTE);
-    expect(lines.filter((l) => l.includes("mode=fallback"))).toEqual(["[dsml] response ses_1/msg_u2 mode=fallback removed=1 nudge=unexecuted-call shapes=B06"]);
+    expect(lines.filter((l) => l.includes("mode=fallback"))).toEqual(["[dsml] response ses_1/msg_u2 mode=fallback removed=1 nudge=unexecuted-call shapes=D02"]);
   });
 });
 
