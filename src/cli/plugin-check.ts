@@ -31,6 +31,12 @@ export function checkEntry(entry: PluginEntry, cacheDir: string): PluginCheck {
   if (entry.kind === "package") {
     // What `opencode plugin NAME` (or the first start) leaves in OpenCode's cache.
     const version = entry.spec.slice(packageName(entry.spec).length + 1) || "latest";
+    if (!npmVersionOrTag(version)) {
+      problems.push(
+        `not installed: ${JSON.stringify(version)} in ${JSON.stringify(entry.spec)} is neither an npm version nor a dist-tag, so OpenCode's package cache was not looked at; write the package name alone, or NAME@1.2.3 or NAME@latest`,
+      );
+      return { entry, folder: null, loadable: false, problems };
+    }
     folder = path.join(cacheDir, "packages", `${PACKAGE_NAME}@${version}`, "node_modules", PACKAGE_NAME);
     if (!isDir(folder)) {
       problems.push(
@@ -65,6 +71,21 @@ export function checkEntry(entry: PluginEntry, cacheDir: string): PluginCheck {
     }
   }
   return { entry, folder, loadable: problems.length === 0, problems };
+}
+
+/** A version (1.2.3, v1.2.3-beta.1+build.5), a range of them (^1.2, ~1.2.3, >=1 <2, 1.x || 2) or a dist-tag (latest, next, canary-2). */
+const VERSION = /^(?:[\^~]|[<>]=?|=)?v?(?:\d+|[xX*])(?:\.(?:\d+|[xX*])){0,2}(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
+const DIST_TAG = /^[A-Za-z][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$/;
+
+/**
+ * What may follow NAME@ in a spec doctor joins into a cache path: a version, a range or a
+ * dist-tag, and so never a path separator, a `..` or a drive (`NAME@../../../etc` is none of them).
+ */
+export function npmVersionOrTag(version: string): boolean {
+  if (version.length === 0 || version.length > 128) return false;
+  if (DIST_TAG.test(version)) return true;
+  const parts = version.trim().split(/\s*\|\|\s*|\s+/);
+  return parts.every((part, index) => VERSION.test(part) || (part === "-" && index > 0 && index < parts.length - 1));
 }
 
 /** A relative spec that would work from .opencode/: the same target taken from the project directory. */
