@@ -73,19 +73,26 @@ export function checkEntry(entry: PluginEntry, cacheDir: string): PluginCheck {
   return { entry, folder, loadable: problems.length === 0, problems };
 }
 
-/** A version (1.2.3, v1.2.3-beta.1+build.5), a range of them (^1.2, ~1.2.3, >=1 <2, 1.x || 2) or a dist-tag (latest, next, canary-2). */
-const VERSION = /^(?:[\^~]|[<>]=?|=)?v?(?:\d+|[xX*])(?:\.(?:\d+|[xX*])){0,2}(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
-const DIST_TAG = /^[A-Za-z][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$/;
+const LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const ALNUM = `0123456789${LETTERS}`;
+/** What a dist-tag starts and is written with (latest, next, canary-2, beta.1). */
+const TAG_START = new Set(LETTERS);
+const TAG_CHARS = new Set(`${ALNUM}._-`);
+/** What a version or a range of them is written with (1.2.3-beta.1+build.5, ^1.2, >=1 <2, 1.x || 2). */
+const VERSION_CHARS = new Set(`${ALNUM}.+-^~<>=*| `);
+const VERSION_START = new Set("0123456789^~<>=vxX*");
 
 /**
- * What may follow NAME@ in a spec doctor joins into a cache path: a version, a range or a
- * dist-tag, and so never a path separator, a `..` or a drive (`NAME@../../../etc` is none of them).
+ * What may follow NAME@ in a spec doctor joins into a cache path: the shape of an npm version, a
+ * range of them or a dist-tag, so never a path separator, a drive, a `..` or a leading dot
+ * (`NAME@../../../etc` is none of them). A hand-written check: no regular expression to audit.
  */
 export function npmVersionOrTag(version: string): boolean {
-  if (version.length === 0 || version.length > 128) return false;
-  if (DIST_TAG.test(version)) return true;
-  const parts = version.trim().split(/\s*\|\|\s*|\s+/);
-  return parts.every((part, index) => VERSION.test(part) || (part === "-" && index > 0 && index < parts.length - 1));
+  if (version.length === 0 || version.length > 128 || version.includes("..")) return false;
+  const chars = [...version];
+  const first = chars[0]!;
+  if (TAG_START.has(first) && chars.every((c) => TAG_CHARS.has(c))) return true;
+  return VERSION_START.has(first) && chars.every((c) => VERSION_CHARS.has(c));
 }
 
 /** A relative spec that would work from .opencode/: the same target taken from the project directory. */

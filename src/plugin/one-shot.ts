@@ -25,7 +25,8 @@ export function oneShotRun(argv: readonly string[] = process.argv): boolean {
     if (arg === "--") return args[i + 1] === "run";
     if (!arg.startsWith("-") || arg === "-") return arg === "run";
     if (arg.includes("=")) continue; // --log-level=DEBUG: the value is in the same word
-    const name = arg.replace(/^--?(no-)?/, "");
+    const bare = arg.slice(arg.startsWith("--") ? 2 : 1);
+    const name = bare.startsWith("no-") ? bare.slice(3) : bare;
     const next = args[i + 1];
     if (GLOBAL_VALUES.has(name)) i++;
     else if (GLOBAL_BOOLEANS.has(name)) {

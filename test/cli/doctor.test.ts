@@ -226,7 +226,7 @@ describe("dsml-fix doctor", () => {
     for (const version of ["latest", "next", "canary-2", "0.1.0", "v1.2.3", "1.2.3-beta.1+build.5", "^1.2", "~1.2.3", ">=1 <2", "1.x || 2", "1.0.0 - 2.0.0", "*"]) {
       expect({ version, ok: npmVersionOrTag(version) }).toEqual({ version, ok: true });
     }
-    for (const version of ["../../../../etc", "..", "a..b", "1.2.3/..", "latest/x", "a\\b", "/etc", "c:", ".hidden", "foo%2f", "-", "1.0.0 -", " ", "x".repeat(129)]) {
+    for (const version of ["../../../../etc", "..", "a..b", "1.2.3/..", "latest/x", "a\\b", "/etc", "c:", ".hidden", "foo%2f", "-x", " ", "x".repeat(129), "latest\u0000", "1.0.0\n"]) {
       expect({ version, ok: npmVersionOrTag(version) }).toEqual({ version, ok: false });
     }
   });
