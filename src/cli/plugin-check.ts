@@ -31,6 +31,12 @@ export function checkEntry(entry: PluginEntry, cacheDir: string): PluginCheck {
   if (entry.kind === "package") {
     // What `opencode plugin NAME` (or the first start) leaves in OpenCode's cache.
     const version = entry.spec.slice(packageName(entry.spec).length + 1) || "latest";
+    if (!npmVersionOrTag(version)) {
+      problems.push(
+        `not installed: ${JSON.stringify(version)} in ${JSON.stringify(entry.spec)} is neither an npm version nor a dist-tag, so OpenCode's package cache was not looked at; write the package name alone, or NAME@1.2.3 or NAME@latest`,
+      );
+      return { entry, folder: null, loadable: false, problems };
+    }
     folder = path.join(cacheDir, "packages", `${PACKAGE_NAME}@${version}`, "node_modules", PACKAGE_NAME);
     if (!isDir(folder)) {
       problems.push(
@@ -65,6 +71,28 @@ export function checkEntry(entry: PluginEntry, cacheDir: string): PluginCheck {
     }
   }
   return { entry, folder, loadable: problems.length === 0, problems };
+}
+
+const LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const ALNUM = `0123456789${LETTERS}`;
+/** What a dist-tag starts and is written with (latest, next, canary-2, beta.1). */
+const TAG_START = new Set(LETTERS);
+const TAG_CHARS = new Set(`${ALNUM}._-`);
+/** What a version or a range of them is written with (1.2.3-beta.1+build.5, ^1.2, >=1 <2, 1.x || 2). */
+const VERSION_CHARS = new Set(`${ALNUM}.+-^~<>=*| `);
+const VERSION_START = new Set("0123456789^~<>=vxX*");
+
+/**
+ * What may follow NAME@ in a spec doctor joins into a cache path: the shape of an npm version, a
+ * range of them or a dist-tag, so never a path separator, a drive, a `..` or a leading dot
+ * (`NAME@../../../etc` is none of them). A hand-written check: no regular expression to audit.
+ */
+export function npmVersionOrTag(version: string): boolean {
+  if (version.length === 0 || version.length > 128 || version.includes("..")) return false;
+  const chars = [...version];
+  const first = chars[0]!;
+  if (TAG_START.has(first) && chars.every((c) => TAG_CHARS.has(c))) return true;
+  return VERSION_START.has(first) && chars.every((c) => VERSION_CHARS.has(c));
 }
 
 /** A relative spec that would work from .opencode/: the same target taken from the project directory. */

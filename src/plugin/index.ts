@@ -5,6 +5,7 @@ import { messageLookup, WireFallback } from "./fallback.ts";
 import { sanitizeHistory, appendUserTurn } from "./history-hook.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { optionNotice } from "./option-notice.ts";
+import { oneShotRun } from "./one-shot.ts";
 import { replyReporter, startOptions } from "./plugin-start.ts";
 import { repairModules } from "./repair-modules.ts";
 import { RetryController } from "./retry-controller.ts";
@@ -34,7 +35,7 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
 
   const debug = createDebugLog(options.debug, (line) => log("info", line));
   // `opencode run` exits as soon as the session is idle: a wake would be stored but never answered,
-  // and the next `--session` run would replay it as a stray user turn.
+  // and the next `--session` run would replay it as a stray user turn (src/plugin/one-shot.ts).
   const retryOptions = oneShotRun() ? { ...options.retry, enabled: false } : options.retry;
   const retry = new RetryController(retryOptions, async (sessionID, text) => {
     await input.client.session.promptAsync({ path: { id: sessionID }, body: { parts: [{ type: "text", text }] } });
@@ -136,11 +137,6 @@ function guard<A extends unknown[]>(name: string, log: Logger, hook: (...args: A
       log("warn", `[dsml] ${name} failed (${error instanceof Error ? error.name : "error"}); left unchanged`);
     }
   };
-}
-
-/** OpenCode's compiled binary keeps its subcommand at argv[2] (`bun`, the bundle, then the command). */
-function oneShotRun(argv: readonly string[] = process.argv): boolean {
-  return argv[2] === "run";
 }
 
 const plugin: PluginModule & { id: string } = { id: PLUGIN_ID, server };

@@ -11,8 +11,9 @@ export interface ResolvedOptions {
   /** One line per unknown key or bad value, ready to show the user. */
   problems: string[];
   /**
-   * An unknown key was close to a security option: recovered calls are off (allowTools []) until
-   * the config is fixed, since the user meant to restrict something the plugin cannot tell.
+   * An unknown key was close to a security option or to the namespace that holds them, or held
+   * one inside it: recovered calls are off (allowTools []) until the config is fixed, since the
+   * user meant to restrict something the plugin cannot tell.
    */
   failedClosed?: boolean;
 }
@@ -57,7 +58,7 @@ function keepValid(raw: object, fields: Fields, parentPath: string, problems: st
     const path = parentPath + key;
     const field = Object.hasOwn(fields, key) ? fields[key] : undefined;
     if (field === undefined) {
-      const unknown = unknownKey(key, parentPath);
+      const unknown = unknownKey(raw, key, parentPath);
       if (unknown.security) near.security = true;
       problems.push(unknown.problem);
       continue;
@@ -145,13 +146,80 @@ function optionPaths(fields: Fields, parentPath: string): string[] {
 
 const OPTION_PATHS = optionPaths(OPTIONS.fields, "");
 
-function unknownKey(key: string, parentPath: string): { problem: string; security: boolean } {
+function unknownKey(raw: object, key: string, parentPath: string): { problem: string; security: boolean } {
   const polluting = isPollutingKey(key);
   const suggestion = polluting ? undefined : suggest(key, parentPath);
-  const security = !polluting && nearSecurityOption(key);
+  const why = closedBecause(raw, key, parentPath);
   const hint = suggestion === undefined ? "" : suggestion === parentPath + key ? ` (${nestedForm(suggestion)})` : ` (did you mean ${JSON.stringify(suggestion)}?)`;
-  const closed = security ? "; ignored, and no tool call is recovered until it is fixed (it is close to a security option)" : "; ignored";
-  return { problem: `${PREFIX} unknown option ${JSON.stringify(parentPath + key)}${hint}${closed}`, security };
+  const closed = why ? `; ignored, and no tool call is recovered until it is fixed (${why})` : "; ignored";
+  return { problem: `${PREFIX} unknown option ${JSON.stringify(parentPath + key)}${hint}${closed}`, security: why !== undefined };
+}
+
+/**
+ * Why an unknown key closes recovered calls, or undefined when it is only ignored. Its name may be
+ * close to a security option ("denyTool") or to the namespace that holds them ("responsefix");
+ * and, since an unknown key is dropped whole, a security option written anywhere inside it
+ * (`{ "respFix": { "denyTools": [...] } }`) would otherwise be dropped in silence.
+ */
+function closedBecause(raw: object, key: string, parentPath: string): string | undefined {
+  if (nearSecurityOption(key)) return "it is close to a security option";
+  const namespace = nearSecurityNamespace(key);
+  if (namespace !== undefined) return `it is close to ${JSON.stringify(namespace)}, which holds security options`;
+  const inside = securityInside(raw, key, parentPath + key);
+  if (inside === undefined) return undefined;
+  if ("unread" in inside) return "it could not be read to the end, and may hold a security option";
+  return `it holds ${show(inside.found)}, which is close to a security option`;
+}
+
+const UNREAD = { unread: true } as const;
+
+/** How deep, and across how many keys, an unknown key's value is searched; past either it may hold anything. */
+const INSIDE_DEPTH = 16;
+const INSIDE_KEYS = 10_000;
+
+/**
+ * A key close to a security option or its namespace anywhere inside an unknown key's value
+ * (objects and arrays, read only: nothing is copied). A getter or Proxy that throws, a value nested
+ * deeper than INSIDE_DEPTH or wider than INSIDE_KEYS keys in all stops the search: it could have
+ * held one, so it counts as unread. A value met twice (a cycle, a shared object) is searched once.
+ */
+function securityInside(raw: object, key: string, path: string): { found: string } | { unread: true } | undefined {
+  const seen = new Set<object>();
+  let budget = INSIDE_KEYS;
+  const search = (value: unknown, at: string, depth: number): { found: string } | { unread: true } | undefined => {
+    if (typeof value !== "object" || value === null || seen.has(value)) return undefined;
+    seen.add(value);
+    if (depth > INSIDE_DEPTH) return UNREAD;
+    let keys: string[];
+    let list: boolean;
+    try {
+      list = Array.isArray(value);
+      keys = Object.keys(value);
+    } catch {
+      return UNREAD;
+    }
+    for (const child of keys) {
+      if (--budget < 0) return UNREAD;
+      const childPath = list ? `${at}[${child}]` : `${at}.${child}`;
+      if (!list && (nearSecurityOption(child) || nearSecurityNamespace(child) !== undefined)) return { found: childPath };
+      let next: unknown;
+      try {
+        next = (value as Record<string, unknown>)[child];
+      } catch {
+        return UNREAD;
+      }
+      const result = search(next, childPath, depth + 1);
+      if (result !== undefined) return result;
+    }
+    return undefined;
+  };
+  let value: unknown;
+  try {
+    value = (raw as Record<string, unknown>)[key];
+  } catch {
+    return UNREAD;
+  }
+  return search(value, path, 1);
 }
 
 /** "responseFix.denyTools" written as one key: how to write it instead. */
@@ -162,8 +230,11 @@ function nestedForm(path: string): string {
 
 /** How far a written key may be from an option's name: one edit per four letters, at least one. */
 function close(written: string, name: string): number | undefined {
+  const most = Math.max(1, Math.floor(name.length / 4));
+  // The distance is at least the difference in length: a long key is never measured letter by letter.
+  if (Math.abs(written.length - name.length) > most) return undefined;
   const distance = editDistance(written.toLowerCase(), name.toLowerCase());
-  return distance <= Math.max(1, Math.floor(name.length / 4)) ? distance : undefined;
+  return distance <= most ? distance : undefined;
 }
 
 /**
@@ -187,8 +258,18 @@ function suggest(key: string, parentPath: string): string | undefined {
   return best.length === 1 ? best[0]!.path : undefined;
 }
 
+/** Close to a security option's name, or (a key written dotted) to its path or in any one of its parts ("x.denyTools"). */
 function nearSecurityOption(key: string): boolean {
-  return SECURITY_OPTIONS.some((path) => close(key, path.slice(path.lastIndexOf(".") + 1)) !== undefined || (key.includes(".") && close(key, path) !== undefined));
+  const parts = key.includes(".") ? [key, ...key.split(".")] : [key];
+  return SECURITY_OPTIONS.some((path) => parts.some((part) => close(part, path.slice(path.lastIndexOf(".") + 1)) !== undefined) || (key.includes(".") && close(key, path) !== undefined));
+}
+
+/** The namespaces that hold a security option ("responseFix"), by path. */
+const SECURITY_NAMESPACES = OPTION_PATHS.filter((path) => SECURITY_OPTIONS.some((option) => option.startsWith(`${path}.`)));
+
+/** The security namespace a key is close to, by its name (or, written dotted, its path): "responsefix", "response_fix". */
+function nearSecurityNamespace(key: string): string | undefined {
+  return SECURITY_NAMESPACES.find((path) => close(key, path.slice(path.lastIndexOf(".") + 1)) !== undefined || (key.includes(".") && close(key, path) !== undefined));
 }
 
 /** Edits between two names, a swap of two neighbouring letters counting as one ("hermse" is one from "hermes"). */

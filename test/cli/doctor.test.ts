@@ -6,6 +6,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { main } from "../../src/cli/main.ts";
 import { loadConfig } from "../../src/cli/opencode-config.ts";
+import { npmVersionOrTag } from "../../src/cli/plugin-check.ts";
 import { schemaReference } from "../../src/cli/schema-ref.ts";
 import { resolveOptions } from "../../src/plugin/options.ts";
 import { OPENCODE_DISABLE_FLAGS, opencodeBin, seedConfigDir } from "../e2e/harness.ts";
@@ -194,6 +195,40 @@ describe("dsml-fix doctor", () => {
     mkdirSync(path.join(box.root, "cache", "opencode", "packages"), { recursive: true });
     symlinkSync(consumer, path.join(box.root, "cache", "opencode", "packages", `${NAME}@latest`), "dir");
     expect((await doctor(box)).code).toBe(0);
+  });
+
+  test("a spec's version is joined into the cache path only when it is an npm version or dist-tag: NAME@../../../../../x looks nowhere", async () => {
+    const box = sandbox();
+    // Where the traversal would land (the segment NAME@.., then four levels up, out of the cache): a loadable copy.
+    box.install(path.join(box.root, "consumer"));
+    const traversal = `${NAME}@../../../../../consumer`;
+    box.write("config/opencode/opencode.jsonc", JSON.stringify({ model: "deepseek/deepseek-chat", plugin: [traversal] }));
+    const outside = await doctor(box, ["--json"]);
+    expect(outside.code).toBe(1);
+    const entry = outside.json().plugin.entries[0];
+    expect({ folder: entry.folder, loadable: entry.loadable, problems: entry.problems }).toEqual({
+      folder: null,
+      loadable: false,
+      problems: [
+        `not installed: "../../../../../consumer" in ${JSON.stringify(traversal)} is neither an npm version nor a dist-tag, so OpenCode's package cache was not looked at; write the package name alone, or NAME@1.2.3 or NAME@latest`,
+      ],
+    });
+    // A version and a dist-tag still find the cache's copy.
+    mkdirSync(path.join(box.root, "cache", "opencode", "packages"), { recursive: true });
+    for (const version of ["0.1.0", "next"]) {
+      symlinkSync(path.join(box.root, "consumer"), path.join(box.root, "cache", "opencode", "packages", `${NAME}@${version}`), "dir");
+      box.write("config/opencode/opencode.jsonc", JSON.stringify({ model: "deepseek/deepseek-chat", plugin: [`${NAME}@${version}`] }));
+      expect((await doctor(box)).code).toBe(0);
+    }
+  });
+
+  test("npmVersionOrTag: versions, ranges and dist-tags; never a path", () => {
+    for (const version of ["latest", "next", "canary-2", "0.1.0", "v1.2.3", "1.2.3-beta.1+build.5", "^1.2", "~1.2.3", ">=1 <2", "1.x || 2", "1.0.0 - 2.0.0", "*"]) {
+      expect({ version, ok: npmVersionOrTag(version) }).toEqual({ version, ok: true });
+    }
+    for (const version of ["../../../../etc", "..", "a..b", "1.2.3/..", "latest/x", "a\\b", "/etc", "c:", ".hidden", "foo%2f", "-x", " ", "x".repeat(129), "latest\u0000", "1.0.0\n"]) {
+      expect({ version, ok: npmVersionOrTag(version) }).toEqual({ version, ok: false });
+    }
   });
 
   test("every spec form is recognised, and the last entry of the plugin wins as in OpenCode (global, then project, then .opencode/)", async () => {

@@ -183,9 +183,18 @@ describe("bad values", () => {
 
 describe("unknown keys", () => {
   test("top level, with a suggestion for a typo, siblings kept", () => {
-    expect(resolveOptions({ respnseFix: { enabled: false }, debug: true })).toEqual({
+    expect(resolveOptions({ histroy: { sanitize: false }, debug: true })).toEqual({
       options: { ...expectedDefaults, debug: true },
-      problems: ['[dsml] unknown option "respnseFix" (did you mean "responseFix"?); ignored'],
+      problems: ['[dsml] unknown option "histroy" (did you mean "history"?); ignored'],
+    });
+    // The namespace that holds the security options is the exception: a typo of it fails closed
+    // ("a security option under an unknown key", below).
+    expect(resolveOptions({ respnseFix: { enabled: false }, debug: true })).toEqual({
+      options: { ...expectedDefaults, debug: true, responseFix: { ...expectedDefaults.responseFix, allowTools: [] } },
+      problems: [
+        '[dsml] unknown option "respnseFix" (did you mean "responseFix"?); ignored, and no tool call is recovered until it is fixed (it is close to "responseFix", which holds security options)',
+      ],
+      failedClosed: true,
     });
   });
 
@@ -357,10 +366,14 @@ describe("hostile config", () => {
   });
 
   test("pollution keys as tool names are plain names, and as keys never reach a prototype", () => {
+    const names = resolveOptions(JSON.parse('{"responseFix":{"allowTools":["__proto__","constructor"]}}'));
+    expect(names.problems).toEqual([]);
+    expect(names.options.responseFix.allowTools).toEqual(["__proto__", "constructor"]);
     const raw = JSON.parse('{"responseFix":{"allowTools":["__proto__","constructor"],"__proto__":{"denyTools":["*"]}}}');
     const { options, problems } = resolveOptions(raw);
-    expect(problems).toEqual(['[dsml] unknown option "responseFix.__proto__"; ignored']);
-    expect(options.responseFix.allowTools).toEqual(["__proto__", "constructor"]);
+    // Not copied; and since the key held a security option, recovered calls are off until it is fixed.
+    expect(problems).toEqual(['[dsml] unknown option "responseFix.__proto__"; ignored, and no tool call is recovered until it is fixed (it holds "responseFix.__proto__.denyTools", which is close to a security option)']);
+    expect(options.responseFix.allowTools).toEqual([]);
     expect(options.responseFix.denyTools).toEqual([]);
     expect(Object.prototype).not.toHaveProperty("denyTools");
     expect(Object.getPrototypeOf(options.responseFix)).toBe(Object.prototype);
@@ -610,5 +623,109 @@ describe("bad options where the user looks (issue 31 item 3)", () => {
       const hooks = await plugin.server({ client } as never, { debug: 3, providers: ["*"] });
       await expect(hooks.event!({ event: { type: "session.created", properties: {} } } as never)).resolves.toBeUndefined();
     }
+  });
+});
+
+describe("a security option under an unknown key (review 3)", () => {
+  const closedBy = (why: string) => `; ignored, and no tool call is recovered until it is fixed (${why})`;
+  const nearNamespace = closedBy('it is close to "responseFix", which holds security options');
+  /** Recovered calls are off, the key's neighbours kept, one line for the key. */
+  function expectClosed(raw: Record<string, unknown>, problem: string) {
+    const resolved = resolveOptions({ ...raw, debug: true });
+    expect(resolved.failedClosed).toBe(true);
+    expect(resolved.options.responseFix.allowTools).toEqual([]);
+    expect(resolved.options.debug).toBe(true);
+    expect(resolved.problems).toEqual([problem]);
+  }
+  /** Only ignored: recovered calls stay as configured. */
+  function expectIgnored(raw: Record<string, unknown>) {
+    const resolved = resolveOptions({ ...raw, responseFix: { allowTools: ["read"] } });
+    expect(resolved.failedClosed).toBeUndefined();
+    expect(resolved.options.responseFix.allowTools).toEqual(["read"]);
+    expect(resolved.problems).toHaveLength(1);
+    expect(resolved.problems[0]).toEndWith("; ignored");
+  }
+
+  test("a misspelt responseFix namespace holding denyTools no longer leaves bash recoverable; spelt right, it still works", () => {
+    for (const namespace of ["responsefix", "ResponseFix", "response_fix", "respnseFix"]) {
+      expectClosed({ [namespace]: { denyTools: ["bash"] } }, `[dsml] unknown option ${JSON.stringify(namespace)} (did you mean "responseFix"?)${nearNamespace}`);
+    }
+    expectClosed({ respFix: { denyTools: ["bash"] } }, `[dsml] unknown option "respFix"${closedBy('it holds "respFix.denyTools", which is close to a security option')}`);
+    expectClosed({ responsefix: { allowTools: ["read"] } }, `[dsml] unknown option "responsefix" (did you mean "responseFix"?)${nearNamespace}`);
+    const right = resolveOptions({ responseFix: { denyTools: ["bash"] } });
+    expect(right).toEqual({ options: { ...expectedDefaults, responseFix: { ...expectedDefaults.responseFix, denyTools: ["bash"] } }, problems: [] });
+  });
+
+  test("a name close to the namespace closes whatever its value, even one with no security option in it", () => {
+    for (const value of [false, "deny bash", { bufferLimit: 2048 }, []]) {
+      expectClosed({ responsefix: value }, `[dsml] unknown option "responsefix" (did you mean "responseFix"?)${nearNamespace}`);
+    }
+    // In the wrong namespace, or written dotted, the same.
+    expectClosed({ parse: { responseFix: { denyTools: ["bash"] } } }, `[dsml] unknown option "parse.responseFix" (did you mean "responseFix"?)${nearNamespace}`);
+    // Far from the namespace, with nothing security-related inside: only ignored.
+    expectIgnored({ respFix: { bufferLimit: 2048 } });
+    expectIgnored({ histroy: { sanitize: false } });
+    expectIgnored({ "responseFix.bufferLimit": 2048 });
+  });
+
+  test("a security option at any depth inside an unknown key, in an object or a list, misspelt or not", () => {
+    const holds = (path: string) => closedBy(`it holds ${JSON.stringify(path)}, which is close to a security option`);
+    expectClosed({ respFix: { denytool: ["bash"] } }, `[dsml] unknown option "respFix"${holds("respFix.denytool")}`);
+    expectClosed({ plugin: { settings: [{ echoGuard: false }] } }, `[dsml] unknown option "plugin"${holds("plugin.settings[0].echoGuard")}`);
+    expectClosed({ responseFix: { extra: { allowTools: ["read"] } } }, `[dsml] unknown option "responseFix.extra"${holds("responseFix.extra.allowTools")}`);
+    expectClosed({ retry: { scope: { providers: ["my-vllm"] } } }, `[dsml] unknown option "retry.scope"${holds("retry.scope.providers")}`);
+    expectClosed({ wrapper: { responsefix: { bufferLimit: 2048 } } }, `[dsml] unknown option "wrapper"${holds("wrapper.responsefix")}`);
+    expectClosed({ "x.denyTools": ["bash"] }, `[dsml] unknown option "x.denyTools" (did you mean "responseFix.denyTools"?)${closedBy("it is close to a security option")}`);
+    // Nothing security-related inside, however deep: only ignored.
+    expectIgnored({ colour: { shade: "red", stops: [{ at: 0, name: "deny" }, { at: 1, tools: ["bash"] }] } });
+    expectIgnored({ retry: { chanel: { user: true } } });
+  });
+
+  test("what cannot be searched to the end may hold one: a throwing getter, a throwing Proxy, too deep, too wide", () => {
+    const unread = closedBy("it could not be read to the end, and may hold a security option");
+    const deep: Record<string, unknown> = {};
+    let level = deep;
+    for (let i = 0; i < 20; i++) level = level.a = {};
+    const wide = Object.fromEntries(Array.from({ length: 10_001 }, (_, i) => [`k${i}`, i]));
+    // Every read makes a new object: the search stops at its bounds, never runs away.
+    const endless = (): object => new Proxy({}, { ownKeys: () => ["a", "b", "c"], getOwnPropertyDescriptor: () => ({ enumerable: true, configurable: true, value: 1 }), get: () => endless() });
+    for (const palette of [
+      { get inner(): never { throw new Error("getter"); } },
+      new Proxy({}, { ownKeys: () => { throw new Error("keys"); } }),
+      deep,
+      wide,
+      endless(),
+    ]) {
+      expectClosed({ palette }, `[dsml] unknown option "palette"${unread}`);
+    }
+    const thrower = { debug: true, responseFix: { denyTools: ["bash"] } };
+    Object.defineProperty(thrower, "colour", { enumerable: true, get: () => { throw new Error("colour"); } });
+    const resolved = resolveOptions(thrower);
+    expect(resolved).toEqual({
+      options: { ...expectedDefaults, debug: true, responseFix: { ...expectedDefaults.responseFix, allowTools: [], denyTools: ["bash"] } },
+      problems: [`[dsml] unknown option "colour"${unread}`],
+      failedClosed: true,
+    });
+    // A cycle, a shared object and a long plain list are searched once each, to the end: only ignored.
+    const cycle: Record<string, unknown> = { shade: "red" };
+    cycle.self = cycle;
+    const shared = { shade: "blue" };
+    expectIgnored({ palette: cycle });
+    expectIgnored({ palette: Array.from({ length: 5_000 }, () => shared) });
+    expectIgnored({ palette: Array.from({ length: 9_000 }, () => "x") });
+  });
+
+  test("the search reads and never copies: pollution keys inside are searched, and reach no prototype", () => {
+    expectClosed(JSON.parse('{"respFix":{"__proto__":{"denyTools":["bash"]}}}'), '[dsml] unknown option "respFix"; ignored, and no tool call is recovered until it is fixed (it holds "respFix.__proto__.denyTools", which is close to a security option)');
+    expectClosed(JSON.parse('{"__proto__":{"denyTools":["bash"]}}'), '[dsml] unknown option "__proto__"; ignored, and no tool call is recovered until it is fixed (it holds "__proto__.denyTools", which is close to a security option)');
+    expect(({} as Record<string, unknown>).denyTools).toBeUndefined();
+    expect(Object.prototype).not.toHaveProperty("denyTools");
+    expect(resolveOptions(JSON.parse('{"constructor":{"prototype":{"polluted":1}}}')).failedClosed).toBeUndefined();
+  });
+
+  test("a key far longer than any option's name is never measured letter by letter, and still closes by what it holds", () => {
+    const long = "k".repeat(100_000);
+    expectClosed({ [long]: { denyTools: ["bash"] } }, `[dsml] unknown option ${JSON.stringify(long)}; ignored, and no tool call is recovered until it is fixed (it holds ${JSON.stringify(`${long}.denyTools`).slice(0, 60)}..., which is close to a security option)`);
+    expectIgnored({ [long]: { [long]: 1 } });
   });
 });

@@ -238,6 +238,31 @@ describe("history and correction through session.hook(context)", () => {
     expect(host.prompts).toHaveLength(1);
   });
 
+  test("no wake under `opencode run`, global flags before it or not, as in the 1.18 entry; `serve` and the TUI still wake", async () => {
+    script = () => UNDECLARED;
+    const savedArgv = process.argv;
+    const opencode = (...args: string[]) => ["/usr/bin/bun", "/$bunfs/root/src/index.js", ...args];
+    /** One unrepairable reply, then idle: the wakes queued by a host started under `argv`. */
+    const wakesUnder = async (argv: string[]) => {
+      process.argv = argv;
+      let host: StandInHost;
+      try {
+        host = await hostWith({ providers: ["deepseek"] });
+      } finally {
+        process.argv = savedArgv;
+      }
+      await host.buildContext("ses_1", DEEPSEEK, [user("msg_u1", "clean up")]);
+      expect((await callsIn("chat", await post(host.nativeFetch("ses_1", DEEPSEEK), "chat", true))).calls).toEqual([]);
+      await host.goIdle("ses_1");
+      return host.prompts.map((prompt) => prompt.text);
+    };
+    expect(await wakesUnder(opencode("run", "clean up"))).toEqual([]);
+    expect(await wakesUnder(opencode("--print-logs", "run", "clean up"))).toEqual([]);
+    expect(await wakesUnder(opencode("--log-level", "DEBUG", "run", "clean up"))).toEqual([]);
+    expect(await wakesUnder(opencode("--print-logs", "serve"))).toEqual(["Continue."]);
+    expect(await wakesUnder(opencode("--log-level", "DEBUG"))).toEqual(["Continue."]);
+  });
+
   test("the user channel: the correction is one extra user turn of this request only", async () => {
     script = () => UNDECLARED;
     const host = await hostWith({ providers: ["deepseek"], retry: { channel: "user", enabled: false } });

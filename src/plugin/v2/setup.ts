@@ -21,6 +21,7 @@ import type { AdapterOptions } from "../../adapters/options.ts";
 import { createDebugLog } from "../debug.ts";
 import { createLogger, type Logger } from "../log.ts";
 import type { PluginOptions } from "../../options/spec.ts";
+import { oneShotRun } from "../one-shot.ts";
 import { replyReporter, startOptions } from "../plugin-start.ts";
 import { RetryController } from "../retry-controller.ts";
 import { AUTO_SCOPE, EVERY_PROVIDER, routeInScope } from "../scope.ts";
@@ -49,7 +50,12 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   log("info", `${head.line} (OpenCode 2: session http hooks${canWake ? "" : "; idle wake unavailable: no session.prompt/wait"}; ${V2_UNMAPPED})`);
 
   const debug = createDebugLog(options.debug, (line) => log("info", line));
-  const retry = new RetryController(canWake ? options.retry : { ...options.retry, enabled: false }, async (sessionID, text) => {
+  // No wake under a one-shot `opencode run`, as in the 1.18 entry (src/plugin/one-shot.ts). This
+  // assumes OpenCode 2's `run` exits once the session is idle as 1.18's does, which no 2.x build
+  // here confirms; erring this way is safe: a wake left out costs the user a turn, while a wake
+  // queued in a process about to exit is stored unanswered and replayed as a stray user turn.
+  const wakes = canWake && options.retry.enabled && !oneShotRun();
+  const retry = new RetryController(wakes ? options.retry : { ...options.retry, enabled: false }, async (sessionID, text) => {
     await ctx.session.prompt!({ sessionID, text, delivery: "queue" });
   });
   const turns = new Map<string, string>();
@@ -57,7 +63,7 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   const inScope = (model: V2ModelRef | undefined) => model !== undefined && routeInScope(options, { providerID: model.providerID, modelID: model.id });
 
   const wakeWhenIdle = (sessionID: string) => {
-    if (!canWake || !options.retry.enabled || waiting.has(sessionID)) return;
+    if (!wakes || waiting.has(sessionID)) return;
     waiting.add(sessionID);
     void Promise.resolve(ctx.session.wait!({ sessionID }))
       .then(() => retry.onIdle(sessionID))
