@@ -2,9 +2,11 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
-// Layers import only downward: grammar -> parse -> engine -> options -> (echo, history, retry, tools) -> sse
+// Layers import only downward: grammar -> parse -> engine -> options -> tools -> (echo, history, retry) -> sse
 // -> wires -> adapters -> plugin -> proxy -> cli. Options sit right above the engine they map to (their
 // spec reads the parse and engine defaults), so every layer that takes options can read the spec.
+// tools is data (OpenCode's built-in tool specs, typed by parse): history reads replayed text with
+// them when the host gives no tools of its own, so it sits below history.
 // The CLI sits on top so `dsml-fix doctor` judges options and scope with the plugin's own code.
 // Folders of one rank never import each other; a new folder under src/ must be placed here first.
 const RANK: Record<string, number> = {
@@ -15,7 +17,7 @@ const RANK: Record<string, number> = {
   echo: 3,
   history: 3,
   retry: 3,
-  tools: 3,
+  tools: 2.75,
   sse: 4,
   wires: 5,
   adapters: 6,
