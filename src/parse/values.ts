@@ -139,7 +139,9 @@ export function coerceValue(raw: string, schema: JsonSchema | undefined, typedHi
     return parsed.ok ? parsed.value : raw;
   }
   if (types.has("string") && (typedHint !== "false" || types.size === 1)) return raw;
-  if ((types.has("number") || types.has("integer")) && /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(trimmed)) {
+  // JSON's number grammar: a leading zero (`0755`, a chmod mode meaning octal 493) is no number
+  // here, so it stays text and the schema decides (a number parameter refuses it).
+  if ((types.has("number") || types.has("integer")) && /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(trimmed)) {
     const number = Number(trimmed);
     // `1e999` is no number a call can carry (Infinity goes on as null): it stays text, and the schema decides.
     if (Number.isFinite(number) && matchesTypes(number, types)) return number;
@@ -149,6 +151,8 @@ export function coerceValue(raw: string, schema: JsonSchema | undefined, typedHi
   const parsed = parseJson(trimmed);
   if (parsed.ok) return matchesTypes(parsed.value, types) ? parsed.value : raw;
   // Text-valued dialects are written by models that think in Python: `[True, None]`, `{'a': 1}`.
+  // parseJson may have said no because the text names a key twice or holds `1e999`; the Python
+  // reader refuses both too (src/parse/dialects/pythonic.ts), so this is never a way around it.
   if (types.has("array") || types.has("object")) {
     const literal = parsePythonLiteral(trimmed);
     if (literal.ok && matchesTypes(literal.value, types)) return literal.value;
@@ -193,17 +197,23 @@ export function coerceObject(input: Record<string, unknown>, schema: JsonSchema 
 /**
  * coerceObject at every depth, following `properties` and `items`: a string where the schema
  * wants a number, boolean, null, array or object is typed by coerceValue (JSON or Python
- * spelling), and a number or boolean where only a string fits becomes its text; nothing else
+ * spelling), and a boolean or safe integer where only a string fits becomes its text; nothing else
  * changes (null never becomes "", a scalar never an array). The schema gate runs this before it validates.
  */
 export function coerceDeep(value: unknown, schema: JsonSchema | undefined, depth = 0): unknown {
   if (!schema || depth > 32) return value;
   if (typeof value === "string") return coerceValue(value, schema, undefined);
-  // A number or boolean where only a string fits is written back as its own text (lossless: 600 -> "600").
-  if (typeof value === "number" || typeof value === "boolean") {
+  // A boolean or number where only a string fits is written back as text (600 -> "600"), but only
+  // where that text holds exactly the value the model wrote. The spelling it wrote is gone after
+  // JSON.parse, so the rule is by value: a boolean, or a safe integer other than -0 (its digits are
+  // exact; `6e2` still comes out "600"). Any other number stays a number, for ajv to refuse for a
+  // string parameter (invalid-arguments): String() would send 12345678901234567890 (past 2^53, read
+  // rounded) as "12345678901234567000" and 1.10 as "1.1", digits the model never wrote.
+  if (typeof value === "boolean" || (typeof value === "number" && Number.isSafeInteger(value) && !Object.is(value, -0))) {
     const types = schemaTypes(schema);
     return types.has("string") && !matchesTypes(value, types) ? String(value) : value;
   }
+  if (typeof value === "number") return value;
   if (Array.isArray(value)) {
     const items = isObject(schema.items) ? (schema.items as JsonSchema) : undefined;
     return items ? value.map((v) => coerceDeep(v, items, depth + 1)) : value;

@@ -4,6 +4,13 @@ import { isPollutingKey } from "../../grammar/plain-data.ts";
  * O08 LFM2 writes calls as a Python list: `[bash(command='ls'), read(filePath="/a", limit=5)]`.
  * A small reader for exactly that: names, keyword arguments, and Python literals (strings,
  * numbers, True/False/None, lists, dicts, tuples). Anything else is not a call list.
+ *
+ * It refuses what parseJson (src/parse/values.ts) refuses, so a Python spelling is never a way
+ * around the JSON reader (coerceValue falls back to parsePythonLiteral when parseJson says no):
+ * a keyword argument or dict key named twice (Python keeps the last in a dict and rejects a
+ * repeated keyword; `bash(command='echo hi', command='rm -rf ~')` must not run the second), and a
+ * number that is no finite double (`1e999`, Infinity, would go on as null). Numbers follow JSON's
+ * grammar: no leading zero (`0755` is a SyntaxError in Python 3, and never the number 755).
  */
 export interface PythonCall {
   name: string;
@@ -63,10 +70,14 @@ class Reader {
     const name = this.ident();
     this.expect("(");
     const args: Record<string, unknown> = {};
+    // Names read so far, dropped (polluting) ones included.
+    const seen = new Set<string>();
     if (!this.eat(")")) {
       do {
         const key = this.ident();
         this.expect("=");
+        if (seen.has(key)) this.fail();
+        seen.add(key);
         const value = this.value(0);
         if (!isPollutingKey(key)) args[key] = value;
       } while (this.eat(","));
@@ -95,9 +106,15 @@ class Reader {
     if (c === "{") {
       this.pos++;
       const obj: Record<string, unknown> = {};
+      // String keys read so far (only they are kept), dropped (polluting) ones included.
+      const seen = new Set<string>();
       if (this.eat("}")) return obj;
       do {
         const key = this.value(depth + 1);
+        if (typeof key === "string") {
+          if (seen.has(key)) this.fail();
+          seen.add(key);
+        }
         this.expect(":");
         const value = this.value(depth + 1);
         if (typeof key === "string" && !isPollutingKey(key)) obj[key] = value;
@@ -105,13 +122,15 @@ class Reader {
       this.expect("}");
       return obj;
     }
-    const m = /^(?:True|False|None|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(this.s.slice(this.pos, this.pos + 64));
+    const m = /^(?:True|False|None|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(this.s.slice(this.pos, this.pos + 64));
     if (!m) this.fail();
     this.pos += m[0].length;
     if (m[0] === "True") return true;
     if (m[0] === "False") return false;
     if (m[0] === "None") return null;
-    return Number(m[0]);
+    const number = Number(m[0]);
+    if (!Number.isFinite(number)) this.fail();
+    return number;
   }
 
   string(quote: string): string {
