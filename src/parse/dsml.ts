@@ -340,9 +340,13 @@ function unreadAttribute(tag: Tag): string | null {
   return null;
 }
 
-const GARBLED_CLOSER = /(?:<\/?)?[\uFF5C|\u2016][\s\uFF5C|\u2016>/]{0,8}(?:dsml[\s\uFF5C|\u2016>/]{0,8})?param[a-z]{0,8}\s{0,4}>?\s*$/i;
+const GARBLED_CLOSER = /(?:<\/?[\uFF5C|\u2016]|[\uFF5C\u2016])[\s\uFF5C|\u2016>/]{0,8}(?:dsml[\s\uFF5C|\u2016>/]{0,8})?param[a-z]{0,8}\s{0,4}>?\s*$/i;
 
-/** P02: where a garbled parameter closer starts at the end of a value, or -1. Bounded to the last 64 characters. */
+/**
+ * P02: where a garbled parameter closer starts at the end of a value, or -1. Bounded to the last 64
+ * characters. It starts with a sentinel bar (fullwidth U+FF5C or U+2016) or with `<` before any
+ * bar: an ASCII `|` alone is a shell pipe (`make | paramfix`), not a closer.
+ */
 export function garbledCloserAt(value: string): number {
   const tailStart = Math.max(0, value.length - 64);
   const m = GARBLED_CLOSER.exec(value.slice(tailStart));
