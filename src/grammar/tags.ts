@@ -22,6 +22,12 @@ export const enum Flaw {
   SelfClosing = 128,
   /** An attribute value in typographic quotes (U+201C/U+201D, U+2018/U+2019, fullwidth U+FF02). */
   TypographicQuote = 256,
+  /**
+   * The tag names one attribute twice (`name="read" name="bash"`, compared as read: any case). Only
+   * the first value is kept, but which one the model meant is unknowable, so a call built on such a
+   * tag is refused (broken markup), never run with either.
+   */
+  RepeatedAttr = 512,
 }
 
 export type TagFamily = "dsml" | "naked" | "legacy" | "costume" | "mistral";
@@ -371,7 +377,8 @@ class TagReader {
       const value = this.readAttrValue(tolerant);
       if (value === null) return null;
       if (value.typographic) flaws |= Flaw.TypographicQuote;
-      attrs[attrName] = value.text;
+      if (attrName in attrs) flaws |= Flaw.RepeatedAttr;
+      else attrs[attrName] = value.text;
       if (value.runaway) {
         flaws |= Flaw.RunawayAttr;
         break;

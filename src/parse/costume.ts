@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import "./libraries.ts";
 import type { XMLParser, XMLValidator } from "fast-xml-parser";
 import { codeLanguage, executeLanguage, isLineStartCostume, type CodeLanguage } from "../grammar/dialects.ts";
-import type { Tag } from "../grammar/tags.ts";
+import { Flaw, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "./call.ts";
 import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
 import { decodeEntities } from "./values.ts";
@@ -56,6 +56,8 @@ function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
     code = code.replace(/^\r?\n/, "").slice(newline + 1);
     shape = "C02";
   }
+  // `<code class="language-bash" class="language-python">`: which language (so which command) is unknowable.
+  if (open && open.flaws & Flaw.RepeatedAttr) return brokenSpan(span.length, shape, "broken-markup", "the code tag names an attribute twice");
   return codeCall(span.length, language, decodeEntities(code), shape, ctx);
 }
 

@@ -67,6 +67,8 @@ class DsmlWalk {
   readonly blockTags: Tag[] = [];
   readonly invokes: InvokeDraft[] = [];
   sawDsml = false;
+  /** A block tag of this span names an attribute twice: none of its calls may run. */
+  repeatedBlockAttr = false;
   truncatedBlock = false;
   /** The span opens with a stray wrapper line the engine took into it (`call`, issue 29 item 7). */
   strayLine = false;
@@ -82,6 +84,7 @@ class DsmlWalk {
     if (enclosing) {
       this.blockTags.push(enclosing);
       this.blockOpen = true;
+      if (enclosing.flaws & Flaw.RepeatedAttr) this.repeatedBlockAttr = true;
     }
   }
 
@@ -122,6 +125,9 @@ class DsmlWalk {
     if (tag.family === "dsml" && tag.role === "other" && this.onToolNamed(tag)) return;
     const cur = this.cur;
     if (cur) cur.tags.push(tag);
+    // Invoke and parameter openers are checked where they open; a block tag breaks every call of its block.
+    if (tag.role === "block") this.repeatedBlockAttr ||= (tag.flaws & Flaw.RepeatedAttr) !== 0;
+    else if (cur && tag.role !== "other" && (tag.closing || (tag.role !== "invoke" && tag.role !== "parameter"))) cur.unread ??= unreadAttribute(tag);
     if (cur && !tag.closing && tag.flaws & Flaw.SelfClosing && (tag.role === "parameter" || tag.role === "invoke")) return this.selfClosingParam(cur, tag);
     if (cur && !tag.closing && this.stack.length === 0 && (tag.role === "other" || (!cur.element && tag.role === "name"))) {
       cur.unread ??= `markup <${tag.name}> in the invoke body is not a parameter`;
@@ -161,7 +167,7 @@ class DsmlWalk {
   private openInvoke(tag: Tag, name: string | null, element: boolean): void {
     this.cur = {
       start: tag.start, end: tag.end, name, nameRunaway: (tag.flaws & Flaw.RunawayAttr) !== 0, params: [], body: "",
-      closed: false, orphan: !this.blockOpen, paramRoot: false, element, tags: [tag], nameStart: -1, unread: null, toolNamed: false,
+      closed: false, orphan: !this.blockOpen, paramRoot: false, element, tags: [tag], nameStart: -1, unread: unreadAttribute(tag), toolNamed: false,
     };
     this.stack = [];
   }
@@ -194,6 +200,7 @@ class DsmlWalk {
     // with an attribute other than the type hint, or self-closing, carries what nobody reads.
     if (top) return true;
     if (tag.flaws & Flaw.SelfClosing || Object.keys(tag.attrs).some((k) => k !== "string")) cur.unread ??= `element <${tag.name}> carries a value in an attribute`;
+    else if (tag.flaws & Flaw.RepeatedAttr) cur.unread ??= `element <${tag.name}> names an attribute twice`;
     else this.openParam(tag, writtenName(this.span, tag));
     return true;
   }
@@ -209,7 +216,7 @@ class DsmlWalk {
     const name = tag.attrs.name;
     const others = Object.keys(tag.attrs).filter((k) => k !== "name");
     const valueKey = others.length === 1 && (others[0] === "value" || (others[0] === "string" && tag.attrs.string !== "true" && tag.attrs.string !== "false")) ? others[0] : null;
-    if (!name || valueKey === null || (top && top.children === null)) {
+    if (!name || valueKey === null || (top && top.children === null) || tag.flaws & Flaw.RepeatedAttr) {
       cur.unread ??= "a self-closing parameter whose value could not be read";
       return;
     }
@@ -237,6 +244,7 @@ class DsmlWalk {
         top = this.stack[this.stack.length - 1];
       }
     }
+    if (tag.role === "parameter") cur.unread ??= unreadAttribute(tag);
     const hint = tag.attrs.string;
     const param: ParamDraft = {
       name, hint: hint === "true" || hint === "false" ? hint : undefined, opener: tag,
@@ -314,9 +322,31 @@ export function plainMarkupValueEnds(tags: readonly Tag[]): Map<number, number> 
   return ends;
 }
 
-const GARBLED_CLOSER = /(?:<\/?)?[\uFF5C|\u2016][\s\uFF5C|\u2016>/]{0,8}(?:dsml[\s\uFF5C|\u2016>/]{0,8})?param[a-z]{0,8}\s{0,4}>?\s*$/i;
+/**
+ * Why a structural tag's attributes were not all read, or null. A repeated attribute is ambiguous
+ * anywhere. An invoke or parameter opener is read for its `name` and a true/false `string` type
+ * hint only: any other attribute (`value=` beside a body, a `string=` that is no hint, an argument
+ * written on the invoke) would carry something the call never receives. The element form's
+ * `<function>` and `<name>` carry none. Closers and block tags carry nothing that is read.
+ */
+function unreadAttribute(tag: Tag): string | null {
+  if (tag.flaws & Flaw.RepeatedAttr) return `<${tag.name}> names an attribute twice`;
+  if (tag.closing || tag.role === "block") return null;
+  for (const key in tag.attrs) {
+    if (key === "name" && (tag.role === "invoke" || tag.role === "parameter")) continue;
+    if (key === "string" && (tag.role === "invoke" || tag.role === "parameter") && (tag.attrs.string === "true" || tag.attrs.string === "false")) continue;
+    return `attribute ${key} of <${tag.name}> is not read`;
+  }
+  return null;
+}
 
-/** P02: where a garbled parameter closer starts at the end of a value, or -1. Bounded to the last 64 characters. */
+const GARBLED_CLOSER = /(?:<\/?[\uFF5C|\u2016]|[\uFF5C\u2016])[\s\uFF5C|\u2016>/]{0,8}(?:dsml[\s\uFF5C|\u2016>/]{0,8})?param[a-z]{0,8}\s{0,4}>?\s*$/i;
+
+/**
+ * P02: where a garbled parameter closer starts at the end of a value, or -1. Bounded to the last 64
+ * characters. It starts with a sentinel bar (fullwidth U+FF5C or U+2016) or with `<` before any
+ * bar: an ASCII `|` alone is a shell pipe (`make | paramfix`), not a closer.
+ */
 export function garbledCloserAt(value: string): number {
   const tailStart = Math.max(0, value.length - 64);
   const m = GARBLED_CLOSER.exec(value.slice(tailStart));
@@ -336,11 +366,16 @@ function outcomeOf(inv: InvokeDraft, walk: DsmlWalk, span: string, ctx: SpanCont
     params = wrapper.children;
     shapes.push("I02");
   } else if (params.length === 1 && params[0]!.children && params[0]!.children.length > 0) {
-    if (name === null || name === params[0]!.name) name = params[0]!.name;
+    // The invoke names one tool, its wrapper another: which one was meant is unknowable.
+    if (name !== null && name !== params[0]!.name) return broken("I02", "broken-markup", "the invoke and its wrapped parameter name different tools");
+    name = params[0]!.name;
     params = params[0]!.children;
     shapes.push("I02");
   }
   if (inv.nameRunaway) return broken("I01", "broken-markup", "invoke name ran into the following text");
+  // A tool named twice (`name="read" name="bash"`) names no tool the nudge could repeat.
+  if (inv.tags[0]!.flaws & Flaw.RepeatedAttr) return broken("I04", "broken-markup", inv.unread ?? "the invoke names an attribute twice");
+  if (walk.repeatedBlockAttr) return broken("I04", "broken-markup", "a block tag names an attribute twice", name);
   if (inv.tags.some((t) => t.role === "parameter" && !t.closing && (t.flaws & Flaw.RunawayAttr) !== 0)) {
     return broken("I01", "broken-markup", "a parameter attribute ran into the following text", name);
   }

@@ -1,4 +1,4 @@
-import type { Tag } from "../grammar/tags.ts";
+import { Flaw, type Tag } from "../grammar/tags.ts";
 import { aliasMappingOf, mapAliasCall } from "./aliases.ts";
 import type { SpanContext } from "./call.ts";
 import { COSTUME } from "./costume.ts";
@@ -40,7 +40,15 @@ export const SPAN_KINDS: Readonly<Record<Root, SpanKind<unknown>>> = {
  */
 export function parseSpan(span: string, root: Root, opener: Tag, named: boolean, truncated: boolean, ctx: SpanContext, enclosing: Tag | true | null = null): Segment[] {
   const segments = SPAN_KINDS[root].parse({ span, opener, named, truncated, ctx, enclosing });
-  return segments.some((s) => s.kind === "call") ? segments.map((s) => gated(s, ctx)) : segments;
+  if (!segments.some((s) => s.kind === "call")) return segments;
+  // An opener that names an attribute twice (`<tool_call name="read" name="bash">`, `lang=` twice):
+  // whichever value the dialect read, the model may have meant the other. No call, and no tool named.
+  if (opener.flaws & Flaw.RepeatedAttr) return segments.map((s) => (s.kind === "call" ? repeatedAttr(s) : s));
+  return segments.map((s) => gated(s, ctx));
+}
+
+function repeatedAttr(seg: Segment & { kind: "call" }): Segment {
+  return { kind: "broken", start: seg.start, end: seg.end, shape: seg.shape, reason: "broken-markup", detail: "the opening tag names an attribute twice" };
 }
 
 /** A call written with another agent's name for a declared tool, mapped onto it (issue 29 item 6). */

@@ -41,8 +41,8 @@ const AUDITED: Audited[] = [
   { file: "src/parse/values.ts", literal: "/^-?(?:0|[1-9]\\d*)(?:\\.\\d+)?(?:[eE][+-]?\\d+)?$/", adversarial: () => `${"1".repeat(N / 2)}.${"1".repeat(N / 2)}e` },
   {
     file: "src/parse/dsml.ts",
-    literal: "/(?:<\\/?)?[\\uFF5C|\\u2016][\\s\\uFF5C|\\u2016>/]{0,8}(?:dsml[\\s\\uFF5C|\\u2016>/]{0,8})?param[a-z]{0,8}\\s{0,4}>?\\s*$/i",
-    adversarial: () => `${"| dsml param ".repeat(N / 26)}${" ".repeat(N / 2)}x`,
+    literal: "/(?:<\\/?[\\uFF5C|\\u2016]|[\\uFF5C\\u2016])[\\s\\uFF5C|\\u2016>/]{0,8}(?:dsml[\\s\\uFF5C|\\u2016>/]{0,8})?param[a-z]{0,8}\\s{0,4}>?\\s*$/i",
+    adversarial: () => `${"</| dsml param ".repeat(N / 30)}${" ".repeat(N / 2)}x`,
   },
   { file: "src/parse/invoke-input.ts", literal: "/\\r?\\n$/", adversarial: () => `${"\n".repeat(N)}x` },
   { file: "src/parse/legacy.ts", literal: "/^functions\\.([\\w.-]+):\\d+$/", adversarial: () => `functions.${"a.".repeat(N / 2)}:1${"1".repeat(N / 2)}x` },

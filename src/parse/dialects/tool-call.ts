@@ -1,4 +1,4 @@
-import type { Tag } from "../../grammar/tags.ts";
+import { Flaw, type Tag } from "../../grammar/tags.ts";
 import { tagsOf, textSpan, type Segment, type UnitOutcome } from "../segments.ts";
 import { parseJson } from "../values.ts";
 import { callOutcome, declaredNameIn, jsonCallOutcome, readJsonCall, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
@@ -35,7 +35,11 @@ export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, t
   if (trimmed.startsWith("{")) {
     if (!dialects.hermes) return textSpan(span.length);
     const parsed = parseJson(trimmed);
-    if (opener.attrs.name !== undefined) return whole(namedToolCall(opener.attrs.name, parsed, truncated, ctx));
+    if (opener.attrs.name !== undefined) {
+      // `<tool_call name="read" name="bash">`: which tool was meant is unknowable, so the nudge names none.
+      if (opener.flaws & Flaw.RepeatedAttr) return whole({ kind: "broken", shape: "T01", reason: "broken-markup", detail: "the opening tag names an attribute twice" });
+      return whole(namedToolCall(opener.attrs.name, parsed, truncated, ctx));
+    }
     if (!parsed.ok) {
       if (truncated) return whole(truncatedCall("O01"));
       // JSON that went wrong, then its own closer or a new line (a call cut off mid-JSON): a nudge when it names a declared tool.

@@ -1,0 +1,43 @@
+/**
+ * P02: a value that ends in a garbled parameter closer (`{BAR}>{BAR}parameter`, `</{D}param`)
+ * before the next parameter opens is cut there and kept. The closer starts with a sentinel bar
+ * (fullwidth, or the double bar) or with `<`: an ASCII `|` alone is a shell pipe, so a runaway
+ * value ending `| paramfix` stays a runaway (P03: a required one refuses the call).
+ */
+import { describe, expect, test } from "bun:test";
+import { garbledCloserAt } from "../../src/parse/dsml.ts";
+import { live } from "../golden/notation.ts";
+import { fixtureTools } from "../golden/tools.ts";
+import { everyChar, observable, randomCuts, runEngine } from "../support/run-engine.ts";
+
+function outcome(input: string) {
+  const run = (cuts: number[]) => observable(runEngine(input, cuts, fixtureTools));
+  const whole = run([]);
+  expect(run(everyChar(input.length))).toEqual(whole);
+  for (let seed = 1; seed <= 5; seed++) expect(run(randomCuts(input.length, seed))).toEqual(whole);
+  const r = runEngine(input, [], fixtureTools);
+  return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input, shape: c.shape })), broken: r.summary.broken.map((b) => b.shape) };
+}
+
+/** `command`'s closer missing (or garbled into its value), then the next parameter. */
+const runaway = (value: string) =>
+  live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">${value}\n<{D}parameter name="description" string="true">fix params</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+
+describe("an ASCII pipe is no garbled parameter closer", () => {
+  test("`rm -rf build | paramfix` stays a runaway required value (P03), never runs as `rm -rf build `; a real closer is cut", () => {
+    expect(outcome(runaway("rm -rf build | paramfix"))).toEqual({ calls: [], broken: ["P03"] });
+    expect(outcome(runaway("rm -rf build |param"))).toEqual({ calls: [], broken: ["P03"] });
+    expect(outcome(runaway("rm -rf build |DSML|parameter>"))).toEqual({ calls: [], broken: ["P03"] });
+    // Hard negative: the garbled closer written with sentinel bars is still recognised.
+    expect(outcome(runaway(live("make{BAR}>{BAR}parameter>"))).calls).toEqual([{ tool: "bash", input: { command: "make", description: "fix params" }, shape: "P02" }]);
+  });
+
+  test("garbledCloserAt: pipes into words starting with param are no closer; bars and `<` still are", () => {
+    for (const value of ["rm -rf build | paramfix", "ls |param", "ls||parameter>", "ls | dsml | params", "a >|param"]) expect(garbledCloserAt(value)).toBe(-1);
+    expect(garbledCloserAt(live("alpha{BAR}>{BAR}parameter>"))).toBe(5);
+    expect(garbledCloserAt(live("alpha{DVL}parameter>"))).toBe(5);
+    expect(garbledCloserAt(live("alpha</{D}param"))).toBe(5);
+    expect(garbledCloserAt("alpha</|DSML|parameter>")).toBe(5);
+    expect(garbledCloserAt("alpha<|param")).toBe(5);
+  });
+});
