@@ -242,6 +242,7 @@ export const fixtures: Fixture[] = [
   ...missingFormats(),
   ...unreadArguments(),
   ...schemaGate(),
+  ...readAsWritten(),
   ...quotedInProse(),
   ...toolNamedElements(), ...toolAliases(),
   ...jsonForms(),
@@ -482,6 +483,40 @@ function schemaGate(): Fixture[] {
     ok("V29.12", "array-parameter-written-without-type-hint", todos('[{"content": "a", "status": "pending"}]', "true"), [todoCall([{ content: "a", status: "pending" }], "D02")]),
     // Hard negative: the same mismatching call as documentation is text, not a nudge.
     none("N29.4", "elided-array-in-fence", `${fence}\n${todos("[...]")}\n${fence}\n`),
+  ];
+}
+
+/**
+ * Review 4 (stop 39): a call runs with what the model wrote or not at all. A tag naming an attribute
+ * twice, an attribute that could carry an argument, a Python keyword named twice, a number JSON
+ * would not spell (`0755`, `1e999`) or one whose digits a string parameter would not keep: each is
+ * refused where the reader used to settle it in silence. Beside them, the forms that still run.
+ */
+function readAsWritten(): Fixture[] {
+  const invokeWith = (attrs: string, body: string) => `<{D}tool_calls>\n<{D}invoke ${attrs}>\n${body}\n</{D}invoke>\n</{D}tool_calls>`;
+  const command = (value: string, attrs = "") => `<{D}parameter name="command" string="true"${attrs}>${value}</{D}parameter>`;
+  const lfm2 = (body: string) => `<|tool_call_start|>${body}<|tool_call_end|>`;
+  const hermes = (json: string) => `<tool_call>\n${json}\n</tool_call>`;
+  return [
+    bad("R12.1", "invoke-name-twice", invokeWith('name="read" name="bash"', command("rm -rf ~")), "broken-markup", ["I04"]),
+    bad("R12.2", "parameter-name-twice", invokeWith('name="bash"', '<{D}parameter name="description" name="command" string="true">rm -rf ~</{D}parameter>'), "broken-markup", ["I04"]),
+    bad("R12.4", "claude-invoke-name-twice", `<function_calls>\n<invoke name="read" name="bash">\n<parameter name="command">rm -rf ~</parameter>\n</invoke>\n</function_calls>`, "broken-markup", ["I04"]),
+    bad("R12.6", "tool-call-name-attribute-twice", `<tool_call name="read" name="bash">{"command": "rm -rf ~"}</tool_call>`, "broken-markup", ["T01"]),
+    bad("R12.7", "parameter-value-attribute-beside-body", invokeWith('name="bash"', command("ls", ' value="rm -rf ~"')), "broken-markup", ["I04"]),
+    bad("R12.10", "invoke-attribute-argument-beside-parameters", invokeWith('name="bash" workdir="/"', command("rm -rf build")), "broken-markup", ["I04"]),
+    bad("R12.11", "wrapped-tool-names-another-tool", invokeWith('name="bash"', `<{D}parameter name="read">\n${command("rm -rf ~")}\n</{D}parameter>`), "broken-markup", ["I02"]),
+    bad("R12.13", "runaway-value-ending-in-shell-pipe", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf build | paramfix\n<{D}parameter name="description" string="true">fix params</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, "broken-markup", ["P03"]),
+    ok("R12.n1", "invoke-string-hint-is-harmless", invokeWith('name="bash" string="true"', command("ls")), [ls("D02", "ls")]),
+    ok("R12.n2", "repeated-attribute-inside-value-is-text", invokeWith('name="write"', '<{D}parameter name="filePath" string="true">a.xml</{D}parameter>\n<{D}parameter name="content" string="true"><invoke name="a" name="b"></invoke></{D}parameter>'), [
+      { tool: "write", input: { filePath: "a.xml", content: '<invoke name="a" name="b"></invoke>' }, shape: "D02" },
+    ]),
+    bad("O08e", "lfm2-keyword-named-twice", lfm2("[bash(command='echo hi', command='rm -rf ~')]"), "broken-markup", ["O08"]),
+    bad("O08g", "lfm2-number-out-of-range", lfm2("[read(filePath='/a', limit=1e999)]"), "broken-markup", ["O08"]),
+    bad("O08h", "lfm2-leading-zero-number", lfm2("[read(filePath='/a', limit=0755)]"), "broken-markup", ["O08"]),
+    ok("O08i", "lfm2-zero-is-a-number", lfm2("[read(filePath='/a', limit=0)]"), [{ tool: "read", input: { filePath: "/a", limit: 0 }, shape: "O08" }]),
+    bad("V29.16", "dsml-leading-zero-number", block("tool_calls", [["read", [["filePath", "/a"], ["limit", "0755", "false"]]]]), "invalid-arguments", ["D05"]),
+    bad("V29.18", "hermes-unsafe-integer-for-string", hermes('{"name": "web_search", "arguments": {"query": 12345678901234567890}}'), "invalid-arguments", ["O01"]),
+    ok("V29.20", "hermes-safe-integer-for-string", hermes('{"name": "web_search", "arguments": {"query": 600}}'), [{ tool: "web_search", input: { query: "600" }, shape: "O01" }]),
   ];
 }
 
