@@ -18,6 +18,10 @@ import { CR, DASH, LF, SLASH, SP, TAB, UNDERSCORE } from "../grammar/chars.ts";
  * becomes `bash {command}`; Python runs through a quoted heredoc so the shell expands nothing.
  */
 export function parseCostumeSpan(span: string, opener: Tag, ctx: SpanContext): Segment[] {
+  // `<bash timeout="5">`, `<shell cwd="/">`: the attribute says something no parameter would read,
+  // so the call would run without it. Refused, as DSML refuses an attribute beside a parameter.
+  const unread = unreadAttribute(opener);
+  if (unread !== undefined) return brokenSpan(span.length, opener.name === "code_interpreter" ? "C07" : "C04", "broken-markup", `the opening tag carries ${unread}=, which no parameter reads`);
   const closer = lastCloser(span, opener.name);
   // `<bash><command>ls</command></bash>`: a tool-named element (O09), not code.
   const element = opener.name === "pre" || opener.name === "code_interpreter" ? null : costumeAsToolElement(span, opener, { start: opener.end, end: closer }, ctx);
@@ -34,6 +38,21 @@ export function parseCostumeSpan(span: string, opener: Tag, ctx: SpanContext): S
     }
   }
 }
+
+/**
+ * Attributes a costume's opener may carry without saying anything a call would need: on `<pre>`
+ * any (HTML's own: class, style, id; the language is read from the `<code>` inside), on
+ * `<code_interpreter>` its type and language. A language tag (`<bash>`, `<shell>`, `<python>`,
+ * `<execute_bash>`) carries none.
+ */
+function unreadAttribute(opener: Tag): string | undefined {
+  if (opener.name === "pre") return undefined;
+  const allowed = opener.name === "code_interpreter" ? CODE_INTERPRETER_ATTRIBUTES : NO_ATTRIBUTES;
+  return Object.keys(opener.attrs).find((name) => !allowed.has(name));
+}
+
+const CODE_INTERPRETER_ATTRIBUTES: ReadonlySet<string> = new Set(["type", "lang", "language"]);
+const NO_ATTRIBUTES: ReadonlySet<string> = new Set();
 
 function lastCloser(span: string, name: string): number {
   const at = span.toLowerCase().lastIndexOf(`</${name}`);

@@ -510,6 +510,10 @@ function readAsWritten(): Fixture[] {
     ok("R12.n2", "repeated-attribute-inside-value-is-text", invokeWith('name="write"', '<{D}parameter name="filePath" string="true">a.xml</{D}parameter>\n<{D}parameter name="content" string="true"><invoke name="a" name="b"></invoke></{D}parameter>'), [
       { tool: "write", input: { filePath: "a.xml", content: '<invoke name="a" name="b"></invoke>' }, shape: "D02" },
     ]),
+    bad("R12.14", "lang-tag-costume-with-an-attribute", `<bash timeout="5">\nls\n</bash>`, "broken-markup", ["C04"]),
+    bad("R12.15", "tool-call-name-with-another-attribute", `<tool_call name="bash" timeout="600">{"command": "ls"}</tool_call>`, "broken-markup", ["T01"]),
+    bad("R12.16", "code-interpreter-with-an-unknown-attribute", `<code_interpreter type="code" lang="python" timeout="3">\nprint(1)\n</code_interpreter>`, "broken-markup", ["C07"]),
+    ok("R12.n3", "pre-and-code-html-attributes-are-harmless", `<pre class="x"><code class="language-bash">ls</code></pre>`, [ls("C03", "ls")]),
     bad("O08e", "lfm2-keyword-named-twice", lfm2("[bash(command='echo hi', command='rm -rf ~')]"), "broken-markup", ["O08"]),
     bad("O08g", "lfm2-number-out-of-range", lfm2("[read(filePath='/a', limit=1e999)]"), "broken-markup", ["O08"]),
     bad("O08h", "lfm2-leading-zero-number", lfm2("[read(filePath='/a', limit=0755)]"), "broken-markup", ["O08"]),
