@@ -7,11 +7,25 @@
  *   instruction, a declaration, CDATA; an unfinished tag counts until it fails;
  * - the content of the elements that hold quoted examples: `<code>`, `<kbd>`, `<pre>`, `<samp>`;
  * - link and image text: from `[` to its `]` (whether a `(url)` follows is not known yet);
+ * - an inline link's destination and title: from the `(` right after a link text's `]` to its
+ *   `)`, read as commonmark.js reads them (`<…>` or a bare destination with balanced
+ *   parentheses, then after a space or one line end a title in '…', "…" or (…), which may span
+ *   lines); `[text] (…)` with a space, or a `(…)` after no link text, is prose;
+ * - a link reference definition at a paragraph's start (DocContext says where one starts):
+ *   `[label]:`, its destination and its title (on its line or the next), until the line ending it;
  * - display math: from `$$` to the next `$$`.
  * All of them end with the paragraph. A backslash before ASCII punctuation makes it literal
  * outside code spans, as in CommonMark (an escaped backtick never pairs with a real one).
+ *
+ * A link's destination-and-title and a reference definition are read by their own small state
+ * machines while the ordinary inline state goes on as if the characters were prose: if the
+ * construct fails (a character it cannot take), CommonMark reads those characters again as
+ * prose, which is the state the inline context then has; if it completes, the inline state is
+ * put back to what it was before it (a saved copy of four fields: O(1), whatever the length).
+ * Until it completes or fails, the construct is documentation (a call inside a title that later
+ * fails was documentation: a missed repair, never a wrong execution).
  */
-import { BACKSLASH, BACKTICK, BANG, COLON, DASH, DOLLAR, DOT, DQ, EQ, GT, LBRACKET, LF, LT, QUESTION, RBRACKET, SLASH, SP, SQ, TAB, UNDERSCORE, isAsciiPunctuation } from "../grammar/chars.ts";
+import { BACKSLASH, BACKTICK, BANG, COLON, DASH, DOLLAR, DOT, DQ, EQ, GT, LBRACKET, LF, LT, QUESTION, RBRACKET, RPAREN, SLASH, SP, SQ, TAB, UNDERSCORE, isAsciiPunctuation } from "../grammar/chars.ts";
 
 /** States of a raw HTML tag being read (CommonMark's open tag, closing tag, and the `<!`/`<?` forms). */
 const Tag = {
@@ -39,6 +53,57 @@ const FAIL = -1;
 const DONE = -2;
 /** A comment, processing instruction, declaration or CDATA opened: its end string is looked for. */
 const BODY = -3;
+
+/** States of an inline link's `(destination "title")` after its link text's `]`. */
+const Link = {
+  None: 0,
+  /** The last character was a `]` that closed link text: a `(` opens the destination. */
+  Bracket: 1,
+  /** After `(`: spaces and at most one line end before the destination. */
+  Open: 2,
+  /** A bare destination (balanced parentheses, no whitespace). */
+  Dest: 3,
+  /** A `<…>` destination. */
+  Angle: 4,
+  /** Right after a `<…>` destination: whitespace, or the `)`. */
+  AfterAngle: 5,
+  /** Whitespace after the destination: a title may open, or the `)` closes. */
+  AfterDest: 6,
+  Title: 7,
+  /** After the title: spaces and one line end, then the `)`. */
+  AfterTitle: 8,
+} as const;
+
+/** States of a link reference definition `[label]: destination 'title'` (commonmark.js parseReference). */
+const Def = {
+  None: 0,
+  /** A paragraph's line where a definition may start: it does if the line opens with `[`. */
+  Start: 1,
+  Label: 2,
+  /** After the label's `]`: a `:` must follow. */
+  Colon: 3,
+  /** Spaces and at most one line end before the destination. */
+  BeforeDest: 4,
+  Dest: 5,
+  Angle: 6,
+  AfterAngle: 7,
+  /** Spaces after the destination on its line: a title may open, or the line ends. */
+  AfterDest: 8,
+  /**
+   * The destination ended its line, so the definition holds (without a title): the next line
+   * may hold its title, or start another definition, or be prose.
+   */
+  NextLine: 9,
+  Title: 10,
+  /** After the title: only spaces may follow before the line end. */
+  AfterTitle: 11,
+} as const;
+
+/** A label is at most 999 characters. */
+const LABEL_LIMIT = 999;
+const LPAREN = 0x28;
+const VT = 0x0b;
+const FF = 0x0c;
 
 const CDATA = "[CDATA[";
 const EXAMPLE_ELEMENTS = new Set(["code", "kbd", "pre", "samp"]);
@@ -75,9 +140,30 @@ export class InlineContext {
   /** A backslash outside a code span: the next ASCII punctuation character is literal. */
   private escaped = false;
 
+  // An inline link's `(destination "title")`.
+  private link: number = Link.None;
+  private linkDepth = 0;
+  /** The title's closing delimiter. */
+  private linkClose = 0;
+  private linkEsc = false;
+  // The inline state before the link's `(` (the rest of it is neutral there, right after a `]`).
+  private savedBracket = 0;
+  private savedElement = "";
+  private savedMath = false;
+  private savedEscapedLt = false;
+
+  // A link reference definition.
+  private def: number = Def.None;
+  private defDepth = 0;
+  private defClose = 0;
+  private defEsc = false;
+  private defLabel = 0;
+  /** The label holds only whitespace so far (such a label defines nothing). */
+  private defBlank = true;
+
   /** Nothing pending: until the next backtick, `<`, `[`, `]`, `$`, backslash or line end, nothing changes. */
   get quiet(): boolean {
-    return this.tick === 0 && this.tag === Tag.None && this.end === "" && this.dollar === 0 && !this.escaped;
+    return this.tick === 0 && this.tag === Tag.None && this.end === "" && this.dollar === 0 && !this.escaped && this.link === Link.None && this.def === Def.None;
   }
 
   /** An open or closing tag may still be being read. */
@@ -101,11 +187,30 @@ export class InlineContext {
   private escapedLt = false;
 
   get inDoc(): boolean {
-    return this.span !== 0 || this.escapedLt || this.tick > 0 || this.tag !== Tag.None || this.end !== "" || this.element !== "" || this.bracket > 0 || this.math;
+    return (
+      this.span !== 0 ||
+      this.escapedLt ||
+      this.tick > 0 ||
+      this.tag !== Tag.None ||
+      this.end !== "" ||
+      this.element !== "" ||
+      this.bracket > 0 ||
+      this.math ||
+      this.link >= Link.Open ||
+      (this.def >= Def.Label && this.def !== Def.NextLine)
+    );
+  }
+
+  /** A paragraph starts (not a heading or table row): a link reference definition may open it. */
+  paragraphStart(): void {
+    this.def = Def.Start;
   }
 
   /** Same contract as DocContext.step: with take false only what `c` decides about earlier characters. */
   step(c: number, take: boolean): void {
+    // A link's destination-and-title or a definition that `c` cannot continue was prose.
+    if (this.link !== Link.None && !this.linkTakes(c)) this.link = Link.None;
+    if (this.def !== Def.None && !this.defTakes(c)) this.def = Def.None;
     if (this.tick > 0 && c !== BACKTICK) this.closeRun();
     if (this.dollar > 0 && c !== DOLLAR) {
       if (this.dollar >= 2) this.math = !this.math;
@@ -118,6 +223,17 @@ export class InlineContext {
     }
     if (!take) return;
     this.tagClosed = false;
+    // Both read `c`; one that completes puts the inline state back, and `c` is not prose.
+    let done = false;
+    if (this.link !== Link.None && this.linkStep(c)) {
+      this.restoreLink();
+      done = true;
+    }
+    if (this.def !== Def.None && this.defStep(c)) {
+      this.clearInline();
+      done = true;
+    }
+    if (done) return;
     if (this.tag !== Tag.None) {
       this.tagStep(c);
       return;
@@ -151,7 +267,11 @@ export class InlineContext {
         this.bracket++;
         return;
       case RBRACKET:
-        if (this.bracket > 0) this.bracket--;
+        if (this.bracket > 0) {
+          this.bracket--;
+          // Link text closed: a `(` right after it opens the destination (none is open already).
+          if (this.link === Link.None) this.link = Link.Bracket;
+        }
         return;
       case DOLLAR:
         this.dollar++;
@@ -166,6 +286,7 @@ export class InlineContext {
 
   /** A backtick run of `length` read as paragraph text (a fence opener that was not one). */
   openedSpan(length: number): void {
+    this.def = Def.None;
     if (this.span === 0) this.span = length;
     // It closed the open span: what followed on its line was not read, so assume the worst.
     else if (this.span === length) this.span = -1;
@@ -178,6 +299,13 @@ export class InlineContext {
 
   /** The paragraph ended. */
   reset(): void {
+    this.clearInline();
+    this.def = Def.None;
+  }
+
+  /** Everything but a reference definition being read: a paragraph's state at its start. */
+  private clearInline(): void {
+    this.link = Link.None;
     this.span = 0;
     this.tick = 0;
     this.tag = Tag.None;
@@ -190,6 +318,240 @@ export class InlineContext {
     this.escaped = false;
     this.escapedLt = false;
     this.tagClosed = false;
+  }
+
+  /** The link completed: the inline state before its `(`, whatever its characters did as prose. */
+  private restoreLink(): void {
+    const bracket = this.savedBracket;
+    const element = this.savedElement;
+    const math = this.savedMath;
+    const escapedLt = this.savedEscapedLt;
+    this.clearInline();
+    this.bracket = bracket;
+    this.element = element;
+    this.math = math;
+    this.escapedLt = escapedLt;
+  }
+
+  /** Whether `c` can continue the link's destination-and-title (commonmark.js parseCloseBracket). */
+  private linkTakes(c: number): boolean {
+    switch (this.link) {
+      case Link.Bracket:
+        return c === LPAREN;
+      case Link.Open:
+        // spnl takes spaces only: a tab (or another whitespace) is no destination.
+        return c !== TAB && c !== VT && c !== FF;
+      case Link.Dest:
+        if (this.linkEsc && isAsciiPunctuation(c)) return true;
+        if (c === SP || c === LF) return this.linkDepth === 0;
+        return c !== TAB && c !== VT && c !== FF;
+      case Link.Angle:
+        if (c === LF) return false;
+        return this.linkEsc || c !== LT;
+      case Link.AfterAngle:
+        return c === SP || c === LF || c === RPAREN;
+      case Link.AfterDest:
+        return c === SP || c === LF || c === RPAREN || c === SQ || c === DQ || c === LPAREN;
+      case Link.Title:
+        return this.linkEsc || !(this.linkClose === RPAREN && c === LPAREN);
+      case Link.AfterTitle:
+        return c === SP || c === LF || c === RPAREN;
+      default:
+        return false;
+    }
+  }
+
+  /** `c`, which linkTakes, through the link's destination-and-title: true when its `)` closed it. */
+  private linkStep(c: number): boolean {
+    switch (this.link) {
+      case Link.Bracket:
+        this.savedBracket = this.bracket;
+        this.savedElement = this.element;
+        this.savedMath = this.math;
+        this.savedEscapedLt = this.escapedLt;
+        this.link = Link.Open;
+        this.linkDepth = 0;
+        this.linkEsc = false;
+        return false;
+      case Link.Open:
+        if (c === SP || c === LF) return false;
+        if (c === RPAREN) return true;
+        if (c === LT) {
+          this.link = Link.Angle;
+          return false;
+        }
+        this.link = Link.Dest;
+        return this.destStep(c);
+      case Link.Dest:
+        return this.destStep(c);
+      case Link.Angle:
+        if (this.linkEsc) this.linkEsc = false;
+        else if (c === BACKSLASH) this.linkEsc = true;
+        else if (c === GT) this.link = Link.AfterAngle;
+        return false;
+      case Link.AfterAngle:
+        if (c === RPAREN) return true;
+        this.link = Link.AfterDest;
+        return false;
+      case Link.AfterDest:
+        if (c === RPAREN) return true;
+        if (c === SQ || c === DQ || c === LPAREN) {
+          this.link = Link.Title;
+          this.linkClose = c === LPAREN ? RPAREN : c;
+          this.linkEsc = false;
+        }
+        return false;
+      case Link.Title:
+        if (this.linkEsc) this.linkEsc = false;
+        else if (c === BACKSLASH) this.linkEsc = true;
+        else if (c === this.linkClose) this.link = Link.AfterTitle;
+        return false;
+      case Link.AfterTitle:
+        return c === RPAREN;
+      default:
+        return false;
+    }
+  }
+
+  /** A bare destination's character: parentheses balance, a backslash escapes punctuation, whitespace ends it. */
+  private destStep(c: number): boolean {
+    if (this.linkEsc) {
+      this.linkEsc = false;
+      if (isAsciiPunctuation(c)) return false;
+    }
+    if (c === BACKSLASH) this.linkEsc = true;
+    else if (c === LPAREN) this.linkDepth++;
+    else if (c === RPAREN) {
+      if (this.linkDepth === 0) return true;
+      this.linkDepth--;
+    } else if (c === SP || c === LF) this.link = Link.AfterDest;
+    return false;
+  }
+
+  /** Whether `c` can continue the reference definition (commonmark.js parseReference). */
+  private defTakes(c: number): boolean {
+    switch (this.def) {
+      case Def.Start:
+        return c === LBRACKET;
+      case Def.Label:
+        if (this.defEsc) return true;
+        if (c === RBRACKET) return !this.defBlank;
+        return c !== LBRACKET && this.defLabel < LABEL_LIMIT;
+      case Def.Colon:
+        return c === COLON;
+      case Def.BeforeDest:
+        return c !== TAB && c !== VT && c !== FF && c !== RPAREN;
+      case Def.Dest:
+        if (this.defEsc && isAsciiPunctuation(c)) return true;
+        if (c === RPAREN) return this.defDepth > 0;
+        if (c === SP || c === LF) return this.defDepth === 0;
+        return c !== TAB && c !== VT && c !== FF;
+      case Def.Angle:
+        if (c === LF) return false;
+        return this.defEsc || c !== LT;
+      case Def.AfterAngle:
+        return c === SP || c === LF;
+      case Def.AfterDest:
+        return c === SP || c === LF || c === SQ || c === DQ || c === LPAREN;
+      case Def.NextLine:
+        return c === SQ || c === DQ || c === LPAREN || c === LBRACKET;
+      case Def.Title:
+        return this.defEsc || !(this.defClose === RPAREN && c === LPAREN);
+      case Def.AfterTitle:
+        return c === SP || c === LF;
+      default:
+        return false;
+    }
+  }
+
+  /** `c`, which defTakes, through the definition: true when a line end confirmed it (its text was no prose). */
+  private defStep(c: number): boolean {
+    switch (this.def) {
+      case Def.Start:
+      case Def.NextLine:
+        if (c === LBRACKET) {
+          this.def = Def.Label;
+          this.defLabel = 0;
+          this.defBlank = true;
+          this.defEsc = false;
+        } else this.openDefTitle(c);
+        return false;
+      case Def.Label:
+        this.defLabel++;
+        if (this.defEsc) {
+          this.defEsc = false;
+          this.defBlank = false;
+        } else if (c === RBRACKET) this.def = Def.Colon;
+        else if (c === BACKSLASH) {
+          this.defEsc = true;
+          this.defBlank = false;
+        } else if (c !== SP && c !== TAB && c !== LF) this.defBlank = false;
+        return false;
+      case Def.Colon:
+        this.def = Def.BeforeDest;
+        return false;
+      case Def.BeforeDest:
+        if (c === SP || c === LF) return false;
+        if (c === LT) {
+          this.def = Def.Angle;
+          this.defEsc = false;
+          return false;
+        }
+        this.def = Def.Dest;
+        this.defDepth = 0;
+        this.defEsc = false;
+        return this.defDestStep(c);
+      case Def.Dest:
+        return this.defDestStep(c);
+      case Def.Angle:
+        if (this.defEsc) this.defEsc = false;
+        else if (c === BACKSLASH) this.defEsc = true;
+        else if (c === GT) this.def = Def.AfterAngle;
+        return false;
+      case Def.AfterAngle:
+      case Def.AfterDest:
+        if (c === LF) return this.defLineEnd();
+        if (c === SP) this.def = Def.AfterDest;
+        else this.openDefTitle(c);
+        return false;
+      case Def.Title:
+        if (this.defEsc) this.defEsc = false;
+        else if (c === BACKSLASH) this.defEsc = true;
+        else if (c === this.defClose) this.def = Def.AfterTitle;
+        return false;
+      case Def.AfterTitle:
+        if (c !== LF) return false;
+        // Confirmed with its title; the next line may start another definition.
+        this.def = Def.Start;
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  private openDefTitle(c: number): void {
+    this.def = Def.Title;
+    this.defClose = c === LPAREN ? RPAREN : c;
+    this.defEsc = false;
+  }
+
+  private defDestStep(c: number): boolean {
+    if (this.defEsc) {
+      this.defEsc = false;
+      if (isAsciiPunctuation(c)) return false;
+    }
+    if (c === BACKSLASH) this.defEsc = true;
+    else if (c === LPAREN) this.defDepth++;
+    else if (c === RPAREN) this.defDepth--;
+    else if (c === SP) this.def = Def.AfterDest;
+    else if (c === LF) return this.defLineEnd();
+    return false;
+  }
+
+  /** The destination ended its line: the definition holds (its title may follow on the next line). */
+  private defLineEnd(): boolean {
+    this.def = Def.NextLine;
+    return true;
   }
 
   private closeRun(): void {
