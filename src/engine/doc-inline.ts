@@ -20,10 +20,14 @@
  * A link's destination-and-title and a reference definition are read by their own small state
  * machines while the ordinary inline state goes on as if the characters were prose: if the
  * construct fails (a character it cannot take), CommonMark reads those characters again as
- * prose, which is the state the inline context then has; if it completes, the inline state is
- * put back to what it was before it (a saved copy of four fields: O(1), whatever the length).
- * Until it completes or fails, the construct is documentation (a call inside a title that later
- * fails was documentation: a missed repair, never a wrong execution).
+ * prose, which is the state the inline context then has (a `](` among them opened a link of its
+ * own: up to MAX_TAILS links are followed at once, more make the paragraph documentation until
+ * one completes); if it completes, the inline state is put back to what it was before it (a
+ * saved copy of five fields: O(1), whatever the length). Until it completes or fails, the
+ * construct is documentation: a call inside a title that later fails (a title not closed, text
+ * after a definition's title on its line) was documentation, a missed repair, never a wrong
+ * execution. A tab where CommonMark wants a space (`[a](/u	'title')`) makes no link, as in
+ * commonmark.js.
  */
 import { BACKSLASH, BACKTICK, BANG, COLON, DASH, DOLLAR, DOT, DQ, EQ, GT, LBRACKET, LF, LT, QUESTION, RBRACKET, RPAREN, SLASH, SP, SQ, TAB, UNDERSCORE, isAsciiPunctuation } from "../grammar/chars.ts";
 
@@ -57,8 +61,6 @@ const BODY = -3;
 /** States of an inline link's `(destination "title")` after its link text's `]`. */
 const Link = {
   None: 0,
-  /** The last character was a `]` that closed link text: a `(` opens the destination. */
-  Bracket: 1,
   /** After `(`: spaces and at most one line end before the destination. */
   Open: 2,
   /** A bare destination (balanced parentheses, no whitespace). */
@@ -140,17 +142,17 @@ export class InlineContext {
   /** A backslash outside a code span: the next ASCII punctuation character is literal. */
   private escaped = false;
 
-  // An inline link's `(destination "title")`.
-  private link: number = Link.None;
-  private linkDepth = 0;
-  /** The title's closing delimiter. */
-  private linkClose = 0;
-  private linkEsc = false;
-  // The inline state before the link's `(` (the rest of it is neutral there, right after a `]`).
-  private savedBracket = 0;
-  private savedElement = "";
-  private savedMath = false;
-  private savedEscapedLt = false;
+  /** The last character was a `]` that closed link text: a `(` right after it opens a destination. */
+  private bracketClosed = false;
+  /**
+   * Links whose destination-and-title is being read, outermost first. One that fails leaves the
+   * others (CommonMark reads its characters again as prose, where a later `](` opens a link); one
+   * that completes drops those opened inside it.
+   */
+  private readonly tails: LinkTail[] = Array.from({ length: MAX_TAILS }, () => new LinkTail());
+  private tailCount = 0;
+  /** More links opened inside each other than MAX_TAILS: documentation until one completes or the paragraph ends. */
+  private overflow = false;
 
   // A link reference definition.
   private def: number = Def.None;
@@ -163,7 +165,7 @@ export class InlineContext {
 
   /** Nothing pending: until the next backtick, `<`, `[`, `]`, `$`, backslash or line end, nothing changes. */
   get quiet(): boolean {
-    return this.tick === 0 && this.tag === Tag.None && this.end === "" && this.dollar === 0 && !this.escaped && this.link === Link.None && this.def === Def.None;
+    return this.tick === 0 && this.tag === Tag.None && this.end === "" && this.dollar === 0 && !this.escaped && !this.bracketClosed && this.tailCount === 0 && this.def === Def.None;
   }
 
   /** An open or closing tag may still be being read. */
@@ -196,7 +198,8 @@ export class InlineContext {
       this.element !== "" ||
       this.bracket > 0 ||
       this.math ||
-      this.link >= Link.Open ||
+      this.tailCount > 0 ||
+      this.overflow ||
       (this.def >= Def.Label && this.def !== Def.NextLine)
     );
   }
@@ -209,7 +212,8 @@ export class InlineContext {
   /** Same contract as DocContext.step: with take false only what `c` decides about earlier characters. */
   step(c: number, take: boolean): void {
     // A link's destination-and-title or a definition that `c` cannot continue was prose.
-    if (this.link !== Link.None && !this.linkTakes(c)) this.link = Link.None;
+    if (this.bracketClosed && c !== LPAREN) this.bracketClosed = false;
+    for (let i = this.tailCount - 1; i >= 0; i--) if (!this.tails[i]!.takes(c)) this.dropTail(i);
     if (this.def !== Def.None && !this.defTakes(c)) this.def = Def.None;
     if (this.tick > 0 && c !== BACKTICK) this.closeRun();
     if (this.dollar > 0 && c !== DOLLAR) {
@@ -223,11 +227,21 @@ export class InlineContext {
     }
     if (!take) return;
     this.tagClosed = false;
-    // Both read `c`; one that completes puts the inline state back, and `c` is not prose.
+    // Open links and a definition read `c` first; one that completes puts the inline state back (`c` is no prose).
     let done = false;
-    if (this.link !== Link.None && this.linkStep(c)) {
-      this.restoreLink();
+    for (let i = 0; i < this.tailCount; i++) {
+      const tail = this.tails[i]!;
+      if (!tail.step(c)) continue;
+      // Completed: it and what opened inside it were no prose.
+      this.tailCount = i;
+      this.restore(tail);
       done = true;
+      break;
+    }
+    if (this.bracketClosed) {
+      // `](`: a destination opens (after the links already open read the `(`).
+      this.bracketClosed = false;
+      this.openTail();
     }
     if (this.def !== Def.None && this.defStep(c)) {
       this.clearInline();
@@ -269,8 +283,8 @@ export class InlineContext {
       case RBRACKET:
         if (this.bracket > 0) {
           this.bracket--;
-          // Link text closed: a `(` right after it opens the destination (none is open already).
-          if (this.link === Link.None) this.link = Link.Bracket;
+          // Link text closed: a `(` right after it opens the destination.
+          this.bracketClosed = true;
         }
         return;
       case DOLLAR:
@@ -305,7 +319,9 @@ export class InlineContext {
 
   /** Everything but a reference definition being read: a paragraph's state at its start. */
   private clearInline(): void {
-    this.link = Link.None;
+    this.bracketClosed = false;
+    this.tailCount = 0;
+    this.overflow = false;
     this.span = 0;
     this.tick = 0;
     this.tag = Tag.None;
@@ -320,112 +336,37 @@ export class InlineContext {
     this.tagClosed = false;
   }
 
-  /** The link completed: the inline state before its `(`, whatever its characters did as prose. */
-  private restoreLink(): void {
-    const bracket = this.savedBracket;
-    const element = this.savedElement;
-    const math = this.savedMath;
-    const escapedLt = this.savedEscapedLt;
+  /** `](`: a link's destination-and-title opens; the inline state before it is kept for when it completes. */
+  private openTail(): void {
+    if (this.tailCount === MAX_TAILS) {
+      this.overflow = true;
+      return;
+    }
+    const tail = this.tails[this.tailCount++]!;
+    tail.open();
+    tail.bracket = this.bracket;
+    tail.element = this.element;
+    tail.math = this.math;
+    tail.escapedLt = this.escapedLt;
+    tail.overflow = this.overflow;
+  }
+
+  private dropTail(i: number): void {
+    const dropped = this.tails[i]!;
+    for (let j = i; j < this.tailCount - 1; j++) this.tails[j] = this.tails[j + 1]!;
+    this.tails[--this.tailCount] = dropped;
+  }
+
+  /** The link completed: the inline state before its `(` (the rest was neutral right after a `]`), whatever its characters did as prose. */
+  private restore(tail: LinkTail): void {
+    const count = this.tailCount;
     this.clearInline();
-    this.bracket = bracket;
-    this.element = element;
-    this.math = math;
-    this.escapedLt = escapedLt;
-  }
-
-  /** Whether `c` can continue the link's destination-and-title (commonmark.js parseCloseBracket). */
-  private linkTakes(c: number): boolean {
-    switch (this.link) {
-      case Link.Bracket:
-        return c === LPAREN;
-      case Link.Open:
-        // spnl takes spaces only: a tab (or another whitespace) is no destination.
-        return c !== TAB && c !== VT && c !== FF;
-      case Link.Dest:
-        if (this.linkEsc && isAsciiPunctuation(c)) return true;
-        if (c === SP || c === LF) return this.linkDepth === 0;
-        return c !== TAB && c !== VT && c !== FF;
-      case Link.Angle:
-        if (c === LF) return false;
-        return this.linkEsc || c !== LT;
-      case Link.AfterAngle:
-        return c === SP || c === LF || c === RPAREN;
-      case Link.AfterDest:
-        return c === SP || c === LF || c === RPAREN || c === SQ || c === DQ || c === LPAREN;
-      case Link.Title:
-        return this.linkEsc || !(this.linkClose === RPAREN && c === LPAREN);
-      case Link.AfterTitle:
-        return c === SP || c === LF || c === RPAREN;
-      default:
-        return false;
-    }
-  }
-
-  /** `c`, which linkTakes, through the link's destination-and-title: true when its `)` closed it. */
-  private linkStep(c: number): boolean {
-    switch (this.link) {
-      case Link.Bracket:
-        this.savedBracket = this.bracket;
-        this.savedElement = this.element;
-        this.savedMath = this.math;
-        this.savedEscapedLt = this.escapedLt;
-        this.link = Link.Open;
-        this.linkDepth = 0;
-        this.linkEsc = false;
-        return false;
-      case Link.Open:
-        if (c === SP || c === LF) return false;
-        if (c === RPAREN) return true;
-        if (c === LT) {
-          this.link = Link.Angle;
-          return false;
-        }
-        this.link = Link.Dest;
-        return this.destStep(c);
-      case Link.Dest:
-        return this.destStep(c);
-      case Link.Angle:
-        if (this.linkEsc) this.linkEsc = false;
-        else if (c === BACKSLASH) this.linkEsc = true;
-        else if (c === GT) this.link = Link.AfterAngle;
-        return false;
-      case Link.AfterAngle:
-        if (c === RPAREN) return true;
-        this.link = Link.AfterDest;
-        return false;
-      case Link.AfterDest:
-        if (c === RPAREN) return true;
-        if (c === SQ || c === DQ || c === LPAREN) {
-          this.link = Link.Title;
-          this.linkClose = c === LPAREN ? RPAREN : c;
-          this.linkEsc = false;
-        }
-        return false;
-      case Link.Title:
-        if (this.linkEsc) this.linkEsc = false;
-        else if (c === BACKSLASH) this.linkEsc = true;
-        else if (c === this.linkClose) this.link = Link.AfterTitle;
-        return false;
-      case Link.AfterTitle:
-        return c === RPAREN;
-      default:
-        return false;
-    }
-  }
-
-  /** A bare destination's character: parentheses balance, a backslash escapes punctuation, whitespace ends it. */
-  private destStep(c: number): boolean {
-    if (this.linkEsc) {
-      this.linkEsc = false;
-      if (isAsciiPunctuation(c)) return false;
-    }
-    if (c === BACKSLASH) this.linkEsc = true;
-    else if (c === LPAREN) this.linkDepth++;
-    else if (c === RPAREN) {
-      if (this.linkDepth === 0) return true;
-      this.linkDepth--;
-    } else if (c === SP || c === LF) this.link = Link.AfterDest;
-    return false;
+    this.tailCount = count;
+    this.bracket = tail.bracket;
+    this.element = tail.element;
+    this.math = tail.math;
+    this.escapedLt = tail.escapedLt;
+    this.overflow = tail.overflow;
   }
 
   /** Whether `c` can continue the reference definition (commonmark.js parseReference). */
@@ -648,6 +589,114 @@ export class InlineContext {
       default:
         return FAIL;
     }
+  }
+}
+
+/** At most this many links open inside each other's destination-and-title are told apart. */
+const MAX_TAILS = 8;
+
+/** An inline link's `(destination "title")`, after its link text's `]` (commonmark.js parseCloseBracket). */
+class LinkTail {
+  state: number = Link.None;
+  private depth = 0;
+  /** The title's closing delimiter. */
+  private close = 0;
+  private esc = false;
+  // The inline state before the `(`.
+  bracket = 0;
+  element = "";
+  math = false;
+  escapedLt = false;
+  overflow = false;
+
+  open(): void {
+    this.state = Link.Open;
+    this.depth = 0;
+    this.esc = false;
+  }
+
+  /** Whether `c` can continue it. */
+  takes(c: number): boolean {
+    switch (this.state) {
+      case Link.Open:
+        // spnl takes spaces only: a tab (or another whitespace) is no destination.
+        return c !== TAB && c !== VT && c !== FF;
+      case Link.Dest:
+        if (this.esc && isAsciiPunctuation(c)) return true;
+        if (c === SP || c === LF) return this.depth === 0;
+        return c !== TAB && c !== VT && c !== FF;
+      case Link.Angle:
+        if (c === LF) return false;
+        return this.esc || c !== LT;
+      case Link.AfterAngle:
+        return c === SP || c === LF || c === RPAREN;
+      case Link.AfterDest:
+        return c === SP || c === LF || c === RPAREN || c === SQ || c === DQ || c === LPAREN;
+      case Link.Title:
+        return this.esc || !(this.close === RPAREN && c === LPAREN);
+      case Link.AfterTitle:
+        return c === SP || c === LF || c === RPAREN;
+      default:
+        return false;
+    }
+  }
+
+  /** `c`, which it takes: true when its `)` completed it. */
+  step(c: number): boolean {
+    switch (this.state) {
+      case Link.Open:
+        if (c === SP || c === LF) return false;
+        if (c === RPAREN) return true;
+        if (c === LT) {
+          this.state = Link.Angle;
+          return false;
+        }
+        this.state = Link.Dest;
+        return this.destStep(c);
+      case Link.Dest:
+        return this.destStep(c);
+      case Link.Angle:
+        if (this.esc) this.esc = false;
+        else if (c === BACKSLASH) this.esc = true;
+        else if (c === GT) this.state = Link.AfterAngle;
+        return false;
+      case Link.AfterAngle:
+        if (c === RPAREN) return true;
+        this.state = Link.AfterDest;
+        return false;
+      case Link.AfterDest:
+        if (c === RPAREN) return true;
+        if (c === SQ || c === DQ || c === LPAREN) {
+          this.state = Link.Title;
+          this.close = c === LPAREN ? RPAREN : c;
+          this.esc = false;
+        }
+        return false;
+      case Link.Title:
+        if (this.esc) this.esc = false;
+        else if (c === BACKSLASH) this.esc = true;
+        else if (c === this.close) this.state = Link.AfterTitle;
+        return false;
+      case Link.AfterTitle:
+        return c === RPAREN;
+      default:
+        return false;
+    }
+  }
+
+  /** A bare destination's character: parentheses balance, a backslash escapes punctuation, whitespace ends it. */
+  private destStep(c: number): boolean {
+    if (this.esc) {
+      this.esc = false;
+      if (isAsciiPunctuation(c)) return false;
+    }
+    if (c === BACKSLASH) this.esc = true;
+    else if (c === LPAREN) this.depth++;
+    else if (c === RPAREN) {
+      if (this.depth === 0) return true;
+      this.depth--;
+    } else if (c === SP || c === LF) this.state = Link.AfterDest;
+    return false;
   }
 }
 
