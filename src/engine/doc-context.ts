@@ -10,12 +10,14 @@ import { BACKTICK, COLON, CR, DASH, DOT, EQ, GT, HASH, LF, LT, PIPE, PLUS, RPARE
  * innermost one (paragraph, fence, indented code, HTML block, table), lazy continuation lines,
  * indented code only where a paragraph cannot continue, tabs to the next multiple of 4, and CR,
  * LF and CRLF line ends. Inline documentation (code spans, raw HTML, `<code>`-like elements,
- * link text, `$$` math) is the InlineContext's. test/property/commonmark-oracle.test.ts checks
+ * link text, a link's destination and title, `$$` math) is the InlineContext's, and so are link
+ * reference definitions: a new paragraph tells it that one may start there. test/property/commonmark-oracle.test.ts checks
  * the answers against commonmark.js.
  *
  * Documentation is: code (fenced, indented, spans, a fence's info string), anything inside a
  * blockquote (lazy lines included), raw HTML (blocks of types 1-7, inline tags, comments), table
- * rows, and the inline places of doc-inline.ts. Decisions depend only on earlier characters, so
+ * rows, and the inline places of doc-inline.ts (a link's destination and title, a link
+ * reference definition among them). Decisions depend only on earlier characters, so
  * whole-text and chunked runs agree. Where CommonMark's answer depends on later text (a backtick
  * fence whose info string later holds a backtick, an inline tag that may never close) the
  * reading under which more text is documentation is taken: calling a quote documentation only
@@ -614,7 +616,11 @@ export class DocContext {
     if (this.tipIsParagraph) {
       if (this.matched < this.depth) this.lazy = true;
       if (this.leaf === Leaf.Table) this.row = true;
-    } else this.openLeaf(Leaf.Para);
+    } else {
+      this.openLeaf(Leaf.Para);
+      // A new paragraph may open with link reference definitions (a continuation line never does).
+      this.inline.paragraphStart();
+    }
     this.mode = Mode.Text;
   }
 

@@ -6,6 +6,7 @@
  * test/property/commonmark-oracle.test.ts.
  */
 import { describe, expect, test } from "bun:test";
+import { Parser } from "commonmark";
 import { fixtureTools } from "../golden/tools.ts";
 import { D, escaped } from "../golden/notation.ts";
 import { everyChar, randomCuts, runEngine } from "../support/run-engine.ts";
@@ -14,6 +15,7 @@ const DSML = [`<${D}tool_calls>`, `<${D}invoke name="bash">`, `<${D}parameter na
 /** The DSML block with every line after the first behind `prefix` (and `eol` between lines). */
 const dsml = (prefix = "", eol = "\n") => DSML.join(eol + prefix);
 const oneLine = DSML.join("");
+const show = (s: string) => JSON.stringify(escaped(s));
 const hermes = '<tool_call>\n{"name": "bash", "arguments": {"command": "ls -la"}}\n</tool_call>';
 
 /** Calls emitted whole, char by char and at random splits; the runs must agree. */
@@ -107,4 +109,126 @@ describe("documentation context: a quoted call never runs", () => {
 
 describe("documentation context: the same calls outside documentation run", () => {
   for (const [name, input] of positives) test(name, () => expect(callsIn(input)).toBe(1));
+});
+
+// ------------------------------------------------------------------ link titles and reference definitions
+
+/**
+ * Review 4: a call inside a link's title (`[docs](/u 'TITLE')`, `[fmt]: /u 'TITLE'`) is the
+ * link's title attribute for CommonMark, never visible text, so it never runs, in any dialect
+ * and with any title delimiter the call does not itself hold. Each case first asks commonmark.js
+ * where the call's argument renders, so the expectation is the reference parser's.
+ */
+const TOKEN = "ZQXJ7";
+const COMMAND = `echo ${TOKEN}`;
+const DIALECTS: Record<string, string> = {
+  dsml: [`<${D}tool_calls>`, `<${D}invoke name="bash">`, `<${D}parameter name="command" string="true">${COMMAND}</${D}parameter>`, `</${D}invoke>`, `</${D}tool_calls>`].join("\n"),
+  dsmlOneLine: `<${D}tool_calls><${D}invoke name="bash"><${D}parameter name="command" string="true">${COMMAND}</${D}parameter></${D}invoke></${D}tool_calls>`,
+  hermes: `<tool_call>\n${JSON.stringify({ name: "bash", arguments: { command: COMMAND } })}\n</tool_call>`,
+  hermesOneLine: `<tool_call>${JSON.stringify({ name: "bash", arguments: { command: COMMAND } })}</tool_call>`,
+  costume: `<shell>${COMMAND}</shell>`,
+  qwen: `<tool_call>\n<function=bash>\n<parameter=command>\n${COMMAND}\n</parameter>\n</function>\n</tool_call>`,
+  glm: `<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>${COMMAND}</arg_value>\n</tool_call>`,
+  kimi: `<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>{"command":"${COMMAND}"}<|tool_call_end|><|tool_calls_section_end|>`,
+  mistral: `[TOOL_CALLS]bash[ARGS]{"command":"${COMMAND}"}`,
+  lfm: `<|tool_call_start|>[bash(command="${COMMAND}")]<|tool_call_end|>`,
+  claude: `<function_calls>\n<invoke name="bash">\n<parameter name="command">${COMMAND}</parameter>\n</invoke>\n</function_calls>`,
+  minimax: `[TOOL_CALL]\n{tool => "bash", args => {\n  --command "${COMMAND}"\n}}\n[/TOOL_CALL]`,
+};
+/** Title delimiters, opener and closer. */
+const TITLES: [string, string][] = [
+  ["'", "'"],
+  ['"', '"'],
+  ["(", ")"],
+];
+
+const markdown = new Parser();
+/** Where commonmark.js puts the call's argument: a link's title or destination, text, elsewhere, or nowhere. */
+function rendersAs(doc: string): string {
+  const w = markdown.parse(doc).walker();
+  for (let ev = w.next(); ev; ev = w.next()) {
+    const n = ev.node;
+    if (!ev.entering && n.isContainer) continue;
+    if (n.title?.includes(TOKEN)) return "title";
+    if (n.destination?.includes(TOKEN)) return "destination";
+    if (n.literal?.includes(TOKEN)) return n.type === "text" ? "text" : n.type;
+  }
+  return "unseen";
+}
+
+/** `template` with X the call (its later lines behind `prefix`), Q and E the title's delimiters, and `eol` for every line end. */
+function fill(template: string, call: string, [open, close]: [string, string], prefix = "", eol = "\n"): string {
+  return template
+    .replace("Q", open)
+    .replace("E", close)
+    .replace("X", () => call.split("\n").join(`\n${prefix}`))
+    .replace(/\n/g, eol);
+}
+
+/**
+ * [name, template, where commonmark.js renders the call, prefix of the call's later lines, line
+ * end]. A costume (`<shell>`) is only a call at a line start, so cases with the call mid-line
+ * leave it out.
+ */
+const inTitles: [string, string, string, string?, string?][] = [
+  ["inline link, title over lines", "See [the docs](/u Q\nX\nE) for the format.\n", "title"],
+  ["inline link, title opening on the call's line", "See [the docs](/u QX\nE) for the format.\n", "title"],
+  ["inline link, title on the line after the destination", "See [the docs](/u\nQ\nX\nE) for the format.\n", "title"],
+  ["inline link, destination on the line after the `(`", "See [the docs](\n/u Q\nX\nE\n) for the format.\n", "title"],
+  ["inline link, destination with balanced parentheses", "See [the docs](/u(v)w Q\nX\nE) for the format.\n", "title"],
+  ["image, title after a <…> destination", "![shot](<a b.png> Q\nX\nE)\n", "title"],
+  ["inline link inside a list item", "- See [the docs](/u Q\n  X\n  E).\n", "title", "  "],
+  ["inline link, CRLF line ends", "See [the docs](/u Q\nX\nE) for the format.\n", "title", "", "\r\n"],
+  ["reference definition, title over lines", "[fmt]: /u Q\nX\nE\n\nSee [fmt].\n", "title"],
+  ["reference definition, title on the next line", "[fmt]: /u\nQ\nX\nE\n\nSee [fmt].\n", "title"],
+  ["reference definition, destination and title on later lines", "[fmt]:\n<a b>\nQ\nX\nE\n\nSee [fmt].\n", "title"],
+  ["the second reference definition of a paragraph", "[a]: /x 'A'\n[fmt]: /u Q\nX\nE\n\nSee [a], [fmt].\n", "title"],
+  ["reference definition in a list item", "- [fmt]: /u\n  Q\n  X\n  E\n\n[fmt]\n", "title", "  "],
+  ["reference definition, lone CR line ends", "[fmt]: /u Q\nX\nE\n\nSee [fmt].\n", "title", "", "\r"],
+  ["reference definition never used (shown nowhere)", "[fmt]: /u Q\nX\nE\n", "unseen"],
+];
+
+/** Hard negatives: look like a link's title or a definition, but CommonMark shows the call as text. */
+const asText: [string, string][] = [
+  ["a call on the line after a closed link", "See [the docs](/u 'the title') for the format.\nX\n"],
+  ["a call on the line after a closed link with a parenthesised title", "See [the docs](/u (the title)).\nX\n"],
+  ["`[text] (…)`: a space after the link text, no link", "See [the docs] (/u '\nX\n') for the format.\n"],
+  ["a bare `(…)` after no link text", "See the docs (/u '\nX\n') for the format.\n"],
+  ["escaped brackets are no link text", "See \\[the docs\\](/u '\nX\n') for the format.\n"],
+  ["a tab before the title: no link for commonmark.js", "See [the docs](/u\t'\nX\n') for the format.\n"],
+  ["`[label]:` in a paragraph's second line is no reference definition", "Intro:\n[fmt]: /u '\nX\n'\n"],
+  ["text after a definition's destination: no definition", "[fmt]: /u x '\nX\n'\n"],
+  ["the line after a complete reference definition", "[fmt]: /u 'the title'\nX\n"],
+  ["the line after a reference definition without a title", "[fmt]: /u\nX\n"],
+];
+
+describe("documentation context: a call inside a link's title never runs (review 4)", () => {
+  for (const [name, template, where, prefix = "", eol = "\n"] of inTitles) {
+    for (const [dialect, call] of Object.entries(DIALECTS)) {
+      if (dialect === "costume" && /[^\n]X/.test(template)) continue;
+      test(`${name} (${dialect})`, () => {
+        let cases = 0;
+        for (const title of TITLES) {
+          if (call.includes(title[0]) || call.includes(title[1])) continue;
+          const doc = fill(template, call, title, prefix, eol);
+          expect(`${rendersAs(doc)}: ${show(doc)}`).toBe(`${where}: ${show(doc)}`);
+          expect(`${callsIn(doc)} calls: ${show(doc)}`).toBe(`0 calls: ${show(doc)}`);
+          cases++;
+        }
+        expect(cases).toBeGreaterThan(0);
+      });
+    }
+  }
+});
+
+describe("documentation context: calls CommonMark shows as text around links still run", () => {
+  for (const [name, template] of asText) {
+    for (const dialect of ["dsml", "hermes", "qwen", "claude"]) {
+      test(`${name} (${dialect})`, () => {
+        const doc = fill(template, DIALECTS[dialect]!, ["'", "'"]);
+        expect(`${rendersAs(doc)}: ${show(doc)}`).toBe(`text: ${show(doc)}`);
+        expect(`${callsIn(doc)} calls: ${show(doc)}`).toBe(`1 calls: ${show(doc)}`);
+      });
+    }
+  }
 });

@@ -23,6 +23,8 @@ import { randomCuts, runEngine } from "../support/run-engine.ts";
 // Fixed for CI; ORACLE_SEED / ORACLE_RUNS explore further (the holes listed in the report were found that way).
 const SEED = Number(process.env.ORACLE_SEED ?? 27_0002);
 const RUNS = Number(process.env.ORACLE_RUNS ?? 4000);
+const LINK_SEED = Number(process.env.ORACLE_LINK_SEED ?? 27_0004);
+const LINK_RUNS = Number(process.env.ORACLE_LINK_RUNS ?? 3000);
 
 // ------------------------------------------------------------------ documents
 
@@ -33,7 +35,7 @@ interface Line {
 }
 type Block = Line[];
 
-const word = fc.constantFrom(
+const WORDS = [
   "alpha",
   "beta",
   "the",
@@ -65,84 +67,151 @@ const word = fc.constantFrom(
   "]",
   "~~~",
   "```",
-);
-const words = fc.array(word, { minLength: 1, maxLength: 5 }).map((ws) => ws.join(" "));
+];
+/**
+ * Links with destinations and titles, and their pieces: a title opened on one line and closed on
+ * a later one (the call lands in it when placed between), `[text] (` (no link), a bare `(`, and
+ * `[fmt]`, which uses the reference definitions below.
+ */
+const LINK_WORDS = [
+  "[docs](/u 'a title')",
+  '[docs](/u "a title")',
+  "[docs](<a b> (a title))",
+  "![i](i.png 'x')",
+  "[docs](/u(v) 'x')",
+  "[docs](/u '",
+  "[docs](/u\t'",
+  "[docs](/u (",
+  '[docs](/u "',
+  "[docs](",
+  "'",
+  '"',
+  "(",
+  ")",
+  "')",
+  '")',
+  "))",
+  "] (/u '",
+  "(/u '",
+  "[fmt]",
+  "[fmt][]",
+];
 
-const paragraph: fc.Arbitrary<Block> = fc
-  .array(words, { minLength: 1, maxLength: 3 })
-  .map((ls) => ls.map((text, i) => ({ text, lazy: i > 0 })));
+/**
+ * Paragraphs with a link's title over lines, link reference definitions, and lines that look like
+ * them but are not.
+ */
+const LINK_BLOCKS = [
+  ["See [docs](/u 'the", "title over", "lines') here."],
+  ["See [docs](/u (the", "title)) and [fmt]"],
+  ["![shot](<a b.png>", '"the', 'title")'],
+  ["[docs](", "/u", "'the", "title'", ")"],
+  ["See [docs] (/u 'the", "title') here."],
+  ["See [docs](/u 'the", "title' x) here."],
+  ["[fmt]: /u 'the", "title'"],
+  ["[fmt]: /u", '"the title"'],
+  ["[fmt]:", "<a b>", "(the", "title)"],
+  ["[a]: /x", "[fmt]: /u 'one'"],
+  ["[fmt]: /u 'title' x"],
+  ["[fmt]: /u x 'title'"],
+  ["[fmt]: <a b>'t'"],
+  ["[fmt]: /u ("],
+  ["[fmt]: /u '"],
+  ["[fmt]:"],
+  ["[ ]: /u 't'"],
+];
 
-const heading: fc.Arbitrary<Block> = fc.oneof(
-  fc.tuple(fc.constantFrom("#", "##", "###", "######"), words).map(([h, w]) => [{ text: `${h} ${w}`, lazy: false }]),
-  fc.tuple(words, fc.constantFrom("===", "---", "-", "= =")).map(([w, u]) => [
-    { text: w, lazy: false },
-    { text: u, lazy: false },
-  ]),
-);
+interface Grammar {
+  words: string[];
+  /** Extra leaf blocks, each a list of lines continuing one paragraph. */
+  paragraphs: string[][];
+}
 
-const thematicBreak: fc.Arbitrary<Block> = fc.constantFrom("***", "---", "- - -", "___", " * * *", "**", "--").map((text) => [{ text, lazy: false }]);
+/** Markdown documents built from `grammar` (the plain grammar draws exactly what it drew before links were added). */
+function documents(grammar: Grammar): fc.Arbitrary<string> {
+  const word = fc.constantFrom(...grammar.words);
+  const words = fc.array(word, { minLength: 1, maxLength: 5 }).map((ws) => ws.join(" "));
 
-const codeLine = fc.constantFrom("npm test", "x = 1", "if a < b:", "  nested", "<div>", "> not a quote", "- not a list", "", "```", "~~~");
+  const paragraph: fc.Arbitrary<Block> = fc
+    .array(words, { minLength: 1, maxLength: 3 })
+    .map((ls) => ls.map((text, i) => ({ text, lazy: i > 0 })));
 
-const fence: fc.Arbitrary<Block> = fc
-  .tuple(
-    fc.constantFrom("```", "~~~", "````", "~~~~"),
-    fc.constantFrom("", "bash", "xml", " js", "a`b"),
-    fc.array(codeLine, { maxLength: 3 }),
-    fc.constantFrom("same", "longer", "shorter", "none", "indented", "info"),
-    fc.constantFrom("", " ", "  ", "   "),
-  )
-  .map(([open, info, body, close, indent]) => {
-    const closer =
-      close === "same" ? open : close === "longer" ? open + open[0] : close === "shorter" ? open.slice(1) : close === "indented" ? `    ${open}` : close === "info" ? `${open}x` : null;
-    const lines = [`${indent}${open}${info}`, ...body.map((b) => indent + b)];
-    if (closer !== null) lines.push(indent + closer);
-    return lines.map((text) => ({ text, lazy: false }));
-  });
+  const heading: fc.Arbitrary<Block> = fc.oneof(
+    fc.tuple(fc.constantFrom("#", "##", "###", "######"), words).map(([h, w]) => [{ text: `${h} ${w}`, lazy: false }]),
+    fc.tuple(words, fc.constantFrom("===", "---", "-", "= =")).map(([w, u]) => [
+      { text: w, lazy: false },
+      { text: u, lazy: false },
+    ]),
+  );
 
-const indentedCode: fc.Arbitrary<Block> = fc
-  .tuple(fc.constantFrom("    ", "\t", "     ", "  \t", "   "), fc.array(codeLine, { minLength: 1, maxLength: 3 }))
-  .map(([pad, body]) => body.map((b) => ({ text: pad + b, lazy: false })));
+  const thematicBreak: fc.Arbitrary<Block> = fc.constantFrom("***", "---", "- - -", "___", " * * *", "**", "--").map((text) => [{ text, lazy: false }]);
 
-const html: fc.Arbitrary<Block> = fc
-  .tuple(
-    fc.constantFrom(
-      ["<div>", "</div>"],
-      ['<div class="note">', ""],
-      ["<!--", "-->"],
-      ["<!-- one line -->", ""],
-      ["<pre>", "</pre>"],
-      ["<script>", "</script>"],
-      ["<?php", "?>"],
-      ["<!DOCTYPE html>", ""],
-      ["<![CDATA[", "]]>"],
-      ["<span>", ""],
-      ['<a href="x">', ""],
-      ["</em>", ""],
-      ["<details>", "</details>"],
-      ["<table><tr><td>", "</td></tr></table>"],
-    ),
-    fc.array(fc.constantFrom("text", "<b>bold</b>", "", "more"), { maxLength: 2 }),
-  )
-  .map(([[open, close], body]) => [open, ...body, ...(close ? [close] : [])].map((text) => ({ text, lazy: false })));
+  const codeLine = fc.constantFrom("npm test", "x = 1", "if a < b:", "  nested", "<div>", "> not a quote", "- not a list", "", "```", "~~~");
 
-const blank: fc.Arbitrary<Block> = fc.constant([{ text: "", lazy: false }]);
+  const fence: fc.Arbitrary<Block> = fc
+    .tuple(
+      fc.constantFrom("```", "~~~", "````", "~~~~"),
+      fc.constantFrom("", "bash", "xml", " js", "a`b"),
+      fc.array(codeLine, { maxLength: 3 }),
+      fc.constantFrom("same", "longer", "shorter", "none", "indented", "info"),
+      fc.constantFrom("", " ", "  ", "   "),
+    )
+    .map(([open, info, body, close, indent]) => {
+      const closer =
+        close === "same" ? open : close === "longer" ? open + open[0] : close === "shorter" ? open.slice(1) : close === "indented" ? `    ${open}` : close === "info" ? `${open}x` : null;
+      const lines = [`${indent}${open}${info}`, ...body.map((b) => indent + b)];
+      if (closer !== null) lines.push(indent + closer);
+      return lines.map((text) => ({ text, lazy: false }));
+    });
 
-/** Lines on the edges of the rules: empty items, interrupting ordinals, almost-headings, odd HTML, fences with backticks in the info. */
-const oddLine: fc.Arbitrary<Block> = fc
-  .constantFrom("-", "1.", "2. two", "* ", "+\tx", "#", "#x", "####### x", "## x ##", "<!-->", "<?x?>", "</div>", "<div/>", "\t- x", ">", "``` ```", "`` x", "***x", "- - x", "   ---", "=")
-  .map((text) => [{ text, lazy: true }]);
+  const indentedCode: fc.Arbitrary<Block> = fc
+    .tuple(fc.constantFrom("    ", "\t", "     ", "  \t", "   "), fc.array(codeLine, { minLength: 1, maxLength: 3 }))
+    .map(([pad, body]) => body.map((b) => ({ text: pad + b, lazy: false })));
 
-const leaf = fc.oneof(
-  { weight: 4, arbitrary: paragraph },
-  { weight: 1, arbitrary: heading },
-  { weight: 1, arbitrary: thematicBreak },
-  { weight: 2, arbitrary: fence },
-  { weight: 2, arbitrary: indentedCode },
-  { weight: 2, arbitrary: html },
-  { weight: 2, arbitrary: blank },
-  { weight: 2, arbitrary: oddLine },
-);
+  const html: fc.Arbitrary<Block> = fc
+    .tuple(
+      fc.constantFrom(
+        ["<div>", "</div>"],
+        ['<div class="note">', ""],
+        ["<!--", "-->"],
+        ["<!-- one line -->", ""],
+        ["<pre>", "</pre>"],
+        ["<script>", "</script>"],
+        ["<?php", "?>"],
+        ["<!DOCTYPE html>", ""],
+        ["<![CDATA[", "]]>"],
+        ["<span>", ""],
+        ['<a href="x">', ""],
+        ["</em>", ""],
+        ["<details>", "</details>"],
+        ["<table><tr><td>", "</td></tr></table>"],
+      ),
+      fc.array(fc.constantFrom("text", "<b>bold</b>", "", "more"), { maxLength: 2 }),
+    )
+    .map(([[open, close], body]) => [open, ...body, ...(close ? [close] : [])].map((text) => ({ text, lazy: false })));
+
+  const blank: fc.Arbitrary<Block> = fc.constant([{ text: "", lazy: false }]);
+
+  /** Lines on the edges of the rules: empty items, interrupting ordinals, almost-headings, odd HTML, fences with backticks in the info. */
+  const oddLine: fc.Arbitrary<Block> = fc
+    .constantFrom("-", "1.", "2. two", "* ", "+\tx", "#", "#x", "####### x", "## x ##", "<!-->", "<?x?>", "</div>", "<div/>", "\t- x", ">", "``` ```", "`` x", "***x", "- - x", "   ---", "=")
+    .map((text) => [{ text, lazy: true }]);
+
+  const leaves = [
+    { weight: 4, arbitrary: paragraph },
+    { weight: 1, arbitrary: heading },
+    { weight: 1, arbitrary: thematicBreak },
+    { weight: 2, arbitrary: fence },
+    { weight: 2, arbitrary: indentedCode },
+    { weight: 2, arbitrary: html },
+    { weight: 2, arbitrary: blank },
+    { weight: 2, arbitrary: oddLine },
+  ];
+  if (grammar.paragraphs.length > 0) {
+    const extra: fc.Arbitrary<Block> = fc.constantFrom(...grammar.paragraphs).map((ls) => ls.map((text, i) => ({ text, lazy: i > 0 })));
+    leaves.push({ weight: 4, arbitrary: extra });
+}
+const leaf = fc.oneof(...leaves);
 
 /** Blocks inside a container, joined with or without blank lines. */
 const blocksOf = (inner: fc.Arbitrary<Block>, max: number): fc.Arbitrary<Block> =>
@@ -181,14 +250,19 @@ const { block } = fc.letrec<{ block: Block }>((tie) => ({
   ),
 }));
 
-const EOLS = ["\n", "\r\n", "\r"] as const;
 const documentLines = blocksOf(block, 6).map((lines) => lines.map((l) => l.text));
-const document = fc
+return fc
   .tuple(documentLines, fc.constantFrom("lf", "crlf", "cr", "mixed"), fc.array(fc.nat(2), { minLength: 8, maxLength: 8 }))
   .map(([lines, kind, mix]) => {
     const eol = (i: number) => (kind === "lf" ? "\n" : kind === "crlf" ? "\r\n" : kind === "cr" ? "\r" : EOLS[mix[i % 8]!]!);
     return lines.map((l, i) => l + eol(i)).join("");
   });
+}
+
+const EOLS = ["\n", "\r\n", "\r"] as const;
+const document = documents({ words: WORDS, paragraphs: [] });
+/** The same documents with links' destinations and titles, and link reference definitions. */
+const linkDocument = documents({ words: [...WORDS, ...LINK_WORDS], paragraphs: LINK_BLOCKS });
 
 // ------------------------------------------------------------------ the call
 
@@ -341,6 +415,20 @@ function plainBefore(p: Placed, v: Verdict): boolean {
   return !/[`<[$\\|]/.test(p.doc.slice(from, p.at));
 }
 
+/**
+ * The engine's choice, not CommonMark's: after a link reference definition whose destination
+ * ended its line, a next line opening with `'`, `"` or `(` is read as the definition's title
+ * (documentation) until that line ends; CommonMark makes it prose when the title does not close
+ * or text follows it on its line, which is not known when a call inside it starts.
+ */
+function mayBeDefinitionTitle(p: Placed, v: Verdict): boolean {
+  if (v.blockLine < 2) return false;
+  const starts = lineStarts(p.doc);
+  const line = (n: number) => p.doc.slice(starts[n - 1]!, starts[n] ?? p.doc.length).replace(/[\r\n]+$/, "");
+  const strip = (l: string) => l.slice(CONTAINER_PREFIX.exec(l)![0].length);
+  return /^['"(]/.test(strip(line(v.blockLine))) && strip(line(v.blockLine - 1)).includes("]:");
+}
+
 const opensCostumeBefore = (p: Placed) => p.doc.slice(0, p.doc.indexOf(p.firstLine)).includes("<pre>");
 const show = (s: string) => JSON.stringify(escaped(s));
 
@@ -352,7 +440,12 @@ interface Tally {
   byWhere: Record<string, number>;
 }
 
-function check(doc: string, kind: string, where: Placement, splitSeed: number, tally: Tally): void {
+/**
+ * `unseen`: the reference parser renders the call nowhere. With link reference definitions in
+ * the documents that is a definition nothing uses (its label, destination or title hold the
+ * call), which is documentation too: never shown as prose.
+ */
+function check(doc: string, kind: string, where: Placement, splitSeed: number, tally: Tally, unseen = false): void {
   const placed = place(doc, kind, where);
   const verdict = oracle(placed);
   const whole = runEngine(placed.doc, [], fixtureTools);
@@ -363,8 +456,9 @@ function check(doc: string, kind: string, where: Placement, splitSeed: number, t
     const split = runEngine(placed.doc, randomCuts(placed.doc.length, seed, 9), fixtureTools);
     expect(`${context} split ${seed}: ${show(split.text)} ${split.calls.length}`).toBe(`${context} split ${seed}: ${show(whole.text)} ${whole.calls.length}`);
   }
-  const runs = verdict.where === "text" && kind !== "costume" && !placed.quotedLines && plainBefore(placed, verdict) && !opensCostumeBefore(placed);
-  if (DOCUMENTATION.has(verdict.where)) {
+  const runs =
+    verdict.where === "text" && kind !== "costume" && !placed.quotedLines && plainBefore(placed, verdict) && !opensCostumeBefore(placed) && !(unseen && mayBeDefinitionTitle(placed, verdict));
+  if (DOCUMENTATION.has(verdict.where) || (unseen && verdict.where === "unseen")) {
     tally.documentation++;
     expect(`${context} -> ${whole.calls.length} calls`).toBe(`${context} -> 0 calls`);
   } else if (
@@ -399,5 +493,18 @@ describe("documentation context agrees with commonmark.js", () => {
     expect(tally.documentation).toBeGreaterThan(RUNS / 5);
     expect(tally.recovered).toBeGreaterThan(RUNS / 20);
     console.log(`commonmark oracle: ${JSON.stringify(tally)}`);
+  }, 120_000);
+
+  test(`with links' destinations and titles and link reference definitions: a call in a title or a definition never runs (${LINK_RUNS} documents)`, () => {
+    const tally: Tally = { documents: 0, documentation: 0, recovered: 0, midParagraph: 0, byWhere: {} };
+    fc.assert(
+      fc.property(linkDocument, callKind, placement, fc.nat(), (doc, kind, where, splitSeed) => check(doc, kind, where, splitSeed, tally, true)),
+      { seed: LINK_SEED, numRuns: LINK_RUNS, includeErrorInReport: true },
+    );
+    expect(tally.documentation).toBeGreaterThan(LINK_RUNS / 5);
+    expect(tally.recovered).toBeGreaterThan(LINK_RUNS / 20);
+    // Calls the reference parser puts in a link's title or destination, or in an unused definition.
+    console.log(`commonmark oracle, links: ${JSON.stringify(tally)}`);
+    expect((tally.byWhere.link ?? 0) + (tally.byWhere.unseen ?? 0)).toBeGreaterThan(LINK_RUNS / 50);
   }, 120_000);
 });
