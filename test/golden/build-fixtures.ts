@@ -224,6 +224,13 @@ export const fixtures: Fixture[] = [
   none("N38", "blockquote-in-list-item", `- > ${canonical.split("\n").join("\n  > ")}\n`),
   none("N39", "indented-code-line-with-list-marker", `Example:\n\n    - ${canonical.split("\n").join("\n      ")}\n`),
   // ...while calls after lists and after a closed fence in a list item still run.
+  // Link titles and reference definitions: CommonMark never shows them as text (review 4).
+  none("N40", "call-in-inline-link-title", `See [the docs](/u '\n${canonical}\n') for the format.\n`),
+  none("N41", "call-in-parenthesised-link-title", `See [the docs](/u (<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}\n</tool_call>)) for the format.\n`),
+  none("N42", "call-in-reference-definition-title", `[fmt]: /u '\n${canonical}\n'\n\nSee [fmt].\n`),
+  none("N43", "call-in-reference-definition-title-next-line", `[fmt]: /u\n(\n<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}\n</tool_call>\n)\n\nSee [fmt].\n`),
+  none("N44", "call-in-unused-reference-definition", `[fmt]: /u '\n${canonical}\n'\n`),
+  ok("S32", "call-after-closed-link-title", `See [the docs](/u 'title') here.\n${canonical}`, [ls("D02")], "See [the docs](/u 'title') here.\n"),
   ok("S30", "call-after-list", `Plan:\n1. look\n2. run\n\n${canonical}`, [ls("D02")], "Plan:\n1. look\n2. run\n\n"),
   ok("S31", "call-after-fence-in-list-item", `- step:\n  ${fence}\n  npm test\n  ${fence}\n\n${canonical}`, [ls("D02")], `- step:\n  ${fence}\n  npm test\n  ${fence}\n\n`),
   none("N13", "comparison-operators", "if a < b && c > d { x <- y } and i<n; <b>bold</b> | col | DSML |"),
