@@ -43,7 +43,7 @@ export function parseCostumeSpan(span: string, opener: Tag, ctx: SpanContext): S
  * Attributes a costume's opener may carry without saying anything a call would need: on `<pre>`
  * any (HTML's own: class, style, id; the language is read from the `<code>` inside), on
  * `<code_interpreter>` its type and language. A language tag (`<bash>`, `<shell>`, `<python>`,
- * `<execute_bash>`) carries none.
+ * `<execute_bash>`) carries none but a call's `id`.
  */
 function unreadAttribute(opener: Tag): string | undefined {
   if (opener.name === "pre") return undefined;
@@ -51,8 +51,9 @@ function unreadAttribute(opener: Tag): string | undefined {
   return Object.keys(opener.attrs).find((name) => !allowed.has(name));
 }
 
-const CODE_INTERPRETER_ATTRIBUTES: ReadonlySet<string> = new Set(["type", "lang", "language"]);
-const NO_ATTRIBUTES: ReadonlySet<string> = new Set();
+const CODE_INTERPRETER_ATTRIBUTES: ReadonlySet<string> = new Set(["id", "type", "lang", "language"]);
+/** A call's `id` (`<execute_bash id="1">`) labels it; nothing else is harmless on a language tag. */
+const NO_ATTRIBUTES: ReadonlySet<string> = new Set(["id"]);
 
 function lastCloser(span: string, name: string): number {
   const at = span.toLowerCase().lastIndexOf(`</${name}`);

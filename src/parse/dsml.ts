@@ -215,7 +215,7 @@ class DsmlWalk {
     const top = this.stack[this.stack.length - 1];
     const name = tag.attrs.name;
     const others = Object.keys(tag.attrs).filter((k) => k !== "name");
-    const valueKey = others.length === 1 && (others[0] === "value" || (others[0] === "string" && tag.attrs.string !== "true" && tag.attrs.string !== "false")) ? others[0] : null;
+    const valueKey = others.length === 1 && (others[0] === "value" || (others[0] === "string" && typeHint(tag.attrs.string) === undefined)) ? others[0] : null;
     if (!name || valueKey === null || (top && top.children === null) || tag.flaws & Flaw.RepeatedAttr) {
       cur.unread ??= "a self-closing parameter whose value could not be read";
       return;
@@ -245,9 +245,8 @@ class DsmlWalk {
       }
     }
     if (tag.role === "parameter") cur.unread ??= unreadAttribute(tag);
-    const hint = tag.attrs.string;
     const param: ParamDraft = {
-      name, hint: hint === "true" || hint === "false" ? hint : undefined, opener: tag,
+      name, hint: typeHint(tag.attrs.string), opener: tag,
       valueStart: tag.end, valueEnd: -1, closed: false, flaw: "", children: null,
     };
     (top?.children ?? cur.params).push(param);
@@ -332,12 +331,30 @@ export function plainMarkupValueEnds(tags: readonly Tag[]): Map<number, number> 
 function unreadAttribute(tag: Tag): string | null {
   if (tag.flaws & Flaw.RepeatedAttr) return `<${tag.name}> names an attribute twice`;
   if (tag.closing || tag.role === "block") return null;
+  const harmless = tag.role === "invoke" ? INVOKE_LABELS : tag.role === "parameter" ? PARAMETER_LABELS : NO_LABELS;
   for (const key in tag.attrs) {
     if (key === "name" && (tag.role === "invoke" || tag.role === "parameter")) continue;
-    if (key === "string" && (tag.role === "invoke" || tag.role === "parameter") && (tag.attrs.string === "true" || tag.attrs.string === "false")) continue;
+    if (key === "string" && (tag.role === "invoke" || tag.role === "parameter") && (typeHint(tag.attrs.string) !== undefined || tag.attrs.string === "")) continue;
+    if (harmless.has(key)) continue;
     return `attribute ${key} of <${tag.name}> is not read`;
   }
   return null;
+}
+
+/**
+ * Attributes that label a tag without carrying an argument, as models and agents really write
+ * them: a call's `id`, `index` or `type` on an invoke, a Claude-style `type="string"` on a
+ * parameter. Anything else (`value=`, `workdir=`, a `string=` that is no type hint) could be an
+ * argument the call would run without, so it refuses the call.
+ */
+const INVOKE_LABELS: ReadonlySet<string> = new Set(["id", "index", "type", "call_id"]);
+const PARAMETER_LABELS: ReadonlySet<string> = new Set(["type"]);
+const NO_LABELS: ReadonlySet<string> = new Set();
+
+/** The `string=` type hint in any case (`True`, `FALSE`), or undefined for a value that is none. */
+function typeHint(value: string | undefined): "true" | "false" | undefined {
+  const lower = value?.toLowerCase();
+  return lower === "true" || lower === "false" ? lower : undefined;
 }
 
 const GARBLED_CLOSER = /(?:<\/?[\uFF5C|\u2016]|[\uFF5C\u2016])[\s\uFF5C|\u2016>/]{0,8}(?:dsml[\s\uFF5C|\u2016>/]{0,8})?param[a-z]{0,8}\s{0,4}>?\s*$/i;
@@ -453,7 +470,7 @@ function structureShapes(inv: InvokeDraft, walk: DsmlWalk, span: string): Shape[
   if (inv.tags.some((t) => t.role === "parameter" && !t.closing && t.attrs.string === undefined)) shapes.push("P04");
   if (inv.tags.some((t) => t.role === "parameter" && !t.closing && Object.keys(t.attrs)[0] === "string")) shapes.push("P05");
   if (!span.includes("\n")) shapes.push("D04");
-  if (inv.tags.some((t) => t.attrs.string === "false")) shapes.push("D05");
+  if (inv.tags.some((t) => typeHint(t.attrs.string) === "false")) shapes.push("D05");
   return shapes;
 }
 

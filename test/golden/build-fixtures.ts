@@ -520,6 +520,11 @@ function readAsWritten(): Fixture[] {
     bad("R12.14", "lang-tag-costume-with-an-attribute", `<bash timeout="5">\nls\n</bash>`, "broken-markup", ["C04"]),
     bad("R12.15", "tool-call-name-with-another-attribute", `<tool_call name="bash" timeout="600">{"command": "ls"}</tool_call>`, "broken-markup", ["T01"]),
     bad("R12.16", "code-interpreter-with-an-unknown-attribute", `<code_interpreter type="code" lang="python" timeout="3">\nprint(1)\n</code_interpreter>`, "broken-markup", ["C07"]),
+    // Labels real leaks carry, which hold no argument (review 5): still calls.
+    ok("R12.n4", "invoke-id-label-is-harmless", invokeWith('name="bash" id="call_0"', command("ls")), [ls("D02", "ls")]),
+    ok("R12.n5", "claude-parameter-type-label-is-harmless", `<function_calls>\n<invoke name="bash">\n<parameter name="command" type="string">ls -la</parameter>\n</invoke>\n</function_calls>`, [ls("O07")]),
+    ok("R12.n6", "capitalised-string-hint", invokeWith('name="bash"', '<{D}parameter name="command" string="True">ls</{D}parameter>'), [ls("D02", "ls")]),
+    ok("R12.n7", "tool-call-id-label-is-harmless", `<tool_call name="bash" id="1">{"command": "ls -la"}</tool_call>`, [ls("T01")]),
     ok("R12.n3", "pre-and-code-html-attributes-are-harmless", `<pre class="x"><code class="language-bash">ls</code></pre>`, [ls("C03", "ls")]),
     bad("O08e", "lfm2-keyword-named-twice", lfm2("[bash(command='echo hi', command='rm -rf ~')]"), "broken-markup", ["O08"]),
     bad("O08g", "lfm2-number-out-of-range", lfm2("[read(filePath='/a', limit=1e999)]"), "broken-markup", ["O08"]),

@@ -145,10 +145,23 @@ describe("an attribute that could carry an argument must be read, or the call is
     runs(dsml('name="bash"', param('name="command" string="true"', "ls")), "bash", { command: "ls" });
   });
 
-  test("a `string=` that is no true/false hint, beside a body: refused; the hint runs", () => {
+  test("a `string=` that is no true/false hint, beside a body: refused; the hint runs, in any case, and an empty one is no hint", () => {
     refused(dsml('name="bash"', param('name="command" string="rm -rf ~"', "ls")));
-    refused(dsml('name="bash"', param('name="command" string="TRUE"', "ls")));
+    refused(dsml('name="bash"', param('name="command" string="yes"', "ls")));
     runs(dsml('name="bash"', param('name="command" string="true"', "ls")), "bash", { command: "ls" });
+    runs(dsml('name="bash"', param('name="command" string="TRUE"', "ls")), "bash", { command: "ls" });
+    runs(dsml('name="bash"', param('name="command" string="True"', "ls")), "bash", { command: "ls" });
+    runs(dsml('name="bash"', param('name="command" string=""', "ls")), "bash", { command: "ls" });
+    // `False` asks for JSON as `false` does: a number parameter gets the number.
+    runs(dsml('name="read"', `${param('name="filePath" string="true"', "/a")}\n${param('name="limit" string="False"', "5")}`), "read", { filePath: "/a", limit: 5 });
+  });
+
+  test("labels that carry no argument: a call's id, index or type on the invoke, a Claude-style type on a parameter; others still refuse", () => {
+    runs(dsml('name="bash" id="call_0"', param('name="command" string="true"', "ls")), "bash", { command: "ls" });
+    runs(dsml('name="bash" index="0"', param('name="command" string="true"', "ls")), "bash", { command: "ls" });
+    runs(dsml('name="bash"', param('name="command" type="string"', "ls")), "bash", { command: "ls" });
+    refused(dsml('name="bash"', param('name="command" id="x"', "ls")));
+    refused(dsml('name="bash" timeout="5"', param('name="command" string="true"', "ls")));
   });
 
   test("an argument written on the invoke (`verbose=\"true\"`, empty body): refused; the bare invoke runs with {}", () => {

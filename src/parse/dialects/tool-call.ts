@@ -38,8 +38,8 @@ export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, t
     if (opener.attrs.name !== undefined) {
       // `<tool_call name="read" name="bash">`: which tool was meant is unknowable, so the nudge names none.
       if (opener.flaws & Flaw.RepeatedAttr) return whole({ kind: "broken", shape: "T01", reason: "broken-markup", detail: "the opening tag names an attribute twice" });
-      // `<tool_call name="bash" timeout="600">`: the attribute is an argument the JSON body does not carry.
-      const unread = Object.keys(opener.attrs).find((attr) => attr !== "name");
+      // `<tool_call name="bash" timeout="600">`: the attribute is an argument the JSON body does not carry (a call's `id` labels it).
+      const unread = Object.keys(opener.attrs).find((attr) => attr !== "name" && attr !== "id");
       if (unread !== undefined) return whole({ kind: "broken", shape: "T01", reason: "broken-markup", detail: `the opening tag carries ${unread}=, which no parameter reads`, tool: opener.attrs.name });
       return whole(namedToolCall(opener.attrs.name, parsed, truncated, ctx));
     }
