@@ -5,6 +5,8 @@
  */
 export const TAB = 0x09;
 export const LF = 0x0a;
+export const VT = 0x0b;
+export const FF = 0x0c;
 export const CR = 0x0d;
 export const SP = 0x20;
 export const BANG = 0x21;
@@ -12,6 +14,7 @@ export const DQ = 0x22;
 export const HASH = 0x23;
 export const DOLLAR = 0x24;
 export const SQ = 0x27;
+export const LPAREN = 0x28;
 export const RPAREN = 0x29;
 export const STAR = 0x2a;
 export const PLUS = 0x2b;
