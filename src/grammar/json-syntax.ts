@@ -8,6 +8,16 @@
 import { BACKSLASH, COLON, CR, DASH, DOT, DQ, LBRACE, LBRACKET, LF, PLUS, RBRACKET, SP, TAB } from "./chars.ts";
 export type JsonStep = "ok" | "bad" | "done";
 
+/**
+ * In JSON text already known to be valid, the index just past the string token that opens at
+ * `at` (a `"`): the one skip every scanner that walks such text by tokens needs.
+ */
+export function jsonStringEnd(text: string, at: number): number {
+  let i = at + 1;
+  while (i < text.length && text.charCodeAt(i) !== DQ) i += text.charCodeAt(i) === BACKSLASH ? 2 : 1;
+  return i + 1;
+}
+
 const enum Expect {
   Value,
   /** After `{`: a key or `}`. */

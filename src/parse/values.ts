@@ -1,4 +1,5 @@
-import { BACKSLASH, COMMA, DQ, LBRACE, LBRACKET, RBRACE, RBRACKET } from "../grammar/chars.ts";
+import { COMMA, DQ, LBRACE, LBRACKET, RBRACE, RBRACKET } from "../grammar/chars.ts";
+import { jsonStringEnd } from "../grammar/json-syntax.ts";
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import type { JsonSchema } from "./types.ts";
 import { parsePythonLiteral } from "./dialects/pythonic.ts";
@@ -32,22 +33,21 @@ function namesAKeyTwice(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === DQ) {
-      let end = i + 1;
-      while (end < text.length && text.charCodeAt(end) !== DQ) end += text.charCodeAt(end) === BACKSLASH ? 2 : 1;
-      const keys = open[open.length - 1];
+      const end = jsonStringEnd(text, i);
+      const keys = open.at(-1);
       if (keyNext && keys) {
-        const key = JSON.parse(text.slice(i, end + 1)) as string;
+        const key = JSON.parse(text.slice(i, end)) as string;
         if (keys.has(key)) return true;
         keys.add(key);
       }
       keyNext = false;
-      i = end;
+      i = end - 1;
     } else if (c === LBRACE) {
       open.push(new Set());
       keyNext = true;
     } else if (c === LBRACKET) open.push(null);
     else if (c === RBRACE || c === RBRACKET) open.pop();
-    else if (c === COMMA) keyNext = open[open.length - 1] !== null && open.length > 0;
+    else if (c === COMMA) keyNext = open.at(-1) instanceof Set;
   }
   return false;
 }

@@ -2,6 +2,7 @@
 // changes a few strings of a request, and re-serializing the whole body would change the rest
 // (an integer above 2^53 such as a `seed` loses digits, escapes and spacing change). The text has
 // already been through JSON.parse, so this scanner only finds where values start and end.
+import { jsonStringEnd } from "../grammar/json-syntax.ts";
 
 /** A value's place in a document: object keys and array indexes, from the root. */
 export type JsonPath = readonly (string | number)[];
@@ -64,7 +65,7 @@ export function spliceJson(text: string, edits: readonly JsonEdit[]): string {
       return;
     }
     const start = i;
-    if (c === '"') i = stringEnd(text, i);
+    if (c === '"') i = jsonStringEnd(text, i);
     else while (i < text.length && !WHITESPACE.has(text[i]!) && text[i] !== "," && text[i] !== "]" && text[i] !== "}") i++;
     if (node) for (const edit of node.edits) if (edit.kind === "replace") places.set(edit, { from: start, to: i, insert: edit.json });
   };
@@ -97,7 +98,7 @@ export function spliceJson(text: string, edits: readonly JsonEdit[]): string {
     }
     if (top && !top.array && c === '"') {
       // A key: its value comes after the colon.
-      const end = stringEnd(text, i);
+      const end = jsonStringEnd(text, i);
       const key = top.node && top.node.children.size > 0 ? (JSON.parse(text.slice(i, end)) as string) : "";
       pending = top.node?.children.get(key);
       i = end;
@@ -123,11 +124,4 @@ export function spliceJson(text: string, edits: readonly JsonEdit[]): string {
   }
   parts.push(text.slice(at));
   return parts.join("");
-}
-
-/** The index just past the string token that opens at `at`. */
-function stringEnd(text: string, at: number): number {
-  let i = at + 1;
-  while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
-  return i + 1;
 }
