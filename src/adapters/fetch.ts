@@ -18,9 +18,13 @@ import { GuardedEngine } from "../engine/guarded.ts";
 import { mergeSummaries } from "./merge-summaries.ts";
 import { type AdapterDeps, type AdapterOptions, type EngineFactory, repairEnabled } from "./options.ts";
 import { announceRepair, debugLine, noteFailure, orPassThrough, report } from "./report.ts";
-import { readRequestBody } from "./request-body.ts";
+import { readRequestBody, withBody } from "./request-body.ts";
+import { sanitizeRequestText } from "./request-history.ts";
+import { OPTIONS } from "../options/spec.ts";
 import { stripTag } from "./request-tag.ts";
 import { settleOptions } from "../options/settle.ts";
+
+const SANITIZE = OPTIONS.fields.history.fields.sanitize;
 
 interface Plan {
   input: string | URL | Request;
@@ -82,7 +86,9 @@ async function planRequest(forward: Forward, options: AdapterOptions, nextAttemp
   const stripped = stripTag(input, init);
   Object.assign(forward, { input: stripped.input, init: stripped.init });
   const plan: Plan = { ...stripped, attempt: 0, tools: undefined };
-  if (!repairEnabled(options)) return plan;
+  const repair = repairEnabled(options);
+  const sanitize = (options.history?.sanitize ?? SANITIZE.default) !== false;
+  if (!repair && !sanitize) return plan;
   const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
   const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
   const pathname = new URL(url, "http://localhost").pathname;
@@ -99,7 +105,22 @@ async function planRequest(forward: Forward, options: AdapterOptions, nextAttemp
     debugLine(options, "request body is not JSON: passing through unrepaired");
     return plan;
   }
+  if (sanitize) sanitizeHistory(forward, plan, pathname, read.text, body, options);
+  if (!repair) return plan;
   return planWire(plan, wireFor(pathname, body), body as Json, options, nextAttempt);
+}
+
+/**
+ * history.sanitize: the replayed assistant turns go up with their leaks replaced by the note, read
+ * with the tools this request declares (the plugin's own history hook knows only OpenCode's
+ * built-in tools, so a leak that names an MCP tool is caught here). The body's other bytes stay.
+ */
+function sanitizeHistory(forward: Forward, plan: Plan, pathname: string, text: string, body: unknown, options: AdapterOptions): void {
+  const result = sanitizeRequestText(pathname, text, body, { parse: options.parse ?? {}, sanitize: true, correct: false });
+  if (result.removed === 0) return;
+  const sent = withBody(forward.input, forward.init, result.text);
+  Object.assign(forward, sent);
+  Object.assign(plan, sent);
 }
 
 function planWire(plan: Plan, wire: Wire | undefined, body: Json, options: AdapterOptions, nextAttempt: (tag: string | undefined) => number): Plan {

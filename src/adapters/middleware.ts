@@ -31,8 +31,6 @@ import { OPTIONS } from "../options/spec.ts";
 type Part = LanguageModelV3StreamPart;
 
 export interface MiddlewareOptions extends AdapterOptions {
-  /** history.sanitize (default true): replace leaked markup in replayed assistant text with a short note. */
-  history?: { sanitize?: boolean };
   /** Replaces the built-in history sanitizer (src/history/prompt.ts). */
   sanitizeHistory?: (prompt: LanguageModelV3Prompt) => LanguageModelV3Prompt;
 }
@@ -132,7 +130,6 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
 
 const SANITIZE = OPTIONS.fields.history.fields.sanitize;
 
-/** Read key by key like the other options: an unreadable one leaves the built-in sanitizer at its default (on). */
 /** The built-in sanitizer reads history with the call's declared tools, as the live repair reads the reply. */
 type HistorySanitizer = (prompt: LanguageModelV3Prompt, tools: readonly ToolSpec[]) => LanguageModelV3Prompt;
 
@@ -143,9 +140,8 @@ function historySanitizer(given: MiddlewareOptions, settled: MiddlewareOptions):
     const replacement = custom.value as NonNullable<MiddlewareOptions["sanitizeHistory"]>;
     return (prompt) => replacement(prompt);
   }
-  const off = readGuarded(given, "history.sanitize", () => (given.history?.sanitize ?? SANITIZE.default) === false);
-  if (!off.ok) debugLine(settled, `option history.sanitize could not be read; using ${SANITIZE.default}`);
-  if (off.ok && off.value === true) return undefined;
+  // settleOptions read history.sanitize already (an unreadable key: its default, with a debug line).
+  if ((settled.history?.sanitize ?? SANITIZE.default) === false) return undefined;
   return (prompt, tools) => sanitizePrompt(prompt, settled.parse, tools);
 }
 

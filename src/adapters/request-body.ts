@@ -81,3 +81,29 @@ function kindOf(value: unknown): string {
 function isIdentifierChar(char: string): boolean {
   return (char >= "a" && char <= "z") || (char >= "A" && char <= "Z") || (char >= "0" && char <= "9") || char === "_" || char === "$";
 }
+
+/**
+ * The request to forward with `text` as its body instead of the one read (the history pass changed
+ * it): the same method, headers and signal, and the same body form where it decides a header (a
+ * Blob keeps its type, so an implicit content-type stays). A stated content-length no longer holds,
+ * so it goes; a stream branch kept for forwarding is cancelled, nothing will read it now.
+ */
+export function withBody(input: FetchInput, init: RequestInit | undefined, text: string): { input: FetchInput; init: RequestInit | undefined } {
+  const body = init?.body;
+  if (body === undefined && input instanceof Request) {
+    return { input: new Request(input, { body: text, headers: withoutLength(input.headers) ?? input.headers }), init };
+  }
+  if (body instanceof ReadableStream) body.cancel().catch(() => undefined);
+  const replaced = body instanceof Blob ? new Blob([text], { type: body.type }) : text;
+  const headers = withoutLength(init?.headers);
+  return { input, init: { ...init, body: replaced, ...(headers ? { headers } : {}) } };
+}
+
+/** The headers without content-length, or undefined when they have none to drop. */
+function withoutLength(headers: HeadersInit | undefined): Headers | undefined {
+  if (headers === undefined) return undefined;
+  const copy = new Headers(headers);
+  if (!copy.has("content-length")) return undefined;
+  copy.delete("content-length");
+  return copy;
+}

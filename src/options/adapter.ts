@@ -27,6 +27,12 @@ export interface ResponseFixOptions {
 /** Every key is optional, nested ones too: `{ parse: { dialects: { mistralResidue: true } } }` is complete. */
 export interface AdapterOptions {
   parse?: ParseOptionsInput;
+  /**
+   * history.sanitize (default true): the fetch adapter replaces leaked markup in the replayed
+   * assistant turns of a chat, Messages or Responses request before it goes up, reading them with
+   * the tools that request declares. The middleware reads the same key from its own options.
+   */
+  history?: { sanitize?: boolean };
   responseFix?: ResponseFixOptions;
   debug?: (line: string) => void;
   onResult?: (r: AdapterResult) => void;

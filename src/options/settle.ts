@@ -4,6 +4,7 @@ import { type AdapterOptions, debugLine, type ResponseFixOptions } from "./adapt
 import { FAIL_CLOSED, OPTIONS, type OptionSpec } from "./spec.ts";
 
 const RESPONSE_FIX = OPTIONS.fields.responseFix.fields;
+const HISTORY = OPTIONS.fields.history.fields;
 
 /**
  * A plain copy of the caller's options, each key read on its own: a throwing getter or a hostile
@@ -26,6 +27,10 @@ export function settleOptions(options: AdapterOptions): AdapterOptions {
   const parse = readGuarded(options, "parse");
   if (!parse.ok) note("parse", "the default parse options");
   else if (parse.value !== undefined) out.parse = plainCopy(parse.value, "parse", note, 2) as AdapterOptions["parse"];
+  const history = readGuarded(options, "history");
+  const sanitize = history.ok ? readGuarded(history.value, "sanitize") : history;
+  if (!sanitize.ok) note("history.sanitize", String(HISTORY.sanitize.default));
+  else if (typeof sanitize.value === "boolean") out.history = { sanitize: sanitize.value };
   const fix = readGuarded(options, "responseFix");
   if (!fix.ok) {
     note("responseFix", `its defaults, except ${CLOSED_FIX.map(([key, value]) => `${key} ${JSON.stringify(value)}`).join(" and ")} (no recovered calls)`);

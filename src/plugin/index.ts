@@ -52,6 +52,9 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
   });
   const adapter: AdapterOptions = {
     parse: options.parse,
+    // The request as OpenCode built it, after messages.transform: a leak only the request's own
+    // tools reveal (one naming an MCP tool) is replaced there too.
+    history: { sanitize: options.history.sanitize },
     responseFix: options.responseFix,
     onResult,
     onRepairing: (tag) => {

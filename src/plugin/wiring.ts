@@ -83,7 +83,7 @@ function tagGatedRepair(nextFetch: Fetch, dispatcher: Dispatcher): Fetch {
   let loaded: RepairModules | undefined;
   const repairerFor = ({ repairFetch }: RepairModules, key: string): Fetch => {
     const adapter = dispatcher.instances.get(key);
-    if (!adapter) return (stripOnly ??= repairFetch({ responseFix: { enabled: false } }, nextFetch));
+    if (!adapter) return (stripOnly ??= repairFetch({ history: { sanitize: false }, responseFix: { enabled: false } }, nextFetch));
     let repairer = repairers.get(key);
     if (!repairer) {
       repairer = repairFetch(adapter, nextFetch);

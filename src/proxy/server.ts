@@ -46,6 +46,8 @@ export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPa
   const debug = createDebugLog(config.debug, (line) => log.info(line));
   const adapter: AdapterOptions = {
     parse: config.options.parse,
+    // The proxy's own history pass (./history.ts) went first, with the correction: not twice.
+    history: { sanitize: false },
     responseFix: config.options.responseFix,
     onResult: ({ requestTag, summary, attempt }) => {
       if (requestTag !== undefined && recovered.has(requestTag)) recovered.set(requestTag, recovered.get(requestTag)! + summary.recovered);

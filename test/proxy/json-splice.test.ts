@@ -2,7 +2,7 @@
 // outside them goes up as the client wrote it (an integer above 2^53 keeps its digits).
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { spliceJson, type JsonEdit, type JsonPath } from "../../src/proxy/json-splice.ts";
+import { spliceJson, type JsonEdit, type JsonPath } from "../../src/adapters/json-splice.ts";
 import { sanitizeRequestBody } from "../../src/proxy/history.ts";
 import { REMOVED_NOTE } from "../../src/history/sanitize.ts";
 import { correctionText } from "../../src/retry/state.ts";

@@ -217,6 +217,18 @@ describe("history and correction through session.hook(context)", () => {
     expect(other.messages[1]!.content[0]!.text).toBe(LEAK);
   });
 
+  test("history is read with the request's own tools: a GLM zero-argument call naming an MCP tool is replaced; undeclared, it stays prose", async () => {
+    const host = await hostWith({ providers: ["deepseek"] });
+    const glm = "Listing them.\n<tool_call>mcp__db__list_tables</tool_call>";
+    const stored: V2Message = { id: "msg_a1", role: "assistant", content: [{ type: "text", text: glm }] };
+    const messages = () => [user("msg_u1", "hi"), stored, user("msg_u2", "again")];
+    const tools = { mcp__db__list_tables: { description: "List tables", input: { type: "object", properties: {} } } };
+    const declared = await host.buildContext("ses_1", DEEPSEEK, messages(), [], tools);
+    expect(declared.messages[1]!.content[0]!.text).toBe(`Listing them.\n${REMOVED_NOTE}`);
+    const undeclared = await host.buildContext("ses_1", DEEPSEEK, messages());
+    expect(undeclared.messages[1]!.content[0]!.text).toBe(glm);
+  });
+
   test("an unrepairable reply: one wake when idle, one correction in the system prompt, never twice", async () => {
     script = () => UNDECLARED;
     const host = await hostWith({ providers: ["deepseek"] });

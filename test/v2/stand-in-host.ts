@@ -129,8 +129,8 @@ export class StandInHost {
   }
 
   /** `session.hook("context")` for the next request: what the model will be sent. */
-  async buildContext(sessionID: string, model: V2ModelRef, messages: V2Message[], system: V2SystemPart[] = []): Promise<V2SessionContext> {
-    const event: V2SessionContext = { sessionID, agent: "build", model, kind: "primary", system, messages, options: {}, tools: {} };
+  async buildContext(sessionID: string, model: V2ModelRef, messages: V2Message[], system: V2SystemPart[] = [], tools: V2SessionContext["tools"] = {}): Promise<V2SessionContext> {
+    const event: V2SessionContext = { sessionID, agent: "build", model, kind: "primary", system, messages, options: {}, tools };
     await this.run(this.session, "context", event, model.providerID);
     return event;
   }

@@ -3,12 +3,16 @@
 // packages/plugin/src/promise/session.ts @ 03545fd3, SessionContext; message shape from
 // packages/ai/src/schema/messages.ts @ 2b33fbee). The stored session is never touched.
 import { sanitizeAssistantText } from "../../history/sanitize.ts";
-import type { ParseOptions } from "../../parse/types.ts";
+import type { ParseOptions, ToolSpec } from "../../parse/types.ts";
+import { opencodeBuiltinTools } from "../../tools/opencode-builtins.ts";
 import type { TurnSeen } from "../../retry/state.ts";
 import type { V2Message } from "./host-types.ts";
 
-/** Rewrites leaked markup in replayed assistant text parts with the inline note, as on 1.18. */
-export function sanitizeContext(messages: V2Message[], options: Partial<ParseOptions>): { messages: number; parts: number } {
+/**
+ * Rewrites leaked markup in replayed assistant text parts with the inline note, as on 1.18, reading
+ * them with `tools`: the request's own (SessionContext.tools) and OpenCode's built-in ones.
+ */
+export function sanitizeContext(messages: V2Message[], options: Partial<ParseOptions>, tools: readonly ToolSpec[] = opencodeBuiltinTools): { messages: number; parts: number } {
   let touchedMessages = 0;
   let touchedParts = 0;
   messages.forEach((message, index) => {
@@ -16,7 +20,7 @@ export function sanitizeContext(messages: V2Message[], options: Partial<ParseOpt
     let touched = 0;
     const content = message.content.map((part) => {
       if (part.type !== "text" || typeof part.text !== "string") return part;
-      const result = sanitizeAssistantText(part.text, options);
+      const result = sanitizeAssistantText(part.text, options, tools);
       if (result.removed === 0) return part;
       touched++;
       return { ...part, text: result.text };
@@ -27,6 +31,19 @@ export function sanitizeContext(messages: V2Message[], options: Partial<ParseOpt
     touchedParts += touched;
   });
   return { messages: touchedMessages, parts: touchedParts };
+}
+
+/**
+ * The tools a context's history is read with: every tool the request offers, by name (a leak's
+ * verdict needs the name; the host's input schema form is not this plugin's to interpret), and the
+ * built-in ones it may not offer this turn, since an old leak may name one.
+ */
+export function historyTools(offered: unknown): ToolSpec[] {
+  const tools = new Map<string, ToolSpec>(opencodeBuiltinTools.map((tool) => [tool.name, tool]));
+  if (offered !== null && typeof offered === "object") {
+    for (const name of Object.keys(offered)) if (name && !tools.has(name)) tools.set(name, { name });
+  }
+  return [...tools.values()];
 }
 
 /** The user message the request answers: its id (or its position when the host gave none) and text. */

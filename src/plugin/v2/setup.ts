@@ -26,7 +26,7 @@ import { replyReporter, startOptions } from "../plugin-start.ts";
 import { RetryController } from "../retry-controller.ts";
 import { AUTO_SCOPE, EVERY_PROVIDER, routeInScope } from "../scope.ts";
 import { startupReport } from "../startup.ts";
-import { addCorrection, lastUserTurn, sanitizeContext } from "./context-hook.ts";
+import { addCorrection, historyTools, lastUserTurn, sanitizeContext } from "./context-hook.ts";
 import type { V2Cleanup, V2Context, V2LanguageEvent, V2ModelRef, V2Registration, V2SessionHttpRequest } from "./host-types.ts";
 import { HttpRepair } from "./http-repair.ts";
 import { wrapWithMiddleware } from "./language.ts";
@@ -73,6 +73,8 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   };
   const adapter: AdapterOptions = {
     parse: options.parse,
+    // HttpRepair sees a request only once it has gone: history is the context hook's.
+    history: { sanitize: false },
     responseFix: options.responseFix,
     onResult: replyReporter({ options, debug, log, retry, onUnrecovered: wakeWhenIdle }),
     ...(options.debug ? { debug: (line: string) => log("info", line) } : {}),
@@ -90,7 +92,7 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
     if (!inScope(event.model)) return;
     const turn = lastUserTurn(event.messages);
     if (turn) turns.set(event.sessionID, turn.id);
-    const sanitized = options.history.sanitize ? sanitizeContext(event.messages, options.parse) : { messages: 0, parts: 0 };
+    const sanitized = options.history.sanitize ? sanitizeContext(event.messages, options.parse, historyTools(event.tools)) : { messages: 0, parts: 0 };
     const correction = turn ? retry.takeCorrectionFor(event.sessionID, turn) : null;
     if (correction?.userText) addCorrection(event.messages, correction.userText);
     const systemText = retry.takeSystemText(event.sessionID);
@@ -103,7 +105,8 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
     registrations.push(await ctx.session.hook("http.request", guard("http.request", log, (event) => http.onRequest(event)), scope));
     registrations.push(await ctx.session.hook("http.response", guard("http.response", log, (event) => http.onResponse(event)), scope));
   }
-  const middleware = repairMiddleware({ ...adapter, history: { sanitize: false } });
+  // The context hook sanitized history with the request's tools already.
+  const middleware = repairMiddleware(adapter);
   registrations.push(await ctx.aisdk.hook("language", guard("aisdk.language", log, (event: V2LanguageEvent) => {
     const model = event.model;
     const route = { providerID: model.providerID, modelID: model.id, apiID: model.modelID, family: model.family, npm: model.package };

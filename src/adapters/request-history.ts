@@ -1,0 +1,144 @@
+// History on the request side, for every adapter that forwards a request body (the fetch adapter,
+// the proxy): leaked markup in replayed assistant turns becomes the plugin's inline note before the
+// request goes up, so the model does not imitate its own old leaks; and, when asked (the proxy, which
+// keeps no state), the plugin's one-time correction rides along when the newest model turn ended in
+// such markup. The turns are read with the tools the request declares, as the live repair reads a reply.
+import { isObject } from "../grammar/plain-data.ts";
+import { redactLeaks } from "../history/sanitize.ts";
+import type { NudgeReason, ParseOptionsInput, ToolSpec } from "../parse/types.ts";
+import { correctionText, type CorrectionReason } from "../retry/state.ts";
+import { wireFor } from "../wires/registry.ts";
+import { spliceJson, type JsonEdit, type JsonPath } from "./json-splice.ts";
+
+type Json = Record<string, unknown>;
+type Shape = "chat" | "messages" | "responses";
+
+/** Text parts of an assistant turn on the three wires: chat and Messages "text", Responses "output_text". */
+const TEXT_PARTS = new Set(["text", "output_text"]);
+/**
+ * Responses items the model produced that carry no role: its reasoning, its approval requests and
+ * every kind of call (`function_call`, `local_shell_call`, `mcp_call`, ... all end in `_call`), never
+ * a `*_call_output`. After any of them the model has answered, so an older leak needs no correction.
+ */
+function isModelItem(type: unknown): boolean {
+  return typeof type === "string" && (type === "reasoning" || type === "mcp_approval_request" || type.endsWith("_call"));
+}
+
+export interface HistoryOptions {
+  parse: ParseOptionsInput;
+  /** history.sanitize: replace leaked markup in replayed assistant turns. */
+  sanitize: boolean;
+  /** retry.nudge: add the correction when the newest model turn held markup that ran nothing. */
+  correct: boolean;
+}
+
+export interface SanitizedRequest {
+  /** The request body's text: the very string given when nothing changed. */
+  text: string;
+  /** Leaked spans replaced; with no correction either, the text is the one given. */
+  removed: number;
+  /** Assistant turns that had a span replaced. */
+  turns: number;
+  correction: CorrectionReason | null;
+}
+
+/**
+ * Chat `messages`, Messages `messages` and Responses `input` hold the replayed turns; `body` is
+ * `text` parsed. Only the changed strings are rewritten (src/adapters/json-splice.ts): every other
+ * byte goes up as the client sent it.
+ *
+ * The correction needs no state, so a restarted proxy behaves the same: it is added only while the
+ * leaking turn is the newest thing the model said. Once the model answers the corrected request,
+ * that answer is the newest model turn in every later request, so the correction is sent once.
+ */
+export function sanitizeRequestText(pathname: string, text: string, body: unknown, options: HistoryOptions): SanitizedRequest {
+  const unchanged = { text, removed: 0, turns: 0, correction: null };
+  const shape = shapeOf(pathname);
+  if (!shape || (!options.sanitize && !options.correct) || !isObject(body)) return unchanged;
+  const key = shape === "responses" ? "input" : "messages";
+  const turns = body[key];
+  if (!Array.isArray(turns)) return unchanged;
+  // History is read with the tools this request declares, as the live repair reads the reply.
+  const tools = wireFor(pathname, body)?.declared(body) ?? [];
+  const edits: JsonEdit[] = [];
+  let removed = 0;
+  let changedTurns = 0;
+  let newest: NudgeReason | null = null;
+  turns.forEach((turn, index) => {
+    if (!isObject(turn)) return;
+    if (turn.role !== "assistant") {
+      if (isModelItem(turn.type)) newest = null;
+      return;
+    }
+    const found = redactTurn(turn, [key, index], options, edits, tools);
+    removed += found.removed;
+    if (found.removed > 0) changedTurns++;
+    // A turn that also made a native call did call a tool: its markup ran nothing because the
+    // native call won, as the live repair decides, so it needs no correction.
+    newest = madeNativeCall(turn) ? null : found.nudge;
+  });
+  const correction = options.correct && newest !== null ? reasonFor(newest) : null;
+  if (correction) edits.push(addToSystem(body, shape, correctionText(correction)));
+  if (removed === 0 && !correction) return unchanged;
+  return { text: spliceJson(text, edits), removed, turns: changedTurns, correction };
+}
+
+/** Whether a request to this path carries replayed turns this module reads (chat, Messages, Responses). */
+export function holdsHistory(pathname: string): boolean {
+  return shapeOf(pathname) !== undefined;
+}
+
+function shapeOf(pathname: string): Shape | undefined {
+  if (pathname.endsWith("/chat/completions")) return "chat";
+  if (pathname.endsWith("/messages")) return "messages";
+  if (pathname.endsWith("/responses")) return "responses";
+  return undefined;
+}
+
+/** With no declared tools every well-formed leak reads "undeclared-tool"; it may well have been offered. */
+function reasonFor(nudge: NudgeReason): CorrectionReason {
+  return nudge === "undeclared-tool" ? "unexecuted-call" : nudge;
+}
+
+/** Replaces leaks in one assistant turn (when sanitizing) as edits at `path`; says why its last leak ran nothing. */
+function redactTurn(turn: Json, path: JsonPath, options: HistoryOptions, edits: JsonEdit[], tools: readonly ToolSpec[]): { removed: number; nudge: NudgeReason | null } {
+  let removed = 0;
+  let nudge: NudgeReason | null = null;
+  const redact = (text: string, at: JsonPath): void => {
+    const result = redactLeaks(text, options.parse, tools);
+    if (result.removed === 0) return;
+    nudge = result.nudge ?? "broken-markup";
+    if (!options.sanitize) return;
+    removed += result.removed;
+    edits.push({ kind: "replace", path: at, json: JSON.stringify(result.text) });
+  };
+  if (typeof turn.content === "string") redact(turn.content, [...path, "content"]);
+  else if (Array.isArray(turn.content)) {
+    turn.content.forEach((part, index) => {
+      if (isObject(part) && TEXT_PARTS.has(part.type as string) && typeof part.text === "string") redact(part.text, [...path, "content", index, "text"]);
+    });
+  }
+  return { removed, nudge };
+}
+
+/** A chat turn with `tool_calls`, or a Messages turn with a `tool_use` block (Responses keeps calls in items of their own). */
+function madeNativeCall(turn: Json): boolean {
+  if (Array.isArray(turn.tool_calls) && turn.tool_calls.length > 0) return true;
+  return Array.isArray(turn.content) && turn.content.some((part) => isObject(part) && part.type === "tool_use");
+}
+
+/** The plugin's "system" channel: the correction joins the system prompt of each wire. */
+function addToSystem(body: Json, shape: Shape, text: string): JsonEdit {
+  const joined = (before: unknown) => JSON.stringify(typeof before === "string" && before ? `${before}\n\n${text}` : text);
+  const field = (name: string): JsonEdit => (name in body ? { kind: "replace", path: [name], json: joined(body[name]) } : { kind: "first-member", path: [], member: `${JSON.stringify(name)}:${joined(undefined)}` });
+  if (shape === "responses") return field("instructions");
+  if (shape === "messages") return Array.isArray(body.system) ? { kind: "last-element", path: ["system"], json: JSON.stringify({ type: "text", text }) } : field("system");
+  // Chat: the client's own system (or developer) message takes it, as text or as one more text
+  // part; a second system message could be refused by a chat template, or land after theirs.
+  const first = (body.messages as unknown[])[0];
+  if (isObject(first) && (first.role === "system" || first.role === "developer")) {
+    if (typeof first.content === "string") return { kind: "replace", path: ["messages", 0, "content"], json: joined(first.content) };
+    if (Array.isArray(first.content)) return { kind: "last-element", path: ["messages", 0, "content"], json: JSON.stringify({ type: "text", text }) };
+  }
+  return { kind: "first-element", path: ["messages"], json: JSON.stringify({ role: "system", content: text }) };
+}
