@@ -235,3 +235,15 @@ describe("I11: a DSML element named after a declared tool whose name contains `c
     expect(o.calls).toEqual([{ tool: "search_memory", input: { query: "x" } }]);
   });
 });
+
+describe("Python literals: escapes the reader does not decode", () => {
+  // Reader.string (src/parse/dialects/pythonic.ts) decodes \n \t \r \\ \' \" \0 and keeps every
+  // other escape as written, so one string mixes Python's reading (\t is a tab) with the raw text
+  // (\x41 stays four characters, where Python reads "A"): the value is neither what was written
+  // nor what the literal means.
+  test("LFM2 (O08): \\x41 beside \\t is read as Python reads it, or the call is refused", () => {
+    const o = outcome(`<|tool_call_start|>[bash(command='printf "\\x41\\t"')]<|tool_call_end|>`);
+    // Today: command 'printf "\\x41<TAB>"' (half decoded).
+    expect(o.calls.some((c) => c.input.command === 'printf "\\x41\t"')).toBe(false);
+  });
+});
