@@ -247,3 +247,32 @@ describe("Python literals: escapes the reader does not decode", () => {
     expect(o.calls.some((c) => c.input.command === 'printf "\\x41\t"')).toBe(false);
   });
 });
+
+describe("unprefixed wrappers (O05, O07): text inside the wrapper beside the invokes", () => {
+  // The whole wrapper is one span, and layUnits (src/parse/segments.ts) joins everything between
+  // units to the unit before it (the first unit also takes what precedes it): prose inside the
+  // wrapper is swallowed into a call's span, neither read, nor shown, nor reported as stripped.
+  // DSML with the same prose shows it (each invoke is its own candidate there).
+  const readOrShown = (o: ReturnType<typeof outcome>, words: string) => o.calls.length === 0 || o.text.includes(words) || o.stripped.length > 0;
+
+  test("Claude-style (O07): a line between two invokes is not swallowed while both calls run", () => {
+    const o = outcome(`<function_calls>\n<invoke name="bash">\n<parameter name="command">ls</parameter>\n</invoke>\nrm -rf build\n<invoke name="read">\n<parameter name="filePath">/x</parameter>\n</invoke>\n</function_calls>`);
+    // Today: bash and read run; "rm -rf build" is inside the bash call's span, unseen.
+    expect(readOrShown(o, "rm -rf build")).toBe(true);
+  });
+
+  test("control: Claude-style (O07) with a line before the first invoke shows it (the stream releases the wrapper at the prose)", () => {
+    const o = outcome(`<function_calls>\nrm -rf build\n<invoke name="bash">\n<parameter name="command">ls</parameter>\n</invoke>\n</function_calls>`);
+    expect(readOrShown(o, "rm -rf build")).toBe(true);
+  });
+
+  test("MiniMax (O05): a line after the last invoke is not swallowed while the call runs", () => {
+    const o = outcome(`<minimax:tool_call>\n<invoke name="bash">\n<parameter name="command">ls</parameter>\n</invoke>\nrm -rf build\n</minimax:tool_call>`);
+    expect(readOrShown(o, "rm -rf build")).toBe(true);
+  });
+
+  test("control: DSML shows the same line", () => {
+    const o = outcome(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}parameter>\n</{D}invoke>\nrm -rf build\n<{D}invoke name="read">\n<{D}parameter name="filePath" string="true">/x</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+    expect(o.text).toContain("rm -rf build");
+  });
+});
