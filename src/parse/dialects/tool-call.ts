@@ -24,8 +24,19 @@ function glmName(body: string): string | undefined {
  * `<tool_call>` is shared by four formats; the body tells them apart: a JSON object (Hermes/Qwen,
  * O01), `<function=` (Qwen3-Coder, O02), a name then `<arg_key>` pairs or nothing (GLM, O03), or
  * `<tool_name>`/`<code>` (the C01/C05 costume, `xmlCostume`). `truncated`: the reply ended first.
+ * Whatever the body, an opener attribute no body reads (`<tool_call timeout="600">`) refuses the
+ * call: it would run without it. A call's `id` labels it; `name=` is read by T01's JSON body only.
  */
 export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, truncated: boolean, xmlCostume: (span: string) => Segment[]): Segment[] {
+  const segments = readToolCallSpan(span, opener, ctx, truncated, xmlCostume);
+  const json = span.slice(opener.end).trimStart().startsWith("{");
+  const unread = Object.keys(opener.attrs).find((attr) => attr !== "id" && (attr !== "name" || !json));
+  if (unread === undefined) return segments;
+  const detail = `the opening tag carries ${unread}=, which no parameter reads`;
+  return segments.map((s) => (s.kind === "call" ? { kind: "broken", start: s.start, end: s.end, shape: s.shape, reason: "broken-markup", detail, tool: s.tool } : s));
+}
+
+function readToolCallSpan(span: string, opener: Tag, ctx: SpanContext, truncated: boolean, xmlCostume: (span: string) => Segment[]): Segment[] {
   const closer = truncated ? undefined : tagsOf(span, opener.end).find((t) => t.family === "costume" && t.closing && t.name === "tool_call");
   const bodyEnd = closer ? closer.start : span.length;
   const body = span.slice(opener.end, bodyEnd);
