@@ -1,0 +1,57 @@
+/**
+ * Hostile review of the plugin's retry against the real `opencode serve` (1.18.33): places where
+ * an idle wake must never be sent. Each test fails on the code as reviewed.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { live } from "../golden/notation.ts";
+import { setup } from "../e2e/harness.ts";
+import { logLines, newSession, pluginEntry, prompt, serve, settled, sleep, waitFor } from "../e2e/plugin-helpers.ts";
+
+const UNDECLARED =
+  "Searching.\n" +
+  live(`<{D}invoke name="AgenticSearch">\n<{D}parameter name="query" string="true">x</{D}parameter>\n</{D}invoke>`);
+/** An idle wake follows idleness within a second. */
+const QUIET_MS = 4_000;
+
+let teardowns: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const t of teardowns.reverse()) await t().catch(() => {});
+  teardowns = [];
+});
+
+async function start(script: Parameters<typeof setup>[0]) {
+  const env = await setup(script, { plugin: [pluginEntry({ providers: ["fake"], debug: true })] });
+  teardowns.push(env.teardown);
+  const served = await serve(env.project);
+  teardowns.push(() => served.server.stop());
+  return { ...env, ...served };
+}
+
+describe("review: no idle wake where none is allowed (opencode serve)", () => {
+  test(
+    "a sub-agent (task) session whose reply ends in broken markup is not woken after the task returned",
+    async () => {
+      const { model, client, server } = await start([
+        // Parent: delegate to the general sub-agent.
+        { toolCalls: [{ name: "task", arguments: { description: "search", prompt: "search the repo", subagent_type: "general" } }] },
+        // Child: an undeclared-tool leak, then the child session ends and the task returns its text.
+        { content: UNDECLARED },
+        // Parent again: done.
+        { content: "All done." },
+      ]);
+      const sessionID = await newSession(client);
+      await prompt(client, sessionID, "delegate a search");
+      await waitFor("three main requests", () => model.mainRequests().length >= 3, 15_000);
+      await waitFor("the parent to settle", () => settled(client, sessionID), 10_000);
+      await sleep(QUIET_MS);
+      // The task tool already handed the child's text to the parent; a wake would restart the child
+      // session in the background, where no one reads its answer (and its tools run unsupervised).
+      const children = ((await client.session.children({ path: { id: sessionID } })).data ?? []) as { id: string }[];
+      expect(children).toHaveLength(1);
+      const woken = logLines(server.output(), "[dsml] wake ").map((line) => line.match(/wake (ses_[A-Za-z0-9]+)/)?.[1]);
+      const wokenChildren = woken.filter((id) => children.some((child) => child.id === id));
+      expect({ woken, wokenChildren, mainRequests: model.mainRequests().length }).toEqual({ woken: [], wokenChildren: [], mainRequests: 3 });
+    },
+    20_000,
+  );
+});
