@@ -4,8 +4,10 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { live } from "../golden/notation.ts";
-import { setup } from "../e2e/harness.ts";
-import { logLines, newSession, pluginEntry, prompt, serve, settled, sleep, waitFor } from "../e2e/plugin-helpers.ts";
+import { makeProject, setup, startFakeModel } from "../e2e/harness.ts";
+import { block } from "../golden/notation.ts";
+import { correctionText } from "../../src/retry/state.ts";
+import { logLines, systemText, newSession, pluginEntry, prompt, serve, settled, sleep, waitFor } from "../e2e/plugin-helpers.ts";
 
 const UNDECLARED =
   "Searching.\n" +
@@ -51,6 +53,53 @@ describe("review: no idle wake where none is allowed (opencode serve)", () => {
       const woken = logLines(server.output(), "[dsml] wake ").map((line) => line.match(/wake (ses_[A-Za-z0-9]+)/)?.[1]);
       const wokenChildren = woken.filter((id) => children.some((child) => child.id === id));
       expect({ woken, wokenChildren, mainRequests: model.mainRequests().length }).toEqual({ woken: [], wokenChildren: [], mainRequests: 3 });
+    },
+    20_000,
+  );
+
+  test(
+    "fallback route: a clean final answer after a leak (leak + native call, then the answer) is not woken again",
+    async () => {
+      // OpenCode's native runtime serves an opencode* provider without the provider fetch: the
+      // plugin's fallback (experimental.text.complete) handles its replies.
+      const PROVIDER = "opencode-fallback";
+      const LEAK = live(block("tool_calls", [["bash", [["command", "echo leaked > leaked.txt"]]]]));
+      const model = await startFakeModel([
+        { content: `Writing the file.\n\n${LEAK}`, toolCalls: [{ name: "bash", arguments: { command: "echo native > native.txt", description: "write" } }] },
+        { content: "All done: native.txt is written." },
+      ]);
+      const project = makeProject({
+        modelUrl: model.url,
+        plugin: [pluginEntry({ providers: [PROVIDER], debug: true })],
+        env: { OPENCODE_EXPERIMENTAL_NATIVE_LLM: "1" },
+        config: {
+          model: `${PROVIDER}/fake-model`,
+          small_model: `${PROVIDER}/fake-model`,
+          provider: {
+            [PROVIDER]: {
+              npm: "@ai-sdk/openai-compatible",
+              name: "Fallback route",
+              options: { baseURL: model.url, apiKey: "sk-fake" },
+              models: { "fake-model": { name: "Fake Model", tool_call: true, limit: { context: 100000, output: 4000 } } },
+            },
+          },
+        },
+      });
+      teardowns.push(async () => {
+        await model.close();
+        project.cleanup();
+      });
+      const { client, server } = await serve(project);
+      teardowns.push(() => server.stop());
+      const sessionID = await newSession(client);
+      await prompt(client, sessionID, "write the file");
+      await waitFor("two main requests", () => model.mainRequests().length >= 2, 15_000);
+      await waitFor("the session to settle", () => settled(client, sessionID), 10_000);
+      await sleep(QUIET_MS);
+      // The leak was answered: the next request carried the correction and the model ended cleanly.
+      // A wake now prods a finished turn ("Continue.") for nothing.
+      expect(systemText(model.mainRequests()[1]!)).toContain(correctionText("unexecuted-call"));
+      expect({ wakes: logLines(server.output(), "[dsml] wake ").length, mainRequests: model.mainRequests().length }).toEqual({ wakes: 0, mainRequests: 2 });
     },
     20_000,
   );
