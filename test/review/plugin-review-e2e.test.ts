@@ -7,7 +7,7 @@ import { live } from "../golden/notation.ts";
 import { makeProject, setup, startFakeModel } from "../e2e/harness.ts";
 import { block } from "../golden/notation.ts";
 import { correctionText } from "../../src/retry/state.ts";
-import { logLines, systemText, newSession, pluginEntry, prompt, serve, settled, sleep, waitFor } from "../e2e/plugin-helpers.ts";
+import { lastUserText, logLines, systemText, newSession, pluginEntry, prompt, serve, settled, sleep, waitFor } from "../e2e/plugin-helpers.ts";
 
 const UNDECLARED =
   "Searching.\n" +
@@ -54,7 +54,7 @@ describe("review: no idle wake where none is allowed (opencode serve)", () => {
       const wokenChildren = woken.filter((id) => children.some((child) => child.id === id));
       expect({ woken, wokenChildren, mainRequests: model.mainRequests().length }).toEqual({ woken: [], wokenChildren: [], mainRequests: 3 });
     },
-    20_000,
+    30_000,
   );
 
   test(
@@ -101,6 +101,33 @@ describe("review: no idle wake where none is allowed (opencode serve)", () => {
       expect(systemText(model.mainRequests()[1]!)).toContain(correctionText("unexecuted-call"));
       expect({ wakes: logLines(server.output(), "[dsml] wake ").length, mainRequests: model.mainRequests().length }).toEqual({ wakes: 0, mainRequests: 2 });
     },
-    20_000,
+    30_000,
+  );
+
+  test(
+    "the user aborts a later message: the earlier reply's leak (already corrected on that message's request) gets no wake after the abort",
+    async () => {
+      const { model, client, server } = await start([
+        // m1: a slow reply ending in an undeclared-tool leak; m2 is queued while it streams.
+        { content: UNDECLARED, chunkSize: 8, chunkDelayMs: 60 },
+        // m2: a long, slow, clean answer that the user aborts.
+        { content: "Listing the files one by one. ".repeat(40), chunkSize: 4, chunkDelayMs: 100 },
+      ]);
+      const sessionID = await newSession(client);
+      const send = (text: string) => client.session.promptAsync({ path: { id: sessionID }, body: { parts: [{ type: "text", text }] } });
+      await send("search the repo");
+      await waitFor("the first main request", () => model.mainRequests().length >= 1, 15_000);
+      await send("never mind, list the files");
+      await waitFor("the second main request", () => model.mainRequests().length >= 2, 15_000);
+      await sleep(800);
+      await client.session.abort({ path: { id: sessionID } });
+      await waitFor("the session to settle", () => settled(client, sessionID), 10_000);
+      await sleep(QUIET_MS);
+      // m2's request was built after m1's reply (one loop, no idle in between) and is the one aborted.
+      expect(lastUserText(model.mainRequests()[1]!)).toBe("never mind, list the files");
+      // The user stopped the model: nothing may start it again behind their back.
+      expect({ wakes: logLines(server.output(), "[dsml] wake ").length, mainRequests: model.mainRequests().length }).toEqual({ wakes: 0, mainRequests: 2 });
+    },
+    30_000,
   );
 });
