@@ -20,7 +20,7 @@ afterEach(() => {
 });
 
 /** The plugin over a fake in-process client; `session` answers GET /session/{id} as 1.18.33 does. */
-async function start(session: (id: string) => Promise<unknown>) {
+async function start(session: (id: string) => Promise<unknown>, options: Record<string, unknown> = { providers: ["*"] }) {
   const wakes: { sessionID: string; text: string }[] = [];
   const reads: string[] = [];
   const client = {
@@ -34,17 +34,26 @@ async function start(session: (id: string) => Promise<unknown>) {
     },
   };
   process.argv = SERVE;
-  const hooks = await plugin.server({ client } as never, { providers: ["*"] });
+  const hooks = await plugin.server({ client } as never, options);
   process.argv = savedArgv;
   /** One reply whose text leaked (the text fallback strips it and schedules the correction and wake). */
-  const leak = async (sessionID: string, messageID = "msg_a1") => {
+  const leak = async (sessionID: string, messageID = "msg_a1", repaired = true) => {
     const output = { text: LEAK };
     await hooks["experimental.text.complete"]!({ sessionID, messageID, partID: "prt_1" } as never, output as never);
-    expect(output.text).not.toBe(LEAK);
+    if (repaired) expect(output.text).not.toBe(LEAK);
+    else expect(output.text).toBe(LEAK);
   };
   const event = (event: unknown) => hooks.event!({ event } as never);
   const idle = (sessionID: string) => event({ type: "session.idle", properties: { sessionID } });
-  return { wakes, reads, leak, event, idle };
+  /** The system text the next request of `sessionID` (for user message `turn`) carries. */
+  const nextSystem = async (sessionID: string, turn: string) => {
+    const user = { info: { role: "user", id: turn, sessionID, model: { providerID: "deepseek", modelID: "deepseek-chat" } }, parts: [{ type: "text", text: "next" }] };
+    await hooks["experimental.chat.messages.transform"]!({} as never, { messages: [user] } as never);
+    const output = { system: [] as string[] };
+    await hooks["experimental.chat.system.transform"]!({ sessionID } as never, output as never);
+    return output.system;
+  };
+  return { wakes, reads, leak, event, idle, nextSystem };
 }
 
 const sessionInfo = (id: string, parentID?: string) => ({ data: { id, projectID: "prj_1", directory: "/tmp/p", title: "t", ...(parentID ? { parentID } : {}) } });
@@ -109,6 +118,20 @@ describe("the user aborts: nothing restarts the model behind their back", () => 
     await h.event({ type: "session.error", properties: { error: { name: "MessageAbortedError", data: { message: "aborted" } } } });
     await h.idle("ses_1");
     expect(h.wakes).toEqual([{ sessionID: "ses_1", text: "Continue." }]);
+  });
+});
+
+describe("responseFix.enabled false: what the start-up line says is what happens (review: plugin, finding 6)", () => {
+  test("a leaked reply is left as written and unread: no correction on the next request, no wake", async () => {
+    const h = await start(async (id) => sessionInfo(id), { providers: ["*"], responseFix: { enabled: false } });
+    await h.leak("ses_1", "msg_a1", false);
+    await h.idle("ses_1");
+    expect(await h.nextSystem("ses_1", "msg_u2")).toEqual([]);
+    expect(h.wakes).toEqual([]);
+    // The control: with the repair on, the same reply gets its correction.
+    const on = await start(async (id) => sessionInfo(id));
+    await on.leak("ses_1");
+    expect((await on.nextSystem("ses_1", "msg_u2")).length).toBe(1);
   });
 });
 
