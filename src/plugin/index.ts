@@ -9,6 +9,7 @@ import { oneShotRun } from "./one-shot.ts";
 import { replyReporter, startOptions } from "./plugin-start.ts";
 import { repairModules } from "./repair-modules.ts";
 import { RetryController } from "./retry-controller.ts";
+import { subAgentCheck } from "./session-kind.ts";
 import { formatRouteLine, routeInScope, routeMode, type Route } from "./scope.ts";
 import { startupReport } from "./startup.ts";
 import { chainConfiguredFetches, readTag, registerRepair } from "./wiring.ts";
@@ -69,10 +70,19 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
   repairModules().catch((error: unknown) => log("warn", `[dsml] the repair could not be loaded (${error instanceof Error ? error.name : "error"}); replies pass through unrepaired`));
   const seenRoutes = new Set<string>();
   const noticeOptions = optionNotice(input?.client, problems, optionState.failedClosed);
+  // A sub-agent's session is never woken (src/plugin/session-kind.ts): GET /session/{id} gives its
+  // `parentID` (@opencode-ai/sdk 1.18.33 `Session`).
+  const mayWake = subAgentCheck(async (id) => (await input.client.session.get({ path: { id } }))?.data);
   const onSessionEvent = guard("idle wake", log, async ({ event }: EventInput) => {
     noticeOptions(event.type);
+    // The user stopped the session: nothing may start it again behind their back.
+    if (event.type === "session.error") {
+      const { sessionID, error } = event.properties;
+      if (sessionID && error?.name === "MessageAbortedError") retry.onAbort(sessionID);
+      return;
+    }
     if (event.type !== "session.idle") return;
-    const woke = await retry.onIdle(event.properties.sessionID);
+    const woke = await retry.onIdle(event.properties.sessionID, mayWake);
     if (woke && options.debug) log("info", `[dsml] wake ${event.properties.sessionID}`);
   });
   const hooks: Hooks = {

@@ -79,7 +79,7 @@ function keepValid(raw: object, fields: Fields, parentPath: string, problems: st
       if (checked.ok) kept[key] = checked.value;
       else {
         const expected = checked.message;
-        const fallback = fallbackFor(path, field);
+        const fallback = fallbackFor(path, field, value);
         if (fallback.value !== undefined) kept[key] = fallback.value;
         problems.push(`${PREFIX} option ${JSON.stringify(path)} ${expected} (got ${show(value)}); using ${fallback.note}`);
       }
@@ -131,9 +131,32 @@ function unreadableNote(parentPath: string): string {
   return `using its defaults, except ${values} (no recovered calls until this is fixed)`;
 }
 
-function fallbackFor(path: string, field: OptionSpec): { value: unknown; note: string } {
+/**
+ * What a bad value is replaced by: a security option's fail-closed value; for a list without one
+ * (`providers`), the valid entries the user wrote, since the default ("auto") could reach further
+ * than the list they meant (`["my-vllm", 7]` must not act on every DeepSeek route); otherwise the
+ * default.
+ */
+function fallbackFor(path: string, field: OptionSpec, value?: unknown): { value: unknown; note: string } {
   if (Object.hasOwn(FAIL_CLOSED, path)) return { value: structuredClone(FAIL_CLOSED[path]), note: `${show(FAIL_CLOSED[path])} (${CLOSED_WHY})` };
+  const kept = field.kind === "names" ? validEntries(value) : [];
+  if (kept.length > 0) return { value: kept, note: `${show(kept)} (the valid entries)` };
   return { value: undefined, note: show(defaultOf(field)) };
+}
+
+/** The non-empty strings of a list, in order; nothing when it is no list or cannot be read. */
+function validEntries(value: unknown): string[] {
+  try {
+    if (!Array.isArray(value)) return [];
+    const names: string[] = [];
+    for (let index = 0; index < value.length; index++) {
+      const name: unknown = value[index];
+      if (typeof name === "string" && name.length > 0) names.push(name);
+    }
+    return names;
+  } catch {
+    return [];
+  }
 }
 
 /** Why a security option that could not be read took its fail-closed value. */

@@ -5,6 +5,9 @@ export interface WakeSender {
   (sessionID: string, text: string): Promise<void>;
 }
 
+/** Whether a session may be woken: "never" for a sub-agent's session, "unknown" when it could not be told. */
+export type WakeCheck = (sessionID: string) => Promise<"wake" | "never" | "unknown">;
+
 /**
  * Turns the ledger's bookkeeping into deliveries: one correction on the next request of the
  * session (system prompt or synthetic user turn), and at most one idle wake per user message. A
@@ -56,13 +59,30 @@ export class RetryController {
     return text;
   }
 
+  /** The user stopped this session (an abort): its pending leak gets neither a correction nor a wake. */
+  onAbort(sessionID: string): void {
+    this.ledger.dropPending(sessionID);
+    this.pendingSystem.delete(sessionID);
+  }
+
   /** A wake was sent for this session and no reply without markup has answered it yet. */
   awaitingWake(sessionID: string): boolean {
     return this.wokeAndWaiting.has(sessionID);
   }
 
-  async onIdle(sessionID: string): Promise<boolean> {
+  /**
+   * The session went idle: sends its one wake when due. `mayWake` is asked only when a wake is due
+   * (the host's session lookup costs a call): "never" (a sub-agent's session, whose reply was
+   * already handed to its parent) forgets the session; "unknown" or a throw sends no wake now.
+   */
+  async onIdle(sessionID: string, mayWake?: WakeCheck): Promise<boolean> {
     if (!this.options.enabled || this.wokeAndWaiting.has(sessionID)) return false;
+    if (!this.ledger.wakeDue(sessionID)) return false;
+    if (mayWake) {
+      const verdict = await mayWake(sessionID).catch(() => "unknown" as const);
+      if (verdict === "never") this.ledger.forget(sessionID);
+      if (verdict !== "wake" || this.wokeAndWaiting.has(sessionID)) return false;
+    }
     const wake = this.ledger.takeWake(sessionID);
     if (!wake) return false;
     let text = wakeText();

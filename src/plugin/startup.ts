@@ -41,7 +41,9 @@ function wiringReport({ options, cfg, native, env = process.env }: Setting): Sta
   const providers = options.providers;
   if (providers.length === 0) return { line: `${head}: disabled (providers is [])` };
   if (!options.responseFix.enabled) {
-    return { line: `${head}: wired nothing (responseFix.enabled is false); history and correction still on` };
+    // Nothing reads a reply with the repair off (no wire rewrite, no text fallback), so no reply is
+    // ever found to need a correction: only the history cleaning is left.
+    return { line: `${head}: wired nothing (responseFix.enabled is false); history still cleaned; no correction or wake (replies are not read)` };
   }
   const configured = (cfg as { provider?: Record<string, ProviderEntry> } | undefined)?.provider ?? {};
   const every = providers.includes(EVERY_PROVIDER);

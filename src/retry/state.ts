@@ -123,19 +123,18 @@ export class RetryLedger {
   }
 
   /**
-   * The session went idle: a wake is due if its latest reply still needs correcting, the user
-   * message behind that reply has not had its wake, and the hourly bound allows one. Call
-   * awaitWake with the text actually sent.
+   * The session went idle: a wake is due if its latest reply still needs correcting, that reply
+   * answers the latest turn seen (once a newer turn was built, the user wrote again or the loop
+   * went on, and a wake would land behind it), the user message behind that reply has not had its
+   * wake, and the hourly bound allows one. Call awaitWake with the text actually sent.
    */
   takeWake(sessionID: string): PendingRetry | null {
-    const entry = this.#sessions.get(sessionID);
-    const broken = entry?.broken;
-    if (!entry || !broken || broken.wakeSent) return null;
+    if (!this.wakeDue(sessionID)) return null;
+    const entry = this.#sessions.get(sessionID)!;
+    const broken = entry.broken!;
     const budget = this.#budgetOf(entry, broken.turn);
-    if (budget.wake) return null;
     const now = this.#now();
     entry.wakeTimes = entry.wakeTimes.filter((at) => now - at < HOUR_MS);
-    if (entry.wakeTimes.length >= WAKES_PER_HOUR) return null;
     entry.wakeTimes.push(now);
     budget.wake = true;
     broken.wakeSent = true;
@@ -145,10 +144,29 @@ export class RetryLedger {
     return pendingOf(broken);
   }
 
+  /** Whether takeWake would give a wake now; spends nothing. */
+  wakeDue(sessionID: string): boolean {
+    const entry = this.#sessions.get(sessionID);
+    const broken = entry?.broken;
+    if (!entry || !broken || broken.wakeSent || broken.turn !== entry.turn) return false;
+    if (this.#budgetOf(entry, broken.turn).wake) return false;
+    const now = this.#now();
+    return entry.wakeTimes.filter((at) => now - at < HOUR_MS).length < WAKES_PER_HOUR;
+  }
+
   /** The text of the wake just taken, by which its turn will be known. */
   awaitWake(sessionID: string, text: string): void {
     const last = this.#sessions.get(sessionID)?.awaited.at(-1);
     if (last && last.text === undefined) last.text = text;
+  }
+
+  /**
+   * The user stopped the session (an abort): its pending reply is answered by the user, so neither
+   * its correction nor its wake is due any more. The bounds already spent stay spent.
+   */
+  dropPending(sessionID: string): void {
+    const entry = this.#sessions.get(sessionID);
+    if (entry) entry.broken = null;
   }
 
   /** The session was deleted: nothing of it should outlive it. */

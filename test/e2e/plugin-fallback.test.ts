@@ -9,14 +9,30 @@
  * it can be seen headless: the native call keeps the turn going, and the next request carries it.
  * The wake itself is covered by test/plugin/fallback.test.ts.
  */
-import { describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { REMOVED_NOTE } from "../../src/history/sanitize.ts";
 import { correctionText } from "../../src/retry/state.ts";
 import { block, live } from "../golden/notation.ts";
 import { eventText, exportSession, makeProject, runOpencode, startFakeModel, toolUses, type FakeModel, type Project, type RunResult } from "./harness.ts";
-import { assistantTexts, hasMarkerBytes, logLines, partsText, pluginEntry, systemText, sharedOnce, TIMEOUT } from "./plugin-helpers.ts";
+import {
+  assistantTexts,
+  type Client,
+  hasMarkerBytes,
+  logLines,
+  newSession,
+  partsText,
+  pluginEntry,
+  prompt,
+  serve,
+  settled,
+  sharedOnce,
+  sleep,
+  systemText,
+  TIMEOUT,
+  waitFor,
+} from "./plugin-helpers.ts";
 
 const PROVIDER = "opencode-fallback";
 const PROSE = "Writing the file.\n\n";
@@ -29,12 +45,9 @@ interface Shared {
   run: RunResult;
 }
 
-const sharedRun = sharedOnce<Shared>(async (onCleanup) => {
-  const model = await startFakeModel([
-    { content: PROSE + LEAK, toolCalls: [{ name: "bash", arguments: { command: "echo native > native.txt", description: "write" } }] },
-    { content: QUOTED },
-  ]);
-  const project = makeProject({
+/** A project whose only provider OpenCode's native runtime serves: every reply reaches the fallback. */
+function fallbackProject(model: FakeModel): Project {
+  return makeProject({
     modelUrl: model.url,
     plugin: [pluginEntry({ providers: [PROVIDER], debug: true })],
     env: { OPENCODE_EXPERIMENTAL_NATIVE_LLM: "1" },
@@ -51,6 +64,14 @@ const sharedRun = sharedOnce<Shared>(async (onCleanup) => {
       },
     },
   });
+}
+
+const sharedRun = sharedOnce<Shared>(async (onCleanup) => {
+  const model = await startFakeModel([
+    { content: PROSE + LEAK, toolCalls: [{ name: "bash", arguments: { command: "echo native > native.txt", description: "write" } }] },
+    { content: QUOTED },
+  ]);
+  const project = fallbackProject(model);
   onCleanup(async () => {
     await model.close();
     if (!process.env.DSML_E2E_KEEP) project.cleanup();
@@ -100,6 +121,89 @@ describe("plugin fallback on a route the wire adapter does not rewrite (native r
       expect(logLines(run.stderr, "[dsml] request ")[1]).toContain("nudge=unexecuted-call");
       // The wire adapter saw nothing of this route.
       expect(logLines(run.stderr, "[dsml] response ").filter((l) => !l.includes("mode=fallback"))).toEqual([]);
+    },
+    TIMEOUT,
+  );
+});
+
+let teardowns: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const t of teardowns.reverse()) await t().catch(() => {});
+  teardowns = [];
+});
+
+/** Long enough for an idle wake to show up: it follows the session going idle within a second. */
+const QUIET_MS = 4_000;
+
+/** The fallback route under `opencode serve`, where an idle wake would be answered. */
+async function serveFallback(script: Parameters<typeof startFakeModel>[0]) {
+  const model = await startFakeModel(script);
+  const project = fallbackProject(model);
+  teardowns.push(async () => {
+    await model.close();
+    project.cleanup();
+  });
+  const served = await serve(project);
+  teardowns.push(() => served.server.stop());
+  return { model, ...served };
+}
+
+/** Every event the server publishes from now on, as OpenCode's own clients see them. */
+async function recordEvents(client: Client): Promise<any[]> {
+  const events: any[] = [];
+  const { stream } = await client.event.subscribe();
+  void (async () => {
+    try {
+      for await (const event of stream) events.push(event);
+    } catch {
+      // The server stopped.
+    }
+  })();
+  return events;
+}
+
+describe("the fallback's idle wake under opencode serve: none where it is not wanted (review: plugin, findings 2 and 3)", () => {
+  test(
+    "a clean final answer after a leak (leak + native call, then the answer) is not woken again",
+    async () => {
+      const { model, client, server } = await serveFallback([
+        { content: `Writing the file.\n\n${LEAK}`, toolCalls: [{ name: "bash", arguments: { command: "echo native > native.txt", description: "write" } }] },
+        { content: "All done: native.txt is written." },
+      ]);
+      const sessionID = await newSession(client);
+      await prompt(client, sessionID, "write the file");
+      await waitFor("two main requests", () => model.mainRequests().length >= 2, 15_000);
+      await waitFor("the session to settle", () => settled(client, sessionID), 10_000);
+      await sleep(QUIET_MS);
+      // The leak was answered: the next request carried the correction and the model ended cleanly.
+      // A wake now prods a finished turn ("Continue.") for nothing.
+      expect(systemText(model.mainRequests()[1]!)).toContain(correctionText("unexecuted-call"));
+      expect({ wakes: logLines(server.output(), "[dsml] wake ").length, mainRequests: model.mainRequests().length }).toEqual({ wakes: 0, mainRequests: 2 });
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "the user aborts the leaky turn while its native tool runs: session.error MessageAbortedError, and no wake",
+    async () => {
+      const { model, client, server } = await serveFallback([
+        // The text part (and its leak) is finished; the turn is not: the native call takes long.
+        { content: `Waiting.\n\n${LEAK}`, toolCalls: [{ name: "bash", arguments: { command: "sleep 20", description: "wait" } }] },
+        { content: "Never sent." },
+      ]);
+      const events = await recordEvents(client);
+      const sessionID = await newSession(client);
+      await client.session.promptAsync({ path: { id: sessionID }, body: { parts: [{ type: "text", text: "wait a bit" }] } });
+      await waitFor("the leak to be recorded", () => logLines(server.output(), "nudge=unexecuted-call").length > 0, 15_000);
+      await sleep(500);
+      await client.session.abort({ path: { id: sessionID } });
+      await waitFor("the session to settle", () => settled(client, sessionID), 10_000);
+      await sleep(QUIET_MS);
+      // The event the plugin acts on, as 1.18.33 publishes it (@opencode-ai/sdk EventSessionError).
+      const errors = events.filter((event) => event.type === "session.error" && event.properties?.sessionID === sessionID);
+      expect(errors.map((event) => event.properties.error?.name)).toContain("MessageAbortedError");
+      // The user stopped the model: nothing may start it again behind their back.
+      expect({ wakes: logLines(server.output(), "[dsml] wake ").length, mainRequests: model.mainRequests().length }).toEqual({ wakes: 0, mainRequests: 1 });
     },
     TIMEOUT,
   );

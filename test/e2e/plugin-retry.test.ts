@@ -15,6 +15,7 @@ import { live } from "../golden/notation.ts";
 import { setup } from "./harness.ts";
 import {
   countOf,
+  lastUserText,
   logLines,
   newSession,
   partsText,
@@ -24,9 +25,12 @@ import {
   serve,
   sessionMessages,
   settleAfter,
+  settled,
+  sleep,
   systemText,
   TIMEOUT,
   userTexts,
+  waitFor,
 } from "./plugin-helpers.ts";
 
 const UNDECLARED =
@@ -152,6 +156,72 @@ describe("plugin retry through opencode serve", () => {
         "what now?",
         "thanks",
       ]);
+    },
+    TIMEOUT,
+  );
+});
+
+/** The plugin with debug on (its "[dsml] wake" lines) under `opencode serve`, for a scripted model. */
+async function startScripted(script: Parameters<typeof setup>[0]) {
+  const env = await setup(script, { plugin: [pluginEntry({ providers: ["fake"], debug: true })] });
+  teardowns.push(env.teardown);
+  const served = await serve(env.project);
+  teardowns.push(() => served.server.stop());
+  return { ...env, ...served };
+}
+
+describe("no idle wake where none is wanted (review: plugin, findings 1 and 3)", () => {
+  test(
+    "a sub-agent (task) session whose reply ends in broken markup is not woken after the task returned",
+    async () => {
+      const { model, client, server } = await startScripted([
+        // Parent: delegate to the general sub-agent.
+        { toolCalls: [{ name: "task", arguments: { description: "search", prompt: "search the repo", subagent_type: "general" } }] },
+        // Child: an undeclared-tool leak, then the child session ends and the task returns its text.
+        { content: UNDECLARED },
+        // Parent again: done.
+        { content: "All done." },
+      ]);
+      const sessionID = await newSession(client);
+      await prompt(client, sessionID, "delegate a search");
+      await waitFor("three main requests", () => model.mainRequests().length >= 3, 15_000);
+      await waitFor("the parent to settle", () => settled(client, sessionID), 10_000);
+      await sleep(QUIET_MS);
+      // The task tool already handed the child's text to the parent; a wake would restart the child
+      // session in the background, where no one reads its answer (and its tools run unsupervised).
+      const children = ((await client.session.children({ path: { id: sessionID } })).data ?? []) as { id: string; parentID?: string }[];
+      expect(children.map((child) => child.parentID)).toEqual([sessionID]);
+      // The child's reply did need a correction: the plugin saw it and held its wake back.
+      expect(logLines(server.output(), "[dsml] response ").some((line) => line.includes(children[0]!.id) && line.includes("nudge=undeclared-tool"))).toBe(true);
+      expect({ wakes: logLines(server.output(), "[dsml] wake "), mainRequests: model.mainRequests().length }).toEqual({ wakes: [], mainRequests: 3 });
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "the user aborts a later message: the earlier reply's leak (already corrected on that message's request) gets no wake after the abort",
+    async () => {
+      const { model, client, server } = await startScripted([
+        // m1: a slow reply ending in an undeclared-tool leak; m2 is queued while it streams.
+        { content: UNDECLARED, chunkSize: 8, chunkDelayMs: 60 },
+        // m2: a long, slow, clean answer that the user aborts.
+        { content: "Listing the files one by one. ".repeat(40), chunkSize: 4, chunkDelayMs: 100 },
+      ]);
+      const sessionID = await newSession(client);
+      const send = (text: string) => client.session.promptAsync({ path: { id: sessionID }, body: { parts: [{ type: "text", text }] } });
+      await send("search the repo");
+      await waitFor("the first main request", () => model.mainRequests().length >= 1, 15_000);
+      await send("never mind, list the files");
+      await waitFor("the second main request", () => model.mainRequests().length >= 2, 15_000);
+      await sleep(800);
+      await client.session.abort({ path: { id: sessionID } });
+      await waitFor("the session to settle", () => settled(client, sessionID), 10_000);
+      await sleep(QUIET_MS);
+      // m2's request was built after m1's reply (one loop, no idle in between) and carried the correction.
+      expect(lastUserText(model.mainRequests()[1]!)).toBe("never mind, list the files");
+      expect(countOf(systemText(model.mainRequests()[1]!), correctionText("undeclared-tool"))).toBe(1);
+      // The user stopped the model: nothing may start it again behind their back.
+      expect({ wakes: logLines(server.output(), "[dsml] wake ").length, mainRequests: model.mainRequests().length }).toEqual({ wakes: 0, mainRequests: 2 });
     },
     TIMEOUT,
   );

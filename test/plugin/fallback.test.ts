@@ -125,6 +125,47 @@ describe("WireFallback", () => {
     expect(h.wakes).toHaveLength(2);
   });
 
+  test("a clean reply after the leak's correction answers it, as on the wire route: no wake after the model ended cleanly (review: plugin, finding 2)", async () => {
+    const h = harness({
+      origins: {
+        msg_a1: { turn: "msg_u1", providerID: "opencode-go" },
+        msg_a2: { turn: "msg_u1", providerID: "opencode-go" },
+      },
+    });
+    h.retry.takeCorrectionFor(SESSION, { id: "msg_u1", text: "write the file" });
+    // Step 1: prose, a leaked call (not executable on this route) and a native call: the loop goes on.
+    await h.complete("msg_a1", `Writing.\n\n${LEAK}`);
+    // Step 2's request carries the correction ...
+    expect(h.retry.takeCorrectionFor(SESSION, { id: "msg_u1", text: "write the file" })?.reason).toBe("unexecuted-call");
+    // ... and its reply is a clean final answer.
+    await h.complete("msg_a2", "All done: the file is written.");
+    expect(await h.retry.onIdle(SESSION)).toBe(false);
+    expect(h.wakes).toEqual([]);
+  });
+
+  test("the leak stays pending for a clean part of the very message that had it, and for a step with no text part", async () => {
+    const h = harness({
+      origins: {
+        msg_a1: { turn: "msg_u1", providerID: "opencode-go" },
+        msg_a2: { turn: "msg_u1", providerID: "opencode-go" },
+      },
+    });
+    await h.complete("msg_a1", PROSE + LEAK);
+    // A second text part of the same assistant message, clean: the message as a whole still leaked.
+    await h.complete("msg_a1", "I will check the result next.");
+    expect(h.lookups).toEqual(["msg_a1"]);
+    // Step 2 made only a native tool call (no text part, so the text hook never fired): the loop
+    // ended with the leak unanswered, and the idle wake follows.
+    expect(await h.retry.onIdle(SESSION)).toBe(true);
+    expect(h.wakes).toEqual([wakeText()]);
+  });
+
+  test("a clean reply with nothing pending costs no lookup", async () => {
+    const h = harness();
+    expect(await h.complete("msg_a1", "Plain prose.")).toBe("Plain prose.");
+    expect(h.lookups).toEqual([]);
+  });
+
   test("a provider out of scope, a reply that cannot be read, or responseFix off: the text stays as written", async () => {
     const outOfScope = harness({ inScope: false });
     expect(await outOfScope.complete("msg_a1", LEAK)).toBe(LEAK);

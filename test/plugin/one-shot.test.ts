@@ -71,6 +71,7 @@ describe("1.18 entry: the idle wake under `opencode run` with global flags", () 
       app: { log: async () => undefined },
       session: {
         promptAsync: async ({ body }: { body: { parts: { text: string }[] } }) => void wakes.push(body.parts[0]!.text),
+        get: async ({ path: p }: { path: { id: string } }) => ({ data: { id: p.id, projectID: "prj_1", directory: "/tmp", title: "t" } }),
         message: async ({ path: p }: { path: { id: string; messageID: string } }) => ({ data: { info: { id: p.messageID, role: "assistant", parentID: "msg_u1", providerID: "deepseek", modelID: "deepseek-chat" }, parts: [] } }),
       },
     };

@@ -117,12 +117,6 @@ describe("bad values", () => {
     },
     {
       bad: "providers",
-      raw: { providers: ["deepseek", 7], debug: true },
-      problem:
-        '[dsml] option "providers" must be an array of non-empty provider id strings ("auto" for leak-prone models everywhere, "*" for all) (got ["deepseek",7]); using ["auto"]',
-    },
-    {
-      bad: "providers",
       raw: { providers: [""], debug: true },
       problem:
         '[dsml] option "providers" must be an array of non-empty provider id strings ("auto" for leak-prone models everywhere, "*" for all) (got [""]); using ["auto"]',
@@ -403,6 +397,28 @@ describe("providers scope tokens", () => {
   test('"*" covers every provider and model', () => {
     const { options } = resolveOptions({ providers: ["deepseek", "*"] });
     expect(routeInScope(options, { providerID: "openai", modelID: "gpt-5" })).toBe(true);
+  });
+
+  test("a list with an invalid entry keeps the valid ones, never widening to the default \"auto\" (review: plugin, finding 5)", () => {
+    const { options, problems } = resolveOptions({ providers: ["my-vllm", 7, ""], debug: true });
+    expect(problems).toEqual([
+      '[dsml] option "providers" must be an array of non-empty provider id strings ("auto" for leak-prone models everywhere, "*" for all) (got ["my-vllm",7,""]); using ["my-vllm"] (the valid entries)',
+    ]);
+    expect(options).toEqual({ ...expectedDefaults, providers: ["my-vllm"], debug: true });
+    // The user named one provider: a DeepSeek model elsewhere stays out of scope.
+    expect(routeInScope(options, { providerID: "fireworks-ai", modelID: "accounts/fireworks/models/deepseek-v3p2" })).toBe(false);
+    expect(routeInScope(options, { providerID: "my-vllm", modelID: "qwen3-coder" })).toBe(true);
+    // Wildcards the user wrote are kept as written too.
+    expect(resolveOptions({ providers: ["deepseek", null, "auto"] }).options.providers).toEqual(["deepseek", "auto"]);
+  });
+
+  test("a list with no valid entry, or no list, still takes the default with its one message", () => {
+    for (const raw of [{ providers: [7] }, { providers: "deepseek" }, { providers: [""] }]) {
+      const { options, problems } = resolveOptions(raw);
+      expect(options.providers).toEqual(["auto"]);
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toEndWith('; using ["auto"]');
+    }
   });
 
   test("[] disables every provider", () => {

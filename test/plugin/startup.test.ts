@@ -67,6 +67,7 @@ describe("start-up line", () => {
 
   test("disabled and repair-off settings say so", () => {
     expect(report({ providers: [] }).line).toEndWith(": disabled (providers is [])");
-    expect(report({ responseFix: { enabled: false } }).line).toEndWith(": wired nothing (responseFix.enabled is false); history and correction still on");
+    // Review (plugin, finding 6): nothing reads a reply with the repair off, so no correction is ever sent; the line must not promise one.
+    expect(report({ responseFix: { enabled: false } }).line).toEndWith(": wired nothing (responseFix.enabled is false); history still cleaned; no correction or wake (replies are not read)");
   });
 });

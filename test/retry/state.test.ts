@@ -216,3 +216,76 @@ describe("texts", () => {
     expect(wakeText()).toBe("Continue.");
   });
 });
+
+describe("a wake only for the latest turn, never behind the user's back (review: plugin, findings 3 and 4)", () => {
+  test("ledger: once a newer turn was built, the older reply's leak still gets its one correction but no wake", () => {
+    const ledger = new RetryLedger();
+    ledger.noteTurn("ses_a", { id: "msg_1", text: "search the repo" });
+    ledger.recordReply("ses_a", "msg_1", "undeclared-tool");
+    expect(ledger.wakeDue("ses_a")).toBe(true);
+    ledger.noteTurn("ses_a", { id: "msg_2", text: "never mind, list the files" });
+    expect(ledger.wakeDue("ses_a")).toBe(false);
+    expect(ledger.takeWake("ses_a")).toBeNull();
+    expect(ledger.takeCorrection("ses_a")).toEqual({ messageID: "msg_1", reason: "undeclared-tool" });
+    expect(ledger.takeWake("ses_a")).toBeNull();
+  });
+
+  test("controller: a wake never follows a newer user message (its request carried the correction)", async () => {
+    const wakes: string[] = [];
+    const retry = new RetryController({ enabled: true, nudge: true, channel: "system" }, async (_sessionID, text) => void wakes.push(text));
+    retry.takeCorrectionFor("ses_1", { id: "msg_u1", text: "search the repo" });
+    // The reply to msg_u1 ended in markup that could not be repaired.
+    retry.onReply("ses_1", "msg_u1", 0, "undeclared-tool");
+    // The user's next message is already being answered (its request carries the correction) ...
+    expect(retry.takeCorrectionFor("ses_1", { id: "msg_u2", text: "never mind, list the files" })?.reason).toBe("undeclared-tool");
+    // ... when the idle event of msg_u1's reply is handled: a "Continue." now would land after msg_u2.
+    expect(await retry.onIdle("ses_1")).toBe(false);
+    expect(wakes).toEqual([]);
+  });
+
+  test("an abort drops the pending leak: no wake and no correction for it", async () => {
+    const wakes: string[] = [];
+    const retry = new RetryController({ enabled: true, nudge: true, channel: "system" }, async (_sessionID, text) => void wakes.push(text));
+    retry.onReply("ses_1", "msg_u1", 0, "broken-markup");
+    retry.onAbort("ses_1");
+    expect(await retry.onIdle("ses_1")).toBe(false);
+    expect(retry.takeCorrectionFor("ses_1", { id: "msg_u2", text: "next" })).toBeNull();
+    expect(wakes).toEqual([]);
+    // The next message's own leak gets its own wake.
+    retry.onReply("ses_1", "msg_u2", 0, "broken-markup");
+    expect(await retry.onIdle("ses_1")).toBe(true);
+  });
+});
+
+describe("the host's check before a wake (a sub-agent's session is never woken; review: plugin, finding 1)", () => {
+  const setup = () => {
+    const wakes: string[] = [];
+    const retry = new RetryController({ enabled: true, nudge: true, channel: "system" }, async (_sessionID, text) => void wakes.push(text));
+    return { wakes, retry };
+  };
+
+  test("asked only when a wake is due; \"never\" forgets the session, correction included", async () => {
+    const { wakes, retry } = setup();
+    const asked: string[] = [];
+    const check = async (id: string) => (asked.push(id), "never" as const);
+    retry.onReply("ses_1", "msg_u1", 0, null);
+    expect(await retry.onIdle("ses_1", check)).toBe(false);
+    expect(asked).toEqual([]);
+    retry.onReply("ses_1", "msg_u1", 0, "undeclared-tool");
+    expect(await retry.onIdle("ses_1", check)).toBe(false);
+    expect(asked).toEqual(["ses_1"]);
+    expect(retry.takeCorrectionFor("ses_1", { id: "msg_u1" })).toBeNull();
+    expect(wakes).toEqual([]);
+  });
+
+  test("\"unknown\" or a throw: no wake now, the leak stays pending; \"wake\" then wakes once", async () => {
+    const { wakes, retry } = setup();
+    retry.onReply("ses_1", "msg_u1", 0, "undeclared-tool");
+    expect(await retry.onIdle("ses_1", async () => "unknown")).toBe(false);
+    expect(await retry.onIdle("ses_1", async () => { throw new Error("lookup failed"); })).toBe(false);
+    expect(wakes).toEqual([]);
+    expect(await retry.onIdle("ses_1", async () => "wake")).toBe(true);
+    expect(await retry.onIdle("ses_1", async () => "wake")).toBe(false);
+    expect(wakes).toEqual([wakeText()]);
+  });
+});

@@ -2,7 +2,8 @@
  * Threat 5, no side channels. The plugin's `server` is driven as OpenCode drives it (config hook,
  * history hook, chat.headers, the installed fetch, session.idle) with a client that records every
  * call: argument values never reach a log line, with debug off or on; the only network request is
- * the proxied one; the only client calls are app.log and a wake's session.promptAsync. A static
+ * the proxied one; the only client calls are app.log, a wake's session.promptAsync and the
+ * session.get before it (by the session's id alone: is it a sub-agent's?). A static
  * scan of src/ backs this up for every module: no network or file-writing API is even imported.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
@@ -27,6 +28,8 @@ function recordingClient(calls: { path: string; args: unknown[] }[]): PluginInpu
       get: (_target, key) => (typeof key === "symbol" || key === "then" ? undefined : node([...trail, key])),
       apply: (_target, _this, args) => {
         calls.push({ path: trail.join("."), args });
+        // GET /session/{id}, read before a wake: a top-level session (no parentID).
+        if (trail.join(".") === "session.get") return Promise.resolve({ data: { id: (args[0] as { path: { id: string } }).path.id, projectID: "prj_1" } });
         return Promise.resolve({ data: true });
       },
     });
@@ -134,7 +137,9 @@ function expectNoLeak(observed: Observed): void {
 function expectNoOwnTraffic(observed: Observed): void {
   expect(observed.baseCalls).toBe(SCENARIOS.length);
   expect(observed.globalFetchCalls).toBe(0);
-  expect(observed.calls.filter((c) => c.path !== "app.log" && c.path !== "session.promptAsync").map((c) => c.path)).toEqual([]);
+  expect(observed.calls.filter((c) => !["app.log", "session.promptAsync", "session.get"].includes(c.path)).map((c) => c.path)).toEqual([]);
+  // The one read: a session's own info before its wake (is it a sub-agent's?), by its id alone.
+  for (const read of observed.calls.filter((c) => c.path === "session.get")) expect(read.args).toEqual([{ path: { id: expect.stringMatching(/^ses_/) } }]);
 }
 
 describe("what the plugin logs, sends and calls", () => {

@@ -250,6 +250,50 @@ describe("history and correction through session.hook(context)", () => {
     expect(host.prompts).toHaveLength(1);
   });
 
+  test("a sub-agent's session (session.get gives a parentID) is never woken; the lookup is made once (review: plugin, finding 1)", async () => {
+    script = () => UNDECLARED;
+    const host = await hostWith({ providers: ["deepseek"] });
+    host.parents.set("ses_child", "ses_1");
+    for (const turn of ["msg_u1", "msg_u2"]) {
+      await host.buildContext("ses_child", DEEPSEEK, [user(turn, "search the repo")]);
+      expect((await callsIn("chat", await post(host.nativeFetch("ses_child", DEEPSEEK), "chat", true))).calls).toEqual([]);
+      await host.goIdle("ses_child");
+    }
+    expect(host.prompts).toEqual([]);
+    expect(host.sessionReads).toEqual(["ses_child"]);
+    // The parent itself is still woken for its own leak.
+    await host.buildContext("ses_1", DEEPSEEK, [user("msg_p1", "delegate a search")]);
+    await callsIn("chat", await post(host.nativeFetch("ses_1", DEEPSEEK), "chat", true));
+    await host.goIdle("ses_1");
+    expect(host.prompts).toEqual([{ sessionID: "ses_1", text: "Continue.", delivery: "queue" }]);
+  });
+
+  test("a host without session.get: no wake (a sub-agent cannot be told apart), and the start-up line says so", async () => {
+    script = () => UNDECLARED;
+    const { definition } = await loadLikeV2(ROOT);
+    const host = new StandInHost();
+    const ctx = host.context({ providers: ["deepseek"] });
+    await definition.setup!({ ...ctx, session: { hook: ctx.session.hook, prompt: ctx.session.prompt!, wait: ctx.session.wait! } });
+    await host.buildContext("ses_1", DEEPSEEK, [user("msg_u1", "clean up")]);
+    await callsIn("chat", await post(host.nativeFetch("ses_1", DEEPSEEK), "chat", true));
+    await host.goIdle("ses_1");
+    expect(host.prompts).toEqual([]);
+    expect(logs.find((line) => line.startsWith("[dsml] loaded v"))).toContain("idle wake unavailable: no session.prompt/wait/get");
+  });
+
+  test("a newer user message voids the older reply's wake: its request carries the correction, idle sends nothing (review: plugin, finding 3)", async () => {
+    script = () => UNDECLARED;
+    const host = await hostWith({ providers: ["deepseek"] });
+    await host.buildContext("ses_1", DEEPSEEK, [user("msg_u1", "search the repo")]);
+    expect((await callsIn("chat", await post(host.nativeFetch("ses_1", DEEPSEEK), "chat", true))).calls).toEqual([]);
+    // The user wrote again before the session went idle (a queued message, same loop).
+    const answer = [user("msg_u1", "search the repo"), { role: "assistant", content: [{ type: "text", text: UNDECLARED }] } as V2Message, user("msg_u2", "never mind, list the files")];
+    const next = await host.buildContext("ses_1", DEEPSEEK, answer);
+    expect(next.system.map((part) => part.text)).toEqual([correctionText("undeclared-tool")]);
+    await host.goIdle("ses_1");
+    expect(host.prompts).toEqual([]);
+  });
+
   test("no wake under `opencode run`, global flags before it or not, as in the 1.18 entry; `serve` and the TUI still wake", async () => {
     script = () => UNDECLARED;
     const savedArgv = process.argv;

@@ -4,7 +4,8 @@
  * - loads a package as packages/core/src/plugin/module.ts @ 07db2b92 does: subpaths ["server", ""],
  *   then a default export `{ id, setup }` or `{ id, effect }`, with the entry's options as ctx.options;
  * - calls `setup()` with a context of the 2.x shape: no logging domain, `session.prompt` resolving
- *   to the admitted inbox entry, `session.wait` resolving (void) once the session is idle;
+ *   to the admitted inbox entry, `session.wait` resolving (void) once the session is idle,
+ *   `session.get` resolving to the session's info (a `parentID` for a sub-agent's session);
  * - runs the session hooks in 2.x order for one request: context -> http.request -> (network) ->
  *   http.response, skipping a hook whose providerID differs from the event's (core hooks.ts @ 0f2daeba);
  *   each callback gets `(event, { signal })`;
@@ -69,6 +70,10 @@ export class StandInHost {
   readonly aisdk = new Map<string, Registered[]>();
   /** Prompts the plugin queued (`session.prompt`). */
   readonly prompts: V2PromptInput[] = [];
+  /** Sub-agent sessions (the `task` tool's): session -> its parent. */
+  readonly parents = new Map<string, string>();
+  /** Sessions the plugin read with `session.get`. */
+  readonly sessionReads: string[] = [];
   /** Hook failures the host caught (a plugin hook must never get here). */
   readonly hookErrors: unknown[] = [];
   private idle = new Map<string, () => void>();
@@ -93,6 +98,12 @@ export class StandInHost {
           return { admittedSeq: this.prompts.length, id, sessionID: input.sessionID, timeCreated: 0, type: "user", data: { text: input.text }, delivery: input.delivery ?? "steer" };
         },
         wait: ({ sessionID }) => this.waitIdle(sessionID),
+        // The unwrapped `SessionV2Info` (client.ts @ 01b31469); a sub-agent's session has a parentID.
+        get: async ({ sessionID }) => {
+          this.sessionReads.push(sessionID);
+          const parentID = this.parents.get(sessionID);
+          return { id: sessionID, projectID: "prj_1", title: "stand-in", ...(parentID ? { parentID } : {}) };
+        },
       },
     };
   }

@@ -178,6 +178,18 @@ export interface V2PromptAdmitted {
   readonly [key: string]: unknown;
 }
 
+/**
+ * C: `session.get({ sessionID })` resolves to the unwrapped `SessionV2Info` (`.then((value) =>
+ * value.data)`), whose `parentID` is set for a sub-agent's session (packages/schema/src/session.ts
+ * @ 06f9d1a63517d67c5fc28875294b245c93ac2507: `parentID: ID.pipe(optional)`). S picks `get` into
+ * `SessionDomain`; X forwards it (`get: (input) => run(host.session.get({ sessionID }))`).
+ */
+export interface V2SessionInfo {
+  readonly id: string;
+  readonly parentID?: string;
+  readonly [key: string]: unknown;
+}
+
 /** A: `App`. */
 export interface V2App {
   readonly name: string;
@@ -188,7 +200,8 @@ export interface V2App {
 /**
  * P: `Context`, the members used. `prompt` and `wait` are `SessionDomain` picks of the client's
  * `SessionApi` (S, C); `wait` (POST /session/:id/wait, 204) resolves once the session is idle.
- * Both are optional here: X at 0a80062d forwards no `wait`, so a host may lack it.
+ * `get` (C, X) reads a session's info. All three are optional here: X at 0a80062d forwards no
+ * `wait`, so a host may lack it; without all three there is no idle wake.
  */
 export interface V2Context {
   readonly app?: V2App;
@@ -198,6 +211,7 @@ export interface V2Context {
     readonly hook: V2SessionHook;
     readonly prompt?: (input: V2PromptInput) => Promise<V2PromptAdmitted | unknown>;
     readonly wait?: (input: { readonly sessionID: string }) => Promise<void>;
+    readonly get?: (input: { readonly sessionID: string }) => Promise<V2SessionInfo | unknown>;
   };
 }
 

@@ -7,8 +7,12 @@
 //                (one repair per call: the middleware steps aside for a response the HTTP hooks marked)
 //   history      session.hook("context"): `messages`              session.ts @ 03545fd3
 //   correction   session.hook("context"): `system` or `messages`  session.ts @ 03545fd3
-//   idle wake    session.wait + session.prompt({ delivery: "queue" })
+//   idle wake    session.wait + session.prompt({ delivery: "queue" }); session.get's `parentID`
+//                keeps a sub-agent's session from being woken
 //                packages/client/src/promise/generated/client.ts @ 01b31469 (SessionDomain picks them)
+// Not known on 2.x: whether the user aborted a turn (1.18's session.error MessageAbortedError); the
+//   Context's `event` domain is not mapped here, so an aborted reply's leak may still be woken if
+//   it answers the latest turn (a newer turn already voids it).
 //   options      ctx.options (packages/core/src/plugin/module.ts @ 07db2b92 passes the entry's options)
 //   scope        ctx.model.providerID and the hooks' providerID filter (packages/core/src/plugin/hooks.ts @ 0f2daeba)
 // Not mapped, because 2.x has no equivalent (packages/plugin/src/promise/plugin.ts @ 0ef9ef4b):
@@ -24,6 +28,7 @@ import type { PluginOptions } from "../../options/spec.ts";
 import { oneShotRun } from "../one-shot.ts";
 import { replyReporter, startOptions } from "../plugin-start.ts";
 import { RetryController } from "../retry-controller.ts";
+import { subAgentCheck } from "../session-kind.ts";
 import { AUTO_SCOPE, EVERY_PROVIDER, routeInScope } from "../scope.ts";
 import { startupReport } from "../startup.ts";
 import { addCorrection, historyTools, lastUserTurn, sanitizeContext } from "./context-hook.ts";
@@ -46,8 +51,9 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
     log("info", `${head.line} (OpenCode 2)`);
     return;
   }
-  const canWake = typeof ctx.session.prompt === "function" && typeof ctx.session.wait === "function";
-  log("info", `${head.line} (OpenCode 2: session http hooks${canWake ? "" : "; idle wake unavailable: no session.prompt/wait"}; ${V2_UNMAPPED})`);
+  // session.get tells a sub-agent's session (it has a parentID), which is never woken.
+  const canWake = typeof ctx.session.prompt === "function" && typeof ctx.session.wait === "function" && typeof ctx.session.get === "function";
+  log("info", `${head.line} (OpenCode 2: session http hooks${canWake ? "" : "; idle wake unavailable: no session.prompt/wait/get"}; ${V2_UNMAPPED})`);
 
   const debug = createDebugLog(options.debug, (line) => log("info", line));
   // No wake under a one-shot `opencode run`, as in the 1.18 entry (src/plugin/one-shot.ts). This
@@ -62,11 +68,12 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   const waiting = new Set<string>();
   const inScope = (model: V2ModelRef | undefined) => model !== undefined && routeInScope(options, { providerID: model.providerID, modelID: model.id });
 
+  const mayWake = subAgentCheck(async (sessionID) => ctx.session.get!({ sessionID }));
   const wakeWhenIdle = (sessionID: string) => {
     if (!wakes || waiting.has(sessionID)) return;
     waiting.add(sessionID);
     void Promise.resolve(ctx.session.wait!({ sessionID }))
-      .then(() => retry.onIdle(sessionID))
+      .then(() => retry.onIdle(sessionID, mayWake))
       .then((woke) => woke && options.debug && log("info", `[dsml] wake ${sessionID}`))
       .catch(() => log("warn", "idle wake failed (error); left unchanged"))
       .finally(() => waiting.delete(sessionID));
