@@ -1,0 +1,278 @@
+/**
+ * Hostile review (branch review-args): argument fidelity and lost calls across the dialect parsers.
+ * The rule under test: a recovered call's arguments are exactly what the markup wrote, and a call
+ * whose markup was not wholly understood does not run (broken markup and a nudge instead).
+ *
+ * Each test FAILS on the code it was written against and names the finding it pins. Every case
+ * is also run whole, char by char and at seeded random splits, and the split-independence is
+ * asserted first, so a failure below is about the arguments, not about a divergence.
+ */
+import { describe, expect, test } from "bun:test";
+import type { ToolSpec } from "../../src/parse/types.ts";
+import { live } from "../golden/notation.ts";
+import { fixtureTools } from "../golden/tools.ts";
+import { everyChar, observable, randomCuts, runEngine } from "../support/run-engine.ts";
+
+/** Calls, broken spans, visible text and stripped spans of a run, asserted the same at every split. */
+function outcome(notation: string, tools: readonly ToolSpec[] = fixtureTools) {
+  const input = live(notation);
+  const run = (cuts: number[]) => observable(runEngine(input, cuts, tools));
+  const whole = run([]);
+  expect(run(everyChar(input.length))).toEqual(whole);
+  for (let seed = 1; seed <= 5; seed++) expect(run(randomCuts(input.length, seed))).toEqual(whole);
+  const r = runEngine(input, [], tools);
+  return {
+    calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })),
+    broken: r.summary.broken.map((b) => ({ shape: b.shape, reason: b.reason, tool: b.tool })),
+    text: r.text,
+    stripped: r.summary.stripped,
+  };
+}
+
+/** No call runs, and the markup is reported as broken (a nudge), never silently dropped. */
+function refused(notation: string, tools: readonly ToolSpec[] = fixtureTools) {
+  const o = outcome(notation, tools);
+  expect(o.calls).toEqual([]);
+  expect(o.broken.length).toBeGreaterThan(0);
+  return o;
+}
+
+describe("GLM (O03): an argument pair written with an attribute", () => {
+  // element() (src/parse/dialects/common.ts) looks for the exact string `<arg_value>`, so an opener
+  // with an attribute is skipped and the NEXT pair's value is taken for this key.
+  test("a value is never taken from another parameter's pair (arg_value with an attribute)", () => {
+    const o = outcome("<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value id=\"1\">echo hi</arg_value>\n<arg_key>description</arg_key>\n<arg_value>rm -rf build</arg_value>\n</tool_call>");
+    // Today: bash {command: "rm -rf build"} runs (the description's text as the command).
+    expect(o.calls).not.toContainEqual({ tool: "bash", input: { command: "rm -rf build" } });
+    expect(o.calls).toEqual([]);
+  });
+
+  test("a key written with an attribute is not skipped while the next pair runs", () => {
+    // Today: the first pair is skipped and bash {command: "ls"} runs without it.
+    refused("<tool_call>bash\n<arg_key id=\"1\">description</arg_key>\n<arg_value>remove the build</arg_value>\n<arg_key>command</arg_key>\n<arg_value>ls</arg_value>\n</tool_call>");
+  });
+});
+
+describe("Qwen3-Coder (O02): a second <function=…> before the first closed", () => {
+  // parseQwenFunctions (src/parse/dialects/qwen.ts) ignores a function opener once a name was
+  // read: the second function's parameters are attached to the first call.
+  test("the second function's parameters are not attached to the first call", () => {
+    const o = outcome("<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n<function=read>\n<parameter=filePath>\n/x\n</parameter>\n</function>\n</tool_call>");
+    // Today: bash {command: "ls", filePath: "/x"} runs and the read call is lost.
+    expect(o.calls.some((c) => c.tool === "bash" && "filePath" in c.input)).toBe(false);
+  });
+});
+
+describe("a closer-like string inside a value truncates it, and the call still runs", () => {
+  // The invoke closer inside an open parameter is taken as P01's boundary even though text goes on
+  // on the same line and a parameter closer and a second invoke closer follow: the file is written
+  // truncated, and the rest of the markup is stripped as a "fabricated result" (never shown).
+  test("DSML: an invoke closer inside a write's content does not truncate the file", () => {
+    const o = outcome(
+      `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">closer.ts</{D}parameter>\n` +
+        `<{D}parameter name="content" string="true">export const closer = "</{D}invoke>";\nexport const n = 1;\n</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,
+    );
+    // Today: write {filePath: "closer.ts", content: 'export const closer = "'} runs.
+    expect(o.calls.some((c) => c.tool === "write" && c.input.content === 'export const closer = "')).toBe(false);
+  });
+
+  test("Qwen3-Coder: a function closer inside a value does not cut the command", () => {
+    const o = outcome("<tool_call>\n<function=bash>\n<parameter=command>\ngrep -n '</function>' src/a.xml && rm -rf build\n</parameter>\n</function>\n</tool_call>");
+    // Today: bash {command: "grep -n '"} runs; "' src/a.xml && rm -rf build" is stripped unseen.
+    expect(o.calls.some((c) => c.tool === "bash" && c.input.command === "grep -n '")).toBe(false);
+  });
+
+  test("costume: a </shell> inside the code, with the real closer later on the line, does not cut the command", () => {
+    const o = outcome(`<shell>grep -c "</shell>" docs/a.html && rm -rf build</shell>\n`);
+    // Today: bash {command: 'grep -c "'} runs and the rest of the line is stripped as a fabricated result.
+    expect(o.calls.some((c) => c.tool === "bash" && c.input.command === 'grep -c "')).toBe(false);
+  });
+});
+
+describe("HTML <pre> costume (C02/C03): text inside <pre> outside the <code> element", () => {
+  // preBlock (src/parse/costume.ts) reads only from the first <code> to the last </code>.
+  test("text after </code> inside <pre> is not dropped while the code runs", () => {
+    const o = outcome(`<pre><code class="language-bash">ls</code>\nrm -rf build</pre>`);
+    // Today: bash {command: "ls"} runs and "rm -rf build" is neither run nor shown.
+    expect(o.calls).toEqual([]);
+    expect(o.text).toContain("rm -rf build");
+  });
+
+  test("text before <code> inside <pre> is not dropped while the code runs", () => {
+    const o = outcome(`<pre>rm -rf build\n<code class="language-bash">ls</code></pre>`);
+    expect(o.calls).toEqual([]);
+    expect(o.text).toContain("rm -rf build");
+  });
+
+  test("two <code> elements do not become one command holding the markup between them", () => {
+    const o = outcome(`<pre><code class="language-bash">ls</code><code class="language-bash">rm -rf build</code></pre>`);
+    // Today: bash {command: 'ls</code><code class="language-bash">rm -rf build'} runs.
+    expect(o.calls.some((c) => typeof c.input.command === "string" && c.input.command.includes("</code>"))).toBe(false);
+  });
+});
+
+describe("XML execute costume (C01): parts of the markup that are never read", () => {
+  test("an attribute on <code> is not ignored (the strict XML reader drops attributes)", () => {
+    // Today: bash {command: "ls"} runs without the working directory.
+    refused(`<tool_call><tool_name>execute</tool_name><tool_args><language>sh</language><code workdir="/tmp">ls</code></tool_args></tool_call>`);
+  });
+
+  test("an attribute on <tool_args> is not ignored", () => {
+    refused(`<tool_call><tool_name>execute</tool_name><tool_args timeout="5"><language>sh</language><code>ls</code></tool_args></tool_call>`);
+  });
+
+  test("a tool_name naming another declared tool does not run the code as bash", () => {
+    const o = outcome(`<tool_call><tool_name>read</tool_name><tool_args><language>sh</language><code>cat /etc/hosts</code></tool_args></tool_call>`);
+    // Today: bash {command: "cat /etc/hosts"} runs although the model named the read tool.
+    expect(o.calls).toEqual([]);
+  });
+
+  test("no language: the code is not run as shell by a default the model never wrote", () => {
+    const o = outcome(`<tool_call><tool_name>execute</tool_name><tool_args><code>print(len("abc"))</code></tool_args></tool_call>`);
+    // Today: bash {command: 'print(len("abc"))'} runs (language defaults to "sh").
+    expect(o.calls).toEqual([]);
+  });
+});
+
+describe("<tool_call> opener attributes when the opener has no name=", () => {
+  // parseToolCallSpan (src/parse/dialects/tool-call.ts) checks the opener's attributes only when it
+  // carries `name=` (T01); Hermes, Qwen3-Coder and GLM bodies run with any attribute unread.
+  test("Hermes body: <tool_call timeout=…> is not run without its timeout", () => {
+    refused(`<tool_call timeout="600">\n{"name": "bash", "arguments": {"command": "sleep 1000"}}\n</tool_call>`);
+  });
+
+  test("Qwen3-Coder body: <tool_call workdir=…> is not run without its working directory", () => {
+    refused("<tool_call workdir=\"/tmp\">\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n</tool_call>");
+  });
+
+  test("GLM body: <tool_call workdir=…> is not run without its working directory", () => {
+    refused("<tool_call workdir=\"/tmp\">bash\n<arg_key>command</arg_key>\n<arg_value>ls</arg_value>\n</tool_call>");
+  });
+});
+
+describe("MiniMax bracket form (O05): `args => {json}` values", () => {
+  // jsonObjectPairs (src/parse/dialects/minimax-bracket.ts) turns every non-string value back into
+  // JSON.stringify text, then textArgsOutcome types it: a number for a string parameter arrives as
+  // digits the model never wrote. The JSON body path refuses the same value (coerceDeep).
+  test("a number for a string parameter is not sent as other digits (1.10)", () => {
+    const o = outcome(`[TOOL_CALL]\n{tool => "bash", args => {"command": "sleep 1", "description": 1.10}}\n[/TOOL_CALL]`);
+    // Today: description "1.1" (the model wrote 1.10).
+    expect(o.calls.some((c) => c.input.description === "1.1")).toBe(false);
+  });
+
+  test("a number past 2^53 for a string parameter is not sent rounded", () => {
+    const o = outcome(`[TOOL_CALL]\n{tool => "bash", args => {"command": "sleep 1", "description": 12345678901234567890}}\n[/TOOL_CALL]`);
+    // Today: description "12345678901234567000".
+    expect(o.calls.some((c) => c.input.description === "12345678901234567000")).toBe(false);
+  });
+
+  test("control: the same values in the JSON body form are refused, not rewritten", () => {
+    const o = outcome(`[TOOL_CALL]\n{"tool": "bash", "args": {"command": "sleep 1", "description": 1.10}}\n[/TOOL_CALL]`);
+    expect(o.calls).toEqual([]);
+  });
+});
+
+describe("legacy fenced arguments (L01, O04): text after the closing fence", () => {
+  // stripFence (src/parse/legacy.ts) keeps what is before the last fence and drops the rest.
+  test("L01: text after the fence and before the call's end token is not dropped while the call runs", () => {
+    const o = outcome("<{BAR}tool{SP}calls{SP}begin{BAR}><{BAR}tool{SP}call{SP}begin{BAR}>function<{BAR}tool{SP}sep{BAR}>bash\n```json\n{\"command\":\"ls\"}\n```\nrm -rf build<{BAR}tool{SP}call{SP}end{BAR}><{BAR}tool{SP}calls{SP}end{BAR}>");
+    // Today: bash {command: "ls"} runs and "rm -rf build" vanishes (neither run nor shown).
+    expect(o.calls).toEqual([]);
+    expect(o.text).toContain("rm -rf build");
+  });
+
+  test("Kimi (O04): text after a fenced argument object is not dropped while the call runs", () => {
+    const o = outcome("<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>```json\n{\"command\":\"ls\"}\n```\nrm -rf build<|tool_call_end|><|tool_calls_section_end|>");
+    expect(o.calls).toEqual([]);
+    expect(o.text).toContain("rm -rf build");
+  });
+});
+
+describe("Python literals: a dict key that is not a string", () => {
+  // Reader.value (src/parse/dialects/pythonic.ts) reads a non-string key and its value, then drops
+  // both: the call runs without part of what the model wrote.
+  test("LFM2 (O08): an entry under a number key is not silently dropped", () => {
+    const o = outcome(`<|tool_call_start|>[todowrite(todos=[{'content': 'x', 'status': 'pending', 1: 'y'}])]<|tool_call_end|>`);
+    // Today: todowrite {todos: [{content: "x", status: "pending"}]} runs.
+    expect(o.calls).toEqual([]);
+  });
+
+  test("DSML string=false value read as Python: an entry under a number key is not silently dropped", () => {
+    const o = outcome(`<{D}tool_calls>\n<{D}invoke name="todowrite">\n<{D}parameter name="todos" string="false">[{'content': 'x', 'status': 'pending', 1: 'y'}]</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+    expect(o.calls).toEqual([]);
+  });
+});
+
+describe("code_interpreter (C07): two language attributes that disagree", () => {
+  test("lang= and language= naming different languages is not settled by picking lang", () => {
+    // Today: runs as Python (lang wins); language="bash" is never read.
+    refused(`<code_interpreter type="code" lang="python" language="bash">print(1)</code_interpreter>\n`);
+  });
+});
+
+describe("P09: a lone leading newline", () => {
+  // docs/PATTERNS.md P09: "One newline hugging *both* sides of a value is layout and is removed; a
+  // lone trailing newline is content". trimHuggingNewlines (src/parse/values.ts) also removes a
+  // lone LEADING newline, so a file that starts with a blank line loses it.
+  test("a value with a leading newline and no trailing one keeps its leading newline", () => {
+    const o = outcome(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n<{D}parameter name="content" string="true">\n# Title</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+    expect(o.calls).toEqual([{ tool: "write", input: { filePath: "a.md", content: "\n# Title" } }]);
+  });
+});
+
+describe("I11: a DSML element named after a declared tool whose name contains `call`", () => {
+  // dsmlRole (src/grammar/dialects.ts) makes every DSML name containing "call" a block tag, before
+  // the declared-tool check, so `<{D}recall_memory>` never opens a tool element: a lost call.
+  const tools: ToolSpec[] = [{ name: "recall_memory", parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"] } }];
+  test("<{D}recall_memory> with a declared tool runs like <{D}search_memory> does", () => {
+    const o = outcome(`<{D}recall_memory>\n<{D}query>x</{D}query>\n</{D}recall_memory>`, tools);
+    expect(o.calls).toEqual([{ tool: "recall_memory", input: { query: "x" } }]);
+  });
+
+  test("control: the same element for a tool without `call` in its name runs", () => {
+    const search: ToolSpec[] = [{ name: "search_memory", parameters: tools[0]!.parameters! }];
+    const o = outcome(`<{D}search_memory>\n<{D}query>x</{D}query>\n</{D}search_memory>`, search);
+    expect(o.calls).toEqual([{ tool: "search_memory", input: { query: "x" } }]);
+  });
+});
+
+describe("Python literals: escapes the reader does not decode", () => {
+  // Reader.string (src/parse/dialects/pythonic.ts) decodes \n \t \r \\ \' \" \0 and keeps every
+  // other escape as written, so one string mixes Python's reading (\t is a tab) with the raw text
+  // (\x41 stays four characters, where Python reads "A"): the value is neither what was written
+  // nor what the literal means.
+  test("LFM2 (O08): \\x41 beside \\t is read as Python reads it, or the call is refused", () => {
+    const o = outcome(`<|tool_call_start|>[bash(command='printf "\\x41\\t"')]<|tool_call_end|>`);
+    // Today: command 'printf "\\x41<TAB>"' (half decoded).
+    expect(o.calls.some((c) => c.input.command === 'printf "\\x41\t"')).toBe(false);
+  });
+});
+
+describe("unprefixed wrappers (O05, O07): text inside the wrapper beside the invokes", () => {
+  // The whole wrapper is one span, and layUnits (src/parse/segments.ts) joins everything between
+  // units to the unit before it (the first unit also takes what precedes it): prose inside the
+  // wrapper is swallowed into a call's span, neither read, nor shown, nor reported as stripped.
+  // DSML with the same prose shows it (each invoke is its own candidate there).
+  const readOrShown = (o: ReturnType<typeof outcome>, words: string) => o.calls.length === 0 || o.text.includes(words) || o.stripped.length > 0;
+
+  test("Claude-style (O07): a line between two invokes is not swallowed while both calls run", () => {
+    const o = outcome(`<function_calls>\n<invoke name="bash">\n<parameter name="command">ls</parameter>\n</invoke>\nrm -rf build\n<invoke name="read">\n<parameter name="filePath">/x</parameter>\n</invoke>\n</function_calls>`);
+    // Today: bash and read run; "rm -rf build" is inside the bash call's span, unseen.
+    expect(readOrShown(o, "rm -rf build")).toBe(true);
+  });
+
+  test("control: Claude-style (O07) with a line before the first invoke shows it (the stream releases the wrapper at the prose)", () => {
+    const o = outcome(`<function_calls>\nrm -rf build\n<invoke name="bash">\n<parameter name="command">ls</parameter>\n</invoke>\n</function_calls>`);
+    expect(readOrShown(o, "rm -rf build")).toBe(true);
+  });
+
+  test("MiniMax (O05): a line after the last invoke is not swallowed while the call runs", () => {
+    const o = outcome(`<minimax:tool_call>\n<invoke name="bash">\n<parameter name="command">ls</parameter>\n</invoke>\nrm -rf build\n</minimax:tool_call>`);
+    expect(readOrShown(o, "rm -rf build")).toBe(true);
+  });
+
+  test("control: DSML shows the same line", () => {
+    const o = outcome(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}parameter>\n</{D}invoke>\nrm -rf build\n<{D}invoke name="read">\n<{D}parameter name="filePath" string="true">/x</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+    expect(o.text).toContain("rm -rf build");
+  });
+});
