@@ -5,7 +5,7 @@ import { buildInput, type ParamValue } from "./invoke-input.ts";
 import type { SpanContext } from "./call.ts";
 import type { NudgeReason } from "./types.ts";
 import { aliasMappingOf } from "./aliases.ts";
-import { opensToolElement, readPlainChildren, writtenName } from "./tool-element.ts";
+import { mayNameTool, opensToolElement, readPlainChildren, writtenName } from "./tool-element.ts";
 import { propertySchema } from "./values.ts";
 import type { Shape } from "../grammar/shapes.ts";
 
@@ -122,7 +122,7 @@ class DsmlWalk {
 
   private onTag(tag: Tag): void {
     if (tag.family === "legacy" || tag.family === "costume") return this.onText(tag.start, tag.end);
-    if (tag.family === "dsml" && tag.role === "other" && this.onToolNamed(tag)) return;
+    if (mayNameTool(tag) && (tag.role === "other" || this.cur?.toolNamed !== false) && this.onToolNamed(tag)) return;
     const cur = this.cur;
     if (cur) cur.tags.push(tag);
     // Invoke and parameter openers are checked where they open; a block tag breaks every call of its block.
