@@ -425,6 +425,7 @@ function outcomeOf(inv: InvokeDraft, walk: DsmlWalk, span: string, ctx: SpanCont
   }
   const values: ParamValue[] = params.map((p) => ({
     name: p.name, hint: p.hint, raw: p.literal ?? span.slice(p.valueStart, p.valueEnd), dropped: p.flaw === "P03", implicitEnd: p.flaw === "P01" || p.flaw === "P03",
+    openerNewline: (p.opener.flaws & Flaw.MissingGt) !== 0,
   }));
   const built = buildInput(tool, values, body, ctx.options);
   if (!built.ok) return broken(built.shape, built.reason, built.detail, name);
