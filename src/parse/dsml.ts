@@ -60,7 +60,7 @@ export function parseDsmlSpan(span: string, ctx: SpanContext, enclosing: Tag | n
   const fallback: UnitOutcome = walk.sawDsml
     ? { kind: "broken", shape: walk.blockTags.length > 0 ? "S02" : "D08", reason: walk.truncatedBlock ? "truncated-call" : "broken-markup", detail: "tool-call markup without a usable invoke" }
     : { kind: "foreign" };
-  return layUnits(span.length, units, fallback);
+  return layUnits(span.length, units, fallback, span);
 }
 
 class DsmlWalk {
