@@ -60,12 +60,18 @@ function lastCloser(span: string, name: string): number {
   return at < 0 ? span.length : at;
 }
 
+/**
+ * C02/C03: `<pre>` holding exactly one `<code>` element and only whitespace around it. Text before
+ * or after the element, a second element, or none at all is an HTML block, not a call: it stays
+ * text (C08), so nothing the model wrote inside `<pre>` is run without being read or dropped unseen.
+ */
 function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
   const tags = tagsOf(inner).filter((t) => t.family === "costume" && t.name === "code");
-  const open = tags.find((t) => !t.closing);
-  const close = [...tags].reverse().find((t) => t.closing);
-  let code = open ? inner.slice(open.end, close && close.start > open.end ? close.start : inner.length) : inner;
-  const classLang = open?.attrs.class?.match(/(?:^|\s)(?:language-|lang-)?([\w+-]+)/)?.[1];
+  if (tags.length !== 2 || tags[0]!.closing || !tags[1]!.closing) return textSpan(span.length);
+  const [open, close] = tags as [Tag, Tag];
+  if (inner.slice(0, open.start).trim() !== "" || inner.slice(close.end).trim() !== "") return textSpan(span.length);
+  let code = inner.slice(open.end, close.start);
+  const classLang = open.attrs.class?.match(/(?:^|\s)(?:language-|lang-)?([\w+-]+)/)?.[1];
   let language = codeLanguage(classLang);
   let shape: Shape = "C03";
   if (!language) {
@@ -77,7 +83,7 @@ function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
     shape = "C02";
   }
   // `<code class="language-bash" class="language-python">`: which language (so which command) is unknowable.
-  if (open && open.flaws & Flaw.RepeatedAttr) return brokenSpan(span.length, shape, "broken-markup", "the code tag names an attribute twice");
+  if (open.flaws & Flaw.RepeatedAttr) return brokenSpan(span.length, shape, "broken-markup", "the code tag names an attribute twice");
   return codeCall(span.length, language, decodeEntities(code), shape, ctx);
 }
 
