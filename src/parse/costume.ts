@@ -8,7 +8,11 @@ import { Flaw, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "./call.ts";
 import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
 import { decodeEntities } from "./values.ts";
-import { complete, ignoreContent, type OpenerRule, type SpanKind } from "./span-kind.ts";
+import { ignoreContent, type OpenerRule, type SpanKind } from "./span-kind.ts";
+import { closerRule } from "./closer-in-value.ts";
+
+/** A costume's closer is its code's end only at the end of its line (closer-in-value.ts). */
+const COSTUME_CODE = closerRule(null);
 import { costumeAsToolElement } from "./tool-element.ts";
 import type { Shape } from "../grammar/shapes.ts";
 import { CR, DASH, LF, SLASH, SP, TAB, UNDERSCORE } from "../grammar/chars.ts";
@@ -322,11 +326,15 @@ export function heredocCode(command: string): string | null {
   return command.endsWith(tail) && command.length - tail.length >= start ? command.slice(start, command.length - tail.length) : null;
 }
 
-/** A code costume (C01-C04, C07) ends only at its own closer; a cut-off one stays text. */
+/**
+ * A code costume (C01-C04, C07) ends only at its own closer, and only one that ends its line (or
+ * the reply): `<shell>grep -c "</shell>" a.html && rm -rf build</shell>` is one command, not
+ * `grep -c "` (review finding 3). A cut-off one stays text.
+ */
 export const COSTUME: SpanKind = {
   watchesContent: false,
   content: ignoreContent,
-  tag: (r, tag, base) => (tag.family === "costume" && tag.closing && tag.name === r.opener.name ? complete(base + tag.end) : null),
+  tag: (r, tag, base) => (tag.family === "costume" && tag.closing && tag.name === r.opener.name ? r.tentatively(COSTUME_CODE, base + tag.end) : null),
   parse: ({ span, opener, truncated, ctx }) => (truncated ? textSpan(span.length) : parseCostumeSpan(span, opener, ctx)),
 };
 
