@@ -35,6 +35,10 @@ export function parseCostumeSpan(span: string, opener: Tag, ctx: SpanContext): S
     case "pre":
       return preBlock(span, inner, ctx);
     case "code_interpreter":
+      // `lang="python" language="bash"`: which interpreter (so which command) is unknowable.
+      if (opener.attrs.lang !== undefined && opener.attrs.language !== undefined && codeLanguage(opener.attrs.lang) !== codeLanguage(opener.attrs.language)) {
+        return brokenSpan(span.length, "C07", "broken-markup", "lang= and language= name different languages");
+      }
       return codeCall(span.length, codeLanguage(opener.attrs.lang ?? opener.attrs.language ?? "python"), inner, "C07", ctx, true);
     default: {
       const executes = executeLanguage(opener.name);

@@ -109,15 +109,19 @@ function outcomeOf(call: LegacyCall, span: string, ctx: SpanContext, spaced: boo
   return checkedCall(tool, coerceObject(input, tool.parameters), shape);
 }
 
-/** The JSON inside a ``` / ~~~ fence (language label allowed), or the text itself. */
+/**
+ * The JSON inside a ``` / ~~~ fence (language label allowed), or the text itself. Only a fence
+ * that ends the text closes it: text after a closing fence (`\n```\nrm -rf build`) stays in what
+ * is returned, so the JSON reader refuses it and the call is broken, never run without that text.
+ * An unclosed fence gives everything after its opening line.
+ */
 export function stripFence(text: string): string {
   const fence = text.startsWith("```") ? "```" : text.startsWith("~~~") ? "~~~" : null;
   if (!fence) return text;
   const firstNewline = text.indexOf("\n");
   if (firstNewline < 0) return text;
-  const body = text.slice(firstNewline + 1);
-  const close = body.lastIndexOf(fence);
-  return (close < 0 ? body : body.slice(0, close)).trim();
+  const body = text.slice(firstNewline + 1).trimEnd();
+  return (body.endsWith(fence) ? body.slice(0, -fence.length) : body).trim();
 }
 
 /**

@@ -6,6 +6,20 @@
  */
 import { describe, expect, test } from "bun:test";
 import { parsePythonCalls, parsePythonLiteral } from "../../src/parse/dialects/pythonic.ts";
+import { live } from "../golden/notation.ts";
+import { fixtureTools } from "../golden/tools.ts";
+import { everyChar, observable, randomCuts, runEngine } from "../support/run-engine.ts";
+
+/** The calls and broken shapes of a run, asserted the same at every split. */
+function outcome(notation: string) {
+  const input = live(notation);
+  const run = (cuts: number[]) => observable(runEngine(input, cuts, fixtureTools));
+  const whole = run([]);
+  expect(run(everyChar(input.length))).toEqual(whole);
+  for (let seed = 1; seed <= 5; seed++) expect(run(randomCuts(input.length, seed))).toEqual(whole);
+  const r = runEngine(input, [], fixtureTools);
+  return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), broken: r.summary.broken.map((b) => b.shape) };
+}
 
 describe("a name read twice is refused, never the last kept (review 4)", () => {
   test("a keyword argument named twice refuses the call list; distinct names, and one name in two calls, still read", () => {
@@ -53,5 +67,50 @@ describe("numbers as JSON spells them, and only finite ones (review 4)", () => {
     }
     expect(parsePythonCalls("[chmod(path='/srv/app', mode=755)]")).toEqual([{ name: "chmod", args: { path: "/srv/app", mode: 755 } }]);
     expect(parsePythonLiteral("['0755']")).toEqual({ ok: true, value: ["0755"] });
+  });
+});
+
+describe("a dict key that is not a string is refused, never read and dropped (review args, finding 9)", () => {
+  test("a number, None, True or tuple key refuses the literal and the call list; string keys in either quote still read", () => {
+    for (const text of ["{'content': 'x', 1: 'y'}", "{None: 1}", "{True: 1}", "{(1, 2): 'a'}", "[{'a': 1, 2.5: 'b'}]"]) expect(parsePythonLiteral(text)).toEqual({ ok: false });
+    expect(parsePythonCalls("[todowrite(todos=[{'content': 'x', 'status': 'pending', 1: 'y'}])]")).toBeNull();
+    // Hard negatives.
+    expect(parsePythonLiteral(`{'a': 1, "b": 2}`)).toEqual({ ok: true, value: { a: 1, b: 2 } });
+    expect(parsePythonLiteral("{'1': 'y'}")).toEqual({ ok: true, value: { "1": "y" } });
+  });
+
+  test("LFM2 (O08) and a DSML string=\"false\" value: the call is refused, not run without the entry", () => {
+    const todos = "[{'content': 'x', 'status': 'pending', 1: 'y'}]";
+    expect(outcome(`<|tool_call_start|>[todowrite(todos=${todos})]<|tool_call_end|>`)).toEqual({ calls: [], broken: ["O08"] });
+    expect(outcome(`<{D}tool_calls>\n<{D}invoke name="todowrite">\n<{D}parameter name="todos" string="false">${todos}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`).calls).toEqual([]);
+    // Hard negative: the same list without the number key runs.
+    const fine = "[{'content': 'x', 'status': 'pending'}]";
+    expect(outcome(`<|tool_call_start|>[todowrite(todos=${fine})]<|tool_call_end|>`).calls).toEqual([{ tool: "todowrite", input: { todos: [{ content: "x", status: "pending" }] } }]);
+  });
+});
+
+describe("string escapes are read as Python reads them, or refused (review args, finding 10)", () => {
+  const str = (literal: string) => parsePythonLiteral(literal);
+
+  test("hex, octal and Unicode escapes decode, beside the one-character ones (never half decoded)", () => {
+    expect(str(String.raw`'\x41\t'`)).toEqual({ ok: true, value: "A\t" });
+    expect(str(String.raw`'\101\0\012x'`)).toEqual({ ok: true, value: "A\0\nx" });
+    expect(str(String.raw`'\777'`)).toEqual({ ok: true, value: "\u01ff" });
+    expect(str(String.raw`'\u00e9\U0001F600'`)).toEqual({ ok: true, value: "\u00e9\u{1F600}" });
+    expect(str(String.raw`'\a\b\f\v\r\n\\\'\"'`)).toEqual({ ok: true, value: "\x07\b\f\v\r\n\\'\"" });
+    // A backslash before a line break continues the line; an escape Python does not know keeps its backslash.
+    expect(str("'a\\\nb'")).toEqual({ ok: true, value: "ab" });
+    expect(str(String.raw`'grep "\d+" \8'`)).toEqual({ ok: true, value: String.raw`grep "\d+" \8` });
+  });
+
+  test("an escape the reader cannot read exactly refuses: \\N{...}, a short hex escape, a surrogate, a code point past U+10FFFF", () => {
+    for (const literal of [String.raw`'\N{BULLET}'`, String.raw`'\x4'`, String.raw`'\x4g'`, String.raw`'\u12'`, String.raw`'\ud83d'`, String.raw`'\U00110000'`, "'\\"]) {
+      expect(str(literal)).toEqual({ ok: false });
+    }
+  });
+
+  test("LFM2 (O08): \\x41 beside \\t runs as Python reads it", () => {
+    expect(outcome(String.raw`<|tool_call_start|>[bash(command='printf "\x41\t"')]<|tool_call_end|>`).calls).toEqual([{ tool: "bash", input: { command: 'printf "A\t"' } }]);
+    expect(outcome(String.raw`<|tool_call_start|>[bash(command='echo \N{BULLET}')]<|tool_call_end|>`)).toEqual({ calls: [], broken: ["O08"] });
   });
 });

@@ -200,3 +200,66 @@ describe("a wrapped tool (I02) whose wrapper names another tool than its invoke"
     runs(wrapped("bash", "bash"), "bash", { command: "rm -rf ~" });
   });
 });
+
+describe("`<tool_call>` opener attributes, whatever the body (review args, finding 6)", () => {
+  // Checked only beside `name=` (T01) before: the Hermes, Qwen3-Coder and GLM bodies ran without the attribute.
+  const hermes = '\n{"name": "bash", "arguments": {"command": "sleep 1000"}}\n</tool_call>';
+  const qwen = "\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n</tool_call>";
+  const glm = "bash\n<arg_key>command</arg_key>\n<arg_value>ls</arg_value>\n</tool_call>";
+
+  test("an attribute no body reads refuses the Hermes, Qwen3-Coder, GLM and XML-costume bodies", () => {
+    expect(refused(`<tool_call timeout="600">${hermes}`)).toEqual([{ shape: "O01", reason: "broken-markup", tool: "bash" }]);
+    expect(refused(`<tool_call workdir="/tmp">${qwen}`)).toEqual([{ shape: "O02", reason: "broken-markup", tool: "bash" }]);
+    expect(refused(`<tool_call workdir="/tmp">${glm}`)).toEqual([{ shape: "O03", reason: "broken-markup", tool: "bash" }]);
+    refused(`<tool_call workdir="/tmp"><tool_name>execute</tool_name><tool_args><language>sh</language><code>ls</code></tool_args></tool_call>`);
+  });
+
+  test("`name=` is read by T01's JSON body only: beside a Qwen3-Coder or GLM body it is refused", () => {
+    refused(`<tool_call name="read">${qwen}`);
+    refused(`<tool_call name="read">${glm}`);
+  });
+
+  test("a call's id labels it: every body still runs with it, and without any attribute", () => {
+    runs(`<tool_call id="call_1">${hermes}`, "bash", { command: "sleep 1000" });
+    runs(`<tool_call id="call_1">${qwen}`, "bash", { command: "ls" });
+    runs(`<tool_call id="call_1">${glm}`, "bash", { command: "ls" });
+    runs(`<tool_call>${glm}`, "bash", { command: "ls" });
+    refused(`<tool_call id="1" id="2">${glm}`);
+  });
+});
+
+describe("GLM (O03) pair tags carry no attribute, and a value is never taken from another pair (review args, finding 1)", () => {
+  // element() searched for the exact text `<arg_value>`: an opener with an attribute was skipped and
+  // the next pair's value taken, so bash ran the description's text as its command.
+  const glm = (pairs: string) => `<tool_call>bash\n${pairs}\n</tool_call>`;
+
+  test("`<arg_value id=\"1\">`: refused, never bash {command: <the next pair's value>}", () => {
+    expect(refused(glm('<arg_key>command</arg_key>\n<arg_value id="1">echo hi</arg_value>\n<arg_key>description</arg_key>\n<arg_value>rm -rf build</arg_value>'))).toEqual([
+      { shape: "O03", reason: "broken-markup", tool: "bash" },
+    ]);
+  });
+
+  test("an attribute on a key opener or on either closer, or a self-closing value: refused", () => {
+    refused(glm('<arg_key id="1">description</arg_key>\n<arg_value>remove the build</arg_value>\n<arg_key>command</arg_key>\n<arg_value>ls</arg_value>'));
+    refused(glm('<arg_key>command</arg_key x="1">\n<arg_value>ls</arg_value>'));
+    refused(glm('<arg_key>command</arg_key>\n<arg_value>ls</arg_value x="1">'));
+    refused(glm("<arg_key>command</arg_key>\n<arg_value/>ls</arg_value>"));
+  });
+
+  test("control: the same pairs without attributes run, in order, on one line or several", () => {
+    runs(glm("<arg_key>command</arg_key>\n<arg_value>echo hi</arg_value>\n<arg_key>description</arg_key>\n<arg_value>rm -rf build</arg_value>"), "bash", {
+      command: "echo hi",
+      description: "rm -rf build",
+    });
+    runs("<tool_call>bash<arg_key>command</arg_key><arg_value>ls</arg_value><arg_key>description</arg_key><arg_value>list</arg_value></tool_call>", "bash", { command: "ls", description: "list" });
+  });
+});
+
+describe("code_interpreter (C07): lang= and language= (review args, finding 12)", () => {
+  test("two language attributes naming different languages: refused (lang= won in silence); agreeing ones run", () => {
+    refused('<code_interpreter type="code" lang="python" language="bash">print(1)</code_interpreter>\n');
+    refused('<code_interpreter lang="bash" language="python">ls</code_interpreter>\n');
+    runs('<code_interpreter lang="bash" language="sh">ls</code_interpreter>\n', "bash", { command: "ls" });
+    runs('<code_interpreter language="bash">ls</code_interpreter>\n', "bash", { command: "ls" });
+  });
+});

@@ -1,6 +1,6 @@
 import { textSpan, type Segment, type UnitOutcome } from "../segments.ts";
 import { parseJson } from "../values.ts";
-import { declaredNameIn, jsonCallOutcome, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
+import { callOutcome, declaredNameIn, jsonCallOutcome, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { JsonExtent, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import { ignoreContent, type SpanKind, type Step } from "../span-kind.ts";
 import { BACKSLASH, COLON, CR, DASH, DQ, GT, LBRACE, LBRACKET, LF, SP, TAB } from "../../grammar/chars.ts";
@@ -43,12 +43,17 @@ export function bracketCall(body: string, ctx: SpanContext): UnitOutcome | null 
     return jsonCallOutcome({ name: tool, ...rest }, SHAPE, ctx);
   }
   const arrow = readArrowCall(body);
-  if (arrow.kind === "call") return textArgsOutcome(arrow.name, arrow.pairs, SHAPE, ctx);
+  if (arrow.kind === "call") return arrow.pairs ? textArgsOutcome(arrow.name, arrow.pairs, SHAPE, ctx) : callOutcome(arrow.name, arrow.args, SHAPE, ctx);
   if (arrow.name === undefined || !ctx.tools.has(arrow.name)) return null;
   return { kind: "broken", shape: SHAPE, reason: "broken-markup", detail: "the bracket call's arguments could not be read", tool: arrow.name };
 }
 
-type ArrowRead = { kind: "call"; name: string; pairs: [string, string][] } | { kind: "unread"; name?: string };
+/**
+ * A read arrow call: `pairs` of raw text for `{ --key VALUE ... }` (typed by the schema), or `args`
+ * as JSON parsed them for `args => {json}`, typed as the JSON body form types them (callOutcome), so
+ * a value keeps what the model wrote (1.10 for a string parameter is refused, never sent as "1.1").
+ */
+type ArrowRead = { kind: "call"; name: string; pairs: [string, string][]; args?: undefined } | { kind: "call"; name: string; pairs?: undefined; args: Record<string, unknown> } | { kind: "unread"; name?: string };
 
 /**
  * `{tool => "NAME"[,] [args => ARGS]}` where ARGS is a JSON object or `{ --key VALUE ... }` (an
@@ -63,7 +68,12 @@ export function readArrowCall(body: string): ArrowRead {
   r.eat(0x2c);
   if (r.eat(0x7d)) return r.atEnd() ? { kind: "call", name, pairs: [] } : { kind: "unread", name };
   if (r.word() !== "args" || !r.arrow()) return { kind: "unread", name };
-  const pairs = r.peek() === LBRACE && r.peekSecond() !== DASH ? r.jsonObjectPairs() : r.dashPairs();
+  if (r.peek() === LBRACE && r.peekSecond() !== DASH) {
+    const args = r.jsonObject();
+    if (args === null || !r.eat(0x7d) || !r.atEnd()) return { kind: "unread", name };
+    return { kind: "call", name, args };
+  }
+  const pairs = r.dashPairs();
   if (pairs === null || !r.eat(0x7d) || !r.atEnd()) return { kind: "unread", name };
   return { kind: "call", name, pairs };
 }
@@ -147,12 +157,11 @@ class Reader {
     return parsed.ok && typeof parsed.value === "string" ? parsed.value : null;
   }
 
-  /** `args => {json}`: its keys, each value as text (a string as itself, anything else as its JSON). */
-  jsonObjectPairs(): [string, string][] | null {
+  /** `args => {json}`: the object as JSON reads it (never turned back into text, which would change a number's digits). */
+  jsonObject(): Record<string, unknown> | null {
     const text = this.jsonExtent();
     const parsed = text === null ? { ok: false as const } : parseJson(text);
-    if (!parsed.ok || !isObject(parsed.value)) return null;
-    return Object.entries(parsed.value).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]);
+    return parsed.ok && isObject(parsed.value) ? parsed.value : null;
   }
 
   /** `{ --key VALUE ... }` up to and including its `}`. */

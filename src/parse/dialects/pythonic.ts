@@ -106,18 +106,17 @@ class Reader {
     if (c === "{") {
       this.pos++;
       const obj: Record<string, unknown> = {};
-      // String keys read so far (only they are kept), dropped (polluting) ones included.
+      // Keys read so far, dropped (polluting) ones included.
       const seen = new Set<string>();
       if (this.eat("}")) return obj;
       do {
+        // Only a string key has a place in a JSON object: `{1: 'y'}` is refused, never read and dropped.
         const key = this.value(depth + 1);
-        if (typeof key === "string") {
-          if (seen.has(key)) this.fail();
-          seen.add(key);
-        }
+        if (typeof key !== "string" || seen.has(key)) this.fail();
+        seen.add(key);
         this.expect(":");
         const value = this.value(depth + 1);
-        if (typeof key === "string" && !isPollutingKey(key)) obj[key] = value;
+        if (!isPollutingKey(key)) obj[key] = value;
       } while (this.eat(","));
       this.expect("}");
       return obj;
@@ -133,6 +132,14 @@ class Reader {
     return number;
   }
 
+  /**
+   * A Python string literal, every escape read as Python reads it: the single-character ones,
+   * `\ooo` (one to three octal digits), `\xhh`, `\uXXXX`, `\UXXXXXXXX` and a backslash before a
+   * line break (which removes both). `\N{name}` (a Unicode name this reader cannot look up), a
+   * short hex escape, a code point past U+10FFFF and a surrogate (Python keeps it alone; JSON text
+   * would pair it) are refused. Any other backslash stays as written, as in Python (`\d` is two
+   * characters).
+   */
   string(quote: string): string {
     this.pos++;
     let out = "";
@@ -143,13 +150,42 @@ class Reader {
         out += c;
         continue;
       }
-      const e = this.s[this.pos++];
-      const map: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', "0": "\0" };
-      out += e !== undefined && map[e] !== undefined ? map[e] : `\\${e ?? ""}`;
+      out += this.escape();
     }
     return this.fail();
   }
+
+  /** The text of the escape after a backslash (see string()). */
+  private escape(): string {
+    const e = this.s[this.pos++];
+    if (e === undefined) this.fail();
+    const single = PYTHON_ESCAPES.get(e);
+    if (single !== undefined) return single;
+    if (e === "\r") {
+      if (this.s[this.pos] === "\n") this.pos++;
+      return "";
+    }
+    if (e >= "0" && e <= "7") {
+      let digits = e;
+      while (digits.length < 3 && /[0-7]/.test(this.s[this.pos] ?? "")) digits += this.s[this.pos++];
+      return String.fromCharCode(parseInt(digits, 8));
+    }
+    const hexLength = e === "x" ? 2 : e === "u" ? 4 : e === "U" ? 8 : 0;
+    if (hexLength === 0) return e === "N" ? this.fail() : `\\${e}`;
+    const hex = this.s.slice(this.pos, this.pos + hexLength);
+    if (hex.length !== hexLength || !/^[0-9A-Fa-f]+$/.test(hex)) this.fail();
+    this.pos += hexLength;
+    const code = parseInt(hex, 16);
+    if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) this.fail();
+    return String.fromCodePoint(code);
+  }
 }
+
+/** Python's one-character escapes; `\<newline>` is a line continuation (nothing). */
+const PYTHON_ESCAPES = new Map<string, string>([
+  ["\n", ""], ["\\", "\\"], ["'", "'"], ['"', '"'],
+  ["a", "\x07"], ["b", "\b"], ["f", "\f"], ["n", "\n"], ["r", "\r"], ["t", "\t"], ["v", "\v"],
+]);
 
 export function parsePythonCalls(text: string): PythonCall[] | null {
   try {

@@ -11,17 +11,24 @@ import type { Tag } from "../../grammar/tags.ts";
  * A parameter ends at its closer, at the next parameter's opener, or at the function's closer;
  * the function ends at its closer or, inside a `<tool_call>` that closed, at the wrapper's closer
  * (`closedByWrapper`). Only a function that never reached either boundary is truncated.
+ * A second `<function=…>` before the first closed is unread markup (the call is refused, never run
+ * with the second function's parameters), unless it sits inside a parameter that its own
+ * `</parameter>` closes: then it is that value's text.
  */
 export function parseQwenFunctions(span: string, from: number, to: number, ctx: SpanContext, closedByWrapper = false): Segment[] {
   let name: string | null = null;
   let closed = false;
-  let open: { key: string; start: number } | null = null;
+  let open: { key: string; start: number; function?: true } | null = null;
   const pairs: [string, string][] = [];
   /** Text between parameters (after a closer, before the next opener) that no parameter read. */
   let unread = false;
+  /** A second function opener before the first closed, outside a value its own closer ends. */
+  let second = false;
   let outsideFrom = -1;
-  const endParam = (at: number) => {
+  /** `byCloser`: the parameter's own `</parameter>` ends it (not the next opener, nor the function's end). */
+  const endParam = (at: number, byCloser = false) => {
     if (open) pairs.push([open.key, trimLayoutNewlines(span.slice(open.start, at))]);
+    if (open?.function && !byCloser) second = true;
     open = null;
   };
   const tags = tagsOf(span.slice(0, to), from);
@@ -31,8 +38,12 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
     if (tag.family !== "naked") continue;
     if (tag.role === "function") {
       if (!tag.closing && name === null) name = tag.attrs.name ?? null;
+      else if (!tag.closing) {
+        if (open === null) second = true;
+        else open.function = true;
+      }
       // O02.5: `</function>` ends an open value only by the closer rule; otherwise it is the value's text.
-      else if (tag.closing && name !== null && (open === null || closerEndsCall(span, tag.end, to, tags, index + 1, QWEN_VALUE))) {
+      else if (name !== null && (open === null || closerEndsCall(span, tag.end, to, tags, index + 1, QWEN_VALUE))) {
         endParam(tag.start);
         closed = true;
       }
@@ -40,7 +51,7 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
       if (!tag.closing) {
         endParam(tag.start);
         open = { key: tag.attrs.name ?? "", start: tag.end };
-      } else endParam(tag.start);
+      } else endParam(tag.start, true);
     } else if (name !== null && open === null) unread = true;
     outsideFrom = tag.end;
   }
@@ -50,6 +61,7 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
     if (open === null && outsideFrom >= 0 && span.slice(outsideFrom, to).trim() !== "") unread = true;
     endParam(to);
   }
+  if (second) return wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail: "a second <function=…> before the first closed", tool: name });
   if (unread) return wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail: "text or markup outside every parameter", tool: name });
   return wholeSpan(span.length, textArgsOutcome(name, pairs, "O02", ctx));
 }

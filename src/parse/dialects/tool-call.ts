@@ -2,7 +2,7 @@ import { Flaw, type Tag } from "../../grammar/tags.ts";
 import { tagsOf, textSpan, type Segment, type UnitOutcome } from "../segments.ts";
 import { parseJson } from "../values.ts";
 import { callOutcome, declaredNameIn, jsonCallOutcome, readJsonCall, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
-import { element, trimLayoutNewlines } from "./common.ts";
+import { trimLayoutNewlines } from "./common.ts";
 import { parseQwenFunctions } from "./qwen.ts";
 import { xmlToolCall } from "../costume.ts";
 import { complete, type SpanKind } from "../span-kind.ts";
@@ -24,8 +24,19 @@ function glmName(body: string): string | undefined {
  * `<tool_call>` is shared by four formats; the body tells them apart: a JSON object (Hermes/Qwen,
  * O01), `<function=` (Qwen3-Coder, O02), a name then `<arg_key>` pairs or nothing (GLM, O03), or
  * `<tool_name>`/`<code>` (the C01/C05 costume, `xmlCostume`). `truncated`: the reply ended first.
+ * Whatever the body, an opener attribute no body reads (`<tool_call timeout="600">`) refuses the
+ * call: it would run without it. A call's `id` labels it; `name=` is read by T01's JSON body only.
  */
 export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, truncated: boolean, xmlCostume: (span: string) => Segment[]): Segment[] {
+  const segments = readToolCallSpan(span, opener, ctx, truncated, xmlCostume);
+  const json = span.slice(opener.end).trimStart().startsWith("{");
+  const unread = Object.keys(opener.attrs).find((attr) => attr !== "id" && (attr !== "name" || !json));
+  if (unread === undefined) return segments;
+  const detail = `the opening tag carries ${unread}=, which no parameter reads`;
+  return segments.map((s) => (s.kind === "call" ? { kind: "broken", start: s.start, end: s.end, shape: s.shape, reason: "broken-markup", detail, tool: s.tool } : s));
+}
+
+function readToolCallSpan(span: string, opener: Tag, ctx: SpanContext, truncated: boolean, xmlCostume: (span: string) => Segment[]): Segment[] {
   const closer = truncated ? undefined : tagsOf(span, opener.end).find((t) => t.family === "costume" && t.closing && t.name === "tool_call");
   const bodyEnd = closer ? closer.start : span.length;
   const body = span.slice(opener.end, bodyEnd);
@@ -94,16 +105,39 @@ function namedToolCall(name: string, parsed: ReturnType<typeof parseJson>, trunc
   return read.kind === "call" && read.name === name && read.argumentsKey !== null ? jsonCallOutcome(parsed.value, "T01", ctx) : callOutcome(name, parsed.value, "T01", ctx);
 }
 
-function glmPairs(body: string, name: string, ctx: SpanContext): Parameters<typeof wholeSpan>[1] {
+/**
+ * GLM's pairs (O03) read from the body's tags in order, as the stream reads them: `<arg_key>`, the
+ * key, `</arg_key>`, then `<arg_value>` as the next tag, the value up to the first `</arg_value>`;
+ * only whitespace between pairs. Anything else (text or a tag between pairs, a key opener without
+ * its pair, an attribute on a pair's tag) refuses the call: a value is never taken from another pair.
+ */
+function glmPairs(body: string, name: string, ctx: SpanContext): UnitOutcome {
+  const broken = (detail: string): UnitOutcome => ({ kind: "broken", shape: "O03", reason: "broken-markup", detail, tool: name });
+  const tags = tagsOf(body);
+  const glmTag = (i: number, tagName: string, closing: boolean) => {
+    const tag = tags[i];
+    return tag !== undefined && tag.family === "costume" && tag.name === tagName && tag.closing === closing ? tag : undefined;
+  };
   const pairs: [string, string][] = [];
-  for (let at = 0; ; ) {
-    const key = element(body, "arg_key", at);
-    if (!key) break;
-    const value = element(body, "arg_value", key.end);
-    if (!value) return { kind: "broken", shape: "O03", reason: "broken-markup", detail: "arg_key without arg_value", tool: name };
-    pairs.push([key.value.trim(), trimLayoutNewlines(value.value)]);
-    at = value.end;
+  let at = body.indexOf(name) + name.length;
+  for (let i = 0; i < tags.length; ) {
+    const keyOpen = glmTag(i, "arg_key", false);
+    if (!keyOpen || body.slice(at, keyOpen.start).trim() !== "") return broken("text or markup outside every arg_key/arg_value pair");
+    const keyClose = glmTag(i + 1, "arg_key", true);
+    if (!keyClose) return broken("arg_key without its closer");
+    const valueOpen = glmTag(i + 2, "arg_value", false);
+    if (!valueOpen || body.slice(keyClose.end, valueOpen.start).trim() !== "") return broken("arg_key without arg_value");
+    let j = i + 3;
+    while (j < tags.length && !glmTag(j, "arg_value", true)) j++;
+    const valueClose = tags[j];
+    if (!valueClose) return broken("arg_value without its closer");
+    const tagged = [keyOpen, keyClose, valueOpen, valueClose].find((t) => Object.keys(t.attrs).length > 0 || t.flaws & Flaw.SelfClosing);
+    if (tagged) return broken(`<${tagged.closing ? "/" : ""}${tagged.name}> is written with an attribute or self-closing, which no parameter reads`);
+    pairs.push([body.slice(keyOpen.end, keyClose.start).trim(), trimLayoutNewlines(body.slice(valueOpen.end, valueClose.start))]);
+    at = valueClose.end;
+    i = j + 1;
   }
+  if (body.slice(at).trim() !== "") return broken("text or markup outside every arg_key/arg_value pair");
   return textArgsOutcome(name, pairs, "O03", ctx);
 }
 
