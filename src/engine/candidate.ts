@@ -4,12 +4,15 @@ import { SPAN_KINDS } from "../parse/span.ts";
 import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
 import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
 import { NamedState } from "../parse/named.ts";
+import { closerRule, closerWasContent, type CloserRule } from "../parse/closer-in-value.ts";
 import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 
 export type { Root, Step };
 
 const MORE: Step = { kind: "more" };
+/** P01 in a DSML span: a parameter closer coming next proves the invoke closer was in the value. */
+const DSML_VALUE = closerRule("dsml");
 
 /**
  * A held span that has opened as a real candidate. It scans only text it has not seen, keeps at
@@ -33,6 +36,15 @@ export class Candidate implements SpanReader {
   private trailing = false;
   /** Where a trailing span ends unless a wrapper closer comes next (takeCloser), or -1: it takes the layout too. */
   private trailBack = -1;
+  /**
+   * A closer that may be content (SpanReader.tentatively): its rule, whether a line ended since,
+   * and what reading it as content restores (endsInBlock before the closer; for a DSML value, that
+   * the value is still open). Null otherwise.
+   */
+  private pending: { rule: CloserRule; lineEnded: boolean; endsInBlock: boolean; inValue: boolean } | null = null;
+  /** endsInBlock and inValue as they were before the tag being read. */
+  private before_endsInBlock = false;
+  private before_inValue = false;
   /** The character before the text the next consume() scans: a lost `<` closer's `/` may end a piece. */
   private before = 0;
   /** The span ended inside a still-open block or section: the next invoke (or call) belongs to it. */
@@ -109,9 +121,18 @@ export class Candidate implements SpanReader {
       }
       if (this.trailing && !isTriggerCode(c)) {
         // Whatever comes next (the next invoke, prose) is no longer this call; a closer is read first.
-        if (!isSpaceCode(c)) return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : base + i };
-        i++;
-        continue;
+        if (isSpaceCode(c)) {
+          if (c === LF && this.pending) {
+            // A costume's closer that ends its line ends the span; nothing later can change that.
+            if (this.pending.rule.valueCloser === null) return { kind: "complete", end: this.trailBack };
+            this.pending.lineEnded = true;
+          }
+          i++;
+          continue;
+        }
+        if (!this.pending || !closerWasContent(this.pending.rule, null, this.pending.lineEnded)) return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : base + i };
+        // Text on the closer's own line: the closer was the value's text (review finding 3).
+        this.resume();
       }
       if (this.quoteIndent > 0 && this.quoteEnds(c, base + i)) return { kind: "abandon", at: base + i };
       if (this.named) {
@@ -188,7 +209,10 @@ export class Candidate implements SpanReader {
   }
 
   private onContent(c: number, at: number): Step | null {
-    if (this.trailing) return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : at };
+    if (this.trailing) {
+      if (!this.pending || !closerWasContent(this.pending.rule, null, this.pending.lineEnded)) return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : at };
+      this.resume();
+    }
     const first = !this.seenContent;
     this.seenContent = true;
     return first || this.kind.watchesContent ? this.kind.content(this, c, at, first, this.body) : null;
@@ -197,7 +221,10 @@ export class Candidate implements SpanReader {
   private onTag(tag: Tag, base: number): Step | null {
     const end = base + tag.end;
     const closesBlock = (tag.closing && tag.role === "block" && tag.family !== "costume") || (this.kind.closesWrapper?.(tag) ?? false);
+    if (this.pending && closerWasContent(this.pending.rule, tag, this.pending.lineEnded)) this.resume();
     if (this.trailing) {
+      // A costume's closer ends its span where it stands, whatever comes next.
+      if (this.pending?.rule.valueCloser === null) return { kind: "complete", end: this.trailBack };
       // The block's own closer ends it together with this call; any other tag starts what comes next.
       if (closesBlock || tag.legacy === "section-end") {
         this.endsInBlock = false;
@@ -205,10 +232,34 @@ export class Candidate implements SpanReader {
       }
       return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : base + tag.start };
     }
+    this.before_endsInBlock = this.endsInBlock;
+    this.before_inValue = this.inValue;
     if (this.opener.family === "dsml" && this.plainInValue(tag)) return null;
     const first = !this.seenContent;
     this.seenContent = true;
-    return this.kind.tag(this, tag, base, first, closesBlock, this.body);
+    const step = this.kind.tag(this, tag, base, first, closesBlock, this.body);
+    // DSML: an invoke closer while a value is open ends it only by P01's rule, if at all (finding 3).
+    if (step === null && this.trailing && !this.pending && this.before_inValue && tag.family === "dsml" && tag.closing && tag.role === "invoke") this.tentatively(DSML_VALUE);
+    return step;
+  }
+
+  tentatively(rule: CloserRule, end?: number): null {
+    if (end !== undefined) {
+      this.trailing = true;
+      this.trailBack = end;
+    }
+    this.pending = { rule, lineEnded: false, endsInBlock: this.before_endsInBlock, inValue: this.before_inValue };
+    return null;
+  }
+
+  /** The tentative closer was the value's text: reading goes on inside the value. */
+  private resume(): void {
+    const p = this.pending!;
+    this.pending = null;
+    this.trailing = false;
+    this.trailBack = -1;
+    this.endsInBlock = p.endsInBlock;
+    if (p.rule.valueCloser === "dsml") this.inValue = p.inValue;
   }
 
   nest(delta: number): number {

@@ -24,6 +24,11 @@ const WRAPPER_NAMES = new Set([
 
 export const CANONICAL_WRAPPERS = new Set(["tool_calls", "function_calls"]);
 
+/** A wrapper name seen in the wild (lower case), as opposed to a name dsmlRole only guessed was one (`recall_memory`). */
+export function isWrapperName(lower: string): boolean {
+  return WRAPPER_NAMES.has(lower);
+}
+
 /** DSML-prefixed names: the sentinel already proves intent, so misspellings are tolerated. */
 export function dsmlRole(name: string): TagRole {
   const lower = name.toLowerCase();

@@ -8,7 +8,11 @@ import { Flaw, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "./call.ts";
 import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
 import { decodeEntities } from "./values.ts";
-import { complete, ignoreContent, type OpenerRule, type SpanKind } from "./span-kind.ts";
+import { ignoreContent, type OpenerRule, type SpanKind } from "./span-kind.ts";
+import { closerRule } from "./closer-in-value.ts";
+
+/** A costume's closer is its code's end only at the end of its line (closer-in-value.ts). */
+const COSTUME_CODE = closerRule(null);
 import { costumeAsToolElement } from "./tool-element.ts";
 import type { Shape } from "../grammar/shapes.ts";
 import { CR, DASH, LF, SLASH, SP, TAB, UNDERSCORE } from "../grammar/chars.ts";
@@ -64,12 +68,18 @@ function lastCloser(span: string, name: string): number {
   return at < 0 ? span.length : at;
 }
 
+/**
+ * C02/C03: `<pre>` holding exactly one `<code>` element and only whitespace around it. Text before
+ * or after the element, a second element, or none at all is an HTML block, not a call: it stays
+ * text (C08), so nothing the model wrote inside `<pre>` is run without being read or dropped unseen.
+ */
 function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
   const tags = tagsOf(inner).filter((t) => t.family === "costume" && t.name === "code");
-  const open = tags.find((t) => !t.closing);
-  const close = [...tags].reverse().find((t) => t.closing);
-  let code = open ? inner.slice(open.end, close && close.start > open.end ? close.start : inner.length) : inner;
-  const classLang = open?.attrs.class?.match(/(?:^|\s)(?:language-|lang-)?([\w+-]+)/)?.[1];
+  if (tags.length !== 2 || tags[0]!.closing || !tags[1]!.closing) return textSpan(span.length);
+  const [open, close] = tags as [Tag, Tag];
+  if (inner.slice(0, open.start).trim() !== "" || inner.slice(close.end).trim() !== "") return textSpan(span.length);
+  let code = inner.slice(open.end, close.start);
+  const classLang = open.attrs.class?.match(/(?:^|\s)(?:language-|lang-)?([\w+-]+)/)?.[1];
   let language = codeLanguage(classLang);
   let shape: Shape = "C03";
   if (!language) {
@@ -81,7 +91,7 @@ function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
     shape = "C02";
   }
   // `<code class="language-bash" class="language-python">`: which language (so which command) is unknowable.
-  if (open && open.flaws & Flaw.RepeatedAttr) return brokenSpan(span.length, shape, "broken-markup", "the code tag names an attribute twice");
+  if (open.flaws & Flaw.RepeatedAttr) return brokenSpan(span.length, shape, "broken-markup", "the code tag names an attribute twice");
   return codeCall(span.length, language, decodeEntities(code), shape, ctx);
 }
 
@@ -95,22 +105,43 @@ let xmlReader: { parser: XMLParser; validator: typeof XMLValidator } | undefined
 function xml(): { parser: XMLParser; validator: typeof XMLValidator } {
   if (xmlReader === undefined) {
     const fxp = require("fast-xml-parser") as { XMLParser: typeof XMLParser; XMLValidator: typeof XMLValidator };
-    xmlReader = { parser: new fxp.XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: false, processEntities: true }), validator: fxp.XMLValidator };
+    // Attributes are read (under ATTRIBUTE keys) only to refuse them: `<code workdir="/tmp">` carries something the call would run without.
+    const options = { ignoreAttributes: false, attributeNamePrefix: ATTRIBUTE, parseTagValue: false, parseAttributeValue: false, trimValues: false, processEntities: true };
+    xmlReader = { parser: new fxp.XMLParser(options), validator: fxp.XMLValidator };
   }
   return xmlReader;
 }
 
-/** C01 / C05: a well-formed span is parsed strictly; the tolerant reader covers raw `<` and `&` in code. */
+/**
+ * C01 / C05: a well-formed span is parsed strictly; the tolerant reader covers raw `<` and `&` in
+ * code. The code runs only when everything the costume wrote was read: no attribute anywhere (a
+ * call's `id` on `<tool_call>` aside), no field besides the tool name, language and code, a tool
+ * name that asks for code execution (`<tool_name>read</tool_name>` meant another tool), and a
+ * language the model wrote (none is no reason to run it as shell).
+ */
 export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
   const fields = strictFields(span) ?? tolerantFields(span);
+  const toolName = fields.toolName?.trim();
+  if (fields.attribute !== undefined) return brokenSpan(span.length, "C01", "broken-markup", `tool-call costume whose ${fields.attribute} carries an attribute no parameter reads`, toolName);
   const code = fields.code;
   if (code === undefined || code.trim() === "") {
-    const declared = fields.toolName !== undefined && ctx.tools.has(fields.toolName.trim());
-    return brokenSpan(span.length, "C05", declared ? "broken-markup" : "undeclared-tool", "tool-call costume without code", fields.toolName?.trim());
+    const declared = toolName !== undefined && ctx.tools.has(toolName);
+    return brokenSpan(span.length, "C05", declared ? "broken-markup" : "undeclared-tool", "tool-call costume without code", toolName);
   }
   if (fields.unread) return brokenSpan(span.length, "C01", "broken-markup", "tool-call costume with fields besides its language and code");
-  return codeCall(span.length, codeLanguage(fields.language ?? "sh"), code, "C01", ctx, true);
+  if (toolName === undefined || !EXECUTE_TOOL_NAMES.has(toolName.toLowerCase())) {
+    const declared = toolName !== undefined && ctx.tools.has(toolName);
+    return brokenSpan(span.length, "C01", declared ? "broken-markup" : "undeclared-tool", "tool-call costume with code whose tool name is not an execute tool", toolName);
+  }
+  if (fields.language === undefined || fields.language.trim() === "") return brokenSpan(span.length, "C01", "broken-markup", "tool-call costume with code but no language");
+  return codeCall(span.length, codeLanguage(fields.language), code, "C01", ctx, true);
 }
+
+/** Tool names under which a `<tool_call>` costume asks for its code to be run (C01: `execute`). */
+const EXECUTE_TOOL_NAMES: ReadonlySet<string> = new Set(["execute", "execute_code", "exec", "run_code", "code_execution", "code_interpreter"]);
+
+/** The key prefix the strict reader gives attributes. */
+const ATTRIBUTE = "@_";
 
 interface CostumeFields {
   toolName?: string;
@@ -118,6 +149,8 @@ interface CostumeFields {
   code?: string;
   /** An element the costume does not read (a working directory, a timeout): the code must not run without it. */
   unread?: boolean;
+  /** The element that carries an attribute (`<code workdir="/tmp">`): nothing reads it, so the code must not run. */
+  attribute?: string;
 }
 
 const CALL_FIELDS = new Set(["tool_name", "tool_args"]);
@@ -135,6 +168,8 @@ function strictFields(span: string): CostumeFields | null {
     if (!call || typeof call !== "object") return null;
     const text = (v: unknown) => (typeof v === "string" ? v : undefined);
     const out: CostumeFields = {};
+    const attributed = attributedElement("tool_call", call, true);
+    if (attributed !== undefined) out.attribute = attributed;
     const toolName = text(call.tool_name);
     const language = text(call.tool_args?.language);
     const code = text(call.tool_args?.code);
@@ -142,12 +177,32 @@ function strictFields(span: string): CostumeFields | null {
     if (language !== undefined) out.language = language;
     if (code !== undefined) out.code = code;
     const args = call.tool_args;
-    const unread = (obj: object) => Object.keys(obj).some((k) => !isReadField(k));
+    const unread = (obj: object) => Object.keys(obj).some((k) => !isReadField(k) && !k.startsWith(ATTRIBUTE));
     if (unread(call) || (args && typeof args === "object" && unread(args))) out.unread = true;
     return out;
   } catch {
     return null;
   }
+}
+
+/**
+ * The first element (by name) of the strict reader's tree that carries an attribute, or undefined.
+ * `top`: the `<tool_call>` itself, which may carry a call's `id`.
+ */
+function attributedElement(name: string, node: unknown, top = false): string | undefined {
+  if (node === null || typeof node !== "object") return undefined;
+  for (const key of Object.keys(node)) {
+    if (key.startsWith(ATTRIBUTE)) {
+      if (!(top && key === `${ATTRIBUTE}id`)) return `<${name}>`;
+      continue;
+    }
+    const child = (node as Record<string, unknown>)[key];
+    for (const item of Array.isArray(child) ? child : [child]) {
+      const found = attributedElement(key, item);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
 }
 
 function tolerantFields(span: string): CostumeFields {
@@ -170,7 +225,23 @@ function tolerantFields(span: string): CostumeFields {
   const codeEnd = span.lastIndexOf("</code>");
   const outside = codeStart >= 0 && codeEnd > codeStart ? span.slice(0, codeStart) + span.slice(codeEnd) : span;
   if (hasUnreadElement(outside)) out.unread = true;
+  const attributed = attributedTag(outside);
+  if (attributed !== undefined) out.attribute = attributed;
   return out;
+}
+
+/** A read field's opener written with more than its name (`<code workdir="/tmp">`), outside the code; `<tool_call id=…>` aside. */
+function attributedTag(text: string): string | undefined {
+  for (const name of ["tool_call", "tool_name", "tool_args", "language", "code"]) {
+    // Up to the next `<` or `>` only, so every character is looked at a bounded number of times.
+    const re = new RegExp(`<${name}\\s[^<>]*`, "gi");
+    for (const m of text.matchAll(re)) {
+      const attrs = m[0].slice(name.length + 1).trim();
+      if (attrs === "" || (name === "tool_call" && /^id\s*=\s*("[^"]*"|'[^']*')$/i.test(attrs))) continue;
+      return `<${name}>`;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -259,11 +330,15 @@ export function heredocCode(command: string): string | null {
   return command.endsWith(tail) && command.length - tail.length >= start ? command.slice(start, command.length - tail.length) : null;
 }
 
-/** A code costume (C01-C04, C07) ends only at its own closer; a cut-off one stays text. */
+/**
+ * A code costume (C01-C04, C07) ends only at its own closer, and only one that ends its line (or
+ * the reply): `<shell>grep -c "</shell>" a.html && rm -rf build</shell>` is one command, not
+ * `grep -c "` (review finding 3). A cut-off one stays text.
+ */
 export const COSTUME: SpanKind = {
   watchesContent: false,
   content: ignoreContent,
-  tag: (r, tag, base) => (tag.family === "costume" && tag.closing && tag.name === r.opener.name ? complete(base + tag.end) : null),
+  tag: (r, tag, base) => (tag.family === "costume" && tag.closing && tag.name === r.opener.name ? r.tentatively(COSTUME_CODE, base + tag.end) : null),
   parse: ({ span, opener, truncated, ctx }) => (truncated ? textSpan(span.length) : parseCostumeSpan(span, opener, ctx)),
 };
 

@@ -5,9 +5,10 @@ import { buildInput, type ParamValue } from "./invoke-input.ts";
 import type { SpanContext } from "./call.ts";
 import type { NudgeReason } from "./types.ts";
 import { aliasMappingOf } from "./aliases.ts";
-import { opensToolElement, readPlainChildren, writtenName } from "./tool-element.ts";
+import { mayNameTool, opensToolElement, readPlainChildren, writtenName } from "./tool-element.ts";
 import { propertySchema } from "./values.ts";
 import type { Shape } from "../grammar/shapes.ts";
+import { closerEndsCall, closerRule } from "./closer-in-value.ts";
 
 type CloseFlaw = "" | "P01" | "P02" | "P03" | "P11";
 
@@ -60,7 +61,7 @@ export function parseDsmlSpan(span: string, ctx: SpanContext, enclosing: Tag | n
   const fallback: UnitOutcome = walk.sawDsml
     ? { kind: "broken", shape: walk.blockTags.length > 0 ? "S02" : "D08", reason: walk.truncatedBlock ? "truncated-call" : "broken-markup", detail: "tool-call markup without a usable invoke" }
     : { kind: "foreign" };
-  return layUnits(span.length, units, fallback);
+  return layUnits(span.length, units, fallback, span);
 }
 
 class DsmlWalk {
@@ -75,6 +76,9 @@ class DsmlWalk {
   private blockOpen = false;
   private cur: InvokeDraft | null = null;
   private stack: ParamDraft[] = [];
+  /** The span's tags, and the index of the one being read (the closer rule looks at the next). */
+  private tags: Tag[] = [];
+  private at = 0;
 
   constructor(
     private readonly span: string,
@@ -93,8 +97,10 @@ class DsmlWalk {
     const tags = tagsOf(this.span);
     const valueEnds = plainMarkupValueEnds(tags);
     let contentUntil = -1;
+    this.tags = tags;
     for (let index = 0; index < tags.length; index++) {
       const tag = tags[index]!;
+      this.at = index;
       this.onText(pos, tag.start);
       pos = tag.end;
       if (tag.family === "dsml") this.sawDsml = true;
@@ -122,7 +128,7 @@ class DsmlWalk {
 
   private onTag(tag: Tag): void {
     if (tag.family === "legacy" || tag.family === "costume") return this.onText(tag.start, tag.end);
-    if (tag.family === "dsml" && tag.role === "other" && this.onToolNamed(tag)) return;
+    if (mayNameTool(tag) && (tag.role === "other" || this.cur?.toolNamed !== false) && this.onToolNamed(tag)) return;
     const cur = this.cur;
     if (cur) cur.tags.push(tag);
     // Invoke and parameter openers are checked where they open; a block tag breaks every call of its block.
@@ -142,7 +148,7 @@ class DsmlWalk {
         return;
       case "invoke":
         if (tag.closing) {
-          if (cur) this.closeInvoke(tag.start, tag.end, "closer");
+          if (cur && !this.closerInValue(tag)) this.closeInvoke(tag.start, tag.end, "closer");
           return;
         }
         if (cur) this.closeInvoke(tag.start, tag.start, "next");
@@ -162,6 +168,18 @@ class DsmlWalk {
       default:
         return;
     }
+  }
+
+  /**
+   * Review finding 3: an invoke closer inside an open value ends it (P01) only by the closer rule
+   * (parse/closer-in-value.ts, the engine's rule too): text after it on its line, or a parameter
+   * closer next, makes it the value's text (`"</{D}invoke>"` in a file being written).
+   */
+  private closerInValue(tag: Tag): boolean {
+    const top = this.stack[this.stack.length - 1];
+    if (!top || top.children !== null) return false;
+    const rule = top.opener.family === "naked" ? NAKED_VALUE : DSML_VALUE;
+    return !closerEndsCall(this.span, tag.end, this.span.length, this.tags, this.at + 1, rule);
   }
 
   private openInvoke(tag: Tag, name: string | null, element: boolean): void {
@@ -357,6 +375,9 @@ function typeHint(value: string | undefined): "true" | "false" | undefined {
   return lower === "true" || lower === "false" ? lower : undefined;
 }
 
+const DSML_VALUE = closerRule("dsml");
+const NAKED_VALUE = closerRule("naked");
+
 const GARBLED_CLOSER = /(?:<\/?[\uFF5C|\u2016]|[\uFF5C\u2016])[\s\uFF5C|\u2016>/]{0,8}(?:dsml[\s\uFF5C|\u2016>/]{0,8})?param[a-z]{0,8}\s{0,4}>?\s*$/i;
 
 /**
@@ -425,6 +446,7 @@ function outcomeOf(inv: InvokeDraft, walk: DsmlWalk, span: string, ctx: SpanCont
   }
   const values: ParamValue[] = params.map((p) => ({
     name: p.name, hint: p.hint, raw: p.literal ?? span.slice(p.valueStart, p.valueEnd), dropped: p.flaw === "P03", implicitEnd: p.flaw === "P01" || p.flaw === "P03",
+    openerNewline: (p.opener.flaws & Flaw.MissingGt) !== 0,
   }));
   const built = buildInput(tool, values, body, ctx.options);
   if (!built.ok) return broken(built.shape, built.reason, built.detail, name);

@@ -12,6 +12,8 @@ export interface ParamValue {
   dropped: boolean;
   /** Closed by something other than its own closer: the newline before that boundary is layout. */
   implicitEnd: boolean;
+  /** Its opener lost its `>` at a line end (B03): the newline that stands in for it is layout. */
+  openerNewline?: boolean;
 }
 
 export type BuiltInput =
@@ -43,10 +45,13 @@ function buildAnyInput(tool: ToolSpec, values: ParamValue[], body: string, optio
     }
     if (!v.name) return refuse("P04", "parameter without a name");
     if (isPollutingKey(v.name)) continue;
-    let raw = v.raw;
-    if (v.implicitEnd) raw = raw.replace(/\r?\n$/, "");
-    const hugged = trimHuggingNewlines(raw);
+    // P09: a newline on both sides is layout, a lone one content; a value another tag ended (P01,
+    // P03) also loses the newline before that boundary, whether or not one opened it.
+    const raw = v.raw;
+    let hugged = trimHuggingNewlines(raw);
+    if (hugged === raw && v.openerNewline) hugged = raw.replace(/^\r?\n/, "");
     if (hugged !== raw) shapes.push("P09");
+    if (v.implicitEnd) hugged = hugged.replace(/\r?\n$/, "");
     let value = coerceValue(hugged, propertySchema(schema, v.name), v.hint);
     if (typeof value === "string") {
       const decoded = decodeEntitiesIfEscaped(value);

@@ -46,9 +46,12 @@ export type UnitOutcome =
 
 /**
  * Lays units over a span: wrapper markup and whitespace between units join the unit before them
- * (the first unit also takes what precedes it). With no call at all the whole span is one piece.
+ * (the first unit also takes what precedes it: the opener, or a stray wrapper line, W01). Anything
+ * else after a unit (a line of prose inside a MiniMax or Claude-style wrapper) is no unit's: from
+ * there to the next unit it is a text segment, visible (or stripped and reported after the last
+ * call, S03), never swallowed into a call's span. With no call at all the whole span is one piece.
  */
-export function layUnits(length: number, units: { start: number; end: number; outcome: UnitOutcome }[], fallback: UnitOutcome): Segment[] {
+export function layUnits(length: number, units: { start: number; end: number; outcome: UnitOutcome }[], fallback: UnitOutcome, span?: string): Segment[] {
   if (!units.some((u) => u.outcome.kind === "call")) {
     const broken = units.find((u) => u.outcome.kind === "broken")?.outcome;
     const whole: UnitOutcome = broken ?? (units.length > 0 ? { kind: "foreign" } : fallback);
@@ -57,11 +60,36 @@ export function layUnits(length: number, units: { start: number; end: number; ou
   const segments: Segment[] = [];
   units.forEach((unit, index) => {
     const start = index === 0 ? 0 : unit.start;
-    const end = index === units.length - 1 ? length : units[index + 1]!.start;
+    const gapEnd = index === units.length - 1 ? length : units[index + 1]!.start;
+    const end = span === undefined || unit.end >= gapEnd ? gapEnd : layoutEnd(span, unit.end, gapEnd);
     segments.push(toSegment(unit.outcome, start, end));
+    if (end < gapEnd) segments.push({ kind: "text", start: end, end: gapEnd });
   });
   return segments;
 }
+
+/**
+ * Where the layout a unit may take ends, from `from` up to `to`: whitespace and wrapper tags (a
+ * block opener or closer). `to` when nothing else is there, else the first other character or tag.
+ */
+function layoutEnd(span: string, from: number, to: number): number {
+  let at = from;
+  for (const tag of tagsOf(span, from, to)) {
+    const text = firstContent(span, at, tag.start);
+    if (text < tag.start) return text;
+    if (tag.role !== "block") return tag.start;
+    at = tag.end;
+  }
+  return firstContent(span, at, to);
+}
+
+/** The first non-whitespace offset in [from, to), or `to`. */
+function firstContent(span: string, from: number, to: number): number {
+  for (let i = from; i < to; i++) if (!isSpace(span.charCodeAt(i))) return i;
+  return to;
+}
+
+const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 
 function toSegment(outcome: UnitOutcome, start: number, end: number): Segment {
   switch (outcome.kind) {

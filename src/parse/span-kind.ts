@@ -2,6 +2,7 @@ import type { DialectSwitches } from "../grammar/dialects.ts";
 import type { Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "./call.ts";
 import type { Segment } from "./segments.ts";
+import type { CloserRule } from "./closer-in-value.ts";
 
 /** What opened a candidate; decides which closer ends it (parse/span.ts maps each to its SpanKind). */
 export type Root =
@@ -50,6 +51,12 @@ export interface SpanReader {
    * (after whitespace), and otherwise ends at `end`, so what follows is read as text again.
    */
   takeCloser(end: number): null;
+  /**
+   * The closer just read may be content (review finding 3, parse/closer-in-value.ts): it ends the
+   * span only if the rule says so at the next thing written; otherwise reading goes on as if it
+   * were text. After trail() or takeCloser(), or alone with `end` (the span would end there).
+   */
+  tentatively(rule: CloserRule, end?: number): null;
   /** Parameter nesting: adds `delta` and returns the new depth (it starts at 1, the opener's own). */
   nest(delta: number): number;
   /** I10: the characters from `at` are a named call (name line, JSON object), read one at a time. */

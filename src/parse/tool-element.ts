@@ -41,8 +41,21 @@ export function writtenName(text: string, tag: Tag): string {
  * attributes (an attribute would carry an argument nobody reads, issue 29 item 1).
  */
 export function opensToolElement(tag: Tag): boolean {
-  return !tag.closing && tag.role === "other" && (tag.flaws & Flaw.SelfClosing) === 0 && Object.keys(tag.attrs).length === 0;
+  return !tag.closing && mayNameTool(tag) && (tag.flaws & Flaw.SelfClosing) === 0 && Object.keys(tag.attrs).length === 0;
 }
+
+/**
+ * A DSML tag whose name may be a tool's or a parameter's (I11): any name but the exact structural
+ * ones. The grammar guesses a role from the spelling alone (`…call…` a block, `invok…` an invoke,
+ * `param…` a parameter, dsmlRole) since it knows no tools; a declared `recall_memory` or
+ * `param_store` is checked against the tools before that guess counts (review finding 14).
+ */
+export function mayNameTool(tag: Tag): boolean {
+  return tag.family === "dsml" && (tag.role === "other" || !STRUCTURAL_NAMES.has(tag.name));
+}
+
+/** The names that are always structure, whatever the request declares: the canonical wrappers, an invoke, a parameter. */
+const STRUCTURAL_NAMES: ReadonlySet<string> = new Set(["tool_calls", "function_calls", "invoke", "parameter"]);
 
 export interface PlainChild {
   name: string;

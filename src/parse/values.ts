@@ -123,7 +123,8 @@ export function trimHuggingNewlines(value: string): string {
   const inner = value.slice(lead);
   if (inner.endsWith("\r\n")) return inner.slice(0, -2);
   if (inner.endsWith("\n")) return inner.slice(0, -1);
-  return inner;
+  // A lone leading newline is content, as a lone trailing one is (a file that starts with a blank line).
+  return value;
 }
 
 /**

@@ -139,3 +139,34 @@ describe("the echo guard sees tool-named elements and other agents' names as cal
     expect(run("Writing.\n<write>\n<filePath>notes.md</filePath>\n<content>todo</content>\n</write>\n", [page])).toEqual({ calls: ["write"], nudge: null });
   });
 });
+
+describe("I11: a declared tool whose name the grammar would guess is structure (review args, finding 14)", () => {
+  // dsmlRole (src/grammar/dialects.ts) reads `…call…` as a block, `invok…` as an invoke and
+  // `param…` as a parameter from the spelling alone; a declared tool is checked before that guess.
+  const declared = (name: string, params: string[]): ToolSpec[] => [
+    { name, parameters: { type: "object", properties: Object.fromEntries(params.map((p) => [p, { type: "string" }])), required: [params[0]!] } },
+  ];
+
+  test("<{D}recall_memory> with a declared tool runs like <{D}search_memory> does", () => {
+    const input = live(`<{D}recall_memory>\n<{D}query>x</{D}query>\n</{D}recall_memory>`);
+    expect(outcome(input, declared("recall_memory", ["query"])).calls).toEqual([{ tool: "recall_memory", input: { query: "x" } }]);
+    const search = live(`<{D}search_memory>\n<{D}query>x</{D}query>\n</{D}search_memory>`);
+    expect(outcome(search, declared("search_memory", ["query"])).calls).toEqual([{ tool: "search_memory", input: { query: "x" } }]);
+  });
+
+  test("names starting like invoke or parameter, children named like a block, inside a block too", () => {
+    expect(outcome(live(`<{D}invoke_lambda>\n<{D}parameter_x>x</{D}parameter_x>\n</{D}invoke_lambda>`), declared("invoke_lambda", ["parameter_x"])).calls).toEqual([
+      { tool: "invoke_lambda", input: { parameter_x: "x" } },
+    ]);
+    expect(outcome(live(`<{D}recall_memory>\n<{D}callback>x</{D}callback>\n<{D}query>y</{D}query>\n</{D}recall_memory>`), declared("recall_memory", ["callback", "query"])).calls).toEqual([
+      { tool: "recall_memory", input: { callback: "x", query: "y" } },
+    ]);
+    expect(outcome(live(`<{D}tool_calls>\n<{D}param_store>\n<{D}query>x</{D}query>\n</{D}param_store>\n</{D}tool_calls>`), declared("param_store", ["query"])).calls).toEqual([
+      { tool: "param_store", input: { query: "x" } },
+    ]);
+  });
+
+  test("undeclared, the same element is still only a stray marker (no call)", () => {
+    expect(outcome(live(`<{D}recall_memory>\n<{D}query>x</{D}query>\n</{D}recall_memory>`), declared("search_memory", ["query"])).calls).toEqual([]);
+  });
+});

@@ -5,6 +5,7 @@ import { block, live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { deltas, sseText, throughFetch } from "../security/support.ts";
 import type { JsonSchema, ToolSpec } from "../../src/parse/types.ts";
+import { everyChar, observable, runEngine } from "../support/run-engine.ts";
 
 const boolean: JsonSchema = { type: "boolean" };
 const integer: JsonSchema = { type: "integer" };
@@ -179,5 +180,29 @@ describe("review 4: no Python way around parseJson, no leading-zero number, no n
     }
     expect(calls('<tool_call>{"name":"web_search","arguments":{"query":600}}</tool_call>')).toEqual([{ tool: "web_search", input: { query: "600" } }]);
     expect(calls('<tool_call>{"name":"web_search","arguments":{"query":"1.10"}}</tool_call>')).toEqual([{ tool: "web_search", input: { query: "1.10" } }]);
+  });
+});
+
+describe("P09: only a newline on both sides of a value is layout (review args, finding 13)", () => {
+  const write = (opener: string, content: string) =>
+    live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n${opener}${content}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+  const content = (input: string) => {
+    const whole = runEngine(input, [], fixtureTools);
+    expect(observable(runEngine(input, everyChar(input.length), fixtureTools))).toEqual(observable(whole));
+    return whole.calls.map((c) => c.input.content);
+  };
+  const opener = `<{D}parameter name="content" string="true">`;
+
+  test("a lone leading newline is content (a file that starts with a blank line)", () => {
+    expect(content(write(opener, "\n# Title"))).toEqual(["\n# Title"]);
+  });
+
+  test("a newline on both sides is layout; a lone trailing one is content", () => {
+    expect(content(write(opener, "\n# Title\n"))).toEqual(["# Title"]);
+    expect(content(write(opener, "# Title\n"))).toEqual(["# Title\n"]);
+  });
+
+  test("an opener that lost its > at the line end (B03): that newline is the opener's", () => {
+    expect(content(write(`<{D}parameter name="content" string="true"`, "\n# Title"))).toEqual(["# Title"]);
   });
 });

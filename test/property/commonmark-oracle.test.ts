@@ -429,6 +429,8 @@ function mayBeDefinitionTitle(p: Placed, v: Verdict): boolean {
   return /^['"(]/.test(strip(line(v.blockLine))) && strip(line(v.blockLine - 1)).includes("]:");
 }
 
+/** The engine's rule, not CommonMark's: a costume's closer ends it only at the end of its line (text after it there makes the closer the code's own). */
+const endsItsLine = (p: Placed) => /^[ \t\r]*(?:\n|$)/.test(p.doc.slice(p.at + CALLS.costume![0]!.length));
 const opensCostumeBefore = (p: Placed) => p.doc.slice(0, p.doc.indexOf(p.firstLine)).includes("<pre>");
 const show = (s: string) => JSON.stringify(escaped(s));
 
@@ -466,7 +468,7 @@ function check(doc: string, kind: string, where: Placement, splitSeed: number, t
     placed.afterPrefix &&
     !placed.quotedLines &&
     verdict.opensBlock &&
-    !(kind === "costume" && placed.markerBefore) &&
+    !(kind === "costume" && (placed.markerBefore || !endsItsLine(placed))) &&
     !opensCostumeBefore(placed)
   ) {
     expectRecovered();

@@ -82,7 +82,8 @@ describe("chunk invariance", () => {
     // Found by the bufferLimit-64 property: a call, then a candidate released at the limit fills
     // the tail; the text before the next closer overflows it. Whole text used to strip the closer
     // as noise (decided while the tail still existed), a split before it reported a stray marker.
-    const input = `<shell>\nls\n</shell><${D}invoke name="bash">ab</${D}invoke>`;
+    // The costume ends its line: a closer followed by markup on its line waits for that tag (review args, finding 3).
+    const input = `<shell>\nls\n</shell>\n<${D}invoke name="bash">ab</${D}invoke>`;
     const whole = show(observable(feedCuts(input, [], fixtureTools, { bufferLimit: 24 })));
     for (let k = 1; k < input.length; k++) expect({ k, run: show(observable(feedCuts(input, [k], fixtureTools, { bufferLimit: 24 }))) }).toEqual({ k, run: whole });
     expect(feedCuts(input, [], fixtureTools, { bufferLimit: 24 }).calls.map((c) => c.shape)).toEqual(["C04"]);

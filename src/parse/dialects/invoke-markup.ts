@@ -1,5 +1,5 @@
 import { LBRACE, LT } from "../../grammar/chars.ts";
-import { isNamespacedWrapper } from "../../grammar/dialects.ts";
+import { isNamespacedWrapper, isWrapperName } from "../../grammar/dialects.ts";
 import { isBarCode } from "../../grammar/markers.ts";
 import { Flaw, type Tag } from "../../grammar/tags.ts";
 import { truncatedCall, wholeSpan } from "../call.ts";
@@ -102,7 +102,8 @@ export const TOOL_ELEMENT: SpanKind = {
   tag(r, tag, base, _first, closesBlock) {
     const end = base + tag.end;
     if (tag.closing && (tag.role === "invoke" || (tag.family === "dsml" && tag.name === r.opener.name))) return r.enclosing ? r.trail() : complete(end);
-    return closesBlock ? complete(end) : null;
+    // A child named like a block only by a guess (`</{D}callback>`) closes no block here.
+    return closesBlock && (tag.family !== "dsml" || isWrapperName(tag.name)) ? complete(end) : null;
   },
   parse: parseInvokeMarkup,
 };

@@ -1,7 +1,9 @@
 import { tagsOf, type Segment } from "../segments.ts";
 import { textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { trimLayoutNewlines } from "./common.ts";
-import { abandonOnFirst, complete, type SpanKind } from "../span-kind.ts";
+import { abandonOnFirst, complete, type SpanKind, type SpanReader } from "../span-kind.ts";
+import { closerEndsCall, closerRule } from "../closer-in-value.ts";
+import type { Tag } from "../../grammar/tags.ts";
 
 /**
  * O02 Qwen3-Coder: `<function=NAME>` then `<parameter=KEY>VALUE</parameter>` pairs then
@@ -29,7 +31,8 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
     if (open?.function && !byCloser) second = true;
     open = null;
   };
-  for (const tag of tagsOf(span.slice(0, to), from)) {
+  const tags = tagsOf(span.slice(0, to), from);
+  for (const [index, tag] of tags.entries()) {
     if (closed) continue;
     if (name !== null && open === null && outsideFrom >= 0 && span.slice(outsideFrom, tag.start).trim() !== "") unread = true;
     if (tag.family !== "naked") continue;
@@ -38,7 +41,9 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
       else if (!tag.closing) {
         if (open === null) second = true;
         else open.function = true;
-      } else if (tag.closing && name !== null) {
+      }
+      // O02.5: `</function>` ends an open value only by the closer rule; otherwise it is the value's text.
+      else if (name !== null && (open === null || closerEndsCall(span, tag.end, to, tags, index + 1, QWEN_VALUE))) {
         endParam(tag.start);
         closed = true;
       }
@@ -65,6 +70,28 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
 export const QWEN_FUNCTION: SpanKind = {
   watchesContent: false,
   content: abandonOnFirst,
-  tag: (_r, tag, base) => (tag.closing && tag.role === "function" ? complete(base + tag.end) : null),
+  tag: (r, tag, base) => {
+    if (trackQwenParameter(r, tag)) return r.tentatively(QWEN_VALUE, base + tag.end);
+    return tag.closing && tag.role === "function" ? complete(base + tag.end) : null;
+  },
   parse: ({ span, ctx }) => parseQwenFunctions(span, 0, span.length, ctx),
 };
+
+/** A `</function>` inside an open value: a `</parameter>` next proves it was the value's text. */
+export const QWEN_VALUE = closerRule("naked");
+
+/**
+ * As a Qwen3-Coder body streams: whether a parameter is open, kept as the reader's depth (2 while
+ * a value is open; the next `<parameter=` ends a value too, O02.4). True for a `</function>` that
+ * arrives while a value is open: it ends the call only by the closer rule (review finding 3).
+ */
+export function trackQwenParameter(r: SpanReader, tag: Tag): boolean {
+  if (tag.family !== "naked") return false;
+  const open = r.nest(0) === 2;
+  if (tag.role === "parameter") {
+    if (!tag.closing && !open) r.nest(1);
+    else if (tag.closing && open) r.nest(-1);
+    return false;
+  }
+  return tag.role === "function" && tag.closing && open;
+}

@@ -4,6 +4,11 @@ import { Flaw, type Tag } from "../../grammar/tags.ts";
 import { CR, LBRACE, LF, LT, UNDERSCORE } from "../../grammar/chars.ts";
 import { HAND_OFF, NAME_LIMIT, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import type { SpanReader, Step } from "../span-kind.ts";
+import { closerRule } from "../closer-in-value.ts";
+import { trackQwenParameter } from "./qwen.ts";
+
+/** `</function>` in an open value inside `<tool_call>`: the wrapper's closer on its line ends the call too. */
+const QWEN_IN_WRAPPER = closerRule("naked", (tag) => tag.family === "costume" && tag.closing && tag.name === "tool_call");
 
 // The streaming rules of a `<tool_call>` body (O01-O03, C01): where a span opened by `<tool_call>`
 // ends or proves a mention while it streams. The span's parser is beside them in tool-call.ts.
@@ -56,9 +61,15 @@ export class ToolCallBody {
         // Qwen3-Coder: right after `<function=NAME>` comes a parameter or the function's closer.
         if (tag.family !== "naked" || (tag.role !== "parameter" && tag.role !== "function")) return abandon;
         this.phase = "function";
+        trackQwenParameter(r, tag);
         return tag.closing && tag.role === "function" ? r.trail() : null;
       case "function":
         // A complete function is the call; the wrapper's closer joins it when it comes next (O02).
+        // One that would end an open value does so only by the closer rule (review finding 3).
+        if (trackQwenParameter(r, tag)) {
+          r.trail();
+          return r.tentatively(QWEN_IN_WRAPPER);
+        }
         return tag.closing && tag.role === "function" ? r.trail() : null;
       case "xml":
         return null;

@@ -1,0 +1,50 @@
+import type { Tag, TagFamily } from "../grammar/tags.ts";
+
+/**
+ * Review finding 3: a closer written inside a value (`"</{D}invoke>"` in a file, `'</function>'`
+ * in a grep, `"</shell>"` in a command) is the value's text unless it really ends the call. A
+ * closer that would end an open value (P01, O02.5) or a costume's code is taken as the boundary
+ * only when nothing but spaces follows it on its line (or the span or reply ends, or a block's
+ * closer or the next invoke comes on that line), and, for a value, no parameter closer of the
+ * value's family is the next thing written. The streaming reader (engine/candidate.ts) and the
+ * span parsers (dsml.ts, dialects/qwen.ts) decide with this same rule, so whole text and any
+ * split agree.
+ */
+export interface CloserRule {
+  /** The family whose parameter closer, coming next, proves the closer was inside the value; null for a costume's code. */
+  valueCloser: TagFamily | null;
+  /** A tag that ends the call when it comes on the closer's line: a block's closer, the next invoke. */
+  boundary(tag: Tag): boolean;
+}
+
+/** What comes next after a tentative closer: true when it proves the closer was content. */
+export function closerWasContent(rule: CloserRule, next: Tag | null, lineEnded: boolean): boolean {
+  if (next !== null && rule.valueCloser !== null && next.family === rule.valueCloser && next.role === "parameter" && next.closing) return true;
+  if (lineEnded) return false;
+  return next === null || !rule.boundary(next);
+}
+
+/** Block closers (not a costume's) and invoke openers end a call on the closer's line; `wrapper` adds a kind's own wrapper closer. */
+export function closerRule(valueCloser: TagFamily | null, wrapper?: (tag: Tag) => boolean): CloserRule {
+  return {
+    valueCloser,
+    boundary: (tag) => (tag.closing && tag.role === "block" && tag.family !== "costume") || (!tag.closing && tag.role === "invoke") || (wrapper?.(tag) ?? false),
+  };
+}
+
+/**
+ * The same decision over a complete span: the closer ends at `at`; `tags` are the span's tags and
+ * `next` the index of the first one after the closer. The end of the span ends the call (the
+ * stream ended it there, or the reply ended).
+ */
+export function closerEndsCall(span: string, at: number, to: number, tags: readonly Tag[], next: number, rule: CloserRule): boolean {
+  let lineEnded = false;
+  for (let i = at; i < to; i++) {
+    const c = span.charCodeAt(i);
+    if (c === 0x0a) lineEnded = true;
+    if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) continue;
+    const tag = tags[next];
+    return !closerWasContent(rule, tag !== undefined && tag.start === i ? tag : null, lineEnded);
+  }
+  return true;
+}

@@ -1,0 +1,107 @@
+/**
+ * Review (args) finding 3: a closer written inside a value is the value's text unless it really
+ * ends the call (src/parse/closer-in-value.ts). A DSML invoke closer in an open value (P01), a
+ * Qwen3-Coder `</function>` in an open value (O02.5) and a costume's own closer end the call only
+ * when nothing but spaces follows on their line (or the reply ends, or a block closer or the next
+ * invoke comes there), and for a value only when no parameter closer comes next. The outcome is
+ * never a truncated file or command. Every case runs whole, char by char and at seeded splits.
+ */
+import { describe, expect, test } from "bun:test";
+import type { ToolSpec } from "../../src/parse/types.ts";
+import { live } from "../golden/notation.ts";
+import { fixtureTools } from "../golden/tools.ts";
+import { everyChar, observable, randomCuts, runEngine } from "../support/run-engine.ts";
+
+/** Calls, broken spans, visible text and stripped spans of a run, the same at every split (asserted here). */
+function outcome(notation: string, tools: readonly ToolSpec[] = fixtureTools) {
+  const input = live(notation);
+  const run = (cuts: number[]) => observable(runEngine(input, cuts, tools));
+  const whole = run([]);
+  expect(run(everyChar(input.length))).toEqual(whole);
+  for (let seed = 1; seed <= 5; seed++) expect(run(randomCuts(input.length, seed))).toEqual(whole);
+  const r = runEngine(input, [], tools);
+  return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), broken: r.summary.broken.map((b) => b.reason), text: r.text, stripped: r.summary.stripped };
+}
+
+const dsml = (content: string) =>
+  `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">closer.ts</{D}parameter>\n<{D}parameter name="content" string="true">${content}\n</{D}invoke>\n</{D}tool_calls>`;
+
+describe("DSML: an invoke closer inside an open value (P01)", () => {
+  test("text after it on its line: the closer is the file's text, not its end", () => {
+    const o = outcome(
+      `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">closer.ts</{D}parameter>\n` +
+        `<{D}parameter name="content" string="true">export const closer = "</{D}invoke>";\nexport const n = 1;\n</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,
+    );
+    expect(o.calls).toEqual([{ tool: "write", input: { filePath: "closer.ts", content: live(`export const closer = "</{D}invoke>";\nexport const n = 1;\n`) } }]);
+    expect(o.stripped).toEqual([]);
+  });
+
+  test("alone on its line, a parameter closer next: still the value's text", () => {
+    const o = outcome(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls -la\n</{D}invoke>\n</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+    expect(o.calls.some((c) => c.input.command === "ls -la")).toBe(false);
+  });
+
+  test("P01 as documented: alone on its line, the block closer next, it ends the value", () => {
+    expect(outcome(dsml("ls")).calls).toEqual([{ tool: "write", input: { filePath: "closer.ts", content: "ls" } }]);
+  });
+
+  test("P01 on one line: the block closer or the next invoke right after it", () => {
+    expect(outcome(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls -la</{D}invoke></{D}tool_calls>`).calls).toEqual([{ tool: "bash", input: { command: "ls -la" } }]);
+    const next = outcome(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}invoke><{D}invoke name="read">\n<{D}parameter name="filePath" string="true">/x</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+    expect(next.calls).toEqual([{ tool: "bash", input: { command: "ls" } }, { tool: "read", input: { filePath: "/x" } }]);
+  });
+
+  test("without a block: an orphan invoke keeps the closer in its command", () => {
+    const o = outcome(`<{D}invoke name="bash">\n<{D}parameter name="command" string="true">echo "</{D}invoke>" && rm -rf build</{D}parameter>\n</{D}invoke>\n`);
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: live(`echo "</{D}invoke>" && rm -rf build`) } }]);
+  });
+
+  test("cut off after such a closer: no call, a nudge (never the command up to the closer)", () => {
+    const o = outcome(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">echo "</{D}invoke>" && rm -rf build`);
+    expect(o.calls).toEqual([]);
+    expect(o.broken).toEqual(["truncated-call"]);
+  });
+
+  test("Claude-style (O07): the same rule inside the wrapper", () => {
+    const o = outcome(`<function_calls>\n<invoke name="bash">\n<parameter name="command">echo "</invoke>" && rm -rf build</parameter>\n</invoke>\n</function_calls>`);
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: `echo "</invoke>" && rm -rf build` } }]);
+    expect(outcome(`<function_calls>\n<invoke name="bash">\n<parameter name="command">ls\n</invoke>\n</function_calls>`).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+  });
+});
+
+describe("Qwen3-Coder: a function closer inside an open value (O02.5)", () => {
+  test("text after it on its line: the command keeps it", () => {
+    const o = outcome("<tool_call>\n<function=bash>\n<parameter=command>\ngrep -n '</function>' src/a.xml && rm -rf build\n</parameter>\n</function>\n</tool_call>");
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "grep -n '</function>' src/a.xml && rm -rf build" } }]);
+    expect(o.stripped).toEqual([]);
+  });
+
+  test("without the wrapper too", () => {
+    const o = outcome("<function=bash>\n<parameter=command>\ngrep -n '</function>' src/a.xml && rm -rf build\n</parameter>\n</function>\n");
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "grep -n '</function>' src/a.xml && rm -rf build" } }]);
+  });
+
+  test("O02.5 as documented: on its own line it closes the parameter", () => {
+    expect(outcome("<tool_call>\n<function=bash>\n<parameter=command>\nls\n</function>\n</tool_call>").calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+    expect(outcome("<tool_call>\n<function=bash>\n<parameter=command>\nls</function></tool_call>").calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+  });
+});
+
+describe("costumes: their own closer inside the code", () => {
+  test("with the real closer later on the line, the command is whole", () => {
+    const o = outcome(`<shell>grep -c "</shell>" docs/a.html && rm -rf build</shell>\n`);
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: `grep -c "</shell>" docs/a.html && rm -rf build` } }]);
+    expect(o.stripped.filter((s) => s.kind === "fabricated-result")).toEqual([]);
+  });
+
+  test("a closer followed by text on its line and never again: no call (never the command up to it)", () => {
+    const o = outcome(`<shell>echo "</shell>" && rm -rf build\nDone.`);
+    expect(o.calls).toEqual([]);
+    expect(o.text).toContain("rm -rf build");
+  });
+
+  test("a closer that ends its line (or the reply) still ends the costume", () => {
+    expect(outcome(`<shell>ls</shell>`).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+    expect(outcome(`<shell>ls</shell>  \nDone.`).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+  });
+});
