@@ -230,16 +230,19 @@ function tolerantFields(span: string): CostumeFields {
   return out;
 }
 
+/** An opener of a field the costume reads, with whatever follows its name up to the next `<` or `>`. */
+const FIELD_OPENER = /<(tool_call|tool_name|tool_args|language|code)\s[^<>]*/gi;
+/** The one attribute a `<tool_call>` opener may carry: the call's id. */
+const ID_ONLY = /^id\s*=\s*("[^"]*"|'[^']*')$/i;
+
 /** A read field's opener written with more than its name (`<code workdir="/tmp">`), outside the code; `<tool_call id=…>` aside. */
 function attributedTag(text: string): string | undefined {
-  for (const name of ["tool_call", "tool_name", "tool_args", "language", "code"]) {
-    // Up to the next `<` or `>` only, so every character is looked at a bounded number of times.
-    const re = new RegExp(`<${name}\\s[^<>]*`, "gi");
-    for (const m of text.matchAll(re)) {
-      const attrs = m[0].slice(name.length + 1).trim();
-      if (attrs === "" || (name === "tool_call" && /^id\s*=\s*("[^"]*"|'[^']*')$/i.test(attrs))) continue;
-      return `<${name}>`;
-    }
+  // Each match runs to the next `<` or `>` only, so every character is looked at a bounded number of times.
+  for (const m of text.matchAll(FIELD_OPENER)) {
+    const name = m[1]!.toLowerCase();
+    const attrs = m[0].slice(name.length + 1).trim();
+    if (attrs === "" || (name === "tool_call" && ID_ONLY.test(attrs))) continue;
+    return `<${name}>`;
   }
   return undefined;
 }
