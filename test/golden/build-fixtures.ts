@@ -250,6 +250,7 @@ export const fixtures: Fixture[] = [
   ...unreadArguments(),
   ...schemaGate(),
   ...readAsWritten(),
+  ...argumentsAsWritten(),
   ...quotedInProse(),
   ...toolNamedElements(), ...toolAliases(),
   ...jsonForms(),
@@ -533,6 +534,43 @@ function readAsWritten(): Fixture[] {
     bad("V29.16", "dsml-leading-zero-number", block("tool_calls", [["read", [["filePath", "/a"], ["limit", "0755", "false"]]]]), "invalid-arguments", ["D05"]),
     bad("V29.18", "hermes-unsafe-integer-for-string", hermes('{"name": "web_search", "arguments": {"query": 12345678901234567890}}'), "invalid-arguments", ["O01"]),
     ok("V29.20", "hermes-safe-integer-for-string", hermes('{"name": "web_search", "arguments": {"query": 600}}'), [{ tool: "web_search", input: { query: "600" }, shape: "O01" }]),
+  ];
+}
+
+/**
+ * Arguments as written (stop 40 review): a call runs only when every part of its markup was read.
+ * A value taken from another pair, a second function folded into the first, an attribute on a
+ * `<tool_call>` opener, digits the model never wrote, text after a legacy fence, a Python literal
+ * the reader half-understood, or a closer inside a value cutting it short: each refused, or read
+ * whole. Beside them, the forms that still run.
+ */
+function argumentsAsWritten(): Fixture[] {
+  const lfm2 = (body: string) => `<|tool_call_start|>${body}<|tool_call_end|>`;
+  const execute = (inner: string) => `<tool_call><tool_name>execute</tool_name><tool_args>${inner}</tool_args></tool_call>`;
+  return [
+    bad("A40.1", "glm-arg-value-with-an-attribute", `<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value id="1">echo hi</arg_value>\n<arg_key>description</arg_key>\n<arg_value>rm -rf build</arg_value>\n</tool_call>`, "broken-markup", ["O03"]),
+    ok("A40.n1", "glm-tool-call-id-label-is-harmless", `<tool_call id="call_1">bash\n<arg_key>command</arg_key>\n<arg_value>ls</arg_value>\n</tool_call>`, [ls("O03", "ls")]),
+    bad("A40.2", "qwen3-coder-second-function-before-the-first-closed", `<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n<function=read>\n<parameter=filePath>\n/x\n</parameter>\n</function>\n</tool_call>`, "broken-markup", ["O02"]),
+    bad("A40.3", "tool-call-attribute-without-a-name", `<tool_call timeout="600">\n{"name": "bash", "arguments": {"command": "sleep 1000"}}\n</tool_call>`, "broken-markup", ["O01"]),
+    bad("A40.4", "minimax-arrow-json-decimal-for-a-string", `[TOOL_CALL]\n{tool => "bash", args => {"command": "sleep 1", "description": 1.10}}\n[/TOOL_CALL]`, "invalid-arguments", ["O05"]),
+    bad("A40.5", "legacy-fence-then-text", `${legacy("tool calls begin")}${legacy("tool call begin")}function${legacy("tool sep")}bash\n${fence}json\n{"command": "ls"}\n${fence}\nrm -rf build${legacy("tool call end")}${legacy("tool calls end")}`, "broken-markup", ["L06"]),
+    bad("A40.6", "lfm2-dict-key-not-a-string", lfm2("[todowrite(todos=[{'content': 'x', 'status': 'pending', 1: 'y'}])]"), "broken-markup", ["O08"]),
+    ok("A40.n2", "lfm2-hex-and-octal-escapes-read-as-python-reads-them", lfm2("[bash(command='printf \"\\x41\\101\\t\"')]"), [ls("O08", 'printf "AA\t"')]),
+    bad("A40.7", "code-interpreter-lang-and-language-disagree", `<code_interpreter type="code" lang="python" language="bash">\nprint(1)\n</code_interpreter>\n`, "broken-markup", ["C07"]),
+    ok("A40.n3", "dsml-invoke-closer-mid-line-inside-a-value", `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">closer.ts</{D}parameter>\n<{D}parameter name="content" string="true">export const closer = "</{D}invoke>";\nexport const n = 1;\n</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [
+      { tool: "write", input: { filePath: "closer.ts", content: live('export const closer = "</{D}invoke>";\nexport const n = 1;\n') }, shape: "D02" },
+    ]),
+    ok("A40.n4", "qwen3-coder-function-closer-inside-a-value", `<tool_call>\n<function=bash>\n<parameter=command>\ngrep -n '</function>' src/a.xml && rm -rf build\n</parameter>\n</function>\n</tool_call>`, [ls("O02", "grep -n '</function>' src/a.xml && rm -rf build")]),
+    ok("A40.n5", "costume-closer-inside-the-command", `<shell>grep -c "</shell>" docs/a.html && rm -rf build</shell>\n`, [ls("C04", 'grep -c "</shell>" docs/a.html && rm -rf build')]),
+    none("A40.8", "costume-closer-with-text-after-it", `<shell>ls</shell> and more\nDone.`),
+    none("A40.9", "pre-with-text-after-the-code", `<pre><code class="language-bash">ls</code>\nrm -rf build</pre>`),
+    none("A40.10", "pre-with-two-code-elements", `<pre><code class="language-bash">ls</code><code class="language-bash">rm -rf build</code></pre>`),
+    bad("A40.11", "execute-costume-code-with-an-attribute", execute(`<language>sh</language><code workdir="/tmp">ls</code>`), "broken-markup", ["C01"]),
+    bad("A40.12", "execute-costume-named-another-tool", `<tool_call><tool_name>read</tool_name><tool_args><language>sh</language><code>ls</code></tool_args></tool_call>`, "broken-markup", ["C01"]),
+    bad("A40.13", "execute-costume-without-a-language", execute(`<code>ls</code>`), "broken-markup", ["C01"]),
+    ok("P09c", "lone-leading-newline-is-content", block("tool_calls", [["write", [["filePath", "a.md"], ["content", "\n# Title"]]]]), [
+      { tool: "write", input: { filePath: "a.md", content: "\n# Title" }, shape: "D02" },
+    ]),
   ];
 }
 
