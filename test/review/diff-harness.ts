@@ -94,6 +94,26 @@ export function engineRun(s: Scenario, cuts: readonly number[]): Outcome {
   };
 }
 
+/** As engineRun, but one engine per part, each flushed and continuing the last (the Responses wire's reading). */
+export function partedEngineRun(s: Scenario, parts: readonly string[]): Outcome {
+  const isEchoed = requestEchoGuard({}, () => givenFromChatBody(chatBody(s, true)));
+  const out: EngineEvent[] = [];
+  let before: ReturnType<NonNullable<ReturnType<typeof createRepairEngine>["carryOver"]>> | undefined;
+  let nudge: string | null = null;
+  for (const part of parts) {
+    const engine = createRepairEngine({ tools: offered(s), idPrefix: "call_", ...(isEchoed ? { isEchoed } : {}), ...(s.parallelOff ? { maxCalls: 1 } : {}), ...(before ? { continues: before } : {}) });
+    if (s.nativeBefore) engine.noteNativeToolCall();
+    out.push(...engine.feed(part), ...engine.flush());
+    before = engine.carryOver!();
+    nudge ??= engine.summary().nudge;
+  }
+  return {
+    calls: out.flatMap((e) => (e.type === "call" ? [{ tool: e.call.tool, input: e.call.input }] : [])),
+    text: out.map((e) => (e.type === "text" ? e.text : "")).join(""),
+    nudge,
+  };
+}
+
 // ---------------------------------------------------------------- SSE helpers
 
 const encode = (t: string) => new TextEncoder().encode(t);

@@ -6,6 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { parse } from "../../src/engine/parse.ts";
 import { fixtureTools } from "../golden/tools.ts";
+import { live } from "../golden/notation.ts";
 import { anthropicJson, anthropicStream, responsesJson, responsesStream, show } from "./diff-harness.ts";
 
 const BASH = '<tool_call>\n{"name":"bash","arguments":{"command":"ls"}}\n</tool_call>';
@@ -36,4 +37,25 @@ describe("F1: Responses parts end the post-call tail as if the reply ended", () 
       expect(show({ calls: r.calls, text: r.text })).toBe(show(expected));
     });
   }
+});
+
+describe("F2: a fenced example runs when an unclosed call before it swallowed the fence's opener", () => {
+  // A call cut off mid-parameter, then the model shows a complete block inside a ```xml fence.
+  // Split into two Anthropic text blocks at the fence, nothing runs; as one text, the fenced
+  // example's `rm -rf x` is recovered as a call (documentation must never execute).
+  const blk = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf x</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+  const truncated = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">cut off\n\n`);
+  const fenced = "```xml\n" + blk + "\n```\n";
+
+  test("parse(): no call comes from inside the fence", () => {
+    const result = parse(truncated + fenced, fixtureTools);
+    expect(show(result.calls.map((c) => c.input))).toBe("[]");
+  });
+
+  test("the same reply split at the fence (two Anthropic text blocks) runs nothing: the paths agree only if the whole text runs nothing", async () => {
+    const split = await anthropicJson({ text: truncated + fenced }, [truncated, fenced], true);
+    expect(split.calls).toEqual([]);
+    const whole = await anthropicJson({ text: truncated + fenced });
+    expect(show(whole.calls)).toBe(show(split.calls));
+  });
 });
