@@ -114,6 +114,24 @@ export function partedEngineRun(s: Scenario, parts: readonly string[]): Outcome 
   };
 }
 
+/** As engineRun, one engine with endSpan() after each part but the last (the Anthropic wire's reading of text blocks with other blocks between). */
+export function spannedEngineRun(s: Scenario, parts: readonly string[]): Outcome {
+  const isEchoed = requestEchoGuard({}, () => givenFromChatBody(chatBody(s, true)));
+  const engine = createRepairEngine({ tools: offered(s), idPrefix: "call_", ...(isEchoed ? { isEchoed } : {}), ...(s.parallelOff ? { maxCalls: 1 } : {}) });
+  if (s.nativeBefore) engine.noteNativeToolCall();
+  const out: EngineEvent[] = [];
+  parts.forEach((part, i) => {
+    out.push(...engine.feed(part));
+    if (i < parts.length - 1) out.push(...engine.endSpan!());
+  });
+  out.push(...engine.flush());
+  return {
+    calls: out.flatMap((e) => (e.type === "call" ? [{ tool: e.call.tool, input: e.call.input }] : [])),
+    text: out.map((e) => (e.type === "text" ? e.text : "")).join(""),
+    nudge: engine.summary().nudge,
+  };
+}
+
 // ---------------------------------------------------------------- SSE helpers
 
 const encode = (t: string) => new TextEncoder().encode(t);

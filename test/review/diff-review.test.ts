@@ -59,3 +59,59 @@ describe("F2: a fenced example runs when an unclosed call before it swallowed th
     expect(show(whole.calls)).toBe(show(split.calls));
   });
 });
+
+describe("F3: Anthropic stream, a text block whose start is still held lets its markup run on past a thinking block", () => {
+  // The first text block is all candidate, so its start is held and never opened downstream;
+  // at its stop AnthropicStreamRewriter.#stop sees no open block and never ends the span, so the
+  // engine reads the next text block (after a thinking block) as the same markup. The JSON path
+  // (endSpan there) and the wire's own rule ("markup never spans a text block and a block of
+  // another kind after it") give a truncated call; the stream runs `rm -rf tmp`.
+  const parts = [live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf `), live(`tmp</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`)];
+  const s = { text: parts.join("") };
+
+  test("JSON: no call, a truncated-call nudge", async () => {
+    const json = await anthropicJson(s, parts, true);
+    expect({ calls: json.calls, nudge: json.nudge }).toEqual({ calls: [], nudge: "truncated-call" });
+  });
+
+  for (const seed of [0, 4, 8]) {
+    test(`stream (seed ${seed}): the same as JSON`, async () => {
+      const json = await anthropicJson(s, parts, true);
+      const sse = await anthropicStream(s, seed, parts, true);
+      expect(show({ calls: sse.calls, text: sse.text, nudge: sse.nudge })).toBe(show(json));
+    });
+  }
+
+  test("stream: prose before the markup in its own block does not change it (the held-start case only)", async () => {
+    // Control: with prose first the block opens downstream, #ending is set and endSpan runs.
+    const withProse = ["Running it.\n\n" + parts[0], parts[1]!];
+    const json = await anthropicJson({ text: withProse.join("") }, withProse, true);
+    const sse = await anthropicStream({ text: withProse.join("") }, 4, withProse, true);
+    expect(show({ calls: sse.calls, text: sse.text, nudge: sse.nudge })).toBe(show(json));
+  });
+});
+
+describe("F4: a call closed by </arg_value> takes the next line's indentation into its span", () => {
+  // `<tool_call>list_sessions</arg_value>` (GLM's value closer for the wrapper's) ends its call
+  // span at the next content, so the blank line and the indentation of an indented code block
+  // after it vanish: "    <b>x</b>" (code) comes out as "<b>x</b>" (HTML), with no stripped
+  // report. With `</tool_call>`, or split into two Anthropic text blocks, the text is kept.
+  const hermes = '<tool_call>\n{"name":"bash","arguments":{"command":"ls"}}\n</tool_call>';
+  const after = "\n\n    <b>x</b>\n\n" + hermes;
+
+  test("parse(): the indentation stays visible, as with </tool_call>", () => {
+    const proper = parse("<tool_call>list_sessions</tool_call>" + after, fixtureTools);
+    expect(proper.text).toBe("\n\n    <b>x</b>\n\n");
+    const glm = parse("<tool_call>list_sessions</arg_value>" + after, fixtureTools);
+    expect(glm.calls.map((c) => c.tool)).toEqual(["list_sessions", "bash"]);
+    expect(glm.text).toContain("    <b>x</b>");
+  });
+
+  test("the whole text and the text split after the call (two Anthropic blocks) show the same indented block", async () => {
+    const parts = ["<tool_call>list_sessions</arg_value>", after];
+    const split = await anthropicJson({ text: parts.join("") }, parts, true);
+    const whole = await anthropicJson({ text: parts.join("") });
+    expect(split.text).toContain("    <b>x</b>");
+    expect(whole.text).toBe(split.text);
+  });
+});
