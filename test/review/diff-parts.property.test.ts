@@ -2,7 +2,8 @@
  * Review (differential): a reply whose text arrives in several parts (Responses output_text parts
  * and message items, Anthropic text blocks with thinking blocks between, chat content with
  * reasoning_content interleaved) must come out as the one text does, when the parts break only
- * between whole fragments. Seeded, bounded runs.
+ * between whole fragments. Seeded, bounded runs. Fails as reviewed on F2-F4 (diff-review.test.ts)
+ * until they are fixed; the Responses paths are held to their own per-part reading (F1).
  */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
