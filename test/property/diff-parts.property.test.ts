@@ -2,8 +2,9 @@
  * Review (differential): a reply whose text arrives in several parts (Responses output_text parts
  * and message items, Anthropic text blocks with thinking blocks between, chat content with
  * reasoning_content interleaved) must come out as the one text does, when the parts break only
- * between whole fragments. Seeded, bounded runs. Fails as reviewed on F2-F4 (diff-review.test.ts)
- * until they are fixed; the Responses paths are held to their own per-part reading (F1).
+ * between whole fragments. Seeded, bounded runs (DIFF_SEED, DIFF_RUNS). It tripped on the review's
+ * F2-F4 (test/adapters/text-parts.test.ts); the Responses paths are held to their own per-part
+ * reading until F1 is fixed (branch fix-held-calls).
  */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";

@@ -1,7 +1,7 @@
 /** Replies for the differential review: prose, documentation holding markup, leaks of several dialects, costumes. */
 import fc from "fast-check";
 import { D } from "../golden/notation.ts";
-import { degradedCall, dsmlBlock, jsonFormCall, newFormatCall, toolCallDialectCall, toolNamedCall } from "../property/arbitraries.ts";
+import { degradedCall, dsmlBlock, jsonFormCall, newFormatCall, toolCallDialectCall, toolNamedCall } from "./arbitraries.ts";
 import type { Scenario } from "./diff-harness.ts";
 
 const prose = fc.constantFrom("Let me check.", "Done, see above.", "I will run it now:", "OK", "The file has `a < b` in it.", "Use **bold** and _it_.", "a | b | c", "Résumé: 你好 \uD83D\uDE00", "Then [TOOL_CALLS] is a token.", "The <tool_call> tag opens a call.");

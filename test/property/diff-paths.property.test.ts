@@ -1,6 +1,6 @@
 /**
  * Review (differential): the same reply must come out the same through every path that repairs it.
- * Seeded, bounded runs; a failing run prints the shrunk scenario.
+ * Seeded, bounded runs (DIFF_SEED, DIFF_RUNS); a failing run prints the shrunk scenario.
  */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
