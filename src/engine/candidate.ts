@@ -301,6 +301,11 @@ export class Candidate implements SpanReader {
     return null;
   }
 
+  restart(at: number): Step {
+    this.endsInBlock = this.root === "block" || this.enclosing !== null;
+    return { kind: "complete", end: at };
+  }
+
   takeCloser(end: number): null {
     this.trailBack = end;
     return this.trail();

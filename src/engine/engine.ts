@@ -251,15 +251,24 @@ class Engine implements RepairEngine {
             i = fedEnd;
             continue;
           }
-          if (final) this.finishAtEnd(cand);
+          if (final) {
+            const read = this.finishAtEnd(cand);
+            if (read < cand.length) {
+              // The span's parser read only a prefix: the rest is text again (see finish).
+              s = cand.textFrom(cand.start + read);
+              base = cand.start + read;
+              i = 0;
+              continue;
+            }
+          }
           this.pos = base + s.length;
           return;
         }
-        const cut = spanEnd(cand, step);
+        let cut = spanEnd(cand, step);
+        if (step.kind === "complete" && cut === step.end) cut = cand.start + this.finish(cand, cut - cand.start, false);
+        else this.releaseCandidate(cand, cut - cand.start, false);
         // The rest is still in `s` unless the span ended inside an earlier delta.
         const rest = cut >= base ? null : cand.textFrom(cut) + s.slice(fedEnd);
-        if (step.kind === "complete" && cut === step.end) this.finish(cand, cut - cand.start, false);
-        else this.releaseCandidate(cand, cut - cand.start, false);
         if (rest === null) {
           i = cut - base;
         } else {
@@ -426,8 +435,8 @@ class Engine implements RepairEngine {
     return OPENERS[tag.family](tag, s, this.view);
   }
 
-  private finishAtEnd(cand: Candidate): void {
-    this.finish(cand, cand.length, !cand.completesAtEnd());
+  private finishAtEnd(cand: Candidate): number {
+    return this.finish(cand, cand.length, !cand.completesAtEnd());
   }
 
   /** Forgets an open block; true when there was one, so its closer is the block's, not a stray. */
@@ -437,19 +446,31 @@ class Engine implements RepairEngine {
     return was;
   }
 
-  private finish(cand: Candidate, length: number, truncated: boolean): void {
+  /**
+   * Applies a complete span's segments; returns how much of the span they cover. A parser may read
+   * only a prefix (a broken invoke that ran on into later markup, parse/dsml.ts): the rest is read
+   * again as text by the caller, after the prefix went through the documentation context, still
+   * inside the candidate's block when there was one.
+   */
+  private finish(cand: Candidate, length: number, truncated: boolean): number {
     this.cand = null;
     this.openBlock = cand.endsInBlock && !truncated ? (cand.root === "block" ? cand.opener : cand.root === "legacy-section" ? true : cand.enclosing) : null;
     const text = cand.text();
-    const span = length === text.length ? text : text.slice(0, length);
+    let span = length === text.length ? text : text.slice(0, length);
     let segments: Segment[];
     try {
       segments = parseSpan(span, cand.root, cand.opener, cand.named !== null, truncated, this.ctx, cand.enclosing);
     } catch {
       segments = [{ kind: "text", start: 0, end: span.length }];
     }
+    const read = segments.length > 0 ? segments[segments.length - 1]!.end : span.length;
+    if (read > 0 && read < span.length) {
+      span = span.slice(0, read);
+      this.openBlock = cand.root === "block" ? cand.opener : cand.enclosing;
+    }
     this.given?.candidateEnded(span, cand.opener.end, segments);
     for (const seg of segments) this.applySegment(seg, span, cand.start);
+    return span.length;
   }
 
   private applySegment(seg: Segment, span: string, base: number): void {

@@ -46,6 +46,13 @@ interface InvokeDraft {
   unread: string | null;
   /** I11: opened by a DSML tag named after the tool; its children are named after its parameters. */
   toolNamed: boolean;
+  /** What ended it: its own closer (or its block's), the next invoke's opener, or the end of the span. */
+  endedBy: "closer" | "next" | "end";
+  /**
+   * Where the markup after it starts when the next invoke ended it: that opener, or a block opener
+   * written before it while this invoke was still open (the model started over). -1 otherwise.
+   */
+  resumeAt: number;
 }
 
 /**
@@ -53,14 +60,23 @@ interface InvokeDraft {
  * The walk is tolerant: every closer the model garbled still ends what it most plausibly closes.
  */
 /** `enclosing`: the opener of a block this span continues (its earlier calls were emitted already). */
-export function parseDsmlSpan(span: string, ctx: SpanContext, enclosing: Tag | null = null, strayLine = false): Segment[] {
+export function parseDsmlSpan(span: string, ctx: SpanContext, enclosing: Tag | null = null, strayLine = false, complete = false): Segment[] {
   const walk = new DsmlWalk(span, ctx, enclosing);
   walk.strayLine = strayLine;
+  walk.complete = complete;
   const invokes = walk.run();
   const units = invokes.map((inv) => ({ start: inv.start, end: inv.end, outcome: outcomeOf(inv, walk, span, ctx) }));
   const fallback: UnitOutcome = walk.sawDsml
     ? { kind: "broken", shape: walk.blockTags.length > 0 ? "S02" : "D08", reason: walk.truncatedBlock ? "truncated-call" : "broken-markup", detail: "tool-call markup without a usable invoke" }
     : { kind: "foreign" };
+  // A broken invoke that never closed (cut off mid-value, or prose where its closer should be) ran
+  // on into what followed, and what followed may be anything the model wrote next, a fenced
+  // example among them. No later unit is read from this span: the segments end where the next
+  // markup starts, and the engine reads the rest again as text, after the broken text went through
+  // its documentation context (so a fence opened in it is seen, and a complete call outside any
+  // documentation is still recovered on its own).
+  const stop = invokes.findIndex((inv, i) => i < invokes.length - 1 && inv.endedBy === "next" && units[i]!.outcome.kind === "broken");
+  if (stop >= 0) return layUnits(invokes[stop]!.resumeAt, units.slice(0, stop + 1), fallback, span);
   return layUnits(span.length, units, fallback, span);
 }
 
@@ -73,8 +89,15 @@ class DsmlWalk {
   truncatedBlock = false;
   /** The span opens with a stray wrapper line the engine took into it (`call`, issue 29 item 7). */
   strayLine = false;
+  /**
+   * The span ended before the reply did: an invoke still open at its end was ended by the next
+   * one's opener (the stream ends a span there, SpanReader.restart), not cut off.
+   */
+  complete = false;
   private blockOpen = false;
   private cur: InvokeDraft | null = null;
+  /** A block opener written while the current invoke was still open: where the model started over. */
+  private restartAt: number | undefined;
   private stack: ParamDraft[] = [];
   /** The span's tags, and the index of the one being read (the closer rule looks at the next). */
   private tags: Tag[] = [];
@@ -110,7 +133,7 @@ class DsmlWalk {
       contentUntil = valueEnds.get(index) ?? -1;
     }
     this.onText(pos, this.span.length);
-    if (this.cur) this.closeInvoke(this.span.length, this.span.length, "end");
+    if (this.cur) this.closeInvoke(this.span.length, this.span.length, this.complete ? "next" : "end");
     this.truncatedBlock = this.blockOpen;
     return this.invokes;
   }
@@ -145,6 +168,7 @@ class DsmlWalk {
           if (cur) this.closeInvoke(tag.start, tag.start, "closer");
           this.blockOpen = false;
         } else if (!cur) this.blockOpen = true;
+        else this.restartAt ??= tag.start;
         return;
       case "invoke":
         if (tag.closing) {
@@ -186,8 +210,10 @@ class DsmlWalk {
     this.cur = {
       start: tag.start, end: tag.end, name, nameRunaway: (tag.flaws & Flaw.RunawayAttr) !== 0, params: [], body: "",
       closed: false, orphan: !this.blockOpen, paramRoot: false, element, tags: [tag], nameStart: -1, unread: unreadAttribute(tag), toolNamed: false,
+      endedBy: "end", resumeAt: -1,
     };
     this.stack = [];
+    this.restartAt = undefined;
   }
 
   /**
@@ -295,6 +321,8 @@ class DsmlWalk {
     }
     cur.end = end;
     cur.closed = how === "closer" || (how === "next" && this.stack.length === 0);
+    cur.endedBy = how;
+    if (how === "next") cur.resumeAt = this.restartAt ?? end;
     this.invokes.push(cur);
     this.cur = null;
     this.stack = [];

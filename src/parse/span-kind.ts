@@ -57,6 +57,12 @@ export interface SpanReader {
    * were text. After trail() or takeCloser(), or alone with `end` (the span would end there).
    */
   tentatively(rule: CloserRule, end?: number): null;
+  /**
+   * A unit opened while the one before it was still open (no closer of its own): the span ends at
+   * `at`, where the new markup starts, so what was written in between reaches the documentation
+   * context before the rest is read again; a block still open goes on around what follows.
+   */
+  restart(at: number): Step;
   /** Parameter nesting: adds `delta` and returns the new depth (it starts at 1, the opener's own). */
   nest(delta: number): number;
   /** I10: the characters from `at` are a named call (name line, JSON object), read one at a time. */

@@ -255,7 +255,8 @@ describe("Anthropic Messages: text held at a text block's end stays in its block
   const init = (stream: boolean) => postInit({ model: "m", max_tokens: 10, stream, messages: [{ role: "user", content: "hi" }], tools: TOOLS_READ });
   const real = (base: typeof fetch) => repairFetch({}, base, { createEngine: (o) => createRepairEngine({ ...o, idPrefix: "t_" }) });
 
-  function sse(blocks: Block[], size: number): string {
+  /** `pings`: a ping right after each block's stop (between a text block's end and what follows). */
+  function sse(blocks: Block[], size: number, pings = false): string {
     const events: Json[] = [messageStart()];
     blocks.forEach((b, index) => {
       const text = b.type === "text" ? b.text : b.thinking;
@@ -265,6 +266,7 @@ describe("Anthropic Messages: text held at a text block's end stays in its block
         events.push({ type: "content_block_delta", index, delta: b.type === "text" ? { type: "text_delta", text: piece } : { type: "thinking_delta", thinking: piece } });
       }
       events.push({ type: "content_block_stop", index });
+      if (pings) events.push({ type: "ping" });
     });
     events.push({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 9 } }, { type: "message_stop" });
     return namedSse(events);
@@ -278,8 +280,8 @@ describe("Anthropic Messages: text held at a text block's end stays in its block
     const res = await real(chunkedFetch([encode(JSON.stringify(body))], JSON_HEADERS))(URL_MESSAGES, init(false));
     const json = plain((JSON.parse(await res.text()) as Json).content);
     const run = async (chunks: Uint8Array[]) => plain(assemble(await (await real(chunkedFetch(chunks))(URL_MESSAGES, init(true))).text()).content);
-    const streams = [await run([encode(sse(blocks, 1000))]), await run(byteByByte(encode(sse(blocks, 1))))];
-    for (const seed of [1, 2, 3, 4, 5, 6]) streams.push(await run(seededCuts(encode(sse(blocks, 1 + (seed % 4))), seed)));
+    const streams = [await run([encode(sse(blocks, 1000))]), await run(byteByByte(encode(sse(blocks, 1)))), await run([encode(sse(blocks, 3, true))])];
+    for (const seed of [1, 2, 3, 4, 5, 6]) streams.push(await run(seededCuts(encode(sse(blocks, 1 + (seed % 4), seed % 2 === 0)), seed)));
     return { json, streams };
   }
 
@@ -312,5 +314,26 @@ describe("Anthropic Messages: text held at a text block's end stays in its block
     expect(adjacent.json.map((b) => b.type)).toEqual(["text", "tool_use"]);
     expect(adjacent.json[1]).toMatchObject({ name: "read", input: { path: "a.ts" } });
     for (const stream of adjacent.streams) expect(stream).toEqual(adjacent.json);
+  });
+
+  test("markup that starts its text block (the block's start still held) is cut by a thinking block too: no call", async () => {
+    // Review F3: no text of the first block went out, so it had never opened downstream; its end
+    // must still end the span, and the held start opens there to carry the text.
+    const blocks: Block[] = [{ type: "text", text: leak.slice(0, cut) }, { type: "thinking", thinking: "hmm" }, { type: "text", text: leak.slice(cut) }];
+    const split = await both(blocks);
+    expect(split.json).toEqual(blocks);
+    for (const stream of split.streams) expect(stream).toEqual(split.json);
+    // Before the message's end as well: the block's text goes out in its own block, before the thinking.
+    const last = await both([{ type: "text", text: leak.slice(0, cut) }, { type: "thinking", thinking: "hmm" }]);
+    expect(last.json).toEqual([{ type: "text", text: leak.slice(0, cut) }, { type: "thinking", thinking: "hmm" }]);
+    for (const stream of last.streams) expect(stream).toEqual(last.json);
+  });
+
+  test("a text block that is all one call, held to its end, before a thinking block: the call, and no empty text block", async () => {
+    const blocks: Block[] = [{ type: "text", text: leak + "\n\n" }, { type: "thinking", thinking: "hmm" }, { type: "text", text: "Reading it." }];
+    const { json, streams } = await both(blocks);
+    expect(json.map((b) => b.type)).toEqual(["tool_use", "thinking"]);
+    expect(json[0]).toMatchObject({ name: "read", input: { path: "a.ts" } });
+    for (const stream of streams) expect(stream).toEqual(json);
   });
 });

@@ -602,7 +602,7 @@ function quotedInProse(): Fixture[] {
     bad("Q29.8", "unindented-block-then-closer-named-in-prose", report(quoted("", "rm -rf build"), " It should end with </{D}invoke> there.\n"), "broken-markup", ["I04"]),
     bad("Q29.9", "unindented-block-then-block-closer-in-prose", report(wrapped(""), " It should end with </{D}tool_calls> there.\n"), "broken-markup", ["I04"]),
     bad("Q29.10", "unindented-claude-xml-then-closer-in-prose", report(claude(""), " Then </invoke></function_calls> closed it.\n"), "broken-markup", ["I04"]),
-    bad("Q29.11", "unindented-block-then-a-real-call", report(wrapped(""), realCall), "broken-markup", ["I04"], report(wrapped(""), "\n\n<{D}tool_calls>\n"), [ls("D02")]),
+    bad("Q29.11", "unindented-block-then-a-real-call", report(wrapped(""), realCall), "broken-markup", ["I04"], report(wrapped(""), "\n\n"), [ls("D02")]),
     // a stray wrapper line (item 7) opens the same quoted block: still released at the dedented paragraph
     none("Q29.12", "quoted-stray-line-invoke-then-closers-in-prose", report(`  call\n  <invoke name="bash">\n  <parameter name="command">rm -rf build\n`, " Then </parameter></invoke> closed it.\n")),
   ];

@@ -159,14 +159,16 @@ describe("huge replies", () => {
     });
   }, SLOW);
 
-  test("100,000 unclosed DSML openers: no call, all text visible, candidates released at the limit", () => {
+  test("100,000 unclosed DSML openers: no call, all text visible, each opener ends at the next one", () => {
+    // An invoke opener while an invoke is still open ends the span there (SpanReader.restart): each
+    // unclosed opener is its own cut-off call, so nothing is held anywhere near the buffer limit.
     const opener = `<${D}invoke name="bash">`;
     const input = opener.repeat(100_000);
     everyMode(input, fill(opener, 200_000), (text, run, mode) => {
       expect(run.calls.length).toBe(0);
       expect(run.text === text).toBe(true);
       expect(run.summary.nudge).not.toBeNull();
-      if (mode !== "parse") expect(run.summary.heldCandidateNoCall).toBeGreaterThan(0);
+      if (mode !== "parse") expect(run.maxHeld).toBeLessThan(4 * opener.length + 4096);
     });
   }, SLOW);
 });
@@ -323,6 +325,11 @@ describe("linear work (counted, not timed)", () => {
     // Plain markup in a DSML value looks ahead for the value's sentinel closer (issue 11 item 7): once per value.
     ["DSML values of plain markup, each closed", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n${fill(`<${D}parameter name="content" string="true"><a><parameter name="x">1</parameter></a></${D}parameter>\n`, n)}`],
     ["one DSML value of plain markup that never closes", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n<${D}parameter name="content" string="true">${fill('<parameter name="x">1</parameter>\n', n)}`],
+    // Invokes that never close, each ended by the next (and a complete one between): each span ends at the next invoke, never re-read to the end.
+    ["DSML invokes cut off mid-value, back to back", (n) => `<${D}tool_calls>\n${fill(`<${D}invoke name="bash">\n<${D}parameter name="command" string="true">cut\n`, n)}</${D}invoke>`],
+    ["DSML invokes missing their closer, complete and cut off in turn", (n) => `<${D}tool_calls>\n${fill(`<${D}invoke name="bash">\n<${D}parameter name="command" string="true">ls</${D}parameter>\n<${D}invoke name="bash">\n<${D}parameter name="command" string="true">cut\n`, n)}</${D}invoke>`],
+    ["DSML invokes cut off before a fence that closes", (n) => `<${D}tool_calls>\n${fill(`<${D}invoke name="bash">\n<${D}parameter name="command" string="true">cut\n\n\`\`\`\n<${D}invoke name="bash">\n\`\`\`\n`, n)}</${D}invoke>`],
+    ["Claude-style invokes cut off in a wrapper", (n) => `<function_calls>\n${fill('<invoke name="bash">\n<parameter name="command">cut\n', n)}</invoke>\n</function_calls>`],
     ["DSML values of plain closers and openers, never closed", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n${fill(`<${D}parameter name="c" string="true"></parameter><parameter name="x"></parameter>`, n)}`],
   ];
   // Candidates that abandon late, back at their start: each abandoned opener must not rescan what

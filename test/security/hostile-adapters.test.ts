@@ -48,7 +48,8 @@ const CORPUS: Item[] = [
     size: 4096,
     check: (r) => {
       expect(r.calls.length).toBe(0);
-      expect(r.summary.heldCandidateNoCall).toBeGreaterThan(0);
+      // Each unclosed opener ends at the next one (SpanReader.restart): markup that ran nothing, a nudge.
+      expect(r.summary.nudge).not.toBeNull();
     },
   },
   ...SENTINELS.map((sentinel, i) => ({

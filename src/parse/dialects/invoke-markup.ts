@@ -6,7 +6,7 @@ import { truncatedCall, wholeSpan } from "../call.ts";
 import { parseDsmlSpan } from "../dsml.ts";
 import { parseNamedSpan } from "../named.ts";
 import { tagsOf, type Segment } from "../segments.ts";
-import { abandon, abandonOnFirst, complete, type OpenerRule, type SpanKind, type SpanParse, type SpanReader } from "../span-kind.ts";
+import { abandon, abandonOnFirst, complete, type OpenerRule, type SpanKind, type SpanParse, type SpanReader, type Step } from "../span-kind.ts";
 import { opensToolElement, writtenName } from "../tool-element.ts";
 
 // DSML and the unprefixed wrappers written like it (MiniMax-M2 O05, Claude-style O07): a block, an
@@ -16,7 +16,7 @@ const closesUnit = (tag: Tag) => tag.closing && (tag.role === "invoke" || tag.ro
 
 function parseInvokeMarkup({ span, opener, named, truncated, ctx, enclosing }: SpanParse): Segment[] {
   // An opener that does not start its span follows a stray wrapper line the engine took in (W01).
-  const segments = named ? parseNamedSpan(span, opener, ctx, truncated) : parseDsmlSpan(span, ctx, enclosing === true ? null : enclosing, opener.start > 0);
+  const segments = named ? parseNamedSpan(span, opener, ctx, truncated) : parseDsmlSpan(span, ctx, enclosing === true ? null : enclosing, opener.start > 0, !truncated);
   return truncated && isUnprefixedWrapper(opener) && segments.every((s) => s.kind !== "call") && hasInvoke(span, opener)
     ? wholeSpan(span.length, truncatedCall(opener.name === "minimax:tool_call" ? "O05" : opener.name === "function_calls" ? "O07" : "W02"))
     : segments;
@@ -36,8 +36,38 @@ function hasInvoke(span: string, opener: Tag): boolean {
 
 const INVOKE_OPENER = "<invoke ";
 
-export const BLOCK: SpanKind = {
+/**
+ * Whether an invoke is open in a streaming span, and where the markup after it starts if the model
+ * started over (a block opener written while it was open). An invoke that never closed ran on into
+ * whatever the model wrote next, a fenced example among them: the span ends where the next invoke
+ * (or that block opener) starts (SpanReader.restart), as the walk ends the unit there ("next").
+ */
+class UnitWatch {
+  restartAt = -1;
+  constructor(public open: boolean) {}
+}
+
+function nextUnit(r: SpanReader, tag: Tag, base: number, unit: UnitWatch): Step | null {
+  if (tag.closing) {
+    if (tag.role === "invoke") unit.open = false;
+    // A block opener inside a value that then closed was the value's text.
+    if (tag.role === "invoke" || tag.role === "parameter") unit.restartAt = -1;
+    return null;
+  }
+  if (tag.role === "block") {
+    if (unit.open && unit.restartAt < 0) unit.restartAt = base + tag.start;
+    return null;
+  }
+  // A self-closing invoke inside an invoke is a parameter written as one (P12), as the walk reads it.
+  if (tag.role !== "invoke" || tag.flaws & Flaw.SelfClosing) return null;
+  if (unit.open) return r.restart(unit.restartAt >= 0 ? unit.restartAt : base + tag.start);
+  unit.open = true;
+  return null;
+}
+
+export const BLOCK: SpanKind<UnitWatch> = {
   watchesContent: false,
+  body: () => new UnitWatch(false),
   content(r: SpanReader, c: number, at: number, first: boolean) {
     if (!first) return null;
     // Text right after a DSML block opener can only be a named call (I10); anything else is a mention.
@@ -45,20 +75,24 @@ export const BLOCK: SpanKind = {
     r.readNamedCall(at);
     return null;
   },
-  tag(r, tag, base, _first, closesBlock) {
+  tag(r, tag, base, _first, closesBlock, unit) {
     if (closesBlock) return complete(base + tag.end);
     // Unprefixed dialect wrappers (O05, O07) are only calls when the whole wrapper closes.
-    return closesUnit(tag) && r.opener.family === "dsml" ? r.trail() : null;
+    if (r.opener.family !== "dsml") return null;
+    return closesUnit(tag) ? r.trail() : nextUnit(r, tag, base, unit);
   },
   parse: parseInvokeMarkup,
 };
 
-export const INVOKE: SpanKind = {
+export const INVOKE: SpanKind<UnitWatch> = {
   watchesContent: false,
+  body: () => new UnitWatch(true),
   // A real invoke starts with a parameter or a JSON body; prose means the opener was only mentioned.
   content: (r, c, at, first) => (first && c !== LBRACE && !(r.opener.flaws & Flaw.RunawayAttr) ? abandon(at) : null),
-  tag(r, tag, base, _first, closesBlock) {
+  tag(r, tag, base, _first, closesBlock, unit) {
     const end = base + tag.end;
+    if (!tag.closing) return nextUnit(r, tag, base, unit);
+    if (tag.role === "parameter") nextUnit(r, tag, base, unit);
     if (tag.closing && tag.role === "invoke") {
       if (r.enclosing) return r.trail();
       // An invoke with no block around it takes a lone wrapper closer that comes next: the proof a

@@ -82,7 +82,7 @@ function readToolCallSpan(span: string, opener: Tag, ctx: SpanContext, truncated
     // Zero arguments: a closed `<tool_call>NAME</tool_call>` for a declared tool; an unclosed or unknown name is prose.
     if (rest === "") return closer && ctx.tools.has(name) ? whole(textArgsOutcome(name, [], "O03", ctx)) : textSpan(span.length);
     // GLM closing a zero-argument call with its value closer, `<tool_call>NAME</arg_value>` (T02): the closer proves the markup.
-    if (rest === VALUE_CLOSER) return ctx.tools.has(name) ? whole(textArgsOutcome(name, [], "T02", ctx)) : textSpan(span.length);
+    if (rest === VALUE_CLOSER) return ctx.tools.has(name) ? valueClosed(span, bodyEnd, closer !== undefined, textArgsOutcome(name, [], "T02", ctx)) : textSpan(span.length);
     if (truncated) return whole(truncatedCall("O03", name));
     return whole(glmPairs(body, name, ctx));
   }
@@ -91,6 +91,19 @@ function readToolCallSpan(span: string, opener: Tag, ctx: SpanContext, truncated
 }
 
 const VALUE_CLOSER = "</arg_value>";
+
+/**
+ * T02's unit: with the wrapper's own closer the whole span; without it the unit ends right after
+ * `</arg_value>`, and what the span took after it (the layout up to the next content, read while the
+ * closer might still come) is laid down as text: a blank line and the next line's indentation stay
+ * visible, as after `</tool_call>`.
+ */
+function valueClosed(span: string, bodyEnd: number, closed: boolean, outcome: UnitOutcome): Segment[] {
+  if (closed) return wholeSpan(span.length, outcome);
+  const end = span.lastIndexOf(VALUE_CLOSER, bodyEnd) + VALUE_CLOSER.length;
+  const unit = wholeSpan(end, outcome);
+  return end < span.length ? [...unit, { kind: "text", start: end, end: span.length }] : unit;
+}
 
 /**
  * `<tool_call name="NAME">{json args}</tool_call>` (T01, seen from DeepSeek V4 Pro): the name sits in

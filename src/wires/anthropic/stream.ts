@@ -32,8 +32,9 @@ export class AnthropicStreamRewriter implements EventRewriter {
   #held: Json | undefined;
   /**
    * A text block ended upstream while the engine still held some of its text: it stays open
-   * downstream until the next event tells whether the text may go on (another text block) or
-   * ends there (any other block, or the message's end).
+   * downstream (or, when none of its text went out yet, its start stays held) until the next event
+   * tells whether the text may go on (another text block) or ends there (any other block, or the
+   * message's end).
    */
   #ending = false;
   /**
@@ -63,7 +64,8 @@ export class AnthropicStreamRewriter implements EventRewriter {
     }
     const held = this.#held;
     const decided = this.#other(event);
-    if (held === undefined || this.#held !== held) return decided;
+    // Once the block stopped upstream, its held start opens only with text (a ping passes it by).
+    if (held === undefined || this.#held !== held || this.#textBlock === undefined) return decided;
     // Anything else between the held start and the block's text (a ping) goes after the start.
     return withLead(this.#openText(), decided);
   }
@@ -76,14 +78,21 @@ export class AnthropicStreamRewriter implements EventRewriter {
   #endBlock(event: Json): Json[] {
     this.#ending = false;
     const block = event.type === "content_block_start" && isObject(event.content_block) ? event.content_block.type : undefined;
-    if (block === "text" || this.#guard.done) return this.#close();
+    if (block === "text" || this.#guard.done) {
+      // The next text block goes on with what this one held (a held start was never opened: it is dropped).
+      this.#held = undefined;
+      return this.#close();
+    }
+    // The message's end flushes (message_delta, message_stop): the held start opens there if text goes out.
     if (event.type === "message_delta" || event.type === "message_stop") return [];
     // A native call next: calls held back are withdrawn here, so the text held after them stays in this block.
     const native = NATIVE_BLOCKS.has(block as string);
     const withdraw = native && this.#heldCalls.length > 0;
     if (withdraw) this.#heldCalls = [];
     const step = this.#guard.step({ native, withdraw, endSpan: true });
+    // Text opens the held start (#emitText); a block whose text all became calls is never opened.
     const pieces = step.ok ? this.#emit(step.events) : [...this.#unhold(), ...this.#emitText(step.held)];
+    this.#held = undefined;
     return [...pieces, ...this.#close()];
   }
 
@@ -113,6 +122,8 @@ export class AnthropicStreamRewriter implements EventRewriter {
     this.#final();
     const held = this.#unhold();
     const pieces = step.ok ? this.#emit(step.events) : step.held ? this.#emitText(step.held) : [];
+    // A held start no text opened stays unopened.
+    this.#held = undefined;
     return [...held, ...pieces, ...this.#close()];
   }
 
@@ -171,13 +182,15 @@ export class AnthropicStreamRewriter implements EventRewriter {
   /** The stop of the text block being fed. */
   #stop(event: Json): Rewritten | null {
     this.#textBlock = undefined;
-    this.#held = undefined;
     const open = this.#open;
-    // The engine holds some of the block's text: the block stays open until the next event decides it (#endBlock).
-    if (open !== undefined && this.#guard.held > 0 && !this.#guard.done) {
+    // The engine holds some of the block's text: the block stays open, or its start held when none
+    // of its text went out yet, until the next event decides it (#endBlock). Open or not: the text
+    // held must not run on into a text block after a block of another kind.
+    if (this.#guard.held > 0 && !this.#guard.done) {
       this.#ending = true;
       return { pieces: [] };
     }
+    this.#held = undefined;
     this.#open = undefined;
     // The block never opened downstream, or a call closed it already: nothing left to close.
     if (open === undefined) return { pieces: [] };
@@ -191,6 +204,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
       this.#final();
       const held = this.#unhold();
       pieces = [...held, ...(step.ok ? this.#emit(step.events) : step.held ? this.#emitText(step.held) : [])];
+      this.#held = undefined;
       pieces.push(...this.#close());
     }
     const delta = event.delta;

@@ -1,0 +1,92 @@
+/**
+ * An invoke that never closed (cut off mid-value, or prose where its closer should be) runs on
+ * into whatever the model wrote next. Review F2: a complete block the model then showed inside a
+ * ```xml fence ran, because the whole text was one candidate and the walk recovered the next
+ * invoke with no documentation context. A unit still open when the next invoke (or a block
+ * opener before it) starts ends its span there (SpanReader.restart); its text goes through the
+ * documentation context and the rest is read again, so an example in any CommonMark container
+ * stays text while a complete call outside documentation still runs. Whole text, char by char,
+ * every two-chunk split and seeded random splits agree.
+ */
+import { describe, expect, test } from "bun:test";
+import { parse } from "../../src/engine/parse.ts";
+import { live } from "../golden/notation.ts";
+import { fixtureTools } from "../golden/tools.ts";
+import { everyChar, observable, randomCuts, runEngine } from "../support/run-engine.ts";
+
+const blk = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf x</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+const inv = live(`<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf x</{D}parameter>\n</{D}invoke>`);
+const open = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">`);
+const P = live(`</{D}parameter>`);
+const END = live(`\n</{D}tool_calls>`);
+const indent = (s: string, by: string) => by + s.split("\n").join(`\n${by}`);
+
+function outcome(input: string) {
+  const run = (cuts: number[]) => observable(runEngine(input, cuts, fixtureTools));
+  const whole = run([]);
+  expect(run(everyChar(input.length))).toEqual(whole);
+  for (let k = 1; k < input.length; k++) {
+    const split = run([k]);
+    if (JSON.stringify(split) !== JSON.stringify(whole)) expect({ split: k, ...split }).toEqual({ split: k, ...whole });
+  }
+  for (let seed = 1; seed <= 10; seed++) expect(run(randomCuts(input.length, seed))).toEqual(whole);
+  const r = parse(input, fixtureTools);
+  return { calls: r.calls.map((c) => c.input), text: r.text, broken: r.broken.map((b) => b.shape), nudge: r.nudge };
+}
+
+describe("documentation after an invoke that never closed stays documentation", () => {
+  const examples: Record<string, string> = {
+    "a ```xml fence (the review's case)": "```xml\n" + blk + "\n```\n",
+    "a fence holding only an invoke": "```xml\n" + inv + "\n```\n",
+    "a tilde fence": "~~~\n" + blk + "\n~~~\n",
+    "a fence in a list item": "- example:\n\n" + indent("```\n" + blk + "\n```", "  ") + "\n",
+    "a block quote": indent(blk, "> ") + "\n",
+    "inline code": "Write `" + blk.replaceAll("\n", " ") + "` to call.\n",
+    "an indented code block": indent(blk, "    ") + "\n",
+  };
+  for (const [name, doc] of Object.entries(examples)) {
+    test(`cut off mid-value, then ${name}: nothing runs, every character visible, a truncated-call nudge`, () => {
+      const input = open + "cut off\n\n" + doc;
+      expect(outcome(input)).toEqual({ calls: [], text: input, broken: ["S02"], nudge: "truncated-call" });
+    });
+  }
+
+  test("prose where the invoke's closer should be, then a fenced example (I04): nothing runs", () => {
+    for (const example of [blk, inv]) {
+      const input = open + "ls" + P + "\n\nExample:\n\n```xml\n" + example + "\n```\n";
+      expect(outcome(input)).toEqual({ calls: [], text: input, broken: ["I04"], nudge: "broken-markup" });
+    }
+  });
+
+  test("Claude-style markup: a cut-off invoke, then a fenced wrapper, inside a wrapper that closes", () => {
+    const input = '<function_calls>\n<invoke name="bash">\n<parameter name="command">cut off\n\n```xml\n<function_calls>\n<invoke name="bash">\n<parameter name="command">rm -rf x</parameter>\n</invoke>\n</function_calls>\n```\n</function_calls>';
+    expect(outcome(input)).toMatchObject({ calls: [], text: input, nudge: "truncated-call" });
+  });
+});
+
+describe("a complete call outside documentation after an invoke that never closed still runs", () => {
+  test("the next invoke in the same block", () => {
+    const input = open + "cut off\n" + inv + END;
+    expect(outcome(input)).toEqual({ calls: [{ command: "rm -rf x" }], text: open + "cut off\n", broken: ["S02"], nudge: "truncated-call" });
+  });
+
+  test("a new block (the model started over): its opener is the call's markup, not visible text", () => {
+    expect(outcome(open + "cut off\n" + blk)).toEqual({ calls: [{ command: "rm -rf x" }], text: open + "cut off\n", broken: ["S02"], nudge: "truncated-call" });
+    expect(outcome(open + "cut off\n\nThen:\n\n" + blk + "\nDone.")).toMatchObject({ calls: [{ command: "rm -rf x" }], text: open + "cut off\n\nThen:\n\n" });
+  });
+
+  test("two complete invokes after the cut-off one", () => {
+    const input = open + "cut off\n" + inv + "\n" + inv + END;
+    expect(outcome(input).calls).toEqual([{ command: "rm -rf x" }, { command: "rm -rf x" }]);
+  });
+
+  test("an invoke missing only its closer, then the next invoke: both run (the span ends at the next invoke, the unit is complete)", () => {
+    const input = open + "ls" + P + "\n" + inv + END;
+    expect(outcome(input)).toEqual({ calls: [{ command: "ls" }, { command: "rm -rf x" }], text: "", broken: [], nudge: null });
+  });
+
+  test("a block opener written inside a value that then closes is the value's text", () => {
+    const input = open + "echo " + live("<{D}tool_calls>") + P + "\n" + inv + END;
+    expect(outcome(input).calls).toEqual([{ command: "echo " + live("<{D}tool_calls>") }, { command: "rm -rf x" }]);
+  });
+});
