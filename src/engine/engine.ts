@@ -24,11 +24,14 @@ const PIECE = 256;
 /**
  * Text held after a recovered call: released if another call follows, stripped at the end (S03).
  * A piece that is markup the engine did not run (a call past maxCalls, broken markup) keeps its
- * report, so a withdrawn call (withdrawCalls) can strip it as a native call's duplicate.
+ * report, so a withdrawn call (withdrawCalls) can strip it as a native call's duplicate. A `gone`
+ * piece was stripped where it stood (an echoed call, a native call's duplicate) and is never
+ * released; it keeps its place so the pieces stay one run of what was fed, the last `length`
+ * characters, which is what the store keeps for them (RepairEngine.held).
  */
 interface Tail {
   start: number;
-  pieces: { start: number; length: number; noise: boolean; markup?: BrokenSpan }[];
+  pieces: { start: number; length: number; noise: boolean; markup?: BrokenSpan; gone?: true }[];
   length: number;
 }
 
@@ -148,6 +151,7 @@ class Engine implements RepairEngine {
     // What the model wrote after the call is its own text again; markup in it is a native call's duplicate, as it would have been.
     for (const piece of tail?.pieces ?? []) {
       const span: [number, number] = [piece.start, piece.start + piece.length];
+      if (piece.gone) continue;
       if (piece.noise) this.stripped.push({ span, kind: "noise" });
       else if (piece.markup) {
         const at = this.broken.indexOf(piece.markup);
@@ -494,12 +498,12 @@ class Engine implements RepairEngine {
     if (seg.kind === "call" || (seg.kind === "broken" && this.native)) {
       this.doc.afterMarkup();
       if (this.native) {
-        this.stripped.push({ span: [start, end], kind: "native-call-duplicate" });
+        this.strip([start, end], "native-call-duplicate");
         return;
       }
       if (seg.kind !== "call") return;
       if (this.isEchoed?.({ tool: seg.tool, input: seg.input, markup: span.slice(seg.start, seg.end), tools: this.ctx.tools })) {
-        this.stripped.push({ span: [start, end], kind: "echoed-markup" });
+        this.strip([start, end], "echoed-markup");
         this.broken.push({ span: [start, end], shape: seg.shape, reason: "echoed-markup", detail: "markup quoted from content the request gave the model", tool: seg.tool });
         return;
       }
@@ -577,7 +581,7 @@ class Engine implements RepairEngine {
     const kept = fits ? text : text.slice(0, room);
     let last = tail.pieces[tail.pieces.length - 1];
     if (markup) tail.pieces.push((last = { start, length: 0, noise, markup }));
-    else if (!last || last.noise !== noise || last.markup || last.start + last.length !== start) tail.pieces.push((last = { start, length: 0, noise }));
+    else if (!last || last.noise !== noise || last.markup || last.gone || last.start + last.length !== start) tail.pieces.push((last = { start, length: 0, noise }));
     last.length += kept.length;
     tail.length += kept.length;
     if (fits) return;
@@ -586,12 +590,29 @@ class Engine implements RepairEngine {
     this.pushText(text.slice(room), start + room);
   }
 
+  /**
+   * Markup stripped where it stood, reported once. Held after a call, it takes its place in the
+   * tail as a `gone` piece (counted against the limit like the rest), never to be released.
+   */
+  private strip(span: [number, number], kind: "native-call-duplicate" | "echoed-markup"): void {
+    this.stripped.push({ span, kind });
+    const tail = this.tail;
+    if (!tail) return;
+    const length = span[1] - span[0];
+    tail.pieces.push({ start: span[0], length, noise: false, gone: true });
+    tail.length += length;
+    if (tail.length < this.limit) return;
+    this.heldNoCall++;
+    this.releaseTail();
+  }
+
   /** Another call follows (or the tail grew too long): what the model wrote in between is visible. */
   private releaseTail(): void {
     const tail = this.tail;
     if (!tail) return;
     this.tail = null;
     for (const piece of tail.pieces) {
+      if (piece.gone) continue;
       if (piece.noise) this.stripped.push({ span: [piece.start, piece.start + piece.length], kind: "noise" });
       else this.pushText(this.store.slice(piece.start, piece.start + piece.length), piece.start);
     }
@@ -603,6 +624,7 @@ class Engine implements RepairEngine {
     if (!tail) return;
     this.tail = null;
     for (const piece of tail.pieces) {
+      if (piece.gone) continue;
       const kind = piece.noise || this.store.slice(piece.start, piece.start + piece.length).trim() === "" ? "noise" : "fabricated-result";
       this.stripped.push({ span: [piece.start, piece.start + piece.length], kind });
     }
