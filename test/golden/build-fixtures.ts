@@ -542,11 +542,14 @@ function readAsWritten(): Fixture[] {
  * A value taken from another pair, a second function folded into the first, an attribute on a
  * `<tool_call>` opener, digits the model never wrote, text after a legacy fence, a Python literal
  * the reader half-understood, or a closer inside a value cutting it short: each refused, or read
- * whole. Beside them, the forms that still run.
+ * whole. Beside them, the forms that still run. And where a span ends: a cut-off invoke at the next
+ * markup, a GLM call at its `</arg_value>`, so what follows is read as text again.
  */
 function argumentsAsWritten(): Fixture[] {
   const lfm2 = (body: string) => `<|tool_call_start|>${body}<|tool_call_end|>`;
   const execute = (inner: string) => `<tool_call><tool_name>execute</tool_name><tool_args>${inner}</tool_args></tool_call>`;
+  const cutOff = `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">`;
+  const rmBlock = block("tool_calls", [["bash", [["command", "rm -rf x"]]]]);
   return [
     bad("A40.1", "glm-arg-value-with-an-attribute", `<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value id="1">echo hi</arg_value>\n<arg_key>description</arg_key>\n<arg_value>rm -rf build</arg_value>\n</tool_call>`, "broken-markup", ["O03"]),
     ok("A40.n1", "glm-tool-call-id-label-is-harmless", `<tool_call id="call_1">bash\n<arg_key>command</arg_key>\n<arg_value>ls</arg_value>\n</tool_call>`, [ls("O03", "ls")]),
@@ -568,6 +571,14 @@ function argumentsAsWritten(): Fixture[] {
     bad("A40.11", "execute-costume-code-with-an-attribute", execute(`<language>sh</language><code workdir="/tmp">ls</code>`), "broken-markup", ["C01"]),
     bad("A40.12", "execute-costume-named-another-tool", `<tool_call><tool_name>read</tool_name><tool_args><language>sh</language><code>ls</code></tool_args></tool_call>`, "broken-markup", ["C01"]),
     bad("A40.13", "execute-costume-without-a-language", execute(`<code>ls</code>`), "broken-markup", ["C01"]),
+    // A cut-off invoke ends where the next markup starts (review F2): a fenced example after it stays documentation.
+    bad("S02.2", "truncated-block-then-fenced-example", `${cutOff}cut off\n\n${fence}xml\n${rmBlock}\n${fence}\n`, "truncated-call", ["S02"]),
+    bad("S02.3", "truncated-block-then-a-new-block", `${cutOff}cut off\n${rmBlock}`, "truncated-call", ["S02"], `${cutOff}cut off\n`, [ls("D02", "rm -rf x")]),
+    bad("Q29.13", "unindented-block-then-fenced-example", `${cutOff}ls</{D}parameter>\n\nExample:\n\n${fence}xml\n${rmBlock}\n${fence}\n`, "broken-markup", ["I04"]),
+    // A GLM call closed by </arg_value> ends at that closer (review F4): the indented code after it stays code.
+    ok("T02.n1", "glm-value-closer-then-indented-code", `<tool_call>list_sessions</arg_value>\n\n    <b>x</b>\n\n<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}\n</tool_call>`, [
+      { tool: "list_sessions", input: {}, shape: "T02" }, ls("O01", "ls"),
+    ], "\n\n    <b>x</b>\n\n"),
     ok("P09c", "lone-leading-newline-is-content", block("tool_calls", [["write", [["filePath", "a.md"], ["content", "\n# Title"]]]]), [
       { tool: "write", input: { filePath: "a.md", content: "\n# Title" }, shape: "D02" },
     ]),
