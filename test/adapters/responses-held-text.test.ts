@@ -38,7 +38,7 @@ function completedItem(item: Item): Json {
 }
 
 /** The named SSE of `items`, text deltas `size` characters long; `completed: false` ends the body without response.completed. */
-function sse(items: Item[], size: number, completed = true): string {
+function sse(items: Item[], size: number, completed = true, eol = "\n"): string {
   const response = (status: string, output: Json[]) => ({ id: "resp_1", object: "response", created_at: 1, status, model: "m", output });
   const events: Json[] = [{ type: "response.created", response: response("in_progress", []) }];
   items.forEach((item, index) => {
@@ -66,7 +66,10 @@ function sse(items: Item[], size: number, completed = true): string {
     events.push({ type: "response.output_item.done", output_index: index, item: done });
   });
   if (completed) events.push({ type: "response.completed", response: response("completed", items.map(completedItem)) });
-  return namedSse(events.map((e, sequence_number) => ({ ...e, sequence_number })));
+  return namedSse(
+    events.map((e, sequence_number) => ({ ...e, sequence_number })),
+    eol,
+  );
 }
 
 /** What a client keeps of the output: a message as its parts' texts, a call as its path, anything else as its type. */
@@ -101,7 +104,7 @@ function readStream(out: string, completed = true): unknown[] {
         items.push(event.item);
         return;
       case "response.output_item.done":
-        expect(event.output_index).toBe(open);
+        expect(open).toBe(event.output_index);
         open = undefined;
         items[event.output_index] = event.item;
         if (event.item.type === "message") event.item.content.forEach((p: Json, i: number) => expect(p.text).toBe(texts.get(`${event.item.id}/${i}`) ?? ""));
@@ -119,7 +122,7 @@ function readStream(out: string, completed = true): unknown[] {
         expect(event.part.text).toBe(texts.get(key) ?? "");
         break;
     }
-    if (typeof event.output_index === "number") expect(event.output_index).toBe(open);
+    if (typeof event.output_index === "number") expect(open).toBe(event.output_index);
   });
   expect(open).toBeUndefined();
   if (completed) expect(final).toEqual(items);
@@ -193,6 +196,21 @@ describe("Responses stream, parallel calls off: text held after a recovered call
         expect(results.map((r) => r.summary.recovered)).toEqual([1]);
       }
     }
+  });
+
+  test("CR LF line ends: the events kept back go out the same at every split, byte for byte", async () => {
+    const items: Item[] = [{ message: "msg_1", parts: [TEXT] }, { reasoning: "rs_1", text: "thinking" }, { native: "fc_n" }];
+    const json = await jsonOutput(items);
+    // A comment kept back too: it goes out as its own bytes, not re-serialized.
+    const text = sse(items, 3, true, "\r\n");
+    const second = text.indexOf("event: response.output_item.added", text.indexOf("event: response.output_item.done"));
+    const bytes = encode(`${text.slice(0, second)}: keep-alive\r\n\r\n${text.slice(second)}`);
+    const body = async (chunks: Uint8Array[]) => (await repairFetch({}, chunkedFetch(chunks))(URL_RESPONSES, request(true, OFF))).text();
+    const whole = await body([bytes]);
+    expect(whole).toContain(": keep-alive\r\n\r\n");
+    expect(readStream(whole.replaceAll("\r\n", "\n"))).toEqual(json);
+    expect(await body(byteByByte(bytes))).toBe(whole);
+    for (const seed of SEEDS) expect(await body(seededCuts(bytes, seed, 7))).toBe(whole);
   });
 
   test("a body that ends without response.completed: the held events still go out, then the call", async () => {
