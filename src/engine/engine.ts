@@ -163,6 +163,13 @@ class Engine implements RepairEngine {
     return this.out;
   }
 
+  releaseTail(): EngineEvent[] {
+    this.out = [];
+    this.releaseHeldTail();
+    this.store.keepLast(this.held);
+    return this.out;
+  }
+
   endSpan(): EngineEvent[] {
     if (this.flushed) throw new Error("dsml-fix engine: endSpan after flush");
     this.out = [];
@@ -507,7 +514,7 @@ class Engine implements RepairEngine {
         this.broken.push({ span: [start, end], shape: seg.shape, reason: "echoed-markup", detail: "markup quoted from content the request gave the model", tool: seg.tool });
         return;
       }
-      this.releaseTail();
+      this.releaseHeldTail();
       this.out.push({
         type: "call",
         call: { id: `${this.idPrefix}${++this.seq}`, tool: seg.tool, input: seg.input, span: [start, end], shape: seg.shape },
@@ -572,7 +579,7 @@ class Engine implements RepairEngine {
       return;
     }
     if (this.thinking && !noise && hasContent(text, 0, text.length)) {
-      this.releaseTail();
+      this.releaseHeldTail();
       this.pushText(text, start);
       return;
     }
@@ -586,7 +593,7 @@ class Engine implements RepairEngine {
     tail.length += kept.length;
     if (fits) return;
     this.heldNoCall++;
-    this.releaseTail();
+    this.releaseHeldTail();
     this.pushText(text.slice(room), start + room);
   }
 
@@ -607,7 +614,7 @@ class Engine implements RepairEngine {
   }
 
   /** Another call follows (or the tail grew too long): what the model wrote in between is visible. */
-  private releaseTail(): void {
+  private releaseHeldTail(): void {
     const tail = this.tail;
     if (!tail) return;
     this.tail = null;

@@ -4,11 +4,13 @@ import { describeError } from "./describe-error.ts";
 /**
  * Text to feed, the response's native calls to note, the end of a span or the end to flush: any of
  * them, in that order. `withdraw` notes a native call too, and withdraws every call this engine
- * recovered (the caller held them all back: RepairEngine.withdrawCalls).
+ * recovered (the caller held them all back: RepairEngine.withdrawCalls). `releaseTail` alone
+ * releases the text held after a recovered call (RepairEngine.releaseTail).
  */
 export interface Work {
   native?: boolean;
   withdraw?: boolean;
+  releaseTail?: boolean;
   delta?: string;
   endSpan?: boolean;
   flush?: boolean;
@@ -76,6 +78,7 @@ export class GuardedEngine {
       let events: EngineEvent[] = [];
       if (work.withdraw) events = this.#withdrawn();
       else if (work.native) this.#engine.noteNativeToolCall();
+      else if (work.releaseTail && this.#engine.releaseTail) events = this.#engine.releaseTail();
       // feed() and flush() return fresh arrays: pass them on instead of copying.
       if (delta) events = events.length === 0 ? this.#engine.feed(delta) : events.concat(this.#engine.feed(delta));
       if (work.endSpan && !flush && this.#engine.endSpan) events = events.concat(this.#engine.endSpan());

@@ -100,6 +100,12 @@ export interface RepairEngine {
    */
   withdrawCalls?(): EngineEvent[];
   /**
+   * The caller can wait no longer for the reply's end to decide the text held after a recovered
+   * call (a Responses stream holding a part's closing events for it): it is released as text, as
+   * when it outgrows bufferLimit; the calls stand.
+   */
+  releaseTail?(): EngineEvent[];
+  /**
    * The text fed so far ends a span (an Anthropic text block followed by a block of another kind):
    * a tag or candidate still open is decided as at the end, so markup never continues past it.
    * Text held after a call, and the documentation context, carry on into the next span.

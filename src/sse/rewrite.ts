@@ -53,7 +53,7 @@ export interface EventRewriter {
  * 128k output tokens, with the request's instructions and tools, tens of KB each). 4 MiB, plus the
  * chunk that crossed it, is then all a stream ever holds for one event.
  */
-const HELD_EVENT_LIMIT = 4 * 1024 * 1024;
+export const HELD_EVENT_LIMIT = 4 * 1024 * 1024;
 
 /**
  * Untouched events are never re-encoded: consecutive ones go out as one slice of the network

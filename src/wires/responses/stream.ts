@@ -6,10 +6,12 @@
 // one another, and the AI SDK keys tool calls by output_index).
 // Every later sequence_number and output_index moves by the events and items put in or taken out.
 // When the request allows one call, recovered calls wait for the reply's end instead (after every
-// item), so a native call item that comes first still wins: they are withdrawn, never sent.
+// item), so a native call item that comes first still wins: they are withdrawn, never sent. The
+// text a part's engine holds after such a call waits with it: that part's closing events, and every
+// event after them, are kept back until the reply decides it (#waiting).
 import type { RecoveredCall } from "../../parse/types.ts";
 import type { EngineEvent, EngineSummary } from "../../engine/types.ts";
-import { type EventRewriter, type Piece, RAW, type Rewritten, type SseEvent, typedEvent } from "../../sse/rewrite.ts";
+import { type EventRewriter, HELD_EVENT_LIMIT, type Piece, RAW, type Rewritten, type SseEvent, typedEvent } from "../../sse/rewrite.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
 import type { EngineFor } from "../wire.ts";
@@ -24,7 +26,27 @@ interface FedPart {
   guard: GuardedEngine;
   visible: string;
   changed: boolean;
+  /** It waited (#waiting) and the reply decided what it held: its end is never waited for again. */
+  decided?: boolean;
 }
+
+/**
+ * A part ended while its engine held text after a call held back: whether that text is the
+ * model's own (a native call comes: the call is withdrawn) or a fabricated result (the reply ends:
+ * stripped) is not known yet, so the part stays open downstream and its closing events, with every
+ * later event, wait here.
+ */
+interface Waiting {
+  part: FedPart;
+  /** Kept back as they came (their bytes copied: an SseEvent is valid only during its call). */
+  events: SseEvent[];
+  bytes: number;
+}
+
+/** How the reply decided the text a waiting part holds. */
+type Decision = "withdraw" | "end" | "release";
+
+const END_EVENTS = new Set(["response.completed", "response.incomplete", "response.failed"]);
 
 export class ResponsesStreamRewriter implements EventRewriter {
   #first: GuardedEngine | undefined;
@@ -49,6 +71,9 @@ export class ResponsesStreamRewriter implements EventRewriter {
   #emitted: { index: number; item: Json }[] = [];
   /** The request allows one call: recovered calls wait in #pending until the reply ends. */
   #hold: boolean;
+  #waiting: Waiting | undefined;
+  /** end() is releasing: what was kept back goes out as JSON pieces only. */
+  #ended = false;
 
   constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: EngineFor = () => guard, oneCall = false) {
     this.#first = guard;
@@ -58,9 +83,111 @@ export class ResponsesStreamRewriter implements EventRewriter {
   }
 
   event(sse: SseEvent): Rewritten | null {
+    if (this.#waiting) return this.#wait(sse, this.#waiting);
     const event = typedEvent(sse.data);
     if (event === null) return null;
-    const before: Json[] = [];
+    const lead = this.#partEnding(event);
+    if (this.#waiting) {
+      this.#keep(sse, this.#waiting);
+      for (const piece of lead) this.#numberSynthetic(piece);
+      return { pieces: lead };
+    }
+    return this.#decide(event, lead);
+  }
+
+  /**
+   * With one call allowed, an event that ends the part being fed (its closing events, or the next
+   * part's first delta) while its engine holds text after a call held back: the part's markup is
+   * decided as at its end (what that releases goes out now, into the part), and when text after
+   * the call is still held the event starts #waiting.
+   */
+  #partEnding(event: Json): Json[] {
+    const part = this.#part;
+    if (!this.#hold || !part || part.decided || part.guard.done || part.guard.held === 0 || !this.#ends(event, part)) return [];
+    const step = part.guard.step({ endSpan: true });
+    const text = step.ok ? this.#take(step.events) : step.held;
+    const lead = text === "" ? [] : [this.#partDelta(part, text)];
+    if (step.ok && part.guard.held > 0 && this.#pending.length > 0) this.#waiting = { part, events: [], bytes: 0 };
+    return lead;
+  }
+
+  #ends(event: Json, part: FedPart): boolean {
+    switch (event.type) {
+      case "response.output_text.done":
+      case "response.content_part.done":
+        return this.#partOf(event) === part;
+      case "response.output_item.done":
+        return isObject(event.item) && event.item.id === part.item;
+      case "response.output_text.delta":
+        return typeof event.item_id === "string" && this.#partOf(event) === undefined;
+      default:
+        return false;
+    }
+  }
+
+  /**
+   * An event while a part waits: a native call item decides its text is the model's own, the
+   * reply's end that it is stripped; anything else is kept back too. Past HELD_EVENT_LIMIT bytes
+   * kept back the text is released as text (as a tail past bufferLimit), the call still held.
+   */
+  #wait(sse: SseEvent, waiting: Waiting): Rewritten | null {
+    const event = typedEvent(sse.data);
+    const native = event?.type === "response.output_item.added" && isObject(event.item) && NATIVE_ITEMS.has(event.item.type as string);
+    if (native || END_EVENTS.has(event?.type as string)) {
+      const pieces = this.#release(native ? "withdraw" : "end");
+      const own = this.event(sse);
+      return { pieces: [...pieces, ...(own?.pieces ?? [RAW])], ...(own?.original ? { original: own.original } : {}) };
+    }
+    this.#keep(sse, waiting);
+    if (waiting.bytes <= HELD_EVENT_LIMIT) return { pieces: [] };
+    return { pieces: this.#release("release") };
+  }
+
+  #keep(sse: SseEvent, waiting: Waiting): void {
+    // An event reported at a CR may still get the LF of its CR LF as the next chunk's first byte
+    // (dropped now, as nothing went out for it): it goes out with that LF whatever the split.
+    const bytes = sse.bytes.at(-1) === CR ? concat(sse.bytes, LF_BYTE) : sse.bytes.slice();
+    waiting.events.push({ bytes, data: sse.data, hasMeta: sse.hasMeta, canWait: true });
+    waiting.bytes += bytes.length;
+  }
+
+  /**
+   * The reply decided what the waiting part holds: that text goes out into the part (or is
+   * stripped when it closes), then every event kept back, through the usual path as if it came now.
+   */
+  #release(decision: Decision): Piece[] {
+    const waiting = this.#waiting!;
+    this.#waiting = undefined;
+    waiting.part.decided = true;
+    const lead: Json[] = [];
+    if (decision === "withdraw") {
+      // Every part from here on was written before a native call the reply made.
+      this.#native = true;
+      this.#withdraw(lead);
+    } else if (decision === "release") {
+      const step = waiting.part.guard.step({ releaseTail: true });
+      const text = step.ok ? this.#take(step.events) : step.held;
+      if (text !== "") lead.push(this.#partDelta(waiting.part, text));
+    }
+    for (const piece of lead) this.#numberSynthetic(piece);
+    const pieces: Piece[] = [...lead];
+    for (const held of waiting.events) {
+      const out = this.event(held);
+      for (const piece of out?.pieces ?? [RAW]) {
+        if (piece !== RAW) pieces.push(piece);
+        else if (!this.#ended) pieces.push(held.bytes);
+        else {
+          const event = typedEvent(held.data);
+          if (event !== null) pieces.push(event);
+        }
+      }
+    }
+    return pieces;
+  }
+
+  /** One upstream event, `lead` the pieces to go out before it. */
+  #decide(event: Json & { type: string }, lead: Json[]): Rewritten | null {
+    const before: Json[] = lead;
     const after: Json[] = [];
     let keep = true;
     let changed = false;
@@ -105,10 +232,14 @@ export class ResponsesStreamRewriter implements EventRewriter {
   }
 
   end(): Json[] {
+    // Kept back events go out first, as JSON (they are re-serialized: nothing of theirs is lost but their own bytes).
+    this.#ended = true;
+    const kept: Json[] = [];
+    while (this.#waiting) kept.push(...(this.#release("end") as Json[]));
     const pieces = [...this.#flush(), ...this.#callItems(this.#endIndex())];
     this.#final();
     for (const piece of pieces) this.#numberSynthetic(piece);
-    return pieces;
+    return [...kept, ...pieces];
   }
 
   /** Where waiting calls go at the reply's end: after the last message item that carried text, or after every item when they were held. */
@@ -338,4 +469,14 @@ function setText(part: FedPart, holder: Json, key: string): boolean {
   if (!part.changed || holder[key] === part.visible) return false;
   holder[key] = part.visible;
   return true;
+}
+
+const CR = 13;
+const LF_BYTE = Uint8Array.of(10);
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }
