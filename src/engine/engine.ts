@@ -610,7 +610,7 @@ class Engine implements RepairEngine {
     tail.length += length;
     if (tail.length < this.limit) return;
     this.heldNoCall++;
-    this.releaseTail();
+    this.releaseHeldTail();
   }
 
   /** Another call follows (or the tail grew too long): what the model wrote in between is visible. */
