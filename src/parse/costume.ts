@@ -129,7 +129,7 @@ export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
     return brokenSpan(span.length, "C05", declared ? "broken-markup" : "undeclared-tool", "tool-call costume without code", toolName);
   }
   if (fields.unread) return brokenSpan(span.length, "C01", "broken-markup", "tool-call costume with fields besides its language and code");
-  if (toolName === undefined || !EXECUTE_TOOL_NAMES.has(toolName.toLowerCase())) {
+  if (toolName === undefined || !runsCode(toolName, fields.language)) {
     const declared = toolName !== undefined && ctx.tools.has(toolName);
     return brokenSpan(span.length, "C01", declared ? "broken-markup" : "undeclared-tool", "tool-call costume with code whose tool name is not an execute tool", toolName);
   }
@@ -139,6 +139,14 @@ export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
 
 /** Tool names under which a `<tool_call>` costume asks for its code to be run (C01: `execute`). */
 const EXECUTE_TOOL_NAMES: ReadonlySet<string> = new Set(["execute", "execute_code", "exec", "run_code", "code_execution", "code_interpreter"]);
+/** The shell's own names: a costume naming one asks for its code to run, when that code is shell (C01 `<tool_name>bash</tool_name>`). */
+const SHELL_TOOL_NAMES: ReadonlySet<string> = new Set(["bash", "sh", "shell"]);
+
+/** Whether a C01 costume's tool name asks for its code to run: an execute tool, or the shell for shell code (never `read` and the like). */
+function runsCode(toolName: string, language: string | undefined): boolean {
+  const lower = toolName.trim().toLowerCase();
+  return EXECUTE_TOOL_NAMES.has(lower) || (SHELL_TOOL_NAMES.has(lower) && codeLanguage(language) === "shell");
+}
 
 /** The key prefix the strict reader gives attributes. */
 const ATTRIBUTE = "@_";
