@@ -24,11 +24,16 @@ export function closerWasContent(rule: CloserRule, next: Tag | null, lineEnded: 
   return next === null || !rule.boundary(next);
 }
 
-/** Block closers (not a costume's) and invoke openers end a call on the closer's line; `wrapper` adds a kind's own wrapper closer. */
+/**
+ * Block closers (not a costume's), invoke openers and special tokens (a legacy-family tag: end of
+ * sentence, tool calls end, ..., which no value holds as text) end a call on the closer's line;
+ * `wrapper` adds a kind's own wrapper closer.
+ */
 export function closerRule(valueCloser: TagFamily | null, wrapper?: (tag: Tag) => boolean): CloserRule {
   return {
     valueCloser,
-    boundary: (tag) => (tag.closing && tag.role === "block" && tag.family !== "costume") || (!tag.closing && tag.role === "invoke") || (wrapper?.(tag) ?? false),
+    boundary: (tag) =>
+      (tag.closing && tag.role === "block" && tag.family !== "costume") || (!tag.closing && tag.role === "invoke") || tag.family === "legacy" || (wrapper?.(tag) ?? false),
   };
 }
 
