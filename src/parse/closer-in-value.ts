@@ -9,6 +9,12 @@ import type { Tag, TagFamily } from "../grammar/tags.ts";
  * value's family is the next thing written. The streaming reader (engine/candidate.ts) and the
  * span parsers (dsml.ts, dialects/qwen.ts) decide with this same rule, so whole text and any
  * split agree.
+ *
+ * Reading a closer as text is a guess the rest of the span must confirm (review overreach): a
+ * value stands only if it then reaches its own parameter closer; ended by anything else (the
+ * block's or wrapper's closer, a later invoke or function closer, the next parameter) the call is
+ * refused as broken markup (dsml.ts, qwen.ts), and a costume read on past such a closer ends, as
+ * text up to its first closer, at the next call or block opener or the end of the reply (costume.ts).
  */
 export interface CloserRule {
   /** The family whose parameter closer, coming next, proves the closer was inside the value; null for a costume's code. */
@@ -24,11 +30,16 @@ export function closerWasContent(rule: CloserRule, next: Tag | null, lineEnded: 
   return next === null || !rule.boundary(next);
 }
 
-/** Block closers (not a costume's) and invoke openers end a call on the closer's line; `wrapper` adds a kind's own wrapper closer. */
+/**
+ * Block closers (not a costume's), invoke openers and special tokens (a legacy-family tag: end of
+ * sentence, tool calls end, ..., which no value holds as text) end a call on the closer's line;
+ * `wrapper` adds a kind's own wrapper closer.
+ */
 export function closerRule(valueCloser: TagFamily | null, wrapper?: (tag: Tag) => boolean): CloserRule {
   return {
     valueCloser,
-    boundary: (tag) => (tag.closing && tag.role === "block" && tag.family !== "costume") || (!tag.closing && tag.role === "invoke") || (wrapper?.(tag) ?? false),
+    boundary: (tag) =>
+      (tag.closing && tag.role === "block" && tag.family !== "costume") || (!tag.closing && tag.role === "invoke") || tag.family === "legacy" || (wrapper?.(tag) ?? false),
   };
 }
 

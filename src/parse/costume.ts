@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 // Resolved now, loaded later: a missing fast-xml-parser stops the start-up (src/parse/libraries.ts).
 import "./libraries.ts";
 import type { XMLParser, XMLValidator } from "fast-xml-parser";
-import { codeLanguage, executeLanguage, isLineStartCostume, type CodeLanguage } from "../grammar/dialects.ts";
+import { codeLanguage, COSTUME_INNER, executeLanguage, isLineStartCostume, type CodeLanguage } from "../grammar/dialects.ts";
 import { Flaw, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "./call.ts";
 import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
@@ -129,7 +129,7 @@ export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
     return brokenSpan(span.length, "C05", declared ? "broken-markup" : "undeclared-tool", "tool-call costume without code", toolName);
   }
   if (fields.unread) return brokenSpan(span.length, "C01", "broken-markup", "tool-call costume with fields besides its language and code");
-  if (toolName === undefined || !EXECUTE_TOOL_NAMES.has(toolName.toLowerCase())) {
+  if (toolName === undefined || !runsCode(toolName, fields.language)) {
     const declared = toolName !== undefined && ctx.tools.has(toolName);
     return brokenSpan(span.length, "C01", declared ? "broken-markup" : "undeclared-tool", "tool-call costume with code whose tool name is not an execute tool", toolName);
   }
@@ -139,6 +139,14 @@ export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
 
 /** Tool names under which a `<tool_call>` costume asks for its code to be run (C01: `execute`). */
 const EXECUTE_TOOL_NAMES: ReadonlySet<string> = new Set(["execute", "execute_code", "exec", "run_code", "code_execution", "code_interpreter"]);
+/** The shell's own names: a costume naming one asks for its code to run, when that code is shell (C01 `<tool_name>bash</tool_name>`). */
+const SHELL_TOOL_NAMES: ReadonlySet<string> = new Set(["bash", "sh", "shell"]);
+
+/** Whether a C01 costume's tool name asks for its code to run: an execute tool, or the shell for shell code (never `read` and the like). */
+function runsCode(toolName: string, language: string | undefined): boolean {
+  const lower = toolName.trim().toLowerCase();
+  return EXECUTE_TOOL_NAMES.has(lower) || (SHELL_TOOL_NAMES.has(lower) && codeLanguage(language) === "shell");
+}
 
 /** The key prefix the strict reader gives attributes. */
 const ATTRIBUTE = "@_";
@@ -336,14 +344,55 @@ export function heredocCode(command: string): string | null {
 /**
  * A code costume (C01-C04, C07) ends only at its own closer, and only one that ends its line (or
  * the reply): `<shell>grep -c "</shell>" a.html && rm -rf build</shell>` is one command, not
- * `grep -c "` (review finding 3). A cut-off one stays text.
+ * `grep -c "` (review finding 3). Once a closer was read as the code's text, a tag that opens a
+ * call or a block (the same costume again, another, `<tool_call>`, a DSML block, ...) proves the
+ * costume ended at a closer before it: the costume never runs on over later costumes or leaks.
+ * Which closer ended it, and so what the code was, stays unknowable: the costume is text up to
+ * its first closer, never run, and the rest is read again (a later costume or leak runs on its
+ * own). A costume the reply cut off after such a closer is text up to its first closer likewise
+ * (the engine reads the rest again).
  */
-export const COSTUME: SpanKind = {
+export const COSTUME: SpanKind<{ firstCloserEnd: number }> = {
   watchesContent: false,
   content: ignoreContent,
-  tag: (r, tag, base) => (tag.family === "costume" && tag.closing && tag.name === r.opener.name ? r.tentatively(COSTUME_CODE, base + tag.end) : null),
-  parse: ({ span, opener, truncated, ctx }) => (truncated ? textSpan(span.length) : parseCostumeSpan(span, opener, ctx)),
+  body: () => ({ firstCloserEnd: -1 }),
+  tag: (r, tag, base, _first, _closesBlock, body) => {
+    if (ownCloser(tag, r.opener)) {
+      if (body.firstCloserEnd < 0) body.firstCloserEnd = base + tag.end;
+      return r.tentatively(COSTUME_CODE, base + tag.end);
+    }
+    return body.firstCloserEnd >= 0 && opensCall(tag) ? { kind: "abandon", at: body.firstCloserEnd } : null;
+  },
+  parse: ({ span, opener, truncated, ctx }) => {
+    if (!truncated) return parseCostumeSpan(span, opener, ctx);
+    const first = tagsOf(span, opener.end).find((t) => ownCloser(t, opener));
+    return textSpan(first === undefined ? span.length : first.end);
+  },
 };
+
+const ownCloser = (tag: Tag, opener: Tag) => tag.family === "costume" && tag.closing && tag.name === opener.name;
+
+/**
+ * A tag that opens a call or a block wherever the engine's text mode meets it: any costume but an
+ * inner one (the same costume again, another, `<tool_call>`), a DSML tag (its sentinel is
+ * markup, never code), a Claude-style or MiniMax wrapper, invoke or function, a special token that
+ * begins a section or call, Mistral's or MiniMax's bracket opener.
+ */
+function opensCall(tag: Tag): boolean {
+  if (tag.closing) return false;
+  switch (tag.family) {
+    case "costume":
+      return !COSTUME_INNER.has(tag.name);
+    case "dsml":
+      return true;
+    case "naked":
+      return tag.role === "block" || tag.role === "invoke" || tag.role === "function";
+    case "legacy":
+      return tag.legacy === "section-begin" || tag.legacy === "call-begin" || tag.legacy === "call-start";
+    case "mistral":
+      return tag.name === "tool_calls" || tag.name === "tool_call";
+  }
+}
 
 /**
  * The costume tags' opener rule (tag family "costume"): `<tool_call>` opens a span wherever it

@@ -23,6 +23,8 @@ interface ParamDraft {
   children: ParamDraft[] | null;
   /** A self-closing parameter's value, read from its attribute (the span holds no value text). */
   literal?: string;
+  /** An invoke closer inside the value was read as its text (the closer rule); only the value's own parameter closer may then end it. */
+  closerAsText?: boolean;
 }
 
 interface InvokeDraft {
@@ -53,6 +55,8 @@ interface InvokeDraft {
    * written before it while this invoke was still open (the model started over). -1 otherwise.
    */
   resumeAt: number;
+  /** A value held an invoke closer as its text and something else than its own parameter closer ended it (DsmlWalk.cutShort). */
+  cutShort: boolean;
 }
 
 /**
@@ -203,14 +207,26 @@ class DsmlWalk {
     const top = this.stack[this.stack.length - 1];
     if (!top || top.children !== null) return false;
     const rule = top.opener.family === "naked" ? NAKED_VALUE : DSML_VALUE;
-    return !closerEndsCall(this.span, tag.end, this.span.length, this.tags, this.at + 1, rule);
+    if (closerEndsCall(this.span, tag.end, this.span.length, this.tags, this.at + 1, rule)) return false;
+    top.closerAsText = true;
+    return true;
+  }
+
+  /**
+   * A value that held an invoke closer as its text, ended by anything but its own parameter closer
+   * (the block's closer, a later invoke closer, the next parameter): the closer read as text may
+   * have been the real one, so the value is unknowable (`ls</invoke> Now reading.` then the block
+   * closer). The call is refused as broken markup, never run with the closer and the prose in it.
+   */
+  private cutShort(param: ParamDraft): void {
+    if (param.closerAsText && param.children === null) this.cur!.cutShort = true;
   }
 
   private openInvoke(tag: Tag, name: string | null, element: boolean): void {
     this.cur = {
       start: tag.start, end: tag.end, name, nameRunaway: (tag.flaws & Flaw.RunawayAttr) !== 0, params: [], body: "",
       closed: false, orphan: !this.blockOpen, paramRoot: false, element, tags: [tag], nameStart: -1, unread: unreadAttribute(tag), toolNamed: false,
-      endedBy: "end", resumeAt: -1,
+      endedBy: "end", resumeAt: -1, cutShort: false,
     };
     this.stack = [];
     this.restartAt = undefined;
@@ -283,6 +299,7 @@ class DsmlWalk {
         top.children = [];
       } else {
         const residue = garbledCloserAt(valueSoFar);
+        this.cutShort(top);
         this.endParam(top, residue >= 0 ? top.valueStart + residue : tag.start, residue >= 0 ? "P02" : "P03", residue >= 0);
         this.stack.pop();
         top = this.stack[this.stack.length - 1];
@@ -316,6 +333,7 @@ class DsmlWalk {
     const cur = this.cur!;
     for (let i = this.stack.length - 1; i >= 0; i--) {
       const param = this.stack[i]!;
+      this.cutShort(param);
       if (param.children !== null) this.endParam(param, valueEnd, "", true);
       else this.endParam(param, valueEnd, how === "closer" ? "P01" : "", how === "closer");
     }
@@ -447,6 +465,7 @@ function outcomeOf(inv: InvokeDraft, walk: DsmlWalk, span: string, ctx: SpanCont
   }
   if (!name) return broken("I06", "broken-markup", "invoke without a tool name");
   if (!inv.closed) return broken(inv.orphan ? "B07" : "S02", "truncated-call", "the call never closed", name);
+  if (inv.cutShort) return broken("P01", "broken-markup", "an invoke closer inside a value was read as its text, but the value never reached its own parameter closer", name);
   // Everything the body carried must have been read: unread markup or text beside the parameters breaks the call.
   if (inv.unread !== null) return broken(inv.toolNamed ? "I11" : "I04", "broken-markup", inv.unread, name);
   let body = inv.body;

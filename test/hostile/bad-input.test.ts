@@ -330,6 +330,11 @@ describe("linear work (counted, not timed)", () => {
     ["DSML invokes missing their closer, complete and cut off in turn", (n) => `<${D}tool_calls>\n${fill(`<${D}invoke name="bash">\n<${D}parameter name="command" string="true">ls</${D}parameter>\n<${D}invoke name="bash">\n<${D}parameter name="command" string="true">cut\n`, n)}</${D}invoke>`],
     ["DSML invokes cut off before a fence that closes", (n) => `<${D}tool_calls>\n${fill(`<${D}invoke name="bash">\n<${D}parameter name="command" string="true">cut\n\n\`\`\`\n<${D}invoke name="bash">\n\`\`\`\n`, n)}</${D}invoke>`],
     ["Claude-style invokes cut off in a wrapper", (n) => `<function_calls>\n${fill('<invoke name="bash">\n<parameter name="command">cut\n', n)}</invoke>\n</function_calls>`],
+    // A costume's closer with text after it is the code's text (closer-in-value.ts): the costume holds on, and a costume cut off
+    // after such closers is text up to its first closer, the rest read again once; an opener after one ends it there.
+    ["costume closers with text after them, repeated", (n) => `<shell>\n${fill("ls</shell>x\n", n)}`],
+    ["costumes refused by text after their closer, back to back", (n) => fill("<shell>\nls\n</shell>ok\n", n)],
+    ["costumes of other names after closers with text", (n) => fill("<shell>\n</shell>x\n<bash>\n</bash>x\n<py>\n</py>x\n<pre>\n</pre>x\n", n)],
     ["DSML values of plain closers and openers, never closed", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n${fill(`<${D}parameter name="c" string="true"></parameter><parameter name="x"></parameter>`, n)}`],
   ];
   // Candidates that abandon late, back at their start: each abandoned opener must not rescan what

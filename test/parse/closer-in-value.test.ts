@@ -69,6 +69,68 @@ describe("DSML: an invoke closer inside an open value (P01)", () => {
   });
 });
 
+describe("a closer read as a value's text stands only if the value reaches its own parameter closer (review overreach)", () => {
+  // Text after the closer on its line makes it the value's text; when the block closer (or the
+  // wrapper's, a later invoke closer, the next parameter) then ends the value instead, that closer
+  // may have been the real one: the call is refused, never run with the closer and the prose in it.
+  test("DSML (P01): ended by the block closer, refused as broken markup", () => {
+    const input = `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls -la</{D}invoke> Now reading.\n</{D}tool_calls>`;
+    const o = outcome(input);
+    expect(o.calls).toEqual([]);
+    expect(o.broken).toEqual(["broken-markup"]);
+    expect(o.text).toBe(live(input));
+  });
+
+  test("DSML (P01), second invoke of a block: the first runs, the second is refused", () => {
+    const o = outcome(
+      `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}invoke>\n<{D}invoke name="read">\n<{D}parameter name="filePath" string="true">/a</{D}invoke> ok\n</{D}tool_calls>`,
+    );
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+    expect(o.broken).toEqual(["broken-markup"]);
+  });
+
+  test("DSML: ended by a later invoke closer or by the next parameter instead, refused too", () => {
+    const later = outcome(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls -la</{D}invoke> Now reading.\n</{D}invoke>\n</{D}tool_calls>`);
+    expect(later.calls).toEqual([]);
+    expect(later.broken).toEqual(["broken-markup"]);
+    const next = outcome(
+      `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}invoke> x\n<{D}parameter name="description" string="true">d</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,
+    );
+    expect(next.calls).toEqual([]);
+    expect(next.broken).toEqual(["broken-markup"]);
+  });
+
+  test("Qwen3-Coder (O02.5): ended by the function closer and the wrapper, refused", () => {
+    const o = outcome("<tool_call>\n<function=bash>\n<parameter=command>\nls\n</function> ok\n</tool_call>");
+    expect(o.calls).toEqual([]);
+    expect(o.broken).toEqual(["broken-markup"]);
+    const bare = outcome("<function=bash>\n<parameter=command>\nls\n</function> ok\n</function>\n");
+    expect(bare.calls).toEqual([]);
+    expect(bare.broken).toEqual(["broken-markup"]);
+  });
+
+  test("Claude-style (O07): ended by the wrapper's closer, refused", () => {
+    const o = outcome(`<function_calls>\n<invoke name="bash">\n<parameter name="command">ls</invoke> ok\n</function_calls>`);
+    expect(o.calls).toEqual([]);
+    expect(o.broken).toEqual(["broken-markup"]);
+  });
+});
+
+describe("a special token right after the closer ends the call (D07, review overreach)", () => {
+  test("P01 closed by the invoke closer, the end-of-sentence token right after it: the call runs, the token is noise", () => {
+    const o = outcome(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}invoke><{BAR}end{SP}of{SP}sentence{BAR}>`);
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+    expect(o.broken).toEqual([]);
+  });
+
+  test("the same before the tool-calls-end token, and for a costume's closer", () => {
+    expect(outcome(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}invoke><{BAR}tool{SP}calls{SP}end{BAR}>`).calls).toEqual([
+      { tool: "bash", input: { command: "ls" } },
+    ]);
+    expect(outcome(`<shell>ls</shell><{BAR}end{SP}of{SP}sentence{BAR}>`).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+  });
+});
+
 describe("Qwen3-Coder: a function closer inside an open value (O02.5)", () => {
   test("text after it on its line: the command keeps it", () => {
     const o = outcome("<tool_call>\n<function=bash>\n<parameter=command>\ngrep -n '</function>' src/a.xml && rm -rf build\n</parameter>\n</function>\n</tool_call>");

@@ -2,9 +2,12 @@
  * Code costumes read whole or not at all (review args, findings 4 and 5): an HTML `<pre>` block
  * (C02/C03) runs only as exactly one `<code>` element with whitespace around it, and the XML
  * execute costume (C01) only when every part of it was read: no attribute, an execute tool name,
- * a language the model wrote. Every case runs whole, char by char and at seeded splits.
+ * a language the model wrote (an execute tool name, or the shell's own for shell code). A costume
+ * whose closer had text after it is text and never stays open over later costumes or leaks
+ * (review overreach). Every case runs whole, char by char and at seeded splits.
  */
 import { describe, expect, test } from "bun:test";
+import { live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { everyChar, observable, randomCuts, runEngine } from "../support/run-engine.ts";
 
@@ -74,5 +77,67 @@ describe("XML execute costume (C01): every part of the markup is read", () => {
 
   test("control: the catalogue's C01 runs", () => {
     expect(outcome(costume(`<language>sh</language><code>ls -la</code>`)).calls).toEqual([{ tool: "bash", input: { command: "ls -la" } }]);
+  });
+
+  test("the shell's own name (bash, sh, shell) with shell code runs it in bash, as e1985a9 did (review overreach)", () => {
+    for (const name of ["bash", "sh", "shell", "Bash"]) {
+      expect(outcome(costume(`<language>sh</language><code>ls -la</code>`, name)).calls).toEqual([{ tool: "bash", input: { command: "ls -la" } }]);
+    }
+    expect(outcome(costume(`<language>bash</language><code>ls</code>`, "bash")).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+  });
+
+  test("the shell's name over Python code, or no language, is not run", () => {
+    const o = outcome(costume(`<language>python</language><code>print(1)</code>`, "bash"));
+    expect(o.calls).toEqual([]);
+    expect(o.broken).toEqual([{ shape: "C01", reason: "broken-markup", tool: "bash" }]);
+    expect(outcome(costume(`<code>ls</code>`, "bash")).calls).toEqual([]);
+  });
+});
+
+const BLOCK_READ = live(`<{D}tool_calls>\n<{D}invoke name="read">\n<{D}parameter name="filePath" string="true">/a</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+
+describe("a costume whose closer had text after it never stays open over the rest of the reply (review overreach)", () => {
+  // The closer with text after it may be the code's text (closer-in-value.ts), so that costume is
+  // text, never run; what it must not do is merge later costumes into its command or swallow leaks.
+  test("a second costume later in the reply runs on its own, never merged with the first and the prose between", () => {
+    const o = outcome("<shell>\nls\n</shell>ok\n<shell>\npwd\n</shell>");
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "pwd" } }]);
+    expect(o.text).toBe("<shell>\nls\n</shell>ok\n");
+  });
+
+  test("a well-formed DSML block on a later line still runs", () => {
+    const o = outcome(`<shell>\nls -la\n</shell> to list files.\n\nThen:\n\n${BLOCK_READ}`);
+    expect(o.calls).toEqual([{ tool: "read", input: { filePath: "/a" } }]);
+    expect(o.text).toBe("<shell>\nls -la\n</shell> to list files.\n\nThen:\n\n");
+  });
+
+  test("a DSML block right after the closer runs; the costume before it is text (which closer ended it is unknowable)", () => {
+    const o = outcome(`<shell>\nls\n</shell>${BLOCK_READ}`);
+    expect(o.calls).toEqual([{ tool: "read", input: { filePath: "/a" } }]);
+    expect(o.text).toBe("<shell>\nls\n</shell>");
+  });
+
+  test("a Hermes call after a <pre> costume with text after it still runs", () => {
+    const o = outcome(`<pre><code>shell\nls\n</code></pre> to list.\n\n<tool_call>\n{"name": "read", "arguments": {"filePath": "/a"}}\n</tool_call>`);
+    expect(o.calls).toEqual([{ tool: "read", input: { filePath: "/a" } }]);
+  });
+
+  test("Mistral, MiniMax and another costume on a later line still run", () => {
+    expect(outcome(`<shell>\nls\n</shell>ok\n[TOOL_CALLS]read[ARGS]{"filePath":"/a"}`).calls).toEqual([{ tool: "read", input: { filePath: "/a" } }]);
+    const minimax = `<minimax:tool_call>\n<invoke name="read">\n<parameter name="filePath">/a</parameter>\n</invoke>\n</minimax:tool_call>`;
+    expect(outcome(`<shell>\nls\n</shell>ok\n${minimax}`).calls).toEqual([{ tool: "read", input: { filePath: "/a" } }]);
+    expect(outcome("<shell>\nls\n</shell>ok\n<bash>\npwd\n</bash>").calls).toEqual([{ tool: "bash", input: { command: "pwd" } }]);
+  });
+
+  test("a closer that is the code's text, then the real closer, is still one command", () => {
+    const o = outcome(`<shell>\ngrep -c "</shell>" a.html && rm -rf build\n</shell>\nDone.`);
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: `grep -c "</shell>" a.html && rm -rf build` } }]);
+  });
+
+  test("cut off by the reply after such a closer: all text, nothing lost", () => {
+    const input = "<shell>\nls\n</shell>ok\nmore </shell> x\n";
+    const o = outcome(input);
+    expect(o.calls).toEqual([]);
+    expect(o.text).toBe(input);
   });
 });

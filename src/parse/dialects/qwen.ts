@@ -18,17 +18,25 @@ import type { Tag } from "../../grammar/tags.ts";
 export function parseQwenFunctions(span: string, from: number, to: number, ctx: SpanContext, closedByWrapper = false): Segment[] {
   let name: string | null = null;
   let closed = false;
-  let open: { key: string; start: number; function?: true } | null = null;
+  /** `closerAsText`: a `</function>` inside the value was read as its text (the closer rule). */
+  let open: { key: string; start: number; function?: true; closerAsText?: true } | null = null;
   const pairs: [string, string][] = [];
   /** Text between parameters (after a closer, before the next opener) that no parameter read. */
   let unread = false;
   /** A second function opener before the first closed, outside a value its own closer ends. */
   let second = false;
   let outsideFrom = -1;
+  /**
+   * A value that held a `</function>` as its text was then ended by something other than its own
+   * `</parameter>` (the function's closer, the next parameter, the wrapper's closer): that closer may
+   * have been the real one, so which value the model meant is unknowable. The call is refused.
+   */
+  let cutShort = false;
   /** `byCloser`: the parameter's own `</parameter>` ends it (not the next opener, nor the function's end). */
   const endParam = (at: number, byCloser = false) => {
     if (open) pairs.push([open.key, trimLayoutNewlines(span.slice(open.start, at))]);
     if (open?.function && !byCloser) second = true;
+    if (open?.closerAsText && !byCloser) cutShort = true;
     open = null;
   };
   const tags = tagsOf(span.slice(0, to), from);
@@ -46,7 +54,7 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
       else if (name !== null && (open === null || closerEndsCall(span, tag.end, to, tags, index + 1, QWEN_VALUE))) {
         endParam(tag.start);
         closed = true;
-      }
+      } else if (open !== null) open.closerAsText = true;
     } else if (tag.role === "parameter" && name !== null) {
       if (!tag.closing) {
         endParam(tag.start);
@@ -62,6 +70,9 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
     endParam(to);
   }
   if (second) return wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail: "a second <function=…> before the first closed", tool: name });
+  if (cutShort) {
+    return wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail: "a </function> inside a value was read as its text, and the value never reached its </parameter>", tool: name });
+  }
   if (unread) return wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail: "text or markup outside every parameter", tool: name });
   return wholeSpan(span.length, textArgsOutcome(name, pairs, "O02", ctx));
 }
