@@ -9,7 +9,7 @@ import { toolAliases, toolNamedElements } from "./fixtures-tool-named.ts";
 import { jsonForms } from "./fixtures-jsonforms.ts";
 import { dialectFixtures } from "./fixtures-dialects.ts";
 import type { Shape } from "../../src/grammar/shapes.ts";
-import { ok, bad, none, ls } from "./fixture-kit.ts";
+import { ok, bad, none, ls, readA } from "./fixture-kit.ts";
 
 export interface FixtureCall {
   tool: string;
@@ -571,6 +571,14 @@ function argumentsAsWritten(): Fixture[] {
     bad("A40.11", "execute-costume-code-with-an-attribute", execute(`<language>sh</language><code workdir="/tmp">ls</code>`), "broken-markup", ["C01"]),
     bad("A40.12", "execute-costume-named-another-tool", `<tool_call><tool_name>read</tool_name><tool_args><language>sh</language><code>ls</code></tool_args></tool_call>`, "broken-markup", ["C01"]),
     bad("A40.13", "execute-costume-without-a-language", execute(`<code>ls</code>`), "broken-markup", ["C01"]),
+    // A closer read as text must be followed by the value's own closer (overreach review).
+    bad("A40.14", "invoke-closer-then-prose-then-block-closer", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls -la</{D}invoke> Now reading.\n</{D}tool_calls>`, "broken-markup", ["P01"]),
+    bad("A40.15", "qwen3-coder-function-closer-then-prose", `<tool_call>\n<function=bash>\n<parameter=command>\nls\n</function> ok\n</tool_call>`, "broken-markup", ["O02"]),
+    ok("A40.n6", "invoke-closer-then-end-of-sentence", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}invoke>${eos}`, [ls("P01", "ls")]),
+    ok("A40.16", "costume-closer-read-as-code-ends-at-the-next-costume", `<shell>\nls\n</shell>ok\n<shell>\npwd\n</shell>`, [ls("C04", "pwd")], `<shell>\nls\n</shell>ok\n`),
+    ok("A40.17", "costume-closer-read-as-code-then-a-dsml-block", `<shell>\nls -la\n</shell> to list files.\n\n${block("tool_calls", [["read", [["filePath", "/a"]]]])}`, [readA("D02")], `<shell>\nls -la\n</shell> to list files.\n\n`),
+    ok("A40.n7", "execute-costume-named-bash", `<tool_call><tool_name>bash</tool_name><tool_args><language>sh</language><code>ls -la</code></tool_args></tool_call>`, [ls("C01")]),
+    bad("A40.18", "execute-costume-named-bash-with-python", `<tool_call><tool_name>bash</tool_name><tool_args><language>python</language><code>print(1)</code></tool_args></tool_call>`, "broken-markup", ["C01"]),
     // A cut-off invoke ends where the next markup starts (review F2): a fenced example after it stays documentation.
     bad("S02.2", "truncated-block-then-fenced-example", `${cutOff}cut off\n\n${fence}xml\n${rmBlock}\n${fence}\n`, "truncated-call", ["S02"]),
     bad("S02.3", "truncated-block-then-a-new-block", `${cutOff}cut off\n${rmBlock}`, "truncated-call", ["S02"], `${cutOff}cut off\n`, [ls("D02", "rm -rf x")]),
