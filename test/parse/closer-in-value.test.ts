@@ -10,16 +10,12 @@ import { describe, expect, test } from "bun:test";
 import type { ToolSpec } from "../../src/parse/types.ts";
 import { live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
-import { everyChar, observable, randomCuts, runEngine } from "../support/run-engine.ts";
+import { runAtEverySplit } from "../support/run-engine.ts";
 
 /** Calls, broken spans, visible text and stripped spans of a run, the same at every split (asserted here). */
 function outcome(notation: string, tools: readonly ToolSpec[] = fixtureTools) {
   const input = live(notation);
-  const run = (cuts: number[]) => observable(runEngine(input, cuts, tools));
-  const whole = run([]);
-  expect(run(everyChar(input.length))).toEqual(whole);
-  for (let seed = 1; seed <= 5; seed++) expect(run(randomCuts(input.length, seed))).toEqual(whole);
-  const r = runEngine(input, [], tools);
+  const r = runAtEverySplit(input, tools);
   return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), broken: r.summary.broken.map((b) => b.reason), text: r.text, stripped: r.summary.stripped };
 }
 

@@ -9,14 +9,10 @@
 import { describe, expect, test } from "bun:test";
 import { live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
-import { everyChar, observable, randomCuts, runEngine } from "../support/run-engine.ts";
+import { runAtEverySplit } from "../support/run-engine.ts";
 
 function outcome(input: string) {
-  const run = (cuts: number[]) => observable(runEngine(input, cuts, fixtureTools));
-  const whole = run([]);
-  expect(run(everyChar(input.length))).toEqual(whole);
-  for (let seed = 1; seed <= 5; seed++) expect(run(randomCuts(input.length, seed))).toEqual(whole);
-  const r = runEngine(input, [], fixtureTools);
+  const r = runAtEverySplit(input, fixtureTools);
   return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), broken: r.summary.broken.map((b) => ({ shape: b.shape, reason: b.reason, tool: b.tool })), text: r.text };
 }
 

@@ -7,15 +7,11 @@
 import { describe, expect, test } from "bun:test";
 import { live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
-import { everyChar, observable, randomCuts, runEngine } from "../support/run-engine.ts";
+import { runAtEverySplit } from "../support/run-engine.ts";
 
 function outcome(notation: string) {
   const input = live(notation);
-  const run = (cuts: number[]) => observable(runEngine(input, cuts, fixtureTools));
-  const whole = run([]);
-  expect(run(everyChar(input.length))).toEqual(whole);
-  for (let seed = 1; seed <= 5; seed++) expect(run(randomCuts(input.length, seed))).toEqual(whole);
-  const r = runEngine(input, [], fixtureTools);
+  const r = runAtEverySplit(input, fixtureTools);
   return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), text: r.text, stripped: r.summary.stripped.map((s) => input.slice(s.span[0], s.span[1])) };
 }
 

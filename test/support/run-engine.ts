@@ -1,3 +1,4 @@
+import { expect } from "bun:test";
 import { createRepairEngine } from "../../src/engine/engine.ts";
 import type { EngineSummary } from "../../src/engine/types.ts";
 import type { ParseOptionsInput, RecoveredCall, ToolSpec } from "../../src/parse/types.ts";
@@ -62,6 +63,18 @@ export const everyChar = (length: number) => Array.from({ length: Math.max(0, le
 /** Comparable form of a run: what a consumer sees, independent of how the input was cut. */
 export function observable(run: EngineRun) {
   return { text: run.text, calls: run.calls, broken: run.summary.broken, stripped: run.summary.stripped, nudge: run.summary.nudge };
+}
+
+/**
+ * The run of the whole input, after asserting that char by char and five seeded random splits
+ * give the same observable outcome (text, calls, broken and stripped spans, nudge).
+ */
+export function runAtEverySplit(input: string, tools: readonly ToolSpec[]): EngineRun {
+  const run = (cuts: number[]) => observable(runEngine(input, cuts, tools));
+  const whole = run([]);
+  expect(run(everyChar(input.length))).toEqual(whole);
+  for (let seed = 1; seed <= 5; seed++) expect(run(randomCuts(input.length, seed))).toEqual(whole);
+  return runEngine(input, [], tools);
 }
 
 /**
