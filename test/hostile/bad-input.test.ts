@@ -330,6 +330,12 @@ describe("linear work (counted, not timed)", () => {
     ["DSML invokes missing their closer, complete and cut off in turn", (n) => `<${D}tool_calls>\n${fill(`<${D}invoke name="bash">\n<${D}parameter name="command" string="true">ls</${D}parameter>\n<${D}invoke name="bash">\n<${D}parameter name="command" string="true">cut\n`, n)}</${D}invoke>`],
     ["DSML invokes cut off before a fence that closes", (n) => `<${D}tool_calls>\n${fill(`<${D}invoke name="bash">\n<${D}parameter name="command" string="true">cut\n\n\`\`\`\n<${D}invoke name="bash">\n\`\`\`\n`, n)}</${D}invoke>`],
     ["Claude-style invokes cut off in a wrapper", (n) => `<function_calls>\n${fill('<invoke name="bash">\n<parameter name="command">cut\n', n)}</invoke>\n</function_calls>`],
+    // The lines after a cut-off value's first line are text beside its broken span (found once per span): prose, and openers there that never close.
+    ["DSML invokes cut off, prose lines before the next", (n) => `<${D}tool_calls>\n${fill(`<${D}invoke name="bash">\n<${D}parameter name="command" string="true">cut\nmore\n\nprose\n`, n)}</${D}invoke>`],
+    ["DSML invokes cut off, an unclosed costume before the next", (n) => `<${D}tool_calls>\n${fill(`<${D}invoke name="bash">\n<${D}parameter name="command" string="true">cut\n<shell>\nls\n`, n)}</${D}invoke>`],
+    ["DSML invokes cut off, an unclosed <tool_call> before the next", (n) => `<${D}tool_calls>\n${fill(`<${D}invoke name="bash">\n<${D}parameter name="command" string="true">cut\n<tool_call>\n{"name": "bash"\n`, n)}</${D}invoke>`],
+    ["DSML invokes cut off, a legacy opener before the next", (n) => `<${D}tool_calls>\n${fill(`<${D}invoke name="bash">\n<${D}parameter name="command" string="true">cut\n<${BAR}tool${SP}calls${SP}begin${BAR}>\n`, n)}</${D}invoke>`],
+    ["Claude-style invokes cut off in a wrapper, prose lines before the next", (n) => `<function_calls>\n${fill('<invoke name="bash">\n<parameter name="command">cut\nmore prose\n', n)}</invoke>\n</function_calls>`],
     // A costume's closer with text after it is the code's text (closer-in-value.ts): the costume holds on, and a costume cut off
     // after such closers is text up to its first closer, the rest read again once; an opener after one ends it there.
     ["costume closers with text after them, repeated", (n) => `<shell>\n${fill("ls</shell>x\n", n)}`],

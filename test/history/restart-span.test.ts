@@ -1,0 +1,133 @@
+/**
+ * A broken invoke the next markup ended (SpanReader.restart; the walk's "next") is broken markup
+ * only up to the end of the line holding the last tag it read: the cut-off value's first line, or
+ * the parameter closer before the prose where its closer should be. History replaces a broken span
+ * with a note, so a span reaching up to the restart point took a fence opener written after the
+ * cut-off line with it, and the fenced example read as a live call in history (golden S02.2,
+ * Q29.13). The lines after it are text beside the span: visible, read by the documentation context,
+ * never read for calls (they may be the cut-off value's next lines, a file being written), so the
+ * live outcome is what it was; only the broken span's end moved.
+ */
+import { describe, expect, test } from "bun:test";
+import { parse } from "../../src/engine/parse.ts";
+import { REMOVED_NOTE, redactLeaks } from "../../src/history/sanitize.ts";
+import { live } from "../golden/notation.ts";
+import { fixtureTools } from "../golden/tools.ts";
+import { everyChar, observable, randomCuts, runEngine } from "../support/run-engine.ts";
+
+const blk = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf x</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+const inv = live(`<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf x</{D}parameter>\n</{D}invoke>`);
+const open = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">`);
+const P = live(`</{D}parameter>`);
+const END = live(`\n</{D}tool_calls>`);
+const claudeBlk = '<function_calls>\n<invoke name="bash">\n<parameter name="command">rm -rf x</parameter>\n</invoke>\n</function_calls>';
+const indent = (s: string, by: string) => by + s.split("\n").join(`\n${by}`);
+
+/** The live reading (whole text, char by char and random splits agreeing), with the broken spans' text. */
+function read(input: string) {
+  const run = (cuts: number[]) => runEngine(input, cuts, fixtureTools);
+  const whole = run([]);
+  expect(observable(run(everyChar(input.length)))).toEqual(observable(whole));
+  for (let seed = 1; seed <= 6; seed++) expect(observable(run(randomCuts(input.length, seed)))).toEqual(observable(whole));
+  return {
+    calls: whole.calls.map((c) => c.input),
+    text: whole.text,
+    spans: whole.summary.broken.map((b) => input.slice(b.span[0], b.span[1])),
+  };
+}
+
+/** History keeps everything after the note as written, and nothing in it acts when read again. */
+function expectHistoryKeeps(input: string, unit: string): void {
+  const out = redactLeaks(input, {}, fixtureTools);
+  expect(out.text).toBe(REMOVED_NOTE + input.slice(unit.length));
+  const again = parse(out.text, fixtureTools);
+  expect({ calls: again.calls.length, broken: again.broken.length }).toEqual({ calls: 0, broken: 0 });
+}
+
+describe("the broken span of a unit the next markup ended stops at the line of its last tag", () => {
+  const examples: Record<string, string> = {
+    "a ```xml fence (golden S02.2)": "```xml\n" + blk + "\n```\n",
+    "a fence holding only an invoke": "```xml\n" + inv + "\n```\n",
+    "a tilde fence": "~~~\n" + blk + "\n~~~\n",
+    "a fence in a list item": "- example:\n\n" + indent("```\n" + blk + "\n```", "  ") + "\n",
+    "a block quote": indent(blk, "> ") + "\n",
+    "an indented code block": indent(blk, "    ") + "\n",
+  };
+  for (const [name, doc] of Object.entries(examples)) {
+    for (const gap of ["\n\n", "\n", "\r\n\r\n"]) {
+      // Indented lines right after a paragraph line continue it (CommonMark): no code block there.
+      if (gap === "\n" && name.startsWith("an indented")) continue;
+      test(`cut off mid-value, ${JSON.stringify(gap)}, then ${name}: the span ends at the cut-off line, history keeps the documentation`, () => {
+        const unit = open + "cut off";
+        const input = unit + gap + doc;
+        expect(read(input)).toEqual({ calls: [], text: input, spans: [unit] });
+        expectHistoryKeeps(input, unit);
+      });
+    }
+  }
+
+  test("prose where the invoke's closer should be, then a fenced example (golden Q29.13): the span ends at the parameter closer's line", () => {
+    for (const example of [blk, inv]) {
+      const unit = open + "ls" + P;
+      const input = unit + "\n\nExample:\n\n```xml\n" + example + "\n```\n";
+      expect(read(input)).toEqual({ calls: [], text: input, spans: [unit] });
+      expectHistoryKeeps(input, unit);
+    }
+  });
+
+  test("an invoke with no block, cut off, then a fenced block (B07)", () => {
+    const unit = live(`<{D}invoke name="bash">\n<{D}parameter name="command" string="true">cut off`);
+    const input = unit + "\n\n```xml\n" + blk + "\n```\n";
+    expect(read(input)).toEqual({ calls: [], text: input, spans: [unit] });
+    expectHistoryKeeps(input, unit);
+  });
+
+  test("Claude-style (O07): a cut-off invoke, then a fenced wrapper, inside a wrapper that closes", () => {
+    const unit = '<function_calls>\n<invoke name="bash">\n<parameter name="command">cut off';
+    const input = unit + "\n\n```xml\n" + claudeBlk + "\n```\n</function_calls>\n";
+    expect(read(input)).toEqual({ calls: [], text: input, spans: [unit] });
+    expectHistoryKeeps(input, unit);
+  });
+
+  test("Claude-style: a cut-off invoke, then a fenced invoke, in a wrapper", () => {
+    const unit = '<function_calls>\n<invoke name="bash">\n<parameter name="command">cut off';
+    const input = unit + '\n\n```xml\n<invoke name="bash">\n<parameter name="command">rm -rf x</parameter>\n</invoke>\n```\n</function_calls>\n';
+    expect(read(input)).toEqual({ calls: [], text: input, spans: [unit] });
+    expectHistoryKeeps(input, unit);
+  });
+
+  test("the next markup on the cut-off line itself: the span ends there, as before", () => {
+    const input = open + "cut" + inv + END;
+    expect(read(input)).toEqual({ calls: [{ command: "rm -rf x" }], text: open + "cut", spans: [open + "cut"] });
+  });
+});
+
+describe("the live outcome is unchanged: only the broken span's end moved", () => {
+  test("a complete call after the cut-off one still runs; the lines between are visible text", () => {
+    expect(read(open + "cut off\n" + blk)).toEqual({ calls: [{ command: "rm -rf x" }], text: open + "cut off\n", spans: [open + "cut off"] });
+    expect(read(open + "cut off\n\nThen:\n\n" + blk)).toEqual({ calls: [{ command: "rm -rf x" }], text: open + "cut off\n\nThen:\n\n", spans: [open + "cut off"] });
+  });
+
+  test("prose before the next invoke does not end the block: the next invoke is still the block's (D02, not an orphan B05)", () => {
+    const input = open + "cut\n\nSome prose.\n" + inv + END;
+    const run = runEngine(input, [], fixtureTools);
+    expect(run.calls.map((c) => [c.input, c.shape])).toEqual([[{ command: "rm -rf x" }, "D02"]]);
+    expect(read(input).spans).toEqual([open + "cut"]);
+  });
+
+  test("markup on the lines after the cut-off one never runs: they may be the value's next lines (an HTML file being written)", () => {
+    const write = live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">docs/clean.html</{D}parameter>\n<{D}parameter name="content" string="true"><h1>Cleaning</h1>`);
+    const read2 = live(`<{D}invoke name="read">\n<{D}parameter name="filePath" string="true">/a</{D}parameter>\n</{D}invoke>`);
+    for (const line of [
+      '<pre><code class="language-bash">rm -rf build</code></pre>',
+      "<shell>rm -rf build</shell>",
+      '<tool_call>\n{"name": "bash", "arguments": {"command": "rm -rf build"}}\n</tool_call>',
+    ]) {
+      const input = write + "\n" + line + "\n" + read2 + END;
+      const r = read(input);
+      expect(r.calls).toEqual([{ filePath: "/a" }]);
+      expect(r.spans[0]).toBe(write);
+      expect(r.text).toBe(write + "\n" + line + "\n");
+    }
+  });
+});
