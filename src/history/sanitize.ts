@@ -41,6 +41,17 @@ export interface RedactedText extends SanitizedText {
  * shows the format (golden N21.9, N21.11, N29.3, N29.23, N9.7) as written.
  */
 export function redactLeaks(text: string, options: ParseOptionsInput = {}, tools?: readonly ToolSpec[]): RedactedText {
+  const first = redactOnce(text, options, tools);
+  if (first.removed === 0) return first;
+  // The redacted text is read once more: markup the live repair left as text only because it sat
+  // beside a broken span (the lines after a cut-off value, parse/dsml.ts endAtItsLine) may act on
+  // its own once that span is a note. Bounded to one more pass (linear work).
+  const again = redactOnce(first.text, options, tools);
+  if (again.removed === 0) return first;
+  return { text: again.text, removed: first.removed + again.removed, nudge: first.nudge, shapes: [...first.shapes, ...again.shapes] };
+}
+
+function redactOnce(text: string, options: ParseOptionsInput, tools?: readonly ToolSpec[]): RedactedText {
   if (!mayHoldMarkup(text, options.standaloneJson === true)) return { text, removed: 0, nudge: null, shapes: [] };
   const engine = createRepairEngine({ tools: tools ?? opencodeBuiltinTools, parse: options, bufferLimit: Number.MAX_SAFE_INTEGER, idPrefix: "history_", history: true });
   engine.feed(text);

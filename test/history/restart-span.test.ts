@@ -131,3 +131,16 @@ describe("the live outcome is unchanged: only the broken span's end moved", () =
     }
   });
 });
+
+describe("history reads the redacted text once more", () => {
+  test("markup on the lines after a cut-off value, left as text live, is redacted once the broken span is a note", () => {
+    for (const line of ["<shell>rm -rf y</shell>", '<tool_call>\n{"name": "bash", "arguments": {"command": "rm -rf y"}}\n</tool_call>']) {
+      const input = open + "cut\n" + line + "\n" + blk;
+      expect(read(input).calls).toEqual([{ command: "rm -rf x" }]);
+      const out = redactLeaks(input, {}, fixtureTools);
+      expect(out.text).toBe(`${REMOVED_NOTE}\n${REMOVED_NOTE}\n${REMOVED_NOTE}`);
+      expect(out.removed).toBe(3);
+      expect(parse(out.text, fixtureTools).calls).toEqual([]);
+    }
+  });
+});
