@@ -550,6 +550,7 @@ function argumentsAsWritten(): Fixture[] {
   const execute = (inner: string) => `<tool_call><tool_name>execute</tool_name><tool_args>${inner}</tool_args></tool_call>`;
   const cutOff = `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">`;
   const rmBlock = block("tool_calls", [["bash", [["command", "rm -rf x"]]]]);
+  const writeCutOff = `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">docs/clean.html</{D}parameter>\n<{D}parameter name="content" string="true"><h1>Cleaning</h1>\n<pre><code class="language-bash">rm -rf build</code></pre>\n`;
   return [
     bad("A40.1", "glm-arg-value-with-an-attribute", `<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value id="1">echo hi</arg_value>\n<arg_key>description</arg_key>\n<arg_value>rm -rf build</arg_value>\n</tool_call>`, "broken-markup", ["O03"]),
     ok("A40.n1", "glm-tool-call-id-label-is-harmless", `<tool_call id="call_1">bash\n<arg_key>command</arg_key>\n<arg_value>ls</arg_value>\n</tool_call>`, [ls("O03", "ls")]),
@@ -582,6 +583,9 @@ function argumentsAsWritten(): Fixture[] {
     // A cut-off invoke ends where the next markup starts (review F2): a fenced example after it stays documentation.
     bad("S02.2", "truncated-block-then-fenced-example", `${cutOff}cut off\n\n${fence}xml\n${rmBlock}\n${fence}\n`, "truncated-call", ["S02"]),
     bad("S02.3", "truncated-block-then-a-new-block", `${cutOff}cut off\n${rmBlock}`, "truncated-call", ["S02"], `${cutOff}cut off\n`, [ls("D02", "rm -rf x")]),
+    bad("S02.4", "truncated-claude-wrapper-then-fenced-example", `<function_calls>\n<invoke name="bash">\n<parameter name="command">cut off\n\n${fence}xml\n<function_calls>\n<invoke name="bash">\n<parameter name="command">rm -rf x</parameter>\n</invoke>\n</function_calls>\n${fence}\n</function_calls>\n`, "truncated-call", ["S02"]),
+    bad("S02.5", "truncated-write-value-with-html-pre-then-next-invoke", `${writeCutOff}<{D}invoke name="read">\n<{D}parameter name="filePath" string="true">/a</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, "truncated-call", ["S02"], writeCutOff, [readA("D02")]),
+    bad("B07.2", "orphan-invoke-cut-off-then-fenced-example", `<{D}invoke name="bash">\n<{D}parameter name="command" string="true">cut off\n\n${fence}xml\n${rmBlock}\n${fence}\n`, "truncated-call", ["B07"]),
     bad("Q29.13", "unindented-block-then-fenced-example", `${cutOff}ls</{D}parameter>\n\nExample:\n\n${fence}xml\n${rmBlock}\n${fence}\n`, "broken-markup", ["I04"]),
     // A GLM call closed by </arg_value> ends at that closer (review F4): the indented code after it stays code.
     ok("T02.n1", "glm-value-closer-then-indented-code", `<tool_call>list_sessions</arg_value>\n\n    <b>x</b>\n\n<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}\n</tool_call>`, [
