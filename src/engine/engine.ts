@@ -59,6 +59,11 @@ class Engine implements RepairEngine {
   /** A block (its opener) or legacy section whose last call has been emitted but which has not closed yet. */
   private openBlock: Tag | true | null = null;
   private tail: Tail | null = null;
+  /**
+   * Characters the parts before this one held after the reply's last call (EngineOptions.continues):
+   * this engine's tail continues theirs, so the two count against one limit until a call ends it.
+   */
+  private tailBefore = 0;
   private native = false;
   private flushed = false;
   private out: EngineEvent[] = [];
@@ -107,6 +112,12 @@ class Engine implements RepairEngine {
     // there is still open here); content the request gave is read quote-blind, alone.
     this.doc = this.given ? new QuoteBlindContext() : (options.continues?.doc ?? new DocContext());
     this.earlierCalls = this.given ? 0 : (options.continues?.calls ?? 0);
+    // The part before ended after a call, its text since undecided: this one's text is held after that call too.
+    const tailBefore = this.given ? undefined : options.continues?.tail;
+    if (tailBefore !== undefined) {
+      this.tail = { start: 0, pieces: [], length: 0 };
+      this.tailBefore = tailBefore;
+    }
     this.maxCalls = options.maxCalls ?? Infinity;
     this.thinking = options.channel === "reasoning";
     this.residueNames = dialects.mistralResidue && tools.size > 0 ? [...tools.keys()] : null;
@@ -179,7 +190,8 @@ class Engine implements RepairEngine {
   }
 
   carryOver(): AnswerSoFar {
-    return { doc: this.doc, calls: this.earlierCalls + this.recovered };
+    const answer: AnswerSoFar = { doc: this.doc, calls: this.earlierCalls + this.recovered };
+    return this.tail ? { ...answer, tail: this.tailBefore + this.tail.length } : answer;
   }
 
   feed(delta: string): EngineEvent[] {
@@ -522,6 +534,7 @@ class Engine implements RepairEngine {
       this.recovered++;
       this.callSpans.push([start, end]);
       this.tail = { start: end, pieces: [], length: 0 };
+      this.tailBefore = 0;
       return;
     }
     if (seg.kind === "broken") {
@@ -583,7 +596,7 @@ class Engine implements RepairEngine {
       this.pushText(text, start);
       return;
     }
-    const room = this.limit - tail.length;
+    const room = Math.max(0, this.limit - this.tailBefore - tail.length);
     const fits = text.length <= room;
     const kept = fits ? text : text.slice(0, room);
     let last = tail.pieces[tail.pieces.length - 1];
@@ -608,7 +621,7 @@ class Engine implements RepairEngine {
     const length = span[1] - span[0];
     tail.pieces.push({ start: span[0], length, noise: false, gone: true });
     tail.length += length;
-    if (tail.length < this.limit) return;
+    if (this.tailBefore + tail.length < this.limit) return;
     this.heldNoCall++;
     this.releaseHeldTail();
   }

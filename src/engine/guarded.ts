@@ -37,6 +37,8 @@ export class GuardedEngine {
   #held = 0;
   #failed = false;
   #flushed = false;
+  /** The last step ended a span (endSpan or flush) and nothing was fed since: carryOver() may be read. */
+  #spanEnded = false;
   #recovered = 0;
 
   constructor(engine: RepairEngine, onError: (line: string) => void) {
@@ -90,6 +92,8 @@ export class GuardedEngine {
       this.#fed += delta?.length ?? 0;
       this.#held = held;
       if (flush) this.#flushed = true;
+      if (flush || work.endSpan) this.#spanEnded = true;
+      else if (delta) this.#spanEnded = false;
       for (let i = 0; i < events.length; i++) if (events[i]!.type === "call") this.#recovered++;
       return { ok: true, events };
     } catch (error) {
@@ -124,16 +128,30 @@ export class GuardedEngine {
   }
 
   /**
-   * Where the reply's text stood when this engine was flushed, for the engine of its next part;
-   * undefined when there is nothing sound to give: not flushed, failed, or an engine that cannot say.
+   * Where the reply's text stood when this engine was flushed or its span ended, for the engine of
+   * its next part; undefined when there is nothing sound to give: mid-span, failed, or an engine
+   * that cannot say.
    */
   carryOver(): AnswerSoFar | undefined {
-    if (!this.#flushed || this.#failed) return undefined;
+    if (!this.#spanEnded || this.#failed) return undefined;
     try {
       return this.#engine.carryOver?.();
     } catch (error) {
       this.#onError(`engine carry-over failed: ${describeError(error)}`);
       return undefined;
+    }
+  }
+
+  /**
+   * The engine holds text after a recovered call, undecided (AnswerSoFar.tail), read at any point:
+   * false once that text was released (another call, the tail limit) or decided.
+   */
+  get afterCall(): boolean {
+    if (this.#failed || this.#flushed) return false;
+    try {
+      return this.#engine.carryOver?.().tail !== undefined;
+    } catch {
+      return false;
     }
   }
 

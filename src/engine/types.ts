@@ -33,8 +33,9 @@ export interface EngineOptions {
   maxCalls?: number;
   /**
    * The answer this engine's text continues: an earlier part of the same reply (a Responses
-   * output_text part or message item), read by an engine now flushed. Its documentation context
-   * (a fence opened there is still open here) and its calls carry over.
+   * output_text part or message item), read by an engine now flushed or at the end of a span. Its
+   * documentation context (a fence opened there is still open here), its calls and the text it
+   * holds after its last call (AnswerSoFar.tail) carry over.
    */
   continues?: AnswerSoFar;
   /**
@@ -50,6 +51,13 @@ export interface AnswerSoFar {
   readonly doc: DocContext;
   /** Calls recovered from the reply so far, this engine's and every earlier part's. */
   readonly calls: number;
+  /**
+   * Set when the reply's text so far ends after a recovered call and what came after it is still
+   * undecided (held: released if another call follows, stripped at the reply's end, S03): the
+   * characters held, this engine's and the earlier parts'. The next engine holds its own text
+   * after that call too. Never set after flush(), which decides it.
+   */
+  readonly tail?: number;
 }
 
 /** A call about to be recovered, as the echo guard sees it. */
@@ -112,7 +120,7 @@ export interface RepairEngine {
    */
   endSpan?(): EngineEvent[];
   /**
-   * After flush(): where the reply's text stands, for the engine of its next part
+   * After flush() or endSpan(): where the reply's text stands, for the engine of its next part
    * (EngineOptions.continues). Engines that cannot say (test stubs) leave it out.
    */
   carryOver?(): AnswerSoFar;

@@ -9,6 +9,7 @@ import { type Json, isObject } from "../../sse/json.ts";
 import { NATIVE_ITEMS, functionCallItem, textOf } from "./items.ts";
 import { ResponsesStreamRewriter } from "./stream.ts";
 import type { Wire, WireJsonContext } from "../wire.ts";
+import type { GuardedEngine } from "../../engine/guarded.ts";
 
 export const responsesWire: Wire = {
   name: "responses",
@@ -34,14 +35,19 @@ function declaredTools(body: Json): ToolSpec[] {
 /**
  * Every output_text part of every message item, each through an engine of its own (markup never
  * spans two parts) that reads on where the part before it ended: one reply is one documentation
- * context and one count of calls. Calls go right after their item.
+ * context and one count of calls. Calls go right after their item. A part's end is not the
+ * reply's: text held after a call there stays undecided (its engine's span ended, not flushed)
+ * until a later part decides it, as the one text would: a call there shows it where it stood, the
+ * reply's end strips it (S03).
  */
 function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
   if (!Array.isArray(body.output)) return false;
   const output = body.output as unknown[];
   if (!output.some((item) => isMessage(item) && item.content.some(isOutputText))) return false;
   const native = output.some((item) => isObject(item) && NATIVE_ITEMS.has(item.type as string));
-  const summaries: EngineSummary[] = [];
+  const guards: GuardedEngine[] = [];
+  /** Parts whose engine still holds text after the reply's last call, undecided. */
+  let undecided: Held[] = [];
   const out: unknown[] = [];
   let changed = false;
   let before: AnswerSoFar | undefined;
@@ -52,12 +58,22 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
     for (const part of item.content) {
       if (!isOutputText(part)) continue;
       const guard = ctx.engine(undefined, before);
-      const step = guard.step({ native, delta: part.text, flush: true });
+      guards.push(guard);
+      const step = guard.step({ native, delta: part.text, endSpan: true });
       if (!step.ok) return false;
+      const found = calls.length;
+      let text = textOf(step.events, calls);
       before = guard.carryOver();
-      const summary = guard.summary();
-      if (summary) summaries.push(summary);
-      const text = textOf(step.events, calls);
+      // A call here, or this part's text no longer held after one (past the tail limit): what the parts before held shows.
+      if (undecided.length > 0 && (calls.length > found || before?.tail === undefined)) {
+        changed = decide(undecided, "release") || changed;
+        undecided = [];
+      }
+      if (before?.tail !== undefined && guard.held > 0) undecided.push({ guard, part });
+      else {
+        const flushed = guard.step({ flush: true });
+        text += flushed.ok ? textOf(flushed.events, calls) : flushed.held;
+      }
       if (text !== part.text) {
         part.text = text;
         changed = true;
@@ -66,10 +82,42 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
     if (calls.length > 0) changed = true;
     out.push(...calls.map((call) => functionCallItem(call, "completed")));
   }
+  // The reply's end: text after its last call is stripped.
+  decide(undecided, "end");
+  const summaries: EngineSummary[] = [];
+  for (const guard of guards) {
+    const summary = guard.summary();
+    if (summary) summaries.push(summary);
+  }
   ctx.report(summaries);
   if (!changed) return false;
   body.output = out;
   return true;
+}
+
+/** A part whose engine holds text after the reply's last call, and the part it goes into. */
+interface Held {
+  guard: GuardedEngine;
+  part: Json & { text: string };
+}
+
+/** The reply decided what the parts held: released into them where it stood, or stripped at the end. True when a part's text grew. */
+function decide(undecided: Held[], decision: "release" | "end"): boolean {
+  let grew = false;
+  for (const { guard, part } of undecided) {
+    let text = "";
+    if (decision === "release") {
+      const step = guard.step({ releaseTail: true });
+      text += step.ok ? textOf(step.events, []) : step.held;
+    }
+    const flushed = guard.step({ flush: true });
+    text += flushed.ok ? textOf(flushed.events, []) : flushed.held;
+    if (text !== "") {
+      part.text += text;
+      grew = true;
+    }
+  }
+  return grew;
 }
 
 function isMessage(item: unknown): item is Json & { content: unknown[] } {
