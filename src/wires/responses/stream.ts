@@ -4,13 +4,18 @@
 // one count of calls: a fence opened in one part still holds in the next); recovered calls go out
 // as function_call items right after the message item they were written in closes (items follow
 // one another, and the AI SDK keys tool calls by output_index).
-// Every later sequence_number and output_index moves by the events and items put in or taken out.
+// A part's end is not the reply's: text its engine holds after a recovered call then (S03: it may be
+// a fabricated tool result) stays undecided, and the next part's engine holds its own text after
+// that call too, until the reply decides it: a later call shows it where it stood, the reply's end
+// strips it, as parse() on the one text does. Until then the part stays open downstream: what goes
+// out after its end waits in a queue (#queue), behind the slot its text may still fill.
+// Every later sequence_number (set as an event goes out) and output_index moves by the events and
+// items put in or taken out.
 // When the request allows one call, recovered calls wait for the reply's end instead (after every
-// item), so a native call item that comes first still wins: they are withdrawn, never sent. The
-// text a part's engine holds after such a call waits with it: that part's closing events, and every
-// event after them, are kept back until the reply decides it (#waiting).
+// item), so a native call item that comes first still wins: they are withdrawn, never sent, and
+// the text held after them is the model's own again.
 import type { RecoveredCall } from "../../parse/types.ts";
-import type { EngineEvent, EngineSummary } from "../../engine/types.ts";
+import type { AnswerSoFar, EngineEvent, EngineSummary } from "../../engine/types.ts";
 import { type EventRewriter, HELD_EVENT_LIMIT, type Piece, RAW, type Rewritten, type SseEvent, typedEvent } from "../../sse/rewrite.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
@@ -26,27 +31,32 @@ interface FedPart {
   guard: GuardedEngine;
   visible: string;
   changed: boolean;
-  /** It waited (#waiting) and the reply decided what it held: its end is never waited for again. */
-  decided?: boolean;
+  /** It ended while its engine held text after a call: where that text goes once the reply decides it. */
+  slot?: Slot;
+}
+
+/** Where an ended part's undecided text goes: once `decided`, the delta it became (`fill`), if any. */
+interface Slot {
+  kind: "slot";
+  part: FedPart;
+  decided: boolean;
+  fill?: Json;
 }
 
 /**
- * A part ended while its engine held text after a call held back: whether that text is the
- * model's own (a native call comes: the call is withdrawn) or a fabricated result (the reply ends:
- * stripped) is not known yet, so the part stays open downstream and its closing events, with every
- * later event, wait here.
+ * What goes out for an upstream event, in order: the event itself (its output_index and texts set
+ * when it was read, its sequence_number as it goes out), an event put in, the event dropped, or a
+ * slot. An event that waits in the queue keeps its own bytes (copied: an SseEvent is valid only
+ * during its call), and its parsed form only when it changed.
  */
-interface Waiting {
-  part: FedPart;
-  /** Kept back as they came (their bytes copied: an SseEvent is valid only during its call). */
-  events: SseEvent[];
-  bytes: number;
-}
-
-/** How the reply decided the text a waiting part holds. */
-type Decision = "withdraw" | "end" | "release";
+type Out =
+  | { kind: "event"; event: Json | undefined; data: string | undefined; type: string | undefined; seq: number | undefined; changed: boolean; bytes?: Uint8Array }
+  | { kind: "new"; event: Json }
+  | { kind: "drop" }
+  | Slot;
 
 const END_EVENTS = new Set(["response.completed", "response.incomplete", "response.failed"]);
+const DONE_EVENTS = new Set(["response.output_text.done", "response.content_part.done", "response.output_item.done"]);
 
 export class ResponsesStreamRewriter implements EventRewriter {
   #first: GuardedEngine | undefined;
@@ -55,7 +65,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
   #onFinal: (more?: readonly EngineSummary[]) => void;
   #reported = false;
   #native = false;
-  /** Added to every upstream sequence_number: events put in minus events dropped. */
+  /** Added to every upstream sequence_number as it goes out: events put in minus events dropped. */
   #seqShift = 0;
   #lastSeq: number | undefined;
   /** Items put in so far, all before any later upstream item. */
@@ -64,6 +74,15 @@ export class ResponsesStreamRewriter implements EventRewriter {
   /** The part being fed, and every part fed so far by item id and content index. */
   #part: FedPart | undefined;
   #parts = new Map<string, FedPart[]>();
+  /** Where the reply's text stood when the last part ended, for the next part's engine. */
+  #carry: AnswerSoFar | undefined;
+  /** Parts that ended while their engine held text after the reply's last call, undecided. */
+  #tails: FedPart[] = [];
+  /** What waits to go out behind a slot not yet decided, and the upstream bytes it took. */
+  #queue: Out[] = [];
+  #queued = 0;
+  /** Slots filled so far: `done` texts of their parts are set again as they go out. */
+  #filled = 0;
   /** Downstream output_index of the last message item that carried text. */
   #lastTextIndex: number | undefined;
   #pending: RecoveredCall[] = [];
@@ -71,9 +90,6 @@ export class ResponsesStreamRewriter implements EventRewriter {
   #emitted: { index: number; item: Json }[] = [];
   /** The request allows one call: recovered calls wait in #pending until the reply ends. */
   #hold: boolean;
-  #waiting: Waiting | undefined;
-  /** end() is releasing: what was kept back goes out as JSON pieces only. */
-  #ended = false;
 
   constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: EngineFor = () => guard, oneCall = false) {
     this.#first = guard;
@@ -83,112 +99,32 @@ export class ResponsesStreamRewriter implements EventRewriter {
   }
 
   event(sse: SseEvent): Rewritten | null {
-    if (this.#waiting) return this.#wait(sse, this.#waiting);
     const event = typedEvent(sse.data);
-    if (event === null) return null;
-    const lead = this.#partEnding(event);
-    if (this.#waiting) {
-      this.#keep(sse, this.#waiting);
-      for (const piece of lead) this.#numberSynthetic(piece);
-      return { pieces: lead };
+    const outs: Out[] = event === null ? [{ kind: "event", event: undefined, data: sse.data, type: undefined, seq: undefined, changed: false }] : this.#decide(event);
+    if (this.#queue.length === 0 && !outs.some(undecided)) return this.#send(outs, false);
+    for (const out of outs) this.#queue.push(out);
+    this.#queued += sse.bytes.length;
+    // Past the bound the reply's undecided text is released as text (as a tail past bufferLimit), so it is never lost; the calls stand.
+    if (this.#queued > HELD_EVENT_LIMIT && this.#tails.length > 0) this.#releaseAll();
+    let ready = 0;
+    while (ready < this.#queue.length && !undecided(this.#queue[ready]!)) ready++;
+    const sent = this.#queue.splice(0, ready);
+    for (const out of this.#queue) {
+      // The event's own, staying in the queue: its bytes are copied now.
+      if (out.kind !== "event" || out.bytes) continue;
+      out.bytes = copyOf(sse);
+      out.data = sse.data;
+      if (!out.changed) out.event = undefined;
     }
-    return this.#decide(event, lead);
+    if (this.#queue.length === 0) this.#queued = 0;
+    else if (ready > 0) this.#queued = sse.bytes.length;
+    return this.#send(sent, false) ?? { pieces: [RAW] };
   }
 
-  /**
-   * With one call allowed, an event that ends the part being fed (its closing events, or the next
-   * part's first delta) while its engine holds text after a call held back: the part's markup is
-   * decided as at its end (what that releases goes out now, into the part), and when text after
-   * the call is still held the event starts #waiting.
-   */
-  #partEnding(event: Json): Json[] {
-    const part = this.#part;
-    if (!this.#hold || !part || part.decided || part.guard.done || part.guard.held === 0 || !this.#ends(event, part)) return [];
-    const step = part.guard.step({ endSpan: true });
-    const text = step.ok ? this.#take(step.events) : step.held;
-    const lead = text === "" ? [] : [this.#partDelta(part, text)];
-    if (step.ok && part.guard.held > 0 && this.#pending.length > 0) this.#waiting = { part, events: [], bytes: 0 };
-    return lead;
-  }
-
-  #ends(event: Json, part: FedPart): boolean {
-    switch (event.type) {
-      case "response.output_text.done":
-      case "response.content_part.done":
-        return this.#partOf(event) === part;
-      case "response.output_item.done":
-        return isObject(event.item) && event.item.id === part.item;
-      case "response.output_text.delta":
-        return typeof event.item_id === "string" && this.#partOf(event) === undefined;
-      default:
-        return false;
-    }
-  }
-
-  /**
-   * An event while a part waits: a native call item decides its text is the model's own, the
-   * reply's end that it is stripped; anything else is kept back too. Past HELD_EVENT_LIMIT bytes
-   * kept back the text is released as text (as a tail past bufferLimit), the call still held.
-   */
-  #wait(sse: SseEvent, waiting: Waiting): Rewritten | null {
-    const event = typedEvent(sse.data);
-    const native = event?.type === "response.output_item.added" && isObject(event.item) && NATIVE_ITEMS.has(event.item.type as string);
-    if (native || END_EVENTS.has(event?.type as string)) {
-      const pieces = this.#release(native ? "withdraw" : "end");
-      const own = this.event(sse);
-      return { pieces: [...pieces, ...(own?.pieces ?? [RAW])], ...(own?.original ? { original: own.original } : {}) };
-    }
-    this.#keep(sse, waiting);
-    if (waiting.bytes <= HELD_EVENT_LIMIT) return { pieces: [] };
-    return { pieces: this.#release("release") };
-  }
-
-  #keep(sse: SseEvent, waiting: Waiting): void {
-    // An event reported at a CR may still get the LF of its CR LF as the next chunk's first byte
-    // (dropped now, as nothing went out for it): it goes out with that LF whatever the split.
-    const bytes = sse.bytes.at(-1) === CR ? concat(sse.bytes, LF_BYTE) : sse.bytes.slice();
-    waiting.events.push({ bytes, data: sse.data, hasMeta: sse.hasMeta, canWait: true });
-    waiting.bytes += bytes.length;
-  }
-
-  /**
-   * The reply decided what the waiting part holds: that text goes out into the part (or is
-   * stripped when it closes), then every event kept back, through the usual path as if it came now.
-   */
-  #release(decision: Decision): Piece[] {
-    const waiting = this.#waiting!;
-    this.#waiting = undefined;
-    waiting.part.decided = true;
-    const lead: Json[] = [];
-    if (decision === "withdraw") {
-      // Every part from here on was written before a native call the reply made.
-      this.#native = true;
-      this.#withdraw(lead);
-    } else if (decision === "release") {
-      const step = waiting.part.guard.step({ releaseTail: true });
-      const text = step.ok ? this.#take(step.events) : step.held;
-      if (text !== "") lead.push(this.#partDelta(waiting.part, text));
-    }
-    for (const piece of lead) this.#numberSynthetic(piece);
-    const pieces: Piece[] = [...lead];
-    for (const held of waiting.events) {
-      const out = this.event(held);
-      for (const piece of out?.pieces ?? [RAW]) {
-        if (piece !== RAW) pieces.push(piece);
-        else if (!this.#ended) pieces.push(held.bytes);
-        else {
-          const event = typedEvent(held.data);
-          if (event !== null) pieces.push(event);
-        }
-      }
-    }
-    return pieces;
-  }
-
-  /** One upstream event, `lead` the pieces to go out before it. */
-  #decide(event: Json & { type: string }, lead: Json[]): Rewritten | null {
-    const before: Json[] = lead;
-    const after: Json[] = [];
+  /** One upstream event: what goes out for it, in order. */
+  #decide(event: Json & { type: string }): Out[] {
+    const before: Out[] = [];
+    const after: Out[] = [];
     let keep = true;
     let changed = false;
     switch (event.type) {
@@ -200,22 +136,19 @@ export class ResponsesStreamRewriter implements EventRewriter {
         if (part) ({ keep, changed } = this.#delta(part, event));
         break;
       }
-      case "response.output_text.done": {
-        const part = this.#partOf(event);
-        if (part) {
-          if (part === this.#part) before.push(...this.#flush());
-          changed = setText(part, event, "text");
-        }
-        break;
-      }
+      case "response.output_text.done":
       case "response.content_part.done": {
         const part = this.#partOf(event);
-        if (part && isObject(event.part)) changed = setText(part, event.part, "text");
+        if (part) {
+          if (part === this.#part) before.push(...this.#endPart());
+          if (event.type === "response.output_text.done") changed = setText(part, event, "text");
+          else if (isObject(event.part)) changed = setText(part, event.part, "text");
+        }
         break;
       }
       case "response.output_item.done":
         if (isObject(event.item) && typeof event.item.id === "string" && this.#parts.has(event.item.id)) {
-          before.push(...this.#flush());
+          before.push(...this.#endPart());
           changed = this.#setItemText(event.item);
           if (!this.#hold) after.push(...this.#callItems(this.#indexOf(event)));
         }
@@ -223,23 +156,85 @@ export class ResponsesStreamRewriter implements EventRewriter {
       case "response.completed":
       case "response.incomplete":
       case "response.failed":
-        before.push(...this.#flush(), ...this.#callItems(this.#endIndex()));
+        before.push(...this.#endReply());
+        before.push(...this.#callItems(this.#endIndex()));
         this.#final();
         changed = this.#completed(event);
         break;
     }
-    return this.#out(event, before, keep, changed, after);
+    if (!keep) return [...before, { kind: "drop" }, ...after];
+    const index = this.#indexOf(event);
+    if (index !== undefined && index !== event.output_index) {
+      event.output_index = index;
+      changed = true;
+    }
+    const seq = typeof event.sequence_number === "number" ? event.sequence_number : undefined;
+    return [...before, { kind: "event", event, data: undefined, type: event.type, seq, changed }, ...after];
   }
 
   end(): Json[] {
-    // Kept back events go out first, as JSON (they are re-serialized: nothing of theirs is lost but their own bytes).
-    this.#ended = true;
-    const kept: Json[] = [];
-    while (this.#waiting) kept.push(...(this.#release("end") as Json[]));
-    const pieces = [...this.#flush(), ...this.#callItems(this.#endIndex())];
+    const outs = [...this.#endReply(), ...this.#callItems(this.#endIndex())];
     this.#final();
-    for (const piece of pieces) this.#numberSynthetic(piece);
-    return [...kept, ...pieces];
+    const queued = [...this.#queue, ...outs];
+    this.#queue = [];
+    this.#queued = 0;
+    // What waited goes out first, as JSON (re-serialized: nothing of theirs is lost but their own bytes).
+    return (this.#send(queued, true)?.pieces ?? []) as Json[];
+  }
+
+  /**
+   * Pieces for `outs`, numbered as they go out: an upstream event moves by the events put in and
+   * dropped before it, one put in takes the next number. `json`: every piece as JSON (the body
+   * ended). null: the one event goes out as it came.
+   */
+  #send(outs: Out[], json: boolean): Rewritten | null {
+    const pieces: Piece[] = [];
+    let original: Json | undefined;
+    for (const out of outs) {
+      if (out.kind === "drop") this.#seqShift--;
+      else if (out.kind === "new") pieces.push(this.#numbered(out.event));
+      else if (out.kind === "slot") {
+        if (out.fill) pieces.push(this.#numbered(out.fill));
+      } else {
+        let event = out.event;
+        let changed = out.changed;
+        const parsed = () => (event ??= typedEvent(out.data) ?? undefined);
+        if (out.seq !== undefined) {
+          const seq = out.seq + this.#seqShift;
+          this.#lastSeq = seq;
+          if (seq !== out.seq && parsed()) {
+            event!.sequence_number = seq;
+            changed = true;
+          }
+        }
+        if (this.#filled > 0 && DONE_EVENTS.has(out.type!) && parsed() && this.#refresh(event!)) changed = true;
+        if ((changed || json) && parsed()) {
+          pieces.push(event!);
+          if (!out.bytes) original = event;
+        } else if (!json) pieces.push(out.bytes ?? RAW);
+      }
+    }
+    if (pieces.length === 1 && pieces[0] === RAW) return null;
+    return original ? { pieces, original } : { pieces };
+  }
+
+  #numbered(piece: Json): Json {
+    if (this.#lastSeq !== undefined) {
+      piece.sequence_number = ++this.#lastSeq;
+      this.#seqShift++;
+    }
+    return piece;
+  }
+
+  /** A `done` event of a part whose slot was filled after it was read: its text as it went out. */
+  #refresh(event: Json): boolean {
+    if (event.type === "response.output_item.done") {
+      return isObject(event.item) && typeof event.item.id === "string" && (this.#parts.get(event.item.id) ?? []).some((part) => part.slot?.fill) && this.#setItemText(event.item);
+    }
+    const part = this.#partOf(event);
+    if (!part?.slot?.fill) return false;
+    if (event.type === "response.output_text.done") return setText(part, event, "text");
+    return isObject(event.part) && setText(part, event.part, "text");
   }
 
   /** Where waiting calls go at the reply's end: after the last message item that carried text, or after every item when they were held. */
@@ -252,44 +247,56 @@ export class ResponsesStreamRewriter implements EventRewriter {
     return last === -1 ? fallback : last;
   }
 
-  #added(event: Json, before: Json[]): void {
+  #added(event: Json, before: Out[]): void {
     const item = event.item;
     if (typeof event.output_index === "number") this.#indices.set(event.output_index, event.output_index + this.#itemsIn);
     if (!isObject(item) || !NATIVE_ITEMS.has(item.type as string)) return;
     // Native calls win: the part being fed, and every later one, strips markup instead of recovering it.
     this.#native = true;
     if (this.#hold && this.#pending.length > 0) return this.#withdraw(before);
+    // Calls already out stand: the text held after them can no longer be shown by a later call (markup is now a native call's duplicate), so the reply decided it.
+    this.#decideTails("end");
+    this.#carryNoTail();
     if (this.#part && !this.#part.guard.done) this.#part.guard.step({ native: true });
   }
 
   /**
    * A native call came while recovered calls were held back: they never go out, every engine of
-   * the reply reports as if the native call had come first, and the text the current part's
-   * engine held after them goes out as one more delta of that part.
+   * the reply reports as if the native call had come first, and the text they held after them is
+   * the model's own again: into the part it was written in (its slot, or a delta of the part being fed).
    */
-  #withdraw(before: Json[]): void {
+  #withdraw(before: Out[]): void {
     this.#pending = [];
+    const tails = this.#tails;
+    this.#tails = [];
     for (const guard of this.#engines) {
+      const tail = tails.find((part) => part.guard === guard);
+      if (tail) {
+        const step = guard.step({ withdraw: true });
+        this.#fill(tail, (step.ok ? textOf(step.events, []) : step.held) + this.#flushed(guard));
+        continue;
+      }
       const part = this.#part;
       if (part?.guard !== guard || guard.done) {
         guard.withdrawAfterFlush();
         continue;
       }
       const step = guard.step({ withdraw: true });
-      const text = step.ok ? this.#take(step.events) : step.held;
+      const text = step.ok ? textOf(step.events, []) : step.held;
       if (text !== "") before.push(this.#partDelta(part, text));
     }
+    this.#carryNoTail();
   }
 
-  /** The part a text delta belongs to, begun when it is new (what the part before still held goes out first). */
-  #fed(event: Json, before: Json[]): FedPart | undefined {
+  /** The part a text delta belongs to, begun when it is new (the part before it ends first). */
+  #fed(event: Json, before: Out[]): FedPart | undefined {
     if (typeof event.item_id !== "string") return undefined;
     const content = typeof event.content_index === "number" ? event.content_index : 0;
     const current = this.#part;
     if (current && current.item === event.item_id && current.content === content) return current;
     const known = this.#partOf(event);
     if (known) return known;
-    before.push(...this.#flush());
+    before.push(...this.#endPart());
     const guard = this.#engine();
     const part: FedPart = { item: event.item_id, content, index: this.#indexOf(event), guard, visible: "", changed: false };
     this.#part = part;
@@ -301,16 +308,16 @@ export class ResponsesStreamRewriter implements EventRewriter {
   }
 
   /**
-   * The engine of a part that begins (the part before it is flushed by now): the reply's first
-   * engine, then one per part that reads on where the part before it ended. Once an engine failed
-   * that reading is lost, so every later part passes through as it came (its engine is done).
+   * The engine of a part that begins: the reply's first engine, then one per part that reads on
+   * where the part before it ended. Once an engine failed that reading is lost, so every later
+   * part passes through as it came (its engine is done).
    */
   #engine(): GuardedEngine {
     const previous = this.#engines.at(-1);
     if (previous?.failed) return previous;
     const first = this.#first;
     this.#first = undefined;
-    const guard = first ?? this.#more(undefined, previous?.carryOver());
+    const guard = first ?? this.#more(undefined, this.#carry);
     this.#engines.push(guard);
     if (this.#native && !guard.done) guard.step({ native: true });
     return guard;
@@ -324,13 +331,16 @@ export class ResponsesStreamRewriter implements EventRewriter {
 
   #delta(part: FedPart, event: Json): { keep: boolean; changed: boolean } {
     const delta = event.delta;
-    // A part that already ended (flushed), or whose engine failed, passes its text on as it is.
+    // A part that already ended, or whose engine failed, passes its text on as it is.
     if (typeof delta !== "string" || delta === "" || part !== this.#part || part.guard.done) {
       if (typeof delta === "string") part.visible += delta;
       return { keep: true, changed: false };
     }
     const step = part.guard.step({ delta });
     const text = step.ok ? this.#take(step.events) : step.held + delta;
+    // Its engine failed (the rest passes as it came), or let go of the text it held after the call
+    // before (past the tail limit): what the parts before held shows too.
+    if (this.#tails.length > 0 && (!step.ok || !part.guard.afterCall)) this.#decideTails("release");
     part.visible += text;
     if (text === delta) return { keep: true, changed: false };
     part.changed = true;
@@ -339,45 +349,135 @@ export class ResponsesStreamRewriter implements EventRewriter {
     return { keep: true, changed: true };
   }
 
-  /** Engine events: text is returned, calls wait for the message item to close. */
+  /** Engine events: text is returned, calls wait for the message item to close. A call shows what the parts before held after the call before it. */
   #take(events: EngineEvent[]): string {
-    return textOf(events, this.#pending);
+    const found = this.#pending.length;
+    const text = textOf(events, this.#pending);
+    if (this.#pending.length > found) this.#decideTails("release");
+    return text;
   }
 
-  /** The part being fed ended: what its engine holds goes out as one more text delta of it. */
-  #flush(): Json[] {
+  /**
+   * The part being fed ended, the reply not: its markup is decided (endSpan), and text its engine
+   * holds after a call waits for the reply in the part's slot, the part still open downstream.
+   */
+  #endPart(): Out[] {
     const part = this.#part;
     if (!part) return [];
     this.#part = undefined;
     if (part.guard.done) return [];
-    const step = part.guard.step({ flush: true });
-    const text = step.ok ? this.#take(step.events) : step.held;
-    return text === "" ? [] : [this.#partDelta(part, text)];
+    const out: Out[] = [];
+    const step = part.guard.step({ endSpan: true });
+    if (!step.ok) {
+      this.#decideTails("release");
+      if (step.held !== "") out.push(this.#partDelta(part, step.held));
+      return out;
+    }
+    const text = this.#take(step.events);
+    if (text !== "") out.push(this.#partDelta(part, text));
+    const carry = part.guard.carryOver();
+    this.#carry = carry;
+    if (carry?.tail !== undefined && part.guard.held > 0) {
+      const slot: Slot = { kind: "slot", part, decided: false };
+      part.slot = slot;
+      this.#tails.push(part);
+      out.push(slot);
+      return out;
+    }
+    // No text after the call here: what the parts before held (its engine let go of it) shows.
+    if (carry?.tail === undefined) this.#decideTails("release");
+    const more = this.#flushed(part.guard);
+    if (more !== "") out.push(this.#partDelta(part, more));
+    return out;
+  }
+
+  /** The reply ended: the part being fed is flushed, then the text every earlier part held after the last call is stripped (S03). */
+  #endReply(): Out[] {
+    const part = this.#part;
+    this.#part = undefined;
+    const out: Out[] = [];
+    if (part && !part.guard.done) {
+      const text = this.#flushed(part.guard);
+      if (text !== "") out.push(this.#partDelta(part, text));
+    }
+    this.#decideTails("end");
+    return out;
+  }
+
+  /** What flushing an engine released (a failed one hands back what it held). */
+  #flushed(guard: GuardedEngine): string {
+    const step = guard.step({ flush: true });
+    return step.ok ? this.#take(step.events) : step.held;
+  }
+
+  /**
+   * The reply decided the text every waiting part holds after its last call: shown where it
+   * stood ("release": another call came, or it can wait no longer) or stripped ("end").
+   */
+  #decideTails(decision: "release" | "end"): void {
+    this.#carryNoTail();
+    const tails = this.#tails;
+    if (tails.length === 0) return;
+    this.#tails = [];
+    for (const part of tails) {
+      let text = "";
+      if (decision === "release") {
+        const step = part.guard.step({ releaseTail: true });
+        text = step.ok ? textOf(step.events, []) : step.held;
+      }
+      this.#fill(part, text + this.#flushed(part.guard));
+    }
+  }
+
+  /** Past the bound on what waits: every part's undecided text, the part being fed's too, is released as text. */
+  #releaseAll(): void {
+    this.#decideTails("release");
+    const part = this.#part;
+    if (!part || part.guard.done || !part.guard.afterCall) return;
+    const step = part.guard.step({ releaseTail: true });
+    const text = step.ok ? textOf(step.events, []) : step.held;
+    if (text !== "") this.#queue.push(this.#partDelta(part, text));
+  }
+
+  #fill(part: FedPart, text: string): void {
+    const slot = part.slot!;
+    slot.decided = true;
+    if (text === "") return;
+    slot.fill = this.#partDelta(part, text).event;
+    this.#filled++;
+  }
+
+  /** The next part's engine holds nothing after a call: the reply decided that text. */
+  #carryNoTail(): void {
+    if (this.#carry?.tail === undefined) return;
+    const { tail: _, ...rest } = this.#carry;
+    this.#carry = rest;
   }
 
   /** Text the engine released outside a delta of the part: one more text delta of it. */
-  #partDelta(part: FedPart, text: string): Json {
+  #partDelta(part: FedPart, text: string): { kind: "new"; event: Json } {
     part.visible += text;
     part.changed = true;
-    return { type: "response.output_text.delta", item_id: part.item, output_index: part.index, content_index: part.content, delta: text, logprobs: [] };
+    return { kind: "new", event: { type: "response.output_text.delta", item_id: part.item, output_index: part.index, content_index: part.content, delta: text, logprobs: [] } };
   }
 
   /** The four events of each waiting call, as items right after `afterIndex`. */
-  #callItems(afterIndex: number | undefined): Json[] {
+  #callItems(afterIndex: number | undefined): Out[] {
     if (this.#pending.length === 0) return [];
     // Once they go out the reply is over: holding ends.
     this.#hold = false;
-    const out: Json[] = [];
+    const out: Out[] = [];
     let index = (afterIndex ?? -1) + 1;
     for (const call of this.#pending) {
       const item = functionCallItem(call, "completed");
       const itemId = item.id as string;
-      out.push(
+      for (const event of [
         { type: "response.output_item.added", output_index: index, item: functionCallItem(call, "in_progress") },
         { type: "response.function_call_arguments.delta", item_id: itemId, output_index: index, delta: item.arguments },
         { type: "response.function_call_arguments.done", item_id: itemId, output_index: index, arguments: item.arguments },
         { type: "response.output_item.done", output_index: index, item },
-      );
+      ])
+        out.push({ kind: "new", event });
       this.#emitted.push({ index, item });
       index++;
       this.#itemsIn++;
@@ -416,39 +516,6 @@ export class ResponsesStreamRewriter implements EventRewriter {
     return this.#indices.get(index) ?? index + this.#itemsIn;
   }
 
-  /** Numbers what goes out: synthetic events continue the sequence, upstream ones move by the shift. */
-  #out(event: Json, before: Json[], keep: boolean, changed: boolean, after: Json[]): Rewritten | null {
-    for (const piece of before) this.#numberSynthetic(piece);
-    if (!keep) {
-      this.#seqShift--;
-      for (const piece of after) this.#numberSynthetic(piece);
-      return { pieces: [...before, ...after] };
-    }
-    if (typeof event.sequence_number === "number") {
-      const seq = event.sequence_number + this.#seqShift;
-      if (seq !== event.sequence_number) {
-        event.sequence_number = seq;
-        changed = true;
-      }
-      this.#lastSeq = seq;
-    }
-    const index = this.#indexOf(event);
-    if (index !== undefined && index !== event.output_index) {
-      event.output_index = index;
-      changed = true;
-    }
-    for (const piece of after) this.#numberSynthetic(piece);
-    if (!changed && before.length === 0 && after.length === 0) return null;
-    const own: Piece = changed ? event : RAW;
-    return { pieces: [...before, own, ...after], original: event };
-  }
-
-  #numberSynthetic(piece: Json): void {
-    if (this.#lastSeq === undefined) return;
-    piece.sequence_number = ++this.#lastSeq;
-    this.#seqShift++;
-  }
-
   /** Once, at the end: the first engine's report with every other one's. */
   #final(): void {
     if (this.#reported) return;
@@ -471,8 +538,21 @@ function setText(part: FedPart, holder: Json, key: string): boolean {
   return true;
 }
 
+function undecided(out: Out): boolean {
+  return out.kind === "slot" && !out.decided;
+}
+
 const CR = 13;
 const LF_BYTE = Uint8Array.of(10);
+
+/**
+ * An event's bytes to send later. One reported at a CR may still get the LF of its CR LF as the
+ * next chunk's first byte (dropped then, as nothing went out for it): it goes out with that LF
+ * whatever the split.
+ */
+function copyOf(sse: SseEvent): Uint8Array {
+  return sse.bytes.at(-1) === CR ? concat(sse.bytes, LF_BYTE) : sse.bytes.slice();
+}
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   const out = new Uint8Array(a.length + b.length);
