@@ -8,7 +8,10 @@ import { describe, expect, test } from "bun:test";
 import { parse } from "../../src/engine/parse.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { live } from "../golden/notation.ts";
-import { anthropicJson, anthropicStream, responsesJson, responsesStream, show } from "../property/diff-harness.ts";
+import { anthropicJson, anthropicStream, responsesJson, responsesStream, show, spannedEngineRun } from "../property/diff-harness.ts";
+import { repairFetch } from "../../src/adapters/fetch.ts";
+import { type Item, NATIVE_ARGS, completedItem, readStream, responsesItemSse } from "./responses-support.ts";
+import { JSON_HEADERS, type Json, byteByByte, chunkedFetch, encode, postInit, seededCuts } from "./wire-support.ts";
 
 const BASH = '<tool_call>\n{"name":"bash","arguments":{"command":"ls"}}\n</tool_call>';
 const READ = '<tool_call>\n{"name":"read","arguments":{"filePath":"/a"}}\n</tool_call>';
@@ -29,18 +32,111 @@ describe("F1: Responses parts end the post-call tail as if the reply ended", () 
   });
 
   for (const [name, items] of [["two output_text parts", [parts]], ["two message items", parts.map((p) => [p])]] as const) {
-    // F1: Responses part ends — fixed on branch fix-held-calls
-    test.todo(`${name}, JSON: the prose after the first call stays visible`, async () => {
+    test(`${name}, JSON: the prose after the first call stays visible`, async () => {
       const r = await responsesJson({ text: parts.join("") }, items as string[][]);
       expect(show({ calls: r.calls, text: r.text })).toBe(show(expected));
     });
-    // F1: Responses part ends — fixed on branch fix-held-calls
-    test.todo(`${name}, stream: the prose after the first call stays visible`, async () => {
+    test(`${name}, stream: the prose after the first call stays visible`, async () => {
       const r = await responsesStream({ text: parts.join("") }, 5, items as string[][]);
       expect(show({ calls: r.calls, text: r.text })).toBe(show(expected));
     });
   }
+
+  // The same replies, every stream checked valid (sequence numbers, indices, `done` texts equal to
+  // the deltas, response.completed as sent), whole, byte by byte and at seeded random cuts.
+  const shapes: Record<string, (texts: string[]) => Item[]> = {
+    "two output_text parts": (texts) => [{ message: "msg_1", parts: texts }],
+    "two message items": (texts) => texts.map((text, i) => ({ message: `msg_${i + 1}`, parts: [text] })),
+    "two message items, a reasoning item between": (texts) => [{ message: "msg_1", parts: [texts[0]!] }, { reasoning: "rs_1", text: "thinking" }, ...texts.slice(1).map((text, i) => ({ message: `msg_${i + 2}`, parts: [text] }))],
+  };
+
+  for (const [shape, build] of Object.entries(shapes)) {
+    for (const parallelOff of [false, true]) {
+      const mode = parallelOff ? "parallel calls off" : "parallel calls on";
+
+      test(`${shape}, ${mode}: JSON and every stream give what the engine gives the one text`, async () => {
+        const items = build(parts);
+        const ref = reference(parts, parallelOff);
+        // Parallel calls on, that is parse(); off, the second call is an extra one: it never runs, and is stripped after the first.
+        if (parallelOff) expect(ref).toEqual({ calls: [expected.calls[0]!], text: "Let me check.\n\n" });
+        else expect(show(ref)).toBe(show(expected));
+        expect(show(seen(await jsonOf(items, parallelOff)))).toBe(show(ref));
+        for (const output of await everyStream(items, parallelOff)) expect(show(seen(output))).toBe(show(ref));
+      });
+
+      test(`${shape}, ${mode}: no second call, so the text after the first is stripped at the reply's end (S03)`, async () => {
+        const texts = [parts[0]!, "More words, no call.\n"];
+        const items = build(texts);
+        const ref = reference(texts, parallelOff);
+        expect(ref).toEqual({ calls: [expected.calls[0]!], text: "Let me check.\n\n" });
+        expect(show(seen(await jsonOf(items, parallelOff)))).toBe(show(ref));
+        for (const output of await everyStream(items, parallelOff)) expect(show(seen(output))).toBe(show(ref));
+      });
+    }
+
+    test(`${shape}, parallel calls off, a native call after: the recovered call is withdrawn and every word shows, as in JSON`, async () => {
+      const items = [...build(parts), { native: "fc_n" }];
+      const json = seen(await jsonOf(items, true));
+      expect(json).toEqual({ calls: [], text: expected.text, native: 1 });
+      for (const output of await everyStream(items, true)) expect(show(seen(output))).toBe(show(json));
+    });
+
+    test(`${shape}, parallel calls on, a native call after: both recovered calls already went out, the prose between them shows`, async () => {
+      const items = [...build(parts), { native: "fc_n" }];
+      for (const output of await everyStream(items, false)) expect(show(seen(output))).toBe(show({ ...expected, native: 1 }));
+    });
+  }
+
+  test("three parts, the call in the last: the text two parts held shows, each in its own part", async () => {
+    const texts = [`Let me check.\n\n${BASH}\n\nFirst.\n`, "Second.\n", READ];
+    const items: Item[] = [{ message: "msg_1", parts: texts }];
+    const ref = reference(texts, false);
+    expect(ref.text).toBe("Let me check.\n\n\n\nFirst.\nSecond.\n");
+    for (const output of [await jsonOf(items, false), ...(await everyStream(items, false))]) {
+      expect(show(seen(output))).toBe(show(ref));
+      expect(output[0]!.content.map((p: Json) => p.text)).toEqual(["Let me check.\n\n\n\nFirst.\n", "Second.\n", ""]);
+    }
+  });
 });
+
+const URL_RESPONSES = "http://model.test/v1/responses";
+const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8];
+
+function responsesRequest(stream: boolean, parallelOff: boolean): RequestInit {
+  const tools = fixtureTools.map((t) => ({ type: "function", name: t.name, parameters: t.parameters ?? { type: "object" } }));
+  return postInit({ model: "m", stream, input: "hi", tools, ...(parallelOff ? { parallel_tool_calls: false } : {}) });
+}
+
+/** One engine over the parts, endSpan() between them (the one text, read as the Responses wire reads parts). */
+function reference(texts: string[], parallelOff: boolean): { calls: { tool: string; input: unknown }[]; text: string } {
+  const r = spannedEngineRun({ text: texts.join(""), ...(parallelOff ? { parallelOff: true } : {}) }, texts);
+  return { calls: r.calls, text: r.text };
+}
+
+/** What a client keeps of the output: every message's text, the recovered calls, how many native calls. */
+function seen(output: Json[]): { calls: { tool: string; input: unknown }[]; text: string; native?: number } {
+  const calls = output.filter((item) => item.type === "function_call");
+  const native = calls.filter((item) => item.arguments === NATIVE_ARGS).length;
+  return {
+    calls: calls.filter((item) => item.arguments !== NATIVE_ARGS).map((item) => ({ tool: item.name, input: JSON.parse(item.arguments) })),
+    text: output.filter((item) => item.type === "message").flatMap((item) => item.content.map((p: Json) => p.text)).join(""),
+    ...(native > 0 ? { native } : {}),
+  };
+}
+
+async function jsonOf(items: Item[], parallelOff: boolean): Promise<Json[]> {
+  const body = { id: "resp_1", object: "response", status: "completed", model: "m", output: items.map(completedItem) };
+  const res = await repairFetch({}, chunkedFetch([encode(JSON.stringify(body))], JSON_HEADERS))(URL_RESPONSES, responsesRequest(false, parallelOff));
+  return ((await res.json()) as Json).output;
+}
+
+/** The output items of every valid stream: whole, one-character deltas byte by byte, seeded random byte cuts. */
+async function everyStream(items: Item[], parallelOff: boolean): Promise<Json[][]> {
+  const run = async (chunks: Uint8Array[]) => readStream(await (await repairFetch({}, chunkedFetch(chunks))(URL_RESPONSES, responsesRequest(true, parallelOff))).text());
+  const outputs = [await run([encode(responsesItemSse(items, 1000))]), await run(byteByByte(encode(responsesItemSse(items, 1))))];
+  for (const seed of SEEDS) outputs.push(await run(seededCuts(encode(responsesItemSse(items, 1 + (seed % 5))), seed)));
+  return outputs;
+}
 
 describe("F2: a fenced example after an unclosed call never runs, whole or split at the fence", () => {
   // A call cut off mid-parameter, then the model shows a complete block inside a ```xml fence.

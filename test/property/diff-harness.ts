@@ -94,27 +94,7 @@ export function engineRun(s: Scenario, cuts: readonly number[]): Outcome {
   };
 }
 
-/** As engineRun, but one engine per part, each flushed and continuing the last (the Responses wire's reading). */
-export function partedEngineRun(s: Scenario, parts: readonly string[]): Outcome {
-  const isEchoed = requestEchoGuard({}, () => givenFromChatBody(chatBody(s, true)));
-  const out: EngineEvent[] = [];
-  let before: ReturnType<NonNullable<ReturnType<typeof createRepairEngine>["carryOver"]>> | undefined;
-  let nudge: string | null = null;
-  for (const part of parts) {
-    const engine = createRepairEngine({ tools: offered(s), idPrefix: "call_", ...(isEchoed ? { isEchoed } : {}), ...(s.parallelOff ? { maxCalls: 1 } : {}), ...(before ? { continues: before } : {}) });
-    if (s.nativeBefore) engine.noteNativeToolCall();
-    out.push(...engine.feed(part), ...engine.flush());
-    before = engine.carryOver!();
-    nudge ??= engine.summary().nudge;
-  }
-  return {
-    calls: out.flatMap((e) => (e.type === "call" ? [{ tool: e.call.tool, input: e.call.input }] : [])),
-    text: out.map((e) => (e.type === "text" ? e.text : "")).join(""),
-    nudge,
-  };
-}
-
-/** As engineRun, one engine with endSpan() after each part but the last (the Anthropic wire's reading of text blocks with other blocks between). */
+/** As engineRun, one engine with endSpan() after each part but the last (how the Anthropic wire reads text blocks with other blocks between, and the Responses wire its parts). */
 export function spannedEngineRun(s: Scenario, parts: readonly string[]): Outcome {
   const isEchoed = requestEchoGuard({}, () => givenFromChatBody(chatBody(s, true)));
   const engine = createRepairEngine({ tools: offered(s), idPrefix: "call_", ...(isEchoed ? { isEchoed } : {}), ...(s.parallelOff ? { maxCalls: 1 } : {}) });

@@ -3,13 +3,15 @@
  * and message items, Anthropic text blocks with thinking blocks between, chat content with
  * reasoning_content interleaved) must come out as the one text does, when the parts break only
  * between whole fragments. Seeded, bounded runs (DIFF_SEED, DIFF_RUNS). It tripped on the review's
- * F2-F4 (test/adapters/text-parts.test.ts); the Responses paths are held to their own per-part
- * reading until F1 is fixed (branch fix-held-calls).
+ * F1-F4 (test/adapters/text-parts.test.ts). Responses parts and Anthropic text blocks with a
+ * thinking block between end markup at each part's end (endSpan), and text held after a call
+ * carries on into the next part until the reply decides it, so both read as one engine with
+ * endSpan() between the parts.
  */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { partedReply } from "./diff-arbitraries.ts";
-import { partedEngineRun, spannedEngineRun, anthropicJson, anthropicStream, chatStream, engineRun, responsesJson, responsesStream, show, type Outcome, type Scenario } from "./diff-harness.ts";
+import { spannedEngineRun, anthropicJson, anthropicStream, chatStream, engineRun, responsesJson, responsesStream, show, type Outcome, type Scenario } from "./diff-harness.ts";
 
 const SEED = Number(process.env.DIFF_SEED ?? 20261206);
 const RUNS = Number(process.env.DIFF_RUNS ?? 60);
@@ -36,9 +38,7 @@ describe("review: a reply in parts equals the reply whole", () => {
       fc.asyncProperty(partedReply, request, fc.nat(), async (parts, req, seed) => {
         const s: Scenario = { text: parts.join(""), ...(req.choice ? { choice: req.choice } : {}), ...(req.parallelOff ? { parallelOff: true } : {}), ...(req.nativeBefore ? { nativeBefore: true } : {}) };
         const ref = engineRun(s, []);
-        // F1 (diff-review.test.ts): the Responses wire ends the post-call tail at each part, so it is held to its own reading.
-        const perPart = partedEngineRun(s, parts);
-        // Anthropic text blocks with thinking between end every candidate at the block's end (endSpan).
+        // Responses parts, and Anthropic text blocks with thinking between, end every candidate at the part's end (endSpan).
         const spanned = spannedEngineRun(s, parts);
         const paths: Record<string, Outcome> = {
           responsesPartsSse: await attempt(() => responsesStream(s, seed, [parts])),
@@ -49,7 +49,7 @@ describe("review: a reply in parts equals the reply whole", () => {
           anthropicBlocksJson: await attempt(() => anthropicJson(s, parts, true)),
           chatReasoningBetween: await attempt(() => chatStream(s, seed, true)),
         };
-        const diverging = Object.fromEntries(Object.entries(paths).filter(([name, o]) => show(o) !== show(name.startsWith("responses") ? perPart : name.startsWith("anthropic") ? spanned : ref)));
+        const diverging = Object.fromEntries(Object.entries(paths).filter(([name, o]) => show(o) !== show(name.startsWith("responses") || name.startsWith("anthropic") ? spanned : ref)));
         expect(show({ parts, req, diverging })).toBe(show({ parts, req, diverging: {} }));
       }),
       { seed: SEED, numRuns: RUNS, endOnFailure: false },
