@@ -9,7 +9,11 @@ import { parse } from "../../src/engine/parse.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { live } from "../golden/notation.ts";
 import { anthropicJson, anthropicStream, responsesJson, responsesStream, show, spannedEngineRun } from "../property/diff-harness.ts";
+import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import { wrapLanguageModel } from "ai";
+import { MockLanguageModelV3, convertArrayToReadableStream, convertReadableStreamToArray } from "ai/test";
 import { repairFetch } from "../../src/adapters/fetch.ts";
+import { repairMiddleware } from "../../src/adapters/middleware.ts";
 import { type Item, NATIVE_ARGS, completedItem, readStream, responsesItemSse } from "./responses-support.ts";
 import { JSON_HEADERS, type Json, byteByByte, chunkedFetch, encode, postInit, seededCuts } from "./wire-support.ts";
 
@@ -209,3 +213,70 @@ describe("F4: a call closed by </arg_value> keeps the next line's indentation vi
     expect(whole.text).toBe(split.text);
   });
 });
+
+describe("F1, the AI SDK middleware: several text parts of one reply read as the one text", () => {
+  // The middleware runs one engine per reply: a text-end is not the reply's end, so the prose
+  // between two calls in two text parts shows, and text after the last call is stripped.
+  const cases: Record<string, string[]> = {
+    "the second call in the next text part": [`Let me check.\n\n${BASH}\n\nNow the file:\n\n`, READ],
+    "no second call": [`Let me check.\n\n${BASH}\n\nNow the file:\n\n`, "More words, no call.\n"],
+    "three parts, the call in the last": [`Let me check.\n\n${BASH}\n\nFirst.\n`, "Second.\n", READ],
+  };
+  for (const [name, texts] of Object.entries(cases)) {
+    const whole = parse(texts.join(""), fixtureTools);
+    const expected = { calls: whole.calls.map((c) => ({ tool: c.tool, input: c.input })), text: whole.text };
+
+    for (const reasoningBetween of [false, true]) {
+      test(`${name}, streamed${reasoningBetween ? ", a reasoning part between" : ""}: as parse() on the one text`, async () => {
+        for (const size of [1, 4, 1000]) expect(show(await sdkStream(texts, size, reasoningBetween))).toBe(show(expected));
+      });
+    }
+    test(`${name}, generated: as parse() on the one text`, async () => {
+      expect(show(await sdkGenerate(texts))).toBe(show(expected));
+    });
+  }
+});
+
+type SdkPart = LanguageModelV3StreamPart;
+const USAGE = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+const SDK_PARAMS = {
+  prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+  tools: fixtureTools.map((t) => ({ type: "function", name: t.name, description: t.name, inputSchema: t.parameters ?? { type: "object" } })),
+} as unknown as LanguageModelV3CallOptions;
+
+/** Each text its own text part (text-start, deltas of `size`, text-end), optionally a reasoning part between; deltas checked to fall inside open parts. */
+async function sdkStream(texts: string[], size: number, reasoningBetween: boolean): Promise<{ calls: { tool: string; input: unknown }[]; text: string }> {
+  const parts: SdkPart[] = [{ type: "stream-start", warnings: [] }];
+  texts.forEach((text, i) => {
+    if (i > 0 && reasoningBetween) parts.push({ type: "reasoning-start", id: `r${i}` }, { type: "reasoning-delta", id: `r${i}`, delta: "hmm" }, { type: "reasoning-end", id: `r${i}` });
+    parts.push({ type: "text-start", id: `t${i}` });
+    for (let k = 0; k < text.length; k += size) parts.push({ type: "text-delta", id: `t${i}`, delta: text.slice(k, k + size) });
+    parts.push({ type: "text-end", id: `t${i}` });
+  });
+  parts.push({ type: "finish", usage: USAGE, finishReason: { unified: "stop", raw: "stop" } });
+  const mock = new MockLanguageModelV3({ doStream: async () => ({ stream: convertArrayToReadableStream(parts) }) });
+  const model = wrapLanguageModel({ model: mock, middleware: repairMiddleware({}) });
+  const out = await convertReadableStreamToArray((await model.doStream(SDK_PARAMS)).stream);
+  const open = new Set<string>();
+  for (const p of out) {
+    if (p.type === "text-start") open.add(p.id);
+    else if (p.type === "text-delta") expect(open.has(p.id)).toBe(true);
+    else if (p.type === "text-end") expect(open.delete(p.id)).toBe(true);
+  }
+  expect(open.size).toBe(0);
+  return {
+    calls: out.flatMap((p) => (p.type === "tool-call" ? [{ tool: p.toolName, input: JSON.parse(p.input) }] : [])),
+    text: out.map((p) => (p.type === "text-delta" ? p.delta : "")).join(""),
+  };
+}
+
+async function sdkGenerate(texts: string[]): Promise<{ calls: { tool: string; input: unknown }[]; text: string }> {
+  const content = texts.map((text) => ({ type: "text" as const, text }));
+  const mock = new MockLanguageModelV3({ doGenerate: async () => ({ content, finishReason: { unified: "stop", raw: "stop" }, usage: USAGE, warnings: [] }) });
+  const model = wrapLanguageModel({ model: mock, middleware: repairMiddleware({}) });
+  const result = await model.doGenerate(SDK_PARAMS);
+  return {
+    calls: result.content.flatMap((p) => (p.type === "tool-call" ? [{ tool: p.toolName, input: JSON.parse(p.input) }] : [])),
+    text: result.content.map((p) => (p.type === "text" ? p.text : "")).join(""),
+  };
+}
