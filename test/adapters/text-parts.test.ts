@@ -91,6 +91,34 @@ describe("F1: Responses parts end the post-call tail as if the reply ended", () 
     });
   }
 
+  test("past the tail limit across parts (no second call): the held text shows, as a tail past bufferLimit does in the one text", async () => {
+    // The engine's tail limit (64K characters) counts the text held after the call in every part:
+    // the second part alone fits in it, the 17 characters before it do not.
+    const texts = [parts[0]!, "x".repeat(65_530)];
+    for (const parallelOff of [false, true]) {
+      const ref = reference(texts, parallelOff);
+      expect(ref).toEqual({ calls: [expected.calls[0]!], text: "Let me check.\n\n\n\nNow the file:\n\n" + texts[1] });
+      for (const items of [shapes["two output_text parts"]!(texts), shapes["two message items, a reasoning item between"]!(texts)]) {
+        expect(show(seen(await jsonOf(items, parallelOff)))).toBe(show(ref));
+        const run = async (chunks: Uint8Array[]) => readStream(await (await repairFetch({}, chunkedFetch(chunks))(URL_RESPONSES, responsesRequest(true, parallelOff))).text());
+        expect(show(seen(await run([encode(responsesItemSse(items, 1000))])))).toBe(show(ref));
+        expect(show(seen(await run(seededCuts(encode(responsesItemSse(items, 997)), 3, 4096))))).toBe(show(ref));
+      }
+    }
+  });
+
+  test("past 4 MiB kept back while a later part is read: everything held is released as text, never lost, the stream valid", async () => {
+    // About 6 MiB of one-character deltas in the second part, under the engine's own tail limit.
+    const texts = [parts[0]!, "y".repeat(40_000)];
+    const items: Item[] = [{ message: "msg_1", parts: texts }];
+    const run = async (chunks: Uint8Array[]) => readStream(await (await repairFetch({}, chunkedFetch(chunks))(URL_RESPONSES, responsesRequest(true, false))).text());
+    const output = await run([encode(responsesItemSse(items, 1))]);
+    expect(show(seen(output))).toBe(show({ calls: [expected.calls[0]!], text: "Let me check.\n\n\n\nNow the file:\n\n" + texts[1] }));
+    // Within the bound the reply's end decides: stripped, as in JSON.
+    const small = [parts[0]!, "y".repeat(1000)];
+    expect(show(seen(await run([encode(responsesItemSse([{ message: "msg_1", parts: small }], 1))])))).toBe(show(seen(await jsonOf([{ message: "msg_1", parts: small }], false))));
+  });
+
   test("three parts, the call in the last: the text two parts held shows, each in its own part", async () => {
     const texts = [`Let me check.\n\n${BASH}\n\nFirst.\n`, "Second.\n", READ];
     const items: Item[] = [{ message: "msg_1", parts: texts }];

@@ -256,7 +256,6 @@ export class ResponsesStreamRewriter implements EventRewriter {
     if (this.#hold && this.#pending.length > 0) return this.#withdraw(before);
     // Calls already out stand: the text held after them can no longer be shown by a later call (markup is now a native call's duplicate), so the reply decided it.
     this.#decideTails("end");
-    this.#carryNoTail();
     if (this.#part && !this.#part.guard.done) this.#part.guard.step({ native: true });
   }
 
