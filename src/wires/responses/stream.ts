@@ -100,7 +100,20 @@ export class ResponsesStreamRewriter implements EventRewriter {
 
   event(sse: SseEvent): Rewritten | null {
     const event = typedEvent(sse.data);
-    const outs: Out[] = event === null ? [{ kind: "event", event: undefined, data: sse.data, type: undefined, seq: undefined, changed: false }] : this.#decide(event);
+    if (event === null) return this.#queue.length === 0 ? null : this.#wait([{ kind: "event", event: undefined, data: sse.data, type: undefined, seq: undefined, changed: false }], sse);
+    const outs = this.#decide(event);
+    if (outs !== undefined) return this.#wait(outs, sse);
+    // The usual event: nothing put in before or after it, nothing of it changed, and it goes out now with its own number.
+    const seq = typeof event.sequence_number === "number" ? event.sequence_number : undefined;
+    if (this.#queue.length === 0 && (seq === undefined || this.#seqShift === 0) && !(this.#filled > 0 && DONE_EVENTS.has(event.type))) {
+      if (seq !== undefined) this.#lastSeq = seq;
+      return null;
+    }
+    return this.#wait([{ kind: "event", event, data: undefined, type: event.type, seq, changed: false }], sse);
+  }
+
+  /** What goes out for an event while something waits (or it waits itself): the queue up to its first slot not yet decided. */
+  #wait(outs: Out[], sse: SseEvent): Rewritten | null {
     if (this.#queue.length === 0 && !outs.some(undecided)) return this.#send(outs, false);
     for (const out of outs) this.#queue.push(out);
     this.#queued += sse.bytes.length;
@@ -121,8 +134,8 @@ export class ResponsesStreamRewriter implements EventRewriter {
     return this.#send(sent, false) ?? { pieces: [RAW] };
   }
 
-  /** One upstream event: what goes out for it, in order. */
-  #decide(event: Json & { type: string }): Out[] {
+  /** One upstream event: what goes out for it, in order; undefined when that is the event alone, unchanged. */
+  #decide(event: Json & { type: string }): Out[] | undefined {
     const before: Out[] = [];
     const after: Out[] = [];
     let keep = true;
@@ -168,6 +181,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
       event.output_index = index;
       changed = true;
     }
+    if (!changed && before.length === 0 && after.length === 0) return undefined;
     const seq = typeof event.sequence_number === "number" ? event.sequence_number : undefined;
     return [...before, { kind: "event", event, data: undefined, type: event.type, seq, changed }, ...after];
   }
@@ -198,18 +212,17 @@ export class ResponsesStreamRewriter implements EventRewriter {
       } else {
         let event = out.event;
         let changed = out.changed;
-        const parsed = () => (event ??= typedEvent(out.data) ?? undefined);
         if (out.seq !== undefined) {
           const seq = out.seq + this.#seqShift;
           this.#lastSeq = seq;
-          if (seq !== out.seq && parsed()) {
-            event!.sequence_number = seq;
+          if (seq !== out.seq && (event ??= parse(out))) {
+            event.sequence_number = seq;
             changed = true;
           }
         }
-        if (this.#filled > 0 && DONE_EVENTS.has(out.type!) && parsed() && this.#refresh(event!)) changed = true;
-        if ((changed || json) && parsed()) {
-          pieces.push(event!);
+        if (this.#filled > 0 && DONE_EVENTS.has(out.type!) && (event ??= parse(out)) && this.#refresh(event)) changed = true;
+        if ((changed || json) && (event ??= parse(out))) {
+          pieces.push(event);
           if (!out.bytes) original = event;
         } else if (!json) pieces.push(out.bytes ?? RAW);
       }
@@ -535,6 +548,11 @@ function setText(part: FedPart, holder: Json, key: string): boolean {
   if (!part.changed || holder[key] === part.visible) return false;
   holder[key] = part.visible;
   return true;
+}
+
+/** A waiting event's parsed form, read again from its data. */
+function parse(out: { data: string | undefined }): Json | undefined {
+  return typedEvent(out.data) ?? undefined;
 }
 
 function undecided(out: Out): boolean {
