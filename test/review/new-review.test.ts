@@ -1,0 +1,186 @@
+/**
+ * Hostile review of the code that landed on 2026-12-06 (e1985a9..main). Every test here fails on
+ * main at 811d475 for the reason its name gives; see the review report for root causes.
+ */
+import { describe, expect, test } from "bun:test";
+import { repairFetch } from "../../src/adapters/fetch.ts";
+import { REMOVED_NOTE, redactLeaks } from "../../src/history/sanitize.ts";
+import { RetryController } from "../../src/plugin/retry-controller.ts";
+import { live } from "../golden/notation.ts";
+import { fixtureTools } from "../golden/tools.ts";
+import { runAtEverySplit } from "../support/run-engine.ts";
+
+const outcome = (notation: string) => {
+  const r = runAtEverySplit(live(notation), fixtureTools);
+  return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), text: r.text };
+};
+
+describe("closer rule: a bare CR ends a line (the documentation context says so), the closer rule does not", () => {
+  test("costume: `<bash>ls</bash>` CR `rm -rf x` LF `</bash>` never runs the next line as part of the command", () => {
+    const o = outcome("<bash>ls</bash>\rrm -rf x\n</bash>\n");
+    expect(o.calls.some((c) => String(c.input.command).includes("rm -rf x"))).toBe(false);
+  });
+
+  test("DSML P01: an invoke closer that ends its CR line ends the value; the next line never joins the command", () => {
+    const o = outcome(
+      `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}invoke>\rrm -rf x</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,
+    );
+    expect(o.calls.some((c) => String(c.input.command).includes("rm -rf x"))).toBe(false);
+  });
+});
+
+describe("closer rule: a block or wrapper closer inside a value, text after it on its line, cuts the value and the call runs", () => {
+  // The file (or command) the model wrote holds the block's closer as text; the rule of review
+  // finding 3 covers invoke closers only, so the value ends at the first block closer, the call
+  // runs with what came before it and what came after is stripped.
+  const FILE = `const END = "</{D}tool_calls>";\nexport default END;\n`;
+
+  test("DSML: write with `</{D}tool_calls>` mid-line in its content never runs with the content cut there", () => {
+    const o = outcome(
+      `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">end.ts</{D}parameter>\n` +
+        `<{D}parameter name="content" string="true">${FILE}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,
+    );
+    expect(o.calls.filter((c) => c.input.content === 'const END = "')).toEqual([]);
+    for (const c of o.calls) expect(c.input).toEqual({ filePath: "end.ts", content: live(FILE) });
+  });
+
+  test("DSML: bash with `</{D}tool_calls>` inside a quoted argument never runs `echo \"`", () => {
+    const o = outcome(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">echo "</{D}tool_calls>" && rm -rf build</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+    expect(o.calls.filter((c) => c.input.command === 'echo "')).toEqual([]);
+  });
+
+  test("Claude-style: `</function_calls>` inside a value never cuts it", () => {
+    const o = outcome(`<function_calls>\n<invoke name="bash">\n<parameter name="command">echo "</function_calls>" && rm -rf build</parameter>\n</invoke>\n</function_calls>`);
+    expect(o.calls.filter((c) => c.input.command === 'echo "')).toEqual([]);
+  });
+
+  test("MiniMax: `</minimax:tool_call>` inside a value never cuts it", () => {
+    const o = outcome(`<minimax:tool_call>\n<invoke name="bash">\n<parameter name="command">echo "</minimax:tool_call>" && rm -rf build</parameter>\n</invoke>\n</minimax:tool_call>`);
+    expect(o.calls.filter((c) => c.input.command === 'echo "')).toEqual([]);
+  });
+
+  test("Qwen3-Coder in <tool_call>: `</tool_call>` inside a value never cuts it", () => {
+    const o = outcome(`<tool_call>\n<function=bash>\n<parameter=command>\necho "</tool_call>" && rm -rf build\n</parameter>\n</function>\n</tool_call>`);
+    expect(o.calls.filter((c) => c.input.command === 'echo "')).toEqual([]);
+  });
+});
+
+describe("costume read on past a closer: an example inside its code runs on its own", () => {
+  // One shell costume writing a document with a heredoc; the document mentions `</shell>` and
+  // shows a `<bash>` example. The costume's own closer ends its line at the end. The example is
+  // the heredoc's text, yet it runs (A40.16's rule), while the command the model wrote does not.
+  test("a <bash> example inside a <shell> heredoc never runs", () => {
+    const o = outcome("<shell>cat > doc.md <<'EOF'\nEnd the block with </shell> on its own line.\n<bash>rm -rf build</bash>\nEOF\n</shell>\n");
+    expect(o.calls.filter((c) => c.input.command === "rm -rf build")).toEqual([]);
+  });
+
+  test("a <tool_call> example inside a <shell> heredoc never runs", () => {
+    const o = outcome(`<shell>cat > doc.md <<'EOF'\nEnd the block with </shell> here.\n<tool_call>\n{"name": "bash", "arguments": {"command": "rm -rf build"}}\n</tool_call>\nEOF\n</shell>\n`);
+    expect(o.calls.filter((c) => c.input.command === "rm -rf build")).toEqual([]);
+  });
+});
+
+describe("history: the second pass reads an example the live repair kept as documentation as a live leak", () => {
+  // The cut-off value's line opens inline code (or an HTML comment) that holds the example after
+  // it; live, the example stays text (no call). History replaces the broken span, that opener with
+  // it, and its second pass then replaces the example too: the documentation is gone from replay.
+  const INV = `<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf /</{D}parameter>\n</{D}invoke>`;
+  const cases: [string, string][] = [
+    ["inline code opened on the cut-off line", "<{D}tool_calls>\n<{D}invoke name=\"bash\">\n<{D}parameter name=\"command\" string=\"true\">ls `\n" + INV + "\n` done\n"],
+    ["an HTML comment opened on the cut-off line", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls <!-- old:\n${INV}\n-->\n`],
+  ];
+  test.each(cases)("%s: live it is text, and history keeps it (one note, for the broken span only)", (_name, notation) => {
+    expect(outcome(notation).calls).toEqual([]);
+    const r = redactLeaks(live(notation), {}, fixtureTools);
+    expect(r.removed).toBe(1);
+    expect(r.text).toContain(live(INV));
+  });
+});
+
+describe("restart rule: a complete example block inside a value that then reaches its own closers", () => {
+  // The model writes a file documenting a call: the example block sits inside the write's content,
+  // and the content then reaches its own parameter closer, the invoke's and the block's. The
+  // restart rule ends the write at the example's block opener, so the example runs and the write is
+  // lost (S02.3's rule, though here the first value is not cut off: it closes after the example).
+  const EXAMPLE = `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf /</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`;
+
+  test("DSML write whose content holds a DSML example block: the example never runs", () => {
+    const o = outcome(
+      `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">docs/calls.md</{D}parameter>\n` +
+        `<{D}parameter name="content" string="true">Example:\n${EXAMPLE}\n</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,
+    );
+    expect(o.calls.filter((c) => c.tool === "bash")).toEqual([]);
+  });
+
+  test("Claude-style write whose content holds a DSML example block: the example never runs", () => {
+    const o = outcome(`<function_calls>\n<invoke name="write">\n<parameter name="filePath">docs/calls.md</parameter>\n<parameter name="content">Example:\n${EXAMPLE}\n</parameter>\n</invoke>\n</function_calls>`);
+    expect(o.calls.filter((c) => c.tool === "bash")).toEqual([]);
+  });
+});
+
+// ------------------------------------------------------------------ request history (withBody)
+
+const GLM = "<tool_call>mcp__db__list_tables</tool_call>";
+const MCP_TOOL = { type: "function", function: { name: "mcp__db__list_tables", parameters: { type: "object", properties: {} } } };
+const URL_CHAT = "http://model.test/v1/chat/completions";
+const chatText = (said: string) =>
+  `{"model":"m","tools":${JSON.stringify([MCP_TOOL])},"messages":[{"role":"user","content":"list them"},{"role":"assistant","content":${JSON.stringify(`Listing.\n${said}`)}},{"role":"user","content":"and?"}]}`;
+
+function recorder() {
+  const sent: { text: string; headers: Headers }[] = [];
+  const base = async (input: string | URL | Request, init?: RequestInit) => {
+    const request = new Request(input, init);
+    sent.push({ text: await request.text(), headers: new Headers(request.headers) });
+    return new Response(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }] }), { status: 200, headers: { "content-type": "application/json" } });
+  };
+  return { base: base as typeof fetch, sent };
+}
+
+describe("history pass: the rewritten request keeps a consistent body and headers", () => {
+  test("a Request plus init headers stating content-length: the stale length is not forwarded", async () => {
+    const { base, sent } = recorder();
+    const old = chatText(GLM);
+    const request = new Request(URL_CHAT, { method: "POST", body: old });
+    await repairFetch({}, base)(request, { headers: { "content-type": "application/json", "content-length": String(old.length) } });
+    expect(sent[0]!.text).toBe(chatText(REMOVED_NOTE));
+    const length = sent[0]!.headers.get("content-length");
+    expect(length === null || length === String(new TextEncoder().encode(sent[0]!.text).length)).toBe(true);
+  });
+});
+
+// ------------------------------------------------------------------ retry
+
+describe("retry: one wake per user message", () => {
+  const make = () => {
+    const wakes: string[] = [];
+    const retry = new RetryController({ enabled: true, nudge: true, channel: "system" }, async (_s, text) => void wakes.push(text));
+    return { retry, wakes };
+  };
+
+  test("a woken turn that leaked again blocks every later user message's wake (awaitingWake never cleared)", async () => {
+    const { retry, wakes } = make();
+    retry.takeCorrectionFor("s", { id: "u1", text: "run the tests" });
+    retry.onReply("s", "u1", 0, "broken-markup");
+    expect(await retry.onIdle("s")).toBe(true);
+    // The wake's own turn leaks again: no second wake for u1 (right).
+    retry.takeCorrectionFor("s", { id: "w1", text: wakes[0] });
+    retry.onReply("s", "w1", 0, "broken-markup");
+    expect(await retry.onIdle("s")).toBe(false);
+    // The user writes again and that reply leaks: u2 has had no wake of its own.
+    retry.takeCorrectionFor("s", { id: "u2", text: "please try again" });
+    retry.onReply("s", "u2", 0, "broken-markup");
+    expect(await retry.onIdle("s")).toBe(true);
+  });
+
+  test("the user aborts the woken turn: the next user message's leak still gets its wake", async () => {
+    const { retry, wakes } = make();
+    retry.takeCorrectionFor("s", { id: "u1", text: "run the tests" });
+    retry.onReply("s", "u1", 0, "broken-markup");
+    expect(await retry.onIdle("s")).toBe(true);
+    retry.takeCorrectionFor("s", { id: "w1", text: wakes[0] });
+    retry.onAbort("s");
+    retry.takeCorrectionFor("s", { id: "u2", text: "ok now really" });
+    retry.onReply("s", "u2", 0, "broken-markup");
+    expect(await retry.onIdle("s")).toBe(true);
+  });
+});
