@@ -1,3 +1,5 @@
+// Findings of the stop 40 hostile review of the day's new code, skipped until each is fixed;
+// every fixer un-skips its own, moves it beside its kind, and the file goes once it is empty.
 /**
  * Hostile review of the code that landed on 2026-12-06 (e1985a9..main). Every test here fails on
  * main at 811d475 for the reason its name gives; see the review report for root causes.
@@ -16,12 +18,12 @@ const outcome = (notation: string) => {
 };
 
 describe("closer rule: a bare CR ends a line (the documentation context says so), the closer rule does not", () => {
-  test("costume: `<bash>ls</bash>` CR `rm -rf x` LF `</bash>` never runs the next line as part of the command", () => {
+  test.skip("costume: `<bash>ls</bash>` CR `rm -rf x` LF `</bash>` never runs the next line as part of the command", () => {
     const o = outcome("<bash>ls</bash>\rrm -rf x\n</bash>\n");
     expect(o.calls.some((c) => String(c.input.command).includes("rm -rf x"))).toBe(false);
   });
 
-  test("DSML P01: an invoke closer that ends its CR line ends the value; the next line never joins the command", () => {
+  test.skip("DSML P01: an invoke closer that ends its CR line ends the value; the next line never joins the command", () => {
     const o = outcome(
       `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}invoke>\rrm -rf x</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,
     );
@@ -35,7 +37,7 @@ describe("closer rule: a block or wrapper closer inside a value, text after it o
   // runs with what came before it and what came after is stripped.
   const FILE = `const END = "</{D}tool_calls>";\nexport default END;\n`;
 
-  test("DSML: write with `</{D}tool_calls>` mid-line in its content never runs with the content cut there", () => {
+  test.skip("DSML: write with `</{D}tool_calls>` mid-line in its content never runs with the content cut there", () => {
     const o = outcome(
       `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">end.ts</{D}parameter>\n` +
         `<{D}parameter name="content" string="true">${FILE}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,
@@ -44,22 +46,22 @@ describe("closer rule: a block or wrapper closer inside a value, text after it o
     for (const c of o.calls) expect(c.input).toEqual({ filePath: "end.ts", content: live(FILE) });
   });
 
-  test("DSML: bash with `</{D}tool_calls>` inside a quoted argument never runs `echo \"`", () => {
+  test.skip("DSML: bash with `</{D}tool_calls>` inside a quoted argument never runs `echo \"`", () => {
     const o = outcome(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">echo "</{D}tool_calls>" && rm -rf build</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
     expect(o.calls.filter((c) => c.input.command === 'echo "')).toEqual([]);
   });
 
-  test("Claude-style: `</function_calls>` inside a value never cuts it", () => {
+  test.skip("Claude-style: `</function_calls>` inside a value never cuts it", () => {
     const o = outcome(`<function_calls>\n<invoke name="bash">\n<parameter name="command">echo "</function_calls>" && rm -rf build</parameter>\n</invoke>\n</function_calls>`);
     expect(o.calls.filter((c) => c.input.command === 'echo "')).toEqual([]);
   });
 
-  test("MiniMax: `</minimax:tool_call>` inside a value never cuts it", () => {
+  test.skip("MiniMax: `</minimax:tool_call>` inside a value never cuts it", () => {
     const o = outcome(`<minimax:tool_call>\n<invoke name="bash">\n<parameter name="command">echo "</minimax:tool_call>" && rm -rf build</parameter>\n</invoke>\n</minimax:tool_call>`);
     expect(o.calls.filter((c) => c.input.command === 'echo "')).toEqual([]);
   });
 
-  test("Qwen3-Coder in <tool_call>: `</tool_call>` inside a value never cuts it", () => {
+  test.skip("Qwen3-Coder in <tool_call>: `</tool_call>` inside a value never cuts it", () => {
     const o = outcome(`<tool_call>\n<function=bash>\n<parameter=command>\necho "</tool_call>" && rm -rf build\n</parameter>\n</function>\n</tool_call>`);
     expect(o.calls.filter((c) => c.input.command === 'echo "')).toEqual([]);
   });
@@ -69,12 +71,12 @@ describe("costume read on past a closer: an example inside its code runs on its 
   // One shell costume writing a document with a heredoc; the document mentions `</shell>` and
   // shows a `<bash>` example. The costume's own closer ends its line at the end. The example is
   // the heredoc's text, yet it runs (A40.16's rule), while the command the model wrote does not.
-  test("a <bash> example inside a <shell> heredoc never runs", () => {
+  test.skip("a <bash> example inside a <shell> heredoc never runs", () => {
     const o = outcome("<shell>cat > doc.md <<'EOF'\nEnd the block with </shell> on its own line.\n<bash>rm -rf build</bash>\nEOF\n</shell>\n");
     expect(o.calls.filter((c) => c.input.command === "rm -rf build")).toEqual([]);
   });
 
-  test("a <tool_call> example inside a <shell> heredoc never runs", () => {
+  test.skip("a <tool_call> example inside a <shell> heredoc never runs", () => {
     const o = outcome(`<shell>cat > doc.md <<'EOF'\nEnd the block with </shell> here.\n<tool_call>\n{"name": "bash", "arguments": {"command": "rm -rf build"}}\n</tool_call>\nEOF\n</shell>\n`);
     expect(o.calls.filter((c) => c.input.command === "rm -rf build")).toEqual([]);
   });
@@ -89,7 +91,7 @@ describe("history: the second pass reads an example the live repair kept as docu
     ["inline code opened on the cut-off line", "<{D}tool_calls>\n<{D}invoke name=\"bash\">\n<{D}parameter name=\"command\" string=\"true\">ls `\n" + INV + "\n` done\n"],
     ["an HTML comment opened on the cut-off line", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls <!-- old:\n${INV}\n-->\n`],
   ];
-  test.each(cases)("%s: live it is text, and history keeps it (one note, for the broken span only)", (_name, notation) => {
+  test.skip.each(cases)("%s: live it is text, and history keeps it (one note, for the broken span only)", (_name, notation) => {
     expect(outcome(notation).calls).toEqual([]);
     const r = redactLeaks(live(notation), {}, fixtureTools);
     expect(r.removed).toBe(1);
@@ -104,7 +106,7 @@ describe("restart rule: a complete example block inside a value that then reache
   // lost (S02.3's rule, though here the first value is not cut off: it closes after the example).
   const EXAMPLE = `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf /</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`;
 
-  test("DSML write whose content holds a DSML example block: the example never runs", () => {
+  test.skip("DSML write whose content holds a DSML example block: the example never runs", () => {
     const o = outcome(
       `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">docs/calls.md</{D}parameter>\n` +
         `<{D}parameter name="content" string="true">Example:\n${EXAMPLE}\n</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,
@@ -112,7 +114,7 @@ describe("restart rule: a complete example block inside a value that then reache
     expect(o.calls.filter((c) => c.tool === "bash")).toEqual([]);
   });
 
-  test("Claude-style write whose content holds a DSML example block: the example never runs", () => {
+  test.skip("Claude-style write whose content holds a DSML example block: the example never runs", () => {
     const o = outcome(`<function_calls>\n<invoke name="write">\n<parameter name="filePath">docs/calls.md</parameter>\n<parameter name="content">Example:\n${EXAMPLE}\n</parameter>\n</invoke>\n</function_calls>`);
     expect(o.calls.filter((c) => c.tool === "bash")).toEqual([]);
   });
@@ -137,7 +139,7 @@ function recorder() {
 }
 
 describe("history pass: the rewritten request keeps a consistent body and headers", () => {
-  test("a Request plus init headers stating content-length: the stale length is not forwarded", async () => {
+  test.skip("a Request plus init headers stating content-length: the stale length is not forwarded", async () => {
     const { base, sent } = recorder();
     const old = chatText(GLM);
     const request = new Request(URL_CHAT, { method: "POST", body: old });
@@ -157,7 +159,7 @@ describe("retry: one wake per user message", () => {
     return { retry, wakes };
   };
 
-  test("a woken turn that leaked again blocks every later user message's wake (awaitingWake never cleared)", async () => {
+  test.skip("a woken turn that leaked again blocks every later user message's wake (awaitingWake never cleared)", async () => {
     const { retry, wakes } = make();
     retry.takeCorrectionFor("s", { id: "u1", text: "run the tests" });
     retry.onReply("s", "u1", 0, "broken-markup");
@@ -172,7 +174,7 @@ describe("retry: one wake per user message", () => {
     expect(await retry.onIdle("s")).toBe(true);
   });
 
-  test("the user aborts the woken turn: the next user message's leak still gets its wake", async () => {
+  test.skip("the user aborts the woken turn: the next user message's leak still gets its wake", async () => {
     const { retry, wakes } = make();
     retry.takeCorrectionFor("s", { id: "u1", text: "run the tests" });
     retry.onReply("s", "u1", 0, "broken-markup");
