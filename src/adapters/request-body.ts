@@ -85,18 +85,20 @@ function isIdentifierChar(char: string): boolean {
 /**
  * The request to forward with `text` as its body instead of the one read (the history pass changed
  * it): the same method, headers and signal, and the same body form where it decides a header (a
- * Blob keeps its type, so an implicit content-type stays). A stated content-length no longer holds,
- * so it goes; a stream branch kept for forwarding is cancelled, nothing will read it now.
+ * Blob keeps its type, bytes stay bytes, so no implicit content-type appears or changes). A stated
+ * content-length no longer holds, so it goes, from the Request's headers and from `init`'s alike;
+ * a stream branch kept for forwarding is cancelled, nothing will read it now.
  */
 export function withBody(input: FetchInput, init: RequestInit | undefined, text: string): { input: FetchInput; init: RequestInit | undefined } {
   const body = init?.body;
+  const headers = withoutLength(init?.headers);
+  const sameInit = init && headers ? { ...init, headers } : init;
   if (body === undefined && input instanceof Request) {
-    return { input: new Request(input, { body: text, headers: withoutLength(input.headers) ?? input.headers }), init };
+    return { input: new Request(input, { body: text, headers: withoutLength(input.headers) ?? input.headers }), init: sameInit };
   }
   if (body instanceof ReadableStream) body.cancel().catch(() => undefined);
-  const replaced = body instanceof Blob ? new Blob([text], { type: body.type }) : text;
-  const headers = withoutLength(init?.headers);
-  return { input, init: { ...init, body: replaced, ...(headers ? { headers } : {}) } };
+  const replaced = body instanceof Blob ? new Blob([text], { type: body.type }) : typeof body === "string" ? text : new TextEncoder().encode(text);
+  return { input, init: { ...sameInit, body: replaced } };
 }
 
 /** The headers without content-length, or undefined when they have none to drop. */

@@ -39,7 +39,8 @@ export class RetryController {
    * our wake's turn from one a user wrote); returns the synthetic user text for the "user" channel.
    */
   takeCorrectionFor(sessionID: string, turn?: TurnSeen): { reason: CorrectionReason; userText: string | null } | null {
-    if (turn) this.ledger.noteTurn(sessionID, turn);
+    // A message the user wrote answers a wake still waiting: its own leak may get its own wake.
+    if (turn && this.ledger.noteTurn(sessionID, turn)) this.wokeAndWaiting.delete(sessionID);
     if (!this.options.nudge) return null;
     const pending = this.ledger.takeCorrection(sessionID);
     if (!pending) return null;
@@ -63,6 +64,8 @@ export class RetryController {
   onAbort(sessionID: string): void {
     this.ledger.dropPending(sessionID);
     this.pendingSystem.delete(sessionID);
+    // A woken turn the user stopped is answered by the user: the next message's leak may be woken.
+    this.wokeAndWaiting.delete(sessionID);
   }
 
   /** A wake was sent for this session and no reply without markup has answered it yet. */

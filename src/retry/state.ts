@@ -84,8 +84,9 @@ export class RetryLedger {
    * started when its text is the wake's (no text: the oldest awaited wake, if any); otherwise a
    * user wrote it and it gets its own budget.
    */
-  noteTurn(sessionID: string, turn: TurnSeen): void {
-    this.#noteTurn(this.#entry(sessionID), turn);
+  /** Returns true when `turn` is a user message seen for the first time (not our wake's turn). */
+  noteTurn(sessionID: string, turn: TurnSeen): boolean {
+    return this.#noteTurn(this.#entry(sessionID), turn);
   }
 
   /** An assistant reply for `turn` finished; `nudge` is why it needs correcting, or null when it does not. */
@@ -174,14 +175,16 @@ export class RetryLedger {
     this.#sessions.delete(sessionID);
   }
 
-  #noteTurn(entry: SessionEntry, turn: TurnSeen): void {
-    if (turn.id === entry.turn) return;
+  #noteTurn(entry: SessionEntry, turn: TurnSeen): boolean {
+    if (turn.id === entry.turn) return false;
     entry.turn = turn.id;
-    if (entry.origins.has(turn.id)) return;
+    if (entry.origins.has(turn.id)) return false;
     const index = entry.awaited.findIndex((wake) => turn.text === undefined || wake.text === undefined || wake.text === turn.text);
     const origin = index === -1 ? turn.id : entry.awaited.splice(index, 1)[0]!.origin;
     remember(entry.origins, turn.id, origin);
-    if (origin === turn.id) remember(entry.budgets, turn.id, { correction: false, wake: false });
+    if (origin !== turn.id) return false;
+    remember(entry.budgets, turn.id, { correction: false, wake: false });
+    return true;
   }
 
   #originOf(entry: SessionEntry, turn: string): string {

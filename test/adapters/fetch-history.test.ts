@@ -9,6 +9,7 @@
 import { describe, expect, test } from "bun:test";
 import { repairFetch } from "../../src/adapters/fetch.ts";
 import { REQUEST_TAG_HEADER } from "../../src/adapters/options.ts";
+import { withBody } from "../../src/adapters/request-body.ts";
 import { REMOVED_NOTE } from "../../src/history/sanitize.ts";
 import type { Hooks } from "@opencode-ai/plugin";
 import { server } from "../../src/plugin/index.ts";
@@ -64,6 +65,20 @@ describe("fetch adapter: history read with the request's own tools", () => {
     expect(sent[0]!.headers.get("content-type")).toStartWith("application/json");
     // The length stated for the old body no longer holds: the transport states the new one.
     expect(sent[0]!.headers.get("content-length")).not.toBe(String(chatText(GLM).length));
+  });
+
+  test("the replaced body keeps its form: bytes stay bytes (no implicit text/plain), a Blob its type, a string a string", () => {
+    const json = '{"a":1}';
+    expect(withBody(URL_CHAT, { method: "POST", body: new TextEncoder().encode(json) }, "{}").init!.body).toBeInstanceOf(Uint8Array);
+    expect(withBody(URL_CHAT, { method: "POST", body: json }, "{}").init!.body).toBe("{}");
+    expect((withBody(URL_CHAT, { method: "POST", body: new Blob([json], { type: "application/json" }) }, "{}").init!.body as Blob).type).toStartWith("application/json");
+  });
+
+  test("a Request with init headers stating content-length: the stale length goes from both", () => {
+    const request = new Request(URL_CHAT, { method: "POST", body: '{"a":1}', headers: { "content-length": "7" } });
+    const sent = withBody(request, { headers: { "content-type": "application/json", "content-length": "7" } }, "{}");
+    expect(new Headers(sent.init!.headers).has("content-length")).toBe(false);
+    expect(new Headers(sent.init!.headers).get("content-type")).toBe("application/json");
   });
 
   test("hard negatives go up byte for byte: the tool not declared, a fenced example, a prose mention", async () => {

@@ -289,3 +289,38 @@ describe("the host's check before a wake (a sub-agent's session is never woken; 
     expect(wakes).toEqual([wakeText()]);
   });
 });
+
+describe("one wake per user message: a wake still waiting never blocks a later message's own (review of the day's code, finding 5)", () => {
+  const make = () => {
+    const wakes: string[] = [];
+    const retry = new RetryController({ enabled: true, nudge: true, channel: "system" }, async (_s, text) => void wakes.push(text));
+    return { retry, wakes };
+  };
+
+  test("a woken turn that leaked again blocks every later user message's wake (awaitingWake never cleared)", async () => {
+    const { retry, wakes } = make();
+    retry.takeCorrectionFor("s", { id: "u1", text: "run the tests" });
+    retry.onReply("s", "u1", 0, "broken-markup");
+    expect(await retry.onIdle("s")).toBe(true);
+    // The wake's own turn leaks again: no second wake for u1 (right).
+    retry.takeCorrectionFor("s", { id: "w1", text: wakes[0] });
+    retry.onReply("s", "w1", 0, "broken-markup");
+    expect(await retry.onIdle("s")).toBe(false);
+    // The user writes again and that reply leaks: u2 has had no wake of its own.
+    retry.takeCorrectionFor("s", { id: "u2", text: "please try again" });
+    retry.onReply("s", "u2", 0, "broken-markup");
+    expect(await retry.onIdle("s")).toBe(true);
+  });
+
+  test("the user aborts the woken turn: the next user message's leak still gets its wake", async () => {
+    const { retry, wakes } = make();
+    retry.takeCorrectionFor("s", { id: "u1", text: "run the tests" });
+    retry.onReply("s", "u1", 0, "broken-markup");
+    expect(await retry.onIdle("s")).toBe(true);
+    retry.takeCorrectionFor("s", { id: "w1", text: wakes[0] });
+    retry.onAbort("s");
+    retry.takeCorrectionFor("s", { id: "u2", text: "ok now really" });
+    retry.onReply("s", "u2", 0, "broken-markup");
+    expect(await retry.onIdle("s")).toBe(true);
+  });
+});
