@@ -67,21 +67,6 @@ describe("closer rule: a block or wrapper closer inside a value, text after it o
   });
 });
 
-describe("costume read on past a closer: an example inside its code runs on its own", () => {
-  // One shell costume writing a document with a heredoc; the document mentions `</shell>` and
-  // shows a `<bash>` example. The costume's own closer ends its line at the end. The example is
-  // the heredoc's text, yet it runs (A40.16's rule), while the command the model wrote does not.
-  test("a <bash> example inside a <shell> heredoc never runs", () => {
-    const o = outcome("<shell>cat > doc.md <<'EOF'\nEnd the block with </shell> on its own line.\n<bash>rm -rf build</bash>\nEOF\n</shell>\n");
-    expect(o.calls.filter((c) => c.input.command === "rm -rf build")).toEqual([]);
-  });
-
-  test("a <tool_call> example inside a <shell> heredoc never runs", () => {
-    const o = outcome(`<shell>cat > doc.md <<'EOF'\nEnd the block with </shell> here.\n<tool_call>\n{"name": "bash", "arguments": {"command": "rm -rf build"}}\n</tool_call>\nEOF\n</shell>\n`);
-    expect(o.calls.filter((c) => c.input.command === "rm -rf build")).toEqual([]);
-  });
-});
-
 describe("restart rule: a complete example block inside a value that then reaches its own closers", () => {
   // The model writes a file documenting a call: the example block sits inside the write's content,
   // and the content then reaches its own parameter closer, the invoke's and the block's. The
