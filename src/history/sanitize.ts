@@ -1,3 +1,4 @@
+import { DocContext } from "../engine/doc-context.ts";
 import { createRepairEngine } from "../engine/engine.ts";
 import type { NudgeReason, ParseOptionsInput, Span, ToolSpec } from "../parse/types.ts";
 import { opencodeBuiltinTools } from "../tools/opencode-builtins.ts";
@@ -42,40 +43,87 @@ export interface RedactedText extends SanitizedText {
  */
 export function redactLeaks(text: string, options: ParseOptionsInput = {}, tools?: readonly ToolSpec[]): RedactedText {
   const first = redactOnce(text, options, tools);
-  if (first.removed === 0) return first;
+  if (first.removed === 0) return { text: first.text, removed: 0, nudge: first.nudge, shapes: first.shapes };
   // The redacted text is read once more: markup the live repair left as text only because it sat
   // beside a broken span (the lines after a cut-off value, parse/dsml.ts endAtItsLine) may act on
-  // its own once that span is a note. Bounded to one more pass (linear work).
-  const again = redactOnce(first.text, options, tools);
-  if (again.removed === 0) return first;
+  // its own once that span is a note. Bounded to one more pass (linear work). Only what the first
+  // reading saw outside documentation counts there: the replaced span may have taken with it the
+  // opener (a backtick, `<!--` on the cut-off line) of documentation that holds an example, which
+  // stays as written (the live repair keeps it as text too).
+  const reading = new FirstReading(text, first.replaced);
+  const again = redactOnce(first.text, options, tools, (at) => !reading.sawDocumentationAt(at));
+  const { replaced: _, ...once } = first;
+  if (again.removed === 0) return once;
   return { text: again.text, removed: first.removed + again.removed, nudge: first.nudge, shapes: [...first.shapes, ...again.shapes] };
 }
 
-function redactOnce(text: string, options: ParseOptionsInput, tools?: readonly ToolSpec[]): RedactedText {
-  if (!mayHoldMarkup(text, options.standaloneJson === true)) return { text, removed: 0, nudge: null, shapes: [] };
+interface Redaction extends RedactedText {
+  /** The spans of the text read that a note replaced (in order; one per note). */
+  replaced: [number, number][];
+}
+
+/**
+ * Whether the first reading saw a character of the redacted text as documentation: the
+ * documentation context run over the original text as the engine runs it over a replayed reply
+ * (every character visible, in order). `replaced`: the spans of the original text the first pass
+ * replaced by notes; a character of a note is not documentation. Asked at growing positions (a
+ * pass reports its spans in order), so a whole pass costs one sweep of the original text.
+ */
+class FirstReading {
+  private doc = new DocContext();
+  private pos = 0;
+  /** The next replaced span, and how far the redacted text is shifted before it. */
+  private next = 0;
+  private shift = 0;
+  constructor(
+    private readonly original: string,
+    private readonly replaced: readonly Span[],
+  ) {}
+
+  sawDocumentationAt(at: number): boolean {
+    for (;;) {
+      const span = this.replaced[this.next];
+      if (!span || at < span[0] + this.shift) break;
+      if (at < span[0] + this.shift + REMOVED_NOTE.length) return false;
+      this.shift += REMOVED_NOTE.length - (span[1] - span[0]);
+      this.next++;
+    }
+    const q = at - this.shift;
+    if (q < this.pos) return false; // never: the positions asked grow
+    while (this.pos < q) this.doc.advance(this.original.charCodeAt(this.pos++));
+    return q < this.original.length && this.doc.inDoc(this.original.charCodeAt(q));
+  }
+}
+
+function redactOnce(text: string, options: ParseOptionsInput, tools?: readonly ToolSpec[], counts: (at: number) => boolean = () => true): Redaction {
+  if (!mayHoldMarkup(text, options.standaloneJson === true)) return { text, removed: 0, nudge: null, shapes: [], replaced: [] };
   const engine = createRepairEngine({ tools: tools ?? opencodeBuiltinTools, parse: options, bufferLimit: Number.MAX_SAFE_INTEGER, idPrefix: "history_", history: true });
   engine.feed(text);
   engine.flush();
   const { broken } = engine.summary();
   // A list of calls reports one span and empty ones after it: one note for the span.
-  const found = broken.filter((b) => b.span[1] > b.span[0]).sort((a, b) => a.span[0] - b.span[0]);
-  if (found.length === 0) return { text, removed: 0, nudge: null, shapes: [] };
+  const skipped = new Set(broken.filter((b) => b.span[1] > b.span[0]).sort((a, b) => a.span[0] - b.span[0]).filter((b) => !counts(b.span[0])));
+  const found = broken.filter((b) => b.span[1] > b.span[0] && !skipped.has(b)).sort((a, b) => a.span[0] - b.span[0]);
+  if (found.length === 0) return { text, removed: 0, nudge: null, shapes: [], replaced: [] };
   let out = "";
   let at = 0;
   let removed = 0;
+  const replaced: [number, number][] = [];
   for (const { span, shape } of found) {
     const [start, end]: Span = span;
     if (start < at) continue;
     // A stray closer right after a replaced span is that leak's tail (the live repair strips it as noise): no second note.
     if (removed > 0 && shape === "D08" && text.slice(at, start).trim() === "") {
+      replaced[replaced.length - 1]![1] = end;
       at = end;
       continue;
     }
     out += text.slice(at, start) + REMOVED_NOTE;
+    replaced.push([start, end]);
     at = end;
     removed++;
   }
-  return { text: out + text.slice(at), removed, nudge: found[0]!.reason, shapes: broken.map((b) => b.shape) };
+  return { text: out + text.slice(at), removed, nudge: found[0]!.reason, shapes: broken.filter((b) => !skipped.has(b)).map((b) => b.shape), replaced };
 }
 
 /** Cheap pre-check: replayed history is mostly plain prose (a J01 call, when that is on, starts with a brace). */

@@ -344,31 +344,113 @@ export function heredocCode(command: string): string | null {
 /**
  * A code costume (C01-C04, C07) ends only at its own closer, and only one that ends its line (or
  * the reply): `<shell>grep -c "</shell>" a.html && rm -rf build</shell>` is one command, not
- * `grep -c "` (review finding 3). Once a closer was read as the code's text, a tag that opens a
- * call or a block (the same costume again, another, `<tool_call>`, a DSML block, ...) proves the
- * costume ended at a closer before it: the costume never runs on over later costumes or leaks.
- * Which closer ended it, and so what the code was, stays unknowable: the costume is text up to
- * its first closer, never run, and the rest is read again (a later costume or leak runs on its
- * own). A costume the reply cut off after such a closer is text up to its first closer likewise
- * (the engine reads the rest again).
+ * `grep -c "` (review finding 3).
+ *
+ * Once a closer was read as the code's text, a tag that opens a call or a block (the same costume
+ * again, another, `<tool_call>`, a DSML block, ...) may be the start of what comes after a costume
+ * that ended at that closer (`<shell>\nls\n</shell>ok\n<shell>\npwd\n</shell>`, golden A40.16;
+ * a DSML block after `</shell> to list files.`, A40.17), or an example inside the code (a heredoc
+ * writing a document that mentions `</shell>` and shows `<bash>rm -rf build</bash>`; review stop
+ * 40, finding 3). Which one is known only later, so the costume holds on from there:
+ * - its own closer ends a line (one the same costume opened after it does not count): the whole
+ *   was one costume whose code holds markup after a closer read as code. Which closer ended it
+ *   stays unknowable, so nothing of it runs: broken markup, a nudge (HELD_COSTUME);
+ * - the reply ends without one: the costume ended at its first closer, and is text up to there;
+ *   the engine reads the rest again, so a later costume or leak runs on its own;
+ * - the reply ends more than HELD_LOOKAHEAD characters after that tag without one: the whole is
+ *   refused as above (a long document could still be the code's, and reading it again once per
+ *   such costume would make the work grow with the square of the reply).
+ * A costume the reply cut off after a closer read as code, with no such tag, is text up to its
+ * first closer likewise (the engine reads the rest again).
  */
-export const COSTUME: SpanKind<{ firstCloserEnd: number }> = {
+export const COSTUME: SpanKind<{ firstCloserEnd: number; held: boolean; depth: number }> = {
   watchesContent: false,
   content: ignoreContent,
-  body: () => ({ firstCloserEnd: -1 }),
+  body: () => ({ firstCloserEnd: -1, held: false, depth: 0 }),
   tag: (r, tag, base, _first, _closesBlock, body) => {
     if (ownCloser(tag, r.opener)) {
+      // The closer of the same costume opened again after the hold began: code, never the end.
+      if (body.depth > 0) {
+        body.depth--;
+        return null;
+      }
       if (body.firstCloserEnd < 0) body.firstCloserEnd = base + tag.end;
       return r.tentatively(COSTUME_CODE, base + tag.end);
     }
-    return body.firstCloserEnd >= 0 && opensCall(tag) ? { kind: "abandon", at: body.firstCloserEnd } : null;
+    if (body.firstCloserEnd >= 0 && opensCall(tag)) {
+      body.held = true;
+      if (sameOpener(tag, r.opener)) body.depth++;
+    }
+    return null;
   },
   parse: ({ span, opener, truncated, ctx }) => {
-    if (!truncated) return parseCostumeSpan(span, opener, ctx);
-    const first = tagsOf(span, opener.end).find((t) => ownCloser(t, opener));
-    return textSpan(first === undefined ? span.length : first.end);
+    const held = heldPast(span, opener);
+    if (held === null) return truncated ? textSpan(firstCloserEnd(span, opener)) : parseCostumeSpan(span, opener, ctx);
+    if (!truncated || span.length - held.callAt > HELD_LOOKAHEAD || held.closedLater) return brokenSpan(span.length, opener.name === "code_interpreter" ? "C07" : "C04", "broken-markup", HELD_COSTUME);
+    return textSpan(held.firstCloserEnd);
   },
 };
+
+/** How far past a call opener after a closer read as code a reply may run on before the costume is refused whole (COSTUME). */
+export const HELD_LOOKAHEAD = 4096;
+const HELD_COSTUME = "a code costume whose code holds tool-call markup after a closer read as code: which closer ended it is unknowable";
+
+function firstCloserEnd(span: string, opener: Tag): number {
+  const first = tagsOf(span, opener.end).find((t) => ownCloser(t, opener));
+  return first === undefined ? span.length : first.end;
+}
+
+/**
+ * A tag that opens a call or a block after a closer read as the code's text (COSTUME): where it
+ * starts, the first closer's end, and whether the costume's own closer ends a line after it (a
+ * closer of the same costume opened again at the start of a line after it does not count).
+ * Null when there is none.
+ */
+function heldPast(span: string, opener: Tag): { callAt: number; firstCloserEnd: number; closedLater: boolean } | null {
+  const tags = tagsOf(span, opener.end);
+  let firstEnd = -1;
+  let callAt = -1;
+  let depth = 0;
+  for (const tag of tags) {
+    if (callAt < 0) {
+      if (ownCloser(tag, opener)) {
+        if (firstEnd < 0) firstEnd = tag.end;
+      } else if (firstEnd >= 0 && opensCall(tag)) {
+        callAt = tag.start;
+        if (sameOpener(tag, opener) && startsLine(span, tag.start)) depth++;
+      }
+      continue;
+    }
+    if (sameOpener(tag, opener) && startsLine(span, tag.start)) depth++;
+    else if (ownCloser(tag, opener)) {
+      if (depth > 0) depth--;
+      else if (endsLine(span, tag.end)) return { callAt, firstCloserEnd: firstEnd, closedLater: true };
+    }
+  }
+  return callAt < 0 ? null : { callAt, firstCloserEnd: firstEnd, closedLater: false };
+}
+
+const sameOpener = (tag: Tag, opener: Tag) => tag.family === "costume" && !tag.closing && tag.name === opener.name;
+
+/** Only spaces or tabs between the line's start (or the span's) and `at`. */
+function startsLine(span: string, at: number): boolean {
+  for (let i = at - 1; i >= 0; i--) {
+    const c = span.charCodeAt(i);
+    if (c === LF || c === CR) return true;
+    if (c !== SP && c !== TAB) return false;
+  }
+  return true;
+}
+
+/** Only spaces or tabs between `at` and the line's end (or the span's). */
+function endsLine(span: string, at: number): boolean {
+  for (let i = at; i < span.length; i++) {
+    const c = span.charCodeAt(i);
+    if (c === LF || c === CR) return true;
+    if (c !== SP && c !== TAB) return false;
+  }
+  return true;
+}
 
 const ownCloser = (tag: Tag, opener: Tag) => tag.family === "costume" && tag.closing && tag.name === opener.name;
 

@@ -143,4 +143,38 @@ describe("history reads the redacted text once more", () => {
       expect(parse(out.text, fixtureTools).calls).toEqual([]);
     }
   });
+
+  // The cut-off value's line opens inline code (or an HTML comment) that holds the example after
+  // it; live, the example stays text. The note took that opener with it, so the second pass only
+  // counts what the first reading saw outside documentation (review stop 40, finding 6).
+  const cases: [string, string][] = [
+    ["inline code opened on the cut-off line", "ls `\n" + inv + "\n` done\n"],
+    ["an HTML comment opened on the cut-off line", "ls <!-- old:\n" + inv + "\n-->\n"],
+  ];
+  test.each(cases)("%s: live it is text, and history keeps it (one note, for the broken span only)", (_name, rest) => {
+    const input = open + rest;
+    expect(read(input).calls).toEqual([]);
+    const out = redactLeaks(input, {}, fixtureTools);
+    expect(out.removed).toBe(1);
+    expect(out.text).toContain(inv);
+  });
+
+  test("inline code closed on the cut-off line leaves the markup after it to the second pass", () => {
+    const input = open + "ls `x` done\n<shell>rm -rf y</shell>\n" + blk;
+    expect(read(input).calls).toEqual([{ command: "rm -rf x" }]);
+    const out = redactLeaks(input, {}, fixtureTools);
+    expect(out.text).toBe(`${REMOVED_NOTE}\n${REMOVED_NOTE}\n${REMOVED_NOTE}`);
+    expect(out.removed).toBe(3);
+  });
+
+  test("a second pass over several notes maps each position back to the text the first reading saw", () => {
+    const one = open + "a `\n" + inv + "\n`\n";
+    const two = open + "cut\n<shell>rm -rf y</shell>\n";
+    const input = one + "\n" + two + "\n" + one;
+    const out = redactLeaks(input, {}, fixtureTools);
+    expect(out.removed).toBe(4);
+    expect(out.shapes.filter((shape) => shape === "B05")).toEqual([]);
+    expect(out.text.split(inv).length).toBe(3);
+    expect(out.text).not.toContain("<shell>");
+  });
 });

@@ -341,6 +341,9 @@ describe("linear work (counted, not timed)", () => {
     ["costume closers with text after them, repeated", (n) => `<shell>\n${fill("ls</shell>x\n", n)}`],
     ["costumes refused by text after their closer, back to back", (n) => fill("<shell>\nls\n</shell>ok\n", n)],
     ["costumes of other names after closers with text", (n) => fill("<shell>\n</shell>x\n<bash>\n</bash>x\n<py>\n</py>x\n<pre>\n</pre>x\n", n)],
+    // A call after a closer read as code holds the costume on until its closer ends a line or the reply ends (costume.ts COSTUME).
+    ["costumes held past a closer read as code, a costume call after each", (n) => fill("<shell>\nls\n</shell>ok\n<bash>\npwd\n</bash>\n", n)],
+    ["costumes held past a closer read as code, each closed later", (n) => fill("<shell>\nls\n</shell>ok\n<bash>\npwd\n</bash>\n</shell>\n", n)],
     ["DSML values of plain closers and openers, never closed", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n${fill(`<${D}parameter name="c" string="true"></parameter><parameter name="x"></parameter>`, n)}`],
   ];
   // Candidates that abandon late, back at their start: each abandoned opener must not rescan what
@@ -363,7 +366,8 @@ describe("linear work (counted, not timed)", () => {
     ...OPENERS.map(([kind, opener]): [string, (n: number) => string] => [`${kind} after ~, then x, line after line`, (n) => `${fill(`~${opener}x\n`, n)}end\n`]),
   ];
   shapes.push(...lateAbandon);
-  for (const [name, make] of lateAbandon) {
+  const heldCostumes = shapes.filter(([name]) => name.startsWith("costumes held past"));
+  for (const [name, make] of [...lateAbandon, ...heldCostumes]) {
     test(`${name}: the history sanitizer's work is linear too`, () => {
       const ratio = historyWork(make(100_000)) / historyWork(make(25_000));
       expect(ratio).toBeLessThanOrEqual(4.5);

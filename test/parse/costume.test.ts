@@ -137,3 +137,67 @@ describe("a costume whose closer had text after it never stays open over the res
     expect(o.text).toBe(input);
   });
 });
+
+describe("costume read on past a closer: an example inside its code never runs on its own (review stop 40, finding 3)", () => {
+  // One shell costume writing a document with a heredoc; the document mentions `</shell>` and
+  // shows an example call. The costume's own closer ends its line at the end: the whole was one
+  // costume, so the example is the heredoc's text. Which closer ended it is unknowable: refused whole.
+  const refused = { calls: [], broken: [{ shape: "C04" as const, reason: "broken-markup" as const, tool: undefined }] };
+  const examples: [string, string][] = [
+    ["a <bash> example", "<bash>rm -rf build</bash>"],
+    ["a <tool_call> example", `<tool_call>\n{"name": "bash", "arguments": {"command": "rm -rf build"}}\n</tool_call>`],
+    ["a <shell> example of the same costume, on its own line", "<shell>rm -rf build</shell>"],
+    ["a DSML example", live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf build</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`)],
+  ];
+  test.each(examples)("%s inside a <shell> heredoc never runs; the costume is refused, all text", (_name, example) => {
+    const input = `<shell>cat > doc.md <<'EOF'\nEnd the block with </shell> on its own line.\n${example}\nEOF\n</shell>\n`;
+    const o = outcome(input);
+    expect({ calls: o.calls, broken: o.broken }).toEqual(refused);
+    expect(o.text).toBe(input);
+  });
+
+  test("the same at the reply's end (the closer ends the reply) and with prose after the costume", () => {
+    const body = "<shell>cat > doc.md <<'EOF'\nEnd with </shell> here.\n<bash>rm -rf build</bash>\nEOF\n</shell>";
+    expect(outcome(body).calls).toEqual([]);
+    const o = outcome(`${body}\nThe document is written.\n`);
+    expect({ calls: o.calls, broken: o.broken }).toEqual(refused);
+  });
+
+  test("a costume after the refused one runs on its own", () => {
+    const o = outcome("<shell>cat > doc.md <<'EOF'\nEnd with </shell> here.\n<bash>rm -rf build</bash>\nEOF\n</shell>\n\n<shell>\npwd\n</shell>\n");
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "pwd" } }]);
+  });
+
+  test("a Python costume whose string holds the example is refused the same way", () => {
+    const o = outcome(`<python>\ns = """\nEnd with </python> here.\n<bash>rm -rf build</bash>\n"""\nprint(s)\n</python>\n`);
+    expect(o.calls).toEqual([]);
+  });
+
+  test("the same costume opened again after the closer read as code, then closed: the reply ending there keeps the second costume's call (A40.16)", () => {
+    const o = outcome("<shell>\nls\n</shell>ok\n<shell>\npwd\n</shell>\nDone.\n<bash>\nwhoami\n</bash>\n");
+    expect(o.calls).toEqual([
+      { tool: "bash", input: { command: "pwd" } },
+      { tool: "bash", input: { command: "whoami" } },
+    ]);
+  });
+
+  test("a closer of the first costume that ends a line after such a second costume refuses it all", () => {
+    const o = outcome("<shell>\nls\n</shell>ok\n<shell>\npwd\n</shell>\n</shell>\n");
+    expect(o.calls).toEqual([]);
+    expect(o.broken.map((b) => b.reason)).toEqual(["broken-markup"]);
+  });
+
+  test("a closer with text after it, after the example, still holds on; one ending its line refuses", () => {
+    expect(outcome("<shell>\ncat <<'EOF'\n</shell> a\n<bash>rm -rf build</bash>\n</shell> b\nEOF\n</shell>\n").calls).toEqual([]);
+    expect(outcome("<shell>\nls\n</shell> a\n<bash>\npwd\n</bash>\n</shell> b\n").calls).toEqual([{ tool: "bash", input: { command: "pwd" } }]);
+  });
+
+  test("a reply running on far past the held call without the costume's closer is refused whole (bounded work)", () => {
+    const block = live(`<{D}tool_calls>\n<{D}invoke name="read">\n<{D}parameter name="filePath" string="true">/a</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+    const near = `<shell>\nls -la\n</shell> to list files.\n\n${block}\n`;
+    expect(outcome(near + "Done.\n".repeat(100)).calls).toEqual([{ tool: "read", input: { filePath: "/a" } }]);
+    const far = outcome(near + "Done.\n".repeat(800));
+    expect(far.calls).toEqual([]);
+    expect(far.broken.map((b) => b.reason)).toEqual(["broken-markup"]);
+  });
+});

@@ -5,7 +5,6 @@
  * main at 811d475 for the reason its name gives; see the review report for root causes.
  */
 import { describe, expect, test } from "bun:test";
-import { REMOVED_NOTE, redactLeaks } from "../../src/history/sanitize.ts";
 import { live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { runAtEverySplit } from "../support/run-engine.ts";
@@ -62,38 +61,6 @@ describe("closer rule: a block or wrapper closer inside a value, text after it o
   test.skip("Qwen3-Coder in <tool_call>: `</tool_call>` inside a value never cuts it", () => {
     const o = outcome(`<tool_call>\n<function=bash>\n<parameter=command>\necho "</tool_call>" && rm -rf build\n</parameter>\n</function>\n</tool_call>`);
     expect(o.calls.filter((c) => c.input.command === 'echo "')).toEqual([]);
-  });
-});
-
-describe("costume read on past a closer: an example inside its code runs on its own", () => {
-  // One shell costume writing a document with a heredoc; the document mentions `</shell>` and
-  // shows a `<bash>` example. The costume's own closer ends its line at the end. The example is
-  // the heredoc's text, yet it runs (A40.16's rule), while the command the model wrote does not.
-  test.skip("a <bash> example inside a <shell> heredoc never runs", () => {
-    const o = outcome("<shell>cat > doc.md <<'EOF'\nEnd the block with </shell> on its own line.\n<bash>rm -rf build</bash>\nEOF\n</shell>\n");
-    expect(o.calls.filter((c) => c.input.command === "rm -rf build")).toEqual([]);
-  });
-
-  test.skip("a <tool_call> example inside a <shell> heredoc never runs", () => {
-    const o = outcome(`<shell>cat > doc.md <<'EOF'\nEnd the block with </shell> here.\n<tool_call>\n{"name": "bash", "arguments": {"command": "rm -rf build"}}\n</tool_call>\nEOF\n</shell>\n`);
-    expect(o.calls.filter((c) => c.input.command === "rm -rf build")).toEqual([]);
-  });
-});
-
-describe("history: the second pass reads an example the live repair kept as documentation as a live leak", () => {
-  // The cut-off value's line opens inline code (or an HTML comment) that holds the example after
-  // it; live, the example stays text (no call). History replaces the broken span, that opener with
-  // it, and its second pass then replaces the example too: the documentation is gone from replay.
-  const INV = `<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf /</{D}parameter>\n</{D}invoke>`;
-  const cases: [string, string][] = [
-    ["inline code opened on the cut-off line", "<{D}tool_calls>\n<{D}invoke name=\"bash\">\n<{D}parameter name=\"command\" string=\"true\">ls `\n" + INV + "\n` done\n"],
-    ["an HTML comment opened on the cut-off line", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls <!-- old:\n${INV}\n-->\n`],
-  ];
-  test.skip.each(cases)("%s: live it is text, and history keeps it (one note, for the broken span only)", (_name, notation) => {
-    expect(outcome(notation).calls).toEqual([]);
-    const r = redactLeaks(live(notation), {}, fixtureTools);
-    expect(r.removed).toBe(1);
-    expect(r.text).toContain(live(INV));
   });
 });
 
