@@ -83,36 +83,33 @@ export function parseDsmlSpan(span: string, ctx: SpanContext, enclosing: Tag | n
   const until = stop >= 0 ? invokes[stop]!.resumeAt : span.length;
   const segments = layUnits(until, stop >= 0 ? units.slice(0, stop + 1) : units, fallback, span);
   const last = stop >= 0 ? stop : invokes.length - 1;
-  if (last >= 0 && invokes[last]!.endedBy === "next" && units[last]!.outcome.kind === "broken") endAtItsLine(segments, lineEndAfter(span, invokes[last]!, until), until);
+  if (last >= 0 && invokes[last]!.endedBy === "next" && units[last]!.outcome.kind === "broken") endAtLastTag(segments, lastTagEnd(invokes[last]!, until), until);
   return segments;
 }
 
 /**
  * A broken invoke the next markup ended (the walk's "next", the stream's SpanReader.restart) is
- * broken markup up to the end of the line holding the last tag it read: a cut-off value's first
- * line, or the parameter closer before the prose where its closer should be. The lines after it,
- * up to that next markup, are text: visible as before and read by the documentation context as
- * before, but no part of the broken span, which history replaces by a note (a fence opener there
- * would go with the note, and the example after it would read as a live call, golden S02.2 and
- * Q29.13). They are not read again for calls: the model may have meant them as the cut-off
- * value's next lines (a file being written), so markup there never runs, as before.
+ * broken markup up to the end of the last tag it read: the parameter opener of a cut-off value,
+ * or the parameter closer before the prose where its closer should be. What follows, up to that
+ * next markup, is text: visible as before and read by the documentation context as before, but
+ * no part of the broken span, which history replaces by a note. So a fence opener, a backtick or
+ * `<!--` written after the tags stays with the text, and the example it opens stays documentation
+ * in history too (golden S02.2, S02.6, S02.7, Q29.13). That text is not read again for calls:
+ * the model may have meant it as the cut-off value (a file being written), so markup there never
+ * runs, as before.
  */
-function endAtItsLine(segments: Segment[], at: number, until: number): void {
+function endAtLastTag(segments: Segment[], at: number, until: number): void {
   const seg = segments[segments.length - 1];
   if (!seg || seg.kind !== "broken" || seg.end !== until || at <= seg.start || at >= until) return;
   seg.end = at;
   segments.push({ kind: "text", start: at, end: until });
 }
 
-/** The end of the line (before its line break) holding the last tag `inv` read before `until`, or `until`. */
-function lineEndAfter(span: string, inv: InvokeDraft, until: number): number {
-  let from = inv.start;
-  for (const tag of inv.tags) if (tag.start < until && tag.end > from) from = tag.end;
-  for (let i = from; i < until; i++) {
-    const c = span.charCodeAt(i);
-    if (c === 0x0a || c === 0x0d) return i;
-  }
-  return until;
+/** The end of the last tag `inv` read before `until`. */
+function lastTagEnd(inv: InvokeDraft, until: number): number {
+  let end = inv.start;
+  for (const tag of inv.tags) if (tag.start < until && tag.end > end) end = tag.end;
+  return end;
 }
 
 class DsmlWalk {

@@ -550,6 +550,7 @@ function argumentsAsWritten(): Fixture[] {
   const execute = (inner: string) => `<tool_call><tool_name>execute</tool_name><tool_args>${inner}</tool_args></tool_call>`;
   const cutOff = `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">`;
   const rmBlock = block("tool_calls", [["bash", [["command", "rm -rf x"]]]]);
+  const rmInvoke = `<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf /</{D}parameter>\n</{D}invoke>`;
   const writeCutOff = `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">docs/clean.html</{D}parameter>\n<{D}parameter name="content" string="true"><h1>Cleaning</h1>\n<pre><code class="language-bash">rm -rf build</code></pre>\n`;
   return [
     bad("A40.1", "glm-arg-value-with-an-attribute", `<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value id="1">echo hi</arg_value>\n<arg_key>description</arg_key>\n<arg_value>rm -rf build</arg_value>\n</tool_call>`, "broken-markup", ["O03"]),
@@ -580,12 +581,18 @@ function argumentsAsWritten(): Fixture[] {
     ok("A40.17", "costume-closer-read-as-code-then-a-dsml-block", `<shell>\nls -la\n</shell> to list files.\n\n${block("tool_calls", [["read", [["filePath", "/a"]]]])}`, [readA("D02")], `<shell>\nls -la\n</shell> to list files.\n\n`),
     ok("A40.n7", "execute-costume-named-bash", `<tool_call><tool_name>bash</tool_name><tool_args><language>sh</language><code>ls -la</code></tool_args></tool_call>`, [ls("C01")]),
     bad("A40.18", "execute-costume-named-bash-with-python", `<tool_call><tool_name>bash</tool_name><tool_args><language>python</language><code>print(1)</code></tool_args></tool_call>`, "broken-markup", ["C01"]),
+    // One costume whose code shows an example and mentions its own closer: refused whole, the example never runs.
+    bad("A40.19", "costume-heredoc-with-a-bash-example", `<shell>cat > doc.md <<'EOF'\nEnd the block with </shell> on its own line.\n<bash>rm -rf build</bash>\nEOF\n</shell>\n`, "broken-markup", ["C04"]),
+    bad("A40.20", "costume-heredoc-with-a-tool-call-example", `<shell>cat > doc.md <<'EOF'\nEnd the block with </shell> on its own line.\n<tool_call>\n{"name": "bash", "arguments": {"command": "rm -rf build"}}\n</tool_call>\nEOF\n</shell>\n`, "broken-markup", ["C04"]),
+    bad("A40.21", "two-costumes-then-a-stray-closer", `<shell>\nls\n</shell>ok\n<shell>\npwd\n</shell>\n</shell>\n`, "broken-markup", ["C04"]),
     // A cut-off invoke ends where the next markup starts (review F2): a fenced example after it stays documentation.
     bad("S02.2", "truncated-block-then-fenced-example", `${cutOff}cut off\n\n${fence}xml\n${rmBlock}\n${fence}\n`, "truncated-call", ["S02"]),
     bad("S02.3", "truncated-block-then-a-new-block", `${cutOff}cut off\n${rmBlock}`, "truncated-call", ["S02"], `${cutOff}cut off\n`, [ls("D02", "rm -rf x")]),
     bad("S02.4", "truncated-claude-wrapper-then-fenced-example", `<function_calls>\n<invoke name="bash">\n<parameter name="command">cut off\n\n${fence}xml\n<function_calls>\n<invoke name="bash">\n<parameter name="command">rm -rf x</parameter>\n</invoke>\n</function_calls>\n${fence}\n</function_calls>\n`, "truncated-call", ["S02"]),
     bad("S02.5", "truncated-write-value-with-html-pre-then-next-invoke", `${writeCutOff}<{D}invoke name="read">\n<{D}parameter name="filePath" string="true">/a</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, "truncated-call", ["S02"], writeCutOff, [readA("D02")]),
     bad("B07.2", "orphan-invoke-cut-off-then-fenced-example", `<{D}invoke name="bash">\n<{D}parameter name="command" string="true">cut off\n\n${fence}xml\n${rmBlock}\n${fence}\n`, "truncated-call", ["B07"]),
+    bad("S02.6", "truncated-value-opening-inline-code-then-an-invoke", `${cutOff}ls \`\n${rmInvoke}\n\` done\n`, "truncated-call", ["S02"]),
+    bad("S02.7", "truncated-value-opening-an-html-comment-then-an-invoke", `${cutOff}ls <!-- old:\n${rmInvoke}\n-->\n`, "truncated-call", ["S02"]),
     bad("Q29.13", "unindented-block-then-fenced-example", `${cutOff}ls</{D}parameter>\n\nExample:\n\n${fence}xml\n${rmBlock}\n${fence}\n`, "broken-markup", ["I04"]),
     // A GLM call closed by </arg_value> ends at that closer (review F4): the indented code after it stays code.
     ok("T02.n1", "glm-value-closer-then-indented-code", `<tool_call>list_sessions</arg_value>\n\n    <b>x</b>\n\n<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}\n</tool_call>`, [

@@ -1,12 +1,13 @@
 /**
  * A broken invoke the next markup ended (SpanReader.restart; the walk's "next") is broken markup
- * only up to the end of the line holding the last tag it read: the cut-off value's first line, or
- * the parameter closer before the prose where its closer should be. History replaces a broken span
+ * only up to the end of the last tag it read: the cut-off value's parameter opener, or the
+ * parameter closer before the prose where its closer should be. History replaces a broken span
  * with a note, so a span reaching up to the restart point took a fence opener written after the
  * cut-off line with it, and the fenced example read as a live call in history (golden S02.2,
- * Q29.13). The lines after it are text beside the span: visible, read by the documentation context,
- * never read for calls (they may be the cut-off value's next lines, a file being written), so the
- * live outcome is what it was; only the broken span's end moved.
+ * Q29.13); one ending at its line's end took a backtick or `<!--` opened on that line (S02.6,
+ * S02.7). What follows the tags is text beside the span: visible, read by the documentation
+ * context, never read for calls (it may be the cut-off value, a file being written), so the live
+ * outcome is what it was; only the broken span's end moved.
  */
 import { describe, expect, test } from "bun:test";
 import { parse } from "../../src/engine/parse.ts";
@@ -44,7 +45,7 @@ function expectHistoryKeeps(input: string, unit: string): void {
   expect({ calls: again.calls.length, broken: again.broken.length }).toEqual({ calls: 0, broken: 0 });
 }
 
-describe("the broken span of a unit the next markup ended stops at the line of its last tag", () => {
+describe("the broken span of a unit the next markup ended stops at its last tag", () => {
   const examples: Record<string, string> = {
     "a ```xml fence (golden S02.2)": "```xml\n" + blk + "\n```\n",
     "a fence holding only an invoke": "```xml\n" + inv + "\n```\n",
@@ -57,11 +58,10 @@ describe("the broken span of a unit the next markup ended stops at the line of i
     for (const gap of ["\n\n", "\n", "\r\n\r\n"]) {
       // Indented lines right after a paragraph line continue it (CommonMark): no code block there.
       if (gap === "\n" && name.startsWith("an indented")) continue;
-      test(`cut off mid-value, ${JSON.stringify(gap)}, then ${name}: the span ends at the cut-off line, history keeps the documentation`, () => {
-        const unit = open + "cut off";
-        const input = unit + gap + doc;
-        expect(read(input)).toEqual({ calls: [], text: input, spans: [unit] });
-        expectHistoryKeeps(input, unit);
+      test(`cut off mid-value, ${JSON.stringify(gap)}, then ${name}: the span ends at the parameter opener, history keeps the value's text and the documentation`, () => {
+        const input = open + "cut off" + gap + doc;
+        expect(read(input)).toEqual({ calls: [], text: input, spans: [open] });
+        expectHistoryKeeps(input, open);
       });
     }
   }
@@ -76,43 +76,43 @@ describe("the broken span of a unit the next markup ended stops at the line of i
   });
 
   test("an invoke with no block, cut off, then a fenced block (B07)", () => {
-    const unit = live(`<{D}invoke name="bash">\n<{D}parameter name="command" string="true">cut off`);
-    const input = unit + "\n\n```xml\n" + blk + "\n```\n";
+    const unit = live(`<{D}invoke name="bash">\n<{D}parameter name="command" string="true">`);
+    const input = unit + "cut off\n\n```xml\n" + blk + "\n```\n";
     expect(read(input)).toEqual({ calls: [], text: input, spans: [unit] });
     expectHistoryKeeps(input, unit);
   });
 
   test("Claude-style (O07): a cut-off invoke, then a fenced wrapper, inside a wrapper that closes", () => {
-    const unit = '<function_calls>\n<invoke name="bash">\n<parameter name="command">cut off';
-    const input = unit + "\n\n```xml\n" + claudeBlk + "\n```\n</function_calls>\n";
+    const unit = '<function_calls>\n<invoke name="bash">\n<parameter name="command">';
+    const input = unit + "cut off\n\n```xml\n" + claudeBlk + "\n```\n</function_calls>\n";
     expect(read(input)).toEqual({ calls: [], text: input, spans: [unit] });
     expectHistoryKeeps(input, unit);
   });
 
   test("Claude-style: a cut-off invoke, then a fenced invoke, in a wrapper", () => {
-    const unit = '<function_calls>\n<invoke name="bash">\n<parameter name="command">cut off';
-    const input = unit + '\n\n```xml\n<invoke name="bash">\n<parameter name="command">rm -rf x</parameter>\n</invoke>\n```\n</function_calls>\n';
+    const unit = '<function_calls>\n<invoke name="bash">\n<parameter name="command">';
+    const input = unit + 'cut off\n\n```xml\n<invoke name="bash">\n<parameter name="command">rm -rf x</parameter>\n</invoke>\n```\n</function_calls>\n';
     expect(read(input)).toEqual({ calls: [], text: input, spans: [unit] });
     expectHistoryKeeps(input, unit);
   });
 
-  test("the next markup on the cut-off line itself: the span ends there, as before", () => {
+  test("the next markup on the cut-off line itself: the span ends at the tags, the value's text beside it", () => {
     const input = open + "cut" + inv + END;
-    expect(read(input)).toEqual({ calls: [{ command: "rm -rf x" }], text: open + "cut", spans: [open + "cut"] });
+    expect(read(input)).toEqual({ calls: [{ command: "rm -rf x" }], text: open + "cut", spans: [open] });
   });
 });
 
 describe("the live outcome is unchanged: only the broken span's end moved", () => {
   test("a complete call after the cut-off one still runs; the lines between are visible text", () => {
-    expect(read(open + "cut off\n" + blk)).toEqual({ calls: [{ command: "rm -rf x" }], text: open + "cut off\n", spans: [open + "cut off"] });
-    expect(read(open + "cut off\n\nThen:\n\n" + blk)).toEqual({ calls: [{ command: "rm -rf x" }], text: open + "cut off\n\nThen:\n\n", spans: [open + "cut off"] });
+    expect(read(open + "cut off\n" + blk)).toEqual({ calls: [{ command: "rm -rf x" }], text: open + "cut off\n", spans: [open] });
+    expect(read(open + "cut off\n\nThen:\n\n" + blk)).toEqual({ calls: [{ command: "rm -rf x" }], text: open + "cut off\n\nThen:\n\n", spans: [open] });
   });
 
   test("prose before the next invoke does not end the block: the next invoke is still the block's (D02, not an orphan B05)", () => {
     const input = open + "cut\n\nSome prose.\n" + inv + END;
     const run = runEngine(input, [], fixtureTools);
     expect(run.calls.map((c) => [c.input, c.shape])).toEqual([[{ command: "rm -rf x" }, "D02"]]);
-    expect(read(input).spans).toEqual([open + "cut"]);
+    expect(read(input).spans).toEqual([open]);
   });
 
   test("markup on the lines after the cut-off one never runs: they may be the value's next lines (an HTML file being written)", () => {
@@ -126,7 +126,7 @@ describe("the live outcome is unchanged: only the broken span's end moved", () =
       const input = write + "\n" + line + "\n" + read2 + END;
       const r = read(input);
       expect(r.calls).toEqual([{ filePath: "/a" }]);
-      expect(r.spans[0]).toBe(write);
+      expect(r.spans[0]).toBe(write.slice(0, write.length - "<h1>Cleaning</h1>".length));
       expect(r.text).toBe(write + "\n" + line + "\n");
     }
   });
@@ -138,7 +138,7 @@ describe("history reads the redacted text once more", () => {
       const input = open + "cut\n" + line + "\n" + blk;
       expect(read(input).calls).toEqual([{ command: "rm -rf x" }]);
       const out = redactLeaks(input, {}, fixtureTools);
-      expect(out.text).toBe(`${REMOVED_NOTE}\n${REMOVED_NOTE}\n${REMOVED_NOTE}`);
+      expect(out.text).toBe(`${REMOVED_NOTE}cut\n${REMOVED_NOTE}\n${REMOVED_NOTE}`);
       expect(out.removed).toBe(3);
       expect(parse(out.text, fixtureTools).calls).toEqual([]);
     }
@@ -163,7 +163,7 @@ describe("history reads the redacted text once more", () => {
     const input = open + "ls `x` done\n<shell>rm -rf y</shell>\n" + blk;
     expect(read(input).calls).toEqual([{ command: "rm -rf x" }]);
     const out = redactLeaks(input, {}, fixtureTools);
-    expect(out.text).toBe(`${REMOVED_NOTE}\n${REMOVED_NOTE}\n${REMOVED_NOTE}`);
+    expect(out.text).toBe(`${REMOVED_NOTE}ls \`x\` done\n${REMOVED_NOTE}\n${REMOVED_NOTE}`);
     expect(out.removed).toBe(3);
   });
 
