@@ -1,5 +1,5 @@
 import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
-import { asLostLtCloser, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
+import { asLostLtCloser, Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import { SPAN_KINDS } from "../parse/span.ts";
 import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
 import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
@@ -13,6 +13,8 @@ export type { Root, Step };
 const MORE: Step = { kind: "more" };
 /** P01 in a DSML span: a parameter closer coming next proves the invoke closer was in the value. */
 const DSML_VALUE = closerRule("dsml");
+/** The same for an unprefixed value (Claude-style, MiniMax, Qwen3-Coder): a `</parameter>` next proves the closer was in it. */
+const NAKED_VALUE = closerRule("naked");
 
 /**
  * A held span that has opened as a real candidate. It scans only text it has not seen, keeps at
@@ -45,6 +47,8 @@ export class Candidate implements SpanReader {
   /** endsInBlock and inValue as they were before the tag being read. */
   private before_endsInBlock = false;
   private before_inValue = false;
+  /** The closer rule for a value inside a kind with its own wrapper closer (`</tool_call>`), made on first use. */
+  private wrappedValue: CloserRule | null = null;
   /** The character before the text the next consume() scans: a lost `<` closer's `/` may end a piece. */
   private before = 0;
   /** The span ended inside a still-open block or section: the next invoke (or call) belongs to it. */
@@ -235,6 +239,14 @@ export class Candidate implements SpanReader {
     this.before_endsInBlock = this.endsInBlock;
     this.before_inValue = this.inValue;
     if (this.opener.family === "dsml" && this.plainInValue(tag)) return null;
+    if (this.opener.family === "naked") this.nakedInValue(tag);
+    // A block's or wrapper's closer written inside an open value ends it only by the closer rule
+    // (review finding 1): text after it on its line makes it the value's text, which must then reach
+    // its own parameter closer (the parsers refuse the call otherwise).
+    if (closesBlock && this.valueOpen()) {
+      this.endsInBlock = false;
+      return this.tentatively(this.opener.family === "dsml" ? DSML_VALUE : this.kind.closesWrapper ? (this.wrappedValue ??= closerRule("naked", this.kind.closesWrapper)) : NAKED_VALUE, end);
+    }
     const first = !this.seenContent;
     this.seenContent = true;
     const step = this.kind.tag(this, tag, base, first, closesBlock, this.body);
@@ -259,7 +271,19 @@ export class Candidate implements SpanReader {
     this.trailing = false;
     this.trailBack = -1;
     this.endsInBlock = p.endsInBlock;
-    if (p.rule.valueCloser === "dsml") this.inValue = p.inValue;
+    if (p.rule.valueCloser !== null) this.inValue = p.inValue;
+  }
+
+  /** A parameter's value is open (before the tag being read): DSML's or an unprefixed one's, or Qwen3-Coder's (nest depth 2). */
+  private valueOpen(): boolean {
+    return this.before_inValue || ((this.root === "tool-call" || this.root === "qwen-function") && this.depth === 2);
+  }
+
+  /** Unprefixed markup (Claude-style, MiniMax): a parameter opener opens a value, its closer or an invoke tag ends it. */
+  private nakedInValue(tag: Tag): void {
+    if (tag.family !== "naked") return;
+    if (tag.role === "parameter") this.inValue = !tag.closing && !(tag.flaws & Flaw.SelfClosing);
+    else if (tag.role === "invoke") this.inValue = false;
   }
 
   nest(delta: number): number {

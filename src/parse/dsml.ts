@@ -198,6 +198,11 @@ class DsmlWalk {
     }
     switch (tag.role) {
       case "block":
+        if (tag.closing && cur && this.closerInValue(tag)) {
+          // The value's text (a file holding `</{D}tool_calls>`): no structure of this call.
+          cur.tags.pop();
+          return;
+        }
         this.blockTags.push(tag);
         if (tag.closing) {
           if (cur) this.closeInvoke(tag.start, tag.start, "closer");
@@ -232,7 +237,8 @@ class DsmlWalk {
   /**
    * Review finding 3: an invoke closer inside an open value ends it (P01) only by the closer rule
    * (parse/closer-in-value.ts, the engine's rule too): text after it on its line, or a parameter
-   * closer next, makes it the value's text (`"</{D}invoke>"` in a file being written).
+   * closer next, makes it the value's text (`"</{D}invoke>"` in a file being written). A block's or
+   * wrapper's closer there (`"</{D}tool_calls>"`, `"</function_calls>"`) is weighed the same way.
    */
   private closerInValue(tag: Tag): boolean {
     const top = this.stack[this.stack.length - 1];
@@ -496,7 +502,7 @@ function outcomeOf(inv: InvokeDraft, walk: DsmlWalk, span: string, ctx: SpanCont
   }
   if (!name) return broken("I06", "broken-markup", "invoke without a tool name");
   if (!inv.closed) return broken(inv.orphan ? "B07" : "S02", "truncated-call", "the call never closed", name);
-  if (inv.cutShort) return broken("P01", "broken-markup", "an invoke closer inside a value was read as its text, but the value never reached its own parameter closer", name);
+  if (inv.cutShort) return broken("P01", "broken-markup", "a closer inside a value was read as its text, but the value never reached its own parameter closer", name);
   // Everything the body carried must have been read: unread markup or text beside the parameters breaks the call.
   if (inv.unread !== null) return broken(inv.toolNamed ? "I11" : "I04", "broken-markup", inv.unread, name);
   let body = inv.body;

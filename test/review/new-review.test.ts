@@ -31,42 +31,6 @@ describe("closer rule: a bare CR ends a line (the documentation context says so)
   });
 });
 
-describe("closer rule: a block or wrapper closer inside a value, text after it on its line, cuts the value and the call runs", () => {
-  // The file (or command) the model wrote holds the block's closer as text; the rule of review
-  // finding 3 covers invoke closers only, so the value ends at the first block closer, the call
-  // runs with what came before it and what came after is stripped.
-  const FILE = `const END = "</{D}tool_calls>";\nexport default END;\n`;
-
-  test.skip("DSML: write with `</{D}tool_calls>` mid-line in its content never runs with the content cut there", () => {
-    const o = outcome(
-      `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">end.ts</{D}parameter>\n` +
-        `<{D}parameter name="content" string="true">${FILE}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,
-    );
-    expect(o.calls.filter((c) => c.input.content === 'const END = "')).toEqual([]);
-    for (const c of o.calls) expect(c.input).toEqual({ filePath: "end.ts", content: live(FILE) });
-  });
-
-  test.skip("DSML: bash with `</{D}tool_calls>` inside a quoted argument never runs `echo \"`", () => {
-    const o = outcome(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">echo "</{D}tool_calls>" && rm -rf build</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
-    expect(o.calls.filter((c) => c.input.command === 'echo "')).toEqual([]);
-  });
-
-  test.skip("Claude-style: `</function_calls>` inside a value never cuts it", () => {
-    const o = outcome(`<function_calls>\n<invoke name="bash">\n<parameter name="command">echo "</function_calls>" && rm -rf build</parameter>\n</invoke>\n</function_calls>`);
-    expect(o.calls.filter((c) => c.input.command === 'echo "')).toEqual([]);
-  });
-
-  test.skip("MiniMax: `</minimax:tool_call>` inside a value never cuts it", () => {
-    const o = outcome(`<minimax:tool_call>\n<invoke name="bash">\n<parameter name="command">echo "</minimax:tool_call>" && rm -rf build</parameter>\n</invoke>\n</minimax:tool_call>`);
-    expect(o.calls.filter((c) => c.input.command === 'echo "')).toEqual([]);
-  });
-
-  test.skip("Qwen3-Coder in <tool_call>: `</tool_call>` inside a value never cuts it", () => {
-    const o = outcome(`<tool_call>\n<function=bash>\n<parameter=command>\necho "</tool_call>" && rm -rf build\n</parameter>\n</function>\n</tool_call>`);
-    expect(o.calls.filter((c) => c.input.command === 'echo "')).toEqual([]);
-  });
-});
-
 describe("costume read on past a closer: an example inside its code runs on its own", () => {
   // One shell costume writing a document with a heredoc; the document mentions `</shell>` and
   // shows a `<bash>` example. The costume's own closer ends its line at the end. The example is
