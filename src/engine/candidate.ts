@@ -126,7 +126,7 @@ export class Candidate implements SpanReader {
       if (this.trailing && !isTriggerCode(c)) {
         // Whatever comes next (the next invoke, prose) is no longer this call; a closer is read first.
         if (isSpaceCode(c)) {
-          if (c === LF && this.pending) {
+          if ((c === LF || c === CR) && this.pending) {
             // A costume's closer that ends its line ends the span; nothing later can change that.
             if (this.pending.rule.valueCloser === null) return { kind: "complete", end: this.trailBack };
             this.pending.lineEnded = true;

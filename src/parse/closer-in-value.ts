@@ -4,9 +4,10 @@ import type { Tag, TagFamily } from "../grammar/tags.ts";
  * Review finding 3: a closer written inside a value (`"</{D}invoke>"` in a file, `'</function>'`
  * in a grep, `"</shell>"` in a command) is the value's text unless it really ends the call. A
  * closer that would end an open value (P01, O02.5) or a costume's code is taken as the boundary
- * only when nothing but spaces follows it on its line (or the span or reply ends, or a block's
- * closer or the next invoke comes on that line), and, for a value, no parameter closer of the
- * value's family is the next thing written. The streaming reader (engine/candidate.ts) and the
+ * only when nothing but spaces follows it on its line (a line ends at LF, CR LF or a lone CR, as
+ * in the documentation context; or the span or reply ends, or a block's closer or the next invoke
+ * comes on that line), and, for a value, no parameter closer of the value's family is the next
+ * thing written. A block's or wrapper's closer inside an open value is weighed the same way. The streaming reader (engine/candidate.ts) and the
  * span parsers (dsml.ts, dialects/qwen.ts) decide with this same rule, so whole text and any
  * split agree.
  *
@@ -52,7 +53,8 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
   let lineEnded = false;
   for (let i = at; i < to; i++) {
     const c = span.charCodeAt(i);
-    if (c === 0x0a) lineEnded = true;
+    // A lone CR ends a line as the documentation context reads it (CR LF once): review finding 7.
+    if (c === 0x0a || c === 0x0d) lineEnded = true;
     if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) continue;
     const tag = tags[next];
     return !closerWasContent(rule, tag !== undefined && tag.start === i ? tag : null, lineEnded);

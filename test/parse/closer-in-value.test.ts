@@ -234,3 +234,22 @@ describe("a block's or wrapper's closer inside an open value (review finding 1)"
     expect(o.calls).toEqual([{ tool: "bash", input: { command: live(`echo "</{D}tool_calls>" x`) } }]);
   });
 });
+
+describe("a bare CR ends the closer's line, as the documentation context reads it (review finding 7)", () => {
+  test("costume: `<bash>ls</bash>` CR `rm -rf x` LF `</bash>` never runs the next line as part of the command", () => {
+    const o = outcome("<bash>ls</bash>\rrm -rf x\n</bash>\n");
+    expect(o.calls.some((c) => String(c.input.command).includes("rm -rf x"))).toBe(false);
+  });
+
+  test("DSML P01: an invoke closer that ends its CR line ends the value; the next line never joins the command", () => {
+    const o = outcome(
+      `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}invoke>\rrm -rf x</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,
+    );
+    expect(o.calls.some((c) => String(c.input.command).includes("rm -rf x"))).toBe(false);
+  });
+
+  test("a CR LF after the closer counts as one line end: the DSML value still ends there", () => {
+    const o = outcome(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}invoke>\r\n</{D}tool_calls>`);
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+  });
+});

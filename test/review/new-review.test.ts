@@ -17,20 +17,6 @@ const outcome = (notation: string) => {
   return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), text: r.text };
 };
 
-describe("closer rule: a bare CR ends a line (the documentation context says so), the closer rule does not", () => {
-  test.skip("costume: `<bash>ls</bash>` CR `rm -rf x` LF `</bash>` never runs the next line as part of the command", () => {
-    const o = outcome("<bash>ls</bash>\rrm -rf x\n</bash>\n");
-    expect(o.calls.some((c) => String(c.input.command).includes("rm -rf x"))).toBe(false);
-  });
-
-  test.skip("DSML P01: an invoke closer that ends its CR line ends the value; the next line never joins the command", () => {
-    const o = outcome(
-      `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}invoke>\rrm -rf x</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,
-    );
-    expect(o.calls.some((c) => String(c.input.command).includes("rm -rf x"))).toBe(false);
-  });
-});
-
 describe("costume read on past a closer: an example inside its code runs on its own", () => {
   // One shell costume writing a document with a heredoc; the document mentions `</shell>` and
   // shows a `<bash>` example. The costume's own closer ends its line at the end. The example is
