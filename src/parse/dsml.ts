@@ -8,7 +8,7 @@ import { aliasMappingOf } from "./aliases.ts";
 import { mayNameTool, opensToolElement, readPlainChildren, writtenName } from "./tool-element.ts";
 import { propertySchema } from "./values.ts";
 import type { Shape } from "../grammar/shapes.ts";
-import { closerEndsCall, closerRule } from "./closer-in-value.ts";
+import { closerEndsCall, closerRule, exampleEnd, exampleOpener } from "./closer-in-value.ts";
 
 type CloseFlaw = "" | "P01" | "P02" | "P03" | "P11";
 
@@ -137,6 +137,9 @@ class DsmlWalk {
   /** The span's tags, and the index of the one being read (the closer rule looks at the next). */
   private tags: Tag[] = [];
   private at = 0;
+  /** Tags before this index are an example inside a value (exampleAt); none starts before exampleFrom. */
+  private skipUntil = 0;
+  private exampleFrom = 0;
 
   constructor(
     private readonly span: string,
@@ -163,7 +166,7 @@ class DsmlWalk {
       pos = tag.end;
       if (tag.family === "dsml") this.sawDsml = true;
       // Plain markup inside a value that its own sentinel closer ends is the value's text (an XML file).
-      if (index < contentUntil) continue;
+      if (index < contentUntil || index < this.skipUntil || this.exampleAt(index)) continue;
       this.onTag(tag);
       contentUntil = valueEnds.get(index) ?? -1;
     }
@@ -171,6 +174,27 @@ class DsmlWalk {
     if (this.cur) this.closeInvoke(this.span.length, this.span.length, this.complete ? "next" : "end");
     this.truncatedBlock = this.blockOpen;
     return this.invokes;
+  }
+
+  /**
+   * Review finding 2: a block or invoke opener written inside an open value starts an example that
+   * is the value's text when, once closed, the value's own parameter closer comes next
+   * (closer-in-value.ts, the stream's rule too): its tags are skipped. Otherwise the restart rule
+   * stands, and no example starts again before the tag that decided it (so each tag is looked at
+   * a bounded number of times).
+   */
+  private exampleAt(index: number): boolean {
+    const top = this.stack[this.stack.length - 1];
+    if (!this.cur || !top || top.children !== null || index < this.exampleFrom) return false;
+    const family = top.opener.family;
+    if ((family !== "dsml" && family !== "naked") || !exampleOpener(this.tags[index]!, family)) return false;
+    const found = exampleEnd(this.tags, index, family);
+    if (found.end >= 0) {
+      this.skipUntil = found.end;
+      return true;
+    }
+    this.exampleFrom = found.stop;
+    return false;
   }
 
   /** Text outside every value (between parameters, or between a wrapped tool's children) is the body. */

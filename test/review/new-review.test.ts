@@ -49,27 +49,6 @@ describe("history: the second pass reads an example the live repair kept as docu
   });
 });
 
-describe("restart rule: a complete example block inside a value that then reaches its own closers", () => {
-  // The model writes a file documenting a call: the example block sits inside the write's content,
-  // and the content then reaches its own parameter closer, the invoke's and the block's. The
-  // restart rule ends the write at the example's block opener, so the example runs and the write is
-  // lost (S02.3's rule, though here the first value is not cut off: it closes after the example).
-  const EXAMPLE = `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf /</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`;
-
-  test.skip("DSML write whose content holds a DSML example block: the example never runs", () => {
-    const o = outcome(
-      `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">docs/calls.md</{D}parameter>\n` +
-        `<{D}parameter name="content" string="true">Example:\n${EXAMPLE}\n</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,
-    );
-    expect(o.calls.filter((c) => c.tool === "bash")).toEqual([]);
-  });
-
-  test.skip("Claude-style write whose content holds a DSML example block: the example never runs", () => {
-    const o = outcome(`<function_calls>\n<invoke name="write">\n<parameter name="filePath">docs/calls.md</parameter>\n<parameter name="content">Example:\n${EXAMPLE}\n</parameter>\n</invoke>\n</function_calls>`);
-    expect(o.calls.filter((c) => c.tool === "bash")).toEqual([]);
-  });
-});
-
 // ------------------------------------------------------------------ request history (withBody)
 
 const GLM = "<tool_call>mcp__db__list_tables</tool_call>";
