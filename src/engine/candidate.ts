@@ -130,9 +130,14 @@ export class Candidate implements SpanReader {
         const from = this.rewindTo;
         this.rewindTo = -1;
         if (from > this.start) this.before = this.held.slice(from - 1, from).charCodeAt(0);
-        s = this.held.slice(from, this.end);
-        base = from;
-        i = 0;
+        // Back within the text at hand: no copy (a long delta holds many examples). Back into an
+        // earlier delta: its text joins once, and every later rewind falls within it.
+        if (from >= base) i = from - base;
+        else {
+          s = this.held.slice(from, base) + s;
+          base = from;
+          i = 0;
+        }
         continue;
       }
         const c = s.charCodeAt(i);
