@@ -1,10 +1,10 @@
 import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
-import { asLostLtCloser, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
+import { asLostLtCloser, Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import { SPAN_KINDS } from "../parse/span.ts";
 import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
 import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
 import { NamedState } from "../parse/named.ts";
-import { closerRule, closerWasContent, type CloserRule } from "../parse/closer-in-value.ts";
+import { closerRule, closerWasContent, ExampleInValue, exampleOpener, type CloserRule } from "../parse/closer-in-value.ts";
 import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 
@@ -13,6 +13,8 @@ export type { Root, Step };
 const MORE: Step = { kind: "more" };
 /** P01 in a DSML span: a parameter closer coming next proves the invoke closer was in the value. */
 const DSML_VALUE = closerRule("dsml");
+/** The same for an unprefixed value (Claude-style, MiniMax, Qwen3-Coder): a `</parameter>` next proves the closer was in it. */
+const NAKED_VALUE = closerRule("naked");
 
 /**
  * A held span that has opened as a real candidate. It scans only text it has not seen, keeps at
@@ -45,6 +47,19 @@ export class Candidate implements SpanReader {
   /** endsInBlock and inValue as they were before the tag being read. */
   private before_endsInBlock = false;
   private before_inValue = false;
+  /**
+   * Review finding 2: an example (a block or invoke) written inside an open value, read on while it
+   * may be the value's text (parse/closer-in-value.ts ExampleInValue): its tags change nothing
+   * else. Proved no example, the text from its opener is read again as before (rewindTo), and no
+   * example starts before the tag that proved it (noExampleBefore), so each character is read at
+   * most twice.
+   */
+  private example: ExampleInValue | null = null;
+  private exampleStart = -1;
+  private rewindTo = -1;
+  private noExampleBefore = 0;
+  /** The closer rule for a value inside a kind with its own wrapper closer (`</tool_call>`), made on first use. */
+  private wrappedValue: CloserRule | null = null;
   /** The character before the text the next consume() scans: a lost `<` closer's `/` may end a piece. */
   private before = 0;
   /** The span ended inside a still-open block or section: the next invoke (or call) belongs to it. */
@@ -101,71 +116,90 @@ export class Candidate implements SpanReader {
     const textStart = this.end;
     this.length += text.length;
     const skip = Math.max(0, this.scanFrom - textStart);
-    const s = this.scanCarry + (skip > 0 ? text.slice(skip) : text);
-    const base = this.scanCarry ? this.scanFrom : Math.max(this.scanFrom, textStart);
+    let s = this.scanCarry + (skip > 0 ? text.slice(skip) : text);
+    let base = this.scanCarry ? this.scanFrom : Math.max(this.scanFrom, textStart);
     this.scanCarry = "";
     let i = 0;
-    while (i < s.length) {
-      const c = s.charCodeAt(i);
-      // A closer whose `<` was lost starts at its `/` (issue 29 item 11): the bar after it decides.
-      if (this.trailing && c === SLASH && this.opener.family === "dsml") {
-        if (i + 1 === s.length && !final) {
-          this.scanCarry = s.slice(i);
-          this.scanFrom = base + i;
-          return MORE;
-        }
-        if (i + 1 < s.length && isBarCode(s.charCodeAt(i + 1))) {
-          i++;
-          continue;
-        }
+    for (;;) {
+      if (i >= s.length) {
+        // The reply ended inside an example written in a value: it proved nothing, read it again as before.
+        if (!final || !this.example) break;
+        this.failExample(Infinity);
       }
-      if (this.trailing && !isTriggerCode(c)) {
-        // Whatever comes next (the next invoke, prose) is no longer this call; a closer is read first.
-        if (isSpaceCode(c)) {
-          if (c === LF && this.pending) {
-            // A costume's closer that ends its line ends the span; nothing later can change that.
-            if (this.pending.rule.valueCloser === null) return { kind: "complete", end: this.trailBack };
-            this.pending.lineEnded = true;
+      if (this.rewindTo >= 0) {
+        const from = this.rewindTo;
+        this.rewindTo = -1;
+        if (from > this.start) this.before = this.held.slice(from - 1, from).charCodeAt(0);
+        // Back within the text at hand: no copy (a long delta holds many examples). Back into an
+        // earlier delta: its text joins once, and every later rewind falls within it.
+        if (from >= base) i = from - base;
+        else {
+          s = this.held.slice(from, base) + s;
+          base = from;
+          i = 0;
+        }
+        continue;
+      }
+        const c = s.charCodeAt(i);
+        // A closer whose `<` was lost starts at its `/` (issue 29 item 11): the bar after it decides.
+        if (this.trailing && c === SLASH && this.opener.family === "dsml") {
+          if (i + 1 === s.length && !final) {
+            this.scanCarry = s.slice(i);
+            this.scanFrom = base + i;
+            return MORE;
           }
-          i++;
-          continue;
+          if (i + 1 < s.length && isBarCode(s.charCodeAt(i + 1))) {
+            i++;
+            continue;
+          }
         }
-        if (!this.pending || !closerWasContent(this.pending.rule, null, this.pending.lineEnded)) return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : base + i };
-        // Text on the closer's own line: the closer was the value's text (review finding 3).
-        this.resume();
-      }
-      if (this.quoteIndent > 0 && this.quoteEnds(c, base + i)) return { kind: "abandon", at: base + i };
-      if (this.named) {
-        const step = this.named.step(c, base + i);
-        if (step !== HAND_OFF) {
+        if (this.trailing && !isTriggerCode(c)) {
+          // Whatever comes next (the next invoke, prose) is no longer this call; a closer is read first.
+          if (isSpaceCode(c)) {
+            if ((c === LF || c === CR) && this.pending) {
+              // A costume's closer that ends its line ends the span; nothing later can change that.
+              if (this.pending.rule.valueCloser === null) return { kind: "complete", end: this.trailBack };
+              this.pending.lineEnded = true;
+            }
+            i++;
+            continue;
+          }
+          if (!this.pending || !closerWasContent(this.pending.rule, null, this.pending.lineEnded)) return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : base + i };
+          // Text on the closer's own line: the closer was the value's text (review finding 3).
+          this.resume();
+        }
+        if (this.quoteIndent > 0 && this.quoteEnds(c, base + i)) return { kind: "abandon", at: base + i };
+        if (this.named) {
+          const step = this.named.step(c, base + i);
+          if (step !== HAND_OFF) {
+            if (step) return step;
+            i++;
+            continue;
+          }
+          this.named = null;
+        }
+        if (isTriggerCode(c)) {
+          const read = readTag(s, i, final);
+          if (read === NEED_MORE || (read === null && final && this.cutOffTag(s, i))) {
+            this.scanCarry = s.slice(i);
+            this.scanFrom = base + i;
+            this.before = i > 0 ? s.charCodeAt(i - 1) : this.before;
+            return MORE;
+          }
+          if (read !== null) {
+            const r = asLostLtCloser(read, i > 0 ? s.charCodeAt(i - 1) : this.before);
+            const step = this.onTag(r, base);
+            if (step) return step;
+            i = r.end;
+            continue;
+          }
+        }
+        if (!isSpaceCode(c)) {
+          const step = this.onContent(c, base + i);
           if (step) return step;
-          i++;
-          continue;
+          if (this.named) continue;
         }
-        this.named = null;
-      }
-      if (isTriggerCode(c)) {
-        const read = readTag(s, i, final);
-        if (read === NEED_MORE || (read === null && final && this.cutOffTag(s, i))) {
-          this.scanCarry = s.slice(i);
-          this.scanFrom = base + i;
-          this.before = i > 0 ? s.charCodeAt(i - 1) : this.before;
-          return MORE;
-        }
-        if (read !== null) {
-          const r = asLostLtCloser(read, i > 0 ? s.charCodeAt(i - 1) : this.before);
-          const step = this.onTag(r, base);
-          if (step) return step;
-          i = r.end;
-          continue;
-        }
-      }
-      if (!isSpaceCode(c)) {
-        const step = this.onContent(c, base + i);
-        if (step) return step;
-        if (this.named) continue;
-      }
-      i++;
+        i++;
     }
     this.scanFrom = base + s.length;
     if (s.length > 0) this.before = s.charCodeAt(s.length - 1);
@@ -232,15 +266,42 @@ export class Candidate implements SpanReader {
       }
       return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : base + tag.start };
     }
+    if (this.example) {
+      const verdict = this.example.step(tag);
+      if (verdict === null) return null;
+      this.example = null;
+      // Not an example: the restart rule and every other rule read it again from its opener.
+      if (verdict === "fail") return this.failExample(base + tag.start);
+      // "content": this tag is the value's own parameter closer, read below as always.
+    } else if (this.inValue && base + tag.start >= this.noExampleBefore && (this.opener.family === "dsml" || this.opener.family === "naked") && exampleOpener(tag, this.opener.family)) {
+      this.example = new ExampleInValue(tag, this.opener.family);
+      this.exampleStart = base + tag.start;
+      return null;
+    }
     this.before_endsInBlock = this.endsInBlock;
     this.before_inValue = this.inValue;
     if (this.opener.family === "dsml" && this.plainInValue(tag)) return null;
+    if (this.opener.family === "naked") this.nakedInValue(tag);
+    // A block's or wrapper's closer written inside an open value ends it only by the closer rule
+    // (review finding 1): text after it on its line makes it the value's text, which must then reach
+    // its own parameter closer (the parsers refuse the call otherwise).
+    if (closesBlock && this.valueOpen()) {
+      this.endsInBlock = false;
+      return this.tentatively(this.opener.family === "dsml" ? DSML_VALUE : this.kind.closesWrapper ? (this.wrappedValue ??= closerRule("naked", this.kind.closesWrapper)) : NAKED_VALUE, end);
+    }
     const first = !this.seenContent;
     this.seenContent = true;
     const step = this.kind.tag(this, tag, base, first, closesBlock, this.body);
     // DSML: an invoke closer while a value is open ends it only by P01's rule, if at all (finding 3).
     if (step === null && this.trailing && !this.pending && this.before_inValue && tag.family === "dsml" && tag.closing && tag.role === "invoke") this.tentatively(DSML_VALUE);
     return step;
+  }
+
+  private failExample(at: number): null {
+    this.example = null;
+    this.rewindTo = this.exampleStart;
+    this.noExampleBefore = at;
+    return null;
   }
 
   tentatively(rule: CloserRule, end?: number): null {
@@ -259,7 +320,19 @@ export class Candidate implements SpanReader {
     this.trailing = false;
     this.trailBack = -1;
     this.endsInBlock = p.endsInBlock;
-    if (p.rule.valueCloser === "dsml") this.inValue = p.inValue;
+    if (p.rule.valueCloser !== null) this.inValue = p.inValue;
+  }
+
+  /** A parameter's value is open (before the tag being read): DSML's or an unprefixed one's, or Qwen3-Coder's (nest depth 2). */
+  private valueOpen(): boolean {
+    return this.before_inValue || ((this.root === "tool-call" || this.root === "qwen-function") && this.depth === 2);
+  }
+
+  /** Unprefixed markup (Claude-style, MiniMax): a parameter opener opens a value, its closer or an invoke tag ends it. */
+  private nakedInValue(tag: Tag): void {
+    if (tag.family !== "naked") return;
+    if (tag.role === "parameter") this.inValue = !tag.closing && !(tag.flaws & Flaw.SelfClosing);
+    else if (tag.role === "invoke") this.inValue = false;
   }
 
   nest(delta: number): number {

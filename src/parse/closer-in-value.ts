@@ -1,12 +1,13 @@
-import type { Tag, TagFamily } from "../grammar/tags.ts";
+import { Flaw, type Tag, type TagFamily } from "../grammar/tags.ts";
 
 /**
  * Review finding 3: a closer written inside a value (`"</{D}invoke>"` in a file, `'</function>'`
  * in a grep, `"</shell>"` in a command) is the value's text unless it really ends the call. A
  * closer that would end an open value (P01, O02.5) or a costume's code is taken as the boundary
- * only when nothing but spaces follows it on its line (or the span or reply ends, or a block's
- * closer or the next invoke comes on that line), and, for a value, no parameter closer of the
- * value's family is the next thing written. The streaming reader (engine/candidate.ts) and the
+ * only when nothing but spaces follows it on its line (a line ends at LF, CR LF or a lone CR, as
+ * in the documentation context; or the span or reply ends, or a block's closer or the next invoke
+ * comes on that line), and, for a value, no parameter closer of the value's family is the next
+ * thing written. A block's or wrapper's closer inside an open value is weighed the same way. The streaming reader (engine/candidate.ts) and the
  * span parsers (dsml.ts, dialects/qwen.ts) decide with this same rule, so whole text and any
  * split agree.
  *
@@ -52,10 +53,76 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
   let lineEnded = false;
   for (let i = at; i < to; i++) {
     const c = span.charCodeAt(i);
-    if (c === 0x0a) lineEnded = true;
+    // A lone CR ends a line as the documentation context reads it (CR LF once): review finding 7.
+    if (c === 0x0a || c === 0x0d) lineEnded = true;
     if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) continue;
     const tag = tags[next];
     return !closerWasContent(rule, tag !== undefined && tag.start === i ? tag : null, lineEnded);
   }
   return true;
+}
+
+/**
+ * Review finding 2: a complete example written inside an open value (a file documenting a call)
+ * is the value's text when, once it closed, the value's own parameter closer is the next tag. An
+ * example starts at a block or named invoke opener written while the value is open (DSML's, or an
+ * unprefixed one inside an unprefixed value); a block runs to its closer (another block opener
+ * first: no example), an invoke to its closer (another invoke opener or a block tag first: no
+ * example). After the closer the next tag is the value's parameter closer (the examples were
+ * text), another example's opener (read on), or anything else, or nothing: the restart rule
+ * stands (S02.3). The walk (dsml.ts) and the stream (engine/candidate.ts) step this same state.
+ */
+export class ExampleInValue {
+  /** "block"/"invoke": inside an example of that kind; "after": one closed, the next tag decides. */
+  private mode: "block" | "invoke" | "after";
+
+  constructor(
+    opener: Tag,
+    /** The open value's family: only its parameter closer proves the examples were text. */
+    private readonly family: TagFamily,
+  ) {
+    this.mode = opener.role === "block" ? "block" : "invoke";
+  }
+
+  /** A tag after the opener: "content" (this tag is the value's closer), "fail", or null (read on). */
+  step(tag: Tag): "content" | "fail" | null {
+    if (this.mode === "after") {
+      if (tag.closing && tag.role === "parameter" && tag.family === this.family) return "content";
+      if (!exampleOpener(tag, this.family)) return "fail";
+      this.mode = tag.role === "block" ? "block" : "invoke";
+      return null;
+    }
+    if (tag.family !== "dsml" && tag.family !== "naked") return null;
+    if (tag.role === "block") {
+      if (this.mode === "invoke" || !tag.closing) return "fail";
+      this.mode = "after";
+      return null;
+    }
+    if (this.mode === "invoke" && tag.role === "invoke" && !(tag.flaws & Flaw.SelfClosing)) {
+      if (!tag.closing) return tag.attrs.name !== undefined ? "fail" : null;
+      this.mode = "after";
+    }
+    return null;
+  }
+}
+
+/** A block opener, or a named invoke opener, that may start an example inside a value of `family`. */
+export function exampleOpener(tag: Tag, family: TagFamily): boolean {
+  if (tag.closing || (tag.family !== "dsml" && (tag.family !== "naked" || family !== "naked"))) return false;
+  return tag.role === "block" || (tag.role === "invoke" && tag.attrs.name !== undefined && !(tag.flaws & Flaw.SelfClosing));
+}
+
+/**
+ * Over a complete span: the index of the value's parameter closer that ends the examples from
+ * `at` (`end`), or -1 and the index of the tag that proved no example (`stop`; the tag count when
+ * the span ended first).
+ */
+export function exampleEnd(tags: readonly Tag[], at: number, family: TagFamily): { end: number; stop: number } {
+  const example = new ExampleInValue(tags[at]!, family);
+  for (let k = at + 1; k < tags.length; k++) {
+    const verdict = example.step(tags[k]!);
+    if (verdict === "content") return { end: k, stop: -1 };
+    if (verdict === "fail") return { end: -1, stop: k };
+  }
+  return { end: -1, stop: tags.length };
 }

@@ -8,7 +8,7 @@ import { aliasMappingOf } from "./aliases.ts";
 import { mayNameTool, opensToolElement, readPlainChildren, writtenName } from "./tool-element.ts";
 import { propertySchema } from "./values.ts";
 import type { Shape } from "../grammar/shapes.ts";
-import { closerEndsCall, closerRule } from "./closer-in-value.ts";
+import { closerEndsCall, closerRule, exampleEnd, exampleOpener } from "./closer-in-value.ts";
 
 type CloseFlaw = "" | "P01" | "P02" | "P03" | "P11";
 
@@ -134,6 +134,9 @@ class DsmlWalk {
   /** The span's tags, and the index of the one being read (the closer rule looks at the next). */
   private tags: Tag[] = [];
   private at = 0;
+  /** Tags before this index are an example inside a value (exampleAt); none starts before exampleFrom. */
+  private skipUntil = 0;
+  private exampleFrom = 0;
 
   constructor(
     private readonly span: string,
@@ -160,7 +163,7 @@ class DsmlWalk {
       pos = tag.end;
       if (tag.family === "dsml") this.sawDsml = true;
       // Plain markup inside a value that its own sentinel closer ends is the value's text (an XML file).
-      if (index < contentUntil) continue;
+      if (index < contentUntil || index < this.skipUntil || this.exampleAt(index)) continue;
       this.onTag(tag);
       contentUntil = valueEnds.get(index) ?? -1;
     }
@@ -168,6 +171,27 @@ class DsmlWalk {
     if (this.cur) this.closeInvoke(this.span.length, this.span.length, this.complete ? "next" : "end");
     this.truncatedBlock = this.blockOpen;
     return this.invokes;
+  }
+
+  /**
+   * Review finding 2: a block or invoke opener written inside an open value starts an example that
+   * is the value's text when, once closed, the value's own parameter closer comes next
+   * (closer-in-value.ts, the stream's rule too): its tags are skipped. Otherwise the restart rule
+   * stands, and no example starts again before the tag that decided it (so each tag is looked at
+   * a bounded number of times).
+   */
+  private exampleAt(index: number): boolean {
+    const top = this.stack[this.stack.length - 1];
+    if (!this.cur || !top || top.children !== null || index < this.exampleFrom) return false;
+    const family = top.opener.family;
+    if ((family !== "dsml" && family !== "naked") || !exampleOpener(this.tags[index]!, family)) return false;
+    const found = exampleEnd(this.tags, index, family);
+    if (found.end >= 0) {
+      this.skipUntil = found.end;
+      return true;
+    }
+    this.exampleFrom = found.stop;
+    return false;
   }
 
   /** Text outside every value (between parameters, or between a wrapped tool's children) is the body. */
@@ -195,6 +219,11 @@ class DsmlWalk {
     }
     switch (tag.role) {
       case "block":
+        if (tag.closing && cur && this.closerInValue(tag)) {
+          // The value's text (a file holding `</{D}tool_calls>`): no structure of this call.
+          cur.tags.pop();
+          return;
+        }
         this.blockTags.push(tag);
         if (tag.closing) {
           if (cur) this.closeInvoke(tag.start, tag.start, "closer");
@@ -229,7 +258,8 @@ class DsmlWalk {
   /**
    * Review finding 3: an invoke closer inside an open value ends it (P01) only by the closer rule
    * (parse/closer-in-value.ts, the engine's rule too): text after it on its line, or a parameter
-   * closer next, makes it the value's text (`"</{D}invoke>"` in a file being written).
+   * closer next, makes it the value's text (`"</{D}invoke>"` in a file being written). A block's or
+   * wrapper's closer there (`"</{D}tool_calls>"`, `"</function_calls>"`) is weighed the same way.
    */
   private closerInValue(tag: Tag): boolean {
     const top = this.stack[this.stack.length - 1];
@@ -493,7 +523,7 @@ function outcomeOf(inv: InvokeDraft, walk: DsmlWalk, span: string, ctx: SpanCont
   }
   if (!name) return broken("I06", "broken-markup", "invoke without a tool name");
   if (!inv.closed) return broken(inv.orphan ? "B07" : "S02", "truncated-call", "the call never closed", name);
-  if (inv.cutShort) return broken("P01", "broken-markup", "an invoke closer inside a value was read as its text, but the value never reached its own parameter closer", name);
+  if (inv.cutShort) return broken("P01", "broken-markup", "a closer inside a value was read as its text, but the value never reached its own parameter closer", name);
   // Everything the body carried must have been read: unread markup or text beside the parameters breaks the call.
   if (inv.unread !== null) return broken(inv.toolNamed ? "I11" : "I04", "broken-markup", inv.unread, name);
   let body = inv.body;

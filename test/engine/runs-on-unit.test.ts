@@ -90,3 +90,38 @@ describe("a complete call outside documentation after an invoke that never close
     expect(outcome(input).calls).toEqual([{ command: "echo " + live("<{D}tool_calls>") }, { command: "rm -rf x" }]);
   });
 });
+
+describe("a complete example block inside a value that then reaches its own closers is the value's text (review finding 2)", () => {
+  // The model writes a file documenting a call: the example sits inside the write's content, and
+  // the content then reaches its own parameter closer, the invoke's and the block's. The restart
+  // rule is tentative while a value is open: the example is read on, and the value's own closer
+  // right after it proves it was text. Anything else (S02.3: the value never closes) and the
+  // restart stands.
+  const write = (content: string) =>
+    live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">docs/calls.md</{D}parameter>\n<{D}parameter name="content" string="true">`) +
+    content +
+    live(`</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+
+  test("DSML write whose content holds a DSML example block: the write runs with its full content, the example never does", () => {
+    const content = "Example:\n" + blk + "\n";
+    expect(outcome(write(content))).toEqual({ calls: [{ filePath: "docs/calls.md", content }], text: "", broken: [], nudge: null });
+  });
+
+  test("two example blocks, an invoke alone, and prose between them: still the write's text", () => {
+    const content = "Example:\n" + blk + "\nand again:\n" + blk + "\n" + inv + "\nDone.\n";
+    expect(outcome(write(content)).calls).toEqual([{ filePath: "docs/calls.md", content }]);
+  });
+
+  test("Claude-style write whose content holds a DSML example block: the example never runs", () => {
+    const content = "Example:\n" + blk + "\n";
+    const input = `<function_calls>\n<invoke name="write">\n<parameter name="filePath">docs/calls.md</parameter>\n<parameter name="content">${content}</parameter>\n</invoke>\n</function_calls>`;
+    expect(outcome(input).calls).toEqual([{ filePath: "docs/calls.md", content }]);
+  });
+
+  test("the example followed by anything but the value's closer: the restart rule stands (the example runs, the write is refused)", () => {
+    const input = live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a</{D}parameter>\n<{D}parameter name="content" string="true">x\n`) + blk + "\nDone.";
+    const o = outcome(input);
+    expect(o.calls).toEqual([{ command: "rm -rf x" }]);
+    expect(o.nudge).toBe("truncated-call");
+  });
+});

@@ -344,6 +344,11 @@ describe("linear work (counted, not timed)", () => {
     // A call after a closer read as code holds the costume on until its closer ends a line or the reply ends (costume.ts COSTUME).
     ["costumes held past a closer read as code, a costume call after each", (n) => fill("<shell>\nls\n</shell>ok\n<bash>\npwd\n</bash>\n", n)],
     ["costumes held past a closer read as code, each closed later", (n) => fill("<shell>\nls\n</shell>ok\n<bash>\npwd\n</bash>\n</shell>\n", n)],
+    // Example blocks inside an open value (closer-in-value.ts ExampleInValue): read on while the value's closer may follow
+    // them; proved no example, read again once from the first (review finding 2).
+    ["complete example blocks repeated inside one value that closes", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n<${D}parameter name="content" string="true">${fill(`${canonical}\n`, n)}</${D}parameter>\n</${D}invoke>\n</${D}tool_calls>`],
+    ["complete example blocks repeated inside one value that never closes", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n<${D}parameter name="content" string="true">${fill(`${canonical}\n`, n)}`],
+    ["example invokes inside values, each ended by the next", (n) => `<${D}tool_calls>\n${fill(`<${D}invoke name="write">\n<${D}parameter name="content" string="true">x\n<${D}invoke name="bash">\n<${D}parameter name="command" string="true">ls</${D}parameter>\n</${D}invoke>\n`, n)}`],
     ["DSML values of plain closers and openers, never closed", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n${fill(`<${D}parameter name="c" string="true"></parameter><parameter name="x"></parameter>`, n)}`],
   ];
   // Candidates that abandon late, back at their start: each abandoned opener must not rescan what

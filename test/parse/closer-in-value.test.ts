@@ -163,3 +163,93 @@ describe("costumes: their own closer inside the code", () => {
     expect(outcome(`<shell>ls</shell>  \nDone.`).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
   });
 });
+
+describe("a block's or wrapper's closer inside an open value (review finding 1)", () => {
+  // The file (or command) the model wrote holds the block's closer as text: the closer rule weighs
+  // it like an invoke closer, so the value goes on to its own parameter closer; it never runs cut
+  // at the closer (`echo "`), and a value the closer rule kept open that never closes is refused.
+  const FILE = `const END = "</{D}tool_calls>";\nexport default END;\n`;
+
+  test("DSML: write with `</{D}tool_calls>` mid-line in its content never runs with the content cut there", () => {
+    const o = outcome(
+      `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">end.ts</{D}parameter>\n` +
+        `<{D}parameter name="content" string="true">${FILE}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,
+    );
+    expect(o.calls.filter((c) => c.input.content === 'const END = "')).toEqual([]);
+    expect(o.calls).toEqual([{ tool: "write", input: { filePath: "end.ts", content: live(FILE) } }]);
+    expect(o.stripped).toEqual([]);
+  });
+
+  test("DSML: bash with `</{D}tool_calls>` inside a quoted argument never runs `echo \"`", () => {
+    const o = outcome(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">echo "</{D}tool_calls>" && rm -rf build</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+    expect(o.calls.filter((c) => c.input.command === 'echo "')).toEqual([]);
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: live(`echo "</{D}tool_calls>" && rm -rf build`) } }]);
+  });
+
+  test("Claude-style: `</function_calls>` inside a value never cuts it", () => {
+    const o = outcome(`<function_calls>\n<invoke name="bash">\n<parameter name="command">echo "</function_calls>" && rm -rf build</parameter>\n</invoke>\n</function_calls>`);
+    expect(o.calls.filter((c) => c.input.command === 'echo "')).toEqual([]);
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: `echo "</function_calls>" && rm -rf build` } }]);
+  });
+
+  test("MiniMax: `</minimax:tool_call>` inside a value never cuts it", () => {
+    const o = outcome(`<minimax:tool_call>\n<invoke name="bash">\n<parameter name="command">echo "</minimax:tool_call>" && rm -rf build</parameter>\n</invoke>\n</minimax:tool_call>`);
+    expect(o.calls.filter((c) => c.input.command === 'echo "')).toEqual([]);
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: `echo "</minimax:tool_call>" && rm -rf build` } }]);
+  });
+
+  test("Qwen3-Coder in <tool_call>: `</tool_call>` inside a value never cuts it", () => {
+    const o = outcome(`<tool_call>\n<function=bash>\n<parameter=command>\necho "</tool_call>" && rm -rf build\n</parameter>\n</function>\n</tool_call>`);
+    expect(o.calls.filter((c) => c.input.command === 'echo "')).toEqual([]);
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: `echo "</tool_call>" && rm -rf build` } }]);
+  });
+
+  test("read as text, then ended by the real block (or wrapper) closer instead of its own: refused, never run", () => {
+    for (const input of [
+      `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">echo "</{D}tool_calls>" && rm -rf build\n</{D}tool_calls>`,
+      `<function_calls>\n<invoke name="bash">\n<parameter name="command">echo "</function_calls>" && rm -rf build\n</function_calls>\nok`,
+      `<tool_call>\n<function=bash>\n<parameter=command>\necho "</tool_call>" && rm -rf build\n</function>\n</tool_call>`,
+    ]) {
+      const o = outcome(input);
+      expect(o.calls).toEqual([]);
+      expect(o.broken).toEqual(["broken-markup"]);
+      expect(o.text).toBe(live(input));
+    }
+  });
+
+  test("text after it on its line and nothing more: a cut-off call (never `ls`)", () => {
+    const o = outcome(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}tool_calls> Done.`);
+    expect(o.calls).toEqual([]);
+    expect(o.broken).toEqual(["truncated-call"]);
+  });
+
+  test("as documented: alone on its line (or the reply's end) it still ends the open value", () => {
+    expect(outcome(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}tool_calls>\nDone.`).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+    expect(outcome(`<function_calls>\n<invoke name="bash">\n<parameter name="command">ls</function_calls>`).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+    expect(outcome(`<tool_call>\n<function=bash>\n<parameter=command>\nls\n</tool_call>`).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+  });
+
+  test("an orphan invoke's value keeps a block closer followed by text", () => {
+    const o = outcome(`<{D}invoke name="bash">\n<{D}parameter name="command" string="true">echo "</{D}tool_calls>" x</{D}parameter>\n</{D}invoke>\n`);
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: live(`echo "</{D}tool_calls>" x`) } }]);
+  });
+});
+
+describe("a bare CR ends the closer's line, as the documentation context reads it (review finding 7)", () => {
+  test("costume: `<bash>ls</bash>` CR `rm -rf x` LF `</bash>` never runs the next line as part of the command", () => {
+    const o = outcome("<bash>ls</bash>\rrm -rf x\n</bash>\n");
+    expect(o.calls.some((c) => String(c.input.command).includes("rm -rf x"))).toBe(false);
+  });
+
+  test("DSML P01: an invoke closer that ends its CR line ends the value; the next line never joins the command", () => {
+    const o = outcome(
+      `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}invoke>\rrm -rf x</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,
+    );
+    expect(o.calls.some((c) => String(c.input.command).includes("rm -rf x"))).toBe(false);
+  });
+
+  test("a CR LF after the closer counts as one line end: the DSML value still ends there", () => {
+    const o = outcome(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}invoke>\r\n</{D}tool_calls>`);
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+  });
+});

@@ -43,6 +43,8 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
   for (const [index, tag] of tags.entries()) {
     if (closed) continue;
     if (name !== null && open === null && outsideFrom >= 0 && span.slice(outsideFrom, tag.start).trim() !== "") unread = true;
+    // A `</tool_call>` before the body's end sat in a value and was read as its text (tool-call.ts): only `</parameter>` may end that value.
+    if (open !== null && tag.family === "costume" && tag.closing && tag.name === "tool_call") open.closerAsText = true;
     if (tag.family !== "naked") continue;
     if (tag.role === "function") {
       if (!tag.closing && name === null) name = tag.attrs.name ?? null;

@@ -8,7 +8,7 @@ import { closerRule } from "../closer-in-value.ts";
 import { trackQwenParameter } from "./qwen.ts";
 
 /** `</function>` in an open value inside `<tool_call>`: the wrapper's closer on its line ends the call too. */
-const QWEN_IN_WRAPPER = closerRule("naked", (tag) => tag.family === "costume" && tag.closing && tag.name === "tool_call");
+export const QWEN_IN_WRAPPER = closerRule("naked", (tag) => tag.family === "costume" && tag.closing && tag.name === "tool_call");
 
 // The streaming rules of a `<tool_call>` body (O01-O03, C01): where a span opened by `<tool_call>`
 // ends or proves a mention while it streams. The span's parser is beside them in tool-call.ts.

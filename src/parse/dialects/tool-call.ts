@@ -6,7 +6,8 @@ import { trimLayoutNewlines } from "./common.ts";
 import { parseQwenFunctions } from "./qwen.ts";
 import { xmlToolCall } from "../costume.ts";
 import { complete, type SpanKind } from "../span-kind.ts";
-import { ToolCallBody, ToolCallStart } from "./tool-call-body.ts";
+import { QWEN_IN_WRAPPER, ToolCallBody, ToolCallStart } from "./tool-call-body.ts";
+import { closerEndsCall } from "../closer-in-value.ts";
 import { COLON, DASH, DOT, UNDERSCORE } from "../../grammar/chars.ts";
 import { isObject } from "../../grammar/plain-data.ts";
 
@@ -37,7 +38,7 @@ export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, t
 }
 
 function readToolCallSpan(span: string, opener: Tag, ctx: SpanContext, truncated: boolean, xmlCostume: (span: string) => Segment[]): Segment[] {
-  const closer = truncated ? undefined : tagsOf(span, opener.end).find((t) => t.family === "costume" && t.closing && t.name === "tool_call");
+  const closer = truncated ? undefined : wrapperCloser(span, opener);
   const bodyEnd = closer ? closer.start : span.length;
   const body = span.slice(opener.end, bodyEnd);
   const trimmed = body.trim();
@@ -91,6 +92,30 @@ function readToolCallSpan(span: string, opener: Tag, ctx: SpanContext, truncated
 }
 
 const VALUE_CLOSER = "</arg_value>";
+
+/**
+ * The `</tool_call>` that ends the body: the first one, except that inside a Qwen3-Coder value
+ * (`echo "</tool_call>" && rm -rf build`) it ends the call only by the closer rule (review finding
+ * 1, parse/closer-in-value.ts), as the stream reads it (tool-call-body.ts): text after it on its
+ * line makes it the value's text, and parseQwenFunctions then wants the value's own `</parameter>`.
+ */
+function wrapperCloser(span: string, opener: Tag): Tag | undefined {
+  const tags = tagsOf(span, opener.end);
+  const qwen = span.slice(opener.end).trimStart().startsWith("<function=");
+  let open = false;
+  for (const [index, tag] of tags.entries()) {
+    if (isToolCallCloser(tag)) {
+      if (!open || closerEndsCall(span, tag.end, span.length, tags, index + 1, QWEN_IN_WRAPPER)) return tag;
+      continue;
+    }
+    if (!qwen || tag.family !== "naked") continue;
+    if (tag.role === "parameter") {
+      if (!tag.closing && !open) open = true;
+      else if (tag.closing && open) open = false;
+    } else if (tag.role === "function" && tag.closing && open && closerEndsCall(span, tag.end, span.length, tags, index + 1, QWEN_IN_WRAPPER)) open = false;
+  }
+  return undefined;
+}
 
 /**
  * T02's unit: with the wrapper's own closer the whole span; without it the unit ends right after
