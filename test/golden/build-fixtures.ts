@@ -585,6 +585,15 @@ function argumentsAsWritten(): Fixture[] {
     bad("A40.19", "costume-heredoc-with-a-bash-example", `<shell>cat > doc.md <<'EOF'\nEnd the block with </shell> on its own line.\n<bash>rm -rf build</bash>\nEOF\n</shell>\n`, "broken-markup", ["C04"]),
     bad("A40.20", "costume-heredoc-with-a-tool-call-example", `<shell>cat > doc.md <<'EOF'\nEnd the block with </shell> on its own line.\n<tool_call>\n{"name": "bash", "arguments": {"command": "rm -rf build"}}\n</tool_call>\nEOF\n</shell>\n`, "broken-markup", ["C04"]),
     bad("A40.21", "two-costumes-then-a-stray-closer", `<shell>\nls\n</shell>ok\n<shell>\npwd\n</shell>\n</shell>\n`, "broken-markup", ["C04"]),
+    // A block or wrapper closer inside a value follows the same rule; an example block inside a value that closes is its text.
+    ok("A40.n8", "dsml-block-closer-mid-line-inside-a-value", `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">end.ts</{D}parameter>\n<{D}parameter name="content" string="true">const END = "</{D}tool_calls>";\nexport default END;\n</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [
+      { tool: "write", input: { filePath: "end.ts", content: live('const END = "</{D}tool_calls>";\nexport default END;\n') }, shape: "D02" },
+    ]),
+    ok("A40.n9", "claude-wrapper-closer-inside-a-command", `<function_calls>\n<invoke name="bash">\n<parameter name="command">echo "</function_calls>" && rm -rf build</parameter>\n</invoke>\n</function_calls>`, [ls("O07", 'echo "</function_calls>" && rm -rf build')]),
+    bad("A40.22", "dsml-block-closer-read-as-text-then-the-real-block-closer", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">echo "</{D}tool_calls>" && rm -rf build\n</{D}tool_calls>`, "broken-markup", ["P01"]),
+    ok("S02.8", "write-holding-an-example-block-then-closing", `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">calls.md</{D}parameter>\n<{D}parameter name="content" string="true">Example:\n${rmBlock}\n</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [
+      { tool: "write", input: { filePath: "calls.md", content: live(`Example:\n${rmBlock}\n`) }, shape: "D02" },
+    ]),
     // A cut-off invoke ends where the next markup starts (review F2): a fenced example after it stays documentation.
     bad("S02.2", "truncated-block-then-fenced-example", `${cutOff}cut off\n\n${fence}xml\n${rmBlock}\n${fence}\n`, "truncated-call", ["S02"]),
     bad("S02.3", "truncated-block-then-a-new-block", `${cutOff}cut off\n${rmBlock}`, "truncated-call", ["S02"], `${cutOff}cut off\n`, [ls("D02", "rm -rf x")]),
