@@ -331,6 +331,13 @@ describe("GLM (O03): `</tool_call>` and `</arg_value>` inside an open arg_value"
     }
   });
 
+  test("another dialect's block closer in the value follows the same rule", () => {
+    expect(outcome(glm(`echo "</function_calls>" x`)).calls).toEqual([{ tool: "bash", input: { command: `echo "</function_calls>" x` } }]);
+    expect(outcome(glm(`echo "</{D}tool_calls>" x`)).calls).toEqual([{ tool: "bash", input: { command: live(`echo "</{D}tool_calls>" x`) } }]);
+    const cut = outcome(glm("ls", "</function_calls>\nDone."));
+    expect(cut.calls).toEqual([]);
+  });
+
   test("a file documenting a GLM call: the example never runs, and the file is never written cut at the example's `</arg_value>`", () => {
     // Before: the first `</tool_call>` ended the write (refused) and the example after it ran as a call of its own.
     const example = `<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>rm -rf /</arg_value>\n</tool_call>`;
