@@ -22,11 +22,16 @@ export interface CloserRule {
   valueCloser: TagFamily | null;
   /** A tag that ends the call when it comes on the closer's line: a block's closer, the next invoke. */
   boundary(tag: Tag): boolean;
+  /**
+   * The value's own closer when it is no parameter closer of `valueCloser`'s family (GLM's
+   * `</arg_value>`, family "costume"): coming next, it proves the closer was in the value.
+   */
+  closesValue?(tag: Tag): boolean;
 }
 
 /** What comes next after a tentative closer: true when it proves the closer was content. */
 export function closerWasContent(rule: CloserRule, next: Tag | null, lineEnded: boolean): boolean {
-  if (next !== null && rule.valueCloser !== null && next.family === rule.valueCloser && next.role === "parameter" && next.closing) return true;
+  if (next !== null && rule.valueCloser !== null && (rule.closesValue ? rule.closesValue(next) : next.family === rule.valueCloser && next.role === "parameter" && next.closing)) return true;
   if (lineEnded) return false;
   return next === null || !rule.boundary(next);
 }
@@ -34,11 +39,13 @@ export function closerWasContent(rule: CloserRule, next: Tag | null, lineEnded: 
 /**
  * Block closers (not a costume's), invoke openers and special tokens (a legacy-family tag: end of
  * sentence, tool calls end, ..., which no value holds as text) end a call on the closer's line;
- * `wrapper` adds a kind's own wrapper closer.
+ * `wrapper` adds a kind's own wrapper closer; `closesValue` names the value's own closer when it is
+ * no parameter closer (CloserRule.closesValue).
  */
-export function closerRule(valueCloser: TagFamily | null, wrapper?: (tag: Tag) => boolean): CloserRule {
+export function closerRule(valueCloser: TagFamily | null, wrapper?: (tag: Tag) => boolean, closesValue?: (tag: Tag) => boolean): CloserRule {
   return {
     valueCloser,
+    ...(closesValue ? { closesValue } : {}),
     boundary: (tag) =>
       (tag.closing && tag.role === "block" && tag.family !== "costume") || (!tag.closing && tag.role === "invoke") || tag.family === "legacy" || (wrapper?.(tag) ?? false),
   };

@@ -349,6 +349,10 @@ describe("linear work (counted, not timed)", () => {
     ["complete example blocks repeated inside one value that closes", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n<${D}parameter name="content" string="true">${fill(`${canonical}\n`, n)}</${D}parameter>\n</${D}invoke>\n</${D}tool_calls>`],
     ["complete example blocks repeated inside one value that never closes", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n<${D}parameter name="content" string="true">${fill(`${canonical}\n`, n)}`],
     ["example invokes inside values, each ended by the next", (n) => `<${D}tool_calls>\n${fill(`<${D}invoke name="write">\n<${D}parameter name="content" string="true">x\n<${D}invoke name="bash">\n<${D}parameter name="command" string="true">ls</${D}parameter>\n</${D}invoke>\n`, n)}`],
+    // A `</tool_call>` with text after it inside a GLM value is the value's text (closer-in-value.ts): read on once, closed or not.
+    ["GLM value holding `</tool_call>x` repeated, then closed", (n) => `<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>${fill("</tool_call>x\n", n)}</arg_value>\n</tool_call>`],
+    ["GLM value holding `</tool_call>x` repeated, never closed", (n) => `<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>${fill("</tool_call>x", n)}`],
+    ["GLM calls refused by `</tool_call>` in their value, back to back", (n) => fill("<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>ls</tool_call>x\n</tool_call>\n", n)],
     ["DSML values of plain closers and openers, never closed", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n${fill(`<${D}parameter name="c" string="true"></parameter><parameter name="x"></parameter>`, n)}`],
   ];
   // Candidates that abandon late, back at their start: each abandoned opener must not rescan what

@@ -253,3 +253,105 @@ describe("a bare CR ends the closer's line, as the documentation context reads i
     expect(o.calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
   });
 });
+
+describe("GLM (O03): `</tool_call>` and `</arg_value>` inside an open arg_value", () => {
+  // The wrapper's closer written in a value (`echo "</tool_call>"`) ends the call only by the closer
+  // rule: text after it on its line makes it the value's text, which must then reach its own
+  // `</arg_value>`; a value ended otherwise is refused (broken markup), never run cut at the closer.
+  const glm = (value: string, after = "</arg_value>\n</tool_call>") => `<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>${value}${after}`;
+
+  test("`</tool_call>` mid-line in the command, the value closed: the whole command runs", () => {
+    const o = outcome(glm(`echo "</tool_call>" && rm -rf build`));
+    expect(o.calls.filter((c) => c.input.command === 'echo "')).toEqual([]);
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: `echo "</tool_call>" && rm -rf build` } }]);
+    expect(o.stripped).toEqual([]);
+  });
+
+  test("the same in a written file over several lines, and with a second pair after it", () => {
+    const file = `const END = "</tool_call>";\nexport default END;\n`;
+    const o = outcome(`<tool_call>write\n<arg_key>filePath</arg_key>\n<arg_value>end.ts</arg_value>\n<arg_key>content</arg_key>\n<arg_value>${file}</arg_value>\n</tool_call>`);
+    // GLM's layout newlines around a value are the markup's (trimLayoutNewlines).
+    expect(o.calls).toEqual([{ tool: "write", input: { filePath: "end.ts", content: file.slice(0, -1) } }]);
+    const two = outcome(`<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>echo "</tool_call>" x</arg_value>\n<arg_key>description</arg_key>\n<arg_value>d</arg_value>\n</tool_call>`);
+    expect(two.calls).toEqual([{ tool: "bash", input: { command: `echo "</tool_call>" x`, description: "d" } }]);
+  });
+
+  test("alone on its line but `</arg_value>` next: still the value's text", () => {
+    const o = outcome(glm("ls\n</tool_call>\n"));
+    expect(o.calls.some((c) => c.input.command === "ls")).toBe(false);
+  });
+
+  test("read as text, then the real `</tool_call>` ends the value instead of `</arg_value>`: refused, never run", () => {
+    for (const input of [
+      glm(`echo "</tool_call>" && rm -rf build`, "\n</tool_call>"),
+      glm(`echo "</tool_call>" && rm -rf build`, "\n</tool_call>\nDone."),
+      glm(`echo "</tool_call>" && rm -rf build`, "</tool_call>"),
+    ]) {
+      const o = outcome(input);
+      expect(o.calls).toEqual([]);
+      expect(o.broken).toEqual(["broken-markup"]);
+      expect(o.text).toBe(input);
+    }
+  });
+
+  test("read as text and nothing more: no call (a nudge), never `echo \"`", () => {
+    const o = outcome(glm(`echo "</tool_call>" && rm -rf build`, ""));
+    expect(o.calls).toEqual([]);
+    expect(o.broken).toHaveLength(1);
+    const line = outcome(glm(`echo "</tool_call>" && rm -rf build`, "\nDone."));
+    expect(line.calls).toEqual([]);
+  });
+
+  test("the next call's opener right after it ends the value there: refused, the next call runs", () => {
+    const next = `<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>pwd</arg_value>\n</tool_call>`;
+    const o = outcome(glm("ls", `</tool_call>${next}`));
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "pwd" } }]);
+    expect(o.broken).toEqual(["broken-markup"]);
+  });
+
+  test("as documented: the value's end, or the reply's, right at `</tool_call>` is a broken call, never `ls` run", () => {
+    for (const input of [glm("ls", "</tool_call>"), glm("ls", "</tool_call>\nDone."), glm("ls\n", "</tool_call>")]) {
+      const o = outcome(input);
+      expect(o.calls).toEqual([]);
+      expect(o.broken).toEqual(["broken-markup"]);
+    }
+  });
+
+  test("a closed value followed by `</tool_call>` still ends the call as before", () => {
+    expect(outcome(glm("ls")).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+    expect(outcome(glm("ls", "</arg_value></tool_call> Done.")).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+  });
+
+  test("`</arg_value>` mid-line with text after it, then the real `</arg_value>`: never run with the value cut there", () => {
+    // vLLM's GLM4 parser takes the first `</arg_value>` (lazy `(.*?)</arg_value>`) and drops the rest: a cut. Refused here.
+    for (const input of [glm("echo </arg_value> and more"), glm("a\n</arg_value> b\nc")]) {
+      const o = outcome(input);
+      expect(o.calls.filter((c) => c.tool === "bash")).toEqual([]);
+      expect(o.text).toBe(input);
+    }
+  });
+
+  test("another dialect's block closer in the value follows the same rule", () => {
+    expect(outcome(glm(`echo "</function_calls>" x`)).calls).toEqual([{ tool: "bash", input: { command: `echo "</function_calls>" x` } }]);
+    expect(outcome(glm(`echo "</{D}tool_calls>" x`)).calls).toEqual([{ tool: "bash", input: { command: live(`echo "</{D}tool_calls>" x`) } }]);
+    const cut = outcome(glm("ls", "</function_calls>\nDone."));
+    expect(cut.calls).toEqual([]);
+  });
+
+  test("a file documenting a GLM call: the example never runs, and the file is never written cut at the example's `</arg_value>`", () => {
+    // Before: the first `</tool_call>` ended the write (refused) and the example after it ran as a call of its own.
+    const example = `<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>rm -rf /</arg_value>\n</tool_call>`;
+    for (const content of [`const a = "</tool_call>";\n${example}\n";`, `doc\n${example}\nend`, `x<arg_key>k</arg_key><arg_value>y`]) {
+      const input = `<tool_call>write\n<arg_key>filePath</arg_key>\n<arg_value>a.ts</arg_value>\n<arg_key>content</arg_key>\n<arg_value>${content}</arg_value>\n</tool_call>`;
+      const o = outcome(input);
+      expect(o.calls).toEqual([]);
+      expect(o.broken).toEqual(["broken-markup"]);
+    }
+  });
+
+  test("CR ends the closer's line: `</tool_call>` CR is the end, the value never closed, refused", () => {
+    const o = outcome(glm("ls", "</tool_call>\rrm -rf x</arg_value>\n</tool_call>"));
+    expect(o.calls.some((c) => String(c.input.command).includes("rm -rf x"))).toBe(false);
+    expect(o.calls.some((c) => c.input.command === "ls")).toBe(false);
+  });
+});

@@ -10,6 +10,17 @@ import { trackQwenParameter } from "./qwen.ts";
 /** `</function>` in an open value inside `<tool_call>`: the wrapper's closer on its line ends the call too. */
 export const QWEN_IN_WRAPPER = closerRule("naked", (tag) => tag.family === "costume" && tag.closing && tag.name === "tool_call");
 
+/**
+ * `</tool_call>` (or a block's closer) in an open GLM `<arg_value>` (O03): it ends the call only by
+ * the closer rule (parse/closer-in-value.ts); `</arg_value>` coming next proves it was the value's
+ * text, and the wrapper's closer or the next `<tool_call>` on its line ends the call there.
+ */
+export const GLM_IN_VALUE = closerRule(
+  "costume",
+  (tag) => tag.family === "costume" && tag.name === "tool_call",
+  (tag) => tag.family === "costume" && tag.closing && tag.name === "arg_value",
+);
+
 // The streaming rules of a `<tool_call>` body (O01-O03, C01): where a span opened by `<tool_call>`
 // ends or proves a mention while it streams. The span's parser is beside them in tool-call.ts.
 

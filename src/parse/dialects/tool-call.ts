@@ -6,7 +6,7 @@ import { trimLayoutNewlines } from "./common.ts";
 import { parseQwenFunctions } from "./qwen.ts";
 import { xmlToolCall } from "../costume.ts";
 import { complete, type SpanKind } from "../span-kind.ts";
-import { QWEN_IN_WRAPPER, ToolCallBody, ToolCallStart } from "./tool-call-body.ts";
+import { GLM_IN_VALUE, QWEN_IN_WRAPPER, ToolCallBody, ToolCallStart } from "./tool-call-body.ts";
 import { closerEndsCall } from "../closer-in-value.ts";
 import { COLON, DASH, DOT, UNDERSCORE } from "../../grammar/chars.ts";
 import { isObject } from "../../grammar/plain-data.ts";
@@ -95,17 +95,25 @@ const VALUE_CLOSER = "</arg_value>";
 
 /**
  * The `</tool_call>` that ends the body: the first one, except that inside a Qwen3-Coder value
- * (`echo "</tool_call>" && rm -rf build`) it ends the call only by the closer rule (review finding
- * 1, parse/closer-in-value.ts), as the stream reads it (tool-call-body.ts): text after it on its
- * line makes it the value's text, and parseQwenFunctions then wants the value's own `</parameter>`.
+ * (`echo "</tool_call>" && rm -rf build`) or a GLM `<arg_value>` it ends the call only by the closer
+ * rule (review finding 1, parse/closer-in-value.ts), as the stream reads it (tool-call-body.ts):
+ * text after it on its line makes it the value's text, and parseQwenFunctions or glmPairs then
+ * want the value's own `</parameter>` or `</arg_value>`.
  */
 function wrapperCloser(span: string, opener: Tag): Tag | undefined {
   const tags = tagsOf(span, opener.end);
-  const qwen = span.slice(opener.end).trimStart().startsWith("<function=");
+  const head = span.slice(opener.end).trimStart();
+  const qwen = head.startsWith("<function=");
+  const glm = !qwen && glmName(head) !== undefined;
   let open = false;
   for (const [index, tag] of tags.entries()) {
     if (isToolCallCloser(tag)) {
-      if (!open || closerEndsCall(span, tag.end, span.length, tags, index + 1, QWEN_IN_WRAPPER)) return tag;
+      if (!open || closerEndsCall(span, tag.end, span.length, tags, index + 1, glm ? GLM_IN_VALUE : QWEN_IN_WRAPPER)) return tag;
+      continue;
+    }
+    if (glm) {
+      // As the stream's phases: a value opens at `<arg_value>` and only its own closer ends it.
+      if (tag.family === "costume" && tag.name === "arg_value") open = !tag.closing;
       continue;
     }
     if (!qwen || tag.family !== "naked") continue;
@@ -145,8 +153,9 @@ function namedToolCall(name: string, parsed: ReturnType<typeof parseJson>, trunc
 
 /**
  * GLM's pairs (O03) read from the body's tags in order, as the stream reads them: `<arg_key>`, the
- * key, `</arg_key>`, then `<arg_value>` as the next tag, the value up to the first `</arg_value>`;
- * only whitespace between pairs. Anything else (text or a tag between pairs, a key opener without
+ * key, `</arg_key>`, then `<arg_value>` as the next tag, the value up to the first `</arg_value>`
+ * (a `</tool_call>` in it is its text by the closer rule, wrapperCloser; a second `<arg_value>` in it
+ * refuses the call); only whitespace between pairs. Anything else (text or a tag between pairs, a key opener without
  * its pair, an attribute on a pair's tag) refuses the call: a value is never taken from another pair.
  */
 function glmPairs(body: string, name: string, ctx: SpanContext): UnitOutcome {
@@ -166,9 +175,13 @@ function glmPairs(body: string, name: string, ctx: SpanContext): UnitOutcome {
     const valueOpen = glmTag(i + 2, "arg_value", false);
     if (!valueOpen || body.slice(keyClose.end, valueOpen.start).trim() !== "") return broken("arg_key without arg_value");
     let j = i + 3;
-    while (j < tags.length && !glmTag(j, "arg_value", true)) j++;
+    let nested = false;
+    for (; j < tags.length && !glmTag(j, "arg_value", true); j++) nested ||= glmTag(j, "arg_value", false) !== undefined;
     const valueClose = tags[j];
     if (!valueClose) return broken("arg_value without its closer");
+    // A value that opens `<arg_value>` again (a file documenting a call, a pair missing its closer):
+    // its first `</arg_value>` may end the inner one, so the value's end is unknowable.
+    if (nested) return broken("arg_value opened again inside a value: which </arg_value> ends it is unknowable");
     const tagged = [keyOpen, keyClose, valueOpen, valueClose].find((t) => Object.keys(t.attrs).length > 0 || t.flaws & Flaw.SelfClosing);
     if (tagged) return broken(`<${tagged.closing ? "/" : ""}${tagged.name}> is written with an attribute or self-closing, which no parameter reads`);
     pairs.push([body.slice(keyOpen.end, keyClose.start).trim(), trimLayoutNewlines(body.slice(valueOpen.end, valueClose.start))]);
@@ -186,7 +199,11 @@ export const TOOL_CALL: SpanKind<ToolCallBody> = {
   watchesContent: true,
   body: () => new ToolCallBody(),
   content: (_r, _c, at, _first, body) => body.content(at),
-  tag: (r, tag, base, _first, closesBlock, body) => (closesBlock ? complete(base + tag.end) : body.tag(r, tag, base)),
+  tag: (r, tag, base, _first, closesBlock, body) => {
+    if (!closesBlock) return body.tag(r, tag, base);
+    // A closer written inside an open GLM value ends the call only by the closer rule (review finding 1).
+    return body.phase === "glm-value" ? r.tentatively(GLM_IN_VALUE, base + tag.end) : complete(base + tag.end);
+  },
   closesWrapper: isToolCallCloser,
   charForm: (_opener, from, body) => new ToolCallStart(from, body),
   parse: ({ span, opener, truncated, ctx }) => parseToolCallSpan(span, opener, ctx, truncated, (s) => xmlToolCall(s, ctx)),
