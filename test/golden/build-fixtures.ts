@@ -594,6 +594,8 @@ function argumentsAsWritten(): Fixture[] {
     ok("S02.8", "write-holding-an-example-block-then-closing", `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">calls.md</{D}parameter>\n<{D}parameter name="content" string="true">Example:\n${rmBlock}\n</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [
       { tool: "write", input: { filePath: "calls.md", content: live(`Example:\n${rmBlock}\n`) }, shape: "D02" },
     ]),
+    ok("A40.n10", "glm-tool-call-closer-inside-a-value", `<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>echo "</tool_call>" && rm -rf build</arg_value>\n</tool_call>`, [ls("O03", 'echo "</tool_call>" && rm -rf build')]),
+    bad("A40.23", "glm-tool-call-closer-read-as-text-then-the-real-one", `<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>echo "</tool_call>" && rm -rf build\n</tool_call>`, "broken-markup", ["O03"]),
     // A cut-off invoke ends where the next markup starts (review F2): a fenced example after it stays documentation.
     bad("S02.2", "truncated-block-then-fenced-example", `${cutOff}cut off\n\n${fence}xml\n${rmBlock}\n${fence}\n`, "truncated-call", ["S02"]),
     bad("S02.3", "truncated-block-then-a-new-block", `${cutOff}cut off\n${rmBlock}`, "truncated-call", ["S02"], `${cutOff}cut off\n`, [ls("D02", "rm -rf x")]),
