@@ -11,15 +11,15 @@
 import { describe, expect, test } from "bun:test";
 import { parse } from "../../src/engine/parse.ts";
 import { live } from "../golden/notation.ts";
+import { DOCUMENTED_EXAMPLES, EXAMPLE_BLOCK, EXAMPLE_INVOKE } from "../support/cut-off-examples.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { everyChar, observable, randomCuts, runEngine } from "../support/run-engine.ts";
 
-const blk = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf x</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
-const inv = live(`<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf x</{D}parameter>\n</{D}invoke>`);
+const blk = EXAMPLE_BLOCK;
+const inv = EXAMPLE_INVOKE;
 const open = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">`);
 const P = live(`</{D}parameter>`);
 const END = live(`\n</{D}tool_calls>`);
-const indent = (s: string, by: string) => by + s.split("\n").join(`\n${by}`);
 
 function outcome(input: string) {
   const run = (cuts: number[]) => observable(runEngine(input, cuts, fixtureTools));
@@ -35,15 +35,7 @@ function outcome(input: string) {
 }
 
 describe("documentation after an invoke that never closed stays documentation", () => {
-  const examples: Record<string, string> = {
-    "a ```xml fence (the review's case)": "```xml\n" + blk + "\n```\n",
-    "a fence holding only an invoke": "```xml\n" + inv + "\n```\n",
-    "a tilde fence": "~~~\n" + blk + "\n~~~\n",
-    "a fence in a list item": "- example:\n\n" + indent("```\n" + blk + "\n```", "  ") + "\n",
-    "a block quote": indent(blk, "> ") + "\n",
-    "inline code": "Write `" + blk.replaceAll("\n", " ") + "` to call.\n",
-    "an indented code block": indent(blk, "    ") + "\n",
-  };
+  const examples: Record<string, string> = { ...DOCUMENTED_EXAMPLES, "inline code": "Write `" + blk.replaceAll("\n", " ") + "` to call.\n" };
   for (const [name, doc] of Object.entries(examples)) {
     test(`cut off mid-value, then ${name}: nothing runs, every character visible, a truncated-call nudge`, () => {
       const input = open + "cut off\n\n" + doc;

@@ -13,16 +13,16 @@ import { describe, expect, test } from "bun:test";
 import { parse } from "../../src/engine/parse.ts";
 import { REMOVED_NOTE, redactLeaks } from "../../src/history/sanitize.ts";
 import { live } from "../golden/notation.ts";
+import { DOCUMENTED_EXAMPLES, EXAMPLE_BLOCK, EXAMPLE_INVOKE } from "../support/cut-off-examples.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { everyChar, observable, randomCuts, runEngine } from "../support/run-engine.ts";
 
-const blk = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf x</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
-const inv = live(`<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf x</{D}parameter>\n</{D}invoke>`);
+const blk = EXAMPLE_BLOCK;
+const inv = EXAMPLE_INVOKE;
 const open = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">`);
 const P = live(`</{D}parameter>`);
 const END = live(`\n</{D}tool_calls>`);
 const claudeBlk = '<function_calls>\n<invoke name="bash">\n<parameter name="command">rm -rf x</parameter>\n</invoke>\n</function_calls>';
-const indent = (s: string, by: string) => by + s.split("\n").join(`\n${by}`);
 
 /** The live reading (whole text, char by char and random splits agreeing), with the broken spans' text. */
 function read(input: string) {
@@ -46,15 +46,7 @@ function expectHistoryKeeps(input: string, unit: string): void {
 }
 
 describe("the broken span of a unit the next markup ended stops at its last tag", () => {
-  const examples: Record<string, string> = {
-    "a ```xml fence (golden S02.2)": "```xml\n" + blk + "\n```\n",
-    "a fence holding only an invoke": "```xml\n" + inv + "\n```\n",
-    "a tilde fence": "~~~\n" + blk + "\n~~~\n",
-    "a fence in a list item": "- example:\n\n" + indent("```\n" + blk + "\n```", "  ") + "\n",
-    "a block quote": indent(blk, "> ") + "\n",
-    "an indented code block": indent(blk, "    ") + "\n",
-  };
-  for (const [name, doc] of Object.entries(examples)) {
+  for (const [name, doc] of Object.entries(DOCUMENTED_EXAMPLES)) {
     for (const gap of ["\n\n", "\n", "\r\n\r\n"]) {
       // Indented lines right after a paragraph line continue it (CommonMark): no code block there.
       if (gap === "\n" && name.startsWith("an indented")) continue;
