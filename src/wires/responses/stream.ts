@@ -18,6 +18,7 @@ import type { RecoveredCall } from "../../parse/types.ts";
 import type { AnswerSoFar, EngineEvent, EngineSummary } from "../../engine/types.ts";
 import { type EventRewriter, HELD_EVENT_LIMIT, type Piece, RAW, type Rewritten, type SseEvent, typedEvent } from "../../sse/rewrite.ts";
 import { type Json, isObject } from "../../sse/json.ts";
+import { concatBytes } from "../../sse/framing.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
 import type { EngineFor } from "../wire.ts";
 import { NATIVE_ITEMS, functionCallItem, textOf } from "./items.ts";
@@ -568,12 +569,5 @@ const LF_BYTE = Uint8Array.of(10);
  * whatever the split.
  */
 function copyOf(sse: SseEvent): Uint8Array {
-  return sse.bytes.at(-1) === CR ? concat(sse.bytes, LF_BYTE) : sse.bytes.slice();
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
+  return sse.bytes.at(-1) === CR ? concatBytes([sse.bytes, LF_BYTE]) : sse.bytes.slice();
 }
