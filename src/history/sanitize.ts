@@ -102,8 +102,10 @@ function redactOnce(text: string, options: ParseOptionsInput, tools?: readonly T
   engine.flush();
   const { broken } = engine.summary();
   // A list of calls reports one span and empty ones after it: one note for the span.
-  const skipped = new Set(broken.filter((b) => b.span[1] > b.span[0]).sort((a, b) => a.span[0] - b.span[0]).filter((b) => !counts(b.span[0])));
-  const found = broken.filter((b) => b.span[1] > b.span[0] && !skipped.has(b)).sort((a, b) => a.span[0] - b.span[0]);
+  const spans = broken.filter((b) => b.span[1] > b.span[0]).sort((a, b) => a.span[0] - b.span[0]);
+  // Asked in order of position: a FirstReading sweeps the original text once.
+  const skipped = new Set(spans.filter((b) => !counts(b.span[0])));
+  const found = skipped.size === 0 ? spans : spans.filter((b) => !skipped.has(b));
   if (found.length === 0) return { text, removed: 0, nudge: null, shapes: [], replaced: [] };
   let out = "";
   let at = 0;
