@@ -13,7 +13,13 @@
  *   body, so http.response sees the Request http.request ended with, unread; on the AI SDK route
  *   (PR #50487) sends that Request itself, so http.response sees it read;
  * - a callback that throws fails the request, as the promise adapter's `Effect.promise` does
- *   (core plugin/promise.ts @ 0a80062d): the plugin's hooks must never throw.
+ *   (core plugin/promise.ts @ 0a80062d): the plugin's hooks must never throw;
+ * - `event.subscribe()` is an async iterable of the events the test publishes, in the envelope the
+ *   promise adapter hands a plugin (`wire`d: `id`, `type`, `created` in ms, `durable`, `data`); an
+ *   execution starts with `session.execution.started` and ends with one of `succeeded`, `failed`
+ *   (`data.error`), `interrupted` (`data.reason`) (schema session-event.ts @ 03130971, core
+ *   session/execution.ts @ 074027a4). The real host publishes the terminal event before `wait`
+ *   resolves, but delivers it to the plugin on its own channel, so a test may deliver it after.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -65,6 +71,56 @@ interface Registered {
   providerID?: string;
 }
 
+/** How an execution ends (schema session-event.ts @ 03130971). */
+export type ExecutionEnd =
+  | { type: "succeeded" }
+  | { type: "failed"; error?: { type: string; message: string; status?: number } }
+  | { type: "interrupted"; reason: "user" | "shutdown" | "superseded" };
+
+/** One subscriber's queue: events in publish order; `return()` ends it (the plugin's cleanup). */
+class Subscription implements AsyncIterator<unknown> {
+  private queue: unknown[] = [];
+  private pending: ((result: IteratorResult<unknown>) => void) | undefined;
+  private failure: unknown;
+  closed = false;
+
+  constructor(private readonly onClose: (self: Subscription) => void) {}
+
+  push(event: unknown): void {
+    if (this.closed) return;
+    if (this.pending) {
+      const resolve = this.pending;
+      this.pending = undefined;
+      resolve({ done: false, value: event });
+    } else this.queue.push(event);
+  }
+
+  /** The stream breaks: the pending `next()` rejects. */
+  fail(error: unknown): void {
+    this.failure = error;
+    this.closed = true;
+    this.onClose(this);
+    const resolve = this.pending;
+    this.pending = undefined;
+    if (resolve) resolve(Promise.reject(error) as never);
+  }
+
+  next(): Promise<IteratorResult<unknown>> {
+    if (this.queue.length > 0) return Promise.resolve({ done: false, value: this.queue.shift() });
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.closed) return Promise.resolve({ done: true, value: undefined });
+    return new Promise((resolve) => (this.pending = resolve));
+  }
+
+  async return(): Promise<IteratorResult<unknown>> {
+    this.closed = true;
+    this.onClose(this);
+    this.pending?.({ done: true, value: undefined });
+    this.pending = undefined;
+    return { done: true, value: undefined };
+  }
+}
+
 export class StandInHost {
   readonly session = new Map<string, Registered[]>();
   readonly aisdk = new Map<string, Registered[]>();
@@ -78,6 +134,9 @@ export class StandInHost {
   readonly hookErrors: unknown[] = [];
   private idle = new Map<string, () => void>();
   private idleWaits = new Map<string, Promise<void>>();
+  /** Live `event.subscribe()` iterators. */
+  readonly subscriptions = new Set<Subscription>();
+  private seq = 0;
 
   context(options: unknown): V2Context {
     const register = (table: Map<string, Registered[]>) => async (name: string, callback: Callback, scope?: { providerID?: string }) => {
@@ -90,6 +149,15 @@ export class StandInHost {
       app: { name: "opencode", version: "2.0.0-stand-in", channel: "latest" },
       options,
       aisdk: { hook: register(this.aisdk) as V2Context["aisdk"]["hook"] },
+      event: {
+        subscribe: () => ({
+          [Symbol.asyncIterator]: () => {
+            const subscription = new Subscription((self) => this.subscriptions.delete(self));
+            this.subscriptions.add(subscription);
+            return subscription;
+          },
+        }),
+      },
       session: {
         hook: register(this.session) as V2Context["session"]["hook"],
         prompt: async (input) => {
@@ -122,8 +190,40 @@ export class StandInHost {
     this.idle.get(sessionID)?.();
     this.idle.delete(sessionID);
     this.idleWaits.delete(sessionID);
-    for (let i = 0; i < 5; i++) await Promise.resolve();
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await settle();
+  }
+
+  /** One event to every subscriber, in the envelope a promise plugin receives. */
+  async publish(type: string, data: Record<string, unknown>): Promise<void> {
+    const seq = this.seq++;
+    const event = { id: `evt_${String(seq).padStart(6, "0")}`, type, created: 1_700_000_000_000 + seq, durable: { aggregateID: data.sessionID, seq, version: 1 }, data };
+    for (const subscription of this.subscriptions) subscription.push(event);
+    await settle();
+  }
+
+  /** An execution of the session begins (before its first model request). */
+  startExecution(sessionID: string): Promise<void> {
+    return this.publish("session.execution.started", { sessionID });
+  }
+
+  /**
+   * The execution ends: its terminal event, and the session goes idle. `eventFirst: false` hands the
+   * plugin the event only after `wait` resolved (the two channels may arrive in either order).
+   */
+  async endExecution(sessionID: string, end: ExecutionEnd, { eventFirst = true } = {}): Promise<void> {
+    const data =
+      end.type === "succeeded" ? { sessionID }
+      : end.type === "failed" ? { sessionID, error: end.error ?? { type: "unknown", message: "overloaded" } }
+      : { sessionID, reason: end.reason };
+    if (!eventFirst) await this.goIdle(sessionID);
+    await this.publish(`session.execution.${end.type}`, data);
+    if (eventFirst) await this.goIdle(sessionID);
+  }
+
+  /** The host's event stream breaks for every subscriber. */
+  async breakEvents(error: unknown): Promise<void> {
+    for (const subscription of [...this.subscriptions]) subscription.fail(error);
+    await settle();
   }
 
   private async run<Name extends string>(table: Map<string, Registered[]>, name: Name, event: any, providerID?: string): Promise<void> {
@@ -173,4 +273,10 @@ export class StandInHost {
     await this.run(this.aisdk, "language", event);
     return event;
   }
+}
+
+/** Lets the plugin's promise chains run (a few microtasks, then one macrotask). */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+  await new Promise((resolve) => setTimeout(resolve, 0));
 }

@@ -13,6 +13,12 @@
 //   K  packages/plugin/src/promise/aisdk.ts     @ baf3a6591a154eba7164fd50c8105c6f5b003658, packages/plugin/src/effect/aisdk.ts @ 0c37fe7a513156dcece3543cbc80941072292019
 //   M  packages/schema/src/model.ts             @ 24c757639e89dea8088a1d24703400aac927f1f8 (Model.Ref, Model.Info)
 //   G  packages/ai/src/schema/messages.ts       @ 2b33fbee34033a1dda531675f1bdc229da5fb90e (Message, SystemPart)
+//   E  packages/plugin/src/promise/event.ts     @ 31ee1d62fe1b1e1bc2a525dc6659da4fb77239a1 (EventDomain: `subscribe()` -> AsyncIterable), ee1d7f4bf6b14522adbeb69329df0f410c913ae1
+//   V  packages/schema/src/session-event.ts     @ 03130971e20a847d77cd70e13faabca0de4f512d (session.execution.succeeded / failed / interrupted)
+//      packages/schema/src/event.ts             @ 162a75f99cc10925fe2922b86940b72a49dbb60b (the envelope: `type`, `data`, `id`, `created`, ...)
+//   T  packages/core/src/session/execution.ts   @ 074027a42be55b42fefa04d2be15951fe5e84b81 (which terminal event an execution ends with)
+//      packages/core/src/session/run-coordinator.ts @ 074027a42be55b42fefa04d2be15951fe5e84b81 (published before `wait` resolves)
+//   B  packages/core/src/plugin/host.ts and packages/schema/src/event-manifest.ts @ 014a439e5f023ffa8eae33e9c43b40f5f64b359c (what the plugin's stream carries)
 // Not in the 2.x Context (P, A): any logging domain, and any hook on a finished text part.
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 
@@ -190,6 +196,28 @@ export interface V2SessionInfo {
   readonly [key: string]: unknown;
 }
 
+/**
+ * V: the three events an execution ends with, one per busy period (T: the `settled` hook of the
+ * run coordinator publishes it). E, X: the plugin receives the event envelope made plain (`wire`:
+ * dates become epoch milliseconds), so what it reads is `type` and `data`. T: `session.interrupt`
+ * (the user's stop) ends with `interrupted` and `reason: "user"`; a process shutdown with
+ * `"shutdown"`; a failure with `failed` and `data.error` (`{ type, message, status? }`).
+ */
+export type V2ExecutionEvent =
+  | { readonly type: "session.execution.succeeded"; readonly data: { readonly sessionID: string } }
+  | { readonly type: "session.execution.failed"; readonly data: { readonly sessionID: string; readonly error: { readonly type: string; readonly message: string; readonly status?: number } } }
+  | { readonly type: "session.execution.interrupted"; readonly data: { readonly sessionID: string; readonly reason: "user" | "shutdown" | "superseded" } };
+
+/**
+ * E: `EventDomain`. `subscribe()` gives every server event of the plugin's location (B: the bus
+ * filtered by `EventManifest.isServer`, whose list holds the session events) as an async iterable.
+ * E @ 31ee1d62 also declares `subscribe(type)`, but X forwards no argument (`subscribe: () =>
+ * Stream.toAsyncIterable(host.event.subscribe()...)`), so it is called without one and filtered here.
+ */
+export interface V2EventDomain {
+  readonly subscribe: () => AsyncIterable<unknown>;
+}
+
 /** A: `App`. */
 export interface V2App {
   readonly name: string;
@@ -207,6 +235,8 @@ export interface V2Context {
   readonly app?: V2App;
   readonly options?: unknown;
   readonly aisdk: { readonly hook: V2AisdkHook };
+  /** P, E: optional here: without it no abort is seen (a stopped reply may still get its wake). */
+  readonly event?: V2EventDomain;
   readonly session: {
     readonly hook: V2SessionHook;
     readonly prompt?: (input: V2PromptInput) => Promise<V2PromptAdmitted | unknown>;

@@ -10,9 +10,10 @@
 //   idle wake    session.wait + session.prompt({ delivery: "queue" }); session.get's `parentID`
 //                keeps a sub-agent's session from being woken
 //                packages/client/src/promise/generated/client.ts @ 01b31469 (SessionDomain picks them)
-// Not known on 2.x: whether the user aborted a turn (1.18's session.error MessageAbortedError); the
-//   Context's `event` domain is not mapped here, so an aborted reply's leak may still be woken if
-//   it answers the latest turn (a newer turn already voids it).
+//   abort        event.subscribe(): `session.execution.interrupted` with reason "user" drops the
+//                pending leak (1.18's session.error MessageAbortedError); a wake for an execution
+//                seen starting also waits for its terminal event, so the abort is applied first
+//                packages/plugin/src/promise/event.ts @ 31ee1d62, packages/schema/src/session-event.ts @ 03130971
 //   options      ctx.options (packages/core/src/plugin/module.ts @ 07db2b92 passes the entry's options)
 //   scope        ctx.model.providerID and the hooks' providerID filter (packages/core/src/plugin/hooks.ts @ 0f2daeba)
 // Not mapped, because 2.x has no equivalent (packages/plugin/src/promise/plugin.ts @ 0ef9ef4b):
@@ -32,6 +33,7 @@ import { subAgentCheck } from "../session-kind.ts";
 import { AUTO_SCOPE, EVERY_PROVIDER, routeInScope } from "../scope.ts";
 import { startupReport } from "../startup.ts";
 import { addCorrection, historyTools, lastUserTurn, sanitizeContext } from "./context-hook.ts";
+import { watchExecutions } from "./executions.ts";
 import type { V2Cleanup, V2Context, V2LanguageEvent, V2ModelRef, V2Registration, V2SessionHttpRequest } from "./host-types.ts";
 import { HttpRepair } from "./http-repair.ts";
 import { wrapWithMiddleware } from "./language.ts";
@@ -53,7 +55,11 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   }
   // session.get tells a sub-agent's session (it has a parentID), which is never woken.
   const canWake = typeof ctx.session.prompt === "function" && typeof ctx.session.wait === "function" && typeof ctx.session.get === "function";
-  log("info", `${head.line} (OpenCode 2: session http hooks${canWake ? "" : "; idle wake unavailable: no session.prompt/wait/get"}; ${V2_UNMAPPED})`);
+  const subscribe = typeof ctx.event?.subscribe === "function" ? ctx.event.subscribe.bind(ctx.event) : undefined;
+  // An abort matters only to a correction or a wake still to come.
+  const retryActs = options.retry.enabled || options.retry.nudge;
+  const wakeNote = !canWake ? "; idle wake unavailable: no session.prompt/wait/get" : subscribe || !retryActs ? "" : "; aborts unseen: no event.subscribe";
+  log("info", `${head.line} (OpenCode 2: session http hooks${wakeNote}; ${V2_UNMAPPED})`);
 
   const debug = createDebugLog(options.debug, (line) => log("info", line));
   // No wake under a one-shot `opencode run`, as in the 1.18 entry (src/plugin/one-shot.ts). This
@@ -68,12 +74,26 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   const waiting = new Set<string>();
   const inScope = (model: V2ModelRef | undefined) => model !== undefined && routeInScope(options, { providerID: model.providerID, modelID: model.id });
 
+  // The user's stop drops the pending leak (correction and wake), as 1.18's session.error does.
+  const executions = watchExecutions(retryActs ? subscribe : undefined, {
+    onAbort: (sessionID) => {
+      retry.onAbort(sessionID);
+      if (options.debug) log("info", `[dsml] abort ${sessionID}`);
+    },
+    onLost: (error) => log("warn", `event stream ${error === undefined ? "ended" : `failed (${error instanceof Error ? error.name : "error"})`}; aborts are no longer seen`),
+  });
+
   const mayWake = subAgentCheck(async (sessionID) => ctx.session.get!({ sessionID }));
   const wakeWhenIdle = (sessionID: string) => {
     if (!wakes || waiting.has(sessionID)) return;
     waiting.add(sessionID);
-    void Promise.resolve(ctx.session.wait!({ sessionID }))
-      .then(() => retry.onIdle(sessionID, mayWake))
+    // Asked now, while the execution that gave this reply still runs: its terminal event is the next
+    // one ("unknown" at once when its start was not seen: `wait` alone decides, as without events).
+    // `wait` and the events are two channels; waiting for both applies an abort first. An execution
+    // interrupted for another reason (a shutdown) is not woken either.
+    const settled = executions.settled(sessionID);
+    void Promise.all([ctx.session.wait!({ sessionID }), settled])
+      .then(([, how]) => (how === "interrupted" ? false : retry.onIdle(sessionID, mayWake)))
       .then((woke) => woke && options.debug && log("info", `[dsml] wake ${sessionID}`))
       .catch(() => log("warn", "idle wake failed (error); left unchanged"))
       .finally(() => waiting.delete(sessionID));
@@ -93,6 +113,7 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
 
   const registrations: V2Registration[] = [];
   const cleanup: V2Cleanup = async () => {
+    executions.stop();
     for (const registration of registrations.splice(0)) await registration.dispose().catch(() => undefined);
   };
   registrations.push(await ctx.session.hook("context", guard("context", log, (event) => {
