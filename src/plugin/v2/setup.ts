@@ -62,10 +62,16 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   log("info", `${head.line} (OpenCode 2: session http hooks${wakeNote}; ${V2_UNMAPPED})`);
 
   const debug = createDebugLog(options.debug, (line) => log("info", line));
-  // No wake under a one-shot `opencode run`, as in the 1.18 entry (src/plugin/one-shot.ts). This
-  // assumes OpenCode 2's `run` exits once the session is idle as 1.18's does, which no 2.x build
-  // here confirms; erring this way is safe: a wake left out costs the user a turn, while a wake
-  // queued in a process about to exit is stored unanswered and replayed as a stray user turn.
+  // No wake in a process started as a one-shot `opencode run`, as in the 1.18 entry
+  // (src/plugin/one-shot.ts). On OpenCode 2 that process never runs plugins: `run` is a client
+  // (packages/cli/src/commands/handlers/run.ts @ 0b037954 resolves a server connection;
+  // packages/cli/src/run/noninteractive.ts @ 01013888 prompts, waits and exits) of the background
+  // service, started as `opencode serve --service` (packages/client/src/effect/service.ts
+  // @ 018554f7), or with --standalone of a child `serve --stdio --port 0`
+  // (packages/cli/src/services/standalone.ts @ 665f6439). Plugins run in that server, whose argv has
+  // no `run`: under a 2.x `opencode run` the wake is queued like anywhere else, and the background
+  // service answers it after the client has exited. The check stays for a host that runs setup()
+  // in the `run` process itself.
   const wakes = canWake && options.retry.enabled && !oneShotRun();
   const retry = new RetryController(wakes ? options.retry : { ...options.retry, enabled: false }, async (sessionID, text) => {
     await ctx.session.prompt!({ sessionID, text, delivery: "queue" });
