@@ -171,8 +171,21 @@ describe("the event stream as a host may give it", () => {
     expect(host.subscriptions.size).toBe(0);
   });
 
-  test("no subscription when the retry does nothing (no wake, no correction)", async () => {
-    const { host } = await hostWith({ providers: ["deepseek"], retry: { enabled: false, nudge: false } });
+  test("no subscription when nothing could be dropped (no wake and no correction, or no repair)", async () => {
+    for (const options of [{ retry: { enabled: false, nudge: false } }, { responseFix: { enabled: false } }]) {
+      const { host } = await hostWith({ providers: ["deepseek"], ...options });
+      expect(host.subscriptions.size).toBe(0);
+      expect(logs.find((line) => line.startsWith("[dsml] loaded v"))).not.toContain("aborts unseen");
+    }
+  });
+
+  test("a host that refuses a hook fails setup, and the subscription does not outlive it", async () => {
+    const { definition } = await loadLikeV2(ROOT);
+    const host = new StandInHost();
+    const ctx = host.context({ providers: ["deepseek"] });
+    const refusing = { ...ctx, session: { ...ctx.session, hook: (async () => { throw new Error("refused"); }) as V2Context["session"]["hook"] } };
+    await expect(Promise.resolve(definition.setup!(refusing))).rejects.toThrow("refused");
+    await host.publish("session.status", { sessionID: "ses_1" });
     expect(host.subscriptions.size).toBe(0);
   });
 });

@@ -56,9 +56,9 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   // session.get tells a sub-agent's session (it has a parentID), which is never woken.
   const canWake = typeof ctx.session.prompt === "function" && typeof ctx.session.wait === "function" && typeof ctx.session.get === "function";
   const subscribe = typeof ctx.event?.subscribe === "function" ? ctx.event.subscribe.bind(ctx.event) : undefined;
-  // An abort matters only to a correction or a wake still to come.
-  const retryActs = options.retry.enabled || options.retry.nudge;
-  const wakeNote = !canWake ? "; idle wake unavailable: no session.prompt/wait/get" : subscribe || !retryActs ? "" : "; aborts unseen: no event.subscribe";
+  // An abort matters only to a correction or a wake still to come, which only a repaired reply records.
+  const abortsMatter = (options.retry.enabled || options.retry.nudge) && options.responseFix.enabled;
+  const wakeNote = !canWake ? "; idle wake unavailable: no session.prompt/wait/get" : subscribe || !abortsMatter ? "" : "; aborts unseen: no event.subscribe";
   log("info", `${head.line} (OpenCode 2: session http hooks${wakeNote}; ${V2_UNMAPPED})`);
 
   const debug = createDebugLog(options.debug, (line) => log("info", line));
@@ -81,7 +81,7 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   const inScope = (model: V2ModelRef | undefined) => model !== undefined && routeInScope(options, { providerID: model.providerID, modelID: model.id });
 
   // The user's stop drops the pending leak (correction and wake), as 1.18's session.error does.
-  const executions = watchExecutions(retryActs ? subscribe : undefined, {
+  const executions = watchExecutions(abortsMatter ? subscribe : undefined, {
     onAbort: (sessionID) => {
       retry.onAbort(sessionID);
       if (options.debug) log("info", `[dsml] abort ${sessionID}`);
@@ -122,33 +122,42 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
     executions.stop();
     for (const registration of registrations.splice(0)) await registration.dispose().catch(() => undefined);
   };
-  registrations.push(await ctx.session.hook("context", guard("context", log, (event) => {
-    if (!inScope(event.model)) return;
-    const turn = lastUserTurn(event.messages);
-    if (turn) turns.set(event.sessionID, turn.id);
-    const sanitized = options.history.sanitize ? sanitizeContext(event.messages, options.parse, historyTools(event.tools)) : { messages: 0, parts: 0 };
-    const correction = turn ? retry.takeCorrectionFor(event.sessionID, turn) : null;
-    if (correction?.userText) addCorrection(event.messages, correction.userText);
-    const systemText = retry.takeSystemText(event.sessionID);
-    if (systemText) event.system.push({ type: "text", text: systemText });
-    debug.request({ sessionID: event.sessionID, messageID: turn?.id ?? null, sanitizedMessages: sanitized.messages, sanitizedParts: sanitized.parts, nudge: correction?.reason ?? null });
-  })));
-  if (!options.responseFix.enabled) return cleanup;
-  for (const providerID of hookScopes(options)) {
-    const scope = providerID === undefined ? undefined : { providerID };
-    registrations.push(await ctx.session.hook("http.request", guard("http.request", log, (event) => http.onRequest(event)), scope));
-    registrations.push(await ctx.session.hook("http.response", guard("http.response", log, (event) => http.onResponse(event)), scope));
+  const register = async () => {
+    registrations.push(await ctx.session.hook("context", guard("context", log, (event) => {
+      if (!inScope(event.model)) return;
+      const turn = lastUserTurn(event.messages);
+      if (turn) turns.set(event.sessionID, turn.id);
+      const sanitized = options.history.sanitize ? sanitizeContext(event.messages, options.parse, historyTools(event.tools)) : { messages: 0, parts: 0 };
+      const correction = turn ? retry.takeCorrectionFor(event.sessionID, turn) : null;
+      if (correction?.userText) addCorrection(event.messages, correction.userText);
+      const systemText = retry.takeSystemText(event.sessionID);
+      if (systemText) event.system.push({ type: "text", text: systemText });
+      debug.request({ sessionID: event.sessionID, messageID: turn?.id ?? null, sanitizedMessages: sanitized.messages, sanitizedParts: sanitized.parts, nudge: correction?.reason ?? null });
+    })));
+    if (!options.responseFix.enabled) return;
+    for (const providerID of hookScopes(options)) {
+      const scope = providerID === undefined ? undefined : { providerID };
+      registrations.push(await ctx.session.hook("http.request", guard("http.request", log, (event) => http.onRequest(event)), scope));
+      registrations.push(await ctx.session.hook("http.response", guard("http.response", log, (event) => http.onResponse(event)), scope));
+    }
+    // The context hook sanitized history with the request's tools already.
+    const middleware = repairMiddleware(adapter);
+    registrations.push(await ctx.aisdk.hook("language", guard("aisdk.language", log, (event: V2LanguageEvent) => {
+      const model = event.model;
+      const route = { providerID: model.providerID, modelID: model.id, apiID: model.modelID, family: model.family, npm: model.package };
+      const language = event.language;
+      // Only an AI SDK v3 model is wrapped; a v4 one (the effect form allows it) is left to the HTTP hooks.
+      if (!language || language.specificationVersion !== "v3" || !routeInScope(options, route)) return;
+      event.language = wrapWithMiddleware(language as Parameters<typeof wrapWithMiddleware>[0], middleware);
+    })));
+  };
+  try {
+    await register();
+  } catch (error) {
+    // A host that refuses a hook fails the setup; the event stream must not outlive it.
+    executions.stop();
+    throw error;
   }
-  // The context hook sanitized history with the request's tools already.
-  const middleware = repairMiddleware(adapter);
-  registrations.push(await ctx.aisdk.hook("language", guard("aisdk.language", log, (event: V2LanguageEvent) => {
-    const model = event.model;
-    const route = { providerID: model.providerID, modelID: model.id, apiID: model.modelID, family: model.family, npm: model.package };
-    const language = event.language;
-    // Only an AI SDK v3 model is wrapped; a v4 one (the effect form allows it) is left to the HTTP hooks.
-    if (!language || language.specificationVersion !== "v3" || !routeInScope(options, route)) return;
-    event.language = wrapWithMiddleware(language as Parameters<typeof wrapWithMiddleware>[0], middleware);
-  })));
   return cleanup;
 }
 
