@@ -19,7 +19,8 @@ import { mergeSummaries } from "./merge-summaries.ts";
 import { type AdapterDeps, type AdapterOptions, type EngineFactory, repairEnabled } from "./options.ts";
 import { announceRepair, debugLine, noteFailure, orPassThrough, report } from "./report.ts";
 import { readRequestBody, withBody } from "./request-body.ts";
-import { sanitizeRequestText } from "./request-history.ts";
+import { sanitizeRequestBytes, sanitizeRequestText } from "./request-history.ts";
+import { withoutBom } from "./json-splice.ts";
 import { OPTIONS } from "../options/spec.ts";
 import { stripTag } from "./request-tag.ts";
 import { settleOptions } from "../options/settle.ts";
@@ -100,12 +101,13 @@ async function planRequest(forward: Forward, options: AdapterOptions, nextAttemp
     debugLine(options, `${read.why}: passing through unrepaired`);
     return plan;
   }
-  const body = jsonOrUndefined(read.text);
+  // A leading byte order mark is no part of the JSON (JSON.parse refuses it); it stays in the body.
+  const body = jsonOrUndefined(withoutBom(read.text));
   if (body === undefined) {
     debugLine(options, "request body is not JSON: passing through unrepaired");
     return plan;
   }
-  if (sanitize) sanitizeHistory(forward, plan, pathname, read.text, body, options);
+  if (sanitize) sanitizeHistory(forward, plan, pathname, read, body, options);
   if (!repair) return plan;
   return planWire(plan, wireFor(pathname, body), body as Json, options, nextAttempt);
 }
@@ -113,12 +115,23 @@ async function planRequest(forward: Forward, options: AdapterOptions, nextAttemp
 /**
  * history.sanitize: the replayed assistant turns go up with their leaks replaced by the note, read
  * with the tools this request declares (the plugin's own history hook knows only OpenCode's
- * built-in tools, so a leak that names an MCP tool is caught here). The body's other bytes stay.
+ * built-in tools, so a leak that names an MCP tool is caught here). The body's other bytes stay:
+ * a body read as bytes is spliced as bytes, so nothing outside the changed strings is re-encoded.
  */
-function sanitizeHistory(forward: Forward, plan: Plan, pathname: string, text: string, body: unknown, options: AdapterOptions): void {
-  const result = sanitizeRequestText(pathname, text, body, { parse: options.parse ?? {}, sanitize: true, correct: false });
-  if (result.removed === 0) return;
-  const sent = withBody(forward.input, forward.init, result.text);
+function sanitizeHistory(forward: Forward, plan: Plan, pathname: string, read: { text: string; bytes?: Uint8Array }, body: unknown, options: AdapterOptions): void {
+  const history = { parse: options.parse ?? {}, sanitize: true, correct: false };
+  let replaced: string | Uint8Array;
+  if (read.bytes) {
+    const result = sanitizeRequestBytes(pathname, read.bytes, read.text, body, history);
+    if (result.why) debugLine(options, result.why);
+    if (result.removed === 0) return;
+    replaced = result.bytes;
+  } else {
+    const result = sanitizeRequestText(pathname, read.text, body, history);
+    if (result.removed === 0) return;
+    replaced = result.text;
+  }
+  const sent = withBody(forward.input, forward.init, replaced);
   Object.assign(forward, sent);
   Object.assign(plan, sent);
 }

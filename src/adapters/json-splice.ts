@@ -1,8 +1,11 @@
 // Edits to a JSON text that leave every byte outside them as the client wrote it: the history pass
 // changes a few strings of a request, and re-serializing the whole body would change the rest
 // (an integer above 2^53 such as a `seed` loses digits, escapes and spacing change). The text has
-// already been through JSON.parse, so this scanner only finds where values start and end.
+// already been through JSON.parse, so this scanner only finds where values start and end. A body
+// that came as bytes is spliced as bytes (spliceJsonBytes): decoding and encoding it again would
+// change what does not survive a UTF-8 round trip (invalid sequences become U+FFFD).
 import { jsonStringEnd } from "../grammar/json-syntax.ts";
+import { concatBytes } from "../sse/framing.ts";
 
 /** A value's place in a document: object keys and array indexes, from the root. */
 export type JsonPath = readonly (string | number)[];
@@ -34,12 +37,96 @@ interface Container {
 
 const WHITESPACE = new Set([" ", "\t", "\n", "\r"]);
 
+/** One edit's place in the text: [from, to) becomes `insert`. */
+interface Place {
+  from: number;
+  to: number;
+  insert: string;
+}
+
+/** A leading byte order mark (U+FEFF) is not JSON: the scanner starts after it and keeps it. */
+const BOM = 0xfeff;
+
+/** The JSON text a body holds: without a leading byte order mark, which JSON.parse refuses. */
+export function withoutBom(text: string): string {
+  return text.charCodeAt(0) === BOM ? text.slice(1) : text;
+}
+
 /**
- * Applies `edits` to `text`, a valid JSON document, in one pass. Where a key occurs twice in an
- * object, the last occurrence is the one edited, as JSON.parse keeps the last. Edits at paths the
- * document does not have are dropped.
+ * Applies `edits` to `text`, a valid JSON document (after a byte order mark, which stays), in one
+ * pass. Where a key occurs twice in an object, the last occurrence is the one edited, as JSON.parse
+ * keeps the last. Edits at paths the document does not have are dropped.
  */
 export function spliceJson(text: string, edits: readonly JsonEdit[]): string {
+  const parts: string[] = [];
+  let at = 0;
+  for (const place of editPlaces(text, edits)) {
+    parts.push(text.slice(at, place.from), place.insert);
+    at = Math.max(at, place.to);
+  }
+  parts.push(text.slice(at));
+  return parts.join("");
+}
+
+/**
+ * `spliceJson` for a body that came as bytes: `text` is `bytes` as a replacing UTF-8 decoder with
+ * `ignoreBOM` reads them (`new TextDecoder("utf-8", { ignoreBOM: true })`). Only the byte ranges of
+ * the edited values change; every other byte (a byte order mark, bytes that are not valid UTF-8,
+ * which the text holds as U+FFFD) is the caller's own. Undefined when the text is not that
+ * decoding of the bytes, so no place can be trusted; the caller then leaves the body alone.
+ */
+export function spliceJsonBytes(bytes: Uint8Array, text: string, edits: readonly JsonEdit[]): Uint8Array<ArrayBuffer> | undefined {
+  const places = editPlaces(text, edits);
+  const offsets = byteOffsets(bytes, text, places.flatMap((place) => [place.from, place.to]).sort((a, b) => a - b));
+  if (!offsets) return undefined;
+  const encoder = new TextEncoder();
+  const parts: Uint8Array[] = [];
+  let at = 0;
+  for (const place of places) {
+    const from = offsets.get(place.from)!;
+    if (from > at) parts.push(bytes.subarray(at, from));
+    parts.push(encoder.encode(place.insert));
+    at = Math.max(at, offsets.get(place.to)!);
+  }
+  parts.push(bytes.subarray(at));
+  return concatBytes(parts);
+}
+
+/**
+ * Where each of `positions` (sorted text offsets) lies in `bytes`. A byte below 0x80 always decodes
+ * to that very character, whether or not the bytes around it are valid UTF-8, and a byte from 0x80
+ * up never decodes to one below 0x80; so the ASCII characters of the text and the ASCII bytes pair
+ * off in order, and each run of other characters stands for the run of other bytes between the
+ * same two ASCII neighbours. An edit's place is always at an ASCII character (a quote, a bracket, a
+ * comma or white space, the first character of a number or literal) or at the end, so it maps to
+ * exactly one byte offset. Undefined if the text and bytes do not pair off that way.
+ */
+function byteOffsets(bytes: Uint8Array, text: string, positions: readonly number[]): Map<number, number> | undefined {
+  const offsets = new Map<number, number>();
+  let k = 0;
+  let b = 0;
+  let t = 0;
+  for (;;) {
+    while (k < positions.length && positions[k] === t) offsets.set(positions[k++]!, b);
+    if (k < positions.length && positions[k]! < t) return undefined; // inside a run of non-ASCII characters
+    if (t >= text.length) break;
+    const code = text.charCodeAt(t);
+    if (code < 0x80) {
+      if (bytes[b] !== code) return undefined;
+      t++;
+      b++;
+      continue;
+    }
+    const start = b;
+    while (t < text.length && text.charCodeAt(t) >= 0x80) t++;
+    while (b < bytes.length && bytes[b]! >= 0x80) b++;
+    if (b === start) return undefined;
+  }
+  return k === positions.length && b === bytes.length ? offsets : undefined;
+}
+
+/** The places of `edits` in `text`, in text order. */
+function editPlaces(text: string, edits: readonly JsonEdit[]): Place[] {
   const root: Node = { children: new Map(), edits: [] };
   for (const edit of edits) {
     let node = root;
@@ -50,12 +137,11 @@ export function spliceJson(text: string, edits: readonly JsonEdit[]): string {
     }
     node.edits.push(edit);
   }
-  // Each edit's place in the text: [from, to) replaced by `insert`.
-  const places = new Map<JsonEdit, { from: number; to: number; insert: string }>();
+  const places = new Map<JsonEdit, Place>();
   const stack: Container[] = [];
   /** The node of the value about to start, from its container (or the root). */
   let pending: Node | undefined = root;
-  let i = 0;
+  let i = text.charCodeAt(0) === BOM ? 1 : 0;
   const startValue = (): void => {
     const c = text[i]!;
     const node = pending;
@@ -115,13 +201,6 @@ export function spliceJson(text: string, edits: readonly JsonEdit[]): string {
     }
     startValue();
   }
-  // One pass over the places in text order, so many edits in a large body stay linear.
-  const parts: string[] = [];
-  let at = 0;
-  for (const place of [...places.values()].sort((a, b) => a.from - b.from || a.to - b.to)) {
-    parts.push(text.slice(at, place.from), place.insert);
-    at = Math.max(at, place.to);
-  }
-  parts.push(text.slice(at));
-  return parts.join("");
+  // In text order, so the caller splices in one pass and many edits in a large body stay linear.
+  return [...places.values()].sort((a, b) => a.from - b.from || a.to - b.to);
 }

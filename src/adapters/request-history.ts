@@ -8,7 +8,7 @@ import { redactLeaks } from "../history/sanitize.ts";
 import type { NudgeReason, ParseOptionsInput, ToolSpec } from "../parse/types.ts";
 import { correctionText, type CorrectionReason } from "../retry/state.ts";
 import { wireFor } from "../wires/registry.ts";
-import { spliceJson, type JsonEdit, type JsonPath } from "./json-splice.ts";
+import { spliceJson, spliceJsonBytes, type JsonEdit, type JsonPath } from "./json-splice.ts";
 
 type Json = Record<string, unknown>;
 type Shape = "chat" | "messages" | "responses";
@@ -42,22 +42,60 @@ export interface SanitizedRequest {
   correction: CorrectionReason | null;
 }
 
+/** A request body that came as bytes, after the history pass. */
+export interface SanitizedBytes {
+  /** The body: the very bytes given when nothing changed. */
+  bytes: Uint8Array;
+  removed: number;
+  turns: number;
+  correction: CorrectionReason | null;
+  /** Why a due change was not made (a debug line, never body content); the bytes are the ones given. */
+  why?: string;
+}
+
+/** The edits of the history pass, or undefined when it changes nothing. */
+interface HistoryEdits {
+  edits: JsonEdit[];
+  removed: number;
+  turns: number;
+  correction: CorrectionReason | null;
+}
+
 /**
  * Chat `messages`, Messages `messages` and Responses `input` hold the replayed turns; `body` is
  * `text` parsed. Only the changed strings are rewritten (src/adapters/json-splice.ts): every other
- * byte goes up as the client sent it.
+ * character goes up as the client sent it.
  *
  * The correction needs no state, so a restarted proxy behaves the same: it is added only while the
  * leaking turn is the newest thing the model said. Once the model answers the corrected request,
  * that answer is the newest model turn in every later request, so the correction is sent once.
  */
 export function sanitizeRequestText(pathname: string, text: string, body: unknown, options: HistoryOptions): SanitizedRequest {
-  const unchanged = { text, removed: 0, turns: 0, correction: null };
+  const found = historyEdits(pathname, body, options);
+  if (!found) return { text, removed: 0, turns: 0, correction: null };
+  return { text: spliceJson(text, found.edits), removed: found.removed, turns: found.turns, correction: found.correction };
+}
+
+/**
+ * `sanitizeRequestText` for a body that came as bytes: `text` is `bytes` decoded by a replacing
+ * UTF-8 decoder with `ignoreBOM`, `body` its JSON parsed. Only the byte ranges of the changed
+ * strings are rewritten, so a byte order mark and bytes that are not valid UTF-8 elsewhere in the
+ * body (which the text holds as U+FFFD) go up exactly as the client sent them.
+ */
+export function sanitizeRequestBytes(pathname: string, bytes: Uint8Array, text: string, body: unknown, options: HistoryOptions): SanitizedBytes {
+  const found = historyEdits(pathname, body, options);
+  if (!found) return { bytes, removed: 0, turns: 0, correction: null };
+  const spliced = spliceJsonBytes(bytes, text, found.edits);
+  if (!spliced) return { bytes, removed: 0, turns: 0, correction: null, why: "request body bytes do not pair off with their text: history not sanitized" };
+  return { bytes: spliced, removed: found.removed, turns: found.turns, correction: found.correction };
+}
+
+function historyEdits(pathname: string, body: unknown, options: HistoryOptions): HistoryEdits | undefined {
   const shape = shapeOf(pathname);
-  if (!shape || (!options.sanitize && !options.correct) || !isObject(body)) return unchanged;
+  if (!shape || (!options.sanitize && !options.correct) || !isObject(body)) return undefined;
   const key = shape === "responses" ? "input" : "messages";
   const turns = body[key];
-  if (!Array.isArray(turns)) return unchanged;
+  if (!Array.isArray(turns)) return undefined;
   // History is read with the tools this request declares, as the live repair reads the reply.
   const tools = wireFor(pathname, body)?.declared(body) ?? [];
   const edits: JsonEdit[] = [];
@@ -79,8 +117,8 @@ export function sanitizeRequestText(pathname: string, text: string, body: unknow
   });
   const correction = options.correct && newest !== null ? reasonFor(newest) : null;
   if (correction) edits.push(addToSystem(body, shape, correctionText(correction)));
-  if (removed === 0 && !correction) return unchanged;
-  return { text: spliceJson(text, edits), removed, turns: changedTurns, correction };
+  if (removed === 0 && !correction) return undefined;
+  return { edits, removed, turns: changedTurns, correction };
 }
 
 /** Whether a request to this path carries replayed turns this module reads (chat, Messages, Responses). */

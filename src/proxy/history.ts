@@ -1,7 +1,10 @@
 // The proxy's history pass: the request body as the client sent it (bytes), through the adapters'
 // request history (src/adapters/request-history.ts) with the correction on, since the proxy keeps
-// no session state; a body that is not UTF-8 JSON goes up untouched.
-import { holdsHistory, sanitizeRequestText, type HistoryOptions } from "../adapters/request-history.ts";
+// no session state; a body that is not JSON goes up untouched. The bytes are spliced, never decoded
+// and encoded again, so a byte order mark and bytes that are not valid UTF-8 outside the changed
+// strings go up as the client sent them.
+import { holdsHistory, sanitizeRequestBytes, type HistoryOptions } from "../adapters/request-history.ts";
+import { withoutBom } from "../adapters/json-splice.ts";
 import type { CorrectionReason } from "../retry/state.ts";
 
 export type { HistoryOptions } from "../adapters/request-history.ts";
@@ -13,21 +16,25 @@ export interface SanitizedBody {
   /** Assistant turns that had a span replaced. */
   turns: number;
   correction: CorrectionReason | null;
+  /** Why a due change was not made (a debug line, never body content); the body is the original bytes. */
+  why?: string;
 }
 
-/** A body with nothing to change is returned as the very same bytes; only a changed one is encoded again. */
+/** A body with nothing to change is returned as the very same bytes; a changed one differs only in the changed strings. */
 export function sanitizeRequestBody(pathname: string, body: Uint8Array<ArrayBuffer>, options: HistoryOptions): SanitizedBody {
   const unchanged = { body, removed: 0, turns: 0, correction: null };
   if ((!options.sanitize && !options.correct) || !holdsHistory(pathname)) return unchanged;
-  let text: string;
+  // As the fetch adapter reads bytes (src/adapters/request-body.ts): a byte order mark kept in the
+  // text, and skipped for JSON.parse; invalid sequences read as U+FFFD, the bytes themselves kept.
+  const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(body);
   let parsed: unknown;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(body);
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(withoutBom(text));
   } catch {
     return unchanged;
   }
-  const result = sanitizeRequestText(pathname, text, parsed, options);
-  if (result.text === text) return unchanged;
-  return { body: new Uint8Array(new TextEncoder().encode(result.text)), removed: result.removed, turns: result.turns, correction: result.correction };
+  const result = sanitizeRequestBytes(pathname, body, text, parsed, options);
+  if (result.why) return { ...unchanged, why: result.why };
+  if (result.removed === 0 && !result.correction) return unchanged;
+  return { body: result.bytes as Uint8Array<ArrayBuffer>, removed: result.removed, turns: result.turns, correction: result.correction };
 }

@@ -7,6 +7,7 @@ import type { ProxyConfig, Route } from "./config.ts";
 import { SseFramer, concatBytes } from "../sse/framing.ts";
 import { createDebugLog, type DebugLog } from "../plugin/debug.ts";
 import { sanitizeRequestBody } from "./history.ts";
+import { debugLine } from "../adapters/report.ts";
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and those the proxy must set itself. */
 const REQUEST_DROP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length", "accept-encoding", "expect"]);
@@ -91,7 +92,7 @@ export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPa
       // rather than wait out the client's keep-alive (server.close() only closed those idle then).
       if (closing) setImmediate(() => server.closeIdleConnections());
     });
-    handle(req, res, tag, note, config, repaired, asSent, debug).catch((error: unknown) => {
+    handle(req, res, tag, note, config, repaired, asSent, debug, (line) => debugLine(adapter, line)).catch((error: unknown) => {
       if (config.debug) log.info(`proxy: request failed: ${(error as Error)?.name ?? "error"}`);
       if (!res.headersSent) plain(res, 502, "upstream request failed");
       else res.end();
@@ -149,7 +150,7 @@ export function upstreamTarget(upstream: URL, rest: string): URL | undefined {
   return target;
 }
 
-async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: string, note: RequestNote, config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "headersTimeoutMs" | "options">, repaired: typeof fetch, asSent: WeakSet<Response>, debug: DebugLog): Promise<void> {
+async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: string, note: RequestNote, config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "headersTimeoutMs" | "options">, repaired: typeof fetch, asSent: WeakSet<Response>, debug: DebugLog, debugText: (line: string) => void): Promise<void> {
   const url = req.url ?? "/";
   if (!url.startsWith("/")) return plain(res, 400, "absolute-form request targets are not proxied");
   if (url.split("?", 1)[0] === config.healthPath && (req.method === "GET" || req.method === "HEAD")) return healthy(res);
@@ -174,6 +175,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: 
   if (read && req.method === "POST") {
     const sanitized = sanitizeRequestBody(target.pathname, read, history);
     body = sanitized.body;
+    if (sanitized.why) debugText(`${sanitized.why} (${tag})`);
     if (sanitized.removed > 0 || sanitized.correction) debug.request({ ...debugTarget(tag), sanitizedMessages: sanitized.turns, sanitizedParts: sanitized.removed, nudge: sanitized.correction });
   }
   if (abort.signal.aborted) return;
