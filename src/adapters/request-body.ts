@@ -26,7 +26,7 @@ export type BodyRead = { input: FetchInput; init: RequestInit | undefined } & ({
 
 /** Every form reads bytes as the same text: a byte order mark kept, invalid sequences replaced. */
 const decode = (bytes: Uint8Array): string => new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
-const read = (bytes: Uint8Array): { text: string; bytes: Uint8Array } => ({ text: decode(bytes), bytes });
+const bytesRead = (bytes: Uint8Array): { text: string; bytes: Uint8Array } => ({ text: decode(bytes), bytes });
 
 export async function readRequestBody(input: FetchInput, init: RequestInit | undefined, limit = MAX_BUFFERED_BODY_BYTES): Promise<BodyRead> {
   const body = init?.body;
@@ -34,12 +34,12 @@ export async function readRequestBody(input: FetchInput, init: RequestInit | und
   const forward = { input, init };
   if (body === undefined || body === null) return { ...forward, why: "request without a body" };
   if (typeof body === "string") return { ...forward, text: body };
-  if (body instanceof ArrayBuffer) return { ...forward, ...read(new Uint8Array(body)) };
-  if (ArrayBuffer.isView(body)) return { ...forward, ...read(asBytes(body)) };
+  if (body instanceof ArrayBuffer) return { ...forward, ...bytesRead(new Uint8Array(body)) };
+  if (ArrayBuffer.isView(body)) return { ...forward, ...bytesRead(asBytes(body)) };
   if (body instanceof URLSearchParams) return { ...forward, text: body.toString() };
   if (body instanceof Blob) {
     if (body.size > limit) return { ...forward, why: `request body (Blob of ${body.size} bytes) is over the ${limit}-byte read bound` };
-    return { ...forward, ...read(new Uint8Array(await body.arrayBuffer())) };
+    return { ...forward, ...bytesRead(new Uint8Array(await body.arrayBuffer())) };
   }
   if (body instanceof ReadableStream) {
     const [forwarded, read] = body.tee();
@@ -77,7 +77,7 @@ async function readBounded(stream: ReadableStream<unknown>, limit: number, form:
   } catch {
     return giveUp(`request body (${form}) could not be read`);
   }
-  return read(concatBytes(parts));
+  return bytesRead(concatBytes(parts));
 }
 
 /** The bytes a view covers, without copying them. */
