@@ -10,6 +10,8 @@ export interface Seen {
   url: string;
   headers: http.IncomingHttpHeaders;
   body: string;
+  /** The body's exact bytes (`body` reads bytes that are not UTF-8 as U+FFFD). */
+  raw: Uint8Array;
   /** Resolves when the upstream's answer ended or its connection closed early (true). */
   closedEarly: Promise<boolean>;
 }
@@ -33,7 +35,7 @@ export async function startUpstream(host = "127.0.0.1"): Promise<Upstream> {
     req.on("data", (part: Buffer) => parts.push(part));
     req.on("end", () => {
       const closedEarly = new Promise<boolean>((resolve) => res.on("close", () => resolve(!res.writableFinished)));
-      const request = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(parts).toString("utf8"), closedEarly };
+      const request = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(parts).toString("utf8"), raw: new Uint8Array(Buffer.concat(parts)), closedEarly };
       seen.push(request);
       answer(request, res);
     });

@@ -1,0 +1,92 @@
+/**
+ * Review 41, rule 6, on the proxy: its history pass (src/proxy/history.ts) splices the client's
+ * bytes as the fetch adapter does, so only the rewritten strings (the replayed leak, the system
+ * prompt the correction joins) differ from what the client sent. Bytes that are not valid UTF-8
+ * elsewhere and a leading byte order mark go up as sent, and multi-byte characters before and
+ * after each rewritten string do not shift it. Before, such a body was either left unsanitized
+ * (not UTF-8) or lost its byte order mark.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { REMOVED_NOTE } from "../../src/history/sanitize.ts";
+import { sanitizeRequestBody } from "../../src/proxy/history.ts";
+import { correctionText } from "../../src/retry/state.ts";
+import { block, live } from "../golden/notation.ts";
+import { startProxy, startUpstream, TOOLS, type Proxy, type Upstream } from "./support.ts";
+
+const LEAK = live(block("tool_calls", [["read", [["path", "a.ts"]]]]));
+const SAID = "Ünïcödé ✓ Reading.\n";
+const SYSTEM = "Be brief ✓";
+const BOM = [0xef, 0xbb, 0xbf];
+/** Not UTF-8: FF FE, a stray continuation byte, a cut 3-byte sequence, an overlong "/", an encoded surrogate. */
+const INVALID = [0xff, 0xfe, 0x80, 0x20, 0xe2, 0x82, 0x41, 0xc0, 0xaf, 0xed, 0xa0, 0x80];
+const utf8 = (text: string) => new TextEncoder().encode(text);
+
+function concat(...parts: (Uint8Array | number[])[]): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/**
+ * A chat body as the client sends it (`sent`) and as the upstream must get it (`expected`): the
+ * system prompt with the correction joined and the assistant's leak replaced, every other byte
+ * (`lead`, `junk` in the user's messages, multi-byte characters around both strings) the same.
+ */
+function chatBytes(lead: number[], junk: number[]): { sent: Uint8Array<ArrayBuffer>; expected: Uint8Array<ArrayBuffer> } {
+  const head = concat(lead, utf8(`{"model":"m", "tools":${JSON.stringify(TOOLS)},\n "messages":[{"role":"system","content":`));
+  const middle = concat(utf8(`},{"role":"user","content":"é😀 `), junk, utf8(` ✓"},{"role":"assistant","content":`));
+  const tail = concat(utf8(`},{"role":"user","content":"→`), junk, utf8(`😀 ß"}], "seed": 123456789012345678901}`));
+  return {
+    sent: concat(head, utf8(JSON.stringify(SYSTEM)), middle, utf8(JSON.stringify(`${SAID}${LEAK}`)), tail),
+    expected: concat(head, utf8(JSON.stringify(`${SYSTEM}\n\n${correctionText("unexecuted-call")}`)), middle, utf8(JSON.stringify(`${SAID}${REMOVED_NOTE}`)), tail),
+  };
+}
+
+const CASES: [string, number[], number[]][] = [
+  ["invalid UTF-8 in the other messages", [], INVALID],
+  ["a byte order mark at the start", BOM, []],
+  ["a byte order mark and invalid UTF-8", BOM, INVALID],
+  ["multi-byte characters only", [], []],
+];
+const OPTIONS = { parse: {}, sanitize: true, correct: true };
+
+describe("sanitizeRequestBody splices bytes", () => {
+  test.each(CASES)("%s: only the system prompt and the replayed leak change", (_case, lead, junk) => {
+    const { sent, expected } = chatBytes(lead, junk);
+    const out = sanitizeRequestBody("/v1/chat/completions", sent, OPTIONS);
+    expect([out.removed, out.turns, out.correction, out.why]).toEqual([1, 1, "unexecuted-call", undefined]);
+    expect([...out.body]).toEqual([...expected]);
+  });
+
+  test("hard negative: with nothing to change, a body holding a BOM and invalid UTF-8 is the very same bytes", () => {
+    const body = concat(BOM, utf8(`{"model":"m","messages":[{"role":"user","content":"`), INVALID, utf8(`"},{"role":"assistant","content":"plain < text é"}]}`));
+    expect(sanitizeRequestBody("/v1/chat/completions", body, OPTIONS)).toEqual({ body, removed: 0, turns: 0, correction: null });
+  });
+});
+
+describe("through the proxy", () => {
+  let upstream: Upstream;
+  let proxy: Proxy;
+  beforeAll(async () => {
+    upstream = await startUpstream();
+    proxy = await startProxy(["--upstream", upstream.url]);
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await upstream.close();
+  });
+
+  test.each(CASES)("%s: the upstream gets the client's bytes with only the rewritten strings changed", async (_case, lead, junk) => {
+    upstream.seen.splice(0);
+    upstream.answer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("{}"));
+    const { sent, expected } = chatBytes(lead, junk);
+    await (await fetch(`${proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: sent })).text();
+    expect(upstream.seen).toHaveLength(1);
+    expect([...upstream.seen[0]!.raw]).toEqual([...expected]);
+    expect(upstream.seen[0]!.headers["content-length"]).toBe(String(expected.length));
+  });
+});
