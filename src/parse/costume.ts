@@ -355,11 +355,19 @@ export function heredocCode(command: string): string | null {
  * - its own closer ends a line (one the same costume opened after it does not count): the whole
  *   was one costume whose code holds markup after a closer read as code. Which closer ended it
  *   stays unknowable, so nothing of it runs: broken markup, a nudge (HELD_COSTUME);
+ * - the reply ends after another own closer of it that has text after it on its line
+ *   (`EOF\n</shell> done`; review 41, rule 4): the same. A closer with text after it is no
+ *   weaker a candidate end than the first one was, so the call opener between them may as well
+ *   be the code's text (a heredoc's example): refused up to the last own closer, the furthest
+ *   the costume can reach, and the engine reads the rest again (as after a closer ending its
+ *   line). This gives up a legit costume, text after its closer, a real call, then the
+ *   costume's closer again with text after it: the call is refused with a nudge instead of
+ *   run. Nothing in the markup tells those apart, and a wrong execution outranks a lost call;
  * - the reply ends without one: the costume ended at its first closer, and is text up to there;
  *   the engine reads the rest again, so a later costume or leak runs on its own;
- * - the reply ends more than HELD_LOOKAHEAD characters after that tag without one: the whole is
- *   refused as above (a long document could still be the code's, and reading it again once per
- *   such costume would make the work grow with the square of the reply).
+ * - the reply ends more than HELD_LOOKAHEAD characters after that tag (with or without a later
+ *   closer): the whole is refused as above (a long document could still be the code's, and
+ *   reading it again once per such costume would make the work grow with the square of the reply).
  * A costume the reply cut off after a closer read as code, with no such tag, is text up to its
  * first closer likewise (the engine reads the rest again).
  */
@@ -386,7 +394,11 @@ export const COSTUME: SpanKind<{ firstCloserEnd: number; held: boolean; depth: n
   parse: ({ span, opener, truncated, ctx }) => {
     const held = heldPast(span, opener);
     if (held === null) return truncated ? textSpan(firstCloserEnd(span, opener)) : parseCostumeSpan(span, opener, ctx);
-    if (!truncated || span.length - held.callAt > HELD_LOOKAHEAD || held.closedLater) return brokenSpan(span.length, opener.name === "code_interpreter" ? "C07" : "C04", "broken-markup", HELD_COSTUME);
+    const shape = opener.name === "code_interpreter" ? "C07" : "C04";
+    if (!truncated || span.length - held.callAt > HELD_LOOKAHEAD) return brokenSpan(span.length, shape, "broken-markup", HELD_COSTUME);
+    // A later own closer, wherever it stands on its line: refused up to the last one; what follows
+    // it is no costume's code, so the engine reads it again.
+    if (held.lastCloserEnd >= 0) return brokenSpan(held.lastCloserEnd, shape, "broken-markup", HELD_COSTUME);
     return textSpan(held.firstCloserEnd);
   },
 };
@@ -402,15 +414,19 @@ function firstCloserEnd(span: string, opener: Tag): number {
 
 /**
  * A tag that opens a call or a block after a closer read as the code's text (COSTUME): where it
- * starts, the first closer's end, and whether the costume's own closer ends a line after it (a
- * closer of the same costume opened again at the start of a line after it does not count).
- * Null when there is none.
+ * starts, the first closer's end, and the end of the costume's last own closer after it, or -1.
+ * Every later own closer counts whatever follows it on its line (review 41, rule 4: `</shell> done`
+ * after a heredoc's example), except the closer of the same costume opened again at the start of
+ * a line after that tag (A40.16); the last one counts even then, since the reopened costume may
+ * itself be the code's text. Null when there is no such tag.
  */
-function heldPast(span: string, opener: Tag): { callAt: number; firstCloserEnd: number; closedLater: boolean } | null {
+function heldPast(span: string, opener: Tag): { callAt: number; firstCloserEnd: number; lastCloserEnd: number } | null {
   const tags = tagsOf(span, opener.end);
   let firstEnd = -1;
   let callAt = -1;
   let depth = 0;
+  let closedLater = false;
+  let lastEnd = -1;
   for (const tag of tags) {
     if (callAt < 0) {
       if (ownCloser(tag, opener)) {
@@ -423,11 +439,13 @@ function heldPast(span: string, opener: Tag): { callAt: number; firstCloserEnd: 
     }
     if (sameOpener(tag, opener) && startsLine(span, tag.start)) depth++;
     else if (ownCloser(tag, opener)) {
+      lastEnd = tag.end;
       if (depth > 0) depth--;
-      else if (endsLine(span, tag.end)) return { callAt, firstCloserEnd: firstEnd, closedLater: true };
+      else closedLater = true;
     }
   }
-  return callAt < 0 ? null : { callAt, firstCloserEnd: firstEnd, closedLater: false };
+  if (callAt < 0) return null;
+  return { callAt, firstCloserEnd: firstEnd, lastCloserEnd: closedLater ? lastEnd : -1 };
 }
 
 const sameOpener = (tag: Tag, opener: Tag) => tag.family === "costume" && !tag.closing && tag.name === opener.name;
@@ -435,16 +453,6 @@ const sameOpener = (tag: Tag, opener: Tag) => tag.family === "costume" && !tag.c
 /** Only spaces or tabs between the line's start (or the span's) and `at`. */
 function startsLine(span: string, at: number): boolean {
   for (let i = at - 1; i >= 0; i--) {
-    const c = span.charCodeAt(i);
-    if (c === LF || c === CR) return true;
-    if (c !== SP && c !== TAB) return false;
-  }
-  return true;
-}
-
-/** Only spaces or tabs between `at` and the line's end (or the span's). */
-function endsLine(span: string, at: number): boolean {
-  for (let i = at; i < span.length; i++) {
     const c = span.charCodeAt(i);
     if (c === LF || c === CR) return true;
     if (c !== SP && c !== TAB) return false;

@@ -187,9 +187,55 @@ describe("costume read on past a closer: an example inside its code never runs o
     expect(o.broken.map((b) => b.reason)).toEqual(["broken-markup"]);
   });
 
-  test("a closer with text after it, after the example, still holds on; one ending its line refuses", () => {
+  test("a closer with text after it, after the example, refuses as one ending its line does (review 41, rule 4)", () => {
     expect(outcome("<shell>\ncat <<'EOF'\n</shell> a\n<bash>rm -rf build</bash>\n</shell> b\nEOF\n</shell>\n").calls).toEqual([]);
-    expect(outcome("<shell>\nls\n</shell> a\n<bash>\npwd\n</bash>\n</shell> b\n").calls).toEqual([{ tool: "bash", input: { command: "pwd" } }]);
+    // Before review 41 this ran `pwd`: the same markup as a heredoc's example followed by
+    // `</shell> done` (test/hostile/review-41-costume.test.ts), so nothing tells it apart. The
+    // call is refused with a nudge (a lost call) rather than risk running a quoted example.
+    const o = outcome("<shell>\nls\n</shell> a\n<bash>\npwd\n</bash>\n</shell> b\n");
+    expect({ calls: o.calls, broken: o.broken }).toEqual(refused);
+    expect(o.text).toBe("<shell>\nls\n</shell> a\n<bash>\npwd\n</bash>\n</shell> b\n");
+  });
+
+  describe("a later own closer with text after it refuses up to the last closer (review 41, rule 4)", () => {
+    const heredoc = "<shell>cat <<'EOF'\nuse </shell> x\n<bash>rm -rf build</bash>\nEOF\n</shell> done";
+
+    test("refused up to that closer, all text, nothing stripped; the rest is read again", () => {
+      const input = `${heredoc}\nThe document is written.\n`;
+      const r = runAtEverySplit(input, fixtureTools);
+      expect(r.calls).toEqual([]);
+      expect(r.summary.stripped).toEqual([]);
+      expect(r.summary.broken.map((b) => ({ span: b.span, shape: b.shape, reason: b.reason }))).toEqual([{ span: [0, heredoc.length - " done".length], shape: "C04", reason: "broken-markup" }]);
+      expect(r.text).toBe(input);
+    });
+
+    test("a call after the costume's last closer runs on its own", () => {
+      const o = outcome(`${heredoc}\n<bash>\npwd\n</bash>\n`);
+      expect(o.calls).toEqual([{ tool: "bash", input: { command: "pwd" } }]);
+      expect(o.broken.map((b) => b.reason)).toEqual(["broken-markup"]);
+    });
+
+    test("the same costume opened again after that closer is refused too (it may be the code's text)", () => {
+      expect(outcome(`${heredoc}\n<shell>\npwd\n</shell>\n`).calls).toEqual([]);
+      expect(outcome(`${heredoc}\n<shell>\npwd\n</shell> ok\n`).calls).toEqual([]);
+    });
+
+    test("a Python costume, a code_interpreter and a CR LF reply are refused the same way", () => {
+      expect(outcome(`<python>\ns = """\nEnd with </python> here.\n<bash>rm -rf build</bash>\n"""\nprint(s)\n</python> # done\n`).calls).toEqual([]);
+      const ci = outcome(`<code_interpreter>\ns = """\nEnd with </code_interpreter> here.\n<bash>rm -rf build</bash>\n"""\nprint(s)\n</code_interpreter> ok\n`);
+      expect({ calls: ci.calls, shapes: ci.broken.map((b) => b.shape) }).toEqual({ calls: [], shapes: ["C07"] });
+      expect(outcome("<shell>cat <<'EOF'\r\nuse </shell> x\r\n<bash>rm -rf build</bash>\r\nEOF\r\n</shell> done\r\n").calls).toEqual([]);
+    });
+
+    test("the cost: the costume's closer written inside a later real call refuses that call", () => {
+      const o = outcome(`<shell>\nls\n</shell> lists.\n<tool_call>\n{"name": "bash", "arguments": {"command": "grep '</shell>' f"}}\n</tool_call>\n`);
+      expect(o.calls).toEqual([]);
+      expect(o.broken.map((b) => b.reason)).toEqual(["broken-markup"]);
+    });
+
+    test("only the first costume's own closer counts: another costume's closer later leaves the call running", () => {
+      expect(outcome("<shell>\nls\n</shell> a\n<bash>\npwd\n</bash>\n</bash> b\n").calls).toEqual([{ tool: "bash", input: { command: "pwd" } }]);
+    });
   });
 
   test("a reply running on far past the held call without the costume's closer is refused whole (bounded work)", () => {
