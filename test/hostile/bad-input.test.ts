@@ -344,6 +344,9 @@ describe("linear work (counted, not timed)", () => {
     // A call after a closer read as code holds the costume on until its closer ends a line or the reply ends (costume.ts COSTUME).
     ["costumes held past a closer read as code, a costume call after each", (n) => fill("<shell>\nls\n</shell>ok\n<bash>\npwd\n</bash>\n", n)],
     ["costumes held past a closer read as code, each closed later", (n) => fill("<shell>\nls\n</shell>ok\n<bash>\npwd\n</bash>\n</shell>\n", n)],
+    // A later closer with text after it refuses up to the costume's last closer and the rest is read again (review 41, rule 4).
+    ["costumes held past a closer read as code, each closed later with text after it", (n) => fill("<shell>\nls\n</shell>ok\n<bash>\npwd\n</bash>\n</shell> b\n", n)],
+    ["costumes held past a closer read as code, closed later with text after it, names alternating", (n) => fill("<shell>\nls\n</shell>ok\n<bash>\npwd\n</bash>\n</shell> b\n<bash>\nls\n</bash>ok\n<py>\nx\n</py>\n</bash> b\n", n)],
     // Example blocks inside an open value (closer-in-value.ts ExampleInValue): read on while the value's closer may follow
     // them; proved no example, read again once from the first (review finding 2).
     ["complete example blocks repeated inside one value that closes", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n<${D}parameter name="content" string="true">${fill(`${canonical}\n`, n)}</${D}parameter>\n</${D}invoke>\n</${D}tool_calls>`],
