@@ -128,7 +128,7 @@ export class BlockReader {
             if (take) this.blocks.pass(c);
             return;
           }
-          this.opened(opens);
+          this.openerDecided(opens);
           continue;
         }
         case Mode.Text:
@@ -215,7 +215,7 @@ export class BlockReader {
   }
 
   /** The pending construct decided what it is (on a character it did not take). */
-  private opened(opens: OpensValue): void {
+  private openerDecided(opens: OpensValue): void {
     switch (opens) {
       case Opens.Heading:
         this.blocks.openLeaf(Leaf.None);
