@@ -3,8 +3,9 @@ import { BANG, DASH, GT, LBRACKET, LT, QUESTION, SLASH, SP, TAB } from "../gramm
 
 /**
  * CommonMark's HTML block start conditions of types 1-6 and end conditions of types 1-5, one
- * character at a time, for doc-context.ts. Type 7 (a line holding one complete tag) is the
- * inline tag reader's (doc-inline.ts), decided at the line end.
+ * character at a time, for the block reader (doc-blocks.ts; the start through doc-block-opener.ts).
+ * Type 7 (a line holding one complete tag) is the inline tag reader's (doc-inline.ts), decided at
+ * the line end (doc-line-shapes.ts).
  */
 
 const Start = { Lt: 0, Bang: 1, BangDash: 2, Cdata: 3, Slash: 4, Name: 5, NameSlash: 6 } as const;

@@ -1,5 +1,5 @@
 /**
- * Inline documentation inside paragraph, heading and table text (doc-context.ts feeds it the
+ * Inline documentation inside paragraph, heading and table text (doc-blocks.ts feeds it the
  * text of one paragraph, line after line). Documentation here:
  * - code spans (a backtick run until a run of the same length; an unmatched run counts as open
  *   until the paragraph ends);
@@ -134,7 +134,7 @@ export class InlineContext {
     this.definition.paragraphStart();
   }
 
-  /** Same contract as DocContext.step: with take false only what `c` decides about earlier characters. */
+  /** Same contract as BlockReader.step (doc-blocks.ts): with take false only what `c` decides about earlier characters. */
   step(c: number, take: boolean): void {
     // A link's destination-and-title or a definition that `c` cannot continue was prose.
     if (this.bracketClosed && c !== LPAREN) this.bracketClosed = false;

@@ -5,7 +5,7 @@
  *   `)` (`<…>` or a bare destination with balanced parentheses, then after a space or one line
  *   end a title in '…', "…" or (…), which may span lines); `[text] (…)` with a space, or a `(…)`
  *   after no link text, is prose;
- * - a link reference definition at a paragraph's start (DocContext says where one starts):
+ * - a link reference definition at a paragraph's start (the block reader, doc-blocks.ts, says where one starts):
  *   `[label]:`, its destination and its title (on its line or the next), until the line ending it.
  * Both read "a destination, then an optional title" with one LinkTarget: they differ only in the
  * character that ends it (the link's `)`, the definition's line end) and in what frames it.
