@@ -1,0 +1,343 @@
+// The text of a streamed Responses reply, read part by part. The text deltas of every output_text
+// part of every message item are fed, each part to an engine of its own (markup never spans two
+// parts) that reads on where the part before it ended: one reply is one documentation context and
+// one count of calls (a fence opened in one part still holds in the next). Recovered calls wait
+// here until the wire puts them out as items.
+// A part's end is not the reply's: text its engine holds after a recovered call then (S03: it may
+// be a fabricated tool result) stays undecided, and the next part's engine holds its own text after
+// that call too, until the reply decides it: a later call shows it where it stood, the reply's end
+// strips it, as parse() on the one text does. Until then the part stays open downstream: its slot
+// (outbox.ts) is what the reply's decision fills.
+import type { RecoveredCall } from "../../parse/types.ts";
+import type { AnswerSoFar, EngineEvent, EngineSummary } from "../../engine/types.ts";
+import { type Json, isObject } from "../../sse/json.ts";
+import type { GuardedEngine } from "../../engine/guarded.ts";
+import type { EngineFor } from "../wire.ts";
+import type { Out, Outbox, Slot } from "./outbox.ts";
+import { textOf } from "./items.ts";
+
+/** One output_text part as it went out. */
+interface FedPart {
+  item: string;
+  content: number;
+  /** Downstream output_index of its message item. */
+  index: number | undefined;
+  guard: GuardedEngine;
+  visible: string;
+  changed: boolean;
+  /** It ended while its engine held text after a call: where that text goes once the reply decides it. */
+  slot?: Slot;
+}
+
+/** What becomes of an upstream text delta: `keep` false drops it, `changed` says its delta was set. */
+export interface DeltaFate {
+  keep: boolean;
+  changed: boolean;
+}
+
+export class TextParts {
+  #first: GuardedEngine | undefined;
+  #more: EngineFor;
+  #engines: GuardedEngine[] = [];
+  #out: Outbox;
+  /** The downstream output_index of an upstream event's item. */
+  #indexOf: (event: Json) => number | undefined;
+  /** A native call item came: every engine from then on strips markup instead of recovering it. */
+  #native = false;
+  /** The part being fed, and every part fed so far by item id and content index. */
+  #part: FedPart | undefined;
+  #parts = new Map<string, FedPart[]>();
+  /** Where the reply's text stood when the last part ended, for the next part's engine. */
+  #carry: AnswerSoFar | undefined;
+  /** Parts that ended while their engine held text after the reply's last call, undecided. */
+  #tails: FedPart[] = [];
+  #pending: RecoveredCall[] = [];
+  /** Downstream output_index of the last message item that carried text. */
+  #lastTextIndex: number | undefined;
+
+  constructor(guard: GuardedEngine, more: EngineFor, out: Outbox, indexOf: (event: Json) => number | undefined) {
+    this.#first = guard;
+    this.#more = more;
+    this.#out = out;
+    this.#indexOf = indexOf;
+  }
+
+  get lastTextIndex(): number | undefined {
+    return this.#lastTextIndex;
+  }
+
+  /** The calls recovered since the last take, to go out as items. */
+  takeCalls(): RecoveredCall[] {
+    const calls = this.#pending;
+    if (calls.length > 0) this.#pending = [];
+    return calls;
+  }
+
+  /** A message item with text parts fed. */
+  carries(item: unknown): item is Json & { id: string } {
+    return isObject(item) && typeof item.id === "string" && this.#parts.has(item.id);
+  }
+
+  /** An upstream text delta, fed to its part's engine (a new part begins, the part before it ends into `before`). */
+  delta(event: Json, before: Out[]): DeltaFate {
+    const part = this.#fed(event, before);
+    if (!part) return { keep: true, changed: false };
+    const delta = event.delta;
+    // A part that already ended, or whose engine failed, passes its text on as it is.
+    if (typeof delta !== "string" || delta === "" || part !== this.#part || part.guard.done) {
+      if (typeof delta === "string") part.visible += delta;
+      return { keep: true, changed: false };
+    }
+    const step = part.guard.step({ delta });
+    const text = step.ok ? this.#take(step.events) : step.held + delta;
+    // Its engine failed (the rest passes as it came), or let go of the text it held after the call
+    // before (past the tail limit): what the parts before held shows too.
+    if (this.#tails.length > 0 && (!step.ok || !part.guard.afterCall)) this.#decideTails("release");
+    part.visible += text;
+    if (text === delta) return { keep: true, changed: false };
+    part.changed = true;
+    if (text === "") return { keep: false, changed: false };
+    event.delta = text;
+    return { keep: true, changed: true };
+  }
+
+  /** A part's output_text.done or content_part.done: the part ends if it is the one fed; true when its text was set. */
+  partDone(event: Json, before: Out[]): boolean {
+    const part = this.#partOf(event);
+    if (!part) return false;
+    if (part === this.#part) before.push(...this.endPart());
+    return setDoneText(part, event);
+  }
+
+  /**
+   * The part being fed ended, the reply not: its markup is decided (endSpan), and text its engine
+   * holds after a call waits for the reply in the part's slot, the part still open downstream.
+   */
+  endPart(): Out[] {
+    const part = this.#part;
+    if (!part) return [];
+    this.#part = undefined;
+    if (part.guard.done) return [];
+    const out: Out[] = [];
+    const step = part.guard.step({ endSpan: true });
+    if (!step.ok) {
+      this.#decideTails("release");
+      if (step.held !== "") out.push(this.#partDelta(part, step.held));
+      return out;
+    }
+    const text = this.#take(step.events);
+    if (text !== "") out.push(this.#partDelta(part, text));
+    const carry = part.guard.carryOver();
+    this.#carry = carry;
+    if (carry?.tail !== undefined && part.guard.held > 0) {
+      const slot: Slot = { kind: "slot", decided: false };
+      part.slot = slot;
+      this.#tails.push(part);
+      out.push(slot);
+      return out;
+    }
+    // No text after the call here: what the parts before held (its engine let go of it) shows.
+    if (carry?.tail === undefined) this.#decideTails("release");
+    const more = this.#flushed(part.guard);
+    if (more !== "") out.push(this.#partDelta(part, more));
+    return out;
+  }
+
+  /** The reply ended: the part being fed is flushed, then the text every earlier part held after the last call is stripped (S03). */
+  endReply(): Out[] {
+    const part = this.#part;
+    this.#part = undefined;
+    const out: Out[] = [];
+    if (part && !part.guard.done) {
+      const text = this.#flushed(part.guard);
+      if (text !== "") out.push(this.#partDelta(part, text));
+    }
+    this.#decideTails("end");
+    return out;
+  }
+
+  /** A native call item came. `withdraw`: recovered calls are held back (one call allowed), so it wins over them. */
+  nativeCall(before: Out[], withdraw: boolean): void {
+    this.#native = true;
+    if (withdraw && this.#pending.length > 0) return this.#withdraw(before);
+    // Calls already out stand: the text held after them can no longer be shown by a later call (markup is now a native call's duplicate), so the reply decided it.
+    this.#decideTails("end");
+    if (this.#part && !this.#part.guard.done) this.#part.guard.step({ native: true });
+  }
+
+  /** Past the bound on what waits: every part's undecided text, the part being fed's too, is released as text. */
+  overflow(): Out[] {
+    if (this.#tails.length === 0) return [];
+    this.#decideTails("release");
+    const part = this.#part;
+    if (!part || part.guard.done || !part.guard.afterCall) return [];
+    const step = part.guard.step({ releaseTail: true });
+    const text = step.ok ? textOf(step.events, []) : step.held;
+    return text === "" ? [] : [this.#partDelta(part, text)];
+  }
+
+  /** A message item's parts, as they went out. */
+  setItemText(item: Json): boolean {
+    if (typeof item.id !== "string" || !Array.isArray(item.content)) return false;
+    let changed = false;
+    for (const part of this.#parts.get(item.id) ?? []) {
+      const held = item.content[part.content];
+      if (isObject(held) && setText(part, held, "text")) changed = true;
+    }
+    return changed;
+  }
+
+  /** A `done` event of a part whose slot was filled after it was read: its text as it went out. */
+  refresh(event: Json): boolean {
+    if (event.type === "response.output_item.done") {
+      return isObject(event.item) && typeof event.item.id === "string" && (this.#parts.get(event.item.id) ?? []).some((part) => part.slot?.fill) && this.setItemText(event.item);
+    }
+    const part = this.#partOf(event);
+    return part?.slot?.fill !== undefined && setDoneText(part, event);
+  }
+
+  /** The summaries of every engine after the first; undefined when the first failed (the reply then reports nothing). */
+  laterSummaries(): EngineSummary[] | undefined {
+    const [first, ...rest] = this.#engines;
+    if (first?.failed) return undefined;
+    const more: EngineSummary[] = [];
+    for (const guard of rest) {
+      const summary = guard.failed ? undefined : guard.summary();
+      if (summary) more.push(summary);
+    }
+    return more;
+  }
+
+  /**
+   * A native call came while recovered calls were held back: they never go out, every engine of
+   * the reply reports as if the native call had come first, and the text they held after them is
+   * the model's own again: into the part it was written in (its slot, or a delta of the part being fed).
+   */
+  #withdraw(before: Out[]): void {
+    this.#pending = [];
+    const tails = this.#tails;
+    this.#tails = [];
+    for (const guard of this.#engines) {
+      const tail = tails.find((part) => part.guard === guard);
+      if (tail) {
+        const step = guard.step({ withdraw: true });
+        this.#fill(tail, (step.ok ? textOf(step.events, []) : step.held) + this.#flushed(guard));
+        continue;
+      }
+      const part = this.#part;
+      if (part?.guard !== guard || guard.done) {
+        guard.withdrawAfterFlush();
+        continue;
+      }
+      const step = guard.step({ withdraw: true });
+      const text = step.ok ? textOf(step.events, []) : step.held;
+      if (text !== "") before.push(this.#partDelta(part, text));
+    }
+    this.#carryNoTail();
+  }
+
+  /** The part a text delta belongs to, begun when it is new (the part before it ends first). */
+  #fed(event: Json, before: Out[]): FedPart | undefined {
+    if (typeof event.item_id !== "string") return undefined;
+    const content = typeof event.content_index === "number" ? event.content_index : 0;
+    const current = this.#part;
+    if (current && current.item === event.item_id && current.content === content) return current;
+    const known = this.#partOf(event);
+    if (known) return known;
+    before.push(...this.endPart());
+    const guard = this.#engine();
+    const part: FedPart = { item: event.item_id, content, index: this.#indexOf(event), guard, visible: "", changed: false };
+    this.#part = part;
+    this.#lastTextIndex = part.index;
+    const list = this.#parts.get(part.item);
+    if (list) list.push(part);
+    else this.#parts.set(part.item, [part]);
+    return part;
+  }
+
+  /**
+   * The engine of a part that begins: the reply's first engine, then one per part that reads on
+   * where the part before it ended. Once an engine failed that reading is lost, so every later
+   * part passes through as it came (its engine is done).
+   */
+  #engine(): GuardedEngine {
+    const previous = this.#engines.at(-1);
+    if (previous?.failed) return previous;
+    const first = this.#first;
+    this.#first = undefined;
+    const guard = first ?? this.#more(undefined, this.#carry);
+    this.#engines.push(guard);
+    if (this.#native && !guard.done) guard.step({ native: true });
+    return guard;
+  }
+
+  #partOf(event: Json): FedPart | undefined {
+    if (typeof event.item_id !== "string") return undefined;
+    const content = typeof event.content_index === "number" ? event.content_index : 0;
+    return this.#parts.get(event.item_id)?.find((part) => part.content === content);
+  }
+
+  /** Engine events: text is returned, calls wait to go out as items. A call shows what the parts before held after the call before it. */
+  #take(events: EngineEvent[]): string {
+    const found = this.#pending.length;
+    const text = textOf(events, this.#pending);
+    if (this.#pending.length > found) this.#decideTails("release");
+    return text;
+  }
+
+  /** What flushing an engine released (a failed one hands back what it held). */
+  #flushed(guard: GuardedEngine): string {
+    const step = guard.step({ flush: true });
+    return step.ok ? this.#take(step.events) : step.held;
+  }
+
+  /**
+   * The reply decided the text every waiting part holds after its last call: shown where it
+   * stood ("release": another call came, or it can wait no longer) or stripped ("end").
+   */
+  #decideTails(decision: "release" | "end"): void {
+    this.#carryNoTail();
+    const tails = this.#tails;
+    if (tails.length === 0) return;
+    this.#tails = [];
+    for (const part of tails) {
+      let text = "";
+      if (decision === "release") {
+        const step = part.guard.step({ releaseTail: true });
+        text = step.ok ? textOf(step.events, []) : step.held;
+      }
+      this.#fill(part, text + this.#flushed(part.guard));
+    }
+  }
+
+  #fill(part: FedPart, text: string): void {
+    this.#out.fill(part.slot!, text === "" ? undefined : this.#partDelta(part, text).event);
+  }
+
+  /** The next part's engine holds nothing after a call: the reply decided that text. */
+  #carryNoTail(): void {
+    if (this.#carry?.tail === undefined) return;
+    const { tail: _, ...rest } = this.#carry;
+    this.#carry = rest;
+  }
+
+  /** Text the engine released outside a delta of the part: one more text delta of it. */
+  #partDelta(part: FedPart, text: string): { kind: "new"; event: Json } {
+    part.visible += text;
+    part.changed = true;
+    return { kind: "new", event: { type: "response.output_text.delta", item_id: part.item, output_index: part.index, content_index: part.content, delta: text, logprobs: [] } };
+  }
+}
+
+/** The part's text as it went out, into a `done` event of it (output_text.done, content_part.done). */
+function setDoneText(part: FedPart, event: Json): boolean {
+  if (event.type === "response.output_text.done") return setText(part, event, "text");
+  return isObject(event.part) && setText(part, event.part, "text");
+}
+
+/** The part's text as it went out, into `holder[key]`, when the engines changed it. */
+function setText(part: FedPart, holder: Json, key: string): boolean {
+  if (!part.changed || holder[key] === part.visible) return false;
+  holder[key] = part.visible;
+  return true;
+}
