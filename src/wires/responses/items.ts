@@ -1,6 +1,7 @@
 // Responses API output items shared by the JSON and the streamed side.
 import type { RecoveredCall } from "../../parse/types.ts";
 import type { EngineEvent } from "../../engine/types.ts";
+import type { Step } from "../../engine/guarded.ts";
 import { textAndCalls } from "../../engine/events.ts";
 import type { Json } from "../../sse/json.ts";
 
@@ -12,6 +13,11 @@ export function textOf(events: EngineEvent[], calls: RecoveredCall[]): string {
   const released = textAndCalls(events);
   for (const call of released.calls) calls.push(call);
   return released.text;
+}
+
+/** What a step let go of as text (a failed engine hands back what it held); calls are collected as in textOf. */
+export function textOfStep(step: Step, calls: RecoveredCall[]): string {
+  return step.ok ? textOf(step.events, calls) : step.held;
 }
 
 export function functionCallItem(call: RecoveredCall, status: "in_progress" | "completed"): Json {

@@ -14,7 +14,7 @@ import { type Json, isObject } from "../../sse/json.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
 import type { EngineFor } from "../wire.ts";
 import type { Out, Outbox, Slot } from "./outbox.ts";
-import { textOf } from "./items.ts";
+import { textOf, textOfStep } from "./items.ts";
 
 /** One output_text part as it went out. */
 interface FedPart {
@@ -171,8 +171,7 @@ export class TextParts {
     this.#decideTails("release");
     const part = this.#part;
     if (!part || part.guard.done || !part.guard.afterCall) return [];
-    const step = part.guard.step({ releaseTail: true });
-    const text = step.ok ? textOf(step.events, []) : step.held;
+    const text = textOfStep(part.guard.step({ releaseTail: true }), []);
     return text === "" ? [] : [this.#partDelta(part, text)];
   }
 
@@ -220,8 +219,7 @@ export class TextParts {
     for (const guard of this.#engines) {
       const tail = tails.find((part) => part.guard === guard);
       if (tail) {
-        const step = guard.step({ withdraw: true });
-        this.#fill(tail, (step.ok ? textOf(step.events, []) : step.held) + this.#flushed(guard));
+        this.#fill(tail, textOfStep(guard.step({ withdraw: true }), []) + this.#flushed(guard));
         continue;
       }
       const part = this.#part;
@@ -229,8 +227,7 @@ export class TextParts {
         guard.withdrawAfterFlush();
         continue;
       }
-      const step = guard.step({ withdraw: true });
-      const text = step.ok ? textOf(step.events, []) : step.held;
+      const text = textOfStep(guard.step({ withdraw: true }), []);
       if (text !== "") before.push(this.#partDelta(part, text));
     }
     this.#carryNoTail();
@@ -303,8 +300,7 @@ export class TextParts {
     for (const part of tails) {
       let text = "";
       if (decision === "release") {
-        const step = part.guard.step({ releaseTail: true });
-        text = step.ok ? textOf(step.events, []) : step.held;
+        text = textOfStep(part.guard.step({ releaseTail: true }), []);
       }
       this.#fill(part, text + this.#flushed(part.guard));
     }

@@ -6,7 +6,7 @@ import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
 import type { AnswerSoFar, EngineSummary } from "../../engine/types.ts";
 import { givenFromResponsesBody } from "../../echo/from-request.ts";
 import { type Json, isObject } from "../../sse/json.ts";
-import { NATIVE_ITEMS, functionCallItem, textOf } from "./items.ts";
+import { NATIVE_ITEMS, functionCallItem, textOf, textOfStep } from "./items.ts";
 import { ResponsesStreamRewriter } from "./stream.ts";
 import type { Wire, WireJsonContext } from "../wire.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
@@ -70,10 +70,7 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
         undecided = [];
       }
       if (before?.tail !== undefined && guard.held > 0) undecided.push({ guard, part });
-      else {
-        const flushed = guard.step({ flush: true });
-        text += flushed.ok ? textOf(flushed.events, calls) : flushed.held;
-      }
+      else text += textOfStep(guard.step({ flush: true }), calls);
       if (text !== part.text) {
         part.text = text;
         changed = true;
@@ -107,11 +104,9 @@ function decide(undecided: Held[], decision: "release" | "end"): boolean {
   for (const { guard, part } of undecided) {
     let text = "";
     if (decision === "release") {
-      const step = guard.step({ releaseTail: true });
-      text += step.ok ? textOf(step.events, []) : step.held;
+      text += textOfStep(guard.step({ releaseTail: true }), []);
     }
-    const flushed = guard.step({ flush: true });
-    text += flushed.ok ? textOf(flushed.events, []) : flushed.held;
+    text += textOfStep(guard.step({ flush: true }), []);
     if (text !== "") {
       part.text += text;
       grew = true;
