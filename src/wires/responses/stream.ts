@@ -32,7 +32,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
   constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: EngineFor = () => guard, oneCall = false) {
     this.#onFinal = onFinal;
     this.#hold = oneCall;
-    this.#out = new Outbox({ refresh: (event) => this.#text.refresh(event), overflow: () => this.#text.overflow() });
+    this.#out = new Outbox({ refresh: (event) => this.#text.refresh(event), overflow: () => this.#text.releaseAll() });
     this.#text = new TextParts(guard, more, this.#out, (event) => this.#indexOf(event));
   }
 
@@ -68,7 +68,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
         changed = this.#text.partDone(event, before);
         break;
       case "response.output_item.done":
-        if (this.#text.carries(event.item)) {
+        if (this.#text.hasParts(event.item)) {
           before.push(...this.#text.endPart());
           changed = this.#text.setItemText(event.item);
           if (!this.#hold) after.push(...this.#callItems(this.#indexOf(event)));

@@ -39,6 +39,7 @@ export class TextParts {
   #first: GuardedEngine | undefined;
   #more: EngineFor;
   #engines: GuardedEngine[] = [];
+  /** Where the reply's decision on a slot goes: filled slots change the `done` texts sent after them. */
   #out: Outbox;
   /** The downstream output_index of an upstream event's item. */
   #indexOf: (event: Json) => number | undefined;
@@ -51,6 +52,7 @@ export class TextParts {
   #carry: AnswerSoFar | undefined;
   /** Parts that ended while their engine held text after the reply's last call, undecided. */
   #tails: FedPart[] = [];
+  /** Calls recovered and not yet taken by the wire to go out as items. */
   #pending: RecoveredCall[] = [];
   /** Downstream output_index of the last message item that carried text. */
   #lastTextIndex: number | undefined;
@@ -62,6 +64,7 @@ export class TextParts {
     this.#indexOf = indexOf;
   }
 
+  /** Downstream output_index of the last message item that carried text: calls left at the reply's end go after it. */
   get lastTextIndex(): number | undefined {
     return this.#lastTextIndex;
   }
@@ -74,7 +77,7 @@ export class TextParts {
   }
 
   /** A message item with text parts fed. */
-  carries(item: unknown): item is Json & { id: string } {
+  hasParts(item: unknown): item is Json & { id: string } {
     return isObject(item) && typeof item.id === "string" && this.#parts.has(item.id);
   }
 
@@ -165,8 +168,8 @@ export class TextParts {
     if (this.#part && !this.#part.guard.done) this.#part.guard.step({ native: true });
   }
 
-  /** Past the bound on what waits: every part's undecided text, the part being fed's too, is released as text. */
-  overflow(): Out[] {
+  /** Past the bound on what waits: every part's undecided text, the part being fed's too, is released as text (nothing to do when nothing is undecided). */
+  releaseAll(): Out[] {
     if (this.#tails.length === 0) return [];
     this.#decideTails("release");
     const part = this.#part;
