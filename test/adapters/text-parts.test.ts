@@ -15,7 +15,7 @@ import { MockLanguageModelV3, convertArrayToReadableStream, convertReadableStrea
 import { repairFetch } from "../../src/adapters/fetch.ts";
 import { repairMiddleware } from "../../src/adapters/middleware.ts";
 import { type Item, NATIVE_ARGS, completedItem, readStream, responsesItemSse } from "./responses-support.ts";
-import { JSON_HEADERS, type Json, byteByByte, chunkedFetch, encode, postInit, seededCuts } from "./wire-support.ts";
+import { JSON_HEADERS, type Json, byteByByte, chunkedFetch, encode, namedSse, postInit, seededCuts } from "./wire-support.ts";
 
 const BASH = '<tool_call>\n{"name":"bash","arguments":{"command":"ls"}}\n</tool_call>';
 const READ = '<tool_call>\n{"name":"read","arguments":{"filePath":"/a"}}\n</tool_call>';
@@ -169,6 +169,46 @@ async function everyStream(items: Item[], parallelOff: boolean): Promise<Json[][
   for (const seed of SEEDS) outputs.push(await run(seededCuts(encode(responsesItemSse(items, 1 + (seed % 5))), seed)));
   return outputs;
 }
+
+describe("F1, parts interleaved upstream: a delta for a part that already ended goes where it stands in that part", () => {
+  // No known server interleaves parts; one that did must still get a valid stream: the late delta
+  // of the first part comes while its slot (the text held after the call) waits for the reply.
+  const first = `Let me check.\n\n${BASH}\n\nFirst.\n`;
+  function interleaved(second: string): string {
+    const at = (content: number) => ({ item_id: "msg_1", output_index: 0, content_index: content });
+    const message = (texts: string[], status: string) => ({ id: "msg_1", type: "message", status, role: "assistant", content: texts.map((text) => ({ type: "output_text", text, annotations: [] })) });
+    const texts = [first + " late", "Second.\n" + second];
+    const response = (status: string, output: Json[]) => ({ id: "resp_1", object: "response", status, model: "m", output });
+    const events: Json[] = [
+      { type: "response.created", response: response("in_progress", []) },
+      { type: "response.output_item.added", output_index: 0, item: message([], "in_progress") },
+      { type: "response.output_text.delta", ...at(0), delta: first, logprobs: [] },
+      { type: "response.output_text.delta", ...at(1), delta: "Second.\n", logprobs: [] },
+      { type: "response.output_text.delta", ...at(0), delta: " late", logprobs: [] },
+      { type: "response.output_text.delta", ...at(1), delta: second, logprobs: [] },
+      { type: "response.output_text.done", ...at(0), text: texts[0], logprobs: [] },
+      { type: "response.output_text.done", ...at(1), text: texts[1], logprobs: [] },
+      { type: "response.output_item.done", output_index: 0, item: message(texts, "completed") },
+      { type: "response.completed", response: response("completed", [message(texts, "completed")]) },
+    ];
+    return namedSse(events.map((event, sequence_number) => ({ ...event, sequence_number })));
+  }
+
+  for (const [name, second, expected] of [
+    ["a call in the later part shows the held text, the late delta after it", READ, ["Let me check.\n\n\n\nFirst.\n late", "Second.\n"]],
+    ["no later call strips the text held after the call (in both parts), the late delta still shows", "", ["Let me check.\n\n late", ""]],
+  ] as const) {
+    test(name, async () => {
+      const body = encode(interleaved(second));
+      const run = async (chunks: Uint8Array[]) => readStream(await (await repairFetch({}, chunkedFetch(chunks))(URL_RESPONSES, responsesRequest(true, false))).text());
+      for (const chunks of [[body], byteByByte(body), ...SEEDS.map((seed) => seededCuts(body, seed))]) {
+        // readStream fails unless every done text equals the deltas that went out for its part.
+        const output = await run(chunks);
+        expect(output[0]!.content.map((p: Json) => p.text)).toEqual([...expected]);
+      }
+    });
+  }
+});
 
 describe("F2: a fenced example after an unclosed call never runs, whole or split at the fence", () => {
   // A call cut off mid-parameter, then the model shows a complete block inside a ```xml fence.

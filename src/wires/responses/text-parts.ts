@@ -27,6 +27,8 @@ interface FedPart {
   changed: boolean;
   /** It ended while its engine held text after a call: where that text goes once the reply decides it. */
   slot?: Slot;
+  /** Deltas that came for it after it ended, while its slot waits: they go out in the slot, after the text it holds. */
+  late: string;
 }
 
 /** What becomes of an upstream text delta: `keep` false drops it, `changed` says its delta was set. */
@@ -88,7 +90,13 @@ export class TextParts {
     const delta = event.delta;
     // A part that already ended, or whose engine failed, passes its text on as it is.
     if (typeof delta !== "string" || delta === "" || part !== this.#part || part.guard.done) {
-      if (typeof delta === "string") part.visible += delta;
+      if (typeof delta !== "string" || delta === "") return { keep: true, changed: false };
+      // Parts interleaved upstream: behind its waiting slot, or its deltas would not read as its `done` text.
+      if (part.slot?.decided === false) {
+        part.late += delta;
+        return { keep: false, changed: false };
+      }
+      part.visible += delta;
       return { keep: true, changed: false };
     }
     const step = part.guard.step({ delta });
@@ -246,7 +254,7 @@ export class TextParts {
     if (known) return known;
     before.push(...this.endPart());
     const guard = this.#engine();
-    const part: FedPart = { item: event.item_id, content, index: this.#indexOf(event), guard, visible: "", changed: false };
+    const part: FedPart = { item: event.item_id, content, index: this.#indexOf(event), guard, visible: "", changed: false, late: "" };
     this.#part = part;
     this.#lastTextIndex = part.index;
     const list = this.#parts.get(part.item);
@@ -309,7 +317,8 @@ export class TextParts {
     }
   }
 
-  #fill(part: FedPart, text: string): void {
+  #fill(part: FedPart, decided: string): void {
+    const text = decided + part.late;
     this.#out.fill(part.slot!, text === "" ? undefined : this.#partDelta(part, text).event);
   }
 
