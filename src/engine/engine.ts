@@ -1,7 +1,7 @@
-import { CR, DASH, DOT, DOUBLE_VERTICAL_LINE, FULLWIDTH_BAR, GT, LBRACE, LBRACKET, LF, LT, SP, TAB, UNDERSCORE } from "../grammar/chars.ts";
+import { LBRACE, LBRACKET, LT } from "../grammar/chars.ts";
 import { isTriggerCode } from "../grammar/markers.ts";
 import { mayStartStrayLine, readStrayLine } from "../grammar/stray-line.ts";
-import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
+import { NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "../parse/call.ts";
 import { withAliases } from "../parse/aliases.ts";
 import { OPENERS, type Opening, type OpenerView } from "../parse/openers.ts";
@@ -9,13 +9,15 @@ import { SchemaGate } from "../parse/schema-gate.ts";
 import { parseSpan } from "../parse/span.ts";
 import { standalonePrefixAt } from "../parse/standalone-json.ts";
 import type { Segment } from "../parse/segments.ts";
-import { isElementNameCode } from "../parse/tool-element.ts";
 import { resolveParseOptions, type BrokenSpan, type NudgeReason, type StrippedSpan, type ToolSpec } from "../parse/types.ts";
 import { Candidate, type Step } from "./candidate.ts";
 import { DocContext } from "./doc-context.ts";
+import { isBlank } from "./fed-text.ts";
 import { HeldText } from "./held-text.ts";
 import { QuoteBlindContext } from "./quote-blind.ts";
 import { DEFAULT_BUFFER_LIMIT } from "./limits.ts";
+import { stopAt } from "./stop-chars.ts";
+import { isNameStart, RESIDUE_OPENER, STANDALONE_OPENER, ToolNameOpeners } from "./tagless-openers.ts";
 import type { AnswerSoFar, EchoGuard, EngineEvent, EngineOptions, EngineSummary, GivenReader, RepairEngine } from "./types.ts";
 
 /** Smallest piece of a delta handed to a candidate at once. */
@@ -75,13 +77,13 @@ class Engine implements RepairEngine {
   private readonly broken: BrokenSpan[] = [];
   private readonly stripped: StrippedSpan[] = [];
 
-  /** Declared names the O06 residue may start with (null: residue off); and the `[` trigger (Mistral's and MiniMax's bracket tokens). */
-  private readonly residueNames: string[] | null;
-  private readonly longestName: number;
-  /** Declared tool names (and aliases) a plain tool-named element may open with (O09), and the longest. */
-  private readonly elementNames: string[];
-  private readonly longestElement: number;
+  /** The `[` trigger (Mistral's and MiniMax's bracket tokens). */
   private readonly brackets: boolean;
+  /** O06: the residue is on (mistralResidue) and a tool is declared. */
+  private readonly residue: boolean;
+  /** O09: a tool is declared, so a plain tool-named element may open. */
+  private readonly elements: boolean;
+  private readonly names: ToolNameOpeners;
   /** J01: a JSON call standing alone as a paragraph (parse.standaloneJson). */
   private readonly standalone: boolean;
   /** Claude-style XML is on: a stray wrapper line before a bare invoke is looked for (item 7). */
@@ -120,10 +122,9 @@ class Engine implements RepairEngine {
     }
     this.maxCalls = options.maxCalls ?? Infinity;
     this.thinking = options.channel === "reasoning";
-    this.residueNames = dialects.mistralResidue && tools.size > 0 ? [...tools.keys()] : null;
-    this.longestName = Math.max(0, ...[...tools.keys()].map((n) => n.length));
-    this.elementNames = [...tools.keys()];
-    this.longestElement = this.longestName;
+    this.residue = dialects.mistralResidue && tools.size > 0;
+    this.elements = tools.size > 0;
+    this.names = new ToolNameOpeners(tools);
     const limit = options.bufferLimit ?? DEFAULT_BUFFER_LIMIT;
     this.limit = limit > 0 ? limit : DEFAULT_BUFFER_LIMIT;
     this.idPrefix = options.idPrefix ?? `dsmlfix_${Math.random().toString(36).slice(2, 10)}_`;
@@ -339,8 +340,8 @@ class Engine implements RepairEngine {
           return j;
         }
       }
-      if (this.residueNames && isNameStart(c) && doc.atLineStart(c)) {
-        const residue = this.residueAt(s, j, final);
+      if (this.residue && isNameStart(c) && doc.atLineStart(c)) {
+        const residue = this.names.residueAt(s, j, final);
         if (residue !== "no") {
           this.emitText(s, emitFrom, j, base);
           if (residue === "open") this.cand = new Candidate(this.store, base + j, RESIDUE_OPENER, "mistral");
@@ -360,8 +361,8 @@ class Engine implements RepairEngine {
           this.emitText(s, emitFrom, j, base);
           return j;
         }
-        if (r === null && c === LT && this.elementNames.length > 0 && doc.atLineStart(c)) {
-          const element = this.plainElementAt(s, j, final);
+        if (r === null && c === LT && this.elements && doc.atLineStart(c)) {
+          const element = this.names.elementAt(s, j, final);
           if (element === "hold") {
             this.emitText(s, emitFrom, j, base);
             return j;
@@ -401,35 +402,6 @@ class Engine implements RepairEngine {
     }
     this.emitText(s, emitFrom, s.length, base);
     return -1;
-  }
-
-  /**
-   * O06 residue: a declared tool name at the start of a line followed by `[ARGS]`. "hold" when the
-   * text ends inside what could still be one; the name is never longer than the longest tool name.
-   */
-  private residueAt(s: string, j: number, final: boolean): "open" | "hold" | "no" {
-    let e = j;
-    while (e < s.length && e - j <= this.longestName && isNameChar(s.charCodeAt(e))) e++;
-    const name = s.slice(j, e);
-    if (e === s.length) return !final && this.residueNames!.some((n) => n.startsWith(name)) ? "hold" : "no";
-    if (s.charCodeAt(e) !== LBRACKET || !this.ctx.tools.has(name)) return "no";
-    const r = readTag(s, e, final);
-    if (r === NEED_MORE) return "hold";
-    return r !== null && r.family === "mistral" && r.name === "args" ? "open" : "no";
-  }
-
-  /**
-   * O09: `<NAME>` at the start of a line, NAME a declared tool (or alias) as written, no
-   * attributes: the opener of a plain tool-named element. "hold" only while the text ends inside
-   * what could still be such an opener (never longer than the longest declared name).
-   */
-  private plainElementAt(s: string, j: number, final: boolean): Tag | "hold" | null {
-    let e = j + 1;
-    while (e < s.length && e - j <= this.longestElement && isElementNameCode(s.charCodeAt(e))) e++;
-    const name = s.slice(j + 1, e);
-    if (e === s.length) return !final && e - j <= this.longestElement && this.elementNames.some((n) => n.startsWith(name)) ? "hold" : null;
-    if (s.charCodeAt(e) !== GT || !this.ctx.tools.has(name)) return null;
-    return { start: 0, end: e + 1 - j, family: "costume", closing: false, role: "other", name, attrs: {}, sentinel: "", flaws: Flaw.None };
   }
 
   /**
@@ -570,7 +542,7 @@ class Engine implements RepairEngine {
   private emitText(s: string, from: number, to: number, base: number): void {
     if (to <= from) return;
     // Prose after a call means the block is over, even if its closer never comes.
-    if (this.openBlock !== null && hasContent(s, from, to)) this.openBlock = null;
+    if (this.openBlock !== null && !isBlank(s, from, to)) this.openBlock = null;
     this.pushText(from === 0 && to === s.length ? s : s.slice(from, to), base + from);
   }
 
@@ -591,7 +563,7 @@ class Engine implements RepairEngine {
       if (noise) this.stripped.push({ span: [start, start + text.length], kind: "noise" });
       return;
     }
-    if (this.thinking && !noise && hasContent(text, 0, text.length)) {
+    if (this.thinking && !noise && !isBlank(text)) {
       this.releaseHeldTail();
       this.pushText(text, start);
       return;
@@ -652,30 +624,6 @@ class Engine implements RepairEngine {
 }
 
 /**
- * What the hot path stops at (see scanText): line ends (LF and CR), every trigger character, and
- * what changes documentation context mid-line: a backtick, `<`, `[`, `]`, `$`, a backslash (doc-inline.ts).
- */
-const STOP = new Uint8Array(0x80);
-for (const c of "\n\r`<|[]$\\") STOP[c.charCodeAt(0)] = 1;
-
-/** Index of the first character at or after `from` the hot path stops at, or -1. */
-function stopAt(s: string, from: number): number {
-  for (let k = from; k < s.length; k++) {
-    const b = s.charCodeAt(k);
-    if (b < 0x80 ? STOP[b] === 1 : b === FULLWIDTH_BAR || b === DOUBLE_VERTICAL_LINE) return k;
-  }
-  return -1;
-}
-
-function hasContent(s: string, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) {
-    const c = s.charCodeAt(i);
-    if (c !== SP && c !== TAB && c !== LF && c !== CR) return true;
-  }
-  return false;
-}
-
-/**
  * The progress guarantee, kept here and nowhere else: a candidate never ends where it began, so
  * every turn of process() moves at least one character past the candidate's start, and text mode
  * (which only opens a candidate at or after that point) can never meet the same start twice. A
@@ -687,15 +635,6 @@ function spanEnd(cand: Candidate, step: Exclude<Step, { kind: "more" }>): number
   const cut = step.kind === "complete" ? step.end : step.at;
   return cut > cand.start ? cut : cand.start + 1;
 }
-
-/** J01 has no tag of its own either: the candidate starts at the paragraph's `{` or `[`. */
-const STANDALONE_OPENER: Tag = { start: 0, end: 0, family: "mistral", closing: false, role: "other", name: "standalone-json", attrs: {}, sentinel: "", flaws: Flaw.None };
-
-/** The O06 residue has no tag of its own: the candidate starts at the tool name. */
-const RESIDUE_OPENER: Tag = { start: 0, end: 0, family: "mistral", closing: false, role: "other", name: "residue", attrs: {}, sentinel: "", flaws: Flaw.None };
-
-const isNameStart = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === UNDERSCORE;
-const isNameChar = (c: number) => isNameStart(c) || (c >= 0x30 && c <= 0x39) || c === DASH || c === DOT;
 
 /** The opener with offsets relative to its own candidate span. */
 function shift(tag: Tag): Tag {
