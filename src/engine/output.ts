@@ -14,8 +14,8 @@ import type { AnswerSoFar, EchoGuard, EngineEvent, EngineOptions, EngineSummary 
  * recovered call (tail.ts, S03), the calls recovered, and the report summary() gives. It decides
  * what a parsed segment becomes by the request's rules (replayed history runs nothing, maxCalls, a
  * native call's duplicates, echoed markup) and tells the documentation context what a candidate
- * let go of. The engine (engine.ts) reads the text and extends this class, a base class rather
- * than a member so that its fast path finds `tail` on itself, one load as before the split.
+ * let go of. The engine reads the text (text-mode.ts, engine.ts) and extends this class: a base
+ * class rather than a member, so that its fast path finds `tail` on itself, one load as before.
  */
 export class Output {
   /** The events of the step under way (a feed, a flush, ...). */
