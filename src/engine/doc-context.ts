@@ -42,7 +42,7 @@ export class DocContext extends BlockReader {
 
   /**
    * Mid-line with nothing pending: until the next character the engine stops at (see
-   * STOP in engine.ts), characters cannot change any state here.
+   * STOP in stop-chars.ts), characters cannot change any state here.
    */
   get midLine(): boolean {
     // A thematic break or a table delimiter row is decided by every character of its line.

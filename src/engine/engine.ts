@@ -1,177 +1,47 @@
-import { CR, DASH, DOT, DOUBLE_VERTICAL_LINE, FULLWIDTH_BAR, GT, LBRACE, LBRACKET, LF, LT, SP, TAB, UNDERSCORE } from "../grammar/chars.ts";
-import { isTriggerCode } from "../grammar/markers.ts";
-import { mayStartStrayLine, readStrayLine } from "../grammar/stray-line.ts";
-import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
-import type { SpanContext } from "../parse/call.ts";
-import { withAliases } from "../parse/aliases.ts";
-import { OPENERS, type Opening, type OpenerView } from "../parse/openers.ts";
-import { SchemaGate } from "../parse/schema-gate.ts";
 import { parseSpan } from "../parse/span.ts";
-import { standalonePrefixAt } from "../parse/standalone-json.ts";
 import type { Segment } from "../parse/segments.ts";
-import { isElementNameCode } from "../parse/tool-element.ts";
-import { resolveParseOptions, type BrokenSpan, type NudgeReason, type StrippedSpan, type ToolSpec } from "../parse/types.ts";
-import { Candidate, type Step } from "./candidate.ts";
-import { DocContext } from "./doc-context.ts";
-import { HeldText } from "./held-text.ts";
-import { QuoteBlindContext } from "./quote-blind.ts";
-import { DEFAULT_BUFFER_LIMIT } from "./limits.ts";
-import type { AnswerSoFar, EchoGuard, EngineEvent, EngineOptions, EngineSummary, GivenReader, RepairEngine } from "./types.ts";
+import type { Candidate, Step } from "./candidate.ts";
+import { stopAt } from "./stop-chars.ts";
+import { TextMode } from "./text-mode.ts";
+import type { EngineEvent, EngineOptions, GivenReader, RepairEngine } from "./types.ts";
 
 /** Smallest piece of a delta handed to a candidate at once. */
 const PIECE = 256;
-
-/**
- * Text held after a recovered call: released if another call follows, stripped at the end (S03).
- * A piece that is markup the engine did not run (a call past maxCalls, broken markup) keeps its
- * report, so a withdrawn call (withdrawCalls) can strip it as a native call's duplicate. A `gone`
- * piece was stripped where it stood (an echoed call, a native call's duplicate) and is never
- * released; it keeps its place so the pieces stay one run of what was fed, the last `length`
- * characters, which is what the store keeps for them (RepairEngine.held).
- */
-interface Tail {
-  start: number;
-  pieces: { start: number; length: number; noise: boolean; markup?: BrokenSpan; gone?: true }[];
-  length: number;
-}
 
 export function createRepairEngine(options: EngineOptions): RepairEngine {
   return new Engine(options);
 }
 
 /**
- * The incremental engine: text mode releases everything that cannot start a marker in the same
- * chunk and holds at most one undecided tag; a candidate holds only its own span. Each character
- * is scanned a bounded number of times, so a feed costs O(chunk) plus at most one tag.
+ * The incremental engine: text mode (text-mode.ts) releases everything that cannot start a marker
+ * in the same chunk and holds at most one undecided tag; a candidate holds only its own span. Each
+ * character is scanned a bounded number of times, so a feed costs O(chunk) plus at most one tag.
+ * This class feeds the candidates and ends them, and keeps the steps (feed, flush, ...) with the
+ * fast path for the usual delta. Where what it read goes is output.ts's: the events, the text held
+ * after a call, the calls and the report. One class in three files, so the fast path and the scan
+ * read every field on the engine itself.
  */
-class Engine implements RepairEngine {
-  private readonly ctx: SpanContext;
-  /** EngineOptions.history: every call is reported as markup that ran nothing. */
-  private readonly history: boolean;
-  private readonly limit: number;
-  private readonly idPrefix: string;
-  private readonly doc: DocContext;
+class Engine extends TextMode implements RepairEngine {
+  /** Text from an opener still undecided (a tag cut off, a name that may be one): read again with the next delta. */
   private carry = "";
+  /** Offset, in everything fed, where `carry` starts (with no carry: the end of what was fed). */
   private pos = 0;
-  /** Every held character, stored once: the candidate and the tail read their spans back from it. */
-  private readonly store = new HeldText();
-  private cand: Candidate | null = null;
-  /** A block (its opener) or legacy section whose last call has been emitted but which has not closed yet. */
-  private openBlock: Tag | true | null = null;
-  private tail: Tail | null = null;
-  /**
-   * Characters the parts before this one held after the reply's last call (EngineOptions.continues):
-   * this engine's tail continues theirs, so the two count against one limit until a call ends it.
-   */
-  private tailBefore = 0;
-  private native = false;
   private flushed = false;
-  private out: EngineEvent[] = [];
-  private seq = 0;
-  private recovered = 0;
-  /** Spans of the calls recovered, for withdrawCalls. */
-  private callSpans: [number, number][] = [];
-  private heldNoCall = 0;
-  private readonly broken: BrokenSpan[] = [];
-  private readonly stripped: StrippedSpan[] = [];
-
-  /** Declared names the O06 residue may start with (null: residue off); and the `[` trigger (Mistral's and MiniMax's bracket tokens). */
-  private readonly residueNames: string[] | null;
-  private readonly longestName: number;
-  /** Declared tool names (and aliases) a plain tool-named element may open with (O09), and the longest. */
-  private readonly elementNames: string[];
-  private readonly longestElement: number;
-  private readonly brackets: boolean;
-  /** J01: a JSON call standing alone as a paragraph (parse.standaloneJson). */
-  private readonly standalone: boolean;
-  /** Claude-style XML is on: a stray wrapper line before a bare invoke is looked for (item 7). */
-  private readonly strayLines: boolean;
-  private readonly isEchoed: EchoGuard | undefined;
   private readonly given: GivenReader | undefined;
-  private readonly thinking: boolean;
-  /** EngineOptions.maxCalls: Infinity when the request allows parallel calls. */
-  private readonly maxCalls: number;
-  /** Calls the earlier parts of the same reply recovered (EngineOptions.continues). */
-  private readonly earlierCalls: number;
-  /** What the opener rules may read of this engine (and the one move they make). */
-  private readonly view: OpenerView;
 
   constructor(options: EngineOptions) {
-    const tools = new Map<string, ToolSpec>();
-    for (const tool of options.tools) tools.set(tool.name, tool);
-    withAliases(tools);
-    this.history = options.history === true;
-    this.ctx = { tools, options: resolveParseOptions(options.parse), schemas: new SchemaGate() };
-    const dialects = this.ctx.options.dialects;
-    this.brackets = dialects.mistral || dialects.mistralResidue || dialects.minimax;
-    this.standalone = this.ctx.options.standaloneJson;
-    this.strayLines = dialects.claudeXml;
-    this.isEchoed = options.isEchoed;
+    super(options);
     this.given = options.readingGiven;
-    // A later part of one reply reads on in the context the part before it left (a fence opened
-    // there is still open here); content the request gave is read quote-blind, alone.
-    this.doc = this.given ? new QuoteBlindContext() : (options.continues?.doc ?? new DocContext());
-    this.earlierCalls = this.given ? 0 : (options.continues?.calls ?? 0);
-    // The part before ended after a call, its text since undecided: this one's text is held after that call too.
-    const tailBefore = this.given ? undefined : options.continues?.tail;
-    if (tailBefore !== undefined) {
-      this.tail = { start: 0, pieces: [], length: 0 };
-      this.tailBefore = tailBefore;
-    }
-    this.maxCalls = options.maxCalls ?? Infinity;
-    this.thinking = options.channel === "reasoning";
-    this.residueNames = dialects.mistralResidue && tools.size > 0 ? [...tools.keys()] : null;
-    this.longestName = Math.max(0, ...[...tools.keys()].map((n) => n.length));
-    this.elementNames = [...tools.keys()];
-    this.longestElement = this.longestName;
-    const limit = options.bufferLimit ?? DEFAULT_BUFFER_LIMIT;
-    this.limit = limit > 0 ? limit : DEFAULT_BUFFER_LIMIT;
-    this.idPrefix = options.idPrefix ?? `dsmlfix_${Math.random().toString(36).slice(2, 10)}_`;
-    const engine = this;
-    this.view = {
-      get tail() {
-        return engine.tail !== null;
-      },
-      get openBlock() {
-        return engine.openBlock;
-      },
-      atLineStart: () => this.doc.atLineStart(),
-      declared: (name) => tools.has(name),
-      dialects,
-      codeCostumes: this.ctx.options.codeCostumes,
-      closeOpenBlock: () => this.closeOpenBlock(),
-    };
   }
 
   get held(): number {
     return this.carry.length + (this.cand?.length ?? 0) + (this.tail?.length ?? 0);
   }
 
-  noteNativeToolCall(): void {
-    this.native = true;
-  }
-
   withdrawCalls(): EngineEvent[] {
-    this.native = true;
-    this.out = [];
-    for (const span of this.callSpans) this.stripped.push({ span, kind: "native-call-duplicate" });
-    this.callSpans = [];
-    this.recovered = 0;
-    const tail = this.tail;
-    this.tail = null;
-    // What the model wrote after the call is its own text again; markup in it is a native call's duplicate, as it would have been.
-    for (const piece of tail?.pieces ?? []) {
-      const span: [number, number] = [piece.start, piece.start + piece.length];
-      if (piece.gone) continue;
-      if (piece.noise) this.stripped.push({ span, kind: "noise" });
-      else if (piece.markup) {
-        const at = this.broken.indexOf(piece.markup);
-        if (at !== -1) this.broken.splice(at, 1);
-        this.stripped.push({ span, kind: "native-call-duplicate" });
-      } else this.pushText(this.store.slice(piece.start, piece.start + piece.length), piece.start);
-    }
+    const out = this.withdraw();
     if (!this.flushed) this.store.keepLast(this.held);
-    return this.out;
+    return out;
   }
 
   releaseTail(): EngineEvent[] {
@@ -187,11 +57,6 @@ class Engine implements RepairEngine {
     this.process("", true);
     this.store.keepLast(this.held);
     return this.out;
-  }
-
-  carryOver(): AnswerSoFar {
-    const answer: AnswerSoFar = { doc: this.doc, calls: this.earlierCalls + this.recovered };
-    return this.tail ? { ...answer, tail: this.tailBefore + this.tail.length } : answer;
   }
 
   feed(delta: string): EngineEvent[] {
@@ -239,17 +104,7 @@ class Engine implements RepairEngine {
     return this.out;
   }
 
-  summary(): EngineSummary {
-    const first = this.native ? undefined : this.broken[0];
-    return {
-      recovered: this.recovered,
-      nudge: (first?.reason ?? null) as NudgeReason | null,
-      broken: this.broken.slice(),
-      stripped: this.stripped.slice(),
-      heldCandidateNoCall: this.heldNoCall,
-    };
-  }
-
+  /** Reads the carry and `text` on: text mode and candidates in turn. `final`: no more text comes in this span. */
   private process(text: string, final: boolean): void {
     let s = this.carry === "" ? text : this.carry + text;
     let base = this.pos;
@@ -315,158 +170,8 @@ class Engine implements RepairEngine {
     }
   }
 
-  /**
-   * Releases plain text until a candidate opens (returns its index, this.cand set), a tag needs
-   * more text (returns its index, no candidate), or the text ends (returns -1).
-   */
-  private scanText(s: string, from: number, base: number, final: boolean): number {
-    let emitFrom = from;
-    const doc = this.doc;
-    for (let j = from; j < s.length; ) {
-      if (doc.midLine) {
-        // The hot path: skip what can neither start a marker nor change documentation context.
-        const k = stopAt(s, j);
-        if (k === -1) break;
-        j = k;
-      }
-      const c = s.charCodeAt(j);
-      if (this.standalone && (c === LBRACE || c === LBRACKET) && doc.atTopLevelParagraphStart(c)) {
-        // J01: held only while the paragraph can still begin a JSON call (`{"name"`, `{"tool_calls"`, `[{"name"`).
-        const prefix = standalonePrefixAt(s, j, final);
-        if (prefix !== "no") {
-          this.emitText(s, emitFrom, j, base);
-          if (prefix === "open") this.cand = new Candidate(this.store, base + j, STANDALONE_OPENER, "standalone-json");
-          return j;
-        }
-      }
-      if (this.residueNames && isNameStart(c) && doc.atLineStart(c)) {
-        const residue = this.residueAt(s, j, final);
-        if (residue !== "no") {
-          this.emitText(s, emitFrom, j, base);
-          if (residue === "open") this.cand = new Candidate(this.store, base + j, RESIDUE_OPENER, "mistral");
-          return j;
-        }
-      }
-      if (this.strayLines && mayStartStrayLine(c) && doc.atParagraphStart(c)) {
-        const stray = this.strayLineAt(s, j, base, final, doc.quoteIndent(c));
-        if (stray !== "no") {
-          this.emitText(s, emitFrom, j, base);
-          return j;
-        }
-      }
-      if ((isTriggerCode(c) || (c === LBRACKET && this.brackets)) && !doc.inDoc(c)) {
-        const r = readTag(s, j, final);
-        if (r === NEED_MORE) {
-          this.emitText(s, emitFrom, j, base);
-          return j;
-        }
-        if (r === null && c === LT && this.elementNames.length > 0 && doc.atLineStart(c)) {
-          const element = this.plainElementAt(s, j, final);
-          if (element === "hold") {
-            this.emitText(s, emitFrom, j, base);
-            return j;
-          }
-          if (element !== null) {
-            this.emitText(s, emitFrom, j, base);
-            this.cand = new Candidate(this.store, base + j, element, "plain-element", null, doc.quoteIndent(c));
-            return j;
-          }
-        }
-        if (r !== null) {
-          // Text before the tag reaches the tail first, so the decision never depends on where a chunk ended.
-          this.emitText(s, emitFrom, j, base);
-          emitFrom = j;
-          const decision = this.decide(r, s);
-          if (typeof decision === "object") {
-            this.cand = new Candidate(this.store, base + j, shift(r), decision.open, decision.enclosing ?? null, doc.quoteIndent(c));
-            return j;
-          }
-          if (decision === "noise") {
-            this.holdInTail(s.slice(j, r.end), base + j, true);
-            doc.afterMarkup();
-            j = emitFrom = r.end;
-            continue;
-          }
-          if (decision === "stray") {
-            this.broken.push({ span: [base + j, base + r.end], shape: "D08", reason: "broken-markup", detail: "stray tool-call marker" });
-            emitFrom = j;
-          }
-          doc.advanceText(s, j, r.end);
-          j = r.end;
-          continue;
-        }
-      }
-      doc.advance(c);
-      j++;
-    }
-    this.emitText(s, emitFrom, s.length, base);
-    return -1;
-  }
-
-  /**
-   * O06 residue: a declared tool name at the start of a line followed by `[ARGS]`. "hold" when the
-   * text ends inside what could still be one; the name is never longer than the longest tool name.
-   */
-  private residueAt(s: string, j: number, final: boolean): "open" | "hold" | "no" {
-    let e = j;
-    while (e < s.length && e - j <= this.longestName && isNameChar(s.charCodeAt(e))) e++;
-    const name = s.slice(j, e);
-    if (e === s.length) return !final && this.residueNames!.some((n) => n.startsWith(name)) ? "hold" : "no";
-    if (s.charCodeAt(e) !== LBRACKET || !this.ctx.tools.has(name)) return "no";
-    const r = readTag(s, e, final);
-    if (r === NEED_MORE) return "hold";
-    return r !== null && r.family === "mistral" && r.name === "args" ? "open" : "no";
-  }
-
-  /**
-   * O09: `<NAME>` at the start of a line, NAME a declared tool (or alias) as written, no
-   * attributes: the opener of a plain tool-named element. "hold" only while the text ends inside
-   * what could still be such an opener (never longer than the longest declared name).
-   */
-  private plainElementAt(s: string, j: number, final: boolean): Tag | "hold" | null {
-    let e = j + 1;
-    while (e < s.length && e - j <= this.longestElement && isElementNameCode(s.charCodeAt(e))) e++;
-    const name = s.slice(j + 1, e);
-    if (e === s.length) return !final && e - j <= this.longestElement && this.elementNames.some((n) => n.startsWith(name)) ? "hold" : null;
-    if (s.charCodeAt(e) !== GT || !this.ctx.tools.has(name)) return null;
-    return { start: 0, end: e + 1 - j, family: "costume", closing: false, role: "other", name, attrs: {}, sentinel: "", flaws: Flaw.None };
-  }
-
-  /**
-   * Issue 29 item 7: a stray wrapper line (`call`) right before a Claude-style invoke opener on the
-   * next line. The invoke's candidate then starts at the stray word, so the line is the call's
-   * markup when the invoke proves a call, and is released with it as text otherwise. "hold" while
-   * the text could still be one (a word of at most five letters, its line end, an indentation).
-   */
-  private strayLineAt(s: string, j: number, base: number, final: boolean, indent: number): "open" | "hold" | "no" {
-    const at = readStrayLine(s, j, final);
-    if (at === null) return "no";
-    if (at === NEED_MORE) return "hold";
-    const r = readTag(s, at, final);
-    if (r === NEED_MORE) return "hold";
-    if (r === null || r.family !== "naked" || r.role !== "invoke" || r.closing || r.attrs.name === undefined) return "no";
-    const decision = this.decide(r, s);
-    if (typeof decision !== "object") return "no";
-    const opener: Tag = { ...r, start: at - j, end: r.end - j };
-    // Opened like every other candidate: an indented stray line is a quoted block (quoteIndent).
-    this.cand = new Candidate(this.store, base + j, opener, decision.open, decision.enclosing ?? null, indent);
-    return "open";
-  }
-
-  /** Each tag family's own rule decides (parse/openers.ts); `s` is the text the tag's offsets are in. */
-  private decide(tag: Tag, s: string): Opening {
-    return OPENERS[tag.family](tag, s, this.view);
-  }
-
   private finishAtEnd(cand: Candidate): number {
     return this.finish(cand, cand.length, !cand.completesAtEnd());
-  }
-
-  /** Forgets an open block; true when there was one, so its closer is the block's, not a stray. */
-  private closeOpenBlock(): boolean {
-    const was = this.openBlock !== null;
-    this.openBlock = null;
-    return was;
   }
 
   /**
@@ -496,59 +201,6 @@ class Engine implements RepairEngine {
     return span.length;
   }
 
-  private applySegment(seg: Segment, span: string, base: number): void {
-    const start = base + seg.start;
-    const end = base + seg.end;
-    if (seg.kind === "call" && this.history) {
-      // Replayed history never becomes a call: a well-formed one is markup that ran nothing, as a call to an undeclared tool.
-      const replayed: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "undeclared-tool", detail: "a call written as text in replayed history; it never ran", tool: seg.tool };
-      this.broken.push(replayed);
-      this.releaseVisible(span.slice(seg.start, seg.end), start, replayed);
-      return;
-    }
-    if (seg.kind === "call" && !this.native && this.earlierCalls + this.recovered >= this.maxCalls) {
-      // The request allows no more calls in this reply: the markup is handled exactly like a call
-      // to a tool the request does not offer (text where it stood, a nudge), and never runs.
-      const extra: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "extra-call", detail: "the request switched parallel tool calls off and the reply already made its call", tool: seg.tool };
-      this.broken.push(extra);
-      this.releaseVisible(span.slice(seg.start, seg.end), start, extra);
-      return;
-    }
-    if (seg.kind === "call" || (seg.kind === "broken" && this.native)) {
-      this.doc.afterMarkup();
-      if (this.native) {
-        this.strip([start, end], "native-call-duplicate");
-        return;
-      }
-      if (seg.kind !== "call") return;
-      if (this.isEchoed?.({ tool: seg.tool, input: seg.input, markup: span.slice(seg.start, seg.end), tools: this.ctx.tools })) {
-        this.strip([start, end], "echoed-markup");
-        this.broken.push({ span: [start, end], shape: seg.shape, reason: "echoed-markup", detail: "markup quoted from content the request gave the model", tool: seg.tool });
-        return;
-      }
-      this.releaseHeldTail();
-      this.out.push({
-        type: "call",
-        call: { id: `${this.idPrefix}${++this.seq}`, tool: seg.tool, input: seg.input, span: [start, end], shape: seg.shape },
-      });
-      this.recovered++;
-      this.callSpans.push([start, end]);
-      this.tail = { start: end, pieces: [], length: 0 };
-      this.tailBefore = 0;
-      return;
-    }
-    if (seg.kind === "broken") {
-      const b: BrokenSpan = { span: [start, end], shape: seg.shape, reason: seg.reason, detail: seg.detail };
-      if (seg.tool !== undefined) b.tool = seg.tool;
-      if (seg.parameter !== undefined) b.parameter = seg.parameter;
-      if (seg.declared !== undefined) b.declared = seg.declared;
-      this.broken.push(b);
-      this.releaseVisible(span.slice(seg.start, seg.end), start, b);
-      return;
-    }
-    this.releaseVisible(span.slice(seg.start, seg.end), start);
-  }
-
   /** Candidate text that proved not to be a call: visible, and documentation context sees it. */
   private releaseCandidate(cand: Candidate, length: number, hitLimit: boolean): void {
     this.cand = null;
@@ -559,120 +211,6 @@ class Engine implements RepairEngine {
     this.given?.candidateEnded(released, cand.opener.end, null);
     this.releaseVisible(released, cand.start);
   }
-
-  /** `markup`: the text is markup that did not run, reported as such (kept apart in a tail). */
-  private releaseVisible(text: string, start: number, markup?: BrokenSpan): void {
-    this.doc.advanceText(text);
-    if (markup && this.tail && text.length > 0) this.holdInTail(text, start, false, markup);
-    else this.pushText(text, start);
-  }
-
-  private emitText(s: string, from: number, to: number, base: number): void {
-    if (to <= from) return;
-    // Prose after a call means the block is over, even if its closer never comes.
-    if (this.openBlock !== null && hasContent(s, from, to)) this.openBlock = null;
-    this.pushText(from === 0 && to === s.length ? s : s.slice(from, to), base + from);
-  }
-
-  private pushText(text: string, start: number): void {
-    if (text.length === 0) return;
-    if (this.tail) {
-      this.holdInTail(text, start, false);
-      return;
-    }
-    const last = this.out[this.out.length - 1];
-    if (last?.type === "text") last.text += text;
-    else this.out.push({ type: "text", text });
-  }
-
-  private holdInTail(text: string, start: number, noise: boolean, markup?: BrokenSpan): void {
-    const tail = this.tail;
-    if (!tail) {
-      if (noise) this.stripped.push({ span: [start, start + text.length], kind: "noise" });
-      return;
-    }
-    if (this.thinking && !noise && hasContent(text, 0, text.length)) {
-      this.releaseHeldTail();
-      this.pushText(text, start);
-      return;
-    }
-    const room = Math.max(0, this.limit - this.tailBefore - tail.length);
-    const fits = text.length <= room;
-    const kept = fits ? text : text.slice(0, room);
-    let last = tail.pieces[tail.pieces.length - 1];
-    if (markup) tail.pieces.push((last = { start, length: 0, noise, markup }));
-    else if (!last || last.noise !== noise || last.markup || last.gone || last.start + last.length !== start) tail.pieces.push((last = { start, length: 0, noise }));
-    last.length += kept.length;
-    tail.length += kept.length;
-    if (fits) return;
-    this.heldNoCall++;
-    this.releaseHeldTail();
-    this.pushText(text.slice(room), start + room);
-  }
-
-  /**
-   * Markup stripped where it stood, reported once. Held after a call, it takes its place in the
-   * tail as a `gone` piece (counted against the limit like the rest), never to be released.
-   */
-  private strip(span: [number, number], kind: "native-call-duplicate" | "echoed-markup"): void {
-    this.stripped.push({ span, kind });
-    const tail = this.tail;
-    if (!tail) return;
-    const length = span[1] - span[0];
-    tail.pieces.push({ start: span[0], length, noise: false, gone: true });
-    tail.length += length;
-    if (this.tailBefore + tail.length < this.limit) return;
-    this.heldNoCall++;
-    this.releaseHeldTail();
-  }
-
-  /** Another call follows (or the tail grew too long): what the model wrote in between is visible. */
-  private releaseHeldTail(): void {
-    const tail = this.tail;
-    if (!tail) return;
-    this.tail = null;
-    for (const piece of tail.pieces) {
-      if (piece.gone) continue;
-      if (piece.noise) this.stripped.push({ span: [piece.start, piece.start + piece.length], kind: "noise" });
-      else this.pushText(this.store.slice(piece.start, piece.start + piece.length), piece.start);
-    }
-  }
-
-  /** The reply ended: text after the last call is the model narrating a result it never saw. */
-  private endTail(): void {
-    const tail = this.tail;
-    if (!tail) return;
-    this.tail = null;
-    for (const piece of tail.pieces) {
-      if (piece.gone) continue;
-      const kind = piece.noise || this.store.slice(piece.start, piece.start + piece.length).trim() === "" ? "noise" : "fabricated-result";
-      this.stripped.push({ span: [piece.start, piece.start + piece.length], kind });
-    }
-  }
-}
-
-/**
- * What the hot path stops at (see scanText): line ends (LF and CR), every trigger character, and
- * what changes documentation context mid-line: a backtick, `<`, `[`, `]`, `$`, a backslash (doc-inline.ts).
- */
-const STOP = new Uint8Array(0x80);
-for (const c of "\n\r`<|[]$\\") STOP[c.charCodeAt(0)] = 1;
-
-/** Index of the first character at or after `from` the hot path stops at, or -1. */
-function stopAt(s: string, from: number): number {
-  for (let k = from; k < s.length; k++) {
-    const b = s.charCodeAt(k);
-    if (b < 0x80 ? STOP[b] === 1 : b === FULLWIDTH_BAR || b === DOUBLE_VERTICAL_LINE) return k;
-  }
-  return -1;
-}
-
-function hasContent(s: string, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) {
-    const c = s.charCodeAt(i);
-    if (c !== SP && c !== TAB && c !== LF && c !== CR) return true;
-  }
-  return false;
 }
 
 /**
@@ -686,18 +224,4 @@ function hasContent(s: string, from: number, to: number): boolean {
 function spanEnd(cand: Candidate, step: Exclude<Step, { kind: "more" }>): number {
   const cut = step.kind === "complete" ? step.end : step.at;
   return cut > cand.start ? cut : cand.start + 1;
-}
-
-/** J01 has no tag of its own either: the candidate starts at the paragraph's `{` or `[`. */
-const STANDALONE_OPENER: Tag = { start: 0, end: 0, family: "mistral", closing: false, role: "other", name: "standalone-json", attrs: {}, sentinel: "", flaws: Flaw.None };
-
-/** The O06 residue has no tag of its own: the candidate starts at the tool name. */
-const RESIDUE_OPENER: Tag = { start: 0, end: 0, family: "mistral", closing: false, role: "other", name: "residue", attrs: {}, sentinel: "", flaws: Flaw.None };
-
-const isNameStart = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === UNDERSCORE;
-const isNameChar = (c: number) => isNameStart(c) || (c >= 0x30 && c <= 0x39) || c === DASH || c === DOT;
-
-/** The opener with offsets relative to its own candidate span. */
-function shift(tag: Tag): Tag {
-  return { ...tag, start: 0, end: tag.end - tag.start };
 }

@@ -11,3 +11,11 @@ export function textAndCalls(events: readonly EngineEvent[]): { text: string; ca
   }
   return { text, calls };
 }
+
+/** Appends text to a step's events, joined to the text event that ends them if there is one. */
+export function appendText(out: EngineEvent[], text: string): void {
+  if (text.length === 0) return;
+  const last = out[out.length - 1];
+  if (last?.type === "text") last.text += text;
+  else out.push({ type: "text", text });
+}

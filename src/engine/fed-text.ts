@@ -107,7 +107,8 @@ export function isSpace(c: number): boolean {
   return c === SP || c === TAB || c === LF || c === CR;
 }
 
-export function isBlank(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (!isSpace(text.charCodeAt(i))) return false;
+/** Whether `text` holds only spaces, tabs and line ends, from `from` to `to` (the whole of it by default). */
+export function isBlank(text: string, from = 0, to = text.length): boolean {
+  for (let i = from; i < to; i++) if (!isSpace(text.charCodeAt(i))) return false;
   return true;
 }

@@ -107,7 +107,7 @@ const PLAIN_SHAPE = "O09";
 
 /**
  * O09 over a complete span `<tool>` children `</tool>` (then spaces to the line end); the opener's name is as written. Only a
- * declared tool (or alias) with at least one child opens such a span (src/engine/engine.ts).
+ * declared tool (or alias) with at least one child opens such a span (src/engine/tagless-openers.ts).
  */
 export function parsePlainElementSpan(span: string, opener: Tag, truncated: boolean, ctx: SpanContext): Segment[] {
   const tool = ctx.tools.get(opener.name);

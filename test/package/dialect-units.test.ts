@@ -39,11 +39,13 @@ function tagOf(text: string): Tag {
 const cutsOf = (input: string) => [[], everyChar(input.length), randomCuts(input.length, 28), randomCuts(input.length, 4)];
 
 describe("dialects as units: the engine and the candidate name no dialect", () => {
-  test("engine.ts has no switch over tag families: it dispatches through the opener rules", () => {
-    const engine = read("engine/engine.ts");
-    expect(engine).not.toMatch(/switch\s*\(\s*\w+\.family\s*\)/);
-    for (const family of Object.keys(LEAKS)) expect(engine).not.toContain(`case "${family}"`);
-    expect(engine).toContain("OPENERS[tag.family]");
+  test("the engine has no switch over tag families: its text mode dispatches through the opener rules", () => {
+    for (const file of ["engine.ts", "text-mode.ts", "tagless-openers.ts", "output.ts", "tail.ts"]) {
+      const engine = read(`engine/${file}`);
+      expect(engine).not.toMatch(/switch\s*\(\s*\w+\.family\s*\)/);
+      for (const family of Object.keys(LEAKS)) expect(engine).not.toContain(`case "${family}"`);
+    }
+    expect(read("engine/text-mode.ts")).toContain("OPENERS[tag.family]");
   });
 
   test("candidate.ts names none of the <tool_call> body's dialects", () => {

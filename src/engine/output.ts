@@ -1,0 +1,217 @@
+import type { Segment } from "../parse/segments.ts";
+import type { BrokenSpan, NudgeReason, StrippedSpan, ToolSpec } from "../parse/types.ts";
+import { DocContext } from "./doc-context.ts";
+import { appendText } from "./events.ts";
+import { isBlank } from "./fed-text.ts";
+import { HeldText } from "./held-text.ts";
+import { DEFAULT_BUFFER_LIMIT } from "./limits.ts";
+import { QuoteBlindContext } from "./quote-blind.ts";
+import { Tail } from "./tail.ts";
+import type { AnswerSoFar, EchoGuard, EngineEvent, EngineOptions, EngineSummary } from "./types.ts";
+
+/**
+ * Where what the engine read goes: the events of the step under way, the text held after the last
+ * recovered call (tail.ts, S03), the calls recovered, and the report summary() gives. It decides
+ * what a parsed segment becomes by the request's rules (replayed history runs nothing, maxCalls, a
+ * native call's duplicates, echoed markup) and tells the documentation context what a candidate
+ * let go of. The engine reads the text (text-mode.ts, engine.ts) and extends this class: a base
+ * class rather than a member, so that its fast path finds `tail` on itself, one load as before.
+ */
+export class Output {
+  /** The events of the step under way (a feed, a flush, ...). */
+  protected out: EngineEvent[] = [];
+  protected tail: Tail | null = null;
+  /** Every held character, stored once: the candidate and the tail read their spans back from it. */
+  protected readonly store = new HeldText();
+  protected readonly doc: DocContext;
+  /** EngineOptions.bufferLimit: for a candidate, and for the text held after a call. */
+  protected readonly limit: number;
+  /** Candidates (and tails) released verbatim because they hit the limit. */
+  protected heldNoCall = 0;
+  protected readonly broken: BrokenSpan[] = [];
+  private readonly stripped: StrippedSpan[] = [];
+  private readonly tools: ReadonlyMap<string, ToolSpec>;
+  /** EngineOptions.history: every call is reported as markup that ran nothing. */
+  private readonly history: boolean;
+  private readonly idPrefix: string;
+  private readonly isEchoed: EchoGuard | undefined;
+  private readonly thinking: boolean;
+  /** EngineOptions.maxCalls: Infinity when the request allows parallel calls. */
+  private readonly maxCalls: number;
+  /** Calls the earlier parts of the same reply recovered (EngineOptions.continues). */
+  private readonly earlierCalls: number;
+  private native = false;
+  private seq = 0;
+  private recovered = 0;
+  /** Spans of the calls recovered, for withdrawCalls. */
+  private callSpans: [number, number][] = [];
+
+  constructor(options: EngineOptions, tools: ReadonlyMap<string, ToolSpec>) {
+    this.tools = tools;
+    this.history = options.history === true;
+    this.isEchoed = options.isEchoed;
+    this.thinking = options.channel === "reasoning";
+    this.maxCalls = options.maxCalls ?? Infinity;
+    const limit = options.bufferLimit ?? DEFAULT_BUFFER_LIMIT;
+    this.limit = limit > 0 ? limit : DEFAULT_BUFFER_LIMIT;
+    this.idPrefix = options.idPrefix ?? `dsmlfix_${Math.random().toString(36).slice(2, 10)}_`;
+    // A later part of one reply reads on in the context the part before it left (a fence opened
+    // there is still open here); content the request gave is read quote-blind, alone.
+    const before = options.readingGiven ? undefined : options.continues;
+    this.doc = options.readingGiven ? new QuoteBlindContext() : (before?.doc ?? new DocContext());
+    this.earlierCalls = before?.calls ?? 0;
+    // The part before ended after a call, its text since undecided: this one's text is held after that call too.
+    if (before?.tail !== undefined) this.tail = new Tail(before.tail);
+  }
+
+  noteNativeToolCall(): void {
+    this.native = true;
+  }
+
+  carryOver(): AnswerSoFar {
+    const answer: AnswerSoFar = { doc: this.doc, calls: this.earlierCalls + this.recovered };
+    return this.tail ? { ...answer, tail: this.tail.before + this.tail.length } : answer;
+  }
+
+  summary(): EngineSummary {
+    const first = this.native ? undefined : this.broken[0];
+    return {
+      recovered: this.recovered,
+      nudge: (first?.reason ?? null) as NudgeReason | null,
+      broken: this.broken.slice(),
+      stripped: this.stripped.slice(),
+      heldCandidateNoCall: this.heldNoCall,
+    };
+  }
+
+  /**
+   * A native call came after the calls recovered, which never ran (RepairEngine.withdrawCalls):
+   * they are its duplicates, and the text held after them is released. The step's events.
+   */
+  protected withdraw(): EngineEvent[] {
+    this.native = true;
+    this.out = [];
+    for (const span of this.callSpans) this.stripped.push({ span, kind: "native-call-duplicate" });
+    this.callSpans = [];
+    this.recovered = 0;
+    const tail = this.tail;
+    this.tail = null;
+    tail?.withdraw(this.store, this.out, this.stripped, this.broken);
+    return this.out;
+  }
+
+  protected applySegment(seg: Segment, span: string, base: number): void {
+    const start = base + seg.start;
+    const end = base + seg.end;
+    if (seg.kind === "call" && this.history) {
+      // Replayed history never becomes a call: a well-formed one is markup that ran nothing, as a call to an undeclared tool.
+      const replayed: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "undeclared-tool", detail: "a call written as text in replayed history; it never ran", tool: seg.tool };
+      this.broken.push(replayed);
+      this.releaseVisible(span.slice(seg.start, seg.end), start, replayed);
+      return;
+    }
+    if (seg.kind === "call" && !this.native && this.earlierCalls + this.recovered >= this.maxCalls) {
+      // The request allows no more calls in this reply: the markup is handled exactly like a call
+      // to a tool the request does not offer (text where it stood, a nudge), and never runs.
+      const extra: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "extra-call", detail: "the request switched parallel tool calls off and the reply already made its call", tool: seg.tool };
+      this.broken.push(extra);
+      this.releaseVisible(span.slice(seg.start, seg.end), start, extra);
+      return;
+    }
+    if (seg.kind === "call" || (seg.kind === "broken" && this.native)) {
+      this.doc.afterMarkup();
+      if (this.native) {
+        this.strip([start, end], "native-call-duplicate");
+        return;
+      }
+      if (seg.kind !== "call") return;
+      if (this.isEchoed?.({ tool: seg.tool, input: seg.input, markup: span.slice(seg.start, seg.end), tools: this.tools })) {
+        this.strip([start, end], "echoed-markup");
+        this.broken.push({ span: [start, end], shape: seg.shape, reason: "echoed-markup", detail: "markup quoted from content the request gave the model", tool: seg.tool });
+        return;
+      }
+      this.releaseHeldTail();
+      this.out.push({
+        type: "call",
+        call: { id: `${this.idPrefix}${++this.seq}`, tool: seg.tool, input: seg.input, span: [start, end], shape: seg.shape },
+      });
+      this.recovered++;
+      this.callSpans.push([start, end]);
+      this.tail = new Tail();
+      return;
+    }
+    if (seg.kind === "broken") {
+      const b: BrokenSpan = { span: [start, end], shape: seg.shape, reason: seg.reason, detail: seg.detail };
+      if (seg.tool !== undefined) b.tool = seg.tool;
+      if (seg.parameter !== undefined) b.parameter = seg.parameter;
+      if (seg.declared !== undefined) b.declared = seg.declared;
+      this.broken.push(b);
+      this.releaseVisible(span.slice(seg.start, seg.end), start, b);
+      return;
+    }
+    this.releaseVisible(span.slice(seg.start, seg.end), start);
+  }
+
+  /** Candidate text that proved not to be a call: visible, and documentation context sees it. `markup`: the text is markup that did not run, reported as such (kept apart in a tail). */
+  protected releaseVisible(text: string, start: number, markup?: BrokenSpan): void {
+    this.doc.advanceText(text);
+    if (markup && this.tail && text.length > 0) this.holdInTail(text, start, false, markup);
+    else this.pushText(text, start);
+  }
+
+  /** Text that goes out, unless a call is behind it: then it waits in the tail. */
+  protected pushText(text: string, start: number): void {
+    if (text.length === 0) return;
+    if (this.tail) this.holdInTail(text, start, false);
+    else appendText(this.out, text);
+  }
+
+  /** `noise`: a marker stripped where it stood, reported (at once when no call is behind it). */
+  protected holdInTail(text: string, start: number, noise: boolean, markup?: BrokenSpan): void {
+    const tail = this.tail;
+    if (!tail) {
+      if (noise) this.stripped.push({ span: [start, start + text.length], kind: "noise" });
+      return;
+    }
+    // D06: prose after a call in the reasoning channel is the model still thinking, not a result.
+    if (this.thinking && !noise && !isBlank(text)) {
+      this.releaseHeldTail();
+      this.pushText(text, start);
+      return;
+    }
+    const room = tail.room(this.limit);
+    const fits = text.length <= room;
+    tail.hold(start, fits ? text.length : room, noise, markup);
+    if (fits) return;
+    this.heldNoCall++;
+    this.releaseHeldTail();
+    this.pushText(text.slice(room), start + room);
+  }
+
+  /**
+   * Markup stripped where it stood, reported once. Held after a call, it takes its place in the
+   * tail (counted against the limit like the rest), never to be released.
+   */
+  private strip(span: [number, number], kind: "native-call-duplicate" | "echoed-markup"): void {
+    this.stripped.push({ span, kind });
+    if (!this.tail?.holdGone(span[0], span[1] - span[0], this.limit)) return;
+    this.heldNoCall++;
+    this.releaseHeldTail();
+  }
+
+  /** Another call follows, the tail outgrew the limit, or the caller could wait no longer. */
+  protected releaseHeldTail(): void {
+    const tail = this.tail;
+    if (!tail) return;
+    this.tail = null;
+    tail.release(this.store, this.out, this.stripped);
+  }
+
+  /** The reply ended: the text after the last call is stripped (S03). */
+  protected endTail(): void {
+    const tail = this.tail;
+    if (!tail) return;
+    this.tail = null;
+    tail.end(this.store, this.stripped);
+  }
+}

@@ -1,0 +1,207 @@
+import { LBRACE, LBRACKET, LT } from "../grammar/chars.ts";
+import { isTriggerCode } from "../grammar/markers.ts";
+import { mayStartStrayLine, readStrayLine } from "../grammar/stray-line.ts";
+import { NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
+import type { SpanContext } from "../parse/call.ts";
+import { withAliases } from "../parse/aliases.ts";
+import { OPENERS, type Opening, type OpenerView } from "../parse/openers.ts";
+import { SchemaGate } from "../parse/schema-gate.ts";
+import { standalonePrefixAt } from "../parse/standalone-json.ts";
+import { resolveParseOptions, type ToolSpec } from "../parse/types.ts";
+import { Candidate } from "./candidate.ts";
+import { isBlank } from "./fed-text.ts";
+import { Output } from "./output.ts";
+import { stopAt } from "./stop-chars.ts";
+import { isNameStart, RESIDUE_OPENER, STANDALONE_OPENER, ToolNameOpeners } from "./tagless-openers.ts";
+import type { EngineOptions } from "./types.ts";
+
+/**
+ * Text mode, the engine's reading between candidates: it releases everything that cannot start a
+ * marker in the same chunk and holds at most one undecided tag. What opens a candidate is decided
+ * here: a tag, by its family's opener rule (parse/openers.ts), or an opener without a tag of its
+ * own (tagless-openers.ts). The engine (engine.ts) extends it with the candidates and the steps;
+ * what text mode lets go of goes where the class it extends decides (output.ts).
+ */
+export class TextMode extends Output {
+  protected readonly ctx: SpanContext;
+  /** The candidate open, if any: text mode opens it, the engine feeds and ends it. */
+  protected cand: Candidate | null = null;
+  /** A block (its opener) or legacy section whose last call has been emitted but which has not closed yet. */
+  protected openBlock: Tag | true | null = null;
+
+  /** The `[` trigger (Mistral's and MiniMax's bracket tokens). */
+  private readonly brackets: boolean;
+  /** O06: the residue is on (mistralResidue) and a tool is declared. */
+  private readonly residue: boolean;
+  /** O09: a tool is declared, so a plain tool-named element may open. */
+  private readonly elements: boolean;
+  private readonly names: ToolNameOpeners;
+  /** J01: a JSON call standing alone as a paragraph (parse.standaloneJson). */
+  private readonly standalone: boolean;
+  /** Claude-style XML is on: a stray wrapper line before a bare invoke is looked for (item 7). */
+  private readonly strayLines: boolean;
+  /** What the opener rules may read of this engine (and the one move they make). */
+  private readonly view: OpenerView;
+
+  constructor(options: EngineOptions) {
+    const tools = new Map<string, ToolSpec>();
+    for (const tool of options.tools) tools.set(tool.name, tool);
+    withAliases(tools);
+    super(options, tools);
+    this.ctx = { tools, options: resolveParseOptions(options.parse), schemas: new SchemaGate() };
+    const dialects = this.ctx.options.dialects;
+    this.brackets = dialects.mistral || dialects.mistralResidue || dialects.minimax;
+    this.standalone = this.ctx.options.standaloneJson;
+    this.strayLines = dialects.claudeXml;
+    this.residue = dialects.mistralResidue && tools.size > 0;
+    this.elements = tools.size > 0;
+    this.names = new ToolNameOpeners(tools);
+    const engine = this;
+    this.view = {
+      get tail() {
+        return engine.tail !== null;
+      },
+      get openBlock() {
+        return engine.openBlock;
+      },
+      atLineStart: () => this.doc.atLineStart(),
+      declared: (name) => tools.has(name),
+      dialects,
+      codeCostumes: this.ctx.options.codeCostumes,
+      closeOpenBlock: () => this.closeOpenBlock(),
+    };
+  }
+
+  /**
+   * Releases plain text until a candidate opens (returns its index, this.cand set), a tag needs
+   * more text (returns its index, no candidate), or the text ends (returns -1).
+   */
+  protected scanText(s: string, from: number, base: number, final: boolean): number {
+    let emitFrom = from;
+    const doc = this.doc;
+    for (let j = from; j < s.length; ) {
+      if (doc.midLine) {
+        // The hot path: skip what can neither start a marker nor change documentation context.
+        const k = stopAt(s, j);
+        if (k === -1) break;
+        j = k;
+      }
+      const c = s.charCodeAt(j);
+      if (this.standalone && (c === LBRACE || c === LBRACKET) && doc.atTopLevelParagraphStart(c)) {
+        // J01: held only while the paragraph can still begin a JSON call (`{"name"`, `{"tool_calls"`, `[{"name"`).
+        const prefix = standalonePrefixAt(s, j, final);
+        if (prefix !== "no") {
+          this.emitText(s, emitFrom, j, base);
+          if (prefix === "open") this.cand = new Candidate(this.store, base + j, STANDALONE_OPENER, "standalone-json");
+          return j;
+        }
+      }
+      if (this.residue && isNameStart(c) && doc.atLineStart(c)) {
+        const residue = this.names.residueAt(s, j, final);
+        if (residue !== "no") {
+          this.emitText(s, emitFrom, j, base);
+          if (residue === "open") this.cand = new Candidate(this.store, base + j, RESIDUE_OPENER, "mistral");
+          return j;
+        }
+      }
+      if (this.strayLines && mayStartStrayLine(c) && doc.atParagraphStart(c)) {
+        const stray = this.strayLineAt(s, j, base, final, doc.quoteIndent(c));
+        if (stray !== "no") {
+          this.emitText(s, emitFrom, j, base);
+          return j;
+        }
+      }
+      if ((isTriggerCode(c) || (c === LBRACKET && this.brackets)) && !doc.inDoc(c)) {
+        const r = readTag(s, j, final);
+        if (r === NEED_MORE) {
+          this.emitText(s, emitFrom, j, base);
+          return j;
+        }
+        if (r === null && c === LT && this.elements && doc.atLineStart(c)) {
+          const element = this.names.elementAt(s, j, final);
+          if (element === "hold") {
+            this.emitText(s, emitFrom, j, base);
+            return j;
+          }
+          if (element !== null) {
+            this.emitText(s, emitFrom, j, base);
+            this.cand = new Candidate(this.store, base + j, element, "plain-element", null, doc.quoteIndent(c));
+            return j;
+          }
+        }
+        if (r !== null) {
+          // Text before the tag reaches the tail first, so the decision never depends on where a chunk ended.
+          this.emitText(s, emitFrom, j, base);
+          emitFrom = j;
+          const decision = this.decide(r, s);
+          if (typeof decision === "object") {
+            this.cand = new Candidate(this.store, base + j, shift(r), decision.open, decision.enclosing ?? null, doc.quoteIndent(c));
+            return j;
+          }
+          if (decision === "noise") {
+            this.holdInTail(s.slice(j, r.end), base + j, true);
+            doc.afterMarkup();
+            j = emitFrom = r.end;
+            continue;
+          }
+          if (decision === "stray") {
+            this.broken.push({ span: [base + j, base + r.end], shape: "D08", reason: "broken-markup", detail: "stray tool-call marker" });
+            emitFrom = j;
+          }
+          doc.advanceText(s, j, r.end);
+          j = r.end;
+          continue;
+        }
+      }
+      doc.advance(c);
+      j++;
+    }
+    this.emitText(s, emitFrom, s.length, base);
+    return -1;
+  }
+
+  /**
+   * Issue 29 item 7: a stray wrapper line (`call`) right before a Claude-style invoke opener on the
+   * next line. The invoke's candidate then starts at the stray word, so the line is the call's
+   * markup when the invoke proves a call, and is released with it as text otherwise. "hold" while
+   * the text could still be one (a word of at most five letters, its line end, an indentation).
+   */
+  private strayLineAt(s: string, j: number, base: number, final: boolean, indent: number): "open" | "hold" | "no" {
+    const at = readStrayLine(s, j, final);
+    if (at === null) return "no";
+    if (at === NEED_MORE) return "hold";
+    const r = readTag(s, at, final);
+    if (r === NEED_MORE) return "hold";
+    if (r === null || r.family !== "naked" || r.role !== "invoke" || r.closing || r.attrs.name === undefined) return "no";
+    const decision = this.decide(r, s);
+    if (typeof decision !== "object") return "no";
+    const opener: Tag = { ...r, start: at - j, end: r.end - j };
+    // Opened like every other candidate: an indented stray line is a quoted block (quoteIndent).
+    this.cand = new Candidate(this.store, base + j, opener, decision.open, decision.enclosing ?? null, indent);
+    return "open";
+  }
+
+  /** Each tag family's own rule decides (parse/openers.ts); `s` is the text the tag's offsets are in. */
+  private decide(tag: Tag, s: string): Opening {
+    return OPENERS[tag.family](tag, s, this.view);
+  }
+
+  /** Forgets an open block; true when there was one, so its closer is the block's, not a stray. */
+  private closeOpenBlock(): boolean {
+    const was = this.openBlock !== null;
+    this.openBlock = null;
+    return was;
+  }
+
+  private emitText(s: string, from: number, to: number, base: number): void {
+    if (to <= from) return;
+    // Prose after a call means the block is over, even if its closer never comes.
+    if (this.openBlock !== null && !isBlank(s, from, to)) this.openBlock = null;
+    this.pushText(from === 0 && to === s.length ? s : s.slice(from, to), base + from);
+  }
+}
+
+/** The opener with offsets relative to its own candidate span. */
+function shift(tag: Tag): Tag {
+  return { ...tag, start: 0, end: tag.end - tag.start };
+}
