@@ -32,8 +32,10 @@ interface Plan {
   init: RequestInit | undefined;
   tag: string | undefined;
   attempt: number;
-  /** Declared tools; undefined means the response is not ours to touch. */
+  /** Declared tools the request offers a call (its tool choice applied); undefined means the response is not ours to touch. */
   tools: ToolSpec[] | undefined;
+  /** Every tool name the request declared, of any kind (Wire.declaredNames): no alias stands for one. */
+  declaredNames?: string[];
   /** The echo guard over this request's given content, shared by every choice of the response. */
   isEchoed?: EchoGuard;
   /** The wire the request speaks; set whenever `tools` is. */
@@ -72,7 +74,7 @@ export function repairFetch(
 }
 
 function bindFactory(factory: EngineFactory, options: AdapterOptions, plan: Plan): (extra?: Partial<EngineOptions>) => RepairEngine {
-  return (extra) => factory({ ...engineOptions(options, plan.tools ?? [], plan.isEchoed), ...(plan.oneCall ? { maxCalls: 1 } : {}), ...extra });
+  return (extra) => factory({ ...engineOptions(options, plan.tools ?? [], plan.declaredNames ?? [], plan.isEchoed), ...(plan.oneCall ? { maxCalls: 1 } : {}), ...extra });
 }
 
 // ---------------------------------------------------------------- request
@@ -145,6 +147,7 @@ function planWire(plan: Plan, wire: Wire | undefined, body: Json, options: Adapt
   if (choice.type === "invalid") debugLine(options, `${choice.why}: no call is recovered from this response`);
   plan.wire = wire;
   plan.tools = offeredTools(tools, choice);
+  plan.declaredNames = wire.declaredNames(body);
   if (oneCall) plan.oneCall = true;
   // Read only if a call is about to be recovered: the passthrough path never walks the messages.
   plan.isEchoed = requestEchoGuard(options, () => wire.given(body));

@@ -71,14 +71,16 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
     const choice = sdkToolChoice(params.toolChoice);
     if (choice.type === "invalid") debugLine(options, `${choice.why}: no call is recovered from this response`);
     const offered = offeredTools(tools, choice);
+    // Every name the call declared, of any kind: another agent's name for a tool never stands for one.
+    const names = declaredNames(params);
     // ...and never more calls than it allowed: one, when the call switched parallel calls off.
     const oneCall = sdkOneCall(params.providerOptions);
     const limit = oneCall ? { maxCalls: 1 } : {};
     return () => ({
       options,
-      guard: new GuardedEngine(factory({ ...engineOptions(options, offered, isEchoed), ...limit }), onError),
+      guard: new GuardedEngine(factory({ ...engineOptions(options, offered, names, isEchoed), ...limit }), onError),
       // One engine per reasoning part, each reading on where the part before it left off.
-      reasoning: new ReasoningChannel((continues) => new GuardedEngine(factory({ ...engineOptions(options, offered, isEchoed), ...limit, channel: "reasoning", ...(continues ? { continues } : {}) }), onError)),
+      reasoning: new ReasoningChannel((continues) => new GuardedEngine(factory({ ...engineOptions(options, offered, names, isEchoed), ...limit, channel: "reasoning", ...(continues ? { continues } : {}) }), onError)),
       fromReasoning: 0,
       oneCall,
       tag,
@@ -151,6 +153,16 @@ function declaredTools(params: LanguageModelV3CallOptions): ToolSpec[] {
     if (tool.type === "function") tools.push({ name: tool.name, parameters: tool.inputSchema as JsonSchema });
   }
   return tools;
+}
+
+/** Function and provider tools alike: a provider tool's name is declared too. */
+function declaredNames(params: LanguageModelV3CallOptions): string[] {
+  const names: string[] = [];
+  for (const tool of params.tools ?? []) {
+    const name: unknown = (tool as { name?: unknown }).name;
+    if (typeof name === "string" && name) names.push(name);
+  }
+  return names;
 }
 
 function finishReport(ctx: CallContext): void {

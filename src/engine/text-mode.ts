@@ -46,7 +46,7 @@ export class TextMode extends Output {
   constructor(options: EngineOptions) {
     const tools = new Map<string, ToolSpec>();
     for (const tool of options.tools) tools.set(tool.name, tool);
-    withAliases(tools);
+    withAliases(tools, options.reservedNames);
     super(options, tools);
     this.ctx = { tools, options: resolveParseOptions(options.parse), schemas: new SchemaGate() };
     const dialects = this.ctx.options.dialects;

@@ -8,6 +8,13 @@ export type EngineEvent =
 
 export interface EngineOptions {
   tools: readonly ToolSpec[];
+  /**
+   * Names another agent's name for a tool (src/parse/aliases.ts) is never taken for, though no
+   * tool in `tools` has them: every tool the request declared, of any kind, before policy narrowed
+   * `tools` (a denied or not offered `execute_command` is not bash), and each alias name
+   * denyTools matches. A call written to one of them runs nothing.
+   */
+  reservedNames?: readonly string[];
   parse?: ParseOptionsInput;
   /** Characters a candidate may hold before it is released verbatim (responseFix.bufferLimit). */
   bufferLimit?: number;

@@ -1,13 +1,20 @@
 // From settled adapter options and a request's declared tools to the engine's options.
 import type { ToolSpec } from "../parse/types.ts";
 import type { EchoGuard, EngineOptions } from "../engine/types.ts";
+import { TOOL_ALIASES } from "../parse/aliases.ts";
 import type { AdapterOptions } from "./adapter.ts";
 import { BUFFER_LIMIT, type NamesSpec, OPTIONS } from "./spec.ts";
 
 const RESPONSE_FIX = OPTIONS.fields.responseFix.fields;
 
-export function engineOptions(options: AdapterOptions, tools: readonly ToolSpec[], isEchoed?: EchoGuard): EngineOptions {
-  const out: EngineOptions = { tools: recoverableTools(options, tools) };
+/**
+ * `tools`: the tools the request offers a call (declared, then narrowed by its tool choice);
+ * `declaredNames`: every tool name the request declared, of any kind (a custom tool, a server
+ * tool), before any narrowing. Another agent's name for a tool never stands for a name the
+ * request declared (EngineOptions.reservedNames).
+ */
+export function engineOptions(options: AdapterOptions, tools: readonly ToolSpec[], declaredNames: readonly string[], isEchoed?: EchoGuard): EngineOptions {
+  const out: EngineOptions = { tools: recoverableTools(options, tools), reservedNames: reservedNames(options, [...declaredNames, ...tools.map((tool) => tool.name)]) };
   if (options.parse) out.parse = options.parse;
   const bufferLimit = saneBufferLimit(options.responseFix?.bufferLimit);
   if (bufferLimit !== undefined) out.bufferLimit = bufferLimit;
@@ -35,6 +42,22 @@ export function recoverableTools(options: AdapterOptions, declared: readonly Too
   const deny = toolNames(options.responseFix?.denyTools, RESPONSE_FIX.denyTools);
   if (deny === "*") return [];
   return declared.filter((tool) => (allow === "*" || allow.has(tool.name)) && !deny.has(tool.name));
+}
+
+/**
+ * Names no alias may be taken for (EngineOptions.reservedNames): every declared name, so a call
+ * written to a tool that allowTools, denyTools or the tool choice left out is that tool's or
+ * nothing, never re-targeted onto the local tool its name is an alias of; and every alias name
+ * denyTools matches, since denying the name a call is written with stops it too
+ * (`denyTools: ["Bash"]` stops a `Bash` call that would run as bash). allowTools is matched
+ * against the declared target only: `allowTools: ["bash"]` lets a `Bash` call run as bash.
+ */
+export function reservedNames(options: AdapterOptions, declaredNames: readonly string[]): string[] {
+  const reserved = new Set(declaredNames);
+  const deny = toolNames(options.responseFix?.denyTools, RESPONSE_FIX.denyTools);
+  // "*" leaves no recoverable tool, so no alias has a target anyway.
+  if (deny !== "*") for (const alias of Object.keys(TOOL_ALIASES)) if (deny.has(alias)) reserved.add(alias);
+  return [...reserved];
 }
 
 /**

@@ -30,15 +30,22 @@ export interface AliasMapping {
 const MAPPINGS = new WeakMap<ToolSpec, AliasMapping>();
 
 /**
- * Adds a spec per alias whose target is declared and whose own name is not. Its schema has the
- * alias's parameter names, each typed as its declared target (so every dialect reads and coerces
- * values as it would for the target); a parameter without an exact counterpart is accepted by
- * any reader (an empty schema) and refused when the call is mapped (mapAliasCall).
+ * Adds a spec per alias whose target is declared and whose own name is neither declared nor
+ * `reserved`. Its schema has the alias's parameter names, each typed as its declared target (so
+ * every dialect reads and coerces values as it would for the target); a parameter without an
+ * exact counterpart is accepted by any reader (an empty schema) and refused when the call is
+ * mapped (mapAliasCall).
+ *
+ * `tools` are the tools a recovered call may name, after policy (allowTools, denyTools, tool_choice)
+ * narrowed them; `reserved` names what that left out but must not be re-targeted: every tool the
+ * request declared, of any kind (a denied MCP `execute_command`, a custom tool), so a call to it is
+ * that tool's or nothing, never bash's; and an alias name denyTools matches (EngineOptions.reservedNames).
  */
-export function withAliases(tools: Map<string, ToolSpec>): Map<string, ToolSpec> {
+export function withAliases(tools: Map<string, ToolSpec>, reserved: Iterable<string> = []): Map<string, ToolSpec> {
+  const taken = new Set(reserved);
   for (const [alias, entry] of Object.entries(TOOL_ALIASES)) {
     const target = tools.get(entry.tool);
-    if (!target || tools.has(alias)) continue;
+    if (!target || tools.has(alias) || taken.has(alias)) continue;
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
     const targetRequired = new Set(Array.isArray(target.parameters?.required) ? target.parameters.required : []);

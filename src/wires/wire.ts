@@ -25,6 +25,11 @@ export interface Wire {
   readonly name: string;
   /** Tools the request declared; none means the response is not ours to touch. */
   declared(body: Json): ToolSpec[];
+  /**
+   * Every tool name the request declared, of any kind and before its tool choice narrows them:
+   * another agent's name for a tool never stands for one of these (EngineOptions.reservedNames).
+   */
+  declaredNames(body: Json): string[];
   /** The request's tool choice and parallel-calls switch, translated to the wire-neutral form (tool-choice.ts). */
   allowed(body: Json): CallPolicy;
   /** Content the request gave the model (for the echo guard): every string of the body but the model's own words (src/echo/from-request.ts); read only when a call is about to be recovered. */

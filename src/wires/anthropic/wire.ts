@@ -6,11 +6,13 @@ import type { EngineEvent } from "../../engine/types.ts";
 import { AnthropicStreamRewriter, NATIVE_BLOCKS } from "./stream.ts";
 import { givenFromMessagesBody } from "../../echo/from-request.ts";
 import { type Json, isObject } from "../../sse/json.ts";
+import { declaredToolNames } from "../declared-names.ts";
 import type { Wire, WireJsonContext } from "../wire.ts";
 
 export const anthropicWire: Wire = {
   name: "anthropic-messages",
   declared: declaredTools,
+  declaredNames: declaredToolNames,
   allowed: (body) => ({ choice: anthropicToolChoice(body.tool_choice), oneCall: anthropicOneCall(body.tool_choice) }),
   given: givenFromMessagesBody,
   repairJson: repairMessageJson,

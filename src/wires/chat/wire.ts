@@ -7,6 +7,7 @@ import { givenFromChatBody } from "../../echo/from-request.ts";
 import { ReasoningChannel } from "../../engine/reasoning-channel.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { chatToolChoice, openAiOneCall } from "../tool-choice.ts";
+import { declaredToolNames } from "../declared-names.ts";
 import type { Wire, WireJsonContext } from "../wire.ts";
 import { openAiCall } from "./openai.ts";
 import { ChunkRewriter } from "./rewriter.ts";
@@ -14,6 +15,7 @@ import { ChunkRewriter } from "./rewriter.ts";
 export const chatWire: Wire = {
   name: "chat-completions",
   declared: declaredTools,
+  declaredNames: declaredToolNames,
   allowed: (body) => ({ choice: chatToolChoice(body.tool_choice), oneCall: openAiOneCall(body.parallel_tool_calls) }),
   given: givenFromChatBody,
   repairJson: repairChatJson,

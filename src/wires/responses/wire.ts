@@ -8,12 +8,14 @@ import { givenFromResponsesBody } from "../../echo/from-request.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { NATIVE_ITEMS, functionCallItem, textOf, textOfStep } from "./items.ts";
 import { ResponsesStreamRewriter } from "./stream.ts";
+import { declaredToolNames } from "../declared-names.ts";
 import type { Wire, WireJsonContext } from "../wire.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
 
 export const responsesWire: Wire = {
   name: "responses",
   declared: declaredTools,
+  declaredNames: declaredToolNames,
   allowed: (body) => ({ choice: responsesToolChoice(body.tool_choice), oneCall: openAiOneCall(body.parallel_tool_calls) }),
   given: givenFromResponsesBody,
   repairJson: repairResponseJson,
