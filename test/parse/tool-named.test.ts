@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { createEchoGuard } from "../../src/echo/guard.ts";
 import { createRepairEngine } from "../../src/engine/engine.ts";
-import { TOOL_ALIASES } from "../../src/parse/aliases.ts";
+import { TOOL_ALIASES, withAliases } from "../../src/parse/aliases.ts";
 import type { ToolSpec } from "../../src/parse/types.ts";
 import { opencodeBuiltinTools } from "../../src/tools/opencode-builtins.ts";
 import { live } from "../golden/notation.ts";
@@ -17,13 +17,13 @@ const invoke = (tool: string, params: [string, string][]) =>
   live(`<{D}tool_calls>\n<{D}invoke name="${tool}">\n${params.map(([k, v]) => `<{D}parameter name="${k}" string="true">${v}</{D}parameter>`).join("\n")}\n</{D}invoke>\n</{D}tool_calls>`);
 
 /** The run's calls and broken spans, the same at every split (asserted here). */
-function outcome(input: string, tools: readonly ToolSpec[]) {
-  const run = (cuts: number[]) => observable(runEngine(input, cuts, tools));
+function outcome(input: string, tools: readonly ToolSpec[], reservedNames?: readonly string[]) {
+  const run = (cuts: number[]) => observable(runEngine(input, cuts, tools, { reservedNames }));
   const whole = run([]);
   expect(run(everyChar(input.length))).toEqual(whole);
   for (let seed = 1; seed <= 10; seed++) expect(run(randomCuts(input.length, seed))).toEqual(whole);
-  const r = runEngine(input, [], tools);
-  return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), broken: r.summary.broken.map((b) => ({ reason: b.reason, tool: b.tool, detail: b.detail, declared: b.declared })) };
+  const r = runEngine(input, [], tools, { reservedNames });
+  return { text: r.text, calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), broken: r.summary.broken.map((b) => ({ reason: b.reason, tool: b.tool, detail: b.detail, declared: b.declared })) };
 }
 
 describe("another agent's tool names against OpenCode 1.18.33's declared tools", () => {
@@ -76,6 +76,49 @@ describe("another agent's tool names against OpenCode 1.18.33's declared tools",
       const properties = declared.get(entry.tool)!.parameters!.properties!;
       for (const to of Object.values(entry.params)) if (to !== null && !(alias === "Bash" && to === "description")) expect(Object.keys(properties)).toContain(to);
     }
+  });
+});
+
+// Review 42: a name the request declared (an MCP execute_command that policy took out of `tools`,
+// a custom tool) is reserved (EngineOptions.reservedNames): a call written to it is that tool's or
+// nothing, never another agent's name for bash.
+describe("a reserved name is never another agent's name", () => {
+  const tools = opencodeBuiltinTools;
+
+  test("every form of a call to a reserved alias name runs nothing and stays text, at every split", () => {
+    const forms = [
+      invoke("execute_command", [["command", "ls"]]),
+      "<write_to_file>\n<path>a.txt</path>\n<content>x</content>\n</write_to_file>",
+      '<tool_call>\n{"name": "read_file", "arguments": {"path": "a.ts"}}\n</tool_call>',
+    ];
+    const reserved = ["execute_command", "write_to_file", "read_file"];
+    for (const input of forms) {
+      const { text, calls, broken } = outcome(`Doing it:\n${input}`, tools, reserved);
+      expect(calls).toEqual([]);
+      expect(text).toBe(`Doing it:\n${input}`);
+      expect(broken.every((b) => b.declared === undefined)).toBe(true);
+    }
+    // The DSML form is reported as the tool the model wrote, which no recoverable tool is.
+    expect(outcome(invoke("execute_command", [["command", "ls"]]), tools, reserved).broken.map((b) => [b.reason, b.tool])).toEqual([["undeclared-tool", "execute_command"]]);
+  });
+
+  test("control: the same forms run as the declared tool when the names are not reserved", () => {
+    expect(outcome(invoke("execute_command", [["command", "ls"]]), tools).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+    expect(outcome("<write_to_file>\n<path>a.txt</path>\n<content>x</content>\n</write_to_file>", tools).calls).toEqual([{ tool: "write", input: { filePath: "a.txt", content: "x" } }]);
+    expect(outcome('<tool_call>\n{"name": "read_file", "arguments": {"path": "a.ts"}}\n</tool_call>', tools).calls).toEqual([{ tool: "read", input: { filePath: "a.ts" } }]);
+  });
+
+  test("reserving one alias leaves the others, and reserving a declared tool's own name changes nothing", () => {
+    expect(outcome(invoke("read_file", [["path", "a.ts"]]), tools, ["execute_command"]).calls).toEqual([{ tool: "read", input: { filePath: "a.ts" } }]);
+    expect(outcome(invoke("bash", [["command", "ls"]]), tools, ["bash", "execute_command"]).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+  });
+
+  test("withAliases adds no spec for a reserved name", () => {
+    const map = (reserved?: string[]) => [...withAliases(new Map(tools.map((t) => [t.name, t])), reserved).keys()];
+    expect(map()).toContain("execute_command");
+    expect(map(["execute_command", "Bash"])).not.toContain("execute_command");
+    expect(map(["execute_command", "Bash"])).not.toContain("Bash");
+    expect(map(["execute_command", "Bash"])).toContain("read_file");
   });
 });
 

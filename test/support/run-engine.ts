@@ -14,11 +14,13 @@ export interface RunOptions {
   parse?: ParseOptionsInput;
   bufferLimit?: number;
   native?: boolean;
+  /** EngineOptions.reservedNames: names no alias may be taken for. */
+  reservedNames?: readonly string[];
 }
 
 /** Feeds `input` cut at the given offsets (ascending), then flushes. */
 export function runEngine(input: string, cuts: readonly number[], tools: readonly ToolSpec[], options: RunOptions = {}): EngineRun {
-  const engine = createRepairEngine({ tools, parse: options.parse, bufferLimit: options.bufferLimit ?? Number.MAX_SAFE_INTEGER, idPrefix: "call_" });
+  const engine = createRepairEngine({ tools, parse: options.parse, bufferLimit: options.bufferLimit ?? Number.MAX_SAFE_INTEGER, idPrefix: "call_", ...(options.reservedNames ? { reservedNames: options.reservedNames } : {}) });
   if (options.native) engine.noteNativeToolCall();
   let text = "";
   const calls: RecoveredCall[] = [];
