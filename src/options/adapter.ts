@@ -15,10 +15,14 @@ export interface ResponseFixOptions {
   bufferLimit?: number;
   /**
    * Tools a recovered call may name, among those the request declared. Absent, or holding "*":
-   * every declared tool. Native tool calls are never affected.
+   * every declared tool. A call under another agent's name (`Bash`) counts as the declared tool
+   * it runs as (`bash`). Native tool calls are never affected.
    */
   allowTools?: readonly string[];
-  /** Tools a recovered call may never name ("*": none at all); wins over allowTools. */
+  /**
+   * Tools a recovered call may never name ("*": none at all); wins over allowTools. Matched
+   * against the name the model wrote as well as the tool it runs as (`["Bash"]` stops `Bash`).
+   */
   denyTools?: readonly string[];
   /** Echo guard (default true): never execute markup quoted from content the request gave the model. */
   echoGuard?: boolean;

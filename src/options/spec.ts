@@ -110,7 +110,7 @@ export const OPTIONS = namespace(
         failClosed: [],
         security: true,
         description:
-          'Tools a recovered call may name, among those the request declared; "*" means every declared tool, a pattern such as "mcp__github__*" every tool it matches (* any run of characters, ? any one), and [] recovers no call (leaks only get the correction). Native tool calls are never affected. An invalid value fails closed to [].',
+          'Tools a recovered call may name, among those the request declared; "*" means every declared tool, a pattern such as "mcp__github__*" every tool it matches (* any run of characters, ? any one), and [] recovers no call (leaks only get the correction). A call written under another agent\'s name (Bash, execute_command) counts as the declared tool it runs as (bash). Native tool calls are never affected. An invalid value fails closed to [].',
       },
       denyTools: {
         kind: "names",
@@ -119,7 +119,7 @@ export const OPTIONS = namespace(
         failClosed: ["*"],
         security: true,
         description:
-          'Tools a recovered call may never name, even when allowTools allows them; "*" denies every tool, a pattern such as "mcp__github__*" every tool it matches (* any run of characters, ? any one). The leak becomes an undeclared-tool correction; native tool calls are never affected. An invalid value fails closed to ["*"].',
+          'Tools a recovered call may never name, even when allowTools allows them; "*" denies every tool, a pattern such as "mcp__github__*" every tool it matches (* any run of characters, ? any one). Matched against the name the model wrote as well as the tool the call would run as: ["Bash"] also stops a Bash call that would run as bash. The leak becomes an undeclared-tool correction; native tool calls are never affected. An invalid value fails closed to ["*"].',
       },
       echoGuard: flag(
         true,
