@@ -4,7 +4,7 @@ import { SPAN_KINDS } from "../parse/span.ts";
 import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
 import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
 import { NamedState } from "../parse/named.ts";
-import { closerRule, closerWasContent, ExampleInValue, exampleOpener, type CloserRule } from "../parse/closer-in-value.ts";
+import { closerRule, closerWasContent, ExampleInValue, exampleOpener, PlainRunInValue, type CloserRule } from "../parse/closer-in-value.ts";
 import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 
@@ -49,13 +49,16 @@ export class Candidate implements SpanReader {
   private before_inValue = false;
   /**
    * Review finding 2: an example (a block or invoke) written inside an open value, read on while it
-   * may be the value's text (parse/closer-in-value.ts ExampleInValue): its tags change nothing
-   * else. Proved no example, the text from its opener is read again as before (rewindTo), and no
-   * example starts before the tag that proved it (noExampleBefore), so each character is read at
-   * most twice.
+   * may be the value's text (parse/closer-in-value.ts ExampleInValue), or a DSML value's plain
+   * markup read on to the value's next DSML tag (PlainRunInValue): its tags change nothing else.
+   * Proved no example, the text from its opener is read again as before (rewindTo), and no example
+   * starts before the tag that proved it (noExampleBefore, a plain run once per value), so each
+   * character is read a bounded number of times.
    */
-  private example: ExampleInValue | null = null;
+  private example: ExampleInValue | PlainRunInValue | null = null;
   private exampleStart = -1;
+  /** A DSML value's plain markup was read as a run (PlainRunInValue) once already: the value's next plain tags are read as before. */
+  private plainRunTried = false;
   private rewindTo = -1;
   private noExampleBefore = 0;
   /** The closer rule for a value inside a kind with its own wrapper closer (`</tool_call>`), made on first use. */
@@ -277,6 +280,12 @@ export class Candidate implements SpanReader {
       this.example = new ExampleInValue(tag, this.opener.family);
       this.exampleStart = base + tag.start;
       return null;
+    } else if (this.inValue && this.opener.family === "dsml" && tag.family === "naked" && !this.plainRunTried) {
+      // Plain markup in a DSML value is read as the walk reads it (PlainRunInValue), held until the value's next DSML tag.
+      this.plainRunTried = true;
+      this.example = new PlainRunInValue(tag);
+      this.exampleStart = base + tag.start;
+      return null;
     }
     this.before_endsInBlock = this.endsInBlock;
     this.before_inValue = this.inValue;
@@ -300,7 +309,7 @@ export class Candidate implements SpanReader {
   private failExample(at: number): null {
     this.example = null;
     this.rewindTo = this.exampleStart;
-    this.noExampleBefore = at;
+    this.noExampleBefore = Math.max(this.noExampleBefore, at);
     return null;
   }
 
@@ -353,6 +362,7 @@ export class Candidate implements SpanReader {
     if (tag.family === "dsml") {
       this.inValue = tag.role === "parameter" && !tag.closing;
       this.plainDepth = 0;
+      this.plainRunTried = false;
       return false;
     }
     if (!this.inValue || tag.family !== "naked") return false;

@@ -133,3 +133,38 @@ export function exampleEnd(tags: readonly Tag[], at: number, family: TagFamily):
   }
   return { end: -1, stop: tags.length };
 }
+
+/**
+ * Unprefixed markup inside a DSML value, as the stream reads it: the walk (dsml.ts
+ * plainMarkupValueEnds) takes every plain tag up to the first DSML tag as the value's text when that
+ * tag is the value's parameter closer (an XML file, a Claude-style or Qwen3-Coder call documented in
+ * a file), unless a plain parameter closer that matches no plain opener is followed by a plain
+ * parameter opener or invoke tag (the model wrote the next parameter without its sentinel). Started
+ * at the first plain tag of a value, this steps the same decision, so the stream never ends the
+ * value at a plain closer the walk reads as text (`echo "</invoke>"` in a documented call). Proved
+ * otherwise, the stream reads the value again as before (engine/candidate.ts).
+ */
+export class PlainRunInValue {
+  private depth = 0;
+  private unmatchedCloser = false;
+  readonly awaitsChar = false;
+
+  constructor(first: Tag) {
+    this.step(first);
+  }
+
+  char(): null {
+    return null;
+  }
+
+  step(tag: Tag): "content" | "fail" | null {
+    if (tag.family === "dsml") return tag.role === "parameter" && tag.closing ? "content" : "fail";
+    if (tag.family !== "naked") return null;
+    if (this.unmatchedCloser && ((tag.role === "parameter" && !tag.closing) || tag.role === "invoke")) return "fail";
+    if (tag.role !== "parameter") return null;
+    if (!tag.closing) this.depth++;
+    else if (this.depth > 0) this.depth--;
+    else this.unmatchedCloser = true;
+    return null;
+  }
+}

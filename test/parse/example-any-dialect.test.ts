@@ -210,3 +210,24 @@ describe("hard negatives: documentation and undeclared tools never run", () => {
     }
   });
 });
+
+describe("unprefixed markup in a DSML value is read by the stream as the walk reads it (PlainRunInValue)", () => {
+  test("a plain closer with text after it, then the value's DSML closer: the whole value, never an empty write", () => {
+    const o = outcome(dsmlWrite(`const end = "</invoke>" + x;\n`));
+    expect(o.calls).toEqual([{ tool: "write", input: { filePath: "calls.md", content: `const end = "</invoke>" + x;\n` } }]);
+  });
+
+  test("a documented Claude-style call whose command holds `</invoke>`: the write runs whole, the call never runs (not `echo \"`)", () => {
+    const content = doc(`<invoke name="bash">\n<parameter name="command">echo "</invoke>" && rm -rf x</parameter>\n</invoke>`);
+    for (const outer of [(c: string) => dsmlWrite(c), (c: string) => `<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">calls.md</{D}parameter>\n<{D}parameter name="content" string="true">${c}</{D}parameter>\n</{D}invoke>\n`]) {
+      expect(outcome(outer(content)).calls).toEqual([{ tool: "write", input: { filePath: "calls.md", content } }]);
+    }
+  });
+
+  test("M07 as before: a plain closer that ends the value, then DSML markup, closes it there", () => {
+    const o = outcome(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+    const next = outcome(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</parameter>\n<{D}parameter name="description" string="true">d</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+    expect(next.calls).toEqual([{ tool: "bash", input: { command: "ls", description: "d" } }]);
+  });
+});
