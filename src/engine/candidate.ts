@@ -1,5 +1,5 @@
 import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
-import { asLostLtCloser, Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
+import { asLostLtCloser, Flaw, NEED_MORE, readTag, type Tag, type TagFamily } from "../grammar/tags.ts";
 import { SPAN_KINDS } from "../parse/span.ts";
 import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
 import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
@@ -48,8 +48,8 @@ export class Candidate implements SpanReader {
   private before_endsInBlock = false;
   private before_inValue = false;
   /**
-   * Review finding 2: an example (a block or invoke) written inside an open value, read on while it
-   * may be the value's text (parse/closer-in-value.ts ExampleInValue), or a DSML value's plain
+   * Review finding 2: an example (a call of any dialect) written inside an open value, read on while
+   * it may be the value's text (parse/closer-in-value.ts ExampleInValue), or a DSML value's plain
    * markup read on to the value's next DSML tag (PlainRunInValue): its tags change nothing else.
    * Proved no example, the text from its opener is read again as before (rewindTo), and no example
    * starts before the tag that proved it (noExampleBefore, a plain run once per value), so each
@@ -197,6 +197,11 @@ export class Candidate implements SpanReader {
             continue;
           }
         }
+        // A closer inside an example's own value waits for the next character (ExampleInValue.char).
+        if (this.example?.awaitsChar && this.example.char(c) === "fail") {
+          this.failExample(base + i);
+          continue;
+        }
         if (!isSpaceCode(c)) {
           const step = this.onContent(c, base + i);
           if (step) return step;
@@ -276,16 +281,20 @@ export class Candidate implements SpanReader {
       // Not an example: the restart rule and every other rule read it again from its opener.
       if (verdict === "fail") return this.failExample(base + tag.start);
       // "content": this tag is the value's own parameter closer, read below as always.
-    } else if (this.inValue && base + tag.start >= this.noExampleBefore && (this.opener.family === "dsml" || this.opener.family === "naked") && exampleOpener(tag, this.opener.family)) {
-      this.example = new ExampleInValue(tag, this.opener.family);
-      this.exampleStart = base + tag.start;
-      return null;
-    } else if (this.inValue && this.opener.family === "dsml" && tag.family === "naked" && !this.plainRunTried) {
-      // Plain markup in a DSML value is read as the walk reads it (PlainRunInValue), held until the value's next DSML tag.
-      this.plainRunTried = true;
-      this.example = new PlainRunInValue(tag);
-      this.exampleStart = base + tag.start;
-      return null;
+    } else {
+      const family = this.exampleFamily();
+      if (family !== null && base + tag.start >= this.noExampleBefore && exampleOpener(tag, family)) {
+        this.example = new ExampleInValue(tag, family);
+        this.exampleStart = base + tag.start;
+        return null;
+      }
+      if (family === "dsml" && tag.family === "naked" && !this.plainRunTried) {
+        // Plain markup in a DSML value is read as the walk reads it (PlainRunInValue), held until the value's next DSML tag.
+        this.plainRunTried = true;
+        this.example = new PlainRunInValue(tag);
+        this.exampleStart = base + tag.start;
+        return null;
+      }
     }
     this.before_endsInBlock = this.endsInBlock;
     this.before_inValue = this.inValue;
@@ -311,6 +320,17 @@ export class Candidate implements SpanReader {
     this.rewindTo = this.exampleStart;
     this.noExampleBefore = Math.max(this.noExampleBefore, at);
     return null;
+  }
+
+  /**
+   * The family of the value open before the tag being read, whose examples ExampleInValue reads:
+   * a DSML or unprefixed parameter's (inValue), or a Qwen3-Coder parameter's (nest depth 2, bare
+   * or inside `<tool_call>`, as parseQwenFunctions reads it); null when no value is open.
+   */
+  private exampleFamily(): TagFamily | null {
+    if (this.root === "qwen-function" || this.root === "tool-call") return this.depth === 2 ? "naked" : null;
+    if (!this.inValue) return null;
+    return this.opener.family === "dsml" || this.opener.family === "naked" ? this.opener.family : null;
   }
 
   tentatively(rule: CloserRule, end?: number): null {

@@ -7,7 +7,7 @@ import { parseQwenFunctions } from "./qwen.ts";
 import { xmlToolCall } from "../costume.ts";
 import { complete, type SpanKind } from "../span-kind.ts";
 import { GLM_IN_VALUE, QWEN_IN_WRAPPER, ToolCallBody, ToolCallStart } from "./tool-call-body.ts";
-import { closerEndsCall } from "../closer-in-value.ts";
+import { closerEndsCall, exampleEnd, exampleOpener } from "../closer-in-value.ts";
 import { COLON, DASH, DOT, UNDERSCORE } from "../../grammar/chars.ts";
 import { isObject } from "../../grammar/plain-data.ts";
 
@@ -98,7 +98,8 @@ const VALUE_CLOSER = "</arg_value>";
  * (`echo "</tool_call>" && rm -rf build`) or a GLM `<arg_value>` it ends the call only by the closer
  * rule (review finding 1, parse/closer-in-value.ts), as the stream reads it (tool-call-body.ts):
  * text after it on its line makes it the value's text, and parseQwenFunctions or glmPairs then
- * want the value's own `</parameter>` or `</arg_value>`.
+ * want the value's own `</parameter>` or `</arg_value>`. A complete example inside a Qwen3-Coder
+ * value that then reaches its `</parameter>` is skipped whole (closer-in-value.ts ExampleInValue).
  */
 function wrapperCloser(span: string, opener: Tag): Tag | undefined {
   const tags = tagsOf(span, opener.end);
@@ -106,7 +107,19 @@ function wrapperCloser(span: string, opener: Tag): Tag | undefined {
   const qwen = head.startsWith("<function=");
   const glm = !qwen && glmName(head) !== undefined;
   let open = false;
+  let skipUntil = 0;
+  let exampleFrom = 0;
   for (const [index, tag] of tags.entries()) {
+    if (index < skipUntil) continue;
+    // A complete example inside an open Qwen3-Coder value that then reaches its `</parameter>` is its text (parseQwenFunctions).
+    if (qwen && open && index >= exampleFrom && exampleOpener(tag, "naked")) {
+      const found = exampleEnd(span, tags, index, "naked");
+      if (found.end >= 0) {
+        skipUntil = found.end;
+        continue;
+      }
+      exampleFrom = found.stop;
+    }
     if (isToolCallCloser(tag)) {
       if (!open || closerEndsCall(span, tag.end, span.length, tags, index + 1, glm ? GLM_IN_VALUE : QWEN_IN_WRAPPER)) return tag;
       continue;
