@@ -231,3 +231,26 @@ describe("unprefixed markup in a DSML value is read by the stream as the walk re
     expect(next.calls).toEqual([{ tool: "bash", input: { command: "ls", description: "d" } }]);
   });
 });
+
+describe("Hermes (O01, T01): a `</tool_call>` inside a JSON string is the string's text", () => {
+  const hermes = (content: string, opener = "<tool_call>") =>
+    `${opener}\n{"name": "write", "arguments": {"filePath": "calls.md", "content": ${JSON.stringify(content)}}}\n</tool_call>`;
+  for (const [name, example] of Object.entries({ Hermes: HERMES, "Qwen3-Coder": QWEN, GLM, "two Hermes calls": `${HERMES}\n${READ("<tool_call>", "</tool_call>")}` })) {
+    test(`a Hermes write holding a ${name} example runs with its whole content`, () => {
+      const content = doc(example);
+      expect(outcome(hermes(content)).calls).toEqual([{ tool: "write", input: { filePath: "calls.md", content } }]);
+    });
+  }
+
+  test("T01, the tool named in the opener: the same", () => {
+    const content = doc(HERMES);
+    const o = outcome(`<tool_call name="write">\n${JSON.stringify({ filePath: "calls.md", content })}\n</tool_call>`);
+    expect(o.calls).toEqual([{ tool: "write", input: { filePath: "calls.md", content } }]);
+  });
+
+  test("JSON cut off at a `</tool_call>` outside any string is still read as before (a nudge, no call)", () => {
+    const o = outcome(`<tool_call>\n{"name": "write", "arguments": {"filePath": "a", "content": "x"}\n</tool_call>`);
+    expect(o.calls).toEqual([]);
+    expect(o.broken).toEqual(["broken-markup"]);
+  });
+});

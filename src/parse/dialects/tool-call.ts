@@ -10,6 +10,7 @@ import { GLM_IN_VALUE, QWEN_IN_WRAPPER, ToolCallBody, ToolCallStart } from "./to
 import { closerEndsCall, exampleEnd, exampleOpener } from "../closer-in-value.ts";
 import { COLON, DASH, DOT, UNDERSCORE } from "../../grammar/chars.ts";
 import { isObject } from "../../grammar/plain-data.ts";
+import { JsonSyntax } from "../../grammar/json-syntax.ts";
 
 /** A GLM tool name as the body's first word (what the engine's name phase accepts), or undefined. */
 function glmName(body: string): string | undefined {
@@ -100,10 +101,17 @@ const VALUE_CLOSER = "</arg_value>";
  * text after it on its line makes it the value's text, and parseQwenFunctions or glmPairs then
  * want the value's own `</parameter>` or `</arg_value>`. A complete example inside a Qwen3-Coder
  * value that then reaches its `</parameter>` is skipped whole (closer-in-value.ts ExampleInValue).
+ * After a complete Hermes JSON body, the first one after the JSON (jsonValueEnd).
  */
 function wrapperCloser(span: string, opener: Tag): Tag | undefined {
-  const tags = tagsOf(span, opener.end);
   const head = span.slice(opener.end).trimStart();
+  // A Hermes body (O01, T01) ends where its JSON does, as the stream reads it (ToolCallStart): a
+  // `</tool_call>` inside one of its strings (a file documenting a call) is that string's text.
+  if (head.startsWith("{")) {
+    const end = jsonValueEnd(span, opener.end);
+    if (end >= 0) return tagsOf(span, end).find(isToolCallCloser);
+  }
+  const tags = tagsOf(span, opener.end);
   const qwen = head.startsWith("<function=");
   const glm = !qwen && glmName(head) !== undefined;
   let open = false;
@@ -136,6 +144,17 @@ function wrapperCloser(span: string, opener: Tag): Tag | undefined {
     } else if (tag.role === "function" && tag.closing && open && closerEndsCall(span, tag.end, span.length, tags, index + 1, QWEN_IN_WRAPPER)) open = false;
   }
   return undefined;
+}
+
+/** Just past the one JSON value that starts after `from` (spaces before it), or -1 when the text is no complete JSON there. */
+function jsonValueEnd(span: string, from: number): number {
+  const json = new JsonSyntax();
+  for (let i = from; i < span.length; i++) {
+    const step = json.step(span.charCodeAt(i));
+    if (step === "done") return i + 1;
+    if (step === "bad") return -1;
+  }
+  return -1;
 }
 
 /**
