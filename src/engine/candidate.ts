@@ -324,11 +324,11 @@ export class Candidate implements SpanReader {
 
   /**
    * The family of the value open before the tag being read, whose examples ExampleInValue reads:
-   * a DSML or unprefixed parameter's (inValue), or a Qwen3-Coder parameter's (nest depth 2, bare
-   * or inside `<tool_call>`, as parseQwenFunctions reads it); null when no value is open.
+   * the kind's own (a Qwen3-Coder parameter, bare or inside `<tool_call>`, or a GLM `<arg_value>`,
+   * SpanKind.valueFamily), or a DSML or unprefixed parameter's (inValue); null when none is open.
    */
   private exampleFamily(): TagFamily | null {
-    if (this.root === "qwen-function" || this.root === "tool-call") return this.depth === 2 ? "naked" : null;
+    if (this.kind.valueFamily) return this.kind.valueFamily(this, this.body);
     if (!this.inValue) return null;
     return this.opener.family === "dsml" || this.opener.family === "naked" ? this.opener.family : null;
   }

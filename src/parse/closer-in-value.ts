@@ -74,9 +74,10 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
  * Review finding 2: a complete example written inside an open value (a file documenting a call)
  * is the value's text when, once it closed, the value's own parameter closer is the next tag. An
  * example of any known dialect starts at an opener written while the value is open: a DSML block or
- * named invoke, or, inside an unprefixed value (Claude-style, MiniMax, Qwen3-Coder), an unprefixed
- * block, named invoke or function element (`<function=NAME>`, `<function>`) or a `<tool_call>`
- * wrapper (Hermes, Qwen3-Coder, GLM bodies). It runs to its own closer: a block's, an invoke's, a
+ * named invoke, or, inside an unprefixed value (Claude-style, MiniMax, Qwen3-Coder) or a GLM
+ * `<arg_value>`, an unprefixed block, named invoke or function element (`<function=NAME>`,
+ * `<function>`) or a `<tool_call>` wrapper (Hermes, Qwen3-Coder, GLM bodies; in a GLM value, an
+ * example holding GLM's own pair tags is none: which `</arg_value>` ends the value is unknowable). It runs to its own closer: a block's, an invoke's, a
  * function's, the wrapper's (an opener of another call before it, or a closer of a wider kind: no
  * example). The example's own parameters nest (`depth`): inside one of them every tag is that
  * value's text except parameter tags, and a closer there follows the closer rule of the reply's
@@ -101,7 +102,7 @@ export class ExampleInValue {
 
   constructor(
     opener: Tag,
-    /** The open value's family: only its parameter closer proves the examples were text. */
+    /** The open value's family: only its parameter closer (GLM's `</arg_value>` for "costume") proves the examples were text. */
     private readonly family: TagFamily,
   ) {
     this.open(opener);
@@ -136,13 +137,15 @@ export class ExampleInValue {
       if (this.structure(closer) === "fail") return "fail";
     }
     if (this.mode === "after") {
-      if (tag.closing && tag.role === "parameter" && tag.family === this.family) return "content";
+      if (this.family === "costume" ? isGlmValueTag(tag) && tag.closing : tag.closing && tag.role === "parameter" && tag.family === this.family) return "content";
       if (exampleOpener(tag, this.family)) {
         this.open(tag);
         return null;
       }
-      return (tag.family === "costume" && !isToolCallTag(tag)) || tag.family === "mistral" ? null : "fail";
+      return (tag.family === "costume" && !isToolCallTag(tag) && !this.glmPair(tag)) || tag.family === "mistral" ? null : "fail";
     }
+    // GLM's own pair tags inside an example in a GLM value: which `</arg_value>` ends the value is unknowable, as before.
+    if (this.glmPair(tag)) return "fail";
     if (this.depth > 0) {
       // A block or named invoke opener in the example's value: another call starts there (the
       // restart rule), so no example, as before; each span's examples end there, so the work stays linear.
@@ -165,6 +168,11 @@ export class ExampleInValue {
     if (!tag.closing) return false;
     if (this.mode === "function" || this.mode === "wrapper") return isToolCallTag(tag) || (tag.family === "naked" && tag.role === "function");
     return (tag.family === "dsml" || tag.family === "naked") && (tag.role === "block" || tag.role === "invoke");
+  }
+
+  /** A GLM pair tag (`<arg_key>`, `<arg_value>`) while the open value is GLM's. */
+  private glmPair(tag: Tag): boolean {
+    return this.family === "costume" && tag.family === "costume" && (tag.name === "arg_value" || tag.name === "arg_key");
   }
 
   /**
@@ -227,17 +235,19 @@ const opensCall = (tag: Tag) =>
   (tag.role === "block" ? !tag.closing : tag.role === "invoke" && !tag.closing && tag.attrs.name !== undefined && !(tag.flaws & Flaw.SelfClosing));
 
 const isToolCallTag = (tag: Tag) => tag.family === "costume" && tag.name === "tool_call";
+const isGlmValueTag = (tag: Tag) => tag.family === "costume" && tag.name === "arg_value";
 
 /**
  * An opener that may start an example inside a value of `family`: a DSML block or named invoke in
- * any value; in an unprefixed value also an unprefixed block, named invoke or function element, or
- * a `<tool_call>` wrapper. A DSML value reads the unprefixed markup in it as its text already
+ * any value; in an unprefixed value (family "naked": Claude-style, MiniMax, Qwen3-Coder) or a GLM
+ * `<arg_value>` (family "costume") also an unprefixed block, named invoke or function element, or a
+ * `<tool_call>` wrapper. A DSML value reads the unprefixed markup in it as its text already
  * (dsml.ts plainMarkupValueEnds, the stream's PlainRunInValue).
  */
 export function exampleOpener(tag: Tag, family: TagFamily): boolean {
   if (tag.closing || tag.flaws & Flaw.SelfClosing) return false;
   if (tag.family === "dsml") return tag.role === "block" || (tag.role === "invoke" && tag.attrs.name !== undefined);
-  if (family !== "naked") return false;
+  if (family !== "naked" && family !== "costume") return false;
   if (tag.family === "costume") return tag.name === "tool_call";
   return tag.family === "naked" && (tag.role === "block" || tag.role === "function" || (tag.role === "invoke" && tag.attrs.name !== undefined));
 }

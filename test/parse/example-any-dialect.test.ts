@@ -10,6 +10,7 @@ import type { ToolSpec } from "../../src/parse/types.ts";
 import { live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { accountsForEveryCharacter, runAtEverySplit } from "../support/run-engine.ts";
+import { parse } from "../../src/engine/parse.ts";
 
 function outcome(notation: string, tools: readonly ToolSpec[] = fixtureTools) {
   const input = live(notation);
@@ -252,5 +253,50 @@ describe("Hermes (O01, T01): a `</tool_call>` inside a JSON string is the string
     const o = outcome(`<tool_call>\n{"name": "write", "arguments": {"filePath": "a", "content": "x"}\n</tool_call>`);
     expect(o.calls).toEqual([]);
     expect(o.broken).toEqual(["broken-markup"]);
+  });
+});
+
+describe("other outer dialects", () => {
+  test("parse() on the whole reply: a Claude-style write holding a Qwen3-Coder example", () => {
+    const content = doc(QWEN);
+    const r = parse(claudeWrite(content), fixtureTools);
+    expect(r.calls.map((c) => ({ tool: c.tool, input: c.input }))).toEqual([{ tool: "write", input: { filePath: "calls.md", content } }]);
+    expect(r.broken).toEqual([]);
+    expect(r.text).toBe("");
+  });
+
+  test("a Qwen3-Coder example whose value its `</function>` closes (O02.5) is an example too", () => {
+    const content = doc("<function=bash>\n<parameter=command>\nrm -rf x\n</function>");
+    expect(outcome(claudeWrite(content)).calls).toEqual([{ tool: "write", input: { filePath: "calls.md", content } }]);
+  });
+
+  const glmWrite = (content: string) => `<tool_call>write\n<arg_key>filePath</arg_key>\n<arg_value>calls.md</arg_value>\n<arg_key>content</arg_key>\n<arg_value>${content}</arg_value>\n</tool_call>`;
+
+  test("GLM: a write holding another dialect's example runs whole (GLM's layout newlines are the markup's)", () => {
+    for (const example of [CLAUDE, DSML, QWEN_BARE, QWEN, HERMES, MINIMAX, `${QWEN}\n${QWEN_READ}`]) {
+      const content = doc(example).slice(0, -1);
+      expect(outcome(glmWrite(content)).calls).toEqual([{ tool: "write", input: { filePath: "calls.md", content: live(content) } }]);
+    }
+  });
+
+  test("GLM: the example's closer followed by prose and no `</arg_value>`: refused as before, the example never runs", () => {
+    for (const example of [QWEN, HERMES, CLAUDE]) {
+      const o = outcome(`<tool_call>write\n<arg_key>filePath</arg_key>\n<arg_value>calls.md</arg_value>\n<arg_key>content</arg_key>\n<arg_value>${doc(example)}\n</tool_call>\nDone.`);
+      expect(o.calls).toEqual([]);
+      expect(o.broken.length).toBeGreaterThan(0);
+    }
+  });
+
+  test("GLM: a write holding a GLM example stays refused (which </arg_value> ends the value is unknowable), the example never runs", () => {
+    const o = outcome(`<tool_call>write\n<arg_key>filePath</arg_key>\n<arg_value>calls.md</arg_value>\n<arg_key>content</arg_key>\n<arg_value>${doc(GLM)}</arg_value>\n</tool_call>`);
+    expect(o.calls).toEqual([]);
+    expect(o.broken).toEqual(["broken-markup"]);
+  });
+
+  test("a code costume writing the file with a heredoc runs with the whole command", () => {
+    for (const example of [QWEN, HERMES, CLAUDE, DSML]) {
+      const command = `cat > calls.md <<'EOF'\n${doc(example)}EOF`;
+      expect(outcome(`<shell>${command}</shell>\n`).calls).toEqual([{ tool: "bash", input: { command: live(command) } }]);
+    }
   });
 });

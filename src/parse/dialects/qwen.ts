@@ -104,6 +104,7 @@ export const QWEN_FUNCTION: SpanKind = {
     return tag.closing && tag.role === "function" ? complete(base + tag.end) : null;
   },
   parse: ({ span, ctx }) => parseQwenFunctions(span, 0, span.length, ctx),
+  valueFamily: (r) => (r.nest(0) === 2 ? "naked" : null),
 };
 
 /** A `</function>` inside an open value: a `</parameter>` next proves it was the value's text. */

@@ -119,9 +119,11 @@ function wrapperCloser(span: string, opener: Tag): Tag | undefined {
   let exampleFrom = 0;
   for (const [index, tag] of tags.entries()) {
     if (index < skipUntil) continue;
-    // A complete example inside an open Qwen3-Coder value that then reaches its `</parameter>` is its text (parseQwenFunctions).
-    if (qwen && open && index >= exampleFrom && exampleOpener(tag, "naked")) {
-      const found = exampleEnd(span, tags, index, "naked");
+    // A complete example inside an open Qwen3-Coder value or GLM `<arg_value>` that then reaches
+    // the value's own closer is its text (parseQwenFunctions, glmPairs).
+    const family = glm ? "costume" : "naked";
+    if ((qwen || glm) && open && index >= exampleFrom && exampleOpener(tag, family)) {
+      const found = exampleEnd(span, tags, index, family);
       if (found.end >= 0) {
         skipUntil = found.end;
         continue;
@@ -199,6 +201,8 @@ function glmPairs(body: string, name: string, ctx: SpanContext): UnitOutcome {
   };
   const pairs: [string, string][] = [];
   let at = body.indexOf(name) + name.length;
+  /** No example starts before this tag (one that proved no example ended there). */
+  let exampleFrom = 0;
   for (let i = 0; i < tags.length; ) {
     const keyOpen = glmTag(i, "arg_key", false);
     if (!keyOpen || body.slice(at, keyOpen.start).trim() !== "") return broken("text or markup outside every arg_key/arg_value pair");
@@ -208,7 +212,18 @@ function glmPairs(body: string, name: string, ctx: SpanContext): UnitOutcome {
     if (!valueOpen || body.slice(keyClose.end, valueOpen.start).trim() !== "") return broken("arg_key without arg_value");
     let j = i + 3;
     let nested = false;
-    for (; j < tags.length && !glmTag(j, "arg_value", true); j++) nested ||= glmTag(j, "arg_value", false) !== undefined;
+    for (; j < tags.length && !glmTag(j, "arg_value", true); j++) {
+      // A complete example in the value that then reaches `</arg_value>` is its text (wrapperCloser, the stream).
+      if (j >= exampleFrom && exampleOpener(tags[j]!, "costume")) {
+        const found = exampleEnd(body, tags, j, "costume");
+        if (found.end >= 0) {
+          j = found.end;
+          break;
+        }
+        exampleFrom = found.stop;
+      }
+      nested ||= glmTag(j, "arg_value", false) !== undefined;
+    }
     const valueClose = tags[j];
     if (!valueClose) return broken("arg_value without its closer");
     // A value that opens `<arg_value>` again (a file documenting a call, a pair missing its closer):
@@ -237,6 +252,8 @@ export const TOOL_CALL: SpanKind<ToolCallBody> = {
     return body.phase === "glm-value" ? r.tentatively(GLM_IN_VALUE, base + tag.end) : complete(base + tag.end);
   },
   closesWrapper: isToolCallCloser,
+  // A Qwen3-Coder value (nest depth 2) or a GLM `<arg_value>` is open: examples in it are read whole (closer-in-value.ts).
+  valueFamily: (r, body) => (body.phase === "glm-value" ? "costume" : r.nest(0) === 2 ? "naked" : null),
   charForm: (_opener, from, body) => new ToolCallStart(from, body),
   parse: ({ span, opener, truncated, ctx }) => parseToolCallSpan(span, opener, ctx, truncated, (s) => xmlToolCall(s, ctx)),
 };
