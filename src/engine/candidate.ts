@@ -324,8 +324,8 @@ export class Candidate implements SpanReader {
 
   /**
    * The family of the value open before the tag being read, whose examples ExampleInValue reads:
-   * the kind's own (a Qwen3-Coder parameter, bare or inside `<tool_call>`, or a GLM `<arg_value>`,
-   * SpanKind.valueFamily), or a DSML or unprefixed parameter's (inValue); null when none is open.
+   * for a kind that tracks its own values, the kind's answer (SpanKind.valueFamily), otherwise a
+   * DSML or unprefixed parameter's (inValue); null when none is open.
    */
   private exampleFamily(): TagFamily | null {
     if (this.kind.valueFamily) return this.kind.valueFamily(this, this.body);
