@@ -48,16 +48,15 @@ export class Candidate implements SpanReader {
   private before_endsInBlock = false;
   private before_inValue = false;
   /**
-   * Review finding 2: an example (a call of any dialect) written inside an open value, read on while
-   * it may be the value's text (parse/closer-in-value.ts ExampleInValue), or a DSML value's plain
-   * markup read on to the value's next DSML tag (PlainRunInValue): its tags change nothing else.
-   * Proved no example, the text from its opener is read again as before (rewindTo), and no example
-   * starts before the tag that proved it (noExampleBefore, a plain run once per value), so each
-   * character is read a bounded number of times.
+   * Review finding 2: an example written inside an open value (parse/closer-in-value.ts
+   * ExampleInValue, or a DSML value's plain markup, PlainRunInValue), read on while it may be the
+   * value's text: its tags change nothing else. Proved no example, the text from its opener is read
+   * again as before (rewindTo), and none starts before the tag that proved it (noExampleBefore; a
+   * plain run once per value), so each character is read a bounded number of times.
    */
   private example: ExampleInValue | PlainRunInValue | null = null;
   private exampleStart = -1;
-  /** A DSML value's plain markup was read as a run (PlainRunInValue) once already: the value's next plain tags are read as before. */
+  // The open DSML value's plain markup was read as a run once already.
   private plainRunTried = false;
   private rewindTo = -1;
   private noExampleBefore = 0;
@@ -289,7 +288,6 @@ export class Candidate implements SpanReader {
         return null;
       }
       if (family === "dsml" && tag.family === "naked" && !this.plainRunTried) {
-        // Plain markup in a DSML value is read as the walk reads it (PlainRunInValue), held until the value's next DSML tag.
         this.plainRunTried = true;
         this.example = new PlainRunInValue(tag);
         this.exampleStart = base + tag.start;
@@ -322,11 +320,7 @@ export class Candidate implements SpanReader {
     return null;
   }
 
-  /**
-   * The family of the value open before the tag being read, whose examples ExampleInValue reads:
-   * for a kind that tracks its own values, the kind's answer (SpanKind.valueFamily), otherwise a
-   * DSML or unprefixed parameter's (inValue); null when none is open.
-   */
+  // The family of the value open before the tag being read (SpanKind.valueFamily, or inValue's), or null.
   private exampleFamily(): TagFamily | null {
     if (this.kind.valueFamily) return this.kind.valueFamily(this, this.body);
     if (!this.inValue) return null;

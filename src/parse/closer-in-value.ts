@@ -71,38 +71,27 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
 }
 
 /**
- * Review finding 2: a complete example written inside an open value (a file documenting a call)
- * is the value's text when, once it closed, the value's own parameter closer is the next tag. An
- * example of any known dialect starts at an opener written while the value is open: a DSML block or
- * named invoke, or, inside an unprefixed value (Claude-style, MiniMax, Qwen3-Coder) or a GLM
- * `<arg_value>`, an unprefixed block, named invoke or function element (`<function=NAME>`,
- * `<function>`) or a `<tool_call>` wrapper (Hermes, Qwen3-Coder, GLM bodies; in a GLM value, an
- * example holding GLM's own pair tags is none: which `</arg_value>` ends the value is unknowable). It runs to its own closer: a block's, an invoke's, a
- * function's, the wrapper's (an opener of another call before it, or a closer of a wider kind: no
- * example). The example's own parameters nest (`depth`): inside one of them every tag is that
- * value's text except parameter tags, and a closer there follows the closer rule of the reply's
- * values, mirrored: text after it on its line makes it that value's text (`echo "</invoke>" x`), a
- * line end or a tag next ends the example's value there (P01). After the closer the next tag is the
- * value's parameter closer (the examples were text), another example's opener (read on), a
- * costume or Mistral tag (text in any value, read on), or anything else, or nothing: the restart
- * rule stands (S02.3) and every other rule reads the text again from the first example's opener.
- * The walks (dsml.ts, dialects/qwen.ts, dialects/tool-call.ts) and the stream
- * (engine/candidate.ts) step this same state, with the characters between tags while a closer
- * waits, so whole text and any split agree.
+ * Review finding 2: a complete example of any dialect written inside an open value (a file
+ * documenting a call) is the value's text when the value's own closer comes next. It starts at a
+ * DSML block or named invoke opener, or (in an unprefixed, Qwen3-Coder or GLM value) an unprefixed
+ * block, named invoke, function element or `<tool_call>`, and runs to its own closer. Its own
+ * parameters nest; inside one, a closer with text after it on its line is that value's text, one
+ * that ends its line or meets a tag ends the value (P01). After it: the value's closer (text),
+ * another example, a costume or Mistral tag (read on), or anything else: no example, the restart
+ * rule stands (S02.3). The walks (dsml.ts, qwen.ts, tool-call.ts) and the stream
+ * (engine/candidate.ts, which also feeds the characters after a waiting closer) step this state.
  */
 export class ExampleInValue {
-  /** Inside an example of that kind, or "after": one closed, the next tag decides. */
+  // Inside an example of that kind, or "after": one closed, the next tag decides.
   private mode: "block" | "invoke" | "function" | "wrapper" | "after" = "after";
-  /** How many of the example's own parameters are open around the text being read. */
+  // The example's own parameters open around the text, their family, and a closer inside one waiting for the next character.
   private depth = 0;
-  /** The family of the example's own parameter tags: DSML's for a DSML example, unprefixed otherwise. */
   private params: TagFamily = "naked";
-  /** A closer read inside one of the example's values, waiting for the next character (awaitsChar). */
   private pending: Tag | null = null;
 
   constructor(
     opener: Tag,
-    /** The open value's family: only its parameter closer (GLM's `</arg_value>` for "costume") proves the examples were text. */
+    // The open value's family: only its closer (GLM's `</arg_value>` for "costume") proves the examples were text.
     private readonly family: TagFamily,
   ) {
     this.open(opener);
@@ -113,11 +102,7 @@ export class ExampleInValue {
     return this.pending !== null;
   }
 
-  /**
-   * A character between tags while a closer waits: a line end makes it the end of the example's
-   * value (and "fail" if that closer ends no part of the example), other text on its line makes it
-   * that value's text. Spaces decide nothing.
-   */
+  /** A character between tags while a closer waits: a line end ends the example's value there, other text makes the closer its text. */
   char(c: number): "fail" | null {
     if (this.pending === null || c === SP || c === TAB) return null;
     const closer = this.pending;
@@ -130,7 +115,7 @@ export class ExampleInValue {
   /** A tag after the opener: "content" (this tag is the value's closer), "fail", or null (read on). */
   step(tag: Tag): "content" | "fail" | null {
     if (this.pending !== null) {
-      // A tag right after a closer in the example's value: that value ended there (P01).
+      // A tag right after a waiting closer: the example's value ended there (P01).
       const closer = this.pending;
       this.pending = null;
       this.depth = 0;
@@ -144,11 +129,10 @@ export class ExampleInValue {
       }
       return (tag.family === "costume" && !isToolCallTag(tag) && !this.glmPair(tag)) || tag.family === "mistral" ? null : "fail";
     }
-    // GLM's own pair tags inside an example in a GLM value: which `</arg_value>` ends the value is unknowable, as before.
+    // GLM's pair tags in an example in a GLM value: which `</arg_value>` ends the value is unknowable.
     if (this.glmPair(tag)) return "fail";
     if (this.depth > 0) {
-      // A block or named invoke opener in the example's value: another call starts there (the
-      // restart rule), so no example, as before; each span's examples end there, so the work stays linear.
+      // Another call starts there (the restart rule), as before; it also keeps the work linear.
       if (opensCall(tag)) return "fail";
       if (this.isParameter(tag)) {
         if (!tag.closing) this.depth++;
@@ -159,27 +143,19 @@ export class ExampleInValue {
     return this.structure(tag);
   }
 
-  /**
-   * A closer that ends an open value of this kind of example as it ends one of the reply's (the
-   * closer rule): an invoke's or a block's in DSML and Claude-style markup, a function's or the
-   * wrapper's in Qwen3-Coder's. Any other closer inside the example's value is its text.
-   */
+  // A closer that ends one of this example's values, as it ends one of the reply's (the closer rule).
   private endsValue(tag: Tag): boolean {
     if (!tag.closing) return false;
     if (this.mode === "function" || this.mode === "wrapper") return isToolCallTag(tag) || (tag.family === "naked" && tag.role === "function");
     return (tag.family === "dsml" || tag.family === "naked") && (tag.role === "block" || tag.role === "invoke");
   }
 
-  /** A GLM pair tag (`<arg_key>`, `<arg_value>`) while the open value is GLM's. */
+  // A GLM pair tag while the open value is GLM's.
   private glmPair(tag: Tag): boolean {
     return this.family === "costume" && tag.family === "costume" && (tag.name === "arg_value" || tag.name === "arg_key");
   }
 
-  /**
-   * One of the example's own parameter tags (a self-closing one holds no value). Parameter tags of
-   * the other family are text in the example's value, as the degraded DSML a model writes mixes
-   * them (`<{D}parameter ...>ls</parameter>`, M07).
-   */
+  // One of the example's own parameter tags; the other family's are text in its value (M07 mixes them).
   private isParameter(tag: Tag): boolean {
     return tag.family === this.params && tag.role === "parameter" && !(tag.flaws & Flaw.SelfClosing);
   }
@@ -190,11 +166,10 @@ export class ExampleInValue {
     this.depth = 0;
   }
 
-  /** A tag at the example's own level (no parameter of it open). */
+  // A tag at the example's own level (no parameter of it open).
   private structure(tag: Tag): "fail" | null {
     if (this.isParameter(tag)) {
-      // A parameter closer that closes none of the example's: a DSML or Claude-style example reads
-      // on past it as before; Qwen3-Coder's and a wrapper's own structure is broken there.
+      // A stray parameter closer: DSML and Claude-style examples read on as before; a function's or wrapper's is broken.
       if (tag.closing) return this.mode === "function" || this.mode === "wrapper" ? "fail" : null;
       this.depth = 1;
       return null;
@@ -237,13 +212,7 @@ const opensCall = (tag: Tag) =>
 const isToolCallTag = (tag: Tag) => tag.family === "costume" && tag.name === "tool_call";
 const isGlmValueTag = (tag: Tag) => tag.family === "costume" && tag.name === "arg_value";
 
-/**
- * An opener that may start an example inside a value of `family`: a DSML block or named invoke in
- * any value; in an unprefixed value (family "naked": Claude-style, MiniMax, Qwen3-Coder) or a GLM
- * `<arg_value>` (family "costume") also an unprefixed block, named invoke or function element, or a
- * `<tool_call>` wrapper. A DSML value reads the unprefixed markup in it as its text already
- * (dsml.ts plainMarkupValueEnds, the stream's PlainRunInValue).
- */
+/** An opener that may start an example in a value of `family` (a DSML value reads unprefixed markup as text already, PlainRunInValue). */
 export function exampleOpener(tag: Tag, family: TagFamily): boolean {
   if (tag.closing || tag.flaws & Flaw.SelfClosing) return false;
   if (tag.family === "dsml") return tag.role === "block" || (tag.role === "invoke" && tag.attrs.name !== undefined);
@@ -253,10 +222,8 @@ export function exampleOpener(tag: Tag, family: TagFamily): boolean {
 }
 
 /**
- * Over a complete span: the index of the value's parameter closer that ends the examples from
- * `at` (`end`), or -1 and the index of the tag that proved no example (`stop`; the tag count when
- * the span ended first). `text` is the span the tags were read from (`to`: where reading stops):
- * while a closer waits, the characters after it decide it, as the stream reads them.
+ * Over a complete span (`text`, read up to `to`): the index of the value's closer that ends the
+ * examples from `at` (`end`), or -1 and the index where no example was (`stop`; the tag count at the end).
  */
 export function exampleEnd(text: string, tags: readonly Tag[], at: number, family: TagFamily, to = text.length): { end: number; stop: number } {
   const example = new ExampleInValue(tags[at]!, family);
@@ -266,7 +233,6 @@ export function exampleEnd(text: string, tags: readonly Tag[], at: number, famil
     if (verdict === "fail") return { end: -1, stop: k };
     const until = k + 1 < tags.length ? tags[k + 1]!.start : to;
     for (let i = tags[k]!.end; i < until && example.awaitsChar; i++) {
-      // A closer that a line end ended where it ends nothing of the example: the next tag is where no example was.
       if (example.char(text.charCodeAt(i)) === "fail") return { end: -1, stop: k + 1 };
     }
   }
@@ -274,14 +240,9 @@ export function exampleEnd(text: string, tags: readonly Tag[], at: number, famil
 }
 
 /**
- * Unprefixed markup inside a DSML value, as the stream reads it: the walk (dsml.ts
- * plainMarkupValueEnds) takes every plain tag up to the first DSML tag as the value's text when that
- * tag is the value's parameter closer (an XML file, a Claude-style or Qwen3-Coder call documented in
- * a file), unless a plain parameter closer that matches no plain opener is followed by a plain
- * parameter opener or invoke tag (the model wrote the next parameter without its sentinel). Started
- * at the first plain tag of a value, this steps the same decision, so the stream never ends the
- * value at a plain closer the walk reads as text (`echo "</invoke>"` in a documented call). Proved
- * otherwise, the stream reads the value again as before (engine/candidate.ts).
+ * Unprefixed markup in a DSML value, from its first plain tag, decided as the walk decides it
+ * (dsml.ts plainMarkupValueEnds): the value's text when the next DSML tag is its closer, so the
+ * stream never ends it at a plain closer the walk reads as text (`echo "</invoke>"`).
  */
 export class PlainRunInValue {
   private depth = 0;

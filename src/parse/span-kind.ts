@@ -103,11 +103,7 @@ export interface SpanKind<Body = undefined> {
   charForm?(opener: Tag, from: number, body: Body): CharState;
   /** This kind's wrapper closer, beyond a block closer, ends a trailing span too. */
   closesWrapper?(tag: Tag): boolean;
-  /**
-   * The family of a value open in this kind's body (Qwen3-Coder's "naked", GLM's `<arg_value>`
-   * "costume"), whose examples the reader reads as its text (closer-in-value.ts ExampleInValue), or
-   * null; kinds without it have their values tracked by the reader (DSML and unprefixed parameters).
-   */
+  /** The family of a value open in this kind's body, whose examples are its text (closer-in-value.ts), or null; else the reader tracks values. */
   valueFamily?(r: SpanReader, body: Body): TagFamily | null;
   parse(p: SpanParse): Segment[];
 }

@@ -13,9 +13,8 @@ import type { Tag } from "../../grammar/tags.ts";
  * (`closedByWrapper`). Only a function that never reached either boundary is truncated.
  * A second `<function=…>` before the first closed is unread markup (the call is refused, never run
  * with the second function's parameters), unless it sits inside a parameter that its own
- * `</parameter>` closes: then it is that value's text. So is a complete example of any dialect
- * written in a value (a file documenting a Qwen3-Coder, Hermes or Claude-style call) when the value
- * then reaches its own `</parameter>` (closer-in-value.ts ExampleInValue, as the stream reads it).
+ * `</parameter>` closes: then it is that value's text, as a complete example of any dialect in a
+ * value is when the value reaches its `</parameter>` (closer-in-value.ts ExampleInValue).
  */
 export function parseQwenFunctions(span: string, from: number, to: number, ctx: SpanContext, closedByWrapper = false): Segment[] {
   let name: string | null = null;
@@ -43,13 +42,11 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
   };
   const text = span.slice(0, to);
   const tags = tagsOf(text, from);
-  /** Tags before this index are examples inside a value (closer-in-value.ts); none starts before exampleFrom. */
+  // Tags before skipUntil are examples in a value; none starts before exampleFrom.
   let skipUntil = 0;
   let exampleFrom = 0;
   for (const [index, tag] of tags.entries()) {
     if (closed || index < skipUntil) continue;
-    // A complete example of any dialect inside the open value, which then reaches its own
-    // `</parameter>`: the value's text (a file documenting a call), as the stream reads it.
     if (open !== null && index >= exampleFrom && exampleOpener(tag, "naked")) {
       const found = exampleEnd(text, tags, index, "naked");
       if (found.end >= 0) {

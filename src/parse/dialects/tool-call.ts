@@ -99,14 +99,12 @@ const VALUE_CLOSER = "</arg_value>";
  * (`echo "</tool_call>" && rm -rf build`) or a GLM `<arg_value>` it ends the call only by the closer
  * rule (review finding 1, parse/closer-in-value.ts), as the stream reads it (tool-call-body.ts):
  * text after it on its line makes it the value's text, and parseQwenFunctions or glmPairs then
- * want the value's own `</parameter>` or `</arg_value>`. A complete example inside a Qwen3-Coder
- * value that then reaches its `</parameter>` is skipped whole (closer-in-value.ts ExampleInValue).
- * After a complete Hermes JSON body, the first one after the JSON (jsonValueEnd).
+ * want the value's own `</parameter>` or `</arg_value>`. A complete example in such a value is
+ * skipped whole (closer-in-value.ts); after a Hermes JSON body, the first closer after the JSON.
  */
 function wrapperCloser(span: string, opener: Tag): Tag | undefined {
   const head = span.slice(opener.end).trimStart();
-  // A Hermes body (O01, T01) ends where its JSON does, as the stream reads it (ToolCallStart): a
-  // `</tool_call>` inside one of its strings (a file documenting a call) is that string's text.
+  // A `</tool_call>` in a Hermes JSON string is its text, as the stream reads it (ToolCallStart).
   if (head.startsWith("{")) {
     const end = jsonValueEnd(span, opener.end);
     if (end >= 0) return tagsOf(span, end).find(isToolCallCloser);
@@ -119,8 +117,6 @@ function wrapperCloser(span: string, opener: Tag): Tag | undefined {
   let exampleFrom = 0;
   for (const [index, tag] of tags.entries()) {
     if (index < skipUntil) continue;
-    // A complete example inside an open Qwen3-Coder value or GLM `<arg_value>` that then reaches
-    // the value's own closer is its text (parseQwenFunctions, glmPairs).
     const family = glm ? "costume" : "naked";
     if ((qwen || glm) && open && index >= exampleFrom && exampleOpener(tag, family)) {
       const found = exampleEnd(span, tags, index, family);
@@ -148,7 +144,7 @@ function wrapperCloser(span: string, opener: Tag): Tag | undefined {
   return undefined;
 }
 
-/** Just past the one JSON value that starts after `from` (spaces before it), or -1 when the text is no complete JSON there. */
+// Just past the JSON value that starts after `from`, or -1.
 function jsonValueEnd(span: string, from: number): number {
   const json = new JsonSyntax();
   for (let i = from; i < span.length; i++) {
@@ -201,7 +197,6 @@ function glmPairs(body: string, name: string, ctx: SpanContext): UnitOutcome {
   };
   const pairs: [string, string][] = [];
   let at = body.indexOf(name) + name.length;
-  /** No example starts before this tag (one that proved no example ended there). */
   let exampleFrom = 0;
   for (let i = 0; i < tags.length; ) {
     const keyOpen = glmTag(i, "arg_key", false);
@@ -213,7 +208,6 @@ function glmPairs(body: string, name: string, ctx: SpanContext): UnitOutcome {
     let j = i + 3;
     let nested = false;
     for (; j < tags.length && !glmTag(j, "arg_value", true); j++) {
-      // A complete example in the value that then reaches `</arg_value>` is its text (wrapperCloser, the stream).
       if (j >= exampleFrom && exampleOpener(tags[j]!, "costume")) {
         const found = exampleEnd(body, tags, j, "costume");
         if (found.end >= 0) {
@@ -252,7 +246,6 @@ export const TOOL_CALL: SpanKind<ToolCallBody> = {
     return body.phase === "glm-value" ? r.tentatively(GLM_IN_VALUE, base + tag.end) : complete(base + tag.end);
   },
   closesWrapper: isToolCallCloser,
-  // A Qwen3-Coder value (nest depth 2) or a GLM `<arg_value>` is open: examples in it are read whole (closer-in-value.ts).
   valueFamily: (r, body) => (body.phase === "glm-value" ? "costume" : r.nest(0) === 2 ? "naked" : null),
   charForm: (_opener, from, body) => new ToolCallStart(from, body),
   parse: ({ span, opener, truncated, ctx }) => parseToolCallSpan(span, opener, ctx, truncated, (s) => xmlToolCall(s, ctx)),
