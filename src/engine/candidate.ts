@@ -1,10 +1,10 @@
 import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
-import { asLostLtCloser, Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
+import { asLostLtCloser, Flaw, NEED_MORE, readTag, type Tag, type TagFamily } from "../grammar/tags.ts";
 import { SPAN_KINDS } from "../parse/span.ts";
 import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
 import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
 import { NamedState } from "../parse/named.ts";
-import { closerRule, closerWasContent, ExampleInValue, exampleOpener, type CloserRule } from "../parse/closer-in-value.ts";
+import { closerRule, closerWasContent, ExampleInValue, exampleOpener, PlainRunInValue, type CloserRule } from "../parse/closer-in-value.ts";
 import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 
@@ -48,14 +48,16 @@ export class Candidate implements SpanReader {
   private before_endsInBlock = false;
   private before_inValue = false;
   /**
-   * Review finding 2: an example (a block or invoke) written inside an open value, read on while it
-   * may be the value's text (parse/closer-in-value.ts ExampleInValue): its tags change nothing
-   * else. Proved no example, the text from its opener is read again as before (rewindTo), and no
-   * example starts before the tag that proved it (noExampleBefore), so each character is read at
-   * most twice.
+   * Review finding 2: an example written inside an open value (parse/closer-in-value.ts
+   * ExampleInValue, or a DSML value's plain markup, PlainRunInValue), read on while it may be the
+   * value's text: its tags change nothing else. Proved no example, the text from its opener is read
+   * again as before (rewindTo), and none starts before the tag that proved it (noExampleBefore; a
+   * plain run once per value), so each character is read a bounded number of times.
    */
-  private example: ExampleInValue | null = null;
+  private example: ExampleInValue | PlainRunInValue | null = null;
   private exampleStart = -1;
+  // The open DSML value's plain markup was read as a run once already.
+  private plainRunTried = false;
   private rewindTo = -1;
   private noExampleBefore = 0;
   /** The closer rule for a value inside a kind with its own wrapper closer (`</tool_call>`), made on first use. */
@@ -194,6 +196,11 @@ export class Candidate implements SpanReader {
             continue;
           }
         }
+        // A closer inside an example's own value waits for the next character (ExampleInValue.char).
+        if (this.example?.awaitsChar && this.example.char(c) === "fail") {
+          this.failExample(base + i);
+          continue;
+        }
         if (!isSpaceCode(c)) {
           const step = this.onContent(c, base + i);
           if (step) return step;
@@ -273,10 +280,19 @@ export class Candidate implements SpanReader {
       // Not an example: the restart rule and every other rule read it again from its opener.
       if (verdict === "fail") return this.failExample(base + tag.start);
       // "content": this tag is the value's own parameter closer, read below as always.
-    } else if (this.inValue && base + tag.start >= this.noExampleBefore && (this.opener.family === "dsml" || this.opener.family === "naked") && exampleOpener(tag, this.opener.family)) {
-      this.example = new ExampleInValue(tag, this.opener.family);
-      this.exampleStart = base + tag.start;
-      return null;
+    } else {
+      const family = this.exampleFamily();
+      if (family !== null && base + tag.start >= this.noExampleBefore && exampleOpener(tag, family)) {
+        this.example = new ExampleInValue(tag, family);
+        this.exampleStart = base + tag.start;
+        return null;
+      }
+      if (family === "dsml" && tag.family === "naked" && !this.plainRunTried) {
+        this.plainRunTried = true;
+        this.example = new PlainRunInValue(tag);
+        this.exampleStart = base + tag.start;
+        return null;
+      }
     }
     this.before_endsInBlock = this.endsInBlock;
     this.before_inValue = this.inValue;
@@ -300,8 +316,15 @@ export class Candidate implements SpanReader {
   private failExample(at: number): null {
     this.example = null;
     this.rewindTo = this.exampleStart;
-    this.noExampleBefore = at;
+    this.noExampleBefore = Math.max(this.noExampleBefore, at);
     return null;
+  }
+
+  // The family of the value open before the tag being read (SpanKind.valueFamily, or inValue's), or null.
+  private exampleFamily(): TagFamily | null {
+    if (this.kind.valueFamily) return this.kind.valueFamily(this, this.body);
+    if (!this.inValue) return null;
+    return this.opener.family === "dsml" || this.opener.family === "naked" ? this.opener.family : null;
   }
 
   tentatively(rule: CloserRule, end?: number): null {
@@ -353,6 +376,7 @@ export class Candidate implements SpanReader {
     if (tag.family === "dsml") {
       this.inValue = tag.role === "parameter" && !tag.closing;
       this.plainDepth = 0;
+      this.plainRunTried = false;
       return false;
     }
     if (!this.inValue || tag.family !== "naked") return false;

@@ -1,4 +1,5 @@
 import { Flaw, type Tag, type TagFamily } from "../grammar/tags.ts";
+import { CR, LF, SP, TAB } from "../grammar/chars.ts";
 
 /**
  * Review finding 3: a closer written inside a value (`"</{D}invoke>"` in a file, `'</function>'`
@@ -70,66 +71,200 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
 }
 
 /**
- * Review finding 2: a complete example written inside an open value (a file documenting a call)
- * is the value's text when, once it closed, the value's own parameter closer is the next tag. An
- * example starts at a block or named invoke opener written while the value is open (DSML's, or an
- * unprefixed one inside an unprefixed value); a block runs to its closer (another block opener
- * first: no example), an invoke to its closer (another invoke opener or a block tag first: no
- * example). After the closer the next tag is the value's parameter closer (the examples were
- * text), another example's opener (read on), or anything else, or nothing: the restart rule
- * stands (S02.3). The walk (dsml.ts) and the stream (engine/candidate.ts) step this same state.
+ * Review finding 2: a complete example of any dialect written inside an open value (a file
+ * documenting a call) is the value's text when the value's own closer comes next. It starts at a
+ * DSML block or named invoke opener, or (in an unprefixed, Qwen3-Coder or GLM value) an unprefixed
+ * block, named invoke, function element or `<tool_call>`, and runs to its own closer. Its own
+ * parameters nest; inside one, a closer with text after it on its line is that value's text, one
+ * that ends its line or meets a tag ends the value (P01). After it: the value's closer (text),
+ * another example, a costume or Mistral tag (read on), or anything else: no example, the restart
+ * rule stands (S02.3). The walks (dsml.ts, qwen.ts, tool-call.ts) and the stream
+ * (engine/candidate.ts, which also feeds the characters after a waiting closer) step this state.
  */
 export class ExampleInValue {
-  /** "block"/"invoke": inside an example of that kind; "after": one closed, the next tag decides. */
-  private mode: "block" | "invoke" | "after";
+  // Inside an example of that kind, or "after": one closed, the next tag decides.
+  private mode: "block" | "invoke" | "function" | "wrapper" | "after" = "after";
+  // The example's own parameters open around the text, their family, and a closer inside one waiting for the next character.
+  private depth = 0;
+  private params: TagFamily = "naked";
+  private pending: Tag | null = null;
 
   constructor(
     opener: Tag,
-    /** The open value's family: only its parameter closer proves the examples were text. */
+    // The open value's family: only its closer (GLM's `</arg_value>` for "costume") proves the examples were text.
     private readonly family: TagFamily,
   ) {
-    this.mode = opener.role === "block" ? "block" : "invoke";
+    this.open(opener);
+  }
+
+  /** A closer waits: the next character that is no tag decides it (char). */
+  get awaitsChar(): boolean {
+    return this.pending !== null;
+  }
+
+  /** A character between tags while a closer waits: a line end ends the example's value there, other text makes the closer its text. */
+  char(c: number): "fail" | null {
+    if (this.pending === null || c === SP || c === TAB) return null;
+    const closer = this.pending;
+    this.pending = null;
+    if (c !== LF && c !== CR) return null;
+    this.depth = 0;
+    return this.structure(closer) === "fail" ? "fail" : null;
   }
 
   /** A tag after the opener: "content" (this tag is the value's closer), "fail", or null (read on). */
   step(tag: Tag): "content" | "fail" | null {
+    if (this.pending !== null) {
+      // A tag right after a waiting closer: the example's value ended there (P01).
+      const closer = this.pending;
+      this.pending = null;
+      this.depth = 0;
+      if (this.structure(closer) === "fail") return "fail";
+    }
     if (this.mode === "after") {
-      if (tag.closing && tag.role === "parameter" && tag.family === this.family) return "content";
-      if (!exampleOpener(tag, this.family)) return "fail";
-      this.mode = tag.role === "block" ? "block" : "invoke";
+      if (this.family === "costume" ? isGlmValueTag(tag) && tag.closing : tag.closing && tag.role === "parameter" && tag.family === this.family) return "content";
+      if (exampleOpener(tag, this.family)) {
+        this.open(tag);
+        return null;
+      }
+      return (tag.family === "costume" && !isToolCallTag(tag) && !this.glmPair(tag)) || tag.family === "mistral" ? null : "fail";
+    }
+    // GLM's pair tags in an example in a GLM value: which `</arg_value>` ends the value is unknowable.
+    if (this.glmPair(tag)) return "fail";
+    if (this.depth > 0) {
+      // Another call starts there (the restart rule), as before; it also keeps the work linear.
+      if (opensCall(tag)) return "fail";
+      if (this.isParameter(tag)) {
+        if (!tag.closing) this.depth++;
+        else this.depth--;
+      } else if (this.endsValue(tag)) this.pending = tag;
       return null;
     }
-    if (tag.family !== "dsml" && tag.family !== "naked") return null;
-    if (tag.role === "block") {
-      if (this.mode === "invoke" || !tag.closing) return "fail";
-      this.mode = "after";
+    return this.structure(tag);
+  }
+
+  // A closer that ends one of this example's values, as it ends one of the reply's (the closer rule).
+  private endsValue(tag: Tag): boolean {
+    if (!tag.closing) return false;
+    if (this.mode === "function" || this.mode === "wrapper") return isToolCallTag(tag) || (tag.family === "naked" && tag.role === "function");
+    return (tag.family === "dsml" || tag.family === "naked") && (tag.role === "block" || tag.role === "invoke");
+  }
+
+  // A GLM pair tag while the open value is GLM's.
+  private glmPair(tag: Tag): boolean {
+    return this.family === "costume" && tag.family === "costume" && (tag.name === "arg_value" || tag.name === "arg_key");
+  }
+
+  // One of the example's own parameter tags; the other family's are text in its value (M07 mixes them).
+  private isParameter(tag: Tag): boolean {
+    return tag.family === this.params && tag.role === "parameter" && !(tag.flaws & Flaw.SelfClosing);
+  }
+
+  private open(opener: Tag): void {
+    this.params = opener.family === "dsml" ? "dsml" : "naked";
+    this.mode = opener.family === "costume" ? "wrapper" : opener.role === "block" ? "block" : opener.role === "invoke" ? "invoke" : "function";
+    this.depth = 0;
+  }
+
+  // A tag at the example's own level (no parameter of it open).
+  private structure(tag: Tag): "fail" | null {
+    if (this.isParameter(tag)) {
+      // A stray parameter closer: DSML and Claude-style examples read on as before; a function's or wrapper's is broken.
+      if (tag.closing) return this.mode === "function" || this.mode === "wrapper" ? "fail" : null;
+      this.depth = 1;
       return null;
     }
-    if (this.mode === "invoke" && tag.role === "invoke" && !(tag.flaws & Flaw.SelfClosing)) {
-      if (!tag.closing) return tag.attrs.name !== undefined ? "fail" : null;
-      this.mode = "after";
+    const markup = tag.family === "dsml" || tag.family === "naked";
+    const block = markup && tag.role === "block";
+    const namedInvoke = opensCall(tag) && !block;
+    switch (this.mode) {
+      case "block":
+        if (!block) return null;
+        if (!tag.closing) return "fail";
+        break;
+      case "invoke":
+        if (block || namedInvoke) return "fail";
+        if (!(markup && tag.role === "invoke" && tag.closing && !(tag.flaws & Flaw.SelfClosing))) return null;
+        break;
+      case "function":
+        if (block || namedInvoke || (isToolCallTag(tag) && tag.closing)) return "fail";
+        if (!(tag.family === "naked" && tag.role === "function" && !(tag.flaws & Flaw.SelfClosing))) return null;
+        if (!tag.closing) return "fail";
+        break;
+      case "wrapper":
+        if (block || namedInvoke) return "fail";
+        if (!isToolCallTag(tag)) return null;
+        if (!tag.closing) return "fail";
+        break;
+      case "after":
+        return null;
     }
+    this.mode = "after";
     return null;
   }
 }
 
-/** A block opener, or a named invoke opener, that may start an example inside a value of `family`. */
+/** A DSML or unprefixed block opener or named invoke opener: where another call starts. */
+const opensCall = (tag: Tag) =>
+  (tag.family === "dsml" || tag.family === "naked") &&
+  (tag.role === "block" ? !tag.closing : tag.role === "invoke" && !tag.closing && tag.attrs.name !== undefined && !(tag.flaws & Flaw.SelfClosing));
+
+const isToolCallTag = (tag: Tag) => tag.family === "costume" && tag.name === "tool_call";
+const isGlmValueTag = (tag: Tag) => tag.family === "costume" && tag.name === "arg_value";
+
+/** An opener that may start an example in a value of `family` (a DSML value reads unprefixed markup as text already, PlainRunInValue). */
 export function exampleOpener(tag: Tag, family: TagFamily): boolean {
-  if (tag.closing || (tag.family !== "dsml" && (tag.family !== "naked" || family !== "naked"))) return false;
-  return tag.role === "block" || (tag.role === "invoke" && tag.attrs.name !== undefined && !(tag.flaws & Flaw.SelfClosing));
+  if (tag.closing || tag.flaws & Flaw.SelfClosing) return false;
+  if (tag.family === "dsml") return tag.role === "block" || (tag.role === "invoke" && tag.attrs.name !== undefined);
+  if (family !== "naked" && family !== "costume") return false;
+  if (tag.family === "costume") return tag.name === "tool_call";
+  return tag.family === "naked" && (tag.role === "block" || tag.role === "function" || (tag.role === "invoke" && tag.attrs.name !== undefined));
 }
 
 /**
- * Over a complete span: the index of the value's parameter closer that ends the examples from
- * `at` (`end`), or -1 and the index of the tag that proved no example (`stop`; the tag count when
- * the span ended first).
+ * Over a complete span (`text`, read up to `to`): the index of the value's closer that ends the
+ * examples from `at` (`end`), or -1 and the index where no example was (`stop`; the tag count at the end).
  */
-export function exampleEnd(tags: readonly Tag[], at: number, family: TagFamily): { end: number; stop: number } {
+export function exampleEnd(text: string, tags: readonly Tag[], at: number, family: TagFamily, to = text.length): { end: number; stop: number } {
   const example = new ExampleInValue(tags[at]!, family);
   for (let k = at + 1; k < tags.length; k++) {
     const verdict = example.step(tags[k]!);
     if (verdict === "content") return { end: k, stop: -1 };
     if (verdict === "fail") return { end: -1, stop: k };
+    const until = k + 1 < tags.length ? tags[k + 1]!.start : to;
+    for (let i = tags[k]!.end; i < until && example.awaitsChar; i++) {
+      if (example.char(text.charCodeAt(i)) === "fail") return { end: -1, stop: k + 1 };
+    }
   }
   return { end: -1, stop: tags.length };
+}
+
+/**
+ * Unprefixed markup in a DSML value, from its first plain tag, decided as the walk decides it
+ * (dsml.ts plainMarkupValueEnds): the value's text when the next DSML tag is its closer, so the
+ * stream never ends it at a plain closer the walk reads as text (`echo "</invoke>"`).
+ */
+export class PlainRunInValue {
+  private depth = 0;
+  private unmatchedCloser = false;
+  readonly awaitsChar = false;
+
+  constructor(first: Tag) {
+    this.step(first);
+  }
+
+  char(): null {
+    return null;
+  }
+
+  step(tag: Tag): "content" | "fail" | null {
+    if (tag.family === "dsml") return tag.role === "parameter" && tag.closing ? "content" : "fail";
+    if (tag.family !== "naked") return null;
+    if (this.unmatchedCloser && ((tag.role === "parameter" && !tag.closing) || tag.role === "invoke")) return "fail";
+    if (tag.role !== "parameter") return null;
+    if (!tag.closing) this.depth++;
+    else if (this.depth > 0) this.depth--;
+    else this.unmatchedCloser = true;
+    return null;
+  }
 }

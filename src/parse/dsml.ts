@@ -185,7 +185,7 @@ class DsmlWalk {
     if (!this.cur || !top || top.children !== null || index < this.exampleFrom) return false;
     const family = top.opener.family;
     if ((family !== "dsml" && family !== "naked") || !exampleOpener(this.tags[index]!, family)) return false;
-    const found = exampleEnd(this.tags, index, family);
+    const found = exampleEnd(this.span, this.tags, index, family);
     if (found.end >= 0) {
       this.skipUntil = found.end;
       return true;

@@ -1,5 +1,5 @@
 import type { DialectSwitches } from "../grammar/dialects.ts";
-import type { Tag } from "../grammar/tags.ts";
+import type { Tag, TagFamily } from "../grammar/tags.ts";
 import type { SpanContext } from "./call.ts";
 import type { Segment } from "./segments.ts";
 import type { CloserRule } from "./closer-in-value.ts";
@@ -103,6 +103,8 @@ export interface SpanKind<Body = undefined> {
   charForm?(opener: Tag, from: number, body: Body): CharState;
   /** This kind's wrapper closer, beyond a block closer, ends a trailing span too. */
   closesWrapper?(tag: Tag): boolean;
+  /** The family of a value open in this kind's body, whose examples are its text (closer-in-value.ts), or null; else the reader tracks values. */
+  valueFamily?(r: SpanReader, body: Body): TagFamily | null;
   parse(p: SpanParse): Segment[];
 }
 

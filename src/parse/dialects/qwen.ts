@@ -2,7 +2,7 @@ import { tagsOf, type Segment } from "../segments.ts";
 import { textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { trimLayoutNewlines } from "./common.ts";
 import { abandonOnFirst, complete, type SpanKind, type SpanReader } from "../span-kind.ts";
-import { closerEndsCall, closerRule } from "../closer-in-value.ts";
+import { closerEndsCall, closerRule, exampleEnd, exampleOpener } from "../closer-in-value.ts";
 import type { Tag } from "../../grammar/tags.ts";
 
 /**
@@ -13,7 +13,8 @@ import type { Tag } from "../../grammar/tags.ts";
  * (`closedByWrapper`). Only a function that never reached either boundary is truncated.
  * A second `<function=…>` before the first closed is unread markup (the call is refused, never run
  * with the second function's parameters), unless it sits inside a parameter that its own
- * `</parameter>` closes: then it is that value's text.
+ * `</parameter>` closes: then it is that value's text, as a complete example of any dialect in a
+ * value is when the value reaches its `</parameter>` (closer-in-value.ts ExampleInValue).
  */
 export function parseQwenFunctions(span: string, from: number, to: number, ctx: SpanContext, closedByWrapper = false): Segment[] {
   let name: string | null = null;
@@ -39,9 +40,21 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
     if (open?.closerAsText && !byCloser) cutShort = true;
     open = null;
   };
-  const tags = tagsOf(span.slice(0, to), from);
+  const text = span.slice(0, to);
+  const tags = tagsOf(text, from);
+  // Tags before skipUntil are examples in a value; none starts before exampleFrom.
+  let skipUntil = 0;
+  let exampleFrom = 0;
   for (const [index, tag] of tags.entries()) {
-    if (closed) continue;
+    if (closed || index < skipUntil) continue;
+    if (open !== null && index >= exampleFrom && exampleOpener(tag, "naked")) {
+      const found = exampleEnd(text, tags, index, "naked");
+      if (found.end >= 0) {
+        skipUntil = found.end;
+        continue;
+      }
+      exampleFrom = found.stop;
+    }
     if (name !== null && open === null && outsideFrom >= 0 && span.slice(outsideFrom, tag.start).trim() !== "") unread = true;
     // A `</tool_call>` before the body's end sat in a value and was read as its text (tool-call.ts): only `</parameter>` may end that value.
     if (open !== null && tag.family === "costume" && tag.closing && tag.name === "tool_call") open.closerAsText = true;
@@ -88,6 +101,7 @@ export const QWEN_FUNCTION: SpanKind = {
     return tag.closing && tag.role === "function" ? complete(base + tag.end) : null;
   },
   parse: ({ span, ctx }) => parseQwenFunctions(span, 0, span.length, ctx),
+  valueFamily: (r) => (r.nest(0) === 2 ? "naked" : null),
 };
 
 /** A `</function>` inside an open value: a `</parameter>` next proves it was the value's text. */

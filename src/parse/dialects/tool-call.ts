@@ -7,9 +7,10 @@ import { parseQwenFunctions } from "./qwen.ts";
 import { xmlToolCall } from "../costume.ts";
 import { complete, type SpanKind } from "../span-kind.ts";
 import { GLM_IN_VALUE, QWEN_IN_WRAPPER, ToolCallBody, ToolCallStart } from "./tool-call-body.ts";
-import { closerEndsCall } from "../closer-in-value.ts";
+import { closerEndsCall, exampleEnd, exampleOpener } from "../closer-in-value.ts";
 import { COLON, DASH, DOT, UNDERSCORE } from "../../grammar/chars.ts";
 import { isObject } from "../../grammar/plain-data.ts";
+import { JsonSyntax } from "../../grammar/json-syntax.ts";
 
 /** A GLM tool name as the body's first word (what the engine's name phase accepts), or undefined. */
 function glmName(body: string): string | undefined {
@@ -98,15 +99,33 @@ const VALUE_CLOSER = "</arg_value>";
  * (`echo "</tool_call>" && rm -rf build`) or a GLM `<arg_value>` it ends the call only by the closer
  * rule (review finding 1, parse/closer-in-value.ts), as the stream reads it (tool-call-body.ts):
  * text after it on its line makes it the value's text, and parseQwenFunctions or glmPairs then
- * want the value's own `</parameter>` or `</arg_value>`.
+ * want the value's own `</parameter>` or `</arg_value>`. A complete example in such a value is
+ * skipped whole (closer-in-value.ts); after a Hermes JSON body, the first closer after the JSON.
  */
 function wrapperCloser(span: string, opener: Tag): Tag | undefined {
-  const tags = tagsOf(span, opener.end);
   const head = span.slice(opener.end).trimStart();
+  // A `</tool_call>` in a Hermes JSON string is its text, as the stream reads it (ToolCallStart).
+  if (head.startsWith("{")) {
+    const end = jsonValueEnd(span, opener.end);
+    if (end >= 0) return tagsOf(span, end).find(isToolCallCloser);
+  }
+  const tags = tagsOf(span, opener.end);
   const qwen = head.startsWith("<function=");
   const glm = !qwen && glmName(head) !== undefined;
   let open = false;
+  let skipUntil = 0;
+  let exampleFrom = 0;
   for (const [index, tag] of tags.entries()) {
+    if (index < skipUntil) continue;
+    const family = glm ? "costume" : "naked";
+    if ((qwen || glm) && open && index >= exampleFrom && exampleOpener(tag, family)) {
+      const found = exampleEnd(span, tags, index, family);
+      if (found.end >= 0) {
+        skipUntil = found.end;
+        continue;
+      }
+      exampleFrom = found.stop;
+    }
     if (isToolCallCloser(tag)) {
       if (!open || closerEndsCall(span, tag.end, span.length, tags, index + 1, glm ? GLM_IN_VALUE : QWEN_IN_WRAPPER)) return tag;
       continue;
@@ -123,6 +142,17 @@ function wrapperCloser(span: string, opener: Tag): Tag | undefined {
     } else if (tag.role === "function" && tag.closing && open && closerEndsCall(span, tag.end, span.length, tags, index + 1, QWEN_IN_WRAPPER)) open = false;
   }
   return undefined;
+}
+
+// Just past the JSON value that starts after `from`, or -1.
+function jsonValueEnd(span: string, from: number): number {
+  const json = new JsonSyntax();
+  for (let i = from; i < span.length; i++) {
+    const step = json.step(span.charCodeAt(i));
+    if (step === "done") return i + 1;
+    if (step === "bad") return -1;
+  }
+  return -1;
 }
 
 /**
@@ -167,6 +197,7 @@ function glmPairs(body: string, name: string, ctx: SpanContext): UnitOutcome {
   };
   const pairs: [string, string][] = [];
   let at = body.indexOf(name) + name.length;
+  let exampleFrom = 0;
   for (let i = 0; i < tags.length; ) {
     const keyOpen = glmTag(i, "arg_key", false);
     if (!keyOpen || body.slice(at, keyOpen.start).trim() !== "") return broken("text or markup outside every arg_key/arg_value pair");
@@ -176,7 +207,17 @@ function glmPairs(body: string, name: string, ctx: SpanContext): UnitOutcome {
     if (!valueOpen || body.slice(keyClose.end, valueOpen.start).trim() !== "") return broken("arg_key without arg_value");
     let j = i + 3;
     let nested = false;
-    for (; j < tags.length && !glmTag(j, "arg_value", true); j++) nested ||= glmTag(j, "arg_value", false) !== undefined;
+    for (; j < tags.length && !glmTag(j, "arg_value", true); j++) {
+      if (j >= exampleFrom && exampleOpener(tags[j]!, "costume")) {
+        const found = exampleEnd(body, tags, j, "costume");
+        if (found.end >= 0) {
+          j = found.end;
+          break;
+        }
+        exampleFrom = found.stop;
+      }
+      nested ||= glmTag(j, "arg_value", false) !== undefined;
+    }
     const valueClose = tags[j];
     if (!valueClose) return broken("arg_value without its closer");
     // A value that opens `<arg_value>` again (a file documenting a call, a pair missing its closer):
@@ -205,6 +246,7 @@ export const TOOL_CALL: SpanKind<ToolCallBody> = {
     return body.phase === "glm-value" ? r.tentatively(GLM_IN_VALUE, base + tag.end) : complete(base + tag.end);
   },
   closesWrapper: isToolCallCloser,
+  valueFamily: (r, body) => (body.phase === "glm-value" ? "costume" : r.nest(0) === 2 ? "naked" : null),
   charForm: (_opener, from, body) => new ToolCallStart(from, body),
   parse: ({ span, opener, truncated, ctx }) => parseToolCallSpan(span, opener, ctx, truncated, (s) => xmlToolCall(s, ctx)),
 };
