@@ -550,6 +550,9 @@ function argumentsAsWritten(): Fixture[] {
   const execute = (inner: string) => `<tool_call><tool_name>execute</tool_name><tool_args>${inner}</tool_args></tool_call>`;
   const cutOff = `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">`;
   const rmBlock = block("tool_calls", [["bash", [["command", "rm -rf x"]]]]);
+  const qwenRm = `<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf x\n</parameter>\n</function>\n</tool_call>`;
+  const qwenRead = `<tool_call>\n<function=read>\n<parameter=filePath>\n/etc/passwd\n</parameter>\n</function>\n</tool_call>`;
+  const echoCloserBlock = block("tool_calls", [["bash", [["command", 'echo "</{D}invoke>" && rm -rf x']]]]);
   const rmInvoke = `<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf /</{D}parameter>\n</{D}invoke>`;
   const writeCutOff = `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">docs/clean.html</{D}parameter>\n<{D}parameter name="content" string="true"><h1>Cleaning</h1>\n<pre><code class="language-bash">rm -rf build</code></pre>\n`;
   return [
@@ -597,6 +600,30 @@ function argumentsAsWritten(): Fixture[] {
     bad("A40.22", "dsml-block-closer-read-as-text-then-the-real-block-closer", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">echo "</{D}tool_calls>" && rm -rf build\n</{D}tool_calls>`, "broken-markup", ["P01"]),
     ok("S02.8", "write-holding-an-example-block-then-closing", `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">calls.md</{D}parameter>\n<{D}parameter name="content" string="true">Example:\n${rmBlock}\n</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [
       { tool: "write", input: { filePath: "calls.md", content: live(`Example:\n${rmBlock}\n`) }, shape: "D02" },
+    ]),
+    // An example of any dialect inside a value that reaches its own closer is the value's text.
+    ok("S02.9", "claude-write-holding-a-qwen3-coder-example", `<function_calls>\n<invoke name="write">\n<parameter name="filePath">calls.md</parameter>\n<parameter name="content">Example:\n${qwenRm}\n</parameter>\n</invoke>\n</function_calls>`, [
+      { tool: "write", input: { filePath: "calls.md", content: `Example:\n${qwenRm}\n` }, shape: "O07" },
+    ]),
+    ok("S02.10", "dsml-write-holding-a-claude-example-with-its-closer-in-the-command", `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">calls.md</{D}parameter>\n<{D}parameter name="content" string="true">Example:\n<invoke name="bash">\n<parameter name="command">echo "</invoke>" && rm -rf x</parameter>\n</invoke>\n</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [
+      { tool: "write", input: { filePath: "calls.md", content: `Example:\n<invoke name="bash">\n<parameter name="command">echo "</invoke>" && rm -rf x</parameter>\n</invoke>\n` }, shape: "D02" },
+    ]),
+    ok("S02.11", "qwen3-coder-write-holding-two-qwen3-coder-examples", `<tool_call>\n<function=write>\n<parameter=filePath>\ncalls.md\n</parameter>\n<parameter=content>\nExample:\n${qwenRm}\n${qwenRead}\n</parameter>\n</function>\n</tool_call>`, [
+      { tool: "write", input: { filePath: "calls.md", content: `Example:\n${qwenRm}\n${qwenRead}` }, shape: "O02" },
+    ]),
+    ok("S02.12", "hermes-write-holding-a-hermes-example", `<tool_call>\n{"name": "write", "arguments": {"filePath": "calls.md", "content": "Example:\\n<tool_call>\\n{\\"name\\": \\"bash\\", \\"arguments\\": {\\"command\\": \\"rm -rf x\\"}}\\n</tool_call>\\n"}}\n</tool_call>`, [
+      { tool: "write", input: { filePath: "calls.md", content: `Example:\n<tool_call>\n{"name": "bash", "arguments": {"command": "rm -rf x"}}\n</tool_call>\n` }, shape: "O01" },
+    ]),
+    ok("S02.13", "glm-write-holding-a-claude-example-then-prose", `<tool_call>write\n<arg_key>filePath</arg_key>\n<arg_value>calls.md</arg_value>\n<arg_key>content</arg_key>\n<arg_value>Example:\n<function_calls>\n<invoke name="bash">\n<parameter name="command">rm -rf x</parameter>\n</invoke>\n</function_calls>\n\nDone.</arg_value>\n</tool_call>`, [
+      { tool: "write", input: { filePath: "calls.md", content: `Example:\n<function_calls>\n<invoke name="bash">\n<parameter name="command">rm -rf x</parameter>\n</invoke>\n</function_calls>\n\nDone.` }, shape: "O03" },
+    ]),
+    ok("S02.14", "dsml-write-holding-a-dsml-example-with-its-closer-in-the-command", `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">calls.md</{D}parameter>\n<{D}parameter name="content" string="true">Example:\n${echoCloserBlock}\n</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [
+      { tool: "write", input: { filePath: "calls.md", content: live(`Example:\n${echoCloserBlock}\n`) }, shape: "D02" },
+    ]),
+    bad("S02.15", "claude-write-holding-a-qwen3-coder-example-never-closed", `<function_calls>\n<invoke name="write">\n<parameter name="filePath">calls.md</parameter>\n<parameter name="content">Example:\n${qwenRm}\n</invoke>\n</function_calls>`, "broken-markup", ["I04"]),
+    ok("S02.16", "claude-write-holding-a-qwen3-coder-example-then-a-real-invoke", `<function_calls>\n<invoke name="write">\n<parameter name="filePath">calls.md</parameter>\n<parameter name="content">Example:\n${qwenRm}\n</parameter>\n</invoke>\n<invoke name="bash">\n<parameter name="command">ls</parameter>\n</invoke>\n</function_calls>`, [
+      { tool: "write", input: { filePath: "calls.md", content: `Example:\n${qwenRm}\n` }, shape: "O07" },
+      ls("O07", "ls"),
     ]),
     ok("A40.n10", "glm-tool-call-closer-inside-a-value", `<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>echo "</tool_call>" && rm -rf build</arg_value>\n</tool_call>`, [ls("O03", 'echo "</tool_call>" && rm -rf build')]),
     bad("A40.23", "glm-tool-call-closer-read-as-text-then-the-real-one", `<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>echo "</tool_call>" && rm -rf build\n</tool_call>`, "broken-markup", ["O03"]),
