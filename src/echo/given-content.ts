@@ -9,6 +9,10 @@
  * - encodings the model decodes when it quotes: HTML character references (named ones for ASCII
  *   punctuation and spaces, decimal and hex numeric ones, all with their `;`) and ASCII percent-
  *   escapes (`%3C`); see docs/SECURITY.md for the encodings left out;
+ * - Unicode: characters that render as nothing (format characters, default-ignorable code points
+ *   such as U+200B, U+00AD, U+2060, U+FEFF and the variation selectors) removed, and canonical
+ *   equivalents composed (NFC): `cafe` + U+0301 reads as `café`. NFC only: NFKC would also fold
+ *   compatibility look-alikes (fullwidth letters), which the guard leaves out (docs/SECURITY.md);
  * - line prefixes: at the start of every line, a tool's line-number gutter (`12: `, `Line 12: `,
  *   `path:12:`) and then the whole run of characters that are not letters (`+`, `-`, `#`, `//`,
  *   ` * `, `> `, digits, bullets, box drawing). Not capped: a cap would let a value whose own lines
@@ -58,7 +62,7 @@ export function buildGivenHaystack(texts: readonly string[], toolNames?: Readonl
   let length = 0;
   for (const text of texts) {
     for (const form of jsonForms(text)) {
-      const decoded = decodeEncodings(form);
+      const decoded = readable(form);
       // A form without markup holds no quote; and a value is never "next to" another text's markup.
       if (!mayHoldMarkup(decoded)) continue;
       if (parts.length > 0) {
@@ -71,6 +75,23 @@ export function buildGivenHaystack(texts: readonly string[], toolNames?: Readonl
     }
   }
   return { text: parts.join(""), ...found };
+}
+
+/** Format characters and default-ignorable code points (U+200B, U+00AD, U+2060, U+FEFF, the variation selectors, tags): they render as nothing. */
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+
+/**
+ * A text as a reader sees it, the same on both sides: characters that render as nothing removed,
+ * canonical equivalents composed (NFC). Never NFKC: it would fold look-alikes (fullwidth letters),
+ * which the guard leaves out.
+ */
+export function foldUnicode(text: string): string {
+  return text.replace(INVISIBLE, "").normalize("NFC");
+}
+
+/** decodeEncodings, then foldUnicode (after it: a reference may spell an invisible character or a combining mark). */
+export function readable(text: string): string {
+  return foldUnicode(decodeEncodings(text));
 }
 
 function jsonForms(text: string): string[] {
@@ -90,7 +111,7 @@ function jsonForms(text: string): string[] {
  * normalized like the haystack; `stripped` is null when it is the same or empty.
  */
 export function needleForms(value: string): { first: string; stripped: string | null } {
-  const lines = splitLines(decodeEncodings(value));
+  const lines = splitLines(readable(value));
   const rest = lines.slice(1).map((line) => line.slice(linePrefixEnd(line, 0, line.length)));
   const first = collapseSpaces([lines[0]!, ...rest].join(" "));
   const head = lines[0]!;
@@ -104,7 +125,7 @@ export function needleForms(value: string): { first: string; stripped: string | 
  * prefix before each given line (`+`, `> `) cannot hide it.
  */
 export function symbolLines(value: string): string[] {
-  return splitLines(decodeEncodings(value)).map(collapseSpaces).filter((line) => line !== "");
+  return splitLines(readable(value)).map(collapseSpaces).filter((line) => line !== "");
 }
 
 function splitLines(text: string): string[] {
@@ -122,21 +143,27 @@ function linePrefixEnd(s: string, from: number, end: number): number {
   return Math.min(i, end);
 }
 
-const LETTER = /\p{L}/u;
-const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+/**
+ * A combining mark counts with the letters: it belongs to the character before it, so it continues
+ * a token (`cafe` + U+0301 holds no whole token `cafe`; review 42, finding 7) and ends no word.
+ */
+const LETTER_OR_MARK = /[\p{L}\p{M}]/u;
+const LETTER_DIGIT_OR_MARK = /[\p{L}\p{N}\p{M}]/u;
 
+/** A letter, or a combining mark (which belongs to the character before it). */
 export function isLetterAt(s: string, i: number): boolean {
   const c = s.charCodeAt(i);
   if (c < 0x80) return isAsciiLetter(c);
-  return LETTER.test(String.fromCodePoint(s.codePointAt(i)!));
+  return LETTER_OR_MARK.test(String.fromCodePoint(s.codePointAt(i)!));
 }
 
+/** A letter, a digit, or a combining mark (which belongs to the character before it): the characters a whole token is made of. */
 export function isAlnumAt(s: string, i: number): boolean {
   const c = s.charCodeAt(i);
   if (c < 0x80) return isAsciiLetter(c) || isAsciiDigit(c);
   // A low surrogate belongs to the character before it.
   const at = c >= 0xdc00 && c <= 0xdfff && i > 0 ? i - 1 : i;
-  return LETTER_OR_DIGIT.test(String.fromCodePoint(s.codePointAt(at)!));
+  return LETTER_DIGIT_OR_MARK.test(String.fromCodePoint(s.codePointAt(at)!));
 }
 
 export function isSpaceCode(c: number): boolean {

@@ -30,7 +30,7 @@
  */
 import { COSTUME_DESCRIPTIONS, heredocCode } from "../parse/costume.ts";
 import { failureTable } from "./linear-search.ts";
-import { buildGivenHaystack, decodeEncodings, isAlnumAt, isSpaceCode, isLetterAt, needleForms, symbolLines, type GivenHaystack } from "./given-content.ts";
+import { buildGivenHaystack, isAlnumAt, isSpaceCode, isLetterAt, needleForms, readable, symbolLines, type GivenHaystack } from "./given-content.ts";
 import type { EchoQuery } from "../engine/types.ts";
 
 const BASE_WINDOW = 64;
@@ -185,7 +185,7 @@ function hasAlnum(text: string): boolean {
  * the haystack decodes). `:(){ :|:& };:` is; `.`, `**` + `/*`, `../..`, `{}`, `() =>`, `|---|---|` are not.
  */
 export function distinctive(value: string): boolean {
-  const text = decodeEncodings(value);
+  const text = readable(value);
   const seen = new Set<number>();
   let count = 0;
   for (let i = 0; i < text.length; i++) {
