@@ -8,7 +8,9 @@
  *   JSON, or JSON of JSON);
  * - encodings the model decodes when it quotes: HTML character references (named ones for ASCII
  *   punctuation and spaces, decimal and hex numeric ones, all with their `;`) and ASCII percent-
- *   escapes (`%3C`); see docs/SECURITY.md for the encodings left out;
+ *   escapes (`%3C`); see docs/SECURITY.md for the encodings left out. A form whose decoding made a
+ *   quote or a backslash is also kept undecoded, so where strings begin and end (string-lexer.ts)
+ *   is read as written too: `"id": "&quot;[/TOOL_CALL]"` is one string to a reader of the JSON;
  * - Unicode: characters that render as nothing (format characters, default-ignorable code points
  *   such as U+200B, U+00AD, U+2060, U+FEFF and the variation selectors) removed, and canonical
  *   equivalents composed (NFC): `cafe` + U+0301 reads as `café`. NFC only: NFKC would also fold
@@ -24,12 +26,13 @@
  * Everything here is one pass per form, linear in the text.
  */
 import { isBarCode } from "../grammar/markers.ts";
+import { StringLexer, type QuotedStrings } from "./string-lexer.ts";
 import { costumeTool, isCallMarkupName } from "../grammar/dialects.ts";
 import { isAliasName } from "../parse/aliases.ts";
 import { decodeJsonEscapes, gutterEnd, mayHoldMarkup } from "./given-text.ts";
-import { COLON, CR, DASH, HASH, LBRACE, LBRACKET, LF, LT, NBSP, SEMICOLON, SENTENCEPIECE_SPACE_CODE, SLASH, SP, TAB, UNDERSCORE, isAsciiDigit, isAsciiLetter } from "../grammar/chars.ts";
+import { BACKSLASH, COLON, CR, DASH, DQ, HASH, LBRACE, LBRACKET, LF, LT, NBSP, SEMICOLON, SENTENCEPIECE_SPACE_CODE, SLASH, SP, SQ, TAB, UNDERSCORE, isAsciiDigit, isAsciiLetter } from "../grammar/chars.ts";
 
-export interface GivenHaystack {
+export interface GivenHaystack extends QuotedStrings {
   /** The normalized forms of every given text, separated by " \u0000 ". */
   text: string;
   /** Where call markup begins in `text`, ascending. */
@@ -58,20 +61,23 @@ const SEPARATOR = " \u0000 ";
  */
 export function buildGivenHaystack(texts: readonly string[], toolNames?: ReadonlySet<string>, keepLinePrefixes = false): GivenHaystack {
   const parts: string[] = [];
-  const found: Found = { markup: [], closes: [], costumeTools: new Set() };
+  const found: Found = { markup: [], closes: [], costumeTools: new Set(), quoted: [], quotedOpener: [] };
   let length = 0;
   for (const text of texts) {
     for (const form of jsonForms(text)) {
-      const decoded = readable(form);
-      // A form without markup holds no quote; and a value is never "next to" another text's markup.
-      if (!mayHoldMarkup(decoded)) continue;
-      if (parts.length > 0) {
-        parts.push(SEPARATOR);
-        length += SEPARATOR.length;
+      const decodedQuote = { value: false };
+      const decoded = readable(form, decodedQuote);
+      for (const variant of decodedQuote.value ? [decoded, foldUnicode(form)] : [decoded]) {
+        // A form without markup holds no quote; and a value is never "next to" another text's markup.
+        if (!mayHoldMarkup(variant)) continue;
+        if (parts.length > 0) {
+          parts.push(SEPARATOR);
+          length += SEPARATOR.length;
+        }
+        const folded = foldLines(variant, length, found, toolNames, keepLinePrefixes);
+        parts.push(folded);
+        length += folded.length;
       }
-      const folded = foldLines(decoded, length, found, toolNames, keepLinePrefixes);
-      parts.push(folded);
-      length += folded.length;
     }
   }
   return { text: parts.join(""), ...found };
@@ -90,8 +96,8 @@ export function foldUnicode(text: string): string {
 }
 
 /** decodeEncodings, then foldUnicode (after it: a reference may spell an invisible character or a combining mark). */
-export function readable(text: string): string {
-  return foldUnicode(decodeEncodings(text));
+export function readable(text: string, decodedQuote?: { value: boolean }): string {
+  return foldUnicode(decodeEncodings(text, decodedQuote));
 }
 
 function jsonForms(text: string): string[] {
@@ -176,15 +182,18 @@ export function isSpaceCode(c: number): boolean {
  * A form's lines with their prefixes removed, joined by single spaces, whitespace collapsed. The
  * markup found in the form is appended to `markup` at its position in the result plus `offset`.
  */
-interface Found {
+interface Found extends QuotedStrings {
   markup: number[];
   closes: boolean[];
   costumeTools: Set<string>;
 }
 
 function foldLines(text: string, offset: number, found: Found, toolNames: ReadonlySet<string> | undefined, keepLinePrefixes: boolean): string {
+  // Where strings open after an opener, read on the text as written here (before line prefixes go).
+  const strings = new StringLexer(found);
   const note = (kind: MarkupKind, at: number, i: number, end: number) => {
     if (kind === NO_MARKUP) return;
+    strings.markup(kind === OPENS, at);
     found.markup.push(at);
     found.closes.push(kind === CLOSES);
     if (kind === OPENS) {
@@ -199,7 +208,11 @@ function foldLines(text: string, offset: number, found: Found, toolNames: Readon
     const end = lineEnd(text, start);
     const kept = keepLinePrefixes ? start : linePrefixEnd(text, start, end);
     // Markup in the removed prefix (a `<shell>` that starts the line) stands where the content begins.
-    for (let i = start; i < kept; i++) note(markupAt(text, i, end, toolNames), offset + length + (space && length > 0 ? 1 : 0), i, end);
+    for (let i = start; i < kept; i++) {
+      note(markupAt(text, i, end, toolNames), offset + length + (space && length > 0 ? 1 : 0), i, end);
+      const c = text.charCodeAt(i);
+      if (c === DQ || c === SQ || c === BACKSLASH || strings.escaping) strings.step(c, -1);
+    }
     space ||= kept > start;
     let run = -1;
     for (let i = kept; i <= end; i++) {
@@ -211,6 +224,7 @@ function foldLines(text: string, offset: number, found: Found, toolNames: Readon
           run = -1;
         }
         space = true;
+        if (i < end && strings.escaping) strings.step(c, -1);
         continue;
       }
       if (run < 0) {
@@ -221,8 +235,11 @@ function foldLines(text: string, offset: number, found: Found, toolNames: Readon
         space = false;
         run = i;
       }
-      if (c === LT || c === LBRACKET || c === LBRACE || isBarCode(c)) note(markupAt(text, i, end, toolNames), offset + length + (i - run), i, end);
+      const at = offset + length + (i - run);
+      if (c === LT || c === LBRACKET || c === LBRACE || isBarCode(c)) note(markupAt(text, i, end, toolNames), at, i, end);
+      if (c === DQ || c === SQ || c === BACKSLASH || strings.escaping) strings.step(c, at);
     }
+    strings.lineBreak();
     space = true;
     if (end >= text.length) break;
     start = end + (text.charCodeAt(end) === CR && text.charCodeAt(end + 1) === LF ? 2 : 1);
@@ -316,7 +333,7 @@ const MAX_REFERENCE = 16;
  * table or a number names are decoded, and only with their `;`; a percent-escape only below 0x80
  * (a multi-byte UTF-8 sequence is left as written). Anything else stays.
  */
-export function decodeEncodings(text: string): string {
+export function decodeEncodings(text: string, decodedQuote?: { value: boolean }): string {
   let out = "";
   let from = 0;
   // The next `&` and `%`, each found once by indexOf (native) and looked for again only once passed.
@@ -329,6 +346,7 @@ export function decodeEncodings(text: string): string {
     if (decoded !== null) {
       out += text.slice(from, i) + decoded.text;
       from = next;
+      if (decodedQuote !== undefined && (decoded.text === '"' || decoded.text === "'" || decoded.text === "\\")) decodedQuote.value = true;
     }
     if (amp >= 0 && amp < next) amp = text.indexOf("&", next);
     if (pct >= 0 && pct < next) pct = text.indexOf("%", next);
