@@ -13,7 +13,8 @@
  *   is read as written too: `"id": "&quot;[/TOOL_CALL]"` is one string to a reader of the JSON;
  * - Unicode: characters that render as nothing (format characters, default-ignorable code points
  *   such as U+200B, U+00AD, U+2060, U+FEFF and the variation selectors) removed, and canonical
- *   equivalents composed (NFC): `cafe` + U+0301 reads as `café`. NFC only: NFKC would also fold
+ *   equivalents composed (NFC): `cafe` + U+0301 reads as `café`. Given content that holds such a
+ *   character is also read with each one a space (a word break to a reader). NFC only: NFKC would also fold
  *   compatibility look-alikes (fullwidth letters), which the guard leaves out (docs/SECURITY.md);
  * - line prefixes: at the start of every line, a tool's line-number gutter (`12: `, `Line 12: `,
  *   `path:12:`) and then the whole run of characters that are not letters (`+`, `-`, `#`, `//`,
@@ -66,8 +67,10 @@ export function buildGivenHaystack(texts: readonly string[], toolNames?: Readonl
   for (const text of texts) {
     for (const form of jsonForms(text)) {
       const decodedQuote = { value: false };
-      const decoded = readable(form, decodedQuote);
-      for (const variant of decodedQuote.value ? [decoded, foldUnicode(form)] : [decoded]) {
+      const decoded = decodeEncodings(form, decodedQuote);
+      const variants = unicodeReadings(decoded);
+      if (decodedQuote.value) variants.push(...unicodeReadings(form));
+      for (const variant of variants) {
         // A form without markup holds no quote; and a value is never "next to" another text's markup.
         if (!mayHoldMarkup(variant)) continue;
         if (parts.length > 0) {
@@ -96,8 +99,20 @@ export function foldUnicode(text: string): string {
 }
 
 /** decodeEncodings, then foldUnicode (after it: a reference may spell an invisible character or a combining mark). */
-export function readable(text: string, decodedQuote?: { value: boolean }): string {
-  return foldUnicode(decodeEncodings(text, decodedQuote));
+export function readable(text: string): string {
+  return foldUnicode(decodeEncodings(text));
+}
+
+/**
+ * The readings of a given text's invisible characters, each then NFC: removed (`cu` + U+200B +
+ * `rl` reads `curl`, as a call's value is read) and, when it has any, a space as well (`sh` + U+200B
+ * + `please` may read as two words: the command then ends at `sh`). Both count, so neither reading
+ * lets a quote pass for prose.
+ */
+function unicodeReadings(text: string): string[] {
+  const joined = text.replace(INVISIBLE, "");
+  if (joined.length === text.length) return [text.normalize("NFC")];
+  return [joined.normalize("NFC"), text.replace(INVISIBLE, " ").normalize("NFC")];
 }
 
 function jsonForms(text: string): string[] {

@@ -48,6 +48,14 @@ describe("characters that render as nothing", () => {
     });
   }
 
+  test("an invisible character read as a word break: the echo of the command before it does not run", () => {
+    const given = (command: string) => [readme(shell(bash(`${command}\u200bplease`), true))];
+    expect(recovered(echo(COMMAND), given(OTHER))).toBe(1);
+    expect(recovered(echo(COMMAND), given(COMMAND))).toBe(0);
+    // Read as nothing, the same text is one word: the joined command is found too.
+    expect(recovered(echo(`${COMMAND}please`), given(COMMAND))).toBe(0);
+  });
+
   test("an echo that keeps the invisible character (the model copied it) does not run either", () => {
     const planted = plant(COMMAND, "\u200b");
     expect(recovered(echo(planted), [readme(shell(bash(planted), true))])).toBe(0);
