@@ -12,11 +12,11 @@
  * ones). Numbers and booleans are not required (`True` and `true`, `"15"` and `15` are written
  * differently for the same call). An occurrence stands inside markup when the nearest markup
  * before it opens or the nearest after it closes; or when it fills a string literal that opens
- * after an opener within the window, markup inside the call's other strings not counting (string-
- * lexer.ts: `"id": "[/TOOL_CALL]"` before the value is no closer; review 42). That lexer restarts at
- * every opener and only adds a way to count as given, so nothing before a quote hides it. A value is also
- * searched as a JSON string spells it (`\"`, `\n`), in the form as written, where such strings
- * read exactly.
+ * after an opener within the window, markup inside the call's other strings not counting
+ * (string-lexer.ts: `"id": "[/TOOL_CALL]"` before the value is no closer; review 42). That lexer
+ * restarts at every opener and only adds a way to count as given, so nothing before a quote hides
+ * it. A value is also searched as a JSON string spells it (`\"`, `\n`), in the form as written,
+ * where such strings read exactly.
  *
  * Values without a letter or digit: short or repetitive ones (".", "*", "**" + "/*", "{}", "---")
  * stand next to markup in almost any given content, so they are no evidence. A call with no value
