@@ -8,7 +8,14 @@
  *   JSON, or JSON of JSON);
  * - encodings the model decodes when it quotes: HTML character references (named ones for ASCII
  *   punctuation and spaces, decimal and hex numeric ones, all with their `;`) and ASCII percent-
- *   escapes (`%3C`); see docs/SECURITY.md for the encodings left out;
+ *   escapes (`%3C`); see docs/SECURITY.md for the encodings left out. A form whose decoding made a
+ *   quote or a backslash is also kept undecoded, so where strings begin and end (string-lexer.ts)
+ *   is read as written too: `"id": "&quot;[/TOOL_CALL]"` is one string to a reader of the JSON;
+ * - Unicode: characters that render as nothing (format characters, default-ignorable code points
+ *   such as U+200B, U+00AD, U+2060, U+FEFF and the variation selectors) removed, and canonical
+ *   equivalents composed (NFC): `cafe` + U+0301 reads as `café`. Given content that holds such a
+ *   character is also read with each one a space (a word break to a reader). NFC only: NFKC would also fold
+ *   compatibility look-alikes (fullwidth letters), which the guard leaves out (docs/SECURITY.md);
  * - line prefixes: at the start of every line, a tool's line-number gutter (`12: `, `Line 12: `,
  *   `path:12:`) and then the whole run of characters that are not letters (`+`, `-`, `#`, `//`,
  *   ` * `, `> `, digits, bullets, box drawing). Not capped: a cap would let a value whose own lines
@@ -20,12 +27,13 @@
  * Everything here is one pass per form, linear in the text.
  */
 import { isBarCode } from "../grammar/markers.ts";
+import { StringLexer, type QuotedStrings } from "./string-lexer.ts";
 import { costumeTool, isCallMarkupName } from "../grammar/dialects.ts";
 import { isAliasName } from "../parse/aliases.ts";
 import { decodeJsonEscapes, gutterEnd, mayHoldMarkup } from "./given-text.ts";
-import { COLON, CR, DASH, HASH, LBRACE, LBRACKET, LF, LT, NBSP, SEMICOLON, SENTENCEPIECE_SPACE_CODE, SLASH, SP, TAB, UNDERSCORE, isAsciiDigit, isAsciiLetter } from "../grammar/chars.ts";
+import { BACKSLASH, COLON, CR, DASH, DQ, HASH, LBRACE, LBRACKET, LF, LT, NBSP, SEMICOLON, SENTENCEPIECE_SPACE_CODE, SLASH, SP, SQ, TAB, UNDERSCORE, isAsciiDigit, isAsciiLetter } from "../grammar/chars.ts";
 
-export interface GivenHaystack {
+export interface GivenHaystack extends QuotedStrings {
   /** The normalized forms of every given text, separated by " \u0000 ". */
   text: string;
   /** Where call markup begins in `text`, ascending. */
@@ -54,23 +62,57 @@ const SEPARATOR = " \u0000 ";
  */
 export function buildGivenHaystack(texts: readonly string[], toolNames?: ReadonlySet<string>, keepLinePrefixes = false): GivenHaystack {
   const parts: string[] = [];
-  const found: Found = { markup: [], closes: [], costumeTools: new Set() };
+  const found: Found = { markup: [], closes: [], costumeTools: new Set(), quoted: [], quotedOpener: [] };
   let length = 0;
   for (const text of texts) {
     for (const form of jsonForms(text)) {
-      const decoded = decodeEncodings(form);
-      // A form without markup holds no quote; and a value is never "next to" another text's markup.
-      if (!mayHoldMarkup(decoded)) continue;
-      if (parts.length > 0) {
-        parts.push(SEPARATOR);
-        length += SEPARATOR.length;
+      const decodedQuote = { value: false };
+      const decoded = decodeEncodings(form, decodedQuote);
+      const variants = unicodeReadings(decoded);
+      if (decodedQuote.value) variants.push(...unicodeReadings(form));
+      for (const variant of variants) {
+        // A form without markup holds no quote; and a value is never "next to" another text's markup.
+        if (!mayHoldMarkup(variant)) continue;
+        if (parts.length > 0) {
+          parts.push(SEPARATOR);
+          length += SEPARATOR.length;
+        }
+        const folded = foldLines(variant, length, found, toolNames, keepLinePrefixes);
+        parts.push(folded);
+        length += folded.length;
       }
-      const folded = foldLines(decoded, length, found, toolNames, keepLinePrefixes);
-      parts.push(folded);
-      length += folded.length;
     }
   }
   return { text: parts.join(""), ...found };
+}
+
+/** Format characters and default-ignorable code points (U+200B, U+00AD, U+2060, U+FEFF, the variation selectors, tags): they render as nothing. */
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+
+/**
+ * A text as a reader sees it, the same on both sides: characters that render as nothing removed,
+ * canonical equivalents composed (NFC). Never NFKC: it would fold look-alikes (fullwidth letters),
+ * which the guard leaves out.
+ */
+export function foldUnicode(text: string): string {
+  return text.replace(INVISIBLE, "").normalize("NFC");
+}
+
+/** decodeEncodings, then foldUnicode (after it: a reference may spell an invisible character or a combining mark). */
+export function readable(text: string): string {
+  return foldUnicode(decodeEncodings(text));
+}
+
+/**
+ * The readings of a given text's invisible characters, each then NFC: removed (`cu` + U+200B +
+ * `rl` reads `curl`, as a call's value is read) and, when it has any, a space as well (`sh` + U+200B
+ * + `please` may read as two words: the command then ends at `sh`). Both count, so neither reading
+ * lets a quote pass for prose.
+ */
+function unicodeReadings(text: string): string[] {
+  const joined = text.replace(INVISIBLE, "");
+  if (joined.length === text.length) return [text.normalize("NFC")];
+  return [joined.normalize("NFC"), text.replace(INVISIBLE, " ").normalize("NFC")];
 }
 
 function jsonForms(text: string): string[] {
@@ -90,7 +132,7 @@ function jsonForms(text: string): string[] {
  * normalized like the haystack; `stripped` is null when it is the same or empty.
  */
 export function needleForms(value: string): { first: string; stripped: string | null } {
-  const lines = splitLines(decodeEncodings(value));
+  const lines = splitLines(readable(value));
   const rest = lines.slice(1).map((line) => line.slice(linePrefixEnd(line, 0, line.length)));
   const first = collapseSpaces([lines[0]!, ...rest].join(" "));
   const head = lines[0]!;
@@ -104,7 +146,7 @@ export function needleForms(value: string): { first: string; stripped: string | 
  * prefix before each given line (`+`, `> `) cannot hide it.
  */
 export function symbolLines(value: string): string[] {
-  return splitLines(decodeEncodings(value)).map(collapseSpaces).filter((line) => line !== "");
+  return splitLines(readable(value)).map(collapseSpaces).filter((line) => line !== "");
 }
 
 function splitLines(text: string): string[] {
@@ -122,21 +164,27 @@ function linePrefixEnd(s: string, from: number, end: number): number {
   return Math.min(i, end);
 }
 
-const LETTER = /\p{L}/u;
-const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+/**
+ * A combining mark counts with the letters: it belongs to the character before it, so it continues
+ * a token (`cafe` + U+0301 holds no whole token `cafe`; review 42, finding 7) and ends no word.
+ */
+const LETTER_OR_MARK = /[\p{L}\p{M}]/u;
+const LETTER_DIGIT_OR_MARK = /[\p{L}\p{N}\p{M}]/u;
 
+/** A letter, or a combining mark (which belongs to the character before it). */
 export function isLetterAt(s: string, i: number): boolean {
   const c = s.charCodeAt(i);
   if (c < 0x80) return isAsciiLetter(c);
-  return LETTER.test(String.fromCodePoint(s.codePointAt(i)!));
+  return LETTER_OR_MARK.test(String.fromCodePoint(s.codePointAt(i)!));
 }
 
+/** A letter, a digit, or a combining mark (which belongs to the character before it): the characters a whole token is made of. */
 export function isAlnumAt(s: string, i: number): boolean {
   const c = s.charCodeAt(i);
   if (c < 0x80) return isAsciiLetter(c) || isAsciiDigit(c);
   // A low surrogate belongs to the character before it.
   const at = c >= 0xdc00 && c <= 0xdfff && i > 0 ? i - 1 : i;
-  return LETTER_OR_DIGIT.test(String.fromCodePoint(s.codePointAt(at)!));
+  return LETTER_DIGIT_OR_MARK.test(String.fromCodePoint(s.codePointAt(at)!));
 }
 
 export function isSpaceCode(c: number): boolean {
@@ -149,15 +197,18 @@ export function isSpaceCode(c: number): boolean {
  * A form's lines with their prefixes removed, joined by single spaces, whitespace collapsed. The
  * markup found in the form is appended to `markup` at its position in the result plus `offset`.
  */
-interface Found {
+interface Found extends QuotedStrings {
   markup: number[];
   closes: boolean[];
   costumeTools: Set<string>;
 }
 
 function foldLines(text: string, offset: number, found: Found, toolNames: ReadonlySet<string> | undefined, keepLinePrefixes: boolean): string {
+  // Where strings open after an opener, read on the text as written here (before line prefixes go).
+  const strings = new StringLexer(found);
   const note = (kind: MarkupKind, at: number, i: number, end: number) => {
     if (kind === NO_MARKUP) return;
+    strings.markup(kind === OPENS, at);
     found.markup.push(at);
     found.closes.push(kind === CLOSES);
     if (kind === OPENS) {
@@ -172,7 +223,11 @@ function foldLines(text: string, offset: number, found: Found, toolNames: Readon
     const end = lineEnd(text, start);
     const kept = keepLinePrefixes ? start : linePrefixEnd(text, start, end);
     // Markup in the removed prefix (a `<shell>` that starts the line) stands where the content begins.
-    for (let i = start; i < kept; i++) note(markupAt(text, i, end, toolNames), offset + length + (space && length > 0 ? 1 : 0), i, end);
+    for (let i = start; i < kept; i++) {
+      note(markupAt(text, i, end, toolNames), offset + length + (space && length > 0 ? 1 : 0), i, end);
+      const c = text.charCodeAt(i);
+      if (c === DQ || c === SQ || c === BACKSLASH || strings.escaping) strings.step(c, -1);
+    }
     space ||= kept > start;
     let run = -1;
     for (let i = kept; i <= end; i++) {
@@ -184,6 +239,7 @@ function foldLines(text: string, offset: number, found: Found, toolNames: Readon
           run = -1;
         }
         space = true;
+        if (i < end && strings.escaping) strings.step(c, -1);
         continue;
       }
       if (run < 0) {
@@ -194,8 +250,11 @@ function foldLines(text: string, offset: number, found: Found, toolNames: Readon
         space = false;
         run = i;
       }
-      if (c === LT || c === LBRACKET || c === LBRACE || isBarCode(c)) note(markupAt(text, i, end, toolNames), offset + length + (i - run), i, end);
+      const at = offset + length + (i - run);
+      if (c === LT || c === LBRACKET || c === LBRACE || isBarCode(c)) note(markupAt(text, i, end, toolNames), at, i, end);
+      if (c === DQ || c === SQ || c === BACKSLASH || strings.escaping) strings.step(c, at);
     }
+    strings.lineBreak();
     space = true;
     if (end >= text.length) break;
     start = end + (text.charCodeAt(end) === CR && text.charCodeAt(end + 1) === LF ? 2 : 1);
@@ -289,7 +348,7 @@ const MAX_REFERENCE = 16;
  * table or a number names are decoded, and only with their `;`; a percent-escape only below 0x80
  * (a multi-byte UTF-8 sequence is left as written). Anything else stays.
  */
-export function decodeEncodings(text: string): string {
+export function decodeEncodings(text: string, decodedQuote?: { value: boolean }): string {
   let out = "";
   let from = 0;
   // The next `&` and `%`, each found once by indexOf (native) and looked for again only once passed.
@@ -302,6 +361,7 @@ export function decodeEncodings(text: string): string {
     if (decoded !== null) {
       out += text.slice(from, i) + decoded.text;
       from = next;
+      if (decodedQuote !== undefined && (decoded.text === '"' || decoded.text === "'" || decoded.text === "\\")) decodedQuote.value = true;
     }
     if (amp >= 0 && amp < next) amp = text.indexOf("&", next);
     if (pct >= 0 && pct < next) pct = text.indexOf("%", next);

@@ -10,7 +10,13 @@
  * plus, per argument, its key, twice its value and PER_FIELD, the room a quote of this very call
  * can put between one value and the markup (a JSON call's later fields sit after its earlier
  * ones). Numbers and booleans are not required (`True` and `true`, `"15"` and `15` are written
- * differently for the same call).
+ * differently for the same call). An occurrence stands inside markup when the nearest markup
+ * before it opens or the nearest after it closes; or when it fills a string literal that opens
+ * after an opener within the window, markup inside the call's other strings not counting
+ * (string-lexer.ts: `"id": "[/TOOL_CALL]"` before the value is no closer; review 42). That lexer
+ * restarts at every opener and only adds a way to count as given, so nothing before a quote hides
+ * it. A value is also searched as a JSON string spells it (`\"`, `\n`), in the form as written,
+ * where such strings read exactly.
  *
  * Values without a letter or digit: short or repetitive ones (".", "*", "**" + "/*", "{}", "---")
  * stand next to markup in almost any given content, so they are no evidence. A call with no value
@@ -30,7 +36,9 @@
  */
 import { COSTUME_DESCRIPTIONS, heredocCode } from "../parse/costume.ts";
 import { failureTable } from "./linear-search.ts";
-import { buildGivenHaystack, decodeEncodings, isAlnumAt, isSpaceCode, isLetterAt, needleForms, symbolLines, type GivenHaystack } from "./given-content.ts";
+import { buildGivenHaystack, isAlnumAt, isSpaceCode, isLetterAt, needleForms, readable, symbolLines, type GivenHaystack } from "./given-content.ts";
+import { indexOfPosition } from "./string-lexer.ts";
+import { BACKSLASH, DQ, SQ } from "../grammar/chars.ts";
 import type { EchoQuery } from "../engine/types.ts";
 
 const BASE_WINDOW = 64;
@@ -87,7 +95,10 @@ export function createEchoSearch(given: () => readonly string[]): EchoSearch {
   };
   const valueGiven = (value: string, window: number): boolean => {
     const forms = needleForms(value);
-    return found(hay!, forms.first, "alnum", window) || (forms.stripped !== null && found(hay!, forms.stripped, "letter", window));
+    if (found(hay!, forms.first, "alnum", window) || (forms.stripped !== null && found(hay!, forms.stripped, "letter", window))) return true;
+    // As a JSON string spells it (`\"`, `\n`): in the form as written, where a quoted call's strings read as its reader reads them.
+    const escaped = JSON.stringify(value).slice(1, -1);
+    return escaped !== value && found(hay!, needleForms(escaped).first, "alnum", window);
   };
   /** A code costume in given content names its tool; otherwise the name itself must stand next to markup. */
   const toolNamed = (tool: string): boolean => hay!.costumeTools.has(tool) || found(hay!, tool, "alnum", BASE_WINDOW + tool.length);
@@ -185,7 +196,7 @@ function hasAlnum(text: string): boolean {
  * the haystack decodes). `:(){ :|:& };:` is; `.`, `**` + `/*`, `../..`, `{}`, `() =>`, `|---|---|` are not.
  */
 export function distinctive(value: string): boolean {
-  const text = decodeEncodings(value);
+  const text = readable(value);
   const seen = new Set<number>();
   let count = 0;
   for (let i = 0; i < text.length; i++) {
@@ -212,6 +223,7 @@ function occursNearMarkup(hay: GivenHaystack, needle: string, lead: Lead, window
   const reach = window + MAX_TOKEN + m;
   const endsAlnum = isAlnumAt(needle, m - 1);
   const startsAlnum = lead === "alnum" && isAlnumAt(needle, 0);
+  const fills = lead === "markup" ? null : stringFills(needle);
   const first = needle[0]!;
   // The next occurrence of the needle's first character: found by indexOf (native) while nothing is
   // matched, and looked for again only once passed, so all windows together cost one pass.
@@ -239,7 +251,7 @@ function occursNearMarkup(hay: GivenHaystack, needle: string, lead: Lead, window
       if (startsAlnum && start > 0 && isAlnumAt(text, start - 1)) continue;
       if (lead === "letter" && start > 0 && isLetterAt(text, start - 1)) continue;
       if (endsAlnum && i + 1 < text.length && isAlnumAt(text, i + 1)) continue;
-      if (nearMarkup(hay, start, i + 1, window, lead === "markup")) return true;
+      if (nearMarkup(hay, start, i + 1, window, lead === "markup") || (fills !== null && fillsQuotedString(hay, start, i + 1, window, fills))) return true;
     }
   }
   return false;
@@ -259,6 +271,46 @@ function nearMarkup(hay: GivenHaystack, start: number, end: number, window: numb
   const after = firstAtOrAfter(marks, end);
   if (inside) return after > before + 1;
   return after < marks.length && hay.closes[after]! && marks[after]! - end <= window;
+}
+
+/** Which quote characters can delimit a string that `needle` fills whole: those it holds none of unescaped, when it ends in no escaping backslash. */
+interface StringFills {
+  dq: boolean;
+  sq: boolean;
+}
+
+function stringFills(needle: string): StringFills {
+  let dq = true;
+  let sq = true;
+  let backslashes = 0;
+  for (let i = 0; i < needle.length; i++) {
+    const c = needle.charCodeAt(i);
+    if (c === BACKSLASH) {
+      backslashes++;
+      continue;
+    }
+    if (backslashes % 2 === 0) {
+      if (c === DQ) dq = false;
+      else if (c === SQ) sq = false;
+    }
+    backslashes = 0;
+  }
+  return backslashes % 2 === 0 ? { dq, sq } : { dq: false, sq: false };
+}
+
+/**
+ * Whether the occurrence [start, end) fills a string literal that opens, outside any string, after
+ * an opener within `window` (string-lexer.ts): the quote before it opens such a string, the same
+ * quote follows it, and the needle holds that quote only escaped. Markup between the opener and the
+ * value lies inside the call's other strings and does not count (review 42, finding 1: a quoted
+ * call's `"id": "[/TOOL_CALL]"` before the value and `"type": "[TOOL_CALL]"` after it).
+ */
+function fillsQuotedString(hay: GivenHaystack, start: number, end: number, window: number, fills: StringFills): boolean {
+  if (start === 0 || end >= hay.text.length) return false;
+  const quote = hay.text.charCodeAt(start - 1);
+  if (!((quote === DQ && fills.dq) || (quote === SQ && fills.sq)) || hay.text.charCodeAt(end) !== quote) return false;
+  const k = indexOfPosition(hay.quoted, start - 1);
+  return k >= 0 && start - hay.quotedOpener[k]! <= window + MAX_TOKEN;
 }
 
 /** Binary search: the index of the first markup position >= at. */

@@ -39,6 +39,14 @@ const SHAPES: [string, (n: number) => string, (n: number) => string, number][] =
   // A value without a letter or digit is searched in the haystack that keeps line prefixes (built on first need).
   ["symbol values: periodic near misses, the quote at the end", (n) => `${fill(`<tool_call>${":|&; ".repeat(200)}\n`, n)}<tool_call>\n${SYMBOLS}\n</tool_call>`, () => `<shell>${SYMBOLS}</shell>`, 0],
   ["symbol values: long symbol line prefixes, the quote at the end", (n) => `${fill(`${"+-#/* >".repeat(40)}<tool_call>:|&;\n`, n)}+ <tool_call>\n+ :(){ :|:& };:\n+ </tool_call>\n`, () => "<shell>:(){ :|:& };:</shell>", 0],
+  // Review 42: where strings open after an opener (string-lexer.ts), text as a reader sees it, a value's JSON spelling.
+  ["quotes, apostrophes and backslashes after openers, decoys inside the strings", (n) => fill(`<tool_call>{"a": "[/TOOL_CALL]\\\\\\"", 'b': '[TOOL_CALL]\\'', "c": "it's"} `, n), () => "<shell>ls -la</shell>", 1],
+  ["every occurrence fills a string, none after an opener", (n) => fill('</shell> "ab" <shell>', n), () => "<shell>ab</shell>", 1],
+  ["every occurrence fills a string after an opener beyond the window", (n) => fill(`<tool_call>{"p": "${"[/TOOL_CALL] ".repeat(30)}", "c": "ab", "q": "[TOOL_CALL]"}\n`, n), () => "<shell>ab</shell>", 1],
+  ["a value found only in the window's decoys, the quote at the end", (n) => `${fill('<tool_call>{"a": "[/TOOL_CALL]", "c": "ab x", "b": "[TOOL_CALL]"} ', n)}<tool_call>{"a": "[/TOOL_CALL]", "c": "rm -rf ~", "b": "[TOOL_CALL]"}`, () => "<shell>rm -rf ~</shell>", 0],
+  ["quotes spelled as entities (the form is kept undecoded too)", (n) => fill("<shell>&quot;ab&#39;&bsol; ", n), () => "<shell>ls -la</shell>", 1],
+  ["invisible characters and combining marks", (n) => fill("<shell>e\u0301\u200bq\u0301\ufe0f ", n), () => "<shell>ls -la</shell>", 1],
+  ["a value a JSON string escapes, near misses between closers and openers", (n) => fill('</shell>echo \\"ab\\" x <shell>', n), () => '<shell>echo "ab"</shell>', 1],
 ];
 
 describe("linear work on hostile given content (counted, not timed)", () => {
