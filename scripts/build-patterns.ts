@@ -16,7 +16,17 @@ function example(f: Fixture): string {
   return cell(text.length > 110 ? `${text.slice(0, 107)}...` : text);
 }
 
+/** What the request said besides the reply: content it gave, names policy took out. */
+function request(f: Fixture): string {
+  const parts = [f.given ? "the request's given content quotes the call" : "", f.reservedNames ? `declared but taken out: ${f.reservedNames.join(", ")}` : ""];
+  return parts.filter(Boolean).map((p) => ` (${p})`).join("");
+}
+
 function outcome(f: Fixture): string {
+  return reading(f) + request(f);
+}
+
+function reading(f: Fixture): string {
   if (f.expect.calls.length > 0) {
     const calls = f.expect.calls.map((c) => `${c.tool} {${Object.keys(c.input).join(", ")}} as ${c.shape}`).join("; ");
     return f.expect.nudge ? `${calls}; plus nudge ${f.expect.nudge}` : calls;

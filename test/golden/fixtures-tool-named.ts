@@ -65,6 +65,8 @@ export function toolAliases(): Fixture[] {
   const executeCommand = "<execute_command>\n<command>npm test</command>\n</execute_command>";
   return [
     ok("A29.1", "dsml-invoke-execute-command", invoke("execute_command", [["command", "npm test"]]), [{ tool: "bash", input: { command: "npm test" }, shape: "A01" }]),
+    // Review 42: the same call when the request declared an execute_command that policy took out: that tool or nothing.
+    { ...bad("A42.1", "alias-name-declared-but-denied-no-call", invoke("execute_command", [["command", "npm test"]]), "undeclared-tool", ["B06"]), reservedNames: ["execute_command"] },
     ok("A29.2", "hermes-read-file", '<tool_call>\n{"name": "read_file", "arguments": {"path": "src/a.ts"}}\n</tool_call>', [{ tool: "read", input: { filePath: "src/a.ts" }, shape: "A01" }]),
     ok("A29.3", "plain-write-to-file", "<write_to_file>\n<path>a.txt</path>\n<content>x &lt; y</content>\n</write_to_file>", [{ tool: "write", input: { filePath: "a.txt", content: "x < y" }, shape: "A01" }]),
     ok("A29.4", "plain-execute-command", executeCommand, [{ tool: "bash", input: { command: "npm test" }, shape: "A01" }]),

@@ -1,6 +1,6 @@
 import { expect } from "bun:test";
 import { createRepairEngine } from "../../src/engine/engine.ts";
-import type { EngineSummary } from "../../src/engine/types.ts";
+import type { EchoGuard, EngineSummary } from "../../src/engine/types.ts";
 import type { ParseOptionsInput, RecoveredCall, ToolSpec } from "../../src/parse/types.ts";
 
 export interface EngineRun {
@@ -16,11 +16,13 @@ export interface RunOptions {
   native?: boolean;
   /** EngineOptions.reservedNames: names no alias may be taken for. */
   reservedNames?: readonly string[];
+  /** EngineOptions.isEchoed: the echo guard over the request's given content. */
+  isEchoed?: EchoGuard;
 }
 
 /** Feeds `input` cut at the given offsets (ascending), then flushes. */
 export function runEngine(input: string, cuts: readonly number[], tools: readonly ToolSpec[], options: RunOptions = {}): EngineRun {
-  const engine = createRepairEngine({ tools, parse: options.parse, bufferLimit: options.bufferLimit ?? Number.MAX_SAFE_INTEGER, idPrefix: "call_", ...(options.reservedNames ? { reservedNames: options.reservedNames } : {}) });
+  const engine = createRepairEngine({ tools, parse: options.parse, bufferLimit: options.bufferLimit ?? Number.MAX_SAFE_INTEGER, idPrefix: "call_", ...(options.reservedNames ? { reservedNames: options.reservedNames } : {}), ...(options.isEchoed ? { isEchoed: options.isEchoed } : {}) });
   if (options.native) engine.noteNativeToolCall();
   let text = "";
   const calls: RecoveredCall[] = [];
