@@ -23,7 +23,7 @@ import { isBarCode } from "../grammar/markers.ts";
 import { costumeTool, isCallMarkupName } from "../grammar/dialects.ts";
 import { isAliasName } from "../parse/aliases.ts";
 import { decodeJsonEscapes, gutterEnd, mayHoldMarkup } from "./given-text.ts";
-import { COLON, CR, DASH, HASH, LBRACE, LBRACKET, LF, LT, NBSP, SEMICOLON, SENTENCEPIECE_SPACE_CODE, SLASH, SP, TAB, UNDERSCORE, isAsciiDigit, isAsciiLetter } from "../grammar/chars.ts";
+import { COLON, CR, DASH, HASH, LBRACE, LBRACKET, LF, LT, SEMICOLON, SENTENCEPIECE_SPACE_CODE, SLASH, SP, TAB, UNDERSCORE, isAsciiDigit, isAsciiLetter, isWhiteSpace as isSpaceCode } from "../grammar/chars.ts";
 
 export interface GivenHaystack {
   /** The normalized forms of every given text, separated by " \u0000 ". */
@@ -139,11 +139,7 @@ export function isAlnumAt(s: string, i: number): boolean {
   return LETTER_OR_DIGIT.test(String.fromCodePoint(s.codePointAt(at)!));
 }
 
-export function isSpaceCode(c: number): boolean {
-  if (c === SP || (c >= 0x09 && c <= 0x0d)) return true;
-  if (c < 0xa0) return false;
-  return c === NBSP || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
-}
+export { isWhiteSpace as isSpaceCode } from "../grammar/chars.ts";
 
 /**
  * A form's lines with their prefixes removed, joined by single spaces, whitespace collapsed. The
