@@ -96,3 +96,42 @@ describe("hard negatives (pass today)", () => {
     expect(r.calls.map((c) => c.tool)).toEqual(["write"]);
   });
 });
+
+describe("how such a write ends (fix-example-41)", () => {
+  const outcome = (input: string) => {
+    const r = run(input);
+    return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), broken: r.summary.broken.map((b) => b.reason) };
+  };
+
+  // The write's invoke closer after the example (P01): the value never reached its own closer, so
+  // the call is refused as broken markup (as a Claude-style write holding a Qwen3-Coder example is).
+  test("P01 after the example: nothing runs, the write is refused as broken markup", () => {
+    expect(outcome(`${WRITE_HEAD}${EXAMPLE_BLOCK}\n${live(`</{D}invoke>\n</{D}tool_calls>`)}`)).toEqual({ calls: [], broken: ["broken-markup"] });
+    const claude = `<function_calls>\n<invoke name="write">\n<parameter name="filePath">calls.md</parameter>\n<parameter name="content"># Calls\n<invoke name="bash">\n<parameter name="command">rm -rf x</parameter>\n</invoke>\n</invoke>\n</function_calls>`;
+    expect(outcome(claude)).toEqual({ calls: [], broken: ["broken-markup"] });
+  });
+
+  test("M07 after the example: the write runs with the example as its content", () => {
+    expect(outcome(`${WRITE_HEAD}${EXAMPLE_BLOCK}\n</parameter>\n</invoke>\n${live(`</{D}tool_calls>`)}`).calls).toEqual([
+      { tool: "write", input: { filePath: "calls.md", content: `# Calls\n${EXAMPLE_BLOCK}\n` } },
+    ]);
+  });
+
+  test("an example that never closed itself, then the value's closer: the write runs with it", () => {
+    const example = live(`<{D}tool_calls>\n`) + EXAMPLE_INVOKE + "\n";
+    expect(outcome(`${WRITE_HEAD}${example}${live(`</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`)}`).calls).toEqual([
+      { tool: "write", input: { filePath: "calls.md", content: `# Calls\n${example}` } },
+    ]);
+  });
+
+  // A cut-off write, then a complete invoke and the block's closer: the block closer is also the
+  // block of a call written after the cut-off one (golden S02.5), so it proves nothing and the
+  // restart rule stands. The reply ending right at that closer reads the same as with text after it
+  // (the example's failure on the reply's last tag used to drop its rewind).
+  test("a lone invoke after a cut-off value, then the wrapper's closer: the same with or without text after it", () => {
+    const input = `<function_calls>\n<invoke name="write">\n<parameter name="filePath">calls.md</parameter>\n<parameter name="content"># Calls\n<invoke name="bash">\n<parameter name="command">rm -rf x</parameter>\n</invoke>\n</function_calls>`;
+    const atEnd = outcome(input);
+    expect(outcome(`${input}\nok`)).toEqual(atEnd);
+    expect(atEnd).toEqual({ calls: [{ tool: "bash", input: { command: "rm -rf x" } }], broken: ["truncated-call"] });
+  });
+});
