@@ -31,7 +31,7 @@ import { StringLexer, type QuotedStrings } from "./string-lexer.ts";
 import { costumeTool, isCallMarkupName } from "../grammar/dialects.ts";
 import { isAliasName } from "../parse/aliases.ts";
 import { decodeJsonEscapes, gutterEnd, mayHoldMarkup } from "./given-text.ts";
-import { BACKSLASH, COLON, CR, DASH, DQ, HASH, LBRACE, LBRACKET, LF, LT, NBSP, SEMICOLON, SENTENCEPIECE_SPACE_CODE, SLASH, SP, SQ, TAB, UNDERSCORE, isAsciiDigit, isAsciiLetter } from "../grammar/chars.ts";
+import { BACKSLASH, COLON, CR, DASH, DQ, HASH, LBRACE, LBRACKET, LF, LT, SEMICOLON, SENTENCEPIECE_SPACE_CODE, SLASH, SP, SQ, TAB, UNDERSCORE, isAsciiDigit, isAsciiLetter, isWhiteSpace as isSpaceCode } from "../grammar/chars.ts";
 
 export interface GivenHaystack extends QuotedStrings {
   /** The normalized forms of every given text, separated by " \u0000 ". */
@@ -187,11 +187,7 @@ export function isAlnumAt(s: string, i: number): boolean {
   return LETTER_DIGIT_OR_MARK.test(String.fromCodePoint(s.codePointAt(at)!));
 }
 
-export function isSpaceCode(c: number): boolean {
-  if (c === SP || (c >= 0x09 && c <= 0x0d)) return true;
-  if (c < 0xa0) return false;
-  return c === NBSP || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
-}
+export { isWhiteSpace as isSpaceCode } from "../grammar/chars.ts";
 
 /**
  * A form's lines with their prefixes removed, joined by single spaces, whitespace collapsed. The

@@ -123,7 +123,8 @@ export class Candidate implements SpanReader {
     this.scanCarry = "";
     let i = 0;
     for (;;) {
-      if (i >= s.length) {
+      // An example that failed on the text's last tag is read again before the text ends.
+      if (this.rewindTo < 0 && i >= s.length) {
         // The reply ended inside an example written in a value: it proved nothing, read it again as before.
         if (!final || !this.example) break;
         this.failExample(Infinity);
@@ -283,7 +284,7 @@ export class Candidate implements SpanReader {
     } else {
       const family = this.exampleFamily();
       if (family !== null && base + tag.start >= this.noExampleBefore && exampleOpener(tag, family)) {
-        this.example = new ExampleInValue(tag, family);
+        this.example = new ExampleInValue(tag, family, !this.kind.valueFamily);
         this.exampleStart = base + tag.start;
         return null;
       }

@@ -47,3 +47,9 @@ export const isAsciiDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 export const isAsciiLetter = (c: number): boolean => (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a;
 /** CommonMark's ASCII punctuation: what a backslash can make literal. */
 export const isAsciiPunctuation = (c: number): boolean => (c >= 0x21 && c <= 0x2f) || (c >= 0x3a && c <= 0x40) || (c >= 0x5b && c <= 0x60) || (c >= 0x7b && c <= 0x7e);
+/** White space as trim() reads it (Unicode spaces, line ends). */
+export function isWhiteSpace(c: number): boolean {
+  if (c === SP || (c >= TAB && c <= CR)) return true;
+  if (c < NBSP) return false;
+  return c === NBSP || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}

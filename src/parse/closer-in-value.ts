@@ -1,5 +1,5 @@
 import { Flaw, type Tag, type TagFamily } from "../grammar/tags.ts";
-import { CR, LF, SP, TAB } from "../grammar/chars.ts";
+import { CR, LF, isWhiteSpace } from "../grammar/chars.ts";
 
 /**
  * Review finding 3: a closer written inside a value (`"</{D}invoke>"` in a file, `'</function>'`
@@ -7,8 +7,9 @@ import { CR, LF, SP, TAB } from "../grammar/chars.ts";
  * closer that would end an open value (P01, O02.5) or a costume's code is taken as the boundary
  * only when nothing but spaces follows it on its line (a line ends at LF, CR LF or a lone CR, as
  * in the documentation context; or the span or reply ends, or a block's closer or the next invoke
- * comes on that line), and, for a value, no parameter closer of the value's family is the next
- * thing written. A block's or wrapper's closer inside an open value is weighed the same way. The streaming reader (engine/candidate.ts) and the
+ * comes on that line; spaces as trim() reads them), and, for a value, no closer the parser
+ * accepts for it (its family's parameter closer; for DSML the prefix-less one too, M07) is the
+ * next thing written. A block's or wrapper's closer inside an open value is weighed the same way. The streaming reader (engine/candidate.ts) and the
  * span parsers (dsml.ts, dialects/qwen.ts) decide with this same rule, so whole text and any
  * split agree.
  *
@@ -32,10 +33,14 @@ export interface CloserRule {
 
 /** What comes next after a tentative closer: true when it proves the closer was content. */
 export function closerWasContent(rule: CloserRule, next: Tag | null, lineEnded: boolean): boolean {
-  if (next !== null && rule.valueCloser !== null && (rule.closesValue ? rule.closesValue(next) : next.family === rule.valueCloser && next.role === "parameter" && next.closing)) return true;
+  if (next !== null && rule.valueCloser !== null && (rule.closesValue ? rule.closesValue(next) : closesParameter(next, rule.valueCloser))) return true;
   if (lineEnded) return false;
   return next === null || !rule.boundary(next);
 }
+
+/** A parameter closer that closes an open value of `family`: its own, or for DSML the prefix-less one too (M07). */
+export const closesParameter = (tag: Tag, family: TagFamily) =>
+  tag.role === "parameter" && tag.closing && !(tag.flaws & Flaw.SelfClosing) && (tag.family === family || (family === "dsml" && tag.family === "naked"));
 
 /**
  * Block closers (not a costume's), invoke openers and special tokens (a legacy-family tag: end of
@@ -63,7 +68,7 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
     const c = span.charCodeAt(i);
     // A lone CR ends a line as the documentation context reads it (CR LF once): review finding 7.
     if (c === 0x0a || c === 0x0d) lineEnded = true;
-    if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) continue;
+    if (isWhiteSpace(c)) continue;
     const tag = tags[next];
     return !closerWasContent(rule, tag !== undefined && tag.start === i ? tag : null, lineEnded);
   }
@@ -78,7 +83,9 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
  * parameters nest; inside one, a closer with text after it on its line is that value's text, one
  * that ends its line or meets a tag ends the value (P01). After it: the value's closer (text),
  * another example, a costume or Mistral tag (read on), or anything else: no example, the restart
- * rule stands (S02.3). The walks (dsml.ts, qwen.ts, tool-call.ts) and the stream
+ * rule stands (S02.3), but only until the value's own closer comes (review 41): its parameter
+ * closer (any spelling) after an example or at its own level makes them text; its invoke closer
+ * after one too, the call then refused (dsml.ts). A block closer proves nothing (S02.5). The walks (dsml.ts, qwen.ts, tool-call.ts) and the stream
  * (engine/candidate.ts, which also feeds the characters after a waiting closer) step this state.
  */
 export class ExampleInValue {
@@ -93,6 +100,8 @@ export class ExampleInValue {
     opener: Tag,
     // The open value's family: only its closer (GLM's `</arg_value>` for "costume") proves the examples were text.
     private readonly family: TagFamily,
+    // A DSML or Claude-style value: its invoke closer after an example ends them too (P01).
+    private readonly invokeCloses = false,
   ) {
     this.open(opener);
   }
@@ -104,7 +113,7 @@ export class ExampleInValue {
 
   /** A character between tags while a closer waits: a line end ends the example's value there, other text makes the closer its text. */
   char(c: number): "fail" | null {
-    if (this.pending === null || c === SP || c === TAB) return null;
+    if (this.pending === null || (c !== LF && c !== CR && isWhiteSpace(c))) return null;
     const closer = this.pending;
     this.pending = null;
     if (c !== LF && c !== CR) return null;
@@ -121,8 +130,9 @@ export class ExampleInValue {
       this.depth = 0;
       if (this.structure(closer) === "fail") return "fail";
     }
+    if (this.closesValue(tag)) return "content";
     if (this.mode === "after") {
-      if (this.family === "costume" ? isGlmValueTag(tag) && tag.closing : tag.closing && tag.role === "parameter" && tag.family === this.family) return "content";
+      if (this.invokeCloses && tag.closing && tag.role === "invoke" && tag.family === this.family && !(tag.flaws & Flaw.SelfClosing)) return "content";
       if (exampleOpener(tag, this.family)) {
         this.open(tag);
         return null;
@@ -141,6 +151,12 @@ export class ExampleInValue {
       return null;
     }
     return this.structure(tag);
+  }
+
+  // The value's own closer, after an example or at its own level (one that never closed itself).
+  private closesValue(tag: Tag): boolean {
+    if (this.mode !== "after" && this.depth > 0) return false;
+    return this.family === "costume" ? this.mode === "after" && isGlmValueTag(tag) && tag.closing : closesParameter(tag, this.family);
   }
 
   // A closer that ends one of this example's values, as it ends one of the reply's (the closer rule).
@@ -225,8 +241,8 @@ export function exampleOpener(tag: Tag, family: TagFamily): boolean {
  * Over a complete span (`text`, read up to `to`): the index of the value's closer that ends the
  * examples from `at` (`end`), or -1 and the index where no example was (`stop`; the tag count at the end).
  */
-export function exampleEnd(text: string, tags: readonly Tag[], at: number, family: TagFamily, to = text.length): { end: number; stop: number } {
-  const example = new ExampleInValue(tags[at]!, family);
+export function exampleEnd(text: string, tags: readonly Tag[], at: number, family: TagFamily, to = text.length, invokeCloses = false): { end: number; stop: number } {
+  const example = new ExampleInValue(tags[at]!, family, invokeCloses);
   for (let k = at + 1; k < tags.length; k++) {
     const verdict = example.step(tags[k]!);
     if (verdict === "content") return { end: k, stop: -1 };

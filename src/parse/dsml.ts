@@ -185,9 +185,11 @@ class DsmlWalk {
     if (!this.cur || !top || top.children !== null || index < this.exampleFrom) return false;
     const family = top.opener.family;
     if ((family !== "dsml" && family !== "naked") || !exampleOpener(this.tags[index]!, family)) return false;
-    const found = exampleEnd(this.span, this.tags, index, family);
+    const found = exampleEnd(this.span, this.tags, index, family, this.span.length, true);
     if (found.end >= 0) {
       this.skipUntil = found.end;
+      // Ended by the invoke closer (P01), not a parameter closer: the call is refused (cutShort), the example never runs.
+      if (this.tags[found.end]!.role !== "parameter") top.closerAsText = true;
       return true;
     }
     this.exampleFrom = found.stop;

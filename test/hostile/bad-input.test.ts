@@ -364,6 +364,14 @@ describe("linear work (counted, not timed)", () => {
     ["GLM value holding `</tool_call>x` repeated, then closed", (n) => `<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>${fill("</tool_call>x\n", n)}</arg_value>\n</tool_call>`],
     ["GLM value holding `</tool_call>x` repeated, never closed", (n) => `<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>${fill("</tool_call>x", n)}`],
     ["GLM calls refused by `</tool_call>` in their value, back to back", (n) => fill("<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>ls</tool_call>x\n</tool_call>\n", n)],
+    // Review 41: an example ended by its value's invoke closer (P01) or prefix-less `</parameter>` (M07), an example that never
+    // closes itself before its value's closer, and a prefix-less `</parameter>` after an invoke closer in a value.
+    ["DSML writes holding an example block, each ended by its invoke closer", (n) => `<${D}tool_calls>\n${fill(`<${D}invoke name="write">\n<${D}parameter name="content" string="true">x\n${canonical}\n</${D}invoke>\n`, n)}</${D}tool_calls>`],
+    ["DSML writes holding an example block, each ended by a prefix-less </parameter>", (n) => `<${D}tool_calls>\n${fill(`<${D}invoke name="write">\n<${D}parameter name="content" string="true">x\n${canonical}\n</parameter>\n</invoke>\n`, n)}</${D}tool_calls>`],
+    ["DSML writes holding an unclosed example block, each then closed", (n) => `<${D}tool_calls>\n${fill(`<${D}invoke name="write">\n<${D}parameter name="content" string="true"><${D}tool_calls>\n<${D}invoke name="bash">\n<${D}parameter name="command" string="true">ls</${D}parameter>\n</${D}parameter>\n</${D}invoke>\n`, n)}</${D}tool_calls>`],
+    ["unclosed example invokes repeated in one DSML value, then closed", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n<${D}parameter name="content" string="true">${fill(`<${D}invoke name="bash">\n<${D}parameter name="command" string="true">ls</${D}parameter>\n`, n)}</${D}parameter>\n</${D}invoke>\n</${D}tool_calls>`],
+    ["DSML invoke closers then prefix-less </parameter> in values, back to back", (n) => `<${D}tool_calls>\n${fill(`<${D}invoke name="bash">\n<${D}parameter name="command" string="true">ls\n</${D}invoke>\n</parameter>\n`, n)}</${D}tool_calls>`],
+    ["Claude-style writes holding a lone example invoke, the wrapper closing each", (n) => fill('<function_calls>\n<invoke name="write">\n<parameter name="content">x\n<invoke name="bash">\n<parameter name="command">ls</parameter>\n</invoke>\n</function_calls>\n', n)],
     ["DSML values of plain closers and openers, never closed", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n${fill(`<${D}parameter name="c" string="true"></parameter><parameter name="x"></parameter>`, n)}`],
   ];
   // Candidates that abandon late, back at their start: each abandoned opener must not rescan what
