@@ -10,6 +10,7 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { repairFetch } from "../../src/adapters/fetch.ts";
 import { spliceJson, spliceJsonBytes, type JsonEdit, type JsonPath } from "../../src/adapters/json-splice.ts";
+import { BOM, concat, cutStream, INVALID, stringPaths, utf8 } from "../support/bytes.ts";
 import { readRequestBody } from "../../src/adapters/request-body.ts";
 import { sanitizeRequestBytes } from "../../src/adapters/request-history.ts";
 import { REMOVED_NOTE } from "../../src/history/sanitize.ts";
@@ -20,21 +21,7 @@ import { randomCuts } from "../support/run-engine.ts";
 const URL_CHAT = "http://model.test/v1/chat/completions";
 const BASH_TOOL = { type: "function", function: { name: "bash", parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } } };
 const LEAK = live(block("tool_calls", [["bash", [["command", "ls"]]]]));
-const utf8 = (text: string) => new TextEncoder().encode(text);
-const BOM = [0xef, 0xbb, 0xbf];
-/** Not UTF-8: a lone byte FF FE, a stray continuation byte, a cut 3-byte sequence, an overlong "/", an encoded surrogate. */
-const INVALID = [0xff, 0xfe, 0x80, 0x20, 0xe2, 0x82, 0x41, 0xc0, 0xaf, 0xed, 0xa0, 0x80];
 const SAID = "Ünïcödé ✓ Doing.\n";
-
-function concat(...parts: (Uint8Array | number[])[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
 
 /**
  * A chat body as bytes: `lead` (a BOM or nothing), multi-byte characters and `junk` in the user's
@@ -61,20 +48,6 @@ function recorder(reply = sseText(deltas(`Running.\n${LEAK}`, 9))): { base: type
     return new Response(reply, { status: 200, headers: { "content-type": "text/event-stream" } });
   };
   return { base: base as typeof fetch, sent };
-}
-
-/** `bytes` as a stream cut at `cuts` (byte offsets), so multi-byte characters and invalid sequences fall across chunks. */
-function cutStream(bytes: Uint8Array, cuts: readonly number[]): ReadableStream<Uint8Array> {
-  return new ReadableStream({
-    start(controller) {
-      let from = 0;
-      for (const at of [...cuts, bytes.length]) {
-        controller.enqueue(bytes.slice(from, at));
-        from = at;
-      }
-      controller.close();
-    },
-  });
 }
 
 const JSON_TYPE = { "content-type": "application/json" };
@@ -201,13 +174,7 @@ describe("spliceJsonBytes", () => {
     const JUNK: number[][] = [[0xff], [0xfe, 0xff], [0x80], [0xc3], [0xe2, 0x82], [0xf0, 0x9f, 0x98], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [...utf8("é")], [...utf8("😀")], BOM];
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 4, stringUnit: "grapheme" }), fc.integer({ min: 0, max: 2 }), fc.string({ unit: "grapheme" }), fc.boolean(), fc.array(fc.integer({ min: 0, max: JUNK.length - 1 }), { minLength: 1, maxLength: 40 }), (value, indent, replacement, bom, junkPicks) => {
-        const paths: JsonPath[] = [];
-        const walk = (v: unknown, path: (string | number)[]) => {
-          if (typeof v === "string") paths.push(path);
-          else if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, i]));
-          else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
-        };
-        walk(value, []);
+        const paths = stringPaths(value);
         // Odd strings get a marker (bytes that are not UTF-8 later), even ones are replaced.
         const marked = structuredClone(value) as unknown;
         const set = (path: JsonPath, to: (s: string) => string) => {

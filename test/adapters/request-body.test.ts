@@ -11,6 +11,7 @@ import { readRequestBody } from "../../src/adapters/request-body.ts";
 import { block, live } from "../golden/notation.ts";
 import { assemble, deltas, openAiTools, sseText, URL_CHAT } from "../security/support.ts";
 import { randomCuts } from "../support/run-engine.ts";
+import { cutStream } from "../support/bytes.ts";
 
 const LEAK = `Writing it.\n${live(block("tool_calls", [["bash", [["command", "echo hi > a.txt"]]]]))}`;
 const REPLY = sseText(deltas(LEAK, 7));
@@ -74,19 +75,6 @@ describe("every body form a client may pass is read, and the upstream gets the s
 });
 
 describe("a streamed body cut anywhere", () => {
-  /** A stream of `bytes` cut at `cuts` (byte offsets): multi-byte characters fall across chunks. */
-  const cutStream = (bytes: Uint8Array, cuts: number[]) =>
-    new ReadableStream<Uint8Array>({
-      start(controller) {
-        let from = 0;
-        for (const at of [...cuts, bytes.length]) {
-          controller.enqueue(bytes.slice(from, at));
-          from = at;
-        }
-        controller.close();
-      },
-    });
-
   test("reads the same text and forwards the same bytes at 200 seeded random splits", async () => {
     for (let seed = 1; seed <= 200; seed++) {
       const cuts = randomCuts(BYTES.length, seed, 40);

@@ -12,24 +12,11 @@ import { sanitizeRequestBody } from "../../src/proxy/history.ts";
 import { correctionText } from "../../src/retry/state.ts";
 import { block, live } from "../golden/notation.ts";
 import { startProxy, startUpstream, TOOLS, type Proxy, type Upstream } from "./support.ts";
+import { BOM, concat, INVALID, utf8 } from "../support/bytes.ts";
 
 const LEAK = live(block("tool_calls", [["read", [["path", "a.ts"]]]]));
 const SAID = "Ünïcödé ✓ Reading.\n";
 const SYSTEM = "Be brief ✓";
-const BOM = [0xef, 0xbb, 0xbf];
-/** Not UTF-8: FF FE, a stray continuation byte, a cut 3-byte sequence, an overlong "/", an encoded surrogate. */
-const INVALID = [0xff, 0xfe, 0x80, 0x20, 0xe2, 0x82, 0x41, 0xc0, 0xaf, 0xed, 0xa0, 0x80];
-const utf8 = (text: string) => new TextEncoder().encode(text);
-
-function concat(...parts: (Uint8Array | number[])[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
 
 /**
  * A chat body as the client sends it (`sent`) and as the upstream must get it (`expected`): the

@@ -7,6 +7,7 @@ import { sanitizeRequestBody } from "../../src/proxy/history.ts";
 import { REMOVED_NOTE } from "../../src/history/sanitize.ts";
 import { correctionText } from "../../src/retry/state.ts";
 import { block, live } from "../golden/notation.ts";
+import { stringPaths } from "../support/bytes.ts";
 
 const LEAK = live(block("tool_calls", [["read", [["path", "a.ts"]]]]));
 const OPTIONS = { parse: {}, sanitize: true, correct: true };
@@ -53,13 +54,7 @@ describe("spliceJson", () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 4 }), fc.integer({ min: 0, max: 2 }), fc.string(), (value, indent, replacement) => {
         const text = JSON.stringify(value, null, indent);
-        const paths: JsonPath[] = [];
-        const walk = (v: unknown, path: (string | number)[]) => {
-          if (typeof v === "string") paths.push(path);
-          else if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, i]));
-          else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
-        };
-        walk(value, []);
+        const paths = stringPaths(value);
         const chosen = paths.filter((_, i) => i % 2 === 0);
         const out = spliceJson(text, chosen.map((path) => ({ kind: "replace", path, json: JSON.stringify(replacement) })));
         const expected = JSON.parse(text) as unknown; // not `value`: JSON has no -0
