@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
-import type Ajv from "ajv";
-import type { ErrorObject, ValidateFunction } from "ajv";
+import type Ajv from "ajv/dist/core";
+import type { ErrorObject, Options, ValidateFunction } from "ajv";
 import type { JsonSchema, ToolSpec } from "./types.ts";
 import { coerceDeep } from "./values.ts";
 import { isObject } from "../grammar/plain-data.ts";
@@ -15,6 +15,12 @@ import "./libraries.ts";
  * a scalar wrapped into an array). A mismatch left after coercion is a broken call that names the
  * parameter. A schema ajv cannot compile fails closed: the call does not run (trust first), unless
  * the schema is trivially permissive (absent, `{}`, or a bare `{type: "object"}`).
+ *
+ * The draft is the schema's own: a keyword one draft defines is unknown to another, and ajv
+ * (strict: false) skips an unknown keyword in silence, so a schema read under the wrong draft
+ * accepts what it forbids (zod 4, which OpenCode's tools are written in, emits draft 2020-12:
+ * `prefixItems` for a tuple, `unevaluatedProperties`, `dependentRequired`, `dependentSchemas`).
+ * compile() picks the class.
  */
 export type SchemaVerdict =
   | { ok: true; input: Record<string, unknown> }
@@ -22,8 +28,18 @@ export type SchemaVerdict =
 
 type Compiled = ValidateFunction | "uncompilable";
 
-/** One ajv for the process: building one compiles the meta-schema (about 15 ms); a compile after that costs about 1 ms. */
-let sharedAjv: Ajv | null = null;
+/**
+ * The drafts ajv has a class for. draft-07 (ajv's default class) also reads draft-06 and draft-04
+ * schemas as today (a draft-04 boolean `exclusiveMaximum` does not compile: the call fails closed);
+ * 2019-09 reads draft-07 tuples (`items: [...]`, `additionalItems`) and adds `dependentRequired`,
+ * `dependentSchemas`, `unevaluated*`, `minContains`; 2020-12 replaces the array form of `items`
+ * with `prefixItems` (the array form does not compile there).
+ */
+type Draft = "draft-07" | "2019-09" | "2020-12";
+const AJV_MODULE: Record<Draft, string> = { "draft-07": "ajv", "2019-09": "ajv/dist/2019", "2020-12": "ajv/dist/2020" };
+
+/** One ajv per draft for the process: building one compiles its meta-schemas (about 15 ms); a compile after that costs about 1 ms. */
+const sharedAjv = new Map<Draft, Ajv>();
 /** Compiled validators by the schema's JSON text, so a host that rebuilds its tool list per request compiles each schema once. */
 const byText = new Map<string, Compiled>();
 const MAX_CACHED = 64;
@@ -34,15 +50,18 @@ const MAX_SCHEMA_TEXT = 262_144;
  * ajv is loaded when the first call is about to be recovered, not when the plugin starts: loading
  * it is a quarter of the plugin's start-up (about 25 ms in OpenCode), which a reply without a
  * leak never needs. A synchronous require, so the gate stays synchronous; ajv ships CommonJS.
+ * Each draft's class is loaded on its first schema.
  */
 const require = createRequire(import.meta.url);
 
-function ajv(): Ajv {
-  if (sharedAjv === null) {
-    const { default: AjvClass } = require("ajv") as { default: typeof Ajv };
-    sharedAjv = new AjvClass({ strict: false, allErrors: false, validateFormats: false, logger: false, coerceTypes: false, useDefaults: false });
+function ajv(draft: Draft): Ajv {
+  let instance = sharedAjv.get(draft);
+  if (instance === undefined) {
+    const { default: AjvClass } = require(AJV_MODULE[draft]) as { default: new (options: Options) => Ajv };
+    instance = new AjvClass({ strict: false, allErrors: false, validateFormats: false, logger: false, coerceTypes: false, useDefaults: false });
+    sharedAjv.set(draft, instance);
   }
-  return sharedAjv;
+  return instance;
 }
 
 /** Per engine: validators by schema object, compiled lazily when a call of that tool is about to be recovered. */
@@ -86,26 +105,74 @@ function compile(schema: JsonSchema): Compiled {
   if (text === undefined || text.length > MAX_SCHEMA_TEXT) return "uncompilable";
   const cached = byText.get(text);
   if (cached !== undefined) return cached;
-  let compiled: Compiled;
   const copy = JSON.parse(text) as Record<string, unknown>;
-  // The draft is ajv's to pick (draft-07 keywords cover what tool schemas use); a `$schema` it does not know would fail the compile.
+  // ajv would look `$schema` up among the meta-schemas it holds (draft-06 and draft-04 are not
+  // among them, and an unknown URI fails the compile); the class already says which draft it is.
+  const declared = declaredDraft(copy.$schema);
   delete copy.$schema;
-  const instance = ajv();
+  let compiled = compileAs(declared ?? "2020-12", copy);
+  // No draft declared: 2020-12 (what OpenCode's zod writes, and every draft-07 keyword but the
+  // array form of `items` means the same there). A schema it cannot compile is read as 2019-09,
+  // which keeps draft-07 tuples, unless it says `prefixItems` anywhere: only 2020-12 reads that,
+  // and a tuple left unchecked is worse than a call refused.
+  if (compiled === "uncompilable" && declared === undefined && !holdsKey(copy, "prefixItems")) compiled = compileAs("2019-09", copy);
+  byText.set(text, compiled);
+  if (byText.size > MAX_CACHED) byText.delete(byText.keys().next().value!);
+  return compiled;
+}
+
+function compileAs(draft: Draft, schema: Record<string, unknown>): Compiled {
+  const instance = ajv(draft);
   try {
-    compiled = instance.compile(copy);
+    return instance.compile(schema);
   } catch {
-    compiled = "uncompilable";
+    return "uncompilable";
   } finally {
     // The validator stays usable; removing the schema keeps ajv's own cache (keyed by object) from growing per request.
     try {
-      instance.removeSchema(copy);
+      instance.removeSchema(schema);
     } catch {
       // nothing was added
     }
   }
-  byText.set(text, compiled);
-  if (byText.size > MAX_CACHED) byText.delete(byText.keys().next().value!);
-  return compiled;
+}
+
+/**
+ * The draft a `$schema` URI names (http or https, with or without the trailing `#`), or undefined
+ * for none, or one that names no draft ajv has a class for (the gate then picks, see compile).
+ */
+function declaredDraft(uri: unknown): Draft | undefined {
+  if (typeof uri !== "string") return undefined;
+  let rest = uri.endsWith("#") ? uri.slice(0, -1) : uri;
+  if (rest.startsWith("https://")) rest = rest.slice(8);
+  else if (rest.startsWith("http://")) rest = rest.slice(7);
+  else return undefined;
+  switch (rest) {
+    case "json-schema.org/draft/2020-12/schema":
+      return "2020-12";
+    case "json-schema.org/draft/2019-09/schema":
+      return "2019-09";
+    case "json-schema.org/draft-07/schema":
+    case "json-schema.org/draft-06/schema":
+    case "json-schema.org/draft-04/schema":
+      return "draft-07";
+    default:
+      return undefined;
+  }
+}
+
+/** Whether any object in `value` (parsed JSON, so no cycles) has the key; a loop, so depth costs no stack. */
+function holdsKey(value: unknown, key: string): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (Array.isArray(next)) for (const item of next) pending.push(item);
+    else if (isObject(next)) {
+      if (Object.prototype.hasOwnProperty.call(next, key)) return true;
+      for (const item of Object.values(next)) pending.push(item);
+    }
+  }
+  return false;
 }
 
 /** Nothing to check: no constraint beyond "an object", which every recovered input is. */
@@ -130,14 +197,15 @@ function looksLikeName(s: string): boolean {
 function mismatch(error: ErrorObject | undefined): SchemaVerdict {
   if (!error) return { ok: false, detail: "the arguments do not fit the tool's schema" };
   const path = error.instancePath.split("/").slice(1).map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
-  const params = error.params as { missingProperty?: unknown; additionalProperty?: unknown; type?: unknown };
+  const params = error.params as { missingProperty?: unknown; additionalProperty?: unknown; unevaluatedProperty?: unknown; type?: unknown };
   let parameter = path[0];
   let what: string;
   if (parameter === undefined && typeof params.missingProperty === "string") {
     parameter = params.missingProperty;
     what = "is required but missing";
-  } else if (parameter === undefined && typeof params.additionalProperty === "string") {
-    parameter = params.additionalProperty;
+  } else if (parameter === undefined && typeof (params.additionalProperty ?? params.unevaluatedProperty) === "string") {
+    // additionalProperties: false, or unevaluatedProperties: false (2019-09 and 2020-12).
+    parameter = (params.additionalProperty ?? params.unevaluatedProperty) as string;
     what = "is not a parameter of this tool";
   } else {
     const inner = path.slice(1).map((s) => (looksLikeName(s) ? s : "?")).join("/");

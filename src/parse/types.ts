@@ -6,7 +6,8 @@ export type JsonSchema = {
   type?: string | string[];
   properties?: Record<string, JsonSchema>;
   required?: string[];
-  items?: JsonSchema;
+  /** A schema (every item), a boolean, or the draft-07 array form (a tuple; 2020-12 writes `prefixItems`). */
+  items?: JsonSchema | JsonSchema[] | boolean;
   anyOf?: JsonSchema[];
   oneOf?: JsonSchema[];
   enum?: unknown[];

@@ -196,10 +196,11 @@ export function coerceObject(input: Record<string, unknown>, schema: JsonSchema 
 }
 
 /**
- * coerceObject at every depth, following `properties` and `items`: a string where the schema
- * wants a number, boolean, null, array or object is typed by coerceValue (JSON or Python
- * spelling), and a boolean or safe integer where only a string fits becomes its text; nothing else
- * changes (null never becomes "", a scalar never an array). The schema gate runs this before it validates.
+ * coerceObject at every depth, following `properties` and the item schemas (itemSchema): a
+ * string where the schema wants a number, boolean, null, array or object is typed by coerceValue
+ * (JSON or Python spelling), and a boolean or safe integer where only a string fits becomes its
+ * text; nothing else changes (null never becomes "", a scalar never an array). The schema gate
+ * runs this before it validates.
  */
 export function coerceDeep(value: unknown, schema: JsonSchema | undefined, depth = 0): unknown {
   if (!schema || depth > 32) return value;
@@ -215,10 +216,10 @@ export function coerceDeep(value: unknown, schema: JsonSchema | undefined, depth
     return types.has("string") && !matchesTypes(value, types) ? String(value) : value;
   }
   if (typeof value === "number") return value;
-  if (Array.isArray(value)) {
-    const items = isObject(schema.items) ? (schema.items as JsonSchema) : undefined;
-    return items ? value.map((v) => coerceDeep(v, items, depth + 1)) : value;
-  }
+  if (Array.isArray(value)) return value.map((v, i) => {
+    const item = itemSchema(schema, i);
+    return item === undefined ? v : coerceDeep(v, item, depth + 1);
+  });
   if (!isObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
@@ -226,4 +227,18 @@ export function coerceDeep(value: unknown, schema: JsonSchema | undefined, depth
     out[key] = prop === undefined ? v : coerceDeep(v, prop, depth + 1);
   }
   return out;
+}
+
+/**
+ * The schema of item `index` of an array: a tuple's own place (2020-12 `prefixItems`, or the
+ * draft-07 array form of `items`), else the one for the rest (`items` as a schema, or draft-07
+ * `additionalItems` after an `items` array). Which of them a validator reads depends on the draft
+ * (the gate picks it); coercion only types a string the place's schema asks a type for, and the
+ * gate still checks the result.
+ */
+function itemSchema(schema: JsonSchema, index: number): JsonSchema | undefined {
+  const { prefixItems, items, additionalItems } = schema as { prefixItems?: unknown; items?: unknown; additionalItems?: unknown };
+  const places = Array.isArray(prefixItems) ? prefixItems : Array.isArray(items) ? items : [];
+  const place: unknown = index < places.length ? places[index] : Array.isArray(items) ? additionalItems : items;
+  return isObject(place) ? (place as JsonSchema) : undefined;
 }
