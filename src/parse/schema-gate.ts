@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
-import type Ajv from "ajv/dist/core";
-import type { ErrorObject, Options, ValidateFunction } from "ajv";
+import type Ajv from "ajv";
+import type { ErrorObject, ValidateFunction } from "ajv";
 import type { JsonSchema, ToolSpec } from "./types.ts";
 import { coerceDeep } from "./values.ts";
 import { isObject } from "../grammar/plain-data.ts";
@@ -36,7 +36,6 @@ type Compiled = ValidateFunction | "uncompilable";
  * with `prefixItems` (the array form does not compile there).
  */
 type Draft = "draft-07" | "2019-09" | "2020-12";
-const AJV_MODULE: Record<Draft, string> = { "draft-07": "ajv", "2019-09": "ajv/dist/2019", "2020-12": "ajv/dist/2020" };
 
 /** One ajv per draft for the process: building one compiles its meta-schemas (about 15 ms); a compile after that costs about 1 ms. */
 const sharedAjv = new Map<Draft, Ajv>();
@@ -57,11 +56,18 @@ const require = createRequire(import.meta.url);
 function ajv(draft: Draft): Ajv {
   let instance = sharedAjv.get(draft);
   if (instance === undefined) {
-    const { default: AjvClass } = require(AJV_MODULE[draft]) as { default: new (options: Options) => Ajv };
-    instance = new AjvClass({ strict: false, allErrors: false, validateFormats: false, logger: false, coerceTypes: false, useDefaults: false });
+    instance = new (ajvClass(draft))({ strict: false, allErrors: false, validateFormats: false, logger: false, coerceTypes: false, useDefaults: false });
     sharedAjv.set(draft, instance);
   }
   return instance;
+}
+
+/** The draft's class; each module is required by its literal name (test/security/side-channels.test.ts lists them). */
+function ajvClass(draft: Draft): typeof Ajv {
+  type Module = { default: typeof Ajv };
+  if (draft === "2020-12") return (require("ajv/dist/2020") as Module).default;
+  if (draft === "2019-09") return (require("ajv/dist/2019") as Module).default;
+  return (require("ajv") as Module).default;
 }
 
 /** Per engine: validators by schema object, compiled lazily when a call of that tool is about to be recovered. */
