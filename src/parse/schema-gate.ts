@@ -13,7 +13,9 @@ import "./libraries.ts";
  * narrow (coerceDeep: "42" -> 42, "True" -> true, a JSON or Python literal for an array/object
  * parameter); ajv's own coerceTypes is off because it also invents values (null -> "", true -> 1,
  * a scalar wrapped into an array). A mismatch left after coercion is a broken call that names the
- * parameter. A schema ajv cannot compile fails closed: the call does not run (trust first), unless
+ * parameter. An argument that holds a bigint (an integer the readers could not read as a number
+ * without changing its digits: bigintHolder) is refused first, whatever the schema, even none.
+ * A schema ajv cannot compile fails closed: the call does not run (trust first), unless
  * the schema is trivially permissive (absent, `{}`, or a bare `{type: "object"}`).
  *
  * The draft is the schema's own: a keyword one draft defines is unknown to another, and ajv
@@ -75,6 +77,12 @@ export class SchemaGate {
   private readonly compiled = new WeakMap<object, Compiled>();
 
   check(tool: ToolSpec, input: Record<string, unknown>): SchemaVerdict {
+    // Before any schema, even none: no JSON number carries such an integer as written.
+    const holder = bigintHolder(input);
+    if (holder !== null) {
+      const detail = "holds an integer whose digits cannot be sent as written";
+      return looksLikeName(holder) ? { ok: false, detail: `parameter ${holder} ${detail}`, parameter: holder } : { ok: false, detail: `the arguments ${detail}` };
+    }
     const schema: unknown = tool.parameters;
     if (schema === undefined || schema === true) return { ok: true, input };
     const coerced = isObject(schema) ? (coerceDeep(input, schema) as Record<string, unknown>) : input;
@@ -179,6 +187,25 @@ function holdsKey(value: unknown, key: string): boolean {
     }
   }
   return false;
+}
+
+/**
+ * The parameter whose value holds a bigint at any depth, or null: the readers (parseJson, the
+ * Python reader) read an integer literal whose digits a JSON number would not send back out as a
+ * bigint (src/grammar/json-syntax.ts readNumberLiteral), and such a call never runs. A loop, so
+ * depth costs no stack.
+ */
+function bigintHolder(input: Record<string, unknown>): string | null {
+  for (const [key, value] of Object.entries(input)) {
+    const pending: unknown[] = [value];
+    while (pending.length > 0) {
+      const next = pending.pop();
+      if (typeof next === "bigint") return key;
+      if (Array.isArray(next)) for (const item of next) pending.push(item);
+      else if (isObject(next)) for (const item of Object.values(next)) pending.push(item);
+    }
+  }
+  return null;
 }
 
 /** Nothing to check: no constraint beyond "an object", which every recovered input is. */

@@ -1,20 +1,26 @@
-import { COMMA, DQ, LBRACE, LBRACKET, RBRACE, RBRACKET } from "../grammar/chars.ts";
-import { jsonStringEnd } from "../grammar/json-syntax.ts";
+import { COMMA, CR, DASH, DQ, LBRACE, LBRACKET, LF, RBRACE, RBRACKET, SP, TAB, isAsciiDigit } from "../grammar/chars.ts";
+import { jsonNumberEnd, jsonStringEnd, numberReadsAsWritten, readNumberLiteral } from "../grammar/json-syntax.ts";
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import type { JsonSchema } from "./types.ts";
 import { parsePythonLiteral } from "./dialects/pythonic.ts";
 
 /**
- * JSON.parse that never throws and never lets a prototype-polluting key through. Two readings
+ * JSON.parse that never throws and never lets a prototype-polluting key through. Readings
  * JSON.parse would settle in silence are refused instead, because a call must run with what the
  * model wrote or not at all: an object that names a key twice (JSON.parse keeps the last, so
  * `{"command":"echo hi","command":"rm -rf ~"}` would run the second), and a number too large to
- * be one (`1e999` reads as Infinity, which a call would send on as null).
+ * be one (`1e999` reads as Infinity, which a call would send on as null). An integer whose digits
+ * would go out as others (`1234567890123456789` as ...800) is read as a bigint of its digits
+ * (readNumberLiteral): the text is still read (a call in it is still a call), and the schema gate
+ * refuses the bigint, naming the parameter that holds it (invalid-arguments).
  */
 export function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
     const value: unknown = JSON.parse(text, readValue);
-    return namesAKeyTwice(text) ? { ok: false } : { ok: true, value };
+    const reading = readingOf(text);
+    if (reading === "key-twice") return { ok: false };
+    // The reviver sees the rounded double only, never the digits: such text is read again, digits and all.
+    return { ok: true, value: reading === "inexact" ? readExactly(text) : value };
   } catch {
     return { ok: false };
   }
@@ -25,11 +31,15 @@ function readValue(key: string, value: unknown): unknown {
   return isPollutingKey(key) ? undefined : value;
 }
 
-/** Whether an object in `text` (valid JSON) names one key twice; keys compare as they decode. */
-function namesAKeyTwice(text: string): boolean {
+/**
+ * "key-twice" when an object in `text` (valid JSON) names one key twice (keys compare as they
+ * decode), else "inexact" when a number in it does not read as a number (readNumberLiteral), else "plain".
+ */
+function readingOf(text: string): "key-twice" | "inexact" | "plain" {
   // One set of keys per open object; null for an open array.
   const open: (Set<string> | null)[] = [];
   let keyNext = false;
+  let inexact = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === DQ) {
@@ -37,10 +47,15 @@ function namesAKeyTwice(text: string): boolean {
       const keys = open.at(-1);
       if (keyNext && keys) {
         const key = JSON.parse(text.slice(i, end)) as string;
-        if (keys.has(key)) return true;
+        if (keys.has(key)) return "key-twice";
         keys.add(key);
       }
       keyNext = false;
+      i = end - 1;
+    } else if (c === DASH || isAsciiDigit(c)) {
+      // Outside a string a digit only occurs in a number (true, false and null have none).
+      const end = jsonNumberEnd(text, i);
+      if (!inexact && !numberReadsAsWritten(text.slice(i, end))) inexact = true;
       i = end - 1;
     } else if (c === LBRACE) {
       open.push(new Set());
@@ -49,7 +64,64 @@ function namesAKeyTwice(text: string): boolean {
     else if (c === RBRACE || c === RBRACKET) open.pop();
     else if (c === COMMA) keyNext = open.at(-1) instanceof Set;
   }
-  return false;
+  return inexact ? "inexact" : "plain";
+}
+
+/**
+ * `text` (valid JSON, each key once per object, every number finite) read as JSON.parse with
+ * readValue reads it, but every number by readNumberLiteral: an integer whose digits would go out
+ * as others is a bigint. Only for the rare text that holds one; a nesting too deep for the stack
+ * throws (parseJson then refuses the text).
+ */
+function readExactly(text: string): unknown {
+  let i = 0;
+  const skipSpace = () => {
+    for (let c = text.charCodeAt(i); c === SP || c === TAB || c === LF || c === CR; c = text.charCodeAt(++i));
+  };
+  const string = (): string => {
+    const end = jsonStringEnd(text, i);
+    const s = JSON.parse(text.slice(i, end)) as string;
+    i = end;
+    return s;
+  };
+  const value = (): unknown => {
+    skipSpace();
+    const c = text.charCodeAt(i);
+    if (c === DQ) return string();
+    if (c === LBRACE || c === LBRACKET) {
+      i++;
+      const object: Record<string, unknown> | null = c === LBRACE ? {} : null;
+      const array: unknown[] = [];
+      skipSpace();
+      if (text.charCodeAt(i) === (c === LBRACE ? RBRACE : RBRACKET)) {
+        i++;
+        return object ?? array;
+      }
+      for (;;) {
+        if (object) {
+          skipSpace();
+          const key = string();
+          skipSpace();
+          i++; // the colon
+          const item = value();
+          if (!isPollutingKey(key)) object[key] = item;
+        } else array.push(value());
+        skipSpace();
+        // A comma, or the closer.
+        if (text.charCodeAt(i++) !== COMMA) return object ?? array;
+      }
+    }
+    if (c === DASH || isAsciiDigit(c)) {
+      const end = jsonNumberEnd(text, i);
+      const literal = text.slice(i, end);
+      i = end;
+      return readNumberLiteral(literal);
+    }
+    const word = text.startsWith("true", i) ? true : text.startsWith("false", i) ? false : null;
+    i += word === null ? 4 : word ? 4 : 5;
+    return word;
+  };
+  return value();
 }
 
 /**
@@ -144,8 +216,10 @@ export function coerceValue(raw: string, schema: JsonSchema | undefined, typedHi
   // here, so it stays text and the schema decides (a number parameter refuses it).
   if ((types.has("number") || types.has("integer")) && /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(trimmed)) {
     const number = Number(trimmed);
-    // `1e999` is no number a call can carry (Infinity goes on as null): it stays text, and the schema decides.
-    if (Number.isFinite(number) && matchesTypes(number, types)) return number;
+    // `1e999` is no number a call can carry (Infinity goes on as null), nor is an integer whose
+    // digits would go out as others (1234567890123456789 as ...800): it stays text, and the schema
+    // decides (an integer parameter refuses it; one that also takes a string keeps the digits).
+    if (numberReadsAsWritten(trimmed) && matchesTypes(number, types)) return number;
   }
   const word = LITERAL_WORDS.get(trimmed);
   if (word !== undefined && matchesTypes(word, types)) return word;
