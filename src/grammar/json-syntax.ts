@@ -19,38 +19,29 @@ export function jsonStringEnd(text: string, at: number): number {
 }
 
 /**
- * What a number literal in JSON's grammar (already checked) reads as, so that a call carries what
- * the model wrote or nothing. A finite double that says what the literal says: a number. No finite
- * double (`1e999`, which would go on as null): undefined, the literal is refused. An integer
- * literal whose digits would not come back out: a bigint of those digits, which no reader takes for
- * a number and the schema gate refuses (src/parse/schema-gate.ts). JSON.stringify writes the
- * shortest digits that read back as the same double, padded with zeros, so past 2^53 an integer
- * mostly goes out as other digits (`1234567890123456789` as ...800, even 2^60, which a double
- * holds exactly, as ...847000; from 1e21 up as `1e+21`), and a reader in Python, Go or Rust (a
- * client behind the proxy) reads an integer exactly: another argument. A literal with a fraction
- * or an exponent is a float to those readers too, so the nearest double is what every reader gets:
- * it is a number (`0.1` is no more exact than `1.5e300`). `-0` is a number: an integer -0 is 0 to
- * every reader.
+ * A number literal in JSON's grammar as a call may carry it: undefined for no finite double
+ * (`1e999`), a bigint of its digits for an integer a JSON number would send on as other digits
+ * (the schema gate refuses it), else the number.
  */
 export function readNumberLiteral(literal: string): number | bigint | undefined {
   const value = Number(literal);
   if (!Number.isFinite(value)) return undefined;
+  // A fraction or an exponent is a float to every reader, so all read the same double (0.1 too).
   for (let i = 0; i < literal.length; i++) {
     const c = literal.charCodeAt(i);
     if (c === DOT || c === 0x65 || c === 0x45) return value;
   }
+  // An integer is read exactly in Python, Go or Rust (behind the proxy), and JSON.stringify writes
+  // the shortest digits of the double, zero-padded: 1234567890123456789 goes out ...800, 2^60 (a
+  // double exactly) ...847000, 1e21 as 1e+21. -0 is 0 to every reader.
   return literal === "-0" || String(value) === literal ? value : BigInt(literal);
 }
 
-/** Whether readNumberLiteral reads `literal` as a number. */
 export function numberReadsAsWritten(literal: string): boolean {
   return typeof readNumberLiteral(literal) === "number";
 }
 
-/**
- * In JSON text already known to be valid, the index just past the number token that opens at `at`
- * (a `-` or a digit).
- */
+/** In valid JSON text, the index just past the number that opens at `at`. */
 export function jsonNumberEnd(text: string, at: number): number {
   let i = at + 1;
   while (i < text.length && isNumberCode(text.charCodeAt(i))) i++;

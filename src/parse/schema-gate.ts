@@ -13,16 +13,9 @@ import "./libraries.ts";
  * narrow (coerceDeep: "42" -> 42, "True" -> true, a JSON or Python literal for an array/object
  * parameter); ajv's own coerceTypes is off because it also invents values (null -> "", true -> 1,
  * a scalar wrapped into an array). A mismatch left after coercion is a broken call that names the
- * parameter. An argument that holds a bigint (an integer the readers could not read as a number
- * without changing its digits: bigintHolder) is refused first, whatever the schema, even none.
- * A schema ajv cannot compile fails closed: the call does not run (trust first), unless
- * the schema is trivially permissive (absent, `{}`, or a bare `{type: "object"}`).
- *
- * The draft is the schema's own: a keyword one draft defines is unknown to another, and ajv
- * (strict: false) skips an unknown keyword in silence, so a schema read under the wrong draft
- * accepts what it forbids (zod 4, which OpenCode's tools are written in, emits draft 2020-12:
- * `prefixItems` for a tuple, `unevaluatedProperties`, `dependentRequired`, `dependentSchemas`).
- * compile() picks the class.
+ * parameter; so is a bigint anywhere (readNumberLiteral), whatever the schema. A schema ajv cannot
+ * compile fails closed: the call does not run (trust first), unless the schema is trivially
+ * permissive (absent, `{}`, or a bare `{type: "object"}`). Each schema is read under its own draft.
  */
 export type SchemaVerdict =
   | { ok: true; input: Record<string, unknown> }
@@ -30,14 +23,19 @@ export type SchemaVerdict =
 
 type Compiled = ValidateFunction | "uncompilable";
 
-/**
- * The drafts ajv has a class for. draft-07 (ajv's default class) also reads draft-06 and draft-04
- * schemas as today (a draft-04 boolean `exclusiveMaximum` does not compile: the call fails closed);
- * 2019-09 reads draft-07 tuples (`items: [...]`, `additionalItems`) and adds `dependentRequired`,
- * `dependentSchemas`, `unevaluated*`, `minContains`; 2020-12 replaces the array form of `items`
- * with `prefixItems` (the array form does not compile there).
- */
+// ajv's classes. A keyword one draft defines is unknown to another, and ajv (strict: false) skips it
+// in silence: read under the wrong draft, a schema accepts what it forbids. draft-07 also reads
+// draft-06 and -04 (a boolean exclusiveMaximum does not compile: fails closed); 2019-09 keeps
+// draft-07 tuples (`items: [...]`) and adds dependentRequired/Schemas, unevaluated*, minContains;
+// 2020-12 (zod 4, so OpenCode) replaces the array form of `items` by `prefixItems`.
 type Draft = "draft-07" | "2019-09" | "2020-12";
+const DRAFTS = new Map<string, Draft>([
+  ["http://json-schema.org/draft/2020-12/schema", "2020-12"],
+  ["http://json-schema.org/draft/2019-09/schema", "2019-09"],
+  ["http://json-schema.org/draft-07/schema", "draft-07"],
+  ["http://json-schema.org/draft-06/schema", "draft-07"],
+  ["http://json-schema.org/draft-04/schema", "draft-07"],
+]);
 
 /** One ajv per draft for the process: building one compiles its meta-schemas (about 15 ms); a compile after that costs about 1 ms. */
 const sharedAjv = new Map<Draft, Ajv>();
@@ -51,7 +49,6 @@ const MAX_SCHEMA_TEXT = 262_144;
  * ajv is loaded when the first call is about to be recovered, not when the plugin starts: loading
  * it is a quarter of the plugin's start-up (about 25 ms in OpenCode), which a reply without a
  * leak never needs. A synchronous require, so the gate stays synchronous; ajv ships CommonJS.
- * Each draft's class is loaded on its first schema.
  */
 const require = createRequire(import.meta.url);
 
@@ -64,7 +61,7 @@ function ajv(draft: Draft): Ajv {
   return instance;
 }
 
-/** The draft's class; each module is required by its literal name (test/security/side-channels.test.ts lists them). */
+// Each class by its literal name (test/security/side-channels.test.ts lists them), on its first schema.
 function ajvClass(draft: Draft): typeof Ajv {
   type Module = { default: typeof Ajv };
   if (draft === "2020-12") return (require("ajv/dist/2020") as Module).default;
@@ -77,9 +74,9 @@ export class SchemaGate {
   private readonly compiled = new WeakMap<object, Compiled>();
 
   check(tool: ToolSpec, input: Record<string, unknown>): SchemaVerdict {
-    // Before any schema, even none: no JSON number carries such an integer as written.
-    const holder = bigintHolder(input);
-    if (holder !== null) {
+    // Before any schema, even none: a JSON number would send such an integer as other digits.
+    const holder = Object.keys(input).find((key) => holds(input[key], (v) => typeof v === "bigint"));
+    if (holder !== undefined) {
       const detail = "holds an integer whose digits cannot be sent as written";
       return looksLikeName(holder) ? { ok: false, detail: `parameter ${holder} ${detail}`, parameter: holder } : { ok: false, detail: `the arguments ${detail}` };
     }
@@ -120,16 +117,15 @@ function compile(schema: JsonSchema): Compiled {
   const cached = byText.get(text);
   if (cached !== undefined) return cached;
   const copy = JSON.parse(text) as Record<string, unknown>;
-  // ajv would look `$schema` up among the meta-schemas it holds (draft-06 and draft-04 are not
-  // among them, and an unknown URI fails the compile); the class already says which draft it is.
-  const declared = declaredDraft(copy.$schema);
+  // The class says the draft (ajv would fail on a `$schema` it holds no meta-schema for).
+  const uri = typeof copy.$schema === "string" ? copy.$schema : "";
+  const declared = DRAFTS.get((uri.endsWith("#") ? uri.slice(0, -1) : uri).replace("https://", "http://"));
   delete copy.$schema;
   let compiled = compileAs(declared ?? "2020-12", copy);
-  // No draft declared: 2020-12 (what OpenCode's zod writes, and every draft-07 keyword but the
-  // array form of `items` means the same there). A schema it cannot compile is read as 2019-09,
-  // which keeps draft-07 tuples, unless it says `prefixItems` anywhere: only 2020-12 reads that,
-  // and a tuple left unchecked is worse than a call refused.
-  if (compiled === "uncompilable" && declared === undefined && !holdsKey(copy, "prefixItems")) compiled = compileAs("2019-09", copy);
+  // None declared (or unknown): 2020-12, where every draft-07 keyword but `items: [...]` means the
+  // same; one it cannot compile as 2019-09 (draft-07 tuples), unless it says `prefixItems`, which
+  // only 2020-12 reads: a tuple left unchecked is worse than a call refused.
+  if (compiled === "uncompilable" && declared === undefined && !holds(copy, (v) => isObject(v) && Object.hasOwn(v, "prefixItems"))) compiled = compileAs("2019-09", copy);
   byText.set(text, compiled);
   if (byText.size > MAX_CACHED) byText.delete(byText.keys().next().value!);
   return compiled;
@@ -151,61 +147,16 @@ function compileAs(draft: Draft, schema: Record<string, unknown>): Compiled {
   }
 }
 
-/**
- * The draft a `$schema` URI names (http or https, with or without the trailing `#`), or undefined
- * for none, or one that names no draft ajv has a class for (the gate then picks, see compile).
- */
-function declaredDraft(uri: unknown): Draft | undefined {
-  if (typeof uri !== "string") return undefined;
-  let rest = uri.endsWith("#") ? uri.slice(0, -1) : uri;
-  if (rest.startsWith("https://")) rest = rest.slice(8);
-  else if (rest.startsWith("http://")) rest = rest.slice(7);
-  else return undefined;
-  switch (rest) {
-    case "json-schema.org/draft/2020-12/schema":
-      return "2020-12";
-    case "json-schema.org/draft/2019-09/schema":
-      return "2019-09";
-    case "json-schema.org/draft-07/schema":
-    case "json-schema.org/draft-06/schema":
-    case "json-schema.org/draft-04/schema":
-      return "draft-07";
-    default:
-      return undefined;
-  }
-}
-
-/** Whether any object in `value` (parsed JSON, so no cycles) has the key; a loop, so depth costs no stack. */
-function holdsKey(value: unknown, key: string): boolean {
-  const pending: unknown[] = [value];
+/** Whether `found` holds for `value` or anything in it (parsed data: no cycles); a loop, so depth costs no stack. */
+function holds(value: unknown, found: (v: unknown) => boolean): boolean {
+  const pending = [value];
   while (pending.length > 0) {
     const next = pending.pop();
+    if (found(next)) return true;
     if (Array.isArray(next)) for (const item of next) pending.push(item);
-    else if (isObject(next)) {
-      if (Object.prototype.hasOwnProperty.call(next, key)) return true;
-      for (const item of Object.values(next)) pending.push(item);
-    }
+    else if (isObject(next)) for (const item of Object.values(next)) pending.push(item);
   }
   return false;
-}
-
-/**
- * The parameter whose value holds a bigint at any depth, or null: the readers (parseJson, the
- * Python reader) read an integer literal whose digits a JSON number would not send back out as a
- * bigint (src/grammar/json-syntax.ts readNumberLiteral), and such a call never runs. A loop, so
- * depth costs no stack.
- */
-function bigintHolder(input: Record<string, unknown>): string | null {
-  for (const [key, value] of Object.entries(input)) {
-    const pending: unknown[] = [value];
-    while (pending.length > 0) {
-      const next = pending.pop();
-      if (typeof next === "bigint") return key;
-      if (Array.isArray(next)) for (const item of next) pending.push(item);
-      else if (isObject(next)) for (const item of Object.values(next)) pending.push(item);
-    }
-  }
-  return null;
 }
 
 /** Nothing to check: no constraint beyond "an object", which every recovered input is. */

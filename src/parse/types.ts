@@ -6,7 +6,6 @@ export type JsonSchema = {
   type?: string | string[];
   properties?: Record<string, JsonSchema>;
   required?: string[];
-  /** A schema (every item), a boolean, or the draft-07 array form (a tuple; 2020-12 writes `prefixItems`). */
   items?: JsonSchema | JsonSchema[] | boolean;
   anyOf?: JsonSchema[];
   oneOf?: JsonSchema[];

@@ -10,16 +10,14 @@ import { parsePythonLiteral } from "./dialects/pythonic.ts";
  * model wrote or not at all: an object that names a key twice (JSON.parse keeps the last, so
  * `{"command":"echo hi","command":"rm -rf ~"}` would run the second), and a number too large to
  * be one (`1e999` reads as Infinity, which a call would send on as null). An integer whose digits
- * would go out as others (`1234567890123456789` as ...800) is read as a bigint of its digits
- * (readNumberLiteral): the text is still read (a call in it is still a call), and the schema gate
- * refuses the bigint, naming the parameter that holds it (invalid-arguments).
+ * would go out as others reads as a bigint (readNumberLiteral), which the schema gate refuses.
  */
 export function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
     const value: unknown = JSON.parse(text, readValue);
     const reading = readingOf(text);
     if (reading === "key-twice") return { ok: false };
-    // The reviver sees the rounded double only, never the digits: such text is read again, digits and all.
+    // The reviver sees only the rounded double: such text is read again, digits and all.
     return { ok: true, value: reading === "inexact" ? readExactly(text) : value };
   } catch {
     return { ok: false };
@@ -31,10 +29,8 @@ function readValue(key: string, value: unknown): unknown {
   return isPollutingKey(key) ? undefined : value;
 }
 
-/**
- * "key-twice" when an object in `text` (valid JSON) names one key twice (keys compare as they
- * decode), else "inexact" when a number in it does not read as a number (readNumberLiteral), else "plain".
- */
+// Whether valid JSON `text` names a key twice in an object (keys compare as they decode), else
+// whether a number in it does not read as a number (readNumberLiteral).
 function readingOf(text: string): "key-twice" | "inexact" | "plain" {
   // One set of keys per open object; null for an open array.
   const open: (Set<string> | null)[] = [];
@@ -67,12 +63,8 @@ function readingOf(text: string): "key-twice" | "inexact" | "plain" {
   return inexact ? "inexact" : "plain";
 }
 
-/**
- * `text` (valid JSON, each key once per object, every number finite) read as JSON.parse with
- * readValue reads it, but every number by readNumberLiteral: an integer whose digits would go out
- * as others is a bigint. Only for the rare text that holds one; a nesting too deep for the stack
- * throws (parseJson then refuses the text).
- */
+// Valid JSON `text` read as JSON.parse with readValue would, every number by readNumberLiteral.
+// Only for the rare text with a bigint; a nesting too deep for the stack throws (text refused).
 function readExactly(text: string): unknown {
   let i = 0;
   const skipSpace = () => {
@@ -216,9 +208,8 @@ export function coerceValue(raw: string, schema: JsonSchema | undefined, typedHi
   // here, so it stays text and the schema decides (a number parameter refuses it).
   if ((types.has("number") || types.has("integer")) && /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(trimmed)) {
     const number = Number(trimmed);
-    // `1e999` is no number a call can carry (Infinity goes on as null), nor is an integer whose
-    // digits would go out as others (1234567890123456789 as ...800): it stays text, and the schema
-    // decides (an integer parameter refuses it; one that also takes a string keeps the digits).
+    // `1e999` is no number a call can carry (Infinity goes on as null), nor an integer a JSON
+    // number would send as other digits: it stays text, and the schema decides.
     if (numberReadsAsWritten(trimmed) && matchesTypes(number, types)) return number;
   }
   const word = LITERAL_WORDS.get(trimmed);
@@ -303,13 +294,8 @@ export function coerceDeep(value: unknown, schema: JsonSchema | undefined, depth
   return out;
 }
 
-/**
- * The schema of item `index` of an array: a tuple's own place (2020-12 `prefixItems`, or the
- * draft-07 array form of `items`), else the one for the rest (`items` as a schema, or draft-07
- * `additionalItems` after an `items` array). Which of them a validator reads depends on the draft
- * (the gate picks it); coercion only types a string the place's schema asks a type for, and the
- * gate still checks the result.
- */
+// Item `index`'s schema: its tuple place (`prefixItems`, or draft-07 `items: [...]`), else the
+// rest's (`items`, or draft-07 `additionalItems`). The gate still checks what coercion made.
 function itemSchema(schema: JsonSchema, index: number): JsonSchema | undefined {
   const { prefixItems, items, additionalItems } = schema as { prefixItems?: unknown; items?: unknown; additionalItems?: unknown };
   const places = Array.isArray(prefixItems) ? prefixItems : Array.isArray(items) ? items : [];

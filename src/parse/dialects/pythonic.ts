@@ -10,10 +10,9 @@ import { isPollutingKey } from "../../grammar/plain-data.ts";
  * around the JSON reader (coerceValue falls back to parsePythonLiteral when parseJson says no):
  * a keyword argument or dict key named twice (Python keeps the last in a dict and rejects a
  * repeated keyword; `bash(command='echo hi', command='rm -rf ~')` must not run the second), and a
- * number that is no finite double (`1e999`, Infinity, would go on as null). An integer whose digits
- * would go out as others is read as parseJson reads it: a bigint, which the schema gate refuses
- * (readNumberLiteral). Numbers follow JSON's grammar: no leading zero (`0755` is a SyntaxError in
- * Python 3, and never the number 755).
+ * number that is no finite double (`1e999`, Infinity, would go on as null); numbers read as
+ * parseJson reads them (readNumberLiteral). Numbers follow JSON's grammar: no leading zero
+ * (`0755` is a SyntaxError in Python 3, and never the number 755).
  */
 export interface PythonCall {
   name: string;
