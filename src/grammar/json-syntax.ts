@@ -18,6 +18,36 @@ export function jsonStringEnd(text: string, at: number): number {
   return i + 1;
 }
 
+/**
+ * A number literal in JSON's grammar as a call may carry it: undefined for no finite double
+ * (`1e999`), a bigint of its digits for an integer a JSON number would send on as other digits
+ * (the schema gate refuses it), else the number.
+ */
+export function readNumberLiteral(literal: string): number | bigint | undefined {
+  const value = Number(literal);
+  if (!Number.isFinite(value)) return undefined;
+  // A fraction or an exponent is a float to every reader, so all read the same double (0.1 too).
+  for (let i = 0; i < literal.length; i++) {
+    const c = literal.charCodeAt(i);
+    if (c === DOT || c === 0x65 || c === 0x45) return value;
+  }
+  // An integer is read exactly in Python, Go or Rust (behind the proxy), and JSON.stringify writes
+  // the shortest digits of the double, zero-padded: 1234567890123456789 goes out ...800, 2^60 (a
+  // double exactly) ...847000, 1e21 as 1e+21. -0 is 0 to every reader.
+  return literal === "-0" || String(value) === literal ? value : BigInt(literal);
+}
+
+export function numberReadsAsWritten(literal: string): boolean {
+  return typeof readNumberLiteral(literal) === "number";
+}
+
+/** In valid JSON text, the index just past the number that opens at `at`. */
+export function jsonNumberEnd(text: string, at: number): number {
+  let i = at + 1;
+  while (i < text.length && isNumberCode(text.charCodeAt(i))) i++;
+  return i;
+}
+
 const enum Expect {
   Value,
   /** After `{`: a key or `}`. */

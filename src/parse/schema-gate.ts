@@ -13,8 +13,9 @@ import "./libraries.ts";
  * narrow (coerceDeep: "42" -> 42, "True" -> true, a JSON or Python literal for an array/object
  * parameter); ajv's own coerceTypes is off because it also invents values (null -> "", true -> 1,
  * a scalar wrapped into an array). A mismatch left after coercion is a broken call that names the
- * parameter. A schema ajv cannot compile fails closed: the call does not run (trust first), unless
- * the schema is trivially permissive (absent, `{}`, or a bare `{type: "object"}`).
+ * parameter; so is a bigint anywhere (readNumberLiteral), whatever the schema. A schema ajv cannot
+ * compile fails closed: the call does not run (trust first), unless the schema is trivially
+ * permissive (absent, `{}`, or a bare `{type: "object"}`). Each schema is read under its own draft.
  */
 export type SchemaVerdict =
   | { ok: true; input: Record<string, unknown> }
@@ -22,8 +23,22 @@ export type SchemaVerdict =
 
 type Compiled = ValidateFunction | "uncompilable";
 
-/** One ajv for the process: building one compiles the meta-schema (about 15 ms); a compile after that costs about 1 ms. */
-let sharedAjv: Ajv | null = null;
+// ajv's classes. A keyword one draft defines is unknown to another, and ajv (strict: false) skips it
+// in silence: read under the wrong draft, a schema accepts what it forbids. draft-07 also reads
+// draft-06 and -04 (a boolean exclusiveMaximum does not compile: fails closed); 2019-09 keeps
+// draft-07 tuples (`items: [...]`) and adds dependentRequired/Schemas, unevaluated*, minContains;
+// 2020-12 (zod 4, so OpenCode) replaces the array form of `items` by `prefixItems`.
+type Draft = "draft-07" | "2019-09" | "2020-12";
+const DRAFTS = new Map<string, Draft>([
+  ["http://json-schema.org/draft/2020-12/schema", "2020-12"],
+  ["http://json-schema.org/draft/2019-09/schema", "2019-09"],
+  ["http://json-schema.org/draft-07/schema", "draft-07"],
+  ["http://json-schema.org/draft-06/schema", "draft-07"],
+  ["http://json-schema.org/draft-04/schema", "draft-07"],
+]);
+
+/** One ajv per draft for the process: building one compiles its meta-schemas (about 15 ms); a compile after that costs about 1 ms. */
+const sharedAjv = new Map<Draft, Ajv>();
 /** Compiled validators by the schema's JSON text, so a host that rebuilds its tool list per request compiles each schema once. */
 const byText = new Map<string, Compiled>();
 const MAX_CACHED = 64;
@@ -37,12 +52,21 @@ const MAX_SCHEMA_TEXT = 262_144;
  */
 const require = createRequire(import.meta.url);
 
-function ajv(): Ajv {
-  if (sharedAjv === null) {
-    const { default: AjvClass } = require("ajv") as { default: typeof Ajv };
-    sharedAjv = new AjvClass({ strict: false, allErrors: false, validateFormats: false, logger: false, coerceTypes: false, useDefaults: false });
+function ajv(draft: Draft): Ajv {
+  let instance = sharedAjv.get(draft);
+  if (instance === undefined) {
+    instance = new (ajvClass(draft))({ strict: false, allErrors: false, validateFormats: false, logger: false, coerceTypes: false, useDefaults: false });
+    sharedAjv.set(draft, instance);
   }
-  return sharedAjv;
+  return instance;
+}
+
+// Each class by its literal name (test/security/side-channels.test.ts lists them), on its first schema.
+function ajvClass(draft: Draft): typeof Ajv {
+  type Module = { default: typeof Ajv };
+  if (draft === "2020-12") return (require("ajv/dist/2020") as Module).default;
+  if (draft === "2019-09") return (require("ajv/dist/2019") as Module).default;
+  return (require("ajv") as Module).default;
 }
 
 /** Per engine: validators by schema object, compiled lazily when a call of that tool is about to be recovered. */
@@ -50,6 +74,12 @@ export class SchemaGate {
   private readonly compiled = new WeakMap<object, Compiled>();
 
   check(tool: ToolSpec, input: Record<string, unknown>): SchemaVerdict {
+    // Before any schema, even none: a JSON number would send such an integer as other digits.
+    const holder = Object.keys(input).find((key) => holds(input[key], (v) => typeof v === "bigint"));
+    if (holder !== undefined) {
+      const detail = "holds an integer whose digits cannot be sent as written";
+      return looksLikeName(holder) ? { ok: false, detail: `parameter ${holder} ${detail}`, parameter: holder } : { ok: false, detail: `the arguments ${detail}` };
+    }
     const schema: unknown = tool.parameters;
     if (schema === undefined || schema === true) return { ok: true, input };
     const coerced = isObject(schema) ? (coerceDeep(input, schema) as Record<string, unknown>) : input;
@@ -86,26 +116,47 @@ function compile(schema: JsonSchema): Compiled {
   if (text === undefined || text.length > MAX_SCHEMA_TEXT) return "uncompilable";
   const cached = byText.get(text);
   if (cached !== undefined) return cached;
-  let compiled: Compiled;
   const copy = JSON.parse(text) as Record<string, unknown>;
-  // The draft is ajv's to pick (draft-07 keywords cover what tool schemas use); a `$schema` it does not know would fail the compile.
+  // The class says the draft (ajv would fail on a `$schema` it holds no meta-schema for).
+  const uri = typeof copy.$schema === "string" ? copy.$schema : "";
+  const declared = DRAFTS.get((uri.endsWith("#") ? uri.slice(0, -1) : uri).replace("https://", "http://"));
   delete copy.$schema;
-  const instance = ajv();
+  let compiled = compileAs(declared ?? "2020-12", copy);
+  // None declared (or unknown): 2020-12, where every draft-07 keyword but `items: [...]` means the
+  // same; one it cannot compile as 2019-09 (draft-07 tuples), unless it says `prefixItems`, which
+  // only 2020-12 reads: a tuple left unchecked is worse than a call refused.
+  if (compiled === "uncompilable" && declared === undefined && !holds(copy, (v) => isObject(v) && Object.hasOwn(v, "prefixItems"))) compiled = compileAs("2019-09", copy);
+  byText.set(text, compiled);
+  if (byText.size > MAX_CACHED) byText.delete(byText.keys().next().value!);
+  return compiled;
+}
+
+function compileAs(draft: Draft, schema: Record<string, unknown>): Compiled {
+  const instance = ajv(draft);
   try {
-    compiled = instance.compile(copy);
+    return instance.compile(schema);
   } catch {
-    compiled = "uncompilable";
+    return "uncompilable";
   } finally {
     // The validator stays usable; removing the schema keeps ajv's own cache (keyed by object) from growing per request.
     try {
-      instance.removeSchema(copy);
+      instance.removeSchema(schema);
     } catch {
       // nothing was added
     }
   }
-  byText.set(text, compiled);
-  if (byText.size > MAX_CACHED) byText.delete(byText.keys().next().value!);
-  return compiled;
+}
+
+/** Whether `found` holds for `value` or anything in it (parsed data: no cycles); a loop, so depth costs no stack. */
+function holds(value: unknown, found: (v: unknown) => boolean): boolean {
+  const pending = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (found(next)) return true;
+    if (Array.isArray(next)) for (const item of next) pending.push(item);
+    else if (isObject(next)) for (const item of Object.values(next)) pending.push(item);
+  }
+  return false;
 }
 
 /** Nothing to check: no constraint beyond "an object", which every recovered input is. */
@@ -130,14 +181,15 @@ function looksLikeName(s: string): boolean {
 function mismatch(error: ErrorObject | undefined): SchemaVerdict {
   if (!error) return { ok: false, detail: "the arguments do not fit the tool's schema" };
   const path = error.instancePath.split("/").slice(1).map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
-  const params = error.params as { missingProperty?: unknown; additionalProperty?: unknown; type?: unknown };
+  const params = error.params as { missingProperty?: unknown; additionalProperty?: unknown; unevaluatedProperty?: unknown; type?: unknown };
   let parameter = path[0];
   let what: string;
   if (parameter === undefined && typeof params.missingProperty === "string") {
     parameter = params.missingProperty;
     what = "is required but missing";
-  } else if (parameter === undefined && typeof params.additionalProperty === "string") {
-    parameter = params.additionalProperty;
+  } else if (parameter === undefined && typeof (params.additionalProperty ?? params.unevaluatedProperty) === "string") {
+    // additionalProperties: false, or unevaluatedProperties: false (2019-09 and 2020-12).
+    parameter = (params.additionalProperty ?? params.unevaluatedProperty) as string;
     what = "is not a parameter of this tool";
   } else {
     const inner = path.slice(1).map((s) => (looksLikeName(s) ? s : "?")).join("/");

@@ -6,7 +6,7 @@ export type JsonSchema = {
   type?: string | string[];
   properties?: Record<string, JsonSchema>;
   required?: string[];
-  items?: JsonSchema;
+  items?: JsonSchema | JsonSchema[] | boolean;
   anyOf?: JsonSchema[];
   oneOf?: JsonSchema[];
   enum?: unknown[];

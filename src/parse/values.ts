@@ -1,20 +1,24 @@
-import { COMMA, DQ, LBRACE, LBRACKET, RBRACE, RBRACKET } from "../grammar/chars.ts";
-import { jsonStringEnd } from "../grammar/json-syntax.ts";
+import { COMMA, CR, DASH, DQ, LBRACE, LBRACKET, LF, RBRACE, RBRACKET, SP, TAB, isAsciiDigit } from "../grammar/chars.ts";
+import { jsonNumberEnd, jsonStringEnd, numberReadsAsWritten, readNumberLiteral } from "../grammar/json-syntax.ts";
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import type { JsonSchema } from "./types.ts";
 import { parsePythonLiteral } from "./dialects/pythonic.ts";
 
 /**
- * JSON.parse that never throws and never lets a prototype-polluting key through. Two readings
+ * JSON.parse that never throws and never lets a prototype-polluting key through. Readings
  * JSON.parse would settle in silence are refused instead, because a call must run with what the
  * model wrote or not at all: an object that names a key twice (JSON.parse keeps the last, so
  * `{"command":"echo hi","command":"rm -rf ~"}` would run the second), and a number too large to
- * be one (`1e999` reads as Infinity, which a call would send on as null).
+ * be one (`1e999` reads as Infinity, which a call would send on as null). An integer whose digits
+ * would go out as others reads as a bigint (readNumberLiteral), which the schema gate refuses.
  */
 export function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
     const value: unknown = JSON.parse(text, readValue);
-    return namesAKeyTwice(text) ? { ok: false } : { ok: true, value };
+    const reading = readingOf(text);
+    if (reading === "key-twice") return { ok: false };
+    // The reviver sees only the rounded double: such text is read again, digits and all.
+    return { ok: true, value: reading === "inexact" ? readExactly(text) : value };
   } catch {
     return { ok: false };
   }
@@ -25,11 +29,13 @@ function readValue(key: string, value: unknown): unknown {
   return isPollutingKey(key) ? undefined : value;
 }
 
-/** Whether an object in `text` (valid JSON) names one key twice; keys compare as they decode. */
-function namesAKeyTwice(text: string): boolean {
+// Whether valid JSON `text` names a key twice in an object (keys compare as they decode), else
+// whether a number in it does not read as a number (readNumberLiteral).
+function readingOf(text: string): "key-twice" | "inexact" | "plain" {
   // One set of keys per open object; null for an open array.
   const open: (Set<string> | null)[] = [];
   let keyNext = false;
+  let inexact = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === DQ) {
@@ -37,10 +43,15 @@ function namesAKeyTwice(text: string): boolean {
       const keys = open.at(-1);
       if (keyNext && keys) {
         const key = JSON.parse(text.slice(i, end)) as string;
-        if (keys.has(key)) return true;
+        if (keys.has(key)) return "key-twice";
         keys.add(key);
       }
       keyNext = false;
+      i = end - 1;
+    } else if (c === DASH || isAsciiDigit(c)) {
+      // Outside a string a digit only occurs in a number (true, false and null have none).
+      const end = jsonNumberEnd(text, i);
+      if (!inexact && !numberReadsAsWritten(text.slice(i, end))) inexact = true;
       i = end - 1;
     } else if (c === LBRACE) {
       open.push(new Set());
@@ -49,7 +60,60 @@ function namesAKeyTwice(text: string): boolean {
     else if (c === RBRACE || c === RBRACKET) open.pop();
     else if (c === COMMA) keyNext = open.at(-1) instanceof Set;
   }
-  return false;
+  return inexact ? "inexact" : "plain";
+}
+
+// Valid JSON `text` read as JSON.parse with readValue would, every number by readNumberLiteral.
+// Only for the rare text with a bigint; a nesting too deep for the stack throws (text refused).
+function readExactly(text: string): unknown {
+  let i = 0;
+  const skipSpace = () => {
+    for (let c = text.charCodeAt(i); c === SP || c === TAB || c === LF || c === CR; c = text.charCodeAt(++i));
+  };
+  const string = (): string => {
+    const end = jsonStringEnd(text, i);
+    const s = JSON.parse(text.slice(i, end)) as string;
+    i = end;
+    return s;
+  };
+  const value = (): unknown => {
+    skipSpace();
+    const c = text.charCodeAt(i);
+    if (c === DQ) return string();
+    if (c === LBRACE || c === LBRACKET) {
+      i++;
+      const object: Record<string, unknown> | null = c === LBRACE ? {} : null;
+      const array: unknown[] = [];
+      skipSpace();
+      if (text.charCodeAt(i) === (c === LBRACE ? RBRACE : RBRACKET)) {
+        i++;
+        return object ?? array;
+      }
+      for (;;) {
+        if (object) {
+          skipSpace();
+          const key = string();
+          skipSpace();
+          i++; // the colon
+          const item = value();
+          if (!isPollutingKey(key)) object[key] = item;
+        } else array.push(value());
+        skipSpace();
+        // A comma, or the closer.
+        if (text.charCodeAt(i++) !== COMMA) return object ?? array;
+      }
+    }
+    if (c === DASH || isAsciiDigit(c)) {
+      const end = jsonNumberEnd(text, i);
+      const literal = text.slice(i, end);
+      i = end;
+      return readNumberLiteral(literal);
+    }
+    const word = text.startsWith("true", i) ? true : text.startsWith("false", i) ? false : null;
+    i += word === null ? 4 : word ? 4 : 5;
+    return word;
+  };
+  return value();
 }
 
 /**
@@ -144,8 +208,9 @@ export function coerceValue(raw: string, schema: JsonSchema | undefined, typedHi
   // here, so it stays text and the schema decides (a number parameter refuses it).
   if ((types.has("number") || types.has("integer")) && /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(trimmed)) {
     const number = Number(trimmed);
-    // `1e999` is no number a call can carry (Infinity goes on as null): it stays text, and the schema decides.
-    if (Number.isFinite(number) && matchesTypes(number, types)) return number;
+    // `1e999` is no number a call can carry (Infinity goes on as null), nor an integer a JSON
+    // number would send as other digits: it stays text, and the schema decides.
+    if (numberReadsAsWritten(trimmed) && matchesTypes(number, types)) return number;
   }
   const word = LITERAL_WORDS.get(trimmed);
   if (word !== undefined && matchesTypes(word, types)) return word;
@@ -196,10 +261,11 @@ export function coerceObject(input: Record<string, unknown>, schema: JsonSchema 
 }
 
 /**
- * coerceObject at every depth, following `properties` and `items`: a string where the schema
- * wants a number, boolean, null, array or object is typed by coerceValue (JSON or Python
- * spelling), and a boolean or safe integer where only a string fits becomes its text; nothing else
- * changes (null never becomes "", a scalar never an array). The schema gate runs this before it validates.
+ * coerceObject at every depth, following `properties` and the item schemas (itemSchema): a
+ * string where the schema wants a number, boolean, null, array or object is typed by coerceValue
+ * (JSON or Python spelling), and a boolean or safe integer where only a string fits becomes its
+ * text; nothing else changes (null never becomes "", a scalar never an array). The schema gate
+ * runs this before it validates.
  */
 export function coerceDeep(value: unknown, schema: JsonSchema | undefined, depth = 0): unknown {
   if (!schema || depth > 32) return value;
@@ -215,10 +281,10 @@ export function coerceDeep(value: unknown, schema: JsonSchema | undefined, depth
     return types.has("string") && !matchesTypes(value, types) ? String(value) : value;
   }
   if (typeof value === "number") return value;
-  if (Array.isArray(value)) {
-    const items = isObject(schema.items) ? (schema.items as JsonSchema) : undefined;
-    return items ? value.map((v) => coerceDeep(v, items, depth + 1)) : value;
-  }
+  if (Array.isArray(value)) return value.map((v, i) => {
+    const item = itemSchema(schema, i);
+    return item === undefined ? v : coerceDeep(v, item, depth + 1);
+  });
   if (!isObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
@@ -226,4 +292,13 @@ export function coerceDeep(value: unknown, schema: JsonSchema | undefined, depth
     out[key] = prop === undefined ? v : coerceDeep(v, prop, depth + 1);
   }
   return out;
+}
+
+// Item `index`'s schema: its tuple place (`prefixItems`, or draft-07 `items: [...]`), else the
+// rest's (`items`, or draft-07 `additionalItems`). The gate still checks what coercion made.
+function itemSchema(schema: JsonSchema, index: number): JsonSchema | undefined {
+  const { prefixItems, items, additionalItems } = schema as { prefixItems?: unknown; items?: unknown; additionalItems?: unknown };
+  const places = Array.isArray(prefixItems) ? prefixItems : Array.isArray(items) ? items : [];
+  const place: unknown = index < places.length ? places[index] : Array.isArray(items) ? additionalItems : items;
+  return isObject(place) ? (place as JsonSchema) : undefined;
 }

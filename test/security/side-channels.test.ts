@@ -267,6 +267,9 @@ describe("static: src/ reaches no network or file-writing API", () => {
       // The JSON-Schema validator of the schema gate (src/parse/schema-gate.ts): compiles and runs validators, no I/O.
       // Loaded on first use ("*": a literal require), like fast-xml-parser (src/parse/costume.ts).
       ajv: ["*", "ErrorObject", "ValidateFunction", "default"],
+      // Its draft 2019-09 and 2020-12 classes, loaded the same way on a schema of that draft.
+      "ajv/dist/2019": ["*"],
+      "ajv/dist/2020": ["*"],
       "fast-xml-parser": ["*", "XMLParser", "XMLValidator"],
       // The CLI's reader of opencode.jsonc (src/cli/jsonc.ts): parses a string it is given, no I/O.
       "jsonc-parser": ["ParseError", "parse", "printParseErrorCode"],

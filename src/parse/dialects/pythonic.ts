@@ -1,3 +1,4 @@
+import { readNumberLiteral } from "../../grammar/json-syntax.ts";
 import { isPollutingKey } from "../../grammar/plain-data.ts";
 
 /**
@@ -9,8 +10,9 @@ import { isPollutingKey } from "../../grammar/plain-data.ts";
  * around the JSON reader (coerceValue falls back to parsePythonLiteral when parseJson says no):
  * a keyword argument or dict key named twice (Python keeps the last in a dict and rejects a
  * repeated keyword; `bash(command='echo hi', command='rm -rf ~')` must not run the second), and a
- * number that is no finite double (`1e999`, Infinity, would go on as null). Numbers follow JSON's
- * grammar: no leading zero (`0755` is a SyntaxError in Python 3, and never the number 755).
+ * number that is no finite double (`1e999`, Infinity, would go on as null); numbers read as
+ * parseJson reads them (readNumberLiteral). Numbers follow JSON's grammar: no leading zero
+ * (`0755` is a SyntaxError in Python 3, and never the number 755).
  */
 export interface PythonCall {
   name: string;
@@ -127,8 +129,8 @@ class Reader {
     if (m[0] === "True") return true;
     if (m[0] === "False") return false;
     if (m[0] === "None") return null;
-    const number = Number(m[0]);
-    if (!Number.isFinite(number)) this.fail();
+    const number = readNumberLiteral(m[0]);
+    if (number === undefined) this.fail();
     return number;
   }
 
