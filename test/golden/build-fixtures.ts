@@ -594,6 +594,10 @@ function argumentsAsWritten(): Fixture[] {
     bad("A40.19", "costume-heredoc-with-a-bash-example", `<shell>cat > doc.md <<'EOF'\nEnd the block with </shell> on its own line.\n<bash>rm -rf build</bash>\nEOF\n</shell>\n`, "broken-markup", ["C04"]),
     bad("A40.20", "costume-heredoc-with-a-tool-call-example", `<shell>cat > doc.md <<'EOF'\nEnd the block with </shell> on its own line.\n<tool_call>\n{"name": "bash", "arguments": {"command": "rm -rf build"}}\n</tool_call>\nEOF\n</shell>\n`, "broken-markup", ["C04"]),
     bad("A40.21", "two-costumes-then-a-stray-closer", `<shell>\nls\n</shell>ok\n<shell>\npwd\n</shell>\n</shell>\n`, "broken-markup", ["C04"]),
+    // Review 42: an integer a JSON number would send on as other digits is refused, never rounded.
+    bad("G42.3", "hermes-integer-past-2-53", `<tool_call>\n{"name": "read", "arguments": {"filePath": "/a", "limit": 1234567890123456789}}\n</tool_call>`, "invalid-arguments", ["O01"]),
+    bad("G42.4", "dsml-integer-past-2-53", block("tool_calls", [["read", [["filePath", "/a"], ["limit", "1234567890123456789", "false"]]]]), "invalid-arguments", ["D05"]),
+    bad("G42.5", "lfm2-integer-past-2-53", `<|tool_call_start|>[read(filePath='/a', limit=1234567890123456789)]<|tool_call_end|>`, "invalid-arguments", ["O08"]),
     // Review 41: a write's own closers after an example decide it; the example never runs.
     bad("A41.1", "write-holding-an-example-then-its-invoke-closer", `${writeHead}${rmBlock}\n</{D}invoke>\n</{D}tool_calls>`, "broken-markup", ["P01"]),
     ok("A41.2", "write-holding-an-example-then-unprefixed-closers", `${writeHead}${rmBlock}\n</parameter>\n</invoke>\n</{D}tool_calls>`, [
