@@ -40,6 +40,29 @@ describe("a key written without a value takes the next key as its value", () => 
   });
 });
 
+describe("`--key=VALUE` keeps the `=` (and the quotes) in the value", () => {
+  // Severity: wrong-execution. Suspected: src/parse/dialects/minimax-bracket.ts Reader.dashPairs()
+  // and value(): after the key only an optional `:` is skipped, so in `--filePath="a.ts"` (the
+  // GNU long-option spelling) the value is the bare word `="a.ts"`: the separator and the JSON
+  // string's quotes become part of the value, and its escapes are never read. write creates a file
+  // named `="a.ts"` holding `="line\n"` with a literal backslash-n. Expected: either `=` is read as
+  // the separator `:` is (the value then "a.ts", its JSON string decoded), or the call is refused;
+  // never a value that starts with `=`.
+  test("write: --filePath=\"a.ts\" does not create a file named '=\"a.ts\"'", () => {
+    const o = outcome(bracket("write", '--filePath="a.ts" --content="line\\n"'));
+    expect(o.calls.some((c) => typeof c.input.filePath === "string" && c.input.filePath.startsWith("="))).toBe(false);
+  });
+
+  test("bash: --command=ls does not run '=ls'", () => {
+    const o = outcome(bracket("bash", "--command=ls"));
+    expect(o.calls.some((c) => typeof c.input.command === "string" && c.input.command.startsWith("="))).toBe(false);
+  });
+
+  test("control (passes today): the `:` separator is read", () => {
+    expect(outcome(bracket("bash", '--command: "ls"')).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+  });
+});
+
 describe("hard negatives (pass today)", () => {
   test("a bare value stops at a space: `--command ls -la` is refused, never run as `ls`", () => {
     expect(outcome(bracket("bash", "--command ls -la")).calls).toEqual([]);
