@@ -182,10 +182,18 @@ class Reader {
     }
   }
 
+  /**
+   * One pair's value. A bare (unquoted) value never starts with `--`: written right after a key,
+   * `--word` is the next key, so the key before it was written without a value and the pair list
+   * is refused (a value-less `--newString --replaceAll` must not run with newString
+   * "--replaceAll"). A value that really starts with `--` is written quoted (`"--force"`); a
+   * single dash (`-la`, `-5`) stays a bare value.
+   */
   private value(): string | null {
     const c = this.peek();
     if (c === DQ) return this.jsonString();
     if (c === LBRACE || c === LBRACKET) return this.jsonExtent();
+    if (c === DASH && this.s.charCodeAt(this.i + 1) === DASH) return null;
     const from = this.i;
     while (this.i < this.s.length) {
       const d = this.s.charCodeAt(this.i);

@@ -1,0 +1,46 @@
+/**
+ * MiniMax bracket form (O05): how one `--key VALUE` pair's value is read (review 43 fixes). A
+ * value is what the model wrote after its key, never the next key, never the separator, never the
+ * quotes around it. Every case runs whole, char by char and at seeded random splits, and parse()
+ * agrees with the stream.
+ */
+import { describe, expect, test } from "bun:test";
+import { parse } from "../../src/engine/parse.ts";
+import { fixtureTools } from "../golden/tools.ts";
+import { runAtEverySplit } from "../support/run-engine.ts";
+
+function outcome(input: string) {
+  const r = runAtEverySplit(input, fixtureTools);
+  const calls = r.calls.map((c) => ({ tool: c.tool, input: c.input }));
+  expect(parse(input, fixtureTools).calls.map((c) => ({ tool: c.tool, input: c.input }))).toEqual(calls);
+  return { calls, broken: r.summary.broken.map((b) => b.reason), text: r.text };
+}
+
+const bracket = (tool: string, pairs: string) => `[TOOL_CALL] {tool => "${tool}", args => { ${pairs} }} [/TOOL_CALL]`;
+const refused = (input: string) => {
+  const o = outcome(input);
+  expect(o.calls).toEqual([]);
+  expect(o.broken).toEqual(["broken-markup"]);
+};
+const runs = (input: string, tool: string, args: Record<string, unknown>) => expect(outcome(input).calls).toEqual([{ tool, input: args }]);
+
+describe("a bare value never starts with `--` (it is the next key)", () => {
+  test("a key without a value, last or before another key, refuses the call", () => {
+    refused(bracket("edit", '--filePath "a.ts" --oldString "foo" --newString --replaceAll'));
+    refused(bracket("edit", '--filePath "a.ts" --oldString "foo" --newString --replaceAll true'));
+    refused(bracket("bash", "--command --timeout"));
+    refused(bracket("bash", "--command: --timeout"));
+    refused(bracket("bash", "--command --"));
+    refused(bracket("bash", "--command ---"));
+  });
+
+  test("a value that starts with `--` is read when quoted", () => {
+    runs(bracket("bash", '--command "--version"'), "bash", { command: "--version" });
+    runs(bracket("edit", '--filePath "a.ts" --oldString "foo" --newString "--replaceAll"'), "edit", { filePath: "a.ts", oldString: "foo", newString: "--replaceAll" });
+  });
+
+  test("a single dash stays a bare value", () => {
+    runs(bracket("bash", '--command "ls" --description -la'), "bash", { command: "ls", description: "-la" });
+    runs(bracket("bash", '--command "sleep 1" --timeout -5'), "bash", { command: "sleep 1", timeout: -5 });
+  });
+});
