@@ -44,3 +44,30 @@ describe("a bare value never starts with `--` (it is the next key)", () => {
     runs(bracket("bash", '--command "sleep 1" --timeout -5'), "bash", { command: "sleep 1", timeout: -5 });
   });
 });
+
+describe("`--key=VALUE`: `=` right after the key separates as `:` does", () => {
+  test("the value after `=` is read as after a space: a JSON string decoded, a bare word typed", () => {
+    runs(bracket("write", '--filePath="a.ts" --content="line\\n"'), "write", { filePath: "a.ts", content: "line\n" });
+    runs(bracket("bash", "--command=ls"), "bash", { command: "ls" });
+    runs(bracket("bash", '--command="sleep 1" --timeout=5'), "bash", { command: "sleep 1", timeout: 5 });
+    runs(bracket("bash", '--command= "ls"'), "bash", { command: "ls" });
+    runs(bracket("bash", "--command=a=b"), "bash", { command: "a=b" });
+    runs(bracket("bash", '--command="=ls"'), "bash", { command: "=ls" });
+  });
+
+  test("after `=` the value rules still hold: nothing, or a bare --word, refuses the call", () => {
+    refused(bracket("bash", "--command="));
+    refused(bracket("bash", "--command= --timeout 5"));
+    refused(bracket("bash", "--command=--version"));
+    refused(bracket("bash", "--command=ls -la"));
+  });
+
+  test("a bare value never starts with `=`: a separator apart from its key, doubled, or after `:` is refused", () => {
+    refused(bracket("bash", "--command =ls"));
+    refused(bracket("bash", "--command = ls"));
+    refused(bracket("bash", "--command==ls"));
+    refused(bracket("bash", "--command:=ls"));
+    refused(bracket("bash", '--command => "ls"'));
+    refused(bracket("bash", '--command=>"ls"'));
+  });
+});
