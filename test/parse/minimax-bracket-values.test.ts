@@ -71,3 +71,24 @@ describe("`--key=VALUE`: `=` right after the key separates as `:` does", () => {
     refused(bracket("bash", '--command=>"ls"'));
   });
 });
+
+describe("a single-quoted value is a string, never a bare word that keeps its quotes", () => {
+  test("its text is read literally, spaces and double quotes included", () => {
+    runs(bracket("write", "--filePath 'a.ts' --content 'x'"), "write", { filePath: "a.ts", content: "x" });
+    runs(bracket("bash", "--command 'ls -la'"), "bash", { command: "ls -la" });
+    runs(bracket("bash", "--command: 'ls', --timeout '5'"), "bash", { command: "ls", timeout: 5 });
+    runs(bracket("bash", "--command='ls'"), "bash", { command: "ls" });
+    runs(bracket("bash", "--command 'echo \"hi\"'"), "bash", { command: 'echo "hi"' });
+    runs(bracket("bash", "--command '--version'"), "bash", { command: "--version" });
+    runs(bracket("edit", "--filePath 'a.ts' --oldString 'foo' --newString ''"), "edit", { filePath: "a.ts", oldString: "foo", newString: "" });
+  });
+
+  test("a backslash, a line break, a missing closing quote or a quote inside the text refuses the call", () => {
+    refused(bracket("write", "--filePath 'a.ts' --content 'line\\n'"));
+    refused(bracket("bash", "--command 'it\\'s'"));
+    refused(bracket("bash", "--command 'ls\n-la'"));
+    refused(bracket("bash", "--command 'ls"));
+    refused(bracket("bash", "--command 'it's'"));
+    refused(bracket("bash", "--command 'ls'x"));
+  });
+});
