@@ -92,3 +92,15 @@ describe("a single-quoted value is a string, never a bare word that keeps its qu
     refused(bracket("bash", "--command 'ls'x"));
   });
 });
+
+describe("a bare value never starts with a backtick", () => {
+  test("`ls` in backticks is refused, never run as the command `ls` with its backticks (a substitution)", () => {
+    refused(bracket("bash", "--command `ls`"));
+    refused(bracket("write", "--filePath `a.ts` --content \"x\""));
+  });
+
+  test("a backtick inside a bare or quoted value is text", () => {
+    runs(bracket("bash", "--command a`b"), "bash", { command: "a`b" });
+    runs(bracket("bash", '--command "echo `date`"'), "bash", { command: "echo `date`" });
+  });
+});

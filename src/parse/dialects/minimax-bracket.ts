@@ -3,7 +3,7 @@ import { parseJson } from "../values.ts";
 import { callOutcome, declaredNameIn, jsonCallOutcome, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { JsonExtent, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import { ignoreContent, type SpanKind, type Step } from "../span-kind.ts";
-import { BACKSLASH, COLON, CR, DASH, DQ, EQ, GT, LBRACE, LBRACKET, LF, SP, SQ, TAB } from "../../grammar/chars.ts";
+import { BACKSLASH, BACKTICK, COLON, CR, DASH, DQ, EQ, GT, LBRACE, LBRACKET, LF, SP, SQ, TAB } from "../../grammar/chars.ts";
 import { isObject } from "../../grammar/plain-data.ts";
 
 /**
@@ -223,14 +223,16 @@ class Reader {
    * "--replaceAll"). A value that really starts with `--` is written quoted (`"--force"`); a
    * single dash (`-la`, `-5`) stays a bare value. Nor does a bare value start with `=`: that is a
    * separator written apart from its key (`--key =x`, `--key: =x`, `--key => x`), and keeping it
-   * would send a value the model never meant; it is refused.
+   * would send a value the model never meant; it is refused. Nor with a backtick: `` `ls` `` is
+   * inline code or a shell substitution, and either reading would keep quotes the model wrote
+   * around the value as its content; refused.
    */
   private value(): string | null {
     const c = this.peek();
     if (c === DQ) return this.jsonString();
     if (c === SQ) return this.singleQuoted();
     if (c === LBRACE || c === LBRACKET) return this.jsonExtent();
-    if ((c === DASH && this.s.charCodeAt(this.i + 1) === DASH) || c === EQ) return null;
+    if ((c === DASH && this.s.charCodeAt(this.i + 1) === DASH) || c === EQ || c === BACKTICK) return null;
     const from = this.i;
     while (this.i < this.s.length) {
       const d = this.s.charCodeAt(this.i);
