@@ -3,7 +3,7 @@ import { parseJson } from "../values.ts";
 import { callOutcome, declaredNameIn, jsonCallOutcome, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { JsonExtent, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import { ignoreContent, type SpanKind, type Step } from "../span-kind.ts";
-import { BACKSLASH, COLON, CR, DASH, DQ, GT, LBRACE, LBRACKET, LF, SP, TAB } from "../../grammar/chars.ts";
+import { BACKSLASH, BACKTICK, COLON, CR, DASH, DQ, EQ, GT, LBRACE, LBRACKET, LF, SP, SQ, TAB } from "../../grammar/chars.ts";
 import { isObject } from "../../grammar/plain-data.ts";
 
 /**
@@ -57,8 +57,9 @@ type ArrowRead = { kind: "call"; name: string; pairs: [string, string][]; args?:
 
 /**
  * `{tool => "NAME"[,] [args => ARGS]}` where ARGS is a JSON object or `{ --key VALUE ... }` (an
- * optional `:` after the key, optional commas between pairs); VALUE is a JSON string (its text),
- * a bare word such as `20` or `true` (typed by the schema), or a JSON object or array.
+ * optional `:` after the key, or `=` right after it as in `--key=VALUE`; optional commas between
+ * pairs); VALUE is a JSON string (its text), a single-quoted string without escapes (its text), a
+ * bare word such as `20` or `true` (typed by the schema), or a JSON object or array.
  */
 export function readArrowCall(body: string): ArrowRead {
   const r = new Reader(body);
@@ -174,7 +175,7 @@ class Reader {
       this.i++;
       const key = this.word();
       if (key === "") return null;
-      this.eat(0x3a);
+      if (!this.equalsSeparator()) this.eat(COLON);
       const value = this.value();
       if (value === null) return null;
       pairs.push([key, value]);
@@ -182,10 +183,56 @@ class Reader {
     }
   }
 
+  /**
+   * `=` written right after the key (`--filePath="a.ts"`, the GNU long-option spelling) separates
+   * it from its value as `:` does; the value after it is read as any value is (quoted or bare).
+   * Not `=>`: a Perl arrow there is no separator this form knows, and its `=` then starts a bare
+   * value, which is refused.
+   */
+  private equalsSeparator(): boolean {
+    if (this.s.charCodeAt(this.i) !== EQ || this.s.charCodeAt(this.i + 1) === GT) return false;
+    this.i++;
+    return true;
+  }
+
+  /**
+   * `'text'`: a string as a double-quoted one is, never a bare word that keeps its quotes
+   * (`--filePath 'a.ts'` is the file a.ts, not 'a.ts'). Its text is read literally, up to the next
+   * `'`, with no escapes; a backslash inside refuses it, since the languages that write this quote
+   * disagree on what one means (Perl and the shell keep `\n` as two characters, Python and
+   * JavaScript make it a line break), and so does a line break (a JSON string holds none either) or
+   * a missing closing quote. A `'` inside the text ends it early, and the rest then fails as markup.
+   */
+  private singleQuoted(): string | null {
+    for (let j = this.i + 1; j < this.s.length; j++) {
+      const d = this.s.charCodeAt(j);
+      if (d === BACKSLASH || d === LF || d === CR) return null;
+      if (d === SQ) {
+        const text = this.s.slice(this.i + 1, j);
+        this.i = j + 1;
+        return text;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * One pair's value. A bare (unquoted) value never starts with `--`: written right after a key,
+   * `--word` is the next key, so the key before it was written without a value and the pair list
+   * is refused (a value-less `--newString --replaceAll` must not run with newString
+   * "--replaceAll"). A value that really starts with `--` is written quoted (`"--force"`); a
+   * single dash (`-la`, `-5`) stays a bare value. Nor does a bare value start with `=`: that is a
+   * separator written apart from its key (`--key =x`, `--key: =x`, `--key => x`), and keeping it
+   * would send a value the model never meant; it is refused. Nor with a backtick: `` `ls` `` is
+   * inline code or a shell substitution, and either reading would keep quotes the model wrote
+   * around the value as its content; refused.
+   */
   private value(): string | null {
     const c = this.peek();
     if (c === DQ) return this.jsonString();
+    if (c === SQ) return this.singleQuoted();
     if (c === LBRACE || c === LBRACKET) return this.jsonExtent();
+    if ((c === DASH && this.s.charCodeAt(this.i + 1) === DASH) || c === EQ || c === BACKTICK) return null;
     const from = this.i;
     while (this.i < this.s.length) {
       const d = this.s.charCodeAt(this.i);
