@@ -3,18 +3,15 @@
 // has its own file under ./middleware/: reading the call options, the prompt's history, the
 // generate path, the stream path, and the state and report the two paths share.
 import type { LanguageModelV3CallOptions, LanguageModelV3Middleware, LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { givenFromCallOptions, requestEchoGuard } from "../echo/from-request.ts";
-import { offeredTools, sdkOneCall, sdkToolChoice } from "../wires/tool-choice.ts";
 import { pullStage } from "../sse/pull-stage.ts";
 import { ReasoningChannel } from "../engine/reasoning-channel.ts";
 import { createRepairEngine } from "../engine/engine.ts";
 import { createAttemptCounter } from "./attempt-counter.ts";
-import { engineOptions } from "../options/engine.ts";
-import { GuardedEngine } from "../engine/guarded.ts";
+import { callEngines } from "./call-engines.ts";
 import { type AdapterDeps, repairEnabled } from "./options.ts";
-import { debugLine, orPassThrough } from "./report.ts";
+import { orPassThrough, requestDebug } from "./report.ts";
 import { settleOptions } from "../options/settle.ts";
-import { declaredNames, declaredTools, withoutRequestTag } from "./middleware/call-options.ts";
+import { callScope, declaredTools, withoutRequestTag } from "./middleware/call-options.ts";
 import { type MiddlewareOptions, historySanitizer } from "./middleware/history.ts";
 import type { CallContext } from "./middleware/call-context.ts";
 import { repairGenerate } from "./middleware/generate.ts";
@@ -37,25 +34,15 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
     if (tools.length === 0 || !repairEnabled(options)) return undefined;
     const tag = tags.get(params);
     const attempt = nextAttempt(tag);
-    const onError = (line: string) => debugLine(options, `${tag ?? "untagged"}: ${line}`);
-    // Read only if a call is about to be recovered: the passthrough path never walks the prompt.
-    const isEchoed = requestEchoGuard(options, () => givenFromCallOptions(params));
-    // A recovered call never gets more than the model was offered (S06).
-    const choice = sdkToolChoice(params.toolChoice);
-    if (choice.type === "invalid") debugLine(options, `${choice.why}: no call is recovered from this response`);
-    const offered = offeredTools(tools, choice);
-    // Every name the call declared, of any kind: another agent's name for a tool never stands for one.
-    const names = declaredNames(params);
-    // ...and never more calls than it allowed: one, when the call switched parallel calls off.
-    const oneCall = sdkOneCall(params.providerOptions);
-    const limit = oneCall ? { maxCalls: 1 } : {};
+    const scope = callScope(params, tools, options);
+    const engine = callEngines(factory, options, scope, requestDebug(options, tag));
     return () => ({
       options,
-      guard: new GuardedEngine(factory({ ...engineOptions(options, offered, names, isEchoed), ...limit }), onError),
+      guard: engine(),
       // One engine per reasoning part, each reading on where the part before it left off.
-      reasoning: new ReasoningChannel((continues) => new GuardedEngine(factory({ ...engineOptions(options, offered, names, isEchoed), ...limit, channel: "reasoning", ...(continues ? { continues } : {}) }), onError)),
+      reasoning: new ReasoningChannel((continues) => engine("reasoning", continues)),
       fromReasoning: 0,
-      oneCall,
+      oneCall: scope.oneCall,
       tag,
       attempt,
       reported: false,

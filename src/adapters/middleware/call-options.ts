@@ -1,8 +1,13 @@
 // What the middleware reads from the AI SDK's call options (LanguageModelV3CallOptions): the
-// plugin's request tag among the headers, and the tools the call declared.
+// plugin's request tag among the headers, the tools the call declared, and what it lets a
+// recovered call be (tool choice, the parallel-call switch, the content given for the echo guard).
 import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import type { JsonSchema, ToolSpec } from "../../parse/types.ts";
-import { REQUEST_TAG_HEADER } from "../options.ts";
+import { givenFromCallOptions, requestEchoGuard } from "../../echo/from-request.ts";
+import { offeredTools, sdkOneCall, sdkToolChoice } from "../../wires/tool-choice.ts";
+import type { CallScope } from "../call-engines.ts";
+import { type AdapterOptions, REQUEST_TAG_HEADER } from "../options.ts";
+import { debugLine } from "../report.ts";
 
 /** The call without the plugin's request tag header, and the tag it carried (undefined: none). */
 export function withoutRequestTag(params: LanguageModelV3CallOptions): { params: LanguageModelV3CallOptions; tag: string | undefined } {
@@ -22,8 +27,23 @@ export function declaredTools(params: LanguageModelV3CallOptions): ToolSpec[] {
   return tools;
 }
 
+/** What the call lets a recovered call be, read from its call options; `tools`: declaredTools(params). */
+export function callScope(params: LanguageModelV3CallOptions, tools: readonly ToolSpec[], options: AdapterOptions): CallScope {
+  // Read only if a call is about to be recovered: the passthrough path never walks the prompt.
+  const isEchoed = requestEchoGuard(options, () => givenFromCallOptions(params));
+  const choice = sdkToolChoice(params.toolChoice);
+  if (choice.type === "invalid") debugLine(options, `${choice.why}: no call is recovered from this response`);
+  return {
+    tools: offeredTools(tools, choice),
+    declaredNames: declaredNames(params),
+    isEchoed,
+    // One call per reply, when the call switched parallel calls off.
+    oneCall: sdkOneCall(params.providerOptions),
+  };
+}
+
 /** Function and provider tools alike: a provider tool's name is declared too. */
-export function declaredNames(params: LanguageModelV3CallOptions): string[] {
+function declaredNames(params: LanguageModelV3CallOptions): string[] {
   const names: string[] = [];
   for (const tool of params.tools ?? []) {
     const name: unknown = (tool as { name?: unknown }).name;

@@ -4,16 +4,13 @@ import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { sanitizePrompt } from "../../history/prompt.ts";
 import type { ToolSpec } from "../../parse/types.ts";
 import { readGuarded } from "../../options/settle.ts";
-import { OPTIONS } from "../../options/spec.ts";
-import type { AdapterOptions } from "../options.ts";
+import { type AdapterOptions, sanitizeEnabled } from "../options.ts";
 import { debugLine } from "../report.ts";
 
 export interface MiddlewareOptions extends AdapterOptions {
   /** Replaces the built-in history sanitizer (src/history/prompt.ts). */
   sanitizeHistory?: (prompt: LanguageModelV3Prompt) => LanguageModelV3Prompt;
 }
-
-const SANITIZE = OPTIONS.fields.history.fields.sanitize;
 
 /** The built-in sanitizer reads history with the call's declared tools, as the live repair reads the reply. */
 export type HistorySanitizer = (prompt: LanguageModelV3Prompt, tools: readonly ToolSpec[]) => LanguageModelV3Prompt;
@@ -27,6 +24,6 @@ export function historySanitizer(given: MiddlewareOptions, settled: MiddlewareOp
     return (prompt) => replacement(prompt);
   }
   // settleOptions read history.sanitize already (an unreadable key: its default, with a debug line).
-  if ((settled.history?.sanitize ?? SANITIZE.default) === false) return undefined;
+  if (!sanitizeEnabled(settled)) return undefined;
   return (prompt, tools) => sanitizePrompt(prompt, settled.parse, tools);
 }
