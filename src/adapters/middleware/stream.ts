@@ -48,15 +48,27 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
         out(part);
       }
     },
-    end() {
-      endThought();
-      if (!guard.done) settle(guard.step({ flush: true }), true);
-      else reasoning.abandon();
-      payThought();
-      releaseEnd();
-      finishReport(ctx);
+    end: endReply,
+    fail() {
+      // The model stream failed mid-reply: the text the engine holds was sent by the model, so it
+      // goes out before the error, decided as at the reply's end (as the fetch adapter does on a
+      // failing upstream, src/sse/rewrite.ts). A fault here must not replace the model's error.
+      try {
+        endReply();
+      } catch (fault) {
+        noteFailure(options, "stream repair after the model stream failed", fault);
+      }
     },
   };
+
+  function endReply(): void {
+    endThought();
+    if (!guard.done) settle(guard.step({ flush: true }), true);
+    else reasoning.abandon();
+    payThought();
+    releaseEnd();
+    finishReport(ctx);
+  }
 
   // Apart from handle() because it runs once per token: it should stay short.
   function delta(part: Extract<Part, { type: "text-delta" }>): void {
