@@ -25,6 +25,7 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
   let thinking: string | undefined;
   // The id checked last, known to be open: consecutive deltas nearly always share it.
   let lastOpen: string | undefined;
+  /** The text part that released text goes to: the last one text was fed under, or the newest one while text is held. */
   let owner: string | undefined;
   let deferredEnd: Extract<Part, { type: "text-end" }> | undefined;
   let nativeNoted = false;
