@@ -2,7 +2,7 @@
 // tool-call markup comes back as the wire's real tool calls, so any client sees a normal tool call.
 // The wire (src/wires/registry.ts) decides everything protocol-specific; this file owns the plan.
 import type { ToolSpec } from "../parse/types.ts";
-import type { EchoGuard, EngineOptions, EngineSummary, RepairEngine } from "../engine/types.ts";
+import type { EchoGuard, EngineSummary } from "../engine/types.ts";
 import { requestEchoGuard } from "../echo/from-request.ts";
 import { rewriteEventStream } from "../sse/rewrite.ts";
 import { concatBytes } from "../sse/framing.ts";
@@ -13,19 +13,16 @@ import type { EngineFor, Wire } from "../wires/wire.ts";
 import { mayBeWire, wireFor } from "../wires/registry.ts";
 import { createRepairEngine } from "../engine/engine.ts";
 import { createAttemptCounter } from "./attempt-counter.ts";
-import { engineOptions } from "../options/engine.ts";
-import { GuardedEngine } from "../engine/guarded.ts";
+import { callEngines } from "./call-engines.ts";
+import type { GuardedEngine } from "../engine/guarded.ts";
 import { mergeSummaries } from "./merge-summaries.ts";
-import { type AdapterDeps, type AdapterOptions, type EngineFactory, repairEnabled } from "./options.ts";
-import { announceRepair, debugLine, noteFailure, orPassThrough, report } from "./report.ts";
+import { type AdapterDeps, type AdapterOptions, repairEnabled, sanitizeEnabled } from "./options.ts";
+import { announceRepair, debugLine, noteFailure, orPassThrough, report, requestDebug } from "./report.ts";
 import { readRequestBody, withBody } from "./request-body.ts";
 import { sanitizeRequestBytes, sanitizeRequestText } from "./request-history.ts";
 import { withoutBom } from "./json-splice.ts";
-import { OPTIONS } from "../options/spec.ts";
 import { stripTag } from "./request-tag.ts";
 import { settleOptions } from "../options/settle.ts";
-
-const SANITIZE = OPTIONS.fields.history.fields.sanitize;
 
 interface Plan {
   input: string | URL | Request;
@@ -48,7 +45,8 @@ interface ResponseContext {
   options: AdapterOptions;
   plan: Plan;
   wire: Wire;
-  engine: (extra?: Partial<EngineOptions>) => RepairEngine;
+  /** A fresh guarded engine for each text channel of the response. */
+  engine: EngineFor;
 }
 
 export function repairFetch(
@@ -68,13 +66,11 @@ export function repairFetch(
     const response = await baseFetch(plan.input, plan.init);
     const wire = plan.wire;
     if (!plan.tools || !wire) return response;
-    return orPassThrough(options, "response repair", () => repairResponse(response, { options, plan, wire, engine: bindFactory(factory, options, plan) }), async () => response);
+    const scope = { tools: plan.tools, declaredNames: plan.declaredNames ?? [], isEchoed: plan.isEchoed, oneCall: plan.oneCall === true };
+    const engine = callEngines(factory, options, scope, requestDebug(options, plan.tag));
+    return orPassThrough(options, "response repair", () => repairResponse(response, { options, plan, wire, engine }), async () => response);
   };
   return Object.assign(repaired, { preconnect: baseFetch.preconnect }) as typeof fetch;
-}
-
-function bindFactory(factory: EngineFactory, options: AdapterOptions, plan: Plan): (extra?: Partial<EngineOptions>) => RepairEngine {
-  return (extra) => factory({ ...engineOptions(options, plan.tools ?? [], plan.declaredNames ?? [], plan.isEchoed), ...(plan.oneCall ? { maxCalls: 1 } : {}), ...extra });
 }
 
 // ---------------------------------------------------------------- request
@@ -90,7 +86,7 @@ async function planRequest(forward: Forward, options: AdapterOptions, nextAttemp
   Object.assign(forward, { input: stripped.input, init: stripped.init });
   const plan: Plan = { ...stripped, attempt: 0, tools: undefined };
   const repair = repairEnabled(options);
-  const sanitize = (options.history?.sanitize ?? SANITIZE.default) !== false;
+  const sanitize = sanitizeEnabled(options);
   if (!repair && !sanitize) return plan;
   const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
   const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
@@ -172,25 +168,11 @@ function rebuilt(response: Response, body: BodyInit): Response {
   return new Response(body, { status: response.status, statusText: response.statusText, headers });
 }
 
-function onEngineError(ctx: ResponseContext) {
-  return (line: string) => debugLine(ctx.options, `${ctx.plan.tag ?? "untagged"}: ${line}`);
-}
-
 function finishReport(ctx: ResponseContext, guard: GuardedEngine, more: readonly EngineSummary[] = []): void {
   const summary = guard.summary();
   if (!summary) return;
   const merged = more.length > 0 ? mergeSummaries([summary, ...more]) : summary;
   report(ctx.options, { requestTag: ctx.plan.tag, summary: merged, attempt: ctx.plan.attempt });
-}
-
-/** A fresh guarded engine for one text channel; "reasoning" for a D06 reasoning stretch; `continues` for a later part of one reply. */
-function channelEngine(ctx: ResponseContext): EngineFor {
-  return (channel, continues) => {
-    const extra: Partial<EngineOptions> = {};
-    if (channel) extra.channel = channel;
-    if (continues) extra.continues = continues;
-    return new GuardedEngine(ctx.engine(extra), onEngineError(ctx));
-  };
 }
 
 /**
@@ -218,7 +200,7 @@ async function repairJson(response: Response, ctx: ResponseContext): Promise<Res
       parts.push(value);
       size += value.length;
       if (size > JSON_READ_LIMIT) {
-        debugLine(ctx.options, `${ctx.plan.tag ?? "untagged"}: JSON answer over ${JSON_READ_LIMIT} bytes: passing through unrepaired`);
+        requestDebug(ctx.options, ctx.plan.tag)(`JSON answer over ${JSON_READ_LIMIT} bytes: passing through unrepaired`);
         return asSent(response, parts, reader);
       }
     }
@@ -236,7 +218,7 @@ function repairWireJson(response: Response, bytes: Uint8Array, ctx: ResponseCont
   const body = jsonOrUndefined(new TextDecoder().decode(bytes));
   if (!isObject(body)) return asSent(response, [bytes]);
   const changed = ctx.wire.repairJson(body, {
-    engine: channelEngine(ctx),
+    engine: ctx.engine,
     report: (summaries) => {
       if (summaries.length > 0) report(ctx.options, { requestTag: ctx.plan.tag, summary: mergeSummaries(summaries), attempt: ctx.plan.attempt });
     },
@@ -279,10 +261,9 @@ function asSent(response: Response, read: Uint8Array[], rest?: ReadableStreamDef
 // ---------------------------------------------------------------- SSE
 
 function repairStream(response: Response, ctx: ResponseContext): Response {
-  const engine = channelEngine(ctx);
-  const guard = engine();
+  const guard = ctx.engine();
   const onFinal = (more?: readonly EngineSummary[]) => finishReport(ctx, guard, more);
-  const rewriter = ctx.wire.rewriter(guard, onFinal, engine, ctx.plan.oneCall === true);
+  const rewriter = ctx.wire.rewriter(guard, onFinal, ctx.engine, ctx.plan.oneCall === true);
   const onError = (error: unknown) => noteFailure(ctx.options, "SSE rewrite of an event", error);
   return rebuilt(response, rewriteEventStream(response.body!, rewriter, onError));
 }

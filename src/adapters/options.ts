@@ -1,4 +1,4 @@
-// The adapters' public option types, and the repair switch they share.
+// The adapters' public option types, and the switches they share.
 import type { EngineOptions, RepairEngine } from "../engine/types.ts";
 import { OPTIONS } from "../options/spec.ts";
 import type { AdapterOptions } from "../options/adapter.ts";
@@ -17,4 +17,9 @@ export interface AdapterDeps {
 
 export function repairEnabled(options: AdapterOptions): boolean {
   return (options.responseFix?.enabled ?? OPTIONS.fields.responseFix.fields.enabled.default) !== false;
+}
+
+/** history.sanitize: replayed assistant turns go upstream with their leaks replaced. */
+export function sanitizeEnabled(options: AdapterOptions): boolean {
+  return (options.history?.sanitize ?? OPTIONS.fields.history.fields.sanitize.default) !== false;
 }

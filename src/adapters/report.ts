@@ -9,6 +9,11 @@ export function report(options: AdapterOptions, result: AdapterResult): void {
   orPassThrough(options, "onResult", () => void options.onResult?.(result), () => undefined);
 }
 
+/** Debug lines about one request, led by its tag so they can be traced to `<sessionID>/<messageID>`. */
+export function requestDebug(options: AdapterOptions, tag: string | undefined): (line: string) => void {
+  return (line) => debugLine(options, `${tag ?? "untagged"}: ${line}`);
+}
+
 export function announceRepair(options: AdapterOptions, requestTag: string | undefined): void {
   orPassThrough(options, "onRepairing", () => void options.onRepairing?.(requestTag), () => undefined);
 }

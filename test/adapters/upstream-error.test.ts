@@ -1,8 +1,13 @@
 // An upstream that fails mid-stream: the text the engine was still holding (an unfinished
 // candidate) reaches the client as whole events before the error, never lost and never half an
-// event; the error itself still reaches the client. Chat, Anthropic Messages and Responses alike.
+// event; the error itself still reaches the client. Chat, Anthropic Messages and Responses alike,
+// and the AI SDK middleware, whose model stream errors instead.
 import { describe, expect, test } from "bun:test";
+import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import { wrapLanguageModel } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
 import { repairFetch } from "../../src/adapters/fetch.ts";
+import { repairMiddleware } from "../../src/adapters/middleware.ts";
 import { block, live } from "../golden/notation.ts";
 import { SSE_HEADERS, type Json, dataEvents, encode, postInit } from "./wire-support.ts";
 
@@ -84,5 +89,53 @@ describe.each(SIZES)("an upstream that fails mid-stream (body read %p bytes at a
     const shown = parsed.map((e) => (e.type === "content_block_delta" && e.delta?.type === "text_delta" ? e.delta.text : "")).join("");
     expect(shown).toBe(`Looking.\n${CUT}`);
     expect(parsed.filter((e) => e.content_block?.type === "tool_use")).toEqual([]);
+  });
+});
+
+/** A model stream that sends `parts`, then fails on the next read. */
+function failingParts(parts: LanguageModelV3StreamPart[]): ReadableStream<LanguageModelV3StreamPart> {
+  let at = 0;
+  return new ReadableStream<LanguageModelV3StreamPart>({
+    pull(controller) {
+      if (at >= parts.length) controller.error(new TypeError("upstream reset"));
+      else controller.enqueue(parts[at++]!);
+    },
+  });
+}
+
+/** Every part the host could read before the error, and the error. */
+async function partsUntilError(stream: ReadableStream<LanguageModelV3StreamPart>): Promise<{ parts: LanguageModelV3StreamPart[]; error: unknown }> {
+  const reader = stream.getReader();
+  const parts: LanguageModelV3StreamPart[] = [];
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { parts, error: null };
+      parts.push(value);
+    }
+  } catch (error) {
+    return { parts, error };
+  }
+}
+
+describe.each([1, 7, 64])("the middleware over a model stream that fails mid-reply (deltas of %p characters)", (size) => {
+  test("the held text goes out under its text part before the error; no call, nothing lost", async () => {
+    const pieces = Array.from({ length: Math.ceil(CUT.length / size) }, (_, i) => CUT.slice(i * size, (i + 1) * size));
+    const deltas = ["Looking.\n", ...pieces];
+    const parts: LanguageModelV3StreamPart[] = [
+      { type: "stream-start", warnings: [] },
+      { type: "text-start", id: "t" },
+      ...deltas.map((delta): LanguageModelV3StreamPart => ({ type: "text-delta", id: "t", delta })),
+    ];
+    const model = new MockLanguageModelV3({ doStream: async () => ({ stream: failingParts(parts) }) });
+    const wrapped = wrapLanguageModel({ model, middleware: repairMiddleware() });
+    const inputSchema = tools[0]!.function.parameters;
+    const { stream } = await wrapped.doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "go" }] }], tools: [{ type: "function", name: "bash", inputSchema }] });
+    const { parts: out, error } = await partsUntilError(stream);
+    expect(error).toBeInstanceOf(TypeError);
+    const text = out.flatMap((part) => (part.type === "text-delta" ? [part] : []));
+    expect(text.map((part) => part.delta).join("")).toBe(`Looking.\n${CUT}`);
+    expect(text.every((part) => part.id === "t")).toBe(true);
+    expect(out.filter((part) => part.type.startsWith("tool-"))).toEqual([]);
   });
 });

@@ -1,0 +1,65 @@
+// One repaired call's state, shared by the generate and the stream path, and what both tell the
+// host when the reply ends: the finish reason, the `dsmlFix` provider metadata, the one report.
+import type { LanguageModelV3FinishReason, LanguageModelV3StreamPart, SharedV3ProviderMetadata } from "@ai-sdk/provider";
+import type { RecoveredCall } from "../../parse/types.ts";
+import type { GuardedEngine } from "../../engine/guarded.ts";
+import type { ReasoningChannel } from "../../engine/reasoning-channel.ts";
+import { mergeSummaries } from "../merge-summaries.ts";
+import type { AdapterOptions } from "../options.ts";
+import { report } from "../report.ts";
+
+export interface CallContext {
+  options: AdapterOptions;
+  guard: GuardedEngine;
+  /** D06: reasoning parts through their own engines; their calls run only when reasoning was the answer. */
+  reasoning: ReasoningChannel;
+  /** Calls emitted from the reasoning channel. */
+  fromReasoning: number;
+  /** The call switched parallel tool calls off (sdkOneCall): one call per reply, held back until it ends. */
+  oneCall: boolean;
+  tag: string | undefined;
+  attempt: number;
+  reported: boolean;
+}
+
+/** The one report of the call (AdapterOptions.onResult); none from an engine that failed. */
+export function finishReport(ctx: CallContext): void {
+  if (ctx.reported || ctx.guard.failed) return;
+  ctx.reported = true;
+  const summary = fullSummary(ctx);
+  if (summary) report(ctx.options, { requestTag: ctx.tag, summary, attempt: ctx.attempt });
+}
+
+/** The content engine's report, with the reasoning engines' when the reasoning was the answer. */
+function fullSummary(ctx: CallContext) {
+  const summary = ctx.guard.summary();
+  if (!summary) return undefined;
+  const thought = ctx.reasoning.summaries();
+  return thought.length > 0 ? mergeSummaries([summary, ...thought]) : summary;
+}
+
+function recovered(ctx: CallContext): number {
+  return ctx.guard.recovered + ctx.fromReasoning;
+}
+
+/** The reply ended: calls written in reasoning, if the reasoning was the whole answer. */
+export function reasoningCalls(ctx: CallContext): RecoveredCall[] {
+  const calls = ctx.reasoning.settle(ctx.guard.recovered);
+  ctx.fromReasoning += calls.length;
+  return calls;
+}
+
+/** "tool-calls" once a call was recovered, so the host runs it; the provider's raw reason stays. */
+export function finishReason(reason: LanguageModelV3FinishReason, ctx: CallContext): LanguageModelV3FinishReason {
+  return recovered(ctx) > 0 ? { unified: "tool-calls", raw: reason.raw } : reason;
+}
+
+/** The provider's metadata with `dsmlFix`: how many calls were recovered, and the nudge if one is due. */
+export function metadata(existing: SharedV3ProviderMetadata | undefined, ctx: CallContext): SharedV3ProviderMetadata {
+  const nudge = ctx.guard.failed ? null : (fullSummary(ctx)?.nudge ?? null);
+  return { ...existing, dsmlFix: { recovered: recovered(ctx), nudge } };
+}
+
+export function toolCallPart(call: RecoveredCall): Extract<LanguageModelV3StreamPart, { type: "tool-call" }> {
+  return { type: "tool-call", toolCallId: call.id, toolName: call.tool, input: JSON.stringify(call.input) };
+}

@@ -1,0 +1,53 @@
+// What the middleware reads from the AI SDK's call options (LanguageModelV3CallOptions): the
+// plugin's request tag among the headers, the tools the call declared, and what it lets a
+// recovered call be (tool choice, the parallel-call switch, the content given for the echo guard).
+import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
+import type { JsonSchema, ToolSpec } from "../../parse/types.ts";
+import { givenFromCallOptions, requestEchoGuard } from "../../echo/from-request.ts";
+import { offeredTools, sdkOneCall, sdkToolChoice } from "../../wires/tool-choice.ts";
+import type { CallScope } from "../call-engines.ts";
+import { type AdapterOptions, REQUEST_TAG_HEADER } from "../options.ts";
+import { debugLine } from "../report.ts";
+
+/** The call without the plugin's request tag header, and the tag it carried (undefined: none). */
+export function withoutRequestTag(params: LanguageModelV3CallOptions): { params: LanguageModelV3CallOptions; tag: string | undefined } {
+  // Header names are case-insensitive; the AI SDK hands them on as the caller spelled them.
+  const key = Object.keys(params.headers ?? {}).find((k) => k.toLowerCase() === REQUEST_TAG_HEADER);
+  if (key === undefined) return { params, tag: undefined };
+  const { [key]: tag, ...headers } = params.headers ?? {};
+  return { params: { ...params, headers }, tag };
+}
+
+/** The function tools: the only ones a call recovered from text may name. */
+export function declaredTools(params: LanguageModelV3CallOptions): ToolSpec[] {
+  const tools: ToolSpec[] = [];
+  for (const tool of params.tools ?? []) {
+    if (tool.type === "function") tools.push({ name: tool.name, parameters: tool.inputSchema as JsonSchema });
+  }
+  return tools;
+}
+
+/** What the call lets a recovered call be, read from its call options; `tools`: declaredTools(params). */
+export function callScope(params: LanguageModelV3CallOptions, tools: readonly ToolSpec[], options: AdapterOptions): CallScope {
+  // Read only if a call is about to be recovered: the passthrough path never walks the prompt.
+  const isEchoed = requestEchoGuard(options, () => givenFromCallOptions(params));
+  const choice = sdkToolChoice(params.toolChoice);
+  if (choice.type === "invalid") debugLine(options, `${choice.why}: no call is recovered from this response`);
+  return {
+    tools: offeredTools(tools, choice),
+    declaredNames: declaredNames(params),
+    isEchoed,
+    // One call per reply, when the call switched parallel calls off.
+    oneCall: sdkOneCall(params.providerOptions),
+  };
+}
+
+/** Function and provider tools alike: a provider tool's name is declared too. */
+function declaredNames(params: LanguageModelV3CallOptions): string[] {
+  const names: string[] = [];
+  for (const tool of params.tools ?? []) {
+    const name: unknown = (tool as { name?: unknown }).name;
+    if (typeof name === "string" && name) names.push(name);
+  }
+  return names;
+}

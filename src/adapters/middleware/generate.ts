@@ -1,0 +1,69 @@
+// doGenerate's result repaired: leaked markup in its text parts becomes tool-call parts after the
+// rest of the content; reasoning parts go through the reasoning channel (D06).
+import type { LanguageModelV3Content, LanguageModelV3GenerateResult, LanguageModelV3Text } from "@ai-sdk/provider";
+import type { RecoveredCall } from "../../parse/types.ts";
+import { textAndCalls } from "../../engine/events.ts";
+import { type CallContext, finishReason, finishReport, metadata, reasoningCalls, toolCallPart } from "./call-context.ts";
+
+/** The result as the model sent it whenever the engine fails: nothing half-repaired reaches the host. */
+export function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallContext): LanguageModelV3GenerateResult {
+  const { guard, reasoning } = ctx;
+  const native = result.content.some((part) => part.type === "tool-call");
+  if (native && !guard.step({ native }).ok) return result;
+  if (native) reasoning.noteNative();
+  const content: LanguageModelV3Content[] = [];
+  const calls: RecoveredCall[] = [];
+  const emptied = new Set<LanguageModelV3Content>();
+  let lastText: LanguageModelV3Text | undefined;
+  for (const part of result.content) {
+    if (part.type === "text") reasoning.noteContent(part.text);
+  }
+  /** The reasoning part whose trailing block the channel holds: a block that does not run goes back there. */
+  let holder: Extract<LanguageModelV3Content, { type: "reasoning" }> | undefined;
+  const thoughts = new Set<LanguageModelV3Content>();
+  const shown = (more: string) => {
+    if (more && holder) holder.text += more;
+  };
+  for (const part of result.content) {
+    if (part.type === "reasoning") {
+      const released = reasoning.feed(part.text);
+      shown(reasoning.take());
+      const text = released + reasoning.close();
+      if (text !== part.text || reasoning.holding) {
+        const copy = { ...part, text };
+        // A part left empty is dropped, unless the block it held goes back into it.
+        if (part.text !== "") thoughts.add(copy);
+        if (reasoning.holding) holder = copy;
+        content.push(copy);
+        continue;
+      }
+    }
+    if (part.type !== "text") {
+      content.push(part);
+      continue;
+    }
+    const step = guard.step({ delta: part.text });
+    if (!step.ok) return result;
+    const released = textAndCalls(step.events);
+    calls.push(...released.calls);
+    lastText = { ...part, text: released.text };
+    if (part.text !== "" && released.text === "") emptied.add(lastText);
+    content.push(lastText);
+  }
+  const step = guard.step({ flush: true });
+  if (!step.ok) return result;
+  const tail = textAndCalls(step.events);
+  calls.push(...tail.calls, ...reasoningCalls(ctx));
+  shown(reasoning.take());
+  if (tail.text && lastText) {
+    lastText.text += tail.text;
+    emptied.delete(lastText);
+  } else if (tail.text) content.push({ type: "text", text: tail.text });
+  finishReport(ctx);
+  return {
+    ...result,
+    content: [...content.filter((part) => !emptied.has(part) && !(thoughts.has(part) && part.type === "reasoning" && part.text === "")), ...calls.map(toolCallPart)],
+    finishReason: finishReason(result.finishReason, ctx),
+    providerMetadata: metadata(result.providerMetadata, ctx),
+  };
+}

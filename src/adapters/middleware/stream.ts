@@ -1,0 +1,265 @@
+// doStream's parts repaired as they come: leaked markup in text deltas becomes tool-call parts,
+// text the engine holds back stays under the id of the text part it came in, reasoning deltas go
+// through the reasoning channel (D06), and every part of another kind passes as it is.
+import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import type { RecoveredCall } from "../../parse/types.ts";
+import type { EngineEvent } from "../../engine/types.ts";
+import type { GuardedEngine } from "../../engine/guarded.ts";
+import type { Stage } from "../../sse/pull-stage.ts";
+import { noteFailure } from "../report.ts";
+import { type CallContext, finishReason, finishReport, metadata, reasoningCalls, toolCallPart } from "./call-context.ts";
+
+type Part = LanguageModelV3StreamPart;
+
+/** The id our fed text belongs to when released text has no open text part to go to. */
+const FALLBACK_TEXT_ID = "dsml-fix-text";
+
+/**
+ * One engine per stream. Released text keeps the id of the text part it was fed under; a text-end
+ * is held back while the engine still holds that part's text, so no delta ever follows its end.
+ */
+export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): Stage<Part> {
+  const { guard, options, reasoning } = ctx;
+  const open = new Set<string>();
+  /** The reasoning part the reasoning channel's held text belongs to. */
+  let thinking: string | undefined;
+  // The id checked last, known to be open: consecutive deltas nearly always share it.
+  let lastOpen: string | undefined;
+  /** The text part that released text goes to: the last one text was fed under, or the newest one while text is held. */
+  let owner: string | undefined;
+  let deferredEnd: Extract<Part, { type: "text-end" }> | undefined;
+  let nativeNoted = false;
+  /** The reasoning part a held trailing block belongs to, and its end, kept until the block runs or goes back. */
+  let heldThought: { id: string; end?: Part } | undefined;
+  /**
+   * One call per reply (ctx.oneCall): recovered calls are held back until the reply ends, so a
+   * native call that comes first still wins (the engine withdraws them). Off once the reply ended.
+   */
+  let hold = ctx.oneCall;
+  let heldCalls: RecoveredCall[] = [];
+
+  return {
+    each(part) {
+      // The boundary written out, not orPassThrough(): this runs once per token, and a closure per token shows.
+      try {
+        if (part.type === "text-delta" && !guard.done) delta(part);
+        else handle(part);
+      } catch (error) {
+        noteFailure(options, `stream repair on ${part.type}`, error);
+        out(part);
+      }
+    },
+    end: endReply,
+    fail() {
+      // The model stream failed mid-reply: the text the engine holds was sent by the model, so it
+      // goes out before the error, decided as at the reply's end (as the fetch adapter does on a
+      // failing upstream, src/sse/rewrite.ts). A fault here must not replace the model's error.
+      try {
+        endReply();
+      } catch (fault) {
+        noteFailure(options, "stream repair after the model stream failed", fault);
+      }
+    },
+  };
+
+  function endReply(): void {
+    endThought();
+    if (!guard.done) settle(guard.step({ flush: true }), true);
+    else reasoning.abandon();
+    payThought();
+    releaseEnd();
+    finishReport(ctx);
+  }
+
+  // Apart from handle() because it runs once per token: it should stay short.
+  function delta(part: Extract<Part, { type: "text-delta" }>): void {
+    if (deferredEnd !== undefined && deferredEnd.id !== part.id) releaseEnd();
+    if (thinking !== undefined) endThought();
+    if (!reasoning.answered) reasoning.noteContent(part.delta);
+    if (heldThought !== undefined) payThought();
+    owner = part.id;
+    const step = guard.step({ delta: part.delta });
+    if (!step.ok) {
+      unhold();
+      text(step.held);
+      out(part);
+      return releaseEnd();
+    }
+    const events = step.events;
+    // Nothing held, nothing changed: the part itself goes on, providerMetadata and all.
+    if (events.length === 1 && events[0]!.type === "text" && events[0]!.text === part.delta && isOpen(part.id)) out(part);
+    else emit(events);
+    if (deferredEnd !== undefined && guard.held === 0) releaseEnd();
+  }
+
+  function handle(part: Part): void {
+    if (guard.done) {
+      // The content side gave up: no reasoning call runs, and a held block goes back first.
+      if (heldThought !== undefined) {
+        reasoning.abandon();
+        payThought();
+      }
+      if (part.type === "finish") return out(decorate(part));
+      return out(part);
+    }
+    switch (part.type) {
+      case "text-start":
+        releaseEnd();
+        open.add(part.id);
+        // Held text moves to the newest part, so it never has to reopen one that already ended.
+        if (guard.held > 0) owner = part.id;
+        return out(part);
+      case "text-end":
+        if (part.id === owner && guard.held > 0) {
+          deferredEnd = part;
+          return;
+        }
+        close(part.id);
+        return out(part);
+      case "reasoning-delta":
+        return thought(part);
+      case "reasoning-end":
+        if (part.id === thinking) endThought();
+        if (heldThought?.id === part.id && heldThought.end === undefined) {
+          heldThought.end = part;
+          return;
+        }
+        return out(part);
+      case "tool-input-start":
+      case "tool-call":
+        if (!nativeNoted) {
+          nativeNoted = true;
+          reasoning.noteNative();
+          endThought();
+          payThought();
+          // Calls held back never go out; the text the engine held after them is the model's own again.
+          const withdraw = heldCalls.length > 0;
+          heldCalls = [];
+          const step = guard.step({ native: true, withdraw });
+          if (!step.ok) {
+            text(step.held);
+            releaseEnd();
+          } else if (withdraw) {
+            emit(step.events);
+            if (guard.held === 0) releaseEnd();
+          }
+        }
+        return out(part);
+      case "finish":
+        endThought();
+        settle(guard.step({ flush: true }), true);
+        releaseEnd();
+        finishReport(ctx);
+        return out(decorate(part));
+      default:
+        return out(part);
+    }
+  }
+
+  function settle(step: ReturnType<GuardedEngine["step"]>, final = false): void {
+    // The reply ended (or the engine gave up): calls held back go out first, as they came.
+    if (final || !step.ok) unhold();
+    if (!step.ok) {
+      if (final) reasoning.abandon();
+      payThought();
+      return text(step.held);
+    }
+    const late = final ? reasoningCalls(ctx) : [];
+    payThought();
+    emit(step.events);
+    for (const recovered of late) call(recovered);
+  }
+
+  /** D06: reasoning text passes on without the markup its engine took; the calls wait for the end. */
+  function thought(part: Extract<Part, { type: "reasoning-delta" }>): void {
+    if (thinking !== undefined && thinking !== part.id) endThought();
+    thinking = part.id;
+    const released = reasoning.feed(part.delta);
+    payThought();
+    if (released === part.delta) return out(part);
+    if (released) out({ ...part, delta: released });
+  }
+
+  /** The reasoning stretch is over: what its engine held goes out under its own part, before anything else. */
+  function endThought(): void {
+    const id = thinking;
+    thinking = undefined;
+    const rest = reasoning.close();
+    if (rest && id !== undefined) out({ type: "reasoning-delta", id, delta: rest });
+    if (reasoning.holding && id !== undefined) heldThought ??= { id };
+  }
+
+  /** A held block that will not run goes back into its reasoning part; once nothing is held, that part may end. */
+  function payThought(): void {
+    const held = heldThought;
+    if (held === undefined) return;
+    const owed = reasoning.take();
+    if (owed) out({ type: "reasoning-delta", id: held.id, delta: owed });
+    if (reasoning.holding) return;
+    heldThought = undefined;
+    if (held.end) out(held.end);
+  }
+
+  function emit(events: EngineEvent[]): void {
+    for (const event of events) {
+      if (event.type === "text") text(event.text);
+      else if (hold) heldCalls.push(event.call);
+      else call(event.call);
+    }
+  }
+
+  function unhold(): void {
+    hold = false;
+    const calls = heldCalls;
+    heldCalls = [];
+    for (const recovered of calls) call(recovered);
+  }
+
+  function text(delta: string): void {
+    if (!delta) return;
+    const id = owner ?? FALLBACK_TEXT_ID;
+    if (isOpen(id)) return out({ type: "text-delta", id, delta });
+    // The part already ended (held text at a boundary the engine did not report): give it a part of its own.
+    out({ type: "text-start", id });
+    out({ type: "text-delta", id, delta });
+    out({ type: "text-end", id });
+  }
+
+  // Streamed like a native provider call so hosts that track tool-input-start see the call too.
+  function call(recovered: RecoveredCall): void {
+    const part = toolCallPart(recovered);
+    out({ type: "tool-input-start", id: part.toolCallId, toolName: part.toolName });
+    out({ type: "tool-input-delta", id: part.toolCallId, delta: part.input });
+    out({ type: "tool-input-end", id: part.toolCallId });
+    out(part);
+  }
+
+  function isOpen(id: string): boolean {
+    if (id === lastOpen) return true;
+    if (!open.has(id)) return false;
+    lastOpen = id;
+    return true;
+  }
+
+  function close(id: string): void {
+    open.delete(id);
+    if (id === lastOpen) lastOpen = undefined;
+  }
+
+  function releaseEnd(): void {
+    if (!deferredEnd) return;
+    close(deferredEnd.id);
+    out(deferredEnd);
+    deferredEnd = undefined;
+  }
+
+  function decorate(part: Extract<Part, { type: "finish" }>): Part {
+    // A failed engine that emitted nothing leaves the finish exactly as the model sent it.
+    if (guard.failed && guard.recovered === 0) return part;
+    return {
+      ...part,
+      finishReason: finishReason(part.finishReason, ctx),
+      providerMetadata: metadata(part.providerMetadata, ctx),
+    };
+  }
+}
