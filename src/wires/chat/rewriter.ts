@@ -224,16 +224,22 @@ export class ChunkRewriter implements EventRewriter {
   }
 
   #chunk(chunk: Json, payload: string, hasMeta: boolean, mayDefer: boolean): Piece[] | null | typeof WAIT {
-    const first = (chunk.choices as unknown[])[0];
-    // Other choices (n > 1) would interleave with choice 0 in one engine; they are left alone.
-    if (!isObject(first) || (first.index !== undefined && first.index !== 0)) return null;
+    const choices = chunk.choices as unknown[];
+    let first = choices[0];
+    // Choice 0 is read wherever the chunk lists it (n > 1: a chunk may carry choice 1 first); the
+    // usual one-choice chunk is known at once. Other choices would interleave with choice 0 in one
+    // engine; they are left alone.
+    const atHead = isObject(first) && (first.index === undefined || first.index === 0);
+    if (!atHead) first = choices.find((choice) => isObject(choice) && choice.index === 0);
+    if (!isObject(first)) return null;
     this.#latest = chunk;
     const delta = isObject(first.delta) ? first.delta : undefined;
     const finish = first.finish_reason != null;
     const toolCalls = Array.isArray(delta?.tool_calls) && delta.tool_calls.length > 0 ? delta.tool_calls : undefined;
     const content = typeof delta?.content === "string" && delta.content !== "" ? delta.content : undefined;
 
-    if (!finish && !toolCalls && content !== undefined) this.#shape.learn(payload, chunk, content);
+    // A shape is the text around choices[0].delta.content: learned only from a chunk whose choice 0 is there.
+    if (atHead && !finish && !toolCalls && content !== undefined) this.#shape.learn(payload, chunk, content);
 
     const thought = this.#reasoning ? this.#thought(delta, content, toolCalls !== undefined, finish) : undefined;
     const pieces = this.#choice(chunk, first, delta, content, toolCalls, finish, hasMeta, mayDefer && thought === undefined);

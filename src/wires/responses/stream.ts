@@ -58,7 +58,13 @@ export class ResponsesStreamRewriter implements EventRewriter {
     let changed = false;
     switch (event.type) {
       case "response.output_item.added":
-        this.#added(event, before);
+        changed = this.#added(event, before, after);
+        break;
+      case "response.content_part.added":
+        if (typeof event.item_id === "string" && isObject(event.part)) {
+          const content = typeof event.content_index === "number" ? event.content_index : 0;
+          changed = this.#started(event, event.item_id, [[content, event.part]], before, after);
+        }
         break;
       case "response.output_text.delta":
         ({ keep, changed } = this.#text.delta(event, before));
@@ -93,11 +99,33 @@ export class ResponsesStreamRewriter implements EventRewriter {
     return [...before, upstream(event, changed), ...after];
   }
 
-  #added(event: Json, before: Out[]): void {
+  /** An item begins; true when the text a message item came with moved into deltas after it. */
+  #added(event: Json, before: Out[], after: Out[]): boolean {
     const item = event.item;
     if (typeof event.output_index === "number") this.#indices.set(event.output_index, event.output_index + this.#itemsIn);
+    if (!isObject(item)) return false;
     // Native calls win: the part being fed, and every later one, strips markup instead of recovering it.
-    if (isObject(item) && NATIVE_ITEMS.has(item.type as string)) this.#text.nativeCall(before, this.#hold);
+    if (NATIVE_ITEMS.has(item.type as string)) this.#text.nativeCall(before, this.#hold);
+    if (item.type !== "message" || typeof item.id !== "string" || !Array.isArray(item.content) || item.content.length === 0) return false;
+    return this.#started(event, item.id, item.content.map((part, content) => [content, part]), before, after);
+  }
+
+  /**
+   * Parts that arrive with text in them (`holders`: content index and the part object), read as
+   * each part's first delta (text-parts.ts, started). True when that text moved into deltas after
+   * the event, the parts in it then empty: the event, the deltas and every `done` text agree.
+   */
+  #started(event: Json, item: string, holders: [number, unknown][], before: Out[], after: Out[]): boolean {
+    const parts: { content: number; holder: Json; text: string }[] = [];
+    for (const [content, holder] of holders) {
+      if (isObject(holder) && holder.type === "output_text" && typeof holder.text === "string" && holder.text !== "") parts.push({ content, holder, text: holder.text });
+    }
+    if (parts.length === 0) return false;
+    const deltas = this.#text.started(event, item, parts, before);
+    if (deltas === undefined) return false;
+    for (const { holder } of parts) holder.text = "";
+    after.push(...deltas);
+    return true;
   }
 
   /** Where waiting calls go at the reply's end: after the last message item that carried text, or after every item when they were held. */

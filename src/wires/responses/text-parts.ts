@@ -1,8 +1,8 @@
-// The text of a streamed Responses reply, read part by part. The text deltas of every output_text
-// part of every message item are fed, each part to an engine of its own (markup never spans two
-// parts) that reads on where the part before it ended: one reply is one documentation context and
-// one count of calls (a fence opened in one part still holds in the next). Recovered calls wait
-// here until the wire puts them out as items.
+// The text of a streamed Responses reply, read part by part. The text of every output_text part of
+// every message item (what the part arrives with, then its deltas) is fed, each part to an engine
+// of its own (markup never spans two parts) that reads on where the part before it ended: one
+// reply is one documentation context and one count of calls (a fence opened in one part still
+// holds in the next). Recovered calls wait here until the wire puts them out as items.
 // A part's end is not the reply's: text its engine holds after a recovered call then (S03: it may
 // be a fabricated tool result) stays undecided, and the next part's engine holds its own text after
 // that call too, until the reply decides it: a later call shows it where it stood, the reply's end
@@ -110,6 +110,32 @@ export class TextParts {
     if (text === "") return { keep: false, changed: false };
     event.delta = text;
     return { keep: true, changed: true };
+  }
+
+  /**
+   * Parts that begin with text already in them (a content_part.added part, a message item added
+   * with its content started): a client that accumulates parts starts each from that text, so it
+   * is read as the part's first delta, in one documentation context with the rest of the reply.
+   * `source` is the upstream event that carried it. Returns the text deltas to send right after
+   * that event, its parts' text then taken out of it; undefined when every part's text went
+   * through as it came, nothing else with it, and may stay where it came.
+   */
+  started(source: Json, item: string, parts: { content: number; text: string }[], before: Out[]): Out[] | undefined {
+    // The part being fed ends before the event that starts new ones, as at a new part's first delta.
+    before.push(...this.endPart());
+    const index = this.#indexOf(source);
+    const after: Out[] = [];
+    let asCame = true;
+    for (const { content, text } of parts) {
+      const event: Json = { type: "response.output_text.delta", item_id: item, output_index: source.output_index, content_index: content, delta: text, logprobs: [] };
+      const fate = this.delta(event, after);
+      if (!fate.keep || fate.changed) asCame = false;
+      if (!fate.keep) continue;
+      // Read with the upstream output_index (the part's own is mapped from it); sent with the downstream one.
+      event.output_index = index;
+      after.push({ kind: "new", event });
+    }
+    return asCame && after.length === parts.length ? undefined : after;
   }
 
   /** A part's output_text.done or content_part.done: the part ends if it is the one fed; true when its text was set. */
