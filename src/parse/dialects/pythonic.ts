@@ -4,7 +4,7 @@ import { isPollutingKey } from "../../grammar/plain-data.ts";
 /**
  * O08 LFM2 writes calls as a Python list: `[bash(command='ls'), read(filePath="/a", limit=5)]`.
  * A small reader for exactly that: names, keyword arguments, and Python literals (strings,
- * numbers, True/False/None, lists, dicts, tuples). Anything else is not a call list.
+ * numbers, True/False/None, lists, dicts, tuples; `(x)` is x, as in Python). Anything else is not a call list.
  *
  * It refuses what parseJson (src/parse/values.ts) refuses, so a Python spelling is never a way
  * around the JSON reader (coerceValue falls back to parsePythonLiteral when parseJson says no):
@@ -98,6 +98,14 @@ class Reader {
       this.pos++;
       const items: unknown[] = [];
       if (this.eat(close)) return items;
+      if (c === "(") {
+        // Python: `(x)` is x, a parenthesised expression; only a comma makes a tuple (`(x,)`, `(a, b)`;
+        // `()` above). Read as a one-item list, `paths=('src')` ran with ['src'], a list never written.
+        const first = this.value(depth + 1);
+        if (this.eat(")")) return first;
+        this.expect(",");
+        items.push(first);
+      }
       do {
         if (this.eat(close)) return items;
         items.push(this.value(depth + 1));

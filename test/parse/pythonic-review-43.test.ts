@@ -1,0 +1,78 @@
+/**
+ * Review 43 (fix-43-python): the Python reader (src/parse/dialects/pythonic.ts) reads a value as
+ * Python does. `(x)` is x, only a comma makes a tuple; a text value for a list or object parameter
+ * is read by the same reader in every text-valued dialect (coerceValue), so each dialect is checked
+ * here, each with its control (a real tuple still reads as a list, so the reader is reached).
+ * Every engine case runs whole, char by char and at seeded random splits (runAtEverySplit).
+ */
+import { describe, expect, test } from "bun:test";
+import { parsePythonCalls, parsePythonLiteral } from "../../src/parse/dialects/pythonic.ts";
+import type { JsonSchema, ToolSpec } from "../../src/parse/types.ts";
+import { live } from "../golden/notation.ts";
+import { fixtureTools } from "../golden/tools.ts";
+import { runAtEverySplit } from "../support/run-engine.ts";
+
+const obj = (properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({ type: "object", properties, required });
+const listTool: ToolSpec = { name: "stage", parameters: obj({ paths: { type: "array", items: { type: "string" } } }, ["paths"]) };
+const tools: ToolSpec[] = [...fixtureTools, listTool];
+
+function outcome(notation: string) {
+  const r = runAtEverySplit(live(notation), tools);
+  return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), broken: r.summary.broken.map((b) => b.reason) };
+}
+
+describe("parsePythonLiteral: parentheses group, a comma makes a tuple", () => {
+  test("(x) is x at any depth", () => {
+    expect(parsePythonLiteral("('src')")).toEqual({ ok: true, value: "src" });
+    expect(parsePythonLiteral("(1)")).toEqual({ ok: true, value: 1 });
+    expect(parsePythonLiteral("((('a')))")).toEqual({ ok: true, value: "a" });
+    expect(parsePythonLiteral("({'a': 1})")).toEqual({ ok: true, value: { a: 1 } });
+    expect(parsePythonLiteral("[('a'), ('b')]")).toEqual({ ok: true, value: ["a", "b"] });
+    expect(parsePythonLiteral("{('k'): ('v')}")).toEqual({ ok: true, value: { k: "v" } });
+    expect(parsePythonLiteral("(['a'])")).toEqual({ ok: true, value: ["a"] });
+  });
+
+  test("a tuple is a list: (), (x,), (a, b), ((a, b))", () => {
+    expect(parsePythonLiteral("()")).toEqual({ ok: true, value: [] });
+    expect(parsePythonLiteral("('a',)")).toEqual({ ok: true, value: ["a"] });
+    expect(parsePythonLiteral("('a', 'b')")).toEqual({ ok: true, value: ["a", "b"] });
+    expect(parsePythonLiteral("('a', 'b',)")).toEqual({ ok: true, value: ["a", "b"] });
+    expect(parsePythonLiteral("(('a', 'b'))")).toEqual({ ok: true, value: ["a", "b"] });
+    expect(parsePythonLiteral("(('a',),)")).toEqual({ ok: true, value: [["a"]] });
+  });
+
+  test("what Python refuses stays refused", () => {
+    for (const text of ["(,)", "('a',,)", "('a' 'b')", "('a' 1)", "(('a')", "('a'))", "{(1, 2): 'a'}", "{('a',): 1}"]) {
+      expect(parsePythonLiteral(text)).toEqual({ ok: false });
+    }
+  });
+
+  test("an LFM2 keyword argument in parentheses is its value", () => {
+    expect(parsePythonCalls("[stage(paths=('src'))]")).toEqual([{ name: "stage", args: { paths: "src" } }]);
+    expect(parsePythonCalls("[read(filePath=('/a'), limit=(5))]")).toEqual([{ name: "read", args: { filePath: "/a", limit: 5 } }]);
+  });
+});
+
+describe("every text-valued dialect: ('src') for a list parameter is no list; ('src',) is", () => {
+  const forms: [string, (value: string) => string][] = [
+    ["LFM2 (O08)", (v) => `<|tool_call_start|>[stage(paths=${v})]<|tool_call_end|>`],
+    ["Qwen3-Coder (O02)", (v) => `<tool_call>\n<function=stage>\n<parameter=paths>${v}</parameter>\n</function>\n</tool_call>`],
+    ["GLM (O03)", (v) => `<tool_call>stage\n<arg_key>paths</arg_key>\n<arg_value>${v}</arg_value>\n</tool_call>`],
+    ["MiniMax invoke (O05)", (v) => `<minimax:tool_call>\n<invoke name="stage">\n<parameter name="paths">${v}</parameter>\n</invoke>\n</minimax:tool_call>`],
+    ["MiniMax bracket arrow", (v) => `[TOOL_CALL]\n{tool => "stage", args => {\n  --paths ${JSON.stringify(v)}\n}}\n[/TOOL_CALL]`],
+    ["Claude-style invoke", (v) => `<function_calls>\n<invoke name="stage">\n<parameter name="paths">${v}</parameter>\n</invoke>\n</function_calls>`],
+    ["DSML", (v) => `<{D}tool_calls>\n<{D}invoke name="stage">\n<{D}parameter name="paths" string="false">${v}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`],
+    ["DSML without string=", (v) => `<{D}tool_calls>\n<{D}invoke name="stage">\n<{D}parameter name="paths">${v}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`],
+    ["Hermes JSON string", (v) => `<tool_call>{"name": "stage", "arguments": {"paths": ${JSON.stringify(v)}}}</tool_call>`],
+    ["Mistral JSON string", (v) => `[TOOL_CALLS]stage[ARGS]{"paths": ${JSON.stringify(v)}}`],
+  ];
+  for (const [dialect, form] of forms) {
+    test(dialect, () => {
+      const refused = outcome(form("('src')"));
+      expect(refused.calls).toEqual([]);
+      expect(refused.broken).toEqual(["invalid-arguments"]);
+      // Control: a one-item tuple is a list, so this dialect does reach the Python reader.
+      expect(outcome(form("('src',)")).calls).toEqual([{ tool: "stage", input: { paths: ["src"] } }]);
+    });
+  }
+});
