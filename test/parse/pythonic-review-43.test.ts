@@ -76,3 +76,35 @@ describe("every text-valued dialect: ('src') for a list parameter is no list; ('
     });
   }
 });
+
+describe("valid Python the reader now reads: trailing commas and the u'' prefix (finding 3)", () => {
+  test("a comma after the last keyword argument, dict entry, list item or call", () => {
+    expect(parsePythonCalls("[read(filePath='/a', limit=5,)]")).toEqual([{ name: "read", args: { filePath: "/a", limit: 5 } }]);
+    expect(parsePythonCalls("[bash(command='ls'),]")).toEqual([{ name: "bash", args: { command: "ls" } }]);
+    expect(parsePythonCalls("[bash(command='ls'), read(filePath='/a',),]")).toEqual([
+      { name: "bash", args: { command: "ls" } },
+      { name: "read", args: { filePath: "/a" } },
+    ]);
+    expect(parsePythonLiteral("{'a': 1, 'b': {'c': 2,},}")).toEqual({ ok: true, value: { a: 1, b: { c: 2 } } });
+    expect(parsePythonLiteral("['a', 'b',]")).toEqual({ ok: true, value: ["a", "b"] });
+  });
+
+  test("u'' and U\"\" are plain strings", () => {
+    expect(parsePythonCalls("[bash(command=U\"ls\", description=u'list')]")).toEqual([{ name: "bash", args: { command: "ls", description: "list" } }]);
+    expect(parsePythonLiteral("{u'content': u'a\\x41'}")).toEqual({ ok: true, value: { content: "aA" } });
+  });
+
+  test("what Python refuses stays refused: a lone or doubled comma, other or stacked prefixes, a prefix apart from its quote", () => {
+    for (const text of ["[bash(,)]", "[bash(command='ls',,)]", "[,]", "[bash(command='ls'),,]", "[bash(command='ls') read(filePath='/a')]"]) {
+      expect(parsePythonCalls(text)).toBeNull();
+    }
+    for (const text of ["{,}", "{'a': 1,,}", "[,]", "['a',,]", "ur'ls'", "Ur'ls'", "ub'ls'", "bu'ls'", "uu'ls'", "u 'ls'", "u", "U"]) {
+      expect(parsePythonLiteral(text)).toEqual({ ok: false });
+    }
+  });
+
+  test("LFM2 end to end: the calls run, the refused spellings stay text", () => {
+    expect(outcome("<|tool_call_start|>[bash(command=u'ls',),]<|tool_call_end|>").calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+    expect(outcome("<|tool_call_start|>[bash(command=ur'ls')]<|tool_call_end|>").calls).toEqual([]);
+  });
+});

@@ -59,10 +59,14 @@ class Reader {
   calls(): PythonCall[] {
     const out: PythonCall[] = [];
     this.expect("[");
-    if (this.eat("]")) return out;
-    do out.push(this.call());
-    while (this.eat(","));
-    this.expect("]");
+    // As in any Python list, a comma may follow the last call (`[bash(command='ls'),]`).
+    while (!this.eat("]")) {
+      out.push(this.call());
+      if (!this.eat(",")) {
+        this.expect("]");
+        break;
+      }
+    }
     this.ws();
     if (this.pos !== this.s.length) this.fail();
     return out;
@@ -74,16 +78,18 @@ class Reader {
     const args: Record<string, unknown> = {};
     // Names read so far, dropped (polluting) ones included.
     const seen = new Set<string>();
-    if (!this.eat(")")) {
-      do {
-        const key = this.ident();
-        this.expect("=");
-        if (seen.has(key)) this.fail();
-        seen.add(key);
-        const value = this.value(0);
-        if (!isPollutingKey(key)) args[key] = value;
-      } while (this.eat(","));
-      this.expect(")");
+    // A comma may follow the last keyword argument, as in Python (`bash(command='ls',)`); never stand alone (`f(,)`).
+    while (!this.eat(")")) {
+      const key = this.ident();
+      this.expect("=");
+      if (seen.has(key)) this.fail();
+      seen.add(key);
+      const value = this.value(0);
+      if (!isPollutingKey(key)) args[key] = value;
+      if (!this.eat(",")) {
+        this.expect(")");
+        break;
+      }
     }
     return { name, args };
   }
@@ -93,6 +99,13 @@ class Reader {
     this.ws();
     const c = this.s[this.pos];
     if (c === "'" || c === '"') return this.string(c);
+    // `u'ls'` is `'ls'` in Python 3 (the prefix is kept for Python 2 code); every other prefix
+    // (r, b, f and their mixes) changes what the text means and is refused below.
+    const quote = this.s[this.pos + 1];
+    if ((c === "u" || c === "U") && (quote === "'" || quote === '"')) {
+      this.pos++;
+      return this.string(quote);
+    }
     if (c === "[" || c === "(") {
       const close = c === "[" ? "]" : ")";
       this.pos++;
@@ -118,8 +131,8 @@ class Reader {
       const obj: Record<string, unknown> = {};
       // Keys read so far, dropped (polluting) ones included.
       const seen = new Set<string>();
-      if (this.eat("}")) return obj;
-      do {
+      // A comma may follow the last entry (`{'a': 1,}`), as in Python; never stand alone (`{,}`).
+      while (!this.eat("}")) {
         // Only a string key has a place in a JSON object: `{1: 'y'}` is refused, never read and dropped.
         const key = this.value(depth + 1);
         if (typeof key !== "string" || seen.has(key)) this.fail();
@@ -127,8 +140,11 @@ class Reader {
         this.expect(":");
         const value = this.value(depth + 1);
         if (!isPollutingKey(key)) obj[key] = value;
-      } while (this.eat(","));
-      this.expect("}");
+        if (!this.eat(",")) {
+          this.expect("}");
+          break;
+        }
+      }
       return obj;
     }
     const m = /^(?:True|False|None|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(this.s.slice(this.pos, this.pos + 64));
