@@ -108,3 +108,53 @@ describe("valid Python the reader now reads: trailing commas and the u'' prefix 
     expect(outcome("<|tool_call_start|>[bash(command=ur'ls')]<|tool_call_end|>").calls).toEqual([]);
   });
 });
+
+describe("Python True/False where only a string fits is the text written, \"True\"; JSON true stays \"true\" (finding 2)", () => {
+  const anyTool: ToolSpec = { name: "store", parameters: obj({ value: {} }, ["value"]) };
+  const run = (input: string) => runAtEverySplit(live(input), [...tools, anyTool]).calls.map((c) => ({ tool: c.tool, input: c.input }));
+  const lfm2 = (body: string) => `<|tool_call_start|>${body}<|tool_call_end|>`;
+
+  test("LFM2: a string parameter gets the spelling written; a boolean or untyped one the boolean", () => {
+    expect(run(lfm2("[edit(filePath='flags.py', oldString=True, newString=False, replaceAll=True)]"))).toEqual([
+      { tool: "edit", input: { filePath: "flags.py", oldString: "True", newString: "False", replaceAll: true } },
+    ]);
+    expect(run(lfm2("[list_sessions(verbose=False)]"))).toEqual([{ tool: "list_sessions", input: { verbose: false } }]);
+    expect(run(lfm2("[store(value=[True, {'k': False}])]"))).toEqual([{ tool: "store", input: { value: [true, { k: false }] } }]);
+  });
+
+  test("LFM2: at depth, in a tuple and in parentheses, each place by its own schema", () => {
+    expect(run(lfm2("[todowrite(todos=[{'content': True, 'status': 'pending'}])]"))).toEqual([
+      { tool: "todowrite", input: { todos: [{ content: "True", status: "pending" }] } },
+    ]);
+    expect(run(lfm2("[stage(paths=(True, False))]"))).toEqual([{ tool: "stage", input: { paths: ["True", "False"] } }]);
+    expect(run(lfm2("[edit(filePath='a', oldString=(True), newString=('x'))]"))).toEqual([
+      { tool: "edit", input: { filePath: "a", oldString: "True", newString: "x" } },
+    ]);
+    // (True) is True, a string for a list parameter: refused.
+    expect(run(lfm2("[stage(paths=(True))]"))).toEqual([]);
+  });
+
+  test("a Python literal in a text value (Qwen3-Coder, a Hermes JSON string) keeps the spelling too", () => {
+    expect(run("<tool_call>\n<function=stage>\n<parameter=paths>[True, 'x']</parameter>\n</function>\n</tool_call>")).toEqual([
+      { tool: "stage", input: { paths: ["True", "x"] } },
+    ]);
+    expect(run(`<tool_call>{"name": "stage", "arguments": {"paths": "[False]"}}</tool_call>`)).toEqual([{ tool: "stage", input: { paths: ["False"] } }]);
+  });
+
+  test("controls: JSON true for a string parameter is still \"true\", as a JSON body and as JSON text in a value", () => {
+    expect(run(`<tool_call>{"name": "edit", "arguments": {"filePath": "a", "oldString": true, "newString": false}}</tool_call>`)).toEqual([
+      { tool: "edit", input: { filePath: "a", oldString: "true", newString: "false" } },
+    ]);
+    expect(run(`<tool_call>{"name": "stage", "arguments": {"paths": "[true]"}}</tool_call>`)).toEqual([{ tool: "stage", input: { paths: ["true"] } }]);
+    expect(run(lfm2(`[{"name": "edit", "arguments": {"filePath": "a", "oldString": true, "newString": "x"}}]`))).toEqual([
+      { tool: "edit", input: { filePath: "a", oldString: "true", newString: "x" } },
+    ]);
+  });
+
+  test("without a schema the reader gives booleans; a True key is still refused", () => {
+    expect(parsePythonCalls("[edit(oldString=True)]")).toEqual([{ name: "edit", args: { oldString: true } }]);
+    expect(parsePythonLiteral("[True, (False)]")).toEqual({ ok: true, value: [true, false] });
+    expect(parsePythonLiteral("[True, (False)]", { type: "array", items: { type: "string" } })).toEqual({ ok: true, value: ["True", "False"] });
+    expect(parsePythonLiteral("{True: 1}", { type: "object" })).toEqual({ ok: false });
+  });
+});

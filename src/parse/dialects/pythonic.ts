@@ -1,5 +1,7 @@
 import { readNumberLiteral } from "../../grammar/json-syntax.ts";
-import { isPollutingKey } from "../../grammar/plain-data.ts";
+import { isObject, isPollutingKey } from "../../grammar/plain-data.ts";
+import { itemSchema, propertySchema, schemaTypes } from "../schema-walk.ts";
+import type { JsonSchema } from "../types.ts";
 
 /**
  * O08 LFM2 writes calls as a Python list: `[bash(command='ls'), read(filePath="/a", limit=5)]`.
@@ -150,8 +152,7 @@ class Reader {
     const m = /^(?:True|False|None|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(this.s.slice(this.pos, this.pos + 64));
     if (!m) this.fail();
     this.pos += m[0].length;
-    if (m[0] === "True") return true;
-    if (m[0] === "False") return false;
+    if (m[0] === "True" || m[0] === "False") return new PythonBool(m[0]);
     if (m[0] === "None") return null;
     const number = readNumberLiteral(m[0]);
     if (number === undefined) this.fail();
@@ -207,27 +208,53 @@ class Reader {
   }
 }
 
+/**
+ * A `True` or `False` as read, its spelling kept until the schema is known (settle). Where only a
+ * string fits, coerceDeep writes a boolean back as JSON spells it (`true` -> "true", exact for a
+ * JSON body); from Python that would be a spelling the model never wrote: `edit(oldString=True,
+ * newString=False)` would replace the text `true`. The text Python gives it (str(True)) is what
+ * was written, "True", so that is what a string-only place gets; everywhere else it is a boolean.
+ */
+class PythonBool {
+  constructor(readonly text: "True" | "False") {}
+}
+
+/** `value` as read, every PythonBool settled against the schema of its place (propertySchema, itemSchema, as coerceDeep walks). */
+// The reader's nesting limit (value(), depth 32) bounds the recursion.
+function settle(value: unknown, schema: JsonSchema | undefined): unknown {
+  if (value instanceof PythonBool) {
+    const types = schemaTypes(schema);
+    return types.has("string") && !types.has("boolean") ? value.text : value.text === "True";
+  }
+  if (Array.isArray(value)) return value.map((item, i) => settle(item, schema && itemSchema(schema, i)));
+  if (!isObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = settle(item, propertySchema(schema, key));
+  return out;
+}
+
 /** Python's one-character escapes; `\<newline>` is a line continuation (nothing). */
 const PYTHON_ESCAPES = new Map<string, string>([
   ["\n", ""], ["\\", "\\"], ["'", "'"], ['"', '"'],
   ["a", "\x07"], ["b", "\b"], ["f", "\f"], ["n", "\n"], ["r", "\r"], ["t", "\t"], ["v", "\v"],
 ]);
 
-export function parsePythonCalls(text: string): PythonCall[] | null {
+/** The call list `text` holds, each call's arguments settled against `schemaOf(name)` (True stays "True" where only a string fits), or null. */
+export function parsePythonCalls(text: string, schemaOf: (name: string) => JsonSchema | undefined = () => undefined): PythonCall[] | null {
   try {
-    return new Reader(text.trim()).calls();
+    return new Reader(text.trim()).calls().map((c) => ({ name: c.name, args: settle(c.args, schemaOf(c.name)) as Record<string, unknown> }));
   } catch {
     return null;
   }
 }
 
-/** One Python literal (list, dict, tuple, string, number, True/False/None) filling the whole text. */
-export function parsePythonLiteral(text: string): { ok: true; value: unknown } | { ok: false } {
+/** One Python literal (list, dict, tuple, string, number, True/False/None) filling the whole text, settled against `schema`. */
+export function parsePythonLiteral(text: string, schema?: JsonSchema): { ok: true; value: unknown } | { ok: false } {
   try {
     const reader = new Reader(text.trim());
     const value = reader.value(0);
     reader.ws();
-    return reader.atEnd() ? { ok: true, value } : { ok: false };
+    return reader.atEnd() ? { ok: true, value: settle(value, schema) } : { ok: false };
   } catch {
     return { ok: false };
   }
