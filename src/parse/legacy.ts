@@ -134,7 +134,7 @@ function parseLfm2(span: string, tags: Tag[], ctx: SpanContext): Segment[] {
   // A start token that ends the reply with no list after it is a mention, as for `<tool_call>` (N21.4).
   if (!end) return wholeSpan(span.length, span.slice(start.end).trim() === "" ? { kind: "foreign" } : truncatedCall("O08"));
   const body = span.slice(start.end, end.start);
-  const calls = parsePythonCalls(body);
+  const calls = parsePythonCalls(body, (name) => ctx.tools.get(name)?.parameters);
   if (calls) return callsOverSpan(span.length, calls.map((c) => callOutcome(c.name, c.args, "O08", ctx)), "O08");
   const json = parseJson(body.trim());
   if (!json.ok || !Array.isArray(json.value) || !json.value.every(isObject)) {

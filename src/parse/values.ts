@@ -3,6 +3,9 @@ import { jsonNumberEnd, jsonStringEnd, numberReadsAsWritten, readNumberLiteral }
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import type { JsonSchema } from "./types.ts";
 import { parsePythonLiteral } from "./dialects/pythonic.ts";
+import { itemSchema, propertySchema, schemaTypes } from "./schema-walk.ts";
+
+export { propertySchema, schemaTypes };
 
 /**
  * JSON.parse that never throws and never lets a prototype-polluting key through. Readings
@@ -141,24 +144,6 @@ export function argumentsObject(value: unknown): Record<string, unknown> | null 
 }
 
 
-export function schemaTypes(schema: JsonSchema | undefined): Set<string> {
-  const types = new Set<string>();
-  if (!schema) return types;
-  const add = (s: JsonSchema) => {
-    if (typeof s.type === "string") types.add(s.type);
-    else if (Array.isArray(s.type)) for (const t of s.type) types.add(t);
-  };
-  add(schema);
-  for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) add(branch);
-  return types;
-}
-
-export function propertySchema(schema: JsonSchema | undefined, key: string): JsonSchema | undefined {
-  const props = schema?.properties;
-  if (!props || !Object.prototype.hasOwnProperty.call(props, key)) return undefined;
-  return props[key];
-}
-
 const ENTITY = /&(?:amp|lt|gt|quot|apos|#39|#x27);/g;
 const ENTITY_TEXT: Record<string, string> = {
   "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&apos;": "'", "&#39;": "'", "&#x27;": "'",
@@ -220,7 +205,7 @@ export function coerceValue(raw: string, schema: JsonSchema | undefined, typedHi
   // parseJson may have said no because the text names a key twice or holds `1e999`; the Python
   // reader refuses both too (src/parse/dialects/pythonic.ts), so this is never a way around it.
   if (types.has("array") || types.has("object")) {
-    const literal = parsePythonLiteral(trimmed);
+    const literal = parsePythonLiteral(trimmed, schema);
     if (literal.ok && matchesTypes(literal.value, types)) return literal.value;
   }
   return raw;
@@ -275,7 +260,9 @@ export function coerceDeep(value: unknown, schema: JsonSchema | undefined, depth
   // JSON.parse, so the rule is by value: a boolean, or a safe integer other than -0 (its digits are
   // exact; `6e2` still comes out "600"). Any other number stays a number, for ajv to refuse for a
   // string parameter (invalid-arguments): String() would send 12345678901234567890 (past 2^53, read
-  // rounded) as "12345678901234567000" and 1.10 as "1.1", digits the model never wrote.
+  // rounded) as "12345678901234567000" and 1.10 as "1.1", digits the model never wrote. A boolean
+  // here was written `true`/`false` (JSON): the Python reader already gave a string-only place the
+  // text `True` was written as ("True", parsePythonLiteral / parsePythonCalls with the schema).
   if (typeof value === "boolean" || (typeof value === "number" && Number.isSafeInteger(value) && !Object.is(value, -0))) {
     const types = schemaTypes(schema);
     return types.has("string") && !matchesTypes(value, types) ? String(value) : value;
@@ -292,13 +279,4 @@ export function coerceDeep(value: unknown, schema: JsonSchema | undefined, depth
     out[key] = prop === undefined ? v : coerceDeep(v, prop, depth + 1);
   }
   return out;
-}
-
-// Item `index`'s schema: its tuple place (`prefixItems`, or draft-07 `items: [...]`), else the
-// rest's (`items`, or draft-07 `additionalItems`). The gate still checks what coercion made.
-function itemSchema(schema: JsonSchema, index: number): JsonSchema | undefined {
-  const { prefixItems, items, additionalItems } = schema as { prefixItems?: unknown; items?: unknown; additionalItems?: unknown };
-  const places = Array.isArray(prefixItems) ? prefixItems : Array.isArray(items) ? items : [];
-  const place: unknown = index < places.length ? places[index] : Array.isArray(items) ? additionalItems : items;
-  return isObject(place) ? (place as JsonSchema) : undefined;
 }

@@ -1,10 +1,12 @@
 import { readNumberLiteral } from "../../grammar/json-syntax.ts";
-import { isPollutingKey } from "../../grammar/plain-data.ts";
+import { isObject, isPollutingKey } from "../../grammar/plain-data.ts";
+import { itemSchema, propertySchema, schemaTypes } from "../schema-walk.ts";
+import type { JsonSchema } from "../types.ts";
 
 /**
  * O08 LFM2 writes calls as a Python list: `[bash(command='ls'), read(filePath="/a", limit=5)]`.
  * A small reader for exactly that: names, keyword arguments, and Python literals (strings,
- * numbers, True/False/None, lists, dicts, tuples). Anything else is not a call list.
+ * numbers, True/False/None, lists, dicts, tuples; `(x)` is x, as in Python). Anything else is not a call list.
  *
  * It refuses what parseJson (src/parse/values.ts) refuses, so a Python spelling is never a way
  * around the JSON reader (coerceValue falls back to parsePythonLiteral when parseJson says no):
@@ -59,10 +61,14 @@ class Reader {
   calls(): PythonCall[] {
     const out: PythonCall[] = [];
     this.expect("[");
-    if (this.eat("]")) return out;
-    do out.push(this.call());
-    while (this.eat(","));
-    this.expect("]");
+    // As in any Python list, a comma may follow the last call (`[bash(command='ls'),]`).
+    while (!this.eat("]")) {
+      out.push(this.call());
+      if (!this.eat(",")) {
+        this.expect("]");
+        break;
+      }
+    }
     this.ws();
     if (this.pos !== this.s.length) this.fail();
     return out;
@@ -74,16 +80,18 @@ class Reader {
     const args: Record<string, unknown> = {};
     // Names read so far, dropped (polluting) ones included.
     const seen = new Set<string>();
-    if (!this.eat(")")) {
-      do {
-        const key = this.ident();
-        this.expect("=");
-        if (seen.has(key)) this.fail();
-        seen.add(key);
-        const value = this.value(0);
-        if (!isPollutingKey(key)) args[key] = value;
-      } while (this.eat(","));
-      this.expect(")");
+    // A comma may follow the last keyword argument, as in Python (`bash(command='ls',)`); never stand alone (`f(,)`).
+    while (!this.eat(")")) {
+      const key = this.ident();
+      this.expect("=");
+      if (seen.has(key)) this.fail();
+      seen.add(key);
+      const value = this.value(0);
+      if (!isPollutingKey(key)) args[key] = value;
+      if (!this.eat(",")) {
+        this.expect(")");
+        break;
+      }
     }
     return { name, args };
   }
@@ -93,11 +101,26 @@ class Reader {
     this.ws();
     const c = this.s[this.pos];
     if (c === "'" || c === '"') return this.string(c);
+    // `u'ls'` is `'ls'` in Python 3 (the prefix is kept for Python 2 code); every other prefix
+    // (r, b, f and their mixes) changes what the text means and is refused below.
+    const quote = this.s[this.pos + 1];
+    if ((c === "u" || c === "U") && (quote === "'" || quote === '"')) {
+      this.pos++;
+      return this.string(quote);
+    }
     if (c === "[" || c === "(") {
       const close = c === "[" ? "]" : ")";
       this.pos++;
       const items: unknown[] = [];
       if (this.eat(close)) return items;
+      if (c === "(") {
+        // Python: `(x)` is x, a parenthesised expression; only a comma makes a tuple (`(x,)`, `(a, b)`;
+        // `()` above). Read as a one-item list, `paths=('src')` ran with ['src'], a list never written.
+        const first = this.value(depth + 1);
+        if (this.eat(")")) return first;
+        this.expect(",");
+        items.push(first);
+      }
       do {
         if (this.eat(close)) return items;
         items.push(this.value(depth + 1));
@@ -110,8 +133,8 @@ class Reader {
       const obj: Record<string, unknown> = {};
       // Keys read so far, dropped (polluting) ones included.
       const seen = new Set<string>();
-      if (this.eat("}")) return obj;
-      do {
+      // A comma may follow the last entry (`{'a': 1,}`), as in Python; never stand alone (`{,}`).
+      while (!this.eat("}")) {
         // Only a string key has a place in a JSON object: `{1: 'y'}` is refused, never read and dropped.
         const key = this.value(depth + 1);
         if (typeof key !== "string" || seen.has(key)) this.fail();
@@ -119,15 +142,17 @@ class Reader {
         this.expect(":");
         const value = this.value(depth + 1);
         if (!isPollutingKey(key)) obj[key] = value;
-      } while (this.eat(","));
-      this.expect("}");
+        if (!this.eat(",")) {
+          this.expect("}");
+          break;
+        }
+      }
       return obj;
     }
     const m = /^(?:True|False|None|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(this.s.slice(this.pos, this.pos + 64));
     if (!m) this.fail();
     this.pos += m[0].length;
-    if (m[0] === "True") return true;
-    if (m[0] === "False") return false;
+    if (m[0] === "True" || m[0] === "False") return new PythonBool(m[0]);
     if (m[0] === "None") return null;
     const number = readNumberLiteral(m[0]);
     if (number === undefined) this.fail();
@@ -183,27 +208,53 @@ class Reader {
   }
 }
 
+/**
+ * A `True` or `False` as read, its spelling kept until the schema is known (settle). Where only a
+ * string fits, coerceDeep writes a boolean back as JSON spells it (`true` -> "true", exact for a
+ * JSON body); from Python that would be a spelling the model never wrote: `edit(oldString=True,
+ * newString=False)` would replace the text `true`. The text Python gives it (str(True)) is what
+ * was written, "True", so that is what a string-only place gets; everywhere else it is a boolean.
+ */
+class PythonBool {
+  constructor(readonly text: "True" | "False") {}
+}
+
+/** `value` as read, every PythonBool settled against the schema of its place (propertySchema, itemSchema, as coerceDeep walks). */
+// The reader's nesting limit (value(), depth 32) bounds the recursion.
+function settle(value: unknown, schema: JsonSchema | undefined): unknown {
+  if (value instanceof PythonBool) {
+    const types = schemaTypes(schema);
+    return types.has("string") && !types.has("boolean") ? value.text : value.text === "True";
+  }
+  if (Array.isArray(value)) return value.map((item, i) => settle(item, schema && itemSchema(schema, i)));
+  if (!isObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = settle(item, propertySchema(schema, key));
+  return out;
+}
+
 /** Python's one-character escapes; `\<newline>` is a line continuation (nothing). */
 const PYTHON_ESCAPES = new Map<string, string>([
   ["\n", ""], ["\\", "\\"], ["'", "'"], ['"', '"'],
   ["a", "\x07"], ["b", "\b"], ["f", "\f"], ["n", "\n"], ["r", "\r"], ["t", "\t"], ["v", "\v"],
 ]);
 
-export function parsePythonCalls(text: string): PythonCall[] | null {
+/** The call list `text` holds, each call's arguments settled against `schemaOf(name)` (True stays "True" where only a string fits), or null. */
+export function parsePythonCalls(text: string, schemaOf: (name: string) => JsonSchema | undefined = () => undefined): PythonCall[] | null {
   try {
-    return new Reader(text.trim()).calls();
+    return new Reader(text.trim()).calls().map((c) => ({ name: c.name, args: settle(c.args, schemaOf(c.name)) as Record<string, unknown> }));
   } catch {
     return null;
   }
 }
 
-/** One Python literal (list, dict, tuple, string, number, True/False/None) filling the whole text. */
-export function parsePythonLiteral(text: string): { ok: true; value: unknown } | { ok: false } {
+/** One Python literal (list, dict, tuple, string, number, True/False/None) filling the whole text, settled against `schema`. */
+export function parsePythonLiteral(text: string, schema?: JsonSchema): { ok: true; value: unknown } | { ok: false } {
   try {
     const reader = new Reader(text.trim());
     const value = reader.value(0);
     reader.ws();
-    return reader.atEnd() ? { ok: true, value } : { ok: false };
+    return reader.atEnd() ? { ok: true, value: settle(value, schema) } : { ok: false };
   } catch {
     return { ok: false };
   }
