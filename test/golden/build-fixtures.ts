@@ -8,6 +8,7 @@ import { asciiJson, block, live } from "./notation.ts";
 import { toolAliases, toolNamedElements } from "./fixtures-tool-named.ts";
 import { jsonForms } from "./fixtures-jsonforms.ts";
 import { dialectFixtures } from "./fixtures-dialects.ts";
+import { review43 } from "./fixtures-review-43.ts";
 import type { Shape } from "../../src/grammar/shapes.ts";
 import { ok, bad, none, ls, readA } from "./fixture-kit.ts";
 
@@ -259,6 +260,7 @@ export const fixtures: Fixture[] = [
   ...toolNamedElements(), ...toolAliases(),
   ...jsonForms(),
   ...dialectFixtures,
+  ...review43(),
 ];
 
 /**

@@ -1,0 +1,42 @@
+/**
+ * Review 43: the non-DSML dialect readers. Each fixture is a call that ran with a value the model
+ * never wrote (or a spelling a dialect's own reader reads otherwise), beside the form that runs.
+ * Spread into build-fixtures.ts's list.
+ */
+import type { Fixture } from "./build-fixtures.ts";
+import { ok, bad, ls } from "./fixture-kit.ts";
+
+const lfm2 = (body: string) => `<|tool_call_start|>${body}<|tool_call_end|>`;
+const arrow = (tool: string, pairs: string) => `[TOOL_CALL] {tool => "${tool}", args => { ${pairs} }} [/TOOL_CALL]`;
+const todoA = "{'content': 'a', 'status': 'pending'}";
+
+export function review43(): Fixture[] {
+  return [...pythonLiterals(), ...minimaxKeys()];
+}
+
+/** Python reads `(x)` as x: only a comma makes a tuple. `True` keeps its spelling where only a string fits. */
+function pythonLiterals(): Fixture[] {
+  return [
+    bad("V43.1", "lfm2-parenthesised-dict-is-no-list", lfm2(`[todowrite(todos=(${todoA}))]`), "invalid-arguments", ["O08"]),
+    ok("V43.2", "lfm2-one-item-tuple-is-a-list", lfm2(`[todowrite(todos=(${todoA},))]`), [{ tool: "todowrite", input: { todos: [{ content: "a", status: "pending" }] }, shape: "O08" }]),
+    bad("V43.3", "qwen3-coder-parenthesised-value-for-a-list", `<tool_call>\n<function=todowrite>\n<parameter=todos>\n(${todoA})\n</parameter>\n</function>\n</tool_call>`, "invalid-arguments", ["O02"]),
+    ok("V43.4", "lfm2-python-true-for-a-string", lfm2("[edit(filePath='flags.py', oldString=True, newString=False)]"), [
+      { tool: "edit", input: { filePath: "flags.py", oldString: "True", newString: "False" }, shape: "O08" },
+    ]),
+    ok("V43.5", "lfm2-trailing-commas-and-u-prefix", lfm2("[bash(command=u'ls -la',),]"), [ls("O08")]),
+  ];
+}
+
+/** MiniMax's bracket pairs: a key with no value never takes the next key; `=` right after a key separates. */
+function minimaxKeys(): Fixture[] {
+  return [
+    bad("A43.1", "minimax-bracket-key-without-a-value", arrow("edit", '--filePath "a.ts" --oldString "foo" --newString --replaceAll'), "broken-markup", ["O05"]),
+    bad("A43.2", "minimax-bracket-command-without-a-value", arrow("bash", "--command --timeout"), "broken-markup", ["O05"]),
+    ok("A43.3", "minimax-bracket-equals-after-the-key", arrow("write", '--filePath="a.ts" --content="line\\n"'), [{ tool: "write", input: { filePath: "a.ts", content: "line\n" }, shape: "O05" }]),
+    ok("A43.4", "minimax-bracket-equals-then-a-bare-word", arrow("bash", "--command=ls"), [ls("O05", "ls")]),
+    bad("A43.5", "minimax-bracket-perl-arrow-after-a-key", arrow("bash", '--command => "ls"'), "broken-markup", ["O05"]),
+    ok("A43.6", "minimax-bracket-single-quoted-values", arrow("write", "--filePath 'a.ts' --content 'x'"), [{ tool: "write", input: { filePath: "a.ts", content: "x" }, shape: "O05" }]),
+    bad("A43.7", "minimax-bracket-single-quoted-backslash", arrow("write", "--filePath 'a.ts' --content 'line\\n'"), "broken-markup", ["O05"]),
+    bad("A43.8", "minimax-bracket-backtick-value", arrow("bash", "--command `ls`"), "broken-markup", ["O05"]),
+  ];
+}
