@@ -94,3 +94,20 @@ describe("hard negatives: JSON read strictly (pass today)", () => {
     ]);
   });
 });
+
+describe("hard negatives: no positional value is mapped to a guessed parameter (pass today)", () => {
+  const refused: [string, string][] = [
+    ["LFM2 positional", "<|tool_call_start|>[web_search('foo')]<|tool_call_end|>"],
+    ["Mistral: a JSON string after [ARGS]", '[TOOL_CALLS]bash[ARGS]"ls"'],
+    ["Hermes: arguments as a plain string", hermes('{"name": "web_search", "arguments": "foo"}')],
+    ["T01: a body that is no JSON", '<tool_call name="web_search">foo</tool_call>'],
+    ["GLM: a value with no key", "<tool_call>bash\nls\n</tool_call>"],
+    ["Qwen3-Coder: a body with no parameter", "<function=bash>ls</function>"],
+    ["invoke markup: a text body", '<function_calls>\n<invoke name="web_search">foo</invoke>\n</function_calls>'],
+    ["a tool-named element holding text (not a shell costume)", "<web_search>\nfoo\n</web_search>"],
+    ["an alias element holding text", "<read_file>\n/a\n</read_file>"],
+  ];
+  for (const [what, input] of refused) {
+    test(`${what}: no call`, () => expect(outcome(input).calls).toEqual([]));
+  }
+});
