@@ -132,10 +132,10 @@ export function parsePlainElementSpan(span: string, opener: Tag, truncated: bool
  * would bypass the form's own refusals. The parameters are the tag's tool's, or, for a costume tag
  * no tool is named after (`<shell>`), those of the tool its code would run with (bash). Only the
  * body's first markup decides: code that holds tags further on (`echo "<b>hi</b>" > x.html`, a
- * heredoc writing XML) stays code.
+ * heredoc writing XML) stays code. The caller refused every opener attribute but a call's `id`.
  */
 export function costumeAsToolElement(span: string, opener: Tag, inner: { start: number; end: number }, ctx: SpanContext): Segment[] | null {
-  if (Object.keys(opener.attrs).length > 0) return null;
+  if (Object.keys(opener.attrs).some((attr) => attr !== "id")) return null;
   const tool = ctx.tools.get(writtenName(span, opener));
   const children = readPlainChildren(span, inner.start, inner.end);
   if (children === null) {

@@ -56,8 +56,13 @@ describe("a `<bash>` body that opens with a parameter element but is not only su
 });
 
 describe("controls: code is still code, the clean element form still runs", () => {
-  test("the element form read whole runs", () => {
+  test("the element form read whole runs; a call's id on the tag labels it", () => {
     runs("<bash>\n<command>ls</command>\n</bash>", "ls");
+    runs('<bash id="1">\n<command>ls</command>\n</bash>', "ls");
+  });
+
+  test("an id on the tag does not make an unreadable element body code", () => {
+    refused('<bash id="1">\n<command timeout="5">ls</command>\n</bash>');
   });
 
   test("code with tags further on: HTML in an echo, a heredoc writing XML that names a parameter", () => {
