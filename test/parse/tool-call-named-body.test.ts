@@ -19,13 +19,13 @@ function outcome(input: string) {
   const r = runAtEverySplit(input, tools);
   return {
     calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })),
-    broken: r.summary.broken.map((b) => ({ shape: b.shape, reason: b.reason, tool: b.tool })),
+    broken: r.summary.broken.map((b): { shape: string; reason: string; tool: string | undefined } => ({ shape: b.shape, reason: b.reason, tool: b.tool })),
     text: r.text,
   };
 }
 
 const named = (name: string, body: string) => `<tool_call name="${name}">${body}</tool_call>`;
-const refusedNamingNone = [{ shape: "T01", reason: "broken-markup", tool: undefined }];
+const refusedNamingNone: { shape: string; reason: string; tool: string | undefined }[] = [{ shape: "T01", reason: "broken-markup", tool: undefined }];
 
 describe("a call object for another tool under a named opener", () => {
   test("every argument key, a tool with no required parameter: refused, naming no tool", () => {
