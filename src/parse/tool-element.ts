@@ -9,6 +9,7 @@ import { abandon, complete, ignoreContent, type SpanKind, type Step } from "./sp
 import type { ToolSpec } from "./types.ts";
 import { propertySchema } from "./values.ts";
 import type { Shape } from "../grammar/shapes.ts";
+import { costumeTool } from "../grammar/dialects.ts";
 
 /**
  * Issue 29 item 5: tool-named elements, the Cline/Roo convention. The element is named after the
@@ -124,14 +125,56 @@ export function parsePlainElementSpan(span: string, opener: Tag, truncated: bool
  * A code costume whose tag is also a declared tool's name (`<bash>`, `<execute_command>`) and whose
  * body is only elements: the Cline/Roo form, never code to run (a shell would read `<command>ls`
  * as redirections). Null when the body is anything else (code: the costume reads it).
+ *
+ * A body that opens with an element named after a parameter (`<command`, `<timeout`, any case) is
+ * that form even when it cannot be read as such (`<command timeout="5">`, `<command >`, text after
+ * the children; review 43): refused as broken markup, never run with the markup as the code, which
+ * would bypass the form's own refusals. The parameters are the tag's tool's, or, for a costume tag
+ * no tool is named after (`<shell>`), those of the tool its code would run with (bash). Only the
+ * body's first markup decides: code that holds tags further on (`echo "<b>hi</b>" > x.html`, a
+ * heredoc writing XML) stays code. The caller refused every opener attribute but a call's `id`.
  */
 export function costumeAsToolElement(span: string, opener: Tag, inner: { start: number; end: number }, ctx: SpanContext): Segment[] | null {
-  if (Object.keys(opener.attrs).length > 0) return null;
-  const children = readPlainChildren(span, inner.start, inner.end);
-  if (children === null || children.length === 0) return null;
+  if (Object.keys(opener.attrs).some((attr) => attr !== "id")) return null;
   const tool = ctx.tools.get(writtenName(span, opener));
+  const children = readPlainChildren(span, inner.start, inner.end);
+  if (children === null) {
+    const runsWith = tool ?? runner(opener, ctx);
+    const first = firstElementName(span, inner.start, inner.end);
+    if (runsWith === undefined || first === undefined || !namesParameter(runsWith, first)) return null;
+    const detail = `the body opens with <${first}>, a parameter of ${runsWith.name}, but is not only such elements`;
+    return wholeSpan(span.length, { kind: "broken", shape: tool ? PLAIN_SHAPE : "C04", reason: "broken-markup", detail, ...(tool ? { tool: tool.name } : {}) });
+  }
+  if (children.length === 0) return null;
   if (!tool) return wholeSpan(span.length, { kind: "broken", shape: "C04", reason: "broken-markup", detail: "a code costume holding elements, not code" });
   return wholeSpan(span.length, toolElementOutcome(tool, children, PLAIN_SHAPE, ctx, false));
+}
+
+/** The declared tool a costume tag's code runs with (`<shell>`: bash), or undefined. */
+function runner(opener: Tag, ctx: SpanContext): ToolSpec | undefined {
+  const name = costumeTool(opener.name);
+  return name === null ? undefined : ctx.tools.get(name);
+}
+
+/** Whether `name` (any case: `<Command>` is no code either) is a parameter of the tool. */
+function namesParameter(tool: ToolSpec, name: string): boolean {
+  const lower = name.toLowerCase();
+  return Object.keys(tool.parameters?.properties ?? {}).some((param) => param.toLowerCase() === lower);
+}
+
+/**
+ * The name of the element the text opens with, after whitespace: `<name` then `>`, `/` or a space
+ * (an attribute may follow), or undefined when it opens with anything else (code). A forward scan.
+ */
+function firstElementName(text: string, from: number, to: number): string | undefined {
+  let at = from;
+  while (at < to && isSpaceCode(text.charCodeAt(at))) at++;
+  if (text.charCodeAt(at) !== LT || !isNameStart(text.charCodeAt(at + 1))) return undefined;
+  let end = at + 2;
+  while (end < to && end - at <= NAME_LIMIT && isElementNameCode(text.charCodeAt(end))) end++;
+  if (end >= to) return undefined;
+  const c = text.charCodeAt(end);
+  return c === GT || c === SLASH || isSpaceCode(c) ? text.slice(at + 1, end) : undefined;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Flaw, type Tag } from "../../grammar/tags.ts";
 import { tagsOf, textSpan, type Segment, type UnitOutcome } from "../segments.ts";
-import { parseJson } from "../values.ts";
-import { callOutcome, declaredNameIn, jsonCallOutcome, readJsonCall, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
+import { parseJson, propertySchema } from "../values.ts";
+import { ARGUMENT_KEYS, callOutcome, declaredNameIn, jsonCallOutcome, readJsonCall, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { trimLayoutNewlines } from "./common.ts";
 import { parseQwenFunctions } from "./qwen.ts";
 import { xmlToolCall } from "../costume.ts";
@@ -170,16 +170,30 @@ function valueClosed(span: string, bodyEnd: number, closed: boolean, outcome: Un
 
 /**
  * `<tool_call name="NAME">{json args}</tool_call>` (T01, seen from DeepSeek V4 Pro): the name sits in
- * the opener, the body is the arguments object. A body that is itself a call object for that same
- * name (`{"name": NAME, "arguments": …}`) is read as one; anything else that is no JSON object is a
- * broken call, since the opener already named a tool.
+ * the opener, the body is the arguments object. A body that is itself a call object (a `name` and
+ * an argument key, `{"name": …, "arguments": …}`) is read as one when its name is the opener's
+ * (R9.3; then strictly, as a Hermes body). Under another name it is refused, naming no tool (review
+ * 43): the opener and the body name two tools, and which one was meant is unknowable, as for
+ * `name=` written twice (R12.6). Running the opener's tool with the other call as its arguments
+ * would run a call nobody wrote, and the inner tool's arguments were never meant for the opener's.
+ * One exception: every key of the body is a declared parameter of the opener's tool (a
+ * `run_workflow` taking `name` and `input`): then the body is plainly that tool's own arguments.
+ * Anything else that is no JSON object is a broken call, since the opener already named a tool.
  */
 function namedToolCall(name: string, parsed: ReturnType<typeof parseJson>, truncated: boolean, ctx: SpanContext): UnitOutcome {
   if (!parsed.ok) return truncated ? truncatedCall("T01", name) : { kind: "broken", shape: "T01", reason: "broken-markup", detail: "the call's JSON is malformed", tool: name };
-  if (!isObject(parsed.value)) return { kind: "broken", shape: "T01", reason: "broken-markup", detail: "tool call arguments are not a JSON object", tool: name };
-  const read = readJsonCall(parsed.value);
-  return read.kind === "call" && read.name === name && read.argumentsKey !== null ? jsonCallOutcome(parsed.value, "T01", ctx) : callOutcome(name, parsed.value, "T01", ctx);
+  const body = parsed.value;
+  if (!isObject(body)) return { kind: "broken", shape: "T01", reason: "broken-markup", detail: "tool call arguments are not a JSON object", tool: name };
+  if (!isCallObject(body)) return callOutcome(name, body, "T01", ctx);
+  if (body.name === name) return jsonCallOutcome(body, "T01", ctx);
+  const tool = ctx.tools.get(name);
+  if (tool && Object.keys(body).every((key) => propertySchema(tool.parameters, key) !== undefined)) return callOutcome(name, body, "T01", ctx);
+  return { kind: "broken", shape: "T01", reason: "broken-markup", detail: "the opening tag names one tool and the body is a call object naming another: which one was meant is unknowable" };
 }
+
+/** A JSON object shaped as a call of its own: a `name` and an argument key (`arguments`, `parameters`, `args`, `input`). */
+const isCallObject = (body: Record<string, unknown>) =>
+  Object.prototype.hasOwnProperty.call(body, "name") && ARGUMENT_KEYS.some((key) => Object.prototype.hasOwnProperty.call(body, key));
 
 /**
  * GLM's pairs (O03) read from the body's tags in order, as the stream reads them: `<arg_key>`, the
