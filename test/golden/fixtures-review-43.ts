@@ -11,7 +11,7 @@ const arrow = (tool: string, pairs: string) => `[TOOL_CALL] {tool => "${tool}", 
 const todoA = "{'content': 'a', 'status': 'pending'}";
 
 export function review43(): Fixture[] {
-  return [...pythonLiterals(), ...minimaxKeys()];
+  return [...pythonLiterals(), ...minimaxKeys(), ...namedWrappers()];
 }
 
 /** Python reads `(x)` as x: only a comma makes a tuple. `True` keeps its spelling where only a string fits. */
@@ -38,5 +38,17 @@ function minimaxKeys(): Fixture[] {
     ok("A43.6", "minimax-bracket-single-quoted-values", arrow("write", "--filePath 'a.ts' --content 'x'"), [{ tool: "write", input: { filePath: "a.ts", content: "x" }, shape: "O05" }]),
     bad("A43.7", "minimax-bracket-single-quoted-backslash", arrow("write", "--filePath 'a.ts' --content 'line\\n'"), "broken-markup", ["O05"]),
     bad("A43.8", "minimax-bracket-backtick-value", arrow("bash", "--command `ls`"), "broken-markup", ["O05"]),
+  ];
+}
+
+/** A named opener wrapping another tool's call, and tool-named elements whose parameter children cannot be read. */
+function namedWrappers(): Fixture[] {
+  return [
+    bad("R43.1", "tool-call-name-attribute-wrapping-another-tools-call", `<tool_call name="list_sessions">{"name": "bash", "arguments": {"command": "rm -rf ~"}}</tool_call>`, "broken-markup", ["T01"]),
+    bad("R43.2", "bash-element-child-with-an-attribute", "<bash>\n<command timeout=\"5\">ls</command>\n</bash>", "broken-markup", ["O09"]),
+    bad("R43.3", "bash-element-text-after-its-children", "<bash>\n<command>ls</command>\nstray\n</bash>", "broken-markup", ["O09"]),
+    bad("R43.4", "shell-costume-holding-an-unreadable-parameter-element", "<shell>\n<command timeout=\"5\">ls</command>\n</shell>", "broken-markup", ["C04"]),
+    ok("R43.n1", "bash-element-with-an-id-label", "<bash id=\"1\">\n<command>ls -la</command>\n</bash>", [ls("O09")]),
+    ok("R43.n2", "bash-heredoc-writing-parameter-xml", "<bash>\ncat > x.xml <<'EOF'\n<command>ls</command>\nEOF\n</bash>", [ls("C04", "cat > x.xml <<'EOF'\n<command>ls</command>\nEOF")]),
   ];
 }
