@@ -409,7 +409,8 @@ class DsmlWalk {
 
 /**
  * For each sentinel parameter opener whose value holds plain markup and still ends at a sentinel
- * parameter closer: that closer's index. The plain tags before it are content, not structure (a
+ * parameter closer: that closer's index. A self-closing opener has no value (it sat in an
+ * attribute): the plain tags after it are the call's, as the stream reads them. The plain tags before it are content, not structure (a
  * value that is an XML file). Not when another sentinel tag comes first (the plain closer was the
  * model's mis-closed parameter, P01/M07), nor when a plain closer that matches no plain opener in
  * the value is followed by a plain parameter or invoke tag (the model wrote the next parameter
@@ -419,7 +420,7 @@ export function plainMarkupValueEnds(tags: readonly Tag[]): Map<number, number> 
   const ends = new Map<number, number>();
   for (let i = 0; i < tags.length; i++) {
     const opener = tags[i]!;
-    if (opener.family !== "dsml" || opener.role !== "parameter" || opener.closing) continue;
+    if (opener.family !== "dsml" || opener.role !== "parameter" || opener.closing || opener.flaws & Flaw.SelfClosing) continue;
     let depth = 0;
     let unmatchedCloser = false;
     let plain = false;
