@@ -540,7 +540,10 @@ function outcomeOf(inv: InvokeDraft, walk: DsmlWalk, span: string, ctx: SpanCont
   }
   if (params.length > 0 && body.trim() !== "") return broken("I04", "broken-markup", "text in the invoke body outside every parameter", name);
   const dsmlTagged = inv.tags.some((t) => t.family === "dsml") || walk.blockTags.some((t) => t.family === "dsml");
-  const dialect = dsmlTagged || allParams(params, (p) => p.hint !== undefined) ? null : unprefixedDialect(walk, ctx, walk.strayLine);
+  // Unprefixed markup is DSML that lost its sentinel (M08) only by the hints it carries: with no
+  // parameter (an empty or a JSON body) there is none, and another dialect's gate decides.
+  const hinted = params.length > 0 && allParams(params, (p) => p.hint !== undefined);
+  const dialect = dsmlTagged || hinted ? null : unprefixedDialect(walk, ctx, walk.strayLine);
   if (dialect === "foreign") return { kind: "foreign" };
   if (dialect) shapes.push(dialect);
   if (inv.orphan && !ctx.options.orphanInvoke) return broken("B05", "broken-markup", "orphan invoke (parse.orphanInvoke is off)", name);
