@@ -4,7 +4,7 @@
  * test/support/work.ts cannot see, so here the reads of the tag list are counted instead.
  */
 import { describe, expect, test } from "bun:test";
-import { plainMarkupValueEnds } from "../../src/parse/dsml.ts";
+import { plainMarkupValueEnds } from "../../src/parse/dialects/dsml/value-ends.ts";
 import { tagsOf } from "../../src/parse/segments.ts";
 import type { Tag } from "../../src/grammar/tags.ts";
 import { D, live } from "../golden/notation.ts";
