@@ -176,7 +176,7 @@ class Engine extends TextMode implements RepairEngine {
 
   /**
    * Applies a complete span's segments; returns how much of the span they cover. A parser may read
-   * only a prefix (a broken invoke that ran on into later markup, parse/dsml.ts): the rest is read
+   * only a prefix (a broken invoke that ran on into later markup, parse/dialects/dsml/parse-span.ts): the rest is read
    * again as text by the caller, after the prefix went through the documentation context, still
    * inside the candidate's block when there was one.
    */

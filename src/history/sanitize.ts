@@ -45,7 +45,7 @@ export function redactLeaks(text: string, options: ParseOptionsInput = {}, tools
   const first = redactOnce(text, options, tools);
   if (first.removed === 0) return { text: first.text, removed: 0, nudge: first.nudge, shapes: first.shapes };
   // The redacted text is read once more: markup the live repair left as text only because it sat
-  // beside a broken span (the lines after a cut-off value, parse/dsml.ts endAtLastTag) may act on
+  // beside a broken span (the lines after a cut-off value, parse/dialects/dsml/parse-span.ts endAtLastTag) may act on
   // its own once that span is a note. Bounded to one more pass (linear work). Only what the first
   // reading saw outside documentation counts there: the replaced span may have taken with it the
   // opener (a backtick, `<!--` on the cut-off line) of documentation that holds an example, which

@@ -10,13 +10,13 @@ import { CR, LF, isWhiteSpace } from "../grammar/chars.ts";
  * comes on that line; spaces as trim() reads them), and, for a value, no closer the parser
  * accepts for it (its family's parameter closer; for DSML the prefix-less one too, M07) is the
  * next thing written. A block's or wrapper's closer inside an open value is weighed the same way. The streaming reader (engine/candidate.ts) and the
- * span parsers (dsml.ts, dialects/qwen.ts) decide with this same rule, so whole text and any
+ * span parsers (dialects/dsml/walk.ts, dialects/qwen.ts) decide with this same rule, so whole text and any
  * split agree.
  *
  * Reading a closer as text is a guess the rest of the span must confirm (review overreach): a
  * value stands only if it then reaches its own parameter closer; ended by anything else (the
  * block's or wrapper's closer, a later invoke or function closer, the next parameter) the call is
- * refused as broken markup (dsml.ts, qwen.ts), and a costume read on past such a closer ends, as
+ * refused as broken markup (dialects/dsml/, qwen.ts), and a costume read on past such a closer ends, as
  * text up to its first closer, at the next call or block opener or the end of the reply (costume.ts).
  */
 export interface CloserRule {
@@ -85,7 +85,7 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
  * another example, a costume or Mistral tag (read on), or anything else: no example, the restart
  * rule stands (S02.3), but only until the value's own closer comes (review 41): its parameter
  * closer (any spelling) after an example or at its own level makes them text; its invoke closer
- * after one too, the call then refused (dsml.ts). A block closer proves nothing (S02.5). The walks (dsml.ts, qwen.ts, tool-call.ts) and the stream
+ * after one too, the call then refused (dialects/dsml/). A block closer proves nothing (S02.5). The walks (dialects/dsml/walk.ts, qwen.ts, tool-call.ts) and the stream
  * (engine/candidate.ts, which also feeds the characters after a waiting closer) step this state.
  */
 export class ExampleInValue {
@@ -257,7 +257,7 @@ export function exampleEnd(text: string, tags: readonly Tag[], at: number, famil
 
 /**
  * Unprefixed markup in a DSML value, from its first plain tag, decided as the walk decides it
- * (dsml.ts plainMarkupValueEnds): the value's text when the next DSML tag is its closer, so the
+ * (dialects/dsml/value-ends.ts plainMarkupValueEnds): the value's text when the next DSML tag is its closer, so the
  * stream never ends it at a plain closer the walk reads as text (`echo "</invoke>"`).
  */
 export class PlainRunInValue {

@@ -14,7 +14,7 @@ import { costumeTool } from "../grammar/dialects.ts";
 /**
  * Issue 29 item 5: tool-named elements, the Cline/Roo convention. The element is named after the
  * tool and each child after one of its parameters: `<read_file><path>a.ts</path></read_file>`
- * (plain, O09), or with the DSML sentinel on some tags (I11, read by the DSML walk in dsml.ts).
+ * (plain, O09), or with the DSML sentinel on some tags (I11, read by the DSML walk in dialects/dsml/walk.ts).
  */
 
 const isNameStart = (c: number) => isAsciiLetter(c) || c === UNDERSCORE;

@@ -18,7 +18,7 @@ function run(notation: string) {
 describe("a parameter closer next proves the closer was content, in the mixed-prefix form too (M07)", () => {
   // Severity: wrong-execution (a value cut short). Likely: src/parse/closer-in-value.ts
   // closerWasContent (`next.family === rule.valueCloser`: only a DSML-family parameter closer
-  // counts), as used by src/parse/dsml.ts closerInValue and src/engine/candidate.ts.
+  // counts), as used by src/parse/dialects/dsml/walk.ts closerInValue and src/engine/candidate.ts.
   // test/parse/closer-in-value.test.ts ("alone on its line, a parameter closer next: still the
   // value's text") holds this for `</{D}parameter>`; golden M07 accepts a prefix-less
   // `</parameter>` as a DSML parameter's closer. Observed here: `bash {command: "ls -la"}` runs,

@@ -108,5 +108,5 @@ mark("loaded");`);
   expect(imported.filter((file) => file.startsWith("plugin/v2/"))).toEqual([]);
   expect(imported.length).toBeLessThan(30);
   // Once loaded, the repair is all there (the first tagged request waits for this).
-  for (const file of ["engine/engine.ts", "adapters/fetch.ts", "wires/chat/rewriter.ts", "history/sanitize.ts", "parse/dsml.ts"]) expect(marks.loaded).toContain(file);
+  for (const file of ["engine/engine.ts", "adapters/fetch.ts", "wires/chat/rewriter.ts", "history/sanitize.ts", "parse/dialects/dsml/walk.ts"]) expect(marks.loaded).toContain(file);
 });

@@ -5,7 +5,7 @@
  * value ending `| paramfix` stays a runaway (P03: a required one refuses the call).
  */
 import { describe, expect, test } from "bun:test";
-import { garbledCloserAt } from "../../src/parse/dsml.ts";
+import { garbledCloserAt } from "../../src/parse/dialects/dsml/value-ends.ts";
 import { live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { runAtEverySplit } from "../support/run-engine.ts";

@@ -4,10 +4,12 @@
  * test/support/work.ts cannot see, so here the reads of the tag list are counted instead.
  */
 import { describe, expect, test } from "bun:test";
-import { plainMarkupValueEnds } from "../../src/parse/dsml.ts";
+import { plainMarkupValueEnds } from "../../src/parse/dialects/dsml/value-ends.ts";
 import { tagsOf } from "../../src/parse/segments.ts";
 import type { Tag } from "../../src/grammar/tags.ts";
 import { D, live } from "../golden/notation.ts";
+import { fixtureTools } from "../golden/tools.ts";
+import { runAtEverySplit } from "../support/run-engine.ts";
 
 /** The tag list behind a proxy that counts element reads. */
 function countedTags(tags: Tag[]): { list: Tag[]; reads: () => number } {
@@ -46,8 +48,10 @@ describe("the closer lookahead reads each tag a bounded number of times", () => 
   }
 });
 
+/** The value ends the lookahead found, as [opener index, closer index]. */
+const ends = (notation: string) => [...plainMarkupValueEnds(tagsOf(live(notation))).entries()];
+
 describe("which values end at their sentinel closer", () => {
-  const ends = (notation: string) => [...plainMarkupValueEnds(tagsOf(live(notation))).entries()];
   test("plain tags followed by the value's sentinel closer", () => {
     expect(ends(`<{D}parameter name="c"><r><parameter name="a">1</parameter></r></{D}parameter>`)).toEqual([[0, 3]]);
   });
@@ -62,5 +66,23 @@ describe("which values end at their sentinel closer", () => {
   });
   test("an unmatched plain closer alone is content", () => {
     expect(ends(`<{D}parameter name="a">echo '</parameter>'</{D}parameter>`)).toEqual([[0, 2]]);
+  });
+});
+
+describe("a self-closing sentinel parameter opens no value", () => {
+  // Its value sat in an attribute: the plain tags after it are parameters of the call, never the
+  // text of a value, whatever sentinel closer follows them (the stream reads them so too).
+  test("nothing to decide after it", () => {
+    expect(ends(`<{D}parameter name="c" value="ls"/><parameter name="t" value="600"/></{D}parameter>`)).toEqual([]);
+  });
+
+  test("the plain parameters after it are read, never dropped from the call that runs", () => {
+    const call = (params: string) => {
+      const r = runAtEverySplit(live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" value="ls"/>\n${params}\n</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`), fixtureTools);
+      return r.calls.map((c) => c.input);
+    };
+    expect(call(`<parameter name="timeout" value="600"/>`)).toEqual([{ command: "ls", timeout: 600 }]);
+    expect(call(`<parameter name="timeout">600</parameter>`)).toEqual([{ command: "ls", timeout: 600 }]);
+    expect(call(`<parameter name="workdir"></parameter>`)).toEqual([{ command: "ls", workdir: "" }]);
   });
 });

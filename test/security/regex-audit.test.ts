@@ -45,7 +45,7 @@ const AUDITED: Audited[] = [
   { file: "src/parse/values.ts", literal: "/&(?:amp|lt|gt|quot|apos|#39|#x27);/g", adversarial: () => "&amp&#x2".repeat(N / 8) },
   { file: "src/parse/values.ts", literal: "/^-?(?:0|[1-9]\\d*)(?:\\.\\d+)?(?:[eE][+-]?\\d+)?$/", adversarial: () => `${"1".repeat(N / 2)}.${"1".repeat(N / 2)}e` },
   {
-    file: "src/parse/dsml.ts",
+    file: "src/parse/dialects/dsml/value-ends.ts",
     literal: "/(?:<\\/?[\\uFF5C|\\u2016]|[\\uFF5C\\u2016])[\\s\\uFF5C|\\u2016>/]{0,8}(?:dsml[\\s\\uFF5C|\\u2016>/]{0,8})?param[a-z]{0,8}\\s{0,4}>?\\s*$/i",
     adversarial: () => `${"</| dsml param ".repeat(N / 30)}${" ".repeat(N / 2)}x`,
   },

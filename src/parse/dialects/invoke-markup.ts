@@ -3,7 +3,7 @@ import { isNamespacedWrapper, isWrapperName } from "../../grammar/dialects.ts";
 import { isBarCode } from "../../grammar/markers.ts";
 import { Flaw, type Tag } from "../../grammar/tags.ts";
 import { truncatedCall, wholeSpan } from "../call.ts";
-import { parseDsmlSpan } from "../dsml.ts";
+import { parseDsmlSpan } from "./dsml/parse-span.ts";
 import { parseNamedSpan } from "../named.ts";
 import { tagsOf, type Segment } from "../segments.ts";
 import { abandon, abandonOnFirst, complete, type OpenerRule, type SpanKind, type SpanParse, type SpanReader, type Step } from "../span-kind.ts";

@@ -1,0 +1,60 @@
+import type { Tag } from "../../../grammar/tags.ts";
+import type { SpanContext } from "../../call.ts";
+import { layUnits, type Segment, type UnitOutcome } from "../../segments.ts";
+import type { InvokeDraft } from "./drafts.ts";
+import { invokeOutcome } from "./verdict.ts";
+import { DsmlWalk } from "./walk.ts";
+
+/**
+ * DSML and its degraded shapes (section 2A-2F of the catalogue) over one complete candidate span:
+ * the walk reads its tags into invoke drafts, each draft is judged on its own, and the outcomes
+ * are laid over the span. `enclosing`: the opener of a block this span continues (its earlier
+ * calls were emitted already).
+ */
+export function parseDsmlSpan(span: string, ctx: SpanContext, enclosing: Tag | null = null, strayLine = false, complete = false): Segment[] {
+  const walk = new DsmlWalk(span, ctx, enclosing);
+  walk.strayLine = strayLine;
+  walk.complete = complete;
+  const invokes = walk.run();
+  const units = invokes.map((inv) => ({ start: inv.start, end: inv.end, outcome: invokeOutcome(inv, walk, span, ctx) }));
+  const fallback: UnitOutcome = walk.sawDsml
+    ? { kind: "broken", shape: walk.blockTags.length > 0 ? "S02" : "D08", reason: walk.truncatedBlock ? "truncated-call" : "broken-markup", detail: "tool-call markup without a usable invoke" }
+    : { kind: "foreign" };
+  // A broken invoke that never closed (cut off mid-value, or prose where its closer should be) ran
+  // on into what followed, and what followed may be anything the model wrote next, a fenced
+  // example among them. No later unit is read from this span: the segments end where the next
+  // markup starts, and the engine reads the rest again as text, after the broken text went through
+  // its documentation context (so a fence opened in it is seen, and a complete call outside any
+  // documentation is still recovered on its own).
+  const stop = invokes.findIndex((inv, i) => i < invokes.length - 1 && inv.endedBy === "next" && units[i]!.outcome.kind === "broken");
+  const until = stop >= 0 ? invokes[stop]!.resumeAt : span.length;
+  const segments = layUnits(until, stop >= 0 ? units.slice(0, stop + 1) : units, fallback, span);
+  const last = stop >= 0 ? stop : invokes.length - 1;
+  if (last >= 0 && invokes[last]!.endedBy === "next" && units[last]!.outcome.kind === "broken") endAtLastTag(segments, lastTagEnd(invokes[last]!, until), until);
+  return segments;
+}
+
+/**
+ * A broken invoke the next markup ended (the walk's "next", the stream's SpanReader.restart) is
+ * broken markup up to the end of the last tag it read: the parameter opener of a cut-off value,
+ * or the parameter closer before the prose where its closer should be. What follows, up to that
+ * next markup, is text: visible as before and read by the documentation context as before, but
+ * no part of the broken span, which history replaces by a note. So a fence opener, a backtick or
+ * `<!--` written after the tags stays with the text, and the example it opens stays documentation
+ * in history too (golden S02.2, S02.6, S02.7, Q29.13). That text is not read again for calls:
+ * the model may have meant it as the cut-off value (a file being written), so markup there never
+ * runs, as before.
+ */
+function endAtLastTag(segments: Segment[], at: number, until: number): void {
+  const seg = segments[segments.length - 1];
+  if (!seg || seg.kind !== "broken" || seg.end !== until || at <= seg.start || at >= until) return;
+  seg.end = at;
+  segments.push({ kind: "text", start: at, end: until });
+}
+
+/** The end of the last tag `inv` read before `until`. */
+function lastTagEnd(inv: InvokeDraft, until: number): number {
+  let end = inv.start;
+  for (const tag of inv.tags) if (tag.start < until && tag.end > end) end = tag.end;
+  return end;
+}

@@ -1,0 +1,316 @@
+import { Flaw, type Tag } from "../../../grammar/tags.ts";
+import type { SpanContext } from "../../call.ts";
+import { closerEndsCall, closerRule, exampleEnd, exampleOpener } from "../../closer-in-value.ts";
+import { tagsOf } from "../../segments.ts";
+import { mayNameTool, opensToolElement, writtenName } from "../../tool-element.ts";
+import { typeHint, unreadAttribute } from "./attributes.ts";
+import type { BlockFacts, CloseFlaw, InvokeDraft, ParamDraft } from "./drafts.ts";
+import { garbledCloserAt, plainMarkupValueEnds } from "./value-ends.ts";
+
+/** When a closer inside a value opened by a DSML or an unprefixed parameter ends it (closer-in-value.ts). */
+const DSML_VALUE = closerRule("dsml");
+const NAKED_VALUE = closerRule("naked");
+
+/**
+ * The DSML walk: one complete span's tags, in order, read into invoke and parameter drafts
+ * (drafts.ts), judged afterwards (verdict.ts). It is tolerant: every closer the model garbled
+ * still ends what it most plausibly closes, and what it cannot read is noted on the draft
+ * (`unread`, `cutShort`) for the verdict to refuse, never dropped.
+ */
+export class DsmlWalk implements BlockFacts {
+  readonly blockTags: Tag[] = [];
+  readonly invokes: InvokeDraft[] = [];
+  /** A DSML tag was read: a span without a usable invoke is then broken markup, not text. */
+  sawDsml = false;
+  /** A block tag of this span names an attribute twice: none of its calls may run. */
+  repeatedBlockAttr = false;
+  /** The span ended inside its block: what it lacks was cut off. */
+  truncatedBlock = false;
+  /** The span opens with a stray wrapper line the engine took into it (`call`, issue 29 item 7). */
+  strayLine = false;
+  /**
+   * The span ended before the reply did: an invoke still open at its end was ended by the next
+   * one's opener (the stream ends a span there, SpanReader.restart), not cut off.
+   */
+  complete = false;
+  private blockOpen = false;
+  private cur: InvokeDraft | null = null;
+  /** A block opener written while the current invoke was still open: where the model started over. */
+  private restartAt: number | undefined;
+  /** The open parameters, outermost first: a wrapped tool's parameter (I02) holds the ones inside it. */
+  private stack: ParamDraft[] = [];
+  /** The span's tags, and the index of the one being read (the closer rule looks at the next). */
+  private tags: Tag[] = [];
+  private at = 0;
+  /** Tags before this index are an example inside a value (exampleAt); none starts before exampleFrom. */
+  private skipUntil = 0;
+  private exampleFrom = 0;
+
+  constructor(
+    private readonly span: string,
+    private readonly ctx: SpanContext,
+    enclosing: Tag | null,
+  ) {
+    if (enclosing) {
+      this.blockTags.push(enclosing);
+      this.blockOpen = true;
+      if (enclosing.flaws & Flaw.RepeatedAttr) this.repeatedBlockAttr = true;
+    }
+  }
+
+  run(): InvokeDraft[] {
+    let pos = 0;
+    const tags = tagsOf(this.span);
+    const valueEnds = plainMarkupValueEnds(tags);
+    let contentUntil = -1;
+    this.tags = tags;
+    for (let index = 0; index < tags.length; index++) {
+      const tag = tags[index]!;
+      this.at = index;
+      this.onText(pos, tag.start);
+      pos = tag.end;
+      if (tag.family === "dsml") this.sawDsml = true;
+      // Plain markup inside a value that its own sentinel closer ends is the value's text (an XML file).
+      if (index < contentUntil || index < this.skipUntil || this.exampleAt(index)) continue;
+      this.onTag(tag);
+      contentUntil = valueEnds.get(index) ?? -1;
+    }
+    this.onText(pos, this.span.length);
+    if (this.cur) this.closeInvoke(this.span.length, this.span.length, this.complete ? "next" : "end");
+    this.truncatedBlock = this.blockOpen;
+    return this.invokes;
+  }
+
+  /**
+   * Review finding 2: a block or invoke opener written inside an open value starts an example that
+   * is the value's text when, once closed, the value's own parameter closer comes next
+   * (closer-in-value.ts, the stream's rule too): its tags are skipped. Otherwise the restart rule
+   * stands, and no example starts again before the tag that decided it (so each tag is looked at
+   * a bounded number of times).
+   */
+  private exampleAt(index: number): boolean {
+    const top = this.stack[this.stack.length - 1];
+    if (!this.cur || !top || top.children !== null || index < this.exampleFrom) return false;
+    const family = top.opener.family;
+    if ((family !== "dsml" && family !== "naked") || !exampleOpener(this.tags[index]!, family)) return false;
+    const found = exampleEnd(this.span, this.tags, index, family, this.span.length, true);
+    if (found.end >= 0) {
+      this.skipUntil = found.end;
+      // Ended by the invoke closer (P01), not a parameter closer: the call is refused (cutShort), the example never runs.
+      if (this.tags[found.end]!.role !== "parameter") top.closerAsText = true;
+      return true;
+    }
+    this.exampleFrom = found.stop;
+    return false;
+  }
+
+  /** Text outside every value (between parameters, or between a wrapped tool's children) is the body. */
+  private onText(from: number, to: number): void {
+    const cur = this.cur;
+    if (from >= to || !cur) return;
+    const top = this.stack[this.stack.length - 1];
+    if (top && top.children === null) return;
+    // The element form's `<name>bash</name>` is the tool name, read on its own.
+    if (cur.element && cur.nameStart >= 0 && cur.name === null) return;
+    cur.body += this.span.slice(from, to);
+  }
+
+  private onTag(tag: Tag): void {
+    if (tag.family === "legacy" || tag.family === "costume") return this.onText(tag.start, tag.end);
+    if (mayNameTool(tag) && (tag.role === "other" || this.cur?.toolNamed !== false) && this.onToolNamed(tag)) return;
+    const cur = this.cur;
+    if (cur) cur.tags.push(tag);
+    // Invoke and parameter openers are checked where they open; a block tag breaks every call of its block.
+    if (tag.role === "block") this.repeatedBlockAttr ||= (tag.flaws & Flaw.RepeatedAttr) !== 0;
+    else if (cur && tag.role !== "other" && (tag.closing || (tag.role !== "invoke" && tag.role !== "parameter"))) cur.unread ??= unreadAttribute(tag);
+    if (cur && !tag.closing && tag.flaws & Flaw.SelfClosing && (tag.role === "parameter" || tag.role === "invoke")) return this.selfClosingParam(cur, tag);
+    if (cur && !tag.closing && this.stack.length === 0 && (tag.role === "other" || (!cur.element && tag.role === "name"))) {
+      cur.unread ??= `markup <${tag.name}> in the invoke body is not a parameter`;
+    }
+    switch (tag.role) {
+      case "block":
+        if (tag.closing && cur && this.closerInValue(tag)) {
+          // The value's text (a file holding `</{D}tool_calls>`): no structure of this call.
+          cur.tags.pop();
+          return;
+        }
+        this.blockTags.push(tag);
+        if (tag.closing) {
+          if (cur) this.closeInvoke(tag.start, tag.start, "closer");
+          this.blockOpen = false;
+        } else if (!cur) this.blockOpen = true;
+        else this.restartAt ??= tag.start;
+        return;
+      case "invoke":
+        if (tag.closing) {
+          if (cur && !this.closerInValue(tag)) this.closeInvoke(tag.start, tag.end, "closer");
+          return;
+        }
+        if (cur) this.closeInvoke(tag.start, tag.start, "next");
+        this.openInvoke(tag, tag.attrs.name ?? null, false);
+        return;
+      case "parameter":
+        return tag.closing ? this.closeParam(tag) : this.openParam(tag);
+      case "function":
+        if (!tag.closing && !cur) this.openInvoke(tag, null, true);
+        else if (tag.closing && cur?.element) this.closeInvoke(tag.start, tag.end, "closer");
+        return;
+      case "name":
+        if (!cur?.element) return;
+        if (!tag.closing) cur.nameStart = tag.end;
+        else if (cur.nameStart >= 0) cur.name = this.span.slice(cur.nameStart, tag.start).trim();
+        return;
+      default:
+        return;
+    }
+  }
+
+  /**
+   * Review finding 3: an invoke closer inside an open value ends it (P01) only by the closer rule
+   * (parse/closer-in-value.ts, the engine's rule too): text after it on its line, or a parameter
+   * closer next, makes it the value's text (`"</{D}invoke>"` in a file being written). A block's or
+   * wrapper's closer there (`"</{D}tool_calls>"`, `"</function_calls>"`) is weighed the same way.
+   */
+  private closerInValue(tag: Tag): boolean {
+    const top = this.stack[this.stack.length - 1];
+    if (!top || top.children !== null) return false;
+    const rule = top.opener.family === "naked" ? NAKED_VALUE : DSML_VALUE;
+    if (closerEndsCall(this.span, tag.end, this.span.length, this.tags, this.at + 1, rule)) return false;
+    top.closerAsText = true;
+    return true;
+  }
+
+  /**
+   * A value that held an invoke closer as its text, ended by anything but its own parameter closer
+   * (the block's closer, a later invoke closer, the next parameter): the closer read as text may
+   * have been the real one, so the value is unknowable (`ls</invoke> Now reading.` then the block
+   * closer). The call is refused as broken markup, never run with the closer and the prose in it.
+   */
+  private cutShort(param: ParamDraft): void {
+    if (param.closerAsText && param.children === null) this.cur!.cutShort = true;
+  }
+
+  private openInvoke(tag: Tag, name: string | null, element: boolean): void {
+    this.cur = {
+      start: tag.start, end: tag.end, name, nameRunaway: (tag.flaws & Flaw.RunawayAttr) !== 0, params: [], body: "",
+      closed: false, orphan: !this.blockOpen, paramRoot: false, element, tags: [tag], nameStart: -1, unread: unreadAttribute(tag), toolNamed: false,
+      endedBy: "end", resumeAt: -1, cutShort: false,
+    };
+    this.stack = [];
+    this.restartAt = undefined;
+  }
+
+  /**
+   * I11: a DSML tag named after a declared tool (or alias) opens an invoke; inside it, DSML tags
+   * named after parameters open values, closed by their own closer or a parameter closer; the
+   * tool's own closer (or the invoke closer) ends it. False: the tag is not this form's.
+   */
+  private onToolNamed(tag: Tag): boolean {
+    const cur = this.cur;
+    if (!cur) {
+      if (!opensToolElement(tag)) return false;
+      const name = writtenName(this.span, tag);
+      if (!this.ctx.tools.has(name)) return false;
+      this.openInvoke(tag, name, false);
+      this.cur!.toolNamed = true;
+      return true;
+    }
+    if (!cur.toolNamed) return false;
+    cur.tags.push(tag);
+    const top = this.stack[this.stack.length - 1];
+    if (tag.closing) {
+      if (tag.name === cur.name!.toLowerCase() && top?.name.toLowerCase() !== tag.name) this.closeInvoke(tag.start, tag.end, "closer");
+      else if (top) this.closeParam(tag);
+      else cur.unread ??= `closer </${tag.name}> closes no element`;
+      return true;
+    }
+    // Inside a value a DSML tag is the value's text; between values it opens the next one. A child
+    // with an attribute other than the type hint, or self-closing, carries what nobody reads.
+    if (top) return true;
+    if (tag.flaws & Flaw.SelfClosing || Object.keys(tag.attrs).some((k) => k !== "string")) cur.unread ??= `element <${tag.name}> carries a value in an attribute`;
+    else if (tag.flaws & Flaw.RepeatedAttr) cur.unread ??= `element <${tag.name}> names an attribute twice`;
+    else this.openParam(tag, writtenName(this.span, tag));
+    return true;
+  }
+
+  /**
+   * `<parameter name="k" value="v" />`, or the same written as a nested `<invoke ... />`: the value
+   * sits in an attribute. Unambiguous when there is one value attribute besides `name` (`value`, or
+   * a `string` that is not the true/false type hint) and no value is open around it; otherwise the
+   * markup carried a parameter that cannot be read, and the call is broken.
+   */
+  private selfClosingParam(cur: InvokeDraft, tag: Tag): void {
+    const top = this.stack[this.stack.length - 1];
+    const name = tag.attrs.name;
+    const others = Object.keys(tag.attrs).filter((k) => k !== "name");
+    const valueKey = others.length === 1 && (others[0] === "value" || (others[0] === "string" && typeHint(tag.attrs.string) === undefined)) ? others[0] : null;
+    if (!name || valueKey === null || (top && top.children === null) || tag.flaws & Flaw.RepeatedAttr) {
+      cur.unread ??= "a self-closing parameter whose value could not be read";
+      return;
+    }
+    const param: ParamDraft = {
+      name, hint: undefined, opener: tag, valueStart: tag.end, valueEnd: tag.end, closed: true, flaw: "", children: null, literal: tag.attrs[valueKey]!,
+    };
+    (top?.children ?? cur.params).push(param);
+  }
+
+  private openParam(tag: Tag, name = tag.attrs.name ?? ""): void {
+    if (!this.cur) {
+      this.openInvoke(tag, null, false);
+      this.cur!.paramRoot = true;
+    }
+    const cur = this.cur!;
+    let top = this.stack[this.stack.length - 1];
+    if (top && top.children === null) {
+      const valueSoFar = this.span.slice(top.valueStart, tag.start);
+      if (valueSoFar.trim() === "" && this.ctx.tools.has(top.name) && this.ctx.options.wrappedTool) {
+        top.children = [];
+      } else {
+        const residue = garbledCloserAt(valueSoFar);
+        this.cutShort(top);
+        this.endParam(top, residue >= 0 ? top.valueStart + residue : tag.start, residue >= 0 ? "P02" : "P03", residue >= 0);
+        this.stack.pop();
+        top = this.stack[this.stack.length - 1];
+      }
+    }
+    if (tag.role === "parameter") cur.unread ??= unreadAttribute(tag);
+    const param: ParamDraft = {
+      name, hint: typeHint(tag.attrs.string), opener: tag,
+      valueStart: tag.end, valueEnd: -1, closed: false, flaw: "", children: null,
+    };
+    (top?.children ?? cur.params).push(param);
+    this.stack.push(param);
+  }
+
+  private closeParam(tag: Tag): void {
+    const top = this.stack.pop();
+    if (!top || !this.cur) return;
+    const flaw: CloseFlaw = tag.flaws & Flaw.MissingGt ? "P11" : tag.flaws & Flaw.Misspelled ? "P02" : "";
+    this.endParam(top, tag.start, flaw, true);
+    if (this.stack.length === 0 && this.cur.paramRoot) this.closeInvoke(tag.end, tag.end, "closer");
+  }
+
+  private endParam(param: ParamDraft, valueEnd: number, flaw: CloseFlaw, closed: boolean): void {
+    param.valueEnd = valueEnd;
+    param.flaw = flaw;
+    param.closed = closed;
+  }
+
+  /** `how`: "closer" ends params unambiguously (P01); "next" and "end" leave an open value truncated. */
+  private closeInvoke(valueEnd: number, end: number, how: "closer" | "next" | "end"): void {
+    const cur = this.cur!;
+    for (let i = this.stack.length - 1; i >= 0; i--) {
+      const param = this.stack[i]!;
+      this.cutShort(param);
+      if (param.children !== null) this.endParam(param, valueEnd, "", true);
+      else this.endParam(param, valueEnd, how === "closer" ? "P01" : "", how === "closer");
+    }
+    cur.end = end;
+    cur.closed = how === "closer" || (how === "next" && this.stack.length === 0);
+    cur.endedBy = how;
+    if (how === "next") cur.resumeAt = this.restartAt ?? end;
+    this.invokes.push(cur);
+    this.cur = null;
+    this.stack = [];
+  }
+}
