@@ -4,14 +4,14 @@
  * Spread into build-fixtures.ts's list.
  */
 import type { Fixture } from "./build-fixtures.ts";
-import { ok, bad, ls } from "./fixture-kit.ts";
+import { ok, bad, none, ls } from "./fixture-kit.ts";
 
 const lfm2 = (body: string) => `<|tool_call_start|>${body}<|tool_call_end|>`;
 const arrow = (tool: string, pairs: string) => `[TOOL_CALL] {tool => "${tool}", args => { ${pairs} }} [/TOOL_CALL]`;
 const todoA = "{'content': 'a', 'status': 'pending'}";
 
 export function review43(): Fixture[] {
-  return [...pythonLiterals(), ...minimaxKeys(), ...namedWrappers()];
+  return [...pythonLiterals(), ...minimaxKeys(), ...namedWrappers(), ...dsmlWalk()];
 }
 
 /** Python reads `(x)` as x: only a comma makes a tuple. `True` keeps its spelling where only a string fits. */
@@ -50,5 +50,17 @@ function namedWrappers(): Fixture[] {
     bad("R43.4", "shell-costume-holding-an-unreadable-parameter-element", "<shell>\n<command timeout=\"5\">ls</command>\n</shell>", "broken-markup", ["C04"]),
     ok("R43.n1", "bash-element-with-an-id-label", "<bash id=\"1\">\n<command>ls -la</command>\n</bash>", [ls("O09")]),
     ok("R43.n2", "bash-heredoc-writing-parameter-xml", "<bash>\ncat > x.xml <<'EOF'\n<command>ls</command>\nEOF\n</bash>", [ls("C04", "cat > x.xml <<'EOF'\n<command>ls</command>\nEOF")]),
+  ];
+}
+
+/** Found while splitting the DSML walk: a self-closing parameter opens no value; a parameterless bare invoke needs its wrapper. */
+function dsmlWalk(): Fixture[] {
+  return [
+    ok("P43.1", "self-closing-parameter-then-a-plain-one", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" value="ls -la"/>\n<parameter name="timeout" value="600"/>\n</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [
+      { tool: "bash", input: { command: "ls -la", timeout: 600 }, shape: "P12" },
+    ]),
+    none("N43.1", "bare-invoke-with-a-json-body-in-prose", 'Example: <invoke name="bash">{"command": "rm -rf build"}</invoke> and so on.'),
+    none("N43.2", "bare-empty-invoke", '<invoke name="list_sessions">\n</invoke>'),
+    ok("O43.1", "claude-xml-invoke-with-a-json-body", '<function_calls>\n<invoke name="bash">{"command": "ls -la"}</invoke>\n</function_calls>', [ls("O07")]),
   ];
 }
