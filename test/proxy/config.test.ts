@@ -31,6 +31,29 @@ describe("proxy settings", () => {
     }
   });
 
+  test("a --route replaces the file's route for the same prefix; --upstream beats DSML_FIX_UPSTREAM, which beats the file's upstream", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "dsml-proxy-"));
+    const file = path.join(dir, "proxy.json");
+    writeFileSync(file, JSON.stringify({ upstream: "http://127.0.0.1:1/file", routes: { "/ds": "http://127.0.0.1:1/file-ds", "/other": "http://127.0.0.1:1/file-other" } }));
+    try {
+      const table = (argv: string[], env: NodeJS.ProcessEnv = {}) => proxyConfig(["--config", file, ...argv], env).routes.map((r) => [r.prefix, r.upstream.href]);
+      // One route per prefix (routeFor takes the first match, so a second one could never be used).
+      expect(table(["--route", "/ds=http://127.0.0.1:2/flag-ds"])).toEqual([["/other", "http://127.0.0.1:1/file-other"], ["/ds", "http://127.0.0.1:2/flag-ds"], ["", "http://127.0.0.1:1/file"]]);
+      expect(table([], { DSML_FIX_UPSTREAM: "http://127.0.0.1:3/env" }).at(-1)).toEqual(["", "http://127.0.0.1:3/env"]);
+      expect(table(["--upstream", "http://127.0.0.1:2/flag"], { DSML_FIX_UPSTREAM: "http://127.0.0.1:3/env" }).at(-1)).toEqual(["", "http://127.0.0.1:2/flag"]);
+      // A request for the prefix goes where the flag says.
+      const routes = proxyConfig(["--config", file, "--route", "/ds=http://127.0.0.1:2/flag-ds"]).routes;
+      expect(routeFor(routes, "/ds/chat/completions")!.route.upstream.href).toBe("http://127.0.0.1:2/flag-ds");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("the same prefix given twice as a flag is refused (which one was meant is the operator's call)", () => {
+    expect(() => proxyConfig(["--route", "/ds=http://127.0.0.1:1/a", "--route", "/ds=http://127.0.0.1:1/b"])).toThrow(ProxyUsageError);
+    expect(() => proxyConfig(["--route", "/ds=http://127.0.0.1:1/a", "--route", "/ds=http://127.0.0.1:1/b"])).toThrow("given twice");
+  });
+
   test.each([
     [[], "no upstream"],
     [["--upstream", "ftp://x"], "http or https"],
