@@ -79,8 +79,9 @@ export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPa
     recovered.set(tag, 0);
     const note: RequestNote = {};
     // An absolute-form target (`http://user:key@host/...`) is refused below; its text may hold a
-    // credential, so the log names only origin-form paths.
-    const pathname = req.url?.startsWith("/") ? req.url.split("?", 1)[0]! : "-";
+    // credential, so the log names only origin-form paths, and of those the path alone (no query,
+    // no fragment: either may hold a key).
+    const pathname = req.url?.startsWith("/") ? pathOnly(req.url) : "-";
     res.on("close", () => {
       // One line per request: never a header value, a query string or a body.
       const ms = Math.round(performance.now() - started);
@@ -111,6 +112,24 @@ export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPa
     await closed;
   };
   return { server, shutdown, inFlight: () => recovered.size };
+}
+
+/**
+ * The request target without its fragment. Origin-form is a path and a query (RFC 9112 3.2.1); a
+ * conforming client never sends a fragment, but Node's parser lets one through. It is cut here,
+ * never forwarded (the URL would send it up as `%23...`) and never logged: whatever a client put
+ * after "#" was meant for no server.
+ */
+export function withoutFragment(target: string): string {
+  const at = target.indexOf("#");
+  return at < 0 ? target : target.slice(0, at);
+}
+
+/** The path the access log names: the target without its fragment and its query. */
+function pathOnly(target: string): string {
+  const cut = withoutFragment(target);
+  const at = cut.indexOf("?");
+  return at < 0 ? cut : cut.slice(0, at);
 }
 
 /** The plugin's lines name a session and a message; the proxy's requests are "proxy/<n>". */
@@ -151,9 +170,9 @@ export function upstreamTarget(upstream: URL, rest: string): URL | undefined {
 }
 
 async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: string, note: RequestNote, config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "headersTimeoutMs" | "options">, repaired: typeof fetch, asSent: WeakSet<Response>, debug: DebugLog, debugText: (line: string) => void): Promise<void> {
-  const url = req.url ?? "/";
+  const url = withoutFragment(req.url ?? "/");
   if (!url.startsWith("/")) return plain(res, 400, "absolute-form request targets are not proxied");
-  if (url.split("?", 1)[0] === config.healthPath && (req.method === "GET" || req.method === "HEAD")) return healthy(res);
+  if (pathOnly(url) === config.healthPath && (req.method === "GET" || req.method === "HEAD")) return healthy(res);
   const matched = routeFor(config.routes, url);
   if (!matched) return plain(res, 404, "no upstream is configured for this path");
   const declared = Number(req.headers["content-length"] ?? 0);

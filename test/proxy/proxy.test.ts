@@ -322,6 +322,21 @@ describe("hops and paths", () => {
     expect([reply.split(" ")[1], upstream.seen.length]).toEqual(["400", 0]);
   });
 
+  test.each([
+    ["/models#key=sk-FRAG-1", "/v1/models", "GET /models 200 "],
+    ["/models#key=sk-FRAG-1?limit=2", "/v1/models", "GET /models 200 "],
+    ["/models?limit=2#key=sk-FRAG-1", "/v1/models?limit=2", "GET /models 200 "],
+  ])("a fragment (%s) is cut: never sent up, never logged", async (target, sent, logged) => {
+    upstream.answer((_req, res) => res.writeHead(200).end("ok"));
+    const before = proxy.lines.length;
+    const reply = await raw(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    for (let i = 0; i < 200 && proxy.lines.length === before; i++) await new Promise((r) => setTimeout(r, 5));
+    expect([reply.split(" ")[1], upstream.seen.map((s) => s.url)]).toEqual(["200", [sent]]);
+    expect(proxy.lines.slice(before)).toHaveLength(1);
+    expect(proxy.lines[before]!.startsWith(logged)).toBe(true);
+    expect(proxy.lines.join("\n")).not.toContain("FRAG");
+  });
+
   test("an absolute-form target with a key in it is refused, and the log line names no part of it", async () => {
     const reply = await raw("GET http://user:sk-live-Q9secret@api.example/v1/models HTTP/1.1\r\nHost: api.example\r\nConnection: close\r\n\r\n");
     expect(reply.split(" ")[1]).toBe("400");
