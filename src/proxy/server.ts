@@ -146,12 +146,11 @@ export function routeFor(routes: readonly Route[], path: string): { route: Route
   return undefined;
 }
 
-/** The upstream URL: its own path, then the client's path and query, never another origin. */
 /**
  * The upstream URL: its own path, then the client's path and query, never another origin, and never
  * above the upstream's own path (dot segments, plain or percent-encoded, that climb out of it give
- * undefined). The upstream's own query (Azure's `api-version`) stays, but a name the client sends
- * itself is the client's.
+ * undefined, also when an encoded slash or backslash joins them). The upstream's own query (Azure's
+ * `api-version`) stays, but a name the client sends itself is the client's.
  */
 export function upstreamTarget(upstream: URL, rest: string): URL | undefined {
   const target = new URL(upstream.href);
@@ -161,12 +160,34 @@ export function upstreamTarget(upstream: URL, rest: string): URL | undefined {
   while (base.endsWith("/")) base = base.slice(0, -1);
   target.pathname = base + (path.startsWith("/") ? path : `/${path}`);
   if (base !== "" && target.pathname !== base && !target.pathname.startsWith(`${base}/`)) return undefined;
+  if (base !== "" && climbsThroughEncodedSeparators(target.pathname.slice(base.length))) return undefined;
   const query = at < 0 ? "" : rest.slice(at + 1);
   const given = new Set(new URLSearchParams(query).keys());
   const kept = upstream.search.slice(1).split("&").filter((pair) => pair !== "" && !given.has(new URLSearchParams(pair).keys().next().value ?? ""));
   const search = [...kept, ...(query ? [query] : [])].join("&");
   target.search = search ? `?${search}` : "";
   return target;
+}
+
+/**
+ * Whether `rest` (what follows the upstream's own path, already normalised by URL) climbs above its
+ * start once `%2F` and `%5C` (any case) are read as separators and `%2E` as a dot. URL keeps
+ * `..%2F..%2Fadmin` as one segment, but an upstream or a server in front of it that decodes the
+ * encoded slash before it resolves dot segments serves `/admin` (a known path-confusion class). An
+ * encoded slash that stays inside (a model id in `/models/org%2Fname`) goes up as sent. Empty
+ * segments count for nothing here, so this never allows less than a resolver that keeps them.
+ */
+function climbsThroughEncodedSeparators(rest: string): boolean {
+  let read = rest.toLowerCase();
+  if (!read.includes("%")) return false; // URL has resolved every plain dot segment already
+  read = read.replaceAll("%2f", "/").replaceAll("%5c", "/").replaceAll("%2e", ".");
+  let depth = 0;
+  for (const segment of read.split("/")) {
+    if (segment === "..") {
+      if (--depth < 0) return true;
+    } else if (segment !== "" && segment !== ".") depth++;
+  }
+  return false;
 }
 
 async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: string, note: RequestNote, config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "headersTimeoutMs" | "options">, repaired: typeof fetch, asSent: WeakSet<Response>, debug: DebugLog, debugText: (line: string) => void): Promise<void> {

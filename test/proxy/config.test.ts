@@ -82,6 +82,12 @@ describe("proxy settings", () => {
   test("a client path never climbs above the upstream's own path: dot segments, plain or percent-encoded, are refused", () => {
     const base = new URL("https://h/beta");
     for (const rest of ["/../admin", "/%2e%2e/admin", "/%2E%2E/%2e%2e/admin", "/.%2e/admin", "/v1/../../admin", "/.."]) expect([rest, upstreamTarget(base, rest)?.href]).toEqual([rest, undefined]);
+    // Joined by an encoded slash or backslash (one segment to URL, a climb to an upstream that
+    // decodes %2F before it resolves dot segments).
+    for (const rest of ["/..%2F..%2Fadmin", "/..%2fadmin", "/..%5Cadmin", "/..%5cadmin", "/v1%2F..%2F..%2Fadmin", "/%2e%2e%2Fadmin", "/v1/.%2E%2F%2e.%2Fadmin", "/a%2F%2F..%2F..%2Fadmin"]) expect([rest, upstreamTarget(base, rest)?.href]).toEqual([rest, undefined]);
+    // An encoded slash that stays inside goes up as sent (a model id with a slash in it).
+    expect(upstreamTarget(base, "/v1/models/deepseek-ai%2FDeepSeek-V3")!.href).toBe("https://h/beta/v1/models/deepseek-ai%2FDeepSeek-V3");
+    expect(upstreamTarget(base, "/v1/a%2F..%2Fmodels")!.href).toBe("https://h/beta/v1/a%2F..%2Fmodels");
     // Dot segments that stay inside are the upstream's business, as a direct request would be.
     expect(upstreamTarget(base, "/v1/../v2/models")!.href).toBe("https://h/beta/v2/models");
     expect(upstreamTarget(base, "/")!.href).toBe("https://h/beta/");
