@@ -8,6 +8,7 @@ import { SseFramer, concatBytes } from "../sse/framing.ts";
 import { createDebugLog, type DebugLog } from "../plugin/debug.ts";
 import { sanitizeRequestBody } from "./history.ts";
 import { debugLine } from "../adapters/report.ts";
+import { bodyCoding } from "../adapters/content-coding.ts";
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and those the proxy must set itself. */
 const REQUEST_DROP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length", "accept-encoding", "expect"]);
@@ -274,8 +275,11 @@ async function readBody(req: http.IncomingMessage, limit: number): Promise<Uint8
  */
 async function relay(response: Response, res: http.ServerResponse, abort: AbortController, note: RequestNote, rewritten: boolean): Promise<void> {
   const headers: Record<string, string | string[]> = {};
-  // fetch decodes a compressed body the upstream sent anyway: its encoding and length no longer hold.
-  const decoded = (response.headers.get("content-encoding") ?? "identity") !== "identity";
+  // The upstream compressed its answer despite `accept-encoding: identity`. A body fetch decoded
+  // goes out plain, without the encoding and length that no longer hold; one it did not decode goes
+  // out byte for byte with both (the repair stood aside: src/adapters/fetch.ts).
+  const coding = bodyCoding(response);
+  const decoded = coding === "decoded";
   const hop = namedInConnection(response.headers.get("connection"));
   response.headers.forEach((value, name) => {
     if (RESPONSE_DROP.has(name) || hop.has(name) || (decoded && (name === "content-encoding" || name === "content-length"))) return;
@@ -283,7 +287,8 @@ async function relay(response: Response, res: http.ServerResponse, abort: AbortC
   });
   res.writeHead(response.status, response.statusText, headers);
   if (response.body === null) return void res.end();
-  const events = !rewritten && (response.headers.get("content-type") ?? "").includes("text/event-stream") ? new WholeEvents() : undefined;
+  // Still-encoded bytes have no events to keep whole.
+  const events = !rewritten && coding !== "encoded" && (response.headers.get("content-type") ?? "").includes("text/event-stream") ? new WholeEvents() : undefined;
   const reader = response.body.getReader();
   try {
     for (;;) {
