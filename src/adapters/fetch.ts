@@ -21,6 +21,7 @@ import { announceRepair, debugLine, noteFailure, orPassThrough, report, requestD
 import { readRequestBody, withBody } from "./request-body.ts";
 import { sanitizeRequestBytes, sanitizeRequestText } from "./request-history.ts";
 import { withoutBom } from "./json-splice.ts";
+import { bodyCoding } from "./content-coding.ts";
 import { stripTag } from "./request-tag.ts";
 import { settleOptions } from "../options/settle.ts";
 
@@ -156,6 +157,12 @@ function planWire(plan: Plan, wire: Wire | undefined, body: Json, options: Adapt
 
 async function repairResponse(response: Response, ctx: ResponseContext): Promise<Response> {
   if (!response.ok || response.body === null) return response;
+  // A coding fetch did not decode (x-custom; under Bun a chain such as `gzip, gzip`): the bytes are
+  // still encoded, no text to read, and they go on as they came with their content-encoding.
+  if (bodyCoding(response, ctx.plan.init as { decompress?: unknown } | undefined) === "encoded") {
+    requestDebug(ctx.options, ctx.plan.tag)("the answer is still content-encoded (a coding fetch does not decode): passing through unrepaired");
+    return response;
+  }
   const type = response.headers.get("content-type") ?? "";
   if (type.includes("text/event-stream")) return repairStream(response, ctx);
   if (type.includes("json")) return repairJson(response, ctx);

@@ -33,7 +33,8 @@ export const PROXY_USAGE = `usage: dsml-fix proxy --upstream URL [--port N] [--h
                       [--config file.json] [--health-path /healthz] [--max-body BYTES]
                       [--upstream-timeout MS] [--debug]
   environment: DSML_FIX_UPSTREAM, DSML_FIX_PORT, DSML_FIX_HOST, DSML_FIX_CONFIG, DSML_FIX_DEBUG=1
-  config file: { "upstream", "port", "host", "routes": { "/prefix": "URL" }, "options": { parse, history, responseFix, retry } }`;
+  config file: { "upstream", "port", "host", "routes": { "/prefix": "URL" }, "options": { parse, history, responseFix, retry } }
+  flags beat the environment, which beats the config file; a --route replaces the file's route for its prefix`;
 
 interface FileConfig {
   upstream?: string;
@@ -72,14 +73,23 @@ export function proxyConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}
   const configPath = values.config ?? env.DSML_FIX_CONFIG;
   const file = configPath ? readConfigFile(configPath) : {};
   const upstream = values.upstream ?? env.DSML_FIX_UPSTREAM ?? file.upstream;
-  const routes: Route[] = [];
-  if (upstream) routes.push({ prefix: "", upstream: upstreamUrl(upstream) });
-  for (const [prefix, url] of Object.entries(file.routes ?? {})) routes.push(route(prefix, url));
+  // One route per prefix. Flags come first, as for every other setting: a --route replaces the
+  // file's route for the same prefix (routeFor takes the first match, so a second route for one
+  // prefix would never be used, whichever it was). The same prefix given twice as a flag is a
+  // mistake only its author can settle.
+  const byPrefix = new Map<string, Route>();
+  if (upstream) byPrefix.set("", { prefix: "", upstream: upstreamUrl(upstream) });
+  for (const [prefix, url] of Object.entries(file.routes ?? {})) byPrefix.set(prefix, route(prefix, url));
+  const flagged = new Set<string>();
   for (const given of values.route ?? []) {
     const at = given.indexOf("=");
     if (at < 0) throw new ProxyUsageError(`--route wants /prefix=URL (got ${JSON.stringify(given)})`);
-    routes.push(route(given.slice(0, at), given.slice(at + 1)));
+    const one = route(given.slice(0, at), given.slice(at + 1));
+    if (flagged.has(one.prefix)) throw new ProxyUsageError(`--route ${JSON.stringify(one.prefix)} is given twice; give each prefix once`);
+    flagged.add(one.prefix);
+    byPrefix.set(one.prefix, one);
   }
+  const routes = [...byPrefix.values()];
   if (routes.length === 0) throw new ProxyUsageError("no upstream: give --upstream URL, --route /prefix=URL or DSML_FIX_UPSTREAM");
   // Longest prefix first, so /deepseek/beta wins over /deepseek and both over the default.
   routes.sort((a, b) => b.prefix.length - a.prefix.length);

@@ -8,6 +8,7 @@ import { SseFramer, concatBytes } from "../sse/framing.ts";
 import { createDebugLog, type DebugLog } from "../plugin/debug.ts";
 import { sanitizeRequestBody } from "./history.ts";
 import { debugLine } from "../adapters/report.ts";
+import { bodyCoding } from "../adapters/content-coding.ts";
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and those the proxy must set itself. */
 const REQUEST_DROP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length", "accept-encoding", "expect"]);
@@ -79,8 +80,9 @@ export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPa
     recovered.set(tag, 0);
     const note: RequestNote = {};
     // An absolute-form target (`http://user:key@host/...`) is refused below; its text may hold a
-    // credential, so the log names only origin-form paths.
-    const pathname = req.url?.startsWith("/") ? req.url.split("?", 1)[0]! : "-";
+    // credential, so the log names only origin-form paths, and of those the path alone (no query,
+    // no fragment: either may hold a key).
+    const pathname = req.url?.startsWith("/") ? pathOnly(req.url) : "-";
     res.on("close", () => {
       // One line per request: never a header value, a query string or a body.
       const ms = Math.round(performance.now() - started);
@@ -113,6 +115,24 @@ export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPa
   return { server, shutdown, inFlight: () => recovered.size };
 }
 
+/**
+ * The request target without its fragment. Origin-form is a path and a query (RFC 9112 3.2.1); a
+ * conforming client never sends a fragment, but Node's parser lets one through. It is cut here,
+ * never forwarded (the URL would send it up as `%23...`) and never logged: whatever a client put
+ * after "#" was meant for no server.
+ */
+export function withoutFragment(target: string): string {
+  const at = target.indexOf("#");
+  return at < 0 ? target : target.slice(0, at);
+}
+
+/** The path the access log names: the target without its fragment and its query. */
+function pathOnly(target: string): string {
+  const cut = withoutFragment(target);
+  const at = cut.indexOf("?");
+  return at < 0 ? cut : cut.slice(0, at);
+}
+
 /** The plugin's lines name a session and a message; the proxy's requests are "proxy/<n>". */
 function debugTarget(tag: string | undefined): { sessionID: string; messageID: string | null } {
   const at = tag?.indexOf("/") ?? -1;
@@ -127,12 +147,11 @@ export function routeFor(routes: readonly Route[], path: string): { route: Route
   return undefined;
 }
 
-/** The upstream URL: its own path, then the client's path and query, never another origin. */
 /**
  * The upstream URL: its own path, then the client's path and query, never another origin, and never
  * above the upstream's own path (dot segments, plain or percent-encoded, that climb out of it give
- * undefined). The upstream's own query (Azure's `api-version`) stays, but a name the client sends
- * itself is the client's.
+ * undefined, also when an encoded slash or backslash joins them). The upstream's own query (Azure's
+ * `api-version`) stays, but a name the client sends itself is the client's.
  */
 export function upstreamTarget(upstream: URL, rest: string): URL | undefined {
   const target = new URL(upstream.href);
@@ -142,6 +161,7 @@ export function upstreamTarget(upstream: URL, rest: string): URL | undefined {
   while (base.endsWith("/")) base = base.slice(0, -1);
   target.pathname = base + (path.startsWith("/") ? path : `/${path}`);
   if (base !== "" && target.pathname !== base && !target.pathname.startsWith(`${base}/`)) return undefined;
+  if (base !== "" && climbsThroughEncodedSeparators(target.pathname.slice(base.length))) return undefined;
   const query = at < 0 ? "" : rest.slice(at + 1);
   const given = new Set(new URLSearchParams(query).keys());
   const kept = upstream.search.slice(1).split("&").filter((pair) => pair !== "" && !given.has(new URLSearchParams(pair).keys().next().value ?? ""));
@@ -150,10 +170,31 @@ export function upstreamTarget(upstream: URL, rest: string): URL | undefined {
   return target;
 }
 
+/**
+ * Whether `rest` (what follows the upstream's own path, already normalised by URL) climbs above its
+ * start once `%2F` and `%5C` (any case) are read as separators and `%2E` as a dot. URL keeps
+ * `..%2F..%2Fadmin` as one segment, but an upstream or a server in front of it that decodes the
+ * encoded slash before it resolves dot segments serves `/admin` (a known path-confusion class). An
+ * encoded slash that stays inside (a model id in `/models/org%2Fname`) goes up as sent. Empty
+ * segments count for nothing here, so this never allows less than a resolver that keeps them.
+ */
+function climbsThroughEncodedSeparators(rest: string): boolean {
+  let read = rest.toLowerCase();
+  if (!read.includes("%")) return false; // URL has resolved every plain dot segment already
+  read = read.replaceAll("%2f", "/").replaceAll("%5c", "/").replaceAll("%2e", ".");
+  let depth = 0;
+  for (const segment of read.split("/")) {
+    if (segment === "..") {
+      if (--depth < 0) return true;
+    } else if (segment !== "" && segment !== ".") depth++;
+  }
+  return false;
+}
+
 async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: string, note: RequestNote, config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "headersTimeoutMs" | "options">, repaired: typeof fetch, asSent: WeakSet<Response>, debug: DebugLog, debugText: (line: string) => void): Promise<void> {
-  const url = req.url ?? "/";
+  const url = withoutFragment(req.url ?? "/");
   if (!url.startsWith("/")) return plain(res, 400, "absolute-form request targets are not proxied");
-  if (url.split("?", 1)[0] === config.healthPath && (req.method === "GET" || req.method === "HEAD")) return healthy(res);
+  if (pathOnly(url) === config.healthPath && (req.method === "GET" || req.method === "HEAD")) return healthy(res);
   const matched = routeFor(config.routes, url);
   if (!matched) return plain(res, 404, "no upstream is configured for this path");
   const declared = Number(req.headers["content-length"] ?? 0);
@@ -234,8 +275,11 @@ async function readBody(req: http.IncomingMessage, limit: number): Promise<Uint8
  */
 async function relay(response: Response, res: http.ServerResponse, abort: AbortController, note: RequestNote, rewritten: boolean): Promise<void> {
   const headers: Record<string, string | string[]> = {};
-  // fetch decodes a compressed body the upstream sent anyway: its encoding and length no longer hold.
-  const decoded = (response.headers.get("content-encoding") ?? "identity") !== "identity";
+  // The upstream compressed its answer despite `accept-encoding: identity`. A body fetch decoded
+  // goes out plain, without the encoding and length that no longer hold; one it did not decode goes
+  // out byte for byte with both (the repair stood aside: src/adapters/fetch.ts).
+  const coding = bodyCoding(response);
+  const decoded = coding === "decoded";
   const hop = namedInConnection(response.headers.get("connection"));
   response.headers.forEach((value, name) => {
     if (RESPONSE_DROP.has(name) || hop.has(name) || (decoded && (name === "content-encoding" || name === "content-length"))) return;
@@ -243,7 +287,8 @@ async function relay(response: Response, res: http.ServerResponse, abort: AbortC
   });
   res.writeHead(response.status, response.statusText, headers);
   if (response.body === null) return void res.end();
-  const events = !rewritten && (response.headers.get("content-type") ?? "").includes("text/event-stream") ? new WholeEvents() : undefined;
+  // Still-encoded bytes have no events to keep whole.
+  const events = !rewritten && coding !== "encoded" && (response.headers.get("content-type") ?? "").includes("text/event-stream") ? new WholeEvents() : undefined;
   const reader = response.body.getReader();
   try {
     for (;;) {

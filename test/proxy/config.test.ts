@@ -31,6 +31,29 @@ describe("proxy settings", () => {
     }
   });
 
+  test("a --route replaces the file's route for the same prefix; --upstream beats DSML_FIX_UPSTREAM, which beats the file's upstream", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "dsml-proxy-"));
+    const file = path.join(dir, "proxy.json");
+    writeFileSync(file, JSON.stringify({ upstream: "http://127.0.0.1:1/file", routes: { "/ds": "http://127.0.0.1:1/file-ds", "/other": "http://127.0.0.1:1/file-other" } }));
+    try {
+      const table = (argv: string[], env: NodeJS.ProcessEnv = {}) => proxyConfig(["--config", file, ...argv], env).routes.map((r) => [r.prefix, r.upstream.href]);
+      // One route per prefix (routeFor takes the first match, so a second one could never be used).
+      expect(table(["--route", "/ds=http://127.0.0.1:2/flag-ds"])).toEqual([["/other", "http://127.0.0.1:1/file-other"], ["/ds", "http://127.0.0.1:2/flag-ds"], ["", "http://127.0.0.1:1/file"]]);
+      expect(table([], { DSML_FIX_UPSTREAM: "http://127.0.0.1:3/env" }).at(-1)).toEqual(["", "http://127.0.0.1:3/env"]);
+      expect(table(["--upstream", "http://127.0.0.1:2/flag"], { DSML_FIX_UPSTREAM: "http://127.0.0.1:3/env" }).at(-1)).toEqual(["", "http://127.0.0.1:2/flag"]);
+      // A request for the prefix goes where the flag says.
+      const routes = proxyConfig(["--config", file, "--route", "/ds=http://127.0.0.1:2/flag-ds"]).routes;
+      expect(routeFor(routes, "/ds/chat/completions")!.route.upstream.href).toBe("http://127.0.0.1:2/flag-ds");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("the same prefix given twice as a flag is refused (which one was meant is the operator's call)", () => {
+    expect(() => proxyConfig(["--route", "/ds=http://127.0.0.1:1/a", "--route", "/ds=http://127.0.0.1:1/b"])).toThrow(ProxyUsageError);
+    expect(() => proxyConfig(["--route", "/ds=http://127.0.0.1:1/a", "--route", "/ds=http://127.0.0.1:1/b"])).toThrow("given twice");
+  });
+
   test.each([
     [[], "no upstream"],
     [["--upstream", "ftp://x"], "http or https"],
@@ -59,6 +82,12 @@ describe("proxy settings", () => {
   test("a client path never climbs above the upstream's own path: dot segments, plain or percent-encoded, are refused", () => {
     const base = new URL("https://h/beta");
     for (const rest of ["/../admin", "/%2e%2e/admin", "/%2E%2E/%2e%2e/admin", "/.%2e/admin", "/v1/../../admin", "/.."]) expect([rest, upstreamTarget(base, rest)?.href]).toEqual([rest, undefined]);
+    // Joined by an encoded slash or backslash (one segment to URL, a climb to an upstream that
+    // decodes %2F before it resolves dot segments).
+    for (const rest of ["/..%2F..%2Fadmin", "/..%2fadmin", "/..%5Cadmin", "/..%5cadmin", "/v1%2F..%2F..%2Fadmin", "/%2e%2e%2Fadmin", "/v1/.%2E%2F%2e.%2Fadmin", "/a%2F%2F..%2F..%2Fadmin"]) expect([rest, upstreamTarget(base, rest)?.href]).toEqual([rest, undefined]);
+    // An encoded slash that stays inside goes up as sent (a model id with a slash in it).
+    expect(upstreamTarget(base, "/v1/models/deepseek-ai%2FDeepSeek-V3")!.href).toBe("https://h/beta/v1/models/deepseek-ai%2FDeepSeek-V3");
+    expect(upstreamTarget(base, "/v1/a%2F..%2Fmodels")!.href).toBe("https://h/beta/v1/a%2F..%2Fmodels");
     // Dot segments that stay inside are the upstream's business, as a direct request would be.
     expect(upstreamTarget(base, "/v1/../v2/models")!.href).toBe("https://h/beta/v2/models");
     expect(upstreamTarget(base, "/")!.href).toBe("https://h/beta/");

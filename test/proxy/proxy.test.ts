@@ -316,10 +316,32 @@ describe("hops and paths", () => {
     expect([res.headers.get("x-upstream-hop"), res.headers.get("proxy-connection"), res.headers.get("x-kept")]).toEqual([null, null, "yes"]);
   });
 
-  test.each(["/v1/../../admin", "/%2e%2e/admin", "/v1/.%2e/%2E%2E/admin"])("%s climbs above the upstream's path (/v1): 400, nothing sent up", async (path) => {
+  test.each(["/v1/../../admin", "/%2e%2e/admin", "/v1/.%2e/%2E%2E/admin", "/..%2F..%2Fadmin", "/v1%2f..%5C..%5Cadmin"])("%s climbs above the upstream's path (/v1): 400, nothing sent up", async (path) => {
     upstream.answer((_req, res) => res.writeHead(200).end("ok"));
     const reply = await raw(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     expect([reply.split(" ")[1], upstream.seen.length]).toEqual(["400", 0]);
+  });
+
+  test.each([
+    ["/models#key=sk-FRAG-1", "/v1/models", "GET /models 200 "],
+    ["/models#key=sk-FRAG-1?limit=2", "/v1/models", "GET /models 200 "],
+    ["/models?limit=2#key=sk-FRAG-1", "/v1/models?limit=2", "GET /models 200 "],
+  ])("a fragment (%s) is cut: never sent up, never logged", async (target, sent, logged) => {
+    upstream.answer((_req, res) => res.writeHead(200).end("ok"));
+    const before = proxy.lines.length;
+    const reply = await raw(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    for (let i = 0; i < 200 && proxy.lines.length === before; i++) await new Promise((r) => setTimeout(r, 5));
+    expect([reply.split(" ")[1], upstream.seen.map((s) => s.url)]).toEqual(["200", [sent]]);
+    expect(proxy.lines.slice(before)).toHaveLength(1);
+    expect(proxy.lines[before]!.startsWith(logged)).toBe(true);
+    expect(proxy.lines.join("\n")).not.toContain("FRAG");
+  });
+
+  test("an encoded slash that stays inside the upstream's path goes up as sent", async () => {
+    upstream.answer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("{}"));
+    const res = await fetch(`${proxy.url}/models/deepseek-ai%2FDeepSeek-V3`);
+    await res.arrayBuffer();
+    expect([res.status, upstream.seen.map((s) => s.url)]).toEqual([200, ["/v1/models/deepseek-ai%2FDeepSeek-V3"]]);
   });
 
   test("an absolute-form target with a key in it is refused, and the log line names no part of it", async () => {
