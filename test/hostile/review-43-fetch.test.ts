@@ -1,0 +1,89 @@
+// Review 43 (hostile, tests only): the fetch adapter (src/adapters/fetch.ts) and the chat wire it
+// drives. Each failing test says what is wrong, its severity and the suspected source file.
+// Markup is Hermes `<tool_call>` JSON, so no DSML marker bytes are needed.
+import { describe, expect, test } from "bun:test";
+import { repairFetch } from "../../src/adapters/fetch.ts";
+
+const READ = { type: "function", function: { name: "read", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } } };
+const CALL = '<tool_call>{"name":"read","arguments":{"path":"/etc/passwd"}}</tool_call>';
+const envelope = { id: "chatcmpl-43", object: "chat.completion.chunk", created: 1, model: "m" };
+const sse = (chunks: object[]) => `${chunks.map((c) => `data: ${JSON.stringify({ ...envelope, ...c })}\n\n`).join("")}data: [DONE]\n\n`;
+const delta = (index: number, content: string) => ({ index, delta: { content }, finish_reason: null });
+
+/** The repaired answer a client reads for `answer` (an event stream or a JSON body) to a chat request declaring `read`. */
+async function repaired(answer: string, type: string, extra: object = {}): Promise<string> {
+  const upstream = (async () => new Response(answer, { headers: { "content-type": type } })) as unknown as typeof fetch;
+  const res = await repairFetch({}, upstream)("http://127.0.0.1:1/v1/chat/completions", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "m", stream: type === "text/event-stream", messages: [{ role: "user", content: "show me the call format" }], tools: [READ], ...extra }),
+  });
+  return res.text();
+}
+
+/** Every tool call name and arguments the client reads, from an event stream or a JSON answer. */
+function callsIn(text: string): string[] {
+  const found: string[] = [];
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (value === null || typeof value !== "object") return;
+    const record = value as Record<string, unknown>;
+    if (Array.isArray(record.tool_calls)) for (const call of record.tool_calls as { function?: { name?: string; arguments?: string } }[]) found.push(`${call.function?.name}:${call.function?.arguments ?? ""}`);
+    Object.values(record).forEach(visit);
+  };
+  for (const line of text.split("\n")) {
+    const json = line.startsWith("data: ") ? line.slice(6) : line;
+    try {
+      visit(JSON.parse(json));
+    } catch {
+      // [DONE], blank lines
+    }
+  }
+  return found;
+}
+
+/** The content of choice 0 as the client reads it (stream deltas joined, or the JSON message). */
+function choiceZeroText(text: string): string {
+  let out = "";
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("data: {")) continue;
+    for (const choice of JSON.parse(line.slice(6)).choices ?? []) if (choice.index === 0 && typeof choice.delta?.content === "string") out += choice.delta.content;
+  }
+  return out;
+}
+
+describe("n > 1: a chunk that carries choice 1 before choice 0", () => {
+  // FINDING (wrong execution, high). Choice 0 writes a fenced example: "Example:\n```\n<call>\n```\n".
+  // The chunk that carries the fence opener also carries choice 1, listed first. The chat
+  // rewriter looks only at choices[0] ("other choices are left alone", src/wires/chat/rewriter.ts
+  // #chunk), so that whole chunk passes unread: the client sees the fence opener, but the
+  // engine never does, reads the example as a live call outside any fence, and turns it into a
+  // real tool call for `read /etc/passwd`. The same reply as JSON recovers nothing (hard negative
+  // below). Expected: choice 0's text is read whatever its position in `choices` (or, when it
+  // cannot be, the stream is left alone from there on), so an example stays an example.
+  // Suspected: src/wires/chat/rewriter.ts (#chunk reads choices[0] only).
+  test("a fenced example in choice 0 never runs because choice 1 came first in one chunk", async () => {
+    const text = await repaired(
+      sse([
+        { choices: [delta(0, "Example:\n")] },
+        { choices: [delta(1, "other answer"), delta(0, "```\n")] },
+        { choices: [delta(0, CALL)] },
+        { choices: [delta(0, "\n```\n")] },
+        { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+      ]),
+      "text/event-stream",
+      { n: 2 },
+    );
+    expect(callsIn(text)).toEqual([]);
+    expect(choiceZeroText(text)).toBe(`Example:\n\`\`\`\n${CALL}\n\`\`\`\n`);
+  });
+
+  // Hard negative: the same reply as one JSON answer is documentation and stays text.
+  test("the same reply as JSON recovers nothing", async () => {
+    const content = `Example:\n\`\`\`\n${CALL}\n\`\`\`\n`;
+    const json = JSON.stringify({ id: "c", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }] });
+    const text = await repaired(json, "application/json");
+    expect(callsIn(text)).toEqual([]);
+    expect(JSON.parse(text).choices[0].message.content).toBe(content);
+  });
+});
