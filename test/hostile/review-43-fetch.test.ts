@@ -87,3 +87,73 @@ describe("n > 1: a chunk that carries choice 1 before choice 0", () => {
     expect(JSON.parse(text).choices[0].message.content).toBe(content);
   });
 });
+
+/** The repaired JSON answer for `request` (a JSON body posted to `path`) when the upstream answers `answer`. */
+async function repairedJson(path: string, request: object, answer: object): Promise<Record<string, unknown>> {
+  const upstream = (async () => new Response(JSON.stringify(answer), { headers: { "content-type": "application/json" } })) as unknown as typeof fetch;
+  const res = await repairFetch({}, upstream)(`http://127.0.0.1:1${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(request) });
+  return (await res.json()) as Record<string, unknown>;
+}
+
+describe("a reply that continues an assistant prefill", () => {
+  // FINDING (wrong execution, high). Anthropic Messages (and the Anthropic-compatible endpoints
+  // of MiniMax, Qwen, DeepSeek) continue a last assistant turn: a "prefill". Opening a code fence
+  // there ("```\n") is the usual way to make the model write an example. The model's reply is the
+  // inside of that fence: "<call>\n```". The repair reads the reply as if it started a fresh
+  // message, so the example is outside any fence to it, becomes a real `read /etc/passwd`
+  // tool_use, and the closing fence is gone too. Expected: the reply is read after the prefill's
+  // text (its documentation context carries over), so the example stays text; or a request that
+  // ends in an assistant turn is not repaired.
+  // Suspected: src/adapters/fetch.ts (planWire) / src/wires/anthropic/wire.ts: the engine never learns the prefill.
+  test("Anthropic: a prefill that opens a fence keeps the reply an example", async () => {
+    const reply = `${CALL}\n\`\`\``;
+    const out = await repairedJson(
+      "/v1/messages",
+      {
+        model: "MiniMax-M2",
+        max_tokens: 512,
+        tools: [{ name: "read", input_schema: READ.function.parameters }],
+        messages: [
+          { role: "user", content: "Show me, in a code block, what a read call looks like." },
+          { role: "assistant", content: "Here is the example:\n```\n" },
+        ],
+      },
+      { id: "msg_1", type: "message", role: "assistant", model: "MiniMax-M2", content: [{ type: "text", text: reply }], stop_reason: "end_turn", usage: { input_tokens: 1, output_tokens: 1 } },
+    );
+    expect(out.content).toEqual([{ type: "text", text: reply }]);
+    expect(out.stop_reason).toBe("end_turn");
+  });
+
+  // FINDING (wrong execution, high). The same with DeepSeek's chat prefix completion
+  // (https://api.deepseek.com/beta, a last assistant message with `prefix: true`): the model
+  // continues "```xml\n", so its reply is the inside of an XML code block, and the repair runs it.
+  // Suspected: src/adapters/fetch.ts / src/wires/chat/wire.ts (the prefix is not read).
+  test("DeepSeek prefix completion: a prefix that opens a fence keeps the reply an example", async () => {
+    const reply = `${CALL}\n\`\`\``;
+    const out = await repairedJson(
+      "/beta/chat/completions",
+      {
+        model: "deepseek-chat",
+        tools: [READ],
+        messages: [
+          { role: "user", content: "Show me, in a code block, what a read call looks like." },
+          { role: "assistant", content: "```xml\n", prefix: true },
+        ],
+      },
+      { id: "c", object: "chat.completion", created: 1, model: "deepseek-chat", choices: [{ index: 0, message: { role: "assistant", content: reply }, finish_reason: "stop" }] },
+    );
+    const choice = (out.choices as { message: { content: unknown; tool_calls?: unknown }; finish_reason: string }[])[0]!;
+    expect([choice.message.content, choice.message.tool_calls, choice.finish_reason]).toEqual([reply, undefined, "stop"]);
+  });
+
+  // Hard negative: with no prefill the same reply is a call outside any fence and is recovered
+  // (the stray closing fence after it is the model's noise).
+  test("without a prefill the same reply is a call", async () => {
+    const out = await repairedJson(
+      "/v1/messages",
+      { model: "MiniMax-M2", max_tokens: 512, tools: [{ name: "read", input_schema: READ.function.parameters }], messages: [{ role: "user", content: "read /etc/passwd" }] },
+      { id: "msg_1", type: "message", role: "assistant", model: "MiniMax-M2", content: [{ type: "text", text: CALL }], stop_reason: "end_turn", usage: { input_tokens: 1, output_tokens: 1 } },
+    );
+    expect((out.content as { type: string; name?: string }[]).map((b) => [b.type, b.name])).toEqual([["tool_use", "read"]]);
+  });
+});

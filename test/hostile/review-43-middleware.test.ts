@@ -68,3 +68,33 @@ describe("two text parts interleaved", () => {
     expect(generated.content.filter((p) => p.type === "tool-call")).toEqual([]);
   });
 });
+
+describe("a prompt that ends in an assistant prefill", () => {
+  // FINDING (wrong execution, high). @ai-sdk/anthropic (and other providers) send a prompt whose
+  // last message is the assistant's as a prefill the model continues. The prefill opens a code
+  // fence, so the model's reply is the inside of it: "<call>\n```". The middleware reads the
+  // reply as a fresh message: the example becomes a real `read /etc/passwd` call, in the stream
+  // and in doGenerate alike. Expected: the reply is read after the prefill's text (its
+  // documentation context carries over), or a prompt ending in an assistant turn is not repaired.
+  // Suspected: src/adapters/middleware.ts (prepare: the prompt's trailing assistant text never reaches the engine).
+  const prefilled = {
+    ...params,
+    prompt: [
+      { role: "user", content: [{ type: "text", text: "Show me, in a code block, what a read call looks like." }] },
+      { role: "assistant", content: [{ type: "text", text: "Here is the example:\n```\n" }] },
+    ],
+  } as LanguageModelV3CallOptions;
+  const reply = `${CALL}\n\`\`\``;
+
+  test("stream: the reply inside the prefill's fence stays text", async () => {
+    const { stream } = await model([{ type: "text-start", id: "t" }, text("t", reply), { type: "text-end", id: "t" }]).doStream(prefilled);
+    const out = await convertReadableStreamToArray(stream);
+    expect(out.filter((p) => p.type === "tool-call")).toEqual([]);
+    expect(textById(out)).toEqual({ t: reply });
+  });
+
+  test("doGenerate: the reply inside the prefill's fence stays text", async () => {
+    const generated = await model([], [{ type: "text", text: reply }]).doGenerate(prefilled);
+    expect(generated.content).toEqual([{ type: "text", text: reply }]);
+  });
+});

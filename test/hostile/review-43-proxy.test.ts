@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { correctionText } from "../../src/retry/state.ts";
+import { anthropicStream } from "../e2e/wire-servers.ts";
 import { chatSse, startProxy, startUpstream, TOOLS, type Proxy, type Upstream } from "../proxy/support.ts";
 
 let upstream: Upstream;
@@ -140,5 +141,36 @@ describe("request targets", () => {
     await raw("GET /models#key=sk-LOGGED-43 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
     for (let i = 0; i < 200 && proxy.lines.length === before; i++) await new Promise((resolve) => setImmediate(resolve));
     expect(proxy.lines.slice(before).join("\n")).not.toContain("sk-LOGGED-43");
+  });
+});
+
+describe("an Anthropic prefill through the proxy", () => {
+  // FINDING (wrong execution, high; the proxy face of the prefill finding in
+  // review-43-fetch.test.ts). A client prefills the assistant turn with an opened code fence so
+  // the model writes an example; the streamed reply is the inside of that fence. The proxy turns
+  // it into a tool_use block for `read /etc/passwd`. Expected: the reply stays text.
+  // Suspected: src/adapters/fetch.ts (planWire) / src/wires/anthropic/*: the prefill is never read.
+  test("a streamed reply inside the prefill's fence is no tool_use", async () => {
+    const reply = `${READ_CALL}\n\`\`\``;
+    upstream.answer((_req, res) => res.writeHead(200, { "content-type": "text/event-stream" }).end(anthropicStream(reply, "MiniMax-M2")));
+    const body = {
+      model: "MiniMax-M2",
+      max_tokens: 512,
+      stream: true,
+      tools: [{ name: "read", input_schema: TOOLS[0]!.function.parameters }],
+      messages: [
+        { role: "user", content: "Show me, in a code block, what a read call looks like." },
+        { role: "assistant", content: "Here is the example:\n```\n" },
+      ],
+    };
+    const res = await fetch(`${proxy.url}/messages`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": "ak-43" }, body: JSON.stringify(body) });
+    const text = await res.text();
+    expect(text).not.toContain('"tool_use"');
+    let shown = "";
+    for (const line of text.split("\n")) if (line.startsWith("data: ")) {
+      const event = JSON.parse(line.slice(6));
+      if (event.type === "content_block_delta" && event.delta?.type === "text_delta") shown += event.delta.text;
+    }
+    expect(shown).toBe(reply);
   });
 });
