@@ -157,3 +157,56 @@ describe("a reply that continues an assistant prefill", () => {
     expect((out.content as { type: string; name?: string }[]).map((b) => [b.type, b.name])).toEqual([["tool_use", "read"]]);
   });
 });
+
+describe("Responses stream: a content part that arrives with text", () => {
+  const fence = "Example:\n```\n";
+  const full = `${fence}${CALL}\n\`\`\``;
+  const response = (status: string, output: object[]) => ({ id: "resp_43", object: "response", created_at: 1, status, model: "m", output });
+  const message = (text: string, status = "completed") => ({ id: "msg_43", type: "message", status, role: "assistant", content: [{ type: "output_text", text, annotations: [] }] });
+  const events = (list: object[]) => list.map((e, i) => `event: ${(e as { type: string }).type}\ndata: ${JSON.stringify({ ...e, sequence_number: i })}\n\n`).join("");
+  const part = { item_id: "msg_43", output_index: 0, content_index: 0 };
+
+  async function run(stream: string): Promise<{ calls: string[]; done: string[] }> {
+    const upstream = (async () => new Response(stream, { headers: { "content-type": "text/event-stream" } })) as unknown as typeof fetch;
+    const res = await repairFetch({}, upstream)("http://127.0.0.1:1/v1/responses", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", stream: true, input: "show me the call format", tools: [{ type: "function", name: "read", parameters: READ.function.parameters }] }),
+    });
+    const calls: string[] = [];
+    const done: string[] = [];
+    for (const line of (await res.text()).split("\n")) {
+      if (!line.startsWith("data: ")) continue;
+      const event = JSON.parse(line.slice(6));
+      if (event.type === "response.output_item.done" && event.item?.type === "function_call") calls.push(`${event.item.name}:${event.item.arguments}`);
+      if (event.type === "response.output_text.done") done.push(event.text);
+    }
+    return { calls, done };
+  }
+
+  // FINDING (wrong execution + lost text, medium-high). `response.content_part.added` carries the
+  // part as it starts; OpenAI sends it empty, but a part that starts with text ("Example:\n```\n",
+  // as a Responses-compatible server that sends the first piece with the part may do) is the
+  // start of the text for a client that accumulates parts (the OpenAI SDK's stream snapshot).
+  // The Responses rewriter never reads that text: the engine sees only the deltas, so the fenced
+  // example becomes a real `read /etc/passwd` call, and the rewritten output_text.done says ""
+  // (the opening text and the closing fence are gone from the final answer). The Anthropic
+  // rewriter handles the same shape (text in content_block_start) correctly.
+  // Expected: a content part's initial text is fed like a delta (or the stream is left alone).
+  // Suspected: src/wires/responses/stream.ts (#decide has no case for response.content_part.added).
+  test("the part's initial text opens a fence the engine must see", async () => {
+    const out = await run(
+      events([
+        { type: "response.created", response: response("in_progress", []) },
+        { type: "response.output_item.added", output_index: 0, item: { id: "msg_43", type: "message", status: "in_progress", role: "assistant", content: [] } },
+        { type: "response.content_part.added", ...part, part: { type: "output_text", text: fence, annotations: [] } },
+        { type: "response.output_text.delta", ...part, delta: `${CALL}\n\`\`\`` },
+        { type: "response.output_text.done", ...part, text: full },
+        { type: "response.content_part.done", ...part, part: { type: "output_text", text: full, annotations: [] } },
+        { type: "response.output_item.done", output_index: 0, item: message(full) },
+        { type: "response.completed", response: response("completed", [message(full)]) },
+      ]),
+    );
+    expect(out).toEqual({ calls: [], done: [full] });
+  });
+});
