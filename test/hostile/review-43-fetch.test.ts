@@ -209,4 +209,21 @@ describe("Responses stream: a content part that arrives with text", () => {
     );
     expect(out).toEqual({ calls: [], done: [full] });
   });
+
+  // FINDING (same root cause, same severity): the message item itself may arrive in
+  // `response.output_item.added` with its content already started; that text is never fed either.
+  // Suspected: src/wires/responses/stream.ts (#added reads only the item's type).
+  test("the message item's initial content opens a fence the engine must see", async () => {
+    const out = await run(
+      events([
+        { type: "response.created", response: response("in_progress", []) },
+        { type: "response.output_item.added", output_index: 0, item: message(fence, "in_progress") },
+        { type: "response.output_text.delta", ...part, delta: `${CALL}\n\`\`\`` },
+        { type: "response.output_text.done", ...part, text: full },
+        { type: "response.output_item.done", output_index: 0, item: message(full) },
+        { type: "response.completed", response: response("completed", [message(full)]) },
+      ]),
+    );
+    expect(out).toEqual({ calls: [], done: [full] });
+  });
 });
