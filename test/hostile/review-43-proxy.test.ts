@@ -3,6 +3,11 @@
 // Markup is Hermes `<tool_call>` JSON, so no DSML marker bytes are needed.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ProxyUsageError, proxyConfig } from "../../src/proxy/config.ts";
+import { routeFor } from "../../src/proxy/server.ts";
 import { gzipSync } from "node:zlib";
 import { correctionText } from "../../src/retry/state.ts";
 import { anthropicStream } from "../e2e/wire-servers.ts";
@@ -172,5 +177,33 @@ describe("an Anthropic prefill through the proxy", () => {
       if (event.type === "content_block_delta" && event.delta?.type === "text_delta") shown += event.delta.text;
     }
     expect(shown).toBe(reply);
+  });
+});
+
+describe("routes given twice", () => {
+  // FINDING (forwarding, medium-low). The proxy's settings are "flags, then DSML_FIX_* environment,
+  // then a JSON/JSONC file" (src/proxy/config.ts), and `--upstream` does beat the file's
+  // `upstream`. A `--route` for a prefix the config file also routes does not: file routes are
+  // listed first, the sort by prefix length is stable, and routeFor takes the first match, so
+  // requests (with the client's key) keep going to the file's upstream, the one the operator
+  // meant to override on the command line, and nothing says so. Expected: the flag's route wins,
+  // or the duplicate prefix is a usage error.
+  // Suspected: src/proxy/config.ts (proxyConfig: routes pushed file-first, no duplicate check).
+  test("a --route overrides the config file's route for the same prefix, or is refused", () => {
+    const dir = mkdtempSync(join(tmpdir(), "review-43-"));
+    try {
+      const file = join(dir, "proxy.json");
+      writeFileSync(file, JSON.stringify({ routes: { "/deepseek": "http://127.0.0.1:1/old-gateway" } }));
+      let config: ReturnType<typeof proxyConfig>;
+      try {
+        config = proxyConfig(["--config", file, "--route", "/deepseek=http://127.0.0.1:2/new"]);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ProxyUsageError);
+        return;
+      }
+      expect(routeFor(config.routes, "/deepseek/chat/completions")!.route.upstream.href).toBe("http://127.0.0.1:2/new");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
