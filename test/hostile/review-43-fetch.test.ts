@@ -146,6 +146,29 @@ describe("a reply that continues an assistant prefill", () => {
     expect([choice.message.content, choice.message.tool_calls, choice.finish_reason]).toEqual([reply, undefined, "stop"]);
   });
 
+  // FINDING (same root cause, same severity): vLLM's chat completions continue the last
+  // assistant message when asked (`continue_final_message: true`, `add_generation_prompt: false`).
+  // Suspected: src/adapters/fetch.ts / src/wires/chat/wire.ts.
+  test("vLLM continue_final_message: a final assistant message that opens a fence keeps the reply an example", async () => {
+    const reply = `${CALL}\n\`\`\``;
+    const out = await repairedJson(
+      "/v1/chat/completions",
+      {
+        model: "Qwen/Qwen3-8B",
+        tools: [READ],
+        continue_final_message: true,
+        add_generation_prompt: false,
+        messages: [
+          { role: "user", content: "Show me, in a code block, what a read call looks like." },
+          { role: "assistant", content: "Here it is:\n```\n" },
+        ],
+      },
+      { id: "c", object: "chat.completion", created: 1, model: "Qwen/Qwen3-8B", choices: [{ index: 0, message: { role: "assistant", content: reply }, finish_reason: "stop" }] },
+    );
+    const choice = (out.choices as { message: { content: unknown; tool_calls?: unknown }; finish_reason: string }[])[0]!;
+    expect([choice.message.content, choice.message.tool_calls, choice.finish_reason]).toEqual([reply, undefined, "stop"]);
+  });
+
   // Hard negative: with no prefill the same reply is a call outside any fence and is recovered
   // (the stray closing fence after it is the model's noise).
   test("without a prefill the same reply is a call", async () => {
