@@ -207,3 +207,34 @@ describe("routes given twice", () => {
     }
   });
 });
+
+describe("request history: an example split across text blocks", () => {
+  // FINDING (lost text + a false correction, medium). A replayed Anthropic assistant turn shows a
+  // fenced example over two text blocks (citations, or a client that stores one block per
+  // streamed block, split text like this): "Example:\n```\n" | "<call>\n```\n". The live repair
+  // reads consecutive text blocks as one text (src/wires/anthropic/wire.ts), so the example was
+  // documentation and nothing ran. The history pass reads each block on its own: the second
+  // block's example looks live, is replaced by the removal note (the model's own example is lost
+  // from its history), and the proxy adds the "unexecuted-call" correction, telling the model its
+  // `read /etc/passwd` was not executed and to call it again. Expected: the blocks of one turn are
+  // read as one text (as the live repair reads them): the body goes up unchanged.
+  // Suspected: src/adapters/request-history.ts (redactTurn: one redactLeaks per part).
+  test("the blocks of one turn are read as one text", async () => {
+    upstream.answer((_req, res) => res.writeHead(200, { "content-type": "text/event-stream" }).end(anthropicStream("You're welcome.", "MiniMax-M2")));
+    const body = {
+      model: "MiniMax-M2",
+      max_tokens: 512,
+      stream: true,
+      tools: [{ name: "read", input_schema: TOOLS[0]!.function.parameters }],
+      messages: [
+        { role: "user", content: "Show me, in a code block, what a read call looks like." },
+        { role: "assistant", content: [{ type: "text", text: "Example:\n```\n" }, { type: "text", text: `${READ_CALL}\n\`\`\`\n` }] },
+        { role: "user", content: "thanks" },
+      ],
+    };
+    const sent = JSON.stringify(body);
+    const res = await fetch(`${proxy.url}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: sent });
+    await res.text();
+    expect(upstream.seen[0]!.body).toBe(sent);
+  });
+});
