@@ -2,9 +2,11 @@
 // what the call allows, and every engine guarded, so that a fault of its own costs a debug line
 // and passes the text through (src/engine/guarded.ts).
 import type { ToolSpec } from "../parse/types.ts";
-import type { EchoGuard, EngineOptions } from "../engine/types.ts";
+import type { AnswerSoFar, EchoGuard, EngineOptions, RepairEngine } from "../engine/types.ts";
 import { GuardedEngine } from "../engine/guarded.ts";
+import { describeError } from "../engine/describe-error.ts";
 import { engineOptions } from "../options/engine.ts";
+import type { Prefill } from "../wires/prefill.ts";
 import type { EngineFor } from "../wires/wire.ts";
 import type { AdapterOptions, EngineFactory } from "./options.ts";
 
@@ -18,15 +20,75 @@ export interface CallScope {
   isEchoed: EchoGuard | undefined;
   /** The call switched parallel tool calls off: one call per reply (CallPolicy.oneCall). */
   oneCall: boolean;
+  /**
+   * The text the reply continues: the call ended in an assistant turn the model goes on writing
+   * (src/wires/prefill.ts). Undefined: the reply starts a fresh message.
+   */
+  prefill?: Prefill | undefined;
 }
 
-/** A fresh guarded engine for each text channel of the call: "reasoning" for a D06 stretch, `continues` for a later part of one reply. */
+/**
+ * A fresh guarded engine for each text channel of the call: "reasoning" for a D06 stretch,
+ * `continues` for a later part of one reply. The first engine of the reply's text (no channel, no
+ * `continues`) reads on after the call's prefill, when it has one.
+ */
 export function callEngines(factory: EngineFactory, options: AdapterOptions, scope: CallScope, onError: (line: string) => void): EngineFor {
+  const base = (): EngineOptions => engineOptions(options, scope.tools, scope.declaredNames, scope.isEchoed);
   return (channel, continues) => {
     const extra: Partial<EngineOptions> = {};
     if (scope.oneCall) extra.maxCalls = 1;
     if (channel) extra.channel = channel;
-    if (continues) extra.continues = continues;
-    return new GuardedEngine(factory({ ...engineOptions(options, scope.tools, scope.declaredNames, scope.isEchoed), ...extra }), onError);
+    const before = continues ?? (channel || !scope.prefill ? undefined : prefillRead(factory, base(), scope.prefill, onError));
+    // The prefill could not be read: where the reply starts is unknown, so it passes through unread.
+    if (before === UNREAD) return new GuardedEngine(unreadEngine, onError);
+    if (before) extra.continues = before;
+    return new GuardedEngine(factory({ ...base(), ...extra }), onError);
   };
+}
+
+/**
+ * Where the reply's text starts when it continues `prefill`: the prefill read as replayed history
+ * (EngineOptions.history), so nothing in it is ever recovered, and what the engine releases is
+ * dropped (the prefill is the caller's text, never the reply's). Only its documentation context
+ * carries over: a fence it opened is open in the reply. Read anew for each engine that asks (one
+ * per choice), since an engine's context changes as it reads; undefined when the engine cannot say.
+ */
+function prefillRead(factory: EngineFactory, options: EngineOptions, prefill: Prefill, onError: (line: string) => void): AnswerSoFar | undefined | typeof UNREAD {
+  const { isEchoed: _, ...reading } = options;
+  let engine: RepairEngine;
+  try {
+    engine = factory({ ...reading, history: true });
+  } catch (error) {
+    onError(`reading the prefill: engine creation failed, the reply passes through: ${describeError(error)}`);
+    return UNREAD;
+  }
+  const guard = new GuardedEngine(engine, (line) => onError(`reading the prefill: ${line}`));
+  for (let i = 0; i < prefill.length; i++) {
+    const last = i === prefill.length - 1;
+    if (!guard.step({ delta: prefill[i], endSpan: !last, flush: last }).ok) return UNREAD;
+  }
+  const answer = guard.carryOver();
+  if (!answer) return guard.failed ? UNREAD : undefined;
+  // Nothing of the prefill is the reply's: no call of it counts against the reply's, no text of it is held.
+  const { tail: _tail, ...context } = answer;
+  return { ...context, calls: 0 };
+}
+
+/** The prefill's reading failed. */
+const UNREAD = Symbol("unread prefill");
+
+/** The engine of a reply whose prefill could not be read: it fails at its first step, so the guard passes the reply through. */
+const unreadEngine: RepairEngine = {
+  feed: refuse,
+  flush: refuse,
+  noteNativeToolCall: refuse,
+  heldText: refuse,
+  summary: refuse,
+  get held(): number {
+    return 0;
+  },
+};
+
+function refuse(): never {
+  throw new Error("the prefill the reply continues could not be read");
 }

@@ -10,6 +10,7 @@ import { type Json, isObject } from "../sse/json.ts";
 import { jsonOrUndefined } from "../grammar/plain-data.ts";
 import { offeredTools } from "../wires/tool-choice.ts";
 import type { EngineFor, Wire } from "../wires/wire.ts";
+import type { Prefill } from "../wires/prefill.ts";
 import { mayBeWire, wireFor } from "../wires/registry.ts";
 import { createRepairEngine } from "../engine/engine.ts";
 import { createAttemptCounter } from "./attempt-counter.ts";
@@ -40,6 +41,8 @@ interface Plan {
   wire?: Wire;
   /** The request switched parallel tool calls off: one call per reply (CallPolicy.oneCall). */
   oneCall?: boolean;
+  /** The text the reply continues: the request ended in an assistant turn (Wire.prefill). */
+  prefill?: Prefill;
 }
 
 interface ResponseContext {
@@ -67,7 +70,7 @@ export function repairFetch(
     const response = await baseFetch(plan.input, plan.init);
     const wire = plan.wire;
     if (!plan.tools || !wire) return response;
-    const scope = { tools: plan.tools, declaredNames: plan.declaredNames ?? [], isEchoed: plan.isEchoed, oneCall: plan.oneCall === true };
+    const scope = { tools: plan.tools, declaredNames: plan.declaredNames ?? [], isEchoed: plan.isEchoed, oneCall: plan.oneCall === true, prefill: plan.prefill };
     const engine = callEngines(factory, options, scope, requestDebug(options, plan.tag));
     return orPassThrough(options, "response repair", () => repairResponse(response, { options, plan, wire, engine }), async () => response);
   };
@@ -146,6 +149,9 @@ function planWire(plan: Plan, wire: Wire | undefined, body: Json, options: Adapt
   plan.tools = offeredTools(tools, choice);
   plan.declaredNames = wire.declaredNames(body);
   if (oneCall) plan.oneCall = true;
+  // A reply that continues the request's last assistant turn is read after that turn's text.
+  const prefill = wire.prefill(body);
+  if (prefill) plan.prefill = prefill;
   // Read only if a call is about to be recovered: the passthrough path never walks the messages.
   plan.isEchoed = requestEchoGuard(options, () => wire.given(body));
   plan.attempt = nextAttempt(plan.tag);

@@ -37,6 +37,8 @@ export class GuardedEngine {
   #held = 0;
   #failed = false;
   #flushed = false;
+  /** The caller stopped reading with this engine (stop()): done, though it neither failed nor was flushed. */
+  #stopped = false;
   /** The last step ended a span (endSpan or flush) and nothing was fed since: carryOver() may be read. */
   #spanEnded = false;
   #recovered = 0;
@@ -48,7 +50,7 @@ export class GuardedEngine {
 
   /** No more engine work: it either failed or was flushed. */
   get done(): boolean {
-    return this.#failed || this.#flushed;
+    return this.#failed || this.#flushed || this.#stopped;
   }
 
   get failed(): boolean {
@@ -104,6 +106,20 @@ export class GuardedEngine {
   }
 
   /**
+   * The caller reads no more text with this engine (what would come next is no longer one text
+   * with what came before it): the text it held, exactly as it was fed, for the caller to hand
+   * on as text; from then on it is done. Unlike a failure, the calls it recovered and its summary
+   * stand; nothing it held is decided, so no markup in it runs and none is stripped.
+   */
+  stop(): string {
+    if (this.done) return "";
+    const held = this.#heldBefore();
+    this.#stopped = true;
+    this.#held = 0;
+    return held;
+  }
+
+  /**
    * step({ withdraw: true }) for an engine already flushed (a Responses part that ended before the
    * native call came): nothing is released any more, only the report changes. False: it failed.
    */
@@ -133,7 +149,7 @@ export class GuardedEngine {
    * that cannot say.
    */
   carryOver(): AnswerSoFar | undefined {
-    if (!this.#spanEnded || this.#failed) return undefined;
+    if (!this.#spanEnded || this.#failed || this.#stopped) return undefined;
     try {
       return this.#engine.carryOver?.();
     } catch (error) {
@@ -147,7 +163,7 @@ export class GuardedEngine {
    * false once that text was released (another call, the tail limit) or decided.
    */
   get afterCall(): boolean {
-    if (this.#failed || this.#flushed) return false;
+    if (this.#failed || this.#flushed || this.#stopped) return false;
     try {
       return this.#engine.carryOver?.().tail !== undefined;
     } catch {

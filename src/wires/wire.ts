@@ -7,6 +7,7 @@ import type { EventRewriter } from "../sse/rewrite.ts";
 import type { Json } from "../sse/json.ts";
 import type { GuardedEngine } from "../engine/guarded.ts";
 import type { CallPolicy } from "./tool-choice.ts";
+import type { Prefill } from "./prefill.ts";
 
 /**
  * A fresh engine for one text channel of the response ("reasoning": a D06 reasoning stretch);
@@ -34,6 +35,8 @@ export interface Wire {
   allowed(body: Json): CallPolicy;
   /** Content the request gave the model (for the echo guard): every string of the body but the model's own words (src/echo/from-request.ts); read only when a call is about to be recovered. */
   given(body: Json): string[];
+  /** The text the reply continues when the request ends in an assistant turn (prefill.ts); undefined: the reply starts a fresh message. */
+  prefill(body: Json): Prefill | undefined;
   /** Repairs a parsed JSON response in place; true when anything changed. */
   repairJson(body: Json, ctx: WireJsonContext): boolean;
   /**

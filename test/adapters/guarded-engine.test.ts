@@ -74,3 +74,18 @@ describe("GuardedEngine.step", () => {
     expect(errors).toEqual([expect.stringContaining("stub: feed"), expect.stringContaining("could not hand back the 6 characters")]);
   });
 });
+
+describe("GuardedEngine.stop()", () => {
+  test("hands back what the engine held, as fed, and reads nothing more; the calls it made stand", () => {
+    const { guard, errors } = guarded();
+    expect(feed(guard, '<<CALL read {"path":"a"}>> then <<CA')).toMatchObject([{ type: "call" }, { type: "text", text: " then " }]);
+    expect(feed(guard, "LL read")).toEqual([]);
+    expect(guard.stop()).toBe("<<CALL read");
+    expect([guard.done, guard.failed, guard.held, guard.recovered]).toEqual([true, false, 0, 1]);
+    expect(guard.step({ delta: "more", flush: true })).toEqual({ ok: false, held: "" });
+    expect(guard.carryOver()).toBeUndefined();
+    expect(guard.summary()?.recovered).toBe(1);
+    expect(guard.stop()).toBe("");
+    expect(errors).toEqual([]);
+  });
+});

@@ -5,6 +5,7 @@ import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import type { JsonSchema, ToolSpec } from "../../parse/types.ts";
 import { givenFromCallOptions, requestEchoGuard } from "../../echo/from-request.ts";
 import { offeredTools, sdkOneCall, sdkToolChoice } from "../../wires/tool-choice.ts";
+import { sdkPrefill } from "../../wires/prefill.ts";
 import type { CallScope } from "../call-engines.ts";
 import { type AdapterOptions, REQUEST_TAG_HEADER } from "../options.ts";
 import { debugLine } from "../report.ts";
@@ -27,7 +28,7 @@ export function declaredTools(params: LanguageModelV3CallOptions): ToolSpec[] {
   return tools;
 }
 
-/** What the call lets a recovered call be, read from its call options; `tools`: declaredTools(params). */
+/** What the call lets a recovered call be and where its reply starts, read from its call options; `tools`: declaredTools(params). */
 export function callScope(params: LanguageModelV3CallOptions, tools: readonly ToolSpec[], options: AdapterOptions): CallScope {
   // Read only if a call is about to be recovered: the passthrough path never walks the prompt.
   const isEchoed = requestEchoGuard(options, () => givenFromCallOptions(params));
@@ -39,6 +40,8 @@ export function callScope(params: LanguageModelV3CallOptions, tools: readonly To
     isEchoed,
     // One call per reply, when the call switched parallel calls off.
     oneCall: sdkOneCall(params.providerOptions),
+    // A prompt that ends in an assistant turn: the reply continues its text.
+    prefill: sdkPrefill(params.prompt),
   };
 }
 

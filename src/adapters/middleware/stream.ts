@@ -6,7 +6,7 @@ import type { RecoveredCall } from "../../parse/types.ts";
 import type { EngineEvent } from "../../engine/types.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
 import type { Stage } from "../../sse/pull-stage.ts";
-import { noteFailure } from "../report.ts";
+import { noteFailure, requestDebug } from "../report.ts";
 import { type CallContext, finishReason, finishReport, metadata, reasoningCalls, toolCallPart } from "./call-context.ts";
 
 type Part = LanguageModelV3StreamPart;
@@ -27,6 +27,8 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
   let lastOpen: string | undefined;
   /** The text part that released text goes to: the last one text was fed under, or the newest one while text is held. */
   let owner: string | undefined;
+  /** The text part whose delta the engine read last. */
+  let fedFrom: string | undefined;
   let deferredEnd: Extract<Part, { type: "text-end" }> | undefined;
   let nativeNoted = false;
   /** The reasoning part a held trailing block belongs to, and its end, kept until the block runs or goes back. */
@@ -77,6 +79,9 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
     if (thinking !== undefined) endThought();
     if (!reasoning.answered) reasoning.noteContent(part.delta);
     if (heldThought !== undefined) payThought();
+    // Another text part is still open: the two are written at once, and their deltas are no one text.
+    if (fedFrom !== part.id && fedFrom !== undefined && open.has(fedFrom)) return standAside(part, fedFrom);
+    fedFrom = part.id;
     owner = part.id;
     const step = guard.step({ delta: part.delta });
     if (!step.ok) {
@@ -90,6 +95,24 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
     if (events.length === 1 && events[0]!.type === "text" && events[0]!.text === part.delta && isOpen(part.id)) out(part);
     else emit(events);
     if (deferredEnd !== undefined && guard.held === 0) releaseEnd();
+  }
+
+  /**
+   * Text parts interleave (`part` came while `other`, the part the engine read last, is still
+   * open): read as one text, one part's fence would close the other's and its example would run.
+   * The repair stands aside for the rest of the reply, as after an engine failure: what the
+   * engine held goes back to `other` as it was written, the calls already recovered stand, and
+   * every later part passes through as it came. Each part read alone would keep repairing, but a
+   * part's engine would need the other's documentation context and its count of calls, which only
+   * one reading of one text has; an unusual stream is better left unrepaired than misread.
+   */
+  function standAside(part: Extract<Part, { type: "text-delta" }>, other: string): void {
+    requestDebug(options, ctx.tag)("text parts interleave: the rest of the reply passes through unrepaired");
+    owner = other;
+    const held = guard.stop();
+    unhold();
+    text(held);
+    out(part);
   }
 
   function handle(part: Part): void {

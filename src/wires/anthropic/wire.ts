@@ -7,6 +7,7 @@ import { AnthropicStreamRewriter, NATIVE_BLOCKS } from "./stream.ts";
 import { givenFromMessagesBody } from "../../echo/from-request.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { declaredToolNames } from "../declared-names.ts";
+import { messagesPrefill } from "../prefill.ts";
 import type { Wire, WireJsonContext } from "../wire.ts";
 
 export const anthropicWire: Wire = {
@@ -15,6 +16,7 @@ export const anthropicWire: Wire = {
   declaredNames: declaredToolNames,
   allowed: (body) => ({ choice: anthropicToolChoice(body.tool_choice), oneCall: anthropicOneCall(body.tool_choice) }),
   given: givenFromMessagesBody,
+  prefill: messagesPrefill,
   repairJson: repairMessageJson,
   rewriter: (guard, onFinal, _engine, oneCall) => new AnthropicStreamRewriter(guard, onFinal, oneCall),
 };

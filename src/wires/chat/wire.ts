@@ -8,6 +8,7 @@ import { ReasoningChannel } from "../../engine/reasoning-channel.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { chatToolChoice, openAiOneCall } from "../tool-choice.ts";
 import { declaredToolNames } from "../declared-names.ts";
+import { chatPrefill } from "../prefill.ts";
 import type { Wire, WireJsonContext } from "../wire.ts";
 import { openAiCall } from "./openai.ts";
 import { ChunkRewriter } from "./rewriter.ts";
@@ -18,6 +19,7 @@ export const chatWire: Wire = {
   declaredNames: declaredToolNames,
   allowed: (body) => ({ choice: chatToolChoice(body.tool_choice), oneCall: openAiOneCall(body.parallel_tool_calls) }),
   given: givenFromChatBody,
+  prefill: chatPrefill,
   repairJson: repairChatJson,
   rewriter: (guard, onFinal, engine, oneCall) => {
     // D06: one engine per stretch of reasoning, each reading on where the last left off; their

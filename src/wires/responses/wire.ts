@@ -9,6 +9,7 @@ import { type Json, isObject } from "../../sse/json.ts";
 import { NATIVE_ITEMS, functionCallItem, textOf, textOfStep } from "./items.ts";
 import { ResponsesStreamRewriter } from "./stream.ts";
 import { declaredToolNames } from "../declared-names.ts";
+import { responsesPrefill } from "../prefill.ts";
 import type { Wire, WireJsonContext } from "../wire.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
 
@@ -18,6 +19,7 @@ export const responsesWire: Wire = {
   declaredNames: declaredToolNames,
   allowed: (body) => ({ choice: responsesToolChoice(body.tool_choice), oneCall: openAiOneCall(body.parallel_tool_calls) }),
   given: givenFromResponsesBody,
+  prefill: responsesPrefill,
   repairJson: repairResponseJson,
   rewriter: (guard, onFinal, engine, oneCall) => new ResponsesStreamRewriter(guard, onFinal, engine, oneCall),
 };

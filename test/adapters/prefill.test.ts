@@ -1,0 +1,249 @@
+// A reply that continues the request's last assistant turn (a prefill) is read after that turn's
+// text: a fence the prefill opened holds in the reply (review 43). The rule is src/wires/prefill.ts;
+// the reading, src/adapters/call-engines.ts. Markup is Hermes `<tool_call>` JSON: no DSML bytes.
+import { describe, expect, test } from "bun:test";
+import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageModelV3Prompt, LanguageModelV3StreamPart, LanguageModelV3Usage } from "@ai-sdk/provider";
+import { wrapLanguageModel } from "ai";
+import { MockLanguageModelV3, convertArrayToReadableStream, convertReadableStreamToArray } from "ai/test";
+import { repairMiddleware } from "../../src/adapters/middleware.ts";
+import { repairFetch } from "../../src/adapters/fetch.ts";
+import { createRepairEngine } from "../../src/engine/engine.ts";
+import type { EngineOptions, RepairEngine } from "../../src/engine/types.ts";
+import { randomCuts } from "../support/run-engine.ts";
+import { chatPrefill, messagesPrefill, responsesPrefill, sdkPrefill } from "../../src/wires/prefill.ts";
+import { JSON_HEADERS, type Json, anthropicTextStream, byteByByte, chunkedFetch, dataEvents, encode, postInit, seededCuts } from "./wire-support.ts";
+
+const SCHEMA = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
+const CHAT_TOOLS = [{ type: "function", function: { name: "read", parameters: SCHEMA } }];
+const MESSAGES_TOOLS = [{ name: "read", input_schema: SCHEMA }];
+const CALL = '<tool_call>{"name":"read","arguments":{"path":"/etc/passwd"}}</tool_call>';
+/** The inside of the prefill's fence, and the fence's end. */
+const REPLY = `${CALL}\n\`\`\``;
+const ASK = "Show me, in a code block, what a read call looks like.";
+
+describe("which turn a reply continues", () => {
+  const text = (t: string) => ({ type: "text", text: t });
+
+  test("chat: a last assistant message with text, whatever its flags; not one that made calls", () => {
+    const body = (last: Json) => ({ messages: [{ role: "user", content: ASK }, last] });
+    expect(chatPrefill(body({ role: "assistant", content: "```\n", prefix: true }))).toEqual(["```\n"]);
+    expect(chatPrefill(body({ role: "assistant", content: "```\n" }))).toEqual(["```\n"]);
+    expect(chatPrefill(body({ role: "assistant", content: [text("Here:\n"), text("```\n")] }))).toEqual(["Here:\n```\n"]);
+    expect(chatPrefill(body({ role: "assistant", content: "x", tool_calls: [{ id: "c", type: "function", function: { name: "read", arguments: "{}" } }] }))).toBeUndefined();
+    expect(chatPrefill(body({ role: "assistant", content: "" }))).toBeUndefined();
+    expect(chatPrefill(body({ role: "assistant", content: null }))).toBeUndefined();
+    expect(chatPrefill(body({ role: "user", content: "```\n" }))).toBeUndefined();
+    expect(chatPrefill({ messages: [] })).toBeUndefined();
+  });
+
+  test("Messages: a last assistant turn whose content ends in text; its text runs are spans", () => {
+    const body = (content: unknown) => ({ messages: [{ role: "user", content: ASK }, { role: "assistant", content }] });
+    expect(messagesPrefill(body("Here:\n```"))).toEqual(["Here:\n```"]);
+    expect(messagesPrefill(body([text("a"), text("b"), { type: "tool_use", id: "t", name: "read", input: {} }, text("c")]))).toEqual(["ab", "c"]);
+    expect(messagesPrefill(body([text("a"), { type: "tool_use", id: "t", name: "read", input: {} }]))).toBeUndefined();
+    expect(messagesPrefill({ messages: [{ role: "assistant", content: "x" }, { role: "user", content: "y" }] })).toBeUndefined();
+  });
+
+  test("Responses: a last assistant message item ending in a text part, each part a span", () => {
+    const body = (last: unknown) => ({ input: [{ role: "user", content: ASK }, last] });
+    expect(responsesPrefill(body({ role: "assistant", content: "```\n" }))).toEqual(["```\n"]);
+    const parts = [{ type: "output_text", text: "Here:\n" }, { type: "output_text", text: "```\n" }];
+    expect(responsesPrefill(body({ type: "message", role: "assistant", content: parts }))).toEqual(["Here:\n", "```\n"]);
+    expect(responsesPrefill(body({ type: "message", role: "assistant", content: [...parts, { type: "refusal", refusal: "no" }] }))).toBeUndefined();
+    expect(responsesPrefill(body({ type: "function_call", role: "assistant", name: "read", arguments: "{}" }))).toBeUndefined();
+    expect(responsesPrefill({ input: "```\n" })).toBeUndefined();
+  });
+
+  test("AI SDK: a last assistant message whose last part is text", () => {
+    const prompt = (content: unknown[]) => [{ role: "user", content: [text(ASK)] }, { role: "assistant", content }] as LanguageModelV3Prompt;
+    expect(sdkPrefill(prompt([text("```\n")]))).toEqual(["```\n"]);
+    expect(sdkPrefill(prompt([text("a"), { type: "reasoning", text: "r" }, text("b")]))).toEqual(["a", "b"]);
+    expect(sdkPrefill(prompt([text("a"), { type: "tool-call", toolCallId: "c", toolName: "read", input: {} }]))).toBeUndefined();
+    expect(sdkPrefill([{ role: "user", content: [text(ASK)] }] as LanguageModelV3Prompt)).toBeUndefined();
+  });
+});
+
+/** The calls and text a client reads from an Anthropic stream. */
+function anthropicRead(text: string): { calls: string[]; text: string } {
+  const out = { calls: [] as string[], text: "" };
+  for (const event of dataEvents(text)) {
+    if (event.type === "content_block_start" && event.content_block.type === "tool_use") out.calls.push(event.content_block.name);
+    if (event.type === "content_block_delta" && event.delta.type === "text_delta") out.text += event.delta.text;
+  }
+  return out;
+}
+
+describe("Anthropic stream: a reply inside the prefill's fence, however it is cut", () => {
+  const messages = (prefill: string) => [
+    { role: "user", content: ASK },
+    { role: "assistant", content: prefill },
+  ];
+  async function run(prefill: string, parts: Uint8Array[]) {
+    const res = await repairFetch({}, chunkedFetch(parts))("http://m.test/v1/messages", postInit({ model: "m", max_tokens: 9, stream: true, tools: MESSAGES_TOOLS, messages: messages(prefill) }));
+    return anthropicRead(await res.text());
+  }
+  const cuts: [string, (bytes: Uint8Array) => Uint8Array[]][] = [
+    ["whole", (bytes) => [bytes]],
+    ["byte by byte", byteByByte],
+    ...[1, 2, 3].map((seed): [string, (bytes: Uint8Array) => Uint8Array[]] => [`random cuts ${seed}`, (bytes) => seededCuts(bytes, seed, 16)]),
+  ];
+  for (const [name, cut] of cuts) {
+    for (const deltaSize of [1, 7, REPLY.length]) {
+      test(`${name}, text deltas of ${deltaSize}`, async () => {
+        const bytes = encode(anthropicTextStream(`\n${REPLY}`, deltaSize));
+        // Anthropic refuses a prefill that ends in whitespace: the fence line ends in the reply.
+        expect(await run("Here is the example:\n```", cut(bytes))).toEqual({ calls: [], text: `\n${REPLY}` });
+        // Hard negative: the same reply after a prefill that opens nothing is a call.
+        expect((await run("Sure.", cut(bytes))).calls).toEqual(["read"]);
+      });
+    }
+  }
+});
+
+describe("chat stream: DeepSeek prefix completion, however the deltas are cut", () => {
+  const chunk = (content: string) => `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "deepseek-chat", choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+  const end = `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "deepseek-chat", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`;
+  async function run(pieces: string[]) {
+    const body = { model: "deepseek-chat", stream: true, tools: CHAT_TOOLS, messages: [{ role: "user", content: ASK }, { role: "assistant", content: "```xml\n", prefix: true }] };
+    const res = await repairFetch({}, chunkedFetch([encode(pieces.map(chunk).join("") + end)]))("http://m.test/beta/chat/completions", postInit(body));
+    let text = "";
+    let calls = 0;
+    for (const event of dataEvents(await res.text())) {
+      const delta = event.choices?.[0]?.delta ?? {};
+      if (typeof delta.content === "string") text += delta.content;
+      calls += delta.tool_calls?.length ?? 0;
+    }
+    return { text, calls };
+  }
+  const splits: [string, string[]][] = [
+    ["whole", [REPLY]],
+    ["char by char", [...REPLY]],
+    ...[4, 5, 6].map((seed): [string, string[]] => {
+      const bounds = [0, ...randomCuts(REPLY.length, seed, 9), REPLY.length];
+      return [`random cuts ${seed}`, bounds.slice(1).map((to, i) => REPLY.slice(bounds[i], to))];
+    }),
+  ];
+  for (const [name, pieces] of splits) {
+    test(name, async () => {
+      expect(pieces.join("")).toBe(REPLY);
+      expect(await run(pieces)).toEqual({ text: REPLY, calls: 0 });
+    });
+  }
+});
+
+/** The repaired JSON answer to a chat request with these messages (and extra fields) when the upstream answers these contents. */
+async function chatJson(messages: Json[], contents: string[], extra: Json = {}, deps = {}): Promise<{ choices: { message: Json; finish_reason: string }[] }> {
+  const answer = { id: "c", object: "chat.completion", created: 1, model: "m", choices: contents.map((content, index) => ({ index, message: { role: "assistant", content }, finish_reason: "stop" })) };
+  const upstream = chunkedFetch([encode(JSON.stringify(answer))], JSON_HEADERS);
+  const res = await repairFetch({}, upstream, deps)("http://m.test/v1/chat/completions", postInit({ model: "m", tools: CHAT_TOOLS, messages, ...extra }));
+  return res.json();
+}
+
+describe("chat JSON", () => {
+  const user = { role: "user", content: ASK };
+
+  test("n > 1: every choice continues the prefill, each in a reading of its own", async () => {
+    // Choice 0 closes the prefill's fence; choice 1 is still inside it. Read after choice 0, choice 1's example would run.
+    const out = await chatJson([user, { role: "assistant", content: "```\n" }], ["x\n```\nDone.", REPLY], { n: 2 });
+    expect(out.choices.map((c) => [c.message.content, c.message.tool_calls, c.finish_reason])).toEqual([
+      ["x\n```\nDone.", undefined, "stop"],
+      [REPLY, undefined, "stop"],
+    ]);
+  });
+
+  test("a prefill that holds a whole call runs nothing of it and never shows up in the answer", async () => {
+    const prefill = `I'll read it.\n${CALL}\n`;
+    const quiet = await chatJson([user, { role: "assistant", content: prefill }], ["The file is empty."]);
+    expect([quiet.choices[0]!.message.content, quiet.choices[0]!.message.tool_calls]).toEqual(["The file is empty.", undefined]);
+    // The reply's own call, after the prefill's, is the one call.
+    const own = await chatJson([user, { role: "assistant", content: prefill }], [CALL]);
+    expect(own.choices[0]!.message.content).toBeNull();
+    expect((own.choices[0]!.message.tool_calls as Json[]).map((c) => c.function.name)).toEqual(["read"]);
+  });
+
+  test("a prefill that opens a call is not completed by the reply into one", async () => {
+    const out = await chatJson([user, { role: "assistant", content: '<tool_call>{"name":"read",' }], ['"arguments":{"path":"/etc/passwd"}}</tool_call>']);
+    expect([out.choices[0]!.message.content, out.choices[0]!.message.tool_calls]).toEqual(['"arguments":{"path":"/etc/passwd"}}</tool_call>', undefined]);
+  });
+
+  test("a last assistant turn that made calls is no prefill: the reply is read as a fresh message", async () => {
+    const calls = [{ id: "c1", type: "function", function: { name: "read", arguments: '{"path":"a"}' } }];
+    const out = await chatJson([user, { role: "assistant", content: "```\n", tool_calls: calls }], [CALL]);
+    expect((out.choices[0]!.message.tool_calls as Json[]).map((c) => c.function.name)).toEqual(["read"]);
+  });
+
+  const failing = {
+    "engine creation": (options: EngineOptions): RepairEngine => {
+      if (options.history) throw new Error("no reading today");
+      return createRepairEngine(options);
+    },
+    "a feed": (options: EngineOptions): RepairEngine => {
+      const engine = createRepairEngine(options);
+      if (options.history) engine.feed = () => { throw new Error("no reading today"); };
+      return engine;
+    },
+  };
+  test.each(Object.entries(failing))("a prefill that cannot be read (%s fails) leaves the reply unrepaired, with a debug line", async (_name, createEngine) => {
+    const lines: string[] = [];
+    const answer = { id: "c", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: CALL }, finish_reason: "stop" }] };
+    const upstream = chunkedFetch([encode(JSON.stringify(answer))], JSON_HEADERS);
+    const body = { model: "m", tools: CHAT_TOOLS, messages: [user, { role: "assistant", content: "Sure." }] };
+    const res = await repairFetch({ debug: (line) => lines.push(line) }, upstream, { createEngine })("http://m.test/v1/chat/completions", postInit(body));
+    const out = (await res.json()) as { choices: { message: Json }[] };
+    expect([out.choices[0]!.message.content, out.choices[0]!.message.tool_calls]).toEqual([CALL, undefined]);
+    expect(lines.some((line) => line.includes("reading the prefill"))).toBe(true);
+  });
+});
+
+test("Responses JSON: a reply continuing a trailing assistant message item stays inside its fence", async () => {
+  const message = (text: string) => ({ id: "msg_1", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [] }] });
+  const answer = { id: "resp_1", object: "response", created_at: 1, status: "completed", model: "m", output: [message(REPLY)] };
+  const body = {
+    model: "m",
+    tools: [{ type: "function", name: "read", parameters: SCHEMA }],
+    input: [
+      { role: "user", content: ASK },
+      { type: "message", role: "assistant", content: [{ type: "output_text", text: "Here:\n```\n" }] },
+    ],
+  };
+  const res = await repairFetch({}, chunkedFetch([encode(JSON.stringify(answer))], JSON_HEADERS))("http://m.test/v1/responses", postInit(body));
+  expect(((await res.json()) as Json).output).toEqual([message(REPLY)]);
+});
+
+describe("AI SDK middleware: a prompt that ends in an assistant prefill", () => {
+  const read: LanguageModelV3FunctionTool = { type: "function", name: "read", inputSchema: SCHEMA as LanguageModelV3FunctionTool["inputSchema"] };
+  const usage: LanguageModelV3Usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+  const text = (t: string) => ({ type: "text" as const, text: t });
+  const call = (prefill: unknown[]) =>
+    ({ prompt: [{ role: "user", content: [text(ASK)] }, { role: "assistant", content: prefill }], tools: [read] }) as unknown as LanguageModelV3CallOptions;
+
+  async function streamed(pieces: string[], params: LanguageModelV3CallOptions) {
+    const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }, { type: "text-start", id: "t" }, ...pieces.map((delta) => ({ type: "text-delta" as const, id: "t", delta })), { type: "text-end", id: "t" }, { type: "finish", usage, finishReason: { unified: "stop", raw: "stop" } }];
+    const mock = new MockLanguageModelV3({ doStream: async () => ({ stream: convertArrayToReadableStream(parts) }) });
+    const { stream } = await wrapLanguageModel({ model: mock, middleware: repairMiddleware({}) }).doStream(params);
+    const out = await convertReadableStreamToArray(stream);
+    return { calls: out.filter((p) => p.type === "tool-call").length, text: out.map((p) => (p.type === "text-delta" ? p.delta : "")).join("") };
+  }
+
+  const splits: [string, string[]][] = [
+    ["whole", [REPLY]],
+    ["char by char", [...REPLY]],
+    ...[7, 8].map((seed): [string, string[]] => {
+      const bounds = [0, ...randomCuts(REPLY.length, seed, 9), REPLY.length];
+      return [`random cuts ${seed}`, bounds.slice(1).map((to, i) => REPLY.slice(bounds[i], to))];
+    }),
+  ];
+  for (const [name, pieces] of splits) {
+    test(`stream, ${name}`, async () => {
+      expect(await streamed(pieces, call([text("Here is the example:\n"), text("```\n")]))).toEqual({ calls: 0, text: REPLY });
+      // Hard negative: after a turn that ended in a call, the reply is a fresh message and its call runs.
+      expect((await streamed(pieces, call([text("```\n"), { type: "tool-call", toolCallId: "c", toolName: "read", input: {} }]))).calls).toBe(1);
+    });
+  }
+
+  test("doGenerate: a prefill in parts (a reasoning part between) still holds the fence", async () => {
+    const mock = new MockLanguageModelV3({ doGenerate: async () => ({ content: [text(REPLY)], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }) });
+    const model = wrapLanguageModel({ model: mock, middleware: repairMiddleware({}) });
+    expect((await model.doGenerate(call([text("Here:\n```"), { type: "reasoning", text: "an example it is" }, text("\n")]))).content).toEqual([text(REPLY)]);
+  });
+});
