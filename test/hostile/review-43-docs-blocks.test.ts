@@ -93,3 +93,55 @@ describe("a line that is not one complete tag is no HTML block of type 7: the bl
     });
   }
 });
+
+/**
+ * A paragraph made only of link reference definitions is no paragraph a setext underline can
+ * turn into a heading. commonmark.js (blocks.js, the setext branch: after removing the
+ * definitions nothing is left, so no heading) keeps the underline (`=`, `===`, `-`, `--`) as the
+ * text of a new paragraph, and the next line continues that paragraph: lazily, inside a
+ * blockquote. The engine takes the underline as a setext heading (src/engine/doc-line-shapes.ts
+ * `underline` / doc-blocks.ts), a heading cannot be continued lazily, the blockquote closes, and
+ * the call on the next line runs.
+ *
+ * Severity: wrong execution (low-medium: a quoted definition list followed by an underline-like
+ * line is unusual). Expected: no call, text unchanged.
+ */
+describe("an underline under a paragraph of reference definitions is text, not a setext heading (wrong execution)", () => {
+  const underlines: [string, string][] = [
+    ["`===`", "> [a]: /x\n> ===\nX\n"],
+    ["`-`", "> [a]: /x\n> -\nX\n"],
+    ["`--`", "> [a]: /x\n> --\nX\n"],
+    ["`=` under a definition with a title", "> [fmt]: https://example.com 'The format'\n> =\nX\n"],
+  ];
+  for (const [name, template] of underlines) {
+    for (const [dialect, call] of Object.entries(CALLS)) {
+      test(`${name} (${dialect})`, () => {
+        const doc = template.replace("X", () => call);
+        expect(`${rendersAs(doc)}: ${show(doc)}`).toBe(`text in block_quote: ${show(doc)}`);
+        expect(`${callsIn(doc)} calls: ${show(doc)}`).toBe(`0 calls: ${show(doc)}`);
+      });
+    }
+  }
+
+  // Control: under an ordinary quoted paragraph `===` is a setext heading for commonmark.js too,
+  // the blockquote closes, and the call after it is text and runs.
+  for (const [dialect, call] of Object.entries(CALLS)) {
+    test(`control: under a quoted paragraph the underline is a heading and the call after it runs (${dialect})`, () => {
+      const doc = `> a\n> ===\n${call}\n`;
+      expect(`${rendersAs(doc)}: ${show(doc)}`).toBe(`text: ${show(doc)}`);
+      expect(callsIn(doc)).toBe(1);
+    });
+  }
+
+  // Severity: missed repair (low), the same misreading the other way: at the top level the
+  // underline and the indented line after it are one paragraph for commonmark.js (the indented
+  // line is a paragraph continuation, not indented code), so the call there is text and should
+  // run; the engine takes a heading, then indented code, and leaves it as text.
+  for (const dialect of ["hermes", "mistral"]) {
+    test(`missed repair: an indented call after \`[a]: /x\` and \`===\` continues the paragraph (${dialect})`, () => {
+      const doc = `[a]: /x\n===\n    ${CALLS[dialect]!.split("\n").join("\n    ")}\n`;
+      expect(`${rendersAs(doc)}: ${show(doc)}`).toBe(`text: ${show(doc)}`);
+      expect(`${callsIn(doc)} calls: ${show(doc)}`).toBe(`1 calls: ${show(doc)}`);
+    });
+  }
+});
