@@ -134,6 +134,11 @@ export class InlineContext {
     );
   }
 
+  /** At a continuation line's start: the paragraph so far is only link reference definitions. */
+  get onlyDefinitions(): boolean {
+    return this.definition.only;
+  }
+
   /** A paragraph starts (not a heading or table row): a link reference definition may open it. */
   paragraphStart(): void {
     this.definition.paragraphStart();

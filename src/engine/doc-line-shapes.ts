@@ -70,16 +70,18 @@ export class LineShapes {
   /**
    * A non-space character `c` at a block start, `indent` columns past its containers. A thematic
    * break may start at every block start of the line (`- ***` is one inside an item); one already
-   * running (`- - -`) wins while this character continues it.
+   * running (`- - -`) wins while this character continues it. `underParagraph`: a paragraph
+   * with text (not only reference definitions) is what the line would interrupt, so a run of
+   * `-` or `=` may be its setext underline.
    */
-  blockStart(c: number, indent: number, interruptsParagraph: boolean, enclosing: number): void {
+  blockStart(c: number, indent: number, underParagraph: boolean, enclosing: number): void {
     if (this.brk !== Line.Live || c !== this.brkChar) {
       if (indent < 4 && (c === DASH || c === STAR || c === UNDERSCORE || c === EQ)) {
         this.brk = Line.Live;
         this.brkChar = c;
         this.brkCount = 0;
         this.brkGap = false;
-        this.brkSetext = (c === DASH || c === EQ) && interruptsParagraph;
+        this.brkSetext = (c === DASH || c === EQ) && underParagraph;
         this.brkDepth = enclosing;
       } else this.brk = Line.Dead;
     }
