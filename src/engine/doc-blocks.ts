@@ -187,7 +187,8 @@ export class BlockReader {
   /** A non-space character after the matched containers: true when the mode changed and `c` must be stepped again. */
   private blockStart(c: number, take: boolean): boolean {
     const indent = this.blocks.indent;
-    this.shapes.blockStart(c, indent, this.blocks.interruptsParagraph, this.blocks.enclosing);
+    // A paragraph of only reference definitions is none a setext underline turns into a heading.
+    this.shapes.blockStart(c, indent, this.blocks.interruptsParagraph && !this.inline.onlyDefinitions, this.blocks.enclosing);
     if (indent >= 4) {
       if (this.blocks.tipIsParagraph) this.startText();
       else {

@@ -94,6 +94,11 @@ export class InlineContext {
     return this.tick === 0 && this.tag === Tag.None && this.end === "" && this.dollar === 0 && !this.escaped && !this.bracketClosed && !this.links.reading && this.definition.idle;
   }
 
+  /** The last character was a `<` that opened a tag (inside a quoted attribute value a `<` opens none). */
+  get tagStarted(): boolean {
+    return this.tag === Tag.Lt;
+  }
+
   /** An open or closing tag may still be being read. */
   get inTag(): boolean {
     return this.tag !== Tag.None && this.tag !== Tag.Bang && this.tag !== Tag.BangDash && this.tag !== Tag.Cdata;
@@ -127,6 +132,11 @@ export class InlineContext {
       this.links.inDoc ||
       this.definition.inDoc
     );
+  }
+
+  /** At a continuation line's start: the paragraph so far is only link reference definitions. */
+  get onlyDefinitions(): boolean {
+    return this.definition.only;
   }
 
   /** A paragraph starts (not a heading or table row): a link reference definition may open it. */

@@ -1,5 +1,5 @@
 import { COSTUME_INNER, COSTUME_OPENERS, executeLanguage, nakedRole } from "../grammar/dialects.ts";
-import { COLON, DASH, EQ, PIPE, SP, STAR, TAB, UNDERSCORE } from "../grammar/chars.ts";
+import { COLON, DASH, EQ, LT, PIPE, SP, STAR, TAB, UNDERSCORE } from "../grammar/chars.ts";
 import type { InlineContext } from "./doc-inline.ts";
 
 /**
@@ -11,8 +11,11 @@ import type { InlineContext } from "./doc-inline.ts";
 
 /** Whether a shape may still be what the line is. */
 const Line = { Off: 0, Live: 1, Dead: 2 } as const;
-/** A type 7 tag line: none, the line opened with a tag that may make it one, the tag closed. */
-const Tag = { None: 0, Open: 1, Closed: 2 } as const;
+/**
+ * A type 7 tag line: none; the line opened with a `<` (the next character noted is it); that
+ * first tag is being read and may make it one; the tag closed.
+ */
+const Tag = { None: 0, Lt: 1, Open: 2, Closed: 3 } as const;
 
 const isSpace = (c: number) => c === SP || c === TAB;
 
@@ -67,16 +70,18 @@ export class LineShapes {
   /**
    * A non-space character `c` at a block start, `indent` columns past its containers. A thematic
    * break may start at every block start of the line (`- ***` is one inside an item); one already
-   * running (`- - -`) wins while this character continues it.
+   * running (`- - -`) wins while this character continues it. `underParagraph`: a paragraph
+   * with text (not only reference definitions) is what the line would interrupt, so a run of
+   * `-` or `=` may be its setext underline.
    */
-  blockStart(c: number, indent: number, interruptsParagraph: boolean, enclosing: number): void {
+  blockStart(c: number, indent: number, underParagraph: boolean, enclosing: number): void {
     if (this.brk !== Line.Live || c !== this.brkChar) {
       if (indent < 4 && (c === DASH || c === STAR || c === UNDERSCORE || c === EQ)) {
         this.brk = Line.Live;
         this.brkChar = c;
         this.brkCount = 0;
         this.brkGap = false;
-        this.brkSetext = (c === DASH || c === EQ) && interruptsParagraph;
+        this.brkSetext = (c === DASH || c === EQ) && underParagraph;
         this.brkDepth = enclosing;
       } else this.brk = Line.Dead;
     }
@@ -102,14 +107,20 @@ export class LineShapes {
 
   /** Paragraph text opened with a `<` at a block start: it may be a type 7 tag line. */
   tagOpened(): void {
-    this.tag = Tag.Open;
+    this.tag = Tag.Lt;
   }
 
-  /** One character of the line's paragraph text, after `inline` read it. */
+  /**
+   * One character of the line's paragraph text, after `inline` read it. The line is a type 7
+   * line only if the tag its first `<` opened completes: a later `<` that opens a tag of its own
+   * (`<Vec<u8>`, `<a x=[ <span>`) means that first tag failed on it, even though the inline
+   * context is still inside a tag, so the line is paragraph text (which may continue lazily).
+   */
   noteTag(c: number, inline: InlineContext): void {
-    if (this.tag === Tag.Open) {
+    if (this.tag === Tag.Lt) this.tag = Tag.Open;
+    else if (this.tag === Tag.Open) {
       if (inline.tagClosed) this.tag = isMarkupName(inline.closedTagName) ? Tag.None : Tag.Closed;
-      else if (!inline.inTag) this.tag = Tag.None;
+      else if (!inline.inTag || (c === LT && inline.tagStarted)) this.tag = Tag.None;
     } else if (this.tag === Tag.Closed && !isSpace(c)) this.tag = Tag.None;
   }
 

@@ -297,6 +297,15 @@ export class ReferenceDefinition {
     return this.state === Def.None;
   }
 
+  /**
+   * At a continuation line's start: every line of the paragraph so far was a confirmed
+   * definition (a new paragraph's first character leaves Start at once), so nothing is left of
+   * it once they are removed: an underline under it makes no setext heading (commonmark.js).
+   */
+  get only(): boolean {
+    return this.state === Def.Start || this.state === Def.NextLine;
+  }
+
   /** Its label, destination or title is being read: not confirmed yet. */
   get inDoc(): boolean {
     return this.state === Def.Label || this.state === Def.Colon || this.state === Def.Target;
