@@ -5,13 +5,14 @@
  */
 import type { Fixture } from "./build-fixtures.ts";
 import { ok, bad, none, ls } from "./fixture-kit.ts";
+import { block } from "./notation.ts";
 
 const lfm2 = (body: string) => `<|tool_call_start|>${body}<|tool_call_end|>`;
 const arrow = (tool: string, pairs: string) => `[TOOL_CALL] {tool => "${tool}", args => { ${pairs} }} [/TOOL_CALL]`;
 const todoA = "{'content': 'a', 'status': 'pending'}";
 
 export function review43(): Fixture[] {
-  return [...pythonLiterals(), ...minimaxKeys(), ...namedWrappers(), ...dsmlWalk()];
+  return [...pythonLiterals(), ...minimaxKeys(), ...namedWrappers(), ...dsmlWalk(), ...documentationBlocks()];
 }
 
 /** Python reads `(x)` as x: only a comma makes a tuple. `True` keeps its spelling where only a string fits. */
@@ -62,5 +63,17 @@ function dsmlWalk(): Fixture[] {
     none("N43.1", "bare-invoke-with-a-json-body-in-prose", 'Example: <invoke name="bash">{"command": "rm -rf build"}</invoke> and so on.'),
     none("N43.2", "bare-empty-invoke", '<invoke name="list_sessions">\n</invoke>'),
     ok("O43.1", "claude-xml-invoke-with-a-json-body", '<function_calls>\n<invoke name="bash">{"command": "ls -la"}</invoke>\n</function_calls>', [ls("O07")]),
+  ];
+}
+
+/** Block structure as CommonMark reads it: a failed first tag is no HTML line; definitions alone take no underline. */
+function documentationBlocks(): Fixture[] {
+  const dsml = block("tool_calls", [["bash", [["command", "ls -la"]]]]);
+  const hermesIndented = '    <tool_call>\n    {"name": "bash", "arguments": {"command": "ls -la"}}\n    </tool_call>\n';
+  return [
+    none("N43.3", "quoted-generic-then-a-lazy-call", `> <Vec<u8>\n${dsml}`),
+    none("N43.4", "quoted-definition-underline-then-a-lazy-call", `> [a]: /x\n> ===\n${dsml}`),
+    ok("N43.n1", "quoted-html-line-then-a-call", `> <b>\n${dsml}`, [ls("D02")], "> <b>\n"),
+    ok("N43.n2", "definition-underline-then-an-indented-call", `[a]: /x\n===\n${hermesIndented}`, [ls("O01")], "[a]: /x\n===\n    "),
   ];
 }
