@@ -16,14 +16,19 @@ function outcome(input: string, tools: readonly ToolSpec[] = fixtureTools) {
 
 const qwen = (fn: string, params: string) => `<tool_call>\n<function=${fn}>\n${params}\n</function>\n</tool_call>`;
 
-describe("Qwen3-Coder: a `<parameter=` written in the middle of a value's line cuts it short", () => {
+describe("Qwen3-Coder: a `<parameter=` inside a value cuts it short and the call runs", () => {
   // Severity: wrong-execution (a file written with its content cut short; a command cut short).
   // Suspected: src/parse/dialects/qwen.ts parseQwenFunctions(): every `<parameter=KEY>` opener ends
   // the open value (O02.4, a runaway parameter whose `</parameter>` was lost), wherever it stands,
   // even mid-line and even when KEY is no parameter of the tool. The value the model wrote runs as
   // its first few characters, the rest as a stray argument. The same markup in Claude-style XML
-  // (`<parameter name="x">` inside a value, the DSML walk) is refused. Expected: refused
-  // (broken-markup), or the whole text read as the value; never `content: "Use "`.
+  // (`<parameter name="x">` inside a value, the DSML walk) is refused. PATTERNS.md (Runaway
+  // parameters) documents "the value ends at the next `<parameter=`" for a value whose closer was
+  // lost, as the reference parsers read it; here the evidence says otherwise (an opener mid-line,
+  // or one naming no parameter of the tool, and one `</parameter>` for two openers), so which value
+  // the model meant is unknowable. Expected: refused (broken-markup), or the whole text read as
+  // the value; never the value's first few characters. (A narrower O02.4: the next opener ends a
+  // value only at a line start and only for a parameter the tool declares and the call lacks.)
   test("write: content documenting `<parameter=x>` is not written as 'Use '", () => {
     const input = qwen("write", "<parameter=filePath>notes.md</parameter>\n<parameter=content>Use <parameter=x>b to set it.\n</parameter>");
     const o = outcome(input);
@@ -35,6 +40,14 @@ describe("Qwen3-Coder: a `<parameter=` written in the middle of a value's line c
     const input = qwen("bash", "<parameter=command>echo <parameter=description>x\n</parameter>");
     const o = outcome(input);
     expect(o.calls.every((c) => c.input.command !== "echo ")).toBe(true);
+  });
+
+  test("write: a line-start `<parameter=NAME>` naming no parameter of write does not cut the file short", () => {
+    // Same finding, O02.4's own shape (the opener on its own line): a file documenting the format
+    // is written as its first line, and `NAME` runs as a stray argument.
+    const input = qwen("write", "<parameter=filePath>qwen.md</parameter>\n<parameter=content>\n# Qwen3-Coder calls\n<parameter=NAME>\nvalue\n</parameter>");
+    const o = outcome(input);
+    expect(o.calls.every((c) => c.input.content !== "# Qwen3-Coder calls")).toBe(true);
   });
 
   test("control (passes today): Claude-style XML refuses the same value", () => {
