@@ -35,7 +35,7 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
   let cutShort = false;
   /** `byCloser`: the parameter's own `</parameter>` ends it (not the next opener, nor the function's end). */
   const endParam = (at: number, byCloser = false) => {
-    if (open) pairs.push([open.key, trimLayoutNewlines(span.slice(open.start, at))]);
+    if (open) pairs.push([open.key, trimLayoutNewlines(span.slice(open.start, at), !byCloser)]);
     if (open?.function && !byCloser) second = true;
     if (open?.closerAsText && !byCloser) cutShort = true;
     open = null;
