@@ -7,6 +7,7 @@ import { NamedState } from "../parse/named.ts";
 import { closerRule, closerWasContent, ExampleInValue, exampleOpener, PlainRunInValue, type CloserRule } from "../parse/closer-in-value.ts";
 import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
+import type { ToolSpec } from "../parse/types.ts";
 
 export type { Root, Step };
 
@@ -77,10 +78,15 @@ export class Candidate implements SpanReader {
   private quoteCol = 0;
   private quoteLineBlank = false;
   private quoteBlankBefore = false;
+  /** The text the tag being read sits in, and its absolute offset (startsLine reads back in it first). */
+  private tagText = "";
+  private tagBase = 0;
 
   constructor(
     /** The engine's held text, where this candidate's span is read back from (the engine stores it). */
     private readonly held: HeldText,
+    /** The tools a call may name, with aliases (the parser's SpanContext.tools). */
+    readonly tools: ReadonlyMap<string, ToolSpec>,
     readonly start: number,
     readonly opener: Tag,
     readonly root: Root,
@@ -91,7 +97,7 @@ export class Candidate implements SpanReader {
   ) {
     this.scanFrom = start + opener.end;
     this.kind = SPAN_KINDS[root];
-    this.body = this.kind.body?.();
+    this.body = this.kind.body?.(this);
     this.named = this.kind.charForm?.(opener, start + opener.end, this.body) ?? null;
   }
 
@@ -191,6 +197,8 @@ export class Candidate implements SpanReader {
           }
           if (read !== null) {
             const r = asLostLtCloser(read, i > 0 ? s.charCodeAt(i - 1) : this.before);
+            this.tagText = s;
+            this.tagBase = base;
             const step = this.onTag(r, base);
             if (step) return step;
             i = r.end;
@@ -357,6 +365,27 @@ export class Candidate implements SpanReader {
     if (tag.family !== "naked") return;
     if (tag.role === "parameter") this.inValue = !tag.closing && !(tag.flaws & Flaw.SelfClosing);
     else if (tag.role === "invoke") this.inValue = false;
+  }
+
+  startsLine(at: number): boolean {
+    // Back through the text at hand (after a rewind it holds everything read again), then the held text.
+    let k = at - this.tagBase;
+    for (; k > 0; k--) {
+      const c = this.tagText.charCodeAt(k - 1);
+      if (c === LF || c === CR) return true;
+      if (c !== SP && c !== TAB) return false;
+    }
+    for (let to = Math.min(at, this.tagBase); to > this.start; ) {
+      const from = Math.max(this.start, to - 64);
+      const piece = this.held.slice(from, to);
+      for (let j = piece.length - 1; j >= 0; j--) {
+        const c = piece.charCodeAt(j);
+        if (c === LF || c === CR) return true;
+        if (c !== SP && c !== TAB) return false;
+      }
+      to = from;
+    }
+    return false;
   }
 
   nest(delta: number): number {

@@ -92,7 +92,7 @@ export class TextMode extends Output {
         const prefix = standalonePrefixAt(s, j, final);
         if (prefix !== "no") {
           this.emitText(s, emitFrom, j, base);
-          if (prefix === "open") this.cand = new Candidate(this.store, base + j, STANDALONE_OPENER, "standalone-json");
+          if (prefix === "open") this.cand = new Candidate(this.store, this.ctx.tools, base + j, STANDALONE_OPENER, "standalone-json");
           return j;
         }
       }
@@ -100,7 +100,7 @@ export class TextMode extends Output {
         const residue = this.names.residueAt(s, j, final);
         if (residue !== "no") {
           this.emitText(s, emitFrom, j, base);
-          if (residue === "open") this.cand = new Candidate(this.store, base + j, RESIDUE_OPENER, "mistral");
+          if (residue === "open") this.cand = new Candidate(this.store, this.ctx.tools, base + j, RESIDUE_OPENER, "mistral");
           return j;
         }
       }
@@ -125,7 +125,7 @@ export class TextMode extends Output {
           }
           if (element !== null) {
             this.emitText(s, emitFrom, j, base);
-            this.cand = new Candidate(this.store, base + j, element, "plain-element", null, doc.quoteIndent(c));
+            this.cand = new Candidate(this.store, this.ctx.tools, base + j, element, "plain-element", null, doc.quoteIndent(c));
             return j;
           }
         }
@@ -135,7 +135,7 @@ export class TextMode extends Output {
           emitFrom = j;
           const decision = this.decide(r, s);
           if (typeof decision === "object") {
-            this.cand = new Candidate(this.store, base + j, shift(r), decision.open, decision.enclosing ?? null, doc.quoteIndent(c));
+            this.cand = new Candidate(this.store, this.ctx.tools, base + j, shift(r), decision.open, decision.enclosing ?? null, doc.quoteIndent(c));
             return j;
           }
           if (decision === "noise") {
@@ -177,7 +177,7 @@ export class TextMode extends Output {
     if (typeof decision !== "object") return "no";
     const opener: Tag = { ...r, start: at - j, end: r.end - j };
     // Opened like every other candidate: an indented stray line is a quoted block (quoteIndent).
-    this.cand = new Candidate(this.store, base + j, opener, decision.open, decision.enclosing ?? null, indent);
+    this.cand = new Candidate(this.store, this.ctx.tools, base + j, opener, decision.open, decision.enclosing ?? null, indent);
     return "open";
   }
 

@@ -3,6 +3,7 @@ import type { Tag, TagFamily } from "../grammar/tags.ts";
 import type { SpanContext } from "./call.ts";
 import type { Segment } from "./segments.ts";
 import type { CloserRule } from "./closer-in-value.ts";
+import type { ToolSpec } from "./types.ts";
 
 /** What opened a candidate; decides which closer ends it (parse/span.ts maps each to its SpanKind). */
 export type Root =
@@ -44,6 +45,10 @@ export interface SpanReader {
   readonly start: number;
   /** The block opener (or true for a legacy section) this span continues, if any. */
   readonly enclosing: Tag | true | null;
+  /** The tools a call may name (the parser's SpanContext.tools): a kind's rules may read a tool's declared parameters. */
+  readonly tools: ReadonlyMap<string, ToolSpec>;
+  /** Only spaces or tabs stand before absolute offset `at` (inside the span) on its line. */
+  startsLine(at: number): boolean;
   /** A unit closed inside a still-open block: the span takes the layout after it and ends at what comes next. */
   trail(): null;
   /**
@@ -98,7 +103,7 @@ export interface SpanKind<Body = undefined> {
    */
   tag(r: SpanReader, tag: Tag, base: number, first: boolean, closesBlock: boolean, body: Body): Step | null;
   /** This kind's state for one span, made when it opens (before charForm). */
-  body?(): Body;
+  body?(r: SpanReader): Body;
   /** A body read as characters from the opener's end (`from`, absolute), before any tag. */
   charForm?(opener: Tag, from: number, body: Body): CharState;
   /** This kind's wrapper closer, beyond a block closer, ends a trailing span too. */

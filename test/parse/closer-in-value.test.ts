@@ -270,8 +270,8 @@ describe("GLM (O03): `</tool_call>` and `</arg_value>` inside an open arg_value"
   test("the same in a written file over several lines, and with a second pair after it", () => {
     const file = `const END = "</tool_call>";\nexport default END;\n`;
     const o = outcome(`<tool_call>write\n<arg_key>filePath</arg_key>\n<arg_value>end.ts</arg_value>\n<arg_key>content</arg_key>\n<arg_value>${file}</arg_value>\n</tool_call>`);
-    // GLM's layout newlines around a value are the markup's (trimLayoutNewlines).
-    expect(o.calls).toEqual([{ tool: "write", input: { filePath: "end.ts", content: file.slice(0, -1) } }]);
+    // The file's final newline is content: only a newline hugging both sides is layout (P09b, review 43).
+    expect(o.calls).toEqual([{ tool: "write", input: { filePath: "end.ts", content: file } }]);
     const two = outcome(`<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>echo "</tool_call>" x</arg_value>\n<arg_key>description</arg_key>\n<arg_value>d</arg_value>\n</tool_call>`);
     expect(two.calls).toEqual([{ tool: "bash", input: { command: `echo "</tool_call>" x`, description: "d" } }]);
   });

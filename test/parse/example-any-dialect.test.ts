@@ -81,7 +81,7 @@ describe("a write whose content documents a call runs with its whole content; th
     }
   }
 
-  // Qwen3-Coder's layout newline on each side of a value is the markup's (trimLayoutNewlines).
+  // The helper writes `<parameter=content>\n${content}\n</parameter>`: the hugging newlines are layout (P09).
   for (const [outerName, outer] of Object.entries({ "Qwen3-Coder": qwenWrite, "bare Qwen3-Coder": qwenBareWrite })) {
     for (const [exampleName, example] of Object.entries(EXAMPLES)) {
       test(`${outerName} write holding a ${exampleName} example`, () => {

@@ -4,13 +4,18 @@ import { trimLayoutNewlines } from "./common.ts";
 import { abandonOnFirst, complete, type SpanKind, type SpanReader } from "../span-kind.ts";
 import { closerEndsCall, closerRule, exampleEnd, exampleOpener } from "../closer-in-value.ts";
 import type { Tag } from "../../grammar/tags.ts";
+import { CR, LF, SP, TAB } from "../../grammar/chars.ts";
+import type { ToolSpec } from "../types.ts";
 
 /**
  * O02 Qwen3-Coder: `<function=NAME>` then `<parameter=KEY>VALUE</parameter>` pairs then
  * `</function>`. Values are raw text (one hugging newline each side is layout), typed by schema.
- * A parameter ends at its closer, at the next parameter's opener, or at the function's closer;
- * the function ends at its closer or, inside a `<tool_call>` that closed, at the wrapper's closer
- * (`closedByWrapper`). Only a function that never reached either boundary is truncated.
+ * A parameter ends at its closer, at the next parameter's opener when that one may end it
+ * (QwenParameters: at a line start, naming a parameter the tool declares and the call has not given),
+ * or at the function's closer; any other `<parameter=` in a value is its text, and the value must
+ * then reach its own `</parameter>` or the call is refused (review 43). The function ends at its
+ * closer or, inside a `<tool_call>` that closed, at the wrapper's closer (`closedByWrapper`). Only a
+ * function that never reached either boundary is truncated.
  * A second `<function=…>` before the first closed is unread markup (the call is refused, never run
  * with the second function's parameters), unless it sits inside a parameter that its own
  * `</parameter>` closes: then it is that value's text, as a complete example of any dialect in a
@@ -19,8 +24,12 @@ import type { Tag } from "../../grammar/tags.ts";
 export function parseQwenFunctions(span: string, from: number, to: number, ctx: SpanContext, closedByWrapper = false): Segment[] {
   let name: string | null = null;
   let closed = false;
-  /** `closerAsText`: a `</function>` inside the value was read as its text (the closer rule). */
-  let open: { key: string; start: number; function?: true; closerAsText?: true } | null = null;
+  /**
+   * `closerAsText`: a `</function>` inside the value was read as its text (the closer rule);
+   * `openerAsText`: a `<parameter=` inside it was (QwenParameters).
+   */
+  let open: { key: string; start: number; function?: true; closerAsText?: true; openerAsText?: true } | null = null;
+  let params: QwenParameters | null = null;
   const pairs: [string, string][] = [];
   /** Text between parameters (after a closer, before the next opener) that no parameter read. */
   let unread = false;
@@ -33,11 +42,14 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
    * have been the real one, so which value the model meant is unknowable. The call is refused.
    */
   let cutShort = false;
+  /** The same for a value that held a `<parameter=` as its text (review 43): it may have been a parameter of its own. */
+  let openerCutShort = false;
   /** `byCloser`: the parameter's own `</parameter>` ends it (not the next opener, nor the function's end). */
   const endParam = (at: number, byCloser = false) => {
-    if (open) pairs.push([open.key, trimLayoutNewlines(span.slice(open.start, at))]);
+    if (open) pairs.push([open.key, trimLayoutNewlines(span.slice(open.start, at), !byCloser)]);
     if (open?.function && !byCloser) second = true;
     if (open?.closerAsText && !byCloser) cutShort = true;
+    if (open?.openerAsText && !byCloser) openerCutShort = true;
     open = null;
   };
   const text = span.slice(0, to);
@@ -60,8 +72,10 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
     if (open !== null && tag.family === "costume" && tag.closing && tag.name === "tool_call") open.closerAsText = true;
     if (tag.family !== "naked") continue;
     if (tag.role === "function") {
-      if (!tag.closing && name === null) name = tag.attrs.name ?? null;
-      else if (!tag.closing) {
+      if (!tag.closing && name === null) {
+        name = tag.attrs.name ?? null;
+        if (name !== null) params = new QwenParameters(ctx.tools.get(name));
+      } else if (!tag.closing) {
         if (open === null) second = true;
         else open.function = true;
       }
@@ -70,11 +84,14 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
         endParam(tag.start);
         closed = true;
       } else if (open !== null) open.closerAsText = true;
-    } else if (tag.role === "parameter" && name !== null) {
+    } else if (tag.role === "parameter" && params !== null) {
       if (!tag.closing) {
-        endParam(tag.start);
-        open = { key: tag.attrs.name ?? "", start: tag.end };
-      } else endParam(tag.start, true);
+        const key = tag.attrs.name ?? "";
+        if (params.opener(key, () => startsLine(span, tag.start)) === "opens") {
+          endParam(tag.start);
+          open = { key, start: tag.end };
+        } else if (open !== null) open.openerAsText = true;
+      } else if (params.closer() === "closes") endParam(tag.start, true);
     } else if (name !== null && open === null) unread = true;
     outsideFrom = tag.end;
   }
@@ -88,16 +105,26 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
   if (cutShort) {
     return wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail: "a </function> inside a value was read as its text, and the value never reached its </parameter>", tool: name });
   }
+  if (openerCutShort) {
+    return wholeSpan(span.length, {
+      kind: "broken",
+      shape: "O02",
+      reason: "broken-markup",
+      detail: "a <parameter=…> inside a value was read as its text, and the value never reached its </parameter>",
+      tool: name,
+    });
+  }
   if (unread) return wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail: "text or markup outside every parameter", tool: name });
   return wholeSpan(span.length, textArgsOutcome(name, pairs, "O02", ctx));
 }
 
 /** A bare `<function=NAME>` (Qwen3-Coder, O02 without its wrapper): a parameter comes first, the function's closer ends it. */
-export const QWEN_FUNCTION: SpanKind = {
+export const QWEN_FUNCTION: SpanKind<QwenParameters> = {
   watchesContent: false,
+  body: (r) => new QwenParameters(r.tools.get(r.opener.attrs.name ?? "")),
   content: abandonOnFirst,
-  tag: (r, tag, base) => {
-    if (trackQwenParameter(r, tag)) return r.tentatively(QWEN_VALUE, base + tag.end);
+  tag: (r, tag, base, _first, _closesBlock, params) => {
+    if (trackQwenParameter(r, tag, base, params)) return r.tentatively(QWEN_VALUE, base + tag.end);
     return tag.closing && tag.role === "function" ? complete(base + tag.end) : null;
   },
   parse: ({ span, ctx }) => parseQwenFunctions(span, 0, span.length, ctx),
@@ -108,17 +135,92 @@ export const QWEN_FUNCTION: SpanKind = {
 export const QWEN_VALUE = closerRule("naked");
 
 /**
- * As a Qwen3-Coder body streams: whether a parameter is open, kept as the reader's depth (2 while
- * a value is open; the next `<parameter=` ends a value too, O02.4). True for a `</function>` that
- * arrives while a value is open: it ends the call only by the closer rule (review finding 3).
+ * As a Qwen3-Coder body streams: whether a parameter is open, decided by `params` as the walk
+ * decides it (parseQwenFunctions) and mirrored in the reader's depth (2 while a value is open).
+ * True for a `</function>` that arrives while a value is open: it ends the call only by the closer
+ * rule (review finding 3).
  */
-export function trackQwenParameter(r: SpanReader, tag: Tag): boolean {
+export function trackQwenParameter(r: SpanReader, tag: Tag, base: number, params: QwenParameters): boolean {
   if (tag.family !== "naked") return false;
-  const open = r.nest(0) === 2;
+  const open = params.open;
   if (tag.role === "parameter") {
-    if (!tag.closing && !open) r.nest(1);
-    else if (tag.closing && open) r.nest(-1);
+    if (tag.closing) params.closer();
+    else params.opener(tag.attrs.name ?? "", () => r.startsLine(base + tag.start));
+    if (params.open !== open) r.nest(params.open ? 1 : -1);
     return false;
   }
   return tag.role === "function" && tag.closing && open;
+}
+
+/**
+ * Which `<parameter=…>` tags of one Qwen3-Coder function open and close its values (review 43).
+ * With no value open, an opener opens one. With one open (its `</parameter>` lost, O02.4), the next
+ * opener ends it only when it starts its line (only spaces or tabs before it) and names a parameter
+ * the tool declares that this call has not given yet (for a tool with no declared properties, or no
+ * declared tool: a line start alone). Any other opener is the value's text (a file documenting the
+ * format, `echo <parameter=x>`), and the `</parameter>` that follows closes that opener, not the
+ * value: the value's own closer is the one that balances them. A value that held such an opener and
+ * ends any other way is refused by the walk, never run cut short. The walk (parseQwenFunctions,
+ * tool-call.ts wrapperCloser) and the stream (trackQwenParameter) step this same state.
+ */
+export class QwenParameters {
+  /** A value is open. */
+  open = false;
+  /** Openers read as the open value's text whose `</parameter>` has not come yet. */
+  private inner = 0;
+  /** Every key this call has opened a value for, the open one included. */
+  private readonly given = new Set<string>();
+  /** The tool's declared parameters, or null when it declares none (or is not declared). */
+  private readonly declared: ReadonlySet<string> | null;
+
+  constructor(tool: ToolSpec | undefined) {
+    const properties = tool?.parameters?.properties;
+    const keys = properties !== null && typeof properties === "object" ? Object.keys(properties) : [];
+    this.declared = keys.length > 0 ? new Set(keys) : null;
+  }
+
+  /** `<parameter=KEY>`: "opens" a value (ending the open one, if any), or "text" of the open value. */
+  opener(key: string, startsLine: () => boolean): "opens" | "text" {
+    if (this.open && !this.endsValue(key, startsLine)) {
+      this.inner++;
+      return "text";
+    }
+    this.open = true;
+    this.inner = 0;
+    this.given.add(key);
+    return "opens";
+  }
+
+  /** `</parameter>`: "closes" the open value, "text" (it closes an opener read as text), or "stray" (no value open). */
+  closer(): "closes" | "text" | "stray" {
+    if (!this.open) return "stray";
+    if (this.inner > 0) {
+      this.inner--;
+      return "text";
+    }
+    this.open = false;
+    return "closes";
+  }
+
+  /** The function's closer ended the open value. */
+  end(): void {
+    this.open = false;
+    this.inner = 0;
+  }
+
+  private endsValue(key: string, startsLine: () => boolean): boolean {
+    if (this.inner > 0) return false;
+    if (this.declared !== null && (!this.declared.has(key) || this.given.has(key))) return false;
+    return startsLine();
+  }
+}
+
+/** Only spaces or tabs stand between the start of `at`'s line and `at` in `text` (a line ends at LF or CR). */
+export function startsLine(text: string, at: number): boolean {
+  for (let i = at - 1; i >= 0; i--) {
+    const c = text.charCodeAt(i);
+    if (c === LF || c === CR) return true;
+    if (c !== SP && c !== TAB) return false;
+  }
+  return false;
 }

@@ -5,7 +5,7 @@ import { CR, LBRACE, LF, LT, UNDERSCORE } from "../../grammar/chars.ts";
 import { HAND_OFF, NAME_LIMIT, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import type { SpanReader, Step } from "../span-kind.ts";
 import { closerRule } from "../closer-in-value.ts";
-import { trackQwenParameter } from "./qwen.ts";
+import { QwenParameters, trackQwenParameter } from "./qwen.ts";
 
 /** `</function>` in an open value inside `<tool_call>`: the wrapper's closer on its line ends the call too. */
 export const QWEN_IN_WRAPPER = closerRule("naked", (tag) => tag.family === "costume" && tag.closing && tag.name === "tool_call");
@@ -41,14 +41,18 @@ export class ToolCallBody {
   phase: ToolCallPhase = "await-tag";
   /** GLM: where the last character of the current key was, to refuse a key of several words. */
   private keyEnd = -1;
+  /** Qwen3-Coder: which of the function's `<parameter=` tags open and close its values (made at `<function=NAME>`). */
+  private qwen: QwenParameters | null = null;
 
   /** Inside `<tool_call>`: the first tag names the body; anything a body cannot hold proves a mention. */
   tag(r: SpanReader, tag: Tag, base: number): Step | null {
     const abandon: Step = { kind: "abandon", at: base + tag.start };
     switch (this.phase) {
       case "await-tag":
-        if (tag.role === "function" && !tag.closing && tag.flaws & Flaw.EqualsName) this.phase = "function-inner";
-        else if (tag.family === "costume" && !tag.closing && COSTUME_INNER.has(tag.name) && !tag.name.startsWith("arg_")) this.phase = "xml";
+        if (tag.role === "function" && !tag.closing && tag.flaws & Flaw.EqualsName) {
+          this.phase = "function-inner";
+          this.qwen = new QwenParameters(r.tools.get(tag.attrs.name ?? ""));
+        } else if (tag.family === "costume" && !tag.closing && COSTUME_INNER.has(tag.name) && !tag.name.startsWith("arg_")) this.phase = "xml";
         else return abandon;
         return null;
       case "name":
@@ -70,14 +74,14 @@ export class ToolCallBody {
         return abandon;
       case "function-inner":
         // Qwen3-Coder: right after `<function=NAME>` comes a parameter or the function's closer.
-        if (tag.family !== "naked" || (tag.role !== "parameter" && tag.role !== "function")) return abandon;
+        if (this.qwen === null || tag.family !== "naked" || (tag.role !== "parameter" && tag.role !== "function")) return abandon;
         this.phase = "function";
-        trackQwenParameter(r, tag);
+        trackQwenParameter(r, tag, base, this.qwen);
         return tag.closing && tag.role === "function" ? r.trail() : null;
       case "function":
         // A complete function is the call; the wrapper's closer joins it when it comes next (O02).
         // One that would end an open value does so only by the closer rule (review finding 3).
-        if (trackQwenParameter(r, tag)) {
+        if (this.qwen !== null && trackQwenParameter(r, tag, base, this.qwen)) {
           r.trail();
           return r.tentatively(QWEN_IN_WRAPPER);
         }

@@ -3,7 +3,7 @@ import { tagsOf, textSpan, type Segment, type UnitOutcome } from "../segments.ts
 import { parseJson, propertySchema } from "../values.ts";
 import { ARGUMENT_KEYS, callOutcome, declaredNameIn, jsonCallOutcome, readJsonCall, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { trimLayoutNewlines } from "./common.ts";
-import { parseQwenFunctions } from "./qwen.ts";
+import { parseQwenFunctions, QwenParameters, startsLine } from "./qwen.ts";
 import { xmlToolCall } from "../costume.ts";
 import { complete, type SpanKind } from "../span-kind.ts";
 import { GLM_IN_VALUE, QWEN_IN_WRAPPER, ToolCallBody, ToolCallStart } from "./tool-call-body.ts";
@@ -39,7 +39,7 @@ export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, t
 }
 
 function readToolCallSpan(span: string, opener: Tag, ctx: SpanContext, truncated: boolean, xmlCostume: (span: string) => Segment[]): Segment[] {
-  const closer = truncated ? undefined : wrapperCloser(span, opener);
+  const closer = truncated ? undefined : wrapperCloser(span, opener, ctx);
   const bodyEnd = closer ? closer.start : span.length;
   const body = span.slice(opener.end, bodyEnd);
   const trimmed = body.trim();
@@ -101,8 +101,9 @@ const VALUE_CLOSER = "</arg_value>";
  * text after it on its line makes it the value's text, and parseQwenFunctions or glmPairs then
  * want the value's own `</parameter>` or `</arg_value>`. A complete example in such a value is
  * skipped whole (closer-in-value.ts); after a Hermes JSON body, the first closer after the JSON.
+ * Which Qwen3-Coder `<parameter=` tags open and close a value, QwenParameters decides, as for the stream.
  */
-function wrapperCloser(span: string, opener: Tag): Tag | undefined {
+function wrapperCloser(span: string, opener: Tag, ctx: SpanContext): Tag | undefined {
   const head = span.slice(opener.end).trimStart();
   // A `</tool_call>` in a Hermes JSON string is its text, as the stream reads it (ToolCallStart).
   if (head.startsWith("{")) {
@@ -113,6 +114,7 @@ function wrapperCloser(span: string, opener: Tag): Tag | undefined {
   const qwen = head.startsWith("<function=");
   const glm = !qwen && glmName(head) !== undefined;
   let open = false;
+  let params: QwenParameters | null = null;
   let skipUntil = 0;
   let exampleFrom = 0;
   for (const [index, tag] of tags.entries()) {
@@ -136,10 +138,15 @@ function wrapperCloser(span: string, opener: Tag): Tag | undefined {
       continue;
     }
     if (!qwen || tag.family !== "naked") continue;
-    if (tag.role === "parameter") {
-      if (!tag.closing && !open) open = true;
-      else if (tag.closing && open) open = false;
-    } else if (tag.role === "function" && tag.closing && open && closerEndsCall(span, tag.end, span.length, tags, index + 1, QWEN_IN_WRAPPER)) open = false;
+    if (tag.role === "function" && !tag.closing && params === null) params = new QwenParameters(ctx.tools.get(tag.attrs.name ?? ""));
+    else if (tag.role === "parameter" && params !== null) {
+      if (tag.closing) params.closer();
+      else params.opener(tag.attrs.name ?? "", () => startsLine(span, tag.start));
+      open = params.open;
+    } else if (tag.role === "function" && tag.closing && open && closerEndsCall(span, tag.end, span.length, tags, index + 1, QWEN_IN_WRAPPER)) {
+      params?.end();
+      open = false;
+    }
   }
   return undefined;
 }
