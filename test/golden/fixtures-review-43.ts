@@ -12,7 +12,7 @@ const arrow = (tool: string, pairs: string) => `[TOOL_CALL] {tool => "${tool}", 
 const todoA = "{'content': 'a', 'status': 'pending'}";
 
 export function review43(): Fixture[] {
-  return [...pythonLiterals(), ...minimaxKeys(), ...namedWrappers(), ...dsmlWalk(), ...documentationBlocks()];
+  return [...pythonLiterals(), ...minimaxKeys(), ...namedWrappers(), ...dsmlWalk(), ...documentationBlocks(), ...qwenValues()];
 }
 
 /** Python reads `(x)` as x: only a comma makes a tuple. `True` keeps its spelling where only a string fits. */
@@ -75,5 +75,23 @@ function documentationBlocks(): Fixture[] {
     none("N43.4", "quoted-definition-underline-then-a-lazy-call", `> [a]: /x\n> ===\n${dsml}`),
     ok("N43.n1", "quoted-html-line-then-a-call", `> <b>\n${dsml}`, [ls("D02")], "> <b>\n"),
     ok("N43.n2", "definition-underline-then-an-indented-call", `[a]: /x\n===\n${hermesIndented}`, [ls("O01")], "[a]: /x\n===\n    "),
+  ];
+}
+
+/** Qwen3-Coder and GLM values: a parameter opener inside a value is its text; P09's newline rule. */
+function qwenValues(): Fixture[] {
+  const qwen = (fn: string, params: string) => `<tool_call>\n<function=${fn}>\n${params}\n</function>\n</tool_call>`;
+  const write = (filePath: string, content: string) => ({ tool: "write", input: { filePath, content }, shape: "O02" as const });
+  return [
+    bad("G43.1", "qwen3-coder-parameter-opener-mid-value-never-closed", qwen("write", "<parameter=filePath>notes.md</parameter>\n<parameter=content>Use <parameter=x>b to set it.\n</parameter>"), "broken-markup", ["O02"]),
+    ok("G43.2", "qwen3-coder-parameter-pair-inside-a-value", qwen("write", "<parameter=filePath>notes.md</parameter>\n<parameter=content>Set it with <parameter=x>b</parameter> in the call.\n</parameter>"), [
+      write("notes.md", "Set it with <parameter=x>b</parameter> in the call.\n"),
+    ]),
+    bad("G43.3", "qwen3-coder-command-cut-by-a-parameter-opener", qwen("bash", "<parameter=command>echo <parameter=description>x\n</parameter>"), "broken-markup", ["O02"]),
+    ok("G43.4", "qwen3-coder-trailing-newline-is-content", qwen("write", "<parameter=filePath>a.txt</parameter>\n<parameter=content>x\n</parameter>"), [write("a.txt", "x\n")]),
+    ok("G43.5", "qwen3-coder-leading-newline-is-content", qwen("write", "<parameter=filePath>a.md</parameter>\n<parameter=content>\nx</parameter>"), [write("a.md", "\nx")]),
+    ok("G43.6", "glm-trailing-newline-is-content", "<tool_call>write\n<arg_key>filePath</arg_key>\n<arg_value>a.txt</arg_value>\n<arg_key>content</arg_key>\n<arg_value>x\n</arg_value>\n</tool_call>", [
+      { tool: "write", input: { filePath: "a.txt", content: "x\n" }, shape: "O03" },
+    ]),
   ];
 }
