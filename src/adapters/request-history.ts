@@ -3,11 +3,14 @@
 // request goes up, so the model does not imitate its own old leaks; and, when asked (the proxy, which
 // keeps no state), the plugin's one-time correction rides along when the newest model turn ended in
 // such markup. The turns are read with the tools the request declares, as the live repair reads a reply.
+import { requestEchoGuard } from "../echo/from-request.ts";
+import type { EchoGuard } from "../engine/types.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { redactReply, type ReplyPart } from "../history/sanitize.ts";
 import type { NudgeReason, ParseOptionsInput, ToolSpec } from "../parse/types.ts";
 import { correctionText, type CorrectionReason } from "../retry/state.ts";
 import { wireFor } from "../wires/registry.ts";
+import type { Wire } from "../wires/wire.ts";
 import { spliceJson, spliceJsonBytes, type JsonEdit, type JsonPath } from "./json-splice.ts";
 
 type Json = Record<string, unknown>;
@@ -30,6 +33,11 @@ export interface HistoryOptions {
   sanitize: boolean;
   /** retry.nudge: add the correction when the newest model turn held markup that ran nothing. */
   correct: boolean;
+  /**
+   * responseFix.echoGuard (default on): the newest model turn is read against what the request gave
+   * the model before it, so markup it only quoted from there is no call of its own to correct.
+   */
+  echoGuard?: boolean;
 }
 
 export interface SanitizedRequest {
@@ -113,7 +121,9 @@ function historyEdits(pathname: string, body: unknown, options: HistoryOptions):
       return;
     }
     reply++;
-    const found = redactTurns(next.map((at) => [turns[at] as Json, [key, at]]), shape, options, edits, tools);
+    // Only the newest reply's reason can become a correction: it alone is read against the given content.
+    const isEchoed = options.correct && reply === replies.length ? echoGuardBefore(wire, body, key, turns, index, options) : undefined;
+    const found = redactTurns(next.map((at) => [turns[at] as Json, [key, at]]), shape, options, edits, tools, isEchoed);
     removed += found.removed;
     changedTurns += found.turns;
     // A turn that also made a native call did call a tool: its markup ran nothing because the
@@ -146,6 +156,16 @@ function repliesOf(shape: Shape, turns: readonly unknown[]): number[][] {
   return replies;
 }
 
+/**
+ * The echo guard over what the request gave the model before the turn at `index` (the wire's
+ * given content of the body with its turns cut there): never the model's own words, and never what
+ * came after (a user who later pastes the markup back does not make the model's turn a quote).
+ */
+function echoGuardBefore(wire: Wire | undefined, body: Json, key: string, turns: readonly unknown[], index: number, options: HistoryOptions): EchoGuard | undefined {
+  if (!wire) return undefined;
+  return requestEchoGuard({ responseFix: options.echoGuard === undefined ? {} : { echoGuard: options.echoGuard } }, () => wire.given({ ...body, [key]: turns.slice(0, index) }));
+}
+
 /** Whether a request to this path carries replayed turns this module reads (chat, Messages, Responses). */
 export function holdsHistory(pathname: string): boolean {
   return shapeOf(pathname) !== undefined;
@@ -158,8 +178,14 @@ function shapeOf(pathname: string): Shape | undefined {
   return undefined;
 }
 
-/** With no declared tools every well-formed leak reads "undeclared-tool"; it may well have been offered. */
-function reasonFor(nudge: NudgeReason): CorrectionReason {
+/**
+ * With no declared tools every well-formed leak reads "undeclared-tool"; it may well have been offered.
+ * Markup the model only quoted from content it was given gets no correction: it made no call of
+ * its own that failed, and every correction ends by asking it to call the tool it still needs
+ * again, which after a quote is the push to run injected content that the echo guard exists to stop.
+ */
+function reasonFor(nudge: NudgeReason): CorrectionReason | null {
+  if (nudge === "echoed-markup") return null;
   return nudge === "undeclared-tool" ? "unexecuted-call" : nudge;
 }
 
@@ -174,13 +200,14 @@ function redactTurns(
   options: HistoryOptions,
   edits: JsonEdit[],
   tools: readonly ToolSpec[],
+  isEchoed: EchoGuard | undefined,
 ): { removed: number; turns: number; nudge: NudgeReason | null } {
   const parts: (ReplyPart & { path: JsonPath; turn: number })[] = [];
   turns.forEach(([turn, path], n) => {
     for (const part of textPartsOf(turn, path, shape)) parts.push({ ...part, turn: n });
   });
   if (parts.length === 0) return { removed: 0, turns: 0, nudge: null };
-  const result = redactReply(parts, options.parse, tools);
+  const result = redactReply(parts, options.parse, tools, isEchoed ? { isEchoed } : {});
   if (!options.sanitize || result.removed === 0) return { removed: 0, turns: 0, nudge: result.nudge };
   const changed = new Set<number>();
   result.texts.forEach((text, i) => {

@@ -1,5 +1,6 @@
 import { DocContext } from "../engine/doc-context.ts";
 import { createRepairEngine } from "../engine/engine.ts";
+import type { EchoGuard } from "../engine/types.ts";
 import type { NudgeReason, ParseOptionsInput, Span, ToolSpec } from "../parse/types.ts";
 import { opencodeBuiltinTools } from "../tools/opencode-builtins.ts";
 
@@ -24,7 +25,11 @@ export function sanitizeAssistantText(text: string, options: ParseOptionsInput =
 }
 
 export interface RedactedText extends SanitizedText {
-  /** Why the first replaced span was not a call; a well-formed call (history never runs one) reads as "undeclared-tool". */
+  /**
+   * Why the first replaced span the model wrote itself was not a call; a well-formed call (history
+   * never runs one) reads as "undeclared-tool". "echoed-markup" only when every span found was
+   * quoted from given content (an echo guard was given, and matched). Null when nothing was found.
+   */
   nudge: NudgeReason | null;
   /** Shape ids of the replaced spans. */
   shapes: string[];
@@ -83,6 +88,16 @@ export function replyTextParts<P>(parts: readonly P[], textOf: (part: P) => stri
   return { parts: out, at };
 }
 
+/** How one reply is read beside its text and tools. */
+export interface ReplyReading {
+  /**
+   * The echo guard over what the request gave the model before this reply (never the reply's own
+   * words): a well-formed call it matches is reported "echoed-markup" instead of "undeclared-tool".
+   * Replaced all the same; only the reason, and so a correction, differs.
+   */
+  isEchoed?: EchoGuard;
+}
+
 /**
  * The text parts of one replayed reply, read as the live repair read that reply: as one text (one
  * documentation context, so a fence opened in one part holds an example in the next), never each
@@ -95,8 +110,8 @@ export function replyTextParts<P>(parts: readonly P[], textOf: (part: P) => stri
  * blank text block) and which would change the turn's shape: then the note goes into that part, and
  * when two parts would be left blank the markup is left as written (it is still reported in `nudge`).
  */
-export function redactReply(parts: readonly ReplyPart[], options: ParseOptionsInput = {}, tools?: readonly ToolSpec[]): RedactedReply {
-  const first = redactOnce(parts, options, tools);
+export function redactReply(parts: readonly ReplyPart[], options: ParseOptionsInput = {}, tools?: readonly ToolSpec[], reading: ReplyReading = {}): RedactedReply {
+  const first = redactOnce(parts, options, tools, reading);
   if (first.removed === 0) return { texts: first.texts, removed: 0, nudge: first.nudge, shapes: first.shapes };
   // The redacted text is read once more: markup the live repair left as text only because it sat
   // beside a broken span (the lines after a cut-off value, parse/dsml.ts endAtLastTag) may act on
@@ -109,6 +124,7 @@ export function redactReply(parts: readonly ReplyPart[], options: ParseOptionsIn
     first.texts.map((text, i) => ({ text, apart: parts[i]!.apart === true })),
     options,
     tools,
+    reading,
     (at) => !seen.sawDocumentationAt(at),
   );
   const { replaced: _, ...once } = first;
@@ -154,12 +170,19 @@ class FirstReading {
   }
 }
 
-function redactOnce(parts: readonly ReplyPart[], options: ParseOptionsInput, tools: readonly ToolSpec[] | undefined, counts: (at: number) => boolean = () => true): Redaction {
+function redactOnce(parts: readonly ReplyPart[], options: ParseOptionsInput, tools: readonly ToolSpec[] | undefined, reading: ReplyReading, counts: (at: number) => boolean = () => true): Redaction {
   const texts = parts.map((p) => p.text);
   const text = texts.join("");
   const none: Redaction = { texts, removed: 0, nudge: null, shapes: [], replaced: [] };
   if (!mayHoldMarkup(text, options.standaloneJson === true)) return none;
-  const engine = createRepairEngine({ tools: tools ?? opencodeBuiltinTools, parse: options, bufferLimit: Number.MAX_SAFE_INTEGER, idPrefix: "history_", history: true });
+  const engine = createRepairEngine({
+    tools: tools ?? opencodeBuiltinTools,
+    parse: options,
+    bufferLimit: Number.MAX_SAFE_INTEGER,
+    idPrefix: "history_",
+    history: true,
+    ...(reading.isEchoed ? { isEchoed: reading.isEchoed } : {}),
+  });
   parts.forEach((part, i) => {
     if (i > 0 && part.apart) engine.endSpan?.();
     engine.feed(part.text);
@@ -186,10 +209,11 @@ function redactOnce(parts: readonly ReplyPart[], options: ParseOptionsInput, too
   const out = new PartWriter(texts);
   const replaced: [number, number][] = [];
   for (const region of regions) if (out.replace(region[0], region[1])) replaced.push(region);
-  const nudge = found[0]!.reason;
+  // The model's own leak names the reason; a quote of given content only when nothing else was found.
+  const own = found.find((b) => b.reason !== "echoed-markup") ?? found[0]!;
   const shapes = broken.filter((b) => !skipped.has(b)).map((b) => b.shape);
-  if (replaced.length === 0) return { ...none, nudge, shapes };
-  return { texts: out.finish(), removed: replaced.length, nudge, shapes, replaced };
+  if (replaced.length === 0) return { ...none, nudge: own.reason, shapes };
+  return { texts: out.finish(), removed: replaced.length, nudge: own.reason, shapes, replaced };
 }
 
 /**
