@@ -141,3 +141,32 @@ describe("the OpenCode plugin's history hooks", () => {
     expect(messages[2]!.content.map((p) => p.text)).toEqual(["Running.\n", REMOVED_NOTE]);
   });
 });
+
+describe("the golden catalogue, each fixture cut into two consecutive parts", () => {
+  // Where the live repair reads two text parts as one span, a cut anywhere changes nothing: the
+  // parts joined read as the fixture's text does, unless markup the cut runs through would leave
+  // both parts blank, where it is left as written (fewer spans replaced, never a different text).
+  test("the parts joined read as the whole text (three cuts per fixture)", async () => {
+    const { fixtures } = await import("../golden/build-fixtures.ts");
+    const { fixtureTools } = await import("../golden/tools.ts");
+    let compared = 0;
+    for (const f of fixtures) {
+      if (f.nativeToolCalls) continue;
+      const tools = f.tools ? fixtureTools.filter((t) => f.tools!.includes(t.name)) : fixtureTools;
+      const options = (f.options ?? {}) as Parameters<typeof redactLeaks>[1];
+      const single = redactLeaks(f.input, options, tools);
+      const lt = f.input.indexOf("<");
+      for (const cut of new Set([Math.floor(f.input.length / 2), lt + 1, f.input.length - 3])) {
+        if (cut <= 0 || cut >= f.input.length) continue;
+        const out = redactReply(texts(f.input.slice(0, cut), f.input.slice(cut)), options, tools);
+        if (out.removed < single.removed) {
+          expect(out.texts.join("")).not.toBe(single.text);
+          continue;
+        }
+        expect([f.id, cut, out.texts.join("")]).toEqual([f.id, cut, single.text]);
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(500);
+  });
+});
