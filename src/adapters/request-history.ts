@@ -3,11 +3,14 @@
 // request goes up, so the model does not imitate its own old leaks; and, when asked (the proxy, which
 // keeps no state), the plugin's one-time correction rides along when the newest model turn ended in
 // such markup. The turns are read with the tools the request declares, as the live repair reads a reply.
+import { requestEchoGuard } from "../echo/from-request.ts";
+import type { EchoGuard } from "../engine/types.ts";
 import { isObject } from "../grammar/plain-data.ts";
-import { redactLeaks } from "../history/sanitize.ts";
+import { redactReply, type ReplyPart } from "../history/sanitize.ts";
 import type { NudgeReason, ParseOptionsInput, ToolSpec } from "../parse/types.ts";
 import { correctionText, type CorrectionReason } from "../retry/state.ts";
 import { wireFor } from "../wires/registry.ts";
+import type { Wire } from "../wires/wire.ts";
 import { spliceJson, spliceJsonBytes, type JsonEdit, type JsonPath } from "./json-splice.ts";
 
 type Json = Record<string, unknown>;
@@ -30,6 +33,11 @@ export interface HistoryOptions {
   sanitize: boolean;
   /** retry.nudge: add the correction when the newest model turn held markup that ran nothing. */
   correct: boolean;
+  /**
+   * responseFix.echoGuard (default on): the newest model turn is read against what the request gave
+   * the model before it, so markup it only quoted from there is no call of its own to correct.
+   */
+  echoGuard?: boolean;
 }
 
 export interface SanitizedRequest {
@@ -97,28 +105,65 @@ function historyEdits(pathname: string, body: unknown, options: HistoryOptions):
   const turns = body[key];
   if (!Array.isArray(turns)) return undefined;
   // History is read with the tools this request declares, as the live repair reads the reply.
-  const tools = wireFor(pathname, body)?.declared(body) ?? [];
+  const wire = wireFor(pathname, body);
+  const tools = wire?.declared(body) ?? [];
+  const replies = repliesOf(shape, turns);
   const edits: JsonEdit[] = [];
   let removed = 0;
   let changedTurns = 0;
   let newest: NudgeReason | null = null;
+  let reply = 0;
   turns.forEach((turn, index) => {
-    if (!isObject(turn)) return;
-    if (turn.role !== "assistant") {
-      if (isModelItem(turn.type)) newest = null;
+    const next = replies[reply];
+    if (next?.[0] !== index) {
+      // A model item after the reply (a call, reasoning): the model has answered, so an older leak needs no correction.
+      if (isObject(turn) && turn.role !== "assistant" && isModelItem(turn.type)) newest = null;
       return;
     }
-    const found = redactTurn(turn, [key, index], options, edits, tools);
+    reply++;
+    // Only the newest reply's reason can become a correction: it alone is read against the given content.
+    const isEchoed = options.correct && reply === replies.length ? echoGuardBefore(wire, body, key, turns, index, options) : undefined;
+    const found = redactTurns(next.map((at) => [turns[at] as Json, [key, at]]), shape, options, edits, tools, isEchoed);
     removed += found.removed;
-    if (found.removed > 0) changedTurns++;
+    changedTurns += found.turns;
     // A turn that also made a native call did call a tool: its markup ran nothing because the
     // native call won, as the live repair decides, so it needs no correction.
-    newest = madeNativeCall(turn) ? null : found.nudge;
+    newest = next.some((at) => madeNativeCall(turns[at] as Json)) ? null : found.nudge;
   });
   const correction = options.correct && newest !== null ? reasonFor(newest) : null;
   if (correction) edits.push(addToSystem(body, shape, correctionText(correction)));
   if (removed === 0 && !correction) return undefined;
   return { edits, removed, turns: changedTurns, correction };
+}
+
+/**
+ * The replies among the turns, each as the indices of its assistant turns, in order. A chat or
+ * Messages reply is one assistant message. A Responses reply is every assistant message item of
+ * one run of items the model produced (messages, reasoning, calls) with nothing given between:
+ * the live repair reads all the message items of one response as one text (one documentation
+ * context), so history does too.
+ */
+function repliesOf(shape: Shape, turns: readonly unknown[]): number[][] {
+  const replies: number[][] = [];
+  /** The newest reply, while nothing given has come after it. */
+  let open: number[] | undefined;
+  turns.forEach((turn, index) => {
+    const assistant = isObject(turn) && turn.role === "assistant";
+    if (assistant && open && shape === "responses") open.push(index);
+    else if (assistant) replies.push((open = [index]));
+    else if (!(isObject(turn) && isModelItem(turn.type))) open = undefined;
+  });
+  return replies;
+}
+
+/**
+ * The echo guard over what the request gave the model before the turn at `index` (the wire's
+ * given content of the body with its turns cut there): never the model's own words, and never what
+ * came after (a user who later pastes the markup back does not make the model's turn a quote).
+ */
+function echoGuardBefore(wire: Wire | undefined, body: Json, key: string, turns: readonly unknown[], index: number, options: HistoryOptions): EchoGuard | undefined {
+  if (!wire) return undefined;
+  return requestEchoGuard({ responseFix: options.echoGuard === undefined ? {} : { echoGuard: options.echoGuard } }, () => wire.given({ ...body, [key]: turns.slice(0, index) }));
 }
 
 /** Whether a request to this path carries replayed turns this module reads (chat, Messages, Responses). */
@@ -133,30 +178,66 @@ function shapeOf(pathname: string): Shape | undefined {
   return undefined;
 }
 
-/** With no declared tools every well-formed leak reads "undeclared-tool"; it may well have been offered. */
-function reasonFor(nudge: NudgeReason): CorrectionReason {
+/**
+ * With no declared tools every well-formed leak reads "undeclared-tool"; it may well have been offered.
+ * Markup the model only quoted from content it was given gets no correction: it made no call of
+ * its own that failed, and every correction ends by asking it to call the tool it still needs
+ * again, which after a quote is the push to run injected content that the echo guard exists to stop.
+ */
+function reasonFor(nudge: NudgeReason): CorrectionReason | null {
+  if (nudge === "echoed-markup") return null;
   return nudge === "undeclared-tool" ? "unexecuted-call" : nudge;
 }
 
-/** Replaces leaks in one assistant turn (when sanitizing) as edits at `path`; says why its last leak ran nothing. */
-function redactTurn(turn: Json, path: JsonPath, options: HistoryOptions, edits: JsonEdit[], tools: readonly ToolSpec[]): { removed: number; nudge: NudgeReason | null } {
-  let removed = 0;
-  let nudge: NudgeReason | null = null;
-  const redact = (text: string, at: JsonPath): void => {
-    const result = redactLeaks(text, options.parse, tools);
-    if (result.removed === 0) return;
-    nudge = result.nudge ?? "broken-markup";
-    if (!options.sanitize) return;
-    removed += result.removed;
-    edits.push({ kind: "replace", path: at, json: JSON.stringify(result.text) });
-  };
-  if (typeof turn.content === "string") redact(turn.content, [...path, "content"]);
-  else if (Array.isArray(turn.content)) {
-    turn.content.forEach((part, index) => {
-      if (isObject(part) && TEXT_PARTS.has(part.type as string) && typeof part.text === "string") redact(part.text, [...path, "content", index, "text"]);
-    });
-  }
-  return { removed, nudge };
+/**
+ * Replaces leaks in the assistant turns of one reply (when sanitizing) as edits at their paths;
+ * says how many spans and turns changed, and why the reply's leaks ran nothing. All the text parts
+ * of the reply are read as one text, as the live repair read them (src/history/sanitize.ts redactReply).
+ */
+function redactTurns(
+  turns: readonly [Json, JsonPath][],
+  shape: Shape,
+  options: HistoryOptions,
+  edits: JsonEdit[],
+  tools: readonly ToolSpec[],
+  isEchoed: EchoGuard | undefined,
+): { removed: number; turns: number; nudge: NudgeReason | null } {
+  const parts: (ReplyPart & { path: JsonPath; turn: number })[] = [];
+  turns.forEach(([turn, path], n) => {
+    for (const part of textPartsOf(turn, path, shape)) parts.push({ ...part, turn: n });
+  });
+  if (parts.length === 0) return { removed: 0, turns: 0, nudge: null };
+  const result = redactReply(parts, options.parse, tools, isEchoed ? { isEchoed } : {});
+  if (!options.sanitize || result.removed === 0) return { removed: 0, turns: 0, nudge: result.nudge };
+  const changed = new Set<number>();
+  result.texts.forEach((text, i) => {
+    const part = parts[i]!;
+    if (text === part.text) return;
+    edits.push({ kind: "replace", path: part.path, json: JSON.stringify(text) });
+    changed.add(part.turn);
+  });
+  return { removed: result.removed, turns: changed.size, nudge: result.nudge };
+}
+
+/**
+ * The text parts of one assistant turn with their paths. Markup runs on from one part into the
+ * next only where the live repair reads them as one span: consecutive text parts (an Anthropic
+ * text block after a text block). A Responses output_text part is read apart (the live repair gives
+ * each its own span), and so is a part after a part of another kind (a tool_use block between).
+ */
+function textPartsOf(turn: Json, path: JsonPath, shape: Shape): (ReplyPart & { path: JsonPath })[] {
+  const apart = shape === "responses";
+  if (typeof turn.content === "string") return [{ text: turn.content, path: [...path, "content"], apart }];
+  if (!Array.isArray(turn.content)) return [];
+  const parts: (ReplyPart & { path: JsonPath })[] = [];
+  let other = false;
+  turn.content.forEach((part, index) => {
+    if (isObject(part) && TEXT_PARTS.has(part.type as string) && typeof part.text === "string") {
+      parts.push({ text: part.text, path: [...path, "content", index, "text"], apart: apart || other });
+      other = false;
+    } else other = true;
+  });
+  return parts;
 }
 
 /** A chat turn with `tool_calls`, or a Messages turn with a `tool_use` block (Responses keeps calls in items of their own). */

@@ -104,8 +104,12 @@ export class Output {
     const start = base + seg.start;
     const end = base + seg.end;
     if (seg.kind === "call" && this.history) {
-      // Replayed history never becomes a call: a well-formed one is markup that ran nothing, as a call to an undeclared tool.
-      const replayed: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "undeclared-tool", detail: "a call written as text in replayed history; it never ran", tool: seg.tool };
+      // Replayed history never becomes a call: a well-formed one is markup that ran nothing, as a
+      // call to an undeclared tool; or, with an echo guard, markup the model quoted from given content.
+      const echoed = this.isEchoed?.({ tool: seg.tool, input: seg.input, markup: span.slice(seg.start, seg.end), tools: this.tools }) === true;
+      const replayed: BrokenSpan = echoed
+        ? { span: [start, end], shape: seg.shape, reason: "echoed-markup", detail: "markup in replayed history quoted from content the request gave the model; it never ran", tool: seg.tool }
+        : { span: [start, end], shape: seg.shape, reason: "undeclared-tool", detail: "a call written as text in replayed history; it never ran", tool: seg.tool };
       this.broken.push(replayed);
       this.releaseVisible(span.slice(seg.start, seg.end), start, replayed);
       return;

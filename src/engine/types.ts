@@ -48,7 +48,8 @@ export interface EngineOptions {
   /**
    * The text is replayed history (src/history/sanitize.ts), read only to find its leaks: no call
    * is ever recovered; each well-formed one is reported broken ("undeclared-tool": it ran nothing)
-   * where it stood, its text left visible, so a caller can replace every leak in place.
+   * where it stood, its text left visible, so a caller can replace every leak in place. With
+   * `isEchoed`, a call the guard matches is reported "echoed-markup" instead (visible all the same).
    */
   history?: boolean;
 }

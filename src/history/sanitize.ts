@@ -1,5 +1,6 @@
 import { DocContext } from "../engine/doc-context.ts";
 import { createRepairEngine } from "../engine/engine.ts";
+import type { EchoGuard } from "../engine/types.ts";
 import type { NudgeReason, ParseOptionsInput, Span, ToolSpec } from "../parse/types.ts";
 import { opencodeBuiltinTools } from "../tools/opencode-builtins.ts";
 
@@ -24,7 +25,11 @@ export function sanitizeAssistantText(text: string, options: ParseOptionsInput =
 }
 
 export interface RedactedText extends SanitizedText {
-  /** Why the first replaced span was not a call; a well-formed call (history never runs one) reads as "undeclared-tool". */
+  /**
+   * Why the first replaced span the model wrote itself was not a call; a well-formed call (history
+   * never runs one) reads as "undeclared-tool". "echoed-markup" only when every span found was
+   * quoted from given content (an echo guard was given, and matched). Null when nothing was found.
+   */
   nudge: NudgeReason | null;
   /** Shape ids of the replaced spans. */
   shapes: string[];
@@ -42,23 +47,93 @@ export interface RedactedText extends SanitizedText {
  * shows the format (golden N21.9, N21.11, N29.3, N29.23, N9.7) as written.
  */
 export function redactLeaks(text: string, options: ParseOptionsInput = {}, tools?: readonly ToolSpec[]): RedactedText {
-  const first = redactOnce(text, options, tools);
-  if (first.removed === 0) return { text: first.text, removed: 0, nudge: first.nudge, shapes: first.shapes };
+  const { texts, ...rest } = redactReply([{ text }], options, tools);
+  return { text: texts[0]!, ...rest };
+}
+
+/**
+ * One text part of a replayed reply, in order. `apart`: markup never runs from the part before
+ * into this one (the live repair ended a span there: a Responses output_text part, an Anthropic
+ * text block after a block of another kind); documentation still carries over, as it does live.
+ */
+export interface ReplyPart {
+  text: string;
+  apart?: boolean;
+}
+
+export interface RedactedReply extends Omit<RedactedText, "text"> {
+  /** Each part's text after the pass, in the order given: the very strings given when nothing changed. */
+  texts: string[];
+}
+
+/**
+ * The text parts among one reply's parts, in order, with their indices there: a text part after a
+ * part of another kind (a tool call, reasoning) is read apart, as the live repair ends a span at
+ * an Anthropic block of another kind; consecutive text parts are one span.
+ */
+export function replyTextParts<P>(parts: readonly P[], textOf: (part: P) => string | undefined): { parts: ReplyPart[]; at: number[] } {
+  const out: ReplyPart[] = [];
+  const at: number[] = [];
+  let other = false;
+  parts.forEach((part, index) => {
+    const text = textOf(part);
+    if (text === undefined) {
+      other = true;
+      return;
+    }
+    out.push(other ? { text, apart: true } : { text });
+    at.push(index);
+    other = false;
+  });
+  return { parts: out, at };
+}
+
+/** How one reply is read beside its text and tools. */
+export interface ReplyReading {
+  /**
+   * The echo guard over what the request gave the model before this reply (never the reply's own
+   * words): a well-formed call it matches is reported "echoed-markup" instead of "undeclared-tool".
+   * Replaced all the same; only the reason, and so a correction, differs.
+   */
+  isEchoed?: EchoGuard;
+}
+
+/**
+ * The text parts of one replayed reply, read as the live repair read that reply: as one text (one
+ * documentation context, so a fence opened in one part holds an example in the next), never each
+ * part on its own. Each leak is replaced in the part where it stands.
+ *
+ * A leak whose markup runs from one part into the next (only where the live repair read the parts
+ * as one span too, so it acted on that markup the same way) is replaced across them: the note where
+ * the markup starts, the rest of the markup cut from the parts after it; unless that would leave a
+ * part that had text with none (or only white space), which some APIs refuse (Anthropic rejects a
+ * blank text block) and which would change the turn's shape: then the note goes into that part, and
+ * when two parts would be left blank the markup is left as written (it is still reported in `nudge`).
+ */
+export function redactReply(parts: readonly ReplyPart[], options: ParseOptionsInput = {}, tools?: readonly ToolSpec[], reading: ReplyReading = {}): RedactedReply {
+  const first = redactOnce(parts, options, tools, reading);
+  if (first.removed === 0) return { texts: first.texts, removed: 0, nudge: first.nudge, shapes: first.shapes };
   // The redacted text is read once more: markup the live repair left as text only because it sat
   // beside a broken span (the lines after a cut-off value, parse/dialects/dsml/parse-span.ts endAtLastTag) may act on
   // its own once that span is a note. Bounded to one more pass (linear work). Only what the first
   // reading saw outside documentation counts there: the replaced span may have taken with it the
   // opener (a backtick, `<!--` on the cut-off line) of documentation that holds an example, which
   // stays as written (the live repair keeps it as text too).
-  const reading = new FirstReading(text, first.replaced);
-  const again = redactOnce(first.text, options, tools, (at) => !reading.sawDocumentationAt(at));
+  const seen = new FirstReading(parts.map((p) => p.text).join(""), first.replaced);
+  const again = redactOnce(
+    first.texts.map((text, i) => ({ text, apart: parts[i]!.apart === true })),
+    options,
+    tools,
+    reading,
+    (at) => !seen.sawDocumentationAt(at),
+  );
   const { replaced: _, ...once } = first;
   if (again.removed === 0) return once;
-  return { text: again.text, removed: first.removed + again.removed, nudge: first.nudge, shapes: [...first.shapes, ...again.shapes] };
+  return { texts: again.texts, removed: first.removed + again.removed, nudge: first.nudge ?? again.nudge, shapes: [...first.shapes, ...again.shapes] };
 }
 
-interface Redaction extends RedactedText {
-  /** The spans of the text read that a note replaced (in order; one per note). */
+interface Redaction extends RedactedReply {
+  /** The spans of the text read (the parts joined) that a note replaced (in order; one per note). */
   replaced: [number, number][];
 }
 
@@ -95,10 +170,23 @@ class FirstReading {
   }
 }
 
-function redactOnce(text: string, options: ParseOptionsInput, tools?: readonly ToolSpec[], counts: (at: number) => boolean = () => true): Redaction {
-  if (!mayHoldMarkup(text, options.standaloneJson === true)) return { text, removed: 0, nudge: null, shapes: [], replaced: [] };
-  const engine = createRepairEngine({ tools: tools ?? opencodeBuiltinTools, parse: options, bufferLimit: Number.MAX_SAFE_INTEGER, idPrefix: "history_", history: true });
-  engine.feed(text);
+function redactOnce(parts: readonly ReplyPart[], options: ParseOptionsInput, tools: readonly ToolSpec[] | undefined, reading: ReplyReading, counts: (at: number) => boolean = () => true): Redaction {
+  const texts = parts.map((p) => p.text);
+  const text = texts.join("");
+  const none: Redaction = { texts, removed: 0, nudge: null, shapes: [], replaced: [] };
+  if (!mayHoldMarkup(text, options.standaloneJson === true)) return none;
+  const engine = createRepairEngine({
+    tools: tools ?? opencodeBuiltinTools,
+    parse: options,
+    bufferLimit: Number.MAX_SAFE_INTEGER,
+    idPrefix: "history_",
+    history: true,
+    ...(reading.isEchoed ? { isEchoed: reading.isEchoed } : {}),
+  });
+  parts.forEach((part, i) => {
+    if (i > 0 && part.apart) engine.endSpan?.();
+    engine.feed(part.text);
+  });
   engine.flush();
   const { broken } = engine.summary();
   // A list of calls reports one span and empty ones after it: one note for the span.
@@ -106,26 +194,94 @@ function redactOnce(text: string, options: ParseOptionsInput, tools?: readonly T
   // Asked in order of position: a FirstReading sweeps the original text once.
   const skipped = new Set(spans.filter((b) => !counts(b.span[0])));
   const found = skipped.size === 0 ? spans : spans.filter((b) => !skipped.has(b));
-  if (found.length === 0) return { text, removed: 0, nudge: null, shapes: [], replaced: [] };
-  let out = "";
+  if (found.length === 0) return none;
+  // What a note replaces: each span, and a stray closer right after one with only white space
+  // between (that leak's tail, which the live repair strips as noise): no second note for it.
+  const regions: [number, number][] = [];
   let at = 0;
-  let removed = 0;
-  const replaced: [number, number][] = [];
   for (const { span, shape } of found) {
     const [start, end]: Span = span;
     if (start < at) continue;
-    // A stray closer right after a replaced span is that leak's tail (the live repair strips it as noise): no second note.
-    if (removed > 0 && shape === "D08" && text.slice(at, start).trim() === "") {
-      replaced[replaced.length - 1]![1] = end;
-      at = end;
-      continue;
-    }
-    out += text.slice(at, start) + REMOVED_NOTE;
-    replaced.push([start, end]);
+    if (regions.length > 0 && shape === "D08" && text.slice(at, start).trim() === "") regions[regions.length - 1]![1] = end;
+    else regions.push([start, end]);
     at = end;
-    removed++;
   }
-  return { text: out + text.slice(at), removed, nudge: found[0]!.reason, shapes: broken.filter((b) => !skipped.has(b)).map((b) => b.shape), replaced };
+  const out = new PartWriter(texts);
+  const replaced: [number, number][] = [];
+  for (const region of regions) if (out.replace(region[0], region[1])) replaced.push(region);
+  // The model's own leak names the reason; a quote of given content only when nothing else was found.
+  const own = found.find((b) => b.reason !== "echoed-markup") ?? found[0]!;
+  const shapes = broken.filter((b) => !skipped.has(b)).map((b) => b.shape);
+  if (replaced.length === 0) return { ...none, nudge: own.reason, shapes };
+  return { texts: out.finish(), removed: replaced.length, nudge: own.reason, shapes, replaced };
+}
+
+/**
+ * Builds the parts' texts with regions of their joined text replaced by REMOVED_NOTE, in order of
+ * position; one sweep of the parts (a region is found from the part the last one ended in).
+ */
+class PartWriter {
+  private readonly out: string[];
+  /** Where each part starts and ends in the joined text. */
+  private readonly starts: number[] = [];
+  private readonly ends: number[] = [];
+  /** The part the text written so far ends in, and how far that is. */
+  private part = 0;
+  private at = 0;
+
+  constructor(private readonly texts: readonly string[]) {
+    this.out = texts.map(() => "");
+    let at = 0;
+    for (const text of texts) {
+      this.starts.push(at);
+      at += text.length;
+      this.ends.push(at);
+    }
+  }
+
+  /** Replaces [start, end) (non-empty, at or after what was written) by the note; false when it is left as written. */
+  replace(start: number, end: number): boolean {
+    this.copy(this.at, start);
+    while (this.ends[this.part]! <= start) this.part++;
+    let last = this.part;
+    while (this.ends[last]! < end) last++;
+    let into = this.part;
+    if (last !== this.part) {
+      // Parts that had text and would be left blank: at most one of them can take the note.
+      const blank: number[] = [];
+      if (hasText(this.texts[this.part]!) && !hasText(this.out[this.part]!)) blank.push(this.part);
+      for (let i = this.part + 1; i < last; i++) if (hasText(this.texts[i]!)) blank.push(i);
+      if (hasText(this.texts[last]!) && !hasText(this.texts[last]!.slice(end - this.starts[last]!))) blank.push(last);
+      if (blank.length > 1) {
+        this.copy(start, end);
+        return false;
+      }
+      into = blank[0] ?? this.part;
+    }
+    this.out[into] += REMOVED_NOTE;
+    this.at = end;
+    return true;
+  }
+
+  finish(): string[] {
+    this.copy(this.at, this.ends.at(-1) ?? 0);
+    return this.out;
+  }
+
+  /** Copies [from, to) of the joined text into the parts it belongs to. */
+  private copy(from: number, to: number): void {
+    while (from < to) {
+      while (this.ends[this.part]! <= from) this.part++;
+      const stop = Math.min(to, this.ends[this.part]!);
+      this.out[this.part] += this.texts[this.part]!.slice(from - this.starts[this.part]!, stop - this.starts[this.part]!);
+      from = stop;
+    }
+    this.at = Math.max(this.at, to);
+  }
+}
+
+function hasText(text: string): boolean {
+  return text.trim() !== "";
 }
 
 /** Cheap pre-check: replayed history is mostly plain prose (a J01 call, when that is on, starts with a brace). */

@@ -4,25 +4,45 @@ import { repairModules } from "./repair-modules.ts";
 
 type Entry = { info: Message; parts: Part[] };
 
-/** Rewrites leaked markup in replayed assistant text parts; the stored session is untouched. */
+/**
+ * Rewrites leaked markup in replayed assistant text parts; the stored session is untouched. Each
+ * step of an assistant message (from one step-start to the next: one model reply) is read as one
+ * text, as the live repair read that reply, so an example whose fence opens in one text part stays
+ * an example in the next.
+ */
 export async function sanitizeHistory(messages: Entry[], options: Partial<ParseOptions>): Promise<{ messages: number; parts: number }> {
-  const { sanitizeAssistantText } = await repairModules();
+  const { redactReply, replyTextParts } = await repairModules();
   let touchedMessages = 0;
   let touchedParts = 0;
   for (const message of messages) {
     if (message.info.role !== "assistant") continue;
     let touched = false;
-    for (const part of message.parts) {
-      if (part.type !== "text") continue;
-      const result = sanitizeAssistantText(part.text, options);
+    for (const step of stepsOf(message.parts)) {
+      const { parts, at } = replyTextParts(step, (part) => (part.type === "text" ? part.text : undefined));
+      if (parts.length === 0) continue;
+      const result = redactReply(parts, options);
       if (result.removed === 0) continue;
-      part.text = result.text;
-      touched = true;
-      touchedParts++;
+      result.texts.forEach((text, i) => {
+        const part = step[at[i]!]!;
+        if (part.type !== "text" || part.text === text) return;
+        part.text = text;
+        touched = true;
+        touchedParts++;
+      });
     }
     if (touched) touchedMessages++;
   }
   return { messages: touchedMessages, parts: touchedParts };
+}
+
+/** An assistant message's parts cut where each step (one request to the model) starts. */
+function stepsOf(parts: Part[]): Part[][] {
+  const steps: Part[][] = [[]];
+  for (const part of parts) {
+    if (part.type === "step-start" && steps.at(-1)!.length > 0) steps.push([]);
+    steps.at(-1)!.push(part);
+  }
+  return steps;
 }
 
 /** The "user" retry channel: the correction as one synthetic user turn at the end of the request. */

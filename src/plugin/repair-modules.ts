@@ -7,14 +7,15 @@
 // (src/plugin/wiring.ts passes the request on without the tag; the history and text hooks leave
 // the text as it was).
 import type { repairFetch } from "../adapters/fetch.ts";
-import type { redactLeaks, sanitizeAssistantText } from "../history/sanitize.ts";
+import type { redactLeaks, redactReply, replyTextParts } from "../history/sanitize.ts";
 // Only resolves ajv and fast-xml-parser: a copy without them still fails to start, naming one.
 import "../parse/libraries.ts";
 
 export interface RepairModules {
   repairFetch: typeof repairFetch;
-  sanitizeAssistantText: typeof sanitizeAssistantText;
   redactLeaks: typeof redactLeaks;
+  redactReply: typeof redactReply;
+  replyTextParts: typeof replyTextParts;
 }
 
 let loading: Promise<RepairModules> | undefined;
@@ -26,5 +27,10 @@ export function repairModules(): Promise<RepairModules> {
 
 async function load(): Promise<RepairModules> {
   const [adapter, history] = await Promise.all([import("../adapters/fetch.ts"), import("../history/sanitize.ts")]);
-  return { repairFetch: adapter.repairFetch, sanitizeAssistantText: history.sanitizeAssistantText, redactLeaks: history.redactLeaks };
+  return {
+    repairFetch: adapter.repairFetch,
+    redactLeaks: history.redactLeaks,
+    redactReply: history.redactReply,
+    replyTextParts: history.replyTextParts,
+  };
 }

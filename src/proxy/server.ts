@@ -211,7 +211,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: 
   if (read === "too large") return plain(res, 413, "request body too large", true);
   const target = upstreamTarget(matched.route.upstream, matched.rest);
   if (!target) return plain(res, 400, "the path climbs above the upstream's own path");
-  const history = { parse: config.options.parse, sanitize: config.options.history.sanitize, correct: config.options.retry.nudge };
+  const history = { parse: config.options.parse, sanitize: config.options.history.sanitize, correct: config.options.retry.nudge, echoGuard: config.options.responseFix.echoGuard };
   let body = read;
   if (read && req.method === "POST") {
     const sanitized = sanitizeRequestBody(target.pathname, read, history);

@@ -2,7 +2,7 @@
 // the plugin may rewrite before the request is built (anomalyco/opencode
 // packages/plugin/src/promise/session.ts @ 03545fd3, SessionContext; message shape from
 // packages/ai/src/schema/messages.ts @ 2b33fbee). The stored session is never touched.
-import { sanitizeAssistantText } from "../../history/sanitize.ts";
+import { redactReply, replyTextParts } from "../../history/sanitize.ts";
 import type { ParseOptions, ToolSpec } from "../../parse/types.ts";
 import { opencodeBuiltinTools } from "../../tools/opencode-builtins.ts";
 import type { TurnSeen } from "../../retry/state.ts";
@@ -10,20 +10,25 @@ import type { V2Message } from "./host-types.ts";
 
 /**
  * Rewrites leaked markup in replayed assistant text parts with the inline note, as on 1.18, reading
- * them with `tools`: the request's own (SessionContext.tools) and OpenCode's built-in ones.
+ * them with `tools`: the request's own (SessionContext.tools) and OpenCode's built-in ones. The text
+ * parts of one assistant message (one reply) are read as one text, as the live repair read them.
  */
 export function sanitizeContext(messages: V2Message[], options: Partial<ParseOptions>, tools: readonly ToolSpec[] = opencodeBuiltinTools): { messages: number; parts: number } {
   let touchedMessages = 0;
   let touchedParts = 0;
   messages.forEach((message, index) => {
     if (message.role !== "assistant" || !Array.isArray(message.content)) return;
+    const { parts, at } = replyTextParts(message.content, (part) => (part.type === "text" && typeof part.text === "string" ? part.text : undefined));
+    if (parts.length === 0) return;
+    const result = redactReply(parts, options, tools);
+    if (result.removed === 0) return;
+    const content = message.content.slice();
     let touched = 0;
-    const content = message.content.map((part) => {
-      if (part.type !== "text" || typeof part.text !== "string") return part;
-      const result = sanitizeAssistantText(part.text, options, tools);
-      if (result.removed === 0) return part;
+    result.texts.forEach((text, i) => {
+      const part = content[at[i]!]!;
+      if (text === part.text) return;
+      content[at[i]!] = { ...part, text };
       touched++;
-      return { ...part, text: result.text };
     });
     if (touched === 0) return;
     messages[index] = sameKind(message, { content });
