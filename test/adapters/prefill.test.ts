@@ -23,12 +23,16 @@ const ASK = "Show me, in a code block, what a read call looks like.";
 
 describe("which turn a reply continues", () => {
   const text = (t: string) => ({ type: "text", text: t });
+  const sure = (spans: string[]) => ({ spans, certain: true });
+  const maybe = (spans: string[]) => ({ spans, certain: false });
 
-  test("chat: a last assistant message with text, whatever its flags; not one that made calls", () => {
-    const body = (last: Json) => ({ messages: [{ role: "user", content: ASK }, last] });
-    expect(chatPrefill(body({ role: "assistant", content: "```\n", prefix: true }))).toEqual(["```\n"]);
-    expect(chatPrefill(body({ role: "assistant", content: "```\n" }))).toEqual(["```\n"]);
-    expect(chatPrefill(body({ role: "assistant", content: [text("Here:\n"), text("```\n")] }))).toEqual(["Here:\n```\n"]);
+  test("chat: a last assistant message with text, whatever its flags (certain with prefix or continue_final_message); not one that made calls", () => {
+    const body = (last: Json, extra: Json = {}) => ({ messages: [{ role: "user", content: ASK }, last], ...extra });
+    expect(chatPrefill(body({ role: "assistant", content: "```\n", prefix: true }))).toEqual(sure(["```\n"]));
+    expect(chatPrefill(body({ role: "assistant", content: "```\n" }, { continue_final_message: true }))).toEqual(sure(["```\n"]));
+    expect(chatPrefill(body({ role: "assistant", content: "```\n" }))).toEqual(maybe(["```\n"]));
+    expect(chatPrefill(body({ role: "assistant", content: "```\n", prefix: "yes" }, { continue_final_message: 1 }))).toEqual(maybe(["```\n"]));
+    expect(chatPrefill(body({ role: "assistant", content: [text("Here:\n"), text("```\n")] }))).toEqual(maybe(["Here:\n```\n"]));
     expect(chatPrefill(body({ role: "assistant", content: "x", tool_calls: [{ id: "c", type: "function", function: { name: "read", arguments: "{}" } }] }))).toBeUndefined();
     expect(chatPrefill(body({ role: "assistant", content: "" }))).toBeUndefined();
     expect(chatPrefill(body({ role: "assistant", content: null }))).toBeUndefined();
@@ -38,26 +42,28 @@ describe("which turn a reply continues", () => {
 
   test("Messages: a last assistant turn whose content ends in text; its text runs are spans", () => {
     const body = (content: unknown) => ({ messages: [{ role: "user", content: ASK }, { role: "assistant", content }] });
-    expect(messagesPrefill(body("Here:\n```"))).toEqual(["Here:\n```"]);
-    expect(messagesPrefill(body([text("a"), text("b"), { type: "tool_use", id: "t", name: "read", input: {} }, text("c")]))).toEqual(["ab", "c"]);
+    expect(messagesPrefill(body("Here:\n```"))).toEqual(sure(["Here:\n```"]));
+    expect(messagesPrefill(body([text("a"), text("b"), { type: "tool_use", id: "t", name: "read", input: {} }, text("c")]))).toEqual(sure(["ab", "c"]));
     expect(messagesPrefill(body([text("a"), { type: "tool_use", id: "t", name: "read", input: {} }]))).toBeUndefined();
     expect(messagesPrefill({ messages: [{ role: "assistant", content: "x" }, { role: "user", content: "y" }] })).toBeUndefined();
   });
 
   test("Responses: a last assistant message item ending in a text part, each part a span", () => {
     const body = (last: unknown) => ({ input: [{ role: "user", content: ASK }, last] });
-    expect(responsesPrefill(body({ role: "assistant", content: "```\n" }))).toEqual(["```\n"]);
+    expect(responsesPrefill(body({ role: "assistant", content: "```\n" }))).toEqual(maybe(["```\n"]));
     const parts = [{ type: "output_text", text: "Here:\n" }, { type: "output_text", text: "```\n" }];
-    expect(responsesPrefill(body({ type: "message", role: "assistant", content: parts }))).toEqual(["Here:\n", "```\n"]);
+    expect(responsesPrefill(body({ type: "message", role: "assistant", content: parts }))).toEqual(maybe(["Here:\n", "```\n"]));
     expect(responsesPrefill(body({ type: "message", role: "assistant", content: [...parts, { type: "refusal", refusal: "no" }] }))).toBeUndefined();
     expect(responsesPrefill(body({ type: "function_call", role: "assistant", name: "read", arguments: "{}" }))).toBeUndefined();
     expect(responsesPrefill({ input: "```\n" })).toBeUndefined();
   });
 
-  test("AI SDK: a last assistant message whose last part is text", () => {
+  test("AI SDK: a last assistant message whose last part is text; certain with the anthropic provider", () => {
     const prompt = (content: unknown[]) => [{ role: "user", content: [text(ASK)] }, { role: "assistant", content }] as LanguageModelV3Prompt;
-    expect(sdkPrefill(prompt([text("```\n")]))).toEqual(["```\n"]);
-    expect(sdkPrefill(prompt([text("a"), { type: "reasoning", text: "r" }, text("b")]))).toEqual(["a", "b"]);
+    expect(sdkPrefill(prompt([text("```\n")]))).toEqual(maybe(["```\n"]));
+    expect(sdkPrefill(prompt([text("```\n")]), "openai.chat")).toEqual(maybe(["```\n"]));
+    expect(sdkPrefill(prompt([text("```")]), "anthropic.messages")).toEqual(sure(["```"]));
+    expect(sdkPrefill(prompt([text("a"), { type: "reasoning", text: "r" }, text("b")]))).toEqual(maybe(["a", "b"]));
     expect(sdkPrefill(prompt([text("a"), { type: "tool-call", toolCallId: "c", toolName: "read", input: {} }]))).toBeUndefined();
     expect(sdkPrefill([{ role: "user", content: [text(ASK)] }] as LanguageModelV3Prompt)).toBeUndefined();
   });
