@@ -43,11 +43,14 @@ export function chatPrefill(body: unknown): Prefill | undefined {
   return prefill(contentSpans(last.content, (part) => part.type === "text"), certain);
 }
 
-/** Anthropic Messages: a last `assistant` message whose content is a string or ends in a text block. */
+/**
+ * Anthropic Messages: a last `assistant` message whose content is a string or ends in a text
+ * block. The API combines consecutive assistant turns into one and continues it whole, so every
+ * trailing assistant message is the turn.
+ */
 export function messagesPrefill(body: unknown): Prefill | undefined {
-  const last = lastOf(isObject(body) ? body.messages : undefined);
-  if (!isObject(last) || last.role !== "assistant") return undefined;
-  return prefill(contentSpans(last.content, (part) => part.type === "text"), true);
+  const parts = trailingTurn(isObject(body) ? body.messages : undefined, (content) => (typeof content === "string" ? [{ type: "text", text: content }] : content));
+  return parts && prefill(contentSpans(parts, (part) => part.type === "text"), true);
 }
 
 /**
@@ -67,12 +70,22 @@ export function responsesPrefill(body: unknown): Prefill | undefined {
 /**
  * The AI SDK prompt: a last `assistant` message whose last part is text. `provider` is the
  * model's (LanguageModelV3.provider): certain only for the anthropic provider's Messages model
- * ("anthropic.messages", its default name, @ai-sdk/anthropic), whose API always continues.
+ * ("anthropic.messages", its default name, @ai-sdk/anthropic), whose API always continues. That
+ * provider sends every trailing assistant message as one turn (groupIntoBlocks) and the turn's
+ * last text part trimmed (Anthropic refuses a prefill ending in whitespace): the text is read as
+ * it is sent. Another provider sends the last message on its own, as written.
  */
 export function sdkPrefill(prompt: LanguageModelV3Prompt | undefined, provider?: string): Prefill | undefined {
-  const last = Array.isArray(prompt) ? prompt.at(-1) : undefined;
-  if (!last || last.role !== "assistant") return undefined;
-  return prefill(contentSpans(last.content as unknown, (part) => part.type === "text"), provider === ANTHROPIC_MESSAGES);
+  const isText = (part: Record<string, unknown>) => part.type === "text";
+  if (provider !== ANTHROPIC_MESSAGES) {
+    const last = Array.isArray(prompt) ? prompt.at(-1) : undefined;
+    if (!last || last.role !== "assistant") return undefined;
+    return prefill(contentSpans(last.content as unknown, isText), false);
+  }
+  const parts = trailingTurn(prompt, (content) => content);
+  const end = parts?.at(-1);
+  if (!parts || !isObject(end) || !isText(end) || typeof end.text !== "string") return undefined;
+  return prefill(contentSpans([...parts.slice(0, -1), { ...end, text: end.text.trim() }], isText), true);
 }
 
 /** The provider name @ai-sdk/anthropic gives its Messages models unless told another. */
@@ -80,6 +93,22 @@ const ANTHROPIC_MESSAGES = "anthropic.messages";
 
 function lastOf(list: unknown): unknown {
   return Array.isArray(list) ? list.at(-1) : undefined;
+}
+
+/**
+ * The parts of the run of assistant messages that ends `messages`, as one turn (`parts` gives a
+ * message's content as a list); undefined when the last message is not the assistant's. A
+ * message whose content is no list counts as one part of another kind: markup never crosses it.
+ */
+function trailingTurn(messages: unknown, parts: (content: unknown) => unknown): unknown[] | undefined {
+  if (!Array.isArray(messages)) return undefined;
+  let from = messages.length;
+  while (from > 0 && isObject(messages[from - 1]) && (messages[from - 1] as Record<string, unknown>).role === "assistant") from--;
+  if (from === messages.length) return undefined;
+  return messages.slice(from).flatMap((message: Record<string, unknown>) => {
+    const list = parts(message.content);
+    return Array.isArray(list) ? list : [{}];
+  });
 }
 
 /**

@@ -253,3 +253,53 @@ describe("AI SDK middleware: a prompt that ends in an assistant prefill", () => 
     expect((await model.doGenerate(call([text("Here:\n```"), { type: "reasoning", text: "an example it is" }, text("\n")]))).content).toEqual([text(REPLY)]);
   });
 });
+
+describe("the turn an Anthropic server continues: every trailing assistant message, as it is sent", () => {
+  // The Messages API combines consecutive assistant turns into one and continues it whole; the AI
+  // SDK's anthropic provider does the same (groupIntoBlocks) and trims the last text part, since
+  // Anthropic refuses a prefill ending in whitespace. Read after the last message alone, or
+  // untrimmed, a reply inside the turn's fence or code span would run.
+  const inside = `\n${REPLY}`;
+
+  test("Messages: a fence opened by an earlier one of the trailing assistant messages holds", async () => {
+    const body = {
+      model: "m", max_tokens: 9, stream: true, tools: MESSAGES_TOOLS,
+      messages: [{ role: "user", content: ASK }, { role: "assistant", content: "Here is the example:\n```\n" }, { role: "assistant", content: [{ type: "text", text: "# read" }] }],
+    };
+    for (const deltaSize of [1, 7, inside.length]) {
+      const res = await repairFetch({}, chunkedFetch([encode(anthropicTextStream(inside, deltaSize))]))("http://m.test/v1/messages", postInit(body));
+      expect(anthropicRead(await res.text())).toEqual({ calls: [], text: inside });
+    }
+    expect(messagesPrefill(body)).toEqual({ spans: ["Here is the example:\n```\n# read"], certain: true });
+    // A user turn between: only the last assistant turn is continued.
+    expect(messagesPrefill({ messages: [{ role: "assistant", content: "```\n" }, { role: "user", content: "go" }, { role: "assistant", content: "x" }] })).toEqual({ spans: ["x"], certain: true });
+    // A tool_use that ends an earlier message cuts the span; it does not end the turn.
+    expect(messagesPrefill({ messages: [{ role: "assistant", content: [{ type: "text", text: "a" }, { type: "tool_use", id: "t", name: "read", input: {} }] }, { role: "assistant", content: "b" }] })).toEqual({ spans: ["a", "b"], certain: true });
+  });
+
+  describe("AI SDK, the anthropic provider", () => {
+    const read: LanguageModelV3FunctionTool = { type: "function", name: "read", inputSchema: SCHEMA as LanguageModelV3FunctionTool["inputSchema"] };
+    const usage: LanguageModelV3Usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+    const text = (t: string) => ({ type: "text" as const, text: t });
+    async function generated(messages: unknown[], reply: string) {
+      const mock = new MockLanguageModelV3({ provider: "anthropic.messages", doGenerate: async () => ({ content: [text(reply)], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }) });
+      const params = { prompt: [{ role: "user", content: [text(ASK)] }, ...messages], tools: [read] } as unknown as LanguageModelV3CallOptions;
+      const { content } = await wrapLanguageModel({ model: mock, middleware: repairMiddleware({}) }).doGenerate(params);
+      return content.filter((p) => p.type === "tool-call").length;
+    }
+
+    test("a fence opened by an earlier one of the trailing assistant messages holds", async () => {
+      expect(await generated([{ role: "assistant", content: [text("Here is the example:\n```\n")] }, { role: "assistant", content: [text("# read")] }], inside)).toBe(0);
+      // Hard negative: after a user turn the fence is no longer the reply's.
+      expect(await generated([{ role: "assistant", content: [text("Here is the example:\n```\n")] }, { role: "user", content: [text("go")] }, { role: "assistant", content: [text("Sure.")] }], inside)).toBe(1);
+    });
+
+    test("the last text part is read trimmed, as it is sent", async () => {
+      // Sent as "Use `x": the reply's call is inside the code span. Untrimmed, a blank line would end the paragraph first.
+      expect(await generated([{ role: "assistant", content: [text("Use `x\n\n")] }], `${CALL}\``)).toBe(0);
+      expect(sdkPrefill([{ role: "assistant", content: [text("  a \n"), text(" b\n\n")] }] as LanguageModelV3Prompt, "anthropic.messages")).toEqual({ spans: ["  a \nb"], certain: true });
+      // Another provider sends it as written, and only the last message.
+      expect(sdkPrefill([{ role: "assistant", content: [text("a")] }, { role: "assistant", content: [text(" b\n\n")] }] as LanguageModelV3Prompt, "openai.chat")).toEqual({ spans: [" b\n\n"], certain: false });
+    });
+  });
+});
