@@ -4,17 +4,17 @@ import { LT } from "../grammar/chars.ts";
 /**
  * The documentation context of a reply that may continue a prefill or may start a fresh message
  * (src/wires/prefill.ts: a trailing assistant turn the server is not known to continue). Both
- * readings follow the reply, each in a DocContext of its own: `asContinued` from where the prefill
- * left it, `asFresh` from a new document. Every question gets the more guarded answer: the text is
- * documentation where either reading says so, at a line start only where both are, quiet mid-line
- * only where both are, and indented as the more indented of the two. So a candidate opens only where both
- * readings would open it, and a fence the prefill opened and one the reply opens alike keep their
- * example text; a reply in which the readings agree (the usual case: a prefill like "Sure.") is
- * read as either would read it.
+ * readings follow the reply, each in a DocContext of its own: `asContinued` from where the
+ * prefill left it, `asFresh` from a new document. Every question gets the more guarded answer:
+ * documentation where either reading says so, a line start (or a paragraph start) only where both
+ * are, quiet mid-line only where both are, indented as the more indented of the two. So a
+ * candidate opens only where both readings would open it: a fence the prefill opened and one the
+ * reply opens alike keep the example inside them. Where the readings agree (a prefill like
+ * "Sure." and a leak) the reply is read as either would read it.
  *
  * Only the public questions and moves of DocContext are answered here, each by asking both
- * readings; this object's own inherited state is never fed, so none of its methods may be left
- * un-overridden (the engine uses no others). Costs a second context only for such a reply.
+ * readings; this object's own inherited state is never fed, so none of them may be left
+ * un-overridden (the engine uses no others). It costs a second context only for such a reply.
  */
 export class TwoReadings extends DocContext {
   private readonly asFresh = new DocContext();
