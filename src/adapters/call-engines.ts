@@ -6,6 +6,7 @@ import type { AnswerSoFar, EchoGuard, EngineOptions, RepairEngine } from "../eng
 import { GuardedEngine } from "../engine/guarded.ts";
 import { describeError } from "../engine/describe-error.ts";
 import { engineOptions } from "../options/engine.ts";
+import { TwoReadings } from "../engine/two-readings.ts";
 import type { Prefill } from "../wires/prefill.ts";
 import type { EngineFor } from "../wires/wire.ts";
 import type { AdapterOptions, EngineFactory } from "./options.ts";
@@ -52,6 +53,16 @@ export function callEngines(factory: EngineFactory, options: AdapterOptions, sco
  * dropped (the prefill is the caller's text, never the reply's). Only its documentation context
  * carries over: a fence it opened is open in the reply. Read anew for each engine that asks (one
  * per choice), since an engine's context changes as it reads; undefined when the engine cannot say.
+ *
+ * A prefill the server may not continue (Prefill.certain false) may as well be answered with a
+ * fresh message, and the two readings can differ: after "Here is the example:\n```\n" a reply
+ * "```\n<call>\n```" closes the prefill's fence and runs the call if it continues, and is a fenced
+ * example if it is fresh. A wrong execution outranks a missed repair, so such a reply is read both
+ * ways at once (TwoReadings): documentation wherever either reading says so. That costs a second
+ * documentation context per character, only for such a reply, and keeps every call both readings
+ * agree on (a prefill like "Sure." followed by a leak). Passing the reply through whenever the
+ * prefill left a state a fresh reply may not share would cost more: even "Sure." does (a reply
+ * "    <call>" is indented code when fresh, paragraph text when continued).
  */
 function prefillRead(factory: EngineFactory, options: EngineOptions, prefill: Prefill, onError: (line: string) => void): AnswerSoFar | undefined | typeof UNREAD {
   const { isEchoed: _, ...reading } = options;
@@ -63,15 +74,16 @@ function prefillRead(factory: EngineFactory, options: EngineOptions, prefill: Pr
     return UNREAD;
   }
   const guard = new GuardedEngine(engine, (line) => onError(`reading the prefill: ${line}`));
-  for (let i = 0; i < prefill.length; i++) {
-    const last = i === prefill.length - 1;
-    if (!guard.step({ delta: prefill[i], endSpan: !last, flush: last }).ok) return UNREAD;
+  const { spans } = prefill;
+  for (let i = 0; i < spans.length; i++) {
+    const last = i === spans.length - 1;
+    if (!guard.step({ delta: spans[i], endSpan: !last, flush: last }).ok) return UNREAD;
   }
   const answer = guard.carryOver();
   if (!answer) return guard.failed ? UNREAD : undefined;
   // Nothing of the prefill is the reply's: no call of it counts against the reply's, no text of it is held.
   const { tail: _tail, ...context } = answer;
-  return { ...context, calls: 0 };
+  return { ...context, doc: prefill.certain ? context.doc : new TwoReadings(context.doc), calls: 0 };
 }
 
 /** The prefill's reading failed. */

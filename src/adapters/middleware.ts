@@ -2,7 +2,7 @@
 // This file is the package's "./middleware" entry and wires the call's steps together; each job
 // has its own file under ./middleware/: reading the call options, the prompt's history, the
 // generate path, the stream path, and the state and report the two paths share.
-import type { LanguageModelV3CallOptions, LanguageModelV3Middleware, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Middleware, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { pullStage } from "../sse/pull-stage.ts";
 import { ReasoningChannel } from "../engine/reasoning-channel.ts";
 import { createRepairEngine } from "../engine/engine.ts";
@@ -29,12 +29,14 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
   const factory = deps.createEngine ?? createRepairEngine;
 
   /** undefined: nothing to repair for this call, pass it through. */
-  function prepare(params: LanguageModelV3CallOptions): (() => CallContext) | undefined {
+  function prepare(params: LanguageModelV3CallOptions, model: LanguageModelV3 | undefined): (() => CallContext) | undefined {
     const tools = declaredTools(params);
     if (tools.length === 0 || !repairEnabled(options)) return undefined;
     const tag = tags.get(params);
     const attempt = nextAttempt(tag);
-    const scope = callScope(params, tools, options);
+    // The provider tells whether a prompt ending in an assistant turn is surely continued.
+    const provider = typeof model?.provider === "string" ? model.provider : undefined;
+    const scope = callScope(params, tools, options, provider);
     const engine = callEngines(factory, options, scope, requestDebug(options, tag));
     return () => ({
       options,
@@ -67,16 +69,16 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
       return out;
     },
 
-    async wrapGenerate({ doGenerate, params }) {
-      const make = prepare(params);
+    async wrapGenerate({ doGenerate, params, model }) {
+      const make = prepare(params, model);
       const result = await doGenerate();
       const ctx = create(make);
       if (!ctx) return result;
       return orPassThrough(options, "generate repair", () => repairGenerate(result, ctx), () => result);
     },
 
-    async wrapStream({ doStream, params }) {
-      const make = prepare(params);
+    async wrapStream({ doStream, params, model }) {
+      const make = prepare(params, model);
       const result = await doStream();
       const ctx = create(make);
       if (!ctx) return result;

@@ -23,12 +23,16 @@ const ASK = "Show me, in a code block, what a read call looks like.";
 
 describe("which turn a reply continues", () => {
   const text = (t: string) => ({ type: "text", text: t });
+  const sure = (spans: string[]) => ({ spans, certain: true });
+  const maybe = (spans: string[]) => ({ spans, certain: false });
 
-  test("chat: a last assistant message with text, whatever its flags; not one that made calls", () => {
-    const body = (last: Json) => ({ messages: [{ role: "user", content: ASK }, last] });
-    expect(chatPrefill(body({ role: "assistant", content: "```\n", prefix: true }))).toEqual(["```\n"]);
-    expect(chatPrefill(body({ role: "assistant", content: "```\n" }))).toEqual(["```\n"]);
-    expect(chatPrefill(body({ role: "assistant", content: [text("Here:\n"), text("```\n")] }))).toEqual(["Here:\n```\n"]);
+  test("chat: a last assistant message with text, whatever its flags (certain with prefix or continue_final_message); not one that made calls", () => {
+    const body = (last: Json, extra: Json = {}) => ({ messages: [{ role: "user", content: ASK }, last], ...extra });
+    expect(chatPrefill(body({ role: "assistant", content: "```\n", prefix: true }))).toEqual(sure(["```\n"]));
+    expect(chatPrefill(body({ role: "assistant", content: "```\n" }, { continue_final_message: true }))).toEqual(sure(["```\n"]));
+    expect(chatPrefill(body({ role: "assistant", content: "```\n" }))).toEqual(maybe(["```\n"]));
+    expect(chatPrefill(body({ role: "assistant", content: "```\n", prefix: "yes" }, { continue_final_message: 1 }))).toEqual(maybe(["```\n"]));
+    expect(chatPrefill(body({ role: "assistant", content: [text("Here:\n"), text("```\n")] }))).toEqual(maybe(["Here:\n```\n"]));
     expect(chatPrefill(body({ role: "assistant", content: "x", tool_calls: [{ id: "c", type: "function", function: { name: "read", arguments: "{}" } }] }))).toBeUndefined();
     expect(chatPrefill(body({ role: "assistant", content: "" }))).toBeUndefined();
     expect(chatPrefill(body({ role: "assistant", content: null }))).toBeUndefined();
@@ -38,26 +42,28 @@ describe("which turn a reply continues", () => {
 
   test("Messages: a last assistant turn whose content ends in text; its text runs are spans", () => {
     const body = (content: unknown) => ({ messages: [{ role: "user", content: ASK }, { role: "assistant", content }] });
-    expect(messagesPrefill(body("Here:\n```"))).toEqual(["Here:\n```"]);
-    expect(messagesPrefill(body([text("a"), text("b"), { type: "tool_use", id: "t", name: "read", input: {} }, text("c")]))).toEqual(["ab", "c"]);
+    expect(messagesPrefill(body("Here:\n```"))).toEqual(sure(["Here:\n```"]));
+    expect(messagesPrefill(body([text("a"), text("b"), { type: "tool_use", id: "t", name: "read", input: {} }, text("c")]))).toEqual(sure(["ab", "c"]));
     expect(messagesPrefill(body([text("a"), { type: "tool_use", id: "t", name: "read", input: {} }]))).toBeUndefined();
     expect(messagesPrefill({ messages: [{ role: "assistant", content: "x" }, { role: "user", content: "y" }] })).toBeUndefined();
   });
 
   test("Responses: a last assistant message item ending in a text part, each part a span", () => {
     const body = (last: unknown) => ({ input: [{ role: "user", content: ASK }, last] });
-    expect(responsesPrefill(body({ role: "assistant", content: "```\n" }))).toEqual(["```\n"]);
+    expect(responsesPrefill(body({ role: "assistant", content: "```\n" }))).toEqual(maybe(["```\n"]));
     const parts = [{ type: "output_text", text: "Here:\n" }, { type: "output_text", text: "```\n" }];
-    expect(responsesPrefill(body({ type: "message", role: "assistant", content: parts }))).toEqual(["Here:\n", "```\n"]);
+    expect(responsesPrefill(body({ type: "message", role: "assistant", content: parts }))).toEqual(maybe(["Here:\n", "```\n"]));
     expect(responsesPrefill(body({ type: "message", role: "assistant", content: [...parts, { type: "refusal", refusal: "no" }] }))).toBeUndefined();
     expect(responsesPrefill(body({ type: "function_call", role: "assistant", name: "read", arguments: "{}" }))).toBeUndefined();
     expect(responsesPrefill({ input: "```\n" })).toBeUndefined();
   });
 
-  test("AI SDK: a last assistant message whose last part is text", () => {
+  test("AI SDK: a last assistant message whose last part is text; certain with the anthropic provider", () => {
     const prompt = (content: unknown[]) => [{ role: "user", content: [text(ASK)] }, { role: "assistant", content }] as LanguageModelV3Prompt;
-    expect(sdkPrefill(prompt([text("```\n")]))).toEqual(["```\n"]);
-    expect(sdkPrefill(prompt([text("a"), { type: "reasoning", text: "r" }, text("b")]))).toEqual(["a", "b"]);
+    expect(sdkPrefill(prompt([text("```\n")]))).toEqual(maybe(["```\n"]));
+    expect(sdkPrefill(prompt([text("```\n")]), "openai.chat")).toEqual(maybe(["```\n"]));
+    expect(sdkPrefill(prompt([text("```")]), "anthropic.messages")).toEqual(sure(["```"]));
+    expect(sdkPrefill(prompt([text("a"), { type: "reasoning", text: "r" }, text("b")]))).toEqual(maybe(["a", "b"]));
     expect(sdkPrefill(prompt([text("a"), { type: "tool-call", toolCallId: "c", toolName: "read", input: {} }]))).toBeUndefined();
     expect(sdkPrefill([{ role: "user", content: [text(ASK)] }] as LanguageModelV3Prompt)).toBeUndefined();
   });
@@ -245,5 +251,55 @@ describe("AI SDK middleware: a prompt that ends in an assistant prefill", () => 
     const mock = new MockLanguageModelV3({ doGenerate: async () => ({ content: [text(REPLY)], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }) });
     const model = wrapLanguageModel({ model: mock, middleware: repairMiddleware({}) });
     expect((await model.doGenerate(call([text("Here:\n```"), { type: "reasoning", text: "an example it is" }, text("\n")]))).content).toEqual([text(REPLY)]);
+  });
+});
+
+describe("the turn an Anthropic server continues: every trailing assistant message, as it is sent", () => {
+  // The Messages API combines consecutive assistant turns into one and continues it whole; the AI
+  // SDK's anthropic provider does the same (groupIntoBlocks) and trims the last text part, since
+  // Anthropic refuses a prefill ending in whitespace. Read after the last message alone, or
+  // untrimmed, a reply inside the turn's fence or code span would run.
+  const inside = `\n${REPLY}`;
+
+  test("Messages: a fence opened by an earlier one of the trailing assistant messages holds", async () => {
+    const body = {
+      model: "m", max_tokens: 9, stream: true, tools: MESSAGES_TOOLS,
+      messages: [{ role: "user", content: ASK }, { role: "assistant", content: "Here is the example:\n```\n" }, { role: "assistant", content: [{ type: "text", text: "# read" }] }],
+    };
+    for (const deltaSize of [1, 7, inside.length]) {
+      const res = await repairFetch({}, chunkedFetch([encode(anthropicTextStream(inside, deltaSize))]))("http://m.test/v1/messages", postInit(body));
+      expect(anthropicRead(await res.text())).toEqual({ calls: [], text: inside });
+    }
+    expect(messagesPrefill(body)).toEqual({ spans: ["Here is the example:\n```\n# read"], certain: true });
+    // A user turn between: only the last assistant turn is continued.
+    expect(messagesPrefill({ messages: [{ role: "assistant", content: "```\n" }, { role: "user", content: "go" }, { role: "assistant", content: "x" }] })).toEqual({ spans: ["x"], certain: true });
+    // A tool_use that ends an earlier message cuts the span; it does not end the turn.
+    expect(messagesPrefill({ messages: [{ role: "assistant", content: [{ type: "text", text: "a" }, { type: "tool_use", id: "t", name: "read", input: {} }] }, { role: "assistant", content: "b" }] })).toEqual({ spans: ["a", "b"], certain: true });
+  });
+
+  describe("AI SDK, the anthropic provider", () => {
+    const read: LanguageModelV3FunctionTool = { type: "function", name: "read", inputSchema: SCHEMA as LanguageModelV3FunctionTool["inputSchema"] };
+    const usage: LanguageModelV3Usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+    const text = (t: string) => ({ type: "text" as const, text: t });
+    async function generated(messages: unknown[], reply: string) {
+      const mock = new MockLanguageModelV3({ provider: "anthropic.messages", doGenerate: async () => ({ content: [text(reply)], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }) });
+      const params = { prompt: [{ role: "user", content: [text(ASK)] }, ...messages], tools: [read] } as unknown as LanguageModelV3CallOptions;
+      const { content } = await wrapLanguageModel({ model: mock, middleware: repairMiddleware({}) }).doGenerate(params);
+      return content.filter((p) => p.type === "tool-call").length;
+    }
+
+    test("a fence opened by an earlier one of the trailing assistant messages holds", async () => {
+      expect(await generated([{ role: "assistant", content: [text("Here is the example:\n```\n")] }, { role: "assistant", content: [text("# read")] }], inside)).toBe(0);
+      // Hard negative: after a user turn the fence is no longer the reply's.
+      expect(await generated([{ role: "assistant", content: [text("Here is the example:\n```\n")] }, { role: "user", content: [text("go")] }, { role: "assistant", content: [text("Sure.")] }], inside)).toBe(1);
+    });
+
+    test("the last text part is read trimmed, as it is sent", async () => {
+      // Sent as "Use `x": the reply's call is inside the code span. Untrimmed, a blank line would end the paragraph first.
+      expect(await generated([{ role: "assistant", content: [text("Use `x\n\n")] }], `${CALL}\``)).toBe(0);
+      expect(sdkPrefill([{ role: "assistant", content: [text("  a \n"), text(" b\n\n")] }] as LanguageModelV3Prompt, "anthropic.messages")).toEqual({ spans: ["  a \nb"], certain: true });
+      // Another provider sends it as written, and only the last message.
+      expect(sdkPrefill([{ role: "assistant", content: [text("a")] }, { role: "assistant", content: [text(" b\n\n")] }] as LanguageModelV3Prompt, "openai.chat")).toEqual({ spans: [" b\n\n"], certain: false });
+    });
   });
 });

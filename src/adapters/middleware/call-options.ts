@@ -28,8 +28,11 @@ export function declaredTools(params: LanguageModelV3CallOptions): ToolSpec[] {
   return tools;
 }
 
-/** What the call lets a recovered call be and where its reply starts, read from its call options; `tools`: declaredTools(params). */
-export function callScope(params: LanguageModelV3CallOptions, tools: readonly ToolSpec[], options: AdapterOptions): CallScope {
+/**
+ * What the call lets a recovered call be and where its reply starts, read from its call options;
+ * `tools`: declaredTools(params); `provider`: the model's (LanguageModelV3.provider).
+ */
+export function callScope(params: LanguageModelV3CallOptions, tools: readonly ToolSpec[], options: AdapterOptions, provider?: string): CallScope {
   // Read only if a call is about to be recovered: the passthrough path never walks the prompt.
   const isEchoed = requestEchoGuard(options, () => givenFromCallOptions(params));
   const choice = sdkToolChoice(params.toolChoice);
@@ -40,8 +43,8 @@ export function callScope(params: LanguageModelV3CallOptions, tools: readonly To
     isEchoed,
     // One call per reply, when the call switched parallel calls off.
     oneCall: sdkOneCall(params.providerOptions),
-    // A prompt that ends in an assistant turn: the reply continues its text.
-    prefill: sdkPrefill(params.prompt),
+    // A prompt that ends in an assistant turn: the reply may continue its text (surely with the anthropic provider).
+    prefill: sdkPrefill(params.prompt, provider),
   };
 }
 
