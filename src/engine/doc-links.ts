@@ -16,6 +16,15 @@
  * back to what it was before it. Until it completes or fails, it is documentation: a call inside a
  * title that later fails was documentation, a missed repair, never a wrong execution. A tab where
  * CommonMark wants a space (`[a](/u	'title')`) makes no link, as in commonmark.js.
+ *
+ * That holds for a title that never closes too (`[x]: /u` then `'t` and a call on the next lines:
+ * commonmark.js then ends the definition at its destination and shows the rest as a paragraph,
+ * where the call would run). It is not decided later, for two reasons: in the title the call's
+ * trigger is documentation, so no candidate opens and nothing is held (deciding at the paragraph's
+ * end would mean holding the finished call and all the text after it until then, and reading that
+ * text again, in the engine, not here); and the end of the text is not known to end the paragraph,
+ * since a reply's later part reads on in this context (EngineOptions.continues) and may close the
+ * title there (test/hostile/review-44-docs.test.ts pins both).
  */
 import { BACKSLASH, COLON, DQ, FF, GT, LBRACKET, LF, LPAREN, LT, RBRACKET, RPAREN, SP, SQ, TAB, VT, isAsciiPunctuation } from "../grammar/chars.ts";
 

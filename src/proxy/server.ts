@@ -177,13 +177,34 @@ export function upstreamTarget(upstream: URL, rest: string): URL | undefined {
  * encoded slash before it resolves dot segments serves `/admin` (a known path-confusion class). An
  * encoded slash that stays inside (a model id in `/models/org%2Fname`) goes up as sent. Empty
  * segments count for nothing here, so this never allows less than a resolver that keeps them.
+ *
+ * A dot, slash or backslash encoded more than once (`%25`, the encoded `%`, before `2E`, `2F` or
+ * `5C`, as in `..%252F..%252Fadmin`) is a separator only for an upstream that decodes as many
+ * times, and whether the path then climbs depends on how many that is (a segment `a%252Fb` counts
+ * one level to a single decoder and two to a double one). So such a path is refused when, with
+ * every encoding read, it holds a `..` segment at all: a `..` segment at any number of decodings is
+ * one with all of them read. A doubly encoded slash without dot segments (`org%252Fname`) still goes
+ * up as sent, and so does every other `%25`: a literal `%` decodes to itself, and only a dot, a
+ * slash or a backslash can make or join a dot segment.
  */
 function climbsThroughEncodedSeparators(rest: string): boolean {
-  let read = rest.toLowerCase();
-  if (!read.includes("%")) return false; // URL has resolved every plain dot segment already
-  read = read.replaceAll("%2f", "/").replaceAll("%5c", "/").replaceAll("%2e", ".");
+  const lower = rest.toLowerCase();
+  if (!lower.includes("%")) return false; // URL has resolved every plain dot segment already
+  if (climbs(lower.replaceAll("%2f", "/").replaceAll("%5c", "/").replaceAll("%2e", "."))) return true;
+  if (!MULTIPLY_ENCODED.test(lower)) return false;
+  return lower.replace(ENCODED_SEPARATOR, "/").replace(ENCODED_DOT, ".").split("/").includes("..");
+}
+
+/** A dot, slash or backslash encoded more than once (lower case): `%25`, any more `25`, then its code. */
+const MULTIPLY_ENCODED = /%25(?:25)*(?:2e|2f|5c)/;
+/** A slash or backslash, and a dot, encoded any number of times (lower case). */
+const ENCODED_SEPARATOR = /%(?:25)*(?:2f|5c)/g;
+const ENCODED_DOT = /%(?:25)*2e/g;
+
+/** Whether `/`-separated `path` climbs above its start. */
+function climbs(path: string): boolean {
   let depth = 0;
-  for (const segment of read.split("/")) {
+  for (const segment of path.split("/")) {
     if (segment === "..") {
       if (--depth < 0) return true;
     } else if (segment !== "" && segment !== ".") depth++;

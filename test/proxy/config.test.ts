@@ -88,6 +88,15 @@ describe("proxy settings", () => {
     // An encoded slash that stays inside goes up as sent (a model id with a slash in it).
     expect(upstreamTarget(base, "/v1/models/deepseek-ai%2FDeepSeek-V3")!.href).toBe("https://h/beta/v1/models/deepseek-ai%2FDeepSeek-V3");
     expect(upstreamTarget(base, "/v1/a%2F..%2Fmodels")!.href).toBe("https://h/beta/v1/a%2F..%2Fmodels");
+    // A dot, slash or backslash encoded more than once (`%25` before `2E`, `2F`, `5C`, any case):
+    // whether it climbs depends on how often the upstream decodes, so any `..` segment with every
+    // encoding read is refused, even one that would stay inside.
+    for (const rest of ["/..%252F..%252Fadmin", "/%252e%252e%252fadmin", "/%252E%252E%252Fadmin", "/..%255Cadmin", "/%25252e%25252e%25252fadmin", "/%252e%252e/admin", "/a%252Fb/..%2F..%2Fadmin", "/v1/a%252F..%252Fmodels", "/..%25252Fadmin"]) expect([rest, upstreamTarget(base, rest)?.href]).toEqual([rest, undefined]);
+    // No dot segment under any decoding, or a `%25` before anything else: as sent.
+    expect(upstreamTarget(base, "/v1/models/deepseek-ai%252FDeepSeek-V3")!.href).toBe("https://h/beta/v1/models/deepseek-ai%252FDeepSeek-V3");
+    expect(upstreamTarget(base, "/v1/models/a%252e%252eb")!.href).toBe("https://h/beta/v1/models/a%252e%252eb");
+    expect(upstreamTarget(base, "/v1/files/100%25/..%25off")!.href).toBe("https://h/beta/v1/files/100%25/..%25off");
+    expect(upstreamTarget(base, "/v1/files/%2525%252x")!.href).toBe("https://h/beta/v1/files/%2525%252x");
     // Dot segments that stay inside are the upstream's business, as a direct request would be.
     expect(upstreamTarget(base, "/v1/../v2/models")!.href).toBe("https://h/beta/v2/models");
     expect(upstreamTarget(base, "/")!.href).toBe("https://h/beta/");
