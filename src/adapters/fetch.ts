@@ -109,9 +109,13 @@ async function planRequest(forward: Forward, options: AdapterOptions, nextAttemp
     debugLine(options, "request body is not JSON: passing through unrepaired");
     return plan;
   }
-  if (sanitize) sanitizeHistory(forward, plan, pathname, read, body, options);
+  const sent = sanitize ? sanitizeHistory(forward, plan, pathname, read, body, options) : undefined;
   if (!repair) return plan;
-  return planWire(plan, wireFor(pathname, body), body as Json, options, nextAttempt);
+  // The reply is read against the request the model got: history sanitizing may have rewritten
+  // the last assistant turn, and a reply that continues it (a prefill) continues that text, not
+  // the client's (a fence or comment only the client's text opens would hold a real call as text).
+  const upstream = sent === undefined ? body : (jsonOrUndefined(withoutBom(sent)) ?? body);
+  return planWire(plan, wireFor(pathname, upstream), upstream as Json, options, nextAttempt);
 }
 
 /**
@@ -119,23 +123,27 @@ async function planRequest(forward: Forward, options: AdapterOptions, nextAttemp
  * with the tools this request declares (the plugin's own history hook knows only OpenCode's
  * built-in tools, so a leak that names an MCP tool is caught here). The body's other bytes stay:
  * a body read as bytes is spliced as bytes, so nothing outside the changed strings is re-encoded.
+ * Returns the text of the body that now goes up, or undefined when it goes up as it came.
  */
-function sanitizeHistory(forward: Forward, plan: Plan, pathname: string, read: { text: string; bytes?: Uint8Array }, body: unknown, options: AdapterOptions): void {
+function sanitizeHistory(forward: Forward, plan: Plan, pathname: string, read: { text: string; bytes?: Uint8Array }, body: unknown, options: AdapterOptions): string | undefined {
   const history = { parse: options.parse ?? {}, sanitize: true, correct: false };
   let replaced: string | Uint8Array;
+  let text: string;
   if (read.bytes) {
     const result = sanitizeRequestBytes(pathname, read.bytes, read.text, body, history);
     if (result.why) debugLine(options, result.why);
-    if (result.removed === 0) return;
+    if (result.removed === 0) return undefined;
     replaced = result.bytes;
+    text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(result.bytes);
   } else {
     const result = sanitizeRequestText(pathname, read.text, body, history);
-    if (result.removed === 0) return;
-    replaced = result.text;
+    if (result.removed === 0) return undefined;
+    replaced = text = result.text;
   }
   const sent = withBody(forward.input, forward.init, replaced);
   Object.assign(forward, sent);
   Object.assign(plan, sent);
+  return text;
 }
 
 function planWire(plan: Plan, wire: Wire | undefined, body: Json, options: AdapterOptions, nextAttempt: (tag: string | undefined) => number): Plan {

@@ -206,6 +206,11 @@ function redactOnce(parts: readonly ReplyPart[], options: ParseOptionsInput, too
     else regions.push([start, end]);
     at = end;
   }
+  // Only the markup goes: a span that ends in white space (an unclosed call the stream ended at
+  // the next non-blank line takes the line break, blank lines and indentation before it) gives that
+  // white space back, so the line after the note keeps its structure (a fence line stays a fence
+  // line, an indented code block stays one) and no character that was not markup is lost.
+  for (const region of regions) region[1] = region[0] + text.slice(region[0], region[1]).trimEnd().length;
   const out = new PartWriter(texts);
   const replaced: [number, number][] = [];
   for (const region of regions) if (out.replace(region[0], region[1])) replaced.push(region);
