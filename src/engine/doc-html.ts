@@ -1,4 +1,4 @@
-import { matchStep } from "./doc-inline.ts";
+import { matchStep } from "./doc-tags.ts";
 import { BANG, DASH, GT, LBRACKET, LT, QUESTION, SLASH, SP, TAB } from "../grammar/chars.ts";
 
 /**
