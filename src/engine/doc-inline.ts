@@ -12,8 +12,10 @@
  * - display math: from `$$` to the next `$$`.
  * All of them end with the paragraph. A backslash before ASCII punctuation makes it literal
  * outside code spans, as in CommonMark (an escaped backtick never pairs with a real one).
+ * An autolink (`<http://…>`, `<a@b.c>`) is no documentation, but opaque: nothing inside it opens
+ * any of them.
  *
- * The raw HTML readers (doc-tags.ts) and the link readers run beside the inline state
+ * The raw HTML and autolink readers (doc-tags.ts) and the link readers run beside the inline state
  * here, which goes on as if their characters were prose: one that fails leaves it as CommonMark
  * then has it (the `<` of a failed tag is text and what followed it is read again: a `[`, `<!--`
  * or `<tag` inside its "attribute value" opened its own construct; a `](` among a failed link's
@@ -110,7 +112,7 @@ export class InlineContext {
 
   /** Same contract as BlockReader.step (doc-blocks.ts): with take false only what `c` decides about earlier characters. */
   step(c: number, take: boolean): void {
-    // A link's destination-and-title, a tag or a definition that `c` cannot continue was prose.
+    // A link's destination-and-title, a tag, an autolink or a definition that `c` cannot continue was prose.
     if (this.bracketClosed && c !== LPAREN) this.bracketClosed = false;
     this.links.dropFailed(c);
     this.tags.dropFailed(c);
@@ -166,7 +168,7 @@ export class InlineContext {
         this.escaped = true;
         return;
       case LT:
-        // A tag may open: read on as if the `<` were text until it completes.
+        // A tag or an autolink may open: read on as if the `<` were text until it completes.
         this.openedTag = ++this.seq;
         this.tags.open(this.seq, this.bracket, this.element, this.math, this.escapedLt);
         return;
@@ -251,10 +253,14 @@ export class InlineContext {
   /** What a completed tag attempt leaves: an example element opened or closed, or a comment's (…) end to look for. */
   private tagDone(seq: number, name: string, close: boolean, body: string, bodyPos: number): void {
     if (this.tags.outcome === Outcome.Body) {
-      this.end = body;
-      this.endPos = bodyPos;
+      // Its end may already be matched (`<!-->`, or read while an e-mail autolink was possible).
+      if (bodyPos < body.length) {
+        this.end = body;
+        this.endPos = bodyPos;
+      }
       return;
     }
+    if (this.tags.outcome !== Outcome.Tag) return;
     this.closedTag = seq;
     this.closedTagName = name;
     if (!close && this.element === "" && EXAMPLE_ELEMENTS.has(name)) this.element = name;
