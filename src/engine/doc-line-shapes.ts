@@ -1,5 +1,5 @@
 import { COSTUME_INNER, COSTUME_OPENERS, executeLanguage, nakedRole } from "../grammar/dialects.ts";
-import { COLON, DASH, EQ, PIPE, SP, STAR, TAB, UNDERSCORE } from "../grammar/chars.ts";
+import { COLON, DASH, EQ, PIPE, SP, STAR, TAB, UNDERSCORE, isWhiteSpace } from "../grammar/chars.ts";
 import type { InlineContext } from "./doc-inline.ts";
 
 /**
@@ -125,7 +125,7 @@ export class LineShapes {
     } else if (this.tag === Tag.Open) {
       if (inline.closedTag === this.tagSeq) this.tag = isMarkupName(inline.closedTagName) ? Tag.None : Tag.Closed;
       else if (!inline.tagPending(this.tagSeq)) this.tag = Tag.None;
-    } else if (this.tag === Tag.Closed && !isSpace(c)) this.tag = Tag.None;
+    } else if (this.tag === Tag.Closed && !isWhiteSpace(c)) this.tag = Tag.None; // `\s*$`: JavaScript's `\s`, as commonmark.js (doc-tags.ts)
   }
 
   // At the line end.

@@ -15,6 +15,13 @@
  * from its `<` (a copy of four fields) and drops what opened after it. Attempts opened inside
  * each other are followed up to MAX_ATTEMPTS at once; more make the paragraph documentation
  * until one opened before them completes. Each character costs O(MAX_ATTEMPTS), no allocation.
+ *
+ * White space inside a tag is JavaScript's `\s` (isWhiteSpace: also U+00A0 and the other Unicode
+ * spaces, vertical tab, form feed), as commonmark.js matches it, where the 0.31 spec text allows
+ * only space, tab and a line ending: where either reading makes a tag, it is raw HTML
+ * (documentation), the safe side. In an unquoted attribute value a Unicode space may also be
+ * part of the value (only ASCII controls and space end one), so both readings are followed: the
+ * tag reader is a set of live states (a bit mask), two where they part.
  */
 import {
   BACKTICK,
@@ -29,7 +36,6 @@ import {
   HASH,
   LBRACE,
   LBRACKET,
-  LF,
   LT,
   PIPE,
   PLUS,
@@ -39,15 +45,15 @@ import {
   SP,
   SQ,
   STAR,
-  TAB,
   TILDE,
   UNDERSCORE,
   isAsciiDigit,
   isAsciiLetter,
+  isWhiteSpace,
 } from "../grammar/chars.ts";
 import type { InlineBefore } from "./doc-links.ts";
 
-/** States of a raw HTML tag being read (bit positions in a mask of live states). */
+/** States of a raw HTML tag being read (bit positions in a mask of live states: a Unicode space in an unquoted value goes on with two). */
 const S = {
   Lt: 0,
   Bang: 1,
@@ -143,9 +149,12 @@ function isLocalChar(c: number): boolean {
   }
 }
 
-/** One state of the tag reader after `c`: a mask of states, 0 when `c` cannot continue it, DONE or BODY. */
+/**
+ * One state of the tag reader after `c`: a mask of states (two for a Unicode space where an
+ * unquoted value may go on or end), 0 when `c` cannot continue it, DONE or BODY.
+ */
 function tagNext(state: number, c: number, cdata: number): number {
-  const ws = c === SP || c === TAB || c === LF;
+  const ws = isWhiteSpace(c);
   const nameStart = isAsciiLetter(c) || c === UNDERSCORE || c === COLON;
   switch (state) {
     case S.Lt:
@@ -178,12 +187,14 @@ function tagNext(state: number, c: number, cdata: number): number {
       if (nameStart) return bit(S.AttrName);
       return c === EQ ? bit(S.BeforeValue) : c === SLASH ? bit(S.SelfClose) : c === GT ? DONE : 0;
     case S.BeforeValue:
-      if (ws) return bit(S.BeforeValue);
+      // A Unicode space is white space before the value, or the value's first character.
+      if (ws) return c > SP ? bit(S.BeforeValue) | bit(S.Unquoted) : bit(S.BeforeValue);
       if (c === DQ) return bit(S.Double);
       if (c === SQ) return bit(S.Single);
       return isUnquoted(c) ? bit(S.Unquoted) : 0;
     case S.Unquoted:
-      if (ws) return bit(S.AttrSep);
+      // A Unicode space goes on with the value, or ends it.
+      if (ws) return c > SP ? bit(S.Unquoted) | bit(S.AttrSep) : bit(S.AttrSep);
       if (c === GT) return DONE;
       return isUnquoted(c) ? bit(S.Unquoted) : 0;
     case S.Double:

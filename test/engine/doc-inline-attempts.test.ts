@@ -100,3 +100,19 @@ describe("autolinks and completed tags open nothing: what commonmark.js shows as
     1,
   );
 });
+
+// commonmark.js matches white space in tags and HTML block starts with JavaScript's `\s`, which
+// holds U+00A0 and the other Unicode spaces; the engine follows it (the safe side, doc-tags.ts).
+describe("a no-break space where a tag or an HTML block start takes white space: raw HTML, never run", () => {
+  run(
+    [
+      ["an HTML block of type 6 whose tag name ends at a no-break space", '<div\u00A0class="x">\nX\n', "html_block", ["dsml", "hermes"]],
+      ["an HTML block of type 1", "<script\u00A0x>\nX\n", "html_block", ["dsml", "hermes"]],
+      ["an HTML block of type 7 with a no-break space after its tag", "<a b>\u00A0\nX\n", "html_block", ["dsml", "hermes"]],
+      // The no-break space is the unquoted value's own character (`c\u00A0/d`), or white space before `/d`: a tag either way.
+      ["a no-break space inside an unquoted value", "See <a b=c\u00A0/d title='X'> here.\n", "html_inline", ALL],
+      ["an em space before an attribute", "See <a\u2003title='X'> here.\n", "html_inline", ALL],
+    ],
+    0,
+  );
+});
