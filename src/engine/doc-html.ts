@@ -4,7 +4,7 @@ import { BANG, DASH, GT, LBRACKET, LT, QUESTION, SLASH, isWhiteSpace } from "../
 /**
  * CommonMark's HTML block start conditions of types 1-6 and end conditions of types 1-5, one
  * character at a time, for the block reader (doc-blocks.ts; the start through doc-block-opener.ts).
- * Type 7 (a line holding one complete tag) is the inline tag reader's (doc-inline.ts), decided at
+ * Type 7 (a line holding one complete tag) is the inline tag reader's (doc-tags.ts), decided at
  * the line end (doc-line-shapes.ts).
  */
 

@@ -12,7 +12,10 @@
  * reads everything after it again). An attempt that fails is dropped: its characters have
  * already been read as prose, so a `[`, `<!--`, `<?`, backtick or nested `<tag` inside a failed
  * "attribute value" is live, without a rescan. One that completes puts back the inline state
- * from its `<` (a copy of four fields) and drops what opened after it. Attempts opened inside
+ * from its `<` (a copy of four fields) and drops what opened after it. While pending, an attempt
+ * that may still be raw HTML is documentation (an unfinished tag counts until it fails); one that
+ * can only be an autolink is documentation only where the state it would put back is (inside
+ * link text, say). Attempts opened inside
  * each other are followed up to MAX_ATTEMPTS at once; more make the paragraph documentation
  * until one opened before them completes. Each character costs O(MAX_ATTEMPTS), no allocation.
  *
