@@ -29,7 +29,7 @@ import { CR, LF, LT } from "../grammar/chars.ts";
  * The reading is split by job: the block reader (doc-blocks.ts) with the open blocks
  * (doc-open-blocks.ts), the construct pending at a block start (doc-block-opener.ts), the open
  * fence (doc-fence.ts), HTML blocks (doc-html.ts) and the shapes decided at a line's end
- * (doc-line-shapes.ts); the inline places (doc-inline.ts, doc-links.ts). This class is the
+ * (doc-line-shapes.ts); the inline places (doc-inline.ts, doc-links.ts, doc-tags.ts). This class is the
  * engine's view of it: the questions asked while reading.
  */
 export class DocContext extends BlockReader {

@@ -1,10 +1,10 @@
-import { matchStep } from "./doc-inline.ts";
-import { BANG, DASH, GT, LBRACKET, LT, QUESTION, SLASH, SP, TAB } from "../grammar/chars.ts";
+import { matchStep } from "./doc-tags.ts";
+import { BANG, DASH, GT, LBRACKET, LT, QUESTION, SLASH, isWhiteSpace } from "../grammar/chars.ts";
 
 /**
  * CommonMark's HTML block start conditions of types 1-6 and end conditions of types 1-5, one
  * character at a time, for the block reader (doc-blocks.ts; the start through doc-block-opener.ts).
- * Type 7 (a line holding one complete tag) is the inline tag reader's (doc-inline.ts), decided at
+ * Type 7 (a line holding one complete tag) is the inline tag reader's (doc-tags.ts), decided at
  * the line end (doc-line-shapes.ts).
  */
 
@@ -24,7 +24,6 @@ const BLOCK_END = ["", "", "-->", "?>", ">", "]]>"];
 /** The longest tag name of types 1 and 6 ("blockquote", "figcaption"). */
 const LONGEST_NAME = 10;
 
-const isSpace = (c: number) => c === SP || c === TAB;
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 const isLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
 const lower = (c: number) => String.fromCharCode(c >= 0x41 && c <= 0x5a ? c + 0x20 : c);
@@ -75,7 +74,8 @@ export class HtmlBlockStart {
           if (this.name.length >= LONGEST_NAME) return -1;
           break;
         }
-        if (isSpace(c) || c === GT) return this.named() || -1;
+        // `(?:\s|>|$)` after the name: JavaScript's `\s` (U+00A0 too), as commonmark.js matches it (doc-tags.ts).
+        if (isWhiteSpace(c) || c === GT) return this.named() || -1;
         if (c === SLASH && TYPE6.has(this.name)) next = Start.NameSlash;
         else return -1;
         break;

@@ -1,5 +1,5 @@
 import { COSTUME_INNER, COSTUME_OPENERS, executeLanguage, nakedRole } from "../grammar/dialects.ts";
-import { COLON, DASH, EQ, LT, PIPE, SP, STAR, TAB, UNDERSCORE } from "../grammar/chars.ts";
+import { COLON, DASH, EQ, PIPE, SP, STAR, TAB, UNDERSCORE, isWhiteSpace } from "../grammar/chars.ts";
 import type { InlineContext } from "./doc-inline.ts";
 
 /**
@@ -12,8 +12,8 @@ import type { InlineContext } from "./doc-inline.ts";
 /** Whether a shape may still be what the line is. */
 const Line = { Off: 0, Live: 1, Dead: 2 } as const;
 /**
- * A type 7 tag line: none; the line opened with a `<` (the next character noted is it); that
- * first tag is being read and may make it one; the tag closed.
+ * A type 7 tag line: none; the line opened with a `<` (the next character noted is it); the tag
+ * that `<` opened is being read and may make it one; the tag closed.
  */
 const Tag = { None: 0, Lt: 1, Open: 2, Closed: 3 } as const;
 
@@ -41,6 +41,8 @@ export class LineShapes {
   private tblPipe = false;
   private tblDash = false;
   private tag: number = Tag.None;
+  /** The opening number of the tag the line's first `<` opened (InlineContext.openedTag). */
+  private tagSeq = 0;
 
   newLine(): void {
     this.brk = Line.Off;
@@ -112,16 +114,18 @@ export class LineShapes {
 
   /**
    * One character of the line's paragraph text, after `inline` read it. The line is a type 7
-   * line only if the tag its first `<` opened completes: a later `<` that opens a tag of its own
-   * (`<Vec<u8>`, `<a x=[ <span>`) means that first tag failed on it, even though the inline
-   * context is still inside a tag, so the line is paragraph text (which may continue lazily).
+   * line only if the tag its first `<` opened completes: a tag a later `<` opens (`<Vec<u8>`,
+   * `<a x=[ <span>`, or one inside the first tag's quoted value) is not it, and once the first
+   * one failed the line is paragraph text (which may continue lazily).
    */
   noteTag(c: number, inline: InlineContext): void {
-    if (this.tag === Tag.Lt) this.tag = Tag.Open;
-    else if (this.tag === Tag.Open) {
-      if (inline.tagClosed) this.tag = isMarkupName(inline.closedTagName) ? Tag.None : Tag.Closed;
-      else if (!inline.inTag || (c === LT && inline.tagStarted)) this.tag = Tag.None;
-    } else if (this.tag === Tag.Closed && !isSpace(c)) this.tag = Tag.None;
+    if (this.tag === Tag.Lt) {
+      this.tagSeq = inline.openedTag;
+      this.tag = this.tagSeq !== 0 ? Tag.Open : Tag.None;
+    } else if (this.tag === Tag.Open) {
+      if (inline.closedTag === this.tagSeq) this.tag = isMarkupName(inline.closedTagName) ? Tag.None : Tag.Closed;
+      else if (!inline.tagPending(this.tagSeq)) this.tag = Tag.None;
+    } else if (this.tag === Tag.Closed && !isWhiteSpace(c)) this.tag = Tag.None; // `\s*$`: JavaScript's `\s`, as commonmark.js (doc-tags.ts)
   }
 
   // At the line end.

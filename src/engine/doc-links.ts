@@ -183,12 +183,17 @@ class LinkTarget {
   }
 }
 
-/** The inline state before a link's `(`, put back when the link completes. */
+/**
+ * The inline state before a link's `(` or a tag's `<` (doc-tags.ts), put back when it completes;
+ * `seq` numbers the openings of both kinds in order (what opened after one that completes was
+ * inside it).
+ */
 export interface InlineBefore {
   readonly bracket: number;
   readonly element: string;
   readonly math: boolean;
   readonly escapedLt: boolean;
+  readonly seq: number;
 }
 
 /** At most this many links open inside each other's destination-and-title are told apart. */
@@ -201,20 +206,23 @@ class LinkTail implements InlineBefore {
   element = "";
   math = false;
   escapedLt = false;
-  /** InlineLinks.overflow before the `(`. */
-  overflow = false;
+  seq = 0;
 }
 
 /**
  * The inline links whose destination-and-title is being read, outermost first. One that fails
  * leaves the others (CommonMark reads its characters again as prose, where a later `](` opens a
- * link); one that completes drops those opened inside it. Up to MAX_TAILS, in a fixed array.
+ * link); one that completes drops those opened inside it (links here, tags in doc-tags.ts: both
+ * are numbered in one opening order). Up to MAX_TAILS, in a fixed array.
  */
 export class InlineLinks {
   private readonly tails: LinkTail[] = Array.from({ length: MAX_TAILS }, () => new LinkTail());
   private count = 0;
-  /** More links opened inside each other than MAX_TAILS: documentation until one completes or the paragraph ends. */
-  private overflow = false;
+  /**
+   * More links opened inside each other than MAX_TAILS: the opening number of the first one left
+   * out (0: none), documentation until one opened before it completes or the paragraph ends.
+   */
+  private overflowSeq = 0;
 
   /** Some link's destination-and-title is being read. */
   get reading(): boolean {
@@ -222,13 +230,13 @@ export class InlineLinks {
   }
 
   get inDoc(): boolean {
-    return this.count > 0 || this.overflow;
+    return this.count > 0 || this.overflowSeq !== 0;
   }
 
-  /** `](`: a link's destination-and-title opens; the inline state before it is kept for when it completes. */
-  open(bracket: number, element: string, math: boolean, escapedLt: boolean): void {
+  /** `](`: a link's destination-and-title opens as `seq`; the inline state before it is kept for when it completes. */
+  open(seq: number, bracket: number, element: string, math: boolean, escapedLt: boolean): void {
     if (this.count === MAX_TAILS) {
-      this.overflow = true;
+      if (this.overflowSeq === 0) this.overflowSeq = seq;
       return;
     }
     const tail = this.tails[this.count++]!;
@@ -237,7 +245,7 @@ export class InlineLinks {
     tail.element = element;
     tail.math = math;
     tail.escapedLt = escapedLt;
-    tail.overflow = this.overflow;
+    tail.seq = seq;
   }
 
   /** Drops the links `c` cannot continue: their characters were prose. */
@@ -254,15 +262,21 @@ export class InlineLinks {
       const tail = this.tails[i]!;
       if (!tail.target.step(c)) continue;
       this.count = i;
-      this.overflow = tail.overflow;
+      if (this.overflowSeq > tail.seq) this.overflowSeq = 0;
       return tail;
     }
     return null;
   }
 
+  /** Something opened as `seq` completed (a tag, doc-tags.ts): the links opened after it were inside it. */
+  dropAfter(seq: number): void {
+    while (this.count > 0 && this.tails[this.count - 1]!.seq > seq) this.count--;
+    if (this.overflowSeq > seq) this.overflowSeq = 0;
+  }
+
   reset(): void {
     this.count = 0;
-    this.overflow = false;
+    this.overflowSeq = 0;
   }
 
   private drop(i: number): void {

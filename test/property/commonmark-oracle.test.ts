@@ -3,7 +3,8 @@
  * CommonMark reference implementation (commonmark.js). Generated Markdown documents (headings,
  * breaks, fences of both kinds, indented code, nested lists and blockquotes, lazy lines, tabs,
  * CR / LF / CRLF, HTML blocks of every type, comments, inline code, raw HTML, links) get one
- * complete recoverable call at a random position. commonmark.js says where the call renders
+ * complete recoverable call at a random position (a second run adds links, a third failing
+ * tags, autolinks and Unicode white space in tags). commonmark.js says where the call renders
  * (located by a unique token in its argument, as it keeps source positions for blocks only):
  * - inside code, raw HTML (not the block the call's own tag opened), a blockquote or link text:
  *   the engine must not emit a call, whole or at any split;
@@ -25,6 +26,8 @@ const SEED = Number(process.env.ORACLE_SEED ?? 27_0002);
 const RUNS = Number(process.env.ORACLE_RUNS ?? 4000);
 const LINK_SEED = Number(process.env.ORACLE_LINK_SEED ?? 27_0004);
 const LINK_RUNS = Number(process.env.ORACLE_LINK_RUNS ?? 3000);
+const INLINE_SEED = Number(process.env.ORACLE_INLINE_SEED ?? 43_0002);
+const INLINE_RUNS = Number(process.env.ORACLE_INLINE_RUNS ?? 3000);
 
 // ------------------------------------------------------------------ documents
 
@@ -119,6 +122,43 @@ const LINK_BLOCKS = [
   ["[fmt]: /u '"],
   ["[fmt]:"],
   ["[ ]: /u 't'"],
+];
+
+/**
+ * Inline shapes around a `<` (review 43): tags that fail on what their values hold (a `[`, `<!--`,
+ * `<?`, a nested tag: commonmark.js reads it all again after the `<`), autolinks holding a
+ * backtick or `]` (opaque), an e-mail autolink where a comment would open, and white space
+ * commonmark.js matches with JavaScript's `\s` (a no-break space).
+ */
+const INLINE_WORDS = [
+  "<a x=[foo",
+  '<a title="[foo"',
+  "](/u '",
+  '<a t="<!--" ]',
+  "<a t='<?' ]",
+  "<a t=\"<b title='\" ]",
+  "'>",
+  "<http://x.y/a`b>",
+  "<http://x/`>",
+  "<HTTPS://x/]>",
+  "<a`b@c.d>",
+  "<!--a@b.c>",
+  "<a\u00A0title='",
+  "<a\u00A0b>",
+  "<span\u00A0x=y>",
+];
+const INLINE_BLOCKS = [
+  ["See <a x=[foo bar](/u 'the", "title') here."],
+  ['See <a title="[foo" bar](/u (the', "title)) here."],
+  ['See <a t="<!--" ]', "more", "-->"],
+  ["See <a t='<?' ]", "more", "?>"],
+  ["See <a t=\"<b title='\" ] more", "text'> here"],
+  ["See <http://x.y/a`b> and `the", "code` here."],
+  ["Mail <a`b@c.d> `the", "code`"],
+  ["[a <http://x/]>](/u 'the", "title')"],
+  ["See <a\u00A0title='the", "title'> here."],
+  ["<a\u00A0b>", "more"],
+  ["<div\u00A0class=\"x\">", "more"],
 ];
 
 interface Grammar {
@@ -263,6 +303,8 @@ const EOLS = ["\n", "\r\n", "\r"] as const;
 const document = documents({ words: WORDS, paragraphs: [] });
 /** The same documents with links' destinations and titles, and link reference definitions. */
 const linkDocument = documents({ words: [...WORDS, ...LINK_WORDS], paragraphs: LINK_BLOCKS });
+/** The link documents with failing tags, autolinks and Unicode white space in tags around them. */
+const inlineDocument = documents({ words: [...WORDS, ...LINK_WORDS, ...INLINE_WORDS], paragraphs: [...LINK_BLOCKS, ...INLINE_BLOCKS] });
 
 // ------------------------------------------------------------------ the call
 
@@ -508,5 +550,16 @@ describe("documentation context agrees with commonmark.js", () => {
     // Calls the reference parser puts in a link's title or destination, or in an unused definition.
     console.log(`commonmark oracle, links: ${JSON.stringify(tally)}`);
     expect((tally.byWhere.link ?? 0) + (tally.byWhere.unseen ?? 0)).toBeGreaterThan(LINK_RUNS / 50);
+  }, 120_000);
+
+  test(`with tags failing on what their values hold, autolinks and Unicode white space in tags: a call the reference parser shows as code, raw HTML or a title never runs (${INLINE_RUNS} documents)`, () => {
+    const tally: Tally = { documents: 0, documentation: 0, recovered: 0, midParagraph: 0, byWhere: {} };
+    fc.assert(
+      fc.property(inlineDocument, callKind, placement, fc.nat(), (doc, kind, where, splitSeed) => check(doc, kind, where, splitSeed, tally, true)),
+      { seed: INLINE_SEED, numRuns: INLINE_RUNS, includeErrorInReport: true },
+    );
+    expect(tally.documentation).toBeGreaterThan(INLINE_RUNS / 5);
+    expect(tally.recovered).toBeGreaterThan(INLINE_RUNS / 20);
+    console.log(`commonmark oracle, inline: ${JSON.stringify(tally)}`);
   }, 120_000);
 });
