@@ -12,7 +12,7 @@ const arrow = (tool: string, pairs: string) => `[TOOL_CALL] {tool => "${tool}", 
 const todoA = "{'content': 'a', 'status': 'pending'}";
 
 export function review43(): Fixture[] {
-  return [...pythonLiterals(), ...minimaxKeys(), ...namedWrappers(), ...dsmlWalk(), ...documentationBlocks(), ...qwenValues()];
+  return [...pythonLiterals(), ...minimaxKeys(), ...namedWrappers(), ...dsmlWalk(), ...documentationBlocks(), ...qwenValues(), ...inlineAttempts()];
 }
 
 /** Python reads `(x)` as x: only a comma makes a tuple. `True` keeps its spelling where only a string fits. */
@@ -93,5 +93,19 @@ function qwenValues(): Fixture[] {
     ok("G43.6", "glm-trailing-newline-is-content", "<tool_call>write\n<arg_key>filePath</arg_key>\n<arg_value>a.txt</arg_value>\n<arg_key>content</arg_key>\n<arg_value>x\n</arg_value>\n</tool_call>", [
       { tool: "write", input: { filePath: "a.txt", content: "x\n" }, shape: "O03" },
     ]),
+  ];
+}
+
+/** Inline markup as CommonMark reads it: a failed tag is read again after its `<`; an autolink is opaque. */
+function inlineAttempts(): Fixture[] {
+  const call = '<tool_call>{"name": "bash", "arguments": {"command": "ls -la"}}</tool_call>';
+  return [
+    none("N43.5", "failed-tag-then-a-link-title", `See <a x=[foo bar](/u '${call}') here.\n`),
+    none("N43.6", "failed-tag-then-a-comment", `See <a t="<!--" ]\n${call}\n-->\n`),
+    none("N43.7", "autolink-backtick-then-inline-code", `See <http://x.y/a\`b> and \`${call}\` here.\n`),
+    none("N43.8", "autolink-bracket-inside-link-text", `[a <http://x/]>](/u '${call}')\n`),
+    none("N43.9", "no-break-space-inside-a-tag", `See <a\u00A0title='${call}'> here.\n`),
+    ok("N43.n3", "email-autolink-with-a-backtick-then-a-call", `Mail <a\`b@c.d> ${call}\n`, [ls("O01")], "Mail <a`b@c.d> "),
+    ok("N43.n4", "email-autolink-over-a-comment-then-a-call", `See <!--a@b.c> ${call}\n`, [ls("O01")], "See <!--a@b.c> "),
   ];
 }
