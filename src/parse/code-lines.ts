@@ -47,7 +47,8 @@ export const isElementNameCode = (c: number) => isElementNameStart(c) || isAscii
  * shift `x << y` read as a heredoc) shelters nothing, so a misreading errs towards refusing.
  * Shell comments (`#` at a word's start) and Python ones are skipped, so a quote in a comment
  * opens nothing; a line that opens with an XML comment or declaration is markup, not code, and is
- * skipped to its end (`-->`, `?>`) without reading quotes in it.
+ * skipped to its end (`-->`, `?>`) without reading quotes in it. Neither the shell nor Python
+ * knows XML comments, so one shelters nothing: a parameter element on a line inside it counts.
  *
  * A hand-written forward scan: every character is looked at a bounded number of times.
  */
@@ -93,15 +94,28 @@ function elementAtLineStart(text: string, from: number, to: number): string | un
 function xmlMarkupAt(text: string, from: number, to: number): { at: number; terminator: string } | undefined {
   let at = from;
   while (at < to && (text.charCodeAt(at) === SP || text.charCodeAt(at) === TAB)) at++;
-  if (text.startsWith("<!--", at)) return { at: at + 4, terminator: "-->" };
-  if (text.startsWith("<?", at)) return { at: at + 2, terminator: "?>" };
+  if (matchesAt(text, "<!--", at)) return { at: at + 4, terminator: "-->" };
+  if (matchesAt(text, "<?", at)) return { at: at + 2, terminator: "?>" };
   return undefined;
 }
 
+/** Whether `needle` (a few characters) is written at `at`; read through charCodeAt, so the work bound counts it. */
+function matchesAt(text: string, needle: string, at: number): boolean {
+  if (at + needle.length > text.length) return false;
+  for (let i = 0; i < needle.length; i++) if (text.charCodeAt(at + i) !== needle.charCodeAt(i)) return false;
+  return true;
+}
+
+/** Where `needle` starts between `from` and `to` (it must end by `to`), or -1: bounded by the line, so a scan never reads past it. */
+function indexWithin(text: string, needle: string, from: number, to: number): number {
+  for (let at = from; at + needle.length <= to; at++) if (matchesAt(text, needle, at)) return at;
+  return -1;
+}
+
 interface LineScanner {
-  /** Counts the heredocs, strings and XML comments opened so far: which one shelters the next line. */
+  /** Counts the heredocs and strings opened so far: which one shelters the next line. */
   readonly construct: number;
-  /** Whether the next line starts inside data the code reads (a heredoc's body, a string, an XML comment). */
+  /** Whether the next line starts inside data the code reads (a heredoc's body, a string; not an XML comment, which no shell or Python skips). */
   sheltered(): boolean;
   /** Reads one line (without its line end) and carries its state to the next. */
   line(text: string, from: number, to: number): void;
@@ -119,8 +133,8 @@ function skipXmlMarkup(text: string, from: number, to: number, open: { terminato
     open.terminator = markup.terminator;
     at = markup.at;
   }
-  const end = text.indexOf(open.terminator, at);
-  if (end < 0 || end + open.terminator.length > to) return -1;
+  const end = indexWithin(text, open.terminator, at, to);
+  if (end < 0) return -1;
   const after = end + open.terminator.length;
   open.terminator = undefined;
   return after;
@@ -143,7 +157,7 @@ class ShellLines implements LineScanner {
   private reading = false;
 
   sheltered(): boolean {
-    return this.quote !== 0 || this.reading || this.xml.terminator !== undefined;
+    return this.quote !== 0 || this.reading;
   }
 
   line(text: string, from: number, to: number): void {
@@ -151,7 +165,7 @@ class ShellLines implements LineScanner {
       const doc = this.heredocs[0]!;
       let at = from;
       if (doc.stripTabs) while (at < to && text.charCodeAt(at) === TAB) at++;
-      if (to - at === doc.delimiter.length && text.startsWith(doc.delimiter, at)) {
+      if (to - at === doc.delimiter.length && matchesAt(text, doc.delimiter, at)) {
         this.heredocs.shift();
         this.reading = this.heredocs.length > 0;
         if (this.reading) this.construct++;
@@ -160,12 +174,8 @@ class ShellLines implements LineScanner {
     }
     let at = from;
     if (this.quote === 0) {
-      const opens = this.xml.terminator === undefined;
       at = skipXmlMarkup(text, from, to, this.xml);
-      if (at < 0) {
-        if (opens) this.construct++;
-        return;
-      }
+      if (at < 0) return;
     }
     while (at < to) {
       const c = text.charCodeAt(at);
@@ -180,9 +190,11 @@ class ShellLines implements LineScanner {
       if (c === BACKSLASH) at += 2;
       else if (c === SQ || c === DQ) {
         this.quote = c;
+        this.construct++;
         at++;
       } else if (c === DOLLAR && text.charCodeAt(at + 1) === SQ) {
         this.quote = DOLLAR;
+        this.construct++;
         at += 2;
       } else if (c === HASH && (at === from || isShellBreak(text.charCodeAt(at - 1)))) at = to;
       else if (c === LT && text.charCodeAt(at + 1) === LT) {
@@ -211,8 +223,8 @@ class ShellLines implements LineScanner {
       const c = text.charCodeAt(at);
       if (isShellBreak(c)) break;
       if (c === SQ || c === DQ) {
-        const close = text.indexOf(String.fromCharCode(c), at + 1);
-        const end = close < 0 || close >= to ? to : close;
+        const close = indexWithin(text, String.fromCharCode(c), at + 1, to);
+        const end = close < 0 ? to : close;
         delimiter += text.slice(at + 1, end);
         at = end + 1;
       } else if (c === BACKSLASH) {
@@ -236,18 +248,14 @@ class PythonLines implements LineScanner {
   private readonly xml: { terminator: string | undefined } = { terminator: undefined };
 
   sheltered(): boolean {
-    return this.quote !== "" || this.xml.terminator !== undefined;
+    return this.quote !== "";
   }
 
   line(text: string, from: number, to: number): void {
     let at = from;
     if (this.quote === "") {
-      const opens = this.xml.terminator === undefined;
       at = skipXmlMarkup(text, from, to, this.xml);
-      if (at < 0) {
-        if (opens) this.construct++;
-        return;
-      }
+      if (at < 0) return;
     }
     let continued = false;
     while (at < to) {
@@ -256,7 +264,7 @@ class PythonLines implements LineScanner {
         if (c === BACKSLASH) {
           continued = at + 1 >= to;
           at += 2;
-        } else if (text.startsWith(this.quote, at)) {
+        } else if (matchesAt(text, this.quote, at)) {
           at += this.quote.length;
           this.quote = "";
         } else at++;

@@ -9,7 +9,9 @@
  */
 import { describe, expect, test } from "bun:test";
 import { fixtureTools } from "../golden/tools.ts";
+import { parameterElementLine } from "../../src/parse/code-lines.ts";
 import { accountsForEveryCharacter, runAtEverySplit } from "../support/run-engine.ts";
+import { countWork } from "../support/work.ts";
 
 function outcome(input: string) {
   const r = runAtEverySplit(input, fixtureTools);
@@ -41,6 +43,7 @@ describe("a parameter element line anywhere in the body: refused", () => {
     ["another parameter, another case", "<bash>\nls\n<Timeout>5</Timeout>\n</bash>"],
     ["after a comment with a quote in it", "<bash>\n# don't list\n<command>ls</command>\n</bash>"],
     ["CRLF line ends", "<bash>\r\n# list\r\n<command>ls</command>\r\n</bash>"],
+    ["inside an XML comment (no shell skips one)", "<bash>\n<!--\n<command>ls</command>\n-->\nls\n</bash>"],
   ];
   for (const [what, input] of bash) {
     test(`<bash>, ${what}: the nudge names bash`, () => {
@@ -108,8 +111,8 @@ describe("controls: data the code reads stays code", () => {
     runs("<bash>\necho '\n<command>ls</command>\n'\n</bash>", "echo '\n<command>ls</command>\n'");
     runs('<bash>\necho "a\n<command>ls</command>\n"\n</bash>', 'echo "a\n<command>ls</command>\n"');
     runs("<bash>\nprintf $'it\\'s\n<command>ls</command>\n'\n</bash>", "printf $'it\\'s\n<command>ls</command>\n'");
-    // The first string is closed: the one left open after it shelters nothing, and holds no element.
-    runs("<bash>\necho '\n<command>ls</command>\n' 'b\nc'\n</bash>", "echo '\n<command>ls</command>\n' 'b\nc'");
+    // The first string is closed, so the element in it is data; the one left open after it holds no element.
+    runs("<bash>\necho '\n<command>ls</command>\n' 'b\nc\n</bash>", "echo '\n<command>ls</command>\n' 'b\nc");
   });
 
   test("a Python string that spans lines", () => {
@@ -124,4 +127,19 @@ describe("controls: data the code reads stays code", () => {
     runs('<pre><code class="language-bash">\ncat &lt;&lt;\'EOF\'\n&lt;command&gt;ls&lt;/command&gt;\nEOF\n</code></pre>', "cat <<'EOF'\n<command>ls</command>\nEOF");
     runs('<pre><code class="language-bash">\nls -la\n</code></pre>', "ls -la");
   });
+});
+
+describe("work: linear in the body, whatever it repeats", () => {
+  const isParameter = (name: string) => name === "command";
+  const hostile = ["<!-- a\n", "cat <<'EOF\n", "cat <<EOF <<A <<B\n", "echo 'x\n<command>\n", "s = '''\n<command>\n", "<?xml a\n<command\n", "echo \"$'\\\n", "# it's\n<!-- '\n"];
+  for (const unit of hostile) {
+    for (const language of ["shell", "python"] as const) {
+      test(`${JSON.stringify(unit)} repeated, read as ${language}`, () => {
+        const code = unit.repeat(20_000);
+        // The cap stops a quadratic scan at once (WorkCapExceeded fails the test) instead of letting it run.
+        const steps = countWork(() => parameterElementLine(code, language, isParameter), 8 * code.length);
+        expect(steps).toBeLessThan(8 * code.length);
+      });
+    }
+  }
 });
