@@ -13,6 +13,7 @@ export const BANG = 0x21;
 export const DQ = 0x22;
 export const HASH = 0x23;
 export const DOLLAR = 0x24;
+export const AMP = 0x26;
 export const SQ = 0x27;
 export const LPAREN = 0x28;
 export const RPAREN = 0x29;

@@ -13,7 +13,8 @@ import { closerRule } from "./closer-in-value.ts";
 
 /** A costume's closer is its code's end only at the end of its line (closer-in-value.ts). */
 const COSTUME_CODE = closerRule(null);
-import { costumeAsToolElement } from "./tool-element.ts";
+import { costumeAsToolElement, parameterNames } from "./tool-element.ts";
+import { parameterElementLine } from "./code-lines.ts";
 import type { Shape } from "../grammar/shapes.ts";
 import { CR, DASH, LF, SLASH, SP, TAB, UNDERSCORE } from "../grammar/chars.ts";
 
@@ -292,6 +293,13 @@ function codeCall(length: number, language: CodeLanguage | null, rawCode: string
   if (code.trim() === "") return brokenSpan(length, "C05", "broken-markup", "code costume without code");
   const bash = ctx.tools.get("bash");
   if (!bash) return brokenSpan(length, shape, "undeclared-tool", "code costume needs the bash tool", "bash");
+  // Review 44: a line that is an element named after a parameter of bash (`<command timeout="5">ls</command>`
+  // in `<pre><code class="language-bash">`, in a `<tool_call>` costume's code) is the element form
+  // written inside the costume, not code: refused, as a `<bash>` body holding it is
+  // (costumeAsToolElement; the rule is parameterElementLine's, src/parse/code-lines.ts).
+  const params = parameterNames(bash);
+  const element = parameterElementLine(code, language, (name) => params.has(name.toLowerCase()));
+  if (element !== undefined) return brokenSpan(length, shape, "broken-markup", `the code has a line that is <${element}>, a parameter of bash: element markup, not code`);
   const command = language === "shell" ? code : pythonHeredoc(code);
   const input: Record<string, unknown> = { command };
   const required = bash.parameters?.required;

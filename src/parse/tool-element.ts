@@ -1,4 +1,4 @@
-import { CR, DASH, DOT, GT, LF, LT, SLASH, SP, TAB, UNDERSCORE, isAsciiDigit, isAsciiLetter } from "../grammar/chars.ts";
+import { CR, GT, LF, LT, SLASH, SP, TAB } from "../grammar/chars.ts";
 import { Flaw, type Tag } from "../grammar/tags.ts";
 import { aliasMappingOf } from "./aliases.ts";
 import { wholeSpan, type SpanContext } from "./call.ts";
@@ -9,7 +9,10 @@ import { abandon, complete, ignoreContent, type SpanKind, type Step } from "./sp
 import type { ToolSpec } from "./types.ts";
 import { propertySchema } from "./values.ts";
 import type { Shape } from "../grammar/shapes.ts";
-import { costumeTool } from "../grammar/dialects.ts";
+import { codeLanguage, costumeTool, executeLanguage } from "../grammar/dialects.ts";
+import { isElementNameCode, isElementNameStart, parameterElementLine } from "./code-lines.ts";
+
+export { isElementNameCode };
 
 /**
  * Issue 29 item 5: tool-named elements, the Cline/Roo convention. The element is named after the
@@ -17,11 +20,9 @@ import { costumeTool } from "../grammar/dialects.ts";
  * (plain, O09), or with the DSML sentinel on some tags (I11, read by the DSML walk in dialects/dsml/walk.ts).
  */
 
-const isNameStart = (c: number) => isAsciiLetter(c) || c === UNDERSCORE;
-/** Tool and parameter names: letters, digits, `_`, `-`, `.` (MCP tools), never a space or `>`. */
+const isNameStart = isElementNameStart;
 /** Space that may end a line: the element's closer may be followed by it. */
 const isLineSpace = (c: number) => c === SP || c === TAB || c === CR;
-export const isElementNameCode = (c: number) => isNameStart(c) || isAsciiDigit(c) || c === DASH || c === DOT;
 
 /**
  * A tag's name as the model wrote it (the tag scanner lowers it): tool and parameter names are
@@ -126,13 +127,15 @@ export function parsePlainElementSpan(span: string, opener: Tag, truncated: bool
  * body is only elements: the Cline/Roo form, never code to run (a shell would read `<command>ls`
  * as redirections). Null when the body is anything else (code: the costume reads it).
  *
- * A body that opens with an element named after a parameter (`<command`, `<timeout`, any case) is
- * that form even when it cannot be read as such (`<command timeout="5">`, `<command >`, text after
- * the children; review 43): refused as broken markup, never run with the markup as the code, which
- * would bypass the form's own refusals. The parameters are the tag's tool's, or, for a costume tag
- * no tool is named after (`<shell>`), those of the tool its code would run with (bash). Only the
- * body's first markup decides: code that holds tags further on (`echo "<b>hi</b>" > x.html`, a
- * heredoc writing XML) stays code. The caller refused every opener attribute but a call's `id`.
+ * A body with a line that is an element named after a parameter (`<command`, `</timeout`, any
+ * case; the rule and its exceptions, heredoc bodies and strings that span lines, are
+ * parameterElementLine's in src/parse/code-lines.ts) is that form even when it cannot be read as
+ * such (`<command timeout="5">`, `<command >`, text beside the children, a `# list` comment or an
+ * `<?xml ...?>` declaration before them; reviews 43 and 44): refused as broken markup, never run
+ * with the markup as the code, which would bypass the form's own refusals. The parameters are the
+ * tag's tool's, or, for a costume tag no tool is named after (`<shell>`), those of the tool its
+ * code would run with (bash). Code that merely holds tags (`echo "<b>hi</b>" > x.html`, a heredoc
+ * writing XML) stays code. The caller refused every opener attribute but a call's `id`.
  */
 export function costumeAsToolElement(span: string, opener: Tag, inner: { start: number; end: number }, ctx: SpanContext): Segment[] | null {
   if (Object.keys(opener.attrs).some((attr) => attr !== "id")) return null;
@@ -140,9 +143,12 @@ export function costumeAsToolElement(span: string, opener: Tag, inner: { start: 
   const children = readPlainChildren(span, inner.start, inner.end);
   if (children === null) {
     const runsWith = tool ?? runner(opener, ctx);
-    const first = firstElementName(span, inner.start, inner.end);
-    if (runsWith === undefined || first === undefined || !namesParameter(runsWith, first)) return null;
-    const detail = `the body opens with <${first}>, a parameter of ${runsWith.name}, but is not only such elements`;
+    if (runsWith === undefined) return null;
+    const language = codeLanguage(executeLanguage(opener.name) ?? opener.name);
+    const params = parameterNames(runsWith);
+    const found = parameterElementLine(span.slice(inner.start, inner.end), language, (name) => params.has(name.toLowerCase()));
+    if (found === undefined) return null;
+    const detail = `the body has a line that is <${found}>, a parameter of ${runsWith.name}, but is not only such elements`;
     return wholeSpan(span.length, { kind: "broken", shape: tool ? PLAIN_SHAPE : "C04", reason: "broken-markup", detail, ...(tool ? { tool: tool.name } : {}) });
   }
   if (children.length === 0) return null;
@@ -156,25 +162,9 @@ function runner(opener: Tag, ctx: SpanContext): ToolSpec | undefined {
   return name === null ? undefined : ctx.tools.get(name);
 }
 
-/** Whether `name` (any case: `<Command>` is no code either) is a parameter of the tool. */
-function namesParameter(tool: ToolSpec, name: string): boolean {
-  const lower = name.toLowerCase();
-  return Object.keys(tool.parameters?.properties ?? {}).some((param) => param.toLowerCase() === lower);
-}
-
-/**
- * The name of the element the text opens with, after whitespace: `<name` then `>`, `/` or a space
- * (an attribute may follow), or undefined when it opens with anything else (code). A forward scan.
- */
-function firstElementName(text: string, from: number, to: number): string | undefined {
-  let at = from;
-  while (at < to && isSpaceCode(text.charCodeAt(at))) at++;
-  if (text.charCodeAt(at) !== LT || !isNameStart(text.charCodeAt(at + 1))) return undefined;
-  let end = at + 2;
-  while (end < to && end - at <= NAME_LIMIT && isElementNameCode(text.charCodeAt(end))) end++;
-  if (end >= to) return undefined;
-  const c = text.charCodeAt(end);
-  return c === GT || c === SLASH || isSpaceCode(c) ? text.slice(at + 1, end) : undefined;
+/** The tool's parameter names, lowered: an element in any case (`<Command>`) is no code either. */
+export function parameterNames(tool: ToolSpec): Set<string> {
+  return new Set(Object.keys(tool.parameters?.properties ?? {}).map((param) => param.toLowerCase()));
 }
 
 /**

@@ -2,9 +2,10 @@
  * A code costume whose body opens with an element named after a parameter (review 43): the
  * Cline/Roo element form (`<bash><command>ls</command></bash>`). When that body cannot be read as
  * the form (an attribute on a child, `<command >`, text after the children) the call is refused,
- * never run with the markup as the shell code; only the body's first markup decides, so code that
- * holds tags further on stays code. Every case runs whole, char by char and at seeded random
- * splits, and every input character stays visible or inside the recovered call.
+ * never run with the markup as the shell code. Since review 44 any line that is such an element
+ * counts, not only the first markup (test/parse/costume-element-lines.test.ts); code that merely
+ * holds tags (an echo, a heredoc writing XML) stays code. Every case runs whole, char by char and
+ * at seeded random splits, and every input character stays visible or inside the recovered call.
  */
 import { describe, expect, test } from "bun:test";
 import type { ToolSpec } from "../../src/parse/types.ts";
@@ -68,7 +69,10 @@ describe("controls: code is still code, the clean element form still runs", () =
   test("code with tags further on: HTML in an echo, a heredoc writing XML that names a parameter", () => {
     runs('<bash>echo "<b>hi</b>" > x.html</bash>', 'echo "<b>hi</b>" > x.html');
     runs("<bash>\ncat > x.xml <<'EOF'\n<command>ls</command>\nEOF\n</bash>", "cat > x.xml <<'EOF'\n<command>ls</command>\nEOF");
-    runs("<shell>\necho hi\n<command>ls</command>\n</shell>", "echo hi\n<command>ls</command>");
+  });
+
+  test("code with a line that is a parameter element after it is refused (review 44: the line is markup, which bash would only fail on)", () => {
+    expect(refused("<shell>\necho hi\n<command>ls</command>\n</shell>")).toEqual({ shape: "C04", reason: "broken-markup", tool: undefined });
   });
 
   test("a redirection from a file that is no parameter, or written with a space, is code", () => {
