@@ -12,7 +12,7 @@ const arrow = (tool: string, pairs: string) => `[TOOL_CALL] {tool => "${tool}", 
 const todoA = "{'content': 'a', 'status': 'pending'}";
 
 export function review43(): Fixture[] {
-  return [...pythonLiterals(), ...minimaxKeys(), ...namedWrappers(), ...dsmlWalk(), ...documentationBlocks(), ...qwenValues(), ...inlineAttempts()];
+  return [...pythonLiterals(), ...minimaxKeys(), ...namedWrappers(), ...dsmlWalk(), ...documentationBlocks(), ...qwenValues(), ...inlineAttempts(), ...elementLines()];
 }
 
 /** Python reads `(x)` as x: only a comma makes a tuple. `True` keeps its spelling where only a string fits. */
@@ -107,5 +107,18 @@ function inlineAttempts(): Fixture[] {
     none("N43.9", "no-break-space-inside-a-tag", `See <a\u00A0title='${call}'> here.\n`),
     ok("N43.n3", "email-autolink-with-a-backtick-then-a-call", `Mail <a\`b@c.d> ${call}\n`, [ls("O01")], "Mail <a`b@c.d> "),
     ok("N43.n4", "email-autolink-over-a-comment-then-a-call", `See <!--a@b.c> ${call}\n`, [ls("O01")], "See <!--a@b.c> "),
+  ];
+}
+
+/** Review 44: a line of a costume's code that starts with a parameter element of its tool refuses it, outside heredocs and strings. */
+function elementLines(): Fixture[] {
+  return [
+    bad("R44.1", "bash-element-after-a-comment-line", "<bash>\n# list\n<command>ls</command>\n</bash>", "broken-markup", ["O09"]),
+    bad("R44.2", "bash-element-after-an-xml-declaration", '<bash>\n<?xml version="1.0"?>\n<command>ls</command>\n</bash>', "broken-markup", ["O09"]),
+    bad("R44.3", "shell-costume-comment-then-an-unreadable-element", '<shell>\n# c\n<command timeout="5">ls</command>\n</shell>', "broken-markup", ["C04"]),
+    bad("R44.4", "pre-code-costume-holding-a-parameter-element", '<pre><code class="language-bash">\n<command timeout="5">ls</command>\n</code></pre>', "broken-markup", ["C03"]),
+    bad("R44.5", "shell-costume-code-then-a-parameter-element", "<shell>\necho hi\n<command>ls</command>\n</shell>", "broken-markup", ["C04"]),
+    ok("R44.n1", "bash-element-line-inside-a-string", "<bash>\necho '\n<command>ls</command>\n'\n</bash>", [ls("C04", "echo '\n<command>ls</command>\n'")]),
+    ok("R44.n2", "pre-code-heredoc-writing-a-parameter-element", '<pre><code class="language-bash">\ncat &lt;&lt;\'EOF\'\n&lt;command&gt;ls&lt;/command&gt;\nEOF\n</code></pre>', [ls("C03", "cat <<'EOF'\n<command>ls</command>\nEOF")]),
   ];
 }
