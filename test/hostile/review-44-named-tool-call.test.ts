@@ -47,6 +47,24 @@ describe("another tool's call object in another spelling still runs the opener's
   });
 });
 
+describe("a flattened call object under its own name runs with `name` as an argument", () => {
+  // Severity: wrong arguments (low: an argument the model wrote as the call's envelope, not as a
+  // parameter, reaches the tool; a tool with a `name`-free, permissive schema takes it). Suspected:
+  // src/parse/dialects/tool-call.ts namedToolCall(): `{"name": "list_sessions", "verbose": true}`
+  // has no argument key, so it is no call object and the whole body, `name` included, becomes the
+  // arguments. The same flattened shape in a Hermes body is refused (readJsonCall: keys that are
+  // neither its name nor its arguments). Expected: refused (broken-markup), or read as the call
+  // object it is (`{"verbose": true}`); never `name` passed as an argument.
+  test('{"name": "list_sessions", "verbose": true} under name="list_sessions" does not pass name', () => {
+    const o = outcome(named("list_sessions", '{"name": "list_sessions", "verbose": true}'));
+    expect(o.calls.some((c) => "name" in c.input)).toBe(false);
+  });
+
+  test("control (passes today): the same flattened object in a Hermes body is refused", () => {
+    expect(outcome('<tool_call>{"name": "list_sessions", "verbose": true}</tool_call>').calls).toEqual([]);
+  });
+});
+
 describe("hard negatives (pass today)", () => {
   test("R43.1 as written is refused; a case-different or extra-keyed call object is refused", () => {
     expect(outcome(named("list_sessions", '{"name": "bash", "arguments": {"command": "x"}}')).calls).toEqual([]);
