@@ -98,6 +98,15 @@ describe("review 44: a call object in any call spelling under a named opener", (
     expect(outcome(named("list_sessions", '{"tool": "list_sessions", "arguments": {"verbose": true}}')).calls).toEqual([]);
   });
 
+  test("a flattened call object under its own name is refused unless `name` is a parameter of the tool", () => {
+    const o = outcome(named("list_sessions", '{"name": "list_sessions", "verbose": true}'));
+    expect(o.calls).toEqual([]);
+    expect(o.broken.map((b) => b.reason)).toEqual(["broken-markup"]);
+    expect(outcome(named("run_workflow", '{"name": "run_workflow"}')).calls).toEqual([{ tool: "run_workflow", input: { name: "run_workflow" } }]);
+    // `name` alone under its own name: the call with no arguments, as a Hermes body reads it.
+    expect(outcome(named("list_sessions", '{"name": "list_sessions"}')).calls).toEqual([{ tool: "list_sessions", input: {} }]);
+  });
+
   test("controls: every key a declared parameter is the tool's arguments in any spelling; type alone is no call spelling", () => {
     expect(outcome(named("dispatch", '{"tool": "bash", "payload": {"x": 1}}')).calls).toEqual([{ tool: "dispatch", input: { tool: "bash", payload: { x: 1 } } }]);
     expect(outcome(named("dispatch", '{"tool": "bash", "args": {"x": 1}}')).broken).toEqual(refusedNamingNone);

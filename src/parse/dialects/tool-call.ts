@@ -1,7 +1,7 @@
 import { Flaw, type Tag } from "../../grammar/tags.ts";
 import { tagsOf, textSpan, type Segment, type UnitOutcome } from "../segments.ts";
 import { parseJson, propertySchema } from "../values.ts";
-import { callOutcome, declaredNameIn, jsonCallOutcome, readJsonCall, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
+import { ARGUMENT_KEYS, callOutcome, declaredNameIn, jsonCallOutcome, readJsonCall, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { trimLayoutNewlines } from "./common.ts";
 import { parseQwenFunctions, QwenParameters, startsLine } from "./qwen.ts";
 import { xmlToolCall } from "../costume.ts";
@@ -199,8 +199,8 @@ function namedToolCall(name: string, parsed: ReturnType<typeof parseJson>, trunc
   if (!isCallObject(body)) return callOutcome(name, body, "T01", ctx);
   const tool = ctx.tools.get(name);
   const ownArguments = tool !== undefined && Object.keys(body).every((key) => propertySchema(tool.parameters, key) !== undefined);
-  // The same tool spelled as Hermes spells it: read as strictly as a Hermes body.
-  if (body.name === name) return jsonCallOutcome(body, "T01", ctx);
+  // The same tool spelled as Hermes spells it: its arguments under an argument key, or flattened beside `name` unless `name` is the tool's own parameter.
+  if (body.name === name && (hasArgumentKey(body) || !ownArguments)) return jsonCallOutcome(body, "T01", ctx);
   if (ownArguments) return callOutcome(name, body, "T01", ctx);
   return { kind: "broken", shape: "T01", reason: "broken-markup", detail: "the opening tag names one tool and the body is a call object of its own: which call was meant is unknowable" };
 }
@@ -218,6 +218,7 @@ const CALL_ENVELOPE_KEYS = ["name", "tool", "tool_name", "function", "function_c
 
 const hasKey = (body: Record<string, unknown>, key: string) => Object.prototype.hasOwnProperty.call(body, key);
 const isCallObject = (body: Record<string, unknown>) => CALL_ENVELOPE_KEYS.some((key) => hasKey(body, key));
+const hasArgumentKey = (body: Record<string, unknown>) => ARGUMENT_KEYS.some((key) => hasKey(body, key));
 
 /**
  * GLM's pairs (O03) read from the body's tags in order, as the stream reads them: `<arg_key>`, the
