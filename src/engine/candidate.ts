@@ -131,6 +131,9 @@ export class Candidate implements SpanReader {
     for (;;) {
       // An example that failed on the text's last tag is read again before the text ends.
       if (this.rewindTo < 0 && i >= s.length) {
+        // The reply ended while a char-level state held characters undecided (a MiniMax quote that never closed): it reads them now.
+        const held = final ? (this.named?.atEnd?.() ?? null) : null;
+        if (held) return held;
         // The reply ended inside an example written in a value: it proved nothing, read it again as before.
         if (!final || !this.example) break;
         this.failExample(Infinity);

@@ -1,5 +1,6 @@
 import type { JsonSchema, ToolSpec } from "./types.ts";
 import { propertySchema } from "./values.ts";
+import { copyRespelled } from "../grammar/number-spelling.ts";
 
 /**
  * Issue 29 item 6: the names other agents give OpenCode's tools. Models trained on Cline, Roo or
@@ -86,6 +87,7 @@ export function mapAliasCall(mapping: AliasMapping, input: Record<string, unknow
     if (to === undefined || to === null) return refuse(`its parameter ${key} has no exact counterpart`);
     if (propertySchema(mapping.target.parameters, to) === undefined) return refuse(`its parameter ${key} has no counterpart the declared tool has`);
     out[to] = input[key];
+    copyRespelled(input, key, out, to);
   }
   const required = mapping.target.parameters?.required;
   for (const key of Array.isArray(required) ? required : []) {

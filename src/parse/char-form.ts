@@ -21,6 +21,11 @@ export class JsonExtent {
     return this.#inString;
   }
 
+  /** Open objects and arrays, as of the last character stepped. */
+  get level(): number {
+    return this.depth;
+  }
+
   /** True at the character that closes the outermost object or array. */
   step(c: number): boolean {
     if (this.#inString) {

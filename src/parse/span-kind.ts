@@ -33,6 +33,12 @@ export const HAND_OFF = "hand-off" as const;
 export interface CharState {
   step(c: number, at: number): Step | null | typeof HAND_OFF;
   completesAtEnd(): boolean;
+  /**
+   * The reply ended (after every character was stepped): a state that held characters back
+   * undecided reads them now, and may end the span earlier than the reply did. Null: nothing
+   * changed (completesAtEnd then decides).
+   */
+  atEnd?(): Step | null;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { COMMA, CR, DASH, DQ, LBRACE, LBRACKET, LF, RBRACE, RBRACKET, SP, TAB, isAsciiDigit } from "../grammar/chars.ts";
 import { jsonNumberEnd, jsonStringEnd, numberReadsAsWritten, readNumberLiteral } from "../grammar/json-syntax.ts";
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
+import { copyRespelled, isRespelled, markRespelled, respelled } from "../grammar/number-spelling.ts";
 import type { JsonSchema } from "./types.ts";
 import { parsePythonLiteral } from "./dialects/pythonic.ts";
 import { itemSchema, propertySchema, schemaTypes } from "./schema-walk.ts";
@@ -13,14 +14,16 @@ export { propertySchema, schemaTypes };
  * model wrote or not at all: an object that names a key twice (JSON.parse keeps the last, so
  * `{"command":"echo hi","command":"rm -rf ~"}` would run the second), and a number too large to
  * be one (`1e999` reads as Infinity, which a call would send on as null). An integer whose digits
- * would go out as others reads as a bigint (readNumberLiteral), which the schema gate refuses.
+ * would go out as others reads as a bigint (readNumberLiteral), which the schema gate refuses. A
+ * number written in another spelling than its text (`6e2`, `1.0`) is marked where it sits
+ * (grammar/number-spelling.ts), so it never goes out as that other text for a string parameter.
  */
 export function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
     const value: unknown = JSON.parse(text, readValue);
     const reading = readingOf(text);
     if (reading === "key-twice") return { ok: false };
-    // The reviver sees only the rounded double: such text is read again, digits and all.
+    // The reviver sees only the rounded double, and no number's spelling: such text is read again, digits and all.
     return { ok: true, value: reading === "inexact" ? readExactly(text) : value };
   } catch {
     return { ok: false };
@@ -33,7 +36,8 @@ function readValue(key: string, value: unknown): unknown {
 }
 
 // Whether valid JSON `text` names a key twice in an object (keys compare as they decode), else
-// whether a number in it does not read as a number (readNumberLiteral).
+// whether a number in it does not read as a number (readNumberLiteral) or reads as one whose text
+// is not the one written (`6e2`, `1.0`: the reading must mark it, readExactly).
 function readingOf(text: string): "key-twice" | "inexact" | "plain" {
   // One set of keys per open object; null for an open array.
   const open: (Set<string> | null)[] = [];
@@ -54,7 +58,7 @@ function readingOf(text: string): "key-twice" | "inexact" | "plain" {
     } else if (c === DASH || isAsciiDigit(c)) {
       // Outside a string a digit only occurs in a number (true, false and null have none).
       const end = jsonNumberEnd(text, i);
-      if (!inexact && !numberReadsAsWritten(text.slice(i, end))) inexact = true;
+      if (!inexact && !readsAsItsText(text.slice(i, end))) inexact = true;
       i = end - 1;
     } else if (c === LBRACE) {
       open.push(new Set());
@@ -66,10 +70,19 @@ function readingOf(text: string): "key-twice" | "inexact" | "plain" {
   return inexact ? "inexact" : "plain";
 }
 
-// Valid JSON `text` read as JSON.parse with readValue would, every number by readNumberLiteral.
-// Only for the rare text with a bigint; a nesting too deep for the stack throws (text refused).
+/** A number literal that reads as a number whose text is the one written (no bigint, no `6e2` or `1.0`). */
+function readsAsItsText(literal: string): boolean {
+  const number = readNumberLiteral(literal);
+  return typeof number === "number" && !respelled(literal, number);
+}
+
+// Valid JSON `text` read as JSON.parse with readValue would, every number by readNumberLiteral, and
+// each number whose text is not the one written marked where it sits (markRespelled). Only for the
+// rare text with a bigint or such a spelling; a nesting too deep for the stack throws (text refused).
 function readExactly(text: string): unknown {
   let i = 0;
+  // The last number read was written in another spelling than its text.
+  let respelledLast = false;
   const skipSpace = () => {
     for (let c = text.charCodeAt(i); c === SP || c === TAB || c === LF || c === CR; c = text.charCodeAt(++i));
   };
@@ -99,8 +112,15 @@ function readExactly(text: string): unknown {
           skipSpace();
           i++; // the colon
           const item = value();
-          if (!isPollutingKey(key)) object[key] = item;
-        } else array.push(value());
+          if (!isPollutingKey(key)) {
+            object[key] = item;
+            if (typeof item === "number" && respelledLast) markRespelled(object, key);
+          }
+        } else {
+          const item = value();
+          array.push(item);
+          if (typeof item === "number" && respelledLast) markRespelled(array, array.length - 1);
+        }
         skipSpace();
         // A comma, or the closer.
         if (text.charCodeAt(i++) !== COMMA) return object ?? array;
@@ -110,7 +130,9 @@ function readExactly(text: string): unknown {
       const end = jsonNumberEnd(text, i);
       const literal = text.slice(i, end);
       i = end;
-      return readNumberLiteral(literal);
+      const number = readNumberLiteral(literal);
+      respelledLast = typeof number === "number" && respelled(literal, number);
+      return number;
     }
     const word = text.startsWith("true", i) ? true : text.startsWith("false", i) ? false : null;
     i += word === null ? 4 : word ? 4 : 5;
@@ -241,6 +263,7 @@ export function coerceObject(input: Record<string, unknown>, schema: JsonSchema 
   for (const [key, value] of Object.entries(input)) {
     const prop = propertySchema(schema, key);
     out[key] = typeof value === "string" && prop ? coerceValue(value, prop, undefined) : value;
+    copyRespelled(input, key, out, key);
   }
   return out;
 }
@@ -256,11 +279,13 @@ export function coerceDeep(value: unknown, schema: JsonSchema | undefined, depth
   if (!schema || depth > 32) return value;
   if (typeof value === "string") return coerceValue(value, schema, undefined);
   // A boolean or number where only a string fits is written back as text (600 -> "600"), but only
-  // where that text holds exactly the value the model wrote. The spelling it wrote is gone after
-  // JSON.parse, so the rule is by value: a boolean, or a safe integer other than -0 (its digits are
-  // exact; `6e2` still comes out "600"). Any other number stays a number, for ajv to refuse for a
-  // string parameter (invalid-arguments): String() would send 12345678901234567890 (past 2^53, read
-  // rounded) as "12345678901234567000" and 1.10 as "1.1", digits the model never wrote. A boolean
+  // where that text is exactly what the model wrote; one rule for every number spelling, JSON's
+  // and Python's (review 44): a safe integer other than -0 whose written text is String(value).
+  // A number written in another spelling (`6e2`, `1e3`, `1.0`, `1.5e3`: the reader marked it,
+  // grammar/number-spelling.ts; the callers below skip it) or any other number stays a number, for
+  // ajv to refuse for a string parameter (invalid-arguments): String() would send "600" for `6e2`,
+  // "12345678901234567000" for 12345678901234567890 (past 2^53, read rounded) and "1.1" for 1.10,
+  // text the model never wrote (Python's own str(1e3) is "1000.0", another text again). A boolean
   // here was written `true`/`false` (JSON): the Python reader already gave a string-only place the
   // text `True` was written as ("True", parsePythonLiteral / parsePythonCalls with the schema).
   if (typeof value === "boolean" || (typeof value === "number" && Number.isSafeInteger(value) && !Object.is(value, -0))) {
@@ -270,13 +295,18 @@ export function coerceDeep(value: unknown, schema: JsonSchema | undefined, depth
   if (typeof value === "number") return value;
   if (Array.isArray(value)) return value.map((v, i) => {
     const item = itemSchema(schema, i);
-    return item === undefined ? v : coerceDeep(v, item, depth + 1);
+    return item === undefined || keepsSpelling(value, i, v) ? v : coerceDeep(v, item, depth + 1);
   });
   if (!isObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     const prop = propertySchema(schema, key);
-    out[key] = prop === undefined ? v : coerceDeep(v, prop, depth + 1);
+    out[key] = prop === undefined || keepsSpelling(value, key, v) ? v : coerceDeep(v, prop, depth + 1);
   }
   return out;
+}
+
+/** A number its reader marked as written in another spelling than its text: coerceDeep leaves it as it is (a number). */
+function keepsSpelling(container: object, key: string | number, value: unknown): boolean {
+  return typeof value === "number" && isRespelled(container, key);
 }

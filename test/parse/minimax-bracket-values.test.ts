@@ -93,6 +93,38 @@ describe("a single-quoted value is a string, never a bare word that keeps its qu
   });
 });
 
+describe("review 44: the stream's object scanner reads a single-quoted value as the reader does", () => {
+  test("a double quote or a brace inside it is its text, in every separator form", () => {
+    runs(bracket("bash", "--command 'echo }'"), "bash", { command: "echo }" });
+    runs(bracket("bash", "--command='printf \"%s {\" x'"), "bash", { command: 'printf "%s {" x' });
+    runs(bracket("bash", "--command: '}}]'"), "bash", { command: "}}]" });
+    runs(bracket("bash", "--command\n'a\"b'"), "bash", { command: 'a"b' });
+    runs(bracket("bash", "--command 'echo 5\" wide' --description 'say \"hi'"), "bash", { command: 'echo 5" wide', description: 'say "hi' });
+    runs(bracket("bash", "--command 'a}',--description 'b{'"), "bash", { command: "a}", description: "b{" });
+  });
+
+  test("a quote that is no value (inside a bare word, a double-quoted string, a JSON body) is text as before", () => {
+    runs(bracket("bash", "--command don't"), "bash", { command: "don't" });
+    runs(bracket("bash", `--command "it's }"`), "bash", { command: "it's }" });
+    runs('[TOOL_CALL] {tool => "bash", args => {"command": "it\'s }"}} [/TOOL_CALL]', "bash", { command: "it's }" });
+  });
+
+  test("a single-quoted value the reader refuses (a line break, a backslash, no closing quote) ends the object where it did before", () => {
+    // The brace in the quote closed the args object, so the object ends one brace early: prose, as before.
+    for (const input of [bracket("bash", "--command 'ls }\n-la'"), bracket("bash", "--command 'a\\}'")]) {
+      const o = outcome(input);
+      expect(o.calls).toEqual([]);
+      expect(o.text).toBe(input);
+    }
+    refused(bracket("bash", "--command 'a\\' x"));
+    // No closing quote before the reply ends: its brace closed the object, the closer follows, and the text after it stays text.
+    const o = outcome("[TOOL_CALL] {tool => \"bash\", args => { --command 'ls }} [/TOOL_CALL] done");
+    expect(o.calls).toEqual([]);
+    expect(o.broken).toEqual(["broken-markup"]);
+    expect(o.text).toContain(" done");
+  });
+});
+
 describe("a bare value never starts with a backtick", () => {
   test("`ls` in backticks is refused, never run as the command `ls` with its backticks (a substitution)", () => {
     refused(bracket("bash", "--command `ls`"));

@@ -85,6 +85,35 @@ for (const [form, qwen] of Object.entries(FORMS)) {
     });
   });
 
+  describe(`Qwen3-Coder ${form}: a </parameter> that closes no value (review 44)`, () => {
+    test("after a value a line-start opener ended, a second closer shows the opener was its text: refused, never run cut", () => {
+      const o = outcome(qwen("write", "<parameter=content>\n# Format\n<parameter=filePath>\nnotes/a.md\n</parameter>\n</parameter>"));
+      expect(o.calls).toEqual([]);
+      expect(o.broken).toEqual(["broken-markup"]);
+    });
+
+    test("a doubled closer after a value its own closer ended is markup outside every parameter: refused", () => {
+      const o = outcome(qwen("bash", "<parameter=command>ls</parameter>\n</parameter>"));
+      expect(o.calls).toEqual([]);
+      expect(o.broken).toEqual(["broken-markup"]);
+    });
+
+    test("a closer before the first parameter is refused too", () => {
+      const o = outcome(qwen("bash", "</parameter>\n<parameter=command>ls</parameter>"));
+      expect(o.calls).toEqual([]);
+      expect(o.broken).toEqual(["broken-markup"]);
+    });
+
+    test("control: the closers balancing the openers still read, O02.4 with one closer for the last value too", () => {
+      expect(outcome(qwen("bash", "<parameter=command>ls</parameter>\n<parameter=description>list</parameter>")).calls).toEqual([
+        { tool: "bash", input: { command: "ls", description: "list" } },
+      ]);
+      expect(outcome(qwen("bash", "<parameter=command>ls\n<parameter=description>list</parameter>")).calls).toEqual([
+        { tool: "bash", input: { command: "ls", description: "list" } },
+      ]);
+    });
+  });
+
   describe(`Qwen3-Coder ${form}: newlines (P09)`, () => {
     test("one newline hugging both sides is layout (LF and CR LF); a lone one is content", () => {
       const write = (content: string) => qwen("write", `<parameter=filePath>a.txt</parameter>\n<parameter=content>${content}</parameter>`);

@@ -13,7 +13,9 @@ import { runAtEverySplit } from "../support/run-engine.ts";
 const obj = (properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({ type: "object", properties, required });
 /** A tool whose own parameters are `name` and `input`: its arguments look like a call object. */
 const runWorkflow: ToolSpec = { name: "run_workflow", parameters: obj({ name: { type: "string" }, input: { type: "object" } }, ["name"]) };
-const tools: ToolSpec[] = [...fixtureTools, runWorkflow];
+/** A tool whose own parameter is called `tool` (review 44: another call spelling's key). */
+const dispatch: ToolSpec = { name: "dispatch", parameters: obj({ tool: { type: "string" }, payload: { type: "object" } }, ["tool"]) };
+const tools: ToolSpec[] = [...fixtureTools, runWorkflow, dispatch];
 
 function outcome(input: string) {
   const r = runAtEverySplit(input, tools);
@@ -73,5 +75,41 @@ describe("controls", () => {
     expect(outcome(named("run_workflow", '{"name": "bash", "input": {"command": "ls"}}')).calls).toEqual([{ tool: "run_workflow", input: { name: "bash", input: { command: "ls" } } }]);
     // One key that is no parameter of it: a call object for bash after all.
     expect(outcome(named("run_workflow", '{"name": "bash", "arguments": {"command": "ls"}}')).broken).toEqual(refusedNamingNone);
+  });
+});
+
+describe("review 44: a call object in any call spelling under a named opener", () => {
+  test("tool, tool_name, function, function_call and tool_calls spellings naming another tool: refused, naming no tool", () => {
+    for (const body of [
+      '{"tool": "bash", "args": {"command": "rm -rf ~"}}',
+      '{"tool_name": "bash", "tool_input": {"command": "rm -rf ~"}}',
+      '{"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}',
+      '{"function_call": {"name": "bash", "arguments": "{}"}}',
+      '{"tool_calls": []}',
+      '{"name": "bash"}',
+    ]) {
+      const o = outcome(named("list_sessions", body));
+      expect(o.calls).toEqual([]);
+      expect(o.broken).toEqual(refusedNamingNone);
+    }
+  });
+
+  test("the opener's own tool in another spelling is refused too, never run with the envelope as arguments", () => {
+    expect(outcome(named("list_sessions", '{"tool": "list_sessions", "arguments": {"verbose": true}}')).calls).toEqual([]);
+  });
+
+  test("a flattened call object under its own name is refused unless `name` is a parameter of the tool", () => {
+    const o = outcome(named("list_sessions", '{"name": "list_sessions", "verbose": true}'));
+    expect(o.calls).toEqual([]);
+    expect(o.broken.map((b) => b.reason)).toEqual(["broken-markup"]);
+    expect(outcome(named("run_workflow", '{"name": "run_workflow"}')).calls).toEqual([{ tool: "run_workflow", input: { name: "run_workflow" } }]);
+    // `name` alone under its own name: the call with no arguments, as a Hermes body reads it.
+    expect(outcome(named("list_sessions", '{"name": "list_sessions"}')).calls).toEqual([{ tool: "list_sessions", input: {} }]);
+  });
+
+  test("controls: every key a declared parameter is the tool's arguments in any spelling; type alone is no call spelling", () => {
+    expect(outcome(named("dispatch", '{"tool": "bash", "payload": {"x": 1}}')).calls).toEqual([{ tool: "dispatch", input: { tool: "bash", payload: { x: 1 } } }]);
+    expect(outcome(named("dispatch", '{"tool": "bash", "args": {"x": 1}}')).broken).toEqual(refusedNamingNone);
+    expect(outcome(named("list_sessions", '{"type": "recent"}')).calls).toEqual([{ tool: "list_sessions", input: { type: "recent" } }]);
   });
 });

@@ -3,7 +3,7 @@ import { parseJson } from "../values.ts";
 import { callOutcome, declaredNameIn, jsonCallOutcome, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { JsonExtent, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import { ignoreContent, type SpanKind, type Step } from "../span-kind.ts";
-import { BACKSLASH, BACKTICK, COLON, CR, DASH, DQ, EQ, GT, LBRACE, LBRACKET, LF, SP, SQ, TAB } from "../../grammar/chars.ts";
+import { BACKSLASH, BACKTICK, COLON, COMMA, CR, DASH, DQ, EQ, GT, LBRACE, LBRACKET, LF, RBRACE, RBRACKET, SP, SQ, TAB } from "../../grammar/chars.ts";
 import { isObject } from "../../grammar/plain-data.ts";
 
 /**
@@ -248,12 +248,24 @@ class Reader {
  * that character), one brace-balanced object (strings respected; a blank line outside a string
  * proves prose and releases it), spaces, then exactly `[/TOOL_CALL]`. A reply that ends right after
  * the object completes it (the closer was cut), as for Hermes (O01.4).
+ *
+ * Strings are JSON's double-quoted ones and, where the reader takes one (readArrowCall: a value
+ * right after a `--key` in the `{ --key VALUE }` object, KeyPosition), a single-quoted one read as
+ * the reader reads it (review 44): literal up to the next `'`, so a `"` or a brace in it is text
+ * (`--command 'echo }'`). A backslash or a line break before that `'` makes it no string for the
+ * reader (refused), and so does the reply ending first (atEnd): the scanner then reads its
+ * characters as if the quote were none, exactly as before: they are held from the `'` and stepped
+ * then, each once at most.
  */
 export class BracketCallState implements CharState {
   private phase: "start" | "object" | "after" | "closer" = "start";
   private readonly object = new JsonExtent();
   private lineBlank = false;
   private matched = 0;
+  private readonly key = new KeyPosition();
+  /** The absolute position of an open single-quoted value's `'`, or -1; `held`: its characters since. */
+  private quoteAt = -1;
+  private held: number[] = [];
 
   constructor(private readonly from: number) {}
 
@@ -262,17 +274,17 @@ export class BracketCallState implements CharState {
   }
 
   step(c: number, at: number): Step | null {
+    if (this.quoteAt >= 0) return this.quoted(c, at);
     switch (this.phase) {
       case "start":
         if (isSpaceCode(c)) return null;
         if (c !== LBRACE) return { kind: "abandon", at };
         this.phase = "object";
         this.object.step(c);
+        this.key.step(c, 1);
         return null;
       case "object":
-        if (this.blankLine(c)) return { kind: "complete", end: at };
-        if (this.object.step(c)) this.phase = "after";
-        return null;
+        return this.objectChar(c, at, true);
       case "after":
         if (isSpaceCode(c)) return null;
         if (c !== LBRACKET) return { kind: "abandon", at };
@@ -283,6 +295,54 @@ export class BracketCallState implements CharState {
         if (c !== CLOSER.charCodeAt(this.matched)) return { kind: "abandon", at };
         return ++this.matched === CLOSER.length ? { kind: "complete", end: at + 1 } : null;
     }
+  }
+
+  /** One character of the object; `quotes`: a `'` at a value's place may open a single-quoted value. */
+  private objectChar(c: number, at: number, quotes: boolean): Step | null {
+    if (this.blankLine(c)) return { kind: "complete", end: at };
+    if (quotes && c === SQ && !this.object.inString && this.object.level === 2 && this.key.atValue()) {
+      this.quoteAt = at;
+      return null;
+    }
+    const inString = this.object.inString;
+    if (this.object.step(c)) this.phase = "after";
+    this.key.step(c, this.object.level, inString || this.object.inString);
+    return null;
+  }
+
+  /** Inside a single-quoted value: its `'` ends it; a backslash or a line break makes it none (unquote). */
+  private quoted(c: number, at: number): Step | null {
+    if (c === SQ) {
+      this.quoteAt = -1;
+      this.held = [];
+      this.lineBlank = false;
+      this.key.closedString();
+      return null;
+    }
+    if (c !== BACKSLASH && c !== LF && c !== CR) {
+      this.held.push(c);
+      return null;
+    }
+    this.held.push(c);
+    return this.unquote();
+  }
+
+  /** The reply ended inside a single-quoted value: it had no closing quote, so it is none. */
+  atEnd(): Step | null {
+    return this.quoteAt >= 0 ? this.unquote() : null;
+  }
+
+  /** The open `'` was no string: it and every held character are stepped as the object's text, in order. */
+  private unquote(): Step | null {
+    const from = this.quoteAt;
+    const held = [SQ, ...this.held];
+    this.quoteAt = -1;
+    this.held = [];
+    for (let k = 0; k < held.length; k++) {
+      const step = this.phase === "object" ? this.objectChar(held[k]!, from + k, false) : this.step(held[k]!, from + k);
+      if (step) return step;
+    }
+    return null;
   }
 
   /**
@@ -300,3 +360,71 @@ export class BracketCallState implements CharState {
     return false;
   }
 }
+
+/**
+ * Where readArrowCall's dashPairs would read a value, one character at a time, for the `{ --key
+ * VALUE }` object (depth 2 of the bracket's object): after `--` written where a key may start (the
+ * object's `{`, a space, a `,`, or the end of a quoted value), the key's name characters (no `:`),
+ * then either `=` right after the key (not `=>`) or a `:` after optional spaces, then optional
+ * spaces (line breaks included). Only a `'` there opens a single-quoted value.
+ */
+class KeyPosition {
+  private state: "none" | "dash" | "dashes" | "key" | "spaced" | "equals" | "separated" = "none";
+  /** The next character starts a token (a key may begin here). */
+  private tokenStart = false;
+
+  atValue(): boolean {
+    return this.state === "key" || this.state === "spaced" || this.state === "equals" || this.state === "separated";
+  }
+
+  /** A single-quoted value ended: a key may follow right after it. */
+  closedString(): void {
+    this.state = "none";
+    this.tokenStart = true;
+  }
+
+  /** `c` stepped into the object at nesting `level` (after it); `inString`: it was inside or bounds a double-quoted string. */
+  step(c: number, level: number, inString = false): void {
+    const startsToken = this.tokenStart;
+    this.tokenStart = false;
+    if (inString) {
+      // A double-quoted value (or key text): its closing quote ends a token.
+      this.state = "none";
+      this.tokenStart = c === DQ;
+      return;
+    }
+    const space = isSpaceCode(c);
+    if (c === LBRACE || c === COMMA || space || c === RBRACE || c === RBRACKET) this.tokenStart = true;
+    if (level !== 2) {
+      this.state = "none";
+      return;
+    }
+    switch (this.state) {
+      case "none":
+        this.state = c === DASH && startsToken ? "dash" : "none";
+        return;
+      case "dash":
+        this.state = c === DASH ? "dashes" : "none";
+        return;
+      case "dashes":
+        this.state = isKeyCode(c) ? "key" : "none";
+        return;
+      case "key":
+        if (isKeyCode(c)) return;
+        this.state = c === EQ ? "equals" : c === COLON ? "separated" : space ? "spaced" : "none";
+        return;
+      case "spaced":
+        this.state = space ? "spaced" : c === COLON ? "separated" : "none";
+        return;
+      case "equals":
+        // `=>` is no separator (readArrowCall.equalsSeparator); spaces may follow `=` before the value.
+        this.state = space ? "separated" : "none";
+        return;
+      case "separated":
+        this.state = space ? "separated" : "none";
+        return;
+    }
+  }
+}
+
+const isKeyCode = (c: number) => isNameCode(c) && c !== COLON;

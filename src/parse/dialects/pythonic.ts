@@ -1,5 +1,6 @@
 import { readNumberLiteral } from "../../grammar/json-syntax.ts";
 import { isObject, isPollutingKey } from "../../grammar/plain-data.ts";
+import { markRespelled, respelled } from "../../grammar/number-spelling.ts";
 import { itemSchema, propertySchema, schemaTypes } from "../schema-walk.ts";
 import type { JsonSchema } from "../types.ts";
 
@@ -156,7 +157,7 @@ class Reader {
     if (m[0] === "None") return null;
     const number = readNumberLiteral(m[0]);
     if (number === undefined) this.fail();
-    return number;
+    return typeof number === "number" && respelled(m[0], number) ? new PythonNumber(number) : number;
   }
 
   /**
@@ -219,17 +220,39 @@ class PythonBool {
   constructor(readonly text: "True" | "False") {}
 }
 
-/** `value` as read, every PythonBool settled against the schema of its place (propertySchema, itemSchema, as coerceDeep walks). */
+/**
+ * A number written in another spelling than the text it would go out as (`1e3`, `1.5e3`, `1.0`,
+ * `1.50`): settle unwraps it to its value and marks its place (grammar/number-spelling.ts), so the
+ * schema gate never sends it as other text for a string parameter ("1000" for `1e3`; Python's own
+ * str(1e3) is "1000.0"): it stays a number there, and the string parameter refuses it, as it
+ * refuses `0.1` (review 44). The same rule as for a JSON body's `6e2` (values.ts coerceDeep).
+ */
+class PythonNumber {
+  constructor(readonly value: number) {}
+}
+
+/**
+ * `value` as read, every PythonBool settled against the schema of its place (propertySchema,
+ * itemSchema, as coerceDeep walks), every PythonNumber unwrapped with its place marked.
+ */
 // The reader's nesting limit (value(), depth 32) bounds the recursion.
 function settle(value: unknown, schema: JsonSchema | undefined): unknown {
   if (value instanceof PythonBool) {
     const types = schemaTypes(schema);
     return types.has("string") && !types.has("boolean") ? value.text : value.text === "True";
   }
-  if (Array.isArray(value)) return value.map((item, i) => settle(item, schema && itemSchema(schema, i)));
+  if (value instanceof PythonNumber) return value.value;
+  if (Array.isArray(value)) {
+    const out = value.map((item, i) => settle(item, schema && itemSchema(schema, i)));
+    value.forEach((item, i) => item instanceof PythonNumber && markRespelled(out, i));
+    return out;
+  }
   if (!isObject(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) out[key] = settle(item, propertySchema(schema, key));
+  for (const [key, item] of Object.entries(value)) {
+    out[key] = settle(item, propertySchema(schema, key));
+    if (item instanceof PythonNumber) markRespelled(out, key);
+  }
   return out;
 }
 

@@ -13,7 +13,8 @@ import type { ToolSpec } from "../types.ts";
  * A parameter ends at its closer, at the next parameter's opener when that one may end it
  * (QwenParameters: at a line start, naming a parameter the tool declares and the call has not given),
  * or at the function's closer; any other `<parameter=` in a value is its text, and the value must
- * then reach its own `</parameter>` or the call is refused (review 43). The function ends at its
+ * then reach its own `</parameter>` or the call is refused (review 43). A `</parameter>` that closes
+ * no open value refuses the call too (review 44): the markup is not what the walk read. The function ends at its
  * closer or, inside a `<tool_call>` that closed, at the wrapper's closer (`closedByWrapper`). Only a
  * function that never reached either boundary is truncated.
  * A second `<function=…>` before the first closed is unread markup (the call is refused, never run
@@ -44,6 +45,15 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
   let cutShort = false;
   /** The same for a value that held a `<parameter=` as its text (review 43): it may have been a parameter of its own. */
   let openerCutShort = false;
+  /**
+   * A `</parameter>` that closes no open value (review 44). It carries no argument, but it shows the
+   * markup is not what the walk read: after a value a line-start opener ended (a lost closer, O02.4)
+   * the closers balance only if that opener was the value's text (a file documenting the format);
+   * anywhere else it is markup outside every parameter, which refuses the call as text there does.
+   * `lostCloser`: some value was ended by the next parameter's opener, not by its own closer.
+   */
+  let stray = false;
+  let lostCloser = false;
   /** `byCloser`: the parameter's own `</parameter>` ends it (not the next opener, nor the function's end). */
   const endParam = (at: number, byCloser = false) => {
     if (open) pairs.push([open.key, trimLayoutNewlines(span.slice(open.start, at), !byCloser)]);
@@ -88,10 +98,15 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
       if (!tag.closing) {
         const key = tag.attrs.name ?? "";
         if (params.opener(key, () => startsLine(span, tag.start)) === "opens") {
+          if (open !== null) lostCloser = true;
           endParam(tag.start);
           open = { key, start: tag.end };
         } else if (open !== null) open.openerAsText = true;
-      } else if (params.closer() === "closes") endParam(tag.start, true);
+      } else {
+        const closer = params.closer();
+        if (closer === "closes") endParam(tag.start, true);
+        else if (closer === "stray") stray = true;
+      }
     } else if (name !== null && open === null) unread = true;
     outsideFrom = tag.end;
   }
@@ -113,6 +128,12 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
       detail: "a <parameter=…> inside a value was read as its text, and the value never reached its </parameter>",
       tool: name,
     });
+  }
+  if (stray) {
+    const detail = lostCloser
+      ? "a </parameter> closes no value: the <parameter=…> that ended a value without its closer may have been that value's text"
+      : "a </parameter> closes no value";
+    return wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail, tool: name });
   }
   if (unread) return wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail: "text or markup outside every parameter", tool: name });
   return wholeSpan(span.length, textArgsOutcome(name, pairs, "O02", ctx));
@@ -160,7 +181,10 @@ export function trackQwenParameter(r: SpanReader, tag: Tag, base: number, params
  * declared tool: a line start alone). Any other opener is the value's text (a file documenting the
  * format, `echo <parameter=x>`), and the `</parameter>` that follows closes that opener, not the
  * value: the value's own closer is the one that balances them. A value that held such an opener and
- * ends any other way is refused by the walk, never run cut short. The walk (parseQwenFunctions,
+ * ends any other way is refused by the walk, never run cut short, and so is a call holding a
+ * `</parameter>` that closes no value ("stray": after a value a line-start opener ended, the
+ * closers balance only if that opener was the value's text). The stray closer leaves this state as
+ * it was, so the stream's boundaries do not depend on it. The walk (parseQwenFunctions,
  * tool-call.ts wrapperCloser) and the stream (trackQwenParameter) step this same state.
  */
 export class QwenParameters {

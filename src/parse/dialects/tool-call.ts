@@ -177,14 +177,19 @@ function valueClosed(span: string, bodyEnd: number, closed: boolean, outcome: Un
 
 /**
  * `<tool_call name="NAME">{json args}</tool_call>` (T01, seen from DeepSeek V4 Pro): the name sits in
- * the opener, the body is the arguments object. A body that is itself a call object (a `name` and
- * an argument key, `{"name": …, "arguments": …}`) is read as one when its name is the opener's
- * (R9.3; then strictly, as a Hermes body). Under another name it is refused, naming no tool (review
- * 43): the opener and the body name two tools, and which one was meant is unknowable, as for
- * `name=` written twice (R12.6). Running the opener's tool with the other call as its arguments
- * would run a call nobody wrote, and the inner tool's arguments were never meant for the opener's.
- * One exception: every key of the body is a declared parameter of the opener's tool (a
- * `run_workflow` taking `name` and `input`): then the body is plainly that tool's own arguments.
+ * the opener, the body is the arguments object. A body that is itself a call object (it carries a
+ * key that names a tool or holds calls in any spelling this package reads as a call: see
+ * CALL_ENVELOPE_KEYS) is never taken for the opener's tool's arguments, with one exception: every
+ * key of the body is a declared parameter of the opener's tool (a `run_workflow` taking `name` and
+ * `input`): then the body is plainly that tool's own arguments. Otherwise:
+ * - spelled `{"name": …}` and naming the opener's tool, it is read as that call (R9.3), strictly as a
+ *   Hermes body: a key it cannot place (`{"name": "list_sessions", "verbose": true}`, the flattened
+ *   form a Hermes body refuses too) refuses it, never passing `name` to the tool (review 44);
+ * - under another name, or in another spelling (`{"tool": …}`, `{"function": {…}}`,
+ *   `{"tool_calls": […]}`, `{"tool_name": …}`), it is refused naming no tool (reviews 43, 44): the
+ *   opener and the body may name two tools, and which one was meant is unknowable, as for `name=`
+ *   written twice (R12.6). Running the opener's tool with the other call as its arguments would run
+ *   a call nobody wrote, and the inner tool's arguments were never meant for the opener's.
  * Anything else that is no JSON object is a broken call, since the opener already named a tool.
  */
 function namedToolCall(name: string, parsed: ReturnType<typeof parseJson>, truncated: boolean, ctx: SpanContext): UnitOutcome {
@@ -192,15 +197,28 @@ function namedToolCall(name: string, parsed: ReturnType<typeof parseJson>, trunc
   const body = parsed.value;
   if (!isObject(body)) return { kind: "broken", shape: "T01", reason: "broken-markup", detail: "tool call arguments are not a JSON object", tool: name };
   if (!isCallObject(body)) return callOutcome(name, body, "T01", ctx);
-  if (body.name === name) return jsonCallOutcome(body, "T01", ctx);
   const tool = ctx.tools.get(name);
-  if (tool && Object.keys(body).every((key) => propertySchema(tool.parameters, key) !== undefined)) return callOutcome(name, body, "T01", ctx);
-  return { kind: "broken", shape: "T01", reason: "broken-markup", detail: "the opening tag names one tool and the body is a call object naming another: which one was meant is unknowable" };
+  const ownArguments = tool !== undefined && Object.keys(body).every((key) => propertySchema(tool.parameters, key) !== undefined);
+  // The same tool spelled as Hermes spells it: its arguments under an argument key, or flattened beside `name` unless `name` is the tool's own parameter.
+  if (body.name === name && (hasArgumentKey(body) || !ownArguments)) return jsonCallOutcome(body, "T01", ctx);
+  if (ownArguments) return callOutcome(name, body, "T01", ctx);
+  return { kind: "broken", shape: "T01", reason: "broken-markup", detail: "the opening tag names one tool and the body is a call object of its own: which call was meant is unknowable" };
 }
 
-/** A JSON object shaped as a call of its own: a `name` and an argument key (`arguments`, `parameters`, `args`, `input`). */
-const isCallObject = (body: Record<string, unknown>) =>
-  Object.prototype.hasOwnProperty.call(body, "name") && ARGUMENT_KEYS.some((key) => Object.prototype.hasOwnProperty.call(body, key));
+/**
+ * The keys that make a JSON object a call (or calls) of its own, in every spelling a reader of this
+ * package knows: `name` (Hermes, Mistral, J01 entries), `tool` (MiniMax's JSON bracket body),
+ * `tool_calls` (J01's wrapper object), `function` (an OpenAI tool_calls entry,
+ * `{"type": "function", "function": {"name": …}}`), `function_call` (its older form) and
+ * `tool_name` (the C01 costume's field). An argument key alone (`{"arguments": {…}}`) names no
+ * other tool: such a body stays the opener's tool's to read and its schema's to check. `type` alone
+ * names no tool either (a common parameter name); an OpenAI entry carries `function` beside it.
+ */
+const CALL_ENVELOPE_KEYS = ["name", "tool", "tool_name", "function", "function_call", "tool_calls"] as const;
+
+const hasKey = (body: Record<string, unknown>, key: string) => Object.prototype.hasOwnProperty.call(body, key);
+const isCallObject = (body: Record<string, unknown>) => CALL_ENVELOPE_KEYS.some((key) => hasKey(body, key));
+const hasArgumentKey = (body: Record<string, unknown>) => ARGUMENT_KEYS.some((key) => hasKey(body, key));
 
 /**
  * GLM's pairs (O03) read from the body's tags in order, as the stream reads them: `<arg_key>`, the

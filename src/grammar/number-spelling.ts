@@ -1,0 +1,32 @@
+/**
+ * Where a number was written in a spelling other than the text it would go out as (String(value)):
+ * `1e3`, `6e2`, `1.0`, `1.50`, `-0`. A reader that parses JSON or Python text (src/parse/values.ts
+ * parseJson, src/parse/dialects/pythonic.ts) marks the container (object or array) and key of each
+ * such number as it builds them; whoever copies a container on the way to the schema gate copies
+ * the marks (coerceObject, the alias mapping). The gate's coercion (coerceDeep) writes a number
+ * out as text for a string-only place only when it is not marked: the model's own digits, never
+ * others (review 44). The marks live beside the values, never in them, so a call's arguments stay
+ * plain data; a mark lost on some copy only falls back to the rule by value (a safe integer).
+ */
+const marks = new WeakMap<object, Set<string>>();
+
+/** Whether `value`, read from `literal`, would be written back as other text. */
+export function respelled(literal: string, value: number): boolean {
+  return String(value) !== literal;
+}
+
+/** The number under `key` of `container` was written in another spelling than its text. */
+export function markRespelled(container: object, key: string | number): void {
+  let keys = marks.get(container);
+  if (keys === undefined) marks.set(container, (keys = new Set()));
+  keys.add(String(key));
+}
+
+export function isRespelled(container: object, key: string | number): boolean {
+  return marks.get(container)?.has(String(key)) ?? false;
+}
+
+/** A container copy (`to[toKey] = from[fromKey]`) keeps the mark. */
+export function copyRespelled(from: object, fromKey: string | number, to: object, toKey: string | number): void {
+  if (isRespelled(from, fromKey)) markRespelled(to, toKey);
+}
