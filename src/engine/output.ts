@@ -28,6 +28,15 @@ export class Output {
   protected readonly limit: number;
   /** Candidates (and tails) released verbatim because they hit the limit. */
   protected heldNoCall = 0;
+  /**
+   * Markup of the reply ended where no one can tell (AnswerSoFar.overflowed): a candidate released
+   * verbatim at the limit, here or in an earlier part. What followed it was read as prose though it
+   * may be that markup's text (the rest of a file a leaked write was writing, with its tool-call
+   * examples), so no later call runs: each is reported "overflowed-markup", its text kept.
+   */
+  private overflowed: boolean;
+  /** EngineOptions.readingGiven: every call found in given content makes the echo guard stricter, so none is held back. */
+  private readonly readsGiven: boolean;
   protected readonly broken: BrokenSpan[] = [];
   private readonly stripped: StrippedSpan[] = [];
   private readonly tools: ReadonlyMap<string, ToolSpec>;
@@ -60,6 +69,8 @@ export class Output {
     const before = options.readingGiven ? undefined : options.continues;
     this.doc = options.readingGiven ? new QuoteBlindContext() : (before?.doc ?? new DocContext());
     this.earlierCalls = before?.calls ?? 0;
+    this.overflowed = before?.overflowed === true;
+    this.readsGiven = options.readingGiven !== undefined;
     // The part before ended after a call, its text since undecided: this one's text is held after that call too.
     if (before?.tail !== undefined) this.tail = new Tail(before.tail);
   }
@@ -69,7 +80,7 @@ export class Output {
   }
 
   carryOver(): AnswerSoFar {
-    const answer: AnswerSoFar = { doc: this.doc, calls: this.earlierCalls + this.recovered };
+    const answer: AnswerSoFar = { doc: this.doc, calls: this.earlierCalls + this.recovered, ...(this.overflowed ? { overflowed: true } : {}) };
     return this.tail ? { ...answer, tail: this.tail.before + this.tail.length } : answer;
   }
 
@@ -108,6 +119,14 @@ export class Output {
       const replayed: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "undeclared-tool", detail: "a call written as text in replayed history; it never ran", tool: seg.tool };
       this.broken.push(replayed);
       this.releaseVisible(span.slice(seg.start, seg.end), start, replayed);
+      return;
+    }
+    if (seg.kind === "call" && this.overflowed) {
+      // Markup before it ended where no one can tell: this call may be its text. Text where it
+      // stood, a nudge, never run (and never stripped, not even beside a native call: it may be prose).
+      const after: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "overflowed-markup", detail: "a call after markup of unknown end (a candidate past bufferLimit): it may be that markup's text", tool: seg.tool };
+      this.broken.push(after);
+      this.releaseVisible(span.slice(seg.start, seg.end), start, after);
       return;
     }
     if (seg.kind === "call" && !this.native && this.earlierCalls + this.recovered >= this.maxCalls) {
@@ -157,6 +176,12 @@ export class Output {
     this.doc.advanceText(text);
     if (markup && this.tail && text.length > 0) this.holdInTail(text, start, false, markup);
     else this.pushText(text, start);
+  }
+
+  /** A candidate was released verbatim at the limit: counted, and no later call of the reply runs. */
+  protected overflow(): void {
+    this.heldNoCall++;
+    if (!this.readsGiven) this.overflowed = true;
   }
 
   /** Text that goes out, unless a call is behind it: then it waits in the tail. */
