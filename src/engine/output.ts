@@ -30,8 +30,9 @@ export class Output {
   protected heldNoCall = 0;
   /**
    * Markup of the reply ended where no one can tell (AnswerSoFar.overflowed): a candidate released
-   * verbatim at the limit, here or in an earlier part. What followed it was read as prose though it
-   * may be that markup's text (the rest of a file a leaked write was writing, with its tool-call
+   * verbatim at the limit, or a segment refused as unbounded (a costume past its hold cap at the
+   * end of a span), here or in an earlier part. What followed it was read as prose though it may be
+   * that markup's text (the rest of a file a leaked write was writing, with its tool-call
    * examples), so no later call runs: each is reported "overflowed-markup", its text kept.
    */
   private overflowed: boolean;
@@ -114,6 +115,8 @@ export class Output {
   protected applySegment(seg: Segment, span: string, base: number): void {
     const start = base + seg.start;
     const end = base + seg.end;
+    // Markup refused with its end unknown: nothing after it runs, whatever becomes of its text.
+    if (seg.kind === "broken" && seg.unbounded && !this.readsGiven) this.overflowed = true;
     if (seg.kind === "call" && this.history) {
       // Replayed history never becomes a call: a well-formed one is markup that ran nothing, as a call to an undeclared tool.
       const replayed: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "undeclared-tool", detail: "a call written as text in replayed history; it never ran", tool: seg.tool };
@@ -124,7 +127,7 @@ export class Output {
     if (seg.kind === "call" && this.overflowed) {
       // Markup before it ended where no one can tell: this call may be its text. Text where it
       // stood, a nudge, never run (and never stripped, not even beside a native call: it may be prose).
-      const after: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "overflowed-markup", detail: "a call after markup of unknown end (a candidate past bufferLimit): it may be that markup's text", tool: seg.tool };
+      const after: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "overflowed-markup", detail: "a call after markup of unknown end (a candidate past bufferLimit, a costume past its hold cap): it may be that markup's text", tool: seg.tool };
       this.broken.push(after);
       this.releaseVisible(span.slice(seg.start, seg.end), start, after);
       return;
