@@ -126,10 +126,13 @@ export class Output {
     }
     if (seg.kind === "call" && this.overflowed) {
       // Markup before it ended where no one can tell: this call may be its text. Text where it
-      // stood, a nudge, never run (and never stripped, not even beside a native call: it may be prose).
+      // stood, a nudge, never run (and never stripped, not even beside a native call: it may be
+      // prose). The documentation context reads it as the call markup it is, as if it had run, so
+      // nothing but the running changes (and a long document of examples costs no more to read).
       const after: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "overflowed-markup", detail: "a call after markup of unknown end (a candidate past bufferLimit, a costume past its hold cap): it may be that markup's text", tool: seg.tool };
       this.broken.push(after);
-      this.releaseVisible(span.slice(seg.start, seg.end), start, after);
+      this.doc.afterMarkup();
+      this.showMarkup(seg.start === 0 && seg.end === span.length ? span : span.slice(seg.start, seg.end), start, after);
       return;
     }
     if (seg.kind === "call" && !this.native && this.earlierCalls + this.recovered >= this.maxCalls) {
@@ -177,6 +180,11 @@ export class Output {
   /** Candidate text that proved not to be a call: visible, and documentation context sees it. `markup`: the text is markup that did not run, reported as such (kept apart in a tail). */
   protected releaseVisible(text: string, start: number, markup?: BrokenSpan): void {
     this.doc.advanceText(text);
+    this.showMarkup(text, start, markup);
+  }
+
+  /** Text already read by the documentation context (or markup it skips): `markup` as releaseVisible's. */
+  private showMarkup(text: string, start: number, markup?: BrokenSpan): void {
     if (markup && this.tail && text.length > 0) this.holdInTail(text, start, false, markup);
     else this.pushText(text, start);
   }
