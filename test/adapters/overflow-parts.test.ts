@@ -49,14 +49,15 @@ describe("Responses: an overflow in one part, a call in a later one", () => {
   }
 });
 
-describe("a reply continuing a prefill that overflowed (read as replayed history)", () => {
+describe("a reply continuing a prefill that overflowed (read as replayed history), sent upstream as it is", () => {
   const CHAT_TOOLS = fixtureTools.map((t) => ({ type: "function", function: { name: t.name, parameters: t.parameters } }));
   const user = { role: "user", content: "Write the doc, then clean up." };
 
   async function chatCalls(prefill: string, content: string): Promise<[unknown, string[]]> {
     const answer = { id: "c", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }] };
     const upstream = chunkedFetch([encode(JSON.stringify(answer))], JSON_HEADERS);
-    const res = await repairFetch({ responseFix: { bufferLimit: LIMIT } }, upstream)("http://m.test/v1/chat/completions", postInit({ model: "m", tools: CHAT_TOOLS, messages: [user, { role: "assistant", content: prefill }] }));
+    // History sanitizing off: on, the prefill's leak goes up replaced by a note, and the reply continues the note.
+    const res = await repairFetch({ responseFix: { bufferLimit: LIMIT }, history: { sanitize: false } }, upstream)("http://m.test/v1/chat/completions", postInit({ model: "m", tools: CHAT_TOOLS, messages: [user, { role: "assistant", content: prefill }] }));
     const message = ((await res.json()) as Json).choices[0].message;
     return [message.content, ((message.tool_calls ?? []) as Json[]).map((c) => c.function.name)];
   }
