@@ -31,7 +31,7 @@ export type NudgeReason =
   | "extra-call"
   /**
    * A well-formed call after markup whose end is unknown (a candidate that outgrew
-   * responseFix.bufferLimit, a code costume refused because which closer ended it is unknowable):
+   * responseFix.bufferLimit, a code costume refused at the end of its span past its hold cap):
    * it may be that markup's text (a tool-call example in a file being written), so it never runs.
    */
   | "overflowed-markup";
