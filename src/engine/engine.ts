@@ -205,7 +205,7 @@ class Engine extends TextMode implements RepairEngine {
   private releaseCandidate(cand: Candidate, length: number, hitLimit: boolean): void {
     this.cand = null;
     this.openBlock = null;
-    if (hitLimit) this.heldNoCall++;
+    if (hitLimit) this.overflow();
     const text = cand.text();
     const released = length === text.length ? text : text.slice(0, length);
     this.given?.candidateEnded(released, cand.opener.end, null);

@@ -28,6 +28,16 @@ export class Output {
   protected readonly limit: number;
   /** Candidates (and tails) released verbatim because they hit the limit. */
   protected heldNoCall = 0;
+  /**
+   * Markup of the reply ended where no one can tell (AnswerSoFar.overflowed): a candidate released
+   * verbatim at the limit, or a segment refused as unbounded (a costume past its hold cap at the
+   * end of a span), here or in an earlier part. What followed it was read as prose though it may be
+   * that markup's text (the rest of a file a leaked write was writing, with its tool-call
+   * examples), so no later call runs: each is reported "overflowed-markup", its text kept.
+   */
+  private overflowed: boolean;
+  /** EngineOptions.readingGiven: every call found in given content makes the echo guard stricter, so none is held back. */
+  private readonly readsGiven: boolean;
   protected readonly broken: BrokenSpan[] = [];
   private readonly stripped: StrippedSpan[] = [];
   private readonly tools: ReadonlyMap<string, ToolSpec>;
@@ -60,6 +70,8 @@ export class Output {
     const before = options.readingGiven ? undefined : options.continues;
     this.doc = options.readingGiven ? new QuoteBlindContext() : (before?.doc ?? new DocContext());
     this.earlierCalls = before?.calls ?? 0;
+    this.overflowed = before?.overflowed === true;
+    this.readsGiven = options.readingGiven !== undefined;
     // The part before ended after a call, its text since undecided: this one's text is held after that call too.
     if (before?.tail !== undefined) this.tail = new Tail(before.tail);
   }
@@ -69,7 +81,7 @@ export class Output {
   }
 
   carryOver(): AnswerSoFar {
-    const answer: AnswerSoFar = { doc: this.doc, calls: this.earlierCalls + this.recovered };
+    const answer: AnswerSoFar = { doc: this.doc, calls: this.earlierCalls + this.recovered, ...(this.overflowed ? { overflowed: true } : {}) };
     return this.tail ? { ...answer, tail: this.tail.before + this.tail.length } : answer;
   }
 
@@ -103,6 +115,8 @@ export class Output {
   protected applySegment(seg: Segment, span: string, base: number): void {
     const start = base + seg.start;
     const end = base + seg.end;
+    // Markup refused with its end unknown: nothing after it runs, whatever becomes of its text.
+    if (seg.kind === "broken" && seg.unbounded && !this.readsGiven) this.overflowed = true;
     if (seg.kind === "call" && this.history) {
       // Replayed history never becomes a call: a well-formed one is markup that ran nothing, as a
       // call to an undeclared tool; or, with an echo guard, markup the model quoted from given content.
@@ -112,6 +126,17 @@ export class Output {
         : { span: [start, end], shape: seg.shape, reason: "undeclared-tool", detail: "a call written as text in replayed history; it never ran", tool: seg.tool };
       this.broken.push(replayed);
       this.releaseVisible(span.slice(seg.start, seg.end), start, replayed);
+      return;
+    }
+    if (seg.kind === "call" && this.overflowed) {
+      // Markup before it ended where no one can tell: this call may be its text. Text where it
+      // stood, a nudge, never run (and never stripped, not even beside a native call: it may be
+      // prose). The documentation context reads it as the call markup it is, as if it had run, so
+      // nothing but the running changes (and a long document of examples costs no more to read).
+      const after: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "overflowed-markup", detail: "a call after markup of unknown end (a candidate past bufferLimit, a costume past its hold cap): it may be that markup's text", tool: seg.tool };
+      this.broken.push(after);
+      this.doc.afterMarkup();
+      this.showMarkup(seg.start === 0 && seg.end === span.length ? span : span.slice(seg.start, seg.end), start, after);
       return;
     }
     if (seg.kind === "call" && !this.native && this.earlierCalls + this.recovered >= this.maxCalls) {
@@ -159,8 +184,19 @@ export class Output {
   /** Candidate text that proved not to be a call: visible, and documentation context sees it. `markup`: the text is markup that did not run, reported as such (kept apart in a tail). */
   protected releaseVisible(text: string, start: number, markup?: BrokenSpan): void {
     this.doc.advanceText(text);
+    this.showMarkup(text, start, markup);
+  }
+
+  /** Text already read by the documentation context (or markup it skips): `markup` as releaseVisible's. */
+  private showMarkup(text: string, start: number, markup?: BrokenSpan): void {
     if (markup && this.tail && text.length > 0) this.holdInTail(text, start, false, markup);
     else this.pushText(text, start);
+  }
+
+  /** A candidate was released verbatim at the limit: counted, and no later call of the reply runs. */
+  protected overflow(): void {
+    this.heldNoCall++;
+    if (!this.readsGiven) this.overflowed = true;
   }
 
   /** Text that goes out, unless a call is behind it: then it waits in the tail. */

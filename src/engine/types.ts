@@ -41,8 +41,9 @@ export interface EngineOptions {
   /**
    * The answer this engine's text continues: an earlier part of the same reply (a Responses
    * output_text part or message item), read by an engine now flushed or at the end of a span. Its
-   * documentation context (a fence opened there is still open here), its calls and the text it
-   * holds after its last call (AnswerSoFar.tail) carry over.
+   * documentation context (a fence opened there is still open here), its calls, the text it
+   * holds after its last call (AnswerSoFar.tail) and markup of unknown end before (overflowed)
+   * carry over.
    */
   continues?: AnswerSoFar;
   /**
@@ -66,6 +67,13 @@ export interface AnswerSoFar {
    * after that call too. Never set after flush(), which decides it.
    */
   readonly tail?: number;
+  /**
+   * Set once markup in the reply so far ended where no one can tell (a candidate released verbatim
+   * past bufferLimit, a code costume refused at the end of its span past its hold cap): what
+   * followed it may be its text, so no later call of the reply runs, in this part or any after it
+   * ("overflowed-markup"). A prefill read before the reply hands it on too.
+   */
+  readonly overflowed?: true;
 }
 
 /** A call about to be recovered, as the echo guard sees it. */
@@ -94,7 +102,10 @@ export interface EngineSummary {
   nudge: NudgeReason | null;
   broken: BrokenSpan[];
   stripped: StrippedSpan[];
-  /** Candidates released verbatim because they hit bufferLimit. */
+  /**
+   * Candidates (and text held after a call) released verbatim because they hit bufferLimit. After
+   * a candidate's release no later call of the reply runs: each is reported "overflowed-markup".
+   */
   heldCandidateNoCall: number;
 }
 

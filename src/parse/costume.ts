@@ -376,6 +376,9 @@ export function heredocCode(command: string): string | null {
  * - the reply ends more than HELD_LOOKAHEAD characters after that tag (with or without a later
  *   closer): the whole is refused as above (a long document could still be the code's, and
  *   reading it again once per such costume would make the work grow with the square of the reply).
+ *   Where it ends was never found, so no later call of the reply (a later Responses part or
+ *   reasoning stretch, a later Anthropic text block) runs either (Segment.unbounded). A costume
+ *   that outgrows responseFix.bufferLimit while it holds is released as text, and the same holds.
  * A costume the reply cut off after a closer read as code, with no such tag, is text up to its
  * first closer likewise (the engine reads the rest again).
  */
@@ -403,13 +406,22 @@ export const COSTUME: SpanKind<{ firstCloserEnd: number; held: boolean; depth: n
     const held = heldPast(span, opener);
     if (held === null) return truncated ? textSpan(firstCloserEnd(span, opener)) : parseCostumeSpan(span, opener, ctx);
     const shape = opener.name === "code_interpreter" ? "C07" : "C04";
-    if (!truncated || span.length - held.callAt > HELD_LOOKAHEAD) return brokenSpan(span.length, shape, "broken-markup", HELD_COSTUME);
+    if (!truncated) return brokenSpan(span.length, shape, "broken-markup", HELD_COSTUME);
+    // The hold cap: the span ended (a Responses part, a reasoning stretch, an Anthropic text block)
+    // so far past the call opener that where the costume ends was never found. What the reply
+    // writes next may still be its code, so no later call of the reply runs (Segment.unbounded).
+    if (span.length - held.callAt > HELD_LOOKAHEAD) return unbounded(brokenSpan(span.length, shape, "broken-markup", HELD_COSTUME));
     // A later own closer, wherever it stands on its line: refused up to the last one; what follows
     // it is no costume's code, so the engine reads it again.
     if (held.lastCloserEnd >= 0) return brokenSpan(held.lastCloserEnd, shape, "broken-markup", HELD_COSTUME);
     return textSpan(held.firstCloserEnd);
   },
 };
+
+function unbounded(segments: Segment[]): Segment[] {
+  for (const seg of segments) if (seg.kind === "broken") seg.unbounded = true;
+  return segments;
+}
 
 /** How far past a call opener after a closer read as code a reply may run on before the costume is refused whole (COSTUME). */
 export const HELD_LOOKAHEAD = 4096;

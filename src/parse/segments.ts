@@ -6,7 +6,23 @@ import type { Shape } from "../grammar/shapes.ts";
 /** One piece of a completed candidate span; pieces cover the span in order. Offsets are span-local. */
 export type Segment =
   | { kind: "text"; start: number; end: number }
-  | { kind: "broken"; start: number; end: number; shape: Shape; reason: NudgeReason; detail: string; tool?: string; parameter?: string; declared?: string }
+  | {
+      kind: "broken";
+      start: number;
+      end: number;
+      shape: Shape;
+      reason: NudgeReason;
+      detail: string;
+      tool?: string;
+      parameter?: string;
+      declared?: string;
+      /**
+       * Where this markup really ended is unknown (a costume refused at the end of its span past
+       * its hold cap, costume.ts HELD_LOOKAHEAD): the text after it, in a later part of the reply,
+       * may still be its own, so the engine recovers no later call of the reply ("overflowed-markup").
+       */
+      unbounded?: true;
+    }
   | { kind: "call"; start: number; end: number; tool: string; input: Record<string, unknown>; shape: Shape };
 
 /** All marker tags of a complete span, in order. Linear: each reader looks at most MAX_TAG ahead. */

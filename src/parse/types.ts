@@ -28,7 +28,13 @@ export type NudgeReason =
   /** The call was read but its arguments do not fit the tool's declared schema (BrokenSpan.parameter names which). */
   | "invalid-arguments"
   /** A well-formed call after the one call a request that switched parallel tool calls off allows. */
-  | "extra-call";
+  | "extra-call"
+  /**
+   * A well-formed call after markup whose end is unknown (a candidate that outgrew
+   * responseFix.bufferLimit, a code costume refused at the end of its span past its hold cap):
+   * it may be that markup's text (a tool-call example in a file being written), so it never runs.
+   */
+  | "overflowed-markup";
 
 /** [start, end) offsets into the text the parser or engine was given. */
 export type Span = readonly [number, number];

@@ -243,6 +243,7 @@ const CORRECTION_OPENINGS: Record<CorrectionReason, string> = {
   "invalid-arguments": "Your last reply contained tool-call markup written as text whose arguments do not fit the tool's declared parameters, so it could not be executed.",
   "echoed-markup": "Your last reply repeated tool-call markup as text instead of making a call, so nothing was executed.",
   "extra-call": "Your last reply wrote more than one tool call, but only one tool call per reply is allowed here, so the calls written as text after the first were not executed.",
+  "overflowed-markup": "Your last reply contained tool-call markup written as text that ran too long to tell where it ended, so neither it nor any tool call written as text after it was executed.",
   "unexecuted-call": "Your last reply wrote a tool call as text markup instead of making a call, so it was not executed.",
 };
 

@@ -150,7 +150,7 @@ test("docs/VERIFY.md documents every nudge reason and every debug line the plugi
   expect(README).toContain("[dsml] loaded v");
   expect(README).toContain("[docs/VERIFY.md](docs/VERIFY.md)");
   // Adding a reason to NudgeReason without listing it here fails the type check.
-  const reasons = { "broken-markup": 1, "undeclared-tool": 1, "truncated-call": 1, "echoed-markup": 1, "invalid-arguments": 1, "extra-call": 1 } satisfies Record<NudgeReason, 1>;
+  const reasons = { "broken-markup": 1, "undeclared-tool": 1, "truncated-call": 1, "echoed-markup": 1, "invalid-arguments": 1, "extra-call": 1, "overflowed-markup": 1 } satisfies Record<NudgeReason, 1>;
   for (const reason of Object.keys(reasons)) expect(verify).toContain(`\`${reason}\``);
   for (const outcome of ["recovered=", "passthrough", "held-candidate-no-call", "shapes="]) expect(verify).toContain(`\`${outcome}`);
   const plugin = ["index.ts", "plugin-start.ts"].map((file) => readFileSync(new URL(`../../src/plugin/${file}`, import.meta.url), "utf8")).join("\n");
