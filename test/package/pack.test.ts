@@ -63,9 +63,13 @@ repairMiddleware({ responseFix: { bufferLimit: "big" } });
 // about 20 KB more, 35 golden rows in docs/PATTERNS.md, 124 -> 140 KB) to 418 KB, 1,406 KB; stop 41's
 // reviews (examples of any dialect in values, the echo guard's string reading and Unicode folding,
 // aliases against policy, the engine and doc-context splits into smaller modules: dist/parse 232 ->
-// 267 KB, dist/engine 225 KB, dist/echo 81 KB, PATTERNS 151 KB) to 466 KB, 1,564 KB.
-const PACKED_BUDGET = 500 * 1024;
-const UNPACKED_BUDGET = 1700 * 1024;
+// 267 KB, dist/engine 225 KB, dist/echo 81 KB, PATTERNS 151 KB) to 466 KB, 1,564 KB; stop 42's
+// reviews 43 and 44 (the inline tag attempts and autolinks, the prefill readers and their two
+// readings, the costume line scanner, number spellings, the overflow rule, the content-coding
+// probe, the DSML walk and the middleware split into small files: dist/parse 333 KB, dist/engine
+// 253 KB, PATTERNS 164 KB, as npm pack counts them) to 528 KB, 1,769 KB.
+const PACKED_BUDGET = 600 * 1024;
+const UNPACKED_BUDGET = 2000 * 1024;
 
 interface PackResult {
   filename: string;
