@@ -16,9 +16,13 @@ function example(f: Fixture): string {
   return cell(text.length > 110 ? `${text.slice(0, 107)}...` : text);
 }
 
-/** What the request said besides the reply: content it gave, names policy took out. */
+/** What the request said besides the reply (content it gave, names policy took out) and the limit it ran under. */
 function request(f: Fixture): string {
-  const parts = [f.given ? "the request's given content quotes the call" : "", f.reservedNames ? `declared but taken out: ${f.reservedNames.join(", ")}` : ""];
+  const parts = [
+    f.given ? "the request's given content quotes the call" : "",
+    f.reservedNames ? `declared but taken out: ${f.reservedNames.join(", ")}` : "",
+    f.bufferLimit !== undefined ? `bufferLimit ${f.bufferLimit}` : "",
+  ];
   return parts.filter(Boolean).map((p) => ` (${p})`).join("");
 }
 

@@ -29,6 +29,8 @@ export interface Fixture {
   given?: string[];
   /** Names the request declared that policy took out: no alias may be taken for them (A42.*). */
   reservedNames?: string[];
+  /** responseFix.bufferLimit the reply is read under (O44.*): a candidate longer than this is released verbatim. */
+  bufferLimit?: number;
   expect: { calls: FixtureCall[]; text: string; nudge: string | null; broken: Shape[] };
 }
 

@@ -12,7 +12,7 @@ const arrow = (tool: string, pairs: string) => `[TOOL_CALL] {tool => "${tool}", 
 const todoA = "{'content': 'a', 'status': 'pending'}";
 
 export function review43(): Fixture[] {
-  return [...pythonLiterals(), ...minimaxKeys(), ...namedWrappers(), ...dsmlWalk(), ...documentationBlocks(), ...qwenValues(), ...inlineAttempts(), ...elementLines()];
+  return [...pythonLiterals(), ...minimaxKeys(), ...namedWrappers(), ...dsmlWalk(), ...documentationBlocks(), ...qwenValues(), ...inlineAttempts(), ...elementLines(), ...review44Dialects(), ...overflow()];
 }
 
 /** Python reads `(x)` as x: only a comma makes a tuple. `True` keeps its spelling where only a string fits. */
@@ -120,5 +120,40 @@ function elementLines(): Fixture[] {
     bad("R44.5", "shell-costume-code-then-a-parameter-element", "<shell>\necho hi\n<command>ls</command>\n</shell>", "broken-markup", ["C04"]),
     ok("R44.n1", "bash-element-line-inside-a-string", "<bash>\necho '\n<command>ls</command>\n'\n</bash>", [ls("C04", "echo '\n<command>ls</command>\n'")]),
     ok("R44.n2", "pre-code-heredoc-writing-a-parameter-element", '<pre><code class="language-bash">\ncat &lt;&lt;\'EOF\'\n&lt;command&gt;ls&lt;/command&gt;\nEOF\n</code></pre>', [ls("C03", "cat <<'EOF'\n<command>ls</command>\nEOF")]),
+  ];
+}
+
+/** Review 44: a stray Qwen3-Coder closer, named <tool_call> bodies in every call spelling, MiniMax single quotes, number spellings. */
+function review44Dialects(): Fixture[] {
+  const qwen = (fn: string, params: string) => `<tool_call>\n<function=${fn}>\n${params}\n</function>\n</tool_call>`;
+  const named = (body: string) => `<tool_call name="list_sessions">${body}</tool_call>`;
+  return [
+    bad("G44.1", "qwen3-coder-value-documents-an-opener-then-two-closers", qwen("write", "<parameter=content>\n# Format\n<parameter=filePath>\nnotes/a.md\n</parameter>\n</parameter>"), "broken-markup", ["O02"]),
+    bad("G44.2", "qwen3-coder-doubled-parameter-closer", qwen("bash", "<parameter=command>\nls -la\n</parameter>\n</parameter>"), "broken-markup", ["O02"]),
+    bad("R44.6", "tool-call-named-over-a-tool-spelled-call-object", named('{"tool": "bash", "arguments": {"command": "rm -rf ~"}}'), "broken-markup", ["T01"]),
+    bad("R44.7", "tool-call-named-over-an-openai-entry", named('{"type": "function", "function": {"name": "bash", "arguments": "{}"}}'), "broken-markup", ["T01"]),
+    bad("R44.8", "tool-call-named-flattened-with-its-own-name", named('{"name": "list_sessions", "verbose": true}'), "broken-markup", ["T01"]),
+    ok("A44.1", "minimax-bracket-single-quoted-brace", arrow("bash", "--command 'echo }'"), [ls("O05", "echo }")]),
+    ok("A44.2", "minimax-bracket-single-quoted-lone-double-quote", arrow("bash", `--command 'echo 5" wide'`), [ls("O05", 'echo 5" wide')]),
+    bad("V44.1", "hermes-exponent-integer-for-a-string", '<tool_call>\n{"name": "web_search", "arguments": {"query": 6e2}}\n</tool_call>', "invalid-arguments", ["O01"]),
+    bad("V44.2", "lfm2-exponent-for-a-string", lfm2("[web_search(query=1e3)]"), "invalid-arguments", ["O08"]),
+  ];
+}
+
+/** A candidate longer than bufferLimit is released verbatim; no call later in the reply runs (its end is unknown). */
+function overflow(): Fixture[] {
+  const example = '<tool_call>\n{"name": "bash", "arguments": {"command": "rm -rf build"}}\n</tool_call>';
+  const content = `# Tool calls\n\n${"x".repeat(350)}\n\nWrite it as:\n\n${example}\n\nmore\n`;
+  const writeBlock = block("tool_calls", [["write", [["filePath", "doc.md"], ["content", content]]]]);
+  const bigWrite = block("tool_calls", [["write", [["filePath", "doc.md"], ["content", "x".repeat(350)]]]]);
+  const realCall = '\n\nNow the tests:\n\n<tool_call>\n{"name": "bash", "arguments": {"command": "ls -la"}}\n</tool_call>';
+  const limited = (f: Fixture): Fixture => ({ ...f, bufferLimit: 300 });
+  return [
+    limited(bad("O44.1", "overflowed-write-holding-an-example", writeBlock, "overflowed-markup", ["O01", "D08", "D08", "D08"])),
+    limited(bad("O44.2", "overflowed-write-then-a-real-call", bigWrite + realCall, "broken-markup", ["D08", "D08", "D08", "O01"])),
+    ok("O44.n1", "the-same-write-and-call-under-no-limit", bigWrite + realCall, [
+      { tool: "write", input: { filePath: "doc.md", content: "x".repeat(350) }, shape: "D02" },
+      ls("O01"),
+    ], "\n\nNow the tests:\n\n"),
   ];
 }

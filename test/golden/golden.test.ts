@@ -16,11 +16,12 @@ test("fixtures.json is what build-fixtures.ts generates", () => {
 // A fixture with given content or reserved names speaks of a request, which parse() has no words
 // for: its whole-text leg is the engine fed the whole reply at once (what parse() does inside).
 const requestOf = (f: Fixture) => ({
+  ...(f.bufferLimit !== undefined ? { bufferLimit: f.bufferLimit } : {}),
   ...(f.reservedNames ? { reservedNames: f.reservedNames } : {}),
   ...(f.given ? { isEchoed: createEchoGuard(() => f.given!) } : {}),
 });
 const wholeReading = (f: Fixture, tools: ReturnType<typeof toolsFor>) => {
-  if (!f.given && !f.reservedNames) return parse(f.input, tools, { ...f.options, nativeToolCalls: f.nativeToolCalls });
+  if (!f.given && !f.reservedNames) return parse(f.input, tools, { ...f.options, nativeToolCalls: f.nativeToolCalls, ...(f.bufferLimit !== undefined ? { bufferLimit: f.bufferLimit } : {}) });
   const run = runEngine(f.input, [], tools, { parse: f.options, native: f.nativeToolCalls, ...requestOf(f) });
   return { calls: run.calls, text: run.text, nudge: run.summary.nudge, broken: run.summary.broken };
 };
