@@ -6,7 +6,7 @@ import type { Shape } from "../grammar/shapes.ts";
 /** One piece of a completed candidate span; pieces cover the span in order. Offsets are span-local. */
 export type Segment =
   | { kind: "text"; start: number; end: number }
-  | { kind: "broken"; start: number; end: number; shape: Shape; reason: NudgeReason; detail: string; tool?: string; parameter?: string; declared?: string }
+  | { kind: "broken"; start: number; end: number; shape: Shape; reason: NudgeReason; detail: string; tool?: string; parameter?: string; undeclaredArgument?: true; declared?: string }
   | { kind: "call"; start: number; end: number; tool: string; input: Record<string, unknown>; shape: Shape };
 
 /** All marker tags of a complete span, in order. Linear: each reader looks at most MAX_TAG ahead. */
