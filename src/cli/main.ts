@@ -69,7 +69,7 @@ export async function main(argv: readonly string[], given: Io): Promise<number> 
   if (args.exportFile !== null) return scanExport(input, tools, args, io);
   const result = parse(input, tools);
   if (args.json) io.json(report(result));
-  else io.out(describe(result));
+  else io.out(describe(result, tools));
   return result.broken.length > 0 ? EXIT.broken : EXIT.clean;
 }
 
@@ -142,7 +142,7 @@ function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: VisibleI
     io.out([`no leaked tool-call markup in ${messages.length} message(s)`]);
   } else {
     for (const { id, result } of found) {
-      const [first, ...rest] = describe(result);
+      const [first, ...rest] = describe(result, tools);
       io.out([`message ${id}: ${first}`, ...rest]);
     }
   }

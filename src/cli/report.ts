@@ -1,4 +1,5 @@
-import type { ParseResult } from "../parse/types.ts";
+import type { ParseResult, ToolSpec } from "../parse/types.ts";
+import { declaredNames } from "../parse/declared-names.ts";
 import { isObject } from "../grammar/plain-data.ts";
 
 /** A message as `opencode export` writes it, and as the session store is read into. */
@@ -32,10 +33,30 @@ export function report(result: ParseResult) {
   };
 }
 
-/** Lines of text output (written through terminal.ts, which makes every character visible). */
-export function describe(result: ParseResult): string[] {
+/**
+ * Lines of text output (written through terminal.ts, which makes every character visible). They
+ * name only what the scanned tools declare: a tool name no tool has and an argument key its schema
+ * does not declare are the model's own words, which may be anything it pasted (a token, a key id;
+ * review 44), so they are counted, never printed. This output is meant to be pasted into an issue;
+ * `--json` holds the reply's text and call arguments.
+ */
+export function describe(result: ParseResult, tools: readonly ToolSpec[]): string[] {
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const lines = [`recovered ${result.calls.length} call(s), ${result.broken.length} broken span(s), nudge: ${result.nudge ?? "none"}`];
-  for (const call of result.calls) lines.push(`  call ${call.tool} (${call.shape}) args: ${Object.keys(call.input).join(", ") || "none"}`);
-  for (const b of result.broken) lines.push(`  broken ${b.shape}: ${b.detail}${b.tool ? ` (tool ${b.tool})` : ""}`);
+  // A recovered call's tool is always declared; the check is the same rule, not a case that occurs.
+  for (const call of result.calls) lines.push(`  call ${byName.has(call.tool) ? call.tool : undeclaredTool(call.tool)} (${call.shape}) args: ${argumentsText(Object.keys(call.input), byName.get(call.tool))}`);
+  for (const b of result.broken) lines.push(`  broken ${b.shape}: ${b.detail}${b.tool ? ` (${byName.has(b.tool) ? `tool ${b.tool}` : undeclaredTool(b.tool)})` : ""}`);
   return lines;
+}
+
+function undeclaredTool(name: string): string {
+  return `undeclared tool, ${[...name].length} character(s)`;
+}
+
+function argumentsText(keys: string[], tool: ToolSpec | undefined): string {
+  if (keys.length === 0) return "none";
+  const declared = declaredNames(tool?.parameters);
+  const named = keys.filter((key) => declared.has(key));
+  const others = keys.length - named.length;
+  return [...named, ...(others > 0 ? [`${others} undeclared`] : [])].join(", ");
 }

@@ -173,6 +173,7 @@ export class Output {
       const b: BrokenSpan = { span: [start, end], shape: seg.shape, reason: seg.reason, detail: seg.detail };
       if (seg.tool !== undefined) b.tool = seg.tool;
       if (seg.parameter !== undefined) b.parameter = seg.parameter;
+      if (seg.undeclaredArgument) b.undeclaredArgument = true;
       if (seg.declared !== undefined) b.declared = seg.declared;
       this.broken.push(b);
       this.releaseVisible(span.slice(seg.start, seg.end), start, b);

@@ -26,7 +26,8 @@ export function parseCostumeSpan(span: string, opener: Tag, ctx: SpanContext): S
   // `<bash timeout="5">`, `<shell cwd="/">`: the attribute says something no parameter would read,
   // so the call would run without it. Refused, as DSML refuses an attribute beside a parameter.
   const unread = unreadAttribute(opener);
-  if (unread !== undefined) return brokenSpan(span.length, opener.name === "code_interpreter" ? "C07" : "C04", "broken-markup", `the opening tag carries ${unread}=, which no parameter reads`);
+  // The attribute's name is the model's own (it may be anything, a token included): not repeated.
+  if (unread !== undefined) return brokenSpan(span.length, opener.name === "code_interpreter" ? "C07" : "C04", "broken-markup", "the opening tag carries an attribute no parameter reads");
   const closer = lastCloser(span, opener.name);
   // `<bash><command>ls</command></bash>`: a tool-named element (O09), not code.
   const element = opener.name === "pre" || opener.name === "code_interpreter" ? null : costumeAsToolElement(span, opener, { start: opener.end, end: closer }, ctx);
@@ -123,7 +124,11 @@ function xml(): { parser: XMLParser; validator: typeof XMLValidator } {
 export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
   const fields = strictFields(span) ?? tolerantFields(span);
   const toolName = fields.toolName?.trim();
-  if (fields.attribute !== undefined) return brokenSpan(span.length, "C01", "broken-markup", `tool-call costume whose ${fields.attribute} carries an attribute no parameter reads`, toolName);
+  if (fields.attribute !== undefined) {
+    // Named only when it is one of the costume's own fields: any other element name is the model's.
+    const where = READ_FIELDS.has(fields.attribute) ? fields.attribute : "element";
+    return brokenSpan(span.length, "C01", "broken-markup", `tool-call costume whose ${where} carries an attribute no parameter reads`, toolName);
+  }
   const code = fields.code;
   if (code === undefined || code.trim() === "") {
     const declared = toolName !== undefined && ctx.tools.has(toolName);
@@ -148,6 +153,9 @@ function runsCode(toolName: string, language: string | undefined): boolean {
   const lower = toolName.trim().toLowerCase();
   return EXECUTE_TOOL_NAMES.has(lower) || (SHELL_TOOL_NAMES.has(lower) && codeLanguage(language) === "shell");
 }
+
+/** The costume's own fields, as attributedElement and attributedTag name them. */
+const READ_FIELDS = new Set(["<tool_call>", "<tool_name>", "<tool_args>", "<language>", "<code>"]);
 
 /** The key prefix the strict reader gives attributes. */
 const ATTRIBUTE = "@_";

@@ -4,6 +4,7 @@ import type { ErrorObject, ValidateFunction } from "ajv";
 import type { JsonSchema, ToolSpec } from "./types.ts";
 import { coerceDeep } from "./values.ts";
 import { isObject } from "../grammar/plain-data.ts";
+import { declaredNames } from "./declared-names.ts";
 // Resolved now, loaded later: a missing ajv stops the start-up (src/parse/libraries.ts).
 import "./libraries.ts";
 
@@ -13,13 +14,23 @@ import "./libraries.ts";
  * narrow (coerceDeep: "42" -> 42, "True" -> true, a JSON or Python literal for an array/object
  * parameter); ajv's own coerceTypes is off because it also invents values (null -> "", true -> 1,
  * a scalar wrapped into an array). A mismatch left after coercion is a broken call that names the
- * parameter; so is a bigint anywhere (readNumberLiteral), whatever the schema. A schema ajv cannot
+ * parameter; so is a bigint anywhere (readNumberLiteral), whatever the schema. Only a name the
+ * tool's schema declares is ever named: a key the model invented may be anything it pasted (a
+ * token, a key id), and the name goes into the correction the model reads and the session keeps
+ * (review 44); an invented key is reported as `undeclaredArgument`, unnamed. A schema ajv cannot
  * compile fails closed: the call does not run (trust first), unless the schema is trivially
  * permissive (absent, `{}`, or a bare `{type: "object"}`). Each schema is read under its own draft.
  */
 export type SchemaVerdict =
   | { ok: true; input: Record<string, unknown> }
-  | { ok: false; detail: string; parameter?: string };
+  | {
+      ok: false;
+      detail: string;
+      /** The parameter that does not fit: always a name the tool's schema declares. */
+      parameter?: string;
+      /** The arguments hold a key the schema does not declare and does not allow (never named). */
+      undeclaredArgument?: true;
+    };
 
 type Compiled = ValidateFunction | "uncompilable";
 
@@ -77,8 +88,8 @@ export class SchemaGate {
     // Before any schema, even none: a JSON number would send such an integer as other digits.
     const holder = Object.keys(input).find((key) => holds(input[key], (v) => typeof v === "bigint"));
     if (holder !== undefined) {
-      const detail = "holds an integer whose digits cannot be sent as written";
-      return looksLikeName(holder) ? { ok: false, detail: `parameter ${holder} ${detail}`, parameter: holder } : { ok: false, detail: `the arguments ${detail}` };
+      const detail = "an integer whose digits cannot be sent as written";
+      return nameable(holder, tool.parameters) ? { ok: false, detail: `parameter ${holder} holds ${detail}`, parameter: holder } : { ok: false, detail: `the arguments hold ${detail}` };
     }
     const schema: unknown = tool.parameters;
     if (schema === undefined || schema === true) return { ok: true, input };
@@ -93,7 +104,7 @@ export class SchemaGate {
       return { ok: false, detail: `the schema of tool ${tool.name} could not be checked` };
     }
     if (valid) return { ok: true, input: coerced };
-    return mismatch(validate.errors?.[0]);
+    return mismatch(validate.errors?.[0], schema);
   }
 
   private validatorFor(schema: JsonSchema): Compiled {
@@ -177,8 +188,12 @@ function looksLikeName(s: string): boolean {
   return true;
 }
 
-/** The detail names the parameter and what is wrong with it, never its value; an invented name is only echoed when it looks like a name. */
-function mismatch(error: ErrorObject | undefined): SchemaVerdict {
+/**
+ * The detail names the parameter and what is wrong with it, never its value, and only a name the
+ * schema declares: an invented key (additionalProperties / unevaluatedProperties: false) is
+ * reported unnamed, and an invented name inside a value is shown as `?`.
+ */
+function mismatch(error: ErrorObject | undefined, schema: unknown): SchemaVerdict {
   if (!error) return { ok: false, detail: "the arguments do not fit the tool's schema" };
   const path = error.instancePath.split("/").slice(1).map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
   const params = error.params as { missingProperty?: unknown; additionalProperty?: unknown; unevaluatedProperty?: unknown; type?: unknown };
@@ -188,16 +203,30 @@ function mismatch(error: ErrorObject | undefined): SchemaVerdict {
     parameter = params.missingProperty;
     what = "is required but missing";
   } else if (parameter === undefined && typeof (params.additionalProperty ?? params.unevaluatedProperty) === "string") {
-    // additionalProperties: false, or unevaluatedProperties: false (2019-09 and 2020-12).
-    parameter = (params.additionalProperty ?? params.unevaluatedProperty) as string;
-    what = "is not a parameter of this tool";
+    // additionalProperties: false, or unevaluatedProperties: false (2019-09 and 2020-12): a key the
+    // schema does not declare, so a name the model made up, never repeated.
+    return { ok: false, detail: "an argument is not a parameter of this tool", undeclaredArgument: true };
   } else {
-    const inner = path.slice(1).map((s) => (looksLikeName(s) ? s : "?")).join("/");
+    const inner = path.slice(1).map((s) => (isIndex(s) || nameable(s, schema) ? s : "?")).join("/");
     const where = inner === "" ? "" : ` (at ${inner})`;
     what = error.keyword === "type" ? `must be ${String(params.type)}${where}` : error.keyword === "enum" ? `is not one of the allowed values${where}` : `does not fit its schema${where}: ${error.keyword}`;
   }
-  if (parameter === undefined || !looksLikeName(parameter)) {
+  if (parameter === undefined || !nameable(parameter, schema)) {
     return { ok: false, detail: `the arguments do not fit the tool's schema (${error.keyword})` };
   }
   return { ok: false, detail: `parameter ${parameter} ${what}`, parameter };
+}
+
+/** A name that may be repeated to the model and printed: one the schema declares, and shaped like a name. */
+function nameable(name: string, schema: unknown): boolean {
+  return looksLikeName(name) && declaredNames(schema).has(name);
+}
+
+function isIndex(s: string): boolean {
+  if (s.length === 0 || s.length > 10) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
 }

@@ -15,6 +15,8 @@ export type Segment =
       detail: string;
       tool?: string;
       parameter?: string;
+      /** The refused argument's key is one the schema does not declare: a correction names none. */
+      undeclaredArgument?: true;
       declared?: string;
       /**
        * Where this markup really ended is unknown (a costume refused at the end of its span past

@@ -71,5 +71,6 @@ function gated(seg: Segment, ctx: SpanContext): Segment {
   if (verdict.ok) return verdict.input === seg.input ? seg : { ...seg, input: verdict.input };
   const broken: Segment = { kind: "broken", start: seg.start, end: seg.end, shape: seg.shape, reason: "invalid-arguments", detail: verdict.detail, tool: seg.tool };
   if (verdict.parameter !== undefined) broken.parameter = verdict.parameter;
+  if (verdict.undeclaredArgument) broken.undeclaredArgument = true;
   return broken;
 }

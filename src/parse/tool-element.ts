@@ -98,7 +98,8 @@ export function toolElementOutcome(tool: ToolSpec, children: PlainChild[], shape
   if (prose && declared.length === 0) return { kind: "foreign" };
   // An alias's unknown parameter is refused when the call is mapped, with a nudge naming the declared tool.
   const stranger = aliasMappingOf(tool) ? undefined : children.find((c) => propertySchema(tool.parameters, c.name) === undefined);
-  if (stranger) return { kind: "broken", shape, reason: "broken-markup", detail: `element <${stranger.name}> is not a parameter of ${tool.name}`, tool: tool.name };
+  // The stranger's name is the model's own (it may be anything, a token included): not repeated.
+  if (stranger) return { kind: "broken", shape, reason: "broken-markup", detail: `an element is not a parameter of ${tool.name}`, tool: tool.name };
   const values = children.map((c) => ({ name: c.name, hint: undefined, raw: c.value, dropped: false, implicitEnd: false }));
   const built = buildInput(tool, values, "", ctx.options);
   if (!built.ok) return { kind: "broken", shape, reason: built.reason, detail: built.detail, tool: tool.name };

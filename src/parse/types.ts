@@ -57,8 +57,10 @@ export interface BrokenSpan {
   /** Human-readable detail for debug lines and the CLI; never carries argument values. */
   detail: string;
   tool?: string;
-  /** For "invalid-arguments": the parameter that does not fit (a name, never a value). */
+  /** For "invalid-arguments": the parameter that does not fit (a name the tool's schema declares, never a value). */
   parameter?: string;
+  /** For "invalid-arguments": the arguments hold a key the tool's schema does not declare; never named (it may be anything the model pasted). */
+  undeclaredArgument?: true;
   /** For "undeclared-tool": the declared tool the model called by another agent's name (src/parse/aliases.ts). */
   declared?: string;
 }

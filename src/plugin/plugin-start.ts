@@ -45,9 +45,9 @@ export function replyReporter({ options, debug, log, retry, onUnrecovered }: Rep
     const echoed = options.debug ? summary.stripped.filter((s) => s.kind === "echoed-markup").length : 0;
     if (echoed > 0) log("info", `[dsml] echo-guard stripped=${echoed} (markup quoted from content the request gave the model; not executed)`);
     if (!sessionID || !turn) return;
-    // The correction names the parameter that did not fit its schema, or the declared tool an alias meant (the nudge is the first broken span's reason).
+    // The correction names the declared parameter that did not fit its schema (an undeclared one only as such), or the declared tool an alias meant (the nudge is the first broken span's reason).
     const first = summary.broken.find((b) => b.reason === summary.nudge);
-    retry.onReply(sessionID, turn, summary.recovered, summary.nudge, first?.parameter, first?.declared);
+    retry.onReply(sessionID, turn, summary.recovered, summary.nudge, first?.parameter, first?.declared, first?.undeclaredArgument);
     if (summary.recovered === 0 && summary.nudge) onUnrecovered?.(sessionID);
   };
 }

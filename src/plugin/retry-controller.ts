@@ -28,9 +28,9 @@ export class RetryController {
   }
 
   /** A response finished for `turn` (the user message it answers). */
-  onReply(sessionID: string, turn: string, recovered: number, nudge: CorrectionReason | null, parameter?: string, declared?: string): void {
+  onReply(sessionID: string, turn: string, recovered: number, nudge: CorrectionReason | null, parameter?: string, declared?: string, undeclaredArgument?: boolean): void {
     const needsCorrection = recovered === 0 ? nudge : null;
-    this.ledger.recordReply(sessionID, turn, needsCorrection, parameter, declared);
+    this.ledger.recordReply(sessionID, turn, needsCorrection, parameter, declared, undeclaredArgument);
     if (!needsCorrection) this.wokeAndWaiting.delete(sessionID);
   }
 
@@ -44,7 +44,7 @@ export class RetryController {
     if (!this.options.nudge) return null;
     const pending = this.ledger.takeCorrection(sessionID);
     if (!pending) return null;
-    const text = correctionText(pending.reason, pending.parameter, pending.declared);
+    const text = correctionText(pending.reason, pending.parameter, pending.declared, pending.undeclaredArgument);
     if (this.options.channel === "system") {
       this.pendingSystem.set(sessionID, text);
       return { reason: pending.reason, userText: null };
@@ -91,7 +91,7 @@ export class RetryController {
     let text = wakeText();
     if (this.options.channel === "user" && this.options.nudge) {
       const correction = this.ledger.takeCorrection(sessionID);
-      if (correction) text = correctionText(correction.reason, correction.parameter, correction.declared);
+      if (correction) text = correctionText(correction.reason, correction.parameter, correction.declared, correction.undeclaredArgument);
     }
     this.ledger.awaitWake(sessionID, text);
     this.wokeAndWaiting.add(sessionID);

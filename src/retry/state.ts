@@ -10,8 +10,10 @@ export interface PendingRetry {
   /** The turn (the user message it answers) whose reply had markup that could not be repaired. */
   messageID: string;
   reason: CorrectionReason;
-  /** For "invalid-arguments": the parameter whose value did not fit, named in the correction. */
+  /** For "invalid-arguments": the parameter whose value did not fit, named in the correction (a name the tool's schema declares). */
   parameter?: string;
+  /** For "invalid-arguments": the arguments held a key the schema does not declare; the correction says so without naming it. */
+  undeclaredArgument?: true;
   /** For "undeclared-tool": the declared tool the model called by another agent's name, named in the correction. */
   declared?: string;
 }
@@ -39,6 +41,7 @@ interface Broken {
   turn: string;
   reason: CorrectionReason;
   parameter: string | undefined;
+  undeclaredArgument?: boolean | undefined;
   declared?: string | undefined;
   correctionDelivered: boolean;
   wakeSent: boolean;
@@ -90,7 +93,7 @@ export class RetryLedger {
   }
 
   /** An assistant reply for `turn` finished; `nudge` is why it needs correcting, or null when it does not. */
-  recordReply(sessionID: string, turn: string, nudge: CorrectionReason | null, parameter?: string, declared?: string): void {
+  recordReply(sessionID: string, turn: string, nudge: CorrectionReason | null, parameter?: string, declared?: string, undeclaredArgument?: boolean): void {
     const entry = this.#sessions.get(sessionID);
     if (nudge === null && (!entry || entry.awaited.length + entry.wakeTimes.length === 0)) {
       // Nothing pending and nothing to bound: a clean session leaves nothing behind.
@@ -103,8 +106,9 @@ export class RetryLedger {
     else if (e.broken?.turn === turn) {
       e.broken.reason = nudge;
       e.broken.parameter = parameter;
+      e.broken.undeclaredArgument = undeclaredArgument;
       e.broken.declared = declared;
-    } else e.broken = { turn, reason: nudge, parameter, declared, correctionDelivered: false, wakeSent: false };
+    } else e.broken = { turn, reason: nudge, parameter, undeclaredArgument, declared, correctionDelivered: false, wakeSent: false };
     this.#touch(sessionID, e);
   }
 
@@ -226,6 +230,7 @@ export class RetryLedger {
 function pendingOf(broken: Broken): PendingRetry {
   const pending: PendingRetry = { messageID: broken.turn, reason: broken.reason };
   if (broken.parameter !== undefined) pending.parameter = broken.parameter;
+  if (broken.undeclaredArgument === true) pending.undeclaredArgument = true;
   if (broken.declared !== undefined) pending.declared = broken.declared;
   return pending;
 }
@@ -251,11 +256,21 @@ const REISSUE_REQUEST =
   "If you still need a tool, call it again through the tool-calling interface, using only the tools you have been given. Never write tool calls as text markup.";
 
 /**
- * `parameter`: for "invalid-arguments", the parameter to name (a schema name, never a value).
+ * `parameter`: for "invalid-arguments", the parameter to name (a name the tool's schema declares,
+ * never a value). `undeclaredArgument`: for "invalid-arguments", the arguments held a key the
+ * schema does not declare, said without naming it: the model may have written a token where a
+ * name goes, and the correction stays in the conversation (review 44).
  * `declared`: for "undeclared-tool", the declared tool the model called by another agent's name.
  */
-export function correctionText(reason: CorrectionReason, parameter?: string, declared?: string): string {
-  const named = reason === "invalid-arguments" && parameter !== undefined ? ` The parameter \`${parameter}\` does not match its declared type, allowed values or required fields.` : "";
+export function correctionText(reason: CorrectionReason, parameter?: string, declared?: string, undeclaredArgument?: boolean): string {
+  const named =
+    reason !== "invalid-arguments"
+      ? ""
+      : parameter !== undefined
+        ? ` The parameter \`${parameter}\` does not match its declared type, allowed values or required fields.`
+        : undeclaredArgument === true
+          ? " One of its arguments is not a parameter of that tool; use only the parameters the tool declares."
+          : "";
   const instead = reason === "undeclared-tool" && declared !== undefined ? ` The tool you meant is available here as \`${declared}\`; call it with its own parameters.` : "";
   return `${CORRECTION_OPENINGS[reason]}${named}${instead} ${REISSUE_REQUEST}`;
 }

@@ -60,6 +60,28 @@ describe("dsml-fix scan", () => {
     expect(r.out).not.toContain("ls -la");
   });
 
+  test("review 44: the text report prints only declared names; a token the model wrote as a name is counted, never printed", async () => {
+    const token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+    const cases: [string, string][] = [
+      // An extra key bash's schema allows but does not declare: the call runs; the key is counted.
+      [`<tool_call>{"name":"bash","arguments":{"command":"ls","${token}":"x"}}</tool_call>`, "call bash (O01) args: command, 1 undeclared"],
+      // A tool no tool has: its name's length only.
+      [`<tool_call>{"name":"${token}","arguments":{"command":"ls"}}</tool_call>`, "(undeclared tool, 40 character(s))"],
+      // An opener attribute no body reads: named only when it is a declared parameter.
+      [`<tool_call name="bash" ${token}="1">{"command":"ls"}</tool_call>`, "the opening tag carries an attribute no parameter reads (tool bash)"],
+      [`<shell ${token}="1">ls</shell>`, "the opening tag carries an attribute no parameter reads"],
+      // A tool-named element form with a child no parameter has.
+      [`<bash>\n<command>ls</command>\n<${token}>x</${token}>\n</bash>`, "an element is not a parameter of bash (tool bash)"],
+    ];
+    for (const [reply, expected] of cases) {
+      const r = await run(["scan"], reply);
+      expect({ reply, out: r.out }).toEqual({ reply, out: expect.stringContaining(expected) });
+      expect(r.out).not.toContain(token);
+    }
+    const declared = await run(["scan"], `<tool_call name="bash" timeout="5">{"command":"ls"}</tool_call>`);
+    expect(declared.out).toContain("the opening tag carries timeout=, which no parameter reads (tool bash)");
+  });
+
   test("--export reports leaks message by message", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "dsml-cli-"));
     const file = path.join(dir, "export.json");

@@ -57,10 +57,13 @@ describe("text output escapes every hidden control character", () => {
     const reply = hermes(`x${OSC52}`, { [`k${CLEAR}${BIDI}`]: 1 });
     const undeclared = await run(["scan"], { stdin: reply });
     expect(undeclared.code).toBe(1);
-    expect(undeclared.out).toContain("(tool x\\x1b]52;c;ZXZpbA==\\x07)");
+    // Review 44: a name no scanned tool declares is the model's own and is never printed, only counted.
+    expect(undeclared.out).toContain("(undeclared tool, 17 character(s))");
+    expect(undeclared.out).not.toContain("x\\x1b]52");
     expectVisible(undeclared.out);
+    // Declared through --tools (no schema, so the key is undeclared): the tool name printed, escaped.
     const declared = await run(["scan", "--tools", `x${OSC52},read`], { stdin: reply });
-    expect(declared.out).toContain("call x\\x1b]52;c;ZXZpbA==\\x07 (O01) args: k\\x1b[2J\\u202etxt.exe");
+    expect(declared.out).toContain("call x\\x1b]52;c;ZXZpbA==\\x07 (O01) args: 1 undeclared");
     expectVisible(declared.out);
     const json = await run(["scan", "--json", "--tools", `x${OSC52}`], { stdin: reply });
     expectVisible(json.out.slice(0, -1));

@@ -64,7 +64,7 @@ describe("2020-12 (declared, or no $schema): prefixItems is a tuple", () => {
   test("unevaluatedProperties, dependentRequired, dependentSchemas, minContains are checked", () => {
     const strict: ToolSpec = { name: "deploy", parameters: { $schema: DRAFT_2020, type: "object", properties: { env: str }, required: ["env"], unevaluatedProperties: false } };
     expect(runs(strict, { env: "staging" })).toBe(true);
-    expect(verdict(strict, { env: "staging", force: true })).toEqual({ ok: false, detail: "parameter force is not a parameter of this tool", parameter: "force" });
+    expect(verdict(strict, { env: "staging", force: true })).toEqual({ ok: false, detail: "an argument is not a parameter of this tool", undeclaredArgument: true });
     const guarded = (rule: JsonSchema): ToolSpec => ({ name: "wipe", parameters: { $schema: DRAFT_2020, type: "object", properties: { force: { type: "boolean" }, confirm: str }, ...rule } });
     for (const rule of [{ dependentRequired: { force: ["confirm"] } }, { dependentSchemas: { force: { required: ["confirm"] } } }]) {
       expect(runs(guarded(rule), { force: true, confirm: "yes" })).toBe(true);

@@ -93,8 +93,8 @@ describe("schema gate: mismatches coercion cannot fix are refused, naming the pa
     expect(rejected({ todos: [{ content: "a" }] }).parameter).toBe("todos");
   });
 
-  test("additionalProperties: false refuses a parameter the tool does not have", () => {
-    expect(rejected({ todos: [], extra: 1 })).toEqual({ ok: false, detail: "parameter extra is not a parameter of this tool", parameter: "extra" });
+  test("additionalProperties: false refuses a parameter the tool does not have, without naming it (review 44)", () => {
+    expect(rejected({ todos: [], extra: 1 })).toEqual({ ok: false, detail: "an argument is not a parameter of this tool", undeclaredArgument: true });
   });
 
   test("coercion does not invent: null is not an empty string, true is not 1, a scalar is not an array", () => {
@@ -102,6 +102,47 @@ describe("schema gate: mismatches coercion cannot fix are refused, naming the pa
     expect(rejected({ s: null }, tool).parameter).toBe("s");
     expect(rejected({ n: true }, tool).parameter).toBe("n");
     expect(rejected({ a: "x" }, tool).parameter).toBe("a");
+  });
+
+  test("review 44: only a name the schema declares is named; an invented key shaped like a name (a token) never is", () => {
+    const token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+    const extra = rejected({ todos: [], [token]: "x" });
+    expect(extra).toEqual({ ok: false, detail: "an argument is not a parameter of this tool", undeclaredArgument: true });
+    // Inside a value: the invented key in the path is shown as ?, the declared parameter is named.
+    const nested = rejected({ todos: [{ content: "a", status: "pending", [token]: 1 }] });
+    expect(nested.parameter).toBe("todos");
+    expect(JSON.stringify(nested)).not.toContain(token);
+    // An invented key the schema allows with a type (additionalProperties: {...}): not named either.
+    const open: ToolSpec = { name: "env", parameters: { type: "object", properties: { name: str }, additionalProperties: { type: "string" } } };
+    const typed = rejected({ name: "x", [token]: 5 }, open);
+    expect(typed.parameter).toBeUndefined();
+    expect(typed.undeclaredArgument).toBeUndefined();
+    expect(JSON.stringify(typed)).not.toContain(token);
+    // A typed additional key inside a declared object value: the path names the parameter, ? for the key.
+    const deep: ToolSpec = { name: "env", parameters: { type: "object", properties: { vars: { type: "object", additionalProperties: { type: "string" } } } } };
+    expect(rejected({ vars: { [token]: 5 } }, deep)).toEqual({ ok: false, detail: "parameter vars must be string (at ?)", parameter: "vars" });
+    // Declared anywhere (allOf, $defs through $ref, required only) is declared.
+    const composed: ToolSpec = {
+      name: "c",
+      parameters: { type: "object", allOf: [{ properties: { mode: { $ref: "#/$defs/mode" } } }], required: ["path"], $defs: { mode: { type: "string", enum: ["a", "b"] } } },
+    };
+    expect(rejected({ path: "p", mode: "z" }, composed).parameter).toBe("mode");
+    expect(rejected({ mode: "a" }, composed).parameter).toBe("path");
+    // A property declared in one place and an index in the path are kept.
+    const list: ToolSpec = { name: "l", parameters: { type: "object", properties: { rows: { type: "array", items: { type: "object", properties: { n: { type: "integer" } } } } } } };
+    expect(rejected({ rows: [{ n: 1 }, { n: "x" }] }, list).detail).toBe("parameter rows must be integer (at 1/n)");
+  });
+
+  test("a cyclic schema object (a JS schema) is walked for names without looping", () => {
+    const cyclic: Record<string, unknown> = { type: "object", properties: { n: { type: "integer" } } };
+    cyclic.self = cyclic;
+    const gate = new SchemaGate();
+    // JSON.stringify fails on a cycle, so the schema is uncompilable: refused; a bigint is refused first, naming n.
+    expect(gate.check({ name: "t", parameters: cyclic as JsonSchema }, { n: 2n ** 64n })).toEqual({
+      ok: false,
+      detail: "parameter n holds an integer whose digits cannot be sent as written",
+      parameter: "n",
+    });
   });
 
   test("the detail never carries the value, and an invented name that is not a name is not echoed", () => {

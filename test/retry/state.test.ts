@@ -212,6 +212,23 @@ describe("texts", () => {
     }
   });
 
+  test("an undeclared argument is said without a name, for invalid-arguments only (review 44)", () => {
+    const text = correctionText("invalid-arguments", undefined, undefined, true);
+    expect(text).toContain("not a parameter of that tool");
+    expect(text).not.toContain("`");
+    expect(correctionText("invalid-arguments")).not.toContain("not a parameter of that tool");
+    expect(correctionText("broken-markup", undefined, undefined, true)).toBe(correctionText("broken-markup"));
+    const ledger = new RetryLedger();
+    ledger.recordReply("ses_a", "msg_1", "invalid-arguments", undefined, undefined, true);
+    expect(ledger.takeCorrection("ses_a")).toEqual({ messageID: "msg_1", reason: "invalid-arguments", undeclaredArgument: true });
+    for (const channel of ["user", "system"] as const) {
+      const controller = new RetryController({ enabled: true, nudge: true, channel }, async () => {});
+      controller.onReply("ses_a", "msg_1", 0, "invalid-arguments", undefined, undefined, true);
+      const taken = controller.takeCorrectionFor("ses_a", { id: "msg_1" });
+      expect(channel === "user" ? taken?.userText : controller.takeSystemText("ses_a")).toBe(text);
+    }
+  });
+
   test("the wake is a single short line", () => {
     expect(wakeText()).toBe("Continue.");
   });

@@ -180,7 +180,7 @@ describe("what the plugin logs, sends and calls", () => {
 });
 
 describe("error descriptions in debug lines", () => {
-  test("quoted spans of an error message are withheld; the error's kind and wording stay", () => {
+  test("an error message is cut at its first quote; the error's kind and the wording before it stay", () => {
     let error: unknown;
     try {
       JSON.parse(`{"command": rm -rf ${SECRET}}`);
@@ -189,7 +189,22 @@ describe("error descriptions in debug lines", () => {
     }
     const described = describeError(error);
     expect(described.startsWith("SyntaxError: ")).toBe(true);
-    expect(describeError(new Error(`bad value "${SECRET}" and '${SECRET}' and \`${SECRET}\``))).toBe('Error: bad value "..." and \'...\' and `...`');
+    expect(describeError(new Error(`bad value "${SECRET}" and '${SECRET}' and \`${SECRET}\``))).toBe('Error: bad value "...');
+    // Review 44: Node.js quotes the token and then the input, and either may be a quote itself, so
+    // nothing after the first quote is the error's own wording; no pairing of quotes is tried.
+    expect(describeError(new SyntaxError(`Unexpected token ''', "'${SECRET}'" is not valid JSON`))).toBe("SyntaxError: Unexpected token '...");
+    expect(describeError(new SyntaxError(`Unexpected token 'x', "a" ${SECRET} "b" is not valid JSON`))).toBe("SyntaxError: Unexpected token '...");
+    for (const quote of ["\u201C", "\u2018", "\u00AB", "\u300C", "\uFF02", "\u2039"]) {
+      expect(describeError(new Error(`bad value ${quote}${SECRET}${quote}`))).toBe(`Error: bad value ${quote}...`);
+    }
+    expect(describeError(new Error("no quote, a position: at 12"))).toBe("Error: no quote, a position: at 12");
+    const named = new Error("x");
+    named.name = `Bad ${SECRET}`;
+    expect(describeError(named)).toBe("Error: x");
+    class ParseFault extends Error {
+      override name = "ParseFault";
+    }
+    expect(describeError(new ParseFault("y"))).toBe("ParseFault: y");
     expect(describeError(new Error(`unterminated "${SECRET}`))).toBe('Error: unterminated "...');
     expect(describeError(new Error("x".repeat(1000))).length).toBeLessThan(200);
     const hostile = { toString: () => { throw new Error("no"); } };

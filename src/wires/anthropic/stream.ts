@@ -10,8 +10,16 @@ import { type EventRewriter, RAW, type Rewritten, type SseEvent, typedEvent } fr
 import { type Json, isObject } from "../../sse/json.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
 
-/** Block types that are tool calls the model made through the interface. */
-export const NATIVE_BLOCKS = new Set(["tool_use", "server_tool_use", "mcp_tool_use"]);
+/**
+ * Block types that are tool calls the client will run: only `tool_use`. A server tool use
+ * (`server_tool_use`: web search, code execution; `mcp_tool_use`: the MCP connector) ran on
+ * Anthropic's side with its result in the same reply, so the client has nothing to run: a leaked
+ * call beside it duplicates nothing and is repaired, as on Responses (NATIVE_ITEMS is
+ * function_call and custom_tool_call only) and as the history's madeNativeCall reads a turn. Nor
+ * does it count against the one call of `disable_parallel_tool_use`, which Anthropic defines for
+ * the client tools the model calls (review 44).
+ */
+export const NATIVE_BLOCKS: ReadonlySet<string> = new Set(["tool_use"]);
 
 export class AnthropicStreamRewriter implements EventRewriter {
   #guard: GuardedEngine;

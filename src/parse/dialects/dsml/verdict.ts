@@ -69,7 +69,8 @@ export function invokeOutcome(inv: InvokeDraft, block: BlockFacts, span: string,
   const tool = ctx.tools.get(name);
   if (!tool) return broken("B06", "undeclared-tool", "tool not declared by the request", name);
   const stranger = inv.toolNamed && !aliasMappingOf(tool) ? params.find((p) => propertySchema(tool.parameters, p.name) === undefined) : undefined;
-  if (stranger) return broken("I11", "broken-markup", `element <${stranger.name}> is not a parameter of ${name}`, name);
+  // The stranger's name is the model's own (it may be anything, a token included): not repeated.
+  if (stranger) return broken("I11", "broken-markup", `an element is not a parameter of ${name}`, name);
   const flaws = params.map((p) => p.flaw).filter((f) => f !== "");
   if (flaws.length > 0 && !ctx.options.looseParameters) {
     return broken(flaws[0]!, "broken-markup", "mis-closed parameter (parse.looseParameters is off)", name);

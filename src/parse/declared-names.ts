@@ -1,0 +1,48 @@
+import { isObject } from "../grammar/plain-data.ts";
+
+/** Schema nodes looked at for declared names; a schema past this bound declares what was seen so far. */
+const MAX_SCHEMA_NODES = 20_000;
+
+/**
+ * Every property name the schema declares anywhere (nested objects, $defs, allOf/anyOf/oneOf):
+ * the keys of `properties` and `dependentRequired`/`dependentSchemas`/`dependencies`, and the
+ * names listed in `required` and in dependency lists. The client wrote them into the tool list the
+ * model was given, so naming one tells the model (or a reader of `dsml-fix scan`) nothing the
+ * model did not have; a name the model made up may be anything it pasted, a token included, and
+ * is never repeated (review 44). Asked after a refusal or for the CLI's report only; a visited set
+ * and a node bound keep a cyclic or huge object (a JS schema) finite.
+ */
+export function declaredNames(schema: unknown): Set<string> {
+  const names = new Set<string>();
+  const seen = new Set<object>();
+  const pending: unknown[] = [schema];
+  const addAll = (list: unknown) => {
+    if (Array.isArray(list)) for (const item of list) if (typeof item === "string") names.add(item);
+  };
+  while (pending.length > 0 && seen.size < MAX_SCHEMA_NODES) {
+    const node = pending.pop();
+    if (typeof node !== "object" || node === null || seen.has(node)) continue;
+    seen.add(node);
+    if (Array.isArray(node)) {
+      for (const item of node) pending.push(item);
+      continue;
+    }
+    const record = node as Record<string, unknown>;
+    for (const key of ["properties", "dependentRequired", "dependentSchemas", "dependencies"]) {
+      const held = Object.hasOwn(record, key) ? record[key] : undefined;
+      if (isObject(held)) for (const name of Object.keys(held)) names.add(name);
+    }
+    if (Object.hasOwn(record, "required")) addAll(record.required);
+    for (const key of ["dependentRequired", "dependencies"]) {
+      const held = Object.hasOwn(record, key) ? record[key] : undefined;
+      if (isObject(held)) for (const list of Object.values(held)) addAll(list);
+    }
+    for (const value of Object.values(record)) pending.push(value);
+  }
+  return names;
+}
+
+/** Whether the schema declares `name` anywhere (see declaredNames). */
+export function declaresName(schema: unknown, name: string): boolean {
+  return declaredNames(schema).has(name);
+}
