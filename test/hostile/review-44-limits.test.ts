@@ -1,0 +1,192 @@
+// Review 44 (hostile, tests only): limits and caps. Here: what happens when an SSE event outgrows
+// HELD_EVENT_LIMIT (4 MiB, src/sse/rewrite.ts) after a call was recovered. The rewrite "stands
+// aside": it calls rewriter.end() (the wire's end-of-reply flush) and lets every later byte pass as
+// it came. But the reply has not ended there, so the flush's end-of-reply decisions are wrong for
+// it, and the bytes that pass as they came still use the upstream's numbering, which the recovered
+// call already shifted. Each failing test says what is wrong, its severity and the suspected file.
+// Markup is Hermes `<tool_call>` JSON, so no DSML marker bytes are needed.
+import { describe, expect, test } from "bun:test";
+import { repairFetch } from "../../src/adapters/fetch.ts";
+import { HELD_EVENT_LIMIT } from "../../src/sse/rewrite.ts";
+import { type Json, dataEvents, namedSse } from "../adapters/wire-support.ts";
+import { responsesItemSse } from "../adapters/responses-support.ts";
+
+const CALL = '<tool_call>{"name":"read","arguments":{"path":"/etc/hosts"}}</tool_call>';
+/** Prose after the call that the model wrote before a long passage: the reply goes on after it. */
+const BETWEEN = " Here is what I found: 42.";
+/** One text delta longer than the rewrite's per-event bound. */
+const BIG = "y".repeat(HELD_EVENT_LIMIT + 10);
+const READ_SCHEMA = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
+
+async function through(url: string, answer: string, body: Json): Promise<{ out: string; lines: string[] }> {
+  const lines: string[] = [];
+  const upstream = (async () => new Response(answer, { headers: { "content-type": "text/event-stream" } })) as unknown as typeof fetch;
+  const res = await repairFetch({ debug: (line: string) => lines.push(line) }, upstream)(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { out: await res.text(), lines };
+}
+
+// ---- chat completions ----
+
+const envelope = { id: "chatcmpl-44", object: "chat.completion.chunk", created: 1, model: "m" };
+const chatSse = (chunks: Json[]) => `${chunks.map((c) => `data: ${JSON.stringify({ ...envelope, ...c })}\n\n`).join("")}data: [DONE]\n\n`;
+const delta = (content: string) => ({ choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+
+async function chat(): Promise<{ text: string; calls: number; finish: string[]; lines: string[] }> {
+  const { out, lines } = await through(
+    "http://127.0.0.1:1/v1/chat/completions",
+    chatSse([delta("Reading. "), delta(CALL), delta(BETWEEN), delta(BIG), delta(" the end"), { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }]),
+    { model: "m", stream: true, messages: [{ role: "user", content: "hi" }], tools: [{ type: "function", function: { name: "read", parameters: READ_SCHEMA } }] },
+  );
+  let text = "";
+  let calls = 0;
+  const finish: string[] = [];
+  for (const line of out.split("\n")) {
+    if (!line.startsWith("data: {")) continue;
+    const choice = JSON.parse(line.slice(6)).choices[0];
+    if (typeof choice.delta?.content === "string") text += choice.delta.content;
+    calls += choice.delta?.tool_calls?.length ?? 0;
+    if (choice.finish_reason) finish.push(choice.finish_reason);
+  }
+  return { text, calls, finish, lines };
+}
+
+describe("chat: an event past HELD_EVENT_LIMIT after a recovered call", () => {
+  // FINDING (lost text, medium). The text the model wrote after its call is held in the tail
+  // (S03) until the reply shows whether another call follows. The 4 MiB event makes the rewrite
+  // stand aside, which calls rewriter.end(): the chat wire flushes the engine as if the reply had
+  // ended, and the tail is stripped as a "fabricated result". But the reply goes on: the big
+  // passage and " the end" pass as they came and are shown. So the one sentence between the call
+  // and the passage is lost while the text around it is shown (the client reads "Reading. " +
+  // passage + " the end"). Expected: when the rewrite stands aside mid-reply, text the engine held
+  // after a call is released (RepairEngine.releaseTail), not decided as the reply's end.
+  // Suspected: src/sse/rewrite.ts standAside() -> sendHeld() -> rewriter.end(), and
+  // src/wires/chat/rewriter.ts end()/#flush (a flush where a release is meant).
+  test("the prose between the call and the long passage is not stripped", async () => {
+    const { text, calls, lines } = await chat();
+    expect(calls).toBe(1);
+    expect(lines.some((line) => line.includes("stands aside"))).toBe(true);
+    expect(text.startsWith(`Reading. ${BETWEEN}y`)).toBe(true);
+    expect(text.endsWith("y the end")).toBe(true);
+  });
+
+  // FINDING (missed repair, low). The finish chunk passes as it came after the rewrite stood
+  // aside, so a reply whose one call went out says finish_reason "stop". A host that continues its
+  // loop only on "tool_calls" (OpenCode's loop ends on "stop") runs the call but never hands its
+  // result back to the model. Expected: "tool_calls" whenever a recovered call went out (the
+  // finish chunk is small: it could still be read after standing aside, or the finish decided in
+  // end()). Suspected: src/sse/rewrite.ts (standAside passes every later byte as it came).
+  test("the finish_reason of a reply whose call went out is tool_calls", async () => {
+    const { calls, finish } = await chat();
+    expect(calls).toBe(1);
+    expect(finish).toEqual(["tool_calls"]);
+  });
+});
+
+// ---- Anthropic Messages ----
+
+describe("Anthropic: an event past HELD_EVENT_LIMIT after a recovered call", () => {
+  async function anthropic(): Promise<Json[]> {
+    const events = [
+      { type: "message_start", message: { id: "msg_44", type: "message", role: "assistant", model: "m", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } },
+      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+      ...["Reading. ", CALL, BETWEEN, BIG, " the end"].map((text) => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })),
+      { type: "content_block_stop", index: 0 },
+      { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 5 } },
+      { type: "message_stop" },
+    ];
+    const { out } = await through("http://127.0.0.1:1/v1/messages", namedSse(events), {
+      model: "m",
+      max_tokens: 100,
+      stream: true,
+      messages: [{ role: "user", content: "hi" }],
+      tools: [{ name: "read", input_schema: READ_SCHEMA }],
+    });
+    return dataEvents(out);
+  }
+
+  // FINDING (breaks the host's stream, medium-high). The recovered call closed text block 0
+  // downstream (content_block_stop 0) and went out as tool_use block 1. Then the rewrite stands
+  // aside and the upstream's later events pass as they came: content_block_delta index 0 (the
+  // closed block), its content_block_stop 0 again. A client that keys blocks by index
+  // (@ai-sdk/anthropic deletes a block at its stop) sees deltas for a block that no longer exists:
+  // the passage is dropped or the stream errors ("text part not found"). Expected: every block
+  // event the client sees belongs to a block that is open (start ... deltas ... stop, once), e.g.
+  // by opening a new text block for what passes, or renumbering as before.
+  // Suspected: src/sse/rewrite.ts standAside() (raw bytes after a renumbering wire) and
+  // src/wires/anthropic/stream.ts end() (closes the text block the upstream keeps writing to).
+  test("no block receives a delta or a stop after its content_block_stop", async () => {
+    const events = await anthropic();
+    const open = new Set<number>();
+    const closed = new Set<number>();
+    const faults: string[] = [];
+    for (const event of events) {
+      if (event.type === "content_block_start") {
+        if (open.has(event.index) || closed.has(event.index)) faults.push(`start ${event.index} twice`);
+        open.add(event.index);
+      } else if (event.type === "content_block_delta" || event.type === "content_block_stop") {
+        if (!open.has(event.index)) faults.push(`${event.type} ${event.index} for a block not open`);
+        if (event.type === "content_block_stop") {
+          open.delete(event.index);
+          closed.add(event.index);
+        }
+      }
+    }
+    expect(events.some((e) => e.content_block?.type === "tool_use")).toBe(true);
+    expect(faults).toEqual([]);
+  });
+
+  // FINDING (lost text, medium): as for chat, the sentence between the call and the passage is
+  // stripped as a fabricated result by the end-of-reply flush, though the reply goes on.
+  // Suspected: src/wires/anthropic/stream.ts end() called from src/sse/rewrite.ts standAside().
+  test("the prose between the call and the long passage is shown", async () => {
+    const events = await anthropic();
+    const text = events.map((e) => (e.type === "content_block_delta" && e.delta?.type === "text_delta" ? e.delta.text : "")).join("");
+    // A boolean, so a failure does not print the 4 MiB text.
+    expect(text.includes(BETWEEN)).toBe(true);
+  });
+});
+
+// ---- Responses ----
+
+describe("Responses: an event past HELD_EVENT_LIMIT after a recovered call", () => {
+  // FINDING (breaks the host's stream, medium). Message item 0 ends with a call: the wire puts the
+  // recovered function_call item in at output_index 1 and moves every later upstream item up by
+  // one (message item 1 is announced at output_index 2). Then item 1's text delta is over 4 MiB,
+  // the rewrite stands aside, and item 1's later events pass as they came: output_index 1 (the
+  // function_call item's) and sequence_number 9..12, numbers already used. The AI SDK keys
+  // Responses tool calls by output_index, so the text item's events land on the call's index; the
+  // sequence numbers run backwards. Expected: once an item was put in, events that pass keep the
+  // numbering the client was given (output_index 2, sequence numbers ever increasing), or the
+  // stand-aside happens only where no numbering was shifted.
+  // Suspected: src/sse/rewrite.ts standAside() with src/wires/responses/stream.ts (#indexOf /
+  // Outbox #seqShift no longer applied to the bytes that pass).
+  test("items keep one output_index each, and sequence numbers never run backwards", async () => {
+    const answer = responsesItemSse([{ message: "msg_0", parts: [`Reading. ${CALL}`] }, { message: "msg_1", parts: [BIG] }], BIG.length);
+    const { out } = await through("http://127.0.0.1:1/v1/responses", answer, {
+      model: "m",
+      stream: true,
+      input: "hi",
+      tools: [{ type: "function", name: "read", parameters: READ_SCHEMA }],
+    });
+    const events = dataEvents(out);
+    const call = events.find((e) => e.type === "response.output_item.added" && e.item?.type === "function_call");
+    expect(call).toBeDefined();
+    const owners = new Map<number, string>();
+    const clashes: string[] = [];
+    for (const event of events) {
+      if (typeof event.output_index !== "number") continue;
+      const owner = event.item?.id ?? event.item_id;
+      if (typeof owner !== "string") continue;
+      const was = owners.get(event.output_index);
+      if (was === undefined) owners.set(event.output_index, owner);
+      else if (was !== owner) clashes.push(`${event.type} of ${owner} at output_index ${event.output_index}, which is ${was}'s`);
+    }
+    expect(clashes).toEqual([]);
+    const numbers = events.map((e) => e.sequence_number).filter((n): n is number => typeof n === "number");
+    expect(numbers).toEqual(numbers.map((_, i) => i));
+  });
+});
