@@ -163,30 +163,34 @@ describe("Responses: an event past HELD_EVENT_LIMIT after a recovered call", () 
   // numbering the client was given (output_index 2, sequence numbers ever increasing), or the
   // stand-aside happens only where no numbering was shifted.
   // Suspected: src/sse/rewrite.ts standAside() with src/wires/responses/stream.ts (#indexOf /
-  // Outbox #seqShift no longer applied to the bytes that pass).
-  test("items keep one output_index each, and sequence numbers never run backwards", async () => {
-    const answer = responsesItemSse([{ message: "msg_0", parts: [`Reading. ${CALL}`] }, { message: "msg_1", parts: [BIG] }], BIG.length);
-    const { out } = await through("http://127.0.0.1:1/v1/responses", answer, {
-      model: "m",
-      stream: true,
-      input: "hi",
-      tools: [{ type: "function", name: "read", parameters: READ_SCHEMA }],
+  // Outbox #seqShift no longer applied to the bytes that pass). The second variant shows no single
+  // delta needs to be large: response.output_text.done and content_part.done (and output_item.done)
+  // carry the part's whole text, so any message part over 4 MiB makes the rewrite stand aside.
+  for (const [name, size] of [["in one delta", BIG.length], ["in 1 MiB deltas (the part's `done` events repeat its whole text)", 1024 * 1024]] as const) {
+    test(`items keep one output_index each, and sequence numbers never run backwards: a long second message ${name}`, async () => {
+      const answer = responsesItemSse([{ message: "msg_0", parts: [`Reading. ${CALL}`] }, { message: "msg_1", parts: [BIG] }], size);
+      const { out } = await through("http://127.0.0.1:1/v1/responses", answer, {
+        model: "m",
+        stream: true,
+        input: "hi",
+        tools: [{ type: "function", name: "read", parameters: READ_SCHEMA }],
+      });
+      const events = dataEvents(out);
+      const call = events.find((e) => e.type === "response.output_item.added" && e.item?.type === "function_call");
+      expect(call).toBeDefined();
+      const owners = new Map<number, string>();
+      const clashes: string[] = [];
+      for (const event of events) {
+        if (typeof event.output_index !== "number") continue;
+        const owner = event.item?.id ?? event.item_id;
+        if (typeof owner !== "string") continue;
+        const was = owners.get(event.output_index);
+        if (was === undefined) owners.set(event.output_index, owner);
+        else if (was !== owner) clashes.push(`${event.type} of ${owner} at output_index ${event.output_index}, which is ${was}'s`);
+      }
+      expect(clashes).toEqual([]);
+      const numbers = events.map((e) => e.sequence_number).filter((n): n is number => typeof n === "number");
+      expect(numbers).toEqual(numbers.map((_, i) => i));
     });
-    const events = dataEvents(out);
-    const call = events.find((e) => e.type === "response.output_item.added" && e.item?.type === "function_call");
-    expect(call).toBeDefined();
-    const owners = new Map<number, string>();
-    const clashes: string[] = [];
-    for (const event of events) {
-      if (typeof event.output_index !== "number") continue;
-      const owner = event.item?.id ?? event.item_id;
-      if (typeof owner !== "string") continue;
-      const was = owners.get(event.output_index);
-      if (was === undefined) owners.set(event.output_index, owner);
-      else if (was !== owner) clashes.push(`${event.type} of ${owner} at output_index ${event.output_index}, which is ${was}'s`);
-    }
-    expect(clashes).toEqual([]);
-    const numbers = events.map((e) => e.sequence_number).filter((n): n is number => typeof n === "number");
-    expect(numbers).toEqual(numbers.map((_, i) => i));
-  });
+  }
 });
