@@ -86,6 +86,52 @@ describe("chat: an event past HELD_EVENT_LIMIT after a recovered call", () => {
   });
 });
 
+describe("chat: a native call after an event past HELD_EVENT_LIMIT", () => {
+  // FINDING (breaks the host's stream, medium). The recovered call went out as tool_calls index 0.
+  // After the rewrite stood aside, the upstream's native call passes as it came, also at index 0,
+  // where the chat rewriter would have moved it to index 1 (#remapNative). A client merges
+  // tool-call deltas by index: the native call's name and arguments land on the recovered call's
+  // entry (OpenAI SDK accumulators append the arguments: `{"path":"/etc/hosts"}{"command":"ls"}`).
+  // Expected: no two calls share an index (the native call's chunks are still small enough to be
+  // read and renumbered, or the stand-aside hands the rest to a renumbering-only pass).
+  // Suspected: src/sse/rewrite.ts standAside() (raw bytes after src/wires/chat/rewriter.ts shifted indices).
+  test("the native call does not take the recovered call's index", async () => {
+    const native = (fn: Json) => ({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, ...fn }] }, finish_reason: null }] });
+    const { out } = await through(
+      "http://127.0.0.1:1/v1/chat/completions",
+      chatSse([
+        delta(CALL),
+        delta(BIG),
+        native({ id: "call_native", type: "function", function: { name: "bash", arguments: "" } }),
+        native({ function: { arguments: '{"command":"ls"}' } }),
+        { choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] },
+      ]),
+      {
+        model: "m",
+        stream: true,
+        messages: [{ role: "user", content: "hi" }],
+        tools: [
+          { type: "function", function: { name: "read", parameters: READ_SCHEMA } },
+          { type: "function", function: { name: "bash", parameters: { type: "object", properties: { command: { type: "string" } } } } },
+        ],
+      },
+    );
+    const byIndex = new Map<number, Set<string>>();
+    for (const line of out.split("\n")) {
+      if (!line.startsWith("data: {")) continue;
+      for (const call of JSON.parse(line.slice(6)).choices[0].delta?.tool_calls ?? []) {
+        if (typeof call.id !== "string") continue;
+        const ids = byIndex.get(call.index) ?? new Set<string>();
+        ids.add(call.id);
+        byIndex.set(call.index, ids);
+      }
+    }
+    const shared = [...byIndex].filter(([, ids]) => ids.size > 1).map(([index, ids]) => `index ${index}: ${[...ids].sort().join(", ")}`);
+    expect(shared).toEqual([]);
+    expect(byIndex.size).toBe(2);
+  });
+});
+
 // ---- Anthropic Messages ----
 
 describe("Anthropic: an event past HELD_EVENT_LIMIT after a recovered call", () => {
