@@ -3,7 +3,8 @@
 // aside": it calls rewriter.end() (the wire's end-of-reply flush) and lets every later byte pass as
 // it came. But the reply has not ended there, so the flush's end-of-reply decisions are wrong for
 // it, and the bytes that pass as they came still use the upstream's numbering, which the recovered
-// call already shifted. Each failing test says what is wrong, its severity and the suspected file.
+// call already shifted; a candidate held at that moment is decided as if the reply ended there.
+// Each failing test says what is wrong, its severity and the suspected file.
 // Markup is Hermes `<tool_call>` JSON, so no DSML marker bytes are needed.
 import { describe, expect, test } from "bun:test";
 import { repairFetch } from "../../src/adapters/fetch.ts";
@@ -83,6 +84,71 @@ describe("chat: an event past HELD_EVENT_LIMIT after a recovered call", () => {
     const { calls, finish } = await chat();
     expect(calls).toBe(1);
     expect(finish).toEqual(["tool_calls"]);
+  });
+});
+
+describe("chat and Anthropic: an event past HELD_EVENT_LIMIT while a candidate is held", () => {
+  // Whole, this is prose about the format: the JSON is followed on its line by more prose, so it is
+  // no call (parse() agrees: no call). Cut right after the JSON, it reads as a call whose closer is
+  // missing at the reply's end, which runs (a complete Hermes body).
+  const HEAD = '<tool_call>{"name":"bash","arguments":{"command":"rm -rf build"}}';
+  const PROSE = " is how a Hermes call looks; the rest of this answer explains each field.\n";
+  const BASH = { type: "function", function: { name: "bash", parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } } };
+
+  async function calls(deltas: string[]): Promise<string[]> {
+    const { out } = await through("http://127.0.0.1:1/v1/chat/completions", chatSse([...deltas.map(delta), { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }]), {
+      model: "m",
+      stream: true,
+      messages: [{ role: "user", content: "what does a Hermes tool call look like?" }],
+      tools: [BASH],
+    });
+    const found: string[] = [];
+    for (const line of out.split("\n")) {
+      if (!line.startsWith("data: {")) continue;
+      for (const call of JSON.parse(line.slice(6)).choices[0].delta?.tool_calls ?? []) found.push(`${call.function?.name}:${call.function?.arguments}`);
+    }
+    return found;
+  }
+
+  // Hard negative (passes on main): the same text in ordinary deltas runs nothing.
+  test("in small deltas the example runs nothing", async () => {
+    expect(await calls(["It looks like this: ", HEAD, PROSE, "y".repeat(1000)])).toEqual([]);
+  });
+
+  // FINDING (wrong execution, high severity, low reachability: it needs one SSE event over 4 MiB
+  // right after the candidate, e.g. an upstream that batches a long answer into one chunk). The
+  // engine holds HEAD as a candidate; the next event is over HELD_EVENT_LIMIT, so the rewrite
+  // stands aside and calls rewriter.end(), whose flush decides the held text as if the reply
+  // ended there: HEAD is a complete Hermes body with its closer missing at the end, so
+  // `bash rm -rf build` goes out as a real call, while the prose that makes it an example passes
+  // unread right after it. Expected: standing aside mid-reply hands the held text back undecided
+  // (GuardedEngine.stop(), as the middleware's stand-aside does: src/adapters/middleware/stream.ts),
+  // so nothing that depends on what follows runs.
+  // Suspected: src/sse/rewrite.ts standAside() -> sendHeld() -> rewriter.end() (a flush), and the
+  // wires' end() (src/wires/chat/rewriter.ts, anthropic/stream.ts, responses/stream.ts).
+  test("a long event right after the held example does not make it run", async () => {
+    expect(await calls(["It looks like this: ", HEAD, PROSE + BIG])).toEqual([]);
+  });
+
+  // The same over Anthropic Messages (its end() flushes too).
+  test("Anthropic: a long text delta right after the held example does not make it run", async () => {
+    const events = [
+      { type: "message_start", message: { id: "msg_44", type: "message", role: "assistant", model: "m", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } },
+      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+      ...["It looks like this: ", HEAD, PROSE + BIG].map((text) => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })),
+      { type: "content_block_stop", index: 0 },
+      { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 5 } },
+      { type: "message_stop" },
+    ];
+    const { out } = await through("http://127.0.0.1:1/v1/messages", namedSse(events), {
+      model: "m",
+      max_tokens: 100,
+      stream: true,
+      messages: [{ role: "user", content: "what does a Hermes tool call look like?" }],
+      tools: [{ name: "bash", input_schema: BASH.function.parameters }],
+    });
+    const uses = dataEvents(out).filter((e) => e.type === "content_block_start" && e.content_block?.type === "tool_use");
+    expect(uses.map((e) => e.content_block.name)).toEqual([]);
   });
 });
 
