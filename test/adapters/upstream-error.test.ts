@@ -1,7 +1,9 @@
 // An upstream that fails mid-stream: the text the engine was still holding (an unfinished
 // candidate) reaches the client as whole events before the error, never lost and never half an
 // event; the error itself still reaches the client. Chat, Anthropic Messages and Responses alike,
-// and the AI SDK middleware, whose model stream errors instead.
+// and the AI SDK middleware, whose model stream errors instead. A failure is not the reply's end:
+// the held text goes back exactly as written, undecided, so a candidate that would run at the
+// reply's end (a complete body whose closer is missing) never runs when the reply is cut after it.
 import { describe, expect, test } from "bun:test";
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { wrapLanguageModel } from "ai";
@@ -137,5 +139,48 @@ describe.each([1, 7, 64])("the middleware over a model stream that fails mid-rep
     expect(text.map((part) => part.delta).join("")).toBe(`Looking.\n${CUT}`);
     expect(text.every((part) => part.id === "t")).toBe(true);
     expect(out.filter((part) => part.type.startsWith("tool-"))).toEqual([]);
+  });
+});
+
+/** A complete Hermes body without its closer: at the reply's end it runs; cut there, it was maybe an example. */
+const HERMES = '<tool_call>{"name":"bash","arguments":{"command":"rm -rf build"}}';
+
+describe.each([1, 7, 64])("the middleware over a model stream that fails right after a complete body (deltas of %p characters)", (size) => {
+  test("the body goes back as text, as written, under its text part; no tool part", async () => {
+    const pieces = Array.from({ length: Math.ceil(HERMES.length / size) }, (_, i) => HERMES.slice(i * size, (i + 1) * size));
+    const parts: LanguageModelV3StreamPart[] = [
+      { type: "stream-start", warnings: [] },
+      { type: "text-start", id: "t" },
+      ...["It looks like this: ", ...pieces].map((delta): LanguageModelV3StreamPart => ({ type: "text-delta", id: "t", delta })),
+    ];
+    const model = new MockLanguageModelV3({ doStream: async () => ({ stream: failingParts(parts) }) });
+    const wrapped = wrapLanguageModel({ model, middleware: repairMiddleware() });
+    const inputSchema = tools[0]!.function.parameters;
+    const { stream } = await wrapped.doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "go" }] }], tools: [{ type: "function", name: "bash", inputSchema }] });
+    const { parts: out, error } = await partsUntilError(stream);
+    expect(error).toBeInstanceOf(TypeError);
+    const text = out.flatMap((part) => (part.type === "text-delta" ? [part] : []));
+    expect(text.map((part) => part.delta).join("")).toBe(`It looks like this: ${HERMES}`);
+    expect(text.every((part) => part.id === "t")).toBe(true);
+    expect(out.filter((part) => part.type.startsWith("tool-"))).toEqual([]);
+  });
+});
+
+describe("the middleware over a model stream that fails after a recovered call", () => {
+  test("the call stands; the text held after it goes out as written (not stripped as at the reply's end)", async () => {
+    const CALL = '<tool_call>{"name":"bash","arguments":{"command":"ls"}}</tool_call>';
+    const parts: LanguageModelV3StreamPart[] = [
+      { type: "stream-start", warnings: [] },
+      { type: "text-start", id: "t" },
+      ...["Listing. ", CALL, " Here is what I found: 42."].map((delta): LanguageModelV3StreamPart => ({ type: "text-delta", id: "t", delta })),
+    ];
+    const model = new MockLanguageModelV3({ doStream: async () => ({ stream: failingParts(parts) }) });
+    const wrapped = wrapLanguageModel({ model, middleware: repairMiddleware() });
+    const inputSchema = tools[0]!.function.parameters;
+    const { stream } = await wrapped.doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "go" }] }], tools: [{ type: "function", name: "bash", inputSchema }] });
+    const { parts: out, error } = await partsUntilError(stream);
+    expect(error).toBeInstanceOf(TypeError);
+    expect(out.flatMap((part) => (part.type === "tool-call" ? [`${part.toolName}:${part.input}`] : []))).toEqual(['bash:{"command":"ls"}']);
+    expect(out.map((part) => (part.type === "text-delta" ? part.delta : "")).join("")).toBe("Listing.  Here is what I found: 42.");
   });
 });
