@@ -40,6 +40,14 @@ export interface EventRewriter {
   event(event: SseEvent): Rewritten | null;
   /** End of the body: whatever the engine still holds, as events to append. */
   end(): Json[];
+  /**
+   * The reply goes on but is no longer read (`goesOn`: an event past HELD_EVENT_LIMIT), or it was
+   * cut (the upstream failed): neither is its end. What the engines hold goes out exactly as
+   * written, undecided (GuardedEngine.stop()), as events to append; the calls already recovered
+   * stand (those held back for the reply's end go out; cut, so do those waiting for their item's
+   * end), and no text is read or decided any more.
+   */
+  stop(goesOn: boolean): Json[];
 }
 
 /**
@@ -102,13 +110,15 @@ export function rewriteEventStream(
   }
 
   /**
-   * The engine's held text as whole events: it is text the upstream did send, so it is never lost
-   * (before an upstream error, or before the rewrite stands aside).
+   * The engine's held text as whole events, as written: it is text the upstream did send, so it is
+   * never lost (before an upstream error, or before the rewrite stands aside); neither is the
+   * reply's end, so nothing in it is decided (the text that would show a held call was only an
+   * example may be what never arrived, or what passes unread).
    */
-  function sendHeld(): void {
+  function sendHeld(goesOn: boolean): void {
     let pieces: Json[] = [];
     try {
-      pieces = rewriter.end();
+      pieces = rewriter.stop(goesOn);
     } catch (error) {
       onError(error);
     }
@@ -123,7 +133,7 @@ export function rewriteEventStream(
     passing = true;
     framer.end();
     onError(new RangeError(`an SSE event over ${HELD_EVENT_LIMIT} bytes: the rewrite stands aside, the rest of the stream passes as it came`));
-    sendHeld();
+    sendHeld(true);
     for (const bytes of rest) if (bytes !== undefined && bytes.length > 0) emit(bytes);
   }
 
@@ -197,7 +207,7 @@ export function rewriteEventStream(
         if (passing) return;
         // The unfinished tail is half an event: it never goes out. What the engine still holds
         // was text the upstream did send, so it goes out as whole events before the error.
-        sendHeld();
+        sendHeld(false);
       },
     };
   });

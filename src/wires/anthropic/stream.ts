@@ -127,6 +127,22 @@ export class AnthropicStreamRewriter implements EventRewriter {
     return [...held, ...pieces, ...this.#close()];
   }
 
+  /**
+   * The message goes on unread, or was cut: what the engine holds goes out as written, into the
+   * open text block (or its held start), nothing in it decided; calls held back go out. A text
+   * block that ended upstream while holding text closes here.
+   */
+  stop(_goesOn: boolean): Json[] {
+    const held = this.#guard.stop();
+    const calls = this.#unhold();
+    const text = this.#emitText(held);
+    this.#final();
+    if (!this.#ending) return [...calls, ...text];
+    this.#ending = false;
+    this.#held = undefined;
+    return [...calls, ...text, ...this.#close()];
+  }
+
   #start(event: Json): Rewritten | null {
     const index = event.index;
     const block = event.content_block;

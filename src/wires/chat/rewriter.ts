@@ -117,6 +117,22 @@ export class ChunkRewriter implements EventRewriter {
     return [...lead, ...this.#flush()];
   }
 
+  /**
+   * The reply goes on unread, or was cut: what the engine holds goes back as written, nothing in it
+   * decided; calls held back go out (they were recovered), and no call in the reasoning runs (only
+   * the reply's end can make one the answer). Later chunks take the paths of a done engine: native
+   * call indices and the finish_reason still agree with what went out.
+   */
+  stop(_goesOn: boolean): Json[] {
+    const thought = this.#closeReasoning();
+    const back = this.#abandonReasoning();
+    const lead = this.#giveUp();
+    const held = this.#guard.stop();
+    const calls = this.#unhold();
+    this.#final();
+    return [...thought, ...back, ...lead, ...calls, ...(held ? [this.#synthetic({ content: held })] : [])];
+  }
+
   #flush(): Json[] {
     const thought = this.#closeReasoning();
     const step = this.#guard.step({ flush: true });

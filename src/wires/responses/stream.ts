@@ -50,6 +50,20 @@ export class ResponsesStreamRewriter implements EventRewriter {
     return this.#out.drain(outs);
   }
 
+  /**
+   * The reply goes on unread, or was cut: every part's held text goes out as written (a waiting
+   * part's into its slot), nothing in it decided; what waited behind the slots goes out with it.
+   * Calls recovered and not yet out, no longer held back, go out after their item as before when
+   * the reply goes on; cut, they go out now, as those of the other wires went out when recovered.
+   */
+  stop(goesOn: boolean): Json[] {
+    const outs = this.#text.stop();
+    this.#hold = false;
+    if (!goesOn) outs.push(...this.#callItems(this.#endIndex()));
+    this.#final();
+    return this.#out.drain(outs);
+  }
+
   /** One upstream event: what goes out for it, in order; undefined when that is the event alone, unchanged. */
   #decide(event: Json & { type: string }): Out[] | undefined {
     const before: Out[] = [];
