@@ -152,12 +152,29 @@ export function rewriteEventStream(
       onError(new RangeError(`an SSE event over ${HELD_EVENT_LIMIT} bytes: the rewrite stands aside, the rest of the stream passes unread`));
       sendHeld(true);
     }
-    const event = new PassingEvent(rewriter.passing, emit);
+    const event = new PassingEvent(guardedEdits(rewriter.passing), emit);
     const end = event.push(bytes);
     lastRaw = true;
     // The framer saw the whole event end: it ended (its blank line's LF, if one follows a CR, is the framer's lead).
     if (whole || end >= 0) passed(event);
     else streaming = event;
+  }
+
+  /** The wire's edits, a throw in them leaving the value as it came (and told to `onError`). */
+  function guardedEdits(edits: PassingEdits | undefined): PassingEdits | undefined {
+    if (edits === undefined) return undefined;
+    return {
+      keys: edits.keys,
+      scalar(path, json, seen) {
+        try {
+          return edits.scalar(path, json, seen);
+        } catch (error) {
+          onError(error);
+          return undefined;
+        }
+      },
+      ...(edits.ended ? { ended: (top: ReadonlyMap<string, string>) => edits.ended!(top) } : {}),
+    };
   }
 
   /** The event past the limit ended: what the wire sends after it. */

@@ -7,7 +7,7 @@
 // every split. test/hostile/review-44-limits.test.ts has the findings these come from.
 import { describe, expect, test } from "bun:test";
 import { repairFetch } from "../../src/adapters/fetch.ts";
-import { HELD_EVENT_LIMIT } from "../../src/sse/rewrite.ts";
+import { type EventRewriter, HELD_EVENT_LIMIT, rewriteEventStream } from "../../src/sse/rewrite.ts";
 import { type Json, chunkedFetch, dataEvents, encode, namedConsistently, namedSse, postInit } from "./wire-support.ts";
 import { readStream, responsesItemSse } from "./responses-support.ts";
 
@@ -238,4 +238,67 @@ describe("Responses: after the stand-aside", () => {
     const [out] = await everySplit("http://127.0.0.1:1/v1/responses", answer, request, '"response.output_text.done","item_id":"msg_1"');
     expect(readStream(out!).map((item) => item.type)).toEqual(["message", "message"]);
   }, 60_000);
+});
+
+// ---- the stage itself ----
+
+describe("rewriteEventStream after the stand-aside", () => {
+  /** A rewriter that changes nothing, says where it was asked, and whose edits throw. */
+  function probe() {
+    const asked: string[] = [];
+    const rewriter: EventRewriter = {
+      event(event) {
+        asked.push(`event ${event.data?.slice(0, 12)}`);
+        return null;
+      },
+      end() {
+        asked.push("end");
+        return [{ type: "end" }];
+      },
+      stop(goesOn) {
+        asked.push(`stop ${goesOn}`);
+        return [{ type: "held" }];
+      },
+      passing: {
+        keys: new Set(["index"]),
+        scalar() {
+          throw new Error("edit failed");
+        },
+      },
+    };
+    return { rewriter, asked };
+  }
+
+  async function run(text: string, chunks: (bytes: Uint8Array) => Uint8Array[]) {
+    const { rewriter, asked } = probe();
+    const errors: string[] = [];
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks(encode(text))) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    const out = await new Response(rewriteEventStream(body, rewriter, (error) => errors.push(String(error).slice(0, 40)))).text();
+    return { out, asked, errors };
+  }
+
+  const long = `data: {"index":1,"t":"${BIG}"}\n\n`;
+  const cuts = [(bytes: Uint8Array) => [bytes], (bytes: Uint8Array) => Array.from({ length: Math.ceil(bytes.length / CHUNK) }, (_, i) => bytes.subarray(i * CHUNK, (i + 1) * CHUNK))];
+
+  test("an edit that throws leaves its value as it came; events that fit still go to the rewriter, and the end", async () => {
+    for (const cut of cuts) {
+      const { out, asked, errors } = await run(`data: {"index":0}\n\n${long}data: {"index":2}\n\n`, cut);
+      expect(out === `data: {"index":0}\n\nevent: held\ndata: {"type":"held"}\n\n${long}data: {"index":2}\n\nevent: end\ndata: {"type":"end"}\n\n`).toBe(true);
+      expect(asked).toEqual(['event {"index":0}', "stop true", 'event {"index":2}', "end"]);
+      expect(errors).toEqual(["RangeError: an SSE event over 4194304 by", "Error: edit failed"]);
+    }
+  });
+
+  test("a long event the body ends in: its bytes as they came, nothing after them", async () => {
+    for (const cut of cuts) {
+      const { out, asked } = await run(`data: {"index":0}\n\n${long.slice(0, -2)}`, cut);
+      expect(out === `data: {"index":0}\n\nevent: held\ndata: {"type":"held"}\n\n${long.slice(0, -2)}`).toBe(true);
+      expect(asked).toEqual(['event {"index":0}', "stop true"]);
+    }
+  });
 });
