@@ -38,6 +38,9 @@ const CLOSE_ARRAY = 93;
 const OPEN_OBJECT = 123;
 const CLOSE_OBJECT = 125;
 const DATA = [100, 97, 116, 97];
+/** Bytes that end a run of string content: a quote, a backslash, a line end. */
+const STRING_STOPS = new Uint8Array(256);
+for (const b of [QUOTE, BACKSLASH, CR, LF]) STRING_STOPS[b] = 1;
 
 const enum Line {
   /** At a line's first byte: a terminator here is the blank line that ends the event. */
@@ -109,6 +112,11 @@ export class PassingEvent {
     this.#from = 0;
     const n = chunk.length;
     for (let i = 0; i < n; i++) {
+      // Inside a string value not held (the long text itself): on to the next byte that matters.
+      if (this.#token === Token.String && this.#held === undefined && !this.#escape && !this.#afterCR) {
+        while (i < n && !STRING_STOPS[chunk[i]!]) i++;
+        if (i === n) break;
+      }
       const b = chunk[i]!;
       if (this.#afterCR) {
         this.#afterCR = false;
