@@ -78,6 +78,15 @@ export class SseFramer {
     return { lead, head, ends };
   }
 
+  /**
+   * Framing goes on after an event read elsewhere (end() was called for it) whose blank line was a
+   * CR ending the last chunk: an LF first in the next chunk completes it, as a `lead`.
+   */
+  endedAtCR(): void {
+    this.#afterCR = true;
+    this.#endedAtCR = true;
+  }
+
   /** Whatever is left when the body ends without a final blank line. */
   end(): Uint8Array | undefined {
     const rest = this.#carry.length > 0 ? concatBytes(this.#carry) : undefined;

@@ -4,6 +4,7 @@ import { jsonOrUndefined } from "../grammar/plain-data.ts";
 import { type Json, isObject } from "./json.ts";
 import { pullStage } from "./pull-stage.ts";
 import { SseFramer, SseReader, serialize } from "./framing.ts";
+import { type PassingEdits, PassingEvent } from "./passing.ts";
 
 export const RAW = Symbol("raw");
 /**
@@ -40,6 +41,19 @@ export interface EventRewriter {
   event(event: SseEvent): Rewritten | null;
   /** End of the body: whatever the engine still holds, as events to append. */
   end(): Json[];
+  /**
+   * The reply goes on but is no longer read (`goesOn`: an event past HELD_EVENT_LIMIT), or it was
+   * cut (the upstream failed): neither is its end. What the engines hold goes out exactly as
+   * written, undecided (GuardedEngine.stop()), as events to append; the calls already recovered
+   * stand (those held back for the reply's end go out; cut, so do those waiting for their item's
+   * end), and no text is read or decided any more.
+   */
+  stop(goesOn: boolean): Json[];
+  /**
+   * After stop(true), for each event past HELD_EVENT_LIMIT: the few values that streams on with it
+   * as the client must see them (indexes, sequence numbers moved by what the rewrite put in).
+   */
+  readonly passing?: PassingEdits;
 }
 
 /**
@@ -47,7 +61,7 @@ export interface EventRewriter {
  * An unfinished event is held whole (the rewriter decides on whole events), so without a bound an
  * upstream that never ends its line makes the stream hold all it sends and the client get nothing.
  * The proxy's byte relay holds 1 MiB (WholeEvents in src/proxy/server.ts), but crossing this bound
- * turns the repair off, where crossing the relay's only ungroups bytes, so it sits well above any
+ * ends the repair's reading, where crossing the relay's only ungroups bytes, so it sits well above any
  * real event: chat and Anthropic events are token deltas (hundreds of bytes), and the largest are a
  * Responses reply's closing events (response.completed repeats the whole answer, about 0.5 MB at
  * 128k output tokens, with the request's instructions and tools, tens of KB each). 4 MiB, plus the
@@ -60,10 +74,14 @@ export const HELD_EVENT_LIMIT = 4 * 1024 * 1024;
  * chunk they arrived in (the chunk itself when all of it passed). A synthetic event is named after
  * its `type` (an `event:` line), as Anthropic and Responses name theirs; chat chunks have none.
  *
- * An event longer than HELD_EVENT_LIMIT (whole or still unfinished) ends the rewriting: what the
- * engine still holds goes out as whole events, then that event's bytes and every later byte as they
- * came, and `onError` is told why. The rule is on the event's length, not on how the network cut
- * it, so the output is the same at every split.
+ * An event longer than HELD_EVENT_LIMIT (whole or still unfinished) ends the reading: what the
+ * engine still holds goes out as whole events, as written (EventRewriter.stop: the reply has not
+ * ended, so nothing held is decided), and `onError` is told why. From then on no text is read, but
+ * the client's view stays valid: every later event that fits the bound still goes to the rewriter,
+ * whose engines are done, for its bookkeeping (indexes, sequence numbers, the finish reason), and
+ * one that does not goes out as its bytes come, the few values the wire renumbers set as they pass
+ * (EventRewriter.passing, passing.ts). The rule is on the event's length, not on how the network
+ * cut it, so the output is the same at every split.
  */
 export function rewriteEventStream(
   body: ReadableStream<Uint8Array>,
@@ -78,8 +96,14 @@ export function rewriteEventStream(
   let lastRaw = true;
   /** Bytes of the unfinished event the framer holds: what it carried, counted from what it reported. */
   let unfinished = 0;
-  /** Stood aside (an event past the limit): every byte from then on goes out as it came. */
+  /**
+   * Stood aside (an event past the limit): the rewriter reads no text any more. It still sees every
+   * event that fits the limit, for the bookkeeping that keeps the client's view valid (indexes,
+   * sequence numbers, the finish reason); one that does not streams on through `streaming`.
+   */
   let passing = false;
+  /** An event past the limit, going out as its bytes come, until its blank line. */
+  let streaming: PassingEvent | undefined;
 
   /** The rewriter's answer for one event; a rewriter that throws leaves the event as it came. */
   function decide(bytes: Uint8Array): Rewritten | null {
@@ -102,13 +126,15 @@ export function rewriteEventStream(
   }
 
   /**
-   * The engine's held text as whole events: it is text the upstream did send, so it is never lost
-   * (before an upstream error, or before the rewrite stands aside).
+   * The engine's held text as whole events, as written: it is text the upstream did send, so it is
+   * never lost (before an upstream error, or before the rewrite stands aside); neither is the
+   * reply's end, so nothing in it is decided (the text that would show a held call was only an
+   * example may be what never arrived, or what passes unread).
    */
-  function sendHeld(): void {
+  function sendHeld(goesOn: boolean): void {
     let pieces: Json[] = [];
     try {
-      pieces = rewriter.end();
+      pieces = rewriter.stop(goesOn);
     } catch (error) {
       onError(error);
     }
@@ -116,24 +142,68 @@ export function rewriteEventStream(
   }
 
   /**
-   * An event past the limit: the rewriter is done (its held text goes out first), and `rest`, the
-   * bytes from that event's first one to the chunk's end, goes out as it came; so does every later chunk.
+   * An event past the limit: `bytes`, all of it (`whole`) or all of it so far. The first one makes
+   * the rewrite stand aside (the rewriter's held text goes out first, as written). It goes out as
+   * it streams in, never held, the few values the wire renumbers set as they pass (passing.ts).
    */
-  function standAside(...rest: (Uint8Array | undefined)[]): void {
-    passing = true;
-    framer.end();
-    onError(new RangeError(`an SSE event over ${HELD_EVENT_LIMIT} bytes: the rewrite stands aside, the rest of the stream passes as it came`));
-    sendHeld();
-    for (const bytes of rest) if (bytes !== undefined && bytes.length > 0) emit(bytes);
+  function passLong(bytes: Uint8Array, whole: boolean): void {
+    if (!passing) {
+      passing = true;
+      onError(new RangeError(`an SSE event over ${HELD_EVENT_LIMIT} bytes: the rewrite stands aside, the rest of the stream passes unread`));
+      sendHeld(true);
+    }
+    const event = new PassingEvent(guardedEdits(rewriter.passing), emit);
+    const end = event.push(bytes);
+    lastRaw = true;
+    // The framer saw the whole event end: it ended (its blank line's LF, if one follows a CR, is the framer's lead).
+    if (whole || end >= 0) passed(event);
+    else streaming = event;
+  }
+
+  /** The wire's edits, a throw in them leaving the value as it came (and told to `onError`). */
+  function guardedEdits(edits: PassingEdits | undefined): PassingEdits | undefined {
+    if (edits === undefined) return undefined;
+    return {
+      keys: edits.keys,
+      scalar(path, json, seen) {
+        try {
+          return edits.scalar(path, json, seen);
+        } catch (error) {
+          onError(error);
+          return undefined;
+        }
+      },
+      ...(edits.ended ? { ended: (top: ReadonlyMap<string, string>) => edits.ended!(top) } : {}),
+    };
+  }
+
+  /** The event past the limit ended: what the wire sends after it. */
+  function passed(event: PassingEvent): void {
+    let pieces: Json[] = [];
+    try {
+      pieces = event.ended();
+    } catch (error) {
+      onError(error);
+    }
+    if (pieces.length === 0) return;
+    lastRaw = false;
+    for (const piece of pieces) emit(encoder.encode(serialize(JSON.stringify(piece), "\n", namedEventMeta(piece))));
   }
 
   return pullStage<Uint8Array, Uint8Array>(body, (out) => {
     emit = out;
     return {
       each(chunk) {
-        if (passing) {
-          if (chunk.length > 0) emit(chunk);
-          return;
+        if (streaming !== undefined) {
+          const end = streaming.push(chunk);
+          if (end < 0) return;
+          const event = streaming;
+          streaming = undefined;
+          passed(event);
+          // Its blank line's CR ended the chunk: an LF first in the next one is its, as the framer reads it.
+          if (event.endedAtCR) framer.endedAtCR();
+          if (end === chunk.length) return;
+          chunk = chunk.subarray(end);
         }
         const { lead, head, ends } = framer.push(chunk);
         // The LF completing the CRLF of the event before: original bytes keep it, a rewritten
@@ -142,10 +212,12 @@ export function rewriteEventStream(
         let k = 0;
         let at = lead;
         if (head !== undefined) {
-          if (eventLength(head, 0, head.length) > HELD_EVENT_LIMIT) return standAside(head, chunk.subarray(ends[0]!));
-          const rewritten = decide(head);
-          if (rewritten === null) emit(head);
-          lastRaw = rewritten === null || write(rewritten, head);
+          if (eventLength(head, 0, head.length) > HELD_EVENT_LIMIT) passLong(head, true);
+          else {
+            const rewritten = decide(head);
+            if (rewritten === null) emit(head);
+            lastRaw = rewritten === null || write(rewritten, head);
+          }
           at = ends[k++]!;
         }
         // Events that pass go out together, as one slice of the chunk.
@@ -154,7 +226,9 @@ export function rewriteEventStream(
           const end = ends[k]!;
           if (eventLength(chunk, at, end) > HELD_EVENT_LIMIT) {
             if (pending < at) emit(chunk.subarray(pending, at));
-            return standAside(chunk.subarray(at));
+            passLong(chunk.subarray(at, end), true);
+            pending = at = end;
+            continue;
           }
           const bytes = at === 0 && end === chunk.length ? chunk : chunk.subarray(at, end);
           const rewritten = decide(bytes);
@@ -170,10 +244,14 @@ export function rewriteEventStream(
         // of what it carried before (the LF of a CRLF that ended the event before is not carried).
         unfinished = ends.length > 0 ? chunk.length - ends[ends.length - 1]! : unfinished + chunk.length - lead;
         // Its final length is more than this, at any later split: the same decision as a whole one.
-        if (unfinished > HELD_EVENT_LIMIT) standAside(framer.end());
+        if (unfinished > HELD_EVENT_LIMIT) {
+          unfinished = 0;
+          passLong(framer.end()!, false);
+        }
       },
       end() {
-        if (passing) return;
+        // An event past the limit never ended: its bytes went out as they came, nothing can follow them.
+        if (streaming !== undefined) return;
         const tail = framer.end();
         let tailRaw = false;
         if (tail !== undefined) {
@@ -196,8 +274,9 @@ export function rewriteEventStream(
         // the relay's own bound lets one (src/proxy/server.ts).
         if (passing) return;
         // The unfinished tail is half an event: it never goes out. What the engine still holds
-        // was text the upstream did send, so it goes out as whole events before the error.
-        sendHeld();
+        // was text the upstream did send, so it goes out as whole events before the error, as
+        // written: the reply was cut, it did not end.
+        sendHeld(false);
       },
     };
   });

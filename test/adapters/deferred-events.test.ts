@@ -68,7 +68,7 @@ function neverWaits(event: SseEvent): SseEvent {
 async function rewrite(body: string, cuts: number[] | "events", defer: boolean): Promise<string> {
   const guard = new GuardedEngine(createRepairEngine({ tools: fixtureTools, idPrefix: "call_" }), () => undefined);
   const inner = new ChunkRewriter(guard, () => undefined);
-  const rewriter: EventRewriter = defer ? inner : { event: (event) => inner.event(neverWaits(event)), end: () => inner.end() };
+  const rewriter: EventRewriter = defer ? inner : { event: (event) => inner.event(neverWaits(event)), end: () => inner.end(), stop: (goesOn) => inner.stop(goesOn) };
   const out = rewriteEventStream(chunked(new TextEncoder().encode(body), cuts), rewriter, (error) => {
     throw error;
   });

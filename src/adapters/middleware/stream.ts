@@ -54,15 +54,33 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
     end: endReply,
     fail() {
       // The model stream failed mid-reply: the text the engine holds was sent by the model, so it
-      // goes out before the error, decided as at the reply's end (as the fetch adapter does on a
-      // failing upstream, src/sse/rewrite.ts). A fault here must not replace the model's error.
+      // goes out before the error, but as written: the reply did not end there, and what would
+      // have come next (prose showing a held call was an example) never arrived, so nothing held
+      // is decided (as the fetch adapter does on a failing upstream, src/sse/rewrite.ts). A fault
+      // here must not replace the model's error.
       try {
-        endReply();
+        stopReply();
       } catch (fault) {
         noteFailure(options, "stream repair after the model stream failed", fault);
       }
     },
   };
+
+  /**
+   * The reply was cut, not ended: the engine's held text goes back exactly as written
+   * (GuardedEngine.stop()), the calls it recovered stand (those held back for the reply's end go
+   * out), and no call written in the reasoning runs (only the reply's end can make one the answer).
+   */
+  function stopReply(): void {
+    endThought();
+    reasoning.abandon();
+    const held = guard.stop();
+    unhold();
+    payThought();
+    text(held);
+    releaseEnd();
+    finishReport(ctx);
+  }
 
   function endReply(): void {
     endThought();

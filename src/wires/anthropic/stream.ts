@@ -7,8 +7,12 @@
 import type { RecoveredCall } from "../../parse/types.ts";
 import type { EngineEvent } from "../../engine/types.ts";
 import { type EventRewriter, RAW, type Rewritten, type SseEvent, typedEvent } from "../../sse/rewrite.ts";
+import type { PassingEdits } from "../../sse/passing.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
+
+/** Read in an event that streams past after the stand-aside: its block index, and its type. */
+const PASSING_KEYS: ReadonlySet<string> = new Set(["index", "type"]);
 
 /**
  * Block types that are tool calls the client will run: only `tool_use`. A server tool use
@@ -133,6 +137,58 @@ export class AnthropicStreamRewriter implements EventRewriter {
     // A held start no text opened stays unopened.
     this.#held = undefined;
     return [...held, ...pieces, ...this.#close()];
+  }
+
+  /**
+   * The message goes on unread, or was cut: what the engine holds goes out as written, into the
+   * open text block (or its held start), nothing in it decided; calls held back go out. A text
+   * block that ended upstream while holding text closes here.
+   */
+  stop(goesOn: boolean): Json[] {
+    const held = this.#guard.stop();
+    const calls = this.#unhold();
+    const text = this.#emitText(held);
+    this.#final();
+    if (this.#ending) {
+      this.#ending = false;
+      this.#held = undefined;
+      return [...calls, ...text, ...this.#close()];
+    }
+    // The text block read goes on upstream (the event too long to hold is most likely its delta),
+    // and an event streaming past cannot open one: it gets one now, if none is open downstream.
+    if (goesOn && this.#textBlock !== undefined && this.#open === undefined) return [...calls, ...text, ...this.#openText()];
+    return [...calls, ...text];
+  }
+
+  /**
+   * An event too long to hold, after the stand-aside, streams past: its block index still moves
+   * as in an event that fits (the text block read goes into the one open downstream; a block not
+   * seen yet takes the next index).
+   */
+  get passing(): PassingEdits {
+    return {
+      keys: PASSING_KEYS,
+      scalar: (path, json) => {
+        if (path.length !== 1 || path[0] !== "index") return undefined;
+        const index = Number(json);
+        if (!Number.isSafeInteger(index)) return undefined;
+        if (index === this.#textBlock) return this.#open === undefined ? undefined : String(this.#open);
+        let out = this.#blocks.get(index);
+        if (out === undefined) {
+          out = this.#next++;
+          this.#blocks.set(index, out);
+        }
+        return String(out);
+      },
+      ended: (top) => {
+        // The text block read stopped: nothing is open downstream any more.
+        if (top.get("type") === '"content_block_stop"' && Number(top.get("index")) === this.#textBlock) {
+          this.#textBlock = undefined;
+          this.#open = undefined;
+        }
+        return [];
+      },
+    };
   }
 
   #start(event: Json): Rewritten | null {

@@ -7,6 +7,7 @@ import type { GuardedEngine, Step } from "../../engine/guarded.ts";
 import { jsonOrUndefined } from "../../grammar/plain-data.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { type EventRewriter, type Piece, RAW, type Rewritten, type SseEvent } from "../../sse/rewrite.ts";
+import type { PassingEdits } from "../../sse/passing.ts";
 import { openAiCall } from "./openai.ts";
 import type { ReasoningChannel } from "../../engine/reasoning-channel.ts";
 
@@ -25,6 +26,9 @@ const DEFER_EVENTS = 8;
 const DEFER_HELD = 64;
 
 const ENVELOPE = ["id", "object", "created", "model", "system_fingerprint"] as const;
+
+/** Read in a chunk that streams past after the stand-aside: a choice's index and finish_reason, a native call's index. */
+const PASSING_KEYS: ReadonlySet<string> = new Set(["index", "finish_reason"]);
 
 export class ChunkRewriter implements EventRewriter {
   #guard: GuardedEngine;
@@ -115,6 +119,22 @@ export class ChunkRewriter implements EventRewriter {
     const lead = this.#giveUp();
     if (this.#guard.done) return [...lead, ...this.#abandonReasoning()];
     return [...lead, ...this.#flush()];
+  }
+
+  /**
+   * The reply goes on unread, or was cut: what the engine holds goes back as written, nothing in it
+   * decided; calls held back go out (they were recovered), and no call in the reasoning runs (only
+   * the reply's end can make one the answer). Later chunks take the paths of a done engine: native
+   * call indices and the finish_reason still agree with what went out.
+   */
+  stop(_goesOn: boolean): Json[] {
+    const thought = this.#closeReasoning();
+    const back = this.#abandonReasoning();
+    const lead = this.#giveUp();
+    const held = this.#guard.stop();
+    const calls = this.#unhold();
+    this.#final();
+    return [...thought, ...back, ...lead, ...calls, ...(held ? [this.#synthetic({ content: held })] : [])];
   }
 
   #flush(): Json[] {
@@ -409,18 +429,44 @@ export class ChunkRewriter implements EventRewriter {
     let changed = false;
     for (const call of toolCalls) {
       if (!isObject(call) || typeof call.index !== "number") continue;
-      let mapped = this.#nativeIndex.get(call.index);
-      if (mapped === undefined) {
-        mapped = this.#recovered === 0 ? call.index : this.#nextIndex;
-        this.#nativeIndex.set(call.index, mapped);
-      }
-      this.#nextIndex = Math.max(this.#nextIndex, mapped + 1);
+      const mapped = this.#nativeAt(call.index);
       if (mapped !== call.index) {
         call.index = mapped;
         changed = true;
       }
     }
     return changed;
+  }
+
+  /** Where the native call the upstream numbers `index` goes out. */
+  #nativeAt(index: number): number {
+    let mapped = this.#nativeIndex.get(index);
+    if (mapped === undefined) {
+      mapped = this.#recovered === 0 ? index : this.#nextIndex;
+      this.#nativeIndex.set(index, mapped);
+    }
+    this.#nextIndex = Math.max(this.#nextIndex, mapped + 1);
+    return mapped;
+  }
+
+  /**
+   * A chunk too long to hold, after the stand-aside, streams past: in choice 0 (the choice whose
+   * `index` came before, or the first), a native call's index and the finish_reason are still set
+   * as #settle sets them in a chunk that fits.
+   */
+  get passing(): PassingEdits {
+    return {
+      keys: PASSING_KEYS,
+      scalar: (path, json, seen) => {
+        if (path[0] !== "choices" || (seen[2]?.get("index") ?? (path[1] === 0 ? "0" : undefined)) !== "0") return undefined;
+        if (path.length === 3 && path[2] === "finish_reason") {
+          return json.charCodeAt(0) === 34 && json !== '"tool_calls"' && this.#recovered > 0 ? '"tool_calls"' : undefined;
+        }
+        if (path.length !== 6 || path[2] !== "delta" || path[3] !== "tool_calls" || path[5] !== "index") return undefined;
+        const index = Number(json);
+        return Number.isSafeInteger(index) ? String(this.#nativeAt(index)) : undefined;
+      },
+    };
   }
 
   #segments(events: EngineEvent[], from: number): Json[] {

@@ -98,6 +98,12 @@ export class Outbox {
     return this.#send(sent, false) ?? { pieces: [RAW] };
   }
 
+  /** The number an upstream event streaming past (nothing waits then) goes out with. */
+  passing(seq: number): number {
+    this.#lastSeq = seq + this.#seqShift;
+    return this.#lastSeq;
+  }
+
   /** The body ended: what waited, then `outs`, as JSON (re-serialized: nothing of theirs is lost but their own bytes). */
   drain(outs: Out[]): Json[] {
     const queued = [...this.#queue, ...outs];

@@ -8,12 +8,16 @@
 // the text held after them is the model's own again.
 import type { EngineSummary } from "../../engine/types.ts";
 import { type EventRewriter, type Rewritten, type SseEvent, typedEvent } from "../../sse/rewrite.ts";
+import type { PassingEdits } from "../../sse/passing.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
 import type { EngineFor } from "../wire.ts";
 import { NATIVE_ITEMS, functionCallItem } from "./items.ts";
 import { type Out, Outbox, upstream } from "./outbox.ts";
 import { TextParts } from "./text-parts.ts";
+
+/** Read in an event that streams past after the stand-aside: its numbers, and its type. */
+const PASSING_KEYS: ReadonlySet<string> = new Set(["sequence_number", "output_index", "type"]);
 
 export class ResponsesStreamRewriter implements EventRewriter {
   #onFinal: (more?: readonly EngineSummary[]) => void;
@@ -48,6 +52,49 @@ export class ResponsesStreamRewriter implements EventRewriter {
     this.#final();
     // What waited goes out first.
     return this.#out.drain(outs);
+  }
+
+  /**
+   * The reply goes on unread, or was cut: every part's held text goes out as written (a waiting
+   * part's into its slot), nothing in it decided; what waited behind the slots goes out with it.
+   * Calls recovered and not yet out, no longer held back, go out after their item as before when
+   * the reply goes on; cut, they go out now, as those of the other wires went out when recovered.
+   */
+  stop(goesOn: boolean): Json[] {
+    const outs = this.#text.stop();
+    this.#hold = false;
+    if (!goesOn) outs.push(...this.#callItems(this.#endIndex()));
+    this.#final();
+    return this.#out.drain(outs);
+  }
+
+  /**
+   * An event too long to hold, after the stand-aside, streams past (a long delta, or a `done` event
+   * or response.completed repeating a long text): its sequence_number and output_index still move
+   * by what was put in and dropped, as in an event that fits. An item added there maps its index
+   * from then on; calls waiting for the end of their message item go out after its `done`.
+   */
+  get passing(): PassingEdits {
+    return {
+      keys: PASSING_KEYS,
+      scalar: (path, json) => {
+        if (path.length !== 1) return undefined;
+        const value = Number(json);
+        if (!Number.isSafeInteger(value)) return undefined;
+        if (path[0] === "sequence_number") return String(this.#out.passing(value));
+        if (path[0] === "output_index") return String(this.#indices.get(value) ?? value + this.#itemsIn);
+        return undefined;
+      },
+      ended: (top) => {
+        const type = top.get("type");
+        const upstreamIndex = Number(top.get("output_index"));
+        if (!Number.isSafeInteger(upstreamIndex)) return [];
+        if (type === '"response.output_item.added"') this.#indices.set(upstreamIndex, upstreamIndex + this.#itemsIn);
+        if (type !== '"response.output_item.done"' || this.#hold) return [];
+        const index = this.#indices.get(upstreamIndex) ?? upstreamIndex + this.#itemsIn;
+        return index === this.#text.lastTextIndex ? this.#out.drain(this.#callItems(index)) : [];
+      },
+    };
   }
 
   /** One upstream event: what goes out for it, in order; undefined when that is the event alone, unchanged. */

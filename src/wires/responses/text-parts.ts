@@ -54,6 +54,8 @@ export class TextParts {
   #carry: AnswerSoFar | undefined;
   /** Parts that ended while their engine held text after the reply's last call, undecided. */
   #tails: FedPart[] = [];
+  /** stop(): no engine reads text any more. */
+  #stopped = false;
   /** Calls recovered and not yet taken by the wire to go out as items. */
   #pending: RecoveredCall[] = [];
   /** Downstream output_index of the last message item that carried text. */
@@ -202,6 +204,23 @@ export class TextParts {
     if (this.#part && !this.#part.guard.done) this.#part.guard.step({ native: true });
   }
 
+  /**
+   * No text is read any more (the reply goes on unread, or was cut): every engine's held text as
+   * written, a waiting part's into its slot, the part being fed's as a delta of it; later parts pass
+   * as they come.
+   */
+  stop(): Out[] {
+    this.#stopped = true;
+    this.#carry = undefined;
+    this.#first?.stop();
+    const tails = this.#tails;
+    this.#tails = [];
+    for (const part of tails) this.#fill(part, part.guard.stop());
+    const part = this.#part;
+    const held = part ? part.guard.stop() : "";
+    return part && held !== "" ? [this.#partDelta(part, held)] : [];
+  }
+
   /** Past the bound on what waits: every part's undecided text, the part being fed's too, is released as text (nothing to do when nothing is undecided). */
   releaseAll(): Out[] {
     if (this.#tails.length === 0) return [];
@@ -297,6 +316,8 @@ export class TextParts {
   #engine(): GuardedEngine {
     const previous = this.#engines.at(-1);
     if (previous?.failed) return previous;
+    // Stopped: a done engine, so the part passes as it comes (the first one, stopped, if none was used).
+    if (this.#stopped) return previous ?? this.#first!;
     const first = this.#first;
     this.#first = undefined;
     const guard = first ?? this.#more(undefined, this.#carry);
