@@ -4,18 +4,15 @@
 // open documentation there (a `<code>` or a backtick inside the removed call) that the model never
 // saw, and a real call it then wrote stayed text. Markup is Hermes `<tool_call>` JSON: no DSML bytes.
 import { describe, expect, test } from "bun:test";
-import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageModelV3StreamPart, LanguageModelV3Usage } from "@ai-sdk/provider";
+import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { wrapLanguageModel } from "ai";
 import { MockLanguageModelV3, convertArrayToReadableStream, convertReadableStreamToArray } from "ai/test";
 import { repairFetch } from "../../src/adapters/fetch.ts";
 import { repairMiddleware } from "../../src/adapters/middleware.ts";
 import { REMOVED_NOTE } from "../../src/history/sanitize.ts";
+import { CALL, CHAT_TOOLS, MESSAGES_TOOLS, READ_TOOL, textStreamParts } from "./prefill-support.ts";
 import { JSON_HEADERS, type Json, anthropicTextStream, chunkedFetch, dataEvents, encode } from "./wire-support.ts";
 
-const SCHEMA = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
-const CHAT_TOOLS = [{ type: "function", function: { name: "read", parameters: SCHEMA } }];
-const MESSAGES_TOOLS = [{ name: "read", input_schema: SCHEMA }];
-const CALL = '<tool_call>{"name":"read","arguments":{"path":"/etc/passwd"}}</tool_call>';
 const ASK = "Read the file.";
 /** A call the model left unfinished, its value holding what would open documentation in the client's text. */
 const CUT = '<tool_call>{"name":"read","arguments":{"path":"';
@@ -81,15 +78,13 @@ describe("fetch: the reply is read after the prefill that went upstream", () => 
 });
 
 describe("AI SDK middleware: the prefill is read from the sanitized prompt", () => {
-  const read: LanguageModelV3FunctionTool = { type: "function", name: "read", inputSchema: SCHEMA as LanguageModelV3FunctionTool["inputSchema"] };
-  const usage: LanguageModelV3Usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
   const params = (prefill: string) =>
-    ({ prompt: [{ role: "user", content: [{ type: "text", text: ASK }] }, { role: "assistant", content: [{ type: "text", text: prefill }] }], tools: [read] }) as unknown as LanguageModelV3CallOptions;
+    ({ prompt: [{ role: "user", content: [{ type: "text", text: ASK }] }, { role: "assistant", content: [{ type: "text", text: prefill }] }], tools: [READ_TOOL] }) as unknown as LanguageModelV3CallOptions;
 
   for (const [name, prefill] of OPENERS) {
     test(`stream: ${name} only the removed call held opens nothing for the reply`, async () => {
       let seen: LanguageModelV3CallOptions | undefined;
-      const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }, { type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: REPLY }, { type: "text-end", id: "t" }, { type: "finish", usage, finishReason: { unified: "stop", raw: "stop" } }];
+      const parts = textStreamParts([REPLY]);
       const mock = new MockLanguageModelV3({
         doStream: async (options) => {
           seen = options;

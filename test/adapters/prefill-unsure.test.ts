@@ -5,19 +5,16 @@
 // (src/engine/two-readings.ts); where the server surely continues, the reply is read as continued.
 // Markup is Hermes `<tool_call>` JSON: no DSML bytes.
 import { describe, expect, test } from "bun:test";
-import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageModelV3StreamPart, LanguageModelV3Usage } from "@ai-sdk/provider";
+import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { wrapLanguageModel } from "ai";
-import { MockLanguageModelV3, convertArrayToReadableStream, convertReadableStreamToArray } from "ai/test";
+import { MockLanguageModelV3 } from "ai/test";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { repairMiddleware } from "../../src/adapters/middleware.ts";
 import { repairFetch } from "../../src/adapters/fetch.ts";
-import { randomCuts } from "../support/run-engine.ts";
+import { CALL, CHAT_TOOLS, READ_TOOL, SCHEMA, USAGE, chatDeltaSse, middlewareStream, readChatSse, splits } from "./prefill-support.ts";
 import { JSON_HEADERS, type Json, anthropicTextStream, byteByByte, chunkedFetch, dataEvents, encode, postInit, responsesItemsStream, seededCuts } from "./wire-support.ts";
 
-const SCHEMA = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
-const CHAT_TOOLS = [{ type: "function", function: { name: "read", parameters: SCHEMA } }];
-const CALL = '<tool_call>{"name":"read","arguments":{"path":"/etc/passwd"}}</tool_call>';
 const ASK = "Show me, in a code block, what a read call looks like.";
 
 /** A trailing turn that ends inside a fence it opened. */
@@ -43,35 +40,13 @@ const CASES: Record<string, Case> = {
   "a leak after a prefill ending on a blank line": { prefill: "Sure.\n\n", reply: CALL, calls: 1 },
 };
 
-/** The text split whole, char by char and at seeded random points. */
-function splits(text: string, seeds: number[]): [string, string[]][] {
-  return [
-    ["whole", [text]],
-    ["char by char", [...text]],
-    ...seeds.map((seed): [string, string[]] => {
-      const bounds = [0, ...randomCuts(text.length, seed, 9), text.length];
-      return [`random cuts ${seed}`, bounds.slice(1).map((to, i) => text.slice(bounds[i], to))];
-    }),
-  ];
-}
-
 // ---------------------------------------------------------------- chat completions
-
-const chunk = (content: string) => `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
-const chatEnd = `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`;
 
 /** What a client reads from a streamed chat reply (these content deltas) to a request ending in `last`. */
 async function chatStream(last: Json, pieces: string[], extra: Json = {}): Promise<{ text: string; calls: number }> {
   const body = { model: "m", stream: true, tools: CHAT_TOOLS, messages: [{ role: "user", content: ASK }, last], ...extra };
-  const res = await repairFetch({}, chunkedFetch([encode(pieces.map(chunk).join("") + chatEnd)]))("http://m.test/v1/chat/completions", postInit(body));
-  let text = "";
-  let calls = 0;
-  for (const event of dataEvents(await res.text())) {
-    const delta = event.choices?.[0]?.delta ?? {};
-    if (typeof delta.content === "string") text += delta.content;
-    calls += delta.tool_calls?.length ?? 0;
-  }
-  return { text, calls };
+  const res = await repairFetch({}, chunkedFetch([encode(chatDeltaSse(pieces))]))("http://m.test/v1/chat/completions", postInit(body));
+  return readChatSse(await res.text());
 }
 
 describe("chat without prefix or continue_final_message: a call only where both readings run it", () => {
@@ -159,21 +134,13 @@ test("Anthropic Messages surely continues: the reply's first fence closes the pr
 
 // ---------------------------------------------------------------- AI SDK middleware
 
-const read: LanguageModelV3FunctionTool = { type: "function", name: "read", inputSchema: SCHEMA as LanguageModelV3FunctionTool["inputSchema"] };
-const usage: LanguageModelV3Usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
 const sdkText = (t: string) => ({ type: "text" as const, text: t });
-const prompted = (prefill: string) => ({ prompt: [{ role: "user", content: [sdkText(ASK)] }, { role: "assistant", content: [sdkText(prefill)] }], tools: [read] }) as unknown as LanguageModelV3CallOptions;
+const prompted = (prefill: string) => ({ prompt: [{ role: "user", content: [sdkText(ASK)] }, { role: "assistant", content: [sdkText(prefill)] }], tools: [READ_TOOL] }) as unknown as LanguageModelV3CallOptions;
 
-async function mockStream(provider: string | undefined, prefill: string, pieces: string[]) {
-  const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }, { type: "text-start", id: "t" }, ...pieces.map((delta) => ({ type: "text-delta" as const, id: "t", delta })), { type: "text-end", id: "t" }, { type: "finish", usage, finishReason: { unified: "stop", raw: "stop" } }];
-  const mock = new MockLanguageModelV3({ ...(provider ? { provider } : {}), doStream: async () => ({ stream: convertArrayToReadableStream(parts) }) });
-  const { stream } = await wrapLanguageModel({ model: mock, middleware: repairMiddleware({}) }).doStream(prompted(prefill));
-  const out = await convertReadableStreamToArray(stream);
-  return { calls: out.filter((p) => p.type === "tool-call").length, text: out.map((p) => (p.type === "text-delta" ? p.delta : "")).join("") };
-}
+const mockStream = (provider: string | undefined, prefill: string, pieces: string[]) => middlewareStream(pieces, prompted(prefill), provider);
 
 async function mockGenerate(provider: string | undefined, prefill: string, reply: string) {
-  const mock = new MockLanguageModelV3({ ...(provider ? { provider } : {}), doGenerate: async () => ({ content: [sdkText(reply)], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }) });
+  const mock = new MockLanguageModelV3({ ...(provider ? { provider } : {}), doGenerate: async () => ({ content: [sdkText(reply)], finishReason: { unified: "stop", raw: "stop" }, usage: USAGE, warnings: [] }) });
   const { content } = await wrapLanguageModel({ model: mock, middleware: repairMiddleware({}) }).doGenerate(prompted(prefill));
   return { calls: content.filter((p) => p.type === "tool-call").length, text: content.map((p) => (p.type === "text" ? p.text : "")).join("") };
 }

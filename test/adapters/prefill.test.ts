@@ -2,21 +2,17 @@
 // text: a fence the prefill opened holds in the reply (review 43). The rule is src/wires/prefill.ts;
 // the reading, src/adapters/call-engines.ts. Markup is Hermes `<tool_call>` JSON: no DSML bytes.
 import { describe, expect, test } from "bun:test";
-import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageModelV3Prompt, LanguageModelV3StreamPart, LanguageModelV3Usage } from "@ai-sdk/provider";
+import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { wrapLanguageModel } from "ai";
-import { MockLanguageModelV3, convertArrayToReadableStream, convertReadableStreamToArray } from "ai/test";
+import { MockLanguageModelV3 } from "ai/test";
 import { repairMiddleware } from "../../src/adapters/middleware.ts";
 import { repairFetch } from "../../src/adapters/fetch.ts";
 import { createRepairEngine } from "../../src/engine/engine.ts";
 import type { EngineOptions, RepairEngine } from "../../src/engine/types.ts";
-import { randomCuts } from "../support/run-engine.ts";
 import { chatPrefill, messagesPrefill, responsesPrefill, sdkPrefill } from "../../src/wires/prefill.ts";
+import { CALL, CHAT_TOOLS, MESSAGES_TOOLS, READ_TOOL, SCHEMA, USAGE, chatDeltaSse, middlewareStream, readChatSse, splits } from "./prefill-support.ts";
 import { JSON_HEADERS, type Json, anthropicTextStream, byteByByte, chunkedFetch, dataEvents, encode, postInit, seededCuts } from "./wire-support.ts";
 
-const SCHEMA = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
-const CHAT_TOOLS = [{ type: "function", function: { name: "read", parameters: SCHEMA } }];
-const MESSAGES_TOOLS = [{ name: "read", input_schema: SCHEMA }];
-const CALL = '<tool_call>{"name":"read","arguments":{"path":"/etc/passwd"}}</tool_call>';
 /** The inside of the prefill's fence, and the fence's end. */
 const REPLY = `${CALL}\n\`\`\``;
 const ASK = "Show me, in a code block, what a read call looks like.";
@@ -107,29 +103,12 @@ describe("Anthropic stream: a reply inside the prefill's fence, however it is cu
 });
 
 describe("chat stream: DeepSeek prefix completion, however the deltas are cut", () => {
-  const chunk = (content: string) => `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "deepseek-chat", choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
-  const end = `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "deepseek-chat", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`;
   async function run(pieces: string[]) {
     const body = { model: "deepseek-chat", stream: true, tools: CHAT_TOOLS, messages: [{ role: "user", content: ASK }, { role: "assistant", content: "```xml\n", prefix: true }] };
-    const res = await repairFetch({}, chunkedFetch([encode(pieces.map(chunk).join("") + end)]))("http://m.test/beta/chat/completions", postInit(body));
-    let text = "";
-    let calls = 0;
-    for (const event of dataEvents(await res.text())) {
-      const delta = event.choices?.[0]?.delta ?? {};
-      if (typeof delta.content === "string") text += delta.content;
-      calls += delta.tool_calls?.length ?? 0;
-    }
-    return { text, calls };
+    const res = await repairFetch({}, chunkedFetch([encode(chatDeltaSse(pieces, "deepseek-chat"))]))("http://m.test/beta/chat/completions", postInit(body));
+    return readChatSse(await res.text());
   }
-  const splits: [string, string[]][] = [
-    ["whole", [REPLY]],
-    ["char by char", [...REPLY]],
-    ...[4, 5, 6].map((seed): [string, string[]] => {
-      const bounds = [0, ...randomCuts(REPLY.length, seed, 9), REPLY.length];
-      return [`random cuts ${seed}`, bounds.slice(1).map((to, i) => REPLY.slice(bounds[i], to))];
-    }),
-  ];
-  for (const [name, pieces] of splits) {
+  for (const [name, pieces] of splits(REPLY, [4, 5, 6])) {
     test(name, async () => {
       expect(pieces.join("")).toBe(REPLY);
       expect(await run(pieces)).toEqual({ text: REPLY, calls: 0 });
@@ -217,29 +196,12 @@ test("Responses JSON: a reply continuing a trailing assistant message item stays
 });
 
 describe("AI SDK middleware: a prompt that ends in an assistant prefill", () => {
-  const read: LanguageModelV3FunctionTool = { type: "function", name: "read", inputSchema: SCHEMA as LanguageModelV3FunctionTool["inputSchema"] };
-  const usage: LanguageModelV3Usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
   const text = (t: string) => ({ type: "text" as const, text: t });
   const call = (prefill: unknown[]) =>
-    ({ prompt: [{ role: "user", content: [text(ASK)] }, { role: "assistant", content: prefill }], tools: [read] }) as unknown as LanguageModelV3CallOptions;
+    ({ prompt: [{ role: "user", content: [text(ASK)] }, { role: "assistant", content: prefill }], tools: [READ_TOOL] }) as unknown as LanguageModelV3CallOptions;
+  const streamed = (pieces: string[], params: LanguageModelV3CallOptions) => middlewareStream(pieces, params);
 
-  async function streamed(pieces: string[], params: LanguageModelV3CallOptions) {
-    const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }, { type: "text-start", id: "t" }, ...pieces.map((delta) => ({ type: "text-delta" as const, id: "t", delta })), { type: "text-end", id: "t" }, { type: "finish", usage, finishReason: { unified: "stop", raw: "stop" } }];
-    const mock = new MockLanguageModelV3({ doStream: async () => ({ stream: convertArrayToReadableStream(parts) }) });
-    const { stream } = await wrapLanguageModel({ model: mock, middleware: repairMiddleware({}) }).doStream(params);
-    const out = await convertReadableStreamToArray(stream);
-    return { calls: out.filter((p) => p.type === "tool-call").length, text: out.map((p) => (p.type === "text-delta" ? p.delta : "")).join("") };
-  }
-
-  const splits: [string, string[]][] = [
-    ["whole", [REPLY]],
-    ["char by char", [...REPLY]],
-    ...[7, 8].map((seed): [string, string[]] => {
-      const bounds = [0, ...randomCuts(REPLY.length, seed, 9), REPLY.length];
-      return [`random cuts ${seed}`, bounds.slice(1).map((to, i) => REPLY.slice(bounds[i], to))];
-    }),
-  ];
-  for (const [name, pieces] of splits) {
+  for (const [name, pieces] of splits(REPLY, [7, 8])) {
     test(`stream, ${name}`, async () => {
       expect(await streamed(pieces, call([text("Here is the example:\n"), text("```\n")]))).toEqual({ calls: 0, text: REPLY });
       // Hard negative: after a turn that ended in a call, the reply is a fresh message and its call runs.
@@ -248,7 +210,7 @@ describe("AI SDK middleware: a prompt that ends in an assistant prefill", () => 
   }
 
   test("doGenerate: a prefill in parts (a reasoning part between) still holds the fence", async () => {
-    const mock = new MockLanguageModelV3({ doGenerate: async () => ({ content: [text(REPLY)], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }) });
+    const mock = new MockLanguageModelV3({ doGenerate: async () => ({ content: [text(REPLY)], finishReason: { unified: "stop", raw: "stop" }, usage: USAGE, warnings: [] }) });
     const model = wrapLanguageModel({ model: mock, middleware: repairMiddleware({}) });
     expect((await model.doGenerate(call([text("Here:\n```"), { type: "reasoning", text: "an example it is" }, text("\n")]))).content).toEqual([text(REPLY)]);
   });
@@ -278,12 +240,10 @@ describe("the turn an Anthropic server continues: every trailing assistant messa
   });
 
   describe("AI SDK, the anthropic provider", () => {
-    const read: LanguageModelV3FunctionTool = { type: "function", name: "read", inputSchema: SCHEMA as LanguageModelV3FunctionTool["inputSchema"] };
-    const usage: LanguageModelV3Usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
     const text = (t: string) => ({ type: "text" as const, text: t });
     async function generated(messages: unknown[], reply: string) {
-      const mock = new MockLanguageModelV3({ provider: "anthropic.messages", doGenerate: async () => ({ content: [text(reply)], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }) });
-      const params = { prompt: [{ role: "user", content: [text(ASK)] }, ...messages], tools: [read] } as unknown as LanguageModelV3CallOptions;
+      const mock = new MockLanguageModelV3({ provider: "anthropic.messages", doGenerate: async () => ({ content: [text(reply)], finishReason: { unified: "stop", raw: "stop" }, usage: USAGE, warnings: [] }) });
+      const params = { prompt: [{ role: "user", content: [text(ASK)] }, ...messages], tools: [READ_TOOL] } as unknown as LanguageModelV3CallOptions;
       const { content } = await wrapLanguageModel({ model: mock, middleware: repairMiddleware({}) }).doGenerate(params);
       return content.filter((p) => p.type === "tool-call").length;
     }

@@ -6,29 +6,17 @@
  * test/property/commonmark-oracle.test.ts.
  */
 import { describe, expect, test } from "bun:test";
-import { Parser } from "commonmark";
-import { fixtureTools } from "../golden/tools.ts";
-import { D, escaped } from "../golden/notation.ts";
-import { everyChar, randomCuts, runEngine } from "../support/run-engine.ts";
+import { D } from "../golden/notation.ts";
+import { BLOCK_CALLS, CALLS, COMMAND, callCounter, rendersAs, show } from "../support/commonmark-verdict.ts";
 
 const DSML = [`<${D}tool_calls>`, `<${D}invoke name="bash">`, `<${D}parameter name="command" string="true">ls -la</${D}parameter>`, `</${D}invoke>`, `</${D}tool_calls>`];
 /** The DSML block with every line after the first behind `prefix` (and `eol` between lines). */
 const dsml = (prefix = "", eol = "\n") => DSML.join(eol + prefix);
 const oneLine = DSML.join("");
-const show = (s: string) => JSON.stringify(escaped(s));
 const hermes = '<tool_call>\n{"name": "bash", "arguments": {"command": "ls -la"}}\n</tool_call>';
 
 /** Calls emitted whole, char by char and at random splits; the runs must agree. */
-function callsIn(input: string): number {
-  const whole = runEngine(input, [], fixtureTools);
-  for (const cuts of [everyChar(input.length), randomCuts(input.length, 27), randomCuts(input.length, 2702, 5)]) {
-    const split = runEngine(input, cuts, fixtureTools);
-    expect(escaped(split.text)).toBe(escaped(whole.text));
-    expect(split.calls.length).toBe(whole.calls.length);
-  }
-  if (whole.calls.length === 0) expect(escaped(whole.text)).toBe(escaped(input));
-  return whole.calls.length;
-}
+const callsIn = callCounter([27, 2702]);
 
 const negatives: [string, string][] = [
   // Indented code wherever a paragraph cannot continue, not only after a blank line.
@@ -119,18 +107,16 @@ describe("documentation context: the same calls outside documentation run", () =
  * and with any title delimiter the call does not itself hold. Each case first asks commonmark.js
  * where the call's argument renders, so the expectation is the reference parser's.
  */
-const TOKEN = "ZQXJ7";
-const COMMAND = `echo ${TOKEN}`;
 const DIALECTS: Record<string, string> = {
-  dsml: [`<${D}tool_calls>`, `<${D}invoke name="bash">`, `<${D}parameter name="command" string="true">${COMMAND}</${D}parameter>`, `</${D}invoke>`, `</${D}tool_calls>`].join("\n"),
-  dsmlOneLine: `<${D}tool_calls><${D}invoke name="bash"><${D}parameter name="command" string="true">${COMMAND}</${D}parameter></${D}invoke></${D}tool_calls>`,
-  hermes: `<tool_call>\n${JSON.stringify({ name: "bash", arguments: { command: COMMAND } })}\n</tool_call>`,
-  hermesOneLine: `<tool_call>${JSON.stringify({ name: "bash", arguments: { command: COMMAND } })}</tool_call>`,
+  dsml: BLOCK_CALLS.dsml!,
+  dsmlOneLine: CALLS.dsml!,
+  hermes: BLOCK_CALLS.hermes!,
+  hermesOneLine: CALLS.hermes!,
   costume: `<shell>${COMMAND}</shell>`,
   qwen: `<tool_call>\n<function=bash>\n<parameter=command>\n${COMMAND}\n</parameter>\n</function>\n</tool_call>`,
   glm: `<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>${COMMAND}</arg_value>\n</tool_call>`,
   kimi: `<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>{"command":"${COMMAND}"}<|tool_call_end|><|tool_calls_section_end|>`,
-  mistral: `[TOOL_CALLS]bash[ARGS]{"command":"${COMMAND}"}`,
+  mistral: CALLS.mistral!,
   lfm: `<|tool_call_start|>[bash(command="${COMMAND}")]<|tool_call_end|>`,
   claude: `<function_calls>\n<invoke name="bash">\n<parameter name="command">${COMMAND}</parameter>\n</invoke>\n</function_calls>`,
   minimax: `[TOOL_CALL]\n{tool => "bash", args => {\n  --command "${COMMAND}"\n}}\n[/TOOL_CALL]`,
@@ -141,20 +127,6 @@ const TITLES: [string, string][] = [
   ['"', '"'],
   ["(", ")"],
 ];
-
-const markdown = new Parser();
-/** Where commonmark.js puts the call's argument: a link's title or destination, text, elsewhere, or nowhere. */
-function rendersAs(doc: string): string {
-  const w = markdown.parse(doc).walker();
-  for (let ev = w.next(); ev; ev = w.next()) {
-    const n = ev.node;
-    if (!ev.entering && n.isContainer) continue;
-    if (n.title?.includes(TOKEN)) return "title";
-    if (n.destination?.includes(TOKEN)) return "destination";
-    if (n.literal?.includes(TOKEN)) return n.type === "text" ? "text" : n.type;
-  }
-  return "unseen";
-}
 
 /** `template` with X the call (its later lines behind `prefix`), Q and E the title's delimiters, and `eol` for every line end. */
 function fill(template: string, call: string, [open, close]: [string, string], prefix = "", eol = "\n"): string {

@@ -7,29 +7,14 @@
  * runs, a call CommonMark shows as text outside it runs.
  */
 import { describe, expect, test } from "bun:test";
-import { Parser } from "commonmark";
-import { fixtureTools } from "../golden/tools.ts";
-import { D, escaped } from "../golden/notation.ts";
-import { everyChar, randomCuts, runEngine } from "../support/run-engine.ts";
+import { blockCalls, callCounter, holder as holding, show } from "../support/commonmark-verdict.ts";
 
 const TOKEN = "QZX43";
-const COMMAND = `echo ${TOKEN}`;
-const CALLS: Record<string, string> = {
-  dsml: [`<${D}tool_calls>`, `<${D}invoke name="bash">`, `<${D}parameter name="command" string="true">${COMMAND}</${D}parameter>`, `</${D}invoke>`, `</${D}tool_calls>`].join("\n"),
-  hermes: `<tool_call>\n${JSON.stringify({ name: "bash", arguments: { command: COMMAND } })}\n</tool_call>`,
-};
+const { dsml, hermes } = blockCalls(TOKEN);
+const CALLS = { dsml, hermes };
 
-const markdown = new Parser();
 /** The commonmark.js node holding the call's argument (null: unseen). */
-function holder(doc: string) {
-  const w = markdown.parse(doc).walker();
-  for (let ev = w.next(); ev; ev = w.next()) {
-    const n = ev.node;
-    if (!ev.entering && n.isContainer) continue;
-    if (n.literal?.includes(TOKEN)) return n;
-  }
-  return null;
-}
+const holder = (doc: string) => holding(doc, { token: TOKEN, links: false })?.node ?? null;
 /** Whether commonmark.js renders the call's argument inside a blockquote, or "unseen". */
 function quoted(doc: string): boolean | "unseen" {
   const n = holder(doc);
@@ -37,18 +22,8 @@ function quoted(doc: string): boolean | "unseen" {
   for (let p = n.parent; p; p = p.parent) if (p.type === "block_quote") return true;
   return false;
 }
-const show = (s: string) => JSON.stringify(escaped(s));
 
-function callsIn(input: string): number {
-  const whole = runEngine(input, [], fixtureTools);
-  for (const cuts of [everyChar(input.length), randomCuts(input.length, 4343), randomCuts(input.length, 434301, 5)]) {
-    const split = runEngine(input, cuts, fixtureTools);
-    expect(escaped(split.text)).toBe(escaped(whole.text));
-    expect(split.calls.length).toBe(whole.calls.length);
-  }
-  if (whole.calls.length === 0) expect(escaped(whole.text)).toBe(escaped(input));
-  return whole.calls.length;
-}
+const callsIn = callCounter([4343, 434301]);
 
 /** [name, template (X: the call), whether commonmark.js keeps the call inside the blockquote]. */
 const typeSeven: [string, string, boolean][] = [

@@ -6,15 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { live } from "../golden/notation.ts";
-import { fixtureTools } from "../golden/tools.ts";
-import { runAtEverySplit } from "../support/run-engine.ts";
-
-function outcome(input: string) {
-  const r = runAtEverySplit(input, fixtureTools);
-  return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), broken: r.summary.broken.map((b) => b.reason), text: r.text };
-}
-
-const sendsMarkup = (o: ReturnType<typeof outcome>) => o.calls.some((c) => typeof c.input.command === "string" && c.input.command.includes("<command"));
+import { outcome, sendsMarkup } from "../support/outcome.ts";
 
 describe("a `<bash>` element whose children cannot be read runs the children's markup as shell code", () => {
   // Severity: wrong-execution (low: bash gets XML markup the model wrote as the Cline/Roo element

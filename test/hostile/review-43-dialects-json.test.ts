@@ -9,17 +9,14 @@
 import { describe, expect, test } from "bun:test";
 import type { JsonSchema, ToolSpec } from "../../src/parse/types.ts";
 import { fixtureTools } from "../golden/tools.ts";
-import { runAtEverySplit } from "../support/run-engine.ts";
+import { outcome as outcomeIn } from "../support/outcome.ts";
 
 const obj = (properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({ type: "object", properties, required });
 const sleep: ToolSpec = { name: "sleep", parameters: obj({ seconds: { type: "number" } }, ["seconds"]) };
 const toggle: ToolSpec = { name: "toggle", parameters: obj({ on: { type: "boolean" } }, ["on"]) };
 const tools: ToolSpec[] = [...fixtureTools, sleep, toggle];
 
-function outcome(input: string) {
-  const r = runAtEverySplit(input, tools);
-  return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), broken: r.summary.broken.map((b) => b.reason), text: r.text };
-}
+const outcome = (input: string) => outcomeIn(input, tools);
 
 const hermes = (json: string) => `<tool_call>${json}</tool_call>`;
 

@@ -5,15 +5,7 @@
  * never from the next key. Every case runs whole, char by char and at seeded random splits.
  */
 import { describe, expect, test } from "bun:test";
-import { fixtureTools } from "../golden/tools.ts";
-import { runAtEverySplit } from "../support/run-engine.ts";
-
-function outcome(input: string) {
-  const r = runAtEverySplit(input, fixtureTools);
-  return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), broken: r.summary.broken.map((b) => b.reason), text: r.text };
-}
-
-const bracket = (tool: string, pairs: string) => `[TOOL_CALL] {tool => "${tool}", args => { ${pairs} }} [/TOOL_CALL]`;
+import { outcome, minimaxBracket as bracket } from "../support/outcome.ts";
 
 describe("a key written without a value takes the next key as its value", () => {
   // Severity: wrong-execution. Suspected: src/parse/dialects/minimax-bracket.ts Reader.value(): a

@@ -9,6 +9,7 @@ import { describe, expect, test } from "bun:test";
 import type { JsonSchema, ToolSpec } from "../../src/parse/types.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { runAtEverySplit } from "../support/run-engine.ts";
+import { outcome as outcomeIn } from "../support/outcome.ts";
 
 const obj = (properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({ type: "object", properties, required });
 /** A tool whose one parameter takes a list (of strings), and one that takes any JSON value. */
@@ -18,10 +19,7 @@ const tools: ToolSpec[] = [...fixtureTools, listTool, anyTool];
 
 const lfm2 = (body: string) => `<|tool_call_start|>${body}<|tool_call_end|>`;
 
-function outcome(input: string) {
-  const r = runAtEverySplit(input, tools);
-  return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), broken: r.summary.broken.map((b) => b.reason), text: r.text };
-}
+const outcome = (input: string) => outcomeIn(input, tools);
 
 describe("a parenthesised value is no tuple (Python: `(x)` is x; only `(x,)` is a one-item tuple)", () => {
   // Severity: wrong-execution. Suspected: src/parse/dialects/pythonic.ts Reader.value(): `(` is read

@@ -7,14 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import type { ToolSpec } from "../../src/parse/types.ts";
 import { fixtureTools } from "../golden/tools.ts";
-import { runAtEverySplit } from "../support/run-engine.ts";
-
-function outcome(input: string, tools: readonly ToolSpec[] = fixtureTools) {
-  const r = runAtEverySplit(input, tools);
-  return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), broken: r.summary.broken.map((b) => b.reason), text: r.text };
-}
-
-const qwen = (fn: string, params: string) => `<tool_call>\n<function=${fn}>\n${params}\n</function>\n</tool_call>`;
+import { outcome, qwenCall as qwen } from "../support/outcome.ts";
 
 describe("Qwen3-Coder: a `<parameter=` inside a value cuts it short and the call runs", () => {
   // Severity: wrong-execution (a file written with its content cut short; a command cut short).

@@ -22,46 +22,18 @@
  * Expected: no call, text unchanged, whole, char by char and at random splits.
  */
 import { describe, expect, test } from "bun:test";
-import { Parser } from "commonmark";
-import { fixtureTools } from "../golden/tools.ts";
-import { D, escaped } from "../golden/notation.ts";
-import { everyChar, randomCuts, runEngine } from "../support/run-engine.ts";
+import { BLOCK_CALLS as CALLS, callCounter, holder, show } from "../support/commonmark-verdict.ts";
 
-const TOKEN = "ZQXJ7";
-const COMMAND = `echo ${TOKEN}`;
-const CALLS: Record<string, string> = {
-  dsml: [`<${D}tool_calls>`, `<${D}invoke name="bash">`, `<${D}parameter name="command" string="true">${COMMAND}</${D}parameter>`, `</${D}invoke>`, `</${D}tool_calls>`].join("\n"),
-  hermes: `<tool_call>\n${JSON.stringify({ name: "bash", arguments: { command: COMMAND } })}\n</tool_call>`,
-  mistral: `[TOOL_CALLS]bash[ARGS]{"command":"${COMMAND}"}`,
-};
-
-const markdown = new Parser();
 /** Where commonmark.js renders the call's argument, with the blockquotes around it. */
 function rendersAs(doc: string): string {
-  const w = markdown.parse(doc).walker();
-  for (let ev = w.next(); ev; ev = w.next()) {
-    const n = ev.node;
-    if (!ev.entering && n.isContainer) continue;
-    if (n.literal?.includes(TOKEN)) {
-      let where: string = n.type;
-      for (let p = n.parent; p; p = p.parent) if (p.type === "block_quote") where += " in block_quote";
-      return where;
-    }
-  }
-  return "unseen";
+  const n = holder(doc, { links: false })?.node;
+  if (!n) return "unseen";
+  let where: string = n.type;
+  for (let p = n.parent; p; p = p.parent) if (p.type === "block_quote") where += " in block_quote";
+  return where;
 }
-const show = (s: string) => JSON.stringify(escaped(s));
 
-function callsIn(input: string): number {
-  const whole = runEngine(input, [], fixtureTools);
-  for (const cuts of [everyChar(input.length), randomCuts(input.length, 43), randomCuts(input.length, 4301, 5)]) {
-    const split = runEngine(input, cuts, fixtureTools);
-    expect(escaped(split.text)).toBe(escaped(whole.text));
-    expect(split.calls.length).toBe(whole.calls.length);
-  }
-  if (whole.calls.length === 0) expect(escaped(whole.text)).toBe(escaped(input));
-  return whole.calls.length;
-}
+const callsIn = callCounter([43, 4301]);
 
 /** [name, template (X: the call), where commonmark.js renders it]. */
 const cases: [string, string, string][] = [

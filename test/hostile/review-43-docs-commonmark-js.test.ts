@@ -17,40 +17,15 @@
  * would be to accept U+00A0 (and JavaScript's other `\s` characters) where commonmark.js does.
  */
 import { describe, expect, test } from "bun:test";
-import { Parser } from "commonmark";
-import { fixtureTools } from "../golden/tools.ts";
-import { D, escaped } from "../golden/notation.ts";
-import { everyChar, randomCuts, runEngine } from "../support/run-engine.ts";
+import { callCounter, oneLineCalls, rendersAs as rendersIn, show } from "../support/commonmark-verdict.ts";
 
-const TOKEN = "ZQXJ7";
-const COMMAND = `echo ${TOKEN}`;
-const CALLS: Record<string, string> = {
-  dsml: `<${D}tool_calls><${D}invoke name="bash"><${D}parameter name="command" string="true">${COMMAND}</${D}parameter></${D}invoke></${D}tool_calls>`,
-  hermes: `<tool_call>${JSON.stringify({ name: "bash", arguments: { command: COMMAND } })}</tool_call>`,
-};
+const { dsml, hermes } = oneLineCalls();
+const CALLS = { dsml, hermes };
 const NBSP = "\u00A0";
 
-const markdown = new Parser();
-function rendersAs(doc: string): string {
-  const w = markdown.parse(doc).walker();
-  for (let ev = w.next(); ev; ev = w.next()) {
-    const n = ev.node;
-    if (!ev.entering && n.isContainer) continue;
-    if (n.literal?.includes(TOKEN)) return n.type;
-  }
-  return "unseen";
-}
-const show = (s: string) => JSON.stringify(escaped(s));
-
-function callsIn(input: string): number {
-  const whole = runEngine(input, [], fixtureTools);
-  for (const cuts of [everyChar(input.length), randomCuts(input.length, 43), randomCuts(input.length, 4301, 5)]) {
-    const split = runEngine(input, cuts, fixtureTools);
-    expect(escaped(split.text)).toBe(escaped(whole.text));
-    expect(split.calls.length).toBe(whole.calls.length);
-  }
-  return whole.calls.length;
-}
+/** Where commonmark.js renders the call's argument (literals only: code, html_inline, html_block, text, …). */
+const rendersAs = (doc: string) => rendersIn(doc, { links: false });
+const callsIn = callCounter([43, 4301], { keepsText: false });
 
 const cases: [string, string, string][] = [
   ["an inline tag with a no-break space before its attribute holds the call", `See <a${NBSP}title='X'> here.\n`, "html_inline"],

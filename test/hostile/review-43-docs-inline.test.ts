@@ -19,47 +19,9 @@
  * A control shows the same call outside the trap runs, so the tests can fail both ways.
  */
 import { describe, expect, test } from "bun:test";
-import { Parser } from "commonmark";
-import { fixtureTools } from "../golden/tools.ts";
-import { D, escaped } from "../golden/notation.ts";
-import { everyChar, randomCuts, runEngine } from "../support/run-engine.ts";
+import { CALLS, callCounter, rendersAs, show } from "../support/commonmark-verdict.ts";
 
-const TOKEN = "ZQXJ7";
-const COMMAND = `echo ${TOKEN}`;
-/** One-line calls of three dialects (mid-line, so no line-start costume); none holds a `'`. */
-const CALLS: Record<string, string> = {
-  dsml: `<${D}tool_calls><${D}invoke name="bash"><${D}parameter name="command" string="true">${COMMAND}</${D}parameter></${D}invoke></${D}tool_calls>`,
-  hermes: `<tool_call>${JSON.stringify({ name: "bash", arguments: { command: COMMAND } })}</tool_call>`,
-  mistral: `[TOOL_CALLS]bash[ARGS]{"command":"${COMMAND}"}`,
-};
-
-const markdown = new Parser();
-/** Where commonmark.js puts the call's argument: code, html_inline, a link's title, text, … */
-function rendersAs(doc: string): string {
-  const w = markdown.parse(doc).walker();
-  for (let ev = w.next(); ev; ev = w.next()) {
-    const n = ev.node;
-    if (!ev.entering && n.isContainer) continue;
-    if (n.title?.includes(TOKEN)) return "title";
-    if (n.destination?.includes(TOKEN)) return "destination";
-    if (n.literal?.includes(TOKEN)) return n.type;
-  }
-  return "unseen";
-}
-
-const show = (s: string) => JSON.stringify(escaped(s));
-
-/** Calls emitted whole, char by char and at random splits (the runs must agree); text is kept when none. */
-function callsIn(input: string): number {
-  const whole = runEngine(input, [], fixtureTools);
-  for (const cuts of [everyChar(input.length), randomCuts(input.length, 43), randomCuts(input.length, 4301, 5)]) {
-    const split = runEngine(input, cuts, fixtureTools);
-    expect(escaped(split.text)).toBe(escaped(whole.text));
-    expect(split.calls.length).toBe(whole.calls.length);
-  }
-  if (whole.calls.length === 0) expect(escaped(whole.text)).toBe(escaped(input));
-  return whole.calls.length;
-}
+const callsIn = callCounter([43, 4301]);
 
 /** [name, template (X: the call), where commonmark.js renders the call, a control template where it is text]. */
 type Case = [string, string, string, string];

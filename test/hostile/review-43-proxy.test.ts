@@ -1,7 +1,7 @@
 // Review 43 (hostile, tests only): `dsml-fix proxy` (src/proxy/*) in front of a fake upstream on
 // loopback. Each failing test says what is wrong, its severity and the suspected source file.
 // Markup is Hermes `<tool_call>` JSON, so no DSML marker bytes are needed.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,20 +11,11 @@ import { routeFor } from "../../src/proxy/server.ts";
 import { gzipSync } from "node:zlib";
 import { correctionText } from "../../src/retry/state.ts";
 import { anthropicStream } from "../e2e/wire-servers.ts";
-import { chatSse, startProxy, startUpstream, TOOLS, type Proxy, type Upstream } from "../proxy/support.ts";
+import { chatSse, proxyFixture, TOOLS, type Proxy, type Upstream } from "../proxy/support.ts";
 
 let upstream: Upstream;
 let proxy: Proxy;
-
-beforeAll(async () => {
-  upstream = await startUpstream();
-  proxy = await startProxy(["--upstream", `${upstream.url}/v1`]);
-});
-afterAll(async () => {
-  await proxy.close();
-  await upstream.close();
-});
-afterEach(() => void upstream.seen.splice(0));
+proxyFixture("/v1", (both) => ({ upstream, proxy } = both));
 
 const READ_CALL = '<tool_call>{"name":"read","arguments":{"path":"/etc/passwd"}}</tool_call>';
 

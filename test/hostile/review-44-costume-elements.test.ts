@@ -7,15 +7,7 @@
  * seeded random splits.
  */
 import { describe, expect, test } from "bun:test";
-import { fixtureTools } from "../golden/tools.ts";
-import { runAtEverySplit } from "../support/run-engine.ts";
-
-function outcome(input: string) {
-  const r = runAtEverySplit(input, fixtureTools);
-  return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), broken: r.summary.broken.map((b) => b.reason), text: r.text };
-}
-
-const sendsMarkup = (o: ReturnType<typeof outcome>) => o.calls.some((c) => typeof c.input.command === "string" && c.input.command.includes("<command"));
+import { outcome, sendsMarkup } from "../support/outcome.ts";
 
 describe("a parameter element after a comment or declaration runs as shell code", () => {
   // Severity: wrong-execution (low, as R43.2: bash gets the element form's markup as its command;

@@ -7,38 +7,23 @@
  * repairs, below. Markup is Mistral's `[TOOL_CALLS]`: no DSML bytes.
  */
 import { describe, expect, test } from "bun:test";
-import { Parser } from "commonmark";
 import { fixtureTools } from "../golden/tools.ts";
 import { createRepairEngine } from "../../src/engine/engine.ts";
-import { everyChar, randomCuts, runEngine } from "../support/run-engine.ts";
+import { runEngine } from "../support/run-engine.ts";
+import { callCounter, holder, oneLineCalls } from "../support/commonmark-verdict.ts";
 
-const TOKEN = "ZQXJ7";
-const CALL = `[TOOL_CALLS]bash[ARGS]{"command":"echo ${TOKEN}"}`;
+const CALL = oneLineCalls().mistral;
 
 /** Where commonmark.js renders the call's argument: "paragraph" at the top level, or its containers. */
 function rendersAs(doc: string): string {
-  const w = new Parser().parse(doc).walker();
-  for (let ev = w.next(); ev; ev = w.next()) {
-    const n = ev.node;
-    if (!ev.entering && n.isContainer) continue;
-    if (n.literal?.includes(TOKEN)) {
-      let where: string = n.type === "text" ? "paragraph" : n.type;
-      for (let p = n.parent?.parent; p; p = p.parent) if (p.type !== "document") where += ` in ${p.type}`;
-      return where;
-    }
-  }
-  return "unseen";
+  const n = holder(doc, { links: false })?.node;
+  if (!n) return "unseen";
+  let where: string = n.type === "text" ? "paragraph" : n.type;
+  for (let p = n.parent?.parent; p; p = p.parent) if (p.type !== "document") where += ` in ${p.type}`;
+  return where;
 }
 
-function callsIn(input: string): number {
-  const whole = runEngine(input, [], fixtureTools);
-  for (const cuts of [everyChar(input.length), randomCuts(input.length, 44), randomCuts(input.length, 4401, 5)]) {
-    const split = runEngine(input, cuts, fixtureTools);
-    expect(split.text).toBe(whole.text);
-    expect(split.calls.length).toBe(whole.calls.length);
-  }
-  return whole.calls.length;
-}
+const callsIn = callCounter([44, 4401], { keepsText: false });
 
 describe("documented choice: a definition's title is documentation from its opening quote, even if it never closes", () => {
   // Review 44 finding (missed repair, low): commonmark.js shows these as a paragraph (a title that

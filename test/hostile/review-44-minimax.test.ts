@@ -4,15 +4,7 @@
  * Every case runs whole, char by char and at seeded random splits.
  */
 import { describe, expect, test } from "bun:test";
-import { fixtureTools } from "../golden/tools.ts";
-import { runAtEverySplit } from "../support/run-engine.ts";
-
-function outcome(input: string) {
-  const r = runAtEverySplit(input, fixtureTools);
-  return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), broken: r.summary.broken.map((b) => b.reason), text: r.text };
-}
-
-const bracket = (tool: string, pairs: string) => `[TOOL_CALL] {tool => "${tool}", args => { ${pairs} }} [/TOOL_CALL]`;
+import { outcome, minimaxBracket as bracket } from "../support/outcome.ts";
 
 describe("a single-quoted value holding a double quote or a brace is never read", () => {
   // Severity: missed repair (low; the call is a plain, well-formed single-quoted value, and the

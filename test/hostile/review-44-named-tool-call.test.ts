@@ -5,13 +5,7 @@
  * Every case runs whole, char by char and at seeded random splits.
  */
 import { describe, expect, test } from "bun:test";
-import { fixtureTools } from "../golden/tools.ts";
-import { runAtEverySplit } from "../support/run-engine.ts";
-
-function outcome(input: string) {
-  const r = runAtEverySplit(input, fixtureTools);
-  return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), broken: r.summary.broken.map((b) => b.reason), text: r.text };
-}
+import { outcome } from "../support/outcome.ts";
 
 const named = (name: string, body: string) => `<tool_call name="${name}">${body}</tool_call>`;
 

@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import type { JsonSchema, ToolSpec } from "../../src/parse/types.ts";
 import { fixtureTools } from "../golden/tools.ts";
-import { runAtEverySplit } from "../support/run-engine.ts";
+import { outcome as outcomeIn } from "../support/outcome.ts";
 
 const obj = (properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({ type: "object", properties, required });
 const tools: ToolSpec[] = [
@@ -20,10 +20,7 @@ const tools: ToolSpec[] = [
 
 const lfm2 = (body: string) => `<|tool_call_start|>[${body}]<|tool_call_end|>`;
 
-function outcome(input: string) {
-  const r = runAtEverySplit(input, tools);
-  return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), broken: r.summary.broken.map((b) => b.reason), text: r.text };
-}
+const outcome = (input: string) => outcomeIn(input, tools);
 
 describe("a Python float in exponent form given to a string parameter is sent as other digits", () => {
   // Severity: wrong arguments (low: the value is equal as a number, but the text is one the model

@@ -5,15 +5,7 @@
  * at seeded random splits.
  */
 import { describe, expect, test } from "bun:test";
-import { fixtureTools } from "../golden/tools.ts";
-import { runAtEverySplit } from "../support/run-engine.ts";
-
-function outcome(input: string) {
-  const r = runAtEverySplit(input, fixtureTools);
-  return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), broken: r.summary.broken.map((b) => b.reason), text: r.text };
-}
-
-const qwen = (fn: string, params: string) => `<tool_call>\n<function=${fn}>\n${params}\n</function>\n</tool_call>`;
+import { outcome, qwenCall as qwen } from "../support/outcome.ts";
 
 describe("a line-start opener for a declared parameter not yet given, inside a value that reaches its own </parameter>", () => {
   // Severity: wrong-execution (a file written cut to its first lines, under a path taken from the

@@ -7,16 +7,15 @@
 import { describe, expect, test } from "bun:test";
 import { parse } from "../../src/engine/parse.ts";
 import { fixtureTools } from "../golden/tools.ts";
-import { runAtEverySplit } from "../support/run-engine.ts";
+import { outcome as outcomeEverySplit, minimaxBracket as bracket } from "../support/outcome.ts";
 
+/** The outcome at every split, and parse() agreeing with the stream on the calls. */
 function outcome(input: string) {
-  const r = runAtEverySplit(input, fixtureTools);
-  const calls = r.calls.map((c) => ({ tool: c.tool, input: c.input }));
-  expect(parse(input, fixtureTools).calls.map((c) => ({ tool: c.tool, input: c.input }))).toEqual(calls);
-  return { calls, broken: r.summary.broken.map((b) => b.reason), text: r.text };
+  const o = outcomeEverySplit(input);
+  expect(parse(input, fixtureTools).calls.map((c) => ({ tool: c.tool, input: c.input }))).toEqual(o.calls);
+  return o;
 }
 
-const bracket = (tool: string, pairs: string) => `[TOOL_CALL] {tool => "${tool}", args => { ${pairs} }} [/TOOL_CALL]`;
 const refused = (input: string) => {
   const o = outcome(input);
   expect(o.calls).toEqual([]);

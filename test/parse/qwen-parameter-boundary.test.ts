@@ -10,12 +10,7 @@
 import { describe, expect, test } from "bun:test";
 import type { ToolSpec } from "../../src/parse/types.ts";
 import { fixtureTools } from "../golden/tools.ts";
-import { runAtEverySplit } from "../support/run-engine.ts";
-
-function outcome(input: string, tools: readonly ToolSpec[] = fixtureTools) {
-  const r = runAtEverySplit(input, tools);
-  return { calls: r.calls.map((c) => ({ tool: c.tool, input: c.input })), broken: r.summary.broken.map((b) => b.reason), text: r.text };
-}
+import { outcome } from "../support/outcome.ts";
 
 const wrapped = (fn: string, params: string) => `<tool_call>\n<function=${fn}>\n${params}\n</function>\n</tool_call>`;
 const bare = (fn: string, params: string) => `<function=${fn}>\n${params}\n</function>\n`;

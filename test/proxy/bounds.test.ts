@@ -4,11 +4,11 @@
 // upstream's bytes unchanged, as they come; a client that stops reading stops the upstream reads.
 // Moved from the review's transport tests. Bytes are counted and every wait is bounded; no
 // assertion is on a clock.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { ServerResponse } from "node:http";
 import { block, live } from "../golden/notation.ts";
 import { drained } from "../../src/proxy/server.ts";
-import { chatSse, startProxy, startUpstream, TOOLS, type Proxy, type Upstream } from "./support.ts";
+import { chatSse, proxyFixture, TOOLS, type Proxy, type Upstream } from "./support.ts";
 
 const MIB = 1024 * 1024;
 /** The repair's bound; past it (and the chunk that crossed it) bytes reach the client. */
@@ -22,15 +22,7 @@ const TOTAL = 96 * MIB;
 
 let upstream: Upstream;
 let proxy: Proxy;
-beforeAll(async () => {
-  upstream = await startUpstream();
-  proxy = await startProxy(["--upstream", upstream.url, "--debug"]);
-});
-afterAll(async () => {
-  await proxy.close();
-  await upstream.close();
-});
-afterEach(() => void upstream.seen.splice(0));
+proxyFixture("", (both) => ({ upstream, proxy } = both), ["--debug"]);
 
 /** `p`, or null when it has not settled within the bound (a failing repair sends nothing at all). */
 function bounded<T>(p: Promise<T>, ms = 10_000): Promise<T | null> {

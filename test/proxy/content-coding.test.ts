@@ -2,23 +2,15 @@
 // whatever this runtime's fetch decoded goes out plain and repaired, without the stale
 // content-encoding and content-length; whatever it did not decode goes out byte for byte with
 // both, unrepaired, and --debug says why. Either way the client can read what it gets.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import zlib from "node:zlib";
 import { bodyCoding } from "../../src/adapters/content-coding.ts";
 import { block, live } from "../golden/notation.ts";
-import { chatSse, startProxy, startUpstream, TOOLS, type Proxy, type Upstream } from "./support.ts";
+import { chatSse, proxyFixture, TOOLS, type Proxy, type Upstream } from "./support.ts";
 
 let upstream: Upstream;
 let proxy: Proxy;
-beforeAll(async () => {
-  upstream = await startUpstream();
-  proxy = await startProxy(["--upstream", `${upstream.url}/v1`, "--debug"]);
-});
-afterAll(async () => {
-  await proxy.close();
-  await upstream.close();
-});
-afterEach(() => void upstream.seen.splice(0));
+proxyFixture("/v1", (both) => ({ upstream, proxy } = both), ["--debug"]);
 
 const LEAK = live(block("tool_calls", [["read", [["path", "/etc/passwd"]]]]));
 const CODERS: Record<string, (bytes: Buffer) => Buffer<ArrayBufferLike>> = {

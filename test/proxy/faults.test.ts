@@ -5,21 +5,12 @@ import http from "node:http";
 import { REMOVED_NOTE } from "../../src/history/sanitize.ts";
 import { block, live } from "../golden/notation.ts";
 import { anthropicStream, responsesStream } from "../e2e/wire-servers.ts";
-import { chatSse, holdAfterFirstEvent, pieces, startProxy, startUpstream, TOOLS, type Proxy, type Upstream } from "./support.ts";
+import { chatSse, holdAfterFirstEvent, pieces, proxyFixture, startProxy, startUpstream, TOOLS, type Proxy, type Upstream } from "./support.ts";
 
 const LEAK = live(block("tool_calls", [["read", [["path", "a.ts"]]]]));
 let upstream: Upstream;
 let proxy: Proxy;
-
-beforeAll(async () => {
-  upstream = await startUpstream();
-  proxy = await startProxy(["--upstream", `${upstream.url}/v1`]);
-});
-afterAll(async () => {
-  await proxy.close();
-  await upstream.close();
-});
-afterEach(() => void upstream.seen.splice(0));
+proxyFixture("/v1", (both) => ({ upstream, proxy } = both));
 
 const CHAT = { model: "m", stream: true, messages: [{ role: "user", content: "hi" }], tools: TOOLS };
 const post = (url: string, body: unknown) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });

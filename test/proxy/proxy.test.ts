@@ -1,5 +1,5 @@
 // The proxy end to end: a real client -> the real proxy server -> a fake upstream on loopback.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { jsonSchema, streamText, tool } from "ai";
 import { REMOVED_NOTE } from "../../src/history/sanitize.ts";
@@ -10,22 +10,13 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { block, live } from "../golden/notation.ts";
 import { anthropicStream, responsesStream } from "../e2e/wire-servers.ts";
-import { chatSse, pieces, startProxy, startUpstream, TOOLS, type Proxy, type Upstream } from "./support.ts";
+import { chatSse, pieces, proxyFixture, startProxy, startUpstream, TOOLS, type Proxy, type Upstream } from "./support.ts";
 
 const LEAK = live(block("tool_calls", [["read", [["path", "a.ts"]]]]));
 const SAID = "I'll read it.\n\n";
 let upstream: Upstream;
 let proxy: Proxy;
-
-beforeAll(async () => {
-  upstream = await startUpstream();
-  proxy = await startProxy(["--upstream", `${upstream.url}/v1`]);
-});
-afterAll(async () => {
-  await proxy.close();
-  await upstream.close();
-});
-afterEach(() => void upstream.seen.splice(0));
+proxyFixture("/v1", (both) => ({ upstream, proxy } = both));
 
 const sseReply = (text: string) => (_req: unknown, res: import("node:http").ServerResponse) => res.writeHead(200, { "content-type": "text/event-stream" }).end(text);
 const post = (path: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) =>

@@ -2,7 +2,7 @@
 // and Responses, and its Anthropic provider on Messages, streamed and not. What the client parsed is
 // what is checked: a leaked call must come back to it as a real tool call, and the guards (deny
 // list, echo guard) must hold through the proxy exactly as in the plugin.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createOpenAI } from "@ai-sdk/openai";
 import { generateText, jsonSchema, streamText, tool, type LanguageModel } from "ai";
 import type { ServerResponse } from "node:http";
@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { block, live } from "../golden/notation.ts";
 import { anthropicStream, responsesStream } from "../e2e/wire-servers.ts";
-import { chatSse, pieces, startProxy, startUpstream, type Proxy, type Upstream } from "./support.ts";
+import { chatSse, pieces, proxyFixture, startProxy, type Proxy, type Upstream } from "./support.ts";
 
 const LEAK = live(block("tool_calls", [["read", [["path", "a.ts"]]]]));
 const SAID = "I'll read it.\n\n";
@@ -24,15 +24,7 @@ const anthropicModule = (await import(ANTHROPIC).catch(() => undefined)) as { cr
 
 let upstream: Upstream;
 let proxy: Proxy;
-beforeAll(async () => {
-  upstream = await startUpstream();
-  proxy = await startProxy(["--upstream", upstream.url]);
-});
-afterAll(async () => {
-  await proxy.close();
-  await upstream.close();
-});
-afterEach(() => void upstream.seen.splice(0));
+proxyFixture("", (both) => ({ upstream, proxy } = both));
 
 type Wire = "chat" | "responses" | "messages";
 const readTool = () => ({ read: tool({ description: "read a file", inputSchema: jsonSchema<{ path: string }>({ type: "object", properties: { path: { type: "string" } }, required: ["path"] }) }) });

@@ -110,14 +110,14 @@ export function holdAfterFirstEvent(upstream: Upstream, whole: string): { finish
 
 /**
  * A fake upstream and a proxy in front of it for one test file (`--upstream` is the upstream's URL
- * plus `path`): started before the file's tests and handed to `take`, closed after them; the
- * upstream's record of requests is cleared after each test.
+ * plus `path`, then the proxy's `flags`): started before the file's tests and handed to `take`,
+ * closed after them; the upstream's record of requests is cleared after each test.
  */
-export function proxyFixture(path: string, take: (both: { upstream: Upstream; proxy: Proxy }) => void): void {
+export function proxyFixture(path: string, take: (both: { upstream: Upstream; proxy: Proxy }) => void, flags: readonly string[] = []): void {
   let both: { upstream: Upstream; proxy: Proxy } | undefined;
   beforeAll(async () => {
     const upstream = await startUpstream();
-    both = { upstream, proxy: await startProxy(["--upstream", `${upstream.url}${path}`]) };
+    both = { upstream, proxy: await startProxy(["--upstream", `${upstream.url}${path}`, ...flags]) };
     take(both);
   });
   afterAll(async () => {
