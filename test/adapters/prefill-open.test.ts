@@ -18,7 +18,7 @@ import { repairFetch } from "../../src/adapters/fetch.ts";
 import { repairMiddleware } from "../../src/adapters/middleware.ts";
 import type { AdapterOptions, AdapterResult } from "../../src/options/adapter.ts";
 import { live } from "../golden/notation.ts";
-import { randomCuts } from "../support/run-engine.ts";
+import { chatDeltaSse, splits } from "./prefill-support.ts";
 import { JSON_HEADERS, type Json, anthropicTextStream, byteByByte, chunkedFetch, dataEvents, encode, postInit, seededCuts } from "./wire-support.ts";
 
 const BASH_SCHEMA = { type: "object", properties: { command: { type: "string" } }, required: ["command"] };
@@ -143,13 +143,10 @@ describe("a prefill that is a call opener alone, the body in the reply", () => {
 
 // ---------------------------------------------------------------- chat
 
-const chunk = (content: string) => `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "deepseek-chat", choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
-const END = `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "deepseek-chat", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`;
-
 async function chatStream(prefill: string, pieces: string[], flags: Json): Promise<Seen & { overflowed: (string | undefined)[] }> {
   const { results, options } = harness();
   const body = { model: "deepseek-chat", stream: true, tools: CHAT_TOOLS, messages: [{ role: "user", content: ASK }, { role: "assistant", content: prefill, ...flags }] };
-  const res = await repairFetch(options, chunkedFetch([encode(pieces.map(chunk).join("") + END)]))("http://m.test/beta/chat/completions", postInit(body));
+  const res = await repairFetch(options, chunkedFetch([encode(chatDeltaSse(pieces, "deepseek-chat"))]))("http://m.test/beta/chat/completions", postInit(body));
   const out: Seen = { calls: [], text: "" };
   for (const event of dataEvents(await res.text())) {
     const delta = event.choices?.[0]?.delta ?? {};
@@ -167,23 +164,12 @@ async function chatJson(prefill: string, content: string, flags: Json = {}): Pro
   return { calls: ((message.tool_calls ?? []) as Json[]).map((c) => c.function.name), text: message.content ?? "" };
 }
 
-function splits(reply: string): [string, string[]][] {
-  return [
-    ["whole", [reply]],
-    ["char by char", [...reply]],
-    ...[4, 5].map((seed): [string, string[]] => {
-      const bounds = [0, ...randomCuts(reply.length, seed, 9), reply.length];
-      return [`random cuts ${seed}`, bounds.slice(1).map((to, i) => reply.slice(bounds[i], to))];
-    }),
-  ];
-}
-
 describe("chat: DeepSeek prefix completion (certain) and a trailing assistant message without flags (ambiguous)", () => {
   for (const [name, prefill, closing] of OPEN) {
     const reply = replyFor(closing);
     for (const [flagName, flags] of [["prefix: true", { prefix: true }], ["no flags", {}]] as const) {
       test(`${name}, ${flagName}: stream at every split, and JSON`, async () => {
-        for (const [, pieces] of splits(reply)) expect(await chatStream(prefill, pieces, flags)).toEqual({ calls: [], text: reply, overflowed: ["bash"] });
+        for (const [, pieces] of splits(reply, [4, 5])) expect(await chatStream(prefill, pieces, flags)).toEqual({ calls: [], text: reply, overflowed: ["bash"] });
         expect(await chatJson(prefill, reply, flags)).toEqual({ calls: [], text: reply });
       });
     }
@@ -257,7 +243,7 @@ describe("AI SDK middleware: a prompt whose assistant prefill left markup open",
     for (const [name, prefill, closing] of OPEN) {
       const reply = replyFor(closing);
       test(`${provider}, ${name}: stream at every split, and generate`, async () => {
-        for (const [, pieces] of splits(reply)) expect(await streamed(provider, prefill, pieces)).toEqual({ calls: [], text: reply, overflowed: ["bash"] });
+        for (const [, pieces] of splits(reply, [4, 5])) expect(await streamed(provider, prefill, pieces)).toEqual({ calls: [], text: reply, overflowed: ["bash"] });
         expect(await generated(provider, prefill, reply)).toEqual({ calls: [], text: reply });
       });
     }
