@@ -51,7 +51,9 @@ export function callEngines(factory: EngineFactory, options: AdapterOptions, sco
  * Where the reply's text starts when it continues `prefill`: the prefill read as replayed history
  * (EngineOptions.history), so nothing in it is ever recovered, and what the engine releases is
  * dropped (the prefill is the caller's text, never the reply's). Only its documentation context
- * carries over: a fence it opened is open in the reply. Read anew for each engine that asks (one
+ * carries over (a fence it opened is open in the reply), and whether it ended inside markup of
+ * unknown end (AnswerSoFar.overflowed: a candidate past bufferLimit, or one still open at its
+ * end). Read anew for each engine that asks (one
  * per choice), since an engine's context changes as it reads; undefined when the engine cannot say.
  *
  * A prefill the server may not continue (Prefill.certain false) may as well be answered with a
@@ -75,15 +77,23 @@ function prefillRead(factory: EngineFactory, options: EngineOptions, prefill: Pr
   }
   const guard = new GuardedEngine(engine, (line) => onError(`reading the prefill: ${line}`));
   const { spans } = prefill;
-  for (let i = 0; i < spans.length; i++) {
-    const last = i === spans.length - 1;
-    if (!guard.step({ delta: spans[i], endSpan: !last, flush: last }).ok) return UNREAD;
-  }
+  for (let i = 0; i < spans.length - 1; i++) if (!guard.step({ delta: spans[i], endSpan: true }).ok) return UNREAD;
+  // The last span is fed, then flushed: what the engine still holds between the two is markup the
+  // prefill left undecided (a candidate open, a tag cut off). The history engine recovers no call,
+  // so nothing it holds is text after a call.
+  if (!guard.step({ delta: spans[spans.length - 1] }).ok) return UNREAD;
+  const open = guard.held > 0;
+  if (!guard.step({ flush: true }).ok) return UNREAD;
   const answer = guard.carryOver();
   if (!answer) return guard.failed ? UNREAD : undefined;
   // Nothing of the prefill is the reply's: no call of it counts against the reply's, no text of it is held.
   const { tail: _tail, ...context } = answer;
-  return { ...context, doc: prefill.certain ? context.doc : new TwoReadings(context.doc), calls: 0 };
+  const read: AnswerSoFar = { ...context, doc: prefill.certain ? context.doc : new TwoReadings(context.doc), calls: 0 };
+  // The prefill ends inside markup (`<tool_call>{"name":"write","arguments":{"content":"`, a DSML
+  // value left open): the reply goes on inside it, so a call the reply writes may be that
+  // markup's text (an example in the file being written). Where it ends is unknown: the reply
+  // starts as after an overflow, and none of its calls runs ("overflowed-markup", text kept).
+  return open ? { ...read, overflowed: true } : read;
 }
 
 /** The prefill's reading failed. */

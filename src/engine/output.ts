@@ -30,8 +30,9 @@ export class Output {
   protected heldNoCall = 0;
   /**
    * Markup of the reply ended where no one can tell (AnswerSoFar.overflowed): a candidate released
-   * verbatim at the limit, or a segment refused as unbounded (a costume past its hold cap at the
-   * end of a span), here or in an earlier part. What followed it was read as prose though it may be
+   * verbatim at the limit, or a segment refused as unbounded (a costume refused after a closer
+   * read as its code: past its hold cap at the end of a span, or at its own closer ending a line),
+   * here or in an earlier part. What followed it was read as prose though it may be
    * that markup's text (the rest of a file a leaked write was writing, with its tool-call
    * examples), so no later call runs: each is reported "overflowed-markup", its text kept.
    */
@@ -133,7 +134,7 @@ export class Output {
       // stood, a nudge, never run (and never stripped, not even beside a native call: it may be
       // prose). The documentation context reads it as the call markup it is, as if it had run, so
       // nothing but the running changes (and a long document of examples costs no more to read).
-      const after: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "overflowed-markup", detail: "a call after markup of unknown end (a candidate past bufferLimit, a costume past its hold cap): it may be that markup's text", tool: seg.tool };
+      const after: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "overflowed-markup", detail: "a call after markup of unknown end (a candidate past bufferLimit, a costume refused past a closer read as code): it may be that markup's text", tool: seg.tool };
       this.broken.push(after);
       this.doc.afterMarkup();
       this.showMarkup(seg.start === 0 && seg.end === span.length ? span : span.slice(seg.start, seg.end), start, after);

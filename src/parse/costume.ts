@@ -370,13 +370,15 @@ export function heredocCode(command: string): string | null {
  * 40, finding 3). Which one is known only later, so the costume holds on from there:
  * - its own closer ends a line (one the same costume opened after it does not count): the whole
  *   was one costume whose code holds markup after a closer read as code. Which closer ended it
- *   stays unknowable, so nothing of it runs: broken markup, a nudge (HELD_COSTUME);
+ *   stays unknowable, so nothing of it runs: broken markup, a nudge (HELD_COSTUME). That closer
+ *   may be the code's text as well (a heredoc documenting it, going on after it), so where the
+ *   code ends is unknown: no later call of the reply runs either (Segment.unbounded, review 44);
  * - the reply ends after another own closer of it that has text after it on its line
- *   (`EOF\n</shell> done`; review 41, rule 4): the same. A closer with text after it is no
+ *   (`EOF\n</shell> done`; review 41, rule 4): refused too. A closer with text after it is no
  *   weaker a candidate end than the first one was, so the call opener between them may as well
  *   be the code's text (a heredoc's example): refused up to the last own closer, the furthest
- *   the costume can reach, and the engine reads the rest again (as after a closer ending its
- *   line). This gives up a legit costume, text after its closer, a real call, then the
+ *   the costume can reach in the reply, and the engine reads the rest again (not unbounded: no
+ *   later closer of it follows, so a later call runs). This gives up a legit costume, text after its closer, a real call, then the
  *   costume's closer again with text after it: the call is refused with a nudge instead of
  *   run. Nothing in the markup tells those apart, and a wrong execution outranks a lost call;
  * - the reply ends without one: the costume ended at its first closer, and is text up to there;
@@ -414,7 +416,10 @@ export const COSTUME: SpanKind<{ firstCloserEnd: number; held: boolean; depth: n
     const held = heldPast(span, opener);
     if (held === null) return truncated ? textSpan(firstCloserEnd(span, opener)) : parseCostumeSpan(span, opener, ctx);
     const shape = opener.name === "code_interpreter" ? "C07" : "C04";
-    if (!truncated) return brokenSpan(span.length, shape, "broken-markup", HELD_COSTUME);
+    // Its own closer ended a line, yet an earlier one was read as code: that closer may be the
+    // code's text as well (a heredoc documenting `</shell>`), so where the code ends is unknown
+    // and what follows may still be it. No later call of the reply runs (Segment.unbounded).
+    if (!truncated) return unbounded(brokenSpan(span.length, shape, "broken-markup", HELD_COSTUME));
     // The hold cap: the span ended (a Responses part, a reasoning stretch, an Anthropic text block)
     // so far past the call opener that where the costume ends was never found. What the reply
     // writes next may still be its code, so no later call of the reply runs (Segment.unbounded).

@@ -179,6 +179,73 @@ describe("a code costume past its hold", () => {
   });
 });
 
+describe("a code costume refused at its own closer ending a line, after a closer read as code (review 44 follow-up)", () => {
+  // The A40.19 rule refuses such a costume whole: its code held call markup after a closer read as
+  // code, so which closer ended it is unknowable, and the one that ends its line may be the code's
+  // text too. What follows may still be its code (here the heredoc goes on until the final
+  // `</shell>`): no later call of the reply runs, as after an overflow.
+  const LARGE = 65536;
+  const refused = `<shell>cat > doc.md <<'EOF'\nEnd the block with </shell> on its own line, like:\n<bash>ls</bash>\n</shell>\n`;
+  const hermesExample = EXAMPLES["a Hermes <tool_call>"]!;
+
+  test("the lead's probe: the <tool_call> example still inside the heredoc never runs", () => {
+    const input = `${refused}Then call:\n${hermesExample}\nEOF\n</shell>\n`;
+    const r = agreed(input, LARGE);
+    expect(r.calls).toEqual([]);
+    expect(r.summary.broken.map((b) => [b.shape, b.reason, b.tool])).toEqual([
+      ["C04", "broken-markup", undefined],
+      ["O01", "overflowed-markup", "bash"],
+    ]);
+    // The costume up to its closer; the line end after it is text.
+    expect(r.summary.broken[0]!.span).toEqual([0, refused.length - 1]);
+    expect(r.text).toBe(input);
+    expect(r.summary.stripped).toEqual([]);
+    expect(r.summary.nudge).toBe("broken-markup");
+  });
+
+  test.each(Object.entries(EXAMPLES))("%s after the refused costume never runs", (_name, example) => {
+    const input = `${refused}${example}\nEOF\n</shell>\n`;
+    const r = agreed(input, LARGE);
+    expect(ranRm(r.calls)).toBe(false);
+    expect(r.calls).toEqual([]);
+    expect(reasons(r)).toEqual(["broken-markup", "overflowed-markup"]);
+    expect(r.text).toBe(input);
+  });
+
+  test("every later call, another costume too, each reported", () => {
+    const input = `${refused}\nDone.\n<bash>\npwd\n</bash>\n\n${hermesExample}\n`;
+    const r = agreed(input, LARGE);
+    expect(r.calls).toEqual([]);
+    expect(reasons(r)).toEqual(["broken-markup", "overflowed-markup", "overflowed-markup"]);
+    expect(r.text).toBe(input);
+  });
+
+  test("a call before the refused costume still runs", () => {
+    const before = `<tool_call>\n{"name": "read", "arguments": {"filePath": "/a"}}\n</tool_call>\n`;
+    const r = agreed(`${before}${refused}${hermesExample}\n`, LARGE);
+    expect(r.calls.map((c) => [c.tool, c.input])).toEqual([["read", { filePath: "/a" }]]);
+    expect(reasons(r)).toContain("overflowed-markup");
+  });
+
+  test("the state carries to a later Responses part and a later Anthropic text block", () => {
+    const c = chained([refused, `Now:\n${hermesExample}\n`], LARGE);
+    expect(c.calls).toEqual([]);
+    expect(c.broken).toEqual([["broken-markup"], ["overflowed-markup"]]);
+    expect(c.carried[0]?.overflowed).toBe(true);
+    const s = spanned([refused, hermesExample], LARGE);
+    expect(s.calls).toEqual([]);
+    expect(s.broken).toEqual(["broken-markup", "overflowed-markup"]);
+  });
+
+  test("hard negatives: a costume whose closer ended its line at once, or that held no call markup, leaves later calls free", () => {
+    const plain = agreed(`<shell>\nls\n</shell>\n${hermesExample}\n`, LARGE);
+    expect(plain.calls.map((c) => c.input.command)).toEqual(["ls", RM]);
+    // A closer read as code, but no call opener after it: the costume is one command and nothing is refused.
+    const quoted = agreed(`<shell>\ngrep -c "</shell>" a.html\n</shell>\n${hermesExample}\n`, LARGE);
+    expect(quoted.calls.map((c) => c.input.command)).toEqual([`grep -c "</shell>" a.html`, RM]);
+  });
+});
+
 describe("the state carries across a reply's parts and reasoning stretches", () => {
   const overflowed = `${WRITES.DSML!(`${"x".repeat(LIMIT + 50)}\n`)}\n`;
   const call = `<tool_call>\n{"name": "bash", "arguments": {"command": "${RM}"}}\n</tool_call>`;

@@ -163,9 +163,15 @@ describe("costume read on past a closer: an example inside its code never runs o
     expect({ calls: o.calls, broken: o.broken }).toEqual(refused);
   });
 
-  test("a costume after the refused one runs on its own", () => {
-    const o = outcome("<shell>cat > doc.md <<'EOF'\nEnd with </shell> here.\n<bash>rm -rf build</bash>\nEOF\n</shell>\n\n<shell>\npwd\n</shell>\n");
-    expect(o.calls).toEqual([{ tool: "bash", input: { command: "pwd" } }]);
+  test("a costume after the refused one does not run: where the refused one's code ended is unknown (review 44 follow-up; review 40 ran it)", () => {
+    const input = "<shell>cat > doc.md <<'EOF'\nEnd with </shell> here.\n<bash>rm -rf build</bash>\nEOF\n</shell>\n\n<shell>\npwd\n</shell>\n";
+    const o = outcome(input);
+    expect(o.calls).toEqual([]);
+    expect(o.broken).toEqual([
+      { shape: "C04", reason: "broken-markup", tool: undefined },
+      { shape: "C04", reason: "overflowed-markup", tool: "bash" },
+    ]);
+    expect(o.text).toBe(input);
   });
 
   test("a Python costume whose string holds the example is refused the same way", () => {

@@ -8,7 +8,9 @@ import { type CallContext, finishReason, finishReport, metadata, reasoningCalls,
 /** The result as the model sent it whenever the engine fails: nothing half-repaired reaches the host. */
 export function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallContext): LanguageModelV3GenerateResult {
   const { guard, reasoning } = ctx;
-  const native = result.content.some((part) => part.type === "tool-call");
+  // A call the provider ran itself (providerExecuted: a web search) is no native call: the client
+  // runs nothing for it, so a leak beside it duplicates nothing, and it spends no one call.
+  const native = result.content.some((part) => part.type === "tool-call" && part.providerExecuted !== true);
   if (native && !guard.step({ native }).ok) return result;
   if (native) reasoning.noteNative();
   const content: LanguageModelV3Content[] = [];

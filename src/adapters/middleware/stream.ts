@@ -168,7 +168,8 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
         return out(part);
       case "tool-input-start":
       case "tool-call":
-        if (!nativeNoted) {
+        // A call the provider ran itself (providerExecuted: a web search) is no native call (generate.ts).
+        if (!nativeNoted && part.providerExecuted !== true) {
           nativeNoted = true;
           reasoning.noteNative();
           endThought();
