@@ -155,5 +155,8 @@ function overflow(): Fixture[] {
       { tool: "write", input: { filePath: "doc.md", content: "x".repeat(350) }, shape: "D02" },
       ls("O01"),
     ], "\n\nNow the tests:\n\n"),
+    // A costume refused at its own closer after one was read as code: where its code ends is unknown too.
+    bad("A44.3", "costume-refused-then-a-call-example-in-its-heredoc", "<shell>cat > doc.md <<'EOF'\nEnd the block with </shell> on its own line, like:\n<bash>ls</bash>\n</shell>\nThen call:\n<tool_call>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"rm -rf build\"}}\n</tool_call>\nEOF\n</shell>\n", "broken-markup", ["C04", "O01"]),
+    bad("A44.4", "costume-refused-then-a-second-costume", "<shell>cat > doc.md <<'EOF'\nEnd with </shell> here.\n<bash>rm -rf build</bash>\nEOF\n</shell>\n\n<shell>\npwd\n</shell>\n", "broken-markup", ["C04", "C04"]),
   ];
 }
