@@ -1,4 +1,4 @@
-import type { NudgeReason } from "./types.ts";
+import type { BrokenSpan, NudgeReason } from "./types.ts";
 import { asLostLtCloser, readTag, type Tag } from "../grammar/tags.ts";
 import { isTriggerCode } from "../grammar/markers.ts";
 import type { Shape } from "../grammar/shapes.ts";
@@ -6,18 +6,10 @@ import type { Shape } from "../grammar/shapes.ts";
 /** One piece of a completed candidate span; pieces cover the span in order. Offsets are span-local. */
 export type Segment =
   | { kind: "text"; start: number; end: number }
-  | {
+  | ({
       kind: "broken";
       start: number;
       end: number;
-      shape: Shape;
-      reason: NudgeReason;
-      detail: string;
-      tool?: string;
-      parameter?: string;
-      /** The refused argument's key is one the schema does not declare: a correction names none. */
-      undeclaredArgument?: true;
-      declared?: string;
       /**
        * Where this markup really ended is unknown (a costume refused after a closer read as its
        * code: at the end of its span past its hold cap, costume.ts HELD_LOOKAHEAD, or at its own
@@ -26,7 +18,7 @@ export type Segment =
        * the reply ("overflowed-markup").
        */
       unbounded?: true;
-    }
+    } & Omit<BrokenSpan, "span">) // what it reports (shape, reason, detail, tool, parameter, …) is a BrokenSpan's
   | { kind: "call"; start: number; end: number; tool: string; input: Record<string, unknown>; shape: Shape };
 
 /** All marker tags of a complete span, in order. Linear: each reader looks at most MAX_TAG ahead. */
