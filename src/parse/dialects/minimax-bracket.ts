@@ -251,7 +251,7 @@ class Reader {
  *
  * Strings are JSON's double-quoted ones and, where the reader takes one (readArrowCall: a value
  * right after a `--key` in the `{ --key VALUE }` object, KeyPosition), a single-quoted one read as
- * the reader reads it (review 44): literal up to the next `'`, so a `"` or a brace in it is text
+ * the reader reads it (golden A44.1-A44.2): literal up to the next `'`, so a `"` or a brace in it is text
  * (`--command 'echo }'`). A backslash or a line break before that `'` makes it no string for the
  * reader (refused), and so does the reply ending first (atEnd): the scanner then reads its
  * characters as if the quote were none, exactly as before: they are held from the `'` and stepped

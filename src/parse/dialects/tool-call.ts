@@ -40,7 +40,7 @@ export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, t
 /**
  * The detail for an opener attribute no body reads: the attribute is named only when the tool
  * declares a parameter of that name (`timeout=` on bash); an invented name may be anything the
- * model pasted and is never repeated (review 44).
+ * model pasted and is never repeated.
  */
 function unreadAttribute(attr: string, toolName: string, ctx: SpanContext): string {
   const tool = ctx.tools.get(toolName);
@@ -193,7 +193,7 @@ function valueClosed(span: string, bodyEnd: number, closed: boolean, outcome: Un
  * `input`): then the body is plainly that tool's own arguments. Otherwise:
  * - spelled `{"name": …}` and naming the opener's tool, it is read as that call (R9.3), strictly as a
  *   Hermes body: a key it cannot place (`{"name": "list_sessions", "verbose": true}`, the flattened
- *   form a Hermes body refuses too) refuses it, never passing `name` to the tool (review 44);
+ *   form a Hermes body refuses too) refuses it, never passing `name` to the tool (golden R44.8);
  * - under another name, or in another spelling (`{"tool": …}`, `{"function": {…}}`,
  *   `{"tool_calls": […]}`, `{"tool_name": …}`), it is refused naming no tool (reviews 43, 44): the
  *   opener and the body may name two tools, and which one was meant is unknowable, as for `name=`
