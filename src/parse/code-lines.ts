@@ -8,7 +8,6 @@ import {
   DQ,
   GT,
   HASH,
-  LF,
   LPAREN,
   LT,
   PIPE,
