@@ -34,7 +34,7 @@ export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, t
   const json = span.slice(opener.end).trimStart().startsWith("{");
   const unread = Object.keys(opener.attrs).find((attr) => attr !== "id" && (attr !== "name" || !json));
   if (unread === undefined) return segments;
-  return segments.map((s) => (s.kind === "call" ? { kind: "broken", start: s.start, end: s.end, shape: s.shape, reason: "broken-markup", detail: unreadAttribute(unread, s.tool, ctx), tool: s.tool } : s));
+  return segments.map((s) => (s.kind === "call" ? { kind: "broken", start: s.start, end: s.end, shape: s.shape, reason: "broken-markup", detail: unreadAttributeDetail(unread, s.tool, ctx), tool: s.tool } : s));
 }
 
 /**
@@ -42,7 +42,7 @@ export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, t
  * declares a parameter of that name (`timeout=` on bash); an invented name may be anything the
  * model pasted and is never repeated.
  */
-function unreadAttribute(attr: string, toolName: string, ctx: SpanContext): string {
+function unreadAttributeDetail(attr: string, toolName: string, ctx: SpanContext): string {
   const tool = ctx.tools.get(toolName);
   return tool && propertySchema(tool.parameters, attr) !== undefined ? `the opening tag carries ${attr}=, which no parameter reads` : "the opening tag carries an attribute no parameter reads";
 }
@@ -62,7 +62,7 @@ function readToolCallSpan(span: string, opener: Tag, ctx: SpanContext, truncated
       if (opener.flaws & Flaw.RepeatedAttr) return whole({ kind: "broken", shape: "T01", reason: "broken-markup", detail: "the opening tag names an attribute twice" });
       // `<tool_call name="bash" timeout="600">`: the attribute is an argument the JSON body does not carry (a call's `id` labels it).
       const unread = Object.keys(opener.attrs).find((attr) => attr !== "name" && attr !== "id");
-      if (unread !== undefined) return whole({ kind: "broken", shape: "T01", reason: "broken-markup", detail: unreadAttribute(unread, opener.attrs.name, ctx), tool: opener.attrs.name });
+      if (unread !== undefined) return whole({ kind: "broken", shape: "T01", reason: "broken-markup", detail: unreadAttributeDetail(unread, opener.attrs.name, ctx), tool: opener.attrs.name });
       return whole(namedToolCall(opener.attrs.name, parsed, truncated, ctx));
     }
     if (!parsed.ok) {
