@@ -195,10 +195,11 @@ function valueClosed(span: string, bodyEnd: number, closed: boolean, outcome: Un
  *   Hermes body: a key it cannot place (`{"name": "list_sessions", "verbose": true}`, the flattened
  *   form a Hermes body refuses too) refuses it, never passing `name` to the tool (golden R44.8);
  * - under another name, or in another spelling (`{"tool": …}`, `{"function": {…}}`,
- *   `{"tool_calls": […]}`, `{"tool_name": …}`), it is refused naming no tool (golden R43.1, R44.6-R44.7): the
- *   opener and the body may name two tools, and which one was meant is unknowable, as for `name=`
- *   written twice (R12.6). Running the opener's tool with the other call as its arguments would run
- *   a call nobody wrote, and the inner tool's arguments were never meant for the opener's.
+ *   `{"tool_calls": […]}`, `{"tool_name": …}`), it is refused naming no tool (golden R43.1,
+ *   R44.6-R44.7): the opener and the body may name two tools, and which one was meant is
+ *   unknowable, as for `name=` written twice (R12.6). Running the opener's tool with the other
+ *   call as its arguments would run a call nobody wrote, and the inner tool's arguments were
+ *   never meant for the opener's.
  * Anything else that is no JSON object is a broken call, since the opener already named a tool.
  */
 function namedToolCall(name: string, parsed: ReturnType<typeof parseJson>, truncated: boolean, ctx: SpanContext): UnitOutcome {
