@@ -53,8 +53,8 @@ export function callEngines(factory: EngineFactory, options: AdapterOptions, sco
  * dropped (the prefill is the caller's text, never the reply's). Only its documentation context
  * carries over (a fence it opened is open in the reply), and whether it ended inside markup of
  * unknown end (AnswerSoFar.overflowed: a candidate past bufferLimit, or one still open at its
- * end). Read anew for each engine that asks (one
- * per choice), since an engine's context changes as it reads; undefined when the engine cannot say.
+ * end). Read anew for each engine that asks (one per choice), since an engine's context changes
+ * as it reads; undefined when the engine cannot say.
  *
  * A prefill the server may not continue (Prefill.certain false) may as well be answered with a
  * fresh message, and the two readings can differ: after "Here is the example:\n```\n" a reply

@@ -6,7 +6,7 @@
 import { requestEchoGuard } from "../echo/from-request.ts";
 import type { EchoGuard } from "../engine/types.ts";
 import { isObject } from "../grammar/plain-data.ts";
-import { redactReply, type ReplyPart } from "../history/sanitize.ts";
+import { redactReply, replyTextParts, type ReplyPart } from "../history/sanitize.ts";
 import type { NudgeReason, ParseOptionsInput, ToolSpec } from "../parse/types.ts";
 import { correctionText, type CorrectionReason } from "../retry/state.ts";
 import { wireFor } from "../wires/registry.ts";
@@ -229,15 +229,8 @@ function textPartsOf(turn: Json, path: JsonPath, shape: Shape): (ReplyPart & { p
   const apart = shape === "responses";
   if (typeof turn.content === "string") return [{ text: turn.content, path: [...path, "content"], apart }];
   if (!Array.isArray(turn.content)) return [];
-  const parts: (ReplyPart & { path: JsonPath })[] = [];
-  let other = false;
-  turn.content.forEach((part, index) => {
-    if (isObject(part) && TEXT_PARTS.has(part.type as string) && typeof part.text === "string") {
-      parts.push({ text: part.text, path: [...path, "content", index, "text"], apart: apart || other });
-      other = false;
-    } else other = true;
-  });
-  return parts;
+  const { parts, at } = replyTextParts(turn.content, (part) => (isObject(part) && TEXT_PARTS.has(part.type as string) && typeof part.text === "string" ? part.text : undefined));
+  return parts.map((part, i) => ({ text: part.text, path: [...path, "content", at[i]!, "text"], apart: apart || part.apart === true }));
 }
 
 /** A chat turn with `tool_calls`, or a Messages turn with a `tool_use` block (Responses keeps calls in items of their own). */

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { parse } from "../engine/parse.ts";
-import type { ParseResult, ToolSpec } from "../parse/types.ts";
+import type { ToolSpec } from "../parse/types.ts";
 import { opencodeBuiltinTools } from "../tools/opencode-builtins.ts";
 import { EXIT, parseArgs, USAGE, UsageError, type Command, type DoctorArgs, type ScanArgs } from "./args.ts";
 import { describeDoctor, doctor } from "./doctor.ts";

@@ -36,8 +36,8 @@ export function report(result: ParseResult) {
 /**
  * Lines of text output (written through terminal.ts, which makes every character visible). They
  * name only what the scanned tools declare: a tool name no tool has and an argument key its schema
- * does not declare are the model's own words, which may be anything it pasted (a token, a key id;
- * review 44), so they are counted, never printed. This output is meant to be pasted into an issue;
+ * does not declare are the model's own words, which may be anything it pasted (a token, a key id),
+ * so they are counted, never printed. This output is meant to be pasted into an issue;
  * `--json` holds the reply's text and call arguments.
  */
 export function describe(result: ParseResult, tools: readonly ToolSpec[]): string[] {

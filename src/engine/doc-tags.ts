@@ -15,9 +15,9 @@
  * from its `<` (a copy of four fields) and drops what opened after it. While pending, an attempt
  * that may still be raw HTML is documentation (an unfinished tag counts until it fails); one that
  * can only be an autolink is documentation only where the state it would put back is (inside
- * link text, say). Attempts opened inside
- * each other are followed up to MAX_ATTEMPTS at once; more make the paragraph documentation
- * until one opened before them completes. Each character costs O(MAX_ATTEMPTS), no allocation.
+ * link text, say). Attempts opened inside each other are followed up to MAX_ATTEMPTS at once;
+ * more make the paragraph documentation until one opened before them completes. Each character
+ * costs O(MAX_ATTEMPTS), no allocation.
  *
  * White space inside a tag is JavaScript's `\s` (isWhiteSpace: also U+00A0 and the other Unicode
  * spaces, vertical tab, form feed), as commonmark.js matches it, where the 0.31 spec text allows

@@ -32,9 +32,9 @@ export class Output {
    * Markup of the reply ended where no one can tell (AnswerSoFar.overflowed): a candidate released
    * verbatim at the limit, or a segment refused as unbounded (a costume refused after a closer
    * read as its code: past its hold cap at the end of a span, or at its own closer ending a line),
-   * here or in an earlier part. What followed it was read as prose though it may be
-   * that markup's text (the rest of a file a leaked write was writing, with its tool-call
-   * examples), so no later call runs: each is reported "overflowed-markup", its text kept.
+   * here or in an earlier part. What followed it was read as prose though it may be that markup's
+   * text (the rest of a file a leaked write was writing, with its tool-call examples), so no later
+   * call runs: each is reported "overflowed-markup", its text kept.
    */
   private overflowed: boolean;
   /** EngineOptions.readingGiven: every call found in given content makes the echo guard stricter, so none is held back. */

@@ -70,9 +70,8 @@ export interface AnswerSoFar {
   /**
    * Set once markup in the reply so far ended where no one can tell (a candidate released verbatim
    * past bufferLimit, a code costume refused at the end of its span past its hold cap or at its
-   * own closer after an earlier one was read as its code): what
-   * followed it may be its text, so no later call of the reply runs, in this part or any after it
-   * ("overflowed-markup"). A prefill read before the reply hands it on too, and sets it when it
+   * own closer after an earlier one was read as its code): what followed it may be its text, so
+   * no later call of the reply runs, in this part or any after it ("overflowed-markup"). A prefill read before the reply hands it on too, and sets it when it
    * ends with markup still open (src/adapters/call-engines.ts): the reply goes on inside it.
    */
   readonly overflowed?: true;

@@ -5,7 +5,7 @@
  * such number as it builds them; whoever copies a container on the way to the schema gate copies
  * the marks (coerceObject, the alias mapping). The gate's coercion (coerceDeep) writes a number
  * out as text for a string-only place only when it is not marked: the model's own digits, never
- * others (review 44). The marks live beside the values, never in them, so a call's arguments stay
+ * others (golden V44.1, V44.2). The marks live beside the values, never in them, so a call's arguments stay
  * plain data; a mark lost on some copy only falls back to the rule by value (a safe integer).
  */
 const marks = new WeakMap<object, Set<string>>();

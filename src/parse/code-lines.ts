@@ -8,7 +8,6 @@ import {
   DQ,
   GT,
   HASH,
-  LF,
   LPAREN,
   LT,
   PIPE,
@@ -30,7 +29,7 @@ export const isElementNameStart = (c: number) => isAsciiLetter(c) || c === UNDER
 export const isElementNameCode = (c: number) => isElementNameStart(c) || isAsciiDigit(c) || c === DASH || c === DOT;
 
 /**
- * Review 44: where a code costume's body (`<bash>`, `<shell>`, `<python>`, an HTML pre/code block,
+ * Where a code costume's body (`<bash>`, `<shell>`, `<python>`, an HTML pre/code block,
  * ...) holds the Cline/Roo element form instead of code.
  *
  * The rule: a line that begins (after spaces) with a tag named after a parameter of the tool that

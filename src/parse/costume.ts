@@ -301,7 +301,7 @@ function codeCall(length: number, language: CodeLanguage | null, rawCode: string
   if (code.trim() === "") return brokenSpan(length, "C05", "broken-markup", "code costume without code");
   const bash = ctx.tools.get("bash");
   if (!bash) return brokenSpan(length, shape, "undeclared-tool", "code costume needs the bash tool", "bash");
-  // Review 44: a line that is an element named after a parameter of bash (`<command timeout="5">ls</command>`
+  // A line that is an element named after a parameter of bash (`<command timeout="5">ls</command>`
   // in `<pre><code class="language-bash">`, in a `<tool_call>` costume's code) is the element form
   // written inside the costume, not code: refused, as a `<bash>` body holding it is
   // (costumeAsToolElement; the rule is parameterElementLine's, src/parse/code-lines.ts).
@@ -372,15 +372,17 @@ export function heredocCode(command: string): string | null {
  *   was one costume whose code holds markup after a closer read as code. Which closer ended it
  *   stays unknowable, so nothing of it runs: broken markup, a nudge (HELD_COSTUME). That closer
  *   may be the code's text as well (a heredoc documenting it, going on after it), so where the
- *   code ends is unknown: no later call of the reply runs either (Segment.unbounded, review 44);
+ *   code ends is unknown: no later call of the reply runs either (Segment.unbounded, golden
+ *   A44.3-A44.4);
  * - the reply ends after another own closer of it that has text after it on its line
  *   (`EOF\n</shell> done`; review 41, rule 4): refused too. A closer with text after it is no
  *   weaker a candidate end than the first one was, so the call opener between them may as well
  *   be the code's text (a heredoc's example): refused up to the last own closer, the furthest
  *   the costume can reach in the reply, and the engine reads the rest again (not unbounded: no
- *   later closer of it follows, so a later call runs). This gives up a legit costume, text after its closer, a real call, then the
- *   costume's closer again with text after it: the call is refused with a nudge instead of
- *   run. Nothing in the markup tells those apart, and a wrong execution outranks a lost call;
+ *   later closer of it follows, so a later call runs). This gives up a legit costume, text after
+ *   its closer, a real call, then the costume's closer again with text after it: the call is
+ *   refused with a nudge instead of run. Nothing in the markup tells those apart, and a wrong
+ *   execution outranks a lost call;
  * - the reply ends without one: the costume ended at its first closer, and is text up to there;
  *   the engine reads the rest again, so a later costume or leak runs on its own;
  * - the reply ends more than HELD_LOOKAHEAD characters after that tag (with or without a later

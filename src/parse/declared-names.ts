@@ -9,7 +9,7 @@ const MAX_SCHEMA_NODES = 20_000;
  * names listed in `required` and in dependency lists. The client wrote them into the tool list the
  * model was given, so naming one tells the model (or a reader of `dsml-fix scan`) nothing the
  * model did not have; a name the model made up may be anything it pasted, a token included, and
- * is never repeated (review 44). Asked after a refusal or for the CLI's report only; a visited set
+ * is never repeated. Asked after a refusal or for the CLI's report only; a visited set
  * and a node bound keep a cyclic or huge object (a JS schema) finite.
  */
 export function declaredNames(schema: unknown): Set<string> {
@@ -40,9 +40,4 @@ export function declaredNames(schema: unknown): Set<string> {
     for (const value of Object.values(record)) pending.push(value);
   }
   return names;
-}
-
-/** Whether the schema declares `name` anywhere (see declaredNames). */
-export function declaresName(schema: unknown, name: string): boolean {
-  return declaredNames(schema).has(name);
 }

@@ -16,8 +16,8 @@ import "./libraries.ts";
  * a scalar wrapped into an array). A mismatch left after coercion is a broken call that names the
  * parameter; so is a bigint anywhere (readNumberLiteral), whatever the schema. Only a name the
  * tool's schema declares is ever named: a key the model invented may be anything it pasted (a
- * token, a key id), and the name goes into the correction the model reads and the session keeps
- * (review 44); an invented key is reported as `undeclaredArgument`, unnamed. A schema ajv cannot
+ * token, a key id), and the name goes into the correction the model reads and the session keeps;
+ * an invented key is reported as `undeclaredArgument`, unnamed. A schema ajv cannot
  * compile fails closed: the call does not run (trust first), unless the schema is trivially
  * permissive (absent, `{}`, or a bare `{type: "object"}`). Each schema is read under its own draft.
  */

@@ -132,7 +132,7 @@ export function parsePlainElementSpan(span: string, opener: Tag, truncated: bool
  * case; the rule and its exceptions, heredoc bodies and strings that span lines, are
  * parameterElementLine's in src/parse/code-lines.ts) is that form even when it cannot be read as
  * such (`<command timeout="5">`, `<command >`, text beside the children, a `# list` comment or an
- * `<?xml ...?>` declaration before them; reviews 43 and 44): refused as broken markup, never run
+ * `<?xml ...?>` declaration before them; golden R43.2-R43.4, R44.1-R44.5): refused as broken markup, never run
  * with the markup as the code, which would bypass the form's own refusals. The parameters are the
  * tag's tool's, or, for a costume tag no tool is named after (`<shell>`), those of the tool its
  * code would run with (bash). Code that merely holds tags (`echo "<b>hi</b>" > x.html`, a heredoc

@@ -31,8 +31,10 @@ export type NudgeReason =
   | "extra-call"
   /**
    * A well-formed call after markup whose end is unknown (a candidate that outgrew
-   * responseFix.bufferLimit, a code costume refused at the end of its span past its hold cap):
-   * it may be that markup's text (a tool-call example in a file being written), so it never runs.
+   * responseFix.bufferLimit; a code costume refused after a closer read as its code, at the end of
+   * its span past its hold cap or at its own closer ending a line; a prefill that ended inside
+   * open markup): it may be that markup's text (a tool-call example in a file being written), so
+   * it never runs.
    */
   | "overflowed-markup";
 

@@ -280,7 +280,7 @@ export function coerceDeep(value: unknown, schema: JsonSchema | undefined, depth
   if (typeof value === "string") return coerceValue(value, schema, undefined);
   // A boolean or number where only a string fits is written back as text (600 -> "600"), but only
   // where that text is exactly what the model wrote; one rule for every number spelling, JSON's
-  // and Python's (review 44): a safe integer other than -0 whose written text is String(value).
+  // and Python's (golden V44.1-V44.2): a safe integer other than -0 whose written text is String(value).
   // A number written in another spelling (`6e2`, `1e3`, `1.0`, `1.5e3`: the reader marked it,
   // grammar/number-spelling.ts; the callers below skip it) or any other number stays a number, for
   // ajv to refuse for a string parameter (invalid-arguments): String() would send "600" for `6e2`,

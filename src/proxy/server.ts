@@ -292,7 +292,8 @@ async function readBody(req: http.IncomingMessage, limit: number): Promise<Uint8
  * the client with a clean end after the last whole event, never half of one. A stream the repair
  * rewrote is framed already (src/sse/rewrite.ts sends only whole events, and drops a half one when
  * the upstream fails), so it is not framed a second time. Past its own bound (one event over
- * 4 MiB) the repair passes bytes as they come, as WholeEvents does past 1 MiB.
+ * 4 MiB) the repair passes that event's bytes as they come (src/sse/passing.ts), as WholeEvents
+ * does past 1 MiB.
  */
 async function relay(response: Response, res: http.ServerResponse, abort: AbortController, note: RequestNote, rewritten: boolean): Promise<void> {
   const headers: Record<string, string | string[]> = {};

@@ -259,7 +259,7 @@ const REISSUE_REQUEST =
  * `parameter`: for "invalid-arguments", the parameter to name (a name the tool's schema declares,
  * never a value). `undeclaredArgument`: for "invalid-arguments", the arguments held a key the
  * schema does not declare, said without naming it: the model may have written a token where a
- * name goes, and the correction stays in the conversation (review 44).
+ * name goes, and the correction stays in the conversation.
  * `declared`: for "undeclared-tool", the declared tool the model called by another agent's name.
  */
 export function correctionText(reason: CorrectionReason, parameter?: string, declared?: string, undeclaredArgument?: boolean): string {

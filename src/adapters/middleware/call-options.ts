@@ -39,7 +39,7 @@ export function callScope(params: LanguageModelV3CallOptions, tools: readonly To
   if (choice.type === "invalid") debugLine(options, `${choice.why}: no call is recovered from this response`);
   return {
     tools: offeredTools(tools, choice),
-    declaredNames: declaredNames(params),
+    declaredNames: declaredToolNames(params),
     isEchoed,
     // One call per reply, when the call switched parallel calls off.
     oneCall: sdkOneCall(params.providerOptions),
@@ -49,7 +49,7 @@ export function callScope(params: LanguageModelV3CallOptions, tools: readonly To
 }
 
 /** Function and provider tools alike: a provider tool's name is declared too. */
-function declaredNames(params: LanguageModelV3CallOptions): string[] {
+function declaredToolNames(params: LanguageModelV3CallOptions): string[] {
   const names: string[] = [];
   for (const tool of params.tools ?? []) {
     const name: unknown = (tool as { name?: unknown }).name;

@@ -1,4 +1,4 @@
-import { textSpan, type Segment, type UnitOutcome } from "../segments.ts";
+import { textSpan, type UnitOutcome } from "../segments.ts";
 import { parseJson } from "../values.ts";
 import { callOutcome, declaredNameIn, jsonCallOutcome, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { JsonExtent, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
@@ -19,7 +19,7 @@ export const MINIMAX_BRACKET: SpanKind = {
   watchesContent: false,
   content: ignoreContent,
   tag: () => null,
-  charForm: (_opener, from) => new BracketCallState(from),
+  charForm: () => new BracketCallState(),
   parse({ span, opener, truncated, ctx }) {
     const body = span.slice(opener.end, truncated || !span.endsWith(CLOSER) ? span.length : span.length - CLOSER.length).trim();
     // The exact token followed by an object proves a call was under way; the token alone at the end is a mention.
@@ -251,7 +251,7 @@ class Reader {
  *
  * Strings are JSON's double-quoted ones and, where the reader takes one (readArrowCall: a value
  * right after a `--key` in the `{ --key VALUE }` object, KeyPosition), a single-quoted one read as
- * the reader reads it (review 44): literal up to the next `'`, so a `"` or a brace in it is text
+ * the reader reads it (golden A44.1-A44.2): literal up to the next `'`, so a `"` or a brace in it is text
  * (`--command 'echo }'`). A backslash or a line break before that `'` makes it no string for the
  * reader (refused), and so does the reply ending first (atEnd): the scanner then reads its
  * characters as if the quote were none, exactly as before: they are held from the `'` and stepped
@@ -267,14 +267,12 @@ export class BracketCallState implements CharState {
   private quoteAt = -1;
   private held: number[] = [];
 
-  constructor(private readonly from: number) {}
-
   completesAtEnd(): boolean {
     return this.phase === "after";
   }
 
   step(c: number, at: number): Step | null {
-    if (this.quoteAt >= 0) return this.quoted(c, at);
+    if (this.quoteAt >= 0) return this.quoted(c);
     switch (this.phase) {
       case "start":
         if (isSpaceCode(c)) return null;
@@ -311,7 +309,7 @@ export class BracketCallState implements CharState {
   }
 
   /** Inside a single-quoted value: its `'` ends it; a backslash or a line break makes it none (unquote). */
-  private quoted(c: number, at: number): Step | null {
+  private quoted(c: number): Step | null {
     if (c === SQ) {
       this.quoteAt = -1;
       this.held = [];

@@ -225,7 +225,7 @@ class PythonBool {
  * `1.50`): settle unwraps it to its value and marks its place (grammar/number-spelling.ts), so the
  * schema gate never sends it as other text for a string parameter ("1000" for `1e3`; Python's own
  * str(1e3) is "1000.0"): it stays a number there, and the string parameter refuses it, as it
- * refuses `0.1` (review 44). The same rule as for a JSON body's `6e2` (values.ts coerceDeep).
+ * refuses `0.1` (golden V44.2). The same rule as for a JSON body's `6e2` (values.ts coerceDeep).
  */
 class PythonNumber {
   constructor(readonly value: number) {}

@@ -13,8 +13,8 @@ import type { ToolSpec } from "../types.ts";
  * A parameter ends at its closer, at the next parameter's opener when that one may end it
  * (QwenParameters: at a line start, naming a parameter the tool declares and the call has not given),
  * or at the function's closer; any other `<parameter=` in a value is its text, and the value must
- * then reach its own `</parameter>` or the call is refused (review 43). A `</parameter>` that closes
- * no open value refuses the call too (review 44): the markup is not what the walk read. The function ends at its
+ * then reach its own `</parameter>` or the call is refused (golden G43.1-G43.3). A `</parameter>` that closes
+ * no open value refuses the call too (golden G44.1-G44.2): the markup is not what the walk read. The function ends at its
  * closer or, inside a `<tool_call>` that closed, at the wrapper's closer (`closedByWrapper`). Only a
  * function that never reached either boundary is truncated.
  * A second `<function=…>` before the first closed is unread markup (the call is refused, never run
@@ -43,10 +43,10 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
    * have been the real one, so which value the model meant is unknowable. The call is refused.
    */
   let cutShort = false;
-  /** The same for a value that held a `<parameter=` as its text (review 43): it may have been a parameter of its own. */
+  /** The same for a value that held a `<parameter=` as its text (golden G43.1): it may have been a parameter of its own. */
   let openerCutShort = false;
   /**
-   * A `</parameter>` that closes no open value (review 44). It carries no argument, but it shows the
+   * A `</parameter>` that closes no open value (golden G44.2). It carries no argument, but it shows the
    * markup is not what the walk read: after a value a line-start opener ended (a lost closer, O02.4)
    * the closers balance only if that opener was the value's text (a file documenting the format);
    * anywhere else it is markup outside every parameter, which refuses the call as text there does.
@@ -174,7 +174,7 @@ export function trackQwenParameter(r: SpanReader, tag: Tag, base: number, params
 }
 
 /**
- * Which `<parameter=…>` tags of one Qwen3-Coder function open and close its values (review 43).
+ * Which `<parameter=…>` tags of one Qwen3-Coder function open and close its values (golden G43.2).
  * With no value open, an opener opens one. With one open (its `</parameter>` lost, O02.4), the next
  * opener ends it only when it starts its line (only spaces or tabs before it) and names a parameter
  * the tool declares that this call has not given yet (for a tool with no declared properties, or no

@@ -34,15 +34,15 @@ export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, t
   const json = span.slice(opener.end).trimStart().startsWith("{");
   const unread = Object.keys(opener.attrs).find((attr) => attr !== "id" && (attr !== "name" || !json));
   if (unread === undefined) return segments;
-  return segments.map((s) => (s.kind === "call" ? { kind: "broken", start: s.start, end: s.end, shape: s.shape, reason: "broken-markup", detail: unreadAttribute(unread, s.tool, ctx), tool: s.tool } : s));
+  return segments.map((s) => (s.kind === "call" ? { kind: "broken", start: s.start, end: s.end, shape: s.shape, reason: "broken-markup", detail: unreadAttributeDetail(unread, s.tool, ctx), tool: s.tool } : s));
 }
 
 /**
  * The detail for an opener attribute no body reads: the attribute is named only when the tool
  * declares a parameter of that name (`timeout=` on bash); an invented name may be anything the
- * model pasted and is never repeated (review 44).
+ * model pasted and is never repeated.
  */
-function unreadAttribute(attr: string, toolName: string, ctx: SpanContext): string {
+function unreadAttributeDetail(attr: string, toolName: string, ctx: SpanContext): string {
   const tool = ctx.tools.get(toolName);
   return tool && propertySchema(tool.parameters, attr) !== undefined ? `the opening tag carries ${attr}=, which no parameter reads` : "the opening tag carries an attribute no parameter reads";
 }
@@ -62,7 +62,7 @@ function readToolCallSpan(span: string, opener: Tag, ctx: SpanContext, truncated
       if (opener.flaws & Flaw.RepeatedAttr) return whole({ kind: "broken", shape: "T01", reason: "broken-markup", detail: "the opening tag names an attribute twice" });
       // `<tool_call name="bash" timeout="600">`: the attribute is an argument the JSON body does not carry (a call's `id` labels it).
       const unread = Object.keys(opener.attrs).find((attr) => attr !== "name" && attr !== "id");
-      if (unread !== undefined) return whole({ kind: "broken", shape: "T01", reason: "broken-markup", detail: unreadAttribute(unread, opener.attrs.name, ctx), tool: opener.attrs.name });
+      if (unread !== undefined) return whole({ kind: "broken", shape: "T01", reason: "broken-markup", detail: unreadAttributeDetail(unread, opener.attrs.name, ctx), tool: opener.attrs.name });
       return whole(namedToolCall(opener.attrs.name, parsed, truncated, ctx));
     }
     if (!parsed.ok) {
@@ -193,12 +193,13 @@ function valueClosed(span: string, bodyEnd: number, closed: boolean, outcome: Un
  * `input`): then the body is plainly that tool's own arguments. Otherwise:
  * - spelled `{"name": …}` and naming the opener's tool, it is read as that call (R9.3), strictly as a
  *   Hermes body: a key it cannot place (`{"name": "list_sessions", "verbose": true}`, the flattened
- *   form a Hermes body refuses too) refuses it, never passing `name` to the tool (review 44);
+ *   form a Hermes body refuses too) refuses it, never passing `name` to the tool (golden R44.8);
  * - under another name, or in another spelling (`{"tool": …}`, `{"function": {…}}`,
- *   `{"tool_calls": […]}`, `{"tool_name": …}`), it is refused naming no tool (reviews 43, 44): the
- *   opener and the body may name two tools, and which one was meant is unknowable, as for `name=`
- *   written twice (R12.6). Running the opener's tool with the other call as its arguments would run
- *   a call nobody wrote, and the inner tool's arguments were never meant for the opener's.
+ *   `{"tool_calls": […]}`, `{"tool_name": …}`), it is refused naming no tool (golden R43.1,
+ *   R44.6-R44.7): the opener and the body may name two tools, and which one was meant is
+ *   unknowable, as for `name=` written twice (R12.6). Running the opener's tool with the other
+ *   call as its arguments would run a call nobody wrote, and the inner tool's arguments were
+ *   never meant for the opener's.
  * Anything else that is no JSON object is a broken call, since the opener already named a tool.
  */
 function namedToolCall(name: string, parsed: ReturnType<typeof parseJson>, truncated: boolean, ctx: SpanContext): UnitOutcome {

@@ -21,7 +21,7 @@ const PASSING_KEYS: ReadonlySet<string> = new Set(["index", "type"]);
  * call beside it duplicates nothing and is repaired, as on Responses (NATIVE_ITEMS is
  * function_call and custom_tool_call only) and as the history's madeNativeCall reads a turn. Nor
  * does it count against the one call of `disable_parallel_tool_use`, which Anthropic defines for
- * the client tools the model calls (review 44).
+ * the client tools the model calls.
  */
 export const NATIVE_BLOCKS: ReadonlySet<string> = new Set(["tool_use"]);
 
