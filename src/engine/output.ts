@@ -134,7 +134,7 @@ export class Output {
       // stood, a nudge, never run (and never stripped, not even beside a native call: it may be
       // prose). The documentation context reads it as the call markup it is, as if it had run, so
       // nothing but the running changes (and a long document of examples costs no more to read).
-      const after: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "overflowed-markup", detail: "a call after markup of unknown end (a candidate past bufferLimit, a costume refused past a closer read as code): it may be that markup's text", tool: seg.tool };
+      const after: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "overflowed-markup", detail: "a call after markup of unknown end (a candidate past bufferLimit, a costume refused past a closer read as code, a prefill that ended inside markup): it may be that markup's text", tool: seg.tool };
       this.broken.push(after);
       this.doc.afterMarkup();
       this.showMarkup(seg.start === 0 && seg.end === span.length ? span : span.slice(seg.start, seg.end), start, after);

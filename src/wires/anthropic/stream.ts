@@ -204,7 +204,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
       return { pieces: text === "" ? [] : this.#feed(text) };
     }
     let lead: Json[] = [];
-    if (block.type !== "text" && NATIVE_BLOCKS.has(block.type as string) && !this.#guard.done) lead = this.#native();
+    if (NATIVE_BLOCKS.has(block.type as string) && !this.#guard.done) lead = this.#native();
     const out = this.#next++;
     this.#blocks.set(index, out);
     if (block.type === "text") {

@@ -5,6 +5,7 @@ import type { RecoveredCall } from "../../parse/types.ts";
 import { ChunkShape } from "./chunk-shape.ts";
 import type { GuardedEngine, Step } from "../../engine/guarded.ts";
 import { jsonOrUndefined } from "../../grammar/plain-data.ts";
+import { DQ } from "../../grammar/chars.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { type EventRewriter, type Piece, RAW, type Rewritten, type SseEvent } from "../../sse/rewrite.ts";
 import type { PassingEdits } from "../../sse/passing.ts";
@@ -460,7 +461,7 @@ export class ChunkRewriter implements EventRewriter {
       scalar: (path, json, seen) => {
         if (path[0] !== "choices" || (seen[2]?.get("index") ?? (path[1] === 0 ? "0" : undefined)) !== "0") return undefined;
         if (path.length === 3 && path[2] === "finish_reason") {
-          return json.charCodeAt(0) === 34 && json !== '"tool_calls"' && this.#recovered > 0 ? '"tool_calls"' : undefined;
+          return json.charCodeAt(0) === DQ && json !== '"tool_calls"' && this.#recovered > 0 ? '"tool_calls"' : undefined;
         }
         if (path.length !== 6 || path[2] !== "delta" || path[3] !== "tool_calls" || path[5] !== "index") return undefined;
         const index = Number(json);
