@@ -4,7 +4,7 @@ import { redactReply, replyTextParts } from "./sanitize.ts";
 
 /**
  * The AI SDK form of history sanitizing: assistant text parts of the prompt, nothing else; `tools`
- * as sanitizeAssistantText's. The text parts of one assistant message are one reply, read as one
+ * as redactReply's (the request's declared tools; left out, OpenCode's built-in ones). The text parts of one assistant message are one reply, read as one
  * text (redactReply), as the live repair read that reply: an example whose fence opens in one part
  * stays an example in the next.
  */

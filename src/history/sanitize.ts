@@ -14,10 +14,12 @@ export interface SanitizedText {
 }
 
 /**
- * Replaces leaked tool-call markup in replayed assistant text with REMOVED_NOTE. History never
- * becomes calls, and documentation (fences, inline code) is left exactly as written. `tools`: the
- * tools the request declares, when the caller knows them (the proxy and the AI SDK middleware read
- * them from the request); left out, OpenCode's built-in tools (the plugin, which runs in OpenCode).
+ * Replaces leaked tool-call markup in one replayed assistant text with REMOVED_NOTE: the one-text
+ * case, kept for the tests that pin the note's rules (every route reads a reply's parts together
+ * through redactReply). History never becomes calls, and documentation (fences, inline code) is
+ * left exactly as written. `tools`: the tools the request declares, when the caller knows them
+ * (the proxy, repairFetch and the AI SDK middleware read them from the request); left out,
+ * OpenCode's built-in tools (the plugin, which runs in OpenCode).
  */
 export function sanitizeAssistantText(text: string, options: ParseOptionsInput = {}, tools?: readonly ToolSpec[]): SanitizedText {
   const { text: out, removed } = redactLeaks(text, options, tools);
