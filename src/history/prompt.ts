@@ -4,9 +4,9 @@ import { redactReply, replyTextParts } from "./sanitize.ts";
 
 /**
  * The AI SDK form of history sanitizing: assistant text parts of the prompt, nothing else; `tools`
- * as redactReply's (the request's declared tools; left out, OpenCode's built-in ones). The text parts of one assistant message are one reply, read as one
- * text (redactReply), as the live repair read that reply: an example whose fence opens in one part
- * stays an example in the next.
+ * as redactReply's (the request's declared tools; left out, OpenCode's built-in ones). The text
+ * parts of one assistant message are one reply, read as one text (redactReply), as the live repair
+ * read that reply: an example whose fence opens in one part stays an example in the next.
  */
 export function sanitizePrompt(prompt: LanguageModelV3Prompt, options: ParseOptionsInput = {}, tools?: readonly ToolSpec[]): LanguageModelV3Prompt {
   let changed = false;
