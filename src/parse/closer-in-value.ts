@@ -17,7 +17,7 @@ import { CR, LF, isWhiteSpace } from "../grammar/chars.ts";
  * value stands only if it then reaches its own parameter closer; ended by anything else (the
  * block's or wrapper's closer, a later invoke or function closer, the next parameter) the call is
  * refused as broken markup (dialects/dsml/, qwen.ts), and a costume read on past such a closer ends, as
- * text up to its first closer, at the next call or block opener or the end of the reply (costume.ts).
+ * text up to its first closer, at the next call or block opener or the end of the reply (costume-hold.ts).
  */
 export interface CloserRule {
   /** The family whose parameter closer, coming next, proves the closer was inside the value; null for a costume's code. */

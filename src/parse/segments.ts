@@ -12,7 +12,7 @@ export type Segment =
       end: number;
       /**
        * Where this markup really ended is unknown (a costume refused after a closer read as its
-       * code: at the end of its span past its hold cap, costume.ts HELD_LOOKAHEAD, or at its own
+       * code: at the end of its span past its hold cap, costume-hold.ts HELD_LOOKAHEAD, or at its own
        * closer ending a line, which may be the code's text too): the text after it, here or in a
        * later part of the reply, may still be its own, so the engine recovers no later call of
        * the reply ("overflowed-markup").

@@ -1,7 +1,7 @@
 import { Flaw, type Tag } from "../grammar/tags.ts";
 import { aliasMappingOf, mapAliasCall } from "./aliases.ts";
 import type { SpanContext } from "./call.ts";
-import { COSTUME } from "./costume.ts";
+import { COSTUME } from "./costume-hold.ts";
 import { BLOCK, ELEMENT, INVOKE, PARAMETER, TOOL_ELEMENT } from "./dialects/invoke-markup.ts";
 import { MINIMAX_BRACKET } from "./dialects/minimax-bracket.ts";
 import { MISTRAL } from "./dialects/mistral.ts";

@@ -5,7 +5,7 @@
  * markup ends is then unknown, and the rest of it (the rest of a file a leaked write was writing)
  * is read as prose. Before this fix a tool-call example further down that file ran. The rule
  * (src/engine/output.ts, Output.overflowed): once a candidate was released at the limit, or a code
- * costume was refused at the end of its span past its hold cap (src/parse/costume.ts
+ * costume was refused at the end of its span past its hold cap (src/parse/costume-hold.ts
  * HELD_LOOKAHEAD), no later call of the reply runs: each is reported broken, "overflowed-markup",
  * its text kept. The state carries to the reply's later parts and reasoning stretches
  * (AnswerSoFar.overflowed). Every case runs whole, char by char and at seeded random splits, and
@@ -17,7 +17,7 @@ import { GuardedEngine } from "../../src/engine/guarded.ts";
 import { ReasoningChannel } from "../../src/engine/reasoning-channel.ts";
 import type { AnswerSoFar, EngineEvent, EngineOptions } from "../../src/engine/types.ts";
 import type { RecoveredCall } from "../../src/parse/types.ts";
-import { HELD_LOOKAHEAD } from "../../src/parse/costume.ts";
+import { HELD_LOOKAHEAD } from "../../src/parse/costume-hold.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { block, live } from "../golden/notation.ts";
 import { accountsForEveryCharacter, everyChar, type EngineRun, observable, randomCuts, runEngine } from "../support/run-engine.ts";

@@ -345,7 +345,7 @@ describe("linear work (counted, not timed)", () => {
     ["costume closers with text after them, repeated", (n) => `<shell>\n${fill("ls</shell>x\n", n)}`],
     ["costumes refused by text after their closer, back to back", (n) => fill("<shell>\nls\n</shell>ok\n", n)],
     ["costumes of other names after closers with text", (n) => fill("<shell>\n</shell>x\n<bash>\n</bash>x\n<py>\n</py>x\n<pre>\n</pre>x\n", n)],
-    // A call after a closer read as code holds the costume on until its closer ends a line or the reply ends (costume.ts COSTUME).
+    // A call after a closer read as code holds the costume on until its closer ends a line or the reply ends (costume-hold.ts COSTUME).
     ["costumes held past a closer read as code, a costume call after each", (n) => fill("<shell>\nls\n</shell>ok\n<bash>\npwd\n</bash>\n", n)],
     ["costumes held past a closer read as code, each closed later", (n) => fill("<shell>\nls\n</shell>ok\n<bash>\npwd\n</bash>\n</shell>\n", n)],
     // A later closer with text after it refuses up to the costume's last closer and the rest is read again (review 41, rule 4).

@@ -1,5 +1,5 @@
 /**
- * Review 41, rule 4 (costume read-past, src/parse/costume.ts COSTUME / heldPast): a costume whose
+ * Review 41, rule 4 (costume read-past, src/parse/costume-hold.ts COSTUME / heldPast): a costume whose
  * first closer was read as code, with a call opener after it, is refused whole only when its own
  * closer later ends a line. A later own closer with text after it on its line (`</shell> done`,
  * `</shell>\tdone`) does not count, so the costume is taken to have ended at its first closer and
@@ -19,7 +19,7 @@ function run(input: string) {
 const ranExample = (r: ReturnType<typeof run>) => r.calls.some((c) => c.tool === "bash" && c.input.command === "rm -rf build");
 
 describe("a heredoc example inside a costume whose own closer comes later with text after it", () => {
-  // Severity: wrong-execution. Likely: src/parse/costume.ts heldPast (closedLater requires
+  // Severity: wrong-execution. Likely: src/parse/costume-hold.ts heldPast (closedLater requires
   // endsLine after the own closer) and COSTUME.parse (held, truncated, not closedLater: text up to
   // the first closer, the rest read again). Golden A40.19/A40.20 refuse the same heredoc when the
   // last `</shell>` ends its line; with ` done` after it the inner `<tool_call>` / `<bash>` runs

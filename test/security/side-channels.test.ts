@@ -280,7 +280,7 @@ describe("static: src/ reaches no network or file-writing API", () => {
       "@opencode-ai/plugin": ["Config", "Hooks", "Plugin", "PluginInput", "PluginModule"],
       "@opencode-ai/sdk": ["Message", "Part"],
       // The JSON-Schema validator of the schema gate (src/parse/schema-gate.ts): compiles and runs validators, no I/O.
-      // Loaded on first use ("*": a literal require), like fast-xml-parser (src/parse/costume.ts).
+      // Loaded on first use ("*": a literal require), like fast-xml-parser (src/parse/costume-xml.ts).
       ajv: ["*", "ErrorObject", "ValidateFunction", "default"],
       // Its draft 2019-09 and 2020-12 classes, loaded the same way on a schema of that draft.
       "ajv/dist/2019": ["*"],

@@ -4,7 +4,7 @@ import { parseJson, propertySchema } from "../values.ts";
 import { ARGUMENT_KEYS, callOutcome, declaredNameIn, jsonCallOutcome, readJsonCall, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { trimLayoutNewlines } from "./common.ts";
 import { parseQwenFunctions, QwenParameters, startsLine } from "./qwen.ts";
-import { xmlToolCall } from "../costume.ts";
+import { xmlToolCall } from "../costume-xml.ts";
 import { complete, type SpanKind } from "../span-kind.ts";
 import { GLM_IN_VALUE, QWEN_IN_WRAPPER, ToolCallBody, ToolCallStart } from "./tool-call-body.ts";
 import { closerEndsCall, exampleEnd, exampleOpener } from "../closer-in-value.ts";

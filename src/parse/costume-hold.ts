@@ -1,0 +1,172 @@
+import { COSTUME_INNER } from "../grammar/dialects.ts";
+import type { Tag } from "../grammar/tags.ts";
+import { CR, LF, SP, TAB } from "../grammar/chars.ts";
+import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
+import { ignoreContent, type SpanKind } from "./span-kind.ts";
+import { closerRule } from "./closer-in-value.ts";
+import { parseCostumeSpan } from "./costume.ts";
+
+/** A costume's closer is its code's end only at the end of its line (closer-in-value.ts). */
+const COSTUME_CODE = closerRule(null);
+
+/**
+ * A code costume (C01-C04, C07) ends only at its own closer, and only one that ends its line (or
+ * the reply): `<shell>grep -c "</shell>" a.html && rm -rf build</shell>` is one command, not
+ * `grep -c "` (review finding 3).
+ *
+ * Once a closer was read as the code's text, a tag that opens a call or a block (the same costume
+ * again, another, `<tool_call>`, a DSML block, ...) may be the start of what comes after a costume
+ * that ended at that closer (`<shell>\nls\n</shell>ok\n<shell>\npwd\n</shell>`, golden A40.16;
+ * a DSML block after `</shell> to list files.`, A40.17), or an example inside the code (a heredoc
+ * writing a document that mentions `</shell>` and shows `<bash>rm -rf build</bash>`; review stop
+ * 40, finding 3). Which one is known only later, so the costume holds on from there:
+ * - its own closer ends a line (one the same costume opened after it does not count): the whole
+ *   was one costume whose code holds markup after a closer read as code. Which closer ended it
+ *   stays unknowable, so nothing of it runs: broken markup, a nudge (HELD_COSTUME). That closer
+ *   may be the code's text as well (a heredoc documenting it, going on after it), so where the
+ *   code ends is unknown: no later call of the reply runs either (Segment.unbounded, golden
+ *   A44.3-A44.4);
+ * - the reply ends after another own closer of it that has text after it on its line
+ *   (`EOF\n</shell> done`; review 41, rule 4): refused too. A closer with text after it is no
+ *   weaker a candidate end than the first one was, so the call opener between them may as well
+ *   be the code's text (a heredoc's example): refused up to the last own closer, the furthest
+ *   the costume can reach in the reply, and the engine reads the rest again (not unbounded: no
+ *   later closer of it follows, so a later call runs). This gives up a legit costume, text after
+ *   its closer, a real call, then the costume's closer again with text after it: the call is
+ *   refused with a nudge instead of run. Nothing in the markup tells those apart, and a wrong
+ *   execution outranks a lost call;
+ * - the reply ends without one: the costume ended at its first closer, and is text up to there;
+ *   the engine reads the rest again, so a later costume or leak runs on its own;
+ * - the reply ends more than HELD_LOOKAHEAD characters after that tag (with or without a later
+ *   closer): the whole is refused as above (a long document could still be the code's, and
+ *   reading it again once per such costume would make the work grow with the square of the reply).
+ *   Where it ends was never found, so no later call of the reply (a later Responses part or
+ *   reasoning stretch, a later Anthropic text block) runs either (Segment.unbounded). A costume
+ *   that outgrows responseFix.bufferLimit while it holds is released as text, and the same holds.
+ * A costume the reply cut off after a closer read as code, with no such tag, is text up to its
+ * first closer likewise (the engine reads the rest again).
+ */
+export const COSTUME: SpanKind<{ firstCloserEnd: number; held: boolean; depth: number }> = {
+  watchesContent: false,
+  content: ignoreContent,
+  body: () => ({ firstCloserEnd: -1, held: false, depth: 0 }),
+  tag: (r, tag, base, _first, _closesBlock, body) => {
+    if (ownCloser(tag, r.opener)) {
+      // The closer of the same costume opened again after the hold began: code, never the end.
+      if (body.depth > 0) {
+        body.depth--;
+        return null;
+      }
+      if (body.firstCloserEnd < 0) body.firstCloserEnd = base + tag.end;
+      return r.tentatively(COSTUME_CODE, base + tag.end);
+    }
+    if (body.firstCloserEnd >= 0 && opensCall(tag)) {
+      body.held = true;
+      if (sameOpener(tag, r.opener)) body.depth++;
+    }
+    return null;
+  },
+  parse: ({ span, opener, truncated, ctx }) => {
+    const held = heldPast(span, opener);
+    if (held === null) return truncated ? textSpan(firstCloserEnd(span, opener)) : parseCostumeSpan(span, opener, ctx);
+    const shape = opener.name === "code_interpreter" ? "C07" : "C04";
+    // Its own closer ended a line, yet an earlier one was read as code: that closer may be the
+    // code's text as well (a heredoc documenting `</shell>`), so where the code ends is unknown
+    // and what follows may still be it. No later call of the reply runs (Segment.unbounded).
+    if (!truncated) return unbounded(brokenSpan(span.length, shape, "broken-markup", HELD_COSTUME));
+    // The hold cap: the span ended (a Responses part, a reasoning stretch, an Anthropic text block)
+    // so far past the call opener that where the costume ends was never found. What the reply
+    // writes next may still be its code, so no later call of the reply runs (Segment.unbounded).
+    if (span.length - held.callAt > HELD_LOOKAHEAD) return unbounded(brokenSpan(span.length, shape, "broken-markup", HELD_COSTUME));
+    // A later own closer, wherever it stands on its line: refused up to the last one; what follows
+    // it is no costume's code, so the engine reads it again.
+    if (held.lastCloserEnd >= 0) return brokenSpan(held.lastCloserEnd, shape, "broken-markup", HELD_COSTUME);
+    return textSpan(held.firstCloserEnd);
+  },
+};
+
+function unbounded(segments: Segment[]): Segment[] {
+  for (const seg of segments) if (seg.kind === "broken") seg.unbounded = true;
+  return segments;
+}
+
+/** How far past a call opener after a closer read as code a reply may run on before the costume is refused whole (COSTUME). */
+export const HELD_LOOKAHEAD = 4096;
+const HELD_COSTUME = "a code costume whose code holds tool-call markup after a closer read as code: which closer ended it is unknowable";
+
+function firstCloserEnd(span: string, opener: Tag): number {
+  const first = tagsOf(span, opener.end).find((t) => ownCloser(t, opener));
+  return first === undefined ? span.length : first.end;
+}
+
+/**
+ * A tag that opens a call or a block after a closer read as the code's text (COSTUME): where it
+ * starts, the first closer's end, and the end of the costume's last own closer after it, or -1.
+ * Every later own closer counts whatever follows it on its line (review 41, rule 4: `</shell> done`
+ * after a heredoc's example), except the closer of the same costume opened again at the start of
+ * a line after that tag (A40.16); the last one counts even then, since the reopened costume may
+ * itself be the code's text. Null when there is no such tag.
+ */
+function heldPast(span: string, opener: Tag): { callAt: number; firstCloserEnd: number; lastCloserEnd: number } | null {
+  const tags = tagsOf(span, opener.end);
+  let firstEnd = -1;
+  let callAt = -1;
+  let depth = 0;
+  let closedLater = false;
+  let lastEnd = -1;
+  for (const tag of tags) {
+    if (callAt < 0) {
+      if (ownCloser(tag, opener)) {
+        if (firstEnd < 0) firstEnd = tag.end;
+      } else if (firstEnd >= 0 && opensCall(tag)) {
+        callAt = tag.start;
+        if (sameOpener(tag, opener) && startsLine(span, tag.start)) depth++;
+      }
+      continue;
+    }
+    if (sameOpener(tag, opener) && startsLine(span, tag.start)) depth++;
+    else if (ownCloser(tag, opener)) {
+      lastEnd = tag.end;
+      if (depth > 0) depth--;
+      else closedLater = true;
+    }
+  }
+  if (callAt < 0) return null;
+  return { callAt, firstCloserEnd: firstEnd, lastCloserEnd: closedLater ? lastEnd : -1 };
+}
+
+const sameOpener = (tag: Tag, opener: Tag) => tag.family === "costume" && !tag.closing && tag.name === opener.name;
+
+/** Only spaces or tabs between the line's start (or the span's) and `at`. */
+function startsLine(span: string, at: number): boolean {
+  for (let i = at - 1; i >= 0; i--) {
+    const c = span.charCodeAt(i);
+    if (c === LF || c === CR) return true;
+    if (c !== SP && c !== TAB) return false;
+  }
+  return true;
+}
+
+const ownCloser = (tag: Tag, opener: Tag) => tag.family === "costume" && tag.closing && tag.name === opener.name;
+
+/**
+ * A tag that opens a call or a block wherever the engine's text mode meets it: any costume but an
+ * inner one (the same costume again, another, `<tool_call>`), a DSML tag (its sentinel is
+ * markup, never code), a Claude-style or MiniMax wrapper, invoke or function, a special token that
+ * begins a section or call, Mistral's or MiniMax's bracket opener.
+ */
+function opensCall(tag: Tag): boolean {
+  if (tag.closing) return false;
+  switch (tag.family) {
+    case "costume":
+      return !COSTUME_INNER.has(tag.name);
+    case "dsml":
+      return true;
+    case "naked":
+      return tag.role === "block" || tag.role === "invoke" || tag.role === "function";
+    case "legacy":
+      return tag.legacy === "section-begin" || tag.legacy === "call-begin" || tag.legacy === "call-start";
+    case "mistral":
+      return tag.name === "tool_calls" || tag.name === "tool_call";
+  }
+}

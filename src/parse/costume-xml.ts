@@ -1,0 +1,204 @@
+// The XML execute costume (C01, C05): `<tool_call>` holding `<tool_name>execute</tool_name>` and
+// `<tool_args>` with `<language>` and `<code>`. Its span is the `<tool_call>` dialect's
+// (dialects/tool-call.ts), which hands it here; the code runs as every costume's does (costume.ts codeCall).
+import { createRequire } from "node:module";
+// Resolved now, loaded later: a missing fast-xml-parser stops the start-up (src/parse/libraries.ts).
+import "./libraries.ts";
+import type { XMLParser, XMLValidator } from "fast-xml-parser";
+import { POLLUTING_KEYS } from "../grammar/plain-data.ts";
+import { codeLanguage } from "../grammar/dialects.ts";
+import { DASH, SLASH, UNDERSCORE } from "../grammar/chars.ts";
+import type { SpanContext } from "./call.ts";
+import { brokenSpan, type Segment } from "./segments.ts";
+import { decodeEntities } from "./values.ts";
+import { codeCall } from "./costume.ts";
+
+/**
+ * fast-xml-parser is loaded the first time an XML execute call is read, not when the plugin starts
+ * (about 20 ms of start-up a reply without one never needs). Synchronous, through its CommonJS build.
+ */
+const require = createRequire(import.meta.url);
+let xmlReader: { parser: XMLParser; validator: typeof XMLValidator } | undefined;
+
+function xml(): { parser: XMLParser; validator: typeof XMLValidator } {
+  if (xmlReader === undefined) {
+    const fxp = require("fast-xml-parser") as { XMLParser: typeof XMLParser; XMLValidator: typeof XMLValidator };
+    // Attributes are read (under ATTRIBUTE keys) only to refuse them: `<code workdir="/tmp">` carries something the call would run without.
+    const options = { ignoreAttributes: false, attributeNamePrefix: ATTRIBUTE, parseTagValue: false, parseAttributeValue: false, trimValues: false, processEntities: true };
+    xmlReader = { parser: new fxp.XMLParser(options), validator: fxp.XMLValidator };
+  }
+  return xmlReader;
+}
+
+/**
+ * C01 / C05: a well-formed span is parsed strictly; the tolerant reader covers raw `<` and `&` in
+ * code. The code runs only when everything the costume wrote was read: no attribute anywhere (a
+ * call's `id` on `<tool_call>` aside), no field besides the tool name, language and code, a tool
+ * name that asks for code execution (`<tool_name>read</tool_name>` meant another tool), and a
+ * language the model wrote (none is no reason to run it as shell).
+ */
+export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
+  const fields = strictFields(span) ?? tolerantFields(span);
+  const toolName = fields.toolName?.trim();
+  if (fields.attribute !== undefined) {
+    // Named only when it is one of the costume's own fields: any other element name is the model's.
+    const where = READ_FIELDS.has(fields.attribute) ? fields.attribute : "element";
+    return brokenSpan(span.length, "C01", "broken-markup", `tool-call costume whose ${where} carries an attribute no parameter reads`, toolName);
+  }
+  const code = fields.code;
+  if (code === undefined || code.trim() === "") {
+    const declared = toolName !== undefined && ctx.tools.has(toolName);
+    return brokenSpan(span.length, "C05", declared ? "broken-markup" : "undeclared-tool", "tool-call costume without code", toolName);
+  }
+  if (fields.unread) return brokenSpan(span.length, "C01", "broken-markup", "tool-call costume with fields besides its language and code");
+  if (toolName === undefined || !runsCode(toolName, fields.language)) {
+    const declared = toolName !== undefined && ctx.tools.has(toolName);
+    return brokenSpan(span.length, "C01", declared ? "broken-markup" : "undeclared-tool", "tool-call costume with code whose tool name is not an execute tool", toolName);
+  }
+  if (fields.language === undefined || fields.language.trim() === "") return brokenSpan(span.length, "C01", "broken-markup", "tool-call costume with code but no language");
+  return codeCall(span.length, codeLanguage(fields.language), code, "C01", ctx, true);
+}
+
+/** Tool names under which a `<tool_call>` costume asks for its code to be run (C01: `execute`). */
+const EXECUTE_TOOL_NAMES: ReadonlySet<string> = new Set(["execute", "execute_code", "exec", "run_code", "code_execution", "code_interpreter"]);
+/** The shell's own names: a costume naming one asks for its code to run, when that code is shell (C01 `<tool_name>bash</tool_name>`). */
+const SHELL_TOOL_NAMES: ReadonlySet<string> = new Set(["bash", "sh", "shell"]);
+
+/** Whether a C01 costume's tool name asks for its code to run: an execute tool, or the shell for shell code (never `read` and the like). */
+function runsCode(toolName: string, language: string | undefined): boolean {
+  const lower = toolName.trim().toLowerCase();
+  return EXECUTE_TOOL_NAMES.has(lower) || (SHELL_TOOL_NAMES.has(lower) && codeLanguage(language) === "shell");
+}
+
+/** The costume's own fields, as attributedElement and attributedTag name them. */
+const READ_FIELDS = new Set(["<tool_call>", "<tool_name>", "<tool_args>", "<language>", "<code>"]);
+
+/** The key prefix the strict reader gives attributes. */
+const ATTRIBUTE = "@_";
+
+interface CostumeFields {
+  toolName?: string;
+  language?: string;
+  code?: string;
+  /** An element the costume does not read (a working directory, a timeout): the code must not run without it. */
+  unread?: boolean;
+  /** The element that carries an attribute (`<code workdir="/tmp">`): nothing reads it, so the code must not run. */
+  attribute?: string;
+}
+
+const CALL_FIELDS = new Set(["tool_name", "tool_args"]);
+const ARG_FIELDS = new Set(["language", "code"]);
+/** Prototype-polluting element names are dropped (as in every dialect), not counted as unread fields. */
+const DROPPED = POLLUTING_KEYS;
+const isReadField = (name: string) => name === "tool_call" || CALL_FIELDS.has(name) || ARG_FIELDS.has(name) || DROPPED.has(name);
+
+function strictFields(span: string): CostumeFields | null {
+  const { parser, validator } = xml();
+  if (validator.validate(span) !== true) return null;
+  try {
+    const doc = parser.parse(span) as { tool_call?: { tool_name?: unknown; tool_args?: { language?: unknown; code?: unknown } } };
+    const call = doc.tool_call;
+    if (!call || typeof call !== "object") return null;
+    const text = (v: unknown) => (typeof v === "string" ? v : undefined);
+    const out: CostumeFields = {};
+    const attributed = attributedElement("tool_call", call, true);
+    if (attributed !== undefined) out.attribute = attributed;
+    const toolName = text(call.tool_name);
+    const language = text(call.tool_args?.language);
+    const code = text(call.tool_args?.code);
+    if (toolName !== undefined) out.toolName = toolName;
+    if (language !== undefined) out.language = language;
+    if (code !== undefined) out.code = code;
+    const args = call.tool_args;
+    const unread = (obj: object) => Object.keys(obj).some((k) => !isReadField(k) && !k.startsWith(ATTRIBUTE));
+    if (unread(call) || (args && typeof args === "object" && unread(args))) out.unread = true;
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The first element (by name) of the strict reader's tree that carries an attribute, or undefined.
+ * `top`: the `<tool_call>` itself, which may carry a call's `id`.
+ */
+function attributedElement(name: string, node: unknown, top = false): string | undefined {
+  if (node === null || typeof node !== "object") return undefined;
+  for (const key of Object.keys(node)) {
+    if (key.startsWith(ATTRIBUTE)) {
+      if (!(top && key === `${ATTRIBUTE}id`)) return `<${name}>`;
+      continue;
+    }
+    const child = (node as Record<string, unknown>)[key];
+    for (const item of Array.isArray(child) ? child : [child]) {
+      const found = attributedElement(key, item);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+function tolerantFields(span: string): CostumeFields {
+  const between = (name: string, last: boolean): string | undefined => {
+    const open = span.indexOf(`<${name}>`);
+    if (open < 0) return undefined;
+    const from = open + name.length + 2;
+    const close = last ? span.lastIndexOf(`</${name}>`) : span.indexOf(`</${name}>`, from);
+    return close < from ? undefined : decodeEntities(span.slice(from, close));
+  };
+  const out: CostumeFields = {};
+  const toolName = between("tool_name", false);
+  const language = between("language", false);
+  const code = between("code", true);
+  if (toolName !== undefined) out.toolName = toolName;
+  if (language !== undefined) out.language = language;
+  if (code !== undefined) out.code = code;
+  // Outside the code (which may hold any `<`), every element must be one the costume reads.
+  const codeStart = span.indexOf("<code>");
+  const codeEnd = span.lastIndexOf("</code>");
+  const outside = codeStart >= 0 && codeEnd > codeStart ? span.slice(0, codeStart) + span.slice(codeEnd) : span;
+  if (hasUnreadElement(outside)) out.unread = true;
+  const attributed = attributedTag(outside);
+  if (attributed !== undefined) out.attribute = attributed;
+  return out;
+}
+
+/** An opener of a field the costume reads, with whatever follows its name up to the next `<` or `>`. */
+const FIELD_OPENER = /<(tool_call|tool_name|tool_args|language|code)\s[^<>]*/gi;
+/** The one attribute a `<tool_call>` opener may carry: the call's id. */
+const ID_ONLY = /^id\s*=\s*("[^"]*"|'[^']*')$/i;
+
+/** A read field's opener written with more than its name (`<code workdir="/tmp">`), outside the code; `<tool_call id=…>` aside. */
+function attributedTag(text: string): string | undefined {
+  // Each match runs to the next `<` or `>` only, so every character is looked at a bounded number of times.
+  for (const m of text.matchAll(FIELD_OPENER)) {
+    const name = m[1]!.toLowerCase();
+    const attrs = m[0].slice(name.length + 1).trim();
+    if (attrs === "" || (name === "tool_call" && ID_ONLY.test(attrs))) continue;
+    return `<${name}>`;
+  }
+  return undefined;
+}
+
+/**
+ * Whether some `<name` or `</name` in the text is an element the costume does not read; a dropped
+ * (prototype-polluting) element is skipped whole, to its closer. A hand-written forward scan.
+ */
+function hasUnreadElement(text: string): boolean {
+  const isName = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === UNDERSCORE || c === DASH;
+  for (let at = text.indexOf("<"); at >= 0; at = text.indexOf("<", at + 1)) {
+    const closing = text.charCodeAt(at + 1) === SLASH;
+    const from = closing ? at + 2 : at + 1;
+    let end = from;
+    while (end < text.length && isName(text.charCodeAt(end))) end++;
+    if (end === from) continue;
+    const name = text.slice(from, end).toLowerCase();
+    if (!isReadField(name)) return true;
+    if (DROPPED.has(name) && !closing) {
+      const closer = text.indexOf(`</${name}`, end);
+      if (closer < 0) return true;
+      at = closer;
+    }
+  }
+  return false;
+}
