@@ -238,20 +238,25 @@ async function partsUntilError(stream: ReadableStream<LanguageModelV3StreamPart>
   }
 }
 
+/** The repair middleware over a model whose text part `t` streams `deltas` and then fails: what the host read, and the error. */
+async function middlewareFailingAfter(deltas: string[]): Promise<{ parts: LanguageModelV3StreamPart[]; error: unknown }> {
+  const parts: LanguageModelV3StreamPart[] = [
+    { type: "stream-start", warnings: [] },
+    { type: "text-start", id: "t" },
+    ...deltas.map((delta): LanguageModelV3StreamPart => ({ type: "text-delta", id: "t", delta })),
+  ];
+  const model = new MockLanguageModelV3({ doStream: async () => ({ stream: failingParts(parts) }) });
+  const wrapped = wrapLanguageModel({ model, middleware: repairMiddleware() });
+  const inputSchema = tools[0]!.function.parameters;
+  const { stream } = await wrapped.doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "go" }] }], tools: [{ type: "function", name: "bash", inputSchema }] });
+  return partsUntilError(stream);
+}
+
 describe.each([1, 7, 64])("the middleware over a model stream that fails mid-reply (deltas of %p characters)", (size) => {
   test("the held text goes out under its text part before the error; no call, nothing lost", async () => {
     const pieces = Array.from({ length: Math.ceil(CUT.length / size) }, (_, i) => CUT.slice(i * size, (i + 1) * size));
     const deltas = ["Looking.\n", ...pieces];
-    const parts: LanguageModelV3StreamPart[] = [
-      { type: "stream-start", warnings: [] },
-      { type: "text-start", id: "t" },
-      ...deltas.map((delta): LanguageModelV3StreamPart => ({ type: "text-delta", id: "t", delta })),
-    ];
-    const model = new MockLanguageModelV3({ doStream: async () => ({ stream: failingParts(parts) }) });
-    const wrapped = wrapLanguageModel({ model, middleware: repairMiddleware() });
-    const inputSchema = tools[0]!.function.parameters;
-    const { stream } = await wrapped.doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "go" }] }], tools: [{ type: "function", name: "bash", inputSchema }] });
-    const { parts: out, error } = await partsUntilError(stream);
+    const { parts: out, error } = await middlewareFailingAfter(deltas);
     expect(error).toBeInstanceOf(TypeError);
     const text = out.flatMap((part) => (part.type === "text-delta" ? [part] : []));
     expect(text.map((part) => part.delta).join("")).toBe(`Looking.\n${CUT}`);
@@ -263,16 +268,7 @@ describe.each([1, 7, 64])("the middleware over a model stream that fails mid-rep
 describe.each([1, 7, 64])("the middleware over a model stream that fails right after a complete body (deltas of %p characters)", (size) => {
   test("the body goes back as text, as written, under its text part; no tool part", async () => {
     const pieces = Array.from({ length: Math.ceil(HERMES.length / size) }, (_, i) => HERMES.slice(i * size, (i + 1) * size));
-    const parts: LanguageModelV3StreamPart[] = [
-      { type: "stream-start", warnings: [] },
-      { type: "text-start", id: "t" },
-      ...["It looks like this: ", ...pieces].map((delta): LanguageModelV3StreamPart => ({ type: "text-delta", id: "t", delta })),
-    ];
-    const model = new MockLanguageModelV3({ doStream: async () => ({ stream: failingParts(parts) }) });
-    const wrapped = wrapLanguageModel({ model, middleware: repairMiddleware() });
-    const inputSchema = tools[0]!.function.parameters;
-    const { stream } = await wrapped.doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "go" }] }], tools: [{ type: "function", name: "bash", inputSchema }] });
-    const { parts: out, error } = await partsUntilError(stream);
+    const { parts: out, error } = await middlewareFailingAfter(["It looks like this: ", ...pieces]);
     expect(error).toBeInstanceOf(TypeError);
     const text = out.flatMap((part) => (part.type === "text-delta" ? [part] : []));
     expect(text.map((part) => part.delta).join("")).toBe(`It looks like this: ${HERMES}`);
@@ -284,16 +280,7 @@ describe.each([1, 7, 64])("the middleware over a model stream that fails right a
 describe("the middleware over a model stream that fails after a recovered call", () => {
   test("the call stands; the text held after it goes out as written (not stripped as at the reply's end)", async () => {
     const CALL = '<tool_call>{"name":"bash","arguments":{"command":"ls"}}</tool_call>';
-    const parts: LanguageModelV3StreamPart[] = [
-      { type: "stream-start", warnings: [] },
-      { type: "text-start", id: "t" },
-      ...["Listing. ", CALL, " Here is what I found: 42."].map((delta): LanguageModelV3StreamPart => ({ type: "text-delta", id: "t", delta })),
-    ];
-    const model = new MockLanguageModelV3({ doStream: async () => ({ stream: failingParts(parts) }) });
-    const wrapped = wrapLanguageModel({ model, middleware: repairMiddleware() });
-    const inputSchema = tools[0]!.function.parameters;
-    const { stream } = await wrapped.doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "go" }] }], tools: [{ type: "function", name: "bash", inputSchema }] });
-    const { parts: out, error } = await partsUntilError(stream);
+    const { parts: out, error } = await middlewareFailingAfter(["Listing. ", CALL, " Here is what I found: 42."]);
     expect(error).toBeInstanceOf(TypeError);
     expect(out.flatMap((part) => (part.type === "tool-call" ? [`${part.toolName}:${part.input}`] : []))).toEqual(['bash:{"command":"ls"}']);
     expect(out.map((part) => (part.type === "text-delta" ? part.delta : "")).join("")).toBe("Listing.  Here is what I found: 42.");
