@@ -93,13 +93,21 @@ export function responsesItemsStream(items: ResponsesItems, deltaSize: number): 
 
 /** The named SSE an Anthropic server sends for one text block, text deltas `deltaSize` characters long. */
 export function anthropicTextStream(text: string, deltaSize: number): string {
-  const events: Json[] = [
+  const deltas: string[] = [];
+  for (let i = 0; i < text.length; i += deltaSize) deltas.push(text.slice(i, i + deltaSize));
+  return namedSse(anthropicTextEvents(deltas));
+}
+
+/** The events an Anthropic server sends for one text block made of these text deltas. */
+export function anthropicTextEvents(deltas: readonly string[]): Json[] {
+  return [
     { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", model: "m", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } },
     { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+    ...deltas.map((text): Json => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })),
+    { type: "content_block_stop", index: 0 },
+    { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 9 } },
+    { type: "message_stop" },
   ];
-  for (let i = 0; i < text.length; i += deltaSize) events.push({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: text.slice(i, i + deltaSize) } });
-  events.push({ type: "content_block_stop", index: 0 }, { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 9 } }, { type: "message_stop" });
-  return namedSse(events);
 }
 
 /** `bytes` cut at seeded random points, pieces at most `maxChunk` bytes long. */

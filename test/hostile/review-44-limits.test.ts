@@ -13,7 +13,7 @@ import { MockLanguageModelV3 } from "ai/test";
 import { repairFetch } from "../../src/adapters/fetch.ts";
 import { repairMiddleware } from "../../src/adapters/middleware.ts";
 import { HELD_EVENT_LIMIT } from "../../src/sse/rewrite.ts";
-import { type Json, dataEvents, namedSse } from "../adapters/wire-support.ts";
+import { type Json, anthropicTextEvents, dataEvents, namedSse } from "../adapters/wire-support.ts";
 import { responsesItemSse } from "../adapters/responses-support.ts";
 
 const CALL = '<tool_call>{"name":"read","arguments":{"path":"/etc/hosts"}}</tool_call>';
@@ -136,14 +136,7 @@ describe("chat and Anthropic: an event past HELD_EVENT_LIMIT while a candidate i
 
   // The same over Anthropic Messages (its end() flushes too).
   test("Anthropic: a long text delta right after the held example does not make it run", async () => {
-    const events = [
-      { type: "message_start", message: { id: "msg_44", type: "message", role: "assistant", model: "m", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } },
-      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-      ...["It looks like this: ", HEAD, PROSE + BIG].map((text) => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })),
-      { type: "content_block_stop", index: 0 },
-      { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 5 } },
-      { type: "message_stop" },
-    ];
+    const events = anthropicTextEvents(["It looks like this: ", HEAD, PROSE + BIG]);
     const { out } = await through("http://127.0.0.1:1/v1/messages", namedSse(events), {
       model: "m",
       max_tokens: 100,
@@ -206,14 +199,7 @@ describe("chat: a native call after an event past HELD_EVENT_LIMIT", () => {
 
 describe("Anthropic: an event past HELD_EVENT_LIMIT after a recovered call", () => {
   async function anthropic(): Promise<Json[]> {
-    const events = [
-      { type: "message_start", message: { id: "msg_44", type: "message", role: "assistant", model: "m", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } },
-      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-      ...["Reading. ", CALL, BETWEEN, BIG, " the end"].map((text) => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })),
-      { type: "content_block_stop", index: 0 },
-      { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 5 } },
-      { type: "message_stop" },
-    ];
+    const events = anthropicTextEvents(["Reading. ", CALL, BETWEEN, BIG, " the end"]);
     const { out } = await through("http://127.0.0.1:1/v1/messages", namedSse(events), {
       model: "m",
       max_tokens: 100,
