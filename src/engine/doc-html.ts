@@ -1,10 +1,10 @@
-import { matchStep } from "./doc-tags.ts";
+import { matchStep } from "./doc-tag-attempt.ts";
 import { BANG, DASH, GT, LBRACKET, LT, QUESTION, SLASH, isWhiteSpace } from "../grammar/chars.ts";
 
 /**
  * CommonMark's HTML block start conditions of types 1-6 and end conditions of types 1-5, one
  * character at a time, for the block reader (doc-blocks.ts; the start through doc-block-opener.ts).
- * Type 7 (a line holding one complete tag) is the inline tag reader's (doc-tags.ts), decided at
+ * Type 7 (a line holding one complete tag) is the inline tag reader's (doc-tag-reader.ts), decided at
  * the line end (doc-line-shapes.ts).
  */
 
@@ -74,7 +74,7 @@ export class HtmlBlockStart {
           if (this.name.length >= LONGEST_NAME) return -1;
           break;
         }
-        // `(?:\s|>|$)` after the name: JavaScript's `\s` (U+00A0 too), as commonmark.js matches it (doc-tags.ts).
+        // `(?:\s|>|$)` after the name: JavaScript's `\s` (U+00A0 too), as commonmark.js matches it (doc-tag-reader.ts).
         if (isWhiteSpace(c) || c === GT) return this.named() || -1;
         if (c === SLASH && TYPE6.has(this.name)) next = Start.NameSlash;
         else return -1;

@@ -26,7 +26,8 @@
  */
 import { BACKSLASH, BACKTICK, DOLLAR, LBRACKET, LF, LPAREN, LT, RBRACKET, isAsciiPunctuation } from "../grammar/chars.ts";
 import { type InlineBefore, InlineLinks, ReferenceDefinition } from "./doc-links.ts";
-import { InlineTags, Outcome, matchStep } from "./doc-tags.ts";
+import { Outcome, matchStep } from "./doc-tag-attempt.ts";
+import { InlineTags } from "./doc-tags.ts";
 
 const EXAMPLE_ELEMENTS = new Set(["code", "kbd", "pre", "samp"]);
 

@@ -125,7 +125,7 @@ export class LineShapes {
     } else if (this.tag === Tag.Open) {
       if (inline.closedTag === this.tagSeq) this.tag = isMarkupName(inline.closedTagName) ? Tag.None : Tag.Closed;
       else if (!inline.tagPending(this.tagSeq)) this.tag = Tag.None;
-    } else if (this.tag === Tag.Closed && !isWhiteSpace(c)) this.tag = Tag.None; // `\s*$`: JavaScript's `\s`, as commonmark.js (doc-tags.ts)
+    } else if (this.tag === Tag.Closed && !isWhiteSpace(c)) this.tag = Tag.None; // `\s*$`: JavaScript's `\s`, as commonmark.js (doc-tag-reader.ts)
   }
 
   // At the line end.

@@ -184,7 +184,7 @@ class LinkTarget {
 }
 
 /**
- * The inline state before a link's `(` or a tag's `<` (doc-tags.ts), put back when it completes;
+ * The inline state before a link's `(` or a tag's `<` (doc-tag-attempt.ts), put back when it completes;
  * `seq` numbers the openings of both kinds in order (what opened after one that completes was
  * inside it).
  */

@@ -1,7 +1,7 @@
 /**
  * Where a number was written in a spelling other than the text it would go out as (String(value)):
  * `1e3`, `6e2`, `1.0`, `1.50`, `-0`. A reader that parses JSON or Python text (src/parse/values.ts
- * parseJson, src/parse/dialects/pythonic.ts) marks the container (object or array) and key of each
+ * parseJson, src/parse/python-literal.ts) marks the container (object or array) and key of each
  * such number as it builds them; whoever copies a container on the way to the schema gate copies
  * the marks (coerceObject, the alias mapping). The gate's coercion (coerceDeep) writes a number
  * out as text for a string-only place only when it is not marked: the model's own digits, never

@@ -120,11 +120,11 @@ function heldPast(span: string, opener: Tag): { callAt: number; firstCloserEnd: 
         if (firstEnd < 0) firstEnd = tag.end;
       } else if (firstEnd >= 0 && opensCall(tag)) {
         callAt = tag.start;
-        if (sameOpener(tag, opener) && startsLine(span, tag.start)) depth++;
+        if (sameOpener(tag, opener) && startsLineOrSpan(span, tag.start)) depth++;
       }
       continue;
     }
-    if (sameOpener(tag, opener) && startsLine(span, tag.start)) depth++;
+    if (sameOpener(tag, opener) && startsLineOrSpan(span, tag.start)) depth++;
     else if (ownCloser(tag, opener)) {
       lastEnd = tag.end;
       if (depth > 0) depth--;
@@ -137,8 +137,8 @@ function heldPast(span: string, opener: Tag): { callAt: number; firstCloserEnd: 
 
 const sameOpener = (tag: Tag, opener: Tag) => tag.family === "costume" && !tag.closing && tag.name === opener.name;
 
-/** Only spaces or tabs between the line's start (or the span's) and `at`. */
-function startsLine(span: string, at: number): boolean {
+/** Only spaces or tabs between the line's start (or the span's: the span's first line counts) and `at`. */
+function startsLineOrSpan(span: string, at: number): boolean {
   for (let i = at - 1; i >= 0; i--) {
     const c = span.charCodeAt(i);
     if (c === LF || c === CR) return true;

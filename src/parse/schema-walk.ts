@@ -3,7 +3,7 @@ import type { JsonSchema } from "./types.ts";
 
 // How coercion walks a tool's schema beside a value: the types a place takes, a property's schema
 // and an item's. One module below values.ts (coerceValue, coerceDeep) and the Python reader
-// (src/parse/dialects/pythonic.ts), so both follow a value to the same schema.
+// (src/parse/python-literal.ts), so both follow a value to the same schema.
 
 export function schemaTypes(schema: JsonSchema | undefined): Set<string> {
   const types = new Set<string>();

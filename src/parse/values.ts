@@ -3,7 +3,7 @@ import { jsonNumberEnd, jsonStringEnd, numberReadsAsWritten, readNumberLiteral }
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import { copyRespelled, isRespelled, markRespelled, respelled } from "../grammar/number-spelling.ts";
 import type { JsonSchema } from "./types.ts";
-import { parsePythonLiteral } from "./dialects/pythonic.ts";
+import { parsePythonLiteral } from "./python-literal.ts";
 import { itemSchema, propertySchema, schemaTypes } from "./schema-walk.ts";
 
 export { propertySchema, schemaTypes };
@@ -225,7 +225,7 @@ export function coerceValue(raw: string, schema: JsonSchema | undefined, typedHi
   if (parsed.ok) return matchesTypes(parsed.value, types) ? parsed.value : raw;
   // Text-valued dialects are written by models that think in Python: `[True, None]`, `{'a': 1}`.
   // parseJson may have said no because the text names a key twice or holds `1e999`; the Python
-  // reader refuses both too (src/parse/dialects/pythonic.ts), so this is never a way around it.
+  // reader refuses both too (src/parse/python-literal.ts), so this is never a way around it.
   if (types.has("array") || types.has("object")) {
     const literal = parsePythonLiteral(trimmed, schema);
     if (literal.ok && matchesTypes(literal.value, types)) return literal.value;

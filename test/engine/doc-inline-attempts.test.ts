@@ -67,7 +67,7 @@ describe("autolinks and completed tags open nothing: what commonmark.js shows as
 });
 
 // commonmark.js matches white space in tags and HTML block starts with JavaScript's `\s`, which
-// holds U+00A0 and the other Unicode spaces; the engine follows it (the safe side, doc-tags.ts).
+// holds U+00A0 and the other Unicode spaces; the engine follows it (the safe side, doc-tag-reader.ts).
 describe("a no-break space where a tag or an HTML block start takes white space: raw HTML, never run", () => {
   run(
     [

@@ -10,7 +10,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { numberReadsAsWritten, readNumberLiteral } from "../../src/grammar/json-syntax.ts";
-import { parsePythonLiteral } from "../../src/parse/dialects/pythonic.ts";
+import { parsePythonLiteral } from "../../src/parse/python-literal.ts";
 import { SchemaGate } from "../../src/parse/schema-gate.ts";
 import { coerceValue, parseJson } from "../../src/parse/values.ts";
 import { parse } from "../../src/engine/parse.ts";

@@ -6,7 +6,8 @@
  * Every engine case runs whole, char by char and at seeded random splits (runAtEverySplit).
  */
 import { describe, expect, test } from "bun:test";
-import { parsePythonCalls, parsePythonLiteral } from "../../src/parse/dialects/pythonic.ts";
+import { parsePythonCalls } from "../../src/parse/dialects/pythonic.ts";
+import { parsePythonLiteral } from "../../src/parse/python-literal.ts";
 import type { JsonSchema, ToolSpec } from "../../src/parse/types.ts";
 import { live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";

@@ -1,11 +1,12 @@
 /**
- * The Python reader (src/parse/dialects/pythonic.ts: LFM2 call lists, Python literals in values)
- * refuses what parseJson refuses, so a Python spelling is never a way around the JSON reader
+ * The Python readers (src/parse/dialects/pythonic.ts: LFM2 call lists; src/parse/python-literal.ts:
+ * Python literals in values) refuse what parseJson refuses, so a Python spelling is never a way around the JSON reader
  * (review 4): a keyword argument or dict key named twice, a number out of range, and a number
  * JSON's grammar does not spell (a leading zero).
  */
 import { describe, expect, test } from "bun:test";
-import { parsePythonCalls, parsePythonLiteral } from "../../src/parse/dialects/pythonic.ts";
+import { parsePythonCalls } from "../../src/parse/dialects/pythonic.ts";
+import { parsePythonLiteral } from "../../src/parse/python-literal.ts";
 import { live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { runAtEverySplit } from "../support/run-engine.ts";

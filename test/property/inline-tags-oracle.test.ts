@@ -1,6 +1,6 @@
 /**
  * Differential test of what the documentation context reads after a `<` in paragraph text
- * (src/engine/doc-tags.ts) against the patterns commonmark.js 0.31.2 matches there, tried in its
+ * (src/engine/doc-tag-attempt.ts) against the patterns commonmark.js 0.31.2 matches there, tried in its
  * order (inlines.js parseAutolink: reEmailAutolink, then reAutolink; then parseHtmlTag:
  * common.js reHtmlTag). The patterns are copied verbatim (the package exports none of them).
  * Generated strings after a `<` mix the characters that decide a tag, a comment, a processing
@@ -10,7 +10,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { InlineTags, Outcome, matchStep } from "../../src/engine/doc-tags.ts";
+import { Outcome, matchStep } from "../../src/engine/doc-tag-attempt.ts";
+import { InlineTags } from "../../src/engine/doc-tags.ts";
 
 const SEED = Number(process.env.TAGS_ORACLE_SEED ?? 43_0001);
 const RUNS = Number(process.env.TAGS_ORACLE_RUNS ?? 20_000);
@@ -66,7 +67,7 @@ function engine(s: string): string {
 
 /**
  * JavaScript's `\s` past space, tab and line feed, which commonmark.js's patterns match as white
- * space and the engine follows (doc-tags.ts; CR never reaches it: it is a line end).
+ * space and the engine follows (doc-tag-reader.ts; CR never reaches it: it is a line end).
  */
 const UNICODE_SPACES = ["\u00A0", "\u2003", "\u3000", "\uFEFF", "\u2028", "\v", "\f"];
 

@@ -97,7 +97,7 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
     } else if (tag.role === "parameter" && params !== null) {
       if (!tag.closing) {
         const key = tag.attrs.name ?? "";
-        if (params.opener(key, () => startsLine(span, tag.start)) === "opens") {
+        if (params.opener(key, () => startsLineAfterBreak(span, tag.start)) === "opens") {
           if (open !== null) lostCloser = true;
           endParam(tag.start);
           open = { key, start: tag.end };
@@ -239,8 +239,11 @@ export class QwenParameters {
   }
 }
 
-/** Only spaces or tabs stand between the start of `at`'s line and `at` in `text` (a line ends at LF or CR). */
-export function startsLine(text: string, at: number): boolean {
+/**
+ * Only spaces or tabs stand between a line break (LF or CR) and `at` in `text`: the text's first
+ * line does not count, as the stream's SpanReader.startsLine (engine/candidate.ts) reads it.
+ */
+export function startsLineAfterBreak(text: string, at: number): boolean {
   for (let i = at - 1; i >= 0; i--) {
     const c = text.charCodeAt(i);
     if (c === LF || c === CR) return true;

@@ -3,7 +3,7 @@ import { tagsOf, textSpan, type Segment, type UnitOutcome } from "../segments.ts
 import { parseJson, propertySchema } from "../values.ts";
 import { ARGUMENT_KEYS, callOutcome, declaredNameIn, jsonCallOutcome, readJsonCall, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { trimLayoutNewlines } from "./common.ts";
-import { parseQwenFunctions, QwenParameters, startsLine } from "./qwen.ts";
+import { parseQwenFunctions, QwenParameters, startsLineAfterBreak } from "./qwen.ts";
 import { xmlToolCall } from "../costume-xml.ts";
 import { complete, type SpanKind } from "../span-kind.ts";
 import { GLM_IN_VALUE, QWEN_IN_WRAPPER, ToolCallBody, ToolCallStart } from "./tool-call-body.ts";
@@ -150,7 +150,7 @@ function wrapperCloser(span: string, opener: Tag, ctx: SpanContext): Tag | undef
     if (tag.role === "function" && !tag.closing && params === null) params = new QwenParameters(ctx.tools.get(tag.attrs.name ?? ""));
     else if (tag.role === "parameter" && params !== null) {
       if (tag.closing) params.closer();
-      else params.opener(tag.attrs.name ?? "", () => startsLine(span, tag.start));
+      else params.opener(tag.attrs.name ?? "", () => startsLineAfterBreak(span, tag.start));
       open = params.open;
     } else if (tag.role === "function" && tag.closing && open && closerEndsCall(span, tag.end, span.length, tags, index + 1, QWEN_IN_WRAPPER)) {
       params?.end();
