@@ -5,10 +5,10 @@ import type { RecoveredCall } from "../../parse/types.ts";
 import { ChunkShape } from "./chunk-shape.ts";
 import type { GuardedEngine, Step } from "../../engine/guarded.ts";
 import { jsonOrUndefined } from "../../grammar/plain-data.ts";
-import { DQ } from "../../grammar/chars.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { type EventRewriter, type Piece, RAW, type Rewritten, type SseEvent } from "../../sse/rewrite.ts";
 import type { PassingEdits } from "../../sse/passing.ts";
+import { CallNumbering } from "./call-numbering.ts";
 import { openAiCall } from "./openai.ts";
 import type { ReasoningChannel } from "../../engine/reasoning-channel.ts";
 
@@ -28,16 +28,12 @@ const DEFER_HELD = 64;
 
 const ENVELOPE = ["id", "object", "created", "model", "system_fingerprint"] as const;
 
-/** Read in a chunk that streams past after the stand-aside: a choice's index and finish_reason, a native call's index. */
-const PASSING_KEYS: ReadonlySet<string> = new Set(["index", "finish_reason"]);
-
 export class ChunkRewriter implements EventRewriter {
   #guard: GuardedEngine;
   #onFinal: () => void;
   /** The newest choice-0 chunk; synthetic chunks copy its envelope, built only when one is needed. */
   #latest: Json | undefined;
-  #nextIndex = 0;
-  #nativeIndex = new Map<number, number>();
+  #numbering = new CallNumbering(() => this.#recovered);
   #reported = false;
   #nativeNoted = false;
   #shape = new ChunkShape();
@@ -301,7 +297,7 @@ export class ChunkRewriter implements EventRewriter {
     this.#fromReasoning += calls.length;
     const shown = this.#reasoning?.take();
     const back = shown ? [this.#synthetic({ [this.#reasoningKey]: shown })] : [];
-    return [...back, ...calls.map((call) => this.#synthetic({ tool_calls: [openAiCall(call, this.#nextIndex++)] }))];
+    return [...back, ...calls.map((call) => this.#synthetic({ tool_calls: [openAiCall(call, this.#numbering.next())] }))];
   }
 
   /** The content side gave up: nothing from the reasoning runs, and a held block goes back into it. */
@@ -326,7 +322,7 @@ export class ChunkRewriter implements EventRewriter {
     hasMeta: boolean,
     mayDefer: boolean,
   ): Piece[] | null | typeof WAIT {
-    if (this.#guard.done) return this.#settle(first, toolCalls) ? [chunk] : null;
+    if (this.#guard.done) return this.#numbering.settle(first, toolCalls) ? [chunk] : null;
     if (content === undefined && !finish && !toolCalls) return null;
 
     const step = this.#step(toolCalls !== undefined, content, finish);
@@ -335,14 +331,14 @@ export class ChunkRewriter implements EventRewriter {
     const late = !step.ok ? this.#abandonReasoning() : finish ? this.#reasoningCalls() : [];
     if (finish) this.#final();
     if (!step.ok) {
-      const settled = this.#settle(first, toolCalls);
+      const settled = this.#numbering.settle(first, toolCalls);
       const lead = [...held, ...late];
       if (!step.held) return lead.length > 0 ? [...lead, settled ? chunk : RAW] : settled ? [chunk] : null;
       return [...lead, this.#synthetic({ content: step.held }), settled ? chunk : RAW];
     }
     const events = step.events;
 
-    const changed = toolCalls ? this.#remapNative(toolCalls) : false;
+    const changed = toolCalls ? this.#numbering.remapNative(toolCalls) : false;
     if (finish) return this.#finish(chunk, first, delta, content, [...held, ...this.#segments(events, 0), ...late], changed);
     // The first content event comes this way, before its shape is known: it may wait like the others.
     if (mayDefer && !changed && content !== undefined && onlyContent(chunk, delta!)) {
@@ -390,7 +386,7 @@ export class ChunkRewriter implements EventRewriter {
     const calls = this.#heldCalls;
     if (calls.length === 0) return [];
     this.#heldCalls = [];
-    return calls.map((call) => this.#synthetic({ tool_calls: [openAiCall(call, this.#nextIndex++)] }));
+    return calls.map((call) => this.#synthetic({ tool_calls: [openAiCall(call, this.#numbering.next())] }));
   }
 
   /** The finish_reason must come after everything the flush released. */
@@ -415,59 +411,9 @@ export class ChunkRewriter implements EventRewriter {
     return [head, ...segments, chunk];
   }
 
-  /** After the engine is done only indices and the finish_reason still need to agree with what was emitted. */
-  #settle(choice: Json, toolCalls: unknown[] | undefined): boolean {
-    let changed = toolCalls ? this.#remapNative(toolCalls) : false;
-    if (choice.finish_reason != null && this.#recovered > 0 && choice.finish_reason !== "tool_calls") {
-      choice.finish_reason = "tool_calls";
-      changed = true;
-    }
-    return changed;
-  }
-
-  /** Native calls keep their indices unless a recovered call already took one. */
-  #remapNative(toolCalls: unknown[]): boolean {
-    let changed = false;
-    for (const call of toolCalls) {
-      if (!isObject(call) || typeof call.index !== "number") continue;
-      const mapped = this.#nativeAt(call.index);
-      if (mapped !== call.index) {
-        call.index = mapped;
-        changed = true;
-      }
-    }
-    return changed;
-  }
-
-  /** Where the native call the upstream numbers `index` goes out. */
-  #nativeAt(index: number): number {
-    let mapped = this.#nativeIndex.get(index);
-    if (mapped === undefined) {
-      mapped = this.#recovered === 0 ? index : this.#nextIndex;
-      this.#nativeIndex.set(index, mapped);
-    }
-    this.#nextIndex = Math.max(this.#nextIndex, mapped + 1);
-    return mapped;
-  }
-
-  /**
-   * A chunk too long to hold, after the stand-aside, streams past: in choice 0 (the choice whose
-   * `index` came before, or the first), a native call's index and the finish_reason are still set
-   * as #settle sets them in a chunk that fits.
-   */
+  /** A chunk too long to hold streams past after the stand-aside: its call indices and finish_reason still agree (CallNumbering). */
   get passing(): PassingEdits {
-    return {
-      keys: PASSING_KEYS,
-      scalar: (path, json, seen) => {
-        if (path[0] !== "choices" || (seen[2]?.get("index") ?? (path[1] === 0 ? "0" : undefined)) !== "0") return undefined;
-        if (path.length === 3 && path[2] === "finish_reason") {
-          return json.charCodeAt(0) === DQ && json !== '"tool_calls"' && this.#recovered > 0 ? '"tool_calls"' : undefined;
-        }
-        if (path.length !== 6 || path[2] !== "delta" || path[3] !== "tool_calls" || path[5] !== "index") return undefined;
-        const index = Number(json);
-        return Number.isSafeInteger(index) ? String(this.#nativeAt(index)) : undefined;
-      },
-    };
+    return this.#numbering.passing;
   }
 
   #segments(events: EngineEvent[], from: number): Json[] {
@@ -479,7 +425,7 @@ export class ChunkRewriter implements EventRewriter {
       } else if (this.#hold) {
         this.#heldCalls.push(event.call);
       } else {
-        out.push(this.#synthetic({ tool_calls: [openAiCall(event.call, this.#nextIndex++)] }));
+        out.push(this.#synthetic({ tool_calls: [openAiCall(event.call, this.#numbering.next())] }));
       }
     }
     return out;
