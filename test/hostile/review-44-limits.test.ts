@@ -152,7 +152,7 @@ describe("chat and Anthropic: an event past HELD_EVENT_LIMIT while a candidate i
 describe("chat: a native call after an event past HELD_EVENT_LIMIT", () => {
   // FINDING (breaks the host's stream, medium). The recovered call went out as tool_calls index 0.
   // After the rewrite stood aside, the upstream's native call passes as it came, also at index 0,
-  // where the chat rewriter would have moved it to index 1 (#remapNative). A client merges
+  // where the chat rewriter would have moved it to index 1 (CallNumbering.remapNative). A client merges
   // tool-call deltas by index: the native call's name and arguments land on the recovered call's
   // entry (OpenAI SDK accumulators append the arguments: `{"path":"/etc/hosts"}{"command":"ls"}`).
   // Expected: no two calls share an index (the native call's chunks are still small enough to be

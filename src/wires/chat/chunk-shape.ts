@@ -3,6 +3,7 @@
 // JSON.parse for every token on the path where the content passes through unchanged.
 import { jsonOrUndefined } from "../../grammar/plain-data.ts";
 import { type Json, isObject } from "../../sse/json.ts";
+import { onlyEnvelope } from "./chunk-fields.ts";
 
 const SENTINEL = "\u0000dsml-fix\u0000";
 const SENTINEL_BODY = JSON.stringify(SENTINEL).slice(1, -1);
@@ -24,6 +25,8 @@ export class ChunkShape {
   /** `data: ` + the prefix, and the suffix + LF LF, as bytes: set for a one-line, all-ASCII shape only. */
   #head: Uint8Array | undefined;
   #tail: Uint8Array | undefined;
+  /** carriesOnlyContent()'s answer for the shape learned from `source`. */
+  #emptyShape: { source: Json; drops: boolean } | undefined;
 
   /** The chunk the shape was learned from; its envelope is every matching chunk's envelope. */
   get source(): Json | undefined {
@@ -68,6 +71,21 @@ export class ChunkShape {
     const content = escaped ? stringBody(body) : body;
     if (content !== undefined) this.#hits++;
     return content;
+  }
+
+  /**
+   * Whether a chunk of the learned shape, its content taken out, would carry nothing a client
+   * could act on. Read once per shape from `payload`, a chunk of it, freshly parsed: the shape's
+   * source object may have been changed on its way out.
+   */
+  carriesOnlyContent(payload: string): boolean {
+    const source = this.#source!;
+    if (this.#emptyShape?.source !== source) {
+      const chunk = JSON.parse(payload) as Json;
+      const { content: _content, ...rest } = (chunk.choices as Json[])[0]!.delta as Json;
+      this.#emptyShape = { source, drops: onlyEnvelope(chunk, rest) };
+    }
+    return this.#emptyShape.drops;
   }
 
   /** `chunk` is JSON.parse(payload), not yet changed, and `content` its choices[0].delta.content. */

@@ -2,15 +2,17 @@
 // chunk, and synthetic chunks carrying released text and recovered calls.
 import type { EngineEvent } from "../../engine/types.ts";
 import type { RecoveredCall } from "../../parse/types.ts";
-import { ChunkShape } from "./chunk-shape.ts";
 import type { GuardedEngine, Step } from "../../engine/guarded.ts";
+import type { ReasoningChannel } from "../../engine/reasoning-channel.ts";
 import { jsonOrUndefined } from "../../grammar/plain-data.ts";
-import { DQ } from "../../grammar/chars.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { type EventRewriter, type Piece, RAW, type Rewritten, type SseEvent } from "../../sse/rewrite.ts";
 import type { PassingEdits } from "../../sse/passing.ts";
+import { CallNumbering } from "./call-numbering.ts";
+import { ChunkShape } from "./chunk-shape.ts";
+import { contentOf, envelopeOf, onlyContent, onlyEnvelope } from "./chunk-fields.ts";
 import { openAiCall } from "./openai.ts";
-import type { ReasoningChannel } from "../../engine/reasoning-channel.ts";
+import { ReasoningDeltas, withThought } from "./reasoning-deltas.ts";
 
 /** The event goes, and nothing in its place. */
 const DROP: Rewritten = { pieces: [] };
@@ -26,33 +28,25 @@ const NO_LEAD: readonly Json[] = [];
 const DEFER_EVENTS = 8;
 const DEFER_HELD = 64;
 
-const ENVELOPE = ["id", "object", "created", "model", "system_fingerprint"] as const;
-
-/** Read in a chunk that streams past after the stand-aside: a choice's index and finish_reason, a native call's index. */
-const PASSING_KEYS: ReadonlySet<string> = new Set(["index", "finish_reason"]);
-
 export class ChunkRewriter implements EventRewriter {
   #guard: GuardedEngine;
   #onFinal: () => void;
   /** The newest choice-0 chunk; synthetic chunks copy its envelope, built only when one is needed. */
   #latest: Json | undefined;
-  #nextIndex = 0;
-  #nativeIndex = new Map<number, number>();
+  /** Tool call indices and the finish_reason as the client must see them. */
+  #numbering = new CallNumbering(() => this.#recovered);
   #reported = false;
   #nativeNoted = false;
   #shape = new ChunkShape();
+  /** Read on every event (whether reasoning is held, content seen), without going through #thinking. */
   #reasoning: ReasoningChannel | undefined;
-  /** The field the provider streams thinking in; released reasoning text goes back under it. */
-  #reasoningKey: ReasoningKey = "reasoning_content";
-  /** Calls recovered from the reasoning channel (D06), emitted when the reply ended. */
-  #fromReasoning = 0;
+  /** D06 on the chunk path: the reasoning deltas, and the calls recovered from them. */
+  #thinking: ReasoningDeltas | undefined;
   /** Events deferred since the engine began holding their text; their bytes, their content, and what the engine released of it. */
   #deferred = 0;
   #waiting: Uint8Array[] = [];
   #deferredIn = "";
   #deferredOut = "";
-  /** #shapeCarriesOnlyContent's answer for the shape learned from `source`. */
-  #emptyShape: { source: Json; drops: boolean } | undefined;
   /**
    * The request allows one call: recovered calls are held back until the reply ends, so a native
    * call that comes later still wins (the engine withdraws them). Off once the reply ended.
@@ -64,12 +58,13 @@ export class ChunkRewriter implements EventRewriter {
     this.#guard = guard;
     this.#onFinal = onFinal;
     this.#reasoning = reasoning;
+    this.#thinking = reasoning && new ReasoningDeltas(reasoning, (delta) => this.#synthetic(delta), this.#numbering);
     this.#hold = oneCall;
   }
 
   /** Calls handed to the client so far, from either channel. */
   get #recovered(): number {
-    return this.#guard.recovered + this.#fromReasoning;
+    return this.#guard.recovered + (this.#thinking?.recovered ?? 0);
   }
 
   /**
@@ -118,7 +113,7 @@ export class ChunkRewriter implements EventRewriter {
   /** End of stream (or [DONE]) without a finish_reason: flush what the engine still holds. */
   end(): Json[] {
     const lead = this.#giveUp();
-    if (this.#guard.done) return [...lead, ...this.#abandonReasoning()];
+    if (this.#guard.done) return [...lead, ...(this.#thinking?.abandon() ?? [])];
     return [...lead, ...this.#flush()];
   }
 
@@ -129,8 +124,8 @@ export class ChunkRewriter implements EventRewriter {
    * call indices and the finish_reason still agree with what went out.
    */
   stop(_goesOn: boolean): Json[] {
-    const thought = this.#closeReasoning();
-    const back = this.#abandonReasoning();
+    const thought = this.#thinking?.close() ?? [];
+    const back = this.#thinking?.abandon() ?? [];
     const lead = this.#giveUp();
     const held = this.#guard.stop();
     const calls = this.#unhold();
@@ -139,10 +134,10 @@ export class ChunkRewriter implements EventRewriter {
   }
 
   #flush(): Json[] {
-    const thought = this.#closeReasoning();
+    const thought = this.#thinking?.close() ?? [];
     const step = this.#guard.step({ flush: true });
     const held = this.#unhold();
-    const late = step.ok ? this.#reasoningCalls() : this.#abandonReasoning();
+    const late = step.ok ? (this.#thinking?.calls(this.#guard.recovered) ?? []) : (this.#thinking?.abandon() ?? []);
     this.#final();
     if (!step.ok) return step.held ? [...thought, ...held, ...late, this.#synthetic({ content: step.held })] : [...thought, ...held, ...late];
     return [...thought, ...held, ...this.#segments(step.events, 0), ...late];
@@ -175,28 +170,13 @@ export class ChunkRewriter implements EventRewriter {
     const lead = this.#giveUp();
     // Held whole, in a chunk that carries nothing else: it goes, unparsed (a held candidate is thousands of such events).
     const payload = sse.data!;
-    if (events.length === 0 && !hasMeta && this.#shapeCarriesOnlyContent(payload)) return lead.length === 0 ? DROP : { pieces: lead };
+    if (events.length === 0 && !hasMeta && this.#shape.carriesOnlyContent(payload)) return lead.length === 0 ? DROP : { pieces: lead };
     const chunk = JSON.parse(payload) as Json;
     this.#latest = chunk;
     const delta = (chunk.choices as Json[])[0]!.delta as Json;
     const pieces = this.#released(chunk, delta, content, events, false, hasMeta);
     if (lead.length === 0) return pieces ? { pieces, original: chunk } : null;
     return { pieces: [...lead, ...(pieces ?? [RAW])], original: chunk };
-  }
-
-  /**
-   * Whether a chunk of the learned shape, its content taken out, would carry nothing a client
-   * could act on. Read once per shape from `payload`, a chunk of it, freshly parsed: the shape's
-   * source object may have been changed on its way out.
-   */
-  #shapeCarriesOnlyContent(payload: string): boolean {
-    const source = this.#shape.source!;
-    if (this.#emptyShape?.source !== source) {
-      const chunk = JSON.parse(payload) as Json;
-      const { content: _content, ...rest } = (chunk.choices as Json[])[0]!.delta as Json;
-      this.#emptyShape = { source, drops: onlyEnvelope(chunk, rest) };
-    }
-    return this.#emptyShape.drops;
   }
 
   /**
@@ -262,58 +242,10 @@ export class ChunkRewriter implements EventRewriter {
     // A shape is the text around choices[0].delta.content: learned only from a chunk whose choice 0 is there.
     if (atHead && !finish && !toolCalls && content !== undefined) this.#shape.learn(payload, chunk, content);
 
-    const thought = this.#reasoning ? this.#thought(delta, content, toolCalls !== undefined, finish) : undefined;
+    const thought = this.#thinking ? this.#thinking.thought(delta, content, toolCalls !== undefined, finish, this.#guard.done) : undefined;
     const pieces = this.#choice(chunk, first, delta, content, toolCalls, finish, hasMeta, mayDefer && thought === undefined);
     if (pieces === WAIT) return WAIT;
     return thought ? withThought(thought, pieces, chunk, delta!, hasMeta) : pieces;
-  }
-
-  /**
-   * D06: the chunk's reasoning through the reasoning channel. Reasoning ends where content, a native
-   * call or the finish begins; what its engine still held goes out just before.
-   */
-  #thought(delta: Json | undefined, content: string | undefined, native: boolean, finish: boolean): Thought | undefined {
-    const reasoning = this.#reasoning!;
-    if (native) reasoning.noteNative();
-    if (content !== undefined) reasoning.noteContent(content);
-    const ends = content !== undefined || native || finish || this.#guard.done;
-    // The content side gave up: nothing from the reasoning runs.
-    if (this.#guard.done) reasoning.abandon();
-    const key = reasoningKeyOf(delta);
-    if (key === undefined || this.#guard.done) {
-      const rest = reasoning.take() + (ends ? reasoning.close() : "");
-      return rest ? { lead: [this.#synthetic({ [this.#reasoningKey]: rest })], changed: false } : undefined;
-    }
-    this.#reasoningKey = key;
-    const original = delta![key] as string;
-    const fed = reasoning.feed(original);
-    // A block held from an earlier stretch comes back before this one's text.
-    const released = reasoning.take() + fed + (ends ? reasoning.close() : "");
-    if (released === original) return undefined;
-    if (released) delta![key] = released;
-    else delete delta![key];
-    return { lead: [], changed: true };
-  }
-
-  /** Calls written in reasoning, once the reply has ended: only when the reasoning was the answer. */
-  #reasoningCalls(): Json[] {
-    const calls = this.#reasoning?.settle(this.#guard.recovered) ?? [];
-    this.#fromReasoning += calls.length;
-    const shown = this.#reasoning?.take();
-    const back = shown ? [this.#synthetic({ [this.#reasoningKey]: shown })] : [];
-    return [...back, ...calls.map((call) => this.#synthetic({ tool_calls: [openAiCall(call, this.#nextIndex++)] }))];
-  }
-
-  /** The content side gave up: nothing from the reasoning runs, and a held block goes back into it. */
-  #abandonReasoning(): Json[] {
-    this.#reasoning?.abandon();
-    const shown = this.#reasoning?.take();
-    return shown ? [this.#synthetic({ [this.#reasoningKey]: shown })] : [];
-  }
-
-  #closeReasoning(): Json[] {
-    const rest = this.#reasoning?.close();
-    return rest ? [this.#synthetic({ [this.#reasoningKey]: rest })] : [];
   }
 
   #choice(
@@ -326,23 +258,23 @@ export class ChunkRewriter implements EventRewriter {
     hasMeta: boolean,
     mayDefer: boolean,
   ): Piece[] | null | typeof WAIT {
-    if (this.#guard.done) return this.#settle(first, toolCalls) ? [chunk] : null;
+    if (this.#guard.done) return this.#numbering.settle(first, toolCalls) ? [chunk] : null;
     if (content === undefined && !finish && !toolCalls) return null;
 
     const step = this.#step(toolCalls !== undefined, content, finish);
     // The reply ended, or the engine gave up: calls held back go out now, as they would have before.
     const held = finish || !step.ok ? this.#unhold() : [];
-    const late = !step.ok ? this.#abandonReasoning() : finish ? this.#reasoningCalls() : [];
+    const late = !step.ok ? (this.#thinking?.abandon() ?? []) : finish ? (this.#thinking?.calls(this.#guard.recovered) ?? []) : [];
     if (finish) this.#final();
     if (!step.ok) {
-      const settled = this.#settle(first, toolCalls);
+      const settled = this.#numbering.settle(first, toolCalls);
       const lead = [...held, ...late];
       if (!step.held) return lead.length > 0 ? [...lead, settled ? chunk : RAW] : settled ? [chunk] : null;
       return [...lead, this.#synthetic({ content: step.held }), settled ? chunk : RAW];
     }
     const events = step.events;
 
-    const changed = toolCalls ? this.#remapNative(toolCalls) : false;
+    const changed = toolCalls ? this.#numbering.remapNative(toolCalls) : false;
     if (finish) return this.#finish(chunk, first, delta, content, [...held, ...this.#segments(events, 0), ...late], changed);
     // The first content event comes this way, before its shape is known: it may wait like the others.
     if (mayDefer && !changed && content !== undefined && onlyContent(chunk, delta!)) {
@@ -390,7 +322,7 @@ export class ChunkRewriter implements EventRewriter {
     const calls = this.#heldCalls;
     if (calls.length === 0) return [];
     this.#heldCalls = [];
-    return calls.map((call) => this.#synthetic({ tool_calls: [openAiCall(call, this.#nextIndex++)] }));
+    return calls.map((call) => this.#synthetic({ tool_calls: [openAiCall(call, this.#numbering.next())] }));
   }
 
   /** The finish_reason must come after everything the flush released. */
@@ -415,59 +347,9 @@ export class ChunkRewriter implements EventRewriter {
     return [head, ...segments, chunk];
   }
 
-  /** After the engine is done only indices and the finish_reason still need to agree with what was emitted. */
-  #settle(choice: Json, toolCalls: unknown[] | undefined): boolean {
-    let changed = toolCalls ? this.#remapNative(toolCalls) : false;
-    if (choice.finish_reason != null && this.#recovered > 0 && choice.finish_reason !== "tool_calls") {
-      choice.finish_reason = "tool_calls";
-      changed = true;
-    }
-    return changed;
-  }
-
-  /** Native calls keep their indices unless a recovered call already took one. */
-  #remapNative(toolCalls: unknown[]): boolean {
-    let changed = false;
-    for (const call of toolCalls) {
-      if (!isObject(call) || typeof call.index !== "number") continue;
-      const mapped = this.#nativeAt(call.index);
-      if (mapped !== call.index) {
-        call.index = mapped;
-        changed = true;
-      }
-    }
-    return changed;
-  }
-
-  /** Where the native call the upstream numbers `index` goes out. */
-  #nativeAt(index: number): number {
-    let mapped = this.#nativeIndex.get(index);
-    if (mapped === undefined) {
-      mapped = this.#recovered === 0 ? index : this.#nextIndex;
-      this.#nativeIndex.set(index, mapped);
-    }
-    this.#nextIndex = Math.max(this.#nextIndex, mapped + 1);
-    return mapped;
-  }
-
-  /**
-   * A chunk too long to hold, after the stand-aside, streams past: in choice 0 (the choice whose
-   * `index` came before, or the first), a native call's index and the finish_reason are still set
-   * as #settle sets them in a chunk that fits.
-   */
+  /** A chunk too long to hold streams past after the stand-aside: its call indices and finish_reason still agree (CallNumbering). */
   get passing(): PassingEdits {
-    return {
-      keys: PASSING_KEYS,
-      scalar: (path, json, seen) => {
-        if (path[0] !== "choices" || (seen[2]?.get("index") ?? (path[1] === 0 ? "0" : undefined)) !== "0") return undefined;
-        if (path.length === 3 && path[2] === "finish_reason") {
-          return json.charCodeAt(0) === DQ && json !== '"tool_calls"' && this.#recovered > 0 ? '"tool_calls"' : undefined;
-        }
-        if (path.length !== 6 || path[2] !== "delta" || path[3] !== "tool_calls" || path[5] !== "index") return undefined;
-        const index = Number(json);
-        return Number.isSafeInteger(index) ? String(this.#nativeAt(index)) : undefined;
-      },
-    };
+    return this.#numbering.passing;
   }
 
   #segments(events: EngineEvent[], from: number): Json[] {
@@ -479,7 +361,7 @@ export class ChunkRewriter implements EventRewriter {
       } else if (this.#hold) {
         this.#heldCalls.push(event.call);
       } else {
-        out.push(this.#synthetic({ tool_calls: [openAiCall(event.call, this.#nextIndex++)] }));
+        out.push(this.#synthetic({ tool_calls: [openAiCall(event.call, this.#numbering.next())] }));
       }
     }
     return out;
@@ -497,31 +379,6 @@ export class ChunkRewriter implements EventRewriter {
   }
 }
 
-type ReasoningKey = "reasoning_content" | "reasoning";
-
-/** What the reasoning channel did to a chunk: reasoning text to send before it, and whether its own delta changed. */
-interface Thought {
-  lead: Json[];
-  changed: boolean;
-}
-
-/** Providers stream thinking as `reasoning_content` (DeepSeek, vLLM, SGLang) or `reasoning` (OpenRouter, newer vLLM). */
-function reasoningKeyOf(delta: Json | undefined): ReasoningKey | undefined {
-  if (typeof delta?.reasoning_content === "string" && delta.reasoning_content !== "") return "reasoning_content";
-  if (typeof delta?.reasoning === "string" && delta.reasoning !== "") return "reasoning";
-  return undefined;
-}
-
-/** The content side's pieces with the reasoning side's changes: a changed chunk is never sent as its original bytes. */
-function withThought(thought: Thought, pieces: Piece[] | null, chunk: Json, delta: Json, hasMeta: boolean): Piece[] {
-  if (!thought.changed) return [...thought.lead, ...(pieces ?? [RAW])];
-  const own = pieces ?? [chunk];
-  const body = own.map((piece) => (piece === RAW ? chunk : piece));
-  // A chunk that carried only reasoning, all of it held back, is dropped rather than sent empty.
-  const empty = body.length === 1 && body[0] === chunk && onlyEnvelope(chunk, delta) && !hasMeta;
-  return [...thought.lead, ...(empty ? [] : body)];
-}
-
 /** The events' text joined, or undefined when a call is among them. */
 function onlyText(events: EngineEvent[]): string | undefined {
   let text = "";
@@ -534,33 +391,4 @@ function onlyText(events: EngineEvent[]): string | undefined {
 
 function isEmptyText(event: EngineEvent): boolean {
   return event.type === "text" && event.text === "";
-}
-
-function contentOf(synthetic: Json): unknown {
-  return ((synthetic.choices as Json[])[0]?.delta as Json | undefined)?.content;
-}
-
-function envelopeOf(chunk: Json): Json {
-  const out: Json = {};
-  for (const key of ENVELOPE) if (chunk[key] !== undefined) out[key] = chunk[key];
-  return out;
-}
-
-/** True when the event carries content and nothing else a client could act on, so a synthetic chunk can stand for it. */
-function onlyContent(chunk: Json, delta: Json): boolean {
-  const keys = Object.keys(delta);
-  return keys.length === 1 && keys[0] === "content" && onlyEnvelope(chunk, {});
-}
-
-/** True when, content removed, the event would carry nothing a client could act on. */
-function onlyEnvelope(chunk: Json, delta: Json): boolean {
-  if (Object.keys(delta).length > 0 || (chunk.choices as unknown[]).length !== 1) return false;
-  const choice = (chunk.choices as Json[])[0]!;
-  for (const [key, value] of Object.entries(choice)) {
-    if (key !== "index" && key !== "delta" && value != null) return false;
-  }
-  for (const [key, value] of Object.entries(chunk)) {
-    if (key !== "choices" && !(ENVELOPE as readonly string[]).includes(key) && value != null) return false;
-  }
-  return true;
 }
