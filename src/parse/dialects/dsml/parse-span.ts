@@ -1,6 +1,6 @@
 import type { Tag } from "../../../grammar/tags.ts";
 import type { SpanContext } from "../../call.ts";
-import { layUnits, type Segment, type UnitOutcome } from "../../segments.ts";
+import { cutOffMarkupEnd, layUnits, type Segment, type UnitOutcome } from "../../segments.ts";
 import type { InvokeDraft } from "./drafts.ts";
 import { invokeOutcome } from "./verdict.ts";
 import { DsmlWalk } from "./walk.ts";
@@ -30,7 +30,11 @@ export function parseDsmlSpan(span: string, ctx: SpanContext, enclosing: Tag | n
   const until = stop >= 0 ? invokes[stop]!.resumeAt : span.length;
   const segments = layUnits(until, stop >= 0 ? units.slice(0, stop + 1) : units, fallback, span);
   const last = stop >= 0 ? stop : invokes.length - 1;
-  if (last >= 0 && invokes[last]!.endedBy !== "closer" && units[last]!.outcome.kind === "broken") endAtLastTag(segments, lastTagEnd(invokes[last]!, until), until);
+  const lastInvoke = invokes[last];
+  if (lastInvoke && lastInvoke.endedBy !== "closer" && units[last]!.outcome.kind === "broken") {
+    const tagsEnd = lastTagEnd(lastInvoke, until);
+    endAtLastTag(segments, lastInvoke.endedBy === "end" ? cutOffMarkupEnd(span, tagsEnd) : tagsEnd, until);
+  }
   return segments;
 }
 
@@ -44,7 +48,8 @@ export function parseDsmlSpan(span: string, ctx: SpanContext, enclosing: Tag | n
  * opener, a backtick or `<!--` written after the tags stays with the text, and the example it
  * opens stays documentation in history too (golden S02.2, S02.6, S02.7, Q29.13), and the prose
  * the model wrote after a value the reply cut off is not replaced by the note. The tags are the
- * only structural evidence of where the markup ends: an unclosed value may hold anything (blank
+ * only structural evidence of where the markup ends (for a cut-off unit, a tag the reply cut off
+ * after them is markup too: segments.ts cutOffMarkupEnd): an unclosed value may hold anything (blank
  * lines and fences in a file being written), so nothing inside it can mark an end; the value's
  * text was shown live, so history keeping it loses and invents nothing. That text is not read
  * again for calls: the model may have meant it as the cut-off value (a file being written), so
