@@ -4,7 +4,7 @@ import { CR, LF, SP, TAB } from "../grammar/chars.ts";
 import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
 import { ignoreContent, type SpanKind } from "./span-kind.ts";
 import { closerRule } from "./closer-in-value.ts";
-import { parseCostumeSpan } from "./costume.ts";
+import { ownCloser, parseCostumeSpan } from "./costume.ts";
 
 /** A costume's closer is its code's end only at the end of its line (closer-in-value.ts). */
 const COSTUME_CODE = closerRule(null);
@@ -147,7 +147,6 @@ function startsLineOrSpan(span: string, at: number): boolean {
   return true;
 }
 
-const ownCloser = (tag: Tag, opener: Tag) => tag.family === "costume" && tag.closing && tag.name === opener.name;
 
 /**
  * A tag that opens a call or a block wherever the engine's text mode meets it: any costume but an

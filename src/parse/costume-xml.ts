@@ -9,7 +9,7 @@ import { POLLUTING_KEYS } from "../grammar/plain-data.ts";
 import { codeLanguage } from "../grammar/dialects.ts";
 import { DASH, SLASH, UNDERSCORE } from "../grammar/chars.ts";
 import type { SpanContext } from "./call.ts";
-import { brokenSpan, type Segment } from "./segments.ts";
+import { brokenSpan, tagsOf, type Segment } from "./segments.ts";
 import { decodeEntities } from "./values.ts";
 import { codeCall } from "./costume.ts";
 
@@ -50,6 +50,7 @@ export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
     const declared = toolName !== undefined && ctx.tools.has(toolName);
     return brokenSpan(span.length, "C05", declared ? "broken-markup" : "undeclared-tool", "tool-call costume without code", toolName);
   }
+  if (fields.codeRanOn) return brokenSpan(span.length, "C01", "broken-markup", "tool-call costume whose code holds the closer of an element around it: where the code ends is unknowable");
   if (fields.unread) return brokenSpan(span.length, "C01", "broken-markup", "tool-call costume with fields besides its language and code");
   if (toolName === undefined || !runsCode(toolName, fields.language)) {
     const declared = toolName !== undefined && ctx.tools.has(toolName);
@@ -84,7 +85,12 @@ interface CostumeFields {
   unread?: boolean;
   /** The element that carries an attribute (`<code workdir="/tmp">`): nothing reads it, so the code must not run. */
   attribute?: string;
+  /** The code holds a closer of an element around it (tolerantFields): where it ends is unknowable. */
+  codeRanOn?: boolean;
 }
+
+/** The elements around the code. */
+const ENCLOSING: ReadonlySet<string> = new Set(["tool_args", "tool_call"]);
 
 const CALL_FIELDS = new Set(["tool_name", "tool_args"]);
 const ARG_FIELDS = new Set(["language", "code"]);
@@ -138,25 +144,40 @@ function attributedElement(name: string, node: unknown, top = false): string | u
   return undefined;
 }
 
+/**
+ * The tolerant reader. A field's closer is one the tag grammar reads (`</code>`, `</ code>`,
+ * `</CODE>`): a spelling a string search missed landed in the value with the markup after it
+ * (review 45). The code ends at its last closer, since code may hold `</code>` (a heredoc writing
+ * HTML); but code that holds a closer of what encloses it (`</tool_args>`, `</tool_call>`) ran
+ * past its own end into the costume's structure (`<code>ls</code></tool_args><code>pwd</code>`):
+ * where it ends is unknowable, so nothing runs.
+ */
 function tolerantFields(span: string): CostumeFields {
-  const between = (name: string, last: boolean): string | undefined => {
+  const closers = tagsOf(span).filter((t) => t.family === "costume" && t.closing);
+  const field = (name: string, last: boolean): { from: number; to: number } | undefined => {
     const open = span.indexOf(`<${name}>`);
     if (open < 0) return undefined;
     const from = open + name.length + 2;
-    const close = last ? span.lastIndexOf(`</${name}>`) : span.indexOf(`</${name}>`, from);
-    return close < from ? undefined : decodeEntities(span.slice(from, close));
+    const own = closers.filter((t) => t.name === name && t.start >= from);
+    const close = last ? own[own.length - 1] : own[0];
+    return close === undefined ? undefined : { from, to: close.start };
+  };
+  const between = (name: string, last: boolean): string | undefined => {
+    const at = field(name, last);
+    return at === undefined ? undefined : decodeEntities(span.slice(at.from, at.to));
   };
   const out: CostumeFields = {};
   const toolName = between("tool_name", false);
   const language = between("language", false);
-  const code = between("code", true);
+  const codeAt = field("code", true);
   if (toolName !== undefined) out.toolName = toolName;
   if (language !== undefined) out.language = language;
-  if (code !== undefined) out.code = code;
+  if (codeAt !== undefined) {
+    out.code = decodeEntities(span.slice(codeAt.from, codeAt.to));
+    if (closers.some((t) => t.start >= codeAt.from && t.start < codeAt.to && ENCLOSING.has(t.name))) out.codeRanOn = true;
+  }
   // Outside the code (which may hold any `<`), every element must be one the costume reads.
-  const codeStart = span.indexOf("<code>");
-  const codeEnd = span.lastIndexOf("</code>");
-  const outside = codeStart >= 0 && codeEnd > codeStart ? span.slice(0, codeStart) + span.slice(codeEnd) : span;
+  const outside = codeAt !== undefined ? span.slice(0, codeAt.from - "<code>".length) + span.slice(codeAt.to) : span;
   if (hasUnreadElement(outside)) out.unread = true;
   const attributed = attributedTag(outside);
   if (attributed !== undefined) out.attribute = attributed;

@@ -22,7 +22,7 @@ export function parseCostumeSpan(span: string, opener: Tag, ctx: SpanContext): S
   const unread = unreadAttribute(opener);
   // The attribute's name is the model's own (it may be anything, a token included): not repeated.
   if (unread !== undefined) return brokenSpan(span.length, opener.name === "code_interpreter" ? "C07" : "C04", "broken-markup", "the opening tag carries an attribute no parameter reads");
-  const closer = lastCloser(span, opener.name);
+  const closer = lastCloser(span, opener);
   // `<bash><command>ls</command></bash>`: a tool-named element (O09), not code.
   const element = opener.name === "pre" || opener.name === "code_interpreter" ? null : costumeAsToolElement(span, opener, { start: opener.end, end: closer }, ctx);
   if (element) return element;
@@ -59,10 +59,20 @@ const CODE_INTERPRETER_ATTRIBUTES: ReadonlySet<string> = new Set(["id", "type", 
 /** A call's `id` (`<execute_bash id="1">`) labels it; nothing else is harmless on a language tag. */
 const NO_ATTRIBUTES: ReadonlySet<string> = new Set(["id"]);
 
-function lastCloser(span: string, name: string): number {
-  const at = span.toLowerCase().lastIndexOf(`</${name}`);
-  return at < 0 ? span.length : at;
+/**
+ * Where the code ends: the start of the costume's last own closer as the tag grammar reads it, so
+ * every spelling that closed the span (`</ shell>`, `</\tshell>`, `</SHELL>`, like the opener's
+ * `< shell>`) closes the code too, and none of it lands in the command (review 45). A string search
+ * for `</shell` knew only one of them.
+ */
+function lastCloser(span: string, opener: Tag): number {
+  let at = span.length;
+  for (const tag of tagsOf(span, opener.end)) if (ownCloser(tag, opener)) at = tag.start;
+  return at;
 }
+
+/** The closer of the costume `opener` opened, in any spelling the tag grammar reads (costume-hold.ts holds on it too). */
+export const ownCloser = (tag: Tag, opener: Tag) => tag.family === "costume" && tag.closing && tag.name === opener.name;
 
 /**
  * C02/C03: `<pre>` holding exactly one `<code>` element and only whitespace around it. Text before

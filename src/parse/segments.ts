@@ -1,5 +1,5 @@
 import type { BrokenSpan, NudgeReason } from "./types.ts";
-import { asLostLtCloser, readTag, type Tag } from "../grammar/tags.ts";
+import { MAX_TAG, asLostLtCloser, readTag, type Tag } from "../grammar/tags.ts";
 import { isTriggerCode } from "../grammar/markers.ts";
 import type { Shape } from "../grammar/shapes.ts";
 
@@ -38,6 +38,40 @@ export function tagsOf(span: string, from = 0, to = span.length): Tag[] {
     i++;
   }
   return tags;
+}
+
+/**
+ * Where the markup of a unit the end of the reply cut off ends (review 45): at `lastTagEnd`, the
+ * end of the last tag it read (the cut-off value's opener), unless a tag the reply cut off follows
+ * (`</param`, `<invoke name="ba`: one more text could have completed, the engine's cut-off tag too):
+ * that is markup, and nothing follows it, so the span's end. What lies between is the value's
+ * text as far as the reply went, or what the model wrote after it: nothing in an unclosed value
+ * marks its end (a file being written may hold blank lines and fences), so the tags are the
+ * only evidence of where the markup ends.
+ */
+export function cutOffMarkupEnd(span: string, lastTagEnd: number): number {
+  // A tag is read at most MAX_TAG characters ahead: only one that starts that close to the end can be cut off.
+  for (let i = Math.max(lastTagEnd, span.length - MAX_TAG); i < span.length; i++) {
+    if (isTriggerCode(span.charCodeAt(i)) && readTag(span, i, false) === "need-more") return span.length;
+  }
+  return lastTagEnd;
+}
+
+/**
+ * A unit the end of the reply cut off, in a dialect whose values are raw text between tags: the
+ * one broken segment `segments` holds ends where its markup does (cutOffMarkupEnd after the last
+ * tag read from `from`), and the rest of the span is text beside it: visible as before, and kept
+ * by history, which replaces only the broken span with its note (review 45). Not read again for
+ * calls: it may be the cut-off value.
+ */
+export function endCutOffAtLastTag(segments: Segment[], span: string, from: number): Segment[] {
+  const seg = segments[segments.length - 1];
+  if (segments.length !== 1 || !seg || seg.kind !== "broken" || seg.start !== 0 || seg.end !== span.length) return segments;
+  let last = from;
+  for (const tag of tagsOf(span, from)) last = tag.end;
+  const end = cutOffMarkupEnd(span, last);
+  if (end <= 0 || end >= span.length) return segments;
+  return [{ ...seg, end }, { kind: "text", start: end, end: span.length }];
 }
 
 export function brokenSpan(length: number, shape: Shape, reason: NudgeReason, detail: string, tool?: string): Segment[] {

@@ -82,9 +82,30 @@ export function readPlainChildren(text: string, from: number, to: number): Plain
     const name = text.slice(at + 1, end);
     const closer = text.indexOf(`</${name}>`, end + 1);
     if (closer < 0 || closer + name.length + 3 > to) return null;
+    // `</ name>`, `</NAME>` or `</name >` before it: a closer of the child in another spelling, so
+    // which one ends the value is unknowable (review 45: the value ran on through it and the next
+    // child's opener, `a.ts</ filePath>\n<filePath>b`). Not this form: nothing is read.
+    if (otherCloserIn(text, end + 1, closer, name)) return null;
     children.push({ name, value: text.slice(end + 1, closer) });
     at = closer + name.length + 3;
   }
+}
+
+/**
+ * Whether `text` between `from` and `to` holds a closer of the element `name` spelled otherwise
+ * than `</name>`: spaces or tabs after `</`, the name in another case, anything after the name
+ * but a name character. Linear: each `</` is looked at once.
+ */
+function otherCloserIn(text: string, from: number, to: number, name: string): boolean {
+  const lower = name.toLowerCase();
+  for (let at = text.indexOf("</", from); at >= 0 && at < to; at = text.indexOf("</", at + 2)) {
+    let i = at + 2;
+    while (i < to && (text.charCodeAt(i) === SP || text.charCodeAt(i) === TAB)) i++;
+    if (i + name.length > to || text.slice(i, i + name.length).toLowerCase() !== lower) continue;
+    if (i + name.length < to && isElementNameCode(text.charCodeAt(i + name.length))) continue;
+    return true;
+  }
+  return false;
 }
 
 /**

@@ -26,7 +26,8 @@ describe("sanitizeAssistantText", () => {
     const text = live(`<shell>\nls\n</shell>\nthen <{D}invoke name="AgenticSearch">\n<{D}parameter name="q" string="true">x</{D}parameter>\n</{D}invoke>\nand <{D}invoke name="bash">\n<{D}parameter name="command" string="true">git st`);
     const out = sanitizeAssistantText(text);
     expect(out.removed).toBe(3);
-    expect(out.text).toBe(`${REMOVED_NOTE}\nthen ${REMOVED_NOTE}\nand ${REMOVED_NOTE}`);
+    // The cut-off call's note replaces its tags only: the value's text the reply showed stays (review 45).
+    expect(out.text).toBe(`${REMOVED_NOTE}\nthen ${REMOVED_NOTE}\nand ${REMOVED_NOTE}git st`);
   });
 
   test("plain prose and code with comparisons come back identical", () => {

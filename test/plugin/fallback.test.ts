@@ -61,7 +61,8 @@ describe("WireFallback", () => {
 
   test("a call cut off keeps its own reason: the correction says it was truncated", async () => {
     const h = harness({ channel: "user" });
-    expect(await h.complete("msg_a1", `Checking.\n${TRUNCATED}`)).toBe(`Checking.\n${REMOVED_NOTE}`);
+    // The note replaces the cut-off call's tags; the value's text it showed stays (review 45).
+    expect(await h.complete("msg_a1", `Checking.\n${TRUNCATED}`)).toBe(`Checking.\n${REMOVED_NOTE}git st`);
     expect(h.retry.takeCorrectionFor(SESSION, { id: "msg_u1" })?.userText).toBe(correctionText("truncated-call"));
   });
 

@@ -5,7 +5,7 @@ import { Flaw, type Tag } from "../../grammar/tags.ts";
 import { truncatedCall, wholeSpan } from "../call.ts";
 import { parseDsmlSpan } from "./dsml/parse-span.ts";
 import { parseNamedSpan } from "../named.ts";
-import { tagsOf, type Segment } from "../segments.ts";
+import { endCutOffAtLastTag, tagsOf, type Segment } from "../segments.ts";
 import { abandon, abandonOnFirst, complete, type OpenerRule, type SpanKind, type SpanParse, type SpanReader, type Step } from "../span-kind.ts";
 import { opensToolElement, writtenName } from "../tool-element.ts";
 
@@ -17,8 +17,9 @@ const closesUnit = (tag: Tag) => tag.closing && (tag.role === "invoke" || tag.ro
 function parseInvokeMarkup({ span, opener, named, truncated, ctx, enclosing }: SpanParse): Segment[] {
   // An opener that does not start its span follows a stray wrapper line the engine took in (W01).
   const segments = named ? parseNamedSpan(span, opener, ctx, truncated) : parseDsmlSpan(span, ctx, enclosing === true ? null : enclosing, opener.start > 0, !truncated);
+  // Cut off, the wrapper is broken markup up to its last tag; what the model wrote after it stays text (review 45).
   return truncated && isUnprefixedWrapper(opener) && segments.every((s) => s.kind !== "call") && hasInvoke(span, opener)
-    ? wholeSpan(span.length, truncatedCall(opener.name === "minimax:tool_call" ? "O05" : opener.name === "function_calls" ? "O07" : "W02"))
+    ? endCutOffAtLastTag(wholeSpan(span.length, truncatedCall(opener.name === "minimax:tool_call" ? "O05" : opener.name === "function_calls" ? "O07" : "W02")), span, opener.start)
     : segments;
 }
 

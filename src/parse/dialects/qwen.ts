@@ -1,4 +1,4 @@
-import { tagsOf, type Segment } from "../segments.ts";
+import { endCutOffAtLastTag, tagsOf, type Segment } from "../segments.ts";
 import { textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { trimLayoutNewlines } from "./common.ts";
 import { abandonOnFirst, complete, type SpanKind, type SpanReader } from "../span-kind.ts";
@@ -112,7 +112,8 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
   }
   if (name === null) return wholeSpan(span.length, { kind: "foreign" });
   if (!closed) {
-    if (!closedByWrapper) return wholeSpan(span.length, truncatedCall("O02", name));
+    // Cut off: broken markup up to its last tag; the value's text and what follows stay text (review 45).
+    if (!closedByWrapper) return endCutOffAtLastTag(wholeSpan(span.length, truncatedCall("O02", name)), span, from);
     if (open === null && outsideFrom >= 0 && span.slice(outsideFrom, to).trim() !== "") unread = true;
     endParam(to);
   }

@@ -1,5 +1,5 @@
 import { Flaw, type Tag } from "../../grammar/tags.ts";
-import { tagsOf, textSpan, type Segment, type UnitOutcome } from "../segments.ts";
+import { endCutOffAtLastTag, tagsOf, textSpan, type Segment, type UnitOutcome } from "../segments.ts";
 import { parseJson, propertySchema } from "../values.ts";
 import { ARGUMENT_KEYS, callOutcome, declaredNameIn, jsonCallOutcome, readJsonCall, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { trimLayoutNewlines } from "./common.ts";
@@ -94,7 +94,8 @@ function readToolCallSpan(span: string, opener: Tag, ctx: SpanContext, truncated
     if (rest === "") return closer && ctx.tools.has(name) ? whole(textArgsOutcome(name, [], "O03", ctx)) : textSpan(span.length);
     // GLM closing a zero-argument call with its value closer, `<tool_call>NAME</arg_value>` (T02): the closer proves the markup.
     if (rest === VALUE_CLOSER) return ctx.tools.has(name) ? valueClosed(span, bodyEnd, closer !== undefined, textArgsOutcome(name, [], "T02", ctx)) : textSpan(span.length);
-    if (truncated) return whole(truncatedCall("O03", name));
+    // Cut off: broken markup up to its last tag; the value's text and what follows stay text (review 45).
+    if (truncated) return endCutOffAtLastTag(whole(truncatedCall("O03", name)), span, opener.start);
     return whole(glmPairs(body, name, ctx));
   }
   if (truncated || !ctx.options.codeCostumes) return textSpan(span.length);

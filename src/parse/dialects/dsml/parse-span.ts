@@ -1,6 +1,6 @@
 import type { Tag } from "../../../grammar/tags.ts";
 import type { SpanContext } from "../../call.ts";
-import { layUnits, type Segment, type UnitOutcome } from "../../segments.ts";
+import { cutOffMarkupEnd, layUnits, type Segment, type UnitOutcome } from "../../segments.ts";
 import type { InvokeDraft } from "./drafts.ts";
 import { invokeOutcome } from "./verdict.ts";
 import { DsmlWalk } from "./walk.ts";
@@ -30,20 +30,30 @@ export function parseDsmlSpan(span: string, ctx: SpanContext, enclosing: Tag | n
   const until = stop >= 0 ? invokes[stop]!.resumeAt : span.length;
   const segments = layUnits(until, stop >= 0 ? units.slice(0, stop + 1) : units, fallback, span);
   const last = stop >= 0 ? stop : invokes.length - 1;
-  if (last >= 0 && invokes[last]!.endedBy === "next" && units[last]!.outcome.kind === "broken") endAtLastTag(segments, lastTagEnd(invokes[last]!, until), until);
+  const lastInvoke = invokes[last];
+  if (lastInvoke && lastInvoke.endedBy !== "closer" && units[last]!.outcome.kind === "broken") {
+    const tagsEnd = lastTagEnd(lastInvoke, until);
+    endAtLastTag(segments, lastInvoke.endedBy === "end" ? cutOffMarkupEnd(span, tagsEnd) : tagsEnd, until);
+  }
   return segments;
 }
 
 /**
- * A broken invoke the next markup ended (the walk's "next", the stream's SpanReader.restart) is
+ * A broken invoke that never closed, ended by the next markup (the walk's "next", the stream's
+ * SpanReader.restart) or by the end of the reply (the walk's "end": cut off, S02; review 45), is
  * broken markup up to the end of the last tag it read: the parameter opener of a cut-off value,
  * or the parameter closer before the prose where its closer should be. What follows, up to that
- * next markup, is text: visible as before and read by the documentation context as before, but
- * no part of the broken span, which history replaces by a note. So a fence opener, a backtick or
- * `<!--` written after the tags stays with the text, and the example it opens stays documentation
- * in history too (golden S02.2, S02.6, S02.7, Q29.13). That text is not read again for calls:
- * the model may have meant it as the cut-off value (a file being written), so markup there never
- * runs, as before.
+ * next markup or the reply's end, is text: visible as before and read by the documentation
+ * context as before, but no part of the broken span, which history replaces by a note. So a fence
+ * opener, a backtick or `<!--` written after the tags stays with the text, and the example it
+ * opens stays documentation in history too (golden S02.2, S02.6, S02.7, Q29.13), and the prose
+ * the model wrote after a value the reply cut off is not replaced by the note. The tags are the
+ * only structural evidence of where the markup ends (for a cut-off unit, a tag the reply cut off
+ * after them is markup too: segments.ts cutOffMarkupEnd): an unclosed value may hold anything (blank
+ * lines and fences in a file being written), so nothing inside it can mark an end; the value's
+ * text was shown live, so history keeping it loses and invents nothing. That text is not read
+ * again for calls: the model may have meant it as the cut-off value (a file being written), so
+ * markup there never runs, as before.
  */
 function endAtLastTag(segments: Segment[], at: number, until: number): void {
   const seg = segments[segments.length - 1];
