@@ -218,3 +218,43 @@ describe("V1: scope", () => {
     expect((built.messages[0] as { parts: { text: string }[] }).parts[0]!.text).toBe(`${PROSE}${REMOVED_NOTE}`);
   });
 });
+
+describe("V1: a hook never throws into OpenCode", () => {
+  // FINDING (severity: thrown error escaping a hook; src/plugin/index.ts `event` and
+  // isSessionEvent): the event hook is the one hook not wrapped in `guard`: it reads
+  // `input.event.type` synchronously to turn away non-session events cheaply, so an event whose
+  // `event` or `type` cannot be read throws synchronously out of the hook (test/plugin/hooks.test.ts
+  // pins only `event: null` and a throwing `properties`). Every other hook logs one line instead.
+  test("FINDING: an event whose `event` or `type` cannot be read neither throws nor rejects", async () => {
+    const lines: string[] = [];
+    const client = { app: { log: async ({ body }: { body: { message: string } }) => void lines.push(body.message) }, session: { promptAsync: async () => undefined } };
+    const hooks = await plugin.server({ client } as never, { providers: ["*"] });
+    const outcome = async (input: unknown) => {
+      try {
+        await hooks.event!(input as never);
+        return "ok";
+      } catch (error) {
+        return `threw ${(error as Error).message}`;
+      }
+    };
+    expect(await outcome({ get event(): never { throw new Error("secret-value"); } })).toBe("ok");
+    expect(await outcome({ event: { get type(): never { throw new Error("secret-value"); } } })).toBe("ok");
+  });
+
+  // FINDING (severity: low, thrown error at start-up; src/plugin/index.ts server): the logger is
+  // built from `input?.client` (an absent input is expected), but the fallback's
+  // `messageLookup(input.client)` then reads `input.client` unguarded, so server() throws a
+  // TypeError instead of starting (or giving one clear line) when OpenCode hands no input.
+  test("FINDING: server() with no input starts (or returns no hooks) instead of throwing", async () => {
+    const errors: unknown[] = [];
+    const spy = (await import("bun:test")).spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      await plugin.server(undefined as never, {});
+    } catch (error) {
+      errors.push(error);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(errors).toEqual([]);
+  });
+});

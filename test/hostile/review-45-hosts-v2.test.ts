@@ -126,3 +126,56 @@ describe("requests the host makes for itself (kind title / compaction) through t
     expect(primary.system.map((p) => p.text)).toEqual([correctionText("undeclared-tool")]);
   });
 });
+
+describe("V2 applies every guard V1 applies, through the session HTTP hooks", () => {
+  const BASH = live(`On it.\n\n${block("tool_calls", [["bash", [["command", "rm -rf build"]]]])}`);
+  const send = (host: StandInHost, wire: Wire, body: Record<string, unknown>) =>
+    host.nativeFetch("ses_1", DEEPSEEK)(`${upstream.baseURL}${pathOf(wire)}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+
+  for (const wire of ["chat", "messages", "responses"] as const) {
+    test(`hard negative (${wire}): markup the model only echoed from the user's own message never runs`, async () => {
+      const host = await hostWith({ providers: ["deepseek"] });
+      script = () => BASH;
+      const { calls } = await callsIn(wire, await send(host, wire, requestBody(wire, `What does this do?\n\n${BASH}`, true)));
+      expect(calls).toEqual([]);
+      // The control: not echoed, the same reply is one real call.
+      expect((await callsIn(wire, await send(host, wire, requestBody(wire, "clean the build", true)))).calls).toHaveLength(1);
+    });
+
+    test(`hard negative (${wire}): denyTools and allowTools [] hold on the HTTP path`, async () => {
+      script = () => BASH;
+      for (const responseFix of [{ denyTools: ["bash"] }, { allowTools: [] }, { denyTools: "bash" }, { allowTools: "bash" }]) {
+        const host = await hostWith({ providers: ["deepseek"], responseFix });
+        const { calls } = await callsIn(wire, await send(host, wire, requestBody(wire, "clean the build", true)));
+        expect({ responseFix, calls }).toEqual({ responseFix, calls: [] });
+      }
+    });
+  }
+
+  test("hard negative (chat): tool_choice none and a tool the request does not declare never run", async () => {
+    script = () => BASH;
+    const host = await hostWith({ providers: ["deepseek"] });
+    const body = { ...requestBody("chat", "clean the build", true), tool_choice: "none" };
+    expect((await callsIn("chat", await send(host, "chat", body))).calls).toEqual([]);
+    const named = { ...requestBody("chat", "clean the build", true), tools: [{ type: "function", function: { name: "read", parameters: { type: "object" } } }] };
+    expect((await callsIn("chat", await send(host, "chat", named))).calls).toEqual([]);
+  });
+
+  // FINDING (severity: low, a false correction; src/plugin/v2/setup.ts context hook,
+  // src/retry/state.ts): as in V1 (review-45-hosts-v1, "V1: scope"), a leak left pending while the
+  // user talks to an out-of-scope model is corrected when they switch back, two messages later,
+  // as "your last reply" although the last reply was clean.
+  test("FINDING: a leak is not corrected two messages later, after a clean reply from an out-of-scope model", async () => {
+    const host = await hostWith({ providers: ["deepseek"], retry: { enabled: false } });
+    const OTHER: V2ModelRef = { providerID: "openai", id: "gpt-5" };
+    await host.buildContext("ses_1", DEEPSEEK, [user("msg_u1", "clean up")]);
+    script = () => UNDECLARED;
+    await (await post(host.nativeFetch("ses_1", DEEPSEEK))).text();
+    const second = await host.buildContext("ses_1", OTHER, [user("msg_u1", "clean up"), user("msg_u2", "try with gpt")]);
+    expect(second.system).toEqual([]);
+    script = () => "Done, cleanly.";
+    await (await post(host.nativeFetch("ses_1", OTHER))).text();
+    const third = await host.buildContext("ses_1", DEEPSEEK, [user("msg_u1", "clean up"), user("msg_u2", "try with gpt"), user("msg_u3", "back to deepseek")]);
+    expect(third.system).toEqual([]);
+  });
+});
