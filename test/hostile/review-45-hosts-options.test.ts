@@ -4,7 +4,7 @@
  * named FINDING fails on main at the time of writing; the others are hard negatives.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import plugin from "../../src/plugin/index.ts";
+import plugin, { server } from "../../src/plugin/index.ts";
 import { resolveOptions } from "../../src/plugin/options.ts";
 import { block, live } from "../golden/notation.ts";
 import { assemble, deltas, openAiTools, sseText } from "../security/support.ts";
@@ -22,7 +22,7 @@ async function callsUnder(options: unknown): Promise<string[]> {
   const upstream = async () => new Response(sseText(deltas(LEAK, 9)), { status: 200, headers: { "content-type": "text/event-stream" } });
   const scope = { fetch: Object.assign(upstream, { preconnect: () => undefined }) as unknown as typeof fetch } as { fetch: typeof fetch; [key: symbol]: unknown };
   process.argv = SERVE;
-  const hooks = await plugin.server({ client } as never, options as never, scope);
+  const hooks = await server({ client } as never, options as never, scope);
   process.argv = savedArgv;
   const output = { headers: {} as Record<string, string> };
   const model = { id: "deepseek-chat", providerID: "deepseek", api: { id: "deepseek-chat", npm: "@ai-sdk/openai-compatible" } };

@@ -6,7 +6,7 @@
  * main at the time of writing; the others are hard negatives (guards that hold, pinned).
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import plugin from "../../src/plugin/index.ts";
+import plugin, { server } from "../../src/plugin/index.ts";
 import { REMOVED_NOTE } from "../../src/history/sanitize.ts";
 import { correctionText } from "../../src/retry/state.ts";
 import { block, live } from "../golden/notation.ts";
@@ -52,7 +52,7 @@ async function startV1(options: Record<string, unknown>) {
   const upstream = async () => new Response(sseText(deltas(reply, 7)), { status: 200, headers: { "content-type": "text/event-stream" } });
   const scope = { fetch: Object.assign(upstream, { preconnect: () => undefined }) as unknown as typeof fetch } as { fetch: typeof fetch; [key: symbol]: unknown };
   process.argv = SERVE;
-  const hooks = await plugin.server({ client } as never, options, scope);
+  const hooks = await server({ client } as never, options, scope);
   process.argv = savedArgv;
 
   /** One model request of `turn` (a user message): chat.headers, then the provider's fetch. */
