@@ -111,14 +111,23 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
       const messages = output.messages;
       const lastUser = [...messages].reverse().find((m) => m.info.role === "user");
       const model = lastUser?.info.role === "user" ? lastUser.info.model : undefined;
-      if (!lastUser || (model?.providerID !== undefined && !routeInScope(options, model))) return;
+      if (!lastUser) return;
       const sessionID = lastUser.info.sessionID;
+      const turn = { id: lastUser.info.id, text: userText(lastUser.parts) };
+      // Left alone, but a pending correction was for this request (the one right after the leak):
+      // it is due for no later one, whose "last reply" would be this clean-or-unseen one.
+      if (model?.providerID !== undefined && !routeInScope(options, model)) return retry.passOver(sessionID, turn);
+      // Taken first: a sanitizer failure must not leave the correction for a later message.
+      const correction = retry.takeCorrectionFor(sessionID, turn);
       const sanitized = options.history.sanitize ? await sanitizeHistory(messages, options.parse) : { messages: 0, parts: 0 };
-      const correction = retry.takeCorrectionFor(sessionID, { id: lastUser.info.id, text: userText(lastUser.parts) });
       if (correction?.userText) appendUserTurn(messages, lastUser, correction.userText);
       debug.request({ sessionID, messageID: lastUser.info.id, sanitizedMessages: sanitized.messages, sanitizedParts: sanitized.parts, nudge: correction?.reason ?? null });
     }),
     "experimental.chat.system.transform": guard("system.transform", log, async (hookInput, output) => {
+      // Read again for a host retry of the same request; another model's request (an out-of-scope
+      // small model) never carries it.
+      const model = hookInput.model as { id?: string; providerID?: string } | undefined;
+      if (model?.providerID !== undefined && !routeInScope(options, { providerID: model.providerID, ...(model.id ? { modelID: model.id } : {}) })) return;
       const text = retry.takeSystemText(hookInput.sessionID);
       if (text) output.system.push(text);
     }),
