@@ -62,10 +62,15 @@ export function settleOptions(options: AdapterOptions): AdapterOptions {
   return out;
 }
 
-/** A plain object, or an object with nothing of its own, read key by key as given (src/plugin/options.ts reads the same way). May throw (a Proxy). */
+/**
+ * An object whose options this reader finds by reading its properties: any object but a list, a
+ * Map or a Set holding something (a class instance from code is read through its properties, as a
+ * plain object is). May throw (a Proxy).
+ */
 function readableObject(value: unknown): boolean {
   if (isPlainObject(value)) return true;
-  return typeof value === "object" && value !== null && !Array.isArray(value) && !holdsAnything(value);
+  if (typeof value !== "object" || value === null) return false;
+  return !(Array.isArray(value) || value instanceof Map || value instanceof Set) || !holdsAnything(value);
 }
 
 /** The responseFix keys that close something when unreadable, with the value they close to. */

@@ -41,3 +41,16 @@ describe("a responseFix the library cannot read as given", () => {
     expect(recoverableWhole({})).toEqual(["bash", "read"]);
   });
 });
+
+describe("hard negative: a class instance is read through its properties by the library", () => {
+  class Options {
+    responseFix = { denyTools: ["bash"] };
+  }
+  class Fix {
+    denyTools = ["read"];
+  }
+  test("its responseFix, and a responseFix that is one, apply as written", () => {
+    expect(recoverableWhole(new Options())).toEqual(["read"]);
+    expect(recoverable({ responseFix: new Fix() })).toEqual(["bash"]);
+  });
+});
