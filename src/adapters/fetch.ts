@@ -37,7 +37,11 @@ interface Plan {
   declaredNames?: string[];
   /** The echo guard over this request's given content, shared by every choice of the response. */
   isEchoed?: EchoGuard;
-  /** The wire the request speaks; set whenever `tools` is. */
+  /**
+   * The wire the request speaks, when it is a known one (set whenever `tools` is): its reply is
+   * this adapter's, repaired or passed through as written on purpose (a request that declares no
+   * tools: nothing in it can be a call), and it is announced (onRepairing) either way.
+   */
   wire?: Wire;
   /** The request switched parallel tool calls off: one call per reply (CallPolicy.oneCall). */
   oneCall?: boolean;
@@ -66,7 +70,7 @@ export function repairFetch(
     const forward: Forward = { input, init };
     const plan = await orPassThrough<Promise<Plan | undefined>>(options, "request inspection", () => planRequest(forward, options, nextAttempt), async () => undefined);
     if (!plan) return baseFetch(forward.input, forward.init);
-    if (plan.tools) announceRepair(options, plan.tag);
+    if (plan.wire) announceRepair(options, plan.tag);
     const response = await baseFetch(plan.input, plan.init);
     const wire = plan.wire;
     if (!plan.tools || !wire) return response;
@@ -148,12 +152,12 @@ function sanitizeHistory(forward: Forward, plan: Plan, pathname: string, read: {
 
 function planWire(plan: Plan, wire: Wire | undefined, body: Json, options: AdapterOptions, nextAttempt: (tag: string | undefined) => number): Plan {
   if (!wire) return plan;
+  plan.wire = wire;
   const tools = wire.declared(body);
   if (tools.length === 0) return plan;
   // A recovered call never gets more than the model was offered (S06): its tools, and its number.
   const { choice, oneCall } = wire.allowed(body);
   if (choice.type === "invalid") debugLine(options, `${choice.why}: no call is recovered from this response`);
-  plan.wire = wire;
   plan.tools = offeredTools(tools, choice);
   plan.declaredNames = wire.declaredNames(body);
   if (oneCall) plan.oneCall = true;

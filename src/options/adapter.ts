@@ -41,9 +41,11 @@ export interface AdapterOptions {
   debug?: (line: string) => void;
   onResult?: (r: AdapterResult) => void;
   /**
-   * Called before a request is sent whose response this adapter will repair (its wire is known and
-   * it declares tools). It comes before any byte of the response, so a consumer that sees the reply
-   * another way (OpenCode's text hook) knows the wire path owns it even before onResult.
+   * Called before a request is sent whose response this adapter reads (its wire is known), whether
+   * it declares tools or not: a reply to a request with no tools is passed through as written on
+   * purpose, since nothing in it can be a call. It comes before any byte of the response, so a
+   * consumer that sees the reply another way (OpenCode's text hook) knows the wire path owns it,
+   * and must not second-guess it, even before onResult (which a tool-less request never gets).
    */
   onRepairing?: (requestTag: string | undefined) => void;
 }

@@ -1,6 +1,7 @@
 // Reading the library caller's options once, key by key, so later reads cannot throw or change under the repair.
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import { type AdapterOptions, debugLine, type ResponseFixOptions } from "./adapter.ts";
+import { holdsAnything, isPlainObject, securityInside } from "./security-search.ts";
 import { FAIL_CLOSED, OPTIONS, type OptionSpec } from "./spec.ts";
 
 const RESPONSE_FIX = OPTIONS.fields.responseFix.fields;
@@ -31,14 +32,45 @@ export function settleOptions(options: AdapterOptions): AdapterOptions {
   const sanitize = history.ok ? readGuarded(history.value, "sanitize") : history;
   if (!sanitize.ok) note("history.sanitize", String(HISTORY.sanitize.default));
   else if (typeof sanitize.value === "boolean") out.history = { sanitize: sanitize.value };
+  const closedFix = () => Object.fromEntries(CLOSED_FIX.map(([key, value]) => [key, structuredClone(value)]));
+  const closedNote = `its defaults, except ${CLOSED_FIX.map(([key, value]) => `${key} ${JSON.stringify(value)}`).join(" and ")} (no recovered calls)`;
+  // Options that are no object (a list around them, a JSON string, a Map) cannot be read as given:
+  // a security option written anywhere inside them closes recovered calls, as the plugin's reading does.
+  const whole = readGuarded(options, "", () => (options === undefined || readableObject(options) ? undefined : securityInside(options, "options")));
+  if (!whole.ok || whole.value !== undefined) {
+    debugLine(out, `options must be an object; using ${closedNote}, since they may hold a security option`);
+    out.responseFix = closedFix();
+    return out;
+  }
   const fix = readGuarded(options, "responseFix");
   if (!fix.ok) {
-    note("responseFix", `its defaults, except ${CLOSED_FIX.map(([key, value]) => `${key} ${JSON.stringify(value)}`).join(" and ")} (no recovered calls)`);
-    out.responseFix = Object.fromEntries(CLOSED_FIX.map(([key, value]) => [key, structuredClone(value)]));
+    note("responseFix", closedNote);
+    out.responseFix = closedFix();
   } else if (fix.value !== undefined && fix.value !== null) {
-    out.responseFix = settleResponseFix(fix.value, note);
+    // A list around the object, a JSON string or a Map holding entries: its keys are no option
+    // keys, and what it holds may be a deny list. Closed, unless nothing in it could be one.
+    const given = readGuarded(fix.value, "", () => readableObject(fix.value) || (securityInside(fix.value, "responseFix") === undefined && !(typeof fix.value === "object" && holdsAnything(fix.value))));
+    if (!given.ok || given.value !== true) {
+      debugLine(out, `option responseFix must be an object; using ${closedNote}`);
+      out.responseFix = closedFix();
+    } else if (typeof fix.value === "object") {
+      out.responseFix = settleResponseFix(fix.value, note);
+    } else {
+      debugLine(out, "option responseFix must be an object; using its defaults");
+    }
   }
   return out;
+}
+
+/**
+ * An object whose options this reader finds by reading its properties: any object but a list, a
+ * Map or a Set holding something (a class instance from code is read through its properties, as a
+ * plain object is). May throw (a Proxy).
+ */
+function readableObject(value: unknown): boolean {
+  if (isPlainObject(value)) return true;
+  if (typeof value !== "object" || value === null) return false;
+  return !(Array.isArray(value) || value instanceof Map || value instanceof Set) || !holdsAnything(value);
 }
 
 /** The responseFix keys that close something when unreadable, with the value they close to. */

@@ -114,8 +114,9 @@ function correctionReason(nudge: CorrectionReason | null): CorrectionReason {
 }
 
 /** Reads the assistant message through OpenCode's in-process client: its parent is the user message it answers. */
-export function messageLookup(client: PluginInput["client"]): OriginLookup {
+export function messageLookup(client: PluginInput["client"] | undefined): OriginLookup {
   return async (sessionID, messageID) => {
+    if (!client) return undefined;
     const res = await client.session.message({ path: { id: sessionID, messageID } });
     const info = (res as { data?: { info?: unknown } } | undefined)?.data?.info as
       | { role?: unknown; parentID?: unknown; providerID?: unknown; modelID?: unknown }

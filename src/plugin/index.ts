@@ -27,7 +27,9 @@ export const PLUGIN_ID = "opencode-plugin-dsml-fix";
 export type ProcessScope = { fetch: typeof fetch; [key: symbol]: unknown };
 
 export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameters<Plugin>[1], processScope: ProcessScope = globalThis as never): Promise<Hooks> => {
-  const log = createLogger(input?.client);
+  // OpenCode always hands an input; a host that does not still gets a plugin, never a throw at start.
+  const client = input?.client;
+  const log = createLogger(client);
   const { options, problems, optionState } = startOptions(rawOptions, log);
   if (options.providers.length === 0) {
     log("info", startupReport({ options, cfg: undefined, native: nativeRuntime(), ...optionState }).line);
@@ -39,7 +41,7 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
   // and the next `--session` run would replay it as a stray user turn (src/plugin/one-shot.ts).
   const retryOptions = oneShotRun() ? { ...options.retry, enabled: false } : options.retry;
   const retry = new RetryController(retryOptions, async (sessionID, text) => {
-    await input.client.session.promptAsync({ path: { id: sessionID }, body: { parts: [{ type: "text", text }] } });
+    await client!.session.promptAsync({ path: { id: sessionID }, body: { parts: [{ type: "text", text }] } });
   });
 
   const onResult = replyReporter({ options, debug, log, retry });
@@ -48,7 +50,7 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
     parse: options.parse,
     inScope: (origin) => routeInScope(options, { providerID: origin.providerID, ...(origin.modelID ? { modelID: origin.modelID } : {}) }),
     retry,
-    lookup: messageLookup(input.client),
+    lookup: messageLookup(client),
     ...(options.debug ? { debug: (line: string) => log("info", line) } : {}),
   });
   const adapter: AdapterOptions = {
@@ -69,10 +71,10 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
   // The repair itself loads in the background: OpenCode's start does not wait for it.
   repairModules().catch((error: unknown) => log("warn", `[dsml] the repair could not be loaded (${error instanceof Error ? error.name : "error"}); replies pass through unrepaired`));
   const seenRoutes = new Set<string>();
-  const noticeOptions = optionNotice(input?.client, problems, optionState.failedClosed);
+  const noticeOptions = optionNotice(client, problems, optionState.failedClosed);
   // A sub-agent's session is never woken (src/plugin/session-kind.ts): GET /session/{id} gives its
   // `parentID` (@opencode-ai/sdk 1.18.33 `Session`).
-  const mayWake = subAgentCheck(async (id) => (await input.client.session.get({ path: { id } }))?.data);
+  const mayWake = subAgentCheck(async (id) => (await client!.session.get({ path: { id } }))?.data);
   const onSessionEvent = guard("idle wake", log, async ({ event }: EventInput) => {
     noticeOptions(event.type);
     // The user stopped the session: nothing may start it again behind their back.
@@ -109,19 +111,39 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
       const messages = output.messages;
       const lastUser = [...messages].reverse().find((m) => m.info.role === "user");
       const model = lastUser?.info.role === "user" ? lastUser.info.model : undefined;
-      if (!lastUser || (model?.providerID !== undefined && !routeInScope(options, model))) return;
+      if (!lastUser) return;
       const sessionID = lastUser.info.sessionID;
+      const turn = { id: lastUser.info.id, text: userText(lastUser.parts) };
+      // Left alone, but a pending correction was for this request (the one right after the leak):
+      // it is due for no later one, whose "last reply" would be this clean-or-unseen one.
+      if (model?.providerID !== undefined && !routeInScope(options, model)) return retry.passOver(sessionID, turn);
+      // Taken first: a sanitizer failure must not leave the correction for a later message.
+      const correction = retry.takeCorrectionFor(sessionID, turn);
       const sanitized = options.history.sanitize ? await sanitizeHistory(messages, options.parse) : { messages: 0, parts: 0 };
-      const correction = retry.takeCorrectionFor(sessionID, { id: lastUser.info.id, text: userText(lastUser.parts) });
       if (correction?.userText) appendUserTurn(messages, lastUser, correction.userText);
       debug.request({ sessionID, messageID: lastUser.info.id, sanitizedMessages: sanitized.messages, sanitizedParts: sanitized.parts, nudge: correction?.reason ?? null });
     }),
     "experimental.chat.system.transform": guard("system.transform", log, async (hookInput, output) => {
+      // Read again for a host retry of the same request; another model's request (an out-of-scope
+      // small model) never carries it.
+      const model = hookInput.model as { id?: string; providerID?: string } | undefined;
+      if (model?.providerID !== undefined && !routeInScope(options, { providerID: model.providerID, ...(model.id ? { modelID: model.id } : {}) })) return;
       const text = retry.takeSystemText(hookInput.sessionID);
       if (text) output.system.push(text);
     }),
     "experimental.text.complete": guard("text.complete", log, (hookInput, output) => fallback.onTextComplete(hookInput, output)),
-    event: (input) => (isSessionEvent(input) ? onSessionEvent(input) : SETTLED),
+    // Not wrapped in `guard` (an async call per streamed token), so its one synchronous read is
+    // guarded here: an event that cannot be read is one line, never a throw into OpenCode.
+    event: (input) => {
+      let session: boolean;
+      try {
+        session = isSessionEvent(input);
+      } catch (error) {
+        log("warn", `[dsml] event failed (${error instanceof Error ? error.name : "error"}); left unchanged`);
+        return SETTLED;
+      }
+      return session ? onSessionEvent(input) : SETTLED;
+    },
   };
   return hooks;
 };

@@ -1,7 +1,8 @@
 // The plugin's own reading of its entry in opencode.json; every option is defined in src/options/spec.ts.
 import { type Checked, checkOption, defaultOf, withDefaults } from "../options/check.ts";
-import { FAIL_CLOSED, type Fields, type NamespaceSpec, OPTIONS, type OptionSpec, type PluginOptions, SECURITY_OPTIONS } from "../options/spec.ts";
-import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
+import { FAIL_CLOSED, type Fields, type NamespaceSpec, OPTIONS, type OptionSpec, type PluginOptions } from "../options/spec.ts";
+import { isPollutingKey } from "../grammar/plain-data.ts";
+import { close, holdsAnything, type Inside, isPlainObject, nearSecurityNamespace, nearSecurityOption, OPTION_PATHS, SECURITY_NAMESPACES, securityInside } from "../options/security-search.ts";
 import { LOG_PREFIX } from "./log-prefix.ts";
 
 const PREFIX = LOG_PREFIX;
@@ -27,14 +28,19 @@ export function resolveOptions(raw: unknown): ResolvedOptions {
   const problems: string[] = [];
   try {
     if (raw === undefined) return { options: withDefaults({}), problems };
-    if (!isObject(raw)) {
-      problems.push(`${PREFIX} options must be an object (got ${show(raw)}); using defaults for all options`);
-      return { options: withDefaults({}), problems };
+    if (!readableObject(raw)) {
+      const why = closedInside(raw, "options", false);
+      if (why === undefined) {
+        problems.push(`${PREFIX} options must be an object (got ${show(raw)}); using defaults for all options`);
+        return { options: withDefaults({}), problems };
+      }
+      problems.push(`${PREFIX} options must be an object (got ${show(raw)}); using defaults for all options, and no tool call is recovered until it is fixed (${why})`);
+      return { options: withDefaults(closedValuesUnder(OPTIONS.fields, "")), problems, failedClosed: true };
     }
     const near = { security: false };
     const kept = keepValid(raw, OPTIONS.fields, "", problems, near);
     if (!near.security) return { options: withDefaults(kept), problems };
-    const responseFix = isObject(kept.responseFix) ? kept.responseFix : {};
+    const responseFix = readableObject(kept.responseFix) ? kept.responseFix : {};
     kept.responseFix = { ...responseFix, allowTools: structuredClone(FAIL_CLOSED["responseFix.allowTools"]) };
     return { options: withDefaults(kept), problems, failedClosed: true };
   } catch {
@@ -88,7 +94,10 @@ function keepValid(raw: object, fields: Fields, parentPath: string, problems: st
     } else if (read.object) {
       kept[key] = keepValid(value as object, field.fields, `${path}.`, problems, near);
     } else {
-      problems.push(`${PREFIX} option ${JSON.stringify(path)} must be an object (got ${show(value)}); using its defaults`);
+      const why = closedInside(value, path, SECURITY_NAMESPACES.includes(path));
+      if (why !== undefined) near.security = true;
+      const closed = why === undefined ? "" : `, and no tool call is recovered until it is fixed (${why})`;
+      problems.push(`${PREFIX} option ${JSON.stringify(path)} must be an object (got ${show(value)}); using its defaults${closed}`);
     }
   }
   return kept;
@@ -103,10 +112,43 @@ function readKey(raw: object, key: string, field: OptionSpec | NamespaceSpec): R
   try {
     const value = (raw as Record<string, unknown>)[key];
     if (field.kind !== "namespace") return { ok: true, value, checked: checkOption(field, value), object: false };
-    return { ok: true, value, object: isObject(value) };
+    return { ok: true, value, object: readableObject(value) };
   } catch {
     return { ok: false };
   }
+}
+
+/**
+ * An object read key by key as given: a plain object, or any object with nothing of its own (no
+ * key, no entry). A list, a Map, a Set or a class instance holding something is not: its keys are
+ * no option keys, so what the user wrote in it cannot be read as given. May throw (a Proxy).
+ */
+function readableObject(value: unknown): value is Record<string, unknown> {
+  if (isPlainObject(value)) return true;
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !holdsAnything(value);
+}
+
+/**
+ * Why a value that cannot be read as given (`responseFix: [{ denyTools }]`, the whole options in
+ * a list, a JSON string, a Map) closes recovered calls, or undefined when it is only ignored: a
+ * security option written anywhere inside it, as for an unknown key; and, for a namespace that
+ * holds security options, anything at all inside a list, Map, Set or class instance, since any of
+ * it may have been one.
+ */
+function closedInside(value: unknown, path: string, holdsSecurity: boolean): string | undefined {
+  const unread = "it could not be read to the end, and may hold a security option";
+  let inside: Inside;
+  try {
+    inside = securityInside(value, path);
+    if (inside === undefined && holdsSecurity && typeof value === "object" && value !== null && holdsAnything(value)) {
+      return `${JSON.stringify(path)} holds security options, and what is written there cannot be read as given`;
+    }
+  } catch {
+    return unread;
+  }
+  if (inside === undefined) return undefined;
+  if ("unread" in inside) return unread;
+  return `it holds ${show(inside.found)}, which is close to a security option`;
 }
 
 /** The fail-closed values of every security option under `fields` (an object that could not be read may have set them). */
@@ -162,13 +204,6 @@ function validEntries(value: unknown): string[] {
 /** Why a security option that could not be read took its fail-closed value. */
 const CLOSED_WHY = "no recovered calls until this is fixed";
 
-/** Every option path, namespaces included ("parse", "parse.dialects", "parse.dialects.hermes", ...). */
-function optionPaths(fields: Fields, parentPath: string): string[] {
-  return Object.entries(fields).flatMap(([key, field]) => [parentPath + key, ...(field.kind === "namespace" ? optionPaths(field.fields, `${parentPath}${key}.`) : [])]);
-}
-
-const OPTION_PATHS = optionPaths(OPTIONS.fields, "");
-
 function unknownKey(raw: object, key: string, parentPath: string): { problem: string; security: boolean } {
   const polluting = isPollutingKey(key);
   const suggestion = polluting ? undefined : suggest(key, parentPath);
@@ -188,76 +223,22 @@ function closedBecause(raw: object, key: string, parentPath: string): string | u
   if (nearSecurityOption(key)) return "it is close to a security option";
   const namespace = nearSecurityNamespace(key);
   if (namespace !== undefined) return `it is close to ${JSON.stringify(namespace)}, which holds security options`;
-  const inside = securityInside(raw, key, parentPath + key);
-  if (inside === undefined) return undefined;
-  if ("unread" in inside) return "it could not be read to the end, and may hold a security option";
-  return `it holds ${show(inside.found)}, which is close to a security option`;
-}
-
-const UNREAD = { unread: true } as const;
-
-/** How deep, and across how many keys, an unknown key's value is searched; past either it may hold anything. */
-const INSIDE_DEPTH = 16;
-const INSIDE_KEYS = 10_000;
-
-/**
- * A key close to a security option or its namespace anywhere inside an unknown key's value
- * (objects and arrays, read only: nothing is copied). A getter or Proxy that throws, a value nested
- * deeper than INSIDE_DEPTH or wider than INSIDE_KEYS keys in all stops the search: it could have
- * held one, so it counts as unread. A value met twice (a cycle, a shared object) is searched once.
- */
-function securityInside(raw: object, key: string, path: string): { found: string } | { unread: true } | undefined {
-  const seen = new Set<object>();
-  let budget = INSIDE_KEYS;
-  const search = (value: unknown, at: string, depth: number): { found: string } | { unread: true } | undefined => {
-    if (typeof value !== "object" || value === null || seen.has(value)) return undefined;
-    seen.add(value);
-    if (depth > INSIDE_DEPTH) return UNREAD;
-    let keys: string[];
-    let list: boolean;
-    try {
-      list = Array.isArray(value);
-      keys = Object.keys(value);
-    } catch {
-      return UNREAD;
-    }
-    for (const child of keys) {
-      if (--budget < 0) return UNREAD;
-      const childPath = list ? `${at}[${child}]` : `${at}.${child}`;
-      if (!list && (nearSecurityOption(child) || nearSecurityNamespace(child) !== undefined)) return { found: childPath };
-      let next: unknown;
-      try {
-        next = (value as Record<string, unknown>)[child];
-      } catch {
-        return UNREAD;
-      }
-      const result = search(next, childPath, depth + 1);
-      if (result !== undefined) return result;
-    }
-    return undefined;
-  };
   let value: unknown;
   try {
     value = (raw as Record<string, unknown>)[key];
   } catch {
-    return UNREAD;
+    return "it could not be read to the end, and may hold a security option";
   }
-  return search(value, path, 1);
+  const inside = securityInside(value, parentPath + key);
+  if (inside === undefined) return undefined;
+  if ("unread" in inside) return "it could not be read to the end, and may hold a security option";
+  return `it holds ${show(inside.found)}, which is close to a security option`;
 }
 
 /** "responseFix.denyTools" written as one key: how to write it instead. */
 function nestedForm(path: string): string {
   const names = path.split(".");
   return `options nest: write ${names.map((name) => `{ ${JSON.stringify(name)}: `).join("")}...${" }".repeat(names.length)}`;
-}
-
-/** How far a written key may be from an option's name: one edit per four letters, at least one. */
-function close(written: string, name: string): number | undefined {
-  const most = Math.max(1, Math.floor(name.length / 4));
-  // The distance is at least the difference in length: a long key is never measured letter by letter.
-  if (Math.abs(written.length - name.length) > most) return undefined;
-  const distance = editDistance(written.toLowerCase(), name.toLowerCase());
-  return distance <= most ? distance : undefined;
 }
 
 /**
@@ -281,38 +262,6 @@ function suggest(key: string, parentPath: string): string | undefined {
   return best.length === 1 ? best[0]!.path : undefined;
 }
 
-/** Close to a security option's name, or (a key written dotted) to its path or in any one of its parts ("x.denyTools"). */
-function nearSecurityOption(key: string): boolean {
-  const parts = key.includes(".") ? [key, ...key.split(".")] : [key];
-  return SECURITY_OPTIONS.some((path) => parts.some((part) => close(part, path.slice(path.lastIndexOf(".") + 1)) !== undefined) || (key.includes(".") && close(key, path) !== undefined));
-}
-
-/** The namespaces that hold a security option ("responseFix"), by path. */
-const SECURITY_NAMESPACES = OPTION_PATHS.filter((path) => SECURITY_OPTIONS.some((option) => option.startsWith(`${path}.`)));
-
-/** The security namespace a key is close to, by its name (or, written dotted, its path): "responsefix", "response_fix". */
-function nearSecurityNamespace(key: string): string | undefined {
-  return SECURITY_NAMESPACES.find((path) => close(key, path.slice(path.lastIndexOf(".") + 1)) !== undefined || (key.includes(".") && close(key, path) !== undefined));
-}
-
-/** Edits between two names, a swap of two neighbouring letters counting as one ("hermse" is one from "hermes"). */
-function editDistance(a: string, b: string): number {
-  let before: number[] = [];
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      let best = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, (before[j - 2] ?? 0) + 1);
-      current[j] = best;
-    }
-    before = previous;
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}
-
 const SHOW_LIMIT = 60;
 
 /** Values end up in a log line: keep them short and never let printing fail (a Proxy can throw from any trap). */
@@ -321,6 +270,8 @@ function show(value: unknown): string {
   try {
     if (typeof value === "bigint") text = `${value}n`;
     else if (value === undefined || typeof value === "function" || typeof value === "symbol") text = typeof value === "function" ? "a function" : String(value);
+    else if (value instanceof Map || value instanceof Set) text = `a ${value instanceof Map ? "Map" : "Set"} of ${value.size}`;
+    else if (typeof value === "object" && value !== null && !Array.isArray(value) && !isPlainObject(value)) text = "an object that is not plain data";
     else text = JSON.stringify(value) ?? String(value);
   } catch {
     text = "an unprintable value";

@@ -39,6 +39,8 @@ export class RetryController {
    * our wake's turn from one a user wrote); returns the synthetic user text for the "user" channel.
    */
   takeCorrectionFor(sessionID: string, turn?: TurnSeen): { reason: CorrectionReason; userText: string | null } | null {
+    // A new request is being built: the system text of the one before is no longer due.
+    this.pendingSystem.delete(sessionID);
     // A message the user wrote answers a wake still waiting: its own leak may get its own wake.
     if (turn && this.ledger.noteTurn(sessionID, turn)) this.wokeAndWaiting.delete(sessionID);
     if (!this.options.nudge) return null;
@@ -52,12 +54,26 @@ export class RetryController {
     return { reason: pending.reason, userText: text };
   }
 
-  /** The system-channel correction taken for this session's request, once. */
+  /**
+   * A request of this session is being built that the plugin leaves alone (an out-of-scope model):
+   * a pending correction was for the request right after its reply, which this one is; it is not
+   * due for any later one (RetryLedger.passOver).
+   */
+  passOver(sessionID: string, turn: TurnSeen): void {
+    this.pendingSystem.delete(sessionID);
+    if (this.ledger.passOver(sessionID, turn)) this.wokeAndWaiting.delete(sessionID);
+  }
+
+  /**
+   * The system-channel correction taken for this session's request. Kept until the next request is
+   * built (takeCorrectionFor or passOver): OpenCode 1.18 retries a request that failed before any
+   * answer (a 429) by running system.transform again without messages.transform, and the retried
+   * request is the one the model answers. Never carried past that build, so it goes with one
+   * request (and its host retries) only, never with the requests of two different messages.
+   */
   takeSystemText(sessionID: string | undefined): string | null {
     if (!sessionID) return null;
-    const text = this.pendingSystem.get(sessionID) ?? null;
-    this.pendingSystem.delete(sessionID);
-    return text;
+    return this.pendingSystem.get(sessionID) ?? null;
   }
 
   /** The user stopped this session (an abort): its pending leak gets neither a correction nor a wake. */

@@ -112,19 +112,38 @@ export class RetryLedger {
     this.#touch(sessionID, e);
   }
 
-  /** For the session's next request (of `turn` when given): the correction to attach, once per user message. */
+  /**
+   * For the session's next request (of `turn` when given): the correction to attach, once per user
+   * message. A correction is due only for the request right after the reply it corrects: a request
+   * built without it (the message's budget spent) leaves it due for no later one, whose "last
+   * reply" would be another.
+   */
   takeCorrection(sessionID: string, turn?: TurnSeen): PendingRetry | null {
     const entry = this.#sessions.get(sessionID);
     if (!entry) return null;
     if (turn) this.#noteTurn(entry, turn);
     const broken = entry.broken;
     if (!broken || broken.correctionDelivered || entry.turn === undefined) return null;
+    broken.correctionDelivered = true;
     const budget = this.#budgetOf(entry, entry.turn);
     if (budget.correction) return null;
     budget.correction = true;
-    broken.correctionDelivered = true;
     this.#touch(sessionID, entry);
     return pendingOf(broken);
+  }
+
+  /**
+   * A request of this session is being built that the plugin leaves alone (an out-of-scope model):
+   * it carries no correction, and its reply is never seen, so the pending reply is no longer the
+   * last one: neither its correction nor its wake is due any more. Returns true, as noteTurn does,
+   * when `turn` is a user message seen for the first time. A session with nothing recorded stays so.
+   */
+  passOver(sessionID: string, turn: TurnSeen): boolean {
+    const entry = this.#sessions.get(sessionID);
+    if (!entry) return false;
+    const fresh = this.#noteTurn(entry, turn);
+    entry.broken = null;
+    return fresh;
   }
 
   /**

@@ -205,14 +205,24 @@ describe("the fetch adapter announces the replies it repairs before any byte arr
     expect(announcedBeforeResponse).toBe(true);
   });
 
-  test("a request the adapter passes through (unknown wire, no tools) is not announced", async () => {
+  test("a request on a wire the adapter does not speak is not announced: the text fallback owns its reply", async () => {
     const seen: (string | undefined)[] = [];
     const base = (async () => new Response("{}")) as unknown as typeof fetch;
     const wrapped = repairFetch({ onRepairing: (tag) => void seen.push(tag) }, base);
     const headers = { "x-dsml-fix-tag": "ses_1/msg_u1" };
     await wrapped("http://h/model/invoke-with-response-stream", { method: "POST", headers, body });
-    await wrapped("http://h/v1/chat/completions", { method: "POST", headers, body: JSON.stringify({ messages: [] }) });
     expect(seen).toEqual([]);
+  });
+
+  // Review 45 (hosts), finding 3: a tool-less request on a known wire is passed through as written
+  // on purpose; announcing it keeps the text fallback from rewriting, correcting and waking it.
+  test("a request on a known wire that declares no tools is announced too: its reply is the adapter's, passed through as written", async () => {
+    const seen: (string | undefined)[] = [];
+    const base = (async () => new Response("{}")) as unknown as typeof fetch;
+    const wrapped = repairFetch({ onRepairing: (tag) => void seen.push(tag) }, base);
+    const headers = { "x-dsml-fix-tag": "ses_1/msg_u1" };
+    await wrapped("http://h/v1/chat/completions", { method: "POST", headers, body: JSON.stringify({ messages: [] }) });
+    expect(seen).toEqual(["ses_1/msg_u1"]);
   });
 });
 

@@ -61,7 +61,8 @@ export interface V2SystemPart {
 /**
  * S: `SessionContext` (= `SessionRequest` + agent and tools), the request about to be built;
  * `system` and `messages` are the plugin's to rewrite in place. `kind` is on `SessionRequest` at
- * 03545fd3 only (ee2e318e dropped it), so nothing here reads it.
+ * 03545fd3 only (ee2e318e dropped it): read where present, so a title or compaction request never
+ * takes the primary request's correction (setup.ts primaryRequest), never relied on.
  */
 export interface V2SessionContext {
   readonly sessionID: string;

@@ -124,13 +124,19 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   };
   const register = async () => {
     registrations.push(await ctx.session.hook("context", guard("context", log, (event) => {
-      if (!inScope(event.model)) return;
       const turn = lastUserTurn(event.messages);
-      if (turn) turns.set(event.sessionID, turn.id);
+      // The host's own requests (a title, a compaction summary) answer no reply of the model: they
+      // never take, nor pass over, the correction the session's next primary request is due.
+      const primary = primaryRequest(event);
+      if (!inScope(event.model)) {
+        if (primary && turn) retry.passOver(event.sessionID, turn);
+        return;
+      }
+      if (primary && turn) turns.set(event.sessionID, turn.id);
+      const correction = primary && turn ? retry.takeCorrectionFor(event.sessionID, turn) : null;
       const sanitized = options.history.sanitize ? sanitizeContext(event.messages, options.parse, historyTools(event.tools)) : { messages: 0, parts: 0 };
-      const correction = turn ? retry.takeCorrectionFor(event.sessionID, turn) : null;
       if (correction?.userText) addCorrection(event.messages, correction.userText);
-      const systemText = retry.takeSystemText(event.sessionID);
+      const systemText = primary ? retry.takeSystemText(event.sessionID) : null;
       if (systemText) event.system.push({ type: "text", text: systemText });
       debug.request({ sessionID: event.sessionID, messageID: turn?.id ?? null, sanitizedMessages: sanitized.messages, sanitizedParts: sanitized.parts, nudge: correction?.reason ?? null });
     })));
@@ -160,6 +166,18 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   }
   return cleanup;
 }
+
+/**
+ * Whether a context is for the session's own model request: `kind` "primary", or no kind (hosts
+ * after ee2e318e dropped it) and none of the host's hidden agents that write titles and summaries.
+ */
+function primaryRequest(event: { kind?: unknown; agent?: unknown }): boolean {
+  if (event.kind !== undefined) return event.kind === "primary";
+  return !(typeof event.agent === "string" && HOST_AGENTS.has(event.agent));
+}
+
+/** OpenCode's hidden agents for its own requests (packages/opencode/src/agent/agent.ts). */
+const HOST_AGENTS: ReadonlySet<string> = new Set(["title", "summary", "compaction"]);
 
 /** One registration per named provider (the host's own `providerID` filter), or one for every provider. */
 function hookScopes(options: PluginOptions): (string | undefined)[] {

@@ -1,0 +1,161 @@
+// Where a security option may hide in a value the options readers cannot read as given: a key
+// close to a security option's name or to the namespace holding them, searched for anywhere inside
+// (objects, lists, Maps, Sets, and strings, which may be JSON or YAML-like text). Shared by the
+// plugin's reading of its config (src/plugin/options.ts) and the library's (src/options/settle.ts).
+import { type Fields, OPTIONS, SECURITY_OPTIONS } from "./spec.ts";
+
+/** How far a written key may be from an option's name: one edit per four letters, at least one. */
+export function close(written: string, name: string): number | undefined {
+  const most = Math.max(1, Math.floor(name.length / 4));
+  // The distance is at least the difference in length: a long key is never measured letter by letter.
+  if (Math.abs(written.length - name.length) > most) return undefined;
+  const distance = editDistance(written.toLowerCase(), name.toLowerCase());
+  return distance <= most ? distance : undefined;
+}
+
+/** Edits between two names, a swap of two neighbouring letters counting as one ("hermse" is one from "hermes"). */
+function editDistance(a: string, b: string): number {
+  let before: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      let best = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, (before[j - 2] ?? 0) + 1);
+      current[j] = best;
+    }
+    before = previous;
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+/** Every option path, namespaces included ("parse", "parse.dialects", "parse.dialects.hermes", ...). */
+export function optionPaths(fields: Fields, parentPath: string): string[] {
+  return Object.entries(fields).flatMap(([key, field]) => [parentPath + key, ...(field.kind === "namespace" ? optionPaths(field.fields, `${parentPath}${key}.`) : [])]);
+}
+
+export const OPTION_PATHS = optionPaths(OPTIONS.fields, "");
+
+/** Close to a security option's name, or (a key written dotted) to its path or in any one of its parts ("x.denyTools"). */
+export function nearSecurityOption(key: string): boolean {
+  const parts = key.includes(".") ? [key, ...key.split(".")] : [key];
+  return SECURITY_OPTIONS.some((path) => parts.some((part) => close(part, path.slice(path.lastIndexOf(".") + 1)) !== undefined) || (key.includes(".") && close(key, path) !== undefined));
+}
+
+/** The namespaces that hold a security option ("responseFix"), by path. */
+export const SECURITY_NAMESPACES = OPTION_PATHS.filter((path) => SECURITY_OPTIONS.some((option) => option.startsWith(`${path}.`)));
+
+/** The security namespace a key is close to, by its name (or, written dotted, its path): "responsefix", "response_fix". */
+export function nearSecurityNamespace(key: string): string | undefined {
+  return SECURITY_NAMESPACES.find((path) => close(key, path.slice(path.lastIndexOf(".") + 1)) !== undefined || (key.includes(".") && close(key, path) !== undefined));
+}
+
+function nearSecurity(key: string): boolean {
+  return nearSecurityOption(key) || nearSecurityNamespace(key) !== undefined;
+}
+
+/** A JSON-style object as written in a config: not a list, and not a Map, a Set or a class instance. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/** Whether a value that is no plain object holds anything at all: a list, Map or Set with entries, an object with own keys, a non-blank string. Throws when it cannot be told. */
+export function holdsAnything(value: unknown): boolean {
+  if (typeof value === "string") return value.trim().length > 0;
+  if (typeof value !== "object" || value === null) return false;
+  if (value instanceof Map || value instanceof Set) return value.size > 0;
+  return Reflect.ownKeys(value).filter((key) => key !== "length" || !Array.isArray(value)).length > 0;
+}
+
+export type Inside = { found: string } | { unread: true } | undefined;
+
+const UNREAD = { unread: true } as const;
+
+/** How deep, and across how many keys, a value is searched; past either it may hold anything. */
+const INSIDE_DEPTH = 16;
+const INSIDE_KEYS = 10_000;
+/** Characters of text searched in all; past them a string may hold anything. */
+const INSIDE_TEXT = 100_000;
+
+/**
+ * A key close to a security option or its namespace anywhere inside `value`, read only (nothing
+ * is copied): object keys, Map keys, the words of a string (JSON or YAML-like text pasted as a
+ * string: `'{"denyTools": ["bash"]}'`), through lists, Map values and Sets. A getter or Proxy that
+ * throws, a value nested deeper than INSIDE_DEPTH, wider than INSIDE_KEYS keys in all, or longer than
+ * INSIDE_TEXT characters of text in all stops the search: it could have held one, so it counts as unread. A
+ * value met twice (a cycle, a shared object) is searched once.
+ */
+export function securityInside(value: unknown, path: string): Inside {
+  const seen = new Set<object>();
+  let budget = INSIDE_KEYS;
+  let textBudget = INSIDE_TEXT;
+  const words = (text: string, at: string): Inside => {
+    textBudget -= text.length;
+    if (textBudget < 0) return UNREAD;
+    for (const word of wordsOf(text)) {
+      if (nearSecurity(word)) return { found: `${at} (the text ${JSON.stringify(word)})` };
+    }
+    return undefined;
+  };
+  const search = (current: unknown, at: string, depth: number): Inside => {
+    if (typeof current === "string") return words(current, at);
+    if (typeof current !== "object" || current === null || seen.has(current)) return undefined;
+    seen.add(current);
+    if (depth > INSIDE_DEPTH) return UNREAD;
+    let entries: [key: unknown, read: () => unknown][];
+    let list: boolean;
+    try {
+      list = Array.isArray(current);
+      if (current instanceof Map) entries = [...current.entries()].map(([key, item]) => [key, () => item]);
+      else if (current instanceof Set) entries = [...current.values()].map((item, index) => [index, () => item]);
+      else entries = Object.keys(current).map((key) => [key, () => (current as Record<string, unknown>)[key]]);
+      if (current instanceof Set) list = true;
+    } catch {
+      return UNREAD;
+    }
+    for (const [child, read] of entries) {
+      if (--budget < 0) return UNREAD;
+      const childPath = list ? `${at}[${String(child)}]` : `${at}.${typeof child === "string" ? child : "?"}`;
+      if (!list && typeof child === "string" && nearSecurity(child)) return { found: childPath };
+      if (!list && typeof child !== "string") {
+        const key = search(child, childPath, depth + 1);
+        if (key !== undefined) return key;
+      }
+      let next: unknown;
+      try {
+        next = read();
+      } catch {
+        return UNREAD;
+      }
+      const result = search(next, childPath, depth + 1);
+      if (result !== undefined) return result;
+    }
+    return undefined;
+  };
+  return search(value, path, 1);
+}
+
+/** A letter, a digit or `_`; `.` and `-` join a word too ("responseFix.denyTools", "deny-tools"). */
+function wordChar(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+}
+
+/** The words of a text (a letter or `_` first, then letters, digits, `_`, `.` and `-`), in one pass, no regex. */
+function* wordsOf(text: string): Generator<string> {
+  let start = -1;
+  for (let index = 0; index <= text.length; index++) {
+    const code = index < text.length ? text.charCodeAt(index) : -1;
+    const inWord = code !== -1 && (wordChar(code) || (start !== -1 && (code === 46 || code === 45)));
+    if (inWord) {
+      if (start === -1 && code >= 48 && code <= 57) continue;
+      if (start === -1) start = index;
+    } else if (start !== -1) {
+      yield text.slice(start, index);
+      start = -1;
+    }
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Review 45 (hosts), finding 6 on the 1.18 plugin: the system-channel correction is kept for a
+ * host retry of its request (system.transform again), but goes to no other model's request and
+ * to no later request.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { server } from "../../src/plugin/index.ts";
+import { correctionText } from "../../src/retry/state.ts";
+import { block, live } from "../golden/notation.ts";
+import { deltas, openAiTools, sseText } from "../security/support.ts";
+
+const UNDECLARED = live(`Cleaning up.\n\n${block("tool_calls", [["wipe_disk", [["path", "/"]]]])}`);
+const SERVE = ["/usr/bin/bun", "/$bunfs/root/src/index.js", "serve"];
+const savedArgv = process.argv;
+afterEach(() => {
+  process.argv = savedArgv;
+});
+
+async function leaked() {
+  const client = { app: { log: async () => undefined }, session: { promptAsync: async () => undefined } };
+  const upstream = async () => new Response(sseText(deltas(UNDECLARED, 7)), { status: 200, headers: { "content-type": "text/event-stream" } });
+  const scope = { fetch: Object.assign(upstream, { preconnect: () => undefined }) as unknown as typeof fetch } as { fetch: typeof fetch; [key: symbol]: unknown };
+  process.argv = SERVE;
+  const hooks = await server({ client } as never, { providers: ["deepseek"], retry: { enabled: false } }, scope);
+  process.argv = savedArgv;
+  const model = { providerID: "deepseek", modelID: "deepseek-chat" };
+  const messagesFor = async (turn: string) => {
+    const messages = [{ info: { role: "user", id: turn, sessionID: "ses_1", model }, parts: [{ type: "text", text: turn }] }];
+    await hooks["experimental.chat.messages.transform"]!({} as never, { messages } as never);
+  };
+  const system = async (providerID = "deepseek", id = "deepseek-chat") => {
+    const output = { system: [] as string[] };
+    await hooks["experimental.chat.system.transform"]!({ sessionID: "ses_1", model: { id, providerID } } as never, output as never);
+    return output.system;
+  };
+  await messagesFor("msg_u1");
+  const headers = { headers: {} as Record<string, string> };
+  await hooks["chat.headers"]!({ sessionID: "ses_1", agent: "build", provider: { id: "deepseek" }, model: { id: "deepseek-chat", providerID: "deepseek", api: { id: "deepseek-chat", npm: "@ai-sdk/openai-compatible" } }, message: { id: "msg_u1" } } as never, headers as never);
+  const body = JSON.stringify({ model: "deepseek-chat", stream: true, messages: [{ role: "user", content: "go" }], tools: openAiTools() });
+  await (await scope.fetch("https://model.example/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json", ...headers.headers }, body })).text();
+  return { messagesFor, system };
+}
+
+describe("V1: the system correction and the requests it may go with", () => {
+  test("a host retry carries it again; the next request built does not", async () => {
+    const v1 = await leaked();
+    await v1.messagesFor("msg_u2");
+    expect(await v1.system()).toEqual([correctionText("undeclared-tool")]);
+    expect(await v1.system()).toEqual([correctionText("undeclared-tool")]);
+    await v1.messagesFor("msg_u2");
+    expect(await v1.system()).toEqual([]);
+    await v1.messagesFor("msg_u3");
+    expect(await v1.system()).toEqual([]);
+  });
+
+  test("another model's system.transform (an out-of-scope small model) never carries it, and takes nothing from the primary", async () => {
+    const v1 = await leaked();
+    await v1.messagesFor("msg_u2");
+    expect(await v1.system("openai", "gpt-5-nano")).toEqual([]);
+    expect(await v1.system()).toEqual([correctionText("undeclared-tool")]);
+  });
+});
