@@ -162,10 +162,11 @@ export function readTag(text: string, start: number, final: boolean): ReadResult
 /**
  * The head of the tag starting at `start` (a `<`, a bar where the `<` was lost, or a `[`), read by
  * the same reader as readTag on a final text: the sentinel, the spaces the reader tolerates, the
- * name (a namespaced one too), a legacy or bracket token whole; not the attributes, so `attrs` is
- * empty and `end` is where they would begin. Null where readTag could never read a tag: the echo
- * guard finds call markup in given content with it (src/echo/given-content.ts), so every spelling
- * the engine opens a candidate at is markup there too, never a second list that can fall behind.
+ * name (a namespaced one too), a legacy or bracket token whole; of the attributes only the first
+ * one's name, with an empty value (so asLostLtCloser decides as on the whole tag); `end` is where
+ * the attributes begin. Null where readTag reads no tag whatever follows the head. The echo guard
+ * finds call markup in given content with it (src/echo/given-content.ts), so every spelling the
+ * engine opens a candidate at is markup there too, never a second list that can fall behind.
  * A head never crosses a line end, and costs at most what it reads of one token.
  */
 export function readTagHead(text: string, start: number): Tag | null {
@@ -372,7 +373,12 @@ class TagReader {
    */
   private finishTag(family: TagFamily, closing: boolean, role: TagRole, name: string, sentinel: string, flaws: number, tolerant: boolean): Tag | null {
     const attrs: Record<string, string> = Object.create(null);
-    if (this.headOnly) return { start: this.start, end: this.pos, family, closing, role, name, attrs, sentinel, flaws };
+    if (this.headOnly) {
+      // Whether any attribute follows (asLostLtCloser asks): its name, read as finishTag reads it, without a value.
+      const at = this.pos;
+      if (this.skipSpaces() > 0 && isLetter(this.peek())) attrs[this.readName().toLowerCase()] = "";
+      return { start: this.start, end: at, family, closing, role, name, attrs, sentinel, flaws };
+    }
     for (;;) {
       const spaced = this.skipSpaces();
       const c = this.peek();
