@@ -33,7 +33,7 @@ import { asLostLtCloser, readTagHead } from "../grammar/tags.ts";
 import { standalonePrefixAt } from "../parse/standalone-json.ts";
 import { isAliasName } from "../parse/aliases.ts";
 import { decodeJsonEscapes, gutterEnd, mayHoldMarkup } from "./given-text.ts";
-import { BACKSLASH, COLON, CR, DASH, DQ, HASH, LBRACE, LBRACKET, LF, LT, SEMICOLON, SENTENCEPIECE_SPACE_CODE, SLASH, SP, SQ, TAB, UNDERSCORE, isAsciiDigit, isAsciiLetter, isWhiteSpace as isSpaceCode } from "../grammar/chars.ts";
+import { BACKSLASH, COLON, CR, DASH, DQ, HASH, LBRACE, LBRACKET, LF, LT, SEMICOLON, SENTENCEPIECE_SPACE_CODE, SLASH, SP, SQ, UNDERSCORE, isAsciiDigit, isAsciiLetter, isWhiteSpace as isSpaceCode } from "../grammar/chars.ts";
 
 export interface GivenHaystack extends QuotedStrings {
   /** The normalized forms of every given text, separated by " \u0000 ". */
