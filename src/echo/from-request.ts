@@ -134,8 +134,7 @@ export function givenFromPrompt(prompt: LanguageModelV3Prompt): string[] {
     for (const part of message.content) {
       if (message.role === "assistant" && part.type !== "tool-result") continue;
       if (part.type === "file") {
-        const text = fileText(part.data, part.mediaType);
-        if (text !== undefined) out.push(text);
+        pushFilePart(part as unknown as Record<string, unknown>, out);
         continue;
       }
       if (part.type === "tool-result") {
@@ -160,7 +159,9 @@ export function requestEchoGuard(options: { readonly responseFix?: { readonly ec
 
 /**
  * Parts whose strings are base64 or URLs: no quotable text, and an image can be megabytes the
- * matcher would otherwise normalize and scan.
+ * matcher would otherwise normalize and scan. Only a text file among them is read
+ * (pushFilePart): a tool result's `file-data` part of type `text/markdown` reaches the model as
+ * text (`@ai-sdk/openai` sends it as an `input_file` with a `data:text/markdown;base64,…` URL).
  */
 const BINARY_PARTS = new Set(["image_url", "input_audio", "input_image", "image", "media", "image-data", "image-url", "file-data", "file-url"]);
 
@@ -183,7 +184,10 @@ export function collectStrings(value: unknown, out: string[]): void {
     seen.add(next);
     if (next instanceof Uint8Array) continue;
     const type = (next as { type?: unknown }).type;
-    if (typeof type === "string" && BINARY_PARTS.has(type)) continue;
+    if (typeof type === "string" && BINARY_PARTS.has(type)) {
+      pushFilePart(next as Record<string, unknown>, out);
+      continue;
+    }
     if (type === "base64" && pushBase64Source(next as Record<string, unknown>, out)) continue;
     const children = Array.isArray(next) ? next : Object.values(next);
     for (let i = children.length - 1; i >= 0; i--) stack.push({ value: children[i], depth: depth + 1 });
@@ -252,6 +256,23 @@ const TEXT_MEDIA = ["text/", "application/json", "application/xml", "application
 function isTextMedia(mediaType: string): boolean {
   const lower = mediaType.toLowerCase();
   return TEXT_MEDIA.some((prefix) => lower.startsWith(prefix));
+}
+
+/**
+ * A file part as the model reads it, the same for a prompt's `file` part and a tool result's
+ * `file-data` (or older `media`) part: its `data` decoded when its `mediaType` is a text type, or
+ * its `url` when that is a text `data:` URL. A binary file, or a URL to fetch, gives nothing.
+ */
+function pushFilePart(part: Record<string, unknown>, out: string[]): void {
+  const { data, mediaType, url } = part;
+  const text = typeof mediaType === "string" ? fileText(data, mediaType) : undefined;
+  if (text !== undefined) {
+    if (text !== "") out.push(text);
+    return;
+  }
+  const link = typeof url === "string" ? url : typeof data === "string" || data instanceof URL ? String(data) : undefined;
+  const header = link === undefined ? undefined : dataUrl(link);
+  if (header !== undefined && isTextMedia(header.mediaType)) pushText(link!, out);
 }
 
 /** A file part's text when it is a text file; binary files cannot carry quotable markup. */

@@ -28,10 +28,12 @@
  */
 import { isBarCode } from "../grammar/markers.ts";
 import { StringLexer, type QuotedStrings } from "./string-lexer.ts";
-import { costumeTool, isCallMarkupName } from "../grammar/dialects.ts";
+import { costumeTool, GENERIC_TAG_NAMES } from "../grammar/dialects.ts";
+import { asLostLtCloser, readTagHead } from "../grammar/tags.ts";
+import { standalonePrefixAt } from "../parse/standalone-json.ts";
 import { isAliasName } from "../parse/aliases.ts";
 import { decodeJsonEscapes, gutterEnd, mayHoldMarkup } from "./given-text.ts";
-import { BACKSLASH, COLON, CR, DASH, DQ, HASH, LBRACE, LBRACKET, LF, LT, SEMICOLON, SENTENCEPIECE_SPACE_CODE, SLASH, SP, SQ, TAB, UNDERSCORE, isAsciiDigit, isAsciiLetter, isWhiteSpace as isSpaceCode } from "../grammar/chars.ts";
+import { BACKSLASH, COLON, CR, DASH, DQ, HASH, LBRACE, LBRACKET, LF, LT, SEMICOLON, SENTENCEPIECE_SPACE_CODE, SLASH, SP, SQ, UNDERSCORE, isAsciiDigit, isAsciiLetter, isWhiteSpace as isSpaceCode } from "../grammar/chars.ts";
 
 export interface GivenHaystack extends QuotedStrings {
   /** The normalized forms of every given text, separated by " \u0000 ". */
@@ -202,15 +204,13 @@ interface Found extends QuotedStrings {
 function foldLines(text: string, offset: number, found: Found, toolNames: ReadonlySet<string> | undefined, keepLinePrefixes: boolean): string {
   // Where strings open after an opener, read on the text as written here (before line prefixes go).
   const strings = new StringLexer(found);
-  const note = (kind: MarkupKind, at: number, i: number, end: number) => {
+  const note = (i: number, end: number, at: number) => {
+    const { kind, tool } = markupOf(text, i, end, toolNames);
     if (kind === NO_MARKUP) return;
     strings.markup(kind === OPENS, at);
     found.markup.push(at);
     found.closes.push(kind === CLOSES);
-    if (kind === OPENS) {
-      const tool = costumeToolAt(text, i, end);
-      if (tool !== null) found.costumeTools.add(tool);
-    }
+    if (tool !== null) found.costumeTools.add(tool);
   };
   const parts: string[] = [];
   let length = 0;
@@ -220,7 +220,7 @@ function foldLines(text: string, offset: number, found: Found, toolNames: Readon
     const kept = keepLinePrefixes ? start : linePrefixEnd(text, start, end);
     // Markup in the removed prefix (a `<shell>` that starts the line) stands where the content begins.
     for (let i = start; i < kept; i++) {
-      note(markupAt(text, i, end, toolNames), offset + length + (space && length > 0 ? 1 : 0), i, end);
+      note(i, end, offset + length + (space && length > 0 ? 1 : 0));
       const c = text.charCodeAt(i);
       if (c === DQ || c === SQ || c === BACKSLASH || strings.escaping) strings.step(c, -1);
     }
@@ -247,7 +247,7 @@ function foldLines(text: string, offset: number, found: Found, toolNames: Readon
         run = i;
       }
       const at = offset + length + (i - run);
-      if (c === LT || c === LBRACKET || c === LBRACE || isBarCode(c)) note(markupAt(text, i, end, toolNames), at, i, end);
+      if (c === LT || c === LBRACKET || c === LBRACE || isBarCode(c)) note(i, end, at);
       if (c === DQ || c === SQ || c === BACKSLASH || strings.escaping) strings.step(c, at);
     }
     strings.lineBreak();
@@ -269,31 +269,46 @@ function lineEnd(text: string, from: number): number {
 const MAX_NAME = 40;
 
 /**
- * The call markup that begins at `i`, if any: a tag whose name marks a call in some dialect
- * (`<invoke`, `</tool_call`, `<shell`, `<function=`), a sentinel or special token (`<` then a bar
- * then a word: DSML, DeepSeek's and Kimi's tokens), a sentinel whose `<` was lost (a bar then
- * `DSML`), Mistral's `[TOOL_CALLS]` / `[ARGS]`, MiniMax's `[TOOL_CALL]` / `[/TOOL_CALL]`, or a
- * JSON call object's `{"name"` / `{"tool_calls"` (issue 29 items 8, 12). Closing tags and end tokens (`</…`, a token
- * whose words say `end`) CLOSE; the rest OPENS. Looks at most MAX_NAME characters.
+ * The call markup that begins at `i`, if any, and the tool a code costume opening there names
+ * (`<shell>`, `<py>`: bash; dialects.ts costumeTool), else null.
+ *
+ * Found with the engine's own grammar, so no spelling the engine opens a candidate at can be
+ * missing here (review 45): a tag is markup when the tag reader reads its head there
+ * (grammar/tags.ts readTagHead: DSML and its degraded sentinels, a lost `<`, spaces after `<`,
+ * namespaced Claude-style names, the legacy, Kimi and LFM2 tokens, Mistral's and MiniMax's bracket
+ * tokens), whatever its attributes, except the generic words the reader knows only inside a span
+ * (dialects.ts GENERIC_TAG_NAMES); a JSON call object is markup where a standalone JSON call
+ * (J01) would open (parse/standalone-json.ts standalonePrefixAt), on any line, spaces and line
+ * breaks after the brace included (issue 29 items 8, 12). The guard adds what only it needs: an
+ * element named after a declared tool or an alias (`<read_file>`, O09), attributes and closer
+ * allowed, and a special token of words the grammar does not know (`<|im_start|>`,
+ * `</{BAR}tool_call_end{BAR}>`). More markup only makes more quotes count as given.
+ *
+ * Closing tags and end tokens (`</…`, a legacy token whose words say `end`) CLOSE; the rest OPENS.
+ * Looks at most one token ahead (a head never crosses its line).
  */
-export function markupAt(s: string, i: number, end: number, toolNames?: ReadonlySet<string>): MarkupKind {
+export function markupOf(s: string, i: number, end: number, toolNames?: ReadonlySet<string>): { kind: MarkupKind; tool: string | null } {
   const c = s.charCodeAt(i);
-  if (c === LBRACKET) {
-    const word = s.slice(i + 1, Math.min(end, i + 13)).toUpperCase();
-    if (word.startsWith("/TOOL_CALL]")) return CLOSES;
-    return word.startsWith("TOOL_CALLS") || word.startsWith("TOOL_CALL]") || word.startsWith("ARGS]") || word.startsWith("CALL_ID]") ? OPENS : NO_MARKUP;
+  if ((c === LBRACE || c === LBRACKET) && standalonePrefixAt(s, i, true) === "open") return { kind: OPENS, tool: null };
+  if (c !== LT && c !== LBRACKET && !isBarCode(c)) return NOTHING;
+  const head = readTagHead(s, i);
+  if (head !== null) {
+    const tag = asLostLtCloser(head, i > 0 ? s.charCodeAt(i - 1) : 0);
+    if (!GENERIC_TAG_NAMES.has(tag.name)) {
+      if (tag.closing || (tag.family === "legacy" && tag.name.includes("end"))) return { kind: CLOSES, tool: null };
+      return { kind: OPENS, tool: tag.family === "costume" ? costumeTool(tag.name) : null };
+    }
   }
-  // A JSON call object (J01, or inside any JSON dialect): `{"name"` or `{"tool_calls"`, spaces allowed after the brace.
-  if (c === LBRACE) {
-    let k = i + 1;
-    while (k < end && k - i <= 4 && (s.charCodeAt(k) === SP || s.charCodeAt(k) === TAB)) k++;
-    return s.startsWith('"name"', k) || s.startsWith('"tool_calls"', k) ? OPENS : NO_MARKUP;
-  }
-  if (isBarCode(c)) {
-    if (s.slice(i + 1, Math.min(end, i + 5)).toLowerCase() !== "dsml") return NO_MARKUP;
-    return i > 0 && s.charCodeAt(i - 1) === SLASH ? CLOSES : OPENS;
-  }
-  if (c !== LT) return NO_MARKUP;
+  return c === LT ? { kind: guardOnlyMarkup(s, i, end, toolNames), tool: null } : NOTHING;
+}
+
+const NOTHING = { kind: NO_MARKUP, tool: null } as const;
+
+/**
+ * At a `<` the grammar reads no tag at: an element named after a declared tool or alias (`<read>`,
+ * `</read_file>`), or a special token (`<`, a bar, a word) of any words. Looks at most MAX_NAME characters.
+ */
+function guardOnlyMarkup(s: string, i: number, end: number, toolNames: ReadonlySet<string> | undefined): MarkupKind {
   let j = i + 1;
   const slash = j < end && s.charCodeAt(j) === SLASH;
   if (slash) j++;
@@ -311,16 +326,8 @@ export function markupAt(s: string, i: number, end: number, toolNames?: Readonly
   // Another agent's tool name is that agent's call markup when written as an element (`<read_file>`, O09).
   if (k === j) return NO_MARKUP;
   const name = s.slice(j, k);
-  if (!(isCallMarkupName(name) || isAliasName(name) || toolNames?.has(name))) return NO_MARKUP;
+  if (!(isAliasName(name) || toolNames?.has(name))) return NO_MARKUP;
   return slash ? CLOSES : OPENS;
-}
-
-/** The tool a code costume opening at `i` (`<shell`, `<execute_python`) names, or null. Looks at most MAX_NAME characters. */
-function costumeToolAt(s: string, i: number, end: number): string | null {
-  if (s.charCodeAt(i) !== LT) return null;
-  let k = i + 1;
-  while (k < end && k - i <= MAX_NAME && isNameCode(s.charCodeAt(k))) k++;
-  return k > i + 1 ? costumeTool(s.slice(i + 1, k)) : null;
 }
 
 function isNameCode(c: number): boolean {

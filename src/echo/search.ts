@@ -43,7 +43,7 @@ import type { EchoQuery } from "../engine/types.ts";
 
 const BASE_WINDOW = 64;
 const PER_FIELD = 16;
-/** The longest markup token markupAt() reports: a value after it is measured from its start. */
+/** The longest markup token markupOf() (given-content.ts) reports: a value after it is measured from its start. */
 const MAX_TOKEN = 48;
 /** The reply's own markup is a second net: markup shorter than this is too generic to call an echo. */
 const MIN_MARKUP = 8;

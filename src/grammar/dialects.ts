@@ -154,27 +154,11 @@ export function executeLanguage(name: string): string | null {
 }
 
 /**
- * Tag names that mark a tool call in some dialect when written bare (`<invoke`, `<tool_call>`,
- * `<shell>`, `<arg_value>`…): what the echo guard looks for next to a quoted call's values.
- * Generic HTML/XML words (`name`, `code`, `language`) are left out: alone they are not a call.
+ * Names the tag reader knows that are generic HTML/XML words (`<name>`, `<code>`, `<language>`):
+ * read inside a span (I10's name element, a `<pre>`'s code and language), but alone no call, and no
+ * opener rule opens a candidate at one. The echo guard does not count them as call markup.
  */
-export function isCallMarkupName(name: string): boolean {
-  const lower = name.toLowerCase();
-  return callMarkupNames().has(lower) || executeLanguage(lower) !== null;
-}
-
-let CALL_MARKUP_NAMES: Set<string> | null = null;
-
-/** Built on first use: the tables it joins are declared further down this module. */
-function callMarkupNames(): Set<string> {
-  CALL_MARKUP_NAMES ??= new Set([
-    ...WRAPPER_NAMES,
-    ...COSTUME_OPENERS,
-    ...["tool_name", "tool_args", "arg_key", "arg_value"],
-    ...["tool_calls", "function_calls", "minimax:tool_call", "invoke", "parameter", "function"].filter((n) => nakedRole(n) !== null),
-  ]);
-  return CALL_MARKUP_NAMES;
-}
+export const GENERIC_TAG_NAMES: ReadonlySet<string> = new Set(["name", "code", "language"]);
 
 export function isLineStartCostume(name: string): boolean {
   return LINE_START_COSTUMES.has(name) || executeLanguage(name) !== null;

@@ -160,6 +160,25 @@ export function readTag(text: string, start: number, final: boolean): ReadResult
 }
 
 /**
+ * The head of the tag starting at `start` (a `<`, a bar where the `<` was lost, or a `[`), read by
+ * the same reader as readTag on a final text: the sentinel, the spaces the reader tolerates, the
+ * name (a namespaced one too), a legacy or bracket token whole; of the attributes only the first
+ * one's name, with an empty value (so asLostLtCloser decides as on the whole tag); `end` is where
+ * the attributes begin. Null where readTag reads no tag whatever follows the head. The echo guard
+ * finds call markup in given content with it (src/echo/given-content.ts), so every spelling the
+ * engine opens a candidate at is markup there too, never a second list that can fall behind.
+ * A head never crosses a line end, and costs at most what it reads of one token.
+ */
+export function readTagHead(text: string, start: number): Tag | null {
+  if (text.charCodeAt(start) === LBRACKET) {
+    const token = readBracketToken(text, start, true);
+    return token === NEED_MORE ? null : token;
+  }
+  if (text.charCodeAt(start) === LT ? !mayStartTag(text, start + 1) : !mayStartSentinel(text, start)) return null;
+  return new TagReader(text, start, true, true).read();
+}
+
+/**
  * A DSML tag read where its `<` was lost, right after a `/`: the closer `</…>` written without its
  * `<` (issue 29 item 11, a client that strips the brackets). Closers carry no attributes, so one
  * with attributes stays what it was read as. `before`: the character before the tag.
@@ -182,6 +201,8 @@ class TagReader {
     private readonly text: string,
     private readonly start: number,
     private readonly final: boolean,
+    /** readTagHead: stop where the attributes begin (finishTag reads none). */
+    private readonly headOnly = false,
   ) {
     this.pos = start;
     this.limit = start + MAX_TAG;
@@ -277,7 +298,10 @@ class TagReader {
   private readPlain(closing: boolean): Tag | null {
     if (!isLetter(this.peek())) return null;
     const name = this.readName().toLowerCase();
-    if (!closing && (name === "function" || name === "parameter") && this.peek() === EQ) return this.readEqualsName(name);
+    if (!closing && (name === "function" || name === "parameter") && this.peek() === EQ) {
+      if (!this.headOnly) return this.readEqualsName(name);
+      return { start: this.start, end: this.pos, family: "naked", closing: false, role: name, name, attrs: Object.create(null), sentinel: "", flaws: Flaw.EqualsName };
+    }
     const role = nakedRole(name);
     if (role !== null) return this.finishTag("naked", closing, role, name, "", Flaw.None, false);
     if (COSTUME_OPENERS.has(name) || COSTUME_INNER.has(name) || executeLanguage(name) !== null) {
@@ -349,6 +373,12 @@ class TagReader {
    */
   private finishTag(family: TagFamily, closing: boolean, role: TagRole, name: string, sentinel: string, flaws: number, tolerant: boolean): Tag | null {
     const attrs: Record<string, string> = Object.create(null);
+    if (this.headOnly) {
+      // Whether any attribute follows (asLostLtCloser asks): its name, read as finishTag reads it, without a value.
+      const at = this.pos;
+      if (this.skipSpaces() > 0 && isLetter(this.peek())) attrs[this.readName().toLowerCase()] = "";
+      return { start: this.start, end: at, family, closing, role, name, attrs, sentinel, flaws };
+    }
     for (;;) {
       const spaced = this.skipSpaces();
       const c = this.peek();
