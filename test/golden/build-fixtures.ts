@@ -9,6 +9,7 @@ import { toolAliases, toolNamedElements } from "./fixtures-tool-named.ts";
 import { jsonForms } from "./fixtures-jsonforms.ts";
 import { dialectFixtures } from "./fixtures-dialects.ts";
 import { review43 } from "./fixtures-review-43.ts";
+import { review45 } from "./fixtures-review-45.ts";
 import type { Shape } from "../../src/grammar/shapes.ts";
 import { ok, bad, none, ls, readA } from "./fixture-kit.ts";
 
@@ -263,6 +264,7 @@ export const fixtures: Fixture[] = [
   ...jsonForms(),
   ...dialectFixtures,
   ...review43(),
+  ...review45(),
 ];
 
 /**
