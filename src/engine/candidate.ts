@@ -8,6 +8,8 @@ import { closerRule, closerWasContent, ExampleInValue, exampleOpener, PlainRunIn
 import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 import type { ToolSpec } from "../parse/types.ts";
+import { dsmlValueName, dsmlValueStep, type DsmlValueStep } from "../parse/dsml-value.ts";
+import { opensToolElement, writtenName } from "../parse/tool-element.ts";
 
 export type { Root, Step };
 
@@ -73,6 +75,13 @@ export class Candidate implements SpanReader {
   /** DSML: inside a sentinel parameter's value, and how deep the plain tags written in it nest. */
   private inValue = false;
   private plainDepth = 0;
+  /** DSML: what the tag being read did to the value (parse/dsml-value.ts), the open value's name, the I11 element's tool (lower case) or null, and whether a unit opened in a block span. */
+  private valueStep: DsmlValueStep = "text";
+  private valueName = "";
+  private toolName: string | null;
+  private unitSeen = false;
+  /** A sentinel tag being read names a declared tool (an I11 example's opener, review 45 finding 4). */
+  private readonly declared = (tag: Tag): boolean => this.tools.has(writtenName(this.tagText, tag));
   /** Quoted blocks (quoteIndent > 0): the last offset looked at, the current line's column and blankness, the line before. */
   private quoteSeen = -1;
   private quoteCol = 0;
@@ -96,6 +105,7 @@ export class Candidate implements SpanReader {
     private readonly quoteIndent = 0,
   ) {
     this.scanFrom = start + opener.end;
+    this.toolName = root === "tool-element" ? opener.name : null;
     this.kind = SPAN_KINDS[root];
     this.body = this.kind.body?.(this);
     this.named = this.kind.charForm?.(opener, start + opener.end, this.body) ?? null;
@@ -294,8 +304,8 @@ export class Candidate implements SpanReader {
       // "content": this tag is the value's own parameter closer, read below as always.
     } else {
       const family = this.exampleFamily();
-      if (family !== null && base + tag.start >= this.noExampleBefore && exampleOpener(tag, family)) {
-        this.example = new ExampleInValue(tag, family, !this.kind.valueFamily);
+      if (family !== null && base + tag.start >= this.noExampleBefore && exampleOpener(tag, family, this.declared)) {
+        this.example = new ExampleInValue(tag, family, !this.kind.valueFamily, this.declared);
         this.exampleStart = base + tag.start;
         return null;
       }
@@ -321,7 +331,8 @@ export class Candidate implements SpanReader {
     this.seenContent = true;
     const step = this.kind.tag(this, tag, base, first, closesBlock, this.body);
     // DSML: an invoke closer while a value is open ends it only by P01's rule, if at all (finding 3).
-    if (step === null && this.trailing && !this.pending && this.before_inValue && tag.family === "dsml" && tag.closing && tag.role === "invoke") this.tentatively(DSML_VALUE);
+    // The same for a prefix-less invoke closer in a DSML value, and for the I11 tool's own closer (review 45 findings 1, 3).
+    if (step === null && this.trailing && !this.pending && this.before_inValue && this.valueStep === "end-call") this.tentatively(DSML_VALUE);
     return step;
   }
 
@@ -359,7 +370,7 @@ export class Candidate implements SpanReader {
   }
 
   /** A parameter's value is open (before the tag being read): DSML's or an unprefixed one's, or Qwen3-Coder's (nest depth 2). */
-  private valueOpen(): boolean {
+  valueOpen(): boolean {
     return this.before_inValue || ((this.root === "tool-call" || this.root === "qwen-function") && this.depth === 2);
   }
 
@@ -406,13 +417,34 @@ export class Candidate implements SpanReader {
    * as the model's mis-closed parameter (M07).
    */
   private plainInValue(tag: Tag): boolean {
+    this.valueStep = "text";
     if (tag.family === "dsml") {
-      this.inValue = tag.role === "parameter" && !tag.closing;
-      this.plainDepth = 0;
+      // Review 45 finding 1: the walk's own rule (parse/dsml-value.ts) decides whether a sentinel
+      // tag opens or ends a value; one that is no structure (`<{D}thinking>`, `</{D}bash>`, a
+      // self-closing parameter) leaves it open, so the closer rule still weighs a later closer.
+      if (this.toolName === null && this.root === "block" && !this.unitSeen && opensToolElement(tag) && this.tools.has(writtenName(this.tagText, tag))) {
+        this.toolName = tag.name;
+        this.unitSeen = true;
+        return false;
+      }
+      if (tag.role === "invoke" || tag.role === "parameter") this.unitSeen = true;
+      const step = dsmlValueStep(tag, this.inValue, this.toolName, this.valueName);
+      this.valueStep = step;
       this.plainRunTried = false;
+      if (step === "text") return false;
+      this.inValue = step === "open";
+      this.valueName = step === "open" ? dsmlValueName(tag) : "";
+      this.plainDepth = 0;
       return false;
     }
     if (!this.inValue || tag.family !== "naked") return false;
+    if (tag.role !== "parameter" || tag.flaws & Flaw.SelfClosing) {
+      // A prefix-less invoke or block closer ends the call only by the closer rule, as the walk reads
+      // it (walk.ts closerInValue); any other plain tag is the value's text (`</name>`, `<a>`).
+      if (!tag.closing || this.plainDepth > 0 || (tag.role !== "invoke" && tag.role !== "block")) return true;
+      this.valueStep = "end-call";
+      return false;
+    }
     if (!tag.closing) {
       this.plainDepth++;
       return true;
@@ -421,6 +453,7 @@ export class Candidate implements SpanReader {
       this.plainDepth--;
       return true;
     }
+    // Only a prefix-less `</parameter>` is the value's mis-closed closer (M07).
     this.inValue = false;
     return false;
   }

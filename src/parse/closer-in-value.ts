@@ -1,5 +1,6 @@
 import { Flaw, type Tag, type TagFamily } from "../grammar/tags.ts";
 import { CR, LF, isWhiteSpace } from "../grammar/chars.ts";
+import { mayNameTool, opensToolElement } from "./tool-element.ts";
 
 /**
  * Review finding 3: a closer written inside a value (`"</{D}invoke>"` in a file, `'</function>'`
@@ -90,7 +91,9 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
  */
 export class ExampleInValue {
   // Inside an example of that kind, or "after": one closed, the next tag decides.
-  private mode: "block" | "invoke" | "function" | "wrapper" | "after" = "after";
+  private mode: "block" | "invoke" | "function" | "wrapper" | "tool" | "after" = "after";
+  // A tool-named example's (I11) tool, as the tag reader spells it.
+  private tool = "";
   // The example's own parameters open around the text, their family, and a closer inside one waiting for the next character.
   private depth = 0;
   private params: TagFamily = "naked";
@@ -102,6 +105,8 @@ export class ExampleInValue {
     private readonly family: TagFamily,
     // A DSML or Claude-style value: its invoke closer after an example ends them too (P01).
     private readonly invokeCloses = false,
+    // Whether a DSML tag names a declared tool (an I11 example's opener, review 45 finding 4); none without it.
+    private readonly declared?: (tag: Tag) => boolean,
   ) {
     this.open(opener);
   }
@@ -133,7 +138,7 @@ export class ExampleInValue {
     if (this.closesValue(tag)) return "content";
     if (this.mode === "after") {
       if (this.invokeCloses && tag.closing && tag.role === "invoke" && tag.family === this.family && !(tag.flaws & Flaw.SelfClosing)) return "content";
-      if (exampleOpener(tag, this.family)) {
+      if (exampleOpener(tag, this.family, this.declared)) {
         this.open(tag);
         return null;
       }
@@ -144,6 +149,12 @@ export class ExampleInValue {
     if (this.depth > 0) {
       // Another call starts there (the restart rule), as before; it also keeps the work linear.
       if (opensCall(tag)) return "fail";
+      // I11: a sentinel opener in a child's value is its text; a child's closer ends it.
+      if (this.mode === "tool") {
+        if (this.endsValue(tag)) this.pending = tag;
+        else if (tag.closing && this.isParameter(tag)) this.depth = 0;
+        return null;
+      }
       if (this.isParameter(tag)) {
         if (!tag.closing) this.depth++;
         else this.depth--;
@@ -163,7 +174,13 @@ export class ExampleInValue {
   private endsValue(tag: Tag): boolean {
     if (!tag.closing) return false;
     if (this.mode === "function" || this.mode === "wrapper") return isToolCallTag(tag) || (tag.family === "naked" && tag.role === "function");
+    if (this.mode === "tool" && this.closesTool(tag)) return true;
     return (tag.family === "dsml" || tag.family === "naked") && (tag.role === "block" || tag.role === "invoke");
+  }
+
+  // An I11 example's own closer.
+  private closesTool(tag: Tag): boolean {
+    return tag.family === "dsml" && tag.closing && tag.name === this.tool && !(tag.flaws & Flaw.SelfClosing);
   }
 
   // A GLM pair tag while the open value is GLM's.
@@ -173,12 +190,14 @@ export class ExampleInValue {
 
   // One of the example's own parameter tags; the other family's are text in its value (M07 mixes them).
   private isParameter(tag: Tag): boolean {
+    if (this.mode === "tool") return tag.family === "dsml" && !(tag.flaws & Flaw.SelfClosing) && (tag.role === "parameter" || (mayNameTool(tag) && tag.name !== this.tool));
     return tag.family === this.params && tag.role === "parameter" && !(tag.flaws & Flaw.SelfClosing);
   }
 
   private open(opener: Tag): void {
     this.params = opener.family === "dsml" ? "dsml" : "naked";
-    this.mode = opener.family === "costume" ? "wrapper" : opener.role === "block" ? "block" : opener.role === "invoke" ? "invoke" : "function";
+    this.mode = opener.family === "costume" ? "wrapper" : opener.role === "block" ? "block" : opener.role === "invoke" ? "invoke" : opener.family === "dsml" ? "tool" : "function";
+    this.tool = this.mode === "tool" ? opener.name : "";
     this.depth = 0;
   }
 
@@ -212,6 +231,11 @@ export class ExampleInValue {
         if (!isToolCallTag(tag)) return null;
         if (!tag.closing) return "fail";
         break;
+      case "tool":
+        // Closed by its own closer or, as models write it (golden E29.1), an invoke closer.
+        if (block || namedInvoke) return "fail";
+        if (!this.closesTool(tag) && !(markup && tag.role === "invoke" && tag.closing && !(tag.flaws & Flaw.SelfClosing))) return null;
+        break;
       case "after":
         return null;
     }
@@ -228,10 +252,17 @@ const opensCall = (tag: Tag) =>
 const isToolCallTag = (tag: Tag) => tag.family === "costume" && tag.name === "tool_call";
 const isGlmValueTag = (tag: Tag) => tag.family === "costume" && tag.name === "arg_value";
 
-/** An opener that may start an example in a value of `family` (a DSML value reads unprefixed markup as text already, PlainRunInValue). */
-export function exampleOpener(tag: Tag, family: TagFamily): boolean {
+/**
+ * An opener that may start an example in a value of `family` (a DSML value reads unprefixed markup
+ * as text already, PlainRunInValue). In a DSML value, a sentinel tag named after a declared tool
+ * (`declared`) starts a tool-named example (I11, review 45 finding 4).
+ */
+export function exampleOpener(tag: Tag, family: TagFamily, declared?: (tag: Tag) => boolean): boolean {
   if (tag.closing || tag.flaws & Flaw.SelfClosing) return false;
-  if (tag.family === "dsml") return tag.role === "block" || (tag.role === "invoke" && tag.attrs.name !== undefined);
+  if (tag.family === "dsml") {
+    if (tag.role === "block" || (tag.role === "invoke" && tag.attrs.name !== undefined)) return true;
+    return family === "dsml" && declared !== undefined && opensToolElement(tag) && declared(tag);
+  }
   if (family !== "naked" && family !== "costume") return false;
   if (tag.family === "costume") return tag.name === "tool_call";
   return tag.family === "naked" && (tag.role === "block" || tag.role === "function" || (tag.role === "invoke" && tag.attrs.name !== undefined));
@@ -241,8 +272,16 @@ export function exampleOpener(tag: Tag, family: TagFamily): boolean {
  * Over a complete span (`text`, read up to `to`): the index of the value's closer that ends the
  * examples from `at` (`end`), or -1 and the index where no example was (`stop`; the tag count at the end).
  */
-export function exampleEnd(text: string, tags: readonly Tag[], at: number, family: TagFamily, to = text.length, invokeCloses = false): { end: number; stop: number } {
-  const example = new ExampleInValue(tags[at]!, family, invokeCloses);
+export function exampleEnd(
+  text: string,
+  tags: readonly Tag[],
+  at: number,
+  family: TagFamily,
+  to = text.length,
+  invokeCloses = false,
+  declared?: (tag: Tag) => boolean,
+): { end: number; stop: number } {
+  const example = new ExampleInValue(tags[at]!, family, invokeCloses, declared);
   for (let k = at + 1; k < tags.length; k++) {
     const verdict = example.step(tags[k]!);
     if (verdict === "content") return { end: k, stop: -1 };
