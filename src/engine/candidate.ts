@@ -9,7 +9,7 @@ import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 import type { ToolSpec } from "../parse/types.ts";
 import { dsmlValueName, dsmlValueStep, type DsmlValueStep } from "../parse/dsml-value.ts";
-import { opensToolElement, writtenName } from "../parse/tool-element.ts";
+import { mayNameTool, opensToolElement, writtenName } from "../parse/tool-element.ts";
 
 export type { Root, Step };
 
@@ -283,7 +283,10 @@ export class Candidate implements SpanReader {
 
   private onTag(tag: Tag, base: number): Step | null {
     const end = base + tag.end;
-    const closesBlock = (tag.closing && tag.role === "block" && tag.family !== "costume") || (this.kind.closesWrapper?.(tag) ?? false);
+    // In an I11 value a sentinel tag that may name a child is the element's (`</{D}callback>` ends the child), never a block's closer, as the walk reads it.
+    const closesBlock =
+      ((tag.closing && tag.role === "block" && tag.family !== "costume") || (this.kind.closesWrapper?.(tag) ?? false)) &&
+      !(this.inValue && this.toolName !== null && tag.family === "dsml" && mayNameTool(tag));
     if (this.pending && closerWasContent(this.pending.rule, tag, this.pending.lineEnded)) this.resume();
     if (this.trailing) {
       // A costume's closer ends its span where it stands, whatever comes next.
@@ -323,7 +326,8 @@ export class Candidate implements SpanReader {
     // A block's or wrapper's closer written inside an open value ends it only by the closer rule
     // (review finding 1): text after it on its line makes it the value's text, which must then reach
     // its own parameter closer (the parsers refuse the call otherwise).
-    if (closesBlock && this.valueOpen()) {
+    // In a DSML span the value's rule says whether it is one (an I11 child named `callback` is no block, finding 14).
+    if (closesBlock && this.valueOpen() && (this.opener.family !== "dsml" || this.valueStep === "end-call")) {
       this.endsInBlock = false;
       return this.tentatively(this.opener.family === "dsml" ? DSML_VALUE : this.kind.closesWrapper ? (this.wrappedValue ??= closerRule("naked", this.kind.closesWrapper)) : NAKED_VALUE, end);
     }
@@ -332,7 +336,11 @@ export class Candidate implements SpanReader {
     const step = this.kind.tag(this, tag, base, first, closesBlock, this.body);
     // DSML: an invoke closer while a value is open ends it only by P01's rule, if at all (finding 3).
     // The same for a prefix-less invoke closer in a DSML value, and for the I11 tool's own closer (review 45 findings 1, 3).
-    if (step === null && this.trailing && !this.pending && this.before_inValue && this.valueStep === "end-call") this.tentatively(DSML_VALUE);
+    if (step === null && this.before_inValue && this.valueStep === "end-call") {
+      if (this.trailing) {
+        if (!this.pending) this.tentatively(DSML_VALUE);
+      } else this.inValue = true; // The kind read on (an I11 element's closer in a block span): the value stays open, as the walk's closer rule may read it.
+    }
     return step;
   }
 
