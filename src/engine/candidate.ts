@@ -4,7 +4,7 @@ import { SPAN_KINDS } from "../parse/span.ts";
 import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
 import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
 import { NamedState } from "../parse/named.ts";
-import { closerRule, closerWasContent, ExampleInValue, exampleOpener, PlainRunInValue, type CloserRule } from "../parse/closer-in-value.ts";
+import { closerRule, closerWasContent, ExampleInValue, exampleOpener, PlainRunInValue, toolNamedValueRule, type CloserRule } from "../parse/closer-in-value.ts";
 import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 import type { ToolSpec } from "../parse/types.ts";
@@ -80,6 +80,8 @@ export class Candidate implements SpanReader {
   private valueName = "";
   private toolName: string | null;
   private unitSeen = false;
+  private childRule: CloserRule | null = null;
+  private childRuleName = "";
   /** A sentinel tag being read names a declared tool (an I11 example's opener, review 45 finding 4). */
   private readonly declared = (tag: Tag): boolean => this.tools.has(writtenName(this.tagText, tag));
   /** Quoted blocks (quoteIndent > 0): the last offset looked at, the current line's column and blankness, the line before. */
@@ -308,7 +310,7 @@ export class Candidate implements SpanReader {
     } else {
       const family = this.exampleFamily();
       if (family !== null && base + tag.start >= this.noExampleBefore && exampleOpener(tag, family, this.declared)) {
-        this.example = new ExampleInValue(tag, family, !this.kind.valueFamily, this.declared);
+        this.example = new ExampleInValue(tag, family, !this.kind.valueFamily, this.declared, this.toolName !== null && this.inValue ? this.valueName : undefined);
         this.exampleStart = base + tag.start;
         return null;
       }
@@ -329,7 +331,7 @@ export class Candidate implements SpanReader {
     // In a DSML span the value's rule says whether it is one (an I11 child named `callback` is no block, finding 14).
     if (closesBlock && this.valueOpen() && (this.opener.family !== "dsml" || this.valueStep === "end-call")) {
       this.endsInBlock = false;
-      return this.tentatively(this.opener.family === "dsml" ? DSML_VALUE : this.kind.closesWrapper ? (this.wrappedValue ??= closerRule("naked", this.kind.closesWrapper)) : NAKED_VALUE, end);
+      return this.tentatively(this.opener.family === "dsml" ? this.dsmlRule() : this.kind.closesWrapper ? (this.wrappedValue ??= closerRule("naked", this.kind.closesWrapper)) : NAKED_VALUE, end);
     }
     const first = !this.seenContent;
     this.seenContent = true;
@@ -338,7 +340,7 @@ export class Candidate implements SpanReader {
     // The same for a prefix-less invoke closer in a DSML value, and for the I11 tool's own closer (review 45 findings 1, 3).
     if (step === null && this.before_inValue && this.valueStep === "end-call") {
       if (this.trailing) {
-        if (!this.pending) this.tentatively(DSML_VALUE);
+        if (!this.pending) this.tentatively(this.dsmlRule());
       } else this.inValue = true; // The kind read on (an I11 element's closer in a block span): the value stays open, as the walk's closer rule may read it.
     }
     return step;
@@ -375,6 +377,16 @@ export class Candidate implements SpanReader {
     this.trailBack = -1;
     this.endsInBlock = p.endsInBlock;
     if (p.rule.valueCloser !== null) this.inValue = p.inValue;
+  }
+
+  /** The closer rule for the open DSML value: an I11 child's own closer coming next proves a closer was in it too (made once per value). */
+  private dsmlRule(): CloserRule {
+    if (this.toolName === null) return DSML_VALUE;
+    if (this.childRule === null || this.childRuleName !== this.valueName) {
+      this.childRule = toolNamedValueRule(this.valueName);
+      this.childRuleName = this.valueName;
+    }
+    return this.childRule;
   }
 
   /** A parameter's value is open (before the tag being read): DSML's or an unprefixed one's, or Qwen3-Coder's (nest depth 2). */
@@ -436,12 +448,13 @@ export class Candidate implements SpanReader {
         return false;
       }
       if (tag.role === "invoke" || tag.role === "parameter") this.unitSeen = true;
-      const step = dsmlValueStep(tag, this.inValue, this.toolName, this.valueName);
+      const step = dsmlValueStep(tag, this.inValue, this.toolName, this.inValue ? this.valueName : "");
       this.valueStep = step;
       this.plainRunTried = false;
       if (step === "text") return false;
       this.inValue = step === "open";
-      this.valueName = step === "open" ? dsmlValueName(tag) : "";
+      // The name stays after an end: a closer read as the value's text (resume) reopens the same value.
+      if (step === "open") this.valueName = dsmlValueName(tag);
       this.plainDepth = 0;
       return false;
     }

@@ -44,6 +44,18 @@ export const closesParameter = (tag: Tag, family: TagFamily) =>
   tag.role === "parameter" && tag.closing && !(tag.flaws & Flaw.SelfClosing) && (tag.family === family || (family === "dsml" && tag.family === "naked"));
 
 /**
+ * Review 45 finding 3: a value of the tool-named DSML form (I11, `<{D}content>`) is closed by its
+ * own child closer too (`</{D}content>`): coming next, it proves a closer was in it, as a
+ * parameter closer does for an invoke's value.
+ */
+export const closesChild = (tag: Tag, valueName: string) => tag.family === "dsml" && tag.closing && tag.name === valueName && !(tag.flaws & Flaw.SelfClosing);
+
+/** The closer rule for an I11 value named `valueName` (lower case). */
+export function toolNamedValueRule(valueName: string): CloserRule {
+  return closerRule("dsml", undefined, (tag) => closesParameter(tag, "dsml") || closesChild(tag, valueName));
+}
+
+/**
  * Block closers (not a costume's), invoke openers and special tokens (a legacy-family tag: end of
  * sentence, tool calls end, ..., which no value holds as text) end a call on the closer's line;
  * `wrapper` adds a kind's own wrapper closer; `closesValue` names the value's own closer when it is
@@ -107,6 +119,8 @@ export class ExampleInValue {
     private readonly invokeCloses = false,
     // Whether a DSML tag names a declared tool (an I11 example's opener, review 45 finding 4); none without it.
     private readonly declared?: (tag: Tag) => boolean,
+    // The open value is an I11 child of that name (lower case): its own closer closes it too.
+    private readonly valueName?: string,
   ) {
     this.open(opener);
   }
@@ -167,7 +181,8 @@ export class ExampleInValue {
   // The value's own closer, after an example or at its own level (one that never closed itself).
   private closesValue(tag: Tag): boolean {
     if (this.mode !== "after" && this.depth > 0) return false;
-    return this.family === "costume" ? this.mode === "after" && isGlmValueTag(tag) && tag.closing : closesParameter(tag, this.family);
+    if (this.family === "costume") return this.mode === "after" && isGlmValueTag(tag) && tag.closing;
+    return closesParameter(tag, this.family) || (this.valueName !== undefined && closesChild(tag, this.valueName));
   }
 
   // A closer that ends one of this example's values, as it ends one of the reply's (the closer rule).
@@ -280,8 +295,9 @@ export function exampleEnd(
   to = text.length,
   invokeCloses = false,
   declared?: (tag: Tag) => boolean,
+  valueName?: string,
 ): { end: number; stop: number } {
-  const example = new ExampleInValue(tags[at]!, family, invokeCloses, declared);
+  const example = new ExampleInValue(tags[at]!, family, invokeCloses, declared, valueName);
   for (let k = at + 1; k < tags.length; k++) {
     const verdict = example.step(tags[k]!);
     if (verdict === "content") return { end: k, stop: -1 };

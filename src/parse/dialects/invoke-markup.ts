@@ -8,10 +8,6 @@ import { parseNamedSpan } from "../named.ts";
 import { tagsOf, type Segment } from "../segments.ts";
 import { abandon, abandonOnFirst, complete, type OpenerRule, type SpanKind, type SpanParse, type SpanReader, type Step } from "../span-kind.ts";
 import { opensToolElement, writtenName } from "../tool-element.ts";
-import { closerRule } from "../closer-in-value.ts";
-
-/** The closer rule for a DSML value (closer-in-value.ts). */
-const DSML_VALUE = closerRule("dsml");
 
 // DSML and the unprefixed wrappers written like it (MiniMax-M2 O05, Claude-style O07): a block, an
 // invoke, a parameter or a bare function element can each open a span; one parser reads them all.
@@ -140,10 +136,10 @@ export const TOOL_ELEMENT: SpanKind = {
   tag(r, tag, base, _first, closesBlock) {
     const end = base + tag.end;
     if (tag.closing && (tag.role === "invoke" || (tag.family === "dsml" && tag.name === r.opener.name))) {
-      // Inside a value it ends the element only by the closer rule (review 45 finding 3); in a block
-      // the reader weighs it after trail() (the value's step is "end-call", parse/dsml-value.ts).
+      // Inside a value it ends the element only by the closer rule (review 45 finding 3): the reader
+      // weighs it after trail() or takeCloser() (the value's step is "end-call", parse/dsml-value.ts).
       if (r.enclosing) return r.trail();
-      return r.valueOpen() ? r.tentatively(DSML_VALUE, end) : complete(end);
+      return r.valueOpen() ? r.takeCloser(end) : complete(end);
     }
     // A child named like a block only by a guess (`</{D}callback>`) closes no block here.
     return closesBlock && (tag.family !== "dsml" || isWrapperName(tag.name)) ? complete(end) : null;

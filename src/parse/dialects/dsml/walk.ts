@@ -1,6 +1,6 @@
 import { Flaw, type Tag } from "../../../grammar/tags.ts";
 import type { SpanContext } from "../../call.ts";
-import { closerEndsCall, closerRule, exampleEnd, exampleOpener } from "../../closer-in-value.ts";
+import { closerEndsCall, closerRule, exampleEnd, exampleOpener, toolNamedValueRule } from "../../closer-in-value.ts";
 import { tagsOf } from "../../segments.ts";
 import { mayNameTool, opensToolElement, writtenName } from "../../tool-element.ts";
 import { typeHint, unreadAttribute } from "./attributes.ts";
@@ -97,7 +97,7 @@ export class DsmlWalk implements BlockFacts {
     if (!this.cur || !top || top.children !== null || index < this.exampleFrom) return false;
     const family = top.opener.family;
     if ((family !== "dsml" && family !== "naked") || !exampleOpener(this.tags[index]!, family, this.declared)) return false;
-    const found = exampleEnd(this.span, this.tags, index, family, this.span.length, true, this.declared);
+    const found = exampleEnd(this.span, this.tags, index, family, this.span.length, true, this.declared, this.cur.toolNamed ? top.name.toLowerCase() : undefined);
     if (found.end >= 0) {
       this.skipUntil = found.end;
       // Ended by the invoke closer (P01), not a parameter closer: the call is refused (cutShort), the example never runs.
@@ -178,7 +178,7 @@ export class DsmlWalk implements BlockFacts {
   private closerInValue(tag: Tag): boolean {
     const top = this.stack[this.stack.length - 1];
     if (!top || top.children !== null) return false;
-    const rule = top.opener.family === "naked" ? NAKED_VALUE : DSML_VALUE;
+    const rule = top.opener.family === "naked" ? NAKED_VALUE : this.cur?.toolNamed ? toolNamedValueRule(top.name.toLowerCase()) : DSML_VALUE;
     if (closerEndsCall(this.span, tag.end, this.span.length, this.tags, this.at + 1, rule)) return false;
     top.closerAsText = true;
     return true;
