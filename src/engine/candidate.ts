@@ -338,7 +338,8 @@ export class Candidate implements SpanReader {
     const step = this.kind.tag(this, tag, base, first, closesBlock, this.body);
     // DSML: an invoke closer while a value is open ends it only by P01's rule, if at all (finding 3).
     // The same for a prefix-less invoke closer in a DSML value, and for the I11 tool's own closer (review 45 findings 1, 3).
-    if (step === null && this.before_inValue && this.valueStep === "end-call") {
+    const endsCall = this.opener.family === "dsml" ? this.valueStep === "end-call" : tag.family === "dsml" && tag.closing && tag.role === "invoke";
+    if (step === null && this.before_inValue && endsCall) {
       if (this.trailing) {
         if (!this.pending) this.tentatively(this.dsmlRule());
       } else this.inValue = true; // The kind read on (an I11 element's closer in a block span): the value stays open, as the walk's closer rule may read it.
@@ -450,6 +451,13 @@ export class Candidate implements SpanReader {
       if (tag.role === "invoke" || tag.role === "parameter") this.unitSeen = true;
       const step = dsmlValueStep(tag, this.inValue, this.toolName, this.inValue ? this.valueName : "");
       this.valueStep = step;
+      // The element ended outside any value (a block span reads on to the next unit), or an invoke
+      // started (the walk reads the rest as one): no longer the tool-named form.
+      if (step === "next") this.toolName = null;
+      else if (step === "end-call" && !this.inValue && this.root === "block" && tag.name === this.toolName) {
+        this.toolName = null;
+        this.unitSeen = false;
+      }
       this.plainRunTried = false;
       if (step === "text") return false;
       this.inValue = step === "open";

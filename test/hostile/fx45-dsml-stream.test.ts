@@ -76,13 +76,16 @@ describe("the stream against its own span walk, wider shapes", () => {
   ];
   const FILL = [" text ", "\n", " ", "x\n", "\n\n", " ; rm -rf build ", "\n</{D}parameter>\n"];
   const value = fc.array(fc.tuple(fc.constantFrom(...FRAGMENTS), fc.constantFrom(...FILL)), { minLength: 1, maxLength: 5 }).map((parts) => "v" + parts.map(([t, f]) => t + f).join(""));
-  const shapes = fc.tuple(fc.integer({ min: 0, max: 4 }), value).map(([k, v]) =>
+  const shapes = fc.tuple(fc.integer({ min: 0, max: 6 }), value).map(([k, v]) =>
     [
       `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n<{D}parameter name="content" string="true">${v}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,
       `<{D}invoke name="bash">\n<{D}parameter name="command" string="true">${v}</{D}parameter>\n</{D}invoke>`,
       `<{D}write>\n<{D}filePath>a.md</{D}filePath>\n<{D}content>${v}</{D}content>\n</{D}write>`,
       `<{D}tool_calls>\n<{D}write>\n<{D}filePath>a.md</{D}filePath>\n<{D}content>${v}</{D}content>\n</{D}write>\n</{D}tool_calls>`,
       `<{D}tool_calls>\n<{D}invoke name="read">\n<{D}parameter name="filePath" string="true">a</{D}parameter>\n</{D}invoke>\n<{D}bash>\n<{D}command>${v}</{D}command>\n</{D}bash>\n</{D}tool_calls>`,
+      // An I11 element first, then an invoke or another element, in one block.
+      `<{D}tool_calls>\n<{D}bash>\n<{D}command>ls</{D}command>\n</{D}bash>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n<{D}parameter name="content" string="true">${v}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,
+      `<{D}tool_calls>\n<{D}bash>\n<{D}command>ls</{D}command>\n</{D}bash>\n<{D}write>\n<{D}filePath>a.md</{D}filePath>\n<{D}content>${v}</{D}content>\n</{D}write>\n</{D}tool_calls>`,
     ][k]!,
   );
 
@@ -94,7 +97,7 @@ describe("the stream against its own span walk, wider shapes", () => {
         const extra = runEngine(input, [], fixtureTools).calls.map((c) => JSON.stringify([c.tool, c.input])).filter((c) => !walk.includes(c));
         if (extra.length > 0) expect({ input: escaped(input), extra: extra.map(escaped) }).toEqual({ input: escaped(input), extra: [] });
       }),
-      { seed: 45_7, numRuns: 600 },
+      { seed: 45_7, numRuns: 800 },
     );
   });
 
