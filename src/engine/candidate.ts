@@ -4,10 +4,12 @@ import { SPAN_KINDS } from "../parse/span.ts";
 import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
 import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
 import { NamedState } from "../parse/named.ts";
-import { closerRule, closerWasContent, ExampleInValue, exampleOpener, PlainRunInValue, type CloserRule } from "../parse/closer-in-value.ts";
+import { closerRule, closerWasContent, ExampleInValue, exampleOpener, PlainRunInValue, toolNamedValueRule, type CloserRule } from "../parse/closer-in-value.ts";
 import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 import type { ToolSpec } from "../parse/types.ts";
+import { dsmlValueName, dsmlValueStep, type DsmlValueStep } from "../parse/dsml-value.ts";
+import { mayNameTool, opensToolElement, writtenName } from "../parse/tool-element.ts";
 
 export type { Root, Step };
 
@@ -73,6 +75,15 @@ export class Candidate implements SpanReader {
   /** DSML: inside a sentinel parameter's value, and how deep the plain tags written in it nest. */
   private inValue = false;
   private plainDepth = 0;
+  /** DSML: what the tag being read did to the value (parse/dsml-value.ts), the open value's name, the I11 element's tool (lower case) or null, and whether a unit opened in a block span. */
+  private valueStep: DsmlValueStep = "text";
+  private valueName = "";
+  private toolName: string | null;
+  private unitSeen = false;
+  private childRule: CloserRule | null = null;
+  private childRuleName = "";
+  /** A sentinel tag being read names a declared tool (an I11 example's opener, review 45 finding 4). */
+  private readonly declared = (tag: Tag): boolean => this.tools.has(writtenName(this.tagText, tag));
   /** Quoted blocks (quoteIndent > 0): the last offset looked at, the current line's column and blankness, the line before. */
   private quoteSeen = -1;
   private quoteCol = 0;
@@ -96,6 +107,7 @@ export class Candidate implements SpanReader {
     private readonly quoteIndent = 0,
   ) {
     this.scanFrom = start + opener.end;
+    this.toolName = root === "tool-element" ? opener.name : null;
     this.kind = SPAN_KINDS[root];
     this.body = this.kind.body?.(this);
     this.named = this.kind.charForm?.(opener, start + opener.end, this.body) ?? null;
@@ -273,7 +285,10 @@ export class Candidate implements SpanReader {
 
   private onTag(tag: Tag, base: number): Step | null {
     const end = base + tag.end;
-    const closesBlock = (tag.closing && tag.role === "block" && tag.family !== "costume") || (this.kind.closesWrapper?.(tag) ?? false);
+    // In an I11 value a sentinel tag that may name a child is the element's (`</{D}callback>` ends the child), never a block's closer, as the walk reads it.
+    const closesBlock =
+      ((tag.closing && tag.role === "block" && tag.family !== "costume") || (this.kind.closesWrapper?.(tag) ?? false)) &&
+      !(this.inValue && this.toolName !== null && tag.family === "dsml" && mayNameTool(tag));
     if (this.pending && closerWasContent(this.pending.rule, tag, this.pending.lineEnded)) this.resume();
     if (this.trailing) {
       // A costume's closer ends its span where it stands, whatever comes next.
@@ -294,8 +309,8 @@ export class Candidate implements SpanReader {
       // "content": this tag is the value's own parameter closer, read below as always.
     } else {
       const family = this.exampleFamily();
-      if (family !== null && base + tag.start >= this.noExampleBefore && exampleOpener(tag, family)) {
-        this.example = new ExampleInValue(tag, family, !this.kind.valueFamily);
+      if (family !== null && base + tag.start >= this.noExampleBefore && exampleOpener(tag, family, this.declared)) {
+        this.example = new ExampleInValue(tag, family, !this.kind.valueFamily, this.declared, this.toolName !== null && this.inValue ? this.valueName : undefined);
         this.exampleStart = base + tag.start;
         return null;
       }
@@ -313,15 +328,22 @@ export class Candidate implements SpanReader {
     // A block's or wrapper's closer written inside an open value ends it only by the closer rule
     // (review finding 1): text after it on its line makes it the value's text, which must then reach
     // its own parameter closer (the parsers refuse the call otherwise).
-    if (closesBlock && this.valueOpen()) {
+    // In a DSML span the value's rule says whether it is one (an I11 child named `callback` is no block, finding 14).
+    if (closesBlock && this.valueOpen() && (this.opener.family !== "dsml" || this.valueStep === "end-call")) {
       this.endsInBlock = false;
-      return this.tentatively(this.opener.family === "dsml" ? DSML_VALUE : this.kind.closesWrapper ? (this.wrappedValue ??= closerRule("naked", this.kind.closesWrapper)) : NAKED_VALUE, end);
+      return this.tentatively(this.opener.family === "dsml" ? this.dsmlRule() : this.kind.closesWrapper ? (this.wrappedValue ??= closerRule("naked", this.kind.closesWrapper)) : NAKED_VALUE, end);
     }
     const first = !this.seenContent;
     this.seenContent = true;
     const step = this.kind.tag(this, tag, base, first, closesBlock, this.body);
     // DSML: an invoke closer while a value is open ends it only by P01's rule, if at all (finding 3).
-    if (step === null && this.trailing && !this.pending && this.before_inValue && tag.family === "dsml" && tag.closing && tag.role === "invoke") this.tentatively(DSML_VALUE);
+    // The same for a prefix-less invoke closer in a DSML value, and for the I11 tool's own closer (review 45 findings 1, 3).
+    const endsCall = this.opener.family === "dsml" ? this.valueStep === "end-call" : tag.family === "dsml" && tag.closing && tag.role === "invoke";
+    if (step === null && this.before_inValue && endsCall) {
+      if (this.trailing) {
+        if (!this.pending) this.tentatively(this.dsmlRule());
+      } else this.inValue = true; // The kind read on (an I11 element's closer in a block span): the value stays open, as the walk's closer rule may read it.
+    }
     return step;
   }
 
@@ -358,8 +380,18 @@ export class Candidate implements SpanReader {
     if (p.rule.valueCloser !== null) this.inValue = p.inValue;
   }
 
+  /** The closer rule for the open DSML value: an I11 child's own closer coming next proves a closer was in it too (made once per value). */
+  private dsmlRule(): CloserRule {
+    if (this.toolName === null) return DSML_VALUE;
+    if (this.childRule === null || this.childRuleName !== this.valueName) {
+      this.childRule = toolNamedValueRule(this.valueName);
+      this.childRuleName = this.valueName;
+    }
+    return this.childRule;
+  }
+
   /** A parameter's value is open (before the tag being read): DSML's or an unprefixed one's, or Qwen3-Coder's (nest depth 2). */
-  private valueOpen(): boolean {
+  valueOpen(): boolean {
     return this.before_inValue || ((this.root === "tool-call" || this.root === "qwen-function") && this.depth === 2);
   }
 
@@ -406,13 +438,42 @@ export class Candidate implements SpanReader {
    * as the model's mis-closed parameter (M07).
    */
   private plainInValue(tag: Tag): boolean {
+    this.valueStep = "text";
     if (tag.family === "dsml") {
-      this.inValue = tag.role === "parameter" && !tag.closing;
-      this.plainDepth = 0;
+      // Review 45 finding 1: the walk's own rule (parse/dsml-value.ts) decides whether a sentinel
+      // tag opens or ends a value; one that is no structure (`<{D}thinking>`, `</{D}bash>`, a
+      // self-closing parameter) leaves it open, so the closer rule still weighs a later closer.
+      if (this.toolName === null && this.root === "block" && !this.unitSeen && opensToolElement(tag) && this.tools.has(writtenName(this.tagText, tag))) {
+        this.toolName = tag.name;
+        this.unitSeen = true;
+        return false;
+      }
+      if (tag.role === "invoke" || tag.role === "parameter") this.unitSeen = true;
+      const step = dsmlValueStep(tag, this.inValue, this.toolName, this.inValue ? this.valueName : "");
+      this.valueStep = step;
+      // The element ended outside any value (a block span reads on to the next unit), or an invoke
+      // started (the walk reads the rest as one): no longer the tool-named form.
+      if (step === "next") this.toolName = null;
+      else if (step === "end-call" && !this.inValue && this.root === "block" && tag.name === this.toolName) {
+        this.toolName = null;
+        this.unitSeen = false;
+      }
       this.plainRunTried = false;
+      if (step === "text") return false;
+      this.inValue = step === "open";
+      // The name stays after an end: a closer read as the value's text (resume) reopens the same value.
+      if (step === "open") this.valueName = dsmlValueName(tag);
+      this.plainDepth = 0;
       return false;
     }
     if (!this.inValue || tag.family !== "naked") return false;
+    if (tag.role !== "parameter" || tag.flaws & Flaw.SelfClosing) {
+      // A prefix-less invoke or block closer ends the call only by the closer rule, as the walk reads
+      // it (walk.ts closerInValue); any other plain tag is the value's text (`</name>`, `<a>`).
+      if (!tag.closing || this.plainDepth > 0 || (tag.role !== "invoke" && tag.role !== "block")) return true;
+      this.valueStep = "end-call";
+      return false;
+    }
     if (!tag.closing) {
       this.plainDepth++;
       return true;
@@ -421,6 +482,7 @@ export class Candidate implements SpanReader {
       this.plainDepth--;
       return true;
     }
+    // Only a prefix-less `</parameter>` is the value's mis-closed closer (M07).
     this.inValue = false;
     return false;
   }

@@ -1,5 +1,6 @@
 import { Flaw, type Tag, type TagFamily } from "../grammar/tags.ts";
 import { CR, LF, isWhiteSpace } from "../grammar/chars.ts";
+import { mayNameTool, opensToolElement } from "./tool-element.ts";
 
 /**
  * Review finding 3: a closer written inside a value (`"</{D}invoke>"` in a file, `'</function>'`
@@ -41,6 +42,18 @@ export function closerWasContent(rule: CloserRule, next: Tag | null, lineEnded: 
 /** A parameter closer that closes an open value of `family`: its own, or for DSML the prefix-less one too (M07). */
 export const closesParameter = (tag: Tag, family: TagFamily) =>
   tag.role === "parameter" && tag.closing && !(tag.flaws & Flaw.SelfClosing) && (tag.family === family || (family === "dsml" && tag.family === "naked"));
+
+/**
+ * Review 45 finding 3: a value of the tool-named DSML form (I11, `<{D}content>`) is closed by its
+ * own child closer too (`</{D}content>`): coming next, it proves a closer was in it, as a
+ * parameter closer does for an invoke's value.
+ */
+export const closesChild = (tag: Tag, valueName: string) => tag.family === "dsml" && tag.closing && tag.name === valueName && !(tag.flaws & Flaw.SelfClosing);
+
+/** The closer rule for an I11 value named `valueName` (lower case). */
+export function toolNamedValueRule(valueName: string): CloserRule {
+  return closerRule("dsml", undefined, (tag) => closesParameter(tag, "dsml") || closesChild(tag, valueName));
+}
 
 /**
  * Block closers (not a costume's), invoke openers and special tokens (a legacy-family tag: end of
@@ -90,7 +103,9 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
  */
 export class ExampleInValue {
   // Inside an example of that kind, or "after": one closed, the next tag decides.
-  private mode: "block" | "invoke" | "function" | "wrapper" | "after" = "after";
+  private mode: "block" | "invoke" | "function" | "wrapper" | "tool" | "after" = "after";
+  // A tool-named example's (I11) tool, as the tag reader spells it.
+  private tool = "";
   // The example's own parameters open around the text, their family, and a closer inside one waiting for the next character.
   private depth = 0;
   private params: TagFamily = "naked";
@@ -102,6 +117,10 @@ export class ExampleInValue {
     private readonly family: TagFamily,
     // A DSML or Claude-style value: its invoke closer after an example ends them too (P01).
     private readonly invokeCloses = false,
+    // Whether a DSML tag names a declared tool (an I11 example's opener, review 45 finding 4); none without it.
+    private readonly declared?: (tag: Tag) => boolean,
+    // The open value is an I11 child of that name (lower case): its own closer closes it too.
+    private readonly valueName?: string,
   ) {
     this.open(opener);
   }
@@ -133,7 +152,7 @@ export class ExampleInValue {
     if (this.closesValue(tag)) return "content";
     if (this.mode === "after") {
       if (this.invokeCloses && tag.closing && tag.role === "invoke" && tag.family === this.family && !(tag.flaws & Flaw.SelfClosing)) return "content";
-      if (exampleOpener(tag, this.family)) {
+      if (exampleOpener(tag, this.family, this.declared)) {
         this.open(tag);
         return null;
       }
@@ -144,6 +163,12 @@ export class ExampleInValue {
     if (this.depth > 0) {
       // Another call starts there (the restart rule), as before; it also keeps the work linear.
       if (opensCall(tag)) return "fail";
+      // I11: a sentinel opener in a child's value is its text; a child's closer ends it.
+      if (this.mode === "tool") {
+        if (this.endsValue(tag)) this.pending = tag;
+        else if (tag.closing && this.isParameter(tag)) this.depth = 0;
+        return null;
+      }
       if (this.isParameter(tag)) {
         if (!tag.closing) this.depth++;
         else this.depth--;
@@ -156,14 +181,21 @@ export class ExampleInValue {
   // The value's own closer, after an example or at its own level (one that never closed itself).
   private closesValue(tag: Tag): boolean {
     if (this.mode !== "after" && this.depth > 0) return false;
-    return this.family === "costume" ? this.mode === "after" && isGlmValueTag(tag) && tag.closing : closesParameter(tag, this.family);
+    if (this.family === "costume") return this.mode === "after" && isGlmValueTag(tag) && tag.closing;
+    return closesParameter(tag, this.family) || (this.valueName !== undefined && closesChild(tag, this.valueName));
   }
 
   // A closer that ends one of this example's values, as it ends one of the reply's (the closer rule).
   private endsValue(tag: Tag): boolean {
     if (!tag.closing) return false;
     if (this.mode === "function" || this.mode === "wrapper") return isToolCallTag(tag) || (tag.family === "naked" && tag.role === "function");
+    if (this.mode === "tool" && this.closesTool(tag)) return true;
     return (tag.family === "dsml" || tag.family === "naked") && (tag.role === "block" || tag.role === "invoke");
+  }
+
+  // An I11 example's own closer.
+  private closesTool(tag: Tag): boolean {
+    return tag.family === "dsml" && tag.closing && tag.name === this.tool && !(tag.flaws & Flaw.SelfClosing);
   }
 
   // A GLM pair tag while the open value is GLM's.
@@ -173,12 +205,14 @@ export class ExampleInValue {
 
   // One of the example's own parameter tags; the other family's are text in its value (M07 mixes them).
   private isParameter(tag: Tag): boolean {
+    if (this.mode === "tool") return tag.family === "dsml" && !(tag.flaws & Flaw.SelfClosing) && (tag.role === "parameter" || (mayNameTool(tag) && tag.name !== this.tool));
     return tag.family === this.params && tag.role === "parameter" && !(tag.flaws & Flaw.SelfClosing);
   }
 
   private open(opener: Tag): void {
     this.params = opener.family === "dsml" ? "dsml" : "naked";
-    this.mode = opener.family === "costume" ? "wrapper" : opener.role === "block" ? "block" : opener.role === "invoke" ? "invoke" : "function";
+    this.mode = opener.family === "costume" ? "wrapper" : opener.role === "block" ? "block" : opener.role === "invoke" ? "invoke" : opener.family === "dsml" ? "tool" : "function";
+    this.tool = this.mode === "tool" ? opener.name : "";
     this.depth = 0;
   }
 
@@ -212,6 +246,11 @@ export class ExampleInValue {
         if (!isToolCallTag(tag)) return null;
         if (!tag.closing) return "fail";
         break;
+      case "tool":
+        // Closed by its own closer or, as models write it (golden E29.1), an invoke closer.
+        if (block || namedInvoke) return "fail";
+        if (!this.closesTool(tag) && !(markup && tag.role === "invoke" && tag.closing && !(tag.flaws & Flaw.SelfClosing))) return null;
+        break;
       case "after":
         return null;
     }
@@ -228,10 +267,17 @@ const opensCall = (tag: Tag) =>
 const isToolCallTag = (tag: Tag) => tag.family === "costume" && tag.name === "tool_call";
 const isGlmValueTag = (tag: Tag) => tag.family === "costume" && tag.name === "arg_value";
 
-/** An opener that may start an example in a value of `family` (a DSML value reads unprefixed markup as text already, PlainRunInValue). */
-export function exampleOpener(tag: Tag, family: TagFamily): boolean {
+/**
+ * An opener that may start an example in a value of `family` (a DSML value reads unprefixed markup
+ * as text already, PlainRunInValue). In a DSML value, a sentinel tag named after a declared tool
+ * (`declared`) starts a tool-named example (I11, review 45 finding 4).
+ */
+export function exampleOpener(tag: Tag, family: TagFamily, declared?: (tag: Tag) => boolean): boolean {
   if (tag.closing || tag.flaws & Flaw.SelfClosing) return false;
-  if (tag.family === "dsml") return tag.role === "block" || (tag.role === "invoke" && tag.attrs.name !== undefined);
+  if (tag.family === "dsml") {
+    if (tag.role === "block" || (tag.role === "invoke" && tag.attrs.name !== undefined)) return true;
+    return family === "dsml" && declared !== undefined && opensToolElement(tag) && declared(tag);
+  }
   if (family !== "naked" && family !== "costume") return false;
   if (tag.family === "costume") return tag.name === "tool_call";
   return tag.family === "naked" && (tag.role === "block" || tag.role === "function" || (tag.role === "invoke" && tag.attrs.name !== undefined));
@@ -241,8 +287,17 @@ export function exampleOpener(tag: Tag, family: TagFamily): boolean {
  * Over a complete span (`text`, read up to `to`): the index of the value's closer that ends the
  * examples from `at` (`end`), or -1 and the index where no example was (`stop`; the tag count at the end).
  */
-export function exampleEnd(text: string, tags: readonly Tag[], at: number, family: TagFamily, to = text.length, invokeCloses = false): { end: number; stop: number } {
-  const example = new ExampleInValue(tags[at]!, family, invokeCloses);
+export function exampleEnd(
+  text: string,
+  tags: readonly Tag[],
+  at: number,
+  family: TagFamily,
+  to = text.length,
+  invokeCloses = false,
+  declared?: (tag: Tag) => boolean,
+  valueName?: string,
+): { end: number; stop: number } {
+  const example = new ExampleInValue(tags[at]!, family, invokeCloses, declared, valueName);
   for (let k = at + 1; k < tags.length; k++) {
     const verdict = example.step(tags[k]!);
     if (verdict === "content") return { end: k, stop: -1 };

@@ -74,6 +74,8 @@ export interface SpanReader {
    * context before the rest is read again; a block still open goes on around what follows.
    */
   restart(at: number): Step;
+  /** A parameter's value was open before the tag being read (a DSML value as parse/dsml-value.ts decides it). */
+  valueOpen(): boolean;
   /** Parameter nesting: adds `delta` and returns the new depth (it starts at 1, the opener's own). */
   nest(delta: number): number;
   /** I10: the characters from `at` are a named call (name line, JSON object), read one at a time. */

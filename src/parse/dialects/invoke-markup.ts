@@ -136,7 +136,12 @@ export const TOOL_ELEMENT: SpanKind = {
   content: (_r, c, at, first) => (first && c !== LT ? abandon(at) : null),
   tag(r, tag, base, _first, closesBlock) {
     const end = base + tag.end;
-    if (tag.closing && (tag.role === "invoke" || (tag.family === "dsml" && tag.name === r.opener.name))) return r.enclosing ? r.trail() : complete(end);
+    if (tag.closing && (tag.role === "invoke" || (tag.family === "dsml" && tag.name === r.opener.name))) {
+      // Inside a value it ends the element only by the closer rule (review 45 finding 3): the reader
+      // weighs it after trail() or takeCloser() (the value's step is "end-call", parse/dsml-value.ts).
+      if (r.enclosing) return r.trail();
+      return r.valueOpen() ? r.takeCloser(end) : complete(end);
+    }
     // A child named like a block only by a guess (`</{D}callback>`) closes no block here.
     return closesBlock && (tag.family !== "dsml" || isWrapperName(tag.name)) ? complete(end) : null;
   },

@@ -1,11 +1,12 @@
 import { Flaw, type Tag } from "../../../grammar/tags.ts";
 import type { SpanContext } from "../../call.ts";
-import { closerEndsCall, closerRule, exampleEnd, exampleOpener } from "../../closer-in-value.ts";
+import { closerEndsCall, closerRule, exampleEnd, exampleOpener, toolNamedValueRule } from "../../closer-in-value.ts";
 import { tagsOf } from "../../segments.ts";
 import { mayNameTool, opensToolElement, writtenName } from "../../tool-element.ts";
 import { typeHint, unreadAttribute } from "./attributes.ts";
 import type { BlockFacts, CloseFlaw, InvokeDraft, ParamDraft } from "./drafts.ts";
 import { garbledCloserAt, plainMarkupValueEnds } from "./value-ends.ts";
+import { dsmlValueStep } from "../../dsml-value.ts";
 
 /** When a closer inside a value opened by a DSML or an unprefixed parameter ends it (closer-in-value.ts). */
 const DSML_VALUE = closerRule("dsml");
@@ -88,12 +89,15 @@ export class DsmlWalk implements BlockFacts {
    * stands, and no example starts again before the tag that decided it (so each tag is looked at
    * a bounded number of times).
    */
+  /** A sentinel tag names a declared tool: an I11 example's opener (closer-in-value.ts exampleOpener). */
+  private readonly declared = (tag: Tag): boolean => this.ctx.tools.has(writtenName(this.span, tag));
+
   private exampleAt(index: number): boolean {
     const top = this.stack[this.stack.length - 1];
     if (!this.cur || !top || top.children !== null || index < this.exampleFrom) return false;
     const family = top.opener.family;
-    if ((family !== "dsml" && family !== "naked") || !exampleOpener(this.tags[index]!, family)) return false;
-    const found = exampleEnd(this.span, this.tags, index, family, this.span.length, true);
+    if ((family !== "dsml" && family !== "naked") || !exampleOpener(this.tags[index]!, family, this.declared)) return false;
+    const found = exampleEnd(this.span, this.tags, index, family, this.span.length, true, this.declared, this.cur.toolNamed ? top.name.toLowerCase() : undefined);
     if (found.end >= 0) {
       this.skipUntil = found.end;
       // Ended by the invoke closer (P01), not a parameter closer: the call is refused (cutShort), the example never runs.
@@ -174,7 +178,7 @@ export class DsmlWalk implements BlockFacts {
   private closerInValue(tag: Tag): boolean {
     const top = this.stack[this.stack.length - 1];
     if (!top || top.children !== null) return false;
-    const rule = top.opener.family === "naked" ? NAKED_VALUE : DSML_VALUE;
+    const rule = top.opener.family === "naked" ? NAKED_VALUE : this.cur?.toolNamed ? toolNamedValueRule(top.name.toLowerCase()) : DSML_VALUE;
     if (closerEndsCall(this.span, tag.end, this.span.length, this.tags, this.at + 1, rule)) return false;
     top.closerAsText = true;
     return true;
@@ -218,18 +222,21 @@ export class DsmlWalk implements BlockFacts {
     if (!cur.toolNamed) return false;
     cur.tags.push(tag);
     const top = this.stack[this.stack.length - 1];
-    if (tag.closing) {
-      if (tag.name === cur.name!.toLowerCase() && top?.name.toLowerCase() !== tag.name) this.closeInvoke(tag.start, tag.end, "closer");
-      else if (top) this.closeParam(tag);
-      else cur.unread ??= `closer </${tag.name}> closes no element`;
-      return true;
-    }
-    // Inside a value a DSML tag is the value's text; between values it opens the next one. A child
-    // with an attribute other than the type hint, or self-closing, carries what nobody reads.
-    if (top) return true;
-    if (tag.flaws & Flaw.SelfClosing || Object.keys(tag.attrs).some((k) => k !== "string")) cur.unread ??= `element <${tag.name}> carries a value in an attribute`;
-    else if (tag.flaws & Flaw.RepeatedAttr) cur.unread ??= `element <${tag.name}> names an attribute twice`;
-    else this.openParam(tag, writtenName(this.span, tag));
+    // The stream decides with the same rule (parse/dsml-value.ts), so both agree on an open value.
+    const step = dsmlValueStep(tag, top !== undefined, cur.name!.toLowerCase(), top?.name.toLowerCase() ?? "");
+    if (step === "end-call") {
+      // Review 45 finding 3: the tool's own closer inside a value ends it only by the closer rule,
+      // as an invoke closer does (`Close it with </{D}write> on its own line.` is the file's text).
+      if (top && this.closerInValue(tag)) cur.tags.pop();
+      else this.closeInvoke(tag.start, tag.end, "closer");
+    } else if (step === "close") this.closeParam(tag);
+    else if (step === "open") this.openParam(tag, writtenName(this.span, tag));
+    else if (tag.closing) cur.unread ??= `closer </${tag.name}> closes no element`;
+    // Inside a value a DSML tag is the value's text; between values a child with an attribute
+    // other than the type hint, or self-closing, carries what nobody reads.
+    else if (top) return true;
+    else if (tag.flaws & Flaw.SelfClosing || Object.keys(tag.attrs).some((k) => k !== "string")) cur.unread ??= `element <${tag.name}> carries a value in an attribute`;
+    else cur.unread ??= `element <${tag.name}> names an attribute twice`;
     return true;
   }
 
