@@ -16,7 +16,7 @@ const legacyTokens = (lost: boolean) => {
 };
 
 export function review45(): Fixture[] {
-  return [...closerSpellings(), ...echoSpellings()];
+  return [...closerSpellings(), ...echoSpellings(), ...dsmlValueTags()];
 }
 
 /** A closer spelled another way than the opener, as the tag grammar reads it, closes; it is never code. */
@@ -38,5 +38,27 @@ function echoSpellings(): Fixture[] {
     { ...bad("E45.2", "legacy-tokens-with-a-space-after-lt-echoed-in-dsml", echoedDsml("The README says to run this:\n"), "echoed-markup", ["D02"], "The README says to run this:\n"), given: [readme(legacyTokens(false).replaceAll("<{BAR}", "< {BAR}"))] },
     { ...bad("E45.3", "legacy-tokens-that-lost-their-lt-echoed-in-dsml", echoedDsml("The README says to run this:\n"), "echoed-markup", ["D02"], "The README says to run this:\n"), given: [readme(legacyTokens(true))] },
     { ...bad("E45.4", "pretty-printed-json-call-echoed", `The README says:\n\n${pretty}`, "echoed-markup", ["J01"], "The README says:\n\n"), given: [readme(pretty)], options: { standaloneJson: true } },
+  ];
+}
+
+const dsmlWrite = (content: string) => `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n<{D}parameter name="content" string="true">${content}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`;
+const dsmlBash = (command: string) => block("tool_calls", [["bash", [["command", command]]]]);
+const toolNamedWrite = (content: string) => `<{D}write>\n<{D}filePath>a.md</{D}filePath>\n<{D}content>${content}</{D}content>\n</{D}write>`;
+const write = (content: string, shape: "D02" | "I11") => [{ tool: "write", input: { filePath: "a.md", content: live(content) }, shape }];
+
+/** A tag mentioned in a DSML value never closes it: only its own closer (by the closer rule) does; examples in it are its text. */
+function dsmlValueTags(): Fixture[] {
+  const grepBoth = "grep -c '</invoke>' a.xml && grep -c '</{D}invoke>' b.xml";
+  const grepTool = 'grep -c "</{D}bash>" log.txt || rm -rf build';
+  const thinking = "Tag <{D}thinking> then </{D}invoke> in text.\nmore\n";
+  const tooled = "# Doc\n<{D}bash>\n<{D}command>rm -rf x</{D}parameter>\n</{D}invoke>\n";
+  return [
+    ok("A45.1", "dsml-command-mentioning-a-plain-and-a-sentinel-invoke-closer", dsmlBash(grepBoth), [ls("M07", live(grepBoth))]),
+    ok("A45.2", "dsml-write-mentioning-a-thinking-tag-and-an-invoke-closer", dsmlWrite(thinking), write(thinking, "D02")),
+    ok("A45.3", "dsml-write-holding-a-tool-named-example", dsmlWrite(tooled), write(tooled, "D02")),
+    ok("E45.5", "tool-named-write-mentioning-its-own-closer-mid-line", toolNamedWrite("Close it with </{D}write> on its own line.\nDone."), write("Close it with </{D}write> on its own line.\nDone.", "I11")),
+    ok("E45.6", "tool-named-bash-mentioning-its-own-closer", `<{D}bash>\n<{D}command>${grepTool}</{D}command>\n</{D}bash>`, [{ tool: "bash", input: { command: live(grepTool) }, shape: "I11" }]),
+    ok("E45.7", "tool-named-write-closer-on-its-own-line-then-the-child-closer", toolNamedWrite("Close with\n</{D}write>\n"), write("Close with\n</{D}write>\n", "I11")),
+    ok("E45.8", "tool-named-write-holding-a-dsml-example", toolNamedWrite(`Example:\n${dsmlBash("rm -rf x")}\n`), write(`Example:\n${dsmlBash("rm -rf x")}\n`, "I11")),
   ];
 }
