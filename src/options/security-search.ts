@@ -56,6 +56,37 @@ function nearSecurity(key: string): boolean {
   return nearSecurityOption(key) || nearSecurityNamespace(key) !== undefined;
 }
 
+/** Why a value that could not be searched, or that holds a key close to a security option, closes recovered calls. */
+export function insideReason(inside: Inside): string | undefined {
+  if (inside === undefined) return undefined;
+  if ("unread" in inside) return UNREAD_REASON;
+  const found = JSON.stringify(inside.found);
+  return `it holds ${found.length > FOUND_LIMIT ? `${found.slice(0, FOUND_LIMIT)}...` : found}, which is close to a security option`;
+}
+
+const UNREAD_REASON = "it could not be read to the end, and may hold a security option";
+/** A found path goes into a log line: kept as short as the readers' own shown values. */
+const FOUND_LIMIT = 60;
+
+/**
+ * Why an unknown key closes recovered calls, or undefined when it is only ignored: the rule both
+ * options readers (the plugin's and the library's) apply. Its name may be close to a security
+ * option ("denyTool") or to the namespace that holds them ("responsefix"); and, since an unknown
+ * key is dropped whole, a security option written anywhere inside it (`{ "respFix": { "denyTools":
+ * [...] } }`) would otherwise be dropped in silence. Never throws (a getter or Proxy that does
+ * counts as a value that may hold one); the reason names keys, never a value.
+ */
+export function closedBecause(raw: object, key: string, parentPath: string): string | undefined {
+  try {
+    if (nearSecurityOption(key)) return "it is close to a security option";
+    const namespace = nearSecurityNamespace(key);
+    if (namespace !== undefined) return `it is close to ${JSON.stringify(namespace)}, which holds security options`;
+    return insideReason(securityInside((raw as Record<string, unknown>)[key], parentPath + key));
+  } catch {
+    return UNREAD_REASON;
+  }
+}
+
 /** A JSON-style object as written in a config: not a list, and not a Map, a Set or a class instance. */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;

@@ -1,8 +1,8 @@
 // Reading the library caller's options once, key by key, so later reads cannot throw or change under the repair.
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import { type AdapterOptions, debugLine, type ResponseFixOptions } from "./adapter.ts";
-import { holdsAnything, isPlainObject, securityInside } from "./security-search.ts";
-import { FAIL_CLOSED, OPTIONS, type OptionSpec } from "./spec.ts";
+import { closedBecause, holdsAnything, isPlainObject, securityInside } from "./security-search.ts";
+import { FAIL_CLOSED, type Fields, OPTIONS, type OptionSpec } from "./spec.ts";
 
 const RESPONSE_FIX = OPTIONS.fields.responseFix.fields;
 const HISTORY = OPTIONS.fields.history.fields;
@@ -32,34 +32,67 @@ export function settleOptions(options: AdapterOptions): AdapterOptions {
   const sanitize = history.ok ? readGuarded(history.value, "sanitize") : history;
   if (!sanitize.ok) note("history.sanitize", String(HISTORY.sanitize.default));
   else if (typeof sanitize.value === "boolean") out.history = { sanitize: sanitize.value };
-  const closedFix = () => Object.fromEntries(CLOSED_FIX.map(([key, value]) => [key, structuredClone(value)]));
   const closedNote = `its defaults, except ${CLOSED_FIX.map(([key, value]) => `${key} ${JSON.stringify(value)}`).join(" and ")} (no recovered calls)`;
   // Options that are no object (a list around them, a JSON string, a Map) cannot be read as given:
   // a security option written anywhere inside them closes recovered calls, as the plugin's reading does.
   const whole = readGuarded(options, "", () => (options === undefined || readableObject(options) ? undefined : securityInside(options, "options")));
   if (!whole.ok || whole.value !== undefined) {
     debugLine(out, `options must be an object; using ${closedNote}, since they may hold a security option`);
-    out.responseFix = closedFix();
+    out.responseFix = closedResponseFix();
     return out;
   }
+  // A misspelt security key (`respFix`, `denytools`), or a security option under an unknown key,
+  // closes recovered calls as the plugin's reading does: the caller believes something is denied.
+  const misspelt = misspeltSecurity(options, OPTIONS.fields, "", ADAPTER_KEYS);
+  const closedValues = CLOSED_FIX.map(([key, value]) => `responseFix.${key} ${JSON.stringify(value)}`).join(" and ");
+  for (const line of misspelt) debugLine(out, `${line}; using ${closedValues}: no recovered calls until it is fixed`);
   const fix = readGuarded(options, "responseFix");
   if (!fix.ok) {
     note("responseFix", closedNote);
-    out.responseFix = closedFix();
+    out.responseFix = closedResponseFix();
   } else if (fix.value !== undefined && fix.value !== null) {
     // A list around the object, a JSON string or a Map holding entries: its keys are no option
     // keys, and what it holds may be a deny list. Closed, unless nothing in it could be one.
     const given = readGuarded(fix.value, "", () => readableObject(fix.value) || (securityInside(fix.value, "responseFix") === undefined && !(typeof fix.value === "object" && holdsAnything(fix.value))));
     if (!given.ok || given.value !== true) {
       debugLine(out, `option responseFix must be an object; using ${closedNote}`);
-      out.responseFix = closedFix();
+      out.responseFix = closedResponseFix();
     } else if (typeof fix.value === "object") {
       out.responseFix = settleResponseFix(fix.value, note);
     } else {
       debugLine(out, "option responseFix must be an object; using its defaults");
     }
   }
+  if (misspelt.length > 0) out.responseFix = { ...out.responseFix, ...closedResponseFix() };
   return out;
+}
+
+/** Keys the adapters take beyond the option spec (the middleware's sanitizeHistory too): not unknown. */
+const ADAPTER_KEYS: ReadonlySet<string> = new Set(["debug", "onResult", "onRepairing", "sanitizeHistory"]);
+
+/**
+ * One line for each unknown key, at `parentPath` and in the namespaces under it, that closes
+ * recovered calls by the plugin's rule (closedBecause): close to a security option or to the
+ * namespace holding them, or holding one inside. It names the key and why, never its value. Keys
+ * that cannot be listed may be such a key: one line too. Other unknown keys are ignored, as before.
+ */
+function misspeltSecurity(value: unknown, fields: Fields, parentPath: string, extra?: ReadonlySet<string>): string[] {
+  const keys = readGuarded(value, "", () => (typeof value === "object" && value !== null && readableObject(value) ? Object.keys(value) : []));
+  if (!keys.ok) return [`${parentPath ? `option ${parentPath.slice(0, -1)}` : "options"} could not be listed (it may hold a misspelt security option)`];
+  const lines: string[] = [];
+  for (const key of keys.value as string[]) {
+    const field = Object.hasOwn(fields, key) ? fields[key] : undefined;
+    if (field === undefined) {
+      if (extra?.has(key)) continue;
+      const why = closedBecause(value as object, key, parentPath);
+      if (why !== undefined) lines.push(`unknown option ${JSON.stringify(parentPath + key)} ignored (${why})`);
+    } else if (field.kind === "namespace") {
+      const inner = readGuarded(value, key);
+      // A key that cannot be read is settled (and reported) by its own reader.
+      if (inner.ok) lines.push(...misspeltSecurity(inner.value, field.fields, `${parentPath + key}.`));
+    }
+  }
+  return lines;
 }
 
 /**
@@ -75,6 +108,11 @@ function readableObject(value: unknown): boolean {
 
 /** The responseFix keys that close something when unreadable, with the value they close to. */
 const CLOSED_FIX = Object.entries(FAIL_CLOSED).flatMap(([path, value]) => (path.startsWith("responseFix.") ? [[path.slice("responseFix.".length), value] as const] : []));
+
+/** responseFix's fail-closed values, fresh (allowTools [], denyTools ["*"]): no recovered calls. Shared with the proxy's config file reading. */
+export function closedResponseFix(): { allowTools: string[]; denyTools: string[] } {
+  return Object.fromEntries(CLOSED_FIX.map(([key, value]) => [key, structuredClone(value)])) as { allowTools: string[]; denyTools: string[] };
+}
 
 /** What an unreadable key becomes, and how its debug line says so. */
 function unreadable(spec: OptionSpec): { value?: unknown; note: string } {

@@ -2,7 +2,7 @@
 import { type Checked, checkOption, defaultOf, withDefaults } from "../options/check.ts";
 import { FAIL_CLOSED, type Fields, type NamespaceSpec, OPTIONS, type OptionSpec, type PluginOptions } from "../options/spec.ts";
 import { isPollutingKey } from "../grammar/plain-data.ts";
-import { close, holdsAnything, type Inside, isPlainObject, nearSecurityNamespace, nearSecurityOption, OPTION_PATHS, SECURITY_NAMESPACES, securityInside } from "../options/security-search.ts";
+import { close, closedBecause, holdsAnything, insideReason, isPlainObject, OPTION_PATHS, SECURITY_NAMESPACES, securityInside } from "../options/security-search.ts";
 import { LOG_PREFIX } from "./log-prefix.ts";
 
 const PREFIX = LOG_PREFIX;
@@ -136,19 +136,15 @@ function readableObject(value: unknown): value is Record<string, unknown> {
  * it may have been one.
  */
 function closedInside(value: unknown, path: string, holdsSecurity: boolean): string | undefined {
-  const unread = "it could not be read to the end, and may hold a security option";
-  let inside: Inside;
   try {
-    inside = securityInside(value, path);
+    const inside = securityInside(value, path);
     if (inside === undefined && holdsSecurity && typeof value === "object" && value !== null && holdsAnything(value)) {
       return `${JSON.stringify(path)} holds security options, and what is written there cannot be read as given`;
     }
+    return insideReason(inside);
   } catch {
-    return unread;
+    return insideReason({ unread: true });
   }
-  if (inside === undefined) return undefined;
-  if ("unread" in inside) return unread;
-  return `it holds ${show(inside.found)}, which is close to a security option`;
 }
 
 /** The fail-closed values of every security option under `fields` (an object that could not be read may have set them). */
@@ -211,28 +207,6 @@ function unknownKey(raw: object, key: string, parentPath: string): { problem: st
   const hint = suggestion === undefined ? "" : suggestion === parentPath + key ? ` (${nestedForm(suggestion)})` : ` (did you mean ${JSON.stringify(suggestion)}?)`;
   const closed = why ? `; ignored, and no tool call is recovered until it is fixed (${why})` : "; ignored";
   return { problem: `${PREFIX} unknown option ${JSON.stringify(parentPath + key)}${hint}${closed}`, security: why !== undefined };
-}
-
-/**
- * Why an unknown key closes recovered calls, or undefined when it is only ignored. Its name may be
- * close to a security option ("denyTool") or to the namespace that holds them ("responsefix");
- * and, since an unknown key is dropped whole, a security option written anywhere inside it
- * (`{ "respFix": { "denyTools": [...] } }`) would otherwise be dropped in silence.
- */
-function closedBecause(raw: object, key: string, parentPath: string): string | undefined {
-  if (nearSecurityOption(key)) return "it is close to a security option";
-  const namespace = nearSecurityNamespace(key);
-  if (namespace !== undefined) return `it is close to ${JSON.stringify(namespace)}, which holds security options`;
-  let value: unknown;
-  try {
-    value = (raw as Record<string, unknown>)[key];
-  } catch {
-    return "it could not be read to the end, and may hold a security option";
-  }
-  const inside = securityInside(value, parentPath + key);
-  if (inside === undefined) return undefined;
-  if ("unread" in inside) return "it could not be read to the end, and may hold a security option";
-  return `it holds ${show(inside.found)}, which is close to a security option`;
 }
 
 /** "responseFix.denyTools" written as one key: how to write it instead. */

@@ -2,7 +2,10 @@
 // JSON/JSONC file. The repair options are the plugin's own namespaces, resolved by its resolver.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { closedBecause } from "../options/security-search.ts";
+import { closedResponseFix } from "../options/settle.ts";
 import type { PluginOptions } from "../options/spec.ts";
+import { LOG_PREFIX } from "../plugin/log-prefix.ts";
 import { resolveOptions } from "../plugin/options.ts";
 
 export interface Route {
@@ -94,6 +97,7 @@ export function proxyConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}
   // Longest prefix first, so /deepseek/beta wins over /deepseek and both over the default.
   routes.sort((a, b) => b.prefix.length - a.prefix.length);
   const { options, problems } = resolveOptions(file.options);
+  if (fileKeysClose(file, problems)) options.responseFix = { ...options.responseFix, ...closedResponseFix() };
   return {
     host: values.host ?? env.DSML_FIX_HOST ?? file.host ?? "127.0.0.1",
     port: integer(values.port ?? env.DSML_FIX_PORT ?? file.port ?? 8787, "port", 0, 65535),
@@ -106,6 +110,27 @@ export function proxyConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}
     options,
     problems,
   };
+}
+
+/** The config file's own keys (FileConfig); `$schema` is an editor's, and harmless. */
+const FILE_KEYS: ReadonlySet<string> = new Set(["upstream", "port", "host", "routes", "healthPath", "maxBodyBytes", "upstreamTimeoutMs", "debug", "options", "$schema"]);
+
+/**
+ * One problem line per unknown key of the config file. By the plugin's rule (closedBecause), a key
+ * close to a security option or to responseFix, or holding one inside (`"option": { "responseFix":
+ * { "denyTools": [...] } }`, or responseFix written beside `options` instead of in it), closes
+ * recovered calls: the operator believes something is denied. True when one did.
+ */
+function fileKeysClose(file: FileConfig, problems: string[]): boolean {
+  let closed = false;
+  for (const key of Object.keys(file)) {
+    if (FILE_KEYS.has(key)) continue;
+    const why = closedBecause(file, key, "");
+    if (why !== undefined) closed = true;
+    const hint = 'repair options go under "options"';
+    problems.push(`${LOG_PREFIX} unknown config file key ${JSON.stringify(key)}; ignored${why === undefined ? "" : `, and no tool call is recovered until it is fixed (${why}; ${hint})`}`);
+  }
+  return closed;
 }
 
 function route(prefix: string, url: string): Route {
