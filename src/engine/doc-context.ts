@@ -1,6 +1,7 @@
 import { BlockReader, Mode } from "./doc-blocks.ts";
 import { Leaf } from "./doc-open-blocks.ts";
 import { CR, LF, LT } from "../grammar/chars.ts";
+import { Flaw, type Tag } from "../grammar/tags.ts";
 
 /**
  * Tracks where a reply is documentation, one character at a time, by following CommonMark's
@@ -32,7 +33,63 @@ import { CR, LF, LT } from "../grammar/chars.ts";
  * (doc-line-shapes.ts); the inline places (doc-inline.ts, doc-links.ts, doc-tags.ts). This class is the
  * engine's view of it: the questions asked while reading.
  */
+/** The kind of call quoted in documentation whose values DocContext counts. */
+const enum QuotedCall {
+  None,
+  /** An invoke: parameter tags open and close its values. */
+  Invoke,
+  /** A DSML tag named after a tool (I11): its DSML children are its values. */
+  Element,
+}
+
 export class DocContext extends BlockReader {
+  /**
+   * A call quoted in block documentation (a DSML or Claude-style invoke opener, or a DSML tag named
+   * after a declared tool, read in a fence, an HTML block or comment, indented code or a block
+   * quote) whose value has not closed yet: its value openers, nested ones counted, less their
+   * closers. While one is open, everything is documentation, whatever CommonMark says about the
+   * block around it: a line inside the value that ends that block (the page's own fence, a blank
+   * line, `-->`) is the quoted call's content, and so is a call example after it, up to the
+   * value's own closer (review 45, finding 5). It only adds documentation to CommonMark's reading
+   * (CommonMark's blocks are read on underneath), so it can refuse a call, never run one; a quote
+   * whose value never closes keeps the rest of the reply documentation. Set only from the tags
+   * the engine notes (noteQuotedTag).
+   */
+  private quotedValues = 0;
+  /** The quoted call whose values are counted: its opener was read in block documentation and it has not closed. */
+  private quotedCall: QuotedCall = QuotedCall.None;
+
+  /**
+   * Whether a tag at this `<` (asked after inDoc) belongs to a quoted call: in block documentation
+   * (not inline: a code span mentioning an opener quotes no call), or inside a quoted value.
+   */
+  get readsQuotedTags(): boolean {
+    return this.quotedValues > 0 || this.blockDocNow();
+  }
+
+  /**
+   * A DSML or Claude-style tag read where readsQuotedTags held (the engine then advances over it
+   * as usual). `toolNamed`: a DSML opener named after a declared tool (the I11 form). An invoke's
+   * values open and close with parameter tags; a tool-named element's with its DSML children.
+   */
+  noteQuotedTag(tag: Tag, toolNamed: boolean): void {
+    const role = tag.role;
+    if (this.quotedValues === 0) {
+      // A tool-named tag inside a tool-named element is one of its values (a parameter named like a tool).
+      if (tag.closing ? role === "block" || role === "invoke" : role === "invoke" || (toolNamed && this.quotedCall !== QuotedCall.Element)) {
+        this.quotedCall = tag.closing || (tag.flaws & Flaw.SelfClosing) !== 0 ? QuotedCall.None : role === "invoke" ? QuotedCall.Invoke : QuotedCall.Element;
+        return;
+      }
+      if (this.quotedCall === QuotedCall.None) return;
+    }
+    if (role !== (this.quotedCall === QuotedCall.Element ? "other" : "parameter")) return;
+    if (!tag.closing) {
+      if ((tag.flaws & Flaw.SelfClosing) === 0) this.quotedValues++;
+    } else if (this.quotedValues > 0) this.quotedValues--;
+    // A closer between values: the tool's own (I11), or a stray parameter closer; the quote is over.
+    else this.quotedCall = QuotedCall.None;
+  }
+
   /** Whether a character `c` (a trigger: `<`, a bar, `[`, a name start) arriving now would be documentation. */
   inDoc(c = LT): boolean {
     if (c === LF || c === CR) return false;
@@ -96,6 +153,16 @@ export class DocContext extends BlockReader {
   }
 
   private docNow(): boolean {
+    return this.quotedValues > 0 || this.blockDocNow() || (this.paragraphText && this.inline.inDoc);
+  }
+
+  /** Paragraph text, or a line start that may still continue one: where the inline places count. */
+  private get paragraphText(): boolean {
+    return this.mode === Mode.Text || ((this.mode === Mode.Prefix || this.mode === Mode.Opener) && this.blocks.tipIsParagraph);
+  }
+
+  /** Documentation by CommonMark's blocks: everything docNow counts but the inline places. */
+  private blockDocNow(): boolean {
     if (this.blocks.deep) return true;
     switch (this.mode) {
       case Mode.Code:
@@ -104,10 +171,10 @@ export class DocContext extends BlockReader {
       case Mode.Html:
         return true;
       case Mode.Text:
-        return this.blocks.quoted || this.row || this.inline.inDoc;
+        return this.blocks.quoted || this.row;
       default:
         // Undecided line start: it may still continue the paragraph (lazily, inside every open container).
-        if (this.blocks.tipIsParagraph) return this.blocks.quoted || this.blocks.leaf === Leaf.Table || this.inline.inDoc;
+        if (this.blocks.tipIsParagraph) return this.blocks.quoted || this.blocks.leaf === Leaf.Table;
         // Whatever starts here closes the containers the line did not match.
         return this.blocks.matchedQuoted;
     }

@@ -1,5 +1,5 @@
-import { LBRACE, LBRACKET, LT } from "../grammar/chars.ts";
-import { isTriggerCode } from "../grammar/markers.ts";
+import { LBRACE, LBRACKET, LT, SLASH } from "../grammar/chars.ts";
+import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
 import { mayStartStrayLine, readStrayLine } from "../grammar/stray-line.ts";
 import { NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "../parse/call.ts";
@@ -152,6 +152,19 @@ export class TextMode extends Output {
           j = r.end;
           continue;
         }
+      } else if (c === LT && doc.readsQuotedTags) {
+        // A quoted call's tag (review 45 finding 5): noted, then documentation like the rest.
+        const quoted = quotedTagAt(s, j, final);
+        if (quoted === NEED_MORE) {
+          this.emitText(s, emitFrom, j, base);
+          return j;
+        }
+        if (quoted !== null) {
+          doc.noteQuotedTag(quoted, !quoted.closing && quoted.role === "other" && this.ctx.tools.has(quoted.name));
+          doc.advanceText(s, j, quoted.end);
+          j = quoted.end;
+          continue;
+        }
       }
       doc.advance(c);
       j++;
@@ -199,6 +212,24 @@ export class TextMode extends Output {
     if (this.openBlock !== null && !isBlank(s, from, to)) this.openBlock = null;
     this.pushText(from === 0 && to === s.length ? s : s.slice(from, to), base + from);
   }
+}
+
+/**
+ * The DSML tag, or Claude-style invoke, parameter or block tag, at `s[j]` (a `<` in documentation):
+ * the only ones a quoted call's values are counted by (DocContext.noteQuotedTag); NEED_MORE while
+ * the text ends before that is known. Only a `<` followed by a bar or an `i`, `p`, `t` or `f` (after
+ * an optional `/`) is read as a tag, so the `<` of ordinary code costs a comparison or two.
+ */
+function quotedTagAt(s: string, j: number, final: boolean): Tag | null | typeof NEED_MORE {
+  let k = j + 1;
+  if (k < s.length && s.charCodeAt(k) === SLASH) k++;
+  if (k >= s.length) return final ? null : NEED_MORE;
+  const c = s.charCodeAt(k);
+  const lower = c | 0x20;
+  if (!isBarCode(c) && lower !== 0x69 && lower !== 0x70 && lower !== 0x74 && lower !== 0x66) return null;
+  const r = readTag(s, j, final);
+  if (r === NEED_MORE || r === null) return r;
+  return (r.family === "dsml" || (r.family === "naked" && r.role !== "other")) && r.end > j ? r : null;
 }
 
 /** The opener with offsets relative to its own candidate span. */

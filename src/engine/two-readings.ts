@@ -1,5 +1,6 @@
 import { DocContext } from "./doc-context.ts";
 import { LT } from "../grammar/chars.ts";
+import type { Tag } from "../grammar/tags.ts";
 
 /**
  * The documentation context of a reply that may continue a prefill or may start a fresh message
@@ -43,6 +44,16 @@ export class TwoReadings extends DocContext {
     const continued = this.asContinued.inDoc(c);
     const fresh = this.asFresh.inDoc(c);
     return continued || fresh;
+  }
+
+  override get readsQuotedTags(): boolean {
+    return this.asContinued.readsQuotedTags || this.asFresh.readsQuotedTags;
+  }
+
+  /** Noted by each reading that reads it as a quoted call's tag. */
+  override noteQuotedTag(tag: Tag, toolNamed: boolean): void {
+    if (this.asContinued.readsQuotedTags) this.asContinued.noteQuotedTag(tag, toolNamed);
+    if (this.asFresh.readsQuotedTags) this.asFresh.noteQuotedTag(tag, toolNamed);
   }
 
   override get midLine(): boolean {
