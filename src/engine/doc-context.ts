@@ -67,6 +67,11 @@ export class DocContext extends BlockReader {
     return this.quotedValues > 0 || this.blockDocNow();
   }
 
+  /** A quoted call or value is open: its closers and parameter openers count too, not only a call opener. */
+  get quoting(): boolean {
+    return this.quotedCall !== QuotedCall.None || this.quotedValues > 0;
+  }
+
   /**
    * A DSML or Claude-style tag read where readsQuotedTags held (the engine then advances over it
    * as usual). `toolNamed`: a DSML opener named after a declared tool (the I11 form). An invoke's

@@ -1,7 +1,7 @@
-import { LBRACE, LBRACKET, LT, SLASH } from "../grammar/chars.ts";
+import { LBRACE, LBRACKET, LT, SLASH, SP, TAB } from "../grammar/chars.ts";
 import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
 import { mayStartStrayLine, readStrayLine } from "../grammar/stray-line.ts";
-import { NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
+import { MAX_TAG, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "../parse/call.ts";
 import { withAliases } from "../parse/aliases.ts";
 import { OPENERS, type Opening, type OpenerView } from "../parse/openers.ts";
@@ -154,7 +154,7 @@ export class TextMode extends Output {
         }
       } else if (c === LT && doc.readsQuotedTags) {
         // A quoted call's tag (review 45 finding 5): noted, then documentation like the rest.
-        const quoted = quotedTagAt(s, j, final);
+        const quoted = quotedTagAt(s, j, final, doc.quoting);
         if (quoted === NEED_MORE) {
           this.emitText(s, emitFrom, j, base);
           return j;
@@ -217,16 +217,20 @@ export class TextMode extends Output {
 /**
  * The DSML tag, or Claude-style invoke, parameter or block tag, at `s[j]` (a `<` in documentation):
  * the only ones a quoted call's values are counted by (DocContext.noteQuotedTag); NEED_MORE while
- * the text ends before that is known. Only a `<` followed by a bar or an `i`, `p`, `t` or `f` (after
- * an optional `/`) is read as a tag, so the `<` of ordinary code costs a comparison or two.
+ * the text ends before that is known. Before any call is quoted (`quoting` false) only an opener
+ * can matter: a `<` followed by a bar (spaces may come between) or an `i`; after one, a closer or
+ * a `p`, `t` or `f` too. Any other `<` of ordinary code costs a comparison or two.
  */
-function quotedTagAt(s: string, j: number, final: boolean): Tag | null | typeof NEED_MORE {
+function quotedTagAt(s: string, j: number, final: boolean, quoting: boolean): Tag | null | typeof NEED_MORE {
   let k = j + 1;
-  if (k < s.length && s.charCodeAt(k) === SLASH) k++;
+  if (quoting && k < s.length && s.charCodeAt(k) === SLASH) k++;
+  const name = k;
+  // `< | DSML | …`: spaces before a sentinel (bounded by the tag reader's own limit).
+  while (k < s.length && k - j < MAX_TAG && (s.charCodeAt(k) === SP || s.charCodeAt(k) === TAB)) k++;
   if (k >= s.length) return final ? null : NEED_MORE;
   const c = s.charCodeAt(k);
   const lower = c | 0x20;
-  if (!isBarCode(c) && lower !== 0x69 && lower !== 0x70 && lower !== 0x74 && lower !== 0x66) return null;
+  if (!isBarCode(c) && (k > name || (lower !== 0x69 && !(quoting && (lower === 0x70 || lower === 0x74 || lower === 0x66))))) return null;
   const r = readTag(s, j, final);
   if (r === NEED_MORE || r === null) return r;
   return (r.family === "dsml" || (r.family === "naked" && r.role !== "other")) && r.end > j ? r : null;

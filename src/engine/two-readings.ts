@@ -50,6 +50,10 @@ export class TwoReadings extends DocContext {
     return this.asContinued.readsQuotedTags || this.asFresh.readsQuotedTags;
   }
 
+  override get quoting(): boolean {
+    return this.asContinued.quoting || this.asFresh.quoting;
+  }
+
   /** Noted by each reading that reads it as a quoted call's tag. */
   override noteQuotedTag(tag: Tag, toolNamed: boolean): void {
     if (this.asContinued.readsQuotedTags) this.asContinued.noteQuotedTag(tag, toolNamed);

@@ -61,6 +61,14 @@ describe("a block closed by a line inside a quoted call's open value: the exampl
     quoted(opened + "Run it like this:\n" + EXAMPLE_BLOCK + "\n" + live("</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>") + "\nok");
   });
 
+  test("the quoted write in degraded sentinels (ASCII bars, double vertical lines, spaced bars): the same", () => {
+    for (const sentinel of ["|DSML|", "{DVL}DSML{DVL}", " | DSML | ", "{BAR}{BAR}DSML{BAR}"]) {
+      const write = (content: string) =>
+        live(`<${sentinel}tool_calls>\n<${sentinel}invoke name="write">\n<${sentinel}parameter name="content" string="true">`) + content + live(`</${sentinel}parameter>\n</${sentinel}invoke>\n</${sentinel}tool_calls>`);
+      quoted("```\n" + write("# Calls\n```\n" + EXAMPLE_BLOCK + "\n```\n") + "\n```\nThat is all.");
+    }
+  });
+
   test("two examples in the value, the second after a paragraph: neither runs", () => {
     quoted("```\n" + dsmlWrite("# Calls\n```\n" + EXAMPLE_BLOCK + "\n\nAgain:\n\n" + EXAMPLE_BLOCK + "\n") + "\nThat is all.");
   });
