@@ -17,7 +17,9 @@ import { Flaw, type Tag } from "../grammar/tags.ts";
  * Documentation is: code (fenced, indented, spans, a fence's info string), anything inside a
  * blockquote (lazy lines included), raw HTML (blocks of types 1-7, inline tags, comments), table
  * rows, and the inline places of doc-inline.ts (a link's destination and title and a link
- * reference definition among them, read by doc-links.ts). Decisions depend only on earlier characters, so
+ * reference definition among them, read by doc-links.ts); and, from the tags the engine notes,
+ * the open value of a call quoted in block documentation, past the end of that block
+ * (noteQuotedTag). Decisions depend only on earlier characters, so
  * whole-text and chunked runs agree. Where CommonMark's answer depends on later text (a backtick
  * fence whose info string later holds a backtick, an inline tag that may never close) the
  * reading under which more text is documentation is taken: calling a quote documentation only
