@@ -1,7 +1,9 @@
 import { BlockReader, Mode } from "./doc-blocks.ts";
 import { Leaf } from "./doc-open-blocks.ts";
 import { CR, LF, LT } from "../grammar/chars.ts";
-import { Flaw, type Tag } from "../grammar/tags.ts";
+import { Flaw, NEED_MORE, type Tag } from "../grammar/tags.ts";
+import type { ToolSpec } from "../parse/types.ts";
+import { quotedTagAt } from "./quoted-tags.ts";
 
 /**
  * Tracks where a reply is documentation, one character at a time, by following CommonMark's
@@ -76,11 +78,13 @@ export class DocContext extends BlockReader {
 
   /**
    * A DSML or Claude-style tag read where readsQuotedTags held (the engine then advances over it
-   * as usual). `toolNamed`: a DSML opener named after a declared tool (the I11 form). An invoke's
-   * values open and close with parameter tags; a tool-named element's with its DSML children.
+   * as usual). A DSML opener named after one of `tools` opens a tool-named element (I11). An
+   * invoke's values open and close with parameter tags; a tool-named element's with its DSML
+   * children.
    */
-  noteQuotedTag(tag: Tag, toolNamed: boolean): void {
+  noteQuotedTag(tag: Tag, tools: ReadonlyMap<string, ToolSpec>): void {
     const role = tag.role;
+    const toolNamed = !tag.closing && role === "other" && tag.family === "dsml" && tools.has(tag.name);
     if (this.quotedValues === 0) {
       // A tool-named tag inside a tool-named element is one of its values (a parameter named like a tool).
       if (tag.closing ? role === "block" || role === "invoke" : role === "invoke" || (toolNamed && this.quotedCall !== QuotedCall.Element)) {
@@ -95,6 +99,31 @@ export class DocContext extends BlockReader {
     } else if (this.quotedValues > 0) this.quotedValues--;
     // A closer between values: the tool's own (I11), or a stray parameter closer; the quote is over.
     else this.quotedCall = QuotedCall.None;
+  }
+
+  /**
+   * advanceText over candidate text released as text (it proved no call), noting the quoted
+   * call's tags in it as text mode notes them while it scans: a quote inside a costume (`<pre>`)
+   * or a broken block is read like one in plain text. The text is whole: a tag cut at its end is
+   * not read (the same for every split, since a candidate's span does not depend on them).
+   */
+  advanceReleased(text: string, tools: ReadonlyMap<string, ToolSpec>): void {
+    let from = 0;
+    for (let at = text.indexOf("<"); at !== -1; at = text.indexOf("<", from)) {
+      this.advanceText(text, from, at);
+      from = at + 1;
+      if (this.inDoc(LT) && this.readsQuotedTags) {
+        const tag = quotedTagAt(text, at, true, this.quoting);
+        if (tag !== null && tag !== NEED_MORE) {
+          this.noteQuotedTag(tag, tools);
+          from = tag.end;
+          this.advanceText(text, at, from);
+          continue;
+        }
+      }
+      this.advance(LT);
+    }
+    this.advanceText(text, from);
   }
 
   /** Whether a character `c` (a trigger: `<`, a bar, `[`, a name start) arriving now would be documentation. */

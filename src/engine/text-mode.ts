@@ -1,7 +1,7 @@
-import { LBRACE, LBRACKET, LT, SLASH, SP, TAB } from "../grammar/chars.ts";
-import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
+import { LBRACE, LBRACKET, LT } from "../grammar/chars.ts";
+import { isTriggerCode } from "../grammar/markers.ts";
 import { mayStartStrayLine, readStrayLine } from "../grammar/stray-line.ts";
-import { MAX_TAG, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
+import { NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "../parse/call.ts";
 import { withAliases } from "../parse/aliases.ts";
 import { OPENERS, type Opening, type OpenerView } from "../parse/openers.ts";
@@ -11,6 +11,7 @@ import { resolveParseOptions, type ToolSpec } from "../parse/types.ts";
 import { Candidate } from "./candidate.ts";
 import { isBlank } from "./fed-text.ts";
 import { Output } from "./output.ts";
+import { quotedTagAt } from "./quoted-tags.ts";
 import { stopAt } from "./stop-chars.ts";
 import { isNameStart, RESIDUE_OPENER, STANDALONE_OPENER, ToolNameOpeners } from "./tagless-openers.ts";
 import type { EngineOptions } from "./types.ts";
@@ -160,7 +161,7 @@ export class TextMode extends Output {
           return j;
         }
         if (quoted !== null) {
-          doc.noteQuotedTag(quoted, !quoted.closing && quoted.role === "other" && this.ctx.tools.has(quoted.name));
+          doc.noteQuotedTag(quoted, this.ctx.tools);
           doc.advanceText(s, j, quoted.end);
           j = quoted.end;
           continue;
@@ -212,28 +213,6 @@ export class TextMode extends Output {
     if (this.openBlock !== null && !isBlank(s, from, to)) this.openBlock = null;
     this.pushText(from === 0 && to === s.length ? s : s.slice(from, to), base + from);
   }
-}
-
-/**
- * The DSML tag, or Claude-style invoke, parameter or block tag, at `s[j]` (a `<` in documentation):
- * the only ones a quoted call's values are counted by (DocContext.noteQuotedTag); NEED_MORE while
- * the text ends before that is known. Before any call is quoted (`quoting` false) only an opener
- * can matter: a `<` followed by a bar (spaces may come between) or an `i`; after one, a closer or
- * a `p`, `t` or `f` too. Any other `<` of ordinary code costs a comparison or two.
- */
-function quotedTagAt(s: string, j: number, final: boolean, quoting: boolean): Tag | null | typeof NEED_MORE {
-  let k = j + 1;
-  if (quoting && k < s.length && s.charCodeAt(k) === SLASH) k++;
-  const name = k;
-  // `< | DSML | …`: spaces before a sentinel (bounded by the tag reader's own limit).
-  while (k < s.length && k - j < MAX_TAG && (s.charCodeAt(k) === SP || s.charCodeAt(k) === TAB)) k++;
-  if (k >= s.length) return final ? null : NEED_MORE;
-  const c = s.charCodeAt(k);
-  const lower = c | 0x20;
-  if (!isBarCode(c) && (k > name || (lower !== 0x69 && !(quoting && (lower === 0x70 || lower === 0x74 || lower === 0x66))))) return null;
-  const r = readTag(s, j, final);
-  if (r === NEED_MORE || r === null) return r;
-  return (r.family === "dsml" || (r.family === "naked" && r.role !== "other")) && r.end > j ? r : null;
 }
 
 /** The opener with offsets relative to its own candidate span. */

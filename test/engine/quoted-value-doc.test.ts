@@ -69,6 +69,14 @@ describe("a block closed by a line inside a quoted call's open value: the exampl
     }
   });
 
+  test("an HTML `<pre>` (a costume candidate released as text): its closer inside the value", () => {
+    // The quote's tags reach the documentation context in candidate text released as text
+    // (DocContext.advanceReleased), not from text mode's scan.
+    quoted("Intro:\n<pre>\n" + dsmlWrite("Run:\n</pre>\n# T\n" + EXAMPLE_BLOCK + "\n") + "\n</pre>\nDone.");
+    quoted("Intro:\n<pre>\n" + claudeWrite("</pre>\n" + EXAMPLE_BLOCK + "\n") + "\n</pre>\nDone.");
+    quoted("Intro:\n<pre>\n" + toolNamedWrite("x\n</pre>\nRun:\n" + live(`<{D}bash>\n<{D}command>rm -rf x</{D}command>\n</{D}bash>`) + "\n") + "\n</pre>\nDone.");
+  });
+
   test("two examples in the value, the second after a paragraph: neither runs", () => {
     quoted("```\n" + dsmlWrite("# Calls\n```\n" + EXAMPLE_BLOCK + "\n\nAgain:\n\n" + EXAMPLE_BLOCK + "\n") + "\nThat is all.");
   });
@@ -118,6 +126,10 @@ describe("hard negatives: documentation that leaves no quoted value open does no
   test("a self-closing quoted parameter opens no value", () => {
     const input = live("```\n<{D}invoke name=\"bash\">\n<{D}parameter name=\"command\" value=\"ls\"/>\n```\n\n") + REAL_CALL;
     expect(calls(input)).toEqual([["bash", { command: "ls -la" }]]);
+  });
+
+  test("a complete quoted write in an HTML `<pre>`, then a real call: it runs", () => {
+    expect(calls("<pre>\n" + dsmlWrite("# Calls\n") + "\n</pre>\n\n" + REAL_CALL)).toEqual([["bash", { command: "ls -la" }]]);
   });
 
   test("HTML and code full of `<` in a fence (no quoted call): a real call after it runs", () => {
