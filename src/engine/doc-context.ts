@@ -5,6 +5,15 @@ import { Flaw, NEED_MORE, type Tag } from "../grammar/tags.ts";
 import type { ToolSpec } from "../parse/types.ts";
 import { quotedTagAt } from "./quoted-tags.ts";
 
+/** The kind of call quoted in documentation whose values DocContext counts. */
+const enum QuotedCall {
+  None,
+  /** An invoke: parameter tags open and close its values. */
+  Invoke,
+  /** A DSML tag named after a tool (I11): its DSML children are its values. */
+  Element,
+}
+
 /**
  * Tracks where a reply is documentation, one character at a time, by following CommonMark's
  * block structure the way its reference parser does (commonmark.js, `incorporateLine`): a stack
@@ -34,18 +43,10 @@ import { quotedTagAt } from "./quoted-tags.ts";
  * The reading is split by job: the block reader (doc-blocks.ts) with the open blocks
  * (doc-open-blocks.ts), the construct pending at a block start (doc-block-opener.ts), the open
  * fence (doc-fence.ts), HTML blocks (doc-html.ts) and the shapes decided at a line's end
- * (doc-line-shapes.ts); the inline places (doc-inline.ts, doc-links.ts, doc-tags.ts). This class is the
- * engine's view of it: the questions asked while reading.
+ * (doc-line-shapes.ts); the inline places (doc-inline.ts, doc-links.ts, doc-tags.ts); a quoted
+ * call's tags (quoted-tags.ts, noted here). This class is the engine's view of it: the questions
+ * asked while reading.
  */
-/** The kind of call quoted in documentation whose values DocContext counts. */
-const enum QuotedCall {
-  None,
-  /** An invoke: parameter tags open and close its values. */
-  Invoke,
-  /** A DSML tag named after a tool (I11): its DSML children are its values. */
-  Element,
-}
-
 export class DocContext extends BlockReader {
   /**
    * A call quoted in block documentation (a DSML or Claude-style invoke opener, or a DSML tag named
@@ -54,9 +55,9 @@ export class DocContext extends BlockReader {
    * closers. While one is open, everything is documentation, whatever CommonMark says about the
    * block around it: a line inside the value that ends that block (the page's own fence, a blank
    * line, `-->`) is the quoted call's content, and so is a call example after it, up to the
-   * value's own closer (review 45, finding 5). It only adds documentation to CommonMark's reading
-   * (CommonMark's blocks are read on underneath), so it can refuse a call, never run one; a quote
-   * whose value never closes keeps the rest of the reply documentation. Set only from the tags
+   * value's own closer (review 45, finding 5). It adds documentation to CommonMark's reading and
+   * takes none away (CommonMark's blocks are read on underneath); a quote whose value never
+   * closes keeps the rest of the reply documentation (a missed repair, never a wrong execution). Set only from the tags
    * the engine notes (noteQuotedTag).
    */
   private quotedValues = 0;
