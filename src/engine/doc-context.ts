@@ -1,6 +1,18 @@
 import { BlockReader, Mode } from "./doc-blocks.ts";
 import { Leaf } from "./doc-open-blocks.ts";
 import { CR, LF, LT } from "../grammar/chars.ts";
+import { Flaw, NEED_MORE, type Tag } from "../grammar/tags.ts";
+import type { ToolSpec } from "../parse/types.ts";
+import { quotedTagAt } from "./quoted-tags.ts";
+
+/** The kind of call quoted in documentation whose values DocContext counts. */
+const enum QuotedCall {
+  None,
+  /** An invoke: parameter tags open and close its values. */
+  Invoke,
+  /** A DSML tag named after a tool (I11): its DSML children are its values. */
+  Element,
+}
 
 /**
  * Tracks where a reply is documentation, one character at a time, by following CommonMark's
@@ -16,7 +28,9 @@ import { CR, LF, LT } from "../grammar/chars.ts";
  * Documentation is: code (fenced, indented, spans, a fence's info string), anything inside a
  * blockquote (lazy lines included), raw HTML (blocks of types 1-7, inline tags, comments), table
  * rows, and the inline places of doc-inline.ts (a link's destination and title and a link
- * reference definition among them, read by doc-links.ts). Decisions depend only on earlier characters, so
+ * reference definition among them, read by doc-links.ts); and, from the tags the engine notes,
+ * the open value of a call quoted in block documentation, past the end of that block
+ * (noteQuotedTag). Decisions depend only on earlier characters, so
  * whole-text and chunked runs agree. Where CommonMark's answer depends on later text (a backtick
  * fence whose info string later holds a backtick, an inline tag that may never close) the
  * reading under which more text is documentation is taken: calling a quote documentation only
@@ -29,10 +43,90 @@ import { CR, LF, LT } from "../grammar/chars.ts";
  * The reading is split by job: the block reader (doc-blocks.ts) with the open blocks
  * (doc-open-blocks.ts), the construct pending at a block start (doc-block-opener.ts), the open
  * fence (doc-fence.ts), HTML blocks (doc-html.ts) and the shapes decided at a line's end
- * (doc-line-shapes.ts); the inline places (doc-inline.ts, doc-links.ts, doc-tags.ts). This class is the
- * engine's view of it: the questions asked while reading.
+ * (doc-line-shapes.ts); the inline places (doc-inline.ts, doc-links.ts, doc-tags.ts); a quoted
+ * call's tags (quoted-tags.ts, noted here). This class is the engine's view of it: the questions
+ * asked while reading.
  */
 export class DocContext extends BlockReader {
+  /**
+   * A call quoted in block documentation (a DSML or Claude-style invoke opener, or a DSML tag named
+   * after a declared tool, read in a fence, an HTML block or comment, indented code or a block
+   * quote) whose value has not closed yet: its value openers, nested ones counted, less their
+   * closers. While one is open, everything is documentation, whatever CommonMark says about the
+   * block around it: a line inside the value that ends that block (the page's own fence, a blank
+   * line, `-->`) is the quoted call's content, and so is a call example after it, up to the
+   * value's own closer (review 45, finding 5). It adds documentation to CommonMark's reading and
+   * takes none away (CommonMark's blocks are read on underneath); a quote whose value never
+   * closes keeps the rest of the reply documentation (a missed repair, never a wrong execution). Set only from the tags
+   * the engine notes (noteQuotedTag).
+   */
+  private quotedValues = 0;
+  /** The quoted call whose values are counted: its opener was read in block documentation and it has not closed. */
+  private quotedCall: QuotedCall = QuotedCall.None;
+
+  /**
+   * Whether a tag at this `<` (asked after inDoc) belongs to a quoted call: in block documentation
+   * (not inline: a code span mentioning an opener quotes no call), or inside a quoted value.
+   */
+  get readsQuotedTags(): boolean {
+    return this.quotedValues > 0 || this.blockDocNow();
+  }
+
+  /** A quoted call or value is open: its closers and parameter openers count too, not only a call opener. */
+  get quoting(): boolean {
+    return this.quotedCall !== QuotedCall.None || this.quotedValues > 0;
+  }
+
+  /**
+   * A DSML or Claude-style tag read where readsQuotedTags held (the engine then advances over it
+   * as usual). A DSML opener named after one of `tools` opens a tool-named element (I11). An
+   * invoke's values open and close with parameter tags; a tool-named element's with its DSML
+   * children.
+   */
+  noteQuotedTag(tag: Tag, tools: ReadonlyMap<string, ToolSpec>): void {
+    const role = tag.role;
+    const toolNamed = !tag.closing && role === "other" && tag.family === "dsml" && tools.has(tag.name);
+    if (this.quotedValues === 0) {
+      // A tool-named tag inside a tool-named element is one of its values (a parameter named like a tool).
+      if (tag.closing ? role === "block" || role === "invoke" : role === "invoke" || (toolNamed && this.quotedCall !== QuotedCall.Element)) {
+        this.quotedCall = tag.closing || (tag.flaws & Flaw.SelfClosing) !== 0 ? QuotedCall.None : role === "invoke" ? QuotedCall.Invoke : QuotedCall.Element;
+        return;
+      }
+      if (this.quotedCall === QuotedCall.None) return;
+    }
+    if (role !== (this.quotedCall === QuotedCall.Element ? "other" : "parameter")) return;
+    if (!tag.closing) {
+      if ((tag.flaws & Flaw.SelfClosing) === 0) this.quotedValues++;
+    } else if (this.quotedValues > 0) this.quotedValues--;
+    // A closer between values: the tool's own (I11), or a stray parameter closer; the quote is over.
+    else this.quotedCall = QuotedCall.None;
+  }
+
+  /**
+   * advanceText over candidate text released as text (it proved no call), noting the quoted
+   * call's tags in it as text mode notes them while it scans: a quote inside a costume (`<pre>`)
+   * or a broken block is read like one in plain text. The text is whole: a tag cut at its end is
+   * not read (the same for every split, since a candidate's span does not depend on them).
+   */
+  advanceReleased(text: string, tools: ReadonlyMap<string, ToolSpec>): void {
+    let from = 0;
+    for (let at = text.indexOf("<"); at !== -1; at = text.indexOf("<", from)) {
+      this.advanceText(text, from, at);
+      from = at + 1;
+      if (this.inDoc(LT) && this.readsQuotedTags) {
+        const tag = quotedTagAt(text, at, true, this.quoting);
+        if (tag !== null && tag !== NEED_MORE) {
+          this.noteQuotedTag(tag, tools);
+          from = tag.end;
+          this.advanceText(text, at, from);
+          continue;
+        }
+      }
+      this.advance(LT);
+    }
+    this.advanceText(text, from);
+  }
+
   /** Whether a character `c` (a trigger: `<`, a bar, `[`, a name start) arriving now would be documentation. */
   inDoc(c = LT): boolean {
     if (c === LF || c === CR) return false;
@@ -96,6 +190,16 @@ export class DocContext extends BlockReader {
   }
 
   private docNow(): boolean {
+    return this.quotedValues > 0 || this.blockDocNow() || (this.paragraphText && this.inline.inDoc);
+  }
+
+  /** Paragraph text, or a line start that may still continue one: where the inline places count. */
+  private get paragraphText(): boolean {
+    return this.mode === Mode.Text || ((this.mode === Mode.Prefix || this.mode === Mode.Opener) && this.blocks.tipIsParagraph);
+  }
+
+  /** Documentation by CommonMark's blocks: everything docNow counts but the inline places. */
+  private blockDocNow(): boolean {
     if (this.blocks.deep) return true;
     switch (this.mode) {
       case Mode.Code:
@@ -104,10 +208,10 @@ export class DocContext extends BlockReader {
       case Mode.Html:
         return true;
       case Mode.Text:
-        return this.blocks.quoted || this.row || this.inline.inDoc;
+        return this.blocks.quoted || this.row;
       default:
         // Undecided line start: it may still continue the paragraph (lazily, inside every open container).
-        if (this.blocks.tipIsParagraph) return this.blocks.quoted || this.blocks.leaf === Leaf.Table || this.inline.inDoc;
+        if (this.blocks.tipIsParagraph) return this.blocks.quoted || this.blocks.leaf === Leaf.Table;
         // Whatever starts here closes the containers the line did not match.
         return this.blocks.matchedQuoted;
     }

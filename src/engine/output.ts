@@ -185,7 +185,7 @@ export class Output {
 
   /** Candidate text that proved not to be a call: visible, and documentation context sees it. `markup`: the text is markup that did not run, reported as such (kept apart in a tail). */
   protected releaseVisible(text: string, start: number, markup?: BrokenSpan): void {
-    this.doc.advanceText(text);
+    this.doc.advanceReleased(text, this.tools);
     this.showMarkup(text, start, markup);
   }
 

@@ -11,6 +11,7 @@ import { resolveParseOptions, type ToolSpec } from "../parse/types.ts";
 import { Candidate } from "./candidate.ts";
 import { isBlank } from "./fed-text.ts";
 import { Output } from "./output.ts";
+import { quotedTagAt } from "./quoted-tags.ts";
 import { stopAt } from "./stop-chars.ts";
 import { isNameStart, RESIDUE_OPENER, STANDALONE_OPENER, ToolNameOpeners } from "./tagless-openers.ts";
 import type { EngineOptions } from "./types.ts";
@@ -150,6 +151,19 @@ export class TextMode extends Output {
           }
           doc.advanceText(s, j, r.end);
           j = r.end;
+          continue;
+        }
+      } else if (c === LT && doc.readsQuotedTags) {
+        // A quoted call's tag (review 45 finding 5): noted, then documentation like the rest.
+        const quoted = quotedTagAt(s, j, final, doc.quoting);
+        if (quoted === NEED_MORE) {
+          this.emitText(s, emitFrom, j, base);
+          return j;
+        }
+        if (quoted !== null) {
+          doc.noteQuotedTag(quoted, this.ctx.tools);
+          doc.advanceText(s, j, quoted.end);
+          j = quoted.end;
           continue;
         }
       }

@@ -1,5 +1,7 @@
 import { DocContext } from "./doc-context.ts";
 import { LT } from "../grammar/chars.ts";
+import type { Tag } from "../grammar/tags.ts";
+import type { ToolSpec } from "../parse/types.ts";
 
 /**
  * The documentation context of a reply that may continue a prefill or may start a fresh message
@@ -33,6 +35,12 @@ export class TwoReadings extends DocContext {
     this.asFresh.advanceText(text, from, to);
   }
 
+  /** Each reading reads the released text's quoted tags where it holds them (as noteQuotedTag notes them). */
+  override advanceReleased(text: string, tools: ReadonlyMap<string, ToolSpec>): void {
+    this.asContinued.advanceReleased(text, tools);
+    this.asFresh.advanceReleased(text, tools);
+  }
+
   override advance(c: number): void {
     this.asContinued.advance(c);
     this.asFresh.advance(c);
@@ -43,6 +51,20 @@ export class TwoReadings extends DocContext {
     const continued = this.asContinued.inDoc(c);
     const fresh = this.asFresh.inDoc(c);
     return continued || fresh;
+  }
+
+  override get readsQuotedTags(): boolean {
+    return this.asContinued.readsQuotedTags || this.asFresh.readsQuotedTags;
+  }
+
+  override get quoting(): boolean {
+    return this.asContinued.quoting || this.asFresh.quoting;
+  }
+
+  /** Noted by each reading that reads it as a quoted call's tag. */
+  override noteQuotedTag(tag: Tag, tools: ReadonlyMap<string, ToolSpec>): void {
+    if (this.asContinued.readsQuotedTags) this.asContinued.noteQuotedTag(tag, tools);
+    if (this.asFresh.readsQuotedTags) this.asFresh.noteQuotedTag(tag, tools);
   }
 
   override get midLine(): boolean {

@@ -1,0 +1,49 @@
+import { SLASH, SP, TAB } from "../grammar/chars.ts";
+import { isBarCode } from "../grammar/markers.ts";
+import { MAX_TAG, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
+
+// The tags a call quoted in documentation is followed by (DocContext.noteQuotedTag, review 45
+// finding 5), read at a `<` the documentation context holds: by text mode as it scans, and by
+// the documentation context itself over candidate text released as text.
+
+/** The Claude-style names read before a call is quoted (only an opener matters then), and after. */
+const OPENER_NAMES = ["invoke"];
+const QUOTING_NAMES = ["invoke", "parameter", "tool_calls", "function_calls"];
+
+/**
+ * The DSML tag, or Claude-style invoke, parameter or block tag, at `s[j]` (a `<` in documentation):
+ * the only ones a quoted call's values are counted by (DocContext.noteQuotedTag); NEED_MORE while
+ * the text ends before that is known. Before any call is quoted (`quoting` false) only an opener
+ * can matter: a `<` followed by a bar (spaces may come between) or by `invoke`; after one, a
+ * closer and the other names too. The tag reader runs only past that check, so the `<` of
+ * ordinary code costs a comparison or two and is held at a chunk's end only as far as the check
+ * needs.
+ */
+export function quotedTagAt(s: string, j: number, final: boolean, quoting: boolean): Tag | null | typeof NEED_MORE {
+  let k = j + 1;
+  if (quoting && k < s.length && s.charCodeAt(k) === SLASH) k++;
+  const name = k;
+  // `< | DSML | …`: spaces before a sentinel (bounded by the tag reader's own limit).
+  while (k < s.length && k - j < MAX_TAG && (s.charCodeAt(k) === SP || s.charCodeAt(k) === TAB)) k++;
+  if (k >= s.length) return final ? null : NEED_MORE;
+  if (!isBarCode(s.charCodeAt(k))) {
+    if (k > name) return null;
+    const named = namePrefix(s, k, quoting ? QUOTING_NAMES : OPENER_NAMES);
+    if (named !== true) return named === NEED_MORE && final ? null : named;
+  }
+  const r = readTag(s, j, final);
+  if (r === NEED_MORE || r === null) return r;
+  return (r.family === "dsml" || (r.family === "naked" && r.role !== "other")) && r.end > j ? r : null;
+}
+
+/** Whether one of `names` is spelled at `s[k]`: true, null, or NEED_MORE where the text ends inside one. */
+function namePrefix(s: string, k: number, names: readonly string[]): true | null | typeof NEED_MORE {
+  for (const n of names) {
+    const available = Math.min(n.length, s.length - k);
+    let i = 0;
+    while (i < available && s.charCodeAt(k + i) === n.charCodeAt(i)) i++;
+    if (i === n.length) return true;
+    if (i === available) return NEED_MORE;
+  }
+  return null;
+}
