@@ -16,7 +16,7 @@ const legacyTokens = (lost: boolean) => {
 };
 
 export function review45(): Fixture[] {
-  return [...closerSpellings(), ...echoSpellings(), ...dsmlValueTags()];
+  return [...closerSpellings(), ...echoSpellings(), ...dsmlValueTags(), ...quotedOpenValues()];
 }
 
 /** A closer spelled another way than the opener, as the tag grammar reads it, closes; it is never code. */
@@ -60,5 +60,19 @@ function dsmlValueTags(): Fixture[] {
     ok("E45.6", "tool-named-bash-mentioning-its-own-closer", `<{D}bash>\n<{D}command>${grepTool}</{D}command>\n</{D}bash>`, [{ tool: "bash", input: { command: live(grepTool) }, shape: "I11" }]),
     ok("E45.7", "tool-named-write-closer-on-its-own-line-then-the-child-closer", toolNamedWrite("Close with\n</{D}write>\n"), write("Close with\n</{D}write>\n", "I11")),
     ok("E45.8", "tool-named-write-holding-a-dsml-example", toolNamedWrite(`Example:\n${dsmlBash("rm -rf x")}\n`), write(`Example:\n${dsmlBash("rm -rf x")}\n`, "I11")),
+  ];
+}
+
+const quotedWrite = (content: string) => dsmlWrite(content).replace('name="filePath" string="true">a.md', 'name="filePath" string="true">docs/calls.md');
+
+/** A call quoted in documentation whose value is still open: its value's lines never close the block around it. */
+function quotedOpenValues(): Fixture[] {
+  const example = dsmlBash("rm -rf x");
+  return [
+    none("N45.1", "quoted-write-in-a-fence-whose-page-has-a-fence", `Here is the page:\n\`\`\`\n${quotedWrite(`# Calls\n\`\`\`\n${example}\n\`\`\`\n`)}\n\`\`\`\nThat is all.`),
+    none("N45.2", "quoted-write-in-details-whose-page-has-a-blank-line", `<details>\n${quotedWrite(`# Calls\n\nRun it like this:\n${example}\n`)}\n</details>\nThat is all.`),
+    none("N45.3", "quoted-write-in-a-comment-whose-page-has-a-comment-closer", `<!--\n${quotedWrite(`a --> b\n${example}\n`)}\n-->\nThat is all.`),
+    none("N45.4", "quoted-write-in-pre-whose-page-closes-pre", `Intro:\n<pre>\n${quotedWrite(`Run:\n</pre>\n# T\n${example}\n`)}\n</pre>\nDone.`),
+    ok("N45.n1", "quoted-write-closed-in-its-fence-then-a-real-call", `Here is the page:\n\`\`\`\n${quotedWrite("# Calls\n")}\n\`\`\`\n\n${dsmlBash("ls -la")}`, [ls("D02")], `Here is the page:\n\`\`\`\n${quotedWrite("# Calls\n")}\n\`\`\`\n\n`),
   ];
 }
