@@ -154,7 +154,9 @@ export const TOOL_ELEMENT: SpanKind = {
   content: (_r, c, at, first) => (first && c !== LT ? abandon(at) : null),
   tag(r, tag, base, _first, closesBlock) {
     const end = base + tag.end;
-    if (tag.closing && (tag.role === "invoke" || (tag.family === "dsml" && tag.name === r.opener.name))) {
+    // The tool's closer is the element's only where the value rule says so: a child named like the
+    // tool (`<{D}note>` in `note`) is closed by it first (dsmlValueStep "close"), as the walk reads it.
+    if (tag.closing && (tag.role === "invoke" || (tag.family === "dsml" && tag.name === r.opener.name && r.dsmlStep() === "end-call"))) {
       // Inside a value it ends the element only by the closer rule (review 45 finding 3): the reader
       // weighs it after trail() or takeCloser() (the value's step is "end-call", parse/dsml-value.ts).
       if (r.enclosing) return r.trail();

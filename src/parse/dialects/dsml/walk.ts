@@ -230,7 +230,13 @@ export class DsmlWalk implements BlockFacts {
       if (top && this.closerInValue(tag)) cur.tags.pop();
       else this.closeInvoke(tag.start, tag.end, "closer");
     } else if (step === "close") this.closeParam(tag);
-    else if (step === "open") this.openParam(tag, writtenName(this.span, tag));
+    else if (step === "open") {
+      // A child named like its tool (`<{D}note>` inside `<{D}note>`): which of the two closers ends
+      // the element is a guess (a model that started the element over writes the same), so the call
+      // never runs, whatever the schema declares; the markup stays visible, reported.
+      if (tag.name === cur.name!.toLowerCase()) cur.unread ??= `a child named like its tool ${cur.name}: which closer ends the element is ambiguous`;
+      this.openParam(tag, writtenName(this.span, tag));
+    }
     else if (tag.closing) cur.unread ??= `closer </${tag.name}> closes no element`;
     // Inside a value a DSML tag is the value's text; between values a child with an attribute
     // other than the type hint, or self-closing, carries what nobody reads.
