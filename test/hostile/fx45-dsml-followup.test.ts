@@ -116,7 +116,7 @@ describe("the stream against its own span walk: </function> and children named l
         const seen = runs.map((r) => ({ calls: r.calls.map((c) => JSON.stringify([c.tool, c.input])), text: escaped(r.text) }));
         const extra = seen.flatMap((s) => s.calls.filter((c) => !walk.includes(c)));
         expect({ input: escaped(input), extra }).toEqual({ input: escaped(input), extra: [] });
-        expect({ input: escaped(input), seen: seen.slice(1) }).toEqual({ input: escaped(input), seen: [seen[0], seen[0]] });
+        expect({ input: escaped(input), seen: seen.slice(1) }).toEqual({ input: escaped(input), seen: [seen[0]!, seen[0]!] });
       }),
       { seed: 45_9, numRuns: 400 },
     );
