@@ -395,6 +395,10 @@ export class Candidate implements SpanReader {
     return this.before_inValue || ((this.root === "tool-call" || this.root === "qwen-function") && this.depth === 2);
   }
 
+  dsmlStep(): DsmlValueStep {
+    return this.valueStep;
+  }
+
   /** Unprefixed markup (Claude-style, MiniMax): a parameter opener opens a value, its closer or an invoke tag ends it. */
   private nakedInValue(tag: Tag): void {
     if (tag.family !== "naked") return;

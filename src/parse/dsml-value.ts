@@ -29,6 +29,16 @@ export function dsmlValueStep(tag: Tag, open: boolean, tool: string | null, valu
     if (open || tag.flaws & Flaw.SelfClosing || Object.keys(tag.attrs).some((k) => k !== "string") || tag.flaws & Flaw.RepeatedAttr) return "text";
     return "open";
   }
+  return structuralValueStep(tag);
+}
+
+/**
+ * The same step for a tag read by its role alone (no I11 element, or before one opens): the rule
+ * above for a sentinel tag, and how the span walk reads an unprefixed one written in a DSML span
+ * (walk.ts onTag, which calls this for both families, so the stream's rule and the walk's switch
+ * cannot drift). A self-closing invoke or parameter opens nothing: the walk reads its attribute value.
+ */
+export function structuralValueStep(tag: Tag): DsmlValueStep {
   switch (tag.role) {
     case "parameter":
       if (tag.closing) return "close";

@@ -3,6 +3,7 @@ import type { Tag, TagFamily } from "../grammar/tags.ts";
 import type { SpanContext } from "./call.ts";
 import type { Segment } from "./segments.ts";
 import type { CloserRule } from "./closer-in-value.ts";
+import type { DsmlValueStep } from "./dsml-value.ts";
 import type { ToolSpec } from "./types.ts";
 
 /** What opened a candidate; decides which closer ends it (parse/span.ts maps each to its SpanKind). */
@@ -76,6 +77,8 @@ export interface SpanReader {
   restart(at: number): Step;
   /** A parameter's value was open before the tag being read (a DSML value as parse/dsml-value.ts decides it). */
   valueOpen(): boolean;
+  /** What the DSML tag being read did to the open value (parse/dsml-value.ts); "text" for any other tag. */
+  dsmlStep(): DsmlValueStep;
   /** Parameter nesting: adds `delta` and returns the new depth (it starts at 1, the opener's own). */
   nest(delta: number): number;
   /** I10: the characters from `at` are a named call (name line, JSON object), read one at a time. */

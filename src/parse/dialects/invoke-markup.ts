@@ -7,7 +7,7 @@ import { parseDsmlSpan } from "./dsml/parse-span.ts";
 import { parseNamedSpan } from "../named.ts";
 import { endCutOffAtLastTag, tagsOf, type Segment } from "../segments.ts";
 import { abandon, abandonOnFirst, complete, type OpenerRule, type SpanKind, type SpanParse, type SpanReader, type Step } from "../span-kind.ts";
-import { opensToolElement, writtenName } from "../tool-element.ts";
+import { mayNameTool, opensToolElement, writtenName } from "../tool-element.ts";
 
 // DSML and the unprefixed wrappers written like it (MiniMax-M2 O05, Claude-style O07): a block, an
 // invoke, a parameter or a bare function element can each open a span; one parser reads them all.
@@ -45,7 +45,23 @@ const INVOKE_OPENER = "<invoke ";
  */
 class UnitWatch {
   restartAt = -1;
+  /**
+   * A block span's first unit: undecided (null), or whether a function element opened it. The walk
+   * ends a unit at a function closer only when a function opener started it (walk.ts onTag, the
+   * element form); after an invoke, a parameter or an I11 element a stray `</function>` ends
+   * nothing there, so the stream must not end the unit at it either (it would run a call the walk
+   * reads on past and refuses).
+   */
+  element: boolean | null = null;
   constructor(public open: boolean) {}
+}
+
+/** Whether a tag starts a block span's first unit as the walk reads it, and whether as a function element; null: it starts none. */
+function startsUnit(tag: Tag): boolean | null {
+  if (tag.closing) return null;
+  if (tag.role === "function") return true;
+  // An invoke, a parameter (paramRoot), or a DSML tag that may open an I11 element (counted even if undeclared: the stream then only reads on).
+  return tag.role === "invoke" || tag.role === "parameter" || mayNameTool(tag) ? false : null;
 }
 
 function nextUnit(r: SpanReader, tag: Tag, base: number, unit: UnitWatch): Step | null {
@@ -80,7 +96,9 @@ export const BLOCK: SpanKind<UnitWatch> = {
     if (closesBlock) return complete(base + tag.end);
     // Unprefixed dialect wrappers (O05, O07) are only calls when the whole wrapper closes.
     if (r.opener.family !== "dsml") return null;
-    return closesUnit(tag) ? r.trail() : nextUnit(r, tag, base, unit);
+    if (unit.element === null) unit.element = startsUnit(tag);
+    const endsUnit = tag.closing && (tag.role === "invoke" || (tag.role === "function" && unit.element === true));
+    return endsUnit ? r.trail() : nextUnit(r, tag, base, unit);
   },
   parse: parseInvokeMarkup,
 };
@@ -136,7 +154,9 @@ export const TOOL_ELEMENT: SpanKind = {
   content: (_r, c, at, first) => (first && c !== LT ? abandon(at) : null),
   tag(r, tag, base, _first, closesBlock) {
     const end = base + tag.end;
-    if (tag.closing && (tag.role === "invoke" || (tag.family === "dsml" && tag.name === r.opener.name))) {
+    // The tool's closer is the element's only where the value rule says so: a child named like the
+    // tool (`<{D}note>` in `note`) is closed by it first (dsmlValueStep "close"), as the walk reads it.
+    if (tag.closing && (tag.role === "invoke" || (tag.family === "dsml" && tag.name === r.opener.name && r.dsmlStep() === "end-call"))) {
       // Inside a value it ends the element only by the closer rule (review 45 finding 3): the reader
       // weighs it after trail() or takeCloser() (the value's step is "end-call", parse/dsml-value.ts).
       if (r.enclosing) return r.trail();

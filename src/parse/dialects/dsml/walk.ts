@@ -6,7 +6,7 @@ import { mayNameTool, opensToolElement, writtenName } from "../../tool-element.t
 import { typeHint, unreadAttribute } from "./attributes.ts";
 import type { BlockFacts, CloseFlaw, InvokeDraft, ParamDraft } from "./drafts.ts";
 import { garbledCloserAt, plainMarkupValueEnds } from "./value-ends.ts";
-import { dsmlValueStep } from "../../dsml-value.ts";
+import { dsmlValueStep, structuralValueStep } from "../../dsml-value.ts";
 
 /** When a closer inside a value opened by a DSML or an unprefixed parameter ends it (closer-in-value.ts). */
 const DSML_VALUE = closerRule("dsml");
@@ -131,30 +131,50 @@ export class DsmlWalk implements BlockFacts {
     if (cur && !tag.closing && this.stack.length === 0 && (tag.role === "other" || (!cur.element && tag.role === "name"))) {
       cur.unread ??= `markup <${tag.name}> in the invoke body is not a parameter`;
     }
-    switch (tag.role) {
-      case "block":
-        if (tag.closing && cur && this.closerInValue(tag)) {
-          // The value's text (a file holding `</{D}tool_calls>`): no structure of this call.
-          cur.tags.pop();
-          return;
-        }
-        this.blockTags.push(tag);
-        if (tag.closing) {
-          if (cur) this.closeInvoke(tag.start, tag.start, "closer");
-          this.blockOpen = false;
-        } else if (!cur) this.blockOpen = true;
-        else this.restartAt ??= tag.start;
-        return;
-      case "invoke":
-        if (tag.closing) {
-          if (cur && !this.closerInValue(tag)) this.closeInvoke(tag.start, tag.end, "closer");
-          return;
-        }
+    // What the tag does to the values is the stream's rule too (parse/dsml-value.ts), for a sentinel
+    // tag and an unprefixed one alike; a self-closing one with an invoke open was read above.
+    switch (structuralValueStep(tag)) {
+      case "open":
+        return this.openParam(tag);
+      case "close":
+        return this.closeParam(tag);
+      case "next":
         if (cur) this.closeInvoke(tag.start, tag.start, "next");
         this.openInvoke(tag, tag.attrs.name ?? null, false);
         return;
+      case "end-call":
+        // Inside a value only by the closer rule: otherwise the value's text (a file holding `</{D}tool_calls>`), no structure of this call.
+        if (cur && this.closerInValue(tag)) {
+          if (tag.role === "block") cur.tags.pop();
+          return;
+        }
+        if (tag.role === "invoke") {
+          if (cur) this.closeInvoke(tag.start, tag.end, "closer");
+          return;
+        }
+        this.blockTags.push(tag);
+        if (cur) this.closeInvoke(tag.start, tag.start, "closer");
+        this.blockOpen = false;
+        return;
+      case "text":
+        return this.onStructure(tag, cur);
+    }
+  }
+
+  /** A tag that opens or ends no value: a block opener, the element form's tags, an opener read by its attribute with no invoke open. */
+  private onStructure(tag: Tag, cur: InvokeDraft | null): void {
+    switch (tag.role) {
+      case "block":
+        this.blockTags.push(tag);
+        if (!cur) this.blockOpen = true;
+        else this.restartAt ??= tag.start;
+        return;
+      // Self-closing, outside any invoke (inside one, selfClosingParam read it): it starts one, as before.
+      case "invoke":
+        this.openInvoke(tag, tag.attrs.name ?? null, false);
+        return;
       case "parameter":
-        return tag.closing ? this.closeParam(tag) : this.openParam(tag);
+        return this.openParam(tag);
       case "function":
         if (!tag.closing && !cur) this.openInvoke(tag, null, true);
         else if (tag.closing && cur?.element) this.closeInvoke(tag.start, tag.end, "closer");
@@ -230,7 +250,13 @@ export class DsmlWalk implements BlockFacts {
       if (top && this.closerInValue(tag)) cur.tags.pop();
       else this.closeInvoke(tag.start, tag.end, "closer");
     } else if (step === "close") this.closeParam(tag);
-    else if (step === "open") this.openParam(tag, writtenName(this.span, tag));
+    else if (step === "open") {
+      // A child named like its tool (`<{D}note>` inside `<{D}note>`): which of the two closers ends
+      // the element is a guess (a model that started the element over writes the same), so the call
+      // never runs, whatever the schema declares; the markup stays visible, reported.
+      if (tag.name === cur.name!.toLowerCase()) cur.unread ??= `a child named like its tool ${cur.name}: which closer ends the element is ambiguous`;
+      this.openParam(tag, writtenName(this.span, tag));
+    }
     else if (tag.closing) cur.unread ??= `closer </${tag.name}> closes no element`;
     // Inside a value a DSML tag is the value's text; between values a child with an attribute
     // other than the type hint, or self-closing, carries what nobody reads.
