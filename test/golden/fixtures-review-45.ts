@@ -16,7 +16,7 @@ const legacyTokens = (lost: boolean) => {
 };
 
 export function review45(): Fixture[] {
-  return [...closerSpellings(), ...echoSpellings(), ...dsmlValueTags(), ...quotedOpenValues()];
+  return [...closerSpellings(), ...echoSpellings(), ...dsmlValueTags(), ...quotedOpenValues(), ...unitEnds()];
 }
 
 /** A closer spelled another way than the opener, as the tag grammar reads it, closes; it is never code. */
@@ -74,5 +74,16 @@ function quotedOpenValues(): Fixture[] {
     none("N45.3", "quoted-write-in-a-comment-whose-page-has-a-comment-closer", `<!--\n${quotedWrite(`a --> b\n${example}\n`)}\n-->\nThat is all.`),
     none("N45.4", "quoted-write-in-pre-whose-page-closes-pre", `Intro:\n<pre>\n${quotedWrite(`Run:\n</pre>\n# T\n${example}\n`)}\n</pre>\nDone.`),
     ok("N45.n1", "quoted-write-closed-in-its-fence-then-a-real-call", `Here is the page:\n\`\`\`\n${quotedWrite("# Calls\n")}\n\`\`\`\n\n${dsmlBash("ls -la")}`, [ls("D02")], `Here is the page:\n\`\`\`\n${quotedWrite("# Calls\n")}\n\`\`\`\n\n`),
+  ];
+}
+
+/** A prefix-less `</function>` ends a DSML unit only when a function element opened it; a child named like its tool is ambiguous. */
+function unitEnds(): Fixture[] {
+  const head = `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n<{D}parameter name="content" string="true">hello</{D}parameter>\n`;
+  return [
+    bad("B45.1", "function-closer-in-an-invoke-then-the-same-parameter-again", `${head}</function>\n<{D}parameter name="content" string="true">other</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, "broken-markup", ["P10"]),
+    bad("B45.2", "function-closer-in-an-invoke-then-prose", `${head}</function>\nDone.\n</{D}tool_calls>`, "broken-markup", ["I04"]),
+    ok("B45.n1", "function-closer-in-an-invoke-then-the-block-closer", `${head}</function>\n</{D}tool_calls>`, [{ tool: "write", input: { filePath: "a.md", content: "hello" }, shape: "M07" }]),
+    bad("E45.9", "tool-named-child-named-like-its-tool", `<{D}write>\n<{D}filePath>a</{D}filePath>\n<{D}write>hello</{D}write>\n<{D}content>x</{D}content>\n</{D}write>`, "broken-markup", ["I11"]),
   ];
 }
