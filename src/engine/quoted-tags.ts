@@ -6,8 +6,8 @@ import { MAX_TAG, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 // finding 5), read at a `<` the documentation context holds: by text mode as it scans, and by
 // the documentation context itself over candidate text released as text.
 
-/** The Claude-style names read before a call is quoted (only an opener matters then), and after. */
-const OPENER_NAMES = ["invoke"];
+/** The Claude-style names read before a call is quoted (only an opener, or the block opener before one, matters then), and after. */
+const OPENER_NAMES = ["invoke", "function_calls", "tool_calls"];
 const QUOTING_NAMES = ["invoke", "parameter", "tool_calls", "function_calls"];
 
 /**
