@@ -29,8 +29,8 @@ const enum QuotedCall {
  * blockquote (lazy lines included), raw HTML (blocks of types 1-7, inline tags, comments), table
  * rows, and the inline places of doc-inline.ts (a link's destination and title and a link
  * reference definition among them, read by doc-links.ts); and, from the tags the engine notes,
- * the open value of a call quoted in block documentation, past the end of that block
- * (noteQuotedTag). Decisions depend only on earlier characters, so
+ * the open value of a call quoted in block documentation, past the end of that block, and the
+ * quoted call's own closers after it (noteQuotedTag, the tail). Decisions depend only on earlier characters, so
  * whole-text and chunked runs agree. Where CommonMark's answer depends on later text (a backtick
  * fence whose info string later holds a backtick, an inline tag that may never close) the
  * reading under which more text is documentation is taken: calling a quote documentation only
@@ -55,7 +55,8 @@ export class DocContext extends BlockReader {
    * closers. While one is open, everything is documentation, whatever CommonMark says about the
    * block around it: a line inside the value that ends that block (the page's own fence, a blank
    * line, `-->`) is the quoted call's content, and so is a call example after it, up to the
-   * value's own closer (review 45, finding 5). It adds documentation to CommonMark's reading and
+   * value's own closer (review 45, finding 5), and after it the quoted call's own markup (the
+   * tail: further parameters, the invoke's and the block's closers). It adds documentation to CommonMark's reading and
    * takes none away (CommonMark's blocks are read on underneath); a quote whose value never
    * closes keeps the rest of the reply documentation (a missed repair, never a wrong execution). Set only from the tags
    * the engine notes (noteQuotedTag).
@@ -174,7 +175,7 @@ export class DocContext extends BlockReader {
 
   /** A character the quoted call's own markup does not hold ends its tail (white space does not). */
   override advance(c: number): void {
-    if (this.ownOnly && c !== SP && c !== TAB && c !== LF && c !== CR) this.endQuote();
+    if ((this.tail || this.pendingBlock) && c !== SP && c !== TAB && c !== LF && c !== CR && this.ownOnly) this.endQuote();
     super.advance(c);
   }
 

@@ -35,7 +35,7 @@ export class TwoReadings extends DocContext {
     this.asFresh.advanceText(text, from, to);
   }
 
-  /** Each reading reads the released text's quoted tags where it holds them (as noteQuotedTag notes them). */
+  /** Each reading reads the released text's quoted tags where it holds them (as readQuotedTag reads them). */
   override advanceReleased(text: string, tools: ReadonlyMap<string, ToolSpec>): void {
     this.asContinued.advanceReleased(text, tools);
     this.asFresh.advanceReleased(text, tools);

@@ -9,6 +9,8 @@
  * five seeded random splits (runAtEverySplit).
  */
 import { describe, expect, test } from "bun:test";
+import { createRepairEngine } from "../../src/engine/engine.ts";
+import { TwoReadings } from "../../src/engine/two-readings.ts";
 import { live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { EXAMPLE_BLOCK, EXAMPLE_INVOKE } from "../support/cut-off-examples.ts";
@@ -69,6 +71,21 @@ describe("the quoted call's own closers after its value: documentation, nothing 
     const quote = OPEN_WRITE + `# Calls\n\nRun it like this:\n${EXAMPLE_INVOKE}\n` + live(`</{D}parameter>\n\n  </{D}invoke>\n\n\t</{D}tool_calls>`);
     quietQuote(`<details>\n${quote}\n</details>\nThat is all.`);
   });
+});
+
+test("a reply continuing a prefill whose `<details>` holds the quoted write (TwoReadings): its closers are reported by neither reading", () => {
+  const prefill = "<details>\n" + live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="content" string="true">`) + "# Calls\n\nRun:\n";
+  const reply = EXAMPLE_BLOCK + "\n" + CLOSERS + "\n</details>\nok";
+  for (const cut of [0, 5, EXAMPLE_BLOCK.length + 3]) {
+    const context = createRepairEngine({ tools: fixtureTools, idPrefix: "p_", history: true });
+    context.feed(prefill);
+    context.flush();
+    const engine = createRepairEngine({ tools: fixtureTools, idPrefix: "c_", continues: { ...context.carryOver!()!, calls: 0, doc: new TwoReadings(context.carryOver!()!.doc) } });
+    const events = cut === 0 ? [...engine.feed(reply), ...engine.flush()] : [...engine.feed(reply.slice(0, cut)), ...engine.feed(reply.slice(cut)), ...engine.flush()];
+    expect(events.filter((e) => e.type === "call")).toEqual([]);
+    expect(engine.summary().broken).toEqual([]);
+    expect(engine.summary().nudge).toBeNull();
+  }
 });
 
 describe("hard negatives: the quote ends at anything but its own markup", () => {
