@@ -6,17 +6,16 @@ import { MAX_TAG, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 // finding 5), read at a `<` the documentation context holds: by text mode as it scans, and by
 // the documentation context itself over candidate text released as text.
 
-/** The Claude-style names read before a call is quoted (only an opener, or the block opener before one, matters then), and after. */
-const OPENER_NAMES = ["invoke", "function_calls", "tool_calls"];
+/** The Claude-style names read before a call is quoted (only an opener matters then), and after. */
+const OPENER_NAMES = ["invoke"];
 const QUOTING_NAMES = ["invoke", "parameter", "tool_calls", "function_calls"];
 
 /**
  * The DSML tag, or Claude-style invoke, parameter or block tag, at `s[j]` (a `<` in documentation):
- * the only ones a quoted call's values and own closers are counted by (DocContext.readQuotedTag);
- * NEED_MORE while the text ends before that is known. Before any call is quoted (`quoting` false)
- * only an opener can matter: a `<` followed by a bar (spaces may come between) or by `invoke`,
- * `function_calls` or `tool_calls` (the block a quoted call opens in); after one, a closer and the
- * other names too. The tag reader runs only past that check, so the `<` of
+ * the only ones a quoted call's values are counted by (DocContext.noteQuotedTag); NEED_MORE while
+ * the text ends before that is known. Before any call is quoted (`quoting` false) only an opener
+ * can matter: a `<` followed by a bar (spaces may come between) or by `invoke`; after one, a
+ * closer and the other names too. The tag reader runs only past that check, so the `<` of
  * ordinary code costs a comparison or two and is held at a chunk's end only as far as the check
  * needs.
  */
