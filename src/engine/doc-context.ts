@@ -75,7 +75,10 @@ export class DocContext extends BlockReader {
    * ends it (advance); tags are taken per tag (takesInTail), never per character.
    */
   private tail = false;
-  /** A block opener (`tool_calls`, `function_calls`) read in block documentation with only white space since: the quoted call that follows opened it. */
+  /**
+   * A block opener read in block documentation with only white space since (a DSML one, read by its
+   * bar; a Claude-style one only once a call was quoted): the quoted call that follows opened it.
+   */
   private pendingBlock = false;
   /** The quoted call opened a block: its closer is the quote's last own tag. */
   private quotedBlock = false;
