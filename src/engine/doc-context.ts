@@ -1,6 +1,6 @@
 import { BlockReader, Mode } from "./doc-blocks.ts";
 import { Leaf } from "./doc-open-blocks.ts";
-import { CR, LF, LT } from "../grammar/chars.ts";
+import { CR, LF, LT, SP, TAB } from "../grammar/chars.ts";
 import { Flaw, NEED_MORE, type Tag } from "../grammar/tags.ts";
 import type { ToolSpec } from "../parse/types.ts";
 import { quotedTagAt } from "./quoted-tags.ts";
@@ -29,8 +29,8 @@ const enum QuotedCall {
  * blockquote (lazy lines included), raw HTML (blocks of types 1-7, inline tags, comments), table
  * rows, and the inline places of doc-inline.ts (a link's destination and title and a link
  * reference definition among them, read by doc-links.ts); and, from the tags the engine notes,
- * the open value of a call quoted in block documentation, past the end of that block
- * (noteQuotedTag). Decisions depend only on earlier characters, so
+ * the open value of a call quoted in block documentation, past the end of that block, and the
+ * quoted call's own closers after it (noteQuotedTag, the tail). Decisions depend only on earlier characters, so
  * whole-text and chunked runs agree. Where CommonMark's answer depends on later text (a backtick
  * fence whose info string later holds a backtick, an inline tag that may never close) the
  * reading under which more text is documentation is taken: calling a quote documentation only
@@ -55,7 +55,8 @@ export class DocContext extends BlockReader {
    * closers. While one is open, everything is documentation, whatever CommonMark says about the
    * block around it: a line inside the value that ends that block (the page's own fence, a blank
    * line, `-->`) is the quoted call's content, and so is a call example after it, up to the
-   * value's own closer (review 45, finding 5). It adds documentation to CommonMark's reading and
+   * value's own closer (review 45, finding 5), and after it the quoted call's own markup (the
+   * tail: further parameters, the invoke's and the block's closers). It adds documentation to CommonMark's reading and
    * takes none away (CommonMark's blocks are read on underneath); a quote whose value never
    * closes keeps the rest of the reply documentation (a missed repair, never a wrong execution). Set only from the tags
    * the engine notes (noteQuotedTag).
@@ -63,6 +64,24 @@ export class DocContext extends BlockReader {
   private quotedValues = 0;
   /** The quoted call whose values are counted: its opener was read in block documentation and it has not closed. */
   private quotedCall: QuotedCall = QuotedCall.None;
+  /** The tool a quoted tool-named element (I11) is named after: its closer is the element's own. */
+  private quotedName = "";
+  /**
+   * The quoted call's own closers after its values (review 45, finding 5 follow-up): once a quoted
+   * value closes, the quote goes on while only the quoted call's own markup follows (white space,
+   * its further parameters with their values, the invoke or element closer and the closer of the
+   * block the quote opened), whatever CommonMark says about the block around it, so a quote whose
+   * block ended inside its value reports none of its closers as stray markup. Any other character
+   * ends it (advance); tags are taken per tag (takesInTail), never per character.
+   */
+  private tail = false;
+  /**
+   * A block opener read in block documentation with only white space since (a DSML one, read by its
+   * bar; a Claude-style one only once a call was quoted): the quoted call that follows opened it.
+   */
+  private pendingBlock = false;
+  /** The quoted call opened a block: its closer is the quote's last own tag. */
+  private quotedBlock = false;
 
   /**
    * Whether a tag at this `<` (asked after inDoc) belongs to a quoted call: in block documentation
@@ -74,7 +93,7 @@ export class DocContext extends BlockReader {
 
   /** A quoted call or value is open: its closers and parameter openers count too, not only a call opener. */
   get quoting(): boolean {
-    return this.quotedCall !== QuotedCall.None || this.quotedValues > 0;
+    return this.quotedCall !== QuotedCall.None || this.quotedValues > 0 || this.tail;
   }
 
   /**
@@ -83,13 +102,24 @@ export class DocContext extends BlockReader {
    * invoke's values open and close with parameter tags; a tool-named element's with its DSML
    * children.
    */
-  noteQuotedTag(tag: Tag, tools: ReadonlyMap<string, ToolSpec>): void {
+  private noteQuotedTag(tag: Tag, tools: ReadonlyMap<string, ToolSpec>): void {
     const role = tag.role;
     const toolNamed = !tag.closing && role === "other" && tag.family === "dsml" && tools.has(tag.name);
+    // A block opener read just before (white space between) is the block the quoted call opens in.
+    const inBlock = this.pendingBlock;
+    this.pendingBlock = false;
     if (this.quotedValues === 0) {
       // A tool-named tag inside a tool-named element is one of its values (a parameter named like a tool).
       if (tag.closing ? role === "block" || role === "invoke" : role === "invoke" || (toolNamed && this.quotedCall !== QuotedCall.Element)) {
         this.quotedCall = tag.closing || (tag.flaws & Flaw.SelfClosing) !== 0 ? QuotedCall.None : role === "invoke" ? QuotedCall.Invoke : QuotedCall.Element;
+        if (this.quotedCall === QuotedCall.Element) this.quotedName = tag.name;
+        // An invoke closer in the quote's tail leaves the closer of the block the quote opened.
+        if (!tag.closing) this.quotedBlock = inBlock;
+        else if (!(this.tail && role === "invoke" && this.quotedBlock)) this.endQuote();
+        return;
+      }
+      if (!tag.closing && role === "block" && this.quotedCall === QuotedCall.None) {
+        this.pendingBlock = (tag.flaws & Flaw.SelfClosing) === 0;
         return;
       }
       if (this.quotedCall === QuotedCall.None) return;
@@ -97,9 +127,77 @@ export class DocContext extends BlockReader {
     if (role !== (this.quotedCall === QuotedCall.Element ? "other" : "parameter")) return;
     if (!tag.closing) {
       if ((tag.flaws & Flaw.SelfClosing) === 0) this.quotedValues++;
-    } else if (this.quotedValues > 0) this.quotedValues--;
-    // A closer between values: the tool's own (I11), or a stray parameter closer; the quote is over.
-    else this.quotedCall = QuotedCall.None;
+    } else if (this.quotedValues > 0) {
+      // The quoted call's own markup may follow its value as documentation (the tail).
+      if (--this.quotedValues === 0) this.tail = true;
+    }
+    // A closer between values: the tool's own (I11; the block the quote opened may still close in
+    // its tail), or a stray parameter closer; the quote is over.
+    else {
+      const element = this.quotedCall === QuotedCall.Element && tag.name === this.quotedName;
+      this.quotedCall = QuotedCall.None;
+      if (!(this.tail && this.quotedBlock && element)) this.endQuote();
+    }
+  }
+
+  /** In a quoted call's tail between its tags (after a value closed, nothing but its own markup since): a `<` may start one of them (takesInTail). */
+  get inQuoteTail(): boolean {
+    return this.tail && this.quotedValues === 0;
+  }
+
+  /**
+   * Whether `tag` (read at a `<` in the tail) is the quoted call's own markup: a further parameter
+   * or the invoke's closer, a further value or the tool-named element's own closer, or, the call
+   * closed, the closer of the block the quote opened. Anything else ends the tail where it stands.
+   */
+  takesInTail(tag: Tag): boolean {
+    if (!this.inQuoteTail) return false;
+    const role = tag.role;
+    switch (this.quotedCall) {
+      case QuotedCall.Invoke:
+        return tag.closing ? role === "invoke" : role === "parameter";
+      case QuotedCall.Element:
+        return role === "other" && (!tag.closing || tag.name === this.quotedName);
+      default:
+        return this.quotedBlock && tag.closing && role === "block";
+    }
+  }
+
+  /**
+   * A quoted call's tag at `text[tag.start]` where documentation holds it (readsQuotedTags) or in
+   * the quote's tail (takesInTail): noted, then read as documentation like the rest; its own
+   * characters do not end the tail.
+   */
+  readQuotedTag(tag: Tag, text: string, tools: ReadonlyMap<string, ToolSpec>): void {
+    const own = this.takesInTail(tag);
+    // Another tag (a second invoke, a stray closer) ends the tail where it stands.
+    if (this.inQuoteTail && !own) this.endQuote();
+    if (own || (this.inDoc(LT) && this.readsQuotedTags)) this.noteQuotedTag(tag, tools);
+    for (let i = tag.start; i < tag.end; i++) super.advance(text.charCodeAt(i));
+  }
+
+  /** A character the quoted call's own markup does not hold ends its tail (white space does not). */
+  override advance(c: number): void {
+    if ((this.tail || this.pendingBlock) && c !== SP && c !== TAB && c !== LF && c !== CR && this.ownOnly) this.endQuote();
+    super.advance(c);
+  }
+
+  /** Markup the engine removed (a call, noise) is no quoted call's: its tail is over. */
+  override afterMarkup(): void {
+    if (this.ownOnly) this.endQuote();
+    super.afterMarkup();
+  }
+
+  /** Only the quoted call's own markup (or white space) may come next: its tail between values, or a block opener before its call. */
+  private get ownOnly(): boolean {
+    return this.inQuoteTail || this.pendingBlock;
+  }
+
+  /** The quote's tail is over: what follows is read as CommonMark reads it (the quoted call's own count stays). */
+  private endQuote(): void {
+    this.tail = false;
+    this.pendingBlock = false;
+    this.quotedBlock = false;
   }
 
   /**
@@ -113,12 +211,12 @@ export class DocContext extends BlockReader {
     for (let at = text.indexOf("<"); at !== -1; at = text.indexOf("<", from)) {
       this.advanceText(text, from, at);
       from = at + 1;
-      if (this.inDoc(LT) && this.readsQuotedTags) {
+      const reads = this.inDoc(LT) && this.readsQuotedTags;
+      if (reads || this.inQuoteTail) {
         const tag = quotedTagAt(text, at, true, this.quoting);
-        if (tag !== null && tag !== NEED_MORE) {
-          this.noteQuotedTag(tag, tools);
+        if (tag !== null && tag !== NEED_MORE && (reads || this.takesInTail(tag))) {
+          this.readQuotedTag(tag, text, tools);
           from = tag.end;
-          this.advanceText(text, at, from);
           continue;
         }
       }
@@ -139,6 +237,8 @@ export class DocContext extends BlockReader {
    * STOP in stop-chars.ts), characters cannot change any state here.
    */
   get midLine(): boolean {
+    // A quote's tail ends at the first character that is not its own markup.
+    if (this.ownOnly) return false;
     // A thematic break or a table delimiter row is decided by every character of its line.
     if (this.shapes.live) return false;
     switch (this.mode) {

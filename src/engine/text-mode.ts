@@ -88,6 +88,19 @@ export class TextMode extends Output {
         j = k;
       }
       const c = s.charCodeAt(j);
+      if (c === LT && doc.inQuoteTail) {
+        // A quoted call's own markup after its value (its closers, a further parameter): documentation, noted.
+        const own = quotedTagAt(s, j, final, true);
+        if (own === NEED_MORE) {
+          this.emitText(s, emitFrom, j, base);
+          return j;
+        }
+        if (own !== null && doc.takesInTail(own)) {
+          doc.readQuotedTag(own, s, this.ctx.tools);
+          j = own.end;
+          continue;
+        }
+      }
       if (this.standalone && (c === LBRACE || c === LBRACKET) && doc.atTopLevelParagraphStart(c)) {
         // J01: held only while the paragraph can still begin a JSON call (`{"name"`, `{"tool_calls"`, `[{"name"`).
         const prefix = standalonePrefixAt(s, j, final);
@@ -161,8 +174,7 @@ export class TextMode extends Output {
           return j;
         }
         if (quoted !== null) {
-          doc.noteQuotedTag(quoted, this.ctx.tools);
-          doc.advanceText(s, j, quoted.end);
+          doc.readQuotedTag(quoted, s, this.ctx.tools);
           j = quoted.end;
           continue;
         }

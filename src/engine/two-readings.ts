@@ -35,7 +35,7 @@ export class TwoReadings extends DocContext {
     this.asFresh.advanceText(text, from, to);
   }
 
-  /** Each reading reads the released text's quoted tags where it holds them (as noteQuotedTag notes them). */
+  /** Each reading reads the released text's quoted tags where it holds them (as readQuotedTag reads them). */
   override advanceReleased(text: string, tools: ReadonlyMap<string, ToolSpec>): void {
     this.asContinued.advanceReleased(text, tools);
     this.asFresh.advanceReleased(text, tools);
@@ -61,10 +61,18 @@ export class TwoReadings extends DocContext {
     return this.asContinued.quoting || this.asFresh.quoting;
   }
 
-  /** Noted by each reading that reads it as a quoted call's tag. */
-  override noteQuotedTag(tag: Tag, tools: ReadonlyMap<string, ToolSpec>): void {
-    if (this.asContinued.readsQuotedTags) this.asContinued.noteQuotedTag(tag, tools);
-    if (this.asFresh.readsQuotedTags) this.asFresh.noteQuotedTag(tag, tools);
+  /** Noted by each reading that reads it as a quoted call's tag (in documentation or its quote's tail), read on by both. */
+  override readQuotedTag(tag: Tag, text: string, tools: ReadonlyMap<string, ToolSpec>): void {
+    this.asContinued.readQuotedTag(tag, text, tools);
+    this.asFresh.readQuotedTag(tag, text, tools);
+  }
+
+  override get inQuoteTail(): boolean {
+    return this.asContinued.inQuoteTail || this.asFresh.inQuoteTail;
+  }
+
+  override takesInTail(tag: Tag): boolean {
+    return this.asContinued.takesInTail(tag) || this.asFresh.takesInTail(tag);
   }
 
   override get midLine(): boolean {

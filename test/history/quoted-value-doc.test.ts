@@ -26,3 +26,22 @@ describe("history: the example inside a quoted write's value, after the page's o
     expect(redactLeaks(input, {}, fixtureTools).removed).toBe(1);
   });
 });
+
+describe("history: the quoted write's own closers after a value the page's block ended in", () => {
+  test("are documentation: nothing is redacted, the reply is replayed as written", () => {
+    for (const input of [
+      "<details>\n" + quotedWrite("# Calls\n\nRun it like this:\n" + EXAMPLE_BLOCK + "\n") + "\n</details>\nThat is all.",
+      "<!--\n" + quotedWrite("a --> b\n" + EXAMPLE_BLOCK + "\n") + "\n-->\nThat is all.",
+    ]) {
+      const r = redactLeaks(input, {}, fixtureTools);
+      expect(r.removed).toBe(0);
+      expect(r.nudge).toBeNull();
+      expect(r.text).toBe(input);
+    }
+  });
+
+  test("control: a real leak right after those closers is redacted", () => {
+    const input = "<details>\n" + quotedWrite("# Calls\n\nRun it like this:\n" + EXAMPLE_BLOCK + "\n") + "\n" + live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls -la</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`) + "\nThat is all.";
+    expect(redactLeaks(input, {}, fixtureTools).removed).toBe(1);
+  });
+});
