@@ -1,0 +1,127 @@
+/**
+ * Review 45, area 1: the DSML reader (src/parse/dialects/dsml/*) on degraded and hostile shapes.
+ * Every case runs whole, char by char and at five seeded random splits (outcome() asserts they
+ * agree); a failing test here fails on its expectation, not on the split check.
+ */
+import { describe, expect, test } from "bun:test";
+import { live } from "../golden/notation.ts";
+import { fixtureTools } from "../golden/tools.ts";
+import { EXAMPLE_BLOCK } from "../support/cut-off-examples.ts";
+import { outcome } from "../support/outcome.ts";
+import { accountsForEveryCharacter, runAtEverySplit } from "../support/run-engine.ts";
+
+const block = (body: string) => live(`<{D}tool_calls>\n${body}\n</{D}tool_calls>`);
+const invoke = (name: string, params: string) => `<{D}invoke name="${name}">\n${params}\n</{D}invoke>`;
+const param = (k: string, v: string, s = "true") => `<{D}parameter name="${k}" string="${s}">${v}</{D}parameter>`;
+
+describe("I11 (tool-named DSML element): the tool's own closer, or the invoke closer, inside a value", () => {
+  // Severity: wrong execution (a file written truncated, a command cut mid-quote), plus lost text
+  // (everything after the inner closer, the value's rest and the element's real closers, is
+  // stripped as a "fabricated result" after the call, S03).
+  // Suspected: src/parse/dialects/dsml/walk.ts onToolNamed (a closing tag while a value is open:
+  // `</{D}TOOL>` calls closeInvoke("closer") and any other DSML closer, `</{D}invoke>` included,
+  // calls closeParam, with no closer rule), and the stream side that ends the I11 span at that tag
+  // (src/engine/candidate.ts with the I11 span kind, src/parse/span-kind.ts). Generic DSML applies
+  // the closer rule (closer-in-value.ts, golden A40.n3-A40.n5: text after the closer on its line
+  // makes it the value's text) and the plain O09 form reads the same input whole (control below);
+  // the tool-named DSML form does not, so a file that documents the form is cut at its first
+  // mention of the closer.
+  const write = (content: string) => live(`<{D}write>\n<{D}filePath>a.md</{D}filePath>\n<{D}content>${content}</{D}content>\n</{D}write>`);
+  const whole = "Close it with </{D}write> on its own line.\nDone.";
+
+  test("`</{D}write>` mid-line in the content: the write never runs with the content cut at it", () => {
+    const o = outcome(write(whole));
+    // Observed: write {filePath: "a.md", content: "Close it with "}.
+    expect(o.calls.every((c) => c.input.content !== "Close it with ")).toBe(true);
+    expect(o.calls).toEqual(o.calls.length === 0 ? [] : [{ tool: "write", input: { filePath: "a.md", content: live(whole) } }]);
+  });
+
+  test("the same inside a `<{D}tool_calls>` block", () => {
+    const input = block(`<{D}write>\n<{D}filePath>a.md</{D}filePath>\n<{D}content>${whole}</{D}content>\n</{D}write>`);
+    expect(outcome(input).calls.every((c) => c.input.content !== "Close it with ")).toBe(true);
+  });
+
+  test("`</{D}invoke>` mid-line in an I11 value is the value's text (as in an invoke's value), not its end", () => {
+    const o = outcome(write("Each call ends with </{D}invoke> and a newline.\nDone."));
+    // Observed: write {content: "Each call ends with "}.
+    expect(o.calls.every((c) => c.input.content !== "Each call ends with ")).toBe(true);
+  });
+
+  test("bash: `</{D}bash>` inside a quoted argument does not run the command cut at the quote", () => {
+    const input = live(`<{D}bash>\n<{D}command>grep -c "</{D}bash>" log.txt || rm -rf build</{D}command>\n</{D}bash>`);
+    const o = outcome(input);
+    // Observed: bash {command: 'grep -c "'}.
+    expect(o.calls.every((c) => c.input.command !== 'grep -c "')).toBe(true);
+  });
+
+  test("no character is lost: what follows the inner closer is visible or inside the call", () => {
+    const input = write(whole) + "\nI wrote the file.";
+    const r = runAtEverySplit(input, fixtureTools);
+    // Observed: the call's span ends at the inner `</{D}write>`; ` on its own line.\nDone.` and the
+    // element's own closers are stripped as a fabricated result.
+    const call = r.calls.find((c) => c.tool === "write");
+    if (call) expect(call.span[1]).toBeGreaterThanOrEqual(input.indexOf(live("</{D}content>")));
+  });
+
+  test("control (passes today): the plain O09 element reads the same shape whole", () => {
+    const input = "<write>\n<filePath>a.md</filePath>\n<content>Close it with </write> on its own line.\nDone.</content>\n</write>";
+    expect(outcome(input).calls).toEqual([{ tool: "write", input: { filePath: "a.md", content: "Close it with </write> on its own line.\nDone." } }]);
+  });
+
+  test("control (passes today): an invoke's value holding `</{D}invoke>` mid-line is written whole", () => {
+    const input = block(invoke("write", param("filePath", "a.md") + "\n" + param("content", "Each call ends with </{D}invoke> and a newline.\nDone.")));
+    expect(outcome(input).calls).toEqual([{ tool: "write", input: { filePath: "a.md", content: live("Each call ends with </{D}invoke> and a newline.\nDone.") } }]);
+  });
+});
+
+describe("hard negatives (pass today)", () => {
+  test("a parameter named twice refuses the call (P10), text kept", () => {
+    const input = block(invoke("bash", param("command", "ls") + "\n" + param("command", "rm -rf x")));
+    expect(outcome(input)).toEqual({ calls: [], broken: ["broken-markup"], text: input });
+  });
+
+  test("a block with a good and an undeclared invoke: the good one runs, the other is reported and stays visible", () => {
+    const input = block(invoke("nope", param("x", "y")) + "\n" + invoke("bash", param("command", "ls")));
+    const o = outcome(input);
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+    expect(o.broken).toEqual(["undeclared-tool"]);
+    expect(o.text).toContain(live(`<{D}invoke name="nope">`));
+  });
+
+  test("string=\"false\" that is not JSON for a number parameter refuses the call", () => {
+    const input = block(invoke("read", param("filePath", "a") + param("offset", "1O", "false")));
+    expect(outcome(input).calls).toEqual([]);
+  });
+
+  test("string=\"yes\" (no type hint) and a repeated string= attribute refuse the call", () => {
+    expect(outcome(block(invoke("bash", param("command", "ls", "yes")))).calls).toEqual([]);
+    expect(outcome(block(invoke("bash", `<{D}parameter name="command" string="true" string="false">ls</{D}parameter>`))).calls).toEqual([]);
+  });
+
+  test("a parameter opener naming another parameter inside a value, then closers: refused, never the inner value", () => {
+    const input = block(invoke("write", `<{D}parameter name="content" string="true">doc:\n<{D}parameter name="filePath" string="true">/etc/passwd</{D}parameter>\n</{D}parameter>`));
+    expect(outcome(input).calls).toEqual([]);
+  });
+
+  test("a value that is a whole DSML block is written, never executed; a CDATA section holding a closer is refused", () => {
+    const input = block(invoke("write", param("filePath", "doc.md") + "\n" + param("content", `Example:\n${EXAMPLE_BLOCK}\nEnd.`)));
+    const o = outcome(input);
+    expect(o.calls).toEqual([{ tool: "write", input: { filePath: "doc.md", content: `Example:\n${EXAMPLE_BLOCK}\nEnd.` } }]);
+    expect(outcome(block(invoke("bash", param("command", "<![CDATA[ls </{D}parameter> x]]>")))).calls).toEqual([]);
+  });
+
+  test("degraded sentinels (ASCII bars, U+2016, spaced, doubled) and CRLF still read the canonical call", () => {
+    const canonical = `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`;
+    for (const sentinel of ["|DSML|", "{DVL}DSML{DVL}", "{BAR}{BAR}DSML{BAR}{BAR}"]) {
+      expect(outcome(live(canonical.replaceAll("{D}", sentinel))).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+    }
+    expect(outcome(live(canonical).replaceAll("\n", "\r\n")).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+  });
+
+  test("a self-closing parameter and a body parameter of the same name refuse the call", () => {
+    const input = block(invoke("bash", `<{D}parameter name="command" value="ls" />\n` + param("command", "rm")));
+    const r = runAtEverySplit(input, fixtureTools);
+    expect(r.calls).toEqual([]);
+    expect(accountsForEveryCharacter(input, r)).toBe(true);
+  });
+});
