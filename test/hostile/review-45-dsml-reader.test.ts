@@ -74,6 +74,40 @@ describe("I11 (tool-named DSML element): the tool's own closer, or the invoke cl
   });
 });
 
+describe("prose between a block opener and its invoke, after a stray closer", () => {
+  // Severity: lost text (medium-low: the prose vanishes, neither visible, nor an argument, nor a
+  // reported stripped span; it could be anything, the model's explanation or what it meant as a
+  // value). Without the stray closer the same prose stays visible and the invoke runs as B05
+  // (control below).
+  // Suspected: src/parse/dialects/dsml/walk.ts onText (text while no invoke is open is dropped,
+  // never weighed by the verdict) together with the engine's candidate (src/engine/candidate.ts),
+  // which after a stray `</{D}parameter>` (or `</parameter>`) keeps the prose inside the block's span
+  // instead of releasing it as it does when the prose comes first.
+  const rest = live(`<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls -la</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+  const prose = "I will delete the build folder now.";
+
+  test("`</{D}parameter>` right after the block opener: the prose after it is not lost", () => {
+    const input = live(`<{D}tool_calls>\n</{D}parameter>\n${prose}\n`) + rest;
+    const r = runAtEverySplit(input, fixtureTools);
+    // Observed: bash {command: "ls -la"} runs, text "" and nothing stripped: the prose is gone.
+    expect(accountsForEveryCharacter(input, r)).toBe(true);
+    expect(r.text + r.calls.map((c) => JSON.stringify(c.input)).join("")).toContain(prose);
+  });
+
+  test("the same with a prefix-less `</parameter>`", () => {
+    const input = live(`<{D}tool_calls>\n</parameter>\n${prose}\n`) + rest;
+    const r = runAtEverySplit(input, fixtureTools);
+    expect(r.text).toContain(prose);
+  });
+
+  test("control (passes today): without the stray closer the prose stays visible", () => {
+    const input = live(`<{D}tool_calls>\n${prose}\n`) + rest;
+    const r = runAtEverySplit(input, fixtureTools);
+    expect(r.text).toContain(prose);
+    expect(r.calls.map((c) => c.input)).toEqual([{ command: "ls -la" }]);
+  });
+});
+
 describe("hard negatives (pass today)", () => {
   test("a parameter named twice refuses the call (P10), text kept", () => {
     const input = block(invoke("bash", param("command", "ls") + "\n" + param("command", "rm -rf x")));
