@@ -74,6 +74,63 @@ describe("I11 (tool-named DSML element): the tool's own closer, or the invoke cl
   });
 });
 
+describe("a DSML value that mentions a prefix-less `</parameter>`, then holds a call example, then reaches its own closer", () => {
+  // Severity: wrong execution (high: the example's `rm -rf x` runs; in the M07.5 shapes the write
+  // runs too, its file cut at the mention). A Markdown page about tool-call formats is exactly
+  // the file that says `</parameter>` (in prose, even in inline code) and then shows an example.
+  // The write's own `</{D}parameter>` after the example proves both were its text: without the
+  // mention the same write is written whole (control). Expected: the write runs with the whole
+  // content, or nothing runs; never the example.
+  // Suspected: src/parse/dialects/dsml/value-ends.ts plainMarkupValueEnds (its scan stops at the
+  // first sentinel tag, here the example's `<{D}tool_calls>`, so the value's own sentinel closer
+  // is never reached and the plain `</parameter>` ends the value, M07), then walk.ts exampleAt is
+  // never asked (no value is open any more), the rest of the value becomes body text (I04) and the
+  // example is read again as a fresh call (restart rule); the stream's PlainRunInValue /
+  // ExampleInValue in src/engine/candidate.ts agree. In the M07.5 shapes a plain invoke after the
+  // unmatched plain closer is taken for the model's next call, though a sentinel parameter closer
+  // that closes nothing follows it.
+  const head = live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">notes.md</{D}parameter>\n<{D}parameter name="content" string="true">`);
+  const tail = live(`</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+  const ran = (o: ReturnType<typeof outcome>) => o.calls.some((c) => c.tool === "bash" && c.input.command === "rm -rf x");
+  const cut = (o: ReturnType<typeof outcome>) => o.calls.some((c) => c.tool === "write" && c.input.content !== undefined && !String(c.input.content).includes("rm -rf x"));
+
+  test("mentioned mid-line with text after it, then a DSML example: the example runs", () => {
+    const o = outcome(`${head}# Formats\nClaude-style values end with </parameter> tags.\nDeepSeek writes:\n${EXAMPLE_BLOCK}\n${tail}`);
+    // Observed: bash {command: "rm -rf x"} runs, the write is refused (I04).
+    expect(ran(o)).toBe(false);
+  });
+
+  test("mentioned in inline code: the same", () => {
+    const o = outcome(`${head}# Formats\nClaude-style values end with \`</parameter>\`.\nDeepSeek writes:\n${EXAMPLE_BLOCK}\n${tail}`);
+    expect(ran(o)).toBe(false);
+  });
+
+  test("mentioned at a line end, then a Claude-style example block: the write runs cut AND the example runs", () => {
+    const example = `<function_calls>\n<invoke name="bash">\n<parameter name="command">rm -rf x</parameter>\n</invoke>\n</function_calls>`;
+    const o = outcome(`${head}Close a value with </parameter>\n${example}\n${tail}`);
+    // Observed: write {content: "Close a value with "} (M07) and bash {command: "rm -rf x"} (O07).
+    expect(ran(o)).toBe(false);
+    expect(cut(o)).toBe(false);
+  });
+
+  test("mentioned at a line end, then a plain invoke: the same (M07.5 read despite the sentinel closer after it)", () => {
+    const o = outcome(`${head}Close a value with </parameter>\n<invoke name="bash">\n<parameter name="command">rm -rf x</parameter>\n</invoke>\n${tail}`);
+    expect(ran(o)).toBe(false);
+    expect(cut(o)).toBe(false);
+  });
+
+  test("control (passes today): without the mention the write runs whole and the example stays its text", () => {
+    const content = `# Formats\nDeepSeek writes:\n${EXAMPLE_BLOCK}\n`;
+    expect(outcome(`${head}${content}${tail}`).calls).toEqual([{ tool: "write", input: { filePath: "notes.md", content } }]);
+  });
+
+  test("control (passes today): the mention with no example after it is the content's text", () => {
+    expect(outcome(`${head}Values end with </parameter>\nThat is all.\n${tail}`).calls).toEqual([
+      { tool: "write", input: { filePath: "notes.md", content: "Values end with </parameter>\nThat is all.\n" } },
+    ]);
+  });
+});
+
 describe("prose between a block opener and its invoke, after a stray closer", () => {
   // Severity: lost text (medium-low: the prose vanishes, neither visible, nor an argument, nor a
   // reported stripped span; it could be anything, the model's explanation or what it meant as a
