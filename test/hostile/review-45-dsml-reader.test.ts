@@ -131,6 +131,60 @@ describe("a DSML value that mentions a prefix-less `</parameter>`, then holds a 
   });
 });
 
+describe("other Claude/Qwen markup mentioned in a DSML value before a call example (same root as above)", () => {
+  // Severity: wrong execution (high: the example's `rm -rf x` runs; with `</invoke>` the write runs
+  // cut at the mention too). Each mention alone, with prose after it instead of the example, is
+  // the content's text and the write runs whole today (plainMarkupValueEnds reaches the value's
+  // own closer); only a sentinel example between the mention and that closer breaks it.
+  // Suspected: src/parse/dialects/dsml/value-ends.ts plainMarkupValueEnds (the scan stops at the
+  // example's first sentinel tag), walk.ts (the plain tag is then read as structure: it ends the
+  // value (P01 for `</invoke>`), opens a plain parameter or invoke, and the example is read as a
+  // fresh call by the restart rule), and the stream's candidate (src/engine/candidate.ts).
+  const head = live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">notes.md</{D}parameter>\n<{D}parameter name="content" string="true">`);
+  const tail = live(`</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+  const mentions: [string, string][] = [
+    ["a plain invoke closer mid-line, text after it", "Claude calls end with </invoke> tags."],
+    ["a Qwen function closer", "Qwen ends with </function>."],
+    ["a plain parameter opener", 'Claude writes <parameter name="x"> for values.'],
+    ["a plain invoke opener", 'Claude opens with <invoke name="bash"> and so on.'],
+    ["a balanced plain parameter element", 'A value: <parameter name="x">v</parameter> like so.'],
+  ];
+  for (const [name, mention] of mentions) {
+    test(`${name}: the example never runs, the write is never cut`, () => {
+      const o = outcome(`${head}${mention}\n${EXAMPLE_BLOCK}\n${tail}`);
+      // Observed: bash {command: "rm -rf x"} runs (and, for `</invoke>`, write {content: "Claude calls end with "}).
+      expect(o.calls.some((c) => c.tool === "bash")).toBe(false);
+      expect(o.calls.every((c) => c.tool !== "write" || c.input.content === `${mention}\n${EXAMPLE_BLOCK}\n`)).toBe(true);
+    });
+  }
+
+  // Severity: wrong execution, arguable (medium). The value's own sentinel closer written mid-line
+  // with text after it ends the value by the grammar, and the write is refused (I04) as it is with
+  // prose instead of the example (control); but the example after it then runs as a fresh call,
+  // though the sentinel `</{D}parameter>`, `</{D}invoke>` and `</{D}tool_calls>` after it close
+  // nothing the example opened: they prove it sat in the write's value. Suspected: walk.ts restart
+  // rule (restartAt / "next") with parse-span.ts, candidate.ts.
+  test("a sentinel parameter closer mid-line with text after it, then the example: the example never runs", () => {
+    const o = outcome(`${head}Values end with ${live("</{D}parameter>")} tags.\n${EXAMPLE_BLOCK}\n${tail}`);
+    expect(o.calls).toEqual([]);
+  });
+
+  test("controls (pass today): the same mentions with prose instead of the example write the file whole", () => {
+    for (const [, mention] of mentions) {
+      const content = `${mention}\nThat is all.\n`;
+      expect(outcome(`${head}${content}${tail}`).calls).toEqual([{ tool: "write", input: { filePath: "notes.md", content } }]);
+    }
+    expect(outcome(`${head}Values end with ${live("</{D}parameter>")} tags.\nThat is all.\n${tail}`).calls).toEqual([]);
+  });
+
+  test("hard negatives (pass today): `<tool_call>`, `<function_calls>`, a Cline element, a DSML invoke or block closer mid-line before the example", () => {
+    for (const mention of ["Hermes opens with <tool_call> and so on.", "Claude blocks open with <function_calls>.", "Cline: <bash><command>ls</command></bash> like so.", live("End a call with </{D}invoke> then a newline."), live("Blocks end with </{D}tool_calls> tags.")]) {
+      const content = `${mention}\n${EXAMPLE_BLOCK}\n`;
+      expect(outcome(`${head}${content}${tail}`).calls).toEqual([{ tool: "write", input: { filePath: "notes.md", content } }]);
+    }
+  });
+});
+
 describe("prose between a block opener and its invoke, after a stray closer", () => {
   // Severity: lost text (medium-low: the prose vanishes, neither visible, nor an argument, nor a
   // reported stripped span; it could be anything, the model's explanation or what it meant as a
