@@ -185,6 +185,61 @@ describe("other Claude/Qwen markup mentioned in a DSML value before a call examp
   });
 });
 
+describe("a call example inside a DSML value that the example rule does not recognise", () => {
+  const head = live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">notes.md</{D}parameter>\n<{D}parameter name="content" string="true">`);
+  const tail = live(`</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+
+  // Severity: wrong execution (medium-high: a file written cut inside its example) plus lost text
+  // (the write's own closers after the example are stripped as a recovered call's noise, D07).
+  // The example is the tool-named form as models really write it (golden E29.1: `<{D}bash>`,
+  // `<{D}command>`, closed by `</{D}parameter>` and `</{D}invoke>`). Its closers are taken for the
+  // write's: the content ends inside the example and the write runs. The write's own
+  // `</{D}parameter>`, `</{D}invoke>` and `</{D}tool_calls>` right after show the example was its
+  // text; the same example closed by `</{D}bash>` (hard negative below) or a DSML invoke example is
+  // written whole. Suspected: src/parse/closer-in-value.ts exampleOpener (no I11 opener: a DSML
+  // tag named after a declared tool), used by walk.ts exampleAt and src/engine/candidate.ts.
+  test("an I11 example closed by `</{D}parameter>` and `</{D}invoke>`: the write is not cut inside it", () => {
+    const example = live(`<{D}bash>\n<{D}command>rm -rf x</{D}parameter>\n</{D}invoke>`);
+    const o = outcome(`${head}# Doc\n${example}\n${tail}`);
+    // Observed: write {content: "# Doc\n<{D}bash>\n<{D}command>rm -rf x"}.
+    expect(o.calls.every((c) => c.tool !== "write" || c.input.content === `# Doc\n${example}\n`)).toBe(true);
+    expect(o.calls.some((c) => c.tool === "bash")).toBe(false);
+  });
+
+  // Severity: wrong execution, arguable (medium-low: it follows the documented P01 rule, a lone
+  // invoke or block closer on its line ends the value; but the write's own three closers after
+  // the example close nothing it opened and are discarded as noise). Observed: the write runs cut
+  // ("# Doc\nCalls end with") and the example's `rm -rf x` runs. Expected: at least never the
+  // example. Suspected: closer-in-value.ts closerEndsCall (only a parameter closer right after the
+  // lone closer counts against it), walk.ts closerInValue, candidate.ts.
+  for (const [name, closer] of [["invoke", "</{D}invoke>"], ["block", "</{D}tool_calls>"]]) {
+    test(`a lone ${name} closer on its line in the content, then a DSML example, then the write's own closers: the example never runs`, () => {
+      const o = outcome(`${head}# Doc\nCalls end with\n${live(closer)}\n${EXAMPLE_BLOCK}\n${tail}`);
+      expect(o.calls.some((c) => c.tool === "bash")).toBe(false);
+    });
+  }
+
+  test("hard negatives (pass today): examples of other dialects inside the value are written whole", () => {
+    const examples = [
+      live(`<{D}bash>\n<{D}command>rm -rf x</{D}command>\n</{D}bash>`),
+      "<bash>\n<command>rm -rf x</command>\n</bash>",
+      "<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf x\n</parameter>\n</function>\n</tool_call>",
+      '<tool_call>\n{"name": "bash", "arguments": {"command": "rm -rf x"}}\n</tool_call>',
+      '[TOOL_CALL] {tool => "bash", args => { --command "rm -rf x" }} [/TOOL_CALL]',
+      '[TOOL_CALLS][{"name": "bash", "arguments": {"command": "rm -rf x"}}]',
+      "[bash(command='rm -rf x')]",
+      "<shell>rm -rf x</shell>",
+      live('<{BAR}tool{SP}calls{SP}begin{BAR}><{BAR}tool{SP}call{SP}begin{BAR}>function<{BAR}tool{SP}sep{BAR}>bash\n```json\n{"command": "rm -rf x"}\n```<{BAR}tool{SP}call{SP}end{BAR}><{BAR}tool{SP}calls{SP}end{BAR}>'),
+      '<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>{"command": "rm -rf x"}<|tool_call_end|><|tool_calls_section_end|>',
+      "<tool_call><tool_name>execute</tool_name><tool_args><language>bash</language><code>rm -rf x</code></tool_args></tool_call>",
+    ];
+    for (const example of examples) {
+      const content = `# Doc\n${example}\n`;
+      expect(outcome(`${head}${content}${tail}`).calls).toEqual([{ tool: "write", input: { filePath: "notes.md", content } }]);
+    }
+  });
+});
+
 describe("prose between a block opener and its invoke, after a stray closer", () => {
   // Severity: lost text (medium-low: the prose vanishes, neither visible, nor an argument, nor a
   // reported stripped span; it could be anything, the model's explanation or what it meant as a
