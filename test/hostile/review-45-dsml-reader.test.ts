@@ -247,7 +247,7 @@ describe("prose between a block opener and its invoke, after a stray closer", ()
   // (control below).
   // Suspected: src/parse/dialects/dsml/walk.ts onText (text while no invoke is open is dropped,
   // never weighed by the verdict) together with the engine's candidate (src/engine/candidate.ts),
-  // which after a stray `</{D}parameter>` (or `</parameter>`) keeps the prose inside the block's span
+  // which after a stray `</{D}parameter>` (or `</parameter>`, or any other DSML element) keeps the prose inside the block's span
   // instead of releasing it as it does when the prose comes first.
   const rest = live(`<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls -la</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
   const prose = "I will delete the build folder now.";
@@ -260,11 +260,12 @@ describe("prose between a block opener and its invoke, after a stray closer", ()
     expect(r.text + r.calls.map((c) => JSON.stringify(c.input)).join("")).toContain(prose);
   });
 
-  test("the same with a prefix-less `</parameter>`", () => {
-    const input = live(`<{D}tool_calls>\n</parameter>\n${prose}\n`) + rest;
-    const r = runAtEverySplit(input, fixtureTools);
-    expect(r.text).toContain(prose);
-  });
+  for (const stray of ["</parameter>", "<{D}description>", "</{D}command>", "<{D}thinking>"]) {
+    test(`the same after a stray \`${stray}\``, () => {
+      const input = live(`<{D}tool_calls>\n${stray}\n${prose}\n`) + rest;
+      expect(runAtEverySplit(input, fixtureTools).text).toContain(prose);
+    });
+  }
 
   test("control (passes today): without the stray closer the prose stays visible", () => {
     const input = live(`<{D}tool_calls>\n${prose}\n`) + rest;
