@@ -240,7 +240,7 @@ describe("a call example inside a DSML value that the example rule does not reco
   });
 });
 
-describe("prose between a block opener and its invoke, after a stray closer", () => {
+describe("prose between a block opener and its invoke, after a stray DSML tag", () => {
   // Severity: lost text (medium-low: the prose vanishes, neither visible, nor an argument, nor a
   // reported stripped span; it could be anything, the model's explanation or what it meant as a
   // value). Without the stray closer the same prose stays visible and the invoke runs as B05
