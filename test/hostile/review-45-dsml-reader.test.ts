@@ -240,6 +240,48 @@ describe("a call example inside a DSML value that the example rule does not reco
   });
 });
 
+describe("a sentinel tag that is no structure of the call, mentioned in a DSML value before a call example", () => {
+  // Severity: wrong execution (high: the example's `rm -rf x` runs). The mention alone (prose
+  // instead of the example, control) is the content's text and the write runs whole; and the
+  // span walk alone reads the whole input right (parseDsmlSpan gives one call, the write, for
+  // `<{D}thinking>` and `<{D}bash>`), so the stream decides differently from its own parser.
+  // Suspected: src/engine/candidate.ts (the stream's example-in-value detection: after a DSML tag
+  // it does not know inside an open value, the example's opener is taken as the model starting
+  // over, so the write is cut off there, refused as truncated, and the example read as a fresh
+  // call), with closer-in-value.ts ExampleInValue.
+  const head = live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">notes.md</{D}parameter>\n<{D}parameter name="content" string="true">`);
+  const tail = live(`</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+  const mentions: [string, string][] = [
+    ["an unknown sentinel element", "Tag: <{D}thinking> x"],
+    ["a tool-named sentinel opener (I11)", "Element: <{D}bash> opens I11."],
+    ["a tool-named sentinel closer (I11)", "Closer: </{D}bash> ends I11."],
+  ].map(([n, m]) => [n!, live(m!)]);
+  for (const [name, mention] of mentions) {
+    test(`${name}: the example never runs, the write runs whole`, () => {
+      const content = `${mention}\n${EXAMPLE_BLOCK}\n`;
+      const o = outcome(`${head}${content}${tail}`);
+      // Observed: bash {command: "rm -rf x"} runs; the write is refused as truncated (S02).
+      expect(o.calls).toEqual([{ tool: "write", input: { filePath: "notes.md", content } }]);
+    });
+  }
+
+  // Severity: wrong execution, arguable (medium: the write is refused either way, as in the
+  // control, but the example after the mention then runs though the write's own closers follow it).
+  for (const [name, mention] of [["a self-closing invoke", 'A short invoke: <{D}invoke name="bash" /> works too.'], ["a whole sentinel parameter element", 'Typed: <{D}parameter name="x" string="false">1</{D}parameter> like so.']]) {
+    test(`the write refused by ${name} mid-line: its example never runs`, () => {
+      const o = outcome(`${head}${live(mention!)}\n${EXAMPLE_BLOCK}\n${tail}`);
+      expect(o.calls.some((c) => c.tool === "bash")).toBe(false);
+    });
+  }
+
+  test("controls (pass today): each mention with prose instead of the example", () => {
+    for (const [, mention] of mentions) {
+      const content = `${mention}\nThat is all.\n`;
+      expect(outcome(`${head}${content}${tail}`).calls).toEqual([{ tool: "write", input: { filePath: "notes.md", content } }]);
+    }
+  });
+});
+
 describe("prose between a block opener and its invoke, after a stray DSML tag", () => {
   // Severity: lost text (medium-low: the prose vanishes, neither visible, nor an argument, nor a
   // reported stripped span; it could be anything, the model's explanation or what it meant as a
