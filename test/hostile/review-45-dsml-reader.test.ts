@@ -245,10 +245,13 @@ describe("a sentinel tag that is no structure of the call, mentioned in a DSML v
   // instead of the example, control) is the content's text and the write runs whole; and the
   // span walk alone reads the whole input right (parseDsmlSpan gives one call, the write, for
   // `<{D}thinking>` and `<{D}bash>`), so the stream decides differently from its own parser.
-  // Suspected: src/engine/candidate.ts (the stream's example-in-value detection: after a DSML tag
-  // it does not know inside an open value, the example's opener is taken as the model starting
-  // over, so the write is cut off there, refused as truncated, and the example read as a fresh
-  // call), with closer-in-value.ts ExampleInValue.
+  // Cause (read in the source): src/engine/candidate.ts SpanReader.plainInValue sets
+  // `this.inValue = tag.role === "parameter" && !tag.closing` for EVERY sentinel tag, so a DSML tag
+  // that is no structure (`<{D}thinking>`, `<{D}bash>`, `</{D}bash>`) inside an open value marks the
+  // value closed; exampleFamily() then returns null, the example's opener is not taken for an
+  // example but for the model starting over (restart), the write is cut off there and refused as
+  // truncated, and the example is read as a fresh call. The walk (dialects/dsml/walk.ts) ignores
+  // such a tag inside a value, hence the disagreement.
   const head = live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">notes.md</{D}parameter>\n<{D}parameter name="content" string="true">`);
   const tail = live(`</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
   const mentions: [string, string][] = [
