@@ -277,6 +277,26 @@ describe("a sentinel tag that is no structure of the call, mentioned in a DSML v
     });
   }
 
+  // Same cause, worse shape (wrong execution, high: a truncated command or file runs, no example
+  // needed): once inValue is reset, the closer rule (text after an invoke or block closer on its
+  // line makes it the value's text, A40.n3-A40.n8) no longer protects the value, so a mid-line
+  // `</{D}invoke>` or `</{D}tool_calls>` after such a tag ends the call (P01) and the rest of the
+  // value and the call's own closers are stripped as noise and a fabricated result.
+  test("bash: `<{D}bash>` then `</{D}invoke>` mid-line in the command: never run cut at the closer", () => {
+    const command = live("grep -c '<{D}bash>' log || echo '</{D}invoke>' ; rm -rf build");
+    const o = outcome(live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">`) + command + tail);
+    // Observed: bash {command: "grep -c '<{D}bash>' log || echo '"} (P01).
+    expect(o.calls).toEqual([{ tool: "bash", input: { command } }]);
+  });
+
+  for (const closer of ["</{D}invoke>", "</{D}tool_calls>"]) {
+    test(`write: \`<{D}thinking>\` then \`${closer}\` mid-line: the file is written whole`, () => {
+      const content = live(`Tag <{D}thinking> then ${closer} in text.\nmore\n`);
+      // Observed: write {content: "Tag <{D}thinking> then "} (P01).
+      expect(outcome(`${head}${content}${tail}`).calls).toEqual([{ tool: "write", input: { filePath: "notes.md", content } }]);
+    });
+  }
+
   test("controls (pass today): each mention with prose instead of the example", () => {
     for (const [, mention] of mentions) {
       const content = `${mention}\nThat is all.\n`;
