@@ -21,7 +21,8 @@ describe("I11 (tool-named DSML element): the tool's own closer, or the invoke cl
   // Suspected: src/parse/dialects/dsml/walk.ts onToolNamed (a closing tag while a value is open:
   // `</{D}TOOL>` calls closeInvoke("closer") and any other DSML closer, `</{D}invoke>` included,
   // calls closeParam, with no closer rule), and the stream side that ends the I11 span at that tag
-  // (src/engine/candidate.ts with the I11 span kind, src/parse/span-kind.ts). Generic DSML applies
+  // (src/engine/candidate.ts: its plainInValue marks no value open after a child opener such as
+  // `<{D}content>`, role "other", so the closer rule is never asked). Generic DSML applies
   // the closer rule (closer-in-value.ts, golden A40.n3-A40.n5: text after the closer on its line
   // makes it the value's text) and the plain O09 form reads the same input whole (control below);
   // the tool-named DSML form does not, so a file that documents the form is cut at its first
