@@ -306,6 +306,42 @@ describe("a sentinel tag that is no structure of the call, mentioned in a DSML v
   });
 });
 
+describe("the stream forgets an open DSML value after a prefix-less closer that is not `</parameter>`", () => {
+  // Severity: wrong execution (high, realistic: a grep for both closers, a page about call
+  // formats). A plain `</invoke>` (or an unmatched `</name>`) written mid-line in a DSML value with
+  // text after it is the value's text (closer rule), and alone it is read so (control). But a
+  // sentinel `</{D}invoke>` written mid-line later in the same value then ends the call: the
+  // command runs as `grep -c '`, the file is written cut at the first closer, the rest stripped.
+  // Cause (read in the source): src/engine/candidate.ts SpanReader.plainInValue treats every
+  // prefix-less closer at plain depth 0 as the value's M07 closer (`this.inValue = false`), though
+  // only `</parameter>` is one; with no value open the later `</{D}invoke>` is never weighed by the
+  // closer rule (no `tentatively(DSML_VALUE)`), so the stream ends the span there and the walk reads
+  // the cut span (P01). The walk over the whole input reads the whole value (compare the control).
+  const head = live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">notes.md</{D}parameter>\n<{D}parameter name="content" string="true">`);
+  const tail = live(`</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+
+  test("bash: `grep -c '</invoke>' a.xml && grep -c '</{D}invoke>' b.xml` runs whole, never as `grep -c '`", () => {
+    const command = live("grep -c '</invoke>' a.xml && grep -c '</{D}invoke>' b.xml");
+    const o = outcome(live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">`) + command + tail);
+    // Observed: bash {command: "grep -c '"} (P01).
+    expect(o.calls).toEqual([{ tool: "bash", input: { command } }]);
+  });
+
+  for (const plain of ["</invoke>", "</name>"]) {
+    test(`write: \`${plain}\` then \`</{D}invoke>\`, both mid-line: the page is written whole`, () => {
+      const content = live(`Claude: ${plain} mid-line.\nDeepSeek: </{D}invoke> mid-line.\n`);
+      // Observed: write {content: "Claude: "} (P01).
+      expect(outcome(`${head}${content}${tail}`).calls).toEqual([{ tool: "write", input: { filePath: "notes.md", content } }]);
+    });
+  }
+
+  test("controls (pass today): either closer alone mid-line is the page's text", () => {
+    for (const line of ["Claude: </invoke> mid-line.\n", live("DeepSeek: </{D}invoke> mid-line.\n")]) {
+      expect(outcome(`${head}${line}${tail}`).calls).toEqual([{ tool: "write", input: { filePath: "notes.md", content: line } }]);
+    }
+  });
+});
+
 describe("prose between a block opener and its invoke, after a stray DSML tag", () => {
   // Severity: lost text (medium-low: the prose vanishes, neither visible, nor an argument, nor a
   // reported stripped span; it could be anything, the model's explanation or what it meant as a
