@@ -4,12 +4,17 @@
  * five seeded random splits (runAtEverySplit asserts they agree; they do for every case here).
  */
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import { createRepairEngine } from "../../src/engine/engine.ts";
+import { withAliases } from "../../src/parse/aliases.ts";
+import { parseDsmlSpan } from "../../src/parse/dialects/dsml/parse-span.ts";
+import { SchemaGate } from "../../src/parse/schema-gate.ts";
+import { resolveParseOptions } from "../../src/parse/types.ts";
 import type { ToolSpec } from "../../src/parse/types.ts";
-import { live } from "../golden/notation.ts";
+import { escaped, live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { DOCUMENTED_EXAMPLES, EXAMPLE_BLOCK, EXAMPLE_INVOKE } from "../support/cut-off-examples.ts";
-import { everyChar, randomCuts, runAtEverySplit } from "../support/run-engine.ts";
+import { everyChar, randomCuts, runAtEverySplit, runEngine } from "../support/run-engine.ts";
 
 /** A quoted DSML write of `docs/calls.md`: its content is `content`, its own closers follow. */
 const quotedWrite = (content: string) =>
@@ -69,6 +74,49 @@ describe("a documentation block closed by a line inside the value of a DSML call
     const content = `# Calls\n\`\`\`\n${EXAMPLE_BLOCK}\n\`\`\`\n`;
     const r = runAtEverySplit(quotedWrite(content), fixtureTools);
     expect(r.calls.map((c) => [c.tool, c.input])).toEqual([["write", { filePath: "docs/calls.md", content }]]);
+  });
+});
+
+describe("the stream against its own span walk, on one complete DSML block", () => {
+  // Severity: wrong execution (high; ~12% of the generated blocks). A complete block whose value
+  // holds only closers and non-structural tags (no opener of any dialect, so no restart is
+  // possible) must give the calls the span walk gives over the whole block: the stream may refuse
+  // more (a missed repair), never run a call the walk does not, nor with other arguments. Observed:
+  // the stream ends the span early and runs the call cut short (`write {content: "v"}` for
+  // `v</invoke> ; rm -rf build </{D}invoke>...`, `bash {command: "v</{D}command> <a>\n"}` where
+  // the walk refuses the call), or runs one the walk refuses. fast-check prints a shrunk
+  // counterexample (escaped notation). Cause, for most: src/engine/candidate.ts
+  // SpanReader.plainInValue forgets the open value after any sentinel tag that is no parameter
+  // opener and after any prefix-less closer (see review-45-dsml-reader.test.ts), so the closer
+  // rule is no longer applied to a later closer; the span walk (dialects/dsml/walk.ts) keeps the
+  // value open.
+  const ctx = { tools: withAliases(new Map(fixtureTools.map((t) => [t.name, t]))), options: resolveParseOptions(undefined), schemas: new SchemaGate() };
+  const FRAGMENTS = [
+    "<{D}thinking>", "</{D}thinking>", "<{D}bash>", "</{D}bash>", "<{D}command>", "</{D}command>", "</{D}invoke>", "</{D}tool_calls>", "</parameter>", "</invoke>", "</function_calls>",
+    "</function>", "</tool_call>", "</{D}parameter>", "<a>", "</a>", "<br/>", "</{D}function_calls>", "<{D}description>", "</{D}description>", "</name>", "<name>",
+  ];
+  const FILL = [" text ", "\n", " ", "x\n", "\n\n", " ; rm -rf build "];
+  const block = fc.record({
+    write: fc.boolean(),
+    value: fc.array(fc.tuple(fc.constantFrom(...FRAGMENTS), fc.constantFrom(...FILL)), { minLength: 1, maxLength: 4 }).map((parts) => "v" + parts.map(([t, f]) => t + f).join("")),
+  }).map(({ write, value }) =>
+    write
+      ? `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n<{D}parameter name="content" string="true">${value}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`
+      : `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">${value}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,
+  );
+
+  test("every call the stream runs is one the walk over the whole block reads, with the same input", () => {
+    fc.assert(
+      // The blocks are generated in the escaped notation (so a counterexample prints without marker bytes) and made live here.
+      fc.property(block, (notation) => {
+        const input = live(notation);
+        const walk = parseDsmlSpan(input, ctx).flatMap((seg) => (seg.kind === "call" ? [JSON.stringify([seg.tool, seg.input])] : []));
+        const stream = runEngine(input, [], fixtureTools).calls.map((c) => JSON.stringify([c.tool, c.input]));
+        const extra = stream.filter((c) => !walk.includes(c));
+        if (extra.length > 0) expect({ input: escaped(input), extra: extra.map(escaped) }).toEqual({ input: escaped(input), extra: [] });
+      }),
+      { seed: 45_2026, numRuns: 300 },
+    );
   });
 });
 
