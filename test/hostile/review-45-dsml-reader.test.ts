@@ -213,7 +213,7 @@ describe("a call example inside a DSML value that the example rule does not reco
   // ("# Doc\nCalls end with") and the example's `rm -rf x` runs. Expected: at least never the
   // example. Suspected: closer-in-value.ts closerEndsCall (only a parameter closer right after the
   // lone closer counts against it), walk.ts closerInValue, candidate.ts.
-  for (const [name, closer] of [["invoke", "</{D}invoke>"], ["block", "</{D}tool_calls>"]]) {
+  for (const [name, closer] of [["invoke", "</{D}invoke>"], ["block", "</{D}tool_calls>"]] as const) {
     test(`a lone ${name} closer on its line in the content, then a DSML example, then the write's own closers: the example never runs`, () => {
       const o = outcome(`${head}# Doc\nCalls end with\n${live(closer)}\n${EXAMPLE_BLOCK}\n${tail}`);
       expect(o.calls.some((c) => c.tool === "bash")).toBe(false);
