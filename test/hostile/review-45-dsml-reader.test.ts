@@ -4,7 +4,8 @@
  * agree); a failing test here fails on its expectation, not on the split check.
  */
 import { describe, expect, test } from "bun:test";
-import { live } from "../golden/notation.ts";
+import fc from "fast-check";
+import { escaped, live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { EXAMPLE_BLOCK } from "../support/cut-off-examples.ts";
 import { outcome } from "../support/outcome.ts";
@@ -339,6 +340,40 @@ describe("the stream forgets an open DSML value after a prefix-less closer that 
     for (const line of ["Claude: </invoke> mid-line.\n", live("DeepSeek: </{D}invoke> mid-line.\n")]) {
       expect(outcome(`${head}${line}${tail}`).calls).toEqual([{ tool: "write", input: { filePath: "notes.md", content: line } }]);
     }
+  });
+});
+
+describe("metamorphic: a call example appended to content the write writes whole never runs", () => {
+  // Severity: wrong execution (high). The findings above, as one property: if a DSML write runs
+  // with content C exactly as written, the same write with C + a complete DSML example + "\n" as
+  // its content (closed by its own `</{D}parameter>`) must run with that content, or run nothing;
+  // the example must never run. C is "v" and one or two fragments (a closer or opener of some
+  // dialect, a non-structural sentinel tag, a fence, a comment) each followed by text on its line,
+  // so no closer ends a line (the documented P01 shape is left out). Observed: the example runs
+  // for ~40% of the contents that are written whole alone (fast-check prints a shrunk C, escaped).
+  // Suspected: value-ends.ts plainMarkupValueEnds, walk.ts exampleAt/restart, candidate.ts
+  // plainInValue (see the describes above).
+  const head = live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n<{D}parameter name="content" string="true">`);
+  const tail = live(`</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+  const FRAGMENTS = [
+    "<{D}thinking>", "<{D}bash>", "</{D}bash>", "</{D}invoke>", "</{D}tool_calls>", "</parameter>", "</invoke>", "</function_calls>", "</function>", "</tool_call>", "<tool_call>",
+    "<a>", "</a>", '<parameter name="x">', '<invoke name="bash">', "<function=bash>", "<function_calls>", "<name>", "</name>", "`", "<!--", "-->", "<br/>",
+  ];
+  const content = fc
+    .array(fc.tuple(fc.constantFrom(...FRAGMENTS), fc.constantFrom(" text ", " ; y ", " text\n")), { minLength: 1, maxLength: 2 })
+    .map((parts) => `v${parts.map(([f, t]) => f + t).join("")}\n`);
+
+  test("write(C) runs whole => write(C + example) never runs the example", () => {
+    fc.assert(
+      fc.property(content, (notation) => {
+        const c = live(notation);
+        const alone = runAtEverySplit(head + c + tail, fixtureTools).calls;
+        if (!(alone.length === 1 && alone[0]!.input.content === c)) return;
+        const calls = runAtEverySplit(`${head}${c}${EXAMPLE_BLOCK}\n${tail}`, fixtureTools).calls;
+        expect({ content: escaped(c), calls: calls.map((x) => x.tool) }).toEqual({ content: escaped(c), calls: calls.length === 0 ? [] : ["write"] });
+      }),
+      { seed: 45_2026, numRuns: 150 },
+    );
   });
 });
 
