@@ -259,28 +259,63 @@ export function exampleEnd(text: string, tags: readonly Tag[], at: number, famil
  * Unprefixed markup in a DSML value, from its first plain tag, decided as the walk decides it
  * (dialects/dsml/value-ends.ts plainMarkupValueEnds): the value's text when the next DSML tag is its closer, so the
  * stream never ends it at a plain closer the walk reads as text (`echo "</invoke>"`).
+ *
+ * Review 45 finding 2: a DSML call example after the plain markup (a page that mentions
+ * `</parameter>`, then shows a DSML block) is read as an example in the value (ExampleInValue):
+ * when the value's own closer ends it, the plain markup and the example are all its text. A plain
+ * closer that matches no plain opener still ends the value as the model's mis-closed parameter
+ * when a plain parameter opener follows it outside any plain invoke (M07.5), or when the DSML
+ * closer comes while a plain parameter or invoke opened after it is still open (that closer then
+ * closes the plain parameter); a complete plain invoke after it (a Claude-style example) is text.
  */
 export class PlainRunInValue {
   private depth = 0;
   private unmatchedCloser = false;
-  readonly awaitsChar = false;
+  // After an unmatched plain closer: the plain invokes and parameters opened since and still open.
+  private invokesAfter = 0;
+  private paramsAfter = 0;
+  private example: ExampleInValue | null = null;
 
   constructor(first: Tag) {
     this.step(first);
   }
 
-  char(): null {
-    return null;
+  get awaitsChar(): boolean {
+    return this.example?.awaitsChar ?? false;
+  }
+
+  char(c: number): "fail" | null {
+    return this.example ? this.example.char(c) : null;
   }
 
   step(tag: Tag): "content" | "fail" | null {
-    if (tag.family === "dsml") return tag.role === "parameter" && tag.closing ? "content" : "fail";
+    if (this.example) return this.example.step(tag);
+    if (tag.family === "dsml") {
+      if (tag.role === "parameter" && tag.closing) return this.invokesAfter > 0 || this.paramsAfter > 0 ? "fail" : "content";
+      if (!exampleOpener(tag, "dsml")) return "fail";
+      this.example = new ExampleInValue(tag, "dsml", true);
+      return null;
+    }
     if (tag.family !== "naked") return null;
-    if (this.unmatchedCloser && ((tag.role === "parameter" && !tag.closing) || tag.role === "invoke")) return "fail";
+    if (this.unmatchedCloser) return this.stepAfterCloser(tag);
     if (tag.role !== "parameter") return null;
     if (!tag.closing) this.depth++;
     else if (this.depth > 0) this.depth--;
     else this.unmatchedCloser = true;
+    return null;
+  }
+
+  // After an unmatched plain closer: a plain invoke must close again before the value's closer; a plain parameter opens only inside one.
+  private stepAfterCloser(tag: Tag): "fail" | null {
+    if (tag.role === "invoke") {
+      if (!tag.closing) this.invokesAfter++;
+      else if (this.invokesAfter > 0 && this.paramsAfter === 0) this.invokesAfter--;
+      else return "fail";
+    } else if (tag.role === "parameter") {
+      if (this.invokesAfter === 0) return tag.closing ? null : "fail";
+      if (!tag.closing) this.paramsAfter++;
+      else if (this.paramsAfter > 0) this.paramsAfter--;
+    }
     return null;
   }
 }

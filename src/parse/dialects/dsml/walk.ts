@@ -61,7 +61,7 @@ export class DsmlWalk implements BlockFacts {
   run(): InvokeDraft[] {
     let pos = 0;
     const tags = tagsOf(this.span);
-    const valueEnds = plainMarkupValueEnds(tags);
+    const valueEnds = plainMarkupValueEnds(this.span, tags);
     let contentUntil = -1;
     this.tags = tags;
     for (let index = 0; index < tags.length; index++) {
@@ -72,6 +72,8 @@ export class DsmlWalk implements BlockFacts {
       if (tag.family === "dsml") this.sawDsml = true;
       // Plain markup inside a value that its own sentinel closer ends is the value's text (an XML file).
       if (index < contentUntil || index < this.skipUntil || this.exampleAt(index)) continue;
+      // A run with an example in it ended by the invoke closer (P01), not a parameter closer: refused, as exampleAt.
+      if (index === contentUntil && tag.role === "invoke") this.markCloserAsText();
       this.onTag(tag);
       contentUntil = valueEnds.get(index) ?? -1;
     }
@@ -102,6 +104,11 @@ export class DsmlWalk implements BlockFacts {
     }
     this.exampleFrom = found.stop;
     return false;
+  }
+
+  private markCloserAsText(): void {
+    const top = this.stack[this.stack.length - 1];
+    if (top && top.children === null) top.closerAsText = true;
   }
 
   /** Text outside every value (between parameters, or between a wrapped tool's children) is the body. */
