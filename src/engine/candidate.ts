@@ -318,7 +318,7 @@ export class Candidate implements SpanReader {
       return this.tentatively(this.opener.family === "dsml" ? DSML_VALUE : this.kind.closesWrapper ? (this.wrappedValue ??= closerRule("naked", this.kind.closesWrapper)) : NAKED_VALUE, end);
     }
     const first = !this.seenContent;
-    this.seenContent = true;
+    this.seenContent = !first || !(this.kind.leavesFirst?.(this, tag, this.body) ?? false);
     const step = this.kind.tag(this, tag, base, first, closesBlock, this.body);
     // DSML: an invoke closer while a value is open ends it only by P01's rule, if at all (finding 3).
     if (step === null && this.trailing && !this.pending && this.before_inValue && tag.family === "dsml" && tag.closing && tag.role === "invoke") this.tentatively(DSML_VALUE);
