@@ -60,6 +60,8 @@ export class Candidate implements SpanReader {
   // The open DSML value's plain markup was read as a run once already.
   private plainRunTried = false;
   private rewindTo = -1;
+  /** An example read after a closer that ended its line in a value (exampleAfterCloser): where the span ends if it proves none. */
+  private closerFallback: { end: number; endsInBlock: boolean } | null = null;
   private noExampleBefore = 0;
   /** The closer rule for a value inside a kind with its own wrapper closer (`</tool_call>`), made on first use. */
   private wrappedValue: CloserRule | null = null;
@@ -136,7 +138,8 @@ export class Candidate implements SpanReader {
         if (held) return held;
         // The reply ended inside an example written in a value: it proved nothing, read it again as before.
         if (!final || !this.example) break;
-        this.failExample(Infinity);
+        const ended = this.failExample(Infinity);
+        if (ended) return ended;
       }
       if (this.rewindTo >= 0) {
         const from = this.rewindTo;
@@ -210,7 +213,8 @@ export class Candidate implements SpanReader {
         }
         // A closer inside an example's own value waits for the next character (ExampleInValue.char).
         if (this.example?.awaitsChar && this.example.char(c) === "fail") {
-          this.failExample(base + i);
+          const ended = this.failExample(base + i);
+          if (ended) return ended;
           continue;
         }
         if (!isSpaceCode(c)) {
@@ -275,6 +279,7 @@ export class Candidate implements SpanReader {
     const end = base + tag.end;
     const closesBlock = (tag.closing && tag.role === "block" && tag.family !== "costume") || (this.kind.closesWrapper?.(tag) ?? false);
     if (this.pending && closerWasContent(this.pending.rule, tag, this.pending.lineEnded)) this.resume();
+    else if (this.pending && this.exampleAfterCloser(tag, base)) return null;
     if (this.trailing) {
       // A costume's closer ends its span where it stands, whatever comes next.
       if (this.pending?.rule.valueCloser === null) return { kind: "complete", end: this.trailBack };
@@ -289,6 +294,7 @@ export class Candidate implements SpanReader {
       const verdict = this.example.step(tag);
       if (verdict === null) return null;
       this.example = null;
+      if (verdict === "content") this.closerFallback = null;
       // Not an example: the restart rule and every other rule read it again from its opener.
       if (verdict === "fail") return this.failExample(base + tag.start);
       // "content": this tag is the value's own parameter closer, read below as always.
@@ -325,7 +331,32 @@ export class Candidate implements SpanReader {
     return step;
   }
 
-  private failExample(at: number): null {
+  /**
+   * Review 45 finding 6: a DSML invoke or block closer that ended its line inside an open value
+   * ends it (P01) unless a call example comes next and the value's own closer ends it (closer-in-
+   * value.ts closerEndsCall, the walk's rule): the closer and the example were the value's text (a
+   * page documenting both). The example is read on with the closer taken as text; proved no
+   * example, the span ends where the closer ended it (closerFallback).
+   */
+  private exampleAfterCloser(tag: Tag, base: number): boolean {
+    const p = this.pending!;
+    if (!p.lineEnded || p.rule.valueCloser !== "dsml" || !p.inValue || this.example || base + tag.start < this.noExampleBefore || !exampleOpener(tag, "dsml")) return false;
+    this.closerFallback = { end: this.trailBack >= 0 ? this.trailBack : base + tag.start, endsInBlock: this.endsInBlock };
+    this.resume();
+    this.example = new ExampleInValue(tag, "dsml", true);
+    this.exampleStart = base + tag.start;
+    return true;
+  }
+
+  private failExample(at: number): Step | null {
+    const fallback = this.closerFallback;
+    if (fallback) {
+      // The closer before the example ended the value after all (P01): the span ends there.
+      this.example = null;
+      this.closerFallback = null;
+      this.endsInBlock = fallback.endsInBlock;
+      return { kind: "complete", end: fallback.end };
+    }
     this.example = null;
     this.rewindTo = this.exampleStart;
     this.noExampleBefore = Math.max(this.noExampleBefore, at);

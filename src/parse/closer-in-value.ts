@@ -70,7 +70,10 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
     if (c === 0x0a || c === 0x0d) lineEnded = true;
     if (isWhiteSpace(c)) continue;
     const tag = tags[next];
-    return !closerWasContent(rule, tag !== undefined && tag.start === i ? tag : null, lineEnded);
+    const at = tag !== undefined && tag.start === i ? tag : null;
+    if (closerWasContent(rule, at, lineEnded)) return false;
+    // Review 45 finding 6: a DSML call example next that the value's own closer ends: the closer was text too (the stream reads it so, Candidate.exampleAfterCloser).
+    return !(lineEnded && at !== null && rule.valueCloser === "dsml" && exampleOpener(at, "dsml") && exampleEnd(span, tags, next, "dsml", to, true).end >= 0);
   }
   return true;
 }
