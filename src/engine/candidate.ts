@@ -75,6 +75,9 @@ export class Candidate implements SpanReader {
   /** DSML: inside a sentinel parameter's value, and how deep the plain tags written in it nest. */
   private inValue = false;
   private plainDepth = 0;
+  /** DSML: text was written in the open invoke's body, outside every value (the walk's InvokeDraft.body). */
+  private bodyText = false;
+  private plainValue = false;
   /** Quoted blocks (quoteIndent > 0): the last offset looked at, the current line's column and blankness, the line before. */
   private quoteSeen = -1;
   private quoteCol = 0;
@@ -272,6 +275,7 @@ export class Candidate implements SpanReader {
     }
     const first = !this.seenContent;
     this.seenContent = true;
+    if (!this.inValue && !this.plainValue) this.bodyText = true;
     return first || this.kind.watchesContent ? this.kind.content(this, c, at, first, this.body) : null;
   }
 
@@ -305,6 +309,13 @@ export class Candidate implements SpanReader {
         this.exampleStart = base + tag.start;
         return null;
       }
+      // Review 45 finding 2: an example after text in a DSML invoke's body (a value ended mid-line by
+      // its sentinel closer, the call refused) that the call's own closers end was that text too.
+      if (family === null && this.bodyText && this.opener.family === "dsml" && base + tag.start >= this.noExampleBefore && exampleOpener(tag, "dsml")) {
+        this.example = new ExampleInValue(tag, "dsml", true);
+        this.exampleStart = base + tag.start;
+        return null;
+      }
       if (family === "dsml" && tag.family === "naked" && !this.plainRunTried) {
         this.plainRunTried = true;
         this.example = new PlainRunInValue(tag);
@@ -315,6 +326,8 @@ export class Candidate implements SpanReader {
     this.before_endsInBlock = this.endsInBlock;
     this.before_inValue = this.inValue;
     if (this.opener.family === "dsml" && this.plainInValue(tag)) return null;
+    // A plain parameter opened outside a sentinel value (M07.5) holds a value, not body text, until a parameter closer or a DSML tag.
+    if (this.opener.family === "dsml") this.plainValue = tag.family === "naked" && tag.role === "parameter" ? !tag.closing && !(tag.flaws & Flaw.SelfClosing) : tag.family === "dsml" ? false : this.plainValue;
     if (this.opener.family === "naked") this.nakedInValue(tag);
     // A block's or wrapper's closer written inside an open value ends it only by the closer rule
     // (review finding 1): text after it on its line makes it the value's text, which must then reach
@@ -439,6 +452,7 @@ export class Candidate implements SpanReader {
   private plainInValue(tag: Tag): boolean {
     if (tag.family === "dsml") {
       this.inValue = tag.role === "parameter" && !tag.closing;
+      if (tag.role === "invoke" || tag.role === "block") this.bodyText = false;
       this.plainDepth = 0;
       this.plainRunTried = false;
       return false;

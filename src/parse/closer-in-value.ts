@@ -98,6 +98,10 @@ export class ExampleInValue {
   private depth = 0;
   private params: TagFamily = "naked";
   private pending: Tag | null = null;
+  // After an example in a DSML value: the unprefixed parameters opened in the text since (textAfter).
+  private plainDepth = 0;
+  // The waiting closer is a block's closer after an example (textAfter), weighed by the closer rule.
+  private afterCloser = false;
 
   constructor(
     opener: Tag,
@@ -119,7 +123,12 @@ export class ExampleInValue {
     if (this.pending === null || (c !== LF && c !== CR && isWhiteSpace(c))) return null;
     const closer = this.pending;
     this.pending = null;
-    if (c !== LF && c !== CR) return null;
+    if (c !== LF && c !== CR) {
+      this.afterCloser = false;
+      return null;
+    }
+    // A block closer after an example that ends its line ends the value there (P01): no example.
+    if (this.afterCloser) return "fail";
     this.depth = 0;
     return this.structure(closer) === "fail" ? "fail" : null;
   }
@@ -130,8 +139,14 @@ export class ExampleInValue {
       // A tag right after a waiting closer: the example's value ended there (P01).
       const closer = this.pending;
       this.pending = null;
-      this.depth = 0;
-      if (this.structure(closer) === "fail") return "fail";
+      if (this.afterCloser) {
+        // After an example: the closer rule (a block's closer or the next invoke on its line ends the value).
+        this.afterCloser = false;
+        if (!this.closesValue(tag) && closerBoundary(tag)) return "fail";
+      } else {
+        this.depth = 0;
+        if (this.structure(closer) === "fail") return "fail";
+      }
     }
     if (this.closesValue(tag)) return "content";
     if (this.mode === "after") {
@@ -140,6 +155,7 @@ export class ExampleInValue {
         this.open(tag);
         return null;
       }
+      if (this.family === "dsml" && this.textAfter(tag)) return null;
       return (tag.family === "costume" && !isToolCallTag(tag) && !this.glmPair(tag)) || tag.family === "mistral" ? null : "fail";
     }
     // GLM's pair tags in an example in a GLM value: which `</arg_value>` ends the value is unknowable.
@@ -156,9 +172,29 @@ export class ExampleInValue {
     return this.structure(tag);
   }
 
+  /**
+   * Review 45 finding 2, after an example in a DSML value: markup mentioned in the page's prose
+   * (`</invoke>`, `<parameter name="x">`, `<{D}thinking>`) is its text, as before the example
+   * (PlainRunInValue): unprefixed tags (a `</parameter>` that closes one opened here counted) and
+   * sentinel tags that are no structure read on to the value's own closer.
+   */
+  private textAfter(tag: Tag): boolean {
+    if (tag.family === "dsml" && tag.closing && tag.role === "block" && !(tag.flaws & Flaw.SelfClosing)) {
+      // A block's closer: text after it on its line makes it the page's text (the closer rule), a line end ends the value.
+      this.pending = tag;
+      this.afterCloser = true;
+      return true;
+    }
+    if (tag.family === "dsml") return tag.role === "other";
+    if (tag.family !== "naked") return false;
+    if (tag.role === "parameter" && !(tag.flaws & Flaw.SelfClosing)) this.plainDepth += tag.closing ? -1 : 1;
+    return true;
+  }
+
   // The value's own closer, after an example or at its own level (one that never closed itself).
   private closesValue(tag: Tag): boolean {
     if (this.mode !== "after" && this.depth > 0) return false;
+    if (this.mode === "after" && this.plainDepth > 0 && tag.family === "naked") return false;
     return this.family === "costume" ? this.mode === "after" && isGlmValueTag(tag) && tag.closing : closesParameter(tag, this.family);
   }
 
@@ -222,6 +258,9 @@ export class ExampleInValue {
     return null;
   }
 }
+
+/** What ends a call on a closer's line (closerRule's boundary): a block's closer, an invoke opener, a special token. */
+const closerBoundary = (tag: Tag) => (tag.closing && tag.role === "block" && tag.family !== "costume") || (!tag.closing && tag.role === "invoke") || tag.family === "legacy";
 
 /** A DSML or unprefixed block opener or named invoke opener: where another call starts. */
 const opensCall = (tag: Tag) =>

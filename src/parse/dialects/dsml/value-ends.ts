@@ -5,45 +5,44 @@ import { PlainRunInValue } from "../../closer-in-value.ts";
 // that is its text (an XML file being written), or a garbled closer at its end (P02).
 
 /**
- * For each sentinel parameter opener whose value holds plain markup and still ends at a sentinel
- * parameter closer: that closer's index. The plain tags before it are content, not structure (a
- * value that is an XML file). The run is read as the stream reads it (closer-in-value.ts
- * PlainRunInValue): not when another sentinel tag comes first (the plain closer was the model's
- * mis-closed parameter, P01/M07), nor when a plain closer that matches no plain opener in the
- * value is followed by a plain parameter (the model wrote the next parameter without its
- * sentinel, M07.5); a DSML call example after the plain markup (review 45 finding 2) is read on to
- * the value's own closer, which may then be the invoke closer (the call is refused, walk.ts). Each
- * scan stops where its run is decided; the next starts after it, or at the failed example's opener
- * (its parameters are then the call's, each weighed again; an example holds no call opener, so a
- * tag is scanned a bounded number of times). A
- * self-closing opener has no value (it sat in an attribute): the plain tags after it are the
- * call's, as the stream reads them.
+ * Plain markup in an open sentinel value, from its first plain tag (`first`, the first since the
+ * value opened or since the last sentinel tag the walk read): the index of the tag that ends the
+ * value when all of it is the value's text (an XML file being written), or -1. Read as the stream
+ * reads it (closer-in-value.ts PlainRunInValue): not when another sentinel tag comes first (the
+ * plain closer was the model's mis-closed parameter, P01/M07), nor when a plain closer that
+ * matches no plain opener in the value is followed by a plain parameter (the model wrote the next
+ * parameter without its sentinel, M07.5); a DSML call example after the plain markup (review 45
+ * finding 2) is read on to the value's own closer, which may then be the invoke closer (the call
+ * is refused, walk.ts). The walk asks once per run of plain tags (DsmlWalk.run).
+ */
+export function plainRunEnd(span: string, tags: readonly Tag[], first: number): number {
+  const run = new PlainRunInValue(tags[first]!);
+  if (charsAfter(span, tags, first, run) === "fail") return -1;
+  for (let k = first + 1; k < tags.length; k++) {
+    const verdict = run.step(tags[k]!) ?? charsAfter(span, tags, k, run);
+    if (verdict === "content") return k;
+    if (verdict === "fail") return -1;
+  }
+  return -1;
+}
+
+/**
+ * For each sentinel parameter opener whose value starts a run of plain markup before any other
+ * sentinel tag: where that run ends the value (plainRunEnd), as [opener index, closer index]. A
+ * self-closing opener has no value (it sat in an attribute). For tests of the lookahead.
  */
 export function plainMarkupValueEnds(span: string, tags: readonly Tag[]): Map<number, number> {
   const ends = new Map<number, number>();
   for (let i = 0; i < tags.length; i++) {
     const opener = tags[i]!;
     if (opener.family !== "dsml" || opener.role !== "parameter" || opener.closing || opener.flaws & Flaw.SelfClosing) continue;
-    let run: PlainRunInValue | null = null;
-    // The first sentinel tag in the run (its example's opener): a failed run's next scan starts there.
-    let firstDsml = -1;
-    for (let k = i + 1; k < tags.length; k++) {
-      const tag = tags[k]!;
-      if (firstDsml < 0 && tag.family === "dsml") firstDsml = k;
-      let verdict: "content" | "fail" | null;
-      if (run) verdict = run.step(tag);
-      else if (tag.family === "dsml") verdict = "fail";
-      else if (tag.family === "naked") {
-        run = new PlainRunInValue(tag);
-        verdict = null;
-      } else continue;
-      if (verdict === null && run) verdict = charsAfter(span, tags, k, run);
-      if (verdict === "content") ends.set(i, k);
-      if (verdict !== null) {
-        i = (verdict === "fail" && firstDsml >= 0 ? firstDsml : k) - 1;
-        break;
-      }
-    }
+    let k = i + 1;
+    while (k < tags.length && tags[k]!.family !== "dsml" && tags[k]!.family !== "naked") k++;
+    if (k >= tags.length || tags[k]!.family !== "naked") continue;
+    const end = plainRunEnd(span, tags, k);
+    if (end >= 0) ends.set(i, end);
+    // The run's own tags are decided; a failed run's tags are read again from the next sentinel tag.
+    if (end >= 0) i = end - 1;
   }
   return ends;
 }
