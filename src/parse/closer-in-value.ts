@@ -102,6 +102,7 @@ export class ExampleInValue {
   private plainDepth = 0;
   // The waiting closer is a block's closer after an example (textAfter), weighed by the closer rule.
   private afterCloser = false;
+  private afterLineEnded = false;
 
   constructor(
     opener: Tag,
@@ -121,14 +122,20 @@ export class ExampleInValue {
   /** A character between tags while a closer waits: a line end ends the example's value there, other text makes the closer its text. */
   char(c: number): "fail" | null {
     if (this.pending === null || (c !== LF && c !== CR && isWhiteSpace(c))) return null;
+    if (this.afterCloser) {
+      // A block closer after an example, by the closer rule: text on its line makes it the page's
+      // text; once its line ended, only the value's own closer next does (closesValue), text is P01.
+      if (c === LF || c === CR) {
+        this.afterLineEnded = true;
+        return null;
+      }
+      this.pending = null;
+      this.afterCloser = false;
+      return this.afterLineEnded ? "fail" : null;
+    }
     const closer = this.pending;
     this.pending = null;
-    if (c !== LF && c !== CR) {
-      this.afterCloser = false;
-      return null;
-    }
-    // A block closer after an example that ends its line ends the value there (P01): no example.
-    if (this.afterCloser) return "fail";
+    if (c !== LF && c !== CR) return null;
     this.depth = 0;
     return this.structure(closer) === "fail" ? "fail" : null;
   }
@@ -142,7 +149,7 @@ export class ExampleInValue {
       if (this.afterCloser) {
         // After an example: the closer rule (a block's closer or the next invoke on its line ends the value).
         this.afterCloser = false;
-        if (!this.closesValue(tag) && closerBoundary(tag)) return "fail";
+        if (!this.closesValue(tag) && (this.afterLineEnded || closerBoundary(tag))) return "fail";
       } else {
         this.depth = 0;
         if (this.structure(closer) === "fail") return "fail";
@@ -183,6 +190,7 @@ export class ExampleInValue {
       // A block's closer: text after it on its line makes it the page's text (the closer rule), a line end ends the value.
       this.pending = tag;
       this.afterCloser = true;
+      this.afterLineEnded = false;
       return true;
     }
     if (tag.family === "dsml") return tag.role === "other";

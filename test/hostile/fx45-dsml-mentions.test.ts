@@ -46,6 +46,13 @@ describe("finding 2: plain markup, then a DSML example, in one DSML value", () =
     }
   });
 
+  test("a block closer after the example: text on its line, or the value's closer next, makes it the page's text", () => {
+    for (const after of [live("Blocks end with </{D}tool_calls> tags."), live("Blocks end with\n</{D}tool_calls>")]) {
+      const content = `# Doc\n${EXAMPLE_BLOCK}\n${after}\n`;
+      expect(outcome(`${head}${content}${tail}`).calls).toEqual([{ tool: "write", input: { filePath: "notes.md", content } }]);
+    }
+  });
+
   test("text in the body after a value closed mid-line, then an example and the call's closers: nothing runs, text kept", () => {
     const input = `${head}Values end with ${live("</{D}parameter>")} tags.\n${EXAMPLE_INVOKE}\n${tail}`;
     const r = runAtEverySplit(input, fixtureTools);
