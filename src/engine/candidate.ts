@@ -356,7 +356,7 @@ export class Candidate implements SpanReader {
     if (!p.lineEnded || p.rule.valueCloser !== "dsml" || !p.inValue || this.example || base + tag.start < this.noExampleBefore || !exampleOpener(tag, "dsml")) return false;
     this.closerFallback = { end: this.trailBack >= 0 ? this.trailBack : base + tag.start, endsInBlock: this.endsInBlock };
     this.resume();
-    this.example = new ExampleInValue(tag, "dsml", true);
+    this.example = new ExampleInValue(tag, "dsml", true, true);
     this.exampleStart = base + tag.start;
     return true;
   }

@@ -73,7 +73,7 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
     const at = tag !== undefined && tag.start === i ? tag : null;
     if (closerWasContent(rule, at, lineEnded)) return false;
     // Review 45 finding 6: a DSML call example next that the value's own closer ends: the closer was text too (the stream reads it so, Candidate.exampleAfterCloser).
-    return !(lineEnded && at !== null && rule.valueCloser === "dsml" && exampleOpener(at, "dsml") && exampleEnd(span, tags, next, "dsml", to, true).end >= 0);
+    return !(lineEnded && at !== null && rule.valueCloser === "dsml" && exampleOpener(at, "dsml") && exampleEnd(span, tags, next, "dsml", to, true, true).end >= 0);
   }
   return true;
 }
@@ -110,6 +110,9 @@ export class ExampleInValue {
     private readonly family: TagFamily,
     // A DSML or Claude-style value: its invoke closer after an example ends them too (P01).
     private readonly invokeCloses = false,
+    // One example only (after a closer that ended its line, review 45 finding 6): another after it
+    // proves none, so the lookahead from each such closer stops at the next call opener.
+    private readonly single = false,
   ) {
     this.open(opener);
   }
@@ -159,6 +162,7 @@ export class ExampleInValue {
     if (this.mode === "after") {
       if (this.invokeCloses && tag.closing && tag.role === "invoke" && tag.family === this.family && !(tag.flaws & Flaw.SelfClosing)) return "content";
       if (exampleOpener(tag, this.family)) {
+        if (this.single) return "fail";
         this.open(tag);
         return null;
       }
@@ -291,8 +295,8 @@ export function exampleOpener(tag: Tag, family: TagFamily): boolean {
  * Over a complete span (`text`, read up to `to`): the index of the value's closer that ends the
  * examples from `at` (`end`), or -1 and the index where no example was (`stop`; the tag count at the end).
  */
-export function exampleEnd(text: string, tags: readonly Tag[], at: number, family: TagFamily, to = text.length, invokeCloses = false): { end: number; stop: number } {
-  const example = new ExampleInValue(tags[at]!, family, invokeCloses);
+export function exampleEnd(text: string, tags: readonly Tag[], at: number, family: TagFamily, to = text.length, invokeCloses = false, single = false): { end: number; stop: number } {
+  const example = new ExampleInValue(tags[at]!, family, invokeCloses, single);
   for (let k = at + 1; k < tags.length; k++) {
     const verdict = example.step(tags[k]!);
     if (verdict === "content") return { end: k, stop: -1 };

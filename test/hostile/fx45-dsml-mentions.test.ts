@@ -5,11 +5,12 @@
 import { describe, expect, test } from "bun:test";
 import { plainMarkupValueEnds } from "../../src/parse/dialects/dsml/value-ends.ts";
 import { tagsOf } from "../../src/parse/segments.ts";
-import { live } from "../golden/notation.ts";
+import { D, live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { EXAMPLE_BLOCK, EXAMPLE_INVOKE } from "../support/cut-off-examples.ts";
 import { outcome } from "../support/outcome.ts";
-import { accountsForEveryCharacter, runAtEverySplit } from "../support/run-engine.ts";
+import { accountsForEveryCharacter, runAtEverySplit, runEngine } from "../support/run-engine.ts";
+import { countWork } from "../support/work.ts";
 
 const head = live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">notes.md</{D}parameter>\n<{D}parameter name="content" string="true">`);
 const tail = live(`</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
@@ -117,4 +118,25 @@ describe("finding 7: a stray tag right after a block opener", () => {
     const input = live(`<{D}tool_calls>\n<{D}bash>\n<{D}command>ls</{D}command>\n</{D}bash>\n</{D}tool_calls>`);
     expect(outcome(input).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
   });
+});
+
+describe("the new lookaheads do linear work (counted, never timed)", () => {
+  // Each shape repeated n and 4n times: the work may grow about 4x, never 16x. The first shape was
+  // quadratic before an example after a lone closer was limited to one (each closer read on to the
+  // end of the reply, once per candidate the engine made after it).
+  const shapes: [string, (n: number) => string][] = [
+    ["lone closer lines, each before an example", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n<${D}parameter name="content" string="true">` + `x\n</${D}invoke>\n<${D}invoke name="bash">\n<${D}parameter name="command" string="true">ls\n`.repeat(n)],
+    ["plain markup, then examples that never reach the value's closer", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n<${D}parameter name="content" string="true">v </parameter> x ` + `<${D}invoke name="bash">\n<${D}parameter name="command" string="true">ls</${D}parameter>\n</${D}invoke> </tool_calls> `.repeat(n)],
+    ["examples and mentions after them, no closer", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n<${D}parameter name="content" string="true">v ` + `<${D}invoke name="bash">\n<${D}parameter name="command" string="true">ls</${D}parameter>\n</${D}invoke> <a> <${D}thinking> `.repeat(n)],
+    ["body text, then closed examples", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n<${D}parameter name="content" string="true">a</${D}parameter> b\n` + `<${D}invoke name="bash">\n<${D}parameter name="command" string="true">ls</${D}parameter>\n</${D}invoke> t\n`.repeat(n)],
+  ];
+  for (const [name, make] of shapes) {
+    test(name, () => {
+      const work = (n: number) => {
+        const input = make(n);
+        return countWork(() => runEngine(input, [], fixtureTools), 400 * input.length);
+      };
+      expect(work(1600) / work(400)).toBeLessThan(6);
+    });
+  }
 });
