@@ -375,10 +375,11 @@ export class Candidate implements SpanReader {
    */
   private exampleAfterCloser(tag: Tag, base: number): boolean {
     const p = this.pending!;
-    if (!p.lineEnded || p.rule.valueCloser !== "dsml" || !p.inValue || this.example || base + tag.start < this.noExampleBefore || !exampleOpener(tag, "dsml")) return false;
+    if (!p.lineEnded || p.rule.valueCloser !== "dsml" || !p.inValue || this.example || base + tag.start < this.noExampleBefore || !exampleOpener(tag, "dsml", this.declared)) return false;
     this.closerFallback = { end: this.trailBack >= 0 ? this.trailBack : base + tag.start, endsInBlock: this.endsInBlock };
     this.resume();
-    this.example = new ExampleInValue(tag, "dsml", true, SINGLE_EXAMPLE);
+    // With the value's I11 reading (an I11 example, an I11 child's own closer), as the walk's closerEndsCall.
+    this.example = new ExampleInValue(tag, "dsml", true, { declared: this.declared, valueName: this.toolName !== null ? this.valueName : undefined, single: true });
     this.exampleStart = base + tag.start;
     return true;
   }

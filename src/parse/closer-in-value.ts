@@ -75,7 +75,7 @@ export function closerRule(valueCloser: TagFamily | null, wrapper?: (tag: Tag) =
  * `next` the index of the first one after the closer. The end of the span ends the call (the
  * stream ended it there, or the reply ended).
  */
-export function closerEndsCall(span: string, at: number, to: number, tags: readonly Tag[], next: number, rule: CloserRule): boolean {
+export function closerEndsCall(span: string, at: number, to: number, tags: readonly Tag[], next: number, rule: CloserRule, example?: ExampleOptions): boolean {
   let lineEnded = false;
   for (let i = at; i < to; i++) {
     const c = span.charCodeAt(i);
@@ -86,7 +86,9 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
     const at = tag !== undefined && tag.start === i ? tag : null;
     if (closerWasContent(rule, at, lineEnded)) return false;
     // Review 45 finding 6: a DSML call example next that the value's own closer ends: the closer was text too (the stream reads it so, Candidate.exampleAfterCloser).
-    return !(lineEnded && at !== null && rule.valueCloser === "dsml" && exampleOpener(at, "dsml") && exampleEnd(span, tags, next, "dsml", to, true, SINGLE_EXAMPLE).end >= 0);
+    // `example`: the open value's I11 reading (an I11 example's opener, an I11 child's own closer), as for an example anywhere in it.
+    if (!lineEnded || at === null || rule.valueCloser !== "dsml" || !exampleOpener(at, "dsml", example?.declared)) return true;
+    return exampleEnd(span, tags, next, "dsml", to, true, example ? { ...example, single: true } : SINGLE_EXAMPLE).end < 0;
   }
   return true;
 }

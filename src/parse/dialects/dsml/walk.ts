@@ -231,7 +231,7 @@ export class DsmlWalk implements BlockFacts {
     const top = this.stack[this.stack.length - 1];
     if (!top || top.children !== null) return false;
     const rule = top.opener.family === "naked" ? NAKED_VALUE : this.cur?.toolNamed ? toolNamedValueRule(top.name.toLowerCase()) : DSML_VALUE;
-    if (closerEndsCall(this.span, tag.end, this.span.length, this.tags, this.at + 1, rule)) return false;
+    if (closerEndsCall(this.span, tag.end, this.span.length, this.tags, this.at + 1, rule, this.valueOptions())) return false;
     top.closerAsText = true;
     return true;
   }
