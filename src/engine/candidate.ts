@@ -4,7 +4,7 @@ import { SPAN_KINDS } from "../parse/span.ts";
 import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
 import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
 import { NamedState } from "../parse/named.ts";
-import { closerRule, closerWasContent, ExampleInValue, exampleOpener, PlainRunInValue, toolNamedValueRule, type CloserRule } from "../parse/closer-in-value.ts";
+import { closerRule, closerWasContent, ExampleInValue, exampleOpener, PlainRunInValue, SINGLE_EXAMPLE, toolNamedValueRule, type CloserRule, type ExampleOptions } from "../parse/closer-in-value.ts";
 import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 import type { ToolSpec } from "../parse/types.ts";
@@ -62,6 +62,8 @@ export class Candidate implements SpanReader {
   // The open DSML value's plain markup was read as a run once already.
   private plainRunTried = false;
   private rewindTo = -1;
+  /** An example read after a closer that ended its line in a value (exampleAfterCloser): where the span ends if it proves none. */
+  private closerFallback: { end: number; endsInBlock: boolean } | null = null;
   private noExampleBefore = 0;
   /** The closer rule for a value inside a kind with its own wrapper closer (`</tool_call>`), made on first use. */
   private wrappedValue: CloserRule | null = null;
@@ -84,6 +86,9 @@ export class Candidate implements SpanReader {
   private childRuleName = "";
   /** A sentinel tag being read names a declared tool (an I11 example's opener, review 45 finding 4). */
   private readonly declared = (tag: Tag): boolean => this.tools.has(writtenName(this.tagText, tag));
+  /** DSML: text was written in the open invoke's body, outside every value (the walk's InvokeDraft.body). */
+  private bodyText = false;
+  private plainValue = false;
   /** Quoted blocks (quoteIndent > 0): the last offset looked at, the current line's column and blankness, the line before. */
   private quoteSeen = -1;
   private quoteCol = 0;
@@ -148,7 +153,8 @@ export class Candidate implements SpanReader {
         if (held) return held;
         // The reply ended inside an example written in a value: it proved nothing, read it again as before.
         if (!final || !this.example) break;
-        this.failExample(Infinity);
+        const ended = this.failExample(Infinity);
+        if (ended) return ended;
       }
       if (this.rewindTo >= 0) {
         const from = this.rewindTo;
@@ -222,7 +228,8 @@ export class Candidate implements SpanReader {
         }
         // A closer inside an example's own value waits for the next character (ExampleInValue.char).
         if (this.example?.awaitsChar && this.example.char(c) === "fail") {
-          this.failExample(base + i);
+          const ended = this.failExample(base + i);
+          if (ended) return ended;
           continue;
         }
         if (!isSpaceCode(c)) {
@@ -280,6 +287,7 @@ export class Candidate implements SpanReader {
     }
     const first = !this.seenContent;
     this.seenContent = true;
+    if (!this.inValue && !this.plainValue) this.bodyText = true;
     return first || this.kind.watchesContent ? this.kind.content(this, c, at, first, this.body) : null;
   }
 
@@ -290,6 +298,7 @@ export class Candidate implements SpanReader {
       ((tag.closing && tag.role === "block" && tag.family !== "costume") || (this.kind.closesWrapper?.(tag) ?? false)) &&
       !(this.inValue && this.toolName !== null && tag.family === "dsml" && mayNameTool(tag));
     if (this.pending && closerWasContent(this.pending.rule, tag, this.pending.lineEnded)) this.resume();
+    else if (this.pending && this.exampleAfterCloser(tag, base)) return null;
     if (this.trailing) {
       // A costume's closer ends its span where it stands, whatever comes next.
       if (this.pending?.rule.valueCloser === null) return { kind: "complete", end: this.trailBack };
@@ -304,19 +313,27 @@ export class Candidate implements SpanReader {
       const verdict = this.example.step(tag);
       if (verdict === null) return null;
       this.example = null;
+      if (verdict === "content") this.closerFallback = null;
       // Not an example: the restart rule and every other rule read it again from its opener.
       if (verdict === "fail") return this.failExample(base + tag.start);
       // "content": this tag is the value's own parameter closer, read below as always.
     } else {
       const family = this.exampleFamily();
       if (family !== null && base + tag.start >= this.noExampleBefore && exampleOpener(tag, family, this.declared)) {
-        this.example = new ExampleInValue(tag, family, !this.kind.valueFamily, this.declared, this.toolName !== null && this.inValue ? this.valueName : undefined);
+        this.example = new ExampleInValue(tag, family, !this.kind.valueFamily, this.valueOptions());
+        this.exampleStart = base + tag.start;
+        return null;
+      }
+      // Review 45 finding 2: an example after text in a DSML invoke's body (a value ended mid-line by
+      // its sentinel closer, the call refused) that the call's own closers end was that text too.
+      if (family === null && this.bodyText && this.opener.family === "dsml" && base + tag.start >= this.noExampleBefore && exampleOpener(tag, "dsml")) {
+        this.example = new ExampleInValue(tag, "dsml", true);
         this.exampleStart = base + tag.start;
         return null;
       }
       if (family === "dsml" && tag.family === "naked" && !this.plainRunTried) {
         this.plainRunTried = true;
-        this.example = new PlainRunInValue(tag);
+        this.example = new PlainRunInValue(tag, this.valueOptions());
         this.exampleStart = base + tag.start;
         return null;
       }
@@ -324,6 +341,8 @@ export class Candidate implements SpanReader {
     this.before_endsInBlock = this.endsInBlock;
     this.before_inValue = this.inValue;
     if (this.opener.family === "dsml" && this.plainInValue(tag)) return null;
+    // A plain parameter opened outside a sentinel value (M07.5) holds a value, not body text, until a parameter closer or a DSML tag.
+    if (this.opener.family === "dsml") this.plainValue = tag.family === "naked" && tag.role === "parameter" ? !tag.closing && !(tag.flaws & Flaw.SelfClosing) : tag.family === "dsml" ? false : this.plainValue;
     if (this.opener.family === "naked") this.nakedInValue(tag);
     // A block's or wrapper's closer written inside an open value ends it only by the closer rule
     // (review finding 1): text after it on its line makes it the value's text, which must then reach
@@ -334,7 +353,7 @@ export class Candidate implements SpanReader {
       return this.tentatively(this.opener.family === "dsml" ? this.dsmlRule() : this.kind.closesWrapper ? (this.wrappedValue ??= closerRule("naked", this.kind.closesWrapper)) : NAKED_VALUE, end);
     }
     const first = !this.seenContent;
-    this.seenContent = true;
+    this.seenContent = !first || !(this.kind.leavesFirst?.(this, tag, this.body) ?? false);
     const step = this.kind.tag(this, tag, base, first, closesBlock, this.body);
     // DSML: an invoke closer while a value is open ends it only by P01's rule, if at all (finding 3).
     // The same for a prefix-less invoke closer in a DSML value, and for the I11 tool's own closer (review 45 findings 1, 3).
@@ -347,11 +366,42 @@ export class Candidate implements SpanReader {
     return step;
   }
 
-  private failExample(at: number): null {
+  /**
+   * Review 45 finding 6: a DSML invoke or block closer that ended its line inside an open value
+   * ends it (P01) unless a call example comes next and the value's own closer ends it (closer-in-
+   * value.ts closerEndsCall, the walk's rule): the closer and the example were the value's text (a
+   * page documenting both). The example is read on with the closer taken as text; proved no
+   * example, the span ends where the closer ended it (closerFallback).
+   */
+  private exampleAfterCloser(tag: Tag, base: number): boolean {
+    const p = this.pending!;
+    if (!p.lineEnded || p.rule.valueCloser !== "dsml" || !p.inValue || this.example || base + tag.start < this.noExampleBefore || !exampleOpener(tag, "dsml", this.declared)) return false;
+    this.closerFallback = { end: this.trailBack >= 0 ? this.trailBack : base + tag.start, endsInBlock: this.endsInBlock };
+    this.resume();
+    // With the value's I11 reading (an I11 example, an I11 child's own closer), as the walk's closerEndsCall.
+    this.example = new ExampleInValue(tag, "dsml", true, { declared: this.declared, valueName: this.toolName !== null ? this.valueName : undefined, single: true });
+    this.exampleStart = base + tag.start;
+    return true;
+  }
+
+  private failExample(at: number): Step | null {
+    const fallback = this.closerFallback;
+    if (fallback) {
+      // The closer before the example ended the value after all (P01): the span ends there.
+      this.example = null;
+      this.closerFallback = null;
+      this.endsInBlock = fallback.endsInBlock;
+      return { kind: "complete", end: fallback.end };
+    }
     this.example = null;
     this.rewindTo = this.exampleStart;
     this.noExampleBefore = Math.max(this.noExampleBefore, at);
     return null;
+  }
+
+  /** How an example or plain run in the open value reads I11 tags (closer-in-value.ts ExampleOptions): made once per example, never per character. */
+  private valueOptions(): ExampleOptions {
+    return { declared: this.declared, valueName: this.toolName !== null && this.inValue ? this.valueName : undefined };
   }
 
   // The family of the value open before the tag being read (SpanKind.valueFamily, or inValue's), or null.
@@ -462,6 +512,10 @@ export class Candidate implements SpanReader {
         this.toolName = null;
         this.unitSeen = false;
       }
+      // A new invoke or block leaves the old invoke's body (review 45 finding 2, the walk's InvokeDraft.body);
+      // one an open value keeps as its text (dsml-value.ts) leaves it as it was.
+      if ((tag.role === "invoke" || tag.role === "block") && !(step === "text" && this.inValue)) this.bodyText = false;
+      // Each sentinel tag re-arms the plain run, as the walk's runTried (walk.ts run).
       this.plainRunTried = false;
       if (step === "text") return false;
       this.inValue = step === "open";

@@ -75,7 +75,7 @@ export function closerRule(valueCloser: TagFamily | null, wrapper?: (tag: Tag) =
  * `next` the index of the first one after the closer. The end of the span ends the call (the
  * stream ended it there, or the reply ended).
  */
-export function closerEndsCall(span: string, at: number, to: number, tags: readonly Tag[], next: number, rule: CloserRule): boolean {
+export function closerEndsCall(span: string, at: number, to: number, tags: readonly Tag[], next: number, rule: CloserRule, example?: ExampleOptions): boolean {
   let lineEnded = false;
   for (let i = at; i < to; i++) {
     const c = span.charCodeAt(i);
@@ -83,10 +83,29 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
     if (c === 0x0a || c === 0x0d) lineEnded = true;
     if (isWhiteSpace(c)) continue;
     const tag = tags[next];
-    return !closerWasContent(rule, tag !== undefined && tag.start === i ? tag : null, lineEnded);
+    const at = tag !== undefined && tag.start === i ? tag : null;
+    if (closerWasContent(rule, at, lineEnded)) return false;
+    // Review 45 finding 6: a DSML call example next that the value's own closer ends: the closer was text too (the stream reads it so, Candidate.exampleAfterCloser).
+    // `example`: the open value's I11 reading (an I11 example's opener, an I11 child's own closer), as for an example anywhere in it.
+    if (!lineEnded || at === null || rule.valueCloser !== "dsml" || !exampleOpener(at, "dsml", example?.declared)) return true;
+    return exampleEnd(span, tags, next, "dsml", to, true, example ? { ...example, single: true } : SINGLE_EXAMPLE).end < 0;
   }
   return true;
 }
+
+/** How an example in a value is read beyond its family (ExampleInValue, exampleEnd); each is off when absent. */
+export interface ExampleOptions {
+  /** Whether a DSML tag names a declared tool (an I11 example's opener, review 45 finding 4); none without it. */
+  readonly declared?: (tag: Tag) => boolean;
+  /** The open value is an I11 child of that name (lower case): its own closer closes it too. */
+  readonly valueName?: string;
+  /** One example only (after a closer that ended its line, review 45 finding 6): another after it proves none, so the lookahead from each such closer stops at the next call opener. */
+  readonly single?: boolean;
+}
+
+const NO_EXAMPLE_OPTIONS: ExampleOptions = Object.freeze({});
+/** One example only, no I11 examples (the lookahead after a closer that ended its line). */
+export const SINGLE_EXAMPLE: ExampleOptions = Object.freeze({ single: true });
 
 /**
  * Review finding 2: a complete example of any dialect written inside an open value (a file
@@ -110,6 +129,11 @@ export class ExampleInValue {
   private depth = 0;
   private params: TagFamily = "naked";
   private pending: Tag | null = null;
+  // After an example in a DSML value: the unprefixed parameters opened in the text since (textAfter).
+  private plainDepth = 0;
+  // The waiting closer is a block's closer after an example (textAfter), weighed by the closer rule.
+  private afterCloser = false;
+  private afterLineEnded = false;
 
   constructor(
     opener: Tag,
@@ -117,10 +141,7 @@ export class ExampleInValue {
     private readonly family: TagFamily,
     // A DSML or Claude-style value: its invoke closer after an example ends them too (P01).
     private readonly invokeCloses = false,
-    // Whether a DSML tag names a declared tool (an I11 example's opener, review 45 finding 4); none without it.
-    private readonly declared?: (tag: Tag) => boolean,
-    // The open value is an I11 child of that name (lower case): its own closer closes it too.
-    private readonly valueName?: string,
+    private readonly options: ExampleOptions = NO_EXAMPLE_OPTIONS,
   ) {
     this.open(opener);
   }
@@ -133,6 +154,17 @@ export class ExampleInValue {
   /** A character between tags while a closer waits: a line end ends the example's value there, other text makes the closer its text. */
   char(c: number): "fail" | null {
     if (this.pending === null || (c !== LF && c !== CR && isWhiteSpace(c))) return null;
+    if (this.afterCloser) {
+      // A block closer after an example, by the closer rule: text on its line makes it the page's
+      // text; once its line ended, only the value's own closer next does (closesValue), text is P01.
+      if (c === LF || c === CR) {
+        this.afterLineEnded = true;
+        return null;
+      }
+      this.pending = null;
+      this.afterCloser = false;
+      return this.afterLineEnded ? "fail" : null;
+    }
     const closer = this.pending;
     this.pending = null;
     if (c !== LF && c !== CR) return null;
@@ -146,16 +178,24 @@ export class ExampleInValue {
       // A tag right after a waiting closer: the example's value ended there (P01).
       const closer = this.pending;
       this.pending = null;
-      this.depth = 0;
-      if (this.structure(closer) === "fail") return "fail";
+      if (this.afterCloser) {
+        // After an example: the closer rule (a block's closer or the next invoke on its line ends the value).
+        this.afterCloser = false;
+        if (!this.closesValue(tag) && (this.afterLineEnded || closerBoundary(tag))) return "fail";
+      } else {
+        this.depth = 0;
+        if (this.structure(closer) === "fail") return "fail";
+      }
     }
     if (this.closesValue(tag)) return "content";
     if (this.mode === "after") {
       if (this.invokeCloses && tag.closing && tag.role === "invoke" && tag.family === this.family && !(tag.flaws & Flaw.SelfClosing)) return "content";
-      if (exampleOpener(tag, this.family, this.declared)) {
+      if (exampleOpener(tag, this.family, this.options.declared)) {
+        if (this.options.single) return "fail";
         this.open(tag);
         return null;
       }
+      if (this.family === "dsml" && this.textAfter(tag)) return null;
       return (tag.family === "costume" && !isToolCallTag(tag) && !this.glmPair(tag)) || tag.family === "mistral" ? null : "fail";
     }
     // GLM's pair tags in an example in a GLM value: which `</arg_value>` ends the value is unknowable.
@@ -178,11 +218,33 @@ export class ExampleInValue {
     return this.structure(tag);
   }
 
+  /**
+   * Review 45 finding 2, after an example in a DSML value: markup mentioned in the page's prose
+   * (`</invoke>`, `<parameter name="x">`, `<{D}thinking>`) is its text, as before the example
+   * (PlainRunInValue): unprefixed tags (a `</parameter>` that closes one opened here counted) and
+   * sentinel tags that are no structure read on to the value's own closer.
+   */
+  private textAfter(tag: Tag): boolean {
+    if (tag.family === "dsml" && tag.closing && tag.role === "block" && !(tag.flaws & Flaw.SelfClosing)) {
+      // A block's closer: text after it on its line makes it the page's text (the closer rule), a line end ends the value.
+      this.pending = tag;
+      this.afterCloser = true;
+      this.afterLineEnded = false;
+      return true;
+    }
+    if (tag.family === "dsml") return tag.role === "other";
+    if (tag.family !== "naked") return false;
+    if (tag.role === "parameter" && !(tag.flaws & Flaw.SelfClosing)) this.plainDepth += tag.closing ? -1 : 1;
+    return true;
+  }
+
   // The value's own closer, after an example or at its own level (one that never closed itself).
   private closesValue(tag: Tag): boolean {
     if (this.mode !== "after" && this.depth > 0) return false;
+    if (this.mode === "after" && this.plainDepth > 0 && tag.family === "naked") return false;
     if (this.family === "costume") return this.mode === "after" && isGlmValueTag(tag) && tag.closing;
-    return closesParameter(tag, this.family) || (this.valueName !== undefined && closesChild(tag, this.valueName));
+    const valueName = this.options.valueName;
+    return closesParameter(tag, this.family) || (valueName !== undefined && closesChild(tag, valueName));
   }
 
   // A closer that ends one of this example's values, as it ends one of the reply's (the closer rule).
@@ -259,6 +321,9 @@ export class ExampleInValue {
   }
 }
 
+/** What ends a call on a closer's line (closerRule's boundary): a block's closer, an invoke opener, a special token. */
+const closerBoundary = (tag: Tag) => (tag.closing && tag.role === "block" && tag.family !== "costume") || (!tag.closing && tag.role === "invoke") || tag.family === "legacy";
+
 /** A DSML or unprefixed block opener or named invoke opener: where another call starts. */
 const opensCall = (tag: Tag) =>
   (tag.family === "dsml" || tag.family === "naked") &&
@@ -294,10 +359,9 @@ export function exampleEnd(
   family: TagFamily,
   to = text.length,
   invokeCloses = false,
-  declared?: (tag: Tag) => boolean,
-  valueName?: string,
+  options: ExampleOptions = NO_EXAMPLE_OPTIONS,
 ): { end: number; stop: number } {
-  const example = new ExampleInValue(tags[at]!, family, invokeCloses, declared, valueName);
+  const example = new ExampleInValue(tags[at]!, family, invokeCloses, options);
   for (let k = at + 1; k < tags.length; k++) {
     const verdict = example.step(tags[k]!);
     if (verdict === "content") return { end: k, stop: -1 };
@@ -314,28 +378,68 @@ export function exampleEnd(
  * Unprefixed markup in a DSML value, from its first plain tag, decided as the walk decides it
  * (dialects/dsml/value-ends.ts plainMarkupValueEnds): the value's text when the next DSML tag is its closer, so the
  * stream never ends it at a plain closer the walk reads as text (`echo "</invoke>"`).
+ *
+ * Review 45 finding 2: a DSML call example after the plain markup (a page that mentions
+ * `</parameter>`, then shows a DSML block) is read as an example in the value (ExampleInValue):
+ * when the value's own closer ends it, the plain markup and the example are all its text. A plain
+ * closer that matches no plain opener still ends the value as the model's mis-closed parameter
+ * when a plain parameter opener follows it outside any plain invoke (M07.5), or when the DSML
+ * closer comes while a plain parameter or invoke opened after it is still open (that closer then
+ * closes the plain parameter); a complete plain invoke after it (a Claude-style example) is text.
  */
 export class PlainRunInValue {
   private depth = 0;
   private unmatchedCloser = false;
-  readonly awaitsChar = false;
+  // After an unmatched plain closer: the plain invokes and parameters opened since and still open.
+  private invokesAfter = 0;
+  private paramsAfter = 0;
+  private example: ExampleInValue | null = null;
 
-  constructor(first: Tag) {
+  constructor(
+    first: Tag,
+    // The open value's I11 reading (ExampleOptions.declared, valueName): its examples are read with it, and an I11 child's own closer ends the run as a parameter closer does.
+    private readonly options: ExampleOptions = NO_EXAMPLE_OPTIONS,
+  ) {
     this.step(first);
   }
 
-  char(): null {
-    return null;
+  get awaitsChar(): boolean {
+    return this.example?.awaitsChar ?? false;
+  }
+
+  char(c: number): "fail" | null {
+    return this.example ? this.example.char(c) : null;
   }
 
   step(tag: Tag): "content" | "fail" | null {
-    if (tag.family === "dsml") return tag.role === "parameter" && tag.closing ? "content" : "fail";
+    if (this.example) return this.example.step(tag);
+    if (tag.family === "dsml") {
+      const valueName = this.options.valueName;
+      if ((tag.role === "parameter" && tag.closing) || (valueName !== undefined && closesChild(tag, valueName))) return this.invokesAfter > 0 || this.paramsAfter > 0 ? "fail" : "content";
+      if (!exampleOpener(tag, "dsml", this.options.declared)) return "fail";
+      this.example = new ExampleInValue(tag, "dsml", true, this.options);
+      return null;
+    }
     if (tag.family !== "naked") return null;
-    if (this.unmatchedCloser && ((tag.role === "parameter" && !tag.closing) || tag.role === "invoke")) return "fail";
+    if (this.unmatchedCloser) return this.stepAfterCloser(tag);
     if (tag.role !== "parameter") return null;
     if (!tag.closing) this.depth++;
     else if (this.depth > 0) this.depth--;
     else this.unmatchedCloser = true;
+    return null;
+  }
+
+  // After an unmatched plain closer: a plain invoke must close again before the value's closer; a plain parameter opens only inside one.
+  private stepAfterCloser(tag: Tag): "fail" | null {
+    if (tag.role === "invoke") {
+      if (!tag.closing) this.invokesAfter++;
+      else if (this.invokesAfter > 0 && this.paramsAfter === 0) this.invokesAfter--;
+      else return "fail";
+    } else if (tag.role === "parameter") {
+      if (this.invokesAfter === 0) return tag.closing ? null : "fail";
+      if (!tag.closing) this.paramsAfter++;
+      else if (this.paramsAfter > 0) this.paramsAfter--;
+    }
     return null;
   }
 }

@@ -113,6 +113,11 @@ export interface SpanKind<Body = undefined> {
    * `closesBlock` already counts this kind's own wrapper closer.
    */
   tag(r: SpanReader, tag: Tag, base: number, first: boolean, closesBlock: boolean, body: Body): Step | null;
+  /**
+   * A tag read before any content (`first`) that leaves the span's first content undecided (a
+   * stray tag right after a block opener): the next content or tag is still the first.
+   */
+  leavesFirst?(r: SpanReader, tag: Tag, body: Body): boolean;
   /** This kind's state for one span, made when it opens (before charForm). */
   body?(r: SpanReader): Body;
   /** A body read as characters from the opener's end (`from`, absolute), before any tag. */

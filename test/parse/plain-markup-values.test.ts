@@ -25,7 +25,7 @@ function countedTags(tags: Tag[]): { list: Tag[]; reads: () => number } {
 
 const readsFor = (text: string) => {
   const counted = countedTags(tagsOf(text));
-  plainMarkupValueEnds(counted.list);
+  plainMarkupValueEnds(text, counted.list);
   return counted.reads();
 };
 
@@ -49,7 +49,10 @@ describe("the closer lookahead reads each tag a bounded number of times", () => 
 });
 
 /** The value ends the lookahead found, as [opener index, closer index]. */
-const ends = (notation: string) => [...plainMarkupValueEnds(tagsOf(live(notation))).entries()];
+const ends = (notation: string) => {
+  const text = live(notation);
+  return [...plainMarkupValueEnds(text, tagsOf(text)).entries()];
+};
 
 describe("which values end at their sentinel closer", () => {
   test("plain tags followed by the value's sentinel closer", () => {

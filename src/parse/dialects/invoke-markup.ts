@@ -53,6 +53,8 @@ class UnitWatch {
    * reads on past and refuses).
    */
   element: boolean | null = null;
+  /** A block's first tags were stray (leavesFirst): its first content is still weighed as the first. */
+  stray = false;
   constructor(public open: boolean) {}
 }
 
@@ -85,12 +87,18 @@ function nextUnit(r: SpanReader, tag: Tag, base: number, unit: UnitWatch): Step 
 export const BLOCK: SpanKind<UnitWatch> = {
   watchesContent: false,
   body: () => new UnitWatch(false),
-  content(r: SpanReader, c: number, at: number, first: boolean) {
+  content(r: SpanReader, c: number, at: number, first: boolean, unit) {
     if (!first) return null;
     // Text right after a DSML block opener can only be a named call (I10); anything else is a mention.
-    if (r.opener.family !== "dsml" || isBarCode(c)) return abandon(at);
+    // After a stray tag (review 45 finding 7) it is prose: released with the opener, never dropped.
+    if (unit.stray || r.opener.family !== "dsml" || isBarCode(c)) return abandon(at);
     r.readNamedCall(at);
     return null;
+  },
+  leavesFirst(r, tag, unit) {
+    if (!strayInBlock(r, tag)) return false;
+    unit.stray = true;
+    return true;
   },
   tag(r, tag, base, _first, closesBlock, unit) {
     if (closesBlock) return complete(base + tag.end);
@@ -102,6 +110,25 @@ export const BLOCK: SpanKind<UnitWatch> = {
   },
   parse: parseInvokeMarkup,
 };
+
+/**
+ * Review 45 finding 7: a tag right after a block opener that starts no unit (a stray closer, an
+ * element that is no structure: `</{D}parameter>`, `</parameter>`, `<{D}thinking>`) leaves what
+ * follows undecided, so prose after it proves a mention as it does right after the opener (the
+ * walk keeps no text outside an invoke). Openers of a unit (an invoke, a parameter, a function
+ * element, a tool element naming a declared tool, I11) and special tokens are structure.
+ */
+function strayInBlock(r: SpanReader, tag: Tag): boolean {
+  if (tag.family !== "dsml" && tag.family !== "naked") return false;
+  if (tag.closing) return tag.role !== "block";
+  return tag.role === "other" && !(opensToolElement(tag) && namesTool(r, tag.name));
+}
+
+// A declared tool (or alias) named `name` as the tag scanner lowers it: the walk matches the written case, so any case counts here.
+function namesTool(r: SpanReader, name: string): boolean {
+  for (const tool of r.tools.keys()) if (tool.toLowerCase() === name) return true;
+  return false;
+}
 
 export const INVOKE: SpanKind<UnitWatch> = {
   watchesContent: false,

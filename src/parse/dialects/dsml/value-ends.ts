@@ -1,46 +1,58 @@
 import { Flaw, type Tag } from "../../../grammar/tags.ts";
+import { PlainRunInValue, type ExampleOptions } from "../../closer-in-value.ts";
 
 // Where a DSML value ends when its own closer is not the plain answer: plain markup inside it
 // that is its text (an XML file being written), or a garbled closer at its end (P02).
 
 /**
- * For each sentinel parameter opener whose value holds plain markup and still ends at a sentinel
- * parameter closer: that closer's index. The plain tags before it are content, not structure (a
- * value that is an XML file). Not when another sentinel tag comes first (the plain closer was the
- * model's mis-closed parameter, P01/M07), nor when a plain closer that matches no plain opener in
- * the value is followed by a plain parameter or invoke tag (the model wrote the next parameter
- * without its sentinel). Each scan stops at the next sentinel tag, so the scans never overlap. A
- * self-closing opener has no value (it sat in an attribute): the plain tags after it are the
- * call's, as the stream reads them.
+ * Plain markup in an open sentinel value, from its first plain tag (`first`, the first since the
+ * value opened or since the last sentinel tag the walk read): the index of the tag that ends the
+ * value when all of it is the value's text (an XML file being written), or -1. Read as the stream
+ * reads it (closer-in-value.ts PlainRunInValue): not when another sentinel tag comes first (the
+ * plain closer was the model's mis-closed parameter, P01/M07), nor when a plain closer that
+ * matches no plain opener in the value is followed by a plain parameter (the model wrote the next
+ * parameter without its sentinel, M07.5); a DSML call example after the plain markup (review 45
+ * finding 2) is read on to the value's own closer, which may then be the invoke closer (the call
+ * is refused, walk.ts). The walk asks once per run of plain tags (DsmlWalk.run). `options`: the
+ * open value's I11 reading (declared tools, an I11 child's name), as for an example in it.
  */
-export function plainMarkupValueEnds(tags: readonly Tag[]): Map<number, number> {
+export function plainRunEnd(span: string, tags: readonly Tag[], first: number, options?: ExampleOptions): number {
+  const run = new PlainRunInValue(tags[first]!, options);
+  if (charsAfter(span, tags, first, run) === "fail") return -1;
+  for (let k = first + 1; k < tags.length; k++) {
+    const verdict = run.step(tags[k]!) ?? charsAfter(span, tags, k, run);
+    if (verdict === "content") return k;
+    if (verdict === "fail") return -1;
+  }
+  return -1;
+}
+
+/**
+ * For each sentinel parameter opener whose value starts a run of plain markup before any other
+ * sentinel tag: where that run ends the value (plainRunEnd), as [opener index, closer index]. A
+ * self-closing opener has no value (it sat in an attribute). For tests of the lookahead.
+ */
+export function plainMarkupValueEnds(span: string, tags: readonly Tag[]): Map<number, number> {
   const ends = new Map<number, number>();
   for (let i = 0; i < tags.length; i++) {
     const opener = tags[i]!;
     if (opener.family !== "dsml" || opener.role !== "parameter" || opener.closing || opener.flaws & Flaw.SelfClosing) continue;
-    let depth = 0;
-    let unmatchedCloser = false;
-    let plain = false;
-    for (let k = i + 1; k < tags.length; k++) {
-      const tag = tags[k]!;
-      if (tag.family === "dsml") {
-        if (plain && tag.role === "parameter" && tag.closing) ends.set(i, k);
-        i = k - 1;
-        break;
-      }
-      if (tag.family !== "naked") continue;
-      if (unmatchedCloser && ((tag.role === "parameter" && !tag.closing) || tag.role === "invoke")) {
-        i = k - 1;
-        break;
-      }
-      plain = true;
-      if (tag.role !== "parameter") continue;
-      if (!tag.closing) depth++;
-      else if (depth > 0) depth--;
-      else unmatchedCloser = true;
-    }
+    let k = i + 1;
+    while (k < tags.length && tags[k]!.family !== "dsml" && tags[k]!.family !== "naked") k++;
+    if (k >= tags.length || tags[k]!.family !== "naked") continue;
+    const end = plainRunEnd(span, tags, k);
+    if (end >= 0) ends.set(i, end);
+    // The run's own tags are decided; a failed run's tags are read again from the next sentinel tag.
+    if (end >= 0) i = end - 1;
   }
   return ends;
+}
+
+// The characters between tag k and the next, while a closer in the run's example waits for one.
+function charsAfter(span: string, tags: readonly Tag[], k: number, run: PlainRunInValue): "fail" | null {
+  const until = k + 1 < tags.length ? tags[k + 1]!.start : span.length;
+  for (let at = tags[k]!.end; at < until && run.awaitsChar; at++) if (run.char(span.charCodeAt(at)) === "fail") return "fail";
+  return null;
 }
 
 const GARBLED_CLOSER = /(?:<\/?[\uFF5C|\u2016]|[\uFF5C\u2016])[\s\uFF5C|\u2016>/]{0,8}(?:dsml[\s\uFF5C|\u2016>/]{0,8})?param[a-z]{0,8}\s{0,4}>?\s*$/i;

@@ -1,11 +1,11 @@
 import { Flaw, type Tag } from "../../../grammar/tags.ts";
 import type { SpanContext } from "../../call.ts";
-import { closerEndsCall, closerRule, exampleEnd, exampleOpener, toolNamedValueRule } from "../../closer-in-value.ts";
+import { closerEndsCall, closerRule, exampleEnd, exampleOpener, toolNamedValueRule, type ExampleOptions } from "../../closer-in-value.ts";
 import { tagsOf } from "../../segments.ts";
 import { mayNameTool, opensToolElement, writtenName } from "../../tool-element.ts";
 import { typeHint, unreadAttribute } from "./attributes.ts";
 import type { BlockFacts, CloseFlaw, InvokeDraft, ParamDraft } from "./drafts.ts";
-import { garbledCloserAt, plainMarkupValueEnds } from "./value-ends.ts";
+import { garbledCloserAt, plainRunEnd } from "./value-ends.ts";
 import { dsmlValueStep, structuralValueStep } from "../../dsml-value.ts";
 
 /** When a closer inside a value opened by a DSML or an unprefixed parameter ends it (closer-in-value.ts). */
@@ -46,6 +46,8 @@ export class DsmlWalk implements BlockFacts {
   /** Tags before this index are an example inside a value (exampleAt); none starts before exampleFrom. */
   private skipUntil = 0;
   private exampleFrom = 0;
+  /** The span opens with DSML markup (the stream's Candidate.opener), not an unprefixed dialect's. */
+  private dsmlSpan = false;
 
   constructor(
     private readonly span: string,
@@ -62,8 +64,10 @@ export class DsmlWalk implements BlockFacts {
   run(): InvokeDraft[] {
     let pos = 0;
     const tags = tagsOf(this.span);
-    const valueEnds = plainMarkupValueEnds(tags);
+    this.dsmlSpan = tags.find((t) => t.family === "dsml" || t.family === "naked")?.family === "dsml";
     let contentUntil = -1;
+    // A run of plain markup in the open sentinel value was weighed since the last sentinel tag read (the stream's plainRunTried).
+    let runTried = false;
     this.tags = tags;
     for (let index = 0; index < tags.length; index++) {
       const tag = tags[index]!;
@@ -73,8 +77,18 @@ export class DsmlWalk implements BlockFacts {
       if (tag.family === "dsml") this.sawDsml = true;
       // Plain markup inside a value that its own sentinel closer ends is the value's text (an XML file).
       if (index < contentUntil || index < this.skipUntil || this.exampleAt(index)) continue;
+      // A run with an example in it ended by the invoke closer (P01), not a parameter closer: refused, as exampleAt.
+      if (index === contentUntil && tag.role === "invoke") this.markCloserAsText();
+      if (tag.family === "naked" && !runTried && this.inDsmlValue()) {
+        runTried = true;
+        const end = plainRunEnd(this.span, tags, index, this.valueOptions());
+        if (end >= 0) {
+          contentUntil = end;
+          continue;
+        }
+      }
+      if (tag.family === "dsml") runTried = false;
       this.onTag(tag);
-      contentUntil = valueEnds.get(index) ?? -1;
     }
     this.onText(pos, this.span.length);
     if (this.cur) this.closeInvoke(this.span.length, this.span.length, this.complete ? "next" : "end");
@@ -94,10 +108,11 @@ export class DsmlWalk implements BlockFacts {
 
   private exampleAt(index: number): boolean {
     const top = this.stack[this.stack.length - 1];
-    if (!this.cur || !top || top.children !== null || index < this.exampleFrom) return false;
+    if (!this.cur || index < this.exampleFrom) return false;
+    if (!top || top.children !== null) return this.exampleInBody(index);
     const family = top.opener.family;
     if ((family !== "dsml" && family !== "naked") || !exampleOpener(this.tags[index]!, family, this.declared)) return false;
-    const found = exampleEnd(this.span, this.tags, index, family, this.span.length, true, this.declared, this.cur.toolNamed ? top.name.toLowerCase() : undefined);
+    const found = exampleEnd(this.span, this.tags, index, family, this.span.length, true, this.valueOptions());
     if (found.end >= 0) {
       this.skipUntil = found.end;
       // Ended by the invoke closer (P01), not a parameter closer: the call is refused (cutShort), the example never runs.
@@ -106,6 +121,43 @@ export class DsmlWalk implements BlockFacts {
     }
     this.exampleFrom = found.stop;
     return false;
+  }
+
+  /** How an example or plain run in the open value reads I11 tags: declared tools' examples, and an I11 child's own closer. */
+  private valueOptions(): ExampleOptions {
+    const top = this.stack[this.stack.length - 1];
+    return { declared: this.declared, valueName: this.cur?.toolNamed && top ? top.name.toLowerCase() : undefined };
+  }
+
+  /** A sentinel parameter's value is open (plain markup in it may be its text: value-ends.ts). */
+  private inDsmlValue(): boolean {
+    const top = this.stack[this.stack.length - 1];
+    return this.cur !== null && top !== undefined && top.children === null && top.opener.family === "dsml" && !(top.opener.flaws & Flaw.SelfClosing);
+  }
+
+  private markCloserAsText(): void {
+    const top = this.stack[this.stack.length - 1];
+    if (top && top.children === null) top.closerAsText = true;
+  }
+
+  /**
+   * Review 45 finding 2: after text in the invoke's body (a value ended mid-line by its sentinel
+   * closer: the call is refused, I04), an example that the call's own closers end (a parameter
+   * closer that closes nothing, or the invoke closer) was that text too: skipped, never read as
+   * the model starting over, and the call refused. The stream holds such an example only after
+   * body text (Candidate.bodyText) and otherwise ends the span at its opener (restart), so the
+   * walk never meets one it did not hold; DSML spans only, as the stream.
+   */
+  private exampleInBody(index: number): boolean {
+    if (!this.dsmlSpan || !exampleOpener(this.tags[index]!, "dsml")) return false;
+    const found = exampleEnd(this.span, this.tags, index, "dsml", this.span.length, true);
+    if (found.end < 0) {
+      this.exampleFrom = found.stop;
+      return false;
+    }
+    this.skipUntil = found.end;
+    this.cur!.unread ??= "a call example in the invoke body, ended by the invoke's own closers";
+    return true;
   }
 
   /** Text outside every value (between parameters, or between a wrapped tool's children) is the body. */
@@ -199,7 +251,7 @@ export class DsmlWalk implements BlockFacts {
     const top = this.stack[this.stack.length - 1];
     if (!top || top.children !== null) return false;
     const rule = top.opener.family === "naked" ? NAKED_VALUE : this.cur?.toolNamed ? toolNamedValueRule(top.name.toLowerCase()) : DSML_VALUE;
-    if (closerEndsCall(this.span, tag.end, this.span.length, this.tags, this.at + 1, rule)) return false;
+    if (closerEndsCall(this.span, tag.end, this.span.length, this.tags, this.at + 1, rule, this.valueOptions())) return false;
     top.closerAsText = true;
     return true;
   }
