@@ -44,7 +44,11 @@ describe("history over the golden fixtures", () => {
       if (out.removed === 0 || !out.text.includes(REMOVED_NOTE) || liveActs(out.text, tools, f)) missed.push(`${f.id}: ${escaped(out.text)}`);
     }
     expect(missed).toEqual([]);
-    expect(changedNegatives((f) => [["fixture tools", toolsFor(f)], ["no tools", []]])).toEqual([]);
+    // N45.6 quotes a tool-named write (`<{D}write>`), which is markup only when `write` is declared:
+    // with no tools the comment ends at the page's `-->` as CommonMark reads it, and the example after
+    // it is a leak like any other, so that reading alone is not asked to leave it as written.
+    const toolNamedQuote = new Set(["N45.6"]);
+    expect(changedNegatives((f) => [["fixture tools", toolsFor(f)], ...(toolNamedQuote.has(f.id) ? [] : [["no tools", []] as [string, readonly ToolSpec[]]])])).toEqual([]);
   });
 
   test("with no tools given (the plugin): every fixture the live repair acts on with OpenCode's built-ins declared is redacted; every none fixture is unchanged", () => {
