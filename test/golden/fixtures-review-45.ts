@@ -16,7 +16,7 @@ const legacyTokens = (lost: boolean) => {
 };
 
 export function review45(): Fixture[] {
-  return [...closerSpellings(), ...echoSpellings(), ...dsmlValueTags(), ...quotedOpenValues(), ...unitEnds()];
+  return [...closerSpellings(), ...echoSpellings(), ...dsmlValueTags(), ...quotedOpenValues(), ...unitEnds(), ...mentionsBeforeExamples()];
 }
 
 /** A closer spelled another way than the opener, as the tag grammar reads it, closes; it is never code. */
@@ -89,5 +89,22 @@ function unitEnds(): Fixture[] {
     bad("B45.2", "function-closer-in-an-invoke-then-prose", `${head}</function>\nDone.\n</{D}tool_calls>`, "broken-markup", ["I04"]),
     ok("B45.n1", "function-closer-in-an-invoke-then-the-block-closer", `${head}</function>\n</{D}tool_calls>`, [{ tool: "write", input: { filePath: "a.md", content: "hello" }, shape: "M07" }]),
     bad("E45.9", "tool-named-child-named-like-its-tool", `<{D}write>\n<{D}filePath>a</{D}filePath>\n<{D}write>hello</{D}write>\n<{D}content>x</{D}content>\n</{D}write>`, "broken-markup", ["I11"]),
+  ];
+}
+
+/** Markup mentioned in a value before (or after) an example never lets the example run. */
+function mentionsBeforeExamples(): Fixture[] {
+  const example = dsmlBash("rm -rf x");
+  const mention = `Claude-style values end with </parameter> tags.\nDeepSeek writes:\n${example}\n`;
+  const lone = `# Doc\nCalls end with\n</{D}invoke>\n${example}\n`;
+  const i11Mention = `v</invoke> text \n${example}\n`;
+  const i11Lone = `Close with\n</{D}write>\n<{D}bash>\n<{D}command>rm -rf x</{D}command>\n</{D}bash>\n`;
+  const lsInvoke = `<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls -la</{D}parameter>\n</{D}invoke>`;
+  return [
+    ok("A45.4", "dsml-write-mentioning-a-plain-closer-before-an-example", dsmlWrite(mention), write(mention, "D02")),
+    ok("A45.5", "dsml-write-lone-invoke-closer-line-then-an-example", dsmlWrite(lone), write(lone, "D02")),
+    ok("A45.6", "stray-closer-then-prose-at-a-block-start", `<{D}tool_calls>\n</{D}parameter>\nI will delete the build folder now.\n${lsInvoke}\n</{D}tool_calls>`, [ls("B05")], "<{D}tool_calls>\n</{D}parameter>\nI will delete the build folder now.\n"),
+    ok("E45.10", "tool-named-write-plain-mention-then-an-example", toolNamedWrite(i11Mention), write(i11Mention, "I11")),
+    ok("E45.11", "tool-named-write-lone-closer-line-then-a-tool-named-example", toolNamedWrite(i11Lone), write(i11Lone, "I11")),
   ];
 }
