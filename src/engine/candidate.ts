@@ -9,7 +9,7 @@ import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 import type { ToolSpec } from "../parse/types.ts";
 import { dsmlValueName, dsmlValueStep, type DsmlValueStep } from "../parse/dsml-value.ts";
-import { mayNameTool, opensToolElement, writtenName } from "../parse/tool-element.ts";
+import { mayNameTool, opensToolElement, writtenName } from "../parse/tool-element-name.ts";
 
 export type { Root, Step };
 

@@ -1,6 +1,6 @@
 import { Flaw, type Tag, type TagFamily } from "../grammar/tags.ts";
 import { CR, LF, isWhiteSpace } from "../grammar/chars.ts";
-import { mayNameTool, opensToolElement } from "./tool-element.ts";
+import { mayNameTool, opensToolElement } from "./tool-element-name.ts";
 
 /**
  * Review finding 3: a closer written inside a value (`"</{D}invoke>"` in a file, `'</function>'`

@@ -23,10 +23,10 @@ import {
 } from "../grammar/chars.ts";
 import type { CodeLanguage } from "../grammar/dialects.ts";
 import { NAME_LIMIT } from "./char-form.ts";
+import { isElementNameCode, isElementNameStart } from "./tool-element-name.ts";
 
-/** Element names (tools, parameters): a letter or `_`, then letters, digits, `_`, `-`, `.` (MCP tools), never a space or `>`. */
-export const isElementNameStart = (c: number) => isAsciiLetter(c) || c === UNDERSCORE;
-export const isElementNameCode = (c: number) => isElementNameStart(c) || isAsciiDigit(c) || c === DASH || c === DOT;
+export { isElementNameCode, isElementNameStart };
+
 
 /**
  * Where a code costume's body (`<bash>`, `<shell>`, `<python>`, an HTML pre/code block,

@@ -1,5 +1,5 @@
 import { Flaw, type Tag } from "../grammar/tags.ts";
-import { mayNameTool } from "./tool-element.ts";
+import { mayNameTool } from "./tool-element-name.ts";
 
 /**
  * Review 45 finding 1: what a sentinel tag read inside a DSML call (outside an example, which

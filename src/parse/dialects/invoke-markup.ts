@@ -7,7 +7,7 @@ import { parseDsmlSpan } from "./dsml/parse-span.ts";
 import { parseNamedSpan } from "../named.ts";
 import { endCutOffAtLastTag, tagsOf, type Segment } from "../segments.ts";
 import { abandon, abandonOnFirst, complete, type OpenerRule, type SpanKind, type SpanParse, type SpanReader, type Step } from "../span-kind.ts";
-import { mayNameTool, opensToolElement, writtenName } from "../tool-element.ts";
+import { mayNameTool, opensToolElement, writtenName } from "../tool-element-name.ts";
 
 // DSML and the unprefixed wrappers written like it (MiniMax-M2 O05, Claude-style O07): a block, an
 // invoke, a parameter or a bare function element can each open a span; one parser reads them all.

@@ -2,7 +2,7 @@ import { Flaw, type Tag } from "../../../grammar/tags.ts";
 import type { SpanContext } from "../../call.ts";
 import { closerEndsCall, closerRule, exampleEnd, exampleOpener, toolNamedValueRule, type ExampleOptions } from "../../closer-in-value.ts";
 import { tagsOf } from "../../segments.ts";
-import { mayNameTool, opensToolElement, writtenName } from "../../tool-element.ts";
+import { mayNameTool, opensToolElement, writtenName } from "../../tool-element-name.ts";
 import { typeHint, unreadAttribute } from "./attributes.ts";
 import type { BlockFacts, CloseFlaw, InvokeDraft, ParamDraft } from "./drafts.ts";
 import { garbledCloserAt, plainRunEnd } from "./value-ends.ts";
