@@ -10,10 +10,8 @@ import type { ToolSpec } from "./types.ts";
 import { propertySchema } from "./values.ts";
 import type { Shape } from "../grammar/shapes.ts";
 import { codeLanguage, costumeTool, executeLanguage } from "../grammar/dialects.ts";
-import { isElementNameCode, isElementNameStart, parameterElementLine } from "./code-lines.ts";
-import { writtenName } from "./tool-element-name.ts";
-
-export { isElementNameCode };
+import { parameterElementLine } from "./code-lines.ts";
+import { isElementNameCode, isElementNameStart, writtenName } from "./tool-element-name.ts";
 
 /**
  * Issue 29 item 5: tool-named elements, the Cline/Roo convention. The element is named after the
@@ -24,7 +22,6 @@ export { isElementNameCode };
 const isNameStart = isElementNameStart;
 /** Space that may end a line: the element's closer may be followed by it. */
 const isLineSpace = (c: number) => c === SP || c === TAB || c === CR;
-
 
 export interface PlainChild {
   name: string;
