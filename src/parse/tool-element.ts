@@ -47,7 +47,7 @@ export function readPlainChildren(text: string, from: number, to: number): Plain
     const closer = text.indexOf(`</${name}>`, end + 1);
     if (closer < 0 || closer + name.length + 3 > to) return null;
     // `</ name>`, `</NAME>` or `</name >` before it: a closer of the child in another spelling, so
-    // which one ends the value is unknowable (review 45: the value ran on through it and the next
+    // which one ends the value is unknowable (golden C45.n1: the value ran on through it and the next
     // child's opener, `a.ts</ filePath>\n<filePath>b`). Not this form: nothing is read.
     if (otherCloserIn(text, end + 1, closer, name)) return null;
     children.push({ name, value: text.slice(end + 1, closer) });
