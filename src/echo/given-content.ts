@@ -273,7 +273,7 @@ const MAX_NAME = 40;
  * (`<shell>`, `<py>`: bash; dialects.ts costumeTool), else null.
  *
  * Found with the engine's own grammar, so no spelling the engine opens a candidate at can be
- * missing here (review 45): a tag is markup when the tag reader reads its head there
+ * missing here (golden E45.1-E45.4): a tag is markup when the tag reader reads its head there
  * (grammar/tags.ts readTagHead: DSML and its degraded sentinels, a lost `<`, spaces after `<`,
  * namespaced Claude-style names, the legacy, Kimi and LFM2 tokens, Mistral's and MiniMax's bracket
  * tokens), whatever its attributes, except the generic words the reader knows only inside a span

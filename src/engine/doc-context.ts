@@ -30,8 +30,8 @@ const enum QuotedCall {
  * rows, and the inline places of doc-inline.ts (a link's destination and title and a link
  * reference definition among them, read by doc-links.ts); and, from the tags the engine notes,
  * the open value of a call quoted in block documentation, past the end of that block, and the
- * quoted call's own closers after it (noteQuotedTag, the tail). Decisions depend only on earlier characters, so
- * whole-text and chunked runs agree. Where CommonMark's answer depends on later text (a backtick
+ * quoted call's own markup after it (noteQuotedTag, the tail: further parameters, its closers).
+ * Decisions depend only on earlier characters, so whole-text and chunked runs agree. Where CommonMark's answer depends on later text (a backtick
  * fence whose info string later holds a backtick, an inline tag that may never close) the
  * reading under which more text is documentation is taken: calling a quote documentation only
  * costs a missed repair, running one is a wrong execution.
@@ -43,23 +43,24 @@ const enum QuotedCall {
  * The reading is split by job: the block reader (doc-blocks.ts) with the open blocks
  * (doc-open-blocks.ts), the construct pending at a block start (doc-block-opener.ts), the open
  * fence (doc-fence.ts), HTML blocks (doc-html.ts) and the shapes decided at a line's end
- * (doc-line-shapes.ts); the inline places (doc-inline.ts, doc-links.ts, doc-tags.ts); a quoted
- * call's tags (quoted-tags.ts, noted here). This class is the engine's view of it: the questions
- * asked while reading.
+ * (doc-line-shapes.ts); the inline places (doc-inline.ts, doc-links.ts, and the tag attempts:
+ * doc-tags.ts, doc-tag-attempt.ts, doc-tag-reader.ts); a quoted call's tags (quoted-tags.ts,
+ * noted here). This class is the engine's view of it: the questions asked while reading.
  */
 export class DocContext extends BlockReader {
   /**
    * A call quoted in block documentation (a DSML or Claude-style invoke opener, or a DSML tag named
-   * after a declared tool, read in a fence, an HTML block or comment, indented code or a block
-   * quote) whose value has not closed yet: its value openers, nested ones counted, less their
-   * closers. While one is open, everything is documentation, whatever CommonMark says about the
-   * block around it: a line inside the value that ends that block (the page's own fence, a blank
-   * line, `-->`) is the quoted call's content, and so is a call example after it, up to the
-   * value's own closer (review 45, finding 5), and after it the quoted call's own markup (the
-   * tail: further parameters, the invoke's and the block's closers). It adds documentation to CommonMark's reading and
-   * takes none away (CommonMark's blocks are read on underneath); a quote whose value never
-   * closes keeps the rest of the reply documentation (a missed repair, never a wrong execution). Set only from the tags
-   * the engine notes (noteQuotedTag).
+   * after a declared tool, read where blockDocNow holds: a fence, indented code, an HTML block or
+   * comment, a block quote, a table row) whose value has not closed yet: its value openers, nested
+   * ones counted, less their closers. While one is open, everything is documentation, whatever
+   * CommonMark says about the block around it: a line inside the value that ends that block (the
+   * page's own fence, a blank line, `-->`) is the quoted call's content, and so is a call example
+   * after it, up to the value's own closer (golden N45.1-N45.4), and after it the quoted call's own
+   * markup (the tail: further parameters, the invoke's and the block's closers). It adds
+   * documentation to CommonMark's reading and takes none away (CommonMark's blocks are read on
+   * underneath); a quote whose value never closes keeps the rest of the reply documentation (a
+   * missed repair, never a wrong execution). Set only from the tags the engine notes
+   * (noteQuotedTag).
    */
   private quotedValues = 0;
   /** The quoted call whose values are counted: its opener was read in block documentation and it has not closed. */
@@ -67,7 +68,7 @@ export class DocContext extends BlockReader {
   /** The tool a quoted tool-named element (I11) is named after: its closer is the element's own. */
   private quotedName = "";
   /**
-   * The quoted call's own closers after its values (review 45, finding 5 follow-up): once a quoted
+   * The quoted call's own closers after its values (golden N45.5-N45.7): once a quoted
    * value closes, the quote goes on while only the quoted call's own markup follows (white space,
    * its further parameters with their values, the invoke or element closer and the closer of the
    * block the quote opened), whatever CommonMark says about the block around it, so a quote whose

@@ -15,7 +15,7 @@
  * An autolink (`<http://…>`, `<a@b.c>`) is no documentation, but opaque: nothing inside it opens
  * any of them.
  *
- * The raw HTML and autolink readers (doc-tags.ts) and the link readers run beside the inline state
+ * The raw HTML and autolink readers (doc-tag-attempt.ts, pending in doc-tags.ts) and the link readers run beside the inline state
  * here, which goes on as if their characters were prose: one that fails leaves it as CommonMark
  * then has it (the `<` of a failed tag is text and what followed it is read again: a `[`, `<!--`
  * or `<tag` inside its "attribute value" opened its own construct; a `](` among a failed link's

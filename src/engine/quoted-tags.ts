@@ -2,8 +2,8 @@ import { SLASH, SP, TAB } from "../grammar/chars.ts";
 import { isBarCode } from "../grammar/markers.ts";
 import { MAX_TAG, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 
-// The tags a call quoted in documentation is followed by (DocContext.noteQuotedTag, review 45
-// finding 5), read at a `<` the documentation context holds: by text mode as it scans, and by
+// The tags a call quoted in documentation is followed by (DocContext.noteQuotedTag, golden
+// N45.1-N45.7), read at a `<` the documentation context holds: by text mode as it scans, and by
 // the documentation context itself over candidate text released as text.
 
 /** The Claude-style names read before a call is quoted (only an opener matters then), and after. */

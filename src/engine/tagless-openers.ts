@@ -1,6 +1,6 @@
 import { DASH, DOT, GT, LBRACKET, UNDERSCORE } from "../grammar/chars.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
-import { isElementNameCode } from "../parse/tool-element.ts";
+import { isElementNameCode } from "../parse/tool-element-name.ts";
 import type { ToolSpec } from "../parse/types.ts";
 
 /**

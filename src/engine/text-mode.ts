@@ -167,7 +167,7 @@ export class TextMode extends Output {
           continue;
         }
       } else if (c === LT && doc.readsQuotedTags) {
-        // A quoted call's tag (review 45 finding 5): noted, then documentation like the rest.
+        // A quoted call's tag (golden N45.1-N45.7): noted, then documentation like the rest.
         const quoted = quotedTagAt(s, j, final, doc.quoting);
         if (quoted === NEED_MORE) {
           this.emitText(s, emitFrom, j, base);

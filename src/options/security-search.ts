@@ -32,14 +32,14 @@ function editDistance(a: string, b: string): number {
 }
 
 /** Every option path, namespaces included ("parse", "parse.dialects", "parse.dialects.hermes", ...). */
-export function optionPaths(fields: Fields, parentPath: string): string[] {
+function optionPaths(fields: Fields, parentPath: string): string[] {
   return Object.entries(fields).flatMap(([key, field]) => [parentPath + key, ...(field.kind === "namespace" ? optionPaths(field.fields, `${parentPath}${key}.`) : [])]);
 }
 
 export const OPTION_PATHS = optionPaths(OPTIONS.fields, "");
 
 /** Close to a security option's name, or (a key written dotted) to its path or in any one of its parts ("x.denyTools"). */
-export function nearSecurityOption(key: string): boolean {
+function nearSecurityOption(key: string): boolean {
   const parts = key.includes(".") ? [key, ...key.split(".")] : [key];
   return SECURITY_OPTIONS.some((path) => parts.some((part) => close(part, path.slice(path.lastIndexOf(".") + 1)) !== undefined) || (key.includes(".") && close(key, path) !== undefined));
 }
@@ -48,7 +48,7 @@ export function nearSecurityOption(key: string): boolean {
 export const SECURITY_NAMESPACES = OPTION_PATHS.filter((path) => SECURITY_OPTIONS.some((option) => option.startsWith(`${path}.`)));
 
 /** The security namespace a key is close to, by its name (or, written dotted, its path): "responsefix", "response_fix". */
-export function nearSecurityNamespace(key: string): string | undefined {
+function nearSecurityNamespace(key: string): string | undefined {
   return SECURITY_NAMESPACES.find((path) => close(key, path.slice(path.lastIndexOf(".") + 1)) !== undefined || (key.includes(".") && close(key, path) !== undefined));
 }
 

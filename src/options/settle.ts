@@ -35,7 +35,7 @@ export function settleOptions(options: AdapterOptions): AdapterOptions {
   const closedNote = `its defaults, except ${CLOSED_FIX.map(([key, value]) => `${key} ${JSON.stringify(value)}`).join(" and ")} (no recovered calls)`;
   // Options that are no object (a list around them, a JSON string, a Map) cannot be read as given:
   // a security option written anywhere inside them closes recovered calls, as the plugin's reading does.
-  const whole = readGuarded(options, "", () => (options === undefined || readableObject(options) ? undefined : securityInside(options, "options")));
+  const whole = readGuarded(options, "", () => (options === undefined || readThroughProperties(options) ? undefined : securityInside(options, "options")));
   if (!whole.ok || whole.value !== undefined) {
     debugLine(out, `options must be an object; using ${closedNote}, since they may hold a security option`);
     out.responseFix = closedResponseFix();
@@ -53,7 +53,7 @@ export function settleOptions(options: AdapterOptions): AdapterOptions {
   } else if (fix.value !== undefined && fix.value !== null) {
     // A list around the object, a JSON string or a Map holding entries: its keys are no option
     // keys, and what it holds may be a deny list. Closed, unless nothing in it could be one.
-    const given = readGuarded(fix.value, "", () => readableObject(fix.value) || (securityInside(fix.value, "responseFix") === undefined && !(typeof fix.value === "object" && holdsAnything(fix.value))));
+    const given = readGuarded(fix.value, "", () => readThroughProperties(fix.value) || (securityInside(fix.value, "responseFix") === undefined && !(typeof fix.value === "object" && holdsAnything(fix.value))));
     if (!given.ok || given.value !== true) {
       debugLine(out, `option responseFix must be an object; using ${closedNote}`);
       out.responseFix = closedResponseFix();
@@ -77,7 +77,7 @@ const ADAPTER_KEYS: ReadonlySet<string> = new Set(["debug", "onResult", "onRepai
  * that cannot be listed may be such a key: one line too. Other unknown keys are ignored, as before.
  */
 function misspeltSecurity(value: unknown, fields: Fields, parentPath: string, extra?: ReadonlySet<string>): string[] {
-  const keys = readGuarded(value, "", () => (typeof value === "object" && value !== null && readableObject(value) ? Object.keys(value) : []));
+  const keys = readGuarded(value, "", () => (typeof value === "object" && value !== null && readThroughProperties(value) ? Object.keys(value) : []));
   if (!keys.ok) return [`${parentPath ? `option ${parentPath.slice(0, -1)}` : "options"} could not be listed (it may hold a misspelt security option)`];
   const lines: string[] = [];
   for (const key of keys.value as string[]) {
@@ -98,9 +98,10 @@ function misspeltSecurity(value: unknown, fields: Fields, parentPath: string, ex
 /**
  * An object whose options this reader finds by reading its properties: any object but a list, a
  * Map or a Set holding something (a class instance from code is read through its properties, as a
- * plain object is). May throw (a Proxy).
+ * plain object is, where the plugin's reader, plugin/options.ts readableObject, refuses one that
+ * holds something). May throw (a Proxy).
  */
-function readableObject(value: unknown): boolean {
+function readThroughProperties(value: unknown): boolean {
   if (isPlainObject(value)) return true;
   if (typeof value !== "object" || value === null) return false;
   return !(Array.isArray(value) || value instanceof Map || value instanceof Set) || !holdsAnything(value);

@@ -4,7 +4,6 @@ import {
   CR,
   DASH,
   DOLLAR,
-  DOT,
   DQ,
   GT,
   HASH,
@@ -17,16 +16,11 @@ import {
   SP,
   SQ,
   TAB,
-  UNDERSCORE,
   isAsciiDigit,
-  isAsciiLetter,
 } from "../grammar/chars.ts";
 import type { CodeLanguage } from "../grammar/dialects.ts";
 import { NAME_LIMIT } from "./char-form.ts";
 import { isElementNameCode, isElementNameStart } from "./tool-element-name.ts";
-
-export { isElementNameCode, isElementNameStart };
-
 
 /**
  * Where a code costume's body (`<bash>`, `<shell>`, `<python>`, an HTML pre/code block,

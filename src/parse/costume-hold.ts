@@ -147,7 +147,6 @@ function startsLineOrSpan(span: string, at: number): boolean {
   return true;
 }
 
-
 /**
  * A tag that opens a call or a block wherever the engine's text mode meets it: any costume but an
  * inner one (the same costume again, another, `<tool_call>`), a DSML tag (its sentinel is

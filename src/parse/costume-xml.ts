@@ -147,7 +147,7 @@ function attributedElement(name: string, node: unknown, top = false): string | u
 /**
  * The tolerant reader. A field's closer is one the tag grammar reads (`</code>`, `</ code>`,
  * `</CODE>`): a spelling a string search missed landed in the value with the markup after it
- * (review 45). The code ends at its last closer, since code may hold `</code>` (a heredoc writing
+ * (golden C45.3). The code ends at its last closer, since code may hold `</code>` (a heredoc writing
  * HTML); but code that holds a closer of what encloses it (`</tool_args>`, `</tool_call>`) ran
  * past its own end into the costume's structure (`<code>ls</code></tool_args><code>pwd</code>`):
  * where it ends is unknowable, so nothing runs.

@@ -62,7 +62,7 @@ const NO_ATTRIBUTES: ReadonlySet<string> = new Set(["id"]);
 /**
  * Where the code ends: the start of the costume's last own closer as the tag grammar reads it, so
  * every spelling that closed the span (`</ shell>`, `</\tshell>`, `</SHELL>`, like the opener's
- * `< shell>`) closes the code too, and none of it lands in the command (review 45). A string search
+ * `< shell>`) closes the code too, and none of it lands in the command (golden C45.1-C45.2). A string search
  * for `</shell` knew only one of them.
  */
 function lastCloser(span: string, opener: Tag): number {

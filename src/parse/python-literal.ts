@@ -161,7 +161,7 @@ export class PythonLiteralReader {
 
 
 /**
- * A `True` or `False` as read, its spelling kept until the schema is known (settle). Where only a
+ * A `True` or `False` as read, its spelling kept until the schema is known (settleLiteral). Where only a
  * string fits, coerceDeep writes a boolean back as JSON spells it (`true` -> "true", exact for a
  * JSON body); from Python that would be a spelling the model never wrote: `edit(oldString=True,
  * newString=False)` would replace the text `true`. The text Python gives it (str(True)) is what
@@ -173,7 +173,7 @@ class PythonBool {
 
 /**
  * A number written in another spelling than the text it would go out as (`1e3`, `1.5e3`, `1.0`,
- * `1.50`): settle unwraps it to its value and marks its place (grammar/number-spelling.ts), so the
+ * `1.50`): settleLiteral unwraps it to its value and marks its place (grammar/number-spelling.ts), so the
  * schema gate never sends it as other text for a string parameter ("1000" for `1e3`; Python's own
  * str(1e3) is "1000.0"): it stays a number there, and the string parameter refuses it, as it
  * refuses `0.1` (golden V44.2). The same rule as for a JSON body's `6e2` (values.ts coerceDeep).
@@ -187,21 +187,21 @@ class PythonNumber {
  * itemSchema, as coerceDeep walks), every PythonNumber unwrapped with its place marked.
  */
 // The reader's nesting limit (value(), depth 32) bounds the recursion.
-export function settle(value: unknown, schema: JsonSchema | undefined): unknown {
+export function settleLiteral(value: unknown, schema: JsonSchema | undefined): unknown {
   if (value instanceof PythonBool) {
     const types = schemaTypes(schema);
     return types.has("string") && !types.has("boolean") ? value.text : value.text === "True";
   }
   if (value instanceof PythonNumber) return value.value;
   if (Array.isArray(value)) {
-    const out = value.map((item, i) => settle(item, schema && itemSchema(schema, i)));
+    const out = value.map((item, i) => settleLiteral(item, schema && itemSchema(schema, i)));
     value.forEach((item, i) => item instanceof PythonNumber && markRespelled(out, i));
     return out;
   }
   if (!isObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    out[key] = settle(item, propertySchema(schema, key));
+    out[key] = settleLiteral(item, propertySchema(schema, key));
     if (item instanceof PythonNumber) markRespelled(out, key);
   }
   return out;
@@ -219,7 +219,7 @@ export function parsePythonLiteral(text: string, schema?: JsonSchema): { ok: tru
     const reader = new PythonLiteralReader(text.trim());
     const value = reader.value(0);
     reader.ws();
-    return reader.atEnd() ? { ok: true, value: settle(value, schema) } : { ok: false };
+    return reader.atEnd() ? { ok: true, value: settleLiteral(value, schema) } : { ok: false };
   } catch {
     return { ok: false };
   }

@@ -41,7 +41,7 @@ export function tagsOf(span: string, from = 0, to = span.length): Tag[] {
 }
 
 /**
- * Where the markup of a unit the end of the reply cut off ends (review 45): at `lastTagEnd`, the
+ * Where the markup of a unit the end of the reply cut off ends (test/history/cut-off-span.test.ts): at `lastTagEnd`, the
  * end of the last tag it read (the cut-off value's opener), unless a tag the reply cut off follows
  * (`</param`, `<invoke name="ba`: one more text could have completed, the engine's cut-off tag too):
  * that is markup, and nothing follows it, so the span's end. What lies between is the value's
@@ -61,7 +61,7 @@ export function cutOffMarkupEnd(span: string, lastTagEnd: number): number {
  * A unit the end of the reply cut off, in a dialect whose values are raw text between tags: the
  * one broken segment `segments` holds ends where its markup does (cutOffMarkupEnd after the last
  * tag read from `from`), and the rest of the span is text beside it: visible as before, and kept
- * by history, which replaces only the broken span with its note (review 45). Not read again for
+ * by history, which replaces only the broken span with its note. Not read again for
  * calls: it may be the cut-off value.
  */
 export function endCutOffAtLastTag(segments: Segment[], span: string, from: number): Segment[] {

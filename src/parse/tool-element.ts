@@ -10,10 +10,8 @@ import type { ToolSpec } from "./types.ts";
 import { propertySchema } from "./values.ts";
 import type { Shape } from "../grammar/shapes.ts";
 import { codeLanguage, costumeTool, executeLanguage } from "../grammar/dialects.ts";
-import { isElementNameCode, isElementNameStart, parameterElementLine } from "./code-lines.ts";
-import { writtenName } from "./tool-element-name.ts";
-
-export { isElementNameCode };
+import { parameterElementLine } from "./code-lines.ts";
+import { isElementNameCode, isElementNameStart, writtenName } from "./tool-element-name.ts";
 
 /**
  * Issue 29 item 5: tool-named elements, the Cline/Roo convention. The element is named after the
@@ -24,7 +22,6 @@ export { isElementNameCode };
 const isNameStart = isElementNameStart;
 /** Space that may end a line: the element's closer may be followed by it. */
 const isLineSpace = (c: number) => c === SP || c === TAB || c === CR;
-
 
 export interface PlainChild {
   name: string;
@@ -50,7 +47,7 @@ export function readPlainChildren(text: string, from: number, to: number): Plain
     const closer = text.indexOf(`</${name}>`, end + 1);
     if (closer < 0 || closer + name.length + 3 > to) return null;
     // `</ name>`, `</NAME>` or `</name >` before it: a closer of the child in another spelling, so
-    // which one ends the value is unknowable (review 45: the value ran on through it and the next
+    // which one ends the value is unknowable (golden C45.n1: the value ran on through it and the next
     // child's opener, `a.ts</ filePath>\n<filePath>b`). Not this form: nothing is read.
     if (otherCloserIn(text, end + 1, closer, name)) return null;
     children.push({ name, value: text.slice(end + 1, closer) });

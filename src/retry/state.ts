@@ -43,7 +43,11 @@ interface Broken {
   parameter: string | undefined;
   undeclaredArgument?: boolean | undefined;
   declared?: string | undefined;
-  correctionDelivered: boolean;
+  /**
+   * The request right after this reply was built (takeCorrection): the correction went with it, or
+   * the message's budget was spent; either way no later request takes it.
+   */
+  correctionPassed: boolean;
   wakeSent: boolean;
 }
 
@@ -108,7 +112,7 @@ export class RetryLedger {
       e.broken.parameter = parameter;
       e.broken.undeclaredArgument = undeclaredArgument;
       e.broken.declared = declared;
-    } else e.broken = { turn, reason: nudge, parameter, undeclaredArgument, declared, correctionDelivered: false, wakeSent: false };
+    } else e.broken = { turn, reason: nudge, parameter, undeclaredArgument, declared, correctionPassed: false, wakeSent: false };
     this.#touch(sessionID, e);
   }
 
@@ -123,8 +127,8 @@ export class RetryLedger {
     if (!entry) return null;
     if (turn) this.#noteTurn(entry, turn);
     const broken = entry.broken;
-    if (!broken || broken.correctionDelivered || entry.turn === undefined) return null;
-    broken.correctionDelivered = true;
+    if (!broken || broken.correctionPassed || entry.turn === undefined) return null;
+    broken.correctionPassed = true;
     const budget = this.#budgetOf(entry, entry.turn);
     if (budget.correction) return null;
     budget.correction = true;

@@ -17,7 +17,7 @@ const closesUnit = (tag: Tag) => tag.closing && (tag.role === "invoke" || tag.ro
 function parseInvokeMarkup({ span, opener, named, truncated, ctx, enclosing }: SpanParse): Segment[] {
   // An opener that does not start its span follows a stray wrapper line the engine took in (W01).
   const segments = named ? parseNamedSpan(span, opener, ctx, truncated) : parseDsmlSpan(span, ctx, enclosing === true ? null : enclosing, opener.start > 0, !truncated);
-  // Cut off, the wrapper is broken markup up to its last tag; what the model wrote after it stays text (review 45).
+  // Cut off, the wrapper is broken markup up to its last tag; what the model wrote after it stays text (test/history/cut-off-span.test.ts).
   return truncated && isUnprefixedWrapper(opener) && segments.every((s) => s.kind !== "call") && hasInvoke(span, opener)
     ? endCutOffAtLastTag(wholeSpan(span.length, truncatedCall(opener.name === "minimax:tool_call" ? "O05" : opener.name === "function_calls" ? "O07" : "W02")), span, opener.start)
     : segments;
@@ -90,7 +90,7 @@ export const BLOCK: SpanKind<UnitWatch> = {
   content(r: SpanReader, c: number, at: number, first: boolean, unit) {
     if (!first) return null;
     // Text right after a DSML block opener can only be a named call (I10); anything else is a mention.
-    // After a stray tag (review 45 finding 7) it is prose: released with the opener, never dropped.
+    // After a stray tag (golden A45.6) it is prose: released with the opener, never dropped.
     if (unit.stray || r.opener.family !== "dsml" || isBarCode(c)) return abandon(at);
     r.readNamedCall(at);
     return null;
@@ -112,7 +112,7 @@ export const BLOCK: SpanKind<UnitWatch> = {
 };
 
 /**
- * Review 45 finding 7: a tag right after a block opener that starts no unit (a stray closer, an
+ * Golden A45.6: a tag right after a block opener that starts no unit (a stray closer, an
  * element that is no structure: `</{D}parameter>`, `</parameter>`, `<{D}thinking>`) leaves what
  * follows undecided, so prose after it proves a mention as it does right after the opener (the
  * walk keeps no text outside an invoke). Openers of a unit (an invoke, a parameter, a function
@@ -184,7 +184,7 @@ export const TOOL_ELEMENT: SpanKind = {
     // The tool's closer is the element's only where the value rule says so: a child named like the
     // tool (`<{D}note>` in `note`) is closed by it first (dsmlValueStep "close"), as the walk reads it.
     if (tag.closing && (tag.role === "invoke" || (tag.family === "dsml" && tag.name === r.opener.name && r.dsmlStep() === "end-call"))) {
-      // Inside a value it ends the element only by the closer rule (review 45 finding 3): the reader
+      // Inside a value it ends the element only by the closer rule (golden E45.5-E45.7): the reader
       // weighs it after trail() or takeCloser() (the value's step is "end-call", parse/dsml-value.ts).
       if (r.enclosing) return r.trail();
       return r.valueOpen() ? r.takeCloser(end) : complete(end);

@@ -1,5 +1,5 @@
 import { isPollutingKey } from "../../grammar/plain-data.ts";
-import { PythonLiteralReader, settle } from "../python-literal.ts";
+import { PythonLiteralReader, settleLiteral } from "../python-literal.ts";
 import type { JsonSchema } from "../types.ts";
 
 /**
@@ -69,7 +69,7 @@ class Reader extends PythonLiteralReader {
 /** The call list `text` holds, each call's arguments settled against `schemaOf(name)` (True stays "True" where only a string fits), or null. */
 export function parsePythonCalls(text: string, schemaOf: (name: string) => JsonSchema | undefined = () => undefined): PythonCall[] | null {
   try {
-    return new Reader(text.trim()).calls().map((c) => ({ name: c.name, args: settle(c.args, schemaOf(c.name)) as Record<string, unknown> }));
+    return new Reader(text.trim()).calls().map((c) => ({ name: c.name, args: settleLiteral(c.args, schemaOf(c.name)) as Record<string, unknown> }));
   } catch {
     return null;
   }

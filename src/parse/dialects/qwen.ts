@@ -112,7 +112,7 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
   }
   if (name === null) return wholeSpan(span.length, { kind: "foreign" });
   if (!closed) {
-    // Cut off: broken markup up to its last tag; the value's text and what follows stay text (review 45).
+    // Cut off: broken markup up to its last tag; the value's text and what follows stay text (test/history/cut-off-span.test.ts).
     if (!closedByWrapper) return endCutOffAtLastTag(wholeSpan(span.length, truncatedCall("O02", name)), span, from);
     if (open === null && outsideFrom >= 0 && span.slice(outsideFrom, to).trim() !== "") unread = true;
     endParam(to);

@@ -94,7 +94,7 @@ function readToolCallSpan(span: string, opener: Tag, ctx: SpanContext, truncated
     if (rest === "") return closer && ctx.tools.has(name) ? whole(textArgsOutcome(name, [], "O03", ctx)) : textSpan(span.length);
     // GLM closing a zero-argument call with its value closer, `<tool_call>NAME</arg_value>` (T02): the closer proves the markup.
     if (rest === VALUE_CLOSER) return ctx.tools.has(name) ? valueClosed(span, bodyEnd, closer !== undefined, textArgsOutcome(name, [], "T02", ctx)) : textSpan(span.length);
-    // Cut off: broken markup up to its last tag; the value's text and what follows stay text (review 45).
+    // Cut off: broken markup up to its last tag; the value's text and what follows stay text (test/history/cut-off-span.test.ts).
     if (truncated) return endCutOffAtLastTag(whole(truncatedCall("O03", name)), span, opener.start);
     return whole(glmPairs(body, name, ctx));
   }

@@ -40,7 +40,7 @@ export function parseDsmlSpan(span: string, ctx: SpanContext, enclosing: Tag | n
 
 /**
  * A broken invoke that never closed, ended by the next markup (the walk's "next", the stream's
- * SpanReader.restart) or by the end of the reply (the walk's "end": cut off, S02; review 45), is
+ * SpanReader.restart) or by the end of the reply (the walk's "end": cut off, S02; test/history/cut-off-span.test.ts), is
  * broken markup up to the end of the last tag it read: the parameter opener of a cut-off value,
  * or the parameter closer before the prose where its closer should be. What follows, up to that
  * next markup or the reply's end, is text: visible as before and read by the documentation
