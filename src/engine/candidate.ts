@@ -4,7 +4,7 @@ import { SPAN_KINDS } from "../parse/span.ts";
 import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
 import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
 import { NamedState } from "../parse/named.ts";
-import { closerRule, closerWasContent, ExampleInValue, exampleOpener, PlainRunInValue, SINGLE_EXAMPLE, toolNamedValueRule, type CloserRule, type ExampleOptions } from "../parse/closer-in-value.ts";
+import { closerRule, closerWasContent, ExampleInValue, exampleOpener, isDsmlCallCloser, MORE_CLOSER_LINES, PlainRunInValue, SINGLE_EXAMPLE, toolNamedValueRule, type CloserRule, type ExampleOptions } from "../parse/closer-in-value.ts";
 import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 import type { ToolSpec } from "../parse/types.ts";
@@ -46,10 +46,12 @@ export class Candidate implements SpanReader {
    * and what reading it as content restores (endsInBlock before the closer; for a DSML value, that
    * the value is still open). Null otherwise.
    */
-  private pending: { rule: CloserRule; lineEnded: boolean; endsInBlock: boolean; inValue: boolean } | null = null;
+  private pending: { rule: CloserRule; lineEnded: boolean; endsInBlock: boolean; inValue: boolean; plainValue: boolean; more: number } | null = null;
   /** endsInBlock and inValue as they were before the tag being read. */
   private before_endsInBlock = false;
   private before_inValue = false;
+  /** A plain parameter (M07.5) was open before the tag being read: the walk weighs a closer in it by the unprefixed value's closer rule. */
+  private before_plainValue = false;
   /**
    * Review finding 2: an example written inside an open value (parse/closer-in-value.ts
    * ExampleInValue, or a DSML value's plain markup, PlainRunInValue), read on while it may be the
@@ -88,6 +90,8 @@ export class Candidate implements SpanReader {
   private readonly declared = (tag: Tag): boolean => this.tools.has(writtenName(this.tagText, tag));
   /** DSML: text was written in the open invoke's body, outside every value (the walk's InvokeDraft.body). */
   private bodyText = false;
+  /** DSML: a value of the open invoke has closed (an example after it that the call's own closers end is held too, as after body text). */
+  private valueClosed = false;
   private plainValue = false;
   /** Quoted blocks (quoteIndent > 0): the last offset looked at, the current line's column and blankness, the line before. */
   private quoteSeen = -1;
@@ -151,6 +155,8 @@ export class Candidate implements SpanReader {
         // The reply ended while a char-level state held characters undecided (a MiniMax quote that never closed): it reads them now.
         const held = final ? (this.named?.atEnd?.() ?? null) : null;
         if (held) return held;
+        // The reply ended after closers held for an example that never came (closerAfterCloser): the span ends where they ended it.
+        if (final && this.pending && this.pending.more > 0 && !this.example) return { kind: "complete", end: this.trailBack };
         // The reply ended inside an example written in a value: it proved nothing, read it again as before.
         if (!final || !this.example) break;
         const ended = this.failExample(Infinity);
@@ -299,6 +305,7 @@ export class Candidate implements SpanReader {
       !(this.inValue && this.toolName !== null && tag.family === "dsml" && mayNameTool(tag));
     if (this.pending && closerWasContent(this.pending.rule, tag, this.pending.lineEnded)) this.resume();
     else if (this.pending && this.exampleAfterCloser(tag, base)) return null;
+    else if (this.pending && this.closerAfterCloser(tag, base, closesBlock)) return null;
     if (this.trailing) {
       // A costume's closer ends its span where it stands, whatever comes next.
       if (this.pending?.rule.valueCloser === null) return { kind: "complete", end: this.trailBack };
@@ -320,13 +327,15 @@ export class Candidate implements SpanReader {
     } else {
       const family = this.exampleFamily();
       if (family !== null && base + tag.start >= this.noExampleBefore && exampleOpener(tag, family, this.declared)) {
-        this.example = new ExampleInValue(tag, family, !this.kind.valueFamily, this.valueOptions());
+        const options = this.valueOptions();
+        this.example = new ExampleInValue(tag, family, !this.kind.valueFamily, family === "naked" && this.opener.family === "dsml" && this.plainValue ? { ...options, dsmlCloses: true } : options);
         this.exampleStart = base + tag.start;
         return null;
       }
       // Review 45 finding 2: an example after text in a DSML invoke's body (a value ended mid-line by
-      // its sentinel closer, the call refused) that the call's own closers end was that text too.
-      if (family === null && this.bodyText && this.opener.family === "dsml" && base + tag.start >= this.noExampleBefore && exampleOpener(tag, "dsml")) {
+      // its sentinel closer, the call refused) that the call's own closers end was that text too;
+      // the same after a value of the invoke closed cleanly (restart follow-up, case 3: the walk's exampleInBody).
+      if (family === null && (this.bodyText || this.valueClosed) && this.opener.family === "dsml" && base + tag.start >= this.noExampleBefore && exampleOpener(tag, "dsml")) {
         this.example = new ExampleInValue(tag, "dsml", true);
         this.exampleStart = base + tag.start;
         return null;
@@ -340,6 +349,7 @@ export class Candidate implements SpanReader {
     }
     this.before_endsInBlock = this.endsInBlock;
     this.before_inValue = this.inValue;
+    this.before_plainValue = this.opener.family === "dsml" && this.plainValue && !this.inValue;
     if (this.opener.family === "dsml" && this.plainInValue(tag)) return null;
     // A plain parameter opened outside a sentinel value (M07.5) holds a value, not body text, until a parameter closer or a DSML tag.
     if (this.opener.family === "dsml") this.plainValue = tag.family === "naked" && tag.role === "parameter" ? !tag.closing && !(tag.flaws & Flaw.SelfClosing) : tag.family === "dsml" ? false : this.plainValue;
@@ -348,9 +358,10 @@ export class Candidate implements SpanReader {
     // (review finding 1): text after it on its line makes it the value's text, which must then reach
     // its own parameter closer (the parsers refuse the call otherwise).
     // In a DSML span the value's rule says whether it is one (an I11 child named `callback` is no block, finding 14).
-    if (closesBlock && this.valueOpen() && (this.opener.family !== "dsml" || this.valueStep === "end-call")) {
+    // A plain parameter's value (M07.5) too, by the unprefixed value's rule, as the walk's closerInValue weighs it.
+    if (closesBlock && (this.valueOpen() || this.before_plainValue) && (this.opener.family !== "dsml" || this.valueStep === "end-call")) {
       this.endsInBlock = false;
-      return this.tentatively(this.opener.family === "dsml" ? this.dsmlRule() : this.kind.closesWrapper ? (this.wrappedValue ??= closerRule("naked", this.kind.closesWrapper)) : NAKED_VALUE, end);
+      return this.tentatively(this.before_plainValue ? NAKED_VALUE : this.opener.family === "dsml" ? this.dsmlRule() : this.kind.closesWrapper ? (this.wrappedValue ??= closerRule("naked", this.kind.closesWrapper)) : NAKED_VALUE, end);
     }
     const first = !this.seenContent;
     this.seenContent = !first || !(this.kind.leavesFirst?.(this, tag, this.body) ?? false);
@@ -358,10 +369,11 @@ export class Candidate implements SpanReader {
     // DSML: an invoke closer while a value is open ends it only by P01's rule, if at all (finding 3).
     // The same for a prefix-less invoke closer in a DSML value, and for the I11 tool's own closer (review 45 findings 1, 3).
     const endsCall = this.opener.family === "dsml" ? this.valueStep === "end-call" : tag.family === "dsml" && tag.closing && tag.role === "invoke";
-    if (step === null && this.before_inValue && endsCall) {
+    if (step === null && (this.before_inValue || this.before_plainValue) && endsCall) {
       if (this.trailing) {
-        if (!this.pending) this.tentatively(this.dsmlRule());
-      } else this.inValue = true; // The kind read on (an I11 element's closer in a block span): the value stays open, as the walk's closer rule may read it.
+        if (!this.pending) this.tentatively(this.before_plainValue ? NAKED_VALUE : this.dsmlRule());
+      } else if (this.before_plainValue) this.plainValue = true;
+      else this.inValue = true; // The kind read on (an I11 element's closer in a block span): the value stays open, as the walk's closer rule may read it.
     }
     return step;
   }
@@ -381,6 +393,24 @@ export class Candidate implements SpanReader {
     // With the value's I11 reading (an I11 example, an I11 child's own closer), as the walk's closerEndsCall.
     this.example = new ExampleInValue(tag, "dsml", true, { declared: this.declared, valueName: this.toolName !== null ? this.valueName : undefined, single: true });
     this.exampleStart = base + tag.start;
+    return true;
+  }
+
+  /**
+   * Review 45 (restart follow-up, case 2): further DSML invoke or block closers (at most
+   * MORE_CLOSER_LINES) after a closer that ended its line in an open value, before an example:
+   * held with it, as the walk's closerEndsCall skips them. The span's end is where this closer
+   * would have ended the trailing span (trailBack, endsInBlock), so a reply that shows no example
+   * after them ends exactly as before.
+   */
+  private closerAfterCloser(tag: Tag, base: number, closesBlock: boolean): boolean {
+    const p = this.pending!;
+    if (!p.lineEnded || p.rule.valueCloser !== "dsml" || !p.inValue || this.example || p.more >= MORE_CLOSER_LINES || !isDsmlCallCloser(tag)) return false;
+    p.more++;
+    if (closesBlock) {
+      this.trailBack = base + tag.end;
+      this.endsInBlock = false;
+    } else if (this.trailBack < 0) this.trailBack = base + tag.start;
     return true;
   }
 
@@ -407,7 +437,8 @@ export class Candidate implements SpanReader {
   // The family of the value open before the tag being read (SpanKind.valueFamily, or inValue's), or null.
   private exampleFamily(): TagFamily | null {
     if (this.kind.valueFamily) return this.kind.valueFamily(this, this.body);
-    if (!this.inValue) return null;
+    // An unprefixed parameter opened outside a sentinel value (M07.5): its value, which a DSML closer ends too (ExampleOptions.dsmlCloses).
+    if (!this.inValue) return this.opener.family === "dsml" && this.plainValue ? "naked" : null;
     return this.opener.family === "dsml" || this.opener.family === "naked" ? this.opener.family : null;
   }
 
@@ -416,7 +447,7 @@ export class Candidate implements SpanReader {
       this.trailing = true;
       this.trailBack = end;
     }
-    this.pending = { rule, lineEnded: false, endsInBlock: this.before_endsInBlock, inValue: this.before_inValue };
+    this.pending = { rule, lineEnded: false, endsInBlock: this.before_endsInBlock, inValue: this.before_inValue, plainValue: this.before_plainValue, more: 0 };
     return null;
   }
 
@@ -427,7 +458,11 @@ export class Candidate implements SpanReader {
     this.trailing = false;
     this.trailBack = -1;
     this.endsInBlock = p.endsInBlock;
-    if (p.rule.valueCloser !== null) this.inValue = p.inValue;
+    if (p.rule.valueCloser !== null) {
+      this.inValue = p.inValue;
+      // A plain parameter's value (M07.5) read on: still open, as the walk keeps it.
+      if (p.plainValue) this.plainValue = true;
+    }
   }
 
   /** The closer rule for the open DSML value: an I11 child's own closer coming next proves a closer was in it too (made once per value). */
@@ -514,7 +549,8 @@ export class Candidate implements SpanReader {
       }
       // A new invoke or block leaves the old invoke's body (review 45 finding 2, the walk's InvokeDraft.body);
       // one an open value keeps as its text (dsml-value.ts) leaves it as it was.
-      if ((tag.role === "invoke" || tag.role === "block") && !(step === "text" && this.inValue)) this.bodyText = false;
+      if ((tag.role === "invoke" || tag.role === "block") && !(step === "text" && this.inValue)) this.bodyText = this.valueClosed = false;
+      if (step === "close" && this.inValue) this.valueClosed = true;
       // Each sentinel tag re-arms the plain run, as the walk's runTried (walk.ts run).
       this.plainRunTried = false;
       if (step === "text") return false;
@@ -542,6 +578,7 @@ export class Candidate implements SpanReader {
     }
     // Only a prefix-less `</parameter>` is the value's mis-closed closer (M07).
     this.inValue = false;
+    this.valueClosed = true;
     return false;
   }
 
