@@ -67,6 +67,8 @@ export class Candidate implements SpanReader {
   /** An example read after a closer that ended its line in a value (exampleAfterCloser): where the span ends if it proves none. */
   private closerFallback: { end: number; endsInBlock: boolean } | null = null;
   private noExampleBefore = 0;
+  /** Where a prefix-less closer held after an example starts (ExampleInValue.heldCloser). */
+  private heldCloserAt = -1;
   /** The closer rule for a value inside a kind with its own wrapper closer (`</tool_call>`), made on first use. */
   private wrappedValue: CloserRule | null = null;
   /** The character before the text the next consume() scans: a lost `<` closer's `/` may end a piece. */
@@ -233,9 +235,15 @@ export class Candidate implements SpanReader {
           }
         }
         // A closer inside an example's own value waits for the next character (ExampleInValue.char).
-        if (this.example?.awaitsChar && this.example.char(c) === "fail") {
+        const waited = this.example?.awaitsChar ? this.example.char(c) : null;
+        if (waited === "fail") {
           const ended = this.failExample(base + i);
           if (ended) return ended;
+          continue;
+        }
+        // A held prefix-less closer ended its line: it is the value's closer, read again from it (heldCloserAt).
+        if (waited === "content") {
+          this.contentAtHeld();
           continue;
         }
         if (!isSpaceCode(c)) {
@@ -318,7 +326,12 @@ export class Candidate implements SpanReader {
     }
     if (this.example) {
       const verdict = this.example.step(tag);
-      if (verdict === null) return null;
+      if (verdict === null) {
+        if (this.example.heldCloser) this.heldCloserAt = base + tag.start;
+        return null;
+      }
+      // Content at a held prefix-less closer (a tag came right after it): read again from that closer.
+      if (verdict === "content" && this.example.contentAtHeld) return this.contentAtHeld();
       this.example = null;
       if (verdict === "content") this.closerFallback = null;
       // Not an example: the restart rule and every other rule read it again from its opener.
@@ -412,6 +425,20 @@ export class Candidate implements SpanReader {
       this.endsInBlock = false;
     } else if (this.trailBack < 0) this.trailBack = base + tag.start;
     return true;
+  }
+
+  /**
+   * Restart follow-up: after an example in a DSML value, a prefix-less parameter closer that ended
+   * its line (or met a tag) is the value's closer after all (ExampleInValue.heldCloser): the example
+   * was the value's text, and reading goes on from that closer as when it is met directly.
+   */
+  private contentAtHeld(): null {
+    this.example = null;
+    this.closerFallback = null;
+    this.rewindTo = this.heldCloserAt;
+    // As when an example ends at its closer directly (and the walk's run()): no plain run starts at it.
+    this.plainRunTried = true;
+    return null;
   }
 
   private failExample(at: number): Step | null {

@@ -168,6 +168,14 @@ export class ExampleInValue {
    * written with a guess; otherwise the restart rule stands as before.
    */
   ambiguous = false;
+  /**
+   * After an example in a DSML value, a prefix-less parameter closer waits for the next character
+   * (heldCloser): text after it on its line makes it the page's mention (`</parameter> tags`), read
+   * on; a line end or a tag next makes it the value's closer, "content" at that held tag
+   * (contentAtHeld: the tag before the one just stepped, or the one whose characters were read).
+   */
+  heldCloser = false;
+  contentAtHeld = false;
 
   constructor(
     opener: Tag,
@@ -182,11 +190,18 @@ export class ExampleInValue {
 
   /** A closer waits: the next character that is no tag decides it (char). */
   get awaitsChar(): boolean {
-    return this.pending !== null;
+    return this.pending !== null || this.heldCloser;
   }
 
   /** A character between tags while a closer waits: a line end ends the example's value there, other text makes the closer its text. */
-  char(c: number): "fail" | null {
+  char(c: number): "fail" | "content" | null {
+    if (this.heldCloser) {
+      if (c !== LF && c !== CR && isWhiteSpace(c)) return null;
+      this.heldCloser = false;
+      if (c !== LF && c !== CR) return null;
+      this.contentAtHeld = true;
+      return "content";
+    }
     if (this.pending === null || (c !== LF && c !== CR && isWhiteSpace(c))) return null;
     if (this.afterCloser) {
       // A block closer after an example, by the closer rule: text on its line makes it the page's
@@ -209,6 +224,11 @@ export class ExampleInValue {
 
   /** A tag after the opener: "content" (this tag is the value's closer), "fail", or null (read on). */
   step(tag: Tag): "content" | "fail" | null {
+    if (this.heldCloser) {
+      this.heldCloser = false;
+      this.contentAtHeld = true;
+      return "content";
+    }
     if (this.pending !== null) {
       // A tag right after a waiting closer: the example's value ended there (P01).
       const closer = this.pending;
@@ -224,7 +244,14 @@ export class ExampleInValue {
         if (this.structure(closer) === "fail") return "fail";
       }
     }
-    if (this.closesValue(tag)) return "content";
+    if (this.closesValue(tag)) {
+      // Restart follow-up: the closer rule for a prefix-less closer after an example in a DSML value (heldCloser).
+      if (this.mode === "after" && this.family === "dsml" && tag.family === "naked" && tag.role === "parameter") {
+        this.heldCloser = true;
+        return null;
+      }
+      return "content";
+    }
     if (this.mode === "after") {
       if (this.invokeCloses && tag.closing && tag.role === "invoke" && (tag.family === this.family || (this.options.dsmlCloses && tag.family === "dsml")) && !(tag.flaws & Flaw.SelfClosing)) return "content";
       if (exampleOpener(tag, this.family, this.options.declared)) {
@@ -401,11 +428,14 @@ export function exampleEnd(
   const example = new ExampleInValue(tags[at]!, family, invokeCloses, options);
   for (let k = at + 1; k < tags.length; k++) {
     const verdict = example.step(tags[k]!);
-    if (verdict === "content") return { end: k, stop: -1, ambiguous: example.ambiguous };
+    // Content at a held prefix-less closer (ExampleInValue.heldCloser): the tag before this one.
+    if (verdict === "content") return { end: example.contentAtHeld ? k - 1 : k, stop: -1, ambiguous: example.ambiguous };
     if (verdict === "fail") return { end: -1, stop: k };
     const until = k + 1 < tags.length ? tags[k + 1]!.start : to;
     for (let i = tags[k]!.end; i < until && example.awaitsChar; i++) {
-      if (example.char(text.charCodeAt(i)) === "fail") return { end: -1, stop: k + 1 };
+      const v = example.char(text.charCodeAt(i));
+      if (v === "fail") return { end: -1, stop: k + 1 };
+      if (v === "content") return { end: k, stop: -1, ambiguous: example.ambiguous };
     }
   }
   return { end: -1, stop: tags.length };
@@ -457,7 +487,16 @@ export class PlainRunInValue {
     return this.example?.ambiguous ?? false;
   }
 
-  char(c: number): "fail" | null {
+  /** The run's example holds a prefix-less closer (ExampleInValue.heldCloser); its "content" is at that held tag (contentAtHeld). */
+  get heldCloser(): boolean {
+    return this.example?.heldCloser ?? false;
+  }
+
+  get contentAtHeld(): boolean {
+    return this.example?.contentAtHeld ?? false;
+  }
+
+  char(c: number): "fail" | "content" | null {
     if (this.closerWaits !== null) {
       // Review 45 (restart follow-up, case 1): the closer rule for an unmatched plain closer. Text
       // after it on its line (`ends with </parameter> and </invoke> tags.`) makes it the page's

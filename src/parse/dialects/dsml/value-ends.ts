@@ -20,7 +20,10 @@ export function plainRunEnd(span: string, tags: readonly Tag[], first: number, o
   const run = new PlainRunInValue(tags[first]!, options);
   if (charsAfter(span, tags, first, run) === "fail") return -1;
   for (let k = first + 1; k < tags.length; k++) {
-    const verdict = run.step(tags[k]!) ?? charsAfter(span, tags, k, run);
+    const stepped = run.step(tags[k]!);
+    // Content at a held prefix-less closer after the run's example: the tag before this one, or this one when its characters decided.
+    const verdict = stepped ?? charsAfter(span, tags, k, run);
+    if (verdict === "content" && stepped === "content" && run.contentAtHeld) k--;
     if (verdict === "content") {
       // The run's example ended ambiguously (ExampleInValue.ambiguous): the walk refuses the call.
       if (out) {
@@ -57,9 +60,12 @@ export function plainMarkupValueEnds(span: string, tags: readonly Tag[]): Map<nu
 }
 
 // The characters between tag k and the next, while a closer in the run's example waits for one.
-function charsAfter(span: string, tags: readonly Tag[], k: number, run: PlainRunInValue): "fail" | null {
+function charsAfter(span: string, tags: readonly Tag[], k: number, run: PlainRunInValue): "fail" | "content" | null {
   const until = k + 1 < tags.length ? tags[k + 1]!.start : span.length;
-  for (let at = tags[k]!.end; at < until && run.awaitsChar; at++) if (run.char(span.charCodeAt(at)) === "fail") return "fail";
+  for (let at = tags[k]!.end; at < until && run.awaitsChar; at++) {
+    const v = run.char(span.charCodeAt(at));
+    if (v !== null) return v;
+  }
   return null;
 }
 

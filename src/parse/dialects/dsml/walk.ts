@@ -79,7 +79,12 @@ export class DsmlWalk implements BlockFacts {
       pos = tag.end;
       if (tag.family === "dsml") this.sawDsml = true;
       // Plain markup inside a value that its own sentinel closer ends is the value's text (an XML file).
-      if (index < contentUntil || index < this.skipUntil || this.exampleAt(index)) continue;
+      if (index < contentUntil || index < this.skipUntil) continue;
+      // The tag an example ends at (the value's closer) is read as the stream reads it, directly: no plain run starts there.
+      if (this.exampleAt(index)) {
+        runTried = true;
+        continue;
+      }
       // A run with an example in it ended by the invoke closer (P01), not a parameter closer: refused, as exampleAt.
       if (index === contentUntil && tag.role === "invoke" && !runEndsBefore) this.markCloserAsText();
       if (tag.family === "naked" && !runTried && this.inDsmlValue()) {
