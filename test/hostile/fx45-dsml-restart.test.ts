@@ -52,6 +52,17 @@ describe("case 1: `</parameter>` and `</invoke>` mentioned in prose before an ex
     expect(outcome(`${head}${content}${tail}`).calls).toEqual([{ tool: "write", input: { filePath: "notes.md", content } }]);
   });
 
+  test("the mentions after an example too: written whole (the closer rule for a prefix-less closer after an example)", () => {
+    // Before the fix: the mention's `</parameter>` after the example was read as the value's closer (M07), and a second example ran.
+    const content = `# Doc\n${EXAMPLE_INVOKE}\n${prose}${EXAMPLE_INVOKE}\n${prose}`;
+    expect(outcome(`${head}${content}${tail}`).calls).toEqual([{ tool: "write", input: { filePath: "notes.md", content } }]);
+  });
+
+  test("hard negative: after an example, a prefix-less closer ending its line is still the value's closer (A41.2's reading)", () => {
+    const input = `${head}# Doc\n${EXAMPLE_INVOKE}\n</parameter>\n${invokeTail}`;
+    expect(outcome(input).calls).toEqual([{ tool: "write", input: { filePath: "notes.md", content: `# Doc\n${EXAMPLE_INVOKE}\n` } }]);
+  });
+
   test("hard negative (M07.6's shape): the plain closer ending its line still closes the value", () => {
     const input = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls -la</parameter>\n</{D}invoke>\n</{D}tool_calls>`);
     expect(outcome(input).calls).toEqual([{ tool: "bash", input: { command: "ls -la" } }]);
@@ -165,11 +176,9 @@ describe("case 5: an example, a block closer ending its line, prose, then the va
 describe("the stream against its own span walk, over the five shapes", () => {
   const ctx = { tools: withAliases(new Map(fixtureTools.map((t) => [t.name, t]))), options: resolveParseOptions(undefined), schemas: new SchemaGate() };
   const walkCalls = (input: string) => parseDsmlSpan(input, ctx).flatMap((seg) => (seg.kind === "call" ? [JSON.stringify([seg.tool, seg.input])] : []));
-  // The prose mentioning `</parameter>` comes first only: after an example, a prefix-less closer with
-  // text on its line is still read as the value's closer (a shape this fix leaves open, see the report).
   const MENTION = "Values end with </parameter> and </invoke> tags.";
   // One example per value: after a lone closer line a second one proves no example (finding 6's bound), a shape left open (see the report).
-  const PIECES = ["x</parameter>", "</invoke>", "</{D}invoke>", "</{D}tool_calls>", "</{D}parameter>", "More prose.", '<parameter name="oldString" string="true">x', "</{D}tool_calls> ends a block."];
+  const PIECES = [MENTION, "x</parameter>", "</invoke>", "</{D}invoke>", "</{D}tool_calls>", "</{D}parameter>", "More prose.", '<parameter name="oldString" string="true">x', "</{D}tool_calls> ends a block."];
   const EXAMPLES = [escaped(EXAMPLE_BLOCK), escaped(EXAMPLE_INVOKE)];
   const around = fc.array(fc.constantFrom(...PIECES), { maxLength: 3 });
   const ENDS = ["</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>", "</{D}invoke>\n</{D}tool_calls>", "Done.", "", "</{D}parameter>\n</{D}invoke>"];
@@ -203,17 +212,23 @@ describe("the stream against its own span walk, over the five shapes", () => {
   }, 120_000);
 });
 
-describe("the new lookahead does linear work (counted, never timed)", () => {
+describe("the new lookaheads do linear work (counted, never timed)", () => {
   // Lone closer lines, each followed by two more closer lines and an example that never reaches the
   // value's closer: each closer reads at most MORE_CLOSER_LINES closers and one example ahead.
   const make = (n: number) =>
     live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="content" string="true">`) +
     live(`x\n</{D}invoke>\n</{D}tool_calls>\n</{D}invoke>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls\n`).repeat(n);
-  test("closer lines before examples", () => {
-    const work = (n: number) => {
-      const input = make(n);
-      return countWork(() => runEngine(input, [], fixtureTools), 400 * input.length);
-    };
-    expect(work(1600) / work(400)).toBeLessThan(6);
-  });
+  // Examples, each followed by a mentioned prefix-less closer (held for one character), never reaching the value's closer.
+  const mentions = (n: number) =>
+    live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="content" string="true">v `) +
+    live(`<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}parameter>\n</{D}invoke>\nends with </parameter> x </invoke> y\n`).repeat(n);
+  for (const [name, shape] of [["closer lines before examples", make], ["mentions after examples", mentions]] as const) {
+    test(name, () => {
+      const work = (n: number) => {
+        const input = shape(n);
+        return countWork(() => runEngine(input, [], fixtureTools), 400 * input.length);
+      };
+      expect(work(1600) / work(400)).toBeLessThan(6);
+    });
+  }
 });
