@@ -4,7 +4,7 @@ import { SPAN_KINDS } from "../parse/span.ts";
 import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
 import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
 import { NamedState } from "../parse/named.ts";
-import { closerRule, closerWasContent, ExampleInValue, exampleOpener, PlainRunInValue, SINGLE_EXAMPLE, toolNamedValueRule, type CloserRule, type ExampleOptions } from "../parse/closer-in-value.ts";
+import { closerRule, closerWasContent, ExampleInValue, exampleOpener, isDsmlCallCloser, MORE_CLOSER_LINES, PlainRunInValue, SINGLE_EXAMPLE, toolNamedValueRule, type CloserRule, type ExampleOptions } from "../parse/closer-in-value.ts";
 import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 import type { ToolSpec } from "../parse/types.ts";
@@ -46,10 +46,12 @@ export class Candidate implements SpanReader {
    * and what reading it as content restores (endsInBlock before the closer; for a DSML value, that
    * the value is still open). Null otherwise.
    */
-  private pending: { rule: CloserRule; lineEnded: boolean; endsInBlock: boolean; inValue: boolean } | null = null;
+  private pending: { rule: CloserRule; lineEnded: boolean; endsInBlock: boolean; inValue: boolean; plainValue: boolean; more: number } | null = null;
   /** endsInBlock and inValue as they were before the tag being read. */
   private before_endsInBlock = false;
   private before_inValue = false;
+  /** A plain parameter (M07.5) was open before the tag being read: the walk weighs a closer in it by the unprefixed value's closer rule. */
+  private before_plainValue = false;
   /**
    * Review finding 2: an example written inside an open value (parse/closer-in-value.ts
    * ExampleInValue, or a DSML value's plain markup, PlainRunInValue), read on while it may be the
@@ -65,6 +67,8 @@ export class Candidate implements SpanReader {
   /** An example read after a closer that ended its line in a value (exampleAfterCloser): where the span ends if it proves none. */
   private closerFallback: { end: number; endsInBlock: boolean } | null = null;
   private noExampleBefore = 0;
+  /** Where a prefix-less closer held after an example starts (ExampleInValue.heldCloser). */
+  private heldCloserAt = -1;
   /** The closer rule for a value inside a kind with its own wrapper closer (`</tool_call>`), made on first use. */
   private wrappedValue: CloserRule | null = null;
   /** The character before the text the next consume() scans: a lost `<` closer's `/` may end a piece. */
@@ -88,6 +92,8 @@ export class Candidate implements SpanReader {
   private readonly declared = (tag: Tag): boolean => this.tools.has(writtenName(this.tagText, tag));
   /** DSML: text was written in the open invoke's body, outside every value (the walk's InvokeDraft.body). */
   private bodyText = false;
+  /** DSML: a value of the open invoke has closed (an example after it that the call's own closers end is held too, as after body text). */
+  private valueClosed = false;
   private plainValue = false;
   /** Quoted blocks (quoteIndent > 0): the last offset looked at, the current line's column and blankness, the line before. */
   private quoteSeen = -1;
@@ -151,6 +157,8 @@ export class Candidate implements SpanReader {
         // The reply ended while a char-level state held characters undecided (a MiniMax quote that never closed): it reads them now.
         const held = final ? (this.named?.atEnd?.() ?? null) : null;
         if (held) return held;
+        // The reply ended after closers held for an example that never came (closerAfterCloser): the span ends where they ended it.
+        if (final && this.pending && this.pending.more > 0 && !this.example) return { kind: "complete", end: this.trailBack };
         // The reply ended inside an example written in a value: it proved nothing, read it again as before.
         if (!final || !this.example) break;
         const ended = this.failExample(Infinity);
@@ -227,9 +235,15 @@ export class Candidate implements SpanReader {
           }
         }
         // A closer inside an example's own value waits for the next character (ExampleInValue.char).
-        if (this.example?.awaitsChar && this.example.char(c) === "fail") {
+        const waited = this.example?.awaitsChar ? this.example.char(c) : null;
+        if (waited === "fail") {
           const ended = this.failExample(base + i);
           if (ended) return ended;
+          continue;
+        }
+        // A held prefix-less closer ended its line: it is the value's closer, read again from it (heldCloserAt).
+        if (waited === "content") {
+          this.contentAtHeld();
           continue;
         }
         if (!isSpaceCode(c)) {
@@ -299,6 +313,7 @@ export class Candidate implements SpanReader {
       !(this.inValue && this.toolName !== null && tag.family === "dsml" && mayNameTool(tag));
     if (this.pending && closerWasContent(this.pending.rule, tag, this.pending.lineEnded)) this.resume();
     else if (this.pending && this.exampleAfterCloser(tag, base)) return null;
+    else if (this.pending && this.closerAfterCloser(tag, base, closesBlock)) return null;
     if (this.trailing) {
       // A costume's closer ends its span where it stands, whatever comes next.
       if (this.pending?.rule.valueCloser === null) return { kind: "complete", end: this.trailBack };
@@ -311,7 +326,12 @@ export class Candidate implements SpanReader {
     }
     if (this.example) {
       const verdict = this.example.step(tag);
-      if (verdict === null) return null;
+      if (verdict === null) {
+        if (this.example.heldCloser) this.heldCloserAt = base + tag.start;
+        return null;
+      }
+      // Content at a held prefix-less closer (a tag came right after it): read again from that closer.
+      if (verdict === "content" && this.example.contentAtHeld) return this.contentAtHeld();
       this.example = null;
       if (verdict === "content") this.closerFallback = null;
       // Not an example: the restart rule and every other rule read it again from its opener.
@@ -320,13 +340,15 @@ export class Candidate implements SpanReader {
     } else {
       const family = this.exampleFamily();
       if (family !== null && base + tag.start >= this.noExampleBefore && exampleOpener(tag, family, this.declared)) {
-        this.example = new ExampleInValue(tag, family, !this.kind.valueFamily, this.valueOptions());
+        const options = this.valueOptions();
+        this.example = new ExampleInValue(tag, family, !this.kind.valueFamily, family === "naked" && this.opener.family === "dsml" && this.plainValue ? { ...options, dsmlCloses: true } : options);
         this.exampleStart = base + tag.start;
         return null;
       }
       // Review 45 finding 2: an example after text in a DSML invoke's body (a value ended mid-line by
-      // its sentinel closer, the call refused) that the call's own closers end was that text too.
-      if (family === null && this.bodyText && this.opener.family === "dsml" && base + tag.start >= this.noExampleBefore && exampleOpener(tag, "dsml")) {
+      // its sentinel closer, the call refused) that the call's own closers end was that text too;
+      // the same after a value of the invoke closed cleanly (restart follow-up, case 3: the walk's exampleInBody).
+      if (family === null && (this.bodyText || this.valueClosed) && this.opener.family === "dsml" && base + tag.start >= this.noExampleBefore && exampleOpener(tag, "dsml")) {
         this.example = new ExampleInValue(tag, "dsml", true);
         this.exampleStart = base + tag.start;
         return null;
@@ -340,6 +362,7 @@ export class Candidate implements SpanReader {
     }
     this.before_endsInBlock = this.endsInBlock;
     this.before_inValue = this.inValue;
+    this.before_plainValue = this.opener.family === "dsml" && this.plainValue && !this.inValue;
     if (this.opener.family === "dsml" && this.plainInValue(tag)) return null;
     // A plain parameter opened outside a sentinel value (M07.5) holds a value, not body text, until a parameter closer or a DSML tag.
     if (this.opener.family === "dsml") this.plainValue = tag.family === "naked" && tag.role === "parameter" ? !tag.closing && !(tag.flaws & Flaw.SelfClosing) : tag.family === "dsml" ? false : this.plainValue;
@@ -348,9 +371,10 @@ export class Candidate implements SpanReader {
     // (review finding 1): text after it on its line makes it the value's text, which must then reach
     // its own parameter closer (the parsers refuse the call otherwise).
     // In a DSML span the value's rule says whether it is one (an I11 child named `callback` is no block, finding 14).
-    if (closesBlock && this.valueOpen() && (this.opener.family !== "dsml" || this.valueStep === "end-call")) {
+    // A plain parameter's value (M07.5) too, by the unprefixed value's rule, as the walk's closerInValue weighs it.
+    if (closesBlock && (this.valueOpen() || this.before_plainValue) && (this.opener.family !== "dsml" || this.valueStep === "end-call")) {
       this.endsInBlock = false;
-      return this.tentatively(this.opener.family === "dsml" ? this.dsmlRule() : this.kind.closesWrapper ? (this.wrappedValue ??= closerRule("naked", this.kind.closesWrapper)) : NAKED_VALUE, end);
+      return this.tentatively(this.before_plainValue ? NAKED_VALUE : this.opener.family === "dsml" ? this.dsmlRule() : this.kind.closesWrapper ? (this.wrappedValue ??= closerRule("naked", this.kind.closesWrapper)) : NAKED_VALUE, end);
     }
     const first = !this.seenContent;
     this.seenContent = !first || !(this.kind.leavesFirst?.(this, tag, this.body) ?? false);
@@ -358,10 +382,11 @@ export class Candidate implements SpanReader {
     // DSML: an invoke closer while a value is open ends it only by P01's rule, if at all (finding 3).
     // The same for a prefix-less invoke closer in a DSML value, and for the I11 tool's own closer (review 45 findings 1, 3).
     const endsCall = this.opener.family === "dsml" ? this.valueStep === "end-call" : tag.family === "dsml" && tag.closing && tag.role === "invoke";
-    if (step === null && this.before_inValue && endsCall) {
+    if (step === null && (this.before_inValue || this.before_plainValue) && endsCall) {
       if (this.trailing) {
-        if (!this.pending) this.tentatively(this.dsmlRule());
-      } else this.inValue = true; // The kind read on (an I11 element's closer in a block span): the value stays open, as the walk's closer rule may read it.
+        if (!this.pending) this.tentatively(this.before_plainValue ? NAKED_VALUE : this.dsmlRule());
+      } else if (this.before_plainValue) this.plainValue = true;
+      else this.inValue = true; // The kind read on (an I11 element's closer in a block span): the value stays open, as the walk's closer rule may read it.
     }
     return step;
   }
@@ -382,6 +407,38 @@ export class Candidate implements SpanReader {
     this.example = new ExampleInValue(tag, "dsml", true, { declared: this.declared, valueName: this.toolName !== null ? this.valueName : undefined, single: true });
     this.exampleStart = base + tag.start;
     return true;
+  }
+
+  /**
+   * Review 45 (restart follow-up, case 2): further DSML invoke or block closers (at most
+   * MORE_CLOSER_LINES) after a closer that ended its line in an open value, before an example:
+   * held with it, as the walk's closerEndsCall skips them. The span's end is where this closer
+   * would have ended the trailing span (trailBack, endsInBlock), so a reply that shows no example
+   * after them ends exactly as before.
+   */
+  private closerAfterCloser(tag: Tag, base: number, closesBlock: boolean): boolean {
+    const p = this.pending!;
+    if (!p.lineEnded || p.rule.valueCloser !== "dsml" || !p.inValue || this.example || p.more >= MORE_CLOSER_LINES || !isDsmlCallCloser(tag)) return false;
+    p.more++;
+    if (closesBlock) {
+      this.trailBack = base + tag.end;
+      this.endsInBlock = false;
+    } else if (this.trailBack < 0) this.trailBack = base + tag.start;
+    return true;
+  }
+
+  /**
+   * Restart follow-up: after an example in a DSML value, a prefix-less parameter closer that ended
+   * its line (or met a tag) is the value's closer after all (ExampleInValue.heldCloser): the example
+   * was the value's text, and reading goes on from that closer as when it is met directly.
+   */
+  private contentAtHeld(): null {
+    this.example = null;
+    this.closerFallback = null;
+    this.rewindTo = this.heldCloserAt;
+    // As when an example ends at its closer directly (and the walk's run()): no plain run starts at it.
+    this.plainRunTried = true;
+    return null;
   }
 
   private failExample(at: number): Step | null {
@@ -407,7 +464,8 @@ export class Candidate implements SpanReader {
   // The family of the value open before the tag being read (SpanKind.valueFamily, or inValue's), or null.
   private exampleFamily(): TagFamily | null {
     if (this.kind.valueFamily) return this.kind.valueFamily(this, this.body);
-    if (!this.inValue) return null;
+    // An unprefixed parameter opened outside a sentinel value (M07.5): its value, which a DSML closer ends too (ExampleOptions.dsmlCloses).
+    if (!this.inValue) return this.opener.family === "dsml" && this.plainValue ? "naked" : null;
     return this.opener.family === "dsml" || this.opener.family === "naked" ? this.opener.family : null;
   }
 
@@ -416,7 +474,7 @@ export class Candidate implements SpanReader {
       this.trailing = true;
       this.trailBack = end;
     }
-    this.pending = { rule, lineEnded: false, endsInBlock: this.before_endsInBlock, inValue: this.before_inValue };
+    this.pending = { rule, lineEnded: false, endsInBlock: this.before_endsInBlock, inValue: this.before_inValue, plainValue: this.before_plainValue, more: 0 };
     return null;
   }
 
@@ -427,7 +485,11 @@ export class Candidate implements SpanReader {
     this.trailing = false;
     this.trailBack = -1;
     this.endsInBlock = p.endsInBlock;
-    if (p.rule.valueCloser !== null) this.inValue = p.inValue;
+    if (p.rule.valueCloser !== null) {
+      this.inValue = p.inValue;
+      // A plain parameter's value (M07.5) read on: still open, as the walk keeps it.
+      if (p.plainValue) this.plainValue = true;
+    }
   }
 
   /** The closer rule for the open DSML value: an I11 child's own closer coming next proves a closer was in it too (made once per value). */
@@ -514,7 +576,8 @@ export class Candidate implements SpanReader {
       }
       // A new invoke or block leaves the old invoke's body (review 45 finding 2, the walk's InvokeDraft.body);
       // one an open value keeps as its text (dsml-value.ts) leaves it as it was.
-      if ((tag.role === "invoke" || tag.role === "block") && !(step === "text" && this.inValue)) this.bodyText = false;
+      if ((tag.role === "invoke" || tag.role === "block") && !(step === "text" && this.inValue)) this.bodyText = this.valueClosed = false;
+      if (step === "close" && this.inValue) this.valueClosed = true;
       // Each sentinel tag re-arms the plain run, as the walk's runTried (walk.ts run).
       this.plainRunTried = false;
       if (step === "text") return false;
@@ -542,6 +605,7 @@ export class Candidate implements SpanReader {
     }
     // Only a prefix-less `</parameter>` is the value's mis-closed closer (M07).
     this.inValue = false;
+    this.valueClosed = true;
     return false;
   }
 

@@ -77,6 +77,7 @@ export function closerRule(valueCloser: TagFamily | null, wrapper?: (tag: Tag) =
  */
 export function closerEndsCall(span: string, at: number, to: number, tags: readonly Tag[], next: number, rule: CloserRule, example?: ExampleOptions): boolean {
   let lineEnded = false;
+  let skipped = 0;
   for (let i = at; i < to; i++) {
     const c = span.charCodeAt(i);
     // A lone CR ends a line as the documentation context reads it (CR LF once): review finding 7.
@@ -85,6 +86,13 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
     const tag = tags[next];
     const at = tag !== undefined && tag.start === i ? tag : null;
     if (closerWasContent(rule, at, lineEnded)) return false;
+    // Up to MORE_CLOSER_LINES further DSML invoke or block closers between the lone closer and the example (Candidate.closerAfterCloser).
+    if (lineEnded && at !== null && rule.valueCloser === "dsml" && skipped < MORE_CLOSER_LINES && isDsmlCallCloser(at)) {
+      skipped++;
+      next++;
+      i = at.end - 1;
+      continue;
+    }
     // Review 45 finding 6: a DSML call example next that the value's own closer ends: the closer was text too (the stream reads it so, Candidate.exampleAfterCloser).
     // `example`: the open value's I11 reading (an I11 example's opener, an I11 child's own closer), as for an example anywhere in it.
     if (!lineEnded || at === null || rule.valueCloser !== "dsml" || !exampleOpener(at, "dsml", example?.declared)) return true;
@@ -92,6 +100,17 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
   }
   return true;
 }
+
+/**
+ * Review 45 (restart follow-up, case 2): a page documents closers on lines of their own
+ * (`</{D}invoke>` then `</{D}tool_calls>`) before its example. After a lone closer line in a DSML
+ * value, at most this many further DSML invoke or block closers may come before the example that
+ * the value's own closer ends (a constant: each closer's lookahead stays bounded, the work linear).
+ */
+export const MORE_CLOSER_LINES = 2;
+
+/** A DSML invoke or block closer (not self-closing). */
+export const isDsmlCallCloser = (tag: Tag) => tag.family === "dsml" && tag.closing && (tag.role === "invoke" || tag.role === "block") && !(tag.flaws & Flaw.SelfClosing);
 
 /** How an example in a value is read beyond its family (ExampleInValue, exampleEnd); each is off when absent. */
 export interface ExampleOptions {
@@ -101,6 +120,12 @@ export interface ExampleOptions {
   readonly valueName?: string;
   /** One example only (after a closer that ended its line, review 45 finding 6): another after it proves none, so the lookahead from each such closer stops at the next call opener. */
   readonly single?: boolean;
+  /**
+   * The open value is an unprefixed parameter in a DSML span (M07.5, the model wrote the next
+   * parameter without its sentinel): a DSML parameter or invoke closer ends it too, as the walk
+   * reads it, so an example in it that the DSML closer ends is its text.
+   */
+  readonly dsmlCloses?: boolean;
 }
 
 const NO_EXAMPLE_OPTIONS: ExampleOptions = Object.freeze({});
@@ -134,6 +159,23 @@ export class ExampleInValue {
   // The waiting closer is a block's closer after an example (textAfter), weighed by the closer rule.
   private afterCloser = false;
   private afterLineEnded = false;
+  /**
+   * Review 45 (restart follow-up, case 5): after an example, a block closer ended its line and text
+   * or a tag other than the value's closer came next. P01 reads that closer as the end of the call,
+   * so the example was a new call (the restart rule); a closer of the value after it (its parameter
+   * or invoke closer) says the example was its text. Read on as after any example: if such a
+   * closer comes, the example never runs and the call is refused (the walk marks it unread), never
+   * written with a guess; otherwise the restart rule stands as before.
+   */
+  ambiguous = false;
+  /**
+   * After an example in a DSML value, a prefix-less parameter closer waits for the next character
+   * (heldCloser): text after it on its line makes it the page's mention (`</parameter> tags`), read
+   * on; a line end or a tag next makes it the value's closer, "content" at that held tag
+   * (contentAtHeld: the tag before the one just stepped, or the one whose characters were read).
+   */
+  heldCloser = false;
+  contentAtHeld = false;
 
   constructor(
     opener: Tag,
@@ -148,11 +190,18 @@ export class ExampleInValue {
 
   /** A closer waits: the next character that is no tag decides it (char). */
   get awaitsChar(): boolean {
-    return this.pending !== null;
+    return this.pending !== null || this.heldCloser;
   }
 
   /** A character between tags while a closer waits: a line end ends the example's value there, other text makes the closer its text. */
-  char(c: number): "fail" | null {
+  char(c: number): "fail" | "content" | null {
+    if (this.heldCloser) {
+      if (c !== LF && c !== CR && isWhiteSpace(c)) return null;
+      this.heldCloser = false;
+      if (c !== LF && c !== CR) return null;
+      this.contentAtHeld = true;
+      return "content";
+    }
     if (this.pending === null || (c !== LF && c !== CR && isWhiteSpace(c))) return null;
     if (this.afterCloser) {
       // A block closer after an example, by the closer rule: text on its line makes it the page's
@@ -163,7 +212,8 @@ export class ExampleInValue {
       }
       this.pending = null;
       this.afterCloser = false;
-      return this.afterLineEnded ? "fail" : null;
+      if (this.afterLineEnded) this.ambiguous = true;
+      return null;
     }
     const closer = this.pending;
     this.pending = null;
@@ -174,6 +224,11 @@ export class ExampleInValue {
 
   /** A tag after the opener: "content" (this tag is the value's closer), "fail", or null (read on). */
   step(tag: Tag): "content" | "fail" | null {
+    if (this.heldCloser) {
+      this.heldCloser = false;
+      this.contentAtHeld = true;
+      return "content";
+    }
     if (this.pending !== null) {
       // A tag right after a waiting closer: the example's value ended there (P01).
       const closer = this.pending;
@@ -181,15 +236,24 @@ export class ExampleInValue {
       if (this.afterCloser) {
         // After an example: the closer rule (a block's closer or the next invoke on its line ends the value).
         this.afterCloser = false;
-        if (!this.closesValue(tag) && (this.afterLineEnded || closerBoundary(tag))) return "fail";
+        // Its line ended and a tag other than the value's closer came: read on as after text (ambiguous).
+        if (this.afterLineEnded && !this.closesValue(tag)) this.ambiguous = true;
+        else if (!this.closesValue(tag) && closerBoundary(tag)) return "fail";
       } else {
         this.depth = 0;
         if (this.structure(closer) === "fail") return "fail";
       }
     }
-    if (this.closesValue(tag)) return "content";
+    if (this.closesValue(tag)) {
+      // Restart follow-up: the closer rule for a prefix-less closer after an example in a DSML value (heldCloser).
+      if (this.mode === "after" && this.family === "dsml" && tag.family === "naked" && tag.role === "parameter") {
+        this.heldCloser = true;
+        return null;
+      }
+      return "content";
+    }
     if (this.mode === "after") {
-      if (this.invokeCloses && tag.closing && tag.role === "invoke" && tag.family === this.family && !(tag.flaws & Flaw.SelfClosing)) return "content";
+      if (this.invokeCloses && tag.closing && tag.role === "invoke" && (tag.family === this.family || (this.options.dsmlCloses && tag.family === "dsml")) && !(tag.flaws & Flaw.SelfClosing)) return "content";
       if (exampleOpener(tag, this.family, this.options.declared)) {
         if (this.options.single) return "fail";
         this.open(tag);
@@ -244,7 +308,7 @@ export class ExampleInValue {
     if (this.mode === "after" && this.plainDepth > 0 && tag.family === "naked") return false;
     if (this.family === "costume") return this.mode === "after" && isGlmValueTag(tag) && tag.closing;
     const valueName = this.options.valueName;
-    return closesParameter(tag, this.family) || (valueName !== undefined && closesChild(tag, valueName));
+    return closesParameter(tag, this.family) || (this.options.dsmlCloses === true && closesParameter(tag, "dsml")) || (valueName !== undefined && closesChild(tag, valueName));
   }
 
   // A closer that ends one of this example's values, as it ends one of the reply's (the closer rule).
@@ -360,15 +424,18 @@ export function exampleEnd(
   to = text.length,
   invokeCloses = false,
   options: ExampleOptions = NO_EXAMPLE_OPTIONS,
-): { end: number; stop: number } {
+): { end: number; stop: number; ambiguous?: boolean } {
   const example = new ExampleInValue(tags[at]!, family, invokeCloses, options);
   for (let k = at + 1; k < tags.length; k++) {
     const verdict = example.step(tags[k]!);
-    if (verdict === "content") return { end: k, stop: -1 };
+    // Content at a held prefix-less closer (ExampleInValue.heldCloser): the tag before this one.
+    if (verdict === "content") return { end: example.contentAtHeld ? k - 1 : k, stop: -1, ambiguous: example.ambiguous };
     if (verdict === "fail") return { end: -1, stop: k };
     const until = k + 1 < tags.length ? tags[k + 1]!.start : to;
     for (let i = tags[k]!.end; i < until && example.awaitsChar; i++) {
-      if (example.char(text.charCodeAt(i)) === "fail") return { end: -1, stop: k + 1 };
+      const v = example.char(text.charCodeAt(i));
+      if (v === "fail") return { end: -1, stop: k + 1 };
+      if (v === "content") return { end: k, stop: -1, ambiguous: example.ambiguous };
     }
   }
   return { end: -1, stop: tags.length };
@@ -394,6 +461,14 @@ export class PlainRunInValue {
   private invokesAfter = 0;
   private paramsAfter = 0;
   private example: ExampleInValue | null = null;
+  // A plain closer at the run's own level waiting for the next character (the closer rule): an
+  // unmatched parameter closer ("param") or an invoke or block closer ("call").
+  private closerWaits: "param" | "call" | null = null;
+  // A plain closer had text after it on its line (a mention, the page's text); one ended its line (a call closer, P01's reading).
+  private mentioned = false;
+  private callCloserEnded = false;
+  /** The run ended before the DSML tag it returned "content" at (that tag is no closer of the value: it is read as usual). */
+  endsBefore = false;
 
   constructor(
     first: Tag,
@@ -404,28 +479,75 @@ export class PlainRunInValue {
   }
 
   get awaitsChar(): boolean {
-    return this.example?.awaitsChar ?? false;
+    return this.closerWaits !== null || (this.example?.awaitsChar ?? false);
   }
 
-  char(c: number): "fail" | null {
+  /** The run's example ended ambiguously (ExampleInValue.ambiguous): the call is refused. */
+  get ambiguous(): boolean {
+    return this.example?.ambiguous ?? false;
+  }
+
+  /** The run's example holds a prefix-less closer (ExampleInValue.heldCloser); its "content" is at that held tag (contentAtHeld). */
+  get heldCloser(): boolean {
+    return this.example?.heldCloser ?? false;
+  }
+
+  get contentAtHeld(): boolean {
+    return this.example?.contentAtHeld ?? false;
+  }
+
+  char(c: number): "fail" | "content" | null {
+    if (this.closerWaits !== null) {
+      // Review 45 (restart follow-up, case 1): the closer rule for an unmatched plain closer. Text
+      // after it on its line (`ends with </parameter> and </invoke> tags.`) makes it the page's
+      // mention, no mis-closed parameter; a line end (or a tag next, step) keeps M07's reading.
+      if (c !== LF && c !== CR && isWhiteSpace(c)) return null;
+      if (c !== LF && c !== CR) this.mentioned = true;
+      else this.closerEnded();
+      this.closerWaits = null;
+      return null;
+    }
     return this.example ? this.example.char(c) : null;
   }
 
+  // A waiting plain closer's line ended, or a tag came right after it: the structure the stream's fallback reads.
+  private closerEnded(): void {
+    if (this.closerWaits === "param") this.unmatchedCloser = true;
+    else this.callCloserEnded = true;
+  }
+
   step(tag: Tag): "content" | "fail" | null {
+    if (this.closerWaits !== null) {
+      this.closerEnded();
+      this.closerWaits = null;
+    }
     if (this.example) return this.example.step(tag);
     if (tag.family === "dsml") {
       const valueName = this.options.valueName;
       if ((tag.role === "parameter" && tag.closing) || (valueName !== undefined && closesChild(tag, valueName))) return this.invokesAfter > 0 || this.paramsAfter > 0 ? "fail" : "content";
-      if (!exampleOpener(tag, "dsml", this.options.declared)) return "fail";
+      if (!exampleOpener(tag, "dsml", this.options.declared)) {
+        // Only mentions so far (every plain closer had text after it on its line, nothing left open):
+        // they are the value's text, and this DSML tag is read as usual from here (a lone closer line
+        // then an example, the closer rule), instead of the fallback reading a mention as M07's closer.
+        if (this.mentioned && !this.unmatchedCloser && !this.callCloserEnded && this.depth === 0) {
+          this.endsBefore = true;
+          return "content";
+        }
+        return "fail";
+      }
       this.example = new ExampleInValue(tag, "dsml", true, this.options);
       return null;
     }
     if (tag.family !== "naked") return null;
     if (this.unmatchedCloser) return this.stepAfterCloser(tag);
-    if (tag.role !== "parameter") return null;
+    if (tag.role !== "parameter") {
+      // A prefix-less invoke or block closer at the run's level, weighed by the closer rule as the fallback weighs it (Candidate.plainInValue).
+      if (this.depth === 0 && tag.closing && (tag.role === "invoke" || tag.role === "block") && !(tag.flaws & Flaw.SelfClosing)) this.closerWaits = "call";
+      return null;
+    }
     if (!tag.closing) this.depth++;
     else if (this.depth > 0) this.depth--;
-    else this.unmatchedCloser = true;
+    else this.closerWaits = "param";
     return null;
   }
 

@@ -93,6 +93,8 @@ describe("the stream against its own span walk: </function> and children named l
   const BETWEEN = [
     "</function>", "<function>", "Done.", "\n", "</{D}invoke>", "</{D}note>", "</{D}write>", "<{D}note>n</{D}note>", "<{D}write>w</{D}write>", "<{D}note>",
     '<{D}parameter name="content" string="true">other</{D}parameter>', "<{D}title>t</{D}title>", "<{D}content>c</{D}content>", "</{D}tool_calls>", "</{D}content>",
+    // fx45-dsml-restart: a stray parameter closer, plain closers mentioned in prose, a value holding mentions and a lone closer line.
+    "</{D}parameter>", "Values end with </parameter> and </invoke> tags.", '<{D}parameter name="content" string="true">ends with </parameter> and </invoke> x\n</{D}invoke>\n</{D}tool_calls>\nmore</{D}parameter>',
   ];
   const between = fc.array(fc.constantFrom(...BETWEEN), { minLength: 1, maxLength: 4 }).map((parts) => parts.join("\n"));
   const shapes = fc.tuple(fc.integer({ min: 0, max: 5 }), between, fc.boolean()).map(([k, b, closed]) => {

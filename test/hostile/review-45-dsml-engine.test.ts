@@ -94,6 +94,8 @@ describe("the stream against its own span walk, on one complete DSML block", () 
   const FRAGMENTS = [
     "<{D}thinking>", "</{D}thinking>", "<{D}bash>", "</{D}bash>", "<{D}command>", "</{D}command>", "</{D}invoke>", "</{D}tool_calls>", "</parameter>", "</invoke>", "</function_calls>",
     "</function>", "</tool_call>", "</{D}parameter>", "<a>", "</a>", "<br/>", "</{D}function_calls>", "<{D}description>", "</{D}description>", "</name>", "<name>",
+    // fx45-dsml-restart: plain closers mentioned in prose (the closer rule makes each a mention), lone closer lines.
+    "ends with </parameter> and </invoke> tags.", "\n</{D}invoke>\n</{D}tool_calls>\n", "</parameter> x",
   ];
   const FILL = [" text ", "\n", " ", "x\n", "\n\n", " ; rm -rf build "];
   const block = fc.record({

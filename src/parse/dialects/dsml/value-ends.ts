@@ -16,12 +16,23 @@ import { PlainRunInValue, type ExampleOptions } from "../../closer-in-value.ts";
  * is refused, walk.ts). The walk asks once per run of plain tags (DsmlWalk.run). `options`: the
  * open value's I11 reading (declared tools, an I11 child's name), as for an example in it.
  */
-export function plainRunEnd(span: string, tags: readonly Tag[], first: number, options?: ExampleOptions): number {
+export function plainRunEnd(span: string, tags: readonly Tag[], first: number, options?: ExampleOptions, out?: { ambiguous: boolean; before: boolean }): number {
   const run = new PlainRunInValue(tags[first]!, options);
   if (charsAfter(span, tags, first, run) === "fail") return -1;
   for (let k = first + 1; k < tags.length; k++) {
-    const verdict = run.step(tags[k]!) ?? charsAfter(span, tags, k, run);
-    if (verdict === "content") return k;
+    const stepped = run.step(tags[k]!);
+    // Content at a held prefix-less closer after the run's example: the tag before this one, or this one when its characters decided.
+    const verdict = stepped ?? charsAfter(span, tags, k, run);
+    if (verdict === "content" && stepped === "content" && run.contentAtHeld) k--;
+    if (verdict === "content") {
+      // The run's example ended ambiguously (ExampleInValue.ambiguous): the walk refuses the call.
+      if (out) {
+        out.ambiguous = run.ambiguous;
+        // Only mentions, ended before a DSML tag that is no closer of the value (PlainRunInValue.endsBefore): that tag is read as usual.
+        out.before = run.endsBefore;
+      }
+      return k;
+    }
     if (verdict === "fail") return -1;
   }
   return -1;
@@ -49,9 +60,12 @@ export function plainMarkupValueEnds(span: string, tags: readonly Tag[]): Map<nu
 }
 
 // The characters between tag k and the next, while a closer in the run's example waits for one.
-function charsAfter(span: string, tags: readonly Tag[], k: number, run: PlainRunInValue): "fail" | null {
+function charsAfter(span: string, tags: readonly Tag[], k: number, run: PlainRunInValue): "fail" | "content" | null {
   const until = k + 1 < tags.length ? tags[k + 1]!.start : span.length;
-  for (let at = tags[k]!.end; at < until && run.awaitsChar; at++) if (run.char(span.charCodeAt(at)) === "fail") return "fail";
+  for (let at = tags[k]!.end; at < until && run.awaitsChar; at++) {
+    const v = run.char(span.charCodeAt(at));
+    if (v !== null) return v;
+  }
   return null;
 }
 

@@ -11,6 +11,8 @@ import { dsmlValueStep, structuralValueStep } from "../../dsml-value.ts";
 /** When a closer inside a value opened by a DSML or an unprefixed parameter ends it (closer-in-value.ts). */
 const DSML_VALUE = closerRule("dsml");
 const NAKED_VALUE = closerRule("naked");
+/** Why a call whose value holds an example ended ambiguously (closer-in-value.ts ExampleInValue.ambiguous) is refused. */
+const AMBIGUOUS_EXAMPLE = "a call example in a value, then a block closer alone on its line and text before the value's own closer: which closer ends the call is ambiguous";
 
 /**
  * The DSML walk: one complete span's tags, in order, read into invoke and parameter drafts
@@ -66,6 +68,7 @@ export class DsmlWalk implements BlockFacts {
     const tags = tagsOf(this.span);
     this.dsmlSpan = tags.find((t) => t.family === "dsml" || t.family === "naked")?.family === "dsml";
     let contentUntil = -1;
+    let runEndsBefore = false;
     // A run of plain markup in the open sentinel value was weighed since the last sentinel tag read (the stream's plainRunTried).
     let runTried = false;
     this.tags = tags;
@@ -76,14 +79,25 @@ export class DsmlWalk implements BlockFacts {
       pos = tag.end;
       if (tag.family === "dsml") this.sawDsml = true;
       // Plain markup inside a value that its own sentinel closer ends is the value's text (an XML file).
-      if (index < contentUntil || index < this.skipUntil || this.exampleAt(index)) continue;
+      if (index < contentUntil || index < this.skipUntil) continue;
+      // The tag an example ends at (the value's closer) is read as the stream reads it, directly: no plain run starts there.
+      if (this.exampleAt(index)) {
+        runTried = true;
+        continue;
+      }
       // A run with an example in it ended by the invoke closer (P01), not a parameter closer: refused, as exampleAt.
-      if (index === contentUntil && tag.role === "invoke") this.markCloserAsText();
+      if (index === contentUntil && tag.role === "invoke" && !runEndsBefore) this.markCloserAsText();
       if (tag.family === "naked" && !runTried && this.inDsmlValue()) {
         runTried = true;
-        const end = plainRunEnd(this.span, tags, index, this.valueOptions());
+        const out = { ambiguous: false, before: false };
+        const end = plainRunEnd(this.span, tags, index, this.valueOptions(), out);
         if (end >= 0) {
           contentUntil = end;
+          runEndsBefore = out.before;
+          // Reporting only: the plain closers such a run read as mentions are still the call's mixed markup (M07), as when
+          // they were read one by one (golden A45.1); openers are left out (they would report P04/P05).
+          if (out.before && this.cur) for (let k = index; k < end; k++) if (tags[k]!.family === "naked" && tags[k]!.closing && tags[k]!.role !== "block") this.cur.tags.push(tags[k]!);
+          if (out.ambiguous) this.cur!.unread ??= AMBIGUOUS_EXAMPLE;
           continue;
         }
       }
@@ -112,9 +126,12 @@ export class DsmlWalk implements BlockFacts {
     if (!top || top.children !== null) return this.exampleInBody(index);
     const family = top.opener.family;
     if ((family !== "dsml" && family !== "naked") || !exampleOpener(this.tags[index]!, family, this.declared)) return false;
-    const found = exampleEnd(this.span, this.tags, index, family, this.span.length, true, this.valueOptions());
+    // An unprefixed value in a DSML span (M07.5) is ended by a DSML closer too, as closeParam reads it (the stream's Candidate.plainValue).
+    const options = family === "naked" && this.dsmlSpan ? { ...this.valueOptions(), dsmlCloses: true } : this.valueOptions();
+    const found = exampleEnd(this.span, this.tags, index, family, this.span.length, true, options);
     if (found.end >= 0) {
       this.skipUntil = found.end;
+      if (found.ambiguous) this.cur.unread ??= AMBIGUOUS_EXAMPLE;
       // Ended by the invoke closer (P01), not a parameter closer: the call is refused (cutShort), the example never runs.
       if (this.tags[found.end]!.role !== "parameter") top.closerAsText = true;
       return true;
@@ -144,9 +161,11 @@ export class DsmlWalk implements BlockFacts {
    * Review 45 finding 2: after text in the invoke's body (a value ended mid-line by its sentinel
    * closer: the call is refused, I04), an example that the call's own closers end (a parameter
    * closer that closes nothing, or the invoke closer) was that text too: skipped, never read as
-   * the model starting over, and the call refused. The stream holds such an example only after
-   * body text (Candidate.bodyText) and otherwise ends the span at its opener (restart), so the
-   * walk never meets one it did not hold; DSML spans only, as the stream.
+   * the model starting over, and the call refused. The same after a value that closed cleanly at
+   * its line's end (review 45, restart follow-up case 3: `# Doc</{D}parameter>`, an example, then a
+   * stray `</{D}parameter>` and the call's closers). The stream holds such an example only after
+   * body text or a closed value (Candidate.bodyText, valueClosed) and otherwise ends the span at its
+   * opener (restart), so the walk never meets one it did not hold; DSML spans only, as the stream.
    */
   private exampleInBody(index: number): boolean {
     if (!this.dsmlSpan || !exampleOpener(this.tags[index]!, "dsml")) return false;
