@@ -4,7 +4,7 @@ import { SPAN_KINDS } from "../parse/span.ts";
 import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
 import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
 import { NamedState } from "../parse/named.ts";
-import { closerRule, closerWasContent, ExampleInValue, exampleOpener, isDsmlCallCloser, MORE_CLOSER_LINES, PlainRunInValue, SINGLE_EXAMPLE, toolNamedValueRule, type CloserRule, type ExampleOptions } from "../parse/closer-in-value.ts";
+import { closerRule, closerWasContent, ExampleInValue, exampleOpener, isDsmlCallCloser, MORE_CLOSER_LINES, PlainRunInValue, toolNamedValueRule, type CloserRule, type ExampleOptions } from "../parse/closer-in-value.ts";
 import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 import type { ToolSpec } from "../parse/types.ts";
@@ -88,7 +88,7 @@ export class Candidate implements SpanReader {
   private unitSeen = false;
   private childRule: CloserRule | null = null;
   private childRuleName = "";
-  /** A sentinel tag being read names a declared tool (an I11 example's opener, review 45 finding 4). */
+  /** A sentinel tag being read names a declared tool (an I11 example's opener, golden A45.3, E45.8). */
   private readonly declared = (tag: Tag): boolean => this.tools.has(writtenName(this.tagText, tag));
   /** DSML: text was written in the open invoke's body, outside every value (the walk's InvokeDraft.body). */
   private bodyText = false;
@@ -345,7 +345,7 @@ export class Candidate implements SpanReader {
         this.exampleStart = base + tag.start;
         return null;
       }
-      // Review 45 finding 2: an example after text in a DSML invoke's body (a value ended mid-line by
+      // Golden A45.4, E45.10: an example after text in a DSML invoke's body (a value ended mid-line by
       // its sentinel closer, the call refused) that the call's own closers end was that text too;
       // the same after a value of the invoke closed cleanly (restart follow-up, case 3: the walk's exampleInBody).
       if (family === null && (this.bodyText || this.valueClosed) && this.opener.family === "dsml" && base + tag.start >= this.noExampleBefore && exampleOpener(tag, "dsml")) {
@@ -380,7 +380,7 @@ export class Candidate implements SpanReader {
     this.seenContent = !first || !(this.kind.leavesFirst?.(this, tag, this.body) ?? false);
     const step = this.kind.tag(this, tag, base, first, closesBlock, this.body);
     // DSML: an invoke closer while a value is open ends it only by P01's rule, if at all (finding 3).
-    // The same for a prefix-less invoke closer in a DSML value, and for the I11 tool's own closer (review 45 findings 1, 3).
+    // The same for a prefix-less invoke closer in a DSML value, and for the I11 tool's own closer (golden A45.1-A45.3, E45.5-E45.7).
     const endsCall = this.opener.family === "dsml" ? this.valueStep === "end-call" : tag.family === "dsml" && tag.closing && tag.role === "invoke";
     if (step === null && (this.before_inValue || this.before_plainValue) && endsCall) {
       if (this.trailing) {
@@ -392,7 +392,7 @@ export class Candidate implements SpanReader {
   }
 
   /**
-   * Review 45 finding 6: a DSML invoke or block closer that ended its line inside an open value
+   * Golden A45.5, E45.11: a DSML invoke or block closer that ended its line inside an open value
    * ends it (P01) unless a call example comes next and the value's own closer ends it (closer-in-
    * value.ts closerEndsCall, the walk's rule): the closer and the example were the value's text (a
    * page documenting both). The example is read on with the closer taken as text; proved no
@@ -410,7 +410,7 @@ export class Candidate implements SpanReader {
   }
 
   /**
-   * Review 45 (restart follow-up, case 2): further DSML invoke or block closers (at most
+   * Golden A45.8: further DSML invoke or block closers (at most
    * MORE_CLOSER_LINES) after a closer that ended its line in an open value, before an example:
    * held with it, as the walk's closerEndsCall skips them. The span's end is where this closer
    * would have ended the trailing span (trailBack, endsInBlock), so a reply that shows no example
@@ -556,7 +556,7 @@ export class Candidate implements SpanReader {
   private plainInValue(tag: Tag): boolean {
     this.valueStep = "text";
     if (tag.family === "dsml") {
-      // Review 45 finding 1: the walk's own rule (parse/dsml-value.ts) decides whether a sentinel
+      // Golden A45.1-A45.3: the walk's own rule (parse/dsml-value.ts) decides whether a sentinel
       // tag opens or ends a value; one that is no structure (`<{D}thinking>`, `</{D}bash>`, a
       // self-closing parameter) leaves it open, so the closer rule still weighs a later closer.
       if (this.toolName === null && this.root === "block" && !this.unitSeen && opensToolElement(tag) && this.tools.has(writtenName(this.tagText, tag))) {
@@ -574,7 +574,7 @@ export class Candidate implements SpanReader {
         this.toolName = null;
         this.unitSeen = false;
       }
-      // A new invoke or block leaves the old invoke's body (review 45 finding 2, the walk's InvokeDraft.body);
+      // A new invoke or block leaves the old invoke's body (golden A45.4, E45.10; the walk's InvokeDraft.body);
       // one an open value keeps as its text (dsml-value.ts) leaves it as it was.
       if ((tag.role === "invoke" || tag.role === "block") && !(step === "text" && this.inValue)) this.bodyText = this.valueClosed = false;
       if (step === "close" && this.inValue) this.valueClosed = true;

@@ -44,7 +44,7 @@ export const closesParameter = (tag: Tag, family: TagFamily) =>
   tag.role === "parameter" && tag.closing && !(tag.flaws & Flaw.SelfClosing) && (tag.family === family || (family === "dsml" && tag.family === "naked"));
 
 /**
- * Review 45 finding 3: a value of the tool-named DSML form (I11, `<{D}content>`) is closed by its
+ * Golden E45.5-E45.7: a value of the tool-named DSML form (I11, `<{D}content>`) is closed by its
  * own child closer too (`</{D}content>`): coming next, it proves a closer was in it, as a
  * parameter closer does for an invoke's value.
  */
@@ -84,25 +84,25 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
     if (c === 0x0a || c === 0x0d) lineEnded = true;
     if (isWhiteSpace(c)) continue;
     const tag = tags[next];
-    const at = tag !== undefined && tag.start === i ? tag : null;
-    if (closerWasContent(rule, at, lineEnded)) return false;
+    const here = tag !== undefined && tag.start === i ? tag : null;
+    if (closerWasContent(rule, here, lineEnded)) return false;
     // Up to MORE_CLOSER_LINES further DSML invoke or block closers between the lone closer and the example (Candidate.closerAfterCloser).
-    if (lineEnded && at !== null && rule.valueCloser === "dsml" && skipped < MORE_CLOSER_LINES && isDsmlCallCloser(at)) {
+    if (lineEnded && here !== null && rule.valueCloser === "dsml" && skipped < MORE_CLOSER_LINES && isDsmlCallCloser(here)) {
       skipped++;
       next++;
-      i = at.end - 1;
+      i = here.end - 1;
       continue;
     }
-    // Review 45 finding 6: a DSML call example next that the value's own closer ends: the closer was text too (the stream reads it so, Candidate.exampleAfterCloser).
+    // Golden A45.5, E45.11: a DSML call example next that the value's own closer ends: the closer was text too (the stream reads it so, Candidate.exampleAfterCloser).
     // `example`: the open value's I11 reading (an I11 example's opener, an I11 child's own closer), as for an example anywhere in it.
-    if (!lineEnded || at === null || rule.valueCloser !== "dsml" || !exampleOpener(at, "dsml", example?.declared)) return true;
+    if (!lineEnded || here === null || rule.valueCloser !== "dsml" || !exampleOpener(here, "dsml", example?.declared)) return true;
     return exampleEnd(span, tags, next, "dsml", to, true, example ? { ...example, single: true } : SINGLE_EXAMPLE).end < 0;
   }
   return true;
 }
 
 /**
- * Review 45 (restart follow-up, case 2): a page documents closers on lines of their own
+ * Golden A45.8: a page documents closers on lines of their own
  * (`</{D}invoke>` then `</{D}tool_calls>`) before its example. After a lone closer line in a DSML
  * value, at most this many further DSML invoke or block closers may come before the example that
  * the value's own closer ends (a constant: each closer's lookahead stays bounded, the work linear).
@@ -114,11 +114,11 @@ export const isDsmlCallCloser = (tag: Tag) => tag.family === "dsml" && tag.closi
 
 /** How an example in a value is read beyond its family (ExampleInValue, exampleEnd); each is off when absent. */
 export interface ExampleOptions {
-  /** Whether a DSML tag names a declared tool (an I11 example's opener, review 45 finding 4); none without it. */
+  /** Whether a DSML tag names a declared tool (an I11 example's opener, golden A45.3, E45.8); none without it. */
   readonly declared?: (tag: Tag) => boolean;
   /** The open value is an I11 child of that name (lower case): its own closer closes it too. */
   readonly valueName?: string;
-  /** One example only (after a closer that ended its line, review 45 finding 6): another after it proves none, so the lookahead from each such closer stops at the next call opener. */
+  /** One example only (after a closer that ended its line, golden A45.5, E45.11): another after it proves none, so the lookahead from each such closer stops at the next call opener. */
   readonly single?: boolean;
   /**
    * The open value is an unprefixed parameter in a DSML span (M07.5, the model wrote the next
@@ -160,7 +160,7 @@ export class ExampleInValue {
   private afterCloser = false;
   private afterLineEnded = false;
   /**
-   * Review 45 (restart follow-up, case 5): after an example, a block closer ended its line and text
+   * Golden A45.10: after an example, a block closer ended its line and text
    * or a tag other than the value's closer came next. P01 reads that closer as the end of the call,
    * so the example was a new call (the restart rule); a closer of the value after it (its parameter
    * or invoke closer) says the example was its text. Read on as after any example: if such a
@@ -283,7 +283,7 @@ export class ExampleInValue {
   }
 
   /**
-   * Review 45 finding 2, after an example in a DSML value: markup mentioned in the page's prose
+   * Golden A45.11, after an example in a DSML value: markup mentioned in the page's prose
    * (`</invoke>`, `<parameter name="x">`, `<{D}thinking>`) is its text, as before the example
    * (PlainRunInValue): unprefixed tags (a `</parameter>` that closes one opened here counted) and
    * sentinel tags that are no structure read on to the value's own closer.
@@ -399,7 +399,7 @@ const isGlmValueTag = (tag: Tag) => tag.family === "costume" && tag.name === "ar
 /**
  * An opener that may start an example in a value of `family` (a DSML value reads unprefixed markup
  * as text already, PlainRunInValue). In a DSML value, a sentinel tag named after a declared tool
- * (`declared`) starts a tool-named example (I11, review 45 finding 4).
+ * (`declared`) starts a tool-named example (I11, golden A45.3, E45.8).
  */
 export function exampleOpener(tag: Tag, family: TagFamily, declared?: (tag: Tag) => boolean): boolean {
   if (tag.closing || tag.flaws & Flaw.SelfClosing) return false;
@@ -443,10 +443,10 @@ export function exampleEnd(
 
 /**
  * Unprefixed markup in a DSML value, from its first plain tag, decided as the walk decides it
- * (dialects/dsml/value-ends.ts plainMarkupValueEnds): the value's text when the next DSML tag is its closer, so the
+ * (dialects/dsml/value-ends.ts plainRunEnd): the value's text when the next DSML tag is its closer, so the
  * stream never ends it at a plain closer the walk reads as text (`echo "</invoke>"`).
  *
- * Review 45 finding 2: a DSML call example after the plain markup (a page that mentions
+ * A DSML call example after the plain markup (golden A45.4, E45.10) (a page that mentions
  * `</parameter>`, then shows a DSML block) is read as an example in the value (ExampleInValue):
  * when the value's own closer ends it, the plain markup and the example are all its text. A plain
  * closer that matches no plain opener still ends the value as the model's mis-closed parameter
@@ -498,7 +498,7 @@ export class PlainRunInValue {
 
   char(c: number): "fail" | "content" | null {
     if (this.closerWaits !== null) {
-      // Review 45 (restart follow-up, case 1): the closer rule for an unmatched plain closer. Text
+      // Golden A45.7: the closer rule for an unmatched plain closer. Text
       // after it on its line (`ends with </parameter> and </invoke> tags.`) makes it the page's
       // mention, no mis-closed parameter; a line end (or a tag next, step) keeps M07's reading.
       if (c !== LF && c !== CR && isWhiteSpace(c)) return null;

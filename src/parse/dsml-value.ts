@@ -2,7 +2,7 @@ import { Flaw, type Tag } from "../grammar/tags.ts";
 import { mayNameTool } from "./tool-element-name.ts";
 
 /**
- * Review 45 finding 1: what a sentinel tag read inside a DSML call (outside an example, which
+ * Golden A45.1-A45.3: what a sentinel tag read inside a DSML call (outside an example, which
  * closer-in-value.ts reads) does to its values, decided once for the span walk
  * (dialects/dsml/walk.ts onTag, onToolNamed) and the stream (engine/candidate.ts), so the two
  * never disagree on whether a value is open: a stream that forgets an open value no longer weighs

@@ -11,8 +11,8 @@ import { PlainRunInValue, type ExampleOptions } from "../../closer-in-value.ts";
  * reads it (closer-in-value.ts PlainRunInValue): not when another sentinel tag comes first (the
  * plain closer was the model's mis-closed parameter, P01/M07), nor when a plain closer that
  * matches no plain opener in the value is followed by a plain parameter (the model wrote the next
- * parameter without its sentinel, M07.5); a DSML call example after the plain markup (review 45
- * finding 2) is read on to the value's own closer, which may then be the invoke closer (the call
+ * parameter without its sentinel, M07.5); a DSML call example after the plain markup (golden
+ * A45.4, E45.10) is read on to the value's own closer, which may then be the invoke closer (the call
  * is refused, walk.ts). The walk asks once per run of plain tags (DsmlWalk.run). `options`: the
  * open value's I11 reading (declared tools, an I11 child's name), as for an example in it.
  */

@@ -110,6 +110,9 @@ export class DsmlWalk implements BlockFacts {
     return this.invokes;
   }
 
+  /** A sentinel tag names a declared tool: an I11 example's opener (closer-in-value.ts exampleOpener). */
+  private readonly declared = (tag: Tag): boolean => this.ctx.tools.has(writtenName(this.span, tag));
+
   /**
    * Review finding 2: a block or invoke opener written inside an open value starts an example that
    * is the value's text when, once closed, the value's own parameter closer comes next
@@ -117,9 +120,6 @@ export class DsmlWalk implements BlockFacts {
    * stands, and no example starts again before the tag that decided it (so each tag is looked at
    * a bounded number of times).
    */
-  /** A sentinel tag names a declared tool: an I11 example's opener (closer-in-value.ts exampleOpener). */
-  private readonly declared = (tag: Tag): boolean => this.ctx.tools.has(writtenName(this.span, tag));
-
   private exampleAt(index: number): boolean {
     const top = this.stack[this.stack.length - 1];
     if (!this.cur || index < this.exampleFrom) return false;
@@ -158,11 +158,11 @@ export class DsmlWalk implements BlockFacts {
   }
 
   /**
-   * Review 45 finding 2: after text in the invoke's body (a value ended mid-line by its sentinel
+   * After text in the invoke's body (golden A45.4, E45.10) (a value ended mid-line by its sentinel
    * closer: the call is refused, I04), an example that the call's own closers end (a parameter
    * closer that closes nothing, or the invoke closer) was that text too: skipped, never read as
    * the model starting over, and the call refused. The same after a value that closed cleanly at
-   * its line's end (review 45, restart follow-up case 3: `# Doc</{D}parameter>`, an example, then a
+   * its line's end (golden A45.9: `# Doc</{D}parameter>`, an example, then a
    * stray `</{D}parameter>` and the call's closers). The stream holds such an example only after
    * body text or a closed value (Candidate.bodyText, valueClosed) and otherwise ends the span at its
    * opener (restart), so the walk never meets one it did not hold; DSML spans only, as the stream.
@@ -316,7 +316,7 @@ export class DsmlWalk implements BlockFacts {
     // The stream decides with the same rule (parse/dsml-value.ts), so both agree on an open value.
     const step = dsmlValueStep(tag, top !== undefined, cur.name!.toLowerCase(), top?.name.toLowerCase() ?? "");
     if (step === "end-call") {
-      // Review 45 finding 3: the tool's own closer inside a value ends it only by the closer rule,
+      // Golden E45.5-E45.7: the tool's own closer inside a value ends it only by the closer rule,
       // as an invoke closer does (`Close it with </{D}write> on its own line.` is the file's text).
       if (top && this.closerInValue(tag)) cur.tags.pop();
       else this.closeInvoke(tag.start, tag.end, "closer");
