@@ -16,7 +16,7 @@ const legacyTokens = (lost: boolean) => {
 };
 
 export function review45(): Fixture[] {
-  return [...closerSpellings(), ...echoSpellings(), ...dsmlValueTags(), ...quotedOpenValues(), ...unitEnds(), ...mentionsBeforeExamples()];
+  return [...closerSpellings(), ...echoSpellings(), ...dsmlValueTags(), ...quotedOpenValues(), ...unitEnds(), ...mentionsBeforeExamples(), ...examplesWithClosersAround()];
 }
 
 /** A closer spelled another way than the opener, as the tag grammar reads it, closes; it is never code. */
@@ -41,7 +41,8 @@ function echoSpellings(): Fixture[] {
   ];
 }
 
-const dsmlWrite = (content: string) => `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n<{D}parameter name="content" string="true">${content}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`;
+const writeHead = `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n<{D}parameter name="content" string="true">`;
+const dsmlWrite = (content: string) => `${writeHead}${content}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`;
 const dsmlBash = (command: string) => block("tool_calls", [["bash", [["command", command]]]]);
 const toolNamedWrite = (content: string) => `<{D}write>\n<{D}filePath>a.md</{D}filePath>\n<{D}content>${content}</{D}content>\n</{D}write>`;
 const write = (content: string, shape: "D02" | "I11") => [{ tool: "write", input: { filePath: "a.md", content: live(content) }, shape }];
@@ -106,5 +107,27 @@ function mentionsBeforeExamples(): Fixture[] {
     ok("A45.6", "stray-closer-then-prose-at-a-block-start", `<{D}tool_calls>\n</{D}parameter>\nI will delete the build folder now.\n${lsInvoke}\n</{D}tool_calls>`, [ls("B05")], "<{D}tool_calls>\n</{D}parameter>\nI will delete the build folder now.\n"),
     ok("E45.10", "tool-named-write-plain-mention-then-an-example", toolNamedWrite(i11Mention), write(i11Mention, "I11")),
     ok("E45.11", "tool-named-write-lone-closer-line-then-a-tool-named-example", toolNamedWrite(i11Lone), write(i11Lone, "I11")),
+  ];
+}
+
+/** Closers around an example inside a write's value: the write's own closers after it decide; the example never runs. */
+function examplesWithClosersAround(): Fixture[] {
+  const example = dsmlBash("rm -rf x");
+  const exampleInvoke = `<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf x</{D}parameter>\n</{D}invoke>`;
+  const mentioned = `Values end with </parameter> and calls with </invoke> tags.\n${example}\n`;
+  const closerLines = `# Doc\n</{D}invoke>\n</{D}tool_calls>\n${example}\n`;
+  const after = `# Doc\n${exampleInvoke}\nValues end with </parameter> and </invoke> tags.\n`;
+  const blockLineProse = `# Doc\n${exampleInvoke}\n</{D}tool_calls>\nMore prose.\n`;
+  const strayAfter = `${writeHead}# Doc</{D}parameter>\n${example}\n</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`;
+  return [
+    ok("A45.7", "dsml-write-mentioning-both-plain-closers-before-an-example", dsmlWrite(mentioned), write(mentioned, "D02")),
+    ok("A45.8", "dsml-write-two-closer-lines-then-an-example", dsmlWrite(closerLines), write(closerLines, "D02")),
+    ok("A45.n3", "dsml-write-two-closer-lines-then-an-example-with-no-closer-after-it", `${writeHead}${closerLines}`.replace(/\n$/, ""), [
+      { tool: "write", input: { filePath: "a.md", content: "# Doc" }, shape: "P01" },
+      ls("D02", "rm -rf x"),
+    ], "\n"),
+    bad("A45.9", "closed-value-then-an-example-then-a-stray-parameter-closer", strayAfter, "broken-markup", ["I04"]),
+    bad("A45.10", "example-then-a-block-closer-line-then-prose-then-the-value-closer", dsmlWrite(blockLineProse), "broken-markup", ["I04"]),
+    ok("A45.11", "dsml-write-mentioning-closers-after-an-example", dsmlWrite(after), write(after, "D02")),
   ];
 }
