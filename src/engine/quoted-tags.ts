@@ -21,6 +21,8 @@ const QUOTING_NAMES = ["invoke", "parameter", "tool_calls", "function_calls"];
  */
 export function quotedTagAt(s: string, j: number, final: boolean, quoting: boolean): Tag | null | typeof NEED_MORE {
   let k = j + 1;
+  // The `<` of ordinary code (`a<b`, `<T>`, `<div>`): the next character starts none of them.
+  if (k < s.length && !mayFollowLt(s.charCodeAt(k), quoting)) return null;
   if (quoting && k < s.length && s.charCodeAt(k) === SLASH) k++;
   const name = k;
   // `< | DSML | …`: spaces before a sentinel (bounded by the tag reader's own limit).
@@ -47,3 +49,17 @@ function namePrefix(s: string, k: number, names: readonly string[]): true | null
   }
   return null;
 }
+
+/**
+ * Whether `c`, right after a `<`, may begin what quotedTagAt reads: a space or tab (before a
+ * sentinel), a bar, the first letter of one of the names, or (quoting) a closer's `/`.
+ */
+function mayFollowLt(c: number, quoting: boolean): boolean {
+  if (c === SP || c === TAB || isBarCode(c) || c === I_LOWER) return true;
+  return quoting && (c === SLASH || c === P_LOWER || c === T_LOWER || c === F_LOWER);
+}
+
+const I_LOWER = 0x69;
+const P_LOWER = 0x70;
+const T_LOWER = 0x74;
+const F_LOWER = 0x66;

@@ -166,14 +166,16 @@ export class TextMode extends Output {
           j = r.end;
           continue;
         }
-      } else if (c === LT && doc.readsQuotedTags) {
-        // A quoted call's tag (golden N45.1-N45.7): noted, then documentation like the rest.
+      } else if (c === LT) {
+        // A quoted call's tag (golden N45.1-N45.7): noted, then documentation like the rest. The
+        // `<` of ordinary code is turned down by its next character before the documentation
+        // context is asked where it stands (both are pure reads).
         const quoted = quotedTagAt(s, j, final, doc.quoting);
-        if (quoted === NEED_MORE) {
-          this.emitText(s, emitFrom, j, base);
-          return j;
-        }
-        if (quoted !== null) {
+        if (quoted !== null && doc.readsQuotedTags) {
+          if (quoted === NEED_MORE) {
+            this.emitText(s, emitFrom, j, base);
+            return j;
+          }
           doc.readQuotedTag(quoted, s, this.ctx.tools);
           j = quoted.end;
           continue;

@@ -1,0 +1,61 @@
+/**
+ * quotedTagAt (src/engine/quoted-tags.ts): the tags a call quoted in documentation is followed by.
+ * Its first check turns down the `<` of ordinary code by the character after it; these pin that
+ * the check lets through every spelling the tag reader must still see (each name's first letter,
+ * a closer's `/`, spaces before a sentinel, every bar), and turns down the rest.
+ */
+import { describe, expect, test } from "bun:test";
+import { quotedTagAt } from "../../src/engine/quoted-tags.ts";
+import { NEED_MORE } from "../../src/grammar/tags.ts";
+import { BAR, DVL, live } from "../golden/notation.ts";
+
+const at0 = (s: string, quoting: boolean, final = true) => quotedTagAt(s, 0, final, quoting);
+const name = (s: string, quoting: boolean) => {
+  const r = at0(s, quoting);
+  return r === null || r === NEED_MORE ? r : `${r.closing ? "/" : ""}${r.family}:${r.role}`;
+};
+
+describe("quotedTagAt: what may follow a quoted call's `<`", () => {
+  test("before a call is quoted: only an opener (a DSML tag, spaced or not, any bar; a Claude-style invoke)", () => {
+    expect(name(live('<{D}invoke name="write">'), false)).toBe("dsml:invoke");
+    expect(name(live('< {D}invoke name="write">'), false)).toBe("dsml:invoke");
+    expect(name(live("<{D}tool_calls>"), false)).toBe("dsml:block");
+    expect(name(`<${DVL}DSML${DVL}invoke name="write">`, false)).not.toBeNull();
+    expect(name('<|DSML|invoke name="write">', false)).not.toBeNull();
+    expect(name(`<${BAR}DSML${BAR}write>`, false)).toBe("dsml:other");
+    expect(name('<invoke name="write">', false)).toBe("naked:invoke");
+    // Closers and the other names matter only once a call is quoted.
+    expect(name("</invoke>", false)).toBeNull();
+    expect(name('<parameter name="a">', false)).toBeNull();
+    expect(name("<tool_calls>", false)).toBeNull();
+    expect(name("<function_calls>", false)).toBeNull();
+  });
+
+  test("once a call is quoted: closers and every Claude-style name", () => {
+    expect(name("</invoke>", true)).toBe("/naked:invoke");
+    expect(name('<parameter name="a">', true)).toBe("naked:parameter");
+    expect(name("</parameter>", true)).toBe("/naked:parameter");
+    expect(name("<tool_calls>", true)).toBe("naked:block");
+    expect(name("</function_calls>", true)).toBe("/naked:block");
+    expect(name(live("</{D}parameter>"), true)).toBe("/dsml:parameter");
+    expect(name(live("</ {D}invoke>"), true)).toBe("/dsml:invoke");
+  });
+
+  test("ordinary code's `<` is no quoted tag, quoting or not", () => {
+    for (const quoting of [false, true]) {
+      for (const s of ["<div>", "<T>", "<=", "<<", "<span>", "<input", "<Invoke>", "<p>", "<tr>", "<f>", "</div>", "<Row<Item>>", "<!-- x -->", "<1"]) {
+        expect([s, quoting, at0(s, quoting)]).toEqual([s, quoting, null]);
+      }
+    }
+    expect(at0("a < b", false)).toBeNull();
+    expect(quotedTagAt("a < b", 2, true, false)).toBeNull();
+  });
+
+  test("the text ends before it is known: more is needed, only where one could still follow", () => {
+    for (const s of ["<", "< ", "<\t", "<i", "<invo", live("<{D}inv")]) expect([s, at0(s, false, false)]).toEqual([s, NEED_MORE]);
+    for (const s of ["</", "<p", "<param", "<t", "<f", "</ "]) expect([s, at0(s, true, false)]).toEqual([s, NEED_MORE]);
+    // Not quoting: a closer, `parameter` and the block names are turned down at once.
+    for (const s of ["</", "<p", "<t", "<f"]) expect([s, at0(s, false, false)]).toEqual([s, null]);
+    for (const s of ["<d", "<T", "<=", "<in_"]) expect([s, at0(s, true, false)]).toEqual([s, null]);
+  });
+});
