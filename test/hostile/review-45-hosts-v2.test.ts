@@ -9,7 +9,7 @@ import { correctionText } from "../../src/retry/state.ts";
 import type { V2Message, V2ModelRef, V2RequestKind, V2SessionHooks } from "../../src/plugin/v2/host-types.ts";
 import { block, live } from "../golden/notation.ts";
 import { callsIn, pathOf, requestBody, startFakeWires, type FakeWires, type Wire } from "../v2/fake-wires.ts";
-import { loadLikeV2, StandInHost } from "../v2/stand-in-host.ts";
+import { startedHost, type StandInHost } from "../v2/stand-in-host.ts";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
 /** A leak naming a tool no request declares: never a call, always a correction (and a wake). */
@@ -33,12 +33,7 @@ beforeEach(() => {
 });
 afterEach(() => errorSpy.mockRestore());
 
-async function hostWith(options: unknown): Promise<StandInHost> {
-  const { definition } = await loadLikeV2(ROOT);
-  const host = new StandInHost();
-  await definition.setup!(host.context(options));
-  return host;
-}
+const hostWith = (options: unknown): Promise<StandInHost> => startedHost(ROOT, options);
 
 const user = (id: string, text: string): V2Message => ({ id, role: "user", content: [{ type: "text", text }] });
 

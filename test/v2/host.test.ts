@@ -14,7 +14,7 @@ import { correctionText } from "../../src/retry/state.ts";
 import type { V2Message, V2ModelRef } from "../../src/plugin/v2/host-types.ts";
 import { block, live } from "../golden/notation.ts";
 import { callsIn, pathOf, requestBody, startFakeWires, type FakeWires, type Wire } from "./fake-wires.ts";
-import { loadLikeV2, resolveSubpath, StandInHost } from "./stand-in-host.ts";
+import { loadLikeV2, resolveSubpath, startedHost, StandInHost } from "./stand-in-host.ts";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
 const PROSE = "Let me check the tests.\n\n";
@@ -42,12 +42,7 @@ beforeEach(() => {
 });
 afterEach(() => errorSpy.mockRestore());
 
-async function hostWith(options: unknown): Promise<StandInHost> {
-  const { definition } = await loadLikeV2(ROOT);
-  const host = new StandInHost();
-  await definition.setup!(host.context(options));
-  return host;
-}
+const hostWith = (options: unknown): Promise<StandInHost> => startedHost(ROOT, options);
 
 function post(fetcher: typeof fetch, wire: Wire, stream: boolean, prompt = "run the tests"): Promise<Response> {
   return fetcher(`${upstream.baseURL}${pathOf(wire)}`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer k" }, body: JSON.stringify(requestBody(wire, prompt, stream)) });

@@ -280,3 +280,11 @@ async function settle(): Promise<void> {
   for (let i = 0; i < 5; i++) await Promise.resolve();
   await new Promise((resolve) => setTimeout(resolve, 0));
 }
+
+/** The package at `packageDir` loaded as OpenCode 2 loads it and set up on a new stand-in host with `options` (`shape` may change the context first). */
+export async function startedHost(packageDir: string, options: unknown, shape: (ctx: V2Context) => V2Context = (ctx) => ctx): Promise<StandInHost> {
+  const { definition } = await loadLikeV2(packageDir);
+  const host = new StandInHost();
+  await definition.setup!(shape(host.context(options)));
+  return host;
+}

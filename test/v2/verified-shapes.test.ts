@@ -13,7 +13,7 @@ import type { V2Context, V2Message, V2ModelRef } from "../../src/plugin/v2/host-
 import { correctionText } from "../../src/retry/state.ts";
 import { block, live } from "../golden/notation.ts";
 import { callsIn, pathOf, requestBody, startFakeWires, type FakeWires, type Wire } from "./fake-wires.ts";
-import { loadLikeV2, StandInHost } from "./stand-in-host.ts";
+import { startedHost, type StandInHost } from "./stand-in-host.ts";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
 const LEAK = live(`Checking.\n\n${block("tool_calls", [["bash", [["command", "npm test"]]]])}`);
@@ -37,12 +37,7 @@ beforeEach(() => {
 });
 afterEach(() => errorSpy.mockRestore());
 
-async function hostWith(options: unknown, shape: (ctx: V2Context) => V2Context = (ctx) => ctx): Promise<StandInHost> {
-  const { definition } = await loadLikeV2(ROOT);
-  const host = new StandInHost();
-  await definition.setup!(shape(host.context(options)));
-  return host;
-}
+const hostWith = (options: unknown, shape?: (ctx: V2Context) => V2Context): Promise<StandInHost> => startedHost(ROOT, options, shape);
 
 function post(fetcher: typeof fetch, wire: Wire): Promise<Response> {
   return fetcher(`${upstream.baseURL}${pathOf(wire)}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(requestBody(wire, "run the tests", true)) });
