@@ -9,6 +9,9 @@ import { MAX_TAG, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 /** The Claude-style names read before a call is quoted (only an opener matters then), and after. */
 const OPENER_NAMES = ["invoke"];
 const QUOTING_NAMES = ["invoke", "parameter", "tool_calls", "function_calls"];
+/** The first letters of those names: a `<` followed by anything else is refused at once (mayFollowLt). */
+const OPENER_FIRSTS = new Set(OPENER_NAMES.map((n) => n.charCodeAt(0)));
+const QUOTING_FIRSTS = new Set(QUOTING_NAMES.map((n) => n.charCodeAt(0)));
 
 /**
  * The DSML tag, or Claude-style invoke, parameter or block tag, at `s[j]` (a `<` in documentation):
@@ -55,11 +58,6 @@ function namePrefix(s: string, k: number, names: readonly string[]): true | null
  * sentinel), a bar, the first letter of one of the names, or (quoting) a closer's `/`.
  */
 function mayFollowLt(c: number, quoting: boolean): boolean {
-  if (c === SP || c === TAB || isBarCode(c) || c === I_LOWER) return true;
-  return quoting && (c === SLASH || c === P_LOWER || c === T_LOWER || c === F_LOWER);
+  if (c === SP || c === TAB || isBarCode(c)) return true;
+  return quoting ? c === SLASH || QUOTING_FIRSTS.has(c) : OPENER_FIRSTS.has(c);
 }
-
-const I_LOWER = 0x69;
-const P_LOWER = 0x70;
-const T_LOWER = 0x74;
-const F_LOWER = 0x66;
