@@ -55,6 +55,11 @@ export function toolNamedValueRule(valueName: string): CloserRule {
   return closerRule("dsml", undefined, (tag) => closesParameter(tag, "dsml") || closesChild(tag, valueName));
 }
 
+/** Where a value's text may end a call: a block closer, an invoke opener, a legacy token. */
+function closerBoundary(tag: Tag): boolean {
+  return (tag.closing && tag.role === "block" && tag.family !== "costume") || (!tag.closing && tag.role === "invoke") || tag.family === "legacy";
+}
+
 /**
  * Block closers (not a costume's), invoke openers and special tokens (a legacy-family tag: end of
  * sentence, tool calls end, ..., which no value holds as text) end a call on the closer's line;
@@ -65,8 +70,7 @@ export function closerRule(valueCloser: TagFamily | null, wrapper?: (tag: Tag) =
   return {
     valueCloser,
     ...(closesValue ? { closesValue } : {}),
-    boundary: (tag) =>
-      (tag.closing && tag.role === "block" && tag.family !== "costume") || (!tag.closing && tag.role === "invoke") || tag.family === "legacy" || (wrapper?.(tag) ?? false),
+    boundary: (tag) => closerBoundary(tag) || (wrapper?.(tag) ?? false),
   };
 }
 
@@ -386,7 +390,6 @@ export class ExampleInValue {
 }
 
 /** What ends a call on a closer's line (closerRule's boundary): a block's closer, an invoke opener, a special token. */
-const closerBoundary = (tag: Tag) => (tag.closing && tag.role === "block" && tag.family !== "costume") || (!tag.closing && tag.role === "invoke") || tag.family === "legacy";
 
 /** A DSML or unprefixed block opener or named invoke opener: where another call starts. */
 const opensCall = (tag: Tag) =>
