@@ -34,8 +34,12 @@ const COMMAND = "echo packed > packed.txt";
 const PROSE = "Let me write the file.\n\n";
 const LEAK = PROSE + live(block("tool_calls", [["bash", [["command", COMMAND]]]]));
 
-/** What may ship: the build, the launcher, OpenCode's entry, the schema, the docs. */
-const ALLOWED = [/^dist\/.+\.(js|d\.ts)$/, /^bin\/dsml-fix\.js$/, /^server\.js$/, /^schema\/.+\.json$/, /^docs\/.+\.md$/, /^(README|CHANGELOG)\.md$/, /^LICENSE$/, /^package\.json$/];
+/**
+ * What may ship: the build, the launcher, OpenCode's entry, the schema, the user's docs. Not
+ * docs/TEST-MATRIX.md: which test proves what is for the repository's developers, and it grows by
+ * a section every review round (78 KB at stop 43).
+ */
+const ALLOWED = [/^dist\/.+\.(js|d\.ts)$/, /^bin\/dsml-fix\.js$/, /^server\.js$/, /^schema\/.+\.json$/, /^docs\/(?!TEST-MATRIX\.md$).+\.md$/, /^(README|CHANGELOG)\.md$/, /^LICENSE$/, /^package\.json$/];
 /** A consumer's TypeScript: every subpath resolves to its .d.ts, and the option types are checked. */
 const TYPES_CHECK = `import plugin from "opencode-plugin-dsml-fix";
 import { parse, type ParseResult } from "opencode-plugin-dsml-fix/parse";
@@ -67,7 +71,10 @@ repairMiddleware({ responseFix: { bufferLimit: "big" } });
 // reviews 43 and 44 (the inline tag attempts and autolinks, the prefill readers and their two
 // readings, the costume line scanner, number spellings, the overflow rule, the content-coding
 // probe, the DSML walk and the middleware split into small files: dist/parse 333 KB, dist/engine
-// 253 KB, PATTERNS 164 KB, as npm pack counts them) to 528 KB, 1,769 KB.
+// 253 KB, PATTERNS 164 KB, as npm pack counts them) to 528 KB, 1,769 KB; stop 43's review 45 (the
+// DSML value rules, the echo guard's tag reader, PATTERNS 184 KB, TEST-MATRIX 78 KB) to 588 KB,
+// 1,983 KB. Stop 44 took docs/TEST-MATRIX.md, a developer's document, out of the package (packed
+// 588 -> 564 KB as npm pack counts it with dist built) instead of raising the budget.
 const PACKED_BUDGET = 600 * 1024;
 const UNPACKED_BUDGET = 2000 * 1024;
 
