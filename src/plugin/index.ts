@@ -114,14 +114,24 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
       if (!lastUser) return;
       const sessionID = lastUser.info.sessionID;
       const turn = { id: lastUser.info.id, text: userText(lastUser.parts) };
-      // Left alone, but a pending correction was for this request (the one right after the leak):
-      // it is due for no later one, whose "last reply" would be this clean-or-unseen one.
-      if (model?.providerID !== undefined && !routeInScope(options, model)) return retry.passOver(sessionID, turn);
+      // OpenCode's compaction summary: its history is sanitized like any, but it answers no reply of
+      // the model, so it neither takes nor passes over the correction (RetryController.onCompacting).
+      const compaction = retry.buildsCompaction(sessionID);
+      if (model?.providerID !== undefined && !routeInScope(options, model)) {
+        // Left alone, but a pending correction was for this request (the one right after the leak):
+        // it is due for no later one, whose "last reply" would be this clean-or-unseen one.
+        if (!compaction) retry.passOver(sessionID, turn);
+        return;
+      }
       // Taken first: a sanitizer failure must not leave the correction for a later message.
-      const correction = retry.takeCorrectionFor(sessionID, turn);
+      const correction = compaction ? null : retry.takeCorrectionFor(sessionID, turn);
       const sanitized = options.history.sanitize ? await sanitizeHistory(messages, options.parse) : { messages: 0, parts: 0 };
       if (correction?.userText) appendUserTurn(messages, lastUser, correction.userText);
       debug.request({ sessionID, messageID: lastUser.info.id, sanitizedMessages: sanitized.messages, sanitizedParts: sanitized.parts, nudge: correction?.reason ?? null });
+    }),
+    // 1.18 announces a compaction with this hook, then builds the summary request at once.
+    "experimental.session.compacting": guard("session.compacting", log, async (hookInput) => {
+      if (typeof hookInput?.sessionID === "string") retry.onCompacting(hookInput.sessionID);
     }),
     "experimental.chat.system.transform": guard("system.transform", log, async (hookInput, output) => {
       // Read again for a host retry of the same request; another model's request (an out-of-scope

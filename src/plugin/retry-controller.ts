@@ -18,6 +18,12 @@ export class RetryController {
   private readonly ledger: RetryLedger;
   private readonly pendingSystem = new Map<string, string>();
   private readonly wokeAndWaiting = new Set<string>();
+  /**
+   * Sessions OpenCode 1.18 is compacting: "announced" from `experimental.session.compacting` until
+   * the summary request is built (its messages.transform comes right after), then "summary" until
+   * the session's next request is built, so a host retry of the summary request carries nothing.
+   */
+  private readonly compacting = new Map<string, "announced" | "summary">();
 
   constructor(
     private readonly options: PluginOptions["retry"],
@@ -65,6 +71,30 @@ export class RetryController {
   }
 
   /**
+   * OpenCode 1.18 is about to compact this session (`experimental.session.compacting`). Its summary
+   * request answers no reply of the model and turns the history into one prompt for a model with
+   * no tools: it must neither take nor pass over the correction the session's next request is due.
+   */
+  onCompacting(sessionID: string): void {
+    this.compacting.set(sessionID, "announced");
+  }
+
+  /**
+   * Whether the request being built for this session (messages.transform) is the compaction summary
+   * announced by onCompacting: true once, for the first build after it. 1.18's messages.transform
+   * says nothing else about the request (its input is empty), so the announcement is the only sign.
+   */
+  buildsCompaction(sessionID: string): boolean {
+    const state = this.compacting.get(sessionID);
+    if (state === "announced") {
+      this.compacting.set(sessionID, "summary");
+      return true;
+    }
+    if (state === "summary") this.compacting.delete(sessionID);
+    return false;
+  }
+
+  /**
    * The system-channel correction taken for this session's request. Kept until the next request is
    * built (takeCorrectionFor or passOver): OpenCode 1.18 retries a request that failed before any
    * answer (a 429) by running system.transform again without messages.transform, and the retried
@@ -73,6 +103,8 @@ export class RetryController {
    */
   takeSystemText(sessionID: string | undefined): string | null {
     if (!sessionID) return null;
+    // The compaction summary's own request (and a host retry of it) is no request of the model's.
+    if (this.compacting.get(sessionID) === "summary") return null;
     return this.pendingSystem.get(sessionID) ?? null;
   }
 
