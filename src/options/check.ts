@@ -7,6 +7,15 @@ import { expectation, type Fields, OPTIONS, type OptionSpec, type PluginOptions 
 
 export type Checked = { ok: true; value: unknown } | { ok: false; message: string };
 
+/**
+ * One entry of a names list: a non-empty string with no whitespace around it. No tool name, and no
+ * provider id, holds a blank, so `"read "` (a copy-paste slip) would name nothing: a deny list
+ * holding it would deny nothing in silence. It is refused like `""`, and a security list fails closed.
+ */
+export function isNameEntry(name: unknown): name is string {
+  return typeof name === "string" && name.length > 0 && name.trim() === name;
+}
+
 /** A fresh copy of an option's default: a caller may change the array it gets without changing the spec. */
 export function defaultOf(spec: OptionSpec): unknown {
   return spec.kind === "names" ? [...spec.default] : spec.default;
@@ -33,7 +42,7 @@ export function checkOption(spec: OptionSpec, value: unknown): Checked {
       let valid = true;
       for (let index = 0; index < value.length; index++) {
         const name: unknown = value[index];
-        if (typeof name !== "string" || name.length === 0) valid = false;
+        if (!isNameEntry(name)) valid = false;
         names.push(name);
       }
       return valid ? { ok: true, value: names } : rejected;

@@ -3,6 +3,7 @@ import type { ToolSpec } from "../parse/types.ts";
 import type { EchoGuard, EngineOptions } from "../engine/types.ts";
 import { TOOL_ALIASES } from "../parse/aliases.ts";
 import type { AdapterOptions } from "./adapter.ts";
+import { isNameEntry } from "./check.ts";
 import { BUFFER_LIMIT, type NamesSpec, OPTIONS } from "./spec.ts";
 
 const RESPONSE_FIX = OPTIONS.fields.responseFix.fields;
@@ -81,13 +82,17 @@ class NameList {
 
 type Names = NameList | "*";
 
-/** Absent: the option's default; not a list of strings: its fail-closed value. */
+/**
+ * Absent: the option's default; not a list of names (a non-string, `""`, a name with whitespace
+ * around it, which names no tool: check.ts isNameEntry): its fail-closed value, as the plugin's
+ * reading gives it.
+ */
 function toolNames(value: unknown, spec: NamesSpec): Names {
   if (value === undefined) return names(spec.default);
   if (!Array.isArray(value)) return names(spec.failClosed ?? []);
   const listed = new NameList();
   for (const name of value) {
-    if (typeof name !== "string") return names(spec.failClosed ?? []);
+    if (!isNameEntry(name)) return names(spec.failClosed ?? []);
     if (name === "*") return "*";
     listed.add(name);
   }

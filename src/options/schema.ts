@@ -18,7 +18,8 @@ export function fieldSchema(spec: OptionSpec): z.ZodType {
       case "choice":
         return z.enum(spec.values as [string, ...string[]], { error });
       case "names":
-        return z.array(z.string({ error }).min(1, { error }), { error });
+        // No whitespace at either end (check.ts isNameEntry; JavaScript's \s is the set trim() removes).
+        return z.array(z.string({ error }).min(1, { error }).regex(/^\S(?:[\s\S]*\S)?$/, { error }), { error });
     }
   })();
   const fallback = spec.kind === "names" ? [...spec.default] : spec.default;

@@ -198,6 +198,6 @@ export function expectation(spec: OptionSpec): string {
     case "choice":
       return `must be ${spec.values.map((v) => JSON.stringify(v)).join(" or ")}`;
     case "names":
-      return `must be an array of non-empty ${spec.noun} strings (${spec.wildcards})`;
+      return `must be an array of non-empty ${spec.noun} strings without surrounding whitespace (${spec.wildcards})`;
   }
 }

@@ -1,5 +1,5 @@
 // The plugin's own reading of its entry in opencode.json; every option is defined in src/options/spec.ts.
-import { type Checked, checkOption, defaultOf, withDefaults } from "../options/check.ts";
+import { type Checked, checkOption, defaultOf, isNameEntry, withDefaults } from "../options/check.ts";
 import { FAIL_CLOSED, type Fields, type NamespaceSpec, OPTIONS, type OptionSpec, type PluginOptions } from "../options/spec.ts";
 import { isPollutingKey } from "../grammar/plain-data.ts";
 import { close, closedBecause, holdsAnything, insideReason, isPlainObject, OPTION_PATHS, SECURITY_NAMESPACES, securityInside } from "../options/security-search.ts";
@@ -182,14 +182,14 @@ function fallbackFor(path: string, field: OptionSpec, value?: unknown): { value:
   return { value: undefined, note: show(defaultOf(field)) };
 }
 
-/** The non-empty strings of a list, in order; nothing when it is no list or cannot be read. */
+/** The valid entries of a list (non-empty strings without surrounding whitespace), in order; nothing when it is no list or cannot be read. */
 function validEntries(value: unknown): string[] {
   try {
     if (!Array.isArray(value)) return [];
     const names: string[] = [];
     for (let index = 0; index < value.length; index++) {
       const name: unknown = value[index];
-      if (typeof name === "string" && name.length > 0) names.push(name);
+      if (isNameEntry(name)) names.push(name);
     }
     return names;
   } catch {

@@ -113,13 +113,13 @@ describe("bad values", () => {
       bad: "providers",
       raw: { providers: "deepseek", debug: true },
       problem:
-        '[dsml] option "providers" must be an array of non-empty provider id strings ("auto" for leak-prone models everywhere, "*" for all) (got "deepseek"); using ["auto"]',
+        '[dsml] option "providers" must be an array of non-empty provider id strings without surrounding whitespace ("auto" for leak-prone models everywhere, "*" for all) (got "deepseek"); using ["auto"]',
     },
     {
       bad: "providers",
       raw: { providers: [""], debug: true },
       problem:
-        '[dsml] option "providers" must be an array of non-empty provider id strings ("auto" for leak-prone models everywhere, "*" for all) (got [""]); using ["auto"]',
+        '[dsml] option "providers" must be an array of non-empty provider id strings without surrounding whitespace ("auto" for leak-prone models everywhere, "*" for all) (got [""]); using ["auto"]',
     },
     {
       bad: "debug",
@@ -288,25 +288,44 @@ describe("recovered-call tool lists and the echo guard", () => {
       raw: { denyTools: "bash" },
       field: "denyTools",
       used: ["*"],
-      problem: '[dsml] option "responseFix.denyTools" must be an array of non-empty tool name strings ("*" for all) (got "bash"); using ["*"] (no recovered calls until this is fixed)',
+      problem: '[dsml] option "responseFix.denyTools" must be an array of non-empty tool name strings without surrounding whitespace ("*" for all) (got "bash"); using ["*"] (no recovered calls until this is fixed)',
     },
     {
       raw: { denyTools: ["bash", null] },
       field: "denyTools",
       used: ["*"],
-      problem: '[dsml] option "responseFix.denyTools" must be an array of non-empty tool name strings ("*" for all) (got ["bash",null]); using ["*"] (no recovered calls until this is fixed)',
+      problem: '[dsml] option "responseFix.denyTools" must be an array of non-empty tool name strings without surrounding whitespace ("*" for all) (got ["bash",null]); using ["*"] (no recovered calls until this is fixed)',
     },
     {
       raw: { allowTools: { read: true } },
       field: "allowTools",
       used: [],
-      problem: '[dsml] option "responseFix.allowTools" must be an array of non-empty tool name strings ("*" for all) (got {"read":true}); using [] (no recovered calls until this is fixed)',
+      problem: '[dsml] option "responseFix.allowTools" must be an array of non-empty tool name strings without surrounding whitespace ("*" for all) (got {"read":true}); using [] (no recovered calls until this is fixed)',
     },
     {
       raw: { allowTools: ["read", ""] },
       field: "allowTools",
       used: [],
-      problem: '[dsml] option "responseFix.allowTools" must be an array of non-empty tool name strings ("*" for all) (got ["read",""]); using [] (no recovered calls until this is fixed)',
+      problem: '[dsml] option "responseFix.allowTools" must be an array of non-empty tool name strings without surrounding whitespace ("*" for all) (got ["read",""]); using [] (no recovered calls until this is fixed)',
+    },
+    // Review 46: a name with whitespace around it names no tool (`"read "` would deny nothing).
+    {
+      raw: { denyTools: ["read "] },
+      field: "denyTools",
+      used: ["*"],
+      problem: '[dsml] option "responseFix.denyTools" must be an array of non-empty tool name strings without surrounding whitespace ("*" for all) (got ["read "]); using ["*"] (no recovered calls until this is fixed)',
+    },
+    {
+      raw: { denyTools: ["bash", "\tread\n"] },
+      field: "denyTools",
+      used: ["*"],
+      problem: '[dsml] option "responseFix.denyTools" must be an array of non-empty tool name strings without surrounding whitespace ("*" for all) (got ["bash","\\tread\\n"]); using ["*"] (no recovered calls until this is fixed)',
+    },
+    {
+      raw: { allowTools: [" read"] },
+      field: "allowTools",
+      used: [],
+      problem: '[dsml] option "responseFix.allowTools" must be an array of non-empty tool name strings without surrounding whitespace ("*" for all) (got [" read"]); using [] (no recovered calls until this is fixed)',
     },
   ];
   for (const { raw, field, used, problem } of failClosed) {
@@ -399,10 +418,16 @@ describe("providers scope tokens", () => {
     expect(routeInScope(options, { providerID: "openai", modelID: "gpt-5" })).toBe(true);
   });
 
+  test("a provider id with whitespace around it is an invalid entry too: the valid ones are kept (review 46)", () => {
+    const { options, problems } = resolveOptions({ providers: ["my-vllm", " deepseek"] });
+    expect(problems).toHaveLength(1);
+    expect(options.providers).toEqual(["my-vllm"]);
+  });
+
   test("a list with an invalid entry keeps the valid ones, never widening to the default \"auto\" (review: plugin, finding 5)", () => {
     const { options, problems } = resolveOptions({ providers: ["my-vllm", 7, ""], debug: true });
     expect(problems).toEqual([
-      '[dsml] option "providers" must be an array of non-empty provider id strings ("auto" for leak-prone models everywhere, "*" for all) (got ["my-vllm",7,""]); using ["my-vllm"] (the valid entries)',
+      '[dsml] option "providers" must be an array of non-empty provider id strings without surrounding whitespace ("auto" for leak-prone models everywhere, "*" for all) (got ["my-vllm",7,""]); using ["my-vllm"] (the valid entries)',
     ]);
     expect(options).toEqual({ ...expectedDefaults, providers: ["my-vllm"], debug: true });
     // The user named one provider: a DeepSeek model elsewhere stays out of scope.
