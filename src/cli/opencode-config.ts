@@ -7,7 +7,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
-import { parseJsonc } from "./jsonc.ts";
+import { parseJsonc } from "../options/jsonc.ts";
 
 export interface ConfigFile {
   path: string;

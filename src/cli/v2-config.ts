@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { PACKAGE_NAME } from "./plugin-check.ts";
-import { parseJsonc } from "./jsonc.ts";
+import { parseJsonc } from "../options/jsonc.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { isDir, packageName, type ConfigFile } from "./opencode-config.ts";
 import { resolveOptions } from "../plugin/options.ts";

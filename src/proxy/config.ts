@@ -1,8 +1,10 @@
 // The proxy's own settings: flags (node:util parseArgs), then DSML_FIX_* environment, then a
-// JSON/JSONC file. The repair options are the plugin's own namespaces, resolved by its resolver.
+// JSON/JSONC file (the package's JSONC reader, src/options/jsonc.ts). The repair options are the
+// plugin's own namespaces, resolved by its resolver.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { closedBecause } from "../options/security-search.ts";
+import { parseJsonc } from "../options/jsonc.ts";
+import { closedBecause, isPlainObject } from "../options/security-search.ts";
 import { closedResponseFix } from "../options/settle.ts";
 import type { PluginOptions } from "../options/spec.ts";
 import { LOG_PREFIX } from "../plugin/log-prefix.ts";
@@ -37,7 +39,8 @@ export const PROXY_USAGE = `usage: dsml-fix proxy --upstream URL [--port N] [--h
                       [--upstream-timeout MS] [--debug]
   environment: DSML_FIX_UPSTREAM, DSML_FIX_PORT, DSML_FIX_HOST, DSML_FIX_CONFIG, DSML_FIX_DEBUG=1
   config file: { "upstream", "port", "host", "routes": { "/prefix": "URL" }, "options": { parse, history, responseFix, retry } }
-  flags beat the environment, which beats the config file; a --route replaces the file's route for its prefix`;
+  flags beat the environment, which beats the config file; a --route replaces the file's route for its prefix;
+  an empty flag is refused, an empty environment variable counts as unset`;
 
 interface FileConfig {
   upstream?: string;
@@ -73,9 +76,17 @@ export function proxyConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}
   } catch (error) {
     throw new ProxyUsageError((error as Error).message);
   }
-  const configPath = values.config ?? env.DSML_FIX_CONFIG;
-  const file = configPath ? readConfigFile(configPath) : {};
-  const upstream = values.upstream ?? env.DSML_FIX_UPSTREAM ?? file.upstream;
+  // An empty flag (`--host "$HOST"` with HOST unset) is a mistake only its author can settle: left
+  // as given, `--host ""` would bind every interface and `--config ""` would drop the file.
+  for (const [name, value] of Object.entries(values)) {
+    if (value === "" || (Array.isArray(value) && value.includes(""))) throw new ProxyUsageError(`--${name} is empty; give it a value or leave it out`);
+  }
+  // An empty environment variable (`DSML_FIX_HOST=`, a compose file's `${HOST}` with HOST unset)
+  // counts as unset, as a shell's `${VAR:-default}` reads it: the default, never "".
+  const fromEnv = (name: string): string | undefined => (env[name] === "" ? undefined : env[name]);
+  const configPath = values.config ?? fromEnv("DSML_FIX_CONFIG");
+  const file = configPath !== undefined ? readConfigFile(configPath) : {};
+  const upstream = values.upstream ?? fromEnv("DSML_FIX_UPSTREAM") ?? file.upstream;
   // One route per prefix. Flags come first, as for every other setting: a --route replaces the
   // file's route for the same prefix (routeFor takes the first match, so a second route for one
   // prefix would never be used, whichever it was). The same prefix given twice as a flag is a
@@ -96,20 +107,60 @@ export function proxyConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}
   if (routes.length === 0) throw new ProxyUsageError("no upstream: give --upstream URL, --route /prefix=URL or DSML_FIX_UPSTREAM");
   // Longest prefix first, so /deepseek/beta wins over /deepseek and both over the default.
   routes.sort((a, b) => b.prefix.length - a.prefix.length);
+  const healthPath = values["health-path"] ?? file.healthPath ?? "/healthz";
+  if (!healthPath.startsWith("/")) throw new ProxyUsageError(`--health-path must start with / (got ${JSON.stringify(healthPath)})`);
   const { options, problems } = resolveOptions(file.options);
   if (fileKeysClose(file, problems)) options.responseFix = { ...options.responseFix, ...closedResponseFix() };
+  if (notForTheProxy(file.options, problems)) {
+    options.responseFix = { ...options.responseFix, enabled: false };
+    options.history = { ...options.history, sanitize: false };
+    options.retry = { ...options.retry, nudge: false };
+  }
+  const envDebug = debugVariable(env.DSML_FIX_DEBUG, problems);
   return {
-    host: values.host ?? env.DSML_FIX_HOST ?? file.host ?? "127.0.0.1",
-    port: integer(values.port ?? env.DSML_FIX_PORT ?? file.port ?? 8787, "port", 0, 65535),
+    host: values.host ?? fromEnv("DSML_FIX_HOST") ?? file.host ?? "127.0.0.1",
+    port: integer(values.port ?? fromEnv("DSML_FIX_PORT") ?? file.port ?? 8787, "port", 0, 65535),
     routes,
-    healthPath: values["health-path"] ?? file.healthPath ?? "/healthz",
+    healthPath,
     maxBodyBytes: integer(values["max-body"] ?? file.maxBodyBytes ?? 64 * 1024 * 1024, "max-body", 1, Number.MAX_SAFE_INTEGER),
     headersTimeoutMs: integer(values["upstream-timeout"] ?? file.upstreamTimeoutMs ?? 300_000, "upstream-timeout", 1, 86_400_000),
     shutdownMs: 10_000,
-    debug: values.debug ?? (env.DSML_FIX_DEBUG === "1" || file.debug === true || options.debug === true),
+    debug: values.debug ?? (envDebug || file.debug === true || options.debug === true),
     options,
     problems,
   };
+}
+
+/** DSML_FIX_DEBUG: 1, true, yes, on turn debug on; 0, false, no, off (or empty) leave it off; anything else is one problem line. */
+function debugVariable(value: string | undefined, problems: string[]): boolean {
+  if (value === undefined) return false;
+  const word = value.trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(word)) return true;
+  if (["", "0", "false", "no", "off"].includes(word)) return false;
+  problems.push(`${LOG_PREFIX} DSML_FIX_DEBUG=${JSON.stringify(value).slice(0, 40)} is neither 1 nor 0; debug stays off`);
+  return false;
+}
+
+/**
+ * The plugin options the proxy has no use for, given in the file: one problem line naming them.
+ * `providers` names OpenCode provider ids, which the proxy never sees (it repairs every request
+ * sent through it: its routes choose which); `retry.channel` and `retry.enabled` steer the
+ * plugin's wake-up prompt, which the proxy, holding no session, never sends (its correction rides
+ * in the request's system prompt). `providers: []` meant "stand aside": honoured as that, the
+ * proxy forwards every request and answer unchanged. True then.
+ */
+function notForTheProxy(raw: unknown, problems: string[]): boolean {
+  if (!isPlainObject(raw)) return false;
+  const given: string[] = [];
+  if (Object.hasOwn(raw, "providers")) given.push("providers");
+  const retry = raw.retry;
+  if (isPlainObject(retry)) for (const key of ["channel", "enabled"]) if (Object.hasOwn(retry, key)) given.push(`retry.${key}`);
+  if (given.length === 0) return false;
+  const aside = Array.isArray(raw.providers) && raw.providers.length === 0;
+  const names = given.map((name) => JSON.stringify(name)).join(" and ");
+  const why = "the proxy repairs every request sent through it (its routes choose which), and sends its correction in the request's system prompt, never a wake-up prompt";
+  problems.push(`${LOG_PREFIX} option${given.length > 1 ? "s" : ""} ${names} ${given.length > 1 ? "do" : "does"} not apply to the proxy; ignored (${why})${aside ? '; "providers": [] is read as "stand aside": every request and answer passes unchanged, nothing is repaired, until it is removed' : ""}`);
+  return aside;
 }
 
 /** The config file's own keys (FileConfig); `$schema` is an editor's, and harmless. */
@@ -165,43 +216,38 @@ function readConfigFile(file: string): FileConfig {
   } catch (error) {
     throw new ProxyUsageError(`cannot read ${file}: ${(error as Error).message}`);
   }
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(stripJsonComments(text)) as unknown;
-    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("not an object");
-    return parsed as FileConfig;
+    // The package's JSONC reader (doctor reads opencode.json with it too), refusing a key given
+    // twice: JSON keeps the last copy, and a deny list in the first would be dropped in silence.
+    parsed = parseJsonc(text, { uniqueKeys: true });
   } catch (error) {
     throw new ProxyUsageError(`${file} is not a JSON/JSONC object: ${(error as Error).message}`);
   }
+  if (!isPlainObject(parsed)) throw new ProxyUsageError(`${file} is not a JSON/JSONC object: it holds ${Array.isArray(parsed) ? "a list" : parsed === null ? "null" : `a ${typeof parsed}`}`);
+  for (const [key, check] of Object.entries(FILE_TYPES)) {
+    if (Object.hasOwn(parsed, key) && !check.ok(parsed[key])) throw new ProxyUsageError(`${file}: "${key}" must be ${check.what} (got ${shown(parsed[key])})`);
+  }
+  return parsed as FileConfig;
 }
 
-/** JSONC: drops // and /* *\/ comments and trailing commas outside strings, in one pass. */
-export function stripJsonComments(text: string): string {
-  let out = "";
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === '"') {
-      const start = i;
-      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === "\\") i++;
-      out += text.slice(start, i + 1);
-    } else if (c === "/" && text[i + 1] === "/") {
-      while (i < text.length && text[i] !== "\n") i++;
-      out += "\n";
-    } else if (c === "/" && text[i + 1] === "*") {
-      const end = text.indexOf("*/", i + 2);
-      i = end < 0 ? text.length : end + 1;
-    } else if (c === "," && closesNext(text, i + 1)) {
-      continue; // a trailing comma
-    } else out += c;
-  }
-  return out;
-}
+const isString = (value: unknown): boolean => typeof value === "string" && value.length > 0;
+const isNumber = (value: unknown): boolean => typeof value === "number";
 
-/** The next character after blanks closes an object or array (blanks are at most 64, or it stays an error). */
-function closesNext(text: string, from: number): boolean {
-  for (let i = from; i < text.length && i < from + 64; i++) {
-    const c = text[i]!;
-    if (c === "}" || c === "]") return true;
-    if (c !== " " && c !== "\t" && c !== "\n" && c !== "\r") return false;
-  }
-  return false;
+/** The type of each of the file's own keys, checked before any is used (FileConfig is only what they are then). */
+const FILE_TYPES: Record<string, { ok: (value: unknown) => boolean; what: string }> = {
+  upstream: { ok: isString, what: "a URL string" },
+  port: { ok: isNumber, what: "a number" },
+  host: { ok: isString, what: "a non-empty string" },
+  routes: { ok: (value) => isPlainObject(value) && Object.values(value).every(isString), what: 'an object of "/prefix": "URL" strings' },
+  healthPath: { ok: isString, what: "a path string" },
+  maxBodyBytes: { ok: isNumber, what: "a number" },
+  upstreamTimeoutMs: { ok: isNumber, what: "a number" },
+  debug: { ok: (value) => typeof value === "boolean", what: "true or false" },
+  $schema: { ok: (value) => typeof value === "string", what: "a string" },
+};
+
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 60)}...` : text;
 }

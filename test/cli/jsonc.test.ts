@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { JsoncError, parseJsonc } from "../../src/cli/jsonc.ts";
+import { JsoncError, parseJsonc } from "../../src/options/jsonc.ts";
 import { main } from "../../src/cli/main.ts";
 import { OPENCODE_DISABLE_FLAGS, opencodeBin, seedConfigDir } from "../e2e/harness.ts";
 

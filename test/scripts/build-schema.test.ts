@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import Ajv from "ajv";
-import { parseJsonc } from "../../src/cli/jsonc.ts";
+import { parseJsonc } from "../../src/options/jsonc.ts";
 import { resolveOptions } from "../../src/plugin/options.ts";
 import { readFileSync } from "node:fs";
 import { configSchemaPath, optionsSchemaPath, renderConfigSchema, renderOptionsSchema } from "../../scripts/build-schema.ts";

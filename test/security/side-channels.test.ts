@@ -286,8 +286,8 @@ describe("static: src/ reaches no network or file-writing API", () => {
       "ajv/dist/2019": ["*"],
       "ajv/dist/2020": ["*"],
       "fast-xml-parser": ["*", "XMLParser", "XMLValidator"],
-      // The CLI's reader of opencode.jsonc (src/cli/jsonc.ts): parses a string it is given, no I/O.
-      "jsonc-parser": ["ParseError", "parse", "printParseErrorCode"],
+      // The package's JSONC reader (src/options/jsonc.ts: the CLI's opencode.jsonc, the proxy's config file): parses a string it is given, no I/O.
+      "jsonc-parser": ["ParseError", "parse", "printParseErrorCode", "visit"],
       // Only `dsml-fix scan --sessions` (src/cli/session-store.ts), which runs `opencode db` with one SELECT.
       "node:child_process": ["spawn"],
       "node:fs": ["accessSync", "constants", "existsSync", "readFileSync", "readdirSync", "statSync"],
