@@ -81,8 +81,8 @@ export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPa
     const note: RequestNote = {};
     // An absolute-form target (`http://user:key@host/...`) is refused below; its text may hold a
     // credential, so the log names only origin-form paths, and of those the path alone (no query,
-    // no fragment: either may hold a key).
-    const pathname = req.url?.startsWith("/") ? pathOnly(req.url) : "-";
+    // no fragment: either may hold a key), with userinfo and `;` parameters redacted (loggedPath).
+    const pathname = req.url?.startsWith("/") ? loggedPath(req.url) : "-";
     res.on("close", () => {
       // One line per request: never a header value, a query string or a body.
       const ms = Math.round(performance.now() - started);
@@ -131,6 +131,25 @@ function pathOnly(target: string): string {
   const cut = withoutFragment(target);
   const at = cut.indexOf("?");
   return at < 0 ? cut : cut.slice(0, at);
+}
+
+/**
+ * The path the access log names: pathOnly, and in each segment the `;` parameters (`;key=...`)
+ * and anything before an `@` (userinfo, `/https://user:key@host/...` as a client that puts a whole
+ * URL after the prefix writes it; `%40` too) replaced by "[redacted]": the parts of a path that
+ * are made to carry a credential. The path's other segments are logged as sent.
+ */
+export function loggedPath(target: string): string {
+  return pathOnly(target)
+    .split("/")
+    .map((segment) => {
+      const semicolon = segment.indexOf(";");
+      let head = semicolon < 0 ? segment : segment.slice(0, semicolon);
+      const at = Math.max(head.lastIndexOf("@"), head.toLowerCase().lastIndexOf("%40"));
+      if (at >= 0) head = `[redacted]${head.slice(at)}`;
+      return semicolon < 0 ? head : `${head};[redacted]`;
+    })
+    .join("/");
 }
 
 /** The plugin's lines name a session and a message; the proxy's requests are "proxy/<n>". */
@@ -188,11 +207,47 @@ export function upstreamTarget(upstream: URL, rest: string): URL | undefined {
  * slash or a backslash can make or join a dot segment.
  */
 function climbsThroughEncodedSeparators(rest: string): boolean {
-  const lower = rest.toLowerCase();
-  if (!lower.includes("%")) return false; // URL has resolved every plain dot segment already
+  // URL has resolved every plain dot segment already; one with a `;` parameter it keeps.
+  return (rest.includes("%") || rest.includes(";")) && climbsAbove(rest);
+}
+
+/**
+ * Whether a path climbs above its start under any reading of it a server on the way may apply:
+ * plain dot segments, `\` as a separator (URL reads it so), `%2E`, `%2F` and `%5C` decoded,
+ * a segment whose `;` parameters are cut (`..;` and `..;jsessionid=x` are `..` to Tomcat, Jetty
+ * and Spring: the well-known `/..;/` bypass), and, for a dot, slash or backslash encoded more than
+ * once, any `..` segment at all (see climbsThroughEncodedSeparators).
+ */
+function climbsAbove(path: string): boolean {
+  const lower = path.toLowerCase().replaceAll("\\", "/");
   if (climbs(lower.replaceAll("%2f", "/").replaceAll("%5c", "/").replaceAll("%2e", "."))) return true;
   if (!MULTIPLY_ENCODED.test(lower)) return false;
-  return lower.replace(ENCODED_SEPARATOR, "/").replace(ENCODED_DOT, ".").split("/").includes("..");
+  return lower.replace(ENCODED_SEPARATOR, "/").replace(ENCODED_DOT, ".").split("/").map(withoutParameters).includes("..");
+}
+
+/** A path segment without its `;` parameters, as servers that take them read it. */
+function withoutParameters(segment: string): string {
+  const at = segment.indexOf(";");
+  return at < 0 ? segment : segment.slice(0, at);
+}
+
+/**
+ * Whether the request's path leaves the route chosen for it: a route is chosen on the path as
+ * sent, and URL then resolves its dot segments, so `/deepseek/../other/x` would go to deepseek's
+ * upstream as `/other/x`. A path after a route's prefix that climbs above it (by any reading,
+ * climbsAbove) leaves its route; a path on the default route leaves it when, dot segments
+ * resolved, a prefix would take it (`/x/../deepseek/y`).
+ */
+function leavesRoute(routes: readonly Route[], matched: { route: Route; rest: string }, target: string): boolean {
+  const path = pathOnly(target);
+  if (matched.route.prefix !== "") return climbsAbove(pathOnly(matched.rest));
+  let resolved: string;
+  try {
+    resolved = new URL(path, "http://proxy.invalid").pathname;
+  } catch {
+    return true;
+  }
+  return routeFor(routes, resolved)?.route !== matched.route;
 }
 
 /** A dot, slash or backslash encoded more than once (lower case): `%25`, any more `25`, then its code. */
@@ -201,10 +256,10 @@ const MULTIPLY_ENCODED = /%25(?:25)*(?:2e|2f|5c)/;
 const ENCODED_SEPARATOR = /%(?:25)*(?:2f|5c)/g;
 const ENCODED_DOT = /%(?:25)*2e/g;
 
-/** Whether `/`-separated `path` climbs above its start. */
+/** Whether `/`-separated `path` climbs above its start (a segment read without its `;` parameters). */
 function climbs(path: string): boolean {
   let depth = 0;
-  for (const segment of path.split("/")) {
+  for (const segment of path.split("/").map(withoutParameters)) {
     if (segment === "..") {
       if (--depth < 0) return true;
     } else if (segment !== "" && segment !== ".") depth++;
@@ -218,6 +273,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: 
   if (pathOnly(url) === config.healthPath && (req.method === "GET" || req.method === "HEAD")) return healthy(res);
   const matched = routeFor(config.routes, url);
   if (!matched) return plain(res, 404, "no upstream is configured for this path");
+  if (leavesRoute(config.routes, matched, url)) return plain(res, 400, "the path's dot segments leave the route it was sent to");
   const declared = Number(req.headers["content-length"] ?? 0);
   // The rest of a refused body is never read: the connection closes after the answer, or it would
   // stay open (and hold up a graceful shutdown) waiting for bytes nobody wants.
