@@ -58,6 +58,7 @@ const AUDITED: Audited[] = [
   { file: "src/proxy/server.ts", literal: "/%25(?:25)*(?:2e|2f|5c)/", adversarial: () => `${"%25".repeat(N / 3)}2g` },
   { file: "src/proxy/server.ts", literal: "/%(?:25)*(?:2f|5c)/g", adversarial: () => `${"%25".repeat(N / 3)}2g` },
   { file: "src/proxy/server.ts", literal: "/%(?:25)*2e/g", adversarial: () => `${"%25".repeat(N / 3)}2g` },
+  { file: "src/options/schema.ts", literal: "/^\\S(?:[\\s\\S]*\\S)?$/", adversarial: () => `a${" ".repeat(N)}` },
   { file: "src/cli/style.ts", literal: "/^recovered \\d+ call\\(s\\), 0 broken/", adversarial: () => `recovered ${"1".repeat(N)} call(s), 1` },
   { file: "src/cli/style.ts", literal: "/^(message \\S+: )?recovered \\d+ call\\(s\\), \\d+ broken/", adversarial: () => `message ${"a".repeat(N)}` },
   { file: "src/cli/style.ts", literal: "/^\\s+broken /", adversarial: () => `${" ".repeat(N)}x` },
