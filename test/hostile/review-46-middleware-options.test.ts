@@ -37,7 +37,7 @@ async function run(text: string, options: Record<string, unknown>): Promise<{ ca
 }
 
 describe("an option value of the wrong type", () => {
-  // FINDING (wrong execution, high). parse.standaloneJson is off by default because a JSON reply
+  // Review 46 finding, fixed by fx46-mw-options (wrong execution, high). parse.standaloneJson is off by default because a JSON reply
   // the user asked for looks exactly like a call (docs/PATTERNS.md J01). A caller that writes it
   // as the string "false" (an environment variable, a YAML/JSON config read as text) gets it ON:
   // the options are copied as given (src/options/settle.ts plainCopy) and the engine tests the
@@ -52,7 +52,7 @@ describe("an option value of the wrong type", () => {
     expect(debug.filter((line) => line.includes("parse.standaloneJson"))).toHaveLength(1);
   });
 
-  // FINDING (silent bad config, medium). responseFix.enabled "false" leaves the repair on with no
+  // Review 46 finding, fixed by fx46-mw-options (silent bad config, medium). responseFix.enabled "false" leaves the repair on with no
   // message: the caller believes no call is recovered, and `bash rm -rf build` runs from a costume.
   // The plugin's checker rejects the value (one message, then the default). Expected here: one
   // debug line naming responseFix.enabled (the default, repair on, may stand, as in the plugin).
@@ -62,7 +62,7 @@ describe("an option value of the wrong type", () => {
     expect(debug.filter((line) => line.includes("responseFix.enabled"))).toHaveLength(1);
   });
 
-  // FINDING (silent bad config, medium). The same for parse.codeCostumes "false": the costume
+  // Review 46 finding, fixed by fx46-mw-options (silent bad config, medium). The same for parse.codeCostumes "false": the costume
   // runs, no message.
   // Suspected: src/options/settle.ts (plainCopy).
   test('parse.codeCostumes: "false" gets one line naming it', async () => {
@@ -70,7 +70,7 @@ describe("an option value of the wrong type", () => {
     expect(debug.filter((line) => line.includes("parse.codeCostumes"))).toHaveLength(1);
   });
 
-  // FINDING (silent bad config, low). history.sanitize "no": the sanitizer stays on (the default,
+  // Review 46 finding, fixed by fx46-mw-options (silent bad config, low). history.sanitize "no": the sanitizer stays on (the default,
   // safe) but nothing says the value was ignored (settle.ts reads only a boolean and drops any
   // other value without a line). Expected: one debug line naming history.sanitize.
   // Suspected: src/options/settle.ts (settleOptions, history).
@@ -79,7 +79,7 @@ describe("an option value of the wrong type", () => {
     expect(debug.filter((line) => line.includes("history.sanitize"))).toHaveLength(1);
   });
 
-  // FINDING (silent bad config, low-medium). A security list written as a string
+  // Review 46 finding, fixed by fx46-mw-options (silent bad config, low-medium). A security list written as a string
   // (`allowTools: "bash"`, `denyTools: "bash"`) or null fails closed, rightly (no recovered
   // call), but with no line at all: every leak now stays text and nothing tells the caller why.
   // A throwing getter on the same key gets one line naming it (test/security/tool-policy.test.ts);

@@ -10,7 +10,7 @@ const READ: ToolSpec = { name: "read", parameters: { type: "object", properties:
 const TEXT = `Reading it.\n${call("read", { path: "a.md" })}`;
 
 describe("arguments a JavaScript caller may get wrong", () => {
-  // FINDING (throws, low). parse() is a package export used from plain JavaScript too; a tools list
+  // Review 46 finding, fixed by fx46-mw-options (throws, low). parse() is a package export used from plain JavaScript too; a tools list
   // left out, a list holding a null (a filtered map), or options given as null throw a TypeError
   // from inside the engine ("undefined is not an object (evaluating 'tool of options.tools')",
   // "null is not an object (evaluating 'tool.name')", "Cannot destructure property 'bufferLimit'").
@@ -31,7 +31,7 @@ describe("arguments a JavaScript caller may get wrong", () => {
     expect(parse(TEXT, [READ], null as unknown as undefined).calls.map((c) => c.tool)).toEqual(["read"]);
   });
 
-  // FINDING (wrong execution from a bad option, medium; same root as review-46-middleware-options).
+  // Review 46 finding, fixed by fx46-mw-options (wrong execution from a bad option, medium; same root as review-46-middleware-options).
   // parse({ standaloneJson: "false" }) from JavaScript (a value read from a config file as text)
   // turns the off-by-default J01 shape on: resolveParseOptions spreads the string over the default
   // and the engine tests it for truthiness, so a JSON example the user asked for becomes a call.
