@@ -18,8 +18,11 @@ export interface ParseCallOptions extends ParseOptionsInput {
  * text at once, so the streamed and the whole-text answers cannot drift apart.
  */
 export function parse(text: string, tools: readonly ToolSpec[], options: ParseCallOptions = {}): ParseResult {
-  const { bufferLimit, nativeToolCalls, ...parseOptions } = options;
-  const engine = createRepairEngine({ tools, parse: parseOptions, bufferLimit: bufferLimit ?? Number.MAX_SAFE_INTEGER, idPrefix: "call_" });
+  // Plain JavaScript may pass no tool list, null among its tools or null options: no tool is read
+  // from those (so no call), and null options are no options, never a throw.
+  const { bufferLimit, nativeToolCalls, ...parseOptions } = options ?? {};
+  const declared = Array.isArray(tools) ? tools.filter((tool): tool is ToolSpec => typeof tool === "object" && tool !== null) : [];
+  const engine = createRepairEngine({ tools: declared, parse: parseOptions, bufferLimit: bufferLimit ?? Number.MAX_SAFE_INTEGER, idPrefix: "call_" });
   if (nativeToolCalls) engine.noteNativeToolCall();
   const { text: visible, calls } = textAndCalls([...engine.feed(text), ...engine.flush()]);
   const summary = engine.summary();

@@ -2,10 +2,12 @@
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import { type AdapterOptions, debugLine, type ResponseFixOptions } from "./adapter.ts";
 import { closedBecause, holdsAnything, isPlainObject, securityInside } from "./security-search.ts";
-import { FAIL_CLOSED, type Fields, OPTIONS, type OptionSpec } from "./spec.ts";
+import { checkOption } from "./check.ts";
+import { BUFFER_LIMIT, expectation, FAIL_CLOSED, type Fields, OPTIONS, type OptionSpec } from "./spec.ts";
 
 const RESPONSE_FIX = OPTIONS.fields.responseFix.fields;
 const HISTORY = OPTIONS.fields.history.fields;
+const PARSE = OPTIONS.fields.parse.fields;
 
 /**
  * A plain copy of the caller's options, each key read on its own: a throwing getter or a hostile
@@ -27,11 +29,12 @@ export function settleOptions(options: AdapterOptions): AdapterOptions {
   else if (onRepairing.value !== undefined) out.onRepairing = onRepairing.value as AdapterOptions["onRepairing"];
   const parse = readGuarded(options, "parse");
   if (!parse.ok) note("parse", "the default parse options");
-  else if (parse.value !== undefined) out.parse = plainCopy(parse.value, "parse", note, 2) as AdapterOptions["parse"];
+  else if (parse.value !== undefined) out.parse = typedLeaves(plainCopy(parse.value, "parse", note, 2), PARSE, "parse", out) as AdapterOptions["parse"];
   const history = readGuarded(options, "history");
   const sanitize = history.ok ? readGuarded(history.value, "sanitize") : history;
   if (!sanitize.ok) note("history.sanitize", String(HISTORY.sanitize.default));
   else if (typeof sanitize.value === "boolean") out.history = { sanitize: sanitize.value };
+  else if (sanitize.value !== undefined) wrongType(out, "history.sanitize", HISTORY.sanitize);
   const closedNote = `its defaults, except ${CLOSED_FIX.map(([key, value]) => `${key} ${JSON.stringify(value)}`).join(" and ")} (no recovered calls)`;
   // Options that are no object (a list around them, a JSON string, a Map) cannot be read as given:
   // a security option written anywhere inside them closes recovered calls, as the plugin's reading does.
@@ -58,7 +61,7 @@ export function settleOptions(options: AdapterOptions): AdapterOptions {
       debugLine(out, `option responseFix must be an object; using ${closedNote}`);
       out.responseFix = closedResponseFix();
     } else if (typeof fix.value === "object") {
-      out.responseFix = settleResponseFix(fix.value, note);
+      out.responseFix = typedLeaves(settleResponseFix(fix.value, note), RESPONSE_FIX, "responseFix", out) as ResponseFixOptions;
     } else {
       debugLine(out, "option responseFix must be an object; using its defaults");
     }
@@ -140,6 +143,40 @@ function settleResponseFix(raw: unknown, note: (path: string, fallback: string) 
     if (fallback.value !== undefined) out[key] = structuredClone(fallback.value);
   }
   return out as ResponseFixOptions;
+}
+
+/**
+ * `copied` with every value the spec's checker refuses taken out (its default applies) or, for a
+ * security option, set to its fail-closed value, each with one debug line naming its path and never
+ * its value. A switch written as the string "false" is no boolean: the engine would test it for
+ * truth and turn it on (J01 from `standaloneJson: "false"`). bufferLimit takes the library's own
+ * floor (BUFFER_LIMIT.libraryMin), not the configuration's.
+ */
+function typedLeaves(copied: unknown, fields: Fields, path: string, out: AdapterOptions): unknown {
+  if (typeof copied !== "object" || copied === null || Array.isArray(copied)) return copied;
+  const kept: Record<string, unknown> = { ...(copied as Record<string, unknown>) };
+  for (const [key, spec] of Object.entries(fields)) {
+    if (!Object.hasOwn(kept, key) || kept[key] === undefined) continue;
+    const value = kept[key];
+    if (spec.kind === "namespace") {
+      kept[key] = typedLeaves(value, spec.fields, `${path}.${key}`, out);
+      continue;
+    }
+    const fits = spec === RESPONSE_FIX.bufferLimit ? typeof value === "number" && value >= BUFFER_LIMIT.libraryMin : checkOption(spec, value).ok;
+    if (fits) continue;
+    const fallback = wrongType(out, `${path}.${key}`, spec);
+    if (fallback === undefined) delete kept[key];
+    else kept[key] = fallback;
+  }
+  return kept;
+}
+
+/** One debug line for a value of the wrong type at `path`; the value to use instead (undefined: the default). */
+function wrongType(out: AdapterOptions, path: string, spec: OptionSpec): unknown {
+  const closed = unreadable(spec);
+  const expected = spec === RESPONSE_FIX.bufferLimit ? `must be a number from ${BUFFER_LIMIT.libraryMin} to ${BUFFER_LIMIT.max}` : expectation(spec);
+  debugLine(out, `option ${path} ${expected}; using ${closed.note}`);
+  return closed.value === undefined ? undefined : structuredClone(closed.value);
 }
 
 /** Plain data (options are switches and names), own keys only, each read on its own. */

@@ -106,8 +106,33 @@ export const defaultParseOptions: ParseOptions = {
 /** Partial options as users give them: `dialects` may name only the switches they change. */
 export type ParseOptionsInput = Partial<Omit<ParseOptions, "dialects">> & { dialects?: Partial<DialectSwitches> };
 
-export function resolveParseOptions(input: ParseOptionsInput | undefined): ParseOptions {
-  return { ...defaultParseOptions, ...input, dialects: { ...defaultDialects, ...input?.dialects } };
+/**
+ * The parse options for `input`: every switch is a boolean, and a value that is not one (the string
+ * "false" from a config file read as text, null from plain JavaScript) leaves the switch at its
+ * default. Spreading it as given made "false" turn J01 on, since the engine tests a switch for
+ * truth. The library adapters say which values they dropped (options/settle.ts); parse() has no
+ * channel to say it.
+ */
+export function resolveParseOptions(input: ParseOptionsInput | null | undefined): ParseOptions {
+  const given = switchesOf(input);
+  const dialects = switchesOf(given.dialects);
+  return { ...defaultParseOptions, ...booleansOf(given, defaultParseOptions), dialects: { ...defaultDialects, ...booleansOf(dialects, defaultDialects) } };
+}
+
+/** A plain object's own keys, or none (a value that is no object, or a list). */
+function switchesOf(value: unknown): Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** The keys of `defaults` that `given` sets to a boolean. */
+function booleansOf<T extends object>(given: Record<string, unknown>, defaults: T): Partial<T> {
+  const out: Record<string, boolean> = {};
+  for (const key of Object.keys(defaults)) {
+    if (!Object.hasOwn(given, key)) continue;
+    const value = given[key];
+    if (typeof value === "boolean") out[key] = value;
+  }
+  return out as Partial<T>;
 }
 
 export interface ParseResult {
