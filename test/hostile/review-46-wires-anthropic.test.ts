@@ -31,7 +31,7 @@ function cutByError(text: string): Json[] {
 }
 
 describe("an `error` event mid-stream cuts the reply: nothing held is decided after it", () => {
-  // FINDING 1 (wrong execution, high). Anthropic ends a failing stream with an `error` event
+  // Fixed (review 46 finding 1, wrong execution, high; fx46-wire-end: an `error` event is a cut). Anthropic ends a failing stream with an `error` event
   // (overloaded_error, api_error) and no message_delta/message_stop. The rewriter passes the
   // error event like any other event and, at the body's end, flushes the engine as if the reply
   // had ended (AnthropicStreamRewriter.end(), a flush step): markup whose closer never arrived is
@@ -54,7 +54,7 @@ describe("an `error` event mid-stream cuts the reply: nothing held is decided af
     expect(events.some((e) => e.content_block?.type === "tool_use")).toBe(false);
   });
 
-  // FINDING 2 (text lost to the client, medium). Same root: the text the engine held when the
+  // Fixed (review 46 finding 2, text lost to the client, medium; fx46-wire-end). Same root: the text the engine held when the
   // error came goes out AFTER the error event (its delta and the block's stop are appended at the
   // body's end). A client that stops at the error part (OpenCode's processor throws on it) never
   // shows that text. Docs: held text goes out "before the error". Expected: every text delta
@@ -80,7 +80,7 @@ describe("an `error` event mid-stream cuts the reply: nothing held is decided af
 });
 
 describe("stop_reason refusal: the reply was stopped by the safety classifier, not ended by the model", () => {
-  // FINDING 8 (wrong execution and a hidden refusal, medium). Claude's streaming classifier stops
+  // Fixed (review 46 finding 8, wrong execution and a hidden refusal, medium; fx46-wire-end: a refusal is a cut). Claude's streaming classifier stops
   // a reply with stop_reason "refusal", mid-text. The rewriter treats it as the reply's end: the
   // markup held there is decided (a complete body whose closer is missing runs at the end), and
   // #messageDelta rewrites every stop_reason to "tool_use" once a call was recovered, so the

@@ -31,7 +31,7 @@ function cutByError(text: string): Json[] {
 }
 
 describe("an `error` event mid-stream cuts the reply: nothing held is decided after it", () => {
-  // FINDING 1 (wrong execution, high), as on Anthropic. The Responses API reports a failure
+  // Fixed (review 46 finding 1, wrong execution, high; fx46-wire-end: an `error` event is a cut), as on Anthropic. The Responses API reports a failure
   // mid-stream with an `error` event (then nothing more, or response.failed). The rewriter treats
   // it as any event; at the body's end ResponsesStreamRewriter.end() ends the reply
   // (TextParts.endReply: a flush) and the markup held, whose closer never came, is decided: a
@@ -50,7 +50,7 @@ describe("an `error` event mid-stream cuts the reply: nothing held is decided af
     expect(dataEvents(text).some((e) => e.item?.type === "function_call")).toBe(false);
   });
 
-  // FINDING 2 (text lost to the client, medium), same root: the held text goes out after the
+  // Fixed (review 46 finding 2, text lost to the client, medium; fx46-wire-end), same root: the held text goes out after the
   // error event. Expected: every text delta before it. Suspected: src/wires/responses/stream.ts.
   test("the held text of a cut reply goes out before the error event", async () => {
     const said = `Reading it.\n\n${LEAK.slice(0, 20)}`;
@@ -60,7 +60,7 @@ describe("an `error` event mid-stream cuts the reply: nothing held is decided af
     expect(events.slice(0, errorAt).filter((e) => e.type === "response.output_text.delta").map((e) => e.delta).join("")).toBe(said);
   });
 
-  // FINDING 1, the API's own failure event: response.failed is handled as response.completed
+  // Fixed (review 46 finding 1, fx46-wire-end), the API's own failure event: response.failed is handled as response.completed
   // (#decide: the same case), so the held unclosed call is decided, goes out as a function_call
   // item before the failed event, and is listed in the failed response's output.
   test("an unclosed Hermes call, then response.failed: no tool-call reaches the client", async () => {
@@ -72,7 +72,7 @@ describe("an `error` event mid-stream cuts the reply: nothing held is decided af
     expect(client.calls).toEqual([]);
   });
 
-  // FINDING 8 on Responses: response.incomplete with incomplete_details.reason "content_filter"
+  // Fixed (review 46 finding 8 on Responses; fx46-wire-end: the part's end now waits for the next event, a content filter is a cut): response.incomplete with incomplete_details.reason "content_filter"
   // (the reply was stopped by the filter) is an end like completed: the unclosed call runs.
   // Suspected: src/wires/responses/stream.ts (#decide), as on Anthropic's refusal.
   test("an unclosed call cut by the content filter (response.incomplete) does not run", async () => {
