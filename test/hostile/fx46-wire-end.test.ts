@@ -273,6 +273,14 @@ describe("Responses: an error, a failed response or a content filter cuts the re
     expect(added).toEqual(["message", "function_call", "message"]);
   });
 
+  test("hard negative: the body ends with no response.completed after the item's done: both calls, numbered after the item in order", async () => {
+    const events = responsesEvents([message("msg_1", TWO)]).slice(0, -1);
+    const { text } = await rawReply(RESPONSES_URL, responsesRequest(), namedSse(events), "text/event-stream");
+    const added = dataEvents(text).filter((e) => e.type === "response.output_item.added");
+    expect(added.map((e) => [e.output_index, e.item.type])).toEqual([[0, "message"], [1, "function_call"], [2, "function_call"]]);
+    expect(calledPaths(text)).toEqual(["a.ts", "b.ts"]);
+  });
+
   test("the content filter case gives the same bytes at every split", async () => {
     const text = await sameAtEverySplit(RESPONSES_URL, responsesRequest(), namedSse(endedBy([message("msg_1", TWO)], "incomplete", "content_filter")));
     expect(calledPaths(text)).toEqual(["a.ts"]);

@@ -281,9 +281,11 @@ export class AnthropicStreamRewriter implements EventRewriter {
     // A refusal is the safety classifier stopping the reply, not the model ending it: a cut. The
     // held text goes out as written (no call from it), and the stop reason stays the client's.
     if (isObject(delta) && CUT_STOP_REASONS.has(delta.stop_reason as string)) {
-      pieces = this.stop(false);
-      this.#held = undefined;
-      pieces.push(...this.#close());
+      if (!this.#guard.done) {
+        pieces = this.stop(false);
+        this.#held = undefined;
+        pieces.push(...this.#close());
+      }
       return pieces.length === 0 ? null : { pieces: [...pieces, RAW] };
     }
     if (!this.#guard.done) {

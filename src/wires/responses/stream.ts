@@ -48,7 +48,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
   constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: EngineFor = () => guard, oneCall = false) {
     this.#onFinal = onFinal;
     this.#hold = oneCall;
-    this.#out = new Outbox({ refresh: (event) => this.#text.refresh(event), overflow: () => this.#text.releaseAll() });
+    this.#out = new Outbox({ refresh: (event) => this.#text.refresh(event), overflow: () => [...this.#settle(), ...this.#text.releaseAll()] });
     this.#text = new TextParts(guard, more, this.#out, (event) => this.#indexOf(event));
   }
 
@@ -60,7 +60,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
   }
 
   end(): Json[] {
-    const outs = [...this.#text.endReply(), ...this.#callItems(this.#endIndex())];
+    const outs = [...this.#settle(), ...this.#text.endReply(), ...this.#callItems(this.#endIndex())];
     this.#final();
     // What waited goes out first.
     return this.#out.drain(outs);
@@ -118,14 +118,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
     const cut = cutsReply(event);
     // A part that ended holding text: any event but its own `done` ones decides its end, as the
     // reply went on (a cut leaves it as written, below). Its calls go after its item, once that is done.
-    if (!cut && this.#text.ending && !this.#text.closesEnding(event)) {
-      const settled = this.#text.settleEnding();
-      if (settled && !this.#hold) {
-        // After the calls that went out at its item's done, if any.
-        const last = this.#emitted.at(-1)?.index;
-        before.push(...this.#callItems(last !== undefined && settled.index !== undefined && last > settled.index ? last : settled.index));
-      }
-    }
+    if (!cut && !this.#text.closesEnding(event)) before.push(...this.#settle());
     switch (event.type) {
       case "response.output_item.added":
         changed = this.#added(event, before, after);
@@ -199,6 +192,19 @@ export class ResponsesStreamRewriter implements EventRewriter {
     for (const { holder } of parts) holder.text = "";
     after.push(...deltas);
     return true;
+  }
+
+  /**
+   * The part whose end waited is decided (text-parts.ts, settleEnding): its text into its slot, and
+   * the calls it recovered right after its item when that item's done already went out (after the
+   * calls that went out there), else they wait for the item's done or the reply's end.
+   */
+  #settle(): Out[] {
+    if (!this.#text.ending) return [];
+    const settled = this.#text.settleEnding();
+    if (!settled || this.#hold) return [];
+    const last = this.#emitted.at(-1)?.index;
+    return this.#callItems(last !== undefined && settled.index !== undefined && last > settled.index ? last : settled.index);
   }
 
   /**
