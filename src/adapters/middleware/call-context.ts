@@ -51,7 +51,17 @@ export function reasoningCalls(ctx: CallContext): RecoveredCall[] {
 
 /** "tool-calls" once a call was recovered, so the host runs it; the provider's raw reason stays. */
 export function finishReason(reason: LanguageModelV3FinishReason, ctx: CallContext): LanguageModelV3FinishReason {
-  return recovered(ctx) > 0 ? { unified: "tool-calls", raw: reason.raw } : reason;
+  return recovered(ctx) > 0 && !cutsReply(reason) ? { unified: "tool-calls", raw: reason.raw } : reason;
+}
+
+/**
+ * A finish that cuts the reply rather than ends it: a content filter (an Anthropic refusal, a
+ * chat content_filter) stopped it, or it failed. Nothing held is decided there, and the finish
+ * reason stays as it came, a recovered call or not.
+ */
+export function cutsReply(reason: LanguageModelV3FinishReason | undefined): boolean {
+  const unified = reason?.unified as string | undefined;
+  return unified === "content-filter" || unified === "error";
 }
 
 /** The provider's metadata with `dsmlFix`: how many calls were recovered, and the nudge if one is due. */

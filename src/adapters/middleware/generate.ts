@@ -3,7 +3,7 @@
 import type { LanguageModelV3Content, LanguageModelV3GenerateResult, LanguageModelV3Text } from "@ai-sdk/provider";
 import type { RecoveredCall } from "../../parse/types.ts";
 import { textAndCalls } from "../../engine/events.ts";
-import { type CallContext, finishReason, finishReport, metadata, reasoningCalls, toolCallPart } from "./call-context.ts";
+import { type CallContext, cutsReply, finishReason, finishReport, metadata, reasoningCalls, toolCallPart } from "./call-context.ts";
 
 /** The result as the model sent it whenever the engine fails: nothing half-repaired reaches the host. */
 export function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallContext): LanguageModelV3GenerateResult {
@@ -52,10 +52,14 @@ export function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallC
     if (part.text !== "" && released.text === "") emptied.add(lastText);
     content.push(lastText);
   }
-  const step = guard.step({ flush: true });
+  // A content filter or a failure stopped the reply: cut, what the engine holds stays as written
+  // and no call runs from the reasoning (as the stream does).
+  const cut = cutsReply(result.finishReason);
+  const step = cut ? ({ ok: true, events: [{ type: "text", text: guard.stop() }] } as const) : guard.step({ flush: true });
   if (!step.ok) return result;
-  const tail = textAndCalls(step.events);
-  calls.push(...tail.calls, ...reasoningCalls(ctx));
+  const tail = textAndCalls([...step.events]);
+  if (cut) reasoning.abandon();
+  calls.push(...tail.calls, ...(cut ? [] : reasoningCalls(ctx)));
   shown(reasoning.take());
   if (tail.text && lastText) {
     lastText.text += tail.text;

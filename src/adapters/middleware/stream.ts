@@ -7,7 +7,7 @@ import type { EngineEvent } from "../../engine/types.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
 import type { Stage } from "../../sse/pull-stage.ts";
 import { noteFailure, requestDebug } from "../report.ts";
-import { type CallContext, finishReason, finishReport, metadata, reasoningCalls, toolCallPart } from "./call-context.ts";
+import { type CallContext, cutsReply, finishReason, finishReport, metadata, reasoningCalls, toolCallPart } from "./call-context.ts";
 
 type Part = LanguageModelV3StreamPart;
 
@@ -187,7 +187,16 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
           }
         }
         return out(part);
+      case "error":
+        // The model failed mid-reply, as a failing stream (fail()): cut, the held text goes out as written before the error.
+        stopReply();
+        return out(part);
       case "finish":
+        // A content filter or a failure stopped the reply: cut, nothing held is decided.
+        if (cutsReply(part.finishReason)) {
+          stopReply();
+          return out(decorate(part));
+        }
         endThought();
         settle(guard.step({ flush: true }), true);
         releaseEnd();

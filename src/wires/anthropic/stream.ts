@@ -25,6 +25,13 @@ const PASSING_KEYS: ReadonlySet<string> = new Set(["index", "type"]);
  */
 export const NATIVE_BLOCKS: ReadonlySet<string> = new Set(["tool_use"]);
 
+/**
+ * Stop reasons that cut the reply rather than end it: `refusal`, the streaming classifier stopping
+ * it mid-text. Nothing held is decided there, and the stop reason is left as it came (a recovered
+ * call does not turn it into `tool_use`). `max_tokens` is an end, as documented.
+ */
+export const CUT_STOP_REASONS: ReadonlySet<string> = new Set(["refusal"]);
+
 export class AnthropicStreamRewriter implements EventRewriter {
   #guard: GuardedEngine;
   #onFinal: () => void;
@@ -65,6 +72,13 @@ export class AnthropicStreamRewriter implements EventRewriter {
   event(sse: SseEvent): Rewritten | null {
     const event = typedEvent(sse.data);
     if (event === null) return null;
+    // The API failed the reply mid-stream (overloaded_error, api_error: nothing follows): it was
+    // cut, not ended. What is held goes out as written, nothing in it decided, before the error a
+    // client stops at; a text block that stopped holding text closes first (stop()).
+    if (event.type === "error") {
+      const pieces = this.stop(false);
+      return pieces.length > 0 ? { pieces: [...pieces, RAW] } : null;
+    }
     const lead = this.#ending && event.type !== "ping" ? this.#endBlock(event) : [];
     return lead.length === 0 ? this.#decide(event) : withLead(lead, this.#decide(event));
   }
@@ -263,6 +277,17 @@ export class AnthropicStreamRewriter implements EventRewriter {
 
   #messageDelta(event: Json): Rewritten | null {
     let pieces: Json[] = [];
+    const delta = event.delta;
+    // A refusal is the safety classifier stopping the reply, not the model ending it: a cut. The
+    // held text goes out as written (no call from it), and the stop reason stays the client's.
+    if (isObject(delta) && CUT_STOP_REASONS.has(delta.stop_reason as string)) {
+      if (!this.#guard.done) {
+        pieces = this.stop(false);
+        this.#held = undefined;
+        pieces.push(...this.#close());
+      }
+      return pieces.length === 0 ? null : { pieces: [...pieces, RAW] };
+    }
     if (!this.#guard.done) {
       const step = this.#guard.step({ flush: true });
       this.#final();
@@ -271,7 +296,6 @@ export class AnthropicStreamRewriter implements EventRewriter {
       this.#held = undefined;
       pieces.push(...this.#close());
     }
-    const delta = event.delta;
     let changed = false;
     if (this.#guard.recovered > 0 && isObject(delta) && delta.stop_reason !== "tool_use") {
       delta.stop_reason = "tool_use";

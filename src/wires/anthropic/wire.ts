@@ -3,7 +3,7 @@
 import { anthropicOneCall, anthropicToolChoice } from "../tool-choice.ts";
 import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
 import type { EngineEvent } from "../../engine/types.ts";
-import { AnthropicStreamRewriter, NATIVE_BLOCKS } from "./stream.ts";
+import { AnthropicStreamRewriter, CUT_STOP_REASONS, NATIVE_BLOCKS } from "./stream.ts";
 import { givenFromMessagesBody } from "../../echo/from-request.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { declaredToolNames } from "../declared-names.ts";
@@ -42,6 +42,9 @@ function repairMessageJson(body: Json, ctx: WireJsonContext): boolean {
   while (lastText >= 0 && !isTextBlock(content[lastText])) lastText--;
   if (lastText === -1) return false;
   const guard = ctx.engine();
+  // A reply the classifier stopped (refusal) was cut, not ended, as on the stream: its last text
+  // block's held text stays as written, and the stop reason stays.
+  const cut = CUT_STOP_REASONS.has(body.stop_reason as string);
   if (content.some((block) => isObject(block) && NATIVE_BLOCKS.has(block.type as string))) guard.step({ native: true });
   const out: unknown[] = [];
   let changed = false;
@@ -53,9 +56,10 @@ function repairMessageJson(body: Json, ctx: WireJsonContext): boolean {
       continue;
     }
     // Markup never spans a text block and a block of another kind after it (a text block right after may continue it).
-    const step = guard.step({ delta: block.text, endSpan: i !== lastText && !isTextBlock(content[i + 1]), flush: i === lastText });
+    const step = guard.step({ delta: block.text, endSpan: i !== lastText && !isTextBlock(content[i + 1]), flush: i === lastText && !cut });
     if (!step.ok) return false;
-    const blocks = blocksOf(step.events, block);
+    const events = i === lastText && cut ? [...step.events, { type: "text" as const, text: guard.stop() }] : step.events;
+    const blocks = blocksOf(events, block);
     calls += blocks.filter((b) => b.type === "tool_use").length;
     if (blocks.length !== 1 || blocks[0] !== block) changed = true;
     out.push(...blocks);
@@ -64,7 +68,7 @@ function repairMessageJson(body: Json, ctx: WireJsonContext): boolean {
   ctx.report(summary ? [summary] : []);
   if (!changed) return false;
   body.content = out;
-  if (calls > 0) body.stop_reason = "tool_use";
+  if (calls > 0 && !cut) body.stop_reason = "tool_use";
   return true;
 }
 
@@ -82,6 +86,8 @@ function blocksOf(events: EngineEvent[], block: Json & { text: string }): Json[]
     else if (out.at(-1)?.type === "text") (out.at(-1) as { text: string }).text += event.text;
     else out.push({ ...block, text: event.text });
   }
+  // Text only, as it came (a cut reply's held text handed back after what was released).
+  if (out.length === 1 && out[0]!.type === "text" && out[0]!.text === block.text) return [block];
   return out;
 }
 

@@ -6,6 +6,13 @@ import { DQ } from "../../grammar/chars.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { PassingEdits } from "../../sse/passing.ts";
 
+/**
+ * Finish reasons that cut the reply rather than end it: a content filter stopped it, or the
+ * provider failed it mid-stream (OpenRouter's "error"). Nothing held is decided there (rewriter.ts),
+ * and the finish_reason stays as it came, a recovered call or not.
+ */
+export const CUT_FINISH_REASONS: ReadonlySet<string> = new Set(["content_filter", "error"]);
+
 /** Read in a chunk that streams past after the stand-aside: a choice's index and finish_reason, a native call's index. */
 const PASSING_KEYS: ReadonlySet<string> = new Set(["index", "finish_reason"]);
 
@@ -27,7 +34,7 @@ export class CallNumbering {
   /** After the engine is done only indices and the finish_reason still need to agree with what was emitted. */
   settle(choice: Json, toolCalls: unknown[] | undefined): boolean {
     let changed = toolCalls ? this.remapNative(toolCalls) : false;
-    if (choice.finish_reason != null && this.#recovered() > 0 && choice.finish_reason !== "tool_calls") {
+    if (choice.finish_reason != null && this.#recovered() > 0 && choice.finish_reason !== "tool_calls" && !CUT_FINISH_REASONS.has(choice.finish_reason as string)) {
       choice.finish_reason = "tool_calls";
       changed = true;
     }
@@ -70,7 +77,8 @@ export class CallNumbering {
       scalar: (path, json, seen) => {
         if (path[0] !== "choices" || (seen[2]?.get("index") ?? (path[1] === 0 ? "0" : undefined)) !== "0") return undefined;
         if (path.length === 3 && path[2] === "finish_reason") {
-          return json.charCodeAt(0) === DQ && json !== '"tool_calls"' && this.#recovered() > 0 ? '"tool_calls"' : undefined;
+          if (json.charCodeAt(0) !== DQ || json === '"tool_calls"' || this.#recovered() === 0) return undefined;
+          return CUT_FINISH_REASONS.has(jsonString(json)) ? undefined : '"tool_calls"';
         }
         if (path.length !== 6 || path[2] !== "delta" || path[3] !== "tool_calls" || path[5] !== "index") return undefined;
         const index = Number(json);
@@ -78,4 +86,9 @@ export class CallNumbering {
       },
     };
   }
+}
+
+/** A JSON string token's value (a plain one: these reasons have no escapes); "" for anything else. */
+function jsonString(json: string): string {
+  return json.length >= 2 && json.charCodeAt(json.length - 1) === DQ ? json.slice(1, -1) : "";
 }

@@ -8,7 +8,7 @@ import { jsonOrUndefined } from "../../grammar/plain-data.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { type EventRewriter, type Piece, RAW, type Rewritten, type SseEvent } from "../../sse/rewrite.ts";
 import type { PassingEdits } from "../../sse/passing.ts";
-import { CallNumbering } from "./call-numbering.ts";
+import { CUT_FINISH_REASONS, CallNumbering } from "./call-numbering.ts";
 import { ChunkShape } from "./chunk-shape.ts";
 import { contentOf, envelopeOf, onlyContent, onlyEnvelope } from "./chunk-fields.ts";
 import { openAiCall } from "./openai.ts";
@@ -104,6 +104,7 @@ export class ChunkRewriter implements EventRewriter {
       return pieces.length > 0 ? { pieces: [...pieces, RAW] } : null;
     }
     const chunk = jsonOrUndefined(payload);
+    if (isObject(chunk) && cutsReply(chunk)) return this.#cut(chunk, payload, hasMeta);
     if (!isObject(chunk) || !Array.isArray(chunk.choices)) return null;
     const pieces = this.#chunk(chunk, payload, hasMeta, mayDefer);
     if (pieces === WAIT) return WAIT;
@@ -131,6 +132,19 @@ export class ChunkRewriter implements EventRewriter {
     const calls = this.#unhold();
     this.#final();
     return [...thought, ...back, ...lead, ...calls, ...(held ? [this.#synthetic({ content: held })] : [])];
+  }
+
+  /**
+   * A chunk that cuts the reply (an `error` in it, a content filter's finish_reason): what is held
+   * goes out as written before it, nothing decided (stop), and the chunk then goes on as after the
+   * engine is done: its content unread, its finish_reason as it came, native call indices set.
+   */
+  #cut(chunk: Json, payload: string, hasMeta: boolean): Rewritten | null {
+    const held = this.stop(false);
+    const rest = Array.isArray(chunk.choices) ? this.#chunk(chunk, payload, hasMeta, false) : null;
+    const pieces = rest === WAIT ? null : rest;
+    if (held.length === 0) return pieces ? { pieces, original: chunk } : null;
+    return { pieces: [...held, ...(pieces ?? [RAW])], ...(pieces ? { original: chunk } : {}) };
   }
 
   #flush(): Json[] {
@@ -377,6 +391,13 @@ export class ChunkRewriter implements EventRewriter {
     this.#reported = true;
     this.#onFinal();
   }
+}
+
+/** A chunk that cuts the reply: it carries an `error` (a provider failing mid-stream), or choice 0 finishes for a cut. */
+function cutsReply(chunk: Json): boolean {
+  if (isObject(chunk.error)) return true;
+  if (!Array.isArray(chunk.choices)) return false;
+  return chunk.choices.some((choice) => isObject(choice) && (choice.index === undefined || choice.index === 0) && CUT_FINISH_REASONS.has(choice.finish_reason as string));
 }
 
 /** The events' text joined, or undefined when a call is among them. */

@@ -12,6 +12,7 @@ import { chatPrefill } from "../prefill.ts";
 import type { Wire, WireJsonContext } from "../wire.ts";
 import { openAiCall } from "./openai.ts";
 import { ChunkRewriter } from "./rewriter.ts";
+import { CUT_FINISH_REASONS } from "./call-numbering.ts";
 
 export const chatWire: Wire = {
   name: "chat-completions",
@@ -56,11 +57,17 @@ function repairChatJson(body: Json, ctx: WireJsonContext): boolean {
     const native = Array.isArray(message.tool_calls) && message.tool_calls.length > 0;
     const guard = ctx.engine();
     const thinking = messageReasoning(message, content, native, ctx);
-    const step = guard.step({ native, delta: content, flush: true });
+    // A content filter stopped the reply, or the provider failed it: cut, not ended. What the
+    // engine holds at the end stays as written, and no call runs from the reasoning (rewriter.ts).
+    const cut = CUT_FINISH_REASONS.has(choice.finish_reason as string);
+    const step = guard.step({ native, delta: content, flush: !cut });
     // A failed engine leaves the whole response as it came, unreported.
     if (!step.ok) return false;
-    const { text: visible, calls: contentCalls } = textAndCalls(step.events);
-    const calls: RecoveredCall[] = [...contentCalls, ...(thinking?.channel.settle(contentCalls.length) ?? [])];
+    const released = textAndCalls(step.events);
+    const contentCalls = released.calls;
+    const visible = cut ? released.text + guard.stop() : released.text;
+    if (cut) thinking?.channel.abandon();
+    const calls: RecoveredCall[] = [...contentCalls, ...(cut ? [] : (thinking?.channel.settle(contentCalls.length) ?? []))];
     // A trailing block that did not run goes back into the reasoning.
     if (thinking) thinking.text += thinking.channel.take();
     const summary = guard.summary();
@@ -75,7 +82,7 @@ function repairChatJson(body: Json, ctx: WireJsonContext): boolean {
     if (calls.length > 0) {
       const existing = Array.isArray(message.tool_calls) ? message.tool_calls : [];
       message.tool_calls = [...existing, ...calls.map((call) => openAiCall(call))];
-      choice.finish_reason = "tool_calls";
+      if (!cut) choice.finish_reason = "tool_calls";
     }
   }
   ctx.report(summaries);

@@ -16,6 +16,18 @@ import { NATIVE_ITEMS, functionCallItem } from "./items.ts";
 import { type Out, Outbox, upstream } from "./outbox.ts";
 import { TextParts } from "./text-parts.ts";
 
+/**
+ * Events that cut the reply rather than end it: the API's `error` event (mid-stream, maybe
+ * followed by response.failed), response.failed, and response.incomplete when a content filter
+ * stopped it (`max_output_tokens` is an end, as a reply at Anthropic's max_tokens).
+ */
+export function cutsReply(event: Json & { type: string }): boolean {
+  if (event.type === "error" || event.type === "response.failed") return true;
+  if (event.type !== "response.incomplete" || !isObject(event.response)) return false;
+  const details = event.response.incomplete_details;
+  return isObject(details) && details.reason === "content_filter";
+}
+
 /** Read in an event that streams past after the stand-aside: its numbers, and its type. */
 const PASSING_KEYS: ReadonlySet<string> = new Set(["sequence_number", "output_index", "type"]);
 
@@ -36,7 +48,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
   constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: EngineFor = () => guard, oneCall = false) {
     this.#onFinal = onFinal;
     this.#hold = oneCall;
-    this.#out = new Outbox({ refresh: (event) => this.#text.refresh(event), overflow: () => this.#text.releaseAll() });
+    this.#out = new Outbox({ refresh: (event) => this.#text.refresh(event), overflow: () => [...this.#settle(), ...this.#text.releaseAll()] });
     this.#text = new TextParts(guard, more, this.#out, (event) => this.#indexOf(event));
   }
 
@@ -48,7 +60,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
   }
 
   end(): Json[] {
-    const outs = [...this.#text.endReply(), ...this.#callItems(this.#endIndex())];
+    const outs = [...this.#settle(), ...this.#text.endReply(), ...this.#callItems(this.#endIndex())];
     this.#final();
     // What waited goes out first.
     return this.#out.drain(outs);
@@ -61,9 +73,9 @@ export class ResponsesStreamRewriter implements EventRewriter {
    * the reply goes on; cut, they go out now, as those of the other wires went out when recovered.
    */
   stop(goesOn: boolean): Json[] {
+    if (!goesOn) return this.#out.drain(this.#cut());
     const outs = this.#text.stop();
     this.#hold = false;
-    if (!goesOn) outs.push(...this.#callItems(this.#endIndex()));
     this.#final();
     return this.#out.drain(outs);
   }
@@ -103,6 +115,10 @@ export class ResponsesStreamRewriter implements EventRewriter {
     const after: Out[] = [];
     let keep = true;
     let changed = false;
+    const cut = cutsReply(event);
+    // A part that ended holding text: any event but its own `done` ones decides its end, as the
+    // reply went on (a cut leaves it as written, below). Its calls go after its item, once that is done.
+    if (!cut && !this.#text.closesEnding(event)) before.push(...this.#settle());
     switch (event.type) {
       case "response.output_item.added":
         changed = this.#added(event, before, after);
@@ -122,16 +138,19 @@ export class ResponsesStreamRewriter implements EventRewriter {
         break;
       case "response.output_item.done":
         if (this.#text.hasParts(event.item)) {
-          before.push(...this.#text.endPart());
+          before.push(...this.#text.itemDone(event.item));
           changed = this.#text.setItemText(event.item);
           if (!this.#hold) after.push(...this.#callItems(this.#indexOf(event)));
         }
         break;
+      case "error":
+        before.push(...this.#cut());
+        break;
       case "response.completed":
       case "response.incomplete":
       case "response.failed":
-        before.push(...this.#text.endReply());
-        before.push(...this.#callItems(this.#endIndex()));
+        // A failed reply, or one a content filter stopped, was cut: nothing held is decided.
+        before.push(...(cut ? this.#cut() : [...this.#text.endReply(), ...this.#callItems(this.#endIndex())]));
         this.#final();
         changed = this.#completed(event);
         break;
@@ -173,6 +192,32 @@ export class ResponsesStreamRewriter implements EventRewriter {
     for (const { holder } of parts) holder.text = "";
     after.push(...deltas);
     return true;
+  }
+
+  /**
+   * The part whose end waited is decided (text-parts.ts, settleEnding): its text into its slot, and
+   * the calls it recovered right after its item when that item's done already went out (after the
+   * calls that went out there), else they wait for the item's done or the reply's end.
+   */
+  #settle(): Out[] {
+    if (!this.#text.ending) return [];
+    const settled = this.#text.settleEnding();
+    if (!settled || this.#hold) return [];
+    const last = this.#emitted.at(-1)?.index;
+    return this.#callItems(last !== undefined && settled.index !== undefined && last > settled.index ? last : settled.index);
+  }
+
+  /**
+   * The reply was cut mid-stream (an `error` event, response.failed, a content filter): every
+   * part's held text goes out as written, nothing in it decided, before the event that cut it (a
+   * client stops at an error); calls already recovered stand and go out now, as stop(false).
+   */
+  #cut(): Out[] {
+    const outs = this.#text.stop();
+    this.#hold = false;
+    outs.push(...this.#callItems(this.#endIndex()));
+    this.#final();
+    return outs;
   }
 
   /** Where waiting calls go at the reply's end: after the last message item that carried text, or after every item when they were held. */

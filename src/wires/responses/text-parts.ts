@@ -29,6 +29,19 @@ interface FedPart {
   slot?: Slot;
   /** Deltas that came for it after it ended, while its slot waits: they go out in the slot, after the text it holds. */
   late: string;
+  /** Text its end released before a tail its slot then waited for (an end that itself waited in the slot): it goes first. */
+  lead?: string;
+}
+
+/**
+ * A part that ended upstream while its engine held text, its end not yet decided: what the engine
+ * holds then is decided by the next event of another part or item (an end as any part's), or goes
+ * out as written if that event cuts the reply (error, response.failed, a content filter). Its slot
+ * waits where the part ended; `itemDone`: its message item's output_item.done came too.
+ */
+interface Ending {
+  part: FedPart;
+  itemDone: boolean;
 }
 
 /** What becomes of an upstream text delta: `keep` false drops it, `changed` says its delta was set. */
@@ -54,6 +67,8 @@ export class TextParts {
   #carry: AnswerSoFar | undefined;
   /** Parts that ended while their engine held text after the reply's last call, undecided. */
   #tails: FedPart[] = [];
+  /** The part that ended holding text, its end undecided until the next event tells whether the reply was cut. */
+  #ending: Ending | undefined;
   /** stop(): no engine reads text any more. */
   #stopped = false;
   /** Calls recovered and not yet taken by the wire to go out as items. */
@@ -144,46 +159,112 @@ export class TextParts {
   partDone(event: Json, before: Out[]): boolean {
     const part = this.#partOf(event);
     if (!part) return false;
-    if (part === this.#part) before.push(...this.endPart());
+    if (part === this.#part) before.push(...this.endPart(true));
     return setDoneText(part, event);
+  }
+
+  /** A message item's output_item.done: the part being fed ends (its end may wait, `endPart(true)`), and an ending part of it knows its item is done. */
+  itemDone(item: Json & { id: string }): Out[] {
+    const out = this.endPart(true);
+    if (this.#ending?.part.item === item.id) this.#ending.itemDone = true;
+    return out;
   }
 
   /**
    * The part being fed ended, the reply not: its markup is decided (endSpan), and text its engine
    * holds after a call waits for the reply in the part's slot, the part still open downstream.
+   * `wait`: the part's own `done` events ended it, and its engine holds text: that end waits in a
+   * slot for the next event (#ending), as the reply may be cut right after (an error, a failed
+   * response, a content filter), and a cut decides nothing.
    */
-  endPart(): Out[] {
+  endPart(wait = false): Out[] {
     const part = this.#part;
     if (!part) return [];
     this.#part = undefined;
-    if (part.guard.done) return [];
+    if (wait && !part.guard.done && part.guard.held > 0) {
+      const slot: Slot = { kind: "slot", decided: false };
+      part.slot = slot;
+      this.#ending = { part, itemDone: false };
+      return [slot];
+    }
+    return this.#end(part, undefined);
+  }
+
+  /** A part ended holding text, its end waiting for the next event (#ending). */
+  get ending(): boolean {
+    return this.#ending !== undefined;
+  }
+
+  /** `event` is one of the ending part's own closing events: its end goes on waiting past it. */
+  closesEnding(event: Json): boolean {
+    const part = this.#ending?.part;
+    if (!part) return false;
+    if (event.type === "response.output_item.done") return isObject(event.item) && event.item.id === part.item;
+    if (event.type !== "response.output_text.done" && event.type !== "response.content_part.done" && event.type !== "response.output_text.annotation.added") return false;
+    const content = typeof event.content_index === "number" ? event.content_index : 0;
+    return event.item_id === part.item && content === part.content;
+  }
+
+  /**
+   * The reply went on past the ending part: its end is decided as any part's, into its slot.
+   * Returns its item's downstream output_index when that item's done already went out (the calls
+   * its end recovered go right after it), else undefined (they wait for the item's done, or the end).
+   */
+  settleEnding(): { index: number | undefined } | undefined {
+    const ending = this.#ending;
+    if (!ending) return undefined;
+    this.#ending = undefined;
+    this.#end(ending.part, ending.part.slot);
+    return ending.itemDone ? { index: ending.part.index } : undefined;
+  }
+
+  /**
+   * A part's end: its markup is decided (endSpan), text its engine holds after a call waits for
+   * the reply in a slot, the rest is flushed. `slot`: the end waited in it (#ending); what the end
+   * releases goes into it, and it becomes the tail's slot when a tail is held.
+   */
+  #end(part: FedPart, slot: Slot | undefined): Out[] {
     const out: Out[] = [];
+    if (part.guard.done) {
+      if (slot) this.#fill(part, "");
+      return out;
+    }
     const step = part.guard.step({ endSpan: true });
     if (!step.ok) {
       this.#decideTails("release");
-      if (step.held !== "") out.push(this.#partDelta(part, step.held));
-      return out;
+      return this.#released(part, slot, step.held, out);
     }
     const text = this.#take(step.events);
-    if (text !== "") out.push(this.#partDelta(part, text));
     const carry = part.guard.carryOver();
     this.#carry = carry;
     if (carry?.tail !== undefined && part.guard.held > 0) {
-      const slot: Slot = { kind: "slot", decided: false };
-      part.slot = slot;
+      if (slot) part.lead = text;
+      else {
+        if (text !== "") out.push(this.#partDelta(part, text));
+        slot = { kind: "slot", decided: false };
+        part.slot = slot;
+        out.push(slot);
+      }
       this.#tails.push(part);
-      out.push(slot);
       return out;
     }
+    if (!slot && text !== "") out.push(this.#partDelta(part, text));
     // No text after the call here: what the parts before held (its engine let go of it) shows.
     if (carry?.tail === undefined) this.#decideTails("release");
     const more = this.#flushed(part.guard);
-    if (more !== "") out.push(this.#partDelta(part, more));
+    return this.#released(part, slot, slot ? text + more : more, out);
+  }
+
+  /** Text a part's end released: into its slot when the end waited there, else one more delta. */
+  #released(part: FedPart, slot: Slot | undefined, text: string, out: Out[]): Out[] {
+    if (slot) this.#fill(part, text);
+    else if (text !== "") out.push(this.#partDelta(part, text));
     return out;
   }
 
   /** The reply ended: the part being fed is flushed, then the text every earlier part held after the last call is stripped (S03). */
   endReply(): Out[] {
+    this.settleEnding();
     const part = this.#part;
     this.#part = undefined;
     const out: Out[] = [];
@@ -213,6 +294,10 @@ export class TextParts {
     this.#stopped = true;
     this.#carry = undefined;
     this.#first?.stop();
+    // The part whose end waited: cut, what it holds goes out as written, into its slot.
+    const ending = this.#ending;
+    this.#ending = undefined;
+    if (ending) this.#fill(ending.part, ending.part.guard.stop());
     const tails = this.#tails;
     this.#tails = [];
     for (const part of tails) this.#fill(part, part.guard.stop());
@@ -223,6 +308,8 @@ export class TextParts {
 
   /** Past the bound on what waits: every part's undecided text, the part being fed's too, is released as text (nothing to do when nothing is undecided). */
   releaseAll(): Out[] {
+    // A part whose end waits is decided first (calls it recovers go out with the reply's end, or its item's done).
+    this.settleEnding();
     if (this.#tails.length === 0) return [];
     this.#decideTails("release");
     const part = this.#part;
@@ -365,7 +452,8 @@ export class TextParts {
   }
 
   #fill(part: FedPart, decided: string): void {
-    const text = decided + part.late;
+    const text = (part.lead ?? "") + decided + part.late;
+    part.lead = undefined;
     this.#out.fill(part.slot!, text === "" ? undefined : this.#partDelta(part, text).event);
   }
 

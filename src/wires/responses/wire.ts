@@ -49,6 +49,12 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
   const output = body.output as unknown[];
   if (!output.some((item) => isMessage(item) && item.content.some(isOutputText))) return false;
   const native = output.some((item) => isObject(item) && NATIVE_ITEMS.has(item.type as string));
+  // A failed reply, or one a content filter stopped, was cut (as on the stream, stream.ts cutsReply):
+  // its last part, if nothing came after it, keeps what its engine held as written, and so does
+  // the text held after the reply's last call; nothing there is decided.
+  const cut = body.status === "failed" || (body.status === "incomplete" && isObject(body.incomplete_details) && body.incomplete_details.reason === "content_filter");
+  const lastItem = output.at(-1);
+  const lastPart = cut && isMessage(lastItem) ? lastItem.content.at(-1) : undefined;
   const guards: GuardedEngine[] = [];
   /** Parts whose engine still holds text after the reply's last call, undecided. */
   let undecided: Held[] = [];
@@ -63,17 +69,19 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
       if (!isOutputText(part)) continue;
       const guard = ctx.engine(undefined, before);
       guards.push(guard);
-      const step = guard.step({ native, delta: part.text, endSpan: true });
+      const stopped = part === lastPart;
+      const step = guard.step({ native, delta: part.text, endSpan: !stopped });
       if (!step.ok) return false;
       const found = calls.length;
       let text = textOf(step.events, calls);
       before = guard.carryOver();
       // A call here, or this part's text no longer held after one (past the tail limit): what the parts before held shows.
-      if (undecided.length > 0 && (calls.length > found || before?.tail === undefined)) {
+      if (undecided.length > 0 && (calls.length > found || (!stopped && before?.tail === undefined))) {
         changed = decide(undecided, "release") || changed;
         undecided = [];
       }
-      if (before?.tail !== undefined && guard.held > 0) undecided.push({ guard, part });
+      if (stopped) text += guard.stop();
+      else if (before?.tail !== undefined && guard.held > 0) undecided.push({ guard, part });
       else text += textOfStep(guard.step({ flush: true }), calls);
       if (text !== part.text) {
         part.text = text;
@@ -83,8 +91,9 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
     if (calls.length > 0) changed = true;
     out.push(...calls.map((call) => functionCallItem(call, "completed")));
   }
-  // The reply's end: text after its last call is stripped.
-  decide(undecided, "end");
+  // The reply's end: text after its last call is stripped (cut, it stays as written).
+  if (cut) changed = stopAll(undecided) || changed;
+  else decide(undecided, "end");
   const summaries: EngineSummary[] = [];
   for (const guard of guards) {
     const summary = guard.summary();
@@ -111,6 +120,19 @@ function decide(undecided: Held[], decision: "release" | "end"): boolean {
       text += textOfStep(guard.step({ releaseTail: true }), []);
     }
     text += textOfStep(guard.step({ flush: true }), []);
+    if (text !== "") {
+      part.text += text;
+      grew = true;
+    }
+  }
+  return grew;
+}
+
+/** The reply was cut: what the parts held goes back into them as written. True when a part's text grew. */
+function stopAll(undecided: Held[]): boolean {
+  let grew = false;
+  for (const { guard, part } of undecided) {
+    const text = guard.stop();
     if (text !== "") {
       part.text += text;
       grew = true;
