@@ -4,7 +4,10 @@ import { SPAN_KINDS } from "../parse/span.ts";
 import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
 import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
 import { NamedState } from "../parse/named.ts";
-import { closerRule, closerWasContent, ExampleInValue, exampleOpener, isDsmlCallCloser, MORE_CLOSER_LINES, PlainRunInValue, toolNamedValueRule, type CloserRule, type ExampleOptions } from "../parse/closer-in-value.ts";
+import { closerRule, closerWasContent, toolNamedValueRule, type CloserRule } from "../parse/closer-in-value.ts";
+import { isDsmlCallCloser, MORE_CLOSER_LINES } from "../parse/closer-ends-call.ts";
+import { ExampleInValue, exampleOpener, type ExampleOptions } from "../parse/example-in-value.ts";
+import { PlainRunInValue } from "../parse/plain-run-in-value.ts";
 import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 import type { ToolSpec } from "../parse/types.ts";
@@ -53,8 +56,8 @@ export class Candidate implements SpanReader {
   /** A plain parameter (M07.5) was open before the tag being read: the walk weighs a closer in it by the unprefixed value's closer rule. */
   private before_plainValue = false;
   /**
-   * Review finding 2: an example written inside an open value (parse/closer-in-value.ts
-   * ExampleInValue, or a DSML value's plain markup, PlainRunInValue), read on while it may be the
+   * Review finding 2: an example written inside an open value (parse/example-in-value.ts
+   * ExampleInValue, or a DSML value's plain markup, parse/plain-run-in-value.ts PlainRunInValue), read on while it may be the
    * value's text: its tags change nothing else. Proved no example, the text from its opener is read
    * again as before (rewindTo), and none starts before the tag that proved it (noExampleBefore; a
    * plain run once per value), so each character is read a bounded number of times.
@@ -456,7 +459,7 @@ export class Candidate implements SpanReader {
     return null;
   }
 
-  /** How an example or plain run in the open value reads I11 tags (closer-in-value.ts ExampleOptions): made once per example, never per character. */
+  /** How an example or plain run in the open value reads I11 tags (example-in-value.ts ExampleOptions): made once per example, never per character. */
   private valueOptions(): ExampleOptions {
     return { declared: this.declared, valueName: this.toolName !== null && this.inValue ? this.valueName : undefined };
   }

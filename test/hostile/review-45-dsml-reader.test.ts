@@ -198,7 +198,7 @@ describe("a call example inside a DSML value that the example rule does not reco
   // write's: the content ends inside the example and the write runs. The write's own
   // `</{D}parameter>`, `</{D}invoke>` and `</{D}tool_calls>` right after show the example was its
   // text; the same example closed by `</{D}bash>` (hard negative below) or a DSML invoke example is
-  // written whole. Suspected: src/parse/closer-in-value.ts exampleOpener (no I11 opener: a DSML
+  // written whole. Suspected: src/parse/example-in-value.ts exampleOpener (no I11 opener: a DSML
   // tag named after a declared tool), used by walk.ts exampleAt and src/engine/candidate.ts.
   test("an I11 example closed by `</{D}parameter>` and `</{D}invoke>`: the write is not cut inside it", () => {
     const example = live(`<{D}bash>\n<{D}command>rm -rf x</{D}parameter>\n</{D}invoke>`);
@@ -212,7 +212,7 @@ describe("a call example inside a DSML value that the example rule does not reco
   // invoke or block closer on its line ends the value; but the write's own three closers after
   // the example close nothing it opened and are discarded as noise). Observed: the write runs cut
   // ("# Doc\nCalls end with") and the example's `rm -rf x` runs. Expected: at least never the
-  // example. Suspected: closer-in-value.ts closerEndsCall (only a parameter closer right after the
+  // example. Suspected: closer-ends-call.ts closerEndsCall (only a parameter closer right after the
   // lone closer counts against it), walk.ts closerInValue, candidate.ts.
   for (const [name, closer] of [["invoke", "</{D}invoke>"], ["block", "</{D}tool_calls>"]] as const) {
     test(`a lone ${name} closer on its line in the content, then a DSML example, then the write's own closers: the example never runs`, () => {

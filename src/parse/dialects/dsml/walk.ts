@@ -1,6 +1,8 @@
 import { Flaw, type Tag } from "../../../grammar/tags.ts";
 import type { SpanContext } from "../../call.ts";
-import { closerEndsCall, closerRule, exampleEnd, exampleOpener, toolNamedValueRule, type ExampleOptions } from "../../closer-in-value.ts";
+import { closerRule, toolNamedValueRule } from "../../closer-in-value.ts";
+import { closerEndsCall } from "../../closer-ends-call.ts";
+import { exampleEnd, exampleOpener, type ExampleOptions } from "../../example-in-value.ts";
 import { tagsOf } from "../../segments.ts";
 import { mayNameTool, opensToolElement, writtenName } from "../../tool-element-name.ts";
 import { typeHint, unreadAttribute } from "./attributes.ts";
@@ -11,7 +13,7 @@ import { dsmlValueStep, structuralValueStep } from "../../dsml-value.ts";
 /** When a closer inside a value opened by a DSML or an unprefixed parameter ends it (closer-in-value.ts). */
 const DSML_VALUE = closerRule("dsml");
 const NAKED_VALUE = closerRule("naked");
-/** Why a call whose value holds an example ended ambiguously (closer-in-value.ts ExampleInValue.ambiguous) is refused. */
+/** Why a call whose value holds an example ended ambiguously (example-in-value.ts ExampleInValue.ambiguous) is refused. */
 const AMBIGUOUS_EXAMPLE = "a call example in a value, then a block closer alone on its line and text before the value's own closer: which closer ends the call is ambiguous";
 
 /**
@@ -110,13 +112,13 @@ export class DsmlWalk implements BlockFacts {
     return this.invokes;
   }
 
-  /** A sentinel tag names a declared tool: an I11 example's opener (closer-in-value.ts exampleOpener). */
+  /** A sentinel tag names a declared tool: an I11 example's opener (example-in-value.ts exampleOpener). */
   private readonly declared = (tag: Tag): boolean => this.ctx.tools.has(writtenName(this.span, tag));
 
   /**
    * Review finding 2: a block or invoke opener written inside an open value starts an example that
    * is the value's text when, once closed, the value's own parameter closer comes next
-   * (closer-in-value.ts, the stream's rule too): its tags are skipped. Otherwise the restart rule
+   * (example-in-value.ts, the stream's rule too): its tags are skipped. Otherwise the restart rule
    * stands, and no example starts again before the tag that decided it (so each tag is looked at
    * a bounded number of times).
    */
