@@ -350,7 +350,7 @@ export class Candidate implements SpanReader {
       }
       // Golden A45.4, E45.10: an example after text in a DSML invoke's body (a value ended mid-line by
       // its sentinel closer, the call refused) that the call's own closers end was that text too;
-      // the same after a value of the invoke closed cleanly (restart follow-up, case 3: the walk's exampleInBody).
+      // the same after a value of the invoke closed cleanly (restart follow-up, case 3: the walk's ValueExamples.exampleInBody).
       if (family === null && (this.bodyText || this.valueClosed) && this.opener.family === "dsml" && base + tag.start >= this.noExampleBefore && exampleOpener(tag, "dsml")) {
         this.example = new ExampleInValue(tag, "dsml", true);
         this.exampleStart = base + tag.start;
@@ -581,7 +581,7 @@ export class Candidate implements SpanReader {
       // one an open value keeps as its text (dsml-value.ts) leaves it as it was.
       if ((tag.role === "invoke" || tag.role === "block") && !(step === "text" && this.inValue)) this.bodyText = this.valueClosed = false;
       if (step === "close" && this.inValue) this.valueClosed = true;
-      // Each sentinel tag re-arms the plain run, as the walk's runTried (walk.ts run).
+      // Each sentinel tag re-arms the plain run, as the walk's runTried (dsml/value-examples.ts).
       this.plainRunTried = false;
       if (step === "text") return false;
       this.inValue = step === "open";

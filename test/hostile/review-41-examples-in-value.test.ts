@@ -30,7 +30,7 @@ const ranExample = (r: ReturnType<typeof run>) => r.calls.some((c) => c.tool ===
 
 describe("an example inside a value whose value ends another legitimate way", () => {
   // Severity: wrong-execution. Likely: src/parse/example-in-value.ts ExampleInValue.step ("after"
-  // accepts only a DSML parameter closer) with src/parse/dialects/dsml/walk.ts exampleAt / src/engine/candidate.ts.
+  // accepts only a DSML parameter closer) with src/parse/dialects/dsml/value-examples.ts exampleAt / src/engine/candidate.ts.
   // The write ends by P01 (golden "P01 as documented": its invoke closer alone on its line, the
   // block closer next). Observed: the write is refused as truncated, the example's `rm -rf x` runs
   // and the write's own closers are stripped as noise. Expected: the write runs with the example
@@ -69,7 +69,7 @@ describe("an example inside a value whose value ends another legitimate way", ()
 describe("an example inside a value that never closes itself, then the value closes", () => {
   // Severity: wrong-execution. Likely: example-in-value.ts ExampleInValue.step (in "block" or
   // "invoke" mode the value's own parameter closer is passed over, so the example "ends" at the
-  // write's block closer and fails) and dialects/dsml/walk.ts exampleAt. The write's `</parameter>`,
+  // write's block closer and fails) and dialects/dsml/value-examples.ts exampleAt. The write's `</parameter>`,
   // `</invoke>` and `</tool_calls>` after the example show it was the file's text; observed: the
   // write is refused as truncated and `rm -rf x` runs (the write's closers stripped as noise).
   test("an example block without its block closer", () => {

@@ -14,7 +14,7 @@ import { PlainRunInValue } from "../../plain-run-in-value.ts";
  * matches no plain opener in the value is followed by a plain parameter (the model wrote the next
  * parameter without its sentinel, M07.5); a DSML call example after the plain markup (golden
  * A45.4, E45.10) is read on to the value's own closer, which may then be the invoke closer (the call
- * is refused, walk.ts). The walk asks once per run of plain tags (DsmlWalk.run). `options`: the
+ * is refused, walk.ts). The walk asks once per run of plain tags (value-examples.ts ValueExamples.skips). `options`: the
  * open value's I11 reading (declared tools, an I11 child's name), as for an example in it.
  */
 export function plainRunEnd(span: string, tags: readonly Tag[], first: number, options?: ExampleOptions, out?: { ambiguous: boolean; before: boolean }): number {
