@@ -103,7 +103,7 @@ export class PlainRunInValue {
     if (tag.family !== "naked") return null;
     if (this.unmatchedCloser) return this.stepAfterCloser(tag);
     if (tag.role !== "parameter") {
-      // A prefix-less invoke or block closer at the run's level, weighed by the closer rule as the fallback weighs it (Candidate.plainInValue).
+      // A prefix-less invoke or block closer at the run's level, weighed by the closer rule as the fallback weighs it (the stream's ValueTracker.readDsml).
       if (this.depth === 0 && tag.closing && (tag.role === "invoke" || tag.role === "block") && !(tag.flaws & Flaw.SelfClosing)) this.closerWaits = "call";
       return null;
     }

@@ -79,7 +79,7 @@ export class ValueExamples {
     if (!top || top.children !== null) return this.exampleInBody(index, cur);
     const family = top.opener.family;
     if ((family !== "dsml" && family !== "naked") || !exampleOpener(this.tags[index]!, family, this.declared)) return false;
-    // An unprefixed value in a DSML span (M07.5) is ended by a DSML closer too, as closeParam reads it (the stream's Candidate.plainValue).
+    // An unprefixed value in a DSML span (M07.5) is ended by a DSML closer too, as closeParam reads it (the stream's ValueTracker.plain).
     const options = family === "naked" && this.dsmlSpan ? { ...valueOptions(this.declared, cur, top), dsmlCloses: true } : valueOptions(this.declared, cur, top);
     const found = exampleEnd(this.span, this.tags, index, family, this.span.length, true, options);
     if (found.end >= 0) {
@@ -100,7 +100,7 @@ export class ValueExamples {
    * the model starting over, and the call refused. The same after a value that closed cleanly at
    * its line's end (golden A45.9: `# Doc</{D}parameter>`, an example, then a
    * stray `</{D}parameter>` and the call's closers). The stream holds such an example only after
-   * body text or a closed value (Candidate.bodyText, valueClosed) and otherwise ends the span at its
+   * body text or a closed value (engine/value-tracker.ts bodyText, valueClosed) and otherwise ends the span at its
    * opener (restart), so the walk never meets one it did not hold; DSML spans only, as the stream.
    */
   private exampleInBody(index: number, cur: InvokeDraft): boolean {
