@@ -13,6 +13,7 @@ import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 import type { ToolSpec } from "../parse/types.ts";
 import type { DsmlValueStep } from "../parse/dsml-value.ts";
 import { mayNameTool, writtenName } from "../parse/tool-element-name.ts";
+import { QuotedBlockEnd } from "./quoted-block-end.ts";
 import { ValueTracker } from "./value-tracker.ts";
 
 export type { Root, Step };
@@ -79,11 +80,8 @@ export class Candidate implements SpanReader {
   private readonly values: ValueTracker;
   /** A sentinel tag being read names a declared tool (an I11 example's opener, golden A45.3, E45.8). */
   private readonly declared = (tag: Tag): boolean => this.tools.has(writtenName(this.tagText, tag));
-  /** Quoted blocks (quoteIndent > 0): the last offset looked at, the current line's column and blankness, the line before. */
-  private quoteSeen = -1;
-  private quoteCol = 0;
-  private quoteLineBlank = false;
-  private quoteBlankBefore = false;
+  /** Where an indented (quoted) block gives way to the writer's prose; null when the opener was not indented. */
+  private readonly quote: QuotedBlockEnd | null;
   /** The text the tag being read sits in, and its absolute offset (startsLine reads back in it first). */
   private tagText = "";
   private tagBase = 0;
@@ -99,9 +97,10 @@ export class Candidate implements SpanReader {
     /** The block opener (or true for a legacy section) this candidate continues, if any. */
     readonly enclosing: Tag | true | null = null,
     /** The opener's indentation when it opened an indented line (DocContext.quoteIndent); 0 otherwise. */
-    private readonly quoteIndent = 0,
+    quoteIndent = 0,
   ) {
     this.scanFrom = start + opener.end;
+    this.quote = quoteIndent > 0 ? new QuotedBlockEnd(quoteIndent) : null;
     this.values = new ValueTracker(opener.family, root, this.declared, root === "tool-element" ? opener.name : null);
     this.kind = SPAN_KINDS[root];
     this.body = this.kind.body?.(this);
@@ -162,80 +161,80 @@ export class Candidate implements SpanReader {
         }
         continue;
       }
-        const c = s.charCodeAt(i);
-        // A closer whose `<` was lost starts at its `/` (issue 29 item 11): the bar after it decides.
-        if (this.trailing && c === SLASH && this.opener.family === "dsml") {
-          if (i + 1 === s.length && !final) {
-            this.scanCarry = s.slice(i);
-            this.scanFrom = base + i;
-            return MORE;
-          }
-          if (i + 1 < s.length && isBarCode(s.charCodeAt(i + 1))) {
-            i++;
-            continue;
-          }
+      const c = s.charCodeAt(i);
+      // A closer whose `<` was lost starts at its `/` (issue 29 item 11): the bar after it decides.
+      if (this.trailing && c === SLASH && this.opener.family === "dsml") {
+        if (i + 1 === s.length && !final) {
+          this.scanCarry = s.slice(i);
+          this.scanFrom = base + i;
+          return MORE;
         }
-        if (this.trailing && !isTriggerCode(c)) {
-          // Whatever comes next (the next invoke, prose) is no longer this call; a closer is read first.
-          if (isSpaceCode(c)) {
-            if ((c === LF || c === CR) && this.pending) {
-              // A costume's closer that ends its line ends the span; nothing later can change that.
-              if (this.pending.rule.valueCloser === null) return { kind: "complete", end: this.trailBack };
-              this.pending.lineEnded = true;
-            }
-            i++;
-            continue;
-          }
-          if (!this.pending || !closerWasContent(this.pending.rule, null, this.pending.lineEnded)) return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : base + i };
-          // Text on the closer's own line: the closer was the value's text (review finding 3).
-          this.resume();
-        }
-        if (this.quoteIndent > 0 && this.quoteEnds(c, base + i)) return { kind: "abandon", at: base + i };
-        if (this.named) {
-          const step = this.named.step(c, base + i);
-          if (step !== HAND_OFF) {
-            if (step) return step;
-            i++;
-            continue;
-          }
-          this.named = null;
-        }
-        if (isTriggerCode(c)) {
-          const read = readTag(s, i, final);
-          if (read === NEED_MORE || (read === null && final && this.cutOffTag(s, i))) {
-            this.scanCarry = s.slice(i);
-            this.scanFrom = base + i;
-            this.before = i > 0 ? s.charCodeAt(i - 1) : this.before;
-            return MORE;
-          }
-          if (read !== null) {
-            const r = asLostLtCloser(read, i > 0 ? s.charCodeAt(i - 1) : this.before);
-            this.tagText = s;
-            this.tagBase = base;
-            const step = this.onTag(r, base);
-            if (step) return step;
-            i = r.end;
-            continue;
-          }
-        }
-        // A closer inside an example's own value waits for the next character (ExampleInValue.char).
-        const waited = this.example?.awaitsChar ? this.example.char(c) : null;
-        if (waited === "fail") {
-          const ended = this.failExample(base + i);
-          if (ended) return ended;
+        if (i + 1 < s.length && isBarCode(s.charCodeAt(i + 1))) {
+          i++;
           continue;
         }
-        // A held prefix-less closer ended its line: it is the value's closer, read again from it (heldCloserAt).
-        if (waited === "content") {
-          this.contentAtHeld();
+      }
+      if (this.trailing && !isTriggerCode(c)) {
+        // Whatever comes next (the next invoke, prose) is no longer this call; a closer is read first.
+        if (isSpaceCode(c)) {
+          if ((c === LF || c === CR) && this.pending) {
+            // A costume's closer that ends its line ends the span; nothing later can change that.
+            if (this.pending.rule.valueCloser === null) return { kind: "complete", end: this.trailBack };
+            this.pending.lineEnded = true;
+          }
+          i++;
           continue;
         }
-        if (!isSpaceCode(c)) {
-          const step = this.onContent(c, base + i);
+        if (!this.pending || !closerWasContent(this.pending.rule, null, this.pending.lineEnded)) return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : base + i };
+        // Text on the closer's own line: the closer was the value's text (review finding 3).
+        this.resume();
+      }
+      if (this.quote?.endsAt(c, base + i)) return { kind: "abandon", at: base + i };
+      if (this.named) {
+        const step = this.named.step(c, base + i);
+        if (step !== HAND_OFF) {
           if (step) return step;
-          if (this.named) continue;
+          i++;
+          continue;
         }
-        i++;
+        this.named = null;
+      }
+      if (isTriggerCode(c)) {
+        const read = readTag(s, i, final);
+        if (read === NEED_MORE || (read === null && final && this.cutOffTag(s, i))) {
+          this.scanCarry = s.slice(i);
+          this.scanFrom = base + i;
+          this.before = i > 0 ? s.charCodeAt(i - 1) : this.before;
+          return MORE;
+        }
+        if (read !== null) {
+          const r = asLostLtCloser(read, i > 0 ? s.charCodeAt(i - 1) : this.before);
+          this.tagText = s;
+          this.tagBase = base;
+          const step = this.onTag(r, base);
+          if (step) return step;
+          i = r.end;
+          continue;
+        }
+      }
+      // A closer inside an example's own value waits for the next character (ExampleInValue.char).
+      const waited = this.example?.awaitsChar ? this.example.char(c) : null;
+      if (waited === "fail") {
+        const ended = this.failExample(base + i);
+        if (ended) return ended;
+        continue;
+      }
+      // A held prefix-less closer ended its line: it is the value's closer, read again from it (heldCloserAt).
+      if (waited === "content") {
+        this.contentAtHeld();
+        continue;
+      }
+      if (!isSpaceCode(c)) {
+        const step = this.onContent(c, base + i);
+        if (step) return step;
+        if (this.named) continue;
+      }
+      i++;
     }
     this.scanFrom = base + s.length;
     if (s.length > 0) this.before = s.charCodeAt(s.length - 1);
@@ -251,31 +250,6 @@ export class Candidate implements SpanReader {
    */
   private cutOffTag(s: string, i: number): boolean {
     return !this.trailing && readTag(s, i, false) === NEED_MORE;
-  }
-
-  /**
-   * A block quoted with an indent (a bug report pasting a leak between paragraphs) ends at a blank
-   * line followed by a line indented less than its opener: what follows is the writer's prose, so
-   * the markup never completes from a closer or an invoke the prose happens to write. The quote
-   * becomes text and the rest is scanned again. Each offset is looked at once (a re-read carry is skipped).
-   */
-  private quoteEnds(c: number, at: number): boolean {
-    if (at <= this.quoteSeen) return false;
-    this.quoteSeen = at;
-    if (c === LF) {
-      this.quoteBlankBefore = this.quoteLineBlank;
-      this.quoteLineBlank = true;
-      this.quoteCol = 0;
-      return false;
-    }
-    if (!this.quoteLineBlank || c === CR) return false;
-    if (c === SP) this.quoteCol++;
-    else if (c === TAB) this.quoteCol = (this.quoteCol & ~3) + 4;
-    else {
-      this.quoteLineBlank = false;
-      return this.quoteBlankBefore && this.quoteCol < this.quoteIndent;
-    }
-    return false;
   }
 
   private onContent(c: number, at: number): Step | null {
