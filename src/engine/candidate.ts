@@ -13,6 +13,7 @@ import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 import type { ToolSpec } from "../parse/types.ts";
 import type { DsmlValueStep } from "../parse/dsml-value.ts";
 import { mayNameTool, writtenName } from "../parse/tool-element-name.ts";
+import { HeldExample, type ExampleSettled } from "./held-example.ts";
 import { QuotedBlockEnd } from "./quoted-block-end.ts";
 import { ValueTracker } from "./value-tracker.ts";
 
@@ -46,33 +47,24 @@ export class Candidate implements SpanReader {
   private trailBack = -1;
   /**
    * A closer that may be content (SpanReader.tentatively): its rule, whether a line ended since,
-   * and what reading it as content restores (endsInBlock before the closer; for a DSML value, that
-   * the value is still open). Null otherwise.
+   * what reading it as content restores (endsInBlock before the closer; that the value, a sentinel
+   * or a plain one, is still open), and how many further DSML closers were held with it
+   * (closerAfterCloser). Null otherwise.
    */
   private pending: { rule: CloserRule; lineEnded: boolean; endsInBlock: boolean; inValue: boolean; plainValue: boolean; more: number } | null = null;
   /** endsInBlock as it was before the tag being read (the values' own: ValueTracker.openBefore, plainBefore). */
   private before_endsInBlock = false;
-  /**
-   * Review finding 2: an example written inside an open value (parse/example-in-value.ts
-   * ExampleInValue, or a DSML value's plain markup, parse/plain-run-in-value.ts PlainRunInValue), read on while it may be the
-   * value's text: its tags change nothing else. Proved no example, the text from its opener is read
-   * again as before (rewindTo), and none starts before the tag that proved it (noExampleBefore; a
-   * plain run once per value), so each character is read a bounded number of times.
-   */
-  private example: ExampleInValue | PlainRunInValue | null = null;
-  private exampleStart = -1;
+  /** An example written inside an open value, read on while it may be the value's text (held-example.ts). */
+  private readonly example = new HeldExample();
+  /** Where the scan reads again from (an example settled), or -1. */
   private rewindTo = -1;
-  /** An example read after a closer that ended its line in a value (exampleAfterCloser): where the span ends if it proves none. */
-  private closerFallback: { end: number; endsInBlock: boolean } | null = null;
-  private noExampleBefore = 0;
-  /** Where a prefix-less closer held after an example starts (ExampleInValue.heldCloser). */
-  private heldCloserAt = -1;
   /** The closer rule for a value inside a kind with its own wrapper closer (`</tool_call>`), made on first use. */
   private wrappedValue: CloserRule | null = null;
   /** The character before the text the next consume() scans: a lost `<` closer's `/` may end a piece. */
   private before = 0;
   /** The span ended inside a still-open block or section: the next invoke (or call) belongs to it. */
   endsInBlock = false;
+  /** Parameter nesting (nest): 1 is the opener's own. */
   private depth = 1;
   /** Char-level forms (I10 named call, O06 Mistral, the start of a `<tool_call>` body) that are JSON or names rather than tags. */
   named: CharState | null = null;
@@ -141,10 +133,10 @@ export class Candidate implements SpanReader {
         const held = final ? (this.named?.atEnd?.() ?? null) : null;
         if (held) return held;
         // The reply ended after closers held for an example that never came (closerAfterCloser): the span ends where they ended it.
-        if (final && this.pending && this.pending.more > 0 && !this.example) return { kind: "complete", end: this.trailBack };
+        if (final && this.pending && this.pending.more > 0 && !this.example.reading) return { kind: "complete", end: this.trailBack };
         // The reply ended inside an example written in a value: it proved nothing, read it again as before.
-        if (!final || !this.example) break;
-        const ended = this.failExample(Infinity);
+        if (!final || !this.example.reading) break;
+        const ended = this.settle(this.example.fail(Infinity));
         if (ended) return ended;
       }
       if (this.rewindTo >= 0) {
@@ -217,16 +209,11 @@ export class Candidate implements SpanReader {
           continue;
         }
       }
-      // A closer inside an example's own value waits for the next character (ExampleInValue.char).
-      const waited = this.example?.awaitsChar ? this.example.char(c) : null;
-      if (waited === "fail") {
-        const ended = this.failExample(base + i);
+      // A closer inside an example's own value waits for the next character (HeldExample.char).
+      const settled = this.example.char(c, base + i);
+      if (settled) {
+        const ended = this.settle(settled);
         if (ended) return ended;
-        continue;
-      }
-      // A held prefix-less closer ended its line: it is the value's closer, read again from it (heldCloserAt).
-      if (waited === "content") {
-        this.contentAtHeld();
         continue;
       }
       if (!isSpaceCode(c)) {
@@ -282,39 +269,29 @@ export class Candidate implements SpanReader {
       }
       return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : base + tag.start };
     }
-    if (this.example) {
-      const verdict = this.example.step(tag);
-      if (verdict === null) {
-        if (this.example.heldCloser) this.heldCloserAt = base + tag.start;
-        return null;
-      }
-      // Content at a held prefix-less closer (a tag came right after it): read again from that closer.
-      if (verdict === "content" && this.example.contentAtHeld) return this.contentAtHeld();
-      this.example = null;
-      if (verdict === "content") this.closerFallback = null;
-      // Not an example: the restart rule and every other rule read it again from its opener.
-      if (verdict === "fail") return this.failExample(base + tag.start);
-      // "content": this tag is the value's own parameter closer, read below as always.
+    if (this.example.reading) {
+      const settled = this.example.step(tag, base + tag.start);
+      if (settled === null) return null;
+      if (settled !== "read") return this.settle(settled);
+      // "read": this tag is the value's own parameter closer, read below as always.
     } else {
       const family = this.exampleFamily();
-      if (family !== null && base + tag.start >= this.noExampleBefore && exampleOpener(tag, family, this.declared)) {
+      const at = base + tag.start;
+      if (family !== null && this.example.mayStartAt(at) && exampleOpener(tag, family, this.declared)) {
         const options = this.valueOptions();
-        this.example = new ExampleInValue(tag, family, !this.kind.valueFamily, family === "naked" && this.opener.family === "dsml" && this.values.plain ? { ...options, dsmlCloses: true } : options);
-        this.exampleStart = base + tag.start;
+        this.example.hold(new ExampleInValue(tag, family, !this.kind.valueFamily, family === "naked" && this.opener.family === "dsml" && this.values.plain ? { ...options, dsmlCloses: true } : options), at);
         return null;
       }
       // Golden A45.4, E45.10: an example after text in a DSML invoke's body (a value ended mid-line by
       // its sentinel closer, the call refused) that the call's own closers end was that text too;
       // the same after a value of the invoke closed cleanly (restart follow-up, case 3: the walk's ValueExamples.exampleInBody).
-      if (family === null && (this.values.bodyText || this.values.valueClosed) && this.opener.family === "dsml" && base + tag.start >= this.noExampleBefore && exampleOpener(tag, "dsml")) {
-        this.example = new ExampleInValue(tag, "dsml", true);
-        this.exampleStart = base + tag.start;
+      if (family === null && (this.values.bodyText || this.values.valueClosed) && this.opener.family === "dsml" && this.example.mayStartAt(at) && exampleOpener(tag, "dsml")) {
+        this.example.hold(new ExampleInValue(tag, "dsml", true), at);
         return null;
       }
       if (family === "dsml" && tag.family === "naked" && !this.values.plainRunTried) {
         this.values.plainRunTried = true;
-        this.example = new PlainRunInValue(tag, this.valueOptions());
-        this.exampleStart = base + tag.start;
+        this.example.hold(new PlainRunInValue(tag, this.valueOptions()), at);
         return null;
       }
     }
@@ -351,16 +328,16 @@ export class Candidate implements SpanReader {
    * ends it (P01) unless a call example comes next and the value's own closer ends it (closer-in-
    * value.ts closerEndsCall, the walk's rule): the closer and the example were the value's text (a
    * page documenting both). The example is read on with the closer taken as text; proved no
-   * example, the span ends where the closer ended it (closerFallback).
+   * example, the span ends where the closer ended it (the example's fallback).
    */
   private exampleAfterCloser(tag: Tag, base: number): boolean {
     const p = this.pending!;
-    if (!p.lineEnded || p.rule.valueCloser !== "dsml" || !p.inValue || this.example || base + tag.start < this.noExampleBefore || !exampleOpener(tag, "dsml", this.declared)) return false;
-    this.closerFallback = { end: this.trailBack >= 0 ? this.trailBack : base + tag.start, endsInBlock: this.endsInBlock };
+    const at = base + tag.start;
+    if (!p.lineEnded || p.rule.valueCloser !== "dsml" || !p.inValue || this.example.reading || !this.example.mayStartAt(at) || !exampleOpener(tag, "dsml", this.declared)) return false;
+    const fallback = { end: this.trailBack >= 0 ? this.trailBack : at, endsInBlock: this.endsInBlock };
     this.resume();
     // With the value's I11 reading (an I11 example, an I11 child's own closer), as the walk's closerEndsCall.
-    this.example = new ExampleInValue(tag, "dsml", true, { declared: this.declared, valueName: this.values.tool !== null ? this.values.name : undefined, single: true });
-    this.exampleStart = base + tag.start;
+    this.example.hold(new ExampleInValue(tag, "dsml", true, { declared: this.declared, valueName: this.values.tool !== null ? this.values.name : undefined, single: true }), at, fallback);
     return true;
   }
 
@@ -373,7 +350,7 @@ export class Candidate implements SpanReader {
    */
   private closerAfterCloser(tag: Tag, base: number, closesBlock: boolean): boolean {
     const p = this.pending!;
-    if (!p.lineEnded || p.rule.valueCloser !== "dsml" || !p.inValue || this.example || p.more >= MORE_CLOSER_LINES || !isDsmlCallCloser(tag)) return false;
+    if (!p.lineEnded || p.rule.valueCloser !== "dsml" || !p.inValue || this.example.reading || p.more >= MORE_CLOSER_LINES || !isDsmlCallCloser(tag)) return false;
     p.more++;
     if (closesBlock) {
       this.trailBack = base + tag.end;
@@ -382,32 +359,15 @@ export class Candidate implements SpanReader {
     return true;
   }
 
-  /**
-   * Restart follow-up: after an example in a DSML value, a prefix-less parameter closer that ended
-   * its line (or met a tag) is the value's closer after all (ExampleInValue.heldCloser): the example
-   * was the value's text, and reading goes on from that closer as when it is met directly.
-   */
-  private contentAtHeld(): null {
-    this.example = null;
-    this.closerFallback = null;
-    this.rewindTo = this.heldCloserAt;
-    // As when an example ends at its closer directly (and the walk's ValueExamples.skips): no plain run starts at it.
-    this.values.plainRunTried = true;
-    return null;
-  }
-
-  private failExample(at: number): Step | null {
-    const fallback = this.closerFallback;
-    if (fallback) {
-      // The closer before the example ended the value after all (P01): the span ends there.
-      this.example = null;
-      this.closerFallback = null;
-      this.endsInBlock = fallback.endsInBlock;
-      return { kind: "complete", end: fallback.end };
+  /** An example settled (HeldExample): the scan reads again from where it says, or the span ends. */
+  private settle(settled: ExampleSettled): Step | null {
+    if ("end" in settled) {
+      this.endsInBlock = settled.endsInBlock;
+      return { kind: "complete", end: settled.end };
     }
-    this.example = null;
-    this.rewindTo = this.exampleStart;
-    this.noExampleBefore = Math.max(this.noExampleBefore, at);
+    this.rewindTo = settled.rewind;
+    // As when an example ends at its closer directly (and the walk's ValueExamples.skips): no plain run starts at it.
+    if (settled.atHeldCloser) this.values.plainRunTried = true;
     return null;
   }
 
