@@ -1,22 +1,26 @@
 import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
-import { asLostLtCloser, Flaw, NEED_MORE, readTag, type Tag, type TagFamily } from "../grammar/tags.ts";
+import { asLostLtCloser, NEED_MORE, readTag, type Tag, type TagFamily } from "../grammar/tags.ts";
 import { SPAN_KINDS } from "../parse/span.ts";
 import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
 import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
 import { NamedState } from "../parse/named.ts";
-import { closerRule, closerWasContent, ExampleInValue, exampleOpener, isDsmlCallCloser, MORE_CLOSER_LINES, PlainRunInValue, toolNamedValueRule, type CloserRule, type ExampleOptions } from "../parse/closer-in-value.ts";
+import { closerRule, closerWasContent, type CloserRule } from "../parse/closer-in-value.ts";
+import { isDsmlCallCloser, MORE_CLOSER_LINES } from "../parse/closer-ends-call.ts";
+import { ExampleInValue, exampleOpener, type ExampleOptions } from "../parse/example-in-value.ts";
+import { PlainRunInValue } from "../parse/plain-run-in-value.ts";
 import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 import type { ToolSpec } from "../parse/types.ts";
-import { dsmlValueName, dsmlValueStep, type DsmlValueStep } from "../parse/dsml-value.ts";
-import { mayNameTool, opensToolElement, writtenName } from "../parse/tool-element-name.ts";
+import type { DsmlValueStep } from "../parse/dsml-value.ts";
+import { mayNameTool, writtenName } from "../parse/tool-element-name.ts";
+import { HeldExample, type ExampleSettled } from "./held-example.ts";
+import { QuotedBlockEnd } from "./quoted-block-end.ts";
+import { ValueTracker } from "./value-tracker.ts";
 
 export type { Root, Step };
 
 const MORE: Step = { kind: "more" };
-/** P01 in a DSML span: a parameter closer coming next proves the invoke closer was in the value. */
-const DSML_VALUE = closerRule("dsml");
-/** The same for an unprefixed value (Claude-style, MiniMax, Qwen3-Coder): a `</parameter>` next proves the closer was in it. */
+/** P01 in an unprefixed value (Claude-style, MiniMax, Qwen3-Coder): a `</parameter>` next proves the closer was in it. */
 const NAKED_VALUE = closerRule("naked");
 
 /**
@@ -43,63 +47,33 @@ export class Candidate implements SpanReader {
   private trailBack = -1;
   /**
    * A closer that may be content (SpanReader.tentatively): its rule, whether a line ended since,
-   * and what reading it as content restores (endsInBlock before the closer; for a DSML value, that
-   * the value is still open). Null otherwise.
+   * what reading it as content restores (endsInBlock before the closer; that the value, a sentinel
+   * or a plain one, is still open), and how many further DSML closers were held with it
+   * (closerAfterCloser). Null otherwise.
    */
   private pending: { rule: CloserRule; lineEnded: boolean; endsInBlock: boolean; inValue: boolean; plainValue: boolean; more: number } | null = null;
-  /** endsInBlock and inValue as they were before the tag being read. */
+  /** endsInBlock as it was before the tag being read (the values' own: ValueTracker.openBefore, plainBefore). */
   private before_endsInBlock = false;
-  private before_inValue = false;
-  /** A plain parameter (M07.5) was open before the tag being read: the walk weighs a closer in it by the unprefixed value's closer rule. */
-  private before_plainValue = false;
-  /**
-   * Review finding 2: an example written inside an open value (parse/closer-in-value.ts
-   * ExampleInValue, or a DSML value's plain markup, PlainRunInValue), read on while it may be the
-   * value's text: its tags change nothing else. Proved no example, the text from its opener is read
-   * again as before (rewindTo), and none starts before the tag that proved it (noExampleBefore; a
-   * plain run once per value), so each character is read a bounded number of times.
-   */
-  private example: ExampleInValue | PlainRunInValue | null = null;
-  private exampleStart = -1;
-  // The open DSML value's plain markup was read as a run once already.
-  private plainRunTried = false;
+  /** An example written inside an open value, read on while it may be the value's text (held-example.ts). */
+  private readonly example = new HeldExample();
+  /** Where the scan reads again from (an example settled), or -1. */
   private rewindTo = -1;
-  /** An example read after a closer that ended its line in a value (exampleAfterCloser): where the span ends if it proves none. */
-  private closerFallback: { end: number; endsInBlock: boolean } | null = null;
-  private noExampleBefore = 0;
-  /** Where a prefix-less closer held after an example starts (ExampleInValue.heldCloser). */
-  private heldCloserAt = -1;
   /** The closer rule for a value inside a kind with its own wrapper closer (`</tool_call>`), made on first use. */
   private wrappedValue: CloserRule | null = null;
   /** The character before the text the next consume() scans: a lost `<` closer's `/` may end a piece. */
   private before = 0;
   /** The span ended inside a still-open block or section: the next invoke (or call) belongs to it. */
   endsInBlock = false;
+  /** Parameter nesting (nest): 1 is the opener's own. */
   private depth = 1;
   /** Char-level forms (I10 named call, O06 Mistral, the start of a `<tool_call>` body) that are JSON or names rather than tags. */
   named: CharState | null = null;
-  /** DSML: inside a sentinel parameter's value, and how deep the plain tags written in it nest. */
-  private inValue = false;
-  private plainDepth = 0;
-  /** DSML: what the tag being read did to the value (parse/dsml-value.ts), the open value's name, the I11 element's tool (lower case) or null, and whether a unit opened in a block span. */
-  private valueStep: DsmlValueStep = "text";
-  private valueName = "";
-  private toolName: string | null;
-  private unitSeen = false;
-  private childRule: CloserRule | null = null;
-  private childRuleName = "";
+  /** The values open in a DSML or unprefixed span (value-tracker.ts); other kinds keep their own (SpanKind.valueFamily). */
+  private readonly values: ValueTracker;
   /** A sentinel tag being read names a declared tool (an I11 example's opener, golden A45.3, E45.8). */
   private readonly declared = (tag: Tag): boolean => this.tools.has(writtenName(this.tagText, tag));
-  /** DSML: text was written in the open invoke's body, outside every value (the walk's InvokeDraft.body). */
-  private bodyText = false;
-  /** DSML: a value of the open invoke has closed (an example after it that the call's own closers end is held too, as after body text). */
-  private valueClosed = false;
-  private plainValue = false;
-  /** Quoted blocks (quoteIndent > 0): the last offset looked at, the current line's column and blankness, the line before. */
-  private quoteSeen = -1;
-  private quoteCol = 0;
-  private quoteLineBlank = false;
-  private quoteBlankBefore = false;
+  /** Where an indented (quoted) block gives way to the writer's prose; null when the opener was not indented. */
+  private readonly quote: QuotedBlockEnd | null;
   /** The text the tag being read sits in, and its absolute offset (startsLine reads back in it first). */
   private tagText = "";
   private tagBase = 0;
@@ -115,10 +89,11 @@ export class Candidate implements SpanReader {
     /** The block opener (or true for a legacy section) this candidate continues, if any. */
     readonly enclosing: Tag | true | null = null,
     /** The opener's indentation when it opened an indented line (DocContext.quoteIndent); 0 otherwise. */
-    private readonly quoteIndent = 0,
+    quoteIndent = 0,
   ) {
     this.scanFrom = start + opener.end;
-    this.toolName = root === "tool-element" ? opener.name : null;
+    this.quote = quoteIndent > 0 ? new QuotedBlockEnd(quoteIndent) : null;
+    this.values = new ValueTracker(opener.family, root, this.declared, root === "tool-element" ? opener.name : null);
     this.kind = SPAN_KINDS[root];
     this.body = this.kind.body?.(this);
     this.named = this.kind.charForm?.(opener, start + opener.end, this.body) ?? null;
@@ -158,10 +133,10 @@ export class Candidate implements SpanReader {
         const held = final ? (this.named?.atEnd?.() ?? null) : null;
         if (held) return held;
         // The reply ended after closers held for an example that never came (closerAfterCloser): the span ends where they ended it.
-        if (final && this.pending && this.pending.more > 0 && !this.example) return { kind: "complete", end: this.trailBack };
+        if (final && this.pending && this.pending.more > 0 && !this.example.reading) return { kind: "complete", end: this.trailBack };
         // The reply ended inside an example written in a value: it proved nothing, read it again as before.
-        if (!final || !this.example) break;
-        const ended = this.failExample(Infinity);
+        if (!final || !this.example.reading) break;
+        const ended = this.settle(this.example.fail(Infinity));
         if (ended) return ended;
       }
       if (this.rewindTo >= 0) {
@@ -178,80 +153,75 @@ export class Candidate implements SpanReader {
         }
         continue;
       }
-        const c = s.charCodeAt(i);
-        // A closer whose `<` was lost starts at its `/` (issue 29 item 11): the bar after it decides.
-        if (this.trailing && c === SLASH && this.opener.family === "dsml") {
-          if (i + 1 === s.length && !final) {
-            this.scanCarry = s.slice(i);
-            this.scanFrom = base + i;
-            return MORE;
-          }
-          if (i + 1 < s.length && isBarCode(s.charCodeAt(i + 1))) {
-            i++;
-            continue;
-          }
+      const c = s.charCodeAt(i);
+      // A closer whose `<` was lost starts at its `/` (issue 29 item 11): the bar after it decides.
+      if (this.trailing && c === SLASH && this.opener.family === "dsml") {
+        if (i + 1 === s.length && !final) {
+          this.scanCarry = s.slice(i);
+          this.scanFrom = base + i;
+          return MORE;
         }
-        if (this.trailing && !isTriggerCode(c)) {
-          // Whatever comes next (the next invoke, prose) is no longer this call; a closer is read first.
-          if (isSpaceCode(c)) {
-            if ((c === LF || c === CR) && this.pending) {
-              // A costume's closer that ends its line ends the span; nothing later can change that.
-              if (this.pending.rule.valueCloser === null) return { kind: "complete", end: this.trailBack };
-              this.pending.lineEnded = true;
-            }
-            i++;
-            continue;
-          }
-          if (!this.pending || !closerWasContent(this.pending.rule, null, this.pending.lineEnded)) return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : base + i };
-          // Text on the closer's own line: the closer was the value's text (review finding 3).
-          this.resume();
-        }
-        if (this.quoteIndent > 0 && this.quoteEnds(c, base + i)) return { kind: "abandon", at: base + i };
-        if (this.named) {
-          const step = this.named.step(c, base + i);
-          if (step !== HAND_OFF) {
-            if (step) return step;
-            i++;
-            continue;
-          }
-          this.named = null;
-        }
-        if (isTriggerCode(c)) {
-          const read = readTag(s, i, final);
-          if (read === NEED_MORE || (read === null && final && this.cutOffTag(s, i))) {
-            this.scanCarry = s.slice(i);
-            this.scanFrom = base + i;
-            this.before = i > 0 ? s.charCodeAt(i - 1) : this.before;
-            return MORE;
-          }
-          if (read !== null) {
-            const r = asLostLtCloser(read, i > 0 ? s.charCodeAt(i - 1) : this.before);
-            this.tagText = s;
-            this.tagBase = base;
-            const step = this.onTag(r, base);
-            if (step) return step;
-            i = r.end;
-            continue;
-          }
-        }
-        // A closer inside an example's own value waits for the next character (ExampleInValue.char).
-        const waited = this.example?.awaitsChar ? this.example.char(c) : null;
-        if (waited === "fail") {
-          const ended = this.failExample(base + i);
-          if (ended) return ended;
+        if (i + 1 < s.length && isBarCode(s.charCodeAt(i + 1))) {
+          i++;
           continue;
         }
-        // A held prefix-less closer ended its line: it is the value's closer, read again from it (heldCloserAt).
-        if (waited === "content") {
-          this.contentAtHeld();
+      }
+      if (this.trailing && !isTriggerCode(c)) {
+        // Whatever comes next (the next invoke, prose) is no longer this call; a closer is read first.
+        if (isSpaceCode(c)) {
+          if ((c === LF || c === CR) && this.pending) {
+            // A costume's closer that ends its line ends the span; nothing later can change that.
+            if (this.pending.rule.valueCloser === null) return { kind: "complete", end: this.trailBack };
+            this.pending.lineEnded = true;
+          }
+          i++;
           continue;
         }
-        if (!isSpaceCode(c)) {
-          const step = this.onContent(c, base + i);
+        if (!this.pending || !closerWasContent(this.pending.rule, null, this.pending.lineEnded)) return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : base + i };
+        // Text on the closer's own line: the closer was the value's text (review finding 3).
+        this.resume();
+      }
+      if (this.quote?.endsAt(c, base + i)) return { kind: "abandon", at: base + i };
+      if (this.named) {
+        const step = this.named.step(c, base + i);
+        if (step !== HAND_OFF) {
           if (step) return step;
-          if (this.named) continue;
+          i++;
+          continue;
         }
-        i++;
+        this.named = null;
+      }
+      if (isTriggerCode(c)) {
+        const read = readTag(s, i, final);
+        if (read === NEED_MORE || (read === null && final && this.cutOffTag(s, i))) {
+          this.scanCarry = s.slice(i);
+          this.scanFrom = base + i;
+          this.before = i > 0 ? s.charCodeAt(i - 1) : this.before;
+          return MORE;
+        }
+        if (read !== null) {
+          const r = asLostLtCloser(read, i > 0 ? s.charCodeAt(i - 1) : this.before);
+          this.tagText = s;
+          this.tagBase = base;
+          const step = this.onTag(r, base);
+          if (step) return step;
+          i = r.end;
+          continue;
+        }
+      }
+      // A closer inside an example's own value waits for the next character (HeldExample.char).
+      const settled = this.example.char(c, base + i);
+      if (settled) {
+        const ended = this.settle(settled);
+        if (ended) return ended;
+        continue;
+      }
+      if (!isSpaceCode(c)) {
+        const step = this.onContent(c, base + i);
+        if (step) return step;
+        if (this.named) continue;
+      }
+      i++;
     }
     this.scanFrom = base + s.length;
     if (s.length > 0) this.before = s.charCodeAt(s.length - 1);
@@ -269,31 +239,6 @@ export class Candidate implements SpanReader {
     return !this.trailing && readTag(s, i, false) === NEED_MORE;
   }
 
-  /**
-   * A block quoted with an indent (a bug report pasting a leak between paragraphs) ends at a blank
-   * line followed by a line indented less than its opener: what follows is the writer's prose, so
-   * the markup never completes from a closer or an invoke the prose happens to write. The quote
-   * becomes text and the rest is scanned again. Each offset is looked at once (a re-read carry is skipped).
-   */
-  private quoteEnds(c: number, at: number): boolean {
-    if (at <= this.quoteSeen) return false;
-    this.quoteSeen = at;
-    if (c === LF) {
-      this.quoteBlankBefore = this.quoteLineBlank;
-      this.quoteLineBlank = true;
-      this.quoteCol = 0;
-      return false;
-    }
-    if (!this.quoteLineBlank || c === CR) return false;
-    if (c === SP) this.quoteCol++;
-    else if (c === TAB) this.quoteCol = (this.quoteCol & ~3) + 4;
-    else {
-      this.quoteLineBlank = false;
-      return this.quoteBlankBefore && this.quoteCol < this.quoteIndent;
-    }
-    return false;
-  }
-
   private onContent(c: number, at: number): Step | null {
     if (this.trailing) {
       if (!this.pending || !closerWasContent(this.pending.rule, null, this.pending.lineEnded)) return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : at };
@@ -301,7 +246,7 @@ export class Candidate implements SpanReader {
     }
     const first = !this.seenContent;
     this.seenContent = true;
-    if (!this.inValue && !this.plainValue) this.bodyText = true;
+    this.values.content();
     return first || this.kind.watchesContent ? this.kind.content(this, c, at, first, this.body) : null;
   }
 
@@ -310,7 +255,7 @@ export class Candidate implements SpanReader {
     // In an I11 value a sentinel tag that may name a child is the element's (`</{D}callback>` ends the child), never a block's closer, as the walk reads it.
     const closesBlock =
       ((tag.closing && tag.role === "block" && tag.family !== "costume") || (this.kind.closesWrapper?.(tag) ?? false)) &&
-      !(this.inValue && this.toolName !== null && tag.family === "dsml" && mayNameTool(tag));
+      !(this.values.open && this.values.tool !== null && tag.family === "dsml" && mayNameTool(tag));
     if (this.pending && closerWasContent(this.pending.rule, tag, this.pending.lineEnded)) this.resume();
     else if (this.pending && this.exampleAfterCloser(tag, base)) return null;
     else if (this.pending && this.closerAfterCloser(tag, base, closesBlock)) return null;
@@ -324,69 +269,56 @@ export class Candidate implements SpanReader {
       }
       return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : base + tag.start };
     }
-    if (this.example) {
-      const verdict = this.example.step(tag);
-      if (verdict === null) {
-        if (this.example.heldCloser) this.heldCloserAt = base + tag.start;
-        return null;
-      }
-      // Content at a held prefix-less closer (a tag came right after it): read again from that closer.
-      if (verdict === "content" && this.example.contentAtHeld) return this.contentAtHeld();
-      this.example = null;
-      if (verdict === "content") this.closerFallback = null;
-      // Not an example: the restart rule and every other rule read it again from its opener.
-      if (verdict === "fail") return this.failExample(base + tag.start);
-      // "content": this tag is the value's own parameter closer, read below as always.
+    if (this.example.reading) {
+      const settled = this.example.step(tag, base + tag.start);
+      if (settled === null) return null;
+      if (settled !== "read") return this.settle(settled);
+      // "read": this tag is the value's own parameter closer, read below as always.
     } else {
       const family = this.exampleFamily();
-      if (family !== null && base + tag.start >= this.noExampleBefore && exampleOpener(tag, family, this.declared)) {
+      const at = base + tag.start;
+      if (family !== null && this.example.mayStartAt(at) && exampleOpener(tag, family, this.declared)) {
         const options = this.valueOptions();
-        this.example = new ExampleInValue(tag, family, !this.kind.valueFamily, family === "naked" && this.opener.family === "dsml" && this.plainValue ? { ...options, dsmlCloses: true } : options);
-        this.exampleStart = base + tag.start;
+        this.example.hold(new ExampleInValue(tag, family, !this.kind.valueFamily, family === "naked" && this.opener.family === "dsml" && this.values.plain ? { ...options, dsmlCloses: true } : options), at);
         return null;
       }
       // Golden A45.4, E45.10: an example after text in a DSML invoke's body (a value ended mid-line by
       // its sentinel closer, the call refused) that the call's own closers end was that text too;
-      // the same after a value of the invoke closed cleanly (restart follow-up, case 3: the walk's exampleInBody).
-      if (family === null && (this.bodyText || this.valueClosed) && this.opener.family === "dsml" && base + tag.start >= this.noExampleBefore && exampleOpener(tag, "dsml")) {
-        this.example = new ExampleInValue(tag, "dsml", true);
-        this.exampleStart = base + tag.start;
+      // the same after a value of the invoke closed cleanly (restart follow-up, case 3: the walk's ValueExamples.exampleInBody).
+      if (family === null && (this.values.bodyText || this.values.valueClosed) && this.opener.family === "dsml" && this.example.mayStartAt(at) && exampleOpener(tag, "dsml")) {
+        this.example.hold(new ExampleInValue(tag, "dsml", true), at);
         return null;
       }
-      if (family === "dsml" && tag.family === "naked" && !this.plainRunTried) {
-        this.plainRunTried = true;
-        this.example = new PlainRunInValue(tag, this.valueOptions());
-        this.exampleStart = base + tag.start;
+      if (family === "dsml" && tag.family === "naked" && !this.values.plainRunTried) {
+        this.values.plainRunTried = true;
+        this.example.hold(new PlainRunInValue(tag, this.valueOptions()), at);
         return null;
       }
     }
     this.before_endsInBlock = this.endsInBlock;
-    this.before_inValue = this.inValue;
-    this.before_plainValue = this.opener.family === "dsml" && this.plainValue && !this.inValue;
-    if (this.opener.family === "dsml" && this.plainInValue(tag)) return null;
-    // A plain parameter opened outside a sentinel value (M07.5) holds a value, not body text, until a parameter closer or a DSML tag.
-    if (this.opener.family === "dsml") this.plainValue = tag.family === "naked" && tag.role === "parameter" ? !tag.closing && !(tag.flaws & Flaw.SelfClosing) : tag.family === "dsml" ? false : this.plainValue;
-    if (this.opener.family === "naked") this.nakedInValue(tag);
+    // Markup the open value holds as its text (an XML file being written) is no structure of the call.
+    if (this.values.read(tag)) return null;
+    const plainBefore = this.values.plainBefore;
     // A block's or wrapper's closer written inside an open value ends it only by the closer rule
     // (review finding 1): text after it on its line makes it the value's text, which must then reach
     // its own parameter closer (the parsers refuse the call otherwise).
     // In a DSML span the value's rule says whether it is one (an I11 child named `callback` is no block, finding 14).
     // A plain parameter's value (M07.5) too, by the unprefixed value's rule, as the walk's closerInValue weighs it.
-    if (closesBlock && (this.valueOpen() || this.before_plainValue) && (this.opener.family !== "dsml" || this.valueStep === "end-call")) {
+    if (closesBlock && (this.valueOpen() || plainBefore) && (this.opener.family !== "dsml" || this.values.step === "end-call")) {
       this.endsInBlock = false;
-      return this.tentatively(this.before_plainValue ? NAKED_VALUE : this.opener.family === "dsml" ? this.dsmlRule() : this.kind.closesWrapper ? (this.wrappedValue ??= closerRule("naked", this.kind.closesWrapper)) : NAKED_VALUE, end);
+      return this.tentatively(plainBefore ? NAKED_VALUE : this.opener.family === "dsml" ? this.values.rule() : this.kind.closesWrapper ? (this.wrappedValue ??= closerRule("naked", this.kind.closesWrapper)) : NAKED_VALUE, end);
     }
     const first = !this.seenContent;
     this.seenContent = !first || !(this.kind.leavesFirst?.(this, tag, this.body) ?? false);
     const step = this.kind.tag(this, tag, base, first, closesBlock, this.body);
     // DSML: an invoke closer while a value is open ends it only by P01's rule, if at all (finding 3).
     // The same for a prefix-less invoke closer in a DSML value, and for the I11 tool's own closer (golden A45.1-A45.3, E45.5-E45.7).
-    const endsCall = this.opener.family === "dsml" ? this.valueStep === "end-call" : tag.family === "dsml" && tag.closing && tag.role === "invoke";
-    if (step === null && (this.before_inValue || this.before_plainValue) && endsCall) {
+    const endsCall = this.opener.family === "dsml" ? this.values.step === "end-call" : tag.family === "dsml" && tag.closing && tag.role === "invoke";
+    if (step === null && (this.values.openBefore || plainBefore) && endsCall) {
       if (this.trailing) {
-        if (!this.pending) this.tentatively(this.before_plainValue ? NAKED_VALUE : this.dsmlRule());
-      } else if (this.before_plainValue) this.plainValue = true;
-      else this.inValue = true; // The kind read on (an I11 element's closer in a block span): the value stays open, as the walk's closer rule may read it.
+        if (!this.pending) this.tentatively(plainBefore ? NAKED_VALUE : this.values.rule());
+      } else if (plainBefore) this.values.plain = true;
+      else this.values.open = true; // The kind read on (an I11 element's closer in a block span): the value stays open, as the walk's closer rule may read it.
     }
     return step;
   }
@@ -396,16 +328,16 @@ export class Candidate implements SpanReader {
    * ends it (P01) unless a call example comes next and the value's own closer ends it (closer-in-
    * value.ts closerEndsCall, the walk's rule): the closer and the example were the value's text (a
    * page documenting both). The example is read on with the closer taken as text; proved no
-   * example, the span ends where the closer ended it (closerFallback).
+   * example, the span ends where the closer ended it (the example's fallback).
    */
   private exampleAfterCloser(tag: Tag, base: number): boolean {
     const p = this.pending!;
-    if (!p.lineEnded || p.rule.valueCloser !== "dsml" || !p.inValue || this.example || base + tag.start < this.noExampleBefore || !exampleOpener(tag, "dsml", this.declared)) return false;
-    this.closerFallback = { end: this.trailBack >= 0 ? this.trailBack : base + tag.start, endsInBlock: this.endsInBlock };
+    const at = base + tag.start;
+    if (!p.lineEnded || p.rule.valueCloser !== "dsml" || !p.inValue || this.example.reading || !this.example.mayStartAt(at) || !exampleOpener(tag, "dsml", this.declared)) return false;
+    const fallback = { end: this.trailBack >= 0 ? this.trailBack : at, endsInBlock: this.endsInBlock };
     this.resume();
     // With the value's I11 reading (an I11 example, an I11 child's own closer), as the walk's closerEndsCall.
-    this.example = new ExampleInValue(tag, "dsml", true, { declared: this.declared, valueName: this.toolName !== null ? this.valueName : undefined, single: true });
-    this.exampleStart = base + tag.start;
+    this.example.hold(new ExampleInValue(tag, "dsml", true, { declared: this.declared, valueName: this.values.tool !== null ? this.values.name : undefined, single: true }), at, fallback);
     return true;
   }
 
@@ -418,7 +350,7 @@ export class Candidate implements SpanReader {
    */
   private closerAfterCloser(tag: Tag, base: number, closesBlock: boolean): boolean {
     const p = this.pending!;
-    if (!p.lineEnded || p.rule.valueCloser !== "dsml" || !p.inValue || this.example || p.more >= MORE_CLOSER_LINES || !isDsmlCallCloser(tag)) return false;
+    if (!p.lineEnded || p.rule.valueCloser !== "dsml" || !p.inValue || this.example.reading || p.more >= MORE_CLOSER_LINES || !isDsmlCallCloser(tag)) return false;
     p.more++;
     if (closesBlock) {
       this.trailBack = base + tag.end;
@@ -427,45 +359,28 @@ export class Candidate implements SpanReader {
     return true;
   }
 
-  /**
-   * Restart follow-up: after an example in a DSML value, a prefix-less parameter closer that ended
-   * its line (or met a tag) is the value's closer after all (ExampleInValue.heldCloser): the example
-   * was the value's text, and reading goes on from that closer as when it is met directly.
-   */
-  private contentAtHeld(): null {
-    this.example = null;
-    this.closerFallback = null;
-    this.rewindTo = this.heldCloserAt;
-    // As when an example ends at its closer directly (and the walk's run()): no plain run starts at it.
-    this.plainRunTried = true;
-    return null;
-  }
-
-  private failExample(at: number): Step | null {
-    const fallback = this.closerFallback;
-    if (fallback) {
-      // The closer before the example ended the value after all (P01): the span ends there.
-      this.example = null;
-      this.closerFallback = null;
-      this.endsInBlock = fallback.endsInBlock;
-      return { kind: "complete", end: fallback.end };
+  /** An example settled (HeldExample): the scan reads again from where it says, or the span ends. */
+  private settle(settled: ExampleSettled): Step | null {
+    if ("end" in settled) {
+      this.endsInBlock = settled.endsInBlock;
+      return { kind: "complete", end: settled.end };
     }
-    this.example = null;
-    this.rewindTo = this.exampleStart;
-    this.noExampleBefore = Math.max(this.noExampleBefore, at);
+    this.rewindTo = settled.rewind;
+    // As when an example ends at its closer directly (and the walk's ValueExamples.skips): no plain run starts at it.
+    if (settled.atHeldCloser) this.values.plainRunTried = true;
     return null;
   }
 
-  /** How an example or plain run in the open value reads I11 tags (closer-in-value.ts ExampleOptions): made once per example, never per character. */
+  /** How an example or plain run in the open value reads I11 tags (example-in-value.ts ExampleOptions): made once per example, never per character. */
   private valueOptions(): ExampleOptions {
-    return { declared: this.declared, valueName: this.toolName !== null && this.inValue ? this.valueName : undefined };
+    return { declared: this.declared, valueName: this.values.tool !== null && this.values.open ? this.values.name : undefined };
   }
 
   // The family of the value open before the tag being read (SpanKind.valueFamily, or inValue's), or null.
   private exampleFamily(): TagFamily | null {
     if (this.kind.valueFamily) return this.kind.valueFamily(this, this.body);
     // An unprefixed parameter opened outside a sentinel value (M07.5): its value, which a DSML closer ends too (ExampleOptions.dsmlCloses).
-    if (!this.inValue) return this.opener.family === "dsml" && this.plainValue ? "naked" : null;
+    if (!this.values.open) return this.opener.family === "dsml" && this.values.plain ? "naked" : null;
     return this.opener.family === "dsml" || this.opener.family === "naked" ? this.opener.family : null;
   }
 
@@ -474,7 +389,7 @@ export class Candidate implements SpanReader {
       this.trailing = true;
       this.trailBack = end;
     }
-    this.pending = { rule, lineEnded: false, endsInBlock: this.before_endsInBlock, inValue: this.before_inValue, plainValue: this.before_plainValue, more: 0 };
+    this.pending = { rule, lineEnded: false, endsInBlock: this.before_endsInBlock, inValue: this.values.openBefore, plainValue: this.values.plainBefore, more: 0 };
     return null;
   }
 
@@ -486,36 +401,19 @@ export class Candidate implements SpanReader {
     this.trailBack = -1;
     this.endsInBlock = p.endsInBlock;
     if (p.rule.valueCloser !== null) {
-      this.inValue = p.inValue;
+      this.values.open = p.inValue;
       // A plain parameter's value (M07.5) read on: still open, as the walk keeps it.
-      if (p.plainValue) this.plainValue = true;
+      if (p.plainValue) this.values.plain = true;
     }
-  }
-
-  /** The closer rule for the open DSML value: an I11 child's own closer coming next proves a closer was in it too (made once per value). */
-  private dsmlRule(): CloserRule {
-    if (this.toolName === null) return DSML_VALUE;
-    if (this.childRule === null || this.childRuleName !== this.valueName) {
-      this.childRule = toolNamedValueRule(this.valueName);
-      this.childRuleName = this.valueName;
-    }
-    return this.childRule;
   }
 
   /** A parameter's value is open (before the tag being read): DSML's or an unprefixed one's, or Qwen3-Coder's (nest depth 2). */
   valueOpen(): boolean {
-    return this.before_inValue || ((this.root === "tool-call" || this.root === "qwen-function") && this.depth === 2);
+    return this.values.openBefore || ((this.root === "tool-call" || this.root === "qwen-function") && this.depth === 2);
   }
 
   dsmlStep(): DsmlValueStep {
-    return this.valueStep;
-  }
-
-  /** Unprefixed markup (Claude-style, MiniMax): a parameter opener opens a value, its closer or an invoke tag ends it. */
-  private nakedInValue(tag: Tag): void {
-    if (tag.family !== "naked") return;
-    if (tag.role === "parameter") this.inValue = !tag.closing && !(tag.flaws & Flaw.SelfClosing);
-    else if (tag.role === "invoke") this.inValue = false;
+    return this.values.step;
   }
 
   startsLine(at: number): boolean {
@@ -546,67 +444,6 @@ export class Candidate implements SpanReader {
 
   readNamedCall(at: number): void {
     this.named = new NamedState(at);
-  }
-
-  /**
-   * Plain tags that nest inside a sentinel parameter's value (an XML file being written) are its
-   * content, not the call's closers; a plain closer that matches none of them still ends the value
-   * as the model's mis-closed parameter (M07).
-   */
-  private plainInValue(tag: Tag): boolean {
-    this.valueStep = "text";
-    if (tag.family === "dsml") {
-      // Golden A45.1-A45.3: the walk's own rule (parse/dsml-value.ts) decides whether a sentinel
-      // tag opens or ends a value; one that is no structure (`<{D}thinking>`, `</{D}bash>`, a
-      // self-closing parameter) leaves it open, so the closer rule still weighs a later closer.
-      if (this.toolName === null && this.root === "block" && !this.unitSeen && opensToolElement(tag) && this.tools.has(writtenName(this.tagText, tag))) {
-        this.toolName = tag.name;
-        this.unitSeen = true;
-        return false;
-      }
-      if (tag.role === "invoke" || tag.role === "parameter") this.unitSeen = true;
-      const step = dsmlValueStep(tag, this.inValue, this.toolName, this.inValue ? this.valueName : "");
-      this.valueStep = step;
-      // The element ended outside any value (a block span reads on to the next unit), or an invoke
-      // started (the walk reads the rest as one): no longer the tool-named form.
-      if (step === "next") this.toolName = null;
-      else if (step === "end-call" && !this.inValue && this.root === "block" && tag.name === this.toolName) {
-        this.toolName = null;
-        this.unitSeen = false;
-      }
-      // A new invoke or block leaves the old invoke's body (golden A45.4, E45.10; the walk's InvokeDraft.body);
-      // one an open value keeps as its text (dsml-value.ts) leaves it as it was.
-      if ((tag.role === "invoke" || tag.role === "block") && !(step === "text" && this.inValue)) this.bodyText = this.valueClosed = false;
-      if (step === "close" && this.inValue) this.valueClosed = true;
-      // Each sentinel tag re-arms the plain run, as the walk's runTried (walk.ts run).
-      this.plainRunTried = false;
-      if (step === "text") return false;
-      this.inValue = step === "open";
-      // The name stays after an end: a closer read as the value's text (resume) reopens the same value.
-      if (step === "open") this.valueName = dsmlValueName(tag);
-      this.plainDepth = 0;
-      return false;
-    }
-    if (!this.inValue || tag.family !== "naked") return false;
-    if (tag.role !== "parameter" || tag.flaws & Flaw.SelfClosing) {
-      // A prefix-less invoke or block closer ends the call only by the closer rule, as the walk reads
-      // it (walk.ts closerInValue); any other plain tag is the value's text (`</name>`, `<a>`).
-      if (!tag.closing || this.plainDepth > 0 || (tag.role !== "invoke" && tag.role !== "block")) return true;
-      this.valueStep = "end-call";
-      return false;
-    }
-    if (!tag.closing) {
-      this.plainDepth++;
-      return true;
-    }
-    if (this.plainDepth > 0) {
-      this.plainDepth--;
-      return true;
-    }
-    // Only a prefix-less `</parameter>` is the value's mis-closed closer (M07).
-    this.inValue = false;
-    this.valueClosed = true;
-    return false;
   }
 
   trail(): null {

@@ -3,7 +3,7 @@ import { mayNameTool } from "./tool-element-name.ts";
 
 /**
  * Golden A45.1-A45.3: what a sentinel tag read inside a DSML call (outside an example, which
- * closer-in-value.ts reads) does to its values, decided once for the span walk
+ * example-in-value.ts reads) does to its values, decided once for the span walk
  * (dialects/dsml/walk.ts onTag, onToolNamed) and the stream (engine/candidate.ts), so the two
  * never disagree on whether a value is open: a stream that forgets an open value no longer weighs
  * a later closer by the closer rule and runs the call cut at it.

@@ -124,7 +124,7 @@ export interface SpanKind<Body = undefined> {
   charForm?(opener: Tag, from: number, body: Body): CharState;
   /** This kind's wrapper closer, beyond a block closer, ends a trailing span too. */
   closesWrapper?(tag: Tag): boolean;
-  /** The family of a value open in this kind's body, whose examples are its text (closer-in-value.ts), or null; else the reader tracks values. */
+  /** The family of a value open in this kind's body, whose examples are its text (example-in-value.ts), or null; else the reader tracks values. */
   valueFamily?(r: SpanReader, body: Body): TagFamily | null;
   parse(p: SpanParse): Segment[];
 }

@@ -1,6 +1,6 @@
 // Reading a tag as a tool-named element's (I11): the name as written, and whether it may name a
 // tool. Apart from tool-element.ts (the element's span kind) so the value rules and the example
-// reader (dsml-value.ts, closer-in-value.ts) can ask without importing the span kinds.
+// reader (dsml-value.ts, example-in-value.ts) can ask without importing the span kinds.
 import { DASH, DOT, UNDERSCORE, isAsciiDigit, isAsciiLetter } from "../grammar/chars.ts";
 import { Flaw, type Tag } from "../grammar/tags.ts";
 

@@ -351,12 +351,12 @@ describe("linear work (counted, not timed)", () => {
     // A later closer with text after it refuses up to the costume's last closer and the rest is read again (review 41, rule 4).
     ["costumes held past a closer read as code, each closed later with text after it", (n) => fill("<shell>\nls\n</shell>ok\n<bash>\npwd\n</bash>\n</shell> b\n", n)],
     ["costumes held past a closer read as code, closed later with text after it, names alternating", (n) => fill("<shell>\nls\n</shell>ok\n<bash>\npwd\n</bash>\n</shell> b\n<bash>\nls\n</bash>ok\n<py>\nx\n</py>\n</bash> b\n", n)],
-    // Example blocks inside an open value (closer-in-value.ts ExampleInValue): read on while the value's closer may follow
+    // Example blocks inside an open value (example-in-value.ts ExampleInValue): read on while the value's closer may follow
     // them; proved no example, read again once from the first (review finding 2).
     ["complete example blocks repeated inside one value that closes", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n<${D}parameter name="content" string="true">${fill(`${canonical}\n`, n)}</${D}parameter>\n</${D}invoke>\n</${D}tool_calls>`],
     ["complete example blocks repeated inside one value that never closes", (n) => `<${D}tool_calls>\n<${D}invoke name="write">\n<${D}parameter name="content" string="true">${fill(`${canonical}\n`, n)}`],
     ["example invokes inside values, each ended by the next", (n) => `<${D}tool_calls>\n${fill(`<${D}invoke name="write">\n<${D}parameter name="content" string="true">x\n<${D}invoke name="bash">\n<${D}parameter name="command" string="true">ls</${D}parameter>\n</${D}invoke>\n`, n)}`],
-    // Examples of any dialect inside a value (closer-in-value.ts ExampleInValue), a closer with text after it inside the example's
+    // Examples of any dialect inside a value (example-in-value.ts ExampleInValue), a closer with text after it inside the example's
     // own value (read as that value's text), and plain markup in a DSML value held to the next DSML tag (PlainRunInValue).
     ["Qwen3-Coder examples repeated inside one Claude-style value that closes", (n) => `<function_calls>\n<invoke name="write">\n<parameter name="content">${fill("<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n</tool_call>\n", n)}</parameter>\n</invoke>\n</function_calls>`],
     ["Qwen3-Coder examples repeated inside one Claude-style value that never closes", (n) => `<function_calls>\n<invoke name="write">\n<parameter name="content">${fill("<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n", n)}`],

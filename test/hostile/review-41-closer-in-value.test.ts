@@ -35,7 +35,7 @@ describe("a parameter closer next proves the closer was content, in the mixed-pr
 });
 
 describe("Unicode spaces after a closer (missed repair, low)", () => {
-  // Severity: missed-repair. Likely: src/parse/closer-in-value.ts closerEndsCall (and the
+  // Severity: missed-repair. Likely: src/parse/closer-ends-call.ts closerEndsCall (and the
   // engine's twin in src/engine/candidate.ts) count only space, tab, CR and LF as spaces, so a
   // no-break space after P01's invoke closer reads as text after it: the call is refused
   // (broken-markup) where golden P01 ("alone on its line, the block closer next") runs it.

@@ -1,5 +1,5 @@
 /**
- * Review 41, rule 3 (ExampleInValue, src/parse/closer-in-value.ts, used by src/parse/dialects/dsml/walk.ts and
+ * Review 41, rule 3 (ExampleInValue, src/parse/example-in-value.ts, used by src/parse/dialects/dsml/walk.ts and
  * src/engine/candidate.ts): an example block inside a value is the value's text only when the
  * value's own DSML-family parameter closer comes right after the example. Every other way a value
  * legitimately ends (P01: the invoke closer alone on its line, the block closer next; M07: a
@@ -29,8 +29,8 @@ function run(input: string) {
 const ranExample = (r: ReturnType<typeof run>) => r.calls.some((c) => c.tool === "bash" && c.input.command === "rm -rf x");
 
 describe("an example inside a value whose value ends another legitimate way", () => {
-  // Severity: wrong-execution. Likely: src/parse/closer-in-value.ts ExampleInValue.step ("after"
-  // accepts only a DSML parameter closer) with src/parse/dialects/dsml/walk.ts exampleAt / src/engine/candidate.ts.
+  // Severity: wrong-execution. Likely: src/parse/example-in-value.ts ExampleInValue.step ("after"
+  // accepts only a DSML parameter closer) with src/parse/dialects/dsml/value-examples.ts exampleAt / src/engine/candidate.ts.
   // The write ends by P01 (golden "P01 as documented": its invoke closer alone on its line, the
   // block closer next). Observed: the write is refused as truncated, the example's `rm -rf x` runs
   // and the write's own closers are stripped as noise. Expected: the write runs with the example
@@ -57,7 +57,7 @@ describe("an example inside a value whose value ends another legitimate way", ()
     expect(ranExample(r)).toBe(false);
   });
 
-  // Severity: wrong-execution. Likely: closer-in-value.ts ExampleInValue.step ("after": the
+  // Severity: wrong-execution. Likely: example-in-value.ts ExampleInValue.step ("after": the
   // family check `tag.family === this.family` refuses the naked `</parameter>` that M07 accepts as
   // a DSML parameter's closer). Observed: the example runs, the write is refused as truncated.
   test("M07: the value closed by a prefix-less </parameter> right after the example", () => {
@@ -67,9 +67,9 @@ describe("an example inside a value whose value ends another legitimate way", ()
 });
 
 describe("an example inside a value that never closes itself, then the value closes", () => {
-  // Severity: wrong-execution. Likely: closer-in-value.ts ExampleInValue.step (in "block" or
+  // Severity: wrong-execution. Likely: example-in-value.ts ExampleInValue.step (in "block" or
   // "invoke" mode the value's own parameter closer is passed over, so the example "ends" at the
-  // write's block closer and fails) and dialects/dsml/walk.ts exampleAt. The write's `</parameter>`,
+  // write's block closer and fails) and dialects/dsml/value-examples.ts exampleAt. The write's `</parameter>`,
   // `</invoke>` and `</tool_calls>` after the example show it was the file's text; observed: the
   // write is refused as truncated and `rm -rf x` runs (the write's closers stripped as noise).
   test("an example block without its block closer", () => {

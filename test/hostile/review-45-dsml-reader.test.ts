@@ -85,7 +85,7 @@ describe("a DSML value that mentions a prefix-less `</parameter>`, then holds a 
   // content, or nothing runs; never the example.
   // Suspected: src/parse/dialects/dsml/value-ends.ts plainMarkupValueEnds (its scan stops at the
   // first sentinel tag, here the example's `<{D}tool_calls>`, so the value's own sentinel closer
-  // is never reached and the plain `</parameter>` ends the value, M07), then walk.ts exampleAt is
+  // is never reached and the plain `</parameter>` ends the value, M07), then value-examples.ts exampleAt is
   // never asked (no value is open any more), the rest of the value becomes body text (I04) and the
   // example is read again as a fresh call (restart rule); the stream's PlainRunInValue /
   // ExampleInValue in src/engine/candidate.ts agree. In the M07.5 shapes a plain invoke after the
@@ -198,8 +198,8 @@ describe("a call example inside a DSML value that the example rule does not reco
   // write's: the content ends inside the example and the write runs. The write's own
   // `</{D}parameter>`, `</{D}invoke>` and `</{D}tool_calls>` right after show the example was its
   // text; the same example closed by `</{D}bash>` (hard negative below) or a DSML invoke example is
-  // written whole. Suspected: src/parse/closer-in-value.ts exampleOpener (no I11 opener: a DSML
-  // tag named after a declared tool), used by walk.ts exampleAt and src/engine/candidate.ts.
+  // written whole. Suspected: src/parse/example-in-value.ts exampleOpener (no I11 opener: a DSML
+  // tag named after a declared tool), used by value-examples.ts exampleAt and src/engine/candidate.ts.
   test("an I11 example closed by `</{D}parameter>` and `</{D}invoke>`: the write is not cut inside it", () => {
     const example = live(`<{D}bash>\n<{D}command>rm -rf x</{D}parameter>\n</{D}invoke>`);
     const o = outcome(`${head}# Doc\n${example}\n${tail}`);
@@ -212,7 +212,7 @@ describe("a call example inside a DSML value that the example rule does not reco
   // invoke or block closer on its line ends the value; but the write's own three closers after
   // the example close nothing it opened and are discarded as noise). Observed: the write runs cut
   // ("# Doc\nCalls end with") and the example's `rm -rf x` runs. Expected: at least never the
-  // example. Suspected: closer-in-value.ts closerEndsCall (only a parameter closer right after the
+  // example. Suspected: closer-ends-call.ts closerEndsCall (only a parameter closer right after the
   // lone closer counts against it), walk.ts closerInValue, candidate.ts.
   for (const [name, closer] of [["invoke", "</{D}invoke>"], ["block", "</{D}tool_calls>"]] as const) {
     test(`a lone ${name} closer on its line in the content, then a DSML example, then the write's own closers: the example never runs`, () => {
@@ -351,7 +351,7 @@ describe("metamorphic: a call example appended to content the write writes whole
   // dialect, a non-structural sentinel tag, a fence, a comment) each followed by text on its line,
   // so no closer ends a line (the documented P01 shape is left out). Observed: the example runs
   // for ~40% of the contents that are written whole alone (fast-check prints a shrunk C, escaped).
-  // Suspected: value-ends.ts plainMarkupValueEnds, walk.ts exampleAt/restart, candidate.ts
+  // Suspected: value-ends.ts plainMarkupValueEnds, value-examples.ts exampleAt, walk.ts restart, candidate.ts
   // plainInValue (see the describes above).
   const head = live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n<{D}parameter name="content" string="true">`);
   const tail = live(`</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);

@@ -48,9 +48,11 @@ describe("dialects as units: the engine and the candidate name no dialect", () =
     expect(read("engine/text-mode.ts")).toContain("OPENERS[tag.family]");
   });
 
-  test("candidate.ts names none of the <tool_call> body's dialects", () => {
-    const candidate = read("engine/candidate.ts");
-    for (const word of [/glm/i, /arg_key/, /arg_value/, /function-inner/, /ToolCall(Start|Body)/, /COSTUME_INNER/]) expect(candidate).not.toMatch(word);
+  test("candidate.ts and the value tracker it reads with name none of the <tool_call> body's dialects", () => {
+    for (const file of ["candidate.ts", "value-tracker.ts"]) {
+      const candidate = read(`engine/${file}`);
+      for (const word of [/glm/i, /arg_key/, /arg_value/, /function-inner/, /ToolCall(Start|Body)/, /COSTUME_INNER/]) expect(candidate).not.toMatch(word);
+    }
   });
 
   test("every tag family the tag reader yields has exactly one opener rule, defined once in parse/", () => {

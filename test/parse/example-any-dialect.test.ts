@@ -1,5 +1,5 @@
 /**
- * A `write` whose content documents a tool call of ANY known dialect (closer-in-value.ts
+ * A `write` whose content documents a tool call of ANY known dialect (example-in-value.ts
  * ExampleInValue): a complete example written inside an open value is that value's text when the
  * value then reaches its own parameter closer. The example never runs, in any split; the write runs
  * with every character of its content; a value that never reaches its own closer stays as before

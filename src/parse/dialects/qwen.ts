@@ -2,7 +2,9 @@ import { endCutOffAtLastTag, tagsOf, type Segment } from "../segments.ts";
 import { textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { trimLayoutNewlines } from "./common.ts";
 import { abandonOnFirst, complete, type SpanKind, type SpanReader } from "../span-kind.ts";
-import { closerEndsCall, closerRule, exampleEnd, exampleOpener } from "../closer-in-value.ts";
+import { closerRule } from "../closer-in-value.ts";
+import { closerEndsCall } from "../closer-ends-call.ts";
+import { exampleEnd, exampleOpener } from "../example-in-value.ts";
 import type { Tag } from "../../grammar/tags.ts";
 import { CR, LF, SP, TAB } from "../../grammar/chars.ts";
 import type { ToolSpec } from "../types.ts";
@@ -20,7 +22,7 @@ import type { ToolSpec } from "../types.ts";
  * A second `<function=…>` before the first closed is unread markup (the call is refused, never run
  * with the second function's parameters), unless it sits inside a parameter that its own
  * `</parameter>` closes: then it is that value's text, as a complete example of any dialect in a
- * value is when the value reaches its `</parameter>` (closer-in-value.ts ExampleInValue).
+ * value is when the value reaches its `</parameter>` (example-in-value.ts ExampleInValue).
  */
 export function parseQwenFunctions(span: string, from: number, to: number, ctx: SpanContext, closedByWrapper = false): Segment[] {
   let name: string | null = null;

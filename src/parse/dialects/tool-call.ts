@@ -7,7 +7,8 @@ import { parseQwenFunctions, QwenParameters, startsLineAfterBreak } from "./qwen
 import { xmlToolCall } from "../costume-xml.ts";
 import { complete, type SpanKind } from "../span-kind.ts";
 import { GLM_IN_VALUE, QWEN_IN_WRAPPER, ToolCallBody, ToolCallStart } from "./tool-call-body.ts";
-import { closerEndsCall, exampleEnd, exampleOpener } from "../closer-in-value.ts";
+import { closerEndsCall } from "../closer-ends-call.ts";
+import { exampleEnd, exampleOpener } from "../example-in-value.ts";
 import { COLON, DASH, DOT, UNDERSCORE } from "../../grammar/chars.ts";
 import { isObject } from "../../grammar/plain-data.ts";
 import { JsonSyntax } from "../../grammar/json-syntax.ts";
@@ -110,7 +111,7 @@ const VALUE_CLOSER = "</arg_value>";
  * rule (review finding 1, parse/closer-in-value.ts), as the stream reads it (tool-call-body.ts):
  * text after it on its line makes it the value's text, and parseQwenFunctions or glmPairs then
  * want the value's own `</parameter>` or `</arg_value>`. A complete example in such a value is
- * skipped whole (closer-in-value.ts); after a Hermes JSON body, the first closer after the JSON.
+ * skipped whole (example-in-value.ts); after a Hermes JSON body, the first closer after the JSON.
  * Which Qwen3-Coder `<parameter=` tags open and close a value, QwenParameters decides, as for the stream.
  */
 function wrapperCloser(span: string, opener: Tag, ctx: SpanContext): Tag | undefined {

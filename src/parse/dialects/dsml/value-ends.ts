@@ -1,5 +1,6 @@
 import { Flaw, type Tag } from "../../../grammar/tags.ts";
-import { PlainRunInValue, type ExampleOptions } from "../../closer-in-value.ts";
+import type { ExampleOptions } from "../../example-in-value.ts";
+import { PlainRunInValue } from "../../plain-run-in-value.ts";
 
 // Where a DSML value ends when its own closer is not the plain answer: plain markup inside it
 // that is its text (an XML file being written), or a garbled closer at its end (P02).
@@ -8,12 +9,12 @@ import { PlainRunInValue, type ExampleOptions } from "../../closer-in-value.ts";
  * Plain markup in an open sentinel value, from its first plain tag (`first`, the first since the
  * value opened or since the last sentinel tag the walk read): the index of the tag that ends the
  * value when all of it is the value's text (an XML file being written), or -1. Read as the stream
- * reads it (closer-in-value.ts PlainRunInValue): not when another sentinel tag comes first (the
+ * reads it (plain-run-in-value.ts PlainRunInValue): not when another sentinel tag comes first (the
  * plain closer was the model's mis-closed parameter, P01/M07), nor when a plain closer that
  * matches no plain opener in the value is followed by a plain parameter (the model wrote the next
  * parameter without its sentinel, M07.5); a DSML call example after the plain markup (golden
  * A45.4, E45.10) is read on to the value's own closer, which may then be the invoke closer (the call
- * is refused, walk.ts). The walk asks once per run of plain tags (DsmlWalk.run). `options`: the
+ * is refused, walk.ts). The walk asks once per run of plain tags (value-examples.ts ValueExamples.skips). `options`: the
  * open value's I11 reading (declared tools, an I11 child's name), as for an example in it.
  */
 export function plainRunEnd(span: string, tags: readonly Tag[], first: number, options?: ExampleOptions, out?: { ambiguous: boolean; before: boolean }): number {

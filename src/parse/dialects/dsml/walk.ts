@@ -1,18 +1,18 @@
 import { Flaw, type Tag } from "../../../grammar/tags.ts";
 import type { SpanContext } from "../../call.ts";
-import { closerEndsCall, closerRule, exampleEnd, exampleOpener, toolNamedValueRule, type ExampleOptions } from "../../closer-in-value.ts";
+import { closerRule, toolNamedValueRule } from "../../closer-in-value.ts";
+import { closerEndsCall } from "../../closer-ends-call.ts";
 import { tagsOf } from "../../segments.ts";
 import { mayNameTool, opensToolElement, writtenName } from "../../tool-element-name.ts";
 import { typeHint, unreadAttribute } from "./attributes.ts";
 import type { BlockFacts, CloseFlaw, InvokeDraft, ParamDraft } from "./drafts.ts";
-import { garbledCloserAt, plainRunEnd } from "./value-ends.ts";
+import { garbledCloserAt } from "./value-ends.ts";
+import { ValueExamples, valueOptions } from "./value-examples.ts";
 import { dsmlValueStep, structuralValueStep } from "../../dsml-value.ts";
 
 /** When a closer inside a value opened by a DSML or an unprefixed parameter ends it (closer-in-value.ts). */
 const DSML_VALUE = closerRule("dsml");
 const NAKED_VALUE = closerRule("naked");
-/** Why a call whose value holds an example ended ambiguously (closer-in-value.ts ExampleInValue.ambiguous) is refused. */
-const AMBIGUOUS_EXAMPLE = "a call example in a value, then a block closer alone on its line and text before the value's own closer: which closer ends the call is ambiguous";
 
 /**
  * The DSML walk: one complete span's tags, in order, read into invoke and parameter drafts
@@ -45,11 +45,6 @@ export class DsmlWalk implements BlockFacts {
   /** The span's tags, and the index of the one being read (the closer rule looks at the next). */
   private tags: Tag[] = [];
   private at = 0;
-  /** Tags before this index are an example inside a value (exampleAt); none starts before exampleFrom. */
-  private skipUntil = 0;
-  private exampleFrom = 0;
-  /** The span opens with DSML markup (the stream's Candidate.opener), not an unprefixed dialect's. */
-  private dsmlSpan = false;
 
   constructor(
     private readonly span: string,
@@ -66,11 +61,9 @@ export class DsmlWalk implements BlockFacts {
   run(): InvokeDraft[] {
     let pos = 0;
     const tags = tagsOf(this.span);
-    this.dsmlSpan = tags.find((t) => t.family === "dsml" || t.family === "naked")?.family === "dsml";
-    let contentUntil = -1;
-    let runEndsBefore = false;
-    // A run of plain markup in the open sentinel value was weighed since the last sentinel tag read (the stream's plainRunTried).
-    let runTried = false;
+    // The span opens with DSML markup (the stream's Candidate.opener), not an unprefixed dialect's.
+    const dsmlSpan = tags.find((t) => t.family === "dsml" || t.family === "naked")?.family === "dsml";
+    const examples = new ValueExamples(this.span, tags, dsmlSpan, this.declared);
     this.tags = tags;
     for (let index = 0; index < tags.length; index++) {
       const tag = tags[index]!;
@@ -78,30 +71,8 @@ export class DsmlWalk implements BlockFacts {
       this.onText(pos, tag.start);
       pos = tag.end;
       if (tag.family === "dsml") this.sawDsml = true;
-      // Plain markup inside a value that its own sentinel closer ends is the value's text (an XML file).
-      if (index < contentUntil || index < this.skipUntil) continue;
-      // The tag an example ends at (the value's closer) is read as the stream reads it, directly: no plain run starts there.
-      if (this.exampleAt(index)) {
-        runTried = true;
-        continue;
-      }
-      // A run with an example in it ended by the invoke closer (P01), not a parameter closer: refused, as exampleAt.
-      if (index === contentUntil && tag.role === "invoke" && !runEndsBefore) this.markCloserAsText();
-      if (tag.family === "naked" && !runTried && this.inDsmlValue()) {
-        runTried = true;
-        const out = { ambiguous: false, before: false };
-        const end = plainRunEnd(this.span, tags, index, this.valueOptions(), out);
-        if (end >= 0) {
-          contentUntil = end;
-          runEndsBefore = out.before;
-          // Reporting only: the plain closers such a run read as mentions are still the call's mixed markup (M07), as when
-          // they were read one by one (golden A45.1); openers are left out (they would report P04/P05).
-          if (out.before && this.cur) for (let k = index; k < end; k++) if (tags[k]!.family === "naked" && tags[k]!.closing && tags[k]!.role !== "block") this.cur.tags.push(tags[k]!);
-          if (out.ambiguous) this.cur!.unread ??= AMBIGUOUS_EXAMPLE;
-          continue;
-        }
-      }
-      if (tag.family === "dsml") runTried = false;
+      // An example or plain markup written inside a value is the value's text (value-examples.ts): no structure of the call.
+      if (examples.skips(index, this.cur, this.stack[this.stack.length - 1])) continue;
       this.onTag(tag);
     }
     this.onText(pos, this.span.length);
@@ -110,74 +81,8 @@ export class DsmlWalk implements BlockFacts {
     return this.invokes;
   }
 
-  /** A sentinel tag names a declared tool: an I11 example's opener (closer-in-value.ts exampleOpener). */
+  /** A sentinel tag names a declared tool: an I11 example's opener (example-in-value.ts exampleOpener). */
   private readonly declared = (tag: Tag): boolean => this.ctx.tools.has(writtenName(this.span, tag));
-
-  /**
-   * Review finding 2: a block or invoke opener written inside an open value starts an example that
-   * is the value's text when, once closed, the value's own parameter closer comes next
-   * (closer-in-value.ts, the stream's rule too): its tags are skipped. Otherwise the restart rule
-   * stands, and no example starts again before the tag that decided it (so each tag is looked at
-   * a bounded number of times).
-   */
-  private exampleAt(index: number): boolean {
-    const top = this.stack[this.stack.length - 1];
-    if (!this.cur || index < this.exampleFrom) return false;
-    if (!top || top.children !== null) return this.exampleInBody(index);
-    const family = top.opener.family;
-    if ((family !== "dsml" && family !== "naked") || !exampleOpener(this.tags[index]!, family, this.declared)) return false;
-    // An unprefixed value in a DSML span (M07.5) is ended by a DSML closer too, as closeParam reads it (the stream's Candidate.plainValue).
-    const options = family === "naked" && this.dsmlSpan ? { ...this.valueOptions(), dsmlCloses: true } : this.valueOptions();
-    const found = exampleEnd(this.span, this.tags, index, family, this.span.length, true, options);
-    if (found.end >= 0) {
-      this.skipUntil = found.end;
-      if (found.ambiguous) this.cur.unread ??= AMBIGUOUS_EXAMPLE;
-      // Ended by the invoke closer (P01), not a parameter closer: the call is refused (cutShort), the example never runs.
-      if (this.tags[found.end]!.role !== "parameter") top.closerAsText = true;
-      return true;
-    }
-    this.exampleFrom = found.stop;
-    return false;
-  }
-
-  /** How an example or plain run in the open value reads I11 tags: declared tools' examples, and an I11 child's own closer. */
-  private valueOptions(): ExampleOptions {
-    const top = this.stack[this.stack.length - 1];
-    return { declared: this.declared, valueName: this.cur?.toolNamed && top ? top.name.toLowerCase() : undefined };
-  }
-
-  /** A sentinel parameter's value is open (plain markup in it may be its text: value-ends.ts). */
-  private inDsmlValue(): boolean {
-    const top = this.stack[this.stack.length - 1];
-    return this.cur !== null && top !== undefined && top.children === null && top.opener.family === "dsml" && !(top.opener.flaws & Flaw.SelfClosing);
-  }
-
-  private markCloserAsText(): void {
-    const top = this.stack[this.stack.length - 1];
-    if (top && top.children === null) top.closerAsText = true;
-  }
-
-  /**
-   * After text in the invoke's body (golden A45.4, E45.10) (a value ended mid-line by its sentinel
-   * closer: the call is refused, I04), an example that the call's own closers end (a parameter
-   * closer that closes nothing, or the invoke closer) was that text too: skipped, never read as
-   * the model starting over, and the call refused. The same after a value that closed cleanly at
-   * its line's end (golden A45.9: `# Doc</{D}parameter>`, an example, then a
-   * stray `</{D}parameter>` and the call's closers). The stream holds such an example only after
-   * body text or a closed value (Candidate.bodyText, valueClosed) and otherwise ends the span at its
-   * opener (restart), so the walk never meets one it did not hold; DSML spans only, as the stream.
-   */
-  private exampleInBody(index: number): boolean {
-    if (!this.dsmlSpan || !exampleOpener(this.tags[index]!, "dsml")) return false;
-    const found = exampleEnd(this.span, this.tags, index, "dsml", this.span.length, true);
-    if (found.end < 0) {
-      this.exampleFrom = found.stop;
-      return false;
-    }
-    this.skipUntil = found.end;
-    this.cur!.unread ??= "a call example in the invoke body, ended by the invoke's own closers";
-    return true;
-  }
 
   /** Text outside every value (between parameters, or between a wrapped tool's children) is the body. */
   private onText(from: number, to: number): void {
@@ -270,7 +175,7 @@ export class DsmlWalk implements BlockFacts {
     const top = this.stack[this.stack.length - 1];
     if (!top || top.children !== null) return false;
     const rule = top.opener.family === "naked" ? NAKED_VALUE : this.cur?.toolNamed ? toolNamedValueRule(top.name.toLowerCase()) : DSML_VALUE;
-    if (closerEndsCall(this.span, tag.end, this.span.length, this.tags, this.at + 1, rule, this.valueOptions())) return false;
+    if (closerEndsCall(this.span, tag.end, this.span.length, this.tags, this.at + 1, rule, valueOptions(this.declared, this.cur, top))) return false;
     top.closerAsText = true;
     return true;
   }
