@@ -203,6 +203,7 @@ describe("finding 3: lone CR line ends", () => {
 // Found by the byte-mutation sweep (mutation entities / quotEntities), reduced by hand.
 // ------------------------------------------------------------------------------------------------
 
+// Fixed by fx46-entities: call.ts textArgsOutcome applies P08 as invokeInput does.
 describe("finding 5: an entity-escaped value reads differently by dialect", () => {
   const V = "make &amp;&amp; make test";
   const commandOf = (text: string) => parse(text, fixtureTools).calls.map((c) => (c.input as { command?: unknown }).command);
