@@ -2,7 +2,7 @@ import { isPollutingKey } from "../grammar/plain-data.ts";
 import type { SchemaGate } from "./schema-gate.ts";
 import type { Segment, UnitOutcome } from "./segments.ts";
 import type { ParseOptions, ToolSpec } from "./types.ts";
-import { argumentsObject, coerceObject, coerceValue, propertySchema } from "./values.ts";
+import { argumentsObject, coerceObject, coerceValue, decodeEntitiesIfEscaped, propertySchema } from "./values.ts";
 import type { Shape } from "../grammar/shapes.ts";
 
 /**
@@ -98,7 +98,9 @@ export function textArgsOutcome(name: string, pairs: [string, string][], shape: 
     if (Object.prototype.hasOwnProperty.call(input, key)) {
       return { kind: "broken", shape, reason: "broken-markup", detail: "the same parameter twice", tool: name };
     }
-    input[key] = coerceValue(raw, propertySchema(tool.parameters, key), undefined);
+    const value = coerceValue(raw, propertySchema(tool.parameters, key), undefined);
+    // P08, as in the invoke dialects: a value escaped throughout reads the same in every tag dialect.
+    input[key] = typeof value === "string" ? decodeEntitiesIfEscaped(value) : value;
   }
   return checkedCall(tool, input, shape);
 }
