@@ -21,7 +21,7 @@ import { type AdapterDeps, type AdapterOptions, repairEnabled, sanitizeEnabled }
 import { announceRepair, debugLine, noteFailure, orPassThrough, report, requestDebug } from "./report.ts";
 import { readRequestBody, withBody } from "./request-body.ts";
 import { sanitizeRequestBytes, sanitizeRequestText } from "./request-history.ts";
-import { withoutBom } from "./json-splice.ts";
+import { spliceJsonBytes, valueEdits, withoutBom } from "./json-splice.ts";
 import { bodyCoding } from "./content-coding.ts";
 import { stripTag } from "./request-tag.ts";
 import { settleOptions } from "../options/settle.ts";
@@ -240,15 +240,20 @@ async function repairJson(response: Response, ctx: ResponseContext): Promise<Res
 }
 
 function repairWireJson(response: Response, bytes: Uint8Array, ctx: ResponseContext): Response {
-  const body = jsonOrUndefined(new TextDecoder().decode(bytes));
+  // Read as spliceJsonBytes needs it: a leading byte order mark stays in the text (and the bytes).
+  const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+  const body = jsonOrUndefined(withoutBom(text));
   if (!isObject(body)) return asSent(response, [bytes]);
+  const asRead = jsonOrUndefined(withoutBom(text));
   const changed = ctx.wire.repairJson(body, {
     engine: ctx.engine,
     report: (summaries) => {
       if (summaries.length > 0) report(ctx.options, { requestTag: ctx.plan.tag, summary: mergeSummaries(summaries), attempt: ctx.plan.attempt });
     },
   });
-  return changed ? rebuilt(response, JSON.stringify(body)) : asSent(response, [bytes]);
+  if (!changed) return asSent(response, [bytes]);
+  // Only the values the repair changed are written anew; every other byte is the server's.
+  return rebuilt(response, spliceJsonBytes(bytes, text, valueEdits(asRead, body)) ?? JSON.stringify(body));
 }
 
 /**

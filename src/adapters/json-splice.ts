@@ -69,6 +69,32 @@ export function spliceJson(text: string, edits: readonly JsonEdit[]): string {
 }
 
 /**
+ * The edits that turn `before` into `after`, two readings of one document of which `after` was
+ * changed in place: objects with the same keys in the same order and arrays of the same length are
+ * compared member by member, and only a value that differs is replaced (whole). So a repaired reply
+ * keeps every byte outside what the repair changed: an integer above 2^53 in its usage (which
+ * JSON.parse reads the same, rounded, in both readings), its escapes and its spacing.
+ */
+export function valueEdits(before: unknown, after: unknown, path: JsonPath = []): JsonEdit[] {
+  if (before === after) return [];
+  if (Array.isArray(before) && Array.isArray(after) && before.length === after.length) {
+    return before.flatMap((value, index) => valueEdits(value, after[index], [...path, index]));
+  }
+  if (isRecord(before) && isRecord(after)) {
+    const keys = Object.keys(before);
+    const afterKeys = Object.keys(after);
+    if (keys.length === afterKeys.length && keys.every((key, i) => key === afterKeys[i])) {
+      return keys.flatMap((key) => valueEdits(before[key], after[key], [...path, key]));
+    }
+  }
+  return [{ kind: "replace", path, json: JSON.stringify(after) }];
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
  * `spliceJson` for a body that came as bytes: `text` is `bytes` as a replacing UTF-8 decoder with
  * `ignoreBOM` reads them (`new TextDecoder("utf-8", { ignoreBOM: true })`). Only the byte ranges of
  * the edited values change; every other byte (a byte order mark, bytes that are not valid UTF-8,

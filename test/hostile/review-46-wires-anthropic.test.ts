@@ -161,7 +161,7 @@ describe("one call allowed, and an event too long to hold after a held call", ()
 });
 
 describe("a ping between a text block's start and its text", () => {
-  // FINDING 4 (empty text block replayed, low-medium). Anthropic's own streams send `ping` right
+  // Fixed (review 46 finding 4, fx46-wire-json) (empty text block replayed, low-medium). Anthropic's own streams send `ping` right
   // after the first content_block_start (as test/e2e/wire-servers.ts does). The rewriter holds a
   // text block's start until text goes out, so "a block whose text all became calls is never
   // opened, as an empty text block would be replayed in the next request" (stream.ts), but any
@@ -190,7 +190,7 @@ describe("the JSON reply, repaired", () => {
   const bodyText = (text: string, usage = '{"input_tokens":1,"output_tokens":2}') =>
     `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":${JSON.stringify(text)}}],"stop_reason":"end_turn","stop_sequence":null,"usage":${usage}}`;
 
-  // FINDING 5 (bytes outside the repair changed, low). A repaired JSON reply is re-serialized
+  // Fixed (review 46 finding 5, fx46-wire-json) (bytes outside the repair changed, low). A repaired JSON reply is re-serialized
   // whole (fetch.ts repairWireJson: JSON.stringify(body)), so an integer above 2^53 anywhere in it
   // loses digits (12345678901234567890 becomes 12345678901234567000), and a leading byte order
   // mark is dropped. The request side splices only the strings it changes for exactly this reason
@@ -202,7 +202,7 @@ describe("the JSON reply, repaired", () => {
     expect(text).toContain('"input_tokens":12345678901234567890');
   });
 
-  // FINDING 6 (citations duplicated, low). A cited text block split by a recovered call: every
+  // Fixed (review 46 finding 6, fx46-wire-json) (citations duplicated, low). A cited text block split by a recovered call: every
   // text piece is `{ ...block, text }`, so each carries the block's whole citations array (and
   // the stream's citations_delta stays with the piece it came in). The client reports the sources
   // once per piece. Expected: the citations once. Suspected: src/wires/anthropic/wire.ts (blocksOf).

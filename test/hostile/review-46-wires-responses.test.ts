@@ -142,7 +142,7 @@ describe("parallel calls off, and an event too long to hold after a held call", 
 });
 
 describe("the JSON reply, repaired", () => {
-  // FINDING 5 (bytes outside the repair changed, low), as on Anthropic: the repaired body is
+  // Fixed (review 46 finding 5, fx46-wire-json) (bytes outside the repair changed, low), as on Anthropic: the repaired body is
   // re-serialized whole, so an integer above 2^53 loses digits. Suspected: src/adapters/fetch.ts
   // (repairWireJson).
   test("an integer above 2^53 keeps its digits", async () => {
@@ -153,7 +153,7 @@ describe("the JSON reply, repaired", () => {
     expect(text).toContain('"input_tokens":12345678901234567890');
   });
 
-  // FINDING 7 (annotation offsets stale, low). url_citation annotations carry start_index and
+  // Fixed (review 46 finding 7, fx46-wire-json) (annotation offsets stale, low). url_citation annotations carry start_index and
   // end_index into their part's text; when the repair takes markup out of the text (and strips
   // the prose after the call, S03), they are left as they were and point past the text's end or at
   // other words. The AI SDK ignores the offsets, a client that renders them does not. Expected:

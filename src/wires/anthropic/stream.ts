@@ -92,7 +92,11 @@ export class AnthropicStreamRewriter implements EventRewriter {
     const decided = this.#other(event);
     // Once the block stopped upstream, its held start opens only with text (a ping passes it by).
     if (held === undefined || this.#held !== held || this.#textBlock === undefined) return decided;
-    // Anything else between the held start and the block's text (a ping) goes after the start.
+    // A ping (Anthropic sends one right after the first block's start) says nothing about the block:
+    // it goes out before the held start, which still opens only with text. Opening it here made a
+    // reply that is all one call an empty text block, which the API refuses when it is replayed.
+    if (event.type === "ping") return decided;
+    // Anything else between the held start and the block's text goes after the start.
     return withLead(this.#openText(), decided);
   }
 

@@ -80,11 +80,19 @@ function isTextBlock(block: unknown): block is Json & { text: string } {
 function blocksOf(events: EngineEvent[], block: Json & { text: string }): Json[] {
   if (events.length === 1 && events[0]!.type === "text" && events[0]!.text === block.text) return [block];
   const out: Json[] = [];
+  // The block's other fields (citations above all) go with its first text piece only: a copy on
+  // every piece would list each source once per piece. A citation says which document it quotes,
+  // not where in the text it sits, so the first piece is as good a home as any.
+  const { citations, ...bare } = block;
+  let first = true;
   for (const event of events) {
     if (event.type === "call") out.push(toolUseBlock(event.call));
     else if (event.text === "") continue;
     else if (out.at(-1)?.type === "text") (out.at(-1) as { text: string }).text += event.text;
-    else out.push({ ...block, text: event.text });
+    else {
+      out.push(first && citations !== undefined ? { ...bare, citations, text: event.text } : { ...bare, text: event.text });
+      first = false;
+    }
   }
   // Text only, as it came (a cut reply's held text handed back after what was released).
   if (out.length === 1 && out[0]!.type === "text" && out[0]!.text === block.text) return [block];

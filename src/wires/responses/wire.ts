@@ -61,6 +61,8 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
   const out: unknown[] = [];
   let changed = false;
   let before: AnswerSoFar | undefined;
+  /** Annotated parts, with their text as the server wrote it. */
+  const written = new Map<Json & { text: string }, string>();
   for (const item of output) {
     out.push(item);
     if (!isMessage(item)) continue;
@@ -69,6 +71,7 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
       if (!isOutputText(part)) continue;
       const guard = ctx.engine(undefined, before);
       guards.push(guard);
+      if (Array.isArray(part.annotations) && part.annotations.length > 0) written.set(part, part.text);
       const stopped = part === lastPart;
       const step = guard.step({ native, delta: part.text, endSpan: !stopped });
       if (!step.ok) return false;
@@ -101,8 +104,27 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
   }
   ctx.report(summaries);
   if (!changed) return false;
+  for (const [part, text] of written) if (part.text !== text) part.annotations = movedAnnotations(part.annotations as unknown[], text, part.text);
   body.output = out;
   return true;
+}
+
+/**
+ * A part's annotations after the repair took markup out of its text: each one whose span still
+ * reads the same words points at them again (the repair only removes text, so they can only have
+ * moved back: the nearest occurrence at or before the old start); one whose words are gone (inside
+ * a recovered call, or prose stripped after it) is dropped rather than left pointing past the text
+ * or at other words. An annotation without offsets stays as it is.
+ */
+function movedAnnotations(annotations: unknown[], was: string, now: string): unknown[] {
+  return annotations.flatMap((annotation) => {
+    if (!isObject(annotation)) return [annotation];
+    const { start_index: start, end_index: end } = annotation;
+    if (typeof start !== "number" || typeof end !== "number" || !(start >= 0 && end >= start && end <= was.length)) return [annotation];
+    const words = was.slice(start, end);
+    const at = now.lastIndexOf(words, start);
+    return at < 0 ? [] : [{ ...annotation, start_index: at, end_index: at + words.length }];
+  });
 }
 
 /** A part whose engine holds text after the reply's last call, and the part it goes into. */
