@@ -174,7 +174,8 @@ export function heredocCode(command: string): string | null {
 /**
  * The costume tags' opener rule (tag family "costume"): `<tool_call>` opens a span wherever it
  * starts, since its body decides the dialect (tool-call.ts); a free-code costume opens only at the
- * start of a line, with code costumes on. A wrapper closer right after a recovered call is that
+ * start of a line, with code costumes on (anywhere else its body is still read as a costume's, and
+ * never run: costume-hold.ts INLINE_COSTUME). A wrapper closer right after a recovered call is that
  * call's noise (O02 without its opener, S04).
  */
 export const COSTUME_OPENER: OpenerRule = (tag, _s, view) => {
@@ -183,5 +184,7 @@ export const COSTUME_OPENER: OpenerRule = (tag, _s, view) => {
     const dialects = view.dialects;
     return view.codeCostumes || dialects.hermes || dialects.qwen3coder || dialects.glm ? { open: "tool-call" } : "text";
   }
-  return isLineStartCostume(tag.name) && view.atLineStart() && view.codeCostumes ? { open: "costume" } : "text";
+  if (!isLineStartCostume(tag.name) || !view.codeCostumes) return "text";
+  // Not at a line's start: never run, but its body is read as a costume's all the same (INLINE_COSTUME).
+  return { open: view.atLineStart() ? "costume" : "inline-costume" };
 };
