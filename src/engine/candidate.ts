@@ -100,6 +100,8 @@ export class Candidate implements SpanReader {
   private quoteCol = 0;
   private quoteLineBlank = false;
   private quoteBlankBefore = false;
+  /** The character looked at before was a CR: an LF now completes its CR LF, no second line end. */
+  private quoteCr = false;
   /** The text the tag being read sits in, and its absolute offset (startsLine reads back in it first). */
   private tagText = "";
   private tagBase = 0;
@@ -278,13 +280,17 @@ export class Candidate implements SpanReader {
   private quoteEnds(c: number, at: number): boolean {
     if (at <= this.quoteSeen) return false;
     this.quoteSeen = at;
-    if (c === LF) {
+    // A line ends at LF, CR LF or a lone CR (CommonMark; review 46 finding 3).
+    const crlf = c === LF && this.quoteCr;
+    this.quoteCr = c === CR;
+    if (crlf) return false;
+    if (c === LF || c === CR) {
       this.quoteBlankBefore = this.quoteLineBlank;
       this.quoteLineBlank = true;
       this.quoteCol = 0;
       return false;
     }
-    if (!this.quoteLineBlank || c === CR) return false;
+    if (!this.quoteLineBlank) return false;
     if (c === SP) this.quoteCol++;
     else if (c === TAB) this.quoteCol = (this.quoteCol & ~3) + 4;
     else {
