@@ -13,6 +13,8 @@ export class QuotedBlockEnd {
   private col = 0;
   private lineBlank = false;
   private blankBefore = false;
+  /** The character looked at before was a CR: an LF now completes its CR LF, no second line end. */
+  private cr = false;
 
   constructor(
     /** The opener's indentation (DocContext.quoteIndent), above 0. */
@@ -23,13 +25,17 @@ export class QuotedBlockEnd {
   endsAt(c: number, at: number): boolean {
     if (at <= this.seen) return false;
     this.seen = at;
-    if (c === LF) {
+    // A line ends at LF, CR LF or a lone CR (CommonMark; review 46 differential finding 3).
+    const crlf = c === LF && this.cr;
+    this.cr = c === CR;
+    if (crlf) return false;
+    if (c === LF || c === CR) {
       this.blankBefore = this.lineBlank;
       this.lineBlank = true;
       this.col = 0;
       return false;
     }
-    if (!this.lineBlank || c === CR) return false;
+    if (!this.lineBlank) return false;
     if (c === SP) this.col++;
     else if (c === TAB) this.col = (this.col & ~3) + 4;
     else {

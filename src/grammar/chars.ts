@@ -54,3 +54,41 @@ export function isWhiteSpace(c: number): boolean {
   if (c < NBSP) return false;
   return c === NBSP || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
+
+/**
+ * What a reader takes for the space between a tag's parts (`<command timeout=...>`, `</ filePath>`):
+ * white space as trim() reads it (isWhiteSpace: NBSP and the other Unicode spaces, a BOM) and the
+ * zero-width characters that render as nothing (ZWSP, ZWNJ, ZWJ, WORD JOINER). Review 46 finding
+ * 6: an NBSP where a tag has its space shows the same tag, so a refusal keyed on the space must
+ * not be skipped by it.
+ */
+export function isSpaceInTag(c: number): boolean {
+  return isWhiteSpace(c) || (c >= 0x200b && c <= 0x200d) || c === 0x2060;
+}
+
+/**
+ * CommonMark's line ending (LF, CR, or CR LF as one; review 46 finding 3): its length at `i`, 0
+ * when none starts there. Every reader that splits lines or trims a line end asks here, so a lone
+ * CR (classic Mac text, some terminals' copy-paste) ends a line wherever LF does.
+ */
+export function lineEndAt(text: string, i: number): 0 | 1 | 2 {
+  const c = text.charCodeAt(i);
+  if (c === LF) return 1;
+  if (c === CR) return text.charCodeAt(i + 1) === LF ? 2 : 1;
+  return 0;
+}
+
+/** The length of the line ending (CR LF, LF or CR) that ends `text` just before `end`, 0 when none. */
+export function lineEndBefore(text: string, end = text.length): 0 | 1 | 2 {
+  const c = text.charCodeAt(end - 1);
+  if (c === CR) return 1;
+  if (c === LF) return end >= 2 && text.charCodeAt(end - 2) === CR ? 2 : 1;
+  return 0;
+}
+
+/** Where the first line ending (CR or LF) at or after `from` starts, or `text.length`: one look per character. */
+export function lineEndFrom(text: string, from: number): number {
+  let i = from;
+  for (let c = text.charCodeAt(i); i < text.length && c !== LF && c !== CR; c = text.charCodeAt(++i));
+  return i;
+}

@@ -33,11 +33,13 @@ export function readStrayLine(text: string, start: number, final: boolean): numb
   const wordEnd = k;
   while (k < text.length && k - wordEnd < MAX_TRAILING && isBlank(text.charCodeAt(k))) k++;
   if (k === text.length) return more;
+  // The line ends at LF, CR LF or a lone CR.
   if (text.charCodeAt(k) === CR) {
     if (++k === text.length) return more;
-  }
-  if (text.charCodeAt(k) !== LF) return null;
-  const lineStart = ++k;
+    if (text.charCodeAt(k) === LF) k++;
+  } else if (text.charCodeAt(k) === LF) k++;
+  else return null;
+  const lineStart = k;
   while (k < text.length && k - lineStart < MAX_INDENT && text.charCodeAt(k) === SP) k++;
   if (k === text.length) return more;
   return text.charCodeAt(k) === LT ? k : null;

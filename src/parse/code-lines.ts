@@ -1,7 +1,6 @@
 import {
   AMP,
   BACKSLASH,
-  CR,
   DASH,
   DOLLAR,
   DQ,
@@ -17,6 +16,9 @@ import {
   SQ,
   TAB,
   isAsciiDigit,
+  isSpaceInTag,
+  lineEndAt,
+  lineEndFrom,
 } from "../grammar/chars.ts";
 import type { CodeLanguage } from "../grammar/dialects.ts";
 import { NAME_LIMIT } from "./char-form.ts";
@@ -51,25 +53,27 @@ export function parameterElementLine(code: string, language: CodeLanguage | null
   let sheltered: { name: string; construct: number } | undefined;
   let lineStart = 0;
   while (lineStart <= code.length) {
-    let lineEnd = code.indexOf("\n", lineStart);
-    if (lineEnd < 0) lineEnd = code.length;
-    let end = lineEnd;
-    if (end > lineStart && code.charCodeAt(end - 1) === CR) end--;
+    // A line ends at LF, CR LF or a lone CR (lineEndAt).
+    const end = lineEndFrom(code, lineStart);
     const name = elementAtLineStart(code, lineStart, end);
     if (name !== undefined && isParameter(name)) {
       if (!scanner.sheltered()) return name;
       if (sheltered === undefined || sheltered.construct !== scanner.construct) sheltered = { name, construct: scanner.construct };
     }
     scanner.line(code, lineStart, end);
-    lineStart = lineEnd + 1;
+    lineStart = end + Math.max(1, lineEndAt(code, end));
   }
   return scanner.sheltered() && sheltered?.construct === scanner.construct ? sheltered.name : undefined;
 }
 
-/** The name of the tag a line opens with, after spaces: `<name` or `</name`, then `>`, `/`, a space or the line's end. */
+/**
+ * The name of the tag a line opens with, after spaces: `<name` or `</name`, then `>`, `/`, a space
+ * or the line's end. A space is any a reader takes for one (isSpaceInTag: `<command\u00A0timeout`
+ * shows the same tag as `<command timeout`, review 46 finding 6).
+ */
 function elementAtLineStart(text: string, from: number, to: number): string | undefined {
   let at = from;
-  while (at < to && (text.charCodeAt(at) === SP || text.charCodeAt(at) === TAB)) at++;
+  while (at < to && isSpaceInTag(text.charCodeAt(at))) at++;
   if (text.charCodeAt(at) !== LT) return undefined;
   at++;
   if (text.charCodeAt(at) === SLASH) at++;
@@ -78,7 +82,7 @@ function elementAtLineStart(text: string, from: number, to: number): string | un
   while (end < to && end - at < NAME_LIMIT && isElementNameCode(text.charCodeAt(end))) end++;
   if (end < to) {
     const c = text.charCodeAt(end);
-    if (c !== GT && c !== SLASH && c !== SP && c !== TAB) return undefined;
+    if (c !== GT && c !== SLASH && !isSpaceInTag(c)) return undefined;
   }
   return text.slice(at, end);
 }

@@ -46,7 +46,25 @@ const COSTUME_CODE = closerRule(null);
  * A costume the reply cut off after a closer read as code, with no such tag, is text up to its
  * first closer likewise (the engine reads the rest again).
  */
-export const COSTUME: SpanKind<{ firstCloserEnd: number; held: boolean; depth: number }> = {
+export const COSTUME = costumeKind(false);
+
+/**
+ * A code costume's opener that does not start its line (`Run this: <shell>...`, or only a BOM, a
+ * zero-width space, a word joiner or an NBSP before it, review 46 finding 2): never run, since
+ * only a costume opening a line is read as code to run. Its body is still the costume's, read by
+ * the same rules as COSTUME: what makes a heredoc's example the code's text (closers, the hold
+ * past a closer read as code) must not depend on where the outer opener sits on its line, or
+ * the example quoted in it (`<bash>rm -rf build</bash>` on its own line) runs by itself. So the
+ * span is text where COSTUME would have run its code, refused where COSTUME refuses it (held past
+ * a closer read as code), and refused as well when the text it covers holds tool-call markup
+ * (a call opener inside the code, or a reply that ends with the costume open): which of it is the
+ * code's text and which a call is unknowable (a nudge, never a run). A costume closed on its
+ * line (`Let me check: <bash>ls</bash>`) is text as before.
+ */
+export const INLINE_COSTUME = costumeKind(true);
+
+function costumeKind(inline: boolean): SpanKind<{ firstCloserEnd: number; held: boolean; depth: number }> {
+  return {
   watchesContent: false,
   content: ignoreContent,
   body: () => ({ firstCloserEnd: -1, held: false, depth: 0 }),
@@ -68,8 +86,13 @@ export const COSTUME: SpanKind<{ firstCloserEnd: number; held: boolean; depth: n
   },
   parse: ({ span, opener, truncated, ctx }) => {
     const held = heldPast(span, opener);
-    if (held === null) return truncated ? textSpan(firstCloserEnd(span, opener)) : parseCostumeSpan(span, opener, ctx);
-    const shape = opener.name === "code_interpreter" ? "C07" : "C04";
+    if (held === null) {
+      const end = truncated ? firstCloserEnd(span, opener) : span.length;
+      if (!inline) return truncated ? textSpan(end) : parseCostumeSpan(span, opener, ctx);
+      // Never run: text, unless tool-call markup stands in the code it covers.
+      return holdsCallMarkup(span, opener, end) ? brokenSpan(end, costumeShape(opener), "broken-markup", INLINE_COSTUME_MARKUP) : textSpan(end);
+    }
+    const shape = costumeShape(opener);
     // Its own closer ended a line, yet an earlier one was read as code: that closer may be the
     // code's text as well (a heredoc documenting `</shell>`), so where the code ends is unknown
     // and what follows may still be it. No later call of the reply runs (Segment.unbounded).
@@ -83,7 +106,28 @@ export const COSTUME: SpanKind<{ firstCloserEnd: number; held: boolean; depth: n
     if (held.lastCloserEnd >= 0) return brokenSpan(held.lastCloserEnd, shape, "broken-markup", HELD_COSTUME);
     return textSpan(held.firstCloserEnd);
   },
-};
+  };
+}
+
+const costumeShape = (opener: Tag) => (opener.name === "code_interpreter" ? "C07" : "C04");
+const INLINE_COSTUME_MARKUP = "a code costume opened inside a line holds tool-call markup: which of it is the code's text is unknowable";
+
+/**
+ * Tool-call markup inside the costume's text up to `end`, past its opener: a tag that opens a call
+ * or a block (opensCall), a costume only when its own closer follows it there (`<bash> is a
+ * placeholder` with none is a word in prose, golden N09). Linear: one pass over the tags from the
+ * end, keeping the costume names whose closer was seen.
+ */
+function holdsCallMarkup(span: string, opener: Tag, end: number): boolean {
+  const tags = tagsOf(span, opener.end, end);
+  const closed = new Set<string>();
+  for (let i = tags.length - 1; i >= 0; i--) {
+    const tag = tags[i]!;
+    if (tag.family === "costume" && tag.closing) closed.add(tag.name);
+    else if (opensCall(tag) && (tag.family !== "costume" || closed.has(tag.name))) return true;
+  }
+  return false;
+}
 
 function unbounded(segments: Segment[]): Segment[] {
   for (const seg of segments) if (seg.kind === "broken") seg.unbounded = true;

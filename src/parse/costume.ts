@@ -10,7 +10,7 @@ import type { OpenerRule } from "./span-kind.ts";
 import { costumeAsToolElement, parameterNames } from "./tool-element.ts";
 import { parameterElementLine } from "./code-lines.ts";
 import type { Shape } from "../grammar/shapes.ts";
-import { CR, LF, SP, TAB } from "../grammar/chars.ts";
+import { CR, LF, SP, TAB, lineEndAt, lineEndFrom } from "../grammar/chars.ts";
 
 /**
  * Fenceless code costumes (C01-C05, C07): code the model meant to run, dressed as a tag. Shell code
@@ -89,11 +89,12 @@ function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
   let language = codeLanguage(classLang);
   let shape: Shape = "C03";
   if (!language) {
-    const newline = code.replace(/^\r?\n/, "").indexOf("\n");
-    const firstLine = code.replace(/^\r?\n/, "").slice(0, newline < 0 ? undefined : newline);
-    language = codeLanguage(firstLine);
+    // The first line (after a line end hugging the tag: LF, CR LF or a lone CR) names the language.
+    const body = code.slice(lineEndAt(code, 0));
+    const newline = lineEndFrom(body, 0);
+    language = codeLanguage(body.slice(0, newline));
     if (!language) return textSpan(span.length);
-    code = code.replace(/^\r?\n/, "").slice(newline + 1);
+    code = newline < body.length ? body.slice(newline + lineEndAt(body, newline)) : "";
     shape = "C02";
   }
   // `<code class="language-bash" class="language-python">`: which language (so which command) is unknowable.
@@ -131,19 +132,22 @@ export function codeCall(length: number, language: CodeLanguage | null, rawCode:
   return [{ kind: "call", start: 0, end: length, tool: "bash", input, shape }];
 }
 
-/** Blank lines around the code are layout; a hand-written scan, since an end-anchored regex would backtrack quadratically. */
+/**
+ * Blank lines around the code are layout; a hand-written scan, since an end-anchored regex would
+ * backtrack quadratically. A line ends at LF, CR LF or a lone CR (lineEndAt).
+ */
 function trimBlankLines(code: string): string {
   let start = 0;
   for (let i = 0; i < code.length; i++) {
     const c = code.charCodeAt(i);
-    if (c === LF) start = i + 1;
-    else if (c !== SP && c !== TAB && c !== CR) break;
+    if (c === LF || c === CR) start = i + 1;
+    else if (c !== SP && c !== TAB) break;
   }
   let end = code.length;
   for (let i = code.length - 1; i >= start; i--) {
     const c = code.charCodeAt(i);
-    if (c === LF) end = i > 0 && code.charCodeAt(i - 1) === CR ? i - 1 : i;
-    else if (c !== SP && c !== TAB && c !== CR) break;
+    if (c === LF || c === CR) end = i;
+    else if (c !== SP && c !== TAB) break;
   }
   return code.slice(start, Math.max(start, end));
 }
@@ -174,7 +178,8 @@ export function heredocCode(command: string): string | null {
 /**
  * The costume tags' opener rule (tag family "costume"): `<tool_call>` opens a span wherever it
  * starts, since its body decides the dialect (tool-call.ts); a free-code costume opens only at the
- * start of a line, with code costumes on. A wrapper closer right after a recovered call is that
+ * start of a line, with code costumes on (anywhere else its body is still read as a costume's, and
+ * never run: costume-hold.ts INLINE_COSTUME). A wrapper closer right after a recovered call is that
  * call's noise (O02 without its opener, S04).
  */
 export const COSTUME_OPENER: OpenerRule = (tag, _s, view) => {
@@ -183,5 +188,7 @@ export const COSTUME_OPENER: OpenerRule = (tag, _s, view) => {
     const dialects = view.dialects;
     return view.codeCostumes || dialects.hermes || dialects.qwen3coder || dialects.glm ? { open: "tool-call" } : "text";
   }
-  return isLineStartCostume(tag.name) && view.atLineStart() && view.codeCostumes ? { open: "costume" } : "text";
+  if (!isLineStartCostume(tag.name) || !view.codeCostumes) return "text";
+  // Not at a line's start: never run, but its body is read as a costume's all the same (INLINE_COSTUME).
+  return { open: view.atLineStart() ? "costume" : "inline-costume" };
 };

@@ -1,4 +1,5 @@
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
+import { lineEndAt, lineEndBefore } from "../grammar/chars.ts";
 import { ARGUMENT_KEYS, missingRequired } from "./call.ts";
 import type { NudgeReason, ParseOptions, ToolSpec } from "./types.ts";
 import { argumentsObject, coerceObject, coerceValue, decodeEntitiesIfEscaped, parseJson, propertySchema, trimHuggingNewlines } from "./values.ts";
@@ -49,9 +50,9 @@ function buildAnyInput(tool: ToolSpec, values: ParamValue[], body: string, optio
     // P03) also loses the newline before that boundary, whether or not one opened it.
     const raw = v.raw;
     let hugged = trimHuggingNewlines(raw);
-    if (hugged === raw && v.openerNewline) hugged = raw.replace(/^\r?\n/, "");
+    if (hugged === raw && v.openerNewline) hugged = raw.slice(lineEndAt(raw, 0));
     if (hugged !== raw) shapes.push("P09");
-    if (v.implicitEnd) hugged = hugged.replace(/\r?\n$/, "");
+    if (v.implicitEnd) hugged = hugged.slice(0, hugged.length - lineEndBefore(hugged));
     let value = coerceValue(hugged, propertySchema(schema, v.name), v.hint);
     if (typeof value === "string") {
       const decoded = decodeEntitiesIfEscaped(value);

@@ -15,6 +15,8 @@ export type Root =
   | "legacy-section"
   | "legacy-call"
   | "costume"
+  /** A code costume's opener that does not start its line: read like one, never run (costume-hold.ts INLINE_COSTUME). */
+  | "inline-costume"
   | "qwen-function"
   | "tool-call"
   | "mistral"

@@ -1,4 +1,4 @@
-import { CR, GT, LF, LT, SLASH, SP, TAB } from "../grammar/chars.ts";
+import { CR, GT, LF, LT, SLASH, SP, TAB, isSpaceInTag } from "../grammar/chars.ts";
 import type { Tag } from "../grammar/tags.ts";
 import { aliasMappingOf } from "./aliases.ts";
 import { wholeSpan, type SpanContext } from "./call.ts";
@@ -57,14 +57,15 @@ export function readPlainChildren(text: string, from: number, to: number): Plain
 
 /**
  * Whether `text` between `from` and `to` holds a closer of the element `name` spelled otherwise
- * than `</name>`: spaces or tabs after `</`, the name in another case, anything after the name
- * but a name character. Linear: each `</` is looked at once.
+ * than `</name>`: spaces after `</` (any a reader takes for one, isSpaceInTag: `</\u00A0filePath>`,
+ * review 46 finding 6), the name in another case, anything after the name but a name character.
+ * Linear: each `</` is looked at once.
  */
 function otherCloserIn(text: string, from: number, to: number, name: string): boolean {
   const lower = name.toLowerCase();
   for (let at = text.indexOf("</", from); at >= 0 && at < to; at = text.indexOf("</", at + 2)) {
     let i = at + 2;
-    while (i < to && (text.charCodeAt(i) === SP || text.charCodeAt(i) === TAB)) i++;
+    while (i < to && isSpaceInTag(text.charCodeAt(i))) i++;
     if (i + name.length > to || text.slice(i, i + name.length).toLowerCase() !== lower) continue;
     if (i + name.length < to && isElementNameCode(text.charCodeAt(i + name.length))) continue;
     return true;

@@ -1,4 +1,4 @@
-import { COMMA, CR, DASH, DQ, LBRACE, LBRACKET, LF, RBRACE, RBRACKET, SP, TAB, isAsciiDigit } from "../grammar/chars.ts";
+import { COMMA, CR, DASH, DQ, LBRACE, LBRACKET, LF, RBRACE, RBRACKET, SP, TAB, isAsciiDigit, lineEndAt, lineEndBefore } from "../grammar/chars.ts";
 import { jsonNumberEnd, jsonStringEnd, numberReadsAsWritten, readNumberLiteral } from "../grammar/json-syntax.ts";
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import { copyRespelled, isRespelled, markRespelled, respelled } from "../grammar/number-spelling.ts";
@@ -187,13 +187,13 @@ export function decodeEntities(value: string): string {
   return value.replace(ENTITY, (m) => ENTITY_TEXT[m] ?? m);
 }
 
-/** P09: one newline hugging both sides is layout, not content; a lone trailing newline is content. */
+/** P09: one newline (LF, CR LF or a lone CR) hugging both sides is layout, not content; a lone trailing newline is content. */
 export function trimHuggingNewlines(value: string): string {
-  const lead = value.startsWith("\r\n") ? 2 : value.startsWith("\n") ? 1 : 0;
+  const lead = lineEndAt(value, 0);
   if (lead === 0) return value;
   const inner = value.slice(lead);
-  if (inner.endsWith("\r\n")) return inner.slice(0, -2);
-  if (inner.endsWith("\n")) return inner.slice(0, -1);
+  const trail = lineEndBefore(inner);
+  if (trail > 0) return inner.slice(0, -trail);
   // A lone leading newline is content, as a lone trailing one is (a file that starts with a blank line).
   return value;
 }

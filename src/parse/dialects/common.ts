@@ -1,5 +1,6 @@
 // Text helpers the XML-like dialects share (Qwen3-Coder, GLM, the <tool_call> bodies); the call
 // outcomes they build live one layer down in ../call.ts.
+import { lineEndAt, lineEndBefore } from "../../grammar/chars.ts";
 import { trimHuggingNewlines } from "../values.ts";
 
 /**
@@ -13,7 +14,7 @@ import { trimHuggingNewlines } from "../values.ts";
  */
 export function trimLayoutNewlines(value: string, implicitEnd = false): string {
   if (!implicitEnd) return trimHuggingNewlines(value);
-  const from = value.startsWith("\r\n") ? 2 : value.startsWith("\n") ? 1 : 0;
-  const to = value.endsWith("\r\n") ? value.length - 2 : value.endsWith("\n") ? value.length - 1 : value.length;
+  const from = lineEndAt(value, 0);
+  const to = value.length - lineEndBefore(value);
   return from <= to ? value.slice(from, to) : "";
 }

@@ -167,7 +167,8 @@ export class ToolCallStart implements CharState {
           // the span ends before that line and is read as a cut-off call (a nudge when it names a declared tool).
           return this.lineBroke || c === LF || c === CR ? { kind: "complete", end: at } : { kind: "abandon", at };
         }
-        if (c === LF) this.lineBroke = true;
+        // A line ends at LF, CR LF or a lone CR.
+        if (c === LF || c === CR) this.lineBroke = true;
         else if (!isSpaceCode(c)) this.lineBroke = false;
         if (r === "done") {
           this.phase = "after-json";
