@@ -210,10 +210,10 @@ export function collectStrings(value: unknown, out: string[]): void {
 function pushText(text: string, out: string[]): void {
   if (text === "") return;
   const url = dataUrl(text);
-  const reading = url === undefined ? "media" : fileReading(url.mediaType);
-  if (reading !== "media") {
+  const reading = url === undefined ? undefined : fileReading(url.mediaType);
+  if (url !== undefined && reading !== undefined && reading !== "media") {
     // Base64 is read from its offset: a binary file's payload is never copied whole.
-    const decoded = url!.base64 ? base64Text(text, reading, url!.payloadAt) : percentDecoded(text.slice(url!.payloadAt));
+    const decoded = url.base64 ? base64Text(text, reading, url.payloadAt) : percentDecoded(text.slice(url.payloadAt));
     if (decoded !== undefined || reading === "text") {
       out.push(decoded ?? text);
       return;
