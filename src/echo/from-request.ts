@@ -111,18 +111,22 @@ export function givenFromDeclaredTools(tools: unknown): string[] {
 
 /**
  * The AI SDK form: the declared tools (see givenFromDeclaredTools), the response format's schema,
- * and the prompt's given parts (givenFromPrompt).
+ * the call's provider options, and the prompt's given parts (givenFromPrompt). Provider options
+ * reach the model as text in places (`openai.instructions` is the Responses API's `instructions`,
+ * its system prompt); every string of them counts, as every field a wire body adds does.
  */
-export function givenFromCallOptions(params: Pick<LanguageModelV3CallOptions, "prompt" | "tools"> & Partial<Pick<LanguageModelV3CallOptions, "responseFormat">>): string[] {
+export function givenFromCallOptions(params: Pick<LanguageModelV3CallOptions, "prompt" | "tools"> & Partial<Pick<LanguageModelV3CallOptions, "responseFormat" | "providerOptions">>): string[] {
   const out = givenFromDeclaredTools(params.tools);
   collectStrings(params.responseFormat, out);
+  collectStrings(params.providerOptions, out);
   return [...out, ...givenFromPrompt(params.prompt)];
 }
 
 /**
- * System, user and tool messages of the prompt, text files decoded; and in assistant messages the
- * results of provider-executed tools (a web search's pages), which the model did not write. Its
- * text, reasoning, tool calls and generated files are its own.
+ * System, user and tool messages of the prompt, text files decoded (with their name and provider
+ * options: `anthropic.title` and `anthropic.context` are sent with the document); and in assistant
+ * messages the results of provider-executed tools (a web search's pages), which the model did not
+ * write. Its text, reasoning, tool calls and generated files are its own.
  */
 export function givenFromPrompt(prompt: LanguageModelV3Prompt): string[] {
   const out: string[] = [];
@@ -135,6 +139,7 @@ export function givenFromPrompt(prompt: LanguageModelV3Prompt): string[] {
       if (message.role === "assistant" && part.type !== "tool-result") continue;
       if (part.type === "file") {
         pushFilePart(part as unknown as Record<string, unknown>, out);
+        collectStrings([part.filename, part.providerOptions], out);
         continue;
       }
       if (part.type === "tool-result") {
@@ -160,16 +165,21 @@ export function requestEchoGuard(options: { readonly responseFix?: { readonly ec
 /**
  * Parts whose strings are base64 or URLs: no quotable text, and an image can be megabytes the
  * matcher would otherwise normalize and scan. Only a text file among them is read
- * (pushFilePart): a tool result's `file-data` part of type `text/markdown` reaches the model as
- * text (`@ai-sdk/openai` sends it as an `input_file` with a `data:text/markdown;base64,…` URL).
+ * (pushFilePart), with its name and provider options: a tool result's `file-data` part of type
+ * `text/markdown` reaches the model as text (`@ai-sdk/openai` sends it as an `input_file` with a
+ * `data:text/markdown;base64,…` URL).
  */
 const BINARY_PARTS = new Set(["image_url", "input_audio", "input_image", "image", "media", "image-data", "image-url", "file-data", "file-url"]);
+/** The fields of such a part that are words, not data. */
+const FILE_PART_WORDS = ["filename", "providerOptions"] as const;
 
 /**
  * Every string reachable from `value`, depth-first; an explicit stack so hostile nesting cannot
- * overflow ours. A `data:` URL with a text media type and a base64 source with one (Anthropic's
- * `{ type: "base64", media_type, data }`) give their decoded text: the model reads the file, not
- * its base64. Binary data (images, PDFs, any long base64 run) gives nothing.
+ * overflow ours. A `data:` URL and a base64 source (Anthropic's `{ type: "base64", media_type,
+ * data }`) holding a text file give their decoded text: the model reads the file, not its base64.
+ * A text file is one of a text media type, or of any other but images, audio and video whose
+ * bytes are text (fileReading): scripts come as `application/x-sh`, unknown files as
+ * `application/octet-stream`. Binary data (images, PDFs, any long base64 run) gives nothing.
  */
 export function collectStrings(value: unknown, out: string[]): void {
   const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
@@ -185,7 +195,9 @@ export function collectStrings(value: unknown, out: string[]): void {
     if (next instanceof Uint8Array) continue;
     const type = (next as { type?: unknown }).type;
     if (typeof type === "string" && BINARY_PARTS.has(type)) {
-      pushFilePart(next as Record<string, unknown>, out);
+      const part = next as Record<string, unknown>;
+      pushFilePart(part, out);
+      for (const key of FILE_PART_WORDS) if (part[key] !== undefined) stack.push({ value: part[key], depth: depth + 1 });
       continue;
     }
     if (type === "base64" && pushBase64Source(next as Record<string, unknown>, out)) continue;
@@ -194,14 +206,19 @@ export function collectStrings(value: unknown, out: string[]): void {
   }
 }
 
-/** A string as the model reads it: a text `data:` URL decoded; a blob that cannot hold markup left out. */
+/** A string as the model reads it: a text file's `data:` URL decoded; a blob that cannot hold markup left out. */
 function pushText(text: string, out: string[]): void {
   if (text === "") return;
   const url = dataUrl(text);
-  if (url !== undefined && isTextMedia(url.mediaType)) {
-    const payload = text.slice(url.payloadAt);
-    out.push((url.base64 ? base64Text(payload) : percentDecoded(payload)) ?? text);
-    return;
+  const reading = url === undefined ? undefined : fileReading(url.mediaType);
+  if (url !== undefined && reading !== undefined && reading !== "media") {
+    // Base64 is read from its offset: a binary file's payload is never copied whole.
+    const decoded = url.base64 ? base64Text(text, reading, url.payloadAt) : percentDecoded(text.slice(url.payloadAt));
+    if (decoded !== undefined || reading === "text") {
+      out.push(decoded ?? text);
+      return;
+    }
+    // Binary: a blob, left out below.
   }
   // Base64 (an image or PDF as a data: URL or raw, an encrypted reasoning blob) holds no character
   // that starts markup in any form the guard reads: left out before it is ever normalized.
@@ -213,14 +230,15 @@ function pushText(text: string, out: string[]): void {
 const BLOB = 256;
 
 /**
- * Anthropic's `{ type: "base64", media_type, data }` source with a text media type: the decoded
+ * Anthropic's `{ type: "base64", media_type, data }` source holding a text file: the decoded
  * document. False otherwise (binary: its data is a blob pushText leaves out; not base64: the
  * model may have read it as it is, so it is walked like any object).
  */
 function pushBase64Source(source: Record<string, unknown>, out: string[]): boolean {
   const { data, media_type: mediaType } = source;
-  if (typeof data !== "string" || typeof mediaType !== "string" || !isTextMedia(mediaType)) return false;
-  const text = base64Text(data);
+  if (typeof data !== "string" || typeof mediaType !== "string") return false;
+  const reading = fileReading(mediaType);
+  const text = reading === "media" ? undefined : base64Text(data, reading);
   if (text === undefined) return false;
   if (text !== "") out.push(text);
   return true;
@@ -251,46 +269,89 @@ function isHeaderChar(c: number): boolean {
 }
 const HEADER_PUNCTUATION = "!#$&'*+-.^_`~/;=";
 
-const TEXT_MEDIA = ["text/", "application/json", "application/xml", "application/x-yaml", "application/yaml", "application/javascript"];
+/**
+ * How a file is read, by its media type:
+ * - "text": a type declared text, decoded even when its bytes are not all UTF-8 (a Latin-1 text
+ *   file is still read, each stray byte U+FFFD);
+ * - "media": images, audio and video, which reach the model as media (the AI SDK's providers send
+ *   an image/* file part as an image input), never as text: not decoded;
+ * - "sniff": any other type (`application/x-sh`, `application/typescript`, `application/ld+json`,
+ *   `application/octet-stream`, a part with none): a text file when its bytes are (sniffedText).
+ */
+type FileReading = "text" | "media" | "sniff";
 
-function isTextMedia(mediaType: string): boolean {
+const TEXT_MEDIA = ["text/", "application/json", "application/xml", "application/x-yaml", "application/yaml", "application/javascript"];
+const MEDIA = ["image/", "audio/", "video/"];
+
+function fileReading(mediaType: string | undefined): FileReading {
+  if (mediaType === undefined) return "sniff";
   const lower = mediaType.toLowerCase();
-  return TEXT_MEDIA.some((prefix) => lower.startsWith(prefix));
+  if (TEXT_MEDIA.some((prefix) => lower.startsWith(prefix))) return "text";
+  return MEDIA.some((prefix) => lower.startsWith(prefix)) ? "media" : "sniff";
 }
 
 /**
  * A file part as the model reads it, the same for a prompt's `file` part and a tool result's
- * `file-data` (or older `media`) part: its `data` decoded when its `mediaType` is a text type, or
- * its `url` when that is a text `data:` URL. A binary file, or a URL to fetch, gives nothing.
+ * `file-data` (or older `media`) part: its `data` decoded when it is a text file (fileReading), or
+ * its `url` when that is a `data:` URL of one. A binary file, or a URL to fetch, gives nothing.
  */
 function pushFilePart(part: Record<string, unknown>, out: string[]): void {
   const { data, mediaType, url } = part;
-  const text = typeof mediaType === "string" ? fileText(data, mediaType) : undefined;
+  const reading = fileReading(typeof mediaType === "string" ? mediaType : undefined);
+  const text = reading === "media" ? undefined : data instanceof Uint8Array ? utf8(data, reading) : typeof data === "string" ? base64Text(data, reading) : undefined;
   if (text !== undefined) {
     if (text !== "") out.push(text);
     return;
   }
   const link = typeof url === "string" ? url : typeof data === "string" || data instanceof URL ? String(data) : undefined;
-  const header = link === undefined ? undefined : dataUrl(link);
-  if (header !== undefined && isTextMedia(header.mediaType)) pushText(link!, out);
+  if (link !== undefined && dataUrl(link) !== undefined) pushText(link, out);
 }
 
-/** A file part's text when it is a text file; binary files cannot carry quotable markup. */
-function fileText(data: unknown, mediaType: string): string | undefined {
-  if (!isTextMedia(mediaType)) return undefined;
-  if (data instanceof Uint8Array) return utf8(data);
-  // The AI SDK gives file data as base64 when it is a string.
-  if (typeof data === "string") return base64Text(data);
-  return undefined;
-}
+/**
+ * A file of no declared type is judged on its first this many bytes (base64: SNIFF_CHARS
+ * characters) before it is decoded: an image, an archive or a PDF fails there, so megabytes of
+ * binary are ruled out without decoding them. A file that passes is decoded whole, as a text file
+ * always was.
+ */
+const SNIFF_BYTES = 3072;
+const SNIFF_CHARS = (SNIFF_BYTES / 3) * 4;
 
-/** Base64 decoded as UTF-8 text, or undefined when it is not base64. atob also exists outside Node. */
-function base64Text(data: string): string | undefined {
+/**
+ * The base64 from `from` in `source`, decoded as UTF-8 text; undefined when it is not base64 or (a
+ * "sniff" reading) not text. The base64url alphabet (`-`, `_`, no padding) is read too, as the AI
+ * SDK reads it (provider-utils convertBase64ToUint8Array). atob also exists outside Node.
+ */
+function base64Text(source: string, reading: "text" | "sniff", from = 0): string | undefined {
   try {
-    return utf8(Uint8Array.from(atob(data), (c) => c.codePointAt(0)!));
+    if (reading === "sniff" && source.length - from > SNIFF_CHARS) {
+      // Its first characters without the whitespace atob skips, a whole number of 4-character groups.
+      const head = withoutBase64Spaces(standardBase64(source.slice(from, from + SNIFF_CHARS)));
+      const whole = head.length - (head.length % 4);
+      if (!sniffedText(latin1Bytes(atob(whole === head.length ? head : head.slice(0, whole))), true)) return undefined;
+    }
+    return utf8(latin1Bytes(atob(standardBase64(from === 0 ? source : source.slice(from)))), reading);
   } catch {
     return undefined;
   }
+}
+
+/** `data` without the ASCII whitespace atob skips (forgiving-base64 decode). */
+function withoutBase64Spaces(data: string): string {
+  let out = data;
+  for (const space of BASE64_SPACES) if (out.includes(space)) out = out.split(space).join("");
+  return out;
+}
+const BASE64_SPACES = [" ", "\t", "\n", "\f", "\r"];
+
+/** Base64url's `-` and `_` as base64's `+` and `/`. */
+function standardBase64(data: string): string {
+  return data.includes("-") || data.includes("_") ? data.replaceAll("-", "+").replaceAll("_", "/") : data;
+}
+
+function latin1Bytes(binary: string): Uint8Array {
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
 }
 
 function percentDecoded(data: string): string | undefined {
@@ -301,11 +362,32 @@ function percentDecoded(data: string): string | undefined {
   }
 }
 
-function utf8(bytes: Uint8Array): string | undefined {
+/**
+ * Bytes as text: a "text" reading decodes leniently (a stray byte reads U+FFFD); a "sniff" reading
+ * only bytes that are text (sniffedText on their first SNIFF_BYTES, then UTF-8 throughout).
+ */
+function utf8(bytes: Uint8Array, reading: "text" | "sniff"): string | undefined {
   try {
-    return new TextDecoder().decode(bytes);
+    if (reading === "text") return new TextDecoder().decode(bytes);
+    if (!sniffedText(bytes.subarray(0, SNIFF_BYTES), bytes.length > SNIFF_BYTES)) return undefined;
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Whether a file's first bytes are text: UTF-8 (a fatal decoder; `partial`: they may end inside a
+ * character) with no NUL among them, git's and grep's test for a binary file. A PDF fails on its
+ * second line (bytes above 0x7F that are no UTF-8, there to mark it binary), an image at once.
+ */
+function sniffedText(head: Uint8Array, partial: boolean): boolean {
+  if (head.includes(0)) return false;
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(head, { stream: partial });
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -42,7 +42,7 @@ async function calls(params: LanguageModelV3CallOptions): Promise<{ streamed: st
 const user = (text: string) => ({ role: "user" as const, content: [{ type: "text" as const, text }] });
 
 describe("content given through the call's providerOptions", () => {
-  // FINDING (wrong execution, high). @ai-sdk/openai (Responses) sends
+  // FINDING (wrong execution, high; fixed on fx46-echo-given: givenFromCallOptions reads providerOptions). @ai-sdk/openai (Responses) sends
   // `providerOptions.openai.instructions` to the model as its `instructions` (the system prompt;
   // node_modules/@ai-sdk/openai/dist/index.mjs: `instructions: openaiOptions.instructions`). The
   // middleware's echo guard reads the declared tools, the response format and the prompt, but not
@@ -71,7 +71,7 @@ describe("content given through the call's providerOptions", () => {
 });
 
 describe("a text file given as base64url", () => {
-  // FINDING (wrong execution, medium-high). The AI SDK decodes a file part's base64 string with
+  // FINDING (wrong execution, medium-high; fixed on fx46-echo-given: base64Text reads base64url). The AI SDK decodes a file part's base64 string with
   // convertBase64ToUint8Array, which takes base64url too (`-` and `_`;
   // @ai-sdk/provider-utils), and @ai-sdk/openai-compatible (DeepSeek) and @ai-sdk/anthropic
   // send a text/* file's decoded text to the model. The echo guard decodes with a bare atob(),

@@ -44,7 +44,7 @@ const chatRuns = (body: any) => ((body.choices?.[0]?.message?.tool_calls ?? []) 
 const inputFile = (mime: string) => ({ type: "input_file", filename: "install.sh", file_data: `data:${mime};base64,${base64(SCRIPT)}` });
 const chatFile = (mime: string) => ({ type: "file", file: { filename: "install.sh", file_data: `data:${mime};base64,${base64(SCRIPT)}` } });
 
-// FINDING (high: a wrong execution). A planted call in an attached text file whose media type is
+// FINDING (high: a wrong execution; fixed on fx46-echo-given: from-request.ts fileReading). A planted call in an attached text file whose media type is
 // not on TEXT_MEDIA runs when the model repeats it. Expected: only the model's own `npm test`
 // runs, as it does for the same file sent as text/plain (hard negative below). Observed: the
 // planted `curl ... | sh` is recovered as a function_call too.
@@ -73,7 +73,7 @@ describe("live repair: a planted call in an attached text file of an application
   });
 });
 
-// FINDING (medium): the request side's correction for the same quote. The newest reply only
+// FINDING (medium; fixed on fx46-echo-given with the one above): the request side's correction for the same quote. The newest reply only
 // repeated the planted call from the attached script, yet the proxy adds "call it again through
 // the tool-calling interface" to the system prompt. Expected correction null (as for text/plain);
 // observed "unexecuted-call". Suspected: src/echo/from-request.ts (TEXT_MEDIA), used by

@@ -27,11 +27,15 @@ describe("middleware: a text file inside a tool result's content is given", () =
     });
   }
 
-  test("hard negative: an image part and a binary file-data part holding the same bytes give nothing", async () => {
+  // An image reaches the model as an image whatever its bytes. A file of another type is text when
+  // its bytes are (review 46: scripts come as application/x-sh), so the binary file here is a PDF
+  // by its bytes too: the second line's bytes above 0x7F, no UTF-8, mark it binary.
+  test("hard negative: an image part and a binary file-data part holding the same text give nothing", async () => {
     const bytes = base64(readme(COMMAND));
+    const pdf = Buffer.concat([Buffer.from("%PDF-1.7\n%"), Buffer.from([0xe2, 0xe3, 0xcf, 0xd3]), Buffer.from(`\n${readme(COMMAND)}`)]).toString("base64");
     const given = givenFromPrompt(withToolResult([
       { type: "image-data", data: bytes, mediaType: "image/png" },
-      { type: "file-data", data: bytes, mediaType: "application/pdf" },
+      { type: "file-data", data: pdf, mediaType: "application/pdf" },
       { type: "file-url", url: "https://example.com/README.md" },
     ]));
     expect(given.some((text) => text.includes(COMMAND))).toBe(false);
