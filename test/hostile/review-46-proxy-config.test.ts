@@ -1,0 +1,155 @@
+/**
+ * Review 46 (proxy config, src/proxy/config.ts): the config file is read with
+ * `JSON.parse(stripJsonComments(text))`. Duplicate keys, JSONC that editors write (a comment after
+ * a trailing comma), a byte order mark and values of the wrong type are read here.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { EventEmitter } from "node:events";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { ProxyUsageError, proxyConfig } from "../../src/proxy/config.ts";
+import { runProxy } from "../../src/proxy/run.ts";
+import { block, live } from "../golden/notation.ts";
+import { chatSse, pieces, startUpstream, TOOLS, type Upstream } from "../proxy/support.ts";
+
+const LEAK = live(`Reading.\n\n${block("tool_calls", [["read", [["path", "a.ts"]]]])}`);
+
+let dir: string;
+let upstream: Upstream;
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "dsml-proxy-r46-"));
+  upstream = await startUpstream();
+  upstream.answer((_req, res) => res.writeHead(200, { "content-type": "text/event-stream" }).end(chatSse(pieces(LEAK))));
+});
+afterAll(async () => {
+  await upstream.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let files = 0;
+/** A config file holding exactly `text` (not JSON.stringify: duplicate keys and comments are the point). */
+function configText(text: string): string {
+  const file = path.join(dir, `proxy-${files++}.jsonc`);
+  writeFileSync(file, text);
+  return file;
+}
+
+/** The proxy started as the CLI starts it: its stderr lines, and the calls it recovers from LEAK (a `read` call). */
+async function run(text: string): Promise<{ err: string[]; calls: string[] }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const signals = new EventEmitter();
+  const argv = ["--config", configText(text), "--upstream", `${upstream.url}/v1`, "--port", "0", "--host", "127.0.0.1"];
+  const running = runProxy(argv, { out: (lines) => out.push(...lines), err: (lines) => err.push(...lines), env: {} }, signals);
+  try {
+    for (let i = 0; i < 400 && !out.some((line) => line.includes("->")); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    const port = /127\.0\.0\.1:(\d+)/.exec(out.join("\n"))![1];
+    const body = { model: "deepseek-chat", stream: true, messages: [{ role: "user", content: "read a.ts" }], tools: TOOLS };
+    const res = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
+    const sse = await res.text();
+    const events = sse.split("\n").filter((line) => line.startsWith("data: {")).map((line) => JSON.parse(line.slice(6)));
+    const calls = events.flatMap((event) => (event.choices?.[0]?.delta?.tool_calls ?? []).flatMap((call: { function?: { name?: string } }) => (call.function?.name ? [call.function.name] : [])));
+    return { err, calls };
+  } finally {
+    signals.emit("SIGTERM");
+    await running;
+  }
+}
+
+/** proxyConfig on a file holding `text`: the settled config, or the usage error's message. */
+function settle(text: string): ReturnType<typeof proxyConfig> | string {
+  try {
+    return proxyConfig(["--config", configText(text), "--upstream", "http://127.0.0.1:9/v1"], {});
+  } catch (error) {
+    if (error instanceof ProxyUsageError) return error.message;
+    throw error;
+  }
+}
+
+// FINDING (high: a security option dropped in silence). A key written twice keeps only its last
+// value (JSON.parse), with no problem line: `"options"` given twice (two blocks pasted from the
+// docs, one holding the deny list) loses `responseFix.denyTools` and the denied tool's leaked calls
+// run. Expected: the file is refused (a usage error naming the key) or the proxy fails closed
+// with one problem line, as it does for a misspelt security key (test/proxy/config-misspelt.test.ts);
+// observed: stderr is empty and `read` is recovered. The same holds for `responseFix` twice inside
+// `options`, and for a route prefix given twice in `routes` (the first URL dropped).
+// Suspected: src/proxy/config.ts readConfigFile (JSON.parse keeps the last of duplicate keys).
+describe("a key given twice in the config file", () => {
+  test("`options` twice: the first one's denyTools still denies, or the file is refused", async () => {
+    const text = `{\n  "options": { "responseFix": { "denyTools": ["read"] } },\n  "options": { "parse": {} }\n}\n`;
+    const settled = settle(text);
+    if (typeof settled === "string") return; // refused: fine
+    const { err, calls } = await run(text);
+    expect({ calls, warned: err.length > 0 }).toEqual({ calls: [], warned: true });
+  });
+
+  test("`responseFix` twice inside `options`: the first one's denyTools still denies, or the file is refused", async () => {
+    const text = `{ "options": { "responseFix": { "denyTools": ["read"] }, "responseFix": { "echoGuard": true } } }`;
+    const settled = settle(text);
+    if (typeof settled === "string") return; // refused: fine
+    const { err, calls } = await run(text);
+    expect({ calls, warned: err.length > 0 }).toEqual({ calls: [], warned: true });
+  });
+
+  // Hard negative (passes today): written once, even with an escaped key, the deny list denies.
+  test("hard negative: denyTools given once (its key written with an escape) denies", async () => {
+    const { err, calls } = await run(`{ "options": { "responseFix": { "deny\\u0054ools": ["read"] } } }`);
+    expect({ calls, err }).toEqual({ calls: [], err: [] });
+  });
+});
+
+// FINDING (low: a valid JSONC file refused). A trailing comma followed by a comment (`"port": 0, //
+// ours` on the last line, the way VS Code writes JSONC) is kept, because closesNext looks at the
+// raw text after the comma, where the comment still stands; JSON.parse then fails with "Property
+// name must be a string literal". Same for `/* */` and for more than 64 blanks before the brace.
+// Expected: read as JSONC. Suspected: src/proxy/config.ts stripJsonComments / closesNext.
+describe("JSONC as editors write it", () => {
+  for (const [name, text] of [
+    ["a line comment after the trailing comma", `{\n  "upstream": "http://127.0.0.1:9/v1", // DeepSeek\n  "port": 0, // any free port\n}\n`],
+    ["a block comment after the trailing comma", `{ "upstream": "http://127.0.0.1:9/v1", "port": 0, /* any free port */ }`],
+    ["a trailing comma, then 80 blank characters", `{ "upstream": "http://127.0.0.1:9/v1", "port": 0,${" ".repeat(80)}}`],
+  ] as const) {
+    test(name, () => {
+      const settled = settle(text);
+      expect(typeof settled === "string" ? settled : settled.port).toBe(0);
+    });
+  }
+
+  // Hard negative (passes today): a comment before the comma, and `//` inside strings, are fine.
+  test("hard negative: a comment on a line whose comma comes first is read", () => {
+    const settled = settle(`{\n  "healthPath": "/a//b", // a comment\n  "port": 0\n}`);
+    expect(typeof settled === "string" ? settled : [settled.port, settled.healthPath]).toEqual([0, "/a//b"]);
+  });
+});
+
+// FINDING (low: a file every editor reads is refused with an unclear message). A config file saved
+// with a UTF-8 byte order mark (Windows Notepad) is refused: "is not a JSON/JSONC object: JSON
+// Parse error: Unrecognized token" with the invisible BOM as the token. Expected: read (the
+// history pass skips a BOM in request bodies: src/adapters/json-splice.ts withoutBom).
+// Suspected: src/proxy/config.ts readConfigFile.
+test("a config file that starts with a byte order mark is read", () => {
+  const settled = settle(`\uFEFF{ "port": 0 }`);
+  expect(typeof settled === "string" ? settled : settled.port).toBe(0);
+});
+
+// FINDING (medium: bad config crashes the host after binding every interface). `"host": 8787`
+// (a number) is taken as the host. runProxy then calls `server.listen(port, 8787, cb)`, where a
+// number in the host's place is Node's `backlog`: the proxy binds all interfaces, prints
+// "listening on 8787, reachable from other machines", and then throws
+// `TypeError: config.host.includes is not a function` (run.ts, building the origin), leaving the
+// server bound. Expected: a usage error ("host must be a string"), exit 2, nothing bound. Also
+// `"healthPath": 5` and `"debug": "yes"` are taken in silence (the health path never answers, debug
+// stays off) with no problem line. Suspected: src/proxy/config.ts proxyConfig (file values are
+// not type-checked; FileConfig is only a cast).
+describe("config file values of the wrong type", () => {
+  test("a numeric host is a usage error", () => {
+    expect(typeof settle(`{ "host": 8787 }`)).toBe("string");
+  });
+  test("a numeric healthPath or a string debug is refused or reported", () => {
+    for (const text of [`{ "healthPath": 5 }`, `{ "debug": "yes" }`]) {
+      const settled = settle(text);
+      expect(typeof settled === "string" || settled.problems.length > 0).toBe(true);
+    }
+  });
+});
