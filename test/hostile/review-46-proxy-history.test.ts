@@ -185,3 +185,23 @@ describe("through the proxy", () => {
     expect(await send(raw)).toBe(raw);
   });
 });
+
+// FINDING (low: a correction where none can be followed). A request that forbids tool calls
+// (`tool_choice: "none"` / `{ "type": "none" }`: a title, summary or compaction request that
+// replays the conversation) still gets the correction, whose last words are "If you still need a
+// tool, call it again through the tool-calling interface". The live repair recovers no call under
+// "none" (src/wires/tool-choice.ts), and the model may not call one: the instruction contradicts
+// the request and can leak into the summary the client keeps. Expected: no correction when the
+// request's tool choice is "none" (the leaked span is still replaced). Suspected:
+// src/adapters/request-history.ts historyEdits (the correction ignores the tool choice).
+describe("a request whose tool choice is none gets no correction", () => {
+  const leaked = [{ role: "user", content: "hi" }, { role: "assistant", content: `Reading. ${LEAK}` }, { role: "user", content: "Summarize the conversation so far." }];
+  test.each([
+    ["/v1/chat/completions", { model: "m", tools: CHAT_TOOLS, tool_choice: "none", messages: leaked }],
+    ["/v1/messages", { model: "m", max_tokens: 9, tools: MESSAGES_TOOLS, tool_choice: { type: "none" }, messages: leaked }],
+    ["/v1/responses", { model: "m", tools: RESPONSES_TOOLS, tool_choice: "none", input: [leaked[0], { type: "message", role: "assistant", content: [{ type: "output_text", text: `Reading. ${LEAK}` }] }, leaked[2]] }],
+  ])("%s", (path, body) => {
+    const out = passJson(path, body);
+    expect([out.removed, out.correction]).toEqual([1, null]);
+  });
+});
