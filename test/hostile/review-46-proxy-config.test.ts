@@ -169,3 +169,46 @@ describe("config file values of the wrong type", () => {
     }
   });
 });
+
+// FINDING (medium: loopback lost in silence for an empty setting). An environment variable set to
+// the empty string is taken as a value (`values.host ?? env.DSML_FIX_HOST ?? ...` only skips
+// undefined): `DSML_FIX_HOST=` (a compose file's `DSML_FIX_HOST: ${HOST}` with HOST unset, or an
+// `env` line left blank) makes the host "", and `server.listen(port, "")` listens on the
+// unspecified address, every interface, instead of the 127.0.0.1 default (run.ts then warns
+// "listening on , reachable from other machines"). Likewise `--config ""` (a script's
+// `--config "$CFG"` with CFG unset) reads no file and ignores DSML_FIX_CONFIG, so the file's deny
+// list silently does not apply. Expected: an empty value is unset (the default) or a usage error.
+// Suspected: src/proxy/config.ts proxyConfig (`??` chains).
+describe("empty settings", () => {
+  test("DSML_FIX_HOST set to the empty string keeps the loopback default (or is refused)", () => {
+    let host: string | undefined;
+    try {
+      host = proxyConfig(["--upstream", "http://127.0.0.1:9/v1"], { DSML_FIX_HOST: "" }).host;
+    } catch (error) {
+      if (!(error instanceof ProxyUsageError)) throw error;
+      return;
+    }
+    expect(host).toBe("127.0.0.1");
+  });
+
+  test("--config \"\" is a usage error, not a proxy without its config file", () => {
+    const file = configText(`{ "options": { "responseFix": { "denyTools": ["read"] } } }`);
+    let denied: readonly string[] | undefined;
+    try {
+      denied = proxyConfig(["--config", "", "--upstream", "http://127.0.0.1:9/v1"], { DSML_FIX_CONFIG: file }).options.responseFix.denyTools;
+    } catch (error) {
+      if (!(error instanceof ProxyUsageError)) throw error;
+      return;
+    }
+    expect(denied).toEqual(["read"]);
+  });
+
+  // Hard negative (passes today): DSML_FIX_CONFIG alone is read, and a flag beats it.
+  test("hard negative: DSML_FIX_CONFIG is read; --config beats it", () => {
+    const denyRead = configText(`{ "options": { "responseFix": { "denyTools": ["read"] } } }`);
+    const denyBash = configText(`{ "options": { "responseFix": { "denyTools": ["bash"] } } }`);
+    const env = { DSML_FIX_CONFIG: denyRead };
+    expect(proxyConfig(["--upstream", "http://127.0.0.1:9/v1"], env).options.responseFix.denyTools).toEqual(["read"]);
+    expect(proxyConfig(["--config", denyBash, "--upstream", "http://127.0.0.1:9/v1"], env).options.responseFix.denyTools).toEqual(["bash"]);
+  });
+});
