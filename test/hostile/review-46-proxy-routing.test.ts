@@ -83,6 +83,27 @@ describe("a dot segment that climbs out of the route's prefix", () => {
   });
 });
 
+// FINDING (low: a credential in the access log). The log names the request's path, which may hold
+// one: a client that puts a full upstream URL after the proxy's prefix (the "cors-anywhere" style
+// `/deepseek/https://user:KEY@host/...`), a token path segment (`/bot<TOKEN>/`, as Telegram-style
+// APIs take it) or a `;key=` path parameter. The query is cut for exactly this reason
+// (server.ts pathOnly: "either may hold a key"); userinfo and `;` parameters in the path are not.
+// Expected: no part of the credential in the log (userinfo and `;`-parameters redacted, as the query
+// is); observed: the line holds it. Suspected: src/proxy/server.ts pathOnly.
+describe("credentials in the path never reach the access log", () => {
+  test.each([
+    ["/deepseek/https://user:PATHSECRET@api.example.com/v1/chat/completions"],
+    ["/deepseek/v1/chat/completions;key=PATHSECRET"],
+  ])("%s", async (target) => {
+    const lines = proxy.lines.length;
+    await raw(proxy.url, get(target));
+    for (let i = 0; i < 200 && proxy.lines.length === lines; i++) await new Promise((r) => setTimeout(r, 5));
+    const log = proxy.lines.slice(lines).join("\n");
+    expect(log).toMatch(/^GET \/deepseek\/\S* \d{3} \d+ms recovered=0$/m);
+    expect(log).not.toContain("PATHSECRET");
+  });
+});
+
 // Hard negatives (pass today): prefix matching on whole segments, refusals, hop-by-hop headers
 // and the access log.
 describe("hard negatives", () => {
