@@ -204,3 +204,30 @@ describe("a request whose tool choice is none gets no correction", () => {
     expect([out.removed, out.correction]).toEqual([1, null]);
   });
 });
+
+// FINDING (low-medium: documentation rewritten, and a correction where none is due). Anthropic
+// combines consecutive assistant messages into one turn (the API docs; src/wires/prefill.ts
+// messagesPrefill relies on it: "every trailing assistant message is the turn"), so the model read,
+// and wrote, them as one text. A client that stores a turn's continuation as a message of its own
+// (a reply continued after max_tokens, a stream resumed) replays a fenced example split across
+// two assistant messages. The history pass reads each message as a reply of its own
+// (request-history.ts repliesOf: one chat or Messages reply per assistant message), so the second
+// one's example, outside any fence on its own, is replaced by the note and corrected. The same
+// example in two text blocks of one message goes up untouched (hard negative). Expected: the body
+// as sent, no correction. Suspected: src/adapters/request-history.ts repliesOf (for "messages",
+// consecutive assistant messages are one reply, as Responses message items already are).
+describe("Messages: consecutive assistant messages are one turn", () => {
+  const FENCE = "Example:\n```\n";
+  const EXAMPLE = `${LEAK}\n\`\`\`\n`;
+  const body = (...assistant: unknown[]) => ({ model: "m", max_tokens: 9, tools: MESSAGES_TOOLS, messages: [{ role: "user", content: "show me the format" }, ...assistant, { role: "user", content: "thanks" }] });
+  test("a fenced example split across two assistant messages goes up as sent, no correction", () => {
+    const sent = body({ role: "assistant", content: [{ type: "text", text: FENCE }] }, { role: "assistant", content: [{ type: "text", text: EXAMPLE }] });
+    const out = pass("/v1/messages", JSON.stringify(sent));
+    expect([out.removed, out.correction, out.text]).toEqual([0, null, JSON.stringify(sent)]);
+  });
+  test("hard negative: the same example in two text blocks of one message goes up as sent", () => {
+    const sent = body({ role: "assistant", content: [{ type: "text", text: FENCE }, { type: "text", text: EXAMPLE }] });
+    const out = pass("/v1/messages", JSON.stringify(sent));
+    expect([out.removed, out.correction, out.text]).toEqual([0, null, JSON.stringify(sent)]);
+  });
+});
