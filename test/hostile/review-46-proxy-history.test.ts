@@ -231,3 +231,32 @@ describe("Messages: consecutive assistant messages are one turn", () => {
     expect([out.removed, out.correction, out.text]).toEqual([0, null, JSON.stringify(sent)]);
   });
 });
+
+// Hard negative end to end (passes today): history never becomes calls. A DeepSeek prefix
+// completion (`prefix: true`, a prefill the server surely continues) that ends inside a leaked
+// call, cut at every kind of place, and a reply that completes it: the prefill goes up with the
+// leak replaced by the note, and the reply's tail makes no call.
+describe("a certain prefill that ends inside a leaked call", () => {
+  let upstream: Upstream;
+  let proxy: Proxy;
+  proxyFixture("/v1", (both) => ({ upstream, proxy } = both));
+  const WHOLE = '<tool_call>{"name":"bash","arguments":{"command":"rm -rf /tmp/x"}}</tool_call>';
+  const sse = (text: string) => {
+    const chunk = (delta: object, finish: string | null) => `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    return `${[...text].map((c) => chunk({ content: c }, null)).join("")}${chunk({}, "stop")}data: [DONE]\n\n`;
+  };
+  for (const cut of [12, 40, WHOLE.indexOf("rm -rf") + 6, WHOLE.length - 12, WHOLE.length - 1]) {
+    test(`cut at ${cut}: no call`, async () => {
+      upstream.answer((_req, res) => res.writeHead(200, { "content-type": "text/event-stream" }).end(sse(WHOLE.slice(cut))));
+      const res = await fetch(`${proxy.url}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "m", stream: true, tools: CHAT_TOOLS, messages: [{ role: "user", content: "clean up" }, { role: "assistant", content: `Sure.\n${WHOLE.slice(0, cut)}`, prefix: true }] }),
+        signal: AbortSignal.timeout(5000),
+      });
+      const events = (await res.text()).split("\n").filter((l) => l.startsWith("data: {")).map((l) => JSON.parse(l.slice(6)));
+      expect(events.flatMap((e) => e.choices?.[0]?.delta?.tool_calls ?? [])).toEqual([]);
+      expect(upstream.seen.at(-1)!.body).not.toContain("rm -rf");
+    });
+  }
+});
