@@ -212,3 +212,26 @@ describe("empty settings", () => {
     expect(proxyConfig(["--config", denyBash, "--upstream", "http://127.0.0.1:9/v1"], env).options.responseFix.denyTools).toEqual(["bash"]);
   });
 });
+
+// FINDING (medium: a security option dropped in silence). The proxy settles `options` with the
+// plugin's resolver, which accepts every plugin option, but uses only parse, history, responseFix
+// and retry.nudge (docs/PROXY.md). `providers` is a security option ("Where the plugin acts ...
+// [] disables the plugin", src/options/spec.ts): `"providers": []` (meant: stand aside) or
+// `["deepseek"]` (meant: repair DeepSeek only) is accepted without a word, and the proxy recovers
+// calls for every request all the same. `retry.channel: "user"` is dropped the same way (the
+// correction always rides in the system prompt). Expected: the proxy honours them, or says once on
+// start-up that they do not apply to it (and, for `providers: []`, recovers nothing until it is
+// fixed, as for any security key it cannot apply). Suspected: src/proxy/config.ts proxyConfig
+// (no check of which resolved options the proxy ignores).
+describe("plugin options the proxy does not use", () => {
+  test("`providers: []` stands the proxy aside, or is reported", async () => {
+    const { err, calls } = await run(`{ "options": { "providers": [] } }`);
+    expect(calls.length === 0 || err.length > 0).toBe(true);
+  });
+  test("`retry.channel` and `providers` given: a problem line says the proxy does not use them", () => {
+    for (const text of [`{ "options": { "retry": { "channel": "user" } } }`, `{ "options": { "providers": ["deepseek"] } }`]) {
+      const settled = settle(text);
+      expect(typeof settled === "string" || settled.problems.length > 0).toBe(true);
+    }
+  });
+});
