@@ -235,3 +235,23 @@ describe("plugin options the proxy does not use", () => {
     }
   });
 });
+
+// Hard negatives (pass today): a deny list placed in the wrong namespace inside `options`
+// (parse, history, retry, or options itself) fails closed with one problem line naming where it
+// belongs; a security value of the wrong type fails closed too.
+describe("hard negatives: a deny list in the wrong namespace fails closed", () => {
+  for (const where of ["parse", "history", "retry"]) {
+    test(`options.${where}.denyTools`, async () => {
+      const { err, calls } = await run(`{ "options": { "${where}": { "denyTools": ["read"] } } }`);
+      expect(calls).toEqual([]);
+      expect(err).toHaveLength(1);
+      expect(err[0]).toContain("responseFix.denyTools");
+    });
+  }
+  test("options.denyTools, and denyTools given as a string", async () => {
+    for (const text of [`{ "options": { "denyTools": ["read"] } }`, `{ "options": { "responseFix": { "denyTools": "read" } } }`]) {
+      const { err, calls } = await run(text);
+      expect({ text, calls, lines: err.length }).toEqual({ text, calls: [], lines: 1 });
+    }
+  });
+});
