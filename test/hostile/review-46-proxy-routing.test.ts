@@ -149,4 +149,18 @@ describe("hard negatives", () => {
     expect(log).toMatch(/^GET \/deepseek\/v1beta\/models\/m:generateContent 200 \d+ms recovered=0$/m);
     expect(log).not.toMatch(/SECRET/);
   });
+
+  test("HEAD, OPTIONS and expect: 100-continue go up with their method; a refused CONNECT reaches no upstream", async () => {
+    const before = a.seen.length;
+    await raw(proxy.url, "HEAD /deepseek/v1/models HTTP/1.1\r\nHost: proxy\r\nConnection: close\r\n\r\n");
+    await raw(proxy.url, "OPTIONS /deepseek/v1/chat/completions HTTP/1.1\r\nHost: proxy\r\nOrigin: http://x\r\nConnection: close\r\n\r\n");
+    const expecting = await raw(proxy.url, "POST /deepseek/v1/embeddings HTTP/1.1\r\nHost: proxy\r\nContent-Length: 2\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n{}");
+    await raw(proxy.url, "CONNECT 127.0.0.1:9 HTTP/1.1\r\nHost: 127.0.0.1:9\r\n\r\n");
+    expect(expecting.body).toContain("A/v1/embeddings");
+    expect(a.seen.slice(before).map((s) => [s.method, s.url, s.body, s.headers.expect])).toEqual([
+      ["HEAD", "/v1/models", "", undefined],
+      ["OPTIONS", "/v1/chat/completions", "", undefined],
+      ["POST", "/v1/embeddings", "{}", undefined],
+    ]);
+  });
 });
