@@ -28,7 +28,9 @@
  * all of such a line. It is built the first time such a value is searched, and scanned under the
  * same budget.
  *
- * Work: the haystack is built once per request, the first time a call is about to be recovered.
+ * Work: the haystack is built once per request, the first time a call is about to be recovered;
+ * content given inside the reply (addGiven: a server tool's result) is appended to it at the next
+ * call asked about after it came, linear in what it adds.
  * Each needle is searched with Knuth-Morris-Pratt only inside the windows around markup, so a
  * text with little markup costs little per call; the characters scanned for one request are
  * bounded (SCAN_FACTOR times the haystack plus SCAN_FLOOR), and past that bound every further

@@ -237,7 +237,7 @@ function middlewareModel(before: string, page: string, after: string, options: P
 
 async function middlewareCommands(before: string, page: string, after: string, options: Parameters<typeof repairMiddleware>[0] = {}): Promise<{ streamed: string[]; generated: string[] }> {
   const commands = (parts: readonly { type: string }[]) =>
-    parts.flatMap((p) => (p.type === "tool-call" && (p as { providerExecuted?: boolean }).providerExecuted !== true ? [(JSON.parse((p as { input: string }).input) as { command: string }).command] : []));
+    parts.flatMap((p) => (p.type === "tool-call" && (p as { providerExecuted?: boolean }).providerExecuted !== true ? [(JSON.parse((p as unknown as { input: string }).input) as { command: string }).command] : []));
   const streamed = commands(await convertReadableStreamToArray((await middlewareModel(before, page, after, options).doStream(params)).stream));
   const generated = commands((await middlewareModel(before, page, after, options).doGenerate(params)).content);
   return { streamed, generated };
