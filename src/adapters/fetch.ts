@@ -245,8 +245,10 @@ function repairWireJson(response: Response, bytes: Uint8Array, ctx: ResponseCont
   const body = jsonOrUndefined(withoutBom(text));
   if (!isObject(body)) return asSent(response, [bytes]);
   const asRead = jsonOrUndefined(withoutBom(text));
+  const echo = ctx.plan.isEchoed;
   const changed = ctx.wire.repairJson(body, {
     engine: ctx.engine,
+    ...(echo?.addGiven ? { addGiven: (texts: () => readonly string[]) => echo.addGiven!(texts) } : {}),
     report: (summaries) => {
       if (summaries.length > 0) report(ctx.options, { requestTag: ctx.plan.tag, summary: mergeSummaries(summaries), attempt: ctx.plan.attempt });
     },
@@ -293,7 +295,9 @@ function asSent(response: Response, read: Uint8Array[], rest?: ReadableStreamDef
 function repairStream(response: Response, ctx: ResponseContext): Response {
   const guard = ctx.engine();
   const onFinal = (more?: readonly EngineSummary[]) => finishReport(ctx, guard, more);
-  const rewriter = ctx.wire.rewriter(guard, onFinal, ctx.engine, ctx.plan.oneCall === true);
+  const echo = ctx.plan.isEchoed;
+  const addGiven = echo?.addGiven ? (texts: () => readonly string[]) => echo.addGiven!(texts) : undefined;
+  const rewriter = ctx.wire.rewriter(guard, onFinal, ctx.engine, ctx.plan.oneCall === true, addGiven);
   const onError = (error: unknown) => noteFailure(ctx.options, "SSE rewrite of an event", error);
   return rebuilt(response, rewriteEventStream(response.body!, rewriter, onError));
 }

@@ -4,6 +4,7 @@
 // keeps no state), the plugin's one-time correction rides along when the newest model turn ended in
 // such markup. The turns are read with the tools the request declares, as the live repair reads a reply.
 import { requestEchoGuard } from "../echo/from-request.ts";
+import { givenFromMessagesBlock, isGivenBlock } from "../echo/from-reply.ts";
 import type { EchoGuard } from "../engine/types.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { redactReply, replyTextParts, type ReplyPart } from "../history/sanitize.ts";
@@ -160,6 +161,8 @@ function repliesOf(shape: Shape, turns: readonly unknown[]): number[][] {
  * The echo guard over what the request gave the model before the turn at `index` (the wire's
  * given content of the body with its turns cut there): never the model's own words, and never what
  * came after (a user who later pastes the markup back does not make the model's turn a quote).
+ * What a server tool returned inside the reply's own turn (a `web_fetch_tool_result` before its
+ * text) is given too, to the text after it only: each text part carries it (textPartsOf, ReplyPart.given).
  */
 function echoGuardBefore(wire: Wire | undefined, body: Json, key: string, turns: readonly unknown[], index: number, options: HistoryOptions): EchoGuard | undefined {
   if (!wire) return undefined;
@@ -204,7 +207,7 @@ function redactTurns(
 ): { removed: number; turns: number; nudge: NudgeReason | null } {
   const parts: (ReplyPart & { path: JsonPath; turn: number })[] = [];
   turns.forEach(([turn, path], n) => {
-    for (const part of textPartsOf(turn, path, shape)) parts.push({ ...part, turn: n });
+    for (const part of textPartsOf(turn, path, shape, isEchoed !== undefined)) parts.push({ ...part, turn: n });
   });
   if (parts.length === 0) return { removed: 0, turns: 0, nudge: null };
   const result = redactReply(parts, options.parse, tools, isEchoed ? { isEchoed } : {});
@@ -225,12 +228,19 @@ function redactTurns(
  * text block after a text block). A Responses output_text part is read apart (the live repair gives
  * each its own span), and so is a part after a part of another kind (a tool_use block between).
  */
-function textPartsOf(turn: Json, path: JsonPath, shape: Shape): (ReplyPart & { path: JsonPath })[] {
+function textPartsOf(turn: Json, path: JsonPath, shape: Shape, readGiven: boolean): (ReplyPart & { path: JsonPath })[] {
   const apart = shape === "responses";
   if (typeof turn.content === "string") return [{ text: turn.content, path: [...path, "content"], apart }];
   if (!Array.isArray(turn.content)) return [];
-  const { parts, at } = replyTextParts(turn.content, (part) => (isObject(part) && TEXT_PARTS.has(part.type as string) && typeof part.text === "string" ? part.text : undefined));
-  return parts.map((part, i) => ({ text: part.text, path: [...path, "content", at[i]!, "text"], apart: apart || part.apart === true }));
+  const content = turn.content as unknown[];
+  const { parts, at } = replyTextParts(content, (part) => (isObject(part) && TEXT_PARTS.has(part.type as string) && typeof part.text === "string" ? part.text : undefined));
+  return parts.map((part, i) => {
+    const out: ReplyPart & { path: JsonPath } = { text: part.text, path: [...path, "content", at[i]!, "text"], apart: apart || part.apart === true };
+    // A Messages turn's server tool results (web_fetch_tool_result, ...) before this text block were given to it.
+    const blocks = readGiven && shape === "messages" ? content.slice(i === 0 ? 0 : at[i - 1]! + 1, at[i]).filter(isGivenBlock) : [];
+    if (blocks.length > 0) out.given = () => blocks.flatMap(givenFromMessagesBlock);
+    return out;
+  });
 }
 
 /** A chat turn with `tool_calls`, or a Messages turn with a `tool_use` block (Responses keeps calls in items of their own). */

@@ -55,7 +55,7 @@ export function givenFromChatBody(body: unknown): string[] {
  * `code_execution_tool_result`, `mcp_tool_result`, any `*_tool_result`) is what a server fetched
  * or ran, replayed in the assistant turn.
  */
-const OWN_BLOCKS: ReadonlySet<string> = new Set(["text", "thinking", "redacted_thinking", "tool_use", "server_tool_use", "mcp_tool_use"]);
+export const OWN_BLOCKS: ReadonlySet<string> = new Set(["text", "thinking", "redacted_thinking", "tool_use", "server_tool_use", "mcp_tool_use"]);
 
 /**
  * Anthropic Messages: everything but the model's words in assistant turns (a string content, and
@@ -91,7 +91,7 @@ export function givenFromResponsesBody(body: unknown): string[] {
   });
 }
 
-function ownItem(item: unknown): boolean {
+export function ownItem(item: unknown): boolean {
   if (!isObject(item)) return false;
   if (item.type === undefined || item.type === "message") return item.role === "assistant";
   return typeof item.type === "string" && OWN_ITEMS.has(item.type);

@@ -65,9 +65,20 @@ const SEPARATOR = " \u0000 ";
  * as written, only whitespace is collapsed.
  */
 export function buildGivenHaystack(texts: readonly string[], toolNames?: ReadonlySet<string>, keepLinePrefixes = false): GivenHaystack {
+  const hay: GivenHaystack = { text: "", markup: [], closes: [], costumeTools: new Set(), quoted: [], quotedOpener: [] };
+  appendToHaystack(hay, texts, toolNames, keepLinePrefixes);
+  return hay;
+}
+
+/**
+ * `texts` added at the end of a haystack, as buildGivenHaystack would have read them after its
+ * own: content given later (a server tool's result inside the reply). Positions only grow, so
+ * every list stays in order; the work is linear in the texts added (plus one copy of the text).
+ */
+export function appendToHaystack(hay: GivenHaystack, texts: readonly string[], toolNames?: ReadonlySet<string>, keepLinePrefixes = false): void {
   const parts: string[] = [];
-  const found: Found = { markup: [], closes: [], costumeTools: new Set(), quoted: [], quotedOpener: [] };
-  let length = 0;
+  const found: Found = hay;
+  let length = hay.text.length;
   for (const text of texts) {
     for (const form of jsonForms(text)) {
       const decodedQuote = { value: false };
@@ -77,7 +88,7 @@ export function buildGivenHaystack(texts: readonly string[], toolNames?: Readonl
       for (const variant of variants) {
         // A form without markup holds no quote; and a value is never "next to" another text's markup.
         if (!mayHoldMarkup(variant)) continue;
-        if (parts.length > 0) {
+        if (parts.length > 0 || hay.text.length > 0) {
           parts.push(SEPARATOR);
           length += SEPARATOR.length;
         }
@@ -87,7 +98,7 @@ export function buildGivenHaystack(texts: readonly string[], toolNames?: Readonl
       }
     }
   }
-  return { text: parts.join(""), ...found };
+  if (parts.length > 0) hay.text += parts.join("");
 }
 
 /** Format characters and default-ignorable code points (U+200B, U+00AD, U+2060, U+FEFF, the variation selectors, tags): they render as nothing. */

@@ -28,7 +28,9 @@
  * all of such a line. It is built the first time such a value is searched, and scanned under the
  * same budget.
  *
- * Work: the haystack is built once per request, the first time a call is about to be recovered.
+ * Work: the haystack is built once per request, the first time a call is about to be recovered;
+ * content given inside the reply (addGiven: a server tool's result) is appended to it at the next
+ * call asked about after it came, linear in what it adds.
  * Each needle is searched with Knuth-Morris-Pratt only inside the windows around markup, so a
  * text with little markup costs little per call; the characters scanned for one request are
  * bounded (SCAN_FACTOR times the haystack plus SCAN_FLOOR), and past that bound every further
@@ -36,7 +38,7 @@
  */
 import { COSTUME_DESCRIPTIONS, heredocCode } from "../parse/costume.ts";
 import { failureTable } from "./linear-search.ts";
-import { buildGivenHaystack, isAlnumAt, isSpaceCode, isLetterAt, needleForms, readable, symbolLines, type GivenHaystack } from "./given-content.ts";
+import { appendToHaystack, buildGivenHaystack, isAlnumAt, isSpaceCode, isLetterAt, needleForms, readable, symbolLines, type GivenHaystack } from "./given-content.ts";
 import { indexOfPosition } from "./string-lexer.ts";
 import { BACKSLASH, DQ, SQ } from "../grammar/chars.ts";
 import type { EchoQuery } from "../engine/types.ts";
@@ -68,10 +70,18 @@ export interface EchoSearch {
   (call: EchoQuery): boolean;
   /** Characters scanned so far (tests measure work with it). */
   scanned(): number;
+  /** Content given inside the reply (EchoGuard.addGiven): searched for every call asked about from now on. */
+  addGiven(texts: () => readonly string[]): void;
 }
 
 export function createEchoSearch(given: () => readonly string[]): EchoSearch {
-  let texts: readonly string[] = [];
+  let texts: string[] = [];
+  /**
+   * Content given inside the reply, not yet read: read when the next call is asked about, and then
+   * appended to the haystacks built (each added function once).
+   */
+  let added: (() => readonly string[])[] = [];
+  const seen = new Set<() => readonly string[]>();
   let toolNames: ReadonlySet<string> = new Set();
   let hay: GivenHaystack | null = null;
   /** The haystack that keeps line prefixes, for symbol values; built on first need. */
@@ -113,13 +123,36 @@ export function createEchoSearch(given: () => readonly string[]): EchoSearch {
     return symbols.every((value) => symbolLines(value).every((line) => found(where, line, "none", window)));
   };
 
+  /**
+   * What was given inside the reply since the last call asked about, appended to the haystacks
+   * built, each growing the budget as the request's content does. Copying a haystack to append
+   * costs its length, counted as scanned: one copy per call asked about at most, so the work stays
+   * bounded by the budget. A verdict that was "not given" may change now; a "given" one stays.
+   */
+  const readAdded = (): void => {
+    const more = added.flatMap((read) => read());
+    added = [];
+    if (more.length === 0) return;
+    for (const text of more) texts.push(text);
+    for (const where of [hay!, kept]) {
+      if (where === null) continue;
+      const before = where.text.length;
+      appendToHaystack(where, more, toolNames, where === kept);
+      if (where.text.length === before) continue;
+      budget += SCAN_FACTOR * (where.text.length - before) - where.text.length;
+      scanned += where.text.length;
+    }
+    for (const [key, verdict] of memo) if (!verdict) memo.delete(key);
+  };
+
   const search = ((call: EchoQuery): boolean => {
     if (hay === null) {
-      texts = given();
+      texts = given().concat(added.flatMap((read) => read()));
+      added = [];
       toolNames = new Set(call.tools.keys());
       hay = buildGivenHaystack(texts, toolNames);
       budget = SCAN_FACTOR * hay.text.length + SCAN_FLOOR;
-    }
+    } else if (added.length > 0) readAdded();
     if (hay.markup.length === 0) return false;
     if (budget < 0) return true;
     const evidence = evidenceOf(call.tool, call.input);
@@ -133,6 +166,11 @@ export function createEchoSearch(given: () => readonly string[]): EchoSearch {
     return budget < 0;
   }) as EchoSearch;
   search.scanned = () => scanned;
+  search.addGiven = (read) => {
+    if (seen.has(read)) return;
+    seen.add(read);
+    added.push(read);
+  };
   return search;
 }
 

@@ -87,7 +87,17 @@ export interface EchoQuery {
   tools: ReadonlyMap<string, ToolSpec>;
 }
 
-export type EchoGuard = (call: EchoQuery) => boolean;
+export interface EchoGuard {
+  (call: EchoQuery): boolean;
+  /**
+   * Content given to the model inside the reply itself: what a server-side tool (a web fetch, a
+   * web search, code execution, an MCP server) returned before the text that follows it. From the
+   * call on, it is given content for every call the guard is asked about, as what the request gave
+   * is; a call decided before it stays decided (text before the result cannot quote it). `texts` is
+   * read only when a call is about to be recovered; the same function added twice counts once.
+   */
+  addGiven?(texts: () => readonly string[]): void;
+}
 
 /**
  * Reading given content, the engine also reports every candidate that ended, so markup a candidate

@@ -61,6 +61,12 @@ export function redactLeaks(text: string, options: ParseOptionsInput = {}, tools
 export interface ReplyPart {
   text: string;
   apart?: boolean;
+  /**
+   * Content given to the model inside the reply, between the part before this one and this one (a
+   * server tool's result): handed to the echo guard (EchoGuard.addGiven) before this part is read,
+   * so it is given to this part and the ones after it, never to the text before it.
+   */
+  given?: () => readonly string[];
 }
 
 export interface RedactedReply extends Omit<RedactedText, "text"> {
@@ -94,7 +100,8 @@ export function replyTextParts<P>(parts: readonly P[], textOf: (part: P) => stri
 export interface ReplyReading {
   /**
    * The echo guard over what the request gave the model before this reply (never the reply's own
-   * words): a well-formed call it matches is reported "echoed-markup" instead of "undeclared-tool".
+   * words), and what a part's `given` adds inside it (a server tool's result): a well-formed call it
+   * matches is reported "echoed-markup" instead of "undeclared-tool".
    * Replaced all the same; only the reason, and so a correction, differs.
    */
   isEchoed?: EchoGuard;
@@ -187,6 +194,8 @@ function redactOnce(parts: readonly ReplyPart[], options: ParseOptionsInput, too
   });
   parts.forEach((part, i) => {
     if (i > 0 && part.apart) engine.endSpan?.();
+    // The second reading (redactReply) hands nothing on: the guard holds what the first one added.
+    if (part.given) reading.isEchoed?.addGiven?.(part.given);
     engine.feed(part.text);
   });
   engine.flush();

@@ -15,10 +15,18 @@ import type { Prefill } from "./prefill.ts";
  */
 export type EngineFor = (channel?: "reasoning", continues?: AnswerSoFar) => GuardedEngine;
 
+/**
+ * Content a server-side tool returned inside the reply (EchoGuard.addGiven): given to the echo
+ * guard for the text that follows it. `texts` is read only when a call is about to be recovered.
+ */
+export type AddGiven = (texts: () => readonly string[]) => void;
+
 export interface WireJsonContext {
   engine: EngineFor;
   /** Every engine's summary of the response, reported once. */
   report(summaries: EngineSummary[]): void;
+  /** A server tool's result in the reply, before the text after it is read; absent: the echo guard is off. */
+  addGiven?: AddGiven;
 }
 
 export interface Wire {
@@ -44,6 +52,7 @@ export interface Wire {
    * for each further one; `onFinal` once, with the further engines' summaries. `oneCall`: the
    * request allows one call (CallPolicy.oneCall), so a recovered call is held back until the reply
    * ends, and never goes out if a native call comes first (RepairEngine.withdrawCalls).
+   * `addGiven`: where a server tool's result in the reply goes (WireJsonContext.addGiven).
    */
-  rewriter(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, engine: EngineFor, oneCall: boolean): EventRewriter;
+  rewriter(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, engine: EngineFor, oneCall: boolean, addGiven?: AddGiven): EventRewriter;
 }

@@ -3,6 +3,8 @@
 import type { LanguageModelV3FinishReason, LanguageModelV3StreamPart, SharedV3ProviderMetadata } from "@ai-sdk/provider";
 import type { RecoveredCall } from "../../parse/types.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
+import type { EchoGuard } from "../../engine/types.ts";
+import { givenFromToolResultPart } from "../../echo/from-reply.ts";
 import type { ReasoningChannel } from "../../engine/reasoning-channel.ts";
 import { mergeSummaries } from "../merge-summaries.ts";
 import type { AdapterOptions } from "../options.ts";
@@ -20,6 +22,16 @@ export interface CallContext {
   tag: string | undefined;
   attempt: number;
   reported: boolean;
+  /** The call's echo guard (shared by every engine of the reply); undefined when it is off. */
+  isEchoed?: EchoGuard | undefined;
+}
+
+/**
+ * A provider-executed tool's result in the reply (a web fetch's page): given content for the text
+ * that follows it, as it is once replayed in the next request's prompt (givenFromPrompt).
+ */
+export function noteToolResult(ctx: CallContext, part: { readonly result?: unknown }): void {
+  ctx.isEchoed?.addGiven?.(() => givenFromToolResultPart(part));
 }
 
 /** The one report of the call (AdapterOptions.onResult); none from an engine that failed. */

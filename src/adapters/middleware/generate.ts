@@ -3,7 +3,7 @@
 import type { LanguageModelV3Content, LanguageModelV3GenerateResult, LanguageModelV3Text } from "@ai-sdk/provider";
 import type { RecoveredCall } from "../../parse/types.ts";
 import { textAndCalls } from "../../engine/events.ts";
-import { type CallContext, cutsReply, finishReason, finishReport, metadata, reasoningCalls, toolCallPart } from "./call-context.ts";
+import { type CallContext, cutsReply, finishReason, finishReport, metadata, noteToolResult, reasoningCalls, toolCallPart } from "./call-context.ts";
 
 /** The result as the model sent it whenever the engine fails: nothing half-repaired reaches the host. */
 export function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallContext): LanguageModelV3GenerateResult {
@@ -40,6 +40,8 @@ export function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallC
         continue;
       }
     }
+    // A provider-executed tool's result (a fetched page): given content for the parts after it.
+    if (part.type === "tool-result") noteToolResult(ctx, part);
     if (part.type !== "text") {
       content.push(part);
       continue;

@@ -7,7 +7,7 @@ import type { EngineEvent } from "../../engine/types.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
 import type { Stage } from "../../sse/pull-stage.ts";
 import { noteFailure, requestDebug } from "../report.ts";
-import { type CallContext, cutsReply, finishReason, finishReport, metadata, reasoningCalls, toolCallPart } from "./call-context.ts";
+import { type CallContext, cutsReply, finishReason, finishReport, metadata, noteToolResult, reasoningCalls, toolCallPart } from "./call-context.ts";
 
 type Part = LanguageModelV3StreamPart;
 
@@ -186,6 +186,10 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
             if (guard.held === 0) releaseEnd();
           }
         }
+        return out(part);
+      case "tool-result":
+        // A provider-executed tool's result (a fetched page): given content for what follows.
+        noteToolResult(ctx, part);
         return out(part);
       case "error":
         // The model failed mid-reply, as a failing stream (fail()): cut, the held text goes out as written before the error.

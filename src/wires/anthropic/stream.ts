@@ -10,6 +10,9 @@ import { type EventRewriter, RAW, type Rewritten, type SseEvent, typedEvent } fr
 import type { PassingEdits } from "../../sse/passing.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
+import { collectStrings } from "../../echo/from-request.ts";
+import { givenFromMessagesBlock, isGivenBlock } from "../../echo/from-reply.ts";
+import type { AddGiven } from "../wire.ts";
 
 /** Read in an event that streams past after the stand-aside: its block index, and its type. */
 const PASSING_KEYS: ReadonlySet<string> = new Set(["index", "type"]);
@@ -62,11 +65,16 @@ export class AnthropicStreamRewriter implements EventRewriter {
    */
   #hold: boolean;
   #heldCalls: RecoveredCall[] = [];
+  /** Where a server tool's result block goes: given content for the text after it (undefined: the echo guard is off). */
+  #addGiven: AddGiven | undefined;
+  /** Upstream indices of the server tool result blocks, whose deltas (if a result ever streams any) are given too. */
+  #givenBlocks = new Set<number>();
 
-  constructor(guard: GuardedEngine, onFinal: () => void, oneCall = false) {
+  constructor(guard: GuardedEngine, onFinal: () => void, oneCall = false, addGiven?: AddGiven) {
     this.#guard = guard;
     this.#onFinal = onFinal;
     this.#hold = oneCall;
+    this.#addGiven = addGiven;
   }
 
   event(sse: SseEvent): Rewritten | null {
@@ -131,6 +139,15 @@ export class AnthropicStreamRewriter implements EventRewriter {
       case "content_block_start":
         return this.#start(event);
       case "content_block_delta":
+        if (this.#addGiven && typeof event.index === "number" && this.#givenBlocks.has(event.index)) {
+          const delta = event.delta;
+          this.#addGiven(() => {
+            const out: string[] = [];
+            collectStrings(delta, out);
+            return out;
+          });
+        }
+        return typeof event.index === "number" ? this.#renumbered(event, this.#blocks.get(event.index)) : null;
       case "content_block_stop":
         return typeof event.index === "number" ? this.#renumbered(event, this.#blocks.get(event.index)) : null;
       case "message_delta":
@@ -220,6 +237,11 @@ export class AnthropicStreamRewriter implements EventRewriter {
       const text = typeof block.text === "string" ? block.text : "";
       block.text = "";
       return { pieces: text === "" ? [] : this.#feed(text) };
+    }
+    // A server tool's result (a fetched page, search results, code output): given content for the text after it.
+    if (this.#addGiven && isGivenBlock(block)) {
+      this.#givenBlocks.add(index);
+      this.#addGiven(() => givenFromMessagesBlock(block));
     }
     let lead: Json[] = [];
     if (NATIVE_BLOCKS.has(block.type as string) && !this.#guard.done) lead = this.#native();

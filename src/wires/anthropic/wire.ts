@@ -5,6 +5,7 @@ import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
 import type { EngineEvent } from "../../engine/types.ts";
 import { AnthropicStreamRewriter, CUT_STOP_REASONS, NATIVE_BLOCKS } from "./stream.ts";
 import { givenFromMessagesBody } from "../../echo/from-request.ts";
+import { givenFromMessagesBlock, isGivenBlock } from "../../echo/from-reply.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { declaredToolNames } from "../declared-names.ts";
 import { messagesPrefill } from "../prefill.ts";
@@ -18,7 +19,7 @@ export const anthropicWire: Wire = {
   given: givenFromMessagesBody,
   prefill: messagesPrefill,
   repairJson: repairMessageJson,
-  rewriter: (guard, onFinal, _engine, oneCall) => new AnthropicStreamRewriter(guard, onFinal, oneCall),
+  rewriter: (guard, onFinal, _engine, oneCall, addGiven) => new AnthropicStreamRewriter(guard, onFinal, oneCall, addGiven),
 };
 
 /** Client tools carry an input_schema; server tools (web search, code execution…) are typed and have none. */
@@ -52,6 +53,8 @@ function repairMessageJson(body: Json, ctx: WireJsonContext): boolean {
   for (let i = 0; i < content.length; i++) {
     const block = content[i];
     if (!isTextBlock(block)) {
+      // A server tool's result (a fetched page): given content for the text blocks after it.
+      if (ctx.addGiven && isGivenBlock(block)) ctx.addGiven(() => givenFromMessagesBlock(block));
       out.push(block);
       continue;
     }

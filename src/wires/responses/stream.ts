@@ -11,7 +11,9 @@ import { type EventRewriter, type Rewritten, type SseEvent, typedEvent } from ".
 import type { PassingEdits } from "../../sse/passing.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
-import type { EngineFor } from "../wire.ts";
+import type { AddGiven, EngineFor } from "../wire.ts";
+import { ownItem } from "../../echo/from-request.ts";
+import { givenFromResponsesItem } from "../../echo/from-reply.ts";
 import { NATIVE_ITEMS, functionCallItem } from "./items.ts";
 import { type Out, Outbox, upstream } from "./outbox.ts";
 import { TextParts } from "./text-parts.ts";
@@ -44,10 +46,13 @@ export class ResponsesStreamRewriter implements EventRewriter {
   #emitted: { index: number; item: Json }[] = [];
   /** The request allows one call: recovered calls wait until the reply ends. */
   #hold: boolean;
+  /** Where a server tool's item goes: given content for the text after it (undefined: the echo guard is off). */
+  #addGiven: AddGiven | undefined;
 
-  constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: EngineFor = () => guard, oneCall = false) {
+  constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: EngineFor = () => guard, oneCall = false, addGiven?: AddGiven) {
     this.#onFinal = onFinal;
     this.#hold = oneCall;
+    this.#addGiven = addGiven;
     this.#out = new Outbox({ refresh: (event) => this.#text.refresh(event), overflow: () => [...this.#settle(), ...this.#text.releaseAll()] });
     this.#text = new TextParts(guard, more, this.#out, (event) => this.#indexOf(event));
   }
@@ -137,6 +142,11 @@ export class ResponsesStreamRewriter implements EventRewriter {
         changed = this.#text.partDone(event, before);
         break;
       case "response.output_item.done":
+        // A server tool's item, complete (an MCP call's output, code interpreter logs): given content for the text after it.
+        if (this.#addGiven && isObject(event.item) && !ownItem(event.item)) {
+          const item = event.item;
+          this.#addGiven(() => givenFromResponsesItem(item));
+        }
         if (this.#text.hasParts(event.item)) {
           before.push(...this.#text.itemDone(event.item));
           changed = this.#text.setItemText(event.item);

@@ -4,7 +4,8 @@
 import { openAiOneCall, responsesToolChoice } from "../tool-choice.ts";
 import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
 import type { AnswerSoFar, EngineSummary } from "../../engine/types.ts";
-import { givenFromResponsesBody } from "../../echo/from-request.ts";
+import { givenFromResponsesBody, ownItem } from "../../echo/from-request.ts";
+import { givenFromResponsesItem } from "../../echo/from-reply.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { NATIVE_ITEMS, functionCallItem, textOf, textOfStep } from "./items.ts";
 import { ResponsesStreamRewriter } from "./stream.ts";
@@ -21,7 +22,7 @@ export const responsesWire: Wire = {
   given: givenFromResponsesBody,
   prefill: responsesPrefill,
   repairJson: repairResponseJson,
-  rewriter: (guard, onFinal, engine, oneCall) => new ResponsesStreamRewriter(guard, onFinal, engine, oneCall),
+  rewriter: (guard, onFinal, engine, oneCall, addGiven) => new ResponsesStreamRewriter(guard, onFinal, engine, oneCall, addGiven),
 };
 
 function declaredTools(body: Json): ToolSpec[] {
@@ -65,6 +66,8 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
   const written = new Map<Json & { text: string }, string>();
   for (const item of output) {
     out.push(item);
+    // A server tool's item (an MCP call's output, code interpreter logs): given content for the messages after it.
+    if (ctx.addGiven && !ownItem(item)) ctx.addGiven(() => givenFromResponsesItem(item));
     if (!isMessage(item)) continue;
     const calls: RecoveredCall[] = [];
     for (const part of item.content) {
