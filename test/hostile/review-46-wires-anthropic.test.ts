@@ -79,6 +79,28 @@ describe("an `error` event mid-stream cuts the reply: nothing held is decided af
   });
 });
 
+describe("stop_reason refusal: the reply was stopped by the safety classifier, not ended by the model", () => {
+  // FINDING 8 (wrong execution and a hidden refusal, medium). Claude's streaming classifier stops
+  // a reply with stop_reason "refusal", mid-text. The rewriter treats it as the reply's end: the
+  // markup held there is decided (a complete body whose closer is missing runs at the end), and
+  // #messageDelta rewrites every stop_reason to "tool_use" once a call was recovered, so the
+  // client sees finish reason tool-calls instead of content-filter and runs the call the model
+  // was writing when it was stopped. Expected: a refusal is a cut (nothing held decided, no call
+  // from it) and its stop_reason stays. Hard negative below: max_tokens is the reply's end as
+  // documented. Suspected: src/wires/anthropic/stream.ts (#messageDelta), src/wires/anthropic/wire.ts
+  // (repairMessageJson sets stop_reason the same way).
+  test("an unclosed call stopped by a refusal does not run; the finish reason stays content-filter", async () => {
+    const client = await anthropicClient([messageStart(), ...textBlock(0, [`Reading it. ${UNCLOSED}`]), ...messageEnd("refusal")]);
+    expect(client.calls).toEqual([]);
+    expect(client.parts.find((p) => p.type === "finish")?.finishReason?.unified).toBe("content-filter");
+  });
+
+  test("hard negative: the same unclosed call at max_tokens runs (the reply's end decides it)", async () => {
+    const client = await anthropicClient([messageStart(), ...textBlock(0, [`Reading it. ${UNCLOSED}`]), ...messageEnd("max_tokens")]);
+    expect(client.calls).toEqual([{ name: "read", input: '{"path":"a.ts"}' }]);
+  });
+});
+
 describe("a leaked call and the very same native call in one streamed reply", () => {
   // FINDING 3 (a call runs twice, high by the brief's scale; a known trade-off of the stream).
   // Parallel tool use allowed (the default): the leak is recovered and goes out as a tool_use

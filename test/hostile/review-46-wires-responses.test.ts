@@ -60,6 +60,30 @@ describe("an `error` event mid-stream cuts the reply: nothing held is decided af
     expect(events.slice(0, errorAt).filter((e) => e.type === "response.output_text.delta").map((e) => e.delta).join("")).toBe(said);
   });
 
+  // FINDING 1, the API's own failure event: response.failed is handled as response.completed
+  // (#decide: the same case), so the held unclosed call is decided, goes out as a function_call
+  // item before the failed event, and is listed in the failed response's output.
+  test("an unclosed Hermes call, then response.failed: no tool-call reaches the client", async () => {
+    const events = responsesEvents([message("msg_1", `Reading it. ${UNCLOSED}`)]);
+    const kept = events.slice(0, events.findIndex((e) => e.type === "response.output_text.delta") + 1);
+    const failed = { type: "response.failed", sequence_number: kept.length, response: { id: "resp_1", object: "response", created_at: 1, status: "failed", model: "m", output: [], error: { code: "server_error", message: "The server had an error" } } };
+    const client = await responsesClient([...kept, failed]);
+    expect(client.errorAt).toBeGreaterThanOrEqual(0);
+    expect(client.calls).toEqual([]);
+  });
+
+  // FINDING 8 on Responses: response.incomplete with incomplete_details.reason "content_filter"
+  // (the reply was stopped by the filter) is an end like completed: the unclosed call runs.
+  // Suspected: src/wires/responses/stream.ts (#decide), as on Anthropic's refusal.
+  test("an unclosed call cut by the content filter (response.incomplete) does not run", async () => {
+    const events = responsesEvents([message("msg_1", `Reading it. ${UNCLOSED}`)]);
+    const last = events.at(-1)!;
+    last.type = "response.incomplete";
+    last.response = { ...last.response, status: "incomplete", incomplete_details: { reason: "content_filter" } };
+    const client = await responsesClient(events);
+    expect(client.calls).toEqual([]);
+  });
+
   test("hard negative: the same unclosed call in a reply that completes runs at the end", async () => {
     const client = await responsesClient(responsesEvents([message("msg_1", `Reading it. ${UNCLOSED}`)]));
     expect(client.calls).toEqual([{ name: "read", input: '{"path":"a.ts"}' }]);
