@@ -133,6 +133,31 @@ describe("a leaked call and the very same native call in one streamed reply", ()
   });
 });
 
+describe("one call allowed, and an event too long to hold after a held call", () => {
+  // FINDING 9 (two calls where the request allows one, medium; needs an event over 4 MiB).
+  // disable_parallel_tool_use holds a recovered call until the message ends, so a native tool_use
+  // block that comes later still wins. When a later event is too long to hold, the rewriter stands
+  // aside (stop(true)): #unhold sends the held call at once, and the native block that follows goes
+  // out too, so a reply that may make one call makes two. The same reply with a short text gives the
+  // native call only (hard negative). A wrong execution outranks a missing repair: expected, the
+  // held call withdrawn when the repair stands aside while holding (its markup goes out as text),
+  // or kept to the one call. Suspected: src/wires/anthropic/stream.ts (stop: #unhold), and the
+  // Responses twin (review-46-wires-responses.test.ts).
+  const request1 = (stream: Json[]) => rawReply(MESSAGES_URL, request({ tool_choice: { type: "auto", disable_parallel_tool_use: true } }), namedSse(stream), "text/event-stream");
+  const reply = (later: string) => [messageStart(), ...textBlock(0, [`A ${HERMES}`, later]), ...toolUseBlock(1, "toolu_native", { path: "n.ts" }), ...messageEnd("tool_use")];
+  const uses = (text: string) => dataEvents(text).filter((e) => e.content_block?.type === "tool_use").map((e) => e.content_block.id as string);
+
+  test("a text delta over 4 MiB after the held call: still only the native call", async () => {
+    const { text } = await request1(reply("x".repeat(4 * 1024 * 1024 + 16)));
+    expect(uses(text)).toEqual(["toolu_native"]);
+  });
+
+  test("hard negative: the same reply with a short text gives the native call only", async () => {
+    const { text } = await request1(reply("x"));
+    expect(uses(text)).toEqual(["toolu_native"]);
+  });
+});
+
 describe("a ping between a text block's start and its text", () => {
   // FINDING 4 (empty text block replayed, low-medium). Anthropic's own streams send `ping` right
   // after the first content_block_start (as test/e2e/wire-servers.ts does). The rewriter holds a

@@ -117,6 +117,28 @@ describe("a leaked call and the very same native call in one streamed reply", ()
   });
 });
 
+describe("parallel calls off, and an event too long to hold after a held call", () => {
+  // FINDING 9 on Responses (two calls where the request allows one, medium; needs an event over
+  // 4 MiB). parallel_tool_calls false holds the recovered call until the reply ends; a delta too
+  // long to hold makes the rewriter stand aside (stop(true) sets #hold false), the held call goes
+  // out after its message item, and the native function_call item after it goes out too. Expected:
+  // the native call only, as with a short text. Suspected: src/wires/responses/stream.ts (stop).
+  const output = (later: string) => [message("msg_1", `A ${HERMES}`, later), functionCall("fc_native", { path: "n.ts" })];
+  const calls = async (later: string) => {
+    const events = responsesEvents(output(later));
+    const { text } = await rawReply(RESPONSES_URL, request({ parallel_tool_calls: false }), namedSse(events), "text/event-stream");
+    return dataEvents(text).filter((e) => e.type === "response.output_item.added" && e.item.type === "function_call").map((e) => e.item.id as string);
+  };
+
+  test("a text delta over 4 MiB after the held call: still only the native call", async () => {
+    expect(await calls("x".repeat(4 * 1024 * 1024 + 16))).toEqual(["fc_native"]);
+  });
+
+  test("hard negative: the same reply with a short text gives the native call only", async () => {
+    expect(await calls("x")).toEqual(["fc_native"]);
+  });
+});
+
 describe("the JSON reply, repaired", () => {
   // FINDING 5 (bytes outside the repair changed, low), as on Anthropic: the repaired body is
   // re-serialized whole, so an integer above 2^53 loses digits. Suspected: src/adapters/fetch.ts
