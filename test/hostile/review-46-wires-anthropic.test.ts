@@ -103,6 +103,8 @@ describe("stop_reason refusal: the reply was stopped by the safety classifier, n
 
 describe("a leaked call and the very same native call in one streamed reply", () => {
   // FINDING 3 (a call runs twice, high by the brief's scale; a known trade-off of the stream).
+  // (docs/TEST-MATRIX.md: "parallel on keeps today's timing", so a native call after a recovered
+  // one is accepted when they differ; with the same tool and input it is the same call run twice.)
   // Parallel tool use allowed (the default): the leak is recovered and goes out as a tool_use
   // block at once; a native tool_use block for the same tool with the same input follows, and
   // both reach the client, so `read a.ts` runs twice. The same reply as JSON gives one call
