@@ -119,7 +119,8 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
    * Text parts interleave (`part` came while `other`, the part the engine read last, is still
    * open): read as one text, one part's fence would close the other's and its example would run.
    * The repair stands aside for the rest of the reply, as after an engine failure: what the
-   * engine held goes back to `other` as it was written, the calls already recovered stand, and
+   * engine held goes back to `other` as it was written, the calls already recovered stand (those
+   * held back for the reply's end, one call allowed, never run: their markup goes back too), and
    * every later part passes through as it came. Each part read alone would keep repairing, but a
    * part's engine would need the other's documentation context and its count of calls, which only
    * one reading of one text has; an unusual stream is better left unrepaired than misread.
@@ -127,9 +128,13 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
   function standAside(part: Extract<Part, { type: "text-delta" }>, other: string): void {
     requestDebug(options, ctx.tag)("text parts interleave: the rest of the reply passes through unrepaired");
     owner = other;
+    // One call allowed: a native call later in the reply could no longer withdraw the calls held
+    // back, so they never run; their markup goes back as text, before the text held after them.
+    const unrun = heldCalls.length > 0 ? guard.unrunCalls() : undefined;
+    if (unrun !== undefined) heldCalls = [];
     const held = guard.stop();
     unhold();
-    text(held);
+    text((unrun ?? "") + held);
     out(part);
   }
 

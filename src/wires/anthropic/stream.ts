@@ -141,13 +141,19 @@ export class AnthropicStreamRewriter implements EventRewriter {
 
   /**
    * The message goes on unread, or was cut: what the engine holds goes out as written, into the
-   * open text block (or its held start), nothing in it decided; calls held back go out. A text
+   * open text block (or its held start), nothing in it decided; calls held back go out when it was
+   * cut, and never run when it goes on (their markup goes out as text before it). A text
    * block that ended upstream while holding text closes here.
    */
   stop(goesOn: boolean): Json[] {
+    // One call allowed, the reply going on unread: a native block after this could no longer
+    // withdraw the calls held back, so they never run (a wrong execution outranks a missing
+    // repair); their markup goes out as text, before the text held after them.
+    const unrun = goesOn && this.#heldCalls.length > 0 ? this.#guard.unrunCalls() : undefined;
+    if (unrun !== undefined) this.#heldCalls = [];
     const held = this.#guard.stop();
     const calls = this.#unhold();
-    const text = this.#emitText(held);
+    const text = this.#emitText((unrun ?? "") + held);
     this.#final();
     if (this.#ending) {
       this.#ending = false;

@@ -119,15 +119,21 @@ export class ChunkRewriter implements EventRewriter {
 
   /**
    * The reply goes on unread, or was cut: what the engine holds goes back as written, nothing in it
-   * decided; calls held back go out (they were recovered), and no call in the reasoning runs (only
+   * decided; calls held back go out when it was cut (they were recovered), never run when it goes
+   * on (their markup goes back as text), and no call in the reasoning runs (only
    * the reply's end can make one the answer). Later chunks take the paths of a done engine: native
    * call indices and the finish_reason still agree with what went out.
    */
-  stop(_goesOn: boolean): Json[] {
+  stop(goesOn: boolean): Json[] {
     const thought = this.#thinking?.close() ?? [];
     const back = this.#thinking?.abandon() ?? [];
     const lead = this.#giveUp();
-    const held = this.#guard.stop();
+    // One call allowed, the reply going on unread: a native call after this could no longer
+    // withdraw the calls held back, so they never run; their markup goes out as text before the
+    // text held after them (a wrong execution outranks a missing repair).
+    const unrun = goesOn && this.#heldCalls.length > 0 ? this.#guard.unrunCalls() : undefined;
+    if (unrun !== undefined) this.#heldCalls = [];
+    const held = (unrun ?? "") + this.#guard.stop();
     const calls = this.#unhold();
     this.#final();
     return [...thought, ...back, ...lead, ...calls, ...(held ? [this.#synthetic({ content: held })] : [])];

@@ -57,11 +57,14 @@ export class ResponsesStreamRewriter implements EventRewriter {
   /**
    * The reply goes on unread, or was cut: every part's held text goes out as written (a waiting
    * part's into its slot), nothing in it decided; what waited behind the slots goes out with it.
-   * Calls recovered and not yet out, no longer held back, go out after their item as before when
-   * the reply goes on; cut, they go out now, as those of the other wires went out when recovered.
+   * Calls recovered and not yet out go out after their item as before when the reply goes on
+   * (held back for the reply's end, one call allowed, they never run: their markup is shown as
+   * text); cut, they go out now, as those of the other wires went out when recovered.
    */
   stop(goesOn: boolean): Json[] {
-    const outs = this.#text.stop();
+    // One call allowed, the reply going on unread: a native item after this could no longer
+    // withdraw the calls held back, so they never run; their markup goes out as text.
+    const outs = this.#text.stop(goesOn && this.#hold);
     this.#hold = false;
     if (!goesOn) outs.push(...this.#callItems(this.#endIndex()));
     this.#final();

@@ -209,16 +209,34 @@ export class TextParts {
    * written, a waiting part's into its slot, the part being fed's as a delta of it; later parts pass
    * as they come.
    */
-  stop(): Out[] {
+  stop(unrun = false): Out[] {
     this.#stopped = true;
     this.#carry = undefined;
+    const out: Out[] = [];
+    // `unrun`: the calls waiting (held back, one call allowed) never run; their markup is shown in
+    // the part that wrote it, before the text held after it (in the part being fed if that one ended).
+    let markup = "";
+    let owner: FedPart | undefined;
+    if (unrun && this.#pending.length > 0) {
+      const guard = this.#engines.find((engine) => engine.recovered > 0);
+      const text = guard?.unrunCalls();
+      if (text !== undefined) {
+        this.#pending = [];
+        markup = text;
+        owner = [...this.#parts.values()].flat().find((part) => part.guard === guard);
+      }
+    }
+    const part = this.#part;
+    const into = owner && (owner === part || owner.slot?.decided === false) ? owner : (part ?? owner);
     this.#first?.stop();
     const tails = this.#tails;
     this.#tails = [];
-    for (const part of tails) this.#fill(part, part.guard.stop());
-    const part = this.#part;
+    for (const tail of tails) this.#fill(tail, (tail === into ? markup : "") + tail.guard.stop());
     const held = part ? part.guard.stop() : "";
-    return part && held !== "" ? [this.#partDelta(part, held)] : [];
+    if (into && into !== part && !tails.includes(into) && markup !== "") out.push(this.#partDelta(into, markup));
+    const text = (into === part ? markup : "") + held;
+    if (part && text !== "") out.push(this.#partDelta(part, text));
+    return out;
   }
 
   /** Past the bound on what waits: every part's undecided text, the part being fed's too, is released as text (nothing to do when nothing is undecided). */
