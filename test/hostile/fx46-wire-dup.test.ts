@@ -13,6 +13,8 @@ import { wrapLanguageModel } from "ai";
 import { MockLanguageModelV3, convertArrayToReadableStream, convertReadableStreamToArray } from "ai/test";
 import { repairMiddleware } from "../../src/adapters/middleware.ts";
 import type { AdapterResult } from "../../src/adapters/options.ts";
+import { repairFetch } from "../../src/adapters/fetch.ts";
+import { byteByByte, chunkedFetch, encode, postInit, seededCuts } from "../adapters/wire-support.ts";
 import {
   HERMES,
   type Json,
@@ -155,5 +157,194 @@ describe("middleware: one call allowed, interleaved text parts make the repair s
   test("hard negative: parallel calls on, the call recovered before the stand-aside stands", async () => {
     const run = await streamed(parts().slice(0, 6));
     expect(run.calls.map((c) => c.toolName)).toEqual(["read"]);
+  });
+});
+
+// ---------------------------------------------------------------- a recovered call, then the same native call
+
+/** The repaired body read at the given byte cuts of `body`. */
+async function cutReply(url: string, request: Json, body: string, cuts: (bytes: Uint8Array) => Uint8Array[]): Promise<string> {
+  const res = await repairFetch({}, chunkedFetch(() => cuts(encode(body))))(url, postInit(request));
+  return res.text();
+}
+const SPLITS: [string, (bytes: Uint8Array) => Uint8Array[]][] = [["whole", (b) => [b]], ["byte by byte", byteByByte], ...[1, 2, 3].map((seed) => [`seed ${seed}`, (b: Uint8Array) => seededCuts(b, seed)] as [string, (bytes: Uint8Array) => Uint8Array[]])];
+
+describe("chat: a leaked call sent, then the same native call", () => {
+  const TWO_KEYS = { type: "object", properties: { path: { type: "string" }, limit: { type: "number" } }, required: ["path"] };
+  const request = chatRequest({ tools: [{ type: "function", function: { name: "read", parameters: TWO_KEYS } }] });
+  const LEAK2 = '<tool_call>{"name":"read","arguments":{"path":"a.ts","limit":5}}</tool_call>';
+  const reply = (natives: Json[][]) => [chunk({ role: "assistant", content: "" }), chunk({ content: `Reading it.\n\n${LEAK2}` }), ...natives.flat(), chunk({}, "tool_calls")];
+
+  for (const [name, cuts] of SPLITS) {
+    test(`same tool and input (keys in another order, arguments cut in two): the native call is dropped (${name})`, async () => {
+      const text = await cutReply(CHAT_URL, request, chatSse(reply([nativeChunks(0, "call_native", { limit: 5, path: "a.ts" }, 7)])), cuts);
+      const calls = chatCalls(text);
+      expect(calls.map((c) => [c[1], JSON.parse(c[2])])).toEqual([["read", { path: "a.ts", limit: 5 }]]);
+      expect(calls[0]![0]).not.toBe("call_native");
+      expect(chatFinish(text)).toEqual(["tool_calls"]);
+    });
+  }
+
+  test("the repeat dropped, the native call after it takes the next index", async () => {
+    const text = (await rawReply(CHAT_URL, request, chatSse(reply([nativeChunks(0, "call_native", { path: "a.ts", limit: 5 }), nativeChunks(1, "call_other", { path: "b.ts" }, 4)])), "text/event-stream")).text;
+    const calls = chatCalls(text);
+    expect(calls.map((c) => JSON.parse(c[2]).path)).toEqual(["a.ts", "b.ts"]);
+    expect(calls[1]![0]).toBe("call_other");
+    expect(calls.every((c) => c !== undefined)).toBe(true);
+  });
+
+  test("hard negative: a native call with other input goes out too, under the next index", async () => {
+    const text = (await rawReply(CHAT_URL, request, chatSse(reply([nativeChunks(0, "call_native", { path: "a.ts", limit: 6 }, 5)])), "text/event-stream")).text;
+    const calls = chatCalls(text);
+    expect(calls.map((c) => JSON.parse(c[2]))).toEqual([{ path: "a.ts", limit: 5 }, { path: "a.ts", limit: 6 }]);
+    expect(calls[1]![0]).toBe("call_native");
+  });
+
+  test("hard negative: after the leak the same call twice natively: the one repeating the leak is dropped, the other goes out", async () => {
+    const text = (await rawReply(CHAT_URL, request, chatSse(reply([nativeChunks(0, "call_n1", { path: "a.ts", limit: 5 }), nativeChunks(1, "call_n2", { path: "a.ts", limit: 5 })])), "text/event-stream")).text;
+    expect(chatCalls(text).map((c) => c[0]).filter((id) => id.startsWith("call_"))).toEqual(["call_n2"]);
+    expect(chatCalls(text)).toHaveLength(2);
+  });
+
+  test("hard negative: no leak, the same call twice natively passes byte for byte", async () => {
+    const body = chatSse([chunk({ role: "assistant", content: "" }), ...nativeChunks(0, "call_n1", { path: "a.ts" }), ...nativeChunks(1, "call_n2", { path: "a.ts" }), chunk({}, "tool_calls")]);
+    const { text } = await rawReply(CHAT_URL, request, body, "text/event-stream");
+    expect(text).toBe(body);
+  });
+});
+
+describe("Anthropic: a leaked call sent, then the same native call", () => {
+  const LEAK_TEXT = `Reading it.\n\n${HERMES}`;
+  const messagesRequest = { model: "m", max_tokens: 100, stream: true, messages: [{ role: "user", content: "read a.ts" }], tools: [{ name: "read", input_schema: SCHEMA }] };
+  const uses = (text: string) => dataEvents(text).filter((e) => e.content_block?.type === "tool_use").map((e) => [e.index, e.content_block.id]);
+  const starts = (text: string) => dataEvents(text).filter((e) => e.type === "content_block_start").map((e) => e.index);
+
+  for (const [name, cuts] of SPLITS) {
+    test(`dropped; the block after it takes the next index (${name})`, async () => {
+      const events = [messageStart(), ...textBlock(0, [LEAK_TEXT]), ...toolUseBlock(1, "toolu_native", { path: "a.ts" }), { type: "ping" }, ...toolUseBlock(2, "toolu_other", { path: "b.ts" }), ...messageEnd("tool_use")];
+      const text = await cutReply(MESSAGES_URL, messagesRequest, namedSse(events), cuts);
+      expect(uses(text)).toHaveLength(2);
+      expect(uses(text)[0]![1]).not.toBe("toolu_native");
+      expect(uses(text)[1]).toEqual([2, "toolu_other"]);
+      expect(starts(text)).toEqual([0, 1, 2]);
+      expect(dataEvents(text).find((e) => e.type === "message_delta")!.delta.stop_reason).toBe("tool_use");
+    });
+  }
+
+  test("hard negative: a native call with other input goes out under the next index", async () => {
+    const events = [messageStart(), ...textBlock(0, [LEAK_TEXT]), ...toolUseBlock(1, "toolu_native", { path: "b.ts" }), ...messageEnd("tool_use")];
+    const { text } = await rawReply(MESSAGES_URL, messagesRequest, namedSse(events), "text/event-stream");
+    expect(uses(text).map((u) => u[0])).toEqual([1, 2]);
+    expect(uses(text)[1]![1]).toBe("toolu_native");
+    const input = dataEvents(text).filter((e) => e.index === 2 && e.delta?.type === "input_json_delta").map((e) => e.delta.partial_json).join("");
+    expect(JSON.parse(input)).toEqual({ path: "b.ts" });
+  });
+
+  test("hard negative: after the leak the same call twice natively: one dropped, the other goes out", async () => {
+    const events = [messageStart(), ...textBlock(0, [LEAK_TEXT]), ...toolUseBlock(1, "toolu_n1", { path: "a.ts" }), ...toolUseBlock(2, "toolu_n2", { path: "a.ts" }), ...messageEnd("tool_use")];
+    const { text } = await rawReply(MESSAGES_URL, messagesRequest, namedSse(events), "text/event-stream");
+    expect(uses(text).map((u) => u[0])).toEqual([1, 2]);
+    expect(uses(text)[1]![1]).toBe("toolu_n2");
+  });
+
+  test("hard negative: no leak, the same call twice natively passes byte for byte", async () => {
+    const body = namedSse([messageStart(), ...textBlock(0, ["Reading."]), ...toolUseBlock(1, "toolu_n1", { path: "a.ts" }), ...toolUseBlock(2, "toolu_n2", { path: "a.ts" }), ...messageEnd("tool_use")]);
+    const { text } = await rawReply(MESSAGES_URL, messagesRequest, body, "text/event-stream");
+    expect(text).toBe(body);
+  });
+});
+
+describe("Responses: a leaked call sent, then the same native call", () => {
+  const responsesRequest = { model: "m", stream: true, input: "read a.ts", tools: [{ type: "function", name: "read", parameters: SCHEMA }] };
+  const LEAK_TEXT = `Reading it.\n\n${HERMES}`;
+  /** The streamed items and the completed response's output agree, and the numbers run on. */
+  function consistent(text: string): { ids: string[]; calls: string[] } {
+    const out = dataEvents(text);
+    const seqs = out.map((e) => e.sequence_number);
+    expect(seqs).toEqual(seqs.map((_, at) => at));
+    const added = out.filter((e) => e.type === "response.output_item.added");
+    expect(added.map((e) => e.output_index)).toEqual(added.map((_, at) => at));
+    const done = out.find((e) => e.type === "response.completed")!;
+    const ids = added.map((e) => e.item.id);
+    expect(done.response.output.map((i: Json) => i.id)).toEqual(ids);
+    return { ids, calls: added.filter((e) => e.item.type === "function_call").map((e) => e.item.id) };
+  }
+
+  for (const [name, cuts] of SPLITS) {
+    test(`dropped; the items after it move back into its place (${name})`, async () => {
+      const output = [message("msg_1", LEAK_TEXT), functionCall("fc_native", { path: "a.ts" }), functionCall("fc_other", { path: "b.ts" })];
+      const text = await cutReply(RESPONSES_URL, responsesRequest, namedSse(responsesEvents(output)), cuts);
+      const { ids, calls } = consistent(text);
+      expect(calls).toHaveLength(2);
+      expect(calls[0]).not.toBe("fc_native");
+      expect(ids).toEqual(["msg_1", calls[0]!, "fc_other"]);
+    });
+  }
+
+  test("hard negative: a native call with other input goes out too", async () => {
+    const output = [message("msg_1", LEAK_TEXT), functionCall("fc_native", { path: "b.ts" })];
+    const { text } = await rawReply(RESPONSES_URL, responsesRequest, namedSse(responsesEvents(output)), "text/event-stream");
+    const { calls } = consistent(text);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]).toBe("fc_native");
+  });
+
+  test("hard negative: after the leak the same call twice natively: one dropped, the other goes out", async () => {
+    const output = [message("msg_1", LEAK_TEXT), functionCall("fc_n1", { path: "a.ts" }), functionCall("fc_n2", { path: "a.ts" })];
+    const { text } = await rawReply(RESPONSES_URL, responsesRequest, namedSse(responsesEvents(output)), "text/event-stream");
+    const { calls } = consistent(text);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]).toBe("fc_n2");
+  });
+
+  test("hard negative: no leak, the same call twice natively passes byte for byte", async () => {
+    const body = namedSse(responsesEvents([message("msg_1", "Reading."), functionCall("fc_n1", { path: "a.ts" }), functionCall("fc_n2", { path: "a.ts" })]));
+    const { text } = await rawReply(RESPONSES_URL, responsesRequest, body, "text/event-stream");
+    expect(text).toBe(body);
+  });
+});
+
+describe("middleware: a leaked call sent, then the same native call", () => {
+  const nativeParts = (id: string, input: string, inputParts = true): Part[] => [
+    ...(inputParts
+      ? ([
+          { type: "tool-input-start", id, toolName: "read" },
+          { type: "tool-input-delta", id, delta: input.slice(0, 5) },
+          { type: "tool-input-delta", id, delta: input.slice(5) },
+          { type: "tool-input-end", id },
+        ] as Part[])
+      : []),
+    { type: "tool-call", toolCallId: id, toolName: "read", input },
+  ];
+  const leakParts = (): Part[] => [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: `Reading it.\n\n${HERMES}` }, { type: "text-end", id: "t" }];
+
+  for (const inputParts of [true, false]) {
+    test(`dropped, its tool-input parts too (${inputParts ? "with" : "without"} tool-input parts)`, async () => {
+      const run = await streamed([...leakParts(), ...nativeParts("call_native", '{ "path": "a.ts" }', inputParts)]);
+      expect(run.calls.map((c) => c.toolName)).toEqual(["read"]);
+      expect(run.calls[0]!.toolCallId).not.toBe("call_native");
+      expect(run.out.some((p) => "id" in p && p.id === "call_native")).toBe(false);
+      expect(run.out.find((p) => p.type === "finish")).toBeDefined();
+    });
+  }
+
+  test("hard negative: a native call with other input goes out, all its parts in order", async () => {
+    const run = await streamed([...leakParts(), ...nativeParts("call_native", '{"path":"b.ts"}')]);
+    expect(run.calls.map((c) => c.toolCallId).at(-1)).toBe("call_native");
+    expect(run.calls).toHaveLength(2);
+    const mine = run.out.filter((p) => ("id" in p && p.id === "call_native") || ("toolCallId" in p && p.toolCallId === "call_native")).map((p) => p.type);
+    expect(mine).toEqual(["tool-input-start", "tool-input-delta", "tool-input-delta", "tool-input-end", "tool-call"]);
+  });
+
+  test("hard negative: after the leak the same call twice natively: one dropped, the other goes out", async () => {
+    const run = await streamed([...leakParts(), ...nativeParts("call_n1", '{"path":"a.ts"}'), ...nativeParts("call_n2", '{"path":"a.ts"}')]);
+    expect(run.calls.map((c) => c.toolCallId).filter((id) => id.startsWith("call_"))).toEqual(["call_n2"]);
+    expect(run.calls).toHaveLength(2);
+  });
+
+  test("hard negative: no leak, the same call twice natively passes as it came", async () => {
+    const parts = [...nativeParts("call_n1", '{"path":"a.ts"}'), ...nativeParts("call_n2", '{"path":"a.ts"}')];
+    const run = await streamed(parts);
+    expect(run.out.filter((p) => p.type.startsWith("tool-"))).toEqual(parts);
   });
 });

@@ -10,6 +10,7 @@ import { type EventRewriter, RAW, type Rewritten, type SseEvent, typedEvent } fr
 import type { PassingEdits } from "../../sse/passing.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
+import { HELD_NATIVE_CHARS, HELD_NATIVE_EVENTS, SentCalls } from "../sent-calls.ts";
 
 /** Read in an event that streams past after the stand-aside: its block index, and its type. */
 const PASSING_KEYS: ReadonlySet<string> = new Set(["index", "type"]);
@@ -55,6 +56,14 @@ export class AnthropicStreamRewriter implements EventRewriter {
    */
   #hold: boolean;
   #heldCalls: RecoveredCall[] = [];
+  /** Recovered calls sent: a native tool_use block that repeats one is dropped (sent-calls.ts). */
+  #sent = new SentCalls();
+  /**
+   * A native tool_use block for a tool a sent call has, held until its stop shows its input: its
+   * upstream index, tool, events so far and input so far (`given`: the start's own input). It
+   * takes no downstream index until it goes out.
+   */
+  #native: { upstream: number; tool: unknown; events: Json[]; input: string; given: unknown; chars: number } | undefined;
 
   constructor(guard: GuardedEngine, onFinal: () => void, oneCall = false) {
     this.#guard = guard;
@@ -65,8 +74,56 @@ export class AnthropicStreamRewriter implements EventRewriter {
   event(sse: SseEvent): Rewritten | null {
     const event = typedEvent(sse.data);
     if (event === null) return null;
-    const lead = this.#ending && event.type !== "ping" ? this.#endBlock(event) : [];
+    let lead: Json[] = [];
+    if (this.#native !== undefined) {
+      const held = this.#heldNative(event);
+      if (held !== undefined) return held;
+      // Another block or the message's end before the held block's stop: it goes out as it came.
+      lead = this.#releaseNative();
+    }
+    if (this.#ending && event.type !== "ping") lead = [...lead, ...this.#endBlock(event)];
     return lead.length === 0 ? this.#decide(event) : withLead(lead, this.#decide(event));
+  }
+
+  /**
+   * An event while a native block is held: one of the block's, held (its stop decides it: dropped
+   * when it repeats a call sent, sent as it came otherwise), a ping, passed; undefined for any
+   * other event.
+   */
+  #heldNative(event: Json): Rewritten | null | undefined {
+    const held = this.#native!;
+    if (event.type === "ping") return null;
+    if (event.index !== held.upstream) return undefined;
+    if (event.type === "content_block_delta") {
+      held.events.push(event);
+      const delta = event.delta;
+      if (isObject(delta) && typeof delta.partial_json === "string") {
+        held.input += delta.partial_json;
+        held.chars += delta.partial_json.length;
+      }
+      // Past the bound it goes out as it came, undecided, and streams on.
+      if (held.chars > HELD_NATIVE_CHARS || held.events.length > HELD_NATIVE_EVENTS) return { pieces: this.#releaseNative() };
+      return { pieces: [] };
+    }
+    if (event.type !== "content_block_stop") return undefined;
+    if (this.#sent.take(held.tool, held.input === "" ? held.given : held.input)) {
+      // The same call the client already has: never sent, and no later index moves for it.
+      this.#native = undefined;
+      return { pieces: [] };
+    }
+    held.events.push(event);
+    return { pieces: this.#releaseNative() };
+  }
+
+  /** The held native block goes out as it came, under the next downstream index. */
+  #releaseNative(): Json[] {
+    const held = this.#native;
+    if (held === undefined) return [];
+    this.#native = undefined;
+    const index = this.#next++;
+    this.#blocks.set(held.upstream, index);
+    for (const event of held.events) event.index = index;
+    return held.events;
   }
 
   #decide(event: Json): Rewritten | null {
@@ -129,14 +186,15 @@ export class AnthropicStreamRewriter implements EventRewriter {
   /** End of the message without a message_delta: release what the engine holds. */
   end(): Json[] {
     this.#ending = false;
-    if (this.#guard.done) return [];
+    const native = this.#releaseNative();
+    if (this.#guard.done) return native;
     const step = this.#guard.step({ flush: true });
     this.#final();
     const held = this.#unhold();
     const pieces = step.ok ? this.#emit(step.events) : step.held ? this.#emitText(step.held) : [];
     // A held start no text opened stays unopened.
     this.#held = undefined;
-    return [...held, ...pieces, ...this.#close()];
+    return [...native, ...held, ...pieces, ...this.#close()];
   }
 
   /**
@@ -151,8 +209,10 @@ export class AnthropicStreamRewriter implements EventRewriter {
     // repair); their markup goes out as text, before the text held after them.
     const unrun = goesOn && this.#heldCalls.length > 0 ? this.#guard.unrunCalls() : undefined;
     if (unrun !== undefined) this.#heldCalls = [];
+    // A native block held to compare goes out as it came, first: its index maps what streams past.
+    const native = this.#releaseNative();
     const held = this.#guard.stop();
-    const calls = this.#unhold();
+    const calls = [...native, ...this.#unhold()];
     const text = this.#emitText((unrun ?? "") + held);
     this.#final();
     if (this.#ending) {
@@ -210,7 +270,13 @@ export class AnthropicStreamRewriter implements EventRewriter {
       return { pieces: text === "" ? [] : this.#feed(text) };
     }
     let lead: Json[] = [];
-    if (NATIVE_BLOCKS.has(block.type as string) && !this.#guard.done) lead = this.#native();
+    const native = NATIVE_BLOCKS.has(block.type as string);
+    if (native && !this.#guard.done) lead = this.#noteNative();
+    if (native && this.#sent.has(block.name)) {
+      // It may repeat a call sent: held until its stop shows its input.
+      this.#native = { upstream: index, tool: block.name, events: [event], input: "", given: block.input, chars: 0 };
+      return { pieces: lead };
+    }
     const out = this.#next++;
     this.#blocks.set(index, out);
     if (block.type === "text") {
@@ -224,7 +290,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
    * A native call: markup from here on is its duplicate. Calls held back never go out; the text
    * the engine held after them goes out before the native block, in a text block of its own.
    */
-  #native(): Json[] {
+  #noteNative(): Json[] {
     const withdraw = this.#heldCalls.length > 0;
     this.#heldCalls = [];
     const step = this.#guard.step({ native: true, withdraw });
@@ -337,6 +403,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
   }
 
   #emitCall(call: RecoveredCall): Json[] {
+    this.#sent.add(call);
     const out = this.#close();
     const index = this.#next++;
     out.push(
