@@ -348,3 +348,44 @@ describe("middleware: a leaked call sent, then the same native call", () => {
     expect(run.out.filter((p) => p.type.startsWith("tool-"))).toEqual(parts);
   });
 });
+
+describe("a native call held to compare, then the repair stands aside (its arguments in one event over 4 MiB)", () => {
+  const BIG = { path: "y".repeat(4 * 1024 * 1024 + 16) };
+
+  test("Anthropic: the held block goes out first, the long delta streams on under its index", async () => {
+    const events = [messageStart(), ...textBlock(0, [`Reading it.\n\n${HERMES}`]), ...toolUseBlock(1, "toolu_native", BIG), ...messageEnd("tool_use")];
+    const request = { model: "m", max_tokens: 100, stream: true, messages: [{ role: "user", content: "read a.ts" }], tools: [{ name: "read", input_schema: SCHEMA }] };
+    const { text } = await rawReply(MESSAGES_URL, request, namedSse(events), "text/event-stream");
+    const out = dataEvents(text);
+    const uses = out.filter((e) => e.content_block?.type === "tool_use").map((e) => [e.index, e.content_block.id]);
+    expect(uses.map((u) => u[0])).toEqual([1, 2]);
+    expect(uses[1]![1]).toBe("toolu_native");
+    const input = out.filter((e) => e.index === 2 && e.delta?.type === "input_json_delta").map((e) => e.delta.partial_json).join("");
+    expect(JSON.parse(input)).toEqual(BIG);
+    const order = out.filter((e) => e.index === 2).map((e) => e.type);
+    expect(order).toEqual(["content_block_start", "content_block_delta", "content_block_stop"]);
+  });
+
+  test("Responses: the held item goes out first, numbers running on", async () => {
+    const output = [message("msg_1", `Reading it.\n\n${HERMES}`), functionCall("fc_native", BIG)];
+    const request = { model: "m", stream: true, input: "read a.ts", tools: [{ type: "function", name: "read", parameters: SCHEMA }] };
+    const { text } = await rawReply(RESPONSES_URL, request, namedSse(responsesEvents(output)), "text/event-stream");
+    const out = dataEvents(text);
+    const seqs = out.map((e) => e.sequence_number);
+    expect(seqs).toEqual(seqs.map((_, at) => at));
+    const added = out.filter((e) => e.type === "response.output_item.added");
+    expect(added.map((e) => [e.output_index, e.item.id.startsWith("fc_") ? e.item.type : e.item.id])).toEqual([[0, "msg_1"], [1, "function_call"], [2, "function_call"]]);
+    expect(added[2]!.item.id).toBe("fc_native");
+    const args = out.filter((e) => e.type === "response.function_call_arguments.delta" && e.output_index === 2).map((e) => e.delta).join("");
+    expect(JSON.parse(args)).toEqual(BIG);
+  });
+
+  test("chat: the held entry goes out first, the long one continues it under the same index", async () => {
+    const chunks = [chunk({ role: "assistant", content: "" }), chunk({ content: `Reading it.\n\n${HERMES}` }), ...nativeChunks(0, "call_native", BIG, 5), chunk({}, "tool_calls")];
+    const { text } = await rawReply(CHAT_URL, chatRequest(), chatSse(chunks), "text/event-stream");
+    const calls = chatCalls(text);
+    expect(calls.map((c) => c[0].startsWith("call_") ? c[0] : "recovered")).toEqual(["recovered", "call_native"]);
+    expect(JSON.parse(calls[1]![2])).toEqual(BIG);
+    expect(chatFinish(text)).toEqual(["tool_calls"]);
+  });
+});
