@@ -389,3 +389,32 @@ describe("a native call held to compare, then the repair stands aside (its argum
     expect(chatFinish(text)).toEqual(["tool_calls"]);
   });
 });
+
+describe("after the repair stood aside, a native call is no longer held (an event of it streaming past would overtake it)", () => {
+  const BIG = { path: "y".repeat(4 * 1024 * 1024 + 16) };
+
+  test("Anthropic: its start, long delta and stop go out in order under one index", async () => {
+    const events = [messageStart(), ...textBlock(0, [`Reading it.\n\n${HERMES}`, HUGE]), ...toolUseBlock(1, "toolu_native", BIG), ...messageEnd("tool_use")];
+    const request = { model: "m", max_tokens: 100, stream: true, messages: [{ role: "user", content: "read a.ts" }], tools: [{ name: "read", input_schema: SCHEMA }] };
+    const { text } = await rawReply(MESSAGES_URL, request, namedSse(events), "text/event-stream");
+    const out = dataEvents(text);
+    const native = out.findIndex((e) => e.content_block?.id === "toolu_native");
+    expect(native).toBeGreaterThan(-1);
+    const index = out[native]!.index;
+    expect(out.slice(native).filter((e) => e.index === index).map((e) => e.type)).toEqual(["content_block_start", "content_block_delta", "content_block_stop"]);
+    expect(out.slice(0, native).some((e) => e.index === index)).toBe(false);
+  });
+
+  test("Responses: its events go out in order under one output_index, numbers running on", async () => {
+    const output = [message("msg_1", `Reading it.\n\n${HERMES}`, HUGE), functionCall("fc_native", BIG)];
+    const request = { model: "m", stream: true, input: "read a.ts", tools: [{ type: "function", name: "read", parameters: SCHEMA }] };
+    const { text } = await rawReply(RESPONSES_URL, request, namedSse(responsesEvents(output)), "text/event-stream");
+    const out = dataEvents(text);
+    const seqs = out.map((e) => e.sequence_number);
+    expect(seqs).toEqual(seqs.map((_, at) => at));
+    const added = out.findIndex((e) => e.type === "response.output_item.added" && e.item.id === "fc_native");
+    expect(added).toBeGreaterThan(-1);
+    const index = out[added]!.output_index;
+    expect(out.slice(0, added).some((e) => e.output_index === index && e.type !== "response.output_item.added")).toBe(false);
+  });
+});

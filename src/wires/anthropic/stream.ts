@@ -64,6 +64,8 @@ export class AnthropicStreamRewriter implements EventRewriter {
    * takes no downstream index until it goes out.
    */
   #native: { upstream: number; tool: unknown; events: Json[]; input: string; given: unknown; chars: number } | undefined;
+  /** stop() came: nothing is held any more (an event streaming past could overtake it). */
+  #stopped = false;
 
   constructor(guard: GuardedEngine, onFinal: () => void, oneCall = false) {
     this.#guard = guard;
@@ -210,6 +212,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
     const unrun = goesOn && this.#heldCalls.length > 0 ? this.#guard.unrunCalls() : undefined;
     if (unrun !== undefined) this.#heldCalls = [];
     // A native block held to compare goes out as it came, first: its index maps what streams past.
+    this.#stopped = true;
     const native = this.#releaseNative();
     const held = this.#guard.stop();
     const calls = [...native, ...this.#unhold()];
@@ -272,7 +275,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
     let lead: Json[] = [];
     const native = NATIVE_BLOCKS.has(block.type as string);
     if (native && !this.#guard.done) lead = this.#noteNative();
-    if (native && this.#sent.has(block.name)) {
+    if (native && !this.#stopped && this.#sent.has(block.name)) {
       // It may repeat a call sent: held until its stop shows its input.
       this.#native = { upstream: index, tool: block.name, events: [event], input: "", given: block.input, chars: 0 };
       return { pieces: lead };

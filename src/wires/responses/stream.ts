@@ -43,6 +43,8 @@ export class ResponsesStreamRewriter implements EventRewriter {
   #native: { upstream: number; id: unknown; tool: unknown; events: Json[]; args: string; chars: number } | undefined;
   /** Ids of the native items dropped as repeats: response.completed does not list them. */
   #dropped = new Set<string>();
+  /** stop() came: nothing is held any more (an event streaming past could overtake it). */
+  #stopped = false;
 
   constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: EngineFor = () => guard, oneCall = false) {
     this.#onFinal = onFinal;
@@ -76,6 +78,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
     // One call allowed, the reply going on unread: a native item after this could no longer
     // withdraw the calls held back, so they never run; their markup goes out as text.
     // A native item held to compare goes out as it came, first: its index maps what streams past.
+    this.#stopped = true;
     const outs = [...this.#releaseNative(), ...this.#text.stop(goesOn && this.#hold)];
     this.#hold = false;
     if (!goesOn) outs.push(...this.#callItems(this.#endIndex()));
@@ -223,7 +226,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
     // Native calls win: the part being fed, and every later one, strips markup instead of recovering it.
     if (NATIVE_ITEMS.has(item.type as string)) {
       this.#text.nativeCall(before, this.#hold);
-      if (item.type === "function_call" && typeof event.output_index === "number" && this.#sent.has(item.name)) {
+      if (item.type === "function_call" && typeof event.output_index === "number" && !this.#stopped && this.#sent.has(item.name)) {
         this.#native = { upstream: event.output_index, id: item.id, tool: item.name, events: [], args: "", chars: 0 };
       }
     }
