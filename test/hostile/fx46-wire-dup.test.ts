@@ -418,3 +418,52 @@ describe("after the repair stood aside, a native call is no longer held (an even
     expect(out.slice(0, added).some((e) => e.output_index === index && e.type !== "response.output_item.added")).toBe(false);
   });
 });
+
+describe("Anthropic, one call allowed: the held call's text block ended, then a thinking delta over 4 MiB", () => {
+  test("the markup goes out in a text block of its own, closed; the native call is the only one", async () => {
+    const thinking = [
+      { type: "content_block_start", index: 1, content_block: { type: "thinking", thinking: "" } },
+      { type: "content_block_delta", index: 1, delta: { type: "thinking_delta", thinking: HUGE } },
+      { type: "content_block_delta", index: 1, delta: { type: "signature_delta", signature: "sig" } },
+      { type: "content_block_stop", index: 1 },
+    ];
+    const events = [messageStart(), ...textBlock(0, [`A ${HERMES}`]), ...thinking, ...toolUseBlock(2, "toolu_native", { path: "n.ts" }), ...messageEnd("tool_use")];
+    const request = { model: "m", max_tokens: 100, stream: true, messages: [{ role: "user", content: "read a.ts" }], tools: [{ name: "read", input_schema: SCHEMA }], tool_choice: { type: "auto", disable_parallel_tool_use: true } };
+    const { text, results } = await rawReply(MESSAGES_URL, request, namedSse(events), "text/event-stream");
+    const out = dataEvents(text);
+    expect(out.filter((e) => e.content_block?.type === "tool_use").map((e) => e.content_block.id)).toEqual(["toolu_native"]);
+    expect(out.filter((e) => e.delta?.type === "text_delta").map((e) => e.delta.text).join("")).toBe(`A ${HERMES}`);
+    const started = out.filter((e) => e.type === "content_block_start").map((e) => e.index);
+    const stopped = out.filter((e) => e.type === "content_block_stop").map((e) => e.index);
+    expect([...stopped].sort()).toEqual([...started].sort());
+    expect(new Set(started).size).toBe(started.length);
+    expect(brokenOf(results)).toContain("broken-markup");
+  });
+});
+
+describe("Responses, one call allowed: the held call's message item ended, then an item over 4 MiB", () => {
+  test("the markup goes out in a message item of its own; the native call is the only one; numbers run on", async () => {
+    const reasoning = { id: "rs_1", type: "reasoning", summary: [{ type: "summary_text", text: HUGE }] };
+    const output = [message("msg_1", `A ${HERMES}`), reasoning, functionCall("fc_native", { path: "n.ts" })];
+    const request = { model: "m", stream: true, input: "read a.ts", tools: [{ type: "function", name: "read", parameters: SCHEMA }], parallel_tool_calls: false };
+    const { text, results } = await rawReply(RESPONSES_URL, request, namedSse(responsesEvents(output)), "text/event-stream");
+    const out = dataEvents(text);
+    const seqs = out.map((e) => e.sequence_number);
+    expect(seqs).toEqual(seqs.map((_, at) => at));
+    const added = out.filter((e) => e.type === "response.output_item.added");
+    expect(added.map((e) => e.output_index)).toEqual(added.map((_, at) => at));
+    expect(added.filter((e) => e.item.type === "function_call").map((e) => e.item.id)).toEqual(["fc_native"]);
+    const byItem = new Map<string, string>();
+    for (const e of out) if (e.type === "response.output_text.delta") byItem.set(e.item_id, (byItem.get(e.item_id) ?? "") + e.delta);
+    expect(byItem.get("msg_1")).toBe("A ");
+    expect([...byItem.entries()].filter(([id]) => id !== "msg_1").map(([, said]) => said)).toEqual([HERMES]);
+    // Every text delta comes inside its item: after its added, before its done.
+    for (const [id] of byItem) {
+      const at = (type: string) => out.findIndex((e) => e.type === type && (e.item?.id ?? e.item_id) === id);
+      const deltaAt = out.findIndex((e) => e.type === "response.output_text.delta" && e.item_id === id);
+      expect(at("response.output_item.added")).toBeLessThan(deltaAt);
+      expect(deltaAt).toBeLessThan(at("response.output_item.done"));
+    }
+    expect(brokenOf(results)).toContain("broken-markup");
+  });
+});

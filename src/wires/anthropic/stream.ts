@@ -226,6 +226,8 @@ export class AnthropicStreamRewriter implements EventRewriter {
     // The text block read goes on upstream (the event too long to hold is most likely its delta),
     // and an event streaming past cannot open one: it gets one now, if none is open downstream.
     if (goesOn && this.#textBlock !== undefined && this.#open === undefined) return [...calls, ...text, ...this.#openText()];
+    // The markup of calls that never ran, with no text block read: a block of its own, closed at once.
+    if (this.#textBlock === undefined) return [...calls, ...text, ...this.#close()];
     return [...calls, ...text];
   }
 

@@ -80,6 +80,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
     // A native item held to compare goes out as it came, first: its index maps what streams past.
     this.#stopped = true;
     const outs = [...this.#releaseNative(), ...this.#text.stop(goesOn && this.#hold)];
+    outs.push(...this.#markupItem(this.#text.takeOrphan()));
     this.#hold = false;
     if (!goesOn) outs.push(...this.#callItems(this.#endIndex()));
     this.#final();
@@ -286,6 +287,29 @@ export class ResponsesStreamRewriter implements EventRewriter {
       this.#itemsIn++;
     }
     return out;
+  }
+
+  /**
+   * Markup of calls that never ran, whose message item had ended (stop): a message item of its
+   * own after every item, listed by response.completed like the items put in for calls.
+   */
+  #markupItem(markup: string): Out[] {
+    if (markup === "") return [];
+    const index = this.#endIndex() + 1;
+    const id = `msg_dsmlfix_unrun_${index}`;
+    const part = { type: "output_text", text: markup, annotations: [] };
+    const at = { item_id: id, output_index: index, content_index: 0 };
+    const item = { id, type: "message", status: "completed", role: "assistant", content: [part] };
+    this.#emitted.push({ index, item });
+    this.#itemsIn++;
+    return [
+      { type: "response.output_item.added", output_index: index, item: { ...item, status: "in_progress", content: [] } },
+      { type: "response.content_part.added", ...at, part: { ...part, text: "" } },
+      { type: "response.output_text.delta", ...at, delta: markup, logprobs: [] },
+      { type: "response.output_text.done", ...at, text: markup, logprobs: [] },
+      { type: "response.content_part.done", ...at, part },
+      { type: "response.output_item.done", output_index: index, item },
+    ].map((event) => ({ kind: "new", event }) as Out);
   }
 
   /** The final response object lists the output as it went out. */

@@ -60,6 +60,8 @@ export class TextParts {
   #pending: RecoveredCall[] = [];
   /** Downstream output_index of the last message item that carried text. */
   #lastTextIndex: number | undefined;
+  /** stop(true): markup of calls that never ran, whose part had ended with none open (takeOrphan). */
+  #orphan = "";
 
   constructor(guard: GuardedEngine, more: EngineFor, out: Outbox, indexOf: (event: Json) => number | undefined) {
     this.#first = guard;
@@ -214,7 +216,8 @@ export class TextParts {
     this.#carry = undefined;
     const out: Out[] = [];
     // `unrun`: the calls waiting (held back, one call allowed) never run; their markup is shown in
-    // the part that wrote it, before the text held after it (in the part being fed if that one ended).
+    // the part that wrote it, before the text held after it (in the part being fed if that one
+    // ended; with no part open, in a message item of its own: takeOrphan).
     let markup = "";
     let owner: FedPart | undefined;
     if (unrun && this.#pending.length > 0) {
@@ -233,10 +236,18 @@ export class TextParts {
     this.#tails = [];
     for (const tail of tails) this.#fill(tail, (tail === into ? markup : "") + tail.guard.stop());
     const held = part ? part.guard.stop() : "";
-    if (into && into !== part && !tails.includes(into) && markup !== "") out.push(this.#partDelta(into, markup));
+    // Its part ended downstream, and none is open: the wire gives it a message item of its own.
+    if (into && into !== part && !tails.includes(into)) this.#orphan = markup;
     const text = (into === part ? markup : "") + held;
     if (part && text !== "") out.push(this.#partDelta(part, text));
     return out;
+  }
+
+  /** After stop(true): markup of calls that never ran with no open part to show it in ("" if none). */
+  takeOrphan(): string {
+    const markup = this.#orphan;
+    this.#orphan = "";
+    return markup;
   }
 
   /** Past the bound on what waits: every part's undecided text, the part being fed's too, is released as text (nothing to do when nothing is undecided). */
