@@ -135,6 +135,25 @@ export class GuardedEngine {
     }
   }
 
+  /**
+   * RepairEngine.unrunCalls: the calls this engine recovered, all held back by the caller, never
+   * run; their markup, to show as text (before what stop() hands back, which follows it). Also
+   * after stop() or a flush. undefined when there is nothing to give (no call recovered, the engine
+   * failed or cannot say): the caller then does what it did before.
+   */
+  unrunCalls(): string | undefined {
+    if (this.#failed || this.#recovered === 0 || !this.#engine.unrunCalls) return undefined;
+    try {
+      const markup = this.#engine.unrunCalls();
+      this.#recovered = 0;
+      return markup;
+    } catch (error) {
+      this.#failed = true;
+      this.#onError(`engine failed giving up its calls: ${describeError(error)}`);
+      return undefined;
+    }
+  }
+
   /** The engine's withdrawal (a plain native note for an engine without one): no call it made is handed on. */
   #withdrawn(): EngineEvent[] {
     const engine = this.#engine;

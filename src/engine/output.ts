@@ -56,6 +56,11 @@ export class Output {
   private recovered = 0;
   /** Spans of the calls recovered, for withdrawCalls. */
   private callSpans: [number, number][] = [];
+  /**
+   * With maxCalls set (the caller holds recovered calls back for the reply's end): each call's
+   * markup and report, for unrunCalls. At most maxCalls of them, each within bufferLimit.
+   */
+  private heldBack: { markup: string; broken: BrokenSpan }[] = [];
 
   constructor(options: EngineOptions, tools: ReadonlyMap<string, ToolSpec>) {
     this.tools = tools;
@@ -106,11 +111,28 @@ export class Output {
     this.out = [];
     for (const span of this.callSpans) this.stripped.push({ span, kind: "native-call-duplicate" });
     this.callSpans = [];
+    this.heldBack = [];
     this.recovered = 0;
     const tail = this.tail;
     this.tail = null;
     tail?.withdraw(this.store, this.out, this.stripped, this.broken);
     return this.out;
+  }
+
+  /**
+   * RepairEngine.unrunCalls: the calls recovered never run. Each is reported as markup that ran
+   * nothing; their markup is returned, for the caller to show where the calls would have gone.
+   */
+  unrunCalls(): string {
+    let markup = "";
+    for (const held of this.heldBack) {
+      markup += held.markup;
+      this.broken.push(held.broken);
+    }
+    this.heldBack = [];
+    this.callSpans = [];
+    this.recovered = 0;
+    return markup;
   }
 
   protected applySegment(seg: Segment, span: string, base: number): void {
@@ -167,6 +189,10 @@ export class Output {
       });
       this.recovered++;
       this.callSpans.push([start, end]);
+      if (this.maxCalls !== Infinity) {
+        const unrun: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "broken-markup", detail: "a call held back for the reply's end (one call allowed) that never ran: the repair stood aside before the reply ended", tool: seg.tool };
+        this.heldBack.push({ markup: span.slice(seg.start, seg.end), broken: unrun });
+      }
       this.tail = new Tail();
       return;
     }

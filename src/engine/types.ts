@@ -138,6 +138,14 @@ export interface RepairEngine {
    */
   withdrawCalls?(): EngineEvent[];
   /**
+   * The caller held back every call this engine recovered (one call allowed: EngineOptions.maxCalls)
+   * and can no longer wait for the reply's end to send them (its stream stands aside, so a native
+   * call that comes later could not withdraw them): they never run. Each is reported as
+   * "broken-markup"; their markup, as the reply wrote it, is returned for the caller to show as
+   * text. Also after flush() or the caller's stop; "" for an engine without maxCalls.
+   */
+  unrunCalls?(): string;
+  /**
    * The caller can wait no longer for the reply's end to decide the text held after a recovered
    * call (a Responses stream holding a part's closing events for it): it is released as text, as
    * when it outgrows bufferLimit; the calls stand.

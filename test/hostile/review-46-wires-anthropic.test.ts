@@ -102,7 +102,7 @@ describe("stop_reason refusal: the reply was stopped by the safety classifier, n
 });
 
 describe("a leaked call and the very same native call in one streamed reply", () => {
-  // FINDING 3 (a call runs twice, high by the brief's scale; a known trade-off of the stream).
+  // Fixed, review 46 #3 (a call ran twice before the fix, high by the brief's scale; a known trade-off of the stream).
   // (docs/TEST-MATRIX.md: "parallel on keeps today's timing", so a native call after a recovered
   // one is accepted when they differ; with the same tool and input it is the same call run twice.)
   // Parallel tool use allowed (the default): the leak is recovered and goes out as a tool_use
@@ -136,7 +136,7 @@ describe("a leaked call and the very same native call in one streamed reply", ()
 });
 
 describe("one call allowed, and an event too long to hold after a held call", () => {
-  // FINDING 9 (two calls where the request allows one, medium; needs an event over 4 MiB).
+  // Fixed, review 46 #9 (two calls where the request allows one, medium; needs an event over 4 MiB).
   // disable_parallel_tool_use holds a recovered call until the message ends, so a native tool_use
   // block that comes later still wins. When a later event is too long to hold, the rewriter stands
   // aside (stop(true)): #unhold sends the held call at once, and the native block that follows goes

@@ -91,7 +91,7 @@ describe("an `error` event mid-stream cuts the reply: nothing held is decided af
 });
 
 describe("a leaked call and the very same native call in one streamed reply", () => {
-  // FINDING 3 (a call runs twice, high by the brief's scale; the stream's known trade-off).
+  // Fixed, review 46 #3 (a call ran twice before the fix, high by the brief's scale; the stream's known trade-off).
   // (docs/TEST-MATRIX.md: "parallel on keeps today's timing", so a native call after a recovered
   // one is accepted when they differ; with the same tool and input it is the same call run twice.)
   // Parallel calls on (the default): the leak's function_call item goes out when its message item
@@ -120,7 +120,7 @@ describe("a leaked call and the very same native call in one streamed reply", ()
 });
 
 describe("parallel calls off, and an event too long to hold after a held call", () => {
-  // FINDING 9 on Responses (two calls where the request allows one, medium; needs an event over
+  // Fixed, review 46 #9 on Responses (two calls where the request allows one, medium; needs an event over
   // 4 MiB). parallel_tool_calls false holds the recovered call until the reply ends; a delta too
   // long to hold makes the rewriter stand aside (stop(true) sets #hold false), the held call goes
   // out after its message item, and the native function_call item after it goes out too. Expected:

@@ -7,6 +7,7 @@ import type { EngineEvent } from "../../engine/types.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
 import type { Stage } from "../../sse/pull-stage.ts";
 import { noteFailure, requestDebug } from "../report.ts";
+import { HELD_NATIVE_CHARS, HELD_NATIVE_EVENTS, SentCalls } from "../../wires/sent-calls.ts";
 import { type CallContext, cutsReply, finishReason, finishReport, metadata, noteToolResult, reasoningCalls, toolCallPart } from "./call-context.ts";
 
 type Part = LanguageModelV3StreamPart;
@@ -39,13 +40,17 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
    */
   let hold = ctx.oneCall;
   let heldCalls: RecoveredCall[] = [];
+  /** Recovered calls sent: a native call that repeats one is dropped (src/wires/sent-calls.ts). */
+  const sent = new SentCalls();
+  /** A native call for a tool a sent call has: its tool-input parts, held until its tool-call shows its input. */
+  let heldNative: { id: string; parts: Part[]; chars: number } | undefined;
 
   return {
     each(part) {
       // The boundary written out, not orPassThrough(): this runs once per token, and a closure per token shows.
       try {
         if (part.type === "text-delta" && !guard.done) delta(part);
-        else handle(part);
+        else if (heldNative === undefined || !heldPart(part)) handle(part);
       } catch (error) {
         noteFailure(options, `stream repair on ${part.type}`, error);
         out(part);
@@ -72,6 +77,7 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
    * out), and no call written in the reasoning runs (only the reply's end can make one the answer).
    */
   function stopReply(): void {
+    releaseNative();
     endThought();
     reasoning.abandon();
     const held = guard.stop();
@@ -83,6 +89,7 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
   }
 
   function endReply(): void {
+    releaseNative();
     endThought();
     if (!guard.done) settle(guard.step({ flush: true }), true);
     else reasoning.abandon();
@@ -119,7 +126,8 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
    * Text parts interleave (`part` came while `other`, the part the engine read last, is still
    * open): read as one text, one part's fence would close the other's and its example would run.
    * The repair stands aside for the rest of the reply, as after an engine failure: what the
-   * engine held goes back to `other` as it was written, the calls already recovered stand, and
+   * engine held goes back to `other` as it was written, the calls already recovered stand (those
+   * held back for the reply's end, one call allowed, never run: their markup goes back too), and
    * every later part passes through as it came. Each part read alone would keep repairing, but a
    * part's engine would need the other's documentation context and its count of calls, which only
    * one reading of one text has; an unusual stream is better left unrepaired than misread.
@@ -127,9 +135,13 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
   function standAside(part: Extract<Part, { type: "text-delta" }>, other: string): void {
     requestDebug(options, ctx.tag)("text parts interleave: the rest of the reply passes through unrepaired");
     owner = other;
+    // One call allowed: a native call later in the reply could no longer withdraw the calls held
+    // back, so they never run; their markup goes back as text, before the text held after them.
+    const unrun = heldCalls.length > 0 ? guard.unrunCalls() : undefined;
+    if (unrun !== undefined) heldCalls = [];
     const held = guard.stop();
     unhold();
-    text(held);
+    text((unrun ?? "") + held);
     out(part);
   }
 
@@ -185,6 +197,15 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
             emit(step.events);
             if (guard.held === 0) releaseEnd();
           }
+        }
+        if (part.providerExecuted !== true && sent.has(part.toolName)) {
+          // It may repeat a recovered call sent: held until its tool-call shows its input; dropped if it does.
+          if (part.type === "tool-input-start") {
+            releaseNative();
+            heldNative = { id: part.id, parts: [part], chars: 0 };
+            return;
+          }
+          if (sent.take(part.toolName, part.input)) return;
         }
         return out(part);
       case "tool-result":
@@ -263,6 +284,38 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
     }
   }
 
+  /**
+   * A part while a native call is held: true when it was taken (a part of the held call, or its
+   * tool-call when it repeats a call sent: then dropped with them). A tool-call with other input
+   * sends the held parts before it; another call or the reply's finish sends them as they came.
+   */
+  function heldPart(part: Part): boolean {
+    const held = heldNative!;
+    if ((part.type === "tool-input-delta" || part.type === "tool-input-end") && part.id === held.id) {
+      held.parts.push(part);
+      if (part.type === "tool-input-delta") held.chars += part.delta.length;
+      // Past the bound it goes out as it came, undecided, and streams on.
+      if (held.chars > HELD_NATIVE_CHARS || held.parts.length > HELD_NATIVE_EVENTS) releaseNative();
+      return true;
+    }
+    if (part.type === "tool-call" && part.toolCallId === held.id) {
+      heldNative = undefined;
+      if (sent.take(part.toolName, part.input)) return true;
+      for (const kept of held.parts) out(kept);
+      out(part);
+      return true;
+    }
+    if (part.type === "tool-input-start" || part.type === "tool-call" || part.type === "finish" || part.type === "error") releaseNative();
+    return false;
+  }
+
+  function releaseNative(): void {
+    const held = heldNative;
+    if (held === undefined) return;
+    heldNative = undefined;
+    for (const kept of held.parts) out(kept);
+  }
+
   function unhold(): void {
     hold = false;
     const calls = heldCalls;
@@ -282,6 +335,7 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
 
   // Streamed like a native provider call so hosts that track tool-input-start see the call too.
   function call(recovered: RecoveredCall): void {
+    sent.add(recovered);
     const part = toolCallPart(recovered);
     out({ type: "tool-input-start", id: part.toolCallId, toolName: part.toolName });
     out({ type: "tool-input-delta", id: part.toolCallId, delta: part.input });

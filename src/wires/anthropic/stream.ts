@@ -13,6 +13,7 @@ import type { GuardedEngine } from "../../engine/guarded.ts";
 import { collectStrings } from "../../echo/from-request.ts";
 import { givenFromMessagesBlock, isGivenBlock } from "../../echo/from-reply.ts";
 import type { AddGiven } from "../wire.ts";
+import { HELD_NATIVE_CHARS, HELD_NATIVE_EVENTS, SentCalls } from "../sent-calls.ts";
 
 /** Read in an event that streams past after the stand-aside: its block index, and its type. */
 const PASSING_KEYS: ReadonlySet<string> = new Set(["index", "type"]);
@@ -69,6 +70,16 @@ export class AnthropicStreamRewriter implements EventRewriter {
   #addGiven: AddGiven | undefined;
   /** Upstream indices of the server tool result blocks, whose deltas (if a result ever streams any) are given too. */
   #givenBlocks = new Set<number>();
+  /** Recovered calls sent: a native tool_use block that repeats one is dropped (sent-calls.ts). */
+  #sent = new SentCalls();
+  /**
+   * A native tool_use block for a tool a sent call has, held until its stop shows its input: its
+   * upstream index, tool, events so far and input so far (`given`: the start's own input). It
+   * takes no downstream index until it goes out.
+   */
+  #native: { upstream: number; tool: unknown; events: Json[]; input: string; given: unknown; chars: number } | undefined;
+  /** stop() came: nothing is held any more (an event streaming past could overtake it). */
+  #stopped = false;
 
   constructor(guard: GuardedEngine, onFinal: () => void, oneCall = false, addGiven?: AddGiven) {
     this.#guard = guard;
@@ -82,13 +93,62 @@ export class AnthropicStreamRewriter implements EventRewriter {
     if (event === null) return null;
     // The API failed the reply mid-stream (overloaded_error, api_error: nothing follows): it was
     // cut, not ended. What is held goes out as written, nothing in it decided, before the error a
-    // client stops at; a text block that stopped holding text closes first (stop()).
+    // client stops at; a native block held to compare goes out first, as it came (stop()); a text
+    // block that stopped holding text closes first (stop()).
     if (event.type === "error") {
       const pieces = this.stop(false);
       return pieces.length > 0 ? { pieces: [...pieces, RAW] } : null;
     }
-    const lead = this.#ending && event.type !== "ping" ? this.#endBlock(event) : [];
+    let lead: Json[] = [];
+    if (this.#native !== undefined) {
+      const held = this.#heldNative(event);
+      if (held !== undefined) return held;
+      // Another block or the message's end before the held block's stop: it goes out as it came.
+      lead = this.#releaseNative();
+    }
+    if (this.#ending && event.type !== "ping") lead = [...lead, ...this.#endBlock(event)];
     return lead.length === 0 ? this.#decide(event) : withLead(lead, this.#decide(event));
+  }
+
+  /**
+   * An event while a native block is held: one of the block's, held (its stop decides it: dropped
+   * when it repeats a call sent, sent as it came otherwise), a ping, passed; undefined for any
+   * other event.
+   */
+  #heldNative(event: Json): Rewritten | null | undefined {
+    const held = this.#native!;
+    if (event.type === "ping") return null;
+    if (event.index !== held.upstream) return undefined;
+    if (event.type === "content_block_delta") {
+      held.events.push(event);
+      const delta = event.delta;
+      if (isObject(delta) && typeof delta.partial_json === "string") {
+        held.input += delta.partial_json;
+        held.chars += delta.partial_json.length;
+      }
+      // Past the bound it goes out as it came, undecided, and streams on.
+      if (held.chars > HELD_NATIVE_CHARS || held.events.length > HELD_NATIVE_EVENTS) return { pieces: this.#releaseNative() };
+      return { pieces: [] };
+    }
+    if (event.type !== "content_block_stop") return undefined;
+    if (this.#sent.take(held.tool, held.input === "" ? held.given : held.input)) {
+      // The same call the client already has: never sent, and no later index moves for it.
+      this.#native = undefined;
+      return { pieces: [] };
+    }
+    held.events.push(event);
+    return { pieces: this.#releaseNative() };
+  }
+
+  /** The held native block goes out as it came, under the next downstream index. */
+  #releaseNative(): Json[] {
+    const held = this.#native;
+    if (held === undefined) return [];
+    this.#native = undefined;
+    const index = this.#next++;
+    this.#blocks.set(held.upstream, index);
+    for (const event of held.events) event.index = index;
+    return held.events;
   }
 
   #decide(event: Json): Rewritten | null {
@@ -164,25 +224,35 @@ export class AnthropicStreamRewriter implements EventRewriter {
   /** End of the message without a message_delta: release what the engine holds. */
   end(): Json[] {
     this.#ending = false;
-    if (this.#guard.done) return [];
+    const native = this.#releaseNative();
+    if (this.#guard.done) return native;
     const step = this.#guard.step({ flush: true });
     this.#final();
     const held = this.#unhold();
     const pieces = step.ok ? this.#emit(step.events) : step.held ? this.#emitText(step.held) : [];
     // A held start no text opened stays unopened.
     this.#held = undefined;
-    return [...held, ...pieces, ...this.#close()];
+    return [...native, ...held, ...pieces, ...this.#close()];
   }
 
   /**
    * The message goes on unread, or was cut: what the engine holds goes out as written, into the
-   * open text block (or its held start), nothing in it decided; calls held back go out. A text
+   * open text block (or its held start), nothing in it decided; calls held back go out when it was
+   * cut, and never run when it goes on (their markup goes out as text before it). A text
    * block that ended upstream while holding text closes here.
    */
   stop(goesOn: boolean): Json[] {
+    // One call allowed, the reply going on unread: a native block after this could no longer
+    // withdraw the calls held back, so they never run (a wrong execution outranks a missing
+    // repair); their markup goes out as text, before the text held after them.
+    const unrun = goesOn && this.#heldCalls.length > 0 ? this.#guard.unrunCalls() : undefined;
+    if (unrun !== undefined) this.#heldCalls = [];
+    // A native block held to compare goes out as it came, first: its index maps what streams past.
+    this.#stopped = true;
+    const native = this.#releaseNative();
     const held = this.#guard.stop();
-    const calls = this.#unhold();
-    const text = this.#emitText(held);
+    const calls = [...native, ...this.#unhold()];
+    const text = this.#emitText((unrun ?? "") + held);
     this.#final();
     if (this.#ending) {
       this.#ending = false;
@@ -192,6 +262,8 @@ export class AnthropicStreamRewriter implements EventRewriter {
     // The text block read goes on upstream (the event too long to hold is most likely its delta),
     // and an event streaming past cannot open one: it gets one now, if none is open downstream.
     if (goesOn && this.#textBlock !== undefined && this.#open === undefined) return [...calls, ...text, ...this.#openText()];
+    // The markup of calls that never ran, with no text block read: a block of its own, closed at once.
+    if (this.#textBlock === undefined) return [...calls, ...text, ...this.#close()];
     return [...calls, ...text];
   }
 
@@ -244,7 +316,13 @@ export class AnthropicStreamRewriter implements EventRewriter {
       this.#addGiven(() => givenFromMessagesBlock(block));
     }
     let lead: Json[] = [];
-    if (NATIVE_BLOCKS.has(block.type as string) && !this.#guard.done) lead = this.#native();
+    const native = NATIVE_BLOCKS.has(block.type as string);
+    if (native && !this.#guard.done) lead = this.#noteNative();
+    if (native && !this.#stopped && this.#sent.has(block.name)) {
+      // It may repeat a call sent: held until its stop shows its input.
+      this.#native = { upstream: index, tool: block.name, events: [event], input: "", given: block.input, chars: 0 };
+      return { pieces: lead };
+    }
     const out = this.#next++;
     this.#blocks.set(index, out);
     if (block.type === "text") {
@@ -258,7 +336,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
    * A native call: markup from here on is its duplicate. Calls held back never go out; the text
    * the engine held after them goes out before the native block, in a text block of its own.
    */
-  #native(): Json[] {
+  #noteNative(): Json[] {
     const withdraw = this.#heldCalls.length > 0;
     this.#heldCalls = [];
     const step = this.#guard.step({ native: true, withdraw });
@@ -381,6 +459,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
   }
 
   #emitCall(call: RecoveredCall): Json[] {
+    this.#sent.add(call);
     const out = this.#close();
     const index = this.#next++;
     out.push(

@@ -13,6 +13,7 @@ import { ChunkShape } from "./chunk-shape.ts";
 import { contentOf, envelopeOf, onlyContent, onlyEnvelope } from "./chunk-fields.ts";
 import { openAiCall } from "./openai.ts";
 import { ReasoningDeltas, withThought } from "./reasoning-deltas.ts";
+import { NativeRepeats } from "./native-repeats.ts";
 
 /** The event goes, and nothing in its place. */
 const DROP: Rewritten = { pieces: [] };
@@ -53,6 +54,8 @@ export class ChunkRewriter implements EventRewriter {
    */
   #hold: boolean;
   #heldCalls: RecoveredCall[] = [];
+  /** Native calls that may repeat a recovered call sent, held until complete, dropped when they do (native-repeats.ts). */
+  #repeats = new NativeRepeats();
 
   constructor(guard: GuardedEngine, onFinal: () => void, reasoning?: ReasoningChannel, oneCall = false) {
     this.#guard = guard;
@@ -113,22 +116,36 @@ export class ChunkRewriter implements EventRewriter {
 
   /** End of stream (or [DONE]) without a finish_reason: flush what the engine still holds. */
   end(): Json[] {
-    const lead = this.#giveUp();
+    const lead = [...this.#giveUp(), ...this.#nativeChunk(this.#repeats.decideAll())];
     if (this.#guard.done) return [...lead, ...(this.#thinking?.abandon() ?? [])];
     return [...lead, ...this.#flush()];
   }
 
+  /** Native call entries held back (native-repeats.ts) that go out after all, as one chunk. */
+  #nativeChunk(entries: Json[]): Json[] {
+    if (entries.length === 0) return [];
+    this.#numbering.remapNative(entries);
+    return [this.#synthetic({ tool_calls: entries })];
+  }
+
   /**
    * The reply goes on unread, or was cut: what the engine holds goes back as written, nothing in it
-   * decided; calls held back go out (they were recovered), and no call in the reasoning runs (only
+   * decided; calls held back go out when it was cut (they were recovered), never run when it goes
+   * on (their markup goes back as text), and no call in the reasoning runs (only
    * the reply's end can make one the answer). Later chunks take the paths of a done engine: native
    * call indices and the finish_reason still agree with what went out.
    */
-  stop(_goesOn: boolean): Json[] {
+  stop(goesOn: boolean): Json[] {
     const thought = this.#thinking?.close() ?? [];
     const back = this.#thinking?.abandon() ?? [];
-    const lead = this.#giveUp();
-    const held = this.#guard.stop();
+    // Native calls held to compare go out as they came, first: their indices map what streams past.
+    const lead = [...this.#giveUp(), ...this.#nativeChunk(this.#repeats.stop())];
+    // One call allowed, the reply going on unread: a native call after this could no longer
+    // withdraw the calls held back, so they never run; their markup goes out as text before the
+    // text held after them (a wrong execution outranks a missing repair).
+    const unrun = goesOn && this.#heldCalls.length > 0 ? this.#guard.unrunCalls() : undefined;
+    if (unrun !== undefined) this.#heldCalls = [];
+    const held = (unrun ?? "") + this.#guard.stop();
     const calls = this.#unhold();
     this.#final();
     return [...thought, ...back, ...lead, ...calls, ...(held ? [this.#synthetic({ content: held })] : [])];
@@ -250,16 +267,33 @@ export class ChunkRewriter implements EventRewriter {
     this.#latest = chunk;
     const delta = isObject(first.delta) ? first.delta : undefined;
     const finish = first.finish_reason != null;
-    const toolCalls = Array.isArray(delta?.tool_calls) && delta.tool_calls.length > 0 ? delta.tool_calls : undefined;
+    let toolCalls = Array.isArray(delta?.tool_calls) && delta.tool_calls.length > 0 ? delta.tool_calls : undefined;
     const content = typeof delta?.content === "string" && delta.content !== "" ? delta.content : undefined;
 
     // A shape is the text around choices[0].delta.content: learned only from a chunk whose choice 0 is there.
     if (atHead && !finish && !toolCalls && content !== undefined) this.#shape.learn(payload, chunk, content);
 
-    const thought = this.#thinking ? this.#thinking.thought(delta, content, toolCalls !== undefined, finish, this.#guard.done) : undefined;
-    const pieces = this.#choice(chunk, first, delta, content, toolCalls, finish, hasMeta, mayDefer && thought === undefined);
+    const native = toolCalls !== undefined;
+    // Native calls that may repeat a recovered call sent wait until complete (native-repeats.ts).
+    let lead: Json[] = [];
+    let filtered = false;
+    if ((native || finish) && this.#repeats.wants(toolCalls)) {
+      const { released, rest } = toolCalls ? this.#repeats.filter(toolCalls) : { released: [], rest: [] };
+      if (finish) released.push(...this.#repeats.decideAll());
+      lead = this.#nativeChunk(released);
+      if (toolCalls && rest.length !== toolCalls.length) {
+        filtered = true;
+        if (rest.length > 0) delta!.tool_calls = rest;
+        else delete delta!.tool_calls;
+        toolCalls = rest.length > 0 ? rest : undefined;
+      }
+    }
+
+    const thought = this.#thinking ? this.#thinking.thought(delta, content, native, finish, this.#guard.done) : undefined;
+    const pieces = this.#choice(chunk, first, delta, content, toolCalls, finish, hasMeta, mayDefer && thought === undefined && lead.length === 0 && !filtered, native, filtered);
     if (pieces === WAIT) return WAIT;
-    return thought ? withThought(thought, pieces, chunk, delta!, hasMeta) : pieces;
+    const own = thought ? withThought(thought, pieces, chunk, delta!, hasMeta) : pieces;
+    return lead.length === 0 ? own : [...lead, ...(own ?? [RAW])];
   }
 
   #choice(
@@ -271,24 +305,31 @@ export class ChunkRewriter implements EventRewriter {
     finish: boolean,
     hasMeta: boolean,
     mayDefer: boolean,
+    native = toolCalls !== undefined,
+    filtered = false,
   ): Piece[] | null | typeof WAIT {
-    if (this.#guard.done) return this.#numbering.settle(first, toolCalls) ? [chunk] : null;
-    if (content === undefined && !finish && !toolCalls) return null;
+    if (this.#guard.done) {
+      const settled = this.#numbering.settle(first, toolCalls);
+      // Entries held back were taken out: the chunk goes rewritten, or not at all when nothing is left in it.
+      if (filtered) return onlyEnvelope(chunk, delta ?? {}) && !hasMeta && first.finish_reason == null ? [] : [chunk];
+      return settled ? [chunk] : null;
+    }
+    if (content === undefined && !finish && !native) return null;
 
-    const step = this.#step(toolCalls !== undefined, content, finish);
+    const step = this.#step(native, content, finish);
     // The reply ended, or the engine gave up: calls held back go out now, as they would have before.
     const held = finish || !step.ok ? this.#unhold() : [];
     const late = !step.ok ? (this.#thinking?.abandon() ?? []) : finish ? (this.#thinking?.calls(this.#guard.recovered) ?? []) : [];
     if (finish) this.#final();
     if (!step.ok) {
-      const settled = this.#numbering.settle(first, toolCalls);
+      const settled = this.#numbering.settle(first, toolCalls) || filtered;
       const lead = [...held, ...late];
       if (!step.held) return lead.length > 0 ? [...lead, settled ? chunk : RAW] : settled ? [chunk] : null;
       return [...lead, this.#synthetic({ content: step.held }), settled ? chunk : RAW];
     }
     const events = step.events;
 
-    const changed = toolCalls ? this.#numbering.remapNative(toolCalls) : false;
+    const changed = (toolCalls ? this.#numbering.remapNative(toolCalls) : false) || filtered;
     if (finish) return this.#finish(chunk, first, delta, content, [...held, ...this.#segments(events, 0), ...late], changed);
     // The first content event comes this way, before its shape is known: it may wait like the others.
     if (mayDefer && !changed && content !== undefined && onlyContent(chunk, delta!)) {
@@ -336,7 +377,7 @@ export class ChunkRewriter implements EventRewriter {
     const calls = this.#heldCalls;
     if (calls.length === 0) return [];
     this.#heldCalls = [];
-    return calls.map((call) => this.#synthetic({ tool_calls: [openAiCall(call, this.#numbering.next())] }));
+    return calls.map((call) => this.#callChunk(call));
   }
 
   /** The finish_reason must come after everything the flush released. */
@@ -375,10 +416,16 @@ export class ChunkRewriter implements EventRewriter {
       } else if (this.#hold) {
         this.#heldCalls.push(event.call);
       } else {
-        out.push(this.#synthetic({ tool_calls: [openAiCall(event.call, this.#numbering.next())] }));
+        out.push(this.#callChunk(event.call));
       }
     }
     return out;
+  }
+
+  /** A recovered call goes out, under the next index. */
+  #callChunk(call: RecoveredCall): Json {
+    this.#repeats.add(call);
+    return this.#synthetic({ tool_calls: [openAiCall(call, this.#numbering.next())] });
   }
 
   #synthetic(delta: Json): Json {

@@ -17,6 +17,7 @@ import { givenFromResponsesItem } from "../../echo/from-reply.ts";
 import { NATIVE_ITEMS, functionCallItem } from "./items.ts";
 import { type Out, Outbox, upstream } from "./outbox.ts";
 import { TextParts } from "./text-parts.ts";
+import { HELD_NATIVE_CHARS, HELD_NATIVE_EVENTS, SentCalls } from "../sent-calls.ts";
 
 /**
  * Events that cut the reply rather than end it: the API's `error` event (mid-stream, maybe
@@ -48,6 +49,18 @@ export class ResponsesStreamRewriter implements EventRewriter {
   #hold: boolean;
   /** Where a server tool's item goes: given content for the text after it (undefined: the echo guard is off). */
   #addGiven: AddGiven | undefined;
+  /** Recovered calls sent: a native function_call item that repeats one is dropped (sent-calls.ts). */
+  #sent = new SentCalls();
+  /**
+   * A native function_call item for a tool a sent call has, held until its `done` shows its
+   * arguments: its upstream output_index, id, tool, events so far (numbered downstream) and
+   * arguments so far. Each of its events went out as dropped, so numbers agree either way.
+   */
+  #native: { upstream: number; id: unknown; tool: unknown; events: Json[]; args: string; chars: number } | undefined;
+  /** Ids of the native items dropped as repeats: response.completed does not list them. */
+  #dropped = new Set<string>();
+  /** stop() came: nothing is held any more (an event streaming past could overtake it). */
+  #stopped = false;
 
   constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: EngineFor = () => guard, oneCall = false, addGiven?: AddGiven) {
     this.#onFinal = onFinal;
@@ -65,7 +78,9 @@ export class ResponsesStreamRewriter implements EventRewriter {
   }
 
   end(): Json[] {
-    const outs = [...this.#settle(), ...this.#text.endReply(), ...this.#callItems(this.#endIndex())];
+    // In stream order: a part whose end waited (#settle) came before a native item still held
+    // (the item's added event settles it), then the held item goes out or is dropped as a repeat.
+    const outs = [...this.#settle(), ...this.#releaseNative(), ...this.#text.endReply(), ...this.#callItems(this.#endIndex())];
     this.#final();
     // What waited goes out first.
     return this.#out.drain(outs);
@@ -74,12 +89,19 @@ export class ResponsesStreamRewriter implements EventRewriter {
   /**
    * The reply goes on unread, or was cut: every part's held text goes out as written (a waiting
    * part's into its slot), nothing in it decided; what waited behind the slots goes out with it.
-   * Calls recovered and not yet out, no longer held back, go out after their item as before when
-   * the reply goes on; cut, they go out now, as those of the other wires went out when recovered.
+   * Calls recovered and not yet out go out after their item as before when the reply goes on
+   * (held back for the reply's end, one call allowed, they never run: their markup is shown as
+   * text); cut, they go out now, as those of the other wires went out when recovered.
    */
   stop(goesOn: boolean): Json[] {
+    this.#stopped = true;
+    // Cut: a native item held to compare goes out first, as it came (#cut), then what was held as written.
     if (!goesOn) return this.#out.drain(this.#cut());
-    const outs = this.#text.stop();
+    // One call allowed, the reply going on unread: a native item after this could no longer
+    // withdraw the calls held back, so they never run; their markup goes out as text.
+    // A native item held to compare goes out as it came, first: its index maps what streams past.
+    const outs = [...this.#releaseNative(), ...this.#text.stop(this.#hold)];
+    outs.push(...this.#markupItem(this.#text.takeOrphan()));
     this.#hold = false;
     this.#final();
     return this.#out.drain(outs);
@@ -116,6 +138,54 @@ export class ResponsesStreamRewriter implements EventRewriter {
 
   /** One upstream event: what goes out for it, in order; undefined when that is the event alone, unchanged. */
   #decide(event: Json & { type: string }): Out[] | undefined {
+    if (this.#native === undefined) return this.#decideEvent(event);
+    const held = this.#heldNative(event);
+    if (held !== undefined) return held;
+    // Another item, or the reply's end, before the held item's `done`: it goes out as it came.
+    const lead = this.#releaseNative();
+    return [...lead, ...(this.#decideEvent(event) ?? [upstream(event, false)])];
+  }
+
+  /**
+   * An event of the native item held: held too, its `done` deciding the item (dropped when it
+   * repeats a call sent, sent as it came otherwise); undefined for an event of another item.
+   */
+  #heldNative(event: Json & { type: string }): Out[] | undefined {
+    const held = this.#native!;
+    if (event.output_index !== held.upstream) return undefined;
+    event.output_index = this.#indexOf(event);
+    held.events.push(event);
+    if (event.type === "response.function_call_arguments.delta" && typeof event.delta === "string") {
+      held.args += event.delta;
+      held.chars += event.delta.length;
+    }
+    if (event.type === "response.output_item.done") {
+      const item = event.item;
+      const args = isObject(item) && typeof item.arguments === "string" ? item.arguments : held.args;
+      if (this.#sent.take(held.tool, args)) {
+        // The same call the client already has: never sent, and every later item moves back into its place.
+        this.#native = undefined;
+        this.#indices.delete(held.upstream);
+        this.#itemsIn--;
+        if (typeof held.id === "string") this.#dropped.add(held.id);
+        return [{ kind: "drop" }];
+      }
+      return [{ kind: "drop" }, ...this.#releaseNative()];
+    }
+    // Past the bound it goes out as it came, undecided, and streams on.
+    if (held.chars > HELD_NATIVE_CHARS || held.events.length > HELD_NATIVE_EVENTS) return [{ kind: "drop" }, ...this.#releaseNative()];
+    return [{ kind: "drop" }];
+  }
+
+  /** The held native item's events go out as they came (numbered as they go). */
+  #releaseNative(): Out[] {
+    const held = this.#native;
+    if (held === undefined) return [];
+    this.#native = undefined;
+    return held.events.map((event) => ({ kind: "new", event }));
+  }
+
+  #decideEvent(event: Json & { type: string }): Out[] | undefined {
     const before: Out[] = [];
     const after: Out[] = [];
     let keep = true;
@@ -127,6 +197,12 @@ export class ResponsesStreamRewriter implements EventRewriter {
     switch (event.type) {
       case "response.output_item.added":
         changed = this.#added(event, before, after);
+        if (this.#native !== undefined && this.#native.events.length === 0 && this.#native.upstream === event.output_index) {
+          // A native item that may repeat a call sent: held from its first event.
+          event.output_index = this.#indexOf(event);
+          this.#native.events.push(event);
+          return [...before, { kind: "drop" }, ...after];
+        }
         break;
       case "response.content_part.added":
         if (typeof event.item_id === "string" && isObject(event.part)) {
@@ -181,7 +257,12 @@ export class ResponsesStreamRewriter implements EventRewriter {
     if (typeof event.output_index === "number") this.#indices.set(event.output_index, event.output_index + this.#itemsIn);
     if (!isObject(item)) return false;
     // Native calls win: the part being fed, and every later one, strips markup instead of recovering it.
-    if (NATIVE_ITEMS.has(item.type as string)) this.#text.nativeCall(before, this.#hold);
+    if (NATIVE_ITEMS.has(item.type as string)) {
+      this.#text.nativeCall(before, this.#hold);
+      if (item.type === "function_call" && typeof event.output_index === "number" && !this.#stopped && this.#sent.has(item.name)) {
+        this.#native = { upstream: event.output_index, id: item.id, tool: item.name, events: [], args: "", chars: 0 };
+      }
+    }
     if (item.type !== "message" || typeof item.id !== "string" || !Array.isArray(item.content) || item.content.length === 0) return false;
     return this.#started(event, item.id, item.content.map((part, content) => [content, part]), before, after);
   }
@@ -223,7 +304,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
    * client stops at an error); calls already recovered stand and go out now, as stop(false).
    */
   #cut(): Out[] {
-    const outs = this.#text.stop();
+    const outs = [...this.#releaseNative(), ...this.#text.stop()];
     this.#hold = false;
     outs.push(...this.#callItems(this.#endIndex()));
     this.#final();
@@ -249,6 +330,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
     const out: Out[] = [];
     let index = (afterIndex ?? -1) + 1;
     for (const call of calls) {
+      this.#sent.add(call);
       const item = functionCallItem(call, "completed");
       const itemId = item.id as string;
       for (const event of [
@@ -265,11 +347,41 @@ export class ResponsesStreamRewriter implements EventRewriter {
     return out;
   }
 
+  /**
+   * Markup of calls that never ran, whose message item had ended (stop): a message item of its
+   * own after every item, listed by response.completed like the items put in for calls.
+   */
+  #markupItem(markup: string): Out[] {
+    if (markup === "") return [];
+    const index = this.#endIndex() + 1;
+    const id = `msg_dsmlfix_unrun_${index}`;
+    const part = { type: "output_text", text: markup, annotations: [] };
+    const at = { item_id: id, output_index: index, content_index: 0 };
+    const item = { id, type: "message", status: "completed", role: "assistant", content: [part] };
+    this.#emitted.push({ index, item });
+    this.#itemsIn++;
+    return [
+      { type: "response.output_item.added", output_index: index, item: { ...item, status: "in_progress", content: [] } },
+      { type: "response.content_part.added", ...at, part: { ...part, text: "" } },
+      { type: "response.output_text.delta", ...at, delta: markup, logprobs: [] },
+      { type: "response.output_text.done", ...at, text: markup, logprobs: [] },
+      { type: "response.content_part.done", ...at, part },
+      { type: "response.output_item.done", output_index: index, item },
+    ].map((event) => ({ kind: "new", event }) as Out);
+  }
+
   /** The final response object lists the output as it went out. */
   #completed(event: Json): boolean {
     const response = event.response;
     if (!isObject(response) || !Array.isArray(response.output)) return false;
     let changed = false;
+    for (let at = response.output.length - 1; at >= 0 && this.#dropped.size > 0; at--) {
+      const item = response.output[at];
+      if (isObject(item) && typeof item.id === "string" && this.#dropped.has(item.id)) {
+        response.output.splice(at, 1);
+        changed = true;
+      }
+    }
     for (const item of response.output) if (isObject(item) && this.#text.setItemText(item)) changed = true;
     for (const { index, item } of this.#emitted) {
       response.output.splice(Math.min(index, response.output.length), 0, item);

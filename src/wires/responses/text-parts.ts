@@ -75,6 +75,8 @@ export class TextParts {
   #pending: RecoveredCall[] = [];
   /** Downstream output_index of the last message item that carried text. */
   #lastTextIndex: number | undefined;
+  /** stop(true): markup of calls that never ran, whose part had ended with none open (takeOrphan). */
+  #orphan = "";
 
   constructor(guard: GuardedEngine, more: EngineFor, out: Outbox, indexOf: (event: Json) => number | undefined) {
     this.#first = guard;
@@ -290,20 +292,48 @@ export class TextParts {
    * written, a waiting part's into its slot, the part being fed's as a delta of it; later parts pass
    * as they come.
    */
-  stop(): Out[] {
+  stop(unrun = false): Out[] {
     this.#stopped = true;
     this.#carry = undefined;
+    const out: Out[] = [];
+    // `unrun`: the calls waiting (held back, one call allowed) never run; their markup is shown in
+    // the part that wrote it, before the text held after it (in the part being fed if that one
+    // ended; with no part open, in a message item of its own: takeOrphan).
+    let markup = "";
+    let owner: FedPart | undefined;
+    if (unrun && this.#pending.length > 0) {
+      const guard = this.#engines.find((engine) => engine.recovered > 0);
+      const text = guard?.unrunCalls();
+      if (text !== undefined) {
+        this.#pending = [];
+        markup = text;
+        owner = [...this.#parts.values()].flat().find((part) => part.guard === guard);
+      }
+    }
+    const part = this.#part;
+    const into = owner && (owner === part || owner.slot?.decided === false) ? owner : (part ?? owner);
     this.#first?.stop();
-    // The part whose end waited: cut, what it holds goes out as written, into its slot.
-    const ending = this.#ending;
+    // The part whose end waited: what it holds goes out as written, into its slot (after the
+    // markup of its calls that never ran, when it wrote them).
+    const ending = this.#ending?.part;
     this.#ending = undefined;
-    if (ending) this.#fill(ending.part, ending.part.guard.stop());
+    if (ending) this.#fill(ending, (ending === into ? markup : "") + ending.guard.stop());
     const tails = this.#tails;
     this.#tails = [];
-    for (const part of tails) this.#fill(part, part.guard.stop());
-    const part = this.#part;
+    for (const tail of tails) this.#fill(tail, (tail === into ? markup : "") + tail.guard.stop());
     const held = part ? part.guard.stop() : "";
-    return part && held !== "" ? [this.#partDelta(part, held)] : [];
+    // Its part ended downstream, and none is open: the wire gives it a message item of its own.
+    if (into && into !== part && into !== ending && !tails.includes(into)) this.#orphan = markup;
+    const text = (into === part ? markup : "") + held;
+    if (part && text !== "") out.push(this.#partDelta(part, text));
+    return out;
+  }
+
+  /** After stop(true): markup of calls that never ran with no open part to show it in ("" if none). */
+  takeOrphan(): string {
+    const markup = this.#orphan;
+    this.#orphan = "";
+    return markup;
   }
 
   /** Past the bound on what waits: every part's undecided text, the part being fed's too, is released as text (nothing to do when nothing is undecided). */

@@ -1,0 +1,89 @@
+// The recovered calls a streamed reply already sent, for the native call that repeats one. Parallel
+// calls on, a recovered call goes out as soon as it is read (latency: the client may run it while
+// the reply streams on); a native call for the same tool with the same input after it is then the
+// same call twice (the JSON path, which sees both at once, strips the leak as the native call's
+// duplicate, D08). The streamed wires hold a native call whose tool is among these until its input
+// is complete, and drop it when it repeats one: the client runs it once. A native call with other
+// input, or the same call twice natively (each sent call matches one native call at most), passes.
+import type { RecoveredCall } from "../parse/types.ts";
+import { HELD_EVENT_LIMIT } from "../sse/rewrite.ts";
+
+/** Nesting deeper than this is not compared: such a call is never taken for a duplicate. */
+const MAX_DEPTH = 64;
+
+/**
+ * The most a held native call may take (characters of its arguments, or events) before it goes
+ * out as it came, undecided: the stream's own bound on one event, and a count of events with it.
+ */
+export const HELD_NATIVE_CHARS = HELD_EVENT_LIMIT;
+export const HELD_NATIVE_EVENTS = 65536;
+
+export class SentCalls {
+  /** Tool name → the canonical inputs of the calls sent for it, not yet matched by a native call. */
+  #sent = new Map<string, string[]>();
+
+  /** A recovered call went out to the client. */
+  add(call: RecoveredCall): void {
+    const key = canonical(call.input, 0);
+    if (key === undefined) return;
+    const list = this.#sent.get(call.tool);
+    if (list) list.push(key);
+    else this.#sent.set(call.tool, [key]);
+  }
+
+  /** A native call for `tool` may repeat a call sent: it is held until its input is complete. */
+  has(tool: unknown): boolean {
+    return typeof tool === "string" && this.#sent.has(tool);
+  }
+
+  /**
+   * The native call's complete input (a JSON text, as the wires stream it, or the object): true
+   * when it repeats a call sent (same tool, same input, key order aside), which it then uses up.
+   */
+  take(tool: unknown, input: unknown): boolean {
+    if (typeof tool !== "string") return false;
+    const list = this.#sent.get(tool);
+    if (!list) return false;
+    let value = input;
+    if (typeof input === "string") {
+      try {
+        value = JSON.parse(input.trim() === "" ? "{}" : input);
+      } catch {
+        return false;
+      }
+    }
+    const key = canonical(value, 0);
+    const at = key === undefined ? -1 : list.indexOf(key);
+    if (at === -1) return false;
+    list.splice(at, 1);
+    if (list.length === 0) this.#sent.delete(tool);
+    return true;
+  }
+}
+
+/** A JSON value as one text, object keys sorted; undefined past MAX_DEPTH or for what JSON has not. */
+function canonical(value: unknown, depth: number): string | undefined {
+  if (depth > MAX_DEPTH) return undefined;
+  if (value === null || typeof value === "boolean" || typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "number") return Number.isFinite(value) ? JSON.stringify(value) : undefined;
+  if (Array.isArray(value)) {
+    const items: string[] = [];
+    for (const item of value) {
+      const text = canonical(item, depth + 1);
+      if (text === undefined) return undefined;
+      items.push(text);
+    }
+    return `[${items.join(",")}]`;
+  }
+  if (typeof value === "object") {
+    const record = value as Record<string, unknown>;
+    const fields: string[] = [];
+    for (const key of Object.keys(record).sort()) {
+      const text = canonical(record[key], depth + 1);
+      if (text === undefined) return undefined;
+      fields.push(`${JSON.stringify(key)}:${text}`);
+    }
+    return `{${fields.join(",")}}`;
+  }
+  return undefined;
+}
