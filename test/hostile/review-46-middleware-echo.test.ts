@@ -33,7 +33,7 @@ async function calls(params: LanguageModelV3CallOptions): Promise<{ streamed: st
   const model = wrapLanguageModel({ model: mock, middleware: repairMiddleware({}) });
   const out = await convertReadableStreamToArray((await model.doStream(params)).stream);
   const generated = await model.doGenerate(params);
-  const names = (parts: readonly { type: string }[]) => parts.flatMap((p) => (p.type === "tool-call" ? [(p as { toolName: string }).toolName] : []));
+  const names = (parts: readonly { type: string }[]) => parts.flatMap((p) => (p.type === "tool-call" ? [(p as unknown as { toolName: string }).toolName] : []));
   return { streamed: names(out), generated: names(generated.content) };
 }
 
