@@ -1,0 +1,56 @@
+// Review 46 (hostile, tests only): what the middleware's doStream keeps of the parts it touches
+// (src/adapters/middleware/stream.ts). Each failing test says what is wrong, its severity and the
+// suspected source file. Markup is Hermes `<tool_call>` JSON: no DSML marker bytes needed.
+import { describe, expect, test } from "bun:test";
+import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageModelV3StreamPart, LanguageModelV3Usage } from "@ai-sdk/provider";
+import { wrapLanguageModel } from "ai";
+import { MockLanguageModelV3, convertArrayToReadableStream, convertReadableStreamToArray } from "ai/test";
+import { repairMiddleware } from "../../src/adapters/middleware.ts";
+
+type Part = LanguageModelV3StreamPart;
+
+const usage: LanguageModelV3Usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+const finish: Part = { type: "finish", usage, finishReason: { unified: "stop", raw: "stop" } };
+const read: LanguageModelV3FunctionTool = { type: "function", name: "read", inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } };
+const params = { prompt: [{ role: "user", content: [{ type: "text", text: "go" }] }], tools: [read] } as LanguageModelV3CallOptions;
+/** What @ai-sdk/google puts on a text delta: the thought signature the next request must replay. */
+const SIGNED = { google: { thoughtSignature: "c2lnbmF0dXJl" } };
+
+async function streamed(parts: Part[]): Promise<Part[]> {
+  const mock = new MockLanguageModelV3({ doStream: async () => ({ stream: convertArrayToReadableStream<Part>([{ type: "stream-start", warnings: [] }, ...parts, finish]) }) });
+  const { stream } = await wrapLanguageModel({ model: mock, middleware: repairMiddleware({}) }).doStream(params);
+  return convertReadableStreamToArray(stream);
+}
+
+const metadataOf = (parts: Part[]) => parts.flatMap((p) => (p.type === "text-delta" && p.providerMetadata ? [p.providerMetadata] : []));
+
+describe("provider metadata on text deltas", () => {
+  // FINDING (lost provider data, low-medium). A text delta with an empty `delta` and
+  // providerMetadata (Gemini sends its thought signature this way; the AI SDK's streamText keeps
+  // such a delta on purpose: `chunk.delta.length > 0 || chunk.providerMetadata != null`) is fed
+  // to the engine, which releases nothing, so the part is dropped and the signature with it: the
+  // next request replays the text without it. Expected: the delta goes on as it came (nothing
+  // was held or changed). Observed: no text delta carries the metadata.
+  // Suspected: src/adapters/middleware/stream.ts (delta(): a step with no events emits nothing).
+  test("an empty delta that carries only metadata goes on", async () => {
+    const out = await streamed([{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "Done." }, { type: "text-delta", id: "t", delta: "", providerMetadata: SIGNED }, { type: "text-end", id: "t" }]);
+    expect(metadataOf(out)).toEqual([SIGNED]);
+  });
+
+  // FINDING (lost provider data, low-medium). A delta the engine holds back (`<b` might open
+  // markup) is released later as a new part without the metadata it came with. Prose only, no
+  // call: nothing was repaired, yet the signature is gone. Expected: the metadata rides on a
+  // released delta of the same part (or on its text-end).
+  // Suspected: src/adapters/middleware/stream.ts (text(): released text gets a bare text-delta).
+  test("a held delta's metadata survives its release", async () => {
+    const out = await streamed([{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "use a <b", providerMetadata: SIGNED }, { type: "text-delta", id: "t", delta: "> tag" }, { type: "text-end", id: "t" }]);
+    const ended = out.find((p) => p.type === "text-end");
+    expect([...metadataOf(out), ...(ended?.type === "text-end" && ended.providerMetadata ? [ended.providerMetadata] : [])]).toEqual([SIGNED]);
+  });
+
+  // Hard negative (passes today): the text itself is whole in both cases.
+  test("control: the text is whole", async () => {
+    const out = await streamed([{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "use a <b", providerMetadata: SIGNED }, { type: "text-delta", id: "t", delta: "> tag" }, { type: "text-delta", id: "t", delta: "", providerMetadata: SIGNED }, { type: "text-end", id: "t" }]);
+    expect(out.flatMap((p) => (p.type === "text-delta" ? [p.delta] : [])).join("")).toBe("use a <b> tag");
+  });
+});
