@@ -54,3 +54,48 @@ describe("provider metadata on text deltas", () => {
     expect(out.flatMap((p) => (p.type === "text-delta" ? [p.delta] : [])).join("")).toBe("use a <b> tag");
   });
 });
+
+describe("a signed thinking block (Anthropic extended thinking)", () => {
+  // FINDING (breaks the host's next request, medium). @ai-sdk/anthropic returns a thinking block
+  // as reasoning with providerMetadata.anthropic.signature (streamed as an empty reasoning-delta
+  // carrying it) and replays it with that signature, which the API checks against the thinking
+  // text; the block of a turn that called a tool must come back unmodified. When the reasoning is
+  // the whole answer and ends in a call block, the middleware runs the call (D06) and takes the
+  // block out of the reasoning text, so the tool-result request carries a thinking text that no
+  // longer matches its signature. docs/PATTERNS.md (D06): "The Anthropic and Responses wires leave
+  // thinking and reasoning items untouched"; the middleware does not, for the same provider.
+  // Anthropic-format endpoints are how MiniMax, Kimi, GLM and DeepSeek are often reached.
+  // Expected: a signed reasoning part's text is passed on exactly as written (streamed and generated).
+  // Suspected: src/adapters/middleware/stream.ts (thought()/endThought()) and generate.ts (reasoning parts),
+  // src/engine/reasoning-channel.ts.
+  const CALL = '<tool_call>{"name":"read","arguments":{"path":"notes.md"}}</tool_call>';
+  const THOUGHT = `I will read the notes first.\n${CALL}`;
+  const signature = { anthropic: { signature: "RXZpZGVuY2U=" } };
+
+  function anthropicModel() {
+    const parts: Part[] = [
+      { type: "stream-start", warnings: [] },
+      { type: "reasoning-start", id: "r" },
+      { type: "reasoning-delta", id: "r", delta: THOUGHT },
+      { type: "reasoning-delta", id: "r", delta: "", providerMetadata: signature },
+      { type: "reasoning-end", id: "r" },
+      { type: "finish", usage, finishReason: { unified: "stop", raw: "end_turn" } },
+    ];
+    const mock = new MockLanguageModelV3({
+      provider: "anthropic.messages",
+      doStream: async () => ({ stream: convertArrayToReadableStream<Part>(parts) }),
+      doGenerate: async () => ({ content: [{ type: "reasoning", text: THOUGHT, providerMetadata: signature }], finishReason: { unified: "stop", raw: "end_turn" }, usage, warnings: [] }),
+    });
+    return wrapLanguageModel({ model: mock, middleware: repairMiddleware({}) });
+  }
+
+  test("stream: the signed thinking text is passed on as written", async () => {
+    const out = await convertReadableStreamToArray((await anthropicModel().doStream(params)).stream);
+    expect(out.flatMap((p) => (p.type === "reasoning-delta" ? [p.delta] : [])).join("")).toBe(THOUGHT);
+  });
+
+  test("generate: the signed thinking text is passed on as written", async () => {
+    const result = await anthropicModel().doGenerate(params);
+    expect(result.content.flatMap((p) => (p.type === "reasoning" ? [p.text] : [])).join("")).toBe(THOUGHT);
+  });
+});
