@@ -36,7 +36,7 @@ async function run(text: string, options: Record<string, unknown>): Promise<{ ca
   return { calls: out.flatMap((p) => (p.type === "tool-call" ? [p.toolName] : [])), debug };
 }
 
-describe("a flag given as a string", () => {
+describe("an option value of the wrong type", () => {
   // FINDING (wrong execution, high). parse.standaloneJson is off by default because a JSON reply
   // the user asked for looks exactly like a call (docs/PATTERNS.md J01). A caller that writes it
   // as the string "false" (an environment variable, a YAML/JSON config read as text) gets it ON:
@@ -78,6 +78,26 @@ describe("a flag given as a string", () => {
     const { debug } = await run(COSTUME, { history: { sanitize: "no" } });
     expect(debug.filter((line) => line.includes("history.sanitize"))).toHaveLength(1);
   });
+
+  // FINDING (silent bad config, low-medium). A security list written as a string
+  // (`allowTools: "bash"`, `denyTools: "bash"`) or null fails closed, rightly (no recovered
+  // call), but with no line at all: every leak now stays text and nothing tells the caller why.
+  // A throwing getter on the same key gets one line naming it (test/security/tool-policy.test.ts);
+  // a mistyped value should too, as the plugin's checker gives one. Expected: no call, and one
+  // debug line naming the option. The same for responseFix.bufferLimit "x" (default used, no line).
+  // Suspected: src/options/settle.ts (settleResponseFix), src/options/engine.ts (recoverableTools).
+  for (const [path, responseFix] of [
+    ["responseFix.allowTools", { allowTools: "bash" }],
+    ["responseFix.denyTools", { denyTools: "bash" }],
+    ["responseFix.allowTools", { allowTools: null }],
+    ["responseFix.bufferLimit", { bufferLimit: "x" }],
+  ] as const) {
+    test(`${path}: ${JSON.stringify(Object.values(responseFix)[0])} gets one line naming it`, async () => {
+      const { calls, debug } = await run(COSTUME, { responseFix });
+      if (path !== "responseFix.bufferLimit") expect(calls).toEqual([]);
+      expect(debug.filter((line) => line.includes(path))).toHaveLength(1);
+    });
+  }
 
   // Hard negatives (pass today): the plugin's checker refuses the string, the booleans work, and
   // the JSON reply is no call by default, so the first test can fail for the right reason only.
