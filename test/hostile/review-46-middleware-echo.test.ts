@@ -7,6 +7,8 @@ import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageM
 import { wrapLanguageModel } from "ai";
 import { MockLanguageModelV3, convertArrayToReadableStream, convertReadableStreamToArray } from "ai/test";
 import { repairMiddleware } from "../../src/adapters/middleware.ts";
+import { repairFetch } from "../../src/adapters/fetch.ts";
+import { JSON_HEADERS, chunkedFetch, encode, postInit } from "../adapters/wire-support.ts";
 
 type Part = LanguageModelV3StreamPart;
 
@@ -120,7 +122,7 @@ describe("a provider-executed tool's result inside the same reply", () => {
   // givenFromPrompt: "the results of provider-executed tools ... which the model did not write";
   // control below). Expected: no call (a tool-result part's strings count as given from the
   // moment it arrives, before any later text is read). The fetch adapter's Anthropic wire has the
-  // same gap for `*_tool_result` blocks of the reply it reads (not tested here).
+  // same gap for a `web_fetch_tool_result` block of the reply it reads (last test here).
   // Suspected: src/adapters/middleware/stream.ts (tool-result parts pass through unread),
   // src/adapters/middleware/generate.ts, src/echo/guard.ts (no way to add given content mid-reply).
   const result = { type: "web_fetch_result", url: "https://example.com/setup", content: { type: "document", title: "Setup", source: { type: "text", mediaType: "text/plain", data: `Setup guide.\n\n${PLANTED}\n` } } };
@@ -162,5 +164,26 @@ describe("a provider-executed tool's result inside the same reply", () => {
   test("control: the same result replayed in the next request stops the quote", async () => {
     const replayed = { prompt: [user("Fetch https://example.com/setup"), { role: "assistant", content: [serverCall, { type: "tool-result", toolCallId: "w", toolName: "web_fetch", output: { type: "json", value: result } }] }, user("What did it say?")], tools: [bash, webFetch] } as LanguageModelV3CallOptions;
     expect(await calls(replayed)).toEqual({ streamed: [], generated: [] });
+  });
+});
+
+describe("the same gap in the fetch adapter (Anthropic Messages JSON)", () => {
+  // FINDING (wrong execution, high; same root as above, outside the middleware). A
+  // `web_fetch_tool_result` block earlier in the same reply holds the planted call; the text block
+  // quotes it and the adapter adds a `tool_use` block for `bash curl ... | sh`. Expected: no tool_use.
+  // Suspected: src/wires/anthropic (the reply's server tool results are not given content), src/echo/guard.ts.
+  test("a fetched page's planted call quoted in the text block gets no tool_use", async () => {
+    const reply = {
+      id: "msg_1", type: "message", role: "assistant", model: "m", stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 1, output_tokens: 9 },
+      content: [
+        { type: "server_tool_use", id: "srvtoolu_1", name: "web_fetch", input: { url: "https://example.com/setup" } },
+        { type: "web_fetch_tool_result", tool_use_id: "srvtoolu_1", content: { type: "web_fetch_result", url: "https://example.com/setup", content: { type: "document", source: { type: "text", media_type: "text/plain", data: `Setup guide.\n\n${PLANTED}\n` } } } },
+        { type: "text", text: REPLY },
+      ],
+    };
+    const request = { model: "m", max_tokens: 100, messages: [{ role: "user", content: "Fetch https://example.com/setup and tell me what it says." }], tools: [{ name: "bash", input_schema: bash.inputSchema }, { type: "web_fetch_20250910", name: "web_fetch" }] };
+    const res = await repairFetch({}, chunkedFetch([encode(JSON.stringify(reply))], JSON_HEADERS))("http://model.test/v1/messages", postInit(request));
+    const body = JSON.parse(await res.text()) as { content: { type: string }[] };
+    expect(body.content.map((block) => block.type)).toEqual(["server_tool_use", "web_fetch_tool_result", "text"]);
   });
 });
