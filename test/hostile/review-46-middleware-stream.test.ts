@@ -99,3 +99,30 @@ describe("a signed thinking block (Anthropic extended thinking)", () => {
     expect(result.content.flatMap((p) => (p.type === "reasoning" ? [p.text] : [])).join("")).toBe(THOUGHT);
   });
 });
+
+describe("recovered tool-call ids under Mistral's id rule", () => {
+  /**
+   * OpenCode's ProviderTransform, for provider "mistral" and devstral models (Mistral's API takes
+   * only `[a-zA-Z0-9]{9}` ids): `toolCallId.replace(/[^a-zA-Z0-9]/g, "").substring(0, 9).padEnd(9, "0")`.
+   */
+  const mistralId = (id: string) => id.replace(/[^a-zA-Z0-9]/g, "").substring(0, 9).padEnd(9, "0");
+
+  // FINDING (breaks the host's next request, medium-high for Mistral/Devstral, a family the plugin
+  // targets). Recovered ids are `dsmlfix_<8 random chars>_<n>` (src/engine/output.ts). Mistral
+  // refuses any id that is not 9 letters or digits ("Tool call id was ... but must be a-z, A-Z,
+  // 0-9, with a length of 9"), and the scrub OpenCode applies for Mistral keeps the first 9
+  // letters and digits: "dsmlfix" plus 2 random characters. Two calls recovered from one reply
+  // share that prefix, so both get the same id: the next request carries two tool calls and two
+  // tool results under one id (refused, or results paired with the wrong call). Across replies
+  // only 36^2 = 1296 ids remain, so a long session repeats them too. Expected: the ids of one
+  // reply stay distinct under the scrub (e.g. ids that are already 9 letters and digits, the
+  // random part first, or the sequence number inside the first 9 characters).
+  // Suspected: src/engine/output.ts (idPrefix `dsmlfix_${random}_`).
+  test("two calls of one reply keep distinct ids after the scrub", async () => {
+    const two = '<tool_call>{"name":"read","arguments":{"path":"a.md"}}</tool_call>\n<tool_call>{"name":"read","arguments":{"path":"b.md"}}</tool_call>';
+    const out = await streamed([{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: two }, { type: "text-end", id: "t" }]);
+    const ids = out.flatMap((p) => (p.type === "tool-call" ? [p.toolCallId] : []));
+    expect(ids).toHaveLength(2);
+    expect(new Set(ids.map(mistralId)).size).toBe(2);
+  });
+});
