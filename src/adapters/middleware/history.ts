@@ -1,11 +1,13 @@
 // The prompt's history before it goes upstream: replayed assistant turns lose the leaks they
 // carried (src/history/prompt.ts), or the caller's own sanitizer runs instead.
-import type { LanguageModelV3Prompt, SharedV3ProviderOptions } from "@ai-sdk/provider";
+import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { sanitizePrompt } from "../../history/prompt.ts";
 import type { ToolSpec } from "../../parse/types.ts";
 import { readGuarded } from "../../options/settle.ts";
 import { type AdapterOptions, sanitizeEnabled } from "../options.ts";
 import { debugLine } from "../report.ts";
+
+type ProviderOptions = LanguageModelV3CallOptions["providerOptions"];
 
 export interface MiddlewareOptions extends AdapterOptions {
   /** Replaces the built-in history sanitizer (src/history/prompt.ts). */
@@ -16,7 +18,7 @@ export interface MiddlewareOptions extends AdapterOptions {
  * The built-in sanitizer reads history with the call's declared tools, as the live repair reads the
  * reply; the call's providerOptions tell whether a changed message must lose its item ids (keepsItemIds).
  */
-export type HistorySanitizer = (prompt: LanguageModelV3Prompt, tools: readonly ToolSpec[], providerOptions?: SharedV3ProviderOptions) => LanguageModelV3Prompt;
+export type HistorySanitizer = (prompt: LanguageModelV3Prompt, tools: readonly ToolSpec[], providerOptions?: ProviderOptions) => LanguageModelV3Prompt;
 
 /** undefined: history.sanitize is off and no sanitizer of the caller's replaces it, so the prompt goes as it is. */
 export function historySanitizer(given: MiddlewareOptions, settled: MiddlewareOptions): HistorySanitizer | undefined {
@@ -38,7 +40,7 @@ export function historySanitizer(given: MiddlewareOptions, settled: MiddlewareOp
  * Otherwise (OpenAI Responses' default, store on) a part with an item id goes as a reference to the
  * server's copy, leak and all, so a sanitized message goes without them (sanitizePrompt).
  */
-function keepsItemIds(providerOptions: SharedV3ProviderOptions | undefined): boolean {
+function keepsItemIds(providerOptions: ProviderOptions): boolean {
   if (!providerOptions || typeof providerOptions !== "object") return false;
   return Object.values(providerOptions).some((entry) => entry !== null && typeof entry === "object" && (entry.store === false || entry.conversation != null || entry.previousResponseId != null));
 }
