@@ -64,7 +64,7 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
       let out = tagless;
       if (sanitizeHistory) {
         const prompt = out.prompt;
-        out = { ...out, prompt: orPassThrough(options, "sanitizeHistory", () => sanitizeHistory(prompt, declaredTools(params)), () => prompt) };
+        out = { ...out, prompt: orPassThrough(options, "sanitizeHistory", () => sanitizeHistory(prompt, declaredTools(params), params.providerOptions), () => prompt) };
       }
       if (tag) tags.set(out, tag);
       return out;

@@ -9,6 +9,24 @@ import { QuoteBlindContext } from "./quote-blind.ts";
 import { Tail } from "./tail.ts";
 import type { AnswerSoFar, EchoGuard, EngineEvent, EngineOptions, EngineSummary } from "./types.ts";
 
+/** 36^9: the ids of nine letters and digits. */
+const ID_SPACE = 36 ** 9;
+/** Where this process's recovered call ids start: random, so a restarted host does not repeat its earlier ids. */
+let nextCallId = Math.floor(Math.random() * ID_SPACE);
+
+/**
+ * A recovered call's id when the engine was given no idPrefix: nine letters and digits, the form
+ * Mistral's API (and mistral_common behind vLLM) accepts, and one that OpenCode's Mistral scrub
+ * (letters and digits only, the first nine kept) leaves as it is. One counter for the process, from a
+ * random start: no two calls get the same id, in one reply (across its parts' engines) or in the
+ * replies after it, and a scrub keeping a prefix can't make two of them equal (review 46).
+ */
+function recoveredCallId(): string {
+  const id = nextCallId.toString(36).padStart(9, "0");
+  nextCallId = (nextCallId + 1) % ID_SPACE;
+  return id;
+}
+
 /**
  * Where what the engine read goes: the events of the step under way, the text held after the last
  * recovered call (tail.ts, S03), the calls recovered, and the report summary() gives. It decides
@@ -44,7 +62,8 @@ export class Output {
   private readonly tools: ReadonlyMap<string, ToolSpec>;
   /** EngineOptions.history: every call is reported as markup that ran nothing. */
   private readonly history: boolean;
-  private readonly idPrefix: string;
+  /** EngineOptions.idPrefix, followed by the call's number; undefined: recoveredCallId(). */
+  private readonly idPrefix: string | undefined;
   private readonly isEchoed: EchoGuard | undefined;
   private readonly thinking: boolean;
   /** EngineOptions.maxCalls: Infinity when the request allows parallel calls. */
@@ -70,7 +89,7 @@ export class Output {
     this.maxCalls = options.maxCalls ?? Infinity;
     const limit = options.bufferLimit ?? DEFAULT_BUFFER_LIMIT;
     this.limit = limit > 0 ? limit : DEFAULT_BUFFER_LIMIT;
-    this.idPrefix = options.idPrefix ?? `dsmlfix_${Math.random().toString(36).slice(2, 10)}_`;
+    this.idPrefix = options.idPrefix;
     // A later part of one reply reads on in the context the part before it left (a fence opened
     // there is still open here); content the request gave is read quote-blind, alone.
     const before = options.readingGiven ? undefined : options.continues;
@@ -185,7 +204,7 @@ export class Output {
       this.releaseHeldTail();
       this.out.push({
         type: "call",
-        call: { id: `${this.idPrefix}${++this.seq}`, tool: seg.tool, input: seg.input, span: [start, end], shape: seg.shape },
+        call: { id: this.idPrefix === undefined ? recoveredCallId() : `${this.idPrefix}${++this.seq}`, tool: seg.tool, input: seg.input, span: [start, end], shape: seg.shape },
       });
       this.recovered++;
       this.callSpans.push([start, end]);

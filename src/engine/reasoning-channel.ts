@@ -122,6 +122,25 @@ export class ReasoningChannel {
     return text;
   }
 
+  /**
+   * The reasoning part being read turned out signed (its provider checks the text when it is
+   * replayed: an Anthropic thinking block's signature comes after its text): no call of it runs, and
+   * its text must stay as written. The open stretch ends here, its engine stopped: what it held,
+   * its trailing block included, is returned exactly as fed, for the caller to pass on in that part.
+   * With no stretch open, a block the last closed one holds goes back (take()).
+   */
+  sign(): string {
+    const guard = this.#guard;
+    if (!guard) {
+      if (this.#trailing?.closed) this.#owed += this.#show();
+      return "";
+    }
+    this.#guard = undefined;
+    if (this.#closed.at(-1) !== guard) this.#closed.push(guard);
+    // A block of this stretch comes before what the engine still holds (the whitespace after it, or more).
+    return this.#show() + guard.stop();
+  }
+
   /** Text that goes back into the last closed stretch: a held block that will not run. */
   take(): string {
     const owed = this.#owed;

@@ -18,7 +18,11 @@ export interface EngineOptions {
   parse?: ParseOptionsInput;
   /** Characters a candidate may hold before it is released verbatim (responseFix.bufferLimit). */
   bufferLimit?: number;
-  /** Prefix for call ids; a random one per engine when omitted. */
+  /**
+   * Prefix for call ids, followed by the call's number. When omitted, each call gets nine letters and
+   * digits from one process-wide counter that starts at random (output.ts recoveredCallId): ids no
+   * scrub to Mistral's nine-character form can make equal.
+   */
   idPrefix?: string;
   /**
    * Echo guard: called with a call just before it would be recovered; true means the model only

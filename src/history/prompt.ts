@@ -7,8 +7,19 @@ import { redactReply, replyTextParts } from "./sanitize.ts";
  * as redactReply's (the request's declared tools; left out, OpenCode's built-in ones). The text
  * parts of one assistant message are one reply, read as one text (redactReply), as the live repair
  * read that reply: an example whose fence opens in one part stays an example in the next.
+ *
+ * `dropItemIds` (on unless the caller knows better): the provider sends a part that carries an item
+ * id (providerOptions.<provider>.itemId) as a reference to its own stored copy, as @ai-sdk/openai's
+ * Responses model does with `store` on (its default), so the changed text would never be sent and
+ * the server would replay the leak. A message whose text changed then loses the item ids of its
+ * text and reasoning parts, and goes as written here. Its reasoning goes too: OpenAI pairs a
+ * reasoning item with the item after it by id, so a reasoning reference followed by a message that
+ * has none can be refused; with store on, reasoning without an id or encrypted content is left out
+ * (that turn's stored reasoning is lost, a leak replayed would cost more). A clean message keeps
+ * its ids. Off: the ids stay (the provider sends each part as written with its id: `store` off; or
+ * the server holds the conversation, and a part sent again would repeat it).
  */
-export function sanitizePrompt(prompt: LanguageModelV3Prompt, options: ParseOptionsInput = {}, tools?: readonly ToolSpec[]): LanguageModelV3Prompt {
+export function sanitizePrompt(prompt: LanguageModelV3Prompt, options: ParseOptionsInput = {}, tools?: readonly ToolSpec[], dropItemIds = true): LanguageModelV3Prompt {
   let changed = false;
   const out = prompt.map((message) => {
     if (message.role !== "assistant") return message;
@@ -23,7 +34,25 @@ export function sanitizePrompt(prompt: LanguageModelV3Prompt, options: ParseOpti
       if (part.type === "text" && text !== part.text) content[index] = { ...part, text };
     });
     changed = true;
-    return { ...message, content };
+    return { ...message, content: dropItemIds ? content.map(withoutItemId) : content };
   });
   return changed ? out : prompt;
+}
+
+type AssistantPart = Extract<LanguageModelV3Prompt[number], { role: "assistant" }>["content"][number];
+
+/** A text or reasoning part without the item id any provider's options give it (the part itself if none does). */
+function withoutItemId<P extends AssistantPart>(part: P): P {
+  if ((part.type !== "text" && part.type !== "reasoning") || !part.providerOptions) return part;
+  let providerOptions: NonNullable<P["providerOptions"]> | undefined;
+  for (const [provider, entry] of Object.entries(part.providerOptions)) {
+    if (entry === null || typeof entry !== "object" || !("itemId" in entry)) continue;
+    const { itemId: _, ...rest } = entry;
+    providerOptions ??= { ...part.providerOptions };
+    if (Object.keys(rest).length > 0) providerOptions[provider] = rest;
+    else delete providerOptions[provider];
+  }
+  if (providerOptions === undefined) return part;
+  const { providerOptions: _, ...bare } = part;
+  return (Object.keys(providerOptions).length > 0 ? { ...bare, providerOptions } : bare) as P;
 }

@@ -148,9 +148,10 @@ describe("repairMiddleware wrapStream", () => {
     const cut: Part = { type: "text-delta", id: "txt-0", delta: "a <", providerMetadata: { x: { n: 2 } } };
     const out = await run(streamOf([{ type: "text-start", id: "txt-0" }, plain, cut, { type: "text-delta", id: "txt-0", delta: "b" }, { type: "text-end", id: "txt-0" }]));
     expect(out[2]).toBe(plain);
-    // Once the engine held part of a delta, what it releases is new text, in new parts.
+    // Once the engine held part of a delta, what it releases is new text, in new parts; the cut
+    // delta's metadata rides on the first of them (review 46: the host keeps a part's last metadata).
     expect(out.slice(3, 5)).toEqual([
-      { type: "text-delta", id: "txt-0", delta: "a " },
+      { type: "text-delta", id: "txt-0", delta: "a ", providerMetadata: { x: { n: 2 } } },
       { type: "text-delta", id: "txt-0", delta: "<b" },
     ]);
   });

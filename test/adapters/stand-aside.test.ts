@@ -10,6 +10,7 @@ import { repairFetch } from "../../src/adapters/fetch.ts";
 import { type EventRewriter, HELD_EVENT_LIMIT, rewriteEventStream } from "../../src/sse/rewrite.ts";
 import { type Json, chunkedFetch, dataEvents, encode, namedConsistently, namedSse, postInit } from "./wire-support.ts";
 import { readStream, responsesItemSse } from "./responses-support.ts";
+import { sameCallIds } from "../support/call-ids.ts";
 
 const CALL = '<tool_call>{"name":"read","arguments":{"path":"/etc/hosts"}}</tool_call>';
 const BETWEEN = " Here is what I found: 42.";
@@ -50,7 +51,7 @@ async function everySplit(url: string, answer: string, request: Json, needle = B
   for (const chunks of splits(bytes, marksOf(answer, needle))) {
     const lines: string[] = [];
     const res = await repairFetch({ debug: (line) => lines.push(line) }, chunkedFetch(chunks))(url, postInit(request));
-    const out = (await res.text()).replaceAll(/dsmlfix_[a-z0-9]+_/g, "dsmlfix_");
+    const out = sameCallIds(await res.text());
     expect(lines.filter((line) => line.includes("stands aside"))).toHaveLength(1);
     outs.push(out);
   }

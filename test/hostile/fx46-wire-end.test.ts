@@ -6,6 +6,7 @@
 // Covers the chat-completions wire, the JSON replies of all three wires, the Responses stream's
 // part ends, and the AI SDK middleware (stream and generate). Markup is Hermes `<tool_call>` JSON.
 import { describe, expect, test } from "bun:test";
+import { sameCallIds } from "../support/call-ids.ts";
 import type { LanguageModelV3CallOptions, LanguageModelV3FinishReason, LanguageModelV3FunctionTool, LanguageModelV3StreamPart, LanguageModelV3Usage } from "@ai-sdk/provider";
 import { wrapLanguageModel } from "ai";
 import { MockLanguageModelV3, convertArrayToReadableStream, convertReadableStreamToArray } from "ai/test";
@@ -41,8 +42,8 @@ async function splitReply(url: string, request: Json, chunks: Uint8Array[]): Pro
   return res.text();
 }
 
-/** Recovered call ids are made per request: the same ids for comparing two replies. */
-const sameIds = (text: string) => text.replace(/dsmlfix_[a-z0-9]+_/g, "dsmlfix_ID_");
+/** Recovered call ids differ from run to run (test/support/call-ids.ts): the same ids for comparing two replies. */
+const sameIds = sameCallIds;
 
 /** The same output whole, byte by byte and at seeded random cuts. */
 async function sameAtEverySplit(url: string, request: Json, body: string): Promise<string> {

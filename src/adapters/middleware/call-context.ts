@@ -85,3 +85,26 @@ export function metadata(existing: SharedV3ProviderMetadata | undefined, ctx: Ca
 export function toolCallPart(call: RecoveredCall): Extract<LanguageModelV3StreamPart, { type: "tool-call" }> {
   return { type: "tool-call", toolCallId: call.id, toolName: call.tool, input: JSON.stringify(call.input) };
 }
+
+/**
+ * The keys under which providers put what makes a reasoning part signed: replayed, it must be
+ * the text the provider wrote (an Anthropic or Bedrock thinking block's `signature` and a redacted
+ * block's `redactedData`, Google's `thoughtSignature`, OpenAI's `reasoningEncryptedContent`).
+ */
+const SIGNING_KEYS = ["signature", "redactedData", "thoughtSignature", "reasoningEncryptedContent", "encryptedContent"];
+
+/**
+ * A reasoning part carrying a provider's signature: passed on as written and never read for calls
+ * (D06), as the Anthropic and Responses wires leave thinking alone (review 46).
+ */
+export function signedReasoning(metadata: SharedV3ProviderMetadata | undefined): boolean {
+  if (!metadata) return false;
+  for (const entry of Object.values(metadata)) {
+    if (entry === null || typeof entry !== "object") continue;
+    for (const key of SIGNING_KEYS) {
+      const value = (entry as Record<string, unknown>)[key];
+      if (typeof value === "string" && value !== "") return true;
+    }
+  }
+  return false;
+}

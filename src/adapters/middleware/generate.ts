@@ -3,7 +3,7 @@
 import type { LanguageModelV3Content, LanguageModelV3GenerateResult, LanguageModelV3Text } from "@ai-sdk/provider";
 import type { RecoveredCall } from "../../parse/types.ts";
 import { textAndCalls } from "../../engine/events.ts";
-import { type CallContext, cutsReply, finishReason, finishReport, metadata, noteToolResult, reasoningCalls, toolCallPart } from "./call-context.ts";
+import { type CallContext, cutsReply, finishReason, finishReport, metadata, noteToolResult, reasoningCalls, signedReasoning, toolCallPart } from "./call-context.ts";
 
 /** The result as the model sent it whenever the engine fails: nothing half-repaired reaches the host. */
 export function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallContext): LanguageModelV3GenerateResult {
@@ -27,7 +27,8 @@ export function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallC
     if (more && holder) holder.text += more;
   };
   for (const part of result.content) {
-    if (part.type === "reasoning") {
+    // A signed part goes on as written, its calls never run (signedReasoning).
+    if (part.type === "reasoning" && !signedReasoning(part.providerMetadata)) {
       const released = reasoning.feed(part.text);
       shown(reasoning.take());
       const text = released + reasoning.close();

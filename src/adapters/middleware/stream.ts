@@ -1,14 +1,14 @@
 // doStream's parts repaired as they come: leaked markup in text deltas becomes tool-call parts,
 // text the engine holds back stays under the id of the text part it came in, reasoning deltas go
 // through the reasoning channel (D06), and every part of another kind passes as it is.
-import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import type { LanguageModelV3StreamPart, SharedV3ProviderMetadata } from "@ai-sdk/provider";
 import type { RecoveredCall } from "../../parse/types.ts";
 import type { EngineEvent } from "../../engine/types.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
 import type { Stage } from "../../sse/pull-stage.ts";
 import { noteFailure, requestDebug } from "../report.ts";
 import { HELD_NATIVE_CHARS, HELD_NATIVE_EVENTS, SentCalls } from "../../wires/sent-calls.ts";
-import { type CallContext, cutsReply, finishReason, finishReport, metadata, noteToolResult, reasoningCalls, toolCallPart } from "./call-context.ts";
+import { type CallContext, cutsReply, finishReason, finishReport, metadata, noteToolResult, reasoningCalls, signedReasoning, toolCallPart } from "./call-context.ts";
 
 type Part = LanguageModelV3StreamPart;
 
@@ -31,7 +31,15 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
   /** The text part whose delta the engine read last. */
   let fedFrom: string | undefined;
   let deferredEnd: Extract<Part, { type: "text-end" }> | undefined;
+  /**
+   * The providerMetadata of a text delta that did not go on as it came (held, cut, or empty: a
+   * Gemini thought signature), and its part: it rides on the next text released (the host keeps a
+   * part's last metadata), or on that part's text-end.
+   */
+  let owedMeta: { id: string; meta: SharedV3ProviderMetadata } | undefined;
   let nativeNoted = false;
+  /** Reasoning parts a provider signed (signedReasoning): their text passes as written, unread. */
+  const signed = new Set<string>();
   /** The reasoning part a held trailing block belongs to, and its end, kept until the block runs or goes back. */
   let heldThought: { id: string; end?: Part } | undefined;
   /**
@@ -108,6 +116,12 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
     if (fedFrom !== part.id && fedFrom !== undefined && open.has(fedFrom)) return standAside(part, fedFrom);
     fedFrom = part.id;
     owner = part.id;
+    if (part.providerMetadata) {
+      // Nothing to read in an empty delta, only its metadata: it goes on now unless text of the part is held.
+      if (part.delta === "" && guard.held === 0 && isOpen(part.id)) return passOn(part, part.providerMetadata);
+      owedMeta = { id: part.id, meta: part.providerMetadata };
+    }
+    if (part.delta === "") return;
     const step = guard.step({ delta: part.delta });
     if (!step.ok) {
       unhold();
@@ -117,7 +131,7 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
     }
     const events = step.events;
     // Nothing held, nothing changed: the part itself goes on, providerMetadata and all.
-    if (events.length === 1 && events[0]!.type === "text" && events[0]!.text === part.delta && isOpen(part.id)) out(part);
+    if (events.length === 1 && events[0]!.type === "text" && events[0]!.text === part.delta && isOpen(part.id)) passOn(part, owedMeta?.id === part.id ? owedMeta.meta : undefined);
     else emit(events);
     if (deferredEnd !== undefined && guard.held === 0) releaseEnd();
   }
@@ -168,6 +182,9 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
           return;
         }
         close(part.id);
+        return out(ended(part));
+      case "reasoning-start":
+        if (signedReasoning(part.providerMetadata)) signed.add(part.id);
         return out(part);
       case "reasoning-delta":
         return thought(part);
@@ -248,12 +265,32 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
 
   /** D06: reasoning text passes on without the markup its engine took; the calls wait for the end. */
   function thought(part: Extract<Part, { type: "reasoning-delta" }>): void {
+    if (signed.has(part.id)) return out(part);
+    if (signedReasoning(part.providerMetadata)) return sign(part);
     if (thinking !== undefined && thinking !== part.id) endThought();
     thinking = part.id;
     const released = reasoning.feed(part.delta);
     payThought();
     if (released === part.delta) return out(part);
     if (released) out({ ...part, delta: released });
+  }
+
+  /**
+   * The signature of a reasoning part the channel read (Anthropic sends it after the text, in an
+   * empty delta): what the channel holds of the part goes back as written, before the signature,
+   * and nothing in it runs; the rest of the part passes unread.
+   */
+  function sign(part: Extract<Part, { type: "reasoning-delta" }>): void {
+    signed.add(part.id);
+    if (thinking === part.id) {
+      thinking = undefined;
+      const rest = reasoning.sign();
+      if (rest) out({ type: "reasoning-delta", id: part.id, delta: rest });
+    } else if (heldThought?.id === part.id) {
+      reasoning.sign();
+      payThought();
+    }
+    out(part);
   }
 
   /** The reasoning stretch is over: what its engine held goes out under its own part, before anything else. */
@@ -326,11 +363,30 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
   function text(delta: string): void {
     if (!delta) return;
     const id = owner ?? FALLBACK_TEXT_ID;
-    if (isOpen(id)) return out({ type: "text-delta", id, delta });
+    const released: Part = { type: "text-delta", id, delta };
+    if (owedMeta !== undefined) {
+      released.providerMetadata = owedMeta.meta;
+      owedMeta = undefined;
+    }
+    if (isOpen(id)) return out(released);
     // The part already ended (held text at a boundary the engine did not report): give it a part of its own.
     out({ type: "text-start", id });
-    out({ type: "text-delta", id, delta });
+    out(released);
     out({ type: "text-end", id });
+  }
+
+  /** A text delta going on as it came, with the metadata owed to it (its own, or an earlier delta's of its part). */
+  function passOn(part: Extract<Part, { type: "text-delta" }>, meta: SharedV3ProviderMetadata | undefined): void {
+    if (owedMeta?.id === part.id) owedMeta = undefined;
+    out(meta === part.providerMetadata ? part : { ...part, providerMetadata: meta });
+  }
+
+  /** A text part's end, with the metadata of its deltas that no released text carried (their text became a call). */
+  function ended(part: Extract<Part, { type: "text-end" }>): Part {
+    if (owedMeta?.id !== part.id) return part;
+    const meta = owedMeta.meta;
+    owedMeta = undefined;
+    return { ...part, providerMetadata: { ...meta, ...part.providerMetadata } };
   }
 
   // Streamed like a native provider call so hosts that track tool-input-start see the call too.
@@ -358,7 +414,7 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
   function releaseEnd(): void {
     if (!deferredEnd) return;
     close(deferredEnd.id);
-    out(deferredEnd);
+    out(ended(deferredEnd));
     deferredEnd = undefined;
   }
 
