@@ -25,7 +25,7 @@ import { live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { EXAMPLE_BLOCK, EXAMPLE_INVOKE } from "../support/cut-off-examples.ts";
 import { outcome } from "../support/outcome.ts";
-import { accountsForEveryCharacter, runAtEverySplit, runEngine } from "../support/run-engine.ts";
+import { accountsForEveryCharacter, everyChar, randomCuts, runAtEverySplit, runEngine } from "../support/run-engine.ts";
 import { countWork } from "../support/work.ts";
 
 const head = live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">notes.md</{D}parameter>\n<{D}parameter name="content" string="true">`);
@@ -224,6 +224,16 @@ describe("the run after a complete call does linear work (counted, never timed)"
       expect(work(1600) / work(400)).toBeLessThan(6);
     });
   }
+
+  test("a run that reaches the buffer limit proves nothing: the calls run, nothing overflows", () => {
+    const big = (n: number) => live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">${n}.md</{D}parameter>\n<{D}parameter name="content" string="true">${"x".repeat(400)}`) + tail;
+    const input = [big(1), big(2), big(3)].join("\n");
+    for (const cuts of [[], everyChar(input.length), randomCuts(input.length, 7)]) {
+      const r = runEngine(input, cuts, fixtureTools, { bufferLimit: 700 });
+      expect(r.calls.map((c) => c.input.filePath)).toEqual(["1.md", "2.md", "3.md"]);
+      expect(r.summary.heldCandidateNoCall).toBe(0);
+    }
+  });
 
   test("every call of the run still runs when no stray closer comes (whole, char by char, random splits)", () => {
     expect(outcome(blocks(7)).calls).toEqual(Array.from({ length: 7 }, () => RAN));
