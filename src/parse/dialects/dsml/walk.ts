@@ -66,10 +66,8 @@ export class DsmlWalk implements BlockFacts {
   run(): InvokeDraft[] {
     let pos = 0;
     const tags = tagsOf(this.span);
-    // The span opens with DSML markup (the stream's Candidate.opener), not an unprefixed dialect's.
-    const dsmlSpan = tags.find((t) => t.family === "dsml" || t.family === "naked")?.family === "dsml";
-    this.dsmlSpan = dsmlSpan;
-    const examples = new ValueExamples(this.span, tags, dsmlSpan, this.declared);
+    this.dsmlSpan = tags.find((t) => t.family === "dsml" || t.family === "naked")?.family === "dsml";
+    const examples = new ValueExamples(this.span, tags, this.dsmlSpan, this.declared);
     this.tags = tags;
     for (let index = 0; index < tags.length; index++) {
       const tag = tags[index]!;
