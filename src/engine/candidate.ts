@@ -6,13 +6,14 @@ import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
 import { NamedState } from "../parse/named.ts";
 import { closerRule, closerWasContent, type CloserRule } from "../parse/closer-in-value.ts";
 import { isDsmlCallCloser, MORE_CLOSER_LINES } from "../parse/closer-ends-call.ts";
-import { ExampleInValue, exampleOpener, type ExampleOptions } from "../parse/example-in-value.ts";
+import { EXAMPLES_AFTER_CLOSER, ExampleInValue, exampleOpener, type ExampleOptions } from "../parse/example-in-value.ts";
 import { PlainRunInValue } from "../parse/plain-run-in-value.ts";
 import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 import type { ToolSpec } from "../parse/types.ts";
 import type { DsmlValueStep } from "../parse/dsml-value.ts";
 import { mayNameTool, writtenName } from "../parse/tool-element-name.ts";
+import { CallRun } from "./call-run.ts";
 import { HeldExample, type ExampleSettled } from "./held-example.ts";
 import { QuotedBlockEnd } from "./quoted-block-end.ts";
 import { ValueTracker } from "./value-tracker.ts";
@@ -56,6 +57,10 @@ export class Candidate implements SpanReader {
   private before_endsInBlock = false;
   /** An example written inside an open value, read on while it may be the value's text (held-example.ts). */
   private readonly example = new HeldExample();
+  /** fx46: what follows the complete DSML call, read before its span ends (call-run.ts); null otherwise. */
+  private run: CallRun | null = null;
+  /** Off after markup of unknown end (the engine's overflowed state): no call runs there, so none is read on (fx46). */
+  weighsRun = true;
   /** Where the scan reads again from (an example settled), or -1. */
   private rewindTo = -1;
   /** The closer rule for a value inside a kind with its own wrapper closer (`</tool_call>`), made on first use. */
@@ -134,6 +139,9 @@ export class Candidate implements SpanReader {
         if (held) return held;
         // The reply ended after closers held for an example that never came (closerAfterCloser): the span ends where they ended it.
         if (final && this.pending && this.pending.more > 0 && !this.example.reading) return { kind: "complete", end: this.trailBack };
+        // The reply ended in the run after a complete call (fx46): a stray closer last refuses it; after only spaces the span ends as before.
+        const runEnd = final ? (this.run?.end() ?? null) : null;
+        if (runEnd !== null) return this.endRun(runEnd);
         // The reply ended inside an example written in a value: it proved nothing, read it again as before.
         if (!final || !this.example.reading) break;
         const ended = this.settle(this.example.fail(Infinity));
@@ -165,6 +173,12 @@ export class Candidate implements SpanReader {
           i++;
           continue;
         }
+      }
+      if (this.run && !isTriggerCode(c)) {
+        const runEnd = this.run.char(c, base + i);
+        if (runEnd !== null) return this.endRun(runEnd);
+        i++;
+        continue;
       }
       if (this.trailing && !isTriggerCode(c)) {
         // Whatever comes next (the next invoke, prose) is no longer this call; a closer is read first.
@@ -240,6 +254,10 @@ export class Candidate implements SpanReader {
   }
 
   private onContent(c: number, at: number): Step | null {
+    if (this.run) {
+      const runEnd = this.run.char(c, at);
+      return runEnd === null ? null : this.endRun(runEnd);
+    }
     if (this.trailing) {
       if (!this.pending || !closerWasContent(this.pending.rule, null, this.pending.lineEnded)) return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : at };
       this.resume();
@@ -259,6 +277,10 @@ export class Candidate implements SpanReader {
     if (this.pending && closerWasContent(this.pending.rule, tag, this.pending.lineEnded)) this.resume();
     else if (this.pending && this.exampleAfterCloser(tag, base)) return null;
     else if (this.pending && this.closerAfterCloser(tag, base, closesBlock)) return null;
+    if (this.run) {
+      const runEnd = this.run.tag(tag, base + tag.start, end, closesBlock);
+      return runEnd === null ? null : this.endRun(runEnd);
+    }
     if (this.trailing) {
       // A costume's closer ends its span where it stands, whatever comes next.
       if (this.pending?.rule.valueCloser === null) return { kind: "complete", end: this.trailBack };
@@ -320,6 +342,10 @@ export class Candidate implements SpanReader {
       } else if (plainBefore) this.values.plain = true;
       else this.values.open = true; // The kind read on (an I11 element's closer in a block span): the value stays open, as the walk's closer rule may read it.
     }
+    // fx46: a DSML call complete at its invoke closer, no value open: a run of examples, then a stray value closer, may follow (call-run.ts).
+    if (step === null && this.weighsRun && this.trailing && !this.pending && tag.closing && tag.role === "invoke" && this.opener.family === "dsml" && (this.root === "block" || this.root === "invoke") && this.values.tool === null) {
+      this.run = new CallRun(this.root === "block" || this.enclosing !== null, this.trailBack);
+    }
     return step;
   }
 
@@ -337,7 +363,7 @@ export class Candidate implements SpanReader {
     const fallback = { end: this.trailBack >= 0 ? this.trailBack : at, endsInBlock: this.endsInBlock };
     this.resume();
     // With the value's I11 reading (an I11 example, an I11 child's own closer), as the walk's closerEndsCall.
-    this.example.hold(new ExampleInValue(tag, "dsml", true, { declared: this.declared, valueName: this.values.tool !== null ? this.values.name : undefined, single: true }), at, fallback);
+    this.example.hold(new ExampleInValue(tag, "dsml", true, { declared: this.declared, valueName: this.values.tool !== null ? this.values.name : undefined, most: EXAMPLES_AFTER_CLOSER }), at, fallback);
     return true;
   }
 
@@ -357,6 +383,19 @@ export class Candidate implements SpanReader {
       this.endsInBlock = false;
     } else if (this.trailBack < 0) this.trailBack = base + tag.start;
     return true;
+  }
+
+  /** The run after the complete call decided where the span ends (fx46). */
+  private endRun(end: number): Step {
+    if (this.run!.closedBlock) this.endsInBlock = false;
+    this.run = null;
+    return { kind: "complete", end };
+  }
+
+  /** The span reached the buffer limit while the run after its complete call was read: it proves nothing, the span ends where the call did (fx46); null otherwise. */
+  endRunAtLimit(): Step | null {
+    const end = this.run?.atLimit() ?? null;
+    return end === null ? null : this.endRun(end);
   }
 
   /** An example settled (HeldExample): the scan reads again from where it says, or the span ends. */

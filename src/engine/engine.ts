@@ -113,12 +113,19 @@ class Engine extends TextMode implements RepairEngine {
     for (;;) {
       const cand = this.cand;
       if (cand) {
+        // No call runs after markup of unknown end: a complete one is not read on for a stray value closer (fx46).
+        if (this.markupOverflowed) cand.weighsRun = false;
         // Pieces grow with the candidate, so a long delta costs each candidate O(its own span).
         const room = cand.start + this.limit - cand.end;
         const take = Math.min(room, s.length - i, Math.max(PIECE, cand.length));
         const last = i + take === s.length;
-        const step = cand.consume(i === 0 && last ? s : s.slice(i, i + take), final && last);
+        let step = cand.consume(i === 0 && last ? s : s.slice(i, i + take), final && last);
         const fedEnd = i + take;
+        if (step.kind === "more" && cand.length >= this.limit) {
+          // A run read after a complete call (fx46) proves nothing at the limit: the span ends where the call did.
+          const ended = cand.endRunAtLimit();
+          if (ended) step = ended;
+        }
         if (step.kind === "more") {
           if (cand.length >= this.limit) {
             this.releaseCandidate(cand, cand.length, true);

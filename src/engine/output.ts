@@ -101,6 +101,11 @@ export class Output {
     if (before?.tail !== undefined) this.tail = new Tail(before.tail);
   }
 
+  /** Markup of the reply ended where no one can tell (overflowed): no later call runs, so none is weighed further (Candidate.weighsRun). */
+  protected get markupOverflowed(): boolean {
+    return this.overflowed;
+  }
+
   noteNativeToolCall(): void {
     this.native = true;
   }

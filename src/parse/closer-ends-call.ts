@@ -1,7 +1,7 @@
 import { Flaw, type Tag } from "../grammar/tags.ts";
 import { isWhiteSpace } from "../grammar/chars.ts";
 import { closerWasContent, type CloserRule } from "./closer-in-value.ts";
-import { exampleEnd, exampleOpener, type ExampleOptions } from "./example-in-value.ts";
+import { EXAMPLES_AFTER_CLOSER, exampleEnd, exampleOpener, type ExampleOptions } from "./example-in-value.ts";
 
 /**
  * The closer rule (closer-in-value.ts) over a complete span, as the stream steps it: the closer ends at `at`; `tags` are the span's tags and
@@ -29,7 +29,7 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
     // Golden A45.5, E45.11: a DSML call example next that the value's own closer ends: the closer was text too (the stream reads it so, Candidate.exampleAfterCloser).
     // `example`: the open value's I11 reading (an I11 example's opener, an I11 child's own closer), as for an example anywhere in it.
     if (!lineEnded || here === null || rule.valueCloser !== "dsml" || !exampleOpener(here, "dsml", example?.declared)) return true;
-    return exampleEnd(span, tags, next, "dsml", to, true, example ? { ...example, single: true } : SINGLE_EXAMPLE).end < 0;
+    return exampleEnd(span, tags, next, "dsml", to, true, example ? { ...example, most: EXAMPLES_AFTER_CLOSER } : AFTER_CLOSER).end < 0;
   }
   return true;
 }
@@ -45,5 +45,5 @@ export const MORE_CLOSER_LINES = 2;
 /** A DSML invoke or block closer (not self-closing). */
 export const isDsmlCallCloser = (tag: Tag) => tag.family === "dsml" && tag.closing && (tag.role === "invoke" || tag.role === "block") && !(tag.flaws & Flaw.SelfClosing);
 
-/** One example only, no I11 examples (the lookahead after a closer that ended its line). */
-const SINGLE_EXAMPLE: ExampleOptions = Object.freeze({ single: true });
+/** At most EXAMPLES_AFTER_CLOSER examples, no I11 examples (the lookahead after a closer that ended its line). */
+const AFTER_CLOSER: ExampleOptions = Object.freeze({ most: EXAMPLES_AFTER_CLOSER });

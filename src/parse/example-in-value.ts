@@ -9,8 +9,12 @@ export interface ExampleOptions {
   readonly declared?: (tag: Tag) => boolean;
   /** The open value is an I11 child of that name (lower case): its own closer closes it too. */
   readonly valueName?: string;
-  /** One example only (after a closer that ended its line, golden A45.5, E45.11): another after it proves none, so the lookahead from each such closer stops at the next call opener. */
-  readonly single?: boolean;
+  /**
+   * At most this many examples in a row (after a closer that ended its line, golden A45.5, E45.11:
+   * EXAMPLES_AFTER_CLOSER): one more after them proves none, so the lookahead from each such
+   * closer stops at a bounded number of call openers. No bound when absent.
+   */
+  readonly most?: number;
   /**
    * The open value is an unprefixed parameter in a DSML span (M07.5, the model wrote the next
    * parameter without its sentinel): a DSML parameter or invoke closer ends it too, as the walk
@@ -21,6 +25,16 @@ export interface ExampleOptions {
 
 /** Every reading off: an example of the value's family only. */
 export const NO_EXAMPLE_OPTIONS: ExampleOptions = Object.freeze({});
+
+/**
+ * Golden A45.5, A45.8 and fx46: after a DSML invoke or block closer that ended its line in a value
+ * (and at most MORE_CLOSER_LINES more, closer-ends-call.ts), this many call examples in a row that
+ * the value's own closer ends are the page's text (a page documenting a closer, then its examples);
+ * after a complete call, this many examples before a stray value closer are read with it
+ * (stray-value-closer.ts). A constant: each such lookahead reads at most this many examples, so
+ * the work stays linear.
+ */
+export const EXAMPLES_AFTER_CLOSER = 4;
 
 /**
  * Review finding 2: a complete example of any dialect written inside an open value (a file
@@ -40,6 +54,8 @@ export class ExampleInValue {
   private mode: "block" | "invoke" | "function" | "wrapper" | "tool" | "after" = "after";
   // A tool-named example's (I11) tool, as the tag reader spells it.
   private tool = "";
+  // The examples opened so far (ExampleOptions.most).
+  private count = 0;
   // The example's own parameters open around the text, their family, and a closer inside one waiting for the next character.
   private depth = 0;
   private params: TagFamily = "naked";
@@ -76,6 +92,11 @@ export class ExampleInValue {
     private readonly options: ExampleOptions = NO_EXAMPLE_OPTIONS,
   ) {
     this.open(opener);
+  }
+
+  /** The example (the last one read) closed and nothing after it was read yet: fx46's ExampleRun reads on from there itself. */
+  get ended(): boolean {
+    return this.mode === "after" && this.pending === null && !this.heldCloser;
   }
 
   /** A closer waits: the next character that is no tag decides it (char). */
@@ -145,7 +166,7 @@ export class ExampleInValue {
     if (this.mode === "after") {
       if (this.invokeCloses && tag.closing && tag.role === "invoke" && (tag.family === this.family || (this.options.dsmlCloses && tag.family === "dsml")) && !(tag.flaws & Flaw.SelfClosing)) return "content";
       if (exampleOpener(tag, this.family, this.options.declared)) {
-        if (this.options.single) return "fail";
+        if (this.options.most !== undefined && this.count >= this.options.most) return "fail";
         this.open(tag);
         return null;
       }
@@ -226,6 +247,7 @@ export class ExampleInValue {
   }
 
   private open(opener: Tag): void {
+    this.count++;
     this.params = opener.family === "dsml" ? "dsml" : "naked";
     this.mode = opener.family === "costume" ? "wrapper" : opener.role === "block" ? "block" : opener.role === "invoke" ? "invoke" : opener.family === "dsml" ? "tool" : "function";
     this.tool = this.mode === "tool" ? opener.name : "";

@@ -20,11 +20,27 @@ function emissionPoints(text: string): { tool: string; at: number }[] {
 
 describe("a recovered call is emitted at its own boundary, not at the end of its block or the stream", () => {
   test("two invokes in one block: the first call is out before the second invoke has even started its value", () => {
-    const text = live(block("tool_calls", [["bash", [["command", "ls"]]], ["write", [["filePath", "big.txt"], ["content", "x".repeat(2000)]]]]));
+    const calls = live(block("tool_calls", [["bash", [["command", "ls"]]], ["write", [["filePath", "big.txt"], ["content", "x".repeat(2000)]]]]));
+    const text = `${calls}\nDone.`;
     const points = emissionPoints(text);
     expect(points.map((p) => p.tool)).toEqual(["bash", "write"]);
     expect(points[0]!.at).toBeLessThan(text.indexOf("big.txt"));
-    expect(points[1]!.at).toBeLessThan(Infinity);
+    // The last call is out at the first character after its block's closer (fx46: a parameter closer that closes nothing
+    // there would refuse it), with the rest of the reply still unwritten.
+    expect(points[1]!.at).toBeLessThanOrEqual(calls.length + 4);
+  });
+
+  test("the block's closer is the last thing written: the call is out when the reply ends (fx46: nothing after it to weigh)", () => {
+    const text = live(block("tool_calls", [["bash", [["command", "ls"]]]]));
+    expect(emissionPoints(text)).toEqual([{ tool: "bash", at: Infinity }]);
+  });
+
+  test("blocks one after another: each call is out once the run after it proves nothing (fx46: a stray value closer after the run would refuse them all)", () => {
+    const one = live(block("tool_calls", [["bash", [["command", "ls"]]]]));
+    const text = `${one}\n${one}\nDone. ${"z".repeat(300)}`;
+    const points = emissionPoints(text);
+    expect(points.map((p) => p.tool)).toEqual(["bash", "bash"]);
+    for (const p of points) expect(p.at).toBeLessThanOrEqual(text.indexOf("Done.") + 3);
   });
 
   test("two calls in one legacy section: the first is out before the second is written", () => {

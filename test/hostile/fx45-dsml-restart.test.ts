@@ -173,23 +173,25 @@ describe("case 5: an example, a block closer ending its line, prose, then the va
   });
 });
 
-describe("the stream against its own span walk, over the five shapes", () => {
+describe("the stream against its own span walk, over the five shapes and fx46's four", () => {
   const ctx = { tools: withAliases(new Map(fixtureTools.map((t) => [t.name, t]))), options: resolveParseOptions(undefined), schemas: new SchemaGate() };
   const walkCalls = (input: string) => parseDsmlSpan(input, ctx).flatMap((seg) => (seg.kind === "call" ? [JSON.stringify([seg.tool, seg.input])] : []));
   const MENTION = "Values end with </parameter> and </invoke> tags.";
-  // One example per value: after a lone closer line a second one proves no example (finding 6's bound), a shape left open (see the report).
-  const PIECES = [MENTION, "x</parameter>", "</invoke>", "</{D}invoke>", "</{D}tool_calls>", "</{D}parameter>", "More prose.", '<parameter name="oldString" string="true">x', "</{D}tool_calls> ends a block."];
-  const EXAMPLES = [escaped(EXAMPLE_BLOCK), escaped(EXAMPLE_INVOKE)];
+  // fx46: the write's own closers as a piece (a write complete before the example, shape 2), and a second example (shape 4).
+  const WRITE_CLOSED = "</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>";
+  const PIECES = [MENTION, "x</parameter>", "</invoke>", "</{D}invoke>", "</{D}tool_calls>", "</{D}parameter>", "More prose.", '<parameter name="oldString" string="true">x', "</{D}tool_calls> ends a block.", WRITE_CLOSED];
+  const INVOKE = escaped(EXAMPLE_INVOKE);
+  const EXAMPLES = [escaped(EXAMPLE_BLOCK), INVOKE];
   const around = fc.array(fc.constantFrom(...PIECES), { maxLength: 3 });
   const ENDS = ["</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>", "</{D}invoke>\n</{D}tool_calls>", "Done.", "", "</{D}parameter>\n</{D}invoke>"];
-  const shapes = fc.tuple(fc.boolean(), around, fc.constantFrom(...EXAMPLES), around, fc.constantFrom(...ENDS)).map(
-    ([mention, before, example, after, end]) => [`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n<{D}parameter name="content" string="true"># Doc\n${mention ? `${MENTION}\n` : ""}${[...before, example, ...after].join("\n")}\n${end}`, end, before] as const,
+  const shapes = fc.tuple(fc.boolean(), around, fc.constantFrom(...EXAMPLES), fc.option(fc.constantFrom(...EXAMPLES), { nil: undefined }), around, fc.constantFrom(...ENDS)).map(
+    ([mention, before, example, second, after, end]) => [`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n<{D}parameter name="content" string="true"># Doc\n${mention ? `${MENTION}\n` : ""}${[...before, example, ...(second ? [second] : []), ...after].join("\n")}\n${end}`, end, before, after, example === INVOKE && second === INVOKE] as const,
   );
   const RESTARTED = JSON.stringify(["bash", { command: "rm -rf x" }]);
 
   test("every call the stream runs (whole, char by char, random splits) is one the walk reads; all three agree; the example never runs before the write's own parameter closer", () => {
     fc.assert(
-      fc.property(shapes, ([notation, end, before]) => {
+      fc.property(shapes, ([notation, end, before, after, twoInvokes]) => {
         const input = live(notation);
         const walk = walkCalls(input);
         const runs = [runEngine(input, [], fixtureTools), runEngine(input, everyChar(input.length), fixtureTools), runEngine(input, randomCuts(input.length, input.length), fixtureTools)];
@@ -199,17 +201,22 @@ describe("the stream against its own span walk, over the five shapes", () => {
         expect({ input: escaped(input), extra }).toEqual({ input: escaped(input), extra: [] });
         expect({ input: escaped(input), seen: seen.slice(1) }).toEqual({ input: escaped(input), seen: [seen[0]!, seen[0]!] });
         // Trust: a closer of the write (its parameter or invoke closer) after every example: the example never runs.
-        // Before the example, the five shapes' own: nothing or mentions (cases 1, 4, 5), lone closer lines (case 2), a value closed
-        // at its line's end (case 3). Elsewhere the write may have ended before the example (its block closed, P01 with other
-        // markup before the example, M07.6's `x</parameter>` then `</invoke>`): the later closers are strays (see the report).
+        // Before the example, the five shapes' own: nothing or mentions (cases 1, 4, 5), lone closer lines (case 2, and
+        // fx46's shape 4: one or two examples after them), a value closed at its line's end (case 3).
         const fiveShapes = before.every((p) => p === "</{D}invoke>" || p === "</{D}tool_calls>") || (before.length === 1 && before[0] === "</{D}parameter>");
-        if (end !== "Done." && end !== "" && fiveShapes) {
+        // fx46's shapes 1-3: whatever came before (the write complete by M07.6's `x</parameter>` then `</{D}invoke>`, by its own
+        // closers, or cut by P01 before other markup), the write's parameter closer right after the example: the example never runs.
+        // With two examples, the run before the closer: neither runs. Left open (see the fx46 report): two invoke examples right
+        // after an invoke closer that left the write's block open are each a call of that block, the first emitted at its own boundary.
+        const blockInvokes = twoInvokes && /invoke>$/.test(before[before.length - 1] ?? "");
+        const closerNext = after.length === 0 && end.startsWith("</{D}parameter>") && !blockInvokes;
+        if ((end !== "Done." && end !== "" && fiveShapes) || closerNext) {
           expect({ input: escaped(input), ran: seen[0]!.calls.filter((c) => c === RESTARTED) }).toEqual({ input: escaped(input), ran: [] });
         }
       }),
-      { seed: 45_55, numRuns: 300 },
+      { seed: 46_46, numRuns: 400 },
     );
-  }, 120_000);
+  }, 180_000);
 });
 
 describe("the new lookaheads do linear work (counted, never timed)", () => {

@@ -8,6 +8,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { withAliases } from "../../src/parse/aliases.ts";
+import { EXAMPLES_AFTER_CLOSER } from "../../src/parse/example-in-value.ts";
 import { parseDsmlSpan } from "../../src/parse/dialects/dsml/parse-span.ts";
 import { SchemaGate } from "../../src/parse/schema-gate.ts";
 import { resolveParseOptions } from "../../src/parse/types.ts";
@@ -84,8 +85,14 @@ describe("a lone closer line, then one example, in an I11 value or an I11 exampl
     expect(o.calls).toEqual([{ tool: "write", input: { filePath: "a.md", content: "Close with" } }]);
   });
 
-  test("hard negative: two I11 examples after a lone closer line prove none (one example only), as before for DSML blocks", () => {
+  test("two I11 examples after a lone closer line are the page's text too (fx46: up to EXAMPLES_AFTER_CLOSER), as DSML blocks are", () => {
+    // Before fx46: one example only, so the write ran cut ("Close with") and both examples ran.
     const content = live(`Close with\n</{D}invoke>\n`) + I11_EXAMPLE + "\n" + I11_EXAMPLE + "\n";
+    writesWhole(invokeWrite(content), content);
+  });
+
+  test("hard negative: more examples than the lookahead reads after a lone closer line prove none: the line ends the value (P01)", () => {
+    const content = live(`Close with\n</{D}invoke>\n`) + `${I11_EXAMPLE}\n`.repeat(EXAMPLES_AFTER_CLOSER + 1);
     const o = outcome(invokeWrite(content));
     expect(o.calls[0]).toEqual({ tool: "write", input: { filePath: "a.md", content: "Close with" } });
   });

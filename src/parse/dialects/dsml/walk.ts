@@ -9,10 +9,13 @@ import type { BlockFacts, CloseFlaw, InvokeDraft, ParamDraft } from "./drafts.ts
 import { garbledCloserAt } from "./value-ends.ts";
 import { ValueExamples, valueOptions } from "./value-examples.ts";
 import { dsmlValueStep, structuralValueStep } from "../../dsml-value.ts";
+import { runRefuses } from "../../stray-value-closer.ts";
 
 /** When a closer inside a value opened by a DSML or an unprefixed parameter ends it (closer-in-value.ts). */
 const DSML_VALUE = closerRule("dsml");
 const NAKED_VALUE = closerRule("naked");
+/** Why a complete call before a stray value closer is refused (stray-value-closer.ts). */
+const STRAY_VALUE_CLOSER = "a parameter closer that closes nothing right after the call (or after call examples that follow it): the call stood in a value (a page being written)";
 
 /**
  * The DSML walk: one complete span's tags, in order, read into invoke and parameter drafts
@@ -45,6 +48,8 @@ export class DsmlWalk implements BlockFacts {
   /** The span's tags, and the index of the one being read (the closer rule looks at the next). */
   private tags: Tag[] = [];
   private at = 0;
+  /** The span opens with DSML markup (the stream's Candidate.opener), not an unprefixed dialect's. */
+  private dsmlSpan = false;
 
   constructor(
     private readonly span: string,
@@ -61,9 +66,8 @@ export class DsmlWalk implements BlockFacts {
   run(): InvokeDraft[] {
     let pos = 0;
     const tags = tagsOf(this.span);
-    // The span opens with DSML markup (the stream's Candidate.opener), not an unprefixed dialect's.
-    const dsmlSpan = tags.find((t) => t.family === "dsml" || t.family === "naked")?.family === "dsml";
-    const examples = new ValueExamples(this.span, tags, dsmlSpan, this.declared);
+    this.dsmlSpan = tags.find((t) => t.family === "dsml" || t.family === "naked")?.family === "dsml";
+    const examples = new ValueExamples(this.span, tags, this.dsmlSpan, this.declared);
     this.tags = tags;
     for (let index = 0; index < tags.length; index++) {
       const tag = tags[index]!;
@@ -125,7 +129,11 @@ export class DsmlWalk implements BlockFacts {
           return;
         }
         if (tag.role === "invoke") {
-          if (cur) this.closeInvoke(tag.start, tag.end, "closer");
+          if (!cur) return;
+          // fx46: a call complete with no value open, then a run of examples and a stray value closer: it stood in a value (stray-value-closer.ts, the stream's CallRun).
+          const weighed = this.dsmlSpan && this.stack.length === 0 && !cur.element && !cur.toolNamed && !cur.paramRoot;
+          this.closeInvoke(tag.start, tag.end, "closer");
+          if (weighed && runRefuses(this.span, this.tags, this.at + 1, this.blockOpen)) cur.unread ??= STRAY_VALUE_CLOSER;
           return;
         }
         this.blockTags.push(tag);

@@ -1,0 +1,74 @@
+import type { Tag } from "../grammar/tags.ts";
+import { isSpaceCode } from "../parse/char-form.ts";
+import { ExampleRun } from "../parse/stray-value-closer.ts";
+
+/**
+ * fx46: what a DSML candidate reads after its call completed (its invoke closer, no value open):
+ * the run of examples and the stray value closer that would refuse the call (parse/
+ * stray-value-closer.ts, the walk's rule too). Each method returns where the span ends once the
+ * run decides, or null to read on: after the stray closer when it refuses the call (the walk then
+ * refuses it), or where the span ended before fx46 when it proves nothing (the block's closer
+ * right after the call, or the first thing written after it), so a reply with no stray closer
+ * reads exactly as before.
+ */
+export class CallRun {
+  private readonly run: ExampleRun;
+  /** Nothing but spaces read after the call yet. */
+  private first = true;
+  /** Where the span ends if the run proves nothing: -1 until the first thing after the call is read (or the call's own closer's end, `takeCloser`). */
+  private back: number;
+  private strayEnd = -1;
+  /** The first thing after the call closed its block (or ended its legacy section): the span that ends ends the block too. */
+  closedBlock = false;
+
+  constructor(blockOpen: boolean, back: number) {
+    this.run = new ExampleRun(blockOpen);
+    this.back = back;
+  }
+
+  /** A character that is no tag's, at absolute offset `at`. */
+  char(c: number, at: number): number | null {
+    if (this.first && !isSpaceCode(c)) {
+      this.first = false;
+      if (this.back < 0) this.back = at;
+    }
+    const v = this.run.char(c);
+    return v === null ? null : this.decided(v);
+  }
+
+  /** A tag from `start` to `end` (absolute); `closesBlock`: the candidate reads it as its block's closer. */
+  tag(tag: Tag, start: number, end: number, closesBlock: boolean): number | null {
+    const atStray = this.run.atStrayCloser;
+    if (this.first) {
+      this.first = false;
+      // A legacy section's end right after the call ends the span with it, as before.
+      if (tag.legacy === "section-end") {
+        this.closedBlock = true;
+        return end;
+      }
+      // The block's closer (an orphan invoke's lone wrapper closer too, W01) is the span's; any other tag starts what comes next.
+      if (closesBlock) {
+        this.back = end;
+        this.closedBlock = true;
+      } else if (this.back < 0) this.back = start;
+    }
+    const v = this.run.step(tag);
+    if (v !== null) return this.decided(v);
+    if (!atStray && this.run.atStrayCloser) this.strayEnd = end;
+    return null;
+  }
+
+  /** The reply ended: null when nothing but spaces came (the span ends as before), or where it ends. */
+  end(): number | null {
+    return this.first ? null : this.decided(this.run.end());
+  }
+
+  /** The span reached the buffer limit: the run proves nothing (null when nothing but spaces came). */
+  atLimit(): number | null {
+    return this.first ? null : this.back;
+  }
+
+  private decided(v: "refuse" | "fail"): number {
+    return v === "refuse" ? this.strayEnd : this.back;
+  }
+}

@@ -1,0 +1,131 @@
+import { CR, LF } from "../grammar/chars.ts";
+import type { Tag } from "../grammar/tags.ts";
+import { isSpaceCode } from "./char-form.ts";
+import { closesParameter } from "./closer-in-value.ts";
+import { EXAMPLES_AFTER_CLOSER, ExampleInValue, exampleOpener } from "./example-in-value.ts";
+
+/**
+ * fx46: a parameter closer that closes nothing, written right after a complete DSML call, is the
+ * closer of a value the call stood in: a write's page showing call examples, its own closers after
+ * them (`</{D}parameter>` then `</{D}invoke>`). The call never runs: it is refused as broken
+ * markup, its text kept. "Right after": only spaces and at most one block closer between, or up
+ * to EXAMPLES_AFTER_CLOSER further examples (DSML blocks or named invokes, each followed the same
+ * way), so the calls of such a run are refused together; but no invoke of the call's block while
+ * that block is still open (a block's next invoke is a call of its own, emitted at its own
+ * boundary). The closer rule weighs the stray closer: its line ending, a tag next or the end of
+ * the reply make it a closer; text after it on its line makes it a mention (`</{D}parameter> ends
+ * a value.`), and the call stands. A call whose invoke closer came while a value was open (P01,
+ * M07) is weighed by the closer rule first (closer-in-value.ts) and never here; invoke and block
+ * closers after a call are its noise as before (S04).
+ *
+ * ExampleRun is that reading, fed what follows the call's invoke closer. The stream
+ * (engine/call-run.ts) ends the call's span after a stray closer that refuses it, or where it
+ * ended before when the run proves nothing; the walk (dialects/dsml/walk.ts) asks runRefuses over
+ * the span for each such call, so both read it alike. Each call's run reads at most
+ * EXAMPLES_AFTER_CLOSER examples again, so the work stays linear (calls in DSML blocks one after
+ * another are each read at most that many times more), and a longer run before a stray closer
+ * leaves its first calls running (their runs prove nothing): only its last ones are refused. No
+ * run is read after markup of unknown end (the engine's overflowed state), where no call runs.
+ */
+export class ExampleRun {
+  private state: "gap" | "example" | "stray" = "gap";
+  private example: ExampleInValue | null = null;
+  private count = 0;
+  // A block closer came in this gap (one is the call's or the example's own, S04's further ones prove nothing).
+  private blockClosed = false;
+
+  constructor(
+    // The call's block is still open: its next invoke is a call of its own, no example (until the block's closer; a new block may be one).
+    private blockOpen: boolean,
+  ) {}
+
+  /** The stray closer came: the next character or tag decides (char, step, end). */
+  get atStrayCloser(): boolean {
+    return this.state === "stray";
+  }
+
+  /** A character between tags: "refuse", "fail" (the run proves nothing) or null (read on). */
+  char(c: number): "refuse" | "fail" | null {
+    switch (this.state) {
+      case "stray":
+        if (c === LF || c === CR) return "refuse";
+        return isSpaceCode(c) ? null : "fail";
+      case "gap":
+        return isSpaceCode(c) ? null : "fail";
+      case "example": {
+        const example = this.example!;
+        if (!example.awaitsChar) return null;
+        if (example.char(c) !== null) return "fail";
+        if (example.ended) this.gap();
+        return null;
+      }
+    }
+  }
+
+  /** The next tag. */
+  step(tag: Tag): "refuse" | "fail" | null {
+    switch (this.state) {
+      case "stray":
+        return "refuse";
+      case "example": {
+        const example = this.example!;
+        if (example.step(tag) !== null) return "fail";
+        if (example.ended) this.gap();
+        return null;
+      }
+      case "gap":
+        if (!this.blockClosed && tag.closing && tag.role === "block" && tag.family !== "costume") {
+          this.blockClosed = true;
+          this.blockOpen = false;
+          return null;
+        }
+        if (isStrayValueCloser(tag)) {
+          this.state = "stray";
+          return null;
+        }
+        // With the call's block still open, its next invoke is a call of its own (emitted at its own boundary); a new block is no part of it.
+        if (this.count >= EXAMPLES_AFTER_CLOSER || !exampleOpener(tag, "dsml") || (this.blockOpen && tag.role !== "block")) return "fail";
+        this.count++;
+        this.example = new ExampleInValue(tag, "dsml");
+        this.state = "example";
+        return null;
+    }
+  }
+
+  /** The reply (or the span) ended: a stray closer last refuses the call. */
+  end(): "refuse" | "fail" {
+    return this.state === "stray" ? "refuse" : "fail";
+  }
+
+  private gap(): void {
+    this.state = "gap";
+    this.example = null;
+    this.blockClosed = false;
+    // An example leaves no block open: a block example closed its own, an invoke example had none.
+    this.blockOpen = false;
+  }
+}
+
+/** A parameter closer (any spelling a DSML value accepts: its own, or M07's prefix-less one). */
+export const isStrayValueCloser = (tag: Tag): boolean => closesParameter(tag, "dsml");
+
+/**
+ * The walk's side: whether the run after a call whose invoke closer is `tags[next - 1]` refuses it,
+ * read over the rest of the span as the stream reads it.
+ */
+export function runRefuses(span: string, tags: readonly Tag[], next: number, blockOpen: boolean): boolean {
+  const run = new ExampleRun(blockOpen);
+  let pos = tags[next - 1]!.end;
+  for (let k = next; k <= tags.length; k++) {
+    const until = k < tags.length ? tags[k]!.start : span.length;
+    for (let i = pos; i < until; i++) {
+      const v = run.char(span.charCodeAt(i));
+      if (v !== null) return v === "refuse";
+    }
+    if (k === tags.length) break;
+    const v = run.step(tags[k]!);
+    if (v !== null) return v === "refuse";
+    pos = tags[k]!.end;
+  }
+  return run.end() === "refuse";
+}
