@@ -10,6 +10,7 @@ import { jsonForms } from "./fixtures-jsonforms.ts";
 import { dialectFixtures } from "./fixtures-dialects.ts";
 import { review43 } from "./fixtures-review-43.ts";
 import { review45 } from "./fixtures-review-45.ts";
+import { review46 } from "./fixtures-review-46.ts";
 import type { Shape } from "../../src/grammar/shapes.ts";
 import { ok, bad, none, ls, readA } from "./fixture-kit.ts";
 
@@ -265,6 +266,7 @@ export const fixtures: Fixture[] = [
   ...dialectFixtures,
   ...review43(),
   ...review45(),
+  ...review46(),
 ];
 
 /**
