@@ -17,7 +17,7 @@ import { everyChar, runEngine } from "../support/run-engine.ts";
 
 type Got = { calls: { tool: string; input: unknown }[] };
 
-function readings(text: string): Record<string, Got> {
+function readings(text: string): { parse: Got; engineCharByChar: Got } {
   const whole = parse(text, fixtureTools);
   const chars = runEngine(text, everyChar(text.length), fixtureTools);
   return {

@@ -37,7 +37,7 @@ const withOptions = stored.filter((f) => f.options && !f.reservedNames && f.buff
 /** Documented: the adapters pass a reply to a tool-less request through untouched, so no nudge. */
 const NO_TOOLS_NO_NUDGE = new Set(["S06"]);
 
-const scenarioOf = (f: Fixture, text = f.input): Scenario => ({ text, tools: toolsFor(f), ...(f.given ? { given: f.given } : {}), ...(f.nativeToolCalls ? { nativeBefore: true } : {}) });
+const scenarioOf = (f: Fixture, text = f.input): Scenario => ({ text, tools: toolsFor(f), ...(f.given ? { given: f.given.join("\n\n") } : {}), ...(f.nativeToolCalls ? { nativeBefore: true } : {}) });
 
 async function allPaths(s: Scenario, seed: number): Promise<Record<string, Outcome>> {
   const out: Record<string, Outcome> = {};
