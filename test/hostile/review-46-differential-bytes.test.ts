@@ -183,3 +183,30 @@ describe("finding 3: lone CR line ends", () => {
     expect(parse(cr(P09), fixtureTools).calls.map((c) => c.input)).toEqual([{ filePath: "a.txt", content: "line1\rline2" }]);
   });
 });
+
+// ------------------------------------------------------------------------------------------------
+// Finding 5 (LOW, arguments differ by dialect). PATTERNS P08: a value "escaped throughout" (an
+// entity and no raw `<`, `>` or bare `&`) is decoded; HTML costumes always, language tags never.
+// DSML, Claude-style, MiniMax and tool-named invokes follow it (`make &amp;&amp; make test` runs
+// `make && make test`), but the same value in Qwen3-Coder `<parameter=command>` and GLM
+// `<arg_value>` reaches bash as `make &amp;&amp; make test` (which backgrounds make and runs a
+// command `amp`). Neither dialect is listed as an exception. Expected: the XML-tag dialects read
+// the value the same way (or PATTERNS lists them as exceptions and the fixtures say so).
+// Suspected: src/parse readers for Qwen3-Coder / GLM values (no decodeEntitiesIfEscaped).
+// Found by the byte-mutation sweep (mutation entities / quotEntities), reduced by hand.
+// ------------------------------------------------------------------------------------------------
+
+describe("finding 5: an entity-escaped value reads differently by dialect", () => {
+  const V = "make &amp;&amp; make test";
+  const commandOf = (text: string) => parse(text, fixtureTools).calls.map((c) => (c.input as { command?: unknown }).command);
+  test("control (passes on main): DSML and Claude-style decode it (P08)", () => {
+    expect(commandOf(live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">${V}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`))).toEqual(["make && make test"]);
+    expect(commandOf(`<function_calls>\n<invoke name="bash">\n<parameter name="command">${V}</parameter>\n</invoke>\n</function_calls>`)).toEqual(["make && make test"]);
+  });
+  test("Qwen3-Coder <parameter=command>: the same value is decoded as well", () => {
+    expect(commandOf(`<tool_call>\n<function=bash>\n<parameter=command>\n${V}\n</parameter>\n</function>\n</tool_call>`)).toEqual(["make && make test"]);
+  });
+  test("GLM <arg_value>: the same value is decoded as well", () => {
+    expect(commandOf(`<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>${V}</arg_value>\n</tool_call>`)).toEqual(["make && make test"]);
+  });
+});
