@@ -210,3 +210,32 @@ describe("finding 5: an entity-escaped value reads differently by dialect", () =
     expect(commandOf(`<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>${V}</arg_value>\n</tool_call>`)).toEqual(["make && make test"]);
   });
 });
+
+// ------------------------------------------------------------------------------------------------
+// Finding 6 (MEDIUM-LOW, wrong execution). An NBSP (U+00A0) where a tag has its space hides a
+// parameter element inside a costume from the refusal that golden R43.2 / R43.4 / R44.3 /
+// C45.n1 make with an ASCII space: the element is sent to bash as the command
+// (`<command\u00A0timeout="5">ls</command>`, which bash reads as redirections) or to read as the
+// path (`a.ts</\u00A0filePath>\n<filePath>b`). A reader sees the same tag either way. Expected:
+// refused as with the ASCII space (nudge broken-markup, or passthrough for C45.n1).
+// Suspected: src/parse/costume-xml.ts / costume element-line checks (tag whitespace is ASCII only).
+// Found by the byte-mutation sweep (mutation nbsp: every space replaced by U+00A0), reduced by hand.
+// ------------------------------------------------------------------------------------------------
+
+describe("finding 6: NBSP inside a parameter element in a costume", () => {
+  for (const [id, text] of [
+    ["R43.2", '<bash>\n<command timeout="5">ls</command>\n</bash>'],
+    ["R43.4", '<shell>\n<command timeout="5">ls</command>\n</shell>'],
+    ["R44.3", '<shell>\n# c\n<command timeout="5">ls</command>\n</shell>'],
+  ] as const) {
+    test(`${id} with an NBSP in <command timeout="5">: the element is not sent to bash`, () => {
+      expect(bashCommands(text)).toEqual([]);
+      expect(bashCommands(text.replace("<command timeout", "<command\u00A0timeout"))).toEqual([]);
+    });
+  }
+  test("C45.n1 with an NBSP in the spaced closer: read does not run with the markup as its path", () => {
+    const text = "<read>\n<filePath>a.ts</ filePath>\n<filePath>b</filePath>\n</read>";
+    expect(parse(text, fixtureTools).calls).toEqual([]);
+    expect(parse(text.replace("</ filePath>", "</\u00A0filePath>"), fixtureTools).calls.map((c) => c.input)).toEqual([]);
+  });
+});
