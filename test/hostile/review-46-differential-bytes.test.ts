@@ -96,6 +96,13 @@ describe("finding 1: an example inside the value of an outer call whose invoke t
     );
     expect(bashCommands(text)).toEqual([]);
   });
+
+  test("S02.5 with its sentinel bars as box-drawing lookalikes (U+2502): the <pre><code> in the write's content does not run", () => {
+    const text = live(
+      `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">docs/clean.html</{D}parameter>\n<{D}parameter name="content" string="true"><h1>Cleaning</h1>\n<pre><code class="language-bash">rm -rf build</code></pre>\n<{D}invoke name="read">\n<{D}parameter name="filePath" string="true">/a</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,
+    ).replaceAll("\uFF5C", "\u2502");
+    expect(bashCommands(text)).toEqual([]);
+  });
 });
 
 // ------------------------------------------------------------------------------------------------
