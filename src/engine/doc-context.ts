@@ -1,9 +1,10 @@
 import { BlockReader, Mode } from "./doc-blocks.ts";
 import { Leaf } from "./doc-open-blocks.ts";
 import { CR, LF, LT, SP, TAB } from "../grammar/chars.ts";
-import { Flaw, NEED_MORE, type Tag } from "../grammar/tags.ts";
+import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { ToolSpec } from "../parse/types.ts";
 import { quotedTagAt } from "./quoted-tags.ts";
+import { LooseValue } from "./loose-value.ts";
 
 /** The kind of call quoted in documentation whose values DocContext counts. */
 const enum QuotedCall {
@@ -83,6 +84,9 @@ export class DocContext extends BlockReader {
   private pendingBlock = false;
   /** The quoted call opened a block: its closer is the quote's last own tag. */
   private quotedBlock = false;
+  /** Where a value opens outside any readable call (loose-value.ts): read as a quoted call's value. */
+  private readonly loose = new LooseValue();
+  private looseCount = 0;
 
   /**
    * Whether a tag at this `<` (asked after inDoc) belongs to a quoted call: in block documentation
@@ -183,8 +187,30 @@ export class DocContext extends BlockReader {
     super.advance(c);
   }
 
+  /**
+   * A tag read outside documentation (asked after inDoc), before its characters are advanced: a
+   * parameter opener outside any readable call opens a value read as a quoted call's
+   * (loose-value.ts, review 46 finding 1), up to its own closer, nested parameters counted.
+   */
+  noteLooseTag(tag: Tag): boolean {
+    // A parameter opener mentioned in a sentence is no markup line: only one that starts its line opens a value.
+    if (!this.loose.opens(tag) || this.quoting || !this.atLineStart(LT)) return false;
+    this.quotedCall = QuotedCall.Invoke;
+    this.quotedValues = 1;
+    this.quotedBlock = false;
+    this.pendingBlock = false;
+    this.looseCount++;
+    return true;
+  }
+
+  /** How many values noteLooseTag opened so far (the engine reports each opener as broken markup). */
+  get looseValues(): number {
+    return this.looseCount;
+  }
+
   /** Markup the engine removed (a call, noise) is no quoted call's: its tail is over. */
   override afterMarkup(): void {
+    this.loose.reset();
     if (this.ownOnly) this.endQuote();
     super.afterMarkup();
   }
@@ -217,6 +243,15 @@ export class DocContext extends BlockReader {
         const tag = quotedTagAt(text, at, true, this.quoting);
         if (tag !== null && tag !== NEED_MORE && (reads || this.takesInTail(tag))) {
           this.readQuotedTag(tag, text, tools);
+          from = tag.end;
+          continue;
+        }
+      }
+      if (!this.inDoc(LT)) {
+        // A tag outside documentation, as text mode notes it (noteLooseTag): a value it opens starts after it.
+        const tag = readTag(text, at, true);
+        if (tag !== null && tag !== NEED_MORE && this.noteLooseTag(tag)) {
+          this.advanceText(text, at, tag.end);
           from = tag.end;
           continue;
         }

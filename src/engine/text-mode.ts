@@ -10,7 +10,7 @@ import { standalonePrefixAt } from "../parse/standalone-json.ts";
 import { resolveParseOptions, type ToolSpec } from "../parse/types.ts";
 import { Candidate } from "./candidate.ts";
 import { isBlank } from "./fed-text.ts";
-import { Output } from "./output.ts";
+import { looseOpener, Output } from "./output.ts";
 import { quotedTagAt } from "./quoted-tags.ts";
 import { stopAt } from "./stop-chars.ts";
 import { isNameStart, RESIDUE_OPENER, STANDALONE_OPENER, ToolNameOpeners } from "./tagless-openers.ts";
@@ -162,6 +162,8 @@ export class TextMode extends Output {
             this.broken.push({ span: [base + j, base + r.end], shape: "D08", reason: "broken-markup", detail: "stray tool-call marker" });
             emitFrom = j;
           }
+          // Review 46 finding 1: a parameter opener outside any readable call opens a value that is text (loose-value.ts).
+          if (doc.noteLooseTag(r)) this.broken.push(looseOpener(base + j, base + r.end));
           doc.advanceText(s, j, r.end);
           j = r.end;
           continue;

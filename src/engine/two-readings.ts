@@ -41,6 +41,16 @@ export class TwoReadings extends DocContext {
     this.asFresh.advanceReleased(text, tools);
   }
 
+  override noteLooseTag(tag: Tag): boolean {
+    const continued = this.asContinued.noteLooseTag(tag);
+    const fresh = this.asFresh.noteLooseTag(tag);
+    return continued || fresh;
+  }
+
+  override get looseValues(): number {
+    return Math.max(this.asContinued.looseValues, this.asFresh.looseValues);
+  }
+
   override advance(c: number): void {
     this.asContinued.advance(c);
     this.asFresh.advance(c);

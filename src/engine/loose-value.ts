@@ -1,0 +1,50 @@
+import { Flaw, type Tag } from "../grammar/tags.ts";
+
+/**
+ * Review 46 (differential) finding 1: a parameter's value opened where no readable call is open.
+ * The model wrote a call whose invoke (or function) opener the grammar cannot read (an NBSP or a
+ * zero-width space in the tag, a fullwidth letter in its name, entity-escaped attribute quotes,
+ * another tag name such as `<call name="write">`), so its parameter openers reach the reading
+ * outside any candidate, yet a reader still sees a value open there: `<parameter name="content">`
+ * (Claude-style, Qwen3-Coder's `<parameter=content>`) or a sentinel parameter opener. What
+ * follows up to that value's own closer is the value's text, whatever it holds: a call example in
+ * it (a file documenting a call, golden S02.9, S02.16, A45.3, S02.5 with their invoke unreadable)
+ * never runs. The documentation context (doc-context.ts) reads such a value as the value of a
+ * quoted call (nested parameters counted, its own closers after it as the quote's tail), so text
+ * mode opens no candidate inside it and every character stays visible.
+ *
+ * This decides only where such a value opens, from the tags read outside documentation (text
+ * mode's text, candidate text released as text): a parameter opener with a name, while no
+ * readable invoke or function opener is open before it (a readable one opens a candidate of its
+ * own, and a value of a call it refused is that call's, the restart rule there as before, S02.3).
+ * One comparison per tag, no lookahead: the stream and the whole text read it alike.
+ */
+export class LooseValue {
+  /** A readable invoke or function opener was read and no closer of it (nor any call) since. */
+  private callOpen = false;
+
+  /** A tag read outside documentation: true when it opens a value outside any readable call. */
+  opens(tag: Tag): boolean {
+    if (tag.family !== "dsml" && tag.family !== "naked") return false;
+    if (tag.flaws & Flaw.SelfClosing) return false;
+    switch (tag.role) {
+      case "invoke":
+      case "function":
+        // An invoke opener without a name is no call's (the walk reads none from it).
+        this.callOpen = !tag.closing && (tag.role === "function" || tag.attrs.name !== undefined);
+        return false;
+      case "block":
+        this.callOpen = false;
+        return false;
+      case "parameter":
+        return !tag.closing && !this.callOpen && tag.attrs.name !== undefined;
+      default:
+        return false;
+    }
+  }
+
+  /** Markup the engine removed (a call) closed whatever was open. */
+  reset(): void {
+    this.callOpen = false;
+  }
+}
