@@ -11,7 +11,7 @@ import { resolveParseOptions, type ToolSpec } from "../parse/types.ts";
 import { Candidate } from "./candidate.ts";
 import { isBlank } from "./fed-text.ts";
 import { looseOpener, Output } from "./output.ts";
-import { quotedTagAt } from "./quoted-tags.ts";
+import { lookalikeTagAt, quotedTagAt } from "./quoted-tags.ts";
 import { stopAt } from "./stop-chars.ts";
 import { isNameStart, RESIDUE_OPENER, STANDALONE_OPENER, ToolNameOpeners } from "./tagless-openers.ts";
 import type { EngineOptions } from "./types.ts";
@@ -141,6 +141,20 @@ export class TextMode extends Output {
             this.emitText(s, emitFrom, j, base);
             this.cand = new Candidate(this.store, this.ctx.tools, base + j, element, "plain-element", null, doc.quoteIndent(c));
             return j;
+          }
+        }
+        if (r === null && c === LT && doc.atLineStart(c)) {
+          // A sentinel parameter opener written with lookalike bars opens a value outside any readable call too (loose-value.ts).
+          const folded = lookalikeTagAt(s, j, final);
+          if (folded === NEED_MORE) {
+            this.emitText(s, emitFrom, j, base);
+            return j;
+          }
+          if (folded !== null && folded.role === "parameter" && doc.noteLooseTag(folded)) {
+            this.broken.push(looseOpener(base + j, base + folded.end));
+            doc.advanceText(s, j, folded.end);
+            j = folded.end;
+            continue;
           }
         }
         if (r !== null) {
