@@ -116,6 +116,7 @@ export class DocContext extends BlockReader {
     if (this.quotedValues === 0) {
       // A tool-named tag inside a tool-named element is one of its values (a parameter named like a tool).
       if (tag.closing ? role === "block" || role === "invoke" : role === "invoke" || (toolNamed && this.quotedCall !== QuotedCall.Element)) {
+        this.loose.active = false;
         this.quotedCall = tag.closing || (tag.flaws & Flaw.SelfClosing) !== 0 ? QuotedCall.None : role === "invoke" ? QuotedCall.Invoke : QuotedCall.Element;
         if (this.quotedCall === QuotedCall.Element) this.quotedName = tag.name;
         // An invoke closer in the quote's tail leaves the closer of the block the quote opened.
@@ -129,18 +130,26 @@ export class DocContext extends BlockReader {
       }
       if (this.quotedCall === QuotedCall.None) return;
     }
+    if (this.loose.active && this.quotedValues > 0 && role !== "parameter") {
+      // An I11 example in a value opened outside any readable call (loose-value.ts): its element and children are counted.
+      const values = this.loose.inValue(tag, this.quotedValues, toolNamed);
+      if (values >= 0 && (this.quotedValues = values) === 0) this.tail = true;
+      return;
+    }
     if (role !== (this.quotedCall === QuotedCall.Element ? "other" : "parameter")) return;
     if (!tag.closing) {
       if ((tag.flaws & Flaw.SelfClosing) === 0) this.quotedValues++;
     } else if (this.quotedValues > 0) {
       // The quoted call's own markup may follow its value as documentation (the tail).
       if (--this.quotedValues === 0) this.tail = true;
+      if (this.loose.active) this.loose.closed(this.quotedValues);
     }
     // A closer between values: the tool's own (I11; the block the quote opened may still close in
     // its tail), or a stray parameter closer; the quote is over.
     else {
       const element = this.quotedCall === QuotedCall.Element && tag.name === this.quotedName;
       this.quotedCall = QuotedCall.None;
+      this.loose.active = false;
       if (!(this.tail && this.quotedBlock && element)) this.endQuote();
     }
   }
@@ -194,9 +203,11 @@ export class DocContext extends BlockReader {
    */
   noteLooseTag(tag: Tag): boolean {
     // A parameter opener mentioned in a sentence is no markup line: only one that starts its line opens a value.
-    if (!this.loose.opens(tag) || this.quoting || !this.atLineStart(LT)) return false;
+    // Not inside a quote's value or its own markup after it (a quote over leaves only its call's kind behind).
+    if (!this.loose.opens(tag) || this.quotedValues > 0 || this.ownOnly || !this.atLineStart(LT)) return false;
     this.quotedCall = QuotedCall.Invoke;
     this.quotedValues = 1;
+    this.loose.active = true;
     this.quotedBlock = false;
     this.pendingBlock = false;
     this.looseCount++;
@@ -222,6 +233,7 @@ export class DocContext extends BlockReader {
 
   /** The quote's tail is over: what follows is read as CommonMark reads it (the quoted call's own count stays). */
   private endQuote(): void {
+    this.loose.active = false;
     this.tail = false;
     this.pendingBlock = false;
     this.quotedBlock = false;

@@ -43,6 +43,43 @@ export class LooseValue {
     }
   }
 
+  /** The documentation context's quoted value is one opens() opened (the quote the value starts). */
+  active = false;
+  /** The count of open values at which an I11 example's element opened in it, or 0. */
+  private element = 0;
+
+  /**
+   * A DSML tag that is no parameter tag, in the open loose value (`values` open, nested parameters
+   * counted): an I11 example (golden A45.3) is a tag named after a declared tool (`toolNamed`)
+   * whose children (`<{D}command>`) close with a parameter closer or their own, and which an
+   * invoke closer or its own closer ends. Its element and children count as values, so the
+   * example's closers never end the loose value early and let a second example after them run.
+   * The new count, or -1: the tag changes nothing.
+   */
+  inValue(tag: Tag, values: number, toolNamed: boolean): number {
+    if (tag.family !== "dsml" || tag.flaws & Flaw.SelfClosing) return -1;
+    if (tag.closing && tag.role === "invoke") {
+      if (this.element === 0) return -1;
+      const outside = this.element - 1;
+      this.element = 0;
+      return outside;
+    }
+    if (tag.role !== "other") return -1;
+    if (!tag.closing) {
+      if (this.element === 0 && !toolNamed) return -1;
+      if (this.element === 0) this.element = values + 1;
+      return values + 1;
+    }
+    if (this.element === 0) return -1;
+    this.closed(values - 1);
+    return values - 1;
+  }
+
+  /** A value of the loose quote closed, `values` left open: below its element, the example is over. */
+  closed(values: number): void {
+    if (values < this.element) this.element = 0;
+  }
+
   /** Markup the engine removed (a call) closed whatever was open. */
   reset(): void {
     this.callOpen = false;

@@ -73,6 +73,24 @@ describe("a value opened outside any readable invoke is text up to its closer", 
     expect(bash).toEqual(["ls"]);
   });
 
+  test("A45.3 with its invoke unreadable and a second example after the tool-named one: the I11 example's closers do not end the value", () => {
+    const text = live(
+      `<{D}tool_calls>\n<{D}invoke\u00A0name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n<{D}parameter name="content" string="true"># Doc\n<{D}bash>\n<{D}command>ls</{D}parameter>\n</{D}invoke>\nThen:\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf x</{D}parameter>\n</{D}invoke>\n</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,
+    );
+    const { run } = commands(text);
+    expect(run.calls).toEqual([]);
+    expect(run.text).toBe(text);
+    expect(run.summary.nudge).toBe("broken-markup");
+  });
+
+  test("a second broken call after one whose own markup gave way to prose: its example does not run either", () => {
+    const write = (n: string) => `<invoke\u00A0name="write">\n<parameter name="content">${n}:\n${QWEN_EXAMPLE.replace("rm -rf x", `rm -rf ${n}`)}\n</parameter>\n`;
+    const text = `${write("a")}Prose after it.\n\n${write("b")}</invoke>\n`;
+    const { run } = commands(text);
+    expect(run.calls).toEqual([]);
+    expect(run.text).toBe(text);
+  });
+
   test("DSML bars drawn as U+2502: the value holds its example up to its lookalike closer, a real call after it runs", () => {
     const text = live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="content" string="true">Example:\n${QWEN_EXAMPLE}\n</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>\n`).replaceAll("\uFF5C", "\u2502") + REAL_LS;
     const { run, bash } = commands(text);
