@@ -47,8 +47,9 @@ export class TwoReadings extends DocContext {
     return continued || fresh;
   }
 
+  /** Grows whenever either reading opens one (only growth is asked). */
   override get looseValues(): number {
-    return Math.max(this.asContinued.looseValues, this.asFresh.looseValues);
+    return this.asContinued.looseValues + this.asFresh.looseValues;
   }
 
   override advance(c: number): void {
