@@ -13,11 +13,17 @@ import { Flaw, type Tag } from "../grammar/tags.ts";
  * quoted call (nested parameters counted, its own closers after it as the quote's tail), so text
  * mode opens no candidate inside it and every character stays visible.
  *
- * This decides only where such a value opens, from the tags read outside documentation (text
- * mode's text, candidate text released as text): a parameter opener with a name, while no
- * readable invoke or function opener is open before it (a readable one opens a candidate of its
- * own, and a value of a call it refused is that call's, the restart rule there as before, S02.3).
- * One comparison per tag, no lookahead: the stream and the whole text read it alike.
+ * This decides where such a value opens, from the tags read outside documentation (text mode's
+ * text, candidate text released as text): a parameter opener with a name that starts its line
+ * (one mentioned in a sentence opens nothing), while no readable invoke or function opener is
+ * open before it (a readable one opens a candidate of its own, and a value of a call it refused
+ * is that call's: the restart rule there as before, S02.3). A sentinel opener written with
+ * lookalike bars counts too (quoted-tags.ts lookalikeTagAt, S02.5 with U+2502). The engine
+ * reports the opener as broken markup (D08): the call did not run and the model is told. A value
+ * that never closes keeps the rest of the reply text (trust first: with no readable call there
+ * is no restart to tell an example from the model starting over). It also counts an I11 example
+ * inside the value (inValue). One comparison per tag, no lookahead: the stream and the whole
+ * text read it alike.
  */
 export class LooseValue {
   /** A readable invoke or function opener was read and no closer of it (nor any call) since. */
@@ -37,7 +43,8 @@ export class LooseValue {
         this.callOpen = false;
         return false;
       case "parameter":
-        return !tag.closing && !this.callOpen && tag.attrs.name !== undefined;
+        // One whose `<` was lost is left alone: the quote's closers are read from a `<` (quoted-tags.ts).
+        return !tag.closing && !this.callOpen && tag.attrs.name !== undefined && !(tag.flaws & Flaw.MissingLt);
       default:
         return false;
     }
