@@ -1,9 +1,10 @@
 import { BlockReader, Mode } from "./doc-blocks.ts";
 import { Leaf } from "./doc-open-blocks.ts";
 import { CR, LF, LT, SP, TAB } from "../grammar/chars.ts";
-import { Flaw, NEED_MORE, type Tag } from "../grammar/tags.ts";
+import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { ToolSpec } from "../parse/types.ts";
 import { quotedTagAt } from "./quoted-tags.ts";
+import { LooseValue } from "./loose-value.ts";
 
 /** The kind of call quoted in documentation whose values DocContext counts. */
 const enum QuotedCall {
@@ -83,6 +84,9 @@ export class DocContext extends BlockReader {
   private pendingBlock = false;
   /** The quoted call opened a block: its closer is the quote's last own tag. */
   private quotedBlock = false;
+  /** Where a value opens outside any readable call (loose-value.ts): read as a quoted call's value. */
+  private readonly loose = new LooseValue();
+  private looseCount = 0;
 
   /**
    * Whether a tag at this `<` (asked after inDoc) belongs to a quoted call: in block documentation
@@ -112,6 +116,7 @@ export class DocContext extends BlockReader {
     if (this.quotedValues === 0) {
       // A tool-named tag inside a tool-named element is one of its values (a parameter named like a tool).
       if (tag.closing ? role === "block" || role === "invoke" : role === "invoke" || (toolNamed && this.quotedCall !== QuotedCall.Element)) {
+        this.loose.active = false;
         this.quotedCall = tag.closing || (tag.flaws & Flaw.SelfClosing) !== 0 ? QuotedCall.None : role === "invoke" ? QuotedCall.Invoke : QuotedCall.Element;
         if (this.quotedCall === QuotedCall.Element) this.quotedName = tag.name;
         // An invoke closer in the quote's tail leaves the closer of the block the quote opened.
@@ -125,18 +130,26 @@ export class DocContext extends BlockReader {
       }
       if (this.quotedCall === QuotedCall.None) return;
     }
+    if (this.loose.active && this.quotedValues > 0 && role !== "parameter") {
+      // An I11 example in a value opened outside any readable call (loose-value.ts): its element and children are counted.
+      const values = this.loose.inValue(tag, this.quotedValues, toolNamed);
+      if (values >= 0 && (this.quotedValues = values) === 0) this.tail = true;
+      return;
+    }
     if (role !== (this.quotedCall === QuotedCall.Element ? "other" : "parameter")) return;
     if (!tag.closing) {
       if ((tag.flaws & Flaw.SelfClosing) === 0) this.quotedValues++;
     } else if (this.quotedValues > 0) {
       // The quoted call's own markup may follow its value as documentation (the tail).
       if (--this.quotedValues === 0) this.tail = true;
+      if (this.loose.active) this.loose.closed(this.quotedValues);
     }
     // A closer between values: the tool's own (I11; the block the quote opened may still close in
     // its tail), or a stray parameter closer; the quote is over.
     else {
       const element = this.quotedCall === QuotedCall.Element && tag.name === this.quotedName;
       this.quotedCall = QuotedCall.None;
+      this.loose.active = false;
       if (!(this.tail && this.quotedBlock && element)) this.endQuote();
     }
   }
@@ -183,8 +196,32 @@ export class DocContext extends BlockReader {
     super.advance(c);
   }
 
+  /**
+   * A tag read outside documentation (asked after inDoc), before its characters are advanced: a
+   * parameter opener outside any readable call opens a value read as a quoted call's
+   * (loose-value.ts, review 46 finding 1), up to its own closer, nested parameters counted.
+   */
+  noteLooseTag(tag: Tag): boolean {
+    // A parameter opener mentioned in a sentence is no markup line: only one that starts its line opens a value.
+    // Not inside a quote's value or its own markup after it (a quote over leaves only its call's kind behind).
+    if (!this.loose.opens(tag) || this.quotedValues > 0 || this.ownOnly || !this.atLineStart(LT)) return false;
+    this.quotedCall = QuotedCall.Invoke;
+    this.quotedValues = 1;
+    this.loose.active = true;
+    this.quotedBlock = false;
+    this.pendingBlock = false;
+    this.looseCount++;
+    return true;
+  }
+
+  /** How many values noteLooseTag opened so far (the engine reports each opener as broken markup). */
+  get looseValues(): number {
+    return this.looseCount;
+  }
+
   /** Markup the engine removed (a call, noise) is no quoted call's: its tail is over. */
   override afterMarkup(): void {
+    this.loose.reset();
     if (this.ownOnly) this.endQuote();
     super.afterMarkup();
   }
@@ -196,6 +233,7 @@ export class DocContext extends BlockReader {
 
   /** The quote's tail is over: what follows is read as CommonMark reads it (the quoted call's own count stays). */
   private endQuote(): void {
+    this.loose.active = false;
     this.tail = false;
     this.pendingBlock = false;
     this.quotedBlock = false;
@@ -217,6 +255,15 @@ export class DocContext extends BlockReader {
         const tag = quotedTagAt(text, at, true, this.quoting);
         if (tag !== null && tag !== NEED_MORE && (reads || this.takesInTail(tag))) {
           this.readQuotedTag(tag, text, tools);
+          from = tag.end;
+          continue;
+        }
+      }
+      if (!this.inDoc(LT)) {
+        // A tag outside documentation, as text mode notes it (noteLooseTag): a value it opens starts after it.
+        const tag = readTag(text, at, true);
+        if (tag !== null && tag !== NEED_MORE && this.noteLooseTag(tag)) {
+          this.advanceText(text, at, tag.end);
           from = tag.end;
           continue;
         }

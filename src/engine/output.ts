@@ -235,7 +235,13 @@ export class Output {
 
   /** Candidate text that proved not to be a call: visible, and documentation context sees it. `markup`: the text is markup that did not run, reported as such (kept apart in a tail). */
   protected releaseVisible(text: string, start: number, markup?: BrokenSpan): void {
+    const loose = this.doc.looseValues;
     this.doc.advanceReleased(text, this.tools);
+    // A parameter opener in it opened a value outside any readable call (loose-value.ts): broken markup, reported once.
+    if (this.doc.looseValues > loose && markup === undefined) {
+      markup = looseOpener(start, start + text.length);
+      this.broken.push(markup);
+    }
     this.showMarkup(text, start, markup);
   }
 
@@ -306,4 +312,13 @@ export class Output {
     this.tail = null;
     tail.end(this.store, this.stripped);
   }
+}
+
+/**
+ * Review 46 finding 1: a parameter opener outside any readable call (its invoke or function tag
+ * unreadable, engine/loose-value.ts). Its value is text up to its own closer, so nothing in it
+ * runs; the markup around it is a call that did not run: broken, so the model is told.
+ */
+export function looseOpener(start: number, end: number): BrokenSpan {
+  return { span: [start, end], shape: "D08", reason: "broken-markup", detail: "a parameter opened outside any readable invoke: its value, up to its closer, is text and nothing in it runs" };
 }

@@ -30,6 +30,11 @@ export class QuoteBlindContext extends DocContext {
     return !this.afterWord;
   }
 
+  /** Given content is never documentation: no value read as a quote's either. */
+  override noteLooseTag(): boolean {
+    return false;
+  }
+
   override afterMarkup(): void {
     this.afterWord = false;
   }

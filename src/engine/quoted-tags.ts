@@ -1,4 +1,4 @@
-import { SLASH, SP, TAB } from "../grammar/chars.ts";
+import { CR, GT, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 import { isBarCode } from "../grammar/markers.ts";
 import { MAX_TAG, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 
@@ -31,7 +31,9 @@ export function quotedTagAt(s: string, j: number, final: boolean, quoting: boole
   // `< | DSML | …`: spaces before a sentinel (bounded by the tag reader's own limit).
   while (k < s.length && k - j < MAX_TAG && (s.charCodeAt(k) === SP || s.charCodeAt(k) === TAB)) k++;
   if (k >= s.length) return final ? null : NEED_MORE;
-  if (!isBarCode(s.charCodeAt(k))) {
+  const c = s.charCodeAt(k);
+  if (!isBarCode(c)) {
+    if (isBarLookalike(c)) return lookalikeTagAt(s, j, final);
     if (k > name) return null;
     const named = namePrefix(s, k, quoting ? QUOTING_NAMES : OPENER_NAMES);
     if (named !== true) return named === NEED_MORE && final ? null : named;
@@ -58,6 +60,49 @@ function namePrefix(s: string, k: number, names: readonly string[]): true | null
  * sentinel), a bar, the first letter of one of the names, or (quoting) a closer's `/`.
  */
 function mayFollowLt(c: number, quoting: boolean): boolean {
-  if (c === SP || c === TAB || isBarCode(c)) return true;
+  if (c === SP || c === TAB || isBarCode(c) || isBarLookalike(c)) return true;
   return quoting ? c === SLASH || QUOTING_FIRSTS.has(c) : OPENER_FIRSTS.has(c);
+}
+
+/**
+ * Characters drawn like the sentinel's bars that the grammar does not read as bars (box drawing,
+ * math and letter-like vertical lines, broken bars): review 46 finding 1, golden S02.5 with its
+ * bars written as U+2502. No call is read from such a tag (the grammar stays as it is), but a
+ * quoted call's tags and a value opened outside any readable call (loose-value.ts) are read
+ * through them, so what a reader sees as a value stays text. All in the BMP: folding one into a
+ * bar keeps every offset.
+ */
+const BAR_LOOKALIKES = new Set([0x00a6, 0x01c0, 0x01c1, 0x05c0, 0x2223, 0x2225, 0x23d0, 0x2502, 0x2503, 0x2551, 0x2758, 0x4e28, 0xffe4, 0xffe8]);
+
+const isBarLookalike = (c: number) => BAR_LOOKALIKES.has(c);
+
+/**
+ * The DSML tag at `s[j]` (a `<`) written with lookalike bars (one right after the `<` or `</`,
+ * spaces may come between), read as the grammar reads it with each lookalike up to the tag's `>`
+ * or line end folded into a bar; null when no such tag is read (one without a lookalike there is
+ * the grammar's own); NEED_MORE while the text ends before that is known. Reads at most MAX_TAG
+ * characters, like the tag reader, and only past a lookalike: other text costs a comparison.
+ */
+export function lookalikeTagAt(s: string, j: number, final: boolean): Tag | null | typeof NEED_MORE {
+  let k = j + 1;
+  if (k < s.length && s.charCodeAt(k) === SLASH) k++;
+  while (k < s.length && k - j < MAX_TAG && (s.charCodeAt(k) === SP || s.charCodeAt(k) === TAB)) k++;
+  if (k >= s.length) return final ? null : NEED_MORE;
+  if (!isBarLookalike(s.charCodeAt(k))) return null;
+  const limit = Math.min(s.length, j + MAX_TAG);
+  let folded = "";
+  let from = j;
+  let end = k;
+  for (; end < limit; end++) {
+    const c = s.charCodeAt(end);
+    if (c === GT || c === LF || c === CR) break;
+    if (!isBarLookalike(c)) continue;
+    folded += s.slice(from, end) + "|";
+    from = end + 1;
+  }
+  if (end === s.length && !final) return NEED_MORE;
+  folded += s.slice(from, Math.min(s.length, end + 1));
+  const r = readTag(folded, 0, true);
+  if (r === NEED_MORE || r === null || r.family !== "dsml") return null;
+  return { ...r, start: j, end: r.end + j };
 }

@@ -10,8 +10,8 @@ import { standalonePrefixAt } from "../parse/standalone-json.ts";
 import { resolveParseOptions, type ToolSpec } from "../parse/types.ts";
 import { Candidate } from "./candidate.ts";
 import { isBlank } from "./fed-text.ts";
-import { Output } from "./output.ts";
-import { quotedTagAt } from "./quoted-tags.ts";
+import { looseOpener, Output } from "./output.ts";
+import { lookalikeTagAt, quotedTagAt } from "./quoted-tags.ts";
 import { stopAt } from "./stop-chars.ts";
 import { isNameStart, RESIDUE_OPENER, STANDALONE_OPENER, ToolNameOpeners } from "./tagless-openers.ts";
 import type { EngineOptions } from "./types.ts";
@@ -143,6 +143,20 @@ export class TextMode extends Output {
             return j;
           }
         }
+        if (r === null && c === LT && doc.atLineStart(c)) {
+          // A sentinel parameter opener written with lookalike bars opens a value outside any readable call too (loose-value.ts).
+          const folded = lookalikeTagAt(s, j, final);
+          if (folded === NEED_MORE) {
+            this.emitText(s, emitFrom, j, base);
+            return j;
+          }
+          if (folded !== null && folded.role === "parameter" && doc.noteLooseTag(folded)) {
+            this.broken.push(looseOpener(base + j, base + folded.end));
+            doc.advanceText(s, j, folded.end);
+            j = folded.end;
+            continue;
+          }
+        }
         if (r !== null) {
           // Text before the tag reaches the tail first, so the decision never depends on where a chunk ended.
           this.emitText(s, emitFrom, j, base);
@@ -162,6 +176,8 @@ export class TextMode extends Output {
             this.broken.push({ span: [base + j, base + r.end], shape: "D08", reason: "broken-markup", detail: "stray tool-call marker" });
             emitFrom = j;
           }
+          // Review 46 finding 1: a parameter opener outside any readable call opens a value that is text (loose-value.ts).
+          if (doc.noteLooseTag(r)) this.broken.push(looseOpener(base + j, base + r.end));
           doc.advanceText(s, j, r.end);
           j = r.end;
           continue;

@@ -41,6 +41,17 @@ export class TwoReadings extends DocContext {
     this.asFresh.advanceReleased(text, tools);
   }
 
+  override noteLooseTag(tag: Tag): boolean {
+    const continued = this.asContinued.noteLooseTag(tag);
+    const fresh = this.asFresh.noteLooseTag(tag);
+    return continued || fresh;
+  }
+
+  /** Grows whenever either reading opens one (only growth is asked). */
+  override get looseValues(): number {
+    return this.asContinued.looseValues + this.asFresh.looseValues;
+  }
+
   override advance(c: number): void {
     this.asContinued.advance(c);
     this.asFresh.advance(c);
