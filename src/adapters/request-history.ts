@@ -23,9 +23,12 @@ const TEXT_PARTS = new Set(["text", "output_text"]);
  * Responses items the model produced that carry no role: its reasoning, its approval requests and
  * every kind of call (`function_call`, `local_shell_call`, `mcp_call`, ... all end in `_call`), never
  * a `*_call_output`. After any of them the model has answered, so an older leak needs no correction.
+ * An `item_reference` names a stored item by id, most often the model's own output (the call it
+ * made after the message): it counts as one, so the leak before it is no longer the newest thing
+ * the model said (a correction after it could only be due, never needed).
  */
 function isModelItem(type: unknown): boolean {
-  return typeof type === "string" && (type === "reasoning" || type === "mcp_approval_request" || type.endsWith("_call"));
+  return typeof type === "string" && (type === "reasoning" || type === "mcp_approval_request" || type === "item_reference" || type.endsWith("_call"));
 }
 
 export interface HistoryOptions {
@@ -131,18 +134,24 @@ function historyEdits(pathname: string, body: unknown, options: HistoryOptions):
     // native call won, as the live repair decides, so it needs no correction.
     newest = next.some((at) => madeNativeCall(turns[at] as Json)) ? null : found.nudge;
   });
-  const correction = options.correct && newest !== null ? reasonFor(newest) : null;
-  if (correction) edits.push(addToSystem(body, shape, correctionText(correction)));
+  const correction = options.correct && newest !== null && mayCall(wire, body, tools) ? reasonFor(newest) : null;
+  // Never twice: a layer in front (the fetch adapter, a second proxy) or the client may have added
+  // the very text already. Only that exact text in the system prompt counts, never a marker: nothing
+  // a message holds can stand for a correction and keep one away.
+  if (correction && !systemHolds(body, shape, correctionText(correction))) edits.push(addToSystem(body, shape, correctionText(correction)));
   if (removed === 0 && !correction) return undefined;
   return { edits, removed, turns: changedTurns, correction };
 }
 
 /**
- * The replies among the turns, each as the indices of its assistant turns, in order. A chat or
- * Messages reply is one assistant message. A Responses reply is every assistant message item of
- * one run of items the model produced (messages, reasoning, calls) with nothing given between:
- * the live repair reads all the message items of one response as one text (one documentation
- * context), so history does too.
+ * The replies among the turns, each as the indices of its assistant turns, in order: every
+ * assistant message of one run of turns the model produced with nothing given between. Anthropic
+ * merges consecutive assistant messages into one turn (src/wires/prefill.ts reads them so too), and
+ * a client that stores a reply's continuation (after max_tokens, a resumed stream) as a message of
+ * its own replays one reply as two, on every wire; a Responses run may also hold the model's
+ * reasoning and calls between its message items. The live repair read such a reply as one text (one
+ * documentation context: a fence opened in one message holds the example in the next), so history
+ * does too, and the correction looks at the whole reply.
  */
 function repliesOf(shape: Shape, turns: readonly unknown[]): number[][] {
   const replies: number[][] = [];
@@ -150,11 +159,22 @@ function repliesOf(shape: Shape, turns: readonly unknown[]): number[][] {
   let open: number[] | undefined;
   turns.forEach((turn, index) => {
     const assistant = isObject(turn) && turn.role === "assistant";
-    if (assistant && open && shape === "responses") open.push(index);
+    if (assistant && open) open.push(index);
     else if (assistant) replies.push((open = [index]));
-    else if (!(isObject(turn) && isModelItem(turn.type))) open = undefined;
+    else if (!(shape === "responses" && isObject(turn) && isModelItem(turn.type))) open = undefined;
   });
   return replies;
+}
+
+/**
+ * Whether the request lets the model call a tool at all. A request that declares none, or whose
+ * tool choice is "none" (a title, summary or compaction request replaying the conversation), gets
+ * no correction: its text asks the model to call the tool again through the tool-calling
+ * interface, which that request forbids, and the instruction could end up in the summary the
+ * client keeps. The live repair recovers nothing there either (src/wires/tool-choice.ts).
+ */
+function mayCall(wire: Wire | undefined, body: Json, tools: readonly ToolSpec[]): boolean {
+  return wire !== undefined && tools.length > 0 && wire.allowed(body).choice.type !== "none";
 }
 
 /**
@@ -182,7 +202,8 @@ function shapeOf(pathname: string): Shape | undefined {
 }
 
 /**
- * With no declared tools every well-formed leak reads "undeclared-tool"; it may well have been offered.
+ * A leak naming a tool the request does not declare reads "undeclared-tool" and is corrected as an
+ * unexecuted call (a request with no tools at all gets no correction: mayCall).
  * Markup the model only quoted from content it was given gets no correction: it made no call of
  * its own that failed, and every correction ends by asking it to call the tool it still needs
  * again, which after a quote is the push to run injected content that the echo guard exists to stop.
@@ -205,10 +226,7 @@ function redactTurns(
   tools: readonly ToolSpec[],
   isEchoed: EchoGuard | undefined,
 ): { removed: number; turns: number; nudge: NudgeReason | null } {
-  const parts: (ReplyPart & { path: JsonPath; turn: number })[] = [];
-  turns.forEach(([turn, path], n) => {
-    for (const part of textPartsOf(turn, path, shape, isEchoed !== undefined)) parts.push({ ...part, turn: n });
-  });
+  const parts = textPartsOf(turns, shape, isEchoed !== undefined);
   if (parts.length === 0) return { removed: 0, turns: 0, nudge: null };
   const result = redactReply(parts, options.parse, tools, isEchoed ? { isEchoed } : {});
   if (!options.sanitize || result.removed === 0) return { removed: 0, turns: 0, nudge: result.nudge };
@@ -223,21 +241,32 @@ function redactTurns(
 }
 
 /**
- * The text parts of one assistant turn with their paths. Markup runs on from one part into the
- * next only where the live repair reads them as one span: consecutive text parts (an Anthropic
- * text block after a text block). A Responses output_text part is read apart (the live repair gives
- * each its own span), and so is a part after a part of another kind (a tool_use block between).
+ * The text parts of one reply's assistant turns with their paths, each turn's content after the
+ * one before it (consecutive assistant messages are one turn: repliesOf). Markup runs on from one
+ * part into the next only where the live repair reads them as one span: consecutive text parts (an
+ * Anthropic text block after a text block, also the first block of the next message). A Responses
+ * output_text part is read apart (the live repair gives each its own span), and so is a part after
+ * a part of another kind (a tool_use block between).
  */
-function textPartsOf(turn: Json, path: JsonPath, shape: Shape, readGiven: boolean): (ReplyPart & { path: JsonPath })[] {
-  const apart = shape === "responses";
-  if (typeof turn.content === "string") return [{ text: turn.content, path: [...path, "content"], apart }];
-  if (!Array.isArray(turn.content)) return [];
-  const content = turn.content as unknown[];
-  const { parts, at } = replyTextParts(content, (part) => (isObject(part) && TEXT_PARTS.has(part.type as string) && typeof part.text === "string" ? part.text : undefined));
+function textPartsOf(turns: readonly [Json, JsonPath][], shape: Shape, readGiven: boolean): (ReplyPart & { path: JsonPath; turn: number })[] {
+  /** Every content part of the reply in order; a string content is one text part. */
+  const content: { part: unknown; path: JsonPath; turn: number }[] = [];
+  turns.forEach(([turn, path], n) => {
+    if (typeof turn.content === "string") content.push({ part: { type: "text", text: turn.content }, path: [...path, "content"], turn: n });
+    else if (Array.isArray(turn.content)) turn.content.forEach((part, at) => content.push({ part, path: [...path, "content", at, "text"], turn: n }));
+  });
+  const { parts, at } = replyTextParts(content, ({ part }) => (isObject(part) && TEXT_PARTS.has(part.type as string) && typeof part.text === "string" ? part.text : undefined));
   return parts.map((part, i) => {
-    const out: ReplyPart & { path: JsonPath } = { text: part.text, path: [...path, "content", at[i]!, "text"], apart: apart || part.apart === true };
-    // A Messages turn's server tool results (web_fetch_tool_result, ...) before this text block were given to it.
-    const blocks = readGiven && shape === "messages" ? content.slice(i === 0 ? 0 : at[i - 1]! + 1, at[i]).filter(isGivenBlock) : [];
+    const { path, turn } = content[at[i]!]!;
+    const out: ReplyPart & { path: JsonPath; turn: number } = { text: part.text, path, turn, apart: shape === "responses" || part.apart === true };
+    // The server tool results (web_fetch_tool_result, ...) of a Messages reply before this text block were given to it.
+    const blocks =
+      readGiven && shape === "messages"
+        ? content
+            .slice(i === 0 ? 0 : at[i - 1]! + 1, at[i])
+            .map((c) => c.part)
+            .filter(isGivenBlock)
+        : [];
     if (blocks.length > 0) out.given = () => blocks.flatMap(givenFromMessagesBlock);
     return out;
   });
@@ -247,6 +276,24 @@ function textPartsOf(turn: Json, path: JsonPath, shape: Shape, readGiven: boolea
 function madeNativeCall(turn: Json): boolean {
   if (Array.isArray(turn.tool_calls) && turn.tool_calls.length > 0) return true;
   return Array.isArray(turn.content) && turn.content.some((part) => isObject(part) && part.type === "tool_use");
+}
+
+/**
+ * Whether the system prompt addToSystem writes to already holds `text`: the chat system and
+ * developer messages, the Messages `system`, the Responses `instructions` and system or developer
+ * input items. Only the system channel counts: the client (or a layer in front) writes it, never
+ * the model or a tool.
+ */
+function systemHolds(body: Json, shape: Shape, text: string): boolean {
+  const holds = (value: unknown): boolean => {
+    if (typeof value === "string") return value.includes(text);
+    if (!Array.isArray(value)) return false;
+    return value.some((part) => isObject(part) && typeof part.text === "string" && part.text.includes(text));
+  };
+  const systemTurns = (turns: unknown) => Array.isArray(turns) && turns.some((turn) => isObject(turn) && (turn.role === "system" || turn.role === "developer") && holds(turn.content));
+  if (shape === "chat") return systemTurns(body.messages);
+  if (shape === "messages") return holds(body.system);
+  return holds(body.instructions) || systemTurns(body.input);
 }
 
 /** The plugin's "system" channel: the correction joins the system prompt of each wire. */
@@ -261,6 +308,9 @@ function addToSystem(body: Json, shape: Shape, text: string): JsonEdit {
   if (isObject(first) && (first.role === "system" || first.role === "developer")) {
     if (typeof first.content === "string") return { kind: "replace", path: ["messages", 0, "content"], json: joined(first.content) };
     if (Array.isArray(first.content)) return { kind: "last-element", path: ["messages", 0, "content"], json: JSON.stringify({ type: "text", text }) };
+    // No prompt yet (`content: null`, or none at all, which some clients send for an empty one): the correction is it.
+    if (first.content === null) return { kind: "replace", path: ["messages", 0, "content"], json: joined(undefined) };
+    if (!("content" in first)) return { kind: "first-member", path: ["messages", 0], member: `"content":${joined(undefined)}` };
   }
   return { kind: "first-element", path: ["messages"], json: JSON.stringify({ role: "system", content: text }) };
 }

@@ -76,8 +76,10 @@ export function sdkOneCall(providerOptions: unknown): boolean {
 
 /**
  * The names, among the declared ones, a recovered call may use under `choice`. "none", an
- * invalid choice, or a choice naming only undeclared tools leave none (leaked markup then gets the
- * undeclared-tool correction instead of running).
+ * invalid choice, or a choice naming only undeclared tools leave none: leaked markup stays text
+ * and reads as an undeclared-tool leak instead of running. The request side's stateless
+ * correction (src/adapters/request-history.ts mayCall: the proxy's; the fetch adapter adds none)
+ * is never added under "none": its text asks for the call again, which such a request forbids.
  */
 export function offeredToolNames(declared: Iterable<string>, choice: ToolChoice): Set<string> {
   const names = new Set(declared);

@@ -12,6 +12,16 @@ import { stringPaths } from "../support/bytes.ts";
 const LEAK = live(block("tool_calls", [["read", [["path", "a.ts"]]]]));
 const OPTIONS = { parse: {}, sanitize: true, correct: true };
 const bytes = (text: string) => new Uint8Array(new TextEncoder().encode(text));
+/** The tool LEAK names, declared in each wire's form: a request that declares none gets no correction. */
+const SCHEMA = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
+const DECLARED: Record<string, string> = {
+  "/v1/chat/completions": JSON.stringify([{ type: "function", function: { name: "read", parameters: SCHEMA } }]),
+  "/v1/messages": JSON.stringify([{ name: "read", input_schema: SCHEMA }]),
+  "/v1/responses": JSON.stringify([{ type: "function", name: "read", parameters: SCHEMA }]),
+};
+/** A body text with a model and the path's tools declared first, the rest as it was. */
+const withTools = (path: string, text: string) => `{${text.includes('"model"') ? "" : '"model":"m",'}"tools":${DECLARED[path]},${text.slice(1)}`;
+const withToolsJson = (path: string, body: object) => ({ model: "m", tools: JSON.parse(DECLARED[path]!), ...body });
 const sent = (path: string, text: string) => new TextDecoder().decode(sanitizeRequestBody(path, bytes(text), OPTIONS).body);
 
 describe("spliceJson", () => {
@@ -83,7 +93,7 @@ describe("spliceJson", () => {
 describe("the history pass through spliceJson", () => {
   test("a sanitized chat body keeps an integer seed above 2^53, its spacing and its escapes", () => {
     const text = `{"model":"m", "seed": 12345678901234567891, "messages":[{"role":"user","content":"caf\\u00e9"},{"role":"assistant","content":${JSON.stringify(`ok\n${LEAK}`)}}]}`;
-    const out = sent("/v1/chat/completions", text);
+    const out = sent("/v1/chat/completions", withTools("/v1/chat/completions", text));
     expect(out).toContain('"seed": 12345678901234567891');
     expect(out).toContain('"content":"caf\\u00e9"');
     // The correction came first as a system message of its own, so the assistant turn is the third.
@@ -102,7 +112,7 @@ describe("the history pass through spliceJson", () => {
       ["/v1/responses", `{"seed":12345678901234567891,"input":[{"type":"message",${leaked("assistant").slice(1)}]}`, (b) => b.instructions, CORRECTION],
     ];
     for (const [path, text, read, expected] of cases) {
-      const out = sent(path, text);
+      const out = sent(path, withTools(path, text));
       expect([path, read(JSON.parse(out))]).toEqual([path, expected]);
       expect(out).toContain('"seed":12345678901234567891');
       expect(out).toContain(JSON.stringify(`Reading. ${REMOVED_NOTE}`));
@@ -112,7 +122,7 @@ describe("the history pass through spliceJson", () => {
 
 describe("the history pass: when a correction is due, and where it goes", () => {
   const CORRECTION = correctionText("unexecuted-call");
-  const json = (path: string, body: unknown) => JSON.parse(sent(path, JSON.stringify(body)));
+  const json = (path: string, body: object) => JSON.parse(sent(path, JSON.stringify(withToolsJson(path, body))));
 
   test("a turn that leaked text and also made a native call needs no correction (its call ran), on every wire; the same leak alone gets one", () => {
     const chat = (calls: boolean) => ({
@@ -136,7 +146,7 @@ describe("the history pass: when a correction is due, and where it goes", () => 
         ...(calls ? [{ type: "function_call", call_id: "c1", name: "read", arguments: '{"path":"a.ts"}' }, { type: "function_call_output", call_id: "c1", output: "file text" }] : []),
       ],
     });
-    const corrected = (path: string, body: unknown) => sanitizeRequestBody(path, bytes(JSON.stringify(body)), OPTIONS).correction;
+    const corrected = (path: string, body: object) => sanitizeRequestBody(path, bytes(JSON.stringify(withToolsJson(path, body))), OPTIONS).correction;
     expect([corrected("/v1/chat/completions", chat(true)), corrected("/v1/messages", messages(true)), corrected("/v1/responses", responses(true))]).toEqual([null, null, null]);
     expect([corrected("/v1/chat/completions", chat(false)), corrected("/v1/messages", messages(false)), corrected("/v1/responses", responses(false))]).toEqual(["unexecuted-call", "unexecuted-call", "unexecuted-call"]);
     // The leak is still replaced by the note either way.

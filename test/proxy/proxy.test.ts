@@ -124,8 +124,8 @@ describe("history on the way up", () => {
   const systemOf = (path: string, body: any) => (path === "/responses" ? body.instructions : path === "/messages" ? body.system : body.messages[0].content);
   const bodies: Record<string, (turns: any[]) => unknown> = {
     "/chat/completions": (turns) => ({ model: "m", messages: [{ role: "system", content: "Be brief." }, ...turns], tools: TOOLS }),
-    "/messages": (turns) => ({ model: "m", max_tokens: 9, system: "Be brief.", messages: turns }),
-    "/responses": (turns) => ({ model: "m", instructions: "Be brief.", input: turns }),
+    "/messages": (turns) => ({ model: "m", max_tokens: 9, system: "Be brief.", messages: turns, tools: [{ name: "read", input_schema: TOOLS[0]!.function.parameters }] }),
+    "/responses": (turns) => ({ model: "m", instructions: "Be brief.", input: turns, tools: [{ type: "function", name: "read", parameters: TOOLS[0]!.function.parameters }] }),
   };
   const said = (path: string, text: string) => (path === "/responses" ? { type: "message", role: "assistant", content: [{ type: "output_text", text }] } : { role: "assistant", content: text });
 
