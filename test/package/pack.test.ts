@@ -74,9 +74,13 @@ repairMiddleware({ responseFix: { bufferLimit: "big" } });
 // 253 KB, PATTERNS 164 KB, as npm pack counts them) to 528 KB, 1,769 KB; stop 43's review 45 (the
 // DSML value rules, the echo guard's tag reader, PATTERNS 184 KB, TEST-MATRIX 78 KB) to 588 KB,
 // 1,983 KB. Stop 44 took docs/TEST-MATRIX.md, a developer's document, out of the package (packed
-// 588 -> 564 KB as npm pack counts it with dist built) instead of raising the budget.
-const PACKED_BUDGET = 600 * 1024;
-const UNPACKED_BUDGET = 2000 * 1024;
+// 588 -> 564 KB as npm pack counts it with dist built) instead of raising the budget. Its review 46
+// (cut replies and native repeats on every wire, given content inside a reply, the inline costume,
+// the loose value, the stray value closer, the proxy's strict config: dist/parse 415 KB, dist/engine
+// 341 KB, dist/wires 188 KB, PATTERNS 188 KB) took it to 620 KB, 2,099 KB: all of it source and its
+// documentation, none of it unintended, so the budget moved to 680 / 2,300 KB, still a jump's alarm.
+const PACKED_BUDGET = 680 * 1024;
+const UNPACKED_BUDGET = 2300 * 1024;
 
 interface PackResult {
   filename: string;
