@@ -50,7 +50,7 @@ export const COSTUME = costumeKind(false);
 
 /**
  * A code costume's opener that does not start its line (`Run this: <shell>...`, or only a BOM, a
- * zero-width space, a word joiner or an NBSP before it, review 46 finding 2): never run, since
+ * zero-width space, a word joiner or an NBSP before it, golden C46.1-C46.3): never run, since
  * only a costume opening a line is read as code to run. Its body is still the costume's, read by
  * the same rules as COSTUME: what makes a heredoc's example the code's text (closers, the hold
  * past a closer read as code) must not depend on where the outer opener sits on its line, or
