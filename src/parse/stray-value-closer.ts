@@ -107,7 +107,7 @@ export class ExampleRun {
 }
 
 /** A parameter closer (any spelling a DSML value accepts: its own, or M07's prefix-less one). */
-export const isStrayValueCloser = (tag: Tag): boolean => closesParameter(tag, "dsml");
+const isStrayValueCloser = (tag: Tag): boolean => closesParameter(tag, "dsml");
 
 /**
  * The walk's side: whether the run after a call whose invoke closer is `tags[next - 1]` refuses it,

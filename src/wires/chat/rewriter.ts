@@ -305,8 +305,10 @@ export class ChunkRewriter implements EventRewriter {
     finish: boolean,
     hasMeta: boolean,
     mayDefer: boolean,
-    native = toolCalls !== undefined,
-    filtered = false,
+    /** The chunk came with native call entries (`toolCalls` may be left without them: `filtered`). */
+    native: boolean,
+    /** Entries held back to compare (native-repeats.ts) were taken out of the chunk. */
+    filtered: boolean,
   ): Piece[] | null | typeof WAIT {
     if (this.#guard.done) {
       const settled = this.#numbering.settle(first, toolCalls);
