@@ -191,7 +191,8 @@ export function upstreamTarget(upstream: URL, rest: string): URL | undefined {
 
 /**
  * Whether `rest` (what follows the upstream's own path, already normalised by URL) climbs above its
- * start once `%2F` and `%5C` (any case) are read as separators and `%2E` as a dot. URL keeps
+ * start once `%2F` and `%5C` (any case) are read as separators and `%2E` as a dot, or once a
+ * segment's `;` parameters are cut (`..;`, which URL keeps as a segment): climbsAbove. URL keeps
  * `..%2F..%2Fadmin` as one segment, but an upstream or a server in front of it that decodes the
  * encoded slash before it resolves dot segments serves `/admin` (a known path-confusion class). An
  * encoded slash that stays inside (a model id in `/models/org%2Fname`) goes up as sent. Empty
