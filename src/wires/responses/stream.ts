@@ -5,7 +5,11 @@
 // numbered as it leaves (outbox.ts); every later output_index moves by the items put in.
 // When the request allows one call, recovered calls wait for the reply's end instead (after every
 // item), so a native call item that comes first still wins: they are withdrawn, never sent, and
-// the text held after them is the model's own again.
+// the text held after them is the model's own again. A native function_call item that may repeat a
+// recovered call already sent is held until its done and dropped when it does (sent-calls.ts); a
+// server tool's item is given content for the text after it (from-reply.ts); an `error` event,
+// response.failed or a content filter's response.incomplete cuts the reply (cutsReply): what is
+// held goes out as written, nothing decided.
 import type { EngineSummary } from "../../engine/types.ts";
 import { type EventRewriter, type Rewritten, type SseEvent, typedEvent } from "../../sse/rewrite.ts";
 import type { PassingEdits } from "../../sse/passing.ts";
