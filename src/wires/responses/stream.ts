@@ -28,11 +28,14 @@ import { HELD_NATIVE_CHARS, HELD_NATIVE_EVENTS, SentCalls } from "../sent-calls.
  * followed by response.failed), response.failed, and response.incomplete when a content filter
  * stopped it (`max_output_tokens` is an end, as a reply at Anthropic's max_tokens).
  */
-export function cutsReply(event: Json & { type: string }): boolean {
+function cutsReply(event: Json & { type: string }): boolean {
   if (event.type === "error" || event.type === "response.failed") return true;
-  if (event.type !== "response.incomplete" || !isObject(event.response)) return false;
-  const details = event.response.incomplete_details;
-  return isObject(details) && details.reason === "content_filter";
+  return event.type === "response.incomplete" && filteredOut(event.response);
+}
+
+/** A response object a content filter stopped (its `incomplete_details.reason`): the stream's and the JSON reply's test. */
+export function filteredOut(response: unknown): boolean {
+  return isObject(response) && isObject(response.incomplete_details) && response.incomplete_details.reason === "content_filter";
 }
 
 /** Read in an event that streams past after the stand-aside: its numbers, and its type. */
