@@ -9,7 +9,7 @@ import { concatBytes } from "../sse/framing.ts";
 import { type Json, isObject } from "../sse/json.ts";
 import { jsonOrUndefined } from "../grammar/plain-data.ts";
 import { offeredTools } from "../wires/tool-choice.ts";
-import type { EngineFor, Wire } from "../wires/wire.ts";
+import type { AddGiven, EngineFor, Wire } from "../wires/wire.ts";
 import type { Prefill } from "../wires/prefill.ts";
 import { mayBeWire, wireFor } from "../wires/registry.ts";
 import { createRepairEngine } from "../engine/engine.ts";
@@ -245,10 +245,10 @@ function repairWireJson(response: Response, bytes: Uint8Array, ctx: ResponseCont
   const body = jsonOrUndefined(withoutBom(text));
   if (!isObject(body)) return asSent(response, [bytes]);
   const asRead = jsonOrUndefined(withoutBom(text));
-  const echo = ctx.plan.isEchoed;
+  const addGiven = addGivenOf(ctx);
   const changed = ctx.wire.repairJson(body, {
     engine: ctx.engine,
-    ...(echo?.addGiven ? { addGiven: (texts: () => readonly string[]) => echo.addGiven!(texts) } : {}),
+    ...(addGiven ? { addGiven } : {}),
     report: (summaries) => {
       if (summaries.length > 0) report(ctx.options, { requestTag: ctx.plan.tag, summary: mergeSummaries(summaries), attempt: ctx.plan.attempt });
     },
@@ -295,9 +295,13 @@ function asSent(response: Response, read: Uint8Array[], rest?: ReadableStreamDef
 function repairStream(response: Response, ctx: ResponseContext): Response {
   const guard = ctx.engine();
   const onFinal = (more?: readonly EngineSummary[]) => finishReport(ctx, guard, more);
-  const echo = ctx.plan.isEchoed;
-  const addGiven = echo?.addGiven ? (texts: () => readonly string[]) => echo.addGiven!(texts) : undefined;
-  const rewriter = ctx.wire.rewriter(guard, onFinal, ctx.engine, ctx.plan.oneCall === true, addGiven);
+  const rewriter = ctx.wire.rewriter(guard, onFinal, ctx.engine, ctx.plan.oneCall === true, addGivenOf(ctx));
   const onError = (error: unknown) => noteFailure(ctx.options, "SSE rewrite of an event", error);
   return rebuilt(response, rewriteEventStream(response.body!, rewriter, onError));
+}
+
+/** Where a server tool's result in the reply goes (EchoGuard.addGiven); undefined when the echo guard is off. */
+function addGivenOf(ctx: ResponseContext): AddGiven | undefined {
+  const echo = ctx.plan.isEchoed;
+  return echo?.addGiven ? (texts) => echo.addGiven!(texts) : undefined;
 }

@@ -1,8 +1,10 @@
 // History on the request side, for every adapter that forwards a request body (the fetch adapter,
 // the proxy): leaked markup in replayed assistant turns becomes the plugin's inline note before the
 // request goes up, so the model does not imitate its own old leaks; and, when asked (the proxy, which
-// keeps no state), the plugin's one-time correction rides along when the newest model turn ended in
-// such markup. The turns are read with the tools the request declares, as the live repair reads a reply.
+// keeps no state), the plugin's one-time correction rides along when the newest model reply ended in
+// such markup (consecutive assistant turns are one reply: repliesOf), the request may call a tool
+// (mayCall) and its system prompt does not hold that text yet (systemHolds). The turns are read
+// with the tools the request declares, as the live repair reads a reply.
 import { requestEchoGuard } from "../echo/from-request.ts";
 import { givenFromMessagesBlock, isGivenBlock } from "../echo/from-reply.ts";
 import type { EchoGuard } from "../engine/types.ts";
@@ -120,7 +122,7 @@ function historyEdits(pathname: string, body: unknown, options: HistoryOptions):
   turns.forEach((turn, index) => {
     const next = replies[reply];
     if (next?.[0] !== index) {
-      // A model item after the reply (a call, reasoning): the model has answered, so an older leak needs no correction.
+      // A model item after the reply (a call, reasoning, an item_reference: isModelItem): the model has answered, so an older leak needs no correction.
       if (isObject(turn) && turn.role !== "assistant" && isModelItem(turn.type)) newest = null;
       return;
     }

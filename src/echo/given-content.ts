@@ -35,7 +35,7 @@ import { asLostLtCloser, readTagHead } from "../grammar/tags.ts";
 import { standalonePrefixAt } from "../parse/standalone-json.ts";
 import { isAliasName } from "../parse/aliases.ts";
 import { decodeJsonEscapes, gutterEnd, mayHoldMarkup } from "./given-text.ts";
-import { BACKSLASH, COLON, CR, DASH, DQ, HASH, LBRACE, LBRACKET, LF, LT, SEMICOLON, SENTENCEPIECE_SPACE_CODE, SLASH, SP, SQ, UNDERSCORE, isAsciiDigit, isAsciiLetter, isWhiteSpace as isSpaceCode } from "../grammar/chars.ts";
+import { BACKSLASH, COLON, DASH, DQ, HASH, LBRACE, LBRACKET, LT, SEMICOLON, SENTENCEPIECE_SPACE_CODE, SLASH, SP, SQ, UNDERSCORE, isAsciiDigit, isAsciiLetter, isWhiteSpace as isSpaceCode, lineEndAt, lineEndFrom } from "../grammar/chars.ts";
 
 export interface GivenHaystack extends QuotedStrings {
   /** The normalized forms of every given text, separated by " \u0000 ". */
@@ -312,7 +312,7 @@ function foldLines(text: string, offset: number, found: Found, toolNames: Readon
   let length = 0;
   let space = false;
   for (let start = 0; start <= text.length; ) {
-    const end = lineEnd(text, start);
+    const end = lineEndFrom(text, start);
     const kept = keepLinePrefixes ? start : linePrefixEnd(text, start, end);
     // Markup in the removed prefix (a `<shell>` that starts the line) stands where the content begins.
     for (let i = start; i < kept; i++) {
@@ -349,17 +349,9 @@ function foldLines(text: string, offset: number, found: Found, toolNames: Readon
     strings.lineBreak();
     space = true;
     if (end >= text.length) break;
-    start = end + (text.charCodeAt(end) === CR && text.charCodeAt(end + 1) === LF ? 2 : 1);
+    start = end + lineEndAt(text, end);
   }
   return parts.join("");
-}
-
-function lineEnd(text: string, from: number): number {
-  for (let i = from; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === LF || c === CR) return i;
-  }
-  return text.length;
 }
 
 const MAX_NAME = 40;

@@ -3,11 +3,11 @@ import { isSpaceCode } from "../parse/char-form.ts";
 import { ExampleRun } from "../parse/stray-value-closer.ts";
 
 /**
- * fx46: what a DSML candidate reads after its call completed (its invoke closer, no value open):
+ * Golden A46.1-A46.3, A46.6: what a DSML candidate reads after its call completed (its invoke closer, no value open):
  * the run of examples and the stray value closer that would refuse the call (parse/
  * stray-value-closer.ts, the walk's rule too). Each method returns where the span ends once the
  * run decides, or null to read on: after the stray closer when it refuses the call (the walk then
- * refuses it), or where the span ended before fx46 when it proves nothing (the block's closer
+ * refuses it), or where the span would end without it when it proves nothing (the block's closer
  * right after the call, or the first thing written after it), so a reply with no stray closer
  * reads exactly as before.
  */

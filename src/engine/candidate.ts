@@ -57,9 +57,9 @@ export class Candidate implements SpanReader {
   private before_endsInBlock = false;
   /** An example written inside an open value, read on while it may be the value's text (held-example.ts). */
   private readonly example = new HeldExample();
-  /** fx46: what follows the complete DSML call, read before its span ends (call-run.ts); null otherwise. */
+  /** Golden A46.1-A46.3: what follows the complete DSML call, read before its span ends (call-run.ts); null otherwise. */
   private run: CallRun | null = null;
-  /** Off after markup of unknown end (the engine's overflowed state): no call runs there, so none is read on (fx46). */
+  /** Off after markup of unknown end (the engine's overflowed state): no call runs there, so none is read on (call-run.ts). */
   weighsRun = true;
   /** Where the scan reads again from (an example settled), or -1. */
   private rewindTo = -1;
@@ -139,7 +139,7 @@ export class Candidate implements SpanReader {
         if (held) return held;
         // The reply ended after closers held for an example that never came (closerAfterCloser): the span ends where they ended it.
         if (final && this.pending && this.pending.more > 0 && !this.example.reading) return { kind: "complete", end: this.trailBack };
-        // The reply ended in the run after a complete call (fx46): a stray closer last refuses it; after only spaces the span ends as before.
+        // The reply ended in the run after a complete call (call-run.ts): a stray closer last refuses it; after only spaces the span ends as before.
         const runEnd = final ? (this.run?.end() ?? null) : null;
         if (runEnd !== null) return this.endRun(runEnd);
         // The reply ended inside an example written in a value: it proved nothing, read it again as before.
@@ -342,7 +342,7 @@ export class Candidate implements SpanReader {
       } else if (plainBefore) this.values.plain = true;
       else this.values.open = true; // The kind read on (an I11 element's closer in a block span): the value stays open, as the walk's closer rule may read it.
     }
-    // fx46: a DSML call complete at its invoke closer, no value open: a run of examples, then a stray value closer, may follow (call-run.ts).
+    // Golden A46.1-A46.3: a DSML call complete at its invoke closer, no value open: a run of examples, then a stray value closer, may follow (call-run.ts).
     if (step === null && this.weighsRun && this.trailing && !this.pending && tag.closing && tag.role === "invoke" && this.opener.family === "dsml" && (this.root === "block" || this.root === "invoke") && this.values.tool === null) {
       this.run = new CallRun(this.root === "block" || this.enclosing !== null, this.trailBack);
     }
@@ -385,14 +385,14 @@ export class Candidate implements SpanReader {
     return true;
   }
 
-  /** The run after the complete call decided where the span ends (fx46). */
+  /** The run after the complete call decided where the span ends (call-run.ts). */
   private endRun(end: number): Step {
     if (this.run!.closedBlock) this.endsInBlock = false;
     this.run = null;
     return { kind: "complete", end };
   }
 
-  /** The span reached the buffer limit while the run after its complete call was read: it proves nothing, the span ends where the call did (fx46); null otherwise. */
+  /** The span reached the buffer limit while the run after its complete call was read: it proves nothing, the span ends where the call did (call-run.ts); null otherwise. */
   endRunAtLimit(): Step | null {
     const end = this.run?.atLimit() ?? null;
     return end === null ? null : this.endRun(end);

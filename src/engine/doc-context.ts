@@ -199,7 +199,7 @@ export class DocContext extends BlockReader {
   /**
    * A tag read outside documentation (asked after inDoc), before its characters are advanced: a
    * parameter opener outside any readable call opens a value read as a quoted call's
-   * (loose-value.ts, review 46 finding 1), up to its own closer, nested parameters counted.
+   * (loose-value.ts), up to its own closer, nested parameters counted.
    */
   noteLooseTag(tag: Tag): boolean {
     // A parameter opener mentioned in a sentence is no markup line: only one that starts its line opens a value.

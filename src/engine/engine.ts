@@ -113,7 +113,7 @@ class Engine extends TextMode implements RepairEngine {
     for (;;) {
       const cand = this.cand;
       if (cand) {
-        // No call runs after markup of unknown end: a complete one is not read on for a stray value closer (fx46).
+        // No call runs after markup of unknown end: a complete one is not read on for a stray value closer (call-run.ts).
         if (this.markupOverflowed) cand.weighsRun = false;
         // Pieces grow with the candidate, so a long delta costs each candidate O(its own span).
         const room = cand.start + this.limit - cand.end;
@@ -122,7 +122,7 @@ class Engine extends TextMode implements RepairEngine {
         let step = cand.consume(i === 0 && last ? s : s.slice(i, i + take), final && last);
         const fedEnd = i + take;
         if (step.kind === "more" && cand.length >= this.limit) {
-          // A run read after a complete call (fx46) proves nothing at the limit: the span ends where the call did.
+          // A run read after a complete call (call-run.ts) proves nothing at the limit: the span ends where the call did.
           const ended = cand.endRunAtLimit();
           if (ended) step = ended;
         }

@@ -1,7 +1,7 @@
 import { Flaw, type Tag } from "../grammar/tags.ts";
 
 /**
- * Review 46 (differential) finding 1: a parameter's value opened where no readable call is open.
+ * A parameter's value opened where no readable call is open (a loose value).
  * The model wrote a call whose invoke (or function) opener the grammar cannot read (an NBSP or a
  * zero-width space in the tag, a fullwidth letter in its name, entity-escaped attribute quotes,
  * another tag name such as `<call name="write">`), so its parameter openers reach the reading

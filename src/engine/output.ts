@@ -19,7 +19,7 @@ let nextCallId = Math.floor(Math.random() * ID_SPACE);
  * Mistral's API (and mistral_common behind vLLM) accepts, and one that OpenCode's Mistral scrub
  * (letters and digits only, the first nine kept) leaves as it is. One counter for the process, from a
  * random start: no two calls get the same id, in one reply (across its parts' engines) or in the
- * replies after it, and a scrub keeping a prefix can't make two of them equal (review 46).
+ * replies after it, and a scrub keeping a prefix can't make two of them equal.
  */
 function recoveredCallId(): string {
   const id = nextCallId.toString(36).padStart(9, "0");
@@ -315,7 +315,7 @@ export class Output {
 }
 
 /**
- * Review 46 finding 1: a parameter opener outside any readable call (its invoke or function tag
+ * A parameter opener outside any readable call (its invoke or function tag
  * unreadable, engine/loose-value.ts). Its value is text up to its own closer, so nothing in it
  * runs; the markup around it is a call that did not run: broken, so the model is told.
  */

@@ -25,7 +25,7 @@ export class QuotedBlockEnd {
   endsAt(c: number, at: number): boolean {
     if (at <= this.seen) return false;
     this.seen = at;
-    // A line ends at LF, CR LF or a lone CR (CommonMark; review 46 differential finding 3).
+    // A line ends at LF, CR LF or a lone CR (CommonMark; golden Q46.1).
     const crlf = c === LF && this.cr;
     this.cr = c === CR;
     if (crlf) return false;

@@ -66,7 +66,7 @@ function mayFollowLt(c: number, quoting: boolean): boolean {
 
 /**
  * Characters drawn like the sentinel's bars that the grammar does not read as bars (box drawing,
- * math and letter-like vertical lines, broken bars): review 46 finding 1, golden S02.5 with its
+ * math and letter-like vertical lines, broken bars): golden S02.5 with its
  * bars written as U+2502. No call is read from such a tag (the grammar stays as it is), but a
  * quoted call's tags and a value opened outside any readable call (loose-value.ts) are read
  * through them, so what a reader sees as a value stays text. All in the BMP: folding one into a

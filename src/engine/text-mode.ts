@@ -176,7 +176,7 @@ export class TextMode extends Output {
             this.broken.push({ span: [base + j, base + r.end], shape: "D08", reason: "broken-markup", detail: "stray tool-call marker" });
             emitFrom = j;
           }
-          // Review 46 finding 1: a parameter opener outside any readable call opens a value that is text (loose-value.ts).
+          // A parameter opener outside any readable call opens a value that is text (loose-value.ts).
           if (doc.noteLooseTag(r)) this.broken.push(looseOpener(base + j, base + r.end));
           doc.advanceText(s, j, r.end);
           j = r.end;

@@ -58,8 +58,8 @@ export function isWhiteSpace(c: number): boolean {
 /**
  * What a reader takes for the space between a tag's parts (`<command timeout=...>`, `</ filePath>`):
  * white space as trim() reads it (isWhiteSpace: NBSP and the other Unicode spaces, a BOM) and the
- * zero-width characters that render as nothing (ZWSP, ZWNJ, ZWJ, WORD JOINER). Review 46 finding
- * 6: an NBSP where a tag has its space shows the same tag, so a refusal keyed on the space must
+ * zero-width characters that render as nothing (ZWSP, ZWNJ, ZWJ, WORD JOINER). Golden C46.5,
+ * C46.6, C46.n1: an NBSP where a tag has its space shows the same tag, so a refusal keyed on the space must
  * not be skipped by it.
  */
 export function isSpaceInTag(c: number): boolean {
@@ -67,7 +67,7 @@ export function isSpaceInTag(c: number): boolean {
 }
 
 /**
- * CommonMark's line ending (LF, CR, or CR LF as one; review 46 finding 3): its length at `i`, 0
+ * CommonMark's line ending (LF, CR, or CR LF as one; golden Q46.1, C46.4, P46.1): its length at `i`, 0
  * when none starts there. Every reader that splits lines or trims a line end asks here, so a lone
  * CR (classic Mac text, some terminals' copy-paste) ends a line wherever LF does.
  */

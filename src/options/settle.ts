@@ -13,7 +13,8 @@ const PARSE = OPTIONS.fields.parse.fields;
  * A plain copy of the caller's options, each key read on its own: a throwing getter or a hostile
  * Proxy costs only that key, never its neighbours. A key that cannot be read gets its fail-closed
  * value (allowTools none, denyTools every tool, echo guard on) or its default, and one debug line
- * naming its path. Taken once per adapter, so later reads cannot throw or change under the repair.
+ * naming its path; so does a value of the wrong type in `parse` and `responseFix` (typedLeaves) and
+ * in `history.sanitize`. Taken once per adapter, so later reads cannot throw or change under the repair.
  */
 export function settleOptions(options: AdapterOptions): AdapterOptions {
   const out: AdapterOptions = {};

@@ -1,5 +1,5 @@
 import { Flaw, type Tag } from "../grammar/tags.ts";
-import { isWhiteSpace } from "../grammar/chars.ts";
+import { CR, LF, isWhiteSpace } from "../grammar/chars.ts";
 import { closerWasContent, type CloserRule } from "./closer-in-value.ts";
 import { EXAMPLES_AFTER_CLOSER, exampleEnd, exampleOpener, type ExampleOptions } from "./example-in-value.ts";
 
@@ -14,7 +14,7 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
   for (let i = at; i < to; i++) {
     const c = span.charCodeAt(i);
     // A lone CR ends a line as the documentation context reads it (CR LF once): review finding 7.
-    if (c === 0x0a || c === 0x0d) lineEnded = true;
+    if (c === LF || c === CR) lineEnded = true;
     if (isWhiteSpace(c)) continue;
     const tag = tags[next];
     const here = tag !== undefined && tag.start === i ? tag : null;

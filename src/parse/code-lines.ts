@@ -69,7 +69,7 @@ export function parameterElementLine(code: string, language: CodeLanguage | null
 /**
  * The name of the tag a line opens with, after spaces: `<name` or `</name`, then `>`, `/`, a space
  * or the line's end. A space is any a reader takes for one (isSpaceInTag: `<command\u00A0timeout`
- * shows the same tag as `<command timeout`, review 46 finding 6).
+ * shows the same tag as `<command timeout`, golden C46.5, C46.6).
  */
 function elementAtLineStart(text: string, from: number, to: number): string | undefined {
   let at = from;

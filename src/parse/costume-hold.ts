@@ -50,7 +50,7 @@ export const COSTUME = costumeKind(false);
 
 /**
  * A code costume's opener that does not start its line (`Run this: <shell>...`, or only a BOM, a
- * zero-width space, a word joiner or an NBSP before it, review 46 finding 2): never run, since
+ * zero-width space, a word joiner or an NBSP before it, golden C46.1-C46.3): never run, since
  * only a costume opening a line is read as code to run. Its body is still the costume's, read by
  * the same rules as COSTUME: what makes a heredoc's example the code's text (closers, the hold
  * past a closer read as code) must not depend on where the outer opener sits on its line, or
@@ -65,47 +65,47 @@ export const INLINE_COSTUME = costumeKind(true);
 
 function costumeKind(inline: boolean): SpanKind<{ firstCloserEnd: number; held: boolean; depth: number }> {
   return {
-  watchesContent: false,
-  content: ignoreContent,
-  body: () => ({ firstCloserEnd: -1, held: false, depth: 0 }),
-  tag: (r, tag, base, _first, _closesBlock, body) => {
-    if (ownCloser(tag, r.opener)) {
-      // The closer of the same costume opened again after the hold began: code, never the end.
-      if (body.depth > 0) {
-        body.depth--;
-        return null;
+    watchesContent: false,
+    content: ignoreContent,
+    body: () => ({ firstCloserEnd: -1, held: false, depth: 0 }),
+    tag: (r, tag, base, _first, _closesBlock, body) => {
+      if (ownCloser(tag, r.opener)) {
+        // The closer of the same costume opened again after the hold began: code, never the end.
+        if (body.depth > 0) {
+          body.depth--;
+          return null;
+        }
+        if (body.firstCloserEnd < 0) body.firstCloserEnd = base + tag.end;
+        return r.tentatively(COSTUME_CODE, base + tag.end);
       }
-      if (body.firstCloserEnd < 0) body.firstCloserEnd = base + tag.end;
-      return r.tentatively(COSTUME_CODE, base + tag.end);
-    }
-    if (body.firstCloserEnd >= 0 && opensCall(tag)) {
-      body.held = true;
-      if (sameOpener(tag, r.opener)) body.depth++;
-    }
-    return null;
-  },
-  parse: ({ span, opener, truncated, ctx }) => {
-    const held = heldPast(span, opener);
-    if (held === null) {
-      const end = truncated ? firstCloserEnd(span, opener) : span.length;
-      if (!inline) return truncated ? textSpan(end) : parseCostumeSpan(span, opener, ctx);
-      // Never run: text, unless tool-call markup stands in the code it covers.
-      return holdsCallMarkup(span, opener, end) ? brokenSpan(end, costumeShape(opener), "broken-markup", INLINE_COSTUME_MARKUP) : textSpan(end);
-    }
-    const shape = costumeShape(opener);
-    // Its own closer ended a line, yet an earlier one was read as code: that closer may be the
-    // code's text as well (a heredoc documenting `</shell>`), so where the code ends is unknown
-    // and what follows may still be it. No later call of the reply runs (Segment.unbounded).
-    if (!truncated) return unbounded(brokenSpan(span.length, shape, "broken-markup", HELD_COSTUME));
-    // The hold cap: the span ended (a Responses part, a reasoning stretch, an Anthropic text block)
-    // so far past the call opener that where the costume ends was never found. What the reply
-    // writes next may still be its code, so no later call of the reply runs (Segment.unbounded).
-    if (span.length - held.callAt > HELD_LOOKAHEAD) return unbounded(brokenSpan(span.length, shape, "broken-markup", HELD_COSTUME));
-    // A later own closer, wherever it stands on its line: refused up to the last one; what follows
-    // it is no costume's code, so the engine reads it again.
-    if (held.lastCloserEnd >= 0) return brokenSpan(held.lastCloserEnd, shape, "broken-markup", HELD_COSTUME);
-    return textSpan(held.firstCloserEnd);
-  },
+      if (body.firstCloserEnd >= 0 && opensCall(tag)) {
+        body.held = true;
+        if (sameOpener(tag, r.opener)) body.depth++;
+      }
+      return null;
+    },
+    parse: ({ span, opener, truncated, ctx }) => {
+      const held = heldPast(span, opener);
+      if (held === null) {
+        const end = truncated ? firstCloserEnd(span, opener) : span.length;
+        if (!inline) return truncated ? textSpan(end) : parseCostumeSpan(span, opener, ctx);
+        // Never run: text, unless tool-call markup stands in the code it covers.
+        return holdsCallMarkup(span, opener, end) ? brokenSpan(end, costumeShape(opener), "broken-markup", INLINE_COSTUME_MARKUP) : textSpan(end);
+      }
+      const shape = costumeShape(opener);
+      // Its own closer ended a line, yet an earlier one was read as code: that closer may be the
+      // code's text as well (a heredoc documenting `</shell>`), so where the code ends is unknown
+      // and what follows may still be it. No later call of the reply runs (Segment.unbounded).
+      if (!truncated) return unbounded(brokenSpan(span.length, shape, "broken-markup", HELD_COSTUME));
+      // The hold cap: the span ended (a Responses part, a reasoning stretch, an Anthropic text block)
+      // so far past the call opener that where the costume ends was never found. What the reply
+      // writes next may still be its code, so no later call of the reply runs (Segment.unbounded).
+      if (span.length - held.callAt > HELD_LOOKAHEAD) return unbounded(brokenSpan(span.length, shape, "broken-markup", HELD_COSTUME));
+      // A later own closer, wherever it stands on its line: refused up to the last one; what follows
+      // it is no costume's code, so the engine reads it again.
+      if (held.lastCloserEnd >= 0) return brokenSpan(held.lastCloserEnd, shape, "broken-markup", HELD_COSTUME);
+      return textSpan(held.firstCloserEnd);
+    },
   };
 }
 

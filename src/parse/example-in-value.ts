@@ -27,8 +27,8 @@ export interface ExampleOptions {
 export const NO_EXAMPLE_OPTIONS: ExampleOptions = Object.freeze({});
 
 /**
- * Golden A45.5, A45.8 and fx46: after a DSML invoke or block closer that ended its line in a value
- * (and at most MORE_CLOSER_LINES more, closer-ends-call.ts), this many call examples in a row that
+ * Golden A45.5, A45.8, A46.5 and A46.1-A46.3: after a DSML invoke or block closer that ended its
+ * line in a value (and at most MORE_CLOSER_LINES more, closer-ends-call.ts), this many call examples in a row that
  * the value's own closer ends are the page's text (a page documenting a closer, then its examples);
  * after a complete call, this many examples before a stray value closer are read with it
  * (stray-value-closer.ts). A constant: each such lookahead reads at most this many examples, so
@@ -94,7 +94,7 @@ export class ExampleInValue {
     this.open(opener);
   }
 
-  /** The example (the last one read) closed and nothing after it was read yet: fx46's ExampleRun reads on from there itself. */
+  /** The example (the last one read) closed and nothing after it was read yet: stray-value-closer.ts's ExampleRun reads on from there itself. */
   get ended(): boolean {
     return this.mode === "after" && this.pending === null && !this.heldCloser;
   }

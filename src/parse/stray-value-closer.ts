@@ -5,8 +5,8 @@ import { closesParameter } from "./closer-in-value.ts";
 import { EXAMPLES_AFTER_CLOSER, ExampleInValue, exampleOpener } from "./example-in-value.ts";
 
 /**
- * fx46: a parameter closer that closes nothing, written right after a complete DSML call, is the
- * closer of a value the call stood in: a write's page showing call examples, its own closers after
+ * Golden A46.1-A46.3, A46.6 (A46.n2 the mention): a parameter closer that closes nothing, written
+ * right after a complete DSML call, is the closer of a value the call stood in: a write's page showing call examples, its own closers after
  * them (`</{D}parameter>` then `</{D}invoke>`). The call never runs: it is refused as broken
  * markup, its text kept. "Right after": only spaces and at most one block closer between, or up
  * to EXAMPLES_AFTER_CLOSER further examples (DSML blocks or named invokes, each followed the same
@@ -107,7 +107,7 @@ export class ExampleRun {
 }
 
 /** A parameter closer (any spelling a DSML value accepts: its own, or M07's prefix-less one). */
-export const isStrayValueCloser = (tag: Tag): boolean => closesParameter(tag, "dsml");
+const isStrayValueCloser = (tag: Tag): boolean => closesParameter(tag, "dsml");
 
 /**
  * The walk's side: whether the run after a call whose invoke closer is `tags[next - 1]` refuses it,

@@ -58,7 +58,7 @@ export function readPlainChildren(text: string, from: number, to: number): Plain
 /**
  * Whether `text` between `from` and `to` holds a closer of the element `name` spelled otherwise
  * than `</name>`: spaces after `</` (any a reader takes for one, isSpaceInTag: `</\u00A0filePath>`,
- * review 46 finding 6), the name in another case, anything after the name but a name character.
+ * golden C46.n1), the name in another case, anything after the name but a name character.
  * Linear: each `</` is looked at once.
  */
 function otherCloserIn(text: string, from: number, to: number, name: string): boolean {

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProxyUsageError, proxyConfig } from "../../src/proxy/config.ts";
-import { routeFor } from "../../src/proxy/server.ts";
+import { routeFor } from "../../src/proxy/routing.ts";
 import { gzipSync } from "node:zlib";
 import { correctionText } from "../../src/retry/state.ts";
 import { anthropicStream } from "../e2e/wire-servers.ts";

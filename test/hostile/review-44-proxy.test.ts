@@ -5,7 +5,7 @@
  * them is refused. Checked on upstreamTarget directly (the raw-socket path is review-43-proxy's).
  */
 import { describe, expect, test } from "bun:test";
-import { upstreamTarget } from "../../src/proxy/server.ts";
+import { upstreamTarget } from "../../src/proxy/routing.ts";
 
 const UPSTREAM = new URL("https://gw.test/v1");
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import net from "node:net";
 import { startProxy, startUpstream, type Proxy, type Upstream } from "../proxy/support.ts";
-import { upstreamTarget } from "../../src/proxy/server.ts";
+import { upstreamTarget } from "../../src/proxy/routing.ts";
 
 /** Sends `head` (a request line and headers, no body) and returns the status line and the body. */
 function raw(url: string, head: string): Promise<{ status: string; body: string }> {

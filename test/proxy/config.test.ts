@@ -8,7 +8,7 @@ import { main } from "../../src/cli/main.ts";
 import { parseJsonc } from "../../src/options/jsonc.ts";
 import { ProxyUsageError, proxyConfig } from "../../src/proxy/config.ts";
 import { runProxy } from "../../src/proxy/run.ts";
-import { routeFor, upstreamTarget } from "../../src/proxy/server.ts";
+import { routeFor, upstreamTarget } from "../../src/proxy/routing.ts";
 
 describe("proxy settings", () => {
   test("defaults: loopback, one default route, the plugin's option defaults", () => {

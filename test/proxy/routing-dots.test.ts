@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import net from "node:net";
-import { loggedPath, upstreamTarget } from "../../src/proxy/server.ts";
+import { loggedPath, upstreamTarget } from "../../src/proxy/routing.ts";
 import { startProxy, startUpstream, type Proxy, type Upstream } from "./support.ts";
 
 function raw(url: string, target: string): Promise<string> {

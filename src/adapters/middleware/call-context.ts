@@ -95,7 +95,7 @@ const SIGNING_KEYS = ["signature", "redactedData", "thoughtSignature", "reasonin
 
 /**
  * A reasoning part carrying a provider's signature: passed on as written and never read for calls
- * (D06), as the Anthropic and Responses wires leave thinking alone (review 46).
+ * (D06), as the Anthropic and Responses wires leave thinking alone.
  */
 export function signedReasoning(metadata: SharedV3ProviderMetadata | undefined): boolean {
   if (!metadata) return false;

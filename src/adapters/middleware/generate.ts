@@ -1,5 +1,7 @@
 // doGenerate's result repaired: leaked markup in its text parts becomes tool-call parts after the
-// rest of the content; reasoning parts go through the reasoning channel (D06).
+// rest of the content; reasoning parts go through the reasoning channel (D06) unless a provider
+// signed them; a provider-executed tool's result is given content for the parts after it; a
+// content-filter or error finish cuts the reply (what the engine holds stays as written).
 import type { LanguageModelV3Content, LanguageModelV3GenerateResult, LanguageModelV3Text } from "@ai-sdk/provider";
 import type { RecoveredCall } from "../../parse/types.ts";
 import { textAndCalls } from "../../engine/events.ts";

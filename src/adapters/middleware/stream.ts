@@ -1,6 +1,11 @@
 // doStream's parts repaired as they come: leaked markup in text deltas becomes tool-call parts,
-// text the engine holds back stays under the id of the text part it came in, reasoning deltas go
-// through the reasoning channel (D06), and every part of another kind passes as it is.
+// text the engine holds back stays under the id of the text part it came in (with the metadata of
+// the deltas it came in), reasoning deltas go through the reasoning channel (D06) unless a provider
+// signed the part, and every part of another kind passes as it is, with three exceptions: a native
+// call that may repeat a recovered call already sent is held until its tool-call and dropped when
+// it does (src/wires/sent-calls.ts), a provider-executed tool's result is given content for the
+// echo guard from then on (noteToolResult), and an `error` part or a content-filter or error
+// finish cuts the reply (what is held goes out as written, nothing decided).
 import type { LanguageModelV3StreamPart, SharedV3ProviderMetadata } from "@ai-sdk/provider";
 import type { RecoveredCall } from "../../parse/types.ts";
 import type { EngineEvent } from "../../engine/types.ts";

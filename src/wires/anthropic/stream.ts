@@ -4,6 +4,10 @@
 // index moves up by the blocks put in. Markup never spans a text block and a block of another
 // kind after it (as in the JSON path): what the engine holds at such a text block's end is
 // decided there and goes out in that block; a text block right after it may continue it.
+// A native tool_use block that may repeat a recovered call already sent is held until its stop and
+// dropped when it does (sent-calls.ts); a server tool's result block is given content for the text
+// after it (from-reply.ts); an `error` event or a `refusal` stop cuts the reply: what is held goes
+// out as written, nothing decided, and the stop reason stays.
 import type { RecoveredCall } from "../../parse/types.ts";
 import type { EngineEvent } from "../../engine/types.ts";
 import { type EventRewriter, RAW, type Rewritten, type SseEvent, typedEvent } from "../../sse/rewrite.ts";

@@ -1,5 +1,8 @@
 // Decides, per chat.completion.chunk, what goes out in its place: its original bytes, a rewritten
-// chunk, and synthetic chunks carrying released text and recovered calls.
+// chunk, and synthetic chunks carrying released text and recovered calls. Native tool_calls entries
+// that may repeat a recovered call already sent are held and dropped when they do
+// (native-repeats.ts); a chunk carrying an `error`, or a content_filter or error finish, cuts the
+// reply (what is held goes out as written, nothing decided, the finish_reason as it came).
 import type { EngineEvent } from "../../engine/types.ts";
 import type { RecoveredCall } from "../../parse/types.ts";
 import type { GuardedEngine, Step } from "../../engine/guarded.ts";
@@ -305,8 +308,10 @@ export class ChunkRewriter implements EventRewriter {
     finish: boolean,
     hasMeta: boolean,
     mayDefer: boolean,
-    native = toolCalls !== undefined,
-    filtered = false,
+    /** The chunk came with native call entries (`toolCalls` may be left without them: `filtered`). */
+    native: boolean,
+    /** Entries held back to compare (native-repeats.ts) were taken out of the chunk. */
+    filtered: boolean,
   ): Piece[] | null | typeof WAIT {
     if (this.#guard.done) {
       const settled = this.#numbering.settle(first, toolCalls);

@@ -5,7 +5,11 @@
 // numbered as it leaves (outbox.ts); every later output_index moves by the items put in.
 // When the request allows one call, recovered calls wait for the reply's end instead (after every
 // item), so a native call item that comes first still wins: they are withdrawn, never sent, and
-// the text held after them is the model's own again.
+// the text held after them is the model's own again. A native function_call item that may repeat a
+// recovered call already sent is held until its done and dropped when it does (sent-calls.ts); a
+// server tool's item is given content for the text after it (from-reply.ts); an `error` event,
+// response.failed or a content filter's response.incomplete cuts the reply (cutsReply): what is
+// held goes out as written, nothing decided.
 import type { EngineSummary } from "../../engine/types.ts";
 import { type EventRewriter, type Rewritten, type SseEvent, typedEvent } from "../../sse/rewrite.ts";
 import type { PassingEdits } from "../../sse/passing.ts";
@@ -24,11 +28,14 @@ import { HELD_NATIVE_CHARS, HELD_NATIVE_EVENTS, SentCalls } from "../sent-calls.
  * followed by response.failed), response.failed, and response.incomplete when a content filter
  * stopped it (`max_output_tokens` is an end, as a reply at Anthropic's max_tokens).
  */
-export function cutsReply(event: Json & { type: string }): boolean {
+function cutsReply(event: Json & { type: string }): boolean {
   if (event.type === "error" || event.type === "response.failed") return true;
-  if (event.type !== "response.incomplete" || !isObject(event.response)) return false;
-  const details = event.response.incomplete_details;
-  return isObject(details) && details.reason === "content_filter";
+  return event.type === "response.incomplete" && filteredOut(event.response);
+}
+
+/** A response object a content filter stopped (its `incomplete_details.reason`): the stream's and the JSON reply's test. */
+export function filteredOut(response: unknown): boolean {
+  return isObject(response) && isObject(response.incomplete_details) && response.incomplete_details.reason === "content_filter";
 }
 
 /** Read in an event that streams past after the stand-aside: its numbers, and its type. */

@@ -7,7 +7,10 @@
 // be a fabricated tool result) stays undecided, and the next part's engine holds its own text after
 // that call too, until the reply decides it: a later call shows it where it stood, the reply's end
 // strips it, as parse() on the one text does. Until then the part stays open downstream: its slot
-// (outbox.ts) is what the reply's decision fills.
+// (outbox.ts) is what the reply's decision fills. A part that its own `done` events ended while
+// its engine held text waits in such a slot for the next event too (#ending): an event that cuts
+// the reply (an error, response.failed, a content filter) leaves that text as written, any other
+// ends the part as usual.
 import type { RecoveredCall } from "../../parse/types.ts";
 import type { AnswerSoFar, EngineEvent, EngineSummary } from "../../engine/types.ts";
 import { type Json, isObject } from "../../sse/json.ts";

@@ -8,7 +8,7 @@ import { givenFromResponsesBody, ownItem } from "../../echo/from-request.ts";
 import { givenFromResponsesItem } from "../../echo/from-reply.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { NATIVE_ITEMS, functionCallItem, textOf, textOfStep } from "./items.ts";
-import { ResponsesStreamRewriter } from "./stream.ts";
+import { filteredOut, ResponsesStreamRewriter } from "./stream.ts";
 import { declaredToolNames } from "../declared-names.ts";
 import { responsesPrefill } from "../prefill.ts";
 import type { Wire, WireJsonContext } from "../wire.ts";
@@ -53,7 +53,7 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
   // A failed reply, or one a content filter stopped, was cut (as on the stream, stream.ts cutsReply):
   // its last part, if nothing came after it, keeps what its engine held as written, and so does
   // the text held after the reply's last call; nothing there is decided.
-  const cut = body.status === "failed" || (body.status === "incomplete" && isObject(body.incomplete_details) && body.incomplete_details.reason === "content_filter");
+  const cut = body.status === "failed" || (body.status === "incomplete" && filteredOut(body));
   const lastItem = output.at(-1);
   const lastPart = cut && isMessage(lastItem) ? lastItem.content.at(-1) : undefined;
   const guards: GuardedEngine[] = [];

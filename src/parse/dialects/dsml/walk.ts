@@ -130,7 +130,7 @@ export class DsmlWalk implements BlockFacts {
         }
         if (tag.role === "invoke") {
           if (!cur) return;
-          // fx46: a call complete with no value open, then a run of examples and a stray value closer: it stood in a value (stray-value-closer.ts, the stream's CallRun).
+          // Golden A46.1-A46.3: a call complete with no value open, then a run of examples and a stray value closer: it stood in a value (stray-value-closer.ts, the stream's CallRun).
           const weighed = this.dsmlSpan && this.stack.length === 0 && !cur.element && !cur.toolNamed && !cur.paramRoot;
           this.closeInvoke(tag.start, tag.end, "closer");
           if (weighed && runRefuses(this.span, this.tags, this.at + 1, this.blockOpen)) cur.unread ??= STRAY_VALUE_CLOSER;
