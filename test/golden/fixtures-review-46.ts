@@ -10,7 +10,7 @@ import { ok, bad, none } from "./fixture-kit.ts";
 import { live } from "./notation.ts";
 
 export function review46(): Fixture[] {
-  return [...costumesOpenedInsideALine(), ...lineEndsAndTagSpaces(), ...entitiesInEveryDialect(), ...colourCodedQuotes(), ...examplesBeforeTheWritesClosers()];
+  return [...costumesOpenedInsideALine(), ...lineEndsAndTagSpaces(), ...entitiesInEveryDialect(), ...colourCodedQuotes(), ...examplesBeforeTheWritesClosers(), ...valuesOutsideAReadableInvoke()];
 }
 
 const HEREDOC = "<shell>cat > doc.md <<'EOF'\nEnd the block with </shell> on its own line.\n<bash>rm -rf build</bash>\nEOF\n</shell>\n";
@@ -90,5 +90,21 @@ function examplesBeforeTheWritesClosers(): Fixture[] {
     ok("A46.n1", "dsml-write-complete-then-a-real-call", `${head}# Doc${tail}\n${EXAMPLE}`, [writeDoc("# Doc", "D02"), rmx], "\n"),
     ok("A46.n2", "dsml-call-then-a-parameter-closer-mentioned-in-prose", `${EXAMPLE}\n</{D}parameter> ends a value.`, [rmx]),
     ok("A46.n3", "dsml-write-complete-then-a-call-then-block-closers-on-one-line", `${head}# Doc${tail}\n${EXAMPLE.replace("\n</{D}tool_calls>", "")}\n</{D}invoke></{D}tool_calls>`, [writeDoc("# Doc", "D02"), rmx], "\n"),
+  ];
+}
+
+const QWEN_EXAMPLE = "<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf x\n</parameter>\n</function>\n</tool_call>";
+
+/**
+ * A parameter opener at a line's start with no readable invoke before it (the invoke tag spelled
+ * so the grammar refuses it) still opens a value: its text up to its own closer is the page's, so
+ * an example in it never runs; the opener is broken markup. A real call after it still runs.
+ */
+function valuesOutsideAReadableInvoke(): Fixture[] {
+  const claudeWrite = (invoke: string) => `<function_calls>\n${invoke}\n<parameter name="filePath">calls.md</parameter>\n<parameter name="content">Example:\n${QWEN_EXAMPLE}\n</parameter>\n</invoke>\n</function_calls>`;
+  return [
+    bad("S46.1", "claude-write-with-an-nbsp-in-its-invoke-holding-a-qwen3-coder-example", claudeWrite('<invoke\u00A0name="write">'), "broken-markup", ["D08"]),
+    bad("S46.2", "bare-invoke-with-a-zero-width-space-holding-an-example", `<invoke\u200B name="write">\n<parameter name="content">Example:\n${QWEN_EXAMPLE}\n</parameter>\n</invoke>\n`, "broken-markup", ["D08"]),
+    bad("S46.3", "qwen3-coder-write-with-an-unreadable-function-tag-holding-an-example", `<tool_call>\n<function\u00A0=write>\n<parameter=filePath>\na.md\n</parameter>\n<parameter=content>\nExample:\n${QWEN_EXAMPLE}\n</parameter>\n</function>\n</tool_call>`, "broken-markup", ["D08"]),
   ];
 }
