@@ -5,6 +5,7 @@
 // key given twice in one object (uniqueKeys): JSON keeps only the last copy, so a deny list in the
 // first would be dropped in silence.
 import { parse, printParseErrorCode, visit, type ParseError } from "jsonc-parser";
+import { lineEndAt } from "../grammar/chars.ts";
 
 export class JsoncError extends Error {
   constructor(
@@ -94,11 +95,16 @@ function describeError(error: ParseError): string {
 function lineAndColumn(text: string, offset: number): { line: number; column: number } {
   let line = 1;
   let lineStart = 0;
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 0x0a) {
-      line++;
-      lineStart = i + 1;
+  // LF, CR LF and a lone CR each end a line (grammar/chars.ts), as everywhere else in the package.
+  for (let i = 0; i < offset && i < text.length; ) {
+    const end = lineEndAt(text, i);
+    if (end === 0) {
+      i++;
+      continue;
     }
+    i += end;
+    line++;
+    lineStart = i;
   }
   return { line, column: offset - lineStart + 1 };
 }

@@ -175,7 +175,7 @@ function typedLeaves(copied: unknown, fields: Fields, path: string, out: Adapter
 /** One debug line for a value of the wrong type at `path`; the value to use instead (undefined: the default). */
 function wrongType(out: AdapterOptions, path: string, spec: OptionSpec): unknown {
   const closed = unreadable(spec);
-  const expected = spec === RESPONSE_FIX.bufferLimit ? `must be a number from ${BUFFER_LIMIT.libraryMin} to ${BUFFER_LIMIT.max}` : expectation(spec);
+  const expected = spec === RESPONSE_FIX.bufferLimit ? `must be a number from ${BUFFER_LIMIT.libraryMin} up (above ${BUFFER_LIMIT.max} it is taken as ${BUFFER_LIMIT.max})` : expectation(spec);
   debugLine(out, `option ${path} ${expected}; using ${closed.note}`);
   return closed.value === undefined ? undefined : structuredClone(closed.value);
 }

@@ -137,7 +137,7 @@ function debugVariable(value: string | undefined, problems: string[]): boolean {
   const word = value.trim().toLowerCase();
   if (["1", "true", "yes", "on"].includes(word)) return true;
   if (["", "0", "false", "no", "off"].includes(word)) return false;
-  problems.push(`${LOG_PREFIX} DSML_FIX_DEBUG=${JSON.stringify(value).slice(0, 40)} is neither 1 nor 0; debug stays off`);
+  problems.push(`${LOG_PREFIX} DSML_FIX_DEBUG=${JSON.stringify(value).slice(0, 40)} is none of 1, true, yes, on, 0, false, no, off; debug stays off`);
   return false;
 }
 

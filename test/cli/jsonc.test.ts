@@ -31,6 +31,12 @@ describe("config files are read with jsonc-parser, as OpenCode reads them", () =
     }
   });
 
+  test("a lone CR and CR LF end a line in the error's position, as LF does", () => {
+    for (const end of ["\r", "\r\n"]) {
+      expect(() => parseJsonc(`{${end}  "plugin": []${end}  /* never closed`)).toThrow("unclosed /* comment at line 3, column 3");
+    }
+  });
+
   test("doctor: an unclosed /* comment exits 2 with the file, the place and the cause", async () => {
     const root = mkdtempSync(path.join(tmpdir(), "dsml-jsonc-"));
     const project = path.join(root, "project");

@@ -99,7 +99,7 @@ describe("DSML_FIX_DEBUG", () => {
   });
   test("anything else leaves it off with one problem line", () => {
     const config = proxyConfig(UP, { DSML_FIX_DEBUG: "verbose" });
-    expect([config.debug, config.problems]).toEqual([false, ['[dsml] DSML_FIX_DEBUG="verbose" is neither 1 nor 0; debug stays off']]);
+    expect([config.debug, config.problems]).toEqual([false, ['[dsml] DSML_FIX_DEBUG="verbose" is none of 1, true, yes, on, 0, false, no, off; debug stays off']]);
   });
 });
 
