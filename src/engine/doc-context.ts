@@ -87,6 +87,8 @@ export class DocContext extends BlockReader {
   /** Where a value opens outside any readable call (loose-value.ts): read as a quoted call's value. */
   private readonly loose = new LooseValue();
   private looseCount = 0;
+  /** See takeLooseTagEnd. */
+  private looseTagEnd = -1;
 
   /**
    * Whether a tag at this `<` (asked after inDoc) belongs to a quoted call: in block documentation
@@ -186,7 +188,13 @@ export class DocContext extends BlockReader {
     const own = this.takesInTail(tag);
     // Another tag (a second invoke, a stray closer) ends the tail where it stands.
     if (this.inQuoteTail && !own) this.endQuote();
-    if (own || (this.inDoc(LT) && this.readsQuotedTags)) this.noteQuotedTag(tag, tools);
+    if (own || (this.inDoc(LT) && this.readsQuotedTags)) {
+      const loose = this.loose.active;
+      const before = this.quotedValues;
+      this.noteQuotedTag(tag, tools);
+      // The loose call's own markup at its top level: a value's closer, a further parameter opener, its invoke's closer.
+      if (loose && (before === 0 || this.quotedValues === 0)) this.looseTagEnd = tag.end;
+    }
     for (let i = tag.start; i < tag.end; i++) super.advance(text.charCodeAt(i));
   }
 
@@ -217,6 +225,20 @@ export class DocContext extends BlockReader {
   /** How many values noteLooseTag opened so far (the engine reports each opener as broken markup). */
   get looseValues(): number {
     return this.looseCount;
+  }
+
+  /**
+   * Where the last tag of a loose value's call read since the last take ends (its index in the text
+   * readQuotedTag was given), or -1: a closer that closed the value at its top level, a further
+   * parameter opener in its tail, its invoke's closer. The engine widens the opener's report to it,
+   * so the report spans the broken call's markup (history replaces all of it, not the first opener
+   * alone). A tag nested in the value (an example's) is not the call's; a value that never closes
+   * reports its opener alone, the text after it kept.
+   */
+  takeLooseTagEnd(): number {
+    const end = this.looseTagEnd;
+    this.looseTagEnd = -1;
+    return end;
   }
 
   /** Markup the engine removed (a call, noise) is no quoted call's: its tail is over. */

@@ -19,7 +19,10 @@ import { Flaw, type Tag } from "../grammar/tags.ts";
  * open before it (a readable one opens a candidate of its own, and a value of a call it refused
  * is that call's: the restart rule there as before, S02.3). A sentinel opener written with
  * lookalike bars counts too (quoted-tags.ts lookalikeTagAt, S02.5 with U+2502). The engine
- * reports the opener as broken markup (D08): the call did not run and the model is told. A value
+ * reports the opener as broken markup (D08): the call did not run and the model is told. The
+ * report is widened over that call's own markup as it is read (DocContext.takeLooseTagEnd: the
+ * value's closer, further parameters with their values, the invoke closer), so history replaces
+ * the whole broken call by one note (golden S46.1, S46.3), never its first opener alone. A value
  * that never closes keeps the rest of the reply text (trust first: with no readable call there
  * is no restart to tell an example from the model starting over). It also counts an I11 example
  * inside the value (inValue). One comparison per tag, no lookahead: the stream and the whole

@@ -58,6 +58,8 @@ export class Output {
   /** EngineOptions.readingGiven: every call found in given content makes the echo guard stricter, so none is held back. */
   private readonly readsGiven: boolean;
   protected readonly broken: BrokenSpan[] = [];
+  /** The report of the value opened last outside any readable call, widened over its call's markup (widenLoose). */
+  private looseReport: BrokenSpan | null = null;
   private readonly stripped: StrippedSpan[] = [];
   private readonly tools: ReadonlyMap<string, ToolSpec>;
   /** EngineOptions.history: every call is reported as markup that ran nothing. */
@@ -238,11 +240,34 @@ export class Output {
     const loose = this.doc.looseValues;
     this.doc.advanceReleased(text, this.tools);
     // A parameter opener in it opened a value outside any readable call (loose-value.ts): broken markup, reported once.
-    if (this.doc.looseValues > loose && markup === undefined) {
-      markup = looseOpener(start, start + text.length);
-      this.broken.push(markup);
+    if (this.doc.looseValues > loose) {
+      // A report of the candidate's own is left as it is (the loose value's call is not widened into it).
+      if (markup === undefined) this.reportLoose((markup = looseOpener(start, start + text.length)));
+      else this.looseReport = null;
     }
+    this.widenLoose(start);
     this.showMarkup(text, start, markup);
+  }
+
+  /** A parameter opener outside any readable call, reported (looseOpener): the tags of its call read later widen it. */
+  protected reportLoose(report: BrokenSpan): void {
+    this.broken.push(report);
+    this.looseReport = report;
+  }
+
+  /**
+   * After the documentation context read quoted tags in a text starting at `base`: the last one that
+   * is the loose value's call's own markup (DocContext.takeLooseTagEnd) ends that call's report, so
+   * the report covers the broken call from its first loose parameter opener to its last closer read
+   * (every further parameter opener with its value, its invoke's closer), as another broken call's
+   * report covers that call: history replaces all of it by one note. The live repair keeps it all
+   * visible either way.
+   */
+  protected widenLoose(base: number): void {
+    const end = this.doc.takeLooseTagEnd();
+    const report = this.looseReport;
+    if (end < 0 || report === null || base + end <= report.span[1]) return;
+    report.span = [report.span[0], base + end];
   }
 
   /** Text already read by the documentation context (or markup it skips): `markup` as releaseVisible's. */

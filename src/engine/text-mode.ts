@@ -97,6 +97,7 @@ export class TextMode extends Output {
         }
         if (own !== null && doc.takesInTail(own)) {
           doc.readQuotedTag(own, s, this.ctx.tools);
+          this.widenLoose(base);
           j = own.end;
           continue;
         }
@@ -151,7 +152,7 @@ export class TextMode extends Output {
             return j;
           }
           if (folded !== null && folded.role === "parameter" && doc.noteLooseTag(folded)) {
-            this.broken.push(looseOpener(base + j, base + folded.end));
+            this.reportLoose(looseOpener(base + j, base + folded.end));
             doc.advanceText(s, j, folded.end);
             j = folded.end;
             continue;
@@ -177,7 +178,7 @@ export class TextMode extends Output {
             emitFrom = j;
           }
           // A parameter opener outside any readable call opens a value that is text (loose-value.ts).
-          if (doc.noteLooseTag(r)) this.broken.push(looseOpener(base + j, base + r.end));
+          if (doc.noteLooseTag(r)) this.reportLoose(looseOpener(base + j, base + r.end));
           doc.advanceText(s, j, r.end);
           j = r.end;
           continue;
@@ -193,6 +194,7 @@ export class TextMode extends Output {
             return j;
           }
           doc.readQuotedTag(quoted, s, this.ctx.tools);
+          this.widenLoose(base);
           j = quoted.end;
           continue;
         }

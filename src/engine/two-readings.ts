@@ -52,6 +52,13 @@ export class TwoReadings extends DocContext {
     return this.asContinued.looseValues + this.asFresh.looseValues;
   }
 
+  /** Taken from both readings (each is reset): the later end either read. */
+  override takeLooseTagEnd(): number {
+    const continued = this.asContinued.takeLooseTagEnd();
+    const fresh = this.asFresh.takeLooseTagEnd();
+    return Math.max(continued, fresh);
+  }
+
   override advance(c: number): void {
     this.asContinued.advance(c);
     this.asFresh.advance(c);

@@ -30,8 +30,10 @@ describe("a value opened outside any readable invoke is text up to its closer", 
     expect(run.calls).toEqual([]);
     expect(run.text).toBe(text);
     expect(run.summary.nudge).toBe("broken-markup");
-    // The first parameter opener is the one reported; the rest is that quote's own markup.
-    expect(run.summary.broken.map((b) => [b.shape, text.slice(b.span[0], b.span[1])])).toEqual([["D08", '<parameter name="filePath">']]);
+    // One report, from the first parameter opener to the last closer of that call read (the rest is
+    // that quote's own markup): history replaces all of it (test/history/loose-value.test.ts).
+    const markup = `<parameter name="filePath">calls.md</parameter>\n<parameter name="content">Example:\n${QWEN_EXAMPLE}\n</parameter>\n</invoke>`;
+    expect(run.summary.broken.map((b) => [b.shape, text.slice(b.span[0], b.span[1])])).toEqual([["D08", markup]]);
   });
 
   test("a bare invoke (no wrapper) with a zero-width space: the example does not run", () => {
