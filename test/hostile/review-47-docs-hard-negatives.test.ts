@@ -18,7 +18,9 @@
  * - a tool-call markup name alone on a line (`<invoke>`, `</shell>`, `<function>`, ...) inside an
  *   HTML block that is already open (types 1-7) ends nothing: the call after it is HTML;
  * - link reference definitions whose label, destination or title spans lines, under a quote or
- *   a list item with a lazy title line, and lone CR line ends.
+ *   a list item with a lazy title line, and lone CR line ends;
+ * - the call itself as a definition's label (`[X]: /u`, over lines, after another definition,
+ *   followed by an underline) or as link text.
  * Every template runs with the six calls of review-47-docs-grammar.ts (X), its `\n` written as
  * LF, CRLF and lone CR, whole, char by char and at two seeded random splits: no call, text
  * unchanged.
@@ -168,6 +170,25 @@ const cases: [string, string][] = [
   ["<details>\n<bash>\nX\n", "html"],
   ["<style>\n<sh>\nX\n</style>\n", "html"],
   ["<textarea>\n<python>\nX\n</textarea>\n", "html"],
+  // The call as a link label: a definition nothing uses (shown nowhere), over lines too, and as link text.
+  ["[X]: /u\n", "unseen"],
+  ["[X]: /u 't'\n", "unseen"],
+  ["[X]:\n/u\n", "unseen"],
+  ["text\n\n[X]: /u\n", "unseen"],
+  ["- [X]: /u\n", "unseen"],
+  ["> [X]: /u\n", "unseen"],
+  ["[X](/u)\n", "link"],
+  ["![X](/u)\n", "link"],
+  ["[a\nX]: /u\n", "unseen"],
+  ["[X\nb]: /u\n", "unseen"],
+  ["[X]: <>\n", "unseen"],
+  ["[X]: /u\nmore\n", "unseen"],
+  [" [X]: /u\n", "unseen"],
+  ["[\\]X]: /u\n", "unseen"],
+  ["[X]: /u\n[a]: /v\n", "unseen"],
+  ["[a]: /v\n[X]: /u\n", "unseen"],
+  ["[X]:/u\n", "unseen"],
+  ["[X]: /u\n===\n", "unseen"],
 ];
 
 describe("review 47 hard negatives: the call stays documentation where commonmark.js says so", () => {
