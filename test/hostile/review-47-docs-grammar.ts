@@ -19,6 +19,7 @@ import { Parser, type Node } from "commonmark";
 import { expect } from "bun:test";
 import { D, escaped } from "../golden/notation.ts";
 import { fixtureTools as tools } from "../golden/tools.ts";
+import { parse } from "../../src/engine/parse.ts";
 import { accountsForEveryCharacter, everyChar, randomCuts, runEngine } from "../support/run-engine.ts";
 
 export const TOKEN = "ZQXJ7";
@@ -249,8 +250,8 @@ export interface Tally {
 export const newTally = (): Tally => ({ documents: 0, documentation: 0, recovered: 0, byWhere: {} });
 
 /**
- * One document against commonmark.js: whole, char by char and at two seeded random splits the
- * engine must agree (text and calls); where commonmark.js shows the call's argument as code, raw
+ * One document against commonmark.js: parse(), and the engine whole, char by char and at two
+ * seeded random splits must agree (text and calls); where commonmark.js shows the call's argument as code, raw
  * HTML, a link's destination or title or link text, inside a block quote, or nowhere (an unused
  * definition), no call runs; every input character is visible or inside a recovered call or a
  * stripped span; and a DSML or Hermes call that opens a top-level paragraph on its own line runs.
@@ -262,6 +263,7 @@ export function checkDocument({ doc, kind, at }: Doc, splitSeed: number, tally: 
   tally.byWhere[v.where] = (tally.byWhere[v.where] ?? 0) + 1;
   const context = `${kind} in ${v.where} (${v.path}): ${JSON.stringify(escaped(doc))}`;
   const seen = (r: { text: string; calls: unknown[] }) => `${context} -> ${r.calls.length} calls, text ${JSON.stringify(escaped(r.text))}`;
+  expect(seen(parse(doc, tools))).toBe(seen(whole));
   for (const cuts of [everyChar(doc.length), randomCuts(doc.length, splitSeed), randomCuts(doc.length, splitSeed + 1, 5)]) {
     expect(seen(runEngine(doc, cuts, tools))).toBe(seen(whole));
   }
