@@ -12,7 +12,7 @@
  * and backslash escapes next to backticks, and LF, CRLF, lone CR or mixed line ends. A hole
  * (HOLE, a line of its own or inside a line) is where the leaked call goes: DSML over lines or on
  * one, Hermes `<tool_call>` over lines or on one, a `<shell>` costume, Claude-style
- * `<function_calls>`; its later lines carry the hole line's container prefix or not.
+ * `<function_calls>` and a bare `<invoke>`, Mistral `[TOOL_CALLS]`; its later lines carry the hole line's container prefix or not.
  */
 import fc from "fast-check";
 import { Parser, type Node } from "commonmark";
@@ -31,6 +31,9 @@ export const CALL_LINES: Record<string, string[]> = {
   hermesOneLine: [`<tool_call>${JSON.stringify({ name: "bash", arguments: { command: COMMAND } })}</tool_call>`],
   costume: [`<shell>${COMMAND}</shell>`],
   claude: ["<function_calls>", '<invoke name="bash">', `<parameter name="command">${COMMAND}</parameter>`, "</invoke>", "</function_calls>"],
+  // A bare Claude-style invoke is text by design (golden O07b); kept for the documentation direction.
+  invoke: ['<invoke name="bash">', `<parameter name="command">${COMMAND}</parameter>`, "</invoke>"],
+  mistral: [`[TOOL_CALLS]bash[ARGS]{"command":"${COMMAND}"}`],
 };
 
 type L = { text: string; lazy: boolean };
