@@ -3,7 +3,9 @@
  * splits): generated documents from review-47-docs-grammar.ts with one leaked call in a hole
  * (a line of its own, or after a word, a code span or a container prefix).
  *
- * No finding: ~20 000 documents (seeds 1-3, 11, 12, 31, 32; 1500-8000 runs each) gave no call
+ * No finding: ~56 000 documents (seeds 1-3, 11, 12, 31, 32, 51, 52, 61, 71; 1500-8000 runs
+ * each; 51 and 52 with the call's later lines carrying part of the hole line's container prefix:
+ * one character less, half of it, tabs for four spaces, its first `>` as a space) gave no call
  * that runs where commonmark.js shows it as code, raw HTML, a link's destination, title or text,
  * inside a block quote or in an unused definition, no difference between the whole input, char
  * by char and random splits, and no lost or invented character. Kept as a hard negative: the
