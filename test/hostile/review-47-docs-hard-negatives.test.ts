@@ -209,3 +209,28 @@ describe("review 47 hard negatives: the call stays documentation where commonmar
     });
   }
 });
+
+/**
+ * HTML blocks of type 6 interrupt a paragraph (type 7 cannot), with or without a complete tag,
+ * in any case: every name commonmark.js knows (`search` included; `meta` and `source` are not
+ * among them). A name missing from the engine's list would let the call after it continue the
+ * paragraph and run.
+ */
+const BLOCK_NAMES = "address article aside base basefont blockquote body caption center col colgroup dd details dialog dir div dl dt fieldset figcaption figure footer form frame frameset h1 h2 h3 h4 h5 h6 head header hr html iframe legend li link main menu menuitem nav noframes ol optgroup option p param search section summary table tbody td tfoot th thead title tr track ul".split(" ");
+
+describe("review 47 hard negatives: type 6 names interrupt a paragraph, the call after them is HTML", () => {
+  for (const name of BLOCK_NAMES) {
+    test(name, () => {
+      for (const template of [`para\n<${name}\nX\n`, `para\n</${name.toUpperCase()}>\nX\n`, `> para\n> <${name}\tx\n> X\n`]) {
+        for (const kind of ["dsmlOneLine", "hermesOneLine", "costume"]) {
+          for (const eol of ["\n", "\r"]) {
+            const doc = template.replace(/\n/g, eol).replace("X", () => CALL_LINES[kind]!.join(eol));
+            const context = `${kind}: ${JSON.stringify(escaped(doc))}`;
+            expect(`${context} renders as ${verdict(doc, kind).where}`).toBe(`${context} renders as html`);
+            expect(`${context} -> ${callsIn(doc)} calls`).toBe(`${context} -> 0 calls`);
+          }
+        }
+      }
+    });
+  }
+});
