@@ -6,18 +6,19 @@
  * Normalizing (the same for the given content and for a call's values, so both sides agree):
  * - forms: as written, and with JSON string escapes decoded once and twice (a tool result that is
  *   JSON, or JSON of JSON);
- * - encodings the model decodes when it quotes: HTML character references (named ones for ASCII
- *   punctuation and spaces, decimal and hex numeric ones, all with their `;`) and ASCII percent-
- *   escapes (`%3C`); see docs/SECURITY.md for the encodings left out. A form whose decoding made a
- *   quote or a backslash is also kept undecoded, so where strings begin and end (string-lexer.ts)
- *   is read as written too: `"id": "&quot;[/TOOL_CALL]"` is one string to a reader of the JSON;
+ * - encodings the model decodes when it quotes (given-encodings.ts): HTML character references
+ *   (named ones for ASCII punctuation and spaces, decimal and hex numeric ones, all with their `;`)
+ *   and ASCII percent-escapes (`%3C`); see docs/SECURITY.md for the encodings left out. A form
+ *   whose decoding made a quote or a backslash is also kept undecoded, so where strings begin and
+ *   end (string-lexer.ts) is read as written too: `"id": "&quot;[/TOOL_CALL]"` is one string to a
+ *   reader of the JSON;
  * - Unicode: characters that render as nothing (format characters, default-ignorable code points
  *   such as U+200B, U+00AD, U+2060, U+FEFF and the variation selectors) removed, and canonical
  *   equivalents composed (NFC): `cafe` + U+0301 reads as `café`. Given content that holds such a
  *   character is also read with each one a space (a word break to a reader). NFC only: NFKC would also fold
  *   compatibility look-alikes (fullwidth letters), which the guard leaves out (docs/SECURITY.md);
  * - terminal control sequences (colour codes, `ESC [ … m`; OSC strings) read as nothing, as a
- *   terminal shows them; given content that holds one is read as written too (withoutTerminalCodes);
+ *   terminal shows them; given content that holds one is read as written too (terminal-codes.ts);
  * - line prefixes: at the start of every line, a tool's line-number gutter (`12: `, `Line 12: `,
  *   `path:12:`) and then the whole run of characters that are not letters (`+`, `-`, `#`, `//`,
  *   ` * `, `> `, digits, bullets, box drawing). Not capped: a cap would let a value whose own lines
@@ -35,7 +36,9 @@ import { asLostLtCloser, readTagHead } from "../grammar/tags.ts";
 import { standalonePrefixAt } from "../parse/standalone-json.ts";
 import { isAliasName } from "../parse/aliases.ts";
 import { decodeJsonEscapes, gutterEnd, mayHoldMarkup } from "./given-text.ts";
-import { BACKSLASH, COLON, DASH, DQ, HASH, LBRACE, LBRACKET, LT, SEMICOLON, SENTENCEPIECE_SPACE_CODE, SLASH, SP, SQ, UNDERSCORE, isAsciiDigit, isAsciiLetter, isWhiteSpace as isSpaceCode, lineEndAt, lineEndFrom } from "../grammar/chars.ts";
+import { decodeEncodings } from "./given-encodings.ts";
+import { withoutTerminalCodes } from "./terminal-codes.ts";
+import { BACKSLASH, COLON, DASH, DQ, LBRACE, LBRACKET, LT, SENTENCEPIECE_SPACE_CODE, SLASH, SP, SQ, UNDERSCORE, isAsciiDigit, isAsciiLetter, isWhiteSpace as isSpaceCode, lineEndAt, lineEndFrom } from "../grammar/chars.ts";
 
 export interface GivenHaystack extends QuotedStrings {
   /** The normalized forms of every given text, separated by " \u0000 ". */
@@ -132,73 +135,6 @@ function readings(text: string): string[] {
   const plain = withoutTerminalCodes(text);
   if (plain !== text) variants.push(...unicodeReadings(plain));
   return variants;
-}
-
-const ESC = 0x1b;
-const BEL = 0x07;
-const DEL = 0x7f;
-/** The 8-bit forms of CSI, OSC and ST. */
-const C1_CSI = 0x9b;
-const C1_OSC = 0x9d;
-const C1_ST = 0x9c;
-/** After ESC: the strings ended by ST (or BEL): DCS `P`, SOS `X`, OSC `]`, PM `^`, APC `_`. */
-const STRING_INTRODUCERS = "PX]^_";
-
-/**
- * `text` without its terminal control sequences (ECMA-48), which a terminal shows as nothing: CSI
- * (`ESC [`, parameter bytes, intermediate bytes, a final byte; SGR colours are these), the control
- * strings (OSC `ESC ]` and DCS, SOS, PM, APC) up to BEL or ST, and the other escape sequences
- * (`ESC ( B`, `ESC 7`); their 8-bit CSI and OSC forms too. What is not a whole sequence stays as
- * written. Linear: a sequence's scan stops at the next control character, where the next scan
- * may begin.
- */
-export function withoutTerminalCodes(text: string): string {
-  if (!(text.includes("\u001b") || text.includes("\u009b") || text.includes("\u009d"))) return text;
-  let out = "";
-  let from = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c !== ESC && c !== C1_CSI && c !== C1_OSC) continue;
-    const end = controlSequenceEnd(text, i);
-    if (end < 0) continue;
-    out += text.slice(from, i);
-    from = end;
-    i = end - 1;
-  }
-  return from === 0 ? text : out + text.slice(from);
-}
-
-/** Where the terminal control sequence that begins at `i` ends (exclusive), or -1 when none does. */
-function controlSequenceEnd(s: string, i: number): number {
-  const c = s.charCodeAt(i);
-  if (c === C1_CSI) return csiEnd(s, i + 1);
-  if (c === C1_OSC) return controlStringEnd(s, i + 1);
-  const next = s.charCodeAt(i + 1);
-  if (next === LBRACKET) return csiEnd(s, i + 2);
-  if (i + 1 < s.length && STRING_INTRODUCERS.includes(s[i + 1]!)) return controlStringEnd(s, i + 2);
-  let j = i + 1;
-  while (j < s.length && s.charCodeAt(j) >= 0x20 && s.charCodeAt(j) <= 0x2f) j++;
-  const final = s.charCodeAt(j);
-  return final >= 0x30 && final <= 0x7e ? j + 1 : -1;
-}
-
-/** A CSI's parameter bytes, intermediate bytes and final byte from `j`. */
-function csiEnd(s: string, j: number): number {
-  while (j < s.length && s.charCodeAt(j) >= 0x30 && s.charCodeAt(j) <= 0x3f) j++;
-  while (j < s.length && s.charCodeAt(j) >= 0x20 && s.charCodeAt(j) <= 0x2f) j++;
-  const final = s.charCodeAt(j);
-  return final >= 0x40 && final <= 0x7e ? j + 1 : -1;
-}
-
-/** A control string's characters from `j` up to BEL or ST (`ESC \`, or its 8-bit form); any other control character ends it unread. */
-function controlStringEnd(s: string, j: number): number {
-  for (; j < s.length; j++) {
-    const c = s.charCodeAt(j);
-    if (c === BEL || c === C1_ST) return j + 1;
-    if (c === ESC) return s.charCodeAt(j + 1) === BACKSLASH ? j + 2 : -1;
-    if (c < 0x20 || c === DEL) return -1;
-  }
-  return -1;
 }
 
 /**
@@ -420,82 +356,4 @@ function guardOnlyMarkup(s: string, i: number, end: number, toolNames: ReadonlyS
 
 function isNameCode(c: number): boolean {
   return (isAsciiLetter(c)) || isAsciiDigit(c) || c === UNDERSCORE || c === COLON || c === DASH;
-}
-
-// ---------------------------------------------------------------- encodings
-
-/** Named references for the characters markup and commands are written with; numeric ones cover the rest. */
-const NAMED: Record<string, string> = {
-  lt: "<", gt: ">", amp: "&", quot: '"', apos: "'", nbsp: " ", sol: "/", bsol: "\\", verbar: "|", vert: "|", VerticalLine: "|",
-  Vert: "\u2016", Verbar: "\u2016", lowbar: "_", equals: "=", colon: ":", semi: ";", comma: ",", period: ".", excl: "!",
-  quest: "?", num: "#", dollar: "$", percnt: "%", ast: "*", midast: "*", plus: "+", hyphen: "-", dash: "-", grave: "`",
-  lpar: "(", rpar: ")", lsqb: "[", rsqb: "]", lbrack: "[", rbrack: "]", lcub: "{", rcub: "}", lbrace: "{", rbrace: "}",
-  tilde: "~", Hat: "^", commat: "@", Tab: "\t", NewLine: "\n",
-};
-const MAX_REFERENCE = 16;
-
-/**
- * HTML character references and ASCII percent-escapes decoded in one pass. Only references the
- * table or a number names are decoded, and only with their `;`; a percent-escape only below 0x80
- * (a multi-byte UTF-8 sequence is left as written). Anything else stays.
- */
-export function decodeEncodings(text: string, decodedQuote?: { value: boolean }): string {
-  let out = "";
-  let from = 0;
-  // The next `&` and `%`, each found once by indexOf (native) and looked for again only once passed.
-  let amp = text.indexOf("&");
-  let pct = text.indexOf("%");
-  while (amp >= 0 || pct >= 0) {
-    const i = amp < 0 ? pct : pct < 0 ? amp : Math.min(amp, pct);
-    const decoded = i === amp ? reference(text, i) : percent(text, i);
-    const next = decoded === null ? i + 1 : i + decoded.length;
-    if (decoded !== null) {
-      out += text.slice(from, i) + decoded.text;
-      from = next;
-      if (decodedQuote !== undefined && (decoded.text === '"' || decoded.text === "'" || decoded.text === "\\")) decodedQuote.value = true;
-    }
-    if (amp >= 0 && amp < next) amp = text.indexOf("&", next);
-    if (pct >= 0 && pct < next) pct = text.indexOf("%", next);
-  }
-  return from === 0 ? text : out + text.slice(from);
-}
-
-function reference(s: string, at: number): { text: string; length: number } | null {
-  // Looked for only this far: indexOf(";") would scan to the next `;` from every `&`, quadratic in a text of `&`s.
-  let semi = at + 1;
-  while (semi < s.length && semi - at <= MAX_REFERENCE && s.charCodeAt(semi) !== SEMICOLON) semi++;
-  if (semi >= s.length || semi - at > MAX_REFERENCE || semi === at + 1) return null;
-  const body = s.slice(at + 1, semi);
-  let code: number;
-  if (body.charCodeAt(0) === HASH) {
-    const hex = body.charCodeAt(1) === 0x78 || body.charCodeAt(1) === 0x58;
-    const digits = body.slice(hex ? 2 : 1);
-    if (digits === "" || !allDigits(digits, hex ? 16 : 10)) return null;
-    code = Number.parseInt(digits, hex ? 16 : 10);
-    if (!(code > 0 && code <= 0x10ffff) || (code >= 0xd800 && code <= 0xdfff)) return null;
-    return { text: String.fromCodePoint(code), length: semi - at + 1 };
-  }
-  const named = Object.prototype.hasOwnProperty.call(NAMED, body) ? NAMED[body] : undefined;
-  return named === undefined ? null : { text: named, length: semi - at + 1 };
-}
-
-function percent(s: string, at: number): { text: string; length: number } | null {
-  const hi = hexValue(s.charCodeAt(at + 1));
-  const lo = hexValue(s.charCodeAt(at + 2));
-  if (hi < 0 || lo < 0 || hi > 7) return null;
-  return { text: String.fromCharCode(hi * 16 + lo), length: 3 };
-}
-
-function allDigits(text: string, radix: number): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const v = hexValue(text.charCodeAt(i));
-    if (v < 0 || v >= radix) return false;
-  }
-  return true;
-}
-
-function hexValue(c: number): number {
-  if (isAsciiDigit(c)) return c - 0x30;
-  const lower = c | 0x20;
-  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
 }

@@ -17,7 +17,7 @@ import { block, live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { repairFetch } from "../../src/adapters/fetch.ts";
 import { givenFromCallOptions, givenFromChatBody, givenFromMessagesBody, givenFromResponsesBody } from "../../src/echo/from-request.ts";
-import { withoutTerminalCodes } from "../../src/echo/given-content.ts";
+import { withoutTerminalCodes } from "../../src/echo/terminal-codes.ts";
 import { countWork } from "../support/work.ts";
 import { completion, textStream, throughFetch, throughMiddleware, type Json } from "./support.ts";
 import { recoveredInputs } from "./echo-run.ts";

@@ -12,29 +12,14 @@
 // the reply (an error, response.failed, a content filter) leaves that text as written, any other
 // ends the part as usual.
 import type { RecoveredCall } from "../../parse/types.ts";
-import type { AnswerSoFar, EngineEvent, EngineSummary } from "../../engine/types.ts";
+import type { EngineEvent, EngineSummary } from "../../engine/types.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
 import type { EngineFor } from "../wire.ts";
 import type { Out, Outbox, Slot } from "./outbox.ts";
 import { textOf, textOfStep } from "./items.ts";
-
-/** One output_text part as it went out. */
-interface FedPart {
-  item: string;
-  content: number;
-  /** Downstream output_index of its message item. */
-  index: number | undefined;
-  guard: GuardedEngine;
-  visible: string;
-  changed: boolean;
-  /** It ended while its engine held text after a call: where that text goes once the reply decides it. */
-  slot?: Slot;
-  /** Deltas that came for it after it ended, while its slot waits: they go out in the slot, after the text it holds. */
-  late: string;
-  /** Text its end released before a tail its slot then waited for (an end that itself waited in the slot): it goes first. */
-  lead?: string;
-}
+import { type FedPart, FedParts, partDelta, setDoneText } from "./fed-parts.ts";
+import { PartEngines } from "./part-engines.ts";
 
 /**
  * A part that ended upstream while its engine held text, its end not yet decided: what the engine
@@ -54,26 +39,18 @@ export interface DeltaFate {
 }
 
 export class TextParts {
-  #first: GuardedEngine | undefined;
-  #more: EngineFor;
-  #engines: GuardedEngine[] = [];
+  #engines: PartEngines;
   /** Where the reply's decision on a slot goes: filled slots change the `done` texts sent after them. */
   #out: Outbox;
   /** The downstream output_index of an upstream event's item. */
   #indexOf: (event: Json) => number | undefined;
-  /** A native call item came: every engine from then on strips markup instead of recovering it. */
-  #native = false;
-  /** The part being fed, and every part fed so far by item id and content index. */
+  /** The part being fed, and every part fed so far. */
   #part: FedPart | undefined;
-  #parts = new Map<string, FedPart[]>();
-  /** Where the reply's text stood when the last part ended, for the next part's engine. */
-  #carry: AnswerSoFar | undefined;
+  #parts = new FedParts();
   /** Parts that ended while their engine held text after the reply's last call, undecided. */
   #tails: FedPart[] = [];
   /** The part that ended holding text, its end undecided until the next event tells whether the reply was cut. */
   #ending: Ending | undefined;
-  /** stop(): no engine reads text any more. */
-  #stopped = false;
   /** Calls recovered and not yet taken by the wire to go out as items. */
   #pending: RecoveredCall[] = [];
   /** Downstream output_index of the last message item that carried text. */
@@ -82,8 +59,7 @@ export class TextParts {
   #orphan = "";
 
   constructor(guard: GuardedEngine, more: EngineFor, out: Outbox, indexOf: (event: Json) => number | undefined) {
-    this.#first = guard;
-    this.#more = more;
+    this.#engines = new PartEngines(guard, more);
     this.#out = out;
     this.#indexOf = indexOf;
   }
@@ -162,7 +138,7 @@ export class TextParts {
 
   /** A part's output_text.done or content_part.done: the part ends if it is the one fed; true when its text was set. */
   partDone(event: Json, before: Out[]): boolean {
-    const part = this.#partOf(event);
+    const part = this.#parts.of(event);
     if (!part) return false;
     if (part === this.#part) before.push(...this.endPart(true));
     return setDoneText(part, event);
@@ -240,12 +216,11 @@ export class TextParts {
       return this.#released(part, slot, step.held, out);
     }
     const text = this.#take(step.events);
-    const carry = part.guard.carryOver();
-    this.#carry = carry;
+    const carry = this.#engines.carryFrom(part.guard);
     if (carry?.tail !== undefined && part.guard.held > 0) {
       if (slot) part.lead = text;
       else {
-        if (text !== "") out.push(this.#partDelta(part, text));
+        if (text !== "") out.push(partDelta(part, text));
         slot = { kind: "slot", decided: false };
         part.slot = slot;
         out.push(slot);
@@ -253,7 +228,7 @@ export class TextParts {
       this.#tails.push(part);
       return out;
     }
-    if (!slot && text !== "") out.push(this.#partDelta(part, text));
+    if (!slot && text !== "") out.push(partDelta(part, text));
     // No text after the call here: what the parts before held (its engine let go of it) shows.
     if (carry?.tail === undefined) this.#decideTails("release");
     const more = this.#flushed(part.guard);
@@ -263,7 +238,7 @@ export class TextParts {
   /** Text a part's end released: into its slot when the end waited there, else one more delta. */
   #released(part: FedPart, slot: Slot | undefined, text: string, out: Out[]): Out[] {
     if (slot) this.#fill(part, text);
-    else if (text !== "") out.push(this.#partDelta(part, text));
+    else if (text !== "") out.push(partDelta(part, text));
     return out;
   }
 
@@ -275,7 +250,7 @@ export class TextParts {
     const out: Out[] = [];
     if (part && !part.guard.done) {
       const text = this.#flushed(part.guard);
-      if (text !== "") out.push(this.#partDelta(part, text));
+      if (text !== "") out.push(partDelta(part, text));
     }
     this.#decideTails("end");
     return out;
@@ -283,7 +258,7 @@ export class TextParts {
 
   /** A native call item came. `withdraw`: recovered calls are held back (one call allowed), so it wins over them. */
   nativeCall(before: Out[], withdraw: boolean): void {
-    this.#native = true;
+    this.#engines.nativeCall();
     if (withdraw && this.#pending.length > 0) return this.#withdraw(before);
     // Calls already out stand: the text held after them can no longer be shown by a later call (markup is now a native call's duplicate), so the reply decided it.
     this.#decideTails("end");
@@ -296,8 +271,6 @@ export class TextParts {
    * as they come.
    */
   stop(unrun = false): Out[] {
-    this.#stopped = true;
-    this.#carry = undefined;
     const out: Out[] = [];
     // `unrun`: the calls waiting (held back, one call allowed) never run; their markup is shown in
     // the part that wrote it, before the text held after it (in the part being fed if that one
@@ -305,17 +278,17 @@ export class TextParts {
     let markup = "";
     let owner: FedPart | undefined;
     if (unrun && this.#pending.length > 0) {
-      const guard = this.#engines.find((engine) => engine.recovered > 0);
+      const guard = this.#engines.all.find((engine) => engine.recovered > 0);
       const text = guard?.unrunCalls();
-      if (text !== undefined) {
+      if (guard !== undefined && text !== undefined) {
         this.#pending = [];
         markup = text;
-        owner = [...this.#parts.values()].flat().find((part) => part.guard === guard);
+        owner = this.#parts.readBy(guard);
       }
     }
     const part = this.#part;
     const into = owner && (owner === part || owner.slot?.decided === false) ? owner : (part ?? owner);
-    this.#first?.stop();
+    this.#engines.stop();
     // The part whose end waited: what it holds goes out as written, into its slot (after the
     // markup of its calls that never ran, when it wrote them).
     const ending = this.#ending?.part;
@@ -328,7 +301,7 @@ export class TextParts {
     // Its part ended downstream, and none is open: the wire gives it a message item of its own.
     if (into && into !== part && into !== ending && !tails.includes(into)) this.#orphan = markup;
     const text = (into === part ? markup : "") + held;
-    if (part && text !== "") out.push(this.#partDelta(part, text));
+    if (part && text !== "") out.push(partDelta(part, text));
     return out;
   }
 
@@ -348,39 +321,22 @@ export class TextParts {
     const part = this.#part;
     if (!part || part.guard.done || !part.guard.afterCall) return [];
     const text = textOfStep(part.guard.step({ releaseTail: true }), []);
-    return text === "" ? [] : [this.#partDelta(part, text)];
+    return text === "" ? [] : [partDelta(part, text)];
   }
 
   /** A message item's parts, as they went out. */
   setItemText(item: Json): boolean {
-    if (typeof item.id !== "string" || !Array.isArray(item.content)) return false;
-    let changed = false;
-    for (const part of this.#parts.get(item.id) ?? []) {
-      const held = item.content[part.content];
-      if (isObject(held) && setText(part, held, "text")) changed = true;
-    }
-    return changed;
+    return this.#parts.setItemText(item);
   }
 
   /** A `done` event of a part whose slot was filled after it was read: its text as it went out. */
   refresh(event: Json): boolean {
-    if (event.type === "response.output_item.done") {
-      return isObject(event.item) && typeof event.item.id === "string" && (this.#parts.get(event.item.id) ?? []).some((part) => part.slot?.fill) && this.setItemText(event.item);
-    }
-    const part = this.#partOf(event);
-    return part?.slot?.fill !== undefined && setDoneText(part, event);
+    return this.#parts.refresh(event);
   }
 
   /** The summaries of every engine after the first; undefined when the first failed (the reply then reports nothing). */
   laterSummaries(): EngineSummary[] | undefined {
-    const [first, ...rest] = this.#engines;
-    if (first?.failed) return undefined;
-    const more: EngineSummary[] = [];
-    for (const guard of rest) {
-      const summary = guard.failed ? undefined : guard.summary();
-      if (summary) more.push(summary);
-    }
-    return more;
+    return this.#engines.laterSummaries();
   }
 
   /**
@@ -392,7 +348,7 @@ export class TextParts {
     this.#pending = [];
     const tails = this.#tails;
     this.#tails = [];
-    for (const guard of this.#engines) {
+    for (const guard of this.#engines.all) {
       const tail = tails.find((part) => part.guard === guard);
       if (tail) {
         this.#fill(tail, textOfStep(guard.step({ withdraw: true }), []) + this.#flushed(guard));
@@ -404,9 +360,9 @@ export class TextParts {
         continue;
       }
       const text = textOfStep(guard.step({ withdraw: true }), []);
-      if (text !== "") before.push(this.#partDelta(part, text));
+      if (text !== "") before.push(partDelta(part, text));
     }
-    this.#carryNoTail();
+    this.#engines.carryNoTail();
   }
 
   /** The part a text delta belongs to, begun when it is new (the part before it ends first). */
@@ -415,41 +371,15 @@ export class TextParts {
     const content = typeof event.content_index === "number" ? event.content_index : 0;
     const current = this.#part;
     if (current && current.item === event.item_id && current.content === content) return current;
-    const known = this.#partOf(event);
+    const known = this.#parts.of(event);
     if (known) return known;
     before.push(...this.endPart());
-    const guard = this.#engine();
+    const guard = this.#engines.next();
     const part: FedPart = { item: event.item_id, content, index: this.#indexOf(event), guard, visible: "", changed: false, late: "" };
     this.#part = part;
     this.#lastTextIndex = part.index;
-    const list = this.#parts.get(part.item);
-    if (list) list.push(part);
-    else this.#parts.set(part.item, [part]);
+    this.#parts.add(part);
     return part;
-  }
-
-  /**
-   * The engine of a part that begins: the reply's first engine, then one per part that reads on
-   * where the part before it ended. Once an engine failed that reading is lost, so every later
-   * part passes through as it came (its engine is done).
-   */
-  #engine(): GuardedEngine {
-    const previous = this.#engines.at(-1);
-    if (previous?.failed) return previous;
-    // Stopped: a done engine, so the part passes as it comes (the first one, stopped, if none was used).
-    if (this.#stopped) return previous ?? this.#first!;
-    const first = this.#first;
-    this.#first = undefined;
-    const guard = first ?? this.#more(undefined, this.#carry);
-    this.#engines.push(guard);
-    if (this.#native && !guard.done) guard.step({ native: true });
-    return guard;
-  }
-
-  #partOf(event: Json): FedPart | undefined {
-    if (typeof event.item_id !== "string") return undefined;
-    const content = typeof event.content_index === "number" ? event.content_index : 0;
-    return this.#parts.get(event.item_id)?.find((part) => part.content === content);
   }
 
   /** Engine events: text is returned, calls wait to go out as items. A call shows what the parts before held after the call before it. */
@@ -471,7 +401,7 @@ export class TextParts {
    * stood ("release": another call came, or it can wait no longer) or stripped ("end").
    */
   #decideTails(decision: "release" | "end"): void {
-    this.#carryNoTail();
+    this.#engines.carryNoTail();
     const tails = this.#tails;
     if (tails.length === 0) return;
     this.#tails = [];
@@ -487,33 +417,7 @@ export class TextParts {
   #fill(part: FedPart, decided: string): void {
     const text = (part.lead ?? "") + decided + part.late;
     part.lead = undefined;
-    this.#out.fill(part.slot!, text === "" ? undefined : this.#partDelta(part, text).event);
+    this.#out.fill(part.slot!, text === "" ? undefined : partDelta(part, text).event);
   }
 
-  /** The next part's engine holds nothing after a call: the reply decided that text. */
-  #carryNoTail(): void {
-    if (this.#carry?.tail === undefined) return;
-    const { tail: _, ...rest } = this.#carry;
-    this.#carry = rest;
-  }
-
-  /** Text the engine released outside a delta of the part: one more text delta of it. */
-  #partDelta(part: FedPart, text: string): { kind: "new"; event: Json } {
-    part.visible += text;
-    part.changed = true;
-    return { kind: "new", event: { type: "response.output_text.delta", item_id: part.item, output_index: part.index, content_index: part.content, delta: text, logprobs: [] } };
-  }
-}
-
-/** The part's text as it went out, into a `done` event of it (output_text.done, content_part.done). */
-function setDoneText(part: FedPart, event: Json): boolean {
-  if (event.type === "response.output_text.done") return setText(part, event, "text");
-  return isObject(event.part) && setText(part, event.part, "text");
-}
-
-/** The part's text as it went out, into `holder[key]`, when the engines changed it. */
-function setText(part: FedPart, holder: Json, key: string): boolean {
-  if (!part.changed || holder[key] === part.visible) return false;
-  holder[key] = part.visible;
-  return true;
 }

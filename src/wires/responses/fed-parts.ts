@@ -1,0 +1,92 @@
+// Every output_text part of a streamed Responses reply as it went out downstream: the text a
+// client has seen of it, so that the `done` events that repeat a part's text (output_text.done,
+// content_part.done, output_item.done) carry that text, not the upstream one. Its own file: the
+// record of what went out, kept apart from how the parts' text is read and decided (text-parts.ts).
+import type { GuardedEngine } from "../../engine/guarded.ts";
+import { type Json, isObject } from "../../sse/json.ts";
+import type { Slot } from "./outbox.ts";
+
+/** One output_text part as it went out. */
+export interface FedPart {
+  item: string;
+  content: number;
+  /** Downstream output_index of its message item. */
+  index: number | undefined;
+  guard: GuardedEngine;
+  visible: string;
+  changed: boolean;
+  /** It ended while its engine held text after a call: where that text goes once the reply decides it. */
+  slot?: Slot;
+  /** Deltas that came for it after it ended, while its slot waits: they go out in the slot, after the text it holds. */
+  late: string;
+  /** Text its end released before a tail its slot then waited for (an end that itself waited in the slot): it goes first. */
+  lead?: string;
+}
+
+/** Every part fed so far, by item id and content index. */
+export class FedParts {
+  #byItem = new Map<string, FedPart[]>();
+
+  add(part: FedPart): void {
+    const list = this.#byItem.get(part.item);
+    if (list) list.push(part);
+    else this.#byItem.set(part.item, [part]);
+  }
+
+  /** Whether the message item `item` had text parts fed. */
+  has(item: string): boolean {
+    return this.#byItem.has(item);
+  }
+
+  /** The part an upstream event names by its item_id and content_index. */
+  of(event: Json): FedPart | undefined {
+    if (typeof event.item_id !== "string") return undefined;
+    const content = typeof event.content_index === "number" ? event.content_index : 0;
+    return this.#byItem.get(event.item_id)?.find((part) => part.content === content);
+  }
+
+  /** The part `guard` read. */
+  readBy(guard: GuardedEngine): FedPart | undefined {
+    return [...this.#byItem.values()].flat().find((part) => part.guard === guard);
+  }
+
+  /** A message item's parts, as they went out. */
+  setItemText(item: Json): boolean {
+    if (typeof item.id !== "string" || !Array.isArray(item.content)) return false;
+    let changed = false;
+    for (const part of this.#byItem.get(item.id) ?? []) {
+      const held = item.content[part.content];
+      if (isObject(held) && setText(part, held, "text")) changed = true;
+    }
+    return changed;
+  }
+
+  /** A `done` event of a part whose slot was filled after it was read: its text as it went out. */
+  refresh(event: Json): boolean {
+    if (event.type === "response.output_item.done") {
+      return isObject(event.item) && typeof event.item.id === "string" && (this.#byItem.get(event.item.id) ?? []).some((part) => part.slot?.fill) && this.setItemText(event.item);
+    }
+    const part = this.of(event);
+    return part?.slot?.fill !== undefined && setDoneText(part, event);
+  }
+}
+
+/** Text the engine released outside a delta of the part: one more text delta of it. */
+export function partDelta(part: FedPart, text: string): { kind: "new"; event: Json } {
+  part.visible += text;
+  part.changed = true;
+  return { kind: "new", event: { type: "response.output_text.delta", item_id: part.item, output_index: part.index, content_index: part.content, delta: text, logprobs: [] } };
+}
+
+/** The part's text as it went out, into a `done` event of it (output_text.done, content_part.done). */
+export function setDoneText(part: FedPart, event: Json): boolean {
+  if (event.type === "response.output_text.done") return setText(part, event, "text");
+  return isObject(event.part) && setText(part, event.part, "text");
+}
+
+/** The part's text as it went out, into `holder[key]`, when the engines changed it. */
+function setText(part: FedPart, holder: Json, key: string): boolean {
+  if (!part.changed || holder[key] === part.visible) return false;
+  holder[key] = part.visible;
+  return true;
+}
