@@ -12,7 +12,7 @@
 //   - release(): another call, the reply's end or a cut before it was complete: it goes out as it
 //     came, nothing decided; stop(): the same, and nothing is held any more (the repair stood aside).
 // At most one call is held at a time: a wire releases or decides the held call before it holds another.
-// Nothing is allocated until a recovered call was sent and a native call for its tool starts.
+// While nothing is held an event costs one field read (holding): nothing is kept or allocated for it.
 import type { RecoveredCall } from "../parse/types.ts";
 import { HELD_NATIVE_CHARS, HELD_NATIVE_EVENTS, SentCalls } from "./sent-calls.ts";
 
