@@ -3,7 +3,8 @@
 // the reply streams on); a native call for the same tool with the same input after it is then the
 // same call twice (the JSON path, which sees both at once, strips the leak as the native call's
 // duplicate, D08). The streamed wires (and the middleware's stream) hold a native call whose tool
-// is among these until its input is complete, and drop it when it repeats one: the client runs it once. A native call with other
+// is among these until its input is complete, and drop it when it repeats one (held-native.ts, the
+// one unit they share for it): the client runs it once. A native call with other
 // input, or the same call twice natively (each sent call matches one native call at most), passes.
 import type { RecoveredCall } from "../parse/types.ts";
 import { HELD_EVENT_LIMIT } from "../sse/rewrite.ts";

@@ -12,7 +12,7 @@ import type { EngineEvent } from "../../engine/types.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
 import type { Stage } from "../../sse/pull-stage.ts";
 import { noteFailure, requestDebug } from "../report.ts";
-import { HELD_NATIVE_CHARS, HELD_NATIVE_EVENTS, SentCalls } from "../../wires/sent-calls.ts";
+import { HeldNative } from "../../wires/held-native.ts";
 import { type CallContext, cutsReply, finishReason, finishReport, metadata, noteToolResult, reasoningCalls, signedReasoning, toolCallPart } from "./call-context.ts";
 
 type Part = LanguageModelV3StreamPart;
@@ -53,17 +53,18 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
    */
   let hold = ctx.oneCall;
   let heldCalls: RecoveredCall[] = [];
-  /** Recovered calls sent: a native call that repeats one is dropped (src/wires/sent-calls.ts). */
-  const sent = new SentCalls();
-  /** A native call for a tool a sent call has: its tool-input parts, held until its tool-call shows its input. */
-  let heldNative: { id: string; parts: Part[]; chars: number } | undefined;
+  /**
+   * Recovered calls sent, and a native call for a tool one of them has: its tool-input parts, held
+   * until its tool-call shows its input (src/wires/held-native.ts); dropped when it repeats one.
+   */
+  const heldNative = new HeldNative<Part>();
 
   return {
     each(part) {
       // The boundary written out, not orPassThrough(): this runs once per token, and a closure per token shows.
       try {
         if (part.type === "text-delta" && !guard.done) delta(part);
-        else if (heldNative === undefined || !heldPart(part)) handle(part);
+        else if (!heldNative.holding || !heldPart(part)) handle(part);
       } catch (error) {
         noteFailure(options, `stream repair on ${part.type}`, error);
         out(part);
@@ -220,14 +221,14 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
             if (guard.held === 0) releaseEnd();
           }
         }
-        if (part.providerExecuted !== true && sent.has(part.toolName)) {
+        if (part.providerExecuted !== true && heldNative.mayRepeat(part.toolName)) {
           // It may repeat a recovered call sent: held until its tool-call shows its input; dropped if it does.
           if (part.type === "tool-input-start") {
             releaseNative();
-            heldNative = { id: part.id, parts: [part], chars: 0 };
+            heldNative.hold(part.id, part.toolName, part);
             return;
           }
-          if (sent.take(part.toolName, part.input)) return;
+          if (heldNative.repeats(part.toolName, part.input)) return;
         }
         return out(part);
       case "tool-result":
@@ -332,18 +333,17 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
    * sends the held parts before it; another call or the reply's finish sends them as they came.
    */
   function heldPart(part: Part): boolean {
-    const held = heldNative!;
-    if ((part.type === "tool-input-delta" || part.type === "tool-input-end") && part.id === held.id) {
-      held.parts.push(part);
-      if (part.type === "tool-input-delta") held.chars += part.delta.length;
+    const id = heldNative.call!.id;
+    if ((part.type === "tool-input-delta" || part.type === "tool-input-end") && part.id === id) {
       // Past the bound it goes out as it came, undecided, and streams on.
-      if (held.chars > HELD_NATIVE_CHARS || held.parts.length > HELD_NATIVE_EVENTS) releaseNative();
+      if (!heldNative.part(part, part.type === "tool-input-delta" ? part.delta : undefined)) releaseNative();
       return true;
     }
-    if (part.type === "tool-call" && part.toolCallId === held.id) {
-      heldNative = undefined;
-      if (sent.take(part.toolName, part.input)) return true;
-      for (const kept of held.parts) out(kept);
+    if (part.type === "tool-call" && part.toolCallId === id) {
+      // The tool-call names its tool itself: the decision reads it there (held-native.ts, repeats).
+      const held = heldNative.release()!;
+      if (heldNative.repeats(part.toolName, part.input)) return true;
+      for (const kept of held.events) out(kept);
       out(part);
       return true;
     }
@@ -352,10 +352,9 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
   }
 
   function releaseNative(): void {
-    const held = heldNative;
+    const held = heldNative.release();
     if (held === undefined) return;
-    heldNative = undefined;
-    for (const kept of held.parts) out(kept);
+    for (const kept of held.events) out(kept);
   }
 
   function unhold(): void {
@@ -396,7 +395,7 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
 
   // Streamed like a native provider call so hosts that track tool-input-start see the call too.
   function call(recovered: RecoveredCall): void {
-    sent.add(recovered);
+    heldNative.add(recovered);
     const part = toolCallPart(recovered);
     out({ type: "tool-input-start", id: part.toolCallId, toolName: part.toolName });
     out({ type: "tool-input-delta", id: part.toolCallId, delta: part.input });

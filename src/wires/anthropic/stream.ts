@@ -17,7 +17,7 @@ import type { GuardedEngine } from "../../engine/guarded.ts";
 import { collectStrings } from "../../echo/from-request.ts";
 import { givenFromMessagesBlock, isGivenBlock } from "../../echo/from-reply.ts";
 import type { AddGiven } from "../wire.ts";
-import { HELD_NATIVE_CHARS, HELD_NATIVE_EVENTS, SentCalls } from "../sent-calls.ts";
+import { type HeldCall, HeldNative } from "../held-native.ts";
 
 /** Read in an event that streams past after the stand-aside: its block index, and its type. */
 const PASSING_KEYS: ReadonlySet<string> = new Set(["index", "type"]);
@@ -74,16 +74,14 @@ export class AnthropicStreamRewriter implements EventRewriter {
   #addGiven: AddGiven | undefined;
   /** Upstream indices of the server tool result blocks, whose deltas (if a result ever streams any) are given too. */
   #givenBlocks = new Set<number>();
-  /** Recovered calls sent: a native tool_use block that repeats one is dropped (sent-calls.ts). */
-  #sent = new SentCalls();
   /**
-   * A native tool_use block for a tool a sent call has, held until its stop shows its input: its
-   * upstream index, tool, events so far and input so far (`given`: the start's own input). It
-   * takes no downstream index until it goes out.
+   * Recovered calls sent, and a native tool_use block for a tool one of them has, held until its
+   * stop shows its input (held-native.ts): its id is its upstream index, its first event its start
+   * (whose own input counts when no delta streams one). It takes no downstream index until it goes
+   * out; dropped when it repeats a call sent. After stop() nothing is held (an event streaming past
+   * could overtake it).
    */
-  #native: { upstream: number; tool: unknown; events: Json[]; input: string; given: unknown; chars: number } | undefined;
-  /** stop() came: nothing is held any more (an event streaming past could overtake it). */
-  #stopped = false;
+  #native = new HeldNative<Json>();
 
   constructor(guard: GuardedEngine, onFinal: () => void, oneCall = false, addGiven?: AddGiven) {
     this.#guard = guard;
@@ -104,7 +102,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
       return pieces.length > 0 ? { pieces: [...pieces, RAW] } : null;
     }
     let lead: Json[] = [];
-    if (this.#native !== undefined) {
+    if (this.#native.holding) {
       const held = this.#heldNative(event);
       if (held !== undefined) return held;
       // Another block or the message's end before the held block's stop: it goes out as it came.
@@ -120,37 +118,28 @@ export class AnthropicStreamRewriter implements EventRewriter {
    * other event.
    */
   #heldNative(event: Json): Rewritten | null | undefined {
-    const held = this.#native!;
+    const held = this.#native.call!;
     if (event.type === "ping") return null;
-    if (event.index !== held.upstream) return undefined;
+    if (event.index !== held.id) return undefined;
     if (event.type === "content_block_delta") {
-      held.events.push(event);
       const delta = event.delta;
-      if (isObject(delta) && typeof delta.partial_json === "string") {
-        held.input += delta.partial_json;
-        held.chars += delta.partial_json.length;
-      }
       // Past the bound it goes out as it came, undecided, and streams on.
-      if (held.chars > HELD_NATIVE_CHARS || held.events.length > HELD_NATIVE_EVENTS) return { pieces: this.#releaseNative() };
+      if (!this.#native.part(event, isObject(delta) && typeof delta.partial_json === "string" ? delta.partial_json : undefined)) return { pieces: this.#releaseNative() };
       return { pieces: [] };
     }
     if (event.type !== "content_block_stop") return undefined;
-    if (this.#sent.take(held.tool, held.input === "" ? held.given : held.input)) {
-      // The same call the client already has: never sent, and no later index moves for it.
-      this.#native = undefined;
-      return { pieces: [] };
-    }
-    held.events.push(event);
+    // The input streamed, or the start's own when none did.
+    const input = held.args === "" ? (held.events[0]!.content_block as Json).input : held.args;
+    // The same call the client already has: never sent, and no later index moves for it.
+    if (this.#native.complete(input, event)) return { pieces: [] };
     return { pieces: this.#releaseNative() };
   }
 
   /** The held native block goes out as it came, under the next downstream index. */
-  #releaseNative(): Json[] {
-    const held = this.#native;
+  #releaseNative(held: HeldCall<Json> | undefined = this.#native.release()): Json[] {
     if (held === undefined) return [];
-    this.#native = undefined;
     const index = this.#next++;
-    this.#blocks.set(held.upstream, index);
+    this.#blocks.set(held.id as number, index);
     for (const event of held.events) event.index = index;
     return held.events;
   }
@@ -252,8 +241,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
     const unrun = goesOn && this.#heldCalls.length > 0 ? this.#guard.unrunCalls() : undefined;
     if (unrun !== undefined) this.#heldCalls = [];
     // A native block held to compare goes out as it came, first: its index maps what streams past.
-    this.#stopped = true;
-    const native = this.#releaseNative();
+    const native = this.#releaseNative(this.#native.stop());
     const held = this.#guard.stop();
     const calls = [...native, ...this.#unhold()];
     const text = this.#emitText((unrun ?? "") + held);
@@ -322,9 +310,9 @@ export class AnthropicStreamRewriter implements EventRewriter {
     let lead: Json[] = [];
     const native = NATIVE_BLOCKS.has(block.type as string);
     if (native && !this.#guard.done) lead = this.#noteNative();
-    if (native && !this.#stopped && this.#sent.has(block.name)) {
+    if (native && this.#native.mayRepeat(block.name)) {
       // It may repeat a call sent: held until its stop shows its input.
-      this.#native = { upstream: index, tool: block.name, events: [event], input: "", given: block.input, chars: 0 };
+      this.#native.hold(index, block.name, event);
       return { pieces: lead };
     }
     const out = this.#next++;
@@ -463,7 +451,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
   }
 
   #emitCall(call: RecoveredCall): Json[] {
-    this.#sent.add(call);
+    this.#native.add(call);
     const out = this.#close();
     const index = this.#next++;
     out.push(

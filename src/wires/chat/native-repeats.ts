@@ -1,43 +1,35 @@
 // A chat stream's native tool_calls entries that may repeat a recovered call already sent
-// (sent-calls.ts): an entry that starts a call for a tool a sent call has is held, with the
-// entries that continue it (same index), until the call is complete: an entry of another call
-// comes, the choice finishes or the stream ends. Then it is dropped when it repeats a sent call
+// (sent-calls.ts, held-native.ts): an entry that starts a call for a tool a sent call has is held,
+// with the entries that continue it (same index), until the call is complete: an entry of another
+// call comes, the choice finishes or the stream ends. Then it is dropped when it repeats a sent call
 // (its index is never numbered, so later calls keep consecutive indices), or goes out as one entry.
+// Chat has no event that ends a call, so the decision comes from here (decideAll), and what is
+// released is one entry, the first with every argument gathered.
 import type { RecoveredCall } from "../../parse/types.ts";
 import { type Json, isObject } from "../../sse/json.ts";
-import { HELD_NATIVE_CHARS, HELD_NATIVE_EVENTS, SentCalls } from "../sent-calls.ts";
-
-interface Held {
-  index: number;
-  /** The call's first entry (id, type, function name), its arguments gathered here. */
-  first: Json;
-  args: string;
-  entries: number;
-}
+import { type HeldCall, HeldNative } from "../held-native.ts";
 
 export class NativeRepeats {
-  #sent = new SentCalls();
-  #held = new Map<number, Held>();
+  /** The call held: its id is its upstream index, its first event the entry that started it. */
+  #native = new HeldNative<Json>();
   /** Upstream indices that went out (or are going out) as they came: never held again. */
   #passed = new Set<number>();
-  #off = false;
 
   /** A recovered call went out. */
   add(call: RecoveredCall): void {
-    this.#sent.add(call);
+    this.#native.add(call);
   }
 
   /** Anything held, or an entry in `toolCalls` that may start holding. */
   wants(toolCalls: readonly unknown[] | undefined): boolean {
-    if (this.#held.size > 0) return true;
-    if (this.#off || !toolCalls) return false;
-    return toolCalls.some((entry) => isObject(entry) && isObject(entry.function) && this.#sent.has(entry.function.name) && !this.#passed.has(entry.index as number));
+    if (this.#native.holding) return true;
+    if (!toolCalls) return false;
+    return toolCalls.some((entry) => isObject(entry) && isObject(entry.function) && this.#native.mayRepeat(entry.function.name) && !this.#passed.has(entry.index as number));
   }
 
   /** The repair stands aside: what is held goes out as it came, undecided, and nothing more is held. */
   stop(): Json[] {
-    this.#off = true;
-    return [...this.#held.values()].flatMap((held) => this.#release(held));
+    return this.#release(this.#native.stop());
   }
 
   /**
@@ -50,19 +42,18 @@ export class NativeRepeats {
     const rest: unknown[] = [];
     for (const entry of toolCalls) {
       const index = isObject(entry) && typeof entry.index === "number" ? entry.index : undefined;
-      const held = index === undefined ? undefined : this.#held.get(index);
-      if (held && isObject(entry)) {
-        if (isObject(entry.function) && typeof entry.function.arguments === "string") held.args += entry.function.arguments;
-        held.entries++;
+      if (index !== undefined && isObject(entry) && this.#native.call?.id === index) {
+        const args = isObject(entry.function) && typeof entry.function.arguments === "string" ? entry.function.arguments : undefined;
         // Past the bound it goes out as it came, undecided, and streams on.
-        if (held.args.length > HELD_NATIVE_CHARS || held.entries > HELD_NATIVE_EVENTS) released.push(...this.#release(held));
+        // Only the first entry is kept: the call goes out as one entry with every argument gathered.
+        if (!this.#native.part(undefined, args)) released.push(...this.#release(this.#native.release()));
         continue;
       }
-      // An entry of another call: the calls held are complete.
+      // An entry of another call: the call held is complete.
       released.push(...this.decideAll());
-      if (index !== undefined && isObject(entry) && !this.#off && !this.#passed.has(index) && isObject(entry.function) && this.#sent.has(entry.function.name)) {
+      if (index !== undefined && isObject(entry) && !this.#passed.has(index) && isObject(entry.function) && this.#native.mayRepeat(entry.function.name)) {
         const args = typeof entry.function.arguments === "string" ? entry.function.arguments : "";
-        this.#held.set(index, { index, first: entry, args, entries: 1 });
+        this.#native.hold(index, entry.function.name, entry, args);
         continue;
       }
       if (index !== undefined) this.#passed.add(index);
@@ -71,26 +62,22 @@ export class NativeRepeats {
     return { released, rest };
   }
 
-  /** The calls held are complete (another call, the finish, the stream's end): the entries that go out. */
+  /** The call held is complete (another call, the finish, the stream's end): the entries that go out. */
   decideAll(): Json[] {
-    if (this.#held.size === 0) return [];
-    const out: Json[] = [];
-    for (const held of [...this.#held.values()]) {
-      const fn = held.first.function as Json;
-      if (this.#sent.take(fn.name, held.args)) {
-        this.#held.delete(held.index);
-        this.#passed.add(held.index);
-        continue;
-      }
-      out.push(...this.#release(held));
+    const held = this.#native.call;
+    if (held === undefined) return [];
+    if (this.#native.complete(held.args)) {
+      this.#passed.add(held.id as number);
+      return [];
     }
-    return out;
+    return this.#release(this.#native.release());
   }
 
-  #release(held: Held): Json[] {
-    this.#held.delete(held.index);
-    this.#passed.add(held.index);
-    const fn = held.first.function as Json;
-    return [{ ...held.first, function: { ...fn, arguments: held.args } }];
+  /** The call held goes out as it came, as one entry: its first, with every argument gathered. */
+  #release(held: HeldCall<Json> | undefined): Json[] {
+    if (held === undefined) return [];
+    this.#passed.add(held.id as number);
+    const first = held.events[0]!;
+    return [{ ...first, function: { ...(first.function as Json), arguments: held.args } }];
   }
 }

@@ -21,7 +21,7 @@ import { givenFromResponsesItem } from "../../echo/from-reply.ts";
 import { NATIVE_ITEMS, functionCallItem } from "./items.ts";
 import { type Out, Outbox, upstream } from "./outbox.ts";
 import { TextParts } from "./text-parts.ts";
-import { HELD_NATIVE_CHARS, HELD_NATIVE_EVENTS, SentCalls } from "../sent-calls.ts";
+import { type HeldCall, HeldNative } from "../held-native.ts";
 
 /**
  * Events that cut the reply rather than end it: the API's `error` event (mid-stream, maybe
@@ -56,18 +56,16 @@ export class ResponsesStreamRewriter implements EventRewriter {
   #hold: boolean;
   /** Where a server tool's item goes: given content for the text after it (undefined: the echo guard is off). */
   #addGiven: AddGiven | undefined;
-  /** Recovered calls sent: a native function_call item that repeats one is dropped (sent-calls.ts). */
-  #sent = new SentCalls();
   /**
-   * A native function_call item for a tool a sent call has, held until its `done` shows its
-   * arguments: its upstream output_index, id, tool, events so far (numbered downstream) and
-   * arguments so far. Each of its events went out as dropped, so numbers agree either way.
+   * Recovered calls sent, and a native function_call item for a tool one of them has, held until
+   * its `done` shows its arguments (held-native.ts): its id is its upstream output_index, its first
+   * event its `added` (numbered downstream, as every event of it). Each of its events went out as
+   * dropped, so numbers agree either way; dropped when it repeats a call sent. After stop() nothing
+   * is held (an event streaming past could overtake it).
    */
-  #native: { upstream: number; id: unknown; tool: unknown; events: Json[]; args: string; chars: number } | undefined;
+  #native = new HeldNative<Json>();
   /** Ids of the native items dropped as repeats: response.completed does not list them. */
   #dropped = new Set<string>();
-  /** stop() came: nothing is held any more (an event streaming past could overtake it). */
-  #stopped = false;
 
   constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: EngineFor = () => guard, oneCall = false, addGiven?: AddGiven) {
     this.#onFinal = onFinal;
@@ -101,13 +99,13 @@ export class ResponsesStreamRewriter implements EventRewriter {
    * text); cut, they go out now, as those of the other wires went out when recovered.
    */
   stop(goesOn: boolean): Json[] {
-    this.#stopped = true;
-    // Cut: a native item held to compare goes out first, as it came (#cut), then what was held as written.
-    if (!goesOn) return this.#out.drain(this.#cut());
+    // A native item held to compare goes out as it came, first (and nothing is held from here on):
+    // cut, before what was held as written (#cut); going on, its index maps what streams past.
+    const native = this.#releaseNative(this.#native.stop());
+    if (!goesOn) return this.#out.drain([...native, ...this.#cut()]);
     // One call allowed, the reply going on unread: a native item after this could no longer
     // withdraw the calls held back, so they never run; their markup goes out as text.
-    // A native item held to compare goes out as it came, first: its index maps what streams past.
-    const outs = [...this.#releaseNative(), ...this.#text.stop(this.#hold)];
+    const outs = [...native, ...this.#text.stop(this.#hold)];
     outs.push(...this.#markupItem(this.#text.takeOrphan()));
     this.#hold = false;
     this.#final();
@@ -145,7 +143,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
 
   /** One upstream event: what goes out for it, in order; undefined when that is the event alone, unchanged. */
   #decide(event: Json & { type: string }): Out[] | undefined {
-    if (this.#native === undefined) return this.#decideEvent(event);
+    if (!this.#native.holding) return this.#decideEvent(event);
     const held = this.#heldNative(event);
     if (held !== undefined) return held;
     // Another item, or the reply's end, before the held item's `done`: it goes out as it came.
@@ -158,37 +156,31 @@ export class ResponsesStreamRewriter implements EventRewriter {
    * repeats a call sent, sent as it came otherwise); undefined for an event of another item.
    */
   #heldNative(event: Json & { type: string }): Out[] | undefined {
-    const held = this.#native!;
-    if (event.output_index !== held.upstream) return undefined;
+    const held = this.#native.call!;
+    if (event.output_index !== held.id) return undefined;
     event.output_index = this.#indexOf(event);
-    held.events.push(event);
-    if (event.type === "response.function_call_arguments.delta" && typeof event.delta === "string") {
-      held.args += event.delta;
-      held.chars += event.delta.length;
-    }
     if (event.type === "response.output_item.done") {
       const item = event.item;
       const args = isObject(item) && typeof item.arguments === "string" ? item.arguments : held.args;
-      if (this.#sent.take(held.tool, args)) {
+      if (this.#native.complete(args, event)) {
         // The same call the client already has: never sent, and every later item moves back into its place.
-        this.#native = undefined;
-        this.#indices.delete(held.upstream);
+        this.#indices.delete(held.id as number);
         this.#itemsIn--;
-        if (typeof held.id === "string") this.#dropped.add(held.id);
+        const id = (held.events[0]!.item as Json).id;
+        if (typeof id === "string") this.#dropped.add(id);
         return [{ kind: "drop" }];
       }
       return [{ kind: "drop" }, ...this.#releaseNative()];
     }
+    const args = event.type === "response.function_call_arguments.delta" && typeof event.delta === "string" ? event.delta : undefined;
     // Past the bound it goes out as it came, undecided, and streams on.
-    if (held.chars > HELD_NATIVE_CHARS || held.events.length > HELD_NATIVE_EVENTS) return [{ kind: "drop" }, ...this.#releaseNative()];
+    if (!this.#native.part(event, args)) return [{ kind: "drop" }, ...this.#releaseNative()];
     return [{ kind: "drop" }];
   }
 
   /** The held native item's events go out as they came (numbered as they go). */
-  #releaseNative(): Out[] {
-    const held = this.#native;
+  #releaseNative(held: HeldCall<Json> | undefined = this.#native.release()): Out[] {
     if (held === undefined) return [];
-    this.#native = undefined;
     return held.events.map((event) => ({ kind: "new", event }));
   }
 
@@ -204,10 +196,10 @@ export class ResponsesStreamRewriter implements EventRewriter {
     switch (event.type) {
       case "response.output_item.added":
         changed = this.#added(event, before, after);
-        if (this.#native !== undefined && this.#native.events.length === 0 && this.#native.upstream === event.output_index) {
+        if (this.#native.call?.events.length === 0 && this.#native.call.id === event.output_index) {
           // A native item that may repeat a call sent: held from its first event.
           event.output_index = this.#indexOf(event);
-          this.#native.events.push(event);
+          this.#native.part(event);
           return [...before, { kind: "drop" }, ...after];
         }
         break;
@@ -266,8 +258,8 @@ export class ResponsesStreamRewriter implements EventRewriter {
     // Native calls win: the part being fed, and every later one, strips markup instead of recovering it.
     if (NATIVE_ITEMS.has(item.type as string)) {
       this.#text.nativeCall(before, this.#hold);
-      if (item.type === "function_call" && typeof event.output_index === "number" && !this.#stopped && this.#sent.has(item.name)) {
-        this.#native = { upstream: event.output_index, id: item.id, tool: item.name, events: [], args: "", chars: 0 };
+      if (item.type === "function_call" && typeof event.output_index === "number" && this.#native.mayRepeat(item.name)) {
+        this.#native.hold(event.output_index, item.name);
       }
     }
     if (item.type !== "message" || typeof item.id !== "string" || !Array.isArray(item.content) || item.content.length === 0) return false;
@@ -337,7 +329,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
     const out: Out[] = [];
     let index = (afterIndex ?? -1) + 1;
     for (const call of calls) {
-      this.#sent.add(call);
+      this.#native.add(call);
       const item = functionCallItem(call, "completed");
       const itemId = item.id as string;
       for (const event of [
