@@ -1,0 +1,84 @@
+// Review 47 (hostile, tests only): the chat-completions wire's native-call handling
+// (src/wires/chat/native-repeats.ts, call-numbering.ts) read by the AI SDK chat providers. Each
+// failing test says what is wrong, its severity and the suspected source file; the others are hard
+// negatives.
+import { describe, expect, test } from "bun:test";
+import { HERMES, READ, chatClient, chatSse, chunk, dataEvents, rawReply } from "./review-47-chat-support.ts";
+
+const tc = (entry: Record<string, unknown>) => chunk({ tool_calls: [entry] });
+const REQUEST = { model: "m", stream: true, messages: [{ role: "user", content: "read a.ts" }], tools: [READ] };
+
+/** A leak the repair sends as a call, then the same call natively, its name in a later delta than its first. */
+function nameLater(entries: Record<string, unknown>[]): string {
+  return chatSse([chunk({ role: "assistant", content: `Reading. ${HERMES}` }), ...entries.map(tc), chunk({}, "tool_calls")]);
+}
+
+describe("a leaked call sent, then the same native call whose first delta carries no function.name", () => {
+  // FINDING (a call runs twice: high). Some OpenAI-compatible providers send a tool call's first
+  // delta without `function.name` (@ai-sdk/openai-compatible buffers such deltas until the name
+  // comes, for exactly those providers). The leak goes out as a call (parallel calls on); the
+  // native repeat's first delta names no tool, so NativeRepeats.wants/filter never hold it (they
+  // only hold an entry whose own delta names a tool a sent call has), and its arguments stream
+  // past; the later delta naming `read` is held, compared on its own (empty) arguments, is no
+  // repeat, and goes out: the client joins the two and runs read a.ts twice. Expected: the native
+  // repeat is recognised and dropped, one call. Suspected: src/wires/chat/native-repeats.ts
+  // (an index whose first delta has no name is marked passed / never held).
+  test("arguments in the first delta, the name in the next: one call, not two", async () => {
+    const client = await chatClient("compatible", nameLater([
+      { index: 0, id: "call_n", type: "function", function: { arguments: '{"path":"a.ts"}' } },
+      { index: 0, function: { name: "read" } },
+    ]));
+    expect(client.calls).toEqual([{ name: "read", input: '{"path":"a.ts"}' }]);
+  });
+
+  test("arguments split around the delta that names the tool: one call, not two", async () => {
+    const client = await chatClient("compatible", nameLater([
+      { index: 0, id: "call_n", type: "function", function: { arguments: '{"path":' } },
+      { index: 0, function: { name: "read", arguments: '"a.ts"}' } },
+    ]));
+    expect(client.calls).toEqual([{ name: "read", input: '{"path":"a.ts"}' }]);
+  });
+
+  // FINDING (the client rejects the stream: medium). Same shape, the first delta carrying an empty
+  // argument string: the repeat is dropped from the delta that names the tool on, but its first
+  // delta (id, no name) already went out under index 1. @ai-sdk/openai-compatible keeps it pending,
+  // and at the stream's end throws AI_InvalidResponseDataError ("Expected 'function.name' to be a
+  // string"): the whole answer fails, where without the leak the same native call ran. Expected:
+  // the repeat dropped whole (every delta of its index), the stream read without error, one call.
+  // Suspected: src/wires/chat/native-repeats.ts (holding starts at the delta naming the tool, not
+  // at the index's first delta).
+  test("an empty first delta, the name next, the arguments last: the client reads the stream, one call", async () => {
+    const outcome = await chatClient("compatible", nameLater([
+      { index: 0, id: "call_n", type: "function", function: { arguments: "" } },
+      { index: 0, function: { name: "read" } },
+      { index: 0, function: { arguments: '{"path":"a.ts"}' } },
+    ])).then((client) => client.calls, (error: unknown) => String(error));
+    expect(outcome).toEqual([{ name: "read", input: '{"path":"a.ts"}' }]);
+  });
+
+  test("the raw stream: no delta of the dropped repeat goes out", async () => {
+    const { text } = await rawReply(REQUEST, nameLater([
+      { index: 0, id: "call_n", type: "function", function: { arguments: "" } },
+      { index: 0, function: { name: "read" } },
+      { index: 0, function: { arguments: '{"path":"a.ts"}' } },
+    ]));
+    const entries = dataEvents(text).flatMap((c) => c.choices?.[0]?.delta?.tool_calls ?? []);
+    expect(entries.map((e: { index: number }) => e.index)).toEqual([0]);
+  });
+
+  // Hard negative (passes today): the name in the first delta, as OpenAI and DeepSeek send it.
+  test("hard negative: the name in the first delta: the repeat is dropped, one call", async () => {
+    const client = await chatClient("compatible", nameLater([
+      { index: 0, id: "call_n", type: "function", function: { name: "read", arguments: "" } },
+      { index: 0, function: { arguments: '{"path":"a.ts"}' } },
+    ]));
+    expect(client.calls).toEqual([{ name: "read", input: '{"path":"a.ts"}' }]);
+  });
+
+  // Hard negative (passes today): without the leak the provider's name-later call runs once.
+  test("hard negative: no leak, the name-later native call runs once", async () => {
+    const body = chatSse([chunk({ role: "assistant", content: "Reading. " }), tc({ index: 0, id: "call_n", type: "function", function: { arguments: '{"path":"a.ts"}' } }), tc({ index: 0, function: { name: "read" } }), chunk({}, "tool_calls")]);
+    const client = await chatClient("compatible", body);
+    expect(client.calls).toEqual([{ name: "read", input: '{"path":"a.ts"}' }]);
+  });
+});
