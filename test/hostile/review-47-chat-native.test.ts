@@ -82,3 +82,24 @@ describe("a leaked call sent, then the same native call whose first delta carrie
     expect(client.calls).toEqual([{ name: "read", input: '{"path":"a.ts"}' }]);
   });
 });
+
+describe("a leaked call sent, then the same native call with no index (as some OpenAI-compatible gateways stream it)", () => {
+  // FINDING (a call runs twice: high). A tool_calls entry without `index` (some OpenAI-compatible
+  // gateways stream whole calls so; @ai-sdk/openai-compatible accepts it and runs the call) is
+  // never held by NativeRepeats.filter (`index === undefined`: neither held nor compared), so the
+  // native repeat of the leak already sent goes out and the client runs read a.ts twice. Expected:
+  // the repeat is compared like one with an index and dropped: one call. Suspected:
+  // src/wires/chat/native-repeats.ts (filter, wants: entries without an index).
+  test("the same call, whole in one entry without index: one call, not two", async () => {
+    const body = chatSse([chunk({ role: "assistant", content: `Reading. ${HERMES}` }), tc({ id: "call_n", type: "function", function: { name: "read", arguments: '{"path":"a.ts"}' } }), chunk({}, "tool_calls")]);
+    const client = await chatClient("compatible", body);
+    expect(client.calls).toEqual([{ name: "read", input: '{"path":"a.ts"}' }]);
+  });
+
+  // Hard negative (passes today): other input, no index: both calls run.
+  test("hard negative: other input without index: both calls run", async () => {
+    const body = chatSse([chunk({ role: "assistant", content: `Reading. ${HERMES}` }), tc({ id: "call_n", type: "function", function: { name: "read", arguments: '{"path":"c.ts"}' } }), chunk({}, "tool_calls")]);
+    const client = await chatClient("compatible", body);
+    expect(client.calls).toEqual([{ name: "read", input: '{"path":"a.ts"}' }, { name: "read", input: '{"path":"c.ts"}' }]);
+  });
+});
