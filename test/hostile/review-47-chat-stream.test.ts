@@ -1,0 +1,82 @@
+// Review 47 (hostile, tests only): the chat-completions stream (src/wires/chat/rewriter.ts over
+// src/sse/rewrite.ts) read by @ai-sdk/openai-compatible (as OpenCode uses it for DeepSeek) and
+// @ai-sdk/openai `.chat()`: what the client parsed is what is checked. Each failing test says what
+// is wrong, its severity and the suspected source file; the others are hard negatives.
+import { describe, expect, test } from "bun:test";
+import { block, live } from "../golden/notation.ts";
+import { ENVELOPE, HERMES, type Json, PROVIDERS, chatClient, chatSse, chunk, contentChunks, everySplitView } from "./review-47-chat-support.ts";
+
+const DSML = live(block("tool_calls", [["read", [["path", "a.ts"]]]]));
+const USAGE = { ...ENVELOPE, choices: [], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } };
+const READ_A = [{ name: "read", input: '{"path":"a.ts"}' }];
+
+describe("a last event with no blank line after it (the body ends mid-event)", () => {
+  /** The reply so far, then one more content event left unterminated. */
+  const cut = (head: string, tail: string) => chatSse([chunk({ role: "assistant", content: head })], "\n", false) + `data: ${JSON.stringify(chunk({ content: tail }))}`;
+
+  // FINDING (a call runs from bytes the client itself discards; text shown that it would not show:
+  // low-medium). An SSE event is dispatched only at its blank line; the AI SDK's parser drops an
+  // unterminated last event (hard negative below: "Hi " then a half event shows "Hi "). The rewriter
+  // decides the framer's tail at the body's end like a whole event (src/sse/rewrite.ts end():
+  // decide(tail)), and whenever the engine held something before it, writes it back as a whole
+  // event, blank line and all: the client now reads text and a call it would never have read. Here
+  // the call's JSON was cut at `"a`; its rest came only in the half event, and read a.ts runs.
+  // Expected: the half event is left as the client reads it (its bytes as they came, unread), so
+  // the result is the same as the body without it: no call, `A <tool_call>…"a` shown as written.
+  // Suspected: src/sse/rewrite.ts (end(): the tail), src/wires/chat/rewriter.ts.
+  test("a call completed only by the half event does not run", async () => {
+    const client = await chatClient("compatible", cut('A <tool_call>{"name":"read","arguments":{"path":"a', '.ts"}}</tool_call>'));
+    expect(client.calls).toEqual([]);
+  });
+
+  // FINDING (same root, low): a `<` held before the half event makes the client show the half
+  // event's text ("Hi <there"), where with nothing held it shows "Hi " (the hard negative below):
+  // whether the client reads an event depends on what the engine held.
+  test("a held `<` before the half event: the client shows what it shows without the repair", async () => {
+    const client = await chatClient("compatible", cut("Hi <", "there"));
+    expect(client.text).toBe("Hi <");
+  });
+
+  test("hard negative: nothing held before the half event: it is not read (passes today)", async () => {
+    const client = await chatClient("compatible", cut("Hi ", "there"));
+    expect(client.text).toBe("Hi ");
+  });
+});
+
+/** Hard negatives (pass today): every framing and chunk shape below gives the client one view, whole, byte by byte and at seeded cuts. */
+describe("one client view whatever the framing (hard negatives)", () => {
+  const plain = [...contentChunks(`Reading.\n\n${DSML}`, 5), USAGE];
+  const streams: [string, string][] = [
+    ["LF, usage-only last chunk", chatSse(plain)],
+    ["CRLF", chatSse(plain, "\r\n")],
+    ["lone CR", chatSse(plain, "\r")],
+    ["data: without space", chatSse(plain).replaceAll("data: ", "data:")],
+    ["keep-alive comments between events", chatSse([": ping\n\n", ...plain.flatMap((c) => [c, ": keep-alive\n\n"])])],
+    ["event and id lines", chatSse(plain).replace(/data: /g, (_m, at: number) => `event: message\nid: ${at}\ndata: `)],
+    ["each event's JSON over two data lines", plain.map((c) => `data: ${JSON.stringify(c).replace(',"choices"', '\ndata: ,"choices"')}\n\n`).join("") + "data: [DONE]\n\n"],
+    ["JSON with < and > escaped as \\u003c/\\u003e (Go encoders)", chatSse(plain).replaceAll("<", "\\u003c").replaceAll(">", "\\u003e")],
+  ];
+  for (const provider of PROVIDERS) {
+    for (const [name, body] of streams) {
+      test(`${provider}: ${name}`, async () => {
+        const runs = await everySplitView(provider, body, {}, [1, 2, 3]);
+        for (const run of runs) {
+          expect(run.calls).toEqual(READ_A);
+          expect(run.text).toBe("Reading.\n\n");
+          expect((run.finish as Json).raw).toBe("tool_calls");
+          expect((run.usage as Json).outputTokens.total).toBe(4);
+          expect(run.parts).not.toContain("error");
+        }
+      });
+    }
+  }
+
+  test("compatible: DeepSeek reasoning, then content with the leak: reasoning kept whole and first", async () => {
+    const R = (t: string) => chunk({ content: null, reasoning_content: t });
+    const body = chatSse([chunk({ role: "assistant", content: null, reasoning_content: "" }), R("compare a <"), R("b> and "), R("think"), ...contentChunks(`Reading. ${HERMES}`, 4).slice(1).map((c) => ({ ...c, choices: [{ ...c.choices[0], delta: { ...c.choices[0].delta, reasoning_content: null } }] })), USAGE]);
+    for (const run of await everySplitView("compatible", body, {}, [1, 2, 3])) {
+      expect([run.calls, run.reasoning, run.text]).toEqual([READ_A, "compare a <b> and think", "Reading. "]);
+      expect((run.parts as string[]).indexOf("reasoning-end")).toBeLessThan((run.parts as string[]).indexOf("text-start"));
+    }
+  });
+});
