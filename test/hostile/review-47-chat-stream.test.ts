@@ -4,7 +4,8 @@
 // is wrong, its severity and the suspected source file; the others are hard negatives.
 import { describe, expect, test } from "bun:test";
 import { block, live } from "../golden/notation.ts";
-import { ENVELOPE, HERMES, type Json, PROVIDERS, chatClient, chatSse, chunk, contentChunks, everySplitView } from "./review-47-chat-support.ts";
+import { repairFetch } from "../../src/adapters/fetch.ts";
+import { CHAT_URL, ENVELOPE, HERMES, type Json, PROVIDERS, READ, chatClient, chatSse, chunk, contentChunks, dataEvents, everySplitView } from "./review-47-chat-support.ts";
 
 const DSML = live(block("tool_calls", [["read", [["path", "a.ts"]]]]));
 const USAGE = { ...ENVELOPE, choices: [], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } };
@@ -78,5 +79,28 @@ describe("one client view whatever the framing (hard negatives)", () => {
       expect([run.calls, run.reasoning, run.text]).toEqual([READ_A, "compare a <b> and think", "Reading. "]);
       expect((run.parts as string[]).indexOf("reasoning-end")).toBeLessThan((run.parts as string[]).indexOf("text-start"));
     }
+  });
+});
+
+describe("the answer's media type, read as RFC 9110 says (type and subtype are case-insensitive)", () => {
+  const body = chatSse(contentChunks(`Reading. ${HERMES}`));
+  const request = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "read a.ts" }], tools: [READ] }) };
+  const callsFor = async (type: string) => {
+    const base = (async () => new Response(body, { headers: { "content-type": type } })) as unknown as typeof fetch;
+    const text = await (await repairFetch({}, base)(CHAT_URL, request)).text();
+    return dataEvents(text).flatMap((c) => c.choices?.[0]?.delta?.tool_calls ?? []).length;
+  };
+  // FINDING (a leak left unrepaired: low; nothing wrong runs, the markup stays visible). The
+  // adapter picks the stream path with a case-sensitive `includes("text/event-stream")`
+  // (src/adapters/fetch.ts repairResponse; the proxy's whole-event framing in src/proxy/server.ts
+  // relay too), so
+  // an upstream that writes `Text/Event-Stream` gets no repair, while the AI SDK reads the body as
+  // SSE whatever the header says. Expected: the media type compared case-insensitively, the leak a call.
+  test("Text/Event-Stream: the leak becomes a call", async () => {
+    expect(await callsFor("Text/Event-Stream; charset=utf-8")).toBe(1);
+  });
+
+  test("hard negative: text/event-stream; charset=utf-8 (passes today)", async () => {
+    expect(await callsFor("text/event-stream; charset=utf-8")).toBe(1);
   });
 });
