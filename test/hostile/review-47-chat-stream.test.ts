@@ -93,9 +93,9 @@ describe("the answer's media type, read as RFC 9110 says (type and subtype are c
   // FINDING (a leak left unrepaired: low; nothing wrong runs, the markup stays visible). The
   // adapter picks the stream path with a case-sensitive `includes("text/event-stream")`
   // (src/adapters/fetch.ts repairResponse; the proxy's whole-event framing in src/proxy/server.ts
-  // relay too), so
-  // an upstream that writes `Text/Event-Stream` gets no repair, while the AI SDK reads the body as
-  // SSE whatever the header says. Expected: the media type compared case-insensitively, the leak a call.
+  // relay too), so an upstream that writes `Text/Event-Stream` gets no repair, while the AI SDK
+  // reads the body as SSE whatever the header says. Expected: the media type compared
+  // case-insensitively, the leak a call.
   test("Text/Event-Stream: the leak becomes a call", async () => {
     expect(await callsFor("Text/Event-Stream; charset=utf-8")).toBe(1);
   });
