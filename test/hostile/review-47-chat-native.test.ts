@@ -207,3 +207,22 @@ describe("a leaked call sent, then native calls that each reuse index 0 under a 
     expect(client.calls.map((c) => c.input).sort()).toEqual(['{"path":"a.ts"}', '{"path":"z.ts"}']);
   });
 });
+
+describe("a leaked call sent, the same native call complete, then the repair stands aside (a chunk over 4 MiB)", () => {
+  // FINDING (a call runs twice: high; same root as the cut above). A chunk past the repair's
+  // 4 MiB bound (here a reasoning delta) makes the repair stand aside: ChunkRewriter.stop(true)
+  // releases the held native repeat undecided (NativeRepeats.stop), though its arguments are
+  // complete and equal the sent call's, and the client runs read a.ts twice. Expected: a held
+  // entry already complete and equal to a sent call is dropped before standing aside; one call.
+  // Suspected: src/wires/chat/native-repeats.ts stop().
+  test("a reasoning delta over 4 MiB right after the complete repeat: read a.ts once", async () => {
+    const body = chatSse([
+      chunk({ role: "assistant", content: `Reading. ${HERMES}` }),
+      chunk({ tool_calls: [{ index: 0, id: "call_n", type: "function", function: { name: "read", arguments: '{"path":"a.ts"}' } }] }),
+      chunk({ reasoning_content: "y".repeat(4 * 1024 * 1024 + 16) }),
+      chunk({}, "tool_calls"),
+    ]);
+    const client = await chatClient("compatible", body);
+    expect(client.calls).toEqual([{ name: "read", input: '{"path":"a.ts"}' }]);
+  });
+});
