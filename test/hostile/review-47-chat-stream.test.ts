@@ -15,24 +15,31 @@ describe("a last event with no blank line after it (the body ends mid-event)", (
   /** The reply so far, then one more content event left unterminated. */
   const cut = (head: string, tail: string) => chatSse([chunk({ role: "assistant", content: head })], "\n", false) + `data: ${JSON.stringify(chunk({ content: tail }))}`;
 
-  // FINDING (a call runs from bytes the client itself discards; text shown that it would not show:
-  // low-medium). An SSE event is dispatched only at its blank line; the AI SDK's parser drops an
-  // unterminated last event (hard negative below: "Hi " then a half event shows "Hi "). The rewriter
-  // decides the framer's tail at the body's end like a whole event (src/sse/rewrite.ts end():
-  // decide(tail)), and whenever the engine held something before it, writes it back as a whole
-  // event, blank line and all: the client now reads text and a call it would never have read. Here
-  // the call's JSON was cut at `"a`; its rest came only in the half event, and read a.ts runs.
-  // Expected: the half event is left as the client reads it (its bytes as they came, unread), so
-  // the result is the same as the body without it: no call, `A <tool_call>…"a` shown as written.
-  // Suspected: src/sse/rewrite.ts (end(): the tail), src/wires/chat/rewriter.ts.
+  // fixed: (review 47 finding 7, a call ran from bytes the client itself discards; text shown that
+  // it would not show: low-medium; fx-47-sse). Rule now: what the client would not read, the repair
+  // does not read either. src/sse/rewrite.ts end() no longer feeds the unterminated tail to the
+  // rewriter (no call comes from it, held text is decided as at an end without it) and writes its
+  // bytes last, as they came, still unterminated, so the client drops them as it would have (all
+  // three wires: test/adapters/unterminated-tail.test.ts). What was wrong: an SSE event is
+  // dispatched only at its blank line; the AI SDK's parser drops an unterminated last event (hard
+  // negative below: "Hi " then a half event shows "Hi "). The rewriter decides the framer's tail at
+  // the body's end like a whole event (src/sse/rewrite.ts end(): decide(tail)), and whenever the
+  // engine held something before it, writes it back as a whole event, blank line and all: the
+  // client now reads text and a call it would never have read. Here the call's JSON was cut at
+  // `"a`; its rest came only in the half event, and read a.ts runs. Expected: the half event is
+  // left as the client reads it (its bytes as they came, unread), so the result is the same as the
+  // body without it: no call, `A <tool_call>…"a` shown as written. Suspected: src/sse/rewrite.ts
+  // (end(): the tail), src/wires/chat/rewriter.ts.
   test("a call completed only by the half event does not run", async () => {
     const client = await chatClient("compatible", cut('A <tool_call>{"name":"read","arguments":{"path":"a', '.ts"}}</tool_call>'));
     expect(client.calls).toEqual([]);
   });
 
-  // FINDING (same root, low): a `<` held before the half event makes the client show the half
-  // event's text ("Hi <there"), where with nothing held it shows "Hi " (the hard negative below):
-  // whether the client reads an event depends on what the engine held.
+  // fixed: (review 47 finding 7, same root, low; fx-47-sse: the held `<` is decided at the end
+  // without the half event, which goes out last and unterminated). What was wrong: a `<` held
+  // before the half event made the client show the half event's text ("Hi <there"), where with
+  // nothing held it shows "Hi " (the hard negative below): whether the client reads an event
+  // depends on what the engine held.
   test("a held `<` before the half event: the client shows what it shows without the repair", async () => {
     const client = await chatClient("compatible", cut("Hi <", "there"));
     expect(client.text).toBe("Hi <");

@@ -102,6 +102,28 @@ describe("upstreams that drop mid-stream", () => {
     upstream.answer((_req, res) => res.writeHead(200, { "content-type": "text/event-stream" }).end(unterminated));
     expect(await (await post(`${proxy.url}${path}`, CHAT)).text()).toBe(unterminated);
   });
+
+  // Review 47 finding 7: a client drops a last event the body ends without closing, so the repair
+  // does not read it either (src/sse/rewrite.ts end()): no call comes from it, the held text is
+  // decided as at an end without it, and its bytes reach the client last, as they came.
+  test.each([
+    ["no line end", ""],
+    ["one LF", "\n"],
+    ["one CRLF", "\r\n"],
+    ["a comment line after it", "\n: ping"],
+  ])("a repaired wire: a call completed only in an unterminated last event does not run (%s)", async (_name, end) => {
+    const whole = chatSse(['Reading. <tool_call>{"name":"read","arguments":{"path":"a', '.ts"}}</tool_call>']);
+    const events = whole.split(/(?<=\n\n)/);
+    const body = events.slice(0, 2).join("");
+    const tail = events[2]!.replace(/\n\n$/, "") + end;
+    upstream.answer((_req, res) => res.writeHead(200, { "content-type": "text/event-stream" }).end(body));
+    const without = await (await post(`${proxy.url}/chat/completions`, CHAT)).text();
+    upstream.answer((_req, res) => res.writeHead(200, { "content-type": "text/event-stream" }).end(body + tail));
+    const text = await (await post(`${proxy.url}/chat/completions`, CHAT)).text();
+    expect(text).toBe(without + tail);
+    expect(text).not.toContain("tool_calls");
+    expect(without).toContain(JSON.stringify('<tool_call>{"name":"read","arguments":{"path":"a').slice(1, -1));
+  });
 });
 
 describe("malformed SSE from the upstream", () => {
