@@ -97,12 +97,15 @@ describe("the answer's media type, read as RFC 9110 says (type and subtype are c
     const text = await (await repairFetch({}, base)(CHAT_URL, request)).text();
     return dataEvents(text).flatMap((c) => c.choices?.[0]?.delta?.tool_calls ?? []).length;
   };
-  // FINDING (a leak left unrepaired: low; nothing wrong runs, the markup stays visible). The
-  // adapter picks the stream path with a case-sensitive `includes("text/event-stream")`
-  // (src/adapters/fetch.ts repairResponse; the proxy's whole-event framing in src/proxy/server.ts
-  // relay too), so an upstream that writes `Text/Event-Stream` gets no repair, while the AI SDK
-  // reads the body as SSE whatever the header says. Expected: the media type compared
-  // case-insensitively, the leak a call.
+  // fixed: (review 47 finding 8, a leak left unrepaired: low; fx-47-sse). Rule now: media types
+  // compare case-insensitively, parameters ignored (RFC 9110), through one helper
+  // (src/sse/media-type.ts) in the fetch adapter (event stream and JSON) and the proxy's relay.
+  // What was wrong (nothing wrong ran, the markup stayed visible): the adapter picked the stream
+  // path with a case-sensitive `includes("text/event-stream")` (src/adapters/fetch.ts
+  // repairResponse; the proxy's whole-event framing in src/proxy/server.ts relay too), so an
+  // upstream that writes `Text/Event-Stream` gets no repair, while the AI SDK reads the body as SSE
+  // whatever the header says. Expected: the media type compared case-insensitively, the leak a
+  // call.
   test("Text/Event-Stream: the leak becomes a call", async () => {
     expect(await callsFor("Text/Event-Stream; charset=utf-8")).toBe(1);
   });

@@ -126,6 +126,28 @@ describe("upstreams that drop mid-stream", () => {
   });
 });
 
+// Review 47 finding 8: media types compare case-insensitively, parameters ignored (RFC 9110;
+// src/sse/media-type.ts), in the repair and in the relay's whole-event framing alike.
+describe("an event stream whose media type is not written in lower case", () => {
+  const TYPE = "Text/Event-Stream; Charset=UTF-8";
+  test("a repaired wire: the leak becomes a call", async () => {
+    upstream.answer((_req, res) => res.writeHead(200, { "content-type": TYPE }).end(chatSse(["Reading. ", LEAK])));
+    const text = await (await post(`${proxy.url}/chat/completions`, CHAT)).text();
+    expect(text).toContain('"tool_calls"');
+    expect(text).not.toContain("tool_calls>");
+  });
+
+  test("a passthrough path: an upstream drop mid-event still leaves the client whole events only", async () => {
+    const whole = chatSse(pieces("plain words, nothing held back here at all", 9));
+    const cut = whole.indexOf("\n\n", whole.indexOf("\n\n") + 1) + 2;
+    upstream.answer((_req, res) => {
+      res.writeHead(200, { "content-type": TYPE });
+      res.write(whole.slice(0, cut) + whole.slice(cut, cut + 30), () => setTimeout(() => res.destroy(), 20));
+    });
+    expect(await (await post(`${proxy.url}/events`, CHAT)).text().catch(() => "rejected")).toBe(whole.slice(0, cut));
+  });
+});
+
 describe("malformed SSE from the upstream", () => {
   const envelope = { id: "c", object: "chat.completion.chunk", created: 1, model: "m" };
   const delta = (content: string) => `data: ${JSON.stringify({ ...envelope, choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
