@@ -6,6 +6,7 @@ import type { EchoGuard, EngineSummary } from "../engine/types.ts";
 import { requestEchoGuard } from "../echo/from-request.ts";
 import { rewriteEventStream } from "../sse/rewrite.ts";
 import { concatBytes } from "../sse/framing.ts";
+import { isEventStream, isJson } from "../sse/media-type.ts";
 import { type Json, isObject } from "../sse/json.ts";
 import { jsonOrUndefined } from "../grammar/plain-data.ts";
 import { offeredTools } from "../wires/tool-choice.ts";
@@ -181,9 +182,10 @@ async function repairResponse(response: Response, ctx: ResponseContext): Promise
     requestDebug(ctx.options, ctx.plan.tag)("the answer is still content-encoded (a coding fetch does not decode): passing through unrepaired");
     return response;
   }
-  const type = response.headers.get("content-type") ?? "";
-  if (type.includes("text/event-stream")) return repairStream(response, ctx);
-  if (type.includes("json")) return repairJson(response, ctx);
+  // Media types compare case-insensitively, parameters ignored (RFC 9110): src/sse/media-type.ts.
+  const type = response.headers.get("content-type");
+  if (isEventStream(type)) return repairStream(response, ctx);
+  if (isJson(type)) return repairJson(response, ctx);
   return response;
 }
 

@@ -6,6 +6,7 @@ import type { AdapterOptions } from "../adapters/options.ts";
 import type { ProxyConfig } from "./config.ts";
 import { leavesRoute, loggedPath, pathOnly, routeFor, upstreamTarget, withoutFragment } from "./routing.ts";
 import { SseFramer, concatBytes } from "../sse/framing.ts";
+import { isEventStream } from "../sse/media-type.ts";
 import { createDebugLog, type DebugLog } from "../plugin/debug.ts";
 import { sanitizeRequestBody } from "./history.ts";
 import { debugLine } from "../adapters/report.ts";
@@ -221,7 +222,7 @@ async function relay(response: Response, res: http.ServerResponse, abort: AbortC
   res.writeHead(response.status, response.statusText, headers);
   if (response.body === null) return void res.end();
   // Still-encoded bytes have no events to keep whole.
-  const events = !rewritten && coding !== "encoded" && (response.headers.get("content-type") ?? "").includes("text/event-stream") ? new WholeEvents() : undefined;
+  const events = !rewritten && coding !== "encoded" && isEventStream(response.headers.get("content-type")) ? new WholeEvents() : undefined;
   const reader = response.body.getReader();
   try {
     for (;;) {

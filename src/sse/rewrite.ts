@@ -252,22 +252,20 @@ export function rewriteEventStream(
       end() {
         // An event past the limit never ended: its bytes went out as they came, nothing can follow them.
         if (streaming !== undefined) return;
+        // An event is dispatched only at its blank line: a client (the AI SDK's eventsource-parser,
+        // a browser's EventSource) drops a last one the body ends without. What the client would
+        // not read, the repair does not read either: the tail never reaches the rewriter (no call
+        // comes from it, and held text is decided as at an end without it), and its bytes go out
+        // as they came, last and still unterminated, so the client drops them as it would have.
         const tail = framer.end();
-        let tailRaw = false;
-        if (tail !== undefined) {
-          const rewritten = decide(tail);
-          if (rewritten === null) emit(tail);
-          tailRaw = rewritten === null || write(rewritten, tail);
-        }
         let pieces: Json[] = [];
         try {
           pieces = rewriter.end();
         } catch (error) {
           onError(error);
         }
-        // The tail had no blank line; without one the first synthetic event would merge into it.
-        if (pieces.length > 0 && tailRaw) emit(encoder.encode("\n\n"));
         for (const piece of pieces) emit(encoder.encode(serialize(JSON.stringify(piece), "\n", namedEventMeta(piece))));
+        if (tail !== undefined) emit(tail);
       },
       fail() {
         // Stood aside: the held text went out then, and a half event may have gone on since, as

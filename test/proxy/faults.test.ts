@@ -102,6 +102,50 @@ describe("upstreams that drop mid-stream", () => {
     upstream.answer((_req, res) => res.writeHead(200, { "content-type": "text/event-stream" }).end(unterminated));
     expect(await (await post(`${proxy.url}${path}`, CHAT)).text()).toBe(unterminated);
   });
+
+  // Review 47 finding 7: a client drops a last event the body ends without closing, so the repair
+  // does not read it either (src/sse/rewrite.ts end()): no call comes from it, the held text is
+  // decided as at an end without it, and its bytes reach the client last, as they came.
+  test.each([
+    ["no line end", ""],
+    ["one LF", "\n"],
+    ["one CRLF", "\r\n"],
+    ["a comment line after it", "\n: ping"],
+  ])("a repaired wire: a call completed only in an unterminated last event does not run (%s)", async (_name, end) => {
+    const whole = chatSse(['Reading. <tool_call>{"name":"read","arguments":{"path":"a', '.ts"}}</tool_call>']);
+    const events = whole.split(/(?<=\n\n)/);
+    const body = events.slice(0, 2).join("");
+    const tail = events[2]!.replace(/\n\n$/, "") + end;
+    upstream.answer((_req, res) => res.writeHead(200, { "content-type": "text/event-stream" }).end(body));
+    const without = await (await post(`${proxy.url}/chat/completions`, CHAT)).text();
+    upstream.answer((_req, res) => res.writeHead(200, { "content-type": "text/event-stream" }).end(body + tail));
+    const text = await (await post(`${proxy.url}/chat/completions`, CHAT)).text();
+    expect(text).toBe(without + tail);
+    expect(text).not.toContain("tool_calls");
+    expect(without).toContain(JSON.stringify('<tool_call>{"name":"read","arguments":{"path":"a').slice(1, -1));
+  });
+});
+
+// Review 47 finding 8: media types compare case-insensitively, parameters ignored (RFC 9110;
+// src/sse/media-type.ts), in the repair and in the relay's whole-event framing alike.
+describe("an event stream whose media type is not written in lower case", () => {
+  const TYPE = "Text/Event-Stream; Charset=UTF-8";
+  test("a repaired wire: the leak becomes a call", async () => {
+    upstream.answer((_req, res) => res.writeHead(200, { "content-type": TYPE }).end(chatSse(["Reading. ", LEAK])));
+    const text = await (await post(`${proxy.url}/chat/completions`, CHAT)).text();
+    expect(text).toContain('"tool_calls"');
+    expect(text).not.toContain("tool_calls>");
+  });
+
+  test("a passthrough path: an upstream drop mid-event still leaves the client whole events only", async () => {
+    const whole = chatSse(pieces("plain words, nothing held back here at all", 9));
+    const cut = whole.indexOf("\n\n", whole.indexOf("\n\n") + 1) + 2;
+    upstream.answer((_req, res) => {
+      res.writeHead(200, { "content-type": TYPE });
+      res.write(whole.slice(0, cut) + whole.slice(cut, cut + 30), () => setTimeout(() => res.destroy(), 20));
+    });
+    expect(await (await post(`${proxy.url}/events`, CHAT)).text().catch(() => "rejected")).toBe(whole.slice(0, cut));
+  });
 });
 
 describe("malformed SSE from the upstream", () => {
