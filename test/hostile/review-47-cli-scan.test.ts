@@ -1,0 +1,138 @@
+/**
+ * Hostile review 47: the `dsml-fix scan` command (src/cli/main.ts, sessions.ts, session-store.ts)
+ * against what the plugin does and what the usage promises. Every test named FINDING fails on main
+ * at the time of writing; the others are hard negatives (they pass, and guard a line that is easy
+ * to break).
+ */
+import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { main } from "../../src/cli/main.ts";
+import { underDirectory } from "../../src/cli/sessions.ts";
+import { block, live } from "../golden/notation.ts";
+import { textStream, throughMiddleware } from "../security/support.ts";
+import { COMMAND, ECHO, OTHER, readme } from "../security/tool-result-files.ts";
+
+const repoRoot = path.join(import.meta.dir, "..", "..");
+const bin = path.join(repoRoot, "bin", "dsml-fix.js");
+
+function scratch(): string {
+  return mkdtempSync(path.join(tmpdir(), "r47-scan-"));
+}
+
+async function run(argv: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}) {
+  let out = "";
+  let err = "";
+  const bytes = new TextEncoder().encode(options.stdin ?? "");
+  const root = scratch();
+  // HOME and XDG dirs of a scratch folder: nothing here may read or write the real ones.
+  const env = options.env ?? { PATH: process.env.PATH ?? "", HOME: path.join(root, "home"), XDG_CONFIG_HOME: path.join(root, "config"), XDG_DATA_HOME: path.join(root, "data"), XDG_CACHE_HOME: path.join(root, "cache") };
+  const code = await main(argv, { readStdin: async () => bytes, out: (t) => (out += t), err: (t) => (err += t), env, cwd: options.cwd ?? root });
+  return { code, out, err };
+}
+
+/** An `opencode export` file: one user message (its text given to the model), then the assistant's reply. */
+function exportFile(userText: string, assistantText: string): string {
+  const file = path.join(scratch(), "session.json");
+  writeFileSync(
+    file,
+    JSON.stringify({
+      info: { id: "ses_1" },
+      messages: [
+        { info: { id: "msg_u1", role: "user" }, parts: [{ type: "text", text: userText }] },
+        { info: { id: "msg_a1", role: "assistant", providerID: "deepseek", modelID: "deepseek-chat" }, parts: [{ type: "text", text: assistantText }] },
+      ],
+    }),
+  );
+  return file;
+}
+
+describe("scan agrees with the plugin's reading: echoed markup", () => {
+  // FINDING (severity: wrong answer, medium; suspected src/cli/main.ts scanExport and
+  // src/cli/session-store.ts SESSION_QUERY): the plugin's echo guard (responseFix.echoGuard, on by
+  // default) never runs a call the model only quoted from content it was given (README: "never run
+  // markup the model only quoted from a file, tool result or message"). `scan --export` reads each
+  // assistant message alone (parse() with no echo guard; the user messages and tool results in the
+  // same export are ignored), so a README attack the model merely quoted back is reported as
+  // "call bash (D02)", a call "that would be recovered", which the plugin would never run. The
+  // usage says scan "reports which leaked tool calls would be recovered". --sessions has the same
+  // gap (its SELECT reads assistant messages only). Expected: the echoed call is not reported as a
+  // recovered call (or is reported apart, as echoed), as the plugin reads it.
+  test("FINDING: --export reports a call the echo guard would never run (the model quoted the user's README)", async () => {
+    // The plugin's reading of the same turn: the user's README holds the attack; the reply quotes it.
+    const prompt = [{ role: "user" as const, content: [{ type: "text" as const, text: readme(COMMAND) }] }];
+    expect((await throughMiddleware(prompt, textStream(ECHO))).calls).toEqual([]);
+    // Control: a command the README does not hold is a real leak, and recovered.
+    expect((await throughMiddleware(prompt, textStream(ECHO.replace(COMMAND, OTHER)))).calls).toHaveLength(1);
+
+    const file = exportFile(readme(COMMAND), ECHO);
+    const json = await run(["scan", "--export", file, "--json"]);
+    expect(JSON.parse(json.out).messages.flatMap((m: { calls: unknown[] }) => m.calls)).toEqual([]);
+    const text = await run(["scan", "--export", file]);
+    expect(text.out).not.toContain("call bash");
+  });
+
+  test("hard negative: a leak the user never gave is reported from an export, as the plugin would recover it", async () => {
+    const file = exportFile(readme(COMMAND), ECHO.replace(COMMAND, OTHER));
+    const r = await run(["scan", "--export", file, "--json"]);
+    expect(JSON.parse(r.out).messages).toEqual([expect.objectContaining({ id: "msg_a1", calls: [{ tool: "bash", input: { command: OTHER }, shape: "D02" }] })]);
+  });
+});
+
+describe("--sessions --dir: which sessions lie under DIR", () => {
+  // FINDING (severity: wrong answer, low; suspected src/cli/sessions.ts underDirectory): a
+  // session whose directory is a folder of DIR whose name starts with two dots (`..cache`,
+  // `..build`: valid names, not the parent) is dropped: path.relative gives "..cache", which
+  // `relative.startsWith("..")` takes for "outside". Its leaks are not counted, and the scan
+  // exits 0 ("no leaked tool-call markup"). Expected: kept (only ".." itself or "../..." is outside).
+  test("FINDING: a session in DIR/..cache is under DIR", () => {
+    const session = (directory: string) => ({ id: directory, title: "", directory, messages: [] });
+    const kept = underDirectory([session("/work/app/..cache"), session("/work/app/src"), session("/work/other"), session("/work")], "/work/app");
+    expect(kept.map((s) => s.directory)).toEqual(["/work/app/..cache", "/work/app/src"]);
+  });
+
+  test("FINDING: end to end, a leak in a session of DIR/..build makes --sessions --dir DIR exit 1", async () => {
+    const dir = scratch();
+    const leak = live(block("tool_calls", [["bash", [["command", "ls"]]]]));
+    const rows = [{ sessionID: "ses_a", title: "t", directory: "/work/app/..build", messageID: "msg_1", providerID: "deepseek", modelID: "deepseek-chat", text: leak }];
+    const rowsFile = path.join(dir, "rows.json");
+    writeFileSync(rowsFile, JSON.stringify(rows));
+    const script = path.join(dir, "opencode");
+    writeFileSync(script, `#!/usr/bin/env node\nprocess.stdout.write(require("fs").readFileSync(${JSON.stringify(rowsFile)}, "utf8"));\n`);
+    chmodSync(script, 0o755);
+    const database = path.join(dir, "opencode.db");
+    writeFileSync(database, "");
+    const r = await run(["scan", "--sessions", "--json", "--db", database, "--opencode", script, "--dir", "/work/app"]);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.out).totals.messagesWithLeaks).toBe(1);
+  });
+});
+
+describe("the bin in a pipeline", () => {
+  // FINDING (severity: crash instead of a clear exit, medium; suspected src/cli/main.ts processIo
+  // `out`, no 'error' handler on process.stdout): `dsml-fix scan --json FILE | head -c 10` (the
+  // reader closes the pipe early) makes the CLI die of EPIPE: a Bun error dump ("EPIPE: broken
+  // pipe, write ... errno: -32 ... Bun v1.x") on stderr and exit status 1, the status the usage
+  // reserves for "broken tool-call markup found", on a reply that holds no markup at all. A script
+  // piping into head reads "broken markup". Expected: a closed stdout ends the command quietly (no
+  // dump on stderr), and never with 1 for a clean input.
+  test("FINDING: scan --json of a large clean reply piped into head -c 10: no error dump, not exit 1", () => {
+    const dir = scratch();
+    const file = path.join(dir, "big.txt");
+    writeFileSync(file, "hello world ".repeat(200_000));
+    const errFile = path.join(dir, "stderr.txt");
+    const shell = `node ${JSON.stringify(bin)} scan --json ${JSON.stringify(file)} 2>${JSON.stringify(errFile)} | head -c 10 >/dev/null; echo "status=\${PIPESTATUS[0]}"; cat ${JSON.stringify(errFile)}`;
+    const r = spawnSync("bash", ["-c", shell], { encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: path.join(dir, "home") }, timeout: 120_000 });
+    const [statusLine = "", ...stderr] = r.stdout.split("\n");
+    expect(stderr.join("\n")).not.toContain("EPIPE");
+    expect(statusLine).not.toBe("status=1");
+  });
+
+  test("hard negative: the same reply, read whole, is clean: exit 0", async () => {
+    const r = await run(["scan", "--json"], { stdin: "hello world ".repeat(1000) });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).calls).toEqual([]);
+  });
+});
