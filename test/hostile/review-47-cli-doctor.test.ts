@@ -1,0 +1,172 @@
+/**
+ * Hostile review 47: `dsml-fix doctor` (src/cli/doctor.ts, opencode-config.ts, v2-config.ts)
+ * against what OpenCode 1.18.33 does with the same files and what the docs promise. Every test
+ * named FINDING fails on main at the time of writing; the others are hard negatives. Each test
+ * runs in its own scratch HOME / XDG dirs: the real ones are never read or written.
+ */
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { main } from "../../src/cli/main.ts";
+import { seedConfigDir } from "../e2e/harness.ts";
+
+const NAME = "opencode-plugin-dsml-fix";
+const REEXPORT = `export { default } from "${NAME}/server";\n`;
+
+interface Box {
+  root: string;
+  project: string;
+  env: NodeJS.ProcessEnv;
+  write(rel: string, text: string): void;
+}
+
+/** A project (a git worktree) with the plugin installed in its node_modules, every config dir seeded. */
+function box(extraEnv: Record<string, string> = {}, { install = true } = {}): Box {
+  const root = mkdtempSync(path.join(tmpdir(), "r47-doctor-"));
+  const project = path.join(root, "project");
+  for (const d of ["home", "config/opencode", "cache/opencode", "data", "project/.git"]) mkdirSync(path.join(root, d), { recursive: true });
+  seedConfigDir(path.join(root, "config/opencode"));
+  if (install) {
+    const folder = path.join(project, "node_modules", NAME);
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(path.join(folder, "package.json"), JSON.stringify({ name: NAME, version: "0.1.0", exports: { "./server": { import: "./server.js" } } }));
+    writeFileSync(path.join(folder, "server.js"), "export default {};\n");
+  }
+  const env = { PATH: process.env.PATH ?? "", HOME: path.join(root, "home"), XDG_CONFIG_HOME: path.join(root, "config"), XDG_CACHE_HOME: path.join(root, "cache"), XDG_DATA_HOME: path.join(root, "data"), ...extraEnv };
+  const write = (rel: string, text: string) => {
+    const file = path.join(root, rel);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, text);
+    if (path.basename(path.dirname(file)).startsWith("plugin") && path.basename(path.dirname(path.dirname(file))) === ".opencode") seedConfigDir(path.dirname(path.dirname(file)));
+  };
+  return { root, project, env, write };
+}
+
+async function doctor(b: Box, argv: string[] = []) {
+  let out = "";
+  let err = "";
+  const code = await main(["doctor", ...argv], { readStdin: async () => new Uint8Array(), out: (t) => (out += t), err: (t) => (err += t), env: b.env, cwd: b.project });
+  return { code, out, err };
+}
+
+describe("{env:VAR} substitution as OpenCode does it", () => {
+  // FINDING (severity: wrong answer, low; suspected src/cli/opencode-config.ts withEnv): an empty
+  // `{env:}` anywhere in a config (OpenCode leaves it as text: its pattern needs a name) makes
+  // withEnv `break` out of its loop, so every `{env:NAME}` after it is left unsubstituted. Checked
+  // with OpenCode 1.18.33 (`opencode debug config` on {"username":"{env:}","model":"{env:M}"}
+  // prints "model": "deepseek/deepseek-chat"). Here the plugin's providers come from
+  // `{env:P}` = "deepseek": doctor reads the literal "{env:P}", reports the DeepSeek model as off
+  // and "nothing in scope can be repaired live" (exit 1), while the plugin would get
+  // ["deepseek"] and repair it. Expected: substitution goes on past an empty `{env:}`.
+  test("FINDING: an empty {env:} earlier in the file does not stop later {env:NAME} substitutions", async () => {
+    const b = box({ P: "deepseek" });
+    b.write("project/opencode.json", `{"username":"{env:}","plugin":[["./node_modules/${NAME}",{"providers":["{env:P}"]}]],"model":"deepseek/deepseek-chat","provider":{"deepseek":{}}}`);
+    const r = await doctor(b, ["--json"]);
+    const report = JSON.parse(r.out);
+    expect(report.providers).toEqual(["deepseek"]);
+    expect(report.problems).toEqual([]);
+    expect(r.code).toBe(0);
+  });
+
+  test("hard negative: without the empty {env:}, the same file is read as OpenCode reads it (exit 0)", async () => {
+    const b = box({ P: "deepseek" });
+    b.write("project/opencode.json", `{"plugin":[["./node_modules/${NAME}",{"providers":["{env:P}"]}]],"model":"deepseek/deepseek-chat","provider":{"deepseek":{}}}`);
+    const r = await doctor(b, ["--json"]);
+    expect(JSON.parse(r.out).providers).toEqual(["deepseek"]);
+    expect(r.code).toBe(0);
+  });
+});
+
+describe("plugin files in .opencode/plugins/", () => {
+  // FINDING (severity: wrong answer, doctor says a setup works when the plugin is not loaded,
+  // medium; suspected src/cli/v2-config.ts pluginFiles): any .ts/.js/.mjs file in
+  // .opencode/plugins/ (or plugin/) whose text merely *contains* "opencode-plugin-dsml-fix" (a
+  // comment, a string, an import of a package that is not installed) counts as the plugin
+  // installed "for OpenCode 1.18 and 2". With no `plugin` entry, doctor then prints
+  // "no problems found" and exits 0: the "not listed" problem is suppressed
+  // (`v2.entries.length === 0` is false), yet no host loads the plugin from that file. Expected:
+  // a file counts only when it imports or re-exports the package (and the import resolves from
+  // the file); otherwise the "not listed" problem stands (exit 1).
+  test("FINDING: a plugin file that only mentions the package in a comment is not an install (exit 1, not listed)", async () => {
+    const b = box();
+    b.write("project/opencode.json", JSON.stringify({ model: "deepseek/deepseek-chat" }));
+    b.write("project/.opencode/plugins/notify.ts", `// Works next to ${NAME}; this one only beeps.\nexport default async () => ({});\n`);
+    const r = await doctor(b, ["--json"]);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.out).problems).toEqual([expect.stringContaining("the plugin is not listed")]);
+  });
+
+  test("FINDING: a re-export whose package does not resolve from the file is reported, not 'no problems found'", async () => {
+    const b = box({}, { install: false });
+    b.write("project/opencode.json", JSON.stringify({ model: "deepseek/deepseek-chat" }));
+    b.write("project/.opencode/plugins/dsml.ts", REEXPORT);
+    const r = await doctor(b);
+    expect(r.out).not.toContain("no problems found");
+    expect(r.code).toBe(1);
+  });
+
+  // FINDING (severity: wrong answer, low; suspected src/cli/doctor.ts, the "listed N times" check
+  // counts `plugin` entries only): docs/INSTALL.md says a re-export file in .opencode/plugins/ is
+  // loaded by 1.18 "as well, as a classic plugin" and to list the package once. With both a
+  // `plugin` entry and such a file, OpenCode 1.18 loads two copies of the plugin; doctor, which
+  // reports two `plugin` entries as a problem ("OpenCode loads each one; keep one"), says
+  // "no problems found" here and exits 0. Expected: one problem naming both.
+  test("FINDING: a plugin entry and a re-export file in .opencode/plugins/ are the plugin loaded twice", async () => {
+    const b = box();
+    b.write("project/opencode.json", JSON.stringify({ plugin: [`./node_modules/${NAME}`], model: "deepseek/deepseek-chat" }));
+    b.write("project/.opencode/plugins/dsml.ts", REEXPORT);
+    const r = await doctor(b, ["--json"]);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.out).problems.join("\n")).toContain("dsml.ts");
+  });
+
+  test("hard negative: the re-export file alone, with the package installed, is a working install (exit 0)", async () => {
+    const b = box();
+    b.write("project/opencode.json", JSON.stringify({ model: "deepseek/deepseek-chat" }));
+    b.write("project/.opencode/plugins/dsml.ts", REEXPORT);
+    const r = await doctor(b);
+    expect(r.out).toContain("no problems found");
+    expect(r.code).toBe(0);
+  });
+});
+
+describe("doctor reads only", () => {
+  /** Every file and folder under root, with its size and modification time. */
+  function snapshot(root: string): Record<string, string> {
+    const out: Record<string, string> = {};
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const p = path.join(dir, name);
+        const s = statSync(p);
+        out[path.relative(root, p)] = `${s.isDirectory() ? "d" : s.size}:${s.mtimeMs}`;
+        if (s.isDirectory()) walk(p);
+      }
+    };
+    walk(root);
+    return out;
+  }
+
+  test("hard negative: text and --json, with unseeded config dirs, a plugin file and env-resolved secrets: nothing written, no secret printed", async () => {
+    const secret = "sk-R47-SECRET-do-not-print";
+    const b = box({ KEY: secret });
+    b.write(
+      "project/opencode.json",
+      JSON.stringify({
+        plugin: [[`./node_modules/${NAME}`, { providers: ["deepseek"], debug: true }]],
+        model: "deepseek/deepseek-chat",
+        provider: { deepseek: { options: { apiKey: "{env:KEY}", headers: { Authorization: "Bearer {env:KEY}" }, baseURL: `https://user:${secret}@api.deepseek.com/v1` }, models: { "deepseek-chat": {} } } },
+      }),
+    );
+    // .opencode/ without its install: doctor prints the seeding commands, and must not run them.
+    mkdirSync(path.join(b.project, ".opencode"), { recursive: true });
+    writeFileSync(path.join(b.project, ".opencode", "opencode.json"), "{}");
+    const before = snapshot(b.root);
+    for (const argv of [[], ["--json"]]) {
+      const r = await doctor(b, argv);
+      expect(r.out + r.err).not.toContain(secret);
+      expect(argv.length > 0 || r.out.includes("mkdir -p")).toBe(true);
+    }
+    expect(snapshot(b.root)).toEqual(before);
+  });
+});
