@@ -136,3 +136,36 @@ describe("the bin in a pipeline", () => {
     expect(JSON.parse(r.out).calls).toEqual([]);
   });
 });
+
+describe("scan agrees with the plugin's reading: a call longer than responseFix.bufferLimit", () => {
+  // FINDING (severity: wrong answer, medium; suspected src/cli/main.ts, parse() called with no
+  // bufferLimit, unlimited for a complete reply): the plugin reads a streamed reply with
+  // responseFix.bufferLimit, 65536 characters by default (docs/CONFIGURATION.md: "characters a
+  // candidate span may hold before it is released verbatim"). A `write` call whose content is
+  // 70,000 characters is released verbatim by the plugin (broken D08 spans, nudge broken-markup:
+  // no call runs), while `dsml-fix scan` says "recovered 1 call(s), 0 broken span(s)" and exits 0
+  // ("nothing broken"). Expected: scan reads with the plugin's default limit (or says the call is
+  // over it), so its report and exit status match what the user's session would do.
+  test("FINDING: a 70,000-character write call: the plugin's limit breaks it, scan reports it recovered (exit 0)", async () => {
+    const reply = live(block("tool_calls", [["write", [["filePath", "/tmp/a.txt"], ["content", "x".repeat(70_000)]]]]));
+    // The plugin's reading: the default options' limit.
+    const { parse } = await import("../../src/engine/parse.ts");
+    const { opencodeBuiltinTools } = await import("../../src/tools/opencode-builtins.ts");
+    const { resolveOptions } = await import("../../src/plugin/options.ts");
+    const limit = resolveOptions(undefined).options.responseFix.bufferLimit;
+    const plugin = parse(reply, opencodeBuiltinTools, { bufferLimit: limit });
+    expect(plugin.calls).toEqual([]);
+    expect(plugin.broken.length).toBeGreaterThan(0);
+
+    const r = await run(["scan", "--json"], { stdin: reply });
+    expect(JSON.parse(r.out).calls).toEqual([]);
+    expect(r.code).toBe(1);
+  });
+
+  test("hard negative: a write call under the limit is recovered by both", async () => {
+    const reply = live(block("tool_calls", [["write", [["filePath", "/tmp/a.txt"], ["content", "x".repeat(60_000)]]]]));
+    const r = await run(["scan", "--json"], { stdin: reply });
+    expect(JSON.parse(r.out).calls).toEqual([{ tool: "write", input: { filePath: "/tmp/a.txt", content: "x".repeat(60_000) }, shape: expect.any(String) }]);
+    expect(r.code).toBe(0);
+  });
+});
