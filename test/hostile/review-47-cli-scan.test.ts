@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { main } from "../../src/cli/main.ts";
@@ -168,4 +168,58 @@ describe("scan agrees with the plugin's reading: a call longer than responseFix.
     expect(JSON.parse(r.out).calls).toEqual([{ tool: "write", input: { filePath: "/tmp/a.txt", content: "x".repeat(60_000) }, shape: expect.any(String) }]);
     expect(r.code).toBe(0);
   });
+});
+
+describe("--sessions --db FILE changes nothing (the usage: 'changes nothing')", () => {
+  // FINDING (severity: writes a file the user did not ask to change, high; suspected
+  // src/cli/session-store.ts locateStore/readSessions): locateStore only checks that FILE exists
+  // and is a file, then the OpenCode binary opens it read-write through OPENCODE_DB. With the real
+  // OpenCode 1.18.33 binary:
+  //  - an existing empty file (what `touch`, a failed copy or a wrong path completion leaves) is
+  //    made an OpenCode database: its schema is created (0 -> 4096 bytes) and FILE-wal / FILE-shm
+  //    (about 280 KB) appear beside it; scan then says "no stored sessions" and exits 0;
+  //  - another program's SQLite database has its bytes changed (switched to WAL mode) before
+  //    OpenCode refuses it ("Database is not empty and has no session table", exit 2).
+  // Expected: FILE is left byte for byte as it was and nothing is created beside it (check the
+  // SQLite header and open it read-only, or refuse a file that is not an OpenCode database).
+  const realBin = path.join(repoRoot, "node_modules", "opencode-linux-x64", "bin", "opencode");
+  const scanDb = async (database: string, root: string) =>
+    run(["scan", "--sessions", "--json", "--db", database, "--opencode", realBin], {
+      env: { PATH: process.env.PATH ?? "", HOME: path.join(root, "home"), XDG_CONFIG_HOME: path.join(root, "config"), XDG_DATA_HOME: path.join(root, "data"), XDG_CACHE_HOME: path.join(root, "cache"), XDG_STATE_HOME: path.join(root, "state"), OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_MODELS_FETCH: "1" },
+    });
+
+  test("FINDING: an empty file given as --db is not turned into an OpenCode database", async () => {
+    const root = scratch();
+    const database = path.join(root, "empty.db");
+    writeFileSync(database, "");
+    await scanDb(database, root);
+    expect(readdirSync(root).filter((name) => name.startsWith("empty.db"))).toEqual(["empty.db"]);
+    expect(readFileSync(database).length).toBe(0);
+  }, 120_000);
+
+  test("FINDING: another program's SQLite database given as --db is left byte for byte", async () => {
+    const root = scratch();
+    const database = path.join(root, "notes.db");
+    const { Database } = await import("bun:sqlite");
+    const db = new Database(database);
+    db.run("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)");
+    db.run("INSERT INTO notes (body) VALUES ('keep me')");
+    db.close();
+    const before = readFileSync(database);
+    const r = await scanDb(database, root);
+    expect(r.code).toBe(2);
+    expect(readdirSync(root).filter((name) => name.startsWith("notes.db"))).toEqual(["notes.db"]);
+    expect(readFileSync(database).equals(before)).toBe(true);
+  }, 120_000);
+
+  test("hard negative: a text file given as --db is refused (exit 2, one message) and left as it was", async () => {
+    const root = scratch();
+    const database = path.join(root, "notes.txt");
+    writeFileSync(database, "some notes\n");
+    const r = await scanDb(database, root);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe("");
+    expect(JSON.parse(r.err).error).toContain("could not read the sessions");
+    expect(readFileSync(database, "utf8")).toBe("some notes\n");
+  }, 120_000);
 });
