@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { main } from "../../src/cli/main.ts";
@@ -107,6 +107,37 @@ describe("--sessions --dir: which sessions lie under DIR", () => {
     const r = await run(["scan", "--sessions", "--json", "--db", database, "--opencode", script, "--dir", "/work/app"]);
     expect(r.code).toBe(1);
     expect(JSON.parse(r.out).totals.messagesWithLeaks).toBe(1);
+  });
+});
+
+describe("--sessions --dir through a symlink", () => {
+  // FINDING (severity: wrong answer, a missed leak, low; suspected src/cli/main.ts
+  // scanStoredSessions / src/cli/sessions.ts underDirectory, path.resolve without realpath):
+  // OpenCode stores a session's directory as its working directory, the physical path (getcwd).
+  // `--dir ~/proj` where ~/proj is a symlink to /data/proj compares the link's path with the
+  // stored physical one, keeps no session, and says "no stored sessions" with exit 0 although a
+  // session of that very project leaked. Expected: DIR is resolved to its real path first (the
+  // stored directories are real paths), so the leak is found (exit 1).
+  test("FINDING: --dir given as a symlink to the project finds the project's sessions", async () => {
+    const dir = scratch();
+    const real = path.join(dir, "data", "proj");
+    mkdirSync(real, { recursive: true });
+    symlinkSync(real, path.join(dir, "proj"));
+    const leak = live(block("tool_calls", [["bash", [["command", "ls"]]]]));
+    const rows = [{ sessionID: "ses_a", title: "t", directory: real, messageID: "msg_1", providerID: "deepseek", modelID: "deepseek-chat", text: leak }];
+    const rowsFile = path.join(dir, "rows.json");
+    writeFileSync(rowsFile, JSON.stringify(rows));
+    const script = path.join(dir, "opencode");
+    writeFileSync(script, `#!/usr/bin/env node\nprocess.stdout.write(require("fs").readFileSync(${JSON.stringify(rowsFile)}, "utf8"));\n`);
+    chmodSync(script, 0o755);
+    const database = path.join(dir, "opencode.db");
+    writeFileSync(database, "");
+    const viaLink = await run(["scan", "--sessions", "--json", "--db", database, "--opencode", script, "--dir", path.join(dir, "proj")]);
+    // Control: the real path finds it.
+    const viaReal = await run(["scan", "--sessions", "--json", "--db", database, "--opencode", script, "--dir", real]);
+    expect(viaReal.code).toBe(1);
+    expect(viaLink.code).toBe(1);
+    expect(JSON.parse(viaLink.out).totals.messagesWithLeaks).toBe(1);
   });
 });
 
