@@ -170,3 +170,31 @@ describe("doctor reads only", () => {
     expect(snapshot(b.root)).toEqual(before);
   });
 });
+
+describe("relative OPENCODE_CONFIG_DIR", () => {
+  // FINDING (severity: wrong answer, low; suspected src/cli/opencode-config.ts configFiles): a
+  // relative OPENCODE_CONFIG_DIR is joined as it is (path.join), so it is read from the doctor
+  // process's working directory, not from DIR, while OPENCODE_CONFIG and the first-start check
+  // (first-start.ts installDirs: path.resolve(dir, ...)) resolve from DIR. `dsml-fix doctor DIR`
+  // (or main with io.cwd = DIR) with OPENCODE_CONFIG_DIR=cfg and DIR/cfg/opencode.json listing the
+  // plugin says "the plugin is not listed" (exit 1), while OpenCode started in DIR reads that file.
+  // Expected: resolved from DIR like OPENCODE_CONFIG.
+  test("FINDING: OPENCODE_CONFIG_DIR=cfg is read from DIR, as OPENCODE_CONFIG is", async () => {
+    const b = box({ OPENCODE_CONFIG_DIR: "cfg" });
+    b.write("project/cfg/opencode.json", JSON.stringify({ plugin: [path.join(b.project, "node_modules", NAME)], model: "deepseek/deepseek-chat" }));
+    seedConfigDir(path.join(b.project, "cfg"));
+    const r = await doctor(b, ["--json"]);
+    const report = JSON.parse(r.out);
+    expect(report.files.map((f: { kind: string }) => f.kind)).toEqual(["OPENCODE_CONFIG_DIR"]);
+    expect(report.plugin.listed).toBe(true);
+    expect(r.code).toBe(0);
+  });
+
+  test("hard negative: OPENCODE_CONFIG=cfg/opencode.json (relative) is read from DIR", async () => {
+    const b = box({ OPENCODE_CONFIG: "cfg/opencode.json" });
+    b.write("project/cfg/opencode.json", JSON.stringify({ plugin: [path.join(b.project, "node_modules", NAME)], model: "deepseek/deepseek-chat" }));
+    const r = await doctor(b, ["--json"]);
+    expect(JSON.parse(r.out).plugin.listed).toBe(true);
+    expect(r.code).toBe(0);
+  });
+});
