@@ -25,17 +25,17 @@ function live(host: StandInHost): Record<string, number> {
 }
 
 describe("V2 setup: a host that refuses one hook", () => {
-  // FINDING (severity: host left half-wired, medium; suspected src/plugin/v2/setup.ts, the
-  // try/catch around register()): when the host refuses a hook after others were accepted (here
+  // Fixed (was: host left half-wired, medium; src/plugin/v2/setup.ts, the try/catch around
+  // register()). Rule now: a failed setup disposes every registration it made. It was: when the host refuses a hook after others were accepted (here
   // `aisdk.hook("language")`, registered last; or the third session hook), setup rejects, as its
   // comment intends ("A host that refuses a hook fails the setup"), but the catch only stops the
   // event stream: the registrations already made (`context`, `http.request`, `http.response`)
   // are never disposed, and the caller gets no cleanup to dispose them with. The host believes the
   // plugin failed while its context hook still rewrites history and adds corrections, and its
   // HTTP hooks still repair; with only `http.request` accepted, requests are tagged and no response
-  // is ever read. A host that retries setup then runs the surviving hooks twice. Expected: a failed
-  // setup disposes every registration it made (nothing of the plugin left live).
-  test("FINDING: aisdk.hook('language') refused: the session hooks already registered are disposed", async () => {
+  // is ever read. A host that retries setup then runs the surviving hooks twice. Now the catch runs
+  // the same cleanup the host would call: nothing of the plugin is left live.
+  test("fixed: aisdk.hook('language') refused: the session hooks already registered are disposed", async () => {
     const { definition } = await loadLikeV2(ROOT);
     const host = new StandInHost();
     const ctx = host.context({ providers: ["deepseek"] });
@@ -44,7 +44,7 @@ describe("V2 setup: a host that refuses one hook", () => {
     expect(live(host)).toEqual({});
   });
 
-  test("FINDING: the third session hook refused: context and http.request do not stay registered", async () => {
+  test("fixed: the third session hook refused: context and http.request do not stay registered", async () => {
     const { definition } = await loadLikeV2(ROOT);
     const host = new StandInHost();
     const ctx = host.context({ providers: ["deepseek"] });

@@ -160,8 +160,10 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   try {
     await register();
   } catch (error) {
-    // A host that refuses a hook fails the setup; the event stream must not outlive it.
-    executions.stop();
+    // A host that refuses a hook fails the setup, and a failed setup leaves nothing of the plugin
+    // live: the event stream stops and every hook the host had already accepted (context,
+    // http.request/http.response) is disposed, so the host is never left half-wired.
+    await cleanup();
     throw error;
   }
   return cleanup;
