@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { ParseResult, ToolSpec } from "../parse/types.ts";
 import { parse } from "../engine/parse.ts";
@@ -45,13 +46,35 @@ export interface SessionsReport {
   totals: { sessions: number; sessionsWithLeaks: number; messages: number; messagesWithLeaks: number; calls: number; broken: number; stripped: number; nearMisses: number };
 }
 
-/** Sessions of DIR itself and of every directory below it. */
+/**
+ * Sessions of DIR itself and of every directory below it. OpenCode stores a session's directory as
+ * its working directory, a physical path (getcwd), so DIR given through a symlink is compared by
+ * its real path too, and so is each stored directory that still exists (memoized per directory).
+ */
 export function underDirectory(sessions: StoredSession[], dir: string): StoredSession[] {
-  const root = path.resolve(dir);
-  return sessions.filter((s) => {
-    const relative = path.relative(root, s.directory);
-    return s.directory !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
-  });
+  const roots = [...new Set([path.resolve(dir), realPath(dir)])];
+  const real = new Map<string, string[]>();
+  const forms = (directory: string) => {
+    let known = real.get(directory);
+    if (!known) real.set(directory, (known = [...new Set([path.resolve(directory), realPath(directory)])]));
+    return known;
+  };
+  return sessions.filter((s) => s.directory !== "" && forms(s.directory).some((d) => roots.some((root) => isInside(root, d))));
+}
+
+/** `inner` is `root` or below it: `..` itself or `../...` is outside, `..cache` (a folder's name) is not; another drive is outside. */
+export function isInside(root: string, inner: string): boolean {
+  const relative = path.relative(root, inner);
+  return !(relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative));
+}
+
+/** The physical path where it exists; the resolved path as given otherwise. */
+function realPath(p: string): string {
+  try {
+    return realpathSync.native(path.resolve(p));
+  } catch {
+    return path.resolve(p);
+  }
 }
 
 /** The same parse() the live repair uses, on text only: nothing is executed or written. */

@@ -82,18 +82,19 @@ describe("scan agrees with the plugin's reading: echoed markup", () => {
 });
 
 describe("--sessions --dir: which sessions lie under DIR", () => {
-  // FINDING (severity: wrong answer, low; suspected src/cli/sessions.ts underDirectory): a
+  // Fixed (was: wrong answer, low; src/cli/sessions.ts underDirectory). Rule now: only ".." itself,
+  // "../..." or a path on another drive is outside DIR. It was: a
   // session whose directory is a folder of DIR whose name starts with two dots (`..cache`,
   // `..build`: valid names, not the parent) is dropped: path.relative gives "..cache", which
   // `relative.startsWith("..")` takes for "outside". Its leaks are not counted, and the scan
   // exits 0 ("no leaked tool-call markup"). Expected: kept (only ".." itself or "../..." is outside).
-  test("FINDING: a session in DIR/..cache is under DIR", () => {
+  test("fixed: a session in DIR/..cache is under DIR", () => {
     const session = (directory: string) => ({ id: directory, title: "", directory, messages: [] });
     const kept = underDirectory([session("/work/app/..cache"), session("/work/app/src"), session("/work/other"), session("/work")], "/work/app");
     expect(kept.map((s) => s.directory)).toEqual(["/work/app/..cache", "/work/app/src"]);
   });
 
-  test("FINDING: end to end, a leak in a session of DIR/..build makes --sessions --dir DIR exit 1", async () => {
+  test("fixed: end to end, a leak in a session of DIR/..build makes --sessions --dir DIR exit 1", async () => {
     const dir = scratch();
     const leak = live(block("tool_calls", [["bash", [["command", "ls"]]]]));
     const rows = [{ sessionID: "ses_a", title: "t", directory: "/work/app/..build", messageID: "msg_1", providerID: "deepseek", modelID: "deepseek-chat", text: leak }];
@@ -111,14 +112,15 @@ describe("--sessions --dir: which sessions lie under DIR", () => {
 });
 
 describe("--sessions --dir through a symlink", () => {
-  // FINDING (severity: wrong answer, a missed leak, low; suspected src/cli/main.ts
-  // scanStoredSessions / src/cli/sessions.ts underDirectory, path.resolve without realpath):
+  // Fixed (was: wrong answer, a missed leak, low; src/cli/sessions.ts underDirectory, path.resolve
+  // without realpath). Rule now: DIR and each stored directory are compared by their real paths
+  // too (where they exist). It was:
   // OpenCode stores a session's directory as its working directory, the physical path (getcwd).
   // `--dir ~/proj` where ~/proj is a symlink to /data/proj compares the link's path with the
   // stored physical one, keeps no session, and says "no stored sessions" with exit 0 although a
   // session of that very project leaked. Expected: DIR is resolved to its real path first (the
   // stored directories are real paths), so the leak is found (exit 1).
-  test("FINDING: --dir given as a symlink to the project finds the project's sessions", async () => {
+  test("fixed: --dir given as a symlink to the project finds the project's sessions", async () => {
     const dir = scratch();
     const real = path.join(dir, "data", "proj");
     mkdirSync(real, { recursive: true });
