@@ -51,7 +51,8 @@ async function doctor(b: Box, argv: string[] = []) {
 }
 
 describe("{env:VAR} substitution as OpenCode does it", () => {
-  // FINDING (severity: wrong answer, low; suspected src/cli/opencode-config.ts withEnv): an empty
+  // Fixed (was: wrong answer, low; src/cli/opencode-config.ts withEnv). Rule now: as OpenCode's
+  // /\{env:([^}]+)\}/g, an empty `{env:}` stays text and substitution goes on past it. It was: an empty
   // `{env:}` anywhere in a config (OpenCode leaves it as text: its pattern needs a name) makes
   // withEnv `break` out of its loop, so every `{env:NAME}` after it is left unsubstituted. Checked
   // with OpenCode 1.18.33 (`opencode debug config` on {"username":"{env:}","model":"{env:M}"}
@@ -59,7 +60,7 @@ describe("{env:VAR} substitution as OpenCode does it", () => {
   // `{env:P}` = "deepseek": doctor reads the literal "{env:P}", reports the DeepSeek model as off
   // and "nothing in scope can be repaired live" (exit 1), while the plugin would get
   // ["deepseek"] and repair it. Expected: substitution goes on past an empty `{env:}`.
-  test("FINDING: an empty {env:} earlier in the file does not stop later {env:NAME} substitutions", async () => {
+  test("fixed: an empty {env:} earlier in the file does not stop later {env:NAME} substitutions", async () => {
     const b = box({ P: "deepseek" });
     b.write("project/opencode.json", `{"username":"{env:}","plugin":[["./node_modules/${NAME}",{"providers":["{env:P}"]}]],"model":"deepseek/deepseek-chat","provider":{"deepseek":{}}}`);
     const r = await doctor(b, ["--json"]);
@@ -172,14 +173,15 @@ describe("doctor reads only", () => {
 });
 
 describe("relative OPENCODE_CONFIG_DIR", () => {
-  // FINDING (severity: wrong answer, low; suspected src/cli/opencode-config.ts configFiles): a
+  // Fixed (was: wrong answer, low; src/cli/opencode-config.ts configFiles). Rule now: a relative
+  // OPENCODE_CONFIG_DIR is resolved from DIR. It was: a
   // relative OPENCODE_CONFIG_DIR is joined as it is (path.join), so it is read from the doctor
   // process's working directory, not from DIR, while OPENCODE_CONFIG and the first-start check
   // (first-start.ts installDirs: path.resolve(dir, ...)) resolve from DIR. `dsml-fix doctor DIR`
   // (or main with io.cwd = DIR) with OPENCODE_CONFIG_DIR=cfg and DIR/cfg/opencode.json listing the
   // plugin says "the plugin is not listed" (exit 1), while OpenCode started in DIR reads that file.
   // Expected: resolved from DIR like OPENCODE_CONFIG.
-  test("FINDING: OPENCODE_CONFIG_DIR=cfg is read from DIR, as OPENCODE_CONFIG is", async () => {
+  test("fixed: OPENCODE_CONFIG_DIR=cfg is read from DIR, as OPENCODE_CONFIG is", async () => {
     const b = box({ OPENCODE_CONFIG_DIR: "cfg" });
     b.write("project/cfg/opencode.json", JSON.stringify({ plugin: [path.join(b.project, "node_modules", NAME)], model: "deepseek/deepseek-chat" }));
     seedConfigDir(path.join(b.project, "cfg"));
