@@ -1,9 +1,9 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { ParseResult, ToolSpec } from "../parse/types.ts";
-import { parse } from "../engine/parse.ts";
+import { readAsPlugin } from "./plugin-reading.ts";
 import { countNearMisses } from "./near-misses.ts";
-import { assistantText } from "./report.ts";
+import { assistantText, type ExportedMessage } from "./report.ts";
 import type { StoredSession } from "./session-store.ts";
 
 /** One assistant message that leaked: only tool names and shape ids, never argument values (history may hold secrets). */
@@ -77,8 +77,17 @@ function realPath(p: string): string {
   }
 }
 
-/** The same parse() the live repair uses, on text only: nothing is executed or written. */
-export function scanSessions(sessions: StoredSession[], tools: readonly ToolSpec[], database: string, directory: string | null = null): SessionsReport {
+/**
+ * What the model was given before one message (user messages, tool results), for the echo guard;
+ * undefined: nothing known (no guard).
+ */
+export type GivenFor = (session: StoredSession, message: ExportedMessage) => (() => readonly string[]) | undefined;
+
+/**
+ * Each assistant message read as the plugin reads a reply (plugin-reading.ts: its default options
+ * and limits, the echo guard over `givenFor`), on text only: nothing is executed or written.
+ */
+export function scanSessions(sessions: StoredSession[], tools: readonly ToolSpec[], database: string, directory: string | null = null, givenFor?: GivenFor): SessionsReport {
   const overall = new Map<string, ModelTally>();
   const report: SessionsReport = {
     database,
@@ -98,7 +107,7 @@ export function scanSessions(sessions: StoredSession[], tools: readonly ToolSpec
       const total = overall.get(key) ?? emptyTally(provider, model);
       overall.set(key, total);
       const text = assistantText(message) ?? "";
-      const result = parse(text, tools);
+      const result = readAsPlugin(text, tools, givenFor?.(session, message));
       const leaked = result.calls.length > 0 || result.broken.length > 0;
       const nearMisses = countNearMisses(text, result);
       for (const tally of [mine, total]) count(tally, result, leaked, nearMisses);

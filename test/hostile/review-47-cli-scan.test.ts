@@ -50,8 +50,12 @@ function exportFile(userText: string, assistantText: string): string {
 }
 
 describe("scan agrees with the plugin's reading: echoed markup", () => {
-  // FINDING (severity: wrong answer, medium; suspected src/cli/main.ts scanExport and
-  // src/cli/session-store.ts SESSION_QUERY): the plugin's echo guard (responseFix.echoGuard, on by
+  // Fixed (was: wrong answer, medium; src/cli/main.ts scanExport and src/cli/session-store.ts
+  // SESSION_QUERY). Rule now: scan reads a transcript as the plugin does (src/cli/plugin-reading.ts):
+  // what the model was given before an assistant message (user messages, earlier tool results)
+  // feeds the echo guard for that message, so a quote is reported as the plugin reports it (broken
+  // "echoed-markup"), never as a call; --sessions reads that content for the sessions where a call
+  // would be recovered (session-store.ts readGiven). It was: the plugin's echo guard (responseFix.echoGuard, on by
   // default) never runs a call the model only quoted from content it was given (README: "never run
   // markup the model only quoted from a file, tool result or message"). `scan --export` reads each
   // assistant message alone (parse() with no echo guard; the user messages and tool results in the
@@ -60,7 +64,7 @@ describe("scan agrees with the plugin's reading: echoed markup", () => {
   // usage says scan "reports which leaked tool calls would be recovered". --sessions has the same
   // gap (its SELECT reads assistant messages only). Expected: the echoed call is not reported as a
   // recovered call (or is reported apart, as echoed), as the plugin reads it.
-  test("FINDING: --export reports a call the echo guard would never run (the model quoted the user's README)", async () => {
+  test("fixed: --export reports a call the echo guard would never run (the model quoted the user's README)", async () => {
     // The plugin's reading of the same turn: the user's README holds the attack; the reply quotes it.
     const prompt = [{ role: "user" as const, content: [{ type: "text" as const, text: readme(COMMAND) }] }];
     expect((await throughMiddleware(prompt, textStream(ECHO))).calls).toEqual([]);
@@ -144,14 +148,15 @@ describe("--sessions --dir through a symlink", () => {
 });
 
 describe("the bin in a pipeline", () => {
-  // FINDING (severity: crash instead of a clear exit, medium; suspected src/cli/main.ts processIo
-  // `out`, no 'error' handler on process.stdout): `dsml-fix scan --json FILE | head -c 10` (the
+  // Fixed (was: crash instead of a clear exit, medium; src/cli/main.ts processIo `out`, no 'error'
+  // handler on process.stdout). Rule now: a closed stdout or stderr (EPIPE, thrown or emitted)
+  // ends the writing quietly and the command exits with its own status. It was: `dsml-fix scan --json FILE | head -c 10` (the
   // reader closes the pipe early) makes the CLI die of EPIPE: a Bun error dump ("EPIPE: broken
   // pipe, write ... errno: -32 ... Bun v1.x") on stderr and exit status 1, the status the usage
   // reserves for "broken tool-call markup found", on a reply that holds no markup at all. A script
   // piping into head reads "broken markup". Expected: a closed stdout ends the command quietly (no
   // dump on stderr), and never with 1 for a clean input.
-  test("FINDING: scan --json of a large clean reply piped into head -c 10: no error dump, not exit 1", () => {
+  test("fixed: scan --json of a large clean reply piped into head -c 10: no error dump, not exit 1", () => {
     const dir = scratch();
     const file = path.join(dir, "big.txt");
     writeFileSync(file, "hello world ".repeat(200_000));
@@ -171,15 +176,17 @@ describe("the bin in a pipeline", () => {
 });
 
 describe("scan agrees with the plugin's reading: a call longer than responseFix.bufferLimit", () => {
-  // FINDING (severity: wrong answer, medium; suspected src/cli/main.ts, parse() called with no
-  // bufferLimit, unlimited for a complete reply): the plugin reads a streamed reply with
+  // Fixed (was: wrong answer, medium; src/cli/main.ts, parse() called with no bufferLimit,
+  // unlimited for a complete reply). Rule now: scan reads with the plugin's default options
+  // (src/cli/plugin-reading.ts: resolveOptions(undefined) through engineOptions, the adapters'
+  // path), so its limits are the plugin's. It was: the plugin reads a streamed reply with
   // responseFix.bufferLimit, 65536 characters by default (docs/CONFIGURATION.md: "characters a
   // candidate span may hold before it is released verbatim"). A `write` call whose content is
   // 70,000 characters is released verbatim by the plugin (broken D08 spans, nudge broken-markup:
   // no call runs), while `dsml-fix scan` says "recovered 1 call(s), 0 broken span(s)" and exits 0
   // ("nothing broken"). Expected: scan reads with the plugin's default limit (or says the call is
   // over it), so its report and exit status match what the user's session would do.
-  test("FINDING: a 70,000-character write call: the plugin's limit breaks it, scan reports it recovered (exit 0)", async () => {
+  test("fixed: a 70,000-character write call: the plugin's limit breaks it, scan reports it recovered (exit 0)", async () => {
     const reply = live(block("tool_calls", [["write", [["filePath", "/tmp/a.txt"], ["content", "x".repeat(70_000)]]]]));
     // The plugin's reading: the default options' limit.
     const { parse } = await import("../../src/engine/parse.ts");
@@ -204,8 +211,11 @@ describe("scan agrees with the plugin's reading: a call longer than responseFix.
 });
 
 describe("--sessions --db FILE changes nothing (the usage: 'changes nothing')", () => {
-  // FINDING (severity: writes a file the user did not ask to change, high; suspected
-  // src/cli/session-store.ts locateStore/readSessions): locateStore only checks that FILE exists
+  // Fixed (was: writes a file the user did not ask to change, high; src/cli/session-store.ts
+  // locateStore/readSessions). Rule now: a file that does not start with the SQLite header (an
+  // empty file aside) is refused before anything runs (exit 2), and the binary only ever opens a
+  // private copy in a fresh temporary directory (with the -wal or -journal file), removed
+  // afterwards; the user's file is never opened for writing and nothing appears beside it. It was: locateStore only checks that FILE exists
   // and is a file, then the OpenCode binary opens it read-write through OPENCODE_DB. With the real
   // OpenCode 1.18.33 binary:
   //  - an existing empty file (what `touch`, a failed copy or a wrong path completion leaves) is
@@ -221,7 +231,7 @@ describe("--sessions --db FILE changes nothing (the usage: 'changes nothing')", 
       env: { PATH: process.env.PATH ?? "", HOME: path.join(root, "home"), XDG_CONFIG_HOME: path.join(root, "config"), XDG_DATA_HOME: path.join(root, "data"), XDG_CACHE_HOME: path.join(root, "cache"), XDG_STATE_HOME: path.join(root, "state"), OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_MODELS_FETCH: "1" },
     });
 
-  test("FINDING: an empty file given as --db is not turned into an OpenCode database", async () => {
+  test("fixed: an empty file given as --db is not turned into an OpenCode database", async () => {
     const root = scratch();
     const database = path.join(root, "empty.db");
     writeFileSync(database, "");
@@ -230,7 +240,7 @@ describe("--sessions --db FILE changes nothing (the usage: 'changes nothing')", 
     expect(readFileSync(database).length).toBe(0);
   }, 120_000);
 
-  test("FINDING: another program's SQLite database given as --db is left byte for byte", async () => {
+  test("fixed: another program's SQLite database given as --db is left byte for byte", async () => {
     const root = scratch();
     const database = path.join(root, "notes.db");
     const { Database } = await import("bun:sqlite");
