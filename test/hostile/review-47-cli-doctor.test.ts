@@ -1,7 +1,7 @@
 /**
  * Hostile review 47: `dsml-fix doctor` (src/cli/doctor.ts, opencode-config.ts, v2-config.ts)
  * against what OpenCode 1.18.33 does with the same files and what the docs promise. Every test
- * named FINDING fails on main at the time of writing; the others are hard negatives. Each test
+ * named fixed was a FINDING that failed on main when written (fixed on fx-47-cli); the others are hard negatives. Each test
  * runs in its own scratch HOME / XDG dirs: the real ones are never read or written.
  */
 import { describe, expect, test } from "bun:test";
@@ -80,8 +80,11 @@ describe("{env:VAR} substitution as OpenCode does it", () => {
 });
 
 describe("plugin files in .opencode/plugins/", () => {
-  // FINDING (severity: wrong answer, doctor says a setup works when the plugin is not loaded,
-  // medium; suspected src/cli/v2-config.ts pluginFiles): any .ts/.js/.mjs file in
+  // Fixed (was: wrong answer, doctor says a setup works when the plugin is not loaded, medium;
+  // src/cli/v2-config.ts pluginFiles). Rule now: a file counts only when a real statement
+  // (import/export ... from, import "x", import(), require()) loads the package, comments,
+  // strings and type-only imports excluded (importedSpecifiers); an import that does not resolve
+  // from the file's folder is reported as a problem of that file. It was: any .ts/.js/.mjs file in
   // .opencode/plugins/ (or plugin/) whose text merely *contains* "opencode-plugin-dsml-fix" (a
   // comment, a string, an import of a package that is not installed) counts as the plugin
   // installed "for OpenCode 1.18 and 2". With no `plugin` entry, doctor then prints
@@ -89,7 +92,7 @@ describe("plugin files in .opencode/plugins/", () => {
   // (`v2.entries.length === 0` is false), yet no host loads the plugin from that file. Expected:
   // a file counts only when it imports or re-exports the package (and the import resolves from
   // the file); otherwise the "not listed" problem stands (exit 1).
-  test("FINDING: a plugin file that only mentions the package in a comment is not an install (exit 1, not listed)", async () => {
+  test("fixed: a plugin file that only mentions the package in a comment is not an install (exit 1, not listed)", async () => {
     const b = box();
     b.write("project/opencode.json", JSON.stringify({ model: "deepseek/deepseek-chat" }));
     b.write("project/.opencode/plugins/notify.ts", `// Works next to ${NAME}; this one only beeps.\nexport default async () => ({});\n`);
@@ -98,7 +101,7 @@ describe("plugin files in .opencode/plugins/", () => {
     expect(JSON.parse(r.out).problems).toEqual([expect.stringContaining("the plugin is not listed")]);
   });
 
-  test("FINDING: a re-export whose package does not resolve from the file is reported, not 'no problems found'", async () => {
+  test("fixed: a re-export whose package does not resolve from the file is reported, not 'no problems found'", async () => {
     const b = box({}, { install: false });
     b.write("project/opencode.json", JSON.stringify({ model: "deepseek/deepseek-chat" }));
     b.write("project/.opencode/plugins/dsml.ts", REEXPORT);
@@ -107,13 +110,15 @@ describe("plugin files in .opencode/plugins/", () => {
     expect(r.code).toBe(1);
   });
 
-  // FINDING (severity: wrong answer, low; suspected src/cli/doctor.ts, the "listed N times" check
-  // counts `plugin` entries only): docs/INSTALL.md says a re-export file in .opencode/plugins/ is
+  // Fixed (was: wrong answer, low; src/cli/doctor.ts, the "listed N times" check counted `plugin`
+  // entries only). Rule now: a loadable plugin file counts as a load for both hosts, so a file
+  // next to a `plugin` entry (1.18), a `plugins` entry (2) or another such file is one problem
+  // naming each load (doctor.ts loadedTwice). It was: docs/INSTALL.md says a re-export file in .opencode/plugins/ is
   // loaded by 1.18 "as well, as a classic plugin" and to list the package once. With both a
   // `plugin` entry and such a file, OpenCode 1.18 loads two copies of the plugin; doctor, which
   // reports two `plugin` entries as a problem ("OpenCode loads each one; keep one"), says
   // "no problems found" here and exits 0. Expected: one problem naming both.
-  test("FINDING: a plugin entry and a re-export file in .opencode/plugins/ are the plugin loaded twice", async () => {
+  test("fixed: a plugin entry and a re-export file in .opencode/plugins/ are the plugin loaded twice", async () => {
     const b = box();
     b.write("project/opencode.json", JSON.stringify({ plugin: [`./node_modules/${NAME}`], model: "deepseek/deepseek-chat" }));
     b.write("project/.opencode/plugins/dsml.ts", REEXPORT);

@@ -1,7 +1,7 @@
 /**
  * Hostile review 47: the plugin's host entries (src/plugin/index.ts `server` for OpenCode 1.18,
  * src/plugin/v2/setup.ts `setup` for OpenCode 2) with hosts that refuse or lack what they use.
- * Every test named FINDING fails on main at the time of writing; the others are hard negatives.
+ * Every test named fixed was a FINDING that failed on main when written (fixed on fx-47-cli); the others are hard negatives.
  */
 import { afterEach, beforeEach, describe, expect, spyOn, test } from "bun:test";
 import path from "node:path";

@@ -1,7 +1,7 @@
 /**
  * Hostile review 47: the `dsml-fix scan` command (src/cli/main.ts, sessions.ts, session-store.ts)
- * against what the plugin does and what the usage promises. Every test named FINDING fails on main
- * at the time of writing; the others are hard negatives (they pass, and guard a line that is easy
+ * against what the plugin does and what the usage promises. Every test named fixed was a FINDING
+ * that failed on main when written (fixed on fx-47-cli); the others are hard negatives (they pass, and guard a line that is easy
  * to break).
  */
 import { describe, expect, test } from "bun:test";
