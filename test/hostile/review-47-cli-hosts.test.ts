@@ -57,6 +57,21 @@ describe("V2 setup: a host that refuses one hook", () => {
     expect(live(host)).toEqual({});
   });
 
+  test("a dispose that throws at once costs only its own hook: the others are disposed, and the host's refusal is what setup rejects with", async () => {
+    const { definition } = await loadLikeV2(ROOT);
+    const host = new StandInHost();
+    const ctx = host.context({ providers: ["deepseek"] });
+    let disposeCalls = 0;
+    const hook = (async (...args: Parameters<V2Context["session"]["hook"]>) => {
+      if (args[0] === "context") return { dispose: () => { disposeCalls++; throw new Error("dispose failed"); } };
+      return ctx.session.hook(...args);
+    }) as V2Context["session"]["hook"];
+    const refusing: V2Context = { ...ctx, session: { ...ctx.session, hook }, aisdk: { hook: (async () => { throw new Error("refused"); }) as V2Context["aisdk"]["hook"] } };
+    await expect(Promise.resolve(definition.setup!(refusing))).rejects.toThrow("refused");
+    expect(disposeCalls).toBe(1);
+    expect(live(host)).toEqual({});
+  });
+
   test("hard negative: a host that accepts every hook gets one of each, and the cleanup disposes them all", async () => {
     const { definition } = await loadLikeV2(ROOT);
     const host = new StandInHost();

@@ -120,7 +120,12 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   const registrations: V2Registration[] = [];
   const cleanup: V2Cleanup = async () => {
     executions.stop();
-    for (const registration of registrations.splice(0)) await registration.dispose().catch(() => undefined);
+    for (const registration of registrations.splice(0)) {
+      // A dispose that throws (at once or later) costs only its own hook: the rest are still disposed.
+      try {
+        await registration.dispose();
+      } catch {}
+    }
   };
   const register = async () => {
     registrations.push(await ctx.session.hook("context", guard("context", log, (event) => {
