@@ -45,11 +45,14 @@ export const USAGE = `usage: dsml-fix scan [FILE|-] [--tools NAME,...] [--json]
        dsml-fix --help | --version [--json]
 
 Reads one assistant reply (a file, or standard input with - or no FILE) and reports which leaked
-tool calls would be recovered. --export reads the JSON written by \`opencode export\` and reports the
-leaks in each assistant message. --sessions reads every session OpenCode has stored (only those
-of DIR and below with --dir), through \`opencode db\` (the binary on PATH, or --opencode PATH),
-changes nothing, and reports the leaks per session and model. Without --tools, OpenCode's built-in
-tools are assumed. Input must be UTF-8.
+tool calls would be recovered, read as the plugin with its default options reads it (its limits,
+its echo guard). --export reads the JSON written by \`opencode export\` and reports the leaks in
+each assistant message; markup the model only quoted from what it was given before (a user
+message, a tool result) is reported as echoed, never as a call. --sessions reads every session
+OpenCode has stored (only those of DIR and below with --dir), through \`opencode db\` (the binary
+on PATH, or --opencode PATH) run on a private copy of the database (--db FILE: another one; a file
+that is not an SQLite database is refused), changes nothing, and reports the leaks per session and
+model. Without --tools, OpenCode's built-in tools are assumed. Input must be UTF-8.
 
 doctor reads the OpenCode config that applies in DIR (default: the current directory) and says
 whether the plugin is listed and loadable, checks its options, and which models it would repair

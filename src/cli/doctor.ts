@@ -50,6 +50,23 @@ export interface DoctorReport {
 /** For anyone who ran doctor without OpenCode: the same repair exists for every other agent. */
 export const PROXY_HINT = "not using OpenCode? `dsml-fix proxy --upstream URL` puts the same repair in front of Claude Code, Codex, Cline/Roo/Kilo or any OpenAI-compatible client (docs/PROXY.md)";
 
+/**
+ * A plugin file in a plugins folder (one that loads) is loaded by both hosts, as a classic plugin by
+ * 1.18: next to a `plugin` entry (1.18), a `plugins` entry (2) or another such file, the plugin runs
+ * twice (every hook, every repair, every correction). One problem naming each load, or null.
+ */
+function loadedTwice(classicSpecs: readonly string[], v2: V2Findings): string | null {
+  const files = v2.entries.filter((e) => e.host === "OpenCode 1.18 and 2" && (e.problems ?? []).length === 0).map((e) => `the plugin file ${e.spec}`);
+  if (files.length === 0) return null;
+  const classic = [...classicSpecs.map((spec) => `"plugin" entry ${JSON.stringify(spec)}`), ...files];
+  const next = [...v2.entries.filter((e) => e.host === "OpenCode 2").map((e) => `"plugins" entry ${JSON.stringify(e.spec)} in ${e.source}`), ...files];
+  const hosts = [
+    ...(classic.length > 1 ? [`OpenCode 1.18 loads it ${classic.length} times (${classic.join(", ")})`] : []),
+    ...(next.length > 1 ? [`OpenCode 2 loads it ${next.length} times (${next.join(", ")})`] : []),
+  ];
+  return hosts.length === 0 ? null : `the plugin is loaded more than once: ${hosts.join("; ")}; a file in a plugins folder is loaded by both hosts: keep one (docs/INSTALL.md)`;
+}
+
 export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
   const { files, config, plugins } = loadConfig(dir, env);
   const dirs = configDirs(env);
@@ -64,6 +81,9 @@ export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
   if (checks.length === 0 && v2.entries.some((e) => e.host === "OpenCode 2")) problems.push(`the plugin is listed for OpenCode 2 only ("plugins"); OpenCode 1.18 repairs nothing from that entry: for 1.18, add "opencode-plugin-dsml-fix" to "plugin" (README, Install)`);
   else if (checks.length === 0 && v2.entries.length === 0) problems.push(`the plugin is not listed in any config file OpenCode reads for ${dir}: add "opencode-plugin-dsml-fix" (or the installed folder's path) to "plugin" (README, Install)`);
   if (checks.length > 1) problems.push(`the plugin is listed ${checks.length} times (${checks.map((c) => c.entry.spec).join(", ")}): OpenCode loads each one; keep one`);
+  for (const entry of v2.entries) for (const problem of entry.problems ?? []) problems.push(problem);
+  const twice = loadedTwice(checks.map((c) => c.entry.spec), v2);
+  if (twice) problems.push(twice);
   for (const check of checks) {
     for (const problem of check.problems) problems.push(`${check.entry.spec}: ${problem}`);
     for (const problem of check.optionProblems) problems.push(problem);

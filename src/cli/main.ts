@@ -1,6 +1,5 @@
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { parse } from "../engine/parse.ts";
 import type { ToolSpec } from "../parse/types.ts";
 import { opencodeBuiltinTools } from "../tools/opencode-builtins.ts";
 import { EXIT, parseArgs, USAGE, UsageError, type Command, type DoctorArgs, type ScanArgs } from "./args.ts";
@@ -8,9 +7,11 @@ import { describeDoctor, doctor } from "./doctor.ts";
 import { ConfigError } from "./opencode-config.ts";
 import { assistantText, describe, messageId, report } from "./report.ts";
 import { isObject } from "../grammar/plain-data.ts";
+import { collectStrings } from "../echo/from-request.ts";
 import { CLEAR_PROGRESS, colourWanted, paintReportLine, progressLine, styledOutput } from "./style.ts";
 import { jsonOutput } from "./terminal.ts";
-import { locateStore, readSessions, StoreError } from "./session-store.ts";
+import { locateStore, readGiven, readSessions, StoreError, withPrivateCopy } from "./session-store.ts";
+import { readAsPlugin } from "./plugin-reading.ts";
 import { describeSessions, scanSessions, underDirectory } from "./sessions.ts";
 
 export interface Io {
@@ -67,7 +68,7 @@ export async function main(argv: readonly string[], given: Io): Promise<number> 
     return EXIT.usage;
   }
   if (args.exportFile !== null) return scanExport(input, tools, args, io);
-  const result = parse(input, tools);
+  const result = readAsPlugin(input, tools);
   if (args.json) io.json(report(result));
   else io.out(describe(result, tools));
   return result.broken.length > 0 ? EXIT.broken : EXIT.clean;
@@ -96,6 +97,8 @@ function packageVersion(): string {
 
 /** The Io of a real process: what the `dsml-fix` bin passes to main. */
 export function processIo(): Io {
+  const out = closableWriter(process.stdout);
+  const err = closableWriter(process.stderr);
   return {
     readStdin: async () => {
       const chunks: Uint8Array[] = [];
@@ -105,8 +108,32 @@ export function processIo(): Io {
     stdinIsTTY: process.stdin.isTTY === true,
     stdoutIsTTY: process.stdout.isTTY === true,
     stderrIsTTY: process.stderr.isTTY === true,
-    out: (text) => process.stdout.write(text),
-    err: (text) => process.stderr.write(text),
+    out,
+    err,
+  };
+}
+
+/**
+ * Writes to a stream that the reader may close early (`dsml-fix scan --json big.txt | head -c 10`):
+ * a broken pipe (EPIPE, thrown by the write or emitted later) ends the writing quietly, and the
+ * command goes on to exit with the status of its own answer; no error dump, never exit 1 for a
+ * clean input. Any other write error is thrown as before.
+ */
+function closableWriter(stream: NodeJS.WriteStream): (text: string) => void {
+  let closed = false;
+  const brokenPipe = (error: unknown) => (error as NodeJS.ErrnoException | null)?.code === "EPIPE";
+  stream.on("error", (error) => {
+    if (!brokenPipe(error)) throw error;
+    closed = true;
+  });
+  return (text) => {
+    if (closed) return;
+    try {
+      stream.write(text);
+    } catch (error) {
+      if (!brokenPipe(error)) throw error;
+      closed = true;
+    }
   };
 }
 
@@ -131,10 +158,12 @@ function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: VisibleI
     io.fail(`${args.exportFile} is not an \`opencode export\` file: ${(error as Error).message}`);
     return EXIT.usage;
   }
+  // Each reply is read as the plugin reads it, its echo guard over what the model had been given
+  // before it: every earlier message but the model's own words (givenBefore).
   const found = messages
-    .map((m) => ({ id: messageId(m), text: assistantText(m) }))
-    .filter((m): m is { id: string; text: string } => m.text !== null)
-    .map(({ id, text }) => ({ id, result: parse(text, tools) }))
+    .map((m, index) => ({ id: messageId(m), text: assistantText(m), index }))
+    .filter((m): m is { id: string; text: string; index: number } => m.text !== null)
+    .map(({ id, text, index }) => ({ id, result: readAsPlugin(text, tools, () => givenBefore(messages, index)) }))
     .filter(({ result }) => result.calls.length > 0 || result.broken.length > 0);
   if (args.json) {
     io.json({ messages: found.map(({ id, result }) => ({ id, ...report(result), text: undefined })) });
@@ -149,17 +178,50 @@ function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: VisibleI
   return found.some(({ result }) => result.broken.length > 0) ? EXIT.broken : EXIT.clean;
 }
 
+/**
+ * What the model had been given before `messages[index]` in an `opencode export`: every string of
+ * each earlier message that is not the assistant's (user text, files, anything OpenCode adds there),
+ * and the output, error and attachments of each earlier assistant message's tool parts (the tool
+ * results the next request carries). A message's own tool results come after its text.
+ */
+function givenBefore(messages: readonly unknown[], index: number): string[] {
+  const out: string[] = [];
+  for (const message of messages.slice(0, index)) {
+    if (!isObject(message) || !isObject(message.info)) continue;
+    const parts = Array.isArray(message.parts) ? message.parts : [];
+    if (message.info.role !== "assistant") {
+      collectStrings(parts, out);
+      continue;
+    }
+    for (const part of parts) {
+      if (!isObject(part) || part.type !== "tool" || !isObject(part.state)) continue;
+      collectStrings([part.state.output, part.state.error, part.state.attachments], out);
+    }
+  }
+  return out;
+}
+
 async function scanStoredSessions(args: ScanArgs, tools: ToolSpec[], io: VisibleIo): Promise<number> {
   const env = io.env ?? process.env;
   const cwd = io.cwd ?? process.cwd();
   try {
     const location = locateStore({ opencode: args.opencode, db: args.db, env, cwd });
     io.progress(`reading stored sessions from ${location.database} ...`);
-    const stored = await readSessions(location);
     const directory = args.dir === null ? null : path.resolve(cwd, args.dir);
-    const inScope = directory === null ? stored : underDirectory(stored, directory);
-    io.progress(`scanning ${inScope.length} session(s) ...`);
-    const found = scanSessions(inScope, tools, location.database, directory);
+    const found = await withPrivateCopy(location, async (copy) => {
+      const stored = await readSessions(copy);
+      const inScope = directory === null ? stored : underDirectory(stored, directory);
+      // The echo guard reads what each reply was given only when a call is about to be
+      // recovered: that content is read for the sessions where one would be, and no others.
+      const suspects = inScope.filter((s) => s.messages.some((m) => readAsPlugin(assistantText(m) ?? "", tools).calls.length > 0)).map((s) => s.id);
+      if (suspects.length > 0) io.progress(`reading what the model was given in ${suspects.length} session(s) ...`);
+      const given = suspects.length > 0 ? await readGiven(copy, suspects) : new Map<string, (messageID: string) => string[]>();
+      io.progress(`scanning ${inScope.length} session(s) ...`);
+      return scanSessions(inScope, tools, location.database, directory, (session, message) => {
+        const before = given.get(session.id);
+        return before && (() => before(message.info?.id ?? ""));
+      });
+    });
     io.progress(null);
     if (args.json) io.json(found);
     else io.out(describeSessions(found));

@@ -73,8 +73,11 @@ export function configFiles(dir: string, env: NodeJS.ProcessEnv): ConfigFile[] {
     seen.add(d);
     for (const name of ["opencode.json", "opencode.jsonc"]) add(path.join(d, name), ".opencode");
   }
-  if (env.OPENCODE_CONFIG_DIR && !seen.has(env.OPENCODE_CONFIG_DIR)) {
-    for (const name of ["opencode.json", "opencode.jsonc"]) add(path.join(env.OPENCODE_CONFIG_DIR, name), "OPENCODE_CONFIG_DIR");
+  // Relative, it is read from DIR, as OPENCODE_CONFIG is (and first-start.ts installDirs), never
+  // from the doctor's own working directory.
+  const configDir = env.OPENCODE_CONFIG_DIR ? path.resolve(dir, env.OPENCODE_CONFIG_DIR) : null;
+  if (configDir !== null && !seen.has(configDir)) {
+    for (const name of ["opencode.json", "opencode.jsonc"]) add(path.join(configDir, name), "OPENCODE_CONFIG_DIR");
   }
   return files;
 }
@@ -201,13 +204,20 @@ export function isDir(p: string): boolean {
 
 /** `{env:NAME}` becomes the variable's value (empty when unset), as OpenCode substitutes it before parsing. */
 function withEnv(text: string, env: NodeJS.ProcessEnv): string {
+  // OpenCode's pattern is /\{env:([^}]+)\}/g: an empty `{env:}` is no match and stays as text,
+  // and the substitution goes on past it.
   let out = "";
   let from = 0;
-  for (let at = text.indexOf("{env:"); at >= 0; at = text.indexOf("{env:", from)) {
+  for (let at = text.indexOf("{env:"); at >= 0; ) {
     const end = text.indexOf("}", at + 5);
-    if (end < 0 || end === at + 5) break;
+    if (end < 0) break;
+    if (end === at + 5) {
+      at = text.indexOf("{env:", at + 1);
+      continue;
+    }
     out += text.slice(from, at) + (env[text.slice(at + 5, end)] ?? "");
     from = end + 1;
+    at = text.indexOf("{env:", from);
   }
   return out + text.slice(from);
 }

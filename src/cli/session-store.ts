@@ -2,9 +2,15 @@
 // which plain Node 20 cannot open, so the OpenCode binary reads it for us: `opencode db QUERY
 // --format json` runs one SELECT without starting a project instance, in about the time of one
 // `opencode export` (which would cost one process per session).
+//
+// The binary opens its database read-write (it creates the schema of an empty file, switches a
+// database to WAL mode and leaves -wal/-shm files beside it), and has no read-only switch. So it
+// never gets the file the user named: it reads a private copy in a fresh temporary directory
+// (the database and its -wal or -journal file), removed afterwards. A file that is not an SQLite
+// database is refused before anything runs.
 import { spawn } from "node:child_process";
-import { accessSync, constants, existsSync, statSync } from "node:fs";
-import { homedir } from "node:os";
+import { accessSync, closeSync, constants, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import type { ExportedMessage } from "./report.ts";
 
@@ -32,7 +38,7 @@ export interface StoreLocation {
   opencode: string;
   /** The database file it will open (checked to exist first: opening a missing one would create it). */
   database: string;
-  /** Environment for the binary; OPENCODE_DB is set when --db was given. */
+  /** Environment for the binary; withPrivateCopy sets OPENCODE_DB to the copy it reads. */
   env: NodeJS.ProcessEnv;
 }
 
@@ -41,7 +47,6 @@ export function locateStore(options: { opencode: string | null; db: string | nul
   let database: string;
   if (options.db !== null) {
     database = path.resolve(options.cwd, options.db);
-    env.OPENCODE_DB = database;
   } else {
     database = defaultDatabasePath(env);
   }
@@ -49,9 +54,54 @@ export function locateStore(options: { opencode: string | null; db: string | nul
     const hint = options.db === null ? "; if OpenCode keeps it elsewhere, `opencode db path` prints it: pass that as --db FILE" : "";
     throw new StoreError(`no OpenCode session database at ${database}${hint}`);
   }
+  if (!isSqliteFile(database)) throw new StoreError(`could not read the sessions from ${database}: it is not an SQLite database (it does not start with "SQLite format 3"); it was left as it is`);
   const opencode = options.opencode ?? findOnPath("opencode", env);
   if (opencode === null) throw new StoreError("cannot find the opencode binary on PATH; pass --opencode PATH");
   return { opencode, database, env };
+}
+
+const SQLITE_HEADER = "SQLite format 3\0";
+
+/** An SQLite database: its 16-byte header, or an empty file (which SQLite opens as an empty database). */
+function isSqliteFile(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, "r");
+    const head = Buffer.alloc(SQLITE_HEADER.length);
+    const read = readSync(fd, head, 0, head.length, 0);
+    return read === 0 || (read === head.length && head.toString("latin1") === SQLITE_HEADER);
+  } catch (error) {
+    throw new StoreError(`cannot read ${file}: ${(error as Error).message}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * Runs `use` on a private copy of the database (and of its -wal or -journal file, so what is not
+ * checkpointed yet is read too) in a fresh temporary directory, removed afterwards: whatever the
+ * binary writes (schema, WAL mode, -wal/-shm files) lands in the copy, never beside the user's file.
+ * The copy's location carries OPENCODE_DB; its `database` stays the user's file, for the report.
+ */
+export async function withPrivateCopy<T>(location: StoreLocation, use: (copy: StoreLocation) => Promise<T>): Promise<T> {
+  let dir: string;
+  try {
+    dir = mkdtempSync(path.join(tmpdir(), "dsml-fix-scan-"));
+  } catch (error) {
+    throw new StoreError(`cannot make a temporary directory to read ${location.database} from: ${(error as Error).message}`);
+  }
+  try {
+    const file = path.join(dir, "opencode.db");
+    try {
+      copyFileSync(location.database, file, constants.COPYFILE_FICLONE);
+      for (const suffix of ["-wal", "-journal"]) if (existsSync(location.database + suffix)) copyFileSync(location.database + suffix, file + suffix, constants.COPYFILE_FICLONE);
+    } catch (error) {
+      throw new StoreError(`cannot copy ${location.database} to read it: ${(error as Error).message}`);
+    }
+    return await use({ ...location, env: { ...location.env, OPENCODE_DB: file } });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Where OpenCode 1.18 (a release build) keeps its database: OPENCODE_DB, else opencode.db in its data directory. */
@@ -87,9 +137,15 @@ interface Row {
   text: string | null;
 }
 
-/** Runs the one SELECT through the OpenCode binary; nothing is written to the sessions. */
+/** Runs the one SELECT through the OpenCode binary (on withPrivateCopy's copy: nothing is written to the sessions). */
 export async function readSessions(location: StoreLocation): Promise<StoredSession[]> {
-  const { code, stdout, stderr, error } = await run(location.opencode, ["db", SESSION_QUERY, "--format", "json"], location.env);
+  const rows = await query(location, SESSION_QUERY);
+  if (!rows.every(isRow)) throw new StoreError("opencode db printed rows of an unexpected shape; this scan knows OpenCode 1.18's database");
+  return groupRows(rows);
+}
+
+async function query(location: StoreLocation, sql: string): Promise<unknown[]> {
+  const { code, stdout, stderr, error } = await run(location.opencode, ["db", sql, "--format", "json"], location.env);
   if (error) throw new StoreError(`cannot run ${location.opencode}: ${error.message}`);
   if (code !== 0) {
     throw new StoreError(
@@ -98,10 +154,10 @@ export async function readSessions(location: StoreLocation): Promise<StoredSessi
         "and `dsml-fix scan --export s.json` work one session at a time",
     );
   }
-  return groupRows(parseRows(stdout));
+  return parseRows(stdout);
 }
 
-function parseRows(stdout: string): Row[] {
+function parseRows(stdout: string): unknown[] {
   const start = stdout.indexOf("[");
   let rows: unknown;
   try {
@@ -109,8 +165,70 @@ function parseRows(stdout: string): Row[] {
   } catch (error) {
     throw new StoreError(`opencode db printed something that is not JSON: ${(error as Error).message}`);
   }
-  if (!Array.isArray(rows) || !rows.every(isRow)) throw new StoreError("opencode db printed rows of an unexpected shape; this scan knows OpenCode 1.18's database");
+  if (!Array.isArray(rows)) throw new StoreError("opencode db printed rows of an unexpected shape; this scan knows OpenCode 1.18's database");
   return rows;
+}
+
+/**
+ * Each given text is read up to this many characters: OpenCode cuts a tool's output far shorter
+ * (about 50 KB), so only a pasted text longer than this is read in part. A quote from past it is
+ * then reported as a call the echo guard would not run (the scan errs towards reporting).
+ */
+export const GIVEN_PART_LIMIT = 262_144;
+/** Sessions per GIVEN_QUERY: the query is one argument of the binary, and the rows of a batch are held at once. */
+const GIVEN_BATCH = 16;
+
+/**
+ * What the model was given in these sessions, message by message in the order SESSION_QUERY reads
+ * them: the text parts of every message but the assistant's (user messages, with the files OpenCode
+ * inlines as synthetic text), and the output or error of every tool part (the tool results the
+ * next request carries). Every message comes back, with a null text when it gave nothing, so the
+ * place of each assistant message among them is known.
+ */
+export function givenQuery(sessionIDs: readonly string[]): string {
+  const ids = sessionIDs.map((id) => `'${id.replaceAll("'", "''")}'`).join(", ");
+  return `SELECT m.session_id AS sessionID, m.id AS messageID,
+  substr(CASE WHEN json_extract(p.data, '$.type') = 'tool' THEN coalesce(json_extract(p.data, '$.state.output'), json_extract(p.data, '$.state.error')) ELSE json_extract(p.data, '$.text') END, 1, ${GIVEN_PART_LIMIT}) AS text
+FROM message m
+LEFT JOIN part p ON p.message_id = m.id AND (json_extract(p.data, '$.type') = 'tool' OR (json_extract(p.data, '$.type') = 'text' AND json_extract(m.data, '$.role') <> 'assistant'))
+WHERE m.session_id IN (${ids})
+ORDER BY m.session_id, m.time_created, m.id, p.id`;
+}
+
+/**
+ * For each session, a function giving what the model had been given before one of its messages:
+ * every earlier message's given texts (a message's own tool results come after its text). Read
+ * through the binary, a few sessions per query; only the sessions asked for (those where a call
+ * would be recovered: the echo guard reads nothing otherwise).
+ */
+export async function readGiven(location: StoreLocation, sessionIDs: readonly string[]): Promise<Map<string, (messageID: string) => string[]>> {
+  const out = new Map<string, (messageID: string) => string[]>();
+  for (let i = 0; i < sessionIDs.length; i += GIVEN_BATCH) {
+    const batch = sessionIDs.slice(i, i + GIVEN_BATCH);
+    const rows = await query(location, givenQuery(batch));
+    const bySession = new Map<string, { id: string; texts: string[] }[]>();
+    for (const row of rows) {
+      if (!isGivenRow(row)) throw new StoreError("opencode db printed rows of an unexpected shape; this scan knows OpenCode 1.18's database");
+      let messages = bySession.get(row.sessionID);
+      if (!messages) bySession.set(row.sessionID, (messages = []));
+      let last = messages.at(-1);
+      if (last?.id !== row.messageID) messages.push((last = { id: row.messageID, texts: [] }));
+      if (typeof row.text === "string" && row.text !== "") last.texts.push(row.text);
+    }
+    for (const [sessionID, messages] of bySession) {
+      out.set(sessionID, (messageID) => {
+        const at = messages.findIndex((m) => m.id === messageID);
+        return (at < 0 ? messages : messages.slice(0, at)).flatMap((m) => m.texts);
+      });
+    }
+  }
+  return out;
+}
+
+function isGivenRow(value: unknown): value is { sessionID: string; messageID: string; text: string | null } {
+  if (typeof value !== "object" || value === null) return false;
+  const row = value as Record<string, unknown>;
+  return typeof row.sessionID === "string" && typeof row.messageID === "string" && (row.text === null || row.text === undefined || typeof row.text === "string");
 }
 
 function isRow(value: unknown): value is Row {

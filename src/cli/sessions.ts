@@ -1,8 +1,9 @@
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { ParseResult, ToolSpec } from "../parse/types.ts";
-import { parse } from "../engine/parse.ts";
+import { readAsPlugin } from "./plugin-reading.ts";
 import { countNearMisses } from "./near-misses.ts";
-import { assistantText } from "./report.ts";
+import { assistantText, type ExportedMessage } from "./report.ts";
 import type { StoredSession } from "./session-store.ts";
 
 /** One assistant message that leaked: only tool names and shape ids, never argument values (history may hold secrets). */
@@ -45,17 +46,48 @@ export interface SessionsReport {
   totals: { sessions: number; sessionsWithLeaks: number; messages: number; messagesWithLeaks: number; calls: number; broken: number; stripped: number; nearMisses: number };
 }
 
-/** Sessions of DIR itself and of every directory below it. */
+/**
+ * Sessions of DIR itself and of every directory below it. OpenCode stores a session's directory as
+ * its working directory, a physical path (getcwd), so DIR given through a symlink is compared by
+ * its real path too, and so is each stored directory that still exists (memoized per directory).
+ */
 export function underDirectory(sessions: StoredSession[], dir: string): StoredSession[] {
-  const root = path.resolve(dir);
-  return sessions.filter((s) => {
-    const relative = path.relative(root, s.directory);
-    return s.directory !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
-  });
+  const roots = [...new Set([path.resolve(dir), realPath(dir)])];
+  const real = new Map<string, string[]>();
+  const forms = (directory: string) => {
+    let known = real.get(directory);
+    if (!known) real.set(directory, (known = [...new Set([path.resolve(directory), realPath(directory)])]));
+    return known;
+  };
+  return sessions.filter((s) => s.directory !== "" && forms(s.directory).some((d) => roots.some((root) => isInside(root, d))));
 }
 
-/** The same parse() the live repair uses, on text only: nothing is executed or written. */
-export function scanSessions(sessions: StoredSession[], tools: readonly ToolSpec[], database: string, directory: string | null = null): SessionsReport {
+/** `inner` is `root` or below it: `..` itself or `../...` is outside, `..cache` (a folder's name) is not; another drive is outside. */
+export function isInside(root: string, inner: string): boolean {
+  const relative = path.relative(root, inner);
+  return !(relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative));
+}
+
+/** The physical path where it exists; the resolved path as given otherwise. */
+function realPath(p: string): string {
+  try {
+    return realpathSync.native(path.resolve(p));
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+/**
+ * What the model was given before one message (user messages, tool results), for the echo guard;
+ * undefined: nothing known (no guard).
+ */
+export type GivenFor = (session: StoredSession, message: ExportedMessage) => (() => readonly string[]) | undefined;
+
+/**
+ * Each assistant message read as the plugin reads a reply (plugin-reading.ts: its default options
+ * and limits, the echo guard over `givenFor`), on text only: nothing is executed or written.
+ */
+export function scanSessions(sessions: StoredSession[], tools: readonly ToolSpec[], database: string, directory: string | null = null, givenFor?: GivenFor): SessionsReport {
   const overall = new Map<string, ModelTally>();
   const report: SessionsReport = {
     database,
@@ -75,7 +107,7 @@ export function scanSessions(sessions: StoredSession[], tools: readonly ToolSpec
       const total = overall.get(key) ?? emptyTally(provider, model);
       overall.set(key, total);
       const text = assistantText(message) ?? "";
-      const result = parse(text, tools);
+      const result = readAsPlugin(text, tools, givenFor?.(session, message));
       const leaked = result.calls.length > 0 || result.broken.length > 0;
       const nearMisses = countNearMisses(text, result);
       for (const tally of [mine, total]) count(tally, result, leaked, nearMisses);

@@ -3,8 +3,9 @@
 // `.opencode/plugins/` (and `plugin/`). Which host reads what: OpenCode 1.18 reads `plugin`, and
 // migrates a file holding any 1.18 key, dropping its `plugins`; OpenCode 2 reads `plugins`
 // (anomalyco/opencode packages/core/src/plugin/module.ts @ 07db2b92 loads `<name>/server`, then the root).
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { PACKAGE_NAME } from "./plugin-check.ts";
 import { parseJsonc } from "../options/jsonc.ts";
 import { isObject } from "../grammar/plain-data.ts";
@@ -19,6 +20,8 @@ export interface V2Entry {
   optionProblems: string[];
   /** A `plugins` entry is OpenCode 2's only; a file in a plugins folder is loaded by both hosts. */
   host: "OpenCode 2" | "OpenCode 1.18 and 2";
+  /** A plugin file only: why the host cannot load it (what it imports does not resolve from it). */
+  problems?: string[];
 }
 
 export interface V2Findings {
@@ -61,7 +64,12 @@ function isOurs(spec: unknown): boolean {
   return packageName(spec) === PACKAGE_NAME || normal.endsWith(`/${PACKAGE_NAME}`) || normal.includes(`/${PACKAGE_NAME}/`);
 }
 
-/** Plugin files in `<dir>/plugins/` or `plugin/` that import this package (1.18 loads them as classic plugins too). */
+/**
+ * Plugin files in `<dir>/plugins/` or `plugin/` that import or re-export this package through a
+ * real statement (1.18 loads them as classic plugins too); a mention in a comment or a string is
+ * none. An import that does not resolve from the file's folder is the entry's problem: the host
+ * fails to load that file.
+ */
 function pluginFiles(dotDir: string): V2Entry[] {
   const found: V2Entry[] = [];
   for (const folder of ["plugins", "plugin"]) {
@@ -70,10 +78,150 @@ function pluginFiles(dotDir: string): V2Entry[] {
     for (const name of readdirSync(dir)) {
       if (![".ts", ".js", ".mjs"].some((extension) => name.endsWith(extension))) continue;
       const file = path.join(dir, name);
+      let source: string;
       try {
-        if (readFileSync(file, "utf8").includes(PACKAGE_NAME)) found.push({ spec: file, source: dir, optionProblems: [], host: "OpenCode 1.18 and 2" });
-      } catch {}
+        source = readFileSync(file, "utf8");
+      } catch {
+        continue;
+      }
+      const ours = importedSpecifiers(source).filter((spec) => moduleName(spec) === PACKAGE_NAME || (isPathSpec(spec) && isOurs(spec)));
+      if (ours.length === 0) continue;
+      const problems = ours
+        .filter((spec) => !resolvesFrom(spec, dir))
+        .map((spec) => `${file} imports ${JSON.stringify(spec)}, which does not resolve from ${dir}: the host fails to load this file; install the package where it can be imported from (npm i -D ${PACKAGE_NAME} in the project), or list it under "plugin"/"plugins" instead (README, Install)`);
+      found.push({ spec: file, source: dir, optionProblems: [], host: "OpenCode 1.18 and 2", problems });
     }
   }
   return found;
+}
+
+/**
+ * The module specifiers a JavaScript or TypeScript file loads through real statements: `import
+ * ... from "x"`, `export ... from "x"`, `import "x"`, `import("x")`, `require("x")`; type-only
+ * imports and exports (`import type`, `export type`: erased, they load nothing) are left out, and
+ * so is any text in a comment, a string or a template. A small lexer, not a parser: a regular
+ * expression literal holding a quote may hide the rest of its line, never invent a statement.
+ */
+export function importedSpecifiers(source: string): string[] {
+  type Token = { kind: "word" | "string" | "punct"; value: string };
+  const tokens: Token[] = [];
+  const n = source.length;
+  for (let i = 0; i < n; ) {
+    const c = source[i]!;
+    if (c === "/" && source[i + 1] === "/") {
+      const end = source.indexOf("\n", i);
+      i = end < 0 ? n : end;
+    } else if (c === "/" && source[i + 1] === "*") {
+      const end = source.indexOf("*/", i + 2);
+      i = end < 0 ? n : end + 2;
+    } else if (c === '"' || c === "'") {
+      let value = "";
+      let j = i + 1;
+      for (; j < n && source[j] !== c && source[j] !== "\n"; j++) {
+        if (source[j] === "\\") j++;
+        value += source[j] ?? "";
+      }
+      tokens.push({ kind: "string", value });
+      i = j + 1;
+    } else if (c === "`") {
+      // A template, `${...}` nested in it included (its braces counted): one opaque token.
+      let depth = 0;
+      let j = i + 1;
+      for (; j < n; j++) {
+        if (source[j] === "\\") j++;
+        else if (depth === 0 && source[j] === "`") break;
+        else if (source[j] === "$" && source[j + 1] === "{") (depth++, j++);
+        else if (depth > 0 && source[j] === "}") depth--;
+      }
+      tokens.push({ kind: "punct", value: "`" });
+      i = j + 1;
+    } else if (isWordChar(c)) {
+      let j = i;
+      while (j < n && isWordChar(source[j]!)) j++;
+      tokens.push({ kind: "word", value: source.slice(i, j) });
+      i = j;
+    } else {
+      if (c.trim() !== "") tokens.push({ kind: "punct", value: c });
+      i++;
+    }
+  }
+  const specs: string[] = [];
+  const word = (t: Token | undefined, value: string) => t?.kind === "word" && t.value === value;
+  const member = (k: number) => tokens[k - 1]?.kind === "punct" && tokens[k - 1]!.value === ".";
+  for (let k = 0; k < tokens.length; k++) {
+    const t = tokens[k]!;
+    if (t.kind !== "word" || member(k)) continue;
+    const next = tokens[k + 1];
+    if ((t.value === "import" || t.value === "export") && word(next, "type") && !word(tokens[k + 2], "from")) {
+      // `import type { X } from "x"`, `export type { X } from "x"`, `export type A = B`: skipped up
+      // to its specifier, its `;` or the next import/export statement, whichever comes first.
+      let m = k + 2;
+      const statementStart = (at: number) => (word(tokens[at], "import") || word(tokens[at], "export")) && !member(at);
+      while (m < tokens.length && !(word(tokens[m], "from") && tokens[m + 1]?.kind === "string") && !(tokens[m]!.kind === "punct" && tokens[m]!.value === ";") && !statementStart(m)) m++;
+      k = statementStart(m) ? m - 1 : m + 1;
+      continue;
+    }
+    if (t.value === "from" && next?.kind === "string") specs.push(next.value);
+    else if (t.value === "import" && next?.kind === "string") specs.push(next.value);
+    else if ((t.value === "import" || t.value === "require") && next?.kind === "punct" && next.value === "(" && tokens[k + 2]?.kind === "string") specs.push(tokens[k + 2]!.value);
+  }
+  return specs;
+}
+
+/** A specifier that names a file or folder, not a package. */
+function isPathSpec(spec: string): boolean {
+  return spec.startsWith("file:") || spec.startsWith(".") || path.isAbsolute(spec);
+}
+
+/** The package a bare specifier imports from: its first segment, or its first two when scoped (`@scope/name/sub`). */
+function moduleName(spec: string): string {
+  const segments = spec.split("/");
+  return spec.startsWith("@") ? segments.slice(0, 2).join("/") : segments[0]!;
+}
+
+function isWordChar(c: string): boolean {
+  const code = c.charCodeAt(0);
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || c === "_" || c === "$" || code > 127;
+}
+
+/**
+ * Whether a specifier resolves from `dir` as Bun and Node look it up: a path (relative, absolute,
+ * `file:`) that exists, as written, with a script extension or as a folder; a package name found in
+ * node_modules of `dir` or a folder above it, whose `exports` (when it has them) names the subpath.
+ */
+function resolvesFrom(spec: string, dir: string): boolean {
+  if (isPathSpec(spec)) {
+    let target: string;
+    try {
+      target = spec.startsWith("file:") ? fileURLToPath(spec) : path.resolve(dir, spec);
+    } catch {
+      return false;
+    }
+    return ["", ".ts", ".js", ".mjs", ".cjs"].some((extension) => existsSync(target + extension));
+  }
+  const name = moduleName(spec);
+  const subpath = spec.slice(name.length);
+  for (let d = dir; ; d = path.dirname(d)) {
+    const folder = path.join(d, "node_modules", name);
+    if (existsSync(path.join(folder, "package.json"))) return exportsSubpath(folder, subpath);
+    if (path.dirname(d) === d) return false;
+  }
+}
+
+/** The package at `folder` offers `subpath` ("" for its root, "/server"): named in its `exports`, or a file there when it has none. */
+function exportsSubpath(folder: string, subpath: string): boolean {
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(readFileSync(path.join(folder, "package.json"), "utf8"));
+  } catch {
+    return false;
+  }
+  const exports = isObject(manifest) ? manifest.exports : undefined;
+  if (exports === undefined) return subpath === "" || ["", ".ts", ".js", ".mjs", ".cjs"].some((extension) => existsSync(path.join(folder, subpath + extension)));
+  if (typeof exports === "string" || Array.isArray(exports)) return subpath === "";
+  if (!isObject(exports)) return false;
+  const keys = Object.keys(exports);
+  // Conditions only (`{ "import": ..., "default": ... }`): the package's root alone.
+  if (!keys.some((key) => key.startsWith("."))) return subpath === "";
+  return keys.includes(`.${subpath}`) || keys.some((key) => key.endsWith("*") && `.${subpath}`.startsWith(key.slice(0, -1)));
 }

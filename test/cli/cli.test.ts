@@ -86,7 +86,7 @@ describe("dsml-fix scan", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "dsml-cli-"));
     const file = path.join(dir, "export.json");
     const messages = [
-      { info: { id: "msg_user", role: "user" }, parts: [{ type: "text", text: canonical }] },
+      { info: { id: "msg_user", role: "user" }, parts: [{ type: "text", text: "list the files" }] },
       { info: { id: "msg_clean", role: "assistant" }, parts: [{ type: "text", text: "hello" }] },
       { info: { id: "msg_leak", role: "assistant" }, parts: [{ type: "text", text: `Let me see.\n${canonical}` }] },
     ];
@@ -96,6 +96,26 @@ describe("dsml-fix scan", () => {
     expect(JSON.parse(r.out)).toEqual({
       messages: [{ id: "msg_leak", calls: [{ tool: "bash", input: { command: "ls -la" }, shape: "D02" }], nudge: null, broken: [] }],
     });
+  });
+
+  test("--export reads each reply as the plugin does: markup given to the model before it (a user message, an earlier tool result) is an echo, never a call", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "dsml-cli-"));
+    const echoed = { shape: "D02", reason: "echoed-markup" };
+    const scanOf = async (messages: unknown[]) => {
+      const file = path.join(dir, `export-${Math.random().toString(36).slice(2)}.json`);
+      writeFileSync(file, JSON.stringify({ info: { id: "ses_1" }, messages }));
+      const r = await run(["scan", "--export", file, "--json"]);
+      return { code: r.code, messages: JSON.parse(r.out).messages.map((m: { id: string; calls: unknown[]; broken: unknown[] }) => ({ id: m.id, calls: m.calls.length, broken: m.broken })) };
+    };
+    const reply = (id: string) => ({ info: { id, role: "assistant" }, parts: [{ type: "text", text: `Let me see.\n${canonical}` }] });
+    // The user gave the markup: the reply quoting it is reported as the plugin reports it.
+    expect(await scanOf([{ info: { id: "msg_user", role: "user" }, parts: [{ type: "text", text: canonical }] }, reply("msg_a")])).toEqual({ code: 1, messages: [{ id: "msg_a", calls: 0, broken: [echoed] }] });
+    // An earlier tool result held it (a file the model read).
+    const read = { info: { id: "msg_read", role: "assistant" }, parts: [{ type: "tool", tool: "read", state: { status: "completed", input: { filePath: "README.md" }, output: `# Notes\n${canonical}` } }] };
+    expect(await scanOf([{ info: { id: "msg_user", role: "user" }, parts: [{ type: "text", text: "read the README" }] }, read, reply("msg_a")])).toEqual({ code: 1, messages: [{ id: "msg_a", calls: 0, broken: [echoed] }] });
+    // Given only after the reply (a later user message, the reply's own tool result): the reply's call stands.
+    const own = { ...reply("msg_a"), parts: [...reply("msg_a").parts, { type: "tool", tool: "bash", state: { status: "completed", input: {}, output: canonical } }] };
+    expect(await scanOf([own, { info: { id: "msg_user", role: "user" }, parts: [{ type: "text", text: canonical }] }])).toEqual({ code: 0, messages: [{ id: "msg_a", calls: 1, broken: [] }] });
   });
 
   test("bad usage and unreadable input: one message on stderr, exit 2", async () => {

@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { main } from "../../src/cli/main.ts";
+import { importedSpecifiers } from "../../src/cli/v2-config.ts";
 
 const NAME = "opencode-plugin-dsml-fix";
 
@@ -60,4 +61,41 @@ test("a classic config alone has no OpenCode 2 entries, and another package unde
   const { report } = await box.doctor();
   expect(report.v2).toEqual({ entries: [], both: [] });
   expect(report.problems.some((p: string) => p.includes("not listed in any config file"))).toBe(true);
+});
+
+test("a plugin file counts when a real statement loads the package: comments, strings, templates and type-only imports load nothing", () => {
+  const cases: [string, string[]][] = [
+    [`export { default } from "${NAME}/server";`, [`${NAME}/server`]],
+    [`// works next to ${NAME}\nexport default async () => ({});`, []],
+    [`/* import x from "${NAME}" */ const s = 'import x from "${NAME}"'; const t = \`import x from "${NAME}" \${"}"}\`;`, []],
+    [`import type { Plugin } from "${NAME}";\nexport type A = string\nexport { default } from "${NAME}/server"`, [`${NAME}/server`]],
+    [`import type from "${NAME}";`, [NAME]],
+    [`import "${NAME}";`, [NAME]],
+    [`export default async (c) => (await import("${NAME}/server")).default(c)`, [`${NAME}/server`]],
+    [`const x = obj.import("${NAME}"); const from = "${NAME}"; const o = { from: "${NAME}" };`, []],
+    [`import a, { b } from '${NAME}'`, [NAME]],
+  ];
+  for (const [source, specs] of cases) expect([source, importedSpecifiers(source)]).toEqual([source, specs]);
+});
+
+test("a plugin file next to a plugins entry is the plugin loaded twice by OpenCode 2; one that only names the package in a string is no entry", async () => {
+  const box = sandbox();
+  box.write(`project/node_modules/${NAME}/package.json`, { name: NAME, exports: { "./server": { import: "./server.js" } } });
+  box.write(`project/node_modules/${NAME}/server.js`, "export default {};\n");
+  box.write("project/opencode.json", { plugins: [NAME] });
+  const pluginFile = box.write("project/.opencode/plugins/dsml.ts", `export { default } from "${NAME}/server";\n`);
+  box.write("project/.opencode/plugins/notes.ts", `export const NOTE = "see ${NAME}";\nexport default async () => ({});\n`);
+  const { report } = await box.doctor();
+  expect(report.v2.entries.map((e: { spec: string }) => e.spec)).toEqual([NAME, pluginFile]);
+  expect(report.problems.filter((p: string) => p.includes("loaded more than once"))).toEqual([expect.stringContaining(`OpenCode 2 loads it 2 times`) as never]);
+});
+
+test("a plugin file whose import names a subpath the package does not export is reported, not counted as loading", async () => {
+  const box = sandbox();
+  box.write(`project/node_modules/${NAME}/package.json`, { name: NAME, exports: { "./server": { import: "./server.js" } } });
+  const pluginFile = box.write("project/.opencode/plugins/dsml.ts", `export { default } from "${NAME}/plugin";\n`);
+  box.write("project/opencode.json", { plugin: [`./node_modules/${NAME}`] });
+  const { report } = await box.doctor();
+  expect(report.problems.filter((p: string) => p.includes(pluginFile))).toEqual([expect.stringContaining("does not resolve") as never]);
+  expect(report.problems.some((p: string) => p.includes("loaded more than once"))).toBe(false);
 });

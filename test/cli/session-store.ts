@@ -17,6 +17,8 @@ export interface FixtureMessage {
   modelID: string;
   /** Text parts, in order; each assistant message also gets a step-start part first, as OpenCode writes it. */
   texts: string[];
+  /** Tool parts after the texts (an assistant message's calls, completed), each with the output the tool gave. */
+  tools?: { tool: string; output: string }[];
 }
 
 export interface FixtureSession {
@@ -43,8 +45,9 @@ export function createStore(file: string, root: string): void {
   if (made.status !== 0) throw new Error(`opencode db failed (${made.status}): ${made.stderr}`);
 }
 
-export function addSessions(file: string, sessions: FixtureSession[]): void {
-  const db = new Database(file);
+/** Writes the sessions; given an open Database (not a file), writes through it and leaves it open. */
+export function addSessions(file: string | Database, sessions: FixtureSession[]): void {
+  const db = typeof file === "string" ? new Database(file) : file;
   try {
     let clock = 1_790_000_000_000;
     db.run(`INSERT OR IGNORE INTO project (id, worktree, time_created, time_updated, sandboxes) VALUES ('global', '/', ?, ?, '[]')`, [clock, clock]);
@@ -58,7 +61,10 @@ export function addSessions(file: string, sessions: FixtureSession[]): void {
           ? { role: "user", time: { created: ++clock }, agent: "build", model: { providerID: m.providerID, modelID: m.modelID } }
           : { role: "assistant", mode: "build", agent: "build", path: { cwd: s.directory, root: "/" }, modelID: m.modelID, providerID: m.providerID, time: { created: ++clock }, finish: "stop" };
         db.run(`INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)`, [m.id, s.id, clock, clock, JSON.stringify(data)]);
-        const parts = [...(m.role === "assistant" ? [{ type: "step-start" }] : []), ...m.texts.map((text) => ({ type: "text", text }))];
+        const parts: Record<string, unknown>[] = [...(m.role === "assistant" ? [{ type: "step-start" }] : []), ...m.texts.map((text) => ({ type: "text", text }))];
+      for (const [i, { tool, output }] of (m.tools ?? []).entries()) {
+        parts.push({ type: "tool", callID: `call_${m.id}_${i}`, tool, state: { status: "completed", input: {}, output, title: tool, metadata: {}, time: { start: clock, end: clock } } });
+      }
         parts.forEach((part, i) => {
           db.run(`INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)`, [
             `prt_${m.id}_${i}`,
@@ -72,6 +78,6 @@ export function addSessions(file: string, sessions: FixtureSession[]): void {
       }
     }
   } finally {
-    db.close();
+    if (typeof file === "string") db.close();
   }
 }

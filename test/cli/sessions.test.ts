@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
@@ -161,11 +161,16 @@ describe("dsml-fix scan --sessions", () => {
     expect(elsewhere.out).toContain("under /nowhere");
   });
 
-  test("read-only: the binary gets one SELECT through `opencode db ... --format json`, on the database --db names", async () => {
+  test("read-only: the binary gets one SELECT through `opencode db ... --format json`, on a private copy of the database --db names, removed afterwards", async () => {
     const fake = fakeOpencode(scratch(), []);
     await run(["scan", "--sessions", "--db", fake.database, "--opencode", fake.script], fake.env);
-    const [call] = fake.recorded();
-    expect(call).toEqual({ argv: ["db", SESSION_QUERY, "--format", "json"], db: fake.database });
+    const [call, ...more] = fake.recorded();
+    expect(more).toEqual([]);
+    expect(call!.argv).toEqual(["db", SESSION_QUERY, "--format", "json"]);
+    // The binary opens its database read-write: it never gets the user's file, only a copy elsewhere.
+    expect(call!.db).not.toBeNull();
+    expect(path.dirname(call!.db!)).not.toBe(path.dirname(fake.database));
+    expect(existsSync(path.dirname(call!.db!))).toBe(false);
     expect(SESSION_QUERY.trimStart().startsWith("SELECT")).toBe(true);
     expect(SESSION_QUERY).not.toMatch(/;|\b(INSERT|UPDATE|DELETE|DROP|ALTER|CREATE|REPLACE|PRAGMA|ATTACH)\b/i);
   });
@@ -223,7 +228,7 @@ describe("dsml-fix scan --sessions on OpenCode 1.18.33's own store", () => {
         title: "Fix the build",
         directory: "/work/app",
         messages: [
-          { id: "msg_a1", role: "user", providerID: "deepseek", modelID: "deepseek-chat", texts: [recoverable] },
+          { id: "msg_a1", role: "user", providerID: "deepseek", modelID: "deepseek-chat", texts: ["Fix the build"] },
           { id: "msg_a2", role: "assistant", providerID: "deepseek", modelID: "deepseek-chat", texts: ["Let me look.", recoverable] },
           { id: "msg_a3", role: "assistant", providerID: "deepseek", modelID: "deepseek-chat", texts: [truncated] },
         ],
@@ -233,6 +238,20 @@ describe("dsml-fix scan --sessions on OpenCode 1.18.33's own store", () => {
         title: "Clean",
         directory: "/work/app",
         messages: [{ id: "msg_b1", role: "assistant", providerID: "zai", modelID: "glm-4.6", texts: ["No markup."] }],
+      },
+      {
+        // What the model was given (a user message, an earlier tool result) feeds the echo guard, as
+        // in the plugin: a reply quoting it recovers nothing (broken echoed-markup); a leak of a
+        // command nobody gave is still a call.
+        id: "ses_fixture_c",
+        title: "Quotes",
+        directory: "/work/app",
+        messages: [
+          { id: "msg_c1", role: "user", providerID: "deepseek", modelID: "deepseek-chat", texts: [`Our README says:\n${recoverable}`] },
+          { id: "msg_c2", role: "assistant", providerID: "deepseek", modelID: "deepseek-chat", texts: ["The README shows:", recoverable], tools: [{ tool: "read", output: `notes\n${hermes}` }] },
+          { id: "msg_c3", role: "assistant", providerID: "deepseek", modelID: "deepseek-chat", texts: ["The notes file holds:", hermes] },
+          { id: "msg_c4", role: "assistant", providerID: "deepseek", modelID: "deepseek-chat", texts: ["Running it.", live(block("tool_calls", [["bash", [["command", "ls"]]]]))] },
+        ],
       },
     ];
     addSessions(database, sessions);
@@ -254,12 +273,48 @@ describe("dsml-fix scan --sessions on OpenCode 1.18.33's own store", () => {
     expect(r.status).toBe(1);
     const report = JSON.parse(r.stdout);
     expect(report.database).toBe(database);
-    expect(report.totals).toEqual({ sessions: 2, sessionsWithLeaks: 1, messages: 3, messagesWithLeaks: 2, calls: 1, broken: 1, stripped: 0, nearMisses: 0 });
+    expect(report.totals).toEqual({ sessions: 3, sessionsWithLeaks: 2, messages: 6, messagesWithLeaks: 5, calls: 2, broken: 3, stripped: 2, nearMisses: 0 });
     expect(report.sessions[0].models[0].leaks).toEqual([
       { message: "msg_a2", calls: [{ tool: "bash", shape: "D02" }], broken: [], stripped: [] },
       { message: "msg_a3", calls: [], broken: [{ shape: "S02", reason: "truncated-call" }], stripped: [] },
     ]);
+    expect(report.sessions[1].models[0].leaks).toEqual([
+      { message: "msg_c2", calls: [], broken: [{ shape: "D02", reason: "echoed-markup" }], stripped: [{ kind: "echoed-markup" }] },
+      { message: "msg_c3", calls: [], broken: [{ shape: "O01", reason: "echoed-markup" }], stripped: [{ kind: "echoed-markup" }] },
+      { message: "msg_c4", calls: [{ tool: "bash", shape: "D02" }], broken: [], stripped: [] },
+    ]);
     expect(snapshot()).toEqual(before);
+  }, 120_000);
+
+  test("a database in WAL mode with writes not yet checkpointed (OpenCode running): they are read, and the database and its -wal are left byte for byte", () => {
+    const root = scratch();
+    const database = path.join(root, "store.db");
+    createStore(database, root);
+    // A connection that keeps its writes in the -wal file, as a running OpenCode does.
+    const open = new Database(database);
+    try {
+      open.run("PRAGMA journal_mode=WAL");
+      open.run("PRAGMA wal_autocheckpoint=0");
+      addSessions(open, [
+        { id: "ses_wal", title: "Live", directory: "/work/app", messages: [{ id: "msg_w1", role: "assistant", providerID: "deepseek", modelID: "deepseek-chat", texts: [recoverable] }] },
+      ]);
+      expect(existsSync(`${database}-wal`)).toBe(true);
+      const before = [readFileSync(database), readFileSync(`${database}-wal`)];
+      const storeFiles = () => readdirSync(root).filter((name) => name.startsWith("store.db")).sort();
+      const beside = storeFiles();
+      const r = spawnSync("node", [bin, "scan", "--sessions", "--json", "--db", database, "--opencode", opencodeBin], {
+        encoding: "utf8",
+        env: { PATH: process.env.PATH ?? "", HOME: path.join(root, "home"), XDG_DATA_HOME: path.join(root, "data"), XDG_CONFIG_HOME: path.join(root, "config"), XDG_CACHE_HOME: path.join(root, "cache") },
+        timeout: 90_000,
+      });
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(1);
+      expect(JSON.parse(r.stdout).sessions.map((s: { id: string }) => s.id)).toEqual(["ses_wal"]);
+      expect([readFileSync(database), readFileSync(`${database}-wal`)]).toEqual(before);
+      expect(storeFiles()).toEqual(beside);
+    } finally {
+      open.close();
+    }
   }, 120_000);
 
   test("a session a real `opencode run` stored (a model leaking DSML, no plugin) is found where OpenCode keeps it by default", async () => {

@@ -290,13 +290,16 @@ describe("static: src/ reaches no network or file-writing API", () => {
       "jsonc-parser": ["ParseError", "parse", "printParseErrorCode", "visit"],
       // Only `dsml-fix scan --sessions` (src/cli/session-store.ts), which runs `opencode db` with one SELECT.
       "node:child_process": ["spawn"],
-      "node:fs": ["accessSync", "constants", "existsSync", "readFileSync", "readdirSync", "statSync"],
+      // closeSync/openSync/readSync: the SQLite header check (opened "r"); realpathSync: --dir's real path.
+      // copyFileSync, mkdtempSync, rmSync: only the private copy `scan --sessions` reads the database
+      // from (src/cli/session-store.ts, in a fresh temporary directory it removes; see the test below).
+      "node:fs": ["accessSync", "closeSync", "constants", "copyFileSync", "existsSync", "mkdtempSync", "openSync", "readFileSync", "readSync", "readdirSync", "realpathSync", "rmSync", "statSync"],
       // Only the proxy (src/proxy/), the server a user starts with `dsml-fix proxy`; the plugin cannot import it (layering).
       "node:http": ["default"],
       // createRequire: the two parser libraries above are loaded when first needed, not at start-up.
       "node:module": ["createRequire"],
       "node:net": ["AddressInfo"],
-      "node:os": ["homedir"],
+      "node:os": ["homedir", "tmpdir"],
       "node:path": ["default"],
       "node:url": ["fileURLToPath", "pathToFileURL"],
       // The CLI's argument reader (src/cli/args.ts).
@@ -330,5 +333,19 @@ describe("static: src/ reaches no network or file-writing API", () => {
     }
     // The CLI's session scan starts the user's own `opencode db` (src/cli sits above the plugin, which cannot import it).
     expect(hits.filter((hit) => hit !== "cli/session-store.ts: spawn")).toEqual([]);
+  });
+
+  test("the file-writing calls of node:fs are the session scan's private copy alone", () => {
+    const writers = ["copyFileSync", "mkdtempSync", "rmSync"];
+    const hits = new Set<string>();
+    for (const file of sourceFiles(SRC)) {
+      const sf = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+      const visit = (node: ts.Node): void => {
+        if (ts.isIdentifier(node) && writers.includes(node.text)) hits.add(`${path.relative(SRC, file)}: ${node.text}`);
+        ts.forEachChild(node, visit);
+      };
+      visit(sf);
+    }
+    expect([...hits].sort()).toEqual(writers.map((name) => `cli/session-store.ts: ${name}`));
   });
 });

@@ -120,7 +120,12 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   const registrations: V2Registration[] = [];
   const cleanup: V2Cleanup = async () => {
     executions.stop();
-    for (const registration of registrations.splice(0)) await registration.dispose().catch(() => undefined);
+    for (const registration of registrations.splice(0)) {
+      // A dispose that throws (at once or later) costs only its own hook: the rest are still disposed.
+      try {
+        await registration.dispose();
+      } catch {}
+    }
   };
   const register = async () => {
     registrations.push(await ctx.session.hook("context", guard("context", log, (event) => {
@@ -160,8 +165,10 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   try {
     await register();
   } catch (error) {
-    // A host that refuses a hook fails the setup; the event stream must not outlive it.
-    executions.stop();
+    // A host that refuses a hook fails the setup, and a failed setup leaves nothing of the plugin
+    // live: the event stream stops and every hook the host had already accepted (context,
+    // http.request/http.response) is disposed, so the host is never left half-wired.
+    await cleanup();
     throw error;
   }
   return cleanup;
