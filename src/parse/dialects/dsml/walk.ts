@@ -347,7 +347,13 @@ export class DsmlWalk implements BlockFacts {
       const param = this.stack[i]!;
       this.cutShort(param);
       if (param.children !== null) this.endParam(param, valueEnd, "", true);
-      else this.endParam(param, valueEnd, how === "closer" ? "P01" : "", how === "closer");
+      else if (how !== "closer") this.endParam(param, valueEnd, "", false);
+      else {
+        // Review 47: a garbled parameter closer ending the last value is cut there (P02), as before the next parameter.
+        const residue = valueEnd > param.valueStart ? garbledCloserAt(this.span.slice(param.valueStart, valueEnd)) : -1;
+        if (residue >= 0) this.endParam(param, param.valueStart + residue, "P02", true);
+        else this.endParam(param, valueEnd, "P01", true);
+      }
     }
     cur.end = end;
     cur.closed = how === "closer" || (how === "next" && this.stack.length === 0);
