@@ -43,6 +43,8 @@ export interface InvokeDraft {
   closed: boolean;
   /** No block was open around it (B05). */
   orphan: boolean;
+  /** Which block of the span it stands in (1 for the first, an enclosing block's included), -1 for none (an orphan). */
+  block: number;
   /** Opened by a parameter outside any invoke: only a wrapped tool (I02) can be a call then. */
   paramRoot: boolean;
   /** The element form, `<function><name>bash</name>` (I09). */

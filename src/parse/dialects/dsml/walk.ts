@@ -44,6 +44,8 @@ export class DsmlWalk implements BlockFacts {
    */
   complete = false;
   private blockOpen = false;
+  /** Counts the blocks opened in this span (an enclosing one is the first): the block an invoke stands in (InvokeDraft.block). */
+  private blockCount = 0;
   private cur: InvokeDraft | null = null;
   /** A block opener written while the current invoke was still open: where the model started over. */
   private restartAt: number | undefined;
@@ -63,6 +65,7 @@ export class DsmlWalk implements BlockFacts {
     if (enclosing) {
       this.blockTags.push(enclosing);
       this.blockOpen = true;
+      this.blockCount = 1;
       if (enclosing.flaws & Flaw.RepeatedAttr) this.repeatedBlockAttr = true;
     }
   }
@@ -137,7 +140,8 @@ export class DsmlWalk implements BlockFacts {
           // Golden A46.1-A46.3: a call complete with no value open, then a run of examples and a stray value closer: it stood in a value (stray-value-closer.ts, the stream's CallRun).
           const weighed = this.dsmlSpan && this.stack.length === 0 && !cur.element && !cur.toolNamed && !cur.paramRoot;
           this.closeInvoke(tag.start, tag.end, "closer");
-          if (weighed && runRefuses(this.span, this.tags, this.at + 1, this.blockOpen)) cur.unread ??= STRAY_VALUE_CLOSER;
+          // A parameter opener next in the open block ("parameter") is read as a parameter outside every invoke, which refuses the block's calls (parse-span.ts).
+          if (weighed && runRefuses(this.span, this.tags, this.at + 1, this.blockOpen) === "closer") cur.unread ??= STRAY_VALUE_CLOSER;
           return;
         }
         this.blockTags.push(tag);
@@ -154,8 +158,11 @@ export class DsmlWalk implements BlockFacts {
     switch (tag.role) {
       case "block":
         this.blockTags.push(tag);
-        if (!cur) this.blockOpen = true;
-        else this.restartAt ??= tag.start;
+        if (cur) this.restartAt ??= tag.start;
+        else if (!this.blockOpen) {
+          this.blockOpen = true;
+          this.blockCount++;
+        }
         return;
       // Self-closing, outside any invoke (inside one, selfClosingParam read it): it starts one, as before.
       case "invoke":
@@ -205,7 +212,7 @@ export class DsmlWalk implements BlockFacts {
   private openInvoke(tag: Tag, name: string | null, element: boolean): void {
     this.cur = {
       start: tag.start, end: tag.end, name, nameRunaway: (tag.flaws & Flaw.RunawayAttr) !== 0, params: [], body: "",
-      closed: false, orphan: !this.blockOpen, paramRoot: false, element, tags: [tag], nameStart: -1, unread: unreadAttribute(tag), toolNamed: false,
+      closed: false, orphan: !this.blockOpen, block: this.blockOpen ? this.blockCount : -1, paramRoot: false, element, tags: [tag], nameStart: -1, unread: unreadAttribute(tag), toolNamed: false,
       endedBy: "end", resumeAt: -1, cutShort: false,
     };
     this.stack = [];
