@@ -39,6 +39,7 @@ export class CallRun {
   /** A tag from `start` to `end` (absolute); `closesBlock`: the candidate reads it as its block's closer. */
   tag(tag: Tag, start: number, end: number, closesBlock: boolean): number | null {
     const atStray = this.run.atStrayCloser;
+    const inParameter = this.run.inStrayParameter;
     if (this.first) {
       this.first = false;
       // A legacy section's end right after the call ends the span with it, as before.
@@ -53,8 +54,14 @@ export class CallRun {
       } else if (this.back < 0) this.back = start;
     }
     const v = this.run.step(tag);
+    // A stray parameter (review 47) ends the span after its opener, its closer, or the block's closer right after that.
+    if (inParameter && v === "refuse" && closesBlock) {
+      this.strayEnd = end;
+      this.closedBlock = true;
+    }
     if (v !== null) return this.decided(v);
     if (!atStray && this.run.atStrayCloser) this.strayEnd = end;
+    if (this.run.inStrayParameter) this.strayEnd = end;
     return null;
   }
 
@@ -63,8 +70,9 @@ export class CallRun {
     return this.first ? null : this.decided(this.run.end());
   }
 
-  /** The span reached the buffer limit: the run proves nothing (null when nothing but spaces came). */
+  /** The span reached the buffer limit: the run proves nothing (null when nothing but spaces came), unless a stray parameter already refused the call. */
   atLimit(): number | null {
+    if (this.run.inStrayParameter) return this.strayEnd;
     return this.first ? null : this.back;
   }
 

@@ -14,6 +14,7 @@ import type { ToolSpec } from "../parse/types.ts";
 import type { DsmlValueStep } from "../parse/dsml-value.ts";
 import { mayNameTool, writtenName } from "../parse/tool-element-name.ts";
 import { CallRun } from "./call-run.ts";
+import { isStrayParameter } from "../parse/stray-value-closer.ts";
 import { HeldExample, type ExampleSettled } from "./held-example.ts";
 import { QuotedBlockEnd } from "./quoted-block-end.ts";
 import { ValueTracker } from "./value-tracker.ts";
@@ -284,6 +285,14 @@ export class Candidate implements SpanReader {
     if (this.trailing) {
       // A costume's closer ends its span where it stands, whatever comes next.
       if (this.pending?.rule.valueCloser === null) return { kind: "complete", end: this.trailBack };
+      // Review 47: a parameter opener right after a call its invoke closer ended inside a value (P01), its block still open: a
+      // parameter outside every invoke. Read as after a call complete with no value open (call-run.ts); the walk refuses the block's calls (parse-span.ts).
+      if (this.pending && this.endsInBlock && (this.root === "block" || this.enclosing !== null) && this.opener.family === "dsml" && isStrayParameter(tag)) {
+        this.pending = null;
+        this.run = new CallRun(true, this.trailBack);
+        const runEnd = this.run.tag(tag, base + tag.start, end, closesBlock);
+        return runEnd === null ? null : this.endRun(runEnd);
+      }
       // The block's own closer ends it together with this call; any other tag starts what comes next.
       if (closesBlock || tag.legacy === "section-end") {
         this.endsInBlock = false;

@@ -1,4 +1,5 @@
 import { parseSpan } from "../parse/span.ts";
+import { noteMalformedBlock } from "../parse/dialects/dsml/parse-span.ts";
 import type { Segment } from "../parse/segments.ts";
 import type { Candidate, Step } from "./candidate.ts";
 import { stopAt } from "./stop-chars.ts";
@@ -203,6 +204,8 @@ class Engine extends TextMode implements RepairEngine {
       span = span.slice(0, read);
       this.openBlock = cand.root === "block" ? cand.opener : cand.enclosing;
     }
+    // Review 47: a parameter outside every invoke of the block still open: its later calls are refused too.
+    if (this.openBlock !== null && this.openBlock !== true) noteMalformedBlock(segments, this.openBlock);
     this.given?.candidateEnded(span, cand.opener.end, segments);
     for (const seg of segments) this.applySegment(seg, span, cand.start);
     return span.length;

@@ -9,7 +9,7 @@ export interface ParamValue {
   name: string;
   hint: "true" | "false" | undefined;
   raw: string;
-  /** A runaway parameter (P03): never used; refusing the call when it was required. */
+  /** A runaway parameter (P03) whose end is unknown (no opener that may end it followed): the call is refused. */
   dropped: boolean;
   /** Closed by something other than its own closer: the newline before that boundary is layout. */
   implicitEnd: boolean;
@@ -40,10 +40,8 @@ function buildAnyInput(tool: ToolSpec, values: ParamValue[], body: string, optio
   for (const v of values) {
     if (seen.has(v.name)) return refuse("P10", "the same parameter twice");
     seen.add(v.name);
-    if (v.dropped) {
-      if (required.has(v.name)) return refuse("P03", "a required parameter never closed");
-      continue;
-    }
+    // Review 47: a value the model wrote is never left out, optional or not (`workdir` before `rm -rf ./*`).
+    if (v.dropped) return refuse("P03", "a parameter never closed, and nothing shows where its value ends");
     if (!v.name) return refuse("P04", "parameter without a name");
     if (isPollutingKey(v.name)) continue;
     // P09: a newline on both sides is layout, a lone one content; a value another tag ended (P01,

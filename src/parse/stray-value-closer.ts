@@ -28,7 +28,8 @@ import { EXAMPLES_AFTER_CLOSER, ExampleInValue, exampleOpener } from "./example-
  * run is read after markup of unknown end (the engine's overflowed state), where no call runs.
  */
 export class ExampleRun {
-  private state: "gap" | "example" | "stray" = "gap";
+  /** "param": a stray parameter opener came, its value is read up to its closer; "param-closed": that closer came. */
+  private state: "gap" | "example" | "stray" | "param" | "param-closed" = "gap";
   private example: ExampleInValue | null = null;
   private count = 0;
   // A block closer came in this gap (one is the call's or the example's own, S04's further ones prove nothing).
@@ -44,12 +45,25 @@ export class ExampleRun {
     return this.state === "stray";
   }
 
+  /**
+   * Review 47: a parameter opener came while the call's block is open (a parameter outside every
+   * invoke): the call is refused. Its value is read up to its closer, then over spaces to the
+   * block's closer; anything else (another tag first, text after the closer) ends the run there.
+   */
+  get inStrayParameter(): boolean {
+    return this.state === "param" || this.state === "param-closed";
+  }
+
   /** A character between tags: "refuse", "fail" (the run proves nothing) or null (read on). */
   char(c: number): "refuse" | "fail" | null {
     switch (this.state) {
       case "stray":
         if (c === LF || c === CR) return "refuse";
         return isSpaceCode(c) ? null : "fail";
+      case "param":
+        return null;
+      case "param-closed":
+        return isSpaceCode(c) ? null : "refuse";
       case "gap":
         return isSpaceCode(c) ? null : "fail";
       case "example": {
@@ -66,7 +80,12 @@ export class ExampleRun {
   step(tag: Tag): "refuse" | "fail" | null {
     switch (this.state) {
       case "stray":
+      case "param-closed":
         return "refuse";
+      case "param":
+        if (!isStrayValueCloser(tag)) return "refuse";
+        this.state = "param-closed";
+        return null;
       case "example": {
         const example = this.example!;
         if (example.step(tag) !== null) return "fail";
@@ -83,6 +102,11 @@ export class ExampleRun {
           this.state = "stray";
           return null;
         }
+        // Review 47: a parameter opener in the call's block, still open: a parameter outside every invoke (the block is malformed, parse-span.ts).
+        if (this.blockOpen && isStrayParameter(tag)) {
+          this.state = "param";
+          return null;
+        }
         // With the call's block still open, its next invoke is a call of its own (emitted at its own boundary); a new block is no part of it.
         if (this.count >= EXAMPLES_AFTER_CLOSER || !exampleOpener(tag, "dsml") || (this.blockOpen && tag.role !== "block")) return "fail";
         this.count++;
@@ -94,7 +118,7 @@ export class ExampleRun {
 
   /** The reply (or the span) ended: a stray closer last refuses the call. */
   end(): "refuse" | "fail" {
-    return this.state === "stray" ? "refuse" : "fail";
+    return this.state === "stray" || this.inStrayParameter ? "refuse" : "fail";
   }
 
   private gap(): void {
@@ -106,26 +130,31 @@ export class ExampleRun {
   }
 }
 
+/** A parameter opener, DSML or prefix-less, with a value to come (a self-closing one is read by the walk as a paramRoot's value too). */
+export const isStrayParameter = (tag: Tag): boolean => tag.role === "parameter" && !tag.closing && (tag.family === "dsml" || tag.family === "naked");
+
 /** A parameter closer (any spelling a DSML value accepts: its own, or M07's prefix-less one). */
 const isStrayValueCloser = (tag: Tag): boolean => closesParameter(tag, "dsml");
 
 /**
  * The walk's side: whether the run after a call whose invoke closer is `tags[next - 1]` refuses it,
- * read over the rest of the span as the stream reads it.
+ * read over the rest of the span as the stream reads it: by a stray value closer ("closer"), by a
+ * parameter opener in the call's open block ("parameter", review 47), or not (null).
  */
-export function runRefuses(span: string, tags: readonly Tag[], next: number, blockOpen: boolean): boolean {
+export function runRefuses(span: string, tags: readonly Tag[], next: number, blockOpen: boolean): "closer" | "parameter" | null {
   const run = new ExampleRun(blockOpen);
+  const why = (v: "refuse" | "fail") => (v === "fail" ? null : run.inStrayParameter ? "parameter" : "closer");
   let pos = tags[next - 1]!.end;
   for (let k = next; k <= tags.length; k++) {
     const until = k < tags.length ? tags[k]!.start : span.length;
     for (let i = pos; i < until; i++) {
       const v = run.char(span.charCodeAt(i));
-      if (v !== null) return v === "refuse";
+      if (v !== null) return why(v);
     }
     if (k === tags.length) break;
     const v = run.step(tags[k]!);
-    if (v !== null) return v === "refuse";
+    if (v !== null) return why(v);
     pos = tags[k]!.end;
   }
-  return run.end() === "refuse";
+  return why(run.end());
 }

@@ -113,9 +113,11 @@ export const fixtures: Fixture[] = [
     { tool: "edit", input: { filePath: "a.txt", oldString: "alpha", newString: "beta" }, shape: "P02" },
   ]),
   ok("P03", "runaway-param", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="description" string="true">List files\n<{D}parameter name="command" string="true">ls</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [
-    ls("P03", "ls"),
+    { tool: "bash", input: { description: "List files", command: "ls" }, shape: "P03" },
   ]),
-  bad("P03b", "runaway-required-param", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls\n<{D}parameter name="description" string="true">List</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, "broken-markup", ["P03"]),
+  ok("P03b", "runaway-required-param", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls\n<{D}parameter name="description" string="true">List</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [
+    { tool: "bash", input: { command: "ls", description: "List" }, shape: "P03" },
+  ]),
   ok("P04", "no-string-attr", `<{D}tool_calls>\n<{D}invoke name="read">\n<{D}parameter name="filePath">/x</{D}parameter>\n<{D}parameter name="limit">7</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [
     { tool: "read", input: { filePath: "/x", limit: 7 }, shape: "P04" },
   ]),
@@ -525,7 +527,9 @@ function readAsWritten(): Fixture[] {
     bad("R12.7", "parameter-value-attribute-beside-body", invokeWith('name="bash"', command("ls", ' value="rm -rf ~"')), "broken-markup", ["I04"]),
     bad("R12.10", "invoke-attribute-argument-beside-parameters", invokeWith('name="bash" workdir="/"', command("rm -rf build")), "broken-markup", ["I04"]),
     bad("R12.11", "wrapped-tool-names-another-tool", invokeWith('name="bash"', `<{D}parameter name="read">\n${command("rm -rf ~")}\n</{D}parameter>`), "broken-markup", ["I02"]),
-    bad("R12.13", "runaway-value-ending-in-shell-pipe", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf build | paramfix\n<{D}parameter name="description" string="true">fix params</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, "broken-markup", ["P03"]),
+    ok("R12.13", "runaway-value-ending-in-shell-pipe", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf build | paramfix\n<{D}parameter name="description" string="true">fix params</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [
+      { tool: "bash", input: { command: "rm -rf build | paramfix", description: "fix params" }, shape: "P03" },
+    ]),
     ok("R12.n1", "invoke-string-hint-is-harmless", invokeWith('name="bash" string="true"', command("ls")), [ls("D02", "ls")]),
     ok("R12.n2", "repeated-attribute-inside-value-is-text", invokeWith('name="write"', '<{D}parameter name="filePath" string="true">a.xml</{D}parameter>\n<{D}parameter name="content" string="true"><invoke name="a" name="b"></invoke></{D}parameter>'), [
       { tool: "write", input: { filePath: "a.xml", content: '<invoke name="a" name="b"></invoke>' }, shape: "D02" },

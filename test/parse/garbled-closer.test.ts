@@ -2,7 +2,8 @@
  * P02: a value that ends in a garbled parameter closer (`{BAR}>{BAR}parameter`, `</{D}param`)
  * before the next parameter opens is cut there and kept. The closer starts with a sentinel bar
  * (fullwidth, or the double bar) or with `<`: an ASCII `|` alone is a shell pipe, so a runaway
- * value ending `| paramfix` stays a runaway (P03: a required one refuses the call).
+ * value ending `| paramfix` stays a runaway (P03: kept whole up to a line-start opener of a declared
+ * parameter not given yet, the call refused otherwise).
  */
 import { describe, expect, test } from "bun:test";
 import { garbledCloserAt } from "../../src/parse/dialects/dsml/value-ends.ts";
@@ -19,10 +20,20 @@ function outcome(input: string) {
 const runaway = (value: string) =>
   live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">${value}\n<{D}parameter name="description" string="true">fix params</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
 
+/** The same, the next parameter opener written on the value's line. */
+const runawayMidLine = (value: string) =>
+  live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">${value} <{D}parameter name="description" string="true">fix params</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+
 describe("an ASCII pipe is no garbled parameter closer", () => {
-  test("`rm -rf build | paramfix` stays a runaway required value (P03), never runs as `rm -rf build `; a real closer is cut", () => {
-    expect(outcome(runaway("rm -rf build | paramfix"))).toEqual({ calls: [], broken: ["P03"] });
-    expect(outcome(runaway("rm -rf build |param"))).toEqual({ calls: [], broken: ["P03"] });
+  // Review 47: a runaway value the next line-start opener of a declared parameter not given yet
+  // ends is kept up to it (P03, as Qwen3-Coder's O02.4): the pipe stays in the command whole.
+  test("`rm -rf build | paramfix` stays a runaway value (P03), kept whole, never run as `rm -rf build `; a real closer is cut", () => {
+    for (const command of ["rm -rf build | paramfix", "rm -rf build |param"]) {
+      expect(outcome(runaway(command))).toEqual({ calls: [{ tool: "bash", input: { command, description: "fix params" }, shape: "P03" }], broken: [] });
+      // The same runaway ended by an opener mid-line: where the value ends is a guess, the call is refused.
+      expect(outcome(runawayMidLine(command))).toEqual({ calls: [], broken: ["P03"] });
+    }
+    // `|DSML|parameter>` reads as a parameter opener that lost its `<`, mid-line: the command's end is a guess, refused.
     expect(outcome(runaway("rm -rf build |DSML|parameter>"))).toEqual({ calls: [], broken: ["P03"] });
     // Hard negative: the garbled closer written with sentinel bars is still recognised.
     expect(outcome(runaway(live("make{BAR}>{BAR}parameter>"))).calls).toEqual([{ tool: "bash", input: { command: "make", description: "fix params" }, shape: "P02" }]);

@@ -21,6 +21,12 @@ export interface ParamDraft {
   children: ParamDraft[] | null;
   /** A self-closing parameter's value, read from its attribute (the span holds no value text). */
   literal?: string;
+  /**
+   * A runaway value (flaw P03) that the next parameter opener ends as Qwen3-Coder's would (at a line
+   * start, naming a declared parameter not given yet; DsmlWalk.endsRunaway): kept up to it. A
+   * runaway without it refuses the call.
+   */
+  runawayRead?: boolean;
   /** An invoke closer inside the value was read as its text (the closer rule); only the value's own parameter closer may then end it. */
   closerAsText?: boolean;
 }
@@ -37,6 +43,8 @@ export interface InvokeDraft {
   closed: boolean;
   /** No block was open around it (B05). */
   orphan: boolean;
+  /** Which block of the span it stands in (1 for the first, an enclosing block's included), -1 for none (an orphan). */
+  block: number;
   /** Opened by a parameter outside any invoke: only a wrapped tool (I02) can be a call then. */
   paramRoot: boolean;
   /** The element form, `<function><name>bash</name>` (I09). */

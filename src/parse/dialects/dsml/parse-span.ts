@@ -17,6 +17,7 @@ export function parseDsmlSpan(span: string, ctx: SpanContext, enclosing: Tag | n
   walk.complete = complete;
   const invokes = walk.run();
   const units = invokes.map((inv) => ({ start: inv.start, end: inv.end, outcome: invokeOutcome(inv, walk, span, ctx) }));
+  refuseStrayParameterBlocks(invokes, units, enclosing !== null && malformedBlocks.has(enclosing));
   const fallback: UnitOutcome = walk.sawDsml
     ? { kind: "broken", shape: walk.blockTags.length > 0 ? "S02" : "D08", reason: walk.truncatedBlock ? "truncated-call" : "broken-markup", detail: "tool-call markup without a usable invoke" }
     : { kind: "foreign" };
@@ -36,6 +37,42 @@ export function parseDsmlSpan(span: string, ctx: SpanContext, enclosing: Tag | n
     endAtLastTag(segments, lastInvoke.endedBy === "end" ? cutOffMarkupEnd(span, tagsEnd) : tagsEnd, until);
   }
   return segments;
+}
+
+/**
+ * Review 47: a parameter written outside every invoke of a block (after an invoke's closer or
+ * before its opener, inside the same block) that is no wrapped tool (I02) makes the block
+ * malformed: the parameter belongs to no call, so which call it was meant for is a guess (`workdir`
+ * written after the `rm -rf ./*` invoke closed). None of the block's calls in this span runs; each
+ * is refused as broken markup, its text kept (a call right before such a parameter is in its span:
+ * parse/stray-value-closer.ts ExampleRun reads on to it).
+ */
+function refuseStrayParameterBlocks(invokes: InvokeDraft[], units: { outcome: UnitOutcome }[], enclosingMalformed: boolean): void {
+  // An enclosing block is the walk's first (DsmlWalk.blockCount).
+  const malformed = new Set<number>(enclosingMalformed ? [1] : []);
+  invokes.forEach((inv, i) => {
+    if (inv.paramRoot && inv.block >= 0 && units[i]!.outcome.kind === "broken") malformed.add(inv.block);
+  });
+  if (malformed.size === 0) return;
+  invokes.forEach((inv, i) => {
+    const outcome = units[i]!.outcome;
+    if (outcome.kind !== "call" || !malformed.has(inv.block)) return;
+    units[i]!.outcome = { kind: "broken", shape: "I02", reason: "broken-markup", detail: STRAY_PARAMETER, tool: outcome.tool };
+  });
+}
+
+const STRAY_PARAMETER = "a parameter outside every invoke of the block: which call it belongs to is unknowable";
+
+/**
+ * Blocks a parameter outside every invoke made malformed, by their opener as the engine holds it
+ * (the `enclosing` a later span of the block is parsed with): a call of the block after the span
+ * that showed it is refused too. Calls of the block emitted before it had already run.
+ */
+const malformedBlocks = new WeakSet<Tag>();
+
+/** The engine's side (engine.ts finish): a span whose segments refused calls for a stray parameter leaves its block, still open, malformed. */
+export function noteMalformedBlock(segments: readonly Segment[], block: Tag): void {
+  if (segments.some((s) => s.kind === "broken" && s.detail === STRAY_PARAMETER)) malformedBlocks.add(block);
 }
 
 /**

@@ -10,12 +10,16 @@ import { garbledCloserAt } from "./value-ends.ts";
 import { ValueExamples, valueOptions } from "./value-examples.ts";
 import { dsmlValueStep, structuralValueStep } from "../../dsml-value.ts";
 import { runRefuses } from "../../stray-value-closer.ts";
+import { startsLineAfterBreak } from "../qwen.ts";
 
 /** When a closer inside a value opened by a DSML or an unprefixed parameter ends it (closer-in-value.ts). */
 const DSML_VALUE = closerRule("dsml");
 const NAKED_VALUE = closerRule("naked");
 /** Why a complete call before a stray value closer is refused (stray-value-closer.ts). */
 const STRAY_VALUE_CLOSER = "a parameter closer that closes nothing right after the call (or after call examples that follow it): the call stood in a value (a page being written)";
+
+/** Why a call is refused when a parameter closer closes nothing after a runaway value it kept (DsmlWalk.closeParam). */
+const STRAY_AFTER_RUNAWAY = "a parameter closer that closes nothing after a value the next parameter opener ended: that opener may have been the value's text";
 
 /**
  * The DSML walk: one complete span's tags, in order, read into invoke and parameter drafts
@@ -40,6 +44,8 @@ export class DsmlWalk implements BlockFacts {
    */
   complete = false;
   private blockOpen = false;
+  /** Counts the blocks opened in this span (an enclosing one is the first): the block an invoke stands in (InvokeDraft.block). */
+  private blockCount = 0;
   private cur: InvokeDraft | null = null;
   /** A block opener written while the current invoke was still open: where the model started over. */
   private restartAt: number | undefined;
@@ -59,6 +65,7 @@ export class DsmlWalk implements BlockFacts {
     if (enclosing) {
       this.blockTags.push(enclosing);
       this.blockOpen = true;
+      this.blockCount = 1;
       if (enclosing.flaws & Flaw.RepeatedAttr) this.repeatedBlockAttr = true;
     }
   }
@@ -133,7 +140,8 @@ export class DsmlWalk implements BlockFacts {
           // Golden A46.1-A46.3: a call complete with no value open, then a run of examples and a stray value closer: it stood in a value (stray-value-closer.ts, the stream's CallRun).
           const weighed = this.dsmlSpan && this.stack.length === 0 && !cur.element && !cur.toolNamed && !cur.paramRoot;
           this.closeInvoke(tag.start, tag.end, "closer");
-          if (weighed && runRefuses(this.span, this.tags, this.at + 1, this.blockOpen)) cur.unread ??= STRAY_VALUE_CLOSER;
+          // A parameter opener next in the open block ("parameter") is read as a parameter outside every invoke, which refuses the block's calls (parse-span.ts).
+          if (weighed && runRefuses(this.span, this.tags, this.at + 1, this.blockOpen) === "closer") cur.unread ??= STRAY_VALUE_CLOSER;
           return;
         }
         this.blockTags.push(tag);
@@ -150,8 +158,11 @@ export class DsmlWalk implements BlockFacts {
     switch (tag.role) {
       case "block":
         this.blockTags.push(tag);
-        if (!cur) this.blockOpen = true;
-        else this.restartAt ??= tag.start;
+        if (cur) this.restartAt ??= tag.start;
+        else if (!this.blockOpen) {
+          this.blockOpen = true;
+          this.blockCount++;
+        }
         return;
       // Self-closing, outside any invoke (inside one, selfClosingParam read it): it starts one, as before.
       case "invoke":
@@ -201,7 +212,7 @@ export class DsmlWalk implements BlockFacts {
   private openInvoke(tag: Tag, name: string | null, element: boolean): void {
     this.cur = {
       start: tag.start, end: tag.end, name, nameRunaway: (tag.flaws & Flaw.RunawayAttr) !== 0, params: [], body: "",
-      closed: false, orphan: !this.blockOpen, paramRoot: false, element, tags: [tag], nameStart: -1, unread: unreadAttribute(tag), toolNamed: false,
+      closed: false, orphan: !this.blockOpen, block: this.blockOpen ? this.blockCount : -1, paramRoot: false, element, tags: [tag], nameStart: -1, unread: unreadAttribute(tag), toolNamed: false,
       endedBy: "end", resumeAt: -1, cutShort: false,
     };
     this.stack = [];
@@ -286,6 +297,7 @@ export class DsmlWalk implements BlockFacts {
         const residue = garbledCloserAt(valueSoFar);
         this.cutShort(top);
         this.endParam(top, residue >= 0 ? top.valueStart + residue : tag.start, residue >= 0 ? "P02" : "P03", residue >= 0);
+        if (residue < 0) top.runawayRead = this.endsRunaway(tag, name, this.stack[this.stack.length - 2]);
         this.stack.pop();
         top = this.stack[this.stack.length - 1];
       }
@@ -299,8 +311,30 @@ export class DsmlWalk implements BlockFacts {
     this.stack.push(param);
   }
 
+  /**
+   * Review 47: whether a parameter opener ends the open value before it whose own closer was lost
+   * (P03), so that value is read up to it and kept, as Qwen3-Coder reads one (O02.4, QwenParameters):
+   * the opener starts its line (only spaces or tabs before it) and names a parameter the tool
+   * declares that the call has not given yet (a tool declaring no properties, or none declared: a
+   * line start alone). Otherwise where the value ends is a guess, and the call is refused (P03),
+   * never run without it. `wrapper`: a wrapped tool's parameter (I02) around the value, whose tool
+   * the values belong to.
+   */
+  private endsRunaway(tag: Tag, name: string, wrapper: ParamDraft | undefined): boolean {
+    if (!startsLineAfterBreak(this.span, tag.start)) return false;
+    const cur = this.cur!;
+    const siblings = wrapper?.children ?? cur.params;
+    if (siblings.some((p) => p.name === name)) return false;
+    const toolName = wrapper ? wrapper.name : cur.name;
+    const properties = toolName === null ? undefined : this.ctx.tools.get(toolName)?.parameters?.properties;
+    const keys = properties !== null && typeof properties === "object" ? Object.keys(properties) : [];
+    return keys.length === 0 || keys.includes(name);
+  }
+
   private closeParam(tag: Tag): void {
     const top = this.stack.pop();
+    // Review 47 (Qwen3-Coder's G44.1): a parameter closer that closes nothing after a value the next opener ended (P03, kept): the closers balance only if that opener was the value's text, so the call is refused.
+    if (!top && this.cur && this.cur.params.some((p) => p.runawayRead || p.children?.some((c) => c.runawayRead))) this.cur.unread ??= STRAY_AFTER_RUNAWAY;
     if (!top || !this.cur) return;
     const flaw: CloseFlaw = tag.flaws & Flaw.MissingGt ? "P11" : tag.flaws & Flaw.Misspelled ? "P02" : "";
     this.endParam(top, tag.start, flaw, true);
@@ -320,7 +354,13 @@ export class DsmlWalk implements BlockFacts {
       const param = this.stack[i]!;
       this.cutShort(param);
       if (param.children !== null) this.endParam(param, valueEnd, "", true);
-      else this.endParam(param, valueEnd, how === "closer" ? "P01" : "", how === "closer");
+      else if (how !== "closer") this.endParam(param, valueEnd, "", false);
+      else {
+        // Review 47: a garbled parameter closer ending the last value is cut there (P02), as before the next parameter.
+        const residue = valueEnd > param.valueStart ? garbledCloserAt(this.span.slice(param.valueStart, valueEnd)) : -1;
+        if (residue >= 0) this.endParam(param, param.valueStart + residue, "P02", true);
+        else this.endParam(param, valueEnd, "P01", true);
+      }
     }
     cur.end = end;
     cur.closed = how === "closer" || (how === "next" && this.stack.length === 0);
