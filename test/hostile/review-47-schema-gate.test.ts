@@ -1,0 +1,236 @@
+/**
+ * Review 47: hostile review of the schema gate (src/parse/schema-gate.ts) and of what reaches it.
+ * Trust rule: a recovered call runs only with arguments read from the markup that fit the tool's
+ * declared JSON Schema. Failing tests are findings; tests marked "hard negative" pass today.
+ */
+import { describe, expect, test } from "bun:test";
+import { parse } from "../../src/engine/parse.ts";
+import { repairFetch } from "../../src/adapters/fetch.ts";
+import type { JsonSchema, ToolSpec } from "../../src/parse/types.ts";
+import { live } from "../golden/notation.ts";
+import { completion, sdkTools, textStream, throughFetch, throughMiddleware } from "../security/support.ts";
+
+/** A DSML block with one invoke; params as [name, raw value, string attribute]. */
+const dsml = (tool: string, params: [string, string, ("true" | "false")?][]) =>
+  live(`<{D}tool_calls>\n<{D}invoke name="${tool}">\n${params.map(([k, v, s = "true"]) => `<{D}parameter name="${k}" string="${s}">${v}</{D}parameter>`).join("\n")}\n</{D}invoke>\n</{D}tool_calls>`);
+const hermes = (tool: string, args: string) => `<tool_call>\n{"name": "${tool}", "arguments": ${args}}\n</tool_call>`;
+
+function run(reply: string, tools: ToolSpec[]) {
+  const out = parse(`Doing it.\n${reply}`, tools);
+  return { calls: out.calls.map((c) => c.input), broken: out.broken.map((b) => b.reason) };
+}
+
+describe("FINDING: ajv reads Object.prototype members as arguments the model wrote", () => {
+  // Severity: wrong execution (low: needs a schema that requires a property named after an
+  // Object.prototype member and leaves its type open, e.g. zod's `z.unknown()` / `z.any()`, which
+  // render as `{}`). ajv's generated code tests a required property as `data.valueOf !== undefined`
+  // (its `ownProperties` option is off), so on a plain object every Object.prototype member
+  // (constructor, toString, valueOf, hasOwnProperty, isPrototypeOf, __defineGetter__...) counts as
+  // present, and an untyped schema accepts the inherited function. src/parse/call.ts
+  // missingRequired() checks own keys, but only for the top-level `required`; a `required` inside
+  // array items, a nested object, an anyOf/oneOf/allOf branch or a dependentRequired list reaches
+  // ajv alone, and the call runs without the property its schema requires.
+  // Expected: each call below is refused (invalid-arguments).
+  // Suspected: src/parse/schema-gate.ts ajv() (no `ownProperties: true`).
+  const patch: ToolSpec = {
+    name: "patch_config",
+    parameters: {
+      type: "object",
+      properties: { entries: { type: "array", items: { type: "object", properties: { key: { type: "string" }, valueOf: {} }, required: ["key", "valueOf"] } } },
+      required: ["entries"],
+    },
+  };
+
+  test("hard negative (passes today): an item with both required properties runs", () => {
+    expect(run(hermes("patch_config", '{"entries": [{"key": "a", "valueOf": 1}]}'), [patch]).calls).toEqual([{ entries: [{ key: "a", valueOf: 1 }] }]);
+  });
+
+  test("hard negative (passes today): an item that lacks `key` is refused", () => {
+    expect(run(hermes("patch_config", '{"entries": [{"valueOf": 1}]}'), [patch]).calls).toEqual([]);
+  });
+
+  test("array items: an item lacking its required `valueOf` does not run (Hermes)", () => {
+    const out = run(hermes("patch_config", '{"entries": [{"key": "a"}]}'), [patch]);
+    expect(out.calls).toEqual([]);
+    expect(out.broken).toEqual(["invalid-arguments"]);
+  });
+
+  test("array items: the same through DSML string=\"false\"", () => {
+    expect(run(dsml("patch_config", [["entries", '[{"key": "a"}]', "false"]]), [patch]).calls).toEqual([]);
+  });
+
+  test("anyOf branches at the top level: `required: [toString]` is satisfied by nothing the model wrote", () => {
+    const fmt: ToolSpec = { name: "fmt", parameters: { type: "object", properties: { path: { type: "string" }, toString: {} }, required: ["path"], anyOf: [{ required: ["toString"] }] } };
+    expect(run(hermes("fmt", '{"path": "a.ts", "toString": "x"}'), [fmt]).calls).toHaveLength(1); // control
+    expect(run(hermes("fmt", '{"path": "a.ts"}'), [fmt]).calls).toEqual([]);
+  });
+
+  test("dependentRequired: force needs hasOwnProperty, which the model never wrote", () => {
+    const wipe: ToolSpec = { name: "wipe", parameters: { type: "object", properties: { force: { type: "boolean" }, hasOwnProperty: {} }, dependentRequired: { force: ["hasOwnProperty"] } } };
+    expect(run(hermes("wipe", '{"force": true}'), [wipe]).calls).toEqual([]);
+  });
+
+  // The same root cause the other way round (severity: availability, low): an OPTIONAL typed
+  // parameter named after an Object.prototype member is read from the prototype when the model
+  // omits it; ajv sees a function where the schema wants a string, and every such call is refused
+  // with "parameter toString must be string", a correction naming a parameter the model never wrote.
+  test("an optional `toString` parameter the model omitted does not refuse the call", () => {
+    const klass: ToolSpec = { name: "new_class", parameters: { type: "object", properties: { name: { type: "string" }, toString: { type: "string" } }, required: ["name"] } };
+    expect(run(hermes("new_class", '{"name": "A"}'), [klass]).calls).toEqual([{ name: "A" }]);
+  });
+});
+
+describe("FINDING: a prototype-named argument is dropped before the gate, so the call runs without it", () => {
+  // Severity: wrong execution + lost text (medium-low). Every dialect drops `__proto__`,
+  // `constructor` and `prototype` keys from the parsed arguments (docs/SECURITY.md section 4
+  // documents the drop as pollution defence), and the call then RUNS with the rest. The key's
+  // value is lost (neither visible nor in a call), and the gate never sees it: a tool whose schema
+  // says additionalProperties/unevaluatedProperties false runs with an argument it forbids
+  // silently removed; a tool that declares `prototype` runs without the value the model wrote for
+  // it. The element form (I11, `<bash><constructor>`) already refuses such a call ("an element
+  // is not a parameter of bash"), so the dialects disagree. Expected: a call whose markup carried a
+  // polluting key is refused (broken-markup or invalid-arguments), never run without it.
+  // Suspected: src/parse/values.ts readValue()/readExactly() (JSON), src/parse/invoke-input.ts
+  // buildAnyInput() (`if (isPollutingKey(v.name)) continue;`), src/parse/call.ts textArgsOutcome(),
+  // src/parse/python-literal.ts.
+  const strict: ToolSpec = { name: "bash", parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"], additionalProperties: false } };
+
+  test("hard negative (passes today): an invented ordinary key is refused under additionalProperties false", () => {
+    expect(run(hermes("bash", '{"command": "ls", "force": "x"}'), [strict]).calls).toEqual([]);
+  });
+
+  test("Hermes: {command, constructor} under additionalProperties false does not run as {command}", () => {
+    expect(run(hermes("bash", '{"command": "ls", "constructor": "rm -rf ~"}'), [strict]).calls).toEqual([]);
+  });
+
+  test("Hermes: a nested __proto__ under a strict nested object does not vanish", () => {
+    const tool: ToolSpec = { name: "cfg", parameters: { type: "object", properties: { o: { type: "object", properties: { a: { type: "string" } }, additionalProperties: false } }, required: ["o"] } };
+    expect(run(hermes("cfg", '{"o": {"a": "x", "__proto__": {"admin": true}}}'), [tool]).calls).toEqual([]);
+  });
+
+  test("DSML: a `prototype` parameter under additionalProperties false does not run as {command}", () => {
+    expect(run(dsml("bash", [["command", "ls"], ["prototype", "rm -rf ~"]]), [strict]).calls).toEqual([]);
+  });
+
+  test("GLM arg_key `constructor`: the same", () => {
+    const reply = "<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>ls</arg_value>\n<arg_key>constructor</arg_key>\n<arg_value>x</arg_value>\n</tool_call>";
+    expect(run(reply, [strict]).calls).toEqual([]);
+  });
+
+  test("a tool that declares `prototype`: the call does not run without the value the model wrote", () => {
+    const tool: ToolSpec = { name: "make_object", parameters: { type: "object", properties: { name: { type: "string" }, prototype: { type: "string" } }, required: ["name"] } };
+    const out = run(dsml("make_object", [["name", "Dog"], ["prototype", "Animal"]]), [tool]);
+    // Today: [{ name: "Dog" }]: `Animal` is gone from the call and from the text.
+    for (const input of out.calls) expect(input).toEqual({ name: "Dog", prototype: "Animal" });
+    if (out.calls.length === 0) expect(out.broken).toHaveLength(1);
+  });
+
+  test("the same through the middleware", async () => {
+    const reply = `Doing it.\n${hermes("bash", '{"command": "ls", "constructor": "rm -rf ~"}')}`;
+    const out = await throughMiddleware([{ role: "user", content: [{ type: "text", text: "go" }] }], textStream(reply), {}, { tools: sdkTools([strict]) });
+    expect(out.calls).toEqual([]);
+  });
+});
+
+describe("FINDING: the wires read a non-object tool schema as no schema (accept anything)", () => {
+  // Severity: wrong execution (low: a client or host bug, or a hostile tool list in front of a
+  // provider that accepts it). The gate fails closed on a schema that is not an object
+  // (test/parse/schema-gate.test.ts "a schema that is not an object (a host bug) fails closed"),
+  // and parse() and the middleware (which hand the schema on as given) do. The chat, Anthropic and
+  // Responses wires instead drop a non-object `parameters` / `input_schema` and declare the tool
+  // with NO schema, which the gate accepts with any arguments. `false` is the JSON Schema that
+  // accepts nothing. Expected: the tool is declared with the schema as given (the gate then fails
+  // closed), so no call runs. Suspected: src/wires/chat/wire.ts, src/wires/anthropic/wire.ts,
+  // src/wires/responses/wire.ts declaredTools() (`isObject(parameters) ? ... : { name }`).
+  const reply = `Running:\n${hermes("bash", '{"command": "rm -rf ~"}')}`;
+
+  test("hard negative (passes today): parse() with parameters false refuses the call", () => {
+    expect(run(hermes("bash", '{"command": "rm -rf ~"}'), [{ name: "bash", parameters: false as unknown as JsonSchema }]).calls).toEqual([]);
+  });
+
+  test("hard negative (passes today): the middleware with inputSchema false refuses the call", async () => {
+    const prompt = [{ role: "user" as const, content: [{ type: "text" as const, text: "go" }] }];
+    const control = await throughMiddleware(prompt, textStream(reply), {}, { tools: [{ type: "function", name: "bash", inputSchema: { type: "object" } }] });
+    expect(control.calls).toHaveLength(1);
+    const out = await throughMiddleware(prompt, textStream(reply), {}, { tools: [{ type: "function", name: "bash", inputSchema: false as never }] });
+    expect(out.calls).toEqual([]);
+  });
+
+  test("control (passes today): chat completions with an object schema runs the call", async () => {
+    const { out } = await throughFetch({ messages: [{ role: "user", content: "go" }], tools: [{ type: "function", function: { name: "bash", parameters: { type: "object" } } }] }, { json: completion(reply) });
+    expect(out.calls).toHaveLength(1);
+  });
+
+  for (const parameters of [false, "object"] as const) {
+    test(`chat completions: function.parameters ${JSON.stringify(parameters)} runs no call`, async () => {
+      const { out } = await throughFetch({ messages: [{ role: "user", content: "go" }], tools: [{ type: "function", function: { name: "bash", parameters } }] }, { json: completion(reply) });
+      expect(out.calls).toEqual([]);
+    });
+  }
+
+  async function postJson(path: string, request: object, answer: object): Promise<Record<string, unknown>> {
+    const upstream = (async () => new Response(JSON.stringify(answer), { headers: { "content-type": "application/json" } })) as unknown as typeof fetch;
+    const res = await repairFetch({}, upstream)(`http://127.0.0.1:1${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(request) });
+    return (await res.json()) as Record<string, unknown>;
+  }
+
+  test("Anthropic messages: input_schema false runs no tool_use", async () => {
+    const out = await postJson(
+      "/v1/messages",
+      { model: "m", max_tokens: 64, tools: [{ name: "bash", input_schema: false }], messages: [{ role: "user", content: "go" }] },
+      { id: "msg_47", type: "message", role: "assistant", model: "m", content: [{ type: "text", text: reply }], stop_reason: "end_turn", usage: { input_tokens: 1, output_tokens: 1 } },
+    );
+    expect((out.content as { type: string }[]).filter((b) => b.type === "tool_use")).toEqual([]);
+  });
+
+  test("Responses: parameters false runs no function_call", async () => {
+    const out = await postJson(
+      "/v1/responses",
+      { model: "m", input: "go", tools: [{ type: "function", name: "bash", parameters: false }] },
+      { id: "resp_47", object: "response", created_at: 1, status: "completed", model: "m", output: [{ id: "msg_47", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: reply, annotations: [] }] }] },
+    );
+    expect((out.output as { type: string }[]).filter((i) => i.type === "function_call")).toEqual([]);
+  });
+});
+
+describe("hard negatives (pass today): $id and $ref stay inside their own tool's schema", () => {
+  // ajv keeps schemas by $id; the gate shares one ajv per draft across tools and requests. A $ref
+  // to an id another tool's schema defined must not resolve to it (it fails closed), and two tools
+  // that reuse one $id for different schemas are each checked against their own.
+  test("a $ref to an $id only another tool defines fails closed", () => {
+    const a: ToolSpec = { name: "a", parameters: { type: "object", $defs: { S: { $id: "http://x.test/s.json", type: "string" } }, properties: { n: { $ref: "http://x.test/s.json" } } } };
+    const b: ToolSpec = { name: "b", parameters: { type: "object", properties: { n: { $ref: "http://x.test/s.json" } } } };
+    expect(run(hermes("a", '{"n": "x"}'), [a, b]).calls).toEqual([{ n: "x" }]);
+    expect(run(hermes("b", '{"n": "rm -rf ~"}'), [a, b]).calls).toEqual([]);
+  });
+
+  test("two tools with the same root $id and different types are each checked by their own", () => {
+    const s: ToolSpec = { name: "s", parameters: { $id: "http://x.test/same.json", type: "object", properties: { n: { type: "string" } }, required: ["n"] } };
+    const n: ToolSpec = { name: "n", parameters: { $id: "http://x.test/same.json", type: "object", properties: { n: { type: "number" } }, required: ["n"] } };
+    expect(run(hermes("s", '{"n": "x"}'), [s, n]).calls).toEqual([{ n: "x" }]);
+    expect(run(hermes("n", '{"n": "x"}'), [s, n]).calls).toEqual([]);
+  });
+
+  test("a recursive $ref (a tree) is checked at depth", () => {
+    const tree: ToolSpec = {
+      name: "tree",
+      parameters: { type: "object", $defs: { node: { type: "object", properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/node" } } }, required: ["name"], additionalProperties: false } }, properties: { root: { $ref: "#/$defs/node" } }, required: ["root"] },
+    };
+    expect(run(hermes("tree", '{"root": {"name": "a", "children": [{"name": "b"}]}}'), [tree]).calls).toHaveLength(1);
+    expect(run(hermes("tree", '{"root": {"name": "a", "children": [{"name": "b", "children": [{"cmd": "x"}]}]}}'), [tree]).calls).toEqual([]);
+  });
+
+  test("a malformed schema (unknown type name, properties not an object) fails closed", () => {
+    for (const parameters of [{ type: "object", properties: { n: { type: "numbr" } } }, { type: "object", properties: "n" }, { type: "object", required: "n" }] as unknown as JsonSchema[]) {
+      expect(run(hermes("t", '{"n": 5}'), [{ name: "t", parameters }]).calls).toEqual([]);
+    }
+  });
+
+  test("maxLength, pattern, maximum, multipleOf and const are checked", () => {
+    const t: ToolSpec = { name: "t", parameters: { type: "object", properties: { s: { type: "string", maxLength: 3, pattern: "^[a-z]+$" }, n: { type: "integer", maximum: 10, multipleOf: 2 }, c: { const: "yes" } } } };
+    expect(run(dsml("t", [["s", "abc"], ["n", "4", "false"], ["c", "yes"]]), [t]).calls).toHaveLength(1); // control
+    for (const params of [[["s", "abcd"]], [["s", "AB"]], [["n", "12", "false"]], [["n", "3", "false"]], [["c", "no"]]] as [string, string, "false"?][][]) {
+      expect(run(dsml("t", params), [t]).calls).toEqual([]);
+    }
+  });
+});
