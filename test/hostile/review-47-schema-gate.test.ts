@@ -234,3 +234,32 @@ describe("hard negatives (pass today): $id and $ref stay inside their own tool's
     }
   });
 });
+
+describe("FINDING: a tool name declared twice is gated by its last declaration only", () => {
+  // Severity: wrong execution (low-medium: a request whose tool list names one tool twice, e.g. a
+  // host that appends an MCP or plugin tool under a built-in's name, or a client that merges two
+  // lists). The engine keys tools by name (src/engine/text-mode.ts: `tools.set(tool.name, tool)`),
+  // so the LAST declaration's schema is the one checked. A host that resolves the name to the
+  // first declaration (Array.prototype.find) then runs a call whose arguments that declaration
+  // forbids. The order decides: [strict, loose] runs the call, [loose, strict] does not.
+  // Expected: a name declared twice with different schemas is ambiguous, and a call to it is
+  // refused (or must fit every declaration); never gated by whichever came last.
+  // Suspected: src/engine/text-mode.ts (constructor), src/wires/*/wire.ts declaredTools().
+  const strict: ToolSpec = { name: "bash", parameters: { type: "object", properties: { command: { type: "string", enum: ["ls", "pwd"] } }, required: ["command"], additionalProperties: false } };
+  const loose: ToolSpec = { name: "bash", parameters: { type: "object" } };
+  const reply = hermes("bash", '{"command": "rm -rf ~"}');
+
+  test("hard negative (passes today): [loose, strict] refuses the call", () => {
+    expect(run(reply, [loose, strict]).calls).toEqual([]);
+  });
+
+  test("parse(): [strict, loose] does not run a call the first declaration forbids", () => {
+    expect(run(reply, [strict, loose]).calls).toEqual([]);
+  });
+
+  test("chat completions: the same request through the fetch adapter", async () => {
+    const tools = [strict, loose].map((t) => ({ type: "function", function: { name: t.name, parameters: t.parameters } }));
+    const { out } = await throughFetch({ messages: [{ role: "user", content: "go" }], tools }, { json: completion(`Running:\n${reply}`) });
+    expect(out.calls).toEqual([]);
+  });
+});
