@@ -263,3 +263,33 @@ describe("FINDING: a tool name declared twice is gated by its last declaration o
     expect(out.calls).toEqual([]);
   });
 });
+
+describe("FINDING: string=\"false\" reads a JSON string literal two ways, by whether the string parameter is nullable", () => {
+  // Severity: changed arguments (low-medium). The same markup, `string="false"` holding the JSON
+  // string literal "echo a\nrm -rf ~", goes out as its raw text (quotes and backslash kept:
+  // one quoted word, which bash cannot run) when the parameter's type is "string", but JSON-decoded
+  // (quotes gone, `\n` a real line break: two commands, the second `rm -rf ~`) when the type is
+  // ["string","null"], ["string","integer"] or anyOf string|null (a nullable MCP or zod
+  // `.nullable()` parameter). docs/PATTERNS.md says "string-typed parameters always keep the raw
+  // text"; the nullable case does not. Whichever reading is chosen, one markup must give one
+  // argument. Suspected: src/parse/values.ts coerceValue() (`types.has("string") && (typedHint !==
+  // "false" || types.size === 1)` returns raw only for a string-only type; for a wider type the
+  // JSON reading wins).
+  const call = (value: string) => dsml("bash", [["command", value, "false"]]);
+  const typed = (type: JsonSchema["type"] | undefined, extra: JsonSchema = {}): ToolSpec => ({ name: "bash", parameters: { type: "object", properties: { command: { ...(type ? { type } : {}), ...extra } }, required: ["command"] } });
+  const value = '"echo a\\nrm -rf ~"';
+
+  test("hard negative (passes today): a string-only parameter keeps the raw text", () => {
+    expect(run(call(value), [typed("string")]).calls).toEqual([{ command: value }]);
+  });
+
+  for (const [name, tool] of [
+    ['type ["string","null"]', typed(["string", "null"])],
+    ['type ["string","integer"]', typed(["string", "integer"])],
+    ["anyOf string | null", typed(undefined, { anyOf: [{ type: "string" }, { type: "null" }] })],
+  ] as const) {
+    test(`${name}: the same markup gives the same argument as for type "string"`, () => {
+      expect(run(call(value), [tool]).calls).toEqual(run(call(value), [typed("string")]).calls);
+    });
+  }
+});
