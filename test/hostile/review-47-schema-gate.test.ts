@@ -293,3 +293,29 @@ describe("FINDING: string=\"false\" reads a JSON string literal two ways, by whe
     });
   }
 });
+
+describe("FINDING: `format` is never checked, and no document says so", () => {
+  // Severity: arguments that do not fit the schema (low: the tool may check again; the brief's
+  // rule is that an ignored keyword is fine only when documented). The gate builds ajv with
+  // `validateFormats: false` and ships no format implementations (no ajv-formats), so `format:
+  // "uri"`, "email", "date-time", "uuid"... accept any string. zod 4 renders z.url(), z.email(),
+  // z.uuid(), z.iso.datetime() as exactly these formats, so an MCP or OpenCode tool whose schema
+  // says "a URL" gets `rm -rf ~`. docs/SECURITY.md and docs/PATTERNS.md do not mention it.
+  // Expected: a value that does not fit its declared format does not run (or the limitation is
+  // documented and this test is dropped). Suspected: src/parse/schema-gate.ts ajv().
+  const fetcher: ToolSpec = { name: "webfetch", parameters: { type: "object", properties: { url: { type: "string", format: "uri" }, at: { type: "string", format: "date-time" }, id: { type: "string", format: "uuid" } }, required: ["url"] } };
+
+  test("hard negative (passes today): values that fit every format run", () => {
+    expect(run(hermes("webfetch", '{"url": "https://example.com/", "at": "2026-01-02T03:04:05Z", "id": "123e4567-e89b-12d3-a456-426614174000"}'), [fetcher]).calls).toHaveLength(1);
+  });
+
+  for (const [name, args] of [
+    ["uri", '{"url": "rm -rf ~"}'],
+    ["date-time", '{"url": "https://example.com/", "at": "yesterday; rm -rf ~"}'],
+    ["uuid", '{"url": "https://example.com/", "id": "../../etc/passwd"}'],
+  ] as const) {
+    test(`format ${name}: a value that is not one does not run`, () => {
+      expect(run(hermes("webfetch", args), [fetcher]).calls).toEqual([]);
+    });
+  }
+});
