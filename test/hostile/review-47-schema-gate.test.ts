@@ -319,3 +319,39 @@ describe("FINDING: `format` is never checked, and no document says so", () => {
     });
   }
 });
+
+describe("FINDING: an integer past 2^53 spelled with `.0` or an exponent goes out as other digits", () => {
+  // Severity: changed arguments (low, the class review 42 fixed for the plain spelling). The
+  // plain `1234567890123456789` for an integer parameter is refused (readNumberLiteral reads it as
+  // a bigint, and the gate refuses a bigint). The same id written `1234567890123456789.0` or
+  // `1234567890123456789e0` (Python writers and models add `.0`) is read as a float, rounded to
+  // 1234567890123456768, passes `type: "integer"` (Number.isInteger), and JSON.stringify sends
+  // 1234567890123456800: a client that reads integers exactly (Python, Go, Rust behind `dsml-fix
+  // proxy`) gets another id. Likewise `1.0000000000000001` (not an integer as written) reaches an
+  // integer parameter as 1. Expected: refused as the plain spelling is (the written value is not a
+  // double that an integer place can carry as written). Suspected: src/grammar/json-syntax.ts
+  // readNumberLiteral() ("a fraction or an exponent is a float to every reader": true for the
+  // reader, not for the integer the schema asks for), src/parse/values.ts coerceValue(),
+  // src/parse/schema-gate.ts check().
+  const getter: ToolSpec = { name: "get_message", parameters: { type: "object", properties: { id: { type: "integer" } }, required: ["id"] } };
+
+  test("hard negative (passes today): the plain spelling is refused in Hermes and DSML", () => {
+    expect(run(hermes("get_message", '{"id": 1234567890123456789}'), [getter]).calls).toEqual([]);
+    expect(run(dsml("get_message", [["id", "1234567890123456789", "false"]]), [getter]).calls).toEqual([]);
+  });
+
+  test("hard negative (passes today): a safe integer written with .0 runs as that integer", () => {
+    expect(run(hermes("get_message", '{"id": 42.0}'), [getter]).calls).toEqual([{ id: 42 }]);
+  });
+
+  for (const spelling of ["1234567890123456789.0", "1234567890123456789e0", "9007199254740993.0", "1.0000000000000001"]) {
+    test(`Hermes: ${spelling} for an integer parameter does not run as other digits`, () => {
+      expect(run(hermes("get_message", `{"id": ${spelling}}`), [getter]).calls).toEqual([]);
+    });
+  }
+
+  test("DSML string=\"false\" and pythonic: the same", () => {
+    expect(run(dsml("get_message", [["id", "1234567890123456789.0", "false"]]), [getter]).calls).toEqual([]);
+    expect(run("<|tool_call_start|>[get_message(id=1234567890123456789.0)]<|tool_call_end|>", [getter]).calls).toEqual([]);
+  });
+});
