@@ -82,3 +82,39 @@ describe("FINDING: a runaway optional parameter (P03) is dropped and the call ru
     for (const call of out.calls) expect(JSON.parse(call.arguments)).toEqual({ command: "rm -rf ./*", description: "Clean the scratch dir", workdir: "/tmp/scratch" });
   });
 });
+
+describe("FINDING: a parameter written outside its invoke, in the same block, is left out and the call runs", () => {
+  // Severity: wrong execution (medium-low). The model closes the invoke one line too early and
+  // writes `workdir` after it (or before the invoke), inside the same tool_calls block. The
+  // parameter belongs to no invoke, so the reader leaves it out, and the invoke in the same block
+  // runs without it: `rm -rf ./*` runs in the session's directory. After the invoke the stray
+  // parameter is stripped as a fabricated result / noise (S03) with no broken span and no nudge;
+  // before it, an I02 broken span is reported and the model is nudged, but the call has already
+  // run. Expected: a block that holds a parameter outside every invoke is malformed as a whole
+  // (broken-markup), and none of its calls runs, as a parameter the invoke cannot account for
+  // refuses it inside the invoke (issue 29 "Unread parameters").
+  // Suspected: src/parse/dialects/dsml/walk.ts / verdict.ts (I02 is a sibling span of the call,
+  // not a verdict on the block), src/parse/dialects/invoke-markup.ts for Claude-style XML.
+  const call = `<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf ./*</{D}parameter>\n<{D}parameter name="description" string="true">Clean</{D}parameter>\n</{D}invoke>`;
+  const stray = `<{D}parameter name="workdir" string="true">/tmp/scratch</{D}parameter>`;
+
+  test("DSML: the stray workdir after the invoke", () => {
+    const out = parse(`Cleaning.\n${live(`<{D}tool_calls>\n${call}\n${stray}\n</{D}tool_calls>`)}`, [bash]);
+    expect(out.calls).toEqual([]);
+  });
+
+  test("DSML: the stray workdir before the invoke", () => {
+    const out = parse(`Cleaning.\n${live(`<{D}tool_calls>\n${stray}\n${call}\n</{D}tool_calls>`)}`, [bash]);
+    expect(out.calls).toEqual([]);
+  });
+
+  test("Claude-style XML: the stray workdir after the invoke", () => {
+    const reply = `<function_calls>\n<invoke name="bash">\n<parameter name="command">rm -rf ./*</parameter>\n<parameter name="description">Clean</parameter>\n</invoke>\n<parameter name="workdir">/tmp/scratch</parameter>\n</function_calls>`;
+    expect(parse(`Cleaning.\n${reply}`, [bash]).calls).toEqual([]);
+  });
+
+  test("hard negative (passes today): a stray parameter in a LATER block does not stop an earlier, closed block", () => {
+    const reply = live(`<{D}tool_calls>\n${call}\n</{D}tool_calls>\nNext.\n<{D}tool_calls>\n${stray}\n</{D}tool_calls>`);
+    expect(parse(`Cleaning.\n${reply}`, [bash]).calls).toHaveLength(1);
+  });
+});
