@@ -118,3 +118,37 @@ describe("FINDING: a parameter written outside its invoke, in the same block, is
     expect(parse(`Cleaning.\n${reply}`, [bash]).calls).toHaveLength(1);
   });
 });
+
+describe("FINDING: a garbled closer ending the LAST value stays in the value (P02 cuts it only before another parameter)", () => {
+  // Severity: invented argument content (medium-low: markup bytes written into the user's file).
+  // docs/PATTERNS.md: "If its value ends in a garbled closer ({BAR}>{BAR}parameter, </{D}param),
+  // it is cut there and kept (P02)". Golden P02 shows it for a value followed by the next
+  // parameter. When the garbled value is the last one and the invoke closer follows (P01), the
+  // `{BAR}>{BAR}parameter>` form is NOT cut: the edit writes `beta{BAR}>{BAR}parameter>` into the
+  // file (a bash command gets it too). The `</{D}param` and `</{D}parametr>` forms ARE cut in the
+  // same place, so only this spelling leaks. Expected: newString is "beta" (cut, as P02 reads it
+  // elsewhere), or the call is refused; never the closer's bytes as content.
+  // Suspected: src/parse/dialects/dsml/value-ends.ts (the P02 cut when the value's end is the
+  // invoke closer rather than a parameter opener), src/parse/closer-ends-call.ts.
+  const edit: ToolSpec = { name: "edit", parameters: { type: "object", properties: { filePath: { type: "string" }, oldString: { type: "string" }, newString: { type: "string" } }, required: ["filePath", "oldString", "newString"] } };
+  const head = `<{D}tool_calls>\n<{D}invoke name="edit">\n<{D}parameter name="filePath" string="true">a.txt</{D}parameter>\n<{D}parameter name="oldString" string="true">alpha</{D}parameter>\n`;
+  const reply = (last: string) => live(`${head}<{D}parameter name="newString" string="true">beta${last}\n</{D}invoke>\n</{D}tool_calls>`);
+
+  test("hard negative (passes today): `</{D}param` and `</{D}parametr>` ending the last value are cut", () => {
+    for (const last of ["</{D}param", "</{D}parametr>"]) {
+      expect(parse(`Editing.\n${reply(last)}`, [edit]).calls.map((c) => c.input)).toEqual([{ filePath: "a.txt", oldString: "alpha", newString: "beta" }]);
+    }
+  });
+
+  test("`{BAR}>{BAR}parameter>` ending the last value is not written into the file", () => {
+    const out = parse(`Editing.\n${reply("{BAR}>{BAR}parameter>")}`, [edit]);
+    for (const c of out.calls) expect(c.input).toEqual({ filePath: "a.txt", oldString: "alpha", newString: "beta" });
+  });
+
+  test("streaming: the same at every split", () => {
+    const input = `Editing.\n${reply("{BAR}>{BAR}parameter>")}`;
+    for (const cuts of [everyChar(input.length), randomCuts(input.length, 1)]) {
+      for (const c of runEngine(input, cuts, [edit]).calls) expect(c.input).toEqual({ filePath: "a.txt", oldString: "alpha", newString: "beta" });
+    }
+  });
+});
