@@ -274,7 +274,8 @@ describe("FINDING: string=\"false\" reads a JSON string literal two ways, by whe
   // text"; the nullable case does not. Whichever reading is chosen, one markup must give one
   // argument. Suspected: src/parse/values.ts coerceValue() (`types.has("string") && (typedHint !==
   // "false" || types.size === 1)` returns raw only for a string-only type; for a wider type the
-  // JSON reading wins).
+  // JSON reading wins) and src/parse/schema-walk.ts schemaTypes() (no $ref, no allOf: a string
+  // reached through them is read as untyped, so JSON-decoded too).
   const call = (value: string) => dsml("bash", [["command", value, "false"]]);
   const typed = (type: JsonSchema["type"] | undefined, extra: JsonSchema = {}): ToolSpec => ({ name: "bash", parameters: { type: "object", properties: { command: { ...(type ? { type } : {}), ...extra } }, required: ["command"] } });
   const value = '"echo a\\nrm -rf ~"';
@@ -287,6 +288,9 @@ describe("FINDING: string=\"false\" reads a JSON string literal two ways, by whe
     ['type ["string","null"]', typed(["string", "null"])],
     ['type ["string","integer"]', typed(["string", "integer"])],
     ["anyOf string | null", typed(undefined, { anyOf: [{ type: "string" }, { type: "null" }] })],
+    // schemaTypes() follows neither $ref nor allOf, so a string reached through them reads as untyped.
+    ["$ref to a string definition", { name: "bash", parameters: { type: "object", $defs: { S: { type: "string" } }, properties: { command: { $ref: "#/$defs/S" } }, required: ["command"] } }],
+    ["allOf [string]", typed(undefined, { allOf: [{ type: "string" }] })],
   ] as const) {
     test(`${name}: the same markup gives the same argument as for type "string"`, () => {
       expect(run(call(value), [tool]).calls).toEqual(run(call(value), [typed("string")]).calls);
