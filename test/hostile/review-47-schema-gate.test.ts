@@ -291,7 +291,7 @@ describe("FINDING: string=\"false\" reads a JSON string literal two ways, by whe
     // schemaTypes() follows neither $ref nor allOf, so a string reached through them reads as untyped.
     ["$ref to a string definition", { name: "bash", parameters: { type: "object", $defs: { S: { type: "string" } }, properties: { command: { $ref: "#/$defs/S" } }, required: ["command"] } }],
     ["allOf [string]", typed(undefined, { allOf: [{ type: "string" }] })],
-  ] as const) {
+  ] as [string, ToolSpec][]) {
     test(`${name}: the same markup gives the same argument as for type "string"`, () => {
       expect(run(call(value), [tool]).calls).toEqual(run(call(value), [typed("string")]).calls);
     });
