@@ -66,7 +66,13 @@ const require = createRequire(import.meta.url);
 function ajv(draft: Draft): Ajv {
   let instance = sharedAjv.get(draft);
   if (instance === undefined) {
-    instance = new (ajvClass(draft))({ strict: false, allErrors: false, validateFormats: false, logger: false, coerceTypes: false, useDefaults: false });
+    // ownProperties: a property is present only when the model wrote it. Without it ajv tests
+    // `data.valueOf !== undefined`, so every Object.prototype member (valueOf, toString,
+    // constructor...) counts as written: `required: ["valueOf"]` passes with nothing written, and an
+    // optional `toString: {type: "string"}` the model omitted is read as a function and refused.
+    // It covers required, properties, dependentRequired/dependencies and the key loops
+    // (additionalProperties, patternProperties, propertyNames) at every depth and in every branch.
+    instance = new (ajvClass(draft))({ strict: false, allErrors: false, validateFormats: false, logger: false, coerceTypes: false, useDefaults: false, ownProperties: true });
     sharedAjv.set(draft, instance);
   }
   return instance;

@@ -20,7 +20,10 @@ function run(reply: string, tools: ToolSpec[]) {
   return { calls: out.calls.map((c) => c.input), broken: out.broken.map((b) => b.reason) };
 }
 
-describe("FINDING: ajv reads Object.prototype members as arguments the model wrote", () => {
+describe("fixed: ajv reads Object.prototype members as arguments the model wrote", () => {
+  // Fixed (fx-47-gate): ajv ran without `ownProperties`, so an inherited Object.prototype member
+  // counted as a written argument. Rule now: only own properties are present (schema-gate.ts ajv()
+  // sets ownProperties: true), for required, properties, dependentRequired and in every branch.
   // Severity: wrong execution (low: needs a schema that requires a property named after an
   // Object.prototype member and leaves its type open, e.g. zod's `z.unknown()` / `z.any()`, which
   // render as `{}`). ajv's generated code tests a required property as `data.valueOf !== undefined`
