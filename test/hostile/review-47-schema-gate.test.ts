@@ -135,7 +135,11 @@ describe("FINDING: a prototype-named argument is dropped before the gate, so the
   });
 });
 
-describe("FINDING: the wires read a non-object tool schema as no schema (accept anything)", () => {
+describe("fixed: the wires read a non-object tool schema as no schema (accept anything)", () => {
+  // Fixed (fx-47-gate): the chat, Anthropic and Responses wires dropped a non-object schema and
+  // declared the tool with none. Rule now (src/wires/declared-names.ts declaredTool(), shared by the
+  // three wires): only an absent schema means none; any schema given is handed on as given, and one
+  // that is not an object fails closed in the gate, as in parse() and the middleware.
   // Severity: wrong execution (low: a client or host bug, or a hostile tool list in front of a
   // provider that accepts it). The gate fails closed on a schema that is not an object
   // (test/parse/schema-gate.test.ts "a schema that is not an object (a host bug) fails closed"),
