@@ -89,8 +89,42 @@ function ajvClass(draft: Draft): typeof Ajv {
 /** Per engine: validators by schema object, compiled lazily when a call of that tool is about to be recovered. */
 export class SchemaGate {
   private readonly compiled = new WeakMap<object, Compiled>();
+  /** Every distinct declaration of a name the request declares more than once (the engine reads with the first). */
+  private readonly declarations = new Map<string, ToolSpec[]>();
 
+  /**
+   * `declared`: the request's tool list as given. A name declared twice with different schemas is
+   * ambiguous (a host may resolve it to either declaration), so a call to it must fit every one
+   * of them (fail closed); an exact duplicate changes nothing.
+   */
+  constructor(declared: readonly ToolSpec[] = []) {
+    const byName = new Map<string, { spec: ToolSpec; text: string | null }[]>();
+    for (const spec of declared) {
+      const seen = byName.get(spec.name) ?? [];
+      const text = schemaText(spec.parameters);
+      if (!seen.some((s) => s.spec === spec || (text !== null && s.text === text))) seen.push({ spec, text });
+      byName.set(spec.name, seen);
+    }
+    for (const [name, specs] of byName) if (specs.length > 1) this.declarations.set(name, specs.map((s) => s.spec));
+  }
+
+  /** The call's arguments, coerced, when they fit the tool's schema and every other declaration of its name. */
   check(tool: ToolSpec, input: Record<string, unknown>): SchemaVerdict {
+    const verdict = this.checkOne(tool, input);
+    if (!verdict.ok) return verdict;
+    for (const other of this.declarations.get(tool.name) ?? []) {
+      if (other === tool) continue;
+      const again = this.checkOne(other, verdict.input);
+      if (!again.ok) return again;
+      // Each declaration coerces by its own schema: one that would read the arguments as other values is a second reading.
+      if (again.input !== verdict.input && schemaText(again.input) !== schemaText(verdict.input)) {
+        return { ok: false, detail: `tool ${tool.name} is declared more than once, and its declarations read these arguments differently` };
+      }
+    }
+    return verdict;
+  }
+
+  private checkOne(tool: ToolSpec, input: Record<string, unknown>): SchemaVerdict {
     // Before any schema, even none: a JSON number would send such an integer as other digits.
     const holder = Object.keys(input).find((key) => holds(input[key], (v) => typeof v === "bigint"));
     if (holder !== undefined) {
@@ -161,6 +195,15 @@ function compileAs(draft: Draft, schema: Record<string, unknown>): Compiled {
     } catch {
       // nothing was added
     }
+  }
+}
+
+/** JSON text of a schema or of arguments, or null when it has none (a cycle, a bigint, undefined). */
+function schemaText(value: unknown): string | null {
+  try {
+    return JSON.stringify(value) ?? null;
+  } catch {
+    return null;
   }
 }
 

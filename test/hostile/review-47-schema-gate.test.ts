@@ -242,7 +242,10 @@ describe("hard negatives (pass today): $id and $ref stay inside their own tool's
   });
 });
 
-describe("FINDING: a tool name declared twice is gated by its last declaration only", () => {
+describe("fixed: a tool name declared twice is gated by its last declaration only", () => {
+  // Fixed (fx-47-gate): the engine kept the last declaration of a name and gated by it alone.
+  // Rule now: a call must fit EVERY declaration of its name (SchemaGate is given the request's
+  // tool list; fail closed), read with the first; an exact duplicate declaration changes nothing.
   // Severity: wrong execution (low-medium: a request whose tool list names one tool twice, e.g. a
   // host that appends an MCP or plugin tool under a built-in's name, or a client that merges two
   // lists). The engine keys tools by name (src/engine/text-mode.ts: `tools.set(tool.name, tool)`),
