@@ -334,7 +334,12 @@ describe("FINDING: `format` is never checked, and no document says so", () => {
   }
 });
 
-describe("FINDING: an integer past 2^53 spelled with `.0` or an exponent goes out as other digits", () => {
+describe("fixed: an integer past 2^53 spelled with `.0` or an exponent goes out as other digits", () => {
+  // Fixed (fx-47-gate): readNumberLiteral let any literal with a fraction or an exponent read as a
+  // float. Rule now: a literal that reads as an integer below 1e21 (which JSON.stringify sends as
+  // integer digits) must denote exactly that integer, or it reads as a bigint and the gate refuses
+  // it whatever the schema, as the plain spelling; a non-integer double or one of 1e21 and more
+  // goes out as a float again and reads as before.
   // Severity: changed arguments (low, the class review 42 fixed for the plain spelling). The
   // plain `1234567890123456789` for an integer parameter is refused (readNumberLiteral reads it as
   // a bigint, and the gate refuses a bigint). The same id written `1234567890123456789.0` or
