@@ -210,7 +210,11 @@ export function coerceValue(raw: string, schema: JsonSchema | undefined, typedHi
     const parsed = parseJson(trimmed);
     return parsed.ok ? parsed.value : raw;
   }
-  if (types.has("string") && (typedHint !== "false" || types.size === 1)) return raw;
+  // A place that takes a string keeps the raw text, whatever else it takes and however the schema
+  // says so (a type array, anyOf/oneOf, allOf, a local $ref: schemaTypes): `string="false"` holding
+  // `"echo a\nrm -rf ~"` is that text for `["string","null"]` as for `"string"`, never decoded
+  // into two commands for one and kept as one quoted word for the other (review 47).
+  if (types.has("string")) return raw;
   // JSON's number grammar: a leading zero (`0755`, a chmod mode meaning octal 493) is no number
   // here, so it stays text and the schema decides (a number parameter refuses it).
   if ((types.has("number") || types.has("integer")) && /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(trimmed)) {

@@ -274,7 +274,11 @@ describe("fixed: a tool name declared twice is gated by its last declaration onl
   });
 });
 
-describe("FINDING: string=\"false\" reads a JSON string literal two ways, by whether the string parameter is nullable", () => {
+describe("fixed: string=\"false\" reads a JSON string literal two ways, by whether the string parameter is nullable", () => {
+  // Fixed (fx-47-gate): coerceValue kept the raw text only for a string-only type, and
+  // schemaTypes followed neither $ref nor allOf. Rule now: a place whose schema admits a string
+  // (a type array, anyOf/oneOf, allOf, a local $ref) reads the value as type "string" does: the
+  // raw text, whatever string= says.
   // Severity: changed arguments (low-medium). The same markup, `string="false"` holding the JSON
   // string literal "echo a\nrm -rf ~", goes out as its raw text (quotes and backslash kept:
   // one quoted word, which bash cannot run) when the parameter's type is "string", but JSON-decoded
