@@ -2,7 +2,7 @@ import { isPollutingKey } from "../grammar/plain-data.ts";
 import type { SchemaGate } from "./schema-gate.ts";
 import type { Segment, UnitOutcome } from "./segments.ts";
 import type { ParseOptions, ToolSpec } from "./types.ts";
-import { argumentsObject, coerceObject, coerceValue, decodeEntitiesIfEscaped, propertySchema } from "./values.ts";
+import { coerceObject, coerceValue, decodeEntitiesIfEscaped, propertySchema, readArguments } from "./values.ts";
 import type { Shape } from "../grammar/shapes.ts";
 
 /**
@@ -16,12 +16,16 @@ export interface SpanContext {
   schemas: SchemaGate;
 }
 
+/** Why a call whose markup names a prototype member as a key is refused (the name is one of three words: safe to show). */
+export const PROTOTYPE_KEY_DETAIL = "an argument is named __proto__, constructor or prototype, which no call may carry";
+
 /** One call from a tool name and an arguments object (or a JSON string of one), gated on declared tools. */
 export function callOutcome(name: unknown, args: unknown, shape: Shape, ctx: SpanContext): UnitOutcome {
   if (typeof name !== "string" || name === "") return { kind: "broken", shape, reason: "broken-markup", detail: "tool call without a name" };
   const tool = ctx.tools.get(name);
   if (!tool) return { kind: "broken", shape, reason: "undeclared-tool", detail: "tool not declared by the request", tool: name };
-  const input = argumentsObject(args ?? {});
+  const input = readArguments(args ?? {});
+  if (input === "prototype-key") return { kind: "broken", shape, reason: "broken-markup", detail: PROTOTYPE_KEY_DETAIL, tool: name };
   if (!input) return { kind: "broken", shape, reason: "broken-markup", detail: "tool call arguments are not a JSON object", tool: name };
   return checkedCall(tool, coerceObject(input, tool.parameters), shape);
 }
@@ -94,7 +98,8 @@ export function textArgsOutcome(name: string, pairs: [string, string][], shape: 
   if (!tool) return { kind: "broken", shape, reason: "undeclared-tool", detail: "tool not declared by the request", tool: name };
   const input: Record<string, unknown> = {};
   for (const [key, raw] of pairs) {
-    if (isPollutingKey(key)) continue;
+    // A key that names a prototype member is never set (it would reach a prototype) nor dropped (the call would run without it).
+    if (isPollutingKey(key)) return { kind: "broken", shape, reason: "broken-markup", detail: PROTOTYPE_KEY_DETAIL, tool: name };
     if (Object.prototype.hasOwnProperty.call(input, key)) {
       return { kind: "broken", shape, reason: "broken-markup", detail: "the same parameter twice", tool: name };
     }

@@ -2,7 +2,8 @@ import { createRequire } from "node:module";
 import type Ajv from "ajv";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import type { JsonSchema, ToolSpec } from "./types.ts";
-import { coerceDeep } from "./values.ts";
+import { PROTOTYPE_KEY_WRITTEN, coerceDeep } from "./values.ts";
+import { PROTOTYPE_KEY_DETAIL } from "./call.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { declaredNames } from "./declared-names.ts";
 // Resolved now, loaded later: a missing ajv stops the start-up (src/parse/libraries.ts).
@@ -30,6 +31,8 @@ export type SchemaVerdict =
       parameter?: string;
       /** The arguments hold a key the schema does not declare and does not allow (never named). */
       undeclaredArgument?: true;
+      /** The markup itself cannot be run as written (a key that names a prototype member): broken-markup, whatever the schema. */
+      markup?: true;
     };
 
 type Compiled = ValidateFunction | "uncompilable";
@@ -98,14 +101,22 @@ export class SchemaGate {
    * of them (fail closed); an exact duplicate changes nothing.
    */
   constructor(declared: readonly ToolSpec[] = []) {
-    const byName = new Map<string, { spec: ToolSpec; text: string | null }[]>();
+    const byName = new Map<string, ToolSpec[]>();
     for (const spec of declared) {
-      const seen = byName.get(spec.name) ?? [];
-      const text = schemaText(spec.parameters);
-      if (!seen.some((s) => s.spec === spec || (text !== null && s.text === text))) seen.push({ spec, text });
-      byName.set(spec.name, seen);
+      const list = byName.get(spec.name);
+      if (list) list.push(spec);
+      else byName.set(spec.name, [spec]);
     }
-    for (const [name, specs] of byName) if (specs.length > 1) this.declarations.set(name, specs.map((s) => s.spec));
+    // Schemas are read only for a name declared twice (a host's getter may throw: as for any tool, when a call is checked).
+    for (const [name, specs] of byName) {
+      if (specs.length < 2) continue;
+      const distinct: { spec: ToolSpec; text: string | null }[] = [];
+      for (const spec of specs) {
+        const text = declaredSchemaText(spec);
+        if (!distinct.some((d) => d.spec === spec || (text !== null && d.text === text))) distinct.push({ spec, text });
+      }
+      if (distinct.length > 1) this.declarations.set(name, distinct.map((d) => d.spec));
+    }
   }
 
   /** The call's arguments, coerced, when they fit the tool's schema and every other declaration of its name. */
@@ -131,9 +142,14 @@ export class SchemaGate {
       const detail = "an integer whose digits cannot be sent as written";
       return nameable(holder, tool.parameters) ? { ok: false, detail: `parameter ${holder} holds ${detail}`, parameter: holder } : { ok: false, detail: `the arguments hold ${detail}` };
     }
+    // A key that names a prototype member, read as a token where it stood (values.ts), or met
+    // while coercing a string for an array or object place: no call, whatever the schema.
+    const prototypeKey = (value: unknown) => holds(value, (v) => v === PROTOTYPE_KEY_WRITTEN);
+    if (prototypeKey(input)) return { ok: false, detail: PROTOTYPE_KEY_DETAIL, markup: true };
     const schema: unknown = tool.parameters;
     if (schema === undefined || schema === true) return { ok: true, input };
     const coerced = isObject(schema) ? (coerceDeep(input, schema) as Record<string, unknown>) : input;
+    if (coerced !== input && prototypeKey(coerced)) return { ok: false, detail: PROTOTYPE_KEY_DETAIL, markup: true };
     if (isObject(schema) && isTriviallyPermissive(schema)) return { ok: true, input: coerced };
     const validate = isObject(schema) ? this.validatorFor(schema) : "uncompilable";
     if (validate === "uncompilable") return { ok: false, detail: `the schema of tool ${tool.name} could not be compiled, so its arguments cannot be checked` };
@@ -195,6 +211,16 @@ function compileAs(draft: Draft, schema: Record<string, unknown>): Compiled {
     } catch {
       // nothing was added
     }
+  }
+}
+
+/** A declaration's schema as text ("" for none), or null when it cannot be read or written (each such one counts as distinct). */
+function declaredSchemaText(spec: ToolSpec): string | null {
+  try {
+    const schema: unknown = spec.parameters;
+    return schema === undefined ? "" : schemaText(schema);
+  } catch {
+    return null;
   }
 }
 

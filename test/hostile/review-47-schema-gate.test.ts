@@ -83,7 +83,12 @@ describe("fixed: ajv reads Object.prototype members as arguments the model wrote
   });
 });
 
-describe("FINDING: a prototype-named argument is dropped before the gate, so the call runs without it", () => {
+describe("fixed: a prototype-named argument is dropped before the gate, so the call runs without it", () => {
+  // Fixed (fx-47-gate): every reader dropped `__proto__`, `constructor` and `prototype` keys and
+  // the call ran with the rest. Rule now: such a key is still never set on an object, but a call
+  // whose markup names one at any depth is refused (broken-markup), as I11 and the element form
+  // were: parseJson and the Python readers refuse the text (prototypeKey), the parameter readers
+  // refuse the call, and a value read where it stood is a token the gate refuses.
   // Severity: wrong execution + lost text (medium-low). Every dialect drops `__proto__`,
   // `constructor` and `prototype` keys from the parsed arguments (docs/SECURITY.md section 4
   // documents the drop as pollution defence), and the call then RUNS with the rest. The key's
