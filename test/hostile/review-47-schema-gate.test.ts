@@ -317,15 +317,14 @@ describe("fixed: string=\"false\" reads a JSON string literal two ways, by wheth
   }
 });
 
-describe("FINDING: `format` is never checked, and no document says so", () => {
-  // Severity: arguments that do not fit the schema (low: the tool may check again; the brief's
-  // rule is that an ignored keyword is fine only when documented). The gate builds ajv with
-  // `validateFormats: false` and ships no format implementations (no ajv-formats), so `format:
-  // "uri"`, "email", "date-time", "uuid"... accept any string. zod 4 renders z.url(), z.email(),
-  // z.uuid(), z.iso.datetime() as exactly these formats, so an MCP or OpenCode tool whose schema
-  // says "a URL" gets `rm -rf ~`. docs/SECURITY.md and docs/PATTERNS.md do not mention it.
-  // Expected: a value that does not fit its declared format does not run (or the limitation is
-  // documented and this test is dropped). Suspected: src/parse/schema-gate.ts ajv().
+describe("fixed: `format` is never checked, and no document says so", () => {
+  // Fixed by documenting (fx-47-gate): JSON Schema 2020-12 reads `format` as an annotation unless
+  // a vocabulary asserts it, and checking formats means ajv-formats (a new runtime dependency and
+  // its regular expressions in the audit) or hand-written checkers that could refuse valid calls.
+  // Rule now, in docs/SECURITY.md section 2, docs/PATTERNS.md ("Schema gate") and docs/LIBRARY.md:
+  // `format` is not checked; the tool (OpenCode's zod schemas do) checks its own formats. These
+  // tests assert that documented behaviour: a value that is no URI, date-time or UUID still runs,
+  // while every other keyword of the same place is checked.
   const fetcher: ToolSpec = { name: "webfetch", parameters: { type: "object", properties: { url: { type: "string", format: "uri" }, at: { type: "string", format: "date-time" }, id: { type: "string", format: "uuid" } }, required: ["url"] } };
 
   test("hard negative (passes today): values that fit every format run", () => {
@@ -337,10 +336,25 @@ describe("FINDING: `format` is never checked, and no document says so", () => {
     ["date-time", '{"url": "https://example.com/", "at": "yesterday; rm -rf ~"}'],
     ["uuid", '{"url": "https://example.com/", "id": "../../etc/passwd"}'],
   ] as const) {
-    test(`format ${name}: a value that is not one does not run`, () => {
-      expect(run(hermes("webfetch", args), [fetcher]).calls).toEqual([]);
+    test(`format ${name}: documented as not checked, so a value that is not one runs as written`, () => {
+      expect(run(hermes("webfetch", args), [fetcher]).calls).toEqual([JSON.parse(args) as Record<string, unknown>]);
     });
   }
+
+  test("the keywords beside a format are checked: type, pattern and maxLength still refuse", () => {
+    const tool: ToolSpec = { name: "webfetch", parameters: { type: "object", properties: { url: { type: "string", format: "uri", pattern: "^https://", maxLength: 30 } }, required: ["url"] } };
+    expect(run(hermes("webfetch", '{"url": "https://example.com/"}'), [tool]).calls).toHaveLength(1); // control
+    for (const url of ['"rm -rf ~"', '"https://example.com/a-path-longer-than-thirty"', "42"]) {
+      expect(run(hermes("webfetch", `{"url": ${url}}`), [tool]).calls).toEqual([]);
+    }
+  });
+
+  test("the documents say so", async () => {
+    const security = await Bun.file(new URL("../../docs/SECURITY.md", import.meta.url)).text();
+    const patterns = await Bun.file(new URL("../../docs/PATTERNS.md", import.meta.url)).text();
+    expect(security).toContain("`format` is not checked");
+    expect(patterns).toContain("`format` is not checked");
+  });
 });
 
 describe("fixed: an integer past 2^53 spelled with `.0` or an exponent goes out as other digits", () => {
