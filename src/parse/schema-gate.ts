@@ -125,9 +125,10 @@ export class SchemaGate {
     if (!verdict.ok) return verdict;
     for (const other of this.declarations.get(tool.name) ?? []) {
       if (other === tool) continue;
-      const again = this.checkOne(other, verdict.input);
+      // The arguments as read, through each declaration's own coercion: one that reads them as
+      // other values (`"5"` as 5 for one, "5" for the other) is a second reading of one markup.
+      const again = this.checkOne(other, input);
       if (!again.ok) return again;
-      // Each declaration coerces by its own schema: one that would read the arguments as other values is a second reading.
       if (again.input !== verdict.input && schemaText(again.input) !== schemaText(verdict.input)) {
         return { ok: false, detail: `tool ${tool.name} is declared more than once, and its declarations read these arguments differently` };
       }
