@@ -2,7 +2,7 @@ import { isPollutingKey } from "../grammar/plain-data.ts";
 import type { SchemaGate } from "./schema-gate.ts";
 import type { Segment, UnitOutcome } from "./segments.ts";
 import type { ParseOptions, ToolSpec } from "./types.ts";
-import { coerceObject, coerceValue, decodeEntitiesIfEscaped, propertySchema, readArguments } from "./values.ts";
+import { PROTOTYPE_KEY_DETAIL, coerceObject, coerceValue, decodeEntitiesIfEscaped, propertySchema, readArguments } from "./values.ts";
 import type { Shape } from "../grammar/shapes.ts";
 
 /**
@@ -15,9 +15,6 @@ export interface SpanContext {
   /** Checks every call a span yields against its tool's schema (src/parse/schema-gate.ts). */
   schemas: SchemaGate;
 }
-
-/** Why a call whose markup names a prototype member as a key is refused (the name is one of three words: safe to show). */
-export const PROTOTYPE_KEY_DETAIL = "an argument is named __proto__, constructor or prototype, which no call may carry";
 
 /** One call from a tool name and an arguments object (or a JSON string of one), gated on declared tools. */
 export function callOutcome(name: unknown, args: unknown, shape: Shape, ctx: SpanContext): UnitOutcome {
@@ -39,6 +36,7 @@ export function callOutcome(name: unknown, args: unknown, shape: Shape, ctx: Spa
  */
 export const ARGUMENT_KEYS = ["arguments", "parameters", "args", "input"] as const;
 const ENVELOPE_KEYS = new Set(["name", "id", "type"]);
+export { PROTOTYPE_KEY_DETAIL };
 
 export type JsonCallRead =
   | { kind: "call"; name: unknown; args: unknown; argumentsKey: string | null }

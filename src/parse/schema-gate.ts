@@ -2,8 +2,7 @@ import { createRequire } from "node:module";
 import type Ajv from "ajv";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import type { JsonSchema, ToolSpec } from "./types.ts";
-import { PROTOTYPE_KEY_WRITTEN, coerceDeep } from "./values.ts";
-import { PROTOTYPE_KEY_DETAIL } from "./call.ts";
+import { PROTOTYPE_KEY_DETAIL, PROTOTYPE_KEY_WRITTEN, coerceDeep } from "./values.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { declaredNames } from "./declared-names.ts";
 // Resolved now, loaded later: a missing ajv stops the start-up (src/parse/libraries.ts).

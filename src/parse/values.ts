@@ -16,6 +16,9 @@ export { propertySchema, schemaTypes };
  */
 export const PROTOTYPE_KEY_WRITTEN: object = Object.freeze({});
 
+/** Why a call whose markup names a prototype member as a key is refused (the name is one of three words: safe to show). */
+export const PROTOTYPE_KEY_DETAIL = "an argument is named __proto__, constructor or prototype, which no call may carry";
+
 /**
  * JSON.parse that never throws and never lets a prototype-polluting key through. Readings
  * JSON.parse would settle in silence are refused instead, because a call must run with what the
