@@ -46,10 +46,12 @@ export class TextMode extends Output {
 
   constructor(options: EngineOptions) {
     const tools = new Map<string, ToolSpec>();
-    for (const tool of options.tools) tools.set(tool.name, tool);
+    // A name declared twice is read with its first declaration (as a host that looks it up with
+    // Array.prototype.find runs it); the gate checks the call against every declaration of it.
+    for (const tool of options.tools) if (!tools.has(tool.name)) tools.set(tool.name, tool);
     withAliases(tools, options.reservedNames);
     super(options, tools);
-    this.ctx = { tools, options: resolveParseOptions(options.parse), schemas: new SchemaGate() };
+    this.ctx = { tools, options: resolveParseOptions(options.parse), schemas: new SchemaGate(options.tools) };
     const dialects = this.ctx.options.dialects;
     this.brackets = dialects.mistral || dialects.mistralResidue || dialects.minimax;
     this.standalone = this.ctx.options.standaloneJson;

@@ -20,21 +20,61 @@ export function jsonStringEnd(text: string, at: number): number {
 
 /**
  * A number literal in JSON's grammar as a call may carry it: undefined for no finite double
- * (`1e999`), a bigint of its digits for an integer a JSON number would send on as other digits
- * (the schema gate refuses it), else the number.
+ * (`1e999`), a bigint for a number a JSON number would send on as another one (the schema gate
+ * refuses it), else the number. The bigint is the integer the literal denotes, or, for one that
+ * denotes none but reads as an integer (`1.0000000000000001`), the integer it reads as.
  */
 export function readNumberLiteral(literal: string): number | bigint | undefined {
   const value = Number(literal);
   if (!Number.isFinite(value)) return undefined;
-  // A fraction or an exponent is a float to every reader, so all read the same double (0.1 too).
-  for (let i = 0; i < literal.length; i++) {
+  let plain = true;
+  for (let i = 0; i < literal.length && plain; i++) {
     const c = literal.charCodeAt(i);
-    if (c === DOT || c === 0x65 || c === 0x45) return value;
+    if (c === DOT || c === 0x65 || c === 0x45) plain = false;
   }
   // An integer is read exactly in Python, Go or Rust (behind the proxy), and JSON.stringify writes
   // the shortest digits of the double, zero-padded: 1234567890123456789 goes out ...800, 2^60 (a
   // double exactly) ...847000, 1e21 as 1e+21. -0 is 0 to every reader.
-  return literal === "-0" || String(value) === literal ? value : BigInt(literal);
+  if (plain) return literal === "-0" || String(value) === literal ? value : BigInt(literal);
+  // A fraction or an exponent is a float to every reader, and a double that is no integer, or one
+  // of 1e21 and more, goes out as a float again (`0.1`, `1.5e+300`): every reader gets the double
+  // the literal reads as, the usual rounding of a decimal. An integer below 1e21 goes out as its
+  // digits, which those readers read exactly: those digits must be the integer the literal denotes,
+  // or `1234567890123456789.0` goes out as ...800 and `1.0000000000000001` as 1.
+  if (!Number.isInteger(value) || Math.abs(value) >= 1e21) return value;
+  const sent = BigInt(String(value));
+  const denoted = denotedInteger(literal);
+  return denoted === sent ? value : (denoted ?? sent);
+}
+
+/**
+ * The integer a number literal (JSON's grammar, with a fraction or an exponent) denotes exactly,
+ * or null when it denotes no integer, or one of more than 22 digits (no double below 1e21 reads
+ * as it). Only the literal's own digits are turned into a bigint, never a power its exponent asks for.
+ */
+function denotedInteger(literal: string): bigint | null {
+  const negative = literal.charCodeAt(0) === DASH;
+  const body = negative ? literal.slice(1) : literal;
+  let e = body.indexOf("e");
+  if (e < 0) e = body.indexOf("E");
+  const mantissa = e < 0 ? body : body.slice(0, e);
+  const exponent = e < 0 ? 0 : Number(body.slice(e + 1));
+  const dot = mantissa.indexOf(".");
+  const whole = dot < 0 ? mantissa : mantissa.slice(0, dot);
+  const fraction = dot < 0 ? "" : mantissa.slice(dot + 1);
+  let digits = whole + fraction;
+  let start = 0;
+  while (start < digits.length && digits.charCodeAt(start) === 0x30) start++;
+  digits = digits.slice(start);
+  if (digits === "") return 0n;
+  let end = digits.length;
+  while (digits.charCodeAt(end - 1) === 0x30) end--;
+  // The value is digits × 10^scale.
+  const scale = exponent - fraction.length + (digits.length - end);
+  digits = digits.slice(0, end);
+  if (!Number.isFinite(scale) || scale < 0 || digits.length + scale > 22) return null;
+  const integer = BigInt(digits) * 10n ** BigInt(scale);
+  return negative ? -integer : integer;
 }
 
 export function numberReadsAsWritten(literal: string): boolean {

@@ -2,7 +2,7 @@ import { isPollutingKey } from "../grammar/plain-data.ts";
 import type { SchemaGate } from "./schema-gate.ts";
 import type { Segment, UnitOutcome } from "./segments.ts";
 import type { ParseOptions, ToolSpec } from "./types.ts";
-import { argumentsObject, coerceObject, coerceValue, decodeEntitiesIfEscaped, propertySchema } from "./values.ts";
+import { PROTOTYPE_KEY_DETAIL, coerceObject, coerceValue, decodeEntitiesIfEscaped, propertySchema, readArguments } from "./values.ts";
 import type { Shape } from "../grammar/shapes.ts";
 
 /**
@@ -21,7 +21,8 @@ export function callOutcome(name: unknown, args: unknown, shape: Shape, ctx: Spa
   if (typeof name !== "string" || name === "") return { kind: "broken", shape, reason: "broken-markup", detail: "tool call without a name" };
   const tool = ctx.tools.get(name);
   if (!tool) return { kind: "broken", shape, reason: "undeclared-tool", detail: "tool not declared by the request", tool: name };
-  const input = argumentsObject(args ?? {});
+  const input = readArguments(args ?? {});
+  if (input === "prototype-key") return { kind: "broken", shape, reason: "broken-markup", detail: PROTOTYPE_KEY_DETAIL, tool: name };
   if (!input) return { kind: "broken", shape, reason: "broken-markup", detail: "tool call arguments are not a JSON object", tool: name };
   return checkedCall(tool, coerceObject(input, tool.parameters), shape);
 }
@@ -35,6 +36,7 @@ export function callOutcome(name: unknown, args: unknown, shape: Shape, ctx: Spa
  */
 export const ARGUMENT_KEYS = ["arguments", "parameters", "args", "input"] as const;
 const ENVELOPE_KEYS = new Set(["name", "id", "type"]);
+export { PROTOTYPE_KEY_DETAIL };
 
 export type JsonCallRead =
   | { kind: "call"; name: unknown; args: unknown; argumentsKey: string | null }
@@ -94,7 +96,8 @@ export function textArgsOutcome(name: string, pairs: [string, string][], shape: 
   if (!tool) return { kind: "broken", shape, reason: "undeclared-tool", detail: "tool not declared by the request", tool: name };
   const input: Record<string, unknown> = {};
   for (const [key, raw] of pairs) {
-    if (isPollutingKey(key)) continue;
+    // A key that names a prototype member is never set (it would reach a prototype) nor dropped (the call would run without it).
+    if (isPollutingKey(key)) return { kind: "broken", shape, reason: "broken-markup", detail: PROTOTYPE_KEY_DETAIL, tool: name };
     if (Object.prototype.hasOwnProperty.call(input, key)) {
       return { kind: "broken", shape, reason: "broken-markup", detail: "the same parameter twice", tool: name };
     }

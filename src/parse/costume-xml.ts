@@ -5,7 +5,6 @@ import { createRequire } from "node:module";
 // Resolved now, loaded later: a missing fast-xml-parser stops the start-up (src/parse/libraries.ts).
 import "./libraries.ts";
 import type { XMLParser, XMLValidator } from "fast-xml-parser";
-import { POLLUTING_KEYS } from "../grammar/plain-data.ts";
 import { codeLanguage } from "../grammar/dialects.ts";
 import { DASH, SLASH, UNDERSCORE } from "../grammar/chars.ts";
 import type { SpanContext } from "./call.ts";
@@ -94,9 +93,8 @@ const ENCLOSING: ReadonlySet<string> = new Set(["tool_args", "tool_call"]);
 
 const CALL_FIELDS = new Set(["tool_name", "tool_args"]);
 const ARG_FIELDS = new Set(["language", "code"]);
-/** Prototype-polluting element names are dropped (as in every dialect), not counted as unread fields. */
-const DROPPED = POLLUTING_KEYS;
-const isReadField = (name: string) => name === "tool_call" || CALL_FIELDS.has(name) || ARG_FIELDS.has(name) || DROPPED.has(name);
+/** A prototype-polluting element name (`<constructor>`) is a field the costume does not read, as any other: nothing runs (review 47). */
+const isReadField = (name: string) => name === "tool_call" || CALL_FIELDS.has(name) || ARG_FIELDS.has(name);
 
 function strictFields(span: string): CostumeFields | null {
   const { parser, validator } = xml();
@@ -201,10 +199,7 @@ function attributedTag(text: string): string | undefined {
   return undefined;
 }
 
-/**
- * Whether some `<name` or `</name` in the text is an element the costume does not read; a dropped
- * (prototype-polluting) element is skipped whole, to its closer. A hand-written forward scan.
- */
+/** Whether some `<name` or `</name` in the text is an element the costume does not read. A hand-written forward scan. */
 function hasUnreadElement(text: string): boolean {
   const isName = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === UNDERSCORE || c === DASH;
   for (let at = text.indexOf("<"); at >= 0; at = text.indexOf("<", at + 1)) {
@@ -215,11 +210,6 @@ function hasUnreadElement(text: string): boolean {
     if (end === from) continue;
     const name = text.slice(from, end).toLowerCase();
     if (!isReadField(name)) return true;
-    if (DROPPED.has(name) && !closing) {
-      const closer = text.indexOf(`</${name}`, end);
-      if (closer < 0) return true;
-      at = closer;
-    }
   }
   return false;
 }

@@ -1,6 +1,6 @@
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import { lineEndAt, lineEndBefore } from "../grammar/chars.ts";
-import { ARGUMENT_KEYS, missingRequired } from "./call.ts";
+import { ARGUMENT_KEYS, PROTOTYPE_KEY_DETAIL, missingRequired } from "./call.ts";
 import type { NudgeReason, ParseOptions, ToolSpec } from "./types.ts";
 import { argumentsObject, coerceObject, coerceValue, decodeEntitiesIfEscaped, parseJson, propertySchema, trimHuggingNewlines } from "./values.ts";
 import type { Shape } from "../grammar/shapes.ts";
@@ -43,7 +43,7 @@ function buildAnyInput(tool: ToolSpec, values: ParamValue[], body: string, optio
     // Review 47: a value the model wrote is never left out, optional or not (`workdir` before `rm -rf ./*`).
     if (v.dropped) return refuse("P03", "a parameter never closed, and nothing shows where its value ends");
     if (!v.name) return refuse("P04", "parameter without a name");
-    if (isPollutingKey(v.name)) continue;
+    if (isPollutingKey(v.name)) return refuse("P04", PROTOTYPE_KEY_DETAIL);
     // P09: a newline on both sides is layout, a lone one content; a value another tag ended (P01,
     // P03) also loses the newline before that boundary, whether or not one opened it.
     const raw = v.raw;

@@ -20,7 +20,16 @@ import type { JsonSchema } from "./types.ts";
 /** Reads Python literals from `s`, from `pos` on. */
 export class PythonLiteralReader {
   pos = 0;
+  /** The text named a prototype member (`__proto__`, `constructor`, `prototype`) as a key: refused, never dropped (review 47). */
+  prototypeKey = false;
   constructor(protected readonly s: string) {}
+
+  /** Refuses a key that names a prototype member, as parseJson does. */
+  ownKey(key: string): void {
+    if (!isPollutingKey(key)) return;
+    this.prototypeKey = true;
+    this.fail();
+  }
 
   atEnd(): boolean {
     return this.pos === this.s.length;
@@ -82,17 +91,18 @@ export class PythonLiteralReader {
     if (c === "{") {
       this.pos++;
       const obj: Record<string, unknown> = {};
-      // Keys read so far, dropped (polluting) ones included.
+      // Keys read so far.
       const seen = new Set<string>();
       // A comma may follow the last entry (`{'a': 1,}`), as in Python; never stand alone (`{,}`).
       while (!this.eat("}")) {
         // Only a string key has a place in a JSON object: `{1: 'y'}` is refused, never read and dropped.
         const key = this.value(depth + 1);
         if (typeof key !== "string" || seen.has(key)) this.fail();
+        this.ownKey(key);
         seen.add(key);
         this.expect(":");
         const value = this.value(depth + 1);
-        if (!isPollutingKey(key)) obj[key] = value;
+        obj[key] = value;
         if (!this.eat(",")) {
           this.expect("}");
           break;
@@ -214,13 +224,13 @@ const PYTHON_ESCAPES = new Map<string, string>([
 ]);
 
 /** One Python literal (list, dict, tuple, string, number, True/False/None) filling the whole text, settled against `schema`. */
-export function parsePythonLiteral(text: string, schema?: JsonSchema): { ok: true; value: unknown } | { ok: false } {
+export function parsePythonLiteral(text: string, schema?: JsonSchema): { ok: true; value: unknown } | { ok: false; prototypeKey?: true } {
+  const reader = new PythonLiteralReader(text.trim());
   try {
-    const reader = new PythonLiteralReader(text.trim());
     const value = reader.value(0);
     reader.ws();
     return reader.atEnd() ? { ok: true, value: settleLiteral(value, schema) } : { ok: false };
   } catch {
-    return { ok: false };
+    return reader.prototypeKey ? { ok: false, prototypeKey: true } : { ok: false };
   }
 }

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import type Ajv from "ajv";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import type { JsonSchema, ToolSpec } from "./types.ts";
-import { coerceDeep } from "./values.ts";
+import { PROTOTYPE_KEY_DETAIL, PROTOTYPE_KEY_WRITTEN, coerceDeep } from "./values.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { declaredNames } from "./declared-names.ts";
 // Resolved now, loaded later: a missing ajv stops the start-up (src/parse/libraries.ts).
@@ -30,6 +30,8 @@ export type SchemaVerdict =
       parameter?: string;
       /** The arguments hold a key the schema does not declare and does not allow (never named). */
       undeclaredArgument?: true;
+      /** The markup itself cannot be run as written (a key that names a prototype member): broken-markup, whatever the schema. */
+      markup?: true;
     };
 
 type Compiled = ValidateFunction | "uncompilable";
@@ -66,7 +68,13 @@ const require = createRequire(import.meta.url);
 function ajv(draft: Draft): Ajv {
   let instance = sharedAjv.get(draft);
   if (instance === undefined) {
-    instance = new (ajvClass(draft))({ strict: false, allErrors: false, validateFormats: false, logger: false, coerceTypes: false, useDefaults: false });
+    // ownProperties: a property is present only when the model wrote it. Without it ajv tests
+    // `data.valueOf !== undefined`, so every Object.prototype member (valueOf, toString,
+    // constructor...) counts as written: `required: ["valueOf"]` passes with nothing written, and an
+    // optional `toString: {type: "string"}` the model omitted is read as a function and refused.
+    // It covers required, properties, dependentRequired/dependencies and the key loops
+    // (additionalProperties, patternProperties, propertyNames) at every depth and in every branch.
+    instance = new (ajvClass(draft))({ strict: false, allErrors: false, validateFormats: false, logger: false, coerceTypes: false, useDefaults: false, ownProperties: true });
     sharedAjv.set(draft, instance);
   }
   return instance;
@@ -83,17 +91,65 @@ function ajvClass(draft: Draft): typeof Ajv {
 /** Per engine: validators by schema object, compiled lazily when a call of that tool is about to be recovered. */
 export class SchemaGate {
   private readonly compiled = new WeakMap<object, Compiled>();
+  /** Every distinct declaration of a name the request declares more than once (the engine reads with the first). */
+  private readonly declarations = new Map<string, ToolSpec[]>();
 
+  /**
+   * `declared`: the request's tool list as given. A name declared twice with different schemas is
+   * ambiguous (a host may resolve it to either declaration), so a call to it must fit every one
+   * of them (fail closed); an exact duplicate changes nothing.
+   */
+  constructor(declared: readonly ToolSpec[] = []) {
+    const byName = new Map<string, ToolSpec[]>();
+    for (const spec of declared) {
+      const list = byName.get(spec.name);
+      if (list) list.push(spec);
+      else byName.set(spec.name, [spec]);
+    }
+    // Schemas are read only for a name declared twice (a host's getter may throw: as for any tool, when a call is checked).
+    for (const [name, specs] of byName) {
+      if (specs.length < 2) continue;
+      const distinct: { spec: ToolSpec; text: string | null }[] = [];
+      for (const spec of specs) {
+        const text = declaredSchemaText(spec);
+        if (!distinct.some((d) => d.spec === spec || (text !== null && d.text === text))) distinct.push({ spec, text });
+      }
+      if (distinct.length > 1) this.declarations.set(name, distinct.map((d) => d.spec));
+    }
+  }
+
+  /** The call's arguments, coerced, when they fit the tool's schema and every other declaration of its name. */
   check(tool: ToolSpec, input: Record<string, unknown>): SchemaVerdict {
+    const verdict = this.checkOne(tool, input);
+    if (!verdict.ok) return verdict;
+    for (const other of this.declarations.get(tool.name) ?? []) {
+      if (other === tool) continue;
+      // The arguments as read, through each declaration's own coercion: one that reads them as
+      // other values (`"5"` as 5 for one, "5" for the other) is a second reading of one markup.
+      const again = this.checkOne(other, input);
+      if (!again.ok) return again;
+      if (again.input !== verdict.input && schemaText(again.input) !== schemaText(verdict.input)) {
+        return { ok: false, detail: `tool ${tool.name} is declared more than once, and its declarations read these arguments differently` };
+      }
+    }
+    return verdict;
+  }
+
+  private checkOne(tool: ToolSpec, input: Record<string, unknown>): SchemaVerdict {
     // Before any schema, even none: a JSON number would send such an integer as other digits.
     const holder = Object.keys(input).find((key) => holds(input[key], (v) => typeof v === "bigint"));
     if (holder !== undefined) {
       const detail = "an integer whose digits cannot be sent as written";
       return nameable(holder, tool.parameters) ? { ok: false, detail: `parameter ${holder} holds ${detail}`, parameter: holder } : { ok: false, detail: `the arguments hold ${detail}` };
     }
+    // A key that names a prototype member, read as a token where it stood (values.ts), or met
+    // while coercing a string for an array or object place: no call, whatever the schema.
+    const prototypeKey = (value: unknown) => holds(value, (v) => v === PROTOTYPE_KEY_WRITTEN);
+    if (prototypeKey(input)) return { ok: false, detail: PROTOTYPE_KEY_DETAIL, markup: true };
     const schema: unknown = tool.parameters;
     if (schema === undefined || schema === true) return { ok: true, input };
     const coerced = isObject(schema) ? (coerceDeep(input, schema) as Record<string, unknown>) : input;
+    if (coerced !== input && prototypeKey(coerced)) return { ok: false, detail: PROTOTYPE_KEY_DETAIL, markup: true };
     if (isObject(schema) && isTriviallyPermissive(schema)) return { ok: true, input: coerced };
     const validate = isObject(schema) ? this.validatorFor(schema) : "uncompilable";
     if (validate === "uncompilable") return { ok: false, detail: `the schema of tool ${tool.name} could not be compiled, so its arguments cannot be checked` };
@@ -155,6 +211,25 @@ function compileAs(draft: Draft, schema: Record<string, unknown>): Compiled {
     } catch {
       // nothing was added
     }
+  }
+}
+
+/** A declaration's schema as text ("" for none), or null when it cannot be read or written (each such one counts as distinct). */
+function declaredSchemaText(spec: ToolSpec): string | null {
+  try {
+    const schema: unknown = spec.parameters;
+    return schema === undefined ? "" : schemaText(schema);
+  } catch {
+    return null;
+  }
+}
+
+/** JSON text of a schema or of arguments, or null when it has none (a cycle, a bigint, undefined). */
+function schemaText(value: unknown): string | null {
+  try {
+    return JSON.stringify(value) ?? null;
+  } catch {
+    return null;
   }
 }
 

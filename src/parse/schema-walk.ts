@@ -3,31 +3,79 @@ import type { JsonSchema } from "./types.ts";
 
 // How coercion walks a tool's schema beside a value: the types a place takes, a property's schema
 // and an item's. One module below values.ts (coerceValue, coerceDeep) and the Python reader
-// (src/parse/python-literal.ts), so both follow a value to the same schema.
+// (src/parse/python-literal.ts), so both follow a value to the same schema. A place reached through
+// a local `$ref` (`#/$defs/S`, `#/definitions/S`, `#`) or an `allOf` is read as the schema it
+// names: one markup gives one argument, however the schema spells the same type.
+
+/** The root schema a subschema was reached from (for its local `$ref`s); a root is its own. First walk wins. */
+const rootOf = new WeakMap<object, JsonSchema>();
+/** How many `$ref`s and branches deep a type is looked for (a cycle ends here too). */
+const MAX_DEPTH = 16;
+
+function reached(sub: JsonSchema, from: JsonSchema): JsonSchema {
+  if (!rootOf.has(sub)) rootOf.set(sub, rootOf.get(from) ?? from);
+  return sub;
+}
+
+/** The schema a local `$ref` of `schema` names, or undefined (none, not local, or not found). */
+function refTarget(schema: JsonSchema): JsonSchema | undefined {
+  const ref = (schema as { $ref?: unknown }).$ref;
+  if (typeof ref !== "string" || !ref.startsWith("#")) return undefined;
+  const root = rootOf.get(schema) ?? schema;
+  let at: unknown = root;
+  if (ref.length > 1) {
+    if (ref[1] !== "/") return undefined;
+    for (const raw of ref.slice(2).split("/")) {
+      let token: string;
+      try {
+        token = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+      } catch {
+        return undefined;
+      }
+      if (!(isObject(at) || Array.isArray(at)) || !Object.prototype.hasOwnProperty.call(at, token)) return undefined;
+      at = (at as Record<string, unknown>)[token];
+    }
+  }
+  return isObject(at) ? reached(at as JsonSchema, root) : undefined;
+}
 
 export function schemaTypes(schema: JsonSchema | undefined): Set<string> {
   const types = new Set<string>();
-  if (!schema) return types;
-  const add = (s: JsonSchema) => {
+  const add = (s: JsonSchema, depth: number) => {
     if (typeof s.type === "string") types.add(s.type);
-    else if (Array.isArray(s.type)) for (const t of s.type) types.add(t);
+    else if (Array.isArray(s.type)) for (const t of s.type) if (typeof t === "string") types.add(t);
+    if (depth >= MAX_DEPTH) return;
+    for (const key of ["anyOf", "oneOf", "allOf"] as const) {
+      const branches = (s as Record<string, unknown>)[key];
+      if (Array.isArray(branches)) for (const branch of branches) if (isObject(branch)) add(reached(branch as JsonSchema, s), depth + 1);
+    }
+    const target = refTarget(s);
+    if (target) add(target, depth + 1);
   };
-  add(schema);
-  for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) add(branch);
+  if (isObject(schema)) add(schema, 0);
   return types;
 }
 
 export function propertySchema(schema: JsonSchema | undefined, key: string): JsonSchema | undefined {
-  const props = schema?.properties;
-  if (!props || !Object.prototype.hasOwnProperty.call(props, key)) return undefined;
-  return props[key];
+  for (let s = schema, depth = 0; isObject(s) && depth <= MAX_DEPTH; s = refTarget(s), depth++) {
+    const props = s.properties;
+    if (isObject(props) && Object.prototype.hasOwnProperty.call(props, key)) {
+      const prop = props[key];
+      return isObject(prop) ? reached(prop as JsonSchema, s) : prop;
+    }
+  }
+  return undefined;
 }
 
 // Item `index`'s schema: its tuple place (`prefixItems`, or draft-07 `items: [...]`), else the
 // rest's (`items`, or draft-07 `additionalItems`). The gate still checks what coercion made.
 export function itemSchema(schema: JsonSchema, index: number): JsonSchema | undefined {
-  const { prefixItems, items, additionalItems } = schema as { prefixItems?: unknown; items?: unknown; additionalItems?: unknown };
-  const places = Array.isArray(prefixItems) ? prefixItems : Array.isArray(items) ? items : [];
-  const place: unknown = index < places.length ? places[index] : Array.isArray(items) ? additionalItems : items;
-  return isObject(place) ? (place as JsonSchema) : undefined;
+  for (let s: JsonSchema | undefined = schema, depth = 0; isObject(s) && depth <= MAX_DEPTH; s = refTarget(s), depth++) {
+    const { prefixItems, items, additionalItems } = s as { prefixItems?: unknown; items?: unknown; additionalItems?: unknown };
+    if (prefixItems === undefined && items === undefined && additionalItems === undefined) continue;
+    const places = Array.isArray(prefixItems) ? prefixItems : Array.isArray(items) ? items : [];
+    const place: unknown = index < places.length ? places[index] : Array.isArray(items) ? additionalItems : items;
+    return isObject(place) ? reached(place as JsonSchema, s) : undefined;
+  }
+  return undefined;
 }

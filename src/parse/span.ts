@@ -70,7 +70,7 @@ function gated(seg: Segment, ctx: SpanContext): Segment {
   }
   const verdict = ctx.schemas.check(tool, seg.input);
   if (verdict.ok) return verdict.input === seg.input ? seg : { ...seg, input: verdict.input };
-  const broken: Segment = { kind: "broken", start: seg.start, end: seg.end, shape: seg.shape, reason: "invalid-arguments", detail: verdict.detail, tool: seg.tool };
+  const broken: Segment = { kind: "broken", start: seg.start, end: seg.end, shape: seg.shape, reason: verdict.markup ? "broken-markup" : "invalid-arguments", detail: verdict.detail, tool: seg.tool };
   if (verdict.parameter !== undefined) broken.parameter = verdict.parameter;
   if (verdict.undeclaredArgument) broken.undeclaredArgument = true;
   return broken;

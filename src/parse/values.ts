@@ -9,20 +9,33 @@ import { itemSchema, propertySchema, schemaTypes } from "./schema-walk.ts";
 export { propertySchema, schemaTypes };
 
 /**
+ * A value read from markup that names a prototype member (`__proto__`, `constructor`,
+ * `prototype`) as a key: never put on an object (it would reach a prototype), nor dropped (the call
+ * would run without what the model wrote), but left in the arguments as this token, which the
+ * schema gate refuses whatever the schema (broken-markup), as it refuses a bigint.
+ */
+export const PROTOTYPE_KEY_WRITTEN: object = Object.freeze({});
+
+/** Why a call whose markup names a prototype member as a key is refused (the name is one of three words: safe to show). */
+export const PROTOTYPE_KEY_DETAIL = "an argument is named __proto__, constructor or prototype, which no call may carry";
+
+/**
  * JSON.parse that never throws and never lets a prototype-polluting key through. Readings
  * JSON.parse would settle in silence are refused instead, because a call must run with what the
  * model wrote or not at all: an object that names a key twice (JSON.parse keeps the last, so
- * `{"command":"echo hi","command":"rm -rf ~"}` would run the second), and a number too large to
- * be one (`1e999` reads as Infinity, which a call would send on as null). An integer whose digits
+ * `{"command":"echo hi","command":"rm -rf ~"}` would run the second), a key that names a prototype
+ * member at any depth (`prototypeKey`: dropped, the call would run without it; review 47), and a
+ * number too large to be one (`1e999` reads as Infinity, which a call would send on as null). An integer whose digits
  * would go out as others reads as a bigint (readNumberLiteral), which the schema gate refuses. A
  * number written in another spelling than its text (`6e2`, `1.0`) is marked where it sits
  * (grammar/number-spelling.ts), so it never goes out as that other text for a string parameter.
  */
-export function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; prototypeKey?: true } {
   try {
     const value: unknown = JSON.parse(text, readValue);
     const reading = readingOf(text);
     if (reading === "key-twice") return { ok: false };
+    if (reading === "prototype-key") return { ok: false, prototypeKey: true };
     // The reviver sees only the rounded double, and no number's spelling: such text is read again, digits and all.
     return { ok: true, value: reading === "inexact" ? readExactly(text) : value };
   } catch {
@@ -30,15 +43,16 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
   }
 }
 
+// Drops a polluting key JSON.parse made an own property of (readingOf refuses the text anyway).
 function readValue(key: string, value: unknown): unknown {
   if (typeof value === "number" && !Number.isFinite(value)) throw new RangeError("a number out of range");
   return isPollutingKey(key) ? undefined : value;
 }
 
-// Whether valid JSON `text` names a key twice in an object (keys compare as they decode), else
-// whether a number in it does not read as a number (readNumberLiteral) or reads as one whose text
+// Whether valid JSON `text` names a key twice in an object (keys compare as they decode) or names a
+// prototype member as a key, else whether a number in it does not read as a number (readNumberLiteral) or reads as one whose text
 // is not the one written (`6e2`, `1.0`: the reading must mark it, readExactly).
-function readingOf(text: string): "key-twice" | "inexact" | "plain" {
+function readingOf(text: string): "key-twice" | "prototype-key" | "inexact" | "plain" {
   // One set of keys per open object; null for an open array.
   const open: (Set<string> | null)[] = [];
   let keyNext = false;
@@ -51,6 +65,7 @@ function readingOf(text: string): "key-twice" | "inexact" | "plain" {
       if (keyNext && keys) {
         const key = JSON.parse(text.slice(i, end)) as string;
         if (keys.has(key)) return "key-twice";
+        if (isPollutingKey(key)) return "prototype-key";
         keys.add(key);
       }
       keyNext = false;
@@ -156,10 +171,16 @@ const EXTRA_ENCODINGS = 2;
  * handled once, not per dialect. Anything else (text that is no JSON, an array, a number) is null.
  */
 export function argumentsObject(value: unknown): Record<string, unknown> | null {
+  const read = readArguments(value);
+  return read === "prototype-key" ? null : read;
+}
+
+/** argumentsObject, saying when the text was refused for a key that names a prototype member. */
+export function readArguments(value: unknown): Record<string, unknown> | "prototype-key" | null {
   let current = value;
   for (let parses = 0; typeof current === "string" && parses <= EXTRA_ENCODINGS; parses++) {
     const parsed = parseJson(current.trim());
-    if (!parsed.ok) return null;
+    if (!parsed.ok) return parsed.prototypeKey ? "prototype-key" : null;
     current = parsed.value;
   }
   return isObject(current) ? current : null;
@@ -208,9 +229,13 @@ export function coerceValue(raw: string, schema: JsonSchema | undefined, typedHi
   if (types.size === 0) {
     if (typedHint !== "false") return raw;
     const parsed = parseJson(trimmed);
-    return parsed.ok ? parsed.value : raw;
+    return parsed.ok ? parsed.value : parsed.prototypeKey ? PROTOTYPE_KEY_WRITTEN : raw;
   }
-  if (types.has("string") && (typedHint !== "false" || types.size === 1)) return raw;
+  // A place that takes a string keeps the raw text, whatever else it takes and however the schema
+  // says so (a type array, anyOf/oneOf, allOf, a local $ref: schemaTypes): `string="false"` holding
+  // `"echo a\nrm -rf ~"` is that text for `["string","null"]` as for `"string"`, never decoded
+  // into two commands for one and kept as one quoted word for the other (review 47).
+  if (types.has("string")) return raw;
   // JSON's number grammar: a leading zero (`0755`, a chmod mode meaning octal 493) is no number
   // here, so it stays text and the schema decides (a number parameter refuses it).
   if ((types.has("number") || types.has("integer")) && /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(trimmed)) {
@@ -223,12 +248,14 @@ export function coerceValue(raw: string, schema: JsonSchema | undefined, typedHi
   if (word !== undefined && matchesTypes(word, types)) return word;
   const parsed = parseJson(trimmed);
   if (parsed.ok) return matchesTypes(parsed.value, types) ? parsed.value : raw;
+  if (parsed.prototypeKey) return PROTOTYPE_KEY_WRITTEN;
   // Text-valued dialects are written by models that think in Python: `[True, None]`, `{'a': 1}`.
   // parseJson may have said no because the text names a key twice or holds `1e999`; the Python
   // reader refuses both too (src/parse/python-literal.ts), so this is never a way around it.
   if (types.has("array") || types.has("object")) {
     const literal = parsePythonLiteral(trimmed, schema);
     if (literal.ok && matchesTypes(literal.value, types)) return literal.value;
+    if (!literal.ok && literal.prototypeKey) return PROTOTYPE_KEY_WRITTEN;
   }
   return raw;
 }

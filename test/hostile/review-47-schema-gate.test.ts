@@ -20,7 +20,10 @@ function run(reply: string, tools: ToolSpec[]) {
   return { calls: out.calls.map((c) => c.input), broken: out.broken.map((b) => b.reason) };
 }
 
-describe("FINDING: ajv reads Object.prototype members as arguments the model wrote", () => {
+describe("fixed: ajv reads Object.prototype members as arguments the model wrote", () => {
+  // Fixed (fx-47-gate): ajv ran without `ownProperties`, so an inherited Object.prototype member
+  // counted as a written argument. Rule now: only own properties are present (schema-gate.ts ajv()
+  // sets ownProperties: true), for required, properties, dependentRequired and in every branch.
   // Severity: wrong execution (low: needs a schema that requires a property named after an
   // Object.prototype member and leaves its type open, e.g. zod's `z.unknown()` / `z.any()`, which
   // render as `{}`). ajv's generated code tests a required property as `data.valueOf !== undefined`
@@ -80,7 +83,12 @@ describe("FINDING: ajv reads Object.prototype members as arguments the model wro
   });
 });
 
-describe("FINDING: a prototype-named argument is dropped before the gate, so the call runs without it", () => {
+describe("fixed: a prototype-named argument is dropped before the gate, so the call runs without it", () => {
+  // Fixed (fx-47-gate): every reader dropped `__proto__`, `constructor` and `prototype` keys and
+  // the call ran with the rest. Rule now: such a key is still never set on an object, but a call
+  // whose markup names one at any depth is refused (broken-markup), as I11 and the element form
+  // were: parseJson and the Python readers refuse the text (prototypeKey), the parameter readers
+  // refuse the call, and a value read where it stood is a token the gate refuses.
   // Severity: wrong execution + lost text (medium-low). Every dialect drops `__proto__`,
   // `constructor` and `prototype` keys from the parsed arguments (docs/SECURITY.md section 4
   // documents the drop as pollution defence), and the call then RUNS with the rest. The key's
@@ -132,7 +140,11 @@ describe("FINDING: a prototype-named argument is dropped before the gate, so the
   });
 });
 
-describe("FINDING: the wires read a non-object tool schema as no schema (accept anything)", () => {
+describe("fixed: the wires read a non-object tool schema as no schema (accept anything)", () => {
+  // Fixed (fx-47-gate): the chat, Anthropic and Responses wires dropped a non-object schema and
+  // declared the tool with none. Rule now (src/wires/declared-names.ts declaredTool(), shared by the
+  // three wires): only an absent schema means none; any schema given is handed on as given, and one
+  // that is not an object fails closed in the gate, as in parse() and the middleware.
   // Severity: wrong execution (low: a client or host bug, or a hostile tool list in front of a
   // provider that accepts it). The gate fails closed on a schema that is not an object
   // (test/parse/schema-gate.test.ts "a schema that is not an object (a host bug) fails closed"),
@@ -235,7 +247,10 @@ describe("hard negatives (pass today): $id and $ref stay inside their own tool's
   });
 });
 
-describe("FINDING: a tool name declared twice is gated by its last declaration only", () => {
+describe("fixed: a tool name declared twice is gated by its last declaration only", () => {
+  // Fixed (fx-47-gate): the engine kept the last declaration of a name and gated by it alone.
+  // Rule now: a call must fit EVERY declaration of its name (SchemaGate is given the request's
+  // tool list; fail closed), read with the first; an exact duplicate declaration changes nothing.
   // Severity: wrong execution (low-medium: a request whose tool list names one tool twice, e.g. a
   // host that appends an MCP or plugin tool under a built-in's name, or a client that merges two
   // lists). The engine keys tools by name (src/engine/text-mode.ts: `tools.set(tool.name, tool)`),
@@ -264,7 +279,11 @@ describe("FINDING: a tool name declared twice is gated by its last declaration o
   });
 });
 
-describe("FINDING: string=\"false\" reads a JSON string literal two ways, by whether the string parameter is nullable", () => {
+describe("fixed: string=\"false\" reads a JSON string literal two ways, by whether the string parameter is nullable", () => {
+  // Fixed (fx-47-gate): coerceValue kept the raw text only for a string-only type, and
+  // schemaTypes followed neither $ref nor allOf. Rule now: a place whose schema admits a string
+  // (a type array, anyOf/oneOf, allOf, a local $ref) reads the value as type "string" does: the
+  // raw text, whatever string= says.
   // Severity: changed arguments (low-medium). The same markup, `string="false"` holding the JSON
   // string literal "echo a\nrm -rf ~", goes out as its raw text (quotes and backslash kept:
   // one quoted word, which bash cannot run) when the parameter's type is "string", but JSON-decoded
@@ -298,15 +317,14 @@ describe("FINDING: string=\"false\" reads a JSON string literal two ways, by whe
   }
 });
 
-describe("FINDING: `format` is never checked, and no document says so", () => {
-  // Severity: arguments that do not fit the schema (low: the tool may check again; the brief's
-  // rule is that an ignored keyword is fine only when documented). The gate builds ajv with
-  // `validateFormats: false` and ships no format implementations (no ajv-formats), so `format:
-  // "uri"`, "email", "date-time", "uuid"... accept any string. zod 4 renders z.url(), z.email(),
-  // z.uuid(), z.iso.datetime() as exactly these formats, so an MCP or OpenCode tool whose schema
-  // says "a URL" gets `rm -rf ~`. docs/SECURITY.md and docs/PATTERNS.md do not mention it.
-  // Expected: a value that does not fit its declared format does not run (or the limitation is
-  // documented and this test is dropped). Suspected: src/parse/schema-gate.ts ajv().
+describe("fixed: `format` is never checked, and no document says so", () => {
+  // Fixed by documenting (fx-47-gate): JSON Schema 2020-12 reads `format` as an annotation unless
+  // a vocabulary asserts it, and checking formats means ajv-formats (a new runtime dependency and
+  // its regular expressions in the audit) or hand-written checkers that could refuse valid calls.
+  // Rule now, in docs/SECURITY.md section 2, docs/PATTERNS.md ("Schema gate") and docs/LIBRARY.md:
+  // `format` is not checked; the tool (OpenCode's zod schemas do) checks its own formats. These
+  // tests assert that documented behaviour: a value that is no URI, date-time or UUID still runs,
+  // while every other keyword of the same place is checked.
   const fetcher: ToolSpec = { name: "webfetch", parameters: { type: "object", properties: { url: { type: "string", format: "uri" }, at: { type: "string", format: "date-time" }, id: { type: "string", format: "uuid" } }, required: ["url"] } };
 
   test("hard negative (passes today): values that fit every format run", () => {
@@ -318,13 +336,33 @@ describe("FINDING: `format` is never checked, and no document says so", () => {
     ["date-time", '{"url": "https://example.com/", "at": "yesterday; rm -rf ~"}'],
     ["uuid", '{"url": "https://example.com/", "id": "../../etc/passwd"}'],
   ] as const) {
-    test(`format ${name}: a value that is not one does not run`, () => {
-      expect(run(hermes("webfetch", args), [fetcher]).calls).toEqual([]);
+    test(`format ${name}: documented as not checked, so a value that is not one runs as written`, () => {
+      expect(run(hermes("webfetch", args), [fetcher]).calls).toEqual([JSON.parse(args) as Record<string, unknown>]);
     });
   }
+
+  test("the keywords beside a format are checked: type, pattern and maxLength still refuse", () => {
+    const tool: ToolSpec = { name: "webfetch", parameters: { type: "object", properties: { url: { type: "string", format: "uri", pattern: "^https://", maxLength: 30 } }, required: ["url"] } };
+    expect(run(hermes("webfetch", '{"url": "https://example.com/"}'), [tool]).calls).toHaveLength(1); // control
+    for (const url of ['"rm -rf ~"', '"https://example.com/a-path-longer-than-thirty"', "42"]) {
+      expect(run(hermes("webfetch", `{"url": ${url}}`), [tool]).calls).toEqual([]);
+    }
+  });
+
+  test("the documents say so", async () => {
+    const security = await Bun.file(new URL("../../docs/SECURITY.md", import.meta.url)).text();
+    const patterns = await Bun.file(new URL("../../docs/PATTERNS.md", import.meta.url)).text();
+    expect(security).toContain("`format` is not checked");
+    expect(patterns).toContain("`format` is not checked");
+  });
 });
 
-describe("FINDING: an integer past 2^53 spelled with `.0` or an exponent goes out as other digits", () => {
+describe("fixed: an integer past 2^53 spelled with `.0` or an exponent goes out as other digits", () => {
+  // Fixed (fx-47-gate): readNumberLiteral let any literal with a fraction or an exponent read as a
+  // float. Rule now: a literal that reads as an integer below 1e21 (which JSON.stringify sends as
+  // integer digits) must denote exactly that integer, or it reads as a bigint and the gate refuses
+  // it whatever the schema, as the plain spelling; a non-integer double or one of 1e21 and more
+  // goes out as a float again and reads as before.
   // Severity: changed arguments (low, the class review 42 fixed for the plain spelling). The
   // plain `1234567890123456789` for an integer parameter is refused (readNumberLiteral reads it as
   // a bigint, and the gate refuses a bigint). The same id written `1234567890123456789.0` or

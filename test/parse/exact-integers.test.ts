@@ -6,7 +6,8 @@
  * (readNumberLiteral), which the schema gate refuses whatever the schema, naming the parameter
  * (invalid-arguments, as a number for a string parameter was refused before); a parameter value
  * written as text keeps it as text for the schema to decide. A literal with a fraction or an
- * exponent is a float to every reader, so it reads as before.
+ * exponent is a float to every reader, so it reads as before, unless (review 47) it reads as an
+ * integer below 1e21 other than the one it denotes: JSON.stringify sends that as integer digits.
  */
 import { describe, expect, test } from "bun:test";
 import { numberReadsAsWritten, readNumberLiteral } from "../../src/grammar/json-syntax.ts";
@@ -37,8 +38,23 @@ describe("which literals read as written", () => {
   });
 
   test("a literal with a fraction or an exponent is a float to every reader: kept unless out of range", () => {
-    for (const literal of ["0.1", "1.5e300", "1e20", "1.2345678901234567e18", "12345678901234567890.5", "-2.5E-3", "1e3", "2.0"]) expect(numberReadsAsWritten(literal)).toBe(true);
+    // A double that is no integer, or one of 1e21 and more, goes out as a float again (1.5e+300).
+    for (const literal of ["0.1", "1.5e300", "1e20", "-2.5E-3", "1e3", "2.0", "1e21", "9007199254740994.0"]) expect(numberReadsAsWritten(literal)).toBe(true);
     for (const literal of ["1e999", "-1E400"]) expect(numberReadsAsWritten(literal)).toBe(false);
+  });
+
+  test("review 47: unless it reads as an integer below 1e21 that is not the one it denotes (that goes out as other digits)", () => {
+    // JSON.stringify writes such a double as integer digits, which exact readers read as an integer:
+    // 1.2345678901234567e18 went out as 1234567890123456800, 12345678901234567890.5 as ...7000,
+    // 1.0000000000000001 as 1, 1e-400 as 0.
+    for (const literal of ["1.2345678901234567e18", "12345678901234567890.5", "1234567890123456789.0", "1234567890123456789e0", "9007199254740993.0", "1.0000000000000001", "1e-400"]) {
+      expect(numberReadsAsWritten(literal)).toBe(false);
+    }
+    expect(readNumberLiteral("1234567890123456789.0")).toBe(BIG);
+    expect(readNumberLiteral("-123456789012345678.9e1")).toBe(-BIG);
+    expect(readNumberLiteral("1.0000000000000001")).toBe(1n);
+    // The integer it denotes is the one it goes out as: kept (as the plain spelling 1152921504606847000 is).
+    for (const literal of ["42.0", "-0.0", "0e999999", "1152921504606847000.0", "1.152921504606847e18", "100000000000000000000.000"]) expect(numberReadsAsWritten(literal)).toBe(true);
   });
 });
 
@@ -56,9 +72,10 @@ describe("every reader reads it as its digits, never as a rounded number", () =>
     expect(parseJson(`{"id":${ID}}`)).toEqual({ ok: true, value: { id: BIG } });
     expect(parseJson(` [1, [2, {"a": -${ID}, "b": [true, false, null, "x", 0.5, {}, []]}]] `)).toEqual({ ok: true, value: [1, [2, { a: -BIG, b: [true, false, null, "x", 0.5, {}, []] }]] });
     expect(parseJson(ID)).toEqual({ ok: true, value: BIG });
-    expect(parseJson(`{"n": 9007199254740993, "__proto__": {"x": 1}, "s": "a\\"b"}`)).toEqual({ ok: true, value: { n: 9007199254740993n, s: 'a"b' } });
-    const polluted = parseJson(`{"__proto__": {"polluted": 1}, "n": ${ID}}`);
-    expect(polluted.ok && Object.getPrototypeOf(polluted.value)).toBe(Object.prototype);
+    expect(parseJson(`{"n": 9007199254740993, "s": "a\\"b"}`)).toEqual({ ok: true, value: { n: 9007199254740993n, s: 'a"b' } });
+    // Review 47: a key that names a prototype member is refused, no longer dropped (the call ran without it).
+    expect(parseJson(`{"n": 9007199254740993, "__proto__": {"x": 1}, "s": "a\\"b"}`)).toEqual({ ok: false, prototypeKey: true });
+    expect(parseJson(`{"__proto__": {"polluted": 1}, "n": ${ID}}`)).toEqual({ ok: false, prototypeKey: true });
     expect(parseJson(`{"n": ${ID}, "n": 1}`)).toEqual({ ok: false });
     expect(parseJson(`{"n": ${ID}, "m": 1e999}`)).toEqual({ ok: false });
     // Hard negatives: nothing changes without such an integer.

@@ -31,8 +31,15 @@ describe("schema-typed coercion of text values (issue 11 item 5)", () => {
     expect(coerceValue("True", { type: "string" }, undefined)).toBe("True");
     expect(coerceValue("None", { type: ["string", "null"] }, undefined)).toBe("None");
     expect(coerceValue(" 5 ", { type: ["string", "number"] }, "true")).toBe(" 5 ");
-    // Only the model's own string="false" lets a union with string take another type.
-    expect(coerceValue("True", { type: ["string", "boolean"] }, "false")).toBe(true);
+    // Review 47: string="false" no longer lets a union with string take another type (it read the
+    // same markup as text for "string" and as JSON for ["string","null"]): a place that takes a
+    // string keeps the raw text, however the schema spells the type.
+    expect(coerceValue("True", { type: ["string", "boolean"] }, "false")).toBe("True");
+    expect(coerceValue('"a\\nb"', { type: ["string", "null"] }, "false")).toBe('"a\\nb"');
+    expect(coerceValue("null", { anyOf: [{ type: "string" }, { type: "null" }] }, "false")).toBe("null");
+    expect(coerceValue("42", { allOf: [{ type: "string" }] }, "false")).toBe("42");
+    // Without a string, string="false" still reads JSON.
+    expect(coerceValue("null", { type: ["integer", "null"] }, "false")).toBe(null);
   });
 
   test("numbers with surrounding whitespace; an integer parameter takes only integers", () => {

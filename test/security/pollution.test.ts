@@ -2,8 +2,14 @@
  * Threat 4, prototype pollution through parsed arguments: `__proto__`, `constructor` and
  * `prototype` keys in every dialect's arguments (DSML parameter names and string="false" JSON
  * values, raw JSON bodies, Hermes, Qwen3-Coder, GLM arg keys, Kimi, MiniMax, Mistral, Claude XML,
- * LFM2 pythonic dicts, legacy DeepSeek, the XML execute costume) are dropped at every depth; the
- * rest of the call survives; no global prototype changes; the client-facing JSON carries none.
+ * LFM2 pythonic dicts, legacy DeepSeek, the XML execute costume), at every depth, never reach a
+ * prototype and no global prototype changes.
+ *
+ * Review 47: they were dropped and the rest of the call ran, so a call ran without what the model
+ * wrote (an argument additionalProperties false forbids, or the value of a declared `prototype`
+ * parameter). Rule now: a call whose markup names such a key anywhere is refused (broken-markup,
+ * no call, text kept), as the element forms (I11, `<bash><constructor>`) already were; the same
+ * markup with ordinary keys in their place runs (the control below).
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { parse } from "../../src/engine/parse.ts";
@@ -19,37 +25,33 @@ const TOOLS: ToolSpec[] = [
 const P = '{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}},"prototype":{"polluted":1},"ok":1}';
 const legacy = (words: string) => `<${BAR}${words.split(" ").join(SP)}${BAR}>`;
 
-const CASES: [string, string, Record<string, unknown>][] = [
+const CASES: [string, string][] = [
   [
     "DSML parameters named __proto__ and constructor",
-    live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}parameter>\n<{D}parameter name="__proto__" string="false">{"polluted":1}</{D}parameter>\n<{D}parameter name="constructor" string="false">{"prototype":{"polluted":1}}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`),
-    { command: "ls" },
+    live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}parameter>\n<{D}parameter name="__proto__" string="false">{"polluted":1}</{D}parameter>\n<{D}parameter name="constructor" string="false">{"prototype":{"polluted":1}}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`)
   ],
-  ["DSML string=false JSON value", live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}parameter>\n<{D}parameter name="env" string="false">${P}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`), { command: "ls", env: { ok: 1 } }],
-  ["DSML arguments wrapper", live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="arguments" string="false">{"command":"ls","__proto__":{"polluted":1},"env":${P}}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`), { command: "ls", env: { ok: 1 } }],
-  ["raw JSON invoke body", live(`<{D}tool_calls>\n<{D}invoke name="bash">\n{"command":"ls","__proto__":{"polluted":1},"env":${P}}\n</{D}invoke>\n</{D}tool_calls>`), { command: "ls", env: { ok: 1 } }],
-  ["Hermes arguments object", `<tool_call>\n{"name": "bash", "arguments": {"command": "ls", "__proto__": {"polluted": 1}, "env": ${P}}}\n</tool_call>`, { command: "ls", env: { ok: 1 } }],
-  ["Hermes arguments string", `<tool_call>\n{"name": "bash", "arguments": ${JSON.stringify(`{"command":"ls","__proto__":{"polluted":1},"env":${P}}`)}}\n</tool_call>`, { command: "ls", env: { ok: 1 } }],
-  ["Qwen3-Coder parameters", `<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n<parameter=__proto__>\n{"polluted":1}\n</parameter>\n<parameter=env>\n${P}\n</parameter>\n</function>\n</tool_call>`, { command: "ls", env: { ok: 1 } }],
+  ["DSML string=false JSON value", live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}parameter>\n<{D}parameter name="env" string="false">${P}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`)],
+  ["DSML arguments wrapper", live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="arguments" string="false">{"command":"ls","__proto__":{"polluted":1},"env":${P}}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`)],
+  ["raw JSON invoke body", live(`<{D}tool_calls>\n<{D}invoke name="bash">\n{"command":"ls","__proto__":{"polluted":1},"env":${P}}\n</{D}invoke>\n</{D}tool_calls>`)],
+  ["Hermes arguments object", `<tool_call>\n{"name": "bash", "arguments": {"command": "ls", "__proto__": {"polluted": 1}, "env": ${P}}}\n</tool_call>`],
+  ["Hermes arguments string", `<tool_call>\n{"name": "bash", "arguments": ${JSON.stringify(`{"command":"ls","__proto__":{"polluted":1},"env":${P}}`)}}\n</tool_call>`],
+  ["Qwen3-Coder parameters", `<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n<parameter=__proto__>\n{"polluted":1}\n</parameter>\n<parameter=env>\n${P}\n</parameter>\n</function>\n</tool_call>`],
   [
     "GLM arg keys",
-    `<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>ls</arg_value>\n<arg_key>__proto__</arg_key>\n<arg_value>{"polluted":1}</arg_value>\n<arg_key>constructor</arg_key>\n<arg_value>{"prototype":{"polluted":1}}</arg_value>\n<arg_key>env</arg_key>\n<arg_value>${P}</arg_value>\n</tool_call>`,
-    { command: "ls", env: { ok: 1 } },
+    `<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>ls</arg_value>\n<arg_key>__proto__</arg_key>\n<arg_value>{"polluted":1}</arg_value>\n<arg_key>constructor</arg_key>\n<arg_value>{"prototype":{"polluted":1}}</arg_value>\n<arg_key>env</arg_key>\n<arg_value>${P}</arg_value>\n</tool_call>`
   ],
-  ["Kimi K2 arguments", `<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>{"command":"ls","__proto__":{"polluted":1},"env":${P}}<|tool_call_end|><|tool_calls_section_end|>`, { command: "ls", env: { ok: 1 } }],
-  ["MiniMax parameters", `<minimax:tool_call>\n<invoke name="bash">\n<parameter name="command">ls</parameter>\n<parameter name="__proto__">{"polluted":1}</parameter>\n<parameter name="env">${P}</parameter>\n</invoke>\n</minimax:tool_call>`, { command: "ls", env: { ok: 1 } }],
-  ["Mistral arguments", `[TOOL_CALLS]bash[ARGS]{"command":"ls","__proto__":{"polluted":1},"env":${P}}`, { command: "ls", env: { ok: 1 } }],
-  ["Claude XML parameters", `<function_calls>\n<invoke name="bash">\n<parameter name="command">ls</parameter>\n<parameter name="__proto__">{"polluted":1}</parameter>\n<parameter name="env">${P}</parameter>\n</invoke>\n</function_calls>`, { command: "ls", env: { ok: 1 } }],
+  ["Kimi K2 arguments", `<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>{"command":"ls","__proto__":{"polluted":1},"env":${P}}<|tool_call_end|><|tool_calls_section_end|>`],
+  ["MiniMax parameters", `<minimax:tool_call>\n<invoke name="bash">\n<parameter name="command">ls</parameter>\n<parameter name="__proto__">{"polluted":1}</parameter>\n<parameter name="env">${P}</parameter>\n</invoke>\n</minimax:tool_call>`],
+  ["Mistral arguments", `[TOOL_CALLS]bash[ARGS]{"command":"ls","__proto__":{"polluted":1},"env":${P}}`],
+  ["Claude XML parameters", `<function_calls>\n<invoke name="bash">\n<parameter name="command">ls</parameter>\n<parameter name="__proto__">{"polluted":1}</parameter>\n<parameter name="env">${P}</parameter>\n</invoke>\n</function_calls>`],
   [
     "LFM2 pythonic keyword and dict keys",
-    `<|tool_call_start|>[bash(command='ls', __proto__={'polluted': 1}, env={'__proto__': {'polluted': 1}, 'constructor': {'prototype': {'polluted': 1}}, 'prototype': 1, 'ok': 1})]<|tool_call_end|>`,
-    { command: "ls", env: { ok: 1 } },
+    `<|tool_call_start|>[bash(command='ls', __proto__={'polluted': 1}, env={'__proto__': {'polluted': 1}, 'constructor': {'prototype': {'polluted': 1}}, 'prototype': 1, 'ok': 1})]<|tool_call_end|>`
   ],
-  ["legacy DeepSeek JSON", `${legacy("tool calls begin")}${legacy("tool call begin")}function${legacy("tool sep")}bash\n\`\`\`json\n{"command":"ls","__proto__":{"polluted":1},"env":${P}}\n\`\`\`${legacy("tool call end")}${legacy("tool calls end")}`, { command: "ls", env: { ok: 1 } }],
+  ["legacy DeepSeek JSON", `${legacy("tool calls begin")}${legacy("tool call begin")}function${legacy("tool sep")}bash\n\`\`\`json\n{"command":"ls","__proto__":{"polluted":1},"env":${P}}\n\`\`\`${legacy("tool call end")}${legacy("tool calls end")}`],
   [
     "XML execute costume with __proto__ and constructor elements",
-    "<tool_call><tool_name>execute</tool_name><tool_args><language>sh</language><code>ls</code><__proto__><polluted>1</polluted></__proto__><constructor><prototype><polluted>1</polluted></prototype></constructor></tool_args></tool_call>",
-    { command: "ls" },
+    "<tool_call><tool_name>execute</tool_name><tool_args><language>sh</language><code>ls</code><__proto__><polluted>1</polluted></__proto__><constructor><prototype><polluted>1</polluted></prototype></constructor></tool_args></tool_call>"
   ],
 ];
 
@@ -74,28 +76,49 @@ function expectCleanGlobals(): void {
 
 afterEach(expectCleanGlobals);
 
+/** The same markup with ordinary keys where the polluting ones stood (the XML costume reads no other element: those go). */
+function control(name: string, markup: string): string {
+  if (name.startsWith("XML execute costume")) return markup.replace(/<__proto__>.*<\/constructor>/, "");
+  return markup.replaceAll("__proto__", "pp").replaceAll("constructor", "cc").replaceAll("prototype", "qq");
+}
+
 describe("prototype-polluting keys in parsed arguments", () => {
-  for (const [name, markup, expected] of CASES) {
-    test(`${name}: dropped by parse() and the engine, the call kept`, () => {
+  for (const [name, markup] of CASES) {
+    test(`${name}: refused by parse() and the engine (broken-markup), never run without them`, () => {
       const parsed = parse(markup, TOOLS);
-      expect(parsed.calls.map((c) => c.input)).toEqual([expected]);
-      expect(pollution(parsed.calls[0]!.input)).toEqual([]);
+      expect(parsed.calls).toEqual([]);
+      expect(parsed.broken.map((b) => b.reason)).toEqual(["broken-markup"]);
+      expect(parsed.text).toBe(markup);
 
       const engine = createRepairEngine({ tools: TOOLS });
       const events = [...engine.feed(markup), ...engine.flush()];
-      const calls = events.flatMap((e) => (e.type === "call" ? [e.call] : []));
-      expect(calls.map((c) => c.input)).toEqual([expected]);
-      expect(pollution(calls[0]!.input)).toEqual([]);
+      expect(events.filter((e) => e.type === "call")).toEqual([]);
+      expect(events.flatMap((e) => (e.type === "text" ? [e.text] : [])).join("")).toBe(markup);
+    });
+
+    test(`${name}: control, the same markup with ordinary keys runs`, () => {
+      const parsed = parse(control(name, markup), TOOLS);
+      expect(parsed.calls).toHaveLength(1);
+      expect(pollution(parsed.calls[0]!.input)).toEqual([]);
     });
   }
 
-  test("through the fetch adapter the client parses arguments that carry no polluting key", async () => {
-    for (const [name, markup, expected] of CASES) {
+  test("through the fetch adapter no call reaches the client, and the text stays", async () => {
+    for (const [name, markup] of CASES) {
       const { out } = await throughFetch({ messages: [{ role: "user", content: "go" }], tools: openAiTools(TOOLS) }, { json: completion(markup) });
-      expect({ name, calls: out.calls.length }).toEqual({ name, calls: 1 });
-      const args = JSON.parse(out.calls[0]!.arguments) as unknown;
-      expect({ name, pollution: pollution(args) }).toEqual({ name, pollution: [] });
-      expect(args).toEqual(expected);
+      expect({ name, calls: out.calls.length }).toEqual({ name, calls: 0 });
+    }
+  });
+
+  test("a string argument whose text holds such a key is text, and runs", () => {
+    const write: ToolSpec = { name: "write", parameters: { type: "object", properties: { content: { type: "string" } }, required: ["content"] } };
+    const text = '{"__proto__": {"x": 1}, "constructor": 1}';
+    for (const markup of [
+      `<tool_call>\n{"name": "write", "arguments": {"content": ${JSON.stringify(text)}}}\n</tool_call>`,
+      live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="content" string="false">${text}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`),
+      `<tool_call>write\n<arg_key>content</arg_key>\n<arg_value>${text}</arg_value>\n</tool_call>`,
+    ]) {
+      expect(parse(markup, [write]).calls.map((c) => c.input)).toEqual([{ content: text }]);
     }
   });
 

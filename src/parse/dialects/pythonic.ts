@@ -1,4 +1,3 @@
-import { isPollutingKey } from "../../grammar/plain-data.ts";
 import { PythonLiteralReader, settleLiteral } from "../python-literal.ts";
 import type { JsonSchema } from "../types.ts";
 
@@ -47,16 +46,17 @@ class Reader extends PythonLiteralReader {
     const name = this.ident();
     this.expect("(");
     const args: Record<string, unknown> = {};
-    // Names read so far, dropped (polluting) ones included.
+    // Names read so far.
     const seen = new Set<string>();
     // A comma may follow the last keyword argument, as in Python (`bash(command='ls',)`); never stand alone (`f(,)`).
     while (!this.eat(")")) {
       const key = this.ident();
       this.expect("=");
       if (seen.has(key)) this.fail();
+      this.ownKey(key);
       seen.add(key);
       const value = this.value(0);
-      if (!isPollutingKey(key)) args[key] = value;
+      args[key] = value;
       if (!this.eat(",")) {
         this.expect(")");
         break;

@@ -1,7 +1,7 @@
 import { Flaw, type Tag } from "../../grammar/tags.ts";
 import { endCutOffAtLastTag, tagsOf, textSpan, type Segment, type UnitOutcome } from "../segments.ts";
 import { parseJson, propertySchema } from "../values.ts";
-import { ARGUMENT_KEYS, callOutcome, declaredNameIn, jsonCallOutcome, readJsonCall, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
+import { ARGUMENT_KEYS, PROTOTYPE_KEY_DETAIL, callOutcome, declaredNameIn, jsonCallOutcome, readJsonCall, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { trimLayoutNewlines } from "./common.ts";
 import { parseQwenFunctions, QwenParameters, startsLineAfterBreak } from "./qwen.ts";
 import { xmlToolCall } from "../costume-xml.ts";
@@ -71,7 +71,8 @@ function readToolCallSpan(span: string, opener: Tag, ctx: SpanContext, truncated
       // JSON that went wrong, then its own closer or a new line (a call cut off mid-JSON): a nudge when it names a declared tool.
       // (A body without its closer reaches here only when the stream ended it at such a line.)
       const named = declaredNameIn(trimmed, ctx);
-      return named === undefined ? textSpan(span.length) : whole({ kind: "broken", shape: "O01", reason: "broken-markup", detail: "the call's JSON is malformed", tool: named });
+      const detail = parsed.prototypeKey ? PROTOTYPE_KEY_DETAIL : "the call's JSON is malformed";
+      return named === undefined ? textSpan(span.length) : whole({ kind: "broken", shape: "O01", reason: "broken-markup", detail, tool: named });
     }
     if (!isObject(parsed.value)) return textSpan(span.length);
     const name = parsed.value.name;

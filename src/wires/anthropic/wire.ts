@@ -7,7 +7,7 @@ import { AnthropicStreamRewriter, CUT_STOP_REASONS, NATIVE_BLOCKS } from "./stre
 import { givenFromMessagesBody } from "../../echo/from-request.ts";
 import { givenFromMessagesBlock, isGivenBlock } from "../../echo/from-reply.ts";
 import { type Json, isObject } from "../../sse/json.ts";
-import { declaredToolNames } from "../declared-names.ts";
+import { declaredTool, declaredToolNames } from "../declared-names.ts";
 import { messagesPrefill } from "../prefill.ts";
 import type { Wire, WireJsonContext } from "../wire.ts";
 
@@ -29,7 +29,7 @@ function declaredTools(body: Json): ToolSpec[] {
   for (const tool of body.tools) {
     if (!isObject(tool) || typeof tool.name !== "string" || !tool.name) continue;
     if (tool.type !== undefined && tool.type !== "custom") continue;
-    tools.push(isObject(tool.input_schema) ? { name: tool.name, parameters: tool.input_schema } : { name: tool.name });
+    tools.push(declaredTool(tool.name, tool.input_schema));
   }
   return tools;
 }

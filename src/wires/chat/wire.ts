@@ -7,7 +7,7 @@ import { givenFromChatBody } from "../../echo/from-request.ts";
 import { ReasoningChannel } from "../../engine/reasoning-channel.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { chatToolChoice, openAiOneCall } from "../tool-choice.ts";
-import { declaredToolNames } from "../declared-names.ts";
+import { declaredTool, declaredToolNames } from "../declared-names.ts";
 import { chatPrefill } from "../prefill.ts";
 import type { Wire, WireJsonContext } from "../wire.ts";
 import { openAiCall } from "./openai.ts";
@@ -37,7 +37,7 @@ function declaredTools(body: Json): ToolSpec[] {
     if (!isObject(tool) || tool.type !== "function" || !isObject(tool.function)) continue;
     const { name, parameters } = tool.function;
     if (typeof name !== "string" || !name) continue;
-    tools.push(isObject(parameters) ? { name, parameters } : { name });
+    tools.push(declaredTool(name, parameters));
   }
   return tools;
 }

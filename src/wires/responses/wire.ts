@@ -9,7 +9,7 @@ import { givenFromResponsesItem } from "../../echo/from-reply.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { NATIVE_ITEMS, functionCallItem, textOf, textOfStep } from "./items.ts";
 import { filteredOut, ResponsesStreamRewriter } from "./stream.ts";
-import { declaredToolNames } from "../declared-names.ts";
+import { declaredTool, declaredToolNames } from "../declared-names.ts";
 import { responsesPrefill } from "../prefill.ts";
 import type { Wire, WireJsonContext } from "../wire.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
@@ -30,7 +30,7 @@ function declaredTools(body: Json): ToolSpec[] {
   const tools: ToolSpec[] = [];
   for (const tool of body.tools) {
     if (!isObject(tool) || tool.type !== "function" || typeof tool.name !== "string" || !tool.name) continue;
-    tools.push(isObject(tool.parameters) ? { name: tool.name, parameters: tool.parameters } : { name: tool.name });
+    tools.push(declaredTool(tool.name, tool.parameters));
   }
   return tools;
 }
