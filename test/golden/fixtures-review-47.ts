@@ -1,14 +1,15 @@
 /**
  * Review 47: Markdown documents nesting their containers oddly around a call (checked against
  * commonmark.js at every split), and a broken call whose invoke the grammar cannot read, replaced
- * whole in history. Spread into build-fixtures.ts's list.
+ * whole in history; runaway values kept only where a declared parameter's opener ends them, a
+ * parameter outside every invoke, and arguments the schema gate refuses. Spread into build-fixtures.ts's list.
  */
 import type { Fixture } from "./build-fixtures.ts";
-import { bad, none } from "./fixture-kit.ts";
+import { bad, none, ok } from "./fixture-kit.ts";
 import { block } from "./notation.ts";
 
 export function review47(): Fixture[] {
-  return [...documentsAroundACall(), ...valuesOutsideAReadableInvoke()];
+  return [...documentsAroundACall(), ...valuesOutsideAReadableInvoke(), ...runawayAndStrayParameters(), ...argumentsTheGateRefuses()];
 }
 
 const LS = block("tool_calls", [["bash", [["command", "ls -la"]]]]);
@@ -31,5 +32,39 @@ function valuesOutsideAReadableInvoke(): Fixture[] {
     bad("S46.4", "claude-write-with-an-nbsp-in-its-invoke-between-prose", "I'll write the page now.\n\n<function_calls>\n<invoke\u00A0name=\"write\">\n<parameter name=\"filePath\">calls.md</parameter>\n<parameter name=\"content\"># Calls</parameter>\n</invoke>\n</function_calls>\n\nDone.\n", "broken-markup", ["D08"]),
     none("S46.n1", "parameter-opener-and-closer-mentioned-mid-sentence", 'The tag <parameter name="content"> opens a value, and </parameter> closes it.\n'),
     none("S46.n2", "parameter-opener-in-inline-code", 'Pass the body with `<parameter name="content">` and close it with `</parameter>`.\n'),
+  ];
+}
+
+const P = (name: string, value: string) => `<{D}parameter name="${name}" string="true">${value}</{D}parameter>`;
+const inBlock = (tool: string, body: string) => `<{D}tool_calls>\n<{D}invoke name="${tool}">\n${body}\n</{D}invoke>\n</{D}tool_calls>`;
+
+/** A value whose closer was lost is read up to the next declared parameter's opener at a line start, or the call is refused; a parameter outside every invoke refuses its block. */
+function runawayAndStrayParameters(): Fixture[] {
+  const scratch = `<{D}parameter name="workdir" string="true">/tmp/scratch`;
+  const rest = `${P("command", "rm -rf ./*")}\n${P("description", "Clean")}`;
+  return [
+    ok("P47.1", "dsml-runaway-optional-kept-at-line-start", inBlock("bash", `${scratch}\n${rest}`), [
+      { tool: "bash", input: { workdir: "/tmp/scratch", command: "rm -rf ./*", description: "Clean" }, shape: "P03" },
+    ]),
+    bad("P47.2", "dsml-runaway-opener-mid-line", inBlock("bash", `${scratch} ${rest}`), "broken-markup", ["P03"]),
+    ok("P47.3", "claude-runaway-kept-at-line-start", '<function_calls>\n<invoke name="bash">\n<parameter name="workdir">/tmp/scratch\n<parameter name="command">rm -rf ./*</parameter>\n<parameter name="description">Clean</parameter>\n</invoke>\n</function_calls>', [
+      { tool: "bash", input: { workdir: "/tmp/scratch", command: "rm -rf ./*", description: "Clean" }, shape: "O07" },
+    ]),
+    bad("P47.4", "dsml-stray-parameter-after-the-invoke-in-its-block", `<{D}tool_calls>\n<{D}invoke name="bash">\n${P("command", "rm -rf ./*")}\n</{D}invoke>\n${P("workdir", "/tmp/scratch")}\n</{D}tool_calls>`, "broken-markup", ["I02"]),
+    bad("P47.5", "dsml-stray-parameter-before-the-invoke-in-its-block", `<{D}tool_calls>\n${P("workdir", "/tmp/scratch")}\n<{D}invoke name="bash">\n${P("command", "rm -rf ./*")}\n</{D}invoke>\n</{D}tool_calls>`, "broken-markup", ["I02"]),
+    bad("P47.7", "stray-closer-after-a-kept-runaway", inBlock("write", `<{D}parameter name="content" string="true">doc:\n<{D}parameter name="filePath" string="true">/etc/passwd</{D}parameter>\n</{D}parameter>`), "broken-markup", ["I04"]),
+    ok("P47.6", "garbled-closer-ends-the-last-value", inBlock("edit", `${P("filePath", "a.txt")}\n${P("oldString", "alpha")}\n<{D}parameter name="newString" string="true">beta{BAR}>{BAR}parameter>`), [
+      { tool: "edit", input: { filePath: "a.txt", oldString: "alpha", newString: "beta" }, shape: "P02" },
+    ]),
+  ];
+}
+
+/** Keys no call may carry, and numbers that would reach the tool as another integer. */
+function argumentsTheGateRefuses(): Fixture[] {
+  return [
+    bad("V47.1", "hermes-argument-named-constructor", '<tool_call>\n{"name": "bash", "arguments": {"command": "ls", "constructor": "rm -rf ~"}}\n</tool_call>', "broken-markup", ["O01"]),
+    bad("V47.2", "dsml-parameter-named-prototype", inBlock("bash", `${P("command", "ls")}\n${P("prototype", "rm -rf ~")}`), "broken-markup", ["P04"]),
+    bad("V47.3", "hermes-integer-past-2-53-spelled-with-a-fraction", '<tool_call>\n{"name": "read", "arguments": {"filePath": "a.ts", "limit": 1234567890123456789.0}}\n</tool_call>', "invalid-arguments", ["O01"]),
+    bad("V47.4", "hermes-number-whose-digits-round-to-another-integer", '<tool_call>\n{"name": "read", "arguments": {"filePath": "a.ts", "limit": 1.0000000000000001}}\n</tool_call>', "invalid-arguments", ["O01"]),
   ];
 }
