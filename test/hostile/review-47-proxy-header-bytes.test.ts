@@ -28,7 +28,7 @@ function rawGet(url: string, path: string): Promise<Buffer> {
   return new Promise((resolve) => {
     const parts: Buffer[] = [];
     const socket = net.connect(Number(port), "127.0.0.1", () => socket.write(`GET ${path} HTTP/1.1\r\nHost: p\r\nConnection: close\r\n\r\n`));
-    socket.on("data", (data) => parts.push(data));
+    socket.on("data", (data: Buffer) => parts.push(data));
     socket.on("close", () => resolve(Buffer.concat(parts)));
     socket.on("error", () => resolve(Buffer.concat(parts)));
   });

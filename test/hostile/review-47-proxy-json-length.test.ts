@@ -16,7 +16,7 @@ function raw(url: string, bytes: string): Promise<Buffer> {
   return new Promise((resolve) => {
     const parts: Buffer[] = [];
     const socket = net.connect(Number(port), "127.0.0.1", () => socket.write(bytes));
-    socket.on("data", (data) => parts.push(data));
+    socket.on("data", (data: Buffer) => parts.push(data));
     socket.on("close", () => resolve(Buffer.concat(parts)));
     socket.on("error", () => resolve(Buffer.concat(parts)));
   });
