@@ -26,7 +26,11 @@ async function start(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ cod
 }
 
 describe("a malformed upstream URL that carries a key", () => {
-  // FINDING (low: a credential written to stderr). A URL that does not parse is echoed whole in the
+  // fixed: the rule now: no message names a URL's userinfo or query; a URL a message shows goes
+  // through redactedUrl (src/proxy/config.ts: everything up to its last `@` as `***`, the query and
+  // fragment as `?<redacted>`), for --upstream, --route (its form and prefix errors too) and
+  // DSML_FIX_UPSTREAM alike. What was wrong:
+  // Was (low: a credential written to stderr). A URL that does not parse is echoed whole in the
   // usage error ("upstream is not a URL: \"https://user:sk-...@api example.com/v1\""), userinfo
   // and query included; a well-formed URL with the same userinfo is refused without echoing it.
   // A typo (a space, a bad port) is enough, and the usage error goes to the journal that keeps the

@@ -60,7 +60,10 @@ const truncated = (sent: string, type = "application/json") => (_req: unknown, r
 };
 
 describe("an upstream that resets inside a content-length body", () => {
-  // FINDING (medium-high: response desync on the client's connection). The upstream promised
+  // fixed: the rule now: when the proxy cannot finish a body as framed (a content-length cut short,
+  // any body but an event stream, half an event), relay destroys the client's socket, so the client
+  // sees an error at once and nothing later is read as part of the cut body. What was wrong:
+  // Was (medium-high: response desync on the client's connection). The upstream promised
   // content-length 100, sent 10 bytes and reset. The proxy relays content-length: 100, writes the
   // 10 bytes, calls res.end() (relay's catch: "a clean end") and keeps the connection alive. The
   // client's framing still expects 90 bytes, so the next answer on that connection (a pipelined
@@ -79,7 +82,10 @@ describe("an upstream that resets inside a content-length body", () => {
     expect(out).not.toContain("SECOND-ANSWER");
   }, 15_000);
 
-  // FINDING (medium: a hang bounded only by the keep-alive timer). Same cause: after the reset the
+  // fixed: the rule now: the same as above; the socket is cut as soon as the upstream's failure is
+  // seen (an event stream sent without a length and cut exactly between events ends cleanly
+  // instead; test/proxy/framing-faults.test.ts). What was wrong:
+  // Was (medium: a hang bounded only by the keep-alive timer). Same cause: after the reset the
   // client waits for 90 bytes that never come; only the server's keep-alive timeout (5 s by
   // default in Bun, set to 60 s here as a client-friendly server would) finally closes the socket.
   // Expected: the socket closes as soon as the upstream's reset is seen. Suspected: src/proxy/server.ts relay.
@@ -97,7 +103,9 @@ describe("an upstream that resets inside a content-length body", () => {
 });
 
 describe("request framing the proxy re-frames for the upstream", () => {
-  // FINDING (low: the upstream gets a different body). `Transfer-Encoding: gzip, chunked` is taken
+  // fixed: the rule now: a request transfer coding other than chunked is refused with 501 and the
+  // connection closed (RFC 9112 6.1); nothing goes up. What was wrong:
+  // Was (low: the upstream gets a different body). `Transfer-Encoding: gzip, chunked` is taken
   // by the server's parser, which removes only the chunked coding; the proxy then drops
   // transfer-encoding (hop-by-hop) and sends the still gzip-coded bytes up as a plain body with a
   // content-length and no coding at all (observed: 25 bytes starting 1f8b, no content-encoding).
@@ -113,7 +121,10 @@ describe("request framing the proxy re-frames for the upstream", () => {
     expect(status === "HTTP/1.1 501 Not Implemented" || forwarded[0] === '{"a":1}').toBe(true);
   });
 
-  // FINDING (low: body lost on a passthrough path). A GET with a body (content-length 5) goes up
+  // fixed: the rule now: a GET or HEAD with a body (a content-length above 0, or a chunked body
+  // that is not empty) is refused with 400 (fetch cannot send it), the connection closed; nothing
+  // goes up. What was wrong:
+  // Was (low: body lost on a passthrough path). A GET with a body (content-length 5) goes up
   // as a GET with no body and no content-length: the upstream answers a different request than the
   // client sent, and nobody is told. Expected: forwarded as sent, or refused with a clear status.
   // Suspected: src/proxy/server.ts handle (`read` is skipped for GET and HEAD).
@@ -125,18 +136,29 @@ describe("request framing the proxy re-frames for the upstream", () => {
     expect(status >= 400 ? up : up[0]).toEqual(status >= 400 ? [] : "hello");
   });
 
-  // FINDING (low: headers the client never sent). With no user-agent and no accept from the
+  // fixed: the finding is right, but fetch cannot be stopped: neither Bun's (oven-sh/bun#17012) nor
+  // Node's lets a default header be left out, only replaced. docs/PROXY.md now says so and names
+  // them; the test asserts that documented behaviour: a client's own user-agent and accept go up
+  // unchanged and alone, and with none the runtime's defaults go up. What was wrong:
+  // Was (low: headers the client never sent). With no user-agent and no accept from the
   // client, the upstream sees `user-agent: Bun/<version>` and `accept: */*`, added by the fetch
   // the proxy forwards with. "Everything that is not repaired passes through" includes the header
   // set: an upstream that keys behaviour or rate limits on user-agent sees a different client.
   // Suspected: src/proxy/server.ts handle (the Headers given to fetch; fetch fills defaults).
-  test("no user-agent or accept header is invented for the upstream", async () => {
+  test("documented: a client's own user-agent and accept go up unchanged and alone; with none, the runtime's fetch adds its own", async () => {
     upstream.answer((_req, res) => res.writeHead(200).end("ok"));
+    await bounded(raw(proxy.url, "GET /models HTTP/1.1\r\nHost: p\r\nUser-Agent: client/1.2\r\nAccept: application/json\r\nConnection: close\r\n\r\n"));
     await bounded(raw(proxy.url, "GET /models HTTP/1.1\r\nHost: p\r\nConnection: close\r\n\r\n"));
-    expect([upstream.seen[0]?.headers["user-agent"], upstream.seen[0]?.headers.accept]).toEqual([undefined, undefined]);
+    const [given, none] = upstream.seen;
+    expect([given?.headers["user-agent"], given?.headers.accept]).toEqual(["client/1.2", "application/json"]);
+    // docs/PROXY.md: fetch cannot leave out its defaults (Bun: `Bun/<version>`, Node: `node`; both `accept: */*`).
+    expect(none?.headers["user-agent"]).toMatch(/^(Bun\/|node$)/);
+    expect(none?.headers.accept).toBe("*/*");
   });
 
-  // FINDING (low: an ambiguous request silently made unambiguous). Two Authorization headers
+  // fixed: the rule now: a request with more than one Authorization or x-api-key header (counted in
+  // rawHeaders) is refused with 400 (ambiguous credentials); nothing goes up. What was wrong:
+  // Was (low: an ambiguous request silently made unambiguous). Two Authorization headers
   // (a singleton field) reach the upstream as the first one alone ("Bearer one"); the second is
   // dropped without a word (the server's req.headers keeps the first of a singleton field).
   // Expected: refused (400), or forwarded as sent (req.rawHeaders). Suspected: src/proxy/server.ts handle.
@@ -148,7 +170,10 @@ describe("request framing the proxy re-frames for the upstream", () => {
     else expect(upstream.seen[0]?.headers.authorization).toBe("Bearer one, Bearer two");
   });
 
-  // FINDING (low: Expect defeated). `Expect: 100-continue` with a content-length above --max-body
+  // fixed: the rule now: a checkContinue handler; `100 Continue` is written only when the body is
+  // about to be read, so every refusal before it (413 over --max-body, 404, 400, 501) is the final
+  // answer without a 100. What was wrong:
+  // Was (low: Expect defeated). `Expect: 100-continue` with a content-length above --max-body
   // gets "100 Continue" first and only then 413: the client is invited to upload the body the
   // proxy will refuse (the point of Expect is to avoid exactly that). Expected (RFC 9110 10.1.1):
   // the final 413 without a 100. Suspected: src/proxy/server.ts (no checkContinue handler; the
@@ -225,6 +250,8 @@ describe("hard negatives (pass today)", () => {
     expect(await bounded(reply)).toBe("reset");
     await settle(() => upstream.openSockets() === 0);
     expect([upstream.openSockets(), stopping.inFlight()]).toEqual([0, 0]);
-    expect(stopping.lines).toEqual([expect.stringMatching(/^POST \/chat\/completions 499 \d+ms recovered=0 ended=client$/)]);
+    // Cut by the shutdown's cap, not by its client (review-47-proxy-log: `ended=shutdown`); no
+    // status went out, so the line's status stays 499.
+    expect(stopping.lines).toEqual([expect.stringMatching(/^POST \/chat\/completions 499 \d+ms recovered=0 ended=shutdown$/)]);
   });
 });

@@ -26,7 +26,9 @@ afterAll(() => upstream.close());
 const CHAT = { model: "m", stream: true, messages: [{ role: "user", content: "hi" }], tools: TOOLS };
 
 describe("what the access log says ended a request", () => {
-  // FINDING (low: the log blames the client). A stream still open when the shutdown's cap runs out
+  // fixed: the rule now: an answer still open when the shutdown's cap runs out is logged
+  // `ended=shutdown` (a client that left before it is still `ended=client`). What was wrong:
+  // Was (low: the log blames the client). A stream still open when the shutdown's cap runs out
   // is cut by the proxy (closeAllConnections), and the access log says "ended=client", the same
   // words as a client that went away. An operator reading why answers were cut after a restart is
   // sent to the clients. Expected: a word of its own (e.g. "ended=shutdown").
@@ -52,7 +54,10 @@ describe("requests the server's parser refuses", () => {
   beforeAll(async () => void (proxy = await startProxy(["--upstream", `${upstream.url}/v1`])));
   afterAll(() => proxy.close());
 
-  // FINDING (low: refused requests leave no trace). A request with both Content-Length and
+  // fixed: the rule now: a clientError handler answers what the parser refuses with the runtime's
+  // status (431 for a header over the limit, 408 for a timeout, else 400) and writes one access-log
+  // line: method and path when the request line was read, else `-`, never a header. What was wrong:
+  // Was (low: refused requests leave no trace). A request with both Content-Length and
   // Transfer-Encoding (the classic smuggling shape), two different Content-Lengths, or a 100 KiB
   // header is answered 400/431 by the runtime's parser before the proxy's handler runs, and the
   // access log gets no line at all: "one access-log line per request" holds only for requests the

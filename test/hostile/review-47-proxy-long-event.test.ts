@@ -29,7 +29,11 @@ async function receive(path: string): Promise<string> {
 }
 
 describe("the upstream drops inside an event past the hold bound", () => {
-  // FINDING (medium-low: a half-written SSE event under a clean end). One whole event, then 1.5 MiB
+  // fixed: the rule now: the same as review-47-proxy-framing's reset rule; after an upstream
+  // failure relay ends the answer cleanly only when its bytes so far end an event (and no content-
+  // length was sent), else it destroys the client's socket; on a repaired wire the repair's stream
+  // errors after what it passed, and the same check applies. What was wrong:
+  // Was (medium-low: a half-written SSE event under a clean end). One whole event, then 1.5 MiB
   // (passthrough; 5 MiB on a repaired wire) of an event that never ends, then a reset. The event's
   // bytes went out as they came (the bound), and on the reset relay ends the response cleanly
   // (chunked terminator), so the client's stream ends normally with half an event as its last

@@ -23,7 +23,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-// FINDING (medium: a hang and unbounded requests from one config mistake). Every request the
+// fixed: the rule now: at start, runProxy refuses (exit 2, one message) an upstream or route on a
+// loopback or any address at the proxy's own port (routeToItself); at runtime the proxy adds `Via:
+// 1.1 dsml-fix-<per-process token>` to what it sends up, and a request that comes back with it gets
+// 508 Loop Detected at once and one warning line. What was wrong:
+// Was (medium: a hang and unbounded requests from one config mistake). Every request the
 // proxy sends to itself is a new request to itself: one GET /models became 256 requests in flight
 // (the runtime's connection limit per host, so it stops there, holding every socket) and the
 // client waits until --upstream-timeout (300 s by default) runs out at some level. No message says

@@ -10,7 +10,9 @@ let upstream: Upstream;
 beforeAll(async () => void (upstream = await startUpstream()));
 afterAll(() => upstream.close());
 
-// FINDING (low-medium: a request lost at restart instead of refused). An answer that completes
+// fixed: the rule now: once the shutdown began, every answer the proxy writes (relayed, refused,
+// health) carries `Connection: close`. What was wrong:
+// Was (low-medium: a request lost at restart instead of refused). An answer that completes
 // after the shutdown began still says `connection: keep-alive`, and right after it the proxy
 // closes the now idle connection (closeIdleConnections). A keep-alive client takes the header at
 // its word and sends its next request on that connection; the proxy has already closed it, and

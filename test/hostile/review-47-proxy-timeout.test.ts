@@ -50,7 +50,10 @@ async function asking(path: string, body: unknown): Promise<[number, string]> {
 }
 
 describe("a non-streaming answer whose headers came in time", () => {
-  // FINDING (medium: a completed answer cut in half, reported as 200). On a repaired wire the
+  // fixed: the rule now: the --upstream-timeout timer stops when the upstream's headers arrive, on
+  // every path (the proxy's fetch wrapper stops it before the repair reads a JSON body). What was
+  // wrong:
+  // Was (medium: a completed answer cut in half, reported as 200). On a repaired wire the
   // repair reads a JSON answer whole before repairFetch resolves (src/adapters/fetch.ts
   // repairJson), and the proxy clears its --upstream-timeout timer only once repairFetch resolves.
   // So the timer, meant for the headers, also runs over the body: at TIMEOUT it aborts the read,
