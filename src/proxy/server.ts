@@ -134,7 +134,7 @@ export function createProxyServer(config: ServerConfig, log: ProxyLog, baseFetch
       if (config.debug) log.info(`proxy: request failed: ${(error as Error)?.name ?? "error"}`);
       if (!res.headersSent) plain(res, 502, "upstream request failed", state.closing);
       // The answer cannot be finished as framed: the client sees its connection cut, never a short body under a clean end.
-      else res.destroy();
+      else cut(res);
     });
   };
   const server = http.createServer({ maxHeaderSize: 64 * 1024 }, onRequest);
@@ -404,7 +404,7 @@ async function relay(response: Response, res: http.ServerResponse, abort: AbortC
     if (!res.destroyed) {
       note.ended = "upstream";
       // Cut short where the client cannot tell: cut its connection instead (see above).
-      if (!(mayEndEarly && sent.atEventEnd())) res.destroy();
+      if (!(mayEndEarly && sent.atEventEnd())) cut(res);
     }
   } finally {
     if (res.destroyed) {
@@ -413,6 +413,17 @@ async function relay(response: Response, res: http.ServerResponse, abort: AbortC
     }
     res.end();
   }
+}
+
+/**
+ * Cuts the client's connection in the middle of an answer. The headers go out first: Bun's
+ * ServerResponse, destroyed before it wrote anything, sends a bare `200` with `Connection: close`
+ * and no body instead (a clean, empty answer under the wrong status); an empty write sends the
+ * status and headers given, so the cut shows as one.
+ */
+function cut(res: http.ServerResponse): void {
+  if (!res.destroyed) res.write(new Uint8Array(0));
+  res.destroy();
 }
 
 /** The last few bytes written (enough to tell whether they end an SSE event). */

@@ -100,6 +100,10 @@ describe("an upstream that fails mid-body: a clean end only when the client's fr
     ["an event stream with a content-length, cut between events", { "content-type": "text/event-stream", "content-length": 500 }, "data: {}\n\n"],
     ["chunked JSON, cut mid-body", { "content-type": "application/json" }, '{"id":"x","choices":['],
     ["chunked text, cut mid-body", { "content-type": "text/plain" }, "half of a"],
+    // Headers, then a reset before the first byte: the proxy has written nothing of the body yet.
+    ["chunked JSON, cut before its first byte", { "content-type": "application/json" }, ""],
+    ["JSON with a content-length, cut before its first byte", { "content-type": "application/json", "content-length": 40 }, ""],
+    ["an event stream with a content-length, cut before its first byte", { "content-type": "text/event-stream", "content-length": 40 }, ""],
   ])("%s: the client's connection is cut (an error, at once), logged ended=upstream", async (_name, head, body) => {
     upstream.answer(cutAfter(head, body));
     const lines = proxy.lines.length;
