@@ -97,7 +97,7 @@ export function proxyConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}
   const flagged = new Set<string>();
   for (const given of values.route ?? []) {
     const at = given.indexOf("=");
-    if (at < 0) throw new ProxyUsageError(`--route wants /prefix=URL (got ${JSON.stringify(given)})`);
+    if (at < 0) throw new ProxyUsageError(`--route wants /prefix=URL (got ${JSON.stringify(redactedUrl(given))})`);
     const one = route(given.slice(0, at), given.slice(at + 1));
     if (flagged.has(one.prefix)) throw new ProxyUsageError(`--route ${JSON.stringify(one.prefix)} is given twice; give each prefix once`);
     flagged.add(one.prefix);
@@ -186,7 +186,7 @@ function fileKeysClose(file: FileConfig, problems: string[]): boolean {
 
 function route(prefix: string, url: string): Route {
   const wellFormed = prefix.length > 1 && prefix.startsWith("/") && !prefix.endsWith("/") && !prefix.includes("?") && !prefix.includes("#");
-  if (!wellFormed) throw new ProxyUsageError(`route prefix must start with / and not end with / (got ${JSON.stringify(prefix)})`);
+  if (!wellFormed) throw new ProxyUsageError(`route prefix must start with / and not end with / (got ${JSON.stringify(redactedUrl(prefix))})`);
   return { prefix, upstream: upstreamUrl(url) };
 }
 
@@ -195,11 +195,66 @@ function upstreamUrl(text: string): URL {
   try {
     url = new URL(text);
   } catch {
-    throw new ProxyUsageError(`upstream is not a URL: ${JSON.stringify(text)}`);
+    throw new ProxyUsageError(`upstream is not a URL: ${JSON.stringify(redactedUrl(text))}`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new ProxyUsageError(`upstream must be http or https (got ${url.protocol})`);
   if (url.username || url.password) throw new ProxyUsageError("upstream URL must not carry credentials; the client's own headers are forwarded");
   return url;
+}
+
+/**
+ * A URL as a message may show it: everything up to its last `@` (userinfo, however the password is
+ * written: a `/`, `?` or `#` in it would end the authority for a parser) as `***`, then the query
+ * and fragment as `?<redacted>`. Found by characters alone, so a URL that does not parse (a space
+ * in the host, a bad port) is redacted as well as one that does; a path's own `@` is hidden too,
+ * which costs a message nothing. Either part may hold a key; the message says what is wrong without it.
+ */
+export function redactedUrl(text: string): string {
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(text)?.[0] ?? "";
+  let rest = text.slice(scheme.length);
+  const at = rest.lastIndexOf("@");
+  if (at >= 0) rest = `***${rest.slice(at)}`;
+  const query = rest.search(/[?#]/);
+  return query < 0 ? `${scheme}${rest}` : `${scheme}${rest.slice(0, query)}?<redacted>`;
+}
+
+/**
+ * The route that would send the proxy's requests back to itself: an upstream on a loopback or
+ * any-address host (127.0.0.0/8, ::1, localhost, 0.0.0.0, ::) at the proxy's own port, while the
+ * proxy listens on such an address too (or on that very host). Undefined when none does; port 0
+ * (any free port) cannot be told before listening (the server's Via check catches a loop then).
+ */
+export function routeToItself(config: Pick<ProxyConfig, "host" | "port" | "routes">): Route | undefined {
+  if (config.port === 0) return undefined;
+  const bind = hostName(config.host);
+  for (const route of config.routes) {
+    const { protocol, port } = route.upstream;
+    const upstreamPort = port === "" ? (protocol === "https:" ? 443 : 80) : Number(port);
+    if (upstreamPort !== config.port) continue;
+    const host = hostName(route.upstream.hostname);
+    if (host === bind || (isLocal(host) && isLocal(bind))) return route;
+  }
+  return undefined;
+}
+
+/** A host name as compared here: lower case, without IPv6 brackets or a trailing dot, an IPv6 address as URL writes it. */
+function hostName(host: string): string {
+  let bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
+  if (bare.includes(":")) {
+    try {
+      bare = new URL(`http://[${bare}]`).hostname.slice(1, -1);
+    } catch {
+      // Not an address URL reads: compared as given.
+    }
+  }
+  return bare.toLowerCase().replace(/\.$/, "");
+}
+
+/** Loopback or any-address: 127.0.0.0/8, ::1 (also IPv4-mapped), localhost and its subdomains, 0.0.0.0, ::. */
+function isLocal(host: string): boolean {
+  if (host === "localhost" || host.endsWith(".localhost") || host === "::1" || host === "::" || host === "0.0.0.0") return true;
+  // URL writes ::ffff:127.0.0.1 as ::ffff:7f00:1.
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(host);
 }
 
 function integer(value: string | number, name: string, min: number, max: number): number {

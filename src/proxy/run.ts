@@ -1,6 +1,6 @@
 // `dsml-fix proxy`: starts the server, says where it listens, and shuts down gracefully on a signal.
 import type { AddressInfo } from "node:net";
-import { PROXY_USAGE, ProxyUsageError, proxyConfig } from "./config.ts";
+import { PROXY_USAGE, ProxyUsageError, proxyConfig, redactedUrl, routeToItself } from "./config.ts";
 import { createProxyServer } from "./server.ts";
 
 export interface ProxyIo {
@@ -20,6 +20,9 @@ export async function runProxy(argv: readonly string[], io: ProxyIo, signals: No
   let config;
   try {
     config = proxyConfig(argv, io.env ?? process.env);
+    // The proxy as its own upstream: every request would come back to it, without end.
+    const loop = routeToItself(config);
+    if (loop) throw new ProxyUsageError(`${loop.prefix ? `the route ${loop.prefix}` : "the upstream"} ${redactedUrl(`${loop.upstream.origin}${loop.upstream.pathname}`)} is this proxy itself (${config.host} port ${config.port}); give the upstream's own URL`);
   } catch (error) {
     if (!(error instanceof ProxyUsageError)) throw error;
     io.err([`dsml-fix: ${error.message}`, ...PROXY_USAGE.split("\n")]);

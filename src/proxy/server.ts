@@ -1,6 +1,8 @@
 // The proxy server: forwards every request unchanged to its configured upstream and streams the
 // answer back; the three model wires go through repairFetch, exactly the plugin's repair.
 import http from "node:http";
+import { randomBytes } from "node:crypto";
+import type { Duplex } from "node:stream";
 import { repairFetch } from "../adapters/fetch.ts";
 import type { AdapterOptions } from "../adapters/options.ts";
 import type { ProxyConfig } from "./config.ts";
@@ -27,9 +29,27 @@ const TAG_HEADER = "x-dsml-fix-tag";
 
 /** What the access log needs to know about a request beyond its status. */
 interface RequestNote {
-  /** The upstream dropped the answer mid-stream (the client got a clean end). */
+  /** The upstream dropped the answer mid-stream (a clean end after whole events, or the client's connection cut). */
   ended?: "upstream";
 }
+
+/** The server's state the request handler reads. */
+interface ServerState {
+  /** The shutdown began: every answer from now on says `Connection: close`. */
+  closing: boolean;
+  /** The shutdown's cap ran out: what is still open now is cut by the proxy, not by its client. */
+  cut: boolean;
+}
+
+/**
+ * How long a request body may stall (no byte for this long) before the proxy answers 408 and
+ * closes the connection: a client that sends half a body and stops would hold its slot forever
+ * (the server's requestTimeout is off, as streams run for minutes).
+ */
+export const BODY_IDLE_MS = 60_000;
+
+/** Credentials a request may carry once: two are ambiguous, and a proxy must not pick one. */
+const SINGLE_CREDENTIALS = new Set(["authorization", "x-api-key"]);
 
 export interface ProxyLog {
   info(line: string): void;
@@ -44,7 +64,9 @@ export interface ProxyServer {
   inFlight(): number;
 }
 
-export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "headersTimeoutMs" | "debug" | "options">, log: ProxyLog, baseFetch: typeof fetch = globalThis.fetch): ProxyServer {
+type ServerConfig = Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "headersTimeoutMs" | "debug" | "options"> & { bodyIdleMs?: number };
+
+export function createProxyServer(config: ServerConfig, log: ProxyLog, baseFetch: typeof fetch = globalThis.fetch): ProxyServer {
   const recovered = new Map<string, number>();
   // --debug: the plugin's own request and response lines, the request named by the proxy's tag.
   const debug = createDebugLog(config.debug, (line) => log.info(line));
@@ -68,15 +90,26 @@ export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPa
   // Answers that come back as the upstream sent them; any other was rebuilt by the repair, whose
   // event stream already goes out in whole events (see relay).
   const asSent = new WeakSet<Response>();
+  // --upstream-timeout is the time to the upstream's headers: each request's timer stops here, when
+  // they came, and never runs over a body the repair reads before it answers (a JSON answer).
+  const onHeaders = new WeakMap<AbortSignal, () => void>();
   const upstream = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const response = await baseFetch(input, init);
+    if (init?.signal) onHeaders.get(init.signal)?.();
     asSent.add(response);
     return response;
   };
   const repaired = repairFetch(adapter, Object.assign(upstream, { preconnect: baseFetch.preconnect }) as typeof fetch);
   let sequence = 0;
-  let closing = false;
-  const server = http.createServer({ maxHeaderSize: 64 * 1024 }, (req, res) => {
+  const state: ServerState = { closing: false, cut: false };
+  // This process's name in the Via header it adds to what it sends up (RFC 9110 7.6.3): a request
+  // that comes back with it has passed this proxy already (its upstream or a route is the proxy
+  // itself) and is answered 508 at once, instead of looping until the sockets run out.
+  const self = `dsml-fix-${randomBytes(6).toString("hex")}`;
+  const context: HandleContext = { config, repaired, asSent, onHeaders, debug, state, self, log, debugText: (line) => debugLine(adapter, line) };
+  /** Requests that asked for `100 Continue`: it is sent only when the body is about to be read. */
+  const expecting = new WeakSet<http.IncomingMessage>();
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const started = performance.now();
     const tag = `proxy/${++sequence}`;
     recovered.set(tag, 0);
@@ -89,28 +122,44 @@ export function createProxyServer(config: Pick<ProxyConfig, "routes" | "healthPa
       // One line per request: never a header value, a query string or a body.
       const ms = Math.round(performance.now() - started);
       const status = res.headersSent ? res.statusCode : 499;
-      const ended = !res.writableFinished ? " ended=client" : note.ended ? ` ended=${note.ended}` : "";
-      log.info(`${req.method} ${pathname} ${status} ${ms}ms recovered=${recovered.get(tag) ?? 0}${ended}`);
+      // What cut an unfinished answer: the upstream (its drop, relayed), the shutdown's cap, or the client.
+      const why = note.ended ?? (res.writableFinished ? undefined : state.cut ? "shutdown" : "client");
+      log.info(`${req.method} ${pathname} ${status} ${ms}ms recovered=${recovered.get(tag) ?? 0}${why ? ` ended=${why}` : ""}`);
       recovered.delete(tag);
       // Shutting down: a connection whose last answer just ended is idle now; close it at once
       // rather than wait out the client's keep-alive (server.close() only closed those idle then).
-      if (closing) setImmediate(() => server.closeIdleConnections());
+      if (state.closing) setImmediate(() => server.closeIdleConnections());
     });
-    handle(req, res, tag, note, config, repaired, asSent, debug, (line) => debugLine(adapter, line)).catch((error: unknown) => {
+    handle(req, res, tag, note, context, expecting.has(req)).catch((error: unknown) => {
       if (config.debug) log.info(`proxy: request failed: ${(error as Error)?.name ?? "error"}`);
-      if (!res.headersSent) plain(res, 502, "upstream request failed");
-      else res.end();
+      if (!res.headersSent) plain(res, 502, "upstream request failed", state.closing);
+      // The answer cannot be finished as framed: the client sees its connection cut, never a short body under a clean end.
+      else cut(res);
     });
+  };
+  const server = http.createServer({ maxHeaderSize: 64 * 1024 }, onRequest);
+  // `Expect: 100-continue`: no 100 before the proxy knows it will read the body (a body over
+  // --max-body, a path no route covers, ... get their final answer without one; RFC 9110 10.1.1).
+  server.on("checkContinue", (req: http.IncomingMessage, res: http.ServerResponse) => {
+    expecting.add(req);
+    onRequest(req, res);
   });
+  // A request the server's parser refuses (smuggling shapes, a header over the limit) gets the
+  // status the runtime would give it, and its access-log line: method and path only when the
+  // request line was read, never a header.
+  server.on("clientError", (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => refuseUnparsed(error, socket, log));
+  // An error after listening (a runtime's socket error) is logged; the server serves on where it can.
+  server.once("listening", () => server.on("error", (error: NodeJS.ErrnoException) => log.warn(`dsml-fix proxy: server error: ${error.code ?? error.name}`)));
   server.requestTimeout = 0; // streams may run for minutes; the upstream's own timeouts apply
   const shutdown = async (ms: number) => {
-    closing = true;
+    state.closing = true;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
     await Promise.race([closed, late]);
     clearTimeout(timer);
+    state.cut = true;
     server.closeAllConnections();
     await closed;
   };
@@ -123,36 +172,71 @@ function debugTarget(tag: string | undefined): { sessionID: string; messageID: s
   return at < 0 ? { sessionID: "proxy", messageID: null } : { sessionID: tag!.slice(0, at), messageID: tag!.slice(at + 1) };
 }
 
-async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: string, note: RequestNote, config: Pick<ProxyConfig, "routes" | "healthPath" | "maxBodyBytes" | "headersTimeoutMs" | "options">, repaired: typeof fetch, asSent: WeakSet<Response>, debug: DebugLog, debugText: (line: string) => void): Promise<void> {
+interface HandleContext {
+  config: ServerConfig;
+  repaired: typeof fetch;
+  asSent: WeakSet<Response>;
+  onHeaders: WeakMap<AbortSignal, () => void>;
+  debug: DebugLog;
+  state: ServerState;
+  /** This process's Via pseudonym. */
+  self: string;
+  log: ProxyLog;
+  debugText: (line: string) => void;
+}
+
+async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: string, note: RequestNote, context: HandleContext, expectsContinue: boolean): Promise<void> {
+  const { config, repaired, asSent, onHeaders, debug, state, debugText } = context;
+  // Shutting down: every answer says `Connection: close`, so no client sends another request on a
+  // connection the proxy is about to close (RFC 9112 9.6).
+  const refuse = (status: number, message: string, close = false) => plain(res, status, message, close || state.closing);
   const url = withoutFragment(req.url ?? "/");
-  if (!url.startsWith("/")) return plain(res, 400, "absolute-form request targets are not proxied");
-  if (pathOnly(url) === config.healthPath && (req.method === "GET" || req.method === "HEAD")) return healthy(res);
+  if (!url.startsWith("/")) return refuse(400, "absolute-form request targets are not proxied");
+  if (cameBack(req.headers.via, context.self)) {
+    context.log.warn("dsml-fix proxy: a request came back to this proxy (508 Loop Detected): --upstream or a --route points at the proxy itself");
+    return refuse(508, "this request already passed through this proxy: its upstream or route points back at the proxy", true);
+  }
+  // A transfer coding other than chunked (`gzip, chunked`) is one the proxy does not decode: its
+  // bytes are not the content, and going up as a plain body they would be taken for it (RFC 9112 6.1).
+  const codings = transferCodings(req.headers["transfer-encoding"]);
+  if (codings.some((coding) => coding !== "chunked")) return refuse(501, "a request transfer coding other than chunked is not supported", true);
+  // Two Authorization (or x-api-key) headers: which credential is meant is not the proxy's to pick.
+  const doubled = credentialsGivenTwice(req.rawHeaders);
+  if (doubled) return refuse(400, `the request carries more than one ${doubled} header (ambiguous credentials)`, true);
+  if (pathOnly(url) === config.healthPath && (req.method === "GET" || req.method === "HEAD")) return healthy(res, state.closing);
   const matched = routeFor(config.routes, url);
-  if (!matched) return plain(res, 404, "no upstream is configured for this path");
-  if (leavesRoute(config.routes, matched, url)) return plain(res, 400, "the path's dot segments leave the route it was sent to");
+  if (!matched) return refuse(404, "no upstream is configured for this path");
+  if (leavesRoute(config.routes, matched, url)) return refuse(400, "the path's dot segments leave the route it was sent to");
   const declared = Number(req.headers["content-length"] ?? 0);
   // The rest of a refused body is never read: the connection closes after the answer, or it would
   // stay open (and hold up a graceful shutdown) waiting for bytes nobody wants.
-  if (declared > config.maxBodyBytes) return plain(res, 413, "request body too large", true);
+  if (declared > config.maxBodyBytes) return refuse(413, "request body too large", true);
+  // fetch sends no body with GET or HEAD: one the client sent would be dropped without a word.
+  const bodiless = req.method === "GET" || req.method === "HEAD";
+  if (bodiless && declared > 0) return refuse(400, `a ${req.method} request with a body cannot be forwarded`, true);
+  const target = upstreamTarget(matched.route.upstream, matched.rest);
+  if (!target) return refuse(400, "the path climbs above the upstream's own path");
 
   const abort = new AbortController();
   // The client went away before the answer was complete: stop the upstream request too.
   res.on("close", () => {
     if (!res.writableFinished) abort.abort();
   });
-  const read = req.method === "GET" || req.method === "HEAD" ? undefined : await readBody(req, config.maxBodyBytes);
-  if (read === "too large") return plain(res, 413, "request body too large", true);
-  const target = upstreamTarget(matched.route.upstream, matched.rest);
-  if (!target) return plain(res, 400, "the path climbs above the upstream's own path");
+  const framed = declared > 0 || codings.length > 0;
+  if (expectsContinue && framed) res.writeContinue();
+  const read = framed ? await readBody(req, config.maxBodyBytes, config.bodyIdleMs ?? BODY_IDLE_MS) : bodiless ? undefined : new Uint8Array(0);
+  if (read === "too large") return refuse(413, "request body too large", true);
+  if (read === "stalled") return refuse(408, "the request body stalled", true);
+  if (read === "aborted" || abort.signal.aborted) return;
+  if (bodiless && read !== undefined && read.length > 0) return refuse(400, `a ${req.method} request with a body cannot be forwarded`, true);
   const history = { parse: config.options.parse, sanitize: config.options.history.sanitize, correct: config.options.retry.nudge, echoGuard: config.options.responseFix.echoGuard };
-  let body = read;
-  if (read && req.method === "POST") {
-    const sanitized = sanitizeRequestBody(target.pathname, read, history);
+  let body = bodiless ? undefined : read;
+  if (body && req.method === "POST") {
+    const sanitized = sanitizeRequestBody(target.pathname, body, history);
     body = sanitized.body;
     if (sanitized.why) debugText(`${sanitized.why} (${tag})`);
     if (sanitized.removed > 0 || sanitized.correction) debug.request({ ...debugTarget(tag), sanitizedMessages: sanitized.turns, sanitizedParts: sanitized.removed, nudge: sanitized.correction });
   }
-  if (abort.signal.aborted) return;
 
   const headers = new Headers();
   const hop = namedInConnection(req.headers.connection);
@@ -162,11 +246,14 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: 
   }
   // Bodies come back as the upstream wrote them (no decompression on the way), so bytes stay identical.
   headers.set("accept-encoding", "identity");
+  // The proxy names itself in Via (after any the client sent): how it knows a request that comes back.
+  headers.append("via", `${req.httpVersion === "1.0" ? "1.0" : "1.1"} ${context.self}`);
   headers.set(TAG_HEADER, tag);
   let response: Response;
   // An upstream that never answers must not hold the client forever: 504 once the wait is over.
   let timedOut = false;
   const timer = setTimeout(() => ((timedOut = true), abort.abort()), config.headersTimeoutMs);
+  onHeaders.set(abort.signal, () => clearTimeout(timer));
   try {
     response = await repaired(target.href, {
       method: req.method ?? "GET",
@@ -177,26 +264,90 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: 
       signal: abort.signal,
     });
   } catch {
-    if (timedOut) return plain(res, 504, "upstream did not answer in time");
+    if (timedOut) return refuse(504, "upstream did not answer in time");
     if (abort.signal.aborted) return void res.end();
-    return plain(res, 502, "upstream unreachable");
+    return refuse(502, "upstream unreachable");
   } finally {
     clearTimeout(timer);
   }
-  await relay(response, res, abort, note, !asSent.has(response));
+  await relay(response, res, abort, note, !asSent.has(response), state);
 }
 
-async function readBody(req: http.IncomingMessage, limit: number): Promise<Uint8Array<ArrayBuffer> | "too large"> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const part of req as AsyncIterable<Buffer>) {
-    size += part.length;
-    if (size > limit) return "too large";
-    parts.push(part);
+/** Whether a Via header names this process (`self`) as one of the hops already passed. */
+function cameBack(via: string | string[] | undefined, self: string): boolean {
+  for (const one of Array.isArray(via) ? via : via ? [via] : []) for (const hop of one.split(",")) if (hop.trim().split(/\s+/)[1] === self) return true;
+  return false;
+}
+
+/** The request's transfer codings, lower case, in order (empty: none). */
+function transferCodings(value: string | string[] | undefined): string[] {
+  const codings: string[] = [];
+  for (const one of Array.isArray(value) ? value : value ? [value] : []) for (const coding of one.split(",")) if (coding.trim()) codings.push(coding.trim().toLowerCase().split(";")[0]!.trim());
+  return codings;
+}
+
+/** The credential header the request gives more than once (raw, as sent), or undefined. */
+function credentialsGivenTwice(raw: readonly string[]): string | undefined {
+  const seen = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (!SINGLE_CREDENTIALS.has(name)) continue;
+    if (seen.has(name)) return name;
+    seen.add(name);
   }
-  return concatBytes(parts);
+  return undefined;
 }
 
+/**
+ * Reads the body up to `limit` bytes. "stalled": no byte came for `idleMs`; "aborted": the client
+ * went away. A refused body is left unread (paused): the answer closes the connection.
+ */
+function readBody(req: http.IncomingMessage, limit: number, idleMs: number): Promise<Uint8Array<ArrayBuffer> | "too large" | "stalled" | "aborted"> {
+  return new Promise((resolve) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (result: Uint8Array<ArrayBuffer> | "too large" | "stalled" | "aborted") => {
+      clearTimeout(timer);
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("close", onClose);
+      req.off("error", onClose);
+      if (typeof result === "string") req.pause();
+      resolve(result);
+    };
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => finish("stalled"), idleMs);
+    };
+    const onData = (part: Buffer) => {
+      size += part.length;
+      if (size > limit) return finish("too large");
+      parts.push(part);
+      arm();
+    };
+    const onEnd = () => finish(concatBytes(parts));
+    const onClose = () => finish("aborted");
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("close", onClose);
+    req.on("error", onClose);
+    arm();
+  });
+}
+
+/** Node's own answers to what its parser refuses: 431 for a header over the limit, 408 for a timeout, else 400. */
+function refuseUnparsed(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex, log: ProxyLog): void {
+  // A reset or a socket no longer writable: no request to answer, nothing to log.
+  if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy();
+  const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+  const body = JSON.stringify({ error: { message: `dsml-fix proxy: ${status === 431 ? "request header fields too large" : status === 408 ? "request timeout" : "malformed request"}`, type: "proxy_error" } });
+  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  // The request line, when it was read whole: method and path (loggedPath), never a header.
+  const line = /^([A-Z]{1,20}) (\S+) HTTP\/\d\.\d\r?\n/.exec(error.rawPacket?.toString("latin1", 0, 8192) ?? "");
+  const target = line?.[2];
+  log.info(`${line?.[1] ?? "-"} ${target?.startsWith("/") ? loggedPath(withoutFragment(target)) : "-"} ${status} 0ms recovered=0`);
+}
 
 /**
  * Streams the answer with backpressure: the next upstream chunk is read only once the client took
@@ -206,8 +357,15 @@ async function readBody(req: http.IncomingMessage, limit: number): Promise<Uint8
  * the upstream fails), so it is not framed a second time. Past its own bound (one event over
  * 4 MiB) the repair passes that event's bytes as they come (src/sse/passing.ts), as WholeEvents
  * does past 1 MiB.
+ *
+ * When the upstream fails, the answer ends cleanly only when what went out is a whole body as the
+ * client frames it: an event stream without a content-length whose bytes end between events. Any
+ * other body (a content-length cut short, JSON, half an event past the bound) cannot be finished
+ * as framed, so the client's connection is cut: the client sees an error at once, never a short
+ * body under a clean end, a keep-alive connection out of step with its next answer, or a wait on
+ * the keep-alive timer.
  */
-async function relay(response: Response, res: http.ServerResponse, abort: AbortController, note: RequestNote, rewritten: boolean): Promise<void> {
+async function relay(response: Response, res: http.ServerResponse, abort: AbortController, note: RequestNote, rewritten: boolean, state: ServerState): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   // The upstream compressed its answer despite `accept-encoding: identity`. A body fetch decoded
   // goes out plain, without the encoding and length that no longer hold; one it did not decode goes
@@ -219,10 +377,15 @@ async function relay(response: Response, res: http.ServerResponse, abort: AbortC
     if (RESPONSE_DROP.has(name) || hop.has(name) || (decoded && (name === "content-encoding" || name === "content-length"))) return;
     headers[name] = name === "set-cookie" ? response.headers.getSetCookie() : value;
   });
+  if (state.closing) headers.connection = "close";
   res.writeHead(response.status, response.statusText, headers);
   if (response.body === null) return void res.end();
   // Still-encoded bytes have no events to keep whole.
-  const events = !rewritten && coding !== "encoded" && isEventStream(response.headers.get("content-type")) ? new WholeEvents() : undefined;
+  const stream = coding !== "encoded" && isEventStream(response.headers.get("content-type"));
+  const events = !rewritten && stream ? new WholeEvents() : undefined;
+  // An event stream sent without a length may end early and stay well framed, at an event's end.
+  const mayEndEarly = stream && headers["content-length"] === undefined;
+  const sent = new LastBytes();
   const reader = response.body.getReader();
   try {
     for (;;) {
@@ -230,13 +393,19 @@ async function relay(response: Response, res: http.ServerResponse, abort: AbortC
       if (done) break;
       if (res.destroyed) break;
       const ready = events ? events.push(value) : [value];
-      for (const part of ready) if (!res.write(part)) await drained(res);
+      for (const part of ready) {
+        sent.push(part);
+        if (!res.write(part)) await drained(res);
+      }
     }
     // A clean end: whatever followed the last blank line is the upstream's own last word, kept.
     if (!res.destroyed) for (const part of events?.rest() ?? []) res.write(part);
   } catch {
-    // Upstream dropped mid-stream: end the answer cleanly (the half event is dropped) rather than hang.
-    note.ended = "upstream";
+    if (!res.destroyed) {
+      note.ended = "upstream";
+      // Cut short where the client cannot tell: cut its connection instead (see above).
+      if (!(mayEndEarly && sent.atEventEnd())) cut(res);
+    }
   } finally {
     if (res.destroyed) {
       abort.abort();
@@ -245,6 +414,47 @@ async function relay(response: Response, res: http.ServerResponse, abort: AbortC
     res.end();
   }
 }
+
+/**
+ * Cuts the client's connection in the middle of an answer. The headers go out first: Bun's
+ * ServerResponse, destroyed before it wrote anything, sends a bare `200` with `Connection: close`
+ * and no body instead (a clean, empty answer under the wrong status); an empty write sends the
+ * status and headers given, so the cut shows as one.
+ */
+function cut(res: http.ServerResponse): void {
+  if (!res.destroyed) res.write(new Uint8Array(0));
+  res.destroy();
+}
+
+/** The last few bytes written (enough to tell whether they end an SSE event). */
+class LastBytes {
+  #tail: number[] = [];
+
+  push(chunk: Uint8Array): void {
+    if (chunk.length >= 4) this.#tail = [...chunk.subarray(chunk.length - 4)];
+    else this.#tail = [...this.#tail, ...chunk].slice(-4);
+  }
+
+  /**
+   * The bytes so far end an event (a blank line: a line end right after a line end; CR, LF and
+   * CR LF each end a line), or nothing went out. A CR last may be followed by its LF, which
+   * belongs to the same line end, so it ends an event already when a line end comes before it.
+   */
+  atEventEnd(): boolean {
+    const tail = this.#tail;
+    if (tail.length === 0) return true;
+    let at = tail.length;
+    if (tail[at - 1] === LF && tail[at - 2] === CR) at -= 2;
+    else if (tail[at - 1] === LF || tail[at - 1] === CR) at -= 1;
+    else return false;
+    // The whole stream was one line end: nothing but that went out.
+    if (at === 0) return tail.length < 4;
+    return tail[at - 1] === LF || tail[at - 1] === CR;
+  }
+}
+
+const CR = 13;
+const LF = 10;
 
 /** Bytes an event stream may hold back for one unfinished event; past it they go out as they come. */
 const HELD_EVENT_LIMIT = 1024 * 1024;
@@ -298,9 +508,9 @@ export function drained(res: http.ServerResponse): Promise<void> {
 }
 
 /** The health answer: a status a monitor can read, not an error object. */
-function healthy(res: http.ServerResponse): void {
+function healthy(res: http.ServerResponse, close: boolean): void {
   const body = JSON.stringify({ status: "ok" });
-  res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...(close ? { connection: "close" } : {}) });
   res.end(body);
 }
 
