@@ -44,7 +44,12 @@ export class NativeRepeats {
     this.#tracking = true;
   }
 
-  /** Anything held, or entries to read: a recovered call went out (nothing is read before). */
+  /**
+   * Anything held, or entries to read: a recovered call went out. None is read before: the engine
+   * strips markup after a native call as its duplicate, so a call is rarely sent while one streams
+   * (and then that call's later entries are held as a call not named yet, and go out as they came
+   * at the end: late, never lost).
+   */
   wants(toolCalls: readonly unknown[] | undefined): boolean {
     if (this.#native.holding) return true;
     return toolCalls !== undefined && this.#tracking;
