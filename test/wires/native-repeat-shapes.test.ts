@@ -252,3 +252,29 @@ describe("Anthropic and Responses: a cut after the repeat's complete input, befo
     expect(client.calls).toEqual([{ name: "read", input: '{"path":"a.ts"}' }]);
   });
 });
+
+describe("chat: a call after a dropped repeat under the same index, without an id", () => {
+  // The client reads a named entry opening a JSON value after the call under its index closed as
+  // another call: it is not read into the dropped repeat.
+  test("the repeat dropped, the next call under index 0 (no id) runs", async () => {
+    const body = chatSse([
+      LEAD,
+      tc({ index: 0, type: "function", function: { name: "read", arguments: '{"path":"a.ts"}' } }),
+      tc({ index: 0, type: "function", function: { name: "read", arguments: '{"path":"z.ts"}' } }),
+      chunk({}, "tool_calls"),
+    ]);
+    const client = await chatClient("compatible", body);
+    expect(inputs(client.calls)).toEqual(['{"path":"a.ts"}', '{"path":"z.ts"}']);
+  });
+
+  test("hard negative: no leak, the same two entries: both run", async () => {
+    const body = chatSse([
+      chunk({ role: "assistant", content: "Reading. " }),
+      tc({ index: 0, type: "function", function: { name: "read", arguments: '{"path":"a.ts"}' } }),
+      tc({ index: 0, type: "function", function: { name: "read", arguments: '{"path":"z.ts"}' } }),
+      chunk({}, "tool_calls"),
+    ]);
+    const client = await chatClient("compatible", body);
+    expect(inputs(client.calls)).toEqual(['{"path":"a.ts"}', '{"path":"z.ts"}']);
+  });
+});

@@ -1,8 +1,8 @@
 // A chat stream's native tool_calls entries that may repeat a recovered call already sent
 // (sent-calls.ts, held-native.ts). Entries are told apart as the AI SDK's chat providers tell them
-// (@ai-sdk/provider-utils StreamingToolCallTracker): by `index`; under an index already seen, an
-// entry with another `id` and a name starts another call (servers that number every call 0); an
-// entry without index (gateways streaming whole calls so, which @ai-sdk/openai-compatible reads)
+// (@ai-sdk/provider-utils StreamingToolCallTracker): by `index`; under an index already seen, a
+// named entry starts another call when its `id` is another (servers that number every call 0) or
+// when it opens a JSON value after that call's arguments closed; an entry without index (gateways streaming whole calls so, which @ai-sdk/openai-compatible reads)
 // by its `id`, or, with neither, as a new call when it names a tool and as the last such call's
 // continuation when it does not. A call is held from its first entry when it may repeat a sent
 // call (its tool is one a sent call has, or it names no tool yet while a sent call is unmatched),
@@ -27,6 +27,8 @@ interface Slot {
   state: "held" | "passed" | "dropped";
   /** Its arguments read as JSON, piece by piece, while it is held: complete once they close. */
   scan: JsonEnd;
+  /** Its arguments closed as JSON (read while it was held): a named entry opening a value after them is another call. */
+  closed: boolean;
 }
 
 export class NativeRepeats {
@@ -78,11 +80,12 @@ export class NativeRepeats {
       const args = typeof fn?.arguments === "string" ? fn.arguments : undefined;
       const index = typeof entry.index === "number" ? entry.index : undefined;
       const id = nonBlank(entry.id);
-      let slot = this.#find(index, id, name, released);
+      let slot = this.#find(index, id, name, args, released);
       if (slot === undefined) {
         slot = this.#start(index, id);
         if (name !== undefined ? this.#native.mayRepeat(name) : this.#native.mayRepeatUnnamed()) {
           slot.state = "held";
+          slot.scan = new JsonEnd();
           this.#native.hold(slot, name, entry, args ?? "");
           slot.scan.add(args ?? "");
           released.push(...this.#decide(slot));
@@ -111,23 +114,24 @@ export class NativeRepeats {
   }
 
   /** The slot an entry continues; undefined: it starts a call (a held call it ends is decided into `released`). */
-  #find(index: number | undefined, id: string | undefined, name: string | undefined, released: Json[]): Slot | undefined {
-    if (index !== undefined) {
-      const slot = this.#byIndex.get(index);
-      // Another id with a name under the same index: another call (the client reads it so).
-      if (slot !== undefined && name !== undefined && id !== undefined && slot.id !== undefined && id !== slot.id) {
-        if (slot.state === "held") released.push(...this.#settled(this.#native.settleOne(slot)));
-        return undefined;
-      }
-      if (slot !== undefined && slot.id === undefined) slot.id = id;
-      return slot;
+  #find(index: number | undefined, id: string | undefined, name: string | undefined, args: string | undefined, released: Json[]): Slot | undefined {
+    let slot: Slot | undefined;
+    if (index !== undefined) slot = this.#byIndex.get(index);
+    else if (id !== undefined) slot = this.#byId.get(id);
+    else return name !== undefined ? undefined : this.#lastUnindexed;
+    if (slot === undefined) return undefined;
+    // A named entry under the same index starts another call, as the client reads it, when its id
+    // is another, or when it opens a JSON value after the call's arguments closed.
+    if (name !== undefined && ((id !== undefined && slot.id !== undefined && id !== slot.id) || (slot.closed && opensValue(args)))) {
+      if (slot.state === "held") released.push(...this.#settled(this.#native.settleOne(slot)));
+      return undefined;
     }
-    if (id !== undefined) return this.#byId.get(id);
-    return name !== undefined ? undefined : this.#lastUnindexed;
+    slot.id ??= id;
+    return slot;
   }
 
   #start(index: number | undefined, id: string | undefined): Slot {
-    const slot: Slot = { id, state: "passed", scan: new JsonEnd() };
+    const slot: Slot = { id, state: "passed", scan: DONE, closed: false };
     if (index !== undefined) this.#byIndex.set(index, slot);
     else {
       if (id !== undefined) this.#byId.set(id, slot);
@@ -141,6 +145,7 @@ export class NativeRepeats {
     const held = this.#native.get(slot)!;
     if (held.tool !== undefined && !this.#native.mayRepeat(held.tool)) return this.#out(this.#native.release(slot));
     if (held.tool === undefined || !slot.scan.complete) return [];
+    slot.closed = true;
     if (this.#native.complete(held.args, undefined, slot)) {
       slot.state = "dropped";
       slot.scan = DONE;
@@ -154,6 +159,7 @@ export class NativeRepeats {
     for (const held of dropped) {
       const slot = held.id as Slot;
       slot.state = "dropped";
+      slot.closed = true;
       slot.scan = DONE;
     }
     return released.flatMap((held) => this.#out(held));
@@ -164,6 +170,7 @@ export class NativeRepeats {
     if (held === undefined) return [];
     const slot = held.id as Slot;
     slot.state = "passed";
+    slot.closed ||= slot.scan.complete;
     slot.scan = DONE;
     const entry: Json = {};
     const fn: Json = {};
@@ -175,6 +182,13 @@ export class NativeRepeats {
     entry.function = fn;
     return [entry];
   }
+}
+
+/** Arguments text that opens an object or an array (the client reads a named entry so as a call's start). */
+function opensValue(args: string | undefined): boolean {
+  if (args === undefined) return false;
+  const first = args.trimStart().charCodeAt(0);
+  return first === 123 || first === 91;
 }
 
 /** A string with something besides blanks in it (the client reads a blank name or id as none). */
