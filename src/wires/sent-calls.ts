@@ -32,6 +32,11 @@ export class SentCalls {
     else this.#sent.set(call.tool, [key]);
   }
 
+  /** Some call sent is not matched by a native call yet (a native call not named yet may repeat it). */
+  get any(): boolean {
+    return this.#sent.size > 0;
+  }
+
   /** A native call for `tool` may repeat a call sent: it is held until its input is complete. */
   has(tool: unknown): boolean {
     return typeof tool === "string" && this.#sent.has(tool);

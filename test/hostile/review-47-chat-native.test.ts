@@ -1,6 +1,6 @@
 // Review 47 (hostile, tests only): the chat-completions wire's native-call handling
 // (src/wires/chat/native-repeats.ts, call-numbering.ts) read by the AI SDK chat providers. Each
-// failing test says what is wrong, its severity and the suspected source file; the others are hard
+// test marked fixed says what was wrong and the rule now (fx-47-native); the others are hard
 // negatives.
 import { describe, expect, test } from "bun:test";
 import { ENVELOPE, HERMES, PROVIDERS, READ, chatClient, chatSse, chunk, dataEvents, rawReply } from "./review-47-chat-support.ts";
@@ -14,16 +14,14 @@ function nameLater(entries: Record<string, unknown>[]): string {
 }
 
 describe("a leaked call sent, then the same native call whose first delta carries no function.name", () => {
-  // FINDING (a call runs twice: high). Some OpenAI-compatible providers send a tool call's first
-  // delta without `function.name` (@ai-sdk/openai-compatible buffers such deltas until the name
-  // comes, for exactly those providers). The leak goes out as a call (parallel calls on); the
-  // native repeat's first delta names no tool, so NativeRepeats.wants/filter never hold it (they
-  // only hold an entry whose own delta names a tool a sent call has), and its arguments stream
-  // past; the later delta naming `read` is held, compared on its own (empty) arguments, is no
-  // repeat, and goes out: the client joins the two and runs read a.ts twice. Expected: the native
-  // repeat is recognised and dropped, one call. Suspected: src/wires/chat/native-repeats.ts
-  // (an index whose first delta has no name is marked passed / never held).
-  test("arguments in the first delta, the name in the next: one call, not two", async () => {
+  // fixed: (was a call running twice: high) some OpenAI-compatible providers send a tool call's
+  // first delta without `function.name` (@ai-sdk/openai-compatible buffers such deltas until the
+  // name comes); NativeRepeats held a call only from the delta naming a sent call's tool, so the
+  // first delta's arguments streamed past, the rest was compared alone, and the client joined
+  // them and ran read a.ts twice. The rule now: a call is held from its first entry (by index, or
+  // id) when it may still repeat a sent call (its name not known yet while a sent call is
+  // unmatched), bounded as ever; once named and its arguments closed it is compared whole.
+  test("fixed: arguments in the first delta, the name in the next: one call, not two", async () => {
     const client = await chatClient("compatible", nameLater([
       { index: 0, id: "call_n", type: "function", function: { arguments: '{"path":"a.ts"}' } },
       { index: 0, function: { name: "read" } },
@@ -31,7 +29,7 @@ describe("a leaked call sent, then the same native call whose first delta carrie
     expect(client.calls).toEqual([{ name: "read", input: '{"path":"a.ts"}' }]);
   });
 
-  test("arguments split around the delta that names the tool: one call, not two", async () => {
+  test("fixed: arguments split around the delta that names the tool: one call, not two", async () => {
     const client = await chatClient("compatible", nameLater([
       { index: 0, id: "call_n", type: "function", function: { arguments: '{"path":' } },
       { index: 0, function: { name: "read", arguments: '"a.ts"}' } },
@@ -39,15 +37,13 @@ describe("a leaked call sent, then the same native call whose first delta carrie
     expect(client.calls).toEqual([{ name: "read", input: '{"path":"a.ts"}' }]);
   });
 
-  // FINDING (the client rejects the stream: medium). Same shape, the first delta carrying an empty
-  // argument string: the repeat is dropped from the delta that names the tool on, but its first
-  // delta (id, no name) already went out under index 1. @ai-sdk/openai-compatible keeps it pending,
-  // and at the stream's end throws AI_InvalidResponseDataError ("Expected 'function.name' to be a
-  // string"): the whole answer fails, where without the leak the same native call ran. Expected:
-  // the repeat dropped whole (every delta of its index), the stream read without error, one call.
-  // Suspected: src/wires/chat/native-repeats.ts (holding starts at the delta naming the tool, not
-  // at the index's first delta).
-  test("an empty first delta, the name next, the arguments last: the client reads the stream, one call", async () => {
+  // fixed: (was the client rejecting the stream: medium) same shape, the first delta carrying an
+  // empty argument string: the repeat was dropped from its naming delta on, but its first delta
+  // (id, no name) had gone out under index 1, and @ai-sdk/openai-compatible threw
+  // AI_InvalidResponseDataError ("Expected 'function.name' to be a string") at the end. The rule
+  // now: held from its first entry, no entry of a dropped repeat ever goes out (nor any later one
+  // of the same call).
+  test("fixed: an empty first delta, the name next, the arguments last: the client reads the stream, one call", async () => {
     const outcome = await chatClient("compatible", nameLater([
       { index: 0, id: "call_n", type: "function", function: { arguments: "" } },
       { index: 0, function: { name: "read" } },
@@ -56,7 +52,7 @@ describe("a leaked call sent, then the same native call whose first delta carrie
     expect(outcome).toEqual([{ name: "read", input: '{"path":"a.ts"}' }]);
   });
 
-  test("the raw stream: no delta of the dropped repeat goes out", async () => {
+  test("fixed: the raw stream: no delta of the dropped repeat goes out", async () => {
     const { text } = await rawReply(REQUEST, nameLater([
       { index: 0, id: "call_n", type: "function", function: { arguments: "" } },
       { index: 0, function: { name: "read" } },
@@ -84,13 +80,12 @@ describe("a leaked call sent, then the same native call whose first delta carrie
 });
 
 describe("a leaked call sent, then the same native call with no index (as some OpenAI-compatible gateways stream it)", () => {
-  // FINDING (a call runs twice: high). A tool_calls entry without `index` (some OpenAI-compatible
-  // gateways stream whole calls so; @ai-sdk/openai-compatible accepts it and runs the call) is
-  // never held by NativeRepeats.filter (`index === undefined`: neither held nor compared), so the
-  // native repeat of the leak already sent goes out and the client runs read a.ts twice. Expected:
-  // the repeat is compared like one with an index and dropped: one call. Suspected:
-  // src/wires/chat/native-repeats.ts (filter, wants: entries without an index).
-  test("the same call, whole in one entry without index: one call, not two", async () => {
+  // fixed: (was a call running twice: high) a tool_calls entry without `index` (some
+  // OpenAI-compatible gateways stream whole calls so; @ai-sdk/openai-compatible runs it) was
+  // neither held nor compared, so the repeat of the leak ran twice. The rule now: an entry without
+  // index is read as the client reads it (by its id; without one, a named entry starts a call and
+  // an unnamed one continues the last) and held and compared like any other.
+  test("fixed: the same call, whole in one entry without index: one call, not two", async () => {
     const body = chatSse([chunk({ role: "assistant", content: `Reading. ${HERMES}` }), tc({ id: "call_n", type: "function", function: { name: "read", arguments: '{"path":"a.ts"}' } }), chunk({}, "tool_calls")]);
     const client = await chatClient("compatible", body);
     expect(client.calls).toEqual([{ name: "read", input: '{"path":"a.ts"}' }]);
@@ -112,16 +107,14 @@ describe("a leaked call sent, then native calls whose deltas interleave by index
     const calls = split ? [chunk({ tool_calls: [first] }), chunk({ tool_calls: [other] })] : [chunk({ tool_calls: [first, other] })];
     return chatSse([chunk({ role: "assistant", content: `Reading. ${HERMES}` }), ...calls, chunk({ tool_calls: [rest] }), chunk({}, "tool_calls")]);
   };
-  // FINDING (a call runs twice: medium; needs a provider that interleaves parallel calls' deltas,
-  // which both AI SDK chat providers accept since they join deltas by index). NativeRepeats takes
-  // an entry of another index as the end of the call it holds (filter: "An entry of another call:
-  // the calls held are complete"): the repeat of the leak, held with half its arguments, is
-  // compared then, is no repeat, and goes out; its second half streams past under the same index,
-  // and the client runs read a.ts twice (plus z.ts). Expected: a held call is decided when its
-  // arguments are complete (or at the finish), not when another index shows up: read a.ts once,
-  // z.ts once. Suspected: src/wires/chat/native-repeats.ts (filter, decideAll on another index).
+  // fixed: (was a call running twice: medium) NativeRepeats took an entry of another index as the
+  // end of the call it held: the repeat, half read, was compared, was no repeat, went out, and its
+  // second half streamed past under the same index: read a.ts twice. The rule now: a held call is
+  // complete only when its arguments close as JSON (or at the finish, the end, a cut); another
+  // index's entry ends nothing, and calls whose entries interleave are held side by side, within
+  // the bounds (counted over every call held).
   for (const [name, split] of [["in two chunks", true], ["in one chunk", false]] as const) {
-    test(`the repeat's arguments continue after another call's first delta (${name}): a.ts once, z.ts once`, async () => {
+    test(`fixed: the repeat's arguments continue after another call's first delta (${name}): a.ts once, z.ts once`, async () => {
       const client = await chatClient("compatible", body(split));
       expect(client.calls.map((c) => c.input).sort()).toEqual(['{"path":"a.ts"}', '{"path":"z.ts"}']);
     });
@@ -148,18 +141,16 @@ describe("a leaked call sent, the same native call complete, then the reply is c
     ["an error chunk with a choice finishing for error (OpenRouter)", { ...ENVELOPE, choices: [{ index: 0, delta: {}, finish_reason: "error" }], error: { message: "boom" } }],
     ["finish_reason content_filter", chunk({}, "content_filter")],
   ];
-  // FINDING (a call runs twice: high). The native repeat of the leak already sent is held to
-  // compare until another call, the finish or the end; a cut (error chunk, content_filter or
-  // error finish) makes ChunkRewriter.stop() release it undecided (NativeRepeats.stop), though its
-  // arguments are complete and equal the sent call's. Chat has no end-of-call event, and both AI
-  // SDK chat providers finalize the tool calls they gathered when the stream ends, after an error
-  // part too: read a.ts runs twice. (Anthropic drops a complete repeat before the error: its
-  // block_stop tells it is complete; int46-wires-merge.test.ts.) Expected: at a cut, a held entry
-  // whose gathered arguments already are the sent call's input is dropped as at the finish; one
-  // call. Suspected: src/wires/chat/native-repeats.ts stop(), src/wires/chat/rewriter.ts stop().
+  // fixed: (was a call running twice: high) the repeat was held until another call, the finish or
+  // the end; a cut (error chunk, content_filter or error finish) released it undecided through
+  // NativeRepeats.stop(), though its arguments were complete, and both AI SDK chat providers
+  // finish the calls they have at the stream's end, after an error part too. The rule now: a held
+  // call is decided as soon as its arguments close as JSON; whenever the hold ends early (cut,
+  // stand-aside, end) a call whose arguments are complete JSON repeating a sent call is dropped
+  // (HeldNative.settle); only an incomplete or unnamed one goes out as it came.
   for (const provider of PROVIDERS) {
     for (const [name, cut] of cuts) {
-      test(`${provider}: ${name} right after the complete repeat: read a.ts once`, async () => {
+      test(`fixed: ${provider}: ${name} right after the complete repeat: read a.ts once`, async () => {
         const client = await chatClient(provider, chatSse([chunk({ role: "assistant", content: `Reading. ${HERMES}` }), chunk({ tool_calls: [NATIVE] }), cut]));
         expect(client.calls).toEqual([{ name: "read", input: '{"path":"a.ts"}' }]);
       });
@@ -174,17 +165,12 @@ describe("a leaked call sent, the same native call complete, then the reply is c
 });
 
 describe("a leaked call sent, then native calls that each reuse index 0 under a new id", () => {
-  // FINDING (a native call lost, a corrupt one run: medium). Some OpenAI-compatible servers number
-  // every parallel call 0 and tell them apart by id; the AI SDK's tool-call tracker reads a delta
-  // with a new id, a name and arguments opening a value as a new call under the same index. Here
-  // the first call repeats the leak already sent and is held (native-repeats.ts); the next call's
-  // delta (id call_2, read z.ts) has the same index, so filter() appends its arguments to the held
-  // one: the repeat is released as read with `{"path":"a.ts"}{"path":"z.ts"}`, which the client
-  // gets as one call with input that is no JSON, and read z.ts never runs. Expected: an entry with
-  // another id (and a name) is another call: the repeat dropped, read z.ts run: a.ts once, z.ts
-  // once. Suspected: src/wires/chat/native-repeats.ts (filter: a held index takes every entry of
-  // that index, whatever its id).
-  test("the repeat (call_1) and another call (call_2) both under index 0: a.ts once, z.ts once", async () => {
+  // fixed: (was a native call lost and a corrupt one run: medium) with every parallel call
+  // numbered 0 and told apart by id, the next call's entry (id call_2) was appended to the held
+  // repeat: one call with `{"path":"a.ts"}{"path":"z.ts"}`, z.ts never run. The rule now: under an
+  // index already seen, an entry with another id and a name is another call, as the client reads
+  // it; the call held there is decided first.
+  test("fixed: the repeat (call_1) and another call (call_2) both under index 0: a.ts once, z.ts once", async () => {
     const body = chatSse([
       chunk({ role: "assistant", content: `Reading. ${HERMES}` }),
       chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "read", arguments: '{"path":"a.ts"}' } }] }),
@@ -209,13 +195,11 @@ describe("a leaked call sent, then native calls that each reuse index 0 under a 
 });
 
 describe("a leaked call sent, the same native call complete, then the repair stands aside (a chunk over 4 MiB)", () => {
-  // FINDING (a call runs twice: high; same root as the cut above). A chunk past the repair's
-  // 4 MiB bound (here a reasoning delta) makes the repair stand aside: ChunkRewriter.stop(true)
-  // releases the held native repeat undecided (NativeRepeats.stop), though its arguments are
-  // complete and equal the sent call's, and the client runs read a.ts twice. Expected: a held
-  // entry already complete and equal to a sent call is dropped before standing aside; one call.
-  // Suspected: src/wires/chat/native-repeats.ts stop().
-  test("a reasoning delta over 4 MiB right after the complete repeat: read a.ts once", async () => {
+  // fixed: (was a call running twice: high; same root as the cut above) a chunk past the repair's
+  // 4 MiB bound made the repair stand aside and release the complete held repeat undecided. The
+  // rule now: decided when its arguments close; at the stand-aside a held call with complete JSON
+  // arguments repeating a sent call is dropped (HeldNative.stopAll, as settle).
+  test("fixed: a reasoning delta over 4 MiB right after the complete repeat: read a.ts once", async () => {
     const body = chatSse([
       chunk({ role: "assistant", content: `Reading. ${HERMES}` }),
       chunk({ tool_calls: [{ index: 0, id: "call_n", type: "function", function: { name: "read", arguments: '{"path":"a.ts"}' } }] }),

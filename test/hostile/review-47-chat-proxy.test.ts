@@ -1,7 +1,7 @@
 // Review 47 (hostile, tests only): `dsml-fix proxy` on /chat/completions, driven by the AI SDK
 // chat providers pointed at it (baseURL = the proxy), a scripted upstream behind it writing its
-// answer in small pieces. Each failing test says what is wrong, its severity and the suspected
-// source file; the others are hard negatives.
+// answer in small pieces. The test marked fixed says what was wrong and the rule now
+// (fx-47-native); the others are hard negatives.
 import { describe, expect, test } from "bun:test";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
@@ -41,11 +41,10 @@ const calls = (parts: Json[]) => parts.filter((p) => p.type === "tool-call").map
 const PROMPT = [{ role: "user", content: [{ type: "text", text: "read a.ts" }] }];
 
 describe("proxy: a native repeat of a leaked call streamed without index", () => {
-  // FINDING (a call runs twice: high), as in review-47-chat-native.test.ts, reaching a proxy user:
-  // the leak goes out as a call, the same call natively (no `index`, as some gateways send whole
-  // calls) is not held and compared (src/wires/chat/native-repeats.ts), and the client runs
-  // read a.ts twice. Expected: one call.
-  test("@ai-sdk/openai-compatible through the proxy runs read a.ts once", async () => {
+  // fixed: (was a call running twice: high), as in review-47-chat-native.test.ts, reaching a
+  // proxy user: the native repeat without `index` was neither held nor compared. The rule now: an
+  // entry without index is read as the client reads it (by id) and held and compared the same.
+  test("fixed: @ai-sdk/openai-compatible through the proxy runs read a.ts once", async () => {
     streams(chatSse([chunk({ role: "assistant", content: `Reading. ${HERMES}` }), chunk({ tool_calls: [{ id: "call_n", type: "function", function: { name: "read", arguments: '{"path":"a.ts"}' } }] }), chunk({}, "tool_calls")]));
     expect(calls(await streamed("compatible", PROMPT))).toEqual(['read {"path":"a.ts"}']);
   });

@@ -2,10 +2,11 @@
 // stream: a leaked call went out, then the same call natively, its arguments streamed in many
 // events. Held within HELD_NATIVE_EVENTS events and HELD_NATIVE_CHARS characters of arguments, it
 // is decided at its end and dropped as the repeat it is; one event or one character past either
-// bound it goes out as it came, undecided (the client then has both). The middleware's stream is
-// the exception, pinned here as a known gap: past the bound its tool-input parts go out, but its
-// tool-call is still compared when it comes (stream.ts, the bare tool-call path) and dropped, so
-// the host gets a tool input that no tool-call completes. The call runs once either way.
+// bound it goes out as it came, undecided (the client then has both). The middleware's stream
+// does the same: fixed (review 47, was pinned here as a known gap): past the bound its tool-input
+// parts went out but its tool-call was still compared when it came (the bare tool-call path) and
+// dropped, so the host got a tool input no tool-call completed. The rule now: a call released
+// undecided goes out whole, its tool-call never compared (stream.ts remembers the released ids).
 import { describe, expect, test } from "bun:test";
 import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageModelV3StreamPart, LanguageModelV3Usage } from "@ai-sdk/provider";
 import { wrapLanguageModel } from "ai";
@@ -147,21 +148,22 @@ describe("a held native call's bounds, on every wire", () => {
   }
 });
 
-describe("the middleware's stream: the bounds hold, and past them the known gap", () => {
+describe("the middleware's stream: the bounds hold, and past them the call goes out whole", () => {
   // tool-input-start and tool-input-end carry no argument piece; the tool-call completes the call.
   for (const [bound, within, past] of [
     ["HELD_NATIVE_EVENTS events", () => byEvents(HELD_NATIVE_EVENTS, 2), () => byEvents(HELD_NATIVE_EVENTS + 1, 2)],
     ["HELD_NATIVE_CHARS characters", () => byChars(HELD_NATIVE_CHARS), () => byChars(HELD_NATIVE_CHARS + 1)],
   ] as const) {
-    test(`${bound} held: the repeat dropped with its tool-input parts; one more: its parts go out, its tool-call is dropped (known gap)`, async () => {
+    // fixed: past the bound the tool-call was dropped after its tool-input parts went out; now it goes out with them.
+    test(`fixed: ${bound} held: the repeat dropped with its tool-input parts; one more: its parts and its tool-call go out`, async () => {
       const [calls, inputs] = await middlewareParts(within());
       expect(calls).toHaveLength(1);
       expect(calls).not.toContain("call_native");
       expect(inputs).not.toContain("call_native");
       const [pastCalls, pastInputs] = await middlewareParts(past());
       expect(pastInputs).toContain("call_native");
-      expect(pastCalls).toHaveLength(1);
-      expect(pastCalls).not.toContain("call_native");
+      expect(pastCalls).toHaveLength(2);
+      expect(pastCalls[1]).toBe("call_native");
     });
   }
 });

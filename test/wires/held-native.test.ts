@@ -98,4 +98,80 @@ describe("HeldNative", () => {
     expect(held.mayRepeat("read")).toBe(false);
     expect(held.stop()).toBeUndefined();
   });
+
+  test("several calls held by id: each decided alone, in the order held", () => {
+    const held = new HeldNative<string>();
+    held.add(recovered("read", { path: "a" }));
+    held.hold("x", "read", "x0", '{"path":');
+    held.hold("y", "read", "y0", '{"path":"z"}');
+    expect(held.call!.id).toBe("x");
+    expect(held.get("y")!.events).toEqual(["y0"]);
+    // The other one's input first: not a repeat, released alone; the first still held.
+    expect(held.complete(held.get("y")!.args, "y1", "y")).toBe(false);
+    expect(held.release("y")!.events).toEqual(["y0", "y1"]);
+    expect(held.holding).toBe(true);
+    expect(held.part("x1", '"a"}', "x")).toBe(true);
+    expect(held.complete(held.get("x")!.args, undefined, "x")).toBe(true);
+    expect(held.holding).toBe(false);
+  });
+
+  test("the bounds count every call held together, and a call decided gives its share back", () => {
+    const held = new HeldNative<string>();
+    held.add(recovered("read", { path: "a" }));
+    const half = Math.floor(HELD_NATIVE_CHARS / 2);
+    held.hold("x", "read", "x0", "x".repeat(half));
+    held.hold("y", "read", "y0", "y".repeat(HELD_NATIVE_CHARS - half - 1));
+    expect(held.part("x1", "x", "x")).toBe(true);
+    expect(held.part("y1", "y", "y")).toBe(false);
+    held.release("x");
+    held.hold("z", "read", "z0");
+    expect(held.part("z1", "z", "z")).toBe(true);
+    expect(held.releaseAll().map((call) => call.id)).toEqual(["y", "z"]);
+    expect(held.holding).toBe(false);
+  });
+
+  test("a call not named yet may repeat while a sent call is unmatched; named later, it is compared", () => {
+    const held = new HeldNative<string>();
+    expect(held.mayRepeatUnnamed()).toBe(false);
+    held.add(recovered("read", { path: "a" }));
+    expect(held.mayRepeatUnnamed()).toBe(true);
+    held.hold(0, undefined, "first", '{"path":"a"}');
+    // Unnamed: never taken for a repeat.
+    expect(held.settle().released.map((call) => call.id)).toEqual([0]);
+    held.hold(1, undefined, "first", '{"path":"a"}');
+    held.get(1)!.tool = "read";
+    expect(held.complete(held.get(1)!.args, undefined, 1)).toBe(true);
+    expect(held.mayRepeatUnnamed()).toBe(false);
+  });
+
+  test("settle: a call whose input so far is complete JSON repeating a sent call is dropped, any other released", () => {
+    const held = new HeldNative<string>();
+    held.add(recovered("read", { path: "a" }));
+    held.add(recovered("now", {}));
+    held.hold("half", "read", "h", '{"path":');
+    held.hold("whole", "read", "w", '{"path":"a"}');
+    held.hold("empty", "now", "e", "");
+    const { released, dropped } = held.settle();
+    expect(released.map((call) => call.id)).toEqual(["half"]);
+    // An empty argument text is the empty object, as the client reads it.
+    expect(dropped.map((call) => call.id)).toEqual(["whole", "empty"]);
+    expect(held.holding).toBe(false);
+    // A wire's own reading of the input.
+    held.add(recovered("read", { path: "b" }));
+    held.hold("own", "read", "o");
+    expect(held.settle(() => ({ path: "b" })).dropped.map((call) => call.id)).toEqual(["own"]);
+  });
+
+  test("settleOne decides one call; stopAll settles and holds nothing more", () => {
+    const held = new HeldNative<string>();
+    held.add(recovered("read", { path: "a" }));
+    held.add(recovered("read", { path: "b" }));
+    held.hold("x", "read", "x0", '{"path":"a"}');
+    held.hold("y", "read", "y0", '{"path":"b"}');
+    expect(held.settleOne("x").dropped.map((call) => call.id)).toEqual(["x"]);
+    expect(held.settleOne("x")).toEqual({ released: [], dropped: [] });
+    expect(held.stopAll().dropped.map((call) => call.id)).toEqual(["y"]);
+    expect(held.mayRepeatUnnamed()).toBe(false);
+    expect(held.holding).toBe(false);
+  });
 });

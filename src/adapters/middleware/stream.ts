@@ -58,13 +58,20 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
    * until its tool-call shows its input (src/wires/held-native.ts); dropped when it repeats one.
    */
   const heldNative = new HeldNative<Part>();
+  /**
+   * Native calls whose hold ended before their tool-call (undefined until one did): "dropped", a
+   * complete repeat (settle()): none of its parts goes out, its tool-call neither; "out", released
+   * undecided (past a bound, a cut): its parts went out, so its tool-call goes out too, never
+   * compared (the host gets no tool input that no tool-call completes).
+   */
+  let settledCalls: Map<string, "dropped" | "out"> | undefined;
 
   return {
     each(part) {
       // The boundary written out, not orPassThrough(): this runs once per token, and a closure per token shows.
       try {
         if (part.type === "text-delta" && !guard.done) delta(part);
-        else if (!heldNative.holding || !heldPart(part)) handle(part);
+        else if ((!heldNative.holding && settledCalls === undefined) || !heldPart(part)) handle(part);
       } catch (error) {
         noteFailure(options, `stream repair on ${part.type}`, error);
         out(part);
@@ -224,7 +231,7 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
         if (part.providerExecuted !== true && heldNative.mayRepeat(part.toolName)) {
           // It may repeat a recovered call sent: held until its tool-call shows its input; dropped if it does.
           if (part.type === "tool-input-start") {
-            releaseNative();
+            // Other calls held stay held: a chat provider's parallel calls may stream interleaved.
             heldNative.hold(part.id, part.toolName, part);
             return;
           }
@@ -328,33 +335,69 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
   }
 
   /**
-   * A part while a native call is held: true when it was taken (a part of the held call, or its
-   * tool-call when it repeats a call sent: then dropped with them). A tool-call with other input
-   * sends the held parts before it; another call or the reply's finish sends them as they came.
+   * A part while a native call is held, or after a hold ended early: true when it was taken (a part
+   * of a held call, or its tool-call when it repeats a call sent: then dropped with them; a part of
+   * a call dropped at a cut; the tool-call of a call released undecided, sent as it is). A tool-call
+   * with other input sends the held parts before it; the reply's finish or an error decides what
+   * is still held (settle()).
    */
   function heldPart(part: Part): boolean {
-    const id = heldNative.call!.id;
-    if ((part.type === "tool-input-delta" || part.type === "tool-input-end") && part.id === id) {
-      // Past the bound it goes out as it came, undecided, and streams on.
-      if (!heldNative.part(part, part.type === "tool-input-delta" ? part.delta : undefined)) releaseNative();
+    const id = part.type === "tool-input-delta" || part.type === "tool-input-end" ? part.id : part.type === "tool-call" ? part.toolCallId : undefined;
+    if (id !== undefined) {
+      const held = heldNative.get(id);
+      if (held !== undefined) {
+        if (part.type !== "tool-call") {
+          // Past the bound every call held goes out as it came, undecided, and streams on.
+          if (!heldNative.part(part, part.type === "tool-input-delta" ? part.delta : undefined, id)) releaseAll();
+          return true;
+        }
+        // The tool-call names its tool itself: the decision reads it there (held-native.ts, repeats).
+        heldNative.release(id);
+        if (heldNative.repeats(part.toolName, part.input)) return true;
+        for (const kept of held.events) out(kept);
+        out(part);
+        return true;
+      }
+      const gone = settledCalls?.get(id);
+      if (gone === undefined) return false;
+      // The tool-call is a call's last part: nothing of it comes after.
+      if (part.type === "tool-call") {
+        settledCalls!.delete(id);
+        if (settledCalls!.size === 0) settledCalls = undefined;
+      }
+      if (gone === "out") out(part);
       return true;
     }
-    if (part.type === "tool-call" && part.toolCallId === id) {
-      // The tool-call names its tool itself: the decision reads it there (held-native.ts, repeats).
-      const held = heldNative.release()!;
-      if (heldNative.repeats(part.toolName, part.input)) return true;
-      for (const kept of held.events) out(kept);
-      out(part);
-      return true;
-    }
-    if (part.type === "tool-input-start" || part.type === "tool-call" || part.type === "finish" || part.type === "error") releaseNative();
+    if (part.type === "finish" || part.type === "error") releaseNative();
     return false;
   }
 
+  /**
+   * The hold ends before the held calls' tool-calls (the reply's finish or end, an error, a cut):
+   * a call whose input so far is complete JSON and repeats a call sent is dropped, with whatever
+   * of it comes later; any other goes out as it came, its tool-call after it unchecked.
+   */
   function releaseNative(): void {
-    const held = heldNative.release();
-    if (held === undefined) return;
-    for (const kept of held.events) out(kept);
+    if (!heldNative.holding) return;
+    const { released, dropped } = heldNative.settle();
+    for (const held of dropped) note(held.id as string, "dropped");
+    sendOut(released);
+  }
+
+  /** Past a bound: every call held goes out as it came, undecided. */
+  function releaseAll(): void {
+    sendOut(heldNative.releaseAll());
+  }
+
+  function sendOut(released: { id: unknown; events: Part[] }[]): void {
+    for (const held of released) {
+      note(held.id as string, "out");
+      for (const kept of held.events) out(kept);
+    }
+  }
+
+  function note(id: string, how: "dropped" | "out"): void {
+    (settledCalls ??= new Map()).set(id, how);
   }
 
   function unhold(): void {

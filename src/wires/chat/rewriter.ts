@@ -2,7 +2,8 @@
 // chunk, and synthetic chunks carrying released text and recovered calls. Native tool_calls entries
 // that may repeat a recovered call already sent are held and dropped when they do
 // (native-repeats.ts); a chunk carrying an `error`, or a content_filter or error finish, cuts the
-// reply (what is held goes out as written, nothing decided, the finish_reason as it came).
+// reply (the text held goes out as written, nothing decided, the finish_reason as it came; a held
+// native call whose arguments are complete JSON repeating a sent call is still dropped).
 import type { EngineEvent } from "../../engine/types.ts";
 import type { RecoveredCall } from "../../parse/types.ts";
 import type { GuardedEngine, Step } from "../../engine/guarded.ts";
@@ -141,7 +142,8 @@ export class ChunkRewriter implements EventRewriter {
   stop(goesOn: boolean): Json[] {
     const thought = this.#thinking?.close() ?? [];
     const back = this.#thinking?.abandon() ?? [];
-    // Native calls held to compare go out as they came, first: their indices map what streams past.
+    // Native calls held to compare are settled first (a complete repeat dropped: the client would
+    // finish it at the stream's end; the others out as they came): their indices map what streams past.
     const lead = [...this.#giveUp(), ...this.#nativeChunk(this.#repeats.stop())];
     // One call allowed, the reply going on unread: a native call after this could no longer
     // withdraw the calls held back, so they never run; their markup goes out as text before the
