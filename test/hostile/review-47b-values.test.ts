@@ -74,7 +74,12 @@ describe("a prototype-named key in Mistral's list form", () => {
 });
 
 describe("P02 at the end of the last value: a fullwidth bar before a word", () => {
-  // FINDING 8 (low: text lost in silence; new this round, main kept it). A last value whose own
+  // Fixed (review 47b finding 8). The rule now: a garbled closer has no whitespace inside it, and one
+  // led by a bare sentinel bar shows markup (a `>` or DSML in it) or is glued to the value before a
+  // word spelled like `parameter` (`{BAR}param`, `{BAR}parametr`); a bar after a space or before an
+  // ordinary word (`{BAR} parameters`, `{BAR}parameters`) is the value's text, kept
+  // (src/parse/dialects/dsml/value-ends.ts garbledCloserAt; more cases in test/parse/garbled-closer.test.ts).
+  // What was wrong (FINDING 8, low: text lost in silence; new this round, main kept it). A last value whose own
   // closer was lost (ended by the invoke closer, P01) and whose text ends in a fullwidth-bar
   // separated word starting with "param" (a Chinese table cell `名称 {BAR} parameters`) is cut at the
   // bar: the file is written without ` {BAR} parameters`, and the cut text is neither visible nor
@@ -83,7 +88,7 @@ describe("P02 at the end of the last value: a fullwidth bar before a word", () =
   // (no closer has a space after its bar and no `>`), or the cut is reported. Suspected:
   // src/parse/dialects/dsml/value-ends.ts GARBLED_CLOSER.
   const page = live(`Writing.\n<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">t.md</{D}parameter>\n<{D}parameter name="content" string="true">| 名称 {BAR} parameters\n</{D}invoke>\n</{D}tool_calls>`);
-  test("the content keeps its last word or the cut is reported", () => {
+  test("fixed: the content keeps its last word or the cut is reported", () => {
     const r = runAtEverySplit(page, fixtureTools);
     const kept = r.calls.some((c) => c.input.content === live("| 名称 {BAR} parameters"));
     expect(kept || r.summary.stripped.length > 0 || r.summary.broken.length > 0).toBe(true);
