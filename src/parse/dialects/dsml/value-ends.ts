@@ -73,12 +73,11 @@ function charsAfter(span: string, tags: readonly Tag[], k: number, run: PlainRun
 /**
  * A garbled closer at a value's end, with no whitespace inside it: `<` (and `/`) before a bar, or a
  * sentinel bar alone; then bars, `>` or `/`; an optional `DSML` and more of those; a word starting
- * with `param`; an optional `>`; only layout after it. Group 1: the `<` that led it.
+ * with `param` (group 2); an optional `>`; only layout after it. Group 1: the `<` that led it.
  */
-const GARBLED_CLOSER = /(?:(<\/?)[\uFF5C|\u2016]|[\uFF5C\u2016])[\uFF5C|\u2016>/]{0,8}(?:dsml[\uFF5C|\u2016>/]{0,8})?param[a-z]{0,8}>?\s*$/i;
-/** A word spelled like `parameter` cut short or with one letter lost, never a plural (`parameters`, `params`). */
-const PARAMETER_LIKE = /param(?:e(?:t(?:e(?:r)?)?)?|etr|ter|eer)?>?\s*$/i;
-const SPACE_BEFORE = /\s/;
+const GARBLED_CLOSER = /(?:(<\/?)[\uFF5C|\u2016]|[\uFF5C\u2016])[\uFF5C|\u2016>/]{0,8}(?:dsml[\uFF5C|\u2016>/]{0,8})?(param[a-z]{0,8})>?\s*$/i;
+/** Words spelled like `parameter`, cut short or with one letter lost; never a plural (`parameters`, `params`). */
+const PARAMETER_LIKE: ReadonlySet<string> = new Set(["param", "parame", "paramet", "paramete", "parameter", "parametr", "paramter", "paramer"]);
 
 /**
  * P02: where a garbled parameter closer starts at the end of a value, or -1. Bounded to the last 64
@@ -91,14 +90,13 @@ const SPACE_BEFORE = /\s/;
  */
 export function garbledCloserAt(value: string): number {
   const tailStart = Math.max(0, value.length - 64);
-  const tail = value.slice(tailStart);
-  const m = GARBLED_CLOSER.exec(tail);
+  const m = GARBLED_CLOSER.exec(value.slice(tailStart));
   if (!m) return -1;
+  const at = tailStart + m.index;
   if (m[1] === undefined) {
-    const marked = m[0].includes(">") || /dsml/i.test(m[0]);
-    const at = tailStart + m.index;
-    const glued = at === 0 || !SPACE_BEFORE.test(value[at - 1]!);
-    if (!marked && !(glued && PARAMETER_LIKE.test(m[0]))) return -1;
+    const marked = m[0].includes(">") || m[0].toLowerCase().includes("dsml");
+    const glued = at === 0 || value[at - 1]!.trim() !== "";
+    if (!marked && !(glued && PARAMETER_LIKE.has(m[2]!.toLowerCase()))) return -1;
   }
-  return tailStart + m.index;
+  return at;
 }
