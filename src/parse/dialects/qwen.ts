@@ -194,7 +194,8 @@ export function trackQwenParameter(r: SpanReader, tag: Tag, base: number, params
  * With no value open, an opener opens one. With one open (its `</parameter>` lost, O02.4), the next
  * opener ends it only when it starts its line (only spaces or tabs before it) and names a parameter
  * the tool declares that this call has not given yet (for a tool with no declared properties, or no
- * declared tool: a line start alone). Any other opener is the value's text (a file documenting the
+ * declared tool: a line start alone); the walk then refuses the call (review 47b: a lost closer and a
+ * value documenting the opener are the same tags), so this only sets the stream's boundaries. Any other opener is the value's text (a file documenting the
  * format, `echo <parameter=x>`), and the `</parameter>` that follows closes that opener, not the
  * value: the value's own closer is the one that balances them. A value that held such an opener and
  * ends any other way is refused by the walk, never run cut short, and so is a call holding a
