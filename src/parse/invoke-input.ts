@@ -9,7 +9,7 @@ export interface ParamValue {
   name: string;
   hint: "true" | "false" | undefined;
   raw: string;
-  /** A runaway parameter (P03) whose end is unknown (no opener that may end it followed): the call is refused. */
+  /** A runaway parameter (P03): the next parameter's opener came before its own closer. The call is refused. */
   dropped: boolean;
   /** Closed by something other than its own closer: the newline before that boundary is layout. */
   implicitEnd: boolean;
@@ -40,8 +40,9 @@ function buildAnyInput(tool: ToolSpec, values: ParamValue[], body: string, optio
   for (const v of values) {
     if (seen.has(v.name)) return refuse("P10", "the same parameter twice");
     seen.add(v.name);
-    // Review 47: a value the model wrote is never left out, optional or not (`workdir` before `rm -rf ./*`).
-    if (v.dropped) return refuse("P03", "a parameter never closed, and nothing shows where its value ends");
+    // Review 47/47b: a runaway value is never left out nor cut at the opener that reached it, optional or not
+    // (`workdir` before `rm -rf ./*`; a heredoc documenting `<parameter name="workdir">` then closed by its own closer).
+    if (v.dropped) return refuse("P03", "a parameter never closed before the next parameter's opener: that opener may be the value's text, so where the value ends is unknowable");
     if (!v.name) return refuse("P04", "parameter without a name");
     if (isPollutingKey(v.name)) return refuse("P04", PROTOTYPE_KEY_DETAIL);
     // P09: a newline on both sides is layout, a lone one content; a value another tag ended (P01,

@@ -113,12 +113,10 @@ export const fixtures: Fixture[] = [
   ok("P02", "mangled-closer", `<{D}tool_calls>\n<{D}invoke name="edit">\n<{D}parameter name="filePath" string="true">a.txt</{D}parametr>\n<{D}parameter name="oldString" string="true">alpha{BAR}>{BAR}parameter>\n<{D}parameter name="newString" string="true">beta</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [
     { tool: "edit", input: { filePath: "a.txt", oldString: "alpha", newString: "beta" }, shape: "P02" },
   ]),
-  ok("P03", "runaway-param", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="description" string="true">List files\n<{D}parameter name="command" string="true">ls</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [
-    { tool: "bash", input: { description: "List files", command: "ls" }, shape: "P03" },
-  ]),
-  ok("P03b", "runaway-required-param", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls\n<{D}parameter name="description" string="true">List</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [
-    { tool: "bash", input: { command: "ls", description: "List" }, shape: "P03" },
-  ]),
+  // Review 47b: a runaway value (the next parameter opener came before its closer) refuses the call, optional or required:
+  // the opener may be the value's text (a page documenting it, closed by the value's own closer).
+  bad("P03", "runaway-param", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="description" string="true">List files\n<{D}parameter name="command" string="true">ls</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, "broken-markup", ["P03"]),
+  bad("P03b", "runaway-required-param", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls\n<{D}parameter name="description" string="true">List</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, "broken-markup", ["P03"]),
   ok("P04", "no-string-attr", `<{D}tool_calls>\n<{D}invoke name="read">\n<{D}parameter name="filePath">/x</{D}parameter>\n<{D}parameter name="limit">7</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [
     { tool: "read", input: { filePath: "/x", limit: 7 }, shape: "P04" },
   ]),
@@ -376,10 +374,8 @@ function dialectConformance(): Fixture[] {
       ls("O02", "ls"), as(readA, "O02"),
     ], "Let me check.\n"),
     ok("O02.3", "qwen3-coder-stray-wrapper-closer", `${qwen("bash", [["command", "ls"]])}\n</tool_call>\n${qwen("read", [["filePath", "/a"]])}`, [ls("O02", "ls"), as(readA, "O02")], "\n\n"),
-    // 4. runaway parameters end at the next opener; a missing required parameter refuses the call in every dialect
-    ok("O02.4", "qwen3-coder-runaway-parameter", `<tool_call>\n<function=read>\n<parameter=filePath>\n/a/b.ts\n<parameter=limit>\n5\n</parameter>\n</function>\n</tool_call>`, [
-      { tool: "read", input: { filePath: "/a/b.ts", limit: 5 }, shape: "O02" },
-    ]),
+    // 4. a runaway parameter (ended by the next opener, review 47b) and a missing required parameter refuse the call in every dialect
+    bad("O02.4", "qwen3-coder-runaway-parameter", `<tool_call>\n<function=read>\n<parameter=filePath>\n/a/b.ts\n<parameter=limit>\n5\n</parameter>\n</function>\n</tool_call>`, "broken-markup", ["O02"]),
     ok("O02.5", "qwen3-coder-parameter-closed-by-function", `<tool_call>\n<function=bash>\n<parameter=command>\nls\n</function>\n</tool_call>`, [ls("O02", "ls")]),
     bad("O02.6", "qwen3-coder-missing-required", `<tool_call>\n${qwen("read", [["limit", "5"]])}\n</tool_call>`, "broken-markup", ["O02"]),
     bad("O01.2", "hermes-missing-required", hermes("read", '{"limit": 5}'), "broken-markup", ["O01"]),
@@ -529,9 +525,7 @@ function readAsWritten(): Fixture[] {
     bad("R12.7", "parameter-value-attribute-beside-body", invokeWith('name="bash"', command("ls", ' value="rm -rf ~"')), "broken-markup", ["I04"]),
     bad("R12.10", "invoke-attribute-argument-beside-parameters", invokeWith('name="bash" workdir="/"', command("rm -rf build")), "broken-markup", ["I04"]),
     bad("R12.11", "wrapped-tool-names-another-tool", invokeWith('name="bash"', `<{D}parameter name="read">\n${command("rm -rf ~")}\n</{D}parameter>`), "broken-markup", ["I02"]),
-    ok("R12.13", "runaway-value-ending-in-shell-pipe", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf build | paramfix\n<{D}parameter name="description" string="true">fix params</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [
-      { tool: "bash", input: { command: "rm -rf build | paramfix", description: "fix params" }, shape: "P03" },
-    ]),
+    bad("R12.13", "runaway-value-ending-in-shell-pipe", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf build | paramfix\n<{D}parameter name="description" string="true">fix params</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, "broken-markup", ["P03"]),
     ok("R12.n1", "invoke-string-hint-is-harmless", invokeWith('name="bash" string="true"', command("ls")), [ls("D02", "ls")]),
     ok("R12.n2", "repeated-attribute-inside-value-is-text", invokeWith('name="write"', '<{D}parameter name="filePath" string="true">a.xml</{D}parameter>\n<{D}parameter name="content" string="true"><invoke name="a" name="b"></invoke></{D}parameter>'), [
       { tool: "write", input: { filePath: "a.xml", content: '<invoke name="a" name="b"></invoke>' }, shape: "D02" },

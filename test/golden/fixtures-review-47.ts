@@ -1,7 +1,7 @@
 /**
  * Review 47: Markdown documents nesting their containers oddly around a call (checked against
  * commonmark.js at every split), and a broken call whose invoke the grammar cannot read, replaced
- * whole in history; runaway values kept only where a declared parameter's opener ends them, a
+ * whole in history; runaway values refused (review 47b: kept nowhere), a
  * parameter outside every invoke, and arguments the schema gate refuses. Spread into build-fixtures.ts's list.
  */
 import type { Fixture } from "./build-fixtures.ts";
@@ -38,21 +38,17 @@ function valuesOutsideAReadableInvoke(): Fixture[] {
 const P = (name: string, value: string) => `<{D}parameter name="${name}" string="true">${value}</{D}parameter>`;
 const inBlock = (tool: string, body: string) => `<{D}tool_calls>\n<{D}invoke name="${tool}">\n${body}\n</{D}invoke>\n</{D}tool_calls>`;
 
-/** A value whose closer was lost is read up to the next declared parameter's opener at a line start, or the call is refused; a parameter outside every invoke refuses its block. */
+/** A value whose closer was lost (the next parameter's opener came first) refuses the call wherever that opener stands (review 47b); a parameter outside every invoke refuses its block. */
 function runawayAndStrayParameters(): Fixture[] {
   const scratch = `<{D}parameter name="workdir" string="true">/tmp/scratch`;
   const rest = `${P("command", "rm -rf ./*")}\n${P("description", "Clean")}`;
   return [
-    ok("P47.1", "dsml-runaway-optional-kept-at-line-start", inBlock("bash", `${scratch}\n${rest}`), [
-      { tool: "bash", input: { workdir: "/tmp/scratch", command: "rm -rf ./*", description: "Clean" }, shape: "P03" },
-    ]),
+    bad("P47.1", "dsml-runaway-optional-refused-at-line-start", inBlock("bash", `${scratch}\n${rest}`), "broken-markup", ["P03"]),
     bad("P47.2", "dsml-runaway-opener-mid-line", inBlock("bash", `${scratch} ${rest}`), "broken-markup", ["P03"]),
-    ok("P47.3", "claude-runaway-kept-at-line-start", '<function_calls>\n<invoke name="bash">\n<parameter name="workdir">/tmp/scratch\n<parameter name="command">rm -rf ./*</parameter>\n<parameter name="description">Clean</parameter>\n</invoke>\n</function_calls>', [
-      { tool: "bash", input: { workdir: "/tmp/scratch", command: "rm -rf ./*", description: "Clean" }, shape: "O07" },
-    ]),
+    bad("P47.3", "claude-runaway-refused-at-line-start", '<function_calls>\n<invoke name="bash">\n<parameter name="workdir">/tmp/scratch\n<parameter name="command">rm -rf ./*</parameter>\n<parameter name="description">Clean</parameter>\n</invoke>\n</function_calls>', "broken-markup", ["P03"]),
     bad("P47.4", "dsml-stray-parameter-after-the-invoke-in-its-block", `<{D}tool_calls>\n<{D}invoke name="bash">\n${P("command", "rm -rf ./*")}\n</{D}invoke>\n${P("workdir", "/tmp/scratch")}\n</{D}tool_calls>`, "broken-markup", ["I02"]),
     bad("P47.5", "dsml-stray-parameter-before-the-invoke-in-its-block", `<{D}tool_calls>\n${P("workdir", "/tmp/scratch")}\n<{D}invoke name="bash">\n${P("command", "rm -rf ./*")}\n</{D}invoke>\n</{D}tool_calls>`, "broken-markup", ["I02"]),
-    bad("P47.7", "stray-closer-after-a-kept-runaway", inBlock("write", `<{D}parameter name="content" string="true">doc:\n<{D}parameter name="filePath" string="true">/etc/passwd</{D}parameter>\n</{D}parameter>`), "broken-markup", ["I04"]),
+    bad("P47.7", "stray-closer-after-a-runaway", inBlock("write", `<{D}parameter name="content" string="true">doc:\n<{D}parameter name="filePath" string="true">/etc/passwd</{D}parameter>\n</{D}parameter>`), "broken-markup", ["P03"]),
     ok("P47.6", "garbled-closer-ends-the-last-value", inBlock("edit", `${P("filePath", "a.txt")}\n${P("oldString", "alpha")}\n<{D}parameter name="newString" string="true">beta{BAR}>{BAR}parameter>`), [
       { tool: "edit", input: { filePath: "a.txt", oldString: "alpha", newString: "beta" }, shape: "P02" },
     ]),

@@ -48,9 +48,10 @@ describe("Qwen3-Coder: a `<parameter=` inside a value cuts it short and the call
     expect(outcome(input).calls).toEqual([]);
   });
 
-  test("control (passes today): O02.4, a runaway value ended by the next parameter on its own line, still reads", () => {
+  test("O02.4, a runaway value ended by the next parameter on its own line, is refused (review 47b: that opener may be the value's text)", () => {
     const input = qwen("read", "<parameter=filePath>\n/a/b.ts\n<parameter=limit>\n5\n</parameter>");
-    expect(outcome(input).calls).toEqual([{ tool: "read", input: { filePath: "/a/b.ts", limit: 5 } }]);
+    expect(outcome(input).calls).toEqual([]);
+    expect(outcome(input).broken).toEqual(["broken-markup"]);
   });
 });
 

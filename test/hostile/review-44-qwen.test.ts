@@ -47,9 +47,10 @@ describe("a line-start opener for a declared parameter not yet given, inside a v
     expect(outcome(tight).calls.every((c) => c.input.command !== "rm -rf build")).toBe(true);
   });
 
-  test("control (passes today): O02.4, one closer for the last value, still reads", () => {
+  test("O02.4, one closer for the last value, is refused (review 47b: the same tags as a page documenting the opener, never run cut)", () => {
     const input = qwen("write", "<parameter=content>\n# Format\n<parameter=filePath>\nnotes/a.md\n</parameter>");
-    expect(outcome(input).calls).toEqual([{ tool: "write", input: { content: "# Format", filePath: "notes/a.md" } }]);
+    expect(outcome(input).calls).toEqual([]);
+    expect(outcome(input).broken).toEqual(["broken-markup"]);
   });
 });
 

@@ -15,12 +15,11 @@ const bash: ToolSpec = {
 };
 
 describe("fixed: a runaway optional parameter (P03) is dropped and the call runs without it", () => {
-  // Fixed (review 47): what was wrong is below. The rule now (docs/PATTERNS.md "Runaway parameters
-  // (P03)"): a DSML or Claude-style value whose closer was lost is read up to the next parameter
-  // opener and kept, exactly where Qwen3-Coder's would be (O02.4): that opener starts its line and
-  // names a parameter the tool declares that the call has not given yet (the newline before it is
-  // layout, as for P01). Under any other condition the call is refused (broken-markup, P03), an
-  // optional parameter as much as a required one: never run without the value.
+  // Fixed (review 47, rule tightened in review 47b): what was wrong is below. The rule now
+  // (docs/PATTERNS.md "Runaway parameters (P03)"): a value whose closer was lost, so that the next
+  // parameter opener reached it first, refuses the call (broken-markup, P03; O02 in Qwen3-Coder), an
+  // optional parameter as much as a required one, wherever that opener stands: never run without the
+  // value, and never cut at an opener that may be the value's text (review 47b finding 1).
   // Severity: wrong execution (high: the command runs somewhere the model did not say). The
   // model opens `workdir` and forgets its closer; the next parameter opener follows. P03 (DSML
   // and Claude-style XML) drops a runaway parameter when it is optional and RUNS the call with the
@@ -54,10 +53,10 @@ describe("fixed: a runaway optional parameter (P03) is dropped and the call runs
     expect(parse(`Cleaning.\n${last}`, [bash]).calls.map((c) => c.input)).toEqual([{ command: "rm -rf ./*", description: "Clean the scratch dir", workdir: "/tmp/scratch" }]);
   });
 
-  test("hard negative (passes today): Qwen3-Coder keeps a runaway workdir up to the next opener (O02.4)", () => {
+  test("Qwen3-Coder refuses a runaway workdir the next opener ended (O02.4, review 47b: the opener may be the value's text)", () => {
     const qwen = `<tool_call>\n<function=bash>\n<parameter=workdir>\n/tmp/scratch\n<parameter=command>\nrm -rf ./*\n</parameter>\n<parameter=description>\nClean the scratch dir\n</parameter>\n</function>\n</tool_call>`;
     const calls = parse(`Cleaning.\n${qwen}`, [bash]).calls.map((c) => c.input);
-    expect(calls).toHaveLength(1);
+    expect(calls).toEqual([]);
     expectNoCallWithoutWorkdir(calls);
   });
 
@@ -175,7 +174,11 @@ function settled(input: string, tools: readonly ToolSpec[]) {
   return { calls: run.calls.map((c) => c.input), broken: run.summary.broken.map((b) => b.shape), accounted: accountsForEveryCharacter(input, run) };
 }
 
-describe("review 47 fix: a runaway value is kept only where Qwen3-Coder's would be, otherwise the call is refused", () => {
+describe("review 47 fix, review 47b rule: a runaway value refuses the call wherever the next opener stands", () => {
+  // Review 47b finding 1: keeping a runaway up to a line-start opener of a declared parameter ran a
+  // well-formed call whose value only documented such an opener cut short (the same tags and counts
+  // as a lost closer). Every runaway now refuses the call (P03), optional or required; the tests that
+  // pinned the kept reading assert the refusal.
   const dsml = (first: string, between: string, next: string) =>
     live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="workdir" string="true">${first}${between}<{D}parameter name="${next}" string="true">rm -rf ./*</{D}parameter>\n<{D}parameter name="description" string="true">Clean</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
   const claude = (first: string, between: string, next: string) =>
@@ -183,11 +186,11 @@ describe("review 47 fix: a runaway value is kept only where Qwen3-Coder's would 
   const kept = { workdir: "/tmp/scratch", command: "rm -rf ./*", description: "Clean" };
 
   for (const [dialect, reply] of [["DSML", dsml], ["Claude-style XML", claude]] as const) {
-    test(`${dialect}: the next opener at a line start (spaces or tabs before it) naming a declared parameter not given yet ends the value, kept (split parity)`, () => {
+    test(`${dialect}: the next opener at a line start (spaces or tabs before it) naming a declared parameter not given yet: refused, text kept (split parity)`, () => {
       for (const between of ["\n", "\n  ", "\n\t"]) {
         const out = settled(`Cleaning.\n${reply("/tmp/scratch", between, "command")}`, [bash]);
-        // Only the newline right before the boundary is layout: indentation after it stays, as Qwen3-Coder (O02.4) and P01 read it.
-        expect(out.calls).toEqual([{ ...kept, workdir: between === "\n" ? "/tmp/scratch" : `/tmp/scratch${between}` }]);
+        expect(out.calls).toEqual([]);
+        expect(out.broken).toEqual(["P03"]);
         expect(out.accounted).toBe(true);
       }
     });
@@ -206,9 +209,10 @@ describe("review 47 fix: a runaway value is kept only where Qwen3-Coder's would 
     });
   }
 
-  test("DSML: a multi-line runaway value keeps its own lines; only the newline before the boundary is layout", () => {
+  test("DSML: a multi-line runaway value is refused too", () => {
     const out = settled(`Cleaning.\n${dsml("/tmp/a\n/tmp/b", "\n", "command")}`, [bash]);
-    expect(out.calls).toEqual([{ ...kept, workdir: "/tmp/a\n/tmp/b" }]);
+    expect(out.calls).toEqual([]);
+    expect(out.broken).toEqual(["P03"]);
   });
 
   test("DSML: an opener for a parameter given earlier in the call (not the runaway's) refuses it", () => {
@@ -218,14 +222,14 @@ describe("review 47 fix: a runaway value is kept only where Qwen3-Coder's would 
     expect(settled(`Cleaning.\n${reply}`, [bash]).calls).toEqual([]);
   });
 
-  test("DSML: a runaway REQUIRED value ended the same way is kept too (golden P03b now runs)", () => {
+  test("DSML: a runaway REQUIRED value ended the same way is refused too (golden P03b refused again)", () => {
     const reply = live(
       `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf ./build\n<{D}parameter name="description" string="true">Clean</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,
     );
-    expect(settled(`Cleaning.\n${reply}`, [bash]).calls).toEqual([{ command: "rm -rf ./build", description: "Clean" }]);
+    expect(settled(`Cleaning.\n${reply}`, [bash]).calls).toEqual([]);
   });
 
-  test("DSML: a parameter closer that closes nothing after the kept runaway refuses the call (the opener was the value's text; Qwen3-Coder's G44.1)", () => {
+  test("DSML: a parameter closer that closes nothing after a runaway: refused (P47.7)", () => {
     const edit: ToolSpec = { name: "write", parameters: { type: "object", properties: { filePath: { type: "string" }, content: { type: "string" } }, required: ["filePath", "content"] } };
     const reply = live(
       `<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="content" string="true">doc:\n<{D}parameter name="filePath" string="true">/etc/passwd</{D}parameter>\n</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`,

@@ -2,8 +2,9 @@
  * P02: a value that ends in a garbled parameter closer (`{BAR}>{BAR}parameter`, `</{D}param`)
  * before the next parameter opens is cut there and kept. The closer starts with a sentinel bar
  * (fullwidth, or the double bar) or with `<`: an ASCII `|` alone is a shell pipe, so a runaway
- * value ending `| paramfix` stays a runaway (P03: kept whole up to a line-start opener of a declared
- * parameter not given yet, the call refused otherwise).
+ * value ending `| paramfix` stays a runaway (P03: the call is refused, review 47b). No whitespace
+ * stands inside a garbled closer, and a bare sentinel bar after a space or before an ordinary word
+ * (`名称 {BAR} parameters`, a table cell) is the value's text (review 47b finding 8).
  */
 import { describe, expect, test } from "bun:test";
 import { garbledCloserAt } from "../../src/parse/dialects/dsml/value-ends.ts";
@@ -25,12 +26,12 @@ const runawayMidLine = (value: string) =>
   live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">${value} <{D}parameter name="description" string="true">fix params</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
 
 describe("an ASCII pipe is no garbled parameter closer", () => {
-  // Review 47: a runaway value the next line-start opener of a declared parameter not given yet
-  // ends is kept up to it (P03, as Qwen3-Coder's O02.4): the pipe stays in the command whole.
-  test("`rm -rf build | paramfix` stays a runaway value (P03), kept whole, never run as `rm -rf build `; a real closer is cut", () => {
+  // Review 47b: a runaway value (the next parameter opener came before its closer) refuses the call,
+  // wherever that opener stands (P03): never run as `rm -rf build `, nor with the pipe kept.
+  test("`rm -rf build | paramfix` stays a runaway value (P03), refused, never run as `rm -rf build `; a real closer is cut", () => {
     for (const command of ["rm -rf build | paramfix", "rm -rf build |param"]) {
-      expect(outcome(runaway(command))).toEqual({ calls: [{ tool: "bash", input: { command, description: "fix params" }, shape: "P03" }], broken: [] });
-      // The same runaway ended by an opener mid-line: where the value ends is a guess, the call is refused.
+      expect(outcome(runaway(command))).toEqual({ calls: [], broken: ["P03"] });
+      // The same runaway ended by an opener mid-line: refused too.
       expect(outcome(runawayMidLine(command))).toEqual({ calls: [], broken: ["P03"] });
     }
     // `|DSML|parameter>` reads as a parameter opener that lost its `<`, mid-line: the command's end is a guess, refused.
@@ -46,5 +47,18 @@ describe("an ASCII pipe is no garbled parameter closer", () => {
     expect(garbledCloserAt(live("alpha</{D}param"))).toBe(5);
     expect(garbledCloserAt("alpha</|DSML|parameter>")).toBe(5);
     expect(garbledCloserAt("alpha<|param")).toBe(5);
+  });
+
+  test("review 47b finding 8: a bar with whitespace, or a bare bar after a space or before an ordinary word, is no closer", () => {
+    for (const value of ["| 名称 {BAR} parameters", "| 名称 {BAR}parameters", "名称{BAR}parameters", "名称{BAR}params", "a {BAR}param", "alpha{BAR} parameter>", "alpha</{D} param", "alpha{BAR}>{BAR}parameter >"]) {
+      expect(garbledCloserAt(live(value))).toBe(-1);
+    }
+    // The P02 spellings stay closers: markup (a `>` or DSML) after a bar, `<` before one, or a bar glued to the value before a parameter-like word.
+    expect(garbledCloserAt(live("alpha{BAR}param"))).toBe(5);
+    expect(garbledCloserAt(live("alpha{BAR}parametr"))).toBe(5);
+    expect(garbledCloserAt(live("alpha {BAR}>{BAR}parameter>"))).toBe(6);
+    expect(garbledCloserAt(live("alpha{D}parameters>"))).toBe(5);
+    expect(garbledCloserAt(live("alpha {DVL}parameter>\n"))).toBe(6);
+    expect(garbledCloserAt(live("alpha </{D}param"))).toBe(6);
   });
 });

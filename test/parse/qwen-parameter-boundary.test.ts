@@ -2,7 +2,8 @@
  * Review 43: which `<parameter=KEY>` ends an open Qwen3-Coder value (src/parse/dialects/qwen.ts
  * QwenParameters). The next opener ends a value whose `</parameter>` was lost (O02.4) only when it
  * starts its line and names a parameter the tool declares that the call has not given yet (for a
- * tool with no declared properties: a line start alone). Any other opener is the value's text; its
+ * tool with no declared properties: a line start alone), and such a call is refused (review 47b:
+ * the opener may be the value's text, closed by the value's own closer). Any other opener is the value's text; its
  * own `</parameter>` closes it, and the value must then reach its own closer or the call is
  * refused. And P09 in these dialects: only a newline hugging both sides of a value is layout.
  * Every case runs whole, char by char and at seeded random splits (the stream and the walk agree).
@@ -63,16 +64,20 @@ for (const [form, qwen] of Object.entries(FORMS)) {
       expect(o.broken).toEqual(["broken-markup"]);
     });
 
-    test("O02.4 still reads: a declared, not yet given parameter on its own line ends the runaway value", () => {
-      expect(outcome(qwen("read", "<parameter=filePath>/a/b.ts\n<parameter=limit>5</parameter>")).calls).toEqual([{ tool: "read", input: { filePath: "/a/b.ts", limit: 5 } }]);
-      // Indented (spaces or tabs only before it) it still starts its line.
-      expect(outcome(qwen("read", "<parameter=filePath>/a/b.ts\n\t <parameter=limit>5</parameter>")).calls.map((c) => c.input.limit)).toEqual([5]);
-      expect(outcome(qwen("read", "<parameter=filePath>/a/b.ts\r\n<parameter=limit>5</parameter>")).calls).toEqual([{ tool: "read", input: { filePath: "/a/b.ts", limit: 5 } }]);
+    test("O02.4 (review 47b): a declared, not yet given parameter on its own line ends the runaway value, and the call is refused", () => {
+      // Indented (spaces or tabs only before it) it still starts its line; LF or CR LF alike.
+      for (const sep of ["\n", "\n\t ", "\r\n"]) {
+        const o = outcome(qwen("read", `<parameter=filePath>/a/b.ts${sep}<parameter=limit>5</parameter>`));
+        expect(o.calls).toEqual([]);
+        expect(o.broken).toEqual(["broken-markup"]);
+      }
     });
 
     test("a tool declaring no properties: a line start alone ends the runaway value, a mid-line opener is text", () => {
       const tools = [...fixtureTools, loose];
-      expect(outcome(qwen("loose", "<parameter=a>x\n<parameter=b>y</parameter>"), tools).calls).toEqual([{ tool: "loose", input: { a: "x", b: "y" } }]);
+      // Review 47b: the runaway the line-start opener ended refuses the call.
+      const refused = outcome(qwen("loose", "<parameter=a>x\n<parameter=b>y</parameter>"), tools);
+      expect([refused.calls, refused.broken]).toEqual([[], ["broken-markup"]]);
       expect(outcome(qwen("loose", "<parameter=a>x <parameter=b>y</parameter>"), tools).calls).toEqual([]);
       expect(outcome(qwen("loose", "<parameter=a>x <parameter=b>y</parameter></parameter>"), tools).calls).toEqual([
         { tool: "loose", input: { a: "x <parameter=b>y</parameter>" } },
@@ -99,13 +104,12 @@ for (const [form, qwen] of Object.entries(FORMS)) {
       expect(o.broken).toEqual(["broken-markup"]);
     });
 
-    test("control: the closers balancing the openers still read, O02.4 with one closer for the last value too", () => {
+    test("control: the closers balancing the openers still read; O02.4 with one closer for the last value is refused (review 47b)", () => {
       expect(outcome(qwen("bash", "<parameter=command>ls</parameter>\n<parameter=description>list</parameter>")).calls).toEqual([
         { tool: "bash", input: { command: "ls", description: "list" } },
       ]);
-      expect(outcome(qwen("bash", "<parameter=command>ls\n<parameter=description>list</parameter>")).calls).toEqual([
-        { tool: "bash", input: { command: "ls", description: "list" } },
-      ]);
+      const refused = outcome(qwen("bash", "<parameter=command>ls\n<parameter=description>list</parameter>"));
+      expect([refused.calls, refused.broken]).toEqual([[], ["broken-markup"]]);
     });
   });
 
@@ -118,9 +122,9 @@ for (const [form, qwen] of Object.entries(FORMS)) {
       expect(outcome(write("\n\nx")).calls).toEqual([{ tool: "write", input: { filePath: "a.txt", content: "\n\nx" } }]);
     });
 
-    test("a value whose closer was lost loses the template's newline on each side (O02.4, O02.5)", () => {
+    test("a value the function's closer ends loses the template's newline on each side (O02.5)", () => {
       expect(outcome(qwen("bash", "<parameter=command>\nls")).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
-      expect(outcome(qwen("bash", "<parameter=command>ls\n<parameter=description>\nlist\n</parameter>")).calls).toEqual([
+      expect(outcome(qwen("bash", "<parameter=command>ls</parameter>\n<parameter=description>\nlist")).calls).toEqual([
         { tool: "bash", input: { command: "ls", description: "list" } },
       ]);
     });

@@ -42,8 +42,8 @@ const AUDITED: Audited[] = [
   { file: "src/parse/values.ts", literal: "/^-?(?:0|[1-9]\\d*)(?:\\.\\d+)?(?:[eE][+-]?\\d+)?$/", adversarial: () => `${"1".repeat(N / 2)}.${"1".repeat(N / 2)}e` },
   {
     file: "src/parse/dialects/dsml/value-ends.ts",
-    literal: "/(?:<\\/?[\\uFF5C|\\u2016]|[\\uFF5C\\u2016])[\\s\\uFF5C|\\u2016>/]{0,8}(?:dsml[\\s\\uFF5C|\\u2016>/]{0,8})?param[a-z]{0,8}\\s{0,4}>?\\s*$/i",
-    adversarial: () => `${"</| dsml param ".repeat(N / 30)}${" ".repeat(N / 2)}x`,
+    literal: "/(?:(<\\/?)[\\uFF5C|\\u2016]|[\\uFF5C\\u2016])[\\uFF5C|\\u2016>/]{0,8}(?:dsml[\\uFF5C|\\u2016>/]{0,8})?(param[a-z]{0,8})>?\\s*$/i",
+    adversarial: () => `${"</|>dsml|param".repeat(N / 28)}${" ".repeat(N / 2)}x`,
   },
   { file: "src/parse/legacy.ts", literal: "/^functions\\.([\\w.-]+):\\d+$/", adversarial: () => `functions.${"a.".repeat(N / 2)}:1${"1".repeat(N / 2)}x` },
   { file: "src/echo/linear-search.ts", literal: "/\\s+/g", adversarial: () => `${" \t\n\r".repeat(N / 4)}x` },

@@ -21,12 +21,6 @@ export interface ParamDraft {
   children: ParamDraft[] | null;
   /** A self-closing parameter's value, read from its attribute (the span holds no value text). */
   literal?: string;
-  /**
-   * A runaway value (flaw P03) that the next parameter opener ends as Qwen3-Coder's would (at a line
-   * start, naming a declared parameter not given yet; DsmlWalk.endsRunaway): kept up to it. A
-   * runaway without it refuses the call.
-   */
-  runawayRead?: boolean;
   /** An invoke closer inside the value was read as its text (the closer rule); only the value's own parameter closer may then end it. */
   closerAsText?: boolean;
 }

@@ -76,7 +76,7 @@ export function invokeOutcome(inv: InvokeDraft, block: BlockFacts, span: string,
     return broken(flaws[0]!, "broken-markup", "mis-closed parameter (parse.looseParameters is off)", name);
   }
   const values: ParamValue[] = params.map((p) => ({
-    name: p.name, hint: p.hint, raw: p.literal ?? span.slice(p.valueStart, p.valueEnd), dropped: p.flaw === "P03" && p.runawayRead !== true, implicitEnd: p.flaw === "P01" || p.flaw === "P03",
+    name: p.name, hint: p.hint, raw: p.literal ?? span.slice(p.valueStart, p.valueEnd), dropped: p.flaw === "P03", implicitEnd: p.flaw === "P01" || p.flaw === "P03",
     openerNewline: (p.opener.flaws & Flaw.MissingGt) !== 0,
   }));
   const built = buildInput(tool, values, body, ctx.options);

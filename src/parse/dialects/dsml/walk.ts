@@ -10,16 +10,12 @@ import { garbledCloserAt } from "./value-ends.ts";
 import { ValueExamples, valueOptions } from "./value-examples.ts";
 import { dsmlValueStep, structuralValueStep } from "../../dsml-value.ts";
 import { runRefuses } from "../../stray-value-closer.ts";
-import { startsLineAfterBreak } from "../qwen.ts";
 
 /** When a closer inside a value opened by a DSML or an unprefixed parameter ends it (closer-in-value.ts). */
 const DSML_VALUE = closerRule("dsml");
 const NAKED_VALUE = closerRule("naked");
 /** Why a complete call before a stray value closer is refused (stray-value-closer.ts). */
 const STRAY_VALUE_CLOSER = "a parameter closer that closes nothing right after the call (or after call examples that follow it): the call stood in a value (a page being written)";
-
-/** Why a call is refused when a parameter closer closes nothing after a runaway value it kept (DsmlWalk.closeParam). */
-const STRAY_AFTER_RUNAWAY = "a parameter closer that closes nothing after a value the next parameter opener ended: that opener may have been the value's text";
 
 /**
  * The DSML walk: one complete span's tags, in order, read into invoke and parameter drafts
@@ -296,8 +292,10 @@ export class DsmlWalk implements BlockFacts {
       } else {
         const residue = garbledCloserAt(valueSoFar);
         this.cutShort(top);
+        // P03 (review 47b): a value the next parameter opener reached before its own closer refuses the call (verdict.ts),
+        // optional or required, wherever that opener stands: a lost closer and a value documenting an unclosed opener
+        // (then closed by the value's own closer) are the same tags, so neither reading may run.
         this.endParam(top, residue >= 0 ? top.valueStart + residue : tag.start, residue >= 0 ? "P02" : "P03", residue >= 0);
-        if (residue < 0) top.runawayRead = this.endsRunaway(tag, name, this.stack[this.stack.length - 2]);
         this.stack.pop();
         top = this.stack[this.stack.length - 1];
       }
@@ -311,30 +309,8 @@ export class DsmlWalk implements BlockFacts {
     this.stack.push(param);
   }
 
-  /**
-   * Review 47: whether a parameter opener ends the open value before it whose own closer was lost
-   * (P03), so that value is read up to it and kept, as Qwen3-Coder reads one (O02.4, QwenParameters):
-   * the opener starts its line (only spaces or tabs before it) and names a parameter the tool
-   * declares that the call has not given yet (a tool declaring no properties, or none declared: a
-   * line start alone). Otherwise where the value ends is a guess, and the call is refused (P03),
-   * never run without it. `wrapper`: a wrapped tool's parameter (I02) around the value, whose tool
-   * the values belong to.
-   */
-  private endsRunaway(tag: Tag, name: string, wrapper: ParamDraft | undefined): boolean {
-    if (!startsLineAfterBreak(this.span, tag.start)) return false;
-    const cur = this.cur!;
-    const siblings = wrapper?.children ?? cur.params;
-    if (siblings.some((p) => p.name === name)) return false;
-    const toolName = wrapper ? wrapper.name : cur.name;
-    const properties = toolName === null ? undefined : this.ctx.tools.get(toolName)?.parameters?.properties;
-    const keys = properties !== null && typeof properties === "object" ? Object.keys(properties) : [];
-    return keys.length === 0 || keys.includes(name);
-  }
-
   private closeParam(tag: Tag): void {
     const top = this.stack.pop();
-    // Review 47 (Qwen3-Coder's G44.1): a parameter closer that closes nothing after a value the next opener ended (P03, kept): the closers balance only if that opener was the value's text, so the call is refused.
-    if (!top && this.cur && this.cur.params.some((p) => p.runawayRead || p.children?.some((c) => c.runawayRead))) this.cur.unread ??= STRAY_AFTER_RUNAWAY;
     if (!top || !this.cur) return;
     const flaw: CloseFlaw = tag.flaws & Flaw.MissingGt ? "P11" : tag.flaws & Flaw.Misspelled ? "P02" : "";
     this.endParam(top, tag.start, flaw, true);

@@ -1,0 +1,160 @@
+/**
+ * Hostile review 47b: this round's value rules. A place admitting a string keeps the raw text
+ * whatever string= says, the schema walk following $ref/allOf up to 16 levels
+ * (src/parse/schema-walk.ts); prototype-named keys refuse the call (src/parse/values.ts); a garbled
+ * closer ending the last value is cut (P02, src/parse/dialects/dsml/value-ends.ts). Each failing test
+ * says what is wrong, its severity and the suspected file; passing tests are hard negatives.
+ */
+import { describe, expect, test } from "bun:test";
+import { parse } from "../../src/engine/parse.ts";
+import type { ToolSpec } from "../../src/parse/types.ts";
+import { live } from "../golden/notation.ts";
+import { fixtureTools } from "../golden/tools.ts";
+import { runAtEverySplit } from "../support/run-engine.ts";
+
+const VALUE = '"rm -rf /tmp/a\\nrm -rf ~"';
+const call = live(`Running.\n<{D}tool_calls>\n<{D}invoke name="t">\n<{D}parameter name="v" string="false">${VALUE}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+
+/** A tool whose parameter v reaches `{type: "string"}` through a chain of `depth` local $refs. */
+function refChain(depth: number): ToolSpec {
+  const defs: Record<string, unknown> = {};
+  for (let i = 0; i < depth; i++) defs[`a${i}`] = { $ref: `#/$defs/a${i + 1}` };
+  defs[`a${depth}`] = { type: "string" };
+  return { name: "t", parameters: { type: "object", $defs: defs, properties: { v: { $ref: "#/$defs/a0" } }, required: ["v"] } } as ToolSpec;
+}
+
+/** A tool whose parameter v is `{type: "string"}` wrapped in `depth` allOfs. */
+function allOfNest(depth: number): ToolSpec {
+  let schema: Record<string, unknown> = { type: "string" };
+  for (let i = 0; i < depth; i++) schema = { allOf: [schema] };
+  return { name: "t", parameters: { type: "object", properties: { v: schema }, required: ["v"] } } as ToolSpec;
+}
+
+const inputs = (tool: ToolSpec) => parse(call, [tool]).calls.map((c) => c.input);
+
+describe("a string place reached past the schema walk's depth cap", () => {
+  // FINDING 6 (low-medium: the review-47 string="false" finding again, past 16 levels). The gate
+  // (ajv) resolves the whole chain and sees a string place; the schema walk gives up after 16 levels
+  // and reads the place as not admitting a string, so string="false" decodes the JSON literal
+  // (`\n` and all: two commands) instead of keeping the raw text as every shallower schema does.
+  // The reading flips with the depth of the same schema. Expected: where the walk gives up, the
+  // call is refused (fail closed), or the raw text is kept as for a shallower schema; never the
+  // decoded reading. Suspected: src/parse/schema-walk.ts (schemaTypes/propertySchema depth limit).
+  const raw = [{ v: VALUE }];
+  test("control (passes): a 15-level $ref chain keeps the raw text", () => {
+    expect(inputs(refChain(15))).toEqual(raw);
+  });
+  test("a 16-level $ref chain decodes the literal into two commands", () => {
+    expect(inputs(refChain(16))).not.toEqual([{ v: "rm -rf /tmp/a\nrm -rf ~" }]);
+  });
+  test("a 17-level allOf nest decodes the literal into two commands", () => {
+    expect(inputs(allOfNest(17))).not.toEqual([{ v: "rm -rf /tmp/a\nrm -rf ~" }]);
+  });
+});
+
+describe("a prototype-named key in Mistral's list form", () => {
+  // FINDING 7 (low: refusal not reported). `[TOOL_CALLS][{"name":...,"arguments":{"constructor":1}}]`
+  // (or `__proto__`, or `\u0063onstructor`) is refused, but in silence: no broken span, so no nudge
+  // or retry, while the `[TOOL_CALLS]name[ARGS]{...}` form, Hermes, Qwen3-Coder, MiniMax and DSML
+  // report the same key as broken-markup (PROTOTYPE_KEY_DETAIL). Text is kept visible (no loss).
+  // Expected: broken-markup reported, as the other forms do. Suspected: src/parse/dialects/mistral*.ts
+  // (the list form's JSON reading drops the call without a verdict on parseJson's prototypeKey).
+  for (const key of ["constructor", "__proto__", "\\u0063onstructor"]) {
+    test(`list form with a "${key}" key: refused and reported`, () => {
+      const r = runAtEverySplit(`[TOOL_CALLS][{"name":"list_sessions","arguments":{"${key}":{"verbose":true}}}]`, fixtureTools);
+      expect(r.calls).toEqual([]);
+      expect(r.summary.broken.map((b) => b.reason)).toEqual(["broken-markup"]);
+    });
+  }
+  test("control (passes): the [ARGS] form reports it", () => {
+    const r = runAtEverySplit(`[TOOL_CALLS]list_sessions[ARGS]{"constructor":1}`, fixtureTools);
+    expect(r.calls).toEqual([]);
+    expect(r.summary.broken.map((b) => b.reason)).toEqual(["broken-markup"]);
+  });
+});
+
+describe("P02 at the end of the last value: a fullwidth bar before a word", () => {
+  // Fixed (review 47b finding 8). The rule now: a garbled closer has no whitespace inside it, and one
+  // led by a bare sentinel bar shows markup (a `>` or DSML in it) or is glued to the value before a
+  // word spelled like `parameter` (`{BAR}param`, `{BAR}parametr`); a bar after a space or before an
+  // ordinary word (`{BAR} parameters`, `{BAR}parameters`) is the value's text, kept
+  // (src/parse/dialects/dsml/value-ends.ts garbledCloserAt; more cases in test/parse/garbled-closer.test.ts).
+  // What was wrong (FINDING 8, low: text lost in silence; new this round, main kept it). A last value whose own
+  // closer was lost (ended by the invoke closer, P01) and whose text ends in a fullwidth-bar
+  // separated word starting with "param" (a Chinese table cell `名称 {BAR} parameters`) is cut at the
+  // bar: the file is written without ` {BAR} parameters`, and the cut text is neither visible nor
+  // reported as stripped. GARBLED_CLOSER admits spaces between the bar and the word and any
+  // `param[a-z]{0,8}`, with no `>`. Expected: a bar followed by a space and a plural word is kept
+  // (no closer has a space after its bar and no `>`), or the cut is reported. Suspected:
+  // src/parse/dialects/dsml/value-ends.ts GARBLED_CLOSER.
+  const page = live(`Writing.\n<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">t.md</{D}parameter>\n<{D}parameter name="content" string="true">| 名称 {BAR} parameters\n</{D}invoke>\n</{D}tool_calls>`);
+  test("fixed: the content keeps its last word or the cut is reported", () => {
+    const r = runAtEverySplit(page, fixtureTools);
+    const kept = r.calls.some((c) => c.input.content === live("| 名称 {BAR} parameters"));
+    expect(kept || r.summary.stripped.length > 0 || r.summary.broken.length > 0).toBe(true);
+  });
+  test("hard negative (passes): the same text closed by its own closer is kept whole", () => {
+    const closed = page.replace("\n</", `${live("</{D}parameter>")}\n</`);
+    expect(runAtEverySplit(closed, fixtureTools).calls.map((c) => c.input.content)).toEqual([live("| 名称 {BAR} parameters")]);
+  });
+});
+
+describe("a tool declared twice: the reading follows the first declaration only", () => {
+  // FINDING 9 (low: reading depends on declaration order; duplicate declarations are a host bug).
+  // A name declared twice must fit every declaration (gate), but values are read with the first.
+  // [untyped v, string v]: string="false" `"a\nb"` is decoded (a newline: two lines of a command)
+  // though the second declaration makes v a string place, which keeps the raw text; the reverse
+  // order keeps it raw. Both readings fit both schemas, so the gate cannot tell. Expected: the same
+  // reading whatever the order (a place that any declaration makes a string place keeps the raw
+  // text), or refused when the declarations read the value differently. Suspected:
+  // src/parse/schema-gate.ts / the tool map the readers use (first declaration),
+  // src/parse/values.ts.
+  const untyped = { name: "t", parameters: { type: "object", properties: { v: {} } } } as ToolSpec;
+  const typed = { name: "t", parameters: { type: "object", properties: { v: { type: "string" } } } } as ToolSpec;
+  const literal = live(`Running.\n<{D}tool_calls>\n<{D}invoke name="t">\n<{D}parameter name="v" string="false">"a\\nb"</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+  test("control (passes): [string, untyped] keeps the raw text", () => {
+    expect(parse(literal, [typed, untyped]).calls.map((c) => c.input)).toEqual([{ v: '"a\\nb"' }]);
+  });
+  test("[untyped, string] decodes it", () => {
+    expect(parse(literal, [untyped, typed]).calls.map((c) => c.input)).toEqual(parse(literal, [typed, untyped]).calls.map((c) => c.input));
+  });
+});
+
+describe("number literals at the 1e21 boundary", () => {
+  // FINDING 10 (low, at the documented boundary). "A literal with a fraction or an exponent that
+  // reads as an integer below 1e21 must denote exactly that integer"; one that rounds UP to 1e21
+  // escapes the rule: `999999999999999999999.9` (a non-integer below 1e21) reads as the double 1e21
+  // and an integer parameter takes it. Expected: refused, as `123456789012345678.5` is. Suspected:
+  // src/grammar/json-syntax.ts readNumberLiteral (the below-1e21 test is on the rounded double, not
+  // on the literal).
+  const integer = { name: "t", parameters: { type: "object", properties: { v: { type: "integer" } }, required: ["v"] } } as ToolSpec;
+  const withValue = (v: string) => live(`Running.\n<{D}tool_calls>\n<{D}invoke name="t">\n<{D}parameter name="v" string="false">${v}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+  test("control (passes): 123456789012345678.5 is refused for an integer", () => {
+    expect(parse(withValue("123456789012345678.5"), [integer]).calls).toEqual([]);
+  });
+  for (const v of ["999999999999999999999.9", "9.999999999999999999e20"]) {
+    test(`${v} (not an integer, below 1e21) is refused for an integer`, () => {
+      expect(parse(withValue(v), [integer]).calls).toEqual([]);
+    });
+  }
+});
+
+describe("hard negatives (pass): prototype-named keys in other spellings are refused", () => {
+  // Kept: no test elsewhere spells the key with JSON escapes, nests it in an array of objects, or
+  // writes it as a Python literal inside a DSML value; every one is refused (broken-markup).
+  const todos = (value: string) => live(`Planning.\n<{D}tool_calls>\n<{D}invoke name="todowrite">\n<{D}parameter name="todos" string="false">${value}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+  const cases: [string, string][] = [
+    ["JSON-escaped __proto__ nested in an array item (DSML)", todos(String.raw`[{"content":"a","status":"pending","\u005f_proto__":{}}]`)],
+    ["constructor in an array item (DSML)", todos(`[{"content":"a","status":"pending","constructor":{}}]`)],
+    ["a Python-literal __proto__ key (DSML value)", todos(`[{'content':'a','status':'pending','__proto__':{}}]`)],
+    ["fully escaped __proto__ (Hermes)", `<tool_call>\n{"name":"todowrite","arguments":{"todos":[{"content":"a","status":"pending","\\u005F\\u005Fproto\\u005F\\u005F":{}}]}}\n</tool_call>`],
+    ["escaped prototype inside arguments given as a string (Hermes)", `<tool_call>\n{"name":"todowrite","arguments":"{\\"todos\\":[{\\"content\\":\\"a\\",\\"status\\":\\"pending\\",\\"proto\\\\u0074ype\\":1}]}"}\n</tool_call>`],
+  ];
+  for (const [name, input] of cases) {
+    test(name, () => {
+      const r = runAtEverySplit(input, fixtureTools);
+      expect(r.calls).toEqual([]);
+      expect(r.summary.broken.map((b) => b.reason)).toEqual(["broken-markup"]);
+    });
+  }
+});
