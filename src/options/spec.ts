@@ -87,7 +87,7 @@ export const OPTIONS = namespace(
   {
     parse: namespace("Which leaked-markup shapes may be turned into tool calls.", {
       orphanInvoke: flag(defaultParseOptions.orphanInvoke, "Accept an invoke that has no outer block opener (shape B05)."),
-      looseParameters: flag(defaultParseOptions.looseParameters, "Accept mis-closed, mangled and runaway parameters (shapes P01-P03, P11)."),
+      looseParameters: flag(defaultParseOptions.looseParameters, "Accept mis-closed, mangled and truncated parameters (shapes P01, P02, P11); a runaway parameter (P03) refuses its call either way."),
       rawJsonBody: flag(defaultParseOptions.rawJsonBody, "Accept a bare JSON object as an invoke body, and the arguments/input wrapper (shapes I03, I04)."),
       wrappedTool: flag(defaultParseOptions.wrappedTool, "Accept a parameter named after a declared tool that holds the real parameters (shape I02)."),
       codeCostumes: flag(defaultParseOptions.codeCostumes, "Recover fenceless code costumes (<shell>, HTML pre/code, XML execute calls) as bash calls (shapes C01-C04, C07)."),

@@ -76,7 +76,7 @@ export interface StrippedSpan {
 export interface ParseOptions {
   /** Accept an invoke that has no outer block opener (B05). */
   orphanInvoke: boolean;
-  /** Accept mis-closed, mangled and runaway parameters (P01-P03, P11). */
+  /** Accept mis-closed, mangled and truncated parameters (P01, P02, P11); a runaway parameter (P03) refuses its call either way. */
   looseParameters: boolean;
   /** Accept a bare JSON object as an invoke body, and the arguments/input wrapper (I03, I04). */
   rawJsonBody: boolean;
