@@ -49,6 +49,9 @@ function runawayAndStrayParameters(): Fixture[] {
     bad("P47.4", "dsml-stray-parameter-after-the-invoke-in-its-block", `<{D}tool_calls>\n<{D}invoke name="bash">\n${P("command", "rm -rf ./*")}\n</{D}invoke>\n${P("workdir", "/tmp/scratch")}\n</{D}tool_calls>`, "broken-markup", ["I02"]),
     bad("P47.5", "dsml-stray-parameter-before-the-invoke-in-its-block", `<{D}tool_calls>\n${P("workdir", "/tmp/scratch")}\n<{D}invoke name="bash">\n${P("command", "rm -rf ./*")}\n</{D}invoke>\n</{D}tool_calls>`, "broken-markup", ["I02"]),
     bad("P47.7", "stray-closer-after-a-runaway", inBlock("write", `<{D}parameter name="content" string="true">doc:\n<{D}parameter name="filePath" string="true">/etc/passwd</{D}parameter>\n</{D}parameter>`), "broken-markup", ["P03"]),
+    bad("P47.8", "dsml-value-documents-an-unclosed-opener", inBlock("bash", `<{D}parameter name="command" string="true">cat > notes.md <<'EOF'\n<{D}parameter name="workdir" string="true">/\nEOF</{D}parameter>\n${P("description", "notes")}`), "broken-markup", ["P03"]),
+    bad("P47.9", "claude-value-documents-an-unclosed-opener", '<function_calls>\n<invoke name="bash">\n<parameter name="command">cat > notes.md <<\'EOF\'\n<parameter name="workdir">/\nEOF</parameter>\n<parameter name="description">notes</parameter>\n</invoke>\n</function_calls>', "broken-markup", ["P03"]),
+    bad("P47.10", "qwen3-coder-value-documents-an-unclosed-opener", "<tool_call>\n<function=bash>\n<parameter=command>\ncat > notes.md <<'EOF'\n<parameter=workdir>\n/\nEOF\n</parameter>\n<parameter=description>\nnotes\n</parameter>\n</function>\n</tool_call>", "broken-markup", ["O02"]),
     ok("P47.6", "garbled-closer-ends-the-last-value", inBlock("edit", `${P("filePath", "a.txt")}\n${P("oldString", "alpha")}\n<{D}parameter name="newString" string="true">beta{BAR}>{BAR}parameter>`), [
       { tool: "edit", input: { filePath: "a.txt", oldString: "alpha", newString: "beta" }, shape: "P02" },
     ]),
