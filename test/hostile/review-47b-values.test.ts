@@ -1,0 +1,95 @@
+/**
+ * Hostile review 47b: this round's value rules. A place admitting a string keeps the raw text
+ * whatever string= says, the schema walk following $ref/allOf up to 16 levels
+ * (src/parse/schema-walk.ts); prototype-named keys refuse the call (src/parse/values.ts); a garbled
+ * closer ending the last value is cut (P02, src/parse/dialects/dsml/value-ends.ts). Each failing test
+ * says what is wrong, its severity and the suspected file; passing tests are hard negatives.
+ */
+import { describe, expect, test } from "bun:test";
+import { parse } from "../../src/engine/parse.ts";
+import type { ToolSpec } from "../../src/parse/types.ts";
+import { live } from "../golden/notation.ts";
+import { fixtureTools } from "../golden/tools.ts";
+import { runAtEverySplit } from "../support/run-engine.ts";
+
+const VALUE = '"rm -rf /tmp/a\\nrm -rf ~"';
+const call = live(`Running.\n<{D}tool_calls>\n<{D}invoke name="t">\n<{D}parameter name="v" string="false">${VALUE}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+
+/** A tool whose parameter v reaches `{type: "string"}` through a chain of `depth` local $refs. */
+function refChain(depth: number): ToolSpec {
+  const defs: Record<string, unknown> = {};
+  for (let i = 0; i < depth; i++) defs[`a${i}`] = { $ref: `#/$defs/a${i + 1}` };
+  defs[`a${depth}`] = { type: "string" };
+  return { name: "t", parameters: { type: "object", $defs: defs, properties: { v: { $ref: "#/$defs/a0" } }, required: ["v"] } } as ToolSpec;
+}
+
+/** A tool whose parameter v is `{type: "string"}` wrapped in `depth` allOfs. */
+function allOfNest(depth: number): ToolSpec {
+  let schema: Record<string, unknown> = { type: "string" };
+  for (let i = 0; i < depth; i++) schema = { allOf: [schema] };
+  return { name: "t", parameters: { type: "object", properties: { v: schema }, required: ["v"] } } as ToolSpec;
+}
+
+const inputs = (tool: ToolSpec) => parse(call, [tool]).calls.map((c) => c.input);
+
+describe("a string place reached past the schema walk's depth cap", () => {
+  // FINDING 6 (low-medium: the review-47 string="false" finding again, past 16 levels). The gate
+  // (ajv) resolves the whole chain and sees a string place; the schema walk gives up after 16 levels
+  // and reads the place as not admitting a string, so string="false" decodes the JSON literal
+  // (`\n` and all: two commands) instead of keeping the raw text as every shallower schema does.
+  // The reading flips with the depth of the same schema. Expected: where the walk gives up, the
+  // call is refused (fail closed), or the raw text is kept as for a shallower schema; never the
+  // decoded reading. Suspected: src/parse/schema-walk.ts (schemaTypes/propertySchema depth limit).
+  const raw = [{ v: VALUE }];
+  test("control (passes): a 15-level $ref chain keeps the raw text", () => {
+    expect(inputs(refChain(15))).toEqual(raw);
+  });
+  test("a 16-level $ref chain decodes the literal into two commands", () => {
+    expect(inputs(refChain(16))).not.toEqual([{ v: "rm -rf /tmp/a\nrm -rf ~" }]);
+  });
+  test("a 17-level allOf nest decodes the literal into two commands", () => {
+    expect(inputs(allOfNest(17))).not.toEqual([{ v: "rm -rf /tmp/a\nrm -rf ~" }]);
+  });
+});
+
+describe("a prototype-named key in Mistral's list form", () => {
+  // FINDING 7 (low: refusal not reported). `[TOOL_CALLS][{"name":...,"arguments":{"constructor":1}}]`
+  // (or `__proto__`, or `\u0063onstructor`) is refused, but in silence: no broken span, so no nudge
+  // or retry, while the `[TOOL_CALLS]name[ARGS]{...}` form, Hermes, Qwen3-Coder, MiniMax and DSML
+  // report the same key as broken-markup (PROTOTYPE_KEY_DETAIL). Text is kept visible (no loss).
+  // Expected: broken-markup reported, as the other forms do. Suspected: src/parse/dialects/mistral*.ts
+  // (the list form's JSON reading drops the call without a verdict on parseJson's prototypeKey).
+  for (const key of ["constructor", "__proto__", "\\u0063onstructor"]) {
+    test(`list form with a "${key}" key: refused and reported`, () => {
+      const r = runAtEverySplit(`[TOOL_CALLS][{"name":"list_sessions","arguments":{"${key}":{"verbose":true}}}]`, fixtureTools);
+      expect(r.calls).toEqual([]);
+      expect(r.summary.broken.map((b) => b.reason)).toEqual(["broken-markup"]);
+    });
+  }
+  test("control (passes): the [ARGS] form reports it", () => {
+    const r = runAtEverySplit(`[TOOL_CALLS]list_sessions[ARGS]{"constructor":1}`, fixtureTools);
+    expect(r.calls).toEqual([]);
+    expect(r.summary.broken.map((b) => b.reason)).toEqual(["broken-markup"]);
+  });
+});
+
+describe("P02 at the end of the last value: a fullwidth bar before a word", () => {
+  // FINDING 8 (low: text lost in silence; new this round, main kept it). A last value whose own
+  // closer was lost (ended by the invoke closer, P01) and whose text ends in a fullwidth-bar
+  // separated word starting with "param" (a Chinese table cell `名称 {BAR} parameters`) is cut at the
+  // bar: the file is written without ` {BAR} parameters`, and the cut text is neither visible nor
+  // reported as stripped. GARBLED_CLOSER admits spaces between the bar and the word and any
+  // `param[a-z]{0,8}`, with no `>`. Expected: a bar followed by a space and a plural word is kept
+  // (no closer has a space after its bar and no `>`), or the cut is reported. Suspected:
+  // src/parse/dialects/dsml/value-ends.ts GARBLED_CLOSER.
+  const page = live(`Writing.\n<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">t.md</{D}parameter>\n<{D}parameter name="content" string="true">| 名称 {BAR} parameters\n</{D}invoke>\n</{D}tool_calls>`);
+  test("the content keeps its last word or the cut is reported", () => {
+    const r = runAtEverySplit(page, fixtureTools);
+    const kept = r.calls.some((c) => c.input.content === live("| 名称 {BAR} parameters"));
+    expect(kept || r.summary.stripped.length > 0 || r.summary.broken.length > 0).toBe(true);
+  });
+  test("hard negative (passes): the same text closed by its own closer is kept whole", () => {
+    const closed = page.replace("\n</", `${live("</{D}parameter>")}\n</`);
+    expect(runAtEverySplit(closed, fixtureTools).calls.map((c) => c.input.content)).toEqual([live("| 名称 {BAR} parameters")]);
+  });
+});
