@@ -84,6 +84,12 @@ describe("a well-formed call whose value documents an unclosed parameter opener 
     expectIntendedOrRefused(callsOf(input), { command: claudeHeredoc, description: "notes" });
   });
 
+  test("MiniMax XML (Claude-style invoke in minimax:tool_call): the same", () => {
+    const doc = `cat > notes.md <<'EOF'\nA runaway looks like:\n<parameter name="workdir">/\nEOF`;
+    const input = `Writing the notes.\n<minimax:tool_call>\n<invoke name="bash">\n<parameter name="command">${doc}</parameter>\n<parameter name="description">notes</parameter>\n</invoke>\n</minimax:tool_call>`;
+    expectIntendedOrRefused(callsOf(input), { command: doc, description: "notes" });
+  });
+
   test("hard negative (passes): the documented opener closed too leaves a closer that closes nothing, and the call is refused (G44.1)", () => {
     const closedDoc = `cat > notes.md <<'EOF'\n<{D}parameter name="workdir" string="true">/</{D}parameter>\nEOF`;
     const input = `Writing the notes.\n${dsmlCall("bash", [param("command", closedDoc), param("description", "notes")])}`;

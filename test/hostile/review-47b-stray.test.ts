@@ -58,6 +58,28 @@ describe("a stray parameter in the still-open block, after prose", () => {
   });
 });
 
+describe("a later call of the malformed block, after prose", () => {
+  // FINDING 2b (high: wrong execution). PATTERNS promises "every later call of the block" is
+  // refused once a parameter stands outside every invoke of it. A line of prose after the stray
+  // parameter ends that: the next invoke of the same, still-open block runs. Here the stray
+  // `workdir` stands right BEFORE the `rm -rf ./*` invoke's opener (the other place the rule names),
+  // so it may well have been meant for it, and `rm -rf ./*` runs in the session's directory. With a
+  // blank line instead of the prose both calls are refused (control). Expected: refused.
+  // Suspected: src/engine/engine.ts (noteMalformedBlock is applied to the span's segments, but the
+  // span after the prose is parsed with an enclosing block the prose reset: openBlock),
+  // src/parse/dialects/dsml/parse-span.ts malformedBlocks.
+  const LS = RM.replace("rm -rf ./*", "ls");
+  test("ls, the stray workdir, a line of prose, then rm -rf ./*: rm runs", () => {
+    expectNoRmWithoutWorkdir(run(`Cleaning.\n<{D}tool_calls>\n${LS}\n${WORKDIR}\nThen:\n${RM}\n</{D}tool_calls>`));
+  });
+  test("the stray, prose, then a later call: the later call runs", () => {
+    expect(run(`Cleaning.\n<{D}tool_calls>\n${RM}\n${WORKDIR}\nNow:\n${LS}\n</{D}tool_calls>`).calls).toEqual([]);
+  });
+  test("control (passes): a blank line instead of the prose refuses both", () => {
+    expect(run(`Cleaning.\n<{D}tool_calls>\n${LS}\n${WORKDIR}\n\n${RM}\n</{D}tool_calls>`).calls).toEqual([]);
+  });
+});
+
 describe("a stray parameter in other spellings", () => {
   // FINDING 3 (medium: wrong execution; the rule's scope is "DSML or Claude-style", but the harm is
   // the same). Qwen3-Coder: a `<parameter=workdir>` after `</function>` and before `</tool_call>`
