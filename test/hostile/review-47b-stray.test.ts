@@ -36,10 +36,11 @@ describe("a stray parameter in the still-open block, after prose", () => {
   // are stripped (S03 "fabricated-result") or reported as a loose value (D08), and `rm -rf ./*`
   // runs in the session's directory instead of /tmp/scratch. The Claude-style form of the same
   // input IS refused (control below), so the two dialects disagree. Expected: refused as the
-  // blank-line form is (broken-markup, I02). Suspected: src/parse/stray-value-closer.ts ExampleRun /
-  // runRefuses (the run after the invoke closer stops at non-blank text), src/engine/candidate.ts
-  // (trailing: the stray-parameter branch needs the parameter to be the very next tag) and
-  // src/engine/call-run.ts.
+  // blank-line form is (broken-markup, I02). Suspected: src/engine/text-mode.ts emitText ("Prose
+  // after a call means the block is over, even if its closer never comes": openBlock is forgotten,
+  // so the stray is read as a loose value outside any block, D08/S03), with
+  // src/parse/stray-value-closer.ts runRefuses and src/engine/candidate.ts (the stray-parameter
+  // branch needs the parameter to be the very next tag after the invoke closer).
   test("a line of prose between the invoke closer and the stray workdir", () => {
     expectNoRmWithoutWorkdir(run(`Cleaning.\n<{D}tool_calls>\n${RM}\nNote:\n${WORKDIR}\n</{D}tool_calls>`));
   });
@@ -65,9 +66,9 @@ describe("a later call of the malformed block, after prose", () => {
   // `workdir` stands right BEFORE the `rm -rf ./*` invoke's opener (the other place the rule names),
   // so it may well have been meant for it, and `rm -rf ./*` runs in the session's directory. With a
   // blank line instead of the prose both calls are refused (control). Expected: refused.
-  // Suspected: src/engine/engine.ts (noteMalformedBlock is applied to the span's segments, but the
-  // span after the prose is parsed with an enclosing block the prose reset: openBlock),
-  // src/parse/dialects/dsml/parse-span.ts malformedBlocks.
+  // Suspected: src/engine/text-mode.ts emitText (prose forgets openBlock, so the later invoke is
+  // read as an orphan with no enclosing block and malformedBlocks, parse-span.ts, never sees it);
+  // src/engine/engine.ts noteMalformedBlock.
   const LS = RM.replace("rm -rf ./*", "ls");
   test("ls, the stray workdir, a line of prose, then rm -rf ./*: rm runs", () => {
     expectNoRmWithoutWorkdir(run(`Cleaning.\n<{D}tool_calls>\n${LS}\n${WORKDIR}\nThen:\n${RM}\n</{D}tool_calls>`));
