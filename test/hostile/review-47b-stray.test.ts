@@ -49,6 +49,16 @@ describe("a stray parameter in the still-open block, after prose", () => {
     expectNoRmWithoutWorkdir(run(`Cleaning.\n<{D}tool_calls>\n${RM} in ${WORKDIR}\n</{D}tool_calls>`));
   });
 
+  // The same with a line that only looks blank or says nothing: an NBSP, a zero-width space, an
+  // empty HTML comment (isBlank in text-mode.ts counts only spaces, tabs and line ends).
+  for (const [name, line] of [["an NBSP line", "\u00a0"], ["a zero-width-space line", "\u200b"], ["an empty HTML comment", "<!-- -->"]] as const) {
+    for (const [eolName, eol] of [["LF", "\n"], ["CRLF", "\r\n"], ["lone CR", "\r"]] as const) {
+      test(`${name} between the invoke closer and the stray workdir (${eolName})`, () => {
+        expectNoRmWithoutWorkdir(run(`Cleaning.\n<{D}tool_calls>\n${RM}\n${line}\n${WORKDIR}\n</{D}tool_calls>`.replaceAll("\n", eol)));
+      });
+    }
+  }
+
   test("control (passes): a blank line between them refuses the call", () => {
     expect(run(`Cleaning.\n<{D}tool_calls>\n${RM}\n\n${WORKDIR}\n</{D}tool_calls>`).calls).toEqual([]);
   });
