@@ -133,3 +133,23 @@ describe("number literals at the 1e21 boundary", () => {
     });
   }
 });
+
+describe("hard negatives (pass): prototype-named keys in other spellings are refused", () => {
+  // Kept: no test elsewhere spells the key with JSON escapes, nests it in an array of objects, or
+  // writes it as a Python literal inside a DSML value; every one is refused (broken-markup).
+  const todos = (value: string) => live(`Planning.\n<{D}tool_calls>\n<{D}invoke name="todowrite">\n<{D}parameter name="todos" string="false">${value}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+  const cases: [string, string][] = [
+    ["JSON-escaped __proto__ nested in an array item (DSML)", todos(String.raw`[{"content":"a","status":"pending","\u005f_proto__":{}}]`)],
+    ["constructor in an array item (DSML)", todos(`[{"content":"a","status":"pending","constructor":{}}]`)],
+    ["a Python-literal __proto__ key (DSML value)", todos(`[{'content':'a','status':'pending','__proto__':{}}]`)],
+    ["fully escaped __proto__ (Hermes)", `<tool_call>\n{"name":"todowrite","arguments":{"todos":[{"content":"a","status":"pending","\\u005F\\u005Fproto\\u005F\\u005F":{}}]}}\n</tool_call>`],
+    ["escaped prototype inside arguments given as a string (Hermes)", `<tool_call>\n{"name":"todowrite","arguments":"{\\"todos\\":[{\\"content\\":\\"a\\",\\"status\\":\\"pending\\",\\"proto\\\\u0074ype\\":1}]}"}\n</tool_call>`],
+  ];
+  for (const [name, input] of cases) {
+    test(name, () => {
+      const r = runAtEverySplit(input, fixtureTools);
+      expect(r.calls).toEqual([]);
+      expect(r.summary.broken.map((b) => b.reason)).toEqual(["broken-markup"]);
+    });
+  }
+});
