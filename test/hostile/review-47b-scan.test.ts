@@ -122,7 +122,7 @@ describe("fixed: scan reads a tool part as OpenCode sends it", () => {
   test("hard negative: an aborted reply with a tool part is sent: an echo, no call", async () => {
     expect(await calls({ error: { name: "MessageAbortedError", data: { message: "x" } } }, toolPart({ status: "completed", output: readme(COMMAND) }))).toEqual([]);
   });
-  test("hard negative: an error's text and an interrupted tool's output are sent: echoes, no call", async () => {
+  test("an error's text, and an interrupted tool's output sent in place of it, are given: echoes, no call", async () => {
     expect(await calls({}, toolPart({ status: "error", error: readme(COMMAND) }))).toEqual([]);
     expect(await calls({}, toolPart({ status: "error", error: "Tool execution aborted", metadata: { interrupted: true, output: readme(COMMAND) } }))).toEqual([]);
   });
