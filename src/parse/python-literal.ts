@@ -1,7 +1,7 @@
 import { readNumberLiteral } from "../grammar/json-syntax.ts";
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import { markRespelled, respelled } from "../grammar/number-spelling.ts";
-import { itemSchema, propertySchema, schemaTypes } from "./schema-walk.ts";
+import { UNFOLLOWED_PLACE, itemSchema, placeTypes, propertySchema } from "./schema-walk.ts";
 import type { JsonSchema } from "./types.ts";
 
 /**
@@ -199,7 +199,9 @@ class PythonNumber {
 // The reader's nesting limit (value(), depth 32) bounds the recursion.
 export function settleLiteral(value: unknown, schema: JsonSchema | undefined): unknown {
   if (value instanceof PythonBool) {
-    const types = schemaTypes(schema);
+    const types = placeTypes(schema);
+    // A place the schema walk gave up following: neither reading (the gate refuses the call).
+    if (types === null) return UNFOLLOWED_PLACE;
     return types.has("string") && !types.has("boolean") ? value.text : value.text === "True";
   }
   if (value instanceof PythonNumber) return value.value;

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import type Ajv from "ajv";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import type { JsonSchema, ToolSpec } from "./types.ts";
-import { PROTOTYPE_KEY_DETAIL, PROTOTYPE_KEY_WRITTEN, coerceDeep } from "./values.ts";
+import { PROTOTYPE_KEY_DETAIL, PROTOTYPE_KEY_WRITTEN, UNFOLLOWED_PLACE, coerceDeep } from "./values.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { declaredNames } from "./declared-names.ts";
 // Resolved now, loaded later: a missing ajv stops the start-up (src/parse/libraries.ts).
@@ -145,11 +145,15 @@ export class SchemaGate {
     // A key that names a prototype member, read as a token where it stood (values.ts), or met
     // while coercing a string for an array or object place: no call, whatever the schema.
     const prototypeKey = (value: unknown) => holds(value, (v) => v === PROTOTYPE_KEY_WRITTEN);
+    const unfollowed = (value: unknown) => holds(value, (v) => v === UNFOLLOWED_PLACE);
     if (prototypeKey(input)) return { ok: false, detail: PROTOTYPE_KEY_DETAIL, markup: true };
     const schema: unknown = tool.parameters;
     if (schema === undefined || schema === true) return { ok: true, input };
     const coerced = isObject(schema) ? (coerceDeep(input, schema) as Record<string, unknown>) : input;
     if (coerced !== input && prototypeKey(coerced)) return { ok: false, detail: PROTOTYPE_KEY_DETAIL, markup: true };
+    // A value at a place whose schema nests deeper than the reader follows (schema-walk.ts): it was
+    // read without knowing what the place takes, where ajv follows the whole chain. Fail closed.
+    if (unfollowed(input) || (coerced !== input && unfollowed(coerced))) return { ok: false, detail: `the schema of tool ${tool.name} nests deeper than its arguments can be read, so they cannot be checked` };
     if (isObject(schema) && isTriviallyPermissive(schema)) return { ok: true, input: coerced };
     const validate = isObject(schema) ? this.validatorFor(schema) : "uncompilable";
     if (validate === "uncompilable") return { ok: false, detail: `the schema of tool ${tool.name} could not be compiled, so its arguments cannot be checked` };

@@ -4,9 +4,9 @@ import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import { copyRespelled, isRespelled, markRespelled, respelled } from "../grammar/number-spelling.ts";
 import type { JsonSchema } from "./types.ts";
 import { parsePythonLiteral } from "./python-literal.ts";
-import { itemSchema, propertySchema, schemaTypes } from "./schema-walk.ts";
+import { UNFOLLOWED_PLACE, itemSchema, placeTypes, propertySchema, schemaTypes } from "./schema-walk.ts";
 
-export { propertySchema, schemaTypes };
+export { UNFOLLOWED_PLACE, propertySchema, schemaTypes };
 
 /**
  * A value read from markup that names a prototype member (`__proto__`, `constructor`,
@@ -224,7 +224,9 @@ export function trimHuggingNewlines(value: string): string {
  * `string=` attribute: "true" keeps the text, "false" asks for JSON, undefined lets the schema decide.
  */
 export function coerceValue(raw: string, schema: JsonSchema | undefined, typedHint: "true" | "false" | undefined): unknown {
-  const types = schemaTypes(schema);
+  const types = placeTypes(schema);
+  // A place the schema walk gave up following takes types nobody here knows: no reading (the gate refuses the call).
+  if (types === null) return UNFOLLOWED_PLACE;
   const trimmed = raw.trim();
   if (types.size === 0) {
     if (typedHint !== "false") return raw;
@@ -304,6 +306,9 @@ export function coerceObject(input: Record<string, unknown>, schema: JsonSchema 
  */
 export function coerceDeep(value: unknown, schema: JsonSchema | undefined, depth = 0): unknown {
   if (!schema || depth > 32) return value;
+  // A place the schema walk gave up following: nothing in it can be read against it (the gate refuses the call).
+  const types = placeTypes(schema);
+  if (types === null) return UNFOLLOWED_PLACE;
   if (typeof value === "string") return coerceValue(value, schema, undefined);
   // A boolean or number where only a string fits is written back as text (600 -> "600"), but only
   // where that text is exactly what the model wrote; one rule for every number spelling, JSON's
@@ -316,7 +321,6 @@ export function coerceDeep(value: unknown, schema: JsonSchema | undefined, depth
   // here was written `true`/`false` (JSON): the Python reader already gave a string-only place the
   // text `True` was written as ("True", parsePythonLiteral / parsePythonCalls with the schema).
   if (typeof value === "boolean" || (typeof value === "number" && Number.isSafeInteger(value) && !Object.is(value, -0))) {
-    const types = schemaTypes(schema);
     return types.has("string") && !matchesTypes(value, types) ? String(value) : value;
   }
   if (typeof value === "number") return value;

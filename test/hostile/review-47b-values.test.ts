@@ -11,6 +11,9 @@ import type { ToolSpec } from "../../src/parse/types.ts";
 import { live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { runAtEverySplit } from "../support/run-engine.ts";
+import { sdkTools, textStream, throughMiddleware } from "../security/support.ts";
+
+const prompt = [{ role: "user" as const, content: [{ type: "text" as const, text: "Run it." }] }];
 
 const VALUE = '"rm -rf /tmp/a\\nrm -rf ~"';
 const call = live(`Running.\n<{D}tool_calls>\n<{D}invoke name="t">\n<{D}parameter name="v" string="false">${VALUE}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
@@ -33,22 +36,62 @@ function allOfNest(depth: number): ToolSpec {
 const inputs = (tool: ToolSpec) => parse(call, [tool]).calls.map((c) => c.input);
 
 describe("a string place reached past the schema walk's depth cap", () => {
-  // FINDING 6 (low-medium: the review-47 string="false" finding again, past 16 levels). The gate
-  // (ajv) resolves the whole chain and sees a string place; the schema walk gives up after 16 levels
-  // and reads the place as not admitting a string, so string="false" decodes the JSON literal
-  // (`\n` and all: two commands) instead of keeping the raw text as every shallower schema does.
-  // The reading flips with the depth of the same schema. Expected: where the walk gives up, the
-  // call is refused (fail closed), or the raw text is kept as for a shallower schema; never the
-  // decoded reading. Suspected: src/parse/schema-walk.ts (schemaTypes/propertySchema depth limit).
+  // Fixed (was FINDING 6, low-medium: the review-47 string="false" finding again, past 16 levels).
+  // The gate (ajv) resolves the whole chain and sees a string place; the schema walk gave up after
+  // 16 levels and read the place as taking no type, so string="false" decoded the JSON literal
+  // (`\n` and all: two commands). Rule now (src/parse/schema-walk.ts placeTypes, propertySchema,
+  // itemSchema): where the walk gives up (something left to follow at its depth cap), the place's
+  // value is read as UNFOLLOWED_PLACE and the gate refuses the call (invalid-arguments, fail
+  // closed), through parse(), the engine at every split and the middleware alike.
   const raw = [{ v: VALUE }];
   test("control (passes): a 15-level $ref chain keeps the raw text", () => {
     expect(inputs(refChain(15))).toEqual(raw);
   });
-  test("a 16-level $ref chain decodes the literal into two commands", () => {
+  test("fixed: a 16-level $ref chain no longer decodes the literal into two commands", () => {
     expect(inputs(refChain(16))).not.toEqual([{ v: "rm -rf /tmp/a\nrm -rf ~" }]);
   });
-  test("a 17-level allOf nest decodes the literal into two commands", () => {
+  test("fixed: a 17-level allOf nest no longer decodes the literal into two commands", () => {
     expect(inputs(allOfNest(17))).not.toEqual([{ v: "rm -rf /tmp/a\nrm -rf ~" }]);
+  });
+  test("fixed: past the cap the call is refused, reported invalid-arguments, at every split and through the middleware", async () => {
+    for (const tool of [refChain(16), allOfNest(17), refChain(40)]) {
+      expect(inputs(tool)).toEqual([]);
+      const r = runAtEverySplit(call, [tool]);
+      expect(r.calls).toEqual([]);
+      expect(r.summary.broken.map((b) => b.reason)).toEqual(["invalid-arguments"]);
+      expect(r.text).toContain(VALUE);
+      const sdk = await throughMiddleware(prompt, textStream(call), {}, { tools: sdkTools([tool]) });
+      expect(sdk.calls).toEqual([]);
+    }
+  });
+  test("fixed: a ref cycle (a -> b -> a) refuses the call rather than reading the place as untyped", () => {
+    const cycle = { name: "t", parameters: { type: "object", $defs: { a: { $ref: "#/$defs/b" }, b: { $ref: "#/$defs/a" } }, properties: { v: { $ref: "#/$defs/a" } }, required: ["v"] } } as ToolSpec;
+    expect(runAtEverySplit(call, [cycle]).calls).toEqual([]);
+  });
+  test("fixed: the object's own properties reached past the cap (a $ref chain at the root) refuse the call too", () => {
+    const defs: Record<string, unknown> = {};
+    for (let i = 0; i < 20; i++) defs[`r${i}`] = { $ref: `#/$defs/r${i + 1}` };
+    defs.r20 = { type: "object", properties: { v: { type: "string" } }, required: ["v"] };
+    const tool = { name: "t", parameters: { $ref: "#/$defs/r0", $defs: defs } } as ToolSpec;
+    expect(runAtEverySplit(call, [tool]).calls).toEqual([]);
+  });
+  test("fixed: a value in an array item or a Python-literal boolean under a place past the cap is refused too", () => {
+    let deep: Record<string, unknown> = { type: "boolean" };
+    for (let i = 0; i < 17; i++) deep = { allOf: [deep] };
+    const tool = { name: "t", parameters: { type: "object", properties: { v: { type: "array", items: deep } }, required: ["v"] } } as ToolSpec;
+    for (const v of ["[true]", "[True]", '["true"]']) {
+      const input = live(`Running.\n<{D}tool_calls>\n<{D}invoke name="t">\n<{D}parameter name="v" string="false">${v}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+      expect(runAtEverySplit(input, [tool]).calls).toEqual([]);
+    }
+  });
+  test("hard negative (passes): within the cap (16 allOfs, a 15-level $ref chain) the call runs with the raw text, at every split", () => {
+    for (const tool of [allOfNest(16), refChain(15)]) expect(runAtEverySplit(call, [tool]).calls.map((c) => c.input)).toEqual(raw);
+  });
+  test("hard negative (passes): a recursive schema through properties (a tree) is followed value by value, not refused", () => {
+    const tree = { name: "t", parameters: { type: "object", $defs: { node: { type: "object", properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/node" } } } } }, properties: { v: { $ref: "#/$defs/node" } }, required: ["v"] } } as ToolSpec;
+    const value = '{"name":"a","children":[{"name":"b","children":[{"name":"c","children":[]}]}]}';
+    const input = live(`Running.\n<{D}tool_calls>\n<{D}invoke name="t">\n<{D}parameter name="v" string="false">${value}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+    expect(runAtEverySplit(input, [tree]).calls.map((c) => c.input)).toEqual([{ v: JSON.parse(value) }]);
   });
 });
 
