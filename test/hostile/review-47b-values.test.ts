@@ -96,19 +96,49 @@ describe("a string place reached past the schema walk's depth cap", () => {
 });
 
 describe("a prototype-named key in Mistral's list form", () => {
-  // FINDING 7 (low: refusal not reported). `[TOOL_CALLS][{"name":...,"arguments":{"constructor":1}}]`
-  // (or `__proto__`, or `\u0063onstructor`) is refused, but in silence: no broken span, so no nudge
-  // or retry, while the `[TOOL_CALLS]name[ARGS]{...}` form, Hermes, Qwen3-Coder, MiniMax and DSML
-  // report the same key as broken-markup (PROTOTYPE_KEY_DETAIL). Text is kept visible (no loss).
-  // Expected: broken-markup reported, as the other forms do. Suspected: src/parse/dialects/mistral*.ts
-  // (the list form's JSON reading drops the call without a verdict on parseJson's prototypeKey).
+  // Fixed (was FINDING 7, low: refusal not reported; finding 9 of the brief).
+  // `[TOOL_CALLS][{"name":...,"arguments":{"constructor":1}}]` (or `__proto__`, or
+  // `\u0063onstructor`) was refused in silence: no broken span, so no nudge or retry, while the
+  // `[TOOL_CALLS]name[ARGS]{...}` form, Hermes, Qwen3-Coder, MiniMax and DSML report it; a key
+  // written twice was silent there too. Rule now (src/parse/dialects/mistral.ts refusedList): a
+  // list that is valid JSON but that parseJson refuses (a prototype-named key, a key twice, a
+  // number out of range) is broken-markup with shape O06, its text kept visible; text that is no
+  // JSON list stays text.
   for (const key of ["constructor", "__proto__", "\\u0063onstructor"]) {
-    test(`list form with a "${key}" key: refused and reported`, () => {
+    test(`fixed: list form with a "${key}" key: refused and reported`, () => {
       const r = runAtEverySplit(`[TOOL_CALLS][{"name":"list_sessions","arguments":{"${key}":{"verbose":true}}}]`, fixtureTools);
       expect(r.calls).toEqual([]);
       expect(r.summary.broken.map((b) => b.reason)).toEqual(["broken-markup"]);
     });
   }
+  const listCases: [string, string][] = [
+    ["a key twice in the arguments", `[TOOL_CALLS][{"name":"bash","arguments":{"command":"ls","command":"rm -rf ~"}}]`],
+    ["the name twice", `[TOOL_CALLS][{"name":"read","name":"bash","arguments":{"command":"ls"}}]`],
+    ["a prototype key in the second call of two", `[TOOL_CALLS][{"name":"bash","arguments":{"command":"ls"}},{"name":"bash","arguments":{"command":"pwd","__proto__":{}}}]`],
+  ];
+  for (const [name, input] of listCases) {
+    test(`fixed: list form with ${name}: no call, broken-markup O06, the text kept, at every split`, () => {
+      const r = runAtEverySplit(input, fixtureTools);
+      expect(r.calls).toEqual([]);
+      expect(r.summary.broken.map((b) => [b.reason, b.shape])).toEqual([["broken-markup", "O06"]]);
+      expect(r.summary.nudge).not.toBeNull();
+      expect(r.text).toContain(input.slice("[TOOL_CALLS]".length));
+    });
+  }
+  test("fixed: through the middleware the refused list runs nothing and is reported", async () => {
+    const input = `[TOOL_CALLS][{"name":"bash","arguments":{"command":"ls","constructor":{}}}]`;
+    const sdk = await throughMiddleware(prompt, textStream(input));
+    expect(sdk.calls).toEqual([]);
+    expect(sdk.results.flatMap((r) => r.summary.broken.map((b) => b.reason))).toEqual(["broken-markup"]);
+  });
+  test("hard negative (passes): a list that is no JSON is still text, nothing reported", () => {
+    const r = runAtEverySplit(`[TOOL_CALLS][{"name":"bash","arguments":{"command":"ls"}`, fixtureTools);
+    expect(r.calls).toEqual([]);
+  });
+  test("hard negative (passes): a well-formed list still runs", () => {
+    const r = runAtEverySplit(`[TOOL_CALLS][{"name":"bash","arguments":{"command":"ls"}}]`, fixtureTools);
+    expect(r.calls.map((c) => c.input)).toEqual([{ command: "ls" }]);
+  });
   test("control (passes): the [ARGS] form reports it", () => {
     const r = runAtEverySplit(`[TOOL_CALLS]list_sessions[ARGS]{"constructor":1}`, fixtureTools);
     expect(r.calls).toEqual([]);
