@@ -189,20 +189,35 @@ describe("a tool declared twice: the reading follows the first declaration only"
 });
 
 describe("number literals at the 1e21 boundary", () => {
-  // FINDING 10 (low, at the documented boundary). "A literal with a fraction or an exponent that
-  // reads as an integer below 1e21 must denote exactly that integer"; one that rounds UP to 1e21
-  // escapes the rule: `999999999999999999999.9` (a non-integer below 1e21) reads as the double 1e21
-  // and an integer parameter takes it. Expected: refused, as `123456789012345678.5` is. Suspected:
-  // src/grammar/json-syntax.ts readNumberLiteral (the below-1e21 test is on the rounded double, not
-  // on the literal).
+  // Fixed (was FINDING 10, low, at the documented boundary; finding 11 of the brief). "A literal
+  // with a fraction or an exponent that reads as an integer below 1e21 must denote exactly that
+  // integer" tested the rounded double, so `999999999999999999999.9` (no integer) and
+  // `9.999999999999999999e20` (...999900), both below 1e21 but read as the double 1e21, escaped it
+  // and an integer parameter took 1e21. Rule now (src/grammar/json-syntax.ts readNumberLiteral):
+  // "below 1e21" is the literal's own magnitude; such a literal reads as a bigint (the integer it
+  // denotes, or the one it reads as), which the gate refuses whatever the schema, as it refuses
+  // `123456789012345678.5`. Literals of 1e21 and more (`1.5e300`) still read as their double.
   const integer = { name: "t", parameters: { type: "object", properties: { v: { type: "integer" } }, required: ["v"] } } as ToolSpec;
   const withValue = (v: string) => live(`Running.\n<{D}tool_calls>\n<{D}invoke name="t">\n<{D}parameter name="v" string="false">${v}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+  test("hard negative (passes): 1.5e300 and 1e21 still read as their double for a number place; 1e20 and 100000000000000000000.0 as the integer", () => {
+    const number = { name: "t", parameters: { type: "object", properties: { v: { type: "number" } }, required: ["v"] } } as ToolSpec;
+    expect(runAtEverySplit(withValue("1.5e300"), [number]).calls.map((c) => c.input)).toEqual([{ v: 1.5e300 }]);
+    expect(runAtEverySplit(withValue("1e21"), [number]).calls.map((c) => c.input)).toEqual([{ v: 1e21 }]);
+    for (const v of ["1e20", "100000000000000000000.0"]) expect(runAtEverySplit(withValue(v), [integer]).calls.map((c) => c.input)).toEqual([{ v: 1e20 }]);
+  });
   test("control (passes): 123456789012345678.5 is refused for an integer", () => {
     expect(parse(withValue("123456789012345678.5"), [integer]).calls).toEqual([]);
   });
   for (const v of ["999999999999999999999.9", "9.999999999999999999e20"]) {
-    test(`${v} (not an integer, below 1e21) is refused for an integer`, () => {
+    test(`fixed: ${v} (below 1e21, not the integer it reads as) is refused for an integer`, () => {
       expect(parse(withValue(v), [integer]).calls).toEqual([]);
+    });
+    test(`fixed: ${v} is refused at every split, through the middleware and in a JSON body too`, async () => {
+      const r = runAtEverySplit(withValue(v), [integer]);
+      expect(r.calls).toEqual([]);
+      expect(r.summary.broken.map((b) => b.reason)).toEqual(["invalid-arguments"]);
+      expect((await throughMiddleware(prompt, textStream(withValue(v)), {}, { tools: sdkTools([integer]) })).calls).toEqual([]);
+      expect(runAtEverySplit(`<tool_call>\n{"name":"t","arguments":{"v":${v}}}\n</tool_call>`, [integer]).calls).toEqual([]);
     });
   }
 });
