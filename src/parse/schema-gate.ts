@@ -118,6 +118,15 @@ export class SchemaGate {
     }
   }
 
+  /**
+   * The distinct declarations of a name the request declares more than once with different
+   * schemas (the first among them), or undefined: the span parser reads a call to it with each
+   * (src/parse/span.ts), since the first declaration alone decides how raw text is read.
+   */
+  declarationsOf(name: string): readonly ToolSpec[] | undefined {
+    return this.declarations.get(name);
+  }
+
   /** The call's arguments, coerced, when they fit the tool's schema and every other declaration of its name. */
   check(tool: ToolSpec, input: Record<string, unknown>): SchemaVerdict {
     const verdict = this.checkOne(tool, input);

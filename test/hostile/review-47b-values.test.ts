@@ -168,23 +168,46 @@ describe("P02 at the end of the last value: a fullwidth bar before a word", () =
 });
 
 describe("a tool declared twice: the reading follows the first declaration only", () => {
-  // FINDING 9 (low: reading depends on declaration order; duplicate declarations are a host bug).
-  // A name declared twice must fit every declaration (gate), but values are read with the first.
-  // [untyped v, string v]: string="false" `"a\nb"` is decoded (a newline: two lines of a command)
-  // though the second declaration makes v a string place, which keeps the raw text; the reverse
-  // order keeps it raw. Both readings fit both schemas, so the gate cannot tell. Expected: the same
-  // reading whatever the order (a place that any declaration makes a string place keeps the raw
-  // text), or refused when the declarations read the value differently. Suspected:
-  // src/parse/schema-gate.ts / the tool map the readers use (first declaration),
-  // src/parse/values.ts.
+  // Fixed (was FINDING 9, low: reading depended on declaration order; finding 10 of the brief).
+  // A name declared twice must fit every declaration (gate), but values were read with the first:
+  // [untyped v, string v] decoded string="false" `"a\nb"` (a newline: two lines of a command), the
+  // reverse order kept it raw; both readings fit both schemas, so the gate could not tell. Rule now
+  // (src/parse/span.ts sameUnderEveryDeclaration, SchemaGate.declarationsOf): a span with a call
+  // to a name declared more than once with different schemas is read again with each other
+  // declaration in the first one's place; a call any of them reads differently (other arguments,
+  // another boundary, no call) is refused, invalid-arguments, whatever the order (fail closed);
+  // identical readings run. The control below kept the raw text before; it is refused now too,
+  // since the untyped declaration reads the same markup as the decoded text.
   const untyped = { name: "t", parameters: { type: "object", properties: { v: {} } } } as ToolSpec;
   const typed = { name: "t", parameters: { type: "object", properties: { v: { type: "string" } } } } as ToolSpec;
   const literal = live(`Running.\n<{D}tool_calls>\n<{D}invoke name="t">\n<{D}parameter name="v" string="false">"a\\nb"</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
-  test("control (passes): [string, untyped] keeps the raw text", () => {
-    expect(parse(literal, [typed, untyped]).calls.map((c) => c.input)).toEqual([{ v: '"a\\nb"' }]);
+  test("fixed: [string, untyped] (kept the raw text) is refused: the other declaration reads it decoded", () => {
+    expect(parse(literal, [typed, untyped]).calls.map((c) => c.input)).toEqual([]);
   });
-  test("[untyped, string] decodes it", () => {
+  test("fixed: [untyped, string] no longer decodes it: the same outcome whatever the order", () => {
     expect(parse(literal, [untyped, typed]).calls.map((c) => c.input)).toEqual(parse(literal, [typed, untyped]).calls.map((c) => c.input));
+  });
+  test("fixed: refused and reported invalid-arguments in both orders, at every split and through the middleware", async () => {
+    for (const tools of [[untyped, typed], [typed, untyped]]) {
+      const r = runAtEverySplit(literal, tools);
+      expect(r.calls).toEqual([]);
+      expect(r.summary.broken.map((b) => b.reason)).toEqual(["invalid-arguments"]);
+      expect(r.text).toContain('"a\\nb"');
+      expect((await throughMiddleware(prompt, textStream(literal), {}, { tools: sdkTools(tools) })).calls).toEqual([]);
+    }
+  });
+  test("fixed: the same in a Qwen3-Coder body and for a number read as text by one declaration", () => {
+    const qwen = `<tool_call>\n<function=t>\n<parameter=v>\n5\n</parameter>\n</function>\n</tool_call>`;
+    const number = { name: "t", parameters: { type: "object", properties: { v: { type: "number" } } } } as ToolSpec;
+    const either = { name: "t", parameters: { type: "object", properties: { v: { type: ["string", "number"] } } } } as ToolSpec;
+    expect(runAtEverySplit(qwen, [number, either]).calls).toEqual([]);
+    expect(runAtEverySplit(qwen, [either, number]).calls).toEqual([]);
+  });
+  test("hard negative (passes): declarations that read the value alike run (a description apart, or an exact duplicate)", () => {
+    const described = { name: "t", parameters: { type: "object", properties: { v: { type: "string", description: "the value" } } } } as ToolSpec;
+    for (const tools of [[typed, described], [described, typed], [typed, typed]]) {
+      expect(runAtEverySplit(literal, tools).calls.map((c) => c.input)).toEqual([{ v: '"a\\nb"' }]);
+    }
   });
 });
 
