@@ -74,6 +74,15 @@ function decimalOf(literal: string): { negative: boolean; digits: string; scale:
   return { negative, digits: digits.slice(0, end), scale };
 }
 
+/**
+ * The literal denotes an integer: no non-zero digit after the point once its exponent is applied
+ * (`1.5e1`, `100.0` do; `1000000000000000000000.5` does not, though it reads as the double 1e21).
+ */
+export function denotesInteger(literal: string): boolean {
+  const { digits, scale } = decimalOf(literal);
+  return digits === "" || scale >= 0;
+}
+
 /** The literal denotes a magnitude below 1e21 (digits × 10^scale has at most 21 integer digits). */
 function denotesBelowE21(literal: string): boolean {
   const { digits, scale } = decimalOf(literal);

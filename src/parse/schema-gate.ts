@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import type Ajv from "ajv";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import type { JsonSchema, ToolSpec } from "./types.ts";
-import { PROTOTYPE_KEY_DETAIL, PROTOTYPE_KEY_WRITTEN, UNFOLLOWED_PLACE, coerceDeep } from "./values.ts";
+import { NOT_AN_INTEGER, NOT_AN_INTEGER_DETAIL, PROTOTYPE_KEY_DETAIL, PROTOTYPE_KEY_WRITTEN, UNFOLLOWED_PLACE, coerceDeep } from "./values.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { declaredNames } from "./declared-names.ts";
 // Resolved now, loaded later: a missing ajv stops the start-up (src/parse/libraries.ts).
@@ -162,6 +162,7 @@ export class SchemaGate {
     if (coerced !== input && prototypeKey(coerced)) return { ok: false, detail: PROTOTYPE_KEY_DETAIL, markup: true };
     // A value at a place whose schema nests deeper than the reader follows (schema-walk.ts): it was
     // read without knowing what the place takes, where ajv follows the whole chain. Fail closed.
+    if (coerced !== input && holds(coerced, (v) => v === NOT_AN_INTEGER)) return { ok: false, detail: NOT_AN_INTEGER_DETAIL };
     if (unfollowed(input) || (coerced !== input && unfollowed(coerced))) return { ok: false, detail: `the schema of tool ${tool.name} nests deeper than its arguments can be read, so they cannot be checked` };
     if (isObject(schema) && isTriviallyPermissive(schema)) return { ok: true, input: coerced };
     const validate = isObject(schema) ? this.validatorFor(schema) : "uncompilable";

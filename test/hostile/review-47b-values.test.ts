@@ -228,6 +228,29 @@ describe("number literals at the 1e21 boundary", () => {
     expect(runAtEverySplit(withValue("1e21"), [number]).calls.map((c) => c.input)).toEqual([{ v: 1e21 }]);
     for (const v of ["1e20", "100000000000000000000.0"]) expect(runAtEverySplit(withValue(v), [integer]).calls.map((c) => c.input)).toEqual([{ v: 1e20 }]);
   });
+  test("fixed: past 1e21 a literal with a fraction (it reads as a whole double) is refused for an integer place, in every reader; a number place keeps its double", () => {
+    const places = { name: "t", parameters: { type: "object", properties: { v: { type: "integer" }, a: { type: "array", items: { type: "integer" } } } } } as ToolSpec;
+    const numbers = { name: "t", parameters: { type: "object", properties: { v: { type: "number" }, a: { type: "array", items: { type: "number" } } } } } as ToolSpec;
+    for (const v of ["1000000000000000000000.5", "1.0000000000000000000005e21", "-12345678901234567890123.25"]) {
+      const forms = [
+        withValue(v),
+        withValue(`[${v}]`).replace('name="v"', 'name="a"'),
+        withValue(`[${v}, None]`).replace('name="v"', 'name="a"'),
+        `<tool_call>\n{"name":"t","arguments":{"v":${v}}}\n</tool_call>`,
+        `<tool_call>\n{"name":"t","arguments":{"a":[${v}]}}\n</tool_call>`,
+        `[TOOL_CALLS]t[ARGS]{"v":${v}}`,
+      ];
+      for (const input of forms) {
+        const r = runAtEverySplit(input, [places]);
+        expect(r.calls).toEqual([]);
+        expect(r.summary.broken.map((b) => b.reason)).toEqual(["invalid-arguments"]);
+      }
+      for (const input of [forms[0]!, forms[1]!, forms[3]!, forms[4]!, forms[5]!]) expect(runAtEverySplit(input, [numbers]).calls).toHaveLength(1);
+    }
+  });
+  test("hard negative (passes): an integer literal past 1e21 (1e21, 1.5e300, 12345678901234567890123e0) still passes an integer place as before", () => {
+    for (const v of ["1e21", "1.5e300", "12345678901234567890123e0"]) expect(runAtEverySplit(withValue(v), [integer]).calls).toHaveLength(1);
+  });
   test("control (passes): 123456789012345678.5 is refused for an integer", () => {
     expect(parse(withValue("123456789012345678.5"), [integer]).calls).toEqual([]);
   });
