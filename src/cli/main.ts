@@ -7,7 +7,7 @@ import { describeDoctor, doctor } from "./doctor.ts";
 import { ConfigError } from "./opencode-config.ts";
 import { assistantText, describe, messageId, report } from "./report.ts";
 import { isObject } from "../grammar/plain-data.ts";
-import { collectStrings } from "../echo/from-request.ts";
+import { givenBefore } from "./given.ts";
 import { CLEAR_PROGRESS, colourWanted, paintReportLine, progressLine, styledOutput } from "./style.ts";
 import { jsonOutput } from "./terminal.ts";
 import { locateStore, readGiven, readSessions, StoreError, withPrivateCopy } from "./session-store.ts";
@@ -159,7 +159,7 @@ function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: VisibleI
     return EXIT.usage;
   }
   // Each reply is read as the plugin reads it, its echo guard over what the model had been given
-  // before it: every earlier message but the model's own words (givenBefore).
+  // before it: what OpenCode sent of the earlier messages, besides the model's own words (given.ts).
   const found = messages
     .map((m, index) => ({ id: messageId(m), text: assistantText(m), index }))
     .filter((m): m is { id: string; text: string; index: number } => m.text !== null)
@@ -176,29 +176,6 @@ function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: VisibleI
     }
   }
   return found.some(({ result }) => result.broken.length > 0) ? EXIT.broken : EXIT.clean;
-}
-
-/**
- * What the model had been given before `messages[index]` in an `opencode export`: every string of
- * each earlier message that is not the assistant's (user text, files, anything OpenCode adds there),
- * and the output, error and attachments of each earlier assistant message's tool parts (the tool
- * results the next request carries). A message's own tool results come after its text.
- */
-function givenBefore(messages: readonly unknown[], index: number): string[] {
-  const out: string[] = [];
-  for (const message of messages.slice(0, index)) {
-    if (!isObject(message) || !isObject(message.info)) continue;
-    const parts = Array.isArray(message.parts) ? message.parts : [];
-    if (message.info.role !== "assistant") {
-      collectStrings(parts, out);
-      continue;
-    }
-    for (const part of parts) {
-      if (!isObject(part) || part.type !== "tool" || !isObject(part.state)) continue;
-      collectStrings([part.state.output, part.state.error, part.state.attachments], out);
-    }
-  }
-  return out;
 }
 
 async function scanStoredSessions(args: ScanArgs, tools: ToolSpec[], io: VisibleIo): Promise<number> {

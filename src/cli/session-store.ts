@@ -13,6 +13,7 @@ import { accessSync, closeSync, constants, copyFileSync, existsSync, mkdtempSync
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import type { ExportedMessage } from "./report.ts";
+import { givenBefore } from "./given.ts";
 
 /** Verified against OpenCode 1.18.33: tables session, message and part, each row's details in a JSON `data` column. */
 export const SESSION_QUERY = `SELECT s.id AS sessionID, s.title AS title, s.directory AS directory,
@@ -178,57 +179,125 @@ export const GIVEN_PART_LIMIT = 262_144;
 /** Sessions per GIVEN_QUERY: the query is one argument of the binary, and the rows of a batch are held at once. */
 const GIVEN_BATCH = 16;
 
+/** A JSON value at `path` of a `data` column, as JavaScript would test it (true, non-zero, non-empty, an object). */
+const truthy = (column: string, path: string) =>
+  `CASE json_type(${column}, '${path}') WHEN 'true' THEN 1 WHEN 'object' THEN 1 WHEN 'array' THEN 1 WHEN 'integer' THEN json_extract(${column}, '${path}') <> 0 WHEN 'real' THEN json_extract(${column}, '${path}') <> 0 WHEN 'text' THEN json_extract(${column}, '${path}') <> '' ELSE 0 END`;
+const given = (path: string) => `substr(json_extract(p.data, '${path}'), 1, ${GIVEN_PART_LIMIT})`;
+
 /**
- * What the model was given in these sessions, message by message in the order SESSION_QUERY reads
- * them: the text parts of every message but the assistant's (user messages, with the files OpenCode
- * inlines as synthetic text), and the output or error of every tool part (the tool results the
- * next request carries). Every message comes back, with a null text when it gave nothing, so the
- * place of each assistant message among them is known.
+ * What the model may have been given in these sessions, message by message in the order
+ * SESSION_QUERY reads them: the fields of each message and part that given.ts reads to tell what
+ * OpenCode 1.18 sent (role, summary, finish, error, parent; a part's type, `ignored`, compaction
+ * tail, a tool's status, `compacted` and `interrupted` marks), with the texts that may be sent: the
+ * text parts of every message but the assistant's (user messages, with the files OpenCode inlines
+ * as synthetic text), and the output, error or interrupted output of every tool part. Every
+ * message comes back, with null part fields when it has none of these parts, so the place of each
+ * assistant message among them is known.
  */
 export function givenQuery(sessionIDs: readonly string[]): string {
   const ids = sessionIDs.map((id) => `'${id.replaceAll("'", "''")}'`).join(", ");
-  return `SELECT m.session_id AS sessionID, m.id AS messageID,
-  substr(CASE WHEN json_extract(p.data, '$.type') = 'tool' THEN coalesce(json_extract(p.data, '$.state.output'), json_extract(p.data, '$.state.error')) ELSE json_extract(p.data, '$.text') END, 1, ${GIVEN_PART_LIMIT}) AS text
+  return `SELECT m.session_id AS sessionID, m.id AS messageID, json_extract(m.data, '$.role') AS role,
+  json_extract(m.data, '$.parentID') AS parentID, ${truthy("m.data", "$.summary")} AS summary, ${truthy("m.data", "$.finish")} AS finish,
+  ${truthy("m.data", "$.error")} AS failed, json_extract(m.data, '$.error.name') AS errorName,
+  json_extract(p.data, '$.type') AS type, ${truthy("p.data", "$.ignored")} AS ignored, json_extract(p.data, '$.tail_start_id') AS tailStartID,
+  json_extract(p.data, '$.state.status') AS status, ${truthy("p.data", "$.state.time.compacted")} AS compacted,
+  ${given("$.text")} AS text, ${given("$.state.output")} AS output, ${given("$.state.error")} AS error,
+  CASE WHEN json_type(p.data, '$.state.metadata.interrupted') = 'true' AND json_type(p.data, '$.state.metadata.output') = 'text' THEN ${given("$.state.metadata.output")} END AS interruptedOutput
 FROM message m
-LEFT JOIN part p ON p.message_id = m.id AND (json_extract(p.data, '$.type') = 'tool' OR (json_extract(p.data, '$.type') = 'text' AND json_extract(m.data, '$.role') <> 'assistant'))
+LEFT JOIN part p ON p.message_id = m.id AND (json_extract(p.data, '$.type') IN ('tool', 'compaction', 'subtask') OR (json_extract(p.data, '$.type') = 'text' AND json_extract(m.data, '$.role') <> 'assistant'))
 WHERE m.session_id IN (${ids})
 ORDER BY m.session_id, m.time_created, m.id, p.id`;
 }
 
+interface GivenRow {
+  sessionID: string;
+  messageID: string;
+  role: string | null;
+  parentID: string | null;
+  summary: number;
+  finish: number;
+  failed: number;
+  errorName: string | null;
+  type: string | null;
+  ignored: number | null;
+  tailStartID: string | null;
+  status: string | null;
+  compacted: number | null;
+  text: string | null;
+  output: string | null;
+  error: string | null;
+  interruptedOutput: string | null;
+}
+
 /**
- * For each session, a function giving what the model had been given before one of its messages:
- * every earlier message's given texts (a message's own tool results come after its text). Read
- * through the binary, a few sessions per query; only the sessions asked for (those where a call
- * would be recovered: the echo guard reads nothing otherwise).
+ * For each session, a function giving what the model had been given before one of its messages
+ * (given.ts givenBefore, over the messages as givenQuery reads them). Read through the binary, a
+ * few sessions per query; only the sessions asked for (those where a call would be recovered: the
+ * echo guard reads nothing otherwise).
  */
 export async function readGiven(location: StoreLocation, sessionIDs: readonly string[]): Promise<Map<string, (messageID: string) => string[]>> {
   const out = new Map<string, (messageID: string) => string[]>();
   for (let i = 0; i < sessionIDs.length; i += GIVEN_BATCH) {
     const batch = sessionIDs.slice(i, i + GIVEN_BATCH);
     const rows = await query(location, givenQuery(batch));
-    const bySession = new Map<string, { id: string; texts: string[] }[]>();
+    const bySession = new Map<string, StoredMessage[]>();
     for (const row of rows) {
       if (!isGivenRow(row)) throw new StoreError("opencode db printed rows of an unexpected shape; this scan knows OpenCode 1.18's database");
       let messages = bySession.get(row.sessionID);
       if (!messages) bySession.set(row.sessionID, (messages = []));
       let last = messages.at(-1);
-      if (last?.id !== row.messageID) messages.push((last = { id: row.messageID, texts: [] }));
-      if (typeof row.text === "string" && row.text !== "") last.texts.push(row.text);
+      if (last?.info.id !== row.messageID) messages.push((last = storedMessage(row)));
+      if (row.type !== null) last.parts.push(storedPart(row));
     }
     for (const [sessionID, messages] of bySession) {
       out.set(sessionID, (messageID) => {
-        const at = messages.findIndex((m) => m.id === messageID);
-        return (at < 0 ? messages : messages.slice(0, at)).flatMap((m) => m.texts);
+        const at = messages.findIndex((m) => m.info.id === messageID);
+        return givenBefore(messages, at < 0 ? messages.length : at);
       });
     }
   }
   return out;
 }
 
-function isGivenRow(value: unknown): value is { sessionID: string; messageID: string; text: string | null } {
+interface StoredMessage {
+  info: Record<string, unknown>;
+  parts: Record<string, unknown>[];
+}
+
+/** A message as `opencode export` writes it, with the fields given.ts reads. */
+function storedMessage(row: GivenRow): StoredMessage {
+  const error = row.failed ? { name: row.errorName ?? undefined } : undefined;
+  return { info: { id: row.messageID, role: row.role, parentID: row.parentID, summary: Boolean(row.summary), finish: Boolean(row.finish), error }, parts: [] };
+}
+
+function storedPart(row: GivenRow): Record<string, unknown> {
+  return {
+    type: row.type,
+    text: row.text ?? undefined,
+    ignored: Boolean(row.ignored),
+    tail_start_id: row.tailStartID ?? undefined,
+    state: {
+      status: row.status,
+      output: row.output ?? undefined,
+      error: row.error ?? undefined,
+      time: { compacted: Boolean(row.compacted) },
+      metadata: row.interruptedOutput === null ? {} : { interrupted: true, output: row.interruptedOutput },
+    },
+  };
+}
+
+function isGivenRow(value: unknown): value is GivenRow {
   if (typeof value !== "object" || value === null) return false;
   const row = value as Record<string, unknown>;
-  return typeof row.sessionID === "string" && typeof row.messageID === "string" && (row.text === null || row.text === undefined || typeof row.text === "string");
+  for (const key of ["role", "parentID", "errorName", "type", "tailStartID", "status", "text", "output", "error", "interruptedOutput"]) {
+    if (row[key] === undefined) row[key] = null;
+    else if (row[key] !== null && typeof row[key] !== "string") return false;
+  }
+  for (const key of ["summary", "finish", "failed", "ignored", "compacted"]) {
+    if (row[key] === undefined) row[key] = null;
+    else if (row[key] !== null && typeof row[key] !== "number") return false;
+  }
+  return typeof row.sessionID === "string" && typeof row.messageID === "string";
 }
 
 function isRow(value: unknown): value is Row {

@@ -41,18 +41,19 @@ export function readNumberLiteral(literal: string): number | bigint | undefined 
   // the literal reads as, the usual rounding of a decimal. An integer below 1e21 goes out as its
   // digits, which those readers read exactly: those digits must be the integer the literal denotes,
   // or `1234567890123456789.0` goes out as ...800 and `1.0000000000000001` as 1.
-  if (!Number.isInteger(value) || Math.abs(value) >= 1e21) return value;
-  const sent = BigInt(String(value));
+  // Below 1e21 is the literal's own magnitude, not its double's: `999999999999999999999.9` (no
+  // integer) and `9.999999999999999999e20` (...999900) read as the double 1e21, which goes out as
+  // 1e+21, neither what they denote: refused as `123456789012345678.5` is (review 47b).
+  if (!Number.isInteger(value) || !denotesBelowE21(literal)) return value;
+  // What JSON.stringify writes: the shortest digits, or for the double 1e21 `1e+21`, no integer digits at all.
+  const sent = Math.abs(value) < 1e21 ? BigInt(String(value)) : null;
   const denoted = denotedInteger(literal);
+  if (sent === null) return denoted ?? BigInt(value);
   return denoted === sent ? value : (denoted ?? sent);
 }
 
-/**
- * The integer a number literal (JSON's grammar, with a fraction or an exponent) denotes exactly,
- * or null when it denotes no integer, or one of more than 22 digits (no double below 1e21 reads
- * as it). Only the literal's own digits are turned into a bigint, never a power its exponent asks for.
- */
-function denotedInteger(literal: string): bigint | null {
+/** The decimal a number literal (JSON's grammar) denotes: its significant digits and the power of ten they are scaled by. */
+function decimalOf(literal: string): { negative: boolean; digits: string; scale: number } {
   const negative = literal.charCodeAt(0) === DASH;
   const body = negative ? literal.slice(1) : literal;
   let e = body.indexOf("e");
@@ -66,12 +67,36 @@ function denotedInteger(literal: string): bigint | null {
   let start = 0;
   while (start < digits.length && digits.charCodeAt(start) === 0x30) start++;
   digits = digits.slice(start);
-  if (digits === "") return 0n;
   let end = digits.length;
-  while (digits.charCodeAt(end - 1) === 0x30) end--;
+  while (end > 0 && digits.charCodeAt(end - 1) === 0x30) end--;
   // The value is digits × 10^scale.
   const scale = exponent - fraction.length + (digits.length - end);
-  digits = digits.slice(0, end);
+  return { negative, digits: digits.slice(0, end), scale };
+}
+
+/**
+ * The literal denotes an integer: no non-zero digit after the point once its exponent is applied
+ * (`1.5e1`, `100.0` do; `1000000000000000000000.5` does not, though it reads as the double 1e21).
+ */
+export function denotesInteger(literal: string): boolean {
+  const { digits, scale } = decimalOf(literal);
+  return digits === "" || scale >= 0;
+}
+
+/** The literal denotes a magnitude below 1e21 (digits × 10^scale has at most 21 integer digits). */
+function denotesBelowE21(literal: string): boolean {
+  const { digits, scale } = decimalOf(literal);
+  return digits === "" || digits.length + scale <= 21;
+}
+
+/**
+ * The integer a number literal (JSON's grammar, with a fraction or an exponent) denotes exactly,
+ * or null when it denotes no integer, or one of more than 22 digits (no double below 1e21 reads
+ * as it). Only the literal's own digits are turned into a bigint, never a power its exponent asks for.
+ */
+function denotedInteger(literal: string): bigint | null {
+  const { negative, digits, scale } = decimalOf(literal);
+  if (digits === "") return 0n;
   if (!Number.isFinite(scale) || scale < 0 || digits.length + scale > 22) return null;
   const integer = BigInt(digits) * 10n ** BigInt(scale);
   return negative ? -integer : integer;

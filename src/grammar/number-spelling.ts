@@ -26,7 +26,27 @@ export function isRespelled(container: object, key: string | number): boolean {
   return marks.get(container)?.has(String(key)) ?? false;
 }
 
-/** A container copy (`to[toKey] = from[fromKey]`) keeps the mark. */
+/**
+ * Where a number was written with a fraction (`1000000000000000000000.5`: not an integer once its
+ * exponent is applied) but reads as a whole double, as every literal past 2^53 does; below 1e21 such
+ * a literal reads as a bigint, which the gate refuses (grammar/json-syntax.ts readNumberLiteral).
+ * Such a number is no integer: the gate's coercion (coerceDeep) refuses it where only an integer
+ * fits (review 47b). A respelled number too, so it is marked both ways.
+ */
+const fractions = new WeakMap<object, Set<string>>();
+
+export function markFraction(container: object, key: string | number): void {
+  let keys = fractions.get(container);
+  if (keys === undefined) fractions.set(container, (keys = new Set()));
+  keys.add(String(key));
+}
+
+export function isFraction(container: object, key: string | number): boolean {
+  return fractions.get(container)?.has(String(key)) ?? false;
+}
+
+/** A container copy (`to[toKey] = from[fromKey]`) keeps the marks. */
 export function copyRespelled(from: object, fromKey: string | number, to: object, toKey: string | number): void {
   if (isRespelled(from, fromKey)) markRespelled(to, toKey);
+  if (isFraction(from, fromKey)) markFraction(to, toKey);
 }

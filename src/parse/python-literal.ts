@@ -1,7 +1,7 @@
-import { readNumberLiteral } from "../grammar/json-syntax.ts";
+import { denotesInteger, readNumberLiteral } from "../grammar/json-syntax.ts";
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
-import { markRespelled, respelled } from "../grammar/number-spelling.ts";
-import { itemSchema, propertySchema, schemaTypes } from "./schema-walk.ts";
+import { markFraction, markRespelled, respelled } from "../grammar/number-spelling.ts";
+import { UNFOLLOWED_PLACE, itemSchema, placeTypes, propertySchema } from "./schema-walk.ts";
 import type { JsonSchema } from "./types.ts";
 
 /**
@@ -117,7 +117,7 @@ export class PythonLiteralReader {
     if (m[0] === "None") return null;
     const number = readNumberLiteral(m[0]);
     if (number === undefined) this.fail();
-    return typeof number === "number" && respelled(m[0], number) ? new PythonNumber(number) : number;
+    return typeof number === "number" && respelled(m[0], number) ? new PythonNumber(number, Number.isInteger(number) && !denotesInteger(m[0])) : number;
   }
 
   /**
@@ -189,7 +189,11 @@ class PythonBool {
  * refuses `0.1` (golden V44.2). The same rule as for a JSON body's `6e2` (values.ts coerceDeep).
  */
 class PythonNumber {
-  constructor(readonly value: number) {}
+  constructor(
+    readonly value: number,
+    /** Written with a fraction, read as a whole double (past 1e21): no integer (grammar/number-spelling.ts markFraction). */
+    readonly fraction: boolean,
+  ) {}
 }
 
 /**
@@ -199,22 +203,29 @@ class PythonNumber {
 // The reader's nesting limit (value(), depth 32) bounds the recursion.
 export function settleLiteral(value: unknown, schema: JsonSchema | undefined): unknown {
   if (value instanceof PythonBool) {
-    const types = schemaTypes(schema);
+    const types = placeTypes(schema);
+    // A place the schema walk gave up following: neither reading (the gate refuses the call).
+    if (types === null) return UNFOLLOWED_PLACE;
     return types.has("string") && !types.has("boolean") ? value.text : value.text === "True";
   }
   if (value instanceof PythonNumber) return value.value;
   if (Array.isArray(value)) {
     const out = value.map((item, i) => settleLiteral(item, schema && itemSchema(schema, i)));
-    value.forEach((item, i) => item instanceof PythonNumber && markRespelled(out, i));
+    value.forEach((item, i) => item instanceof PythonNumber && markNumber(out, i, item));
     return out;
   }
   if (!isObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     out[key] = settleLiteral(item, propertySchema(schema, key));
-    if (item instanceof PythonNumber) markRespelled(out, key);
+    if (item instanceof PythonNumber) markNumber(out, key, item);
   }
   return out;
+}
+
+function markNumber(container: object, key: string | number, number: PythonNumber): void {
+  markRespelled(container, key);
+  if (number.fraction) markFraction(container, key);
 }
 
 /** Python's one-character escapes; `\<newline>` is a line continuation (nothing). */

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import type Ajv from "ajv";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import type { JsonSchema, ToolSpec } from "./types.ts";
-import { PROTOTYPE_KEY_DETAIL, PROTOTYPE_KEY_WRITTEN, coerceDeep } from "./values.ts";
+import { NOT_AN_INTEGER, NOT_AN_INTEGER_DETAIL, PROTOTYPE_KEY_DETAIL, PROTOTYPE_KEY_WRITTEN, UNFOLLOWED_PLACE, coerceDeep } from "./values.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { declaredNames } from "./declared-names.ts";
 // Resolved now, loaded later: a missing ajv stops the start-up (src/parse/libraries.ts).
@@ -118,6 +118,15 @@ export class SchemaGate {
     }
   }
 
+  /**
+   * The distinct declarations of a name the request declares more than once with different
+   * schemas (the first among them), or undefined: the span parser reads a call to it with each
+   * (src/parse/span.ts), since the first declaration alone decides how raw text is read.
+   */
+  declarationsOf(name: string): readonly ToolSpec[] | undefined {
+    return this.declarations.get(name);
+  }
+
   /** The call's arguments, coerced, when they fit the tool's schema and every other declaration of its name. */
   check(tool: ToolSpec, input: Record<string, unknown>): SchemaVerdict {
     const verdict = this.checkOne(tool, input);
@@ -145,11 +154,16 @@ export class SchemaGate {
     // A key that names a prototype member, read as a token where it stood (values.ts), or met
     // while coercing a string for an array or object place: no call, whatever the schema.
     const prototypeKey = (value: unknown) => holds(value, (v) => v === PROTOTYPE_KEY_WRITTEN);
+    const unfollowed = (value: unknown) => holds(value, (v) => v === UNFOLLOWED_PLACE);
     if (prototypeKey(input)) return { ok: false, detail: PROTOTYPE_KEY_DETAIL, markup: true };
     const schema: unknown = tool.parameters;
     if (schema === undefined || schema === true) return { ok: true, input };
     const coerced = isObject(schema) ? (coerceDeep(input, schema) as Record<string, unknown>) : input;
     if (coerced !== input && prototypeKey(coerced)) return { ok: false, detail: PROTOTYPE_KEY_DETAIL, markup: true };
+    // A value at a place whose schema nests deeper than the reader follows (schema-walk.ts): it was
+    // read without knowing what the place takes, where ajv follows the whole chain. Fail closed.
+    if (coerced !== input && holds(coerced, (v) => v === NOT_AN_INTEGER)) return { ok: false, detail: NOT_AN_INTEGER_DETAIL };
+    if (unfollowed(input) || (coerced !== input && unfollowed(coerced))) return { ok: false, detail: `the schema of tool ${tool.name} nests deeper than its arguments can be read, so they cannot be checked` };
     if (isObject(schema) && isTriviallyPermissive(schema)) return { ok: true, input: coerced };
     const validate = isObject(schema) ? this.validatorFor(schema) : "uncompilable";
     if (validate === "uncompilable") return { ok: false, detail: `the schema of tool ${tool.name} could not be compiled, so its arguments cannot be checked` };

@@ -12,6 +12,8 @@ import type { Segment } from "./segments.ts";
 import { PLAIN_ELEMENT } from "./tool-element.ts";
 import { STANDALONE_JSON } from "./standalone-json.ts";
 import type { Root, SpanKind } from "./span-kind.ts";
+import type { ToolSpec } from "./types.ts";
+import { isObject } from "../grammar/plain-data.ts";
 
 export type { Root };
 
@@ -40,12 +42,47 @@ export const SPAN_KINDS: Readonly<Record<Root, SpanKind<unknown>>> = {
  * not fit its tool's declared schema is a broken span ("invalid-arguments") and never runs.
  */
 export function parseSpan(span: string, root: Root, opener: Tag, named: boolean, truncated: boolean, ctx: SpanContext, enclosing: Tag | true | null = null): Segment[] {
-  const segments = SPAN_KINDS[root].parse({ span, opener, named, truncated, ctx, enclosing });
+  const read = (with_: SpanContext) => SPAN_KINDS[root].parse({ span, opener, named, truncated, ctx: with_, enclosing });
+  const segments = read(ctx);
   if (!segments.some((s) => s.kind === "call")) return segments;
   // An opener that names an attribute twice (`<tool_call name="read" name="bash">`, `lang=` twice):
   // whichever value the dialect read, the model may have meant the other. No call, and no tool named.
   if (opener.flaws & Flaw.RepeatedAttr) return segments.map((s) => (s.kind === "call" ? repeatedAttr(s) : s));
-  return segments.map((s) => gated(s, ctx));
+  return sameUnderEveryDeclaration(segments, read, ctx).map((s) => gated(s, ctx));
+}
+
+/**
+ * A name the request declares more than once with different schemas: its calls are read with the
+ * first declaration (ctx.tools), so the span is read again with each other one in its place. A
+ * call that any of them reads otherwise (`string="false"` `"a\nb"` decoded for an untyped place,
+ * kept for a string one; another boundary, no call at all) is refused, whatever the order of the
+ * declarations (fail closed, review 47b); identical readings run, and the gate still checks the
+ * arguments against every declaration.
+ */
+function sameUnderEveryDeclaration(segments: Segment[], read: (ctx: SpanContext) => Segment[], ctx: SpanContext): Segment[] {
+  const rereads = new Map<ToolSpec, Segment[]>();
+  return segments.map((seg) => {
+    if (seg.kind !== "call") return seg;
+    const first = ctx.tools.get(seg.tool);
+    for (const other of ctx.schemas.declarationsOf(seg.tool) ?? []) {
+      if (other === first) continue;
+      let again = rereads.get(other);
+      if (again === undefined) rereads.set(other, (again = read({ ...ctx, tools: new Map(ctx.tools).set(seg.tool, other) })));
+      const same = again.some((s) => s.kind === "call" && s.start === seg.start && s.end === seg.end && s.tool === seg.tool && sameValue(s.input, seg.input));
+      if (!same) return { kind: "broken", start: seg.start, end: seg.end, shape: seg.shape, reason: "invalid-arguments", detail: `tool ${seg.tool} is declared more than once, and its declarations read these arguments differently`, tool: seg.tool };
+    }
+    return seg;
+  });
+}
+
+/** Two readings of arguments are the same data (plain data from a reader: no cycles; a token compares as itself). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameValue(v, b[i]));
+  if (!isObject(a) || !isObject(b)) return false;
+  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && sameValue(a[k], b[k]));
 }
 
 function repeatedAttr(seg: Segment & { kind: "call" }): Segment {

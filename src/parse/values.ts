@@ -1,12 +1,12 @@
 import { COMMA, CR, DASH, DQ, LBRACE, LBRACKET, LF, RBRACE, RBRACKET, SP, TAB, isAsciiDigit, lineEndAt, lineEndBefore } from "../grammar/chars.ts";
-import { jsonNumberEnd, jsonStringEnd, numberReadsAsWritten, readNumberLiteral } from "../grammar/json-syntax.ts";
+import { denotesInteger, jsonNumberEnd, jsonStringEnd, numberReadsAsWritten, readNumberLiteral } from "../grammar/json-syntax.ts";
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
-import { copyRespelled, isRespelled, markRespelled, respelled } from "../grammar/number-spelling.ts";
+import { copyRespelled, isFraction, isRespelled, markFraction, markRespelled, respelled } from "../grammar/number-spelling.ts";
 import type { JsonSchema } from "./types.ts";
 import { parsePythonLiteral } from "./python-literal.ts";
-import { itemSchema, propertySchema, schemaTypes } from "./schema-walk.ts";
+import { UNFOLLOWED_PLACE, itemSchema, placeTypes, propertySchema, schemaTypes } from "./schema-walk.ts";
 
-export { propertySchema, schemaTypes };
+export { UNFOLLOWED_PLACE, propertySchema, schemaTypes };
 
 /**
  * A value read from markup that names a prototype member (`__proto__`, `constructor`,
@@ -98,6 +98,13 @@ function readExactly(text: string): unknown {
   let i = 0;
   // The last number read was written in another spelling than its text.
   let respelledLast = false;
+  // The last number read was written with a fraction though it reads as a whole double.
+  let fractionLast = false;
+  const mark = (container: object, key: string | number, item: unknown) => {
+    if (typeof item !== "number") return;
+    if (respelledLast) markRespelled(container, key);
+    if (fractionLast) markFraction(container, key);
+  };
   const skipSpace = () => {
     for (let c = text.charCodeAt(i); c === SP || c === TAB || c === LF || c === CR; c = text.charCodeAt(++i));
   };
@@ -129,12 +136,12 @@ function readExactly(text: string): unknown {
           const item = value();
           if (!isPollutingKey(key)) {
             object[key] = item;
-            if (typeof item === "number" && respelledLast) markRespelled(object, key);
+            mark(object, key, item);
           }
         } else {
           const item = value();
           array.push(item);
-          if (typeof item === "number" && respelledLast) markRespelled(array, array.length - 1);
+          mark(array, array.length - 1, item);
         }
         skipSpace();
         // A comma, or the closer.
@@ -147,6 +154,7 @@ function readExactly(text: string): unknown {
       i = end;
       const number = readNumberLiteral(literal);
       respelledLast = typeof number === "number" && respelled(literal, number);
+      fractionLast = typeof number === "number" && Number.isInteger(number) && !denotesInteger(literal);
       return number;
     }
     const word = text.startsWith("true", i) ? true : text.startsWith("false", i) ? false : null;
@@ -224,7 +232,9 @@ export function trimHuggingNewlines(value: string): string {
  * `string=` attribute: "true" keeps the text, "false" asks for JSON, undefined lets the schema decide.
  */
 export function coerceValue(raw: string, schema: JsonSchema | undefined, typedHint: "true" | "false" | undefined): unknown {
-  const types = schemaTypes(schema);
+  const types = placeTypes(schema);
+  // A place the schema walk gave up following takes types nobody here knows: no reading (the gate refuses the call).
+  if (types === null) return UNFOLLOWED_PLACE;
   const trimmed = raw.trim();
   if (types.size === 0) {
     if (typedHint !== "false") return raw;
@@ -238,7 +248,11 @@ export function coerceValue(raw: string, schema: JsonSchema | undefined, typedHi
   if (types.has("string")) return raw;
   // JSON's number grammar: a leading zero (`0755`, a chmod mode meaning octal 493) is no number
   // here, so it stays text and the schema decides (a number parameter refuses it).
-  if ((types.has("number") || types.has("integer")) && /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(trimmed)) {
+  const numberLiteral = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(trimmed);
+  // A literal with a fraction is no integer, even where its double is whole (past 1e21): where
+  // only an integer fits, it stays text, which the schema refuses (review 47b).
+  if (numberLiteral && !types.has("number") && !denotesInteger(trimmed)) return raw;
+  if ((types.has("number") || types.has("integer")) && numberLiteral) {
     const number = Number(trimmed);
     // `1e999` is no number a call can carry (Infinity goes on as null), nor an integer a JSON
     // number would send as other digits: it stays text, and the schema decides.
@@ -304,6 +318,9 @@ export function coerceObject(input: Record<string, unknown>, schema: JsonSchema 
  */
 export function coerceDeep(value: unknown, schema: JsonSchema | undefined, depth = 0): unknown {
   if (!schema || depth > 32) return value;
+  // A place the schema walk gave up following: nothing in it can be read against it (the gate refuses the call).
+  const types = placeTypes(schema);
+  if (types === null) return UNFOLLOWED_PLACE;
   if (typeof value === "string") return coerceValue(value, schema, undefined);
   // A boolean or number where only a string fits is written back as text (600 -> "600"), but only
   // where that text is exactly what the model wrote; one rule for every number spelling, JSON's
@@ -316,22 +333,37 @@ export function coerceDeep(value: unknown, schema: JsonSchema | undefined, depth
   // here was written `true`/`false` (JSON): the Python reader already gave a string-only place the
   // text `True` was written as ("True", parsePythonLiteral / parsePythonCalls with the schema).
   if (typeof value === "boolean" || (typeof value === "number" && Number.isSafeInteger(value) && !Object.is(value, -0))) {
-    const types = schemaTypes(schema);
     return types.has("string") && !matchesTypes(value, types) ? String(value) : value;
   }
   if (typeof value === "number") return value;
   if (Array.isArray(value)) return value.map((v, i) => {
     const item = itemSchema(schema, i);
+    if (fractionAtInteger(value, i, item)) return NOT_AN_INTEGER;
     return item === undefined || keepsSpelling(value, i, v) ? v : coerceDeep(v, item, depth + 1);
   });
   if (!isObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     const prop = propertySchema(schema, key);
-    out[key] = prop === undefined || keepsSpelling(value, key, v) ? v : coerceDeep(v, prop, depth + 1);
+    out[key] = fractionAtInteger(value, key, prop) ? NOT_AN_INTEGER : prop === undefined || keepsSpelling(value, key, v) ? v : coerceDeep(v, prop, depth + 1);
   }
   return out;
 }
+
+/**
+ * A number written with a fraction that reads as a whole double (past 1e21, marked by its reader)
+ * at a place that may take an integer and not any number, or whose schema is not known here (a
+ * key no `properties` names: `additionalProperties` may make it an integer): fail closed.
+ */
+function fractionAtInteger(container: object, key: string | number, place: JsonSchema | undefined): boolean {
+  if (!isFraction(container, key)) return false;
+  const types = place === undefined ? null : placeTypes(place);
+  return types === null || (types.has("integer") && !types.has("number"));
+}
+
+/** What coerceDeep leaves for a number written with a fraction where only an integer fits; the gate refuses it. */
+export const NOT_AN_INTEGER: object = Object.freeze({});
+export const NOT_AN_INTEGER_DETAIL = "a number written with a fraction is read as a whole number where only an integer fits";
 
 /** A number its reader marked as written in another spelling than its text: coerceDeep leaves it as it is (a number). */
 function keepsSpelling(container: object, key: string | number, value: unknown): boolean {

@@ -63,14 +63,16 @@ describe("a name declared twice: the call must fit every declaration", () => {
     expect(inputs(bad, [strict, { name: "bash" }])).toEqual([]);
   });
 
-  test("read with the first declaration; a later one that would coerce what it read into other values refuses the call", () => {
+  test("read with every declaration; one that reads the markup, or coerces what was read, into other values refuses the call", () => {
     const asNumber: ToolSpec = { name: "sleep", parameters: { type: "object", properties: { n: { type: "number" } } } };
     const asAny: ToolSpec = { name: "sleep", parameters: { type: "object", properties: { n: {} } } };
     // Read as the untyped first declaration reads it, "5" stays "5"; the number declaration would send 5.
     expect(inputs(hermes("sleep", '{"n": "5"}'), [asAny, asNumber])).toEqual([]);
-    // Read as the number declaration reads it, 5; the untyped one accepts 5 as it is.
-    expect(inputs(hermes("sleep", '{"n": "5"}'), [asNumber, asAny])).toEqual([{ n: 5 }]);
+    // The other order too (review 47b): the number declaration reads 5, the untyped one "5"; it ran
+    // with 5 when only the first declaration read the markup (src/parse/span.ts sameUnderEveryDeclaration).
+    expect(inputs(hermes("sleep", '{"n": "5"}'), [asNumber, asAny])).toEqual([]);
     expect(inputs(hermes("sleep", '{"n": 5}'), [asAny, asNumber])).toEqual([{ n: 5 }]);
+    expect(inputs(hermes("sleep", '{"n": 5}'), [asNumber, asAny])).toEqual([{ n: 5 }]);
   });
 
   test("the gate alone: every declaration is checked, the detail names the one that refused", () => {

@@ -1,6 +1,6 @@
 import type { Tag } from "../../grammar/tags.ts";
 import { textSpan, type Segment, type UnitOutcome } from "../segments.ts";
-import { parseJson } from "../values.ts";
+import { PROTOTYPE_KEY_DETAIL, parseJson } from "../values.ts";
 import { callOutcome, callsOverSpan, jsonCallOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { JsonExtent, NAME_LIMIT, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import { ignoreContent, type OpenerRule, type SpanKind, type Step } from "../span-kind.ts";
@@ -16,7 +16,8 @@ export function parseMistralSpan(span: string, opener: Tag, ctx: SpanContext): S
   const body = span.slice(opener.end).trim();
   if (body.startsWith("[")) {
     const parsed = parseJson(body);
-    if (!parsed.ok || !Array.isArray(parsed.value)) return wholeSpan(span.length, { kind: "foreign" });
+    if (!parsed.ok) return wholeSpan(span.length, refusedList(body, parsed.prototypeKey === true, ctx));
+    if (!Array.isArray(parsed.value)) return wholeSpan(span.length, { kind: "foreign" });
     const outcomes: UnitOutcome[] = parsed.value.map((entry) =>
       isObject(entry) ? jsonCallOutcome(entry, "O06", ctx) : { kind: "foreign" },
     );
@@ -29,6 +30,27 @@ export function parseMistralSpan(span: string, opener: Tag, ctx: SpanContext): S
   const parsed = brace > 0 ? parseJson(body.slice(brace)) : { ok: false as const };
   if (!parsed.ok || !isObject(parsed.value)) return wholeSpan(span.length, { kind: "foreign" });
   return wholeSpan(span.length, callOutcome(body.slice(0, brace), parsed.value, "O06", ctx));
+}
+
+/**
+ * A `[TOOL_CALLS][...]` list parseJson refused. Valid JSON it refused (a key written twice, a key
+ * that names a prototype member, a number out of range) is a call list written out and not run:
+ * broken-markup, as the `[ARGS]` form and every other dialect report it, so the model is told
+ * (review 47b). Anything else is no list of calls: text.
+ */
+function refusedList(body: string, prototypeKey: boolean, ctx: SpanContext): UnitOutcome {
+  let list: unknown;
+  try {
+    list = JSON.parse(body);
+  } catch {
+    return { kind: "foreign" };
+  }
+  if (!Array.isArray(list)) return { kind: "foreign" };
+  const detail = prototypeKey ? PROTOTYPE_KEY_DETAIL : "the call list's JSON names a key twice or holds a number no call can carry";
+  const out: UnitOutcome = { kind: "broken", shape: "O06", reason: "broken-markup", detail };
+  const name = list.length === 1 && isObject(list[0]) ? list[0].name : undefined;
+  if (typeof name === "string" && ctx.tools.has(name)) out.tool = name;
+  return out;
 }
 
 /** O06: read as characters by the stream (JSON or NAME [ARGS] JSON); no tag ends it. */
