@@ -63,6 +63,8 @@ function argumentsTheGateRefuses(): Fixture[] {
   return [
     bad("V47.1", "hermes-argument-named-constructor", '<tool_call>\n{"name": "bash", "arguments": {"command": "ls", "constructor": "rm -rf ~"}}\n</tool_call>', "broken-markup", ["O01"]),
     bad("V47.2", "dsml-parameter-named-prototype", inBlock("bash", `${P("command", "ls")}\n${P("prototype", "rm -rf ~")}`), "broken-markup", ["P04"]),
+    bad("O47.1", "mistral-list-with-a-constructor-key", '[TOOL_CALLS][{"name":"list_sessions","arguments":{"constructor":{"verbose":true}}}]', "broken-markup", ["O06"]),
+    bad("O47.2", "mistral-list-with-a-key-twice", '[TOOL_CALLS][{"name":"bash","arguments":{"command":"ls","command":"rm -rf ~"}}]', "broken-markup", ["O06"]),
     bad("V47.3", "hermes-integer-past-2-53-spelled-with-a-fraction", '<tool_call>\n{"name": "read", "arguments": {"filePath": "a.ts", "limit": 1234567890123456789.0}}\n</tool_call>', "invalid-arguments", ["O01"]),
     bad("V47.4", "hermes-number-whose-digits-round-to-another-integer", '<tool_call>\n{"name": "read", "arguments": {"filePath": "a.ts", "limit": 1.0000000000000001}}\n</tool_call>', "invalid-arguments", ["O01"]),
   ];
