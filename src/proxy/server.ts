@@ -13,7 +13,7 @@ import { createDebugLog, type DebugLog } from "../plugin/debug.ts";
 import { sanitizeRequestBody } from "./history.ts";
 import { debugLine } from "../adapters/report.ts";
 import { bodyCoding } from "../adapters/content-coding.ts";
-import { CR, DOT, LF, SP, isAsciiDigit, isWhiteSpace } from "../grammar/chars.ts";
+import { DOT, SP, isAsciiDigit, isWhiteSpace } from "../grammar/chars.ts";
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and those the proxy must set itself. */
 const REQUEST_DROP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length", "accept-encoding", "expect"]);
