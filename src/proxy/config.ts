@@ -9,6 +9,7 @@ import { closedResponseFix } from "../options/settle.ts";
 import type { PluginOptions } from "../options/spec.ts";
 import { LOG_PREFIX } from "../plugin/log-prefix.ts";
 import { resolveOptions } from "../plugin/options.ts";
+import { COLON, DOT, HASH, PLUS, DASH, QUESTION, SLASH, isAsciiDigit, isAsciiLetter } from "../grammar/chars.ts";
 
 export interface Route {
   /** Path prefix the client uses ("" for the default upstream); removed before forwarding. */
@@ -210,12 +211,21 @@ function upstreamUrl(text: string): URL {
  * which costs a message nothing. Either part may hold a key; the message says what is wrong without it.
  */
 export function redactedUrl(text: string): string {
-  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(text)?.[0] ?? "";
+  const scheme = text.slice(0, schemeLength(text));
   let rest = text.slice(scheme.length);
   const at = rest.lastIndexOf("@");
   if (at >= 0) rest = `***${rest.slice(at)}`;
-  const query = rest.search(/[?#]/);
-  return query < 0 ? `${scheme}${rest}` : `${scheme}${rest.slice(0, query)}?<redacted>`;
+  let query = 0;
+  while (query < rest.length && rest.charCodeAt(query) !== QUESTION && rest.charCodeAt(query) !== HASH) query++;
+  return query === rest.length ? `${scheme}${rest}` : `${scheme}${rest.slice(0, query)}?<redacted>`;
+}
+
+/** The length of a leading `scheme://` (an ASCII letter, then letters, digits, `+`, `.`, `-`), 0 when there is none. */
+function schemeLength(text: string): number {
+  if (!isAsciiLetter(text.charCodeAt(0))) return 0;
+  let i = 1;
+  while (isAsciiLetter(text.charCodeAt(i)) || isAsciiDigit(text.charCodeAt(i)) || text.charCodeAt(i) === PLUS || text.charCodeAt(i) === DOT || text.charCodeAt(i) === DASH) i++;
+  return text.charCodeAt(i) === COLON && text.charCodeAt(i + 1) === SLASH && text.charCodeAt(i + 2) === SLASH ? i + 3 : 0;
 }
 
 /**
@@ -247,14 +257,36 @@ function hostName(host: string): string {
       // Not an address URL reads: compared as given.
     }
   }
-  return bare.toLowerCase().replace(/\.$/, "");
+  bare = bare.toLowerCase();
+  return bare.endsWith(".") ? bare.slice(0, -1) : bare;
 }
 
 /** Loopback or any-address: 127.0.0.0/8, ::1 (also IPv4-mapped), localhost and its subdomains, 0.0.0.0, ::. */
 function isLocal(host: string): boolean {
   if (host === "localhost" || host.endsWith(".localhost") || host === "::1" || host === "::" || host === "0.0.0.0") return true;
-  // URL writes ::ffff:127.0.0.1 as ::ffff:7f00:1.
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(host);
+  const parts = host.split(".");
+  // 127.0.0.0/8 as written: `127` and three more parts of one to three ASCII digits.
+  if (parts.length === 4 && parts[0] === "127" && parts.every((part) => part.length >= 1 && part.length <= 3 && isDigits(part))) return true;
+  // URL writes ::ffff:127.0.0.1 as ::ffff:7f00:1: `::ffff:7f`, two hex digits, `:`, one to four hex digits.
+  const mapped = "::ffff:7f";
+  if (!host.startsWith(mapped)) return false;
+  const [high, low, ...more] = host.slice(mapped.length).split(":");
+  return more.length === 0 && high!.length === 2 && isLowerHex(high!) && low !== undefined && low.length >= 1 && low.length <= 4 && isLowerHex(low);
+}
+
+/** Whether every character of `text` is an ASCII digit. */
+function isDigits(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (!isAsciiDigit(text.charCodeAt(i))) return false;
+  return true;
+}
+
+/** Whether every character of `text` is a lower-case hexadecimal digit (as URL writes an IPv6 address). */
+function isLowerHex(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (!isAsciiDigit(c) && !(c >= 0x61 && c <= 0x66)) return false;
+  }
+  return true;
 }
 
 function integer(value: string | number, name: string, min: number, max: number): number {

@@ -13,6 +13,7 @@ import { createDebugLog, type DebugLog } from "../plugin/debug.ts";
 import { sanitizeRequestBody } from "./history.ts";
 import { debugLine } from "../adapters/report.ts";
 import { bodyCoding } from "../adapters/content-coding.ts";
+import { DOT, SP, isAsciiDigit, isWhiteSpace } from "../grammar/chars.ts";
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and those the proxy must set itself. */
 const REQUEST_DROP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length", "accept-encoding", "expect"]);
@@ -275,8 +276,19 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: 
 
 /** Whether a Via header names this process (`self`) as one of the hops already passed. */
 function cameBack(via: string | string[] | undefined, self: string): boolean {
-  for (const one of Array.isArray(via) ? via : via ? [via] : []) for (const hop of one.split(",")) if (hop.trim().split(/\s+/)[1] === self) return true;
+  for (const one of Array.isArray(via) ? via : via ? [via] : []) for (const hop of one.split(",")) if (secondWord(hop) === self) return true;
   return false;
+}
+
+/** A Via hop's second word (`1.1 <pseudonym> (comment)`): the run of non-space after the first space run, as `trim().split(/\s+/)[1]` reads it. */
+function secondWord(text: string): string | undefined {
+  let i = 0;
+  while (i < text.length && isWhiteSpace(text.charCodeAt(i))) i++;
+  while (i < text.length && !isWhiteSpace(text.charCodeAt(i))) i++;
+  while (i < text.length && isWhiteSpace(text.charCodeAt(i))) i++;
+  const start = i;
+  while (i < text.length && !isWhiteSpace(text.charCodeAt(i))) i++;
+  return i > start ? text.slice(start, i) : undefined;
 }
 
 /** The request's transfer codings, lower case, in order (empty: none). */
@@ -344,9 +356,30 @@ function refuseUnparsed(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, s
   const body = JSON.stringify({ error: { message: `dsml-fix proxy: ${status === 431 ? "request header fields too large" : status === 408 ? "request timeout" : "malformed request"}`, type: "proxy_error" } });
   socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   // The request line, when it was read whole: method and path (loggedPath), never a header.
-  const line = /^([A-Z]{1,20}) (\S+) HTTP\/\d\.\d\r?\n/.exec(error.rawPacket?.toString("latin1", 0, 8192) ?? "");
-  const target = line?.[2];
-  log.info(`${line?.[1] ?? "-"} ${target?.startsWith("/") ? loggedPath(withoutFragment(target)) : "-"} ${status} 0ms recovered=0`);
+  const line = requestLine(error.rawPacket?.toString("latin1", 0, 8192) ?? "");
+  const target = line?.target;
+  log.info(`${line?.method ?? "-"} ${target?.startsWith("/") ? loggedPath(withoutFragment(target)) : "-"} ${status} 0ms recovered=0`);
+}
+
+/**
+ * A whole request line at the start of `raw`: a method of 1 to 20 upper-case ASCII letters, one
+ * space, a target without white space, ` HTTP/` digit `.` digit, then LF or CR LF. Undefined for
+ * anything else (a line cut short, a lower-case method, two spaces).
+ */
+function requestLine(raw: string): { method: string; target: string } | undefined {
+  let i = 0;
+  while (i < 20 && raw.charCodeAt(i) >= 0x41 && raw.charCodeAt(i) <= 0x5a) i++;
+  if (i === 0 || raw.charCodeAt(i) !== SP) return undefined;
+  const method = raw.slice(0, i);
+  const start = ++i;
+  while (i < raw.length && !isWhiteSpace(raw.charCodeAt(i))) i++;
+  if (i === start || !raw.startsWith(" HTTP/", i)) return undefined;
+  const target = raw.slice(start, i);
+  i += " HTTP/".length;
+  if (!isAsciiDigit(raw.charCodeAt(i)) || raw.charCodeAt(i + 1) !== DOT || !isAsciiDigit(raw.charCodeAt(i + 2))) return undefined;
+  i += 3;
+  if (raw.charCodeAt(i) === CR) i++;
+  return raw.charCodeAt(i) === LF ? { method, target } : undefined;
 }
 
 /**

@@ -273,7 +273,7 @@ function fetchCalls(): string[] {
 }
 
 describe("static: src/ reaches no network or file-writing API", () => {
-  test("external modules are the parser libraries, type-only SDKs, and read-only node:fs, node:os, node:path", () => {
+  test("external modules are the parser libraries, type-only SDKs, read-only node:fs, node:os, node:path, and the proxy's node:http, node:crypto randomBytes and node:stream types", () => {
     const found = Object.fromEntries([...imports()].map(([spec, names]) => [spec, [...names].sort()]));
     expect(found).toEqual({
       "@ai-sdk/provider": ["LanguageModelV3", "LanguageModelV3CallOptions", "LanguageModelV3Content", "LanguageModelV3FinishReason", "LanguageModelV3GenerateResult", "LanguageModelV3Middleware", "LanguageModelV3Prompt", "LanguageModelV3StreamPart", "LanguageModelV3Text", "SharedV3ProviderMetadata"],
@@ -290,6 +290,8 @@ describe("static: src/ reaches no network or file-writing API", () => {
       "jsonc-parser": ["ParseError", "parse", "printParseErrorCode", "visit"],
       // Only `dsml-fix scan --sessions` (src/cli/session-store.ts), which runs `opencode db` with one SELECT.
       "node:child_process": ["spawn"],
+      // Only the proxy (src/proxy/server.ts): six random bytes once per process, its own Via token (loop detection); no I/O.
+      "node:crypto": ["randomBytes"],
       // closeSync/openSync/readSync: the SQLite header check (opened "r"); realpathSync: --dir's real path.
       // copyFileSync, mkdtempSync, rmSync: only the private copy `scan --sessions` reads the database
       // from (src/cli/session-store.ts, in a fresh temporary directory it removes; see the test below).
@@ -301,6 +303,8 @@ describe("static: src/ reaches no network or file-writing API", () => {
       "node:net": ["AddressInfo"],
       "node:os": ["homedir", "tmpdir"],
       "node:path": ["default"],
+      // Only the proxy (src/proxy/server.ts): the type of the socket its clientError handler answers (`import type`, nothing at run time).
+      "node:stream": ["Duplex"],
       "node:url": ["fileURLToPath", "pathToFileURL"],
       // The CLI's argument reader (src/cli/args.ts).
       "node:util": ["parseArgs"],
