@@ -68,6 +68,19 @@ export class Tail {
     }
   }
 
+  /**
+   * The call this tail followed was refused after all (a call held for its block's closer, the
+   * block malformed): what it held joins the tail before it, or is released when there is none.
+   */
+  joinInto(target: Tail | null, store: HeldText, out: EngineEvent[], stripped: StrippedSpan[]): void {
+    if (target === null) {
+      this.release(store, out, stripped);
+      return;
+    }
+    for (const piece of this.pieces) target.pieces.push(piece);
+    target.length += this.length;
+  }
+
   /** The reply ended: text after the last call is a fabricated result (whitespace only: noise). */
   end(store: HeldText, stripped: StrippedSpan[]): void {
     for (const piece of this.pieces) {
