@@ -218,9 +218,12 @@ class Engine extends TextMode implements RepairEngine {
     if (holds !== null) {
       if (this.strayBlock !== null && this.strayBlock !== holds) this.leaveStrayBlock();
       this.strayBlock = holds;
-    } else if (block !== null) this.leaveStrayBlock();
+    }
+    // A span that closed its block (an orphan invoke read after prose may take the closer) ends it once its calls are read.
+    const closes = holds === null && (block !== null || cand.closedBlock);
     this.given?.candidateEnded(span, cand.opener.end, segments);
     for (const seg of segments) this.applySegment(seg, span, cand.start);
+    if (closes) this.leaveStrayBlock();
     return span.length;
   }
 

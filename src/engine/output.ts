@@ -272,7 +272,7 @@ export class Output {
   /** Review 47b: a call of a block still open waits for the block's closer (pending); the text after it is held as after a call. */
   private holdCall(call: HeldCall): void {
     let p = this.pending;
-    if (p === null) p = this.pending = { before: this.tail, calls: [], tails: [], from: call.start - (this.tail?.length ?? 0) };
+    if (p === null) p = this.pending = { before: this.tail, calls: [], tails: [], from: this.tail?.startOr(call.start) ?? call.start };
     else p.tails.push(this.tail!);
     p.calls.push(call);
     this.tail = new Tail();
@@ -305,7 +305,7 @@ export class Output {
         return;
       }
       if (how === "refuse") this.refuseCall(call, shift++);
-      else this.stripped.push({ span: [call.start, call.end], kind: "native-call-duplicate" });
+      else this.strip([call.start, call.end], "native-call-duplicate");
       after?.joinInto(this.tail, this.store, this.out, this.stripped);
     });
   }

@@ -38,6 +38,11 @@ export class Tail {
     this.before = before;
   }
 
+  /** Where its first piece starts in what was fed, or `at` when it holds nothing. */
+  startOr(at: number): number {
+    return this.pieces.length > 0 ? Math.min(at, this.pieces[0]!.start) : at;
+  }
+
   /** Characters it may still hold before the limit. */
   room(limit: number): number {
     return Math.max(0, limit - this.before - this.length);
