@@ -41,8 +41,9 @@ export class Candidate implements SpanReader {
   private seenContent = false;
   /**
    * Inside a block (or legacy section), each call is its own candidate: after a unit's closer the
-   * span takes the whitespace that follows and ends at the next thing written, so a call is emitted
-   * as soon as its own boundary is known and the layout between calls belongs to the calls.
+   * span takes the whitespace that follows and ends at the next thing written, so a call is read
+   * as soon as its own boundary is known and the layout between calls belongs to the calls (it
+   * goes out at the block's closer: engine/output.ts holdCall, review 47b).
    */
   private trailing = false;
   /** Where a trailing span ends unless a wrapper closer comes next (takeCloser), or -1: it takes the layout too. */

@@ -56,6 +56,8 @@ class Engine extends TextMode implements RepairEngine {
     if (this.flushed) throw new Error("dsml-fix engine: endSpan after flush");
     this.out = [];
     this.process("", true);
+    // The span's markup is decided at its end: calls held for a block's closer that has not come run, as at the reply's end.
+    this.leaveStrayBlock();
     this.store.keepLast(this.held);
     return this.out;
   }
