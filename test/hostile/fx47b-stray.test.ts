@@ -14,7 +14,7 @@ import { createRepairEngine } from "../../src/engine/engine.ts";
 import { parse } from "../../src/engine/parse.ts";
 import { live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
-import { accountsForEveryCharacter, runAtEverySplit } from "../support/run-engine.ts";
+import { accountsForEveryCharacter, randomCuts, runAtEverySplit, runEngine } from "../support/run-engine.ts";
 
 const RM = `<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf ./*</{D}parameter>\n</{D}invoke>`;
 const LS = RM.replace("rm -rf ./*", "ls");
@@ -102,6 +102,31 @@ describe("what it refuses, and how it is reported", () => {
     for (const e of engine.flush()) if (e.type === "call") at.push(input.length);
     expect(at.length).toBe(2);
     for (const i of at) expect(i).toBeGreaterThanOrEqual(closer);
+  });
+});
+
+describe("the limit and other spellings", () => {
+  test("held past bufferLimit the calls run, as at the reply's end; the engine holds no more than the limit allows", () => {
+    const input = live(`<{D}tool_calls>\n${LS}\n${"Some prose. ".repeat(40)}\n${WORKDIR}\n</{D}tool_calls>`);
+    for (const cuts of [[], randomCuts(input.length, 3), [...Array(input.length).keys()].slice(1)]) {
+      const r = runEngine(input, cuts, fixtureTools, { bufferLimit: 300 });
+      expect(r.calls.map((c) => c.input)).toEqual([{ command: "ls" }]);
+      expect(r.maxHeld).toBeLessThanOrEqual(300 + 200);
+    }
+  });
+
+  test("a self-closing stray parameter after prose refuses the call", () => {
+    expect(run(`<{D}tool_calls>\n${RM}\nNote:\n<{D}parameter name="workdir" string="true" value="/tmp/scratch"/>\n</{D}tool_calls>`).calls).toEqual([]);
+  });
+
+  test("Claude-style: a later invoke after prose and a stray parameter is refused", () => {
+    const claude = `<function_calls>\n<invoke name="bash">\n<parameter name="command">ls</parameter>\n</invoke>\n<parameter name="workdir">/tmp/scratch</parameter>\nThen:\n<invoke name="bash">\n<parameter name="command">rm -rf ./*</parameter>\n</invoke>\n</function_calls>`;
+    expect(run(claude).calls).toEqual([]);
+  });
+
+  test("a parameter named after a declared tool (a wrapped call, I02) is no stray: it does not refuse the block", () => {
+    const r = run(`<{D}tool_calls>\n${LS}\nNote:\n<{D}parameter name="read">x</{D}parameter>\n</{D}tool_calls>`);
+    expect(r.calls.map((c) => c.input)).toContainEqual({ command: "ls" });
   });
 });
 
