@@ -15,6 +15,7 @@ import { parse } from "../../src/engine/parse.ts";
 import { live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { accountsForEveryCharacter, randomCuts, runAtEverySplit, runEngine } from "../support/run-engine.ts";
+import { countWork } from "../support/work.ts";
 
 const RM = `<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf ./*</{D}parameter>\n</{D}invoke>`;
 const LS = RM.replace("rm -rf ./*", "ls");
@@ -128,6 +129,27 @@ describe("the limit and other spellings", () => {
     const r = run(`<{D}tool_calls>\n${LS}\nNote:\n<{D}parameter name="read">x</{D}parameter>\n</{D}tool_calls>`);
     expect(r.calls.map((c) => c.input)).toContainEqual({ command: "ls" });
   });
+});
+
+describe("holding a block's calls costs linear work (counted, never timed)", () => {
+  const work = (n: number, prose: boolean) => {
+    const input = live(`<{D}tool_calls>\n${Array.from({ length: n }, (_, i) => LS.replace("ls", `ls ${i}`) + (prose ? "\nThen:\n" : "\n")).join("")}</{D}tool_calls>\nDone.`);
+    let calls = 0;
+    const steps = countWork(() => {
+      const engine = createRepairEngine({ tools: fixtureTools });
+      for (let i = 0; i < input.length; i += 5) calls += engine.feed(input.slice(i, i + 5)).filter((e) => e.type === "call").length;
+      calls += engine.flush().filter((e) => e.type === "call").length;
+    });
+    expect(calls).toBe(n);
+    return steps / input.length;
+  };
+  for (const prose of [false, true]) {
+    test(`many calls in one block${prose ? ", prose between them" : ""}: work per character does not grow with the number of calls`, () => {
+      const small = work(50, prose);
+      const large = work(400, prose);
+      expect(large).toBeLessThan(small * 1.5);
+    });
+  }
 });
 
 describe("through the AI SDK middleware", () => {
