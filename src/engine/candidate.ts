@@ -41,8 +41,9 @@ export class Candidate implements SpanReader {
   private seenContent = false;
   /**
    * Inside a block (or legacy section), each call is its own candidate: after a unit's closer the
-   * span takes the whitespace that follows and ends at the next thing written, so a call is emitted
-   * as soon as its own boundary is known and the layout between calls belongs to the calls.
+   * span takes the whitespace that follows and ends at the next thing written, so a call is read
+   * as soon as its own boundary is known and the layout between calls belongs to the calls (it
+   * goes out at the block's closer: engine/output.ts holdCall, review 47b).
    */
   private trailing = false;
   /** Where a trailing span ends unless a wrapper closer comes next (takeCloser), or -1: it takes the layout too. */
@@ -70,6 +71,8 @@ export class Candidate implements SpanReader {
   private before = 0;
   /** The span ended inside a still-open block or section: the next invoke (or call) belongs to it. */
   endsInBlock = false;
+  /** The span took a block's closer after its call (an orphan invoke's too): the block the stray rule watches is over (review 47b). */
+  closedBlock = false;
   /** Parameter nesting (nest): 1 is the opener's own. */
   private depth = 1;
   /** Char-level forms (I10 named call, O06 Mistral, the start of a `<tool_call>` body) that are JSON or names rather than tags. */
@@ -296,6 +299,7 @@ export class Candidate implements SpanReader {
       // The block's own closer ends it together with this call; any other tag starts what comes next.
       if (closesBlock || tag.legacy === "section-end") {
         this.endsInBlock = false;
+        this.closedBlock = true;
         return { kind: "complete", end };
       }
       return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : base + tag.start };
@@ -390,13 +394,17 @@ export class Candidate implements SpanReader {
     if (closesBlock) {
       this.trailBack = base + tag.end;
       this.endsInBlock = false;
+      this.closedBlock = true;
     } else if (this.trailBack < 0) this.trailBack = base + tag.start;
     return true;
   }
 
   /** The run after the complete call decided where the span ends (call-run.ts). */
   private endRun(end: number): Step {
-    if (this.run!.closedBlock) this.endsInBlock = false;
+    if (this.run!.closedBlock) {
+      this.endsInBlock = false;
+      this.closedBlock = true;
+    }
     this.run = null;
     return { kind: "complete", end };
   }

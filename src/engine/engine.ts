@@ -1,5 +1,5 @@
 import { parseSpan } from "../parse/span.ts";
-import { noteMalformedBlock } from "../parse/dialects/dsml/parse-span.ts";
+import { isMalformedBlock, noteMalformedBlock } from "../parse/dialects/dsml/parse-span.ts";
 import type { Segment } from "../parse/segments.ts";
 import type { Candidate, Step } from "./candidate.ts";
 import { stopAt } from "./stop-chars.ts";
@@ -36,7 +36,7 @@ class Engine extends TextMode implements RepairEngine {
   }
 
   get held(): number {
-    return this.carry.length + (this.cand?.length ?? 0) + (this.tail?.length ?? 0);
+    return Math.max(this.carry.length + (this.cand?.length ?? 0) + (this.tail?.length ?? 0), this.heldForBlock);
   }
 
   withdrawCalls(): EngineEvent[] {
@@ -56,6 +56,8 @@ class Engine extends TextMode implements RepairEngine {
     if (this.flushed) throw new Error("dsml-fix engine: endSpan after flush");
     this.out = [];
     this.process("", true);
+    // The span's markup is decided at its end: calls held for a block's closer that has not come run, as at the reply's end.
+    this.leaveStrayBlock();
     this.store.keepLast(this.held);
     return this.out;
   }
@@ -190,6 +192,9 @@ class Engine extends TextMode implements RepairEngine {
    */
   private finish(cand: Candidate, length: number, truncated: boolean): number {
     this.cand = null;
+    // The block this span reads in (its own, or the one it continues): a new block ends the one the stray rule watched.
+    const block = cand.root === "block" ? cand.opener : cand.enclosing !== null && cand.enclosing !== true ? cand.enclosing : null;
+    if (block !== null && this.strayBlock !== null && this.strayBlock !== block) this.leaveStrayBlock();
     this.openBlock = cand.endsInBlock && !truncated ? (cand.root === "block" ? cand.opener : cand.root === "legacy-section" ? true : cand.enclosing) : null;
     const text = cand.text();
     let span = length === text.length ? text : text.slice(0, length);
@@ -200,14 +205,27 @@ class Engine extends TextMode implements RepairEngine {
       segments = [{ kind: "text", start: 0, end: span.length }];
     }
     const read = segments.length > 0 ? segments[segments.length - 1]!.end : span.length;
-    if (read > 0 && read < span.length) {
+    const partial = read > 0 && read < span.length;
+    if (partial) {
       span = span.slice(0, read);
       this.openBlock = cand.root === "block" ? cand.opener : cand.enclosing;
     }
     // Review 47: a parameter outside every invoke of the block still open: its later calls are refused too.
-    if (this.openBlock !== null && this.openBlock !== true) noteMalformedBlock(segments, this.openBlock);
+    if (block !== null) noteMalformedBlock(segments, block);
+    // Review 47b: and so are its calls held for its closer (read before the stray, in earlier spans).
+    if (block !== null && this.strayBlock === block && isMalformedBlock(block)) this.settleHeldCalls("refuse");
+    // A block still open holds this span's calls for its closer; one this span closed (or the reply cut off) lets them run.
+    // Qwen3-Coder's `<tool_call>` wrapper, its function complete and its closer still to come, is such a block too.
+    const holds = this.openBlock !== null && this.openBlock !== true ? this.openBlock : cand.root === "tool-call" && cand.endsInBlock && !truncated && !partial ? cand.opener : null;
+    if (holds !== null) {
+      if (this.strayBlock !== null && this.strayBlock !== holds) this.leaveStrayBlock();
+      this.strayBlock = holds;
+    }
+    // A span that closed its block (an orphan invoke read after prose may take the closer) ends it once its calls are read.
+    const closes = holds === null && (block !== null || cand.closedBlock);
     this.given?.candidateEnded(span, cand.opener.end, segments);
     for (const seg of segments) this.applySegment(seg, span, cand.start);
+    if (closes) this.leaveStrayBlock();
     return span.length;
   }
 
@@ -215,7 +233,10 @@ class Engine extends TextMode implements RepairEngine {
   private releaseCandidate(cand: Candidate, length: number, hitLimit: boolean): void {
     this.cand = null;
     this.openBlock = null;
-    if (hitLimit) this.overflow();
+    if (hitLimit) {
+      this.leaveStrayBlock();
+      this.overflow();
+    }
     const text = cand.text();
     const released = length === text.length ? text : text.slice(0, length);
     this.given?.candidateEnded(released, cand.opener.end, null);

@@ -1,4 +1,6 @@
+import type { Shape } from "../grammar/shapes.ts";
 import type { Segment } from "../parse/segments.ts";
+import { STRAY_PARAMETER } from "../parse/dialects/dsml/parse-span.ts";
 import type { BrokenSpan, NudgeReason, StrippedSpan, ToolSpec } from "../parse/types.ts";
 import { DocContext } from "./doc-context.ts";
 import { appendText } from "./events.ts";
@@ -82,6 +84,14 @@ export class Output {
    * markup and report, for unrunCalls. At most maxCalls of them, each within bufferLimit.
    */
   private heldBack: { markup: string; broken: BrokenSpan }[] = [];
+  /**
+   * Review 47b: calls read in a block still open, held until the block's closer (or the reply's
+   * end, or the limit) decides them: a parameter outside every invoke of the block, anywhere before
+   * its closer, refuses them all. `before`: the tail there was before the first of them; `tails`:
+   * the text held after each call but the last (the last one's is `this.tail`); `from`: where the
+   * first held character is.
+   */
+  private pending: { before: Tail | null; calls: HeldCall[]; tails: Tail[]; from: number } | null = null;
 
   constructor(options: EngineOptions, tools: ReadonlyMap<string, ToolSpec>) {
     this.tools = tools;
@@ -135,6 +145,7 @@ export class Output {
   protected withdraw(): EngineEvent[] {
     this.native = true;
     this.out = [];
+    this.settleHeldCalls("native");
     for (const span of this.callSpans) this.stripped.push({ span, kind: "native-call-duplicate" });
     this.callSpans = [];
     this.heldBack = [];
@@ -188,7 +199,7 @@ export class Output {
       this.showMarkup(seg.start === 0 && seg.end === span.length ? span : span.slice(seg.start, seg.end), start, after);
       return;
     }
-    if (seg.kind === "call" && !this.native && this.earlierCalls + this.recovered >= this.maxCalls) {
+    if (seg.kind === "call" && !this.native && this.earlierCalls + this.recovered + (this.pending?.calls.length ?? 0) >= this.maxCalls) {
       // The request allows no more calls in this reply: the markup is handled exactly like a call
       // to a tool the request does not offer (text where it stood, a nudge), and never runs.
       const extra: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "extra-call", detail: "the request switched parallel tool calls off and the reply already made its call", tool: seg.tool };
@@ -208,18 +219,17 @@ export class Output {
         this.broken.push({ span: [start, end], shape: seg.shape, reason: "echoed-markup", detail: "markup quoted from content the request gave the model", tool: seg.tool });
         return;
       }
-      this.releaseHeldTail();
-      this.out.push({
-        type: "call",
-        call: { id: this.idPrefix === undefined ? recoveredCallId() : `${this.idPrefix}${++this.seq}`, tool: seg.tool, input: seg.input, span: [start, end], shape: seg.shape },
-      });
-      this.recovered++;
-      this.callSpans.push([start, end]);
-      if (this.maxCalls !== Infinity) {
-        const unrun: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "broken-markup", detail: "a call held back for the reply's end (one call allowed) that never ran: the repair stood aside before the reply ended", tool: seg.tool };
-        this.heldBack.push({ markup: span.slice(seg.start, seg.end), broken: unrun });
+      const call: HeldCall = { tool: seg.tool, input: seg.input, shape: seg.shape, start, end, markup: span.slice(seg.start, seg.end), brokenAt: this.broken.length };
+      // Review 47b: a call of a block a stray parameter made malformed never runs; one of a block still open waits for its closer.
+      if (this.blockRefusesCalls()) {
+        this.refuseCall(call, 0);
+        return;
       }
-      this.tail = new Tail();
+      if (!this.thinking && this.blockHoldsCalls()) {
+        this.holdCall(call);
+        return;
+      }
+      this.runCall(call);
       return;
     }
     if (seg.kind === "broken") {
@@ -233,6 +243,81 @@ export class Output {
       return;
     }
     this.releaseVisible(span.slice(seg.start, seg.end), start);
+  }
+
+  /** A call goes out: the text held before it is released, the text after it is held (S03). */
+  private runCall(call: HeldCall): void {
+    this.releaseHeldTail();
+    const { start, end } = call;
+    this.out.push({
+      type: "call",
+      call: { id: this.idPrefix === undefined ? recoveredCallId() : `${this.idPrefix}${++this.seq}`, tool: call.tool, input: call.input, span: [start, end], shape: call.shape },
+    });
+    this.recovered++;
+    this.callSpans.push([start, end]);
+    if (this.maxCalls !== Infinity) {
+      const unrun: BrokenSpan = { span: [start, end], shape: call.shape, reason: "broken-markup", detail: "a call held back for the reply's end (one call allowed) that never ran: the repair stood aside before the reply ended", tool: call.tool };
+      this.heldBack.push({ markup: call.markup, broken: unrun });
+    }
+    this.tail = new Tail();
+  }
+
+  /** A call refused for a parameter outside every invoke of its block (I02): its markup is text, reported at `brokenAt` (+ `shift`). */
+  private refuseCall(call: HeldCall, shift: number): void {
+    const b: BrokenSpan = { span: [call.start, call.end], shape: "I02", reason: "broken-markup", detail: STRAY_PARAMETER, tool: call.tool };
+    this.broken.splice(Math.min(call.brokenAt + shift, this.broken.length), 0, b);
+    this.showMarkup(call.markup, call.start, b);
+  }
+
+  /** Review 47b: a call of a block still open waits for the block's closer (pending); the text after it is held as after a call. */
+  private holdCall(call: HeldCall): void {
+    let p = this.pending;
+    if (p === null) p = this.pending = { before: this.tail, calls: [], tails: [], from: this.tail?.startOr(call.start) ?? call.start };
+    else p.tails.push(this.tail!);
+    p.calls.push(call);
+    this.tail = new Tail();
+    // Held no longer than the limit: then as at the reply's end, they run.
+    if (this.store.end - p.from > this.limit) this.settleHeldCalls("run");
+  }
+
+  /** Characters the calls held for their block's closer keep in the store (from the first of them, the tail before it too). */
+  protected get heldForBlock(): number {
+    return this.pending === null ? 0 : this.store.end - this.pending.from;
+  }
+
+  /**
+   * The calls held for their block's closer are decided: "run" (the block closed, the reply ended,
+   * the limit), "refuse" (a parameter outside every invoke of the block: broken markup, I02, text
+   * kept), "native" (a native call came: they are its duplicates, as withdraw strips the calls that ran).
+   */
+  protected settleHeldCalls(how: "run" | "refuse" | "native"): void {
+    const p = this.pending;
+    if (p === null) return;
+    this.pending = null;
+    const last = this.tail;
+    this.tail = p.before;
+    let shift = 0;
+    p.calls.forEach((call, k) => {
+      const after = k < p.tails.length ? p.tails[k]! : last;
+      if (how === "run") {
+        this.runCall(call);
+        this.tail = after;
+        return;
+      }
+      if (how === "refuse") this.refuseCall(call, shift++);
+      else this.strip([call.start, call.end], "native-call-duplicate");
+      after?.joinInto(this.tail, this.store, this.out, this.stripped);
+    });
+  }
+
+  /** Whether a call read now belongs to a block still open that a stray parameter made malformed (text-mode.ts). */
+  protected blockRefusesCalls(): boolean {
+    return false;
+  }
+
+  /** Whether a call read now belongs to a block still open, so it waits for its closer (text-mode.ts). */
+  protected blockHoldsCalls(): boolean {
+    return false;
   }
 
   /** Candidate text that proved not to be a call: visible, and documentation context sees it. `markup`: the text is markup that did not run, reported as such (kept apart in a tail). */
@@ -302,6 +387,12 @@ export class Output {
       this.pushText(text, start);
       return;
     }
+    if (this.pending !== null && this.store.end - this.pending.from > this.limit) {
+      // Calls held for their block's closer are held no longer than the limit: then they run, as at the reply's end.
+      this.settleHeldCalls("run");
+      this.holdInTail(text, start, noise, markup);
+      return;
+    }
     const room = tail.room(this.limit);
     const fits = text.length <= room;
     tail.hold(start, fits ? text.length : room, noise, markup);
@@ -318,12 +409,14 @@ export class Output {
   private strip(span: [number, number], kind: "native-call-duplicate" | "echoed-markup"): void {
     this.stripped.push({ span, kind });
     if (!this.tail?.holdGone(span[0], span[1] - span[0], this.limit)) return;
+    this.settleHeldCalls("run");
     this.heldNoCall++;
     this.releaseHeldTail();
   }
 
   /** Another call follows, the tail outgrew the limit, or the caller could wait no longer. */
   protected releaseHeldTail(): void {
+    if (this.pending !== null) this.settleHeldCalls("run");
     const tail = this.tail;
     if (!tail) return;
     this.tail = null;
@@ -332,11 +425,24 @@ export class Output {
 
   /** The reply ended: the text after the last call is stripped (S03). */
   protected endTail(): void {
+    this.settleHeldCalls("run");
     const tail = this.tail;
     if (!tail) return;
     this.tail = null;
     tail.end(this.store, this.stripped);
   }
+}
+
+/** A call read in a block still open, held for the block's closer (Output.pending). */
+interface HeldCall {
+  tool: string;
+  input: Record<string, unknown>;
+  shape: Shape;
+  start: number;
+  end: number;
+  markup: string;
+  /** Where its report goes in `broken` if it is refused. */
+  brokenAt: number;
 }
 
 /**

@@ -38,6 +38,11 @@ export class Tail {
     this.before = before;
   }
 
+  /** Where its first piece starts in what was fed, or `at` when it holds nothing. */
+  startOr(at: number): number {
+    return this.pieces.length > 0 ? Math.min(at, this.pieces[0]!.start) : at;
+  }
+
   /** Characters it may still hold before the limit. */
   room(limit: number): number {
     return Math.max(0, limit - this.before - this.length);
@@ -66,6 +71,19 @@ export class Tail {
       if (piece.noise) stripped.push({ span: spanOf(piece), kind: "noise" });
       else appendText(out, textOf(store, piece));
     }
+  }
+
+  /**
+   * The call this tail followed was refused after all (a call held for its block's closer, the
+   * block malformed): what it held joins the tail before it, or is released when there is none.
+   */
+  joinInto(target: Tail | null, store: HeldText, out: EngineEvent[], stripped: StrippedSpan[]): void {
+    if (target === null) {
+      this.release(store, out, stripped);
+      return;
+    }
+    for (const piece of this.pieces) target.pieces.push(piece);
+    target.length += this.length;
   }
 
   /** The reply ended: text after the last call is a fabricated result (whitespace only: noise). */

@@ -1,9 +1,11 @@
 import { LBRACE, LBRACKET, LT } from "../grammar/chars.ts";
-import { isTriggerCode } from "../grammar/markers.ts";
+import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
 import { mayStartStrayLine, readStrayLine } from "../grammar/stray-line.ts";
 import { NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "../parse/call.ts";
 import { withAliases } from "../parse/aliases.ts";
+import { isMalformedBlock, markMalformedBlock } from "../parse/dialects/dsml/parse-span.ts";
+import { isStrayParameter } from "../parse/stray-value-closer.ts";
 import { OPENERS, type Opening, type OpenerView } from "../parse/openers.ts";
 import { SchemaGate } from "../parse/schema-gate.ts";
 import { standalonePrefixAt } from "../parse/standalone-json.ts";
@@ -29,6 +31,13 @@ export class TextMode extends Output {
   protected cand: Candidate | null = null;
   /** A block (its opener) or legacy section whose last call has been emitted but which has not closed yet. */
   protected openBlock: Tag | true | null = null;
+  /**
+   * Review 47b: the block (its opener) whose opener was read and whose closer has not come, for the
+   * stray-parameter rule: prose does not forget it (openBlock is forgotten by prose, for reading
+   * what comes next). Its calls wait for its closer (Output.pending); a parameter outside every
+   * invoke before that refuses them all, and every later call read before it closes.
+   */
+  protected strayBlock: Tag | null = null;
 
   /** The `[` trigger (Mistral's and MiniMax's bracket tokens). */
   private readonly brackets: boolean;
@@ -72,6 +81,9 @@ export class TextMode extends Output {
       dialects,
       codeCostumes: this.ctx.options.codeCostumes,
       closeOpenBlock: () => this.closeOpenBlock(),
+      closeToolCall: () => {
+        if (this.strayBlock?.family === "costume") this.leaveStrayBlock();
+      },
     };
   }
 
@@ -146,6 +158,18 @@ export class TextMode extends Output {
             return j;
           }
         }
+        if (r === null && c === LT && this.strayBlock !== null) {
+          // Review 47b: `<{BAR}parameter` (one bar, the DSML word lost) in a block still open is a parameter outside every invoke too.
+          const one = oneBarParameterAt(s, j, final);
+          if (one === NEED_MORE) {
+            this.emitText(s, emitFrom, j, base);
+            return j;
+          }
+          if (one) {
+            markMalformedBlock(this.strayBlock);
+            this.settleHeldCalls("refuse");
+          }
+        }
         if (r === null && c === LT && doc.atLineStart(c)) {
           // A sentinel parameter opener written with lookalike bars opens a value outside any readable call too (loose-value.ts).
           const folded = lookalikeTagAt(s, j, final);
@@ -153,6 +177,7 @@ export class TextMode extends Output {
             this.emitText(s, emitFrom, j, base);
             return j;
           }
+          if (folded !== null) this.noteStrayParameter(folded);
           if (folded !== null && folded.role === "parameter" && doc.noteLooseTag(folded)) {
             this.reportLoose(looseOpener(base + j, base + folded.end));
             doc.advanceText(s, j, folded.end);
@@ -164,6 +189,7 @@ export class TextMode extends Output {
           // Text before the tag reaches the tail first, so the decision never depends on where a chunk ended.
           this.emitText(s, emitFrom, j, base);
           emitFrom = j;
+          this.noteStrayParameter(r);
           const decision = this.decide(r, s);
           if (typeof decision === "object") {
             this.cand = new Candidate(this.store, this.ctx.tools, base + j, shift(r), decision.open, decision.enclosing ?? null, doc.quoteIndent(c));
@@ -238,7 +264,38 @@ export class TextMode extends Output {
   private closeOpenBlock(): boolean {
     const was = this.openBlock !== null;
     this.openBlock = null;
+    // Review 47b: the block's closer came (after prose too): the calls held for it run.
+    this.leaveStrayBlock();
     return was;
+  }
+
+  /** The block the stray-parameter rule watches ended (its closer, a new block, the limit): its held calls run. */
+  protected leaveStrayBlock(): void {
+    if (this.strayBlock === null) return;
+    this.strayBlock = null;
+    this.settleHeldCalls("run");
+  }
+
+  /**
+   * Review 47b: a parameter opener read in text mode (after prose, a line that only looks blank, or
+   * text on the invoke closer's line) while a block is still open stands outside every invoke of it:
+   * the block is malformed, the calls held for its closer are refused, and so is every later call of
+   * it. A parameter named after a declared tool (a wrapped call, I02) is read as before.
+   */
+  private noteStrayParameter(tag: Tag): void {
+    const block = this.strayBlock;
+    if (block === null || !isStrayParameter(tag)) return;
+    if (this.ctx.tools.has(tag.attrs.name ?? "")) return;
+    markMalformedBlock(block);
+    this.settleHeldCalls("refuse");
+  }
+
+  protected override blockRefusesCalls(): boolean {
+    return this.strayBlock !== null && isMalformedBlock(this.strayBlock);
+  }
+
+  protected override blockHoldsCalls(): boolean {
+    return this.strayBlock !== null;
   }
 
   private emitText(s: string, from: number, to: number, base: number): void {
@@ -247,6 +304,27 @@ export class TextMode extends Output {
     if (this.openBlock !== null && !isBlank(s, from, to)) this.openBlock = null;
     this.pushText(from === 0 && to === s.length ? s : s.slice(from, to), base + from);
   }
+}
+
+const PARAMETER_WORD = "parameter";
+
+/**
+ * Review 47b finding 4: a parameter opener with one sentinel bar and no DSML word (`<{BAR}parameter
+ * name=...`), which the tag grammar reads as no tag: true when it stands at `j`, NEED_MORE while the
+ * text so far could still be one.
+ */
+function oneBarParameterAt(s: string, j: number, final: boolean): boolean | typeof NEED_MORE {
+  let k = j + 1;
+  if (k >= s.length) return final ? false : NEED_MORE;
+  if (!isBarCode(s.charCodeAt(k))) return false;
+  k++;
+  for (let w = 0; w < PARAMETER_WORD.length; w++, k++) {
+    if (k >= s.length) return final ? false : NEED_MORE;
+    if ((s.charCodeAt(k) | 0x20) !== PARAMETER_WORD.charCodeAt(w)) return false;
+  }
+  if (k >= s.length) return final ? false : NEED_MORE;
+  const c = s.charCodeAt(k);
+  return c === 0x20 || c === 0x09 || c === 0x3e || c === 0x0a || c === 0x0d;
 }
 
 /** The opener with offsets relative to its own candidate span. */

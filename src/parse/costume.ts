@@ -183,7 +183,10 @@ export function heredocCode(command: string): string | null {
  * call's noise (O02 without its opener, S04).
  */
 export const COSTUME_OPENER: OpenerRule = (tag, _s, view) => {
-  if (tag.closing) return tag.name === "tool_call" && view.tail ? "noise" : "text";
+  if (tag.closing) {
+    if (tag.name === "tool_call") view.closeToolCall();
+    return tag.name === "tool_call" && view.tail ? "noise" : "text";
+  }
   if (tag.name === "tool_call") {
     const dialects = view.dialects;
     return view.codeCostumes || dialects.hermes || dialects.qwen3coder || dialects.glm ? { open: "tool-call" } : "text";

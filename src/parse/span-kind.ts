@@ -161,6 +161,8 @@ export interface OpenerView {
   readonly codeCostumes: boolean;
   /** Forgets the open block; true when there was one, so its closer is the block's, not a stray. */
   closeOpenBlock(): boolean;
+  /** A `</tool_call>` came: a Qwen3-Coder wrapper whose call waits for it (review 47b) is closed. */
+  closeToolCall(): void;
 }
 
 /**

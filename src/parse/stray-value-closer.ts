@@ -107,7 +107,7 @@ export class ExampleRun {
           this.state = "param";
           return null;
         }
-        // With the call's block still open, its next invoke is a call of its own (emitted at its own boundary); a new block is no part of it.
+        // With the call's block still open, its next invoke is a call of its own (read at its own boundary); a new block is no part of it.
         if (this.count >= EXAMPLES_AFTER_CLOSER || !exampleOpener(tag, "dsml") || (this.blockOpen && tag.role !== "block")) return "fail";
         this.count++;
         this.example = new ExampleInValue(tag, "dsml");

@@ -19,12 +19,15 @@ function emissionPoints(text: string): { tool: string; at: number }[] {
 }
 
 describe("a recovered call is emitted at its own boundary, not at the end of its block or the stream", () => {
-  test("two invokes in one block: the first call is out before the second invoke has even started its value", () => {
+  // Review 47b: a call read in a block still open is decided at the block's closer (a parameter outside every invoke,
+  // anywhere before that closer, refuses every call of the block), so the first call waits for it, and goes out with the second.
+  test("two invokes in one block: both calls are out at the block's closer, the first held until then", () => {
     const calls = live(block("tool_calls", [["bash", [["command", "ls"]]], ["write", [["filePath", "big.txt"], ["content", "x".repeat(2000)]]]]));
     const text = `${calls}\nDone.`;
     const points = emissionPoints(text);
     expect(points.map((p) => p.tool)).toEqual(["bash", "write"]);
-    expect(points[0]!.at).toBeLessThan(text.indexOf("big.txt"));
+    expect(points[0]!.at).toBeGreaterThan(text.indexOf("x".repeat(2000)));
+    expect(points[0]!.at).toBe(points[1]!.at);
     // The last call is out at the first character after its block's closer (fx46: a parameter closer that closes nothing
     // there would refuse it), with the rest of the reply still unwritten.
     expect(points[1]!.at).toBeLessThanOrEqual(calls.length + 4);

@@ -29,7 +29,13 @@ const expectNoRmWithoutWorkdir = (r: ReturnType<typeof run>) => {
 };
 
 describe("a stray parameter in the still-open block, after prose", () => {
-  // FINDING 2 (high: wrong execution, the review-47 harm by another path). The rule refuses the
+  // fixed: (finding 2) prose, a line that only looks blank or text on the invoke closer's line
+  // between the call and the stray parameter forgot the open block, so `rm -rf ./*` ran without its
+  // workdir. The rule now: a call read in a block still open waits for the block's closer
+  // (Output.pending); a parameter outside every invoke anywhere before that closer, read in text
+  // mode after prose too (text-mode.ts noteStrayParameter; strayBlock is not forgotten by prose),
+  // refuses every call of the block (I02, text kept).
+  // Was FINDING 2 (high: wrong execution, the review-47 harm by another path). The rule refuses the
   // block's calls when a parameter stands outside every invoke of a block still open; a line of
   // prose between the invoke closer and the stray parameter (or the parameter on the closer's line
   // after a word) defeats it: the call ends at its invoke closer, the prose and the stray workdir
@@ -41,11 +47,11 @@ describe("a stray parameter in the still-open block, after prose", () => {
   // so the stray is read as a loose value outside any block, D08/S03), with
   // src/parse/stray-value-closer.ts runRefuses and src/engine/candidate.ts (the stray-parameter
   // branch needs the parameter to be the very next tag after the invoke closer).
-  test("a line of prose between the invoke closer and the stray workdir", () => {
+  test("fixed: a line of prose between the invoke closer and the stray workdir", () => {
     expectNoRmWithoutWorkdir(run(`Cleaning.\n<{D}tool_calls>\n${RM}\nNote:\n${WORKDIR}\n</{D}tool_calls>`));
   });
 
-  test("prose on the invoke closer's line before the stray workdir", () => {
+  test("fixed: prose on the invoke closer's line before the stray workdir", () => {
     expectNoRmWithoutWorkdir(run(`Cleaning.\n<{D}tool_calls>\n${RM} in ${WORKDIR}\n</{D}tool_calls>`));
   });
 
@@ -53,7 +59,7 @@ describe("a stray parameter in the still-open block, after prose", () => {
   // empty HTML comment (isBlank in text-mode.ts counts only spaces, tabs and line ends).
   for (const [name, line] of [["an NBSP line", "\u00a0"], ["a zero-width-space line", "\u200b"], ["an empty HTML comment", "<!-- -->"]] as const) {
     for (const [eolName, eol] of [["LF", "\n"], ["CRLF", "\r\n"], ["lone CR", "\r"]] as const) {
-      test(`${name} between the invoke closer and the stray workdir (${eolName})`, () => {
+      test(`fixed: ${name} between the invoke closer and the stray workdir (${eolName})`, () => {
         expectNoRmWithoutWorkdir(run(`Cleaning.\n<{D}tool_calls>\n${RM}\n${line}\n${WORKDIR}\n</{D}tool_calls>`.replaceAll("\n", eol)));
       });
     }
@@ -70,7 +76,10 @@ describe("a stray parameter in the still-open block, after prose", () => {
 });
 
 describe("a later call of the malformed block, after prose", () => {
-  // FINDING 2b (high: wrong execution). PATTERNS promises "every later call of the block" is
+  // fixed: (finding 2b) prose after the stray forgot the malformed block, so its later invoke ran.
+  // The rule now: the block stays watched until its closer (prose does not end it), and every call
+  // of a malformed block read before its closer is refused (Output.blockRefusesCalls).
+  // Was FINDING 2b (high: wrong execution). PATTERNS promises "every later call of the block" is
   // refused once a parameter stands outside every invoke of it. A line of prose after the stray
   // parameter ends that: the next invoke of the same, still-open block runs. Here the stray
   // `workdir` stands right BEFORE the `rm -rf ./*` invoke's opener (the other place the rule names),
@@ -80,10 +89,10 @@ describe("a later call of the malformed block, after prose", () => {
   // read as an orphan with no enclosing block and malformedBlocks, parse-span.ts, never sees it);
   // src/engine/engine.ts noteMalformedBlock.
   const LS = RM.replace("rm -rf ./*", "ls");
-  test("ls, the stray workdir, a line of prose, then rm -rf ./*: rm runs", () => {
+  test("fixed: ls, the stray workdir, a line of prose, then rm -rf ./*: neither runs", () => {
     expectNoRmWithoutWorkdir(run(`Cleaning.\n<{D}tool_calls>\n${LS}\n${WORKDIR}\nThen:\n${RM}\n</{D}tool_calls>`));
   });
-  test("the stray, prose, then a later call: the later call runs", () => {
+  test("fixed: the stray, prose, then a later call: the later call is refused too", () => {
     expect(run(`Cleaning.\n<{D}tool_calls>\n${RM}\n${WORKDIR}\nNow:\n${LS}\n</{D}tool_calls>`).calls).toEqual([]);
   });
   test("control (passes): a blank line instead of the prose refuses both", () => {
@@ -92,23 +101,29 @@ describe("a later call of the malformed block, after prose", () => {
 });
 
 describe("a stray parameter in other spellings", () => {
-  // FINDING 3 (medium: wrong execution; the rule's scope is "DSML or Claude-style", but the harm is
+  // fixed: (finding 3) Qwen3-Coder's `<tool_call>` wrapper, its function complete and its closer
+  // still to come, is a block still open: its call waits for `</tool_call>`, and a parameter before
+  // it refuses the call (engine.ts finish, holds; costume.ts closeToolCall). S03 after `</tool_call>` is as before.
+  // Was FINDING 3 (medium: wrong execution; the rule's scope is "DSML or Claude-style", but the harm is
   // the same). Qwen3-Coder: a `<parameter=workdir>` after `</function>` and before `</tool_call>`
   // is stripped in silence (S03 "fabricated-result", no broken report, no nudge) and `rm -rf ./*`
   // runs without it. Expected: refused (broken-markup), as the DSML and Claude-style forms are.
   // Suspected: src/parse/dialects/qwen.ts / src/parse/dialects/tool-call.ts (the wrapper's reading)
   // and the S03 strip after a call (src/engine/output.ts).
-  test("Qwen3-Coder: a parameter after </function> inside <tool_call>", () => {
+  test("fixed: Qwen3-Coder: a parameter after </function> inside <tool_call>", () => {
     const qwen = `Cleaning.\n<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf ./*\n</parameter>\n</function>\n<parameter=workdir>\n/tmp/scratch\n</parameter>\n</tool_call>`;
     expectNoRmWithoutWorkdir(run(qwen));
   });
 
-  // FINDING 4 (low-medium): a one-bar DSML-like prefix (`<{BAR}parameter`, the sentinel bar with the
+  // fixed: (finding 4) in a block still open, `<{BAR}parameter` followed by a space or `>` is a
+  // parameter outside every invoke (text-mode.ts oneBarParameterAt): the block's calls are refused.
+  // The tag grammar still reads no tag there (so it never opens a call of its own).
+  // Was FINDING 4 (low-medium): a one-bar DSML-like prefix (`<{BAR}parameter`, the sentinel bar with the
   // DSML word lost) is not read as a parameter at all: stripped as a fabricated result, no report,
   // and the call runs. The ASCII `<|DSML|parameter`, the DVL spelling and the prefix-less form are
   // refused (controls). Expected: refused, or at least reported. Suspected: the tag grammar's
   // degraded-prefix list (src/grammar/) and src/engine/candidate.ts isStrayParameter.
-  test("a stray `<{BAR}parameter` (one sentinel bar, no DSML word)", () => {
+  test("fixed: a stray `<{BAR}parameter` (one sentinel bar, no DSML word)", () => {
     expectNoRmWithoutWorkdir(run(`Cleaning.\n<{D}tool_calls>\n${RM}\n<{BAR}parameter name="workdir" string="true">/tmp/scratch</{BAR}parameter>\n</{D}tool_calls>`));
   });
 
@@ -124,12 +139,16 @@ describe("a stray parameter in other spellings", () => {
   }
 });
 
-describe("known gap, noted (passes; documented): a call emitted before the stray has run", () => {
-  // The stream does not hold a block's calls until its closer (PATTERNS: "A call of the block that
-  // an earlier call's boundary already emitted has run"). parse() runs the same engine, so whole
-  // text gives the same: `ls` runs, then the stray refuses `rm -rf ./*`.
-  test("the first of two calls runs; the call right before the stray does not", () => {
+describe("a call before an earlier call's boundary and the stray (the known gap, closed)", () => {
+  // fixed: the stream emitted `ls` at the `rm -rf ./*` invoke's opener, before the stray came
+  // (PATTERNS documented it as a gap). The rule now: a block's calls are decided at its closer, so
+  // the stray refuses both.
+  test("fixed: neither of two calls runs when a stray parameter follows the second", () => {
     const r = run(`Cleaning.\n<{D}tool_calls>\n${RM.replace("rm -rf ./*", "ls")}\n${RM}\n${WORKDIR}\n</{D}tool_calls>`);
-    expect(r.calls.map((c) => c.input)).toEqual([{ command: "ls" }]);
+    expect(r.calls).toEqual([]);
+  });
+  test("control: with no stray both run, at the block's closer", () => {
+    const r = run(`Cleaning.\n<{D}tool_calls>\n${RM.replace("rm -rf ./*", "ls")}\n${RM}\n</{D}tool_calls>`);
+    expect(r.calls.map((c) => c.input)).toEqual([{ command: "ls" }, { command: "rm -rf ./*" }]);
   });
 });

@@ -27,7 +27,7 @@ const LEAKS: Record<TagFamily, string> = {
 
 /** A view of an engine with nothing held, no block open, mid-line, every tool declared. */
 function view(change: Partial<OpenerView> = {}): OpenerView {
-  return { tail: false, openBlock: null, atLineStart: () => false, declared: () => true, dialects: { ...defaultDialects }, codeCostumes: true, closeOpenBlock: () => false, ...change };
+  return { tail: false, openBlock: null, atLineStart: () => false, declared: () => true, dialects: { ...defaultDialects }, codeCostumes: true, closeOpenBlock: () => false, closeToolCall: () => {}, ...change };
 }
 
 function tagOf(text: string): Tag {

@@ -34,6 +34,7 @@ const VIEW: OpenerView = {
   dialects: EVERY_DIALECT,
   codeCostumes: true,
   closeOpenBlock: () => false,
+  closeToolCall: () => {},
 };
 
 const lineEnd = (s: string, from: number) => {

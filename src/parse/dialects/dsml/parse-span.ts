@@ -61,7 +61,7 @@ function refuseStrayParameterBlocks(invokes: InvokeDraft[], units: { outcome: Un
   });
 }
 
-const STRAY_PARAMETER = "a parameter outside every invoke of the block: which call it belongs to is unknowable";
+export const STRAY_PARAMETER = "a parameter outside every invoke of the block: which call it belongs to is unknowable";
 
 /**
  * Blocks a parameter outside every invoke made malformed, by their opener as the engine holds it
@@ -73,6 +73,16 @@ const malformedBlocks = new WeakSet<Tag>();
 /** The engine's side (engine.ts finish): a span whose segments refused calls for a stray parameter leaves its block, still open, malformed. */
 export function noteMalformedBlock(segments: readonly Segment[], block: Tag): void {
   if (segments.some((s) => s.kind === "broken" && s.detail === STRAY_PARAMETER)) malformedBlocks.add(block);
+}
+
+/** Review 47b: a parameter outside every invoke read in text mode (after prose) while the block is still open. */
+export function markMalformedBlock(block: Tag): void {
+  malformedBlocks.add(block);
+}
+
+/** Whether a parameter outside every invoke made this block malformed (noteMalformedBlock, markMalformedBlock). */
+export function isMalformedBlock(block: Tag): boolean {
+  return malformedBlocks.has(block);
 }
 
 /**
