@@ -9,7 +9,7 @@ import { isDsmlCallCloser, MORE_CLOSER_LINES } from "../parse/closer-ends-call.t
 import { EXAMPLES_AFTER_CLOSER, ExampleInValue, exampleOpener, type ExampleOptions } from "../parse/example-in-value.ts";
 import { PlainRunInValue } from "../parse/plain-run-in-value.ts";
 import type { HeldText } from "./held-text.ts";
-import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
+import { CR, LF, SLASH } from "../grammar/chars.ts";
 import type { ToolSpec } from "../parse/types.ts";
 import type { DsmlValueStep } from "../parse/dsml-value.ts";
 import { mayNameTool, writtenName } from "../parse/tool-element-name.ts";
@@ -80,7 +80,7 @@ export class Candidate implements SpanReader {
   private readonly declared = (tag: Tag): boolean => this.tools.has(writtenName(this.tagText, tag));
   /** Where an indented (quoted) block gives way to the writer's prose; null when the opener was not indented. */
   private readonly quote: QuotedBlockEnd | null;
-  /** The text the tag being read sits in, and its absolute offset (startsLine reads back in it first). */
+  /** The text the tag being read sits in, and its absolute offset (startsLine reads back in it first, HeldText.startsLine). */
   private tagText = "";
   private tagBase = 0;
 
@@ -466,23 +466,7 @@ export class Candidate implements SpanReader {
 
   startsLine(at: number): boolean {
     // Back through the text at hand (after a rewind it holds everything read again), then the held text.
-    let k = at - this.tagBase;
-    for (; k > 0; k--) {
-      const c = this.tagText.charCodeAt(k - 1);
-      if (c === LF || c === CR) return true;
-      if (c !== SP && c !== TAB) return false;
-    }
-    for (let to = Math.min(at, this.tagBase); to > this.start; ) {
-      const from = Math.max(this.start, to - 64);
-      const piece = this.held.slice(from, to);
-      for (let j = piece.length - 1; j >= 0; j--) {
-        const c = piece.charCodeAt(j);
-        if (c === LF || c === CR) return true;
-        if (c !== SP && c !== TAB) return false;
-      }
-      to = from;
-    }
-    return false;
+    return this.held.startsLine(at, this.start, this.tagText, this.tagBase);
   }
 
   nest(delta: number): number {
