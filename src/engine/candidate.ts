@@ -4,12 +4,11 @@ import { SPAN_KINDS } from "../parse/span.ts";
 import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
 import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
 import { NamedState } from "../parse/named.ts";
-import { closerRule, closerWasContent, type CloserRule } from "../parse/closer-in-value.ts";
-import { isDsmlCallCloser, MORE_CLOSER_LINES } from "../parse/closer-ends-call.ts";
+import { closerRule, type CloserRule } from "../parse/closer-in-value.ts";
 import { EXAMPLES_AFTER_CLOSER, ExampleInValue, exampleOpener, type ExampleOptions } from "../parse/example-in-value.ts";
 import { PlainRunInValue } from "../parse/plain-run-in-value.ts";
 import type { HeldText } from "./held-text.ts";
-import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
+import { CR, LF, SLASH } from "../grammar/chars.ts";
 import type { ToolSpec } from "../parse/types.ts";
 import type { DsmlValueStep } from "../parse/dsml-value.ts";
 import { mayNameTool, writtenName } from "../parse/tool-element-name.ts";
@@ -17,6 +16,7 @@ import { CallRun } from "./call-run.ts";
 import { isStrayParameter } from "../parse/stray-value-closer.ts";
 import { HeldExample, type ExampleSettled } from "./held-example.ts";
 import { QuotedBlockEnd } from "./quoted-block-end.ts";
+import { TentativeCloser } from "./tentative-closer.ts";
 import { ValueTracker } from "./value-tracker.ts";
 
 export type { Root, Step };
@@ -39,22 +39,8 @@ export class Candidate implements SpanReader {
   private scanCarry = "";
   private scanFrom: number;
   private seenContent = false;
-  /**
-   * Inside a block (or legacy section), each call is its own candidate: after a unit's closer the
-   * span takes the whitespace that follows and ends at the next thing written, so a call is read
-   * as soon as its own boundary is known and the layout between calls belongs to the calls (it
-   * goes out at the block's closer: engine/output.ts holdCall, review 47b).
-   */
-  private trailing = false;
-  /** Where a trailing span ends unless a wrapper closer comes next (takeCloser), or -1: it takes the layout too. */
-  private trailBack = -1;
-  /**
-   * A closer that may be content (SpanReader.tentatively): its rule, whether a line ended since,
-   * what reading it as content restores (endsInBlock before the closer; that the value, a sentinel
-   * or a plain one, is still open), and how many further DSML closers were held with it
-   * (closerAfterCloser). Null otherwise.
-   */
-  private pending: { rule: CloserRule; lineEnded: boolean; endsInBlock: boolean; inValue: boolean; plainValue: boolean; more: number } | null = null;
+  /** After a unit's closer: the span trails, and a closer that may be content waits for what comes next (tentative-closer.ts). */
+  private readonly tentative: TentativeCloser;
   /** endsInBlock as it was before the tag being read (the values' own: ValueTracker.openBefore, plainBefore). */
   private before_endsInBlock = false;
   /** An example written inside an open value, read on while it may be the value's text (held-example.ts). */
@@ -83,7 +69,7 @@ export class Candidate implements SpanReader {
   private readonly declared = (tag: Tag): boolean => this.tools.has(writtenName(this.tagText, tag));
   /** Where an indented (quoted) block gives way to the writer's prose; null when the opener was not indented. */
   private readonly quote: QuotedBlockEnd | null;
-  /** The text the tag being read sits in, and its absolute offset (startsLine reads back in it first). */
+  /** The text the tag being read sits in, and its absolute offset (startsLine reads back in it first, HeldText.startsLine). */
   private tagText = "";
   private tagBase = 0;
 
@@ -103,6 +89,7 @@ export class Candidate implements SpanReader {
     this.scanFrom = start + opener.end;
     this.quote = quoteIndent > 0 ? new QuotedBlockEnd(quoteIndent) : null;
     this.values = new ValueTracker(opener.family, root, this.declared, root === "tool-element" ? opener.name : null);
+    this.tentative = new TentativeCloser(this.values);
     this.kind = SPAN_KINDS[root];
     this.body = this.kind.body?.(this);
     this.named = this.kind.charForm?.(opener, start + opener.end, this.body) ?? null;
@@ -123,7 +110,7 @@ export class Candidate implements SpanReader {
 
   /** At the end of the stream: a named call whose closing fence was the last thing written is complete. */
   completesAtEnd(): boolean {
-    return this.trailing || (this.named?.completesAtEnd() ?? false);
+    return this.tentative.trailing || (this.named?.completesAtEnd() ?? false);
   }
 
   /** `text` starts at absolute offset this.end. */
@@ -141,8 +128,8 @@ export class Candidate implements SpanReader {
         // The reply ended while a char-level state held characters undecided (a MiniMax quote that never closed): it reads them now.
         const held = final ? (this.named?.atEnd?.() ?? null) : null;
         if (held) return held;
-        // The reply ended after closers held for an example that never came (closerAfterCloser): the span ends where they ended it.
-        if (final && this.pending && this.pending.more > 0 && !this.example.reading) return { kind: "complete", end: this.trailBack };
+        // The reply ended after closers held for an example that never came (TentativeCloser.closerAfterCloser): the span ends where they ended it.
+        if (final && this.tentative.heldMore() && !this.example.reading) return { kind: "complete", end: this.tentative.trailBack };
         // The reply ended in the run after a complete call (call-run.ts): a stray closer last refuses it; after only spaces the span ends as before.
         const runEnd = final ? (this.run?.end() ?? null) : null;
         if (runEnd !== null) return this.endRun(runEnd);
@@ -167,7 +154,7 @@ export class Candidate implements SpanReader {
       }
       const c = s.charCodeAt(i);
       // A closer whose `<` was lost starts at its `/` (issue 29 item 11): the bar after it decides.
-      if (this.trailing && c === SLASH && this.opener.family === "dsml") {
+      if (this.tentative.trailing && c === SLASH && this.opener.family === "dsml") {
         if (i + 1 === s.length && !final) {
           this.scanCarry = s.slice(i);
           this.scanFrom = base + i;
@@ -184,20 +171,16 @@ export class Candidate implements SpanReader {
         i++;
         continue;
       }
-      if (this.trailing && !isTriggerCode(c)) {
+      if (this.tentative.trailing && !isTriggerCode(c)) {
         // Whatever comes next (the next invoke, prose) is no longer this call; a closer is read first.
         if (isSpaceCode(c)) {
-          if ((c === LF || c === CR) && this.pending) {
-            // A costume's closer that ends its line ends the span; nothing later can change that.
-            if (this.pending.rule.valueCloser === null) return { kind: "complete", end: this.trailBack };
-            this.pending.lineEnded = true;
-          }
+          // A costume's closer that ends its line ends the span; nothing later can change that.
+          if ((c === LF || c === CR) && this.tentative.lineEnds()) return { kind: "complete", end: this.tentative.trailBack };
           i++;
           continue;
         }
-        if (!this.pending || !closerWasContent(this.pending.rule, null, this.pending.lineEnded)) return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : base + i };
-        // Text on the closer's own line: the closer was the value's text (review finding 3).
-        this.resume();
+        const ended = this.contentAfterCloser(base + i);
+        if (ended) return ended;
       }
       if (this.quote?.endsAt(c, base + i)) return { kind: "abandon", at: base + i };
       if (this.named) {
@@ -254,7 +237,14 @@ export class Candidate implements SpanReader {
    * already complete) keeps its own end.
    */
   private cutOffTag(s: string, i: number): boolean {
-    return !this.trailing && readTag(s, i, false) === NEED_MORE;
+    return !this.tentative.trailing && readTag(s, i, false) === NEED_MORE;
+  }
+
+  /** The first thing written after a trailing span's closer, at `at`, ends the span, unless it is text on the closer's own line: the closer was the value's text (review finding 3). */
+  private contentAfterCloser(at: number): Step | null {
+    if (!this.tentative.wasContent(null)) return { kind: "complete", end: this.tentative.endAt(at) };
+    this.endsInBlock = this.tentative.resume();
+    return null;
   }
 
   private onContent(c: number, at: number): Step | null {
@@ -262,9 +252,9 @@ export class Candidate implements SpanReader {
       const runEnd = this.run.char(c, at);
       return runEnd === null ? null : this.endRun(runEnd);
     }
-    if (this.trailing) {
-      if (!this.pending || !closerWasContent(this.pending.rule, null, this.pending.lineEnded)) return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : at };
-      this.resume();
+    if (this.tentative.trailing) {
+      const ended = this.contentAfterCloser(at);
+      if (ended) return ended;
     }
     const first = !this.seenContent;
     this.seenContent = true;
@@ -278,21 +268,26 @@ export class Candidate implements SpanReader {
     const closesBlock =
       ((tag.closing && tag.role === "block" && tag.family !== "costume") || (this.kind.closesWrapper?.(tag) ?? false)) &&
       !(this.values.open && this.values.tool !== null && tag.family === "dsml" && mayNameTool(tag));
-    if (this.pending && closerWasContent(this.pending.rule, tag, this.pending.lineEnded)) this.resume();
-    else if (this.pending && this.exampleAfterCloser(tag, base)) return null;
-    else if (this.pending && this.closerAfterCloser(tag, base, closesBlock)) return null;
+    if (this.tentative.wasContent(tag)) this.endsInBlock = this.tentative.resume();
+    else if (this.exampleAfterCloser(tag, base)) return null;
+    else if (this.tentative.closerAfterCloser(tag, base, closesBlock, this.example.reading)) {
+      if (closesBlock) {
+        this.endsInBlock = false;
+        this.closedBlock = true;
+      }
+      return null;
+    }
     if (this.run) {
       const runEnd = this.run.tag(tag, base + tag.start, end, closesBlock);
       return runEnd === null ? null : this.endRun(runEnd);
     }
-    if (this.trailing) {
+    if (this.tentative.trailing) {
       // A costume's closer ends its span where it stands, whatever comes next.
-      if (this.pending?.rule.valueCloser === null) return { kind: "complete", end: this.trailBack };
+      if (this.tentative.standsAlone()) return { kind: "complete", end: this.tentative.trailBack };
       // Review 47: a parameter opener right after a call its invoke closer ended inside a value (P01), its block still open: a
       // parameter outside every invoke. Read as after a call complete with no value open (call-run.ts); the walk refuses the block's calls (parse-span.ts).
-      if (this.pending && this.endsInBlock && (this.root === "block" || this.enclosing !== null) && this.opener.family === "dsml" && isStrayParameter(tag)) {
-        this.pending = null;
-        this.run = new CallRun(true, this.trailBack);
+      if (this.tentative.held && this.endsInBlock && (this.root === "block" || this.enclosing !== null) && this.opener.family === "dsml" && isStrayParameter(tag)) {
+        this.run = new CallRun(true, this.tentative.endsCall());
         const runEnd = this.run.tag(tag, base + tag.start, end, closesBlock);
         return runEnd === null ? null : this.endRun(runEnd);
       }
@@ -302,7 +297,7 @@ export class Candidate implements SpanReader {
         this.closedBlock = true;
         return { kind: "complete", end };
       }
-      return { kind: "complete", end: this.trailBack >= 0 ? this.trailBack : base + tag.start };
+      return { kind: "complete", end: this.tentative.endAt(base + tag.start) };
     }
     if (this.example.reading) {
       const settled = this.example.step(tag, base + tag.start);
@@ -350,14 +345,14 @@ export class Candidate implements SpanReader {
     // The same for a prefix-less invoke closer in a DSML value, and for the I11 tool's own closer (golden A45.1-A45.3, E45.5-E45.7).
     const endsCall = this.opener.family === "dsml" ? this.values.step === "end-call" : tag.family === "dsml" && tag.closing && tag.role === "invoke";
     if (step === null && (this.values.openBefore || plainBefore) && endsCall) {
-      if (this.trailing) {
-        if (!this.pending) this.tentatively(plainBefore ? NAKED_VALUE : this.values.rule());
+      if (this.tentative.trailing) {
+        if (!this.tentative.held) this.tentatively(plainBefore ? NAKED_VALUE : this.values.rule());
       } else if (plainBefore) this.values.plain = true;
       else this.values.open = true; // The kind read on (an I11 element's closer in a block span): the value stays open, as the walk's closer rule may read it.
     }
     // Golden A46.1-A46.3: a DSML call complete at its invoke closer, no value open: a run of examples, then a stray value closer, may follow (call-run.ts).
-    if (step === null && this.weighsRun && this.trailing && !this.pending && tag.closing && tag.role === "invoke" && this.opener.family === "dsml" && (this.root === "block" || this.root === "invoke") && this.values.tool === null) {
-      this.run = new CallRun(this.root === "block" || this.enclosing !== null, this.trailBack);
+    if (step === null && this.weighsRun && this.tentative.trailing && !this.tentative.held && tag.closing && tag.role === "invoke" && this.opener.family === "dsml" && (this.root === "block" || this.root === "invoke") && this.values.tool === null) {
+      this.run = new CallRun(this.root === "block" || this.enclosing !== null, this.tentative.trailBack);
     }
     return step;
   }
@@ -370,32 +365,12 @@ export class Candidate implements SpanReader {
    * example, the span ends where the closer ended it (the example's fallback).
    */
   private exampleAfterCloser(tag: Tag, base: number): boolean {
-    const p = this.pending!;
     const at = base + tag.start;
-    if (!p.lineEnded || p.rule.valueCloser !== "dsml" || !p.inValue || this.example.reading || !this.example.mayStartAt(at) || !exampleOpener(tag, "dsml", this.declared)) return false;
-    const fallback = { end: this.trailBack >= 0 ? this.trailBack : at, endsInBlock: this.endsInBlock };
-    this.resume();
+    if (!this.tentative.endedValueLine() || this.example.reading || !this.example.mayStartAt(at) || !exampleOpener(tag, "dsml", this.declared)) return false;
+    const fallback = { end: this.tentative.endAt(at), endsInBlock: this.endsInBlock };
+    this.endsInBlock = this.tentative.resume();
     // With the value's I11 reading (an I11 example, an I11 child's own closer), as the walk's closerEndsCall.
     this.example.hold(new ExampleInValue(tag, "dsml", true, { declared: this.declared, valueName: this.values.tool !== null ? this.values.name : undefined, most: EXAMPLES_AFTER_CLOSER }), at, fallback);
-    return true;
-  }
-
-  /**
-   * Golden A45.8: further DSML invoke or block closers (at most
-   * MORE_CLOSER_LINES) after a closer that ended its line in an open value, before an example:
-   * held with it, as the walk's closerEndsCall skips them. The span's end is where this closer
-   * would have ended the trailing span (trailBack, endsInBlock), so a reply that shows no example
-   * after them ends exactly as before.
-   */
-  private closerAfterCloser(tag: Tag, base: number, closesBlock: boolean): boolean {
-    const p = this.pending!;
-    if (!p.lineEnded || p.rule.valueCloser !== "dsml" || !p.inValue || this.example.reading || p.more >= MORE_CLOSER_LINES || !isDsmlCallCloser(tag)) return false;
-    p.more++;
-    if (closesBlock) {
-      this.trailBack = base + tag.end;
-      this.endsInBlock = false;
-      this.closedBlock = true;
-    } else if (this.trailBack < 0) this.trailBack = base + tag.start;
     return true;
   }
 
@@ -441,26 +416,8 @@ export class Candidate implements SpanReader {
   }
 
   tentatively(rule: CloserRule, end?: number): null {
-    if (end !== undefined) {
-      this.trailing = true;
-      this.trailBack = end;
-    }
-    this.pending = { rule, lineEnded: false, endsInBlock: this.before_endsInBlock, inValue: this.values.openBefore, plainValue: this.values.plainBefore, more: 0 };
+    this.tentative.hold(rule, this.before_endsInBlock, end);
     return null;
-  }
-
-  /** The tentative closer was the value's text: reading goes on inside the value. */
-  private resume(): void {
-    const p = this.pending!;
-    this.pending = null;
-    this.trailing = false;
-    this.trailBack = -1;
-    this.endsInBlock = p.endsInBlock;
-    if (p.rule.valueCloser !== null) {
-      this.values.open = p.inValue;
-      // A plain parameter's value (M07.5) read on: still open, as the walk keeps it.
-      if (p.plainValue) this.values.plain = true;
-    }
   }
 
   /** A parameter's value is open (before the tag being read): DSML's or an unprefixed one's, or Qwen3-Coder's (nest depth 2). */
@@ -474,23 +431,7 @@ export class Candidate implements SpanReader {
 
   startsLine(at: number): boolean {
     // Back through the text at hand (after a rewind it holds everything read again), then the held text.
-    let k = at - this.tagBase;
-    for (; k > 0; k--) {
-      const c = this.tagText.charCodeAt(k - 1);
-      if (c === LF || c === CR) return true;
-      if (c !== SP && c !== TAB) return false;
-    }
-    for (let to = Math.min(at, this.tagBase); to > this.start; ) {
-      const from = Math.max(this.start, to - 64);
-      const piece = this.held.slice(from, to);
-      for (let j = piece.length - 1; j >= 0; j--) {
-        const c = piece.charCodeAt(j);
-        if (c === LF || c === CR) return true;
-        if (c !== SP && c !== TAB) return false;
-      }
-      to = from;
-    }
-    return false;
+    return this.held.startsLine(at, this.start, this.tagText, this.tagBase);
   }
 
   nest(delta: number): number {
@@ -503,7 +444,7 @@ export class Candidate implements SpanReader {
   }
 
   trail(): null {
-    this.trailing = true;
+    this.tentative.trail();
     this.endsInBlock = true;
     return null;
   }
@@ -514,7 +455,8 @@ export class Candidate implements SpanReader {
   }
 
   takeCloser(end: number): null {
-    this.trailBack = end;
-    return this.trail();
+    this.tentative.trail(end);
+    this.endsInBlock = true;
+    return null;
   }
 }

@@ -1,3 +1,5 @@
+import { CR, LF, SP, TAB } from "../grammar/chars.ts";
+
 /** Pieces appended between two joins. */
 const JOIN_EVERY = 64;
 /** Forgotten text is dropped for real once it outgrows what is kept by this much. */
@@ -90,5 +92,30 @@ export class HeldText {
       }
     }
     return out;
+  }
+
+  /**
+   * Only spaces or tabs stand before offset `at` on its line, back to offset `from` (where the
+   * span starts: reaching it is no line start). Read back first through `near`, text at hand whose
+   * first character is at offset `nearBase` (no copy), then through the held text 64 characters at
+   * a time, so only what is read back is copied (the candidate's SpanReader.startsLine).
+   */
+  startsLine(at: number, from: number, near: string, nearBase: number): boolean {
+    for (let k = at - nearBase; k > 0; k--) {
+      const c = near.charCodeAt(k - 1);
+      if (c === LF || c === CR) return true;
+      if (c !== SP && c !== TAB) return false;
+    }
+    for (let to = Math.min(at, nearBase); to > from; ) {
+      const back = Math.max(from, to - 64);
+      const piece = this.slice(back, to);
+      for (let j = piece.length - 1; j >= 0; j--) {
+        const c = piece.charCodeAt(j);
+        if (c === LF || c === CR) return true;
+        if (c !== SP && c !== TAB) return false;
+      }
+      to = back;
+    }
+    return false;
   }
 }

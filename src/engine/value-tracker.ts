@@ -26,7 +26,7 @@ export class ValueTracker {
   plainBefore = false;
   /** DSML: what the tag being read did to the value (parse/dsml-value.ts). */
   step: DsmlValueStep = "text";
-  /** DSML: the open value's name (lower case); it stays after an end, since a closer read as the value's text (Candidate.resume) reopens the same value. */
+  /** DSML: the open value's name (lower case); it stays after an end, since a closer read as the value's text (TentativeCloser.resume) reopens the same value. */
   name = "";
   /** DSML: the I11 element's tool (lower case), or null in an invoke. */
   tool: string | null;

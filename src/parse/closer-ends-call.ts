@@ -19,7 +19,7 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
     const tag = tags[next];
     const here = tag !== undefined && tag.start === i ? tag : null;
     if (closerWasContent(rule, here, lineEnded)) return false;
-    // Up to MORE_CLOSER_LINES further DSML invoke or block closers between the lone closer and the example (Candidate.closerAfterCloser).
+    // Up to MORE_CLOSER_LINES further DSML invoke or block closers between the lone closer and the example (TentativeCloser.closerAfterCloser).
     if (lineEnded && here !== null && rule.valueCloser === "dsml" && skipped < MORE_CLOSER_LINES && isDsmlCallCloser(here)) {
       skipped++;
       next++;

@@ -1,0 +1,127 @@
+import type { Tag } from "../grammar/tags.ts";
+import { closerWasContent, type CloserRule } from "../parse/closer-in-value.ts";
+import { isDsmlCallCloser, MORE_CLOSER_LINES } from "../parse/closer-ends-call.ts";
+import type { ValueTracker } from "./value-tracker.ts";
+
+/**
+ * Where the candidate (candidate.ts) stands after a unit's closer: the span trails (it takes the
+ * layout after the closer and ends at the next thing written), and a closer that may be content
+ * (review finding 3, SpanReader.tentatively) waits here for what comes next to say whether it
+ * ended the value (parse/closer-in-value.ts, the walk's rule too) or was the value's text, when
+ * reading goes on inside the value as if it had never been read. This keeps that state and the
+ * rule's small moves; the candidate's scan asks it only at a tag, a line end or the first thing
+ * written after the closer, never for a character of a body. The span's endsInBlock stays the
+ * candidate's: what it was before the closer is handed in, and handed back when the closer was text.
+ */
+export class TentativeCloser {
+  /**
+   * Inside a block (or legacy section), each call is its own candidate: after a unit's closer the
+   * span takes the whitespace that follows and ends at the next thing written, so a call is read
+   * as soon as its own boundary is known and the layout between calls belongs to the calls (it
+   * goes out at the block's closer: engine/output.ts holdCall, review 47b).
+   * Read by the candidate's scan per character; set only here (trail, hold, resume).
+   */
+  trailing = false;
+  /** Where a trailing span ends unless a wrapper closer comes next (Candidate.takeCloser), or -1: it takes the layout too. */
+  trailBack = -1;
+  /**
+   * A closer that may be content: its rule, whether a line ended since, what reading it as content
+   * restores (endsInBlock before the closer; that the value, a sentinel or a plain one, is still
+   * open), and how many further DSML closers were held with it (closerAfterCloser). Null otherwise.
+   */
+  private pending: { rule: CloserRule; lineEnded: boolean; endsInBlock: boolean; inValue: boolean; plainValue: boolean; more: number } | null = null;
+
+  constructor(
+    /** The candidate's open values: a closer held here was read with their state before it, and restores it when it was text. */
+    private readonly values: ValueTracker,
+  ) {}
+
+  /** A closer is held that may be content. */
+  get held(): boolean {
+    return this.pending !== null;
+  }
+
+  /** A unit closed: the span trails; `back`, where it ends unless a wrapper closer comes next (Candidate.takeCloser). */
+  trail(back?: number): void {
+    this.trailing = true;
+    if (back !== undefined) this.trailBack = back;
+  }
+
+  /** Where the trailing span ends when the next thing written starts at `at`: its own end, or `at` when it takes the layout. */
+  endAt(at: number): number {
+    return this.trailBack >= 0 ? this.trailBack : at;
+  }
+
+  /** Holds the closer just read by `rule` (SpanReader.tentatively); `endsInBlock`: the span's before it; `end`: where the span would end. */
+  hold(rule: CloserRule, endsInBlock: boolean, end?: number): void {
+    if (end !== undefined) this.trail(end);
+    this.pending = { rule, lineEnded: false, endsInBlock, inValue: this.values.openBefore, plainValue: this.values.plainBefore, more: 0 };
+  }
+
+  /** What comes next (a tag, or null for content) proves the held closer was the value's text. */
+  wasContent(next: Tag | null): boolean {
+    return this.pending !== null && closerWasContent(this.pending.rule, next, this.pending.lineEnded);
+  }
+
+  /** The held closer is a costume's: it ends its span where it stands, whatever comes next. */
+  standsAlone(): boolean {
+    return this.pending?.rule.valueCloser === null;
+  }
+
+  /** A line ended after the held closer: true when that ends the span at trailBack (a costume's closer); nothing later can change that. */
+  lineEnds(): boolean {
+    if (this.pending === null) return false;
+    if (this.pending.rule.valueCloser === null) return true;
+    this.pending.lineEnded = true;
+    return false;
+  }
+
+  /**
+   * Golden A45.5, E45.11 (Candidate.exampleAfterCloser): the held closer was a DSML closer that ended
+   * its line inside an open value, so an example may come next that shows it was the value's text.
+   */
+  endedValueLine(): boolean {
+    const p = this.pending;
+    return p !== null && p.lineEnded && p.rule.valueCloser === "dsml" && p.inValue;
+  }
+
+  /**
+   * Golden A45.8: further DSML invoke or block closers (at most MORE_CLOSER_LINES) after a closer
+   * that ended its line in an open value, before an example (none being read, `exampleReading`):
+   * held with it, as the walk's closerEndsCall skips them. The span's end is where this closer
+   * would have ended the trailing span (trailBack; a block's closer also ends the block, which the
+   * candidate records), so a reply that shows no example after them ends exactly as before.
+   */
+  closerAfterCloser(tag: Tag, base: number, closesBlock: boolean, exampleReading: boolean): boolean {
+    if (!this.endedValueLine() || exampleReading || this.pending!.more >= MORE_CLOSER_LINES || !isDsmlCallCloser(tag)) return false;
+    this.pending!.more++;
+    if (closesBlock) this.trailBack = base + tag.end;
+    else if (this.trailBack < 0) this.trailBack = base + tag.start;
+    return true;
+  }
+
+  /** Closers were held with this one (closerAfterCloser) for an example that may still come. */
+  heldMore(): boolean {
+    return this.pending !== null && this.pending.more > 0;
+  }
+
+  /** The held closer ended the call after all (a stray parameter next): it is let go; where the span ends unless what follows refuses the call. */
+  endsCall(): number {
+    this.pending = null;
+    return this.trailBack;
+  }
+
+  /** The held closer was the value's text: reading goes on inside the value. Returns the span's endsInBlock from before the closer. */
+  resume(): boolean {
+    const p = this.pending!;
+    this.pending = null;
+    this.trailing = false;
+    this.trailBack = -1;
+    if (p.rule.valueCloser !== null) {
+      this.values.open = p.inValue;
+      // A plain parameter's value (M07.5) read on: still open, as the walk keeps it.
+      if (p.plainValue) this.values.plain = true;
+    }
+    return p.endsInBlock;
+  }
+}
