@@ -9,7 +9,7 @@ import { bad, none, ok } from "./fixture-kit.ts";
 import { block } from "./notation.ts";
 
 export function review47(): Fixture[] {
-  return [...documentsAroundACall(), ...valuesOutsideAReadableInvoke(), ...runawayAndStrayParameters(), ...argumentsTheGateRefuses()];
+  return [...documentsAroundACall(), ...valuesOutsideAReadableInvoke(), ...runawayAndStrayParameters(), ...strayParametersInAnOpenBlock(), ...argumentsTheGateRefuses()];
 }
 
 const LS = block("tool_calls", [["bash", [["command", "ls -la"]]]]);
@@ -67,5 +67,25 @@ function argumentsTheGateRefuses(): Fixture[] {
     bad("O47.2", "mistral-list-with-a-key-twice", '[TOOL_CALLS][{"name":"bash","arguments":{"command":"ls","command":"rm -rf ~"}}]', "broken-markup", ["O06"]),
     bad("V47.3", "hermes-integer-past-2-53-spelled-with-a-fraction", '<tool_call>\n{"name": "read", "arguments": {"filePath": "a.ts", "limit": 1234567890123456789.0}}\n</tool_call>', "invalid-arguments", ["O01"]),
     bad("V47.4", "hermes-number-whose-digits-round-to-another-integer", '<tool_call>\n{"name": "read", "arguments": {"filePath": "a.ts", "limit": 1.0000000000000001}}\n</tool_call>', "invalid-arguments", ["O01"]),
+  ];
+}
+
+/** A block's calls wait for its closer: a parameter outside every invoke anywhere before it (after prose too) refuses them all. */
+function strayParametersInAnOpenBlock(): Fixture[] {
+  const invoke = (command: string) => `<{D}invoke name="bash">\n${P("command", command)}\n</{D}invoke>`;
+  const stray = P("workdir", "/tmp/scratch");
+  const open = (body: string) => `Cleaning.\n<{D}tool_calls>\n${body}\n</{D}tool_calls>`;
+  return [
+    bad("P47.11", "stray-parameter-after-prose-in-the-open-block", open(`${invoke("rm -rf ./*")}\nNote:\n${stray}`), "broken-markup", ["I02", "D08", "D08"]),
+    bad("P47.12", "stray-parameter-after-an-nbsp-line-in-the-open-block", open(`${invoke("rm -rf ./*")}\n\u00A0\n${stray}`), "broken-markup", ["I02", "D08", "D08"]),
+    bad("P47.13", "stray-parameter-then-prose-then-a-later-call", open(`${invoke("ls")}\n${stray}\nThen:\n${invoke("rm -rf ./*")}`), "broken-markup", ["I02", "I02"]),
+    bad("P47.14", "two-calls-then-a-stray-parameter", open(`${invoke("ls")}\n${invoke("rm -rf ./*")}\n${stray}`), "broken-markup", ["I02", "I02"]),
+    bad("P47.15", "qwen3-coder-stray-parameter-after-its-function", "<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf ./*\n</parameter>\n</function>\n<parameter=workdir>\n/tmp/scratch\n</parameter>\n</tool_call>", "broken-markup", ["I02"]),
+    bad("P47.16", "one-bar-stray-parameter-in-the-open-block", open(`${invoke("rm -rf ./*")}\n<{BAR}parameter name="workdir" string="true">/tmp/scratch</{BAR}parameter>`), "broken-markup", ["I02", "D08"]),
+    bad("P47.n1", "parameter-after-the-block-closed-and-prose-leaves-the-call", `Cleaning.\n<{D}tool_calls>\n${invoke("rm -rf ./*")}\n</{D}tool_calls>\nNote:\n${stray}`, "broken-markup", ["D08"], "Cleaning.\n", [{ tool: "bash", input: { command: "rm -rf ./*" }, shape: "D02" }]),
+    ok("P47.n2", "prose-between-two-calls-of-one-block", open(`${invoke("ls")}\nThen:\n${invoke("rm -rf ./*")}`), [
+      { tool: "bash", input: { command: "ls" }, shape: "D02" },
+      { tool: "bash", input: { command: "rm -rf ./*" }, shape: "B05" },
+    ], "Cleaning.\nThen:\n"),
   ];
 }
