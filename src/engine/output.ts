@@ -31,7 +31,8 @@ function recoveredCallId(): string {
 
 /**
  * Where what the engine read goes: the events of the step under way, the text held after the last
- * recovered call (tail.ts, S03), the calls recovered, and the report summary() gives. It decides
+ * recovered call (tail.ts, S03), the calls recovered, the calls of a block still open held for its
+ * closer (holdCall, settleHeldCalls), and the report summary() gives. It decides
  * what a parsed segment becomes by the request's rules (replayed history runs nothing, maxCalls, a
  * native call's duplicates, echoed markup) and tells the documentation context what a candidate
  * let go of. The engine reads the text (text-mode.ts, engine.ts) and extends this class: a base
@@ -85,9 +86,9 @@ export class Output {
    */
   private heldBack: { markup: string; broken: BrokenSpan }[] = [];
   /**
-   * Review 47b: calls read in a block still open, held until the block's closer (or the reply's
+   * Calls read in a block still open, held until the block's closer (or the reply's
    * end, or the limit) decides them: a parameter outside every invoke of the block, anywhere before
-   * its closer, refuses them all. `before`: the tail there was before the first of them; `tails`:
+   * its closer, refuses them all (golden P47.11-P47.16). `before`: the tail there was before the first of them; `tails`:
    * the text held after each call but the last (the last one's is `this.tail`); `from`: where the
    * first held character is.
    */
@@ -220,7 +221,7 @@ export class Output {
         return;
       }
       const call: HeldCall = { tool: seg.tool, input: seg.input, shape: seg.shape, start, end, markup: span.slice(seg.start, seg.end), brokenAt: this.broken.length };
-      // Review 47b: a call of a block a stray parameter made malformed never runs; one of a block still open waits for its closer.
+      // A call of a block a stray parameter made malformed never runs; one of a block still open waits for its closer.
       if (this.blockRefusesCalls()) {
         this.refuseCall(call, 0);
         return;
@@ -269,7 +270,7 @@ export class Output {
     this.showMarkup(call.markup, call.start, b);
   }
 
-  /** Review 47b: a call of a block still open waits for the block's closer (pending); the text after it is held as after a call. */
+  /** A call of a block still open waits for the block's closer (pending); the text after it is held as after a call. */
   private holdCall(call: HeldCall): void {
     let p = this.pending;
     if (p === null) p = this.pending = { before: this.tail, calls: [], tails: [], from: this.tail?.startOr(call.start) ?? call.start };

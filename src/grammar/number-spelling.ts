@@ -31,7 +31,7 @@ export function isRespelled(container: object, key: string | number): boolean {
  * exponent is applied) but reads as a whole double, as every literal past 2^53 does; below 1e21 such
  * a literal reads as a bigint, which the gate refuses (grammar/json-syntax.ts readNumberLiteral).
  * Such a number is no integer: the gate's coercion (coerceDeep) refuses it where only an integer
- * fits (review 47b). A respelled number too, so it is marked both ways.
+ * fits (golden V47.3). A respelled number too, so it is marked both ways.
  */
 const fractions = new WeakMap<object, Set<string>>();
 
