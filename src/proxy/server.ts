@@ -47,7 +47,7 @@ interface ServerState {
  * closes the connection: a client that sends half a body and stops would hold its slot forever
  * (the server's requestTimeout is off, as streams run for minutes).
  */
-export const BODY_IDLE_MS = 60_000;
+const BODY_IDLE_MS = 60_000;
 
 /** Credentials a request may carry once: two are ambiguous, and a proxy must not pick one. */
 const SINGLE_CREDENTIALS = new Set(["authorization", "x-api-key"]);
