@@ -17,13 +17,11 @@ export function respelled(literal: string, value: number): boolean {
 
 /** The number under `key` of `container` was written in another spelling than its text. */
 export function markRespelled(container: object, key: string | number): void {
-  let keys = marks.get(container);
-  if (keys === undefined) marks.set(container, (keys = new Set()));
-  keys.add(String(key));
+  mark(marks, container, key);
 }
 
 export function isRespelled(container: object, key: string | number): boolean {
-  return marks.get(container)?.has(String(key)) ?? false;
+  return marked(marks, container, key);
 }
 
 /**
@@ -36,13 +34,22 @@ export function isRespelled(container: object, key: string | number): boolean {
 const fractions = new WeakMap<object, Set<string>>();
 
 export function markFraction(container: object, key: string | number): void {
-  let keys = fractions.get(container);
-  if (keys === undefined) fractions.set(container, (keys = new Set()));
-  keys.add(String(key));
+  mark(fractions, container, key);
 }
 
 export function isFraction(container: object, key: string | number): boolean {
-  return fractions.get(container)?.has(String(key)) ?? false;
+  return marked(fractions, container, key);
+}
+
+/** Marks `key` of `container` in one of the mark maps above (marks, fractions). */
+function mark(map: WeakMap<object, Set<string>>, container: object, key: string | number): void {
+  let keys = map.get(container);
+  if (keys === undefined) map.set(container, (keys = new Set()));
+  keys.add(String(key));
+}
+
+function marked(map: WeakMap<object, Set<string>>, container: object, key: string | number): boolean {
+  return map.get(container)?.has(String(key)) ?? false;
 }
 
 /** A container copy (`to[toKey] = from[fromKey]`) keeps the marks. */

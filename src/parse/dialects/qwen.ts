@@ -120,38 +120,22 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
     if (open === null && outsideFrom >= 0 && span.slice(outsideFrom, to).trim() !== "") unread = true;
     endParam(to);
   }
-  if (second) return wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail: "a second <function=…> before the first closed", tool: name });
-  if (cutShort) {
-    return wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail: "a </function> inside a value was read as its text, and the value never reached its </parameter>", tool: name });
-  }
-  if (openerCutShort) {
-    return wholeSpan(span.length, {
-      kind: "broken",
-      shape: "O02",
-      reason: "broken-markup",
-      detail: "a <parameter=…> inside a value was read as its text, and the value never reached its </parameter>",
-      tool: name,
-    });
-  }
+  // Every refusal below is the whole span as one broken O02 call of this tool, its text kept.
+  const tool = name;
+  const refused = (detail: string) => wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail, tool });
+  if (second) return refused("a second <function=…> before the first closed");
+  if (cutShort) return refused("a </function> inside a value was read as its text, and the value never reached its </parameter>");
+  if (openerCutShort) return refused("a <parameter=…> inside a value was read as its text, and the value never reached its </parameter>");
   if (stray) {
-    const detail = lostCloser
-      ? "a </parameter> closes no value: the <parameter=…> that ended a value without its closer may have been that value's text"
-      : "a </parameter> closes no value";
-    return wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail, tool: name });
+    return refused(
+      lostCloser ? "a </parameter> closes no value: the <parameter=…> that ended a value without its closer may have been that value's text" : "a </parameter> closes no value",
+    );
   }
   // O02.4 (golden P47.10): a value the next `<parameter=…>` ended before its `</parameter>` refuses the call. A lost closer and
   // a value documenting an unclosed opener (then closed by the value's own closer) are the same tags and counts, so the
   // call would run either cut short with an argument the model only quoted, or with a value that swallowed a parameter.
-  if (lostCloser) {
-    return wholeSpan(span.length, {
-      kind: "broken",
-      shape: "O02",
-      reason: "broken-markup",
-      detail: "a <parameter=…> ended a value before its </parameter>: that opener may be the value's text, so where the value ends is unknowable",
-      tool: name,
-    });
-  }
-  if (unread) return wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail: "text or markup outside every parameter", tool: name });
+  if (lostCloser) return refused("a <parameter=…> ended a value before its </parameter>: that opener may be the value's text, so where the value ends is unknowable");
+  if (unread) return refused("text or markup outside every parameter");
   return wholeSpan(span.length, textArgsOutcome(name, pairs, "O02", ctx));
 }
 
