@@ -36,7 +36,7 @@ export class TextMode extends Output {
   /**
    * The block (its opener) whose opener was read and whose closer has not come, for the
    * stray-parameter rule: prose does not forget it (openBlock is forgotten by prose, for reading
-   * what comes next). Its calls wait for its closer (Output.pending); a parameter outside every
+   * what comes next). Its calls wait for its closer (Output.blockHold); a parameter outside every
    * invoke before that refuses them all, and every later call read before it closes (golden
    * P47.11-P47.16; P47.n1, P47.n2 what it must not refuse).
    */
