@@ -13,13 +13,13 @@ import { collectStrings } from "../echo/from-request.ts";
 import { isObject } from "../grammar/plain-data.ts";
 
 /** What OpenCode sends for a tool result compaction cleared (its `state.time.compacted` set). */
-export const CLEARED_TOOL_RESULT = "[Old tool result content cleared]";
+const CLEARED_TOOL_RESULT = "[Old tool result content cleared]";
 /** What OpenCode sends for a tool part still pending or running when the reply ended. */
-export const INTERRUPTED_TOOL = "[Tool execution was interrupted]";
+const INTERRUPTED_TOOL = "[Tool execution was interrupted]";
 /** What OpenCode sends for a user message's compaction part. */
-export const COMPACTION_PROMPT = "What did we do so far?";
+const COMPACTION_PROMPT = "What did we do so far?";
 /** What OpenCode sends for a user message's subtask part. */
-export const SUBTASK_PROMPT = "The following tool was executed by the user";
+const SUBTASK_PROMPT = "The following tool was executed by the user";
 
 /** File parts OpenCode does not send (a text file's content goes as a synthetic text part instead). */
 const UNSENT_FILE_TYPES: ReadonlySet<unknown> = new Set(["text/plain", "application/x-directory"]);
@@ -47,7 +47,7 @@ export function givenBefore(messages: readonly unknown[], index: number): string
  * compaction part, or, when the part names a `tail_start_id` (the turns compaction kept), at that
  * message. Order is not kept (given content is a set of texts).
  */
-export function sentHistory(messages: readonly unknown[]): unknown[] {
+function sentHistory(messages: readonly unknown[]): unknown[] {
   const kept: unknown[] = [];
   const summarized = new Set<unknown>();
   let tail: unknown;

@@ -175,7 +175,7 @@ function parseRows(stdout: string): unknown[] {
  * (about 50 KB), so only a pasted text longer than this is read in part. A quote from past it is
  * then reported as a call the echo guard would not run (the scan errs towards reporting).
  */
-export const GIVEN_PART_LIMIT = 262_144;
+const GIVEN_PART_LIMIT = 262_144;
 /** Sessions per GIVEN_QUERY: the query is one argument of the binary, and the rows of a batch are held at once. */
 const GIVEN_BATCH = 16;
 

@@ -63,7 +63,7 @@ export function underDirectory(sessions: StoredSession[], dir: string): StoredSe
 }
 
 /** `inner` is `root` or below it: `..` itself or `../...` is outside, `..cache` (a folder's name) is not; another drive is outside. */
-export function isInside(root: string, inner: string): boolean {
+function isInside(root: string, inner: string): boolean {
   const relative = path.relative(root, inner);
   return !(relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative));
 }
@@ -81,7 +81,7 @@ function realPath(p: string): string {
  * What the model was given before one message (user messages, tool results), for the echo guard;
  * undefined: nothing known (no guard).
  */
-export type GivenFor = (session: StoredSession, message: ExportedMessage) => (() => readonly string[]) | undefined;
+type GivenFor = (session: StoredSession, message: ExportedMessage) => (() => readonly string[]) | undefined;
 
 /**
  * Each assistant message read as the plugin reads a reply (plugin-reading.ts: its default options

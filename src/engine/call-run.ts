@@ -54,7 +54,7 @@ export class CallRun {
       } else if (this.back < 0) this.back = start;
     }
     const v = this.run.step(tag);
-    // A stray parameter (review 47) ends the span after its opener, its closer, or the block's closer right after that.
+    // A parameter outside every invoke (golden P47.4) ends the span after its opener, its closer, or the block's closer right after that.
     if (inParameter && v === "refuse" && closesBlock) {
       this.strayEnd = end;
       this.closedBlock = true;

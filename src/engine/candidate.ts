@@ -57,7 +57,7 @@ export class Candidate implements SpanReader {
   private before = 0;
   /** The span ended inside a still-open block or section: the next invoke (or call) belongs to it. */
   endsInBlock = false;
-  /** The span took a block's closer after its call (an orphan invoke's too): the block the stray rule watches is over (review 47b). */
+  /** The span took a block's closer after its call (an orphan invoke's too): the block the stray-parameter rule watches is over (TextMode.strayBlock). */
   closedBlock = false;
   /** Parameter nesting (nest): 1 is the opener's own. */
   private depth = 1;
@@ -240,7 +240,7 @@ export class Candidate implements SpanReader {
     return !this.tentative.trailing && readTag(s, i, false) === NEED_MORE;
   }
 
-  /** The first thing written after a trailing span's closer, at `at`, ends the span, unless it is text on the closer's own line: the closer was the value's text (review finding 3). */
+  /** The first thing written after a trailing span's closer, at `at`, ends the span, unless it is text on the closer's own line: the closer was the value's text (parse/closer-in-value.ts). */
   private contentAfterCloser(at: number): Step | null {
     if (!this.tentative.wasContent(null)) return { kind: "complete", end: this.tentative.endAt(at) };
     this.endsInBlock = this.tentative.resume();
@@ -284,7 +284,7 @@ export class Candidate implements SpanReader {
     if (this.tentative.trailing) {
       // A costume's closer ends its span where it stands, whatever comes next.
       if (this.tentative.standsAlone()) return { kind: "complete", end: this.tentative.trailBack };
-      // Review 47: a parameter opener right after a call its invoke closer ended inside a value (P01), its block still open: a
+      // A parameter opener right after a call its invoke closer ended inside a value (P01), its block still open: a
       // parameter outside every invoke. Read as after a call complete with no value open (call-run.ts); the walk refuses the block's calls (parse-span.ts).
       if (this.tentative.held && this.endsInBlock && (this.root === "block" || this.enclosing !== null) && this.opener.family === "dsml" && isStrayParameter(tag)) {
         this.run = new CallRun(true, this.tentative.endsCall());

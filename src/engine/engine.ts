@@ -17,8 +17,9 @@ export function createRepairEngine(options: EngineOptions): RepairEngine {
  * The incremental engine: text mode (text-mode.ts) releases everything that cannot start a marker
  * in the same chunk and holds at most one undecided tag; a candidate holds only its own span. Each
  * character is scanned a bounded number of times, so a feed costs O(chunk) plus at most one tag.
- * This class feeds the candidates and ends them, and keeps the steps (feed, flush, ...) with the
- * fast path for the usual delta. Where what it read goes is output.ts's: the events, the text held
+ * This class feeds the candidates and ends them (at a span's end it also settles which block the
+ * stray-parameter rule watches), and keeps the steps (feed, flush, ...) with the fast path for the
+ * usual delta. Where what it read goes is output.ts's: the events, the text held
  * after a call, the calls and the report. One class in three files, so the fast path and the scan
  * read every field on the engine itself.
  */
@@ -210,9 +211,9 @@ class Engine extends TextMode implements RepairEngine {
       span = span.slice(0, read);
       this.openBlock = cand.root === "block" ? cand.opener : cand.enclosing;
     }
-    // Review 47: a parameter outside every invoke of the block still open: its later calls are refused too.
+    // A parameter outside every invoke of the block still open: its later calls are refused too (golden P47.13).
     if (block !== null) noteMalformedBlock(segments, block);
-    // Review 47b: and so are its calls held for its closer (read before the stray, in earlier spans).
+    // And so are its calls held for its closer (read before the stray, in earlier spans: golden P47.14).
     if (block !== null && this.strayBlock === block && isMalformedBlock(block)) this.settleHeldCalls("refuse");
     // A block still open holds this span's calls for its closer; one this span closed (or the reply cut off) lets them run.
     // Qwen3-Coder's `<tool_call>` wrapper, its function complete and its closer still to come, is such a block too.

@@ -31,7 +31,8 @@ function recoveredCallId(): string {
 
 /**
  * Where what the engine read goes: the events of the step under way, the text held after the last
- * recovered call (tail.ts, S03), the calls recovered, and the report summary() gives. It decides
+ * recovered call (tail.ts, S03), the calls recovered, the calls of a block still open held for its
+ * closer (holdCall, settleHeldCalls), and the report summary() gives. It decides
  * what a parsed segment becomes by the request's rules (replayed history runs nothing, maxCalls, a
  * native call's duplicates, echoed markup) and tells the documentation context what a candidate
  * let go of. The engine reads the text (text-mode.ts, engine.ts) and extends this class: a base
@@ -85,13 +86,13 @@ export class Output {
    */
   private heldBack: { markup: string; broken: BrokenSpan }[] = [];
   /**
-   * Review 47b: calls read in a block still open, held until the block's closer (or the reply's
+   * Calls read in a block still open, held until the block's closer (or the reply's
    * end, or the limit) decides them: a parameter outside every invoke of the block, anywhere before
-   * its closer, refuses them all. `before`: the tail there was before the first of them; `tails`:
+   * its closer, refuses them all (golden P47.11-P47.16). `before`: the tail there was before the first of them; `tails`:
    * the text held after each call but the last (the last one's is `this.tail`); `from`: where the
    * first held character is.
    */
-  private pending: { before: Tail | null; calls: HeldCall[]; tails: Tail[]; from: number } | null = null;
+  private blockHold: { before: Tail | null; calls: HeldCall[]; tails: Tail[]; from: number } | null = null;
 
   constructor(options: EngineOptions, tools: ReadonlyMap<string, ToolSpec>) {
     this.tools = tools;
@@ -199,7 +200,7 @@ export class Output {
       this.showMarkup(seg.start === 0 && seg.end === span.length ? span : span.slice(seg.start, seg.end), start, after);
       return;
     }
-    if (seg.kind === "call" && !this.native && this.earlierCalls + this.recovered + (this.pending?.calls.length ?? 0) >= this.maxCalls) {
+    if (seg.kind === "call" && !this.native && this.earlierCalls + this.recovered + (this.blockHold?.calls.length ?? 0) >= this.maxCalls) {
       // The request allows no more calls in this reply: the markup is handled exactly like a call
       // to a tool the request does not offer (text where it stood, a nudge), and never runs.
       const extra: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "extra-call", detail: "the request switched parallel tool calls off and the reply already made its call", tool: seg.tool };
@@ -220,7 +221,7 @@ export class Output {
         return;
       }
       const call: HeldCall = { tool: seg.tool, input: seg.input, shape: seg.shape, start, end, markup: span.slice(seg.start, seg.end), brokenAt: this.broken.length };
-      // Review 47b: a call of a block a stray parameter made malformed never runs; one of a block still open waits for its closer.
+      // A call of a block a stray parameter made malformed never runs; one of a block still open waits for its closer.
       if (this.blockRefusesCalls()) {
         this.refuseCall(call, 0);
         return;
@@ -269,10 +270,10 @@ export class Output {
     this.showMarkup(call.markup, call.start, b);
   }
 
-  /** Review 47b: a call of a block still open waits for the block's closer (pending); the text after it is held as after a call. */
+  /** A call of a block still open waits for the block's closer (blockHold); the text after it is held as after a call. */
   private holdCall(call: HeldCall): void {
-    let p = this.pending;
-    if (p === null) p = this.pending = { before: this.tail, calls: [], tails: [], from: this.tail?.startOr(call.start) ?? call.start };
+    let p = this.blockHold;
+    if (p === null) p = this.blockHold = { before: this.tail, calls: [], tails: [], from: this.tail?.startOr(call.start) ?? call.start };
     else p.tails.push(this.tail!);
     p.calls.push(call);
     this.tail = new Tail();
@@ -282,7 +283,7 @@ export class Output {
 
   /** Characters the calls held for their block's closer keep in the store (from the first of them, the tail before it too). */
   protected get heldForBlock(): number {
-    return this.pending === null ? 0 : this.store.end - this.pending.from;
+    return this.blockHold === null ? 0 : this.store.end - this.blockHold.from;
   }
 
   /**
@@ -291,9 +292,9 @@ export class Output {
    * kept), "native" (a native call came: they are its duplicates, as withdraw strips the calls that ran).
    */
   protected settleHeldCalls(how: "run" | "refuse" | "native"): void {
-    const p = this.pending;
+    const p = this.blockHold;
     if (p === null) return;
-    this.pending = null;
+    this.blockHold = null;
     const last = this.tail;
     this.tail = p.before;
     let shift = 0;
@@ -387,7 +388,7 @@ export class Output {
       this.pushText(text, start);
       return;
     }
-    if (this.pending !== null && this.store.end - this.pending.from > this.limit) {
+    if (this.blockHold !== null && this.store.end - this.blockHold.from > this.limit) {
       // Calls held for their block's closer are held no longer than the limit: then they run, as at the reply's end.
       this.settleHeldCalls("run");
       this.holdInTail(text, start, noise, markup);
@@ -416,7 +417,7 @@ export class Output {
 
   /** Another call follows, the tail outgrew the limit, or the caller could wait no longer. */
   protected releaseHeldTail(): void {
-    if (this.pending !== null) this.settleHeldCalls("run");
+    if (this.blockHold !== null) this.settleHeldCalls("run");
     const tail = this.tail;
     if (!tail) return;
     this.tail = null;
@@ -433,7 +434,7 @@ export class Output {
   }
 }
 
-/** A call read in a block still open, held for the block's closer (Output.pending). */
+/** A call read in a block still open, held for the block's closer (Output.blockHold). */
 interface HeldCall {
   tool: string;
   input: Record<string, unknown>;

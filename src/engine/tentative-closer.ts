@@ -6,7 +6,7 @@ import type { ValueTracker } from "./value-tracker.ts";
 /**
  * Where the candidate (candidate.ts) stands after a unit's closer: the span trails (it takes the
  * layout after the closer and ends at the next thing written), and a closer that may be content
- * (review finding 3, SpanReader.tentatively) waits here for what comes next to say whether it
+ * (SpanReader.tentatively) waits here for what comes next to say whether it
  * ended the value (parse/closer-in-value.ts, the walk's rule too) or was the value's text, when
  * reading goes on inside the value as if it had never been read. This keeps that state and the
  * rule's small moves; the candidate's scan asks it only at a tag, a line end or the first thing
@@ -18,7 +18,7 @@ export class TentativeCloser {
    * Inside a block (or legacy section), each call is its own candidate: after a unit's closer the
    * span takes the whitespace that follows and ends at the next thing written, so a call is read
    * as soon as its own boundary is known and the layout between calls belongs to the calls (it
-   * goes out at the block's closer: engine/output.ts holdCall, review 47b).
+   * goes out at the block's closer: engine/output.ts holdCall).
    * Read by the candidate's scan per character; set only here (trail, hold, resume).
    */
   trailing = false;

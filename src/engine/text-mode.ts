@@ -22,8 +22,10 @@ import type { EngineOptions } from "./types.ts";
  * Text mode, the engine's reading between candidates: it releases everything that cannot start a
  * marker in the same chunk and holds at most one undecided tag. What opens a candidate is decided
  * here: a tag, by its family's opener rule (parse/openers.ts), or an opener without a tag of its
- * own (tagless-openers.ts). The engine (engine.ts) extends it with the candidates and the steps;
- * what text mode lets go of goes where the class it extends decides (output.ts).
+ * own (tagless-openers.ts). It also watches the DSML block still open (strayBlock) for a parameter
+ * outside every invoke, which refuses the calls held for the block's closer (output.ts holdCall).
+ * The engine (engine.ts) extends it with the candidates and the steps; what text mode lets go of
+ * goes where the class it extends decides (output.ts).
  */
 export class TextMode extends Output {
   protected readonly ctx: SpanContext;
@@ -32,10 +34,11 @@ export class TextMode extends Output {
   /** A block (its opener) or legacy section whose last call has been emitted but which has not closed yet. */
   protected openBlock: Tag | true | null = null;
   /**
-   * Review 47b: the block (its opener) whose opener was read and whose closer has not come, for the
+   * The block (its opener) whose opener was read and whose closer has not come, for the
    * stray-parameter rule: prose does not forget it (openBlock is forgotten by prose, for reading
-   * what comes next). Its calls wait for its closer (Output.pending); a parameter outside every
-   * invoke before that refuses them all, and every later call read before it closes.
+   * what comes next). Its calls wait for its closer (Output.blockHold); a parameter outside every
+   * invoke before that refuses them all, and every later call read before it closes (golden
+   * P47.11-P47.16; P47.n1, P47.n2 what it must not refuse).
    */
   protected strayBlock: Tag | null = null;
 
@@ -159,7 +162,7 @@ export class TextMode extends Output {
           }
         }
         if (r === null && c === LT && this.strayBlock !== null) {
-          // Review 47b: `<{BAR}parameter` (one bar, the DSML word lost) in a block still open is a parameter outside every invoke too.
+          // `<{BAR}parameter` (one bar, the DSML word lost) in a block still open is a parameter outside every invoke too (golden P47.16).
           const one = oneBarParameterAt(s, j, final);
           if (one === NEED_MORE) {
             this.emitText(s, emitFrom, j, base);
@@ -264,7 +267,7 @@ export class TextMode extends Output {
   private closeOpenBlock(): boolean {
     const was = this.openBlock !== null;
     this.openBlock = null;
-    // Review 47b: the block's closer came (after prose too): the calls held for it run.
+    // The block's closer came (after prose too): the calls held for it run (golden P47.n2).
     this.leaveStrayBlock();
     return was;
   }
@@ -277,10 +280,11 @@ export class TextMode extends Output {
   }
 
   /**
-   * Review 47b: a parameter opener read in text mode (after prose, a line that only looks blank, or
+   * A parameter opener read in text mode (after prose, a line that only looks blank, or
    * text on the invoke closer's line) while a block is still open stands outside every invoke of it:
    * the block is malformed, the calls held for its closer are refused, and so is every later call of
-   * it. A parameter named after a declared tool (a wrapped call, I02) is read as before.
+   * it (golden P47.11, P47.12, P47.13). A parameter named after a declared tool (a wrapped call,
+   * I02) is read as before.
    */
   private noteStrayParameter(tag: Tag): void {
     const block = this.strayBlock;
@@ -309,9 +313,9 @@ export class TextMode extends Output {
 const PARAMETER_WORD = "parameter";
 
 /**
- * Review 47b finding 4: a parameter opener with one sentinel bar and no DSML word (`<{BAR}parameter
+ * A parameter opener with one sentinel bar and no DSML word (`<{BAR}parameter
  * name=...`), which the tag grammar reads as no tag: true when it stands at `j`, NEED_MORE while the
- * text so far could still be one.
+ * text so far could still be one. In a block still open it is a stray parameter (golden P47.16).
  */
 function oneBarParameterAt(s: string, j: number, final: boolean): boolean | typeof NEED_MORE {
   let k = j + 1;

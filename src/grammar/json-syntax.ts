@@ -43,7 +43,7 @@ export function readNumberLiteral(literal: string): number | bigint | undefined 
   // or `1234567890123456789.0` goes out as ...800 and `1.0000000000000001` as 1.
   // Below 1e21 is the literal's own magnitude, not its double's: `999999999999999999999.9` (no
   // integer) and `9.999999999999999999e20` (...999900) read as the double 1e21, which goes out as
-  // 1e+21, neither what they denote: refused as `123456789012345678.5` is (review 47b).
+  // 1e+21, neither what they denote: refused as `123456789012345678.5` is (golden V47.3, V47.4).
   if (!Number.isInteger(value) || !denotesBelowE21(literal)) return value;
   // What JSON.stringify writes: the shortest digits, or for the double 1e21 `1e+21`, no integer digits at all.
   const sent = Math.abs(value) < 1e21 ? BigInt(String(value)) : null;

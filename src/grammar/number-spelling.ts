@@ -17,13 +17,11 @@ export function respelled(literal: string, value: number): boolean {
 
 /** The number under `key` of `container` was written in another spelling than its text. */
 export function markRespelled(container: object, key: string | number): void {
-  let keys = marks.get(container);
-  if (keys === undefined) marks.set(container, (keys = new Set()));
-  keys.add(String(key));
+  mark(marks, container, key);
 }
 
 export function isRespelled(container: object, key: string | number): boolean {
-  return marks.get(container)?.has(String(key)) ?? false;
+  return marked(marks, container, key);
 }
 
 /**
@@ -31,18 +29,27 @@ export function isRespelled(container: object, key: string | number): boolean {
  * exponent is applied) but reads as a whole double, as every literal past 2^53 does; below 1e21 such
  * a literal reads as a bigint, which the gate refuses (grammar/json-syntax.ts readNumberLiteral).
  * Such a number is no integer: the gate's coercion (coerceDeep) refuses it where only an integer
- * fits (review 47b). A respelled number too, so it is marked both ways.
+ * fits (golden V47.3). A respelled number too, so it is marked both ways.
  */
 const fractions = new WeakMap<object, Set<string>>();
 
 export function markFraction(container: object, key: string | number): void {
-  let keys = fractions.get(container);
-  if (keys === undefined) fractions.set(container, (keys = new Set()));
-  keys.add(String(key));
+  mark(fractions, container, key);
 }
 
 export function isFraction(container: object, key: string | number): boolean {
-  return fractions.get(container)?.has(String(key)) ?? false;
+  return marked(fractions, container, key);
+}
+
+/** Marks `key` of `container` in one of the mark maps above (marks, fractions). */
+function mark(map: WeakMap<object, Set<string>>, container: object, key: string | number): void {
+  let keys = map.get(container);
+  if (keys === undefined) map.set(container, (keys = new Set()));
+  keys.add(String(key));
+}
+
+function marked(map: WeakMap<object, Set<string>>, container: object, key: string | number): boolean {
+  return map.get(container)?.has(String(key)) ?? false;
 }
 
 /** A container copy (`to[toKey] = from[fromKey]`) keeps the marks. */

@@ -93,7 +93,7 @@ const ENCLOSING: ReadonlySet<string> = new Set(["tool_args", "tool_call"]);
 
 const CALL_FIELDS = new Set(["tool_name", "tool_args"]);
 const ARG_FIELDS = new Set(["language", "code"]);
-/** A prototype-polluting element name (`<constructor>`) is a field the costume does not read, as any other: nothing runs (review 47). */
+/** A prototype-polluting element name (`<constructor>`) is a field the costume does not read, as any other: nothing runs. */
 const isReadField = (name: string) => name === "tool_call" || CALL_FIELDS.has(name) || ARG_FIELDS.has(name);
 
 function strictFields(span: string): CostumeFields | null {

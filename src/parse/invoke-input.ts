@@ -40,7 +40,7 @@ function buildAnyInput(tool: ToolSpec, values: ParamValue[], body: string, optio
   for (const v of values) {
     if (seen.has(v.name)) return refuse("P10", "the same parameter twice");
     seen.add(v.name);
-    // Review 47/47b: a runaway value is never left out nor cut at the opener that reached it, optional or not
+    // A runaway value (P03, golden P47.1-P47.3, P47.8, P47.9) is never left out nor cut at the opener that reached it, optional or not
     // (`workdir` before `rm -rf ./*`; a heredoc documenting `<parameter name="workdir">` then closed by its own closer).
     if (v.dropped) return refuse("P03", "a parameter never closed before the next parameter's opener: that opener may be the value's text, so where the value ends is unknowable");
     if (!v.name) return refuse("P04", "parameter without a name");

@@ -20,7 +20,7 @@ import type { JsonSchema } from "./types.ts";
 /** Reads Python literals from `s`, from `pos` on. */
 export class PythonLiteralReader {
   pos = 0;
-  /** The text named a prototype member (`__proto__`, `constructor`, `prototype`) as a key: refused, never dropped (review 47). */
+  /** The text named a prototype member (`__proto__`, `constructor`, `prototype`) as a key: refused, never dropped (golden V47.1 in JSON). */
   prototypeKey = false;
   constructor(protected readonly s: string) {}
 

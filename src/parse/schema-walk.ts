@@ -44,7 +44,7 @@ function refTarget(schema: JsonSchema): JsonSchema | undefined {
  * branches deep, or a cycle of them): which types it takes is unknown, so the value cannot be read
  * one way rather than another (`string="false"` decoded or kept). Left in the arguments as this
  * token, which the schema gate refuses (fail closed): never a reading the gate's ajv, which
- * follows the whole chain, might read the other way (review 47b).
+ * follows the whole chain, might read the other way.
  */
 export const UNFOLLOWED_PLACE: object = Object.freeze({});
 

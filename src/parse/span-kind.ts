@@ -161,7 +161,7 @@ export interface OpenerView {
   readonly codeCostumes: boolean;
   /** Forgets the open block; true when there was one, so its closer is the block's, not a stray. */
   closeOpenBlock(): boolean;
-  /** A `</tool_call>` came: a Qwen3-Coder wrapper whose call waits for it (review 47b) is closed. */
+  /** A `</tool_call>` came: a Qwen3-Coder wrapper whose call waits for it (golden P47.15) is closed. */
   closeToolCall(): void;
 }
 

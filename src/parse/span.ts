@@ -56,7 +56,7 @@ export function parseSpan(span: string, root: Root, opener: Tag, named: boolean,
  * first declaration (ctx.tools), so the span is read again with each other one in its place. A
  * call that any of them reads otherwise (`string="false"` `"a\nb"` decoded for an untyped place,
  * kept for a string one; another boundary, no call at all) is refused, whatever the order of the
- * declarations (fail closed, review 47b); identical readings run, and the gate still checks the
+ * declarations (fail closed); identical readings run, and the gate still checks the
  * arguments against every declaration.
  */
 function sameUnderEveryDeclaration(segments: Segment[], read: (ctx: SpanContext) => Segment[], ctx: SpanContext): Segment[] {

@@ -16,7 +16,8 @@ import { EXAMPLES_AFTER_CLOSER, ExampleInValue, exampleOpener } from "./example-
  * the reply make it a closer; text after it on its line makes it a mention (`</{D}parameter> ends
  * a value.`), and the call stands. A call whose invoke closer came while a value was open (P01,
  * M07) is weighed by the closer rule first (closer-in-value.ts) and never here; invoke and block
- * closers after a call are its noise as before (S04).
+ * closers after a call are its noise as before (S04). A parameter opener after the call while its
+ * block is still open (a parameter outside every invoke, golden P47.4) refuses it the same way.
  *
  * ExampleRun is that reading, fed what follows the call's invoke closer. The stream
  * (engine/call-run.ts) ends the call's span after a stray closer that refuses it, or where it
@@ -46,9 +47,10 @@ export class ExampleRun {
   }
 
   /**
-   * Review 47: a parameter opener came while the call's block is open (a parameter outside every
+   * A parameter opener came while the call's block is open (a parameter outside every
    * invoke): the call is refused. Its value is read up to its closer, then over spaces to the
-   * block's closer; anything else (another tag first, text after the closer) ends the run there.
+   * block's closer; anything else (another tag first, text after the closer) ends the run there
+   * (golden P47.4).
    */
   get inStrayParameter(): boolean {
     return this.state === "param" || this.state === "param-closed";
@@ -102,7 +104,7 @@ export class ExampleRun {
           this.state = "stray";
           return null;
         }
-        // Review 47: a parameter opener in the call's block, still open: a parameter outside every invoke (the block is malformed, parse-span.ts).
+        // A parameter opener in the call's block, still open: a parameter outside every invoke (the block is malformed, parse-span.ts).
         if (this.blockOpen && isStrayParameter(tag)) {
           this.state = "param";
           return null;
@@ -139,7 +141,7 @@ const isStrayValueCloser = (tag: Tag): boolean => closesParameter(tag, "dsml");
 /**
  * The walk's side: whether the run after a call whose invoke closer is `tags[next - 1]` refuses it,
  * read over the rest of the span as the stream reads it: by a stray value closer ("closer"), by a
- * parameter opener in the call's open block ("parameter", review 47), or not (null).
+ * parameter opener in the call's open block ("parameter", golden P47.4), or not (null).
  */
 export function runRefuses(span: string, tags: readonly Tag[], next: number, blockOpen: boolean): "closer" | "parameter" | null {
   const run = new ExampleRun(blockOpen);

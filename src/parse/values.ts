@@ -24,7 +24,7 @@ export const PROTOTYPE_KEY_DETAIL = "an argument is named __proto__, constructor
  * JSON.parse would settle in silence are refused instead, because a call must run with what the
  * model wrote or not at all: an object that names a key twice (JSON.parse keeps the last, so
  * `{"command":"echo hi","command":"rm -rf ~"}` would run the second), a key that names a prototype
- * member at any depth (`prototypeKey`: dropped, the call would run without it; review 47), and a
+ * member at any depth (`prototypeKey`: JSON.parse would drop it, so the call would run without it; golden V47.1), and a
  * number too large to be one (`1e999` reads as Infinity, which a call would send on as null). An integer whose digits
  * would go out as others reads as a bigint (readNumberLiteral), which the schema gate refuses. A
  * number written in another spelling than its text (`6e2`, `1.0`) is marked where it sits
@@ -244,13 +244,13 @@ export function coerceValue(raw: string, schema: JsonSchema | undefined, typedHi
   // A place that takes a string keeps the raw text, whatever else it takes and however the schema
   // says so (a type array, anyOf/oneOf, allOf, a local $ref: schemaTypes): `string="false"` holding
   // `"echo a\nrm -rf ~"` is that text for `["string","null"]` as for `"string"`, never decoded
-  // into two commands for one and kept as one quoted word for the other (review 47).
+  // into two commands for one and kept as one quoted word for the other.
   if (types.has("string")) return raw;
   // JSON's number grammar: a leading zero (`0755`, a chmod mode meaning octal 493) is no number
   // here, so it stays text and the schema decides (a number parameter refuses it).
   const numberLiteral = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(trimmed);
   // A literal with a fraction is no integer, even where its double is whole (past 1e21): where
-  // only an integer fits, it stays text, which the schema refuses (review 47b).
+  // only an integer fits, it stays text, which the schema refuses (golden V47.3).
   if (numberLiteral && !types.has("number") && !denotesInteger(trimmed)) return raw;
   if ((types.has("number") || types.has("integer")) && numberLiteral) {
     const number = Number(trimmed);

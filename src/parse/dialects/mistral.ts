@@ -36,7 +36,7 @@ export function parseMistralSpan(span: string, opener: Tag, ctx: SpanContext): S
  * A `[TOOL_CALLS][...]` list parseJson refused. Valid JSON it refused (a key written twice, a key
  * that names a prototype member, a number out of range) is a call list written out and not run:
  * broken-markup, as the `[ARGS]` form and every other dialect report it, so the model is told
- * (review 47b). Anything else is no list of calls: text.
+ * (golden O47.1, O47.2). Anything else is no list of calls: text.
  */
 function refusedList(body: string, prototypeKey: boolean, ctx: SpanContext): UnitOutcome {
   let list: unknown;

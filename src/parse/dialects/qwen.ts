@@ -14,7 +14,7 @@ import type { ToolSpec } from "../types.ts";
  * `</function>`. Values are raw text (one hugging newline each side is layout), typed by schema.
  * A parameter ends at its closer or at the function's closer. The next parameter's opener may end
  * it as the stream's boundaries go (QwenParameters: at a line start, naming a parameter the tool
- * declares and the call has not given), but such a call is refused (O02.4, review 47b: the opener
+ * declares and the call has not given), but such a call is refused (O02.4, golden P47.10: the opener
  * may have been the value's text, a page documenting the format); any other `<parameter=` in a value is its text, and the value must
  * then reach its own `</parameter>` or the call is refused (golden G43.1-G43.3). A `</parameter>` that closes
  * no open value refuses the call too (golden G44.1-G44.2): the markup is not what the walk read. The function ends at its
@@ -120,38 +120,22 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
     if (open === null && outsideFrom >= 0 && span.slice(outsideFrom, to).trim() !== "") unread = true;
     endParam(to);
   }
-  if (second) return wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail: "a second <function=…> before the first closed", tool: name });
-  if (cutShort) {
-    return wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail: "a </function> inside a value was read as its text, and the value never reached its </parameter>", tool: name });
-  }
-  if (openerCutShort) {
-    return wholeSpan(span.length, {
-      kind: "broken",
-      shape: "O02",
-      reason: "broken-markup",
-      detail: "a <parameter=…> inside a value was read as its text, and the value never reached its </parameter>",
-      tool: name,
-    });
-  }
+  // Every refusal below is the whole span as one broken O02 call of this tool, its text kept.
+  const tool = name;
+  const refused = (detail: string) => wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail, tool });
+  if (second) return refused("a second <function=…> before the first closed");
+  if (cutShort) return refused("a </function> inside a value was read as its text, and the value never reached its </parameter>");
+  if (openerCutShort) return refused("a <parameter=…> inside a value was read as its text, and the value never reached its </parameter>");
   if (stray) {
-    const detail = lostCloser
-      ? "a </parameter> closes no value: the <parameter=…> that ended a value without its closer may have been that value's text"
-      : "a </parameter> closes no value";
-    return wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail, tool: name });
+    return refused(
+      lostCloser ? "a </parameter> closes no value: the <parameter=…> that ended a value without its closer may have been that value's text" : "a </parameter> closes no value",
+    );
   }
-  // Review 47b (O02.4): a value the next `<parameter=…>` ended before its `</parameter>` refuses the call. A lost closer and
+  // O02.4 (golden P47.10): a value the next `<parameter=…>` ended before its `</parameter>` refuses the call. A lost closer and
   // a value documenting an unclosed opener (then closed by the value's own closer) are the same tags and counts, so the
   // call would run either cut short with an argument the model only quoted, or with a value that swallowed a parameter.
-  if (lostCloser) {
-    return wholeSpan(span.length, {
-      kind: "broken",
-      shape: "O02",
-      reason: "broken-markup",
-      detail: "a <parameter=…> ended a value before its </parameter>: that opener may be the value's text, so where the value ends is unknowable",
-      tool: name,
-    });
-  }
-  if (unread) return wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail: "text or markup outside every parameter", tool: name });
+  if (lostCloser) return refused("a <parameter=…> ended a value before its </parameter>: that opener may be the value's text, so where the value ends is unknowable");
+  if (unread) return refused("text or markup outside every parameter");
   return wholeSpan(span.length, textArgsOutcome(name, pairs, "O02", ctx));
 }
 
@@ -194,7 +178,7 @@ export function trackQwenParameter(r: SpanReader, tag: Tag, base: number, params
  * With no value open, an opener opens one. With one open (its `</parameter>` lost, O02.4), the next
  * opener ends it only when it starts its line (only spaces or tabs before it) and names a parameter
  * the tool declares that this call has not given yet (for a tool with no declared properties, or no
- * declared tool: a line start alone); the walk then refuses the call (review 47b: a lost closer and a
+ * declared tool: a line start alone); the walk then refuses the call (golden P47.10: a lost closer and a
  * value documenting the opener are the same tags), so this only sets the stream's boundaries. Any other opener is the value's text (a file documenting the
  * format, `echo <parameter=x>`), and the `</parameter>` that follows closes that opener, not the
  * value: the value's own closer is the one that balances them. A value that held such an opener and

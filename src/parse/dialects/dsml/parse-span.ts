@@ -40,12 +40,12 @@ export function parseDsmlSpan(span: string, ctx: SpanContext, enclosing: Tag | n
 }
 
 /**
- * Review 47: a parameter written outside every invoke of a block (after an invoke's closer or
+ * A parameter written outside every invoke of a block (after an invoke's closer or
  * before its opener, inside the same block) that is no wrapped tool (I02) makes the block
  * malformed: the parameter belongs to no call, so which call it was meant for is a guess (`workdir`
  * written after the `rm -rf ./*` invoke closed). None of the block's calls in this span runs; each
  * is refused as broken markup, its text kept (a call right before such a parameter is in its span:
- * parse/stray-value-closer.ts ExampleRun reads on to it).
+ * parse/stray-value-closer.ts ExampleRun reads on to it). Golden P47.4, P47.5.
  */
 function refuseStrayParameterBlocks(invokes: InvokeDraft[], units: { outcome: UnitOutcome }[], enclosingMalformed: boolean): void {
   // An enclosing block is the walk's first (DsmlWalk.blockCount).
@@ -75,7 +75,7 @@ export function noteMalformedBlock(segments: readonly Segment[], block: Tag): vo
   if (segments.some((s) => s.kind === "broken" && s.detail === STRAY_PARAMETER)) malformedBlocks.add(block);
 }
 
-/** Review 47b: a parameter outside every invoke read in text mode (after prose) while the block is still open. */
+/** The engine's text mode (text-mode.ts): a parameter outside every invoke read after prose while the block is still open (golden P47.11). */
 export function markMalformedBlock(block: Tag): void {
   malformedBlocks.add(block);
 }

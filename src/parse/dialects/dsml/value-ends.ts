@@ -82,7 +82,7 @@ const PARAMETER_LIKE: ReadonlySet<string> = new Set(["param", "parame", "paramet
 /**
  * P02: where a garbled parameter closer starts at the end of a value, or -1. Bounded to the last 64
  * characters. It starts with a sentinel bar (fullwidth U+FF5C or U+2016) or with `<` before any
- * bar: an ASCII `|` alone is a shell pipe (`make | paramfix`), not a closer. Review 47b: no
+ * bar: an ASCII `|` alone is a shell pipe (`make | paramfix`), not a closer. No
  * whitespace inside it (`名称 {BAR} parameters` is a table cell), and one led by a bare sentinel bar
  * shows markup (a `>` or `DSML` in it, `{BAR}>{BAR}parameter`, `{DVL}parameter>`) or is glued to the
  * value and spelled like `parameter` (`{BAR}param`): a bar after a space, or before an ordinary

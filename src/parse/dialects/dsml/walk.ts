@@ -292,7 +292,7 @@ export class DsmlWalk implements BlockFacts {
       } else {
         const residue = garbledCloserAt(valueSoFar);
         this.cutShort(top);
-        // P03 (review 47b): a value the next parameter opener reached before its own closer refuses the call (verdict.ts),
+        // P03 (golden P47.1-P47.3, P47.8, P47.9): a value the next parameter opener reached before its own closer refuses the call (verdict.ts),
         // optional or required, wherever that opener stands: a lost closer and a value documenting an unclosed opener
         // (then closed by the value's own closer) are the same tags, so neither reading may run.
         this.endParam(top, residue >= 0 ? top.valueStart + residue : tag.start, residue >= 0 ? "P02" : "P03", residue >= 0);
@@ -332,7 +332,7 @@ export class DsmlWalk implements BlockFacts {
       if (param.children !== null) this.endParam(param, valueEnd, "", true);
       else if (how !== "closer") this.endParam(param, valueEnd, "", false);
       else {
-        // Review 47: a garbled parameter closer ending the last value is cut there (P02), as before the next parameter.
+        // A garbled parameter closer ending the last value is cut there (P02), as before the next parameter (golden P47.6).
         const residue = valueEnd > param.valueStart ? garbledCloserAt(this.span.slice(param.valueStart, valueEnd)) : -1;
         if (residue >= 0) this.endParam(param, param.valueStart + residue, "P02", true);
         else this.endParam(param, valueEnd, "P01", true);
