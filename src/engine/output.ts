@@ -277,8 +277,10 @@ export class Output {
     else p.tails.push(this.tail!);
     p.calls.push(call);
     this.tail = new Tail();
-    // Held no longer than the limit: then as at the reply's end, they run.
-    if (this.store.end - p.from > this.limit) this.settleHeldCalls("run");
+    // Held no longer than the limit: then as at the reply's end, they run. Measured to the point
+    // read (the call's end), never to the end of what was fed: a chunk's unread rest must not
+    // decide, or a reply fed whole would run a call that fed char by char is refused.
+    if (call.end - p.from > this.limit) this.settleHeldCalls("run");
   }
 
   /** Characters the calls held for their block's closer keep in the store (from the first of them, the tail before it too). */
@@ -388,7 +390,7 @@ export class Output {
       this.pushText(text, start);
       return;
     }
-    if (this.blockHold !== null && this.store.end - this.blockHold.from > this.limit) {
+    if (this.blockHold !== null && start + text.length - this.blockHold.from > this.limit) {
       // Calls held for their block's closer are held no longer than the limit: then they run, as at the reply's end.
       this.settleHeldCalls("run");
       this.holdInTail(text, start, noise, markup);
