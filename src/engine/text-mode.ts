@@ -1,4 +1,4 @@
-import { LBRACE, LBRACKET, LT } from "../grammar/chars.ts";
+import { CR, GT, LBRACE, LBRACKET, LF, LT, SP, TAB } from "../grammar/chars.ts";
 import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
 import { mayStartStrayLine, readStrayLine } from "../grammar/stray-line.ts";
 import { NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
@@ -168,10 +168,7 @@ export class TextMode extends Output {
             this.emitText(s, emitFrom, j, base);
             return j;
           }
-          if (one) {
-            markMalformedBlock(this.strayBlock);
-            this.settleHeldCalls("refuse");
-          }
+          if (one) this.refuseStrayBlock(this.strayBlock);
         }
         if (r === null && c === LT && doc.atLineStart(c)) {
           // A sentinel parameter opener written with lookalike bars opens a value outside any readable call too (loose-value.ts).
@@ -290,6 +287,11 @@ export class TextMode extends Output {
     const block = this.strayBlock;
     if (block === null || !isStrayParameter(tag)) return;
     if (this.ctx.tools.has(tag.attrs.name ?? "")) return;
+    this.refuseStrayBlock(block);
+  }
+
+  /** A parameter outside every invoke of the block still open: it is malformed, and the calls held for its closer are refused. */
+  private refuseStrayBlock(block: Tag): void {
     markMalformedBlock(block);
     this.settleHeldCalls("refuse");
   }
@@ -328,7 +330,7 @@ function oneBarParameterAt(s: string, j: number, final: boolean): boolean | type
   }
   if (k >= s.length) return final ? false : NEED_MORE;
   const c = s.charCodeAt(k);
-  return c === 0x20 || c === 0x09 || c === 0x3e || c === 0x0a || c === 0x0d;
+  return c === SP || c === TAB || c === GT || c === LF || c === CR;
 }
 
 /** The opener with offsets relative to its own candidate span. */
