@@ -200,7 +200,7 @@ function linePrefixEnd(s: string, from: number, end: number): number {
 
 /**
  * A combining mark counts with the letters: it belongs to the character before it, so it continues
- * a token (`cafe` + U+0301 holds no whole token `cafe`; review 42, finding 7) and ends no word.
+ * a token (`cafe` + U+0301 holds no whole token `cafe`) and ends no word.
  */
 const LETTER_OR_MARK = /[\p{L}\p{M}]/u;
 const LETTER_DIGIT_OR_MARK = /[\p{L}\p{N}\p{M}]/u;

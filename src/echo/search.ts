@@ -13,7 +13,7 @@
  * differently for the same call). An occurrence stands inside markup when the nearest markup
  * before it opens or the nearest after it closes; or when it fills a string literal that opens
  * after an opener within the window, markup inside the call's other strings not counting
- * (string-lexer.ts: `"id": "[/TOOL_CALL]"` before the value is no closer; review 42). That lexer
+ * (string-lexer.ts: `"id": "[/TOOL_CALL]"` before the value is no closer; golden E42.1). That lexer
  * restarts at every opener and only adds a way to count as given, so nothing before a quote hides
  * it. A value is also searched as a JSON string spells it (`\"`, `\n`), in the form as written,
  * where such strings read exactly.
@@ -340,7 +340,7 @@ function stringFills(needle: string): StringFills {
  * Whether the occurrence [start, end) fills a string literal that opens, outside any string, after
  * an opener within `window` (string-lexer.ts): the quote before it opens such a string, the same
  * quote follows it, and the needle holds that quote only escaped. Markup between the opener and the
- * value lies inside the call's other strings and does not count (review 42, finding 1: a quoted
+ * value lies inside the call's other strings and does not count (golden E42.1: a quoted
  * call's `"id": "[/TOOL_CALL]"` before the value and `"type": "[TOOL_CALL]"` after it).
  */
 function fillsQuotedString(hay: GivenHaystack, start: number, end: number, window: number, fills: StringFills): boolean {

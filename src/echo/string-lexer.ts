@@ -1,6 +1,6 @@
 /**
  * Which quote characters of given content open a string literal inside tool-call markup, as the
- * markup's own reader would see them (review 42, finding 1). A quoted call's other values may hold
+ * markup's own reader would see them (golden E42.1). A quoted call's other values may hold
  * markup-looking text (`{"id": "[/TOOL_CALL]", …, "type": "[TOOL_CALL]"}`): to the search's
  * nearest-markup test such a decoy is a closer before the value and an opener after it, so the
  * quote read as prose. The reader of the quoted call never sees those decoys: they lie inside

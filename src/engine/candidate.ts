@@ -330,9 +330,9 @@ export class Candidate implements SpanReader {
     if (this.values.read(tag)) return null;
     const plainBefore = this.values.plainBefore;
     // A block's or wrapper's closer written inside an open value ends it only by the closer rule
-    // (review finding 1): text after it on its line makes it the value's text, which must then reach
+    // (golden A40.n8, A40.n9, A40.22): text after it on its line makes it the value's text, which must then reach
     // its own parameter closer (the parsers refuse the call otherwise).
-    // In a DSML span the value's rule says whether it is one (an I11 child named `callback` is no block, finding 14).
+    // In a DSML span the value's rule says whether it is one (an I11 child named `callback` is no block).
     // A plain parameter's value (M07.5) too, by the unprefixed value's rule, as the walk's closerInValue weighs it.
     if (closesBlock && (this.valueOpen() || plainBefore) && (this.opener.family !== "dsml" || this.values.step === "end-call")) {
       this.endsInBlock = false;
@@ -341,7 +341,7 @@ export class Candidate implements SpanReader {
     const first = !this.seenContent;
     this.seenContent = !first || !(this.kind.leavesFirst?.(this, tag, this.body) ?? false);
     const step = this.kind.tag(this, tag, base, first, closesBlock, this.body);
-    // DSML: an invoke closer while a value is open ends it only by P01's rule, if at all (finding 3).
+    // DSML: an invoke closer while a value is open ends it only by P01's rule, if at all (golden A40.n3, A40.14, A40.n6).
     // The same for a prefix-less invoke closer in a DSML value, and for the I11 tool's own closer (golden A45.1-A45.3, E45.5-E45.7).
     const endsCall = this.opener.family === "dsml" ? this.values.step === "end-call" : tag.family === "dsml" && tag.closing && tag.role === "invoke";
     if (step === null && (this.values.openBefore || plainBefore) && endsCall) {

@@ -10,7 +10,7 @@ import type { PlainRunInValue } from "../parse/plain-run-in-value.ts";
 export type ExampleSettled = { rewind: number; atHeldCloser?: boolean } | { end: number; endsInBlock: boolean };
 
 /**
- * Review finding 2: an example written inside an open value (parse/example-in-value.ts
+ * An example written inside an open value (golden S02.8-S02.16; parse/example-in-value.ts
  * ExampleInValue, or a DSML value's plain markup, parse/plain-run-in-value.ts PlainRunInValue),
  * which the candidate (candidate.ts) reads on while it may be the value's text: its tags change
  * nothing else. Proved no example, the text from its opener is read again as before, and none

@@ -13,7 +13,7 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
   let skipped = 0;
   for (let i = at; i < to; i++) {
     const c = span.charCodeAt(i);
-    // A lone CR ends a line as the documentation context reads it (CR LF once): review finding 7.
+    // A lone CR ends a line as the documentation context reads it (CR LF once), so the next line never joins a closer's.
     if (c === LF || c === CR) lineEnded = true;
     if (isWhiteSpace(c)) continue;
     const tag = tags[next];

@@ -1,7 +1,7 @@
 import { Flaw, type Tag, type TagFamily } from "../grammar/tags.ts";
 
 /**
- * Review finding 3: a closer written inside a value (`"</{D}invoke>"` in a file, `'</function>'`
+ * A closer written inside a value (golden A40.n3-A40.n5, A40.8; `"</{D}invoke>"` in a file, `'</function>'`
  * in a grep, `"</shell>"` in a command) is the value's text unless it really ends the call. A
  * closer that would end an open value (P01, O02.5) or a costume's code is taken as the boundary
  * only when nothing but spaces follows it on its line (a line ends at LF, CR LF or a lone CR, as
@@ -14,7 +14,7 @@ import { Flaw, type Tag, type TagFamily } from "../grammar/tags.ts";
  * steps it one tag and character at a time, a complete span asks closer-ends-call.ts, and an
  * example written in the value is read by example-in-value.ts.
  *
- * Reading a closer as text is a guess the rest of the span must confirm (review overreach): a
+ * Reading a closer as text is a guess the rest of the span must confirm (golden A40.14, A40.22, A40.23): a
  * value stands only if it then reaches its own parameter closer; ended by anything else (the
  * block's or wrapper's closer, a later invoke or function closer, the next parameter) the call is
  * refused as broken markup (dialects/dsml/, qwen.ts), and a costume read on past such a closer ends, as

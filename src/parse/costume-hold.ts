@@ -12,14 +12,14 @@ const COSTUME_CODE = closerRule(null);
 /**
  * A code costume (C01-C04, C07) ends only at its own closer, and only one that ends its line (or
  * the reply): `<shell>grep -c "</shell>" a.html && rm -rf build</shell>` is one command, not
- * `grep -c "` (review finding 3).
+ * `grep -c "` (golden A40.n5; A40.8 for text after the closer).
  *
  * Once a closer was read as the code's text, a tag that opens a call or a block (the same costume
  * again, another, `<tool_call>`, a DSML block, ...) may be the start of what comes after a costume
  * that ended at that closer (`<shell>\nls\n</shell>ok\n<shell>\npwd\n</shell>`, golden A40.16;
  * a DSML block after `</shell> to list files.`, A40.17), or an example inside the code (a heredoc
- * writing a document that mentions `</shell>` and shows `<bash>rm -rf build</bash>`; review stop
- * 40, finding 3). Which one is known only later, so the costume holds on from there:
+ * writing a document that mentions `</shell>` and shows `<bash>rm -rf build</bash>`; golden
+ * A40.19, A40.20). Which one is known only later, so the costume holds on from there:
  * - its own closer ends a line (one the same costume opened after it does not count): the whole
  *   was one costume whose code holds markup after a closer read as code. Which closer ended it
  *   stays unknowable, so nothing of it runs: broken markup, a nudge (HELD_COSTUME). That closer
@@ -27,7 +27,7 @@ const COSTUME_CODE = closerRule(null);
  *   code ends is unknown: no later call of the reply runs either (Segment.unbounded, golden
  *   A44.3-A44.4);
  * - the reply ends after another own closer of it that has text after it on its line
- *   (`EOF\n</shell> done`; review 41, rule 4): refused too. A closer with text after it is no
+ *   (`EOF\n</shell> done`; golden A40.24, A40.25): refused too. A closer with text after it is no
  *   weaker a candidate end than the first one was, so the call opener between them may as well
  *   be the code's text (a heredoc's example): refused up to the last own closer, the furthest
  *   the costume can reach in the reply, and the engine reads the rest again (not unbounded: no
@@ -146,8 +146,8 @@ function firstCloserEnd(span: string, opener: Tag): number {
 /**
  * A tag that opens a call or a block after a closer read as the code's text (COSTUME): where it
  * starts, the first closer's end, and the end of the costume's last own closer after it, or -1.
- * Every later own closer counts whatever follows it on its line (review 41, rule 4: `</shell> done`
- * after a heredoc's example), except the closer of the same costume opened again at the start of
+ * Every later own closer counts whatever follows it on its line (`</shell> done` after a heredoc's
+ * example, golden A40.24-A40.26), except the closer of the same costume opened again at the start of
  * a line after that tag (A40.16); the last one counts even then, since the reopened costume may
  * itself be the code's text. Null when there is no such tag.
  */

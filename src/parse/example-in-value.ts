@@ -37,14 +37,14 @@ export const NO_EXAMPLE_OPTIONS: ExampleOptions = Object.freeze({});
 export const EXAMPLES_AFTER_CLOSER = 4;
 
 /**
- * Review finding 2: a complete example of any dialect written inside an open value (a file
- * documenting a call) is the value's text when the value's own closer comes next. It starts at a
+ * A complete example of any dialect written inside an open value (a file
+ * documenting a call) is the value's text when the value's own closer comes next (golden S02.8-S02.16). It starts at a
  * DSML block or named invoke opener, or (in an unprefixed, Qwen3-Coder or GLM value) an unprefixed
  * block, named invoke, function element or `<tool_call>`, and runs to its own closer. Its own
  * parameters nest; inside one, a closer with text after it on its line is that value's text, one
  * that ends its line or meets a tag ends the value (P01). After it: the value's closer (text),
  * another example, a costume or Mistral tag (read on), or anything else: no example, the restart
- * rule stands (S02.3), but only until the value's own closer comes (review 41): its parameter
+ * rule stands (S02.3), but only until the value's own closer comes (golden A41.1-A41.3): its parameter
  * closer (any spelling) after an example or at its own level makes them text; its invoke closer
  * after one too, the call then refused (dialects/dsml/). A block closer proves nothing (S02.5). The walks (dialects/dsml/walk.ts, qwen.ts, tool-call.ts) and the stream
  * (engine/candidate.ts, which also feeds the characters after a waiting closer) step this state.

@@ -66,7 +66,7 @@ export interface SpanReader {
    */
   takeCloser(end: number): null;
   /**
-   * The closer just read may be content (review finding 3, parse/closer-in-value.ts): it ends the
+   * The closer just read may be content (parse/closer-in-value.ts): it ends the
    * span only if the rule says so at the next thing written; otherwise reading goes on as if it
    * were text. After trail() or takeCloser(), or alone with `end` (the span would end there).
    */

@@ -35,7 +35,7 @@ export function opensToolElement(tag: Tag): boolean {
  * A DSML tag whose name may be a tool's or a parameter's (I11): any name but the exact structural
  * ones. The grammar guesses a role from the spelling alone (`…call…` a block, `invok…` an invoke,
  * `param…` a parameter, dsmlRole) since it knows no tools; a declared `recall_memory` or
- * `param_store` is checked against the tools before that guess counts (review finding 14).
+ * `param_store` is checked against the tools before that guess counts.
  */
 export function mayNameTool(tag: Tag): boolean {
   return tag.family === "dsml" && (tag.role === "other" || !STRUCTURAL_NAMES.has(tag.name));

@@ -159,7 +159,7 @@ export const QWEN_VALUE = closerRule("naked");
  * As a Qwen3-Coder body streams: whether a parameter is open, decided by `params` as the walk
  * decides it (parseQwenFunctions) and mirrored in the reader's depth (2 while a value is open).
  * True for a `</function>` that arrives while a value is open: it ends the call only by the closer
- * rule (review finding 3).
+ * rule (golden A40.n4, A40.15).
  */
 export function trackQwenParameter(r: SpanReader, tag: Tag, base: number, params: QwenParameters): boolean {
   if (tag.family !== "naked") return false;

@@ -80,7 +80,7 @@ export class ToolCallBody {
         return tag.closing && tag.role === "function" ? r.trail() : null;
       case "function":
         // A complete function is the call; the wrapper's closer joins it when it comes next (O02).
-        // One that would end an open value does so only by the closer rule (review finding 3).
+        // One that would end an open value does so only by the closer rule (golden A40.n4, A40.15).
         if (this.qwen !== null && trackQwenParameter(r, tag, base, this.qwen)) {
           r.trail();
           return r.tentatively(QWEN_IN_WRAPPER);

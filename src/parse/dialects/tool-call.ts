@@ -109,7 +109,7 @@ const VALUE_CLOSER = "</arg_value>";
 /**
  * The `</tool_call>` that ends the body: the first one, except that inside a Qwen3-Coder value
  * (`echo "</tool_call>" && rm -rf build`) or a GLM `<arg_value>` it ends the call only by the closer
- * rule (review finding 1, parse/closer-in-value.ts), as the stream reads it (tool-call-body.ts):
+ * rule (parse/closer-in-value.ts; golden A40.n10, A40.23), as the stream reads it (tool-call-body.ts):
  * text after it on its line makes it the value's text, and parseQwenFunctions or glmPairs then
  * want the value's own `</parameter>` or `</arg_value>`. A complete example in such a value is
  * skipped whole (example-in-value.ts); after a Hermes JSON body, the first closer after the JSON.
@@ -294,7 +294,7 @@ export const TOOL_CALL: SpanKind<ToolCallBody> = {
   content: (_r, _c, at, _first, body) => body.content(at),
   tag: (r, tag, base, _first, closesBlock, body) => {
     if (!closesBlock) return body.tag(r, tag, base);
-    // A closer written inside an open GLM value ends the call only by the closer rule (review finding 1).
+    // A closer written inside an open GLM value ends the call only by the closer rule (golden A40.n10, A40.23).
     return body.phase === "glm-value" ? r.tentatively(GLM_IN_VALUE, base + tag.end) : complete(base + tag.end);
   },
   closesWrapper: isToolCallCloser,

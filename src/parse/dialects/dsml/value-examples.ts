@@ -68,11 +68,11 @@ export class ValueExamples {
   }
 
   /**
-   * Review finding 2: a block or invoke opener written inside an open value starts an example that
+   * A block or invoke opener written inside an open value starts an example that
    * is the value's text when, once closed, the value's own parameter closer comes next
    * (example-in-value.ts, the stream's rule too): its tags are skipped. Otherwise the restart rule
    * stands, and no example starts again before the tag that decided it (so each tag is looked at
-   * a bounded number of times).
+   * a bounded number of times). Golden S02.8, S02.10, S02.14, A41.1-A41.3.
    */
   private exampleAt(index: number, cur: InvokeDraft | null, top: ParamDraft | undefined): boolean {
     if (!cur || index < this.exampleFrom) return false;

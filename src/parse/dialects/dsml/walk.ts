@@ -181,10 +181,11 @@ export class DsmlWalk implements BlockFacts {
   }
 
   /**
-   * Review finding 3: an invoke closer inside an open value ends it (P01) only by the closer rule
+   * An invoke closer inside an open value ends it (P01) only by the closer rule
    * (parse/closer-in-value.ts, the engine's rule too): text after it on its line, or a parameter
    * closer next, makes it the value's text (`"</{D}invoke>"` in a file being written). A block's or
-   * wrapper's closer there (`"</{D}tool_calls>"`, `"</function_calls>"`) is weighed the same way.
+   * wrapper's closer there (`"</{D}tool_calls>"`, `"</function_calls>"`) is weighed the same way
+   * (golden A40.n3, A40.14; A40.n8, A40.n9, A40.22).
    */
   private closerInValue(tag: Tag): boolean {
     const top = this.stack[this.stack.length - 1];
