@@ -19,7 +19,7 @@ import { QuotedBlockEnd } from "./quoted-block-end.ts";
 import { TentativeCloser } from "./tentative-closer.ts";
 import { ValueTracker } from "./value-tracker.ts";
 
-export type { Root, Step };
+export type { Step };
 
 const MORE: Step = { kind: "more" };
 /** P01 in an unprefixed value (Claude-style, MiniMax, Qwen3-Coder): a `</parameter>` next proves the closer was in it. */

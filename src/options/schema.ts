@@ -4,8 +4,6 @@
 import { z } from "zod";
 import { expectation, type Fields, type NamespaceSpec, OPTIONS, type OptionSpec, type PluginOptions } from "./spec.ts";
 
-export type { PluginOptions } from "./spec.ts";
-
 /** A field's schema: its check, its default, and a description quoting that default, so docs and code cannot disagree. */
 export function fieldSchema(spec: OptionSpec): z.ZodType {
   const error = expectation(spec);

@@ -15,8 +15,6 @@ import type { Root, SpanKind } from "./span-kind.ts";
 import type { ToolSpec } from "./types.ts";
 import { isObject } from "../grammar/plain-data.ts";
 
-export type { Root };
-
 /** Every span kind by the root that opens it: its boundary rules (the stream's candidate) and its parser. */
 export const SPAN_KINDS: Readonly<Record<Root, SpanKind<unknown>>> = {
   block: BLOCK,

@@ -4,9 +4,9 @@ import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import { copyRespelled, isFraction, isRespelled, markFraction, markRespelled, respelled } from "../grammar/number-spelling.ts";
 import type { JsonSchema } from "./types.ts";
 import { parsePythonLiteral } from "./python-literal.ts";
-import { UNFOLLOWED_PLACE, itemSchema, placeTypes, propertySchema, schemaTypes } from "./schema-walk.ts";
+import { UNFOLLOWED_PLACE, itemSchema, placeTypes, propertySchema } from "./schema-walk.ts";
 
-export { UNFOLLOWED_PLACE, propertySchema, schemaTypes };
+export { UNFOLLOWED_PLACE, propertySchema };
 
 /**
  * A value read from markup that names a prototype member (`__proto__`, `constructor`,

@@ -7,8 +7,6 @@ import { holdsHistory, sanitizeRequestBytes, type HistoryOptions } from "../adap
 import { withoutBom } from "../adapters/json-splice.ts";
 import type { CorrectionReason } from "../retry/state.ts";
 
-export type { HistoryOptions } from "../adapters/request-history.ts";
-
 export interface SanitizedBody {
   body: Uint8Array<ArrayBuffer>;
   /** Leaked spans replaced; with no correction either, the body is the original bytes. */

@@ -37,12 +37,6 @@ export interface V2ModelRef {
 /** S: why a session request is made. */
 export type V2RequestKind = "primary" | "compaction" | "title" | "generate";
 
-export interface V2TextPart {
-  type: "text";
-  text: string;
-  [key: string]: unknown;
-}
-
 /** G: `Message`, content is a list of parts (text, media, tool-call, tool-result, reasoning). */
 export interface V2Message {
   id?: string;
