@@ -19,7 +19,7 @@
  * - "encoded": the body (if there is one) is still encoded as the header says: the header holds,
  *   and the bytes are not text to read.
  */
-export type BodyCoding = "none" | "decoded" | "encoded";
+type BodyCoding = "none" | "decoded" | "encoded";
 
 const UNDICI = new Set(["gzip", "x-gzip", "deflate", "br"]);
 const BUN = new Set(["gzip", "x-gzip", "deflate", "br", "zstd"]);

@@ -1,6 +1,6 @@
 import type { EngineSummary } from "../engine/types.ts";
 
-export function emptySummary(): EngineSummary {
+function emptySummary(): EngineSummary {
   return { recovered: 0, nudge: null, broken: [], stripped: [], heldCandidateNoCall: 0 };
 }
 

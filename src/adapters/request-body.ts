@@ -12,7 +12,7 @@ import { concatBytes } from "../sse/framing.ts";
  * a `Blob`): a chat request with a long history is a few MB. Above it the adapter stands aside.
  * Strings and byte arrays are already whole in memory, so reading them costs no extra buffer.
  */
-export const MAX_BUFFERED_BODY_BYTES = 32 * 1024 * 1024;
+const MAX_BUFFERED_BODY_BYTES = 32 * 1024 * 1024;
 
 type FetchInput = string | URL | Request;
 
@@ -22,7 +22,7 @@ type FetchInput = string | URL | Request;
  * replacing UTF-8 decoder with `ignoreBOM` reads them: a leading byte order mark stays in the text
  * (as a string body would hold it), bytes that are not valid UTF-8 read as U+FFFD.
  */
-export type BodyRead = { input: FetchInput; init: RequestInit | undefined } & ({ text: string; bytes?: Uint8Array } | { why: string });
+type BodyRead = { input: FetchInput; init: RequestInit | undefined } & ({ text: string; bytes?: Uint8Array } | { why: string });
 
 /** Every form reads bytes as the same text: a byte order mark kept, invalid sequences replaced. */
 const decode = (bytes: Uint8Array): string => new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);

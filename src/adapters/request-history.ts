@@ -46,7 +46,7 @@ export interface HistoryOptions {
   echoGuard?: boolean;
 }
 
-export interface SanitizedRequest {
+interface SanitizedRequest {
   /** The request body's text: the very string given when nothing changed. */
   text: string;
   /** Leaked spans replaced; with no correction either, the text is the one given. */
@@ -57,7 +57,7 @@ export interface SanitizedRequest {
 }
 
 /** A request body that came as bytes, after the history pass. */
-export interface SanitizedBytes {
+interface SanitizedBytes {
   /** The body: the very bytes given when nothing changed. */
   bytes: Uint8Array;
   removed: number;

@@ -15,7 +15,7 @@ import { checkEntry, ourEntries, type PluginCheck } from "./plugin-check.ts";
 import { schemaProblem } from "./schema-ref.ts";
 import { findV2, type V2Findings } from "./v2-config.ts";
 
-export interface RouteReport {
+interface RouteReport {
   provider: string;
   model: string;
   /** Where the config names it: "model", "small_model", "agent build", "provider". */
@@ -26,7 +26,7 @@ export interface RouteReport {
   fix?: string;
 }
 
-export interface DoctorReport {
+interface DoctorReport {
   dir: string;
   files: ConfigFile[];
   plugin: { listed: boolean; entries: { spec: string; source: string; folder: string | null; loadable: boolean; problems: string[]; optionProblems: string[] }[] };
@@ -48,7 +48,7 @@ export interface DoctorReport {
 }
 
 /** For anyone who ran doctor without OpenCode: the same repair exists for every other agent. */
-export const PROXY_HINT = "not using OpenCode? `dsml-fix proxy --upstream URL` puts the same repair in front of Claude Code, Codex, Cline/Roo/Kilo or any OpenAI-compatible client (docs/PROXY.md)";
+const PROXY_HINT = "not using OpenCode? `dsml-fix proxy --upstream URL` puts the same repair in front of Claude Code, Codex, Cline/Roo/Kilo or any OpenAI-compatible client (docs/PROXY.md)";
 
 /**
  * A plugin file in a plugins folder (one that loads) is loaded by both hosts, as a classic plugin by

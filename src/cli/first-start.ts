@@ -11,7 +11,7 @@ import { configDirs, isDir, upwardDirs, worktree } from "./opencode-config.ts";
 
 /** The package OpenCode adds to each config directory, and the version 1.18.33 asks for. */
 export const HOST_PACKAGE = "@opencode-ai/plugin";
-export const HOST_VERSION = "1.18.33";
+const HOST_VERSION = "1.18.33";
 
 export interface UnseededDir {
   dir: string;

@@ -31,7 +31,7 @@ export interface PluginEntry {
   kind: "path" | "package";
 }
 
-export interface LoadedConfig {
+interface LoadedConfig {
   files: ConfigFile[];
   config: Record<string, unknown>;
   plugins: PluginEntry[];
@@ -49,7 +49,7 @@ export function configDirs(env: NodeJS.ProcessEnv): { config: string; cache: str
 }
 
 /** The files OpenCode reads for a session in `dir`, in the order it merges them. */
-export function configFiles(dir: string, env: NodeJS.ProcessEnv): ConfigFile[] {
+function configFiles(dir: string, env: NodeJS.ProcessEnv): ConfigFile[] {
   const dirs = configDirs(env);
   const files: ConfigFile[] = [];
   const add = (file: string, kind: ConfigFile["kind"]) => {

@@ -6,9 +6,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const PACKAGE_NAME = "opencode-plugin-dsml-fix";
-export const SCHEMA_FILE = "schema/opencode.schema.json";
+const SCHEMA_FILE = "schema/opencode.schema.json";
 /** For a config with no install of the package beside it, once the package is published. */
-export const HOSTED_SCHEMA = `https://unpkg.com/${PACKAGE_NAME}/${SCHEMA_FILE}`;
+const HOSTED_SCHEMA = `https://unpkg.com/${PACKAGE_NAME}/${SCHEMA_FILE}`;
 
 /** The `$schema` value that reaches the package's schema from `configFile`: relative to the file, "./" or "../" first. */
 export function schemaReference(configFile: string, packageFolder: string): string {
@@ -18,7 +18,7 @@ export function schemaReference(configFile: string, packageFolder: string): stri
 
 /** A problem when `value` names this package's schema by a path that does not exist from `configFile`. */
 /** OpenCode's own schema: what a config goes back to once the plugin is uninstalled. */
-export const OPENCODE_SCHEMA = "https://opencode.ai/config.json";
+const OPENCODE_SCHEMA = "https://opencode.ai/config.json";
 
 export function schemaProblem(configFile: string, value: unknown, packageFolder: string | null, listed = true): string | undefined {
   if (typeof value !== "string" || !value.includes(PACKAGE_NAME)) return undefined;

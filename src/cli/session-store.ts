@@ -34,7 +34,7 @@ export interface StoredSession {
 
 export class StoreError extends Error {}
 
-export interface StoreLocation {
+interface StoreLocation {
   /** The OpenCode binary to run. */
   opencode: string;
   /** The database file it will open (checked to exist first: opening a missing one would create it). */
@@ -106,7 +106,7 @@ export async function withPrivateCopy<T>(location: StoreLocation, use: (copy: St
 }
 
 /** Where OpenCode 1.18 (a release build) keeps its database: OPENCODE_DB, else opencode.db in its data directory. */
-export function defaultDatabasePath(env: NodeJS.ProcessEnv): string {
+function defaultDatabasePath(env: NodeJS.ProcessEnv): string {
   const dataDir = path.join(env.XDG_DATA_HOME || path.join(env.HOME || homedir(), ".local", "share"), "opencode");
   const override = env.OPENCODE_DB;
   if (override) return path.isAbsolute(override) ? override : path.join(dataDir, override);
@@ -194,7 +194,7 @@ const given = (path: string) => `substr(json_extract(p.data, '${path}'), 1, ${GI
  * message comes back, with null part fields when it has none of these parts, so the place of each
  * assistant message among them is known.
  */
-export function givenQuery(sessionIDs: readonly string[]): string {
+function givenQuery(sessionIDs: readonly string[]): string {
   const ids = sessionIDs.map((id) => `'${id.replaceAll("'", "''")}'`).join(", ");
   return `SELECT m.session_id AS sessionID, m.id AS messageID, json_extract(m.data, '$.role') AS role,
   json_extract(m.data, '$.parentID') AS parentID, ${truthy("m.data", "$.summary")} AS summary, ${truthy("m.data", "$.finish")} AS finish,

@@ -7,7 +7,7 @@ import { assistantText, type ExportedMessage } from "./report.ts";
 import type { StoredSession } from "./session-store.ts";
 
 /** One assistant message that leaked: only tool names and shape ids, never argument values (history may hold secrets). */
-export interface MessageLeak {
+interface MessageLeak {
   message: string;
   calls: { tool: string; shape: string }[];
   broken: { shape: string; reason: string }[];
@@ -16,7 +16,7 @@ export interface MessageLeak {
   nearMisses?: number;
 }
 
-export interface ModelTally {
+interface ModelTally {
   provider: string;
   model: string;
   messages: number;
@@ -30,14 +30,14 @@ export interface ModelTally {
   shapes: { recovered: Record<string, number>; broken: Record<string, number> };
 }
 
-export interface SessionLeaks {
+interface SessionLeaks {
   id: string;
   title: string;
   directory: string;
   models: (ModelTally & { leaks: MessageLeak[] })[];
 }
 
-export interface SessionsReport {
+interface SessionsReport {
   database: string;
   /** --dir, resolved: only sessions of this directory and below were scanned. */
   directory: string | null;

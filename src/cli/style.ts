@@ -5,11 +5,11 @@
 // sequences written are the ones made here.
 import { visibleLine } from "./terminal.ts";
 
-export type Style = "good" | "warn" | "bad" | "heading";
+type Style = "good" | "warn" | "bad" | "heading";
 
 const SGR: Record<Style, string> = { good: "32", warn: "33", bad: "31", heading: "1" };
 
-export interface TerminalStreams {
+interface TerminalStreams {
   stdoutIsTTY?: boolean;
   stderrIsTTY?: boolean;
   env?: NodeJS.ProcessEnv;

@@ -12,7 +12,7 @@ import { isObject } from "../grammar/plain-data.ts";
 import { isDir, packageName, type ConfigFile } from "./opencode-config.ts";
 import { resolveOptions } from "../plugin/options.ts";
 
-export interface V2Entry {
+interface V2Entry {
   /** The package or path as written, or the plugin file found in a plugins folder. */
   spec: string;
   source: string;

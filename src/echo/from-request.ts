@@ -103,7 +103,7 @@ export function ownItem(item: unknown): boolean {
  * tool's args). An MCP server writes these, so markup planted there ("tool poisoning") and quoted
  * by the model is given content like a file.
  */
-export function givenFromDeclaredTools(tools: unknown): string[] {
+function givenFromDeclaredTools(tools: unknown): string[] {
   const out: string[] = [];
   collectStrings(tools, out);
   return out;

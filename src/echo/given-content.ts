@@ -53,7 +53,7 @@ export interface GivenHaystack extends QuotedStrings {
 
 export const NO_MARKUP = 0;
 export const OPENS = 1;
-export const CLOSES = 2;
+const CLOSES = 2;
 type MarkupKind = typeof NO_MARKUP | typeof OPENS | typeof CLOSES;
 
 /** A JSON document inside a JSON string (a tool that returns JSON of another tool's JSON) is decoded twice. */
@@ -112,7 +112,7 @@ const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
  * canonical equivalents composed (NFC). Never NFKC: it would fold look-alikes (fullwidth letters),
  * which the guard leaves out.
  */
-export function foldUnicode(text: string): string {
+function foldUnicode(text: string): string {
   return text.replace(INVISIBLE, "").normalize("NFC");
 }
 
@@ -187,7 +187,7 @@ function splitLines(text: string): string[] {
   return text.split(/\r\n|\r|\n/);
 }
 
-export function collapseSpaces(text: string): string {
+function collapseSpaces(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 

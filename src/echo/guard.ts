@@ -45,7 +45,7 @@ export function createEchoGuard(given: () => readonly string[]): EchoGuard {
  * call it finds in given content, the search must find too.
  */
 
-export interface GivenCalls {
+interface GivenCalls {
   /** callKey() of every call found. */
   keys: Set<string>;
   /**

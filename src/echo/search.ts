@@ -66,7 +66,7 @@ const MEMO_LIMIT = 256;
  */
 type Lead = "alnum" | "letter" | "none" | "markup";
 
-export interface EchoSearch {
+interface EchoSearch {
   (call: EchoQuery): boolean;
   /** Characters scanned so far (tests measure work with it). */
   scanned(): number;
@@ -183,7 +183,7 @@ interface Evidence {
 }
 
 /** The values a quote of this call must hold, and how far from its markup a quote can put them. */
-export function evidenceOf(tool: string, input: Record<string, unknown>): Evidence {
+function evidenceOf(tool: string, input: Record<string, unknown>): Evidence {
   const values: string[] = [];
   const symbols: string[] = [];
   let span = tool.length;
@@ -233,7 +233,7 @@ function hasAlnum(text: string): boolean {
  * MIN_SYMBOLS characters besides whitespace, MIN_DISTINCT of them different (after the encodings
  * the haystack decodes). `:(){ :|:& };:` is; `.`, `**` + `/*`, `../..`, `{}`, `() =>`, `|---|---|` are not.
  */
-export function distinctive(value: string): boolean {
+function distinctive(value: string): boolean {
   const text = readable(value);
   const seen = new Set<number>();
   let count = 0;

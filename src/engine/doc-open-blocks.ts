@@ -19,7 +19,7 @@ const MAX_DEPTH = 32;
 const nextTabStop = (col: number) => (col & ~3) + 4;
 
 export const Leaf = { None: 0, Para: 1, Table: 2, Fence: 3, Code: 4, Html: 5 } as const;
-export type LeafValue = (typeof Leaf)[keyof typeof Leaf];
+type LeafValue = (typeof Leaf)[keyof typeof Leaf];
 
 export class OpenBlocks {
   // The containers, innermost last.

@@ -103,7 +103,7 @@ export class FedText {
   }
 }
 
-export function isSpace(c: number): boolean {
+function isSpace(c: number): boolean {
   return c === SP || c === TAB || c === LF || c === CR;
 }
 

@@ -7,7 +7,7 @@ import { describeError } from "./describe-error.ts";
  * recovered (the caller held them all back: RepairEngine.withdrawCalls). `releaseTail` alone
  * releases the text held after a recovered call (RepairEngine.releaseTail).
  */
-export interface Work {
+interface Work {
   native?: boolean;
   withdraw?: boolean;
   releaseTail?: boolean;

@@ -139,7 +139,7 @@ export const COSTUME_OPENERS = new Set([
  * Code costumes whose body is free code: nothing in it can tell a call from HTML or XML written in
  * prose, so they keep the line-start gate. `tool_call` is decided by its body instead (O01-O03).
  */
-export const LINE_START_COSTUMES = new Set(["shell", "sh", "bash", "python", "py", "pre", "code_interpreter"]);
+const LINE_START_COSTUMES = new Set(["shell", "sh", "bash", "python", "py", "pre", "code_interpreter"]);
 
 const EXECUTE_PREFIX = "execute_";
 

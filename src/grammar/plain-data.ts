@@ -7,7 +7,7 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Keys that reach a prototype when assigned or merged; every reader drops them. */
-export const POLLUTING_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+const POLLUTING_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
 
 export function isPollutingKey(key: string): boolean {
   return POLLUTING_KEYS.has(key);

@@ -7,7 +7,7 @@ import { opencodeBuiltinTools } from "../tools/opencode-builtins.ts";
 /** What replaces leaked markup in replayed history: short, and says nothing ran. */
 export const REMOVED_NOTE = "[dsml-fix: a malformed tool call was removed here; it was not executed]";
 
-export interface SanitizedText {
+interface SanitizedText {
   text: string;
   /** How many leaked spans were replaced. */
   removed: number;
@@ -26,7 +26,7 @@ export function sanitizeAssistantText(text: string, options: ParseOptionsInput =
   return { text: out, removed };
 }
 
-export interface RedactedText extends SanitizedText {
+interface RedactedText extends SanitizedText {
   /**
    * Why the first replaced span the model wrote itself was not a call; a well-formed call (history
    * never runs one) reads as "undeclared-tool". "echoed-markup" only when every span found was
@@ -69,7 +69,7 @@ export interface ReplyPart {
   given?: () => readonly string[];
 }
 
-export interface RedactedReply extends Omit<RedactedText, "text"> {
+interface RedactedReply extends Omit<RedactedText, "text"> {
   /** Each part's text after the pass, in the order given: the very strings given when nothing changed. */
   texts: string[];
 }
@@ -97,7 +97,7 @@ export function replyTextParts<P>(parts: readonly P[], textOf: (part: P) => stri
 }
 
 /** How one reply is read beside its text and tools. */
-export interface ReplyReading {
+interface ReplyReading {
   /**
    * The echo guard over what the request gave the model before this reply (never the reply's own
    * words), and what a part's `given` adds inside it (a server tool's result): a well-formed call it

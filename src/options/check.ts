@@ -51,7 +51,7 @@ export function checkOption(spec: OptionSpec, value: unknown): Checked {
 }
 
 /** Thrown by withDefaults for a tree that is not a valid options value. */
-export class InvalidOptionsError extends Error {}
+class InvalidOptionsError extends Error {}
 
 /**
  * The whole options tree from a partial one: every missing key takes its default, every namespace

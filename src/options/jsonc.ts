@@ -18,7 +18,7 @@ export class JsoncError extends Error {
   }
 }
 
-export interface JsoncReading {
+interface JsoncReading {
   /** A key given twice in one object is an error (JsoncError naming it), not the last copy kept. */
   uniqueKeys?: boolean;
 }

@@ -25,13 +25,13 @@ export function fieldSchema(spec: OptionSpec): z.ZodType {
 }
 
 /** The spec as nested field schemas, namespaces as plain objects. */
-export type Layout = { [key: string]: z.ZodType | Layout };
+type Layout = { [key: string]: z.ZodType | Layout };
 
 function layoutOf(fields: Fields): Layout {
   return Object.fromEntries(Object.entries(fields).map(([key, spec]) => [key, spec.kind === "namespace" ? layoutOf(spec.fields) : fieldSchema(spec)]));
 }
 
-export const optionLayout: Layout = layoutOf(OPTIONS.fields);
+const optionLayout: Layout = layoutOf(OPTIONS.fields);
 
 function namespaceSchema(spec: NamespaceSpec, layout: Layout): z.ZodObject {
   const shape = Object.fromEntries(

@@ -102,7 +102,7 @@ export function holdsAnything(value: unknown): boolean {
   return Reflect.ownKeys(value).filter((key) => key !== "length" || !Array.isArray(value)).length > 0;
 }
 
-export type Inside = { found: string } | { unread: true } | undefined;
+type Inside = { found: string } | { unread: true } | undefined;
 
 const UNREAD = { unread: true } as const;
 

@@ -6,7 +6,7 @@ import { DIALECTS, type DialectId } from "../grammar/dialects.ts";
 import { defaultParseOptions } from "../parse/types.ts";
 import { DEFAULT_BUFFER_LIMIT } from "../engine/limits.ts";
 
-export interface FlagSpec {
+interface FlagSpec {
   kind: "flag";
   default: boolean;
   description: string;
@@ -16,7 +16,7 @@ export interface FlagSpec {
   security?: true;
 }
 
-export interface IntegerSpec {
+interface IntegerSpec {
   kind: "integer";
   default: number;
   min: number;
@@ -24,7 +24,7 @@ export interface IntegerSpec {
   description: string;
 }
 
-export interface ChoiceSpec<V extends string = string> {
+interface ChoiceSpec<V extends string = string> {
   kind: "choice";
   default: V;
   values: readonly V[];
@@ -154,7 +154,7 @@ export const OPTIONS = namespace(
 );
 
 /** The fully resolved value of an option or a namespace: what the plugin reads. */
-export type ValueOf<S> = S extends FlagSpec
+type ValueOf<S> = S extends FlagSpec
   ? boolean
   : S extends IntegerSpec
     ? number

@@ -21,7 +21,7 @@ export const TOOL_ALIASES: Readonly<Record<string, { tool: string; params: Reado
 };
 
 /** What a synthesized alias spec stands for: its declared target and the parameter renames. */
-export interface AliasMapping {
+interface AliasMapping {
   alias: string;
   target: ToolSpec;
   params: Readonly<Record<string, string | null>>;
@@ -72,7 +72,7 @@ export function aliasMappingOf(tool: ToolSpec): AliasMapping | undefined {
   return MAPPINGS.get(tool);
 }
 
-export type AliasVerdict = { ok: true; input: Record<string, unknown> } | { ok: false; detail: string };
+type AliasVerdict = { ok: true; input: Record<string, unknown> } | { ok: false; detail: string };
 
 /**
  * The call's input renamed onto the declared tool, or why it cannot be: a parameter with no exact

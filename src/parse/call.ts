@@ -38,7 +38,7 @@ export const ARGUMENT_KEYS = ["arguments", "parameters", "args", "input"] as con
 const ENVELOPE_KEYS = new Set(["name", "id", "type"]);
 export { PROTOTYPE_KEY_DETAIL };
 
-export type JsonCallRead =
+type JsonCallRead =
   | { kind: "call"; name: unknown; args: unknown; argumentsKey: string | null }
   | { kind: "unread"; name: unknown; detail: string };
 

@@ -156,7 +156,7 @@ function trimBlankLines(code: string): string {
 export const COSTUME_DESCRIPTIONS: Record<CodeLanguage, string> = { shell: "Run shell code from the reply", python: "Run Python code from the reply" };
 
 /** `python3 - <<'PYEOF'`; another delimiter when a code line equals it. */
-export function pythonHeredoc(code: string): string {
+function pythonHeredoc(code: string): string {
   const lines = new Set(code.split(/\r?\n/));
   let delimiter = "PYEOF";
   for (let n = 1; lines.has(delimiter); n++) delimiter = `PYEOF_${n}`;

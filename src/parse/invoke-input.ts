@@ -17,7 +17,7 @@ export interface ParamValue {
   openerNewline?: boolean;
 }
 
-export type BuiltInput =
+type BuiltInput =
   | { ok: true; input: Record<string, unknown>; shapes: Shape[] }
   | { ok: false; shape: Shape; reason: NudgeReason; detail: string };
 

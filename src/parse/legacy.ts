@@ -22,7 +22,7 @@ interface LegacyCall {
 }
 
 /** Legacy DeepSeek V3/R1 and V3.1 tool tokens (L01-L07). */
-export function parseLegacySpan(span: string, ctx: SpanContext, inSection = false): Segment[] {
+function parseLegacySpan(span: string, ctx: SpanContext, inSection = false): Segment[] {
   const tags = tagsOf(span).filter((t) => t.family === "legacy");
   if (tags[0]?.legacy === "call-start") return parseLfm2(span, tags, ctx);
   const calls: LegacyCall[] = [];

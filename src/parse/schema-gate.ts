@@ -21,7 +21,7 @@ import "./libraries.ts";
  * compile fails closed: the call does not run (trust first), unless the schema is trivially
  * permissive (absent, `{}`, or a bare `{type: "object"}`). Each schema is read under its own draft.
  */
-export type SchemaVerdict =
+type SchemaVerdict =
   | { ok: true; input: Record<string, unknown> }
   | {
       ok: false;

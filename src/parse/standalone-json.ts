@@ -89,7 +89,7 @@ function standaloneCalls(span: string, ctx: SpanContext): Segment[] {
  * then a blank line or the end of the reply. Text after the object on its line or the next one
  * means it was part of a paragraph of prose: released.
  */
-export class StandaloneJsonState implements CharState {
+class StandaloneJsonState implements CharState {
   private phase: "json" | "after" | "next-line" = "json";
   private readonly json = new JsonSyntax();
   private objectEnd = 0;

@@ -23,7 +23,7 @@ const isNameStart = isElementNameStart;
 /** Space that may end a line: the element's closer may be followed by it. */
 const isLineSpace = (c: number) => c === SP || c === TAB || c === CR;
 
-export interface PlainChild {
+interface PlainChild {
   name: string;
   value: string;
 }
@@ -79,7 +79,7 @@ function otherCloserIn(text: string, from: number, to: number, name: string): bo
  * decoded where the value is escaped throughout (`2&gt;/dev/null`). `prose`: with no child that is
  * a parameter at all, the element was markup of some other kind (HTML, XML in prose): text.
  */
-export function toolElementOutcome(tool: ToolSpec, children: PlainChild[], shape: Shape, ctx: SpanContext, prose: boolean): UnitOutcome {
+function toolElementOutcome(tool: ToolSpec, children: PlainChild[], shape: Shape, ctx: SpanContext, prose: boolean): UnitOutcome {
   const declared = children.filter((c) => propertySchema(tool.parameters, c.name) !== undefined);
   if (prose && declared.length === 0) return { kind: "foreign" };
   // An alias's unknown parameter is refused when the call is mapped, with a nudge naming the declared tool.
@@ -98,7 +98,7 @@ const PLAIN_SHAPE = "O09";
  * O09 over a complete span `<tool>` children `</tool>` (then spaces to the line end); the opener's name is as written. Only a
  * declared tool (or alias) with at least one child opens such a span (src/engine/tagless-openers.ts).
  */
-export function parsePlainElementSpan(span: string, opener: Tag, truncated: boolean, ctx: SpanContext): Segment[] {
+function parsePlainElementSpan(span: string, opener: Tag, truncated: boolean, ctx: SpanContext): Segment[] {
   const tool = ctx.tools.get(opener.name);
   const closer = `</${opener.name}>`;
   let end = span.length;
@@ -161,7 +161,7 @@ export function parameterNames(tool: ToolSpec): Set<string> {
  * resumes there (never from the opener: elements read so far are not read again, so repeated
  * openers cost linear work; a call written inside a child's value is not recovered).
  */
-export class PlainElementState implements CharState {
+class PlainElementState implements CharState {
   private phase: "between" | "lt" | "name" | "value" | "closer" | "after" = "between";
   private child = 0;
   private pattern = "";

@@ -1,6 +1,6 @@
 import type { CorrectionReason } from "../retry/state.ts";
 
-export interface RequestDebugEntry {
+interface RequestDebugEntry {
   sessionID?: string | null;
   messageID?: string | null;
   sanitizedMessages: number;
@@ -8,12 +8,12 @@ export interface RequestDebugEntry {
   nudge: CorrectionReason | null;
 }
 
-export type ResponseOutcome =
+type ResponseOutcome =
   | { kind: "recovered"; count: number }
   | { kind: "passthrough" }
   | { kind: "held-candidate-no-call" };
 
-export interface ResponseDebugEntry {
+interface ResponseDebugEntry {
   sessionID?: string | null;
   messageID?: string | null;
   /** 1 for the first stream of the message, higher when the same message is retried. */
@@ -37,7 +37,7 @@ export function formatResponseLine(entry: ResponseDebugEntry): string {
   return line;
 }
 
-export interface FallbackDebugEntry {
+interface FallbackDebugEntry {
   sessionID?: string | null;
   /** The user message the reply answers, or the assistant message when that could not be read. */
   messageID?: string | null;

@@ -13,9 +13,9 @@ export interface ReplyOrigin {
   modelID?: string;
 }
 
-export type OriginLookup = (sessionID: string, messageID: string) => Promise<ReplyOrigin | undefined>;
+type OriginLookup = (sessionID: string, messageID: string) => Promise<ReplyOrigin | undefined>;
 
-export interface FallbackDeps {
+interface FallbackDeps {
   /** responseFix.enabled: with the response repair off, replies are left as written on every route. */
   enabled: boolean;
   parse: Partial<ParseOptions>;

@@ -1,7 +1,7 @@
 import type { PluginInput } from "@opencode-ai/plugin";
 import { prefixed } from "./log-prefix.ts";
 
-export type Level = "info" | "warn" | "error";
+type Level = "info" | "warn" | "error";
 export type Logger = (level: Level, message: string) => void;
 
 /**

@@ -7,7 +7,7 @@ import { LOG_PREFIX } from "./log-prefix.ts";
 
 const PREFIX = LOG_PREFIX;
 
-export interface ResolvedOptions {
+interface ResolvedOptions {
   options: PluginOptions;
   /** One line per unknown key or bad value, ready to show the user. */
   problems: string[];

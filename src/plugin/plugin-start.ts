@@ -9,7 +9,7 @@ import { resolveOptions } from "./options.ts";
 import type { RetryController } from "./retry-controller.ts";
 import { readTag } from "./wiring.ts";
 
-export interface StartedOptions {
+interface StartedOptions {
   options: PluginOptions;
   /** For startupReport: how many problems were logged, and whether they closed recovered calls. */
   optionState: { problems: number; failedClosed: boolean };
@@ -24,7 +24,7 @@ export function startOptions(raw: unknown, log: Logger): StartedOptions {
   return { options, problems, optionState: { problems: problems.length, failedClosed } };
 }
 
-export interface ReplyDeps {
+interface ReplyDeps {
   options: Pick<PluginOptions, "debug">;
   debug: DebugLog;
   log: Logger;

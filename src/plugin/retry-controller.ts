@@ -1,7 +1,7 @@
 import { correctionText, RetryLedger, wakeText, type CorrectionReason, type TurnSeen } from "../retry/state.ts";
 import type { PluginOptions } from "../options/spec.ts";
 
-export interface WakeSender {
+interface WakeSender {
   (sessionID: string, text: string): Promise<void>;
 }
 

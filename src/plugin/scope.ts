@@ -30,7 +30,7 @@ export const EVERY_PROVIDER = "*";
  * Mistral and its code models, LFM2). Matched anywhere in the id so vendor prefixes
  * (`accounts/fireworks/models/deepseek-v3p2`, `deepseek-ai/DeepSeek-V3.2`, `qwen/qwen3-coder`) count.
  */
-export const LEAK_PRONE_FAMILIES = [
+const LEAK_PRONE_FAMILIES = [
   "deepseek",
   "qwen",
   "qwq",

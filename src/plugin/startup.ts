@@ -4,7 +4,7 @@ import { hasCredentials } from "./credentials.ts";
 import type { PluginOptions } from "../options/spec.ts";
 import { AUTO_SCOPE, EVERY_PROVIDER, WIRE_PACKAGES, servedNatively } from "./scope.ts";
 
-export interface StartupReport {
+interface StartupReport {
   /** Always logged at info level, so "the plugin is active" is never a guess. */
   line: string;
   /** Logged at warn level when nothing in scope can be repaired live. */

@@ -31,7 +31,7 @@ const MARK = Symbol.for("opencode-plugin-dsml-fix.repairing");
 const INSTANCE_SEPARATOR = " ";
 const MAX_INSTANCES = 64;
 
-export interface RepairRoute {
+interface RepairRoute {
   /** The tag value for one request of this instance. */
   tagFor(sessionID: string, messageID: string): string;
 }

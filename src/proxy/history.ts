@@ -7,7 +7,7 @@ import { holdsHistory, sanitizeRequestBytes, type HistoryOptions } from "../adap
 import { withoutBom } from "../adapters/json-splice.ts";
 import type { CorrectionReason } from "../retry/state.ts";
 
-export interface SanitizedBody {
+interface SanitizedBody {
   body: Uint8Array<ArrayBuffer>;
   /** Leaked spans replaced; with no correction either, the body is the original bytes. */
   removed: number;

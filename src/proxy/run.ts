@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { PROXY_USAGE, ProxyUsageError, proxyConfig, redactedUrl, routeToItself } from "./config.ts";
 import { createProxyServer } from "./server.ts";
 
-export interface ProxyIo {
+interface ProxyIo {
   out(lines: string[]): void;
   err(lines: string[]): void;
   env?: NodeJS.ProcessEnv;

@@ -32,7 +32,7 @@ const BODY_IDLE_MS = 60_000;
 /** Credentials a request may carry once: two are ambiguous, and a proxy must not pick one. */
 const SINGLE_CREDENTIALS = new Set(["authorization", "x-api-key"]);
 
-export interface ProxyLog {
+interface ProxyLog {
   info(line: string): void;
   warn(line: string): void;
 }

@@ -6,7 +6,7 @@ import type { NudgeReason } from "../parse/types.ts";
  */
 export type CorrectionReason = NudgeReason | "unexecuted-call";
 
-export interface PendingRetry {
+interface PendingRetry {
   /** The turn (the user message it answers) whose reply had markup that could not be repaired. */
   messageID: string;
   reason: CorrectionReason;
@@ -27,7 +27,7 @@ export interface TurnSeen {
 /** Wakes the plugin may send per session in any rolling hour, whatever the users write. */
 export const WAKES_PER_HOUR = 3;
 export const HOUR_MS = 3_600_000;
-export const DEFAULT_MAX_SESSIONS = 500;
+const DEFAULT_MAX_SESSIONS = 500;
 /** Turns (and user messages) remembered per session: a turn older than this is not asked about again. */
 const REMEMBERED_TURNS = 16;
 

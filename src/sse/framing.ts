@@ -1,7 +1,7 @@
 // Server-sent events, byte side and text side. A line ends at CR, LF or CRLF (the SSE spec's three
 // terminators); a blank line ends an event. Nothing here knows about OpenAI chunks.
 
-export interface Framed {
+interface Framed {
   /**
    * 1 when the chunk starts with the LF of a CRLF whose CR ended the previous chunk and an event:
    * that byte belongs to the event already reported, not to the next one.

@@ -338,7 +338,7 @@ function eventLength(bytes: Uint8Array, from: number, to: number): number {
 }
 
 /** The `event:` line of a wire that names its events after their `type` (Anthropic, Responses). */
-export function namedEventMeta(piece: Json): readonly string[] {
+function namedEventMeta(piece: Json): readonly string[] {
   return typeof piece.type === "string" ? [`event: ${piece.type}`] : [];
 }
 

@@ -18,7 +18,7 @@ export interface MiddlewareOptions extends AdapterOptions {
  * The built-in sanitizer reads history with the call's declared tools, as the live repair reads the
  * reply; the call's providerOptions tell whether a changed message must lose its item ids (keepsItemIds).
  */
-export type HistorySanitizer = (prompt: LanguageModelV3Prompt, tools: readonly ToolSpec[], providerOptions?: ProviderOptions) => LanguageModelV3Prompt;
+type HistorySanitizer = (prompt: LanguageModelV3Prompt, tools: readonly ToolSpec[], providerOptions?: ProviderOptions) => LanguageModelV3Prompt;
 
 /** undefined: history.sanitize is off and no sanitizer of the caller's replaces it, so the prompt goes as it is. */
 export function historySanitizer(given: MiddlewareOptions, settled: MiddlewareOptions): HistorySanitizer | undefined {

@@ -35,7 +35,7 @@ export const MINIMAX_BRACKET: SpanKind = {
 };
 
 /** The call one bracket body holds, or null when it is prose that names no declared tool. */
-export function bracketCall(body: string, ctx: SpanContext): UnitOutcome | null {
+function bracketCall(body: string, ctx: SpanContext): UnitOutcome | null {
   const json = parseJson(body);
   if (json.ok) {
     if (!isObject(json.value) || typeof json.value.tool !== "string" || "name" in json.value) return null;
@@ -61,7 +61,7 @@ type ArrowRead = { kind: "call"; name: string; pairs: [string, string][]; args?:
  * pairs); VALUE is a JSON string (its text), a single-quoted string without escapes (its text), a
  * bare word such as `20` or `true` (typed by the schema), or a JSON object or array.
  */
-export function readArrowCall(body: string): ArrowRead {
+function readArrowCall(body: string): ArrowRead {
   const r = new Reader(body);
   if (!r.eat(0x7b) || r.word() !== "tool" || !r.arrow()) return { kind: "unread" };
   const name = r.jsonString();
@@ -257,7 +257,7 @@ class Reader {
  * characters as if the quote were none, exactly as before: they are held from the `'` and stepped
  * then, each once at most.
  */
-export class BracketCallState implements CharState {
+class BracketCallState implements CharState {
   private phase: "start" | "object" | "after" | "closer" = "start";
   private readonly object = new JsonExtent();
   private lineBlank = false;

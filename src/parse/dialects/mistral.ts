@@ -12,7 +12,7 @@ import { isObject } from "../../grammar/plain-data.ts";
  * older `[TOOL_CALLS][{"name", "arguments"}, ...]`, and (off by default) the residue
  * `NAME[ARGS]{json}` left when the special token is stripped.
  */
-export function parseMistralSpan(span: string, opener: Tag, ctx: SpanContext): Segment[] {
+function parseMistralSpan(span: string, opener: Tag, ctx: SpanContext): Segment[] {
   const body = span.slice(opener.end).trim();
   if (body.startsWith("[")) {
     const parsed = parseJson(body);
@@ -71,7 +71,7 @@ export const MISTRAL: SpanKind = {
  * and one JSON object (after `[ARGS]`, also a JSON string literal holding one); the residue starts
  * at NAME and always has `[ARGS]`.
  */
-export class MistralState implements CharState {
+class MistralState implements CharState {
   private phase: "start" | "name" | "args" | "before-json" | "json" | "string" = "start";
   private escaped = false;
   private matched = 0;

@@ -12,7 +12,7 @@ import type { JsonSchema } from "../types.ts";
  * argument named twice (Python rejects a repeated keyword; `bash(command='echo hi', command='rm
  * -rf ~')` must not run the second).
  */
-export interface PythonCall {
+interface PythonCall {
   name: string;
   args: Record<string, unknown>;
 }

@@ -153,7 +153,7 @@ export const QWEN_FUNCTION: SpanKind<QwenParameters> = {
 };
 
 /** A `</function>` inside an open value: a `</parameter>` next proves it was the value's text. */
-export const QWEN_VALUE = closerRule("naked");
+const QWEN_VALUE = closerRule("naked");
 
 /**
  * As a Qwen3-Coder body streams: whether a parameter is open, decided by `params` as the walk

@@ -31,7 +31,7 @@ export const GLM_IN_VALUE = closerRule(
  * wants `<arg_key>` or the closer; GLM then alternates one-word keys and free values ("glm-*"),
  * Qwen3-Coder waits for `</function>`, the XML costume for the wrapper's closer.
  */
-export type ToolCallPhase = "await-tag" | "json" | "bad-json" | "name" | "function" | "function-inner" | "xml" | "glm-key" | "glm-value-next" | "glm-value" | "glm-pair-next";
+type ToolCallPhase = "await-tag" | "json" | "bad-json" | "name" | "function" | "function-inner" | "xml" | "glm-key" | "glm-value-next" | "glm-value" | "glm-pair-next";
 
 /**
  * One `<tool_call>` span's body rules after its first characters (ToolCallStart sets the phase

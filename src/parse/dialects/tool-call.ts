@@ -30,7 +30,7 @@ function glmName(body: string): string | undefined {
  * Whatever the body, an opener attribute no body reads (`<tool_call timeout="600">`) refuses the
  * call: it would run without it. A call's `id` labels it; `name=` is read by T01's JSON body only.
  */
-export function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, truncated: boolean, xmlCostume: (span: string) => Segment[]): Segment[] {
+function parseToolCallSpan(span: string, opener: Tag, ctx: SpanContext, truncated: boolean, xmlCostume: (span: string) => Segment[]): Segment[] {
   const segments = readToolCallSpan(span, opener, ctx, truncated, xmlCostume);
   const json = span.slice(opener.end).trimStart().startsWith("{");
   const unread = Object.keys(opener.attrs).find((attr) => attr !== "id" && (attr !== "name" || !json));

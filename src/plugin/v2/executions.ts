@@ -5,9 +5,9 @@
 // the idle wake waits for both and the abort is always applied before the wake is decided.
 
 /** How an execution ended; "unknown" without a live event stream (the wake then decides alone). */
-export type Settled = "succeeded" | "failed" | "interrupted" | "unknown";
+type Settled = "succeeded" | "failed" | "interrupted" | "unknown";
 
-export interface ExecutionWatch {
+interface ExecutionWatch {
   /** Whether terminal events are being read. */
   readonly live: boolean;
   /**
@@ -21,7 +21,7 @@ export interface ExecutionWatch {
   stop(): void;
 }
 
-export interface ExecutionHandlers {
+interface ExecutionHandlers {
   /** The user stopped the session (`interrupted` with reason "user"): called before `settled` resolves. */
   onAbort(sessionID: string): void;
   /** The stream failed or ended by itself (not by `stop`). */
@@ -36,7 +36,7 @@ const TERMINALS: Readonly<Record<string, Exclude<Settled, "unknown">>> = {
 
 const STARTED = "session.execution.started";
 
-export interface ExecutionEvent {
+interface ExecutionEvent {
   sessionID: string;
   /** "started", or how the execution ended. */
   kind: "started" | Exclude<Settled, "unknown">;

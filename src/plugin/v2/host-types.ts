@@ -100,12 +100,12 @@ export interface V2SessionHooks {
 }
 
 /** H: `ModelHookOptions`. The host skips a hook whose providerID differs from `event.model.providerID`. */
-export interface V2ModelHookOptions {
+interface V2ModelHookOptions {
   readonly providerID?: string;
 }
 
 /** R (later form): the second argument, `InvocationContext`; older hosts pass none. */
-export interface V2InvocationContext {
+interface V2InvocationContext {
   readonly signal: AbortSignal;
 }
 
@@ -113,14 +113,14 @@ export interface V2InvocationContext {
  * S, H: `ModelHooks<SessionHooks>`. X: a callback's rejection becomes a defect of the request it
  * runs for, so every callback here is guarded and never throws.
  */
-export type V2SessionHook = <Name extends keyof V2SessionHooks>(
+type V2SessionHook = <Name extends keyof V2SessionHooks>(
   name: Name,
   callback: (input: V2SessionHooks[Name], context?: V2InvocationContext) => Promise<void> | void,
   options?: V2ModelHookOptions,
 ) => Promise<V2Registration>;
 
 /** M: `Model.Info` as the aisdk hooks pass it; only what the scope reads. */
-export interface V2ModelInfo {
+interface V2ModelInfo {
   /** OpenCode's model id. */
   readonly id: string;
   /** The id sent upstream. */
@@ -133,7 +133,7 @@ export interface V2ModelInfo {
 }
 
 /** K: any model the effect form may hand over (`LanguageModelV3 | LanguageModelV4`); only v3 is wrapped. */
-export interface V2AnyLanguageModel {
+interface V2AnyLanguageModel {
   readonly specificationVersion: string;
   readonly [key: string]: unknown;
 }
@@ -146,12 +146,12 @@ export interface V2LanguageEvent {
   language?: LanguageModelV3 | V2AnyLanguageModel;
 }
 
-export interface V2AisdkHooks {
+interface V2AisdkHooks {
   language: V2LanguageEvent;
 }
 
 /** K: `Hooks<AISDKHooks>` (the effect form takes a ModelHookOptions too; not needed here). */
-export type V2AisdkHook = <Name extends keyof V2AisdkHooks>(
+type V2AisdkHook = <Name extends keyof V2AisdkHooks>(
   name: Name,
   callback: (input: V2AisdkHooks[Name], context?: V2InvocationContext) => Promise<void> | void,
 ) => Promise<V2Registration>;
@@ -172,7 +172,7 @@ export interface V2PromptInput {
 }
 
 /** C: `session.prompt` resolves to the admitted inbox entry. */
-export interface V2PromptAdmitted {
+interface V2PromptAdmitted {
   readonly id: string;
   readonly sessionID: string;
   readonly delivery: "steer" | "queue";
@@ -185,7 +185,7 @@ export interface V2PromptAdmitted {
  * @ 06f9d1a63517d67c5fc28875294b245c93ac2507: `parentID: ID.pipe(optional)`). S picks `get` into
  * `SessionDomain`; X forwards it (`get: (input) => run(host.session.get({ sessionID }))`).
  */
-export interface V2SessionInfo {
+interface V2SessionInfo {
   readonly id: string;
   readonly parentID?: string;
   readonly [key: string]: unknown;
@@ -209,12 +209,12 @@ export type V2ExecutionEvent =
  * E @ 31ee1d62 also declares `subscribe(type)`, but X forwards no argument (`subscribe: () =>
  * Stream.toAsyncIterable(host.event.subscribe()...)`), so it is called without one and filtered here.
  */
-export interface V2EventDomain {
+interface V2EventDomain {
   readonly subscribe: () => AsyncIterable<unknown>;
 }
 
 /** A: `App`. */
-export interface V2App {
+interface V2App {
   readonly name: string;
   readonly version: string;
   readonly channel?: string;

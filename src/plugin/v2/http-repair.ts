@@ -25,7 +25,7 @@ interface Recorded {
   tag: string;
 }
 
-export interface HttpRepairDeps {
+interface HttpRepairDeps {
   /** Whether the plugin acts on this request's route at all (the `providers` option). */
   inScope(event: V2SessionHttpRequest): boolean;
   /** `<instance> <sessionID>/<turn>`, read back by onResult through readTag. */

@@ -39,7 +39,7 @@ import { HttpRepair } from "./http-repair.ts";
 import { wrapWithMiddleware } from "./language.ts";
 
 /** What a 2.x host cannot give this plugin, named in the start-up line and the README. */
-export const V2_UNMAPPED =
+const V2_UNMAPPED =
   "native wires other than chat-completions, Messages and Responses pass through unrepaired; no text fallback (no finished-text hook)";
 
 export async function setup(ctx: V2Context, log: Logger = createLogger(undefined)): Promise<V2Cleanup | void> {

@@ -102,6 +102,6 @@ function blocksOf(events: EngineEvent[], block: Json & { text: string }): Json[]
   return out;
 }
 
-export function toolUseBlock(call: RecoveredCall): Json {
+function toolUseBlock(call: RecoveredCall): Json {
   return { type: "tool_use", id: call.id, name: call.tool, input: call.input };
 }

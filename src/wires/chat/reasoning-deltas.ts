@@ -78,7 +78,7 @@ export class ReasoningDeltas {
 type ReasoningKey = "reasoning_content" | "reasoning";
 
 /** What the reasoning channel did to a chunk: reasoning text to send before it, and whether its own delta changed. */
-export interface Thought {
+interface Thought {
   lead: Json[];
   changed: boolean;
 }

@@ -34,7 +34,7 @@ export function upstream(event: Json & { type: string }, changed: boolean): Out 
 /** Events that repeat their part's text: set again as they go out once a slot was filled. */
 const DONE_EVENTS = new Set(["response.output_text.done", "response.content_part.done", "response.output_item.done"]);
 
-export interface OutboxHooks {
+interface OutboxHooks {
   /** A `done` event, after a slot was filled: its part's text as it went out; true when that changed it. */
   refresh(event: Json): boolean;
   /** What waits passed HELD_EVENT_LIMIT: the reply's undecided text is released, never lost; what that puts in goes last. */

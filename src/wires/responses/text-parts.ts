@@ -33,7 +33,7 @@ interface Ending {
 }
 
 /** What becomes of an upstream text delta: `keep` false drops it, `changed` says its delta was set. */
-export interface DeltaFate {
+interface DeltaFate {
   keep: boolean;
   changed: boolean;
 }
