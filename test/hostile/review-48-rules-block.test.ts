@@ -1,0 +1,150 @@
+/**
+ * Review 48 (hostile, tests only): the block hold (src/engine/output.ts blockHold) and the stray
+ * rule (src/engine/text-mode.ts strayBlock/refuseStrayBlock; docs/PATTERNS.md "A parameter outside
+ * every invoke", I02, golden P47.11-P47.16): a parameter outside every invoke anywhere before the
+ * block's closer refuses every call of the block. Looking for a stray that still lets the call run.
+ * Known gaps not re-reported: the limit, a text part's end (endSpan) and the reasoning channel.
+ * Each failing test (test.failing) says what is wrong, its severity and the suspected file;
+ * passing tests are hard negatives kept on purpose.
+ */
+import { describe, expect, test } from "bun:test";
+import { parse } from "../../src/engine/parse.ts";
+import { live } from "../golden/notation.ts";
+import { fixtureTools } from "../golden/tools.ts";
+import { textStream, throughMiddleware } from "../security/support.ts";
+import { accountsForEveryCharacter, runAtEverySplit } from "../support/run-engine.ts";
+
+const RM = `<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf ./*</{D}parameter>\n</{D}invoke>`;
+const LS = RM.replace("rm -rf ./*", "ls");
+const WORKDIR = `<{D}parameter name="workdir" string="true">/tmp/scratch</{D}parameter>`;
+const F = "```";
+const prompt = [{ role: "user" as const, content: [{ type: "text" as const, text: "clean up" }] }];
+
+/** The run (whole), after asserting char by char and seeded splits agree with it and parse(), every character accounted for. */
+function run(notation: string) {
+  const input = live(notation);
+  const r = runAtEverySplit(input, fixtureTools);
+  expect(accountsForEveryCharacter(input, r)).toBe(true);
+  expect(parse(input, fixtureTools).calls.map((c) => c.input)).toEqual(r.calls.map((c) => c.input));
+  return r;
+}
+const expectNoRmWithoutWorkdir = (r: ReturnType<typeof run>) => {
+  for (const c of r.calls) expect(c.input).not.toEqual({ command: "rm -rf ./*" });
+};
+
+describe("a fenced code block right after the invoke closer, then the stray parameter, in the still-open block", () => {
+  // FINDING (high: wrong execution, the review-47 harm again; review 47b finding 2 by another
+  // path). A line of prose between the invoke closer and the stray workdir is refused now, but a
+  // fenced code block there (empty, `echo hi`, or an output the model made up) is read as a
+  // fabricated result (S03): everything from the fence to the end of the block, the stray workdir
+  // included, is stripped as "fabricated-result" with NO broken report and no nudge, and
+  // `rm -rf ./*` runs in the session's directory. The same input in Claude-style XML is refused
+  // (control), as is a line of prose before the fence (control). Expected: refused, broken-markup
+  // I02, text kept (the stray stands before the block's closer). Suspected: src/engine/output.ts
+  // (the S03 strip after a call ends the block hold before text mode reads the stray) and
+  // src/engine/text-mode.ts (the stray watch does not look inside what S03 strips).
+  for (const [name, fence] of [
+    ["an empty fence", `${F}\n${F}`],
+    ["a fence with a command", `${F}\necho hi\n${F}`],
+    ["a fence with made-up output", `${F}text\na.txt b.txt\n${F}`],
+    ["a fence, then a blank line", `${F}\necho hi\n${F}\n`],
+    ["a tilde fence", `~~~\necho hi\n~~~`],
+  ] as const) {
+    test.failing(`DSML, ${name}: rm -rf ./* does not run without its workdir`, () => {
+      expectNoRmWithoutWorkdir(run(`Cleaning.\n<{D}tool_calls>\n${RM}\n${fence}\n${WORKDIR}\n</{D}tool_calls>`));
+    });
+  }
+  test.failing("DSML: the stray workdir is never dropped without a report", () => {
+    const r = run(`Cleaning.\n<{D}tool_calls>\n${RM}\n${F}\necho hi\n${F}\n${WORKDIR}\n</{D}tool_calls>`);
+    expect(r.summary.broken.length).toBeGreaterThan(0);
+  });
+  // FINDING (high, same cause) in Qwen3-Coder's wrapper: a fence after `</function>`, then
+  // `<parameter=workdir>` before `</tool_call>`: the call runs, the rest stripped silently.
+  test.failing("Qwen3-Coder: a fence after </function>, then the stray workdir: refused", () => {
+    expectNoRmWithoutWorkdir(run(`Cleaning.\n<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf ./*\n</parameter>\n</function>\n${F}\necho hi\n${F}\n<parameter=workdir>\n/tmp/scratch\n</parameter>\n</tool_call>`));
+  });
+  test.failing("through the AI SDK middleware (chunks of 1, 7, whole): no call", async () => {
+    const input = live(`Cleaning.\n<{D}tool_calls>\n${RM}\n${F}\necho hi\n${F}\n${WORKDIR}\n</{D}tool_calls>`);
+    for (const size of [1, 7, input.length]) expect((await throughMiddleware(prompt, textStream(input, size))).calls).toEqual([]);
+  });
+  // Controls (pass on main).
+  test("control: Claude-style XML with the same fence is refused", () => {
+    expect(run(`Cleaning.\n<function_calls>\n<invoke name="bash">\n<parameter name="command">rm -rf ./*</parameter>\n</invoke>\n${F}\necho hi\n${F}\n<parameter name="workdir">/tmp/scratch</parameter>\n</function_calls>`).calls).toEqual([]);
+  });
+  test("control: a line of prose before the fence: refused", () => {
+    expect(run(`Cleaning.\n<{D}tool_calls>\n${RM}\nNote:\n${F}\necho hi\n${F}\n${WORKDIR}\n</{D}tool_calls>`).calls).toEqual([]);
+  });
+  test("control: the stray before the fence and a later call: both refused", () => {
+    expect(run(`Cleaning.\n<{D}tool_calls>\n${LS}\n${WORKDIR}\n${F}\necho hi\n${F}\n${RM}\n</{D}tool_calls>`).calls).toEqual([]);
+  });
+});
+
+describe("the block's closer written inside a CommonMark container (documentation), then a stray parameter", () => {
+  // FINDING (medium-high: wrong execution; documentation counts as markup). A block closer that
+  // stands in a block quote, a list item, a fenced or an indented code block is documentation, yet
+  // it ends the watched block: the stray workdir after it (before the block's real closer) is
+  // read as a loose value after a closed block (D08, stripped), and `rm -rf ./*` runs. The same
+  // closer in inline code or an HTML comment does not end the block (controls: refused).
+  // Expected: refused (the block is still open; its real closer comes after the stray).
+  // Suspected: src/engine/text-mode.ts (the closer that ends strayBlock / closedBlock is taken
+  // without the container check the call openers get) and src/engine/tentative-closer.ts.
+  for (const [name, closer] of [
+    ["a block quote", `> </{D}tool_calls>`],
+    ["a list item", `- </{D}tool_calls>`],
+    ["a fenced code block", `${F}\n</{D}tool_calls>\n${F}`],
+    ["an indented code block", `\n    </{D}tool_calls>\n`],
+  ] as const) {
+    test.failing(`${name}: rm -rf ./* does not run without its workdir`, () => {
+      expectNoRmWithoutWorkdir(run(`Cleaning.\n<{D}tool_calls>\n${RM}\n${closer}\n${WORKDIR}\n</{D}tool_calls>`));
+    });
+  }
+  for (const [name, closer] of [
+    ["inline code", `the \`</{D}tool_calls>\` closer`],
+    ["an HTML comment", `<!-- </{D}tool_calls> -->`],
+  ] as const) {
+    test(`control: the closer in ${name}: refused`, () => {
+      expect(run(`Cleaning.\n<{D}tool_calls>\n${RM}\n${closer}\n${WORKDIR}\n</{D}tool_calls>`).calls).toEqual([]);
+    });
+  }
+});
+
+describe("a closer whose word only starts like the block's", () => {
+  // FINDING (low: the rule can be ended by a tag that is not the block's closer). `</{D}tool_callsX>`
+  // and `</{D}tool_calls_begin>` end the watched block as `</{D}tool_calls>` does, so a stray after
+  // them and before the real closer refuses nothing. `</{D}tool_results>`, `</{D}foo>` and
+  // `</div>` do not (controls). Expected: a closer with another word does not end the block.
+  // Suspected: src/grammar/ (the closer word matched by prefix) / src/engine/tentative-closer.ts.
+  for (const closer of [`</{D}tool_callsX>`, `</{D}tool_calls_begin>`]) {
+    test.failing(`${closer}: the stray after it still refuses`, () => {
+      expectNoRmWithoutWorkdir(run(`Cleaning.\n<{D}tool_calls>\n${RM}\n${closer}\n${WORKDIR}\n</{D}tool_calls>`));
+    });
+  }
+  for (const closer of [`</{D}tool_results>`, `</{D}foo>`, `</div>`, `</{BAR}DSML{SP}tool_calls>`]) {
+    test(`control: ${closer} does not end the block: refused`, () => {
+      expect(run(`Cleaning.\n<{D}tool_calls>\n${RM}\n${closer}\n${WORKDIR}\n</{D}tool_calls>`).calls).toEqual([]);
+    });
+  }
+});
+
+describe("hard negatives (pass on main)", () => {
+  test("two blocks back to back, the second with a stray: the first block's call runs, the second's does not", () => {
+    const r = run(`<{D}tool_calls>\n${LS}\n</{D}tool_calls><{D}tool_calls>\n${RM}\n${WORKDIR}\n</{D}tool_calls>`);
+    expect(r.calls.map((c) => c.input)).toEqual([{ command: "ls" }]);
+  });
+  test("the block's closer inside a later call's value does not end the block: the stray after refuses both", () => {
+    const write = `<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n<{D}parameter name="content" string="true">x </{D}tool_calls> y</{D}parameter>\n</{D}invoke>`;
+    expect(run(`<{D}tool_calls>\n${RM}\n${write}\n${WORKDIR}\n</{D}tool_calls>`).calls).toEqual([]);
+  });
+  test("a stray in a block quote inside the open block refuses", () => {
+    expect(run(`Cleaning.\n<{D}tool_calls>\n${RM}\n> ${WORKDIR}\n</{D}tool_calls>`).calls).toEqual([]);
+  });
+  test("a stray before every invoke refuses", () => {
+    expect(run(`<{D}tool_calls>\n${WORKDIR}\n${RM}\n</{D}tool_calls>`).calls).toEqual([]);
+  });
+  test("refused: every character stays visible (nothing lost, nothing doubled), whole and split", () => {
+    const input = live(`Cleaning.\n<{D}tool_calls>\n${LS}\nNote:\n${WORKDIR}\nThen:\n${RM}\n</{D}tool_calls>\nDone.`);
+    const r = runAtEverySplit(input, fixtureTools);
+    expect(r.calls).toEqual([]);
+    expect(r.text).toBe(input);
+  });
+});
