@@ -60,6 +60,18 @@ describe("a runaway command whose next parameter is written with a degraded pref
     expect(calls(dsml(`<{D}parameter name="command" string="true">rm -rf ./*\n<{BAR}parameter name="workdir" string="true">/tmp/scratch`)).calls).toEqual([]);
   });
 
+  // FINDING (high, same cause): the one-bar workdir self-closing, or the command ended by the
+  // block's closer (no invoke closer). The canonical self-closing opener there is refused (I04).
+  test.failing("DSML: a one-bar self-closing workdir inside the command (P01) is refused", () => {
+    expect(calls(dsml(`<{D}parameter name="command" string="true">rm -rf ./*\n<{BAR}parameter name="workdir" string="true" value="/tmp/scratch"/>`)).calls).toEqual([]);
+  });
+  test.failing("DSML: a one-bar workdir opener swallowed by a command the block's closer ends is refused", () => {
+    expect(calls(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf ./*\n<{BAR}parameter name="workdir" string="true">/tmp/scratch\n</{D}tool_calls>`).calls).toEqual([]);
+  });
+  test("control: a canonical self-closing workdir inside the command (P01) is refused", () => {
+    expect(calls(dsml(`<{D}parameter name="command" string="true">rm -rf ./*\n<{D}parameter name="workdir" string="true" value="/tmp/scratch"/>`)).calls).toEqual([]);
+  });
+
   // FINDING (high, same cause) in Claude-style and MiniMax XML: `</{BAR}parameter>` closes the
   // plain `<parameter name="command">` value, `<{BAR}parameter` opens nothing.
   test.failing("Claude-style XML, one sentinel bar: refused", () => {
