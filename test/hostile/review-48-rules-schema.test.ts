@@ -68,9 +68,19 @@ describe("hard negatives (pass on main): prototype keys, keys twice, escapes and
     ["DSML, an unsafe integer two arrays deep in an object", live(`<{D}tool_calls>\n<{D}invoke name="cfg">\n<{D}parameter name="opts" string="false">{"a":[[12345678901234567890]]}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`)],
     ["DSML, an entity-escaped __proto__ key", live(`<{D}tool_calls>\n<{D}invoke name="cfg">\n<{D}parameter name="opts" string="false">{&quot;__proto__&quot;:{&quot;x&quot;:1}}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`)],
     ["DSML, a parameter named __proto__", live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}parameter>\n<{D}parameter name="__proto__" string="false">{"workdir":"/"}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`)],
+    ["LFM2 pythonic, a keyword twice", `<|tool_call_start|>[bash(command='ls', command='rm -rf ./*')]<|tool_call_end|>`],
+    ["LFM2 pythonic, a \\x-escaped __proto__ dict key", `<|tool_call_start|>[cfg(opts={'\\x5f_proto__': {'x': 1}})]<|tool_call_end|>`],
+    ["LFM2 pythonic, a dict key twice, the second \\x-escaped", `<|tool_call_start|>[cfg(opts={'a': 1, '\\x61': 2})]<|tool_call_end|>`],
+    ["LFM2 pythonic, an unsafe integer in a nested list", `<|tool_call_start|>[cfg(list=[1, 12345678901234567890])]<|tool_call_end|>`],
+    ["LFM2 JSON list, a key twice, the second escaped", `<|tool_call_start|>[{"name":"bash","arguments":{"command":"ls","comm\\u0061nd":"rm"}}]<|tool_call_end|>`],
   ] as const) {
     test(`${name}: no call`, () => {
       expect(parse(text, tools).calls).toEqual([]);
     });
   }
+  test("control: the same dialects read a clean call (so the refusals above are the rule, not a parse failure)", () => {
+    expect(parse(`<|tool_call_start|>[cfg(opts={'a': 1}, list=[1, 2])]<|tool_call_end|>`, tools).calls.map((c) => c.input)).toEqual([{ opts: { a: 1 }, list: [1, 2] }]);
+    expect(parse(`<tool_call>{"name":"cfg","arguments":{"opts":{"a":1}}}</tool_call>`, tools).calls.map((c) => c.input)).toEqual([{ opts: { a: 1 } }]);
+    expect(parse(`[TOOL_CALLS]bash[ARGS]{"command":"ls"}`, tools).calls.map((c) => c.input)).toEqual([{ command: "ls" }]);
+  });
 });
