@@ -126,6 +126,30 @@ describe("a closer whose word only starts like the block's", () => {
   }
 });
 
+describe("an orphan DSML invoke (the block wrapper lost) beside a parameter outside it", () => {
+  // FINDING (medium: wrong execution; the rule's scope). The wrapper-less DSML invoke runs (an
+  // orphan invoke is a shape the plugin repairs), but the stray rule only watches a block, so a
+  // `workdir` written right after the `rm -rf ./*` invoke, right before it, or between two orphan
+  // invokes is a loose value (D08, stripped) and `rm -rf ./*` runs in the session's directory:
+  // the harm review 47 fixed inside a block ("which call it was meant for is a guess"). Expected:
+  // refused (I02) as inside a block, at least when the parameter touches the invoke (no prose
+  // between). Suspected: src/engine/text-mode.ts (strayBlock is set only by a block opener) and
+  // src/parse/span.ts (malformed blocks only).
+  const ORPHAN_LS = LS;
+  test.failing("the stray workdir right after the orphan rm -rf ./* invoke", () => {
+    expectNoRmWithoutWorkdir(run(`Cleaning.\n${RM}\n${WORKDIR}`));
+  });
+  test.failing("the stray workdir right before the orphan rm -rf ./* invoke", () => {
+    expectNoRmWithoutWorkdir(run(`Cleaning.\n${WORKDIR}\n${RM}`));
+  });
+  test.failing("the stray workdir between two orphan invokes", () => {
+    expectNoRmWithoutWorkdir(run(`Cleaning.\n${ORPHAN_LS}\n${WORKDIR}\n${RM}`));
+  });
+  test("control: the same inside a block is refused", () => {
+    expect(run(`Cleaning.\n<{D}tool_calls>\n${RM}\n${WORKDIR}\n</{D}tool_calls>`).calls).toEqual([]);
+  });
+});
+
 describe("hard negatives (pass on main)", () => {
   test("two blocks back to back, the second with a stray: the first block's call runs, the second's does not", () => {
     const r = run(`<{D}tool_calls>\n${LS}\n</{D}tool_calls><{D}tool_calls>\n${RM}\n${WORKDIR}\n</{D}tool_calls>`);
