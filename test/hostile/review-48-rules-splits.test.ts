@@ -45,7 +45,7 @@ describe("whole, char by char and seeded splits agree (hard negative)", () => {
         }),
         { seed: 4848, numRuns: 150 },
       );
-    });
+    }, 60_000);
   }
 });
 
