@@ -11,6 +11,9 @@ import { describe, expect, test } from "bun:test";
 import { parse } from "../../src/engine/parse.ts";
 import { live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
+import { repairFetch } from "../../src/adapters/fetch.ts";
+import { responsesItemSse } from "../adapters/responses-support.ts";
+import { chunkedFetch, dataEvents, encode, namedSse } from "../adapters/wire-support.ts";
 import { textStream, throughMiddleware } from "../security/support.ts";
 import { accountsForEveryCharacter, runAtEverySplit } from "../support/run-engine.ts";
 
@@ -170,5 +173,44 @@ describe("hard negatives (pass on main)", () => {
     const r = runAtEverySplit(input, fixtureTools);
     expect(r.calls).toEqual([]);
     expect(r.text).toBe(input);
+  });
+});
+
+describe("through the fetch adapter: Responses and Anthropic Messages (a read call, its path given twice)", () => {
+  const SCHEMA = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
+  const READ = `<{D}invoke name="read">\n<{D}parameter name="path" string="true">a.ts</{D}parameter>\n</{D}invoke>`;
+  const STRAY = `<{D}parameter name="path" string="true">b.ts</{D}parameter>`;
+  /** Calls and text the client gets on each wire, the text streamed in deltas of `size`. */
+  async function wires(text: string, size: number) {
+    const rInit = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", stream: true, input: [{ role: "user", content: [{ type: "input_text", text: "hi" }] }], tools: [{ type: "function", name: "read", parameters: SCHEMA }] }) };
+    const r = dataEvents(await (await repairFetch({}, chunkedFetch([encode(responsesItemSse([{ message: "m1", parts: [text] }], size))]))("http://model.test/v1/responses", rInit)).text());
+    const events: Record<string, unknown>[] = [
+      { type: "message_start", message: { id: "msg", type: "message", role: "assistant", model: "m", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } },
+      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+    ];
+    for (let i = 0; i < text.length; i += size) events.push({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: text.slice(i, i + size) } });
+    events.push({ type: "content_block_stop", index: 0 }, { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 5 } }, { type: "message_stop" });
+    const aInit = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", max_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }], tools: [{ name: "read", input_schema: SCHEMA }] }) };
+    const a = dataEvents(await (await repairFetch({}, chunkedFetch([encode(namedSse(events))]))("http://127.0.0.1:1/v1/messages", aInit)).text());
+    return {
+      responses: { calls: r.filter((e) => e.type === "response.output_item.done" && e.item?.type === "function_call").length, text: r.filter((e) => e.type === "response.output_text.delta").map((e) => e.delta).join("") },
+      anthropic: { calls: a.filter((e) => e.type === "content_block_start" && e.content_block?.type === "tool_use").length, text: a.filter((e) => e.type === "content_block_delta" && e.delta?.type === "text_delta").map((e) => e.delta.text).join("") },
+    };
+  }
+  // FINDING (high, the fence finding above on the other wires): the read runs with a.ts, the
+  // stray b.ts and the fence are stripped in silence. Expected: no call, the text whole.
+  test.failing("a fence then the stray path: no call on either wire, the text whole (deltas of 1, 5, whole)", async () => {
+    const text = live(`Reading.\n<{D}tool_calls>\n${READ}\n${F}\necho\n${F}\n${STRAY}\n</{D}tool_calls>`);
+    for (const size of [1, 5, text.length]) {
+      const out = await wires(text, size);
+      expect(out).toEqual({ responses: { calls: 0, text }, anthropic: { calls: 0, text } });
+    }
+  });
+  test("hard negative: prose then the stray path: no call on either wire, the text whole", async () => {
+    const text = live(`Reading.\n<{D}tool_calls>\n${READ}\nNote:\n${STRAY}\n</{D}tool_calls>\nDone.`);
+    for (const size of [1, 5, text.length]) {
+      const out = await wires(text, size);
+      expect(out).toEqual({ responses: { calls: 0, text }, anthropic: { calls: 0, text } });
+    }
   });
 });
