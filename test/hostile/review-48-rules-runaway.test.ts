@@ -105,6 +105,30 @@ describe("a runaway command whose next parameter is written with a degraded pref
   });
 });
 
+describe("Qwen3-Coder: a runaway command whose next opener is spelled with a stray space or a bar", () => {
+  // FINDING (medium: wrong execution). PATTERNS (G43.1-G43.3): any other `<parameter=` inside a
+  // Qwen3-Coder value is the value's text, and the `</parameter>` after it closes THAT opener, not
+  // the value; the value must reach its own `</parameter>` or the call is refused. An opener
+  // written `<parameter= workdir>` or `<parameter=workdir >` (a stray space; the reader does not
+  // take either as an opener) or `<{BAR}parameter=workdir>` on its own line is neither: its
+  // `</parameter>` closes the COMMAND, and `rm -rf ./*` runs with the workdir line swallowed
+  // (bash runs the first line in the session's directory). `<parameter=workdir>`,
+  // `<parameter=Workdir>` and `<parameter name="workdir">` there are refused (O02, controls).
+  // Expected: refused. Suspected: src/parse/dialects/qwen.ts (the value's closer search counts
+  // only exact `<parameter=NAME>` openers).
+  const qwen = (opener: string) => `Cleaning.\n<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf ./*\n${opener}\n/tmp/scratch\n</parameter>\n</function>\n</tool_call>`;
+  for (const opener of ["<parameter= workdir>", "<parameter=workdir >", "<{BAR}parameter=workdir>"]) {
+    test.failing(`${opener}: refused`, () => {
+      expect(calls(qwen(opener)).calls).toEqual([]);
+    });
+  }
+  for (const opener of ["<parameter=workdir>", "<parameter=Workdir>", `<parameter name="workdir">`]) {
+    test(`control: ${opener}: refused`, () => {
+      expect(calls(qwen(opener)).calls).toEqual([]);
+    });
+  }
+});
+
 describe("hard negatives (pass on main)", () => {
   test("a runaway across CDATA: the opener inside CDATA still refuses", () => {
     expect(calls(dsml(`<{D}parameter name="command" string="true"><![CDATA[rm -rf ./*\n<{D}parameter name="workdir" string="true">/tmp/scratch]]></{D}parameter>`)).calls).toEqual([]);
