@@ -90,6 +90,16 @@ describe("a runaway command whose next parameter is written with a degraded pref
     }
   });
 
+  // FINDING (medium-low: wrong execution): the next opener in the full canonical spelling, but its
+  // `>` lost (`<{D}parameter name="workdir"/tmp/scratch</{D}parameter>`): not a tag, so the
+  // command runs as "rm -rf ./*\n<{D}parameter name=\"workdir\"/tmp/scratch". Every other garbled
+  // opener tried (case, spaces, quotes, doubled bars, `param`, `parameters`, no name, a tab or a
+  // line break inside) is refused. Expected: refused (a sentinel parameter opener at a line start
+  // inside a value is markup, not the value's text). Suspected: src/parse/dialects/dsml/walk.ts.
+  test.failing("DSML: the next canonical opener with its `>` lost: refused", () => {
+    expect(calls(dsml(`<{D}parameter name="command" string="true">rm -rf ./*\n<{D}parameter name="workdir"/tmp/scratch</{D}parameter>`)).calls).toEqual([]);
+  });
+
   // Controls (pass on main): the spellings the rule does count.
   for (const [name, open, close] of [
     ["ASCII bars", "<|DSML|parameter", "</|DSML|parameter>"],
