@@ -168,7 +168,12 @@ export class TextMode extends Output {
             this.emitText(s, emitFrom, j, base);
             return j;
           }
-          if (one) this.refuseStrayBlock(this.strayBlock);
+          if (one) {
+            // Text before it reaches the tail first, as before a tag (the limit counts to the point read, whatever the split).
+            this.emitText(s, emitFrom, j, base);
+            emitFrom = j;
+            this.refuseStrayBlock(this.strayBlock);
+          }
         }
         if (r === null && c === LT && doc.atLineStart(c)) {
           // A sentinel parameter opener written with lookalike bars opens a value outside any readable call too (loose-value.ts).
@@ -212,6 +217,21 @@ export class TextMode extends Output {
           continue;
         }
       } else if (c === LT) {
+        if (this.strayBlock !== null) {
+          // Review 48: in a block still open, a parameter outside every invoke refuses its calls even
+          // where it reads as documentation (a fence, a block quote, an HTML block): the block's own
+          // text is no documentation of anything, and which call it was meant for is a guess.
+          const stray = this.strayInDocAt(s, j, final);
+          if (stray === NEED_MORE) {
+            this.emitText(s, emitFrom, j, base);
+            return j;
+          }
+          if (stray) {
+            this.emitText(s, emitFrom, j, base);
+            emitFrom = j;
+            if (this.strayBlock !== null) this.refuseStrayBlock(this.strayBlock);
+          }
+        }
         // A quoted call's tag (golden N45.1-N45.7): noted, then documentation like the rest. The
         // `<` of ordinary code is turned down by its next character before the documentation
         // context is asked where it stands (both are pure reads).
@@ -253,6 +273,18 @@ export class TextMode extends Output {
     // Opened like every other candidate: an indented stray line is a quoted block (quoteIndent).
     this.cand = new Candidate(this.store, this.ctx.tools, base + j, opener, decision.open, decision.enclosing ?? null, indent);
     return "open";
+  }
+
+  /**
+   * A tag at `j` (a `<` in documentation) while a block is still open: true when it is a stray
+   * parameter (isStrayParameter and no wrapped tool, or the one-bar spelling), which refuses the
+   * block's calls as outside documentation; NEED_MORE while the tag is cut off. A pure read.
+   */
+  private strayInDocAt(s: string, j: number, final: boolean): boolean | typeof NEED_MORE {
+    const r = readTag(s, j, final);
+    if (r === NEED_MORE) return NEED_MORE;
+    if (r !== null) return isStrayParameter(r) && !this.ctx.tools.has(r.attrs.name ?? "");
+    return oneBarParameterAt(s, j, final);
   }
 
   /** Each tag family's own rule decides (parse/openers.ts); `s` is the text the tag's offsets are in. */

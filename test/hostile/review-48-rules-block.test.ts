@@ -36,7 +36,7 @@ const expectNoRmWithoutWorkdir = (r: ReturnType<typeof run>) => {
 };
 
 describe("a fenced code block right after the invoke closer, then the stray parameter, in the still-open block", () => {
-  // FINDING (high: wrong execution, the review-47 harm again; review 47b finding 2 by another
+  // fixed (high: wrong execution, the review-47 harm again; review 47b finding 2 by another
   // path). A line of prose between the invoke closer and the stray workdir is refused now, but a
   // fenced code block there (empty, `echo hi`, or an output the model made up) is read as a
   // fabricated result (S03): everything from the fence to the end of the block, the stray workdir
@@ -53,20 +53,20 @@ describe("a fenced code block right after the invoke closer, then the stray para
     ["a fence, then a blank line", `${F}\necho hi\n${F}\n`],
     ["a tilde fence", `~~~\necho hi\n~~~`],
   ] as const) {
-    test.failing(`DSML, ${name}: rm -rf ./* does not run without its workdir`, () => {
+    test(`DSML, ${name}: rm -rf ./* does not run without its workdir`, () => {
       expectNoRmWithoutWorkdir(run(`Cleaning.\n<{D}tool_calls>\n${RM}\n${fence}\n${WORKDIR}\n</{D}tool_calls>`));
     });
   }
-  test.failing("DSML: the stray workdir is never dropped without a report", () => {
+  test("DSML: the stray workdir is never dropped without a report", () => {
     const r = run(`Cleaning.\n<{D}tool_calls>\n${RM}\n${F}\necho hi\n${F}\n${WORKDIR}\n</{D}tool_calls>`);
     expect(r.summary.broken.length).toBeGreaterThan(0);
   });
-  // FINDING (high, same cause) in Qwen3-Coder's wrapper: a fence after `</function>`, then
+  // fixed (high, same cause) in Qwen3-Coder's wrapper: a fence after `</function>`, then
   // `<parameter=workdir>` before `</tool_call>`: the call runs, the rest stripped silently.
-  test.failing("Qwen3-Coder: a fence after </function>, then the stray workdir: refused", () => {
+  test("Qwen3-Coder: a fence after </function>, then the stray workdir: refused", () => {
     expectNoRmWithoutWorkdir(run(`Cleaning.\n<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf ./*\n</parameter>\n</function>\n${F}\necho hi\n${F}\n<parameter=workdir>\n/tmp/scratch\n</parameter>\n</tool_call>`));
   });
-  test.failing("through the AI SDK middleware (chunks of 1, 7, whole): no call", async () => {
+  test("through the AI SDK middleware (chunks of 1, 7, whole): no call", async () => {
     const input = live(`Cleaning.\n<{D}tool_calls>\n${RM}\n${F}\necho hi\n${F}\n${WORKDIR}\n</{D}tool_calls>`);
     for (const size of [1, 7, input.length]) expect((await throughMiddleware(prompt, textStream(input, size))).calls).toEqual([]);
   });
@@ -197,9 +197,9 @@ describe("through the fetch adapter: Responses and Anthropic Messages (a read ca
       anthropic: { calls: a.filter((e) => e.type === "content_block_start" && e.content_block?.type === "tool_use").length, text: a.filter((e) => e.type === "content_block_delta" && e.delta?.type === "text_delta").map((e) => e.delta.text).join("") },
     };
   }
-  // FINDING (high, the fence finding above on the other wires): the read runs with a.ts, the
+  // fixed (high, the fence finding above on the other wires): the read runs with a.ts, the
   // stray b.ts and the fence are stripped in silence. Expected: no call, the text whole.
-  test.failing("a fence then the stray path: no call on either wire, the text whole (deltas of 1, 5, whole)", async () => {
+  test("a fence then the stray path: no call on either wire, the text whole (deltas of 1, 5, whole)", async () => {
     const text = live(`Reading.\n<{D}tool_calls>\n${READ}\n${F}\necho\n${F}\n${STRAY}\n</{D}tool_calls>`);
     for (const size of [1, 5, text.length]) {
       const out = await wires(text, size);
@@ -212,5 +212,35 @@ describe("through the fetch adapter: Responses and Anthropic Messages (a read ca
       const out = await wires(text, size);
       expect(out).toEqual({ responses: { calls: 0, text }, anthropic: { calls: 0, text } });
     }
+  });
+});
+
+describe("fx48-block: the line after a call's markup is a line of its own (a fence there is a fence), and a stray in documentation inside the open block", () => {
+  // The rule chosen for the fence finding: the line ending a call's span took after its markup
+  // moves the documentation context on (output.ts afterMarkup), so a fence on the next line opens
+  // a fence and its closing fence closes it; and while a block is open a parameter outside every
+  // invoke refuses its calls even where it stands in documentation (a fence, a block quote, an
+  // HTML block), since the block's own lines document nothing (text-mode.ts strayInDocAt).
+  test("a stray inside a fence in the open block refuses, the text whole", () => {
+    const input = live(`Cleaning.\n<{D}tool_calls>\n${RM}\n${F}\n${WORKDIR}\n${F}\n</{D}tool_calls>`);
+    const r = run(`Cleaning.\n<{D}tool_calls>\n${RM}\n${F}\n${WORKDIR}\n${F}\n</{D}tool_calls>`);
+    expect(r.calls).toEqual([]);
+    expect(r.text).toBe(input);
+    expect(r.summary.broken.map((b) => b.shape)).toContain("I02");
+  });
+  test("a stray inside an HTML block in the open block refuses", () => {
+    expect(run(`Cleaning.\n<{D}tool_calls>\n${RM}\n<div>\n${WORKDIR}\n</div>\n</{D}tool_calls>`).calls).toEqual([]);
+  });
+  test("hard negative: a fence after the block closed, a parameter in it: the block's call runs", () => {
+    const r = run(`Cleaning.\n<{D}tool_calls>\n${RM}\n</{D}tool_calls>\n${F}\n${WORKDIR}\n${F}\nDone.`);
+    expect(r.calls.map((c) => c.input)).toEqual([{ command: "rm -rf ./*" }]);
+  });
+  test("hard negative: a fence between two calls of one block (no stray): both run at the closer", () => {
+    const r = run(`Cleaning.\n<{D}tool_calls>\n${LS}\n${F}\necho hi\n${F}\n${RM.replace("rm -rf ./*", "pwd")}\n</{D}tool_calls>`);
+    expect(r.calls.map((c) => c.input)).toEqual([{ command: "ls" }, { command: "pwd" }]);
+  });
+  test("an invoke inside a fence opened on the line after a call is documentation: it never runs", () => {
+    const r = run(`Cleaning.\n${LS}\n${F}\n${RM}\n${F}\nDone.`);
+    expect(r.calls.map((c) => c.input)).toEqual([{ command: "ls" }]);
   });
 });

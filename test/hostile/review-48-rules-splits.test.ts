@@ -50,7 +50,7 @@ describe("whole, char by char and seeded splits agree (hard negative)", () => {
 });
 
 describe("a one-bar stray parameter past bufferLimit (found by the property above, seed 1 at 1500 runs)", () => {
-  // FINDING (medium: split parity, "whole, char by char and random splits must give the same
+  // fixed (medium: split parity, "whole, char by char and random splits must give the same
   // result"; the direction that runs is the known limit gap). The block's call, prose that takes
   // the hold past bufferLimit, then a stray workdir spelled with one sentinel bar
   // (`<{BAR}parameter`, golden P47.16's spelling). Fed whole the call is refused (I02); fed char by
@@ -66,7 +66,7 @@ describe("a one-bar stray parameter past bufferLimit (found by the property abov
     ["then another invoke", `Cleaning.\n<{D}tool_calls>\n${RM_ONE}\n${P}\n<{BAR}parameter name="workdir" string="true">/tmp</{BAR}parameter>\n${RM_ONE}`],
     ["at the reply's end", `Cleaning.\n<{D}tool_calls>\n${RM_ONE}\n${P}\n<{BAR}parameter name="workdir" string="true">/tmp</{BAR}parameter>`],
   ] as const) {
-    test.failing(`${name}: whole and char by char agree at bufferLimit 200`, () => {
+    test(`${name}: whole and char by char agree at bufferLimit 200`, () => {
       const input = live(notation);
       const whole = observable(runEngine(input, [], fixtureTools, { bufferLimit: 200 }));
       expect(observable(runEngine(input, everyChar(input.length), fixtureTools, { bufferLimit: 200 }))).toEqual(whole);
