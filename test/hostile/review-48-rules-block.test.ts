@@ -83,7 +83,7 @@ describe("a fenced code block right after the invoke closer, then the stray para
 });
 
 describe("the block's closer written inside a CommonMark container (documentation), then a stray parameter", () => {
-  // FINDING (medium-high: wrong execution; documentation counts as markup). A block closer that
+  // fixed (medium-high: wrong execution; documentation counts as markup). A block closer that
   // stands in a block quote, a list item, a fenced or an indented code block is documentation, yet
   // it ends the watched block: the stray workdir after it (before the block's real closer) is
   // read as a loose value after a closed block (D08, stripped), and `rm -rf ./*` runs. The same
@@ -97,7 +97,7 @@ describe("the block's closer written inside a CommonMark container (documentatio
     ["a fenced code block", `${F}\n</{D}tool_calls>\n${F}`],
     ["an indented code block", `\n    </{D}tool_calls>\n`],
   ] as const) {
-    test.failing(`${name}: rm -rf ./* does not run without its workdir`, () => {
+    test(`${name}: rm -rf ./* does not run without its workdir`, () => {
       expectNoRmWithoutWorkdir(run(`Cleaning.\n<{D}tool_calls>\n${RM}\n${closer}\n${WORKDIR}\n</{D}tool_calls>`));
     });
   }
@@ -112,13 +112,13 @@ describe("the block's closer written inside a CommonMark container (documentatio
 });
 
 describe("a closer whose word only starts like the block's", () => {
-  // FINDING (low: the rule can be ended by a tag that is not the block's closer). `</{D}tool_callsX>`
+  // fixed (low: the rule can be ended by a tag that is not the block's closer). `</{D}tool_callsX>`
   // and `</{D}tool_calls_begin>` end the watched block as `</{D}tool_calls>` does, so a stray after
   // them and before the real closer refuses nothing. `</{D}tool_results>`, `</{D}foo>` and
   // `</div>` do not (controls). Expected: a closer with another word does not end the block.
   // Suspected: src/grammar/ (the closer word matched by prefix) / src/engine/tentative-closer.ts.
   for (const closer of [`</{D}tool_callsX>`, `</{D}tool_calls_begin>`]) {
-    test.failing(`${closer}: the stray after it still refuses`, () => {
+    test(`${closer}: the stray after it still refuses`, () => {
       expectNoRmWithoutWorkdir(run(`Cleaning.\n<{D}tool_calls>\n${RM}\n${closer}\n${WORKDIR}\n</{D}tool_calls>`));
     });
   }
@@ -130,23 +130,26 @@ describe("a closer whose word only starts like the block's", () => {
 });
 
 describe("an orphan DSML invoke (the block wrapper lost) beside a parameter outside it", () => {
-  // FINDING (medium: wrong execution; the rule's scope). The wrapper-less DSML invoke runs (an
-  // orphan invoke is a shape the plugin repairs), but the stray rule only watches a block, so a
-  // `workdir` written right after the `rm -rf ./*` invoke, right before it, or between two orphan
-  // invokes is a loose value (D08, stripped) and `rm -rf ./*` runs in the session's directory:
-  // the harm review 47 fixed inside a block ("which call it was meant for is a guess"). Expected:
-  // refused (I02) as inside a block, at least when the parameter touches the invoke (no prose
-  // between). Suspected: src/engine/text-mode.ts (strayBlock is set only by a block opener) and
-  // src/parse/span.ts (malformed blocks only).
+  // fixed in part (medium: wrong execution; the rule's scope). Rule chosen (fx48-block): a DSML
+  // parameter outside every invoke read with no block open (no wrapped tool) refuses every later
+  // orphan DSML invoke of the reply (I02, text kept), so a stray before or between orphan invokes
+  // refuses the calls after it; it needs no hold (text-mode.ts strayOutsideBlock).
   const ORPHAN_LS = LS;
-  test.failing("the stray workdir right after the orphan rm -rf ./* invoke", () => {
-    expectNoRmWithoutWorkdir(run(`Cleaning.\n${RM}\n${WORKDIR}`));
+  // known gap: a stray after the last orphan invoke would need every orphan call held to the
+  // reply's end (or the candidate reading on over a parameter after an orphan invoke, which the
+  // span walk does not refuse today): the orphan rm -rf ./* still runs, the stray is a loose value (D08).
+  test("known gap: the stray workdir right after the orphan rm -rf ./* invoke (the call runs)", () => {
+    const r = run(`Cleaning.\n${RM}\n${WORKDIR}`);
+    expect(r.calls.map((c) => c.input)).toEqual([{ command: "rm -rf ./*" }]);
   });
-  test.failing("the stray workdir right before the orphan rm -rf ./* invoke", () => {
+  test("the stray workdir right before the orphan rm -rf ./* invoke", () => {
     expectNoRmWithoutWorkdir(run(`Cleaning.\n${WORKDIR}\n${RM}`));
   });
-  test.failing("the stray workdir between two orphan invokes", () => {
-    expectNoRmWithoutWorkdir(run(`Cleaning.\n${ORPHAN_LS}\n${WORKDIR}\n${RM}`));
+  test("the stray workdir between two orphan invokes: the later one is refused (the earlier one ran before it: the known gap)", () => {
+    const r = run(`Cleaning.\n${ORPHAN_LS}\n${WORKDIR}\n${RM}`);
+    expectNoRmWithoutWorkdir(r);
+    expect(r.calls.map((c) => c.input)).toEqual([{ command: "ls" }]);
+    expect(r.summary.broken.map((b) => b.shape)).toContain("I02");
   });
   test("control: the same inside a block is refused", () => {
     expect(run(`Cleaning.\n<{D}tool_calls>\n${RM}\n${WORKDIR}\n</{D}tool_calls>`).calls).toEqual([]);
@@ -242,5 +245,37 @@ describe("fx48-block: the line after a call's markup is a line of its own (a fen
   test("an invoke inside a fence opened on the line after a call is documentation: it never runs", () => {
     const r = run(`Cleaning.\n${LS}\n${F}\n${RM}\n${F}\nDone.`);
     expect(r.calls.map((c) => c.input)).toEqual([{ command: "ls" }]);
+  });
+});
+
+describe("fx48-block: what ends the watched block, and the orphan rule's bounds (hard negatives and the rules chosen)", () => {
+  test("a misspelled closer with a wrapper's word (`</{D}tool_call>`) still ends the block: a parameter after it and prose leaves the call", () => {
+    const r = run(`Cleaning.\n<{D}tool_calls>\n${RM}\n</{D}tool_call>\nNote:\n${WORKDIR}`);
+    expect(r.calls.map((c) => c.input)).toEqual([{ command: "rm -rf ./*" }]);
+  });
+  test("`</{D}tool_callsX>` then prose and no stray: the call runs at the reply's end", () => {
+    const r = run(`Cleaning.\n<{D}tool_calls>\n${RM}\n</{D}tool_callsX>\nDone.`);
+    expect(r.calls.map((c) => c.input)).toEqual([{ command: "rm -rf ./*" }]);
+  });
+  test("an indented closer without a blank line before it still closes the block (no indented code there)", () => {
+    const r = run(`Cleaning.\n<{D}tool_calls>\n${RM}\n    </{D}tool_calls>\nNote:\n${WORKDIR}`);
+    expect(r.calls.map((c) => c.input)).toEqual([{ command: "rm -rf ./*" }]);
+  });
+  test("a block written inside a list item, closed in it: the closer at the opener's depth ends the block (a parameter after it leaves the call)", () => {
+    const item = (line: string) => `  ${line}`;
+    const r = run(`Steps:\n- <{D}tool_calls>\n${RM.split("\n").map(item).join("\n")}\n  </{D}tool_calls>\n\nNote:\n${WORKDIR}`);
+    expect(r.calls.map((c) => c.input)).toEqual([{ command: "rm -rf ./*" }]);
+  });
+  test("a stray parameter before a whole block: the block's own calls still run (the orphan rule refuses only orphan invokes)", () => {
+    const r = run(`Cleaning.\n${WORKDIR}\n<{D}tool_calls>\n${LS}\n</{D}tool_calls>`);
+    expect(r.calls.map((c) => c.input)).toEqual([{ command: "ls" }]);
+  });
+  test("a parameter in a fence before an orphan invoke is documentation: the invoke runs", () => {
+    const r = run(`Example:\n${F}\n${WORKDIR}\n${F}\n${LS}`);
+    expect(r.calls.map((c) => c.input)).toEqual([{ command: "ls" }]);
+  });
+  test("a wrapped tool (a parameter named after a declared tool) is no stray: the orphan invoke after it is not refused by it", () => {
+    const r = run(`Cleaning.\n<{D}parameter name="bash">\n<{D}parameter name="command" string="true">pwd</{D}parameter>\n</{D}parameter>\n${LS}`);
+    expect(r.calls.map((c) => c.input)).toContainEqual({ command: "ls" });
   });
 });

@@ -78,3 +78,26 @@ describe("a one-bar stray parameter past bufferLimit (found by the property abov
     expect(observable(runEngine(input, everyChar(input.length), fixtureTools, { bufferLimit: 200 }))).toEqual(whole);
   });
 });
+
+describe("fx48-block: the one-bar stray past bufferLimit, at seeded random cuts too", () => {
+  // The rule chosen: the text before a one-bar stray reaches the tail (and the limit) before the
+  // stray is weighed, as before a tag the grammar reads (text-mode.ts), so whole = char by char = seeded splits.
+  const P = "Some prose. ".repeat(12);
+  for (const [name, notation] of [
+    ["then another invoke", `Cleaning.\n<{D}tool_calls>\n${RM}\n${P}\n<{BAR}parameter name="workdir" string="true">/tmp</{BAR}parameter>\n${RM}`],
+    ["at the reply's end", `Cleaning.\n<{D}tool_calls>\n${RM}\n${P}\n<{BAR}parameter name="workdir" string="true">/tmp</{BAR}parameter>`],
+    ["in a fence, then the block's closer", `Cleaning.\n<{D}tool_calls>\n${RM}\n${P}\n\`\`\`\n<{BAR}parameter name="workdir" string="true">/tmp</{BAR}parameter>\n\`\`\`\n</{D}tool_calls>`],
+  ] as const) {
+    for (const bufferLimit of [200, 160, Number.MAX_SAFE_INTEGER]) {
+      test(`${name}, bufferLimit ${bufferLimit === Number.MAX_SAFE_INTEGER ? "unbounded" : bufferLimit}: whole = char by char = seeded splits`, () => {
+        const input = live(notation);
+        const whole = runEngine(input, [], fixtureTools, { bufferLimit });
+        expect(accountsForEveryCharacter(input, whole)).toBe(true);
+        const expected = observable(whole);
+        expect(observable(runEngine(input, everyChar(input.length), fixtureTools, { bufferLimit }))).toEqual(expected);
+        for (let seed = 1; seed <= 8; seed++) expect(observable(runEngine(input, randomCuts(input.length, seed, 24), fixtureTools, { bufferLimit }))).toEqual(expected);
+        if (bufferLimit === Number.MAX_SAFE_INTEGER) expect(whole.calls).toEqual([]);
+      });
+    }
+  }
+});
