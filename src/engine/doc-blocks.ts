@@ -95,17 +95,17 @@ export class BlockReader {
     this.shapes.track(c);
   }
 
-  /**
-   * Handles `c`. With take false it only settles what `c`'s arrival decides about earlier
-   * characters (a pending marker that `c` does not continue, the containers a line matches) and
-   * stops where `c` itself would be consumed; step(c, false) then step(c, true) is step(c, true).
-   */
   /** How many containers (block quotes, list items) hold a character `c` (not a line ending) arriving now; a pure read, as inDoc. */
   containerDepth(c: number): number {
     this.step(c, false);
     return this.blocks.depth;
   }
 
+  /**
+   * Handles `c`. With take false it only settles what `c`'s arrival decides about earlier
+   * characters (a pending marker that `c` does not continue, the containers a line matches) and
+   * stops where `c` itself would be consumed; step(c, false) then step(c, true) is step(c, true).
+   */
   protected step(c: number, take: boolean): void {
     for (;;) {
       switch (this.mode) {
