@@ -231,6 +231,12 @@ describe("fx48-block: the line after a call's markup is a line of its own (a fen
     expect(r.text).toBe(input);
     expect(r.summary.broken.map((b) => b.shape)).toContain("I02");
   });
+  test("a Markdown table right after the invoke closer, then the stray: refused, the text whole", () => {
+    const notation = `Cleaning.\n<{D}tool_calls>\n${RM}\n| a | b |\n| - | - |\n| 1 | 2 |\n${WORKDIR}\n</{D}tool_calls>`;
+    const r = run(notation);
+    expect(r.calls).toEqual([]);
+    expect(r.text).toBe(live(notation));
+  });
   test("a stray inside an HTML block in the open block refuses", () => {
     expect(run(`Cleaning.\n<{D}tool_calls>\n${RM}\n<div>\n${WORKDIR}\n</div>\n</{D}tool_calls>`).calls).toEqual([]);
   });
