@@ -8,7 +8,8 @@ import { closerRule, type CloserRule } from "../parse/closer-in-value.ts";
 import { EXAMPLES_AFTER_CLOSER, ExampleInValue, exampleOpener, type ExampleOptions } from "../parse/example-in-value.ts";
 import { PlainRunInValue } from "../parse/plain-run-in-value.ts";
 import type { HeldText } from "./held-text.ts";
-import { CR, LF, SLASH } from "../grammar/chars.ts";
+import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
+import { isWrapperName } from "../grammar/dialects.ts";
 import type { ToolSpec } from "../parse/types.ts";
 import type { DsmlValueStep } from "../parse/dsml-value.ts";
 import { mayNameTool, writtenName } from "../parse/tool-element-name.ts";
@@ -265,9 +266,11 @@ export class Candidate implements SpanReader {
   private onTag(tag: Tag, base: number): Step | null {
     const end = base + tag.end;
     // In an I11 value a sentinel tag that may name a child is the element's (`</{D}callback>` ends the child), never a block's closer, as the walk reads it.
-    const closesBlock =
+    let closesBlock =
       ((tag.closing && tag.role === "block" && tag.family !== "costume") || (this.kind.closesWrapper?.(tag) ?? false)) &&
       !(this.values.open && this.values.tool !== null && tag.family === "dsml" && mayNameTool(tag));
+    // Review 48: after a complete call, a closer whose word only starts like a wrapper's, or one written as an indented code line, is no block's closer.
+    if (closesBlock && this.run !== null && !this.closesAfterCall(tag, base + tag.start)) closesBlock = false;
     if (this.tentative.wasContent(tag)) this.endsInBlock = this.tentative.resume();
     else if (this.exampleAfterCloser(tag, base)) return null;
     else if (this.tentative.closerAfterCloser(tag, base, closesBlock, this.example.reading)) {
@@ -355,6 +358,30 @@ export class Candidate implements SpanReader {
       this.run = new CallRun(this.root === "block" || this.enclosing !== null, this.tentative.trailBack);
     }
     return step;
+  }
+
+  /**
+   * Whether a block closer at `at` (absolute), read after the span's complete call, closes its
+   * block: a DSML one only with a wrapper's word (`</{D}tool_callsX>` is not one: the tag grammar
+   * reads any DSML word with `call` in it as a block's), and none written as an indented code
+   * line (four columns of indentation after a blank line): that is documentation of a closer, and
+   * a parameter after it is still outside every invoke of the open block (review 48).
+   */
+  private closesAfterCall(tag: Tag, at: number): boolean {
+    if (tag.family === "dsml" && !isWrapperName(tag.name.toLowerCase())) return false;
+    const before = this.held.slice(this.start, at);
+    let k = before.length;
+    let cols = 0;
+    while (k > 0 && (before.charCodeAt(k - 1) === SP || before.charCodeAt(k - 1) === TAB)) {
+      cols += before.charCodeAt(k - 1) === TAB ? 4 : 1;
+      k--;
+    }
+    if (cols < 4 || k === 0 || (before.charCodeAt(k - 1) !== LF && before.charCodeAt(k - 1) !== CR)) return true;
+    // The line before it is blank: an indented code block may start here.
+    k--;
+    if (k > 0 && before.charCodeAt(k) === LF && before.charCodeAt(k - 1) === CR) k--;
+    while (k > 0 && (before.charCodeAt(k - 1) === SP || before.charCodeAt(k - 1) === TAB)) k--;
+    return !(k > 0 && (before.charCodeAt(k - 1) === LF || before.charCodeAt(k - 1) === CR));
   }
 
   /**

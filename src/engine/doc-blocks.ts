@@ -95,6 +95,12 @@ export class BlockReader {
     this.shapes.track(c);
   }
 
+  /** How many containers (block quotes, list items) hold a character `c` (not a line ending) arriving now; a pure read, as inDoc. */
+  containerDepth(c: number): number {
+    this.step(c, false);
+    return this.blocks.depth;
+  }
+
   /**
    * Handles `c`. With take false it only settles what `c`'s arrival decides about earlier
    * characters (a pending marker that `c` does not continue, the containers a line matches) and

@@ -220,12 +220,15 @@ class Engine extends TextMode implements RepairEngine {
     const holds = this.openBlock !== null && this.openBlock !== true ? this.openBlock : cand.root === "tool-call" && cand.endsInBlock && !truncated && !partial ? cand.opener : null;
     if (holds !== null) {
       if (this.strayBlock !== null && this.strayBlock !== holds) this.leaveStrayBlock();
+      if (this.strayBlock !== holds) this.strayDepth = this.openedDepth;
       this.strayBlock = holds;
     }
     // A span that closed its block (an orphan invoke read after prose may take the closer) ends it once its calls are read.
     const closes = holds === null && (block !== null || cand.closedBlock);
     this.given?.candidateEnded(span, cand.opener.end, segments);
+    this.finishingOrphan = block === null && cand.root === "invoke" && cand.opener.family === "dsml";
     for (const seg of segments) this.applySegment(seg, span, cand.start);
+    this.finishingOrphan = false;
     if (closes) this.leaveStrayBlock();
     return span.length;
   }

@@ -5,6 +5,7 @@ import type { BrokenSpan, NudgeReason, StrippedSpan, ToolSpec } from "../parse/t
 import { DocContext } from "./doc-context.ts";
 import { appendText } from "./events.ts";
 import { isBlank } from "./fed-text.ts";
+import { isSpaceCode } from "../parse/char-form.ts";
 import { HeldText } from "./held-text.ts";
 import { DEFAULT_BUFFER_LIMIT } from "./limits.ts";
 import { QuoteBlindContext } from "./quote-blind.ts";
@@ -196,7 +197,7 @@ export class Output {
       // nothing but the running changes (and a long document of examples costs no more to read).
       const after: BrokenSpan = { span: [start, end], shape: seg.shape, reason: "overflowed-markup", detail: "a call after markup of unknown end (a candidate past bufferLimit, a costume refused past a closer read as code, a prefill that ended inside markup): it may be that markup's text", tool: seg.tool };
       this.broken.push(after);
-      this.doc.afterMarkup();
+      this.afterMarkup(span, seg.start, seg.end);
       this.showMarkup(seg.start === 0 && seg.end === span.length ? span : span.slice(seg.start, seg.end), start, after);
       return;
     }
@@ -209,7 +210,7 @@ export class Output {
       return;
     }
     if (seg.kind === "call" || (seg.kind === "broken" && this.native)) {
-      this.doc.afterMarkup();
+      this.afterMarkup(span, seg.start, seg.end);
       if (this.native) {
         this.strip([start, end], "native-call-duplicate");
         return;
@@ -244,6 +245,20 @@ export class Output {
       return;
     }
     this.releaseVisible(span.slice(seg.start, seg.end), start);
+  }
+
+  /**
+   * Markup the documentation context skips (a call, or markup read as one): the line ends and
+   * indentation its span took after its last character still move the context on, so a fence, a
+   * block quote or an indented block on the next line is read as the next line's, not as text on
+   * the markup's own line (review 48: a fence after `</invoke>` was read as text and its closing
+   * fence as an opener, hiding the stray parameter after it inside a fence that never closed).
+   */
+  private afterMarkup(span: string, from: number, to: number): void {
+    this.doc.afterMarkup();
+    let k = to;
+    while (k > from && isSpaceCode(span.charCodeAt(k - 1))) k--;
+    if (k > from && k < to) this.doc.advanceText(span, k, to);
   }
 
   /** A call goes out: the text held before it is released, the text after it is held (S03). */

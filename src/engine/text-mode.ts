@@ -1,4 +1,5 @@
 import { CR, GT, LBRACE, LBRACKET, LF, LT, SP, TAB } from "../grammar/chars.ts";
+import { isWrapperName } from "../grammar/dialects.ts";
 import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
 import { mayStartStrayLine, readStrayLine } from "../grammar/stray-line.ts";
 import { NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
@@ -41,6 +42,25 @@ export class TextMode extends Output {
    * P47.11-P47.16; P47.n1, P47.n2 what it must not refuse).
    */
   protected strayBlock: Tag | null = null;
+  /**
+   * The containers (block quotes, list items) around the watched block's opener: a block closer
+   * read in more or fewer of them is documentation of one, and does not end the watch (review 48).
+   */
+  protected strayDepth = 0;
+  /** The containers around the candidate opened last (its opener's `<`): strayDepth when it opens the watched block. */
+  protected openedDepth = 0;
+  /**
+   * Review 48: a DSML parameter outside every invoke was read with no block open (an orphan
+   * parameter, no wrapped tool): every later orphan DSML invoke of the reply (no block around it)
+   * is refused as a block's calls are after one (I02); which call it was meant for is a guess. A
+   * parameter after the last orphan invoke is not weighed (that would hold every orphan call to
+   * the reply's end): a known gap.
+   */
+  private strayOutsideBlock = false;
+  /** The span being finished is an orphan DSML invoke's (engine.ts finish): strayOutsideBlock refuses its calls. */
+  protected finishingOrphan = false;
+  /** The tag text mode is deciding (decide): a block closer's word and containers say whether it ends the watch. */
+  private deciding: { tag: Tag; depth: number } | null = null;
 
   /** The `[` trigger (Mistral's and MiniMax's bracket tokens). */
   private readonly brackets: boolean;
@@ -168,7 +188,12 @@ export class TextMode extends Output {
             this.emitText(s, emitFrom, j, base);
             return j;
           }
-          if (one) this.refuseStrayBlock(this.strayBlock);
+          if (one) {
+            // Text before it reaches the tail first, as before a tag (the limit counts to the point read, whatever the split).
+            this.emitText(s, emitFrom, j, base);
+            emitFrom = j;
+            this.refuseStrayBlock(this.strayBlock);
+          }
         }
         if (r === null && c === LT && doc.atLineStart(c)) {
           // A sentinel parameter opener written with lookalike bars opens a value outside any readable call too (loose-value.ts).
@@ -190,8 +215,11 @@ export class TextMode extends Output {
           this.emitText(s, emitFrom, j, base);
           emitFrom = j;
           this.noteStrayParameter(r);
+          if (this.strayBlock !== null && r.closing && r.role === "block") this.deciding = { tag: r, depth: doc.containerDepth(c) };
           const decision = this.decide(r, s);
+          this.deciding = null;
           if (typeof decision === "object") {
+            this.openedDepth = doc.containerDepth(c);
             this.cand = new Candidate(this.store, this.ctx.tools, base + j, shift(r), decision.open, decision.enclosing ?? null, doc.quoteIndent(c));
             return j;
           }
@@ -212,6 +240,21 @@ export class TextMode extends Output {
           continue;
         }
       } else if (c === LT) {
+        if (this.strayBlock !== null) {
+          // Review 48: in a block still open, a parameter outside every invoke refuses its calls even
+          // where it reads as documentation (a fence, a block quote, an HTML block): the block's own
+          // text is no documentation of anything, and which call it was meant for is a guess.
+          const stray = this.strayInDocAt(s, j, final);
+          if (stray === NEED_MORE) {
+            this.emitText(s, emitFrom, j, base);
+            return j;
+          }
+          if (stray) {
+            this.emitText(s, emitFrom, j, base);
+            emitFrom = j;
+            if (this.strayBlock !== null) this.refuseStrayBlock(this.strayBlock);
+          }
+        }
         // A quoted call's tag (golden N45.1-N45.7): noted, then documentation like the rest. The
         // `<` of ordinary code is turned down by its next character before the documentation
         // context is asked where it stands (both are pure reads).
@@ -255,6 +298,18 @@ export class TextMode extends Output {
     return "open";
   }
 
+  /**
+   * A tag at `j` (a `<` in documentation) while a block is still open: true when it is a stray
+   * parameter (isStrayParameter and no wrapped tool, or the one-bar spelling), which refuses the
+   * block's calls as outside documentation; NEED_MORE while the tag is cut off. A pure read.
+   */
+  private strayInDocAt(s: string, j: number, final: boolean): boolean | typeof NEED_MORE {
+    const r = readTag(s, j, final);
+    if (r === NEED_MORE) return NEED_MORE;
+    if (r !== null) return isStrayParameter(r) && !this.ctx.tools.has(r.attrs.name ?? "");
+    return oneBarParameterAt(s, j, final);
+  }
+
   /** Each tag family's own rule decides (parse/openers.ts); `s` is the text the tag's offsets are in. */
   private decide(tag: Tag, s: string): Opening {
     return OPENERS[tag.family](tag, s, this.view);
@@ -264,8 +319,11 @@ export class TextMode extends Output {
   private closeOpenBlock(): boolean {
     const was = this.openBlock !== null;
     this.openBlock = null;
-    // The block's closer came (after prose too): the calls held for it run (golden P47.n2).
-    this.leaveStrayBlock();
+    // The block's closer came (after prose too): the calls held for it run (golden P47.n2). Not a
+    // closer whose word only starts like a wrapper's (`</{D}tool_callsX>`), nor one standing in a
+    // container the block's opener was not in (`- </{D}tool_calls>`): documentation of a closer (review 48).
+    const closer = this.deciding;
+    if (closer === null || (closesWatchedBlock(closer.tag) && closer.depth === this.strayDepth)) this.leaveStrayBlock();
     return was;
   }
 
@@ -285,8 +343,12 @@ export class TextMode extends Output {
    */
   private noteStrayParameter(tag: Tag): void {
     const block = this.strayBlock;
-    if (block === null || !isStrayParameter(tag)) return;
+    if (!isStrayParameter(tag)) return;
     if (this.ctx.tools.has(tag.attrs.name ?? "")) return;
+    if (block === null) {
+      if (tag.family === "dsml") this.strayOutsideBlock = true;
+      return;
+    }
     this.refuseStrayBlock(block);
   }
 
@@ -297,6 +359,7 @@ export class TextMode extends Output {
   }
 
   protected override blockRefusesCalls(): boolean {
+    if (this.finishingOrphan && this.strayOutsideBlock) return true;
     return this.strayBlock !== null && isMalformedBlock(this.strayBlock);
   }
 
@@ -310,6 +373,11 @@ export class TextMode extends Output {
     if (this.openBlock !== null && !isBlank(s, from, to)) this.openBlock = null;
     this.pushText(from === 0 && to === s.length ? s : s.slice(from, to), base + from);
   }
+}
+
+/** A block closer that ends the watched block: a DSML one only with a wrapper's word (isWrapperName), not one dsmlRole guessed from `call` in it. */
+function closesWatchedBlock(tag: Tag): boolean {
+  return tag.family !== "dsml" || isWrapperName(tag.name.toLowerCase());
 }
 
 const PARAMETER_WORD = "parameter";

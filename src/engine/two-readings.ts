@@ -71,6 +71,13 @@ export class TwoReadings extends DocContext {
     return continued || fresh;
   }
 
+  /** Both readings' depths in one number: equal to another answer only where both readings are (a block closer ends the stray watch only then). */
+  override containerDepth(c: number): number {
+    const continued = this.asContinued.containerDepth(c);
+    const fresh = this.asFresh.containerDepth(c);
+    return continued * 0x10000 + fresh;
+  }
+
   override get readsQuotedTags(): boolean {
     return this.asContinued.readsQuotedTags || this.asFresh.readsQuotedTags;
   }
