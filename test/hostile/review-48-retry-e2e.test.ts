@@ -1,0 +1,142 @@
+/**
+ * Hostile review 48: the retry layer end to end, against the real OpenCode 1.18.33 (`opencode
+ * serve`, node_modules/opencode-linux-x64) and the fake model of test/e2e/harness.ts, HOME/XDG
+ * isolated per test (harness.setup). Tests named FINDING fail on main at the time of writing; the
+ * others are hard negatives kept because they pin a bound the unit tests only model.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { correctionText, wakeText } from "../../src/retry/state.ts";
+import { block, live } from "../golden/notation.ts";
+import { setup, type ScriptEntry } from "../e2e/harness.ts";
+import {
+  countOf,
+  logLines,
+  newSession,
+  partsText,
+  pluginEntry,
+  prompt,
+  requestText,
+  serve,
+  sessionMessages,
+  settleAfter,
+  systemText,
+  TIMEOUT,
+  userTexts,
+} from "../e2e/plugin-helpers.ts";
+
+const UNDECLARED = "Searching.\n" + live(`<{D}invoke name="AgenticSearch">\n<{D}parameter name="query" string="true">x</{D}parameter>\n</{D}invoke>`);
+const TRUNCATED = "Checking.\n" + live(`<{D}invoke name="bash">\n<{D}parameter name="command" string="true">git st`);
+/** A leak of a tool OpenCode declares (bash): repaired into a real call unless policy forbids it. */
+const BASH_LEAK = live(`Let me look.\n\n${block("tool_calls", [["bash", [["command", "touch pwned.txt"], ["description", "touch"]]]])}`);
+const QUIET_MS = 5_000;
+const ALL = (["broken-markup", "undeclared-tool", "truncated-call", "echoed-markup", "unexecuted-call"] as const).map((r) => correctionText(r));
+
+let teardowns: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const t of teardowns.reverse()) await t().catch(() => {});
+  teardowns = [];
+});
+
+async function start(script: ScriptEntry[], options: Record<string, unknown>) {
+  const env = await setup(script, { plugin: [pluginEntry({ providers: ["fake"], debug: true, ...options })] });
+  teardowns.push(env.teardown);
+  const served = await serve(env.project);
+  teardowns.push(() => served.server.stop());
+  return { ...env, ...served };
+}
+
+describe("retry end to end (OpenCode 1.18.33)", () => {
+  // FINDING (severity: medium; suspected source: src/retry/state.ts takeCorrection/Budget, see
+  // review-48-retry-ledger.test.ts for the unit form). Input: user channel; m1's reply leaks an
+  // undeclared tool, the wake (the correction) is answered by a truncated call, the user writes m2
+  // (its request carries the truncated-call correction: right), m2's reply leaks an undeclared
+  // tool again. Observed: m2's wake is the bare "Continue." and no request after m2's reply
+  // carries a correction for it. Expected: m2's leak gets its own one correction (the user-channel
+  // wake is the correction, as it was for m1).
+  test(
+    "FINDING: two leaking user messages in a row: the second message's leak is woken with the bare \"Continue.\", never corrected",
+    async () => {
+      const { model, client, server } = await start(
+        [{ content: UNDECLARED }, { content: TRUNCATED }, { content: UNDECLARED }, { content: "Done now." }, { content: "Spare." }],
+        { retry: { channel: "user" } },
+      );
+      const sessionID = await newSession(client);
+      await prompt(client, sessionID, "search the repo");
+      await settleAfter({ server, client }, model, sessionID, 2, QUIET_MS);
+      await prompt(client, sessionID, "what now?");
+      expect(userTexts(model.mainRequests()[2]!).slice(-2)).toEqual(["what now?", correctionText("truncated-call")]);
+      await settleAfter({ server, client }, model, sessionID, 4, QUIET_MS);
+      const stored = (await sessionMessages(client, sessionID)).filter((m) => m.info.role === "user").map(partsText);
+      // Bounded: two wakes in all (one per user message), never a third request for m2.
+      expect(logLines(server.output(), "[dsml] wake ")).toHaveLength(2);
+      expect(model.mainRequests()).toHaveLength(4);
+      expect(stored.slice(0, 3)).toEqual(["search the repo", correctionText("undeclared-tool"), "what now?"]);
+      // m2's leak: its wake (or the request answering it) carries the undeclared-tool correction once.
+      const req4 = model.mainRequests()[3]!;
+      expect({ wake: stored[3], inRequest: countOf(requestText(req4), correctionText("undeclared-tool")) }).toEqual({
+        wake: correctionText("undeclared-tool"),
+        inRequest: 2, // m1's wake, kept in the history, and m2's
+      });
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "hard negative: denyTools [\"bash\"]: a bash leak never runs, gets one undeclared-tool correction that does not name bash, and one wake only",
+    async () => {
+      const { model, client, server, project } = await start(
+        [{ content: BASH_LEAK }, { content: BASH_LEAK }, { content: "Fine." }],
+        { responseFix: { denyTools: ["bash"] } },
+      );
+      const sessionID = await newSession(client);
+      await prompt(client, sessionID, "look around");
+      await settleAfter({ server, client }, model, sessionID, 2, QUIET_MS);
+      const messages = await sessionMessages(client, sessionID);
+      expect(messages.flatMap((m) => m.parts).filter((p) => p.type === "tool")).toEqual([]);
+      expect(await Bun.file(`${project.dir}/pwned.txt`).exists()).toBe(false);
+      expect(logLines(server.output(), "[dsml] wake ")).toHaveLength(1);
+      expect(model.mainRequests()).toHaveLength(2);
+      const req2 = model.mainRequests()[1]!;
+      expect(countOf(systemText(req2), correctionText("undeclared-tool"))).toBe(1);
+      expect(systemText(req2)).not.toContain("available here as `bash`");
+      expect(userTexts(req2)).toEqual(["look around", wakeText()]);
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "hard negative: retry { enabled: false, nudge: false }: a leak gets neither a wake nor a correction on the next message",
+    async () => {
+      const { model, client, server } = await start([{ content: UNDECLARED }, { content: "Second." }], { retry: { enabled: false, nudge: false } });
+      const sessionID = await newSession(client);
+      await prompt(client, sessionID, "search the repo");
+      await settleAfter({ server, client }, model, sessionID, 1, QUIET_MS);
+      expect(model.mainRequests()).toHaveLength(1);
+      await prompt(client, sessionID, "and now?");
+      const req2 = model.mainRequests()[1]!;
+      for (const text of ALL) expect(requestText(req2)).not.toContain(text);
+      expect(userTexts(req2)).toEqual(["search the repo", "and now?"]);
+      expect(logLines(server.output(), "[dsml] wake ")).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "hard negative: markup only in the reasoning, in the middle of the thinking, with a clean answer: no correction, no wake",
+    async () => {
+      const { model, client, server } = await start(
+        [{ reasoning: `I could write ${UNDECLARED}\nbut no, I will answer directly.`, content: "The answer is 42." }, { content: "Second." }],
+        {},
+      );
+      const sessionID = await newSession(client);
+      await prompt(client, sessionID, "what is the answer?");
+      await settleAfter({ server, client }, model, sessionID, 1, QUIET_MS);
+      expect(model.mainRequests()).toHaveLength(1);
+      await prompt(client, sessionID, "thanks");
+      const req2 = model.mainRequests()[1]!;
+      for (const text of ALL) expect(requestText(req2)).not.toContain(text);
+      expect(logLines(server.output(), "[dsml] wake ")).toEqual([]);
+    },
+    TIMEOUT,
+  );
+});
