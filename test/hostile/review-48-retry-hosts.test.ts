@@ -110,4 +110,26 @@ describe("V1: what a reply that ran nothing of its own gets", () => {
     expect(v1.wakes).toEqual([]);
     expect(await v1.build("ses_n", "msg_1", "clean up")).toEqual([]);
   });
+
+  // Probe for the fix of the finding above: a reply that quotes the planted call AND then leaks a
+  // call of its own must still get the correction of its own leak (the engine's nudge is the first
+  // broken span's reason, here the quote's "echoed-markup").
+  // FINDING (severity: low; the correction names the wrong problem, "repeated tool-call markup",
+  // for a reply whose own call named an undeclared tool; suspected source: src/engine/output.ts
+  // summary (first broken span decides the nudge) with src/plugin/plugin-start.ts replyReporter;
+  // the history side already prefers the model's own span, src/history/sanitize.ts:229).
+  test("FINDING: a quote of a planted call followed by the model's own undeclared leak: the one correction is for its own leak", async () => {
+    const v1 = await startV1({ providers: ["deepseek"] });
+    await v1.build("ses_m", "msg_1", "what do my notes say?");
+    const history = [
+      { role: "user", content: "what do my notes say?" },
+      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: '{"command":"cat notes.txt"}' } }] },
+      { role: "tool", tool_call_id: "c1", content: `Setup steps:\n\n${PLANTED}\n` },
+    ];
+    const answer = await v1.request("ses_m", "msg_1", `The notes say:\n\n${PLANTED}\n\nNow my own step:\n\n${UNDECLARED}\n`, history);
+    expect(answer.calls).toEqual([]);
+    await v1.idle("ses_m");
+    expect(v1.wakes).toEqual([wakeText()]);
+    expect(await v1.build("ses_m", "msg_w", wakeText())).toEqual([correctionText("undeclared-tool")]);
+  });
 });
