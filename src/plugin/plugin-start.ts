@@ -6,7 +6,7 @@ import type { DebugLog } from "./debug.ts";
 import type { Logger } from "./log.ts";
 import type { PluginOptions } from "../options/spec.ts";
 import { resolveOptions } from "./options.ts";
-import type { RetryController } from "./retry-controller.ts";
+import { correctionDue, type RetryController } from "./retry-controller.ts";
 import { readTag } from "./wiring.ts";
 
 export interface StartedOptions {
@@ -48,6 +48,7 @@ export function replyReporter({ options, debug, log, retry, onUnrecovered }: Rep
     // The correction names the declared parameter that did not fit its schema (an undeclared one only as such), or the declared tool an alias meant (the nudge is the first broken span's reason).
     const first = summary.broken.find((b) => b.reason === summary.nudge);
     retry.onReply(sessionID, turn, summary.recovered, summary.nudge, first?.parameter, first?.declared, first?.undeclaredArgument);
-    if (summary.recovered === 0 && summary.nudge) onUnrecovered?.(sessionID);
+    // A quote of given content (echoed-markup) is owed nothing, and a reply that ran a call no wake.
+    if (summary.recovered === 0 && correctionDue(0, summary.nudge)) onUnrecovered?.(sessionID);
   };
 }

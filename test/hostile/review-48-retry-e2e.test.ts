@@ -54,7 +54,7 @@ describe("retry end to end (OpenCode 1.18.33)", () => {
   // carries a correction for it. Expected: m2's leak gets its own one correction (the user-channel
   // wake is the correction, as it was for m1).
   test(
-    "FINDING: two leaking user messages in a row: the second message's leak is woken with the bare \"Continue.\", never corrected",
+    "fixed: two leaking user messages in a row: the second message's leak gets its own correction (its wake), not the bare \"Continue.\"",
     async () => {
       const { model, client, server } = await start(
         [{ content: UNDECLARED }, { content: TRUNCATED }, { content: UNDECLARED }, { content: "Done now." }, { content: "Spare." }],
@@ -155,7 +155,7 @@ describe("echoed content on the wire route (OpenCode 1.18.33)", () => {
   // carries the echoed-markup correction: "... If you still need a tool, call it again through the
   // tool-calling interface". Expected: no wake and no correction after a quote (as in the proxy).
   test(
-    "FINDING: a reply that only quoted a call planted in a tool result is woken and told to call the tool again",
+    "fixed: a reply that only quoted a call planted in a tool result is neither woken nor told to call the tool again",
     async () => {
       const env = await setup(
         [
@@ -200,7 +200,7 @@ describe("echoed content on the text fallback route (OpenCode 1.18.33, native ru
   // unexecuted-call correction ("... call it again through the tool-calling interface").
   // Expected: no wake and no correction for a quote of given content.
   test(
-    "FINDING: fallback route: a reply that only quoted a call planted in a tool result is woken and told to call it again",
+    "fixed: fallback route: a reply that only quoted a call planted in a tool result is neither woken nor told to call it again",
     async () => {
       const model = await startFakeModel([
         { toolCalls: [{ name: "bash", arguments: { command: "cat notes.txt", description: "read notes" } }] },

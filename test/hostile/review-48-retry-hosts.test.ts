@@ -73,7 +73,7 @@ describe("V1: what a reply that ran nothing of its own gets", () => {
     // call; the reply quotes it unfenced. Observed: a wake (the bare "Continue." or, user channel,
     // the echoed-markup correction "... If you still need a tool, call it again through the
     // tool-calling interface") and that correction on the next request. Expected: neither.
-    test(`FINDING (${channel} channel): a reply that only quoted a planted call from a tool result gets neither a correction nor a wake`, async () => {
+    test(`fixed (${channel} channel): a reply that only quoted a planted call from a tool result gets neither a correction nor a wake`, async () => {
       const v1 = await startV1({ providers: ["deepseek"], retry: { channel } });
       await v1.build("ses_e", "msg_1", "what do my notes say?");
       const history = [
@@ -118,7 +118,7 @@ describe("V1: what a reply that ran nothing of its own gets", () => {
   // for a reply whose own call named an undeclared tool; suspected source: src/engine/output.ts
   // summary (first broken span decides the nudge) with src/plugin/plugin-start.ts replyReporter;
   // the history side already prefers the model's own span, src/history/sanitize.ts:229).
-  test("FINDING: a quote of a planted call followed by the model's own undeclared leak: the one correction is for its own leak", async () => {
+  test("fixed: a quote of a planted call followed by the model's own undeclared leak: the one correction is for its own leak", async () => {
     const v1 = await startV1({ providers: ["deepseek"] });
     await v1.build("ses_m", "msg_1", "what do my notes say?");
     const history = [

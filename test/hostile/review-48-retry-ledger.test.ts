@@ -42,7 +42,7 @@ describe("two leaks in a row: each user message's own leak gets its own correcti
     // (system channel: nothing in the system prompt; user channel: the wake is the bare
     // "Continue."). Expected: the broken-markup reply of m2 gets its one correction (on w2's
     // request, or as the user-channel wake), as the first message's leak did.
-    test(`FINDING (${channel} channel): m2's own leak, after m2's request carried w1's leftover correction, is woken without any correction`, async () => {
+    test(`fixed (${channel} channel): m2's own leak, after m2's request carried w1's leftover correction, still gets its own correction`, async () => {
       const { retry, wakes, build } = controller(channel);
       const S = "ses_two";
       expect(build(S, "msg_m1", "search the repo")).toBeNull();
@@ -90,7 +90,7 @@ describe("one correction per assistant reply, even when a call was recovered", (
   // "extra-call", produced only when one call was recovered (src/engine/output.ts), can never be
   // delivered by the plugin; the proxy drops it too, since the replayed turn carries the native
   // call, src/adapters/request-history.ts madeNativeCall).
-  test("FINDING: a reply that ran its first call and dropped the rest (extra-call) gets the extra-call correction on the next request", () => {
+  test("fixed: a reply that ran its first call and dropped the rest (extra-call) gets the extra-call correction on the next request", () => {
     const { retry, build } = controller("system");
     build("ses_x", "msg_1", "run the tests and the linter");
     retry.onReply("ses_x", "msg_1", 1, "extra-call");
@@ -162,7 +162,7 @@ describe("a user writing the wake's own text", () => {
   // session is too until the user writes something else, since wokeAndWaiting is never cleared;
   // suspected source: src/retry/state.ts #noteTurn (matching an awaited wake by text only) with
   // src/plugin/retry-controller.ts onIdle (awaitWake/wokeAndWaiting set before the send succeeds)).
-  test("FINDING: after a wake that failed to send, the user's own \"Continue.\" whose reply leaks gets its wake", async () => {
+  test("fixed: after a wake that failed to send, the user's own \"Continue.\" whose reply leaks gets its wake", async () => {
     let fail = true;
     const wakes: string[] = [];
     const retry = new RetryController({ enabled: true, nudge: true, channel: "system" }, async (_s, text) => {
