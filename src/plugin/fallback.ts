@@ -34,8 +34,9 @@ const REMEMBERED_TAGS = 1000;
  * The repair for routes whose wire the fetch adapter cannot rewrite (a provider package it does not
  * speak, OpenCode's native runtime, any future route): OpenCode's text hook gets each finished text
  * part, so leaked markup there is replaced by the history sanitizer's removal note. No correction
- * and no wake follow (onTextComplete says why). Nothing is ever executed here. A reply the adapter repairs is left alone, whatever its text still
- * holds (markup it kept visible on purpose, or broken markup it already asked to correct).
+ * and no wake follow (onTextComplete says why). Nothing is ever executed here. A reply the adapter
+ * repairs is left alone, whatever its text still holds (markup it kept visible on purpose, or
+ * broken markup it already asked to correct).
  */
 export class WireFallback {
   /** `<sessionID>/<turn>` of every request the fetch adapter announced it repairs. */

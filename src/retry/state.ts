@@ -204,7 +204,7 @@ export class RetryLedger {
     const awaited = this.#sessions.get(sessionID)?.awaited;
     if (!awaited) return;
     for (let i = awaited.length - 1; i >= 0; i--) {
-      if (awaited[i]!.text !== text && awaited[i]!.text !== undefined) continue;
+      if (awaited[i]!.text !== text) continue;
       awaited.splice(i, 1);
       return;
     }
