@@ -130,7 +130,8 @@ export class Output {
   }
 
   summary(): EngineSummary {
-    const first = this.native ? undefined : this.broken[0];
+    // The model's own broken span names the reason; a quote of given content only when nothing else was found (as src/history/sanitize.ts).
+    const first = this.native ? undefined : (this.broken.find((b) => b.reason !== "echoed-markup") ?? this.broken[0]);
     return {
       recovered: this.recovered,
       nudge: (first?.reason ?? null) as NudgeReason | null,

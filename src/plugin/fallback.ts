@@ -33,10 +33,10 @@ const REMEMBERED_TAGS = 1000;
 /**
  * The repair for routes whose wire the fetch adapter cannot rewrite (a provider package it does not
  * speak, OpenCode's native runtime, any future route): OpenCode's text hook gets each finished text
- * part, so leaked markup there is replaced by the history sanitizer's removal note and the existing
- * correction and wake are scheduled, asking the model to re-issue the call through the tool interface.
- * Nothing is ever executed here. A reply the adapter repairs is left alone, whatever its text still
- * holds (markup it kept visible on purpose, or broken markup it already asked to correct).
+ * part, so leaked markup there is replaced by the history sanitizer's removal note. No correction
+ * and no wake follow (onTextComplete says why). Nothing is ever executed here. A reply the adapter
+ * repairs is left alone, whatever its text still holds (markup it kept visible on purpose, or
+ * broken markup it already asked to correct).
  */
 export class WireFallback {
   /** `<sessionID>/<turn>` of every request the fetch adapter announced it repairs. */
@@ -64,10 +64,13 @@ export class WireFallback {
     if (!origin) return;
     output.text = redacted.text;
     const reason = correctionReason(redacted.nudge);
-    this.deps.retry.onReply(input.sessionID, origin.turn, 0, reason);
-    this.#leakyMessage.delete(input.sessionID);
-    this.#leakyMessage.set(input.sessionID, input.messageID);
-    if (this.#leakyMessage.size > REMEMBERED_TAGS) this.#leakyMessage.delete(this.#leakyMessage.keys().next().value!);
+    // Never a correction or a wake from here: this route sees only the finished text, never the
+    // request, so it cannot tell the model's own leak from a quote of content the session was given
+    // (a tool result, a fetched page, an instruction file in the system prompt), and every
+    // correction asks the model to call the tool again: after a quote, the push to run injected
+    // content. A missed correction costs a retry by hand; that push could cost a wrong execution.
+    // The reply still answers whatever was pending, as a reply on the wire route does.
+    this.deps.retry.onReply(input.sessionID, origin.turn, 0, null);
     this.deps.debug?.(formatFallbackLine({ sessionID: input.sessionID, messageID: origin.turn, removed: redacted.removed, nudge: reason, shapes: redacted.shapes }));
   }
 

@@ -6,7 +6,7 @@ import type { DebugLog } from "./debug.ts";
 import type { Logger } from "./log.ts";
 import type { PluginOptions } from "../options/spec.ts";
 import { resolveOptions } from "./options.ts";
-import type { RetryController } from "./retry-controller.ts";
+import { correctionDue, type RetryController } from "./retry-controller.ts";
 import { readTag } from "./wiring.ts";
 
 interface StartedOptions {
@@ -45,9 +45,10 @@ export function replyReporter({ options, debug, log, retry, onUnrecovered }: Rep
     const echoed = options.debug ? summary.stripped.filter((s) => s.kind === "echoed-markup").length : 0;
     if (echoed > 0) log("info", `[dsml] echo-guard stripped=${echoed} (markup quoted from content the request gave the model; not executed)`);
     if (!sessionID || !turn) return;
-    // The correction names the declared parameter that did not fit its schema (an undeclared one only as such), or the declared tool an alias meant (the nudge is the first broken span's reason).
+    // The correction names the declared parameter that did not fit its schema (an undeclared one only as such), or the declared tool an alias meant (the nudge is the reason of the model's own first broken span, a quote's only when it has none).
     const first = summary.broken.find((b) => b.reason === summary.nudge);
     retry.onReply(sessionID, turn, summary.recovered, summary.nudge, first?.parameter, first?.declared, first?.undeclaredArgument);
-    if (summary.recovered === 0 && summary.nudge) onUnrecovered?.(sessionID);
+    // A quote of given content (echoed-markup) is owed nothing, and a reply that ran a call no wake.
+    if (summary.recovered === 0 && correctionDue(0, summary.nudge)) onUnrecovered?.(sessionID);
   };
 }

@@ -1,6 +1,20 @@
 import { correctionText, RetryLedger, wakeText, type CorrectionReason, type TurnSeen } from "../retry/state.ts";
 import type { PluginOptions } from "../options/spec.ts";
 
+/**
+ * What a finished reply is owed: its correction reason, or null. A reply that only quoted markup
+ * from content it was given ("echoed-markup": the echo guard refused it) is owed nothing: every
+ * correction asks the model to call the tool it still needs again, which after a quote is the push
+ * to run injected content (as the proxy: src/adapters/request-history.ts reasonFor). A reply that
+ * ran a call is owed only the "extra-call" correction (its calls after the first did not run); it
+ * goes on by itself, so never a wake (RetryLedger.wakeDue).
+ */
+export function correctionDue(recovered: number, nudge: CorrectionReason | null): CorrectionReason | null {
+  if (nudge === null || nudge === "echoed-markup") return null;
+  if (recovered === 0) return nudge;
+  return nudge === "extra-call" ? nudge : null;
+}
+
 interface WakeSender {
   (sessionID: string, text: string): Promise<void>;
 }
@@ -35,9 +49,10 @@ export class RetryController {
 
   /** A response finished for `turn` (the user message it answers). */
   onReply(sessionID: string, turn: string, recovered: number, nudge: CorrectionReason | null, parameter?: string, declared?: string, undeclaredArgument?: boolean): void {
-    const needsCorrection = recovered === 0 ? nudge : null;
+    const needsCorrection = correctionDue(recovered, nudge);
     this.ledger.recordReply(sessionID, turn, needsCorrection, parameter, declared, undeclaredArgument);
-    if (!needsCorrection) this.wokeAndWaiting.delete(sessionID);
+    // A reply with no markup of its own, or one that ran a call, answers the wake.
+    if (!needsCorrection || recovered > 0) this.wokeAndWaiting.delete(sessionID);
   }
 
   /**
@@ -141,9 +156,17 @@ export class RetryController {
       const correction = this.ledger.takeCorrection(sessionID);
       if (correction) text = correctionText(correction.reason, correction.parameter, correction.declared, correction.undeclaredArgument);
     }
+    // Recorded before the send (the host may build the wake's turn before promptAsync returns), and
+    // taken back when the send fails: a wake that never went is awaited by nothing.
     this.ledger.awaitWake(sessionID, text);
     this.wokeAndWaiting.add(sessionID);
-    await this.sendWake(sessionID, text);
+    try {
+      await this.sendWake(sessionID, text);
+    } catch (error) {
+      this.ledger.wakeNotSent(sessionID, text);
+      this.wokeAndWaiting.delete(sessionID);
+      throw error;
+    }
     return true;
   }
 }

@@ -31,9 +31,12 @@ const DEFAULT_MAX_SESSIONS = 500;
 /** Turns (and user messages) remembered per session: a turn older than this is not asked about again. */
 const REMEMBERED_TURNS = 16;
 
-/** What one user-written message has spent; every turn the plugin started for it spends from the same. */
+/**
+ * What one user-written message has spent; every turn the plugin started for it spends from the
+ * same. Only the wake: a correction is counted against the reply it corrects (Broken.correctionPassed),
+ * never against the message whose request happens to carry it, so each leaking reply gets its own one.
+ */
 interface Budget {
-  correction: boolean;
   wake: boolean;
 }
 
@@ -44,8 +47,8 @@ interface Broken {
   undeclaredArgument?: boolean | undefined;
   declared?: string | undefined;
   /**
-   * The request right after this reply was built (takeCorrection): the correction went with it, or
-   * the message's budget was spent; either way no later request takes it.
+   * The request right after this reply was built (takeCorrection): the correction went with it, and
+   * no later request takes it.
    */
   correctionPassed: boolean;
   wakeSent: boolean;
@@ -68,9 +71,12 @@ interface SessionEntry {
 
 /**
  * The retry's bookkeeping, per session. Hard bounds, whatever happens in between: one correction
- * and one wake per user-written message (a turn our wake started spends from the message that
- * led to it, so a wake can never earn another wake), and WAKES_PER_HOUR wakes per session per
- * rolling hour. Which turn our wake started is known by its text, the one text we sent.
+ * per reply that needs one, on the request right after it; one wake per user-written message (a
+ * turn our wake started spends from the message that led to it, so a wake can never earn another
+ * wake), and WAKES_PER_HOUR wakes per session per rolling hour. A correction never starts a request
+ * of its own (the user-channel wake that carries one is bounded as a wake), so corrections stay
+ * bounded by the requests the user and the wakes made. Which turn our wake started is known by its
+ * text, the one text we sent.
  */
 export class RetryLedger {
   readonly #sessions = new Map<string, SessionEntry>();
@@ -107,7 +113,10 @@ export class RetryLedger {
     const e = entry ?? this.#entry(sessionID);
     this.#noteTurn(e, { id: turn });
     if (nudge === null) e.broken = null;
-    else if (e.broken?.turn === turn) {
+    // The same reply reported again keeps its state. After an extra-call reply (a call ran, so the
+    // turn goes on) whose correction a request already took, a report of the same turn is a later
+    // step's own reply: it gets its own correction.
+    else if (e.broken?.turn === turn && !(e.broken.reason === "extra-call" && e.broken.correctionPassed)) {
       e.broken.reason = nudge;
       e.broken.parameter = parameter;
       e.broken.undeclaredArgument = undeclaredArgument;
@@ -117,10 +126,10 @@ export class RetryLedger {
   }
 
   /**
-   * For the session's next request (of `turn` when given): the correction to attach, once per user
-   * message. A correction is due only for the request right after the reply it corrects: a request
-   * built without it (the message's budget spent) leaves it due for no later one, whose "last
-   * reply" would be another.
+   * For the session's next request (of `turn` when given): the correction to attach, once per reply
+   * that needs one. A correction is due only for the request right after the reply it corrects, and
+   * is counted against that reply, never against the message whose request carries it (a leftover
+   * correction riding on a user's new message must not cost that message's own leak its correction).
    */
   takeCorrection(sessionID: string, turn?: TurnSeen): PendingRetry | null {
     const entry = this.#sessions.get(sessionID);
@@ -129,9 +138,6 @@ export class RetryLedger {
     const broken = entry.broken;
     if (!broken || broken.correctionPassed || entry.turn === undefined) return null;
     broken.correctionPassed = true;
-    const budget = this.#budgetOf(entry, entry.turn);
-    if (budget.correction) return null;
-    budget.correction = true;
     this.#touch(sessionID, entry);
     return pendingOf(broken);
   }
@@ -176,7 +182,8 @@ export class RetryLedger {
   wakeDue(sessionID: string): boolean {
     const entry = this.#sessions.get(sessionID);
     const broken = entry?.broken;
-    if (!entry || !broken || broken.wakeSent || broken.turn !== entry.turn) return false;
+    // A reply that ran a call (extra-call) goes on by itself: its correction only, never a wake.
+    if (!entry || !broken || broken.wakeSent || broken.reason === "extra-call" || broken.turn !== entry.turn) return false;
     if (this.#budgetOf(entry, broken.turn).wake) return false;
     const now = this.#now();
     return entry.wakeTimes.filter((at) => now - at < HOUR_MS).length < WAKES_PER_HOUR;
@@ -186,6 +193,21 @@ export class RetryLedger {
   awaitWake(sessionID: string, text: string): void {
     const last = this.#sessions.get(sessionID)?.awaited.at(-1);
     if (last && last.text === undefined) last.text = text;
+  }
+
+  /**
+   * The wake just taken could not be sent: it is awaited no more, so a turn with its text (a user
+   * who types "Continue." themselves) is the user's own message with its own budget. What the wake
+   * spent stays spent (the send may have reached the host before it failed), so the bounds hold.
+   */
+  wakeNotSent(sessionID: string, text: string): void {
+    const awaited = this.#sessions.get(sessionID)?.awaited;
+    if (!awaited) return;
+    for (let i = awaited.length - 1; i >= 0; i--) {
+      if (awaited[i]!.text !== text) continue;
+      awaited.splice(i, 1);
+      return;
+    }
   }
 
   /**
@@ -210,7 +232,7 @@ export class RetryLedger {
     const origin = index === -1 ? turn.id : entry.awaited.splice(index, 1)[0]!.origin;
     remember(entry.origins, turn.id, origin);
     if (origin !== turn.id) return false;
-    remember(entry.budgets, turn.id, { correction: false, wake: false });
+    remember(entry.budgets, turn.id, { wake: false });
     return true;
   }
 
@@ -223,7 +245,7 @@ export class RetryLedger {
     const origin = this.#originOf(entry, turn);
     let budget = entry.budgets.get(origin);
     if (!budget) {
-      budget = { correction: false, wake: false };
+      budget = { wake: false };
       remember(entry.budgets, origin, budget);
     }
     return budget;

@@ -6,11 +6,10 @@
  * `EventSessionError`); the end-to-end counterparts are in test/e2e/plugin-retry.test.ts.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import plugin from "../../src/plugin/index.ts";
+import { server } from "../../src/plugin/index.ts";
 import { subAgentCheck } from "../../src/plugin/session-kind.ts";
-import { block, live } from "../golden/notation.ts";
+import { leakScope, UNDECLARED_LEAK, wireReply } from "../support/wire-leak.ts";
 
-const LEAK = live(`Let me check.\n\n${block("tool_calls", [["bash", [["command", "npm test"]]]])}`);
 /** Not a one-shot `opencode run`, which never wakes (test/plugin/one-shot.test.ts). */
 const SERVE = ["/usr/bin/bun", "/$bunfs/root/src/index.js", "serve"];
 
@@ -34,14 +33,17 @@ async function start(session: (id: string) => Promise<unknown>, options: Record<
     },
   };
   process.argv = SERVE;
-  const hooks = await plugin.server({ client } as never, options);
+  const scope = leakScope();
+  const hooks = await server({ client } as never, options, scope);
   process.argv = savedArgv;
-  /** One reply whose text leaked (the text fallback strips it and schedules the correction and wake). */
-  const leak = async (sessionID: string, messageID = "msg_a1", repaired = true) => {
-    const output = { text: LEAK };
-    await hooks["experimental.text.complete"]!({ sessionID, messageID, partID: "prt_1" } as never, output as never);
-    if (repaired) expect(output.text).not.toBe(LEAK);
-    else expect(output.text).toBe(LEAK);
+  /**
+   * One reply of the session's first user message whose text leaked a call of an undeclared tool,
+   * on the wire route (the repair keeps it visible and schedules the correction and wake; the text
+   * fallback never does: src/plugin/fallback.ts). 
+   */
+  const leak = async (sessionID: string, _messageID = "msg_a1", _repaired = true) => {
+    // Kept visible either way: an undeclared tool's call never runs, and with responseFix off it is not read.
+    expect(await wireReply(hooks, scope, sessionID, `${sessionID}_u1`)).toBe(UNDECLARED_LEAK);
   };
   const event = (event: unknown) => hooks.event!({ event } as never);
   const idle = (sessionID: string) => event({ type: "session.idle", properties: { sessionID } });

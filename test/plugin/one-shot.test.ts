@@ -6,9 +6,9 @@
  * nor a flag's value; the 2.x entry's side is in test/v2/host.test.ts.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import plugin from "../../src/plugin/index.ts";
+import { server } from "../../src/plugin/index.ts";
 import { oneShotRun } from "../../src/plugin/one-shot.ts";
-import { block, live } from "../golden/notation.ts";
+import { leakScope, UNDECLARED_LEAK, wireReply } from "../support/wire-leak.ts";
 
 /** The compiled binary's argv: bun, the bundle, then OpenCode's own arguments. */
 const opencode = (...args: string[]) => ["/usr/bin/bun", "/$bunfs/root/src/index.js", ...args];
@@ -58,13 +58,12 @@ describe("oneShotRun: the subcommand after OpenCode's global options", () => {
 });
 
 describe("1.18 entry: the idle wake under `opencode run` with global flags", () => {
-  const LEAK = live(`Let me check.\n\n${block("tool_calls", [["bash", [["command", "npm test"]]]])}`);
   const savedArgv = process.argv;
   afterEach(() => {
     process.argv = savedArgv;
   });
 
-  /** One unrepaired reply through the text fallback, then the session goes idle: the wakes sent. */
+  /** One reply leaking an undeclared tool's call on the wire route, then the session goes idle: the wakes sent. */
   async function wakesUnder(argv: string[]): Promise<string[]> {
     const wakes: string[] = [];
     const client = {
@@ -76,11 +75,10 @@ describe("1.18 entry: the idle wake under `opencode run` with global flags", () 
       },
     };
     process.argv = argv;
-    const hooks = await plugin.server({ client } as never, { providers: ["*"] });
+    const scope = leakScope();
+    const hooks = await server({ client } as never, { providers: ["*"] }, scope);
     process.argv = savedArgv;
-    const output = { text: LEAK };
-    await hooks["experimental.text.complete"]!({ sessionID: "ses_1", messageID: "msg_a1", partID: "prt_1" } as never, output as never);
-    expect(output.text).not.toBe(LEAK); // the fallback acted
+    expect(await wireReply(hooks, scope, "ses_1", "msg_u1")).toBe(UNDECLARED_LEAK);
     await hooks.event!({ event: { type: "session.idle", properties: { sessionID: "ses_1" } } } as never);
     return wakes;
   }

@@ -24,18 +24,19 @@ describe("the ledger: due for the next request only", () => {
     expect(ledger.sessionCount).toBe(0);
   });
 
-  test("a request built without the correction (the message's budget spent) leaves it due for no later message", () => {
+  test("a correction is counted against the reply it corrects: the woken turn's own leak gets its one, on the next request only (review 48, retry finding 3)", () => {
     const ledger = new RetryLedger();
     ledger.recordReply("ses_a", "msg_u1", "broken-markup");
     expect(ledger.takeWake("ses_a")).not.toBeNull();
     ledger.awaitWake("ses_a", wakeText());
-    // The woken turn's request carries the message's one correction; its reply is broken again.
+    // The woken turn's request carries the first reply's correction; its own reply is broken again.
     expect(ledger.takeCorrection("ses_a", { id: "msg_w1", text: wakeText() })?.reason).toBe("broken-markup");
     ledger.recordReply("ses_a", "msg_w1", "truncated-call");
-    // A next step of the same turn: the budget is spent, nothing is attached ...
-    expect(ledger.takeCorrection("ses_a", { id: "msg_w1", text: wakeText() })).toBeNull();
-    // ... and a later message, whose last reply is that step's (unseen here), is not told about it.
+    // The request right after it carries that reply's own correction, whatever message it is for ...
+    expect(ledger.takeCorrection("ses_a", { id: "msg_w1", text: wakeText() })?.reason).toBe("truncated-call");
+    // ... and no later request is told about it again, nor is a second wake due for the message.
     expect(ledger.takeCorrection("ses_a", { id: "msg_u2", text: "and now?" })).toBeNull();
+    expect(ledger.takeWake("ses_a")).toBeNull();
   });
 
   test("hard negative: the reply right before a new message's request is still corrected there", () => {
