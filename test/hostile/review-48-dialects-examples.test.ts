@@ -8,6 +8,7 @@
  * runs whole, char by char and at seeded random splits.
  */
 import { describe, expect, test } from "bun:test";
+import { live } from "../golden/notation.ts";
 import { outcome } from "../support/outcome.ts";
 
 const R = "rm -rf build";
@@ -22,6 +23,8 @@ const claudeWrite = (c: string) => `<function_calls>\n<invoke name="write">\n<pa
 const minimaxWrite = (c: string) => `<minimax:tool_call>\n<invoke name="write">\n<parameter name="filePath">a.md</parameter>\n<parameter name="content">${c}</parameter>\n</invoke>\n</minimax:tool_call>`;
 const qwenWrite = (c: string) => `<tool_call>\n<function=write>\n<parameter=filePath>\na.md\n</parameter>\n<parameter=content>\n${c}\n</parameter>\n</function>\n</tool_call>`;
 const glmWrite = (c: string) => `<tool_call>write\n<arg_key>filePath</arg_key>\n<arg_value>a.md</arg_value>\n<arg_key>content</arg_key>\n<arg_value>${c}</arg_value>\n</tool_call>`;
+const dsmlExample = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">${R}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+const dsmlWrite = (c: string) => live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n<{D}parameter name="content" string="true">`) + c + live(`</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
 const page = (...examples: string[]) => `Page:\n${examples.join("\n")}\nend`;
 const runsBash = (input: string) => outcome(input).calls.some((c) => c.tool === "bash");
 
@@ -86,7 +89,35 @@ describe("GLM: the write refused at an example's </arg_value>, the example after
   });
 });
 
+describe("DSML: a DSML example, then an example of a <tool_call> or special-token dialect", () => {
+  // Severity: wrong execution, two calls from one page (both examples run as bash; the write is
+  // reported truncated). A46/A46.5 make a DSML example followed by up to four examples and the
+  // value's closer the page's text, but the examples counted there are DSML and Claude-style
+  // ones: a Hermes, GLM, Qwen3-Coder, LFM2 or Kimi example after the DSML example ends the run,
+  // and the DSML example's own closers are taken as the write's (P01). Suspected:
+  // src/parse/dialects/dsml/value-examples.ts (which examples the run after an invoke closer
+  // reads) and src/parse/example-in-value.ts. Expected: the write with its whole content, as
+  // for a DSML + Claude-style pair (control below); never bash.
+  test("a DSML example, then a Hermes example, then the write's closer", () => {
+    expect(runsBash(dsmlWrite(`Page:\n${dsmlExample}\n${hermesExample}`))).toBe(false);
+  });
+  test("a DSML example, then a Hermes example, then prose", () => {
+    expect(runsBash(dsmlWrite(page(dsmlExample, hermesExample)))).toBe(false);
+  });
+  test("a DSML example, then an LFM2 example", () => {
+    expect(runsBash(dsmlWrite(page(dsmlExample, lfm2)))).toBe(false);
+  });
+  test("a DSML example, then a GLM example", () => {
+    expect(runsBash(dsmlWrite(page(dsmlExample, glmExample)))).toBe(false);
+  });
+});
+
 describe("hard negatives (pass today)", () => {
+  test("DSML value: a DSML example then a Claude-style example, or a Hermes example then a DSML one, is the write's text", () => {
+    for (const c of [page(dsmlExample, invokeExample), page(hermesExample, dsmlExample), page(dsmlExample)]) {
+      expect(outcome(dsmlWrite(c)).calls).toEqual([{ tool: "write", input: { filePath: "a.md", content: c } }]);
+    }
+  });
   test("one example of each kind in a Claude-style value is the write's text", () => {
     for (const e of [invokeExample, lfm2, kimi, hermesExample, glmExample, minimaxExample]) {
       expect(outcome(claudeWrite(page(e))).calls).toEqual([{ tool: "write", input: { filePath: "a.md", content: page(e) } }]);
