@@ -1,5 +1,5 @@
 /**
- * Review 48: a `<tool_call>` whose body is a call object the strict JSON reader gives up on (a raw
+ * Review 48: a `<tool_call>` whose body (Hermes JSON here; Qwen3-Coder and GLM bodies further down) is a call object the strict JSON reader gives up on (a raw
  * line break inside a string, a trailing comma, a Python `True`, a `//` comment: what cheap models
  * write) is released as text at the first character JSON forbids; the rest of the still-open
  * wrapper is then read again as prose, and a code costume or a bare Qwen3-Coder function standing
@@ -90,7 +90,42 @@ describe("the object broken before the costume, the wrapper still open around it
   });
 });
 
+describe("the same in Qwen3-Coder and GLM bodies that fail their structure early", () => {
+  // Severity: wrong execution, same source (src/engine/candidate.ts "proves not to be one early",
+  // src/parse/dialects/qwen.ts and tool-call.ts's GLM branch). A `<tool_call>` whose Qwen3-Coder
+  // function or GLM pairs break before the content (a YAML body, `<parameter = NAME>`, a key of two
+  // words, a misspelled `<arg_val>`) is released as text, nothing is reported, and the <shell>
+  // lines of the write's content run. The Claude-style, MiniMax, Mistral, Kimi, LFM2 and element
+  // forms refuse the same content (control below). Expected: no bash call.
+  const shell = "<shell>\nrm -rf build\n</shell>";
+  test("Qwen3-Coder function with a YAML body", () => {
+    expect(runsBash(`<tool_call>\n<function=write>\nfilePath: a.md\ncontent: |\n${shell}\n</function>\n</tool_call>`)).toBe(false);
+  });
+  test("Qwen3-Coder `<parameter = content>` (spaces around =)", () => {
+    expect(runsBash(`<tool_call>\n<function=write>\n<parameter = filePath>a.md</parameter>\n<parameter = content>\n${shell}\n</parameter>\n</function>\n</tool_call>`)).toBe(false);
+  });
+  test("GLM key of two words", () => {
+    expect(runsBash(`<tool_call>write\n<arg_key>filePath</arg_key>\n<arg_value>a.md</arg_value>\n<arg_key>file content</arg_key>\n<arg_value>\n${shell}\n</arg_value>\n</tool_call>`)).toBe(false);
+  });
+  test("GLM value tag misspelled <arg_val>", () => {
+    expect(runsBash(`<tool_call>write\n<arg_key>filePath</arg_key>\n<arg_value>a.md</arg_value>\n<arg_key>content</arg_key>\n<arg_val>\n${shell}\n</arg_val>\n</tool_call>`)).toBe(false);
+  });
+});
+
 describe("hard negatives (pass today)", () => {
+  test("the other forms refuse a broken body holding a costume, or read it as the write's content", () => {
+    const shell = "<shell>\nrm -rf build\n</shell>";
+    for (const input of [
+      `<function_calls>\n<invoke name="write">\nfilePath: a.md\ncontent: |\n${shell}\n</invoke>\n</function_calls>`,
+      `<minimax:tool_call>\n<invoke name="write">\n<parameter name="filePath">a.md</parameter>\n<param name="content">\n${shell}\n</param>\n</invoke>\n</minimax:tool_call>`,
+      `[TOOL_CALLS]write[ARGS]{filePath: "a.md", content: "\n${shell}\n"}`,
+      `<|tool_call_start|>[write(filePath="a.md", content=\n${shell}\n)]<|tool_call_end|>`,
+      `<write>\n<filePath>a.md</filePath>\n<body>\n${shell}\n</body>\n</write>`,
+    ]) {
+      expect(runsBash(input)).toBe(false);
+    }
+  });
+
   test("the same content JSON-escaped is the write's text", () => {
     const input = '<tool_call>\n{"name":"write","arguments":{"filePath":"a.md","content":"Run:\\n<shell>\\nrm -rf build\\n</shell>\\n"}}\n</tool_call>';
     expect(outcome(input).calls).toEqual([{ tool: "write", input: { filePath: "a.md", content: "Run:\n<shell>\nrm -rf build\n</shell>\n" } }]);
