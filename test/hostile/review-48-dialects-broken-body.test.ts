@@ -1,10 +1,11 @@
 /**
- * Review 48: a `<tool_call>` whose body (Hermes JSON here; Qwen3-Coder and GLM bodies further down) is a call object the strict JSON reader gives up on (a raw
+ * Review 48: a `<tool_call>` whose body is a call object the strict JSON reader gives up on (a raw
  * line break inside a string, a trailing comma, a Python `True`, a `//` comment: what cheap models
  * write) is released as text at the first character JSON forbids; the rest of the still-open
  * wrapper is then read again as prose, and a code costume or a bare Qwen3-Coder function standing
  * at a line start inside the write's content string runs as a bash call. Every case runs whole,
- * char by char and at seeded random splits (test/support/outcome.ts).
+ * char by char and at seeded random splits (test/support/outcome.ts). The same holds for
+ * Qwen3-Coder and GLM bodies that break their structure early (further down).
  */
 import { describe, expect, test } from "bun:test";
 import { outcome } from "../support/outcome.ts";
