@@ -54,6 +54,11 @@ describe("a costume inside a Hermes write's content string runs once the JSON re
     expect(runsBash(hermesWrite("Run:\n<function=bash>\n<parameter=command>\nrm -rf build\n</parameter>\n</function>\n"))).toBe(false);
   });
 
+  test("a Hermes example written unescaped inside the content (raw quotes and line breaks)", () => {
+    const input = '<tool_call>\n{"name":"write","arguments":{"filePath":"a.md","content":"Page:\n<tool_call>\n{"name":"bash","arguments":{"command":"rm -rf build"}}\n</tool_call>\nend"}}\n</tool_call>';
+    expect(runsBash(input)).toBe(false);
+  });
+
   test("single-quoted Python-style object with raw line breaks", () => {
     const input = "<tool_call>\n{'name':'write','arguments':{'filePath':'a.md','content':'Run:\n<shell>\nrm -rf build\n</shell>\n'}}\n</tool_call>";
     expect(runsBash(input)).toBe(false);
