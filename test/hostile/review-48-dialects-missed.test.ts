@@ -1,0 +1,43 @@
+/**
+ * Review 48: calls a demanding user would expect to run, missed today (lower severity: a missed
+ * repair, the text stays visible and the reply gets a nudge). Every case runs whole, char by char
+ * and at seeded random splits.
+ */
+import { describe, expect, test } from "bun:test";
+import { outcome } from "../support/outcome.ts";
+
+describe("missed repairs", () => {
+  // Severity: missed call (low). Suspected: src/parse/costume-xml.ts (the `<tool_call>` /
+  // `<tool_name>` / `<tool_args>` reader takes only the execute skeleton with <language>/<code>
+  // children, C01): a declared tool named in <tool_name> with a JSON object in <tool_args> is
+  // refused as broken-markup. Expected: bash {command: "ls"} (the object is strict JSON, the tool
+  // declared, the arguments fit its schema).
+  test("<tool_name>bash</tool_name> with a JSON object in <tool_args>", () => {
+    const input = '<tool_call><tool_name>bash</tool_name><tool_args>{"command":"ls"}</tool_args></tool_call>';
+    expect(outcome(input).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+  });
+
+  // Severity: missed call (low). Suspected: src/parse/dialects/tool-call-body.ts (strict JSON):
+  // cheap models often write a file's content with raw line breaks inside the JSON string. The
+  // call is refused (broken-markup). Expected: the write with the line breaks as written, as
+  // LFM2's reader already accepts raw line breaks in a string. (Reading the string to its closing
+  // quote would also keep the broken-body finding's costumes inside the content, see
+  // review-48-dialects-broken-body.test.ts.)
+  test("Hermes write whose content string holds raw line breaks", () => {
+    const input = '<tool_call>\n{"name":"write","arguments":{"filePath":"a.md","content":"line 1\nline 2"}}\n</tool_call>';
+    expect(outcome(input).calls).toEqual([{ tool: "write", input: { filePath: "a.md", content: "line 1\nline 2" } }]);
+  });
+});
+
+describe("hard negatives (pass today)", () => {
+  test("the execute skeleton runs; an undeclared tool name in <tool_name> does not", () => {
+    expect(outcome("<tool_call><tool_name>execute</tool_name><tool_args><language>sh</language><code>ls</code></tool_args></tool_call>").calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+    expect(outcome("<tool_call><tool_name>run_shell</tool_name><tool_args><language>sh</language><code>ls</code></tool_args></tool_call>").calls).toEqual([]);
+  });
+  test("the execute skeleton inside documentation does not run", () => {
+    const c = "<tool_call><tool_name>execute</tool_name><tool_args><language>sh</language><code>rm -rf build</code></tool_args></tool_call>";
+    for (const input of ["```\n" + c + "\n```", "`" + c + "`", "> " + c, `[a](/u "${c}")`, `<a title='${c}'>x</a>`, `<!-- ${c} -->`]) {
+      expect(outcome(input).calls).toEqual([]);
+    }
+  });
+});
