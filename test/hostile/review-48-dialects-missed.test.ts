@@ -29,6 +29,29 @@ describe("missed repairs", () => {
   });
 });
 
+describe("a special-token example inside a special-token dialect's string argument", () => {
+  // Severity: missed call (low; trust first holds, nothing runs). Suspected:
+  // src/parse/dialects/common.ts / the Kimi and LFM2 readers: a `<|tool_call_end|>` (or a section
+  // token) inside the JSON or Python string of the arguments ends the call, so a write documenting
+  // the format is refused (truncated-call or broken-markup). Mistral and Hermes carry the same
+  // content (controls below). Expected: the write with its whole content.
+  const R = "rm -rf build";
+  const kimiExample = `<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>{"command":"${R}"}<|tool_call_end|><|tool_calls_section_end|>`;
+  const content = `Page:\n${kimiExample}\nend`;
+  test("Kimi write whose content documents a Kimi call", () => {
+    const input = `<|tool_calls_section_begin|><|tool_call_begin|>functions.write:0<|tool_call_argument_begin|>${JSON.stringify({ filePath: "a.md", content })}<|tool_call_end|><|tool_calls_section_end|>`;
+    expect(outcome(input).calls).toEqual([{ tool: "write", input: { filePath: "a.md", content } }]);
+  });
+  test("LFM2 write whose content documents a Kimi call", () => {
+    const input = `<|tool_call_start|>[write(filePath="a.md", content=${JSON.stringify(content)})]<|tool_call_end|>`;
+    expect(outcome(input).calls).toEqual([{ tool: "write", input: { filePath: "a.md", content } }]);
+  });
+  test("control (passes today): Mistral and Hermes carry the same content", () => {
+    expect(outcome(`[TOOL_CALLS]write[ARGS]${JSON.stringify({ filePath: "a.md", content })}`).calls).toEqual([{ tool: "write", input: { filePath: "a.md", content } }]);
+    expect(outcome(`<tool_call>\n${JSON.stringify({ name: "write", arguments: { filePath: "a.md", content } })}\n</tool_call>`).calls).toEqual([{ tool: "write", input: { filePath: "a.md", content } }]);
+  });
+});
+
 describe("hard negatives (pass today)", () => {
   test("the execute skeleton runs; an undeclared tool name in <tool_name> does not", () => {
     expect(outcome("<tool_call><tool_name>execute</tool_name><tool_args><language>sh</language><code>ls</code></tool_args></tool_call>").calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
