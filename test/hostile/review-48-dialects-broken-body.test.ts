@@ -90,6 +90,16 @@ describe("the object broken before the costume, the wrapper still open around it
     expect(runsBash(input)).toBe(false);
   });
 
+  test("a valid object naming an undeclared tool (nothing reported)", () => {
+    const input = '<tool_call>\n{"name":"nope","arguments":{"content":"x"}}\n<shell>\nrm -rf build\n</shell>\n</tool_call>';
+    expect(runsBash(input)).toBe(false);
+  });
+
+  test("an object with a key given twice", () => {
+    const input = '<tool_call>\n{"name":"write","arguments":{"filePath":"a","filePath":"b","content":"x"}}\n<shell>\nrm -rf build\n</shell>\n</tool_call>';
+    expect(runsBash(input)).toBe(false);
+  });
+
   test("a // comment", () => {
     const input = '<tool_call>\n{"name":"write", // the page\n"arguments":{"filePath":"a.md","content":"Run:\\n"}}\n<shell>\nrm -rf build\n</shell>\n</tool_call>';
     expect(runsBash(input)).toBe(false);
