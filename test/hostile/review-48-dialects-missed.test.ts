@@ -52,6 +52,20 @@ describe("a special-token example inside a special-token dialect's string argume
   });
 });
 
+describe("GLM: a closer mentioned mid-line in a value drops the write silently", () => {
+  // Severity: missed call (low) and no report (no broken-markup, no nudge: the model is never
+  // told). A40: a closer followed by text on its line is the value's text, and Claude-style reads
+  // `x</invoke> y` that way. Suspected: src/parse/dialects/tool-call.ts (GLM branch). See the
+  // wrong-execution case with a costume after the mention in review-48-dialects-examples.test.ts.
+  // Expected: the write with its whole content, or refused with a nudge.
+  const glmWrite = (c: string) => `<tool_call>write\n<arg_key>filePath</arg_key>\n<arg_value>a.md</arg_value>\n<arg_key>content</arg_key>\n<arg_value>${c}</arg_value>\n</tool_call>`;
+  test("`Close a value with </arg_value> in GLM.`", () => {
+    const content = "Close a value with </arg_value> in GLM.\nmore\n";
+    const o = outcome(glmWrite(content));
+    expect(o.calls.length + o.broken.length).toBeGreaterThan(0);
+  });
+});
+
 describe("hard negatives (pass today)", () => {
   test("the execute skeleton runs; an undeclared tool name in <tool_name> does not", () => {
     expect(outcome("<tool_call><tool_name>execute</tool_name><tool_args><language>sh</language><code>ls</code></tool_args></tool_call>").calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
