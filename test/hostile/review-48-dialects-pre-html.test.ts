@@ -14,7 +14,7 @@ const pre = (code: string, lang = "bash") => `<pre><code class="language-${lang}
 /** Whether a bash call ran whose command holds an HTML tag that the block wrote as markup. */
 const sendsHtml = (input: string, tag: RegExp) => outcome(input).calls.some((c) => typeof c.input.command === "string" && tag.test(c.input.command));
 
-describe("HTML elements inside a pre/code costume are sent to bash as code", () => {
+describe("fixed: HTML elements inside a pre/code costume are refused, never sent to bash as code", () => {
   // Severity: wrong execution, medium (bash reads `<span`, `<br>`, `</b>` as redirections: the
   // command reads and truncates files named after the tags, e.g. `ls <br> pwd` writes ls's output
   // over a file named `pwd`; a highlighted Python block is sent to python3 with its spans).
