@@ -5,7 +5,7 @@ import { codeLanguage, executeLanguage, isLineStartCostume, type CodeLanguage } 
 import { Flaw, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "./call.ts";
 import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
-import { decodeEntities } from "./values.ts";
+import { decodeEntities, dedentToCloserLine } from "./values.ts";
 import type { OpenerRule } from "./span-kind.ts";
 import { costumeAsToolElement, parameterNames } from "./tool-element.ts";
 import { parameterElementLine } from "./code-lines.ts";
@@ -121,7 +121,11 @@ export function codeCall(length: number, language: CodeLanguage | null, rawCode:
     if (!executes) return textSpan(length);
     return brokenSpan(length, shape, "undeclared-tool", "code costume in a language no declared tool runs");
   }
-  const code = trimBlankLines(rawCode);
+  // Review 48: a costume in a list item's continuation lines (`   <shell>` ... `   </shell>`): the
+  // closer's indentation is the container's, removed from every line when each non-blank one
+  // starts with it (a heredoc's `   EOF` would never end it, Python would not parse); otherwise
+  // the code stays as written (values.ts dedentToCloserLine).
+  const code = trimBlankLines(dedentToCloserLine(rawCode) ?? rawCode);
   if (code.trim() === "") return brokenSpan(length, "C05", "broken-markup", "code costume without code");
   const bash = ctx.tools.get("bash");
   if (!bash) return brokenSpan(length, shape, "undeclared-tool", "code costume needs the bash tool", "bash");

@@ -13,7 +13,7 @@ const qwenWrite = "<tool_call>\n<function=write>\n<parameter=filePath>\na.md\n</
 /** Any argument that starts or ends with a line break followed or preceded by spaces. */
 const paddedArgument = (o: ReturnType<typeof outcome>) => o.calls.some((c) => Object.values(c.input).some((v) => typeof v === "string" && (/^\n[ \t]+/.test(v) || /\n[ \t]+$/.test(v))));
 
-describe("Qwen3-Coder in a list item: the hugging line breaks and the item's indentation stay in the value", () => {
+describe("fixed: Qwen3-Coder in a list item: the closer line's indentation is the container's, removed from the value", () => {
   // Severity: wrong execution (read and write of a path the markup never named: "\n  a.md\n  ",
   // a file created under a name with line breaks and spaces; a command sent with them). Without
   // the indentation the same markup gives "a.md" (P09: a newline hugging both sides is layout).
@@ -52,7 +52,7 @@ describe("Qwen3-Coder in a list item: the hugging line breaks and the item's ind
   });
 });
 
-describe("a code costume on a list item's continuation lines keeps the item's indentation in its code", () => {
+describe("fixed: a code costume on a list item's continuation lines: the closer line's indentation is removed from its code", () => {
   // Severity: wrong execution, medium (the heredoc's terminator is sent as "   EOF", so bash never
   // ends the heredoc: the file gets the terminator line and everything after it; python code sent
   // indented fails with IndentationError). Suspected: src/parse/costume.ts / src/parse/code-lines.ts
