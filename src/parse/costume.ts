@@ -206,5 +206,8 @@ export const COSTUME_OPENER: OpenerRule = (tag, _s, view) => {
   }
   if (!isLineStartCostume(tag.name) || !view.codeCostumes) return "text";
   // Not at a line's start: never run, but its body is read as a costume's all the same (INLINE_COSTUME).
-  return { open: view.atLineStart() ? "costume" : "inline-costume" };
+  if (!view.atLineStart()) return { open: "inline-costume" };
+  // Review 48: a prose line right before it (`The agent wraps commands like` / `<bash>rm -rf build</bash>`
+  // / `in its replies.`): the next line after its closer decides whether it is a call.
+  return { open: view.continuesParagraph?.() ? "paragraph-costume" : "costume" };
 };

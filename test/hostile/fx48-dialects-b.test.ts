@@ -57,3 +57,40 @@ describe("finding 6: raw HTML in a pre/code costume is refused with a report", (
     expect(outcome('<pre><code class="language-bash">test 1 < 2 && echo ok</code></pre>').calls).toEqual([{ tool: "bash", input: { command: "test 1 < 2 && echo ok" } }]);
   });
 });
+
+describe("finding 7: a costume between two prose lines of one paragraph is prose", () => {
+  test("prose on the next line (LF or CR LF, indented or not): no call, the whole text visible", () => {
+    for (const input of [
+      "Cleaning:\n<shell>\nrm -rf build\n</shell>\nDone.",
+      "Cleaning:\r\n<shell>\r\nrm -rf build\r\n</shell>\r\nin the page.",
+      "Cleaning:\r<shell>rm -rf build</shell>\rin the page.",
+      "It reads\n<bash>rm -rf build</bash>   \n   and stops.",
+    ]) {
+      const o = outcome(input);
+      expect(o.calls).toEqual([]);
+      expect(o.text).toBe(input);
+    }
+  });
+  test("a blank line (CR LF, spaces) or the reply's end after the closer's line: the costume stood as a block and runs", () => {
+    for (const input of [
+      "Running it:\n<bash>ls</bash>",
+      "Running it:\n<bash>ls</bash>\n",
+      "Running it:\n<bash>ls</bash>\n\nDone.",
+      "Running it:\r\n<bash>ls</bash>\r\n\r\nDone.",
+      "Running it:\n<bash>ls</bash>\n  \nDone.",
+      "Running it:\r<bash>ls</bash>\r\rDone.",
+    ]) {
+      expect(outcome(input).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+    }
+  });
+  test("no prose line before it (the reply's start, a blank line): prose after it changes nothing", () => {
+    expect(outcome("<bash>ls</bash>\nDone.").calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+    expect(outcome("Intro.\n\n<bash>ls</bash>\nDone.").calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+  });
+  test("a heredoc example inside such a costume never runs on its own", () => {
+    const input = "Intro\n<shell>\ncat <<EOF\n<bash>rm -rf x</bash>\nEOF\n</shell>\nmore prose";
+    const o = outcome(input);
+    expect(o.calls).toEqual([]);
+    expect(o.text).toBe(input);
+  });
+});

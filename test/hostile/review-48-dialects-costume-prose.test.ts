@@ -9,7 +9,7 @@
 import { describe, expect, test } from "bun:test";
 import { outcome } from "../support/outcome.ts";
 
-describe("a costume line inside a running sentence runs, and the sentence's end is stripped", () => {
+describe("fixed: a costume line inside a running sentence is prose: no call, nothing stripped", () => {
   // Severity: wrong execution, medium (policy gap: `rm -rf build` from a sentence describing the
   // format; the words after it vanish from the reply as a "fabricated result"). Suspected:
   // src/engine/candidate.ts / src/parse/costume-hold.ts (the line-start gate looks at the
