@@ -181,7 +181,7 @@ export class Candidate implements SpanReader {
           i++;
           continue;
         }
-        const ended = this.contentAfterCloser(base + i);
+        const ended = this.contentAfterCloser(base + i, c);
         if (ended) return ended;
       }
       if (this.quote?.endsAt(c, base + i)) return { kind: "abandon", at: base + i };
@@ -243,9 +243,9 @@ export class Candidate implements SpanReader {
   }
 
   /** The first thing written after a trailing span's closer, at `at`, ends the span, unless it is text on the closer's own line: the closer was the value's text (parse/closer-in-value.ts). */
-  private contentAfterCloser(at: number): Step | null {
-    // Review 48: prose on the line after a paragraph costume's closer line: the costume was shown in a sentence, text.
-    if (this.tentative.nextLineOfParagraph()) return { kind: "abandon", at };
+  private contentAfterCloser(at: number, c: number): Step | null {
+    // Review 48: the sentence runs on (lower case) on the line after a paragraph costume's closer line: the costume was shown in it, text.
+    if (this.tentative.nextLineOfParagraph() && continuesSentence(c)) return { kind: "abandon", at };
     if (!this.tentative.wasContent(null)) return { kind: "complete", end: this.tentative.endAt(at) };
     this.endsInBlock = this.tentative.resume();
     return null;
@@ -257,7 +257,7 @@ export class Candidate implements SpanReader {
       return runEnd === null ? null : this.endRun(runEnd);
     }
     if (this.tentative.trailing) {
-      const ended = this.contentAfterCloser(at);
+      const ended = this.contentAfterCloser(at, c);
       if (ended) return ended;
     }
     const first = !this.seenContent;
@@ -464,3 +464,13 @@ export class Candidate implements SpanReader {
     return null;
   }
 }
+
+/**
+ * Review 48: the first character of the line after a paragraph costume's closer line continues
+ * the sentence around it: a lower-case letter (`in its replies.`). A capital, a digit, a mark
+ * starts something new (`Done.`, `Now mine:`), and the costume stood as its own block.
+ */
+function continuesSentence(c: number): boolean {
+  return LOWER_CASE.test(String.fromCharCode(c));
+}
+const LOWER_CASE = /^\p{Ll}$/u;

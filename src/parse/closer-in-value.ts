@@ -33,8 +33,8 @@ export interface CloserRule {
   /**
    * Review 48, a costume's code only (valueCloser null): the line ending after the closer does not
    * end the span; the next line decides (engine/tentative-closer.ts): a blank line, a tag or the
-   * reply's end, and the costume ended at its closer; prose, and the costume was shown inside a
-   * running paragraph, so the span is text.
+   * reply's end or anything but a lower-case letter, and the costume ended at its closer; a
+   * lower-case letter, the sentence runs on around it, so it was shown in prose: the span is text.
    */
   nextLine?: boolean;
 }

@@ -53,11 +53,13 @@ export const COSTUME = costumeKind(false);
 /**
  * Review 48: a code costume opening a line right after a prose line of the same paragraph
  * (`The agent wraps commands like` / `<bash>rm -rf build</bash>` / `in its replies.`). A
- * structural rule: when the line after its closer's line is prose too, the costume sits inside a
- * running paragraph, a sentence showing the tag, and is text (nothing runs, nothing stripped as a
- * fabricated result). A blank line, the reply's end or a tag after it: the costume stood as its
+ * structural rule: when the line after its closer's line goes on with the sentence (it starts with
+ * a lower-case letter), the costume sits inside a running paragraph, a sentence showing the tag,
+ * and is text (nothing runs, nothing stripped as a fabricated result). A blank line, the reply's
+ * end, a tag, or a line that starts anew (`Done.`, `Now mine:`) after it: the costume stood as its
  * own block after the prose (`Cleaning:` / `<shell>` ... `</shell>`, C04) and runs as COSTUME does.
- * The stream decides at the first thing written on that next line (engine/tentative-closer.ts).
+ * The stream decides at the first thing written on that next line (engine/candidate.ts,
+ * tentative-closer.ts).
  */
 export const PARAGRAPH_COSTUME = costumeKind(false, PARAGRAPH_COSTUME_CODE);
 

@@ -109,7 +109,7 @@ function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
 }
 
 /** An HTML element's start or end tag (`<span class="x">`, `</b>`, `<br>`, `<br/>`) or a comment opener. */
-const RAW_HTML = /<!--|<\/?[A-Za-z][\w:-]*(?:\s+[^<>]*)?\/?>/;
+const RAW_HTML = /<!--|<\/?[A-Za-z][\w:-]*(?:\s[^<>]*)?\/?>/;
 
 /**
  * `executes`: an explicit execute costume (C01, C07, `<execute_*>`), whose code was meant to run: a language no

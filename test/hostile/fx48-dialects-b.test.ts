@@ -59,9 +59,9 @@ describe("finding 6: raw HTML in a pre/code costume is refused with a report", (
 });
 
 describe("finding 7: a costume between two prose lines of one paragraph is prose", () => {
-  test("prose on the next line (LF or CR LF, indented or not): no call, the whole text visible", () => {
+  test("the sentence going on (lower case) on the next line (LF or CR LF, indented or not): no call, the whole text visible", () => {
     for (const input of [
-      "Cleaning:\n<shell>\nrm -rf build\n</shell>\nDone.",
+      "Cleaning:\n<shell>\nrm -rf build\n</shell>\nthen done.",
       "Cleaning:\r\n<shell>\r\nrm -rf build\r\n</shell>\r\nin the page.",
       "Cleaning:\r<shell>rm -rf build</shell>\rin the page.",
       "It reads\n<bash>rm -rf build</bash>   \n   and stops.",
@@ -71,7 +71,7 @@ describe("finding 7: a costume between two prose lines of one paragraph is prose
       expect(o.text).toBe(input);
     }
   });
-  test("a blank line (CR LF, spaces) or the reply's end after the closer's line: the costume stood as a block and runs", () => {
+  test("a blank line (CR LF, spaces), the reply's end or a line starting anew after the closer's line: the costume stood as a block and runs", () => {
     for (const input of [
       "Running it:\n<bash>ls</bash>",
       "Running it:\n<bash>ls</bash>\n",
@@ -79,6 +79,9 @@ describe("finding 7: a costume between two prose lines of one paragraph is prose
       "Running it:\r\n<bash>ls</bash>\r\n\r\nDone.",
       "Running it:\n<bash>ls</bash>\n  \nDone.",
       "Running it:\r<bash>ls</bash>\r\rDone.",
+      "Running it:\n<bash>ls</bash>\nDone.",
+      "The README says:\n<bash>ls</bash>\nNow mine:",
+      "Running it:\n<bash>ls</bash>\n2 files.",
     ]) {
       expect(outcome(input).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
     }

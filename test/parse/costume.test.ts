@@ -180,9 +180,7 @@ describe("costume read on past a closer: an example inside its code never runs o
   });
 
   test("the same costume opened again after the closer read as code, then closed: the reply ending there keeps the second costume's call (A40.16)", () => {
-    // A blank line after the second costume: with `Done.` right under it, the costume would sit
-    // between two non-blank lines of one paragraph, shown in prose (review 48 finding 7).
-    const o = outcome("<shell>\nls\n</shell>ok\n<shell>\npwd\n</shell>\n\nDone.\n<bash>\nwhoami\n</bash>\n");
+    const o = outcome("<shell>\nls\n</shell>ok\n<shell>\npwd\n</shell>\nDone.\n<bash>\nwhoami\n</bash>\n");
     expect(o.calls).toEqual([
       { tool: "bash", input: { command: "pwd" } },
       { tool: "bash", input: { command: "whoami" } },
