@@ -131,6 +131,8 @@ export class Candidate implements SpanReader {
         if (held) return held;
         // The reply ended after closers held for an example that never came (TentativeCloser.closerAfterCloser): the span ends where they ended it.
         if (final && this.tentative.heldMore() && !this.example.reading) return { kind: "complete", end: this.tentative.trailBack };
+        // The reply ended after a paragraph costume's closer line (review 48): it ended at its closer.
+        if (final && this.tentative.nextLineOfParagraph()) return { kind: "complete", end: this.tentative.trailBack };
         // The reply ended in the run after a complete call (call-run.ts): a stray closer last refuses it; after only spaces the span ends as before.
         const runEnd = final ? (this.run?.end() ?? null) : null;
         if (runEnd !== null) return this.endRun(runEnd);
@@ -176,11 +178,11 @@ export class Candidate implements SpanReader {
         // Whatever comes next (the next invoke, prose) is no longer this call; a closer is read first.
         if (isSpaceCode(c)) {
           // A costume's closer that ends its line ends the span; nothing later can change that.
-          if ((c === LF || c === CR) && this.tentative.lineEnds()) return { kind: "complete", end: this.tentative.trailBack };
+          if ((c === LF || c === CR) && this.tentative.lineEnds(c, base + i)) return { kind: "complete", end: this.tentative.trailBack };
           i++;
           continue;
         }
-        const ended = this.contentAfterCloser(base + i);
+        const ended = this.contentAfterCloser(base + i, c);
         if (ended) return ended;
       }
       if (this.quote?.endsAt(c, base + i)) return { kind: "abandon", at: base + i };
@@ -242,7 +244,9 @@ export class Candidate implements SpanReader {
   }
 
   /** The first thing written after a trailing span's closer, at `at`, ends the span, unless it is text on the closer's own line: the closer was the value's text (parse/closer-in-value.ts). */
-  private contentAfterCloser(at: number): Step | null {
+  private contentAfterCloser(at: number, c: number): Step | null {
+    // Review 48: the sentence runs on (lower case) on the line after a paragraph costume's closer line: the costume was shown in it, text.
+    if (this.tentative.nextLineOfParagraph() && continuesSentence(c)) return { kind: "abandon", at };
     if (!this.tentative.wasContent(null)) return { kind: "complete", end: this.tentative.endAt(at) };
     this.endsInBlock = this.tentative.resume();
     return null;
@@ -254,7 +258,7 @@ export class Candidate implements SpanReader {
       return runEnd === null ? null : this.endRun(runEnd);
     }
     if (this.tentative.trailing) {
-      const ended = this.contentAfterCloser(at);
+      const ended = this.contentAfterCloser(at, c);
       if (ended) return ended;
     }
     const first = !this.seenContent;
@@ -487,3 +491,13 @@ export class Candidate implements SpanReader {
     return null;
   }
 }
+
+/**
+ * Review 48: the first character of the line after a paragraph costume's closer line continues
+ * the sentence around it: a lower-case letter (`in its replies.`). A capital, a digit, a mark
+ * starts something new (`Done.`, `Now mine:`), and the costume stood as its own block.
+ */
+function continuesSentence(c: number): boolean {
+  return LOWER_CASE.test(String.fromCharCode(c));
+}
+const LOWER_CASE = /^\p{Ll}$/u;

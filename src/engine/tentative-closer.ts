@@ -1,4 +1,5 @@
 import type { Tag } from "../grammar/tags.ts";
+import { CR, LF } from "../grammar/chars.ts";
 import { closerWasContent, type CloserRule } from "../parse/closer-in-value.ts";
 import { isDsmlCallCloser, MORE_CLOSER_LINES } from "../parse/closer-ends-call.ts";
 import type { ValueTracker } from "./value-tracker.ts";
@@ -55,6 +56,7 @@ export class TentativeCloser {
   /** Holds the closer just read by `rule` (SpanReader.tentatively); `endsInBlock`: the span's before it; `end`: where the span would end. */
   hold(rule: CloserRule, endsInBlock: boolean, end?: number): void {
     if (end !== undefined) this.trail(end);
+    this.crAt = -2;
     this.pending = { rule, lineEnded: false, endsInBlock, inValue: this.values.openBefore, plainValue: this.values.plainBefore, more: 0 };
   }
 
@@ -68,12 +70,38 @@ export class TentativeCloser {
     return this.pending?.rule.valueCloser === null;
   }
 
-  /** A line ended after the held closer: true when that ends the span at trailBack (a costume's closer); nothing later can change that. */
-  lineEnds(): boolean {
-    if (this.pending === null) return false;
-    if (this.pending.rule.valueCloser === null) return true;
-    this.pending.lineEnded = true;
+  /**
+   * A line ended (`c`, LF or CR, at absolute `at`) after the held closer: true when that ends the
+   * span at trailBack (a costume's closer); nothing later can change that. A costume opened inside a
+   * paragraph (CloserRule.nextLine) waits for the next line: a second line end (a blank line; CR LF
+   * is one) ends it there too, its first content decides (paragraphProse).
+   */
+  lineEnds(c?: number, at = -1): boolean {
+    const p = this.pending;
+    if (p === null) return false;
+    if (p.rule.valueCloser === null) {
+      if (!p.rule.nextLine) return true;
+      if (c === LF && at >= 0 && at === this.crAt + 1) return false;
+      this.crAt = c === CR ? at : -2;
+      if (p.lineEnded) return true;
+      p.lineEnded = true;
+      return false;
+    }
+    p.lineEnded = true;
     return false;
+  }
+
+  /** Where a CR after a paragraph costume's closer stood (lineEnds), so the LF right after it is the same line end. */
+  private crAt = -2;
+
+  /**
+   * Review 48: a costume opened inside a paragraph whose closer's line ended: waiting for the next
+   * line. Text there: the paragraph runs on around it, so it was prose showing the tag; the reply's
+   * end: the costume ended at its closer.
+   */
+  nextLineOfParagraph(): boolean {
+    const p = this.pending;
+    return p !== null && p.rule.valueCloser === null && p.rule.nextLine === true && p.lineEnded;
   }
 
   /**

@@ -100,6 +100,7 @@ export class TextMode extends Output {
         return engine.openBlock;
       },
       atLineStart: () => this.doc.atLineStart(),
+      continuesParagraph: () => this.doc.atLineStart() && !this.doc.atParagraphStart(),
       declared: (name) => tools.has(name),
       dialects,
       codeCostumes: this.ctx.options.codeCostumes,

@@ -30,6 +30,13 @@ export interface CloserRule {
    * `</arg_value>`, family "costume"): coming next, it proves the closer was in the value.
    */
   closesValue?(tag: Tag): boolean;
+  /**
+   * Review 48, a costume's code only (valueCloser null): the line ending after the closer does not
+   * end the span; the next line decides (engine/tentative-closer.ts): a blank line, a tag or the
+   * reply's end or anything but a lower-case letter, and the costume ended at its closer; a
+   * lower-case letter, the sentence runs on around it, so it was shown in prose: the span is text.
+   */
+  nextLine?: boolean;
 }
 
 /** What comes next after a tentative closer: true when it proves the closer was content. */

@@ -8,6 +8,8 @@ import { ownCloser, parseCostumeSpan } from "./costume.ts";
 
 /** A costume's closer is its code's end only at the end of its line (closer-in-value.ts). */
 const COSTUME_CODE = closerRule(null);
+/** The same for a costume opened inside a paragraph: the line after the closer's decides (CloserRule.nextLine). */
+const PARAGRAPH_COSTUME_CODE = { ...closerRule(null), nextLine: true };
 
 /**
  * A code costume (C01-C04, C07) ends only at its own closer, and only one that ends its line (or
@@ -49,6 +51,19 @@ const COSTUME_CODE = closerRule(null);
 export const COSTUME = costumeKind(false);
 
 /**
+ * Review 48: a code costume opening a line right after a prose line of the same paragraph
+ * (`The agent wraps commands like` / `<bash>rm -rf build</bash>` / `in its replies.`). A
+ * structural rule: when the line after its closer's line goes on with the sentence (it starts with
+ * a lower-case letter), the costume sits inside a running paragraph, a sentence showing the tag,
+ * and is text (nothing runs, nothing stripped as a fabricated result). A blank line, the reply's
+ * end, a tag, or a line that starts anew (`Done.`, `Now mine:`) after it: the costume stood as its
+ * own block after the prose (`Cleaning:` / `<shell>` ... `</shell>`, C04) and runs as COSTUME does.
+ * The stream decides at the first thing written on that next line (engine/candidate.ts,
+ * tentative-closer.ts).
+ */
+export const PARAGRAPH_COSTUME = costumeKind(false, PARAGRAPH_COSTUME_CODE);
+
+/**
  * A code costume's opener that does not start its line (`Run this: <shell>...`, or only a BOM, a
  * zero-width space, a word joiner or an NBSP before it, golden C46.1-C46.3): never run, since
  * only a costume opening a line is read as code to run. Its body is still the costume's, read by
@@ -63,7 +78,7 @@ export const COSTUME = costumeKind(false);
  */
 export const INLINE_COSTUME = costumeKind(true);
 
-function costumeKind(inline: boolean): SpanKind<{ firstCloserEnd: number; held: boolean; depth: number }> {
+function costumeKind(inline: boolean, closerCode = COSTUME_CODE): SpanKind<{ firstCloserEnd: number; held: boolean; depth: number }> {
   return {
     watchesContent: false,
     content: ignoreContent,
@@ -76,7 +91,7 @@ function costumeKind(inline: boolean): SpanKind<{ firstCloserEnd: number; held: 
           return null;
         }
         if (body.firstCloserEnd < 0) body.firstCloserEnd = base + tag.end;
-        return r.tentatively(COSTUME_CODE, base + tag.end);
+        return r.tentatively(closerCode, base + tag.end);
       }
       if (body.firstCloserEnd >= 0 && opensCall(tag)) {
         body.held = true;

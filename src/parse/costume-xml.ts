@@ -7,9 +7,10 @@ import "./libraries.ts";
 import type { XMLParser, XMLValidator } from "fast-xml-parser";
 import { codeLanguage } from "../grammar/dialects.ts";
 import { DASH, SLASH, UNDERSCORE } from "../grammar/chars.ts";
-import type { SpanContext } from "./call.ts";
-import { brokenSpan, tagsOf, type Segment } from "./segments.ts";
-import { decodeEntities } from "./values.ts";
+import { callOutcome, type SpanContext } from "./call.ts";
+import { brokenSpan, layUnits, tagsOf, type Segment } from "./segments.ts";
+import { decodeEntities, parseJson } from "./values.ts";
+import { isObject } from "../grammar/plain-data.ts";
 import { codeCall } from "./costume.ts";
 
 /**
@@ -37,6 +38,8 @@ function xml(): { parser: XMLParser; validator: typeof XMLValidator } {
  * language the model wrote (none is no reason to run it as shell).
  */
 export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
+  const json = jsonArgsCall(span, ctx);
+  if (json !== null) return json;
   const fields = strictFields(span) ?? tolerantFields(span);
   const toolName = fields.toolName?.trim();
   if (fields.attribute !== undefined) {
@@ -58,6 +61,27 @@ export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
   if (fields.language === undefined || fields.language.trim() === "") return brokenSpan(span.length, "C01", "broken-markup", "tool-call costume with code but no language");
   return codeCall(span.length, codeLanguage(fields.language), code, "C01", ctx, true);
 }
+
+/**
+ * Review 48: `<tool_call><tool_name>bash</tool_name><tool_args>{"command":"ls"}</tool_args></tool_call>`:
+ * a declared tool named in `<tool_name>` with a strict JSON object as the whole of `<tool_args>`,
+ * nothing else in the span but whitespace (a call `id` on the opener aside). Read as that tool's
+ * call (the declared-tool and schema gates as every call's); null for any other shape, which the
+ * execute costume's reader takes as before. The object ends at the last `</tool_args>` before the
+ * wrapper's closer, so a string holding `</tool_args>` is still the object's (strict JSON decides).
+ */
+function jsonArgsCall(span: string, ctx: SpanContext): Segment[] | null {
+  const m = JSON_ARGS_CALL.exec(span);
+  if (m === null) return null;
+  const name = m[1]!;
+  if (!ctx.tools.has(name)) return null;
+  const parsed = parseJson(m[2]!);
+  if (!parsed.ok || !isObject(parsed.value)) return null;
+  const outcome = callOutcome(name, parsed.value, "C01", ctx);
+  return layUnits(span.length, [{ start: 0, end: span.length, outcome }], outcome);
+}
+
+const JSON_ARGS_CALL = /^<tool_call(?:\s+id\s*=\s*(?:"[^"]*"|'[^']*'))?\s*>\s*<tool_name>\s*([\w.-]+)\s*<\/tool_name>\s*<tool_args>\s*(\{[\s\S]*\})\s*<\/tool_args>\s*<\/tool_call>\s*$/;
 
 /** Tool names under which a `<tool_call>` costume asks for its code to be run (C01: `execute`). */
 const EXECUTE_TOOL_NAMES: ReadonlySet<string> = new Set(["execute", "execute_code", "exec", "run_code", "code_execution", "code_interpreter"]);

@@ -5,7 +5,7 @@ import { codeLanguage, executeLanguage, isLineStartCostume, type CodeLanguage } 
 import { Flaw, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "./call.ts";
 import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
-import { decodeEntities } from "./values.ts";
+import { decodeEntities, dedentToCloserLine } from "./values.ts";
 import type { OpenerRule } from "./span-kind.ts";
 import { costumeAsToolElement, parameterNames } from "./tool-element.ts";
 import { parameterElementLine } from "./code-lines.ts";
@@ -99,8 +99,17 @@ function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
   }
   // `<code class="language-bash" class="language-python">`: which language (so which command) is unknowable.
   if (open.flaws & Flaw.RepeatedAttr) return brokenSpan(span.length, shape, "broken-markup", "the code tag names an attribute twice");
+  // Review 48: a raw HTML element or comment inside the code (`<span class="nb">rm</span>`, `<br>`,
+  // `<b>`, `<!-- ... -->`) is markup of a rendered page, not code: once entities are decoded a raw
+  // `<b>` and an escaped `&lt;b&gt;` are one text, so the command would be neither what the page
+  // shows nor what the model typed. Refused (a nudge), never stripped and run: a highlighted block
+  // is an example as often as a call. A `<` that starts no tag (`test 1 < 2`, `cat <file`) stays code.
+  if (RAW_HTML.test(code)) return brokenSpan(span.length, shape, "broken-markup", "the code block holds raw HTML elements: a rendered page, not code");
   return codeCall(span.length, language, decodeEntities(code), shape, ctx);
 }
+
+/** An HTML element's start or end tag (`<span class="x">`, `</b>`, `<br>`, `<br/>`) or a comment opener. */
+const RAW_HTML = /<!--|<\/?[A-Za-z][\w:-]*(?:\s[^<>]*)?\/?>/;
 
 /**
  * `executes`: an explicit execute costume (C01, C07, `<execute_*>`), whose code was meant to run: a language no
@@ -112,7 +121,11 @@ export function codeCall(length: number, language: CodeLanguage | null, rawCode:
     if (!executes) return textSpan(length);
     return brokenSpan(length, shape, "undeclared-tool", "code costume in a language no declared tool runs");
   }
-  const code = trimBlankLines(rawCode);
+  // Review 48: a costume in a list item's continuation lines (`   <shell>` ... `   </shell>`): the
+  // closer's indentation is the container's, removed from every line when each non-blank one
+  // starts with it (a heredoc's `   EOF` would never end it, Python would not parse); otherwise
+  // the code stays as written (values.ts dedentToCloserLine).
+  const code = trimBlankLines(dedentToCloserLine(rawCode) ?? rawCode);
   if (code.trim() === "") return brokenSpan(length, "C05", "broken-markup", "code costume without code");
   const bash = ctx.tools.get("bash");
   if (!bash) return brokenSpan(length, shape, "undeclared-tool", "code costume needs the bash tool", "bash");
@@ -193,5 +206,8 @@ export const COSTUME_OPENER: OpenerRule = (tag, _s, view) => {
   }
   if (!isLineStartCostume(tag.name) || !view.codeCostumes) return "text";
   // Not at a line's start: never run, but its body is read as a costume's all the same (INLINE_COSTUME).
-  return { open: view.atLineStart() ? "costume" : "inline-costume" };
+  if (!view.atLineStart()) return { open: "inline-costume" };
+  // Review 48: a prose line right before it (`The agent wraps commands like` / `<bash>rm -rf build</bash>`
+  // / `in its replies.`): the next line after its closer decides whether it is a call.
+  return { open: view.continuesParagraph?.() ? "paragraph-costume" : "costume" };
 };

@@ -17,6 +17,11 @@ export type Root =
   | "costume"
   /** A code costume's opener that does not start its line: read like one, never run (costume-hold.ts INLINE_COSTUME). */
   | "inline-costume"
+  /**
+   * Review 48: a code costume opening a line that continues a paragraph (a prose line right before
+   * it): it runs only when no prose line follows its closer's line (costume-hold.ts PARAGRAPH_COSTUME).
+   */
+  | "paragraph-costume"
   | "qwen-function"
   | "tool-call"
   | "mistral"
@@ -155,6 +160,8 @@ export interface OpenerView {
   readonly openBlock: Tag | true | null;
   /** Documentation context: the tag starts its line. */
   atLineStart(): boolean;
+  /** The tag starts a line that continues a paragraph (a prose line stands right before it); absent: never. */
+  continuesParagraph?(): boolean;
   /** The request declared a tool (or alias) of this name. */
   declared(name: string): boolean;
   readonly dialects: DialectSwitches;

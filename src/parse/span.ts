@@ -1,7 +1,7 @@
 import { Flaw, type Tag } from "../grammar/tags.ts";
 import { aliasMappingOf, mapAliasCall } from "./aliases.ts";
 import type { SpanContext } from "./call.ts";
-import { COSTUME, INLINE_COSTUME } from "./costume-hold.ts";
+import { COSTUME, INLINE_COSTUME, PARAGRAPH_COSTUME } from "./costume-hold.ts";
 import { BLOCK, ELEMENT, INVOKE, PARAMETER, TOOL_ELEMENT } from "./dialects/invoke-markup.ts";
 import { MINIMAX_BRACKET } from "./dialects/minimax-bracket.ts";
 import { MISTRAL } from "./dialects/mistral.ts";
@@ -25,6 +25,7 @@ export const SPAN_KINDS: Readonly<Record<Root, SpanKind<unknown>>> = {
   "legacy-call": LEGACY_CALL,
   costume: COSTUME,
   "inline-costume": INLINE_COSTUME,
+  "paragraph-costume": PARAGRAPH_COSTUME,
   "qwen-function": QWEN_FUNCTION,
   "tool-call": TOOL_CALL,
   mistral: MISTRAL,

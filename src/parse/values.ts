@@ -223,8 +223,40 @@ export function trimHuggingNewlines(value: string): string {
   const inner = value.slice(lead);
   const trail = lineEndBefore(inner);
   if (trail > 0) return inner.slice(0, -trail);
+  // Review 48: the closer on its own line after spaces or tabs (a call written in a list item's
+  // continuation lines or an indented paragraph, `  <parameter=filePath>\n  a.md\n  </parameter>`):
+  // that indentation is the container's, as CommonMark strips a list item's content indent. When
+  // every non-blank line of the value starts with it, it is removed from each and the newlines
+  // hugging the value are layout as at the top level; otherwise the value stays as written.
+  const dedented = dedentToCloserLine(inner);
+  if (dedented !== null) return dedented;
   // A lone leading newline is content, as a lone trailing one is (a file that starts with a blank line).
   return value;
+}
+
+/**
+ * `text` ends with a line end then only spaces or tabs (the indentation of the closer's line,
+ * `indent`): each line before it without that leading `indent`, and without that last line end;
+ * null when there is no such indentation or a non-blank line does not start with it (a line
+ * indented less than the container's left it: which of its spaces are content is unknowable).
+ * Blank lines may be shorter. Linear in the text.
+ */
+export function dedentToCloserLine(text: string): string | null {
+  let i = text.length;
+  for (let c = text.charCodeAt(i - 1); i > 0 && (c === SP || c === TAB); c = text.charCodeAt(--i - 1));
+  if (i === text.length) return null;
+  const eol = lineEndBefore(text, i);
+  if (eol === 0) return null;
+  const indent = text.slice(i);
+  const body = text.slice(0, i - eol);
+  const lines = body.split(/(\r\n|\r|\n)/);
+  for (let k = 0; k < lines.length; k += 2) {
+    const line = lines[k]!;
+    if (line.startsWith(indent)) lines[k] = line.slice(indent.length);
+    else if (line.trim() !== "") return null;
+    else lines[k] = "";
+  }
+  return lines.join("");
 }
 
 /**

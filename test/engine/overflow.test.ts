@@ -173,7 +173,9 @@ describe("a code costume past its hold", () => {
   });
 
   test("hard negative: within the hold cap the costume ended at its first closer, and the next span's call runs", () => {
-    const short = `<shell>cat > doc.md <<'EOF'\nuse </shell> x\n<bash>ls</bash>\n${"y\n".repeat(10)}`;
+    // A blank line after `<bash>ls</bash>`: with prose right under it too, it would sit inside a
+    // paragraph, shown in prose, and never run (review 48 finding 7).
+    const short = `<shell>cat > doc.md <<'EOF'\nuse </shell> x\n<bash>ls</bash>\n\n${"y\n".repeat(10)}`;
     const r = chained([short, next], Number.MAX_SAFE_INTEGER);
     expect(r.calls.map((c) => c.input.command)).toEqual(["ls", RM]);
   });
