@@ -186,8 +186,18 @@ function renderedForms(form: string, toolNames: ReadonlySet<string> | undefined)
     const both = withoutHtmlTags(unescaped, toolNames);
     if (both !== unescaped && both !== untagged) forms.push(both);
   }
-  if (form.includes("+") && /%[0-7][0-9a-fA-F]/.test(form)) forms.push(form.replaceAll("+", " "));
+  if (form.includes("+") && hasPercentEscape(form)) forms.push(form.replaceAll("+", " "));
   return forms;
+}
+
+/** Whether the text holds an ASCII percent-escape (`%3C`), which decodeEncodings decodes. */
+function hasPercentEscape(text: string): boolean {
+  for (let i = text.indexOf("%"); i >= 0; i = text.indexOf("%", i + 1)) {
+    const hi = text.charCodeAt(i + 1);
+    const lo = text.charCodeAt(i + 2);
+    if (hi >= 0x30 && hi <= 0x37 && (isAsciiDigit(lo) || ((lo | 0x20) >= 0x61 && (lo | 0x20) <= 0x66))) return true;
+  }
+  return false;
 }
 
 /** CommonMark's backslash escapes (`\` before ASCII punctuation) removed: `\_` reads `_`, `\\` reads `\`. */
