@@ -11,7 +11,9 @@ import { givenBefore } from "./given.ts";
 import { CLEAR_PROGRESS, colourWanted, paintReportLine, progressLine, styledOutput } from "./style.ts";
 import { jsonOutput } from "./terminal.ts";
 import { locateStore, readGiven, readSessions, StoreError, withPrivateCopy } from "./session-store.ts";
-import { readAsPlugin } from "./plugin-reading.ts";
+import { pluginEchoGuard, readAsPlugin } from "./plugin-reading.ts";
+import { historyGuards } from "./history-guard.ts";
+import type { EchoGuard } from "../engine/types.ts";
 import { describeSessions, scanSessions, underDirectory } from "./sessions.ts";
 
 export interface Io {
@@ -160,10 +162,12 @@ function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: VisibleI
   }
   // Each reply is read as the plugin reads it, its echo guard over what the model had been given
   // before it: what OpenCode sent of the earlier messages, besides the model's own words (given.ts).
+  // One guard over the growing history, in order: each message's given content is read once.
+  const guardAt = historyGuards(messages, givenBefore, pluginEchoGuard);
   const found = messages
     .map((m, index) => ({ id: messageId(m), text: assistantText(m), index }))
     .filter((m): m is { id: string; text: string; index: number } => m.text !== null)
-    .map(({ id, text, index }) => ({ id, result: readAsPlugin(text, tools, () => givenBefore(messages, index)) }))
+    .map(({ id, text, index }) => ({ id, result: readAsPlugin(text, tools, { guard: guardAt(index) }) }))
     .filter(({ result }) => result.calls.length > 0 || result.broken.length > 0);
   if (args.json) {
     io.json({ messages: found.map(({ id, result }) => ({ id, ...report(result), text: undefined })) });
@@ -192,11 +196,11 @@ async function scanStoredSessions(args: ScanArgs, tools: ToolSpec[], io: Visible
       // recovered: that content is read for the sessions where one would be, and no others.
       const suspects = inScope.filter((s) => s.messages.some((m) => readAsPlugin(assistantText(m) ?? "", tools).calls.length > 0)).map((s) => s.id);
       if (suspects.length > 0) io.progress(`reading what the model was given in ${suspects.length} session(s) ...`);
-      const given = suspects.length > 0 ? await readGiven(copy, suspects) : new Map<string, (messageID: string) => string[]>();
+      const given = suspects.length > 0 ? await readGiven(copy, suspects) : new Map<string, (messageID: string) => { guard: EchoGuard | undefined }>();
       io.progress(`scanning ${inScope.length} session(s) ...`);
       return scanSessions(inScope, tools, location.database, directory, (session, message) => {
         const before = given.get(session.id);
-        return before && (() => before(message.info?.id ?? ""));
+        return before?.(message.info?.id ?? "");
       });
     });
     io.progress(null);
