@@ -144,6 +144,17 @@ function resolveTools(names: string[] | null): ToolSpec[] {
   return names.map((name) => opencodeBuiltinTools.find((t) => t.name === name) ?? { name });
 }
 
+/**
+ * What the plugin's echo guard reads that a stored session does not hold (review 48, finding 4):
+ * the system prompt (AGENTS.md, instructions) and the declared tools (every MCP tool's
+ * description and schema). A call the model quoted from them is refused by the plugin and
+ * reported by scan as a call: scan cannot judge such an echo, and says so (`notJudged` in --json,
+ * always present; a note line after the report when it holds a call).
+ */
+export const NOT_JUDGED = ["system-prompt", "tool-declarations"] as const;
+export const NOT_JUDGED_NOTE =
+  "note: a stored session holds neither the system prompt nor the tool declarations, which the plugin's echo guard also reads: a call the model only quoted from them (AGENTS.md, an MCP tool's description) was refused by the plugin, and is reported here as a call";
+
 function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: VisibleIo): number {
   let messages: unknown[];
   try {
@@ -170,7 +181,7 @@ function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: VisibleI
     .map(({ id, text, index }) => ({ id, result: readAsPlugin(text, tools, { guard: guardAt(index) }) }))
     .filter(({ result }) => result.calls.length > 0 || result.broken.length > 0);
   if (args.json) {
-    io.json({ messages: found.map(({ id, result }) => ({ id, ...report(result), text: undefined })) });
+    io.json({ messages: found.map(({ id, result }) => ({ id, ...report(result), text: undefined })), notJudged: NOT_JUDGED });
   } else if (found.length === 0) {
     io.out([`no leaked tool-call markup in ${messages.length} message(s)`]);
   } else {
@@ -178,6 +189,7 @@ function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: VisibleI
       const [first, ...rest] = describe(result, tools);
       io.out([`message ${id}: ${first}`, ...rest]);
     }
+    if (found.some(({ result }) => result.calls.length > 0)) io.out([NOT_JUDGED_NOTE]);
   }
   return found.some(({ result }) => result.broken.length > 0) ? EXIT.broken : EXIT.clean;
 }

@@ -15,14 +15,14 @@ import { main } from "../../src/cli/main.ts";
 import { sdkTools, textStream, throughMiddleware } from "../security/support.ts";
 import { COMMAND, ECHO, readme } from "../security/tool-result-files.ts";
 
-async function scanExport(messages: unknown[]) {
+async function scanExport(messages: unknown[], json = true) {
   const root = mkdtempSync(path.join(tmpdir(), "r48-scan-"));
   const file = path.join(root, "session.json");
   writeFileSync(file, JSON.stringify({ info: { id: "ses_1" }, messages }));
   let out = "";
   const env = { PATH: process.env.PATH ?? "", HOME: path.join(root, "home"), XDG_CONFIG_HOME: path.join(root, "config"), XDG_DATA_HOME: path.join(root, "data"), XDG_CACHE_HOME: path.join(root, "cache") };
-  await main(["scan", "--export", file, "--json"], { readStdin: async () => new Uint8Array(), out: (t) => (out += t), err: () => {}, env, cwd: root });
-  return JSON.parse(out) as { messages: { id: string; calls: { input: unknown }[]; broken: unknown[] }[] };
+  await main(["scan", "--export", file, ...(json ? ["--json"] : [])], { readStdin: async () => new Uint8Array(), out: (t) => (out += t), err: () => {}, env, cwd: root });
+  return { out, report: json ? (JSON.parse(out) as { messages: { id: string; calls: { input: unknown }[]; broken: unknown[] }[]; notJudged: string[] }) : null };
 }
 
 const user = (id: string, text: string) => ({ info: { id, role: "user" }, parts: [{ type: "text", text }] });
@@ -43,8 +43,19 @@ describe("scan and the plugin on a reply echoing markup from a tool description"
   // reports [{ command: COMMAND }]; the plugin ran nothing. Expected: agreement, or scan saying it
   // cannot judge an echo of the system prompt/tool declarations (a note in its output, and a line
   // in the docs). Suspected: src/cli/given.ts (givenBefore: messages only), src/cli/main.ts.
-  test("FINDING: scan reports no call for the session where the plugin refused the echo", async () => {
-    const report = await scanExport([user("msg_u1", "Set the project up."), assistant("msg_a1", ECHO)]);
-    expect(report.messages.flatMap((m) => m.calls)).toEqual([]);
+  // Fixed by saying so: an export holds no declarations to read, so scan cannot agree with the
+  // plugin here; its --json always names what it cannot judge (`notJudged`), and its text output
+  // adds a note line after a report that holds a call. The call is still reported (pinned).
+  test("fixed: scan says it cannot judge an echo of the system prompt or tool declarations (--json notJudged, a note line)", async () => {
+    const session = [user("msg_u1", "Set the project up."), assistant("msg_a1", ECHO)];
+    const { report } = await scanExport(session);
+    expect(report!.notJudged).toEqual(["system-prompt", "tool-declarations"]);
+    expect(report!.messages.flatMap((m) => m.calls).map((c) => c.input)).toEqual([{ command: COMMAND }]);
+    const { out } = await scanExport(session, false);
+    expect(out).toContain("neither the system prompt nor the tool declarations");
+    // No call, no note; the --json field is there all the same (a stable shape).
+    const quiet = [user("msg_u1", "Set the project up."), assistant("msg_a1", "Done, nothing to run.")];
+    expect((await scanExport(quiet)).report!.notJudged).toEqual(["system-prompt", "tool-declarations"]);
+    expect((await scanExport(quiet, false)).out).not.toContain("system prompt");
   });
 });
