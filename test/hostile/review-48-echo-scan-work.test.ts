@@ -49,7 +49,7 @@ describe("scan --export over a session of many leaking replies", () => {
   // N^2 (N=80: about 40 times the session's given text). Expected: within a constant factor of it
   // (an incremental haystack: each message's given content appended once). Suspected:
   // src/cli/main.ts scanExport, src/cli/given.ts givenBefore, src/cli/session-store.ts readGiven.
-  test("FINDING: the given content read stays within 4 times the session's given text", async () => {
+  test("fixed: the given content read stays within 4 times the session's given text", async () => {
     const n = 80;
     const { given: read, reported } = await scan(n);
     expect(reported).toBe(n); // every reply read (each a call of its own)
