@@ -11,7 +11,9 @@ import { givenBefore } from "./given.ts";
 import { CLEAR_PROGRESS, colourWanted, paintReportLine, progressLine, styledOutput } from "./style.ts";
 import { jsonOutput } from "./terminal.ts";
 import { locateStore, readGiven, readSessions, StoreError, withPrivateCopy } from "./session-store.ts";
-import { readAsPlugin } from "./plugin-reading.ts";
+import { pluginEchoGuard, readAsPlugin } from "./plugin-reading.ts";
+import { historyGuards } from "./history-guard.ts";
+import type { EchoGuard } from "../engine/types.ts";
 import { describeSessions, scanSessions, underDirectory } from "./sessions.ts";
 
 export interface Io {
@@ -142,6 +144,17 @@ function resolveTools(names: string[] | null): ToolSpec[] {
   return names.map((name) => opencodeBuiltinTools.find((t) => t.name === name) ?? { name });
 }
 
+/**
+ * What the plugin's echo guard reads that a stored session does not hold (review 48, finding 4):
+ * the system prompt (AGENTS.md, instructions) and the declared tools (every MCP tool's
+ * description and schema). A call the model quoted from them is refused by the plugin and
+ * reported by scan as a call: scan cannot judge such an echo, and says so (`notJudged` in --json,
+ * always present; a note line after the report when it holds a call).
+ */
+export const NOT_JUDGED = ["system-prompt", "tool-declarations"] as const;
+export const NOT_JUDGED_NOTE =
+  "note: a stored session holds neither the system prompt nor the tool declarations, which the plugin's echo guard also reads: a call the model only quoted from them (AGENTS.md, an MCP tool's description) was refused by the plugin, and is reported here as a call";
+
 function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: VisibleIo): number {
   let messages: unknown[];
   try {
@@ -160,13 +173,15 @@ function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: VisibleI
   }
   // Each reply is read as the plugin reads it, its echo guard over what the model had been given
   // before it: what OpenCode sent of the earlier messages, besides the model's own words (given.ts).
+  // One guard over the growing history, in order: each message's given content is read once.
+  const guardAt = historyGuards(messages, givenBefore, pluginEchoGuard);
   const found = messages
     .map((m, index) => ({ id: messageId(m), text: assistantText(m), index }))
     .filter((m): m is { id: string; text: string; index: number } => m.text !== null)
-    .map(({ id, text, index }) => ({ id, result: readAsPlugin(text, tools, () => givenBefore(messages, index)) }))
+    .map(({ id, text, index }) => ({ id, result: readAsPlugin(text, tools, { guard: guardAt(index) }) }))
     .filter(({ result }) => result.calls.length > 0 || result.broken.length > 0);
   if (args.json) {
-    io.json({ messages: found.map(({ id, result }) => ({ id, ...report(result), text: undefined })) });
+    io.json({ messages: found.map(({ id, result }) => ({ id, ...report(result), text: undefined })), notJudged: NOT_JUDGED });
   } else if (found.length === 0) {
     io.out([`no leaked tool-call markup in ${messages.length} message(s)`]);
   } else {
@@ -174,6 +189,7 @@ function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: VisibleI
       const [first, ...rest] = describe(result, tools);
       io.out([`message ${id}: ${first}`, ...rest]);
     }
+    if (found.some(({ result }) => result.calls.length > 0)) io.out([NOT_JUDGED_NOTE]);
   }
   return found.some(({ result }) => result.broken.length > 0) ? EXIT.broken : EXIT.clean;
 }
@@ -192,11 +208,11 @@ async function scanStoredSessions(args: ScanArgs, tools: ToolSpec[], io: Visible
       // recovered: that content is read for the sessions where one would be, and no others.
       const suspects = inScope.filter((s) => s.messages.some((m) => readAsPlugin(assistantText(m) ?? "", tools).calls.length > 0)).map((s) => s.id);
       if (suspects.length > 0) io.progress(`reading what the model was given in ${suspects.length} session(s) ...`);
-      const given = suspects.length > 0 ? await readGiven(copy, suspects) : new Map<string, (messageID: string) => string[]>();
+      const given = suspects.length > 0 ? await readGiven(copy, suspects) : new Map<string, (messageID: string) => { guard: EchoGuard | undefined }>();
       io.progress(`scanning ${inScope.length} session(s) ...`);
       return scanSessions(inScope, tools, location.database, directory, (session, message) => {
         const before = given.get(session.id);
-        return before && (() => before(message.info?.id ?? ""));
+        return before?.(message.info?.id ?? "");
       });
     });
     io.progress(null);

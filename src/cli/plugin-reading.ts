@@ -11,6 +11,7 @@ import { settleOptions } from "../options/settle.ts";
 import { requestEchoGuard } from "../echo/from-request.ts";
 import { resolveOptions } from "../plugin/options.ts";
 import type { AdapterOptions } from "../options/adapter.ts";
+import type { EchoGuard } from "../engine/types.ts";
 
 /** The plugin's options with nothing configured: what the adapters get from `resolveOptions(undefined)`. */
 function defaultAdapterOptions(): AdapterOptions {
@@ -21,13 +22,23 @@ function defaultAdapterOptions(): AdapterOptions {
 let defaults: AdapterOptions | undefined;
 
 /**
+ * The echo guard the plugin would build over `given` (undefined when its options turn the guard
+ * off): for a caller that keeps one guard over a session's growing history (history-guard.ts).
+ */
+export function pluginEchoGuard(given: () => readonly string[]): EchoGuard | undefined {
+  defaults ??= defaultAdapterOptions();
+  return requestEchoGuard(defaults, given);
+}
+
+/**
  * One complete reply read as the plugin reads it. `given`: the content the model was given before
  * this reply (user messages, tool results, files), read only when a call is about to be recovered;
- * a call it holds is reported broken "echoed-markup", never as a call. Omitted: nothing was given.
+ * a call it holds is reported broken "echoed-markup", never as a call; or `{ guard }`, a guard
+ * already built over it (pluginEchoGuard). Omitted: nothing was given.
  */
-export function readAsPlugin(text: string, tools: readonly ToolSpec[], given?: () => readonly string[]): ParseResult {
+export function readAsPlugin(text: string, tools: readonly ToolSpec[], given?: (() => readonly string[]) | { guard: EchoGuard | undefined }): ParseResult {
   defaults ??= defaultAdapterOptions();
-  const isEchoed = given ? requestEchoGuard(defaults, given) : undefined;
+  const isEchoed = given === undefined ? undefined : typeof given === "function" ? requestEchoGuard(defaults, given) : given.guard;
   const options = engineOptions(defaults, tools, tools.map((tool) => tool.name), isEchoed);
   const engine = createRepairEngine({ ...options, idPrefix: "call_" });
   const { text: visible, calls } = textAndCalls([...engine.feed(text), ...engine.flush()]);

@@ -14,6 +14,9 @@ import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import type { ExportedMessage } from "./report.ts";
 import { givenBefore } from "./given.ts";
+import { historyGuards } from "./history-guard.ts";
+import { pluginEchoGuard } from "./plugin-reading.ts";
+import type { EchoGuard } from "../engine/types.ts";
 
 /** Verified against OpenCode 1.18.33: tables session, message and part, each row's details in a JSON `data` column. */
 export const SESSION_QUERY = `SELECT s.id AS sessionID, s.title AS title, s.directory AS directory,
@@ -235,8 +238,8 @@ interface GivenRow {
  * few sessions per query; only the sessions asked for (those where a call would be recovered: the
  * echo guard reads nothing otherwise).
  */
-export async function readGiven(location: StoreLocation, sessionIDs: readonly string[]): Promise<Map<string, (messageID: string) => string[]>> {
-  const out = new Map<string, (messageID: string) => string[]>();
+export async function readGiven(location: StoreLocation, sessionIDs: readonly string[]): Promise<Map<string, (messageID: string) => { guard: EchoGuard | undefined }>> {
+  const out = new Map<string, (messageID: string) => { guard: EchoGuard | undefined }>();
   for (let i = 0; i < sessionIDs.length; i += GIVEN_BATCH) {
     const batch = sessionIDs.slice(i, i + GIVEN_BATCH);
     const rows = await query(location, givenQuery(batch));
@@ -250,10 +253,10 @@ export async function readGiven(location: StoreLocation, sessionIDs: readonly st
       if (row.type !== null) last.parts.push(storedPart(row));
     }
     for (const [sessionID, messages] of bySession) {
-      out.set(sessionID, (messageID) => {
-        const at = messages.findIndex((m) => m.info.id === messageID);
-        return givenBefore(messages, at < 0 ? messages.length : at);
-      });
+      // One guard per session over its growing history (history-guard.ts), asked in message order.
+      const index = new Map(messages.map((m, i) => [m.info.id, i] as const));
+      const guardAt = historyGuards(messages, givenBefore, pluginEchoGuard);
+      out.set(sessionID, (messageID) => ({ guard: guardAt(index.get(messageID) ?? messages.length) }));
     }
   }
   return out;

@@ -1,5 +1,6 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
+import type { EchoGuard } from "../engine/types.ts";
 import type { ParseResult, ToolSpec } from "../parse/types.ts";
 import { readAsPlugin } from "./plugin-reading.ts";
 import { countNearMisses } from "./near-misses.ts";
@@ -81,7 +82,7 @@ function realPath(p: string): string {
  * What the model was given before one message (user messages, tool results), for the echo guard;
  * undefined: nothing known (no guard).
  */
-type GivenFor = (session: StoredSession, message: ExportedMessage) => (() => readonly string[]) | undefined;
+type GivenFor = (session: StoredSession, message: ExportedMessage) => (() => readonly string[]) | { guard: EchoGuard | undefined } | undefined;
 
 /**
  * Each assistant message read as the plugin reads a reply (plugin-reading.ts: its default options

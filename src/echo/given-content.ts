@@ -38,7 +38,7 @@ import { isAliasName } from "../parse/aliases.ts";
 import { decodeJsonEscapes, gutterEnd, mayHoldMarkup } from "./given-text.ts";
 import { decodeEncodings } from "./given-encodings.ts";
 import { withoutTerminalCodes } from "./terminal-codes.ts";
-import { BACKSLASH, COLON, DASH, DQ, LBRACE, LBRACKET, LT, SENTENCEPIECE_SPACE_CODE, SLASH, SP, SQ, UNDERSCORE, isAsciiDigit, isAsciiLetter, isWhiteSpace as isSpaceCode, lineEndAt, lineEndFrom } from "../grammar/chars.ts";
+import { BACKSLASH, COLON, DASH, DQ, LBRACE, LBRACKET, LT, SENTENCEPIECE_SPACE_CODE, SLASH, SP, SQ, UNDERSCORE, isAsciiDigit, isAsciiLetter, isAsciiPunctuation, isWhiteSpace as isSpaceCode, lineEndAt, lineEndFrom } from "../grammar/chars.ts";
 
 export interface GivenHaystack extends QuotedStrings {
   /** The normalized forms of every given text, separated by " \u0000 ". */
@@ -49,6 +49,19 @@ export interface GivenHaystack extends QuotedStrings {
   closes: boolean[];
   /** The tools named by a code costume that opens somewhere in `text` (`<shell>`, `<py>`: bash; dialects.ts costumeTool). */
   costumeTools: Set<string>;
+  /** Where a given line's content ends in `text` (a line of a form, after its prefix), ascending. */
+  lineEnds: number[];
+  /** Where a given line's content begins in `text`, ascending. */
+  lineStarts: number[];
+  /**
+   * Every form in `text`, in order: its span and the given text it reads (`group`, counted over
+   * the texts that entered the haystack). Forms of consecutive groups meet at a seam: a value cut
+   * between two given texts (a file read in two parts, a message of two text parts) is searched
+   * across it (search.ts seamGiven).
+   */
+  forms: { group: number; start: number; end: number; head: string }[];
+  /** How many given texts entered the haystack (the next group). */
+  groups: number;
 }
 
 export const NO_MARKUP = 0;
@@ -68,7 +81,7 @@ const SEPARATOR = " \u0000 ";
  * as written, only whitespace is collapsed.
  */
 export function buildGivenHaystack(texts: readonly string[], toolNames?: ReadonlySet<string>, keepLinePrefixes = false): GivenHaystack {
-  const hay: GivenHaystack = { text: "", markup: [], closes: [], costumeTools: new Set(), quoted: [], quotedOpener: [] };
+  const hay: GivenHaystack = { text: "", markup: [], closes: [], costumeTools: new Set(), quoted: [], quotedOpener: [], lineEnds: [], lineStarts: [], forms: [], groups: 0 };
   appendToHaystack(hay, texts, toolNames, keepLinePrefixes);
   return hay;
 }
@@ -83,23 +96,29 @@ export function appendToHaystack(hay: GivenHaystack, texts: readonly string[], t
   const found: Found = hay;
   let length = hay.text.length;
   for (const text of texts) {
+    const group = hay.groups;
     for (const form of jsonForms(text)) {
-      const decodedQuote = { value: false };
-      const decoded = decodeEncodings(form, decodedQuote);
-      const variants = readings(decoded);
-      if (decodedQuote.value) variants.push(...readings(form));
-      for (const variant of variants) {
-        // A form without markup holds no quote; and a value is never "next to" another text's markup.
-        if (!mayHoldMarkup(variant)) continue;
-        if (parts.length > 0 || hay.text.length > 0) {
-          parts.push(SEPARATOR);
-          length += SEPARATOR.length;
+      for (const base of renderedForms(form, toolNames)) {
+        const decodedQuote = { value: false };
+        const decoded = decodeEncodings(base, decodedQuote);
+        const variants = readings(decoded);
+        if (decodedQuote.value) variants.push(...readings(base));
+        for (const variant of variants) {
+          // A form without markup holds no quote; and a value is never "next to" another text's markup.
+          if (!mayHoldMarkup(variant)) continue;
+          if (parts.length > 0 || hay.text.length > 0) {
+            parts.push(SEPARATOR);
+            length += SEPARATOR.length;
+          }
+          const head = { prefix: "" };
+          const folded = foldLines(variant, length, found, toolNames, keepLinePrefixes, head);
+          hay.forms.push({ group, start: length, end: length + folded.length, head: head.prefix });
+          parts.push(folded);
+          length += folded.length;
         }
-        const folded = foldLines(variant, length, found, toolNames, keepLinePrefixes);
-        parts.push(folded);
-        length += folded.length;
       }
     }
+    if (hay.forms.length > 0 && hay.forms[hay.forms.length - 1]!.group === group) hay.groups++;
   }
   if (parts.length > 0) hay.text += parts.join("");
 }
@@ -147,6 +166,109 @@ function unicodeReadings(text: string): string[] {
   const joined = text.replace(INVISIBLE, "");
   if (joined.length === text.length) return [text.normalize("NFC")];
   return [joined.normalize("NFC"), text.replace(INVISIBLE, " ").normalize("NFC")];
+}
+
+/**
+ * A form as a renderer shows it, besides as written: with CommonMark backslash escapes of ASCII
+ * punctuation removed (Markdown made from HTML escapes `_`, `*`, `[`: `\[TOOL\_CALLS\]`, `my\_data`);
+ * with HTML tags and comments that are not call markup removed (a highlighted code block wraps
+ * each token in `<span class="pl-s">`; `<!-- ok -->` shows as nothing); and, when the text holds
+ * percent-escapes, with `+` read as a space (form encoding). Each one more form: only more quotes
+ * count as given.
+ */
+function renderedForms(form: string, toolNames: ReadonlySet<string> | undefined): string[] {
+  const forms = [form];
+  const unescaped = withoutMarkdownEscapes(form);
+  if (unescaped !== form) forms.push(unescaped);
+  const untagged = withoutHtmlTags(form, toolNames);
+  if (untagged !== form) forms.push(untagged);
+  if (unescaped !== form && untagged !== form) {
+    const both = withoutHtmlTags(unescaped, toolNames);
+    if (both !== unescaped && both !== untagged) forms.push(both);
+  }
+  if (form.includes("+") && hasPercentEscape(form)) forms.push(form.replaceAll("+", " "));
+  return forms;
+}
+
+/** Whether the text holds an ASCII percent-escape (`%3C`), which decodeEncodings decodes. */
+function hasPercentEscape(text: string): boolean {
+  for (let i = text.indexOf("%"); i >= 0; i = text.indexOf("%", i + 1)) {
+    const hi = text.charCodeAt(i + 1);
+    const lo = text.charCodeAt(i + 2);
+    if (hi >= 0x30 && hi <= 0x37 && (isAsciiDigit(lo) || ((lo | 0x20) >= 0x61 && (lo | 0x20) <= 0x66))) return true;
+  }
+  return false;
+}
+
+/** CommonMark's backslash escapes (`\` before ASCII punctuation) removed: `\_` reads `_`, `\\` reads `\`. */
+export function withoutMarkdownEscapes(text: string): string {
+  let slash = text.indexOf("\\");
+  if (slash < 0) return text;
+  let out = "";
+  let from = 0;
+  while (slash >= 0 && slash + 1 < text.length) {
+    if (!isAsciiPunctuation(text.charCodeAt(slash + 1))) {
+      slash = text.indexOf("\\", slash + 1);
+      continue;
+    }
+    out += text.slice(from, slash);
+    from = slash + 1;
+    slash = text.indexOf("\\", slash + 2);
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+/** The longest HTML tag removed (attributes included); a longer one stays as written. */
+const MAX_HTML_TAG = 1024;
+/** Tags that end a line when rendered: read as a line break, so the words on either side stay apart. */
+const BLOCK_TAGS = new Set(["br", "p", "div", "li", "ul", "ol", "tr", "td", "th", "table", "pre", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "section", "article", "header", "footer", "dd", "dt", "dl"]);
+
+/**
+ * HTML tags and comments removed as a browser shows the text, except tags that are call markup
+ * (markupOf: `<shell>`, `<tool_call>`, a declared tool's element), which stay. A tag is `<` and a
+ * letter (or `/` and a letter) up to the next `>` within MAX_HTML_TAG; a comment `<!--` up to
+ * `-->`. One pass: the next `>`, `-->` and line end are each looked for again only once passed.
+ */
+export function withoutHtmlTags(text: string, toolNames?: ReadonlySet<string>): string {
+  let lt = text.indexOf("<");
+  if (lt < 0) return text;
+  let out = "";
+  let from = 0;
+  let gt = -1;
+  let commentEnd = -1;
+  let lineEnd = -1;
+  while (lt >= 0) {
+    let end = -1;
+    let replacement = "";
+    if (text.startsWith("<!--", lt)) {
+      if (commentEnd !== -2 && commentEnd < lt + 4) commentEnd = text.indexOf("-->", lt + 4);
+      if (commentEnd < 0) commentEnd = -2;
+      if (commentEnd >= 0) end = commentEnd + 3;
+    } else {
+      const slash = text.charCodeAt(lt + 1) === SLASH ? 1 : 0;
+      if (isAsciiLetter(text.charCodeAt(lt + 1 + slash))) {
+        if (gt !== -2 && gt < lt) gt = text.indexOf(">", lt);
+        if (gt < 0) gt = -2;
+        if (gt >= 0 && gt - lt <= MAX_HTML_TAG) {
+          if (lineEnd < lt) lineEnd = lineEndFrom(text, lt);
+          if (markupOf(text, lt, lineEnd, toolNames).kind === NO_MARKUP) {
+            end = gt + 1;
+            let k = lt + 1 + slash;
+            while (k < gt && (isAsciiLetter(text.charCodeAt(k)) || isAsciiDigit(text.charCodeAt(k)))) k++;
+            if (BLOCK_TAGS.has(text.slice(lt + 1 + slash, k).toLowerCase())) replacement = "\n";
+          }
+        }
+      }
+    }
+    if (end < 0) {
+      lt = text.indexOf("<", lt + 1);
+      continue;
+    }
+    out += text.slice(from, lt) + replacement;
+    from = end;
+    lt = text.indexOf("<", end);
+  }
+  return from === 0 ? text : out + text.slice(from);
 }
 
 function jsonForms(text: string): string[] {
@@ -231,9 +353,11 @@ interface Found extends QuotedStrings {
   markup: number[];
   closes: boolean[];
   costumeTools: Set<string>;
+  lineEnds: number[];
+  lineStarts: number[];
 }
 
-function foldLines(text: string, offset: number, found: Found, toolNames: ReadonlySet<string> | undefined, keepLinePrefixes: boolean): string {
+function foldLines(text: string, offset: number, found: Found, toolNames: ReadonlySet<string> | undefined, keepLinePrefixes: boolean, head?: { prefix: string }): string {
   // Where strings open after an opener, read on the text as written here (before line prefixes go).
   const strings = new StringLexer(found);
   const note = (i: number, end: number, at: number) => {
@@ -250,6 +374,9 @@ function foldLines(text: string, offset: number, found: Found, toolNames: Readon
   for (let start = 0; start <= text.length; ) {
     const end = lineEndFrom(text, start);
     const kept = keepLinePrefixes ? start : linePrefixEnd(text, start, end);
+    // The first line's prefix, kept aside: a text that continues a line cut in the text before it
+    // (`.example/x | sh` after `…https://evil`) begins mid-line, where nothing is a prefix.
+    if (start === 0 && head !== undefined && kept > 0) head.prefix = text.slice(0, kept).replace(/\s+/g, " ").trimStart();
     // Markup in the removed prefix (a `<shell>` that starts the line) stands where the content begins.
     for (let i = start; i < kept; i++) {
       note(i, end, offset + length + (space && length > 0 ? 1 : 0));
@@ -258,6 +385,7 @@ function foldLines(text: string, offset: number, found: Found, toolNames: Readon
     }
     space ||= kept > start;
     let run = -1;
+    let lineContent = false;
     for (let i = kept; i <= end; i++) {
       const c = i < end ? text.charCodeAt(i) : SP;
       if (isSpaceCode(c)) {
@@ -277,11 +405,14 @@ function foldLines(text: string, offset: number, found: Found, toolNames: Readon
         }
         space = false;
         run = i;
+        if (!lineContent) found.lineStarts.push(offset + length);
+        lineContent = true;
       }
       const at = offset + length + (i - run);
       if (c === LT || c === LBRACKET || c === LBRACE || isBarCode(c)) note(i, end, at);
       if (c === DQ || c === SQ || c === BACKSLASH || strings.escaping) strings.step(c, at);
     }
+    if (lineContent) found.lineEnds.push(offset + length);
     strings.lineBreak();
     space = true;
     if (end >= text.length) break;

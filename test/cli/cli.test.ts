@@ -95,6 +95,8 @@ describe("dsml-fix scan", () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toEqual({
       messages: [{ id: "msg_leak", calls: [{ tool: "bash", input: { command: "ls -la" }, shape: "D02" }], nudge: null, broken: [] }],
+      // What the echo guard cannot judge from an export (review 48, finding 4).
+      notJudged: ["system-prompt", "tool-declarations"],
     });
   });
 
