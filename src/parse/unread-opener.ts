@@ -1,3 +1,4 @@
+import { CR, LF, SP, TAB } from "../grammar/chars.ts";
 import { readTag } from "../grammar/tags.ts";
 
 // P03 by spelling (review 48): a parameter opener the tag grammar reads as no tag, inside a value.
@@ -17,21 +18,23 @@ const PREFIXED_WORD = `[${BARS}>/]{0,8}(?:dsml[${BARS}>/]{0,8})?param[a-z]{0,8}`
  * garbledCloserAt), so the two rules agree on the same tag: `<` then a bar (fullwidth, ASCII or
  * U+2016) and the rest of a closer's spelling, ended by no name character (`<{BAR}parameter
  * name=...>`, `<|parameter>`, `<{DVL}param=...`); or, its `<` lost, a sentinel bar (never an
- * ASCII `|` alone, a shell pipe) not glued to markup before it, the same spelling, then an
+ * ASCII `|` alone, a shell pipe) not glued to markup or a word before it (the second bar of
+ * `<{D}parameter` is the tag's), the same spelling, then an
  * attribute or `=` (`{BAR}parameter name="workdir">`), which a closer never carries. No
  * whitespace inside the prefix, as in a closer: `f <| params` (F#, Elm) is code.
  */
 const DSML_OPENER = new RegExp(
-  `<[${BARS}]${PREFIXED_WORD}(?![\\w-])|(?<![<>/${BARS}])[\\uFF5C\\u2016]${PREFIXED_WORD}(?:[ \\t]+[a-z_][\\w-]*[ \\t]*=|=)`,
+  `<[${BARS}]${PREFIXED_WORD}(?![\\w-])|(?<![<>/\\w${BARS}])[\\uFF5C\\u2016]${PREFIXED_WORD}(?:[ \\t]+[a-z_][\\w-]*[ \\t]*=|=)`,
   "gi",
 );
 
 /**
  * A Qwen3-Coder parameter opener (`<parameter=NAME>`) with a stray space or bar the tag grammar
- * does not read (`<parameter= workdir>`, `<parameter=workdir >`, `<parameter =x>`,
- * `<{BAR}parameter=workdir>`): its `</parameter>` closes the value as the walk reads it.
+ * does not read (`<parameter= workdir>`, `<parameter=workdir >`, `<{BAR}parameter=workdir>`): its
+ * `</parameter>` closes the value as the walk reads it. Group 1: spaces before the `=`, which
+ * count only at a line start (`echo <parameter = description>x` is the value's text, review 44).
  */
-const QWEN_OPENER = new RegExp(`<[ \\t]*[${BARS}]{0,2}[ \\t]*parameter[ \\t]*=`, "gi");
+const QWEN_OPENER = new RegExp(`<[${BARS}]{0,2}parameter([ \\t]*)=`, "gi");
 
 /**
  * Where in `span[from, to)` (a value's text) a parameter opener of `kind` stands that the tag
@@ -44,8 +47,19 @@ export function unreadParameterOpenerIn(span: string, from: number, to: number, 
   const value = span.slice(from, to);
   re.lastIndex = 0;
   for (let m = re.exec(value); m !== null; m = re.exec(value)) {
-    if (readTag(span, from + m.index, true) === null) return from + m.index;
+    const at = from + m.index;
+    if (readTag(span, at, true) === null && (m[1] === undefined || m[1] === "" || startsLine(span, at, from))) return at;
     re.lastIndex = m.index + 1;
   }
   return -1;
+}
+
+/** Only spaces or tabs between the value's start or a line break and `at`. */
+function startsLine(span: string, at: number, from: number): boolean {
+  for (let i = at - 1; i >= from; i--) {
+    const c = span.charCodeAt(i);
+    if (c === LF || c === CR) return true;
+    if (c !== SP && c !== TAB) return false;
+  }
+  return true;
 }
