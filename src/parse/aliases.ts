@@ -47,18 +47,37 @@ export function withAliases(tools: Map<string, ToolSpec>, reserved: Iterable<str
   for (const [alias, entry] of Object.entries(TOOL_ALIASES)) {
     const target = tools.get(entry.tool);
     if (!target || tools.has(alias) || taken.has(alias)) continue;
-    const properties: Record<string, JsonSchema> = {};
-    const required: string[] = [];
-    const targetRequired = new Set(Array.isArray(target.parameters?.required) ? target.parameters.required : []);
-    for (const [param, to] of Object.entries(entry.params)) {
-      properties[param] = (to !== null ? propertySchema(target.parameters, to) : undefined) ?? {};
-      if (to !== null && targetRequired.has(to)) required.push(param);
-    }
-    const spec: ToolSpec = { name: alias, parameters: { type: "object", properties, required } };
-    MAPPINGS.set(spec, { alias, target, params: entry.params });
-    tools.set(alias, spec);
+    tools.set(alias, aliasSpec(alias, target));
   }
   return tools;
+}
+
+/** Alias specs already made, per target declaration: the same (alias, declaration) gives the same spec. */
+const SPECS = new WeakMap<ToolSpec, Map<string, ToolSpec>>();
+
+/**
+ * The spec of `alias` (a TOOL_ALIASES name) standing for the declaration `target`: the alias's
+ * parameter names, each typed as its counterpart in `target`. A tool declared more than once is
+ * read once per declaration (span.ts sameUnderEveryDeclaration), and a call by its alias is read
+ * with the alias spec of each declaration alike (review 48).
+ */
+export function aliasSpec(alias: string, target: ToolSpec): ToolSpec {
+  let made = SPECS.get(target);
+  const known = made?.get(alias);
+  if (known) return known;
+  const entry = TOOL_ALIASES[alias]!;
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  const targetRequired = new Set(Array.isArray(target.parameters?.required) ? target.parameters.required : []);
+  for (const [param, to] of Object.entries(entry.params)) {
+    properties[param] = (to !== null ? propertySchema(target.parameters, to) : undefined) ?? {};
+    if (to !== null && targetRequired.has(to)) required.push(param);
+  }
+  const spec: ToolSpec = { name: alias, parameters: { type: "object", properties, required } };
+  MAPPINGS.set(spec, { alias, target, params: entry.params });
+  if (!made) SPECS.set(target, (made = new Map()));
+  made.set(alias, spec);
+  return spec;
 }
 
 const ALIAS_NAMES = new Set(Object.keys(TOOL_ALIASES).map((name) => name.toLowerCase()));

@@ -1,5 +1,5 @@
 import { Flaw, type Tag } from "../grammar/tags.ts";
-import { aliasMappingOf, mapAliasCall } from "./aliases.ts";
+import { aliasMappingOf, aliasSpec, mapAliasCall } from "./aliases.ts";
 import type { SpanContext } from "./call.ts";
 import { COSTUME, INLINE_COSTUME, PARAGRAPH_COSTUME } from "./costume-hold.ts";
 import { BLOCK, ELEMENT, INVOKE, PARAMETER, TOOL_ELEMENT } from "./dialects/invoke-markup.ts";
@@ -56,14 +56,18 @@ export function parseSpan(span: string, root: Root, opener: Tag, named: boolean,
  * call that any of them reads otherwise (`string="false"` `"a\nb"` decoded for an untyped place,
  * kept for a string one; another boundary, no call at all) is refused, whatever the order of the
  * declarations (fail closed); identical readings run, and the gate still checks the
- * arguments against every declaration.
+ * arguments against every declaration. A call by another agent's name for such a tool (aliases.ts)
+ * is read with the alias spec of each of its target's declarations alike.
  */
 function sameUnderEveryDeclaration(segments: Segment[], read: (ctx: SpanContext) => Segment[], ctx: SpanContext): Segment[] {
   const rereads = new Map<ToolSpec, Segment[]>();
   return segments.map((seg) => {
     if (seg.kind !== "call") return seg;
     const first = ctx.tools.get(seg.tool);
-    for (const other of ctx.schemas.declarationsOf(seg.tool) ?? []) {
+    // Another agent's name for a tool declared twice (`Bash` for bash, review 48): read with the alias spec of each declaration of its target.
+    const mapping = first ? aliasMappingOf(first) : undefined;
+    for (const declared of ctx.schemas.declarationsOf(mapping ? mapping.target.name : seg.tool) ?? []) {
+      const other = mapping ? aliasSpec(mapping.alias, declared) : declared;
       if (other === first) continue;
       let again = rereads.get(other);
       if (again === undefined) rereads.set(other, (again = read({ ...ctx, tools: new Map(ctx.tools).set(seg.tool, other) })));

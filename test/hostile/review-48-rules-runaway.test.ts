@@ -28,7 +28,7 @@ const claude = (body: string) => `Cleaning.\n<function_calls>\n<invoke name="bas
 const minimax = (body: string) => `Cleaning.\n<minimax:tool_call>\n<invoke name="bash">\n${body}\n</invoke>\n</minimax:tool_call>`;
 
 describe("a runaway command whose next parameter is written with a degraded prefix the parser closes but does not open", () => {
-  // FINDING (high: wrong execution, the review-47 harm by another spelling). The command's closer
+  // fixed (high: wrong execution, the review-47 harm by another spelling). The command's closer
   // is lost; the next line is the workdir parameter written with a one-sentinel-bar prefix
   // (`<{BAR}parameter ...>`, the DSML word lost), a single double-vertical-line, or an ASCII bar,
   // and closed by the same spelling (`</{BAR}parameter>`). The parser reads that closer as the
@@ -46,42 +46,42 @@ describe("a runaway command whose next parameter is written with a degraded pref
     ["one double vertical line", "<{DVL}parameter", "</{DVL}parameter>"],
     ["one ASCII bar", "<|parameter", "</|parameter>"],
   ] as const) {
-    test.failing(`DSML, ${name}: rm -rf ./* does not run without its workdir`, () => {
+    test(`DSML, ${name}: rm -rf ./* does not run without its workdir`, () => {
       const r = calls(dsml(`<{D}parameter name="command" string="true">rm -rf ./*\n${open} name="workdir" string="true">/tmp/scratch${close}`));
       expect(r.calls).toEqual([]);
       expect(r.broken.map((b) => b.reason)).toContain("broken-markup");
     });
   }
 
-  // FINDING (high, same cause): the workdir written with the one-bar prefix and NO closer, the
+  // fixed (high, same cause): the workdir written with the one-bar prefix and NO closer, the
   // command ended by the invoke closer (P01): the command runs swallowing the workdir line. With
   // `<|DSML|parameter` the same input is refused (P03, control).
-  test.failing("DSML P01: a one-bar workdir opener swallowed by the command ended at the invoke closer is refused", () => {
+  test("DSML P01: a one-bar workdir opener swallowed by the command ended at the invoke closer is refused", () => {
     expect(calls(dsml(`<{D}parameter name="command" string="true">rm -rf ./*\n<{BAR}parameter name="workdir" string="true">/tmp/scratch`)).calls).toEqual([]);
   });
 
-  // FINDING (high, same cause): the one-bar workdir self-closing, or the command ended by the
+  // fixed (high, same cause): the one-bar workdir self-closing, or the command ended by the
   // block's closer (no invoke closer). The canonical self-closing opener there is refused (I04).
-  test.failing("DSML: a one-bar self-closing workdir inside the command (P01) is refused", () => {
+  test("DSML: a one-bar self-closing workdir inside the command (P01) is refused", () => {
     expect(calls(dsml(`<{D}parameter name="command" string="true">rm -rf ./*\n<{BAR}parameter name="workdir" string="true" value="/tmp/scratch"/>`)).calls).toEqual([]);
   });
-  test.failing("DSML: a one-bar workdir opener swallowed by a command the block's closer ends is refused", () => {
+  test("DSML: a one-bar workdir opener swallowed by a command the block's closer ends is refused", () => {
     expect(calls(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf ./*\n<{BAR}parameter name="workdir" string="true">/tmp/scratch\n</{D}tool_calls>`).calls).toEqual([]);
   });
   test("control: a canonical self-closing workdir inside the command (P01) is refused", () => {
     expect(calls(dsml(`<{D}parameter name="command" string="true">rm -rf ./*\n<{D}parameter name="workdir" string="true" value="/tmp/scratch"/>`)).calls).toEqual([]);
   });
 
-  // FINDING (high, same cause) in Claude-style and MiniMax XML: `</{BAR}parameter>` closes the
+  // fixed (high, same cause) in Claude-style and MiniMax XML: `</{BAR}parameter>` closes the
   // plain `<parameter name="command">` value, `<{BAR}parameter` opens nothing.
-  test.failing("Claude-style XML, one sentinel bar: refused", () => {
+  test("Claude-style XML, one sentinel bar: refused", () => {
     expect(calls(claude(`<parameter name="command">rm -rf ./*\n<{BAR}parameter name="workdir">/tmp/scratch</{BAR}parameter>`)).calls).toEqual([]);
   });
-  test.failing("MiniMax XML, one sentinel bar: refused", () => {
+  test("MiniMax XML, one sentinel bar: refused", () => {
     expect(calls(minimax(`<parameter name="command">rm -rf ./*\n<{BAR}parameter name="workdir">/tmp/scratch</{BAR}parameter>`)).calls).toEqual([]);
   });
 
-  test.failing("through the AI SDK middleware (chunks of 1, 7 and whole): no call, the text shown whole", async () => {
+  test("through the AI SDK middleware (chunks of 1, 7 and whole): no call, the text shown whole", async () => {
     const input = live(dsml(`<{D}parameter name="command" string="true">rm -rf ./*\n<{BAR}parameter name="workdir" string="true">/tmp/scratch</{BAR}parameter>`));
     for (const size of [1, 7, input.length]) {
       const run = await throughMiddleware(prompt, textStream(input, size));
@@ -90,13 +90,13 @@ describe("a runaway command whose next parameter is written with a degraded pref
     }
   });
 
-  // FINDING (medium-low: wrong execution): the next opener in the full canonical spelling, but its
+  // fixed (medium-low: wrong execution): the next opener in the full canonical spelling, but its
   // `>` lost (`<{D}parameter name="workdir"/tmp/scratch</{D}parameter>`): not a tag, so the
   // command runs as "rm -rf ./*\n<{D}parameter name=\"workdir\"/tmp/scratch". Every other garbled
   // opener tried (case, spaces, quotes, doubled bars, `param`, `parameters`, no name, a tab or a
   // line break inside) is refused. Expected: refused (a sentinel parameter opener at a line start
   // inside a value is markup, not the value's text). Suspected: src/parse/dialects/dsml/walk.ts.
-  test.failing("DSML: the next canonical opener with its `>` lost: refused", () => {
+  test("DSML: the next canonical opener with its `>` lost: refused", () => {
     expect(calls(dsml(`<{D}parameter name="command" string="true">rm -rf ./*\n<{D}parameter name="workdir"/tmp/scratch</{D}parameter>`)).calls).toEqual([]);
   });
 
@@ -116,7 +116,7 @@ describe("a runaway command whose next parameter is written with a degraded pref
 });
 
 describe("Qwen3-Coder: a runaway command whose next opener is spelled with a stray space or a bar", () => {
-  // FINDING (medium: wrong execution). PATTERNS (G43.1-G43.3): any other `<parameter=` inside a
+  // fixed (medium: wrong execution). PATTERNS (G43.1-G43.3): any other `<parameter=` inside a
   // Qwen3-Coder value is the value's text, and the `</parameter>` after it closes THAT opener, not
   // the value; the value must reach its own `</parameter>` or the call is refused. An opener
   // written `<parameter= workdir>` or `<parameter=workdir >` (a stray space; the reader does not
@@ -128,7 +128,7 @@ describe("Qwen3-Coder: a runaway command whose next opener is spelled with a str
   // only exact `<parameter=NAME>` openers).
   const qwen = (opener: string) => `Cleaning.\n<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf ./*\n${opener}\n/tmp/scratch\n</parameter>\n</function>\n</tool_call>`;
   for (const opener of ["<parameter= workdir>", "<parameter=workdir >", "<{BAR}parameter=workdir>"]) {
-    test.failing(`${opener}: refused`, () => {
+    test(`${opener}: refused`, () => {
       expect(calls(qwen(opener)).calls).toEqual([]);
     });
   }

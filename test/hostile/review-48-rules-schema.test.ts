@@ -20,7 +20,7 @@ const untyped = { name: "bash", parameters: { type: "object", properties: { comm
 const literal = (tool: string) => live(`Running.\n<{D}tool_calls>\n<{D}invoke name="${tool}">\n<{D}parameter name="command" string="false">"echo a\\nrm -rf b"</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
 
 describe("a tool declared twice, called by another agent's name for it", () => {
-  // FINDING (medium: the reading depends on declaration order, review 47b finding 10 by another
+  // fixed (medium: the reading depends on declaration order, review 47b finding 10 by another
   // path). Called as `bash` the call is refused in both orders (control). Called as `Bash` or
   // `execute_command` (aliases of bash) it runs, read with ONE declaration only: with
   // [untyped, typed] the command is decoded to "echo a\nrm -rf b" (two shell commands), with
@@ -32,18 +32,18 @@ describe("a tool declared twice, called by another agent's name for it", () => {
   // SchemaGate.declarationsOf (they key on the call's own name, not its alias target).
   for (const alias of ["Bash", "execute_command"]) {
     for (const [order, tools] of [["untyped first", [untyped, typed]], ["typed first", [typed, untyped]]] as const) {
-      test.failing(`${alias}, ${order}: refused as the direct call is (parse, every split)`, () => {
+      test(`${alias}, ${order}: refused as the direct call is (parse, every split)`, () => {
         expect(parse(literal(alias), tools).calls).toEqual([]);
         expect(runAtEverySplit(literal(alias), tools).calls).toEqual([]);
       });
     }
-    test.failing(`${alias}: the same outcome whatever the declaration order`, () => {
+    test(`${alias}: the same outcome whatever the declaration order`, () => {
       const a = parse(literal(alias), [untyped, typed]).calls.map((c) => c.input);
       const b = parse(literal(alias), [typed, untyped]).calls.map((c) => c.input);
       expect(a).toEqual(b);
     });
   }
-  test.failing("Bash through the AI SDK middleware, untyped declared first: refused", async () => {
+  test("Bash through the AI SDK middleware, untyped declared first: refused", async () => {
     const run = await throughMiddleware(prompt, textStream(literal("Bash")), {}, { tools: sdkTools([untyped, typed]) });
     expect(run.calls).toEqual([]);
   });

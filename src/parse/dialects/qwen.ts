@@ -8,6 +8,7 @@ import { exampleEnd, exampleOpener } from "../example-in-value.ts";
 import type { Tag } from "../../grammar/tags.ts";
 import { CR, LF, SP, TAB } from "../../grammar/chars.ts";
 import type { ToolSpec } from "../types.ts";
+import { unreadParameterOpenerIn } from "../unread-opener.ts";
 
 /**
  * O02 Qwen3-Coder: `<function=NAME>` then `<parameter=KEY>VALUE</parameter>` pairs then
@@ -57,9 +58,12 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
    */
   let stray = false;
   let lostCloser = false;
+  /** A value held a `<parameter=` the tag grammar does not read (`<parameter= workdir>`): its `</parameter>` may have been that opener's (review 48). */
+  let unreadOpener = false;
   /** `byCloser`: the parameter's own `</parameter>` ends it (not the next opener, nor the function's end). */
   const endParam = (at: number, byCloser = false) => {
     if (open) pairs.push([open.key, trimLayoutNewlines(span.slice(open.start, at), !byCloser)]);
+    if (open && unreadParameterOpenerIn(span, open.start, at, "qwen") >= 0) unreadOpener = true;
     if (open?.function && !byCloser) second = true;
     if (open?.closerAsText && !byCloser) cutShort = true;
     if (open?.openerAsText && !byCloser) openerCutShort = true;
@@ -125,6 +129,7 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
   const refused = (detail: string) => wholeSpan(span.length, { kind: "broken", shape: "O02", reason: "broken-markup", detail, tool });
   if (second) return refused("a second <function=…> before the first closed");
   if (cutShort) return refused("a </function> inside a value was read as its text, and the value never reached its </parameter>");
+  if (unreadOpener) return refused("a <parameter=…> the tag grammar does not read (a stray space or bar) stands inside a value: the </parameter> after it may be its own, so where the value ends is unknowable");
   if (openerCutShort) return refused("a <parameter=…> inside a value was read as its text, and the value never reached its </parameter>");
   if (stray) {
     return refused(

@@ -7,6 +7,7 @@ import { buildInput, type ParamValue } from "../../invoke-input.ts";
 import type { UnitOutcome } from "../../segments.ts";
 import { readPlainChildren } from "../../tool-element.ts";
 import type { NudgeReason } from "../../types.ts";
+import { unreadParameterOpenerIn } from "../../unread-opener.ts";
 import { propertySchema } from "../../values.ts";
 import type { BlockFacts, InvokeDraft, ParamDraft } from "./drafts.ts";
 import { canonicalShape, structureShapes } from "./shapes.ts";
@@ -71,6 +72,10 @@ export function invokeOutcome(inv: InvokeDraft, block: BlockFacts, span: string,
   const stranger = inv.toolNamed && !aliasMappingOf(tool) ? params.find((p) => propertySchema(tool.parameters, p.name) === undefined) : undefined;
   // The stranger's name is the model's own (it may be anything, a token included): not repeated.
   if (stranger) return broken("I11", "broken-markup", `an element is not a parameter of ${name}`, name);
+  // P03 by spelling (review 48): a parameter opener the tag grammar does not read, inside a value, is the next parameter all the same.
+  if (anyParam(params, (p) => p.children === null && p.literal === undefined && p.valueEnd > p.valueStart && unreadParameterOpenerIn(span, p.valueStart, p.valueEnd, "dsml") >= 0)) {
+    return broken("P03", "broken-markup", "a parameter opener the tag grammar does not read stands inside a value: the value ran into the next parameter", name);
+  }
   const flaws = params.map((p) => p.flaw).filter((f) => f !== "");
   if (flaws.length > 0 && !ctx.options.looseParameters) {
     return broken(flaws[0]!, "broken-markup", "mis-closed parameter (parse.looseParameters is off)", name);
@@ -91,6 +96,10 @@ export function invokeOutcome(inv: InvokeDraft, block: BlockFacts, span: string,
 /** A plain child of a tool-named element, as a parameter whose value was read from the body. */
 function plainParam(name: string, value: string, opener: Tag): ParamDraft {
   return { name, hint: undefined, opener, valueStart: 0, valueEnd: 0, closed: true, flaw: "", children: null, literal: value };
+}
+
+function anyParam(params: ParamDraft[], test: (p: ParamDraft) => boolean): boolean {
+  return params.some((p) => test(p) || (p.children !== null && anyParam(p.children, test)));
 }
 
 function allParams(params: ParamDraft[], test: (p: ParamDraft) => boolean): boolean {

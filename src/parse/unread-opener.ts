@@ -1,0 +1,135 @@
+import { CR, DASH, DOUBLE_VERTICAL_LINE, EQ, FULLWIDTH_BAR, GT, LF, LT, SLASH, SP, TAB, UNDERSCORE } from "../grammar/chars.ts";
+import { isBarCode } from "../grammar/markers.ts";
+import { readTag } from "../grammar/tags.ts";
+
+// P03 by spelling (review 48): a parameter opener the tag grammar reads as no tag, inside a value.
+// The value's end is still found (a garbled closer at its end, P02; the invoke's or block's closer,
+// P01; the value's own closer), so without this the value swallows the next parameter and the
+// call runs with it (`rm -rf ./*` then `<{BAR}parameter name="workdir" ...>/tmp/scratch` as one
+// command). Such a value refuses its call as a runaway (P03, O02 in Qwen3-Coder), as it does when
+// the opener is a tag. Hand-written scanners (no new regex, docs/SECURITY.md): each start looks
+// at a bounded number of characters, so a value is scanned in linear time.
+
+const isLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
+const isWordCode = (c: number) => isLetter(c) || (c >= 0x30 && c <= 0x39) || c === UNDERSCORE;
+const isSentinelBar = (c: number) => c === FULLWIDTH_BAR || c === DOUBLE_VERTICAL_LINE;
+/** The characters a garbled closer's prefix may repeat: bars, `>` and `/` (value-ends.ts GARBLED_CLOSER). */
+const isPrefixCode = (c: number) => isBarCode(c) || c === GT || c === SLASH;
+
+/** Whether `word` (lower case) is written at `at`, any case. */
+function wordAt(s: string, at: number, word: string): boolean {
+  if (at + word.length > s.length) return false;
+  for (let i = 0; i < word.length; i++) if ((s.charCodeAt(at + i) | 0x20) !== word.charCodeAt(i)) return false;
+  return true;
+}
+
+/** Up to `max` prefix characters from `at`: where they end, or -1 when more follow (the closer's spelling allows no more). */
+function prefixRun(s: string, at: number, to: number, max: number): number {
+  let k = at;
+  while (k < to && isPrefixCode(s.charCodeAt(k))) if (++k - at > max) return -1;
+  return k;
+}
+
+/**
+ * From the first bar at `bar`, a garbled closer's spelling without its `/`: that bar, up to 8
+ * bars, `>` or `/`, an optional `DSML` and up to 8 more of those, a word starting with `param`
+ * and at most 8 more letters. Where it ends, or -1.
+ */
+function prefixedWordEnd(s: string, bar: number, to: number): number {
+  let k = prefixRun(s, bar + 1, to, 8);
+  if (k < 0) return -1;
+  if (wordAt(s, k, "dsml") && k + 4 <= to) {
+    k = prefixRun(s, k + 4, to, 8);
+    if (k < 0) return -1;
+  }
+  if (k + 5 > to || !wordAt(s, k, "param")) return -1;
+  k += 5;
+  const letters = k;
+  while (k < to && isLetter(s.charCodeAt(k))) if (++k - letters > 8) return -1;
+  return k;
+}
+
+/** `=`, or spaces then an attribute name then `=` (spaces before it allowed), from `at`. */
+function attributeFollows(s: string, at: number, to: number): boolean {
+  let k = at;
+  if (k < to && s.charCodeAt(k) === EQ) return true;
+  while (k < to && (s.charCodeAt(k) === SP || s.charCodeAt(k) === TAB)) k++;
+  if (k === at || k >= to) return false;
+  const c = s.charCodeAt(k);
+  if (!isLetter(c) && c !== UNDERSCORE) return false;
+  while (k < to && (isWordCode(s.charCodeAt(k)) || s.charCodeAt(k) === DASH)) k++;
+  while (k < to && (s.charCodeAt(k) === SP || s.charCodeAt(k) === TAB)) k++;
+  return k < to && s.charCodeAt(k) === EQ;
+}
+
+/**
+ * Every DSML parameter opener spelling whose closer the garbled-closer rule accepts (value-ends.ts
+ * garbledCloserAt), so the two rules agree on the same tag: `<` then a bar (fullwidth, ASCII or
+ * U+2016) and the rest of a closer's spelling, then no name character (`<{BAR}parameter
+ * name=...>`, `<|parameter>`, `<{DVL}param=...`); or, its `<` lost, a sentinel bar (never an
+ * ASCII `|` alone, a shell pipe) not glued to markup or a word before it (the second bar of
+ * `<{D}parameter` is the tag's), the same spelling, then an attribute or `=`
+ * (`{BAR}parameter name="workdir">`), which a closer never carries. No whitespace inside the
+ * prefix, as in a closer: `f <| params` (F#, Elm) is code.
+ */
+function dsmlOpenerAt(s: string, i: number, from: number, to: number): boolean {
+  const c = s.charCodeAt(i);
+  if (c === LT) {
+    if (i + 1 >= to || !isBarCode(s.charCodeAt(i + 1))) return false;
+    const end = prefixedWordEnd(s, i + 1, to);
+    if (end < 0) return false;
+    const next = end < to ? s.charCodeAt(end) : -1;
+    return !isWordCode(next) && next !== DASH;
+  }
+  if (!isSentinelBar(c)) return false;
+  if (i > from) {
+    const before = s.charCodeAt(i - 1);
+    if (before === LT || before === GT || before === SLASH || isWordCode(before) || isBarCode(before)) return false;
+  }
+  const end = prefixedWordEnd(s, i, to);
+  return end >= 0 && attributeFollows(s, end, to);
+}
+
+/**
+ * A Qwen3-Coder parameter opener (`<parameter=NAME>`) with a stray space or bar the tag grammar
+ * does not read (`<parameter= workdir>`, `<parameter=workdir >`, `<{BAR}parameter=workdir>`): its
+ * `</parameter>` closes the value as the walk reads it. `<`, up to two bars, `parameter`, then
+ * `=`; spaces before the `=` count only at a line start (`echo <parameter = description>x` is
+ * the value's text, review 44).
+ */
+function qwenOpenerAt(s: string, i: number, from: number, to: number): boolean {
+  if (s.charCodeAt(i) !== LT) return false;
+  let k = i + 1;
+  while (k < to && isBarCode(s.charCodeAt(k)) && k - i <= 2) k++;
+  if (k + 9 > to || !wordAt(s, k, "parameter")) return false;
+  k += 9;
+  const spaces = k;
+  while (k < to && (s.charCodeAt(k) === SP || s.charCodeAt(k) === TAB)) k++;
+  if (k >= to || s.charCodeAt(k) !== EQ) return false;
+  return k === spaces || startsLine(s, i, from);
+}
+
+/**
+ * Where in `span[from, to)` (a value's text) a parameter opener of `kind` stands that the tag
+ * grammar reads as no tag, or -1. A spelling it does read as a tag is no runaway here: the walk
+ * read it as markup, or skipped it as text (an example written in the value). Linear in the value.
+ */
+export function unreadParameterOpenerIn(span: string, from: number, to: number, kind: "dsml" | "qwen"): number {
+  const at = kind === "dsml" ? dsmlOpenerAt : qwenOpenerAt;
+  for (let i = from; i < to; i++) {
+    const c = span.charCodeAt(i);
+    if (c !== LT && !isSentinelBar(c)) continue;
+    if (at(span, i, from, to) && readTag(span, i, true) === null) return i;
+  }
+  return -1;
+}
+
+/** Only spaces or tabs between the value's start or a line break and `at`. */
+function startsLine(span: string, at: number, from: number): boolean {
+  for (let i = at - 1; i >= from; i--) {
+    const c = span.charCodeAt(i);
+    if (c === LF || c === CR) return true;
+    if (c !== SP && c !== TAB) return false;
+  }
+  return true;
+}
