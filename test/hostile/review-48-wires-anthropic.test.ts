@@ -50,6 +50,13 @@ describe("FINDING: text between a recovered call and a later native call is lost
     expect(v.calls).toEqual([{ name: "read", input: '{"path":"b.ts"}' }]);
   });
 
+  test("hard negative: one call allowed, the held call withdrawn for the native one: the same prose is kept (the tail is released there)", async () => {
+    const events = [messageStart(), ...textBlock(0, ["a ", HERMES, PROSE]), ...toolUseBlock(1, "toolu_1", { path: "b.ts" }), ...messageEnd("tool_use")];
+    const v = await client("anthropic", namedSse(events), { providerOptions: { anthropic: { disableParallelToolUse: true } } });
+    expect(v.text).toBe(`a ${PROSE}`);
+    expect(v.calls).toEqual([{ name: "read", input: '{"path":"b.ts"}' }]);
+  });
+
   test("hard negative: prose after the last call with no native call after it is stripped at the reply's end (S03)", async () => {
     const v = await client("anthropic", namedSse([messageStart(), ...textBlock(0, ["a ", HERMES, PROSE]), ...messageEnd()]));
     expect(v.text).toBe("a ");
