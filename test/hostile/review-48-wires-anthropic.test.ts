@@ -64,11 +64,18 @@ describe("FINDING: text between a recovered call and a later native call is lost
   });
 });
 
-describe("FINDING: a cited text block whose text is all one call opens an empty text block", () => {
+describe("FINDING: a text block whose text is all one call is opened by a non-text or empty delta", () => {
   // Severity: low (an empty text block reaches the client: text-start/text-end with no text, which
   // the API refuses when the turn is replayed, the case review-46's ping test fixed for pings).
   // Suspected source: src/wires/anthropic/stream.ts #delta → #intoOpenText opens the held start
-  // for a citations_delta although no text of the block ever goes out.
+  // for a citations_delta, or for a text_delta whose text is "" (some Anthropic-compatible servers
+  // send one first), although no text of the block ever goes out.
+  test("an empty text_delta before the call: no text block downstream is left without text", async () => {
+    const { text } = await rawReply(MESSAGES_URL, messagesRequest(), namedSse([messageStart(), ...textBlock(0, ["", HERMES]), ...messageEnd()]));
+    // Observed: content_block_start text, content_block_delta text "", content_block_stop, then the tool_use block.
+    expect(blocks(text)).toEqual(["tool_use:read"]);
+  });
+
   // Observed: content_block_start text (index 0) with only a citations_delta, then stop; expected:
   // no downstream text block without text.
   const citation = { type: "char_location", cited_text: "abc", document_index: 0, document_title: "d", start_char_index: 0, end_char_index: 3 };
