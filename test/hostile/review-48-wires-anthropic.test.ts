@@ -24,7 +24,7 @@ function blocks(text: string): string[] {
 
 // ---------------------------------------------------------------- findings
 
-describe("FINDING: text between a recovered call and a later native call is lost on the stream", () => {
+describe("fixed: text between a recovered call and a later native call is lost on the stream", () => {
   // Severity: medium (text lost; the JSON path keeps it). Suspected source: src/wires/anthropic/stream.ts
   // (#endBlock / #noteNative step the engine with `native: true` but never release the tail held
   // after the recovered call) with src/engine/output.ts (noteNativeToolCall leaves the S03 tail

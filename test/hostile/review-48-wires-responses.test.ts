@@ -24,7 +24,7 @@ function items(text: string): string[] {
 
 // ---------------------------------------------------------------- findings
 
-describe("FINDING: text between a recovered call and a later native function_call is lost on the stream", () => {
+describe("fixed: text between a recovered call and a later native function_call is lost on the stream", () => {
   // Severity: medium (text lost; the JSON path keeps it). Suspected source: src/wires/responses/stream.ts
   // #added → TextParts.nativeCall (src/wires/responses/text-parts.ts) notes the native call but never
   // releases the tail the engine holds after the recovered call (RepairEngine.releaseTail exists and
