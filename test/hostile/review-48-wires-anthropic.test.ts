@@ -64,7 +64,7 @@ describe("fixed: text between a recovered call and a later native call is lost o
   });
 });
 
-describe("FINDING: a text block whose text is all one call is opened by a non-text or empty delta", () => {
+describe("fixed: a text block whose text is all one call is opened by a non-text or empty delta", () => {
   // Severity: low (an empty text block reaches the client: text-start/text-end with no text, which
   // the API refuses when the turn is replayed, the case review-46's ping test fixed for pings).
   // Suspected source: src/wires/anthropic/stream.ts #delta → #intoOpenText opens the held start
