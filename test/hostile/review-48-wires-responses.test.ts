@@ -84,7 +84,7 @@ async function secondRequest(first: Json[]): Promise<Json> {
   return bodies[1]!;
 }
 
-describe("FINDING: a message item the repair changed keeps the server's id, so the next turn replays the stored leak", () => {
+describe("fixed: a message item the repair changed keeps the server's id, so the next turn replays the stored leak", () => {
   // Severity: medium (history: the markup the repair took out goes back to the model, from the
   // server's stored copy, where neither the client nor history sanitizing can see it; the model
   // then sees the call both as markup and as a function_call, and is taught to leak again).
