@@ -22,7 +22,8 @@ import { type AdapterDeps, type AdapterOptions, repairEnabled, sanitizeEnabled }
 import { announceRepair, debugLine, noteFailure, orPassThrough, report, requestDebug } from "./report.ts";
 import { readRequestBody, withBody } from "./request-body.ts";
 import { sanitizeRequestBytes, sanitizeRequestText } from "./request-history.ts";
-import { spliceJsonBytes, valueEdits, withoutBom } from "./json-splice.ts";
+import { type JsonEdit, spliceJson, spliceJsonBytes, valueEdits, withoutBom } from "./json-splice.ts";
+import { RepairedItems } from "./repaired-items.ts";
 import { bodyCoding } from "./content-coding.ts";
 import { stripTag } from "./request-tag.ts";
 import { settleOptions } from "../options/settle.ts";
@@ -56,6 +57,8 @@ interface ResponseContext {
   wire: Wire;
   /** A fresh guarded engine for each text channel of the response. */
   engine: EngineFor;
+  /** Responses message items this adapter changed, for the next request's references to them. */
+  items: RepairedItems;
 }
 
 export function repairFetch(
@@ -66,10 +69,11 @@ export function repairFetch(
   const options = settleOptions(given);
   const nextAttempt = createAttemptCounter();
   const factory = deps.createEngine ?? createRepairEngine;
+  const items = new RepairedItems();
   const repaired = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     // What goes upstream: planning may swap in the tag-free request and a re-readable body.
     const forward: Forward = { input, init };
-    const plan = await orPassThrough<Promise<Plan | undefined>>(options, "request inspection", () => planRequest(forward, options, nextAttempt), async () => undefined);
+    const plan = await orPassThrough<Promise<Plan | undefined>>(options, "request inspection", () => planRequest(forward, options, nextAttempt, items), async () => undefined);
     if (!plan) return baseFetch(forward.input, forward.init);
     if (plan.wire) announceRepair(options, plan.tag);
     const response = await baseFetch(plan.input, plan.init);
@@ -77,7 +81,7 @@ export function repairFetch(
     if (!plan.tools || !wire) return response;
     const scope = { tools: plan.tools, declaredNames: plan.declaredNames ?? [], isEchoed: plan.isEchoed, oneCall: plan.oneCall === true, prefill: plan.prefill };
     const engine = callEngines(factory, options, scope, requestDebug(options, plan.tag));
-    return orPassThrough(options, "response repair", () => repairResponse(response, { options, plan, wire, engine }), async () => response);
+    return orPassThrough(options, "response repair", () => repairResponse(response, { options, plan, wire, engine, items }), async () => response);
   };
   return Object.assign(repaired, { preconnect: baseFetch.preconnect }) as typeof fetch;
 }
@@ -89,7 +93,7 @@ interface Forward {
   init: RequestInit | undefined;
 }
 
-async function planRequest(forward: Forward, options: AdapterOptions, nextAttempt: (tag: string | undefined) => number): Promise<Plan> {
+async function planRequest(forward: Forward, options: AdapterOptions, nextAttempt: (tag: string | undefined) => number, items: RepairedItems): Promise<Plan> {
   const { input, init } = forward;
   const stripped = stripTag(input, init);
   Object.assign(forward, { input: stripped.input, init: stripped.init });
@@ -108,19 +112,45 @@ async function planRequest(forward: Forward, options: AdapterOptions, nextAttemp
     debugLine(options, `${read.why}: passing through unrepaired`);
     return plan;
   }
+  let text: { text: string; bytes?: Uint8Array } = read;
   // A leading byte order mark is no part of the JSON (JSON.parse refuses it); it stays in the body.
-  const body = jsonOrUndefined(withoutBom(read.text));
+  let body = jsonOrUndefined(withoutBom(text.text));
   if (body === undefined) {
     debugLine(options, "request body is not JSON: passing through unrepaired");
     return plan;
   }
-  const sent = sanitize ? sanitizeHistory(forward, plan, pathname, read, body, options) : undefined;
+  // A Responses item_reference to a message item this adapter repaired goes up as the message inline (repaired-items.ts).
+  const inlined = items.size > 0 && wireFor(pathname, body)?.name === "responses" ? inlineRepaired(forward, plan, text, items.edits(body)) : undefined;
+  if (inlined !== undefined) {
+    text = inlined;
+    body = jsonOrUndefined(withoutBom(text.text)) ?? body;
+  }
+  const sent = sanitize ? sanitizeHistory(forward, plan, pathname, text, body, options) : undefined;
   if (!repair) return plan;
   // The reply is read against the request the model got: history sanitizing may have rewritten
   // the last assistant turn, and a reply that continues it (a prefill) continues that text, not
   // the client's (a fence or comment only the client's text opens would hold a real call as text).
   const upstream = sent === undefined ? body : (jsonOrUndefined(withoutBom(sent)) ?? body);
   return planWire(plan, wireFor(pathname, upstream), upstream as Json, options, nextAttempt);
+}
+
+/**
+ * The request body with `edits` made (item_references resolved), spliced as sanitizeHistory splices
+ * (a body read as bytes keeps every other byte); undefined when there is nothing to do or no place
+ * can be trusted (it then goes up as it came).
+ */
+function inlineRepaired(forward: Forward, plan: Plan, read: { text: string; bytes?: Uint8Array }, edits: JsonEdit[]): { text: string; bytes?: Uint8Array } | undefined {
+  if (edits.length === 0) return undefined;
+  let next: { text: string; bytes?: Uint8Array };
+  if (read.bytes) {
+    const bytes = spliceJsonBytes(read.bytes, read.text, edits);
+    if (bytes === undefined) return undefined;
+    next = { text: new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes), bytes };
+  } else next = { text: spliceJson(read.text, edits) };
+  const sent = withBody(forward.input, forward.init, next.bytes ?? next.text);
+  Object.assign(forward, sent);
+  Object.assign(plan, sent);
+  return next;
 }
 
 /**
@@ -251,6 +281,7 @@ function repairWireJson(response: Response, bytes: Uint8Array, ctx: ResponseCont
   const changed = ctx.wire.repairJson(body, {
     engine: ctx.engine,
     ...(addGiven ? { addGiven } : {}),
+    repairedItem: (id, item) => ctx.items.note(id, item),
     report: (summaries) => {
       if (summaries.length > 0) report(ctx.options, { requestTag: ctx.plan.tag, summary: mergeSummaries(summaries), attempt: ctx.plan.attempt });
     },
@@ -297,7 +328,7 @@ function asSent(response: Response, read: Uint8Array[], rest?: ReadableStreamDef
 function repairStream(response: Response, ctx: ResponseContext): Response {
   const guard = ctx.engine();
   const onFinal = (more?: readonly EngineSummary[]) => finishReport(ctx, guard, more);
-  const rewriter = ctx.wire.rewriter(guard, onFinal, ctx.engine, ctx.plan.oneCall === true, addGivenOf(ctx));
+  const rewriter = ctx.wire.rewriter(guard, onFinal, ctx.engine, ctx.plan.oneCall === true, addGivenOf(ctx), (id, item) => ctx.items.note(id, item));
   const onError = (error: unknown) => noteFailure(ctx.options, "SSE rewrite of an event", error);
   return rebuilt(response, rewriteEventStream(response.body!, rewriter, onError));
 }

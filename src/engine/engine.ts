@@ -46,6 +46,13 @@ class Engine extends TextMode implements RepairEngine {
     return out;
   }
 
+  noteNativeToolCall(): EngineEvent[] {
+    this.out = [];
+    this.nativeCame();
+    if (!this.flushed) this.store.keepLast(this.held);
+    return this.out;
+  }
+
   releaseTail(): EngineEvent[] {
     this.out = [];
     this.releaseHeldTail();

@@ -2,8 +2,8 @@ import type { AnswerSoFar, EngineEvent, EngineSummary, RepairEngine } from "./ty
 import { describeError } from "./describe-error.ts";
 
 /**
- * Text to feed, the response's native calls to note, the end of a span or the end to flush: any of
- * them, in that order. `withdraw` notes a native call too, and withdraws every call this engine
+ * Text to feed, the response's native calls to note (which may release the text held after a
+ * recovered call), the end of a span or the end to flush: any of them, in that order. `withdraw` notes a native call too, and withdraws every call this engine
  * recovered (the caller held them all back: RepairEngine.withdrawCalls). `releaseTail` alone
  * releases the text held after a recovered call (RepairEngine.releaseTail).
  */
@@ -78,10 +78,10 @@ export class GuardedEngine {
     try {
       const { delta, flush } = work;
       // More than one engine call: a later one failing must still hand back what an earlier one dropped.
-      if ((delta && (flush || work.endSpan)) || (work.withdraw && (delta || flush || work.endSpan))) before = this.#heldBefore();
+      if ((delta && (flush || work.endSpan)) || ((work.withdraw || work.native) && (delta || flush || work.endSpan))) before = this.#heldBefore();
       let events: EngineEvent[] = [];
       if (work.withdraw) events = this.#withdrawn();
-      else if (work.native) this.#engine.noteNativeToolCall();
+      else if (work.native) events = this.#engine.noteNativeToolCall() ?? [];
       else if (work.releaseTail && this.#engine.releaseTail) events = this.#engine.releaseTail();
       // feed() and flush() return fresh arrays: pass them on instead of copying.
       if (delta) events = events.length === 0 ? this.#engine.feed(delta) : events.concat(this.#engine.feed(delta));
@@ -157,7 +157,7 @@ export class GuardedEngine {
   /** The engine's withdrawal (a plain native note for an engine without one): no call it made is handed on. */
   #withdrawn(): EngineEvent[] {
     const engine = this.#engine;
-    const events = engine.withdrawCalls ? engine.withdrawCalls() : (engine.noteNativeToolCall(), []);
+    const events = engine.withdrawCalls ? engine.withdrawCalls() : (engine.noteNativeToolCall() ?? []);
     this.#recovered = 0;
     return events;
   }

@@ -120,8 +120,17 @@ export class Output {
     return this.overflowed;
   }
 
-  noteNativeToolCall(): void {
+  /**
+   * A native call came (RepairEngine.noteNativeToolCall): markup from here on is its duplicate.
+   * Calls held for their block's closer were never sent: they are its duplicates too, stripped as
+   * the JSON path strips every leak beside a native call (D08), so a native call repeating one runs
+   * once, and never beside it. The text held after the calls already recovered is released: another
+   * call follows it (S03). What it releases goes into the step's events.
+   */
+  protected nativeCame(): void {
     this.native = true;
+    this.settleHeldCalls("native");
+    this.releaseHeldTail();
   }
 
   carryOver(): AnswerSoFar {

@@ -131,8 +131,14 @@ export interface EngineSummary {
 export interface RepairEngine {
   feed(delta: string): EngineEvent[];
   flush(): EngineEvent[];
-  /** The response carries native tool calls: leaked markup is stripped, never turned into a second call. */
-  noteNativeToolCall(): void;
+  /**
+   * The response carries native tool calls: leaked markup is stripped, never turned into a second
+   * call. Calls the engine still held (a block's, waiting for its closer) were never sent: they are
+   * the native call's duplicates too. The text held after the calls already recovered is released
+   * (another call follows: S03); the events returned carry it (an engine that releases nothing
+   * may return nothing).
+   */
+  noteNativeToolCall(): EngineEvent[] | void;
   /**
    * A native call came while the caller still held back every call this engine recovered (the
    * request allows one call, so a recovered call waits for the reply's end): as

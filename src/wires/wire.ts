@@ -21,12 +21,21 @@ export type EngineFor = (channel?: "reasoning", continues?: AnswerSoFar) => Guar
  */
 export type AddGiven = (texts: () => readonly string[]) => void;
 
+/**
+ * A Responses message item whose text the repair changed went out under the server's `id`
+ * (`item` as it went out): the next request's item_reference to it must not replay the server's
+ * stored copy (src/adapters/repaired-items.ts).
+ */
+export type RepairedItem = (id: string, item: Json) => void;
+
 export interface WireJsonContext {
   engine: EngineFor;
   /** Every engine's summary of the response, reported once. */
   report(summaries: EngineSummary[]): void;
   /** A server tool's result in the reply, before the text after it is read; absent: the echo guard is off. */
   addGiven?: AddGiven;
+  /** A message item whose text the repair changed (RepairedItem); absent: nowhere to tell. */
+  repairedItem?: RepairedItem;
 }
 
 export interface Wire {
@@ -52,7 +61,8 @@ export interface Wire {
    * for each further one; `onFinal` once, with the further engines' summaries. `oneCall`: the
    * request allows one call (CallPolicy.oneCall), so a recovered call is held back until the reply
    * ends, and never goes out if a native call comes first (RepairEngine.withdrawCalls).
-   * `addGiven`: where a server tool's result in the reply goes (WireJsonContext.addGiven).
+   * `addGiven`: where a server tool's result in the reply goes (WireJsonContext.addGiven);
+   * `repairedItem`: where a message item whose text the repair changed goes (WireJsonContext.repairedItem).
    */
-  rewriter(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, engine: EngineFor, oneCall: boolean, addGiven?: AddGiven): EventRewriter;
+  rewriter(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, engine: EngineFor, oneCall: boolean, addGiven?: AddGiven, repairedItem?: RepairedItem): EventRewriter;
 }

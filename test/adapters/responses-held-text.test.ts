@@ -127,9 +127,9 @@ describe("Responses stream, parallel calls off: text held after a recovered call
     for (const { output } of await everyRun(items, false)) expect(output).toEqual([{ message: ["Reading:\n"] }, "reasoning", "call a.ts"]);
   });
 
-  test("parallel calls on: the recovered call goes out after its message, the native one after it, the trailing text stripped as before", async () => {
+  test("parallel calls on: the recovered call goes out after its message, the native one after it; the text after the recovered call shows (another call follows it, S03: review 48)", async () => {
     const items: Item[] = [{ message: "msg_1", parts: [TEXT] }, { native: "fc_n" }];
-    for (const { output } of await everyRun(items, true, {})) expect(output).toEqual([{ message: ["Reading:\n"] }, "call a.ts", "call n.ts"]);
+    for (const { output } of await everyRun(items, true, {})) expect(output).toEqual([{ message: ["Reading:\n\nDone, the file says hello."] }, "call a.ts", "call n.ts"]);
   });
 
   test("what is held is bounded: past it the held text is released as text (as a tail past bufferLimit), so it is never lost", async () => {

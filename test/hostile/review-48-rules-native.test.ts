@@ -18,7 +18,7 @@ const NATIVE = tc({ index: 0, id: "call_n", type: "function", function: { name: 
 const OPEN_WITH_PROSE = `Reading.\n<{D}tool_calls>\n${READ_DSML}\nMore prose.`;
 
 describe("chat: a leaked call held for its block's closer, then the same call natively", () => {
-  // FINDING (high: a call runs twice). The leaked block's invoke is complete, then prose, and the
+  // fixed (was FINDING, high: a call runs twice). The leaked block's invoke is complete, then prose, and the
   // block's closer never comes (or comes after the native call): the engine holds the recovered
   // `read a.ts` for the closer (prose does not end the block), so it is not yet "sent" when the
   // native `read a.ts` streams; the native call goes out, and at the reply's end the held call
@@ -31,11 +31,11 @@ describe("chat: a leaked call held for its block's closer, then the same call na
   // (native-repeats.ts) and src/wires/held-native.ts (a native call is held only for calls SENT,
   // not for calls the engine still holds).
   for (const provider of PROVIDERS) {
-    test.failing(`${provider}: invoke complete, prose, no block closer, then the native repeat: read a.ts once`, async () => {
+    test(`${provider}: invoke complete, prose, no block closer, then the native repeat: read a.ts once`, async () => {
       const client = await chatClient(provider, chatSse([chunk({ role: "assistant", content: live(OPEN_WITH_PROSE) }), NATIVE, chunk({}, "tool_calls")]));
       expect(client.calls).toEqual([{ name: "read", input: '{"path":"a.ts"}' }]);
     });
-    test.failing(`${provider}: the block's closer after the native repeat: read a.ts once`, async () => {
+    test(`${provider}: the block's closer after the native repeat: read a.ts once`, async () => {
       const client = await chatClient(provider, chatSse([chunk({ role: "assistant", content: live(OPEN_WITH_PROSE) }), NATIVE, chunk({ content: live(`\n</{D}tool_calls>`) }), chunk({}, "tool_calls")]));
       expect(client.calls).toEqual([{ name: "read", input: '{"path":"a.ts"}' }]);
     });
@@ -68,9 +68,9 @@ describe("middleware: the same, as @ai-sdk/openai-compatible streams it (text-en
     { type: "text-end", id: "t" },
     { type: "finish", usage, finishReason: { unified: "tool-calls", raw: "tool_calls" } },
   ];
-  // FINDING (high, the same as on the chat wire): suspected src/adapters/middleware.ts with
+  // fixed (was FINDING, high, the same as on the chat wire): suspected src/adapters/middleware.ts with
   // src/wires/held-native.ts and src/engine/output.ts blockHold.
-  test.failing("invoke complete, prose, no block closer, then the native repeat: read a.ts once", async () => {
+  test("invoke complete, prose, no block closer, then the native repeat: read a.ts once", async () => {
     const run = await throughMiddleware(prompt, parts(live(OPEN_WITH_PROSE)), {}, { tools });
     expect(run.calls).toEqual([{ toolName: "read", input: '{"path":"a.ts"}' }]);
   });

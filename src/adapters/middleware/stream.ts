@@ -217,13 +217,15 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
           endThought();
           payThought();
           // Calls held back never go out; the text the engine held after them is the model's own again.
+          // Without them, the text held after the calls sent is released too (another call follows,
+          // S03), and calls held for a block's closer are the native call's duplicates (never sent).
           const withdraw = heldCalls.length > 0;
           heldCalls = [];
           const step = guard.step({ native: true, withdraw });
           if (!step.ok) {
             text(step.held);
             releaseEnd();
-          } else if (withdraw) {
+          } else if (step.events.length > 0 || withdraw) {
             emit(step.events);
             if (guard.held === 0) releaseEnd();
           }

@@ -58,6 +58,13 @@ export class AnthropicStreamRewriter implements EventRewriter {
    */
   #held: Json | undefined;
   /**
+   * Deltas of the block that carry no text of their own (a citations_delta), come while its start
+   * is held: they go out right after the start when the block opens (some of its text goes out),
+   * in the order they came. A citation whose block never opens (its text all became calls) cites
+   * text that is no longer shown: it goes with the block. An empty text_delta there is dropped.
+   */
+  #heldDeltas: Json[] = [];
+  /**
    * A text block ended upstream while the engine still held some of its text: it stays open
    * downstream (or, when none of its text went out yet, its start stays held) until the next event
    * tells whether the text may go on (another text block) or ends there (any other block, or the
@@ -297,6 +304,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
     if (block.type === "text" && !this.#guard.done) {
       this.#textBlock = index;
       this.#held = event;
+      this.#heldDeltas = [];
       // Text given in the start itself is fed like a first delta.
       const text = typeof block.text === "string" ? block.text : "";
       block.text = "";
@@ -340,6 +348,12 @@ export class AnthropicStreamRewriter implements EventRewriter {
   #delta(event: Json): Rewritten | null {
     const delta = event.delta;
     if (!isObject(delta) || delta.type !== "text_delta" || typeof delta.text !== "string" || delta.text === "" || this.#guard.done) {
+      // The block's start is held (none of its text went out yet): a delta without text does not
+      // open it; one of another kind (a citation) waits with the start for text to go out.
+      if (this.#open === undefined && this.#held !== undefined && !this.#guard.done) {
+        if (!(isObject(delta) && delta.type === "text_delta" && delta.text === "")) this.#heldDeltas.push(event);
+        return { pieces: [] };
+      }
       return this.#intoOpenText(event);
     }
     const text = delta.text;
@@ -413,10 +427,16 @@ export class AnthropicStreamRewriter implements EventRewriter {
   #openText(): Json[] {
     const index = this.#next++;
     this.#open = index;
-    const start = this.#held ?? textStart(index);
+    const held = this.#held;
+    const start = held ?? textStart(index);
     this.#held = undefined;
     start.index = index;
-    return [start];
+    if (held === undefined || this.#heldDeltas.length === 0) return [start];
+    // The deltas that waited with the start (citations) follow it, in the order they came.
+    const deltas = this.#heldDeltas;
+    this.#heldDeltas = [];
+    for (const delta of deltas) delta.index = index;
+    return [start, ...deltas];
   }
 
   #feed(text: string): Json[] {

@@ -15,7 +15,7 @@ import { type EventRewriter, type Rewritten, type SseEvent, typedEvent } from ".
 import type { PassingEdits } from "../../sse/passing.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
-import type { AddGiven, EngineFor } from "../wire.ts";
+import type { AddGiven, EngineFor, RepairedItem } from "../wire.ts";
 import { ownItem } from "../../echo/from-request.ts";
 import { givenFromResponsesItem } from "../../echo/from-reply.ts";
 import { NATIVE_ITEMS, functionCallItem } from "./items.ts";
@@ -67,8 +67,12 @@ export class ResponsesStreamRewriter implements EventRewriter {
   /** Ids of the native items dropped as repeats: response.completed does not list them. */
   #dropped = new Set<string>();
 
-  constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: EngineFor = () => guard, oneCall = false, addGiven?: AddGiven) {
+  /** Where a message item whose text the repair changed goes (RepairedItem): undefined, nowhere. */
+  #repairedItem: RepairedItem | undefined;
+
+  constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: EngineFor = () => guard, oneCall = false, addGiven?: AddGiven, repairedItem?: RepairedItem) {
     this.#onFinal = onFinal;
+    this.#repairedItem = repairedItem;
     this.#hold = oneCall;
     this.#addGiven = addGiven;
     this.#out = new Outbox({ refresh: (event) => this.#text.refresh(event), overflow: () => [...this.#settle(), ...this.#text.releaseAll()] });
@@ -225,6 +229,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
         if (this.#text.hasParts(event.item)) {
           before.push(...this.#text.itemDone(event.item));
           changed = this.#text.setItemText(event.item);
+          if (changed) this.#repairedItem?.(event.item.id, event.item);
           if (!this.#hold) after.push(...this.#callItems(this.#indexOf(event)));
         }
         break;
@@ -381,7 +386,11 @@ export class ResponsesStreamRewriter implements EventRewriter {
         changed = true;
       }
     }
-    for (const item of response.output) if (isObject(item) && this.#text.setItemText(item)) changed = true;
+    for (const item of response.output) {
+      if (!isObject(item) || !this.#text.setItemText(item)) continue;
+      changed = true;
+      if (typeof item.id === "string") this.#repairedItem?.(item.id, item);
+    }
     for (const { index, item } of this.#emitted) {
       response.output.splice(Math.min(index, response.output.length), 0, item);
       changed = true;

@@ -260,9 +260,14 @@ export class TextParts {
   nativeCall(before: Out[], withdraw: boolean): void {
     this.#engines.nativeCall();
     if (withdraw && this.#pending.length > 0) return this.#withdraw(before);
-    // Calls already out stand: the text held after them can no longer be shown by a later call (markup is now a native call's duplicate), so the reply decided it.
-    this.#decideTails("end");
-    if (this.#part && !this.#part.guard.done) this.#part.guard.step({ native: true });
+    // Calls already out stand, and the native call follows them: the text held after them shows
+    // where it stood (S03, as the JSON path keeps it), in the parts that ended and in the one fed.
+    this.#decideTails("release");
+    const part = this.#part;
+    if (!part || part.guard.done) return;
+    const step = part.guard.step({ native: true });
+    const text = step.ok ? this.#take(step.events) : step.held;
+    if (text !== "") before.push(partDelta(part, text));
   }
 
   /**

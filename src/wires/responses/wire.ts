@@ -22,7 +22,7 @@ export const responsesWire: Wire = {
   given: givenFromResponsesBody,
   prefill: responsesPrefill,
   repairJson: repairResponseJson,
-  rewriter: (guard, onFinal, engine, oneCall, addGiven) => new ResponsesStreamRewriter(guard, onFinal, engine, oneCall, addGiven),
+  rewriter: (guard, onFinal, engine, oneCall, addGiven, repairedItem) => new ResponsesStreamRewriter(guard, onFinal, engine, oneCall, addGiven, repairedItem),
 };
 
 function declaredTools(body: Json): ToolSpec[] {
@@ -64,8 +64,11 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
   let before: AnswerSoFar | undefined;
   /** Annotated parts, with their text as the server wrote it. */
   const written = new Map<Json & { text: string }, string>();
+  /** Each message item's output_text texts as the server wrote them (by content index). */
+  const original = new Map<Json & { content: unknown[] }, (string | undefined)[]>();
   for (const item of output) {
     out.push(item);
+    if (ctx.repairedItem && isMessage(item)) original.set(item, item.content.map((part) => (isOutputText(part) ? part.text : undefined)));
     // A server tool's item (an MCP call's output, code interpreter logs): given content for the messages after it.
     if (ctx.addGiven && !ownItem(item)) ctx.addGiven(() => givenFromResponsesItem(item));
     if (!isMessage(item)) continue;
@@ -109,6 +112,12 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
   if (!changed) return false;
   for (const [part, text] of written) if (part.text !== text) part.annotations = movedAnnotations(part.annotations as unknown[], text, part.text);
   body.output = out;
+  // Message items whose text changed: the next request's item_reference to one must not replay the stored leak.
+  if (ctx.repairedItem) {
+    for (const [item, texts] of original) {
+      if (typeof item.id === "string" && item.content.some((part, at) => isOutputText(part) && part.text !== texts[at])) ctx.repairedItem(item.id, item);
+    }
+  }
   return true;
 }
 
