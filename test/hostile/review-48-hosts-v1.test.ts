@@ -167,3 +167,39 @@ describe("V1: the plugin listed twice in one process", () => {
     expect({ wakes: a.wakes.length + b.wakes.length, corrections: built.system.length }).toEqual({ wakes: 1, corrections: 1 });
   });
 });
+
+describe("V1: many plugin instances in one process (one per project directory, one per reload)", () => {
+  // FINDING (severity: low-medium, a live instance silently loses its wire repair; src/plugin/
+  // wiring.ts registerRepair, MAX_INSTANCES evicts by age of registration, not by use): an
+  // OpenCode server serving several directories keeps one plugin instance per directory. The
+  // first directory's instance stays live while another directory is reloaded 64 times (each
+  // reload registers a new instance); the first instance is then evicted from the dispatcher
+  // although it still tags its requests, so its tagged requests are only stripped: a leaked call
+  // stays text. Expected: a live instance is never dropped (evict least recently used, or drop an
+  // instance only when its tag has not been seen for a while).
+  test("FINDING: the first directory's instance still repairs after another directory reloaded 64 times", async () => {
+    const proc = fakeProcess();
+    const first = await startV1({ providers: ["deepseek"] }, proc);
+    expect((await request([first], "ses_1", "msg_u1", LEAK)).reply.calls.map((c: { name: string }) => c.name)).toEqual(["bash"]);
+    for (let i = 0; i < 64; i++) await startV1({ providers: ["deepseek"] }, proc);
+    const { tagged, reply } = await request([first], "ses_1", "msg_u2", LEAK);
+    expect(tagged).toBe(true);
+    expect(reply.calls.map((c: { name: string }) => c.name)).toEqual(["bash"]);
+  });
+
+  test("hard negative: 63 later instances leave the first one repairing (the bound, not an earlier loss)", async () => {
+    const proc = fakeProcess();
+    const first = await startV1({ providers: ["deepseek"] }, proc);
+    for (let i = 0; i < 63; i++) await startV1({ providers: ["deepseek"] }, proc);
+    expect((await request([first], "ses_1", "msg_u1", LEAK)).reply.calls.map((c: { name: string }) => c.name)).toEqual(["bash"]);
+  });
+
+  test("hard negative: two instances with different options each keep their own deny list", async () => {
+    const proc = fakeProcess();
+    const strict = await startV1({ providers: ["deepseek"], responseFix: { denyTools: ["bash"] } }, proc);
+    const loose = await startV1({ providers: ["deepseek"] }, proc);
+    expect((await request([strict], "ses_1", "msg_u1", LEAK)).reply.calls).toEqual([]);
+    expect((await request([loose], "ses_2", "msg_u1", LEAK)).reply.calls.map((c: { name: string }) => c.name)).toEqual(["bash"]);
+    expect((await request([strict], "ses_1", "msg_u2", LEAK)).reply.calls).toEqual([]);
+  });
+});
