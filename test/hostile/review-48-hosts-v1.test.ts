@@ -149,7 +149,7 @@ describe("V1: the plugin listed twice in one process", () => {
     const b = await startV1({ providers: ["deepseek"] }, proc);
     expect(proc.scope.fetch).toBe(before);
     const { reply } = await request([a, b], "ses_1", "msg_u1", LEAK);
-    expect(reply.calls.map((c: { name: string }) => c.name)).toEqual(["bash"]);
+    expect(reply.calls.map((c) => c.name)).toEqual(["bash"]);
   });
 
   // FINDING (severity: high by the trust rule, a configured deny list ignored; src/plugin/index.ts
@@ -211,18 +211,18 @@ describe("V1: many plugin instances in one process (one per project directory, o
   test("FINDING: the first directory's instance still repairs after another directory reloaded 64 times", async () => {
     const proc = fakeProcess();
     const first = await startV1({ providers: ["deepseek"] }, proc);
-    expect((await request([first], "ses_1", "msg_u1", LEAK)).reply.calls.map((c: { name: string }) => c.name)).toEqual(["bash"]);
+    expect((await request([first], "ses_1", "msg_u1", LEAK)).reply.calls.map((c) => c.name)).toEqual(["bash"]);
     for (let i = 0; i < 64; i++) await startV1({ providers: ["deepseek"] }, proc);
     const { tagged, reply } = await request([first], "ses_1", "msg_u2", LEAK);
     expect(tagged).toBe(true);
-    expect(reply.calls.map((c: { name: string }) => c.name)).toEqual(["bash"]);
+    expect(reply.calls.map((c) => c.name)).toEqual(["bash"]);
   });
 
   test("hard negative: 63 later instances leave the first one repairing (the bound, not an earlier loss)", async () => {
     const proc = fakeProcess();
     const first = await startV1({ providers: ["deepseek"] }, proc);
     for (let i = 0; i < 63; i++) await startV1({ providers: ["deepseek"] }, proc);
-    expect((await request([first], "ses_1", "msg_u1", LEAK)).reply.calls.map((c: { name: string }) => c.name)).toEqual(["bash"]);
+    expect((await request([first], "ses_1", "msg_u1", LEAK)).reply.calls.map((c) => c.name)).toEqual(["bash"]);
   });
 
   test("hard negative: two instances with different options each keep their own deny list", async () => {
@@ -230,7 +230,7 @@ describe("V1: many plugin instances in one process (one per project directory, o
     const strict = await startV1({ providers: ["deepseek"], responseFix: { denyTools: ["bash"] } }, proc);
     const loose = await startV1({ providers: ["deepseek"] }, proc);
     expect((await request([strict], "ses_1", "msg_u1", LEAK)).reply.calls).toEqual([]);
-    expect((await request([loose], "ses_2", "msg_u1", LEAK)).reply.calls.map((c: { name: string }) => c.name)).toEqual(["bash"]);
+    expect((await request([loose], "ses_2", "msg_u1", LEAK)).reply.calls.map((c) => c.name)).toEqual(["bash"]);
     expect((await request([strict], "ses_1", "msg_u2", LEAK)).reply.calls).toEqual([]);
   });
 });
