@@ -47,13 +47,13 @@ describe("a credential pasted into the plugin's options never reaches a log line
   // object with keys "deepseek"), never string values from inside it.
   const pasted = { providers: { deepseek: { options: { apiKey: SECRET } } } };
 
-  test("FINDING: V1: no log line or toast holds the key", async () => {
+  test("fixed: V1: no log line or toast holds the key", async () => {
     const { lines, toasts } = await v1Start(pasted);
     expect(lines.length).toBeGreaterThan(0);
     expect([...lines.map((l) => l.message), ...toasts].filter((text) => text.includes(SECRET.slice(0, 12)))).toEqual([]);
   });
 
-  test("FINDING: V2: no line on stderr holds the key", async () => {
+  test("fixed: V2: no line on stderr holds the key", async () => {
     const { lines } = await v2Start(pasted);
     expect(lines.map((l) => l.message).filter((text) => text.includes(SECRET.slice(0, 12)))).toEqual([]);
   });
@@ -83,7 +83,7 @@ describe("a bad `providers` value never widens the scope past what was written",
   // a bare string read as a one-entry list (or, failing that, the plugin standing aside: []),
   // never "auto".
   for (const providers of ["my-vllm", [" my-vllm"], ["my-vllm "]]) {
-    test(`FINDING: providers ${JSON.stringify(providers)} reaches my-vllm and not openrouter's DeepSeek`, () => {
+    test(`fixed: providers ${JSON.stringify(providers)} reaches my-vllm and not openrouter's DeepSeek`, () => {
       const { options, problems } = resolveOptions({ providers });
       expect(problems).toHaveLength(1);
       expect({ mine: routeInScope(options, MINE), elsewhere: routeInScope(options, DEEPSEEK_ELSEWHERE) }).toEqual({ mine: true, elsewhere: false });
