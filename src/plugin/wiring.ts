@@ -32,21 +32,49 @@ const INSTANCE_SEPARATOR = " ";
 const MAX_INSTANCES = 64;
 
 export interface RepairRoute {
-  /** The tag value for one request of this instance. */
+  /** The tag value for one request of this instance (which also marks the instance as in use). */
   tagFor(sessionID: string, messageID: string): string;
+  /** New adapter options for this instance (narrower tool restrictions): later requests use them. */
+  update(adapter: AdapterOptions): void;
+  /** The instance is gone (the host disposed it): its tag is no longer claimed. */
+  release(): void;
 }
 
 /** Registers this plugin instance's adapter behind the global dispatcher (installed on first use). */
 export function registerRepair(adapter: AdapterOptions, scope: { [key: symbol]: unknown } = globalThis as never, load: () => Promise<RepairModules> = repairModules): RepairRoute {
   const dispatcher = installDispatcher(scope, load);
   const key = `i${++dispatcher.count}`;
-  dispatcher.instances.set(key, adapter);
-  // OpenCode makes a new instance on every reload; the oldest are long gone by then.
-  for (const stale of dispatcher.instances.keys()) {
-    if (dispatcher.instances.size <= MAX_INSTANCES) break;
-    dispatcher.instances.delete(stale);
-  }
-  return { tagFor: (sessionID, messageID) => `${key}${INSTANCE_SEPARATOR}${sessionID}/${messageID}` };
+  let current = adapter;
+  let released = false;
+  // The map's order is the order of last use: a tag moves its instance to the end.
+  const use = () => {
+    if (released) return;
+    dispatcher.instances.delete(key);
+    dispatcher.instances.set(key, current);
+    // OpenCode makes a new instance on every reload (and 1.18 disposes the old one, which releases
+    // it). Past the bound the least recently used goes; an instance still tagging requests is
+    // used again at its next tag, so a live one (another directory's, idle for a while) is never
+    // left out: it comes back with its options.
+    for (const stale of dispatcher.instances.keys()) {
+      if (dispatcher.instances.size <= MAX_INSTANCES) break;
+      dispatcher.instances.delete(stale);
+    }
+  };
+  use();
+  return {
+    tagFor: (sessionID, messageID) => {
+      use();
+      return `${key}${INSTANCE_SEPARATOR}${sessionID}/${messageID}`;
+    },
+    update: (next) => {
+      current = next;
+      if (dispatcher.instances.has(key)) dispatcher.instances.set(key, next);
+    },
+    release: () => {
+      released = true;
+      dispatcher.instances.delete(key);
+    },
+  };
 }
 
 /** `<sessionID>/<messageID>` from a tag this module made (the instance key removed). */
@@ -77,7 +105,7 @@ function installDispatcher(scope: { [key: symbol]: unknown; fetch?: Fetch }, loa
  */
 function tagGatedRepair(nextFetch: Fetch, dispatcher: Dispatcher): Fetch {
   // One repairing fetch per instance over this `nextFetch`: its attempt counter must outlive a request.
-  const repairers = new Map<string, Fetch>();
+  const repairers = new Map<string, { adapter: AdapterOptions; fetch: Fetch }>();
   let stripOnly: Fetch | undefined;
   /** Set once the repair's modules arrived; until then a tagged request waits for them. */
   let loaded: RepairModules | undefined;
@@ -85,12 +113,13 @@ function tagGatedRepair(nextFetch: Fetch, dispatcher: Dispatcher): Fetch {
     const adapter = dispatcher.instances.get(key);
     if (!adapter) return (stripOnly ??= repairFetch({ history: { sanitize: false }, responseFix: { enabled: false } }, nextFetch));
     let repairer = repairers.get(key);
-    if (!repairer) {
-      repairer = repairFetch(adapter, nextFetch);
+    // Built again when the instance's options changed (RepairRoute.update): the repair reads them once.
+    if (!repairer || repairer.adapter !== adapter) {
+      repairer = { adapter, fetch: repairFetch(adapter, nextFetch) };
       repairers.set(key, repairer);
       for (const known of repairers.keys()) if (!dispatcher.instances.has(known)) repairers.delete(known);
     }
-    return repairer;
+    return repairer.fetch;
   };
   const gate = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     let tag: string | undefined;

@@ -36,10 +36,18 @@ function fakeProcess() {
   return { scope, setReply: (text: string) => void (reply = text) };
 }
 
-async function startV1(options: unknown, proc = fakeProcess()) {
-  const wakes: { sessionID: string; text: string }[] = [];
-  const lines: string[] = [];
-  const client = {
+/**
+ * One load of the plugin list: 1.18 builds one `PluginInput` per directory instance and hands that
+ * same object to every entry it loads (read from the 1.18.33 binary: its plugin state builds
+ * `input` once, then calls each plugin with it). Two entries of one config share it; a reload or
+ * another directory gets a new one.
+ */
+type Load = { client?: unknown; wakes?: { sessionID: string; text: string }[]; lines?: string[] };
+
+async function startV1(options: unknown, proc = fakeProcess(), load: Load = {}) {
+  const wakes: { sessionID: string; text: string }[] = (load.wakes ??= []);
+  const lines: string[] = (load.lines ??= []);
+  const client = load.client ?? {
     app: { log: async ({ body }: { body: { message: string } }) => void lines.push(body.message) },
     tui: { showToast: async () => undefined },
     session: {
@@ -52,8 +60,9 @@ async function startV1(options: unknown, proc = fakeProcess()) {
       },
     },
   };
+  load.client = client;
   process.argv = SERVE;
-  const hooks = await server({ client } as never, options as never, proc.scope);
+  const hooks = await server(load as never, options as never, proc.scope);
   process.argv = savedArgv;
   return { hooks, wakes, lines, proc };
 }
@@ -65,7 +74,7 @@ async function request(instances: V1[], sessionID: string, turn: string, text: s
   instances[0]!.proc.setReply(text);
   const output = { headers: {} as Record<string, string> };
   for (const v1 of instances) {
-    await v1.hooks["chat.headers"]!({ sessionID, agent: "build", provider: { id: model.providerID }, model, message: { id: turn } } as never, output as never);
+    await v1.hooks["chat.headers"]?.({ sessionID, agent: "build", provider: { id: model.providerID }, model, message: { id: turn } } as never, output as never);
   }
   const body: Json = { model: model.api.id, stream: true, messages: [{ role: "user", content: "go" }], tools: openAiTools() };
   const response = await instances[0]!.proc.scope.fetch(CHAT_URL, { method: "POST", headers: { "content-type": "application/json", ...output.headers }, body: JSON.stringify(body) });
@@ -76,9 +85,9 @@ async function request(instances: V1[], sessionID: string, turn: string, text: s
 async function build(instances: V1[], sessionID: string, turn: string, model = DEEPSEEK, history: unknown[] = []) {
   const user = { info: { role: "user", id: turn, sessionID, model: { providerID: model.providerID, modelID: model.id } }, parts: [{ type: "text", text: "next" }] };
   const messages = [...history, user] as unknown[];
-  for (const v1 of instances) await v1.hooks["experimental.chat.messages.transform"]!({} as never, { messages } as never);
+  for (const v1 of instances) await v1.hooks["experimental.chat.messages.transform"]?.({} as never, { messages } as never);
   const system = { system: [] as string[] };
-  for (const v1 of instances) await v1.hooks["experimental.chat.system.transform"]!({ sessionID, model } as never, system as never);
+  for (const v1 of instances) await v1.hooks["experimental.chat.system.transform"]?.({ sessionID, model } as never, system as never);
   return { system: system.system, messages };
 }
 
@@ -86,12 +95,12 @@ async function build(instances: V1[], sessionID: string, turn: string, model = D
 async function complete(instances: V1[], sessionID: string, assistantID: string, turn: string, text: string, model = DEEPSEEK) {
   PARENTS.set(assistantID, { turn, model });
   const output = { text };
-  for (const v1 of instances) await v1.hooks["experimental.text.complete"]!({ sessionID, messageID: assistantID, partID: `${assistantID}_p` } as never, output as never);
+  for (const v1 of instances) await v1.hooks["experimental.text.complete"]?.({ sessionID, messageID: assistantID, partID: `${assistantID}_p` } as never, output as never);
   return output.text;
 }
 
 const idle = async (instances: V1[], sessionID: string) => {
-  for (const v1 of instances) await v1.hooks.event!({ event: { type: "session.idle", properties: { sessionID } } } as never);
+  for (const v1 of instances) await v1.hooks.event?.({ event: { type: "session.idle", properties: { sessionID } } } as never);
 };
 
 const leakHistory = () => [{ info: { role: "assistant", id: "msg_a0", sessionID: "ses_1" }, parts: [{ type: "text", text: LEAK }] }];
@@ -111,7 +120,7 @@ describe("V1: providers \"auto\" decides the same for every hook of one route", 
 
   // Lower severity than the correction below: the tagged request's body is also sanitized by the
   // fetch adapter on the wire, so this shows the hooks disagreeing more than a replayed leak.
-  test("FINDING: the route chat.headers repairs has its history sanitized", async () => {
+  test("fixed: the route chat.headers repairs has its history sanitized", async () => {
     const v1 = await startV1(undefined);
     const { tagged } = await request([v1], "ses_1", "msg_u1", LEAK, ALIAS);
     expect(tagged).toBe(true);
@@ -122,7 +131,7 @@ describe("V1: providers \"auto\" decides the same for every hook of one route", 
   // The worse half: with the default retry the session is woken ("Continue.", the system
   // channel's minimal ping), but the correction that ping relies on never reaches the system
   // prompt, so the model is poked with no explanation.
-  test("FINDING: the route chat.headers repairs gets the correction its unrepairable reply earned (and its wake carries it)", async () => {
+  test("fixed: the route chat.headers repairs gets the correction its unrepairable reply earned (and its wake carries it)", async () => {
     const v1 = await startV1(undefined);
     await build([v1], "ses_1", "msg_u1", ALIAS);
     const { tagged } = await request([v1], "ses_1", "msg_u1", UNDECLARED, ALIAS);
@@ -144,9 +153,10 @@ describe("V1: providers \"auto\" decides the same for every hook of one route", 
 describe("V1: the plugin listed twice in one process", () => {
   test("hard negative: one fetch wrapper, one call, for two instances with the same options", async () => {
     const proc = fakeProcess();
-    const a = await startV1({ providers: ["deepseek"] }, proc);
+    const load: Load = {};
+    const a = await startV1({ providers: ["deepseek"] }, proc, load);
     const before = proc.scope.fetch;
-    const b = await startV1({ providers: ["deepseek"] }, proc);
+    const b = await startV1({ providers: ["deepseek"] }, proc, load);
     expect(proc.scope.fetch).toBe(before);
     const { reply } = await request([a, b], "ses_1", "msg_u1", LEAK);
     expect(reply.calls.map((c) => c.name)).toEqual(["bash"]);
@@ -161,12 +171,14 @@ describe("V1: the plugin listed twice in one process", () => {
   // stricter reading wins (or the first instance keeps the request), never a deny list dropped in
   // silence. (If OpenCode dedupes plugin entries by name this needs two spellings of the entry,
   // e.g. a file: path and the package name.)
-  test("FINDING: a deny list in one of two entries is not silently overridden by the other", async () => {
+  test("fixed: a deny list in one of two entries is not silently overridden by the other", async () => {
     const proc = fakeProcess();
-    const strict = await startV1({ providers: ["deepseek"], responseFix: { denyTools: ["bash"] } }, proc);
-    const loose = await startV1({ providers: ["deepseek"] }, proc);
+    const load: Load = {};
+    const strict = await startV1({ providers: ["deepseek"], responseFix: { denyTools: ["bash"] } }, proc, load);
+    const loose = await startV1({ providers: ["deepseek"] }, proc, load);
     const { reply } = await request([strict, loose], "ses_1", "msg_u1", LEAK);
     expect(reply.calls).toEqual([]);
+    expect(load.lines!.filter((line) => line.includes("listed more than once"))).toHaveLength(1);
   });
 
   // FINDING (severity: medium, a doubled correction and wake, and the visible text rewritten;
@@ -176,16 +188,19 @@ describe("V1: the plugin listed twice in one process", () => {
   // rewrite: it replaces the markup the wire left visible with the removal note and records its
   // own correction, so the next request carries the correction twice and the session is woken
   // twice. Expected: one correction and one wake, as with the entry listed once.
-  test("FINDING: listed twice, an unrepairable reply is corrected once and woken once", async () => {
+  test("fixed: listed twice, an unrepairable reply is corrected once and woken once", async () => {
     const proc = fakeProcess();
-    const a = await startV1({ providers: ["deepseek"] }, proc);
-    const b = await startV1({ providers: ["deepseek"] }, proc);
+    const load: Load = {};
+    const a = await startV1({ providers: ["deepseek"] }, proc, load);
+    const b = await startV1({ providers: ["deepseek"] }, proc, load);
     await build([a, b], "ses_1", "msg_u1");
     const { reply } = await request([a, b], "ses_1", "msg_u1", UNDECLARED);
     await complete([a, b], "ses_1", "msg_a1", "msg_u1", reply.content);
     await idle([a, b], "ses_1");
     const built = await build([a, b], "ses_1", "msg_u2");
-    expect({ wakes: a.wakes.length + b.wakes.length, corrections: built.system.length }).toEqual({ wakes: 1, corrections: 1 });
+    // Both entries share the host's client (one input per load): one list of wakes.
+    expect(b.wakes).toBe(a.wakes);
+    expect({ wakes: a.wakes.length, corrections: built.system.length }).toEqual({ wakes: 1, corrections: 1 });
   });
 
   test("hard negative: listed once, the same steps give one correction and one wake (the test above can fail)", async () => {
@@ -208,7 +223,7 @@ describe("V1: many plugin instances in one process (one per project directory, o
   // although it still tags its requests, so its tagged requests are only stripped: a leaked call
   // stays text. Expected: a live instance is never dropped (evict least recently used, or drop an
   // instance only when its tag has not been seen for a while).
-  test("FINDING: the first directory's instance still repairs after another directory reloaded 64 times", async () => {
+  test("fixed: the first directory's instance still repairs after another directory reloaded 64 times", async () => {
     const proc = fakeProcess();
     const first = await startV1({ providers: ["deepseek"] }, proc);
     expect((await request([first], "ses_1", "msg_u1", LEAK)).reply.calls.map((c) => c.name)).toEqual(["bash"]);
@@ -232,5 +247,63 @@ describe("V1: many plugin instances in one process (one per project directory, o
     expect((await request([strict], "ses_1", "msg_u1", LEAK)).reply.calls).toEqual([]);
     expect((await request([loose], "ses_2", "msg_u1", LEAK)).reply.calls.map((c) => c.name)).toEqual(["bash"]);
     expect((await request([strict], "ses_1", "msg_u2", LEAK)).reply.calls).toEqual([]);
+  });
+});
+
+describe("fx48: listed twice, the restrictions of every entry hold (the first serves, a later one hands over its own)", () => {
+  test("the deny list of the second entry is added to the first's: the leaked bash call never runs", async () => {
+    const proc = fakeProcess();
+    const load: Load = {};
+    const loose = await startV1({ providers: ["deepseek"] }, proc, load);
+    const strict = await startV1({ providers: ["deepseek"], responseFix: { denyTools: ["bash"] } }, proc, load);
+    expect(Object.keys(strict.hooks)).toEqual([]);
+    const { reply } = await request([loose, strict], "ses_1", "msg_u1", LEAK);
+    expect(reply.calls).toEqual([]);
+    const warnings = load.lines!.filter((line) => line.includes("listed more than once"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("responseFix.denyTools");
+  });
+
+  test("an allow list in the second entry narrows the first's \"*\"; a disabled echo guard is turned back on", async () => {
+    const proc = fakeProcess();
+    const load: Load = {};
+    const a = await startV1({ providers: ["deepseek"], responseFix: { echoGuard: false } }, proc, load);
+    await startV1({ providers: ["deepseek"], responseFix: { allowTools: ["read"] } }, proc, load);
+    expect((await request([a], "ses_1", "msg_u1", LEAK)).reply.calls).toEqual([]);
+    const warning = load.lines!.find((line) => line.includes("listed more than once"))!;
+    expect(warning).toContain("responseFix.allowTools");
+    expect(warning).toContain("responseFix.echoGuard");
+  });
+
+  test("hard negative: a second entry with the same restrictions changes nothing and says its options are not used", async () => {
+    const proc = fakeProcess();
+    const load: Load = {};
+    const a = await startV1({ providers: ["deepseek"] }, proc, load);
+    await startV1({ providers: ["deepseek"], retry: { enabled: false } }, proc, load);
+    expect((await request([a], "ses_1", "msg_u1", LEAK)).reply.calls.map((c) => c.name)).toEqual(["bash"]);
+    expect(load.lines!.filter((line) => line.includes("listed more than once") && line.includes("options are not used"))).toHaveLength(1);
+  });
+});
+
+describe("fx48: V1 dispose (1.18 disposes a directory's instance on reload and shutdown)", () => {
+  test("after dispose no wake is sent and no request is tagged; a new load serves again", async () => {
+    const proc = fakeProcess();
+    const a = await startV1({ providers: ["deepseek"] }, proc);
+    await build([a], "ses_1", "msg_u1");
+    await request([a], "ses_1", "msg_u1", UNDECLARED);
+    await a.hooks.dispose!();
+    await idle([a], "ses_1");
+    expect(a.wakes).toEqual([]);
+    expect((await request([a], "ses_1", "msg_u2", LEAK)).tagged).toBe(false);
+    const b = await startV1({ providers: ["deepseek"] }, proc);
+    expect((await request([b], "ses_1", "msg_u3", LEAK)).reply.calls.map((c) => c.name)).toEqual(["bash"]);
+  });
+
+  test("hard negative: without the dispose the same steps wake once (the test above can fail)", async () => {
+    const a = await startV1({ providers: ["deepseek"] });
+    await build([a], "ses_1", "msg_u1");
+    await request([a], "ses_1", "msg_u1", UNDECLARED);
+    await idle([a], "ses_1");
+    expect(a.wakes).toHaveLength(1);
   });
 });
