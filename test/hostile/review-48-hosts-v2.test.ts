@@ -60,7 +60,7 @@ describe("V2: the plugin disposed while a wake is pending", () => {
   // instance still calls session.prompt ("Continue.") into the session. Expected: nothing after
   // dispose. (The wait's promise cannot be cancelled, but a `disposed` flag checked before
   // retry.onIdle would do.)
-  test("FINDING: no wake prompt is queued by a plugin the host already disposed", async () => {
+  test("fixed: no wake prompt is queued by a plugin the host already disposed", async () => {
     const { host, cleanups } = await setUp({ providers: ["deepseek"] });
     await host.buildContext("ses_1", DEEPSEEK, [user("msg_u1", "clean up")]);
     script = () => UNDECLARED;
@@ -101,7 +101,7 @@ describe("V2: the plugin entry listed twice (setup called twice on one host)", (
   // rewritten response and finds the same markup), so both ledgers record it: the next request
   // carries the correction twice in its system prompt and the session is woken twice.
   // Expected: one correction, one wake, as with the entry listed once.
-  test("FINDING: an unrepairable reply is corrected once and woken once", async () => {
+  test("fixed: an unrepairable reply is corrected once and woken once", async () => {
     const { host } = await setUp({ providers: ["deepseek"] }, 2);
     await host.buildContext("ses_1", DEEPSEEK, [user("msg_u1", "clean up")]);
     script = () => UNDECLARED;
@@ -129,7 +129,7 @@ describe("V2: the host calls a hook after it disposed it", () => {
   // cleanup): a host that fires a callback it captured before the dispose (a request in flight
   // across a reload) still gets the history rewritten and a correction added by the disposed
   // instance. Expected: a disposed instance's hooks do nothing.
-  test("FINDING: a context callback fired after cleanup leaves the request as it is", async () => {
+  test("fixed: a context callback fired after cleanup leaves the request as it is", async () => {
     const { host, cleanups } = await setUp({ providers: ["deepseek"] });
     const [context] = host.session.get("context")!.map((r) => r.callback);
     await cleanups[0]!();
@@ -150,7 +150,7 @@ describe("V2: providers \"auto\" decides the same for the language hook and the 
   // its replayed leaks go back to the model verbatim. The same disagreement as V1's (see
   // review-48-hosts-v1, "providers auto decides the same for every hook of one route").
   // Expected: one decision per route (e.g. remember what the language hook saw for providerID/id).
-  test("FINDING: an aliased DeepSeek model the middleware wraps has its history sanitized", async () => {
+  test("fixed: an aliased DeepSeek model the middleware wraps has its history sanitized", async () => {
     const { host } = await setUp(undefined);
     const language = { specificationVersion: "v3", provider: "gateway", modelId: "deepseek-chat", supportedUrls: {}, doGenerate: async () => ({}), doStream: async () => ({}) };
     const event = await host.language({ model: { id: "fast", providerID: "gateway", modelID: "deepseek-chat", family: "deepseek", package: "@ai-sdk/openai-compatible" }, sdk: {}, options: {}, language } as never);
@@ -158,5 +158,33 @@ describe("V2: providers \"auto\" decides the same for the language hook and the 
     const history: V2Message[] = [user("msg_u1", "hi"), { id: "msg_a1", role: "assistant", content: [{ type: "text", text: LEAK }] } as V2Message, user("msg_u2", "again")];
     const built = await host.buildContext("ses_1", { providerID: "gateway", id: "fast" }, history);
     expect(JSON.stringify(built.messages)).toContain(JSON.stringify(REMOVED_NOTE).slice(1, -1));
+  });
+});
+
+describe("fx48: V2 listed twice, the second entry stands aside and its restrictions hold", () => {
+  test("the second setup registers nothing, warns once, and its deny list is added to the first's", async () => {
+    const { host } = await setUp({ providers: ["deepseek"] }, 1);
+    const { definition } = await loadLikeV2(ROOT);
+    const hooksBefore = [...host.session.values()].flat().length + [...host.aisdk.values()].flat().length;
+    await definition.setup!(host.context({ providers: ["deepseek"], responseFix: { denyTools: ["bash"] } }));
+    expect([...host.session.values()].flat().length + [...host.aisdk.values()].flat().length).toBe(hooksBefore);
+    expect(logs.filter((line) => line.includes("listed more than once") && line.includes("responseFix.denyTools"))).toHaveLength(1);
+    await host.buildContext("ses_1", DEEPSEEK, [user("msg_u1", "run the tests")]);
+    script = () => LEAK;
+    expect((await callsIn("chat", await post(host.nativeFetch("ses_1", DEEPSEEK)))).calls).toEqual([]);
+  });
+
+  test("hard negative: once the serving entry is cleaned up, a new setup on the host serves (a reload); another host is never affected", async () => {
+    const { host, cleanups } = await setUp({ providers: ["deepseek"] }, 1);
+    const other = await setUp({ providers: ["deepseek"] }, 1);
+    expect(other.host.session.get("context")).toHaveLength(1);
+    await cleanups[0]!();
+    const { definition } = await loadLikeV2(ROOT);
+    await definition.setup!(host.context({ providers: ["deepseek"] }));
+    expect(host.session.get("context")).toHaveLength(1);
+    await host.buildContext("ses_1", DEEPSEEK, [user("msg_u1", "run the tests")]);
+    script = () => LEAK;
+    expect((await callsIn("chat", await post(host.nativeFetch("ses_1", DEEPSEEK)))).calls).toEqual([{ name: "bash", input: { command: "npm test" } }]);
+    expect(logs.filter((line) => line.includes("listed more than once"))).toEqual([]);
   });
 });
