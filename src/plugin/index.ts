@@ -10,10 +10,9 @@ import { replyReporter, startOptions } from "./plugin-start.ts";
 import { repairModules } from "./repair-modules.ts";
 import { RetryController } from "./retry-controller.ts";
 import { subAgentCheck } from "./session-kind.ts";
-import { claim, loadKey, mergeRestrictions, servingFor, standAsideWarning } from "./duplicates.ts";
 import { formatRouteLine, RouteMemory, routeInScope, routeMode, type Route } from "./scope.ts";
 import { startupReport } from "./startup.ts";
-import { chainConfiguredFetches, readTag, registerRepair } from "./wiring.ts";
+import { chainConfiguredFetches, claim, loadKey, mergeRestrictions, readTag, registerRepair, servingFor, standAsideWarning } from "./wiring.ts";
 
 export const PLUGIN_ID = "opencode-plugin-dsml-fix";
 
@@ -37,7 +36,7 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
     return {};
   }
   // Listed twice for this directory (1.18 hands every entry of one load the same input): the
-  // first serves, this one stands aside and hands over its tool restrictions (src/plugin/duplicates.ts).
+  // first serves, this one stands aside and hands over its tool restrictions (src/plugin/wiring.ts).
   const load = loadKey(input);
   const first = servingFor(processScope, load);
   if (first) {

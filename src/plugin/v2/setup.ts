@@ -30,7 +30,7 @@ import { oneShotRun } from "../one-shot.ts";
 import { replyReporter, startOptions } from "../plugin-start.ts";
 import { RetryController } from "../retry-controller.ts";
 import { subAgentCheck } from "../session-kind.ts";
-import { claim, loadKey, mergeRestrictions, servingFor, standAsideWarning } from "../duplicates.ts";
+import { claim, loadKey, mergeRestrictions, servingFor, standAsideWarning } from "../wiring.ts";
 import { AUTO_SCOPE, EVERY_PROVIDER, RouteMemory, routeInScope } from "../scope.ts";
 import { startupReport } from "../startup.ts";
 import { addCorrection, historyTools, lastUserTurn, sanitizeContext } from "./context-hook.ts";
@@ -58,7 +58,7 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
     return;
   }
   // Listed twice on this host (each entry's context spreads the same host, `app` included): the
-  // first serves, this one stands aside and hands over its tool restrictions (src/plugin/duplicates.ts).
+  // first serves, this one stands aside and hands over its tool restrictions (src/plugin/wiring.ts).
   const load = loadKey(ctx.app);
   const first = servingFor(processScope, load);
   if (first) {
