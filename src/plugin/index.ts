@@ -10,9 +10,9 @@ import { replyReporter, startOptions } from "./plugin-start.ts";
 import { repairModules } from "./repair-modules.ts";
 import { RetryController } from "./retry-controller.ts";
 import { subAgentCheck } from "./session-kind.ts";
-import { formatRouteLine, routeInScope, routeMode, type Route } from "./scope.ts";
+import { formatRouteLine, RouteMemory, routeInScope, routeMode, type Route } from "./scope.ts";
 import { startupReport } from "./startup.ts";
-import { chainConfiguredFetches, readTag, registerRepair } from "./wiring.ts";
+import { chainConfiguredFetches, claim, loadKey, mergeRestrictions, readTag, registerRepair, servingFor, standAsideWarning } from "./wiring.ts";
 
 export const PLUGIN_ID = "opencode-plugin-dsml-fix";
 
@@ -35,6 +35,16 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
     log("info", startupReport({ options, cfg: undefined, native: nativeRuntime(), ...optionState }).line);
     return {};
   }
+  // Listed twice for this directory (1.18 hands every entry of one load the same input): the
+  // first serves, this one stands aside and hands over its tool restrictions (src/plugin/wiring.ts).
+  const load = loadKey(input);
+  const first = servingFor(processScope, load);
+  if (first) {
+    const { merged, changed } = mergeRestrictions(first.responseFix(), options.responseFix);
+    if (changed.length > 0) first.restrict(merged);
+    log("warn", standAsideWarning(changed));
+    return {};
+  }
 
   const debug = createDebugLog(options.debug, (line) => log("info", line));
   // `opencode run` exits as soon as the session is idle: a wake would be stored but never answered,
@@ -45,15 +55,17 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
   });
 
   const onResult = replyReporter({ options, debug, log, retry });
+  // Every hook decides scope on the whole route chat.headers or system.transform saw for the model.
+  const routes = new RouteMemory();
   const fallback = new WireFallback({
     enabled: options.responseFix.enabled,
     parse: options.parse,
-    inScope: (origin) => routeInScope(options, { providerID: origin.providerID, ...(origin.modelID ? { modelID: origin.modelID } : {}) }),
+    inScope: (origin) => routeInScope(options, routes.recall(origin.providerID, origin.modelID || undefined)),
     retry,
     lookup: messageLookup(client),
     ...(options.debug ? { debug: (line: string) => log("info", line) } : {}),
   });
-  const adapter: AdapterOptions = {
+  let adapter: AdapterOptions = {
     parse: options.parse,
     // The request as OpenCode built it, after messages.transform: a leak only the request's own
     // tools reveal (one naming an MCP tool) is replaced there too.
@@ -68,6 +80,17 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
   };
 
   const repair = registerRepair(adapter, processScope);
+  const release = claim(processScope, load, {
+    responseFix: () => options.responseFix,
+    restrict: (responseFix) => {
+      options.responseFix = responseFix;
+      adapter = { ...adapter, responseFix };
+      repair.update(adapter);
+    },
+  });
+  // Set by the host's dispose (1.18 calls it when it disposes the directory's instance, a reload
+  // among them): from then on no hook acts, no wake is sent, and the tag is no longer claimed.
+  let disposed = false;
   // The repair itself loads in the background: OpenCode's start does not wait for it.
   repairModules().catch((error: unknown) => log("warn", `[dsml] the repair could not be loaded (${error instanceof Error ? error.name : "error"}); replies pass through unrepaired`));
   const seenRoutes = new Set<string>();
@@ -76,6 +99,7 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
   // `parentID` (@opencode-ai/sdk 1.18.33 `Session`).
   const mayWake = subAgentCheck(async (id) => (await client!.session.get({ path: { id } }))?.data);
   const onSessionEvent = guard("idle wake", log, async ({ event }: EventInput) => {
+    if (disposed) return;
     noticeOptions(event.type);
     // The user stopped the session: nothing may start it again behind their back.
     if (event.type === "session.error") {
@@ -84,7 +108,7 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
       return;
     }
     if (event.type !== "session.idle") return;
-    const woke = await retry.onIdle(event.properties.sessionID, mayWake);
+    const woke = await retry.onIdle(event.properties.sessionID, async (id) => (disposed ? "never" : mayWake(id)));
     if (woke && options.debug) log("info", `[dsml] wake ${event.properties.sessionID}`);
   });
   const hooks: Hooks = {
@@ -95,7 +119,9 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
       if (startup.warning) log("warn", startup.warning);
     }),
     "chat.headers": guard("chat.headers", log, async (hookInput, output) => {
+      if (disposed) return;
       const route = routeOf(hookInput);
+      routes.remember(route);
       const mode = routeMode(options, route, nativeRuntime());
       const key = `${route.providerID}/${route.modelID}`;
       if (options.debug && !seenRoutes.has(key)) {
@@ -108,6 +134,7 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
       output.headers[REQUEST_TAG_HEADER] = repair.tagFor(hookInput.sessionID, hookInput.message?.id ?? "?");
     }),
     "experimental.chat.messages.transform": guard("messages.transform", log, async (_hookInput, output) => {
+      if (disposed) return;
       const messages = output.messages;
       const lastUser = [...messages].reverse().find((m) => m.info.role === "user");
       const model = lastUser?.info.role === "user" ? lastUser.info.model : undefined;
@@ -117,7 +144,7 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
       // OpenCode's compaction summary: its history is sanitized like any, but it answers no reply of
       // the model, so it neither takes nor passes over the correction (RetryController.onCompacting).
       const compaction = retry.buildsCompaction(sessionID);
-      if (model?.providerID !== undefined && !routeInScope(options, model)) {
+      if (model?.providerID !== undefined && !routeInScope(options, routes.recall(model.providerID, model.modelID))) {
         // Left alone, but a pending correction was for this request (the one right after the leak):
         // it is due for no later one, whose "last reply" would be this clean-or-unseen one.
         if (!compaction) retry.passOver(sessionID, turn);
@@ -131,17 +158,25 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
     }),
     // 1.18 announces a compaction with this hook, then builds the summary request at once.
     "experimental.session.compacting": guard("session.compacting", log, async (hookInput) => {
-      if (typeof hookInput?.sessionID === "string") retry.onCompacting(hookInput.sessionID);
+      if (!disposed && typeof hookInput?.sessionID === "string") retry.onCompacting(hookInput.sessionID);
     }),
     "experimental.chat.system.transform": guard("system.transform", log, async (hookInput, output) => {
       // Read again for a host retry of the same request; another model's request (an out-of-scope
       // small model) never carries it.
-      const model = hookInput.model as { id?: string; providerID?: string } | undefined;
-      if (model?.providerID !== undefined && !routeInScope(options, { providerID: model.providerID, ...(model.id ? { modelID: model.id } : {}) })) return;
+      if (disposed) return;
+      const model = hookInput.model as { id?: string; providerID?: string; family?: string; api?: { id?: string; npm?: string } } | undefined;
+      if (model?.providerID !== undefined) {
+        // The whole model (1.18's `Model`): remembered for messages.transform, which sees only its ids.
+        const route: Route = { providerID: model.providerID, modelID: model.id || undefined, apiID: model.api?.id, family: model.family, npm: model.api?.npm };
+        routes.remember(route);
+        if (!routeInScope(options, routes.recall(model.providerID, route.modelID))) return;
+      }
       const text = retry.takeSystemText(hookInput.sessionID);
       if (text) output.system.push(text);
     }),
-    "experimental.text.complete": guard("text.complete", log, (hookInput, output) => fallback.onTextComplete(hookInput, output)),
+    "experimental.text.complete": guard("text.complete", log, async (hookInput, output) => {
+      if (!disposed) await fallback.onTextComplete(hookInput, output);
+    }),
     // Not wrapped in `guard` (an async call per streamed token), so its one synchronous read is
     // guarded here: an event that cannot be read is one line, never a throw into OpenCode.
     event: (input) => {
@@ -153,6 +188,11 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
         return SETTLED;
       }
       return session ? onSessionEvent(input) : SETTLED;
+    },
+    dispose: async () => {
+      disposed = true;
+      repair.release();
+      release();
     },
   };
   return hooks;

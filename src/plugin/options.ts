@@ -83,11 +83,17 @@ function keepValid(raw: object, fields: Fields, parentPath: string, problems: st
     if (field.kind !== "namespace") {
       const checked = read.checked!;
       if (checked.ok) kept[key] = checked.value;
-      else {
+      else if (path === "providers" && providersIntent(value) !== undefined) {
+        // A bare string or a blank-padded entry names a provider plainly: read it as written (one
+        // warning), never as the default "auto", which would reach every leak-prone route elsewhere.
+        const intent = providersIntent(value)!;
+        kept[key] = intent.value;
+        problems.push(`${PREFIX} option ${JSON.stringify(path)} ${intent.note}`);
+      } else {
         const expected = checked.message;
         const fallback = fallbackFor(path, field, value);
         if (fallback.value !== undefined) kept[key] = fallback.value;
-        problems.push(`${PREFIX} option ${JSON.stringify(path)} ${expected} (got ${show(value)}); using ${fallback.note}`);
+        problems.push(`${PREFIX} option ${JSON.stringify(path)} ${expected} (got ${show(value, path)}); using ${fallback.note}`);
       }
     } else if (value === undefined) {
       continue;
@@ -97,7 +103,7 @@ function keepValid(raw: object, fields: Fields, parentPath: string, problems: st
       const why = closedInside(value, path, SECURITY_NAMESPACES.includes(path));
       if (why !== undefined) near.security = true;
       const closed = why === undefined ? "" : `, and no tool call is recovered until it is fixed (${why})`;
-      problems.push(`${PREFIX} option ${JSON.stringify(path)} must be an object (got ${show(value)}); using its defaults${closed}`);
+      problems.push(`${PREFIX} option ${JSON.stringify(path)} must be an object (got ${show(value, path)}); using its defaults${closed}`);
     }
   }
   return kept;
@@ -165,7 +171,7 @@ function closedValuesUnder(fields: Fields, parentPath: string): Record<string, u
 function unreadableNote(parentPath: string): string {
   const closed = Object.keys(FAIL_CLOSED).filter((path) => path.startsWith(parentPath));
   if (closed.length === 0) return "using its defaults";
-  const values = closed.map((path) => `${JSON.stringify(path)} = ${show(FAIL_CLOSED[path])}`).join(" and ");
+  const values = closed.map((path) => `${JSON.stringify(path)} = ${JSON.stringify(FAIL_CLOSED[path])}`).join(" and ");
   return `using its defaults, except ${values} (no recovered calls until this is fixed)`;
 }
 
@@ -176,24 +182,56 @@ function unreadableNote(parentPath: string): string {
  * default.
  */
 function fallbackFor(path: string, field: OptionSpec, value?: unknown): { value: unknown; note: string } {
-  if (Object.hasOwn(FAIL_CLOSED, path)) return { value: structuredClone(FAIL_CLOSED[path]), note: `${show(FAIL_CLOSED[path])} (${CLOSED_WHY})` };
+  if (Object.hasOwn(FAIL_CLOSED, path)) return { value: structuredClone(FAIL_CLOSED[path]), note: `${JSON.stringify(FAIL_CLOSED[path])} (${CLOSED_WHY})` };
   const kept = field.kind === "names" ? validEntries(value) : [];
-  if (kept.length > 0) return { value: kept, note: `${show(kept)} (the valid entries)` };
-  return { value: undefined, note: show(defaultOf(field)) };
+  if (kept.length > 0) return { value: kept, note: `the ${kept.length === 1 ? "valid entry" : `${kept.length} valid entries`}` };
+  return { value: undefined, note: JSON.stringify(defaultOf(field)) };
 }
 
-/** The valid entries of a list (non-empty strings without surrounding whitespace), in order; nothing when it is no list or cannot be read. */
+/**
+ * The valid entries of a `providers` list, in order, each with blanks around it trimmed (a provider
+ * id never holds one, so `" my-vllm"` can only mean my-vllm); nothing when it is no list or cannot
+ * be read. Only `providers` comes here: a security list fails closed before (fallbackFor).
+ */
 function validEntries(value: unknown): string[] {
   try {
     if (!Array.isArray(value)) return [];
     const names: string[] = [];
     for (let index = 0; index < value.length; index++) {
       const name: unknown = value[index];
-      if (isNameEntry(name)) names.push(name);
+      const trimmed = typeof name === "string" ? name.trim() : undefined;
+      if (trimmed !== undefined && isNameEntry(trimmed)) names.push(trimmed);
     }
     return names;
   } catch {
     return [];
+  }
+}
+
+/**
+ * `providers` written plainly but not as the list it must be: a bare string (`"my-vllm"`, read as
+ * `["my-vllm"]`), or a list of provider ids some of which have blanks around them (trimmed).
+ * Undefined for anything else (the usual problem line and the valid entries, or the default).
+ */
+function providersIntent(value: unknown): { value: string[]; note: string } | undefined {
+  try {
+    if (typeof value === "string") {
+      const trimmed = value.trim();
+      if (!isNameEntry(trimmed)) return undefined;
+      return { value: [trimmed], note: `should be a list of provider ids (got ${show(value, "providers")}); read as a one-entry list: write it as [...]` };
+    }
+    if (!Array.isArray(value) || value.length === 0) return undefined;
+    const names: string[] = [];
+    let padded = 0;
+    for (let index = 0; index < value.length; index++) {
+      const name: unknown = value[index];
+      if (typeof name !== "string" || !isNameEntry(name.trim())) return undefined;
+      if (name.trim() !== name) padded++;
+      names.push(name.trim());
+    }
+    return { value: names, note: `has ${padded === 1 ? "an entry" : `${padded} entries`} with blanks around ${padded === 1 ? "it" : "them"} (a provider id has none); trimmed` };
+  } catch {
+    return undefined;
   }
 }
 
@@ -236,19 +274,51 @@ function suggest(key: string, parentPath: string): string | undefined {
   return best.length === 1 ? best[0]!.path : undefined;
 }
 
-const SHOW_LIMIT = 60;
+/** The longest string a problem line quotes: a longer one may be a pasted credential. */
+const QUOTE_LIMIT = 16;
+const LIST_TYPES_SHOWN = 4;
+/** A key whose value is never quoted, at any depth (no option is named so; a future one might be). */
+const CREDENTIAL_KEY = /^(api[-_]?key|key|token|secret|authorization|password)$/i;
+const KEYS_SHOWN = 5;
+const KEY_LIMIT = 32;
 
-/** Values end up in a log line: keep them short and never let printing fail (a Proxy can throw from any trap). */
-function show(value: unknown): string {
-  let text: string;
+/**
+ * A value as a log line may show it. A number, a boolean, null, or a string of up to 16 characters
+ * is quoted; a longer string only counted. An object or a list is described by its type, its size
+ * and its keys (a list by its entries' types), never by a value inside it: a provider block pasted
+ * into the plugin's entry (`{ "deepseek": { "options": { "apiKey": ... } } }`) must not put the key
+ * into OpenCode's log file. Printing never fails (a Proxy can throw from any trap).
+ */
+function show(value: unknown, path = ""): string {
   try {
-    if (typeof value === "bigint") text = `${value}n`;
-    else if (value === undefined || typeof value === "function" || typeof value === "symbol") text = typeof value === "function" ? "a function" : String(value);
-    else if (value instanceof Map || value instanceof Set) text = `a ${value instanceof Map ? "Map" : "Set"} of ${value.size}`;
-    else if (typeof value === "object" && value !== null && !Array.isArray(value) && !isPlainObject(value)) text = "an object that is not plain data";
-    else text = JSON.stringify(value) ?? String(value);
+    if (path.split(".").some((name) => CREDENTIAL_KEY.test(name))) return `a ${typeName(value)}`;
+    if (typeof value === "bigint") return `${value}n`;
+    if (typeof value === "function") return "a function";
+    if (value === undefined || typeof value === "symbol") return typeof value === "symbol" ? "a symbol" : "undefined";
+    if (typeof value === "string") return value.length <= QUOTE_LIMIT ? JSON.stringify(value) : `a string of ${value.length} characters`;
+    if (typeof value === "number") return String(value);
+    if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? String(value);
+    if (value instanceof Map || value instanceof Set) return `a ${value instanceof Map ? "Map" : "Set"} of ${value.size}`;
+    if (Array.isArray(value)) {
+      if (value.length === 0) return "[]";
+      const types = [];
+      for (let index = 0; index < Math.min(value.length, LIST_TYPES_SHOWN); index++) types.push(typeName(value[index]));
+      const more = value.length > LIST_TYPES_SHOWN ? ", ..." : "";
+      return `a list of ${value.length} (${types.join(", ")}${more})`;
+    }
+    if (!isPlainObject(value)) return "an object that is not plain data";
+    const keys = Object.keys(value);
+    if (keys.length === 0) return "{}";
+    const shown = keys.slice(0, KEYS_SHOWN).map((key) => JSON.stringify(key.length > KEY_LIMIT ? `${key.slice(0, KEY_LIMIT)}...` : key));
+    return `an object with key${keys.length === 1 ? "" : "s"} ${shown.join(", ")}${keys.length > KEYS_SHOWN ? ", ..." : ""}`;
   } catch {
-    text = "an unprintable value";
+    return "an unprintable value";
   }
-  return text.length > SHOW_LIMIT ? `${text.slice(0, SHOW_LIMIT)}...` : text;
+}
+
+/** One entry's type, for a list's description. */
+function typeName(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "list";
+  return typeof value === "object" ? "object" : typeof value;
 }

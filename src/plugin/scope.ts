@@ -112,3 +112,32 @@ export function formatRouteLine(route: Route, mode: RouteMode): string {
   const show = (text: string | undefined) => (text ? text.slice(0, 120).replace(LOGGABLE, "?") : "?");
   return `[dsml] route ${show(route.providerID)}/${show(route.modelID)} package=${show(route.npm)} mode=${mode}`;
 }
+
+const REMEMBERED_ROUTES = 256;
+
+/**
+ * The whole route (upstream id, family, package) last seen for a provider/model pair, so that a
+ * hook handed only `{ providerID, modelID }` (1.18's messages.transform, a stored message's origin,
+ * OpenCode 2's context and HTTP hooks) decides scope exactly as the hook that saw the whole model
+ * did (chat.headers, system.transform, the language hook): an alias whose upstream id or family is
+ * DeepSeek's (`gateway/fast` -> deepseek-chat) is in scope in every hook or in none. A model id
+ * names one model within its provider, so what is remembered never changes meaning; a route not
+ * seen yet is read from the two ids alone, as before. Bounded: the least recently seen is dropped.
+ */
+export class RouteMemory {
+  private readonly routes = new Map<string, Route>();
+
+  remember(route: Route): void {
+    if (route.modelID === undefined) return;
+    const key = `${route.providerID}\u0000${route.modelID}`;
+    this.routes.delete(key);
+    this.routes.set(key, route);
+    if (this.routes.size > REMEMBERED_ROUTES) this.routes.delete(this.routes.keys().next().value!);
+  }
+
+  /** The remembered route for these ids, or the ids alone. */
+  recall(providerID: string, modelID: string | undefined): Route {
+    const known = modelID === undefined ? undefined : this.routes.get(`${providerID}\u0000${modelID}`);
+    return known ?? { providerID, ...(modelID !== undefined ? { modelID } : {}) };
+  }
+}

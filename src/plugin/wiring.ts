@@ -1,6 +1,7 @@
 import type { Config } from "@opencode-ai/plugin";
 import { REQUEST_TAG_HEADER, type AdapterOptions } from "../adapters/options.ts";
 import { stripTag } from "../adapters/request-tag.ts";
+import type { PluginOptions } from "../options/spec.ts";
 import { repairModules, type RepairModules } from "./repair-modules.ts";
 
 /**
@@ -31,22 +32,50 @@ const MARK = Symbol.for("opencode-plugin-dsml-fix.repairing");
 const INSTANCE_SEPARATOR = " ";
 const MAX_INSTANCES = 64;
 
-interface RepairRoute {
-  /** The tag value for one request of this instance. */
+export interface RepairRoute {
+  /** The tag value for one request of this instance (which also marks the instance as in use). */
   tagFor(sessionID: string, messageID: string): string;
+  /** New adapter options for this instance (narrower tool restrictions): later requests use them. */
+  update(adapter: AdapterOptions): void;
+  /** The instance is gone (the host disposed it): its tag is no longer claimed. */
+  release(): void;
 }
 
 /** Registers this plugin instance's adapter behind the global dispatcher (installed on first use). */
 export function registerRepair(adapter: AdapterOptions, scope: { [key: symbol]: unknown } = globalThis as never, load: () => Promise<RepairModules> = repairModules): RepairRoute {
   const dispatcher = installDispatcher(scope, load);
   const key = `i${++dispatcher.count}`;
-  dispatcher.instances.set(key, adapter);
-  // OpenCode makes a new instance on every reload; the oldest are long gone by then.
-  for (const stale of dispatcher.instances.keys()) {
-    if (dispatcher.instances.size <= MAX_INSTANCES) break;
-    dispatcher.instances.delete(stale);
-  }
-  return { tagFor: (sessionID, messageID) => `${key}${INSTANCE_SEPARATOR}${sessionID}/${messageID}` };
+  let current = adapter;
+  let released = false;
+  // The map's order is the order of last use: a tag moves its instance to the end.
+  const use = () => {
+    if (released) return;
+    dispatcher.instances.delete(key);
+    dispatcher.instances.set(key, current);
+    // OpenCode makes a new instance on every reload (and 1.18 disposes the old one, which releases
+    // it). Past the bound the least recently used goes; an instance still tagging requests is
+    // used again at its next tag, so a live one (another directory's, idle for a while) is never
+    // left out: it comes back with its options.
+    for (const stale of dispatcher.instances.keys()) {
+      if (dispatcher.instances.size <= MAX_INSTANCES) break;
+      dispatcher.instances.delete(stale);
+    }
+  };
+  use();
+  return {
+    tagFor: (sessionID, messageID) => {
+      use();
+      return `${key}${INSTANCE_SEPARATOR}${sessionID}/${messageID}`;
+    },
+    update: (next) => {
+      current = next;
+      if (dispatcher.instances.has(key)) dispatcher.instances.set(key, next);
+    },
+    release: () => {
+      released = true;
+      dispatcher.instances.delete(key);
+    },
+  };
 }
 
 /** `<sessionID>/<messageID>` from a tag this module made (the instance key removed). */
@@ -77,7 +106,7 @@ function installDispatcher(scope: { [key: symbol]: unknown; fetch?: Fetch }, loa
  */
 function tagGatedRepair(nextFetch: Fetch, dispatcher: Dispatcher): Fetch {
   // One repairing fetch per instance over this `nextFetch`: its attempt counter must outlive a request.
-  const repairers = new Map<string, Fetch>();
+  const repairers = new Map<string, { adapter: AdapterOptions; fetch: Fetch }>();
   let stripOnly: Fetch | undefined;
   /** Set once the repair's modules arrived; until then a tagged request waits for them. */
   let loaded: RepairModules | undefined;
@@ -85,12 +114,13 @@ function tagGatedRepair(nextFetch: Fetch, dispatcher: Dispatcher): Fetch {
     const adapter = dispatcher.instances.get(key);
     if (!adapter) return (stripOnly ??= repairFetch({ history: { sanitize: false }, responseFix: { enabled: false } }, nextFetch));
     let repairer = repairers.get(key);
-    if (!repairer) {
-      repairer = repairFetch(adapter, nextFetch);
+    // Built again when the instance's options changed (RepairRoute.update): the repair reads them once.
+    if (!repairer || repairer.adapter !== adapter) {
+      repairer = { adapter, fetch: repairFetch(adapter, nextFetch) };
       repairers.set(key, repairer);
       for (const known of repairers.keys()) if (!dispatcher.instances.has(known)) repairers.delete(known);
     }
-    return repairer;
+    return repairer.fetch;
   };
   const gate = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     let tag: string | undefined;
@@ -148,4 +178,106 @@ export function chainConfiguredFetches(cfg: Config, scope: { [key: symbol]: unkn
     chained.push(id);
   }
   return chained;
+}
+
+// ---------------------------------------------------------------- the plugin listed twice
+// The plugin listed twice for one host (a global and a project config both naming it, a `file:`
+// path beside the package name, a copy-paste) must behave as if listed once: one call policy, one
+// correction and one wake per message. The first instance a host starts serves; a later one
+// stands aside (registers nothing that repairs, corrects or wakes) with one warning, and hands the
+// serving instance the tool restrictions it carries, so a restriction is never loosened in silence.
+//
+// The registry lives on a process-wide symbol, not in module state: two spellings of the entry
+// load two copies of this module. It is keyed by the object the host hands every plugin of one
+// load: 1.18 passes one `PluginInput` to each plugin of a directory's instance (its plugin state
+// builds `input` once and calls every entry with it: read from the 1.18.33 binary), and a reload or
+// another directory gets a new one, so those stay separate instances; OpenCode 2 spreads one host
+// into each plugin's context (`{ ...host, options }`, packages/core/src/plugin/module.ts @ 07db2b92)
+// and keeps its `app` (packages/core/src/plugin/promise.ts: `app: host.app`). A host handing no
+// such object gets no de-duplication (each instance serves, as before).
+
+type ResponseFix = PluginOptions["responseFix"];
+type Scope = { [key: symbol]: unknown };
+
+const REGISTRY = Symbol.for("opencode-plugin-dsml-fix.serving-instances");
+
+export interface Serving {
+  /** The serving instance's tool restrictions now. */
+  responseFix(): ResponseFix;
+  /** Replaces them (only ever by narrower ones). */
+  restrict(responseFix: ResponseFix): void;
+}
+
+function table(scope: Scope): WeakMap<object, Serving> {
+  const existing = scope[REGISTRY];
+  if (existing instanceof WeakMap) return existing as WeakMap<object, Serving>;
+  const created = new WeakMap<object, Serving>();
+  try {
+    Object.defineProperty(scope, REGISTRY, { value: created, configurable: true });
+  } catch {
+    // A frozen scope: no de-duplication, never a throw at start.
+  }
+  return created;
+}
+
+/** The host object that identifies one load of the plugin list, or undefined when there is none. */
+export function loadKey(value: unknown): object | undefined {
+  return typeof value === "object" && value !== null ? value : undefined;
+}
+
+/** The instance already serving this load, if any. */
+export function servingFor(scope: Scope, key: object | undefined): Serving | undefined {
+  return key === undefined ? undefined : table(scope).get(key);
+}
+
+/** Records `serving` for this load; the returned release forgets it (only if it is still the one). */
+export function claim(scope: Scope, key: object | undefined, serving: Serving): () => void {
+  if (key === undefined) return () => undefined;
+  const registry = table(scope);
+  registry.set(key, serving);
+  return () => {
+    if (registry.get(key) === serving) registry.delete(key);
+  };
+}
+
+/**
+ * A later entry's restrictions added to the serving one's: denyTools the union, allowTools the
+ * intersection, the echo guard on if either has it. Returns what changed, for the warning (names
+ * of options only, never a value).
+ */
+export function mergeRestrictions(first: ResponseFix, later: ResponseFix): { merged: ResponseFix; changed: string[] } {
+  const changed: string[] = [];
+  const deny = union(first.denyTools, later.denyTools);
+  if (deny.length !== first.denyTools.length || deny.some((name, index) => name !== first.denyTools[index])) changed.push("responseFix.denyTools (both lists)");
+  const allow = intersection(first.allowTools, later.allowTools);
+  if (allow.length !== first.allowTools.length || allow.some((name, index) => name !== first.allowTools[index])) changed.push("responseFix.allowTools (only what both allow)");
+  const echoGuard = first.echoGuard || later.echoGuard;
+  if (echoGuard !== first.echoGuard) changed.push("responseFix.echoGuard (on)");
+  return { merged: { ...first, denyTools: deny, allowTools: allow, echoGuard }, changed };
+}
+
+function union(a: readonly string[], b: readonly string[]): string[] {
+  if (a.includes("*") || b.includes("*")) return ["*"];
+  return [...new Set([...a, ...b])];
+}
+
+/**
+ * Names both lists allow, never more: `"*"` gives way to the other list; otherwise an entry (a
+ * name or a pattern) is kept when the other list holds the very same entry. A name only one list's
+ * pattern covers (`["bash"]` and `["b*"]`) is left out: a refusal, never a wider allow. (No pattern
+ * matching here: the engine's matcher is not loaded at start-up.)
+ */
+function intersection(a: readonly string[], b: readonly string[]): string[] {
+  if (a.includes("*")) return [...b];
+  if (b.includes("*")) return [...a];
+  const other = new Set(b);
+  return [...new Set(a.filter((name) => other.has(name)))];
+}
+
+/** The one warning a standing-aside instance logs. */
+export function standAsideWarning(changed: readonly string[]): string {
+  const base =
+    "the plugin is listed more than once for this host (another entry, maybe under another spelling, started first): this entry stands aside, so each message still gets one repair, one correction and one wake; list it once";
+  if (changed.length === 0) return `${base}. This entry's options are not used`;
+  return `${base}. This entry's tool restrictions were added to the serving entry's: ${changed.join(", ")}; its other options are not used`;
 }

@@ -37,7 +37,7 @@ describe("a value that cannot be read as given", () => {
 
   test("the line says why", () => {
     expect(resolveOptions({ responseFix: [{ denyTools: ["bash"] }] }).problems).toEqual([
-      '[dsml] option "responseFix" must be an object (got [{"denyTools":["bash"]}]); using its defaults, and no tool call is recovered until it is fixed (it holds "responseFix[0].denyTools", which is close to a security option)',
+      '[dsml] option "responseFix" must be an object (got a list of 1 (object)); using its defaults, and no tool call is recovered until it is fixed (it holds "responseFix[0].denyTools", which is close to a security option)',
     ]);
     expect(resolveOptions({ responseFix: new Map([["denyTools", ["bash"]]]) }).problems).toEqual([
       '[dsml] option "responseFix" must be an object (got a Map of 1); using its defaults, and no tool call is recovered until it is fixed (it holds "responseFix.denyTools", which is close to a security option)',

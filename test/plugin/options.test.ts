@@ -111,15 +111,9 @@ describe("bad values", () => {
     },
     {
       bad: "providers",
-      raw: { providers: "deepseek", debug: true },
-      problem:
-        '[dsml] option "providers" must be an array of non-empty provider id strings without surrounding whitespace ("auto" for leak-prone models everywhere, "*" for all) (got "deepseek"); using ["auto"]',
-    },
-    {
-      bad: "providers",
       raw: { providers: [""], debug: true },
       problem:
-        '[dsml] option "providers" must be an array of non-empty provider id strings without surrounding whitespace ("auto" for leak-prone models everywhere, "*" for all) (got [""]); using ["auto"]',
+        '[dsml] option "providers" must be an array of non-empty provider id strings without surrounding whitespace ("auto" for leak-prone models everywhere, "*" for all) (got a list of 1 (string)); using ["auto"]',
     },
     {
       bad: "debug",
@@ -134,7 +128,7 @@ describe("bad values", () => {
     {
       bad: "parse",
       raw: { parse: [false], debug: true },
-      problem: '[dsml] option "parse" must be an object (got [false]); using its defaults',
+      problem: '[dsml] option "parse" must be an object (got a list of 1 (boolean)); using its defaults',
     },
   ];
 
@@ -170,7 +164,7 @@ describe("bad values", () => {
     circular.self = circular;
     expect(resolveOptions({ debug: 10n }).problems).toEqual(['[dsml] option "debug" must be true or false (got 10n); using false']);
     expect(resolveOptions({ debug: circular }).problems).toEqual([
-      '[dsml] option "debug" must be true or false (got an unprintable value); using false',
+      '[dsml] option "debug" must be true or false (got an object with key "self"); using false',
     ]);
   });
 });
@@ -225,7 +219,9 @@ describe("input that is not an object", () => {
     test(`${JSON.stringify(raw)} gives one message and all defaults`, () => {
       const { options, problems } = resolveOptions(raw);
       expect(options).toEqual(expectedDefaults);
-      expect(problems).toEqual([`[dsml] options must be an object (got ${JSON.stringify(raw)}); using defaults for all options`]);
+      // A list is described, never quoted (review 48: a value inside a list or object may be a credential).
+      const shown = Array.isArray(raw) ? "a list of 1 (string)" : JSON.stringify(raw);
+      expect(problems).toEqual([`[dsml] options must be an object (got ${shown}); using defaults for all options`]);
     });
   }
 
@@ -294,38 +290,38 @@ describe("recovered-call tool lists and the echo guard", () => {
       raw: { denyTools: ["bash", null] },
       field: "denyTools",
       used: ["*"],
-      problem: '[dsml] option "responseFix.denyTools" must be an array of non-empty tool name strings without surrounding whitespace ("*" for all) (got ["bash",null]); using ["*"] (no recovered calls until this is fixed)',
+      problem: '[dsml] option "responseFix.denyTools" must be an array of non-empty tool name strings without surrounding whitespace ("*" for all) (got a list of 2 (string, null)); using ["*"] (no recovered calls until this is fixed)',
     },
     {
       raw: { allowTools: { read: true } },
       field: "allowTools",
       used: [],
-      problem: '[dsml] option "responseFix.allowTools" must be an array of non-empty tool name strings without surrounding whitespace ("*" for all) (got {"read":true}); using [] (no recovered calls until this is fixed)',
+      problem: '[dsml] option "responseFix.allowTools" must be an array of non-empty tool name strings without surrounding whitespace ("*" for all) (got an object with key "read"); using [] (no recovered calls until this is fixed)',
     },
     {
       raw: { allowTools: ["read", ""] },
       field: "allowTools",
       used: [],
-      problem: '[dsml] option "responseFix.allowTools" must be an array of non-empty tool name strings without surrounding whitespace ("*" for all) (got ["read",""]); using [] (no recovered calls until this is fixed)',
+      problem: '[dsml] option "responseFix.allowTools" must be an array of non-empty tool name strings without surrounding whitespace ("*" for all) (got a list of 2 (string, string)); using [] (no recovered calls until this is fixed)',
     },
     // Review 46: a name with whitespace around it names no tool (`"read "` would deny nothing).
     {
       raw: { denyTools: ["read "] },
       field: "denyTools",
       used: ["*"],
-      problem: '[dsml] option "responseFix.denyTools" must be an array of non-empty tool name strings without surrounding whitespace ("*" for all) (got ["read "]); using ["*"] (no recovered calls until this is fixed)',
+      problem: '[dsml] option "responseFix.denyTools" must be an array of non-empty tool name strings without surrounding whitespace ("*" for all) (got a list of 1 (string)); using ["*"] (no recovered calls until this is fixed)',
     },
     {
       raw: { denyTools: ["bash", "\tread\n"] },
       field: "denyTools",
       used: ["*"],
-      problem: '[dsml] option "responseFix.denyTools" must be an array of non-empty tool name strings without surrounding whitespace ("*" for all) (got ["bash","\\tread\\n"]); using ["*"] (no recovered calls until this is fixed)',
+      problem: '[dsml] option "responseFix.denyTools" must be an array of non-empty tool name strings without surrounding whitespace ("*" for all) (got a list of 2 (string, string)); using ["*"] (no recovered calls until this is fixed)',
     },
     {
       raw: { allowTools: [" read"] },
       field: "allowTools",
       used: [],
-      problem: '[dsml] option "responseFix.allowTools" must be an array of non-empty tool name strings without surrounding whitespace ("*" for all) (got [" read"]); using [] (no recovered calls until this is fixed)',
+      problem: '[dsml] option "responseFix.allowTools" must be an array of non-empty tool name strings without surrounding whitespace ("*" for all) (got a list of 1 (string)); using [] (no recovered calls until this is fixed)',
     },
   ];
   for (const { raw, field, used, problem } of failClosed) {
@@ -418,16 +414,28 @@ describe("providers scope tokens", () => {
     expect(routeInScope(options, { providerID: "openai", modelID: "gpt-5" })).toBe(true);
   });
 
-  test("a provider id with whitespace around it is an invalid entry too: the valid ones are kept (review 46)", () => {
+  test("a provider id with whitespace around it is trimmed, with one warning (review 48, finding 7; review 46 dropped it)", () => {
     const { options, problems } = resolveOptions({ providers: ["my-vllm", " deepseek"] });
-    expect(problems).toHaveLength(1);
-    expect(options.providers).toEqual(["my-vllm"]);
+    expect(problems).toEqual(['[dsml] option "providers" has an entry with blanks around it (a provider id has none); trimmed']);
+    expect(options.providers).toEqual(["my-vllm", "deepseek"]);
+  });
+
+  test("a bare string is read as a one-entry list, with one warning that it should be a list (review 48, finding 7)", () => {
+    const { options, problems } = resolveOptions({ providers: "deepseek", debug: true });
+    expect(problems).toEqual(['[dsml] option "providers" should be a list of provider ids (got "deepseek"); read as a one-entry list: write it as [...]']);
+    expect(options).toEqual({ ...expectedDefaults, providers: ["deepseek"], debug: true });
+    // Never the default "auto": a DeepSeek model on another provider stays out of scope.
+    expect(routeInScope(options, { providerID: "fireworks-ai", modelID: "accounts/fireworks/models/deepseek-v3p2" })).toBe(false);
+    expect(routeInScope(options, { providerID: "deepseek", modelID: "deepseek-chat" })).toBe(true);
+    // Blanks around it are trimmed as in a list; a blank string names nothing (the default, as before).
+    expect(resolveOptions({ providers: " my-vllm " }).options.providers).toEqual(["my-vllm"]);
+    expect(resolveOptions({ providers: "  " }).options.providers).toEqual(["auto"]);
   });
 
   test("a list with an invalid entry keeps the valid ones, never widening to the default \"auto\" (review: plugin, finding 5)", () => {
     const { options, problems } = resolveOptions({ providers: ["my-vllm", 7, ""], debug: true });
     expect(problems).toEqual([
-      '[dsml] option "providers" must be an array of non-empty provider id strings without surrounding whitespace ("auto" for leak-prone models everywhere, "*" for all) (got ["my-vllm",7,""]); using ["my-vllm"] (the valid entries)',
+      '[dsml] option "providers" must be an array of non-empty provider id strings without surrounding whitespace ("auto" for leak-prone models everywhere, "*" for all) (got a list of 3 (string, number, string)); using the valid entry',
     ]);
     expect(options).toEqual({ ...expectedDefaults, providers: ["my-vllm"], debug: true });
     // The user named one provider: a DeepSeek model elsewhere stays out of scope.
@@ -438,7 +446,7 @@ describe("providers scope tokens", () => {
   });
 
   test("a list with no valid entry, or no list, still takes the default with its one message", () => {
-    for (const raw of [{ providers: [7] }, { providers: "deepseek" }, { providers: [""] }]) {
+    for (const raw of [{ providers: [7] }, { providers: "" }, { providers: [""] }]) {
       const { options, problems } = resolveOptions(raw);
       expect(options.providers).toEqual(["auto"]);
       expect(problems).toHaveLength(1);

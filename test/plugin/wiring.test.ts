@@ -153,10 +153,34 @@ describe("the global dispatcher", () => {
     expect((await scope.fetch(CHAT_URL, hostile)).status).toBe(200);
     expect(seen).toHaveLength(1);
     for (let i = 0; i < 100; i++) registerRepair({}, scope);
+    // Review 48 (finding 8): the bound drops the least recently used instance, and one still
+    // tagging requests (another directory's, idle for a while) is live again at its next tag.
     await (await scope.fetch(CHAT_URL, chatInit({ [REQUEST_TAG_HEADER]: first.tagFor("ses", "msg") }))).text();
-    // The first instance was dropped: its tag is only removed, its adapter is not called.
-    expect(results).toEqual([]);
+    expect(results).toHaveLength(1);
     expect(seen[1]!.headers.has(REQUEST_TAG_HEADER)).toBe(false);
+    // A released instance (the host disposed it): its tag is only removed, its adapter is not called.
+    first.release();
+    await (await scope.fetch(CHAT_URL, chatInit({ [REQUEST_TAG_HEADER]: first.tagFor("ses", "msg2") }))).text();
+    expect(results).toHaveLength(1);
+    expect(seen[2]!.headers.has(REQUEST_TAG_HEADER)).toBe(false);
+  });
+
+  test("past the bound the least recently used instance goes, not the oldest registered (review 48, finding 8)", async () => {
+    const { scope } = fakeProcess();
+    const a = recording();
+    const b = recording();
+    const older = registerRepair(a.adapter, scope);
+    const younger = registerRepair(b.adapter, scope);
+    // Tags as sent earlier (a tag read again without tagFor does not count as a use).
+    const olderTag = older.tagFor("ses", "m1");
+    const youngerTag = younger.tagFor("ses", "m1");
+    for (let i = 0; i < 62; i++) registerRepair({}, scope);
+    older.tagFor("ses", "m2");
+    // The 65th instance: the one used least recently (younger) goes; the older one, used since, stays.
+    registerRepair({}, scope);
+    await (await scope.fetch(CHAT_URL, chatInit({ [REQUEST_TAG_HEADER]: olderTag }))).text();
+    await (await scope.fetch(CHAT_URL, chatInit({ [REQUEST_TAG_HEADER]: youngerTag }))).text();
+    expect({ older: a.results.length, younger: b.results.length }).toEqual({ older: 1, younger: 0 });
   });
 
   test("tagOf reads every header form, case-insensitively, and nothing else", () => {

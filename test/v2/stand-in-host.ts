@@ -138,6 +138,14 @@ export class StandInHost {
   readonly subscriptions = new Set<Subscription>();
   private seq = 0;
 
+  /**
+   * The host's `app`, one object for every plugin it sets up: OpenCode 2 spreads one host into each
+   * plugin's context (`{ ...host, options }`, packages/core/src/plugin/module.ts @ 07db2b92;
+   * `app: host.app` in packages/core/src/plugin/promise.ts), which is how a plugin listed twice
+   * knows it already runs on this host.
+   */
+  readonly app = { name: "opencode", version: "2.0.0-stand-in", channel: "latest" };
+
   context(options: unknown): V2Context {
     const register = (table: Map<string, Registered[]>) => async (name: string, callback: Callback, scope?: { providerID?: string }) => {
       const list = table.get(name) ?? [];
@@ -146,7 +154,7 @@ export class StandInHost {
       return { dispose: async () => void list.splice(list.findIndex((r) => r.callback === callback), 1) };
     };
     return {
-      app: { name: "opencode", version: "2.0.0-stand-in", channel: "latest" },
+      app: this.app,
       options,
       aisdk: { hook: register(this.aisdk) as V2Context["aisdk"]["hook"] },
       event: {

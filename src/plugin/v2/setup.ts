@@ -30,7 +30,8 @@ import { oneShotRun } from "../one-shot.ts";
 import { replyReporter, startOptions } from "../plugin-start.ts";
 import { RetryController } from "../retry-controller.ts";
 import { subAgentCheck } from "../session-kind.ts";
-import { AUTO_SCOPE, EVERY_PROVIDER, routeInScope } from "../scope.ts";
+import { claim, loadKey, mergeRestrictions, servingFor, standAsideWarning } from "../wiring.ts";
+import { AUTO_SCOPE, EVERY_PROVIDER, RouteMemory, routeInScope } from "../scope.ts";
 import { startupReport } from "../startup.ts";
 import { addCorrection, historyTools, lastUserTurn, sanitizeContext } from "./context-hook.ts";
 import { watchExecutions } from "./executions.ts";
@@ -42,7 +43,10 @@ import { wrapWithMiddleware } from "./language.ts";
 const V2_UNMAPPED =
   "native wires other than chat-completions, Messages and Responses pass through unrepaired; no text fallback (no finished-text hook)";
 
-export async function setup(ctx: V2Context, log: Logger = createLogger(undefined)): Promise<V2Cleanup | void> {
+/** Sessions whose last primary turn is kept (for the reply's tag): the least recently used beyond go. */
+const TURNS_KEPT = 1024;
+
+export async function setup(ctx: V2Context, log: Logger = createLogger(undefined), processScope: { [key: symbol]: unknown } = globalThis as never): Promise<V2Cleanup | void> {
   const { options, optionState } = startOptions(ctx.options, log);
   // setup() sees no provider config; every provider a 2.x host serves natively reaches the HTTP
   // hooks, so each named provider counts as wired.
@@ -51,6 +55,16 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   const head = startupReport({ options, cfg, native: false, ...optionState });
   if (options.providers.length === 0) {
     log("info", `${head.line} (OpenCode 2)`);
+    return;
+  }
+  // Listed twice on this host (each entry's context spreads the same host, `app` included): the
+  // first serves, this one stands aside and hands over its tool restrictions (src/plugin/wiring.ts).
+  const load = loadKey(ctx.app);
+  const first = servingFor(processScope, load);
+  if (first) {
+    const { merged, changed } = mergeRestrictions(first.responseFix(), options.responseFix);
+    if (changed.length > 0) first.restrict(merged);
+    log("warn", standAsideWarning(changed));
     return;
   }
   // session.get tells a sub-agent's session (it has a parentID), which is never woken.
@@ -78,11 +92,17 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   });
   const turns = new Map<string, string>();
   const waiting = new Set<string>();
-  const inScope = (model: V2ModelRef | undefined) => model !== undefined && routeInScope(options, { providerID: model.providerID, modelID: model.id });
+  // Set by cleanup: a wait still pending, or a callback the host fires after the dispose, does nothing.
+  let disposed = false;
+  // The context and HTTP hooks see only { providerID, id }: scope is decided on the whole route the
+  // language hook saw for that model (upstream id, family), as there (src/plugin/scope.ts RouteMemory).
+  const routes = new RouteMemory();
+  const inScope = (model: V2ModelRef | undefined) => model !== undefined && routeInScope(options, routes.recall(model.providerID, model.id));
 
   // The user's stop drops the pending leak (correction and wake), as 1.18's session.error does.
   const executions = watchExecutions(abortsMatter ? subscribe : undefined, {
     onAbort: (sessionID) => {
+      if (disposed) return;
       retry.onAbort(sessionID);
       if (options.debug) log("info", `[dsml] abort ${sessionID}`);
     },
@@ -91,7 +111,7 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
 
   const mayWake = subAgentCheck(async (sessionID) => ctx.session.get!({ sessionID }));
   const wakeWhenIdle = (sessionID: string) => {
-    if (!wakes || waiting.has(sessionID)) return;
+    if (!wakes || disposed || waiting.has(sessionID)) return;
     waiting.add(sessionID);
     // Asked now, while the execution that gave this reply still runs: its terminal event is the next
     // one ("unknown" at once when its start was not seen: `wait` alone decides, as without events).
@@ -99,12 +119,12 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
     // interrupted for another reason (a shutdown) is not woken either.
     const settled = executions.settled(sessionID);
     void Promise.all([ctx.session.wait!({ sessionID }), settled])
-      .then(([, how]) => (how === "interrupted" ? false : retry.onIdle(sessionID, mayWake)))
+      .then(([, how]) => (how === "interrupted" || disposed ? false : retry.onIdle(sessionID, async (id) => (disposed ? "never" : mayWake(id)))))
       .then((woke) => woke && options.debug && log("info", `[dsml] wake ${sessionID}`))
       .catch(() => log("warn", "idle wake failed (error); left unchanged"))
       .finally(() => waiting.delete(sessionID));
   };
-  const adapter: AdapterOptions = {
+  let adapter: AdapterOptions = {
     parse: options.parse,
     // HttpRepair sees a request only once it has gone: history is the context hook's.
     history: { sanitize: false },
@@ -112,13 +132,29 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
     onResult: replyReporter({ options, debug, log, retry, onUnrecovered: wakeWhenIdle }),
     ...(options.debug ? { debug: (line: string) => log("info", line) } : {}),
   };
-  const http = new HttpRepair(adapter, {
-    inScope: (event) => inScope(event.model),
+  const httpDeps = {
+    inScope: (event: V2SessionHttpRequest) => inScope(event.model),
     tagFor: (event: V2SessionHttpRequest) => `v2 ${event.sessionID}/${turns.get(event.sessionID) ?? "?"}`,
+  };
+  let http = new HttpRepair(adapter, httpDeps);
+  // The context hook sanitized history with the request's tools already.
+  let middleware = repairMiddleware(adapter);
+  const release = claim(processScope, load, {
+    responseFix: () => options.responseFix,
+    // A later entry's narrower restrictions: the repairs read their options once, so both are built again.
+    restrict: (responseFix) => {
+      options.responseFix = responseFix;
+      adapter = { ...adapter, responseFix };
+      http = new HttpRepair(adapter, httpDeps);
+      middleware = repairMiddleware(adapter);
+    },
   });
 
   const registrations: V2Registration[] = [];
   const cleanup: V2Cleanup = async () => {
+    disposed = true;
+    release();
+    turns.clear();
     executions.stop();
     for (const registration of registrations.splice(0)) {
       // A dispose that throws (at once or later) costs only its own hook: the rest are still disposed.
@@ -129,6 +165,7 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   };
   const register = async () => {
     registrations.push(await ctx.session.hook("context", guard("context", log, (event) => {
+      if (disposed) return;
       const turn = lastUserTurn(event.messages);
       // The host's own requests (a title, a compaction summary) answer no reply of the model: they
       // never take, nor pass over, the correction the session's next primary request is due.
@@ -137,7 +174,11 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
         if (primary && turn) retry.passOver(event.sessionID, turn);
         return;
       }
-      if (primary && turn) turns.set(event.sessionID, turn.id);
+      if (primary && turn) {
+        turns.delete(event.sessionID);
+        turns.set(event.sessionID, turn.id);
+        if (turns.size > TURNS_KEPT) turns.delete(turns.keys().next().value!);
+      }
       const correction = primary && turn ? retry.takeCorrectionFor(event.sessionID, turn) : null;
       const sanitized = options.history.sanitize ? sanitizeContext(event.messages, options.parse, historyTools(event.tools)) : { messages: 0, parts: 0 };
       if (correction?.userText) addCorrection(event.messages, correction.userText);
@@ -148,14 +189,14 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
     if (!options.responseFix.enabled) return;
     for (const providerID of hookScopes(options)) {
       const scope = providerID === undefined ? undefined : { providerID };
-      registrations.push(await ctx.session.hook("http.request", guard("http.request", log, (event) => http.onRequest(event)), scope));
-      registrations.push(await ctx.session.hook("http.response", guard("http.response", log, (event) => http.onResponse(event)), scope));
+      registrations.push(await ctx.session.hook("http.request", guard("http.request", log, async (event) => void (disposed || (await http.onRequest(event)))), scope));
+      registrations.push(await ctx.session.hook("http.response", guard("http.response", log, async (event) => void (disposed || (await http.onResponse(event)))), scope));
     }
-    // The context hook sanitized history with the request's tools already.
-    const middleware = repairMiddleware(adapter);
     registrations.push(await ctx.aisdk.hook("language", guard("aisdk.language", log, (event: V2LanguageEvent) => {
+      if (disposed) return;
       const model = event.model;
       const route = { providerID: model.providerID, modelID: model.id, apiID: model.modelID, family: model.family, npm: model.package };
+      routes.remember(route);
       const language = event.language;
       // Only an AI SDK v3 model is wrapped; a v4 one (the effect form allows it) is left to the HTTP hooks.
       if (!language || language.specificationVersion !== "v3" || !routeInScope(options, route)) return;
