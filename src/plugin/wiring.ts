@@ -32,7 +32,7 @@ const MARK = Symbol.for("opencode-plugin-dsml-fix.repairing");
 const INSTANCE_SEPARATOR = " ";
 const MAX_INSTANCES = 64;
 
-export interface RepairRoute {
+interface RepairRoute {
   /** The tag value for one request of this instance (which also marks the instance as in use). */
   tagFor(sessionID: string, messageID: string): string;
   /** New adapter options for this instance (narrower tool restrictions): later requests use them. */
