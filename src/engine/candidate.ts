@@ -10,6 +10,7 @@ import { PlainRunInValue } from "../parse/plain-run-in-value.ts";
 import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH } from "../grammar/chars.ts";
 import type { ToolSpec } from "../parse/types.ts";
+import type { Shape } from "../grammar/shapes.ts";
 import type { DsmlValueStep } from "../parse/dsml-value.ts";
 import { mayNameTool, writtenName } from "../parse/tool-element-name.ts";
 import { CallRun } from "./call-run.ts";
@@ -441,6 +442,15 @@ export class Candidate implements SpanReader {
 
   readNamedCall(at: number): void {
     this.named = new NamedState(at);
+  }
+
+  /** Set by refuseWhole: the span, once it ends, is one broken-markup report (engine.ts finish). */
+  refused: { shape: Shape; detail: string } | null = null;
+
+  refuseWhole(shape: Shape, detail: string): void {
+    this.refused ??= { shape, detail };
+    // Nothing inside a refused body is a value whose examples or closers are weighed.
+    this.depth = 1;
   }
 
   trail(): null {

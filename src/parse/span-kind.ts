@@ -5,6 +5,7 @@ import type { Segment } from "./segments.ts";
 import type { CloserRule } from "./closer-in-value.ts";
 import type { DsmlValueStep } from "./dsml-value.ts";
 import type { ToolSpec } from "./types.ts";
+import type { Shape } from "../grammar/shapes.ts";
 
 /** What opened a candidate; decides which closer ends it (parse/span.ts maps each to its SpanKind). */
 export type Root =
@@ -85,6 +86,12 @@ export interface SpanReader {
   nest(delta: number): number;
   /** I10: the characters from `at` are a named call (name line, JSON object), read one at a time. */
   readNamedCall(at: number): void;
+  /**
+   * The body broke after it proved to be a call (review 48, broken body): the span is refused
+   * whole, whatever its parser makes of it, so no markup inside it (a costume, an example in a
+   * value the body meant to write) runs. `shape` names the dialect for the report.
+   */
+  refuseWhole(shape: Shape, detail: string): void;
 }
 
 export interface SpanParse {

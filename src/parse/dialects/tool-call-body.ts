@@ -2,6 +2,7 @@ import { COSTUME_INNER } from "../../grammar/dialects.ts";
 import { JsonSyntax } from "../../grammar/json-syntax.ts";
 import { Flaw, type Tag } from "../../grammar/tags.ts";
 import { CR, LBRACE, LF, LT, UNDERSCORE } from "../../grammar/chars.ts";
+import type { Shape } from "../../grammar/shapes.ts";
 import { HAND_OFF, NAME_LIMIT, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import type { SpanReader, Step } from "../span-kind.ts";
 import { closerRule } from "../closer-in-value.ts";
@@ -31,7 +32,11 @@ export const GLM_IN_VALUE = closerRule(
  * wants `<arg_key>` or the closer; GLM then alternates one-word keys and free values ("glm-*"),
  * Qwen3-Coder waits for `</function>`, the XML costume for the wrapper's closer.
  */
-export type ToolCallPhase = "await-tag" | "json" | "bad-json" | "name" | "function" | "function-inner" | "xml" | "glm-key" | "glm-value-next" | "glm-value" | "glm-pair-next";
+export type ToolCallPhase = "await-tag" | "json" | "bad-json" | "name" | "function" | "function-inner" | "xml" | "glm-key" | "glm-value-next" | "glm-value" | "glm-pair-next" | "refused";
+
+const GLM_BROKEN = "the call's arg_key/arg_value pairs are malformed";
+const QWEN_BROKEN = "the call's function body is malformed";
+const JSON_BROKEN = "the call's JSON is malformed";
 
 /**
  * One `<tool_call>` span's body rules after its first characters (ToolCallStart sets the phase
@@ -39,15 +44,32 @@ export type ToolCallPhase = "await-tag" | "json" | "bad-json" | "name" | "functi
  */
 export class ToolCallBody {
   phase: ToolCallPhase = "await-tag";
+
+  /** `reader`: the span this body is read in (refuse() marks it). */
+  constructor(private readonly reader: SpanReader) {}
   /** GLM: where the last character of the current key was, to refuse a key of several words. */
   private keyEnd = -1;
   /** Qwen3-Coder: which of the function's `<parameter=` tags open and close its values (made at `<function=NAME>`). */
   private qwen: QwenParameters | null = null;
 
+  /**
+   * The body broke after it proved to be a call (a Hermes object, a GLM pair, a Qwen3-Coder
+   * function): the span is refused whole up to the wrapper's closer (or the reply's end, or the
+   * buffer limit), so markup inside it, often the text of a file it meant to write, never runs
+   * (review 48, broken body). Claude-style, MiniMax, Mistral, Kimi and LFM2 bodies refuse the same way.
+   */
+  refuse(r: SpanReader | null, shape: Shape, detail: string): null {
+    this.phase = "refused";
+    (r ?? this.reader).refuseWhole(shape, detail);
+    return null;
+  }
+
   /** Inside `<tool_call>`: the first tag names the body; anything a body cannot hold proves a mention. */
   tag(r: SpanReader, tag: Tag, base: number): Step | null {
     const abandon: Step = { kind: "abandon", at: base + tag.start };
     switch (this.phase) {
+      case "refused":
+        return null;
       case "await-tag":
         if (tag.role === "function" && !tag.closing && tag.flaws & Flaw.EqualsName) {
           this.phase = "function-inner";
@@ -58,23 +80,24 @@ export class ToolCallBody {
       case "name":
         // GLM closing a zero-argument call with its value closer (`<tool_call>NAME</arg_value>`, T02); its own closer may follow.
         if (tag.family === "costume" && tag.closing && tag.name === "arg_value") return r.trail();
-        return this.glmTag(tag, "arg_key", false, "glm-key", abandon);
+        return this.glmTag(tag, "arg_key", false, "glm-key", abandon, null);
       case "glm-pair-next":
-        return this.glmTag(tag, "arg_key", false, "glm-key", abandon);
+        return this.glmTag(tag, "arg_key", false, "glm-key", abandon, r);
       case "glm-key":
-        return this.glmTag(tag, "arg_key", true, "glm-value-next", abandon);
+        return this.glmTag(tag, "arg_key", true, "glm-value-next", abandon, r);
       case "glm-value-next":
-        return this.glmTag(tag, "arg_value", false, "glm-value", abandon);
+        return this.glmTag(tag, "arg_value", false, "glm-value", abandon, r);
       case "glm-value":
         // A value is free text: only its own closer ends it.
         if (tag.family === "costume" && tag.closing && tag.name === "arg_value") this.phase = "glm-pair-next";
         return null;
       case "json":
       case "bad-json":
-        return abandon;
+        // A tag after a Hermes object (or inside one that broke at a `<`) other than the wrapper's closer.
+        return this.refuse(r, "O01", JSON_BROKEN);
       case "function-inner":
         // Qwen3-Coder: right after `<function=NAME>` comes a parameter or the function's closer.
-        if (this.qwen === null || tag.family !== "naked" || (tag.role !== "parameter" && tag.role !== "function")) return abandon;
+        if (this.qwen === null || tag.family !== "naked" || (tag.role !== "parameter" && tag.role !== "function")) return this.refuse(r, "O02", QWEN_BROKEN);
         this.phase = "function";
         trackQwenParameter(r, tag, base, this.qwen);
         return tag.closing && tag.role === "function" ? r.trail() : null;
@@ -92,23 +115,30 @@ export class ToolCallBody {
   }
 
   /** GLM (O03): `<arg_key>` one word `</arg_key>` then `<arg_value>` anything `</arg_value>`, repeated. */
-  private glmTag(tag: Tag, name: string, closing: boolean, next: ToolCallPhase, abandon: Step): Step | null {
-    if (tag.family !== "costume" || tag.closing !== closing || tag.name !== name) return abandon;
+  private glmTag(tag: Tag, name: string, closing: boolean, next: ToolCallPhase, abandon: Step, refuseIn: SpanReader | null): Step | null {
+    // Past the name a pair has begun: the body is a call, and one that breaks is refused whole.
+    if (tag.family !== "costume" || tag.closing !== closing || tag.name !== name) return refuseIn === null ? abandon : this.refuse(refuseIn, "O03", GLM_BROKEN);
     this.phase = next;
     this.keyEnd = -1;
     return null;
   }
 
   /** Free text belongs only in values and code; a GLM key is a single word. */
-  content(at: number): Step | null {
+  content(r: SpanReader, at: number): Step | null {
     switch (this.phase) {
       case "glm-key":
-        if (this.keyEnd >= 0 && at !== this.keyEnd + 1) return { kind: "abandon", at };
+        if (this.keyEnd >= 0 && at !== this.keyEnd + 1) return this.refuse(r, "O03", GLM_BROKEN);
         this.keyEnd = at;
         return null;
+      case "glm-pair-next":
+      case "glm-value-next":
+        return this.refuse(r, "O03", GLM_BROKEN);
+      case "function-inner":
+        return this.refuse(r, "O02", QWEN_BROKEN);
       case "glm-value":
       case "xml":
       case "function":
+      case "refused":
         return null;
       default:
         return { kind: "abandon", at };
@@ -163,9 +193,11 @@ export class ToolCallStart implements CharState {
             this.body.phase = "bad-json";
             return HAND_OFF;
           }
-          // JSON that goes wrong at a line break, or only on the next line, was cut off there (the model moved on to prose):
-          // the span ends before that line and is read as a cut-off call (a nudge when it names a declared tool).
-          return this.lineBroke || c === LF || c === CR ? { kind: "complete", end: at } : { kind: "abandon", at };
+          // JSON that goes wrong (a raw line break in a string, a trailing comma, a Python `True`, a
+          // comment, the model moving on to prose): the body proved to be a call and broke, so the
+          // span is refused whole up to the wrapper's closer (review 48), never read again as prose.
+          this.body.refuse(null, "O01", JSON_BROKEN);
+          return HAND_OFF;
         }
         // A line ends at LF, CR LF or a lone CR.
         if (c === LF || c === CR) this.lineBroke = true;
@@ -178,7 +210,10 @@ export class ToolCallStart implements CharState {
       }
       case "after-json":
         if (isSpaceCode(c)) return null;
-        return c === LT ? HAND_OFF : { kind: "abandon", at };
+        if (c === LT) return HAND_OFF;
+        // Text after a complete object inside the wrapper: the body broke after it proved to be a call.
+        this.body.refuse(null, "O01", JSON_BROKEN);
+        return HAND_OFF;
       case "name":
         if (c === LT) return HAND_OFF;
         if (isSpaceCode(c)) {
@@ -188,7 +223,13 @@ export class ToolCallStart implements CharState {
         return isNameCode(c) && ++this.nameLength <= NAME_LIMIT ? null : abandonName;
       case "after-name":
         if (isSpaceCode(c)) return null;
-        return c === LT ? HAND_OFF : abandonName;
+        if (c === LT) return HAND_OFF;
+        // GLM's name line then a JSON object as its body: a call written in two dialects at once, refused whole.
+        if (c === LBRACE) {
+          this.body.refuse(null, "O03", GLM_BROKEN);
+          return HAND_OFF;
+        }
+        return abandonName;
     }
   }
 }
