@@ -268,7 +268,8 @@ function spanEnd(cand: Candidate, step: Exclude<Step, { kind: "more" }>): number
  */
 function refusedSpan(segments: Segment[], length: number, refused: { shape: Shape; detail: string }): Segment {
   const only = segments.length === 1 ? segments[0]! : null;
-  if (only !== null && only.kind === "broken" && only.start === 0 && only.end === length && !only.unbounded) return only;
+  // Its detail and tool; a body cut off by the reply's end is still refused as broken (nothing ran out of it).
+  if (only !== null && only.kind === "broken" && only.start === 0 && only.end === length && !only.unbounded) return { ...only, reason: "broken-markup" };
   const named = segments.find((s) => s.kind !== "text");
   const tool = named?.kind === "call" || named?.kind === "broken" ? named.tool : undefined;
   return { kind: "broken", start: 0, end: length, shape: refused.shape, reason: "broken-markup", detail: refused.detail, ...(tool !== undefined ? { tool } : {}) };

@@ -64,6 +64,21 @@ export class ToolCallBody {
     return null;
   }
 
+  /**
+   * Only a wrapper that opens its line is refused whole: `<tool_call>` named mid-sentence (golden
+   * N21.3-N21.8, N29.30) is a mention, proved at the character that breaks it, as before.
+   */
+  get refusable(): boolean {
+    return this.reader.startsLine(this.reader.start);
+  }
+
+  /** refuse() for a wrapper that opens its line; `otherwise` for one mentioned mid-line. */
+  refuseOr(shape: Shape, detail: string, otherwise: Step | typeof HAND_OFF): Step | null | typeof HAND_OFF {
+    if (!this.refusable) return otherwise;
+    this.refuse(null, shape, detail);
+    return HAND_OFF;
+  }
+
   /** Inside `<tool_call>`: the first tag names the body; anything a body cannot hold proves a mention. */
   tag(r: SpanReader, tag: Tag, base: number): Step | null {
     const abandon: Step = { kind: "abandon", at: base + tag.start };
@@ -94,10 +109,10 @@ export class ToolCallBody {
       case "json":
       case "bad-json":
         // A tag after a Hermes object (or inside one that broke at a `<`) other than the wrapper's closer.
-        return this.refuse(r, "O01", JSON_BROKEN);
+        return this.refusable ? this.refuse(r, "O01", JSON_BROKEN) : abandon;
       case "function-inner":
         // Qwen3-Coder: right after `<function=NAME>` comes a parameter or the function's closer.
-        if (this.qwen === null || tag.family !== "naked" || (tag.role !== "parameter" && tag.role !== "function")) return this.refuse(r, "O02", QWEN_BROKEN);
+        if (this.qwen === null || tag.family !== "naked" || (tag.role !== "parameter" && tag.role !== "function")) return this.refusable ? this.refuse(r, "O02", QWEN_BROKEN) : abandon;
         this.phase = "function";
         trackQwenParameter(r, tag, base, this.qwen);
         return tag.closing && tag.role === "function" ? r.trail() : null;
@@ -117,7 +132,7 @@ export class ToolCallBody {
   /** GLM (O03): `<arg_key>` one word `</arg_key>` then `<arg_value>` anything `</arg_value>`, repeated. */
   private glmTag(tag: Tag, name: string, closing: boolean, next: ToolCallPhase, abandon: Step, refuseIn: SpanReader | null): Step | null {
     // Past the name a pair has begun: the body is a call, and one that breaks is refused whole.
-    if (tag.family !== "costume" || tag.closing !== closing || tag.name !== name) return refuseIn === null ? abandon : this.refuse(refuseIn, "O03", GLM_BROKEN);
+    if (tag.family !== "costume" || tag.closing !== closing || tag.name !== name) return refuseIn === null || !this.refusable ? abandon : this.refuse(refuseIn, "O03", GLM_BROKEN);
     this.phase = next;
     this.keyEnd = -1;
     return null;
@@ -127,14 +142,14 @@ export class ToolCallBody {
   content(r: SpanReader, at: number): Step | null {
     switch (this.phase) {
       case "glm-key":
-        if (this.keyEnd >= 0 && at !== this.keyEnd + 1) return this.refuse(r, "O03", GLM_BROKEN);
+        if (this.keyEnd >= 0 && at !== this.keyEnd + 1) return this.refusable ? this.refuse(r, "O03", GLM_BROKEN) : { kind: "abandon", at };
         this.keyEnd = at;
         return null;
       case "glm-pair-next":
       case "glm-value-next":
-        return this.refuse(r, "O03", GLM_BROKEN);
+        return this.refusable ? this.refuse(r, "O03", GLM_BROKEN) : { kind: "abandon", at };
       case "function-inner":
-        return this.refuse(r, "O02", QWEN_BROKEN);
+        return this.refusable ? this.refuse(r, "O02", QWEN_BROKEN) : { kind: "abandon", at };
       case "glm-value":
       case "xml":
       case "function":
@@ -196,8 +211,7 @@ export class ToolCallStart implements CharState {
           // JSON that goes wrong (a raw line break in a string, a trailing comma, a Python `True`, a
           // comment, the model moving on to prose): the body proved to be a call and broke, so the
           // span is refused whole up to the wrapper's closer (review 48), never read again as prose.
-          this.body.refuse(null, "O01", JSON_BROKEN);
-          return HAND_OFF;
+          return this.body.refuseOr("O01", JSON_BROKEN, this.lineBroke || c === LF || c === CR ? { kind: "complete", end: at } : { kind: "abandon", at });
         }
         // A line ends at LF, CR LF or a lone CR.
         if (c === LF || c === CR) this.lineBroke = true;
@@ -212,8 +226,7 @@ export class ToolCallStart implements CharState {
         if (isSpaceCode(c)) return null;
         if (c === LT) return HAND_OFF;
         // Text after a complete object inside the wrapper: the body broke after it proved to be a call.
-        this.body.refuse(null, "O01", JSON_BROKEN);
-        return HAND_OFF;
+        return this.body.refuseOr("O01", JSON_BROKEN, { kind: "abandon", at });
       case "name":
         if (c === LT) return HAND_OFF;
         if (isSpaceCode(c)) {
@@ -225,11 +238,7 @@ export class ToolCallStart implements CharState {
         if (isSpaceCode(c)) return null;
         if (c === LT) return HAND_OFF;
         // GLM's name line then a JSON object as its body: a call written in two dialects at once, refused whole.
-        if (c === LBRACE) {
-          this.body.refuse(null, "O03", GLM_BROKEN);
-          return HAND_OFF;
-        }
-        return abandonName;
+        return c === LBRACE ? this.body.refuseOr("O03", GLM_BROKEN, abandonName) : abandonName;
     }
   }
 }
