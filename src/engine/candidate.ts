@@ -86,6 +86,8 @@ export class Candidate implements SpanReader {
     readonly enclosing: Tag | true | null = null,
     /** The opener's indentation when it opened an indented line (DocContext.quoteIndent); 0 otherwise. */
     quoteIndent = 0,
+    /** The opener stands at the start of its line (DocContext.atLineStart), not in a running sentence. */
+    readonly opensLine = false,
   ) {
     this.scanFrom = start + opener.end;
     this.quote = quoteIndent > 0 ? new QuotedBlockEnd(quoteIndent) : null;

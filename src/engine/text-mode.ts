@@ -192,7 +192,7 @@ export class TextMode extends Output {
           this.noteStrayParameter(r);
           const decision = this.decide(r, s);
           if (typeof decision === "object") {
-            this.cand = new Candidate(this.store, this.ctx.tools, base + j, shift(r), decision.open, decision.enclosing ?? null, doc.quoteIndent(c));
+            this.cand = new Candidate(this.store, this.ctx.tools, base + j, shift(r), decision.open, decision.enclosing ?? null, doc.quoteIndent(c), doc.atLineStart(c));
             return j;
           }
           if (decision === "noise") {

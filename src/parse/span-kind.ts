@@ -57,6 +57,8 @@ export interface SpanReader {
   readonly enclosing: Tag | true | null;
   /** The tools a call may name (the parser's SpanContext.tools): a kind's rules may read a tool's declared parameters. */
   readonly tools: ReadonlyMap<string, ToolSpec>;
+  /** The opener stands at the start of its line, not in a running sentence (a mention). */
+  readonly opensLine: boolean;
   /** Only spaces or tabs stand before absolute offset `at` (inside the span) on its line. */
   startsLine(at: number): boolean;
   /** A unit closed inside a still-open block: the span takes the layout after it and ends at what comes next. */

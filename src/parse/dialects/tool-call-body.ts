@@ -36,6 +36,8 @@ export type ToolCallPhase = "await-tag" | "json" | "bad-json" | "name" | "functi
 
 const GLM_BROKEN = "the call's arg_key/arg_value pairs are malformed";
 const QWEN_BROKEN = "the call's function body is malformed";
+const GLM_NESTED = "a <tool_call> or <arg_value> opened inside a value: which </arg_value> ends it is unknowable";
+const QWEN_NESTED = "a <tool_call> opened inside a value: which </tool_call> ends the call is unknowable";
 const JSON_BROKEN = "the call's JSON is malformed";
 
 /**
@@ -69,7 +71,7 @@ export class ToolCallBody {
    * N21.3-N21.8, N29.30) is a mention, proved at the character that breaks it, as before.
    */
   get refusable(): boolean {
-    return this.reader.startsLine(this.reader.start);
+    return this.reader.opensLine;
   }
 
   /** refuse() for a wrapper that opens its line; `otherwise` for one mentioned mid-line. */
@@ -79,8 +81,26 @@ export class ToolCallBody {
     return HAND_OFF;
   }
 
+  /**
+   * `<tool_call>` wrappers open in a refused span, its own included: an example's `</tool_call>`
+   * inside it (a write's page documenting the format) closes the example, and only the closer that
+   * balances the span's own opener ends it (closeRefused).
+   */
+  private nesting = 1;
+
   /** Inside `<tool_call>`: the first tag names the body; anything a body cannot hold proves a mention. */
   tag(r: SpanReader, tag: Tag, base: number): Step | null {
+    const step = this.readTag(r, tag, base);
+    if (this.phase === "refused" && tag.family === "costume" && !tag.closing && tag.name === "tool_call") this.nesting++;
+    return step;
+  }
+
+  /** A `</tool_call>` in a refused span: true when it balances the span's own opener (the span ends there). */
+  closeRefused(): boolean {
+    return --this.nesting <= 0;
+  }
+
+  private readTag(r: SpanReader, tag: Tag, base: number): Step | null {
     const abandon: Step = { kind: "abandon", at: base + tag.start };
     switch (this.phase) {
       case "refused":
@@ -105,6 +125,10 @@ export class ToolCallBody {
       case "glm-value":
         // A value is free text: only its own closer ends it.
         if (tag.family === "costume" && tag.closing && tag.name === "arg_value") this.phase = "glm-pair-next";
+        // A `<tool_call>` or `<arg_value>` opener in it that no complete example took (a GLM example, or
+        // one of another dialect followed by more): which `</arg_value>` ends the value is unknowable, so
+        // the call is refused whole up to its own closer and nothing in the value runs (review 48).
+        else if (!tag.closing && tag.family === "costume" && (tag.name === "tool_call" || tag.name === "arg_value") && this.refusable) return this.refuse(r, "O03", GLM_NESTED);
         return null;
       case "json":
       case "bad-json":
@@ -117,6 +141,9 @@ export class ToolCallBody {
         trackQwenParameter(r, tag, base, this.qwen);
         return tag.closing && tag.role === "function" ? r.trail() : null;
       case "function":
+        // A `<tool_call>` opener in an open value that no complete example took: the `</tool_call>`
+        // that follows may be its own or the wrapper's, so the call is refused whole (review 48).
+        if (!tag.closing && tag.family === "costume" && tag.name === "tool_call" && r.nest(0) === 2 && this.refusable) return this.refuse(r, "O02", QWEN_NESTED);
         // A complete function is the call; the wrapper's closer joins it when it comes next (O02).
         // One that would end an open value does so only by the closer rule (review finding 3).
         if (this.qwen !== null && trackQwenParameter(r, tag, base, this.qwen)) {

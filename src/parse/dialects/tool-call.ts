@@ -295,7 +295,7 @@ export const TOOL_CALL: SpanKind<ToolCallBody> = {
   tag: (r, tag, base, _first, closesBlock, body) => {
     if (!closesBlock) return body.tag(r, tag, base);
     // A refused body ends at the wrapper's closer (review 48): the whole span is one report.
-    if (body.phase === "refused") return tag.family === "costume" && tag.name === "tool_call" ? complete(base + tag.end) : null;
+    if (body.phase === "refused") return tag.family === "costume" && tag.name === "tool_call" && body.closeRefused() ? complete(base + tag.end) : null;
     // A closer written inside an open GLM value ends the call only by the closer rule (review finding 1).
     return body.phase === "glm-value" ? r.tentatively(GLM_IN_VALUE, base + tag.end) : complete(base + tag.end);
   },
