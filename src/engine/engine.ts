@@ -207,7 +207,7 @@ class Engine extends TextMode implements RepairEngine {
       segments = [{ kind: "text", start: 0, end: span.length }];
     }
     // A body that broke after it proved to be a call (review 48): the whole span is refused, so nothing inside it runs.
-    if (cand.refused !== null) segments = [refusedSpan(segments, span.length, cand.refused)];
+    if (cand.refused !== null) segments = refusedSpan(segments, span.length, cand.refused, truncated);
     const read = segments.length > 0 ? segments[segments.length - 1]!.end : span.length;
     const partial = read > 0 && read < span.length;
     if (partial) {
@@ -266,11 +266,17 @@ function spanEnd(cand: Candidate, step: Exclude<Step, { kind: "more" }>): number
  * all of it, its text kept. The parser's own report is kept when it already covers the span; a tool
  * it named (a declared one) is named in the report.
  */
-function refusedSpan(segments: Segment[], length: number, refused: { shape: Shape; detail: string }): Segment {
+function refusedSpan(segments: Segment[], length: number, refused: { shape: Shape; detail: string; at: number }, truncated: boolean): Segment[] {
+  // The reply ended before the wrapper's closer: the markup reported is what came before the body
+  // broke (as a call cut off, golden T29.8-T29.9), and the rest stays text, never read again for calls.
+  const end = truncated && refused.at > 0 && refused.at < length ? refused.at : length;
   const only = segments.length === 1 ? segments[0]! : null;
-  // Its detail and tool; a body cut off by the reply's end is still refused as broken (nothing ran out of it).
-  if (only !== null && only.kind === "broken" && only.start === 0 && only.end === length && !only.unbounded) return { ...only, reason: "broken-markup" };
   const named = segments.find((s) => s.kind !== "text");
   const tool = named?.kind === "call" || named?.kind === "broken" ? named.tool : undefined;
-  return { kind: "broken", start: 0, end: length, shape: refused.shape, reason: "broken-markup", detail: refused.detail, ...(tool !== undefined ? { tool } : {}) };
+  // Its detail and tool; a body cut off by the reply's end is still refused as broken (nothing ran out of it).
+  const broken: Segment =
+    only !== null && only.kind === "broken" && only.start === 0 && only.end === length && !only.unbounded
+      ? { ...only, end, reason: "broken-markup" }
+      : { kind: "broken", start: 0, end, shape: refused.shape, reason: "broken-markup", detail: refused.detail, ...(tool !== undefined ? { tool } : {}) };
+  return end < length ? [broken, { kind: "text", start: end, end: length }] : [broken];
 }

@@ -91,9 +91,10 @@ export interface SpanReader {
   /**
    * The body broke after it proved to be a call (review 48, broken body): the span is refused
    * whole, whatever its parser makes of it, so no markup inside it (a costume, an example in a
-   * value the body meant to write) runs. `shape` names the dialect for the report.
+   * value the body meant to write) runs. `shape` names the dialect for the report; `at`
+   * (absolute) is where the body broke.
    */
-  refuseWhole(shape: Shape, detail: string): void;
+  refuseWhole(shape: Shape, detail: string, at: number): void;
 }
 
 export interface SpanParse {

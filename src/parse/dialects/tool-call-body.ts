@@ -1,6 +1,7 @@
 import { COSTUME_INNER } from "../../grammar/dialects.ts";
 import { JsonSyntax } from "../../grammar/json-syntax.ts";
-import { Flaw, type Tag } from "../../grammar/tags.ts";
+import { Flaw, type Tag, type TagFamily } from "../../grammar/tags.ts";
+import { exampleOpener } from "../example-in-value.ts";
 import { CR, LBRACE, LF, LT, UNDERSCORE } from "../../grammar/chars.ts";
 import type { Shape } from "../../grammar/shapes.ts";
 import { HAND_OFF, NAME_LIMIT, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
@@ -36,6 +37,15 @@ export type ToolCallPhase = "await-tag" | "json" | "bad-json" | "name" | "functi
 
 const GLM_BROKEN = "the call's arg_key/arg_value pairs are malformed";
 const QWEN_BROKEN = "the call's function body is malformed";
+/** `<NAME>` opening (a `<tool_call>` or GLM `<arg_value>`). */
+const openerOfWrapper = (tag: Tag, name: string) => !tag.closing && tag.family === "costume" && tag.name === name;
+/**
+ * A call example's opener (a block, an invoke, a function) at the start of its line in an open
+ * value that no complete example took (ExampleInValue reads those whole): the value holds a call it
+ * does not close, or more examples than it can tell from its own end.
+ */
+const exampleAtLineStart = (r: SpanReader, tag: Tag, base: number, family: TagFamily) => exampleOpener(tag, family) && r.startsLine(base + tag.start);
+
 const GLM_NESTED = "a <tool_call> or <arg_value> opened inside a value: which </arg_value> ends it is unknowable";
 const QWEN_NESTED = "a <tool_call> opened inside a value: which </tool_call> ends the call is unknowable";
 const JSON_BROKEN = "the call's JSON is malformed";
@@ -62,9 +72,12 @@ export class ToolCallBody {
    */
   refuse(r: SpanReader | null, shape: Shape, detail: string): null {
     this.phase = "refused";
-    (r ?? this.reader).refuseWhole(shape, detail);
+    (r ?? this.reader).refuseWhole(shape, detail, this.at);
     return null;
   }
+
+  /** Where the tag or character being read starts (absolute): where the body broke, if it did. */
+  private at = 0;
 
   /**
    * Only a wrapper that opens its line is refused whole: `<tool_call>` named mid-sentence (golden
@@ -75,8 +88,9 @@ export class ToolCallBody {
   }
 
   /** refuse() for a wrapper that opens its line; `otherwise` for one mentioned mid-line. */
-  refuseOr(shape: Shape, detail: string, otherwise: Step | typeof HAND_OFF): Step | null | typeof HAND_OFF {
+  refuseOr(shape: Shape, detail: string, at: number, otherwise: Step | typeof HAND_OFF): Step | null | typeof HAND_OFF {
     if (!this.refusable) return otherwise;
+    this.at = at;
     this.refuse(null, shape, detail);
     return HAND_OFF;
   }
@@ -90,6 +104,7 @@ export class ToolCallBody {
 
   /** Inside `<tool_call>`: the first tag names the body; anything a body cannot hold proves a mention. */
   tag(r: SpanReader, tag: Tag, base: number): Step | null {
+    this.at = base + tag.start;
     const step = this.readTag(r, tag, base);
     if (this.phase === "refused" && tag.family === "costume" && !tag.closing && tag.name === "tool_call") this.nesting++;
     return step;
@@ -128,7 +143,7 @@ export class ToolCallBody {
         // A `<tool_call>` or `<arg_value>` opener in it that no complete example took (a GLM example, or
         // one of another dialect followed by more): which `</arg_value>` ends the value is unknowable, so
         // the call is refused whole up to its own closer and nothing in the value runs (review 48).
-        else if (!tag.closing && tag.family === "costume" && (tag.name === "tool_call" || tag.name === "arg_value") && this.refusable) return this.refuse(r, "O03", GLM_NESTED);
+        else if (this.refusable && (openerOfWrapper(tag, "arg_value") || openerOfWrapper(tag, "tool_call") || exampleAtLineStart(r, tag, base, "costume"))) return this.refuse(r, "O03", GLM_NESTED);
         return null;
       case "json":
       case "bad-json":
@@ -143,7 +158,7 @@ export class ToolCallBody {
       case "function":
         // A `<tool_call>` opener in an open value that no complete example took: the `</tool_call>`
         // that follows may be its own or the wrapper's, so the call is refused whole (review 48).
-        if (!tag.closing && tag.family === "costume" && tag.name === "tool_call" && r.nest(0) === 2 && this.refusable) return this.refuse(r, "O02", QWEN_NESTED);
+        if (r.nest(0) === 2 && this.refusable && (openerOfWrapper(tag, "tool_call") || exampleAtLineStart(r, tag, base, "naked"))) return this.refuse(r, "O02", QWEN_NESTED);
         // A complete function is the call; the wrapper's closer joins it when it comes next (O02).
         // One that would end an open value does so only by the closer rule (review finding 3).
         if (this.qwen !== null && trackQwenParameter(r, tag, base, this.qwen)) {
@@ -167,6 +182,7 @@ export class ToolCallBody {
 
   /** Free text belongs only in values and code; a GLM key is a single word. */
   content(r: SpanReader, at: number): Step | null {
+    this.at = at;
     switch (this.phase) {
       case "glm-key":
         if (this.keyEnd >= 0 && at !== this.keyEnd + 1) return this.refusable ? this.refuse(r, "O03", GLM_BROKEN) : { kind: "abandon", at };
@@ -238,7 +254,7 @@ export class ToolCallStart implements CharState {
           // JSON that goes wrong (a raw line break in a string, a trailing comma, a Python `True`, a
           // comment, the model moving on to prose): the body proved to be a call and broke, so the
           // span is refused whole up to the wrapper's closer (review 48), never read again as prose.
-          return this.body.refuseOr("O01", JSON_BROKEN, this.lineBroke || c === LF || c === CR ? { kind: "complete", end: at } : { kind: "abandon", at });
+          return this.body.refuseOr("O01", JSON_BROKEN, at, this.lineBroke || c === LF || c === CR ? { kind: "complete", end: at } : { kind: "abandon", at });
         }
         // A line ends at LF, CR LF or a lone CR.
         if (c === LF || c === CR) this.lineBroke = true;
@@ -252,8 +268,8 @@ export class ToolCallStart implements CharState {
       case "after-json":
         if (isSpaceCode(c)) return null;
         if (c === LT) return HAND_OFF;
-        // Text after a complete object inside the wrapper: the body broke after it proved to be a call.
-        return this.body.refuseOr("O01", JSON_BROKEN, { kind: "abandon", at });
+        // Text after a complete object on its line (golden N21.7: a sentence showing the format) proves a mention.
+        return { kind: "abandon", at };
       case "name":
         if (c === LT) return HAND_OFF;
         if (isSpaceCode(c)) {
@@ -265,7 +281,7 @@ export class ToolCallStart implements CharState {
         if (isSpaceCode(c)) return null;
         if (c === LT) return HAND_OFF;
         // GLM's name line then a JSON object as its body: a call written in two dialects at once, refused whole.
-        return c === LBRACE ? this.body.refuseOr("O03", GLM_BROKEN, abandonName) : abandonName;
+        return c === LBRACE ? this.body.refuseOr("O03", GLM_BROKEN, at, abandonName) : abandonName;
     }
   }
 }
