@@ -447,10 +447,10 @@ export class Candidate implements SpanReader {
   }
 
   /** Set by refuseWhole: the span, once it ends, is one broken-markup report (engine.ts finish). */
-  refused: { shape: Shape; detail: string; at: number } | null = null;
+  refused: { shape: Shape; detail: string; at: number; nested: boolean } | null = null;
 
-  refuseWhole(shape: Shape, detail: string, at: number): void {
-    this.refused ??= { shape, detail, at: at - this.start };
+  refuseWhole(shape: Shape, detail: string, at: number, nested = false): void {
+    this.refused ??= { shape, detail, at: at - this.start, nested };
     // Nothing inside a refused body is a value whose examples or closers are weighed.
     this.depth = 1;
   }

@@ -266,10 +266,12 @@ function spanEnd(cand: Candidate, step: Exclude<Step, { kind: "more" }>): number
  * all of it, its text kept. The parser's own report is kept when it already covers the span; a tool
  * it named (a declared one) is named in the report.
  */
-function refusedSpan(segments: Segment[], length: number, refused: { shape: Shape; detail: string; at: number }, truncated: boolean): Segment[] {
+function refusedSpan(segments: Segment[], length: number, refused: { shape: Shape; detail: string; at: number; nested: boolean }, truncated: boolean): Segment[] {
   // The reply ended before the wrapper's closer: the markup reported is what came before the body
-  // broke (as a call cut off, golden T29.8-T29.9), and the rest stays text, never read again for calls.
-  const end = truncated && refused.at > 0 && refused.at < length ? refused.at : length;
+  // broke (as a call cut off, golden T29.8-T29.9), its end unknown (`unbounded`): the rest is read
+  // again as text, and no call after it runs (overflowed-markup), as after a candidate past bufferLimit.
+  // A call example left open in a value (`nested`): the value runs on to the reply's end, its text.
+  const end = truncated && !refused.nested && refused.at > 0 && refused.at < length ? refused.at : length;
   const only = segments.length === 1 ? segments[0]! : null;
   const named = segments.find((s) => s.kind !== "text");
   const tool = named?.kind === "call" || named?.kind === "broken" ? named.tool : undefined;
@@ -278,5 +280,5 @@ function refusedSpan(segments: Segment[], length: number, refused: { shape: Shap
     only !== null && only.kind === "broken" && only.start === 0 && only.end === length && !only.unbounded
       ? { ...only, end, reason: "broken-markup" }
       : { kind: "broken", start: 0, end, shape: refused.shape, reason: "broken-markup", detail: refused.detail, ...(tool !== undefined ? { tool } : {}) };
-  return end < length ? [broken, { kind: "text", start: end, end: length }] : [broken];
+  return end < length ? [{ ...broken, unbounded: true }] : [broken];
 }

@@ -92,9 +92,11 @@ export interface SpanReader {
    * The body broke after it proved to be a call (review 48, broken body): the span is refused
    * whole, whatever its parser makes of it, so no markup inside it (a costume, an example in a
    * value the body meant to write) runs. `shape` names the dialect for the report; `at`
-   * (absolute) is where the body broke.
+   * (absolute) is where the body broke. `nested`: it broke at a call example left open in a value;
+   * with the reply ended first, what follows stays that value's text (otherwise it is read again,
+   * no call after it running).
    */
-  refuseWhole(shape: Shape, detail: string, at: number): void;
+  refuseWhole(shape: Shape, detail: string, at: number, nested?: boolean): void;
 }
 
 export interface SpanParse {

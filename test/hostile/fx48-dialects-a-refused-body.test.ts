@@ -3,8 +3,8 @@
  * that opens its line and whose body broke after it proved to be a call (a Hermes object, GLM pairs,
  * a Qwen3-Coder function) is refused whole: one broken-markup report up to the closer that balances
  * its own opener (an example's `<tool_call>`/`</tool_call>` inside it are counted), every character
- * kept; with the reply ended first, the report covers the markup up to where the body broke and the
- * rest stays text, read for no call. Whole, char by char and at seeded splits (test/support/outcome.ts).
+ * kept; with the reply ended first, the report covers the markup up to where the body broke, its end
+ * unknown: the rest is read again as text and no call there runs (overflowed-markup). Whole, char by char and at seeded splits (test/support/outcome.ts).
  */
 import { describe, expect, test } from "bun:test";
 import { outcome } from "../support/outcome.ts";
@@ -35,12 +35,17 @@ describe("a broken <tool_call> body is refused whole", () => {
     expect(o.text).toBe(input);
   });
 
-  test("the reply ends before the wrapper's closer: the rest is kept as text and nothing in it runs", () => {
+  test("the reply ends before the wrapper's closer: the rest is read again as text, a costume there is reported and never runs", () => {
     const input = `<tool_call>\n{"name":"write","arguments":{"filePath":"a.md","content":"Run:\n${shell}\n`;
     const o = outcome(input);
     expect(o.calls).toEqual([]);
-    expect(o.broken).toEqual(["broken-markup"]);
+    expect(o.broken).toEqual(["broken-markup", "overflowed-markup"]);
     expect(o.text).toBe(input);
+  });
+
+  test("the reply ends before the wrapper's closer, prose after the break: one report, the prose kept", () => {
+    const input = '<tool_call>\n{"name": "bash", "arguments": {"command": "ls -l\nDone.\n';
+    expect(outcome(input)).toEqual({ calls: [], broken: ["broken-markup"], text: input });
   });
 
   test("a GLM value holding a GLM example then a costume refuses the call whole, up to its own closer", () => {

@@ -72,7 +72,7 @@ export class ToolCallBody {
    */
   refuse(r: SpanReader | null, shape: Shape, detail: string): null {
     this.phase = "refused";
-    (r ?? this.reader).refuseWhole(shape, detail, this.at);
+    (r ?? this.reader).refuseWhole(shape, detail, this.at, detail === GLM_NESTED || detail === QWEN_NESTED);
     return null;
   }
 
