@@ -11,6 +11,7 @@ import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 import { isWrapperName } from "../grammar/dialects.ts";
 import type { ToolSpec } from "../parse/types.ts";
+import type { Shape } from "../grammar/shapes.ts";
 import type { DsmlValueStep } from "../parse/dsml-value.ts";
 import { mayNameTool, writtenName } from "../parse/tool-element-name.ts";
 import { CallRun } from "./call-run.ts";
@@ -86,6 +87,8 @@ export class Candidate implements SpanReader {
     readonly enclosing: Tag | true | null = null,
     /** The opener's indentation when it opened an indented line (DocContext.quoteIndent); 0 otherwise. */
     quoteIndent = 0,
+    /** The opener stands at the start of its line (DocContext.atLineStart), not in a running sentence. */
+    readonly opensLine = false,
   ) {
     this.scanFrom = start + opener.end;
     this.quote = quoteIndent > 0 ? new QuotedBlockEnd(quoteIndent) : null;
@@ -472,6 +475,15 @@ export class Candidate implements SpanReader {
 
   readNamedCall(at: number): void {
     this.named = new NamedState(at);
+  }
+
+  /** Set by refuseWhole: the span, once it ends, is one broken-markup report (engine.ts finish). */
+  refused: { shape: Shape; detail: string; at: number; nested: boolean } | null = null;
+
+  refuseWhole(shape: Shape, detail: string, at: number, nested = false): void {
+    this.refused ??= { shape, detail, at: at - this.start, nested };
+    // Nothing inside a refused body is a value whose examples or closers are weighed.
+    this.depth = 1;
   }
 
   trail(): null {

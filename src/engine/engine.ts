@@ -1,6 +1,7 @@
 import { parseSpan } from "../parse/span.ts";
 import { isMalformedBlock, noteMalformedBlock } from "../parse/dialects/dsml/parse-span.ts";
 import type { Segment } from "../parse/segments.ts";
+import type { Shape } from "../grammar/shapes.ts";
 import type { Candidate, Step } from "./candidate.ts";
 import { stopAt } from "./stop-chars.ts";
 import { TextMode } from "./text-mode.ts";
@@ -212,6 +213,8 @@ class Engine extends TextMode implements RepairEngine {
     } catch {
       segments = [{ kind: "text", start: 0, end: span.length }];
     }
+    // A body that broke after it proved to be a call (review 48): the whole span is refused, so nothing inside it runs.
+    if (cand.refused !== null) segments = refusedSpan(segments, span.length, cand.refused, truncated);
     const read = segments.length > 0 ? segments[segments.length - 1]!.end : span.length;
     const partial = read > 0 && read < span.length;
     if (partial) {
@@ -266,4 +269,26 @@ class Engine extends TextMode implements RepairEngine {
 function spanEnd(cand: Candidate, step: Exclude<Step, { kind: "more" }>): number {
   const cut = step.kind === "complete" ? step.end : step.at;
   return cut > cand.start ? cut : cand.start + 1;
+}
+
+/**
+ * A span whose body the candidate refused (Candidate.refuseWhole): one broken-markup report over
+ * all of it, its text kept. The parser's own report is kept when it already covers the span; a tool
+ * it named (a declared one) is named in the report.
+ */
+function refusedSpan(segments: Segment[], length: number, refused: { shape: Shape; detail: string; at: number; nested: boolean }, truncated: boolean): Segment[] {
+  // The reply ended before the wrapper's closer: the markup reported is what came before the body
+  // broke (as a call cut off, golden T29.8-T29.9), its end unknown (`unbounded`): the rest is read
+  // again as text, and no call after it runs (overflowed-markup), as after a candidate past bufferLimit.
+  // A call example left open in a value (`nested`): the value runs on to the reply's end, its text.
+  const end = truncated && !refused.nested && refused.at > 0 && refused.at < length ? refused.at : length;
+  const only = segments.length === 1 ? segments[0]! : null;
+  const named = segments.find((s) => s.kind !== "text");
+  const tool = named?.kind === "call" || named?.kind === "broken" ? named.tool : undefined;
+  // Its detail and tool; a body cut off by the reply's end is still refused as broken (nothing ran out of it).
+  const broken: Segment =
+    only !== null && only.kind === "broken" && only.start === 0 && only.end === length && !only.unbounded
+      ? { ...only, end, reason: "broken-markup" }
+      : { kind: "broken", start: 0, end, shape: refused.shape, reason: "broken-markup", detail: refused.detail, ...(tool !== undefined ? { tool } : {}) };
+  return end < length ? [{ ...broken, unbounded: true }] : [broken];
 }

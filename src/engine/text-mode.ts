@@ -221,7 +221,7 @@ export class TextMode extends Output {
           this.deciding = null;
           if (typeof decision === "object") {
             this.openedDepth = doc.containerDepth(c);
-            this.cand = new Candidate(this.store, this.ctx.tools, base + j, shift(r), decision.open, decision.enclosing ?? null, doc.quoteIndent(c));
+            this.cand = new Candidate(this.store, this.ctx.tools, base + j, shift(r), decision.open, decision.enclosing ?? null, doc.quoteIndent(c), doc.atLineStart(c));
             return j;
           }
           if (decision === "noise") {

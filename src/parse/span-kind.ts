@@ -5,6 +5,7 @@ import type { Segment } from "./segments.ts";
 import type { CloserRule } from "./closer-in-value.ts";
 import type { DsmlValueStep } from "./dsml-value.ts";
 import type { ToolSpec } from "./types.ts";
+import type { Shape } from "../grammar/shapes.ts";
 
 /** What opened a candidate; decides which closer ends it (parse/span.ts maps each to its SpanKind). */
 export type Root =
@@ -61,6 +62,8 @@ export interface SpanReader {
   readonly enclosing: Tag | true | null;
   /** The tools a call may name (the parser's SpanContext.tools): a kind's rules may read a tool's declared parameters. */
   readonly tools: ReadonlyMap<string, ToolSpec>;
+  /** The opener stands at the start of its line, not in a running sentence (a mention). */
+  readonly opensLine: boolean;
   /** Only spaces or tabs stand before absolute offset `at` (inside the span) on its line. */
   startsLine(at: number): boolean;
   /** A unit closed inside a still-open block: the span takes the layout after it and ends at what comes next. */
@@ -90,6 +93,15 @@ export interface SpanReader {
   nest(delta: number): number;
   /** I10: the characters from `at` are a named call (name line, JSON object), read one at a time. */
   readNamedCall(at: number): void;
+  /**
+   * The body broke after it proved to be a call (review 48, broken body): the span is refused
+   * whole, whatever its parser makes of it, so no markup inside it (a costume, an example in a
+   * value the body meant to write) runs. `shape` names the dialect for the report; `at`
+   * (absolute) is where the body broke. `nested`: it broke at a call example left open in a value;
+   * with the reply ended first, what follows stays that value's text (otherwise it is read again,
+   * no call after it running).
+   */
+  refuseWhole(shape: Shape, detail: string, at: number, nested?: boolean): void;
 }
 
 export interface SpanParse {

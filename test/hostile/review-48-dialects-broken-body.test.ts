@@ -14,7 +14,7 @@ import { outcome } from "../support/outcome.ts";
 const hermesWrite = (content: string, tail = "\n</tool_call>") => `<tool_call>\n{"name":"write","arguments":{"filePath":"a.md","content":"${content}"}}${tail}`;
 const runsBash = (input: string) => outcome(input).calls.some((c) => c.tool === "bash");
 
-describe("a costume inside a Hermes write's content string runs once the JSON reader gives up", () => {
+describe("fixed: a costume inside a Hermes write's content string runs once the JSON reader gives up", () => {
   // Severity: wrong execution (`rm -rf build` runs; the markup was the text of a file the model
   // meant to write, inside a `<tool_call>` wrapper that is still open and closes after it).
   // Suspected: src/engine/candidate.ts with src/parse/dialects/tool-call.ts (the Hermes branch
@@ -75,7 +75,7 @@ describe("a costume inside a Hermes write's content string runs once the JSON re
   });
 });
 
-describe("the object broken before the costume, the wrapper still open around it", () => {
+describe("fixed: the object broken before the costume, the wrapper still open around it", () => {
   // Severity: wrong execution, same source (src/engine/candidate.ts, src/parse/dialects/tool-call.ts).
   // The object fails JSON early (a trailing comma, a Python True, a // comment); the costume lines
   // inside the open `<tool_call>` then run, and nothing is reported broken. Expected: the open
@@ -106,7 +106,7 @@ describe("the object broken before the costume, the wrapper still open around it
   });
 });
 
-describe("the same in Qwen3-Coder and GLM bodies that fail their structure early", () => {
+describe("fixed: the same in Qwen3-Coder and GLM bodies that fail their structure early", () => {
   // Severity: wrong execution, same source (src/engine/candidate.ts "proves not to be one early",
   // src/parse/dialects/qwen.ts and tool-call.ts's GLM branch). A `<tool_call>` whose Qwen3-Coder
   // function or GLM pairs break before the content (a YAML body, `<parameter = NAME>`, a key of two

@@ -14,7 +14,7 @@ const hermesExample = '<tool_call>\n{"name":"bash","arguments":{"command":"rm -r
 const cutInsideExample = (input: string) =>
   outcome(input).calls.some((c) => c.tool === "write" && typeof c.input.content === "string" && c.input.content.includes("<tool_call>") && !c.input.content.includes("</tool_call>"));
 
-describe("the example's closer ends the write's content", () => {
+describe("fixed: the example's closer ends the write's content", () => {
   // Severity: wrong execution (a file written with content the markup never delimited: cut at a
   // closer that belonged to the example inside it; prose after it is then stripped as a
   // fabricated result). Suspected: src/parse/dialects/qwen.ts / src/parse/dialects/tool-call.ts

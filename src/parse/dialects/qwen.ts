@@ -33,7 +33,7 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
    * `closerAsText`: a `</function>` inside the value was read as its text (the closer rule);
    * `openerAsText`: a `<parameter=` inside it was (QwenParameters).
    */
-  let open: { key: string; start: number; function?: true; closerAsText?: true; openerAsText?: true } | null = null;
+  let open: { key: string; start: number; function?: true; closerAsText?: true; openerAsText?: true; wrapperAsText?: true } | null = null;
   let params: QwenParameters | null = null;
   const pairs: [string, string][] = [];
   /** Text between parameters (after a closer, before the next opener) that no parameter read. */
@@ -49,6 +49,11 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
   let cutShort = false;
   /** The same for a value that held a `<parameter=` as its text (golden G43.1): it may have been a parameter of its own. */
   let openerCutShort = false;
+  /**
+   * The same for a value that held a `<tool_call>` opener of an example that did not end whole in it
+   * (review 48): the `</tool_call>` that ended the body may have been that example's own.
+   */
+  let wrapperCutShort = false;
   /**
    * A `</parameter>` that closes no open value (golden G44.2). It carries no argument, but it shows the
    * markup is not what the walk read: after a value a line-start opener ended (a lost closer, O02.4)
@@ -67,6 +72,7 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
     if (open?.function && !byCloser) second = true;
     if (open?.closerAsText && !byCloser) cutShort = true;
     if (open?.openerAsText && !byCloser) openerCutShort = true;
+    if (open?.wrapperAsText && !byCloser) wrapperCutShort = true;
     open = null;
   };
   const text = span.slice(0, to);
@@ -87,6 +93,7 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
     if (name !== null && open === null && outsideFrom >= 0 && span.slice(outsideFrom, tag.start).trim() !== "") unread = true;
     // A `</tool_call>` before the body's end sat in a value and was read as its text (tool-call.ts): only `</parameter>` may end that value.
     if (open !== null && tag.family === "costume" && tag.closing && tag.name === "tool_call") open.closerAsText = true;
+    if (open !== null && tag.family === "costume" && !tag.closing && tag.name === "tool_call") open.wrapperAsText = true;
     if (tag.family !== "naked") continue;
     if (tag.role === "function") {
       if (!tag.closing && name === null) {
@@ -130,6 +137,7 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
   if (second) return refused("a second <function=…> before the first closed");
   if (cutShort) return refused("a </function> inside a value was read as its text, and the value never reached its </parameter>");
   if (unreadOpener) return refused("a <parameter=…> the tag grammar does not read (a stray space or bar) stands inside a value: the </parameter> after it may be its own, so where the value ends is unknowable");
+  if (wrapperCutShort) return refused("a <tool_call> inside a value opened an example, and the value never reached its </parameter>: the </tool_call> that ended it may be the example's");
   if (openerCutShort) return refused("a <parameter=…> inside a value was read as its text, and the value never reached its </parameter>");
   if (stray) {
     return refused(

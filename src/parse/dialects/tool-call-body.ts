@@ -1,7 +1,9 @@
 import { COSTUME_INNER } from "../../grammar/dialects.ts";
 import { JsonSyntax } from "../../grammar/json-syntax.ts";
-import { Flaw, type Tag } from "../../grammar/tags.ts";
+import { Flaw, type Tag, type TagFamily } from "../../grammar/tags.ts";
+import { exampleOpener } from "../example-in-value.ts";
 import { CR, LBRACE, LF, LT, UNDERSCORE } from "../../grammar/chars.ts";
+import type { Shape } from "../../grammar/shapes.ts";
 import { HAND_OFF, NAME_LIMIT, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import type { SpanReader, Step } from "../span-kind.ts";
 import { closerRule } from "../closer-in-value.ts";
@@ -31,7 +33,22 @@ export const GLM_IN_VALUE = closerRule(
  * wants `<arg_key>` or the closer; GLM then alternates one-word keys and free values ("glm-*"),
  * Qwen3-Coder waits for `</function>`, the XML costume for the wrapper's closer.
  */
-type ToolCallPhase = "await-tag" | "json" | "bad-json" | "name" | "function" | "function-inner" | "xml" | "glm-key" | "glm-value-next" | "glm-value" | "glm-pair-next";
+type ToolCallPhase = "await-tag" | "json" | "bad-json" | "name" | "function" | "function-inner" | "xml" | "glm-key" | "glm-value-next" | "glm-value" | "glm-pair-next" | "refused";
+
+const GLM_BROKEN = "the call's arg_key/arg_value pairs are malformed";
+const QWEN_BROKEN = "the call's function body is malformed";
+/** `<NAME>` opening (a `<tool_call>` or GLM `<arg_value>`). */
+const openerOfWrapper = (tag: Tag, name: string) => !tag.closing && tag.family === "costume" && tag.name === name;
+/**
+ * A call example's opener (a block, an invoke, a function) at the start of its line in an open
+ * value that no complete example took (ExampleInValue reads those whole): the value holds a call it
+ * does not close, or more examples than it can tell from its own end.
+ */
+const exampleAtLineStart = (r: SpanReader, tag: Tag, base: number, family: TagFamily) => exampleOpener(tag, family) && r.startsLine(base + tag.start);
+
+const GLM_NESTED = "a <tool_call> or <arg_value> opened inside a value: which </arg_value> ends it is unknowable";
+const QWEN_NESTED = "a <tool_call> opened inside a value: which </tool_call> ends the call is unknowable";
+const JSON_BROKEN = "the call's JSON is malformed";
 
 /**
  * One `<tool_call>` span's body rules after its first characters (ToolCallStart sets the phase
@@ -39,15 +56,70 @@ type ToolCallPhase = "await-tag" | "json" | "bad-json" | "name" | "function" | "
  */
 export class ToolCallBody {
   phase: ToolCallPhase = "await-tag";
+
+  /** `reader`: the span this body is read in (refuse() marks it). */
+  constructor(private readonly reader: SpanReader) {}
   /** GLM: where the last character of the current key was, to refuse a key of several words. */
   private keyEnd = -1;
   /** Qwen3-Coder: which of the function's `<parameter=` tags open and close its values (made at `<function=NAME>`). */
   private qwen: QwenParameters | null = null;
 
+  /**
+   * The body broke after it proved to be a call (a Hermes object, a GLM pair, a Qwen3-Coder
+   * function): the span is refused whole up to the wrapper's closer (or the reply's end, or the
+   * buffer limit), so markup inside it, often the text of a file it meant to write, never runs
+   * (review 48, broken body). Claude-style, MiniMax, Mistral, Kimi and LFM2 bodies refuse the same way.
+   */
+  refuse(r: SpanReader | null, shape: Shape, detail: string): null {
+    this.phase = "refused";
+    (r ?? this.reader).refuseWhole(shape, detail, this.at, detail === GLM_NESTED || detail === QWEN_NESTED);
+    return null;
+  }
+
+  /** Where the tag or character being read starts (absolute): where the body broke, if it did. */
+  private at = 0;
+
+  /**
+   * Only a wrapper that opens its line is refused whole: `<tool_call>` named mid-sentence (golden
+   * N21.3-N21.8, N29.30) is a mention, proved at the character that breaks it, as before.
+   */
+  get refusable(): boolean {
+    return this.reader.opensLine;
+  }
+
+  /** refuse() for a wrapper that opens its line; `otherwise` for one mentioned mid-line. */
+  refuseOr(shape: Shape, detail: string, at: number, otherwise: Step | typeof HAND_OFF): Step | null | typeof HAND_OFF {
+    if (!this.refusable) return otherwise;
+    this.at = at;
+    this.refuse(null, shape, detail);
+    return HAND_OFF;
+  }
+
+  /**
+   * `<tool_call>` wrappers open in a refused span, its own included: an example's `</tool_call>`
+   * inside it (a write's page documenting the format) closes the example, and only the closer that
+   * balances the span's own opener ends it (closeRefused).
+   */
+  private nesting = 1;
+
   /** Inside `<tool_call>`: the first tag names the body; anything a body cannot hold proves a mention. */
   tag(r: SpanReader, tag: Tag, base: number): Step | null {
+    this.at = base + tag.start;
+    const step = this.readTag(r, tag, base);
+    if (this.phase === "refused" && tag.family === "costume" && !tag.closing && tag.name === "tool_call") this.nesting++;
+    return step;
+  }
+
+  /** A `</tool_call>` in a refused span: true when it balances the span's own opener (the span ends there). */
+  closeRefused(): boolean {
+    return --this.nesting <= 0;
+  }
+
+  private readTag(r: SpanReader, tag: Tag, base: number): Step | null {
     const abandon: Step = { kind: "abandon", at: base + tag.start };
     switch (this.phase) {
+      case "refused":
+        return null;
       case "await-tag":
         if (tag.role === "function" && !tag.closing && tag.flaws & Flaw.EqualsName) {
           this.phase = "function-inner";
@@ -58,27 +130,35 @@ export class ToolCallBody {
       case "name":
         // GLM closing a zero-argument call with its value closer (`<tool_call>NAME</arg_value>`, T02); its own closer may follow.
         if (tag.family === "costume" && tag.closing && tag.name === "arg_value") return r.trail();
-        return this.glmTag(tag, "arg_key", false, "glm-key", abandon);
+        return this.glmTag(tag, "arg_key", false, "glm-key", abandon, null);
       case "glm-pair-next":
-        return this.glmTag(tag, "arg_key", false, "glm-key", abandon);
+        return this.glmTag(tag, "arg_key", false, "glm-key", abandon, r);
       case "glm-key":
-        return this.glmTag(tag, "arg_key", true, "glm-value-next", abandon);
+        return this.glmTag(tag, "arg_key", true, "glm-value-next", abandon, r);
       case "glm-value-next":
-        return this.glmTag(tag, "arg_value", false, "glm-value", abandon);
+        return this.glmTag(tag, "arg_value", false, "glm-value", abandon, r);
       case "glm-value":
         // A value is free text: only its own closer ends it.
         if (tag.family === "costume" && tag.closing && tag.name === "arg_value") this.phase = "glm-pair-next";
+        // A `<tool_call>` or `<arg_value>` opener in it that no complete example took (a GLM example, or
+        // one of another dialect followed by more): which `</arg_value>` ends the value is unknowable, so
+        // the call is refused whole up to its own closer and nothing in the value runs (review 48).
+        else if (this.refusable && (openerOfWrapper(tag, "arg_value") || openerOfWrapper(tag, "tool_call") || exampleAtLineStart(r, tag, base, "costume"))) return this.refuse(r, "O03", GLM_NESTED);
         return null;
       case "json":
       case "bad-json":
-        return abandon;
+        // A tag after a Hermes object (or inside one that broke at a `<`) other than the wrapper's closer.
+        return this.refusable ? this.refuse(r, "O01", JSON_BROKEN) : abandon;
       case "function-inner":
         // Qwen3-Coder: right after `<function=NAME>` comes a parameter or the function's closer.
-        if (this.qwen === null || tag.family !== "naked" || (tag.role !== "parameter" && tag.role !== "function")) return abandon;
+        if (this.qwen === null || tag.family !== "naked" || (tag.role !== "parameter" && tag.role !== "function")) return this.refusable ? this.refuse(r, "O02", QWEN_BROKEN) : abandon;
         this.phase = "function";
         trackQwenParameter(r, tag, base, this.qwen);
         return tag.closing && tag.role === "function" ? r.trail() : null;
       case "function":
+        // A `<tool_call>` opener in an open value that no complete example took: the `</tool_call>`
+        // that follows may be its own or the wrapper's, so the call is refused whole (review 48).
+        if (r.nest(0) === 2 && this.refusable && (openerOfWrapper(tag, "tool_call") || exampleAtLineStart(r, tag, base, "naked"))) return this.refuse(r, "O02", QWEN_NESTED);
         // A complete function is the call; the wrapper's closer joins it when it comes next (O02).
         // One that would end an open value does so only by the closer rule (golden A40.n4, A40.15).
         if (this.qwen !== null && trackQwenParameter(r, tag, base, this.qwen)) {
@@ -92,23 +172,31 @@ export class ToolCallBody {
   }
 
   /** GLM (O03): `<arg_key>` one word `</arg_key>` then `<arg_value>` anything `</arg_value>`, repeated. */
-  private glmTag(tag: Tag, name: string, closing: boolean, next: ToolCallPhase, abandon: Step): Step | null {
-    if (tag.family !== "costume" || tag.closing !== closing || tag.name !== name) return abandon;
+  private glmTag(tag: Tag, name: string, closing: boolean, next: ToolCallPhase, abandon: Step, refuseIn: SpanReader | null): Step | null {
+    // Past the name a pair has begun: the body is a call, and one that breaks is refused whole.
+    if (tag.family !== "costume" || tag.closing !== closing || tag.name !== name) return refuseIn === null || !this.refusable ? abandon : this.refuse(refuseIn, "O03", GLM_BROKEN);
     this.phase = next;
     this.keyEnd = -1;
     return null;
   }
 
   /** Free text belongs only in values and code; a GLM key is a single word. */
-  content(at: number): Step | null {
+  content(r: SpanReader, at: number): Step | null {
+    this.at = at;
     switch (this.phase) {
       case "glm-key":
-        if (this.keyEnd >= 0 && at !== this.keyEnd + 1) return { kind: "abandon", at };
+        if (this.keyEnd >= 0 && at !== this.keyEnd + 1) return this.refusable ? this.refuse(r, "O03", GLM_BROKEN) : { kind: "abandon", at };
         this.keyEnd = at;
         return null;
+      case "glm-pair-next":
+      case "glm-value-next":
+        return this.refusable ? this.refuse(r, "O03", GLM_BROKEN) : { kind: "abandon", at };
+      case "function-inner":
+        return this.refusable ? this.refuse(r, "O02", QWEN_BROKEN) : { kind: "abandon", at };
       case "glm-value":
       case "xml":
       case "function":
+      case "refused":
         return null;
       default:
         return { kind: "abandon", at };
@@ -163,9 +251,10 @@ export class ToolCallStart implements CharState {
             this.body.phase = "bad-json";
             return HAND_OFF;
           }
-          // JSON that goes wrong at a line break, or only on the next line, was cut off there (the model moved on to prose):
-          // the span ends before that line and is read as a cut-off call (a nudge when it names a declared tool).
-          return this.lineBroke || c === LF || c === CR ? { kind: "complete", end: at } : { kind: "abandon", at };
+          // JSON that goes wrong (a raw line break in a string, a trailing comma, a Python `True`, a
+          // comment, the model moving on to prose): the body proved to be a call and broke, so the
+          // span is refused whole up to the wrapper's closer (review 48), never read again as prose.
+          return this.body.refuseOr("O01", JSON_BROKEN, at, this.lineBroke || c === LF || c === CR ? { kind: "complete", end: at } : { kind: "abandon", at });
         }
         // A line ends at LF, CR LF or a lone CR.
         if (c === LF || c === CR) this.lineBroke = true;
@@ -178,7 +267,9 @@ export class ToolCallStart implements CharState {
       }
       case "after-json":
         if (isSpaceCode(c)) return null;
-        return c === LT ? HAND_OFF : { kind: "abandon", at };
+        if (c === LT) return HAND_OFF;
+        // Text after a complete object on its line (golden N21.7: a sentence showing the format) proves a mention.
+        return { kind: "abandon", at };
       case "name":
         if (c === LT) return HAND_OFF;
         if (isSpaceCode(c)) {
@@ -188,7 +279,9 @@ export class ToolCallStart implements CharState {
         return isNameCode(c) && ++this.nameLength <= NAME_LIMIT ? null : abandonName;
       case "after-name":
         if (isSpaceCode(c)) return null;
-        return c === LT ? HAND_OFF : abandonName;
+        if (c === LT) return HAND_OFF;
+        // GLM's name line then a JSON object as its body: a call written in two dialects at once, refused whole.
+        return c === LBRACE ? this.body.refuseOr("O03", GLM_BROKEN, at, abandonName) : abandonName;
     }
   }
 }

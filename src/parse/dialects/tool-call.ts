@@ -290,15 +290,17 @@ const isToolCallCloser = (tag: Tag) => tag.family === "costume" && tag.closing &
 /** `<tool_call>` (O01-O03, C01): its body decides the dialect, so every content character is weighed. */
 export const TOOL_CALL: SpanKind<ToolCallBody> = {
   watchesContent: true,
-  body: () => new ToolCallBody(),
-  content: (_r, _c, at, _first, body) => body.content(at),
+  body: (r) => new ToolCallBody(r),
+  content: (r, _c, at, _first, body) => body.content(r, at),
   tag: (r, tag, base, _first, closesBlock, body) => {
     if (!closesBlock) return body.tag(r, tag, base);
+    // A refused body ends at the wrapper's closer (X48.1-X48.3): the whole span is one report.
+    if (body.phase === "refused") return tag.family === "costume" && tag.name === "tool_call" && body.closeRefused() ? complete(base + tag.end) : null;
     // A closer written inside an open GLM value ends the call only by the closer rule (golden A40.n10, A40.23).
     return body.phase === "glm-value" ? r.tentatively(GLM_IN_VALUE, base + tag.end) : complete(base + tag.end);
   },
   closesWrapper: isToolCallCloser,
-  valueFamily: (r, body) => (body.phase === "glm-value" ? "costume" : r.nest(0) === 2 ? "naked" : null),
+  valueFamily: (r, body) => (body.phase === "glm-value" ? "costume" : body.phase !== "refused" && r.nest(0) === 2 ? "naked" : null),
   charForm: (_opener, from, body) => new ToolCallStart(from, body),
   parse: ({ span, opener, truncated, ctx }) => parseToolCallSpan(span, opener, ctx, truncated, (s) => xmlToolCall(s, ctx)),
 };
