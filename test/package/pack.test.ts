@@ -79,8 +79,11 @@ repairMiddleware({ responseFix: { bufferLimit: "big" } });
 // the loose value, the stray value closer, the proxy's strict config: dist/parse 415 KB, dist/engine
 // 341 KB, dist/wires 188 KB, PATTERNS 188 KB) took it to 620 KB, 2,099 KB: all of it source and its
 // documentation, none of it unintended, so the budget moved to 680 / 2,300 KB, still a jump's alarm.
-const PACKED_BUDGET = 680 * 1024;
-const UNPACKED_BUDGET = 2300 * 1024;
+// Reviews 47 and 48 (runaway and stray rules, held native calls, the echo guard's new forms, refused
+// bodies, the host registry: dist/parse 477 KB, dist/engine 399 KB, dist/wires 218 KB, PATTERNS
+// 206 KB) took it to 686 KB, 2,318 KB: again source and its documentation, so 760 / 2,600 KB.
+const PACKED_BUDGET = 760 * 1024;
+const UNPACKED_BUDGET = 2600 * 1024;
 
 interface PackResult {
   filename: string;
