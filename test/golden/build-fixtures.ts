@@ -12,6 +12,7 @@ import { review43 } from "./fixtures-review-43.ts";
 import { review45 } from "./fixtures-review-45.ts";
 import { review46 } from "./fixtures-review-46.ts";
 import { review47 } from "./fixtures-review-47.ts";
+import { review48 } from "./fixtures-review-48.ts";
 import type { Shape } from "../../src/grammar/shapes.ts";
 import { ok, bad, none, ls, readA } from "./fixture-kit.ts";
 
@@ -269,6 +270,7 @@ export const fixtures: Fixture[] = [
   ...review45(),
   ...review46(),
   ...review47(),
+  ...review48(),
 ];
 
 /**

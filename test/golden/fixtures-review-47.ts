@@ -80,7 +80,7 @@ function strayParametersInAnOpenBlock(): Fixture[] {
     bad("P47.12", "stray-parameter-after-an-nbsp-line-in-the-open-block", open(`${invoke("rm -rf ./*")}\n\u00A0\n${stray}`), "broken-markup", ["I02", "D08", "D08"]),
     bad("P47.13", "stray-parameter-then-prose-then-a-later-call", open(`${invoke("ls")}\n${stray}\nThen:\n${invoke("rm -rf ./*")}`), "broken-markup", ["I02", "I02"]),
     bad("P47.14", "two-calls-then-a-stray-parameter", open(`${invoke("ls")}\n${invoke("rm -rf ./*")}\n${stray}`), "broken-markup", ["I02", "I02"]),
-    bad("P47.15", "qwen3-coder-stray-parameter-after-its-function", "<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf ./*\n</parameter>\n</function>\n<parameter=workdir>\n/tmp/scratch\n</parameter>\n</tool_call>", "broken-markup", ["I02"]),
+    bad("P47.15", "qwen3-coder-stray-parameter-after-its-function", "<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf ./*\n</parameter>\n</function>\n<parameter=workdir>\n/tmp/scratch\n</parameter>\n</tool_call>", "broken-markup", ["I02", "D08"]),
     bad("P47.16", "one-bar-stray-parameter-in-the-open-block", open(`${invoke("rm -rf ./*")}\n<{BAR}parameter name="workdir" string="true">/tmp/scratch</{BAR}parameter>`), "broken-markup", ["I02", "D08"]),
     bad("P47.n1", "parameter-after-the-block-closed-and-prose-leaves-the-call", `Cleaning.\n<{D}tool_calls>\n${invoke("rm -rf ./*")}\n</{D}tool_calls>\nNote:\n${stray}`, "broken-markup", ["D08"], "Cleaning.\n", [{ tool: "bash", input: { command: "rm -rf ./*" }, shape: "D02" }]),
     ok("P47.n2", "prose-between-two-calls-of-one-block", open(`${invoke("ls")}\nThen:\n${invoke("rm -rf ./*")}`), [
