@@ -356,6 +356,17 @@ export function exampleOpener(tag: Tag, family: TagFamily, declared?: (tag: Tag)
 }
 
 /**
+ * Review 48: an opener that may start an example of any dialect where a DSML value's text reads
+ * examples after a closer alone on its line (closer-ends-call.ts, the stream's
+ * Candidate.exampleAfterCloser) or after a complete call (stray-value-closer.ts): a DSML one, an
+ * unprefixed block, named invoke or function, a `<tool_call>` wrapper, or a special token that
+ * opens a call (LFM2, Kimi, DeepSeek V3). Only the value's own closer after them makes them text.
+ */
+export function anyExampleOpener(tag: Tag, declared?: (tag: Tag) => boolean): boolean {
+  return exampleOpener(tag, "dsml", declared) || exampleOpener(tag, "naked") || specialOpener(tag);
+}
+
+/**
  * Over a complete span (`text`, read up to `to`): the index of the value's closer that ends the
  * examples from `at` (`end`), or -1 and the index where no example was (`stop`; the tag count at the end).
  */

@@ -2,7 +2,7 @@ import { CR, LF } from "../grammar/chars.ts";
 import type { Tag } from "../grammar/tags.ts";
 import { isSpaceCode } from "./char-form.ts";
 import { closesParameter } from "./closer-in-value.ts";
-import { EXAMPLES_AFTER_CLOSER, ExampleInValue, exampleOpener } from "./example-in-value.ts";
+import { EXAMPLES_AFTER_CLOSER, ExampleInValue, anyExampleOpener } from "./example-in-value.ts";
 
 /**
  * Golden A46.1-A46.3, A46.6 (A46.n2 the mention): a parameter closer that closes nothing, written
@@ -110,7 +110,8 @@ export class ExampleRun {
           return null;
         }
         // With the call's block still open, its next invoke is a call of its own (read at its own boundary); a new block is no part of it.
-        if (this.count >= EXAMPLES_AFTER_CLOSER || !exampleOpener(tag, "dsml") || (this.blockOpen && tag.role !== "block")) return "fail";
+        // An example of any dialect (review 48): the stray closer after it decides, as after a DSML one.
+        if (this.count >= EXAMPLES_AFTER_CLOSER || !anyExampleOpener(tag) || (this.blockOpen && tag.role !== "block")) return "fail";
         this.count++;
         this.example = new ExampleInValue(tag, "dsml");
         this.state = "example";
