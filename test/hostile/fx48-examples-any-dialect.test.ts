@@ -70,3 +70,36 @@ describe("hard negatives (as before)", () => {
     expect(runsBash(input)).toBe(true);
   });
 });
+
+const closerLine = live(`Close a call with\n</{D}invoke>\n`);
+const others: [string, string][] = [["a Claude-style invoke", invokeExample], ["a Hermes", hermesExample], ["a Qwen3-Coder", qwenExample], ["an LFM2", lfm2], ["a Kimi", kimi], ["a DeepSeek V3", deepseekV3]];
+
+describe("fixed: A46.5 for any dialect: a DSML closer alone on its line in a DSML value, then an example of another dialect", () => {
+  // Before: P01 ended the write at the lone closer (written cut) and the example after it ran as a
+  // call of its own. Now any complete example there that the value's own closer ends is its text.
+  for (const [name, e] of others) {
+    test(`${name} example, then the value's closer: the write with its whole content`, () => {
+      const c = `${closerLine}${e}\nend`;
+      expect(outcome(dsmlWrite(c)).calls).toEqual(write(c));
+    });
+  }
+  test("hard negative: no closer of the value after the example: P01 stands, the write ends at the lone closer and the call after it runs", () => {
+    const input = live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n<{D}parameter name="content" string="true">hi\n</{D}invoke>\n</{D}tool_calls>\n`) + lfm2;
+    expect(outcome(input).calls.map((c) => c.tool)).toEqual(["write", "bash"]);
+  });
+});
+
+describe("fixed: A46.1 for any dialect: a complete DSML call, then an example of another dialect and a stray value closer", () => {
+  // Before: the DSML call and the example both ran; the stray `</{D}parameter>` after them says the
+  // whole run stood in a value (a page being written), as for a DSML example: nothing runs.
+  const call = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">${R}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>\n`);
+  const stray = live(`\n</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+  for (const [name, e] of others) {
+    test(`${name} example: nothing runs`, () => {
+      expect(outcome(call + e + stray).calls).toEqual([]);
+    });
+  }
+  test("hard negative: with no stray closer after them, the call and the one after it run as before", () => {
+    expect(outcome(call + lfm2).calls.map((c) => c.tool)).toEqual(["bash", "bash"]);
+  });
+});
