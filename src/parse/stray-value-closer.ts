@@ -9,8 +9,9 @@ import { EXAMPLES_AFTER_CLOSER, ExampleInValue, anyExampleOpener } from "./examp
  * right after a complete DSML call, is the closer of a value the call stood in: a write's page showing call examples, its own closers after
  * them (`</{D}parameter>` then `</{D}invoke>`). The call never runs: it is refused as broken
  * markup, its text kept. "Right after": only spaces and at most one block closer between, or up
- * to EXAMPLES_AFTER_CLOSER further examples (DSML blocks or named invokes, each followed the same
- * way), so the calls of such a run are refused together; but no invoke of the call's block while
+ * to EXAMPLES_AFTER_CLOSER further examples (of any dialect since review 48: DSML or unprefixed
+ * blocks and named invokes, functions, `<tool_call>` wrappers, special-token calls; each followed
+ * the same way), so the calls of such a run are refused together; but no invoke of the call's block while
  * that block is still open (a block's next invoke is a call of its own, emitted at its own
  * boundary). The closer rule weighs the stray closer: its line ending, a tag next or the end of
  * the reply make it a closer; text after it on its line makes it a mention (`</{D}parameter> ends
