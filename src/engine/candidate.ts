@@ -5,7 +5,7 @@ import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
 import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
 import { NamedState } from "../parse/named.ts";
 import { closerRule, type CloserRule } from "../parse/closer-in-value.ts";
-import { EXAMPLES_AFTER_CLOSER, ExampleInValue, exampleOpener, type ExampleOptions } from "../parse/example-in-value.ts";
+import { EXAMPLES_AFTER_CLOSER, ExampleInValue, anyExampleOpener, exampleOpener, type ExampleOptions } from "../parse/example-in-value.ts";
 import { PlainRunInValue } from "../parse/plain-run-in-value.ts";
 import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
@@ -400,7 +400,7 @@ export class Candidate implements SpanReader {
    */
   private exampleAfterCloser(tag: Tag, base: number): boolean {
     const at = base + tag.start;
-    if (!this.tentative.endedValueLine() || this.example.reading || !this.example.mayStartAt(at) || !exampleOpener(tag, "dsml", this.declared)) return false;
+    if (!this.tentative.endedValueLine() || this.example.reading || !this.example.mayStartAt(at) || !anyExampleOpener(tag, this.declared)) return false;
     const fallback = { end: this.tentative.endAt(at), endsInBlock: this.endsInBlock };
     this.endsInBlock = this.tentative.resume();
     // With the value's I11 reading (an I11 example, an I11 child's own closer), as the walk's closerEndsCall.

@@ -1,7 +1,7 @@
 import { Flaw, type Tag } from "../grammar/tags.ts";
 import { CR, LF, isWhiteSpace } from "../grammar/chars.ts";
 import { closerWasContent, type CloserRule } from "./closer-in-value.ts";
-import { EXAMPLES_AFTER_CLOSER, exampleEnd, exampleOpener, type ExampleOptions } from "./example-in-value.ts";
+import { EXAMPLES_AFTER_CLOSER, anyExampleOpener, exampleEnd, type ExampleOptions } from "./example-in-value.ts";
 
 /**
  * The closer rule (closer-in-value.ts) over a complete span, as the stream steps it: the closer ends at `at`; `tags` are the span's tags and
@@ -28,7 +28,8 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
     }
     // Golden A45.5, E45.11: a DSML call example next that the value's own closer ends: the closer was text too (the stream reads it so, Candidate.exampleAfterCloser).
     // `example`: the open value's I11 reading (an I11 example's opener, an I11 child's own closer), as for an example anywhere in it.
-    if (!lineEnded || here === null || rule.valueCloser !== "dsml" || !exampleOpener(here, "dsml", example?.declared)) return true;
+    // An example of any dialect (review 48), as after an example in the value.
+    if (!lineEnded || here === null || rule.valueCloser !== "dsml" || !anyExampleOpener(here, example?.declared)) return true;
     return exampleEnd(span, tags, next, "dsml", to, true, example ? { ...example, most: EXAMPLES_AFTER_CLOSER } : AFTER_CLOSER).end < 0;
   }
   return true;

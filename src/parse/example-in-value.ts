@@ -1,3 +1,4 @@
+import type { LegacyRole } from "../grammar/dialects.ts";
 import { Flaw, type Tag, type TagFamily } from "../grammar/tags.ts";
 import { CR, LF, isWhiteSpace } from "../grammar/chars.ts";
 import { closerBoundary, closesChild, closesParameter } from "./closer-in-value.ts";
@@ -51,7 +52,9 @@ export const EXAMPLES_AFTER_CLOSER = 4;
  */
 export class ExampleInValue {
   // Inside an example of that kind, or "after": one closed, the next tag decides.
-  private mode: "block" | "invoke" | "function" | "wrapper" | "tool" | "after" = "after";
+  private mode: "block" | "invoke" | "function" | "wrapper" | "tool" | "special" | "after" = "after";
+  // A special-token example's (LFM2, Kimi, DeepSeek V3) closing token.
+  private specialEnd: LegacyRole = "call-end";
   // A tool-named example's (I11) tool, as the tag reader spells it.
   private tool = "";
   // The examples opened so far (ExampleOptions.most).
@@ -165,7 +168,10 @@ export class ExampleInValue {
     }
     if (this.mode === "after") {
       if (this.invokeCloses && tag.closing && tag.role === "invoke" && (tag.family === this.family || (this.options.dsmlCloses && tag.family === "dsml")) && !(tag.flaws & Flaw.SelfClosing)) return "content";
-      if (exampleOpener(tag, this.family, this.options.declared)) {
+      // Review 48: after an example, one of any dialect is read on too (a page documenting several):
+      // a special-token example (LFM2, Kimi, DeepSeek V3), and in a DSML value a `<tool_call>`
+      // wrapper's (Hermes, GLM, Qwen3-Coder); only the value's own closer after them makes them text.
+      if (exampleOpener(tag, this.family, this.options.declared) || specialOpener(tag) || (this.family === "dsml" && isToolCallOpener(tag))) {
         if (this.options.most !== undefined && this.count >= this.options.most) return "fail";
         this.open(tag);
         return null;
@@ -173,6 +179,7 @@ export class ExampleInValue {
       if (this.family === "dsml" && this.textAfter(tag)) return null;
       return (tag.family === "costume" && !isToolCallTag(tag) && !this.glmPair(tag)) || tag.family === "mistral" ? null : "fail";
     }
+    if (this.mode === "special") return this.special(tag);
     // GLM's pair tags in an example in a GLM value: which `</arg_value>` ends the value is unknowable.
     if (this.glmPair(tag)) return "fail";
     if (this.depth > 0) {
@@ -246,8 +253,30 @@ export class ExampleInValue {
     return tag.family === this.params && tag.role === "parameter" && !(tag.flaws & Flaw.SelfClosing);
   }
 
+  /**
+   * A tag inside a special-token example: its closing token ends it (a section's end, or a call's
+   * end for LFM2's start token and a call outside a section); a section's calls and separators, a
+   * call's separator are its own; any other special token is no example (the restart rule). A call
+   * opener starts another call there (the restart rule, as in any example); other markup is its text.
+   */
+  private special(tag: Tag): "fail" | null {
+    if (tag.family !== "legacy") return opensCall(tag) ? "fail" : null;
+    if (tag.legacy === this.specialEnd) {
+      this.mode = "after";
+      return null;
+    }
+    const own = this.specialEnd === "section-end" ? tag.legacy === "call-begin" || tag.legacy === "call-end" || tag.legacy === "sep" : tag.legacy === "sep";
+    return own ? null : "fail";
+  }
+
   private open(opener: Tag): void {
     this.count++;
+    if (opener.family === "legacy") {
+      this.mode = "special";
+      this.specialEnd = opener.legacy === "section-begin" ? "section-end" : "call-end";
+      this.depth = 0;
+      return;
+    }
     this.params = opener.family === "dsml" ? "dsml" : "naked";
     this.mode = opener.family === "costume" ? "wrapper" : opener.role === "block" ? "block" : opener.role === "invoke" ? "invoke" : opener.family === "dsml" ? "tool" : "function";
     this.tool = this.mode === "tool" ? opener.name : "";
@@ -304,6 +333,10 @@ const opensCall = (tag: Tag) =>
   (tag.role === "block" ? !tag.closing : tag.role === "invoke" && !tag.closing && tag.attrs.name !== undefined && !(tag.flaws & Flaw.SelfClosing));
 
 const isToolCallTag = (tag: Tag) => tag.family === "costume" && tag.name === "tool_call";
+const isToolCallOpener = (tag: Tag) => isToolCallTag(tag) && !tag.closing && !(tag.flaws & Flaw.SelfClosing);
+
+/** A special token that opens a call example: a section's begin (Kimi, DeepSeek V3), a call's begin, LFM2's start. */
+const specialOpener = (tag: Tag) => tag.family === "legacy" && (tag.legacy === "section-begin" || tag.legacy === "call-begin" || tag.legacy === "call-start");
 const isGlmValueTag = (tag: Tag) => tag.family === "costume" && tag.name === "arg_value";
 
 /**
@@ -320,6 +353,17 @@ export function exampleOpener(tag: Tag, family: TagFamily, declared?: (tag: Tag)
   if (family !== "naked" && family !== "costume") return false;
   if (tag.family === "costume") return tag.name === "tool_call";
   return tag.family === "naked" && (tag.role === "block" || tag.role === "function" || (tag.role === "invoke" && tag.attrs.name !== undefined));
+}
+
+/**
+ * Review 48: an opener that may start an example of any dialect where a DSML value's text reads
+ * examples after a closer alone on its line (closer-ends-call.ts, the stream's
+ * Candidate.exampleAfterCloser) or after a complete call (stray-value-closer.ts): a DSML one, an
+ * unprefixed block, named invoke or function, a `<tool_call>` wrapper, or a special token that
+ * opens a call (LFM2, Kimi, DeepSeek V3). Only the value's own closer after them makes them text.
+ */
+export function anyExampleOpener(tag: Tag, declared?: (tag: Tag) => boolean): boolean {
+  return exampleOpener(tag, "dsml", declared) || exampleOpener(tag, "naked") || specialOpener(tag);
 }
 
 /**

@@ -2,15 +2,16 @@ import { CR, LF } from "../grammar/chars.ts";
 import type { Tag } from "../grammar/tags.ts";
 import { isSpaceCode } from "./char-form.ts";
 import { closesParameter } from "./closer-in-value.ts";
-import { EXAMPLES_AFTER_CLOSER, ExampleInValue, exampleOpener } from "./example-in-value.ts";
+import { EXAMPLES_AFTER_CLOSER, ExampleInValue, anyExampleOpener } from "./example-in-value.ts";
 
 /**
  * Golden A46.1-A46.3, A46.6 (A46.n2 the mention): a parameter closer that closes nothing, written
  * right after a complete DSML call, is the closer of a value the call stood in: a write's page showing call examples, its own closers after
  * them (`</{D}parameter>` then `</{D}invoke>`). The call never runs: it is refused as broken
  * markup, its text kept. "Right after": only spaces and at most one block closer between, or up
- * to EXAMPLES_AFTER_CLOSER further examples (DSML blocks or named invokes, each followed the same
- * way), so the calls of such a run are refused together; but no invoke of the call's block while
+ * to EXAMPLES_AFTER_CLOSER further examples (of any dialect since review 48: DSML or unprefixed
+ * blocks and named invokes, functions, `<tool_call>` wrappers, special-token calls; each followed
+ * the same way), so the calls of such a run are refused together; but no invoke of the call's block while
  * that block is still open (a block's next invoke is a call of its own, emitted at its own
  * boundary). The closer rule weighs the stray closer: its line ending, a tag next or the end of
  * the reply make it a closer; text after it on its line makes it a mention (`</{D}parameter> ends
@@ -110,7 +111,8 @@ export class ExampleRun {
           return null;
         }
         // With the call's block still open, its next invoke is a call of its own (read at its own boundary); a new block is no part of it.
-        if (this.count >= EXAMPLES_AFTER_CLOSER || !exampleOpener(tag, "dsml") || (this.blockOpen && tag.role !== "block")) return "fail";
+        // An example of any dialect (review 48): the stray closer after it decides, as after a DSML one.
+        if (this.count >= EXAMPLES_AFTER_CLOSER || !anyExampleOpener(tag) || (this.blockOpen && tag.role !== "block")) return "fail";
         this.count++;
         this.example = new ExampleInValue(tag, "dsml");
         this.state = "example";

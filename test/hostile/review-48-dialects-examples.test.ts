@@ -28,7 +28,7 @@ const dsmlWrite = (c: string) => live(`<{D}tool_calls>\n<{D}invoke name="write">
 const page = (...examples: string[]) => `Page:\n${examples.join("\n")}\nend`;
 const runsBash = (input: string) => outcome(input).calls.some((c) => c.tool === "bash");
 
-describe("known gap: an example followed by a special-token example (LFM2, Kimi) in a Claude-style or MiniMax value", () => {
+describe("fixed: an example followed by a special-token example (LFM2, Kimi) in a Claude-style or MiniMax value", () => {
   // Severity: wrong execution (`rm -rf build` from the text of a file being written; the write
   // itself is reported truncated, or cut). Suspected: src/parse/closer-in-value.ts /
   // src/parse/dialects/invoke-markup.ts: a special token after a closer ending its line confirms
@@ -36,18 +36,19 @@ describe("known gap: an example followed by a special-token example (LFM2, Kimi)
   // value holds and the token opens another complete example that the value's own closer follows
   // (src/parse/example-in-value.ts counts one example only). Expected: the write with its whole
   // content (both examples are text), or the write refused; never bash.
-  // known gap (fx48-dialects-a): the fix belongs to the closer rule and the example counting of
-  // the Claude-style/MiniMax invoke path (closer-in-value.ts, example-in-value.ts), not to the
-  // <tool_call> body this branch refuses whole; these pin today's wrong execution so the fix flips them.
-  test("Claude-style invoke example, then an LFM2 example", () => {
-    expect(runsBash(claudeWrite(page(invokeExample, lfm2)))).toBe(true);
-  });
-  test("Claude-style invoke example, then a Kimi example", () => {
-    expect(runsBash(claudeWrite(page(invokeExample, kimi)))).toBe(true);
-  });
-  test("MiniMax example in a MiniMax value, then an LFM2 example (two calls from one page)", () => {
-    expect(runsBash(minimaxWrite(page(minimaxExample, lfm2)))).toBe(true);
-  });
+  // fixed (fx48-examples): after an example in a value, a special-token example (LFM2's start to its
+  // end, a Kimi or DeepSeek section to its end, a call's begin to its end) is read on as another
+  // example (example-in-value.ts); the value's own closer after it makes both the write's text.
+  const pages: [string, (c: string) => string, string][] = [
+    ["Claude-style invoke example, then an LFM2 example", claudeWrite, page(invokeExample, lfm2)],
+    ["Claude-style invoke example, then a Kimi example", claudeWrite, page(invokeExample, kimi)],
+    ["MiniMax example in a MiniMax value, then an LFM2 example (two calls from one page)", minimaxWrite, page(minimaxExample, lfm2)],
+  ];
+  for (const [title, write, content] of pages) {
+    test(title, () => {
+      expect(outcome(write(content)).calls).toEqual([{ tool: "write", input: { filePath: "a.md", content } }]);
+    });
+  }
 });
 
 describe("fixed: an example followed by a special-token example in a Qwen3-Coder value", () => {
@@ -111,7 +112,7 @@ describe("fixed: GLM: a closer mentioned mid-line in the content releases the wr
   });
 });
 
-describe("known gap: DSML: a DSML example, then an example of a <tool_call> or special-token dialect", () => {
+describe("fixed: DSML: a DSML example, then an example of a <tool_call> or special-token dialect", () => {
   // Severity: wrong execution, two calls from one page (both examples run as bash; the write is
   // reported truncated). A46/A46.5 make a DSML example followed by up to four examples and the
   // value's closer the page's text, but the examples counted there are DSML and Claude-style
@@ -120,21 +121,20 @@ describe("known gap: DSML: a DSML example, then an example of a <tool_call> or s
   // src/parse/dialects/dsml/value-examples.ts (which examples the run after an invoke closer
   // reads) and src/parse/example-in-value.ts. Expected: the write with its whole content, as
   // for a DSML + Claude-style pair (control below); never bash.
-  // known gap (fx48-dialects-a): the examples a DSML value's run reads are value-examples.ts's and
-  // the DSML walk's (fx48-runaway works in that walk at the same time); these pin today's wrong
-  // execution so the fix flips them.
-  test("a DSML example, then a Hermes example, then the write's closer", () => {
-    expect(runsBash(dsmlWrite(`Page:\n${dsmlExample}\n${hermesExample}`))).toBe(true);
-  });
-  test("a DSML example, then a Hermes example, then prose", () => {
-    expect(runsBash(dsmlWrite(page(dsmlExample, hermesExample)))).toBe(true);
-  });
-  test("a DSML example, then an LFM2 example", () => {
-    expect(runsBash(dsmlWrite(page(dsmlExample, lfm2)))).toBe(true);
-  });
-  test("a DSML example, then a GLM example", () => {
-    expect(runsBash(dsmlWrite(page(dsmlExample, glmExample)))).toBe(true);
-  });
+  // fixed (fx48-examples): after an example in a DSML value, a `<tool_call>` wrapper's example
+  // (Hermes, GLM, Qwen3-Coder) and a special-token example are read on as examples too
+  // (example-in-value.ts, which the walk's value-examples.ts and the stream both step).
+  const contents: [string, string][] = [
+    ["a DSML example, then a Hermes example, then the write's closer", `Page:\n${dsmlExample}\n${hermesExample}`],
+    ["a DSML example, then a Hermes example, then prose", page(dsmlExample, hermesExample)],
+    ["a DSML example, then an LFM2 example", page(dsmlExample, lfm2)],
+    ["a DSML example, then a GLM example", page(dsmlExample, glmExample)],
+  ];
+  for (const [title, content] of contents) {
+    test(title, () => {
+      expect(outcome(dsmlWrite(content)).calls).toEqual([{ tool: "write", input: { filePath: "a.md", content } }]);
+    });
+  }
 });
 
 describe("hard negatives (pass today)", () => {
