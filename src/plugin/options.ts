@@ -278,7 +278,8 @@ function suggest(key: string, parentPath: string): string | undefined {
 const QUOTE_LIMIT = 16;
 const LIST_TYPES_SHOWN = 4;
 /** A key whose value is never quoted, at any depth (no option is named so; a future one might be). */
-const CREDENTIAL_KEY = /^(api[-_]?key|key|token|secret|authorization|password)$/i;
+const CREDENTIAL_KEYS = new Set(["apikey", "api-key", "api_key", "key", "token", "secret", "authorization", "password"]);
+const isCredentialKey = (key: string) => CREDENTIAL_KEYS.has(key.toLowerCase());
 const KEYS_SHOWN = 5;
 const KEY_LIMIT = 32;
 
@@ -291,7 +292,7 @@ const KEY_LIMIT = 32;
  */
 function show(value: unknown, path = ""): string {
   try {
-    if (path.split(".").some((name) => CREDENTIAL_KEY.test(name))) return `a ${typeName(value)}`;
+    if (path.split(".").some((name) => isCredentialKey(name))) return `a ${typeName(value)}`;
     if (typeof value === "bigint") return `${value}n`;
     if (typeof value === "function") return "a function";
     if (value === undefined || typeof value === "symbol") return typeof value === "symbol" ? "a symbol" : "undefined";

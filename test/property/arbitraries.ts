@@ -412,6 +412,9 @@ export const toolCallMention: fc.Arbitrary<string> = fc
     fc.constantFrom(" tags", " opener is followed by JSON", '{"name": ...} here', "read<arg_key>... and so on", "<function=bash> then", '{"name": "bash", "arguments": {}} is one line', "\n\nthen prose"),
     fc.constantFrom(" and more words.", ", see the docs.", " ok"),
   )
+  // At a line start, a body that began as a call (`{"name"`, `<function=…>`, a GLM name and
+  // `<arg_key>`) and then broke is a refused call with its nudge (goldens O48.2-O48.4), not a mention.
+  .filter(([before, after]) => !(before === "" && ['{"name": ...} here', "<function=bash> then", "read<arg_key>... and so on"].includes(after)))
   .map(([before, after, end]) => `${before}<tool_call>${after}${end}`);
 
 /** A reply that starts with a recovered call, so later text goes through the post-call tail (S03). */
