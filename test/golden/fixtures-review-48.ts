@@ -7,10 +7,10 @@
  */
 import type { Fixture } from "./build-fixtures.ts";
 import { bad, none, ok } from "./fixture-kit.ts";
-import { block } from "./notation.ts";
+import { block, live } from "./notation.ts";
 
 export function review48(): Fixture[] {
-  return [...strayParametersTheBlockStillSees(), ...runawaysByTheirSpelling(), ...bodiesRefusedWhole(), ...costumesAndContainers(), ...quotesReadThroughTheirDress()];
+  return [...strayParametersTheBlockStillSees(), ...runawaysByTheirSpelling(), ...bodiesRefusedWhole(), ...costumesAndContainers(), ...examplesOfAnyDialectInAValue(), ...quotesReadThroughTheirDress()];
 }
 
 const P = (name: string, value: string) => `<{D}parameter name="${name}" string="true">${value}</{D}parameter>`;
@@ -67,6 +67,22 @@ function costumesAndContainers(): Fixture[] {
     ok("C48.3", "tool-call-with-tool-name-and-tool-args-elements", '<tool_call><tool_name>bash</tool_name><tool_args>{"command":"ls"}</tool_args></tool_call>', [
       { tool: "bash", input: { command: "ls" }, shape: "C01" },
     ]),
+  ];
+}
+
+/** After one example in a value, an example of any dialect is the value's text too: it never runs, and never reads as the value's end. */
+function examplesOfAnyDialectInAValue(): Fixture[] {
+  const R = "rm -rf build";
+  const lfm2 = `<|tool_call_start|>[bash(command="${R}")]<|tool_call_end|>`;
+  const hermes = `<tool_call>\n{"name":"bash","arguments":{"command":"${R}"}}\n</tool_call>`;
+  const invoke = `<invoke name="bash">\n<parameter name="command">${R}</parameter>\n</invoke>`;
+  const dsml = block("tool_calls", [["bash", [["command", R]]]]);
+  const page = (...examples: string[]) => `Page:\n${examples.join("\n")}\nend`;
+  const claudeWrite = (c: string) => `<function_calls>\n<invoke name="write">\n<parameter name="filePath">a.md</parameter>\n<parameter name="content">${c}</parameter>\n</invoke>\n</function_calls>`;
+  const dsmlWrite = (c: string) => block("tool_calls", [["write", [["filePath", "a.md"], ["content", c]]]]);
+  return [
+    ok("S02.17", "claude-write-holding-an-invoke-then-an-lfm2-example", claudeWrite(page(invoke, lfm2)), [{ tool: "write", input: { filePath: "a.md", content: page(invoke, lfm2) }, shape: "O07" }]),
+    ok("S02.18", "dsml-write-holding-a-dsml-then-a-hermes-example", dsmlWrite(page(dsml, hermes)), [{ tool: "write", input: { filePath: "a.md", content: live(page(dsml, hermes)) }, shape: "D02" }]),
   ];
 }
 
