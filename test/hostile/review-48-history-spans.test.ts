@@ -78,15 +78,39 @@ describe("a call the end of the reply cut off, then prose: history keeps the pro
     expect(out.text).toContain(PROSE);
   });
 
-  // FINDING 3 (medium: lost text, and inconsistent). A lone DSML block opener, then one short
-  // line: "Run:\n<block opener>\nDone." becomes "Run:\n" + NOTE ("Done." lost), while the same
-  // opener before a longer line ("Then I will check the output.") is left as written (no note at
-  // all; see the hard negative below). Expected: the note replaces the opener only and "Done."
-  // stays. Suspected: src/parse/dialects/dsml (the cut-off wrapper's span, I10, runs to the end).
-  test("a lone DSML block opener, then a short line", () => {
-    const input = live("Run:\n<{D}tool_calls>\nDone.");
+  // FINDING 3 (medium: lost text, and inconsistent). A lone DSML block opener, then one line of a
+  // single word: "Run:\n<block opener>\nDone." becomes "Run:\n" + NOTE ("Done." lost; same for
+  // "OK", "ls"), while the same opener before a line of two words is left as written (finding 3b).
+  // Expected: the note replaces the opener only and the word stays.
+  // Suspected: src/parse/dialects/dsml (the cut-off wrapper's span, I10, runs to the end).
+  test.each(["Done.", "OK", "ls"])("a lone DSML block opener, then the one-word line %p", (word) => {
+    const input = live(`Run:\n<{D}tool_calls>\n${word}`);
     const out = history(input);
-    expect(out.text).toContain("Done.");
+    expect(out.text).toContain(`\n${word}`);
+  });
+
+  // FINDING 3b (low-medium: live DSML markup left in history; same cause as 3). The same lone block
+  // opener (real marker bytes, never prose) followed by a line of two or more words ("ok then",
+  // "The command failed.", or "Done." then a paragraph) is neither run nor reported live, and
+  // history leaves it verbatim: "Run:\n<block opener>\nok then" is replayed, and the model sees its
+  // own DSML opener on every turn. Expected: the opener replaced by the note, the prose kept.
+  // Suspected: src/parse/dialects/dsml (a wrapper opener with no invoke is no span unless the next
+  // line is one word), src/history/sanitize.ts.
+  test.each(["ok then", "The command failed.", "Done.\n\nNow the summary: all good."])("a lone DSML block opener, then %p", (tail) => {
+    const input = live(`Run:\n<{D}tool_calls>\n${tail}`);
+    expect(escaped(history(input).text)).toBe(`Run:\n${REMOVED_NOTE}\n${tail}`);
+  });
+
+  // FINDING 3c (low: same as 3b for the other dialects' special tokens, which are never prose):
+  // a lone DeepSeek V3 begin token, Kimi section opener or LFM2 call start, then prose, is left
+  // verbatim in history. Suspected: src/parse/legacy.ts (no span for an opener with nothing after).
+  test.each([
+    ["DeepSeek V3 calls-begin token", live(`<{BAR}tool{SP}calls{SP}begin{BAR}>`)],
+    ["Kimi section opener", "<|tool_calls_section_begin|>"],
+    ["LFM2 call start", "<|tool_call_start|>"],
+  ])("a lone %s, then prose", (_, open) => {
+    const input = `Run:\n${open}\nThe command failed.`;
+    expect(escaped(history(input).text)).toBe(`Run:\n${REMOVED_NOTE}\nThe command failed.`);
   });
 
   test("hard negative (passes today): the DSML invoke cut off after its opener keeps the prose (the rule the findings above break)", () => {
