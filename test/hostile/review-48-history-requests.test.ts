@@ -11,6 +11,7 @@ import { repairFetch } from "../../src/adapters/fetch.ts";
 import { sanitizeRequestText } from "../../src/adapters/request-history.ts";
 import { sanitizePrompt } from "../../src/history/prompt.ts";
 import { REMOVED_NOTE } from "../../src/history/sanitize.ts";
+import { sanitizeHistory } from "../../src/plugin/history-hook.ts";
 import { sanitizeContext } from "../../src/plugin/v2/context-hook.ts";
 import type { V2Message } from "../../src/plugin/v2/host-types.ts";
 import { sanitizeRequestBody } from "../../src/proxy/history.ts";
@@ -200,6 +201,28 @@ describe("hard negatives (pass today): every other byte of the body stays", () =
     ];
     expect(sanitizePrompt(prompt, {}, fixtureTools)).toBe(prompt);
   });
+});
+
+test("hard negative (passes today): OpenCode 1.18 hook: a leak split over two text parts of one step is replaced; user text, reasoning and a tool's output holding a leak are untouched", async () => {
+  const at = HERMES.indexOf('"arguments"');
+  const messages = [
+    { info: { role: "user", id: "u1" }, parts: [{ type: "text", text: HERMES }] },
+    {
+      info: { role: "assistant", id: "a1" },
+      parts: [
+        { type: "step-start" },
+        { type: "reasoning", text: HERMES },
+        { type: "tool", tool: "bash", state: { status: "completed", output: HERMES } },
+        { type: "text", text: `Sure. ${HERMES.slice(0, at)}` },
+        { type: "text", text: `${HERMES.slice(at)} done` },
+      ],
+    },
+  ];
+  const before = JSON.parse(JSON.stringify(messages));
+  expect(await sanitizeHistory(messages as never, {})).toEqual({ messages: 1, parts: 2 });
+  before[1].parts[3].text = `Sure. ${REMOVED_NOTE}`;
+  before[1].parts[4].text = " done";
+  expect(messages).toEqual(before);
 });
 
 describe("hard negative (passes today): a large body is read in linear work", () => {
