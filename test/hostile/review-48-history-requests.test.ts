@@ -225,6 +225,21 @@ test("hard negative (passes today): OpenCode 1.18 hook: a leak split over two te
   expect(messages).toEqual(before);
 });
 
+test("hard negative (passes today): the request pass twice == once on the three shapes (no second note, no second correction)", () => {
+  const leak = `Doing. ${HERMES}`;
+  const bodies: [string, Record<string, unknown>][] = [
+    ["/v1/chat/completions", { model: "m", tools: CHAT_TOOLS, messages: [{ role: "user", content: "hi" }, { role: "assistant", content: leak }, { role: "user", content: "go" }] }],
+    ["/v1/messages", { model: "m", max_tokens: 9, system: [{ type: "text", text: "sys", cache_control: { type: "ephemeral" } }], tools: MESSAGES_TOOLS, messages: [{ role: "user", content: "hi" }, { role: "assistant", content: [{ type: "text", text: leak }] }, { role: "user", content: "go" }] }],
+    ["/v1/responses", { model: "m", tools: RESPONSES_TOOLS, input: [{ role: "user", content: "hi" }, { role: "assistant", content: leak }, { role: "user", content: "go" }] }],
+  ];
+  for (const [path, body] of bodies) {
+    const once = request(path, body, { ...OPTIONS, correct: true });
+    expect({ path, removed: once.removed, correction: once.correction }).toEqual({ path, removed: 1, correction: "unexecuted-call" });
+    const twice = sanitizeRequestText(path, once.text, JSON.parse(once.text), { ...OPTIONS, correct: true });
+    expect({ path, removed: twice.removed, correction: twice.correction, same: twice.text === once.text }).toEqual({ path, removed: 0, correction: null, same: true });
+  }
+});
+
 describe("hard negative (passes today): a large body is read in linear work", () => {
   // Bounded, no clock: 4000 assistant turns (about 8 MB) each with a DSML leak are all replaced
   // and nothing else changes; a quadratic pass would trip the 60 s test timeout.
