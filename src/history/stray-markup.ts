@@ -1,0 +1,129 @@
+import { DocContext } from "../engine/doc-context.ts";
+import type { Span, ToolSpec } from "../parse/types.ts";
+
+/**
+ * History-only readings of leaked markup the live repair leaves as text (it runs nothing and needs
+ * no span there), or reports with a span that runs on over the prose after it. Replayed history
+ * never becomes calls; these only decide what the note replaces, and never take prose.
+ */
+
+/** A DSML, DeepSeek V3 legacy, Kimi or LFM2 special token, and Mistral's call-list token: never prose. */
+const TOKEN = /<\/?[\uFF5C\u2016|]\s*DSML\s*[\uFF5C\u2016|][^<>\n]{0,80}>|<[\uFF5C|][^<>\n\uFF5C|]{1,60}[\uFF5C|]>|\[TOOL_CALLS\]/g;
+const MARKER = /[\uFF5C\u2016\u2581]|<\||\|>|\[TOOL_CALLS/;
+
+/**
+ * Where a span the reply cut off (reason truncated-call) ends as markup: at its last special token,
+ * and after the complete JSON arguments or call list that follow it directly (a DeepSeek V3 call's
+ * arguments, Mistral's `[{...}` list whose `]` never came). Review 45's rule (test/history/cut-off-span.test.ts):
+ * what follows the last tag is text (a cut-off value shown live, or prose), kept as written. The
+ * end given back when the span holds no token, or what follows its tokens is no line of text free
+ * of markup (a token cut off at the reply's end belongs to the span).
+ */
+export function cutOffMarkupEnd(text: string, start: number, end: number): number {
+  const body = text.slice(start, end);
+  let last = -1;
+  TOKEN.lastIndex = 0;
+  for (let m = TOKEN.exec(body); m !== null; m = TOKEN.exec(body)) last = m.index + m[0].length;
+  if (last <= 0) return end;
+  const at = start + afterJson(body, last);
+  const rest = text.slice(at, end);
+  if (!/[\r\n][ \t]*\S/.test(rest) || MARKER.test(rest)) return end;
+  return at;
+}
+
+/** After a token at `at`: the end of the complete JSON object, or list of objects (up to its last complete one), written right after it. */
+function afterJson(s: string, at: number): number {
+  let i = skip(s, at, false);
+  if (s[i] === "{") {
+    const e = objectEnd(s, i);
+    return e < 0 ? at : e;
+  }
+  if (s[i] !== "[") return at;
+  let end = i + 1;
+  i++;
+  for (;;) {
+    i = skip(s, i, true);
+    if (s[i] !== "{") return end;
+    const e = objectEnd(s, i);
+    if (e < 0) return end;
+    end = e;
+    i = skip(s, e, true);
+    if (s[i] === "]") return i + 1;
+    if (s[i] !== ",") return end;
+    i++;
+  }
+}
+
+function skip(s: string, i: number, lines: boolean): number {
+  while (i < s.length && (s[i] === " " || s[i] === "\t" || (lines && (s[i] === "\n" || s[i] === "\r")))) i++;
+  return i;
+}
+
+/** The end of the balanced JSON object starting at `i` (strings read with escapes), or -1 when it never closes. */
+function objectEnd(s: string, i: number): number {
+  let depth = 0;
+  let str = false;
+  for (let j = i; j < s.length; j++) {
+    const c = s[j];
+    if (str) {
+      if (c === "\\") j++;
+      else if (c === '"') str = false;
+    } else if (c === '"') str = true;
+    else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") {
+      depth--;
+      if (depth === 0) return j + 1;
+    }
+  }
+  return -1;
+}
+
+/** A Seed-OSS wrapper around a span (only white space between): it belongs to the span. */
+export function withSeedWrapper(text: string, start: number, end: number): Span {
+  const before = /<seed:tool_call>\s*$/.exec(text.slice(Math.max(0, start - 200), start));
+  const after = /^\s*<\/seed:tool_call>/.exec(text.slice(end, end + 200));
+  if (!before || !after) return [start, end];
+  return [start - before[0].length, end + after[0].length];
+}
+
+/** A block or section opener no call followed: the token alone. */
+const LONE_OPENER = /<[\uFF5C\u2016|]DSML[\uFF5C\u2016|]tool_calls>|<[\uFF5C|]tool[\u2581_ ]calls[\u2581_ ]begin[\uFF5C|]>|<\|tool_calls_section_begin\|>|<\|tool_call_start\|>/g;
+/** A Hermes call opener followed by a JSON object. */
+const HERMES = /<tool_call>[ \t\r\n]*\{/g;
+
+/**
+ * Markup the live repair leaves as text that history replaces all the same (outside documentation
+ * and outside `taken`, the spans already found): a lone block or section opener (the token only;
+ * the prose after it stays), and a Hermes call naming a declared tool whose `</tool_call>` never
+ * came (up to the end of its JSON; the prose after it stays). Sorted by position.
+ */
+export function strayMarkup(text: string, tools: readonly ToolSpec[], taken: readonly Span[]): { span: Span; shape: string }[] {
+  const found: { span: Span; shape: string }[] = [];
+  LONE_OPENER.lastIndex = 0;
+  for (let m = LONE_OPENER.exec(text); m !== null; m = LONE_OPENER.exec(text)) found.push({ span: [m.index, m.index + m[0].length], shape: "I10" });
+  const names = new Set(tools.map((t) => t.name));
+  HERMES.lastIndex = 0;
+  for (let m = HERMES.exec(text); m !== null; m = HERMES.exec(text)) {
+    const open = m.index + m[0].length - 1;
+    const end = objectEnd(text, open);
+    if (end < 0 || /^\s*<\/tool_call>/.test(text.slice(end, end + 40))) continue;
+    let call: unknown;
+    try {
+      call = JSON.parse(text.slice(open, end));
+    } catch {
+      continue;
+    }
+    if (call === null || typeof call !== "object" || !names.has((call as { name?: unknown }).name as string)) continue;
+    found.push({ span: [m.index, end], shape: "T01" });
+  }
+  if (found.length === 0) return found;
+  found.sort((a, b) => a.span[0] - b.span[0]);
+  const doc = new DocContext();
+  let pos = 0;
+  return found.filter(({ span }) => {
+    if (taken.some(([s, e]) => span[0] < e && s < span[1])) return false;
+    if (span[0] < pos) return false;
+    while (pos < span[0]) doc.advance(text.charCodeAt(pos++));
+    return !doc.inDoc(text.charCodeAt(span[0]));
+  });
+}
