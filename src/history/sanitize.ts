@@ -97,6 +97,23 @@ export function replyTextParts<P>(parts: readonly P[], textOf: (part: P) => stri
   return { parts: out, at };
 }
 
+/**
+ * The replies among a conversation's messages, each as the indices of its assistant messages: a
+ * run of consecutive assistant messages with nothing given between is one reply (a continuation
+ * after max_tokens, a resumed stream stored as a message of its own), as the request path reads
+ * them (src/adapters/request-history.ts repliesOf), so every route reads it as one text.
+ */
+export function assistantRuns<M>(messages: readonly M[], isAssistant: (message: M) => boolean): number[][] {
+  const runs: number[][] = [];
+  let open: number[] | undefined;
+  messages.forEach((message, index) => {
+    if (!isAssistant(message)) open = undefined;
+    else if (open) open.push(index);
+    else runs.push((open = [index]));
+  });
+  return runs;
+}
+
 /** How one reply is read beside its text and tools. */
 export interface ReplyReading {
   /**
