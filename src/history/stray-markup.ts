@@ -88,25 +88,38 @@ export function withSeedWrapper(text: string, start: number, end: number): Span 
 
 /** A block or section opener no call followed: the token alone. */
 const LONE_OPENER = /<[\uFF5C\u2016|]DSML[\uFF5C\u2016|]tool_calls>|<[\uFF5C|]tool[\u2581_ ]calls[\u2581_ ]begin[\uFF5C|]>|<\|tool_calls_section_begin\|>|<\|tool_call_start\|>/g;
+/** Whether [start, end) stands on lines of its own: only white space before it on its first line and after it on its last. */
+function ownLine(text: string, start: number, end: number): boolean {
+  const before = text.lastIndexOf("\n", start - 1) + 1;
+  const after = text.indexOf("\n", end);
+  return text.slice(before, start).trim() === "" && text.slice(end, after < 0 ? text.length : after).trim() === "";
+}
+
 /** A Hermes call opener followed by a JSON object. */
 const HERMES = /<tool_call>[ \t\r\n]*\{/g;
 
 /**
  * Markup the live repair leaves as text that history replaces all the same (outside documentation
- * and outside `taken`, the spans already found): a lone block or section opener (the token only;
- * the prose after it stays), and a Hermes call naming a declared tool whose `</tool_call>` never
- * came (up to the end of its JSON; the prose after it stays). Sorted by position.
+ * and outside `taken`, the spans already found), each only on lines of its own (a token named in a
+ * sentence is prose about the format: golden N15, N16, N21.7, N22.1): a lone block or section
+ * opener with no markup after it (the token only; the prose after it stays), and a Hermes call
+ * naming a declared tool whose `</tool_call>` never came (up to the end of its JSON; the prose on
+ * the lines after it stays). Sorted by position.
  */
 export function strayMarkup(text: string, tools: readonly ToolSpec[], taken: readonly Span[]): { span: Span; shape: string }[] {
   const found: { span: Span; shape: string }[] = [];
   LONE_OPENER.lastIndex = 0;
-  for (let m = LONE_OPENER.exec(text); m !== null; m = LONE_OPENER.exec(text)) found.push({ span: [m.index, m.index + m[0].length], shape: "I10" });
+  for (let m = LONE_OPENER.exec(text); m !== null; m = LONE_OPENER.exec(text)) {
+    const end = m.index + m[0].length;
+    // Lone: on a line of its own, and no markup after it (a pasted sample the live repair left as text goes on with more).
+    if (ownLine(text, m.index, end) && !MARKER.test(text.slice(end))) found.push({ span: [m.index, end], shape: "I10" });
+  }
   const names = new Set(tools.map((t) => t.name));
   HERMES.lastIndex = 0;
   for (let m = HERMES.exec(text); m !== null; m = HERMES.exec(text)) {
     const open = m.index + m[0].length - 1;
     const end = objectEnd(text, open);
-    if (end < 0 || /^\s*<\/tool_call>/.test(text.slice(end, end + 40))) continue;
+    if (end < 0 || !ownLine(text, m.index, end) || /^\s*<\/tool_call>/.test(text.slice(end, end + 40))) continue;
     let call: unknown;
     try {
       call = JSON.parse(text.slice(open, end));
@@ -118,12 +131,15 @@ export function strayMarkup(text: string, tools: readonly ToolSpec[], taken: rea
   }
   if (found.length === 0) return found;
   found.sort((a, b) => a.span[0] - b.span[0]);
+  // Documentation as the engine reads text (a quoted call's value and tags among it: DocContext.advanceReleased).
   const doc = new DocContext();
+  const byName = new Map(tools.map((t) => [t.name, t]));
   let pos = 0;
   return found.filter(({ span }) => {
     if (taken.some(([s, e]) => span[0] < e && s < span[1])) return false;
     if (span[0] < pos) return false;
-    while (pos < span[0]) doc.advance(text.charCodeAt(pos++));
+    doc.advanceReleased(text.slice(pos, span[0]), byName);
+    pos = span[0];
     return !doc.inDoc(text.charCodeAt(span[0]));
   });
 }
