@@ -31,7 +31,8 @@ export interface RedactedText extends SanitizedText {
   /**
    * Why the first replaced span the model wrote itself was not a call; a well-formed call (history
    * never runs one) reads as "undeclared-tool". "echoed-markup" only when every span found was
-   * quoted from given content (an echo guard was given, and matched). Null when nothing was found.
+   * quoted from given content (an echo guard was given, and matched). Null when nothing was found, or only markup the live
+   * repair left unreported (src/history/stray-markup.ts: it asks for no correction).
    */
   nudge: NudgeReason | null;
   /** Shape ids of the replaced spans. */
@@ -255,10 +256,13 @@ function redactOnce(parts: readonly ReplyPart[], options: ParseOptionsInput, too
   const replaced: [number, number][] = [];
   for (const region of regions) if (out.replace(region[0], region[1])) replaced.push(region);
   // The model's own leak names the reason; a quote of given content only when nothing else was found.
-  const own = found.find((b) => b.reason !== "echoed-markup") ?? found[0]!;
+  // Stray markup (a lone opener, an unclosed Hermes call) names none: the live repair reported
+  // nothing for it, so it asks for no correction; it is only replaced.
+  const own = engineFound.find((b) => b.reason !== "echoed-markup") ?? engineFound[0];
+  const nudge = own?.reason ?? null;
   const shapes = [...broken.filter((b) => !skipped.has(b)).map((b) => b.shape), ...stray.map((s) => s.shape)];
-  if (replaced.length === 0) return { ...none, nudge: own.reason, shapes };
-  return { texts: out.finish(), removed: replaced.length, nudge: own.reason, shapes, replaced };
+  if (replaced.length === 0) return { ...none, nudge, shapes };
+  return { texts: out.finish(), removed: replaced.length, nudge, shapes, replaced };
 }
 
 /**

@@ -2,7 +2,7 @@
  * Review 48 (hostile, tests only): history sanitizing on every request shape: the request bodies
  * of the fetch adapter and the proxy (src/adapters/request-history.ts over json-splice.ts), the AI
  * SDK prompt (src/history/prompt.ts) and OpenCode 2's context (src/plugin/v2/context-hook.ts).
- * Each failing test says what is wrong, its severity and the suspected source file; the rest are
+ * Each finding test (now fixed) says what is wrong, its severity and the suspected source file; the rest are
  * hard negatives that pass today and say so. DSML is built from escaped notation.
  */
 import { describe, expect, test } from "bun:test";
@@ -46,7 +46,7 @@ describe("consecutive assistant messages are one reply on every route", () => {
     expect(request("/v1/messages", body).removed).toBe(0);
   });
 
-  // FINDING 7 (low-medium: documentation redacted, and the routes disagree). A reply stored as two
+  // fixed (finding 7): (low-medium: documentation redacted, and the routes disagree). A reply stored as two
   // consecutive assistant messages (a continuation after max_tokens, a resumed stream) whose first
   // message opens a fence and whose second holds the example and closes it. The request path reads
   // the two as one reply (request-history.ts repliesOf) and keeps the example; the AI SDK
@@ -54,7 +54,7 @@ describe("consecutive assistant messages are one reply on every route", () => {
   // block and becomes the note: the model's answer about the format is rewritten. Observed: second
   // message "[dsml-fix: ...]\n```\nThat is how it looks."; expected: unchanged, as on the request
   // path. Suspected: src/history/prompt.ts sanitizePrompt (one message = one reply).
-  test("AI SDK middleware prompt: the fenced example split over two assistant messages stays", () => {
+  test("fixed: AI SDK middleware prompt: the fenced example split over two assistant messages stays", () => {
     const prompt: LanguageModelV3Prompt = [
       { role: "user", content: [{ type: "text", text: "show me" }] },
       { role: "assistant", content: [{ type: "text", text: example }] },
@@ -63,9 +63,9 @@ describe("consecutive assistant messages are one reply on every route", () => {
     expect(sanitizePrompt(prompt, {}, fixtureTools)).toBe(prompt);
   });
 
-  // FINDING 7b (same cause, OpenCode 2 route). Suspected: src/plugin/v2/context-hook.ts
+  // fixed (finding 7b): (same cause, OpenCode 2 route). Suspected: src/plugin/v2/context-hook.ts
   // sanitizeContext (each assistant message read alone).
-  test("OpenCode 2 context: the fenced example split over two assistant messages stays", () => {
+  test("fixed: OpenCode 2 context: the fenced example split over two assistant messages stays", () => {
     const messages: V2Message[] = [
       { role: "user", content: [{ type: "text", text: "show me" }] },
       { role: "assistant", content: [{ type: "text", text: example }] },
@@ -74,11 +74,11 @@ describe("consecutive assistant messages are one reply on every route", () => {
     expect(sanitizeContext(messages, {}, fixtureTools)).toEqual({ messages: 0, parts: 0 });
   });
 
-  // FINDING 7c (same cause, the other direction: markup left). A leak cut between two consecutive
+  // fixed (finding 7c): (same cause, the other direction: markup left). A leak cut between two consecutive
   // assistant messages: the request path replaces it across both; the middleware notes the first
   // half and replays the second message's `"arguments":{"command":"rm -rf x"}}</tool_call>` as
   // written. Suspected: src/history/prompt.ts.
-  test("AI SDK middleware prompt: a leak cut between two assistant messages leaves no markup", () => {
+  test("fixed: AI SDK middleware prompt: a leak cut between two assistant messages leaves no markup", () => {
     const at = HERMES.indexOf('"arguments"');
     const prompt: LanguageModelV3Prompt = [
       { role: "user", content: [{ type: "text", text: "run it" }] },
@@ -93,13 +93,13 @@ describe("consecutive assistant messages are one reply on every route", () => {
   });
 });
 
-// FINDING 8 (low: the leak's tail replayed). A Responses assistant message whose leak runs from
+// fixed (finding 8): (low: the leak's tail replayed). A Responses assistant message whose leak runs from
 // one output_text part into the next: each part is read apart (textPartsOf: `apart` for every
 // Responses part), so the first part's half becomes the note and the second part goes back as
 // `"arguments":{"command":"rm -rf x"}}</tool_call> done`: arguments and a closer the model will
 // imitate. Expected: no markup residue (the tail cut, or noted). Suspected:
 // src/adapters/request-history.ts textPartsOf (apart) with src/history/sanitize.ts.
-test("Responses: a leak cut between two output_text parts leaves no residue in the second", () => {
+test("fixed: Responses: a leak cut between two output_text parts leaves no residue in the second", () => {
   const at = HERMES.indexOf('"arguments"');
   const body = {
     model: "m",

@@ -1,6 +1,6 @@
 /**
  * Review 48 (hostile, tests only): the history sanitizer (src/history/sanitize.ts redactLeaks,
- * redactReply) over every dialect, read as one text and split over text parts. Each failing test
+ * redactReply) over every dialect, read as one text and split over text parts. Each finding test (now fixed)
  * says what is wrong, its severity and the suspected source file; the rest are hard negatives
  * (they pass today and say so). DSML is built from escaped notation (test/golden/notation.ts).
  */
@@ -44,7 +44,7 @@ const RESIDUE = /rm -rf|tool_call|invoke|TOOL_CALL|function_calls|arg_key|<shell
 describe("a call the end of the reply cut off, then prose: history keeps the prose", () => {
   const PROSE = "Then I will check the output and report back.";
 
-  // FINDING 1 (medium: lost text in history; the model no longer sees what it said). A DeepSeek V3
+  // fixed (finding 1): (medium: lost text in history; the model no longer sees what it said). A DeepSeek V3
   // legacy call cut off after its separator (no call-end token), then a line of prose: the live
   // repair shows every character and runs nothing (truncated-call), but history replaces the
   // markup AND every line after it with the note: "Run:\n" + NOTE, the prose is gone. Review 45's
@@ -55,7 +55,7 @@ describe("a call the end of the reply cut off, then prose: history keeps the pro
   test.each([
     ["after the separator", live(`<{BAR}tool{SP}calls{SP}begin{BAR}><{BAR}tool{SP}call{SP}begin{BAR}>bash<{BAR}tool{SP}sep{BAR}>`)],
     ["after the JSON arguments", live(`<{BAR}tool{SP}calls{SP}begin{BAR}><{BAR}tool{SP}call{SP}begin{BAR}>bash<{BAR}tool{SP}sep{BAR}>{"command":"ls"}`)],
-  ])("DeepSeek V3 legacy call cut off %s", (_, open) => {
+  ])("fixed: DeepSeek V3 legacy call cut off %s", (_, open) => {
     const input = `Run:\n${open}\n${PROSE}`;
     const run = runAtEverySplit(input, fixtureTools);
     expect({ calls: run.calls.length, text: run.text === input }).toEqual({ calls: 0, text: true });
@@ -65,11 +65,11 @@ describe("a call the end of the reply cut off, then prose: history keeps the pro
     expect(out.text.startsWith(`Run:\n${REMOVED_NOTE}`)).toBe(true);
   });
 
-  // FINDING 2 (medium: lost text in history). A Mistral call list whose closing bracket never
+  // fixed (finding 2): (medium: lost text in history). A Mistral call list whose closing bracket never
   // came (`[TOOL_CALLS][{...}` then prose): live shows it all (truncated-call), history leaves
   // "Run:\n" + NOTE and drops the prose. Expected: the prose kept after the note.
   // Suspected: src/parse/dialects/mistral.ts (the truncated span runs to the end of the text).
-  test("Mistral call list cut off before its closing bracket", () => {
+  test("fixed: Mistral call list cut off before its closing bracket", () => {
     const input = `Run:\n[TOOL_CALLS][{"name":"bash","arguments":{"command":"ls"}}\n${PROSE}`;
     const run = runAtEverySplit(input, fixtureTools);
     expect({ calls: run.calls.length, text: run.text === input }).toEqual({ calls: 0, text: true });
@@ -78,37 +78,37 @@ describe("a call the end of the reply cut off, then prose: history keeps the pro
     expect(out.text).toContain(PROSE);
   });
 
-  // FINDING 3 (medium: lost text, and inconsistent). A lone DSML block opener, then one line of a
+  // fixed (finding 3): (medium: lost text, and inconsistent). A lone DSML block opener, then one line of a
   // single word: "Run:\n<block opener>\nDone." becomes "Run:\n" + NOTE ("Done." lost; same for
   // "OK", "ls"), while the same opener before a line of two words is left as written (finding 3b).
   // Expected: the note replaces the opener only and the word stays.
   // Suspected: src/parse/dialects/dsml (the cut-off wrapper's span, I10, runs to the end).
-  test.each(["Done.", "OK", "ls"])("a lone DSML block opener, then the one-word line %p", (word) => {
+  test.each(["Done.", "OK", "ls"])("fixed: a lone DSML block opener, then the one-word line %p", (word) => {
     const input = live(`Run:\n<{D}tool_calls>\n${word}`);
     const out = history(input);
     expect(out.text).toContain(`\n${word}`);
   });
 
-  // FINDING 3b (low-medium: live DSML markup left in history; same cause as 3). The same lone block
+  // fixed (finding 3b): (low-medium: live DSML markup left in history; same cause as 3). The same lone block
   // opener (real marker bytes, never prose) followed by a line of two or more words ("ok then",
   // "The command failed.", or "Done." then a paragraph) is neither run nor reported live, and
   // history leaves it verbatim: "Run:\n<block opener>\nok then" is replayed, and the model sees its
   // own DSML opener on every turn. Expected: the opener replaced by the note, the prose kept.
   // Suspected: src/parse/dialects/dsml (a wrapper opener with no invoke is no span unless the next
   // line is one word), src/history/sanitize.ts.
-  test.each(["ok then", "The command failed.", "Done.\n\nNow the summary: all good."])("a lone DSML block opener, then %p", (tail) => {
+  test.each(["ok then", "The command failed.", "Done.\n\nNow the summary: all good."])("fixed: a lone DSML block opener, then %p", (tail) => {
     const input = live(`Run:\n<{D}tool_calls>\n${tail}`);
     expect(escaped(history(input).text)).toBe(`Run:\n${REMOVED_NOTE}\n${tail}`);
   });
 
-  // FINDING 3c (low: same as 3b for the other dialects' special tokens, which are never prose):
+  // fixed (finding 3c): (low: same as 3b for the other dialects' special tokens, which are never prose):
   // a lone DeepSeek V3 begin token, Kimi section opener or LFM2 call start, then prose, is left
   // verbatim in history. Suspected: src/parse/legacy.ts (no span for an opener with nothing after).
   test.each([
     ["DeepSeek V3 calls-begin token", live(`<{BAR}tool{SP}calls{SP}begin{BAR}>`)],
     ["Kimi section opener", "<|tool_calls_section_begin|>"],
     ["LFM2 call start", "<|tool_call_start|>"],
-  ])("a lone %s, then prose", (_, open) => {
+  ])("fixed: a lone %s, then prose", (_, open) => {
     const input = `Run:\n${open}\nThe command failed.`;
     expect(escaped(history(input).text)).toBe(`Run:\n${REMOVED_NOTE}\nThe command failed.`);
   });
@@ -124,14 +124,14 @@ describe("a call the end of the reply cut off, then prose: history keeps the pro
 // ---------------------------------------------------------------------------------------------
 
 describe("leaked markup left in history", () => {
-  // FINDING 4 (low-medium: a whole call the model will imitate stays in history). A Hermes call
+  // fixed (finding 4): (low-medium: a whole call the model will imitate stays in history). A Hermes call
   // whose `</tool_call>` never came (the reply ended, or prose followed) is a complete call with
   // name and arguments; live runs nothing and reports nothing, and history leaves it verbatim:
   // `<tool_call>{"name":"bash","arguments":{"command":"rm -rf x"}}` replayed on every turn.
   // History never runs anything, so replacing it costs no trust. Expected: the note in its place,
   // the prose after it kept. Suspected: src/parse/dialects/tool-call.ts (an unclosed Hermes body is
   // no span), so src/history/sanitize.ts never sees it.
-  test("a Hermes call without its closer, then prose", () => {
+  test("fixed: a Hermes call without its closer, then prose", () => {
     const input = `Running:\n<tool_call>{"name":"bash","arguments":{"command":"rm -rf x"}}\nDone, check the output.`;
     const out = history(input);
     expect(out.text).not.toContain("rm -rf x");
@@ -143,12 +143,12 @@ describe("leaked markup left in history", () => {
     expect(out.text).toBe(`Running:\n${REMOVED_NOTE}`);
   });
 
-  // FINDING 5 (low: wrapper tags left around the note). A Seed-OSS call (`<seed:tool_call>` around
+  // fixed (finding 5): (low: wrapper tags left around the note). A Seed-OSS call (`<seed:tool_call>` around
   // a Qwen-style function) is run live, and history replaces only the inner function: the reply
   // replays as "<seed:tool_call>\n" + NOTE + "\n</seed:tool_call>", a wrapper the model will keep
   // writing. Expected: the wrapper goes with the call (as `<tool_call>` does in the Qwen3-Coder
   // form). Suspected: src/parse/dialects/qwen.ts (the span starts at `<function=`).
-  test("a Seed-OSS wrapper stays around the note", () => {
+  test("fixed: a Seed-OSS wrapper goes with the note", () => {
     const input = "Sure.\n<seed:tool_call>\n<function=bash>\n<parameter=command>ls</parameter>\n</function>\n</seed:tool_call>\nDone.";
     expect(runAtEverySplit(input, fixtureTools).calls.length).toBe(1);
     const out = history(input);
@@ -156,7 +156,7 @@ describe("leaked markup left in history", () => {
     expect(out.text).not.toContain("seed:tool_call");
   });
 
-  // FINDING 6 (low-medium: a whole leak replayed verbatim). A leak that covers two or more whole
+  // fixed (finding 6): (low-medium: a whole leak replayed verbatim). A leak that covers two or more whole
   // text parts of one reply (an Anthropic reply cut into text blocks, e.g. around citations, or a
   // client that stores a reply in chunks) is left exactly as written: redactReply's PartWriter
   // refuses to leave two parts blank, so it writes nothing, and the full `rm -rf x` call goes back
@@ -165,7 +165,7 @@ describe("leaked markup left in history", () => {
   // no markup left (e.g. the note in one part and the other all-markup parts cut to a non-blank
   // remainder, or the markup parts dropped). Suspected: src/history/sanitize.ts PartWriter.replace
   // (the `blank.length > 1` branch). Seeded fast-check over every dialect above.
-  test("a leak split over four text parts, two of them all markup", () => {
+  test("fixed: a leak split over four text parts, two of them all markup", () => {
     const c = CALLS.Hermes!;
     const input = `Sure, running it now.\n${c}\nDone, check the output.`;
     const i = input.indexOf("<tool_call>");
@@ -175,7 +175,7 @@ describe("leaked markup left in history", () => {
     expect(out.texts.every((t) => t.trim() !== "")).toBe(true);
   });
 
-  test("seeded splits into up to five non-blank parts: no markup residue, no blank part", () => {
+  test("fixed: seeded splits into up to five non-blank parts: no markup residue, no blank part", () => {
     const cases = Object.entries(CALLS);
     fc.assert(
       fc.property(
