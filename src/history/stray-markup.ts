@@ -90,10 +90,36 @@ export function withSeedWrapper(text: string, start: number, end: number): Span 
 const LONE_OPENER = /<[\uFF5C\u2016|]DSML[\uFF5C\u2016|]tool_calls>|<[\uFF5C|]tool[\u2581_ ]calls[\u2581_ ]begin[\uFF5C|]>|<\|tool_calls_section_begin\|>|<\|tool_call_start\|>/g;
 /** Whether [start, end) stands on lines of its own: only white space before it on its first line and after it on its last. */
 function ownLine(text: string, start: number, end: number): boolean {
-  const before = text.lastIndexOf("\n", start - 1) + 1;
-  const after = text.indexOf("\n", end);
-  return text.slice(before, start).trim() === "" && text.slice(end, after < 0 ? text.length : after).trim() === "";
+  return startsLine(text, start) && endsLine(text, end);
 }
+
+/** Only white space before `start` on its line. Scans only the white space next to it: linear overall. */
+function startsLine(text: string, start: number): boolean {
+  let i = start - 1;
+  while (i >= 0 && isBlank(text.charCodeAt(i))) i--;
+  return i < 0 || text.charCodeAt(i) === LF;
+}
+
+/** Only white space after `end` on its line. */
+function endsLine(text: string, end: number): boolean {
+  let j = end;
+  while (j < text.length && isBlank(text.charCodeAt(j))) j++;
+  return j === text.length || text.charCodeAt(j) === LF || text.charCodeAt(j) === CR;
+}
+
+const LF = 10;
+const CR = 13;
+/** A space, tab or CR: white space within a line. */
+function isBlank(c: number): boolean {
+  return c === 32 || c === 9 || c === CR;
+}
+
+/** Whether markup of any dialect's tokens starts at or after `from` (no copy of the rest). */
+function markupAfter(text: string, from: number): boolean {
+  MARKER_AFTER.lastIndex = from;
+  return MARKER_AFTER.test(text);
+}
+const MARKER_AFTER = /[\uFF5C\u2016\u2581]|<\||\|>|\[TOOL_CALLS/g;
 
 /** A Hermes call opener followed by a JSON object. */
 const HERMES = /<tool_call>[ \t\r\n]*\{/g;
@@ -104,7 +130,7 @@ const HERMES = /<tool_call>[ \t\r\n]*\{/g;
  * sentence is prose about the format: golden N15, N16, N21.7, N22.1): a lone block or section
  * opener with no markup after it (the token only; the prose after it stays), and a Hermes call
  * naming a declared tool whose `</tool_call>` never came (up to the end of its JSON; the prose on
- * the lines after it stays). Sorted by position.
+ * the lines after it stays). `taken` sorted by start. Sorted by position.
  */
 export function strayMarkup(text: string, tools: readonly ToolSpec[], taken: readonly Span[]): { span: Span; shape: string }[] {
   const found: { span: Span; shape: string }[] = [];
@@ -112,13 +138,18 @@ export function strayMarkup(text: string, tools: readonly ToolSpec[], taken: rea
   for (let m = LONE_OPENER.exec(text); m !== null; m = LONE_OPENER.exec(text)) {
     const end = m.index + m[0].length;
     // Lone: on a line of its own, and no markup after it (a pasted sample the live repair left as text goes on with more).
-    if (ownLine(text, m.index, end) && !MARKER.test(text.slice(end))) found.push({ span: [m.index, end], shape: "I10" });
+    if (ownLine(text, m.index, end) && !markupAfter(text, end)) found.push({ span: [m.index, end], shape: "I10" });
   }
   const names = new Set(tools.map((t) => t.name));
   HERMES.lastIndex = 0;
+  // Each character is read by one JSON scan at most: a candidate inside the JSON the last one
+  // read (or after one that never closed) is skipped, so many unclosed openers cost linear work.
+  let scanned = 0;
   for (let m = HERMES.exec(text); m !== null; m = HERMES.exec(text)) {
+    if (m.index < scanned || !startsLine(text, m.index)) continue;
     const open = m.index + m[0].length - 1;
     const end = objectEnd(text, open);
+    scanned = end < 0 ? text.length : end;
     if (end < 0 || !ownLine(text, m.index, end) || /^\s*<\/tool_call>/.test(text.slice(end, end + 40))) continue;
     let call: unknown;
     try {
@@ -135,8 +166,12 @@ export function strayMarkup(text: string, tools: readonly ToolSpec[], taken: rea
   const doc = new DocContext();
   const byName = new Map(tools.map((t) => [t.name, t]));
   let pos = 0;
+  // `taken` is sorted by start: one sweep, keeping the furthest end of the spans that start before.
+  let next = 0;
+  let reach = 0;
   return found.filter(({ span }) => {
-    if (taken.some(([s, e]) => span[0] < e && s < span[1])) return false;
+    while (next < taken.length && taken[next]![0] <= span[0]) reach = Math.max(reach, taken[next++]![1]);
+    if (reach > span[0] || (next < taken.length && taken[next]![0] < span[1])) return false;
     if (span[0] < pos) return false;
     doc.advanceReleased(text.slice(pos, span[0]), byName);
     pos = span[0];
