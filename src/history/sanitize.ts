@@ -338,10 +338,18 @@ class PartWriter {
   }
 }
 
+/** The note's words, each with the space after it; its non-space characters, each with the spaces after it. */
+const NOTE_WORDS = REMOVED_NOTE.split(" ").map((w, i, all) => (i < all.length - 1 ? `${w} ` : w));
+const NOTE_CHARS = [...REMOVED_NOTE].reduce<string[]>((units, c) => {
+  if (c === " " && units.length > 0) units[units.length - 1] += c;
+  else units.push(c);
+  return units;
+}, []);
+
 /** REMOVED_NOTE cut into `n` pieces that each hold a non-blank character (null when it has too few). */
 function notePieces(n: number): string[] | null {
-  const words = REMOVED_NOTE.match(/\S+\s*/g)!;
-  const units = n <= words.length ? words : REMOVED_NOTE.match(/\S\s*/g)!;
+  const words = NOTE_WORDS;
+  const units = n <= words.length ? words : NOTE_CHARS;
   if (n > units.length) return null;
   // The first n - 1 pieces one unit each, the last piece the rest.
   return [...units.slice(0, n - 1), units.slice(n - 1).join("")];

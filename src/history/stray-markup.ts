@@ -9,7 +9,6 @@ import type { Span, ToolSpec } from "../parse/types.ts";
 
 /** A DSML, DeepSeek V3 legacy, Kimi or LFM2 special token, and Mistral's call-list token: never prose. */
 const TOKEN = /<\/?[\uFF5C\u2016|]\s*DSML\s*[\uFF5C\u2016|][^<>\n]{0,80}>|<[\uFF5C|][^<>\n\uFF5C|]{1,60}[\uFF5C|]>|\[TOOL_CALLS\]/g;
-const MARKER = /[\uFF5C\u2016\u2581]|<\||\|>|\[TOOL_CALLS/;
 
 /**
  * Where a span the reply cut off (reason truncated-call) ends as markup: at its last special token,
@@ -26,8 +25,7 @@ export function cutOffMarkupEnd(text: string, start: number, end: number): numbe
   for (let m = TOKEN.exec(body); m !== null; m = TOKEN.exec(body)) last = m.index + m[0].length;
   if (last <= 0) return end;
   const at = start + afterJson(body, last);
-  const rest = text.slice(at, end);
-  if (!/[\r\n][ \t]*\S/.test(rest) || MARKER.test(rest)) return end;
+  if (!proseLineIn(text, at, end) || markupAfter(text, at, end)) return end;
   return at;
 }
 
@@ -78,12 +76,39 @@ function objectEnd(s: string, i: number): number {
   return -1;
 }
 
+/** A line break followed by a non-blank character in [from, to): a line of text after the markup. */
+function proseLineIn(text: string, from: number, to: number): boolean {
+  let broke = false;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === LF || c === CR) broke = true;
+    else if (broke && !isBlank(c) && c !== 12 && c !== 11) return true;
+  }
+  return false;
+}
+
 /** A Seed-OSS wrapper around a span (only white space between): it belongs to the span. */
 export function withSeedWrapper(text: string, start: number, end: number): Span {
-  const before = /<seed:tool_call>\s*$/.exec(text.slice(Math.max(0, start - 200), start));
-  const after = /^\s*<\/seed:tool_call>/.exec(text.slice(end, end + 200));
-  if (!before || !after) return [start, end];
-  return [start - before[0].length, end + after[0].length];
+  const open = "<seed:tool_call>";
+  const close = "</seed:tool_call>";
+  let i = start;
+  while (i > 0 && isSpace(text.charCodeAt(i - 1))) i--;
+  let j = end;
+  while (j < text.length && isSpace(text.charCodeAt(j))) j++;
+  if (i < open.length || !text.startsWith(open, i - open.length) || !text.startsWith(close, j)) return [start, end];
+  return [i - open.length, j + close.length];
+}
+
+/** White space, line breaks included. */
+function isSpace(c: number): boolean {
+  return isBlank(c) || c === LF || c === 12 || c === 11;
+}
+
+/** Whether `</tool_call>` follows `end` with only white space between. */
+function closerAfter(text: string, end: number): boolean {
+  let j = end;
+  while (j < text.length && isSpace(text.charCodeAt(j))) j++;
+  return text.startsWith("</tool_call>", j);
 }
 
 /** A block or section opener no call followed: the token alone. */
@@ -114,10 +139,11 @@ function isBlank(c: number): boolean {
   return c === 32 || c === 9 || c === CR;
 }
 
-/** Whether markup of any dialect's tokens starts at or after `from` (no copy of the rest). */
-function markupAfter(text: string, from: number): boolean {
+/** Whether markup of any dialect's tokens starts in [from, to) (no copy of the rest). */
+function markupAfter(text: string, from: number, to = text.length): boolean {
   MARKER_AFTER.lastIndex = from;
-  return MARKER_AFTER.test(text);
+  const m = MARKER_AFTER.exec(text);
+  return m !== null && m.index < to;
 }
 const MARKER_AFTER = /[\uFF5C\u2016\u2581]|<\||\|>|\[TOOL_CALLS/g;
 
@@ -150,7 +176,7 @@ export function strayMarkup(text: string, tools: readonly ToolSpec[], taken: rea
     const open = m.index + m[0].length - 1;
     const end = objectEnd(text, open);
     scanned = end < 0 ? text.length : end;
-    if (end < 0 || !ownLine(text, m.index, end) || /^\s*<\/tool_call>/.test(text.slice(end, end + 40))) continue;
+    if (end < 0 || !ownLine(text, m.index, end) || closerAfter(text, end)) continue;
     let call: unknown;
     try {
       call = JSON.parse(text.slice(open, end));
