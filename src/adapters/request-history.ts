@@ -246,9 +246,9 @@ function redactTurns(
  * The text parts of one reply's assistant turns with their paths, each turn's content after the
  * one before it (consecutive assistant messages are one turn: repliesOf). Markup runs on from one
  * part into the next only where the live repair reads them as one span: consecutive text parts (an
- * Anthropic text block after a text block, also the first block of the next message). A Responses
- * output_text part is read apart (the live repair gives each its own span), and so is a part after
- * a part of another kind (a tool_use block between).
+ * Anthropic text block after a text block, also the first block of the next message; a Responses
+ * output_text part after one of the same message item). A Responses message item is read apart
+ * from the one before it, and so is a part after a part of another kind (a tool_use block between).
  */
 function textPartsOf(turns: readonly [Json, JsonPath][], shape: Shape, readGiven: boolean): (ReplyPart & { path: JsonPath; turn: number })[] {
   /** Every content part of the reply in order; a string content is one text part. */
@@ -260,7 +260,9 @@ function textPartsOf(turns: readonly [Json, JsonPath][], shape: Shape, readGiven
   const { parts, at } = replyTextParts(content, ({ part }) => (isObject(part) && TEXT_PARTS.has(part.type as string) && typeof part.text === "string" ? part.text : undefined));
   return parts.map((part, i) => {
     const { path, turn } = content[at[i]!]!;
-    const out: ReplyPart & { path: JsonPath; turn: number } = { text: part.text, path, turn, apart: shape === "responses" || part.apart === true };
+    // A Responses message item's output_text parts are read together, as a chat content array is; the next item is read apart.
+    const newItem = shape === "responses" && i > 0 && content[at[i - 1]!]!.turn !== turn;
+    const out: ReplyPart & { path: JsonPath; turn: number } = { text: part.text, path, turn, apart: newItem || part.apart === true };
     // The server tool results (web_fetch_tool_result, ...) of a Messages reply before this text block were given to it.
     const blocks =
       readGiven && shape === "messages"

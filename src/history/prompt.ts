@@ -1,12 +1,13 @@
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import type { ParseOptionsInput, ToolSpec } from "../parse/types.ts";
-import { redactReply, replyTextParts } from "./sanitize.ts";
+import { assistantRuns, redactReply, replyTextParts } from "./sanitize.ts";
 
 /**
  * The AI SDK form of history sanitizing: assistant text parts of the prompt, nothing else; `tools`
  * as redactReply's (the request's declared tools; left out, OpenCode's built-in ones). The text
- * parts of one assistant message are one reply, read as one text (redactReply), as the live repair
- * read that reply: an example whose fence opens in one part stays an example in the next.
+ * parts of one reply (an assistant message, or consecutive ones: assistantRuns) are read as one
+ * text (redactReply), as the live repair read that reply: an example whose fence opens in one part
+ * stays an example in the next.
  *
  * `dropItemIds` (on unless the caller knows better): the provider sends a part that carries an item
  * id (providerOptions.<provider>.itemId) as a reference to its own stored copy, as @ai-sdk/openai's
@@ -20,26 +21,32 @@ import { redactReply, replyTextParts } from "./sanitize.ts";
  * the server holds the conversation, and a part sent again would repeat it).
  */
 export function sanitizePrompt(prompt: LanguageModelV3Prompt, options: ParseOptionsInput = {}, tools?: readonly ToolSpec[], dropItemIds = true): LanguageModelV3Prompt {
-  let changed = false;
-  const out = prompt.map((message) => {
-    if (message.role !== "assistant") return message;
-    const { parts, at } = replyTextParts(message.content, (part) => (part.type === "text" ? part.text : undefined));
-    if (parts.length === 0) return message;
+  let out: LanguageModelV3Prompt | undefined;
+  // Consecutive assistant messages are one reply (assistantRuns), read as one text.
+  for (const run of assistantRuns(prompt, (message) => message.role === "assistant")) {
+    const content = run.flatMap((index) => (prompt[index] as AssistantMessage).content.map((part, at) => ({ part, index, at })));
+    const { parts, at } = replyTextParts(content, ({ part }) => (part.type === "text" ? part.text : undefined));
+    if (parts.length === 0) continue;
     const result = redactReply(parts, options, tools);
-    if (result.removed === 0) return message;
-    const content = message.content.slice();
+    if (result.removed === 0) continue;
+    const changed = new Map<number, AssistantPart[]>();
     result.texts.forEach((text, i) => {
-      const index = at[i]!;
-      const part = content[index]!;
-      if (part.type === "text" && text !== part.text) content[index] = { ...part, text };
+      const { part, index, at: slot } = content[at[i]!]!;
+      if (part.type !== "text" || text === part.text) return;
+      let parts = changed.get(index);
+      if (!parts) changed.set(index, (parts = (prompt[index] as AssistantMessage).content.slice()));
+      parts[slot] = { ...part, text };
     });
-    changed = true;
-    return { ...message, content: dropItemIds ? content.map(withoutItemId) : content };
-  });
-  return changed ? out : prompt;
+    for (const [index, parts] of changed) {
+      out ??= prompt.slice();
+      out[index] = { ...(prompt[index] as AssistantMessage), content: dropItemIds ? parts.map(withoutItemId) : parts };
+    }
+  }
+  return out ?? prompt;
 }
 
-type AssistantPart = Extract<LanguageModelV3Prompt[number], { role: "assistant" }>["content"][number];
+type AssistantMessage = Extract<LanguageModelV3Prompt[number], { role: "assistant" }>;
+type AssistantPart = AssistantMessage["content"][number];
 
 /** A text or reasoning part without the item id any provider's options give it (the part itself if none does). */
 function withoutItemId<P extends AssistantPart>(part: P): P {

@@ -3,6 +3,7 @@ import { createRepairEngine } from "../engine/engine.ts";
 import type { EchoGuard } from "../engine/types.ts";
 import type { NudgeReason, ParseOptionsInput, Span, ToolSpec } from "../parse/types.ts";
 import { opencodeBuiltinTools } from "../tools/opencode-builtins.ts";
+import { cutOffMarkupEnd, strayMarkup, withSeedWrapper } from "./stray-markup.ts";
 
 /** What replaces leaked markup in replayed history: short, and says nothing ran. */
 export const REMOVED_NOTE = "[dsml-fix: a malformed tool call was removed here; it was not executed]";
@@ -30,7 +31,8 @@ interface RedactedText extends SanitizedText {
   /**
    * Why the first replaced span the model wrote itself was not a call; a well-formed call (history
    * never runs one) reads as "undeclared-tool". "echoed-markup" only when every span found was
-   * quoted from given content (an echo guard was given, and matched). Null when nothing was found.
+   * quoted from given content (an echo guard was given, and matched). Null when nothing was found, or only markup the live
+   * repair left unreported (src/history/stray-markup.ts: it asks for no correction).
    */
   nudge: NudgeReason | null;
   /** Shape ids of the replaced spans. */
@@ -96,6 +98,23 @@ export function replyTextParts<P>(parts: readonly P[], textOf: (part: P) => stri
   return { parts: out, at };
 }
 
+/**
+ * The replies among a conversation's messages, each as the indices of its assistant messages: a
+ * run of consecutive assistant messages with nothing given between is one reply (a continuation
+ * after max_tokens, a resumed stream stored as a message of its own), as the request path reads
+ * them (src/adapters/request-history.ts repliesOf), so every route reads it as one text.
+ */
+export function assistantRuns<M>(messages: readonly M[], isAssistant: (message: M) => boolean): number[][] {
+  const runs: number[][] = [];
+  let open: number[] | undefined;
+  messages.forEach((message, index) => {
+    if (!isAssistant(message)) open = undefined;
+    else if (open) open.push(index);
+    else runs.push((open = [index]));
+  });
+  return runs;
+}
+
 /** How one reply is read beside its text and tools. */
 interface ReplyReading {
   /**
@@ -117,7 +136,9 @@ interface ReplyReading {
  * the markup starts, the rest of the markup cut from the parts after it; unless that would leave a
  * part that had text with none (or only white space), which some APIs refuse (Anthropic rejects a
  * blank text block) and which would change the turn's shape: then the note goes into that part, and
- * when two parts would be left blank the markup is left as written (it is still reported in `nudge`).
+ * when two or more parts would be left blank the note is cut into pieces at its words, one piece in
+ * each of them, in order (the parts joined read exactly as the whole text's history; no part is
+ * dropped, so every wire keeps its shape and indices).
  */
 export function redactReply(parts: readonly ReplyPart[], options: ParseOptionsInput = {}, tools?: readonly ToolSpec[], reading: ReplyReading = {}): RedactedReply {
   const first = redactOnce(parts, options, tools, reading);
@@ -204,15 +225,24 @@ function redactOnce(parts: readonly ReplyPart[], options: ParseOptionsInput, too
   const spans = broken.filter((b) => b.span[1] > b.span[0]).sort((a, b) => a.span[0] - b.span[0]);
   // Asked in order of position: a FirstReading sweeps the original text once.
   const skipped = new Set(spans.filter((b) => !counts(b.span[0])));
-  const found = skipped.size === 0 ? spans : spans.filter((b) => !skipped.has(b));
+  const engineFound = skipped.size === 0 ? spans : spans.filter((b) => !skipped.has(b));
+  // Markup the live repair leaves as text (a lone block opener, a Hermes call whose closer never
+  // came) is replaced too: history never runs it, and the model would imitate it (stray-markup.ts).
+  const stray = strayMarkup(text, tools ?? opencodeBuiltinTools, spans.map((b) => b.span)).filter((s) => counts(s.span[0]));
+  const found: { span: Span; shape: string; reason: NudgeReason }[] = [...engineFound, ...stray.map((s) => ({ ...s, reason: "broken-markup" as NudgeReason }))].sort((a, b) => a.span[0] - b.span[0]);
   if (found.length === 0) return none;
   // What a note replaces: each span, and a stray closer right after one with only white space
-  // between (that leak's tail, which the live repair strips as noise): no second note for it.
+  // between (that leak's tail, which the live repair strips as noise): no second note for it. A
+  // span the reply cut off ends at its last token (and the JSON right after it): the prose after it
+  // stays (cutOffMarkupEnd). A Seed-OSS wrapper around a span goes with it.
   const regions: [number, number][] = [];
   let at = 0;
-  for (const { span, shape } of found) {
-    const [start, end]: Span = span;
+  for (const { span, shape, reason } of found) {
+    let [start, end]: Span = span;
     if (start < at) continue;
+    if (reason === "truncated-call") end = cutOffMarkupEnd(text, start, end);
+    [start, end] = withSeedWrapper(text, start, end);
+    if (start < at) start = at;
     if (regions.length > 0 && shape === "D08" && text.slice(at, start).trim() === "") regions[regions.length - 1]![1] = end;
     else regions.push([start, end]);
     at = end;
@@ -226,10 +256,13 @@ function redactOnce(parts: readonly ReplyPart[], options: ParseOptionsInput, too
   const replaced: [number, number][] = [];
   for (const region of regions) if (out.replace(region[0], region[1])) replaced.push(region);
   // The model's own leak names the reason; a quote of given content only when nothing else was found.
-  const own = found.find((b) => b.reason !== "echoed-markup") ?? found[0]!;
-  const shapes = broken.filter((b) => !skipped.has(b)).map((b) => b.shape);
-  if (replaced.length === 0) return { ...none, nudge: own.reason, shapes };
-  return { texts: out.finish(), removed: replaced.length, nudge: own.reason, shapes, replaced };
+  // Stray markup (a lone opener, an unclosed Hermes call) names none: the live repair reported
+  // nothing for it, so it asks for no correction; it is only replaced.
+  const own = engineFound.find((b) => b.reason !== "echoed-markup") ?? engineFound[0];
+  const nudge = own?.reason ?? null;
+  const shapes = [...broken.filter((b) => !skipped.has(b)).map((b) => b.shape), ...stray.map((s) => s.shape)];
+  if (replaced.length === 0) return { ...none, nudge, shapes };
+  return { texts: out.finish(), removed: replaced.length, nudge, shapes, replaced };
 }
 
 /**
@@ -269,8 +302,17 @@ class PartWriter {
       for (let i = this.part + 1; i < last; i++) if (hasText(this.texts[i]!)) blank.push(i);
       if (hasText(this.texts[last]!) && !hasText(this.texts[last]!.slice(end - this.starts[last]!))) blank.push(last);
       if (blank.length > 1) {
-        this.copy(start, end);
-        return false;
+        // Each part the markup leaves blank takes a piece of the note (whole words while they go
+        // round), so no part that had text is left blank and the parts joined read as the whole
+        // text's history. Only more blank parts than the note has characters keep the markup.
+        const pieces = notePieces(blank.length);
+        if (!pieces) {
+          this.copy(start, end);
+          return false;
+        }
+        blank.forEach((part, i) => (this.out[part] += pieces[i]!));
+        this.at = end;
+        return true;
       }
       into = blank[0] ?? this.part;
     }
@@ -294,6 +336,23 @@ class PartWriter {
     }
     this.at = Math.max(this.at, to);
   }
+}
+
+/** The note's words, each with the space after it; its non-space characters, each with the spaces after it. */
+const NOTE_WORDS = REMOVED_NOTE.split(" ").map((w, i, all) => (i < all.length - 1 ? `${w} ` : w));
+const NOTE_CHARS = [...REMOVED_NOTE].reduce<string[]>((units, c) => {
+  if (c === " " && units.length > 0) units[units.length - 1] += c;
+  else units.push(c);
+  return units;
+}, []);
+
+/** REMOVED_NOTE cut into `n` pieces that each hold a non-blank character (null when it has too few). */
+function notePieces(n: number): string[] | null {
+  const words = NOTE_WORDS;
+  const units = n <= words.length ? words : NOTE_CHARS;
+  if (n > units.length) return null;
+  // The first n - 1 pieces one unit each, the last piece the rest.
+  return [...units.slice(0, n - 1), units.slice(n - 1).join("")];
 }
 
 function hasText(text: string): boolean {

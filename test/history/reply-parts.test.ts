@@ -76,13 +76,27 @@ describe("redactReply: markup that runs from one part into the next", () => {
     expect(redactReply(texts(`Running: ${HEAD}`, REST), {}, TOOLS).texts).toEqual(["Running: ", REMOVED_NOTE]);
     expect(redactReply(texts(HEAD, `${REST} done`), {}, TOOLS).texts).toEqual([REMOVED_NOTE, " done"]);
     expect(redactReply(texts("A ", '<tool_call>{"name":', '"bash","arguments":{"command":"ls"}}</tool_call> B'), {}, TOOLS).texts).toEqual(["A ", REMOVED_NOTE, " B"]);
-    expect(redactReply(texts("A ", '<tool_call>{"name":', ' "bash",', '"arguments":{"command":"ls"}}</tool_call> B'), {}, TOOLS).removed).toBe(0);
   });
 
-  test("when two parts would be left blank it stays as written, and is still reported", () => {
+  // Review 48 finding 5: a leak over two or more whole parts used to stay as written. Each part it
+  // would leave blank now takes a piece of the note, cut at its words, in order: no part is blank
+  // or dropped, and the parts joined read as the whole text's history.
+  test("when two or more parts would be left blank, each takes a piece of the note", () => {
+    const split = redactReply(texts("A ", '<tool_call>{"name":', ' "bash",', '"arguments":{"command":"ls"}}</tool_call> B'), {}, TOOLS);
+    expect(split.removed).toBe(1);
+    expect(split.texts).toEqual(["A ", "[dsml-fix: ", REMOVED_NOTE.slice("[dsml-fix: ".length), " B"]);
     const out = redactReply(texts(HEAD, REST), {}, TOOLS);
-    expect(out).toEqual({ texts: [HEAD, REST], removed: 0, nudge: "undeclared-tool", shapes: out.shapes });
+    expect(out).toEqual({ texts: ["[dsml-fix: ", REMOVED_NOTE.slice("[dsml-fix: ".length)], removed: 1, nudge: "undeclared-tool", shapes: out.shapes });
     expect(out.shapes.length).toBe(1);
+    // More blank parts than the note has words (17 parts of 4 characters): pieces of one non-blank character.
+    const call = '<tool_call>{"name":"bash","arguments":{"command":"ls"}}</tool_call>';
+    const chunks = call.match(/[^]{1,4}/g)!;
+    const many = redactReply(chunks.map((text) => ({ text })), {}, TOOLS);
+    expect({ parts: chunks.length, removed: many.removed, joined: many.texts.join(""), blank: many.texts.filter((t) => t.trim() === "").length }).toEqual({ parts: 17, removed: 1, joined: REMOVED_NOTE, blank: 0 });
+    // More blank parts than the note has non-blank characters (a part per character): left as written, still reported.
+    const chars = [...call];
+    const left = redactReply(chars.map((text) => ({ text })), {}, TOOLS);
+    expect({ removed: left.removed, same: left.texts.join("") === call, nudge: left.nudge }).toEqual({ removed: 0, same: true, nudge: "undeclared-tool" });
   });
 
   test("read apart (a Responses part), it never runs on: each part is read up to its own end", () => {

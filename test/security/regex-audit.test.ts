@@ -24,6 +24,18 @@ interface Audited {
 
 const AUDITED: Audited[] = [
   { file: "src/history/sanitize.ts", literal: "/[<|\\uFF5C\\u2016[]/", adversarial: () => "a".repeat(N) },
+  {
+    file: "src/history/stray-markup.ts",
+    literal: "/<\\/?[\\uFF5C\\u2016|]\\s*DSML\\s*[\\uFF5C\\u2016|][^<>\\n]{0,80}>|<[\\uFF5C|][^<>\\n\\uFF5C|]{1,60}[\\uFF5C|]>|\\[TOOL_CALLS\\]/g",
+    adversarial: () => `<|${" ".repeat(N / 2)}DSML|${"a".repeat(N / 2)}`,
+  },
+  {
+    file: "src/history/stray-markup.ts",
+    literal: "/<[\\uFF5C\\u2016|]DSML[\\uFF5C\\u2016|]tool_calls>|<[\\uFF5C|]tool[\\u2581_ ]calls[\\u2581_ ]begin[\\uFF5C|]>|<\\|tool_calls_section_begin\\|>|<\\|tool_call_start\\|>/g",
+    adversarial: () => "<|tool_calls_begin<|DSML|tool_call".repeat(N / 34),
+  },
+  { file: "src/history/stray-markup.ts", literal: "/[\\uFF5C\\u2016\\u2581]|<\\||\\|>|\\[TOOL_CALLS/g", adversarial: () => "<[TOOL_CALL|".repeat(N / 12) },
+  { file: "src/history/stray-markup.ts", literal: "/<tool_call>[ \\t\\r\\n]*\\{/g", adversarial: () => `<tool_call>${" \t\r\n".repeat(N / 4)}x` },
   { file: "src/plugin/debug.ts", literal: "/^[A-Za-z0-9_.-]+$/", adversarial: () => `${"a".repeat(N)}!` },
   { file: "src/plugin/debug.ts", literal: "/^[A-Z][0-9]{2}$/", adversarial: () => `A${"1".repeat(N)}` },
   { file: "src/plugin/scope.ts", literal: "/[^A-Za-z0-9_.:/@+-]/g", adversarial: () => `${"a/".repeat(N / 2)}\n` },

@@ -2,7 +2,7 @@
 // the plugin may rewrite before the request is built (anomalyco/opencode
 // packages/plugin/src/promise/session.ts @ 03545fd3, SessionContext; message shape from
 // packages/ai/src/schema/messages.ts @ 2b33fbee). The stored session is never touched.
-import { redactReply, replyTextParts } from "../../history/sanitize.ts";
+import { assistantRuns, redactReply, replyTextParts } from "../../history/sanitize.ts";
 import type { ParseOptions, ToolSpec } from "../../parse/types.ts";
 import { opencodeBuiltinTools } from "../../tools/opencode-builtins.ts";
 import type { TurnSeen } from "../../retry/state.ts";
@@ -11,30 +11,36 @@ import type { V2Message } from "./host-types.ts";
 /**
  * Rewrites leaked markup in replayed assistant text parts with the inline note, as on 1.18, reading
  * them with `tools`: the request's own (SessionContext.tools) and OpenCode's built-in ones. The text
- * parts of one assistant message (one reply) are read as one text, as the live repair read them.
+ * parts of one reply (an assistant message, or consecutive ones: assistantRuns) are read as one
+ * text, as the live repair read them.
  */
 export function sanitizeContext(messages: V2Message[], options: Partial<ParseOptions>, tools: readonly ToolSpec[] = opencodeBuiltinTools): { messages: number; parts: number } {
   let touchedMessages = 0;
   let touchedParts = 0;
-  messages.forEach((message, index) => {
-    if (message.role !== "assistant" || !Array.isArray(message.content)) return;
-    const { parts, at } = replyTextParts(message.content, (part) => (part.type === "text" && typeof part.text === "string" ? part.text : undefined));
-    if (parts.length === 0) return;
-    const result = redactReply(parts, options, tools);
-    if (result.removed === 0) return;
-    const content = message.content.slice();
-    let touched = 0;
-    result.texts.forEach((text, i) => {
-      const part = content[at[i]!]!;
-      if (text === part.text) return;
-      content[at[i]!] = { ...part, text };
-      touched++;
+  // Consecutive assistant messages are one reply (assistantRuns), read as one text.
+  for (const run of assistantRuns(messages, (message) => message.role === "assistant")) {
+    const content = run.flatMap((index) => {
+      const parts = messages[index]!.content;
+      return Array.isArray(parts) ? parts.map((part, at) => ({ part, index, at })) : [];
     });
-    if (touched === 0) return;
-    messages[index] = sameKind(message, { content });
-    touchedMessages++;
-    touchedParts += touched;
-  });
+    const { parts, at } = replyTextParts(content, ({ part }) => (part.type === "text" && typeof part.text === "string" ? part.text : undefined));
+    if (parts.length === 0) continue;
+    const result = redactReply(parts, options, tools);
+    if (result.removed === 0) continue;
+    const changed = new Map<number, V2Message["content"][number][]>();
+    result.texts.forEach((text, i) => {
+      const { part, index, at: slot } = content[at[i]!]!;
+      if (text === part.text) return;
+      let parts = changed.get(index);
+      if (!parts) changed.set(index, (parts = messages[index]!.content.slice()));
+      parts[slot] = { ...part, text };
+      touchedParts++;
+    });
+    for (const [index, content] of changed) {
+      messages[index] = sameKind(messages[index]!, { content });
+      touchedMessages++;
+    }
+  }
   return { messages: touchedMessages, parts: touchedParts };
 }
 
