@@ -28,7 +28,10 @@ describe("native call wins: the same output on every wire", () => {
     expect(paths(v.calls)).toEqual(["b.ts"]);
   });
 
-  // FINDING (medium by the wire-parity standard: the same output executes differently per wire, and the
+  // Context: with the block CLOSED (or a Hermes call) before a different native call, every streaming
+  // wire runs both calls (a.ts, b.ts) and only the JSON paths run b.ts alone: calls already sent
+  // cannot be taken back. This finding is the open-block case, which fx48 made "native wins".
+  // FINDING (low-medium by the wire-parity standard: the same output executes differently per wire, and the
   // fx48 rule "the held leak never runs beside a native call" is void on Responses streaming;
   // src/wires/responses/stream.ts + text-parts.ts (the held block's calls are settled "run" at the
   // message item's end, before the function_call item, which on Responses always comes after the
