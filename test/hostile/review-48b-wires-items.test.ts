@@ -31,7 +31,7 @@ describe("item_reference store: scope of a remembered item", () => {
   // disclosed to B and B's model sees a turn it never wrote. Expected: a remembered item is used
   // only for a request to the same upstream origin (and path prefix) it came from; else the
   // reference goes up as it came.
-  test.failing("an id noted from upstream A is not resolved in a request to upstream B", async () => {
+  test("fixed: an id noted from upstream A is not resolved in a request to upstream B", async () => {
     const { fix, seen } = shared({ "http://a.test": [message("msg_1", `Secret plan for A. ${HERMES}`)] });
     await post(fix, "http://a.test/v1/responses", { model: "m", input: [{ role: "user", content: "read a.ts" }], tools });
     await post(fix, "http://b.test/v1/responses", { model: "m", input: [{ role: "user", content: "hi" }, { type: "item_reference", id: "msg_1" }, { role: "user", content: "go on" }], tools });
