@@ -59,7 +59,7 @@ describe("listed twice: a later entry's other switches that stop calls", () => {
   // "tool restriction", so the leaked bash call runs. denyTools ["*"] in the same place is honoured
   // (hard negative below): the two ways to say "no recovered calls" disagree. Expected: a later
   // entry's enabled false (and any switch that narrows what may run) is merged like denyTools.
-  test.failing("responseFix.enabled false in the second entry: the leaked bash call does not run", async () => {
+  test("fixed: responseFix.enabled false in the second entry: the leaked bash call does not run", async () => {
     const proc = fakeProcess();
     const load: Load = {};
     const first = await startV1({ providers: ["deepseek"] }, proc, load);
@@ -70,7 +70,7 @@ describe("listed twice: a later entry's other switches that stop calls", () => {
 
   // FINDING (low: same cause): parse.codeCostumes false in the second entry; the <shell> costume
   // still becomes a bash call (rm -rf build runs). Expected: a parse switch turned off in any entry stays off.
-  test.failing("parse.codeCostumes false in the second entry: the <shell> costume does not run", async () => {
+  test("fixed: parse.codeCostumes false in the second entry: the <shell> costume does not run", async () => {
     const proc = fakeProcess();
     const load: Load = {};
     const first = await startV1({ providers: ["deepseek"] }, proc, load);
