@@ -40,7 +40,7 @@ describe("native call wins: the same output on every wire", () => {
   // read both commands execute on Responses only. Expected: the Responses stream holds the block's
   // calls past the message item's end (as Anthropic holds them past content_block_stop) until the
   // next item shows whether a native call follows, and drops them then.
-  test.failing("Responses stream: only the native read runs", async () => {
+  test("fixed: Responses stream: only the native read runs", async () => {
     const body = namedSse(responsesEvents([message("msg_1", OPEN), functionCall("fc_1", { path: "b.ts" })], 7));
     expect(paths((await client("responses", body)).calls)).toEqual(["b.ts"]);
   });
