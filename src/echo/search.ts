@@ -383,10 +383,10 @@ function firstAtOrAfter(marks: readonly number[], at: number): number {
  * at a line break), where P ends a line of A and S begins a line of B, P's start and S's end
  * delimited like a whole token; both within reach of the seam (A's last and B's first `window`
  * plus the needle's length, room for a tool's trailer such as "(File has more lines…)"), and the
- * seam inside a quote: A's last markup an opener within that reach, P after it (seamQuote). A coincidental split of a value the texts never quoted is a false
- * refusal, never a wrong execution. A value cut over three texts or more is not looked for.
+ * seam inside a quote: A's last markup an opener within that reach, P after it (seamQuote). A
+ * coincidental split of a value the texts quoted is a false refusal, never a wrong execution. A value cut over three texts or more is not looked for.
  *
- * Work: per seam with markup in reach, one KMP pass over A's tail and one (of the reversed needle)
+ * Work: per seam inside a quote, one KMP pass over A's tail and one (of the reversed needle)
  * over B's head, both at most the reach, plus the failure chains at line ends (counted in `cost`).
  */
 function acrossSeam(hay: GivenHaystack, needle: string, window: number, cost: { scanned: number }): boolean {

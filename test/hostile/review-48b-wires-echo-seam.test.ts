@@ -23,12 +23,12 @@ describe("seam rule: a value made of two unrelated given texts' edge words", () 
   // enough: the model's own `npm test` is refused as a quote. Expected: the seam halves count only
   // where a whole-text occurrence would (the half in A inside the markup's window as an opener's
   // content, or the seam itself inside an open quote), so this call runs.
-  test.failing("npm test runs after a doc with an example that ends in 'npm' and a grep listing that starts with 'test/'", () => {
+  test("fixed: npm test runs after a doc with an example that ends in 'npm' and a grep listing that starts with 'test/'", () => {
     expect(recoveredInputs(own("npm test"), [DOC, LS])).toEqual([{ command: "npm test" }]);
   });
 
   // Same, the cut with no space: "make" + "check" never meant "makecheck"; a path cut at a line end.
-  test.failing("cat src/index.ts runs: 'cat' ends the doc, 'src/index.ts' begins the next grep listing", () => {
+  test("fixed: cat src/index.ts runs: 'cat' ends the doc, 'src/index.ts' begins the next grep listing", () => {
     const doc = 'Example:\n<tool_call>{"name":"read","arguments":{"path":"a.ts"}}</tool_call>\nTo print a file use cat';
     expect(recoveredInputs(own("cat src/index.ts"), [doc, "src/index.ts:1: export const a = [1];\n"])).toEqual([{ command: "cat src/index.ts" }]);
   });

@@ -199,7 +199,8 @@ export class ResponsesStreamRewriter implements EventRewriter {
     // A native call item next: the ending part's end notes it first (as the Anthropic wire's next
     // block does), so calls held for a block's closer that never came are its duplicates and never
     // run, as on every other wire; on Responses the message item is always done before that item.
-    if (!cut && !this.#text.closesEnding(event)) before.push(...this.#settle(startsNative(event)));
+    // (One call allowed: every call recovered is held back and the native item withdraws them all.)
+    if (!cut && !this.#text.closesEnding(event)) before.push(...this.#settle(!this.#hold && startsNative(event)));
     switch (event.type) {
       case "response.output_item.added":
         changed = this.#added(event, before, after);
