@@ -30,10 +30,19 @@ describe("native call wins: a native call the host must refuse", () => {
   // never runs, no correction names it, no wake. Expected: only a native call to a declared tool
   // supersedes the held leak; otherwise the leak is settled as if no native call came (runs, or at
   // least refused with a nudge so the model is told).
-  test.failing("a native call to an undeclared tool does not silently swallow the held leak", async () => {
+  // known gap (fx48b): not fixed this round. Telling a native call to an undeclared tool apart needs
+  // its name at RepairEngine.noteNativeToolCall on every wire (chat, Anthropic, Responses stream
+  // and JSON, the middleware, parse()), an engine interface change beside the other fixers' engine
+  // work. Today's behaviour is a lost repair, never a wrong execution: nothing runs, the host
+  // answers the undeclared call with its unknown-tool error, so the model gets another turn. The
+  // trust-first rule to build: only a native call to a declared tool drops the held leak; for any
+  // other, refuse the held call with a nudge (the correction names it) rather than run it beside a
+  // call the model meant to make natively. This test pins today's behaviour.
+  test("known gap: a native call to an undeclared tool drops the held leak as its duplicate, with no nudge", async () => {
     const r = await reply("ghost");
     expect(r.uses).toEqual(["ghost"]);
-    expect(r.summary.stripped.map((s) => s.kind)).not.toContain("native-call-duplicate");
+    expect(r.summary.stripped.map((s) => s.kind)).toEqual(["native-call-duplicate"]);
+    expect(r.summary.nudge).toBeNull();
   });
 
   // Hard negative (the rule as chosen): a declared native call supersedes the held leak, prose kept.
