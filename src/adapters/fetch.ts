@@ -23,7 +23,7 @@ import { announceRepair, debugLine, noteFailure, orPassThrough, report, requestD
 import { readRequestBody, withBody } from "./request-body.ts";
 import { sanitizeRequestBytes, sanitizeRequestText } from "./request-history.ts";
 import { type JsonEdit, spliceJson, spliceJsonBytes, valueEdits, withoutBom } from "./json-splice.ts";
-import { RepairedItems } from "./repaired-items.ts";
+import { RepairedItems, itemScope } from "./repaired-items.ts";
 import { bodyCoding } from "./content-coding.ts";
 import { stripTag } from "./request-tag.ts";
 import { settleOptions } from "../options/settle.ts";
@@ -120,7 +120,8 @@ async function planRequest(forward: Forward, options: AdapterOptions, nextAttemp
     return plan;
   }
   // A Responses item_reference to a message item this adapter repaired goes up as the message inline (repaired-items.ts).
-  const inlined = items.size > 0 && wireFor(pathname, body)?.name === "responses" ? inlineRepaired(forward, plan, text, items.edits(body)) : undefined;
+  // Only items noted from this same upstream URL (itemScope): another upstream's ids are its own.
+  const inlined = items.size > 0 && wireFor(pathname, body)?.name === "responses" ? inlineRepaired(forward, plan, text, items.edits(body, itemScope(url))) : undefined;
   if (inlined !== undefined) {
     text = inlined;
     body = jsonOrUndefined(withoutBom(text.text)) ?? body;
@@ -281,7 +282,7 @@ function repairWireJson(response: Response, bytes: Uint8Array, ctx: ResponseCont
   const changed = ctx.wire.repairJson(body, {
     engine: ctx.engine,
     ...(addGiven ? { addGiven } : {}),
-    repairedItem: (id, item) => ctx.items.note(id, item),
+    repairedItem: (id, item) => ctx.items.note(id, item, itemScope(ctx.plan.input)),
     report: (summaries) => {
       if (summaries.length > 0) report(ctx.options, { requestTag: ctx.plan.tag, summary: mergeSummaries(summaries), attempt: ctx.plan.attempt });
     },
@@ -328,7 +329,7 @@ function asSent(response: Response, read: Uint8Array[], rest?: ReadableStreamDef
 function repairStream(response: Response, ctx: ResponseContext): Response {
   const guard = ctx.engine();
   const onFinal = (more?: readonly EngineSummary[]) => finishReport(ctx, guard, more);
-  const rewriter = ctx.wire.rewriter(guard, onFinal, ctx.engine, ctx.plan.oneCall === true, addGivenOf(ctx), (id, item) => ctx.items.note(id, item));
+  const rewriter = ctx.wire.rewriter(guard, onFinal, ctx.engine, ctx.plan.oneCall === true, addGivenOf(ctx), (id, item) => ctx.items.note(id, item, itemScope(ctx.plan.input)));
   const onError = (error: unknown) => noteFailure(ctx.options, "SSE rewrite of an event", error);
   return rebuilt(response, rewriteEventStream(response.body!, rewriter, onError));
 }

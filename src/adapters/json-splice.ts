@@ -18,7 +18,9 @@ export type JsonEdit =
   /** The array at `path` gets `json` as its first element. */
   | { kind: "first-element"; path: JsonPath; json: string }
   /** The array at `path` gets `json` as its last element. */
-  | { kind: "last-element"; path: JsonPath; json: string };
+  | { kind: "last-element"; path: JsonPath; json: string }
+  /** The array element at `path` goes, with the comma that parts it from the next one (or, the last one, from the one before). */
+  | { kind: "remove"; path: JsonPath };
 
 interface Node {
   children: Map<string | number, Node>;
@@ -33,6 +35,9 @@ interface Container {
   /** Where its value started, and whether it holds anything yet. */
   open: number;
   empty: boolean;
+  /** An array's: where its last comma is, and the element being removed (where it starts) until the next one starts or the array ends. */
+  comma?: number;
+  removing?: { edit: JsonEdit; from: number };
 }
 
 const WHITESPACE = new Set([" ", "\t", "\n", "\r"]);
@@ -185,6 +190,11 @@ function editPlaces(text: string, edits: readonly JsonEdit[]): Place[] {
     const container = stack.pop()!;
     const close = i;
     i++;
+    if (container.removing) {
+      // The last element: from the comma before it (the first: from itself) to the bracket.
+      const { edit, from } = container.removing;
+      places.set(edit, { from: container.comma ?? from, to: close, insert: "" });
+    }
     for (const edit of container.node?.edits ?? []) {
       if (edit.kind === "replace") places.set(edit, { from: container.open, to: i, insert: edit.json });
       else if (edit.kind === "first-member" && !container.array) places.set(edit, { from: container.open + 1, to: container.open + 1, insert: container.empty ? edit.member : `${edit.member},` });
@@ -204,7 +214,10 @@ function editPlaces(text: string, edits: readonly JsonEdit[]): Place[] {
       continue;
     }
     if (c === ",") {
-      if (top?.array) top.index++;
+      if (top?.array) {
+        top.index++;
+        top.comma = i;
+      }
       i++;
       continue;
     }
@@ -224,6 +237,13 @@ function editPlaces(text: string, edits: readonly JsonEdit[]): Place[] {
     if (top?.array) {
       pending = top.node?.children.get(top.index);
       top.empty = false;
+      if (top.removing) {
+        // The element before goes up to here: itself, its comma and the white space after.
+        places.set(top.removing.edit, { from: top.removing.from, to: i, insert: "" });
+        top.removing = undefined;
+      }
+      const remove = pending?.edits.find((edit) => edit.kind === "remove");
+      if (remove) top.removing = { edit: remove, from: i };
     }
     startValue();
   }

@@ -15,34 +15,100 @@ import type { JsonEdit } from "./json-splice.ts";
 /** At most this many items are remembered. */
 export const REPAIRED_ITEMS_LIMIT = 1024;
 
-export class RepairedItems {
-  /** Item id → the message item as it went out (read when a request refers to it: its latest text). */
-  #items = new Map<string, Json>();
+/** At most this many characters of remembered message JSON, all items together (a few huge replies must not pile up). */
+export const REPAIRED_ITEMS_CHARS = 8 * 1024 * 1024;
 
-  /** A message item whose text the repair changed went out under `id`. */
-  note(id: string, item: Json): void {
-    this.#items.delete(id);
-    this.#items.set(id, item);
-    if (this.#items.size > REPAIRED_ITEMS_LIMIT) this.#items.delete(this.#items.keys().next().value!);
+/**
+ * Where an id came back from: the request URL's origin and path (no query), e.g.
+ * `https://api.openai.com/v1/responses`. Ids are the server's own; one repairFetch (the proxy's)
+ * serves several upstreams, and another server may well number its items the same way, so an id
+ * noted from one upstream is never resolved in a request to another.
+ */
+export function itemScope(url: string | URL | Request): string {
+  const href = typeof url === "string" ? url : url instanceof URL ? url.href : url.url;
+  try {
+    const parsed = new URL(href, "http://localhost");
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return href;
+  }
+}
+
+interface Remembered {
+  /** The message as it goes up inline. */
+  message: Json;
+  /** Its JSON text, counted against REPAIRED_ITEMS_CHARS. */
+  json: string;
+}
+
+export class RepairedItems {
+  /** Scope + id → the message item as it went out (its latest text), the oldest first. */
+  #items = new Map<string, Remembered>();
+  #chars = 0;
+
+  /** A message item whose text the repair changed went out under `id`, in a reply to a request to `scope` (itemScope). */
+  note(id: string, item: Json, scope = ""): void {
+    const key = keyOf(scope, id);
+    this.#forget(key);
+    const message = inlineMessage(item);
+    if (message === undefined) return;
+    const json = JSON.stringify(message);
+    if (json.length > REPAIRED_ITEMS_CHARS) return;
+    this.#items.set(key, { message, json });
+    this.#chars += json.length;
+    while (this.#items.size > REPAIRED_ITEMS_LIMIT || this.#chars > REPAIRED_ITEMS_CHARS) this.#forget(this.#items.keys().next().value!);
   }
 
   get size(): number {
     return this.#items.size;
   }
 
-  /** A Responses request body's edits: each item_reference to an item remembered becomes that message inline. */
-  edits(body: unknown): JsonEdit[] {
+  /** Characters of message JSON remembered. */
+  get chars(): number {
+    return this.#chars;
+  }
+
+  #forget(key: string): void {
+    const old = this.#items.get(key);
+    if (old === undefined) return;
+    this.#items.delete(key);
+    this.#chars -= old.json.length;
+  }
+
+  /**
+   * A Responses request body's edits, for a request to `scope`: each item_reference to an item
+   * remembered from that same scope becomes that message inline. A reasoning item right before it
+   * (an item_reference to an `rs_` id, or a reasoning item) is dropped with it: OpenAI pairs a
+   * reasoning item with the item that follows it by id and refuses a request where it is followed
+   * by anything else (400 "provided without its required following item", for every later turn),
+   * and the message inline has no id to pair with (the stored one holds the leak). Without its
+   * reasoning the repaired turn goes up as the client itself sends a turn it has no ids for; the
+   * recovered function_call after it carries no server id either and needs no reasoning item.
+   */
+  edits(body: unknown, scope = ""): JsonEdit[] {
     if (this.#items.size === 0 || !isObject(body) || !Array.isArray(body.input)) return [];
+    const input = body.input;
     const edits: JsonEdit[] = [];
-    body.input.forEach((entry, index) => {
+    input.forEach((entry, index) => {
       if (!isObject(entry) || entry.type !== "item_reference" || typeof entry.id !== "string") return;
-      const item = this.#items.get(entry.id);
+      const item = this.#items.get(keyOf(scope, entry.id));
       if (item === undefined) return;
-      const message = inlineMessage(item);
-      if (message !== undefined) edits.push({ kind: "replace", path: ["input", index], json: JSON.stringify(message) });
+      if (index > 0 && isReasoning(input[index - 1])) edits.push({ kind: "remove", path: ["input", index - 1] });
+      edits.push({ kind: "replace", path: ["input", index], json: item.json });
     });
     return edits;
   }
+}
+
+function keyOf(scope: string, id: string): string {
+  return `${scope}\n${id}`;
+}
+
+/** A reasoning item, by reference (OpenAI's reasoning ids start `rs_`) or inline. */
+function isReasoning(entry: unknown): boolean {
+  if (!isObject(entry)) return false;
+  if (entry.type === "reasoning") return true;
+  return entry.type === "item_reference" && typeof entry.id === "string" && entry.id.startsWith("rs_");
 }
 
 /** The message as an input item: its text and refusal parts as they went out, no id; undefined when it holds neither. */

@@ -382,11 +382,11 @@ function firstAtOrAfter(marks: readonly number[], at: number): number {
  * an offset, a message or tool result of two text parts): needle = P + S, or P + " " + S (the cut
  * at a line break), where P ends a line of A and S begins a line of B, P's start and S's end
  * delimited like a whole token; both within reach of the seam (A's last and B's first `window`
- * plus the needle's length, room for a tool's trailer such as "(File has more lines…)"), and markup
- * within that reach on one side. A coincidental split of a value the texts never quoted is a false
- * refusal, never a wrong execution. A value cut over three texts or more is not looked for.
+ * plus the needle's length, room for a tool's trailer such as "(File has more lines…)"), and the
+ * seam inside a quote: A's last markup an opener within that reach, P after it (seamQuote). A
+ * coincidental split of a value the texts quoted is a false refusal, never a wrong execution. A value cut over three texts or more is not looked for.
  *
- * Work: per seam with markup in reach, one KMP pass over A's tail and one (of the reversed needle)
+ * Work: per seam inside a quote, one KMP pass over A's tail and one (of the reversed needle)
  * over B's head, both at most the reach, plus the failure chains at line ends (counted in `cost`).
  */
 function acrossSeam(hay: GivenHaystack, needle: string, window: number, cost: { scanned: number }): boolean {
@@ -409,12 +409,17 @@ function acrossSeam(hay: GivenHaystack, needle: string, window: number, cost: { 
     while (b < forms.length && forms[b]!.group === group) b++;
     let c = b;
     while (c < forms.length && forms[c]!.group === group + 1) c++;
-    if (c > b && seamHasMarkup(hay, forms, a, b, c, reach)) {
+    // The seam counts only inside a quote the first text opened and left open (seamQuote).
+    let open = false;
+    for (let f = a; f < b && !open; f++) open = seamQuote(hay, forms[f]!, reach) >= 0;
+    if (c > b && open) {
       prefixes.fill(0);
       suffixes.fill(0);
       for (let f = a; f < b; f++) {
         const form = forms[f]!;
-        lineEndPrefixes(hay, needle, fail, Math.max(form.start, form.end - reach), form.end, form.start, startsAlnum, prefixes, cost);
+        const quote = seamQuote(hay, form, reach);
+        if (quote < 0) continue;
+        lineEndPrefixes(hay, needle, fail, Math.max(quote, form.end - reach), form.end, form.start, startsAlnum, prefixes, cost);
       }
       for (let f = b; f < c; f++) {
         const form = forms[f]!;
@@ -431,15 +436,20 @@ function acrossSeam(hay: GivenHaystack, needle: string, window: number, cost: { 
   return false;
 }
 
-/** Whether markup lies in A's tail or B's head (forms [a, b) and [b, c)). */
-function seamHasMarkup(hay: GivenHaystack, forms: GivenHaystack["forms"], a: number, b: number, c: number, reach: number): boolean {
-  const within = (from: number, to: number) => {
-    const k = firstAtOrAfter(hay.markup, from);
-    return k < hay.markup.length && hay.markup[k]! < to;
-  };
-  for (let f = a; f < b; f++) if (within(Math.max(forms[f]!.start, forms[f]!.end - reach), forms[f]!.end)) return true;
-  for (let f = b; f < c; f++) if (within(forms[f]!.start, Math.min(forms[f]!.end, forms[f]!.start + reach))) return true;
-  return false;
+/**
+ * Where the quote that encloses the seam after `form` (a form of the first text) opens: its last
+ * markup is an opener (a call or costume opener, not a closer) within reach of its end, so the
+ * text runs on past the seam inside that quote's value, as a file read in two parts cuts a
+ * quoted command. -1 when there is none: a value made of the first text's last word and the next
+ * text's first (an example call closed earlier in a doc, then a grep listing) was never quoted
+ * across the seam, and the model's own call runs. Only the part of the form after the opener is
+ * searched for the value's first half.
+ */
+function seamQuote(hay: GivenHaystack, form: GivenHaystack["forms"][number], reach: number): number {
+  const k = firstAtOrAfter(hay.markup, form.end) - 1;
+  if (k < 0) return -1;
+  const at = hay.markup[k]!;
+  return at >= form.start && at >= form.end - reach && hay.closes[k] === false ? at : -1;
 }
 
 /** Marks in `out` every length L such that needle[0, L) ends a given line in [from, to), its start delimited. */

@@ -36,11 +36,11 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
     return {};
   }
   // Listed twice for this directory (1.18 hands every entry of one load the same input): the
-  // first serves, this one stands aside and hands over its tool restrictions (src/plugin/wiring.ts).
+  // first serves, this one stands aside and hands over its restrictions (src/plugin/wiring.ts).
   const load = loadKey(input);
   const first = servingFor(processScope, load);
   if (first) {
-    const { merged, changed } = mergeRestrictions(first.responseFix(), options.responseFix);
+    const { merged, changed } = mergeRestrictions(first.restrictions(), { responseFix: options.responseFix, parse: options.parse });
     if (changed.length > 0) first.restrict(merged);
     log("warn", standAsideWarning(changed));
     return {};
@@ -57,14 +57,15 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
   const onResult = replyReporter({ options, debug, log, retry });
   // Every hook decides scope on the whole route chat.headers or system.transform saw for the model.
   const routes = new RouteMemory();
-  const fallback = new WireFallback({
+  const fallbackDeps: ConstructorParameters<typeof WireFallback>[0] = {
     enabled: options.responseFix.enabled,
     parse: options.parse,
     inScope: (origin) => routeInScope(options, routes.recall(origin.providerID, origin.modelID || undefined)),
     retry,
     lookup: messageLookup(client),
     ...(options.debug ? { debug: (line: string) => log("info", line) } : {}),
-  });
+  };
+  const fallback = new WireFallback(fallbackDeps);
   let adapter: AdapterOptions = {
     parse: options.parse,
     // The request as OpenCode built it, after messages.transform: a leak only the request's own
@@ -81,10 +82,14 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
 
   const repair = registerRepair(adapter, processScope);
   const release = claim(processScope, load, {
-    responseFix: () => options.responseFix,
-    restrict: (responseFix) => {
+    restrictions: () => ({ responseFix: options.responseFix, parse: options.parse }),
+    // A later entry's narrower restrictions: the fallback reads them from its deps, the repair is built again.
+    restrict: ({ responseFix, parse }) => {
       options.responseFix = responseFix;
-      adapter = { ...adapter, responseFix };
+      options.parse = parse;
+      fallbackDeps.enabled = responseFix.enabled;
+      fallbackDeps.parse = parse;
+      adapter = { ...adapter, responseFix, parse };
       repair.update(adapter);
     },
   });

@@ -197,15 +197,22 @@ export function chainConfiguredFetches(cfg: Config, scope: { [key: symbol]: unkn
 // such object gets no de-duplication (each instance serves, as before).
 
 type ResponseFix = PluginOptions["responseFix"];
+type Parse = PluginOptions["parse"];
+
+/** What a later entry may narrow on the serving one: which calls may be recovered and run. */
+export interface Restrictions {
+  responseFix: ResponseFix;
+  parse: Parse;
+}
 type Scope = { [key: symbol]: unknown };
 
 const REGISTRY = Symbol.for("opencode-plugin-dsml-fix.serving-instances");
 
 export interface Serving {
-  /** The serving instance's tool restrictions now. */
-  responseFix(): ResponseFix;
+  /** The serving instance's restrictions now. */
+  restrictions(): Restrictions;
   /** Replaces them (only ever by narrower ones). */
-  restrict(responseFix: ResponseFix): void;
+  restrict(restrictions: Restrictions): void;
 }
 
 function table(scope: Scope): WeakMap<object, Serving> {
@@ -242,18 +249,42 @@ export function claim(scope: Scope, key: object | undefined, serving: Serving): 
 
 /**
  * A later entry's restrictions added to the serving one's: denyTools the union, allowTools the
- * intersection, the echo guard on if either has it. Returns what changed, for the warning (names
- * of options only, never a value).
+ * intersection, and every switch whose false means fewer calls off if either entry has it off
+ * (responseFix.enabled, each parse switch and dialect: one entry saying "recover nothing" or "not
+ * this shape" is never overruled by another's default); the echo guard on if either has it.
+ * Returns what changed, for the warning (names of options only, never a value).
  */
-export function mergeRestrictions(first: ResponseFix, later: ResponseFix): { merged: ResponseFix; changed: string[] } {
+export function mergeRestrictions(first: Restrictions, later: Restrictions): { merged: Restrictions; changed: string[] } {
   const changed: string[] = [];
-  const deny = union(first.denyTools, later.denyTools);
-  if (deny.length !== first.denyTools.length || deny.some((name, index) => name !== first.denyTools[index])) changed.push("responseFix.denyTools (both lists)");
-  const allow = intersection(first.allowTools, later.allowTools);
-  if (allow.length !== first.allowTools.length || allow.some((name, index) => name !== first.allowTools[index])) changed.push("responseFix.allowTools (only what both allow)");
-  const echoGuard = first.echoGuard || later.echoGuard;
-  if (echoGuard !== first.echoGuard) changed.push("responseFix.echoGuard (on)");
-  return { merged: { ...first, denyTools: deny, allowTools: allow, echoGuard }, changed };
+  const fix = first.responseFix;
+  const other = later.responseFix;
+  const deny = union(fix.denyTools, other.denyTools);
+  if (deny.length !== fix.denyTools.length || deny.some((name, index) => name !== fix.denyTools[index])) changed.push("responseFix.denyTools (both lists)");
+  const allow = intersection(fix.allowTools, other.allowTools);
+  if (allow.length !== fix.allowTools.length || allow.some((name, index) => name !== fix.allowTools[index])) changed.push("responseFix.allowTools (only what both allow)");
+  const echoGuard = fix.echoGuard || other.echoGuard;
+  if (echoGuard !== fix.echoGuard) changed.push("responseFix.echoGuard (on)");
+  const enabled = fix.enabled && other.enabled;
+  if (enabled !== fix.enabled) changed.push("responseFix.enabled (off)");
+  const parse = bothOn(first.parse as unknown as Switches, later.parse as unknown as Switches, "parse", changed) as unknown as Parse;
+  return { merged: { responseFix: { ...fix, denyTools: deny, allowTools: allow, echoGuard, enabled }, parse }, changed };
+}
+
+type Switches = { [key: string]: boolean | Switches };
+
+/** Each boolean switch of `first` on only if `later` has it on too (nested namespaces alike); the names turned off go to `changed`. */
+function bothOn(first: Switches, later: Switches, path: string, changed: string[]): Switches {
+  const out: Switches = { ...first };
+  for (const [key, value] of Object.entries(first)) {
+    const theirs = later?.[key];
+    if (typeof value === "boolean") {
+      if (value && theirs === false) {
+        out[key] = false;
+        changed.push(`${path}.${key} (off)`);
+      }
+    } else if (typeof value === "object" && value !== null && typeof theirs === "object" && theirs !== null) out[key] = bothOn(value, theirs, `${path}.${key}`, changed);
+  }
+  return out;
 }
 
 function union(a: readonly string[], b: readonly string[]): string[] {
@@ -279,5 +310,5 @@ export function standAsideWarning(changed: readonly string[]): string {
   const base =
     "the plugin is listed more than once for this host (another entry, maybe under another spelling, started first): this entry stands aside, so each message still gets one repair, one correction and one wake; list it once";
   if (changed.length === 0) return `${base}. This entry's options are not used`;
-  return `${base}. This entry's tool restrictions were added to the serving entry's: ${changed.join(", ")}; its other options are not used`;
+  return `${base}. This entry's restrictions were added to the serving entry's: ${changed.join(", ")}; its other options are not used`;
 }

@@ -58,11 +58,11 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
     return;
   }
   // Listed twice on this host (each entry's context spreads the same host, `app` included): the
-  // first serves, this one stands aside and hands over its tool restrictions (src/plugin/wiring.ts).
+  // first serves, this one stands aside and hands over its restrictions (src/plugin/wiring.ts).
   const load = loadKey(ctx.app);
   const first = servingFor(processScope, load);
   if (first) {
-    const { merged, changed } = mergeRestrictions(first.responseFix(), options.responseFix);
+    const { merged, changed } = mergeRestrictions(first.restrictions(), { responseFix: options.responseFix, parse: options.parse });
     if (changed.length > 0) first.restrict(merged);
     log("warn", standAsideWarning(changed));
     return;
@@ -140,11 +140,12 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   // The context hook sanitized history with the request's tools already.
   let middleware = repairMiddleware(adapter);
   const release = claim(processScope, load, {
-    responseFix: () => options.responseFix,
+    restrictions: () => ({ responseFix: options.responseFix, parse: options.parse }),
     // A later entry's narrower restrictions: the repairs read their options once, so both are built again.
-    restrict: (responseFix) => {
+    restrict: ({ responseFix, parse }) => {
       options.responseFix = responseFix;
-      adapter = { ...adapter, responseFix };
+      options.parse = parse;
+      adapter = { ...adapter, responseFix, parse };
       http = new HttpRepair(adapter, httpDeps);
       middleware = repairMiddleware(adapter);
     },

@@ -196,7 +196,11 @@ export class ResponsesStreamRewriter implements EventRewriter {
     const cut = cutsReply(event);
     // A part that ended holding text: any event but its own `done` ones decides its end, as the
     // reply went on (a cut leaves it as written, below). Its calls go after its item, once that is done.
-    if (!cut && !this.#text.closesEnding(event)) before.push(...this.#settle());
+    // A native call item next: the ending part's end notes it first (as the Anthropic wire's next
+    // block does), so calls held for a block's closer that never came are its duplicates and never
+    // run, as on every other wire; on Responses the message item is always done before that item.
+    // (One call allowed: every call recovered is held back and the native item withdraws them all.)
+    if (!cut && !this.#text.closesEnding(event)) before.push(...this.#settle(!this.#hold && startsNative(event)));
     switch (event.type) {
       case "response.output_item.added":
         changed = this.#added(event, before, after);
@@ -294,9 +298,9 @@ export class ResponsesStreamRewriter implements EventRewriter {
    * the calls it recovered right after its item when that item's done already went out (after the
    * calls that went out there), else they wait for the item's done or the reply's end.
    */
-  #settle(): Out[] {
+  #settle(native = false): Out[] {
     if (!this.#text.ending) return [];
-    const settled = this.#text.settleEnding();
+    const settled = this.#text.settleEnding(native);
     if (!settled || this.#hold) return [];
     const last = this.#emitted.at(-1)?.index;
     return this.#callItems(last !== undefined && settled.index !== undefined && last > settled.index ? last : settled.index);
@@ -411,4 +415,9 @@ export class ResponsesStreamRewriter implements EventRewriter {
     const more = this.#text.laterSummaries();
     if (more) this.#onFinal(more);
   }
+}
+
+/** An output_item.added of a native call item (NATIVE_ITEMS). */
+function startsNative(event: Json): boolean {
+  return event.type === "response.output_item.added" && isObject(event.item) && NATIVE_ITEMS.has(event.item.type as string);
 }

@@ -191,11 +191,11 @@ export class TextParts {
    * Returns its item's downstream output_index when that item's done already went out (the calls
    * its end recovered go right after it), else undefined (they wait for the item's done, or the end).
    */
-  settleEnding(): { index: number | undefined } | undefined {
+  settleEnding(native = false): { index: number | undefined } | undefined {
     const ending = this.#ending;
     if (!ending) return undefined;
     this.#ending = undefined;
-    this.#end(ending.part, ending.part.slot);
+    this.#end(ending.part, ending.part.slot, native);
     return ending.itemDone ? { index: ending.part.index } : undefined;
   }
 
@@ -204,13 +204,15 @@ export class TextParts {
    * the reply in a slot, the rest is flushed. `slot`: the end waited in it (#ending); what the end
    * releases goes into it, and it becomes the tail's slot when a tail is held.
    */
-  #end(part: FedPart, slot: Slot | undefined): Out[] {
+  #end(part: FedPart, slot: Slot | undefined, native = false): Out[] {
     const out: Out[] = [];
     if (part.guard.done) {
       if (slot) this.#fill(part, "");
       return out;
     }
-    const step = part.guard.step({ endSpan: true });
+    // `native`: the event after the part's end is a native call item (settleEnding): the engine
+    // notes it before the span ends, so calls held for a block's closer are its duplicates.
+    const step = part.guard.step(native ? { native: true, endSpan: true } : { endSpan: true });
     if (!step.ok) {
       this.#decideTails("release");
       return this.#released(part, slot, step.held, out);
