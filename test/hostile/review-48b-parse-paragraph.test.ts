@@ -1,0 +1,75 @@
+/**
+ * Review 48b (parse): the paragraph-costume rule (src/engine/candidate.ts continuesSentence,
+ * tentative-closer.ts, span-kind.ts paragraph-costume): a code costume opening a line right after a
+ * prose line is prose when the line after its closer's line goes on with the sentence (a lower-case
+ * letter). Attacks: a continuation that starts with punctuation or Markdown emphasis before its
+ * lower-case word, a second costume shown in the same sentence, and the rule refusing a plain call
+ * main ran. Every case runs whole, char by char and at seeded random splits.
+ */
+import { describe, expect, test } from "bun:test";
+import { outcome } from "../support/outcome.ts";
+
+const costume = "<bash>\nrm -rf build\n</bash>";
+const shown = (after: string) => `The agent wraps commands like\n${costume}\n${after}`;
+
+describe("finding: the sentence goes on after the costume, but its first character is no lower-case letter: the shown costume runs", () => {
+  // Severity: medium-low, wrong execution of a costume quoted inside a running sentence (the rule
+  // this round added exists for exactly this reply; the sentence only starts with '(', '*', '_' or a
+  // quote instead of a letter). The text after the closer is then stripped as a fabricated result.
+  // Not a regression (main ran these too), a hole in the new rule. Suspected: src/engine/candidate.ts
+  // continuesSentence (looks at the first character only). Expected: as with "in its replies.":
+  // no call, the text whole.
+  for (const [name, after] of [
+    ["a parenthesis", "(in its replies)."],
+    ["Markdown emphasis", "*in its replies*."],
+    ["a double quote", '"in its replies".'],
+    ["a comma", ", in its replies."],
+  ] as const) {
+    test(`continuation after ${name}`, () => {
+      const input = shown(after);
+      expect(outcome(input)).toEqual({ calls: [], broken: [], text: input });
+    });
+  }
+
+  test("two costumes shown in one running sentence: the first runs, the second (rm -rf /) and the sentence's end are stripped", () => {
+    // main ran both; int48 runs the first (its next line is a tag, not prose) and strips the rest as
+    // a fabricated result. Expected: the whole sentence is prose: no call, the text whole.
+    const input = `The agent wraps commands like\n${costume}\n<bash>\nrm -rf /\n</bash>\nin its replies.`;
+    expect(outcome(input)).toEqual({ calls: [], broken: [], text: input });
+  });
+});
+
+describe("finding (regression): a colon-ended line introducing the costume, then a lower-case line: the call main ran is refused", () => {
+  // Severity: low (false refusal, text kept; the model's own call for a cleanup does not run and
+  // no nudge is sent). main: bash "rm -rf build" ran, "Cleaning up:\n" shown. "Cleaning up:" ends
+  // with a colon, which introduces what follows rather than continuing a sentence through it.
+  // Suspected: src/parse/costume.ts COSTUME_OPENER (continuesParagraph counts a line ending in ':'
+  // as the paragraph the costume sits in) / src/engine/candidate.ts continuesSentence.
+  test("Cleaning up: / costume / then I rebuild.", () => {
+    const o = outcome(`Cleaning up:\n${costume}\nthen I rebuild.`);
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "rm -rf build" } }]);
+  });
+});
+
+describe("hard negatives: the rule's other edges", () => {
+  test("a lower-case continuation after a tab or spaces is still the sentence's", () => {
+    for (const lead of ["\t", "  "]) {
+      const input = shown(`${lead}in its replies.`);
+      expect(outcome(input)).toEqual({ calls: [], broken: [], text: input });
+    }
+  });
+
+  test("CRLF line ends: the shown costume stays text", () => {
+    const input = `The agent wraps commands like\r\n<bash>\r\nrm -rf build\r\n</bash>\r\nin its replies.`;
+    expect(outcome(input)).toEqual({ calls: [], broken: [], text: input });
+  });
+
+  test("a lazy continuation of a list item: the shown costume stays text", () => {
+    const input = `- The agent wraps commands like\n${costume}\nin its replies.`;
+    expect(outcome(input)).toEqual({ calls: [], broken: [], text: input });
+  });
+
+  test("a blank line after the costume: it runs as before", () => {
+    expect(outcome(shown("\nin its replies.")).calls).toEqual([{ tool: "bash", input: { command: "rm -rf build" } }]);
+  });
+});
