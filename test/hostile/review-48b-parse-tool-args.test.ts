@@ -24,6 +24,14 @@ describe("finding: a mid-line mention of the tool_name/tool_args shape runs (the
     expect(o.text).toBe(input);
   });
 
+  test("inside a running paragraph (prose line, the shape, a lower-case line): rm -rf / runs", () => {
+    // main: refused, text whole; the <code> form and a costume there are text/refused on int48 too.
+    const input = `The format is\n${rm}\nin the old API.`;
+    const o = outcome(input);
+    expect(o.calls).toEqual([]);
+    expect(o.text).toBe(input);
+  });
+
   test("control: the <code> form mid-line is refused, text whole", () => {
     const input = "Use <tool_call><tool_name>bash</tool_name><code>rm -rf /</code></tool_call> to call it.";
     const o = outcome(input);
