@@ -51,6 +51,26 @@ describe("finding (regression): a colon-ended line introducing the costume, then
   });
 });
 
+describe("finding (regression): golden call shapes after 'Running it:' with a lower-case line after them are refused", () => {
+  // Severity: low (false refusals, text kept), but wide: a differential of every golden input
+  // wrapped as "Running it:\n" + input + "\nthen I check." against main's parse() finds 16
+  // goldens main ran and int48 refuses (C02, C03, C04, C04b, C04c, C07, C04.1, C04.2, C45.1, C45.2,
+  // R4.6, R12.n3, R43.n1, R43.n2, R44.n1, R44.n2, A40.16, E29.7): every costume and pre/code shape.
+  // C02's own golden input already begins with "Running it:\n". Suspected: as above
+  // (costume.ts COSTUME_OPENER continuesParagraph, candidate.ts continuesSentence). Expected: the
+  // call main ran.
+  for (const [id, shape, command] of [
+    ["C02", "<pre><code>shell\nls -la\n</code></pre>", "ls -la"],
+    ["C03", '<pre><code class="language-bash">grep -c x a &amp;&amp; echo y</code></pre>', "grep -c x a && echo y"],
+    ["E29.7", "<bash>\n<command>ls</command>\n<timeout>600</timeout>\n</bash>", "ls"],
+  ] as const) {
+    test(`${id}: Running it: / the shape / then I check.`, () => {
+      const o = outcome(`Running it:\n${shape}\nthen I check.`);
+      expect(o.calls.map((c) => c.input.command)).toEqual([command]);
+    });
+  }
+});
+
 describe("hard negatives: the rule's other edges", () => {
   test("a lower-case continuation after a tab or spaces is still the sentence's", () => {
     for (const lead of ["\t", "  "]) {
