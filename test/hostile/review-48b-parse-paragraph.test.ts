@@ -53,7 +53,7 @@ describe("finding (regression): a colon-ended line introducing the costume, then
 
 describe("finding (regression): golden call shapes after 'Running it:' with a lower-case line after them are refused", () => {
   // Severity: low (false refusals, text kept), but wide: a differential of every golden input
-  // wrapped as "Running it:\n" + input + "\nthen I check." against main's parse() finds 16
+  // wrapped as "Running it:\n" + input + "\nthen I check." against main's parse() finds 18
   // goldens main ran and int48 refuses (C02, C03, C04, C04b, C04c, C07, C04.1, C04.2, C45.1, C45.2,
   // R4.6, R12.n3, R43.n1, R43.n2, R44.n1, R44.n2, A40.16, E29.7): every costume and pre/code shape.
   // C02's own golden input already begins with "Running it:\n". Suspected: as above
