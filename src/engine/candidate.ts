@@ -179,8 +179,19 @@ export class Candidate implements SpanReader {
         if (isSpaceCode(c)) {
           // A costume's closer that ends its line ends the span; nothing later can change that.
           if ((c === LF || c === CR) && this.tentative.lineEnds(c, base + i)) return { kind: "complete", end: this.tentative.trailBack };
+          if (this.tentative.nextLineOfParagraph()) this.tentative.sentenceSpace();
           i++;
           continue;
+        }
+        if (this.tentative.nextLineOfParagraph()) {
+          // Review 48: the sentence runs on (lower case, after `(`, `*`, a quote or a comma too) on the line after a paragraph costume's closer line: the costume was shown in it, text.
+          const goesOn = this.tentative.sentenceGoesOn(c);
+          if (goesOn === null) {
+            i++;
+            continue;
+          }
+          if (goesOn) return { kind: "abandon", at: base + i };
+          return { kind: "complete", end: this.tentative.trailBack };
         }
         const ended = this.contentAfterCloser(base + i, c);
         if (ended) return ended;
@@ -245,8 +256,6 @@ export class Candidate implements SpanReader {
 
   /** The first thing written after a trailing span's closer, at `at`, ends the span, unless it is text on the closer's own line: the closer was the value's text (parse/closer-in-value.ts). */
   private contentAfterCloser(at: number, c: number): Step | null {
-    // Review 48: the sentence runs on (lower case) on the line after a paragraph costume's closer line: the costume was shown in it, text.
-    if (this.tentative.nextLineOfParagraph() && continuesSentence(c)) return { kind: "abandon", at };
     if (!this.tentative.wasContent(null)) return { kind: "complete", end: this.tentative.endAt(at) };
     this.endsInBlock = this.tentative.resume();
     return null;
@@ -492,12 +501,3 @@ export class Candidate implements SpanReader {
   }
 }
 
-/**
- * Review 48: the first character of the line after a paragraph costume's closer line continues
- * the sentence around it: a lower-case letter (`in its replies.`). A capital, a digit, a mark
- * starts something new (`Done.`, `Now mine:`), and the costume stood as its own block.
- */
-function continuesSentence(c: number): boolean {
-  return LOWER_CASE.test(String.fromCharCode(c));
-}
-const LOWER_CASE = /^\p{Ll}$/u;

@@ -75,6 +75,10 @@ export class TextMode extends Output {
   private readonly strayLines: boolean;
   /** What the opener rules may read of this engine (and the one move they make). */
   private readonly view: OpenerView;
+  /** Review 48b: the last non-space character of the line before the one being read (LineEnds). */
+  protected readonly lines = new LineEnds();
+  /** How far in scanText's `s` the line tracker has read. */
+  private trackedTo = 0;
 
   constructor(options: EngineOptions) {
     const tools = new Map<string, ToolSpec>();
@@ -100,7 +104,8 @@ export class TextMode extends Output {
         return engine.openBlock;
       },
       atLineStart: () => this.doc.atLineStart(),
-      continuesParagraph: () => this.doc.atLineStart() && !this.doc.atParagraphStart(),
+      // Review 48b: and the line before ends mid-sentence (a letter, a digit or a comma last): a line ending in `:` or `.` introduces what follows.
+      continuesParagraph: () => this.doc.atLineStart() && !this.doc.atParagraphStart() && endsMidSentence(this.lines.before),
       declared: (name) => tools.has(name),
       dialects,
       codeCostumes: this.ctx.options.codeCostumes,
@@ -116,6 +121,13 @@ export class TextMode extends Output {
    * more text (returns its index, no candidate), or the text ends (returns -1).
    */
   protected scanText(s: string, from: number, base: number, final: boolean): number {
+    this.trackedTo = from;
+    const stop = this.scanTextFrom(s, from, base, final);
+    this.lines.read(s, this.trackedTo, stop < 0 ? s.length : stop);
+    return stop;
+  }
+
+  private scanTextFrom(s: string, from: number, base: number, final: boolean): number {
     let emitFrom = from;
     const doc = this.doc;
     for (let j = from; j < s.length; ) {
@@ -216,6 +228,8 @@ export class TextMode extends Output {
           this.emitText(s, emitFrom, j, base);
           emitFrom = j;
           this.noteStrayParameter(r);
+          this.lines.read(s, this.trackedTo, j);
+          this.trackedTo = j;
           if (this.strayBlock !== null && r.closing && r.role === "block") this.deciding = { tag: r, depth: doc.containerDepth(c) };
           const decision = this.decide(r, s);
           this.deciding = null;
@@ -375,6 +389,43 @@ export class TextMode extends Output {
     this.pushText(from === 0 && to === s.length ? s : s.slice(from, to), base + from);
   }
 }
+
+/**
+ * Review 48b: the raw text's line ends, read in order (text mode's scan, a plain delta, a
+ * candidate's span): `before` is the last non-space character of the line before the current one
+ * (-1 for a blank line or none), `last` that of the current line so far. Each character is read once.
+ */
+export class LineEnds {
+  before = -1;
+  private last = -1;
+
+  read(s: string, from: number, to: number): void {
+    let k = to - 1;
+    while (k >= from && s.charCodeAt(k) !== LF) k--;
+    if (k >= from) {
+      // A line end in the text: the line before the current one ends at it.
+      let m = k - 1;
+      while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
+      this.before = m >= from ? (s.charCodeAt(m) === LF ? -1 : s.charCodeAt(m)) : this.last;
+      this.last = -1;
+      from = k + 1;
+    }
+    let m = to - 1;
+    while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
+    if (m >= from) this.last = s.charCodeAt(m);
+  }
+}
+
+function isLineSpace(c: number): boolean {
+  return c === SP || c === TAB || c === CR;
+}
+
+/** A line that ends mid-sentence: its last character a letter, a digit or a comma (not `.`, `:`, `)`, a tag's `>`, ...). */
+function endsMidSentence(c: number): boolean {
+  return c >= 0 && (c === COMMA || MID_SENTENCE.test(String.fromCharCode(c)));
+}
+const COMMA = 0x2c;
+const MID_SENTENCE = /^[\p{L}\p{N}]$/u;
 
 /** A block closer that ends the watched block: a DSML one only with a wrapper's word (isWrapperName), not one dsmlRole guessed from `call` in it. */
 function closesWatchedBlock(tag: Tag): boolean {
