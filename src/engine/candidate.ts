@@ -9,7 +9,7 @@ import { EXAMPLES_AFTER_CLOSER, ExampleInValue, exampleOpener, type ExampleOptio
 import { PlainRunInValue } from "../parse/plain-run-in-value.ts";
 import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
-import { isWrapperName } from "../grammar/dialects.ts";
+import { isLineStartCostume, isWrapperName } from "../grammar/dialects.ts";
 import type { ToolSpec } from "../parse/types.ts";
 import type { DsmlValueStep } from "../parse/dsml-value.ts";
 import { mayNameTool, writtenName } from "../parse/tool-element-name.ts";
@@ -40,6 +40,12 @@ export class Candidate implements SpanReader {
   private scanCarry = "";
   private scanFrom: number;
   private seenContent = false;
+  /**
+   * Review 48b: a costume opened right at the start of the line after a paragraph costume's closer
+   * line (two costumes shown in one running sentence): its body is skipped up to its own closer
+   * ending a line, and the line after that decides for both. Null otherwise.
+   */
+  private chain: { name: string; closed: boolean } | null = null;
   /** After a unit's closer: the span trails, and a closer that may be content waits for what comes next (tentative-closer.ts). */
   private readonly tentative: TentativeCloser;
   /** endsInBlock as it was before the tag being read (the values' own: ValueTracker.openBefore, plainBefore). */
@@ -156,6 +162,17 @@ export class Candidate implements SpanReader {
         continue;
       }
       const c = s.charCodeAt(i);
+      if (this.chain !== null) {
+        const next = this.chainChar(s, i, base, final);
+        if (next === MORE) {
+          this.scanCarry = s.slice(i);
+          this.scanFrom = base + i;
+          return MORE;
+        }
+        if (typeof next === "object") return next;
+        i = next;
+        continue;
+      }
       // A closer whose `<` was lost starts at its `/` (issue 29 item 11): the bar after it decides.
       if (this.tentative.trailing && c === SLASH && this.opener.family === "dsml") {
         if (i + 1 === s.length && !final) {
@@ -276,7 +293,46 @@ export class Candidate implements SpanReader {
     return first || this.kind.watchesContent ? this.kind.content(this, c, at, first, this.body) : null;
   }
 
+  /**
+   * Review 48b: one character of a costume chained after a paragraph costume (chain): its body is
+   * skipped; its closer, then only spaces to the line's end, hands the next line back to the
+   * paragraph costume's rule. Anything else after that closer (or another tag there): the first
+   * costume stood as its own block and ends at its closer, as before. Returns the next index, a
+   * step, or MORE (a tag cut off).
+   */
+  private chainChar(s: string, i: number, base: number, final: boolean): number | Step {
+    const chain = this.chain!;
+    const c = s.charCodeAt(i);
+    if (isTriggerCode(c)) {
+      const r = readTag(s, i, final);
+      if (r === NEED_MORE) return MORE;
+      if (r !== null) {
+        if (chain.closed) return this.endChain();
+        if (r.closing && r.family === "costume" && r.name === chain.name) chain.closed = true;
+        return r.end;
+      }
+    }
+    if (!chain.closed) return i + 1;
+    if (c === SP || c === TAB) return i + 1;
+    if (c === LF || c === CR) {
+      this.chain = null;
+      this.tentative.chainLineEnd(c, base + i);
+      return i + 1;
+    }
+    return this.endChain();
+  }
+
+  private endChain(): Step {
+    this.chain = null;
+    return { kind: "complete", end: this.tentative.trailBack };
+  }
+
   private onTag(tag: Tag, base: number): Step | null {
+    // Review 48b: a costume opening the line after a paragraph costume's closer line: it is read through, the line after it decides (chain).
+    if (this.tentative.trailing && this.tentative.nextLineOfParagraph() && this.tentative.atNextLineStart() && tag.family === "costume" && !tag.closing && isLineStartCostume(tag.name)) {
+      this.chain = { name: tag.name, closed: false };
+      return null;
+    }
     const end = base + tag.end;
     // In an I11 value a sentinel tag that may name a child is the element's (`</{D}callback>` ends the child), never a block's closer, as the walk reads it.
     let closesBlock =

@@ -233,7 +233,7 @@ class Engine extends TextMode implements RepairEngine {
     }
     // A span that closed its block (an orphan invoke read after prose may take the closer) ends it once its calls are read.
     const closes = holds === null && (block !== null || cand.closedBlock);
-    this.lines.read(span, 0, span.length);
+    this.lines.read(span, 0, span.length, true);
     this.given?.candidateEnded(span, cand.opener.end, segments);
     this.finishingOrphan = block === null && cand.root === "invoke" && cand.opener.family === "dsml";
     for (const seg of segments) this.applySegment(seg, span, cand.start);
@@ -252,7 +252,7 @@ class Engine extends TextMode implements RepairEngine {
     }
     const text = cand.text();
     const released = length === text.length ? text : text.slice(0, length);
-    this.lines.read(released, 0, released.length);
+    this.lines.read(released, 0, released.length, true);
     this.given?.candidateEnded(released, cand.opener.end, null);
     this.releaseVisible(released, cand.start);
   }

@@ -120,6 +120,17 @@ export class TentativeCloser {
     return null;
   }
 
+  /** Nothing but spaces yet on the line after a paragraph costume's closer line. */
+  atNextLineStart(): boolean {
+    return this.pending !== null && this.pending.lead === 0;
+  }
+
+  /** Review 48b: a costume chained after the paragraph costume ended its closer's line (`c` at `at`): the next line decides again. */
+  chainLineEnd(c: number, at: number): void {
+    this.crAt = c === CR ? at : -2;
+    this.pending!.lead = 0;
+  }
+
   /** A space on that line: right after a first `*` it makes a list item. */
   sentenceSpace(): void {
     const p = this.pending;

@@ -105,7 +105,7 @@ export class TextMode extends Output {
       },
       atLineStart: () => this.doc.atLineStart(),
       // Review 48b: and the line before ends mid-sentence (a letter, a digit or a comma last): a line ending in `:` or `.` introduces what follows.
-      continuesParagraph: () => this.doc.atLineStart() && !this.doc.atParagraphStart() && endsMidSentence(this.lines.before),
+      continuesParagraph: () => this.doc.atLineStart() && !this.doc.atParagraphStart() && this.lines.endsMidSentence(),
       declared: (name) => tools.has(name),
       dialects,
       codeCostumes: this.ctx.options.codeCostumes,
@@ -397,22 +397,39 @@ export class TextMode extends Output {
  */
 export class LineEnds {
   before = -1;
+  /** The line before held a candidate's markup (a call, a costume read as text): no running sentence. */
+  beforeMarkup = false;
   private last = -1;
+  private lastMarkup = false;
 
-  read(s: string, from: number, to: number): void {
+  /** `markup`: the text is a candidate's span. */
+  read(s: string, from: number, to: number, markup = false): void {
     let k = to - 1;
     while (k >= from && s.charCodeAt(k) !== LF) k--;
     if (k >= from) {
       // A line end in the text: the line before the current one ends at it.
       let m = k - 1;
       while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
-      this.before = m >= from ? (s.charCodeAt(m) === LF ? -1 : s.charCodeAt(m)) : this.last;
+      const inText = m >= from && s.charCodeAt(m) !== LF;
+      this.before = m >= from ? (inText ? s.charCodeAt(m) : -1) : this.last;
+      let b = m;
+      while (b >= from && s.charCodeAt(b) !== LF) b--;
+      // The line began before this text: what was read of it so far counts too.
+      this.beforeMarkup = markup || (b < from && this.lastMarkup);
       this.last = -1;
+      this.lastMarkup = false;
       from = k + 1;
     }
     let m = to - 1;
     while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
     if (m >= from) this.last = s.charCodeAt(m);
+    if (markup) this.lastMarkup = true;
+  }
+
+  /** The line before ends mid-sentence and is prose: a letter, a digit or a comma last (not `.`, `:`, `)`, a tag's `>`, ...). */
+  endsMidSentence(): boolean {
+    const c = this.before;
+    return !this.beforeMarkup && c >= 0 && (c === COMMA || MID_SENTENCE.test(String.fromCharCode(c)));
   }
 }
 
@@ -420,10 +437,6 @@ function isLineSpace(c: number): boolean {
   return c === SP || c === TAB || c === CR;
 }
 
-/** A line that ends mid-sentence: its last character a letter, a digit or a comma (not `.`, `:`, `)`, a tag's `>`, ...). */
-function endsMidSentence(c: number): boolean {
-  return c >= 0 && (c === COMMA || MID_SENTENCE.test(String.fromCharCode(c)));
-}
 const COMMA = 0x2c;
 const MID_SENTENCE = /^[\p{L}\p{N}]$/u;
 

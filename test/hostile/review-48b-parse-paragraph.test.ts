@@ -12,7 +12,7 @@ import { outcome } from "../support/outcome.ts";
 const costume = "<bash>\nrm -rf build\n</bash>";
 const shown = (after: string) => `The agent wraps commands like\n${costume}\n${after}`;
 
-describe("finding: the sentence goes on after the costume, but its first character is no lower-case letter: the shown costume runs", () => {
+describe("fixed: the sentence goes on after the costume, its first character no lower-case letter: the shown costume stays text", () => {
   // Severity: medium-low, wrong execution of a costume quoted inside a running sentence (the rule
   // this round added exists for exactly this reply; the sentence only starts with '(', '*', '_' or a
   // quote instead of a letter). The text after the closer is then stripped as a fabricated result.
@@ -31,7 +31,7 @@ describe("finding: the sentence goes on after the costume, but its first charact
     });
   }
 
-  test("two costumes shown in one running sentence: the first runs, the second (rm -rf /) and the sentence's end are stripped", () => {
+  test("two costumes shown in one running sentence: neither runs, nothing stripped", () => {
     // main ran both; int48 runs the first (its next line is a tag, not prose) and strips the rest as
     // a fabricated result. Expected: the whole sentence is prose: no call, the text whole.
     const input = `The agent wraps commands like\n${costume}\n<bash>\nrm -rf /\n</bash>\nin its replies.`;
@@ -39,7 +39,7 @@ describe("finding: the sentence goes on after the costume, but its first charact
   });
 });
 
-describe("finding (regression): a colon-ended line introducing the costume, then a lower-case line: the call main ran is refused", () => {
+describe("fixed (regression): a colon-ended line introducing the costume, then a lower-case line: the call runs as on main", () => {
   // Severity: low (false refusal, text kept; the model's own call for a cleanup does not run and
   // no nudge is sent). main: bash "rm -rf build" ran, "Cleaning up:\n" shown. "Cleaning up:" ends
   // with a colon, which introduces what follows rather than continuing a sentence through it.
@@ -51,7 +51,7 @@ describe("finding (regression): a colon-ended line introducing the costume, then
   });
 });
 
-describe("finding (regression): golden call shapes after 'Running it:' with a lower-case line after them are refused", () => {
+describe("fixed (regression): golden call shapes after 'Running it:' with a lower-case line after them are refused", () => {
   // Severity: low (false refusals, text kept), but wide: a differential of every golden input
   // wrapped as "Running it:\n" + input + "\nthen I check." against main's parse() finds 18
   // goldens main ran and int48 refuses (C02, C03, C04, C04b, C04c, C07, C04.1, C04.2, C45.1, C45.2,
