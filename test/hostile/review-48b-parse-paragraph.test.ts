@@ -51,7 +51,7 @@ describe("fixed (regression): a colon-ended line introducing the costume, then a
   });
 });
 
-describe("fixed (regression): golden call shapes after 'Running it:' with a lower-case line after them are refused", () => {
+describe("fixed (regression): golden call shapes after 'Running it:' with a lower-case line after them run as on main", () => {
   // Severity: low (false refusals, text kept), but wide: a differential of every golden input
   // wrapped as "Running it:\n" + input + "\nthen I check." against main's parse() finds 18
   // goldens main ran and int48 refuses (C02, C03, C04, C04b, C04c, C07, C04.1, C04.2, C45.1, C45.2,
