@@ -209,7 +209,8 @@ class Engine extends TextMode implements RepairEngine {
     let span = length === text.length ? text : text.slice(0, length);
     let segments: Segment[];
     try {
-      segments = parseSpan(span, cand.root, cand.opener, cand.named !== null, truncated, this.ctx, cand.enclosing);
+      const ctx = cand.openerIndent ? { ...this.ctx, openerIndent: cand.openerIndent } : this.ctx;
+      segments = parseSpan(span, cand.root, cand.opener, cand.named !== null, truncated, ctx, cand.enclosing);
     } catch {
       segments = [{ kind: "text", start: 0, end: span.length }];
     }

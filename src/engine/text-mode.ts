@@ -236,6 +236,7 @@ export class TextMode extends Output {
           if (typeof decision === "object") {
             this.openedDepth = doc.containerDepth(c);
             this.cand = new Candidate(this.store, this.ctx.tools, base + j, shift(r), decision.open, decision.enclosing ?? null, doc.quoteIndent(c));
+            this.cand.openerIndent = this.lines.lead;
             return j;
           }
           if (decision === "noise") {
@@ -401,25 +402,37 @@ export class LineEnds {
   beforeMarkup = false;
   private last = -1;
   private lastMarkup = false;
+  /** The text read last ended with a CR: an LF right after it is the same line end. */
+  private crEnded = false;
+  /** The current line so far when it is only spaces and tabs (a container's indentation), else null. */
+  lead: string | null = "";
 
   /** `markup`: the text is a candidate's span. */
   read(s: string, from: number, to: number, markup = false): void {
+    if (to <= from) return;
     let k = to - 1;
-    while (k >= from && s.charCodeAt(k) !== LF) k--;
-    if (k >= from) {
+    while (k >= from && s.charCodeAt(k) !== LF && s.charCodeAt(k) !== CR) k--;
+    // The LF of a CR LF whose CR ended the text read before: that line end was read already.
+    const crLf = k === from && this.crEnded && s.charCodeAt(k) === LF;
+    this.crEnded = s.charCodeAt(to - 1) === CR;
+    if (crLf) from = k + 1;
+    else if (k >= from) {
       // A line end in the text: the line before the current one ends at it.
       let m = k - 1;
+      if (s.charCodeAt(k) === LF && m >= from && s.charCodeAt(m) === CR) m--;
       while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
-      const inText = m >= from && s.charCodeAt(m) !== LF;
+      const inText = m >= from && s.charCodeAt(m) !== LF && s.charCodeAt(m) !== CR;
       this.before = m >= from ? (inText ? s.charCodeAt(m) : -1) : this.last;
       let b = m;
-      while (b >= from && s.charCodeAt(b) !== LF) b--;
+      while (b >= from && s.charCodeAt(b) !== LF && s.charCodeAt(b) !== CR) b--;
       // The line began before this text: what was read of it so far counts too.
       this.beforeMarkup = markup || (b < from && this.lastMarkup);
       this.last = -1;
       this.lastMarkup = false;
+      this.lead = "";
       from = k + 1;
     }
+    if (this.lead !== null) this.lead = markup || !isIndent(s, from, to) ? null : this.lead + s.slice(from, to);
     let m = to - 1;
     while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
     if (m >= from) this.last = s.charCodeAt(m);
@@ -433,8 +446,16 @@ export class LineEnds {
   }
 }
 
+function isIndent(s: string, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) {
+    const c = s.charCodeAt(k);
+    if (c !== SP && c !== TAB) return false;
+  }
+  return true;
+}
+
 function isLineSpace(c: number): boolean {
-  return c === SP || c === TAB || c === CR;
+  return c === SP || c === TAB;
 }
 
 const COMMA = 0x2c;

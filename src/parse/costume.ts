@@ -124,8 +124,9 @@ export function codeCall(length: number, language: CodeLanguage | null, rawCode:
   // Review 48: a costume in a list item's continuation lines (`   <shell>` ... `   </shell>`): the
   // closer's indentation is the container's, removed from every line when each non-blank one
   // starts with it (a heredoc's `   EOF` would never end it, Python would not parse); otherwise
-  // the code stays as written (values.ts dedentToCloserLine).
-  const code = trimBlankLines(dedentToCloserLine(rawCode) ?? rawCode);
+  // the code stays as written (values.ts dedentToCloserLine). Review 48b: only when the costume's
+  // own opener line is indented by that much (SpanContext.openerIndent); at column 0 never.
+  const code = trimBlankLines(dedentToCloserLine(rawCode, ctx.openerIndent ?? null) ?? rawCode);
   if (code.trim() === "") return brokenSpan(length, "C05", "broken-markup", "code costume without code");
   const bash = ctx.tools.get("bash");
   if (!bash) return brokenSpan(length, shape, "undeclared-tool", "code costume needs the bash tool", "bash");

@@ -18,7 +18,7 @@ const qwenWrite = (path: string, content: string) =>
   `<tool_call>\n<function=write>\n<parameter=filePath>\n${path}\n</parameter>\n<parameter=content>\n${content}</parameter>\n</function>\n</tool_call>`;
 const contents = (o: ReturnType<typeof outcome>) => o.calls.map((c) => c.input.content);
 
-describe("finding: the value's indentation is removed though the call's markup stands at column 0 (no container)", () => {
+describe("fixed: the value's indentation is kept when the call's markup stands at column 0 (no container)", () => {
   // Severity: medium-low, wrong arguments (a write sends content the model did not write: YAML
   // nesting or a Makefile recipe's tab is gone, so the file means something else or breaks).
   // main: the value as written ("\n  port: 80\n  host: x\n  "). Suspected: src/parse/values.ts
