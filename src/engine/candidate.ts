@@ -42,6 +42,8 @@ export class Candidate implements SpanReader {
   private seenContent = false;
   /** Review 48b: the spaces and tabs before the opener on its line (text mode sets it), null when other text stands there. */
   openerIndent: string | null = null;
+  /** Review 48b: where its opener stood (SpanContext.openerPlace); text mode sets it. */
+  openerPlace: "line-start" | "paragraph" | "inline" | undefined = undefined;
   /**
    * Review 48b: a costume opened right at the start of the line after a paragraph costume's closer
    * line (two costumes shown in one running sentence): its body is skipped up to its own closer

@@ -209,7 +209,7 @@ class Engine extends TextMode implements RepairEngine {
     let span = length === text.length ? text : text.slice(0, length);
     let segments: Segment[];
     try {
-      const ctx = cand.openerIndent ? { ...this.ctx, openerIndent: cand.openerIndent } : this.ctx;
+      const ctx = cand.openerIndent || cand.openerPlace ? { ...this.ctx, openerIndent: cand.openerIndent || null, openerPlace: cand.openerPlace } : this.ctx;
       segments = parseSpan(span, cand.root, cand.opener, cand.named !== null, truncated, ctx, cand.enclosing);
     } catch {
       segments = [{ kind: "text", start: 0, end: span.length }];

@@ -237,6 +237,7 @@ export class TextMode extends Output {
             this.openedDepth = doc.containerDepth(c);
             this.cand = new Candidate(this.store, this.ctx.tools, base + j, shift(r), decision.open, decision.enclosing ?? null, doc.quoteIndent(c));
             this.cand.openerIndent = this.lines.lead;
+            this.cand.openerPlace = !doc.atLineStart(c) ? "inline" : this.lines.endsMidSentence() && !doc.atParagraphStart(c) ? "paragraph" : "line-start";
             return j;
           }
           if (decision === "noise") {

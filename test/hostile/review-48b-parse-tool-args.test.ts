@@ -9,7 +9,7 @@ import { outcome } from "../support/outcome.ts";
 const ta = (name: string, args: string) => `<tool_call><tool_name>${name}</tool_name><tool_args>${args}</tool_args></tool_call>`;
 const rm = ta("bash", '{"command":"rm -rf /"}');
 
-describe("finding: a mid-line mention of the tool_name/tool_args shape runs (the same wrapper with <code> is refused there)", () => {
+describe("fixed: a mid-line or in-paragraph mention of the tool_name/tool_args shape is text (as the <code> form is refused there)", () => {
   // Severity: medium-low, wrong execution of a shape shown in a sentence; the sentence's end is
   // stripped as a fabricated result. main: refused (broken-markup, text whole). The sibling shape
   // `<tool_call><tool_name>bash</tool_name><code>...</code></tool_call>` is still refused mid-line
@@ -24,7 +24,7 @@ describe("finding: a mid-line mention of the tool_name/tool_args shape runs (the
     expect(o.text).toBe(input);
   });
 
-  test("inside a running paragraph (prose line, the shape, a lower-case line): rm -rf / runs", () => {
+  test("inside a running paragraph (prose line, the shape, a lower-case line): text", () => {
     // main: refused, text whole; the <code> form and a costume there are text/refused on int48 too.
     const input = `The format is\n${rm}\nin the old API.`;
     const o = outcome(input);
