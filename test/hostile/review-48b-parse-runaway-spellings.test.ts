@@ -11,7 +11,7 @@ import { live } from "../golden/notation.ts";
 const block = (opener: string) =>
   live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf ./*\n`) + opener + live(`/tmp/scratch</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
 
-describe("finding: a workdir opener spelled with U+2581 (the third DSML marker) is the command's text: rm -rf ./* runs", () => {
+describe("fixed: a workdir opener spelled with U+2581 (the third DSML marker) inside the command refuses the call", () => {
   // Severity: medium-low (wrong execution: bash gets `rm -rf ./*` then a junk line, so the delete
   // runs in the project instead of /tmp/scratch). The same U+2581 spelling is refused everywhere
   // else: as a parameter opener at the invoke's level and as a value closer (`</{SP}parameter>`)

@@ -16,7 +16,7 @@ const dsmlWrite = (path: string, content: string) =>
   content +
   live(`</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
 
-describe("finding (regression): a write whose content builds or documents a parameter opener as text is refused", () => {
+describe("fixed (regression): a write whose content builds or documents a parameter opener as text runs as on main", () => {
   // Severity: low-medium (false refusal of a plain real call main ran: the file is never written,
   // the reply gets a nudge). Typical for an agent working on LLM tooling: Qwen3-Coder's own chat
   // template concatenates '<parameter=' + name + '>'. Suspected: src/parse/unread-opener.ts
@@ -49,5 +49,34 @@ describe("hard negatives: a parameter opener the grammar reads stays the value's
   test("Qwen3-Coder write of a Python f-string holding a whole opener and closer", () => {
     const content = "out = f'<parameter={k}>\\n{v}\\n</parameter>'";
     expect(outcome(qwenWrite("gen.py", content)).calls).toEqual([{ tool: "write", input: { filePath: "gen.py", content } }]);
+  });
+});
+
+describe("fx48b: an unread opener counts only when a parameter name follows it on its line", () => {
+  const qwenBash = (value: string) => `<tool_call>\n<function=bash>\n<parameter=command>\n${value}\n</parameter>\n</function>\n</tool_call>`;
+  for (const [name, opener] of [
+    ["`=` then a name and `>`", "<{BAR}parameter=workdir>"],
+    ["`=` then a quoted name", '<{BAR}parameter="workdir">'],
+    ["another attribute before name", '<{BAR}parameter string="true" name="workdir">'],
+    ["name then a lost `>`", '<{BAR}parameter name="workdir"/tmp'],
+    ["U+2581 then name", '<{SP}parameter name="workdir">'],
+  ] as const) {
+    test(`DSML: ${name}: refused`, () => {
+      expect(outcome(dsmlWrite("a.txt", live(`x\n${opener}/tmp/scratch`))).calls).toEqual([]);
+    });
+  }
+  for (const [name, opener] of [
+    ["`=` then a quote and `+`", '<{BAR}parameter=" + k + ">'],
+    ["name= then a quote and a space", '<{BAR}parameter name=" + k'],
+    ["`=` then dots", "<{BAR}parameter=...>"],
+  ] as const) {
+    test(`DSML: ${name}: the write runs as written`, () => {
+      const content = live(`x\n${opener}/tmp/scratch`);
+      expect(outcome(dsmlWrite("a.txt", content)).calls).toEqual([{ tool: "write", input: { filePath: "a.txt", content } }]);
+    });
+  }
+  test("Qwen3-Coder: `<parameter= workdir>` on its own line still refuses, `<parameter=' + k` does not", () => {
+    expect(outcome(qwenBash("rm -rf ./*\n<parameter= workdir>\n/tmp/scratch")).calls).toEqual([]);
+    expect(outcome(qwenBash("echo '<parameter=' + k")).calls).toEqual([{ tool: "bash", input: { command: "echo '<parameter=' + k" } }]);
   });
 });
