@@ -1,4 +1,5 @@
-import { CR, GT, LBRACE, LBRACKET, LF, LT, SP, TAB } from "../grammar/chars.ts";
+import { CR, GT, LBRACE, LBRACKET, LF, LT, SENTENCEPIECE_SPACE_CODE, SP, TAB } from "../grammar/chars.ts";
+import { unreadParameterOpenerIn } from "../parse/unread-opener.ts";
 import { isWrapperName } from "../grammar/dialects.ts";
 import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
 import { mayStartStrayLine, readStrayLine } from "../grammar/stray-line.ts";
@@ -194,14 +195,19 @@ export class TextMode extends Output {
             return j;
           }
         }
-        if (r === null && c === LT && this.strayBlock !== null) {
+        if (r === null && c === LT && (this.strayBlock !== null || !this.strayOutsideBlock)) {
           // `<{BAR}parameter` (one bar, the DSML word lost) in a block still open is a parameter outside every invoke too (golden P47.16).
-          const one = oneBarParameterAt(s, j, final);
+          // Review 48b: so is every parameter opener spelling the DSML reader takes that is no tag
+          // (`<{D}parameter=workdir>`, `<{BAR}parameter name="workdir">`), and with no block open it
+          // refuses the later orphan invokes as the canonical spelling does.
+          let one = oneBarParameterAt(s, j, final);
+          if (one === false) one = unreadStrayOpenerAt(s, j, final);
           if (one === NEED_MORE) {
             this.emitText(s, emitFrom, j, base);
             return j;
           }
-          if (one) {
+          if (one && this.strayBlock === null) this.strayOutsideBlock = true;
+          else if (one && this.strayBlock !== null) {
             // Text before it reaches the tail first, as before a tag (the limit counts to the point read, whatever the split).
             this.emitText(s, emitFrom, j, base);
             emitFrom = j;
@@ -363,7 +369,8 @@ export class TextMode extends Output {
     if (!isStrayParameter(tag)) return;
     if (this.ctx.tools.has(tag.attrs.name ?? "")) return;
     if (block === null) {
-      if (tag.family === "dsml") this.strayOutsideBlock = true;
+      // Review 48b: the prefix-less spelling too (`<parameter name="workdir">`), which the DSML reader takes (M07).
+      this.strayOutsideBlock = true;
       return;
     }
     this.refuseStrayBlock(block);
@@ -486,6 +493,28 @@ function oneBarParameterAt(s: string, j: number, final: boolean): boolean | type
   if (k >= s.length) return final ? false : NEED_MORE;
   const c = s.charCodeAt(k);
   return c === SP || c === TAB || c === GT || c === LF || c === CR;
+}
+
+/** How far past a `<` a degraded opener is looked for (its line, up to its `>`). */
+const STRAY_OPENER_REACH = 200;
+
+/**
+ * Review 48b: a DSML parameter opener the tag grammar reads as no tag at `j` (`<` then a bar or
+ * U+2581, unread-opener.ts's rule: a parameter name follows on its line): true, false, or
+ * NEED_MORE while its line (up to its `>`, at most STRAY_OPENER_REACH characters) is not all here.
+ */
+function unreadStrayOpenerAt(s: string, j: number, final: boolean): boolean | typeof NEED_MORE {
+  if (j + 1 >= s.length) return final ? false : NEED_MORE;
+  const c = s.charCodeAt(j + 1);
+  if (!isBarCode(c) && c !== SENTENCEPIECE_SPACE_CODE) return false;
+  let e = j + 1;
+  while (e < s.length && e - j < STRAY_OPENER_REACH) {
+    const d = s.charCodeAt(e);
+    if (d === GT || d === LF || d === CR) break;
+    e++;
+  }
+  if (e >= s.length && !final && e - j < STRAY_OPENER_REACH) return NEED_MORE;
+  return unreadParameterOpenerIn(s, j, Math.min(s.length, e + 1), "dsml") === j;
 }
 
 /** The opener with offsets relative to its own candidate span. */

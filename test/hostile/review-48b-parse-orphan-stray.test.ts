@@ -11,7 +11,7 @@ import { live } from "../golden/notation.ts";
 
 const rm = `<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf ./*</{D}parameter>\n</{D}invoke>`;
 
-describe("finding: a stray workdir in another spelling before an orphan invoke: rm -rf ./* runs (outside the scratch directory)", () => {
+describe("fixed: a stray workdir in another spelling before an orphan invoke refuses it", () => {
   // Severity: medium (wrong execution: the command the model meant for /tmp/scratch runs in the
   // project; the same as review 48's orphan-invoke finding, which the canonical spelling now
   // refuses). Suspected: src/engine/text-mode.ts noteStrayParameter (strayOutsideBlock is set only
@@ -53,4 +53,19 @@ describe("hard negatives: spellings the rule already refuses, and documentation 
       expect(outcome(live(doc + `<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}parameter>\n</{D}invoke>`)).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
     });
   }
+});
+
+describe("fx48b: the other spellings inside a block still open refuse its calls; notes that build an opener as text do not count", () => {
+  const block = (between: string) => live(`<{D}tool_calls>\n${rm}\n${between}\n</{D}tool_calls>`);
+  for (const [name, stray] of [
+    ["the name-after-'=' spelling", `<{D}parameter=workdir>/tmp/scratch</{D}parameter>`],
+    ["the U+2581 spelling", `<{SP}parameter name="workdir">/tmp/scratch</{SP}parameter>`],
+  ] as const) {
+    test(`${name} in the open block: refused`, () => {
+      expect(outcome(block(stray)).calls).toEqual([]);
+    });
+  }
+  test("prose mentioning `<{BAR}parameter=...>` before an orphan invoke: it runs", () => {
+    expect(outcome(live(`Markers like <{BAR}parameter=...> appear when degraded.\n${rm}`)).calls).toEqual([{ tool: "bash", input: { command: "rm -rf ./*" } }]);
+  });
 });
