@@ -21,7 +21,7 @@ const forms: [string, string][] = [
   ["tool_name/tool_args", `<tool_call><tool_name>execute_command</tool_name><tool_args>{"command":"ls","cwd":"/"}</tool_args></tool_call>`],
 ];
 
-describe("finding: execute_command's cwd runs as workdir or is refused by the order of bash's two declarations", () => {
+describe("fixed: execute_command's cwd is refused under either order when one of bash's declarations lacks workdir", () => {
   // Severity: low-medium (trust: the same reply runs `ls` in `/` under one order and is refused under
   // the other; a declaration without workdir never named the parameter the call is sent with). Not
   // new this round (main did the same for DSML, Qwen3-Coder and Hermes), but the round's alias fix
@@ -33,6 +33,19 @@ describe("finding: execute_command's cwd runs as workdir or is refused by the or
   for (const [name, input] of forms) {
     test(`${name}: both orders give the same calls`, () => {
       expect(calls(input, [withWorkdir, withoutWorkdir])).toEqual(calls(input, [withoutWorkdir, withWorkdir]));
+    });
+  }
+});
+
+describe("fx48b: the alias's renames are checked against every declaration of its target", () => {
+  const withWorkdirAndTimeout: ToolSpec = { name: "bash", parameters: { type: "object", properties: { command: { type: "string" }, workdir: { type: "string" }, timeout: { type: "string" } }, required: ["command"] } };
+  for (const [name, input] of forms) {
+    test(`${name}: one declaration without workdir: refused under both orders`, () => {
+      expect(calls(input, [withWorkdir, withoutWorkdir])).toEqual([]);
+      expect(calls(input, [withoutWorkdir, withWorkdir])).toEqual([]);
+    });
+    test(`${name}: both declarations take workdir: it runs as bash with workdir`, () => {
+      expect(calls(input, [withWorkdir, withWorkdirAndTimeout])).toEqual([{ tool: "bash", input: { command: "ls", workdir: "/" } }]);
     });
   }
 });
