@@ -100,7 +100,7 @@ function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
   // `<code class="language-bash" class="language-python">`: which language (so which command) is unknowable.
   if (open.flaws & Flaw.RepeatedAttr) return brokenSpan(span.length, shape, "broken-markup", "the code tag names an attribute twice");
   // Review 48: a raw HTML element or comment inside the code (`<span class="nb">rm</span>`, `<br>`,
-  // `<b>`, `<!-- ... -->`) is markup of a rendered page, not code: once entities are decoded a raw
+  // `<b>`, `<!-- ... -->`, `<![CDATA[`, `<?php`) is markup of a rendered page, not code: once entities are decoded a raw
   // `<b>` and an escaped `&lt;b&gt;` are one text, so the command would be neither what the page
   // shows nor what the model typed. Refused (a nudge), never stripped and run: a highlighted block
   // is an example as often as a call. A `<` that starts no tag (`test 1 < 2`, `cat <file`) stays code.
@@ -108,8 +108,12 @@ function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
   return codeCall(span.length, language, decodeEntities(code), shape, ctx);
 }
 
-/** An HTML element's start or end tag (`<span class="x">`, `</b>`, `<br>`, `<br/>`) or a comment opener. */
-const RAW_HTML = /<!--|<\/?[A-Za-z][\w:-]*(?:\s[^<>]*)?\/?>/;
+/**
+ * An HTML element's start or end tag (`<span class="x">`, `</b>`, `<br>`, `<br/>`), a comment
+ * opener, or (review 48b) a CDATA section, a declaration (`<!DOCTYPE`) or a processing
+ * instruction (`<?php`, `<?xml`): markup of the page, not code.
+ */
+const RAW_HTML = /<!--|<!\[CDATA\[|<![A-Za-z]|<\?[A-Za-z]|<\/?[A-Za-z][\w:-]*(?:\s[^<>]*)?\/?>/;
 
 /**
  * `executes`: an explicit execute costume (C01, C07, `<execute_*>`), whose code was meant to run: a language no

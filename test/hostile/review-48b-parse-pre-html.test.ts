@@ -8,7 +8,7 @@ import { outcome } from "../support/outcome.ts";
 
 const pre = (code: string) => `<pre><code class="language-bash">${code}</code></pre>`;
 
-describe("finding: a CDATA section or processing instruction inside the code is sent to bash as code", () => {
+describe("fixed: a CDATA section or processing instruction inside the code is refused as raw HTML", () => {
   // Severity: low (bash gets `<![CDATA[rm -rf /]]>`, which a page renders as nothing (a bogus
   // comment in HTML) and which the model did not write as a command; bash reads it as a redirection
   // and fails, but the command is neither what the page shows nor code). Suspected:
@@ -39,5 +39,21 @@ describe("hard negatives: raw tags in any spelling are refused, a '<' that start
 
   test("comparisons and redirections stay code", () => {
     expect(outcome(pre("test 1 &lt; 2 && cat <file && echo a<b")).calls).toEqual([{ tool: "bash", input: { command: "test 1 < 2 && cat <file && echo a<b" } }]);
+  });
+});
+
+describe("fx48b: page markup besides elements and comments is refused, text whole; shell redirections stay code", () => {
+  for (const code of ["<!DOCTYPE html>ls", "<?xml version=\"1.0\"?>ls", "ls <![CDATA[x]]>"]) {
+    test(JSON.stringify(code), () => {
+      const input = pre(code);
+      const o = outcome(input);
+      expect(o.calls).toEqual([]);
+      expect(o.text).toBe(input);
+    });
+  }
+  test("`cat <file`, `diff <(a) <(b)`, `echo $((1<2))` stay code", () => {
+    for (const code of ["cat &lt;file", "diff &lt;(ls a) &lt;(ls b)", "echo $((1&lt;2))"]) {
+      expect(outcome(pre(code)).calls.length).toBe(1);
+    }
   });
 });
