@@ -410,6 +410,9 @@ export class LineEnds {
   beforeMarkup = false;
   private last = -1;
   private lastMarkup = false;
+  /** The first non-space character of the line before, and of the current line so far (-1: none yet). */
+  private beforeFirst = -1;
+  private first = -1;
   /** The text read last ended with a CR: an LF right after it is the same line end. */
   private crEnded = false;
   /** The current line so far when it is only spaces and tabs (a container's indentation), else null. */
@@ -435,10 +438,19 @@ export class LineEnds {
       while (b >= from && s.charCodeAt(b) !== LF && s.charCodeAt(b) !== CR) b--;
       // The line began before this text: what was read of it so far counts too.
       this.beforeMarkup = markup || (b < from && this.lastMarkup);
+      let f = b < from ? from : b + 1;
+      while (f < k && isLineSpace(s.charCodeAt(f))) f++;
+      this.beforeFirst = b < from && this.first >= 0 ? this.first : f < k ? s.charCodeAt(f) : -1;
+      this.first = -1;
       this.last = -1;
       this.lastMarkup = false;
       this.lead = "";
       from = k + 1;
+    }
+    if (this.first < 0) {
+      let f = from;
+      while (f < to && isLineSpace(s.charCodeAt(f))) f++;
+      if (f < to) this.first = s.charCodeAt(f);
     }
     if (this.lead !== null) this.lead = markup || !isIndent(s, from, to) ? null : this.lead + s.slice(from, to);
     let m = to - 1;
@@ -450,7 +462,8 @@ export class LineEnds {
   /** The line before ends mid-sentence and is prose: a letter, a digit or a comma last (not `.`, `:`, `)`, a tag's `>`, ...). */
   endsMidSentence(): boolean {
     const c = this.before;
-    return !this.beforeMarkup && c >= 0 && (c === COMMA || MID_SENTENCE.test(String.fromCharCode(c)));
+    // A line opening with `[` may be a link reference definition (`[fmt]: /u`), no sentence: not counted.
+    return !this.beforeMarkup && this.beforeFirst !== LBRACKET && c >= 0 && (c === COMMA || MID_SENTENCE.test(String.fromCharCode(c)));
   }
 }
 
