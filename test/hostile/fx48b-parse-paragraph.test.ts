@@ -33,7 +33,7 @@ const costume = "<bash>\nrm -rf build\n</bash>";
 const rmBuild = [{ tool: "bash", input: { command: "rm -rf build" } }];
 
 describe("the line before decides: only one ending mid-sentence (letter, digit, comma) makes the costume prose", () => {
-  for (const before of ["Cleaning up:", "Cleaning up.", "Done!", "Ready?", "(see above)", "first;", "<b>bold</b>"]) {
+  for (const before of ["Cleaning up:", "Cleaning up.", "Done!", "Ready?", "(see above)", "first;", "<b>bold</b>", "[fmt]: /u"]) {
     test(`${JSON.stringify(before)}: runs`, () => {
       expect(outcome(`${before}\n${costume}\nthen I rebuild.`).calls).toEqual(rmBuild);
     });
