@@ -9,7 +9,7 @@ import { EXAMPLES_AFTER_CLOSER, ExampleInValue, anyExampleOpener, exampleOpener,
 import { PlainRunInValue } from "../parse/plain-run-in-value.ts";
 import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
-import { isWrapperName } from "../grammar/dialects.ts";
+import { isLineStartCostume, isWrapperName } from "../grammar/dialects.ts";
 import type { ToolSpec } from "../parse/types.ts";
 import type { Shape } from "../grammar/shapes.ts";
 import type { DsmlValueStep } from "../parse/dsml-value.ts";
@@ -41,6 +41,16 @@ export class Candidate implements SpanReader {
   private scanCarry = "";
   private scanFrom: number;
   private seenContent = false;
+  /** Review 48b: the spaces and tabs before the opener on its line (text mode sets it), null when other text stands there. */
+  openerIndent: string | null = null;
+  /** Review 48b: where its opener stood (SpanContext.openerPlace); text mode sets it. */
+  openerPlace: "line-start" | "paragraph" | "inline" | undefined = undefined;
+  /**
+   * Review 48b: a costume opened right at the start of the line after a paragraph costume's closer
+   * line (two costumes shown in one running sentence): its body is skipped up to its own closer
+   * ending a line, and the line after that decides for both. Null otherwise.
+   */
+  private chain: { name: string; closed: boolean } | null = null;
   /** After a unit's closer: the span trails, and a closer that may be content waits for what comes next (tentative-closer.ts). */
   private readonly tentative: TentativeCloser;
   /** endsInBlock as it was before the tag being read (the values' own: ValueTracker.openBefore, plainBefore). */
@@ -159,6 +169,17 @@ export class Candidate implements SpanReader {
         continue;
       }
       const c = s.charCodeAt(i);
+      if (this.chain !== null) {
+        const next = this.chainChar(s, i, base, final);
+        if (next === MORE) {
+          this.scanCarry = s.slice(i);
+          this.scanFrom = base + i;
+          return MORE;
+        }
+        if (typeof next === "object") return next;
+        i = next;
+        continue;
+      }
       // A closer whose `<` was lost starts at its `/` (issue 29 item 11): the bar after it decides.
       if (this.tentative.trailing && c === SLASH && this.opener.family === "dsml") {
         if (i + 1 === s.length && !final) {
@@ -182,8 +203,19 @@ export class Candidate implements SpanReader {
         if (isSpaceCode(c)) {
           // A costume's closer that ends its line ends the span; nothing later can change that.
           if ((c === LF || c === CR) && this.tentative.lineEnds(c, base + i)) return { kind: "complete", end: this.tentative.trailBack };
+          if (this.tentative.nextLineOfParagraph()) this.tentative.sentenceSpace();
           i++;
           continue;
+        }
+        if (this.tentative.nextLineOfParagraph()) {
+          // Review 48: the sentence runs on (lower case, after `(`, `*`, a quote or a comma too) on the line after a paragraph costume's closer line: the costume was shown in it, text.
+          const goesOn = this.tentative.sentenceGoesOn(c);
+          if (goesOn === null) {
+            i++;
+            continue;
+          }
+          if (goesOn) return { kind: "abandon", at: base + i };
+          return { kind: "complete", end: this.tentative.trailBack };
         }
         const ended = this.contentAfterCloser(base + i, c);
         if (ended) return ended;
@@ -248,8 +280,6 @@ export class Candidate implements SpanReader {
 
   /** The first thing written after a trailing span's closer, at `at`, ends the span, unless it is text on the closer's own line: the closer was the value's text (parse/closer-in-value.ts). */
   private contentAfterCloser(at: number, c: number): Step | null {
-    // Review 48: the sentence runs on (lower case) on the line after a paragraph costume's closer line: the costume was shown in it, text.
-    if (this.tentative.nextLineOfParagraph() && continuesSentence(c)) return { kind: "abandon", at };
     if (!this.tentative.wasContent(null)) return { kind: "complete", end: this.tentative.endAt(at) };
     this.endsInBlock = this.tentative.resume();
     return null;
@@ -270,7 +300,46 @@ export class Candidate implements SpanReader {
     return first || this.kind.watchesContent ? this.kind.content(this, c, at, first, this.body) : null;
   }
 
+  /**
+   * Review 48b: one character of a costume chained after a paragraph costume (chain): its body is
+   * skipped; its closer, then only spaces to the line's end, hands the next line back to the
+   * paragraph costume's rule. Anything else after that closer (or another tag there): the first
+   * costume stood as its own block and ends at its closer, as before. Returns the next index, a
+   * step, or MORE (a tag cut off).
+   */
+  private chainChar(s: string, i: number, base: number, final: boolean): number | Step {
+    const chain = this.chain!;
+    const c = s.charCodeAt(i);
+    if (isTriggerCode(c)) {
+      const r = readTag(s, i, final);
+      if (r === NEED_MORE) return MORE;
+      if (r !== null) {
+        if (chain.closed) return this.endChain();
+        if (r.closing && r.family === "costume" && r.name === chain.name) chain.closed = true;
+        return r.end;
+      }
+    }
+    if (!chain.closed) return i + 1;
+    if (c === SP || c === TAB) return i + 1;
+    if (c === LF || c === CR) {
+      this.chain = null;
+      this.tentative.chainLineEnd(c, base + i);
+      return i + 1;
+    }
+    return this.endChain();
+  }
+
+  private endChain(): Step {
+    this.chain = null;
+    return { kind: "complete", end: this.tentative.trailBack };
+  }
+
   private onTag(tag: Tag, base: number): Step | null {
+    // Review 48b: a costume opening the line after a paragraph costume's closer line: it is read through, the line after it decides (chain).
+    if (this.tentative.trailing && this.tentative.nextLineOfParagraph() && this.tentative.atNextLineStart() && tag.family === "costume" && !tag.closing && isLineStartCostume(tag.name)) {
+      this.chain = { name: tag.name, closed: false };
+      return null;
+    }
     const end = base + tag.end;
     // In an I11 value a sentinel tag that may name a child is the element's (`</{D}callback>` ends the child), never a block's closer, as the walk reads it.
     let closesBlock =
@@ -504,12 +573,3 @@ export class Candidate implements SpanReader {
   }
 }
 
-/**
- * Review 48: the first character of the line after a paragraph costume's closer line continues
- * the sentence around it: a lower-case letter (`in its replies.`). A capital, a digit, a mark
- * starts something new (`Done.`, `Now mine:`), and the costume stood as its own block.
- */
-function continuesSentence(c: number): boolean {
-  return LOWER_CASE.test(String.fromCharCode(c));
-}
-const LOWER_CASE = /^\p{Ll}$/u;

@@ -74,6 +74,7 @@ class Engine extends TextMode implements RepairEngine {
   feed(delta: string): EngineEvent[] {
     if (this.flushed) throw new Error("dsml-fix engine: feed after flush");
     if (this.isPlain(delta)) {
+      this.lines.read(delta, 0, delta.length);
       this.releasePlain(delta.length);
       return delta.length > 0 ? [{ type: "text", text: delta }] : [];
     }
@@ -209,7 +210,8 @@ class Engine extends TextMode implements RepairEngine {
     let span = length === text.length ? text : text.slice(0, length);
     let segments: Segment[];
     try {
-      segments = parseSpan(span, cand.root, cand.opener, cand.named !== null, truncated, this.ctx, cand.enclosing);
+      const ctx = cand.openerIndent || cand.openerPlace ? { ...this.ctx, openerIndent: cand.openerIndent || null, openerPlace: cand.openerPlace } : this.ctx;
+      segments = parseSpan(span, cand.root, cand.opener, cand.named !== null, truncated, ctx, cand.enclosing);
     } catch {
       segments = [{ kind: "text", start: 0, end: span.length }];
     }
@@ -235,6 +237,7 @@ class Engine extends TextMode implements RepairEngine {
     }
     // A span that closed its block (an orphan invoke read after prose may take the closer) ends it once its calls are read.
     const closes = holds === null && (block !== null || cand.closedBlock);
+    this.lines.read(span, 0, span.length, true);
     this.given?.candidateEnded(span, cand.opener.end, segments);
     this.finishingOrphan = block === null && cand.root === "invoke" && cand.opener.family === "dsml";
     for (const seg of segments) this.applySegment(seg, span, cand.start);
@@ -253,6 +256,7 @@ class Engine extends TextMode implements RepairEngine {
     }
     const text = cand.text();
     const released = length === text.length ? text : text.slice(0, length);
+    this.lines.read(released, 0, released.length, true);
     this.given?.candidateEnded(released, cand.opener.end, null);
     this.releaseVisible(released, cand.start);
   }

@@ -30,7 +30,7 @@ export class TentativeCloser {
    * restores (endsInBlock before the closer; that the value, a sentinel or a plain one, is still
    * open), and how many further DSML closers were held with it (closerAfterCloser). Null otherwise.
    */
-  private pending: { rule: CloserRule; lineEnded: boolean; endsInBlock: boolean; inValue: boolean; plainValue: boolean; more: number } | null = null;
+  private pending: { rule: CloserRule; lineEnded: boolean; endsInBlock: boolean; inValue: boolean; plainValue: boolean; more: number; lead: number } | null = null;
 
   constructor(
     /** The candidate's open values: a closer held here was read with their state before it, and restores it when it was text. */
@@ -57,7 +57,7 @@ export class TentativeCloser {
   hold(rule: CloserRule, endsInBlock: boolean, end?: number): void {
     if (end !== undefined) this.trail(end);
     this.crAt = -2;
-    this.pending = { rule, lineEnded: false, endsInBlock, inValue: this.values.openBefore, plainValue: this.values.plainBefore, more: 0 };
+    this.pending = { rule, lineEnded: false, endsInBlock, inValue: this.values.openBefore, plainValue: this.values.plainBefore, more: 0, lead: 0 };
   }
 
   /** What comes next (a tag, or null for content) proves the held closer was the value's text. */
@@ -102,6 +102,39 @@ export class TentativeCloser {
   nextLineOfParagraph(): boolean {
     const p = this.pending;
     return p !== null && p.rule.valueCloser === null && p.rule.nextLine === true && p.lineEnded;
+  }
+
+  /**
+   * Review 48b: the next character (no space) of the line after a paragraph costume's closer line.
+   * true: the sentence goes on (a lower-case letter, also after up to LEAD_MAX of `(`, `*`, `_`, a
+   * quote or a comma: `(in its replies).`, `*in*`, `, in`); false: something starts anew (a capital,
+   * a digit, markup, a list, heading or quote marker, `* ` as a list item); null: read on.
+   */
+  sentenceGoesOn(c: number): boolean | null {
+    const p = this.pending!;
+    if (p.lead === STAR_SPACE) return false;
+    if (LOWER_CASE.test(String.fromCharCode(c))) return true;
+    const count = p.lead === STAR_FIRST ? 1 : p.lead;
+    if (count >= LEAD_MAX || !SENTENCE_LEAD.has(c)) return false;
+    p.lead = count === 0 && c === STAR ? STAR_FIRST : count + 1;
+    return null;
+  }
+
+  /** Nothing but spaces yet on the line after a paragraph costume's closer line. */
+  atNextLineStart(): boolean {
+    return this.pending !== null && this.pending.lead === 0;
+  }
+
+  /** Review 48b: a costume chained after the paragraph costume ended its closer's line (`c` at `at`): the next line decides again. */
+  chainLineEnd(c: number, at: number): void {
+    this.crAt = c === CR ? at : -2;
+    this.pending!.lead = 0;
+  }
+
+  /** A space on that line: right after a first `*` it makes a list item. */
+  sentenceSpace(): void {
+    const p = this.pending;
+    if (p !== null && p.lead === STAR_FIRST) p.lead = STAR_SPACE;
   }
 
   /**
@@ -153,3 +186,12 @@ export class TentativeCloser {
     return p.endsInBlock;
   }
 }
+
+const LOWER_CASE = /^\p{Ll}$/u;
+const STAR = 0x2a;
+/** Lead states (pending.lead): a count of punctuation, or these. */
+const STAR_FIRST = 100;
+const STAR_SPACE = 101;
+const LEAD_MAX = 4;
+/** What may stand before a running sentence's next word: `(`, `*`, `_`, quotes, a comma. */
+const SENTENCE_LEAD = new Set([0x28, STAR, 0x5f, 0x22, 0x27, 0x2c, 0x201c, 0x2018, 0xab]);

@@ -1,4 +1,5 @@
-import { CR, GT, LBRACE, LBRACKET, LF, LT, SP, TAB } from "../grammar/chars.ts";
+import { CR, GT, LBRACE, LBRACKET, LF, LT, SENTENCEPIECE_SPACE_CODE, SP, TAB } from "../grammar/chars.ts";
+import { unreadParameterOpenerIn } from "../parse/unread-opener.ts";
 import { isWrapperName } from "../grammar/dialects.ts";
 import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
 import { mayStartStrayLine, readStrayLine } from "../grammar/stray-line.ts";
@@ -75,6 +76,10 @@ export class TextMode extends Output {
   private readonly strayLines: boolean;
   /** What the opener rules may read of this engine (and the one move they make). */
   private readonly view: OpenerView;
+  /** Review 48b: the last non-space character of the line before the one being read (LineEnds). */
+  protected readonly lines = new LineEnds();
+  /** How far in scanText's `s` the line tracker has read. */
+  private trackedTo = 0;
 
   constructor(options: EngineOptions) {
     const tools = new Map<string, ToolSpec>();
@@ -100,7 +105,8 @@ export class TextMode extends Output {
         return engine.openBlock;
       },
       atLineStart: () => this.doc.atLineStart(),
-      continuesParagraph: () => this.doc.atLineStart() && !this.doc.atParagraphStart(),
+      // Review 48b: and the line before ends mid-sentence (a letter, a digit or a comma last): a line ending in `:` or `.` introduces what follows.
+      continuesParagraph: () => this.doc.atLineStart() && !this.doc.atParagraphStart() && this.lines.endsMidSentence(),
       declared: (name) => tools.has(name),
       dialects,
       codeCostumes: this.ctx.options.codeCostumes,
@@ -116,6 +122,13 @@ export class TextMode extends Output {
    * more text (returns its index, no candidate), or the text ends (returns -1).
    */
   protected scanText(s: string, from: number, base: number, final: boolean): number {
+    this.trackedTo = from;
+    const stop = this.scanTextFrom(s, from, base, final);
+    this.lines.read(s, this.trackedTo, stop < 0 ? s.length : stop);
+    return stop;
+  }
+
+  private scanTextFrom(s: string, from: number, base: number, final: boolean): number {
     let emitFrom = from;
     const doc = this.doc;
     for (let j = from; j < s.length; ) {
@@ -182,14 +195,19 @@ export class TextMode extends Output {
             return j;
           }
         }
-        if (r === null && c === LT && this.strayBlock !== null) {
+        if (r === null && c === LT && (this.strayBlock !== null || !this.strayOutsideBlock)) {
           // `<{BAR}parameter` (one bar, the DSML word lost) in a block still open is a parameter outside every invoke too (golden P47.16).
-          const one = oneBarParameterAt(s, j, final);
+          // Review 48b: so is every parameter opener spelling the DSML reader takes that is no tag
+          // (`<{D}parameter=workdir>`, `<{BAR}parameter name="workdir">`), and with no block open it
+          // refuses the later orphan invokes as the canonical spelling does.
+          let one = oneBarParameterAt(s, j, final);
+          if (one === false) one = unreadStrayOpenerAt(s, j, final);
           if (one === NEED_MORE) {
             this.emitText(s, emitFrom, j, base);
             return j;
           }
-          if (one) {
+          if (one && this.strayBlock === null) this.strayOutsideBlock = true;
+          else if (one && this.strayBlock !== null) {
             // Text before it reaches the tail first, as before a tag (the limit counts to the point read, whatever the split).
             this.emitText(s, emitFrom, j, base);
             emitFrom = j;
@@ -216,12 +234,16 @@ export class TextMode extends Output {
           this.emitText(s, emitFrom, j, base);
           emitFrom = j;
           this.noteStrayParameter(r);
+          this.lines.read(s, this.trackedTo, j);
+          this.trackedTo = j;
           if (this.strayBlock !== null && r.closing && r.role === "block") this.deciding = { tag: r, depth: doc.containerDepth(c) };
           const decision = this.decide(r, s);
           this.deciding = null;
           if (typeof decision === "object") {
             this.openedDepth = doc.containerDepth(c);
             this.cand = new Candidate(this.store, this.ctx.tools, base + j, shift(r), decision.open, decision.enclosing ?? null, doc.quoteIndent(c), doc.atLineStart(c));
+            this.cand.openerIndent = this.lines.lead;
+            this.cand.openerPlace = !doc.atLineStart(c) ? "inline" : this.lines.endsMidSentence() && !doc.atParagraphStart(c) ? "paragraph" : "line-start";
             return j;
           }
           if (decision === "noise") {
@@ -347,7 +369,8 @@ export class TextMode extends Output {
     if (!isStrayParameter(tag)) return;
     if (this.ctx.tools.has(tag.attrs.name ?? "")) return;
     if (block === null) {
-      if (tag.family === "dsml") this.strayOutsideBlock = true;
+      // Review 48b: the prefix-less spelling too (`<parameter name="workdir">`), which the DSML reader takes (M07).
+      this.strayOutsideBlock = true;
       return;
     }
     this.refuseStrayBlock(block);
@@ -376,6 +399,89 @@ export class TextMode extends Output {
   }
 }
 
+/**
+ * Review 48b: the raw text's line ends, read in order (text mode's scan, a plain delta, a
+ * candidate's span): `before` is the last non-space character of the line before the current one
+ * (-1 for a blank line or none), `last` that of the current line so far. Each character is read once.
+ */
+export class LineEnds {
+  before = -1;
+  /** The line before held a candidate's markup (a call, a costume read as text): no running sentence. */
+  beforeMarkup = false;
+  private last = -1;
+  private lastMarkup = false;
+  /** The first non-space character of the line before, and of the current line so far (-1: none yet). */
+  private beforeFirst = -1;
+  private first = -1;
+  /** The text read last ended with a CR: an LF right after it is the same line end. */
+  private crEnded = false;
+  /** The current line so far when it is only spaces and tabs (a container's indentation), else null. */
+  lead: string | null = "";
+
+  /** `markup`: the text is a candidate's span. */
+  read(s: string, from: number, to: number, markup = false): void {
+    if (to <= from) return;
+    let k = to - 1;
+    while (k >= from && s.charCodeAt(k) !== LF && s.charCodeAt(k) !== CR) k--;
+    // The LF of a CR LF whose CR ended the text read before: that line end was read already.
+    const crLf = k === from && this.crEnded && s.charCodeAt(k) === LF;
+    this.crEnded = s.charCodeAt(to - 1) === CR;
+    if (crLf) from = k + 1;
+    else if (k >= from) {
+      // A line end in the text: the line before the current one ends at it.
+      let m = k - 1;
+      if (s.charCodeAt(k) === LF && m >= from && s.charCodeAt(m) === CR) m--;
+      while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
+      const inText = m >= from && s.charCodeAt(m) !== LF && s.charCodeAt(m) !== CR;
+      this.before = m >= from ? (inText ? s.charCodeAt(m) : -1) : this.last;
+      let b = m;
+      while (b >= from && s.charCodeAt(b) !== LF && s.charCodeAt(b) !== CR) b--;
+      // The line began before this text: what was read of it so far counts too.
+      this.beforeMarkup = markup || (b < from && this.lastMarkup);
+      let f = b < from ? from : b + 1;
+      while (f < k && isLineSpace(s.charCodeAt(f))) f++;
+      this.beforeFirst = b < from && this.first >= 0 ? this.first : f < k ? s.charCodeAt(f) : -1;
+      this.first = -1;
+      this.last = -1;
+      this.lastMarkup = false;
+      this.lead = "";
+      from = k + 1;
+    }
+    if (this.first < 0) {
+      let f = from;
+      while (f < to && isLineSpace(s.charCodeAt(f))) f++;
+      if (f < to) this.first = s.charCodeAt(f);
+    }
+    if (this.lead !== null) this.lead = markup || !isIndent(s, from, to) ? null : this.lead + s.slice(from, to);
+    let m = to - 1;
+    while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
+    if (m >= from) this.last = s.charCodeAt(m);
+    if (markup) this.lastMarkup = true;
+  }
+
+  /** The line before ends mid-sentence and is prose: a letter, a digit or a comma last (not `.`, `:`, `)`, a tag's `>`, ...). */
+  endsMidSentence(): boolean {
+    const c = this.before;
+    // A line opening with `[` may be a link reference definition (`[fmt]: /u`), no sentence: not counted.
+    return !this.beforeMarkup && this.beforeFirst !== LBRACKET && c >= 0 && (c === COMMA || MID_SENTENCE.test(String.fromCharCode(c)));
+  }
+}
+
+function isIndent(s: string, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) {
+    const c = s.charCodeAt(k);
+    if (c !== SP && c !== TAB) return false;
+  }
+  return true;
+}
+
+function isLineSpace(c: number): boolean {
+  return c === SP || c === TAB;
+}
+
+const COMMA = 0x2c;
+const MID_SENTENCE = /^[\p{L}\p{N}]$/u;
+
 /** A block closer that ends the watched block: a DSML one only with a wrapper's word (isWrapperName), not one dsmlRole guessed from `call` in it. */
 function closesWatchedBlock(tag: Tag): boolean {
   return tag.family !== "dsml" || isWrapperName(tag.name.toLowerCase());
@@ -400,6 +506,28 @@ function oneBarParameterAt(s: string, j: number, final: boolean): boolean | type
   if (k >= s.length) return final ? false : NEED_MORE;
   const c = s.charCodeAt(k);
   return c === SP || c === TAB || c === GT || c === LF || c === CR;
+}
+
+/** How far past a `<` a degraded opener is looked for (its line, up to its `>`). */
+const STRAY_OPENER_REACH = 200;
+
+/**
+ * Review 48b: a DSML parameter opener the tag grammar reads as no tag at `j` (`<` then a bar or
+ * U+2581, unread-opener.ts's rule: a parameter name follows on its line): true, false, or
+ * NEED_MORE while its line (up to its `>`, at most STRAY_OPENER_REACH characters) is not all here.
+ */
+function unreadStrayOpenerAt(s: string, j: number, final: boolean): boolean | typeof NEED_MORE {
+  if (j + 1 >= s.length) return final ? false : NEED_MORE;
+  const c = s.charCodeAt(j + 1);
+  if (!isBarCode(c) && c !== SENTENCEPIECE_SPACE_CODE) return false;
+  let e = j + 1;
+  while (e < s.length && e - j < STRAY_OPENER_REACH) {
+    const d = s.charCodeAt(e);
+    if (d === GT || d === LF || d === CR) break;
+    e++;
+  }
+  if (e >= s.length && !final && e - j < STRAY_OPENER_REACH) return NEED_MORE;
+  return unreadParameterOpenerIn(s, j, Math.min(s.length, e + 1), "dsml") === j;
 }
 
 /** The opener with offsets relative to its own candidate span. */

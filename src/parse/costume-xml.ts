@@ -8,7 +8,7 @@ import type { XMLParser, XMLValidator } from "fast-xml-parser";
 import { codeLanguage } from "../grammar/dialects.ts";
 import { DASH, SLASH, UNDERSCORE } from "../grammar/chars.ts";
 import { callOutcome, type SpanContext } from "./call.ts";
-import { brokenSpan, layUnits, tagsOf, type Segment } from "./segments.ts";
+import { brokenSpan, layUnits, tagsOf, textSpan, type Segment } from "./segments.ts";
 import { decodeEntities, parseJson } from "./values.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { codeCall } from "./costume.ts";
@@ -73,6 +73,10 @@ export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
 function jsonArgsCall(span: string, ctx: SpanContext): Segment[] | null {
   const m = JSON_ARGS_CALL.exec(span);
   if (m === null) return null;
+  // Review 48b: only where a costume runs: opening a line, not inside a sentence the line before
+  // left open (`The format is` / the shape / `in the old API.`), never after text on its line
+  // (`Use <tool_call>...</tool_call> to call it.`): there it is a mention, text.
+  if (ctx.openerPlace !== "line-start") return textSpan(span.length);
   const name = m[1]!;
   if (!ctx.tools.has(name)) return null;
   const parsed = parseJson(m[2]!);

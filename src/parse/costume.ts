@@ -100,7 +100,7 @@ function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
   // `<code class="language-bash" class="language-python">`: which language (so which command) is unknowable.
   if (open.flaws & Flaw.RepeatedAttr) return brokenSpan(span.length, shape, "broken-markup", "the code tag names an attribute twice");
   // Review 48: a raw HTML element or comment inside the code (`<span class="nb">rm</span>`, `<br>`,
-  // `<b>`, `<!-- ... -->`) is markup of a rendered page, not code: once entities are decoded a raw
+  // `<b>`, `<!-- ... -->`, `<![CDATA[`, `<?php`) is markup of a rendered page, not code: once entities are decoded a raw
   // `<b>` and an escaped `&lt;b&gt;` are one text, so the command would be neither what the page
   // shows nor what the model typed. Refused (a nudge), never stripped and run: a highlighted block
   // is an example as often as a call. A `<` that starts no tag (`test 1 < 2`, `cat <file`) stays code.
@@ -108,8 +108,12 @@ function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
   return codeCall(span.length, language, decodeEntities(code), shape, ctx);
 }
 
-/** An HTML element's start or end tag (`<span class="x">`, `</b>`, `<br>`, `<br/>`) or a comment opener. */
-const RAW_HTML = /<!--|<\/?[A-Za-z][\w:-]*(?:\s[^<>]*)?\/?>/;
+/**
+ * An HTML element's start or end tag (`<span class="x">`, `</b>`, `<br>`, `<br/>`), a comment
+ * opener, or (review 48b) a CDATA section, a declaration (`<!DOCTYPE`) or a processing
+ * instruction (`<?php`, `<?xml`): markup of the page, not code.
+ */
+const RAW_HTML = /<!--|<!\[CDATA\[|<![A-Za-z]|<\?[A-Za-z]|<\/?[A-Za-z][\w:-]*(?:\s[^<>]*)?\/?>/;
 
 /**
  * `executes`: an explicit execute costume (C01, C07, `<execute_*>`), whose code was meant to run: a language no
@@ -124,8 +128,9 @@ export function codeCall(length: number, language: CodeLanguage | null, rawCode:
   // Review 48: a costume in a list item's continuation lines (`   <shell>` ... `   </shell>`): the
   // closer's indentation is the container's, removed from every line when each non-blank one
   // starts with it (a heredoc's `   EOF` would never end it, Python would not parse); otherwise
-  // the code stays as written (values.ts dedentToCloserLine).
-  const code = trimBlankLines(dedentToCloserLine(rawCode) ?? rawCode);
+  // the code stays as written (values.ts dedentToCloserLine). Review 48b: only when the costume's
+  // own opener line is indented by that much (SpanContext.openerIndent); at column 0 never.
+  const code = trimBlankLines(dedentToCloserLine(rawCode, ctx.openerIndent ?? null) ?? rawCode);
   if (code.trim() === "") return brokenSpan(length, "C05", "broken-markup", "code costume without code");
   const bash = ctx.tools.get("bash");
   if (!bash) return brokenSpan(length, shape, "undeclared-tool", "code costume needs the bash tool", "bash");

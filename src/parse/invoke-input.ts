@@ -15,6 +15,8 @@ export interface ParamValue {
   implicitEnd: boolean;
   /** Its opener lost its `>` at a line end (B03): the newline that stands in for it is layout. */
   openerNewline?: boolean;
+  /** Review 48b: the indentation of the line its opener stands on (values.ts lineIndentBefore): only that much is a container's. */
+  indent?: string | null;
 }
 
 type BuiltInput =
@@ -48,7 +50,7 @@ function buildAnyInput(tool: ToolSpec, values: ParamValue[], body: string, optio
     // P09: a newline on both sides is layout, a lone one content; a value another tag ended (P01,
     // P03) also loses the newline before that boundary, whether or not one opened it.
     const raw = v.raw;
-    let hugged = trimHuggingNewlines(raw);
+    let hugged = trimHuggingNewlines(raw, v.indent ?? null);
     if (hugged === raw && v.openerNewline) hugged = raw.slice(lineEndAt(raw, 0));
     if (hugged !== raw) shapes.push("P09");
     if (v.implicitEnd) hugged = hugged.slice(0, hugged.length - lineEndBefore(hugged));

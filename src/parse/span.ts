@@ -103,7 +103,12 @@ function gated(seg: Segment, ctx: SpanContext): Segment {
   // Another agent's name for a declared tool (src/parse/aliases.ts): every parameter maps exactly, or no call.
   const alias = aliasMappingOf(tool);
   if (alias) {
-    const mapped = mapAliasCall(alias, seg.input);
+    let mapped = mapAliasCall(alias, seg.input);
+    // Review 48b: a target declared more than once: every declaration must take the renamed parameters (fail closed), whatever their order.
+    for (const declared of ctx.schemas.declarationsOf(alias.target.name) ?? []) {
+      if (!mapped.ok) break;
+      if (declared !== alias.target) mapped = mapAliasCall({ ...alias, target: declared }, seg.input);
+    }
     if (!mapped.ok) return { kind: "broken", start: seg.start, end: seg.end, shape: ALIAS_SHAPE, reason: "undeclared-tool", detail: mapped.detail, tool: alias.target.name, declared: alias.target.name };
     tool = alias.target;
     seg = { ...seg, tool: tool.name, input: mapped.input, shape: ALIAS_SHAPE };

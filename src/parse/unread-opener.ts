@@ -1,4 +1,4 @@
-import { CR, DASH, DOUBLE_VERTICAL_LINE, EQ, FULLWIDTH_BAR, GT, LF, LT, SLASH, SP, TAB, UNDERSCORE } from "../grammar/chars.ts";
+import { CR, DASH, DOUBLE_VERTICAL_LINE, DQ, EQ, FULLWIDTH_BAR, GT, LF, LT, SENTENCEPIECE_SPACE_CODE, SLASH, SP, SQ, TAB, UNDERSCORE } from "../grammar/chars.ts";
 import { isBarCode } from "../grammar/markers.ts";
 import { readTag } from "../grammar/tags.ts";
 
@@ -14,7 +14,9 @@ const isLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0
 const isWordCode = (c: number) => isLetter(c) || (c >= 0x30 && c <= 0x39) || c === UNDERSCORE;
 const isSentinelBar = (c: number) => c === FULLWIDTH_BAR || c === DOUBLE_VERTICAL_LINE;
 /** The characters a garbled closer's prefix may repeat: bars, `>` and `/` (value-ends.ts GARBLED_CLOSER). */
-const isPrefixCode = (c: number) => isBarCode(c) || c === GT || c === SLASH;
+const isPrefixCode = (c: number) => isBarCode(c) || c === GT || c === SLASH || c === SENTENCEPIECE_SPACE_CODE;
+/** The first character of a degraded prefix after `<`: a bar, or U+2581 (the third DSML marker, review 48b). */
+const isPrefixStart = (c: number) => isBarCode(c) || c === SENTENCEPIECE_SPACE_CODE;
 
 /** Whether `word` (lower case) is written at `at`, any case. */
 function wordAt(s: string, at: number, word: string): boolean {
@@ -49,17 +51,67 @@ function prefixedWordEnd(s: string, bar: number, to: number): number {
   return k;
 }
 
-/** `=`, or spaces then an attribute name then `=` (spaces before it allowed), from `at`. */
-function attributeFollows(s: string, at: number, to: number): boolean {
-  let k = at;
-  if (k < to && s.charCodeAt(k) === EQ) return true;
-  while (k < to && (s.charCodeAt(k) === SP || s.charCodeAt(k) === TAB)) k++;
-  if (k === at || k >= to) return false;
+/** A parameter name from `k`: a letter or `_`, then word characters or `-`; where it ends, or -1. */
+function nameEnd(s: string, k: number, to: number): number {
+  if (k >= to) return -1;
   const c = s.charCodeAt(k);
-  if (!isLetter(c) && c !== UNDERSCORE) return false;
+  if (!isLetter(c) && c !== UNDERSCORE) return -1;
   while (k < to && (isWordCode(s.charCodeAt(k)) || s.charCodeAt(k) === DASH)) k++;
-  while (k < to && (s.charCodeAt(k) === SP || s.charCodeAt(k) === TAB)) k++;
-  return k < to && s.charCodeAt(k) === EQ;
+  return k;
+}
+
+const isLineSpace = (c: number) => c === SP || c === TAB;
+
+/**
+ * Review 48b: what follows an opener's word at `at` reads as a parameter opener's name, on the same
+ * line: `=NAME` (spaces around the `=` allowed, the name quoted or not, then `>`, a space or the
+ * line's end when unquoted), or attributes of which `name` holds a NAME (`name="workdir"`,
+ * `string="true" name="workdir"`). A template or a parser building the opener as text
+ * (`'<parameter=' + k + '>'`, `name=" + k`) or notes about it (`<{BAR}parameter=...>`) are no such
+ * opener. Bounded by the line.
+ */
+function nameFollows(s: string, at: number, to: number): boolean {
+  let k = at;
+  while (k < to && isLineSpace(s.charCodeAt(k))) k++;
+  if (k < to && s.charCodeAt(k) === EQ) return valueIsName(s, k + 1, to, true);
+  if (k === at) return false;
+  for (let attrs = 0; attrs < 8; attrs++) {
+    const end = nameEnd(s, k, to);
+    if (end < 0) return false;
+    const isName = end - k === 4 && wordAt(s, k, "name");
+    k = end;
+    while (k < to && isLineSpace(s.charCodeAt(k))) k++;
+    if (k >= to || s.charCodeAt(k) !== EQ) return false;
+    k++;
+    if (isName) return valueIsName(s, k, to, false);
+    // Another attribute's value: quoted on the line, or a bare word.
+    while (k < to && isLineSpace(s.charCodeAt(k))) k++;
+    const q = k < to ? s.charCodeAt(k) : -1;
+    if (q === DQ || q === SQ) {
+      k++;
+      while (k < to && s.charCodeAt(k) !== q && s.charCodeAt(k) !== LF && s.charCodeAt(k) !== CR) k++;
+      if (k >= to || s.charCodeAt(k) !== q) return false;
+      k++;
+    } else {
+      while (k < to && !isLineSpace(s.charCodeAt(k)) && s.charCodeAt(k) !== GT && s.charCodeAt(k) !== LF && s.charCodeAt(k) !== CR) k++;
+    }
+    const spaced = k;
+    while (k < to && isLineSpace(s.charCodeAt(k))) k++;
+    if (k === spaced) return false;
+  }
+  return false;
+}
+
+/** From `k` (after the `=`): spaces (`spaces`), then a NAME, quoted and closed, or bare and followed by `>`, a space or the line's end. */
+function valueIsName(s: string, k: number, to: number, spaces: boolean): boolean {
+  if (spaces) while (k < to && isLineSpace(s.charCodeAt(k))) k++;
+  const q = k < to ? s.charCodeAt(k) : -1;
+  const quoted = q === DQ || q === SQ;
+  const end = nameEnd(s, quoted ? k + 1 : k, to);
+  if (end < 0) return false;
+  const next = end < to ? s.charCodeAt(end) : LF;
+  if (quoted) return next === q;
+  return next === GT || next === LF || next === CR || isLineSpace(next) || next === SLASH;
 }
 
 /**
@@ -75,11 +127,11 @@ function attributeFollows(s: string, at: number, to: number): boolean {
 function dsmlOpenerAt(s: string, i: number, from: number, to: number): boolean {
   const c = s.charCodeAt(i);
   if (c === LT) {
-    if (i + 1 >= to || !isBarCode(s.charCodeAt(i + 1))) return false;
+    if (i + 1 >= to || !isPrefixStart(s.charCodeAt(i + 1))) return false;
     const end = prefixedWordEnd(s, i + 1, to);
     if (end < 0) return false;
     const next = end < to ? s.charCodeAt(end) : -1;
-    return !isWordCode(next) && next !== DASH;
+    return !isWordCode(next) && next !== DASH && nameFollows(s, end, to);
   }
   if (!isSentinelBar(c)) return false;
   if (i > from) {
@@ -87,7 +139,7 @@ function dsmlOpenerAt(s: string, i: number, from: number, to: number): boolean {
     if (before === LT || before === GT || before === SLASH || isWordCode(before) || isBarCode(before)) return false;
   }
   const end = prefixedWordEnd(s, i, to);
-  return end >= 0 && attributeFollows(s, end, to);
+  return end >= 0 && nameFollows(s, end, to);
 }
 
 /**
@@ -106,7 +158,7 @@ function qwenOpenerAt(s: string, i: number, from: number, to: number): boolean {
   const spaces = k;
   while (k < to && (s.charCodeAt(k) === SP || s.charCodeAt(k) === TAB)) k++;
   if (k >= to || s.charCodeAt(k) !== EQ) return false;
-  return k === spaces || startsLine(s, i, from);
+  return (k === spaces || startsLine(s, i, from)) && valueIsName(s, k + 1, to, true);
 }
 
 /**

@@ -217,7 +217,7 @@ export function decodeEntities(value: string): string {
 }
 
 /** P09: one newline (LF, CR LF or a lone CR) hugging both sides is layout, not content; a lone trailing newline is content. */
-export function trimHuggingNewlines(value: string): string {
+export function trimHuggingNewlines(value: string, indent: string | null = null): string {
   const lead = lineEndAt(value, 0);
   if (lead === 0) return value;
   const inner = value.slice(lead);
@@ -228,10 +228,23 @@ export function trimHuggingNewlines(value: string): string {
   // that indentation is the container's, as CommonMark strips a list item's content indent. When
   // every non-blank line of the value starts with it, it is removed from each and the newlines
   // hugging the value are layout as at the top level; otherwise the value stays as written.
-  const dedented = dedentToCloserLine(inner);
+  const dedented = dedentToCloserLine(inner, indent);
   if (dedented !== null) return dedented;
   // A lone leading newline is content, as a lone trailing one is (a file that starts with a blank line).
   return value;
+}
+
+/**
+ * Review 48b: the spaces and tabs before `at` on its line in `span` (the call markup's opener line
+ * indentation), `before` (the indentation before the span's own opener, SpanContext.openerIndent)
+ * when `at` stands on the span's first line, null when other text stands before it on its line.
+ */
+export function lineIndentBefore(span: string, at: number, before: string | null | undefined): string | null {
+  let k = at - 1;
+  while (k >= 0 && (span.charCodeAt(k) === SP || span.charCodeAt(k) === TAB)) k--;
+  if (k < 0) return before === undefined || before === null ? null : before + span.slice(0, at);
+  const c = span.charCodeAt(k);
+  return c === 0x0a || c === 0x0d ? span.slice(k + 1, at) : null;
 }
 
 /**
@@ -241,20 +254,26 @@ export function trimHuggingNewlines(value: string): string {
  * indented less than the container's left it: which of its spaces are content is unknowable).
  * Blank lines may be shorter. Linear in the text.
  */
-export function dedentToCloserLine(text: string): string | null {
+export function dedentToCloserLine(text: string, openerIndent: string | null): string | null {
+  if (openerIndent === null) return null;
   let i = text.length;
   for (let c = text.charCodeAt(i - 1); i > 0 && (c === SP || c === TAB); c = text.charCodeAt(--i - 1));
   if (i === text.length) return null;
   const eol = lineEndBefore(text, i);
   if (eol === 0) return null;
   const indent = text.slice(i);
+  // Review 48b: only a container's indentation, which the call's own opener line has too, is
+  // removed; at column 0 the lines' indentation is the file's (YAML, a Makefile recipe): kept, and
+  // only the line end before the closer's line is layout.
+  if (openerIndent !== "" && indent !== openerIndent) return null;
+  const cut = openerIndent === "" ? 0 : indent.length;
   const body = text.slice(0, i - eol);
   const lines = body.split(/(\r\n|\r|\n)/);
   for (let k = 0; k < lines.length; k += 2) {
     const line = lines[k]!;
-    if (line.startsWith(indent)) lines[k] = line.slice(indent.length);
+    if (line.startsWith(indent)) lines[k] = line.slice(cut);
     else if (line.trim() !== "") return null;
-    else lines[k] = "";
+    else if (cut > 0) lines[k] = "";
   }
   return lines.join("");
 }

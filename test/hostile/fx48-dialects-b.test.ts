@@ -61,9 +61,10 @@ describe("finding 6: raw HTML in a pre/code costume is refused with a report", (
 describe("finding 7: a costume between two prose lines of one paragraph is prose", () => {
   test("the sentence going on (lower case) on the next line (LF or CR LF, indented or not): no call, the whole text visible", () => {
     for (const input of [
-      "Cleaning:\n<shell>\nrm -rf build\n</shell>\nthen done.",
-      "Cleaning:\r\n<shell>\r\nrm -rf build\r\n</shell>\r\nin the page.",
-      "Cleaning:\r<shell>rm -rf build</shell>\rin the page.",
+      // Review 48b (finding 8): a line ending in ':' introduces the costume (it runs); only a line ending mid-sentence makes it prose.
+      "We clean with\n<shell>\nrm -rf build\n</shell>\nthen done.",
+      "We clean with\r\n<shell>\r\nrm -rf build\r\n</shell>\r\nin the page.",
+      "We clean with\r<shell>rm -rf build</shell>\rin the page.",
       "It reads\n<bash>rm -rf build</bash>   \n   and stops.",
     ]) {
       const o = outcome(input);

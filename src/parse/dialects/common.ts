@@ -12,8 +12,8 @@ import { trimHuggingNewlines } from "../values.ts";
  * layout (as in DSML, P01, P03), and so is one opening the value: the template writes it, and
  * the side that would have confirmed the hug is gone.
  */
-export function trimLayoutNewlines(value: string, implicitEnd = false): string {
-  if (!implicitEnd) return trimHuggingNewlines(value);
+export function trimLayoutNewlines(value: string, implicitEnd = false, indent: string | null = null): string {
+  if (!implicitEnd) return trimHuggingNewlines(value, indent);
   const from = lineEndAt(value, 0);
   const to = value.length - lineEndBefore(value);
   return from <= to ? value.slice(from, to) : "";

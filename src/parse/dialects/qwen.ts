@@ -1,6 +1,7 @@
 import { endCutOffAtLastTag, tagsOf, type Segment } from "../segments.ts";
 import { textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { trimLayoutNewlines } from "./common.ts";
+import { lineIndentBefore } from "../values.ts";
 import { abandonOnFirst, complete, type SpanKind, type SpanReader } from "../span-kind.ts";
 import { closerRule } from "../closer-in-value.ts";
 import { closerEndsCall } from "../closer-ends-call.ts";
@@ -33,7 +34,7 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
    * `closerAsText`: a `</function>` inside the value was read as its text (the closer rule);
    * `openerAsText`: a `<parameter=` inside it was (QwenParameters).
    */
-  let open: { key: string; start: number; function?: true; closerAsText?: true; openerAsText?: true; wrapperAsText?: true } | null = null;
+  let open: { key: string; start: number; indent?: string | null; function?: true; closerAsText?: true; openerAsText?: true; wrapperAsText?: true } | null = null;
   let params: QwenParameters | null = null;
   const pairs: [string, string][] = [];
   /** Text between parameters (after a closer, before the next opener) that no parameter read. */
@@ -67,7 +68,7 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
   let unreadOpener = false;
   /** `byCloser`: the parameter's own `</parameter>` ends it (not the next opener, nor the function's end). */
   const endParam = (at: number, byCloser = false) => {
-    if (open) pairs.push([open.key, trimLayoutNewlines(span.slice(open.start, at), !byCloser)]);
+    if (open) pairs.push([open.key, trimLayoutNewlines(span.slice(open.start, at), !byCloser, open.indent ?? null)]);
     if (open && unreadParameterOpenerIn(span, open.start, at, "qwen") >= 0) unreadOpener = true;
     if (open?.function && !byCloser) second = true;
     if (open?.closerAsText && !byCloser) cutShort = true;
@@ -114,7 +115,7 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
         if (params.opener(key, () => startsLineAfterBreak(span, tag.start)) === "opens") {
           if (open !== null) lostCloser = true;
           endParam(tag.start);
-          open = { key, start: tag.end };
+          open = { key, start: tag.end, indent: lineIndentBefore(span, tag.start, ctx.openerIndent) };
         } else if (open !== null) open.openerAsText = true;
       } else {
         const closer = params.closer();

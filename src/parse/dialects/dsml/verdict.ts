@@ -8,7 +8,7 @@ import type { UnitOutcome } from "../../segments.ts";
 import { readPlainChildren } from "../../tool-element.ts";
 import type { NudgeReason } from "../../types.ts";
 import { unreadParameterOpenerIn } from "../../unread-opener.ts";
-import { propertySchema } from "../../values.ts";
+import { lineIndentBefore, propertySchema } from "../../values.ts";
 import type { BlockFacts, InvokeDraft, ParamDraft } from "./drafts.ts";
 import { canonicalShape, structureShapes } from "./shapes.ts";
 
@@ -83,6 +83,7 @@ export function invokeOutcome(inv: InvokeDraft, block: BlockFacts, span: string,
   const values: ParamValue[] = params.map((p) => ({
     name: p.name, hint: p.hint, raw: p.literal ?? span.slice(p.valueStart, p.valueEnd), dropped: p.flaw === "P03", implicitEnd: p.flaw === "P01" || p.flaw === "P03",
     openerNewline: (p.opener.flaws & Flaw.MissingGt) !== 0,
+    indent: lineIndentBefore(span, p.opener.start, ctx.openerIndent),
   }));
   const built = buildInput(tool, values, body, ctx.options);
   if (!built.ok) return broken(built.shape, built.reason, built.detail, name);
