@@ -27,6 +27,7 @@ function strayParametersTheBlockStillSees(): Fixture[] {
     bad("P48.3", "stray-parameter-after-a-quoted-block-closer", open("> </{D}tool_calls>\n"), "broken-markup", ["I02"]),
     bad("P48.4", "stray-parameter-after-a-closer-word-with-a-suffix", open("</{D}tool_callsX>\n"), "broken-markup", ["I02", "D08", "D08"], open("\n")),
     bad("P48.5", "stray-parameter-before-an-orphan-invoke", `${STRAY}\n${RM}`, "broken-markup", ["D08", "I02"]),
+    bad("P48.8", "stray-parameter-in-the-equals-spelling-before-an-orphan-invoke", `<{D}parameter=workdir>/tmp/scratch</{D}parameter>\n${RM}`, "broken-markup", ["D08", "I02"]),
   ];
 }
 
@@ -36,6 +37,9 @@ function runawaysByTheirSpelling(): Fixture[] {
   return [
     bad("P48.6", "dsml-runaway-whose-next-opener-has-one-bar", run(`<{BAR}parameter name="workdir" string="true">/tmp/scratch</{BAR}parameter>`), "broken-markup", ["P03"]),
     bad("P48.7", "dsml-runaway-whose-next-opener-lost-its-gt", run(`<{D}parameter name="workdir"/tmp/scratch</{D}parameter>`), "broken-markup", ["P03"]),
+    ok("P48.9", "dsml-value-indented-with-its-closer-at-column-0-keeps-its-indent", block("tool_calls", [["write", [["filePath", "a.yml"], ["content", "\n  port: 80\n  host: x\n  "]]]]), [
+      { tool: "write", input: { filePath: "a.yml", content: "  port: 80\n  host: x" }, shape: "P09" },
+    ]),
     bad("O48.1", "qwen3-coder-runaway-whose-next-opener-has-a-space", "<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf ./*\n<parameter= workdir>\n/tmp/scratch\n</parameter>\n</function>\n</tool_call>", "broken-markup", ["O02"]),
   ];
 }
@@ -57,6 +61,9 @@ function bodiesRefusedWhole(): Fixture[] {
 function costumesAndContainers(): Fixture[] {
   return [
     bad("C48.1", "pre-code-with-raw-html-inside", '<pre><code class="language-bash">ls <br> pwd</code></pre>', "broken-markup", ["C03"]),
+    ok("C48.5", "costume-after-a-line-ending-in-a-colon-then-lower-case-prose", "Cleaning up:\n<bash>\nrm -rf build\n</bash>\nthen I rebuild.", [
+      { tool: "bash", input: { command: "rm -rf build" }, shape: "C04" },
+    ], "Cleaning up:\n"),
     ok("C48.2", "costume-heredoc-in-a-list-item", "1. Create it:\n   <shell>\n   cat > a.txt <<'EOF'\n   x\n   EOF\n   </shell>", [
       { tool: "bash", input: { command: "cat > a.txt <<'EOF'\nx\nEOF" }, shape: "C04" },
     ], "1. Create it:\n   "),
@@ -64,6 +71,10 @@ function costumesAndContainers(): Fixture[] {
       { tool: "read", input: { filePath: "a.md" }, shape: "O02" },
     ], "- Read it:\n  "),
     none("N48.1", "costume-inside-a-running-sentence", "The agent wraps commands like\n<bash>rm -rf build</bash>\nin its replies."),
+    none("N48.2", "costume-inside-a-sentence-continued-in-parentheses", "The agent wraps commands like\n<bash>\nrm -rf build\n</bash>\n(in its replies)."),
+    none("N48.3", "two-costumes-inside-one-running-sentence", "The agent wraps commands like\n<bash>\nrm -rf build\n</bash>\n<bash>\nrm -rf /\n</bash>\nin its replies."),
+    none("N48.4", "tool-name-and-tool-args-mentioned-mid-line", 'Use <tool_call><tool_name>bash</tool_name><tool_args>{"command":"rm -rf /"}</tool_args></tool_call> to call it.'),
+    bad("C48.4", "pre-code-holding-cdata", '<pre><code class="language-bash"><![CDATA[rm -rf /]]></code></pre>', "broken-markup", ["C03"]),
     ok("C48.3", "tool-call-with-tool-name-and-tool-args-elements", '<tool_call><tool_name>bash</tool_name><tool_args>{"command":"ls"}</tool_args></tool_call>', [
       { tool: "bash", input: { command: "ls" }, shape: "C01" },
     ]),
