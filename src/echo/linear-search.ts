@@ -1,8 +1,8 @@
 /**
  * Linear substring search (KMP) for the echo guard, whose both sides are attacker-shaped text:
  * the failure table and firstAtOrAfter are shared with src/echo/search.ts and seam-search.ts.
- * createMarkupMatcher is the former byte net (whitespace-normalized markup occurring in the given content); the guard now searches
- * the reply's markup in its own normalized haystack instead.
+ * createMarkupMatcher is the former byte net (whitespace-normalized markup occurring in the given
+ * content); the guard now searches the reply's markup in its own normalized haystack instead.
  */
 export function normalizeForEcho(text: string): string {
   return text.replace(/\s+/g, " ").trim();
