@@ -8,14 +8,15 @@ import { closerRule, type CloserRule } from "../parse/closer-in-value.ts";
 import { EXAMPLES_AFTER_CLOSER, ExampleInValue, anyExampleOpener, exampleOpener, type ExampleOptions } from "../parse/example-in-value.ts";
 import { PlainRunInValue } from "../parse/plain-run-in-value.ts";
 import type { HeldText } from "./held-text.ts";
-import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
-import { isLineStartCostume, isWrapperName } from "../grammar/dialects.ts";
+import { CR, LF, SLASH } from "../grammar/chars.ts";
+import { isLineStartCostume } from "../grammar/dialects.ts";
 import type { ToolSpec } from "../parse/types.ts";
 import type { Shape } from "../grammar/shapes.ts";
 import type { DsmlValueStep } from "../parse/dsml-value.ts";
 import { mayNameTool, writtenName } from "../parse/tool-element-name.ts";
-import { CallRun } from "./call-run.ts";
+import { CallRun, closesBlockAfterCall } from "./call-run.ts";
 import { isStrayParameter } from "../parse/stray-value-closer.ts";
+import { CostumeChain } from "./costume-chain.ts";
 import { HeldExample, type ExampleSettled } from "./held-example.ts";
 import { QuotedBlockEnd } from "./quoted-block-end.ts";
 import { TentativeCloser } from "./tentative-closer.ts";
@@ -45,12 +46,8 @@ export class Candidate implements SpanReader {
   openerIndent: string | null = null;
   /** Review 48b: where its opener stood (SpanContext.openerPlace); text mode sets it. */
   openerPlace: "line-start" | "paragraph" | "inline" | undefined = undefined;
-  /**
-   * Review 48b: a costume opened right at the start of the line after a paragraph costume's closer
-   * line (two costumes shown in one running sentence): its body is skipped up to its own closer
-   * ending a line, and the line after that decides for both. Null otherwise.
-   */
-  private chain: { name: string; closed: boolean } | null = null;
+  /** A costume chained after a paragraph costume's closer line (costume-chain.ts, golden N48.3); null otherwise. */
+  private chain: CostumeChain | null = null;
   /** After a unit's closer: the span trails, and a closer that may be content waits for what comes next (tentative-closer.ts). */
   private readonly tentative: TentativeCloser;
   /** endsInBlock as it was before the tag being read (the values' own: ValueTracker.openBefore, plainBefore). */
@@ -170,14 +167,19 @@ export class Candidate implements SpanReader {
       }
       const c = s.charCodeAt(i);
       if (this.chain !== null) {
-        const next = this.chainChar(s, i, base, final);
-        if (next === MORE) {
+        const next = this.chain.read(s, i, final);
+        if (next === "more") {
           this.scanCarry = s.slice(i);
           this.scanFrom = base + i;
           return MORE;
         }
-        if (typeof next === "object") return next;
-        i = next;
+        if (typeof next === "number") i = next;
+        else {
+          this.chain = null;
+          if (next === "end") return { kind: "complete", end: this.tentative.trailBack };
+          this.tentative.chainLineEnd(c, base + i);
+          i++;
+        }
         continue;
       }
       // A closer whose `<` was lost starts at its `/` (issue 29 item 11): the bar after it decides.
@@ -300,44 +302,10 @@ export class Candidate implements SpanReader {
     return first || this.kind.watchesContent ? this.kind.content(this, c, at, first, this.body) : null;
   }
 
-  /**
-   * Review 48b: one character of a costume chained after a paragraph costume (chain): its body is
-   * skipped; its closer, then only spaces to the line's end, hands the next line back to the
-   * paragraph costume's rule. Anything else after that closer (or another tag there): the first
-   * costume stood as its own block and ends at its closer, as before. Returns the next index, a
-   * step, or MORE (a tag cut off).
-   */
-  private chainChar(s: string, i: number, base: number, final: boolean): number | Step {
-    const chain = this.chain!;
-    const c = s.charCodeAt(i);
-    if (isTriggerCode(c)) {
-      const r = readTag(s, i, final);
-      if (r === NEED_MORE) return MORE;
-      if (r !== null) {
-        if (chain.closed) return this.endChain();
-        if (r.closing && r.family === "costume" && r.name === chain.name) chain.closed = true;
-        return r.end;
-      }
-    }
-    if (!chain.closed) return i + 1;
-    if (c === SP || c === TAB) return i + 1;
-    if (c === LF || c === CR) {
-      this.chain = null;
-      this.tentative.chainLineEnd(c, base + i);
-      return i + 1;
-    }
-    return this.endChain();
-  }
-
-  private endChain(): Step {
-    this.chain = null;
-    return { kind: "complete", end: this.tentative.trailBack };
-  }
-
   private onTag(tag: Tag, base: number): Step | null {
     // Review 48b: a costume opening the line after a paragraph costume's closer line: it is read through, the line after it decides (chain).
     if (this.tentative.trailing && this.tentative.nextLineOfParagraph() && this.tentative.atNextLineStart() && tag.family === "costume" && !tag.closing && isLineStartCostume(tag.name)) {
-      this.chain = { name: tag.name, closed: false };
+      this.chain = new CostumeChain(tag.name);
       return null;
     }
     const end = base + tag.end;
@@ -346,7 +314,7 @@ export class Candidate implements SpanReader {
       ((tag.closing && tag.role === "block" && tag.family !== "costume") || (this.kind.closesWrapper?.(tag) ?? false)) &&
       !(this.values.open && this.values.tool !== null && tag.family === "dsml" && mayNameTool(tag));
     // Review 48: after a complete call, a closer whose word only starts like a wrapper's, or one written as an indented code line, is no block's closer.
-    if (closesBlock && this.run !== null && !this.closesAfterCall(tag, base + tag.start)) closesBlock = false;
+    if (closesBlock && this.run !== null && !closesBlockAfterCall(tag, this.held, this.start, base + tag.start)) closesBlock = false;
     if (this.tentative.wasContent(tag)) this.endsInBlock = this.tentative.resume();
     else if (this.exampleAfterCloser(tag, base)) return null;
     else if (this.tentative.closerAfterCloser(tag, base, closesBlock, this.example.reading)) {
@@ -434,30 +402,6 @@ export class Candidate implements SpanReader {
       this.run = new CallRun(this.root === "block" || this.enclosing !== null, this.tentative.trailBack);
     }
     return step;
-  }
-
-  /**
-   * Whether a block closer at `at` (absolute), read after the span's complete call, closes its
-   * block: a DSML one only with a wrapper's word (`</{D}tool_callsX>` is not one: the tag grammar
-   * reads any DSML word with `call` in it as a block's), and none written as an indented code
-   * line (four columns of indentation after a blank line): that is documentation of a closer, and
-   * a parameter after it is still outside every invoke of the open block (review 48).
-   */
-  private closesAfterCall(tag: Tag, at: number): boolean {
-    if (tag.family === "dsml" && !isWrapperName(tag.name.toLowerCase())) return false;
-    const before = this.held.slice(this.start, at);
-    let k = before.length;
-    let cols = 0;
-    while (k > 0 && (before.charCodeAt(k - 1) === SP || before.charCodeAt(k - 1) === TAB)) {
-      cols += before.charCodeAt(k - 1) === TAB ? 4 : 1;
-      k--;
-    }
-    if (cols < 4 || k === 0 || (before.charCodeAt(k - 1) !== LF && before.charCodeAt(k - 1) !== CR)) return true;
-    // The line before it is blank: an indented code block may start here.
-    k--;
-    if (k > 0 && before.charCodeAt(k) === LF && before.charCodeAt(k - 1) === CR) k--;
-    while (k > 0 && (before.charCodeAt(k - 1) === SP || before.charCodeAt(k - 1) === TAB)) k--;
-    return !(k > 0 && (before.charCodeAt(k - 1) === LF || before.charCodeAt(k - 1) === CR));
   }
 
   /**
