@@ -1,9 +1,8 @@
 import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
 import { asLostLtCloser, NEED_MORE, readTag, type Tag, type TagFamily } from "../grammar/tags.ts";
 import { SPAN_KINDS } from "../parse/span.ts";
-import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
-import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
-import { NamedState } from "../parse/named.ts";
+import type { Root, SpanKind, Step } from "../parse/span-kind.ts";
+import { HAND_OFF, isSpaceCode } from "../parse/char-form.ts";
 import { closerRule, type CloserRule } from "../parse/closer-in-value.ts";
 import { EXAMPLES_AFTER_CLOSER, ExampleInValue, anyExampleOpener, exampleOpener, type ExampleOptions } from "../parse/example-in-value.ts";
 import { PlainRunInValue } from "../parse/plain-run-in-value.ts";
@@ -11,16 +10,13 @@ import type { HeldText } from "./held-text.ts";
 import { CR, LF, SLASH } from "../grammar/chars.ts";
 import { isLineStartCostume } from "../grammar/dialects.ts";
 import type { ToolSpec } from "../parse/types.ts";
-import type { Shape } from "../grammar/shapes.ts";
-import type { DsmlValueStep } from "../parse/dsml-value.ts";
-import { mayNameTool, writtenName } from "../parse/tool-element-name.ts";
+import { mayNameTool } from "../parse/tool-element-name.ts";
 import { CallRun, closesBlockAfterCall } from "./call-run.ts";
 import { isStrayParameter } from "../parse/stray-value-closer.ts";
 import { CostumeChain } from "./costume-chain.ts";
 import { HeldExample, type ExampleSettled } from "./held-example.ts";
 import { QuotedBlockEnd } from "./quoted-block-end.ts";
-import { TentativeCloser } from "./tentative-closer.ts";
-import { ValueTracker } from "./value-tracker.ts";
+import { SpanCallbacks } from "./span-callbacks.ts";
 
 export type { Step };
 
@@ -33,7 +29,7 @@ const NAKED_VALUE = closerRule("naked");
  * most one undecided tag as carry, and reports the exact offset where the span ends (or proves
  * not to be markup). Offsets are absolute within the response.
  */
-export class Candidate implements SpanReader {
+export class Candidate extends SpanCallbacks {
   length = 0;
   /** The root's boundary rules, looked up once: the loop below dispatches per tag and per decision, never per character of a body. */
   private readonly kind: SpanKind<unknown>;
@@ -48,10 +44,6 @@ export class Candidate implements SpanReader {
   openerPlace: "line-start" | "paragraph" | "inline" | undefined = undefined;
   /** A costume chained after a paragraph costume's closer line (costume-chain.ts, golden N48.3); null otherwise. */
   private chain: CostumeChain | null = null;
-  /** After a unit's closer: the span trails, and a closer that may be content waits for what comes next (tentative-closer.ts). */
-  private readonly tentative: TentativeCloser;
-  /** endsInBlock as it was before the tag being read (the values' own: ValueTracker.openBefore, plainBefore). */
-  private before_endsInBlock = false;
   /** An example written inside an open value, read on while it may be the value's text (held-example.ts). */
   private readonly example = new HeldExample();
   /** Golden A46.1-A46.3: what follows the complete DSML call, read before its span ends (call-run.ts); null otherwise. */
@@ -64,43 +56,25 @@ export class Candidate implements SpanReader {
   private wrappedValue: CloserRule | null = null;
   /** The character before the text the next consume() scans: a lost `<` closer's `/` may end a piece. */
   private before = 0;
-  /** The span ended inside a still-open block or section: the next invoke (or call) belongs to it. */
-  endsInBlock = false;
   /** The span took a block's closer after its call (an orphan invoke's too): the block the stray-parameter rule watches is over (TextMode.strayBlock). */
   closedBlock = false;
-  /** Parameter nesting (nest): 1 is the opener's own. */
-  private depth = 1;
-  /** Char-level forms (I10 named call, O06 Mistral, the start of a `<tool_call>` body) that are JSON or names rather than tags. */
-  named: CharState | null = null;
-  /** The values open in a DSML or unprefixed span (value-tracker.ts); other kinds keep their own (SpanKind.valueFamily). */
-  private readonly values: ValueTracker;
-  /** A sentinel tag being read names a declared tool (an I11 example's opener, golden A45.3, E45.8). */
-  private readonly declared = (tag: Tag): boolean => this.tools.has(writtenName(this.tagText, tag));
   /** Where an indented (quoted) block gives way to the writer's prose; null when the opener was not indented. */
   private readonly quote: QuotedBlockEnd | null;
-  /** The text the tag being read sits in, and its absolute offset (startsLine reads back in it first, HeldText.startsLine). */
-  private tagText = "";
-  private tagBase = 0;
 
   constructor(
-    /** The engine's held text, where this candidate's span is read back from (the engine stores it). */
-    private readonly held: HeldText,
-    /** The tools a call may name, with aliases (the parser's SpanContext.tools). */
-    readonly tools: ReadonlyMap<string, ToolSpec>,
-    readonly start: number,
-    readonly opener: Tag,
-    readonly root: Root,
-    /** The block opener (or true for a legacy section) this candidate continues, if any. */
-    readonly enclosing: Tag | true | null = null,
+    held: HeldText,
+    tools: ReadonlyMap<string, ToolSpec>,
+    start: number,
+    opener: Tag,
+    root: Root,
+    enclosing: Tag | true | null = null,
     /** The opener's indentation when it opened an indented line (DocContext.quoteIndent); 0 otherwise. */
     quoteIndent = 0,
-    /** The opener stands at the start of its line (DocContext.atLineStart), not in a running sentence. */
-    readonly opensLine = false,
+    opensLine = false,
   ) {
+    super(held, tools, start, opener, root, enclosing, opensLine);
     this.scanFrom = start + opener.end;
     this.quote = quoteIndent > 0 ? new QuotedBlockEnd(quoteIndent) : null;
-    this.values = new ValueTracker(opener.family, root, this.declared, root === "tool-element" ? opener.name : null);
-    this.tentative = new TentativeCloser(this.values);
     this.kind = SPAN_KINDS[root];
     this.body = this.kind.body?.(this);
     this.named = this.kind.charForm?.(opener, start + opener.end, this.body) ?? null;
@@ -461,59 +435,4 @@ export class Candidate implements SpanReader {
     if (!this.values.open) return this.opener.family === "dsml" && this.values.plain ? "naked" : null;
     return this.opener.family === "dsml" || this.opener.family === "naked" ? this.opener.family : null;
   }
-
-  tentatively(rule: CloserRule, end?: number): null {
-    this.tentative.hold(rule, this.before_endsInBlock, end);
-    return null;
-  }
-
-  /** A parameter's value is open (before the tag being read): DSML's or an unprefixed one's, or Qwen3-Coder's (nest depth 2). */
-  valueOpen(): boolean {
-    return this.values.openBefore || ((this.root === "tool-call" || this.root === "qwen-function") && this.depth === 2);
-  }
-
-  dsmlStep(): DsmlValueStep {
-    return this.values.step;
-  }
-
-  startsLine(at: number): boolean {
-    // Back through the text at hand (after a rewind it holds everything read again), then the held text.
-    return this.held.startsLine(at, this.start, this.tagText, this.tagBase);
-  }
-
-  nest(delta: number): number {
-    this.depth += delta;
-    return this.depth;
-  }
-
-  readNamedCall(at: number): void {
-    this.named = new NamedState(at);
-  }
-
-  /** Set by refuseWhole: the span, once it ends, is one broken-markup report (engine.ts finish). */
-  refused: { shape: Shape; detail: string; at: number; nested: boolean } | null = null;
-
-  refuseWhole(shape: Shape, detail: string, at: number, nested = false): void {
-    this.refused ??= { shape, detail, at: at - this.start, nested };
-    // Nothing inside a refused body is a value whose examples or closers are weighed.
-    this.depth = 1;
-  }
-
-  trail(): null {
-    this.tentative.trail();
-    this.endsInBlock = true;
-    return null;
-  }
-
-  restart(at: number): Step {
-    this.endsInBlock = this.root === "block" || this.enclosing !== null;
-    return { kind: "complete", end: at };
-  }
-
-  takeCloser(end: number): null {
-    this.tentative.trail(end);
-    this.endsInBlock = true;
-    return null;
-  }
 }
-
