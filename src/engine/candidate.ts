@@ -38,9 +38,9 @@ export class Candidate extends SpanCallbacks {
   private scanCarry = "";
   private scanFrom: number;
   private seenContent = false;
-  /** Review 48b: the spaces and tabs before the opener on its line (text mode sets it), null when other text stands there. */
+  /** The spaces and tabs before the opener on its line (text mode sets it), null when other text stands there: only that much is a container's indentation (golden P48.9, C48.2). */
   openerIndent: string | null = null;
-  /** Review 48b: where its opener stood (SpanContext.openerPlace); text mode sets it. */
+  /** Where its opener stood (SpanContext.openerPlace: a mention mid-line or mid-sentence is no call, golden N48.4); text mode sets it. */
   openerPlace: "line-start" | "paragraph" | "inline" | undefined = undefined;
   /** A costume chained after a paragraph costume's closer line (costume-chain.ts, golden N48.3); null otherwise. */
   private chain: CostumeChain | null = null;
@@ -115,7 +115,7 @@ export class Candidate extends SpanCallbacks {
         if (held) return held;
         // The reply ended after closers held for an example that never came (TentativeCloser.closerAfterCloser): the span ends where they ended it.
         if (final && this.tentative.heldMore() && !this.example.reading) return { kind: "complete", end: this.tentative.trailBack };
-        // The reply ended after a paragraph costume's closer line (review 48): it ended at its closer.
+        // The reply ended after a paragraph costume's closer line: it ended at its closer.
         if (final && this.tentative.nextLineOfParagraph()) return { kind: "complete", end: this.tentative.trailBack };
         // The reply ended in the run after a complete call (call-run.ts): a stray closer last refuses it; after only spaces the span ends as before.
         const runEnd = final ? (this.run?.end() ?? null) : null;
@@ -184,7 +184,7 @@ export class Candidate extends SpanCallbacks {
           continue;
         }
         if (this.tentative.nextLineOfParagraph()) {
-          // Review 48: the sentence runs on (lower case, after `(`, `*`, a quote or a comma too) on the line after a paragraph costume's closer line: the costume was shown in it, text.
+          // The sentence runs on (lower case, after `(`, `*`, a quote or a comma too) on the line after a paragraph costume's closer line: the costume was shown in it, text (golden N48.1, N48.2).
           const goesOn = this.tentative.sentenceGoesOn(c);
           if (goesOn === null) {
             i++;
@@ -277,7 +277,7 @@ export class Candidate extends SpanCallbacks {
   }
 
   private onTag(tag: Tag, base: number): Step | null {
-    // Review 48b: a costume opening the line after a paragraph costume's closer line: it is read through, the line after it decides (chain).
+    // A costume opening the line after a paragraph costume's closer line: it is read through, the line after it decides (chain, golden N48.3).
     if (this.tentative.trailing && this.tentative.nextLineOfParagraph() && this.tentative.atNextLineStart() && tag.family === "costume" && !tag.closing && isLineStartCostume(tag.name)) {
       this.chain = new CostumeChain(tag.name);
       return null;
@@ -287,7 +287,7 @@ export class Candidate extends SpanCallbacks {
     let closesBlock =
       ((tag.closing && tag.role === "block" && tag.family !== "costume") || (this.kind.closesWrapper?.(tag) ?? false)) &&
       !(this.values.open && this.values.tool !== null && tag.family === "dsml" && mayNameTool(tag));
-    // Review 48: after a complete call, a closer whose word only starts like a wrapper's, or one written as an indented code line, is no block's closer.
+    // After a complete call, a closer whose word only starts like a wrapper's, or one written as an indented code line, is no block's closer (golden P48.4).
     if (closesBlock && this.run !== null && !closesBlockAfterCall(tag, this.held, this.start, base + tag.start)) closesBlock = false;
     if (this.tentative.wasContent(tag)) this.endsInBlock = this.tentative.resume();
     else if (this.exampleAfterCloser(tag, base)) return null;

@@ -46,15 +46,15 @@ export class TextMode extends Output {
   protected strayBlock: Tag | null = null;
   /**
    * The containers (block quotes, list items) around the watched block's opener: a block closer
-   * read in more or fewer of them is documentation of one, and does not end the watch (review 48).
+   * read in more or fewer of them is documentation of one, and does not end the watch (golden P48.3).
    */
   protected strayDepth = 0;
   /** The containers around the candidate opened last (its opener's `<`): strayDepth when it opens the watched block. */
   protected openedDepth = 0;
   /**
-   * Review 48: a DSML parameter outside every invoke was read with no block open (an orphan
+   * A DSML parameter outside every invoke was read with no block open (an orphan
    * parameter, no wrapped tool): every later orphan DSML invoke of the reply (no block around it)
-   * is refused as a block's calls are after one (I02); which call it was meant for is a guess. A
+   * is refused as a block's calls are after one (I02, golden P48.5, P48.8); which call it was meant for is a guess. A
    * parameter after the last orphan invoke is not weighed (that would hold every orphan call to
    * the reply's end): a known gap.
    */
@@ -77,7 +77,7 @@ export class TextMode extends Output {
   private readonly strayLines: boolean;
   /** What the opener rules may read of this engine (and the one move they make). */
   private readonly view: OpenerView;
-  /** Review 48b: the last non-space character of the line before the one being read (LineEnds). */
+  /** The last non-space character of the line before the one being read (line-ends.ts): does a tag continue a paragraph. */
   protected readonly lines = new LineEnds();
   /** How far in scanText's `s` the line tracker has read. */
   private trackedTo = 0;
@@ -106,7 +106,7 @@ export class TextMode extends Output {
         return engine.openBlock;
       },
       atLineStart: () => this.doc.atLineStart(),
-      // Review 48b: and the line before ends mid-sentence (a letter, a digit or a comma last): a line ending in `:` or `.` introduces what follows.
+      // And the line before ends mid-sentence (a letter, a digit or a comma last): a line ending in `:` or `.` introduces what follows (golden N48.1, C48.5).
       continuesParagraph: () => this.doc.atLineStart() && !this.doc.atParagraphStart() && this.lines.endsMidSentence(),
       declared: (name) => tools.has(name),
       dialects,
@@ -198,9 +198,9 @@ export class TextMode extends Output {
         }
         if (r === null && c === LT && (this.strayBlock !== null || !this.strayOutsideBlock)) {
           // `<{BAR}parameter` (one bar, the DSML word lost) in a block still open is a parameter outside every invoke too (golden P47.16).
-          // Review 48b: so is every parameter opener spelling the DSML reader takes that is no tag
+          // So is every parameter opener spelling the DSML reader takes that is no tag
           // (`<{D}parameter=workdir>`, `<{BAR}parameter name="workdir">`), and with no block open it
-          // refuses the later orphan invokes as the canonical spelling does.
+          // refuses the later orphan invokes as the canonical spelling does (golden P48.8).
           let one = oneBarParameterAt(s, j, final);
           if (one === false) one = unreadStrayOpenerAt(s, j, final);
           if (one === NEED_MORE) {
@@ -265,9 +265,9 @@ export class TextMode extends Output {
         }
       } else if (c === LT) {
         if (this.strayBlock !== null) {
-          // Review 48: in a block still open, a parameter outside every invoke refuses its calls even
+          // In a block still open, a parameter outside every invoke refuses its calls even
           // where it reads as documentation (a fence, a block quote, an HTML block): the block's own
-          // text is no documentation of anything, and which call it was meant for is a guess.
+          // text is no documentation of anything, and which call it was meant for is a guess (golden P48.1, P48.2).
           const stray = this.strayInDocAt(s, j, final);
           if (stray === NEED_MORE) {
             this.emitText(s, emitFrom, j, base);
@@ -345,7 +345,7 @@ export class TextMode extends Output {
     this.openBlock = null;
     // The block's closer came (after prose too): the calls held for it run (golden P47.n2). Not a
     // closer whose word only starts like a wrapper's (`</{D}tool_callsX>`), nor one standing in a
-    // container the block's opener was not in (`- </{D}tool_calls>`): documentation of a closer (review 48).
+    // container the block's opener was not in (`- </{D}tool_calls>`): documentation of a closer (golden P48.3, P48.4).
     const closer = this.deciding;
     if (closer === null || (closesWatchedBlock(closer.tag) && closer.depth === this.strayDepth)) this.leaveStrayBlock();
     return was;
@@ -370,7 +370,7 @@ export class TextMode extends Output {
     if (!isStrayParameter(tag)) return;
     if (this.ctx.tools.has(tag.attrs.name ?? "")) return;
     if (block === null) {
-      // Review 48b: the prefix-less spelling too (`<parameter name="workdir">`), which the DSML reader takes (M07).
+      // The prefix-less spelling too (`<parameter name="workdir">`), which the DSML reader takes (M07): later orphan invokes are refused.
       this.strayOutsideBlock = true;
       return;
     }
@@ -430,7 +430,7 @@ function oneBarParameterAt(s: string, j: number, final: boolean): boolean | type
 const STRAY_OPENER_REACH = 200;
 
 /**
- * Review 48b: a DSML parameter opener the tag grammar reads as no tag at `j` (`<` then a bar or
+ * A DSML parameter opener the tag grammar reads as no tag at `j` (`<` then a bar or
  * U+2581, unread-opener.ts's rule: a parameter name follows on its line): true, false, or
  * NEED_MORE while its line (up to its `>`, at most STRAY_OPENER_REACH characters) is not all here.
  */
