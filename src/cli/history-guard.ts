@@ -2,7 +2,7 @@
 // order, and what the model had been given before each one is what was given before the previous
 // one plus the messages in between (given.ts). So the guard's given content grows by appending
 // (EchoGuard.addGiven), each message's content read once, and not rebuilt from the whole history
-// for every reply (review 48, finding 5: that was quadratic in the session's length).
+// for every reply (that would be quadratic in the session's length).
 import type { EchoGuard } from "../engine/types.ts";
 import { isObject } from "../grammar/plain-data.ts";
 

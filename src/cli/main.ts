@@ -145,7 +145,7 @@ function resolveTools(names: string[] | null): ToolSpec[] {
 }
 
 /**
- * What the plugin's echo guard reads that a stored session does not hold (review 48, finding 4):
+ * What the plugin's echo guard reads that a stored session does not hold:
  * the system prompt (AGENTS.md, instructions) and the declared tools (every MCP tool's
  * description and schema). A call the model quoted from them is refused by the plugin and
  * reported by scan as a call: scan cannot judge such an echo, and says so (`notJudged` in --json,

@@ -1,8 +1,8 @@
 /**
  * Linear substring search (KMP) for the echo guard, whose both sides are attacker-shaped text:
- * the failure table is shared with src/echo/search.ts. createMarkupMatcher is the former
- * byte net (whitespace-normalized markup occurring in the given content); the guard now searches
- * the reply's markup in its own normalized haystack instead.
+ * the failure table and firstAtOrAfter are shared with src/echo/search.ts and seam-search.ts.
+ * createMarkupMatcher is the former byte net (whitespace-normalized markup occurring in the given
+ * content); the guard now searches the reply's markup in its own normalized haystack instead.
  */
 export function normalizeForEcho(text: string): string {
   return text.replace(/\s+/g, " ").trim();
@@ -69,4 +69,16 @@ export function failureTable(needle: string): Int32Array {
     fail[i] = k;
   }
   return fail;
+}
+
+/** Binary search: the index of the first markup position >= at. */
+export function firstAtOrAfter(marks: readonly number[], at: number): number {
+  let lo = 0;
+  let hi = marks.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (marks[mid]! < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

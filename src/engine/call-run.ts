@@ -1,6 +1,9 @@
+import { CR, LF, SP, TAB } from "../grammar/chars.ts";
+import { isWrapperName } from "../grammar/dialects.ts";
 import type { Tag } from "../grammar/tags.ts";
 import { isSpaceCode } from "../parse/char-form.ts";
 import { ExampleRun } from "../parse/stray-value-closer.ts";
+import type { HeldText } from "./held-text.ts";
 
 /**
  * Golden A46.1-A46.3, A46.6: what a DSML candidate reads after its call completed (its invoke closer, no value open):
@@ -79,4 +82,29 @@ export class CallRun {
   private decided(v: "refuse" | "fail"): number {
     return v === "refuse" ? this.strayEnd : this.back;
   }
+}
+
+/**
+ * Whether a block closer at `at` (absolute), read after a span's complete call (the span starts
+ * at `start` in `held`), closes its block: a DSML one only with a wrapper's word
+ * (`</{D}tool_callsX>` is not one: the tag grammar reads any DSML word with `call` in it as a
+ * block's), and none written as an indented code line (four columns of indentation after a blank
+ * line): that is documentation of a closer, and a parameter after it is still outside every
+ * invoke of the open block (golden P48.4).
+ */
+export function closesBlockAfterCall(tag: Tag, held: HeldText, start: number, at: number): boolean {
+  if (tag.family === "dsml" && !isWrapperName(tag.name.toLowerCase())) return false;
+  const before = held.slice(start, at);
+  let k = before.length;
+  let cols = 0;
+  while (k > 0 && (before.charCodeAt(k - 1) === SP || before.charCodeAt(k - 1) === TAB)) {
+    cols += before.charCodeAt(k - 1) === TAB ? 4 : 1;
+    k--;
+  }
+  if (cols < 4 || k === 0 || (before.charCodeAt(k - 1) !== LF && before.charCodeAt(k - 1) !== CR)) return true;
+  // The line before it is blank: an indented code block may start here.
+  k--;
+  if (k > 0 && before.charCodeAt(k) === LF && before.charCodeAt(k - 1) === CR) k--;
+  while (k > 0 && (before.charCodeAt(k - 1) === SP || before.charCodeAt(k - 1) === TAB)) k--;
+  return !(k > 0 && (before.charCodeAt(k - 1) === LF || before.charCodeAt(k - 1) === CR));
 }

@@ -1,25 +1,22 @@
 import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
 import { asLostLtCloser, NEED_MORE, readTag, type Tag, type TagFamily } from "../grammar/tags.ts";
 import { SPAN_KINDS } from "../parse/span.ts";
-import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
-import { HAND_OFF, isSpaceCode, type CharState } from "../parse/char-form.ts";
-import { NamedState } from "../parse/named.ts";
+import type { Root, SpanKind, Step } from "../parse/span-kind.ts";
+import { HAND_OFF, isSpaceCode } from "../parse/char-form.ts";
 import { closerRule, type CloserRule } from "../parse/closer-in-value.ts";
 import { EXAMPLES_AFTER_CLOSER, ExampleInValue, anyExampleOpener, exampleOpener, type ExampleOptions } from "../parse/example-in-value.ts";
 import { PlainRunInValue } from "../parse/plain-run-in-value.ts";
 import type { HeldText } from "./held-text.ts";
-import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
-import { isLineStartCostume, isWrapperName } from "../grammar/dialects.ts";
+import { CR, LF, SLASH } from "../grammar/chars.ts";
+import { isLineStartCostume } from "../grammar/dialects.ts";
 import type { ToolSpec } from "../parse/types.ts";
-import type { Shape } from "../grammar/shapes.ts";
-import type { DsmlValueStep } from "../parse/dsml-value.ts";
-import { mayNameTool, writtenName } from "../parse/tool-element-name.ts";
-import { CallRun } from "./call-run.ts";
+import { mayNameTool } from "../parse/tool-element-name.ts";
+import { CallRun, closesBlockAfterCall } from "./call-run.ts";
 import { isStrayParameter } from "../parse/stray-value-closer.ts";
+import { CostumeChain } from "./costume-chain.ts";
 import { HeldExample, type ExampleSettled } from "./held-example.ts";
 import { QuotedBlockEnd } from "./quoted-block-end.ts";
-import { TentativeCloser } from "./tentative-closer.ts";
-import { ValueTracker } from "./value-tracker.ts";
+import { SpanCallbacks } from "./span-callbacks.ts";
 
 export type { Step };
 
@@ -32,7 +29,7 @@ const NAKED_VALUE = closerRule("naked");
  * most one undecided tag as carry, and reports the exact offset where the span ends (or proves
  * not to be markup). Offsets are absolute within the response.
  */
-export class Candidate implements SpanReader {
+export class Candidate extends SpanCallbacks {
   length = 0;
   /** The root's boundary rules, looked up once: the loop below dispatches per tag and per decision, never per character of a body. */
   private readonly kind: SpanKind<unknown>;
@@ -41,20 +38,12 @@ export class Candidate implements SpanReader {
   private scanCarry = "";
   private scanFrom: number;
   private seenContent = false;
-  /** Review 48b: the spaces and tabs before the opener on its line (text mode sets it), null when other text stands there. */
+  /** The spaces and tabs before the opener on its line (text mode sets it), null when other text stands there: only that much is a container's indentation (golden P48.9, C48.2). */
   openerIndent: string | null = null;
-  /** Review 48b: where its opener stood (SpanContext.openerPlace); text mode sets it. */
+  /** Where its opener stood (SpanContext.openerPlace: a mention mid-line or mid-sentence is no call, golden N48.4); text mode sets it. */
   openerPlace: "line-start" | "paragraph" | "inline" | undefined = undefined;
-  /**
-   * Review 48b: a costume opened right at the start of the line after a paragraph costume's closer
-   * line (two costumes shown in one running sentence): its body is skipped up to its own closer
-   * ending a line, and the line after that decides for both. Null otherwise.
-   */
-  private chain: { name: string; closed: boolean } | null = null;
-  /** After a unit's closer: the span trails, and a closer that may be content waits for what comes next (tentative-closer.ts). */
-  private readonly tentative: TentativeCloser;
-  /** endsInBlock as it was before the tag being read (the values' own: ValueTracker.openBefore, plainBefore). */
-  private before_endsInBlock = false;
+  /** A costume chained after a paragraph costume's closer line (costume-chain.ts, golden N48.3); null otherwise. */
+  private chain: CostumeChain | null = null;
   /** An example written inside an open value, read on while it may be the value's text (held-example.ts). */
   private readonly example = new HeldExample();
   /** Golden A46.1-A46.3: what follows the complete DSML call, read before its span ends (call-run.ts); null otherwise. */
@@ -67,43 +56,25 @@ export class Candidate implements SpanReader {
   private wrappedValue: CloserRule | null = null;
   /** The character before the text the next consume() scans: a lost `<` closer's `/` may end a piece. */
   private before = 0;
-  /** The span ended inside a still-open block or section: the next invoke (or call) belongs to it. */
-  endsInBlock = false;
   /** The span took a block's closer after its call (an orphan invoke's too): the block the stray-parameter rule watches is over (TextMode.strayBlock). */
   closedBlock = false;
-  /** Parameter nesting (nest): 1 is the opener's own. */
-  private depth = 1;
-  /** Char-level forms (I10 named call, O06 Mistral, the start of a `<tool_call>` body) that are JSON or names rather than tags. */
-  named: CharState | null = null;
-  /** The values open in a DSML or unprefixed span (value-tracker.ts); other kinds keep their own (SpanKind.valueFamily). */
-  private readonly values: ValueTracker;
-  /** A sentinel tag being read names a declared tool (an I11 example's opener, golden A45.3, E45.8). */
-  private readonly declared = (tag: Tag): boolean => this.tools.has(writtenName(this.tagText, tag));
   /** Where an indented (quoted) block gives way to the writer's prose; null when the opener was not indented. */
   private readonly quote: QuotedBlockEnd | null;
-  /** The text the tag being read sits in, and its absolute offset (startsLine reads back in it first, HeldText.startsLine). */
-  private tagText = "";
-  private tagBase = 0;
 
   constructor(
-    /** The engine's held text, where this candidate's span is read back from (the engine stores it). */
-    private readonly held: HeldText,
-    /** The tools a call may name, with aliases (the parser's SpanContext.tools). */
-    readonly tools: ReadonlyMap<string, ToolSpec>,
-    readonly start: number,
-    readonly opener: Tag,
-    readonly root: Root,
-    /** The block opener (or true for a legacy section) this candidate continues, if any. */
-    readonly enclosing: Tag | true | null = null,
+    held: HeldText,
+    tools: ReadonlyMap<string, ToolSpec>,
+    start: number,
+    opener: Tag,
+    root: Root,
+    enclosing: Tag | true | null = null,
     /** The opener's indentation when it opened an indented line (DocContext.quoteIndent); 0 otherwise. */
     quoteIndent = 0,
-    /** The opener stands at the start of its line (DocContext.atLineStart), not in a running sentence. */
-    readonly opensLine = false,
+    opensLine = false,
   ) {
+    super(held, tools, start, opener, root, enclosing, opensLine);
     this.scanFrom = start + opener.end;
     this.quote = quoteIndent > 0 ? new QuotedBlockEnd(quoteIndent) : null;
-    this.values = new ValueTracker(opener.family, root, this.declared, root === "tool-element" ? opener.name : null);
-    this.tentative = new TentativeCloser(this.values);
     this.kind = SPAN_KINDS[root];
     this.body = this.kind.body?.(this);
     this.named = this.kind.charForm?.(opener, start + opener.end, this.body) ?? null;
@@ -144,7 +115,7 @@ export class Candidate implements SpanReader {
         if (held) return held;
         // The reply ended after closers held for an example that never came (TentativeCloser.closerAfterCloser): the span ends where they ended it.
         if (final && this.tentative.heldMore() && !this.example.reading) return { kind: "complete", end: this.tentative.trailBack };
-        // The reply ended after a paragraph costume's closer line (review 48): it ended at its closer.
+        // The reply ended after a paragraph costume's closer line: it ended at its closer.
         if (final && this.tentative.nextLineOfParagraph()) return { kind: "complete", end: this.tentative.trailBack };
         // The reply ended in the run after a complete call (call-run.ts): a stray closer last refuses it; after only spaces the span ends as before.
         const runEnd = final ? (this.run?.end() ?? null) : null;
@@ -170,14 +141,19 @@ export class Candidate implements SpanReader {
       }
       const c = s.charCodeAt(i);
       if (this.chain !== null) {
-        const next = this.chainChar(s, i, base, final);
-        if (next === MORE) {
+        const next = this.chain.read(s, i, final);
+        if (next === "more") {
           this.scanCarry = s.slice(i);
           this.scanFrom = base + i;
           return MORE;
         }
-        if (typeof next === "object") return next;
-        i = next;
+        if (typeof next === "number") i = next;
+        else {
+          this.chain = null;
+          if (next === "end") return { kind: "complete", end: this.tentative.trailBack };
+          this.tentative.chainLineEnd(c, base + i);
+          i++;
+        }
         continue;
       }
       // A closer whose `<` was lost starts at its `/` (issue 29 item 11): the bar after it decides.
@@ -208,7 +184,7 @@ export class Candidate implements SpanReader {
           continue;
         }
         if (this.tentative.nextLineOfParagraph()) {
-          // Review 48: the sentence runs on (lower case, after `(`, `*`, a quote or a comma too) on the line after a paragraph costume's closer line: the costume was shown in it, text.
+          // The sentence runs on (lower case, after `(`, `*`, a quote or a comma too) on the line after a paragraph costume's closer line: the costume was shown in it, text (golden N48.1, N48.2).
           const goesOn = this.tentative.sentenceGoesOn(c);
           if (goesOn === null) {
             i++;
@@ -300,44 +276,10 @@ export class Candidate implements SpanReader {
     return first || this.kind.watchesContent ? this.kind.content(this, c, at, first, this.body) : null;
   }
 
-  /**
-   * Review 48b: one character of a costume chained after a paragraph costume (chain): its body is
-   * skipped; its closer, then only spaces to the line's end, hands the next line back to the
-   * paragraph costume's rule. Anything else after that closer (or another tag there): the first
-   * costume stood as its own block and ends at its closer, as before. Returns the next index, a
-   * step, or MORE (a tag cut off).
-   */
-  private chainChar(s: string, i: number, base: number, final: boolean): number | Step {
-    const chain = this.chain!;
-    const c = s.charCodeAt(i);
-    if (isTriggerCode(c)) {
-      const r = readTag(s, i, final);
-      if (r === NEED_MORE) return MORE;
-      if (r !== null) {
-        if (chain.closed) return this.endChain();
-        if (r.closing && r.family === "costume" && r.name === chain.name) chain.closed = true;
-        return r.end;
-      }
-    }
-    if (!chain.closed) return i + 1;
-    if (c === SP || c === TAB) return i + 1;
-    if (c === LF || c === CR) {
-      this.chain = null;
-      this.tentative.chainLineEnd(c, base + i);
-      return i + 1;
-    }
-    return this.endChain();
-  }
-
-  private endChain(): Step {
-    this.chain = null;
-    return { kind: "complete", end: this.tentative.trailBack };
-  }
-
   private onTag(tag: Tag, base: number): Step | null {
-    // Review 48b: a costume opening the line after a paragraph costume's closer line: it is read through, the line after it decides (chain).
+    // A costume opening the line after a paragraph costume's closer line: it is read through, the line after it decides (chain, golden N48.3).
     if (this.tentative.trailing && this.tentative.nextLineOfParagraph() && this.tentative.atNextLineStart() && tag.family === "costume" && !tag.closing && isLineStartCostume(tag.name)) {
-      this.chain = { name: tag.name, closed: false };
+      this.chain = new CostumeChain(tag.name);
       return null;
     }
     const end = base + tag.end;
@@ -345,8 +287,8 @@ export class Candidate implements SpanReader {
     let closesBlock =
       ((tag.closing && tag.role === "block" && tag.family !== "costume") || (this.kind.closesWrapper?.(tag) ?? false)) &&
       !(this.values.open && this.values.tool !== null && tag.family === "dsml" && mayNameTool(tag));
-    // Review 48: after a complete call, a closer whose word only starts like a wrapper's, or one written as an indented code line, is no block's closer.
-    if (closesBlock && this.run !== null && !this.closesAfterCall(tag, base + tag.start)) closesBlock = false;
+    // After a complete call, a closer whose word only starts like a wrapper's, or one written as an indented code line, is no block's closer (golden P48.4).
+    if (closesBlock && this.run !== null && !closesBlockAfterCall(tag, this.held, this.start, base + tag.start)) closesBlock = false;
     if (this.tentative.wasContent(tag)) this.endsInBlock = this.tentative.resume();
     else if (this.exampleAfterCloser(tag, base)) return null;
     else if (this.tentative.closerAfterCloser(tag, base, closesBlock, this.example.reading)) {
@@ -437,30 +379,6 @@ export class Candidate implements SpanReader {
   }
 
   /**
-   * Whether a block closer at `at` (absolute), read after the span's complete call, closes its
-   * block: a DSML one only with a wrapper's word (`</{D}tool_callsX>` is not one: the tag grammar
-   * reads any DSML word with `call` in it as a block's), and none written as an indented code
-   * line (four columns of indentation after a blank line): that is documentation of a closer, and
-   * a parameter after it is still outside every invoke of the open block (review 48).
-   */
-  private closesAfterCall(tag: Tag, at: number): boolean {
-    if (tag.family === "dsml" && !isWrapperName(tag.name.toLowerCase())) return false;
-    const before = this.held.slice(this.start, at);
-    let k = before.length;
-    let cols = 0;
-    while (k > 0 && (before.charCodeAt(k - 1) === SP || before.charCodeAt(k - 1) === TAB)) {
-      cols += before.charCodeAt(k - 1) === TAB ? 4 : 1;
-      k--;
-    }
-    if (cols < 4 || k === 0 || (before.charCodeAt(k - 1) !== LF && before.charCodeAt(k - 1) !== CR)) return true;
-    // The line before it is blank: an indented code block may start here.
-    k--;
-    if (k > 0 && before.charCodeAt(k) === LF && before.charCodeAt(k - 1) === CR) k--;
-    while (k > 0 && (before.charCodeAt(k - 1) === SP || before.charCodeAt(k - 1) === TAB)) k--;
-    return !(k > 0 && (before.charCodeAt(k - 1) === LF || before.charCodeAt(k - 1) === CR));
-  }
-
-  /**
    * Golden A45.5, E45.11: a DSML invoke or block closer that ended its line inside an open value
    * ends it (P01) unless a call example comes next and the value's own closer ends it (closer-in-
    * value.ts closerEndsCall, the walk's rule): the closer and the example were the value's text (a
@@ -517,59 +435,4 @@ export class Candidate implements SpanReader {
     if (!this.values.open) return this.opener.family === "dsml" && this.values.plain ? "naked" : null;
     return this.opener.family === "dsml" || this.opener.family === "naked" ? this.opener.family : null;
   }
-
-  tentatively(rule: CloserRule, end?: number): null {
-    this.tentative.hold(rule, this.before_endsInBlock, end);
-    return null;
-  }
-
-  /** A parameter's value is open (before the tag being read): DSML's or an unprefixed one's, or Qwen3-Coder's (nest depth 2). */
-  valueOpen(): boolean {
-    return this.values.openBefore || ((this.root === "tool-call" || this.root === "qwen-function") && this.depth === 2);
-  }
-
-  dsmlStep(): DsmlValueStep {
-    return this.values.step;
-  }
-
-  startsLine(at: number): boolean {
-    // Back through the text at hand (after a rewind it holds everything read again), then the held text.
-    return this.held.startsLine(at, this.start, this.tagText, this.tagBase);
-  }
-
-  nest(delta: number): number {
-    this.depth += delta;
-    return this.depth;
-  }
-
-  readNamedCall(at: number): void {
-    this.named = new NamedState(at);
-  }
-
-  /** Set by refuseWhole: the span, once it ends, is one broken-markup report (engine.ts finish). */
-  refused: { shape: Shape; detail: string; at: number; nested: boolean } | null = null;
-
-  refuseWhole(shape: Shape, detail: string, at: number, nested = false): void {
-    this.refused ??= { shape, detail, at: at - this.start, nested };
-    // Nothing inside a refused body is a value whose examples or closers are weighed.
-    this.depth = 1;
-  }
-
-  trail(): null {
-    this.tentative.trail();
-    this.endsInBlock = true;
-    return null;
-  }
-
-  restart(at: number): Step {
-    this.endsInBlock = this.root === "block" || this.enclosing !== null;
-    return { kind: "complete", end: at };
-  }
-
-  takeCloser(end: number): null {
-    this.tentative.trail(end);
-    this.endsInBlock = true;
-    return null;
-  }
 }
-

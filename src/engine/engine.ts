@@ -215,7 +215,7 @@ class Engine extends TextMode implements RepairEngine {
     } catch {
       segments = [{ kind: "text", start: 0, end: span.length }];
     }
-    // A body that broke after it proved to be a call (review 48): the whole span is refused, so nothing inside it runs.
+    // A body that broke after it proved to be a call: the whole span is refused, so nothing inside it runs (golden O48.2-O48.4).
     if (cand.refused !== null) segments = refusedSpan(segments, span.length, cand.refused, truncated);
     const read = segments.length > 0 ? segments[segments.length - 1]!.end : span.length;
     const partial = read > 0 && read < span.length;

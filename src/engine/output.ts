@@ -261,8 +261,8 @@ export class Output {
    * Markup the documentation context skips (a call, or markup read as one): the line ends and
    * indentation its span took after its last character still move the context on, so a fence, a
    * block quote or an indented block on the next line is read as the next line's, not as text on
-   * the markup's own line (review 48: a fence after `</invoke>` was read as text and its closing
-   * fence as an opener, hiding the stray parameter after it inside a fence that never closed).
+   * the markup's own line (else a fence after `</invoke>` reads as text and its closing fence as
+   * an opener, hiding the stray parameter after it inside a fence that never closes: golden P48.1).
    */
   private afterMarkup(span: string, from: number, to: number): void {
     this.doc.afterMarkup();

@@ -95,9 +95,9 @@ export class TentativeCloser {
   private crAt = -2;
 
   /**
-   * Review 48: a costume opened inside a paragraph whose closer's line ended: waiting for the next
+   * A costume opened inside a paragraph whose closer's line ended: waiting for the next
    * line. Text there: the paragraph runs on around it, so it was prose showing the tag; the reply's
-   * end: the costume ended at its closer.
+   * end: the costume ended at its closer (golden N48.1, C48.5).
    */
   nextLineOfParagraph(): boolean {
     const p = this.pending;
@@ -105,7 +105,7 @@ export class TentativeCloser {
   }
 
   /**
-   * Review 48b: the next character (no space) of the line after a paragraph costume's closer line.
+   * The next character (no space) of the line after a paragraph costume's closer line.
    * true: the sentence goes on (a lower-case letter, also after up to LEAD_MAX of `(`, `*`, `_`, a
    * quote or a comma: `(in its replies).`, `*in*`, `, in`); false: something starts anew (a capital,
    * a digit, markup, a list, heading or quote marker, `* ` as a list item); null: read on.
@@ -125,7 +125,7 @@ export class TentativeCloser {
     return this.pending !== null && this.pending.lead === 0;
   }
 
-  /** Review 48b: a costume chained after the paragraph costume ended its closer's line (`c` at `at`): the next line decides again. */
+  /** A costume chained after the paragraph costume ended its closer's line (`c` at `at`): the next line decides again (golden N48.3). */
   chainLineEnd(c: number, at: number): void {
     this.crAt = c === CR ? at : -2;
     this.pending!.lead = 0;

@@ -14,6 +14,7 @@ import { standalonePrefixAt } from "../parse/standalone-json.ts";
 import { resolveParseOptions, type ToolSpec } from "../parse/types.ts";
 import { Candidate } from "./candidate.ts";
 import { isBlank } from "./fed-text.ts";
+import { LineEnds } from "./line-ends.ts";
 import { looseOpener, Output } from "./output.ts";
 import { lookalikeTagAt, quotedTagAt } from "./quoted-tags.ts";
 import { stopAt } from "./stop-chars.ts";
@@ -45,15 +46,15 @@ export class TextMode extends Output {
   protected strayBlock: Tag | null = null;
   /**
    * The containers (block quotes, list items) around the watched block's opener: a block closer
-   * read in more or fewer of them is documentation of one, and does not end the watch (review 48).
+   * read in more or fewer of them is documentation of one, and does not end the watch (golden P48.3).
    */
   protected strayDepth = 0;
   /** The containers around the candidate opened last (its opener's `<`): strayDepth when it opens the watched block. */
   protected openedDepth = 0;
   /**
-   * Review 48: a DSML parameter outside every invoke was read with no block open (an orphan
+   * A DSML parameter outside every invoke was read with no block open (an orphan
    * parameter, no wrapped tool): every later orphan DSML invoke of the reply (no block around it)
-   * is refused as a block's calls are after one (I02); which call it was meant for is a guess. A
+   * is refused as a block's calls are after one (I02, golden P48.5, P48.8); which call it was meant for is a guess. A
    * parameter after the last orphan invoke is not weighed (that would hold every orphan call to
    * the reply's end): a known gap.
    */
@@ -76,7 +77,7 @@ export class TextMode extends Output {
   private readonly strayLines: boolean;
   /** What the opener rules may read of this engine (and the one move they make). */
   private readonly view: OpenerView;
-  /** Review 48b: the last non-space character of the line before the one being read (LineEnds). */
+  /** The last non-space character of the line before the one being read (line-ends.ts): does a tag continue a paragraph. */
   protected readonly lines = new LineEnds();
   /** How far in scanText's `s` the line tracker has read. */
   private trackedTo = 0;
@@ -105,7 +106,7 @@ export class TextMode extends Output {
         return engine.openBlock;
       },
       atLineStart: () => this.doc.atLineStart(),
-      // Review 48b: and the line before ends mid-sentence (a letter, a digit or a comma last): a line ending in `:` or `.` introduces what follows.
+      // And the line before ends mid-sentence (a letter, a digit or a comma last): a line ending in `:` or `.` introduces what follows (golden N48.1, C48.5).
       continuesParagraph: () => this.doc.atLineStart() && !this.doc.atParagraphStart() && this.lines.endsMidSentence(),
       declared: (name) => tools.has(name),
       dialects,
@@ -197,9 +198,9 @@ export class TextMode extends Output {
         }
         if (r === null && c === LT && (this.strayBlock !== null || !this.strayOutsideBlock)) {
           // `<{BAR}parameter` (one bar, the DSML word lost) in a block still open is a parameter outside every invoke too (golden P47.16).
-          // Review 48b: so is every parameter opener spelling the DSML reader takes that is no tag
+          // So is every parameter opener spelling the DSML reader takes that is no tag
           // (`<{D}parameter=workdir>`, `<{BAR}parameter name="workdir">`), and with no block open it
-          // refuses the later orphan invokes as the canonical spelling does.
+          // refuses the later orphan invokes as the canonical spelling does (golden P48.8).
           let one = oneBarParameterAt(s, j, final);
           if (one === false) one = unreadStrayOpenerAt(s, j, final);
           if (one === NEED_MORE) {
@@ -264,9 +265,9 @@ export class TextMode extends Output {
         }
       } else if (c === LT) {
         if (this.strayBlock !== null) {
-          // Review 48: in a block still open, a parameter outside every invoke refuses its calls even
+          // In a block still open, a parameter outside every invoke refuses its calls even
           // where it reads as documentation (a fence, a block quote, an HTML block): the block's own
-          // text is no documentation of anything, and which call it was meant for is a guess.
+          // text is no documentation of anything, and which call it was meant for is a guess (golden P48.1, P48.2).
           const stray = this.strayInDocAt(s, j, final);
           if (stray === NEED_MORE) {
             this.emitText(s, emitFrom, j, base);
@@ -344,7 +345,7 @@ export class TextMode extends Output {
     this.openBlock = null;
     // The block's closer came (after prose too): the calls held for it run (golden P47.n2). Not a
     // closer whose word only starts like a wrapper's (`</{D}tool_callsX>`), nor one standing in a
-    // container the block's opener was not in (`- </{D}tool_calls>`): documentation of a closer (review 48).
+    // container the block's opener was not in (`- </{D}tool_calls>`): documentation of a closer (golden P48.3, P48.4).
     const closer = this.deciding;
     if (closer === null || (closesWatchedBlock(closer.tag) && closer.depth === this.strayDepth)) this.leaveStrayBlock();
     return was;
@@ -369,7 +370,7 @@ export class TextMode extends Output {
     if (!isStrayParameter(tag)) return;
     if (this.ctx.tools.has(tag.attrs.name ?? "")) return;
     if (block === null) {
-      // Review 48b: the prefix-less spelling too (`<parameter name="workdir">`), which the DSML reader takes (M07).
+      // The prefix-less spelling too (`<parameter name="workdir">`), which the DSML reader takes (M07): later orphan invokes are refused.
       this.strayOutsideBlock = true;
       return;
     }
@@ -398,89 +399,6 @@ export class TextMode extends Output {
     this.pushText(from === 0 && to === s.length ? s : s.slice(from, to), base + from);
   }
 }
-
-/**
- * Review 48b: the raw text's line ends, read in order (text mode's scan, a plain delta, a
- * candidate's span): `before` is the last non-space character of the line before the current one
- * (-1 for a blank line or none), `last` that of the current line so far. Each character is read once.
- */
-export class LineEnds {
-  before = -1;
-  /** The line before held a candidate's markup (a call, a costume read as text): no running sentence. */
-  beforeMarkup = false;
-  private last = -1;
-  private lastMarkup = false;
-  /** The first non-space character of the line before, and of the current line so far (-1: none yet). */
-  private beforeFirst = -1;
-  private first = -1;
-  /** The text read last ended with a CR: an LF right after it is the same line end. */
-  private crEnded = false;
-  /** The current line so far when it is only spaces and tabs (a container's indentation), else null. */
-  lead: string | null = "";
-
-  /** `markup`: the text is a candidate's span. */
-  read(s: string, from: number, to: number, markup = false): void {
-    if (to <= from) return;
-    let k = to - 1;
-    while (k >= from && s.charCodeAt(k) !== LF && s.charCodeAt(k) !== CR) k--;
-    // The LF of a CR LF whose CR ended the text read before: that line end was read already.
-    const crLf = k === from && this.crEnded && s.charCodeAt(k) === LF;
-    this.crEnded = s.charCodeAt(to - 1) === CR;
-    if (crLf) from = k + 1;
-    else if (k >= from) {
-      // A line end in the text: the line before the current one ends at it.
-      let m = k - 1;
-      if (s.charCodeAt(k) === LF && m >= from && s.charCodeAt(m) === CR) m--;
-      while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
-      const inText = m >= from && s.charCodeAt(m) !== LF && s.charCodeAt(m) !== CR;
-      this.before = m >= from ? (inText ? s.charCodeAt(m) : -1) : this.last;
-      let b = m;
-      while (b >= from && s.charCodeAt(b) !== LF && s.charCodeAt(b) !== CR) b--;
-      // The line began before this text: what was read of it so far counts too.
-      this.beforeMarkup = markup || (b < from && this.lastMarkup);
-      let f = b < from ? from : b + 1;
-      while (f < k && isLineSpace(s.charCodeAt(f))) f++;
-      this.beforeFirst = b < from && this.first >= 0 ? this.first : f < k ? s.charCodeAt(f) : -1;
-      this.first = -1;
-      this.last = -1;
-      this.lastMarkup = false;
-      this.lead = "";
-      from = k + 1;
-    }
-    if (this.first < 0) {
-      let f = from;
-      while (f < to && isLineSpace(s.charCodeAt(f))) f++;
-      if (f < to) this.first = s.charCodeAt(f);
-    }
-    if (this.lead !== null) this.lead = markup || !isIndent(s, from, to) ? null : this.lead + s.slice(from, to);
-    let m = to - 1;
-    while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
-    if (m >= from) this.last = s.charCodeAt(m);
-    if (markup) this.lastMarkup = true;
-  }
-
-  /** The line before ends mid-sentence and is prose: a letter, a digit or a comma last (not `.`, `:`, `)`, a tag's `>`, ...). */
-  endsMidSentence(): boolean {
-    const c = this.before;
-    // A line opening with `[` may be a link reference definition (`[fmt]: /u`), no sentence: not counted.
-    return !this.beforeMarkup && this.beforeFirst !== LBRACKET && c >= 0 && (c === COMMA || MID_SENTENCE.test(String.fromCharCode(c)));
-  }
-}
-
-function isIndent(s: string, from: number, to: number): boolean {
-  for (let k = from; k < to; k++) {
-    const c = s.charCodeAt(k);
-    if (c !== SP && c !== TAB) return false;
-  }
-  return true;
-}
-
-function isLineSpace(c: number): boolean {
-  return c === SP || c === TAB;
-}
-
-const COMMA = 0x2c;
-const MID_SENTENCE = /^[\p{L}\p{N}]$/u;
 
 /** A block closer that ends the watched block: a DSML one only with a wrapper's word (isWrapperName), not one dsmlRole guessed from `call` in it. */
 function closesWatchedBlock(tag: Tag): boolean {
@@ -512,7 +430,7 @@ function oneBarParameterAt(s: string, j: number, final: boolean): boolean | type
 const STRAY_OPENER_REACH = 200;
 
 /**
- * Review 48b: a DSML parameter opener the tag grammar reads as no tag at `j` (`<` then a bar or
+ * A DSML parameter opener the tag grammar reads as no tag at `j` (`<` then a bar or
  * U+2581, unread-opener.ts's rule: a parameter name follows on its line): true, false, or
  * NEED_MORE while its line (up to its `>`, at most STRAY_OPENER_REACH characters) is not all here.
  */

@@ -59,7 +59,7 @@ const SPECS = new WeakMap<ToolSpec, Map<string, ToolSpec>>();
  * The spec of `alias` (a TOOL_ALIASES name) standing for the declaration `target`: the alias's
  * parameter names, each typed as its counterpart in `target`. A tool declared more than once is
  * read once per declaration (span.ts sameUnderEveryDeclaration), and a call by its alias is read
- * with the alias spec of each declaration alike (review 48).
+ * with the alias spec of each declaration alike.
  */
 export function aliasSpec(alias: string, target: ToolSpec): ToolSpec {
   let made = SPECS.get(target);

@@ -14,10 +14,10 @@ export interface SpanContext {
   options: ParseOptions;
   /** Checks every call a span yields against its tool's schema (src/parse/schema-gate.ts). */
   schemas: SchemaGate;
-  /** Review 48b: the spaces and tabs before the span's opener on its line (a container's indentation), null when other text stands there or unknown. */
+  /** The spaces and tabs before the span's opener on its line (a container's indentation), null when other text stands there or unknown. */
   openerIndent?: string | null;
   /**
-   * Review 48b: where the span's opener stood: starting a line ("line-start"), starting a line that
+   * Where the span's opener stood: starting a line ("line-start"), starting a line that
    * goes on with a sentence the line before left open ("paragraph", text-mode's continuesParagraph),
    * or after other text on its line ("inline"). Unknown when absent.
    */

@@ -28,7 +28,7 @@ export function closerEndsCall(span: string, at: number, to: number, tags: reado
     }
     // Golden A45.5, E45.11: a DSML call example next that the value's own closer ends: the closer was text too (the stream reads it so, Candidate.exampleAfterCloser).
     // `example`: the open value's I11 reading (an I11 example's opener, an I11 child's own closer), as for an example anywhere in it.
-    // An example of any dialect (review 48), as after an example in the value.
+    // An example of any dialect (golden S02.17, S02.18), as after an example in the value.
     if (!lineEnded || here === null || rule.valueCloser !== "dsml" || !anyExampleOpener(here, example?.declared)) return true;
     return exampleEnd(span, tags, next, "dsml", to, true, example ? { ...example, most: EXAMPLES_AFTER_CLOSER } : AFTER_CLOSER).end < 0;
   }

@@ -31,7 +31,7 @@ export interface CloserRule {
    */
   closesValue?(tag: Tag): boolean;
   /**
-   * Review 48, a costume's code only (valueCloser null): the line ending after the closer does not
+   * A costume's code only (valueCloser null, golden N48.1, N48.2, C48.5): the line ending after the closer does not
    * end the span; the next line decides (engine/tentative-closer.ts): a blank line, a tag or the
    * reply's end or anything but a lower-case letter, and the costume ended at its closer; a
    * lower-case letter, the sentence runs on around it, so it was shown in prose: the span is text.

@@ -51,7 +51,7 @@ const PARAGRAPH_COSTUME_CODE = { ...closerRule(null), nextLine: true };
 export const COSTUME = costumeKind(false);
 
 /**
- * Review 48: a code costume opening a line right after a prose line of the same paragraph
+ * A code costume opening a line right after a prose line of the same paragraph (golden N48.1-N48.3)
  * (`The agent wraps commands like` / `<bash>rm -rf build</bash>` / `in its replies.`). A
  * structural rule: when the line after its closer's line goes on with the sentence (it starts with
  * a lower-case letter), the costume sits inside a running paragraph, a sentence showing the tag,

@@ -63,7 +63,7 @@ export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
 }
 
 /**
- * Review 48: `<tool_call><tool_name>bash</tool_name><tool_args>{"command":"ls"}</tool_args></tool_call>`:
+ * Golden C48.3: `<tool_call><tool_name>bash</tool_name><tool_args>{"command":"ls"}</tool_args></tool_call>`:
  * a declared tool named in `<tool_name>` with a strict JSON object as the whole of `<tool_args>`,
  * nothing else in the span but whitespace (a call `id` on the opener aside). Read as that tool's
  * call (the declared-tool and schema gates as every call's); null for any other shape, which the
@@ -73,7 +73,7 @@ export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
 function jsonArgsCall(span: string, ctx: SpanContext): Segment[] | null {
   const m = JSON_ARGS_CALL.exec(span);
   if (m === null) return null;
-  // Review 48b: only where a costume runs: opening a line, not inside a sentence the line before
+  // Only where a costume runs (golden N48.4): opening a line, not inside a sentence the line before
   // left open (`The format is` / the shape / `in the old API.`), never after text on its line
   // (`Use <tool_call>...</tool_call> to call it.`): there it is a mention, text.
   if (ctx.openerPlace !== "line-start") return textSpan(span.length);

@@ -99,7 +99,7 @@ function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
   }
   // `<code class="language-bash" class="language-python">`: which language (so which command) is unknowable.
   if (open.flaws & Flaw.RepeatedAttr) return brokenSpan(span.length, shape, "broken-markup", "the code tag names an attribute twice");
-  // Review 48: a raw HTML element or comment inside the code (`<span class="nb">rm</span>`, `<br>`,
+  // A raw HTML element or comment inside the code (golden C48.1, C48.4) (`<span class="nb">rm</span>`, `<br>`,
   // `<b>`, `<!-- ... -->`, `<![CDATA[`, `<?php`) is markup of a rendered page, not code: once entities are decoded a raw
   // `<b>` and an escaped `&lt;b&gt;` are one text, so the command would be neither what the page
   // shows nor what the model typed. Refused (a nudge), never stripped and run: a highlighted block
@@ -110,7 +110,7 @@ function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
 
 /**
  * An HTML element's start or end tag (`<span class="x">`, `</b>`, `<br>`, `<br/>`), a comment
- * opener, or (review 48b) a CDATA section, a declaration (`<!DOCTYPE`) or a processing
+ * opener, or a CDATA section (golden C48.4), a declaration (`<!DOCTYPE`) or a processing
  * instruction (`<?php`, `<?xml`): markup of the page, not code.
  */
 const RAW_HTML = /<!--|<!\[CDATA\[|<![A-Za-z]|<\?[A-Za-z]|<\/?[A-Za-z][\w:-]*(?:\s[^<>]*)?\/?>/;
@@ -125,10 +125,10 @@ export function codeCall(length: number, language: CodeLanguage | null, rawCode:
     if (!executes) return textSpan(length);
     return brokenSpan(length, shape, "undeclared-tool", "code costume in a language no declared tool runs");
   }
-  // Review 48: a costume in a list item's continuation lines (`   <shell>` ... `   </shell>`): the
+  // A costume in a list item's continuation lines (golden C48.2) (`   <shell>` ... `   </shell>`): the
   // closer's indentation is the container's, removed from every line when each non-blank one
   // starts with it (a heredoc's `   EOF` would never end it, Python would not parse); otherwise
-  // the code stays as written (values.ts dedentToCloserLine). Review 48b: only when the costume's
+  // the code stays as written (values.ts dedentToCloserLine). Only when the costume's
   // own opener line is indented by that much (SpanContext.openerIndent); at column 0 never.
   const code = trimBlankLines(dedentToCloserLine(rawCode, ctx.openerIndent ?? null) ?? rawCode);
   if (code.trim() === "") return brokenSpan(length, "C05", "broken-markup", "code costume without code");
@@ -212,7 +212,7 @@ export const COSTUME_OPENER: OpenerRule = (tag, _s, view) => {
   if (!isLineStartCostume(tag.name) || !view.codeCostumes) return "text";
   // Not at a line's start: never run, but its body is read as a costume's all the same (INLINE_COSTUME).
   if (!view.atLineStart()) return { open: "inline-costume" };
-  // Review 48: a prose line right before it (`The agent wraps commands like` / `<bash>rm -rf build</bash>`
+  // A prose line right before it (golden N48.1: `The agent wraps commands like` / `<bash>rm -rf build</bash>`
   // / `in its replies.`): the next line after its closer decides whether it is a call.
   return { open: view.continuesParagraph?.() ? "paragraph-costume" : "costume" };
 };

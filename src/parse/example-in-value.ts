@@ -168,7 +168,7 @@ export class ExampleInValue {
     }
     if (this.mode === "after") {
       if (this.invokeCloses && tag.closing && tag.role === "invoke" && (tag.family === this.family || (this.options.dsmlCloses && tag.family === "dsml")) && !(tag.flaws & Flaw.SelfClosing)) return "content";
-      // Review 48: after an example, one of any dialect is read on too (a page documenting several):
+      // After an example, one of any dialect is read on too (a page documenting several, golden S02.17, S02.18):
       // a special-token example (LFM2, Kimi, DeepSeek V3), and in a DSML value a `<tool_call>`
       // wrapper's (Hermes, GLM, Qwen3-Coder); only the value's own closer after them makes them text.
       if (exampleOpener(tag, this.family, this.options.declared) || specialOpener(tag) || (this.family === "dsml" && isToolCallOpener(tag))) {
@@ -356,7 +356,7 @@ export function exampleOpener(tag: Tag, family: TagFamily, declared?: (tag: Tag)
 }
 
 /**
- * Review 48: an opener that may start an example of any dialect where a DSML value's text reads
+ * An opener that may start an example of any dialect where a DSML value's text reads
  * examples after a closer alone on its line (closer-ends-call.ts, the stream's
  * Candidate.exampleAfterCloser) or after a complete call (stray-value-closer.ts): a DSML one, an
  * unprefixed block, named invoke or function, a `<tool_call>` wrapper, or a special token that

@@ -15,7 +15,7 @@ export interface ParamValue {
   implicitEnd: boolean;
   /** Its opener lost its `>` at a line end (B03): the newline that stands in for it is layout. */
   openerNewline?: boolean;
-  /** Review 48b: the indentation of the line its opener stands on (values.ts lineIndentBefore): only that much is a container's. */
+  /** The indentation of the line its opener stands on (values.ts lineIndentBefore): only that much is a container's. */
   indent?: string | null;
 }
 

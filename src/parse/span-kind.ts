@@ -19,7 +19,7 @@ export type Root =
   /** A code costume's opener that does not start its line: read like one, never run (costume-hold.ts INLINE_COSTUME). */
   | "inline-costume"
   /**
-   * Review 48: a code costume opening a line that continues a paragraph (a prose line right before
+   * A code costume opening a line that continues a paragraph (golden N48.1-N48.3, C48.5) (a prose line right before
    * it): it runs only when no prose line follows its closer's line (costume-hold.ts PARAGRAPH_COSTUME).
    */
   | "paragraph-costume"
@@ -94,7 +94,7 @@ export interface SpanReader {
   /** I10: the characters from `at` are a named call (name line, JSON object), read one at a time. */
   readNamedCall(at: number): void;
   /**
-   * The body broke after it proved to be a call (review 48, broken body): the span is refused
+   * The body broke after it proved to be a call (golden O48.2-O48.4): the span is refused
    * whole, whatever its parser makes of it, so no markup inside it (a costume, an example in a
    * value the body meant to write) runs. `shape` names the dialect for the report; `at`
    * (absolute) is where the body broke. `nested`: it broke at a call example left open in a value;

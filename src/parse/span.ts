@@ -64,7 +64,7 @@ function sameUnderEveryDeclaration(segments: Segment[], read: (ctx: SpanContext)
   return segments.map((seg) => {
     if (seg.kind !== "call") return seg;
     const first = ctx.tools.get(seg.tool);
-    // Another agent's name for a tool declared twice (`Bash` for bash, review 48): read with the alias spec of each declaration of its target.
+    // Another agent's name for a tool declared twice (`Bash` for bash): read with the alias spec of each declaration of its target.
     const mapping = first ? aliasMappingOf(first) : undefined;
     for (const declared of ctx.schemas.declarationsOf(mapping ? mapping.target.name : seg.tool) ?? []) {
       const other = mapping ? aliasSpec(mapping.alias, declared) : declared;
@@ -104,7 +104,7 @@ function gated(seg: Segment, ctx: SpanContext): Segment {
   const alias = aliasMappingOf(tool);
   if (alias) {
     let mapped = mapAliasCall(alias, seg.input);
-    // Review 48b: a target declared more than once: every declaration must take the renamed parameters (fail closed), whatever their order.
+    // A target declared more than once: every declaration must take the renamed parameters (fail closed), whatever their order.
     for (const declared of ctx.schemas.declarationsOf(alias.target.name) ?? []) {
       if (!mapped.ok) break;
       if (declared !== alias.target) mapped = mapAliasCall({ ...alias, target: declared }, seg.input);

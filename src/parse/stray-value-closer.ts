@@ -9,7 +9,7 @@ import { EXAMPLES_AFTER_CLOSER, ExampleInValue, anyExampleOpener } from "./examp
  * right after a complete DSML call, is the closer of a value the call stood in: a write's page showing call examples, its own closers after
  * them (`</{D}parameter>` then `</{D}invoke>`). The call never runs: it is refused as broken
  * markup, its text kept. "Right after": only spaces and at most one block closer between, or up
- * to EXAMPLES_AFTER_CLOSER further examples (of any dialect since review 48: DSML or unprefixed
+ * to EXAMPLES_AFTER_CLOSER further examples (of any dialect, golden S02.17, S02.18: DSML or unprefixed
  * blocks and named invokes, functions, `<tool_call>` wrappers, special-token calls; each followed
  * the same way), so the calls of such a run are refused together; but no invoke of the call's block while
  * that block is still open (a block's next invoke is a call of its own, emitted at its own
@@ -111,7 +111,7 @@ export class ExampleRun {
           return null;
         }
         // With the call's block still open, its next invoke is a call of its own (read at its own boundary); a new block is no part of it.
-        // An example of any dialect (review 48): the stray closer after it decides, as after a DSML one.
+        // An example of any dialect: the stray closer after it decides, as after a DSML one.
         if (this.count >= EXAMPLES_AFTER_CLOSER || !anyExampleOpener(tag) || (this.blockOpen && tag.role !== "block")) return "fail";
         this.count++;
         this.example = new ExampleInValue(tag, "dsml");

@@ -2,7 +2,7 @@ import { CR, DASH, DOUBLE_VERTICAL_LINE, DQ, EQ, FULLWIDTH_BAR, GT, LF, LT, SENT
 import { isBarCode } from "../grammar/markers.ts";
 import { readTag } from "../grammar/tags.ts";
 
-// P03 by spelling (review 48): a parameter opener the tag grammar reads as no tag, inside a value.
+// P03 by spelling (golden P48.6, P48.7, O48.1): a parameter opener the tag grammar reads as no tag, inside a value.
 // The value's end is still found (a garbled closer at its end, P02; the invoke's or block's closer,
 // P01; the value's own closer), so without this the value swallows the next parameter and the
 // call runs with it (`rm -rf ./*` then `<{BAR}parameter name="workdir" ...>/tmp/scratch` as one
@@ -15,7 +15,7 @@ const isWordCode = (c: number) => isLetter(c) || (c >= 0x30 && c <= 0x39) || c =
 const isSentinelBar = (c: number) => c === FULLWIDTH_BAR || c === DOUBLE_VERTICAL_LINE;
 /** The characters a garbled closer's prefix may repeat: bars, `>` and `/` (value-ends.ts GARBLED_CLOSER). */
 const isPrefixCode = (c: number) => isBarCode(c) || c === GT || c === SLASH || c === SENTENCEPIECE_SPACE_CODE;
-/** The first character of a degraded prefix after `<`: a bar, or U+2581 (the third DSML marker, review 48b). */
+/** The first character of a degraded prefix after `<`: a bar, or U+2581 (the third DSML marker). */
 const isPrefixStart = (c: number) => isBarCode(c) || c === SENTENCEPIECE_SPACE_CODE;
 
 /** Whether `word` (lower case) is written at `at`, any case. */
@@ -63,7 +63,7 @@ function nameEnd(s: string, k: number, to: number): number {
 const isLineSpace = (c: number) => c === SP || c === TAB;
 
 /**
- * Review 48b: what follows an opener's word at `at` reads as a parameter opener's name, on the same
+ * What follows an opener's word at `at` reads as a parameter opener's name, on the same
  * line: `=NAME` (spaces around the `=` allowed, the name quoted or not, then `>`, a space or the
  * line's end when unquoted), or attributes of which `name` holds a NAME (`name="workdir"`,
  * `string="true" name="workdir"`). A template or a parser building the opener as text

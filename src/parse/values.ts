@@ -223,7 +223,7 @@ export function trimHuggingNewlines(value: string, indent: string | null = null)
   const inner = value.slice(lead);
   const trail = lineEndBefore(inner);
   if (trail > 0) return inner.slice(0, -trail);
-  // Review 48: the closer on its own line after spaces or tabs (a call written in a list item's
+  // The closer on its own line after spaces or tabs (golden O48.5) (a call written in a list item's
   // continuation lines or an indented paragraph, `  <parameter=filePath>\n  a.md\n  </parameter>`):
   // that indentation is the container's, as CommonMark strips a list item's content indent. When
   // every non-blank line of the value starts with it, it is removed from each and the newlines
@@ -235,7 +235,7 @@ export function trimHuggingNewlines(value: string, indent: string | null = null)
 }
 
 /**
- * Review 48b: the spaces and tabs before `at` on its line in `span` (the call markup's opener line
+ * The spaces and tabs before `at` on its line in `span` (the call markup's opener line
  * indentation), `before` (the indentation before the span's own opener, SpanContext.openerIndent)
  * when `at` stands on the span's first line, null when other text stands before it on its line.
  */
@@ -262,9 +262,9 @@ export function dedentToCloserLine(text: string, openerIndent: string | null): s
   const eol = lineEndBefore(text, i);
   if (eol === 0) return null;
   const indent = text.slice(i);
-  // Review 48b: only a container's indentation, which the call's own opener line has too, is
+  // Only a container's indentation, which the call's own opener line has too, is
   // removed; at column 0 the lines' indentation is the file's (YAML, a Makefile recipe): kept, and
-  // only the line end before the closer's line is layout.
+  // only the line end before the closer's line is layout (golden P48.9).
   if (openerIndent !== "" && indent !== openerIndent) return null;
   const cut = openerIndent === "" ? 0 : indent.length;
   const body = text.slice(0, i - eol);

@@ -41,8 +41,6 @@ const REMEMBERED_TAGS = 1000;
 export class WireFallback {
   /** `<sessionID>/<turn>` of every request the fetch adapter announced it repairs. */
   readonly #repairedByWire = new Set<string>();
-  /** Session -> the assistant message whose text had the leak still waiting for an answer. */
-  readonly #leakyMessage = new Map<string, string>();
 
   constructor(private readonly deps: FallbackDeps) {}
 
@@ -75,20 +73,16 @@ export class WireFallback {
   }
 
   /**
-   * A clean text part of a later assistant message answers the pending leak, as a clean response
-   * does on the wire route: no wake follows a model that went on cleanly, and an awaited wake is
-   * answered (the controller may wake this session again for a later message). A clean part of the
-   * very message that had the leak answers nothing; a reply with no text part never gets here and
-   * leaves the leak pending. Nothing pending: no lookup at all.
+   * A clean text part answers an awaited wake, as a clean response does on the wire route (the
+   * controller may wake this session again for a later message). The fallback itself never leaves
+   * a leak pending (it asks for no correction), so with no wake awaited there is nothing to answer
+   * and no lookup at all.
    */
   async #cleanReply(input: { sessionID: string; messageID: string }): Promise<void> {
-    const leaky = this.#leakyMessage.get(input.sessionID);
-    if (leaky === input.messageID) return;
-    if (leaky === undefined && !this.deps.retry.awaitingWake(input.sessionID)) return;
+    if (!this.deps.retry.awaitingWake(input.sessionID)) return;
     const origin = await this.#ownedOrigin(input);
     if (!origin) return;
     this.deps.retry.onReply(input.sessionID, origin.turn, 0, null);
-    if (this.#leakyMessage.get(input.sessionID) === leaky) this.#leakyMessage.delete(input.sessionID);
   }
 
   /** The reply's origin when it is in scope and the wire path does not own it; undefined otherwise. */

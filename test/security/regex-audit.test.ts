@@ -47,7 +47,7 @@ const AUDITED: Audited[] = [
   { file: "src/parse/costume-xml.ts", literal: "/^<tool_call(?:\\s+id\\s*=\\s*(?:\"[^\"]*\"|'[^']*'))?\\s*>\\s*<tool_name>\\s*([\\w.-]+)\\s*<\\/tool_name>\\s*<tool_args>\\s*(\\{[\\s\\S]*\\})\\s*<\\/tool_args>\\s*<\\/tool_call>\\s*$/", adversarial: () => `<tool_call><tool_name>bash</tool_name><tool_args>{${"} ".repeat(N / 2)}` },
   { file: "src/parse/values.ts", literal: "/(\\r\\n|\\r|\\n)/", adversarial: () => `${"\r".repeat(N)}\n` },
   { file: "src/engine/tentative-closer.ts", literal: "/^\\p{Ll}$/u", adversarial: () => "a".repeat(N) },
-  { file: "src/engine/text-mode.ts", literal: "/^[\\p{L}\\p{N}]$/u", adversarial: () => "a".repeat(N) },
+  { file: "src/engine/line-ends.ts", literal: "/^[\\p{L}\\p{N}]$/u", adversarial: () => "a".repeat(N) },
   { file: "src/parse/costume-xml.ts", literal: "/<(tool_call|tool_name|tool_args|language|code)\\s[^<>]*/gi", adversarial: () => "<code ".repeat(N / 6) },
   { file: "src/parse/costume-xml.ts", literal: "/^id\\s*=\\s*(\"[^\"]*\"|'[^']*')$/i", adversarial: () => `id${" ".repeat(N / 2)}=${" ".repeat(N / 2)}"x` },
   { file: "src/parse/python-literal.ts", literal: "/[0-7]/", adversarial: () => "8".repeat(N) },

@@ -51,8 +51,8 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
   /** The same for a value that held a `<parameter=` as its text (golden G43.1): it may have been a parameter of its own. */
   let openerCutShort = false;
   /**
-   * The same for a value that held a `<tool_call>` opener of an example that did not end whole in it
-   * (review 48): the `</tool_call>` that ended the body may have been that example's own.
+   * The same for a value that held a `<tool_call>` opener of an example that did not end whole in
+   * it: the `</tool_call>` that ended the body may have been that example's own.
    */
   let wrapperCutShort = false;
   /**
@@ -64,7 +64,7 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
    */
   let stray = false;
   let lostCloser = false;
-  /** A value held a `<parameter=` the tag grammar does not read (`<parameter= workdir>`): its `</parameter>` may have been that opener's (review 48). */
+  /** A value held a `<parameter=` the tag grammar does not read (`<parameter= workdir>`): its `</parameter>` may have been that opener's (golden O48.1). */
   let unreadOpener = false;
   /** `byCloser`: the parameter's own `</parameter>` ends it (not the next opener, nor the function's end). */
   const endParam = (at: number, byCloser = false) => {

@@ -68,7 +68,7 @@ export class ToolCallBody {
    * The body broke after it proved to be a call (a Hermes object, a GLM pair, a Qwen3-Coder
    * function): the span is refused whole up to the wrapper's closer (or the reply's end, or the
    * buffer limit), so markup inside it, often the text of a file it meant to write, never runs
-   * (review 48, broken body). Claude-style, MiniMax, Mistral, Kimi and LFM2 bodies refuse the same way.
+   * (golden O48.2-O48.4). Claude-style, MiniMax, Mistral, Kimi and LFM2 bodies refuse the same way.
    */
   refuse(r: SpanReader | null, shape: Shape, detail: string): null {
     this.phase = "refused";
@@ -142,7 +142,7 @@ export class ToolCallBody {
         if (tag.family === "costume" && tag.closing && tag.name === "arg_value") this.phase = "glm-pair-next";
         // A `<tool_call>` or `<arg_value>` opener in it that no complete example took (a GLM example, or
         // one of another dialect followed by more): which `</arg_value>` ends the value is unknowable, so
-        // the call is refused whole up to its own closer and nothing in the value runs (review 48).
+        // the call is refused whole up to its own closer and nothing in the value runs (golden O48.3).
         else if (this.refusable && (openerOfWrapper(tag, "arg_value") || openerOfWrapper(tag, "tool_call") || exampleAtLineStart(r, tag, base, "costume"))) return this.refuse(r, "O03", GLM_NESTED);
         return null;
       case "json":
@@ -157,7 +157,7 @@ export class ToolCallBody {
         return tag.closing && tag.role === "function" ? r.trail() : null;
       case "function":
         // A `<tool_call>` opener in an open value that no complete example took: the `</tool_call>`
-        // that follows may be its own or the wrapper's, so the call is refused whole (review 48).
+        // that follows may be its own or the wrapper's, so the call is refused whole.
         if (r.nest(0) === 2 && this.refusable && (openerOfWrapper(tag, "tool_call") || exampleAtLineStart(r, tag, base, "naked"))) return this.refuse(r, "O02", QWEN_NESTED);
         // A complete function is the call; the wrapper's closer joins it when it comes next (O02).
         // One that would end an open value does so only by the closer rule (golden A40.n4, A40.15).
@@ -253,7 +253,7 @@ export class ToolCallStart implements CharState {
           }
           // JSON that goes wrong (a raw line break in a string, a trailing comma, a Python `True`, a
           // comment, the model moving on to prose): the body proved to be a call and broke, so the
-          // span is refused whole up to the wrapper's closer (review 48), never read again as prose.
+          // span is refused whole up to the wrapper's closer (golden O48.2), never read again as prose.
           return this.body.refuseOr("O01", JSON_BROKEN, at, this.lineBroke || c === LF || c === CR ? { kind: "complete", end: at } : { kind: "abandon", at });
         }
         // A line ends at LF, CR LF or a lone CR.

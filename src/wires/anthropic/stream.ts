@@ -18,27 +18,11 @@ import { collectStrings } from "../../echo/from-request.ts";
 import { givenFromMessagesBlock, isGivenBlock } from "../../echo/from-reply.ts";
 import type { AddGiven } from "../wire.ts";
 import { type HeldCall, HeldNative } from "../held-native.ts";
+import { CUT_STOP_REASONS, NATIVE_BLOCKS } from "./blocks.ts";
+import { HeldTextStart } from "./held-text-start.ts";
 
 /** Read in an event that streams past after the stand-aside: its block index, and its type. */
 const PASSING_KEYS: ReadonlySet<string> = new Set(["index", "type"]);
-
-/**
- * Block types that are tool calls the client will run: only `tool_use`. A server tool use
- * (`server_tool_use`: web search, code execution; `mcp_tool_use`: the MCP connector) ran on
- * Anthropic's side with its result in the same reply, so the client has nothing to run: a leaked
- * call beside it duplicates nothing and is repaired, as on Responses (NATIVE_ITEMS is
- * function_call and custom_tool_call only) and as the history's madeNativeCall reads a turn. Nor
- * does it count against the one call of `disable_parallel_tool_use`, which Anthropic defines for
- * the client tools the model calls.
- */
-export const NATIVE_BLOCKS: ReadonlySet<string> = new Set(["tool_use"]);
-
-/**
- * Stop reasons that cut the reply rather than end it: `refusal`, the streaming classifier stopping
- * it mid-text. Nothing held is decided there, and the stop reason is left as it came (a recovered
- * call does not turn it into `tool_use`). `max_tokens` is an end, as documented.
- */
-export const CUT_STOP_REASONS: ReadonlySet<string> = new Set(["refusal"]);
 
 export class AnthropicStreamRewriter implements EventRewriter {
   #guard: GuardedEngine;
@@ -52,18 +36,8 @@ export class AnthropicStreamRewriter implements EventRewriter {
   #textBlock: number | undefined;
   /** Downstream index of the text block open downstream, if any. */
   #open: number | undefined;
-  /**
-   * The upstream text block's start, held until the block releases text: a block whose text all
-   * became calls is never opened, as an empty text block would be replayed in the next request.
-   */
-  #held: Json | undefined;
-  /**
-   * Deltas of the block that carry no text of their own (a citations_delta), come while its start
-   * is held: they go out right after the start when the block opens (some of its text goes out),
-   * in the order they came. A citation whose block never opens (its text all became calls) cites
-   * text that is no longer shown: it goes with the block. An empty text_delta there is dropped.
-   */
-  #heldDeltas: Json[] = [];
+  /** The upstream text block's start, held until the block releases text (held-text-start.ts). */
+  #held = new HeldTextStart();
   /**
    * A text block ended upstream while the engine still held some of its text: it stays open
    * downstream (or, when none of its text went out yet, its start stays held) until the next event
@@ -156,10 +130,10 @@ export class AnthropicStreamRewriter implements EventRewriter {
       if (event.type === "content_block_delta") return this.#delta(event);
       if (event.type === "content_block_stop") return this.#stop(event);
     }
-    const held = this.#held;
+    const held = this.#held.event;
     const decided = this.#other(event);
     // Once the block stopped upstream, its held start opens only with text (a ping passes it by).
-    if (held === undefined || this.#held !== held || this.#textBlock === undefined) return decided;
+    if (held === undefined || this.#held.event !== held || this.#textBlock === undefined) return decided;
     // A ping (Anthropic sends one right after the first block's start) says nothing about the block:
     // it goes out before the held start, which still opens only with text. Opening it here made a
     // reply that is all one call an empty text block, which the API refuses when it is replayed.
@@ -178,7 +152,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
     const block = event.type === "content_block_start" && isObject(event.content_block) ? event.content_block.type : undefined;
     if (block === "text" || this.#guard.done) {
       // The next text block goes on with what this one held (a held start was never opened: it is dropped).
-      this.#held = undefined;
+      this.#held.event = undefined;
       return this.#close();
     }
     // The message's end flushes (message_delta, message_stop): the held start opens there if text goes out.
@@ -190,7 +164,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
     const step = this.#guard.step({ native, withdraw, endSpan: true });
     // Text opens the held start (#emitText); a block whose text all became calls is never opened.
     const pieces = step.ok ? this.#emit(step.events) : [...this.#unhold(), ...this.#emitText(step.held)];
-    this.#held = undefined;
+    this.#held.event = undefined;
     return [...pieces, ...this.#close()];
   }
 
@@ -231,7 +205,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
     const held = this.#unhold();
     const pieces = step.ok ? this.#emit(step.events) : step.held ? this.#emitText(step.held) : [];
     // A held start no text opened stays unopened.
-    this.#held = undefined;
+    this.#held.event = undefined;
     return [...native, ...held, ...pieces, ...this.#close()];
   }
 
@@ -255,7 +229,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
     this.#final();
     if (this.#ending) {
       this.#ending = false;
-      this.#held = undefined;
+      this.#held.event = undefined;
       return [...calls, ...text, ...this.#close()];
     }
     // The text block read goes on upstream (the event too long to hold is most likely its delta),
@@ -303,8 +277,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
     if (typeof index !== "number" || !isObject(block)) return null;
     if (block.type === "text" && !this.#guard.done) {
       this.#textBlock = index;
-      this.#held = event;
-      this.#heldDeltas = [];
+      this.#held.hold(event);
       // Text given in the start itself is fed like a first delta.
       const text = typeof block.text === "string" ? block.text : "";
       block.text = "";
@@ -350,8 +323,8 @@ export class AnthropicStreamRewriter implements EventRewriter {
     if (!isObject(delta) || delta.type !== "text_delta" || typeof delta.text !== "string" || delta.text === "" || this.#guard.done) {
       // The block's start is held (none of its text went out yet): a delta without text does not
       // open it; one of another kind (a citation) waits with the start for text to go out.
-      if (this.#open === undefined && this.#held !== undefined && !this.#guard.done) {
-        if (!(isObject(delta) && delta.type === "text_delta" && delta.text === "")) this.#heldDeltas.push(event);
+      if (this.#open === undefined && this.#held.event !== undefined && !this.#guard.done) {
+        this.#held.wait(event);
         return { pieces: [] };
       }
       return this.#intoOpenText(event);
@@ -378,7 +351,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
       this.#ending = true;
       return { pieces: [] };
     }
-    this.#held = undefined;
+    this.#held.event = undefined;
     this.#open = undefined;
     // The block never opened downstream, or a call closed it already: nothing left to close.
     if (open === undefined) return { pieces: [] };
@@ -393,7 +366,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
     if (isObject(delta) && CUT_STOP_REASONS.has(delta.stop_reason as string)) {
       if (!this.#guard.done) {
         pieces = this.stop(false);
-        this.#held = undefined;
+        this.#held.event = undefined;
         pieces.push(...this.#close());
       }
       return pieces.length === 0 ? null : { pieces: [...pieces, RAW] };
@@ -403,7 +376,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
       this.#final();
       const held = this.#unhold();
       pieces = [...held, ...(step.ok ? this.#emit(step.events) : step.held ? this.#emitText(step.held) : [])];
-      this.#held = undefined;
+      this.#held.event = undefined;
       pieces.push(...this.#close());
     }
     let changed = false;
@@ -427,16 +400,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
   #openText(): Json[] {
     const index = this.#next++;
     this.#open = index;
-    const held = this.#held;
-    const start = held ?? textStart(index);
-    this.#held = undefined;
-    start.index = index;
-    if (held === undefined || this.#heldDeltas.length === 0) return [start];
-    // The deltas that waited with the start (citations) follow it, in the order they came.
-    const deltas = this.#heldDeltas;
-    this.#heldDeltas = [];
-    for (const delta of deltas) delta.index = index;
-    return [start, ...deltas];
+    return this.#held.open(index);
   }
 
   #feed(text: string): Json[] {
@@ -507,8 +471,4 @@ export class AnthropicStreamRewriter implements EventRewriter {
 /** `lead`, then what the event decided (its own bytes when it decided nothing). */
 function withLead(lead: Json[], decided: Rewritten | null): Rewritten {
   return { pieces: [...lead, ...(decided?.pieces ?? [RAW])], ...(decided?.original ? { original: decided.original } : {}) };
-}
-
-function textStart(index: number): Json {
-  return { type: "content_block_start", index, content_block: { type: "text", text: "" } };
 }

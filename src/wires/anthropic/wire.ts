@@ -3,7 +3,8 @@
 import { anthropicOneCall, anthropicToolChoice } from "../tool-choice.ts";
 import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
 import type { EngineEvent } from "../../engine/types.ts";
-import { AnthropicStreamRewriter, CUT_STOP_REASONS, NATIVE_BLOCKS } from "./stream.ts";
+import { AnthropicStreamRewriter } from "./stream.ts";
+import { CUT_STOP_REASONS, NATIVE_BLOCKS } from "./blocks.ts";
 import { givenFromMessagesBody } from "../../echo/from-request.ts";
 import { givenFromMessagesBlock, isGivenBlock } from "../../echo/from-reply.ts";
 import { type Json, isObject } from "../../sse/json.ts";

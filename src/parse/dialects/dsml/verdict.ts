@@ -72,7 +72,7 @@ export function invokeOutcome(inv: InvokeDraft, block: BlockFacts, span: string,
   const stranger = inv.toolNamed && !aliasMappingOf(tool) ? params.find((p) => propertySchema(tool.parameters, p.name) === undefined) : undefined;
   // The stranger's name is the model's own (it may be anything, a token included): not repeated.
   if (stranger) return broken("I11", "broken-markup", `an element is not a parameter of ${name}`, name);
-  // P03 by spelling (review 48): a parameter opener the tag grammar does not read, inside a value, is the next parameter all the same.
+  // P03 by spelling (golden P48.6, P48.7): a parameter opener the tag grammar does not read, inside a value, is the next parameter all the same.
   if (anyParam(params, (p) => p.children === null && p.literal === undefined && p.valueEnd > p.valueStart && unreadParameterOpenerIn(span, p.valueStart, p.valueEnd, "dsml") >= 0)) {
     return broken("P03", "broken-markup", "a parameter opener the tag grammar does not read stands inside a value: the value ran into the next parameter", name);
   }

@@ -1,0 +1,105 @@
+// The span kinds' side of a candidate (candidate.ts extends it): the state their rules read and
+// the callbacks they make (parse/span-kind.ts SpanReader), apart from the candidate's own scan.
+import type { Tag } from "../grammar/tags.ts";
+import type { Shape } from "../grammar/shapes.ts";
+import type { Root, SpanReader, Step } from "../parse/span-kind.ts";
+import type { CharState } from "../parse/char-form.ts";
+import { NamedState } from "../parse/named.ts";
+import type { CloserRule } from "../parse/closer-in-value.ts";
+import type { DsmlValueStep } from "../parse/dsml-value.ts";
+import { writtenName } from "../parse/tool-element-name.ts";
+import type { ToolSpec } from "../parse/types.ts";
+import type { HeldText } from "./held-text.ts";
+import { TentativeCloser } from "./tentative-closer.ts";
+import { ValueTracker } from "./value-tracker.ts";
+
+export abstract class SpanCallbacks implements SpanReader {
+  /** The span ended inside a still-open block or section: the next invoke (or call) belongs to it. */
+  endsInBlock = false;
+  /** Parameter nesting (nest): 1 is the opener's own. */
+  protected depth = 1;
+  /** Char-level forms (I10 named call, O06 Mistral, the start of a `<tool_call>` body) that are JSON or names rather than tags. */
+  named: CharState | null = null;
+  /** After a unit's closer: the span trails, and a closer that may be content waits for what comes next (tentative-closer.ts). */
+  protected readonly tentative: TentativeCloser;
+  /** endsInBlock as it was before the tag being read (the values' own: ValueTracker.openBefore, plainBefore). */
+  protected before_endsInBlock = false;
+  /** The values open in a DSML or unprefixed span (value-tracker.ts); other kinds keep their own (SpanKind.valueFamily). */
+  protected readonly values: ValueTracker;
+  /** A sentinel tag being read names a declared tool (an I11 example's opener, golden A45.3, E45.8). */
+  protected readonly declared = (tag: Tag): boolean => this.tools.has(writtenName(this.tagText, tag));
+  /** The text the tag being read sits in, and its absolute offset (startsLine reads back in it first, HeldText.startsLine). */
+  protected tagText = "";
+  protected tagBase = 0;
+
+  constructor(
+    /** The engine's held text, where this candidate's span is read back from (the engine stores it). */
+    protected readonly held: HeldText,
+    /** The tools a call may name, with aliases (the parser's SpanContext.tools). */
+    readonly tools: ReadonlyMap<string, ToolSpec>,
+    readonly start: number,
+    readonly opener: Tag,
+    readonly root: Root,
+    /** The block opener (or true for a legacy section) this candidate continues, if any. */
+    readonly enclosing: Tag | true | null,
+    /** The opener stands at the start of its line (DocContext.atLineStart), not in a running sentence. */
+    readonly opensLine: boolean,
+  ) {
+    this.values = new ValueTracker(opener.family, root, this.declared, root === "tool-element" ? opener.name : null);
+    this.tentative = new TentativeCloser(this.values);
+  }
+
+  tentatively(rule: CloserRule, end?: number): null {
+    this.tentative.hold(rule, this.before_endsInBlock, end);
+    return null;
+  }
+
+  /** A parameter's value is open (before the tag being read): DSML's or an unprefixed one's, or Qwen3-Coder's (nest depth 2). */
+  valueOpen(): boolean {
+    return this.values.openBefore || ((this.root === "tool-call" || this.root === "qwen-function") && this.depth === 2);
+  }
+
+  dsmlStep(): DsmlValueStep {
+    return this.values.step;
+  }
+
+  startsLine(at: number): boolean {
+    // Back through the text at hand (after a rewind it holds everything read again), then the held text.
+    return this.held.startsLine(at, this.start, this.tagText, this.tagBase);
+  }
+
+  nest(delta: number): number {
+    this.depth += delta;
+    return this.depth;
+  }
+
+  readNamedCall(at: number): void {
+    this.named = new NamedState(at);
+  }
+
+  /** Set by refuseWhole: the span, once it ends, is one broken-markup report (engine.ts finish). */
+  refused: { shape: Shape; detail: string; at: number; nested: boolean } | null = null;
+
+  refuseWhole(shape: Shape, detail: string, at: number, nested = false): void {
+    this.refused ??= { shape, detail, at: at - this.start, nested };
+    // Nothing inside a refused body is a value whose examples or closers are weighed.
+    this.depth = 1;
+  }
+
+  trail(): null {
+    this.tentative.trail();
+    this.endsInBlock = true;
+    return null;
+  }
+
+  restart(at: number): Step {
+    this.endsInBlock = this.root === "block" || this.enclosing !== null;
+    return { kind: "complete", end: at };
+  }
+
+  takeCloser(end: number): null {
+    this.tentative.trail(end);
+    this.endsInBlock = true;
+    return null;
+  }
+}
