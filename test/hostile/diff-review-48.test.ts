@@ -23,12 +23,13 @@ function sameAtEverySplit(input: string) {
 // of anything"), and review 48b taught the non-documentation path the degraded opener spellings the
 // DSML reader takes but the tag grammar does not (`<{D}parameter=workdir>`, `<{SP}parameter
 // name="workdir">`, via unreadStrayOpenerAt). strayInDocAt was not taught them: it asks only
-// isStrayParameter (a tag with a name attribute) or oneBarParameterAt. So the same stray parameter
+// isStrayParameter (a tag with a name attribute) or oneBarParameterAt (`<{BAR}parameter=workdir>`
+// and `<{BAR}{BAR}parameter name=...>` slip through too, in a fence). So the same stray parameter
 // refuses the call on a plain line and lets it run (its workdir lost) inside a fence, a block
 // quote or inline code. Same at every split (a rule missing in one path, not a chunking bug).
 // Expected: strayInDocAt asks unreadStrayOpenerAt too (or one shared predicate for both paths).
 describe("finding 1: a degraded stray parameter in documentation inside an open block", () => {
-  const strays = ['<{D}parameter=workdir>/tmp/scratch</{D}parameter>', '<{SP}parameter name="workdir">/tmp/scratch'];
+  const strays = ['<{D}parameter=workdir>/tmp/scratch</{D}parameter>', '<{SP}parameter name="workdir">/tmp/scratch', '<{BAR}parameter=workdir>/tmp/scratch', '<{BAR}{BAR}parameter name="workdir">/tmp/scratch'];
   const places: [string, (s: string) => string][] = [
     ["a fence", (s) => `Cleaning.\n<{D}tool_calls>\n${RM}\n\`\`\`\n${s}\n\`\`\`\n</{D}tool_calls>`],
     ["a block quote", (s) => `Cleaning.\n<{D}tool_calls>\n${RM}\nSee:\n> ${s}\n\n</{D}tool_calls>`],
@@ -57,5 +58,76 @@ describe("finding 1: a degraded stray parameter in documentation inside an open 
   test("hard negative: with no stray parameter the block's call runs", () => {
     const r = sameAtEverySplit(live(`Cleaning.\n<{D}tool_calls>\n${RM}\n\`\`\`\nls\n\`\`\`\n</{D}tool_calls>`));
     expect(r.calls.map((c) => c.input)).toEqual([{ command: "rm -rf ./*" }]);
+  });
+});
+
+// FINDING 2 (medium: wrong execution; src/engine/text-mode.ts scanTextFrom, the stray-parameter
+// checks run only at a `<`). unread-opener.ts (review 48) reads a parameter opener whose `<` was
+// lost (`{BAR}parameter name="workdir">`, a sentinel bar not glued to a word) as the next parameter
+// inside a value (P03 refuses the call), but text mode's stray-parameter rules (P47.11 for an open
+// block, strayOutsideBlock for later orphan invokes) look only at `<`: the same leak standing
+// between the invoke's closer and the block's closer (or before an orphan invoke) is prose, and
+// the call runs without its workdir. Expected: text mode asks dsmlOpenerAt's `<`-lost spelling
+// too (the sentinel bars only, never an ASCII `|`, as unread-opener.ts does).
+describe("finding 2: a stray parameter whose `<` was lost, outside every invoke", () => {
+  const LOST = '{BAR}parameter name="workdir">/tmp/scratch';
+  test("in a block still open: the block's call is refused", () => {
+    const r = sameAtEverySplit(live(`Cleaning.\n<{D}tool_calls>\n${RM}\n${LOST}\n</{D}tool_calls>`));
+    expect(r.calls).toEqual([]);
+  });
+  test("before an orphan invoke (no block): the orphan's call is refused, as after `<{BAR}parameter name=...>`", () => {
+    const r = sameAtEverySplit(live(`Note:\n${LOST}\n\n${RM}\n`));
+    expect(r.calls).toEqual([]);
+  });
+  test("hard negative: the same with its `<` refuses (passes today)", () => {
+    const r = sameAtEverySplit(live(`Cleaning.\n<{D}tool_calls>\n${RM}\n<${LOST}\n</{D}tool_calls>`));
+    expect(r.calls).toEqual([]);
+  });
+  test("hard negative: `<{BAR}parameter name=...>` before an orphan invoke refuses it (passes today)", () => {
+    const r = sameAtEverySplit(live(`Note:\n<${LOST}\n\n${RM}\n`));
+    expect(r.calls).toEqual([]);
+  });
+  test("hard negative: a shell pipe `| parameter` line is prose, the call runs", () => {
+    const r = sameAtEverySplit(live(`Cleaning.\n<{D}tool_calls>\n${RM}\n</{D}tool_calls>\nThen pipe it: ls |parameter name="x"\n`));
+    expect(r.calls.map((c) => c.input)).toEqual([{ command: "rm -rf ./*" }]);
+  });
+});
+
+// FINDING 3 (medium-low: wrong execution the new guard was meant to stop; src/engine/candidate.ts
+// chainChar/endChain, src/engine/tentative-closer.ts sentenceGoesOn). Review 48's paragraph costume
+// (a line-start costume after a line that ends mid-sentence) is text when the line after its
+// closer's line goes on with the sentence. Only a lower-case letter (after `(`, `*`, `_`, quotes or
+// a comma) counts as going on: inline markup that opens the next line ends the costume as a block
+// and it runs. Worst, the 48b chain: `<shell>ls</shell>` on its own line then `and so on.` keeps it
+// text, but `<shell>ls</shell> in its replies.` (the second costume used inline, a stronger sign of
+// a sentence) runs `rm -rf build` (endChain: "anything else after that closer"). Inline code,
+// `<code>`/`<b>` and a link opening the next line do the same. Before round 48 all of these ran, so
+// this is a gap in the new guard, not a regression; the inconsistency with the chain's own rule is
+// the part to fix. Expected: text after the chained costume's closer on its line is read as the
+// sentence going on (abandon), and an inline code span, an inline HTML element or a link opening
+// the next line is weighed by its first letter.
+describe("finding 3: a paragraph costume whose next line opens with inline markup", () => {
+  const LEAD = "The agent wraps commands like\n<bash>rm -rf build</bash>\n";
+  const cases: [string, string][] = [
+    ["a chained costume used inline", "<shell>ls</shell> in its replies."],
+    ["inline code", "`in` its replies."],
+    ["an inline HTML element", "<code>in</code> its replies."],
+    ["a link", "[in](https://example.com) its replies."],
+  ];
+  for (const [what, next] of cases) {
+    test(`next line opens with ${what}: text, nothing runs`, () => {
+      const r = sameAtEverySplit(LEAD + next);
+      expect(r.calls).toEqual([]);
+      expect(r.text).toBe(LEAD + next);
+    });
+  }
+  test("hard negative: the chained costume on its own line, then `and so on.`: text (passes today)", () => {
+    const input = `${LEAD}<shell>ls</shell>\nand so on.`;
+    const r = sameAtEverySplit(input);
+    expect(r.calls).toEqual([]);
+  });
+  test("hard negative: a new sentence after the closer line: the costume runs (passes today)", () => {
+    const r = sameAtEverySplit(`${LEAD}Done.`);
+    expect(r.calls.map((c) => c.input)).toEqual([{ command: "rm -rf build" }]);
   });
 });
