@@ -6,6 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { everyChar, observable, randomCuts, runEngine } from "../support/run-engine.ts";
+import { createRepairEngine } from "../../src/engine/engine.ts";
 
 const RM = `<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf ./*</{D}parameter>\n</{D}invoke>`;
 
@@ -93,7 +94,7 @@ describe("finding 2: a stray parameter whose `<` was lost, outside every invoke"
   });
 });
 
-// FINDING 3 (medium-low: wrong execution the new guard was meant to stop; src/engine/candidate.ts
+// FINDING 4 (medium-low: wrong execution the new guard was meant to stop; src/engine/candidate.ts
 // chainChar/endChain, src/engine/tentative-closer.ts sentenceGoesOn). Review 48's paragraph costume
 // (a line-start costume after a line that ends mid-sentence) is text when the line after its
 // closer's line goes on with the sentence. Only a lower-case letter (after `(`, `*`, `_`, quotes or
@@ -106,7 +107,7 @@ describe("finding 2: a stray parameter whose `<` was lost, outside every invoke"
 // the part to fix. Expected: text after the chained costume's closer on its line is read as the
 // sentence going on (abandon), and an inline code span, an inline HTML element or a link opening
 // the next line is weighed by its first letter.
-describe("finding 3: a paragraph costume whose next line opens with inline markup", () => {
+describe("finding 4: a paragraph costume whose next line opens with inline markup", () => {
   const LEAD = "The agent wraps commands like\n<bash>rm -rf build</bash>\n";
   const cases: [string, string][] = [
     ["a chained costume used inline", "<shell>ls</shell> in its replies."],
@@ -129,5 +130,39 @@ describe("finding 3: a paragraph costume whose next line opens with inline marku
   test("hard negative: a new sentence after the closer line: the costume runs (passes today)", () => {
     const r = sameAtEverySplit(`${LEAD}Done.`);
     expect(r.calls.map((c) => c.input)).toEqual([{ command: "rm -rf build" }]);
+  });
+});
+
+// FINDING 3 (medium: wrong execution at a part boundary; src/engine/output.ts carryOver and
+// src/engine/types.ts AnswerSoFar carry the documentation context only, not text mode's LineEnds
+// (src/engine/text-mode.ts `lines`, review 48b)). The paragraph costume (review 48) and the
+// `<tool_name>/<tool_args>` call's line-start rule (costume-xml.ts jsonArgsCall, openerPlace) read
+// the line before the opener from LineEnds. An engine that continues an earlier part of the same
+// reply (EngineOptions.continues: a Responses output_text part or message item, the wires' next
+// engine) starts with a fresh LineEnds, so the same text cut between two parts before the opener
+// reads as a costume opening a fresh line and runs, where one part keeps it text. Expected:
+// AnswerSoFar carries the line state (LineEnds) with the doc context.
+describe("finding 3: the line before an opener is forgotten across a continued part", () => {
+  function inTwoParts(a: string, b: string) {
+    const first = createRepairEngine({ tools: fixtureTools, idPrefix: "call_" });
+    const events = [...first.feed(a), ...first.flush()];
+    const second = createRepairEngine({ tools: fixtureTools, idPrefix: "call_", continues: first.carryOver!() });
+    events.push(...second.feed(b), ...second.flush());
+    return events.filter((e) => e.type === "call");
+  }
+  test("a paragraph costume whose prose line ended the first part: text, as in one part", () => {
+    const a = "The agent wraps commands like\n";
+    const b = "<bash>rm -rf build</bash>\nin its replies.";
+    expect(runEngine(a + b, [], fixtureTools).calls).toEqual([]);
+    expect(inTwoParts(a, b)).toEqual([]);
+  });
+  test("a tool_name/tool_args call after a line left mid-sentence in the first part: text, as in one part", () => {
+    const a = "The format is\n";
+    const b = '<tool_call><tool_name>bash</tool_name><tool_args>{"command":"rm -rf /"}</tool_args></tool_call>\nin the old API.';
+    expect(runEngine(a + b, [], fixtureTools).calls).toEqual([]);
+    expect(inTwoParts(a, b)).toEqual([]);
+  });
+  test("hard negative: the whole text in the second part stays text (passes today)", () => {
+    expect(inTwoParts("", "The agent wraps commands like\n<bash>rm -rf build</bash>\nin its replies.")).toEqual([]);
   });
 });
