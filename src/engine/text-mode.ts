@@ -1,7 +1,6 @@
-import { CR, GT, LBRACE, LBRACKET, LF, LT, SENTENCEPIECE_SPACE_CODE, SP, TAB } from "../grammar/chars.ts";
-import { unreadParameterOpenerIn } from "../parse/unread-opener.ts";
+import { CR, LBRACE, LBRACKET, LF, LT, SP, TAB } from "../grammar/chars.ts";
 import { isWrapperName } from "../grammar/dialects.ts";
-import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
+import { isTriggerCode } from "../grammar/markers.ts";
 import { mayStartStrayLine, readStrayLine } from "../grammar/stray-line.ts";
 import { NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "../parse/call.ts";
@@ -17,6 +16,7 @@ import { isBlank } from "./fed-text.ts";
 import { looseOpener, Output } from "./output.ts";
 import { lookalikeTagAt, quotedTagAt } from "./quoted-tags.ts";
 import { stopAt } from "./stop-chars.ts";
+import { mayOpenStrayParameter, strayParameterOpenerAt } from "./stray-opener.ts";
 import { isNameStart, RESIDUE_OPENER, STANDALONE_OPENER, ToolNameOpeners } from "./tagless-openers.ts";
 import type { EngineOptions } from "./types.ts";
 
@@ -195,13 +195,13 @@ export class TextMode extends Output {
             return j;
           }
         }
-        if (r === null && c === LT && (this.strayBlock !== null || !this.strayOutsideBlock)) {
+        if (r === null && mayOpenStrayParameter(c) && (this.strayBlock !== null || !this.strayOutsideBlock)) {
           // `<{BAR}parameter` (one bar, the DSML word lost) in a block still open is a parameter outside every invoke too (golden P47.16).
           // Review 48b: so is every parameter opener spelling the DSML reader takes that is no tag
           // (`<{D}parameter=workdir>`, `<{BAR}parameter name="workdir">`), and with no block open it
           // refuses the later orphan invokes as the canonical spelling does.
-          let one = oneBarParameterAt(s, j, final);
-          if (one === false) one = unreadStrayOpenerAt(s, j, final);
+          // Diff review 48: one shared check (stray-opener.ts), the `<`-lost spelling too.
+          const one = strayParameterOpenerAt(s, j, final, this.charBefore(s, j));
           if (one === NEED_MORE) {
             this.emitText(s, emitFrom, j, base);
             return j;
@@ -262,7 +262,7 @@ export class TextMode extends Output {
           j = r.end;
           continue;
         }
-      } else if (c === LT) {
+      } else if (mayOpenStrayParameter(c)) {
         if (this.strayBlock !== null) {
           // Review 48: in a block still open, a parameter outside every invoke refuses its calls even
           // where it reads as documentation (a fence, a block quote, an HTML block): the block's own
@@ -281,7 +281,7 @@ export class TextMode extends Output {
         // A quoted call's tag (golden N45.1-N45.7): noted, then documentation like the rest. The
         // `<` of ordinary code is turned down by its next character before the documentation
         // context is asked where it stands (both are pure reads).
-        const quoted = quotedTagAt(s, j, final, doc.quoting);
+        const quoted = c === LT ? quotedTagAt(s, j, final, doc.quoting) : null;
         if (quoted !== null && doc.readsQuotedTags) {
           if (quoted === NEED_MORE) {
             this.emitText(s, emitFrom, j, base);
@@ -330,7 +330,12 @@ export class TextMode extends Output {
     const r = readTag(s, j, final);
     if (r === NEED_MORE) return NEED_MORE;
     if (r !== null) return isStrayParameter(r) && !this.ctx.tools.has(r.attrs.name ?? "");
-    return oneBarParameterAt(s, j, final);
+    return strayParameterOpenerAt(s, j, final, this.charBefore(s, j));
+  }
+
+  /** The character before `s[j]`: in `s`, or the last one the line tracker read before it (-1: none). */
+  private charBefore(s: string, j: number): number {
+    return j > 0 ? s.charCodeAt(j - 1) : this.lines.prev;
   }
 
   /** Each tag family's own rule decides (parse/openers.ts); `s` is the text the tag's offsets are in. */
@@ -418,9 +423,13 @@ export class LineEnds {
   /** The current line so far when it is only spaces and tabs (a container's indentation), else null. */
   lead: string | null = "";
 
+  /** The last character read (-1: none yet): the character before a `<`-lost opener (stray-opener.ts). */
+  prev = -1;
+
   /** `markup`: the text is a candidate's span. */
   read(s: string, from: number, to: number, markup = false): void {
     if (to <= from) return;
+    this.prev = s.charCodeAt(to - 1);
     let k = to - 1;
     while (k >= from && s.charCodeAt(k) !== LF && s.charCodeAt(k) !== CR) k--;
     // The LF of a CR LF whose CR ended the text read before: that line end was read already.
@@ -485,49 +494,6 @@ const MID_SENTENCE = /^[\p{L}\p{N}]$/u;
 /** A block closer that ends the watched block: a DSML one only with a wrapper's word (isWrapperName), not one dsmlRole guessed from `call` in it. */
 function closesWatchedBlock(tag: Tag): boolean {
   return tag.family !== "dsml" || isWrapperName(tag.name.toLowerCase());
-}
-
-const PARAMETER_WORD = "parameter";
-
-/**
- * A parameter opener with one sentinel bar and no DSML word (`<{BAR}parameter
- * name=...`), which the tag grammar reads as no tag: true when it stands at `j`, NEED_MORE while the
- * text so far could still be one. In a block still open it is a stray parameter (golden P47.16).
- */
-function oneBarParameterAt(s: string, j: number, final: boolean): boolean | typeof NEED_MORE {
-  let k = j + 1;
-  if (k >= s.length) return final ? false : NEED_MORE;
-  if (!isBarCode(s.charCodeAt(k))) return false;
-  k++;
-  for (let w = 0; w < PARAMETER_WORD.length; w++, k++) {
-    if (k >= s.length) return final ? false : NEED_MORE;
-    if ((s.charCodeAt(k) | 0x20) !== PARAMETER_WORD.charCodeAt(w)) return false;
-  }
-  if (k >= s.length) return final ? false : NEED_MORE;
-  const c = s.charCodeAt(k);
-  return c === SP || c === TAB || c === GT || c === LF || c === CR;
-}
-
-/** How far past a `<` a degraded opener is looked for (its line, up to its `>`). */
-const STRAY_OPENER_REACH = 200;
-
-/**
- * Review 48b: a DSML parameter opener the tag grammar reads as no tag at `j` (`<` then a bar or
- * U+2581, unread-opener.ts's rule: a parameter name follows on its line): true, false, or
- * NEED_MORE while its line (up to its `>`, at most STRAY_OPENER_REACH characters) is not all here.
- */
-function unreadStrayOpenerAt(s: string, j: number, final: boolean): boolean | typeof NEED_MORE {
-  if (j + 1 >= s.length) return final ? false : NEED_MORE;
-  const c = s.charCodeAt(j + 1);
-  if (!isBarCode(c) && c !== SENTENCEPIECE_SPACE_CODE) return false;
-  let e = j + 1;
-  while (e < s.length && e - j < STRAY_OPENER_REACH) {
-    const d = s.charCodeAt(e);
-    if (d === GT || d === LF || d === CR) break;
-    e++;
-  }
-  if (e >= s.length && !final && e - j < STRAY_OPENER_REACH) return NEED_MORE;
-  return unreadParameterOpenerIn(s, j, Math.min(s.length, e + 1), "dsml") === j;
 }
 
 /** The opener with offsets relative to its own candidate span. */
