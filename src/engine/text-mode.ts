@@ -18,7 +18,7 @@ import { lookalikeTagAt, quotedTagAt } from "./quoted-tags.ts";
 import { stopAt } from "./stop-chars.ts";
 import { mayOpenStrayParameter, strayParameterOpenerAt } from "./stray-opener.ts";
 import { isNameStart, RESIDUE_OPENER, STANDALONE_OPENER, ToolNameOpeners } from "./tagless-openers.ts";
-import type { EngineOptions } from "./types.ts";
+import type { AnswerSoFar, EngineOptions } from "./types.ts";
 
 /**
  * Text mode, the engine's reading between candidates: it releases everything that cannot start a
@@ -77,7 +77,7 @@ export class TextMode extends Output {
   /** What the opener rules may read of this engine (and the one move they make). */
   private readonly view: OpenerView;
   /** Review 48b: the last non-space character of the line before the one being read (LineEnds). */
-  protected readonly lines = new LineEnds();
+  protected readonly lines: LineEnds;
   /** How far in scanText's `s` the line tracker has read. */
   private trackedTo = 0;
 
@@ -88,6 +88,8 @@ export class TextMode extends Output {
     for (const tool of options.tools) if (!tools.has(tool.name)) tools.set(tool.name, tool);
     withAliases(tools, options.reservedNames);
     super(options, tools);
+    // Diff review 48: a later part of one reply reads on from the line the part before it left, as the documentation context does.
+    this.lines = (options.readingGiven ? undefined : options.continues?.lines) ?? new LineEnds();
     this.ctx = { tools, options: resolveParseOptions(options.parse), schemas: new SchemaGate(options.tools) };
     const dialects = this.ctx.options.dialects;
     this.brackets = dialects.mistral || dialects.mistralResidue || dialects.minimax;
@@ -336,6 +338,10 @@ export class TextMode extends Output {
   /** The character before `s[j]`: in `s`, or the last one the line tracker read before it (-1: none). */
   private charBefore(s: string, j: number): number {
     return j > 0 ? s.charCodeAt(j - 1) : this.lines.prev;
+  }
+
+  override carryOver(): AnswerSoFar {
+    return { ...super.carryOver(), lines: this.lines };
   }
 
   /** Each tag family's own rule decides (parse/openers.ts); `s` is the text the tag's offsets are in. */

@@ -1,6 +1,7 @@
 import type { Segment } from "../parse/segments.ts";
 import type { BrokenSpan, NudgeReason, ParseOptionsInput, RecoveredCall, StrippedSpan, ToolSpec } from "../parse/types.ts";
 import type { DocContext } from "./doc-context.ts";
+import type { LineEnds } from "./text-mode.ts";
 
 export type EngineEvent =
   | { type: "text"; text: string }
@@ -79,6 +80,8 @@ export interface AnswerSoFar {
    * ends with markup still open (src/adapters/call-engines.ts): the reply goes on inside it.
    */
   readonly overflowed?: true;
+  /** Diff review 48: the line state (the line before an opener, text-mode.ts LineEnds), carried like `doc`. */
+  readonly lines?: LineEnds;
 }
 
 /** A call about to be recovered, as the echo guard sees it. */
