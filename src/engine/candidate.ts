@@ -8,7 +8,7 @@ import { closerRule, type CloserRule } from "../parse/closer-in-value.ts";
 import { EXAMPLES_AFTER_CLOSER, ExampleInValue, anyExampleOpener, exampleOpener, type ExampleOptions } from "../parse/example-in-value.ts";
 import { PlainRunInValue } from "../parse/plain-run-in-value.ts";
 import type { HeldText } from "./held-text.ts";
-import { CR, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
+import { CR, LF, LT, SLASH, SP, TAB } from "../grammar/chars.ts";
 import { isLineStartCostume, isWrapperName } from "../grammar/dialects.ts";
 import type { ToolSpec } from "../parse/types.ts";
 import type { Shape } from "../grammar/shapes.ts";
@@ -18,7 +18,7 @@ import { CallRun } from "./call-run.ts";
 import { isStrayParameter } from "../parse/stray-value-closer.ts";
 import { HeldExample, type ExampleSettled } from "./held-example.ts";
 import { QuotedBlockEnd } from "./quoted-block-end.ts";
-import { TentativeCloser } from "./tentative-closer.ts";
+import { inlineElementEnd, TentativeCloser } from "./tentative-closer.ts";
 import { ValueTracker } from "./value-tracker.ts";
 
 export type { Step };
@@ -217,8 +217,21 @@ export class Candidate implements SpanReader {
           if (goesOn) return { kind: "abandon", at: base + i };
           return { kind: "complete", end: this.tentative.trailBack };
         }
-        const ended = this.contentAfterCloser(base + i, c);
+        const ended = this.contentAfterCloser(base + i);
         if (ended) return ended;
+      }
+      if (c === LT && this.tentative.trailing && this.tentative.nextLineOfParagraph()) {
+        // Diff review 48: an inline element opening the line after a paragraph costume's closer line is looked past: the first letter after it decides.
+        const end = inlineElementEnd(s, i, final);
+        if (end === NEED_MORE) {
+          this.scanCarry = s.slice(i);
+          this.scanFrom = base + i;
+          return MORE;
+        }
+        if (end >= 0) {
+          i = end;
+          continue;
+        }
       }
       if (this.quote?.endsAt(c, base + i)) return { kind: "abandon", at: base + i };
       if (this.named) {
@@ -279,7 +292,7 @@ export class Candidate implements SpanReader {
   }
 
   /** The first thing written after a trailing span's closer, at `at`, ends the span, unless it is text on the closer's own line: the closer was the value's text (parse/closer-in-value.ts). */
-  private contentAfterCloser(at: number, c: number): Step | null {
+  private contentAfterCloser(at: number): Step | null {
     if (!this.tentative.wasContent(null)) return { kind: "complete", end: this.tentative.endAt(at) };
     this.endsInBlock = this.tentative.resume();
     return null;
@@ -291,7 +304,7 @@ export class Candidate implements SpanReader {
       return runEnd === null ? null : this.endRun(runEnd);
     }
     if (this.tentative.trailing) {
-      const ended = this.contentAfterCloser(at, c);
+      const ended = this.contentAfterCloser(at);
       if (ended) return ended;
     }
     const first = !this.seenContent;
@@ -325,6 +338,14 @@ export class Candidate implements SpanReader {
       this.chain = null;
       this.tentative.chainLineEnd(c, base + i);
       return i + 1;
+    }
+    // Diff review 48: text after the chained costume's closer on its line is weighed as the line
+    // after a paragraph costume's is: the sentence going on (`<shell>ls</shell> in its replies.`) makes it text.
+    const goesOn = this.tentative.sentenceGoesOn(c);
+    if (goesOn === null) return i + 1;
+    if (goesOn) {
+      this.chain = null;
+      return { kind: "abandon", at: base + i };
     }
     return this.endChain();
   }

@@ -29,7 +29,7 @@ function sameAtEverySplit(input: string) {
 // refuses the call on a plain line and lets it run (its workdir lost) inside a fence, a block
 // quote or inline code. Same at every split (a rule missing in one path, not a chunking bug).
 // Expected: strayInDocAt asks unreadStrayOpenerAt too (or one shared predicate for both paths).
-describe("finding 1: a degraded stray parameter in documentation inside an open block", () => {
+describe("fixed 1: a degraded stray parameter in documentation inside an open block", () => {
   const strays = ['<{D}parameter=workdir>/tmp/scratch</{D}parameter>', '<{SP}parameter name="workdir">/tmp/scratch', '<{BAR}parameter=workdir>/tmp/scratch', '<{BAR}{BAR}parameter name="workdir">/tmp/scratch'];
   const places: [string, (s: string) => string][] = [
     ["a fence", (s) => `Cleaning.\n<{D}tool_calls>\n${RM}\n\`\`\`\n${s}\n\`\`\`\n</{D}tool_calls>`],
@@ -70,7 +70,7 @@ describe("finding 1: a degraded stray parameter in documentation inside an open 
 // between the invoke's closer and the block's closer (or before an orphan invoke) is prose, and
 // the call runs without its workdir. Expected: text mode asks dsmlOpenerAt's `<`-lost spelling
 // too (the sentinel bars only, never an ASCII `|`, as unread-opener.ts does).
-describe("finding 2: a stray parameter whose `<` was lost, outside every invoke", () => {
+describe("fixed 2: a stray parameter whose `<` was lost, outside every invoke", () => {
   const LOST = '{BAR}parameter name="workdir">/tmp/scratch';
   test("in a block still open: the block's call is refused", () => {
     const r = sameAtEverySplit(live(`Cleaning.\n<{D}tool_calls>\n${RM}\n${LOST}\n</{D}tool_calls>`));
@@ -107,7 +107,7 @@ describe("finding 2: a stray parameter whose `<` was lost, outside every invoke"
 // the part to fix. Expected: text after the chained costume's closer on its line is read as the
 // sentence going on (abandon), and an inline code span, an inline HTML element or a link opening
 // the next line is weighed by its first letter.
-describe("finding 4: a paragraph costume whose next line opens with inline markup", () => {
+describe("fixed 4: a paragraph costume whose next line opens with inline markup", () => {
   const LEAD = "The agent wraps commands like\n<bash>rm -rf build</bash>\n";
   const cases: [string, string][] = [
     ["a chained costume used inline", "<shell>ls</shell> in its replies."],
@@ -142,7 +142,7 @@ describe("finding 4: a paragraph costume whose next line opens with inline marku
 // engine) starts with a fresh LineEnds, so the same text cut between two parts before the opener
 // reads as a costume opening a fresh line and runs, where one part keeps it text. Expected:
 // AnswerSoFar carries the line state (LineEnds) with the doc context.
-describe("finding 3: the line before an opener is forgotten across a continued part", () => {
+describe("fixed 3: the line before an opener is forgotten across a continued part", () => {
   function inTwoParts(a: string, b: string) {
     const first = createRepairEngine({ tools: fixtureTools, idPrefix: "call_" });
     const events = [...first.feed(a), ...first.flush()];
