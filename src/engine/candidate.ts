@@ -7,7 +7,7 @@ import { closerRule, type CloserRule } from "../parse/closer-in-value.ts";
 import { EXAMPLES_AFTER_CLOSER, ExampleInValue, anyExampleOpener, exampleOpener, type ExampleOptions } from "../parse/example-in-value.ts";
 import { PlainRunInValue } from "../parse/plain-run-in-value.ts";
 import type { HeldText } from "./held-text.ts";
-import { CR, LF, SLASH } from "../grammar/chars.ts";
+import { CR, LF, LT, SLASH } from "../grammar/chars.ts";
 import { isLineStartCostume } from "../grammar/dialects.ts";
 import type { ToolSpec } from "../parse/types.ts";
 import { mayNameTool } from "../parse/tool-element-name.ts";
@@ -17,6 +17,7 @@ import { CostumeChain } from "./costume-chain.ts";
 import { HeldExample, type ExampleSettled } from "./held-example.ts";
 import { QuotedBlockEnd } from "./quoted-block-end.ts";
 import { SpanCallbacks } from "./span-callbacks.ts";
+import { inlineElementEnd } from "./tentative-closer.ts";
 
 export type { Step };
 
@@ -148,7 +149,16 @@ export class Candidate extends SpanCallbacks {
           return MORE;
         }
         if (typeof next === "number") i = next;
-        else {
+        else if (next === "after-closer") {
+          // Text after the chained costume's closer on its line is weighed as the line after a
+          // paragraph costume's is: the sentence going on (`<shell>ls</shell> in its replies.`) makes it text.
+          const goesOn = this.tentative.sentenceGoesOn(c);
+          if (goesOn === null) i++;
+          else {
+            this.chain = null;
+            return goesOn ? { kind: "abandon", at: base + i } : { kind: "complete", end: this.tentative.trailBack };
+          }
+        } else {
           this.chain = null;
           if (next === "end") return { kind: "complete", end: this.tentative.trailBack };
           this.tentative.chainLineEnd(c, base + i);
@@ -193,8 +203,21 @@ export class Candidate extends SpanCallbacks {
           if (goesOn) return { kind: "abandon", at: base + i };
           return { kind: "complete", end: this.tentative.trailBack };
         }
-        const ended = this.contentAfterCloser(base + i, c);
+        const ended = this.contentAfterCloser(base + i);
         if (ended) return ended;
+      }
+      if (c === LT && this.tentative.trailing && this.tentative.nextLineOfParagraph()) {
+        // An inline element opening the line after a paragraph costume's closer line is looked past: the first letter after it decides.
+        const end = inlineElementEnd(s, i, final);
+        if (end === NEED_MORE) {
+          this.scanCarry = s.slice(i);
+          this.scanFrom = base + i;
+          return MORE;
+        }
+        if (end >= 0) {
+          i = end;
+          continue;
+        }
       }
       if (this.quote?.endsAt(c, base + i)) return { kind: "abandon", at: base + i };
       if (this.named) {
@@ -255,7 +278,7 @@ export class Candidate extends SpanCallbacks {
   }
 
   /** The first thing written after a trailing span's closer, at `at`, ends the span, unless it is text on the closer's own line: the closer was the value's text (parse/closer-in-value.ts). */
-  private contentAfterCloser(at: number, c: number): Step | null {
+  private contentAfterCloser(at: number): Step | null {
     if (!this.tentative.wasContent(null)) return { kind: "complete", end: this.tentative.endAt(at) };
     this.endsInBlock = this.tentative.resume();
     return null;
@@ -267,7 +290,7 @@ export class Candidate extends SpanCallbacks {
       return runEnd === null ? null : this.endRun(runEnd);
     }
     if (this.tentative.trailing) {
-      const ended = this.contentAfterCloser(at, c);
+      const ended = this.contentAfterCloser(at);
       if (ended) return ended;
     }
     const first = !this.seenContent;

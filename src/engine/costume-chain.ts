@@ -16,11 +16,12 @@ export class CostumeChain {
 
   /**
    * One character at `i`: its closer, then only spaces to the line's end, hands the next line back
-   * to the paragraph costume's rule ("line-end", at the line break). Anything else after that
-   * closer (or another tag there) is "end": the first costume stood as its own block and ends at
-   * its closer, as before. Otherwise the next index to read, or "more" while a tag is cut off.
+   * to the paragraph costume's rule ("line-end", at the line break). Text after that closer on its
+   * line is "after-closer" (the candidate weighs it as the paragraph rule's next line); another tag
+   * there is "end": the first costume stood as its own block and ends at its closer, as before.
+   * Otherwise the next index to read, or "more" while a tag is cut off.
    */
-  read(s: string, i: number, final: boolean): number | "more" | "line-end" | "end" {
+  read(s: string, i: number, final: boolean): number | "more" | "line-end" | "after-closer" | "end" {
     const c = s.charCodeAt(i);
     if (isTriggerCode(c)) {
       const r = readTag(s, i, final);
@@ -34,6 +35,6 @@ export class CostumeChain {
     if (!this.closed) return i + 1;
     if (c === SP || c === TAB) return i + 1;
     if (c === LF || c === CR) return "line-end";
-    return "end";
+    return "after-closer";
   }
 }

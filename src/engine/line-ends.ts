@@ -23,9 +23,13 @@ export class LineEnds {
   /** The current line so far when it is only spaces and tabs (a container's indentation), else null. */
   lead: string | null = "";
 
+  /** The last character read (-1: none yet): the character before a `<`-lost opener (stray-opener.ts). */
+  prev = -1;
+
   /** `markup`: the text is a candidate's span. */
   read(s: string, from: number, to: number, markup = false): void {
     if (to <= from) return;
+    this.prev = s.charCodeAt(to - 1);
     let k = to - 1;
     while (k >= from && s.charCodeAt(k) !== LF && s.charCodeAt(k) !== CR) k--;
     // The LF of a CR LF whose CR ended the text read before: that line end was read already.

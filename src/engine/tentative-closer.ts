@@ -1,4 +1,4 @@
-import type { Tag } from "../grammar/tags.ts";
+import { NEED_MORE, type Tag } from "../grammar/tags.ts";
 import { CR, LF } from "../grammar/chars.ts";
 import { closerWasContent, type CloserRule } from "../parse/closer-in-value.ts";
 import { isDsmlCallCloser, MORE_CLOSER_LINES } from "../parse/closer-ends-call.ts";
@@ -193,5 +193,42 @@ const STAR = 0x2a;
 const STAR_FIRST = 100;
 const STAR_SPACE = 101;
 const LEAD_MAX = 4;
-/** What may stand before a running sentence's next word: `(`, `*`, `_`, quotes, a comma. */
-const SENTENCE_LEAD = new Set([0x28, STAR, 0x5f, 0x22, 0x27, 0x2c, 0x201c, 0x2018, 0xab]);
+/**
+ * What may stand before a running sentence's next word: `(`, `*`, `_`, quotes, a comma, an inline
+ * code span's backtick or a link's `[`, so its first letter decides.
+ */
+const SENTENCE_LEAD = new Set([0x28, STAR, 0x5f, 0x22, 0x27, 0x2c, 0x201c, 0x2018, 0xab, 0x60, 0x5b]);
+
+/** Inline HTML elements looked past on the line after a paragraph costume's closer line (inlineElementEnd). */
+const INLINE_ELEMENTS = new Set(["a", "abbr", "b", "cite", "code", "em", "i", "kbd", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "tt", "u", "var"]);
+/** How far an inline element's tag is looked for (its line, up to its `>`). */
+const INLINE_TAG_REACH = 200;
+
+/**
+ * An inline HTML element's opening or closing tag at `i` (`<code>`, `<b>`,
+ * `<a href="x">`, `</em>`), on one line: where it ends, -1 when none stands there, or NEED_MORE
+ * while the text so far could still be one. The line after a paragraph costume's closer line that
+ * opens with one is weighed by the first letter after it (consistent with the chain rule).
+ */
+export function inlineElementEnd(s: string, i: number, final: boolean): number | typeof NEED_MORE {
+  let k = i + 1;
+  if (k < s.length && s.charCodeAt(k) === 0x2f) k++;
+  const nameStart = k;
+  while (k < s.length && k - i < INLINE_TAG_REACH) {
+    const c = s.charCodeAt(k) | 0x20;
+    if (c < 0x61 || c > 0x7a) break;
+    k++;
+  }
+  if (k >= s.length) return final ? -1 : NEED_MORE;
+  if (!INLINE_ELEMENTS.has(s.slice(nameStart, k).toLowerCase())) return -1;
+  const after = s.charCodeAt(k);
+  if (after === 0x3e) return k + 1;
+  if (after !== 0x20 && after !== 0x09) return -1;
+  while (k < s.length && k - i < INLINE_TAG_REACH) {
+    const c = s.charCodeAt(k);
+    if (c === 0x3e) return k + 1;
+    if (c === 0x3c || c === 0x0a || c === 0x0d) return -1;
+    k++;
+  }
+  return k >= s.length && !final && k - i < INLINE_TAG_REACH ? NEED_MORE : -1;
+}

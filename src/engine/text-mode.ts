@@ -1,7 +1,6 @@
-import { CR, GT, LBRACE, LBRACKET, LF, LT, SENTENCEPIECE_SPACE_CODE, SP, TAB } from "../grammar/chars.ts";
-import { unreadParameterOpenerIn } from "../parse/unread-opener.ts";
+import { CR, LBRACE, LBRACKET, LF, LT, SP, TAB } from "../grammar/chars.ts";
 import { isWrapperName } from "../grammar/dialects.ts";
-import { isBarCode, isTriggerCode } from "../grammar/markers.ts";
+import { isTriggerCode } from "../grammar/markers.ts";
 import { mayStartStrayLine, readStrayLine } from "../grammar/stray-line.ts";
 import { NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "../parse/call.ts";
@@ -18,8 +17,9 @@ import { LineEnds } from "./line-ends.ts";
 import { looseOpener, Output } from "./output.ts";
 import { lookalikeTagAt, quotedTagAt } from "./quoted-tags.ts";
 import { stopAt } from "./stop-chars.ts";
+import { mayOpenStrayParameter, strayParameterOpenerAt } from "./stray-opener.ts";
 import { isNameStart, RESIDUE_OPENER, STANDALONE_OPENER, ToolNameOpeners } from "./tagless-openers.ts";
-import type { EngineOptions } from "./types.ts";
+import type { AnswerSoFar, EngineOptions } from "./types.ts";
 
 /**
  * Text mode, the engine's reading between candidates: it releases everything that cannot start a
@@ -46,7 +46,7 @@ export class TextMode extends Output {
   protected strayBlock: Tag | null = null;
   /**
    * The containers (block quotes, list items) around the watched block's opener: a block closer
-   * read in more or fewer of them is documentation of one, and does not end the watch (golden P48.3).
+   * read in more or fewer of them is documentation of one, and does not end the watch (golden P48.3, P48.4).
    */
   protected strayDepth = 0;
   /** The containers around the candidate opened last (its opener's `<`): strayDepth when it opens the watched block. */
@@ -54,7 +54,7 @@ export class TextMode extends Output {
   /**
    * A DSML parameter outside every invoke was read with no block open (an orphan
    * parameter, no wrapped tool): every later orphan DSML invoke of the reply (no block around it)
-   * is refused as a block's calls are after one (I02, golden P48.5, P48.8); which call it was meant for is a guess. A
+   * is refused as a block's calls are after one (I02); which call it was meant for is a guess. A
    * parameter after the last orphan invoke is not weighed (that would hold every orphan call to
    * the reply's end): a known gap.
    */
@@ -77,8 +77,8 @@ export class TextMode extends Output {
   private readonly strayLines: boolean;
   /** What the opener rules may read of this engine (and the one move they make). */
   private readonly view: OpenerView;
-  /** The last non-space character of the line before the one being read (line-ends.ts): does a tag continue a paragraph. */
-  protected readonly lines = new LineEnds();
+  /** The last non-space character of the line before the one being read (LineEnds). */
+  protected readonly lines: LineEnds;
   /** How far in scanText's `s` the line tracker has read. */
   private trackedTo = 0;
 
@@ -89,6 +89,8 @@ export class TextMode extends Output {
     for (const tool of options.tools) if (!tools.has(tool.name)) tools.set(tool.name, tool);
     withAliases(tools, options.reservedNames);
     super(options, tools);
+    // A later part of one reply reads on from the line the part before it left, as the documentation context does.
+    this.lines = (options.readingGiven ? undefined : options.continues?.lines) ?? new LineEnds();
     this.ctx = { tools, options: resolveParseOptions(options.parse), schemas: new SchemaGate(options.tools) };
     const dialects = this.ctx.options.dialects;
     this.brackets = dialects.mistral || dialects.mistralResidue || dialects.minimax;
@@ -106,7 +108,7 @@ export class TextMode extends Output {
         return engine.openBlock;
       },
       atLineStart: () => this.doc.atLineStart(),
-      // And the line before ends mid-sentence (a letter, a digit or a comma last): a line ending in `:` or `.` introduces what follows (golden N48.1, C48.5).
+      // And the line before ends mid-sentence (a letter, a digit or a comma last): a line ending in `:` or `.` introduces what follows.
       continuesParagraph: () => this.doc.atLineStart() && !this.doc.atParagraphStart() && this.lines.endsMidSentence(),
       declared: (name) => tools.has(name),
       dialects,
@@ -196,13 +198,13 @@ export class TextMode extends Output {
             return j;
           }
         }
-        if (r === null && c === LT && (this.strayBlock !== null || !this.strayOutsideBlock)) {
+        if (r === null && mayOpenStrayParameter(c) && (this.strayBlock !== null || !this.strayOutsideBlock)) {
           // `<{BAR}parameter` (one bar, the DSML word lost) in a block still open is a parameter outside every invoke too (golden P47.16).
           // So is every parameter opener spelling the DSML reader takes that is no tag
           // (`<{D}parameter=workdir>`, `<{BAR}parameter name="workdir">`), and with no block open it
-          // refuses the later orphan invokes as the canonical spelling does (golden P48.8).
-          let one = oneBarParameterAt(s, j, final);
-          if (one === false) one = unreadStrayOpenerAt(s, j, final);
+          // refuses the later orphan invokes as the canonical spelling does.
+          // One shared check (stray-opener.ts), the `<`-lost spelling too.
+          const one = strayParameterOpenerAt(s, j, final, this.charBefore(s, j));
           if (one === NEED_MORE) {
             this.emitText(s, emitFrom, j, base);
             return j;
@@ -263,11 +265,11 @@ export class TextMode extends Output {
           j = r.end;
           continue;
         }
-      } else if (c === LT) {
+      } else if (mayOpenStrayParameter(c)) {
         if (this.strayBlock !== null) {
           // In a block still open, a parameter outside every invoke refuses its calls even
           // where it reads as documentation (a fence, a block quote, an HTML block): the block's own
-          // text is no documentation of anything, and which call it was meant for is a guess (golden P48.1, P48.2).
+          // text is no documentation of anything, and which call it was meant for is a guess.
           const stray = this.strayInDocAt(s, j, final);
           if (stray === NEED_MORE) {
             this.emitText(s, emitFrom, j, base);
@@ -282,7 +284,7 @@ export class TextMode extends Output {
         // A quoted call's tag (golden N45.1-N45.7): noted, then documentation like the rest. The
         // `<` of ordinary code is turned down by its next character before the documentation
         // context is asked where it stands (both are pure reads).
-        const quoted = quotedTagAt(s, j, final, doc.quoting);
+        const quoted = c === LT ? quotedTagAt(s, j, final, doc.quoting) : null;
         if (quoted !== null && doc.readsQuotedTags) {
           if (quoted === NEED_MORE) {
             this.emitText(s, emitFrom, j, base);
@@ -331,7 +333,16 @@ export class TextMode extends Output {
     const r = readTag(s, j, final);
     if (r === NEED_MORE) return NEED_MORE;
     if (r !== null) return isStrayParameter(r) && !this.ctx.tools.has(r.attrs.name ?? "");
-    return oneBarParameterAt(s, j, final);
+    return strayParameterOpenerAt(s, j, final, this.charBefore(s, j));
+  }
+
+  /** The character before `s[j]`: in `s`, or the last one the line tracker read before it (-1: none). */
+  private charBefore(s: string, j: number): number {
+    return j > 0 ? s.charCodeAt(j - 1) : this.lines.prev;
+  }
+
+  override carryOver(): AnswerSoFar {
+    return { ...super.carryOver(), lines: this.lines };
   }
 
   /** Each tag family's own rule decides (parse/openers.ts); `s` is the text the tag's offsets are in. */
@@ -370,7 +381,7 @@ export class TextMode extends Output {
     if (!isStrayParameter(tag)) return;
     if (this.ctx.tools.has(tag.attrs.name ?? "")) return;
     if (block === null) {
-      // The prefix-less spelling too (`<parameter name="workdir">`), which the DSML reader takes (M07): later orphan invokes are refused.
+      // The prefix-less spelling too (`<parameter name="workdir">`), which the DSML reader takes (M07).
       this.strayOutsideBlock = true;
       return;
     }
@@ -400,52 +411,10 @@ export class TextMode extends Output {
   }
 }
 
+
 /** A block closer that ends the watched block: a DSML one only with a wrapper's word (isWrapperName), not one dsmlRole guessed from `call` in it. */
 function closesWatchedBlock(tag: Tag): boolean {
   return tag.family !== "dsml" || isWrapperName(tag.name.toLowerCase());
-}
-
-const PARAMETER_WORD = "parameter";
-
-/**
- * A parameter opener with one sentinel bar and no DSML word (`<{BAR}parameter
- * name=...`), which the tag grammar reads as no tag: true when it stands at `j`, NEED_MORE while the
- * text so far could still be one. In a block still open it is a stray parameter (golden P47.16).
- */
-function oneBarParameterAt(s: string, j: number, final: boolean): boolean | typeof NEED_MORE {
-  let k = j + 1;
-  if (k >= s.length) return final ? false : NEED_MORE;
-  if (!isBarCode(s.charCodeAt(k))) return false;
-  k++;
-  for (let w = 0; w < PARAMETER_WORD.length; w++, k++) {
-    if (k >= s.length) return final ? false : NEED_MORE;
-    if ((s.charCodeAt(k) | 0x20) !== PARAMETER_WORD.charCodeAt(w)) return false;
-  }
-  if (k >= s.length) return final ? false : NEED_MORE;
-  const c = s.charCodeAt(k);
-  return c === SP || c === TAB || c === GT || c === LF || c === CR;
-}
-
-/** How far past a `<` a degraded opener is looked for (its line, up to its `>`). */
-const STRAY_OPENER_REACH = 200;
-
-/**
- * A DSML parameter opener the tag grammar reads as no tag at `j` (`<` then a bar or
- * U+2581, unread-opener.ts's rule: a parameter name follows on its line): true, false, or
- * NEED_MORE while its line (up to its `>`, at most STRAY_OPENER_REACH characters) is not all here.
- */
-function unreadStrayOpenerAt(s: string, j: number, final: boolean): boolean | typeof NEED_MORE {
-  if (j + 1 >= s.length) return final ? false : NEED_MORE;
-  const c = s.charCodeAt(j + 1);
-  if (!isBarCode(c) && c !== SENTENCEPIECE_SPACE_CODE) return false;
-  let e = j + 1;
-  while (e < s.length && e - j < STRAY_OPENER_REACH) {
-    const d = s.charCodeAt(e);
-    if (d === GT || d === LF || d === CR) break;
-    e++;
-  }
-  if (e >= s.length && !final && e - j < STRAY_OPENER_REACH) return NEED_MORE;
-  return unreadParameterOpenerIn(s, j, Math.min(s.length, e + 1), "dsml") === j;
 }
 
 /** The opener with offsets relative to its own candidate span. */

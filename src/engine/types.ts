@@ -1,6 +1,7 @@
 import type { Segment } from "../parse/segments.ts";
 import type { BrokenSpan, NudgeReason, ParseOptionsInput, RecoveredCall, StrippedSpan, ToolSpec } from "../parse/types.ts";
 import type { DocContext } from "./doc-context.ts";
+import type { LineEnds } from "./line-ends.ts";
 
 export type EngineEvent =
   | { type: "text"; text: string }
@@ -79,6 +80,8 @@ export interface AnswerSoFar {
    * ends with markup still open (src/adapters/call-engines.ts): the reply goes on inside it.
    */
   readonly overflowed?: true;
+  /** The line state (the line before an opener, line-ends.ts), carried like `doc`: a later part reads on from the line the part before it left. */
+  readonly lines?: LineEnds;
 }
 
 /** A call about to be recovered, as the echo guard sees it. */

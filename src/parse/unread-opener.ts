@@ -185,3 +185,14 @@ function startsLine(span: string, at: number, from: number): boolean {
   }
   return true;
 }
+
+/**
+ * A DSML parameter opener whose `<` was lost at `i` (a sentinel bar, never an ASCII
+ * `|`; `before` is the character before it, -1 for none), dsmlOpenerAt's rule, in `span[i, to)`
+ * (its line): text mode weighs it as a stray parameter as unreadParameterOpenerIn does in a value.
+ */
+export function lostLtParameterOpenerAt(span: string, i: number, to: number, before: number): boolean {
+  if (!isSentinelBar(span.charCodeAt(i))) return false;
+  if (before === LT || before === GT || before === SLASH || isWordCode(before) || isBarCode(before)) return false;
+  return dsmlOpenerAt(span, i, i, to) && readTag(span, i, true) === null;
+}

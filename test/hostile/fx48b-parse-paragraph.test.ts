@@ -48,12 +48,12 @@ describe("the line before decides: only one ending mid-sentence (letter, digit, 
 
 describe("the line after decides: a new start runs the costume, a running word keeps it text", () => {
   const shown = (after: string) => `The agent wraps commands like\n${costume}\n${after}`;
-  for (const after of ["Then I rebuild.", "2 files left.", "* in a list", "- in a list", "# Heading", "> quoted", "<b>in</b> bold", "**", "("]) {
+  for (const after of ["Then I rebuild.", "2 files left.", "* in a list", "- in a list", "# Heading", "> quoted", "<b>In</b> bold", "**", "("]) {
     test(`${JSON.stringify(after)}: runs`, () => {
       expect(outcome(shown(after)).calls).toEqual(rmBuild);
     });
   }
-  for (const after of ["'in its replies'.", "“in its replies”.", "**in** its replies.", "_in_ its replies."]) {
+  for (const after of ["'in its replies'.", "“in its replies”.", "**in** its replies.", "_in_ its replies.", "<b>in</b> bold"]) {
     test(`${JSON.stringify(after)}: text`, () => {
       const input = shown(after);
       expect(outcome(input)).toEqual({ calls: [], broken: [], text: input });

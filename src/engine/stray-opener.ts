@@ -1,0 +1,82 @@
+import { CR, DOUBLE_VERTICAL_LINE, FULLWIDTH_BAR, GT, LF, LT, SENTENCEPIECE_SPACE_CODE, SP, TAB } from "../grammar/chars.ts";
+import { isBarCode } from "../grammar/markers.ts";
+import { NEED_MORE } from "../grammar/tags.ts";
+import { lostLtParameterOpenerAt, unreadParameterOpenerIn } from "../parse/unread-opener.ts";
+
+/**
+ * The one check of "is this a parameter opener spelling the tag grammar reads as no
+ * tag" for text mode, asked alike on a plain line (a block still open, before an orphan invoke)
+ * and in documentation inside a block still open (text-mode.ts strayInDocAt): so a spelling that
+ * refuses the block's calls on a plain line refuses them in a fence, a block quote or inline code.
+ */
+
+/** `c` may start such an opener: a `<`, or a sentinel bar whose `<` was lost (never an ASCII `|`). */
+export function mayOpenStrayParameter(c: number): boolean {
+  return c === LT || c === FULLWIDTH_BAR || c === DOUBLE_VERTICAL_LINE;
+}
+
+/**
+ * A stray parameter opener at `j` that is no tag: the one-bar spelling (golden P47.16), every
+ * spelling the DSML reader takes (`<{D}parameter=workdir>`, `<{SP}parameter name=...>`,
+ * `<{BAR}{BAR}parameter name=...>`, unread-opener.ts), or one whose `<` was lost
+ * (`{BAR}parameter name="workdir">`, `before` the character before it). NEED_MORE while its line
+ * (up to its `>`, at most STRAY_OPENER_REACH characters) is not all here.
+ */
+export function strayParameterOpenerAt(s: string, j: number, final: boolean, before: number): boolean | typeof NEED_MORE {
+  const c = s.charCodeAt(j);
+  if (c !== LT) {
+    if (!mayOpenStrayParameter(c)) return false;
+    const e = lineEnd(s, j, final);
+    return e === NEED_MORE ? NEED_MORE : lostLtParameterOpenerAt(s, j, e, before);
+  }
+  const one = oneBarParameterAt(s, j, final);
+  return one === false ? unreadStrayOpenerAt(s, j, final) : one;
+}
+
+const PARAMETER_WORD = "parameter";
+
+/**
+ * A parameter opener with one sentinel bar and no DSML word (`<{BAR}parameter
+ * name=...`), which the tag grammar reads as no tag: true when it stands at `j`, NEED_MORE while the
+ * text so far could still be one. In a block still open it is a stray parameter (golden P47.16).
+ */
+function oneBarParameterAt(s: string, j: number, final: boolean): boolean | typeof NEED_MORE {
+  let k = j + 1;
+  if (k >= s.length) return final ? false : NEED_MORE;
+  if (!isBarCode(s.charCodeAt(k))) return false;
+  k++;
+  for (let w = 0; w < PARAMETER_WORD.length; w++, k++) {
+    if (k >= s.length) return final ? false : NEED_MORE;
+    if ((s.charCodeAt(k) | 0x20) !== PARAMETER_WORD.charCodeAt(w)) return false;
+  }
+  if (k >= s.length) return final ? false : NEED_MORE;
+  const c = s.charCodeAt(k);
+  return c === SP || c === TAB || c === GT || c === LF || c === CR;
+}
+
+/** How far past its start a degraded opener is looked for (its line, up to its `>`). */
+const STRAY_OPENER_REACH = 200;
+
+/** Where the opener's reach from `j` ends (past its `>`, at its line end, or STRAY_OPENER_REACH), or NEED_MORE. */
+function lineEnd(s: string, j: number, final: boolean): number | typeof NEED_MORE {
+  let e = j + 1;
+  while (e < s.length && e - j < STRAY_OPENER_REACH) {
+    const d = s.charCodeAt(e);
+    if (d === GT || d === LF || d === CR) break;
+    e++;
+  }
+  if (e >= s.length && !final && e - j < STRAY_OPENER_REACH) return NEED_MORE;
+  return Math.min(s.length, e + 1);
+}
+
+/**
+ * A DSML parameter opener the tag grammar reads as no tag at `j` (`<` then a bar or
+ * U+2581, unread-opener.ts's rule: a parameter name follows on its line): true, false, or NEED_MORE.
+ */
+function unreadStrayOpenerAt(s: string, j: number, final: boolean): boolean | typeof NEED_MORE {
+  if (j + 1 >= s.length) return final ? false : NEED_MORE;
+  const c = s.charCodeAt(j + 1);
+  if (!isBarCode(c) && c !== SENTENCEPIECE_SPACE_CODE) return false;
+  const e = lineEnd(s, j, final);
+  return e === NEED_MORE ? NEED_MORE : unreadParameterOpenerIn(s, j, e, "dsml") === j;
+}
