@@ -27,6 +27,7 @@ function strayParametersTheBlockStillSees(): Fixture[] {
     bad("P48.3", "stray-parameter-after-a-quoted-block-closer", open("> </{D}tool_calls>\n"), "broken-markup", ["I02"]),
     bad("P48.4", "stray-parameter-after-a-closer-word-with-a-suffix", open("</{D}tool_callsX>\n"), "broken-markup", ["I02", "D08", "D08"], open("\n")),
     bad("P48.5", "stray-parameter-before-an-orphan-invoke", `${STRAY}\n${RM}`, "broken-markup", ["D08", "I02"]),
+    bad("P48.10", "stray-parameter-in-the-equals-spelling-inside-a-fence-in-the-open-block", open(`${fence}\n<{D}parameter=workdir>/tmp/scratch</{D}parameter>\n${fence}\n`).replace(`${STRAY}\n`, ""), "broken-markup", ["I02", "D08"]),
     bad("P48.8", "stray-parameter-in-the-equals-spelling-before-an-orphan-invoke", `<{D}parameter=workdir>/tmp/scratch</{D}parameter>\n${RM}`, "broken-markup", ["D08", "I02"]),
   ];
 }
@@ -73,6 +74,7 @@ function costumesAndContainers(): Fixture[] {
     none("N48.1", "costume-inside-a-running-sentence", "The agent wraps commands like\n<bash>rm -rf build</bash>\nin its replies."),
     none("N48.2", "costume-inside-a-sentence-continued-in-parentheses", "The agent wraps commands like\n<bash>\nrm -rf build\n</bash>\n(in its replies)."),
     none("N48.3", "two-costumes-inside-one-running-sentence", "The agent wraps commands like\n<bash>\nrm -rf build\n</bash>\n<bash>\nrm -rf /\n</bash>\nin its replies."),
+    none("N48.5", "costume-in-a-sentence-whose-next-line-opens-with-a-costume", "The agent wraps commands like\n<bash>rm -rf build</bash>\n<shell>ls</shell> in its replies."),
     none("N48.4", "tool-name-and-tool-args-mentioned-mid-line", 'Use <tool_call><tool_name>bash</tool_name><tool_args>{"command":"rm -rf /"}</tool_args></tool_call> to call it.'),
     bad("C48.4", "pre-code-holding-cdata", '<pre><code class="language-bash"><![CDATA[rm -rf /]]></code></pre>', "broken-markup", ["C03"]),
     ok("C48.3", "tool-call-with-tool-name-and-tool-args-elements", '<tool_call><tool_name>bash</tool_name><tool_args>{"command":"ls"}</tool_args></tool_call>', [
