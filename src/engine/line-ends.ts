@@ -1,4 +1,4 @@
-import { CR, LBRACKET, LF, SP, TAB } from "../grammar/chars.ts";
+import { COMMA, CR, LBRACKET, LF, SP, TAB } from "../grammar/chars.ts";
 
 // Text mode's line tracker (text-mode.ts) in its own file: whether the line before an opener ends
 // mid-sentence decides if a tag continues a paragraph (openers' continuesParagraph, a candidate's
@@ -88,5 +88,4 @@ function isLineSpace(c: number): boolean {
   return c === SP || c === TAB;
 }
 
-const COMMA = 0x2c;
 const MID_SENTENCE = /^[\p{L}\p{N}]$/u;

@@ -1,5 +1,5 @@
 import { NEED_MORE, type Tag } from "../grammar/tags.ts";
-import { CR, LF } from "../grammar/chars.ts";
+import { BACKTICK, COMMA, CR, DQ, GT, LBRACKET, LF, LPAREN, LT, SLASH, SP, SQ, STAR, TAB, UNDERSCORE } from "../grammar/chars.ts";
 import { closerWasContent, type CloserRule } from "../parse/closer-in-value.ts";
 import { isDsmlCallCloser, MORE_CLOSER_LINES } from "../parse/closer-ends-call.ts";
 import type { ValueTracker } from "./value-tracker.ts";
@@ -188,7 +188,6 @@ export class TentativeCloser {
 }
 
 const LOWER_CASE = /^\p{Ll}$/u;
-const STAR = 0x2a;
 /** Lead states (pending.lead): a count of punctuation, or these. */
 const STAR_FIRST = 100;
 const STAR_SPACE = 101;
@@ -197,7 +196,7 @@ const LEAD_MAX = 4;
  * What may stand before a running sentence's next word: `(`, `*`, `_`, quotes, a comma, an inline
  * code span's backtick or a link's `[`, so its first letter decides.
  */
-const SENTENCE_LEAD = new Set([0x28, STAR, 0x5f, 0x22, 0x27, 0x2c, 0x201c, 0x2018, 0xab, 0x60, 0x5b]);
+const SENTENCE_LEAD = new Set([LPAREN, STAR, UNDERSCORE, DQ, SQ, COMMA, 0x201c, 0x2018, 0xab, BACKTICK, LBRACKET]); // 0x201c “, 0x2018 ‘, 0xab «
 
 /** Inline HTML elements looked past on the line after a paragraph costume's closer line (inlineElementEnd). */
 const INLINE_ELEMENTS = new Set(["a", "abbr", "b", "cite", "code", "em", "i", "kbd", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "tt", "u", "var"]);
@@ -212,7 +211,7 @@ const INLINE_TAG_REACH = 200;
  */
 export function inlineElementEnd(s: string, i: number, final: boolean): number | typeof NEED_MORE {
   let k = i + 1;
-  if (k < s.length && s.charCodeAt(k) === 0x2f) k++;
+  if (k < s.length && s.charCodeAt(k) === SLASH) k++;
   const nameStart = k;
   while (k < s.length && k - i < INLINE_TAG_REACH) {
     const c = s.charCodeAt(k) | 0x20;
@@ -222,12 +221,12 @@ export function inlineElementEnd(s: string, i: number, final: boolean): number |
   if (k >= s.length) return final ? -1 : NEED_MORE;
   if (!INLINE_ELEMENTS.has(s.slice(nameStart, k).toLowerCase())) return -1;
   const after = s.charCodeAt(k);
-  if (after === 0x3e) return k + 1;
-  if (after !== 0x20 && after !== 0x09) return -1;
+  if (after === GT) return k + 1;
+  if (after !== SP && after !== TAB) return -1;
   while (k < s.length && k - i < INLINE_TAG_REACH) {
     const c = s.charCodeAt(k);
-    if (c === 0x3e) return k + 1;
-    if (c === 0x3c || c === 0x0a || c === 0x0d) return -1;
+    if (c === GT) return k + 1;
+    if (c === LT || c === LF || c === CR) return -1;
     k++;
   }
   return k >= s.length && !final && k - i < INLINE_TAG_REACH ? NEED_MORE : -1;
