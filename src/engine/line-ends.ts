@@ -18,7 +18,7 @@ import { COMMA, CR, LBRACKET, LF, SP, TAB } from "../grammar/chars.ts";
  */
 export class LineEnds {
   #settledBefore = -1;
-  /** The line before held a candidate's markup (a call, a costume read as text): no running sentence. */
+  /** The line before ended with a candidate's markup (a call, a costume read as text): no running sentence. */
   #settledBeforeMarkup = false;
   #last = -1;
   #lastMarkup = false;
@@ -135,8 +135,9 @@ export class LineEnds {
       this.#settledBefore = m >= from ? (inText ? s.charCodeAt(m) : -1) : this.#last;
       let b = m;
       while (b >= from && s.charCodeAt(b) !== LF && s.charCodeAt(b) !== CR) b--;
-      // The line began before this text: what was read of it so far counts too.
-      this.#settledBeforeMarkup = markup || (b < from && this.#lastMarkup);
+      // Markup last on the line before (a call's closer, markup released as text): no running
+      // sentence. Prose after markup on its line is the line's end, as after any other text.
+      this.#settledBeforeMarkup = m >= from ? inText && markup : this.#lastMarkup;
       let f = b < from ? from : b + 1;
       while (f < k && isLineSpace(s.charCodeAt(f))) f++;
       this.#beforeFirst = b < from && this.#first >= 0 ? this.#first : f < k ? s.charCodeAt(f) : -1;
@@ -154,8 +155,10 @@ export class LineEnds {
     if (this.#settledLead !== null) this.#settledLead = markup || !isIndent(s, from, to) ? null : this.#settledLead + s.slice(from, to);
     let m = to - 1;
     while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
-    if (m >= from) this.#last = s.charCodeAt(m);
-    if (markup) this.#lastMarkup = true;
+    if (m >= from) {
+      this.#last = s.charCodeAt(m);
+      this.#lastMarkup = markup;
+    }
   }
 
   /** The line before ends mid-sentence and is prose: a letter, a digit or a comma last (not `.`, `:`, `)`, a tag's `>`, ...). */

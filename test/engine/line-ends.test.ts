@@ -44,7 +44,7 @@ class EagerLineEnds {
       this.before = m >= from ? (inText ? s.charCodeAt(m) : -1) : this.last;
       let b = m;
       while (b >= from && s.charCodeAt(b) !== LF && s.charCodeAt(b) !== CR) b--;
-      this.beforeMarkup = markup || (b < from && this.lastMarkup);
+      this.beforeMarkup = m >= from ? inText && markup : this.lastMarkup;
       let f = b < from ? from : b + 1;
       while (f < k && isLineSpace(s.charCodeAt(f))) f++;
       this.beforeFirst = b < from && this.first >= 0 ? this.first : f < k ? s.charCodeAt(f) : -1;
@@ -66,8 +66,10 @@ class EagerLineEnds {
     }
     let m = to - 1;
     while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
-    if (m >= from) this.last = s.charCodeAt(m);
-    if (markup) this.lastMarkup = true;
+    if (m >= from) {
+      this.last = s.charCodeAt(m);
+      this.lastMarkup = markup;
+    }
   }
 
   endsMidSentence(): boolean {
