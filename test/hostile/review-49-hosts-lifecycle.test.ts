@@ -291,3 +291,37 @@ describe("V2: setup again, and the wake after the user wrote", () => {
     noTextLost({ text: out.text, calls: out.calls }, LEAK);
   });
 });
+
+describe("the user wrote to another model (out of scope) after the leak: no wake, no late correction", () => {
+  const LLAMA: ModelInfo = { providerID: "my-llama", id: "llama-3.3-70b", api: { id: "llama-3.3-70b", npm: "@ai-sdk/openai-compatible" } };
+
+  // Hard negative, kept: passOver is the only path that clears a pending wake when the next
+  // request is one the plugin leaves alone; a regression there wakes a session the user already
+  // took elsewhere.
+  test("V1: leak on DeepSeek, the user's next message goes to an out-of-scope Llama, idle: no wake; back on DeepSeek: no correction", async () => {
+    const proc = fakeProcess();
+    const v1 = await startV1({ providers: ["deepseek"] }, proc);
+    await build(v1, "ses_1", "msg_u1", "clean up");
+    await request(v1, "ses_1", "msg_u1", UNDECLARED);
+    const user2 = { info: { role: "user", id: "msg_u2", sessionID: "ses_1", model: { providerID: LLAMA.providerID, modelID: LLAMA.id } }, parts: [{ type: "text", text: "use llama" }] };
+    await v1.hooks["experimental.chat.messages.transform"]?.({} as never, { messages: [user2] } as never);
+    const system = { system: [] as string[] };
+    await v1.hooks["experimental.chat.system.transform"]?.({ sessionID: "ses_1", model: LLAMA } as never, system as never);
+    expect(system.system).toEqual([]);
+    await idle(v1, "ses_1");
+    expect(v1.wakes).toEqual([]);
+    expect((await build(v1, "ses_1", "msg_u3", "back")).system).toEqual([]);
+  });
+
+  test("V2: the same on the stand-in host", async () => {
+    const { host, cleanup } = await v2({ providers: ["deepseek"] });
+    await host.buildContext("ses_1", V2_DEEPSEEK, [user("msg_u1", "clean up")]);
+    await v2Reply(host, "ses_1", UNDECLARED);
+    const other = await host.buildContext("ses_1", { providerID: "my-llama", id: "llama-3.3-70b" }, [user("msg_u1", "clean up"), user("msg_u2", "use llama")]);
+    expect(other.system).toEqual([]);
+    await host.goIdle("ses_1");
+    expect(host.prompts).toEqual([]);
+    expect((await host.buildContext("ses_1", V2_DEEPSEEK, [user("msg_u3", "back")])).system).toEqual([]);
+    await cleanup!();
+  });
+});
