@@ -5,6 +5,8 @@
  * time of writing; the others are hard negatives (say so in their name).
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, spyOn, test } from "bun:test";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { jsonSchema, streamText, tool } from "ai";
 import path from "node:path";
 import { server } from "../../src/plugin/index.ts";
 import type { V2Message, V2ModelRef } from "../../src/plugin/v2/host-types.ts";
@@ -226,5 +228,40 @@ describe("V2 listed twice: `providers` is not handed over either", () => {
   });
   test("hard negative: listed once with [\"*\"], the leak on the unnamed provider runs (the findings can fail)", async () => {
     expect(await v2Calls([{ providers: ["*"] }], V2_LOCAL)).toEqual(["bash"]);
+  });
+});
+
+describe("V2: a later entry's narrowing and a language model the serving entry already wrapped", () => {
+  const tools = { bash: tool({ description: "run", inputSchema: jsonSchema<{ command: string }>({ type: "object", properties: { command: { type: "string" } }, required: ["command"] }) }) };
+
+  /** Setup A; the host wraps a model through A's language hook; then (if asked) setup B on the same host; then a leak through the wrapped model. */
+  async function wrappedThenNarrowed(narrow: boolean) {
+    const { definition } = await loadLikeV2(ROOT);
+    const host = new StandInHost();
+    await definition.setup!(host.context({ providers: ["deepseek"] }));
+    const provider = createOpenAICompatible({ name: "deepseek", baseURL: upstream.baseURL, apiKey: "k" });
+    const event = await host.language({ model: { id: "deepseek-chat", modelID: "deepseek-chat", providerID: "deepseek", package: "@ai-sdk/openai-compatible" }, sdk: provider, options: {}, language: provider.chatModel("deepseek-chat") } as never);
+    if (narrow) await definition.setup!(host.context({ providers: ["deepseek"], responseFix: { denyTools: ["bash"] } }));
+    script = () => LEAK;
+    const result = streamText({ model: event.language as never, prompt: "run the tests", tools });
+    const parts = [];
+    for await (const part of result.fullStream) parts.push(part);
+    return parts.filter((p) => p.type === "tool-call").map((p) => (p as { toolName: string }).toolName);
+  }
+
+  // FINDING (severity: wrong execution, low likelihood; src/plugin/v2/setup.ts `restrict` builds a
+  // new `middleware`, but the language hook handed the host a model wrapped with the old one, and
+  // wrapWithMiddleware (src/plugin/v2/language.ts) keeps that object). Only when the later entry
+  // is set up after the host already took a wrapped model (a plugin added or reloaded at runtime
+  // while the host keeps its language model) does the deny list not reach the AI SDK route: the
+  // denied bash call runs. The HTTP hooks read the new HttpRepair per call and are not affected.
+  // Expected: the wrapped model reads the current restrictions per call (e.g. a middleware that
+  // looks up the instance's adapter at wrapStream time).
+  test("FINDING: a deny list handed over after the model was wrapped still stops the call", async () => {
+    expect(await wrappedThenNarrowed(true)).toEqual([]);
+  });
+
+  test("hard negative: without the later entry the wrapped model recovers the call (the finding can fail)", async () => {
+    expect(await wrappedThenNarrowed(false)).toEqual(["bash"]);
   });
 });
