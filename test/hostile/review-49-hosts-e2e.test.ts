@@ -1,7 +1,7 @@
 /**
  * Hostile review 49: the plugin listed twice in the real OpenCode 1.18.33 (`opencode run`,
- * node_modules/opencode-linux-x64, the fake model of test/e2e/harness.ts). Tests named FINDING fail
- * on main at the time of writing.
+ * node_modules/opencode-linux-x64, the fake model of test/e2e/harness.ts). The test that was a FINDING is
+ * named by the rule now kept (src/plugin/wiring.ts narrowScope).
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, symlinkSync } from "node:fs";
@@ -20,7 +20,7 @@ afterEach(async () => {
 });
 
 describe("OpenCode 1.18.33: the plugin listed twice (the package path and a second spelling of it)", () => {
-  // FINDING (severity: wrong execution; src/plugin/wiring.ts mergeRestrictions and
+  // Was a FINDING (severity: wrong execution; src/plugin/wiring.ts mergeRestrictions and
   // src/plugin/index.ts hand a later entry's responseFix and parse to the serving entry, never its
   // `providers`, a security option in src/options/spec.ts). The real 1.18.33 loads both entries
   // (the "listed more than once" warning is logged), the first serves with its own scope ["*"],
@@ -43,7 +43,7 @@ describe("OpenCode 1.18.33: the plugin listed twice (the package path and a seco
   }
 
   test(
-    "FINDING: entries [\"*\"] then [\"elsewhere\"]: a leak from the fake provider does not run",
+    "providers is the overlap of the entries: [\"*\"] then [\"elsewhere\"] leaves the fake provider's leak as text",
     async () => {
       expect(await twoEntries(["*"], ["elsewhere"])).toEqual({ calls: [], written: false });
     },
@@ -51,7 +51,7 @@ describe("OpenCode 1.18.33: the plugin listed twice (the package path and a seco
   );
 
   test(
-    "hard negative: the same two entries the other way round leave the leak as text (the order decides; the finding can fail)",
+    "hard negative: the same two entries the other way round leave the leak as text (order does not matter)",
     async () => {
       expect(await twoEntries(["elsewhere"], ["*"])).toEqual({ calls: [], written: false });
     },
