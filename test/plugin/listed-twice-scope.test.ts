@@ -161,11 +161,12 @@ describe("V2: a model the language hook wrapped reads the current scope at each 
   async function wrapped(first: unknown, later: unknown[]) {
     const { definition } = await loadLikeV2(ROOT);
     const host = new StandInHost();
-    const cleanups = [await definition.setup!(host.context(first))];
+    type Cleanup = (() => Promise<void>) | undefined;
+    const cleanups = [(await definition.setup!(host.context(first))) as Cleanup];
     const provider = createOpenAICompatible({ name: "deepseek", baseURL: upstream.baseURL, apiKey: "k" });
     const language = provider.chatModel("deepseek-chat");
     const event = await host.language({ model: { id: "deepseek-chat", modelID: "deepseek-chat", providerID: "deepseek", package: "@ai-sdk/openai-compatible" }, sdk: provider, options: {}, language } as never);
-    for (const options of later) cleanups.push(await definition.setup!(host.context(options)));
+    for (const options of later) cleanups.push((await definition.setup!(host.context(options))) as Cleanup);
     const result = streamText({ model: event.language as never, prompt: "run the tests", tools });
     const parts = [];
     for await (const part of result.fullStream) parts.push(part);
@@ -190,12 +191,12 @@ describe("V2: [] placed first claims the host, and its cleanup gives it back", (
   test("[] then [\"deepseek\"] stands aside; after the [] entry's cleanup, a setup again serves", async () => {
     const { definition } = await loadLikeV2(ROOT);
     const host = new StandInHost();
-    const off = await definition.setup!(host.context({ providers: [] }));
+    const off = (await definition.setup!(host.context({ providers: [] }))) as (() => Promise<void>) | undefined;
     expect(typeof off).toBe("function");
     const aside = await definition.setup!(host.context({ providers: ["deepseek"] }));
     expect(aside).toBeUndefined();
     await off!();
-    const serving = await definition.setup!(host.context({ providers: ["deepseek"] }));
+    const serving = (await definition.setup!(host.context({ providers: ["deepseek"] }))) as (() => Promise<void>) | undefined;
     expect(typeof serving).toBe("function");
     await serving!();
   });
