@@ -18,8 +18,6 @@
 import { describe, expect, test } from "bun:test";
 import type { ServerResponse } from "node:http";
 import fc from "fast-check";
-import { repairFetch } from "../../src/adapters/fetch.ts";
-import { repairMiddleware } from "../../src/adapters/middleware.ts";
 import { parse } from "../../src/engine/parse.ts";
 import { REMOVED_NOTE, redactLeaks } from "../../src/history/sanitize.ts";
 import type { ToolSpec } from "../../src/parse/types.ts";
@@ -50,6 +48,7 @@ import {
 } from "../property/diff-harness.ts";
 import { proxyFixture, type Proxy, type Upstream } from "../proxy/support.ts";
 import { everyChar, randomCuts } from "../support/run-engine.ts";
+import { historyChatBody, replayedInProcess } from "./review-49-diff-support.ts";
 
 const SEED = Number(process.env.DIFF_SEED ?? 20261207);
 
@@ -60,7 +59,7 @@ const toolsFor = (f: Fixture) => (f.tools ? fixtureTools.filter((t) => f.tools!.
 const pool = stored.filter((f) => !f.options && !f.reservedNames && f.bufferLimit === undefined && !f.given && !f.nativeToolCalls && f.id !== "S06");
 
 const SECOND = `<${D}tool_calls>\n<${D}invoke name="bash">\n<${D}parameter name="command" string="true">echo two</${D}parameter>\n</${D}invoke>\n</${D}tool_calls>`;
-export const mutations: Record<string, (s: string) => string> = {
+const mutations: Record<string, (s: string) => string> = {
   none: (s) => s,
   crlf: (s) => s.replaceAll("\n", "\r\n"),
   trailSpaces: (s) => s.replaceAll("\n", " \n"),
@@ -194,36 +193,14 @@ describe("review 49: every entry agrees on mutated golden fixtures (hard negativ
 
 // ------------------------------------------------------------------------------------------------ history
 
-let sent = "";
-const recorder = (async (input: string | URL | Request, init?: RequestInit) => {
-  sent = await new Request(input, init).text();
-  return new Response(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }] }), { status: 200, headers: { "content-type": "application/json" } });
-}) as unknown as typeof fetch;
-
-/** The replayed assistant text as each history entry sends it upstream. */
-export async function replayed(text: string, tools: readonly ToolSpec[], withProxy = false): Promise<Record<string, string>> {
-  const fetcher = repairFetch({}, recorder);
-  const out: Record<string, string> = { redactLeaks: redactLeaks(text, {}, tools).text };
-  const chat = { model: "m", tools: tools.map((t) => ({ type: "function", function: { name: t.name, parameters: t.parameters } })), messages: [{ role: "user", content: "go" }, { role: "assistant", content: text }, { role: "user", content: "and?" }] };
-  await fetcher("http://m.test/v1/chat/completions", { method: "POST", body: JSON.stringify(chat) });
-  out.fetchChat = JSON.parse(sent).messages[1].content;
-  const messages = { model: "m", max_tokens: 5, tools: tools.map((t) => ({ name: t.name, input_schema: t.parameters ?? { type: "object" } })), messages: [{ role: "user", content: "go" }, { role: "assistant", content: [{ type: "text", text }] }, { role: "user", content: "and?" }] };
-  await fetcher("http://m.test/v1/messages", { method: "POST", body: JSON.stringify(messages) });
-  out.fetchAnthropic = JSON.parse(sent).messages[1].content.map((b: { text: string }) => b.text).join("");
-  const responses = { model: "m", tools: tools.map((t) => ({ type: "function", name: t.name, parameters: t.parameters })), input: [{ role: "user", content: "go" }, { type: "message", role: "assistant", content: [{ type: "output_text", text }] }, { role: "user", content: "and?" }] };
-  await fetcher("http://m.test/v1/responses", { method: "POST", body: JSON.stringify(responses) });
-  const item = JSON.parse(sent).input[1];
-  out.fetchResponses = typeof item.content === "string" ? item.content : item.content.map((b: { text: string }) => b.text).join("");
-  const middleware = repairMiddleware({});
-  const prompt = [{ role: "user", content: [{ type: "text", text: "go" }] }, { role: "assistant", content: [{ type: "text", text }] }, { role: "user", content: [{ type: "text", text: "and?" }] }];
-  const params = (await middleware.transformParams!({ type: "generate", params: { prompt, tools: tools.map((t) => ({ type: "function", name: t.name, inputSchema: t.parameters ?? { type: "object" } })) } as any, model: {} as any })) as any;
-  out.middleware = params.prompt[1].content.map((p: { text: string }) => p.text).join("");
+/** The replayed assistant text as each history entry sends it upstream, the proxy's chat route with them. */
+async function replayed(text: string, tools: readonly ToolSpec[], withProxy = false): Promise<Record<string, string>> {
+  const out = await replayedInProcess(text, tools);
   if (withProxy) {
     upstream.answer(json({ id: "c1", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }] }));
-    await throughProxy("/v1/chat/completions", chat);
-    const seen = upstream.seen.at(-1)!;
+    await throughProxy("/v1/chat/completions", historyChatBody(text, tools));
     // The proxy may add a correction turn (its correction is on): the replayed assistant turn by role.
-    out.proxyChat = JSON.parse(seen.body).messages.find((x: { role: string }) => x.role === "assistant").content;
+    out.proxyChat = JSON.parse(upstream.seen.at(-1)!.body).messages.find((x: { role: string }) => x.role === "assistant").content;
   }
   return out;
 }

@@ -1,0 +1,213 @@
+/**
+ * Review 49 (differential, hostile; tests only, no source change). The harness in
+ * review-49-diff-entries.test.ts found every entry (parse, engine at any split, fetch on three wires
+ * as SSE and JSON, middleware stream and generate, proxy, a reasoning channel first) in agreement on
+ * one text part; the disagreements are between one part and two parts of the same reply, between a
+ * golden fixture and the same fixture after a prefix or after an earlier call, and between the live
+ * path and history. Each failing test below proves one finding: what, severity, suspected source.
+ * Tests marked "hard negative" pass on main and pin the behaviour the finding departs from.
+ * No DSML marker bytes here: fixtures are read from fixtures.json, new text is built by live().
+ */
+import { describe, expect, test } from "bun:test";
+import { parse } from "../../src/engine/parse.ts";
+import { REMOVED_NOTE, redactLeaks } from "../../src/history/sanitize.ts";
+import type { Fixture } from "../golden/build-fixtures.ts";
+import { live } from "../golden/notation.ts";
+import { fixtureTools } from "../golden/tools.ts";
+import { anthropicJson, anthropicStream, engineRun, responsesJson, responsesStream, spannedEngineRun, type Scenario } from "../property/diff-harness.ts";
+import { everyChar, observable, randomCuts, runEngine } from "../support/run-engine.ts";
+import { replayedInProcess as replayed } from "./review-49-diff-support.ts";
+
+const stored = (await Bun.file(new URL("../golden/fixtures.json", import.meta.url)).json()) as Fixture[];
+const fx = (id: string) => stored.find((f) => f.id === id)!.input;
+
+/** parse(), asserting the engine char by char and at seeded random splits reads the same (no split finding). */
+function read(text: string) {
+  const whole = observable(runEngine(text, [], fixtureTools));
+  expect(observable(runEngine(text, everyChar(text.length), fixtureTools))).toEqual(whole);
+  for (let seed = 1; seed <= 5; seed++) expect(observable(runEngine(text, randomCuts(text.length, 4900 + seed, 16), fixtureTools))).toEqual(whole);
+  const p = parse(text, fixtureTools);
+  return { commands: p.calls.map((c) => (c.input as { command?: unknown }).command ?? c.tool), nudge: p.nudge, text: p.text };
+}
+
+// FINDING 1 (high: wrong execution; src/parse Qwen3-Coder reader (`<function=NAME>` body) and the
+// costume reader, src/engine/text-mode.ts line-start rule for the `<tool_call>` wrapper). Golden
+// O48.4 (a Qwen3-Coder write whose body is YAML, `content: |`, holding `<shell>rm -rf build</shell>`)
+// is refused as broken markup when `<tool_call>` opens a line. Put anything before the `<tool_call>`
+// on its line (a lead-in "Sure: ", an earlier call's or block's closer: golden B45.2, D01, I10, C02,
+// O01 glued or a space apart) or leave the wrapper out, and the wrapper is no longer read: the
+// `<shell>` costume inside the write's body runs `rm -rf build`, and the `</function>\n</tool_call>`
+// after it is stripped as the S03 tail. The same write with `<parameter=...>` tags is read as a write
+// wherever its wrapper stands (hard negative below), so only the YAML body loses its outer call.
+// Expected: refused (broken-markup, nothing runs), as at the line start.
+describe("finding 1: a costume inside a Qwen3-Coder YAML-body write runs when its <tool_call> is not at a line start", () => {
+  const O484 = fx("O48.4");
+  const BODY = O484.slice("<tool_call>\n".length);
+  const cases: [string, string][] = [
+    ["a lead-in on the wrapper's line", `Sure: ${O484}`],
+    ["a recovered DSML block's closer, a space apart (D01 + O48.4)", `${fx("D01")} ${O484}`],
+    ["a Hermes call's closer, a space apart (O01 + O48.4)", `${fx("O01")} ${O484}`],
+    ["a refused DSML block's closer, glued (B45.2 + O48.4)", `${fx("B45.2")}${O484}`],
+    ["no <tool_call> wrapper at all", BODY.replace("\n</tool_call>", "")],
+  ];
+  for (const [what, text] of cases) {
+    test(`${what}: rm -rf build does not run`, () => {
+      expect(read(text).commands).not.toContain("rm -rf build");
+    });
+  }
+  test("hard negative: O48.4 at a line start is refused (passes today)", () => {
+    expect(read(`Sure:\n${O484}`)).toMatchObject({ commands: [], nudge: "broken-markup" });
+  });
+  test("hard negative: the same write with <parameter=...> tags after a lead-in is a write, its costume kept in the content (passes today)", () => {
+    const text = "Sure: <tool_call>\n<function=write>\n<parameter=filePath>a.md</parameter>\n<parameter=content>\n<shell>\nrm -rf build\n</shell>\n</parameter>\n</function>\n</tool_call>";
+    expect(read(text).commands).toEqual(["write"]);
+  });
+});
+
+// FINDING 2 (high: wrong execution in one entry; src/engine/engine.ts endSpan and the state text
+// mode keeps after it: src/engine/text-mode.ts stray-parameter rules, example-in-value refusal).
+// A reply whose text reaches the adapter as two parts (Responses: two output_text parts or two
+// message items; Anthropic: two text blocks with a thinking block between) is read by one engine
+// with endSpan() between the parts (the design: a part boundary ends markup). When the boundary
+// falls inside an outer call, the example in that call's value runs, although the whole reply does
+// not run it (the write runs with the example as its content, S02.9 / E45.8) and neither part read
+// alone runs it (the first is a cut-off call, the second broken markup: its loose parameter
+// openers refuse it). Cuts as plain as the end of the `<invoke name="write">` line do it
+// (S02.9, cut after that line). Likewise golden P48.8 (a stray parameter before an orphan invoke,
+// refused) cut after its first `<`: the orphan's `rm -rf ./*` runs without its workdir. The same
+// split with no thinking block between (Anthropic text blocks back to back, one span) agrees with
+// the whole. Not the pinned "held block calls run at endSpan" gap: the call that runs is not held
+// at the boundary, it is read in the part after it. Expected: the part after a boundary that cut
+// markup is read as a fresh reply is (its loose parameter / closer lines refuse what follows), or
+// nothing in it runs that the whole reply refuses.
+describe("finding 2: a reply cut into two text parts inside an outer call runs the example in its value", () => {
+  const cases: [string, string, number, string][] = [
+    ["S02.9 (Claude write holding a Qwen3-Coder example) cut after the invoke line", "S02.9", fx("S02.9").indexOf("\n<parameter"), "rm -rf x"],
+    ["E45.8 (tool-named write holding a DSML example) cut inside its filePath tag", "E45.8", 29, "rm -rf x"],
+    ["P48.8 (stray parameter before an orphan invoke) cut after its first <", "P48.8", 1, "rm -rf ./*"],
+  ];
+  for (const [what, id, cut, command] of cases) {
+    const text = fx(id);
+    const parts = [text.slice(0, cut), text.slice(cut)];
+    const s: Scenario = { text, tools: fixtureTools };
+    test(`${what}: neither the whole nor either part alone runs ${command} (hard negative, passes today)`, () => {
+      expect(engineRun(s, []).calls.map((c) => (c.input as { command?: string }).command)).not.toContain(command);
+      for (const part of parts) expect(parse(part, fixtureTools).calls.map((c) => (c.input as { command?: string }).command)).not.toContain(command);
+    });
+    test(`${what}: Responses (two parts, two items), Anthropic (thinking between) and the spanned engine do not run ${command}`, async () => {
+      const runs = {
+        spannedEngine: spannedEngineRun(s, parts),
+        responsesParts: await responsesJson(s, [parts]),
+        responsesItems: await responsesJson(s, [[parts[0]!], [parts[1]!]]),
+        responsesSse: await responsesStream(s, 3, [parts]),
+        anthropicThinkingBetween: await anthropicJson(s, parts, true),
+        anthropicSseThinkingBetween: await anthropicStream(s, 3, parts, true),
+      };
+      const ran = Object.fromEntries(Object.entries(runs).map(([k, r]) => [k, r.calls.some((c) => (c.input as { command?: string }).command === command)]));
+      expect(ran).toEqual(Object.fromEntries(Object.keys(runs).map((k) => [k, false])));
+    });
+  }
+  test("hard negative: Anthropic text blocks back to back (one span) agree with the whole (passes today)", async () => {
+    const text = fx("S02.9");
+    const cut = text.indexOf("\n<parameter");
+    const s: Scenario = { text, tools: fixtureTools };
+    expect((await anthropicJson(s, [text.slice(0, cut), text.slice(cut)])).calls).toEqual(engineRun(s, []).calls);
+  });
+});
+
+// FINDING 3 (medium: wrong execution; src/engine/text-mode.ts LineEnds after a call span, read by
+// src/engine/candidate.ts / tentative-closer.ts for review 48's paragraph costume). Golden N48.2 and
+// N48.5 keep a costume that sits inside a sentence as text ("The agent wraps commands like\n<bash>...
+// </bash>\n(in its replies)."). When the sentence starts on the line of an earlier call's closer
+// (`</tool_call> The agent wraps...`, a DSML block's closer then a space), the line before the
+// costume is read as a fresh line and `rm -rf build` runs. The same sentence after plain prose on
+// that line ("OK. The agent wraps...") stays text. Expected: the line that began after a call's
+// closer is still the line before the costume (text, nothing runs beyond the earlier call).
+describe("finding 3: the paragraph costume rule forgets the line after a call's closer", () => {
+  const N482 = fx("N48.2");
+  const N485 = fx("N48.5");
+  const HERMES = '<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}\n</tool_call>';
+  const cases: [string, string][] = [
+    ["a Hermes call's closer then N48.2", `${HERMES} ${N482}`],
+    ["a DSML block's closer then N48.2 (D02 + N48.2)", `${fx("D02")} ${N482}`],
+    ["a DSML block's closer then N48.5 (D02 + N48.5)", `${fx("D02")} ${N485}`],
+    ["J29.2 glued to N48.2", `${fx("J29.2")}${N482}`],
+  ];
+  for (const [what, text] of cases) {
+    test(`${what}: rm -rf build does not run`, () => {
+      expect(read(text).commands).not.toContain("rm -rf build");
+    });
+  }
+  test("hard negative: the same sentence after plain prose on its line stays text (passes today)", () => {
+    expect(read(`OK. ${N482}`)).toMatchObject({ commands: [], nudge: null });
+    expect(read(`OK. ${N485}`)).toMatchObject({ commands: [], nudge: null });
+  });
+});
+
+// FINDING 4 (medium-low: wrong execution; src/engine/text-mode.ts strayOutsideBlock after a block
+// whose closer was read inside a value). Golden P48.5 (a stray parameter before an orphan invoke)
+// is refused wherever it stands after prose, after a recovered DSML block or after B45.2's refused
+// block on the same line. After golden A40.22 (a block closer quoted inside a command value, then
+// the real closer) on the same line, the orphan invoke's `rm -rf ./*` runs without its workdir.
+// Expected: refused (broken-markup), as after any other text.
+describe("finding 4: a stray parameter before an orphan invoke, after A40.22's block on the same line", () => {
+  const P485 = fx("P48.5");
+  test("A40.22 then P48.5 a space apart: rm -rf ./* does not run", () => {
+    expect(read(`${fx("A40.22")} ${P485}`).commands).not.toContain("rm -rf ./*");
+  });
+  test("hard negative: after prose, after D02 or after B45.2 on the same line it is refused (passes today)", () => {
+    for (const before of ["Done.</x>", fx("D02"), fx("B45.2")]) expect(read(`${before} ${P485}`).commands).not.toContain("rm -rf ./*");
+  });
+});
+
+// FINDING 5 (medium: history keeps markup the live path runs; src/history/sanitize.ts redactReply,
+// the DocContext it reads the rest of the reply with after a replaced span). A DeepSeek V3 legacy
+// call whose arguments sit in a ```json fence closed on the `<{BAR}tool{SP}call{SP}end{BAR}>` line (golden L01,
+// L06) leaves, in history, a fence open for the rest of the reply (the line "```<token>" is no
+// closing fence): every later leak is kept as written. Live, the L01 call and the DSML block after
+// it both run; replayed, only L01 is replaced, the DSML block goes up verbatim (and re-read live,
+// it runs), so the model sees its own leaked call kept in its history. Same through every history
+// entry (fetch on three wires, middleware, proxy). Expected: every span the live path recovers is
+// replaced by the note.
+describe("finding 5: history keeps the calls after a DeepSeek V3 fenced call", () => {
+  const AFTER = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">echo two</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+  const E291 = fx("E29.1");
+  const cases: [string, string][] = [
+    ["L01 then a DSML block", `${fx("L01")}\n\n${AFTER}`],
+    ["L06 then a DSML block", `${fx("L06")}\n\n${AFTER}`],
+    ["L01 then a tool-named DSML call (E29.1)", `${fx("L01")} ${E291}`],
+  ];
+  for (const [what, text] of cases) {
+    test(`${what}: live runs both; every history entry replaces both`, async () => {
+      expect(parse(text, fixtureTools).calls).toHaveLength(2);
+      const all = await replayed(text, fixtureTools);
+      for (const [entry, out] of Object.entries(all)) {
+        expect({ entry, notes: out.split(REMOVED_NOTE).length - 1, runsAgain: parse(out, fixtureTools).calls.length }).toEqual({ entry, notes: 2, runsAgain: 0 });
+      }
+    });
+  }
+  test("hard negative: the DSML block first, then L01: both replaced (passes today)", () => {
+    const out = redactLeaks(`${AFTER}\n\n${fx("L01")}`, {}, fixtureTools);
+    expect(out.removed).toBe(2);
+  });
+});
+
+// FINDING 6 (low: history keeps markup the live path hid; src/history/sanitize.ts /
+// src/history/stray-markup.ts, a legacy token run glued to an HTML costume's closer). Golden C02
+// (`<pre><code>shell\nls -la\n</code></pre>`, runs) glued to golden L07.1 (a DeepSeek V3 call with no
+// separator, refused: broken-markup). Live: ls -la runs, L07.1 is reported and stripped (S03 tail).
+// Replayed: C02 is replaced, L07.1's tokens go up as written (re-read live they nudge again), although
+// L07.1 alone, or after C02 on the next line, is replaced. Expected: the note takes L07.1 too.
+describe("finding 6: history keeps a V3 legacy call glued to an HTML costume's closer", () => {
+  test("C02 glued to L07.1: no legacy token left in the replayed text", () => {
+    const text = `${fx("C02")}${fx("L07.1")}`;
+    const p = parse(text, fixtureTools);
+    expect({ calls: p.calls.length, nudge: p.nudge }).toEqual({ calls: 1, nudge: "broken-markup" });
+    const out = redactLeaks(text, {}, fixtureTools);
+    expect(parse(out.text, fixtureTools).broken).toEqual([]);
+  });
+  test("hard negative: C02 then L07.1 on the next line: both replaced (passes today)", () => {
+    const out = redactLeaks(`${fx("C02")}\n${fx("L07.1")}`, {}, fixtureTools);
+    expect(parse(out.text, fixtureTools).broken).toEqual([]);
+  });
+});
