@@ -211,3 +211,35 @@ describe("finding 6: history keeps a V3 legacy call glued to an HTML costume's c
     expect(parse(out.text, fixtureTools).broken).toEqual([]);
   });
 });
+
+// FINDING 7 (medium: history keeps a call the live path runs; src/history/sanitize.ts redactReply /
+// the history engine's reading after the first replaced span). Two calls the live path runs both of,
+// the second right after the first (glued, a space apart, or on the next line): history replaces the
+// first and sends the second up as written, and re-read live it runs again (the model sees a leaked
+// call of its own kept in its history and imitates it). Found by pairing golden fixtures: Kimi tokens
+// without their `<` (R11.3) glued to an XML tool_call (C01); an HTML pre/code costume (C02) glued to a
+// Kimi section (O04); a Kimi section without its `<` (R11.4) then an element-style call (I09); a
+// DSML toolcall with a fenced JSON body (I10) then a DSML block a space apart (A41.5); a plain
+// tool-named write (E29.8) then a DSML tool-named write on the next line (E45.10). Same through
+// every in-process history entry. Expected: both spans replaced by the note, as for O04 then C01.
+describe("finding 7: history replaces only the first of two calls the live path runs", () => {
+  const pairs: [string, string, string][] = [
+    ["R11.3", "", "C01"],
+    ["C02", "", "O04"],
+    ["R11.4", " ", "I09"],
+    ["I10", " ", "A41.5"],
+    ["E29.8", "\n", "E45.10"],
+  ];
+  for (const [a, sep, b] of pairs) {
+    test(`${a} ${JSON.stringify(sep)} ${b}: nothing in the replayed text runs again`, async () => {
+      const text = `${fx(a)}${sep}${fx(b)}`;
+      expect(parse(text, fixtureTools).calls.length).toBeGreaterThanOrEqual(2);
+      const all = await replayed(text, fixtureTools);
+      const runsAgain = Object.fromEntries(Object.entries(all).map(([entry, out]) => [entry, parse(out, fixtureTools).calls.length]));
+      expect(runsAgain).toEqual(Object.fromEntries(Object.keys(all).map((k) => [k, 0])));
+    });
+  }
+  test("hard negative: O04 glued to C01, and a space apart: both replaced (passes today)", () => {
+    for (const sep of ["", " "]) expect(redactLeaks(`${fx("O04")}${sep}${fx("C01")}`, {}, fixtureTools).removed).toBe(2);
+  });
+});
