@@ -115,15 +115,19 @@ describe("finding 2: a reply cut into two text parts inside an outer call runs t
   });
 });
 
-// FINDING 3 (medium: wrong execution; src/engine/text-mode.ts LineEnds after a call span, read by
+// FINDING 3 (high: wrong execution; src/engine/text-mode.ts LineEnds after a call span or after text
+// released from a held candidate, read by
 // src/engine/candidate.ts / tentative-closer.ts for review 48's paragraph costume). Golden N48.2 and
 // N48.5 keep a costume that sits inside a sentence as text ("The agent wraps commands like\n<bash>...
 // </bash>\n(in its replies)."). When the sentence starts on the line of an earlier call's closer
 // (`</tool_call> The agent wraps...`, a DSML block's closer then a space), the line before the
 // costume is read as a fresh line and `rm -rf build` runs. The same sentence after plain prose on
-// that line ("OK. The agent wraps...") stays text. Expected: the line that began after a call's
-// closer is still the line before the costume (text, nothing runs beyond the earlier call).
-describe("finding 3: the paragraph costume rule forgets the line after a call's closer", () => {
+// that line ("OK. The agent wraps...") stays text. Worse, the rule also fails on lines of their own
+// after markup the engine held and then released as text (an unclosed Hermes call, an unclosed
+// plain element), so the line tracker seems to miss released text, not only a call's span.
+// Expected: the line that began after a call's closer, or after released text, is still the line
+// before the costume (text, nothing runs beyond the earlier call).
+describe("finding 3: the paragraph costume rule forgets the line before it after a call or after released markup", () => {
   const N482 = fx("N48.2");
   const N485 = fx("N48.5");
   const HERMES = '<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}\n</tool_call>';
@@ -132,10 +136,18 @@ describe("finding 3: the paragraph costume rule forgets the line after a call's 
     ["a DSML block's closer then N48.2 (D02 + N48.2)", `${fx("D02")} ${N482}`],
     ["a DSML block's closer then N48.5 (D02 + N48.5)", `${fx("D02")} ${N485}`],
     ["J29.2 glued to N48.2", `${fx("J29.2")}${N482}`],
+    // The same rule after markup held and released as text, on lines of their own: an unclosed
+    // Hermes call (O01.4, which alone runs `ls`) and an unclosed plain element (E29.n9, text).
+    // O01.4 then N48.3 runs `rm -rf build` and `rm -rf /` (and not `ls`); "in its replies." is
+    // stripped as the S03 tail.
+    ["O01.4 then N48.3 on the next line", `${fx("O01.4")}\n${fx("N48.3")}`],
+    ["E29.n9 then N48.2 a blank line apart", `${fx("E29.n9")}\n${N482}`],
   ];
   for (const [what, text] of cases) {
     test(`${what}: rm -rf build does not run`, () => {
-      expect(read(text).commands).not.toContain("rm -rf build");
+      const { commands } = read(text);
+      expect(commands).not.toContain("rm -rf build");
+      expect(commands).not.toContain("rm -rf /");
     });
   }
   test("hard negative: the same sentence after plain prose on its line stays text (passes today)", () => {
@@ -241,5 +253,52 @@ describe("finding 7: history replaces only the first of two calls the live path 
   }
   test("hard negative: O04 glued to C01, and a space apart: both replaced (passes today)", () => {
     for (const sep of ["", " "]) expect(redactLeaks(`${fx("O04")}${sep}${fx("C01")}`, {}, fixtureTools).removed).toBe(2);
+  });
+});
+
+// FINDING 8 (high: wrong execution; src/engine/text-mode.ts orphan-invoke state left by a prose
+// mention, and the example-in-value refusal of review 46 (S46.x)). Golden S46.3 (a Qwen3-Coder
+// write whose `<function =write>` tag is unreadable, holding an example call) and S46.2 (a bare
+// invoke with a zero-width space, holding the same example) are refused (broken-markup), also after
+// a paragraph of plain prose. After golden N14 or N4.4 (a sentence that mentions a DSML invoke
+// opener, `Models emit <{D}invoke name="bash"> followed by parameters.`), a blank line apart, the
+// example runs `rm -rf x`. The mention runs nothing itself and the blank line ends its paragraph.
+// Expected: refused as after any prose.
+describe("finding 8: a prose mention of a DSML invoke opener lets a later example in an unreadable outer call run", () => {
+  const pairs: [string, string][] = [
+    ["N14", "S46.3"],
+    ["N14", "S46.2"],
+    ["N4.4", "S46.3"],
+  ];
+  for (const [a, b] of pairs) {
+    test(`${a}, a blank line, ${b}: rm -rf x does not run`, () => {
+      expect(read(`${fx(a)}\n\n${fx(b)}`).commands).not.toContain("rm -rf x");
+    });
+  }
+  test("hard negative: after plain prose S46.3 is refused (passes today)", () => {
+    expect(read(`Some prose here.\n\n${fx("S46.3")}`)).toMatchObject({ commands: [], nudge: "broken-markup" });
+  });
+});
+
+// FINDING 9 (medium-high: wrong execution; src/engine/text-mode.ts stray-parameter rules (P47.11,
+// strayOutsideBlock, review 48's P48.x) after a call cut off mid-reply). Golden P48.5 / P48.8 (a
+// stray parameter, `workdir`, before an orphan invoke) and P47.5 (the stray before the invoke in its
+// block) are refused: the invoke would run without the workdir the model stated. After a call the
+// reply cut off (golden R7.9, a namespaced wrapper never closed; B07, an orphan invoke cut off in
+// its value; R7.10, a bare invoke cut off), the same text runs `rm -rf ./*` without its workdir.
+// Expected: refused (the cut-off call is reported as well).
+describe("finding 9: a stray parameter before an invoke, after a call cut off earlier in the reply", () => {
+  const pairs: [string, string, string][] = [
+    ["R7.9", "\n\n", "P48.8"],
+    ["B07", "\n\n", "P48.5"],
+    ["R7.10", "\n", "P47.5"],
+  ];
+  for (const [a, sep, b] of pairs) {
+    test(`${a} ${JSON.stringify(sep)} ${b}: rm -rf ./* does not run`, () => {
+      expect(read(`${fx(a)}${sep}${fx(b)}`).commands).not.toContain("rm -rf ./*");
+    });
+  }
+  test("hard negative: each of P48.8, P48.5, P47.5 after plain prose is refused (passes today)", () => {
+    for (const b of ["P48.8", "P48.5", "P47.5"]) expect(read(`Checking.\n\n${fx(b)}`).commands).not.toContain("rm -rf ./*");
   });
 });
