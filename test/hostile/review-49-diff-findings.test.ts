@@ -302,3 +302,21 @@ describe("finding 9: a stray parameter before an invoke, after a call cut off ea
     for (const b of ["P48.8", "P48.5", "P47.5"]) expect(read(`Checking.\n\n${fx(b)}`).commands).not.toContain("rm -rf ./*");
   });
 });
+
+// FINDING 10 (low: missed call / missed nudge, and history departing from live; src/engine (the
+// Hermes reader's closer-missing rule, golden O01.4) and src/history/stray-markup.ts). Golden O01.4
+// (a complete Hermes call whose `</tool_call>` never came, at the reply's end) runs `ls`. With a
+// sentence after it ("\n\nThat should do it.") the live path shows the call as text with no nudge
+// (nothing runs, no correction), while history replaces it with the note (shape T01, a history-only
+// reading). So history removes what live neither ran nor refused. Nothing wrong runs; the model is
+// neither served nor corrected. Expected: live reports it (truncated-call or broken-markup nudge),
+// or runs it as at the reply's end, so live and history agree.
+describe("finding 10: a Hermes call missing its closer, then a sentence: live neither runs nor nudges, history removes it", () => {
+  test("O01.4 then a sentence: the live path runs it or nudges", () => {
+    const r = read(`${fx("O01.4")}\n\nThat should do it.`);
+    expect(r.commands.length > 0 || r.nudge !== null).toBe(true);
+  });
+  test("hard negative: O01.4 at the reply's end runs ls (passes today)", () => {
+    expect(read(fx("O01.4")).commands).toEqual(["ls"]);
+  });
+});
