@@ -320,3 +320,30 @@ describe("finding 10: a Hermes call missing its closer, then a sentence: live ne
     expect(read(fx("O01.4")).commands).toEqual(["ls"]);
   });
 });
+
+// FINDING 2b (medium: wrong execution in one entry; src/engine/engine.ts endSpan with
+// src/engine/text-mode.ts LineEnds / the held paragraph costume). Golden N48.3 (two costumes inside
+// one running sentence, text) cut into two parts at a line end, after the first `<bash>` line: the
+// Responses and Anthropic-with-thinking entries run the second costume's `rm -rf /`. The second part
+// read alone runs it too, so the engine reads the part after endSpan as a fresh reply, although the
+// sentence it sits in began in the first part (a part boundary ends markup, not the paragraph: the
+// documentation context is carried over, the paragraph rule's line state is not). Cut after the
+// second `<bash>` the first costume's `rm -rf build` runs at the boundary instead. Possibly accepted
+// under "a part boundary ends markup"; reported because the whole reply is a hard negative and the
+// command is `rm -rf /`. Expected: nothing runs, as in one part.
+describe("finding 2b: a paragraph costume sentence cut into two text parts runs a costume", () => {
+  for (const [what, cut] of [["after the first <bash> line", 37], ["after the second <bash>", 64]] as const) {
+    test(`N48.3 cut ${what}: nothing runs through Responses parts or Anthropic blocks with thinking between`, async () => {
+      const text = fx("N48.3");
+      const parts = [text.slice(0, cut), text.slice(cut)];
+      const s: Scenario = { text, tools: fixtureTools };
+      expect(engineRun(s, []).calls).toEqual([]);
+      const runs = {
+        spannedEngine: spannedEngineRun(s, parts),
+        responsesParts: await responsesJson(s, [parts]),
+        anthropicThinkingBetween: await anthropicJson(s, parts, true),
+      };
+      expect(Object.fromEntries(Object.entries(runs).map(([k, r]) => [k, r.calls.map((c) => (c.input as { command?: string }).command)]))).toEqual({ spannedEngine: [], responsesParts: [], anthropicThinkingBetween: [] });
+    });
+  }
+});
