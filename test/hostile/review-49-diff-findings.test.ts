@@ -347,3 +347,21 @@ describe("finding 2b: a paragraph costume sentence cut into two text parts runs 
     });
   }
 });
+
+// FINDING 11 (low: a false correction; src/engine/engine.ts endSpan reporting a cut-off span). A
+// sentence that mentions a format (golden N21, N21.7, N43.1: a Hermes `<tool_call>{...}` or an invoke
+// written inline in prose; text, no nudge) cut into two text parts inside the mention (Responses
+// output_text parts, Anthropic blocks with thinking between) is reported as a call the reply cut
+// off: nudge truncated-call, so the wire's retry schedules a correction for a reply that called
+// nothing. Expected: no nudge, as in one part (the rest of the mention arrives in the next part).
+describe("finding 11: a format mention cut into two text parts draws a truncated-call nudge", () => {
+  for (const [id, cut] of [["N21", 34], ["N21.7", 43], ["N43.1", 47]] as const) {
+    test(`${id} cut at ${cut}: no nudge through the spanned engine and Responses parts`, async () => {
+      const text = fx(id);
+      const parts = [text.slice(0, cut), text.slice(cut)];
+      const s: Scenario = { text, tools: fixtureTools };
+      expect(engineRun(s, []).nudge).toBeNull();
+      expect({ spanned: spannedEngineRun(s, parts).nudge, responses: (await responsesJson(s, [parts])).nudge }).toEqual({ spanned: null, responses: null });
+    });
+  }
+});
