@@ -301,18 +301,24 @@ describe("finding 9: a stray parameter before an invoke, after a call cut off ea
   });
 });
 
-// FINDING 10 (low: missed call / missed nudge, and history departing from live; src/engine (the
-// Hermes reader's closer-missing rule, golden O01.4) and src/history/stray-markup.ts). Golden O01.4
-// (a complete Hermes call whose `</tool_call>` never came, at the reply's end) runs `ls`. With a
-// sentence after it ("\n\nThat should do it.") the live path shows the call as text with no nudge
-// (nothing runs, no correction), while history replaces it with the note (shape T01, a history-only
-// reading). So history removes what live neither ran nor refused. Nothing wrong runs; the model is
-// neither served nor corrected. Expected: live reports it (truncated-call or broken-markup nudge),
-// or runs it as at the reply's end, so live and history agree.
+// FINDING 10 (low: missed nudge; live side open, history side decided). Golden O01.4 (a complete
+// Hermes call whose `</tool_call>` never came, at the reply's end) runs `ls`. With a sentence after
+// it ("\n\nThat should do it.") the live path shows the call as text with no nudge (nothing runs,
+// no correction), while history replaces it with the note (shape T01, src/history/stray-markup.ts).
+// Decided: history is right (broken markup the model would imitate is replaced, the prose after it
+// kept; pinned below). Live is wrong: it should report the call broken (broken-markup, as golden
+// T29.8 reports a Hermes call cut mid-JSON then prose), so the retry layer can nudge; not run it (its
+// closer never came and the reply went on). The fix is in the live reader, not in history:
+// src/parse/dialects/tool-call-body.ts, phase "after-json", abandons the candidate at the first
+// character of the prose even after a line break; after a line break it should refuse the span
+// (O01, ending at the object's end) when the object names a declared tool. Left to the parse fixer.
 describe("finding 10: a Hermes call missing its closer, then a sentence: live neither runs nor nudges, history removes it", () => {
-  test("O01.4 then a sentence: the live path runs it or nudges", () => {
-    const r = read(`${fx("O01.4")}\n\nThat should do it.`);
-    expect(r.commands.length > 0 || r.nudge !== null).toBe(true);
+  test("O01.4 then a sentence: the live path reports it broken (broken-markup), runs nothing", () => {
+    expect(read(`${fx("O01.4")}\n\nThat should do it.`)).toMatchObject({ commands: [], nudge: "broken-markup" });
+  });
+  test("history replaces a Hermes call whose closer never came, and keeps the sentence after it", async () => {
+    const text = `${fx("O01.4")}\n\nThat should do it.`;
+    for (const [entry, out] of Object.entries(await replayed(text, fixtureTools))) expect({ entry, out }).toEqual({ entry, out: `${REMOVED_NOTE}\n\nThat should do it.` });
   });
   test("hard negative: O01.4 at the reply's end runs ls (passes today)", () => {
     expect(read(fx("O01.4")).commands).toEqual(["ls"]);
