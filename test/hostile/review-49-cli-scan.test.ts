@@ -46,7 +46,7 @@ async function exportLeaks(messages: unknown[]): Promise<Leak[]> {
 type Stored = { id: string; data: Record<string, unknown>; parts: Record<string, unknown>[] };
 
 /** One session written as OpenCode 1.18.33 writes it (as test/hostile/review-47b-scan.test.ts does), scanned with --sessions through the real binary. */
-async function storeLeaks(messages: Stored[]): Promise<Leak[]> {
+async function scanStore(messages: Stored[], json = true) {
   const root = scratch();
   const database = path.join(root, "store.db");
   createStore(database, root);
@@ -63,8 +63,11 @@ async function storeLeaks(messages: Stored[]): Promise<Leak[]> {
   } finally {
     db.close();
   }
-  const r = await run(["scan", "--sessions", "--json", "--db", database, "--opencode", opencodeBin], root);
-  const report = JSON.parse(r.out) as { sessions: { models: { leaks: { message: string; calls: unknown[]; broken: { reason: string }[] }[] }[] }[] };
+  return run(["scan", "--sessions", ...(json ? ["--json"] : []), "--db", database, "--opencode", opencodeBin], root);
+}
+
+async function storeLeaks(messages: Stored[]): Promise<Leak[]> {
+  const report = JSON.parse((await scanStore(messages)).out) as { sessions: { models: { leaks: { message: string; calls: unknown[]; broken: { reason: string }[] }[] }[] }[] };
   return report.sessions.flatMap((s) => s.models.flatMap((m) => m.leaks)).map(({ message, calls, broken }) => ({ message, calls: calls.length, echoed: broken.filter((b) => b.reason === "echoed-markup").length }));
 }
 
@@ -166,4 +169,21 @@ describe("--sessions: 'would be recovered' for a model the plugin leaves alone b
     expect(tally("deepseek").calls).toBe(1); // the plugin repairs this one
     expect(tally("openai").calls).toBe(0); // the plugin leaves this route alone by default
   });
+});
+
+describe("--sessions says what it cannot judge, as --export does", () => {
+  // FINDING 5 (report incomplete, lowest class). A stored session holds neither the system prompt
+  // (AGENTS.md, instructions) nor the tool declarations (an MCP tool's description), exactly like an
+  // export: a call the model only quoted from them was refused by the plugin and is reported as a
+  // call. --export says so (main.ts NOT_JUDGED: `notJudged` always in --json, a note line after a
+  // text report holding a call; pinned by review-48-echo-scan); --sessions, read with the same echo
+  // guard, says neither: its --json has no `notJudged`, its text no note.
+  // Suspected source: src/cli/main.ts scanStoredSessions / src/cli/sessions.ts describeSessions.
+  test("FINDING: --sessions --json has notJudged, and its text report the note when a call is reported", async () => {
+    const session: Stored[] = [storedUser("msg_01", [text("Set the project up.")]), storedAssistant("msg_02", [text(ECHO)])];
+    const json = JSON.parse((await scanStore(session)).out);
+    expect(json.totals.calls).toBe(1);
+    expect(json.notJudged).toEqual(["system-prompt", "tool-declarations"]);
+    expect((await scanStore(session, false)).out).toContain("neither the system prompt nor the tool declarations");
+  }, 120_000);
 });
