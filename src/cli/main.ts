@@ -2,7 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ToolSpec } from "../parse/types.ts";
 import { opencodeBuiltinTools } from "../tools/opencode-builtins.ts";
-import { EXIT, parseArgs, USAGE, UsageError, type Command, type DoctorArgs, type ScanArgs } from "./args.ts";
+import { EXIT, parseArgs, USAGE, UsageError, wantsJson, type Command, type DoctorArgs, type ScanArgs } from "./args.ts";
 import { describeDoctor, doctor } from "./doctor.ts";
 import { ConfigError } from "./opencode-config.ts";
 import { assistantText, describe, messageId, report } from "./report.ts";
@@ -33,7 +33,7 @@ export interface Io {
 
 /** Exit codes: 0 nothing broken, 1 broken markup found, 2 bad usage or unreadable input. */
 export async function main(argv: readonly string[], given: Io): Promise<number> {
-  if (argv[0] === "proxy") return (await import("../proxy/run.ts")).runProxy(argv.slice(1), { ...visible(given, false), ...(given.env ? { env: given.env } : {}) });
+  if (argv[0] === "proxy") return (await import("../proxy/run.ts")).runProxy(argv.slice(1), { ...visible(given, wantsJson(argv.slice(1))), ...(given.env ? { env: given.env } : {}) });
   let command: Command;
   try {
     command = parseArgs(argv);

@@ -36,7 +36,7 @@ describe("`--` ends the options", () => {
   // `--tools` (or `--export`, `--dir`, ...) after `--` is refused: "dsml-fix: --tools needs a value",
   // exit 2. node:util parseArgs itself reads it as the positional it is.
   // Suspected source: src/cli/args.ts read() (the findIndex does not stop at "--").
-  test("FINDING: `scan -- --tools` reads the file named --tools", () => {
+  test("after `--` nothing is an option: `scan -- --tools` reads the file named --tools", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "r49-args-"));
     writeFileSync(path.join(dir, "--tools"), `Running it:\n${attack("ls")}`);
     const r = runBin(["scan", "--json", "--", "--tools"], dir);
@@ -62,7 +62,7 @@ describe("proxy usage errors read like the other commands'", () => {
   // node:util errors into one plain sentence (args.ts plainMessage). Expected: one sentence naming
   // --port, no escaped line break.
   // Suspected source: src/proxy/config.ts (ProxyUsageError((error as Error).message) as thrown).
-  test("FINDING: `proxy --port -1 --upstream URL`: one plain sentence, no escaped line breaks", async () => {
+  test("`proxy --port -1 --upstream URL`: one plain sentence naming --port, no escaped line breaks", async () => {
     const r = await run(["proxy", "--port", "-1", "--upstream", "http://127.0.0.1:9"], mkdtempSync(path.join(tmpdir(), "r49-args-")));
     expect(r.code).toBe(2);
     const first = r.err.split("\n")[0]!;
@@ -76,7 +76,7 @@ describe("proxy usage errors read like the other commands'", () => {
   // "Unknown option '--json'" in plain text. Expected: with --json, a proxy usage error is one
   // {"error"} object on stderr (here the upstream is refused before anything listens).
   // Suspected source: src/proxy/config.ts (no json option), src/cli/main.ts (proxy bypasses visible(json)).
-  test("FINDING: `proxy --json --upstream ftp://x`: the error is one JSON object on stderr", async () => {
+  test("`proxy --json` is accepted as for every command: `--upstream ftp://x` is refused as one JSON object on stderr", async () => {
     const r = await run(["proxy", "--json", "--upstream", "ftp://x"], mkdtempSync(path.join(tmpdir(), "r49-args-")));
     expect(r.code).toBe(2);
     expect(r.out).toBe("");
