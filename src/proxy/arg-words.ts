@@ -54,12 +54,27 @@ export function plainMessage(error: unknown): string {
   if (unknown) return `unknown option ${unknown[1]}`;
   const needsValue = /^Option '(?:-\w, )?(--[\w-]+)(?: [^']*)?' argument missing/.exec(message);
   if (needsValue) return `${needsValue[1]} needs a value`;
-  // `--port -1`: a value that starts with a dash is read as a missing one unless written --port=-1.
-  const ambiguous = /^Option '(?:-\w, )?(--[\w-]+)(?: [^']*)?' argument is ambiguous/.exec(message);
-  if (ambiguous) return `${ambiguous[1]} needs a value (write ${ambiguous[1]}=VALUE for one that starts with a dash)`;
   const notValue = /^Option '(?:-\w, )?(--[\w-]+)' does not take an argument/.exec(message);
   if (notValue) return `${notValue[1]} takes no value`;
-  const unexpected = /^Unexpected argument '([^']*)'/.exec(message);
-  if (unexpected) return `unexpected argument ${JSON.stringify(unexpected[1])}`;
-  return message.split(/(?<=[.?])\s/)[0] ?? message;
+  // `--port -1` (when not caught before parsing): a dash-led value is only read as --port=-1.
+  const ambiguous = optionSaid(message, " argument is ambiguous");
+  if (ambiguous) return `${ambiguous} needs a value (write ${ambiguous}=VALUE for one that starts with a dash)`;
+  return firstSentence(message);
+}
+
+/** "Option '-p, --port <value>' TAIL...": the --name, when the message goes on with `tail`. */
+function optionSaid(message: string, tail: string): string | null {
+  const open = "Option '";
+  if (!message.startsWith(open)) return null;
+  const close = message.indexOf("'", open.length);
+  if (close < 0 || !message.startsWith(tail, close + 1)) return null;
+  return message.slice(open.length, close).split(" ").find((word) => word.startsWith("--")) ?? null;
+}
+
+/** Up to the first sentence end (". ", ".\n", "?\n"), the stop left out; the line breaks node puts in its advice never reach the user. */
+function firstSentence(message: string): string {
+  for (let i = 0; i + 1 < message.length; i++) {
+    if ((message[i] === "." || message[i] === "?") && (message[i + 1] === " " || message[i + 1] === "\n")) return message.slice(0, i);
+  }
+  return message.split("\n")[0]!;
 }

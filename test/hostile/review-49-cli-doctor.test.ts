@@ -57,7 +57,7 @@ describe("a `plugin` value OpenCode 1.18 refuses to start with", () => {
   // Expected: a problem naming the file and the entry as one OpenCode refuses (a list of strings
   // or [name, options] pairs; `{ package, options }` is OpenCode 2's `plugins` form).
   // Suspected source: src/cli/opencode-config.ts loadConfig/pluginEntry.
-  test("FINDING: \"plugin\": \"opencode-plugin-dsml-fix\" (a string, not a list) is reported as a config OpenCode refuses", async () => {
+  test("\"plugin\": \"opencode-plugin-dsml-fix\" (a string, not a list) is reported as a config OpenCode refuses, not as 'not listed'", async () => {
     const b = box();
     b.write("opencode.json", JSON.stringify({ plugin: NAME }));
     const r = await doctor(b);
@@ -65,7 +65,7 @@ describe("a `plugin` value OpenCode 1.18 refuses to start with", () => {
     expect(r.out + r.err).toMatch(/"plugin" .*(list|array)/);
   });
 
-  test("FINDING: a { package, options } object under \"plugin\" is reported as a config OpenCode 1.18 refuses (that form is OpenCode 2's \"plugins\")", async () => {
+  test("a { package, options } object under \"plugin\" is reported as a config OpenCode 1.18 refuses (that form is OpenCode 2's \"plugins\")", async () => {
     const b = box();
     b.write("opencode.json", JSON.stringify({ plugin: [{ package: NAME, options: { debug: true } }] }));
     const r = await doctor(b);
@@ -94,7 +94,7 @@ describe("{file:...} substitution as OpenCode does it", () => {
   // as off, and never judges the DeepSeek model the user runs. Expected: the DeepSeek model judged
   // (wire, with the default providers).
   // Suspected source: src/cli/opencode-config.ts withEnv (no {file:} substitution).
-  test("FINDING: \"model\": \"{file:./model.txt}\" is judged as the model the file names", async () => {
+  test("{file:} is substituted as OpenCode does: \"model\": \"{file:./model.txt}\" is judged as the model the file names", async () => {
     const b = box();
     b.write("model.txt", "deepseek/deepseek-chat");
     b.write("opencode.json", JSON.stringify({ plugin: [`./node_modules/${NAME}`], model: "{file:./model.txt}" }));
@@ -110,7 +110,7 @@ describe("the proxy hint is for people who do not use OpenCode", () => {
   // and already has the plugin listed. Expected: no proxy hint when any OpenCode entry (1.18 or 2)
   // lists the plugin.
   // Suspected source: src/cli/doctor.ts (proxyHint condition).
-  test("FINDING: a `plugins` (OpenCode 2) entry alone: no 'not using OpenCode?' line, no proxyHint", async () => {
+  test("the proxy hint is only for someone not using OpenCode: a `plugins` (OpenCode 2) entry alone gets no 'not using OpenCode?' line, no proxyHint", async () => {
     const b = box();
     b.write("opencode.json", JSON.stringify({ plugins: [{ package: NAME, options: {} }] }));
     const text = await doctor(b);
