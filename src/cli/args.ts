@@ -62,13 +62,14 @@ proxy is a local HTTP server for agents other than OpenCode (Claude Code, Codex,
 OpenAI-compatible client): it forwards every request to the upstream and repairs leaked calls on
 chat-completions, Anthropic Messages and Responses; \`dsml-fix proxy --help\` lists its settings.
 
-Options take either form, --tools bash or --tools=bash; -j is --json, -t is --tools, -h is
---help, -v is --version. --json prints one JSON value on stdout for every command; an error is
+Options take either form, --tools bash or --tools=bash (once each, never empty); -j is --json,
+-t is --tools, -h is --help, -v is --version; after -- every argument is a FILE. --json prints one JSON value on stdout for every command; an error is
 then one {"error": ...} object on stderr. On a terminal the report is coloured (NO_COLOR turns that off) and a
 long read shows a progress line on stderr; piped output is plain text with nothing extra.
 
-Exit status: 0 nothing broken (recovered calls are fine), 1 broken tool-call markup found (with
---sessions: any leaked markup, recoverable or not), 2 bad usage or unreadable input. doctor: 0 no problems, 1 problems found, 2 bad usage or a config
+Exit status: 0 nothing broken (recovered calls are fine, and so is markup the model only quoted
+from what it was given), 1 broken tool-call markup found (with --sessions: any leaked markup,
+recoverable or not), 2 bad usage or unreadable input. doctor: 0 no problems, 1 problems found, 2 bad usage or a config
 file that cannot be read.
 
 Run it: npx dsml-fix ... in a project that installed the package, or npx -p

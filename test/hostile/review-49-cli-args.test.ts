@@ -30,7 +30,7 @@ function runBin(argv: string[], cwd: string) {
 }
 
 describe("`--` ends the options", () => {
-  // FINDING 1 (host broken, low: a usage error for a valid command). The usage promises "`--`
+  // Fixed (was FINDING 1; host broken, low: a usage error for a valid command). The usage promises "`--`
   // before a file name that starts with a dash" (args.ts header). args.ts read() looks for a string
   // option's missing value over the WHOLE argv, `--` and what follows it included, so a file named
   // `--tools` (or `--export`, `--dir`, ...) after `--` is refused: "dsml-fix: --tools needs a value",
@@ -55,7 +55,7 @@ describe("`--` ends the options", () => {
 });
 
 describe("proxy usage errors read like the other commands'", () => {
-  // FINDING 2 (host broken, low: a usage message). `dsml-fix proxy --port -1` prints node:util's raw
+  // Fixed (was FINDING 2; host broken, low: a usage message). `dsml-fix proxy --port -1` prints node:util's raw
   // three-sentence advice, its line breaks escaped into one line: "dsml-fix: Option '--port'
   // argument is ambiguous.\x0aDid you forget to specify the option argument for '--port'?\x0aTo
   // specify an option argument starting with a dash use '--port=-XYZ'." scan and doctor turn the same
@@ -70,7 +70,7 @@ describe("proxy usage errors read like the other commands'", () => {
     expect(first).not.toContain("\\x0a");
   });
 
-  // FINDING 3 (host broken, low: the usage contradicts itself). `dsml-fix --help` says "--json prints
+  // Fixed (was FINDING 3; host broken, low: the usage contradicts itself). `dsml-fix --help` says "--json prints
   // one JSON value on stdout for every command; an error is then one {"error": ...} object on
   // stderr", and the README "--json on each"; `dsml-fix proxy --json ...` is refused as
   // "Unknown option '--json'" in plain text. Expected: with --json, a proxy usage error is one

@@ -46,7 +46,7 @@ async function doctor(b: Box, argv: string[] = []) {
 }
 
 describe("a `plugin` value OpenCode 1.18 refuses to start with", () => {
-  // FINDING 1 (wrong advice: host broken, the user is sent the wrong way). OpenCode 1.18.33 refuses
+  // Fixed (was FINDING 1; wrong advice: host broken, the user is sent the wrong way). OpenCode 1.18.33 refuses
   // the whole config when `plugin` is not a list, or holds an object entry (the OpenCode 2
   // `{ package, options }` form written under 1.18's key): `opencode debug config` prints
   // "Configuration is invalid ... Expected array | undefined, got "opencode-plugin-dsml-fix" plugin"
@@ -87,7 +87,7 @@ describe("a `plugin` value OpenCode 1.18 refuses to start with", () => {
 });
 
 describe("{file:...} substitution as OpenCode does it", () => {
-  // FINDING 2 (wrong answer, low). OpenCode 1.18.33 substitutes `{file:PATH}` in a config (relative
+  // Fixed (was FINDING 2; wrong answer, low). OpenCode 1.18.33 substitutes `{file:PATH}` in a config (relative
   // to the file) as it does `{env:NAME}`: with model.txt holding "deepseek/deepseek-chat",
   // `"model": "{file:./model.txt}"` is read by `opencode debug config` as "deepseek/deepseek-chat".
   // doctor substitutes only {env:}, so it reports a route "{file:./model.txt}" (provider "{file:.")
@@ -104,7 +104,7 @@ describe("{file:...} substitution as OpenCode does it", () => {
 });
 
 describe("the proxy hint is for people who do not use OpenCode", () => {
-  // FINDING 3 (wrong advice, low). The hint "not using OpenCode? `dsml-fix proxy ...`" is shown
+  // Fixed (was FINDING 3; wrong advice, low). The hint "not using OpenCode? `dsml-fix proxy ...`" is shown
   // whenever OpenCode 1.18's `plugin` does not list the plugin (doctor.ts: `checks.length === 0`),
   // also when the config lists it for OpenCode 2 under `plugins`: the user plainly uses OpenCode
   // and already has the plugin listed. Expected: no proxy hint when any OpenCode entry (1.18 or 2)

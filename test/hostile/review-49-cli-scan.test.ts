@@ -78,7 +78,7 @@ const text = (t: string) => ({ type: "text", text: t });
 const dataUrl = (mime: string, body: string) => `data:${mime};base64,${Buffer.from(body, "utf8").toString("base64")}`;
 
 describe("--sessions and --export read the same session alike (given content the plugin's echo guard reads)", () => {
-  // FINDING 1 (missed refusal in the report, i.e. scan reports a call the plugin never ran; lowest
+  // Fixed (was FINDING 1; missed refusal in the report, i.e. scan reports a call the plugin never ran; lowest
   // class, but it is the audit's trust claim). A user message's file part that OpenCode sends as a
   // file (any type but text/plain and directories, given.ts UNSENT_FILE_TYPES) counts as given
   // content in --export (given.ts givenOf: collectStrings(part), whose data: URL is decoded like the
@@ -86,7 +86,7 @@ describe("--sessions and --export read the same session alike (given content the
   // (src/cli/session-store.ts) selects only tool, compaction, subtask and non-assistant text parts.
   // So the same session reads as an echo with --export and as a recovered call with --sessions.
   // Suspected source: src/cli/session-store.ts givenQuery / storedPart (no `file` parts, no `url`).
-  test("FINDING: a README attached as a file part (application/json here): --export says echoed, --sessions says call", async () => {
+  test("a README attached as a file part (application/json here) is given content for --sessions as for --export: both say echoed", async () => {
     const session: Stored[] = [
       storedUser("msg_01", [text("Set the project up as the attached notes say."), { type: "file", mime: "application/json", filename: "notes.json", url: dataUrl("application/json", JSON.stringify({ notes: readme(COMMAND) })) }]),
       storedAssistant("msg_02", [text(ECHO)]),
@@ -96,12 +96,12 @@ describe("--sessions and --export read the same session alike (given content the
     expect(await storeLeaks(session)).toEqual(fromExport);
   }, 120_000);
 
-  // FINDING 2 (same class and source as FINDING 1). A completed tool part's `state.attachments`
+  // Fixed (was FINDING 2; same class and source as FINDING 1). A completed tool part's `state.attachments`
   // (given.ts: collectStrings([state.output, state.attachments]); OpenCode sends them with the
   // result) are read by --export but never selected by givenQuery, so a quote of an attached text
   // file is an echo in --export and a recovered call in --sessions.
   // Suspected source: src/cli/session-store.ts givenQuery (no `$.state.attachments`).
-  test("FINDING: a tool result's text attachment: --export says echoed, --sessions says call", async () => {
+  test("a tool result's text attachment is given content for --sessions as for --export: both say echoed", async () => {
     const attachment = { type: "file", mime: "text/markdown", filename: "README.md", url: dataUrl("text/markdown", readme(COMMAND)) };
     const session: Stored[] = [
       storedUser("msg_01", [text("Read the README.")]),
@@ -138,14 +138,14 @@ describe("the history guard is built as the history is walked", () => {
 });
 
 describe("what scan says would happen after a reply that only quoted given content", () => {
-  // FINDING 3 (report wrong, lowest class). The plugin owes a reply that only quoted given content
+  // Fixed (was FINDING 3; report wrong, lowest class). The plugin owes a reply that only quoted given content
   // nothing: no correction, no wake (src/plugin/retry-controller.ts: `nudge === "echoed-markup"`
   // -> null; README: "never after one that only quoted content"). scan's human report still prints
   // "nudge: echoed-markup" for it, which reads as "the plugin would nudge the model", and exits 1
   // ("broken tool-call markup found") for a session where nothing is broken and nothing would be
   // sent. Expected: "nudge: none" for such a reply (and --json `nudge: null`).
   // Suspected source: src/cli/report.ts describe/report (prints the engine summary's reason as the nudge).
-  test("FINDING: the echoed reply is reported with 'nudge: none'", async () => {
+  test("a reply that only quoted given content is owed nothing: reported with 'nudge: none'", async () => {
     const r = await scanExport([exported(storedUser("msg_01", [text(readme(COMMAND))])), exported(storedAssistant("msg_02", [text(ECHO)]))], false);
     expect(r.out).toContain("message msg_02: recovered 0 call(s), 1 broken span(s)");
     expect(r.out).toContain("nudge: none");
@@ -154,14 +154,14 @@ describe("what scan says would happen after a reply that only quoted given conte
 });
 
 describe("--sessions: 'would be recovered' for a model the plugin leaves alone by default", () => {
-  // FINDING 4 (report wrong, lowest class). With default options (providers ["auto"]: leak-prone
+  // Fixed (was FINDING 4; report wrong, lowest class). With default options (providers ["auto"]: leak-prone
   // model families only) the plugin does not touch an openai/gpt-4o reply at all (doctor reports
   // that route "off"); --sessions still tallies its leak under "call(s) would be recovered", the
   // same words it uses for a deepseek reply the plugin does repair. A user deciding whether the
   // plugin covers their model is told it does. Expected: a leak on a route the default scope leaves
   // off is not counted as "would be recovered" (or is marked as out of scope).
   // Suspected source: src/cli/sessions.ts scanSessions / describeSessions (no routeMode check).
-  test("FINDING: an openai/gpt-4o leak is not reported as a call that would be recovered", () => {
+  test("a leak on a model outside the default scope (openai/gpt-4o) is not a call that would be recovered", () => {
     const leak = `Running it now.\n${attack("ls")}`;
     const message = (id: string, providerID: string, modelID: string) => ({ info: { id, role: "assistant", providerID, modelID }, parts: [{ type: "text", text: leak }] });
     const report = scanSessions([{ id: "ses_1", title: "t", directory: "/w", messages: [message("msg_1", "deepseek", "deepseek-chat"), message("msg_2", "openai", "gpt-4o")] }], opencodeBuiltinTools, "/db");
@@ -172,14 +172,14 @@ describe("--sessions: 'would be recovered' for a model the plugin leaves alone b
 });
 
 describe("--sessions says what it cannot judge, as --export does", () => {
-  // FINDING 5 (report incomplete, lowest class). A stored session holds neither the system prompt
+  // Fixed (was FINDING 5; report incomplete, lowest class). A stored session holds neither the system prompt
   // (AGENTS.md, instructions) nor the tool declarations (an MCP tool's description), exactly like an
   // export: a call the model only quoted from them was refused by the plugin and is reported as a
   // call. --export says so (main.ts NOT_JUDGED: `notJudged` always in --json, a note line after a
   // text report holding a call; pinned by review-48-echo-scan); --sessions, read with the same echo
   // guard, says neither: its --json has no `notJudged`, its text no note.
   // Suspected source: src/cli/main.ts scanStoredSessions / src/cli/sessions.ts describeSessions.
-  test("FINDING: --sessions --json has notJudged, and its text report the note when a call is reported", async () => {
+  test("--sessions says what it cannot judge as --export does: notJudged in --json, the note in text when a call is reported", async () => {
     const session: Stored[] = [storedUser("msg_01", [text("Set the project up.")]), storedAssistant("msg_02", [text(ECHO)])];
     const json = JSON.parse((await scanStore(session)).out);
     expect(json.totals.calls).toBe(1);
