@@ -120,8 +120,8 @@ export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
     problems,
     v2,
     firstStart: plugins.length > 0 ? { waits: true, unseeded: unseededDirs(installDirs(dir, env)) } : { waits: false, unseeded: [] },
-    // Only for someone who does not use OpenCode: any OpenCode entry (1.18 or 2) says they do.
-    ...(unlisted && v2.entries.length === 0 ? { proxyHint: PROXY_HINT } : {}),
+    // Only for someone who does not use OpenCode: any OpenCode plugin entry (1.18 or 2, refused or not) says they do.
+    ...(unlisted && v2.entries.length === 0 && refused.length === 0 ? { proxyHint: PROXY_HINT } : {}),
   };
 }
 

@@ -9,6 +9,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { main } from "../../src/cli/main.ts";
 import { ConfigError, loadConfig } from "../../src/cli/opencode-config.ts";
 import { MAX_REFERENCED_BYTES } from "../../src/cli/config-vars.ts";
 
@@ -96,6 +97,17 @@ describe("a `plugin` value OpenCode 1.18 refuses (it does not start) is reported
     const b = box();
     const file = b.write("project/opencode.json", `{ "plugin": ${value} }`);
     expect(b.load().refused.map((r) => r.problem)).toEqual([`${file}: OpenCode 1.18 refuses this file and does not start: "plugin" must be a list of strings or ["name", { options }] pairs${said.startsWith("not") ? ", " : "; "}${said}`]);
+  });
+
+  test("through doctor: the refusal is a problem (exit 1), and a config with a `plugin` key gets no 'not using OpenCode?' hint", async () => {
+    const b = box();
+    b.write("project/opencode.json", JSON.stringify({ plugin: "some-other-plugin" }));
+    let out = "";
+    const code = await main(["doctor", "--json"], { readStdin: async () => new Uint8Array(), out: (t) => (out += t), err: () => {}, env: b.env, cwd: b.project });
+    const report = JSON.parse(out);
+    expect(code).toBe(1);
+    expect(report.problems).toContain(`${path.join(b.project, "opencode.json")}: OpenCode 1.18 refuses this file and does not start: "plugin" must be a list of strings or ["name", { options }] pairs, not "some-other-plugin"; write ["some-other-plugin"]`);
+    expect(report.proxyHint).toBeUndefined();
   });
 
   test("hard negative: names and [name, options] pairs, and no `plugin` at all, are accepted", () => {

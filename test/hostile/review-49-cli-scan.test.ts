@@ -115,6 +115,20 @@ describe("--sessions and --export read the same session alike (given content the
   }, 120_000);
 });
 
+describe("--sessions reads only the file parts OpenCode sends", () => {
+  // Hard negative: a text/plain file part is not sent as a file (OpenCode inlines its text as a
+  // synthetic text part, absent here): neither reading takes it as given, so the call stands in both.
+  test("hard negative: a text/plain file part alone is not given content: both say call", async () => {
+    const session: Stored[] = [
+      storedUser("msg_01", [text("Set the project up."), { type: "file", mime: "text/plain", filename: "notes.txt", url: dataUrl("text/plain", readme(COMMAND)) }]),
+      storedAssistant("msg_02", [text(ECHO)]),
+    ];
+    const fromExport = await exportLeaks(session.map(exported));
+    expect(fromExport).toEqual([{ message: "msg_02", calls: 1, echoed: 0 }]);
+    expect(await storeLeaks(session)).toEqual(fromExport);
+  }, 120_000);
+});
+
 describe("the history guard is built as the history is walked", () => {
   // Hard negative (passes on main): the guard grows by appending (history-guard.ts); content given
   // only AFTER a reply must never excuse that reply, and each later reply sees what came between.
