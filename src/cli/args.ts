@@ -63,8 +63,8 @@ OpenAI-compatible client): it forwards every request to the upstream and repairs
 chat-completions, Anthropic Messages and Responses; \`dsml-fix proxy --help\` lists its settings.
 
 Options take either form, --tools bash or --tools=bash (once each, never empty); -j is --json,
--t is --tools, -h is --help, -v is --version; after -- every argument is a FILE. --json prints one JSON value on stdout for every command; an error is
-then one {"error": ...} object on stderr. On a terminal the report is coloured (NO_COLOR turns that off) and a
+-t is --tools, -h is --help, -v is --version; after -- every argument is a FILE. --json prints
+one JSON value on stdout for every command; an error is then one {"error": ...} object on stderr. On a terminal the report is coloured (NO_COLOR turns that off) and a
 long read shows a progress line on stderr; piped output is plain text with nothing extra.
 
 Exit status: 0 nothing broken (recovered calls are fine, and so is markup the model only quoted

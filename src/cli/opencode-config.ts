@@ -142,8 +142,13 @@ function refusedPlugin(plugin: unknown, source: string): LoadedConfig["refused"]
   });
 }
 
-/** A value as JSON, cut short: enough to find it in the file. */
+/**
+ * Enough of a value to find it in the file: a string or a scalar as JSON (cut short), a list or an
+ * object by its shape only. A value inside may come from a `{file:}` (a key): never printed.
+ */
 function shown(value: unknown): string {
+  if (Array.isArray(value)) return `a list of ${value.length} item(s)${typeof value[0] === "string" ? ` starting ${shown(value[0])}` : ""}`;
+  if (isObject(value)) return `an object with key(s) ${Object.keys(value).slice(0, 5).map((key) => JSON.stringify(key)).join(", ")}${typeof value.package === "string" ? ` (package ${shown(value.package)})` : ""}`;
   const json = JSON.stringify(value) ?? String(value);
   return json.length > 80 ? `${json.slice(0, 77)}...` : json;
 }

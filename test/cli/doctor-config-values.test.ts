@@ -88,13 +88,15 @@ describe("a `plugin` value OpenCode 1.18 refuses (it does not start) is reported
   test.each([
     ['"opencode-plugin-dsml-fix"', 'not "opencode-plugin-dsml-fix"; write ["opencode-plugin-dsml-fix"]'],
     ["null", "not null"],
-    ['[{ "package": "opencode-plugin-dsml-fix" }]', 'entry 1 is {"package":"opencode-plugin-dsml-fix"}; { package, options } is OpenCode 2\'s form, and belongs under "plugins"'],
-    ['["a", ["b"]]', 'entry 2 is ["b"]'],
-    ['[["b", {}, 1]]', 'entry 1 is ["b",{},1]'],
-    ['[["b", []]]', 'entry 1 is ["b",[]]'],
+    ['[{ "package": "opencode-plugin-dsml-fix" }]', 'entry 1 is an object with key(s) "package" (package "opencode-plugin-dsml-fix"); { package, options } is OpenCode 2\'s form, and belongs under "plugins"'],
+    ['["a", ["b"]]', 'entry 2 is a list of 1 item(s) starting "b"'],
+    ['[["b", {}, 1]]', 'entry 1 is a list of 3 item(s) starting "b"'],
+    ['[["b", []]]', 'entry 1 is a list of 2 item(s) starting "b"'],
+    ['[{ "package": "x", "options": { "token": "{file:./key.txt}" } }]', 'entry 1 is an object with key(s) "package", "options" (package "x"); { package, options } is OpenCode 2\'s form, and belongs under "plugins"'],
     ["[5]", "entry 1 is 5"],
   ])("plugin: %s", (value, said) => {
     const b = box();
+    b.write("project/key.txt", "sk-never-printed");
     const file = b.write("project/opencode.json", `{ "plugin": ${value} }`);
     expect(b.load().refused.map((r) => r.problem)).toEqual([`${file}: OpenCode 1.18 refuses this file and does not start: "plugin" must be a list of strings or ["name", { options }] pairs${said.startsWith("not") ? ", " : "; "}${said}`]);
   });
