@@ -82,9 +82,9 @@ const AUDITED: Audited[] = [
   { file: "src/cli/style.ts", literal: "/\\): fallback$/", adversarial: () => "): fallbac".repeat(N / 10) },
   { file: "src/cli/schema-ref.ts", literal: "/^[a-z][a-z0-9+.-]*:\\/\\//i", adversarial: () => `a${"b".repeat(N)}:/` },
   { file: "src/cli/args.ts", literal: "/^-[a-zA-Z]+$/", adversarial: () => `-${"a".repeat(N)}1` },
-  { file: "src/cli/args.ts", literal: "/^Unknown option '([^']+)'/", adversarial: () => `Unknown option '${"a".repeat(N)}` },
-  { file: "src/cli/args.ts", literal: "/^Option '(?:-\\w, )?(--[\\w-]+)(?: [^']*)?' argument missing/", adversarial: () => `Option '--${"a".repeat(N)}' argument` },
-  { file: "src/cli/args.ts", literal: "/^Option '(?:-\\w, )?(--[\\w-]+)' does not take an argument/", adversarial: () => `Option '--${"a".repeat(N)}' does` },
+  { file: "src/proxy/arg-words.ts", literal: "/^Unknown option '([^']+)'/", adversarial: () => `Unknown option '${"a".repeat(N)}` },
+  { file: "src/proxy/arg-words.ts", literal: "/^Option '(?:-\\w, )?(--[\\w-]+)(?: [^']*)?' argument missing/", adversarial: () => `Option '--${"a".repeat(N)}' argument` },
+  { file: "src/proxy/arg-words.ts", literal: "/^Option '(?:-\\w, )?(--[\\w-]+)' does not take an argument/", adversarial: () => `Option '--${"a".repeat(N)}' does` },
 ];
 
 const SHIPPED = ["src", "bin", "server.js"];
