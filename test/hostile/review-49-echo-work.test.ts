@@ -66,3 +66,46 @@ describe("5 MB of planted near-matches (hard negative, passes on main)", () => {
     expect(oneCall(`${large}<shell>${COMMAND}</shell>\n`).given).toBe(true);
   });
 });
+
+describe("many small given texts and a long value the model wrote", () => {
+  /**
+   * Work of one `write` call judged against `count` given texts that each end inside an open
+   * `<shell>` quote (a JSON tool result of many short strings: each string is a given text, so
+   * every boundary is a seam), with a `content` of `length` characters that no given text holds.
+   * Counted: the guard's own scanned() plus the length of every Uint8Array the search fills (the
+   * seam search's per-seam tables), which scanned() leaves out.
+   */
+  function seamWork(count: number, length: number): { total: number; scanned: number } {
+    const texts = Array.from({ length: count }, (_, i) => `<shell>a${i % 10}`);
+    const content = Array.from({ length: Math.ceil(length / 10) }, (_, i) => `line ${i}\n`).join("").padEnd(length, "x").slice(0, length);
+    const search = createEchoSearch(() => texts);
+    const fill = Uint8Array.prototype.fill;
+    let filled = 0;
+    Uint8Array.prototype.fill = function (this: Uint8Array, ...args: Parameters<Uint8Array["fill"]>) {
+      filled += this.length;
+      return fill.apply(this, args);
+    };
+    try {
+      expect(search({ tool: "write", input: { filePath: "src/big.ts", content }, markup: "<write>x</write>", tools: TOOLS } as never)).toBe(false);
+    } finally {
+      Uint8Array.prototype.fill = fill;
+    }
+    return { total: search.scanned() + filled, scanned: search.scanned() };
+  }
+
+  // FINDING 7. Severity: host broken (latency; no wrong execution). acrossSeam
+  // (src/echo/seam-search.ts) clears two tables of the needle's length and walks one of them for
+  // every seam inside an open quote, and none of it is counted in `cost` (so the scan budget never
+  // stops it): the work is seams x value length, a product of the given content and the reply.
+  // 4 times the given texts and 4 times the value cost 16 times the work (scanned() alone grows
+  // 4 times). A planted JSON result of 250,000 short strings and a 64 KB file the model writes
+  // would cost ~3e10 steps for one call. Expected: linear in given + value (tables sized by what a
+  // seam can match: the reach of its tail and head, or reset only where marked), and counted.
+  // Suspected: src/echo/seam-search.ts acrossSeam (prefixes.fill, suffixes.fill, the p loop).
+  test("4x the texts and 4x the value cost at most 4.5x the work", () => {
+    const small = seamWork(2000, 1000);
+    const large = seamWork(8000, 4000);
+    expect(large.scanned).toBeLessThanOrEqual(4.5 * small.scanned); // passes: the counted part is linear
+    expect(large.total).toBeLessThanOrEqual(4.5 * small.total);
+  });
+});
