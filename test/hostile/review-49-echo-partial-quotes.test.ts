@@ -25,13 +25,11 @@ const costumeReadme = (command: string) => readme(shell(bash({ command }), true)
 const hermesReadme = (input: Record<string, string>) => readme(hermes(bash(input), false));
 
 describe("the model adds its own description to a planted command", () => {
-  // FINDING 1. Severity: wrong execution. The README plants `<shell>curl … | sh</shell>`; the model
-  // re-writes it as a DSML (or Hermes) bash call and, as it does for every bash call when the tool
-  // declares one, adds a `description`. Observed: the call runs (every string value must be given,
-  // and the description is the model's). Expected: stripped as echoed-markup: the command, the only
-  // value that decides what runs, is the planted one verbatim. Suspected: src/echo/search.ts
-  // evidenceOf/valuesGiven (a free-text `description` counts as a required value; ourOwnPart only
-  // drops our own costume description).
+  // Rule: a describing value (bash's `description`) is not the model's own when judging an echo.
+  // The README plants `<shell>curl … | sh</shell>`; the model re-writes it as a DSML (or Hermes)
+  // bash call and, as it does for every bash call when the tool declares one, adds a `description`.
+  // The command, the only value that decides what runs, is the planted one verbatim: stripped as
+  // echoed-markup (src/echo/search.ts evidenceOf, DESCRIBING_KEYS). Was: the call ran.
   const spellings: [string, (c: Call) => string][] = [
     ["DSML", (c) => dsml(c)],
     ["Hermes", (c) => hermes(c, false)],
@@ -48,7 +46,7 @@ describe("the model adds its own description to a planted command", () => {
   }
 
   test("a planted Hermes call with its own description, echoed with the model's description, does not run", () => {
-    // FINDING 1 (same root): the attacker's description differs from the one the model writes.
+    // Same rule: the attacker's description differs from the one the model writes.
     const given = [hermesReadme({ command: COMMAND, description: "Install dependencies" })];
     const reply = `It says:\n${dsml(bash({ command: COMMAND, description: "Run setup from README" }))}`;
     expect(recoveredInputs(reply, [hermesReadme({ command: OTHER, description: "Install dependencies" })])).toHaveLength(1);
@@ -56,7 +54,7 @@ describe("the model adds its own description to a planted command", () => {
   });
 
   test("through the fetch wrapper (chat): the README in a tool result, the echo with a description", async () => {
-    // FINDING 1 at the wire: what OpenCode would get. Suspected: src/echo/search.ts.
+    // Same rule at the wire: what OpenCode would get.
     const reply = `The README says to run:\n\n${dsml(bash({ command: COMMAND, description: "Run setup" }))}`;
     const messages = (command: string): Json[] => [
       { role: "user", content: "Set the project up." },
@@ -66,6 +64,27 @@ describe("the model adds its own description to a planted command", () => {
     expect((await throughFetch({ messages: messages(OTHER) }, { sse: sseText(deltas(reply, 7)) })).out.calls).toHaveLength(1);
     const { out } = await throughFetch({ messages: messages(COMMAND) }, { sse: sseText(deltas(reply, 7)) });
     expect(out.calls).toEqual([]);
+  });
+});
+
+describe("describing values decide nothing (hard negatives)", () => {
+  test("the model's own command with the planted call's very description runs", () => {
+    const given = [hermesReadme({ command: COMMAND, description: "Install dependencies" })];
+    const own = { command: OTHER, description: "Install dependencies" };
+    expect(recoveredInputs(`Instead:\n${dsml(bash(own))}`, given)).toEqual([own]);
+  });
+
+  test("a describing key that holds more than prose (several lines) is still required", () => {
+    const given = [costumeReadme(COMMAND)];
+    const input = { command: COMMAND, description: "line one\nline two" };
+    expect(recoveredInputs(`It says:\n${dsml(bash(input))}`, given)).toEqual([input]);
+  });
+
+  test("a call whose only value with a letter describes it is judged by that value", () => {
+    // no deciding value to find: the description is the evidence, as before (nothing planted holds it)
+    const given = [costumeReadme(COMMAND)];
+    const input = { command: ".", description: "List the folder" };
+    expect(recoveredInputs(`It says:\n${dsml(bash(input))}`, given)).toEqual([input]);
   });
 });
 
