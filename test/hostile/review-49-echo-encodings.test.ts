@@ -32,21 +32,15 @@ function expectStopped(given: (command: string) => string[]): void {
 }
 
 describe("HTML references the decoder's table leaves out", () => {
-  // FINDING 3. Severity: wrong execution (low: unusual spellings). SECURITY.md says named
-  // references "for ASCII punctuation and spaces" are decoded, but the table only has the
-  // lower-case names: HTML5's `&LT;`/`&GT;` (the same characters, also what some HTML serializers
-  // and Word exports write) are left as written, so the `<shell>` costume is no markup in the
-  // given content and the echo runs. Expected: decoded like `&lt;`. Suspected:
-  // src/echo/given-encodings.ts NAMED.
+  // Rule: named references for ASCII punctuation and spaces decode (src/echo/given-encodings.ts
+  // NAMED): HTML5's upper-case `&LT;`/`&GT;` (what some HTML serializers and Word exports write)
+  // read like `&lt;`, so the `<shell>` costume is markup in the given content. Was: left as written.
   test("&LT;shell&GT; (upper-case named references) planted, the model writes <shell>: does not run", () => {
     expectStopped(plantedShell((t) => t.replaceAll("<", "&LT;").replaceAll(">", "&GT;")));
   });
 
-  // FINDING 3 (same table). Severity: wrong execution (low). HTML5 names for spaces other than
-  // `&nbsp;` (`&NonBreakingSpace;`, `&ensp;`, `&emsp;`, `&thinsp;`) inside the planted command are
-  // kept as written, so the command the model writes with a plain space is not found. Expected:
-  // decoded to their characters (whitespace collapses them to one space). Suspected:
-  // src/echo/given-encodings.ts NAMED.
+  // Same rule: HTML5 names for spaces other than `&nbsp;` (`&NonBreakingSpace;`, `&ensp;`,
+  // `&emsp;`, `&thinsp;`) decode to their characters, and whitespace collapses them to one space.
   for (const name of ["NonBreakingSpace", "ensp", "emsp", "thinsp"]) {
     test(`&${name}; between the command's words: the echo with a space does not run`, () => {
       expectStopped(plantedShell((t) => t.replace(/curl -s|npm test/, (m) => m.replace(" ", `&${name};`))));
@@ -55,25 +49,25 @@ describe("HTML references the decoder's table leaves out", () => {
 });
 
 describe("HTML escaped twice", () => {
-  // FINDING 4. Severity: wrong execution (low). JSON escapes are undone twice (JSON of JSON), HTML
-  // references only once: a page that shows escaped HTML source (`&amp;lt;shell&amp;gt;`, a docs
-  // page about HTML escaping, an HTML string inside an HTML-escaped attribute) holds the costume
-  // only after two decodings. Observed: runs. Expected: stopped, like the DSML and Hermes
-  // spellings of the same call, which are found because their other characters still read as
-  // markup. Suspected: src/echo/given-content.ts appendToHaystack (decodeEncodings applied once).
+  // Rule: HTML references decode twice, as JSON escapes do (src/echo/given-encodings.ts
+  // decodeEncodings): a page that shows escaped HTML source (`&amp;lt;shell&amp;gt;`, an HTML
+  // string inside an HTML-escaped attribute) holds the costume after two decodings.
   test("&amp;lt;shell&amp;gt; planted: the model's <shell> echo does not run", () => {
     expectStopped(plantedShell((t) => t.replaceAll("<", "&amp;lt;").replaceAll(">", "&amp;gt;")));
   });
 });
 
 describe("terminal overstrike", () => {
-  // FINDING 5. Severity: wrong execution (low: needs a pager-style tool output). `man`, `nroff`
-  // and `ul` write bold as `c BS c` (character, backspace, the same character): a terminal shows
-  // one `c`, and the model reads `curl`. terminal-codes.ts removes escape sequences but not
-  // backspace overstrike, so the planted command is not found. Expected: `X BS Y` read as `Y`.
-  // Suspected: src/echo/terminal-codes.ts withoutTerminalCodes.
+  // Rule: backspace overstrike reads as the terminal shows it (src/echo/terminal-codes.ts): `man`,
+  // `nroff` and `ul` write bold as `c BS c` and underline as `_ BS c`; a terminal shows one `c`,
+  // and the model reads `curl`.
   test("a bold (overstruck) planted command: the echo does not run", () => {
     const bold = (text: string) => text.replace(/curl|npm/, (word) => [...word].map((c) => `${c}\b${c}`).join(""));
     expectStopped(plantedShell(bold));
+  });
+
+  test("an underlined (`_ BS c`) planted command: the echo does not run", () => {
+    const underline = (text: string) => text.replace(/curl|npm/, (word) => [...word].map((c) => `_\b${c}`).join(""));
+    expectStopped(plantedShell(underline));
   });
 });
