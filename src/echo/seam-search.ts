@@ -2,7 +2,8 @@
 // half), apart from search.ts's search inside one text: its own KMP passes, forwards over the
 // first text's tail and backwards over the second's head.
 import { failureTable, firstAtOrAfter } from "./linear-search.ts";
-import { isAlnumAt, type GivenHaystack } from "./given-content.ts";
+import type { GivenHaystack } from "./given-content.ts";
+import { isAlnumAt } from "./letters.ts";
 import { SP } from "../grammar/chars.ts";
 
 /**

@@ -39,7 +39,8 @@
 import { COSTUME_DESCRIPTIONS, heredocCode } from "../parse/costume.ts";
 import { failureTable, firstAtOrAfter } from "./linear-search.ts";
 import { acrossSeam } from "./seam-search.ts";
-import { appendToHaystack, buildGivenHaystack, isAlnumAt, isSpaceCode, isLetterAt, needleForms, readable, symbolLines, type GivenHaystack } from "./given-content.ts";
+import { appendToHaystack, buildGivenHaystack, isSpaceCode, needleForms, readable, symbolLines, type GivenHaystack } from "./given-content.ts";
+import { isAlnumAt, isLetterAt } from "./letters.ts";
 import { indexOfPosition } from "./string-lexer.ts";
 import { BACKSLASH, CR, DQ, LF, SQ } from "../grammar/chars.ts";
 import type { EchoQuery } from "../engine/types.ts";
