@@ -24,6 +24,9 @@
  *   ` * `, `> `, digits, bullets, box drawing). Not capped: a cap would let a value whose own lines
  *   start with such characters read differently behind a prefix than alone;
  * - layout: every run of whitespace is one space, line ends included.
+ * The optional steps (Markdown escapes, HTML tags, form-encoded `+`, references, terminal codes,
+ * invisible characters as spaces) are combined into at most 13 readings per text (readingsOf),
+ * never tried in every combination: a text that triggers them all stays a constant times its size.
  *
  * Markup is found by a local test at each `<`, `[` and bar, never by a reader with state, so no
  * decoy before a quote (an unclosed string, attribute or tag) can hide the markup after it.
@@ -90,27 +93,25 @@ export function appendToHaystack(hay: GivenHaystack, texts: readonly string[], t
   let length = hay.text.length;
   for (const text of texts) {
     const group = hay.groups;
-    for (const form of jsonForms(text)) {
-      for (const base of renderedForms(form, toolNames)) {
-        const decodedQuote = { value: false };
-        const decoded = decodeEncodings(base, decodedQuote);
-        const variants = readings(decoded);
-        if (decodedQuote.value) variants.push(...readings(base));
-        for (const variant of variants) {
-          // A form without markup holds no quote; and a value is never "next to" another text's markup.
-          if (!mayHoldMarkup(variant)) continue;
-          if (parts.length > 0 || hay.text.length > 0) {
-            parts.push(SEPARATOR);
-            length += SEPARATOR.length;
-          }
-          const head = { prefix: "" };
-          const folded = foldLines(variant, length, found, toolNames, keepLinePrefixes, head);
-          hay.forms.push({ group, start: length, end: length + folded.length, head: head.prefix });
-          parts.push(folded);
-          length += folded.length;
+    // Readings that came out the same (most texts trigger few steps) enter once.
+    const seen = new Set<string>();
+    const forms = jsonForms(text);
+    forms.forEach((form, depth) => {
+      for (const variant of readingsOf(form, toolNames, depth === 0 ? "given" : depth === forms.length - 1 ? "deepest" : "between")) {
+        // A form without markup holds no quote; and a value is never "next to" another text's markup.
+        if (seen.has(variant) || !mayHoldMarkup(variant)) continue;
+        seen.add(variant);
+        if (parts.length > 0 || hay.text.length > 0) {
+          parts.push(SEPARATOR);
+          length += SEPARATOR.length;
         }
+        const head = { prefix: "" };
+        const folded = foldLines(variant, length, found, toolNames, keepLinePrefixes, head);
+        hay.forms.push({ group, start: length, end: length + folded.length, head: head.prefix });
+        parts.push(folded);
+        length += folded.length;
       }
-    }
+    });
     if (hay.forms.length > 0 && hay.forms[hay.forms.length - 1]!.group === group) hay.groups++;
   }
   if (parts.length > 0) hay.text += parts.join("");
@@ -137,50 +138,81 @@ export function readable(text: string): string {
 }
 
 /**
- * A given text's readings (unicodeReadings), and when it holds terminal control sequences (colour
- * codes: `grep --color=always`, `git diff --color`) those of it without them too, as a reader
- * sees it and as the model repeats it. Both count: the reading as written stays, so no sequence
- * (an OSC string runs to its terminator) can take a quote out of the given content.
+ * The steps of one reading of a form, in the order applied: CommonMark backslash escapes removed
+ * (Markdown made from HTML escapes `_`, `*`, `[`: `\[TOOL\_CALLS\]`); HTML tags and comments that
+ * are not call markup removed (a highlighted code block wraps each token in `<span class="pl-s">`);
+ * `+` read as a space when the text holds percent-escapes (form encoding); HTML references and
+ * percent-escapes decoded (given-encodings.ts); terminal control sequences and overstrike removed
+ * (terminal-codes.ts: colour codes, `man` output); and invisible characters removed or, with
+ * `spaces`, each read as a space (`sh` + U+200B + `please` may read as two words). Then NFC.
  */
-function readings(text: string): string[] {
-  const variants = unicodeReadings(text);
-  const plain = withoutTerminalCodes(text);
-  if (plain !== text) variants.push(...unicodeReadings(plain));
-  return variants;
+interface Steps {
+  markdown: boolean;
+  tags: boolean;
+  plus: boolean;
+  decode: boolean;
+  terminal: boolean;
+  spaces: boolean;
 }
 
+/** The form as written: only what both sides always undo (references, invisible characters). */
+const WRITTEN: Steps = { markdown: false, tags: false, plus: false, decode: true, terminal: false, spaces: false };
+/** The form as a renderer and a terminal show it: every step. */
+const RENDERED: Steps = { markdown: true, tags: true, plus: true, decode: true, terminal: true, spaces: false };
 /**
- * The readings of a given text's invisible characters, each then NFC: removed (`cu` + U+200B +
- * `rl` reads `curl`, as a call's value is read) and, when it has any, a space as well (`sh` + U+200B
- * + `please` may read as two words: the command then ends at `sh`). Both count, so neither reading
- * lets a quote pass for prose.
+ * RENDERED with one step turned the other way: a step that changed the text may also take a quote
+ * out of it (a Markdown escape removes a command's own backslash, tag removal an `<b>` inside a
+ * value, an OSC string runs to its terminator, `+` may be a plus), so each is read once without it;
+ * and invisible characters read as spaces.
  */
-function unicodeReadings(text: string): string[] {
-  const joined = text.replace(INVISIBLE, "");
-  if (joined.length === text.length) return [text.normalize("NFC")];
-  return [joined.normalize("NFC"), text.replace(INVISIBLE, " ").normalize("NFC")];
+const RENDERED_ALTERNATIVES: readonly (keyof Steps)[] = ["markdown", "tags", "plus", "terminal", "spaces"];
+/**
+ * A form's readings, combined instead of multiplied, so the haystack and the work stay a small
+ * constant times the content whatever a hostile text triggers (at most 13 readings per given text;
+ * docs/SECURITY.md *Cost*). Every reading only adds quotes the guard counts as given.
+ * - every form (the text as given and its JSON decodings, jsonForms): WRITTEN, and WRITTEN with
+ *   references left undecoded where decoding made a quote or a backslash, so a JSON call quoted
+ *   there is read where its strings end as its reader reads them (`"id": "&quot;[/TOOL_CALL]"` is
+ *   one string; string-lexer.ts);
+ * - the text as given and its deepest JSON decoding: RENDERED;
+ * - the text as given: RENDERED with each step that changed it turned the other way
+ *   (RENDERED_ALTERNATIVES: every step but one).
+ */
+function readingsOf(form: string, toolNames: ReadonlySet<string> | undefined, depth: "given" | "deepest" | "between"): string[] {
+  const changed = new Set<keyof Steps>();
+  const out = [reading(form, WRITTEN, toolNames, changed)];
+  const alternatives = (base: Steps, steps: readonly (keyof Steps)[]): void => {
+    for (const step of steps) if (changed.has(step)) out.push(reading(form, { ...base, [step]: !base[step] }, toolNames));
+  };
+  alternatives(WRITTEN, ["decode"]);
+  if (depth === "between") return out;
+  changed.clear();
+  out.push(reading(form, RENDERED, toolNames, changed));
+  if (depth === "given") alternatives(RENDERED, RENDERED_ALTERNATIVES);
+  return out;
 }
 
-/**
- * A form as a renderer shows it, besides as written: with CommonMark backslash escapes of ASCII
- * punctuation removed (Markdown made from HTML escapes `_`, `*`, `[`: `\[TOOL\_CALLS\]`, `my\_data`);
- * with HTML tags and comments that are not call markup removed (a highlighted code block wraps
- * each token in `<span class="pl-s">`; `<!-- ok -->` shows as nothing); and, when the text holds
- * percent-escapes, with `+` read as a space (form encoding). Each one more form: only more quotes
- * count as given.
- */
-function renderedForms(form: string, toolNames: ReadonlySet<string> | undefined): string[] {
-  const forms = [form];
-  const unescaped = withoutMarkdownEscapes(form);
-  if (unescaped !== form) forms.push(unescaped);
-  const untagged = withoutHtmlTags(form, toolNames);
-  if (untagged !== form) forms.push(untagged);
-  if (unescaped !== form && untagged !== form) {
-    const both = withoutHtmlTags(unescaped, toolNames);
-    if (both !== unescaped && both !== untagged) forms.push(both);
+/** One reading of `form`; `changed` collects the steps that changed it (`decode`: only when it made a quote or a backslash). */
+function reading(form: string, steps: Steps, toolNames: ReadonlySet<string> | undefined, changed?: Set<keyof Steps>): string {
+  let text = form;
+  const apply = (step: keyof Steps, next: string): void => {
+    if (next !== text) changed?.add(step);
+    text = next;
+  };
+  if (steps.markdown) apply("markdown", withoutMarkdownEscapes(text));
+  if (steps.tags) apply("tags", withoutHtmlTags(text, toolNames));
+  if (steps.plus && text.includes("+") && hasPercentEscape(form)) apply("plus", text.replaceAll("+", " "));
+  if (steps.decode) {
+    const quote = { value: false };
+    text = decodeEncodings(text, quote);
+    if (quote.value) changed?.add("decode");
   }
-  if (form.includes("+") && hasPercentEscape(form)) forms.push(form.replaceAll("+", " "));
-  return forms;
+  if (steps.terminal) apply("terminal", withoutTerminalCodes(text));
+  // Invisible characters removed ("spaces" changed the text when there were any) or read as spaces.
+  if (steps.spaces) return text.replace(INVISIBLE, " ").normalize("NFC");
+  const joined = text.replace(INVISIBLE, "");
+  if (joined.length !== text.length) changed?.add("spaces");
+  return joined.normalize("NFC");
 }
 
 function jsonForms(text: string): string[] {

@@ -25,18 +25,10 @@ function oneCall(text: string): { scanned: number; given: boolean } {
 }
 
 describe("a given text that triggers every optional form", () => {
-  // FINDING 2. Severity: host broken (latency and memory; fails closed, no wrong execution). Every
-  // given text is expanded into the PRODUCT of its optional readings (given-content.ts
-  // appendToHaystack: 3 JSON forms x up to 5 rendered forms x decoded/undecoded x 2 Unicode x 2
-  // terminal readings = 120 forms), so one attacker-written line that holds one trigger of each
-  // kind makes the haystack ~95 times the given content, and one recovered call scans ~295 times
-  // it (plain near-matches: 2.9 times). A 5 MB planted web page would build a ~470M-character
-  // haystack (about 1 GB) and scan ~1.5G characters per recovered call before any budget applies
-  // (the budget is 16 x the amplified haystack). Linear, but SECURITY.md's "at most 0.21 s/MB"
-  // (measured ~8 s/MB here) and the host's memory do not hold. Expected: the forms add up, not
-  // multiply (e.g. each optional reading applied to the form as written and to the fully decoded
-  // one only), so the haystack stays within a small constant of the given content. Suspected:
-  // src/echo/given-content.ts appendToHaystack / renderedForms / readings.
+  // Rule (host): a given text's optional readings are combined, not multiplied
+  // (src/echo/given-content.ts readingsOf: at most 13 per text), so one attacker-written line that
+  // holds one trigger of each kind keeps the haystack and one call's scan a small constant times
+  // the given content. Was: 120 readings per text, a haystack ~95 times and a scan ~295 times it.
   test("the haystack stays within 16 times the given content", () => {
     const text = EVERY_FORM.repeat(2000);
     const hay = buildGivenHaystack([text], new Set(["bash"]));
@@ -93,15 +85,9 @@ describe("many small given texts and a long value the model wrote", () => {
     return { total: search.scanned() + filled, scanned: search.scanned() };
   }
 
-  // FINDING 7. Severity: host broken (latency; no wrong execution). acrossSeam
-  // (src/echo/seam-search.ts) clears two tables of the needle's length and walks one of them for
-  // every seam inside an open quote, and none of it is counted in `cost` (so the scan budget never
-  // stops it): the work is seams x value length, a product of the given content and the reply.
-  // 4 times the given texts and 4 times the value cost 16 times the work (scanned() alone grows
-  // 4 times). A planted JSON result of 250,000 short strings and a 64 KB file the model writes
-  // would cost ~3e10 steps for one call. Expected: linear in given + value (tables sized by what a
-  // seam can match: the reach of its tail and head, or reset only where marked), and counted.
-  // Suspected: src/echo/seam-search.ts acrossSeam (prefixes.fill, suffixes.fill, the p loop).
+  // Rule (host): the seam search's work is linear in given texts plus value and counted against
+  // the scan budget (src/echo/seam-search.ts acrossSeam: tables reset by generation stamps, not
+  // cleared per seam). Was: two tables of the value's length cleared at every seam, uncounted.
   test("4x the texts and 4x the value cost at most 4.5x the work", () => {
     const small = seamWork(2000, 1000);
     const large = seamWork(8000, 4000);
