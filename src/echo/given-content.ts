@@ -93,14 +93,11 @@ export function appendToHaystack(hay: GivenHaystack, texts: readonly string[], t
   let length = hay.text.length;
   for (const text of texts) {
     const group = hay.groups;
-    // Readings that came out the same (most texts trigger few steps) enter once.
-    const seen = new Set<string>();
     const forms = jsonForms(text);
     forms.forEach((form, depth) => {
       for (const variant of readingsOf(form, toolNames, depth === 0 ? "given" : depth === forms.length - 1 ? "deepest" : "between")) {
         // A form without markup holds no quote; and a value is never "next to" another text's markup.
-        if (seen.has(variant) || !mayHoldMarkup(variant)) continue;
-        seen.add(variant);
+        if (!mayHoldMarkup(variant)) continue;
         if (parts.length > 0 || hay.text.length > 0) {
           parts.push(SEPARATOR);
           length += SEPARATOR.length;
@@ -143,8 +140,8 @@ export function readable(text: string): string {
  * are not call markup removed (a highlighted code block wraps each token in `<span class="pl-s">`);
  * `+` read as a space when the text holds percent-escapes (form encoding); HTML references and
  * percent-escapes decoded (given-encodings.ts); terminal control sequences and overstrike removed
- * (terminal-codes.ts: colour codes, `man` output); and invisible characters removed or, with
- * `spaces`, each read as a space (`sh` + U+200B + `please` may read as two words). Then NFC.
+ * (terminal-codes.ts: colour codes, `man` output). Then invisible characters removed (or, in one
+ * more reading, each read as a space: `sh` + U+200B + `please` may read as two words) and NFC.
  */
 interface Steps {
   markdown: boolean;
@@ -152,20 +149,19 @@ interface Steps {
   plus: boolean;
   decode: boolean;
   terminal: boolean;
-  spaces: boolean;
 }
 
-/** The form as written: only what both sides always undo (references, invisible characters). */
-const WRITTEN: Steps = { markdown: false, tags: false, plus: false, decode: true, terminal: false, spaces: false };
+/** The form as written: only what both sides always undo (references; then invisible characters). */
+const WRITTEN: Steps = { markdown: false, tags: false, plus: false, decode: true, terminal: false };
 /** The form as a renderer and a terminal show it: every step. */
-const RENDERED: Steps = { markdown: true, tags: true, plus: true, decode: true, terminal: true, spaces: false };
+const RENDERED: Steps = { markdown: true, tags: true, plus: true, decode: true, terminal: true };
 /**
- * RENDERED with one step turned the other way: a step that changed the text may also take a quote
- * out of it (a Markdown escape removes a command's own backslash, tag removal an `<b>` inside a
- * value, an OSC string runs to its terminator, `+` may be a plus), so each is read once without it;
- * and invisible characters read as spaces.
+ * RENDERED with one step left out: a step that changed the text may also take a quote out of it
+ * (a Markdown escape removes a command's own backslash, tag removal an `<b>` inside a value, an
+ * OSC string runs to its terminator, `+` may be a plus), so each is read once without it.
  */
-const RENDERED_ALTERNATIVES: readonly (keyof Steps)[] = ["markdown", "tags", "plus", "terminal", "spaces"];
+const RENDERED_ALTERNATIVES: readonly (keyof Steps)[] = ["markdown", "tags", "plus", "terminal"];
+
 /**
  * A form's readings, combined instead of multiplied, so the haystack and the work stay a small
  * constant times the content whatever a hostile text triggers (at most 13 readings per given text;
@@ -175,25 +171,37 @@ const RENDERED_ALTERNATIVES: readonly (keyof Steps)[] = ["markdown", "tags", "pl
  *   there is read where its strings end as its reader reads them (`"id": "&quot;[/TOOL_CALL]"` is
  *   one string; string-lexer.ts);
  * - the text as given and its deepest JSON decoding: RENDERED;
- * - the text as given: RENDERED with each step that changed it turned the other way
- *   (RENDERED_ALTERNATIVES: every step but one).
+ * - the text as given: RENDERED with each step that changed it left out (every step but one), and
+ *   RENDERED with invisible characters read as spaces when it has any.
+ * A reading whose steps came out the same as an earlier one's (most texts trigger few steps) is
+ * left out before the Unicode step, so plain text costs one reading.
  */
 function readingsOf(form: string, toolNames: ReadonlySet<string> | undefined, depth: "given" | "deepest" | "between"): string[] {
-  const changed = new Set<keyof Steps>();
-  const out = [reading(form, WRITTEN, toolNames, changed)];
-  const alternatives = (base: Steps, steps: readonly (keyof Steps)[]): void => {
-    for (const step of steps) if (changed.has(step)) out.push(reading(form, { ...base, [step]: !base[step] }, toolNames));
+  const out: string[] = [];
+  const texts: string[] = [];
+  let invisible = false;
+  const add = (text: string): void => {
+    if (texts.includes(text)) return;
+    texts.push(text);
+    const joined = text.replace(INVISIBLE, "");
+    invisible ||= joined.length !== text.length;
+    out.push(joined.normalize("NFC"));
   };
-  alternatives(WRITTEN, ["decode"]);
+  const changed = new Set<keyof Steps>();
+  add(stepsOf(form, WRITTEN, toolNames, changed));
+  if (changed.has("decode")) add(stepsOf(form, { ...WRITTEN, decode: false }, toolNames));
   if (depth === "between") return out;
   changed.clear();
-  out.push(reading(form, RENDERED, toolNames, changed));
-  if (depth === "given") alternatives(RENDERED, RENDERED_ALTERNATIVES);
+  const rendered = stepsOf(form, RENDERED, toolNames, changed);
+  add(rendered);
+  if (depth === "deepest") return out;
+  for (const step of RENDERED_ALTERNATIVES) if (changed.has(step)) add(stepsOf(form, { ...RENDERED, [step]: false }, toolNames));
+  if (invisible) out.push(rendered.replace(INVISIBLE, " ").normalize("NFC"));
   return out;
 }
 
-/** One reading of `form`; `changed` collects the steps that changed it (`decode`: only when it made a quote or a backslash). */
-function reading(form: string, steps: Steps, toolNames: ReadonlySet<string> | undefined, changed?: Set<keyof Steps>): string {
+/** `form` after `steps`, before the Unicode step; `changed` collects the steps that changed it (`decode`: only when it made a quote or a backslash). */
+function stepsOf(form: string, steps: Steps, toolNames: ReadonlySet<string> | undefined, changed?: Set<keyof Steps>): string {
   let text = form;
   const apply = (step: keyof Steps, next: string): void => {
     if (next !== text) changed?.add(step);
@@ -208,11 +216,7 @@ function reading(form: string, steps: Steps, toolNames: ReadonlySet<string> | un
     if (quote.value) changed?.add("decode");
   }
   if (steps.terminal) apply("terminal", withoutTerminalCodes(text));
-  // Invisible characters removed ("spaces" changed the text when there were any) or read as spaces.
-  if (steps.spaces) return text.replace(INVISIBLE, " ").normalize("NFC");
-  const joined = text.replace(INVISIBLE, "");
-  if (joined.length !== text.length) changed?.add("spaces");
-  return joined.normalize("NFC");
+  return text;
 }
 
 function jsonForms(text: string): string[] {
