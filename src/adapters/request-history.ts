@@ -6,7 +6,7 @@
 // (mayCall) and its system prompt does not hold that text yet (systemHolds). The turns are read
 // with the tools the request declares, as the live repair reads a reply.
 import { requestEchoGuard } from "../echo/from-request.ts";
-import { givenFromMessagesBlock, isGivenBlock } from "../echo/from-reply.ts";
+import { citesSource, givenFromMessagesBlock, isGivenBlock } from "../echo/from-reply.ts";
 import type { EchoGuard } from "../engine/types.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { redactReply, replyTextParts, type ReplyPart } from "../history/sanitize.ts";
@@ -271,6 +271,8 @@ function textPartsOf(turns: readonly [Json, JsonPath][], shape: Shape, readGiven
             .map((c) => c.part)
             .filter(isGivenBlock)
         : [];
+    // Its own citations quote sources (cited_text): given to its text.
+    if (readGiven && shape === "messages" && citesSource(content[at[i]!]!.part)) blocks.push(content[at[i]!]!.part);
     if (blocks.length > 0) out.given = () => blocks.flatMap(givenFromMessagesBlock);
     return out;
   });

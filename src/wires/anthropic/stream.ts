@@ -15,7 +15,7 @@ import type { PassingEdits } from "../../sse/passing.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
 import { collectStrings } from "../../echo/from-request.ts";
-import { givenFromMessagesBlock, isGivenBlock } from "../../echo/from-reply.ts";
+import { citesSource, givenFromCitationsDelta, givenFromMessagesBlock, isGivenBlock } from "../../echo/from-reply.ts";
 import type { AddGiven } from "../wire.ts";
 import { type HeldCall, HeldNative } from "../held-native.ts";
 import { CUT_STOP_REASONS, NATIVE_BLOCKS } from "./blocks.ts";
@@ -126,6 +126,11 @@ export class AnthropicStreamRewriter implements EventRewriter {
   }
 
   #decide(event: Json): Rewritten | null {
+    // A citation's cited_text is the source's words (a searched page): given to the text after it.
+    if (this.#addGiven && event.type === "content_block_delta" && isObject(event.delta) && event.delta.type === "citations_delta") {
+      const delta = event.delta;
+      this.#addGiven(() => givenFromCitationsDelta(delta));
+    }
     if (event.index !== undefined && event.index === this.#textBlock) {
       if (event.type === "content_block_delta") return this.#delta(event);
       if (event.type === "content_block_stop") return this.#stop(event);
@@ -275,6 +280,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
     const index = event.index;
     const block = event.content_block;
     if (typeof index !== "number" || !isObject(block)) return null;
+    if (this.#addGiven && citesSource(block)) this.#addGiven(() => givenFromMessagesBlock(block));
     if (block.type === "text" && !this.#guard.done) {
       this.#textBlock = index;
       this.#held.hold(event);
