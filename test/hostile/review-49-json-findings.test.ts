@@ -5,6 +5,9 @@
 // its severity and the suspected source file. Markup is Hermes `<tool_call>` JSON or DSML built by
 // test/golden/notation.ts: no DSML marker bytes are written here.
 import { describe, expect, test } from "bun:test";
+import { wrapLanguageModel } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import { repairMiddleware } from "../../src/adapters/middleware.ts";
 import { block, live } from "../golden/notation.ts";
 import { READ, rawReply as chatRaw } from "./review-47-chat-support.ts";
 import {
@@ -128,5 +131,28 @@ describe("chat JSON: message annotations after the repair", () => {
     const left = (message.annotations ?? []) as { url_citation: { start_index: number; end_index: number } }[];
     const visible = message.content ?? "";
     expect(left.every((a) => a.url_citation.end_index <= visible.length)).toBe(true);
+  });
+});
+
+describe("middleware wrapGenerate: a text part the repair emptied", () => {
+  // FINDING (lost provider data, low-medium; generate and stream disagree). @ai-sdk/google puts
+  // Gemini's thought signature on a text part's providerMetadata and replays it on the next
+  // request. A text part whose whole text is a leaked call is dropped from doGenerate's content
+  // (generate.ts `emptied`), and its providerMetadata with it: the recovered tool-call part carries
+  // none, so the signature is gone from the next request. The same reply through wrapStream keeps
+  // the part's text-start and text-end with their providerMetadata (the client's text part is ""
+  // with the signature). Expected: the metadata survives (an empty text part kept when it carries
+  // providerMetadata, or the metadata moved onto the recovered call).
+  // Suspected: src/adapters/middleware/generate.ts (emptied parts filtered out whatever they carry).
+  test("a signed text part holding only a leaked call keeps its signature somewhere in the content", async () => {
+    const signed = { google: { thoughtSignature: "c2lnbmF0dXJl" } };
+    const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+    const mock = new MockLanguageModelV3({
+      doGenerate: async () => ({ content: [{ type: "text" as const, text: HERMES, providerMetadata: signed }], finishReason: { unified: "stop" as const, raw: "stop" }, usage, warnings: [] }),
+    });
+    const model = wrapLanguageModel({ model: mock, middleware: repairMiddleware({}) });
+    const result = await model.doGenerate({ prompt: [{ role: "user", content: [{ type: "text", text: "read a.ts" }] }], tools: [{ type: "function", name: "read", inputSchema: SCHEMA }] } as never);
+    expect(result.content.filter((p) => p.type === "tool-call").length).toBe(1);
+    expect(result.content.some((p) => "providerMetadata" in p && JSON.stringify(p.providerMetadata) === JSON.stringify(signed))).toBe(true);
   });
 });
