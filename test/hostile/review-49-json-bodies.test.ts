@@ -15,7 +15,7 @@ const REQUEST = { model: "m", messages: [{ role: "user", content: "read a.ts" }]
 const LEAK = JSON.stringify(`Reading. ${HERMES}`);
 
 /** The repaired answer's bytes for `request` when the upstream answers `body` as JSON. */
-async function repaired(body: string | Uint8Array, request: object = REQUEST, options: object = {}): Promise<{ bytes: Uint8Array; results: AdapterResult[] }> {
+async function repaired(body: string, request: object = REQUEST, options: object = {}): Promise<{ bytes: Uint8Array; results: AdapterResult[] }> {
   const results: AdapterResult[] = [];
   const upstream = (async () => new Response(body, { headers: { "content-type": "application/json" } })) as unknown as typeof fetch;
   const res = await repairFetch({ ...options, onResult: (r) => void results.push(r) }, upstream)(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(request) });

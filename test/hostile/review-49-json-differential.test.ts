@@ -179,14 +179,14 @@ describe("middleware: wrapGenerate reads as wrapStream", () => {
             calls: generated.content.flatMap((p) => (p.type === "tool-call" ? [`${p.toolName} ${p.input}`] : [])),
             text: generated.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join(""),
             reasoning: generated.content.flatMap((p) => (p.type === "reasoning" ? [p.text] : [])).join(""),
-            others: generated.content.flatMap((p) => (["source", "file"].includes(p.type) ? [p.type] : [])),
-            finish: generated.finishReason.unified,
+            others: generated.content.flatMap((p): string[] => (["source", "file"].includes(p.type) ? [p.type] : [])),
+            finish: generated.finishReason.unified as string | undefined,
           };
           const fromStream = {
             calls: streamed.flatMap((p) => (p.type === "tool-call" ? [`${p.toolName} ${p.input}`] : [])),
             text: streamed.flatMap((p) => (p.type === "text-delta" ? [p.delta] : [])).join(""),
             reasoning: streamed.flatMap((p) => (p.type === "reasoning-delta" ? [p.delta] : [])).join(""),
-            others: streamed.flatMap((p) => (["source", "file"].includes(p.type) ? [p.type] : [])),
+            others: streamed.flatMap((p): string[] => (["source", "file"].includes(p.type) ? [p.type] : [])),
             finish: streamed.flatMap((p) => (p.type === "finish" ? [p.finishReason.unified] : []))[0],
           };
           expect(fromGenerate).toEqual(fromStream);
