@@ -10,6 +10,7 @@ import { type Json, isObject } from "../../sse/json.ts";
 import { NATIVE_ITEMS, functionCallItem, textOf, textOfStep } from "./items.ts";
 import { filteredOut, ResponsesStreamRewriter } from "./stream.ts";
 import { declaredTool, declaredToolNames } from "../declared-names.ts";
+import { movedAnnotations } from "../annotations.ts";
 import { responsesPrefill } from "../prefill.ts";
 import type { Wire, WireJsonContext } from "../wire.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
@@ -112,6 +113,9 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
   if (!changed) return false;
   for (const [part, text] of written) if (part.text !== text) part.annotations = movedAnnotations(part.annotations as unknown[], text, part.text);
   body.output = out;
+  // The convenience field restating the text (OpenAI's SDKs join every output_text part into it,
+  // some servers send it): the repaired text, or a client reading it shows the markup of a call that runs.
+  if (typeof body.output_text === "string") body.output_text = outputText(out);
   // Message items whose text changed: the next request's item_reference to one must not replay the stored leak.
   if (ctx.repairedItem) {
     for (const [item, texts] of original) {
@@ -119,24 +123,6 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
     }
   }
   return true;
-}
-
-/**
- * A part's annotations after the repair took markup out of its text: each one whose span still
- * reads the same words points at them again (the repair only removes text, so they can only have
- * moved back: the nearest occurrence at or before the old start); one whose words are gone (inside
- * a recovered call, or prose stripped after it) is dropped rather than left pointing past the text
- * or at other words. An annotation without offsets stays as it is.
- */
-function movedAnnotations(annotations: unknown[], was: string, now: string): unknown[] {
-  return annotations.flatMap((annotation) => {
-    if (!isObject(annotation)) return [annotation];
-    const { start_index: start, end_index: end } = annotation;
-    if (typeof start !== "number" || typeof end !== "number" || !(start >= 0 && end >= start && end <= was.length)) return [annotation];
-    const words = was.slice(start, end);
-    const at = now.lastIndexOf(words, start);
-    return at < 0 ? [] : [{ ...annotation, start_index: at, end_index: at + words.length }];
-  });
 }
 
 /** A part whose engine holds text after the reply's last call, and the part it goes into. */
@@ -173,6 +159,11 @@ function stopAll(undecided: Held[]): boolean {
     }
   }
   return grew;
+}
+
+/** The text of every output_text part of every message item, joined as OpenAI's SDKs do. */
+function outputText(output: unknown[]): string {
+  return output.flatMap((item) => (isMessage(item) ? item.content.filter(isOutputText).map((part) => part.text) : [])).join("");
 }
 
 function isMessage(item: unknown): item is Json & { content: unknown[] } {
