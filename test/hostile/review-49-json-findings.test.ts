@@ -1,8 +1,8 @@
 // Review 49 (hostile, tests only): the non-streaming (JSON) answers of the three wires
 // (src/wires/*/wire.ts repair*Json through src/adapters/fetch.ts repairWireJson), compared with the
 // same reply streamed, read by the AI SDK's own providers (@ai-sdk/anthropic, @ai-sdk/openai
-// `.responses()`) where the client parses what is checked. Each failing test says what is wrong,
-// its severity and the suspected source file. Markup is Hermes `<tool_call>` JSON or DSML built by
+// `.responses()`) where the client parses what is checked. Each test states the rule it pins (each
+// was a finding of the review, fixed since). Markup is Hermes `<tool_call>` JSON or DSML built by
 // test/golden/notation.ts: no DSML marker bytes are written here.
 import { describe, expect, test } from "bun:test";
 import { wrapLanguageModel } from "ai";
@@ -41,22 +41,15 @@ function anthropicReply(blocks: ["text" | "thinking", string][], stop: string) {
 }
 
 describe("Anthropic: a refused reply whose last text block is followed by a thinking block", () => {
-  // FINDING (JSON and stream disagree; the stream runs a call of a reply the classifier refused:
-  // wrong execution if the JSON's reading is the intended one, else a missed call on JSON; medium).
-  // stop_reason "refusal" cuts the reply: "what the engine holds at the end stays as written, no
-  // call runs" (wire.ts, CUT_STOP_REASONS). Content [text "Reading. <DSML block>" | "Reading.
-  // <tool_call>{...}" unclosed], [thinking]. As JSON, repairMessageJson takes the LAST TEXT block
-  // as the reply's end and, the reply being cut, gives back what it holds as written: no call,
-  // the markup shown. Streamed, the text block ends before the thinking block (endSpan, nothing
-  // known yet of the refusal), the held DSML block / the unclosed call is decided there and goes
-  // out as a tool_use: the client runs read a.ts. With stop_reason end_turn both agree (hard
-  // negative below), and the Responses wire agrees with itself for the same shape (a reasoning
-  // item after the message: JSON cuts only the reply's very last part). Expected: the same calls
-  // and text either way. Suspected: src/wires/anthropic/wire.ts (repairMessageJson: `cut` applied
-  // to the last text block although a non-text block follows it, where the stream ended the span)
-  // or src/wires/anthropic/stream.ts (a span end decides held markup before the stop reason is known).
+  // Rule (was a finding: the stream ran the call of a refused reply): a reply that did not end
+  // normally decides nothing held at its end. stop_reason "refusal" cuts the reply; content
+  // [text "Reading. <DSML block>" | "Reading. <tool_call>{...}" unclosed], [thinking]. The JSON
+  // answer shows the markup as written, no call; the stream no longer decides the held markup
+  // where the text block ends before the thinking block (src/wires/anthropic/waiting-blocks.ts:
+  // the thinking block waits until the reply goes on or ends with its stop reason known), so
+  // both agree. With end_turn both give the call (hard negative below).
   for (const [name, text] of [["a complete DSML block", `Reading. ${DSML}`], ["an unclosed Hermes call", `Reading. ${UNCLOSED}`]] as const) {
-    test(`${name}: the JSON answer and the stream give the same calls and text`, async () => {
+    test(`${name}, refused: the JSON answer and the stream give the same calls and text (no call)`, async () => {
       const { json, sse } = anthropicReply([["text", text], ["thinking", "hmm"]], "refusal");
       const fromJson = await generate("anthropic", json);
       const fromStream = await client("anthropic", sse);
@@ -76,13 +69,10 @@ describe("Anthropic: a refused reply whose last text block is followed by a thin
 describe("Responses JSON: fields that restate the output text", () => {
   const request = { model: "g", input: "read a.ts", tools: [{ type: "function", name: "read", parameters: SCHEMA }] };
 
-  // FINDING (text shown twice / inconsistent answer, low). A Responses object may carry the
-  // `output_text` convenience field (the text of every output_text part joined; OpenAI's SDKs
-  // compute it, some compatible servers and gateways send it). After the repair the message part
-  // reads "Reading. " and a function_call item follows, but `output_text` still holds the leaked
-  // markup: a client or log that reads the convenience field shows the raw markup of a call that
-  // also runs. Expected: `output_text` is the joined repaired text (or left out when it no longer
-  // matches). Suspected: src/wires/responses/wire.ts (repairResponseJson never looks at body.output_text).
+  // Rule (was a finding): a Responses object's `output_text` convenience field (the text of
+  // every output_text part joined, as OpenAI's SDKs compute it; some servers send it) follows the
+  // repair: recomputed from the repaired parts, so a client reading it never shows the markup of a
+  // call that also runs (src/wires/responses/wire.ts).
   test("a top-level output_text follows the repaired parts", async () => {
     const message = { id: "msg_1", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: `Reading. ${HERMES}`, annotations: [] }] };
     const { text } = await rawReply(RESPONSES_URL, request, JSON.stringify(responseObject("completed", [message], { output_text: `Reading. ${HERMES}` })), "application/json");
@@ -91,14 +81,10 @@ describe("Responses JSON: fields that restate the output text", () => {
     expect(body.output_text).toBe("Reading. ");
   });
 
-  // FINDING (metadata attached to the wrong words, low). movedAnnotations promises that an
-  // annotation "whose words are gone (inside a recovered call, or prose stripped after it) is
-  // dropped rather than left pointing ... at other words". Text "See the docs. <call>\nPer the
-  // docs, a.ts says hi." with a url_citation over the SECOND "the docs" (in the prose after the
-  // call, which S03 strips): the repaired part is "See the docs. " and the citation now points at
-  // the FIRST "the docs" (start 4), words it never cited, because the nearest earlier occurrence
-  // is taken without checking it lies before the removed span. Expected: the annotation dropped.
-  // Suspected: src/wires/responses/wire.ts (movedAnnotations: now.lastIndexOf(words, start)).
+  // Rule (was a finding): an annotation whose words the repair removed (inside a recovered call,
+  // or prose stripped after it) is dropped, never re-pointed at the same words elsewhere. Text
+  // "See the docs. <call>\nPer the docs, a.ts says hi." with a url_citation over the SECOND "the
+  // docs": the repaired part is "See the docs. " and the citation goes (src/wires/annotations.ts).
   test("an annotation over stripped prose is dropped, not moved onto the same words earlier", async () => {
     const text = `See the docs. ${HERMES}\nPer the docs, a.ts says hi.`;
     const start = text.lastIndexOf("the docs");
@@ -112,14 +98,9 @@ describe("Responses JSON: fields that restate the output text", () => {
 });
 
 describe("chat JSON: message annotations after the repair", () => {
-  // FINDING (stale offsets, low). A chat.completion message may carry `annotations`
-  // (url_citation with start_index/end_index into `content`: OpenAI's search models). The
-  // Responses wire moves or drops such offsets when the repair takes markup out (movedAnnotations);
-  // the chat wire leaves them: here the content becomes null (the whole content was the call and
-  // the prose after it, stripped by S03) and the citation still points at characters 71..79 of a
-  // content that no longer exists. @ai-sdk/openai ignores the offsets, a raw OpenAI client does
-  // not. Expected: an annotation whose words are gone dropped, others moved, as on Responses.
-  // Suspected: src/wires/chat/wire.ts (repairChatJson never touches message.annotations).
+  // Rule (was a finding): a chat.completion message's `annotations` (url_citation
+  // start_index/end_index into `content`, OpenAI's search models) follow the repair as on
+  // Responses: moved with their words, dropped when their words are gone (src/wires/chat/wire.ts).
   test("a url_citation into removed text does not survive the repair", async () => {
     const content = `${HERMES} Per the docs.`;
     const start = content.indexOf("the docs");
@@ -135,15 +116,10 @@ describe("chat JSON: message annotations after the repair", () => {
 });
 
 describe("middleware wrapGenerate: a text part the repair emptied", () => {
-  // FINDING (lost provider data, low-medium; generate and stream disagree). @ai-sdk/google puts
-  // Gemini's thought signature on a text part's providerMetadata and replays it on the next
-  // request. A text part whose whole text is a leaked call is dropped from doGenerate's content
-  // (generate.ts `emptied`), and its providerMetadata with it: the recovered tool-call part carries
-  // none, so the signature is gone from the next request. The same reply through wrapStream keeps
-  // the part's text-start and text-end with their providerMetadata (the client's text part is ""
-  // with the signature). Expected: the metadata survives (an empty text part kept when it carries
-  // providerMetadata, or the metadata moved onto the recovered call).
-  // Suspected: src/adapters/middleware/generate.ts (emptied parts filtered out whatever they carry).
+  // Rule (was a finding): a text part the repair emptied goes, its providerMetadata does not.
+  // @ai-sdk/google puts Gemini's thoughtSignature on a text part and replays it from a tool-call
+  // part (it skips an empty text part, signature and all), so the metadata moves onto the call
+  // recovered from that part (src/adapters/middleware/generate.ts).
   test("a signed text part holding only a leaked call keeps its signature somewhere in the content", async () => {
     const signed = { google: { thoughtSignature: "c2lnbmF0dXJl" } };
     const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
