@@ -18,7 +18,7 @@ import type { GuardedEngine } from "../../engine/guarded.ts";
 import type { AddGiven, EngineFor, RepairedItem } from "../wire.ts";
 import { ownItem } from "../../echo/from-request.ts";
 import { givenFromResponsesItem } from "../../echo/from-reply.ts";
-import { NATIVE_ITEMS, functionCallItem } from "./items.ts";
+import { NATIVE_ITEMS, QUIET_ITEMS, functionCallItem } from "./items.ts";
 import { type Out, Outbox, upstream } from "./outbox.ts";
 import { TextParts } from "./text-parts.ts";
 import { type HeldCall, HeldNative } from "../held-native.ts";
@@ -64,6 +64,9 @@ export class ResponsesStreamRewriter implements EventRewriter {
    * is held (an event streaming past could overtake it).
    */
   #native = new HeldNative<Json>();
+  /** Upstream output_index of the reasoning items read while a part's end waited, and the downstream index of the last. */
+  #quiet = new Set<number>();
+  #waitedPast: number | undefined;
   /** Ids of the native items dropped as repeats: response.completed does not list them. */
   #dropped = new Set<string>();
 
@@ -200,7 +203,9 @@ export class ResponsesStreamRewriter implements EventRewriter {
     // block does), so calls held for a block's closer that never came are its duplicates and never
     // run, as on every other wire; on Responses the message item is always done before that item.
     // (One call allowed: every call recovered is held back and the native item withdraws them all.)
-    if (!cut && !this.#text.closesEnding(event)) before.push(...this.#settle(!this.#hold && startsNative(event)));
+    // A reasoning item's events wait behind it too: the reply has not gone on in text or a call, so a
+    // cut after them still decides nothing the part held (as the JSON path reads the same reply).
+    if (!cut && !this.#text.closesEnding(event) && !this.#waitsPast(event)) before.push(...this.#settle(!this.#hold && startsNative(event)));
     switch (event.type) {
       case "response.output_item.added":
         changed = this.#added(event, before, after);
@@ -301,9 +306,24 @@ export class ResponsesStreamRewriter implements EventRewriter {
   #settle(native = false): Out[] {
     if (!this.#text.ending) return [];
     const settled = this.#text.settleEnding(native);
+    const past = this.#waitedPast;
+    this.#waitedPast = undefined;
     if (!settled || this.#hold) return [];
-    const last = this.#emitted.at(-1)?.index;
-    return this.#callItems(last !== undefined && settled.index !== undefined && last > settled.index ? last : settled.index);
+    const last = Math.max(this.#emitted.at(-1)?.index ?? -1, past ?? -1);
+    return this.#callItems(settled.index !== undefined && last > settled.index ? last : settled.index);
+  }
+
+  /**
+   * An event of a reasoning item (QUIET_ITEMS) while a part's end waits: it waits behind that end
+   * (true); calls the end then recovers go after the item, which was numbered as it was read.
+   */
+  #waitsPast(event: Json): boolean {
+    if (!this.#text.ending || typeof event.output_index !== "number") return false;
+    if (event.type === "response.output_item.added" && isObject(event.item) && QUIET_ITEMS.has(event.item.type as string)) {
+      this.#quiet.add(event.output_index);
+      this.#waitedPast = this.#indices.get(event.output_index) ?? event.output_index + this.#itemsIn;
+    }
+    return this.#quiet.has(event.output_index);
   }
 
   /**
