@@ -12,6 +12,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { outcome } from "../support/outcome.ts";
+import { parse } from "../../src/engine/parse.ts";
+import { fixtureTools } from "../golden/tools.ts";
 
 const block = "<bash>\nrm -rf build\n</bash>";
 const inline = "<shell>rm -rf build</shell>";
@@ -39,6 +41,9 @@ describe("finding: a costume shown inside a sentence in a caseless script runs",
       expect(o.text).toBe(input);
     });
   }
+  test.failing("Chinese, block, through the public parse()", () => {
+    expect(parse(`这个代理会把命令写成\n${block}\n放在回复里。`, fixtureTools).calls).toEqual([]);
+  });
   test.failing("Chinese, inline costume on its own line", () => {
     expect(outcome(`代理把命令写成\n${inline}\n放在回复里。`).calls).toEqual([]);
   });
