@@ -69,6 +69,18 @@ describe("finding: a line left open by punctuation other than a comma runs the c
   }
 });
 
+describe("finding: the line after the closer going on past a dash, an ellipsis, strikethrough or Spanish opening punctuation runs the costume", () => {
+  // Severity: low (wrong execution of a costume shown in a running sentence; these leads are less
+  // common than the lower-case letter of golden N48.1). sentenceGoesOn looks past `(`, `*`, `_`,
+  // quotes, a comma, a backtick and `[` only; `— in`, `… in`, `~~in~~`, `¿en` end the look and the
+  // costume runs. Suspected: src/engine/tentative-closer.ts SENTENCE_LEAD. Expected: no call.
+  for (const next of ["— in its replies.", "… in its replies.", "~~in~~ its replies.", "¿en sus respuestas?"]) {
+    test.failing(JSON.stringify(next), () => {
+      expect(outcome(`The agent wraps commands like\n${block}\n${next}`).calls).toEqual([]);
+    });
+  }
+});
+
 describe("finding: a sentence that mentions a costume inline earlier on its line counts as no sentence", () => {
   // Severity: low-medium (wrong execution). `The agent writes <shell>ls</shell> or, like` is a
   // running sentence (its inline costume mention is text), but the line holds a candidate's markup
