@@ -69,3 +69,24 @@ describe("hard negatives: spellings the runaway rule takes (kept)", () => {
     });
   }
 });
+
+const qwen = (opener: string) => `<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf ./*\n${opener}\n/tmp/scratch\n</parameter>\n</function>\n</tool_call>`;
+
+describe("finding (low): Qwen3-Coder openers spelled `<param=` or `<parameter:` let the command swallow the workdir", () => {
+  // Severity: low (wrong execution as P48.6/O48.1, but rarer spellings). The DSML scanner takes
+  // `param` and any word after it (prefixedWordEnd), the Qwen3-Coder one `parameter` then `=` only
+  // (qwenOpenerAt). Suspected: src/parse/unread-opener.ts qwenOpenerAt. Expected: no call.
+  for (const opener of ["<param=workdir>", "<parameter:workdir>"]) {
+    test.failing(opener, () => {
+      expect(outcome(qwen(opener)).calls).toEqual([]);
+    });
+  }
+});
+
+describe("hard negatives: Qwen3-Coder spellings the runaway rule takes (kept)", () => {
+  for (const opener of ["<parameter= workdir>", "<parameter =workdir>", "<parameter=workdir >", "<parameter = workdir>", '<parameter="workdir">', "<parameter=work.dir>", '<parameter name="workdir">', "<parameter=workdir", `<${"\uFF5C"}parameter=workdir>`, "< parameter=workdir>", "<PARAMETER=workdir>"]) {
+    test(`${opener}: refused`, () => {
+      expect(outcome(qwen(opener)).calls).toEqual([]);
+    });
+  }
+});
