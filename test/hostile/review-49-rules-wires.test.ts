@@ -20,13 +20,17 @@ const cases = [
   ["a degraded workdir opener with `name= `", live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf ./*\n<{BAR}parameter name= "workdir">/tmp/scratch</{BAR}parameter>\n</{D}invoke>\n</{D}tool_calls>`)],
 ] as const;
 
+/** Cases whose rule is kept now: plain tests; the rest stay test.failing until fixed. */
+const fixed: ReadonlySet<string> = new Set(["a costume shown in a Chinese sentence"]);
+
 describe("findings end to end: no call reaches the host", () => {
   for (const [name, reply] of cases) {
-    test.failing(`fetch adapter, chat stream: ${name}`, async () => {
+    const check = fixed.has(name) ? test : test.failing;
+    check(`fetch adapter, chat stream: ${name}`, async () => {
       const { out } = await throughFetch({ model: "deepseek-chat", messages: [{ role: "user", content: "go" }], tools: openAiTools() }, { sse: sseText(deltas(reply, 7)) });
       expect(out.calls).toEqual([]);
     });
-    test.failing(`middleware stream: ${name}`, async () => {
+    check(`middleware stream: ${name}`, async () => {
       const run = await throughMiddleware([{ role: "user", content: [{ type: "text", text: "go" }] }], textStream(reply));
       expect(run.calls).toEqual([]);
     });
