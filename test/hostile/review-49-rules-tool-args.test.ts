@@ -31,12 +31,12 @@ describe("fixed: a sentence left open by a dash, an ellipsis or a fullwidth comm
   }
 });
 
-describe("finding (missed call, low): a closer's name inside a JSON string breaks the call", () => {
+describe("fixed (missed call, low): a </tool_call> inside a JSON string in <tool_args> is the value's text, the write runs", () => {
   // Severity: low (missed call: a valid write whose content mentions `</tool_call>` is refused;
   // no wrong execution). `</tool_args>` inside the string is read as text (hard negative below),
   // `</tool_call>` is not. Suspected: src/parse/dialects (the tool_name/tool_args body ends at the
   // first `</tool_call>`, not after the JSON string). Expected: the write runs.
-  test.failing("write content mentioning </tool_call>", () => {
+  test("write content mentioning </tool_call>", () => {
     const o = outcome(tc("write", JSON.stringify({ filePath: "a.md", content: "end </tool_call> here" })));
     expect(o.calls.map((c) => c.tool)).toEqual(["write"]);
   });

@@ -23,6 +23,17 @@ export const GLM_IN_VALUE = closerRule(
   (tag) => tag.family === "costume" && tag.closing && tag.name === "arg_value",
 );
 
+/**
+ * `</tool_call>` inside an open `<tool_args>` (C48.3's JSON arguments): a JSON string holds no raw
+ * line break, so a closer with text after it on its line (`"end </tool_call> here"`) is the
+ * value's text by the closer rule, and `</tool_args>` coming next proves it.
+ */
+export const ARGS_IN_VALUE = closerRule(
+  "costume",
+  (tag) => tag.family === "costume" && tag.name === "tool_call",
+  (tag) => tag.family === "costume" && tag.closing && tag.name === "tool_args",
+);
+
 // The streaming rules of a `<tool_call>` body (O01-O03, C01): where a span opened by `<tool_call>`
 // ends or proves a mention while it streams. The span's parser is beside them in tool-call.ts.
 
@@ -59,6 +70,8 @@ export class ToolCallBody {
 
   /** `reader`: the span this body is read in (refuse() marks it). */
   constructor(private readonly reader: SpanReader) {}
+  /** The XML costume: `<tool_args>` is open (a `</tool_call>` in it is weighed by ARGS_IN_VALUE). */
+  argsOpen = false;
   /** GLM: where the last character of the current key was, to refuse a key of several words. */
   private keyEnd = -1;
   /** Qwen3-Coder: which of the function's `<parameter=` tags open and close its values (made at `<function=NAME>`). */
@@ -167,6 +180,7 @@ export class ToolCallBody {
         }
         return tag.closing && tag.role === "function" ? r.trail() : null;
       case "xml":
+        if (tag.family === "costume" && tag.name === "tool_args") this.argsOpen = !tag.closing;
         return null;
     }
   }
