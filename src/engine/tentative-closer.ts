@@ -174,6 +174,13 @@ export class TentativeCloser {
     return this.trailBack;
   }
 
+  /** The span was refused whole after its call's closer (SpanKind.refusesAfterCall): it no longer trails, nothing is held. */
+  drop(): void {
+    this.pending = null;
+    this.trailing = false;
+    this.trailBack = -1;
+  }
+
   /** The held closer was the value's text: reading goes on inside the value. Returns the span's endsInBlock from before the closer. */
   resume(): boolean {
     const p = this.pending!;

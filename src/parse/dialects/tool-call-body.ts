@@ -2,7 +2,7 @@ import { COSTUME_INNER } from "../../grammar/dialects.ts";
 import { JsonSyntax } from "../../grammar/json-syntax.ts";
 import { Flaw, type Tag, type TagFamily } from "../../grammar/tags.ts";
 import { exampleOpener } from "../example-in-value.ts";
-import { CR, LBRACE, LF, LT, UNDERSCORE } from "../../grammar/chars.ts";
+import { CR, GT, LBRACE, LF, LT, SLASH, UNDERSCORE } from "../../grammar/chars.ts";
 import type { Shape } from "../../grammar/shapes.ts";
 import { HAND_OFF, NAME_LIMIT, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import type { SpanReader, Step } from "../span-kind.ts";
@@ -93,11 +93,36 @@ export class ToolCallBody {
   private at = 0;
 
   /**
-   * Only a wrapper that opens its line is refused whole: `<tool_call>` named mid-sentence (golden
-   * N21.3-N21.8, N29.30) is a mention, proved at the character that breaks it, as before.
+   * Only a wrapper that opens its line, or whose body is laid out on lines of its own (nothing after
+   * the opener on its line but a GLM name: `I ran <tool_call>` then the call), is refused whole:
+   * `<tool_call>` named mid-sentence with its body on the same line (golden N21.3-N21.8, N29.30) is
+   * a mention, proved at the character that breaks it, as before.
    */
   get refusable(): boolean {
-    return this.reader.opensLine;
+    return this.reader.opensLine || this.laidOut;
+  }
+
+  /** A line ended after the opener (and a GLM name) before anything else (ToolCallStart). */
+  laidOut = false;
+
+  /**
+   * A tag after the Qwen3-Coder function completed inside the wrapper (the span trails), other than
+   * the wrapper's closer or Qwen3-Coder's own markup: the body is not one readable call, so it is refused
+   * whole as Hermes and GLM bodies are (a costume there never runs).
+   */
+  tagAfterFunction(tag: Tag, at: number): boolean {
+    if (this.phase !== "function" || !this.refusable) return false;
+    // Its own markup (the next function, a stray parameter: golden P47.15) is read by the rules for
+    // it; the next wrapper opening (this one's closer left out) starts the next call, as before.
+    if ((tag.family === "naked" && (tag.role === "function" || tag.role === "parameter")) || openerOfWrapper(tag, "tool_call")) return false;
+    this.at = at;
+    this.refuse(null, "O02", QWEN_BROKEN);
+    return true;
+  }
+
+  /** `<tool_call>` openers and closers read inside the JSON before it broke (ToolCallStart): its strings' ends are unknown then, so they count. */
+  countWrappers(opened: number, closed: number): void {
+    this.nesting = Math.max(1, this.nesting + opened - closed);
   }
 
   /** refuse() for a wrapper that opens its line; `otherwise` for one mentioned mid-line. */
@@ -226,6 +251,8 @@ export class ToolCallBody {
 export class ToolCallStart implements CharState {
   private phase: "start" | "json" | "after-json" | "name" | "after-name" = "start";
   private readonly json = new JsonSyntax();
+  /** `<tool_call>` wrappers written in the JSON so far (WrapperCount): they count once it breaks. */
+  private readonly wrappers = new WrapperCount();
   private nameLength = 0;
   /** Only whitespace, with a line break in it, since the last JSON character. */
   private lineBroke = false;
@@ -244,6 +271,7 @@ export class ToolCallStart implements CharState {
     const abandonName: Step = { kind: "abandon", at: this.from };
     switch (this.phase) {
       case "start":
+        if (c === LF || c === CR) this.body.laidOut = true;
         if (isSpaceCode(c)) return null;
         if (c === LT) return HAND_OFF;
         if (c === LBRACE) {
@@ -259,7 +287,10 @@ export class ToolCallStart implements CharState {
       case "json": {
         // Cut where the JSON went wrong: what came before it is released without a second scan.
         const r = this.json.step(c);
+        this.wrappers.step(c);
         if (r === "bad") {
+          // Where the JSON's strings ended is unknown now: a wrapper written in one counts for the refused body's balance.
+          this.body.countWrappers(this.wrappers.opened, this.wrappers.closed);
           // A `<` outside any JSON string may be the wrapper's closer after a call cut off mid-JSON: the tag scanner decides.
           if (c === LT) {
             this.body.phase = "bad-json";
@@ -280,18 +311,22 @@ export class ToolCallStart implements CharState {
         return null;
       }
       case "after-json":
+        if (c === LF || c === CR) this.lineBroke = true;
         if (isSpaceCode(c)) return null;
         if (c === LT) return HAND_OFF;
-        // Text after a complete object on its line (golden N21.7: a sentence showing the format) proves a mention.
-        return { kind: "abandon", at };
+        // Text after a complete object on its line (golden N21.7: a sentence showing the format) proves a mention;
+        // on a later line inside the wrapper, the body is no one readable call: refused whole (nothing after it runs).
+        return this.lineBroke ? this.body.refuseOr("O01", JSON_BROKEN, at, { kind: "abandon", at }) : { kind: "abandon", at };
       case "name":
         if (c === LT) return HAND_OFF;
         if (isSpaceCode(c)) {
+          if (c === LF || c === CR) this.body.laidOut = true;
           this.phase = "after-name";
           return null;
         }
         return isNameCode(c) && ++this.nameLength <= NAME_LIMIT ? null : abandonName;
       case "after-name":
+        if (c === LF || c === CR) this.body.laidOut = true;
         if (isSpaceCode(c)) return null;
         if (c === LT) return HAND_OFF;
         // GLM's name line then a JSON object as its body: a call written in two dialects at once, refused whole.
@@ -299,5 +334,34 @@ export class ToolCallStart implements CharState {
     }
   }
 }
+
+/**
+ * Counts `<tool_call>` openers (`<tool_call>`, `<tool_call ...`) and closers (`</tool_call>`) in
+ * characters read one at a time (a JSON body's strings, which the tag scanner never sees).
+ */
+class WrapperCount {
+  opened = 0;
+  closed = 0;
+  /** Letters of "tool_call" matched after `<` or `</`, or -1. */
+  private matched = -1;
+  private closing = false;
+
+  step(c: number): void {
+    if (c === LT) {
+      this.matched = 0;
+      this.closing = false;
+    } else if (this.matched === 0 && !this.closing && c === SLASH) this.closing = true;
+    else if (this.matched >= 0 && this.matched < WRAPPER.length && lower(c) === WRAPPER.charCodeAt(this.matched)) this.matched++;
+    else {
+      if (this.matched === WRAPPER.length && (c === GT || (!this.closing && isSpaceCode(c)))) {
+        if (this.closing) this.closed++;
+        else this.opened++;
+      }
+      this.matched = -1;
+    }
+  }
+}
+const WRAPPER = "tool_call";
+const lower = (c: number) => (c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
 
 const isNameStartCode = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === UNDERSCORE;

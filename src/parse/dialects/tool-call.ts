@@ -301,6 +301,7 @@ export const TOOL_CALL: SpanKind<ToolCallBody> = {
     // And one inside the XML costume's open `<tool_args>` (a JSON string mentioning the closer).
     return body.phase === "xml" && body.argsOpen ? r.tentatively(ARGS_IN_VALUE, base + tag.end) : complete(base + tag.end);
   },
+  refusesAfterCall: (_r, tag, base, body) => body.tagAfterFunction(tag, base + tag.start),
   closesWrapper: isToolCallCloser,
   valueFamily: (r, body) => (body.phase === "glm-value" ? "costume" : body.phase !== "refused" && r.nest(0) === 2 ? "naked" : null),
   charForm: (_opener, from, body) => new ToolCallStart(from, body),
