@@ -269,7 +269,7 @@ class Engine extends TextMode implements RepairEngine {
  * running sentence.
  */
 function isMention(cand: Candidate, span: string, segments: readonly Segment[] = []): boolean {
-  return cand.openerPlace === "inline" && !/[\r\n]/.test(span) && segments.every((seg) => seg.kind === "text");
+  return cand.openerPlace === "inline" && !span.includes("\n") && !span.includes("\r") && segments.every((seg) => seg.kind === "text");
 }
 
 /**

@@ -42,12 +42,24 @@ describe("the line after: a new start still runs the costume after an open line"
 });
 
 describe("a <tool_call> body that is not one readable call", () => {
-  test("text on a line after the Hermes object, no closer: refused, reported", () => {
+  test("text on a line after the Hermes object, no closer: prose after a call whose closer never came, text as before", () => {
     const input = `<tool_call>\n${hermesLs}\nI will wait.`;
+    expect(outcome(input)).toEqual({ calls: [], broken: [], text: input });
+  });
+  test("text on a line after the Hermes object, then its closer: refused, reported", () => {
+    const input = `<tool_call>\n${hermesLs}\nextra\n</tool_call>\nDone.`;
     const o = outcome(input);
     expect(o.calls).toEqual([]);
     expect(o.broken).toEqual(["broken-markup"]);
     expect(o.text).toBe(input);
+  });
+  test("text on a line after the Hermes object, then the next wrapper: the next call runs", () => {
+    const o = outcome(`<tool_call>\n${hermesLs}\nNow the next one.\n<tool_call>\n{"name":"bash","arguments":{"command":"pwd"}}\n</tool_call>`);
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "pwd" } }]);
+  });
+  test("a costume inside the wrapper past the held text's reach runs as before (bounded hold)", () => {
+    const o = outcome(`<tool_call>\n${hermesLs}\n${"prose line\n".repeat(50)}<shell>ls</shell>\nDone.`);
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
   });
   test("text on the object's own line stays a mention (golden N21.7)", () => {
     const input = `<tool_call>${hermesLs} is one line.`;

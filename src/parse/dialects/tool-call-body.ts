@@ -102,6 +102,9 @@ export class ToolCallBody {
     return this.reader.opensLine || this.laidOut;
   }
 
+  /** Where text held after a complete Hermes object on a later line began (ToolCallStart), or -1. */
+  textAt = -1;
+
   /** A line ended after the opener (and a GLM name) before anything else (ToolCallStart). */
   laidOut = false;
 
@@ -185,6 +188,8 @@ export class ToolCallBody {
         return null;
       case "json":
       case "bad-json":
+        // Prose after the object, then the next wrapper: this one's closer never came (its call stays text, as before).
+        if (this.textAt >= 0 && openerOfWrapper(tag, "tool_call")) return { kind: "abandon", at: this.textAt };
         // A tag after a Hermes object (or inside one that broke at a `<`) other than the wrapper's closer.
         return this.refusable ? this.refuse(r, "O01", JSON_BROKEN) : abandon;
       case "function-inner":
@@ -256,6 +261,9 @@ export class ToolCallStart implements CharState {
   private nameLength = 0;
   /** Only whitespace, with a line break in it, since the last JSON character. */
   private lineBroke = false;
+  /** Where text on a later line after a complete object began (-1: none), and how much of it was read. */
+  private textAt = -1;
+  private textRead = 0;
 
   /** `body`: where what the start proves is written, for the tag rules after the hand-off. */
   constructor(
@@ -264,7 +272,12 @@ export class ToolCallStart implements CharState {
   ) {}
 
   completesAtEnd(): boolean {
-    return this.phase === "after-json";
+    return this.phase === "after-json" && this.textAt < 0;
+  }
+
+  /** The reply ended in text held after the object (no tag came): prose after a call whose closer never came, read again as before. */
+  atEnd(): Step | null {
+    return this.textAt >= 0 ? { kind: "abandon", at: this.textAt } : null;
   }
 
   step(c: number, at: number): Step | null | typeof HAND_OFF {
@@ -312,11 +325,24 @@ export class ToolCallStart implements CharState {
       }
       case "after-json":
         if (c === LF || c === CR) this.lineBroke = true;
+        if (this.textAt >= 0) {
+          // Text held after the object: a tag next (a costume, the wrapper's closer) is read in the
+          // body, which refuses it whole, so the costume never runs; else, past TEXT_LOOKAHEAD, the
+          // text is prose after a call whose closer never came, read again as before.
+          if (c === LT) {
+            this.body.textAt = this.textAt;
+            return HAND_OFF;
+          }
+          return ++this.textRead > TEXT_LOOKAHEAD ? { kind: "abandon", at: this.textAt } : null;
+        }
         if (isSpaceCode(c)) return null;
         if (c === LT) return HAND_OFF;
-        // Text after a complete object on its line (golden N21.7: a sentence showing the format) proves a mention;
-        // on a later line inside the wrapper, the body is no one readable call: refused whole (nothing after it runs).
-        return this.lineBroke ? this.body.refuseOr("O01", JSON_BROKEN, at, { kind: "abandon", at }) : { kind: "abandon", at };
+        // Text after a complete object on its line (golden N21.7: a sentence showing the format) proves a mention.
+        if (!this.lineBroke || !this.body.refusable) return { kind: "abandon", at };
+        // On a later line it may still be inside the wrapper (`extra` then `<shell>…</shell>` then `</tool_call>`): held.
+        this.textAt = at;
+        this.textRead = 1;
+        return null;
       case "name":
         if (c === LT) return HAND_OFF;
         if (isSpaceCode(c)) {
@@ -362,6 +388,11 @@ class WrapperCount {
   }
 }
 const WRAPPER = "tool_call";
+/**
+ * How much text after a complete Hermes object, on a later line, is held for a tag that would show
+ * it inside the wrapper: a few lines of prose, the shape of a body that broke after its call.
+ */
+const TEXT_LOOKAHEAD = 400;
 const lower = (c: number) => (c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
 
 const isNameStartCode = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === UNDERSCORE;
