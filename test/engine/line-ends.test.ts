@@ -13,7 +13,9 @@ const SP = 0x20;
 const TAB = 0x09;
 const COMMA = 0x2c;
 const LBRACKET = 0x5b;
-const MID_SENTENCE = /^[\p{L}\p{N}]$/u;
+const DASH = 0x2d;
+const MID_SENTENCE = /^[\p{L}\p{M}\p{N}]$/u;
+const OPEN_AT_END = new Set([COMMA, 0xff0c, 0x3001, 0x060c, 0x2013, 0x2014, 0x2015, 0x2026, 0x22ef, 0x28, 0xff08, 0x201c, 0xab, 0x300c, 0x300e]);
 const isLineSpace = (c: number) => c === SP || c === TAB;
 
 /** The eager reader, as the engine had it: every piece read when it comes. The model the lazy one must match. */
@@ -74,7 +76,9 @@ class EagerLineEnds {
 
   endsMidSentence(): boolean {
     const c = this.before;
-    return !this.beforeMarkup && this.beforeFirst !== LBRACKET && c >= 0 && (c === COMMA || MID_SENTENCE.test(String.fromCharCode(c)));
+    if (this.beforeMarkup || this.beforeFirst === LBRACKET || c < 0) return false;
+    if (c === DASH) return this.beforeFirst !== DASH;
+    return OPEN_AT_END.has(c) || MID_SENTENCE.test(String.fromCharCode(c));
   }
 }
 
@@ -88,7 +92,7 @@ interface Piece {
   ask: boolean;
 }
 
-const alphabet = ["a", "Z", "1", ",", ".", ":", "[", " ", "\t", "\n", "\r", "\r\n", ">", "<", "\u4e2d"];
+const alphabet = ["a", "Z", "1", ",", ".", ":", "[", "-", "(", "\u2014", "\uff0c", " ", "\t", "\n", "\r", "\r\n", ">", "<", "\u4e2d"];
 const textArb = fc.array(fc.constantFrom(...alphabet), { maxLength: 12 }).map((xs) => xs.join(""));
 const pieceArb = fc.record({ before: fc.constantFrom("", "x\n", "  "), text: textArb, after: fc.constantFrom("", "\ny", " "), markup: fc.boolean(), ask: fc.boolean() });
 
