@@ -24,7 +24,9 @@ describe("through the proxy: a repaired message between its reasoning and a nati
   // 'rs_...'" (seen in the wild: cline/cline#12242, mastra-ai/mastra#8738, continuedev/continue#10018),
   // and the client replays the same history on every later turn. The comment in repaired-items.ts
   // covers only the RECOVERED call after the message (no server id); a native call of the same reply
-  // has one. Expected: fc_1 never goes up without rs_1 before it (keep the pair, e.g. leave this
+  // has one. Affects a client that replays every output item by reference (or a function_call
+  // inline WITH its server id, as openai-agents' to_input_list does); @ai-sdk/openai sends a
+  // function_call inline without an id and is not affected. Expected: fc_1 never goes up without rs_1 before it (keep the pair, e.g. leave this
   // reply's references as sent, or move rs_1 before fc_1).
   test("a native fc_ of the same reply never goes up without the reasoning item the repair dropped", async () => {
     const output = [
