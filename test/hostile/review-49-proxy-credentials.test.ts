@@ -34,7 +34,7 @@ describe("a --debug proxy never writes a credential", () => {
   });
 
   const history = JSON.stringify({ model: "m", stream: true, tools: TOOLS, messages: [{ role: "user", content: "go" }, { role: "assistant", content: `Now ${LEAK}` }, { role: "user", content: "?" }] });
-  const cases: [string, string, string | Uint8Array, (req: { headers: http.IncomingHttpHeaders }, res: http.ServerResponse) => void][] = [
+  const cases: [string, string, string | Uint8Array<ArrayBuffer>, (req: { headers: http.IncomingHttpHeaders }, res: http.ServerResponse) => void][] = [
     ["history replaced, correction added, a call recovered", "/chat/completions", history, (_q, res) => res.writeHead(200, { "content-type": "text/event-stream" }).end(chatSse(pieces(`Sure. ${LEAK}`)))],
     ["upstream 401 that echoes the key", "/chat/completions", history, (q, res) => res.writeHead(401, { "content-type": "application/json", "www-authenticate": `Bearer realm="${SECRET}"` }).end(JSON.stringify({ error: { message: `bad key ${q.headers.authorization}` } }))],
     ["upstream redirect carrying the key", "/chat/completions?key=" + SECRET, history, (_q, res) => res.writeHead(307, { location: `https://user:${SECRET}@elsewhere.invalid/v1/chat/completions?key=${SECRET}` }).end()],
