@@ -289,10 +289,11 @@ function madeNativeCall(turn: Json): boolean {
  * the model or a tool.
  */
 function systemHolds(body: Json, shape: Shape, text: string): boolean {
-  const holds = (value: unknown): boolean => {
+  // A text part's text, or (Responses instructions as input items) an item's content parts.
+  const holds = (value: unknown, depth = 0): boolean => {
     if (typeof value === "string") return value.includes(text);
     if (!Array.isArray(value)) return false;
-    return value.some((part) => isObject(part) && typeof part.text === "string" && part.text.includes(text));
+    return value.some((part) => isObject(part) && ((typeof part.text === "string" && part.text.includes(text)) || (depth === 0 && holds(part.content, 1))));
   };
   const systemTurns = (turns: unknown) => Array.isArray(turns) && turns.some((turn) => isObject(turn) && (turn.role === "system" || turn.role === "developer") && holds(turn.content));
   if (shape === "chat") return systemTurns(body.messages);
@@ -304,7 +305,9 @@ function systemHolds(body: Json, shape: Shape, text: string): boolean {
 function addToSystem(body: Json, shape: Shape, text: string): JsonEdit {
   const joined = (before: unknown) => JSON.stringify(typeof before === "string" && before ? `${before}\n\n${text}` : text);
   const field = (name: string): JsonEdit => (name in body ? { kind: "replace", path: [name], json: joined(body[name]) } : { kind: "first-member", path: [], member: `${JSON.stringify(name)}:${joined(undefined)}` });
-  if (shape === "responses") return field("instructions");
+  // Responses `instructions` may be an array of input items (as a Response object reports it):
+  // every one of them is the client's system prompt, so the correction is one more item after them.
+  if (shape === "responses") return Array.isArray(body.instructions) ? { kind: "last-element", path: ["instructions"], json: JSON.stringify(instructionItem(body.instructions, text)) } : field("instructions");
   if (shape === "messages") return Array.isArray(body.system) ? { kind: "last-element", path: ["system"], json: JSON.stringify({ type: "text", text }) } : field("system");
   // Chat: the client's own system (or developer) message takes it, as text or as one more text
   // part; a second system message could be refused by a chat template, or land after theirs.
@@ -317,4 +320,10 @@ function addToSystem(body: Json, shape: Shape, text: string): JsonEdit {
     if (!("content" in first)) return { kind: "first-member", path: ["messages", 0], member: `"content":${joined(undefined)}` };
   }
   return { kind: "first-element", path: ["messages"], json: JSON.stringify({ role: "system", content: text }) };
+}
+
+/** The correction as an input item of a Responses `instructions` array, in the role the client's own items there use. */
+function instructionItem(items: readonly unknown[], text: string): Json {
+  const own = [...items].reverse().find((item) => isObject(item) && (item.role === "system" || item.role === "developer")) as Json | undefined;
+  return { type: "message", role: own?.role ?? "developer", content: [{ type: "input_text", text }] };
 }

@@ -47,16 +47,15 @@ describe("through the proxy: the correction joins every shape of system prompt",
     });
   }
 
-  // FINDING (lowest tier, the client's system prompt lost; src/adapters/request-history.ts
-  // addToSystem `field("instructions")`: `joined` keeps the old value only when it is a string):
-  // a Responses body whose `instructions` is an ARRAY of input items (the shape a Response object
-  // reports `instructions` in, and which a client that replays it, or an Open Responses server,
-  // may send) has its whole instructions REPLACED by the correction string: the client's system
-  // prompt is gone for that turn. systemHolds already reads the array form, addToSystem does not.
-  // Expected: the client's instructions kept (the correction appended as one more item, or the
-  // shape left alone and the correction put elsewhere / skipped with a debug line).
-  test("responses instructions as an array of input items: the client's instructions survive", async () => {
-    const up = await sent("/responses", RESP({ instructions: [{ type: "message", role: "developer", content: [{ type: "input_text", text: "SYS-TEXT" }] }] }));
-    expect(up).toContain("SYS-TEXT");
+  // Rule: a Responses `instructions` array of input items (the shape a Response object reports it
+  // in) keeps every item of the client's; the correction is one more item after them, in the
+  // client's own role, and a body that already holds it there gets no second one.
+  test("responses instructions as an array of input items: the client's instructions survive, the correction appended once", async () => {
+    const own = { type: "message", role: "developer", content: [{ type: "input_text", text: "SYS-TEXT" }] };
+    const up = JSON.parse(await sent("/responses", RESP({ instructions: [own] })));
+    expect(up.instructions).toEqual([own, { type: "message", role: "developer", content: [{ type: "input_text", text: CORRECTION }] }]);
+    // Sent again as it went up (a layer in front, or the client, already added it): not twice.
+    const again = await sent("/responses", RESP({ instructions: up.instructions }));
+    expect(again.split(JSON.stringify(CORRECTION).slice(1, -1)).length - 1).toBe(1);
   });
 });
