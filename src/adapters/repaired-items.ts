@@ -84,6 +84,15 @@ export class RepairedItems {
    * and the message inline has no id to pair with (the stored one holds the leak). Without its
    * reasoning the repaired turn goes up as the client itself sends a turn it has no ids for; the
    * recovered function_call after it carries no server id either and needs no reasoning item.
+   *
+   * But a reasoning item is also required BEFORE every item of its reply that goes up with its
+   * server id (a native `fc_` function_call by reference or inline with its id: 400 "provided
+   * without its required 'reasoning' item"). When such an item of the same reply follows, the
+   * reasoning can neither go (that item is refused) nor stay before the message inline (its
+   * required following item is gone): the reference then goes up as the client sent it, the only
+   * shape OpenAI is sure to accept. The server's stored copy, leak included, is back in that
+   * request's context, as without this store: never breaking the host outranks keeping an old
+   * leak out of sight (it runs nothing either way).
    */
   edits(body: unknown, scope = ""): JsonEdit[] {
     if (this.#items.size === 0 || !isObject(body) || !Array.isArray(body.input)) return [];
@@ -93,11 +102,38 @@ export class RepairedItems {
       if (!isObject(entry) || entry.type !== "item_reference" || typeof entry.id !== "string") return;
       const item = this.#items.get(keyOf(scope, entry.id));
       if (item === undefined) return;
-      if (index > 0 && isReasoning(input[index - 1])) edits.push({ kind: "remove", path: ["input", index - 1] });
+      if (index > 0 && isReasoning(input[index - 1])) {
+        if (this.#needsReasoning(input, index + 1, scope)) return;
+        edits.push({ kind: "remove", path: ["input", index - 1] });
+      }
       edits.push({ kind: "replace", path: ["input", index], json: item.json });
     });
     return edits;
   }
+
+  /**
+   * Whether an item of the same reply from `from` on still goes up by its server id (so needs the
+   * reasoning before it): a reference this store does not inline, or an inline item with an `id`.
+   * The reply ends at the next item the model did not produce (a user turn, a tool's output) or at
+   * the next reasoning item (the items after it pair with that one).
+   */
+  #needsReasoning(input: readonly unknown[], from: number, scope: string): boolean {
+    for (let at = from; at < input.length; at++) {
+      const entry = input[at];
+      if (!isObject(entry) || isReasoning(entry) || !modelProduced(entry)) return false;
+      if (entry.type === "item_reference") {
+        if (typeof entry.id !== "string" || !this.#items.has(keyOf(scope, entry.id))) return true;
+      } else if (typeof entry.id === "string") return true;
+    }
+    return false;
+  }
+}
+
+/** An input item the model produced: an assistant message, a call of any kind (never its output), a reference to a stored item. */
+function modelProduced(entry: Record<string, unknown>): boolean {
+  const type = entry.type;
+  if (type === undefined || type === "message") return entry.role === "assistant";
+  return typeof type === "string" && (type === "item_reference" || type.endsWith("_call") || type === "mcp_approval_request");
 }
 
 function keyOf(scope: string, id: string): string {

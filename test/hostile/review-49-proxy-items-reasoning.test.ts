@@ -15,20 +15,16 @@ describe("through the proxy: a repaired message between its reasoning and a nati
   let proxy: Proxy;
   proxyFixture("/v1", (both) => ({ upstream, proxy } = both));
 
-  // FINDING (host broken, third tier: every later turn of the conversation is refused;
-  // src/adapters/repaired-items.ts edits, "A reasoning item right before it ... is dropped with it"):
-  // a reasoning model's reply is [rs_1, msg_1 (leak, repaired), fc_1 (its own native call)]. The
-  // client replays it by reference: [rs_1, msg_1, fc_1]. The proxy inlines msg_1 and drops rs_1, but
-  // fc_1 still goes up as a server item of that reply without its reasoning: OpenAI answers 400
-  // "Item 'fc_...' of type 'function_call' was provided without its required 'reasoning' item:
-  // 'rs_...'" (seen in the wild: cline/cline#12242, mastra-ai/mastra#8738, continuedev/continue#10018),
-  // and the client replays the same history on every later turn. The comment in repaired-items.ts
-  // covers only the RECOVERED call after the message (no server id); a native call of the same reply
-  // has one. Affects a client that replays every output item by reference (or a function_call
-  // inline WITH its server id, as openai-agents' to_input_list does); @ai-sdk/openai sends a
-  // function_call inline without an id and is not affected. Expected: fc_1 never goes up without rs_1 before it (keep the pair, e.g. leave this
-  // reply's references as sent, or move rs_1 before fc_1).
-  test("a native fc_ of the same reply never goes up without the reasoning item the repair dropped", async () => {
+  // Rule (src/adapters/repaired-items.ts edits): a reasoning item goes with an inlined repaired
+  // message only when nothing else of that reply still goes up by its server id. A reasoning
+  // model's reply [rs_1, msg_1 (leak, repaired), fc_1 (its own native call)] replayed by reference
+  // keeps all three references: OpenAI refuses fc_1 without rs_1 (400 "provided without its
+  // required 'reasoning' item", cline/cline#12242) and rs_1 followed by an inline message without
+  // id (400 "without its required following item"), and the client replays the same history on
+  // every later turn. Affects a client that replays every output item by reference (or a
+  // function_call inline WITH its server id, as openai-agents' to_input_list does); @ai-sdk/openai
+  // sends a function_call inline without an id and keeps the inlining (review-49-proxy-items).
+  test("a native fc_ of the same reply never goes up without its reasoning item: the reply's references go up as sent", async () => {
     const output = [
       { id: "rs_1", type: "reasoning", summary: [] },
       { id: "msg_1", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: `Reading both. ${HERMES}`, annotations: [] }] },
@@ -50,5 +46,25 @@ describe("through the proxy: a repaired message between its reasoning and a nati
     expect(JSON.stringify(input)).not.toContain("<tool_call>");
     const fc = ids.indexOf("fc_1");
     if (fc >= 0) expect(ids.slice(0, fc)).toContain("rs_1");
+    expect(input.slice(1, 4)).toEqual([ref("rs_1"), ref("msg_1"), ref("fc_1")]);
+  });
+
+  test("a function_call inline WITH its server id after the repaired message keeps the references too", async () => {
+    const output = [
+      { id: "rs_1", type: "reasoning", summary: [] },
+      { id: "msg_1", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: `Reading both. ${HERMES}`, annotations: [] }] },
+      { id: "fc_1", type: "function_call", status: "completed", call_id: "call_1", name: "read", arguments: '{"path":"b.ts"}' },
+    ];
+    let n = 0;
+    upstream.answer((_req, res) => {
+      const body = JSON.stringify({ id: `resp_${++n}`, object: "response", created_at: 1, status: "completed", model: "m", output: n === 1 ? output : [] });
+      res.writeHead(200, { "content-type": "application/json" }).end(body);
+    });
+    const post = (body: Json) => fetch(`${proxy.url}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json());
+    await post({ model: "m", input: [{ role: "user", content: "read a.ts and b.ts" }], tools: TOOLS });
+    const fc = { type: "function_call", id: "fc_1", call_id: "call_1", name: "read", arguments: '{"path":"b.ts"}' };
+    await post({ model: "m", tools: TOOLS, input: [{ role: "user", content: "read a.ts and b.ts" }, ref("rs_1"), ref("msg_1"), fc, { type: "function_call_output", call_id: "call_1", output: "x" }] });
+    const input: Json[] = JSON.parse(upstream.seen[1]!.body).input;
+    expect(input.slice(1, 4)).toEqual([ref("rs_1"), ref("msg_1"), fc]);
   });
 });
