@@ -46,10 +46,17 @@ export class RepairedItems {
   #items = new Map<string, Remembered>();
   #chars = 0;
 
-  /** A message item whose text the repair changed went out under `id`, in a reply to a request to `scope` (itemScope). */
-  note(id: string, item: Json, scope = ""): void {
+  /**
+   * A message item whose text the repair changed went out under `id`, in a reply to a request to
+   * `scope` (itemScope); `item` undefined: an item came back under `id` unchanged. Either way the
+   * server's newest item under that id is this one, so what was noted under it before goes: an id
+   * given again (a restarted local server, one that numbers per response) never resolves to an
+   * older reply's text, perhaps another client's.
+   */
+  note(id: string, item: Json | undefined, scope = ""): void {
     const key = keyOf(scope, id);
     this.#forget(key);
+    if (item === undefined) return;
     const message = inlineMessage(item);
     if (message === undefined) return;
     const json = JSON.stringify(message);

@@ -24,9 +24,11 @@ export type AddGiven = (texts: () => readonly string[]) => void;
 /**
  * A Responses message item whose text the repair changed went out under the server's `id`
  * (`item` as it went out): the next request's item_reference to it must not replay the server's
- * stored copy (src/adapters/repaired-items.ts).
+ * stored copy (src/adapters/repaired-items.ts). `item` undefined: an item came back under `id`
+ * and the repair did not change it, so whatever was noted under that id before is stale (an
+ * upstream may give an id again: a restarted local server, one that numbers per response).
  */
-export type RepairedItem = (id: string, item: Json) => void;
+export type RepairedItem = (id: string, item: Json | undefined) => void;
 
 export interface WireJsonContext {
   engine: EngineFor;

@@ -3,6 +3,7 @@
 // No DSML marker bytes here: the leaks are Hermes `<tool_call>` markup.
 import { describe, expect, test } from "bun:test";
 import { proxyFixture, type Proxy, type Upstream } from "../proxy/support.ts";
+import { namedSse, responsesEvents } from "./review-48-wires-support.ts";
 
 type Json = Record<string, any>;
 const SCHEMA = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
@@ -51,16 +52,13 @@ describe("through the proxy: item_reference after a repaired message", () => {
     expect(up.instructions).toBeUndefined();
   });
 
-  // FINDING (text invented/lost, the second tier; src/adapters/repaired-items.ts note / src/wires/responses/wire.ts
-  // and stream.ts call repairedItem only when the text changed): an upstream that numbers its items
-  // (a local OpenAI-compatible server that restarts, or one that numbers per response: msg_0, msg_1)
-  // answers a later reply with an item whose id the store already holds, and this time the repair
-  // changes nothing, so the store is not told. The client's next item_reference to that id (its own,
-  // clean reply "The tests pass.") goes up as the OLD repaired message of another conversation
-  // ("Reading a.ts for you."): the model is shown a turn it never wrote and its real one is lost,
-  // possibly another client's text (the proxy's store serves every client). Expected: an item id that
-  // comes back again in a reply, changed or not, replaces or forgets what the store held for it; the
-  // reference then goes up as sent.
+  // Rule (src/adapters/repaired-items.ts note; src/wires/responses/wire.ts and stream.ts tell the
+  // store of every id a reply gives, changed or not): an upstream that numbers its items (a local
+  // OpenAI-compatible server that restarts, or one that numbers per response: msg_0, msg_1) answers
+  // a later reply with an id the store already holds, unchanged this time. The client's next
+  // item_reference to that id (its own, clean reply "The tests pass.") goes up as sent, never as the
+  // old repaired message of another conversation ("Reading a.ts for you."), perhaps another
+  // client's (the proxy's store serves every client).
   test("an id the upstream gives again (unchanged this time) is not resolved to the old repaired copy", async () => {
     answerWith(upstream, [[message("msg_1", `Reading a.ts for you. ${HERMES}`)], [message("msg_1", "The tests pass.")], [message("msg_2", "ok")]]);
     await post(proxy, "/responses", { model: "m", input: [{ role: "user", content: "read a.ts" }], tools: TOOLS });
@@ -70,5 +68,31 @@ describe("through the proxy: item_reference after a repaired message", () => {
     const up = JSON.parse(upstream.seen[2]!.body);
     expect(JSON.stringify(up.input)).not.toContain("Reading a.ts for you.");
     expect(up.input[1]).toEqual(ref("msg_1"));
+  });
+
+  test("streamed: an id the upstream gives again (unchanged this time) is not resolved to the old repaired copy", async () => {
+    const replies = [[message("msg_1", `Reading a.ts for you. ${HERMES}`)], [message("msg_1", "The tests pass.")], [message("msg_2", "ok")]];
+    let n = 0;
+    upstream.answer((_req, res) => {
+      const output = replies[Math.min(n++, replies.length - 1)]!;
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(namedSse(responsesEvents(output, 7)));
+    });
+    const stream = (input: Json[]) => fetch(`${proxy.url}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", stream: true, input, tools: TOOLS }), signal: AbortSignal.timeout(5000) }).then((r) => r.text());
+    expect(await stream([{ role: "user", content: "read a.ts" }])).not.toContain("<tool_call>");
+    await stream([{ role: "user", content: "run the tests" }]);
+    await stream([{ role: "user", content: "run the tests" }, ref("msg_1"), { role: "user", content: "thanks, now commit" }]);
+    const up = JSON.parse(upstream.seen[2]!.body);
+    expect(JSON.stringify(up.input)).not.toContain("Reading a.ts for you.");
+    expect(up.input[1]).toEqual(ref("msg_1"));
+  });
+
+  test("hard negative: the repaired id given once more, changed again, resolves to the newest repaired text", async () => {
+    answerWith(upstream, [[message("msg_1", `Reading a.ts for you. ${HERMES}`)], [message("msg_1", `Reading b.ts now. ${HERMES}`)], [message("msg_2", "ok")]]);
+    await post(proxy, "/responses", { model: "m", input: [{ role: "user", content: "read a.ts" }], tools: TOOLS });
+    await post(proxy, "/responses", { model: "m", input: [{ role: "user", content: "read b.ts" }], tools: TOOLS });
+    await post(proxy, "/responses", { model: "m", input: [{ role: "user", content: "read b.ts" }, ref("msg_1"), { role: "user", content: "ok" }], tools: TOOLS });
+    const up = JSON.parse(upstream.seen[2]!.body);
+    expect(up.input[1]).toEqual({ type: "message", role: "assistant", content: [{ type: "output_text", text: "Reading b.ts now. " }] });
   });
 });

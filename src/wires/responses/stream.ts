@@ -69,6 +69,8 @@ export class ResponsesStreamRewriter implements EventRewriter {
 
   /** Where a message item whose text the repair changed goes (RepairedItem): undefined, nowhere. */
   #repairedItem: RepairedItem | undefined;
+  /** Ids this reply noted as changed: a later sight of the same id in it does not forget them. */
+  #noted = new Set<string>();
 
   constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: EngineFor = () => guard, oneCall = false, addGiven?: AddGiven, repairedItem?: RepairedItem) {
     this.#onFinal = onFinal;
@@ -82,6 +84,8 @@ export class ResponsesStreamRewriter implements EventRewriter {
   event(sse: SseEvent): Rewritten | null {
     const event = typedEvent(sse.data);
     if (event === null) return this.#out.untyped(sse);
+    // Every item the reply gives is the server's newest under its id: what was noted under it goes.
+    if (event.type === "response.output_item.added" && isObject(event.item) && typeof event.item.id === "string") this.#tell(event.item.id, undefined);
     const outs = this.#decide(event);
     return outs === undefined ? this.#out.unchanged(event, sse) : this.#out.put(outs, sse);
   }
@@ -233,7 +237,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
         if (this.#text.hasParts(event.item)) {
           before.push(...this.#text.itemDone(event.item));
           changed = this.#text.setItemText(event.item);
-          if (changed) this.#repairedItem?.(event.item.id, event.item);
+          if (changed) this.#tell(event.item.id, event.item);
           if (!this.#hold) after.push(...this.#callItems(this.#indexOf(event)));
         }
         break;
@@ -391,15 +395,23 @@ export class ResponsesStreamRewriter implements EventRewriter {
       }
     }
     for (const item of response.output) {
-      if (!isObject(item) || !this.#text.setItemText(item)) continue;
-      changed = true;
-      if (typeof item.id === "string") this.#repairedItem?.(item.id, item);
+      if (!isObject(item)) continue;
+      const set = this.#text.setItemText(item);
+      if (set) changed = true;
+      if (typeof item.id === "string") this.#tell(item.id, set ? item : undefined);
     }
     for (const { index, item } of this.#emitted) {
       response.output.splice(Math.min(index, response.output.length), 0, item);
       changed = true;
     }
     return changed;
+  }
+
+  /** RepairedItem: a changed item is noted; an unchanged one forgets its id, unless this reply noted it changed. */
+  #tell(id: string, item: Json | undefined): void {
+    if (item !== undefined) this.#noted.add(id);
+    else if (this.#noted.has(id)) return;
+    this.#repairedItem?.(id, item);
   }
 
   #indexOf(event: Json): number | undefined {

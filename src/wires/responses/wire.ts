@@ -66,6 +66,9 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
   const written = new Map<Json & { text: string }, string>();
   /** Each message item's output_text texts as the server wrote them (by content index). */
   const original = new Map<Json & { content: unknown[] }, (string | undefined)[]>();
+  // Every id the reply gives is the server's newest item under it: what was noted under it goes
+  // (RepairedItem), before anything here can return; an item the repair changes is noted anew below.
+  if (ctx.repairedItem) for (const item of output) if (isObject(item) && typeof item.id === "string") ctx.repairedItem(item.id, undefined);
   for (const item of output) {
     out.push(item);
     if (ctx.repairedItem && isMessage(item)) original.set(item, item.content.map((part) => (isOutputText(part) ? part.text : undefined)));
