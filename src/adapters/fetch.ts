@@ -237,19 +237,25 @@ function finishReport(ctx: ResponseContext, guard: GuardedEngine, more: readonly
 
 /**
  * Where a Responses reply tells its items under the server's ids (ItemNotes), into the store for
- * the next request's references (repaired-items.ts). The items shown wait for the reply's end
- * (`end`): they are kept only when its markup ran nothing, for the proxy's correction to read.
+ * the next request's references (repaired-items.ts). The items shown are kept only when the
+ * reply's markup ran nothing (`end`, its summary: before or after them), for the proxy's
+ * correction to read.
  */
 function itemNotes(ctx: ResponseContext): ItemNotes & { end(ranNothing: boolean): void } {
   const scope = itemScope(ctx.plan.input);
-  const shown: [string, Json][] = [];
+  let waiting: [string, Json][] = [];
+  let ranNothing: boolean | undefined;
   return {
     seen: (id) => ctx.items.seen(id, scope),
     repaired: (id, item) => ctx.items.note(id, item, scope),
-    shown: (id, item) => void shown.push([id, item]),
-    end: (ranNothing) => {
-      if (ranNothing) for (const [id, item] of shown) ctx.items.shown(id, item, scope);
-      shown.length = 0;
+    shown: (id, item) => {
+      if (ranNothing === undefined) waiting.push([id, item]);
+      else if (ranNothing) ctx.items.shown(id, item, scope);
+    },
+    end: (ran) => {
+      ranNothing = ran;
+      if (ran) for (const [id, item] of waiting) ctx.items.shown(id, item, scope);
+      waiting = [];
     },
   };
 }

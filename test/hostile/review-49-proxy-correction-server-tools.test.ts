@@ -31,22 +31,32 @@ describe("through the proxy: a Responses reply that quoted its own server tool's
   }
   const body = (item: Json, quote: string) => ({ model: "m", tools: TOOLS, input: [{ role: "user", content: "what does the setup page say?" }, said("msg_1", "Let me look it up."), item, said("msg_2", `It says:\n${quote}`), { role: "user", content: "ok" }] });
 
-  // FINDING (missed correction, the lowest tier; src/adapters/request-history.ts historyEdits:
-  // after the reply is read, every later turn that isModelItem resets `newest`, and repliesOf has
-  // just put the reply's own in-between items in that run): a Responses reply whose messages have a
-  // model item BETWEEN them ([msg_1 "Let me look it up.", mcp_call / file_search_call /
-  // code_interpreter_call / reasoning, msg_2 with the model's own leak]) is never corrected: the item
-  // inside the reply is read as "the model answered after the leak", though it came before it. The
-  // shape is common: a reasoning model with commentary and final messages ([rs, msg, rs, msg]), or a
-  // server tool between a preamble and the answer. The same leak with the item BEFORE msg_1 is
-  // corrected. Expected: an item inside the reply (before its last message) does not count as an
-  // answer to it; only a model item after the reply's last message does.
+  // Rule (src/adapters/request-history.ts historyEdits, answersReply): only a model item AFTER the
+  // reply's last message counts as the model's answer to it. A reply whose messages have reasoning
+  // or a server tool's call between them ([msg_1 "Let me look it up.", mcp_call / file_search_call /
+  // code_interpreter_call / reasoning, msg_2 with the model's own leak]) is corrected once, as the
+  // same leak with the item before msg_1 is. A native call of the reply's own between its messages
+  // still answers it (the live repair let it win over the markup).
   const BETWEEN: [string, (payload: string) => Json][] = [...SERVER_ITEMS, ["reasoning", () => ({ type: "reasoning", id: "rs_2", summary: [] })]];
   for (const [name, item] of BETWEEN) {
     test(`${name} between the reply's messages, the model's own leak after it: corrected once`, async () => {
       expect((await sent(body(item(`page text ${PLANTED}`), OWN))).split(REISSUE).length - 1).toBe(1);
     });
   }
+
+  test("hard negative: a native function_call between the reply's messages, the leak after it: no correction (the native call won)", async () => {
+    const fc = { type: "function_call", id: "fc_1", call_id: "call_1", name: "bash", arguments: '{"command":"ls"}' };
+    const b = body(fc, OWN);
+    b.input.splice(3, 0, { type: "function_call_output", call_id: "call_1", output: "a.ts" });
+    // Output between: the reply ends at it; the leak is in a reply of its own after the call's output.
+    expect((await sent(b)).split(REISSUE).length - 1).toBe(1);
+    const inline = body(fc, OWN);
+    expect(await sent(inline)).not.toContain(REISSUE);
+  });
+
+  test("hard negative: an unresolved reference between the reply's messages may be its own call: no correction", async () => {
+    expect(await sent(body({ type: "item_reference", id: "fc_9" }, OWN))).not.toContain(REISSUE);
+  });
 
   // Hard negatives (pass on main, partly for the reason above): the planted markup a server tool
   // returned inside the reply, quoted by the reply, earns no correction, whether the item comes
