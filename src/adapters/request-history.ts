@@ -12,7 +12,7 @@ import { isObject } from "../grammar/plain-data.ts";
 import { redactReply, replyTextParts, type ReplyPart } from "../history/sanitize.ts";
 import type { NudgeReason, ParseOptionsInput, ToolSpec } from "../parse/types.ts";
 import { correctionText, type CorrectionReason } from "../retry/state.ts";
-import { wireFor } from "../wires/registry.ts";
+import { wireFor, wirePathname } from "../wires/registry.ts";
 import { NATIVE_ITEMS } from "../wires/responses/items.ts";
 import type { Wire } from "../wires/wire.ts";
 import { spliceJson, spliceJsonBytes, type JsonEdit, type JsonPath } from "./json-splice.ts";
@@ -235,7 +235,8 @@ export function holdsHistory(pathname: string): boolean {
   return shapeOf(pathname) !== undefined;
 }
 
-function shapeOf(pathname: string): Shape | undefined {
+function shapeOf(path: string): Shape | undefined {
+  const pathname = wirePathname(path);
   if (pathname.endsWith("/chat/completions")) return "chat";
   if (pathname.endsWith("/messages")) return "messages";
   if (pathname.endsWith("/responses")) return "responses";
