@@ -1,10 +1,11 @@
 // History on the request side, for every adapter that forwards a request body (the fetch adapter,
 // the proxy): leaked markup in replayed assistant turns becomes the plugin's inline note before the
 // request goes up, so the model does not imitate its own old leaks; and, when asked (the proxy, which
-// keeps no state), the plugin's one-time correction rides along when the newest model reply ended in
+// keeps no session state), the plugin's one-time correction rides along when the newest model reply ended in
 // such markup (consecutive assistant turns are one reply: repliesOf), the request may call a tool
 // (mayCall) and its system prompt does not hold that text yet (systemHolds). The turns are read
-// with the tools the request declares, as the live repair reads a reply.
+// with the tools the request declares, as the live repair reads a reply; a Responses reference to a
+// reply the repair remembers is read as that reply went out (HistoryOptions.resolve).
 import { requestEchoGuard } from "../echo/from-request.ts";
 import { givenFromMessagesBlock, givenFromResponsesItem, isGivenBlock } from "../echo/from-reply.ts";
 import type { EchoGuard } from "../engine/types.ts";
