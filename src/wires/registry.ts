@@ -12,7 +12,14 @@ import type { Wire } from "./wire.ts";
  * part of its segment and stays.
  */
 export function wirePathname(pathname: string): string {
-  return pathname.includes(";") ? pathname.replace(/;[^/]*/g, "") : pathname;
+  if (!pathname.includes(";")) return pathname;
+  return pathname
+    .split("/")
+    .map((segment) => {
+      const at = segment.indexOf(";");
+      return at < 0 ? segment : segment.slice(0, at);
+    })
+    .join("/");
 }
 
 export function wireFor(path: string, body: unknown): Wire | undefined {
