@@ -23,7 +23,7 @@ export const responsesWire: Wire = {
   given: givenFromResponsesBody,
   prefill: responsesPrefill,
   repairJson: repairResponseJson,
-  rewriter: (guard, onFinal, engine, oneCall, addGiven, repairedItem) => new ResponsesStreamRewriter(guard, onFinal, engine, oneCall, addGiven, repairedItem),
+  rewriter: (guard, onFinal, engine, oneCall, addGiven, items) => new ResponsesStreamRewriter(guard, onFinal, engine, oneCall, addGiven, items),
 };
 
 function declaredTools(body: Json): ToolSpec[] {
@@ -49,6 +49,9 @@ function declaredTools(body: Json): ToolSpec[] {
 function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
   if (!Array.isArray(body.output)) return false;
   const output = body.output as unknown[];
+  // Every id the reply gives is the server's newest item under it: what was noted under it goes
+  // (ItemNotes.seen), before anything here can return; the reply's own notes come after.
+  if (ctx.items) for (const item of output) if (isObject(item) && typeof item.id === "string") ctx.items.seen(item.id);
   if (!output.some((item) => isMessage(item) && item.content.some(isOutputText))) return false;
   const native = output.some((item) => isObject(item) && NATIVE_ITEMS.has(item.type as string));
   // A failed reply, or one a content filter stopped, was cut (as on the stream, stream.ts cutsReply):
@@ -74,7 +77,7 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
       late = [];
     }
     out.push(item);
-    if (ctx.repairedItem && isMessage(item)) original.set(item, item.content.map((part) => (isOutputText(part) ? part.text : undefined)));
+    if (ctx.items && isMessage(item)) original.set(item, item.content.map((part) => (isOutputText(part) ? part.text : undefined)));
     // A server tool's item (an MCP call's output, code interpreter logs): given content for the messages after it.
     if (ctx.addGiven && !ownItem(item)) ctx.addGiven(() => givenFromResponsesItem(item));
     if (!isMessage(item)) continue;
@@ -122,18 +125,26 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
     const summary = guard.summary();
     if (summary) summaries.push(summary);
   }
+  // Every message item as it went out (the reply ends here, changed or not).
+  const shown = () => {
+    for (const item of original.keys()) if (typeof item.id === "string") ctx.items!.shown(item.id, item);
+  };
   ctx.report(summaries);
-  if (!changed) return false;
+  if (!changed) {
+    if (ctx.items) shown();
+    return false;
+  }
   for (const [part, text] of written) if (part.text !== text) part.annotations = movedAnnotations(part.annotations as unknown[], text, part.text);
   body.output = out;
   // The convenience field restating the text (OpenAI's SDKs join every output_text part into it,
   // some servers send it): the repaired text, or a client reading it shows the markup of a call that runs.
   if (typeof body.output_text === "string") body.output_text = outputText(out);
   // Message items whose text changed: the next request's item_reference to one must not replay the stored leak.
-  if (ctx.repairedItem) {
+  if (ctx.items) {
     for (const [item, texts] of original) {
-      if (typeof item.id === "string" && item.content.some((part, at) => isOutputText(part) && part.text !== texts[at])) ctx.repairedItem(item.id, item);
+      if (typeof item.id === "string" && item.content.some((part, at) => isOutputText(part) && part.text !== texts[at])) ctx.items.repaired(item.id, item);
     }
+    shown();
   }
   return true;
 }
