@@ -20,13 +20,17 @@ const cases = [
   ["a degraded workdir opener with `name= `", live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf ./*\n<{BAR}parameter name= "workdir">/tmp/scratch</{BAR}parameter>\n</{D}invoke>\n</{D}tool_calls>`)],
 ] as const;
 
+/** Cases still open (another rule's fix): the rest are fixed and pinned. */
+const stillOpen = new Set<string>(["a costume shown in a Chinese sentence"]);
+
 describe("findings end to end: no call reaches the host", () => {
   for (const [name, reply] of cases) {
-    test.failing(`fetch adapter, chat stream: ${name}`, async () => {
+    const t = stillOpen.has(name) ? test.failing : test;
+    t(`fetch adapter, chat stream: ${name}`, async () => {
       const { out } = await throughFetch({ model: "deepseek-chat", messages: [{ role: "user", content: "go" }], tools: openAiTools() }, { sse: sseText(deltas(reply, 7)) });
       expect(out.calls).toEqual([]);
     });
-    test.failing(`middleware stream: ${name}`, async () => {
+    t(`middleware stream: ${name}`, async () => {
       const run = await throughMiddleware([{ role: "user", content: [{ type: "text", text: "go" }] }], textStream(reply));
       expect(run.calls).toEqual([]);
     });
