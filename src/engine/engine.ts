@@ -203,7 +203,7 @@ class Engine extends TextMode implements RepairEngine {
    */
   private finish(cand: Candidate, length: number, truncated: boolean): number {
     this.cand = null;
-    // The block this span reads in (its own, or the one it continues): a new block ends the one the stray rule watched.
+    // The block this span reads in (its own, or the one it continues).
     const block = cand.root === "block" ? cand.opener : cand.enclosing !== null && cand.enclosing !== true ? cand.enclosing : null;
     // A new block before the watched one's closer takes over the watch with the calls held for it:
     // an opener is no closer, so a stray in the new block refuses them too (they run when it closes).

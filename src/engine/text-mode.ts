@@ -255,9 +255,10 @@ export class TextMode extends Output {
           this.trackedTo = j;
           if (this.strayBlock !== null && r.closing && r.role === "block") {
             // Only a closer standing as the block's closer ends the watch: right after the call's
-            // markup (openBlock: nothing but blank since), or alone on its line; one inside a
-            // running line (`ends with </{D}tool_calls> here.`, `*</{D}tool_calls>*`) is prose.
-            const ownLine = this.openBlock !== null || (doc.atLineStart(c) && closerEndsItsLine(s, r.end, final));
+            // markup (openBlock: nothing but blank since) or at a line start, and ending its line;
+            // one inside a running line (`ends with </{D}tool_calls> here.`, `*</{D}tool_calls>*`,
+            // `</{D}tool_calls> is the closer.`) is prose.
+            const ownLine = (this.openBlock !== null || doc.atLineStart(c)) && closerEndsItsLine(s, r.end, final);
             if (ownLine === NEED_MORE) return j;
             this.deciding = { tag: r, depth: doc.containerDepth(c), ownLine };
           }
