@@ -240,7 +240,7 @@ class Engine extends TextMode implements RepairEngine {
     const closes = holds === null && (block !== null || cand.closedBlock);
     const closerLine = closes ? closerLineInSpan(span) : true;
     if (closerLine !== true && block !== null && this.strayBlock === null) this.watchBlock(block);
-    this.lines.read(span, 0, span.length, true);
+    this.lines.read(span, 0, span.length, !isMention(cand, span, segments));
     this.given?.candidateEnded(span, cand.opener.end, segments);
     this.finishingOrphan = block === null && cand.root === "invoke" && cand.opener.family === "dsml";
     for (const seg of segments) this.applySegment(seg, span, cand.start);
@@ -262,7 +262,7 @@ class Engine extends TextMode implements RepairEngine {
     }
     const text = cand.text();
     const released = length === text.length ? text : text.slice(0, length);
-    this.lines.read(released, 0, released.length, true);
+    this.lines.read(released, 0, released.length, !isMention(cand, released));
     this.given?.candidateEnded(released, cand.opener.end, null);
     this.releaseVisible(released, cand.start);
   }
@@ -280,6 +280,16 @@ function closerLineInSpan(span: string): boolean | "pending" {
   const c = span.charCodeAt(k - 1);
   if (c === LF || c === CR) return true;
   return k === span.length && c === GT ? "pending" : false;
+}
+
+/**
+ * A candidate read as text inside one line of prose (`The agent writes <shell>ls</shell> or, like`):
+ * an inline mention, which leaves that line prose, so the paragraph rule reads the line's own end.
+ * A span that reaches a later line, or holds a call or broken markup, makes its line markup: no
+ * running sentence.
+ */
+function isMention(cand: Candidate, span: string, segments: readonly Segment[] = []): boolean {
+  return cand.openerPlace === "inline" && !span.includes("\n") && !span.includes("\r") && segments.every((seg) => seg.kind === "text");
 }
 
 /**

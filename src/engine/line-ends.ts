@@ -1,4 +1,4 @@
-import { COMMA, CR, LBRACKET, LF, SP, TAB } from "../grammar/chars.ts";
+import { COMMA, CR, DASH, LBRACKET, LF, LPAREN, SP, TAB } from "../grammar/chars.ts";
 
 // Text mode's line tracker (text-mode.ts) in its own file: whether the line before an opener ends
 // mid-sentence decides if a tag continues a paragraph (openers' continuesParagraph, a candidate's
@@ -68,11 +68,18 @@ export class LineEnds {
     if (markup) this.lastMarkup = true;
   }
 
-  /** The line before ends mid-sentence and is prose: a letter, a digit or a comma last (not `.`, `:`, `)`, a tag's `>`, ...). */
+  /**
+   * The line before ends mid-sentence and is prose: its last character leaves the sentence open (a
+   * letter or mark of any script, a digit, or OPEN_AT_END). Anything else ends or introduces: `.`,
+   * `!`, `?`, `:`, `;` and their fullwidth forms, a closing `)`/`]`/quote/emphasis, a tag's `>`.
+   */
   endsMidSentence(): boolean {
     const c = this.before;
     // A line opening with `[` may be a link reference definition (`[fmt]: /u`), no sentence: not counted.
-    return !this.beforeMarkup && this.beforeFirst !== LBRACKET && c >= 0 && (c === COMMA || MID_SENTENCE.test(String.fromCharCode(c)));
+    if (this.beforeMarkup || this.beforeFirst === LBRACKET || c < 0) return false;
+    // A hyphen cut at the line end (`so-`) leaves the word open; a line of dashes (`---`, `- -`) is a rule or a setext underline.
+    if (c === DASH) return this.beforeFirst !== DASH;
+    return OPEN_AT_END.has(c) || MID_SENTENCE.test(String.fromCharCode(c));
   }
 }
 
@@ -88,4 +95,16 @@ function isLineSpace(c: number): boolean {
   return c === SP || c === TAB;
 }
 
-const MID_SENTENCE = /^[\p{L}\p{N}]$/u;
+/** A letter or digit of any script; a combining mark too (Devanagari words end in a vowel sign: `जैसे`). */
+const MID_SENTENCE = /^[\p{L}\p{M}\p{N}]$/u;
+/**
+ * Punctuation that leaves a sentence open at a line end: it joins what comes next rather than
+ * ending or introducing it. Commas (ASCII, fullwidth `，`, ideographic `、`, Arabic `،`), dashes
+ * (en `–`, em `—`, horizontal bar `―`), ellipses (`…`, midline `⋯`) and openers waiting for their
+ * content (`(`, `（`, `“`, `«`, `「`, `『`). Not here, so the costume after them still runs: `.`, `!`,
+ * `?`, `:`, `;` (and `。`, `！`, `？`, `：`, `；`), which end a sentence or introduce what follows;
+ * closers (`)`, `]`, `”`, `*`, `` ` ``, `>`), which end a unit that may itself end the sentence
+ * (`(see above)`, `**Run:**`, `<b>x</b>`). `...` ends in `.` and reads as a full stop: only the last
+ * character is kept.
+ */
+const OPEN_AT_END = new Set([COMMA, 0xff0c, 0x3001, 0x060c, 0x2013, 0x2014, 0x2015, 0x2026, 0x22ef, LPAREN, 0xff08, 0x201c, 0xab, 0x300c, 0x300e]);

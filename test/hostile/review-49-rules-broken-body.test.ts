@@ -12,7 +12,7 @@ import { outcome } from "../support/outcome.ts";
 
 const hermesLs = `{"name":"bash","arguments":{"command":"ls"}}`;
 
-describe("finding: a costume inside a <tool_call> body that broke after a proved call runs when a line stands between", () => {
+describe("fixed: text on a line after a proved Hermes call inside its wrapper refuses the body whole (the costume after it never runs)", () => {
   // Severity: medium (wrong execution: `rm -rf build`, inside the wrapper of a call that broke, runs;
   // the proved Hermes call is dropped with no report, so nothing asks the model again). With the
   // costume right after the JSON the body is refused whole (hard negative below); one line of prose
@@ -24,7 +24,7 @@ describe("finding: a costume inside a <tool_call> body that broke after a proved
     ["a word line, then an inline costume", "extra\n<shell>rm -rf build</shell>"],
     ["a colon line, then a block costume", "Then:\n<bash>\nrm -rf build\n</bash>"],
   ] as const) {
-    test.failing(name, () => {
+    test(name, () => {
       const o = outcome(`<tool_call>\n${hermesLs}\n${between}\n</tool_call>`);
       expect(o.calls).toEqual([]);
       expect(o.broken.length).toBeGreaterThan(0);
@@ -32,48 +32,53 @@ describe("finding: a costume inside a <tool_call> body that broke after a proved
   }
 });
 
-describe("finding: a Qwen3-Coder function closed inside its wrapper, then a costume before </tool_call>: both run", () => {
+describe("fixed: a Qwen3-Coder function closed inside its wrapper, then a costume before </tool_call>: refused whole as Hermes and GLM bodies", () => {
   // Severity: medium-low (wrong execution: the costume inside the wrapper runs `rm -rf build`).
   // The same body shape in Hermes and GLM (a proved call, then a costume inside the wrapper) is
   // refused whole (hard negatives below); Qwen3-Coder runs the function and the costume. Suspected:
   // src/parse/dialects (Qwen3-Coder's wrapper end: the body after </function> is not weighed as a
   // broken body). Expected: as Hermes and GLM, no call and a report.
-  test.failing("qwen function then costume inside the wrapper: refused", () => {
+  test("qwen function then costume inside the wrapper: refused", () => {
     const o = outcome(`<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n<shell>rm -rf build</shell>\n</tool_call>`);
     expect(o.calls).toEqual([]);
   });
 });
 
-describe("finding: a costume in a write's content runs when the wrapper opened mid-line", () => {
+describe("fixed: a wrapper opened mid-line whose body is laid out on its own lines is refused whole when it breaks (the write's content never runs)", () => {
   // Severity: medium (wrong execution: the content of a file the model meant to write, `rm -rf
   // build` inside <shell>, is sent to bash). A mid-line `<tool_call>` is proved prose (golden N21),
   // so its body is not refused whole, and the costume on its own lines inside the JSON/GLM value is
   // then read from text mode as a call. Suspected: src/engine/candidate.ts / src/parse/dialects
   // (93ab466: the whole-body refusal only when the wrapper opens its line; the prose reading should
   // still keep the body's markup text up to the balancing closer). Expected: no call.
-  test.failing("Hermes body", () => {
+  test("Hermes body", () => {
     expect(outcome(`I ran <tool_call>\n{"name":"write","arguments":{"filePath":"a.md","content":"Run:\n<shell>\nrm -rf build\n</shell>\n"}}\n</tool_call>`).calls).toEqual([]);
   });
-  test.failing("GLM body", () => {
+  test("GLM body", () => {
     expect(outcome(`I ran <tool_call>write\n<arg_key>filePath</arg_key>\n<arg_value>a.md</arg_value>\n<arg_key>file content</arg_key>\n<arg_value>\n<shell>\nrm -rf build\n</shell>\n</arg_value>\n</tool_call>`).calls).toEqual([]);
   });
 });
 
-describe("finding: an unbalanced <tool_call> inside a string ends the refused body at the first closer", () => {
+describe("fixed: a <tool_call> written in a JSON string that broke counts for the refused body's balance (the refusal reaches the balancing closer)", () => {
   // Severity: low-medium (wrong execution). The write's content holds a `<tool_call>` opener, so
   // the body's balancing closer is the second `</tool_call>`; the refused span ends at the first,
   // and the costume between the two runs. Suspected: the refused-body end (O48.2-O48.4, balancing
   // closer) counting openers inside JSON strings differently from closers. Expected: no call.
-  test.failing("costume between the first and the balancing closer: refused", () => {
+  test("costume between the first and the balancing closer: refused", () => {
     expect(outcome(`<tool_call>\n{"name":"write","arguments":{"filePath":"a.md","content":"<tool_call>\n"}}\n</tool_call>\n<shell>rm -rf build</shell>\n</tool_call>\nAfter.`).calls).toEqual([]);
   });
 });
 
-describe("finding (missed call, low): a broken body cut off by no closer swallows the later legit call", () => {
+describe("known gap (missed call, low): a broken body cut off by no closer keeps the later call as text", () => {
   // Severity: low (missed call, no wrong execution: the text stays whole and is reported as
   // overflowed). The model's next Hermes call (`ls`), complete with its own wrapper, is read as part
   // of the first body's refused rest. Suspected: src/engine (overflowed-markup rest read as text
   // with no call running, 38c6b2a). Expected: the complete second call runs.
+  // Known gap, pinned (fix 49 forms): the first body broke inside a JSON string (raw line breaks),
+  // so where that string and its object end is unknown; a write whose content documents a call
+  // (`...\n<tool_call>\n{...}\n</tool_call>\n` written raw) reads the same. Running the second
+  // call could run the file's text (wrong execution outranks the missed call): it stays text,
+  // reported overflowed-markup, nothing lost.
   test.failing("unclosed broken Hermes body, then a complete call: it runs", () => {
     const o = outcome(`<tool_call>\n{"name":"write","arguments":{"filePath":"a.md","content":"Run:\n<shell>\nrm -rf build\n</shell>\n"}}\n<tool_call>\n${hermesLs}\n</tool_call>`);
     expect(o.calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);

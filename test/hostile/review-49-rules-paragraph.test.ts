@@ -18,7 +18,7 @@ import { fixtureTools } from "../golden/tools.ts";
 const block = "<bash>\nrm -rf build\n</bash>";
 const inline = "<shell>rm -rf build</shell>";
 
-describe("finding: a costume shown inside a sentence in a caseless script runs", () => {
+describe("fixed: a costume shown inside a sentence in a caseless script is text (a caseless letter goes on after a line left open)", () => {
   // Severity: medium-low (wrong execution: `rm -rf build`, a command the reply only shows inside a
   // sentence, runs; the English sentence of golden N48.1/N48.2 is text). The line after the
   // closer must start with a lower-case letter (\p{Ll}) for the sentence to "go on"; Han, kana,
@@ -34,22 +34,22 @@ describe("finding: a costume shown inside a sentence in a caseless script runs",
     ["Arabic, block", "الوكيل يكتب الأوامر مثل", "في ردوده."],
     ["Hindi, block", "एजेंट आदेश लिखता है जैसे", "अपने उत्तरों में।"],
   ] as const) {
-    test.failing(name, () => {
+    test(name, () => {
       const input = `${before}\n${block}\n${after}`;
       const o = outcome(input);
       expect(o.calls).toEqual([]);
       expect(o.text).toBe(input);
     });
   }
-  test.failing("Chinese, block, through the public parse()", () => {
+  test("Chinese, block, through the public parse()", () => {
     expect(parse(`这个代理会把命令写成\n${block}\n放在回复里。`, fixtureTools).calls).toEqual([]);
   });
-  test.failing("Chinese, inline costume on its own line", () => {
+  test("Chinese, inline costume on its own line", () => {
     expect(outcome(`代理把命令写成\n${inline}\n放在回复里。`).calls).toEqual([]);
   });
 });
 
-describe("finding: a line left open by punctuation other than a comma runs the costume after it", () => {
+describe("fixed: a line left open by a dash, an ellipsis, an open parenthesis, a cut hyphen or a fullwidth comma keeps the costume after it text", () => {
   // Severity: low-medium (wrong execution of a costume shown in a running sentence). The line
   // before must end in a letter, a digit or an ASCII comma; an em dash, an ellipsis, an open
   // parenthesis, a hyphenated word cut at the line end or the fullwidth comma that Chinese uses
@@ -63,31 +63,31 @@ describe("finding: a line left open by punctuation other than a comma runs the c
     ["hyphen", "The agent wraps commands in the so-", "called costume."],
     ["fullwidth comma, Chinese", "代理把命令写成，", "放在回复里。"],
   ] as const) {
-    test.failing(name, () => {
+    test(name, () => {
       expect(outcome(`${before}\n${block}\n${after}`).calls).toEqual([]);
     });
   }
 });
 
-describe("finding: the line after the closer going on past a dash, an ellipsis, strikethrough or Spanish opening punctuation runs the costume", () => {
+describe("fixed: the line after the closer going on past a dash, an ellipsis, strikethrough or Spanish opening punctuation keeps the costume text", () => {
   // Severity: low (wrong execution of a costume shown in a running sentence; these leads are less
   // common than the lower-case letter of golden N48.1). sentenceGoesOn looks past `(`, `*`, `_`,
   // quotes, a comma, a backtick and `[` only; `— in`, `… in`, `~~in~~`, `¿en` end the look and the
   // costume runs. Suspected: src/engine/tentative-closer.ts SENTENCE_LEAD. Expected: no call.
   for (const next of ["— in its replies.", "… in its replies.", "~~in~~ its replies.", "¿en sus respuestas?"]) {
-    test.failing(JSON.stringify(next), () => {
+    test(JSON.stringify(next), () => {
       expect(outcome(`The agent wraps commands like\n${block}\n${next}`).calls).toEqual([]);
     });
   }
 });
 
-describe("finding: a sentence that mentions a costume inline earlier on its line counts as no sentence", () => {
+describe("fixed: an inline costume mention earlier on a line leaves the line prose, its own end decides", () => {
   // Severity: low-medium (wrong execution). `The agent writes <shell>ls</shell> or, like` is a
   // running sentence (its inline costume mention is text), but the line holds a candidate's markup
   // (LineEnds.beforeMarkup), which the rule reads as "no running sentence", so the block costume
   // shown on the next lines runs. Suspected: src/engine/line-ends.ts (lastMarkup set for a costume
   // read as text, not only for a call). Expected: no call.
-  test.failing("inline costume mention on the line before", () => {
+  test("inline costume mention on the line before", () => {
     expect(outcome(`The agent writes <shell>ls</shell> or, like\n${block}\nin its replies.`).calls).toEqual([]);
   });
 });

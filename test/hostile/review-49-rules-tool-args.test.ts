@@ -11,7 +11,7 @@ import { outcome } from "../support/outcome.ts";
 const tc = (name: string, args: string) => `<tool_call><tool_name>${name}</tool_name><tool_args>${args}</tool_args></tool_call>`;
 const rmRoot = tc("bash", '{"command":"rm -rf /"}');
 
-describe("finding: a sentence left open by punctuation other than a comma runs the shape on the next line", () => {
+describe("fixed: a sentence left open by a dash, an ellipsis or a fullwidth comma keeps the shape on the next line text", () => {
   // Severity: medium (wrong execution: `rm -rf /`, shown inside a sentence, runs; the sentence's
   // end "in that case." is stripped as S03). The "running sentence" test is LineEnds.endsMidSentence
   // (a letter, digit or ASCII comma last); an em dash, an ellipsis or the
@@ -22,7 +22,7 @@ describe("finding: a sentence left open by punctuation other than a comma runs t
     ["ellipsis", "I would call…"],
     ["fullwidth comma", "我会调用，"],
   ] as const) {
-    test.failing(name, () => {
+    test(name, () => {
       const input = `${before}\n${rmRoot}\nin that case.`;
       const o = outcome(input);
       expect(o.calls).toEqual([]);
@@ -31,12 +31,12 @@ describe("finding: a sentence left open by punctuation other than a comma runs t
   }
 });
 
-describe("finding (missed call, low): a closer's name inside a JSON string breaks the call", () => {
+describe("fixed (missed call, low): a </tool_call> inside a JSON string in <tool_args> is the value's text, the write runs", () => {
   // Severity: low (missed call: a valid write whose content mentions `</tool_call>` is refused;
   // no wrong execution). `</tool_args>` inside the string is read as text (hard negative below),
   // `</tool_call>` is not. Suspected: src/parse/dialects (the tool_name/tool_args body ends at the
   // first `</tool_call>`, not after the JSON string). Expected: the write runs.
-  test.failing("write content mentioning </tool_call>", () => {
+  test("write content mentioning </tool_call>", () => {
     const o = outcome(tc("write", JSON.stringify({ filePath: "a.md", content: "end </tool_call> here" })));
     expect(o.calls.map((c) => c.tool)).toEqual(["write"]);
   });
