@@ -1,10 +1,11 @@
 import { parseSpan } from "../parse/span.ts";
-import { isMalformedBlock, noteMalformedBlock, showsStrayParameter } from "../parse/dialects/dsml/parse-span.ts";
+import { isMalformedBlock, markMalformedBlock, noteMalformedBlock, showsStrayParameter } from "../parse/dialects/dsml/parse-span.ts";
 import type { Segment } from "../parse/segments.ts";
 import type { Shape } from "../grammar/shapes.ts";
 import type { Candidate, Step } from "./candidate.ts";
 import { CR, GT, LF, SP, TAB } from "../grammar/chars.ts";
 import { stopAt } from "./stop-chars.ts";
+import { showsStrayInText } from "./span-stray.ts";
 import { TextMode } from "./text-mode.ts";
 import type { EngineEvent, EngineOptions, GivenReader, RepairEngine } from "./types.ts";
 
@@ -243,8 +244,17 @@ class Engine extends TextMode implements RepairEngine {
     this.lines.read(span, 0, span.length, !isMention(cand, span, segments));
     this.given?.candidateEnded(span, cand.opener.end, segments);
     this.finishingOrphan = block === null && cand.root === "invoke" && cand.opener.family === "dsml";
-    for (const seg of segments) this.applySegment(seg, span, cand.start);
-    this.finishingOrphan = false;
+    // Text of this span no call took may show a stray DSML parameter text mode never read (a
+    // cut-off call that ran on over it): the calls after it, here and later, are refused (I02).
+    for (const seg of segments) {
+      this.applySegment(seg, span, cand.start);
+      if (seg.kind !== "call" && showsStrayInText(span, seg.start, seg.end, this.ctx.tools, seg.start === 0 && this.finishingOrphan)) {
+        this.strayBefore = this.strayInSpan = true;
+        // The block it read in (still open for what follows) is malformed: its later calls are refused too (golden P47.13).
+        if (block !== null) markMalformedBlock(block);
+      }
+    }
+    this.finishingOrphan = this.strayInSpan = false;
     // A stray parameter this span showed (its block's calls refused) refuses the orphan invokes after it too (golden P48.5).
     if (showsStrayParameter(segments)) this.strayBefore = true;
     if (closes && closerLine === true) this.leaveStrayBlock();

@@ -61,6 +61,8 @@ export class TextMode extends Output {
   protected strayBefore = false;
   /** The span being finished is an orphan DSML invoke's (engine.ts finish): strayBefore refuses its calls. */
   protected finishingOrphan = false;
+  /** The span being finished showed a stray DSML parameter in text no call took (span-stray.ts): its later calls are refused. */
+  protected strayInSpan = false;
   /**
    * A span ended at the watched block's closer (engine.ts finish): the watch ends when nothing but
    * spaces follows it on its line, read where text mode goes on (scanTextFrom); words after it make
@@ -425,7 +427,7 @@ export class TextMode extends Output {
   }
 
   protected override blockRefusesCalls(): boolean {
-    if (this.finishingOrphan && this.strayBefore) return true;
+    if ((this.finishingOrphan && this.strayBefore) || this.strayInSpan) return true;
     return this.strayBlock !== null && isMalformedBlock(this.strayBlock);
   }
 
