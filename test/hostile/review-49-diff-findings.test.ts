@@ -345,6 +345,14 @@ describe("fixed (finding 10): a Hermes call whose closer never came, then a sent
     const text = `${fx("O01.4")}\n\nThat should do it.`;
     expect(read(text)).toEqual({ commands: [], nudge: "broken-markup", text });
   });
+  test("T29.2 (its closer cut to `</tool_ca`) then a sentence: nothing runs, broken-markup nudge", () => {
+    const text = `${fx("T29.2")}\n\nThat should do it.`;
+    expect(read(text)).toEqual({ commands: [], nudge: "broken-markup", text });
+  });
+  test("hard negative: the sentence on the object's own line (a mention, golden N21.7) stays text with no nudge", () => {
+    const text = `${fx("O01.4")} That should do it.`;
+    expect(read(text)).toEqual({ commands: [], nudge: null, text });
+  });
   test("hard negative: an object naming no declared tool, then a sentence, stays text with no nudge", () => {
     const text = `<tool_call>\n{"name": "publish", "arguments": {"x": 1}}\n\nThat should do it.`;
     expect(read(text)).toEqual({ commands: [], nudge: null, text });

@@ -106,6 +106,13 @@ export class ToolCallBody {
   /** Where text held after a complete Hermes object on a later line began (ToolCallStart), or -1. */
   textAt = -1;
 
+  /**
+   * A complete Hermes object naming a declared tool, a line break, then a `<` (ToolCallStart): where
+   * the object ended (absolute), or -1. Text there that is no tag (`</tool_ca` then prose: its
+   * closer garbled) refuses the span up to the object's end, as a closer that never came does.
+   */
+  declaredObjectEnd = -1;
+
   /** A line ended after the opener (and a GLM name) before anything else (ToolCallStart). */
   laidOut = false;
 
@@ -254,6 +261,12 @@ export class ToolCallBody {
       case "function":
       case "refused":
         return null;
+      case "json":
+        if (this.declaredObjectEnd >= 0 && this.refusable) {
+          this.at = this.declaredObjectEnd;
+          return this.refuse(r, "O01", CLOSER_MISSING);
+        }
+        return { kind: "abandon", at };
       default:
         return { kind: "abandon", at };
     }
@@ -362,7 +375,10 @@ export class ToolCallStart implements CharState {
           return ++this.textRead > TEXT_LOOKAHEAD ? { kind: "abandon", at: this.textAt } : null;
         }
         if (isSpaceCode(c)) return null;
-        if (c === LT) return HAND_OFF;
+        if (c === LT) {
+          if (this.lineBroke && this.body.declares(calledName(this.object))) this.body.declaredObjectEnd = this.objectEnd;
+          return HAND_OFF;
+        }
         // Text after a complete object on its line (golden N21.7: a sentence showing the format) proves a mention.
         if (!this.lineBroke || !this.body.refusable) return { kind: "abandon", at };
         // On a later line it may still be inside the wrapper (`extra` then `<shell>…</shell>` then `</tool_call>`): held.
