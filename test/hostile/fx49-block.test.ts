@@ -35,6 +35,22 @@ describe("a closer inside a running line keeps the calls held, never lost: with 
   }
 });
 
+describe("refused for the stray after a closer inside a running line: every character stays visible (the closer held as the call's noise too)", () => {
+  for (const [name, line] of [
+    ["named inside a sentence", `The block ends with ${closer} here.`],
+    ["followed by words on its line", `${closer} is the closer.`],
+    ["wrapped in emphasis", `*${closer}*`],
+  ] as const) {
+    test(name, () => {
+      const input = live(`${open}${line}\n${stray}\n${closer}`);
+      const r = outcome(input);
+      expect(r.calls).toEqual([]);
+      expect(r.text).toBe(input);
+      expect(r.broken).toContain("broken-markup");
+    });
+  }
+});
+
 describe("a closer ending its line still ends the watch: a stray after it is S03 text and the call runs", () => {
   for (const [name, rest] of [
     ["spaces then a line break", `${closer}   \n${stray}\nDone.`],
