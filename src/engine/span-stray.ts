@@ -13,12 +13,12 @@ import { strayParameterOpenerAt } from "./stray-opener.ts";
  * a DSML invoke (its own first parameter is no stray). Linear: each tag read once.
  */
 export function showsStrayInText(span: string, from: number, to: number, declared: ReadonlyMap<string, unknown>, inInvoke: boolean): boolean {
-  const text = span.slice(0, to);
   const tags: { at: number; tag: Tag | null }[] = [];
   let lastInvokeCloser = -1;
-  for (let j = text.indexOf("<", from); j !== -1 && j < to; j = text.indexOf("<", j + 1)) {
-    const r = readTag(text, j, true);
-    const tag = r === null || r === NEED_MORE ? null : r;
+  for (let j = span.indexOf("<", from); j !== -1 && j < to; j = span.indexOf("<", j + 1)) {
+    const r = readTag(span, j, true);
+    // A tag reaching past the segment is not its own (no copy of the segment is made).
+    const tag = r === null || r === NEED_MORE || r.end > to ? null : r;
     if (tag !== null && tag.family === "dsml" && tag.role === "invoke" && tag.closing) lastInvokeCloser = j;
     tags.push({ at: j, tag });
   }
@@ -27,7 +27,7 @@ export function showsStrayInText(span: string, from: number, to: number, declare
   for (const { at, tag } of tags) {
     if (tag === null) {
       // A spelling the tag grammar reads as no tag (`<{D}parameter=workdir>`): outside an invoke, a stray.
-      if (!invokeOpen && strayParameterOpenerAt(text, at, true, at > 0 ? text.charCodeAt(at - 1) : -1) === true) return true;
+      if (!invokeOpen && strayParameterOpenerAt(span, at, to === span.length, at > 0 ? span.charCodeAt(at - 1) : -1) === true) return true;
       continue;
     }
     if (tag.family !== "dsml") continue;
