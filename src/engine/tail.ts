@@ -65,22 +65,21 @@ export class Tail {
   }
 
   /** Another call follows (or the tail grew too long): what the model wrote in between is visible. */
-  release(store: HeldText, out: EngineEvent[], stripped: StrippedSpan[], noiseVisible = false): void {
+  release(store: HeldText, out: EngineEvent[], stripped: StrippedSpan[]): void {
     for (const piece of this.pieces) {
       if (piece.gone) continue;
-      if (piece.noise && !noiseVisible) stripped.push({ span: spanOf(piece), kind: "noise" });
+      if (piece.noise) stripped.push({ span: spanOf(piece), kind: "noise" });
       else appendText(out, textOf(store, piece));
     }
   }
 
   /**
    * The call this tail followed was refused after all (a call held for its block's closer, the
-   * block malformed): what it held joins the tail before it, or is released when there is none;
-   * `refused`: markers held as its noise are then visible too (no call is behind them: never lose text).
+   * block malformed): what it held joins the tail before it, or is released when there is none.
    */
-  joinInto(target: Tail | null, store: HeldText, out: EngineEvent[], stripped: StrippedSpan[], refused = false): void {
+  joinInto(target: Tail | null, store: HeldText, out: EngineEvent[], stripped: StrippedSpan[]): void {
     if (target === null) {
-      this.release(store, out, stripped, refused);
+      this.release(store, out, stripped);
       return;
     }
     for (const piece of this.pieces) target.pieces.push(piece);
