@@ -255,6 +255,9 @@ export class Candidate extends SpanCallbacks {
         continue;
       }
       if (!isSpaceCode(c)) {
+        // The text at hand, so a kind's content rule may ask whether the character starts its line (startsLine).
+        this.tagText = s;
+        this.tagBase = base;
         const step = this.onContent(c, base + i);
         if (step) return step;
         if (this.named) continue;

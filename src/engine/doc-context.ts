@@ -212,6 +212,8 @@ export class DocContext extends BlockReader {
   noteLooseTag(tag: Tag): boolean {
     // A parameter opener mentioned in a sentence is no markup line: only one that starts its line opens a value.
     // Not inside a quote's value or its own markup after it (a quote over leaves only its call's kind behind).
+    // So is an invoke or function opener mentioned in one (golden N14): it opens no call whose values a later parameter line could be.
+    if (!tag.closing && (tag.role === "invoke" || tag.role === "function") && !this.atLineStart(LT)) return false;
     if (!this.loose.opens(tag) || this.quotedValues > 0 || this.ownOnly || !this.atLineStart(LT)) return false;
     this.quotedCall = QuotedCall.Invoke;
     this.quotedValues = 1;

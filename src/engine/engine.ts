@@ -1,9 +1,11 @@
 import { parseSpan } from "../parse/span.ts";
-import { isMalformedBlock, noteMalformedBlock } from "../parse/dialects/dsml/parse-span.ts";
+import { isMalformedBlock, markMalformedBlock, noteMalformedBlock, showsStrayParameter } from "../parse/dialects/dsml/parse-span.ts";
 import type { Segment } from "../parse/segments.ts";
 import type { Shape } from "../grammar/shapes.ts";
 import type { Candidate, Step } from "./candidate.ts";
+import { CR, GT, LF, SP, TAB } from "../grammar/chars.ts";
 import { stopAt } from "./stop-chars.ts";
+import { showsStrayInText } from "./span-stray.ts";
 import { TextMode } from "./text-mode.ts";
 import type { EngineEvent, EngineOptions, GivenReader, RepairEngine } from "./types.ts";
 
@@ -104,7 +106,7 @@ class Engine extends TextMode implements RepairEngine {
 
   /** Nothing held, nothing pending, mid-line: a delta without a STOP character changes nothing here. */
   private quiet(): boolean {
-    return this.carry === "" && this.cand === null && this.tail === null && this.doc.midLine;
+    return this.carry === "" && this.cand === null && this.tail === null && !this.pendingClose && this.doc.midLine;
   }
 
   flush(): EngineEvent[] {
@@ -202,9 +204,11 @@ class Engine extends TextMode implements RepairEngine {
    */
   private finish(cand: Candidate, length: number, truncated: boolean): number {
     this.cand = null;
-    // The block this span reads in (its own, or the one it continues): a new block ends the one the stray rule watched.
+    // The block this span reads in (its own, or the one it continues).
     const block = cand.root === "block" ? cand.opener : cand.enclosing !== null && cand.enclosing !== true ? cand.enclosing : null;
-    if (block !== null && this.strayBlock !== null && this.strayBlock !== block) this.leaveStrayBlock();
+    // A new block before the watched one's closer takes over the watch with the calls held for it:
+    // an opener is no closer, so a stray in the new block refuses them too (they run when it closes).
+    if (block !== null && this.strayBlock !== null && this.strayBlock !== block) this.watchBlock(block);
     this.openBlock = cand.endsInBlock && !truncated ? (cand.root === "block" ? cand.opener : cand.root === "legacy-section" ? true : cand.enclosing) : null;
     const text = cand.text();
     let span = length === text.length ? text : text.slice(0, length);
@@ -230,19 +234,31 @@ class Engine extends TextMode implements RepairEngine {
     // A block still open holds this span's calls for its closer; one this span closed (or the reply cut off) lets them run.
     // Qwen3-Coder's `<tool_call>` wrapper, its function complete and its closer still to come, is such a block too.
     const holds = this.openBlock !== null && this.openBlock !== true ? this.openBlock : cand.root === "tool-call" && cand.endsInBlock && !truncated && !partial ? cand.opener : null;
-    if (holds !== null) {
-      if (this.strayBlock !== null && this.strayBlock !== holds) this.leaveStrayBlock();
-      if (this.strayBlock !== holds) this.strayDepth = this.openedDepth;
-      this.strayBlock = holds;
-    }
-    // A span that closed its block (an orphan invoke read after prose may take the closer) ends it once its calls are read.
+    if (holds !== null && this.strayBlock !== holds) this.watchBlock(holds);
+    // A span that closed its block (an orphan invoke read after prose may take the closer) ends it
+    // once its calls are read, when the closer ends its line (text mode looks past the span's end:
+    // pendingClose); one with words after it on its line is prose, and the block stays watched.
     const closes = holds === null && (block !== null || cand.closedBlock);
+    const closerLine = closes ? closerLineInSpan(span) : true;
+    if (closerLine !== true && block !== null && this.strayBlock === null) this.watchBlock(block);
     this.lines.read(span, 0, span.length, !isMention(cand, span, segments));
     this.given?.candidateEnded(span, cand.opener.end, segments);
     this.finishingOrphan = block === null && cand.root === "invoke" && cand.opener.family === "dsml";
-    for (const seg of segments) this.applySegment(seg, span, cand.start);
-    this.finishingOrphan = false;
-    if (closes) this.leaveStrayBlock();
+    // Text of this span no call took may show a stray DSML parameter text mode never read (a
+    // cut-off call that ran on over it): the calls after it, here and later, are refused (I02).
+    for (const seg of segments) {
+      this.applySegment(seg, span, cand.start);
+      if (seg.kind !== "call" && showsStrayInText(span, seg.start, seg.end, this.ctx.tools, seg.start === 0 && this.finishingOrphan)) {
+        this.strayBefore = this.strayInSpan = true;
+        // The block it read in (still open for what follows) is malformed: its later calls are refused too (golden P47.13).
+        if (block !== null) markMalformedBlock(block);
+      }
+    }
+    this.finishingOrphan = this.strayInSpan = false;
+    // A stray parameter this span showed (its block's calls refused) refuses the orphan invokes after it too (golden P48.5).
+    if (showsStrayParameter(segments)) this.strayBefore = true;
+    if (closes && closerLine === true) this.leaveStrayBlock();
+    else if (closes && this.strayBlock !== null) this.pendingClose = closerLine === "pending";
     return span.length;
   }
 
@@ -260,6 +276,20 @@ class Engine extends TextMode implements RepairEngine {
     this.given?.candidateEnded(released, cand.opener.end, null);
     this.releaseVisible(released, cand.start);
   }
+}
+
+/**
+ * Whether the block closer a span ended with ends its line: true when only spaces and a line break
+ * follow it in the span, "pending" when the span ends at its `>` (what follows is read next),
+ * false when words follow it on its line inside the span.
+ */
+function closerLineInSpan(span: string): boolean | "pending" {
+  let k = span.length;
+  while (k > 0 && (span.charCodeAt(k - 1) === SP || span.charCodeAt(k - 1) === TAB)) k--;
+  if (k === 0) return true;
+  const c = span.charCodeAt(k - 1);
+  if (c === LF || c === CR) return true;
+  return k === span.length && c === GT ? "pending" : false;
 }
 
 /**

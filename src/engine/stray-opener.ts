@@ -80,3 +80,19 @@ function unreadStrayOpenerAt(s: string, j: number, final: boolean): boolean | ty
   const e = lineEnd(s, j, final);
   return e === NEED_MORE ? NEED_MORE : unreadParameterOpenerIn(s, j, e, "dsml") === j;
 }
+
+/**
+ * Whether a block closer's `>` at `end` ends its line: only spaces or tabs up to the line's end
+ * (or the text's end, `final`), or the next markup (`</{D}tool_calls><{D}tool_calls>`). A closer
+ * with words after it on its line (`</{D}tool_calls> is the closer.`) is prose naming one, and
+ * does not end the block the stray-parameter rule watches. NEED_MORE while the line is not all
+ * here (at most STRAY_OPENER_REACH spaces are looked at).
+ */
+export function closerEndsItsLine(s: string, end: number, final: boolean): boolean | typeof NEED_MORE {
+  for (let k = end; k < s.length; k++) {
+    const c = s.charCodeAt(k);
+    if (c === LF || c === CR || c === LT || k - end >= STRAY_OPENER_REACH) return true;
+    if (c !== SP && c !== TAB) return false;
+  }
+  return final ? true : NEED_MORE;
+}

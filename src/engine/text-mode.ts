@@ -17,7 +17,7 @@ import { LineEnds } from "./line-ends.ts";
 import { looseOpener, Output } from "./output.ts";
 import { lookalikeTagAt, quotedTagAt } from "./quoted-tags.ts";
 import { stopAt } from "./stop-chars.ts";
-import { mayOpenStrayParameter, strayParameterOpenerAt } from "./stray-opener.ts";
+import { closerEndsItsLine, mayOpenStrayParameter, strayParameterOpenerAt } from "./stray-opener.ts";
 import { isNameStart, RESIDUE_OPENER, STANDALONE_OPENER, ToolNameOpeners } from "./tagless-openers.ts";
 import type { AnswerSoFar, EngineOptions } from "./types.ts";
 
@@ -52,17 +52,25 @@ export class TextMode extends Output {
   /** The containers around the candidate opened last (its opener's `<`): strayDepth when it opens the watched block. */
   protected openedDepth = 0;
   /**
-   * A DSML parameter outside every invoke was read with no block open (an orphan
-   * parameter, no wrapped tool): every later orphan DSML invoke of the reply (no block around it)
-   * is refused as a block's calls are after one (I02); which call it was meant for is a guess. A
-   * parameter after the last orphan invoke is not weighed (that would hold every orphan call to
-   * the reply's end): a known gap.
+   * A DSML parameter outside every invoke was read (no wrapped tool): with no block open, or in a
+   * block (whose calls it refused), in this part or an earlier one of the reply (carryOver). Every
+   * later orphan DSML invoke of the reply (no block around it) is refused as a block's calls are
+   * after one (I02, golden P48.5); which call it was meant for is a guess. A parameter after the
+   * last orphan invoke is not weighed (that would hold every orphan call to the reply's end): a known gap.
    */
-  private strayOutsideBlock = false;
-  /** The span being finished is an orphan DSML invoke's (engine.ts finish): strayOutsideBlock refuses its calls. */
+  protected strayBefore = false;
+  /** The span being finished is an orphan DSML invoke's (engine.ts finish): strayBefore refuses its calls. */
   protected finishingOrphan = false;
+  /** The span being finished showed a stray DSML parameter in text no call took (span-stray.ts): its later calls are refused. */
+  protected strayInSpan = false;
+  /**
+   * A span ended at the watched block's closer (engine.ts finish): the watch ends when nothing but
+   * spaces follows it on its line, read where text mode goes on (scanTextFrom); words after it make
+   * it prose naming a closer, and the block stays watched.
+   */
+  protected pendingClose = false;
   /** The tag text mode is deciding (decide): a block closer's word and containers say whether it ends the watch. */
-  private deciding: { tag: Tag; depth: number } | null = null;
+  private deciding: { tag: Tag; depth: number; ownLine: boolean } | null = null;
 
   /** The `[` trigger (Mistral's and MiniMax's bracket tokens). */
   private readonly brackets: boolean;
@@ -91,6 +99,8 @@ export class TextMode extends Output {
     super(options, tools);
     // A later part of one reply reads on from the line the part before it left, as the documentation context does.
     this.lines = (options.readingGiven ? undefined : options.continues?.lines) ?? new LineEnds();
+    // And from the stray parameter it showed, as it reads on from its lines.
+    this.strayBefore = !options.readingGiven && options.continues?.strayBefore === true;
     this.ctx = { tools, options: resolveParseOptions(options.parse), schemas: new SchemaGate(options.tools) };
     const dialects = this.ctx.options.dialects;
     this.brackets = dialects.mistral || dialects.mistralResidue || dialects.minimax;
@@ -132,6 +142,12 @@ export class TextMode extends Output {
   }
 
   private scanTextFrom(s: string, from: number, base: number, final: boolean): number {
+    if (this.pendingClose) {
+      const ends = closerEndsItsLine(s, from, final);
+      if (ends === NEED_MORE) return from;
+      this.pendingClose = false;
+      if (ends) this.leaveStrayBlock();
+    }
     let emitFrom = from;
     const doc = this.doc;
     for (let j = from; j < s.length; ) {
@@ -198,7 +214,7 @@ export class TextMode extends Output {
             return j;
           }
         }
-        if (r === null && mayOpenStrayParameter(c) && (this.strayBlock !== null || !this.strayOutsideBlock)) {
+        if (r === null && mayOpenStrayParameter(c) && (this.strayBlock !== null || !this.strayBefore)) {
           // `<{BAR}parameter` (one bar, the DSML word lost) in a block still open is a parameter outside every invoke too (golden P47.16).
           // So is every parameter opener spelling the DSML reader takes that is no tag
           // (`<{D}parameter=workdir>`, `<{BAR}parameter name="workdir">`), and with no block open it
@@ -209,7 +225,7 @@ export class TextMode extends Output {
             this.emitText(s, emitFrom, j, base);
             return j;
           }
-          if (one && this.strayBlock === null) this.strayOutsideBlock = true;
+          if (one && this.strayBlock === null) this.strayBefore = true;
           else if (one && this.strayBlock !== null) {
             // Text before it reaches the tail first, as before a tag (the limit counts to the point read, whatever the split).
             this.emitText(s, emitFrom, j, base);
@@ -239,7 +255,15 @@ export class TextMode extends Output {
           this.noteStrayParameter(r);
           this.lines.read(s, this.trackedTo, j);
           this.trackedTo = j;
-          if (this.strayBlock !== null && r.closing && r.role === "block") this.deciding = { tag: r, depth: doc.containerDepth(c) };
+          if (this.strayBlock !== null && r.closing && r.role === "block") {
+            // Only a closer standing as the block's closer ends the watch: right after the call's
+            // markup (openBlock: nothing but blank since) or at a line start, and ending its line;
+            // one inside a running line (`ends with </{D}tool_calls> here.`, `*</{D}tool_calls>*`,
+            // `</{D}tool_calls> is the closer.`) is prose.
+            const ownLine = (this.openBlock !== null || doc.atLineStart(c)) && closerEndsItsLine(s, r.end, final);
+            if (ownLine === NEED_MORE) return j;
+            this.deciding = { tag: r, depth: doc.containerDepth(c), ownLine };
+          }
           const decision = this.decide(r, s);
           this.deciding = null;
           if (typeof decision === "object") {
@@ -342,7 +366,7 @@ export class TextMode extends Output {
   }
 
   override carryOver(): AnswerSoFar {
-    return { ...super.carryOver(), lines: this.lines };
+    return { ...super.carryOver(), lines: this.lines, ...(this.strayBefore ? { strayBefore: true as const } : {}) };
   }
 
   /** Each tag family's own rule decides (parse/openers.ts); `s` is the text the tag's offsets are in. */
@@ -358,12 +382,19 @@ export class TextMode extends Output {
     // closer whose word only starts like a wrapper's (`</{D}tool_callsX>`), nor one standing in a
     // container the block's opener was not in (`- </{D}tool_calls>`): documentation of a closer (golden P48.3, P48.4).
     const closer = this.deciding;
-    if (closer === null || (closesWatchedBlock(closer.tag) && closer.depth === this.strayDepth)) this.leaveStrayBlock();
+    if (closer === null || (closer.ownLine && closesWatchedBlock(closer.tag) && closer.depth === this.strayDepth)) this.leaveStrayBlock();
     return was;
   }
 
-  /** The block the stray-parameter rule watches ended (its closer, a new block, the limit): its held calls run. */
+  /** `block` is watched from now on (its opener's containers: strayDepth); calls held for an earlier one stay held for it. */
+  protected watchBlock(block: Tag): void {
+    this.strayBlock = block;
+    this.strayDepth = this.openedDepth;
+  }
+
+  /** The block the stray-parameter rule watches ended (its closer, the reply's end, the limit): its held calls run. */
   protected leaveStrayBlock(): void {
+    this.pendingClose = false;
     if (this.strayBlock === null) return;
     this.strayBlock = null;
     this.settleHeldCalls("run");
@@ -382,7 +413,7 @@ export class TextMode extends Output {
     if (this.ctx.tools.has(tag.attrs.name ?? "")) return;
     if (block === null) {
       // The prefix-less spelling too (`<parameter name="workdir">`), which the DSML reader takes (M07).
-      this.strayOutsideBlock = true;
+      this.strayBefore = true;
       return;
     }
     this.refuseStrayBlock(block);
@@ -391,11 +422,12 @@ export class TextMode extends Output {
   /** A parameter outside every invoke of the block still open: it is malformed, and the calls held for its closer are refused. */
   private refuseStrayBlock(block: Tag): void {
     markMalformedBlock(block);
+    this.strayBefore = true;
     this.settleHeldCalls("refuse");
   }
 
   protected override blockRefusesCalls(): boolean {
-    if (this.finishingOrphan && this.strayOutsideBlock) return true;
+    if ((this.finishingOrphan && this.strayBefore) || this.strayInSpan) return true;
     return this.strayBlock !== null && isMalformedBlock(this.strayBlock);
   }
 

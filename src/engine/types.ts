@@ -82,6 +82,8 @@ export interface AnswerSoFar {
   readonly overflowed?: true;
   /** The line state (the line before an opener, line-ends.ts), carried like `doc`: a later part reads on from the line the part before it left. */
   readonly lines?: LineEnds;
+  /** A parameter outside every invoke was read in the reply so far: a later part's orphan invokes are refused (golden P48.5). */
+  readonly strayBefore?: true;
 }
 
 /** A call about to be recovered, as the echo guard sees it. */

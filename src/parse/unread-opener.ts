@@ -1,4 +1,4 @@
-import { CR, DASH, DOUBLE_VERTICAL_LINE, DQ, EQ, FULLWIDTH_BAR, GT, LF, LT, SENTENCEPIECE_SPACE_CODE, SLASH, SP, SQ, TAB, UNDERSCORE } from "../grammar/chars.ts";
+import { COLON, CR, DASH, DOT, DOUBLE_VERTICAL_LINE, DQ, EQ, FULLWIDTH_BAR, GT, isWhiteSpace, LF, LT, PIPE, SENTENCEPIECE_SPACE_CODE, SLASH, SP, SQ, TAB, UNDERSCORE } from "../grammar/chars.ts";
 import { isBarCode } from "../grammar/markers.ts";
 import { readTag } from "../grammar/tags.ts";
 
@@ -13,6 +13,8 @@ import { readTag } from "../grammar/tags.ts";
 const isLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
 const isWordCode = (c: number) => isLetter(c) || (c >= 0x30 && c <= 0x39) || c === UNDERSCORE;
 const isSentinelBar = (c: number) => c === FULLWIDTH_BAR || c === DOUBLE_VERTICAL_LINE;
+/** A letter of a name outside ASCII (`répertoire`): no space, no bar, no DSML marker. */
+const isWideLetter = (c: number) => c >= 0xc0 && !isWhiteSpace(c) && !isBarCode(c) && c !== SENTENCEPIECE_SPACE_CODE;
 /** The characters a garbled closer's prefix may repeat: bars, `>` and `/` (value-ends.ts GARBLED_CLOSER). */
 const isPrefixCode = (c: number) => isBarCode(c) || c === GT || c === SLASH || c === SENTENCEPIECE_SPACE_CODE;
 /** The first character of a degraded prefix after `<`: a bar, or U+2581 (the third DSML marker). */
@@ -35,14 +37,19 @@ function prefixRun(s: string, at: number, to: number, max: number): number {
 /**
  * From the first bar at `bar`, a garbled closer's spelling without its `/`: that bar, up to 8
  * bars, `>` or `/`, an optional `DSML` and up to 8 more of those, a word starting with `param`
- * and at most 8 more letters. Where it ends, or -1.
+ * and at most 8 more letters. Where it ends, or -1. After a sentinel bar (never an ASCII `|`
+ * alone: `f <| params` is F# or Elm) spaces may stand before the DSML word or `param`
+ * (`<{BAR} parameter`, `<{BAR}DSML parameter`): a degraded stream's, no code's.
  */
 function prefixedWordEnd(s: string, bar: number, to: number): number {
+  const sentinel = s.charCodeAt(bar) !== PIPE;
   let k = prefixRun(s, bar + 1, to, 8);
   if (k < 0) return -1;
+  if (sentinel) k = lineSpacesEnd(s, k, to);
   if (wordAt(s, k, "dsml") && k + 4 <= to) {
     k = prefixRun(s, k + 4, to, 8);
     if (k < 0) return -1;
+    if (sentinel) k = lineSpacesEnd(s, k, to);
   }
   if (k + 5 > to || !wordAt(s, k, "param")) return -1;
   k += 5;
@@ -51,29 +58,45 @@ function prefixedWordEnd(s: string, bar: number, to: number): number {
   return k;
 }
 
-/** A parameter name from `k`: a letter or `_`, then word characters or `-`; where it ends, or -1. */
+/**
+ * A parameter name from `k`: a letter (any script) or `_`, then word characters, letters of any
+ * script, `-` or `.` (`work-dir`, `work.dir`, `répertoire`); where it ends, or -1.
+ */
 function nameEnd(s: string, k: number, to: number): number {
   if (k >= to) return -1;
   const c = s.charCodeAt(k);
-  if (!isLetter(c) && c !== UNDERSCORE) return -1;
-  while (k < to && (isWordCode(s.charCodeAt(k)) || s.charCodeAt(k) === DASH)) k++;
+  if (!isLetter(c) && c !== UNDERSCORE && !isWideLetter(c)) return -1;
+  while (k < to) {
+    const d = s.charCodeAt(k);
+    if (!isWordCode(d) && d !== DASH && d !== DOT && !isWideLetter(d)) break;
+    k++;
+  }
   return k;
 }
 
 const isLineSpace = (c: number) => c === SP || c === TAB;
 
+/** Past the spaces and tabs from `k`. */
+function lineSpacesEnd(s: string, k: number, to: number): number {
+  while (k < to && isLineSpace(s.charCodeAt(k))) k++;
+  return k;
+}
+
 /**
  * What follows an opener's word at `at` reads as a parameter opener's name, on the same
  * line: `=NAME` (spaces around the `=` allowed, the name quoted or not, then `>`, a space or the
  * line's end when unquoted), or attributes of which `name` holds a NAME (`name="workdir"`,
- * `string="true" name="workdir"`). A template or a parser building the opener as text
- * (`'<parameter=' + k + '>'`, `name=" + k`) or notes about it (`<{BAR}parameter=...>`) are no such
- * opener. Bounded by the line.
+ * `name = "workdir"`, `string="true" name="workdir"`), the first of them on the word's line or the
+ * next (`<{BAR}parameter` then `name="workdir">`). A template or a parser building the opener as
+ * text (`'<parameter=' + k + '>'`, `name=" + k`) or notes about it (`<{BAR}parameter=...>`) are
+ * no such opener. Bounded by the line (and that one line break).
  */
 function nameFollows(s: string, at: number, to: number): boolean {
-  let k = at;
-  while (k < to && isLineSpace(s.charCodeAt(k))) k++;
+  let k = lineSpacesEnd(s, at, to);
   if (k < to && s.charCodeAt(k) === EQ) return valueIsName(s, k + 1, to, true);
+  if (k < to && s.charCodeAt(k) === CR) k++;
+  if (k < to && s.charCodeAt(k) === LF) k++;
+  k = lineSpacesEnd(s, k, to);
   if (k === at) return false;
   for (let attrs = 0; attrs < 8; attrs++) {
     const end = nameEnd(s, k, to);
@@ -83,7 +106,7 @@ function nameFollows(s: string, at: number, to: number): boolean {
     while (k < to && isLineSpace(s.charCodeAt(k))) k++;
     if (k >= to || s.charCodeAt(k) !== EQ) return false;
     k++;
-    if (isName) return valueIsName(s, k, to, false);
+    if (isName) return valueIsName(s, k, to, true);
     // Another attribute's value: quoted on the line, or a bare word.
     while (k < to && isLineSpace(s.charCodeAt(k))) k++;
     const q = k < to ? s.charCodeAt(k) : -1;
@@ -145,18 +168,21 @@ function dsmlOpenerAt(s: string, i: number, from: number, to: number): boolean {
 /**
  * A Qwen3-Coder parameter opener (`<parameter=NAME>`) with a stray space or bar the tag grammar
  * does not read (`<parameter= workdir>`, `<parameter=workdir >`, `<{BAR}parameter=workdir>`): its
- * `</parameter>` closes the value as the walk reads it. `<`, up to two bars, `parameter`, then
- * `=`; spaces before the `=` count only at a line start (`echo <parameter = description>x` is
- * the value's text, review 44).
+ * `</parameter>` closes the value as the walk reads it. `<`, up to two bars, `parameter` or
+ * `param`, then `=`; spaces before the `=` count only at a line start (`echo <parameter =
+ * description>x` is the value's text, review 44). Or `:` with the name right after it
+ * (`<parameter:workdir>`, `<param:workdir>`), as `=`.
  */
 function qwenOpenerAt(s: string, i: number, from: number, to: number): boolean {
   if (s.charCodeAt(i) !== LT) return false;
   let k = i + 1;
   while (k < to && isBarCode(s.charCodeAt(k)) && k - i <= 2) k++;
-  if (k + 9 > to || !wordAt(s, k, "parameter")) return false;
-  k += 9;
+  if (k + 9 <= to && wordAt(s, k, "parameter")) k += 9;
+  else if (k + 5 <= to && wordAt(s, k, "param")) k += 5;
+  else return false;
+  if (k < to && s.charCodeAt(k) === COLON) return valueIsName(s, k + 1, to, false);
   const spaces = k;
-  while (k < to && (s.charCodeAt(k) === SP || s.charCodeAt(k) === TAB)) k++;
+  k = lineSpacesEnd(s, k, to);
   if (k >= to || s.charCodeAt(k) !== EQ) return false;
   return (k === spaces || startsLine(s, i, from)) && valueIsName(s, k + 1, to, true);
 }

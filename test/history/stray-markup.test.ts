@@ -89,8 +89,10 @@ describe("a lone opener on a line of its own: the token alone becomes the note",
 describe("a Hermes call whose closer never came, on lines of its own", () => {
   const CALL = '<tool_call>{"name":"bash","arguments":{"command":"rm -rf x"}}';
 
-  test("replaced up to the end of its JSON, the prose after it kept; each of two noted; no correction asked", () => {
-    expect(history(`Running:\n${CALL}\nDone.`)).toMatchObject({ text: `Running:\n${REMOVED_NOTE}\nDone.`, removed: 1, nudge: null });
+  // The live path refuses it as broken markup (O01, as golden T29.8: a call cut off, then prose), so
+  // history, reading the reply as live does, reports the same nudge: live and history agree.
+  test("replaced up to the end of its JSON, the prose after it kept; each of two noted; reported as broken markup, as live", () => {
+    expect(history(`Running:\n${CALL}\nDone.`)).toMatchObject({ text: `Running:\n${REMOVED_NOTE}\nDone.`, removed: 1, nudge: "broken-markup" });
     expect(history(`Running:\n<tool_call>\n{"name":"bash","arguments":{"command":"ls"}}\n\nDone.`).text).toBe(`Running:\n${REMOVED_NOTE}\n\nDone.`);
     expect(history(`A\n${CALL}\nB\n${CALL}\nC`).text).toBe(`A\n${REMOVED_NOTE}\nB\n${REMOVED_NOTE}\nC`);
     sameAtEveryCut(`Running:\n${CALL}\nDone.`);

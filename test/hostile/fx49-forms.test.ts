@@ -42,9 +42,11 @@ describe("the line after: a new start still runs the costume after an open line"
 });
 
 describe("a <tool_call> body that is not one readable call", () => {
-  test("text on a line after the Hermes object, no closer: prose after a call whose closer never came, text as before", () => {
+  // The object names a declared tool: a call whose closer never came, prose after it, is refused
+  // as broken markup up to the object's end (O01, as golden T29.8), so live reports what history removes.
+  test("text on a line after the Hermes object, no closer: a call whose closer never came, refused and reported, its text kept", () => {
     const input = `<tool_call>\n${hermesLs}\nI will wait.`;
-    expect(outcome(input)).toEqual({ calls: [], broken: [], text: input });
+    expect(outcome(input)).toEqual({ calls: [], broken: ["broken-markup"], text: input });
   });
   test("text on a line after the Hermes object, then its closer: refused, reported", () => {
     const input = `<tool_call>\n${hermesLs}\nextra\n</tool_call>\nDone.`;

@@ -30,7 +30,7 @@ function read(text: string) {
   return { commands: p.calls.map((c) => (c.input as { command?: unknown }).command ?? c.tool), nudge: p.nudge, text: p.text };
 }
 
-// FINDING 1 (high: wrong execution; src/parse Qwen3-Coder reader (`<function=NAME>` body) and the
+// FIXED, FINDING 1 (high: wrong execution; src/parse Qwen3-Coder reader (`<function=NAME>` body) and the
 // costume reader, src/engine/text-mode.ts line-start rule for the `<tool_call>` wrapper). Golden
 // O48.4 (a Qwen3-Coder write whose body is YAML, `content: |`, holding `<shell>rm -rf build</shell>`)
 // is refused as broken markup when `<tool_call>` opens a line. Put anything before the `<tool_call>`
@@ -39,8 +39,10 @@ function read(text: string) {
 // `<shell>` costume inside the write's body runs `rm -rf build`, and the `</function>\n</tool_call>`
 // after it is stripped as the S03 tail. The same write with `<parameter=...>` tags is read as a write
 // wherever its wrapper stands (hard negative below), so only the YAML body loses its outer call.
-// Expected: refused (broken-markup, nothing runs), as at the line start.
-describe("finding 1: a costume inside a Qwen3-Coder YAML-body write runs when its <tool_call> is not at a line start", () => {
+// Expected: refused (broken-markup, nothing runs), as at the line start. Kept now: the wrapper
+// cases by the broken-body rule (tool-call-body.ts), the bare `<function=write>` opening its line for
+// a declared tool by QWEN_FUNCTION (src/parse/dialects/qwen.ts), which refuses it whole.
+describe("fixed (finding 1): a Qwen3-Coder write whose body is no parameter pairs is refused whole wherever its wrapper stands, and without a wrapper: its costume never runs", () => {
   const O484 = fx("O48.4");
   const BODY = O484.slice("<tool_call>\n".length);
   const cases: [string, string][] = [
@@ -51,10 +53,23 @@ describe("finding 1: a costume inside a Qwen3-Coder YAML-body write runs when it
     ["no <tool_call> wrapper at all", BODY.replace("\n</tool_call>", "")],
   ];
   for (const [what, text] of cases) {
-    test(`${what}: rm -rf build does not run`, () => {
-      expect(read(text).commands).not.toContain("rm -rf build");
+    test(`${what}: rm -rf build does not run, the write is refused`, () => {
+      const r = read(text);
+      expect(r.commands).not.toContain("rm -rf build");
+      expect(r.commands).not.toContain("write");
+      expect(r.nudge).toBe("broken-markup");
     });
   }
+  test("a bare <function=write> after a lead-in, its body laid out on its own lines, is refused too", () => {
+    expect(read(`Sure: ${BODY.replace("\n</tool_call>", "")}`)).toMatchObject({ commands: [], nudge: "broken-markup" });
+  });
+  test("hard negative: a bare <function=write> named in a sentence that goes on on its line stays text with no nudge", () => {
+    expect(read("Qwen writes <function=write> and then its parameters, one per line.")).toMatchObject({ commands: [], nudge: null });
+    expect(read("<function=write> is how Qwen opens a call.")).toMatchObject({ commands: [], nudge: null });
+  });
+  test("hard negative: a bare <function=write> with parameter pairs still runs the write", () => {
+    expect(read("<function=write>\n<parameter=filePath>\na.md\n</parameter>\n<parameter=content>\nhi\n</parameter>\n</function>").commands).toEqual(["write"]);
+  });
   test("hard negative: O48.4 at a line start is refused (passes today)", () => {
     expect(read(`Sure:\n${O484}`)).toMatchObject({ commands: [], nudge: "broken-markup" });
   });
@@ -156,13 +171,15 @@ describe("finding 3: the paragraph costume rule forgets the line before it after
   });
 });
 
-// FINDING 4 (medium-low: wrong execution; src/engine/text-mode.ts strayOutsideBlock after a block
+// FIXED, FINDING 4 (medium-low: wrong execution; src/engine/text-mode.ts strayOutsideBlock after a block
 // whose closer was read inside a value). Golden P48.5 (a stray parameter before an orphan invoke)
 // is refused wherever it stands after prose, after a recovered DSML block or after B45.2's refused
 // block on the same line. After golden A40.22 (a block closer quoted inside a command value, then
 // the real closer) on the same line, the orphan invoke's `rm -rf ./*` runs without its workdir.
-// Expected: refused (broken-markup), as after any other text.
-describe("finding 4: a stray parameter before an orphan invoke, after A40.22's block on the same line", () => {
+// Expected: refused (broken-markup), as after any other text. Kept now: a stray DSML parameter in
+// text no call took (here the block's broken span that ran on over it) refuses the orphan invokes
+// after it (src/engine/span-stray.ts, engine.ts finish).
+describe("fixed (finding 4): a stray parameter inside a refused block's span (A40.22) refuses the orphan invoke after it", () => {
   const P485 = fx("P48.5");
   test("A40.22 then P48.5 a space apart: rm -rf ./* does not run", () => {
     expect(read(`${fx("A40.22")} ${P485}`).commands).not.toContain("rm -rf ./*");
@@ -254,15 +271,17 @@ describe("finding 7: history replaces both of two calls the live path runs", () 
   });
 });
 
-// FINDING 8 (high: wrong execution; src/engine/text-mode.ts orphan-invoke state left by a prose
+// FIXED, FINDING 8 (high: wrong execution; src/engine/text-mode.ts orphan-invoke state left by a prose
 // mention, and the example-in-value refusal of review 46 (S46.x)). Golden S46.3 (a Qwen3-Coder
 // write whose `<function =write>` tag is unreadable, holding an example call) and S46.2 (a bare
 // invoke with a zero-width space, holding the same example) are refused (broken-markup), also after
 // a paragraph of plain prose. After golden N14 or N4.4 (a sentence that mentions a DSML invoke
 // opener, `Models emit <{D}invoke name="bash"> followed by parameters.`), a blank line apart, the
 // example runs `rm -rf x`. The mention runs nothing itself and the blank line ends its paragraph.
-// Expected: refused as after any prose.
-describe("finding 8: a prose mention of a DSML invoke opener lets a later example in an unreadable outer call run", () => {
+// Expected: refused as after any prose. Kept now: an invoke or function opener mentioned in a
+// sentence opens no call for the loose-value rule (src/engine/doc-context.ts noteLooseTag), as a
+// parameter opener mentioned in one opens no value.
+describe("fixed (finding 8): an invoke opener mentioned in prose leaves no call open: a later unreadable outer call's example is refused", () => {
   const pairs: [string, string][] = [
     ["N14", "S46.3"],
     ["N14", "S46.2"],
@@ -278,14 +297,17 @@ describe("finding 8: a prose mention of a DSML invoke opener lets a later exampl
   });
 });
 
-// FINDING 9 (medium-high: wrong execution; src/engine/text-mode.ts stray-parameter rules (P47.11,
+// FIXED, FINDING 9 (medium-high: wrong execution; src/engine/text-mode.ts stray-parameter rules (P47.11,
 // strayOutsideBlock, review 48's P48.x) after a call cut off mid-reply). Golden P48.5 / P48.8 (a
 // stray parameter, `workdir`, before an orphan invoke) and P47.5 (the stray before the invoke in its
 // block) are refused: the invoke would run without the workdir the model stated. After a call the
 // reply cut off (golden R7.9, a namespaced wrapper never closed; B07, an orphan invoke cut off in
 // its value; R7.10, a bare invoke cut off), the same text runs `rm -rf ./*` without its workdir.
-// Expected: refused (the cut-off call is reported as well).
-describe("finding 9: a stray parameter before an invoke, after a call cut off earlier in the reply", () => {
+// Expected: refused (the cut-off call is reported as well). Kept now: the cut-off candidate ran on
+// over the stray parameter, so text mode never read it; a DSML parameter outside every invoke, or
+// opened while the value before it never closed, in text no call took refuses the invokes after it
+// (src/engine/span-stray.ts).
+describe("fixed (finding 9): a stray parameter swallowed by a call cut off earlier still refuses the invoke after it", () => {
   const pairs: [string, string, string][] = [
     ["R7.9", "\n\n", "P48.8"],
     ["B07", "\n\n", "P48.5"],
@@ -299,22 +321,39 @@ describe("finding 9: a stray parameter before an invoke, after a call cut off ea
   test("hard negative: each of P48.8, P48.5, P47.5 after plain prose is refused (passes today)", () => {
     for (const b of ["P48.8", "P48.5", "P47.5"]) expect(read(`Checking.\n\n${fx(b)}`).commands).not.toContain("rm -rf ./*");
   });
+  test("hard negative: a cut-off call with one parameter, or whose values all closed (S02.5), does not refuse a whole invoke after it", () => {
+    const next = live(`<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}parameter>\n</{D}invoke>`);
+    expect(read(`${fx("B07")}\n\n${next}`).commands).toEqual(["ls"]);
+    expect(read(`${fx("R7.10")}\n${next}`).commands).toEqual(["ls"]);
+  });
 });
 
-// FINDING 10 (low: missed nudge; live side open, history side decided). Golden O01.4 (a complete
-// Hermes call whose `</tool_call>` never came, at the reply's end) runs `ls`. With a sentence after
-// it ("\n\nThat should do it.") the live path shows the call as text with no nudge (nothing runs,
-// no correction), while history replaces it with the note (shape T01, src/history/stray-markup.ts).
-// Decided: history is right (broken markup the model would imitate is replaced, the prose after it
-// kept; pinned below). Live is wrong: it should report the call broken (broken-markup, as golden
-// T29.8 reports a Hermes call cut mid-JSON then prose), so the retry layer can nudge; not run it (its
-// closer never came and the reply went on). The fix is in the live reader, not in history:
-// src/parse/dialects/tool-call-body.ts, phase "after-json", abandons the candidate at the first
-// character of the prose even after a line break; after a line break it should refuse the span
-// (O01, ending at the object's end) when the object names a declared tool. Left to the parse fixer.
-describe("finding 10: a Hermes call missing its closer, then a sentence: live neither runs nor nudges, history removes it", () => {
-  test("O01.4 then a sentence: the live path reports it broken (broken-markup), runs nothing", () => {
-    expect(read(`${fx("O01.4")}\n\nThat should do it.`)).toMatchObject({ commands: [], nudge: "broken-markup" });
+// FIXED, FINDING 10 (low: missed call / missed nudge, and history departing from live; src/engine (the
+// Hermes reader's closer-missing rule, golden O01.4) and src/history/stray-markup.ts). Golden O01.4
+// (a complete Hermes call whose `</tool_call>` never came, at the reply's end) runs `ls`. With a
+// sentence after it ("\n\nThat should do it.") the live path shows the call as text with no nudge
+// (nothing runs, no correction), while history replaces it with the note (shape T01, a history-only
+// reading). So history removes what live neither ran nor refused. Nothing wrong runs; the model is
+// neither served nor corrected. Expected: live reports it (truncated-call or broken-markup nudge),
+// or runs it as at the reply's end, so live and history agree. Kept now: an object naming a declared
+// tool whose closer never came, prose on a later line, is refused as broken markup up to the object's
+// end (O01, as golden T29.8; src/parse/dialects/tool-call-body.ts ToolCallStart.atEnd).
+describe("fixed (finding 10): a Hermes call whose closer never came, then a sentence, is refused with a nudge as history removes it", () => {
+  test("O01.4 then a sentence: nothing runs, broken-markup nudge, every character visible", () => {
+    const text = `${fx("O01.4")}\n\nThat should do it.`;
+    expect(read(text)).toEqual({ commands: [], nudge: "broken-markup", text });
+  });
+  test("T29.2 (its closer cut to `</tool_ca`) then a sentence: nothing runs, broken-markup nudge", () => {
+    const text = `${fx("T29.2")}\n\nThat should do it.`;
+    expect(read(text)).toEqual({ commands: [], nudge: "broken-markup", text });
+  });
+  test("hard negative: the sentence on the object's own line (a mention, golden N21.7) stays text with no nudge", () => {
+    const text = `${fx("O01.4")} That should do it.`;
+    expect(read(text)).toEqual({ commands: [], nudge: null, text });
+  });
+  test("hard negative: an object naming no declared tool, then a sentence, stays text with no nudge", () => {
+    const text = `<tool_call>\n{"name": "publish", "arguments": {"x": 1}}\n\nThat should do it.`;
+    expect(read(text)).toEqual({ commands: [], nudge: null, text });
   });
   test("history replaces a Hermes call whose closer never came, and keeps the sentence after it", async () => {
     const text = `${fx("O01.4")}\n\nThat should do it.`;

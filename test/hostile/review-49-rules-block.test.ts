@@ -16,7 +16,7 @@ const open = `Cleaning.\n<{D}tool_calls>\n${rm}\n`;
 const closer = `</{D}tool_calls>`;
 const rmRuns = [{ tool: "bash", input: { command: "rm -rf ./*" } }];
 
-describe("finding: a block closer shown inside a running line ends the watched block", () => {
+describe("kept: only a closer standing as the block's closer (right after its call, or alone on its line) ends the stray watch", () => {
   // Severity: medium (wrong execution: `rm -rf ./*` runs in the project although the model's workdir
   // /tmp/scratch follows as a stray before the block's real closer, which comes after it). The rule
   // says only a REAL closer ends the watch; a closer named inside a sentence, followed by words on
@@ -25,41 +25,45 @@ describe("finding: a block closer shown inside a running line ends the watched b
   // S03 text. A closer in inline code, a link title, an HTML comment or indented code is already
   // honoured (hard negatives below). Suspected: src/engine/call-run.ts closesBlockAfterCall /
   // text-mode.ts (the block closer is read wherever a tag stands on the line, not only alone on it).
-  // Expected: no call, the stray reported.
+  // Expected: no call, the stray reported. Fixed: the watch ends at a closer right after the call's
+  // markup or alone on its line (text-mode.ts closerEndsItsLine, engine.ts pendingClose).
   for (const [name, line] of [
     ["named inside a sentence", `The block ends with ${closer} here.`],
     ["followed by words on its line", `${closer} is the closer.`],
     ["wrapped in emphasis", `*${closer}*`],
   ] as const) {
-    test.failing(`${name}, then the stray, then the real closer: refused`, () => {
+    test(`${name}, then the stray, then the real closer: refused`, () => {
       expect(outcome(live(`${open}${line}\n${stray}\n${closer}`)).calls).toEqual([]);
     });
   }
 });
 
-describe("finding: a second block opener before the closer lets the first block's call run past its stray", () => {
+describe("kept: a second block opener before the closer takes over the watch with the first block's held call", () => {
   // Severity: medium-low (wrong execution: `rm -rf ./*` runs without the workdir the model wrote
   // after it, before any closer). The model opened a block, wrote the call, repeated the opener
   // (a degraded stream), then the stray workdir and the only closer. The second opener ends the
   // first block for the watch, so the stray falls in the second (empty) block and the first
   // block's call runs. Suspected: src/engine/text-mode.ts / candidate.ts (a block opener ends the
   // watched block as a real closer would). Expected: no call until the stray's block is settled.
-  test.failing("opener, call, opener again, stray, closer: refused", () => {
+  // Fixed: the new block takes over the watch and the held calls (engine.ts finish, watchBlock); a
+  // block with only a stray in it is malformed too (parse-span.ts showsStrayParameter).
+  test("opener, call, opener again, stray, closer: refused", () => {
     expect(outcome(live(`${open}<{D}tool_calls>\n${stray}\n${closer}`)).calls).toEqual([]);
   });
-  test.failing("opener, call, opener again, stray, cut off: refused", () => {
+  test("opener, call, opener again, stray, cut off: refused", () => {
     expect(outcome(live(`${open}<{D}tool_calls>\n${stray}\nDone.`)).calls).toEqual([]);
   });
 });
 
-describe("finding: an orphan invoke right after a block refused for its stray runs", () => {
+describe("kept: a stray in a block refuses the orphan invokes after it, as one with no block open does", () => {
   // Severity: medium-low (wrong execution: the model's block `rm -rf ./*` + stray workdir
   // /tmp/scratch is refused, but the same `rm -rf ./*` repeated as an orphan invoke after the
   // block's closer runs in the project). A stray with no block open refuses every later orphan
   // invoke (golden P48.5, P48.8); a stray inside a block does not carry over to the orphans after
   // it. Suspected: src/engine/text-mode.ts noteStrayParameter (strayOutsideBlock set only for a
-  // stray outside a block). Expected: no call.
-  test.failing("block with stray, real closer, then orphan invoke: refused", () => {
+  // stray outside a block). Expected: no call. Fixed: any stray read (in a block too) sets
+  // strayBefore (text-mode.ts refuseStrayBlock, engine.ts finish).
+  test("block with stray, real closer, then orphan invoke: refused", () => {
     expect(outcome(live(`${open}${stray}\n${closer}\n${rm}`)).calls).toEqual([]);
   });
 });

@@ -15,13 +15,14 @@ import { live } from "../golden/notation.ts";
 const run = (opener: string) =>
   live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf ./*\n${opener}/tmp/scratch</{BAR}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
 
-describe("finding: a degraded workdir opener whose name is spelled outside [A-Za-z_][\\w-]* or spaced runs rm -rf ./*", () => {
+describe("kept: a degraded workdir opener with a spaced `name =`, a dotted or non-ASCII name, spaces after the bar or DSML, or the name on the next line is a runaway", () => {
   // Severity: medium (wrong execution: the command the model meant for /tmp/scratch runs in the
   // project, with the opener's markup and value as extra command lines). Suspected:
   // src/parse/unread-opener.ts nameFollows/valueIsName (no spaces after `name=` for an attribute,
   // nameEnd takes ASCII word characters and `-` only) and dsmlOpenerAt/prefixedWordEnd (no space
   // between the bar and `parameter`, none inside `DSML parameter`). The P03 runaway rule is meant
-  // to refuse any parameter opener the grammar does not read. Expected: no call, as P48.6.
+  // to refuse any parameter opener the grammar does not read. Expected: no call, as P48.6. Fixed in
+  // unread-opener.ts (nameEnd, nameFollows, valueIsName, prefixedWordEnd).
   for (const [name, opener] of [
     ["space after name=", `<{BAR}parameter name= "workdir">`],
     ["spaces around =", `<{BAR}parameter name = "workdir">`],
@@ -31,20 +32,30 @@ describe("finding: a degraded workdir opener whose name is spelled outside [A-Za
     ["DSML then a space", `<{BAR}DSML parameter name="workdir">`],
     ["the name on the next line", `<{BAR}parameter\nname="workdir">`],
   ] as const) {
-    test.failing(name, () => {
+    test(name, () => {
       expect(outcome(run(opener)).calls).toEqual([]);
     });
   }
 });
 
-describe("finding (missed call, low): a note in a write's content with a named degraded opener refuses the write", () => {
-  // Severity: low (missed call, no wrong execution: the write of a note about degraded markup is
-  // refused). 8a7868e kept templates with no name (`<{BAR}parameter=...>`) as text; a note quoting
-  // one with a real name is refused. Suspected: src/parse/unread-opener.ts (any named opener in any
-  // parameter's value, the content of a write included). Expected: the write runs.
-  test.failing("write a note quoting a degraded opener", () => {
-    const input = live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">n.md</{D}parameter>\n<{D}parameter name="content" string="true">Degraded openers look like <{BAR}parameter name="workdir"> in logs.</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
-    expect(outcome(input).calls.map((c) => c.tool)).toEqual(["write"]);
+describe("kept (the finding's expectation is wrong): a note in a value quoting a named opener refuses the call, in every spelling", () => {
+  // The review asked for the write to run (a missed call, low). On reflection that would make the
+  // degraded spelling weaker than the canonical one: the same note quoting `<{D}parameter
+  // name="workdir">` is refused too (P03: "that opener may be the value's text, so where the value
+  // ends is unknowable"), and nothing in the value tells a quote from a runaway (`rm -rf ./*
+  // <{BAR}parameter name="workdir">/tmp/scratch` on one line is one): the opener's line, its
+  // closer and the tool's parameters all fit both. A wrong execution outranks a missed call, so the
+  // refusal is pinned, for both spellings alike.
+  const note = (opener: string) =>
+    live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">n.md</{D}parameter>\n<{D}parameter name="content" string="true">Degraded openers look like ${opener} in logs.</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+  test("write a note quoting a degraded opener: refused", () => {
+    expect(outcome(note(`<{BAR}parameter name="workdir">`)).calls).toEqual([]);
+  });
+  test("write a note quoting the canonical opener: refused alike", () => {
+    expect(outcome(note(`<{D}parameter name="workdir">`)).calls).toEqual([]);
+  });
+  test("control: a note quoting the opener with no name (a template) is written", () => {
+    expect(outcome(note(`<{BAR}parameter=...>`)).calls.map((c) => c.tool)).toEqual(["write"]);
   });
 });
 
@@ -72,12 +83,12 @@ describe("hard negatives: spellings the runaway rule takes (kept)", () => {
 
 const qwen = (opener: string) => `<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf ./*\n${opener}\n/tmp/scratch\n</parameter>\n</function>\n</tool_call>`;
 
-describe("finding (low): Qwen3-Coder openers spelled `<param=` or `<parameter:` let the command swallow the workdir", () => {
+describe("kept: Qwen3-Coder openers spelled `<param=` or `<parameter:` are a runaway too", () => {
   // Severity: low (wrong execution as P48.6/O48.1, but rarer spellings). The DSML scanner takes
   // `param` and any word after it (prefixedWordEnd), the Qwen3-Coder one `parameter` then `=` only
-  // (qwenOpenerAt). Suspected: src/parse/unread-opener.ts qwenOpenerAt. Expected: no call.
+  // (qwenOpenerAt). Suspected: src/parse/unread-opener.ts qwenOpenerAt. Expected: no call. Fixed there.
   for (const opener of ["<param=workdir>", "<parameter:workdir>"]) {
-    test.failing(opener, () => {
+    test(opener, () => {
       expect(outcome(qwen(opener)).calls).toEqual([]);
     });
   }

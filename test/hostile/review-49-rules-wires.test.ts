@@ -20,17 +20,14 @@ const cases = [
   ["a degraded workdir opener with `name= `", live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf ./*\n<{BAR}parameter name= "workdir">/tmp/scratch</{BAR}parameter>\n</{D}invoke>\n</{D}tool_calls>`)],
 ] as const;
 
-/** Cases whose rule is kept now: plain tests; the rest stay test.failing until fixed. */
-const fixed: ReadonlySet<string> = new Set(["a costume shown in a Chinese sentence"]);
-
+/** Every case's rule is kept now (the block, runaway and paragraph fixes): plain tests. */
 describe("findings end to end: no call reaches the host", () => {
   for (const [name, reply] of cases) {
-    const check = fixed.has(name) ? test : test.failing;
-    check(`fetch adapter, chat stream: ${name}`, async () => {
+    test(`fetch adapter, chat stream: ${name}`, async () => {
       const { out } = await throughFetch({ model: "deepseek-chat", messages: [{ role: "user", content: "go" }], tools: openAiTools() }, { sse: sseText(deltas(reply, 7)) });
       expect(out.calls).toEqual([]);
     });
-    check(`middleware stream: ${name}`, async () => {
+    test(`middleware stream: ${name}`, async () => {
       const run = await throughMiddleware([{ role: "user", content: [{ type: "text", text: "go" }] }], textStream(reply));
       expect(run.calls).toEqual([]);
     });

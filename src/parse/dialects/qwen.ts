@@ -157,7 +157,16 @@ export function parseQwenFunctions(span: string, from: number, to: number, ctx: 
 export const QWEN_FUNCTION: SpanKind<QwenParameters> = {
   watchesContent: false,
   body: (r) => new QwenParameters(r.tools.get(r.opener.attrs.name ?? "")),
-  content: abandonOnFirst,
+  // A function for a declared tool whose body, laid out on lines of its own, is no parameter
+  // (YAML-like lines, `content: |`, golden O48.4 without its wrapper) proved a call that broke:
+  // refused whole up to its `</function>`, so a costume in the text it meant to write never runs
+  // (as a broken `<tool_call>` body is). Named in a sentence that goes on on its line (a mention),
+  // or for no declared tool, it is text at its first character, as before.
+  content: (r, c, at, first) => {
+    if (!first || !r.startsLine(at) || !r.tools.has(r.opener.attrs.name ?? "")) return abandonOnFirst(r, c, at, first);
+    r.refuseWhole("O02", "the function's body is no <parameter=…> pairs", at);
+    return null;
+  },
   tag: (r, tag, base, _first, _closesBlock, params) => {
     if (trackQwenParameter(r, tag, base, params)) return r.tentatively(QWEN_VALUE, base + tag.end);
     return tag.closing && tag.role === "function" ? complete(base + tag.end) : null;

@@ -60,6 +60,7 @@ const exampleAtLineStart = (r: SpanReader, tag: Tag, base: number, family: TagFa
 const GLM_NESTED = "a <tool_call> or <arg_value> opened inside a value: which </arg_value> ends it is unknowable";
 const QWEN_NESTED = "a <tool_call> opened inside a value: which </tool_call> ends the call is unknowable";
 const JSON_BROKEN = "the call's JSON is malformed";
+const CLOSER_MISSING = "a call whose </tool_call> never came, with prose after it";
 
 /**
  * One `<tool_call>` span's body rules after its first characters (ToolCallStart sets the phase
@@ -105,6 +106,13 @@ export class ToolCallBody {
   /** Where text held after a complete Hermes object on a later line began (ToolCallStart), or -1. */
   textAt = -1;
 
+  /**
+   * A complete Hermes object naming a declared tool, a line break, then a `<` (ToolCallStart): where
+   * the object ended (absolute), or -1. Text there that is no tag (`</tool_ca` then prose: its
+   * closer garbled) refuses the span up to the object's end, as a closer that never came does.
+   */
+  declaredObjectEnd = -1;
+
   /** A line ended after the opener (and a GLM name) before anything else (ToolCallStart). */
   laidOut = false;
 
@@ -123,9 +131,20 @@ export class ToolCallBody {
     return true;
   }
 
+  /** Whether a call may name `name` (a declared tool). */
+  declares(name: unknown): boolean {
+    return typeof name === "string" && this.reader.tools.has(name);
+  }
+
   /** `<tool_call>` openers and closers read inside the JSON before it broke (ToolCallStart): its strings' ends are unknown then, so they count. */
   countWrappers(opened: number, closed: number): void {
     this.nesting = Math.max(1, this.nesting + opened - closed);
+  }
+
+  /** refuse() with the body broken at `at` (absolute). */
+  refuseAt(shape: Shape, detail: string, at: number): void {
+    this.at = at;
+    this.refuse(null, shape, detail);
   }
 
   /** refuse() for a wrapper that opens its line; `otherwise` for one mentioned mid-line. */
@@ -242,6 +261,12 @@ export class ToolCallBody {
       case "function":
       case "refused":
         return null;
+      case "json":
+        if (this.declaredObjectEnd >= 0 && this.refusable) {
+          this.at = this.declaredObjectEnd;
+          return this.refuse(r, "O01", CLOSER_MISSING);
+        }
+        return { kind: "abandon", at };
       default:
         return { kind: "abandon", at };
     }
@@ -264,6 +289,9 @@ export class ToolCallStart implements CharState {
   /** Where text on a later line after a complete object began (-1: none), and how much of it was read. */
   private textAt = -1;
   private textRead = 0;
+  /** The object as read (for the name it calls, when its closer never came) and where it ended (absolute). */
+  private object = "";
+  private objectEnd = -1;
 
   /** `body`: where what the start proves is written, for the tag rules after the hand-off. */
   constructor(
@@ -275,9 +303,17 @@ export class ToolCallStart implements CharState {
     return this.phase === "after-json" && this.textAt < 0;
   }
 
-  /** The reply ended in text held after the object (no tag came): prose after a call whose closer never came, read again as before. */
+  /**
+   * The reply ended in text held after the object (no tag came): a call whose closer never came,
+   * prose after it. An object naming a declared tool is refused as broken markup up to its end
+   * (O01, as a body cut off then prose, golden T29.8), so the model is told and history's note
+   * replaces what live reported; one naming no declared tool is read again as prose, as before.
+   */
   atEnd(): Step | null {
-    return this.textAt >= 0 ? { kind: "abandon", at: this.textAt } : null;
+    if (this.textAt < 0) return null;
+    if (!this.body.declares(calledName(this.object))) return { kind: "abandon", at: this.textAt };
+    this.body.refuseAt("O01", CLOSER_MISSING, this.objectEnd);
+    return null;
   }
 
   step(c: number, at: number): Step | null | typeof HAND_OFF {
@@ -289,6 +325,7 @@ export class ToolCallStart implements CharState {
         if (c === LT) return HAND_OFF;
         if (c === LBRACE) {
           this.phase = "json";
+          this.object = "{";
           this.json.step(c);
           return null;
         }
@@ -301,6 +338,7 @@ export class ToolCallStart implements CharState {
         // Cut where the JSON went wrong: what came before it is released without a second scan.
         const r = this.json.step(c);
         this.wrappers.step(c);
+        this.object += String.fromCharCode(c);
         if (r === "bad") {
           // Where the JSON's strings ended is unknown now: a wrapper written in one counts for the refused body's balance.
           this.body.countWrappers(this.wrappers.opened, this.wrappers.closed);
@@ -318,6 +356,7 @@ export class ToolCallStart implements CharState {
         if (c === LF || c === CR) this.lineBroke = true;
         else if (!isSpaceCode(c)) this.lineBroke = false;
         if (r === "done") {
+          this.objectEnd = at + 1;
           this.phase = "after-json";
           this.body.phase = "json";
         }
@@ -336,7 +375,10 @@ export class ToolCallStart implements CharState {
           return ++this.textRead > TEXT_LOOKAHEAD ? { kind: "abandon", at: this.textAt } : null;
         }
         if (isSpaceCode(c)) return null;
-        if (c === LT) return HAND_OFF;
+        if (c === LT) {
+          if (this.lineBroke && this.body.declares(calledName(this.object))) this.body.declaredObjectEnd = this.objectEnd;
+          return HAND_OFF;
+        }
         // Text after a complete object on its line (golden N21.7: a sentence showing the format) proves a mention.
         if (!this.lineBroke || !this.body.refusable) return { kind: "abandon", at };
         // On a later line it may still be inside the wrapper (`extra` then `<shell>…</shell>` then `</tool_call>`): held.
@@ -388,6 +430,16 @@ class WrapperCount {
   }
 }
 const WRAPPER = "tool_call";
+
+/** The tool a complete Hermes object names (`name`, or OpenAI's `function.name`), or undefined. */
+function calledName(object: string): unknown {
+  try {
+    const o = JSON.parse(object) as { name?: unknown; function?: { name?: unknown } } | null;
+    return o?.name ?? o?.function?.name;
+  } catch {
+    return undefined;
+  }
+}
 /**
  * How much text after a complete Hermes object, on a later line, is held for a tag that would show
  * it inside the wrapper: a few lines of prose, the shape of a body that broke after its call.

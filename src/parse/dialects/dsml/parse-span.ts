@@ -2,7 +2,7 @@ import type { Tag } from "../../../grammar/tags.ts";
 import type { SpanContext } from "../../call.ts";
 import { cutOffMarkupEnd, layUnits, type Segment, type UnitOutcome } from "../../segments.ts";
 import type { InvokeDraft } from "./drafts.ts";
-import { invokeOutcome } from "./verdict.ts";
+import { invokeOutcome, ORPHAN_PARAMETER } from "./verdict.ts";
 import { DsmlWalk } from "./walk.ts";
 
 /**
@@ -72,7 +72,15 @@ const malformedBlocks = new WeakSet<Tag>();
 
 /** The engine's side (engine.ts finish): a span whose segments refused calls for a stray parameter leaves its block, still open, malformed. */
 export function noteMalformedBlock(segments: readonly Segment[], block: Tag): void {
-  if (segments.some((s) => s.kind === "broken" && s.detail === STRAY_PARAMETER)) malformedBlocks.add(block);
+  if (showsStrayParameter(segments)) malformedBlocks.add(block);
+}
+
+/**
+ * A span's segments show a parameter outside every invoke: calls refused for one, or the parameter
+ * itself (a block with no call before it, a second block opened before the first one's closer).
+ */
+export function showsStrayParameter(segments: readonly Segment[]): boolean {
+  return segments.some((s) => s.kind === "broken" && (s.detail === STRAY_PARAMETER || s.detail === ORPHAN_PARAMETER));
 }
 
 /** The engine's text mode (text-mode.ts): a parameter outside every invoke read after prose while the block is still open (golden P47.11). */

@@ -12,6 +12,9 @@ import { lineIndentBefore, propertySchema } from "../../values.ts";
 import type { BlockFacts, InvokeDraft, ParamDraft } from "./drafts.ts";
 import { canonicalShape, structureShapes } from "./shapes.ts";
 
+/** The detail of a parameter written where no invoke is open (no wrapped tool): a stray parameter. */
+export const ORPHAN_PARAMETER = "parameter outside any invoke";
+
 /**
  * One finished invoke draft judged: a call only when every tag and every character of it was read,
  * the tool is declared and the arguments fit its schema; broken markup (with the shape and the
@@ -25,7 +28,7 @@ export function invokeOutcome(inv: InvokeDraft, block: BlockFacts, span: string,
   if (inv.paramRoot) {
     const wrapper = params[0];
     if (params.length !== 1 || !wrapper?.children || wrapper.children.length === 0) {
-      return broken("I02", "broken-markup", "parameter outside any invoke");
+      return broken("I02", "broken-markup", ORPHAN_PARAMETER);
     }
     name = wrapper.name;
     params = wrapper.children;
