@@ -2,10 +2,13 @@ import { parseSpan } from "../parse/span.ts";
 import { isMalformedBlock, noteMalformedBlock } from "../parse/dialects/dsml/parse-span.ts";
 import type { Segment } from "../parse/segments.ts";
 import type { Shape } from "../grammar/shapes.ts";
+import { CR, LF } from "../grammar/chars.ts";
+import { readTag } from "../grammar/tags.ts";
 import type { Candidate, Step } from "./candidate.ts";
+import { cutTagOf, joinCutTag } from "./cut-tag.ts";
 import { stopAt } from "./stop-chars.ts";
 import { TextMode } from "./text-mode.ts";
-import type { EngineEvent, EngineOptions, GivenReader, RepairEngine } from "./types.ts";
+import type { AnswerSoFar, EngineEvent, EngineOptions, GivenReader, RepairEngine } from "./types.ts";
 
 /** Smallest piece of a delta handed to a candidate at once. */
 const PIECE = 256;
@@ -30,11 +33,16 @@ class Engine extends TextMode implements RepairEngine {
   /** Offset, in everything fed, where `carry` starts (with no carry: the end of what was fed). */
   private pos = 0;
   private flushed = false;
+  /** endSpan is deciding what is still open: a call cut off there is no truncated call (finish). */
+  private spanEnding = false;
+  /** A marker tag the last part's end cut off, waiting for this part's first text (cut-tag.ts); null: none. */
+  private cutTag: string | null;
   private readonly given: GivenReader | undefined;
 
   constructor(options: EngineOptions) {
     super(options);
     this.given = options.readingGiven;
+    this.cutTag = options.readingGiven ? null : (options.continues?.cutTag ?? null);
   }
 
   get held(): number {
@@ -64,7 +72,20 @@ class Engine extends TextMode implements RepairEngine {
   endSpan(): EngineEvent[] {
     if (this.flushed) throw new Error("dsml-fix engine: endSpan after flush");
     this.out = [];
-    this.process("", true);
+    // A tag the last boundary cut that this whole part did not complete: decided as at the end.
+    if (this.cutTag !== null && readTag(this.cutTag, 0, true) !== null) this.endUnknown();
+    this.cutTag = cutTagOf(this.carry !== "" ? this.carry : (this.cand?.text() ?? ""));
+    this.spanEnding = true;
+    try {
+      this.process("", true);
+    } finally {
+      this.spanEnding = false;
+    }
+    // A part boundary ends markup: the next part reads on as a fresh reply would after it (its
+    // parameter openers open loose values, golden S02.9; a bar right after a `<` cut off at the
+    // boundary is a `<`-lost opener, golden P48.8), never as the rest of a call cut off here.
+    this.doc.partEnded();
+    if (this.cutTag !== null) this.lines.prev = -1;
     // The span's markup is decided at its end: calls held for a block's closer that has not come run, as at the reply's end.
     this.leaveStrayBlock();
     this.store.keepLast(this.held);
@@ -73,6 +94,7 @@ class Engine extends TextMode implements RepairEngine {
 
   feed(delta: string): EngineEvent[] {
     if (this.flushed) throw new Error("dsml-fix engine: feed after flush");
+    if (this.cutTag !== null && delta.length > 0) this.joinCut(delta);
     if (this.isPlain(delta)) {
       this.lines.read(delta, 0, delta.length);
       this.releasePlain(delta.length);
@@ -85,6 +107,18 @@ class Engine extends TextMode implements RepairEngine {
       this.store.keepLast(this.held);
     }
     return this.out;
+  }
+
+  /** The tag the last part's end cut (cut-tag.ts), with this part's first text: read across the boundary, the markup's end is unknown. */
+  private joinCut(delta: string): void {
+    const joined = joinCutTag(this.cutTag!, delta);
+    this.cutTag = typeof joined === "string" ? joined : null;
+    if (joined === true) this.endUnknown();
+  }
+
+  override carryOver(): AnswerSoFar {
+    const answer = super.carryOver();
+    return this.cutTag !== null ? { ...answer, cutTag: this.cutTag } : answer;
   }
 
   heldText(from: number, to: number): string {
@@ -111,6 +145,7 @@ class Engine extends TextMode implements RepairEngine {
     this.out = [];
     if (this.flushed) return this.out;
     this.flushed = true;
+    this.cutTag = null;
     this.process("", true);
     this.endTail();
     this.store.keepLast(this.held);
@@ -217,6 +252,11 @@ class Engine extends TextMode implements RepairEngine {
     }
     // A body that broke after it proved to be a call: the whole span is refused, so nothing inside it runs (golden O48.2-O48.4).
     if (cand.refused !== null) segments = refusedSpan(segments, span.length, cand.refused, truncated);
+    // Cut off mid-line by a part's end, not the reply's: the line goes on in the next part (the
+    // rest of a mention, golden N21), so it is no truncated call and draws no correction; its text
+    // stays. Cut at a line end it is reported as at the reply's end (the one text reports it too
+    // when a fence follows). Replayed history reports it either way, so the note replaces it.
+    if (truncated && this.spanEnding && !this.readsHistory && !endsLine(span)) segments = segments.map(cutAtPartEnd);
     const read = segments.length > 0 ? segments[segments.length - 1]!.end : span.length;
     const partial = read > 0 && read < span.length;
     if (partial) {
@@ -260,6 +300,16 @@ class Engine extends TextMode implements RepairEngine {
     this.given?.candidateEnded(released, cand.opener.end, null);
     this.releaseVisible(released, cand.start);
   }
+}
+
+/** A call cut off mid-line at a part's end: text. */
+function cutAtPartEnd(seg: Segment): Segment {
+  return seg.kind === "broken" && seg.reason === "truncated-call" ? { kind: "text", start: seg.start, end: seg.end } : seg;
+}
+
+function endsLine(text: string): boolean {
+  const c = text.charCodeAt(text.length - 1);
+  return c === LF || c === CR;
 }
 
 /**

@@ -82,6 +82,11 @@ export interface AnswerSoFar {
   readonly overflowed?: true;
   /** The line state (the line before an opener, line-ends.ts), carried like `doc`: a later part reads on from the line the part before it left. */
   readonly lines?: LineEnds;
+  /**
+   * A marker tag the part's end cut off unfinished (`<parameter name="content"`, src/engine/cut-tag.ts):
+   * if the next part's first characters complete it, the markup's end is unknown (overflowed).
+   */
+  readonly cutTag?: string;
 }
 
 /** A call about to be recovered, as the echo guard sees it. */

@@ -1,0 +1,29 @@
+import { MAX_TAG, NEED_MORE, readTag } from "../grammar/tags.ts";
+
+// A tag cut in two by a part's end (the engine's endSpan: a Responses output_text part, an
+// Anthropic text block before a thinking block). Markup never spans two parts, so each part reads
+// its half as text; but when the next part's first characters complete the tag, the reply wrote
+// one tag across the boundary (`<parameter name="content"` then `>Example: ...`), and what follows
+// may be that markup's text (a value's, with the call examples in it), which neither part can
+// tell. Where that markup ends is unknown, as after the limit: no later call of the reply runs
+// (AnswerSoFar.overflowed). A cut that the next part does not complete (`<tool_call` then a new
+// line) changes nothing.
+
+/** The marker tag `held` (the text the part's end decided) ends with, still unfinished; null when none. */
+export function cutTagOf(held: string): string | null {
+  const at = Math.max(held.lastIndexOf("<"), held.lastIndexOf("["));
+  if (at < 0 || held.length - at >= MAX_TAG) return null;
+  const rest = at === 0 ? held : held.slice(at);
+  return readTag(rest, 0, false) === NEED_MORE ? rest : null;
+}
+
+/**
+ * The cut tag with the next part's text so far: true when they read as one marker tag, false when
+ * they do not, or the longer cut to wait on while the tag may still complete (up to MAX_TAG).
+ */
+export function joinCutTag(cut: string, next: string): boolean | string {
+  const joined = cut + (next.length > MAX_TAG ? next.slice(0, MAX_TAG) : next);
+  const tag = readTag(joined, 0, false);
+  if (tag === NEED_MORE) return joined.length < MAX_TAG ? joined : false;
+  return tag !== null;
+}
