@@ -1,4 +1,5 @@
 import { MAX_TAG, NEED_MORE, readTag } from "../grammar/tags.ts";
+import type { BrokenSpan } from "../parse/types.ts";
 
 // A tag cut in two by a part's end (the engine's endSpan: a Responses output_text part, an
 // Anthropic text block before a thinking block). Markup never spans two parts, so each part reads
@@ -26,4 +27,25 @@ export function joinCutTag(cut: string, next: string): boolean | string {
   const tag = readTag(joined, 0, false);
   if (tag === NEED_MORE) return joined.length < MAX_TAG ? joined : false;
   return tag !== null;
+}
+
+/**
+ * The reports of calls a part's end cut off mid-line ("truncated-call"), made as at the reply's
+ * end since that part's end may be it (the Responses wire ends every part's span, the last one
+ * too). Once the reply goes on (the next part brings text) they are withdrawn: the line went on,
+ * the rest of what looked like a call arrives there (a mention cut in two, golden N21), and a
+ * correction for a call the reply never cut off would be a false one. The text is not changed.
+ */
+export class CutReports {
+  constructor(
+    private readonly broken: BrokenSpan[],
+    private readonly reports: readonly BrokenSpan[],
+  ) {}
+
+  withdraw(): void {
+    for (const report of this.reports) {
+      const at = this.broken.indexOf(report);
+      if (at >= 0) this.broken.splice(at, 1);
+    }
+  }
 }

@@ -5,7 +5,8 @@ import type { Shape } from "../grammar/shapes.ts";
 import { CR, LF } from "../grammar/chars.ts";
 import { readTag } from "../grammar/tags.ts";
 import type { Candidate, Step } from "./candidate.ts";
-import { cutTagOf, joinCutTag } from "./cut-tag.ts";
+import type { BrokenSpan } from "../parse/types.ts";
+import { CutReports, cutTagOf, joinCutTag } from "./cut-tag.ts";
 import { stopAt } from "./stop-chars.ts";
 import { TextMode } from "./text-mode.ts";
 import type { AnswerSoFar, EngineEvent, EngineOptions, GivenReader, RepairEngine } from "./types.ts";
@@ -37,12 +38,17 @@ class Engine extends TextMode implements RepairEngine {
   private spanEnding = false;
   /** A marker tag the last part's end cut off, waiting for this part's first text (cut-tag.ts); null: none. */
   private cutTag: string | null;
+  /** The reports of calls the last part's end cut off mid-line, withdrawn when this part brings text. */
+  private cutReports: CutReports | null;
+  /** Those of the part ending now (endSpan). */
+  private cutNow: BrokenSpan[] = [];
   private readonly given: GivenReader | undefined;
 
   constructor(options: EngineOptions) {
     super(options);
     this.given = options.readingGiven;
     this.cutTag = options.readingGiven ? null : (options.continues?.cutTag ?? null);
+    this.cutReports = options.readingGiven ? null : (options.continues?.cutReports ?? null);
   }
 
   get held(): number {
@@ -76,11 +82,13 @@ class Engine extends TextMode implements RepairEngine {
     if (this.cutTag !== null && readTag(this.cutTag, 0, true) !== null) this.endUnknown();
     this.cutTag = cutTagOf(this.carry !== "" ? this.carry : (this.cand?.text() ?? ""));
     this.spanEnding = true;
+    this.cutNow = [];
     try {
       this.process("", true);
     } finally {
       this.spanEnding = false;
     }
+    this.cutReports = this.cutNow.length > 0 ? new CutReports(this.broken, this.cutNow) : null;
     // A part boundary ends markup: the next part reads on as a fresh reply would after it (its
     // parameter openers open loose values, golden S02.9; a bar right after a `<` cut off at the
     // boundary is a `<`-lost opener, golden P48.8), never as the rest of a call cut off here.
@@ -95,6 +103,11 @@ class Engine extends TextMode implements RepairEngine {
   feed(delta: string): EngineEvent[] {
     if (this.flushed) throw new Error("dsml-fix engine: feed after flush");
     if (this.cutTag !== null && delta.length > 0) this.joinCut(delta);
+    // The reply went on past the part's end: a call cut off there mid-line was no truncated call.
+    if (this.cutReports !== null && delta.length > 0) {
+      this.cutReports.withdraw();
+      this.cutReports = null;
+    }
     if (this.isPlain(delta)) {
       this.lines.read(delta, 0, delta.length);
       this.releasePlain(delta.length);
@@ -118,7 +131,7 @@ class Engine extends TextMode implements RepairEngine {
 
   override carryOver(): AnswerSoFar {
     const answer = super.carryOver();
-    return this.cutTag !== null ? { ...answer, cutTag: this.cutTag } : answer;
+    return this.cutTag === null && this.cutReports === null ? answer : { ...answer, ...(this.cutTag !== null ? { cutTag: this.cutTag } : {}), ...(this.cutReports !== null ? { cutReports: this.cutReports } : {}) };
   }
 
   heldText(from: number, to: number): string {
@@ -146,6 +159,7 @@ class Engine extends TextMode implements RepairEngine {
     if (this.flushed) return this.out;
     this.flushed = true;
     this.cutTag = null;
+    this.cutReports = null;
     this.process("", true);
     this.endTail();
     this.store.keepLast(this.held);
@@ -252,12 +266,11 @@ class Engine extends TextMode implements RepairEngine {
     }
     // A body that broke after it proved to be a call: the whole span is refused, so nothing inside it runs (golden O48.2-O48.4).
     if (cand.refused !== null) segments = refusedSpan(segments, span.length, cand.refused, truncated);
-    // Cut off mid-line by a part's end, not the reply's: the line goes on in the next part (the
-    // rest of a mention, golden N21), so it is no truncated call and draws no correction; its text
-    // stays. Cut at a line end it is reported as at the reply's end (the one text reports it too
-    // when a fence follows). Replayed history reports it either way, so the note replaces it.
-    if (truncated && this.spanEnding && !this.readsHistory && !endsLine(span)) segments = segments.map(cutAtPartEnd);
     const read = segments.length > 0 ? segments[segments.length - 1]!.end : span.length;
+    // A code costume whose code is still open at a part's end (no closer of its own yet, golden
+    // A40.19 cut in its heredoc): what the next part writes may still be its code, as past its hold
+    // cap (costume-hold.ts), so no later call of the reply runs.
+    if (truncated && this.spanEnding && COSTUMES.has(cand.root) && read === span.length && segments.every((seg) => seg.kind === "text")) this.endUnknown();
     const partial = read > 0 && read < span.length;
     if (partial) {
       span = span.slice(0, read);
@@ -280,7 +293,12 @@ class Engine extends TextMode implements RepairEngine {
     this.lines.read(span, 0, span.length, true);
     this.given?.candidateEnded(span, cand.opener.end, segments);
     this.finishingOrphan = block === null && cand.root === "invoke" && cand.opener.family === "dsml";
+    const reported = this.broken.length;
     for (const seg of segments) this.applySegment(seg, span, cand.start);
+    // Cut off mid-line by a part's end: its truncated-call report stands only if the reply ends
+    // there (CutReports). Cut at a line end it stands (the one text reports it too when a fence
+    // follows); replayed history keeps every report, so the note replaces it.
+    if (truncated && this.spanEnding && !this.readsHistory && !endsLine(span)) this.cutNow.push(...this.broken.slice(reported).filter((b) => b.reason === "truncated-call"));
     this.finishingOrphan = false;
     if (closes) this.leaveStrayBlock();
     return span.length;
@@ -302,10 +320,7 @@ class Engine extends TextMode implements RepairEngine {
   }
 }
 
-/** A call cut off mid-line at a part's end: text. */
-function cutAtPartEnd(seg: Segment): Segment {
-  return seg.kind === "broken" && seg.reason === "truncated-call" ? { kind: "text", start: seg.start, end: seg.end } : seg;
-}
+const COSTUMES: ReadonlySet<string> = new Set(["costume", "inline-costume", "paragraph-costume"]);
 
 function endsLine(text: string): boolean {
   const c = text.charCodeAt(text.length - 1);
