@@ -1,11 +1,11 @@
 import { parseSpan } from "../parse/span.ts";
 import { isMalformedBlock, noteMalformedBlock } from "../parse/dialects/dsml/parse-span.ts";
 import type { Segment } from "../parse/segments.ts";
+import type { BrokenSpan } from "../parse/types.ts";
 import type { Shape } from "../grammar/shapes.ts";
 import { CR, LF } from "../grammar/chars.ts";
 import { readTag } from "../grammar/tags.ts";
 import type { Candidate, Step } from "./candidate.ts";
-import type { BrokenSpan } from "../parse/types.ts";
 import { CutReports, cutTagOf, joinCutTag } from "./cut-tag.ts";
 import { stopAt } from "./stop-chars.ts";
 import { TextMode } from "./text-mode.ts";
@@ -34,7 +34,7 @@ class Engine extends TextMode implements RepairEngine {
   /** Offset, in everything fed, where `carry` starts (with no carry: the end of what was fed). */
   private pos = 0;
   private flushed = false;
-  /** endSpan is deciding what is still open: a call cut off there is no truncated call (finish). */
+  /** endSpan is deciding what is still open: a call cut off there mid-line is reported only if the reply ends there (finish). */
   private spanEnding = false;
   /** A marker tag the last part's end cut off, waiting for this part's first text (cut-tag.ts); null: none. */
   private cutTag: string | null;
@@ -320,8 +320,10 @@ class Engine extends TextMode implements RepairEngine {
   }
 }
 
+/** The roots of code costume candidates (costume-hold.ts). */
 const COSTUMES: ReadonlySet<string> = new Set(["costume", "inline-costume", "paragraph-costume"]);
 
+/** The text ends with a line end (a part cut there leaves no line going on). */
 function endsLine(text: string): boolean {
   const c = text.charCodeAt(text.length - 1);
   return c === LF || c === CR;
