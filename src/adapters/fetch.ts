@@ -10,7 +10,7 @@ import { isEventStream, isJson } from "../sse/media-type.ts";
 import { type Json, isObject } from "../sse/json.ts";
 import { jsonOrUndefined } from "../grammar/plain-data.ts";
 import { offeredTools } from "../wires/tool-choice.ts";
-import type { AddGiven, EngineFor, Wire } from "../wires/wire.ts";
+import type { AddGiven, EngineFor, ItemNotes, Wire } from "../wires/wire.ts";
 import type { Prefill } from "../wires/prefill.ts";
 import { mayBeWire, wireFor } from "../wires/registry.ts";
 import { createRepairEngine } from "../engine/engine.ts";
@@ -69,7 +69,7 @@ export function repairFetch(
   const options = settleOptions(given);
   const nextAttempt = createAttemptCounter();
   const factory = deps.createEngine ?? createRepairEngine;
-  const items = new RepairedItems();
+  const items = deps.items ?? new RepairedItems();
   const repaired = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     // What goes upstream: planning may swap in the tag-free request and a re-readable body.
     const forward: Forward = { input, init };
@@ -226,11 +226,38 @@ function rebuilt(response: Response, body: BodyInit): Response {
   return new Response(body, { status: response.status, statusText: response.statusText, headers });
 }
 
-function finishReport(ctx: ResponseContext, guard: GuardedEngine, more: readonly EngineSummary[] = []): void {
+/** Reports the reply's summary; says whether it holds markup that ran nothing (EngineSummary.nudge). */
+function finishReport(ctx: ResponseContext, guard: GuardedEngine, more: readonly EngineSummary[] = []): boolean {
   const summary = guard.summary();
-  if (!summary) return;
+  if (!summary) return false;
   const merged = more.length > 0 ? mergeSummaries([summary, ...more]) : summary;
   report(ctx.options, { requestTag: ctx.plan.tag, summary: merged, attempt: ctx.plan.attempt });
+  return merged.nudge !== null;
+}
+
+/**
+ * Where a Responses reply tells its items under the server's ids (ItemNotes), into the store for
+ * the next request's references (repaired-items.ts). The items shown are kept only when the
+ * reply's markup ran nothing (`end`, its summary: before or after them), for the proxy's
+ * correction to read.
+ */
+function itemNotes(ctx: ResponseContext): ItemNotes & { end(ranNothing: boolean): void } {
+  const scope = itemScope(ctx.plan.input);
+  let waiting: [string, Json][] = [];
+  let ranNothing: boolean | undefined;
+  return {
+    seen: (id) => ctx.items.seen(id, scope),
+    repaired: (id, item) => ctx.items.note(id, item, scope),
+    shown: (id, item) => {
+      if (ranNothing === undefined) waiting.push([id, item]);
+      else if (ranNothing) ctx.items.shown(id, item, scope);
+    },
+    end: (ran) => {
+      ranNothing = ran;
+      if (ran) for (const [id, item] of waiting) ctx.items.shown(id, item, scope);
+      waiting = [];
+    },
+  };
 }
 
 /**
@@ -279,14 +306,20 @@ function repairWireJson(response: Response, bytes: Uint8Array, ctx: ResponseCont
   if (!isObject(body)) return asSent(response, [bytes]);
   const asRead = jsonOrUndefined(withoutBom(text));
   const addGiven = addGivenOf(ctx);
+  const notes = itemNotes(ctx);
+  let ranNothing = false;
   const changed = ctx.wire.repairJson(body, {
     engine: ctx.engine,
     ...(addGiven ? { addGiven } : {}),
-    repairedItem: (id, item) => ctx.items.note(id, item, itemScope(ctx.plan.input)),
+    items: notes,
     report: (summaries) => {
-      if (summaries.length > 0) report(ctx.options, { requestTag: ctx.plan.tag, summary: mergeSummaries(summaries), attempt: ctx.plan.attempt });
+      if (summaries.length === 0) return;
+      const summary = mergeSummaries(summaries);
+      ranNothing = summary.nudge !== null;
+      report(ctx.options, { requestTag: ctx.plan.tag, summary, attempt: ctx.plan.attempt });
     },
   });
+  notes.end(ranNothing);
   if (!changed) return asSent(response, [bytes]);
   // Only the values the repair changed are written anew; every other byte is the server's.
   return rebuilt(response, spliceJsonBytes(bytes, text, valueEdits(asRead, body)) ?? JSON.stringify(body));
@@ -328,8 +361,9 @@ function asSent(response: Response, read: Uint8Array[], rest?: ReadableStreamDef
 
 function repairStream(response: Response, ctx: ResponseContext): Response {
   const guard = ctx.engine();
-  const onFinal = (more?: readonly EngineSummary[]) => finishReport(ctx, guard, more);
-  const rewriter = ctx.wire.rewriter(guard, onFinal, ctx.engine, ctx.plan.oneCall === true, addGivenOf(ctx), (id, item) => ctx.items.note(id, item, itemScope(ctx.plan.input)));
+  const notes = itemNotes(ctx);
+  const onFinal = (more?: readonly EngineSummary[]) => notes.end(finishReport(ctx, guard, more));
+  const rewriter = ctx.wire.rewriter(guard, onFinal, ctx.engine, ctx.plan.oneCall === true, addGivenOf(ctx), notes);
   const onError = (error: unknown) => noteFailure(ctx.options, "SSE rewrite of an event", error);
   return rebuilt(response, rewriteEventStream(response.body!, rewriter, onError));
 }

@@ -2,6 +2,7 @@
 import type { EngineOptions, RepairEngine } from "../engine/types.ts";
 import { OPTIONS } from "../options/spec.ts";
 import type { AdapterOptions } from "../options/adapter.ts";
+import type { RepairedItems } from "./repaired-items.ts";
 
 export type { AdapterOptions, AdapterResult, ResponseFixOptions } from "../options/adapter.ts";
 
@@ -13,6 +14,8 @@ export type EngineFactory = (options: EngineOptions) => RepairEngine;
 export interface AdapterDeps {
   /** Replaces the real engine (tests, benchmarks). */
   createEngine?: EngineFactory;
+  /** The store of Responses items this repairFetch notes (the proxy reads it in its own history pass); by default one of its own. */
+  items?: RepairedItems;
 }
 
 export function repairEnabled(options: AdapterOptions): boolean {

@@ -1,18 +1,20 @@
 // History on the request side, for every adapter that forwards a request body (the fetch adapter,
 // the proxy): leaked markup in replayed assistant turns becomes the plugin's inline note before the
 // request goes up, so the model does not imitate its own old leaks; and, when asked (the proxy, which
-// keeps no state), the plugin's one-time correction rides along when the newest model reply ended in
+// keeps no session state), the plugin's one-time correction rides along when the newest model reply ended in
 // such markup (consecutive assistant turns are one reply: repliesOf), the request may call a tool
 // (mayCall) and its system prompt does not hold that text yet (systemHolds). The turns are read
-// with the tools the request declares, as the live repair reads a reply.
+// with the tools the request declares, as the live repair reads a reply; a Responses reference to a
+// reply the repair remembers is read as that reply went out (HistoryOptions.resolve).
 import { requestEchoGuard } from "../echo/from-request.ts";
-import { givenFromMessagesBlock, isGivenBlock } from "../echo/from-reply.ts";
+import { citesSource, givenFromMessagesBlock, givenFromResponsesItem, isGivenBlock } from "../echo/from-reply.ts";
 import type { EchoGuard } from "../engine/types.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { redactReply, replyTextParts, type ReplyPart } from "../history/sanitize.ts";
 import type { NudgeReason, ParseOptionsInput, ToolSpec } from "../parse/types.ts";
 import { correctionText, type CorrectionReason } from "../retry/state.ts";
-import { wireFor } from "../wires/registry.ts";
+import { wireFor, wirePathname } from "../wires/registry.ts";
+import { NATIVE_ITEMS } from "../wires/responses/items.ts";
 import type { Wire } from "../wires/wire.ts";
 import { spliceJson, spliceJsonBytes, type JsonEdit, type JsonPath } from "./json-splice.ts";
 
@@ -33,6 +35,27 @@ function isModelItem(type: unknown): boolean {
   return typeof type === "string" && (type === "reasoning" || type === "mcp_approval_request" || type === "item_reference" || type.endsWith("_call"));
 }
 
+/**
+ * A model item between a reply's messages answers that reply only when it is a native call of the
+ * reply's own (a `function_call`, a `custom_tool_call`): the live repair let that call win over the
+ * markup anywhere in the reply, so the markup needs no correction. Reasoning or a server tool's
+ * call there (mcp_call, file_search_call, ...) came before the text after it. A reference there
+ * that nothing resolved may name the reply's own call: only a reasoning id (`rs_`) is known not to.
+ */
+function answersReply(turn: Json): boolean {
+  if (turn.type === "item_reference") return !(typeof turn.id === "string" && turn.id.startsWith("rs_"));
+  return NATIVE_ITEMS.has(turn.type as string);
+}
+
+/** An item_reference that `resolve` knows, as the message it names (`found` is told); any other turn as it is. */
+function resolvedTurn(turn: unknown, resolve: (id: string) => Json | undefined, found: () => void): unknown {
+  if (!isObject(turn) || turn.type !== "item_reference" || typeof turn.id !== "string") return turn;
+  const message = resolve(turn.id);
+  if (message === undefined) return turn;
+  found();
+  return message;
+}
+
 export interface HistoryOptions {
   parse: ParseOptionsInput;
   /** history.sanitize: replace leaked markup in replayed assistant turns. */
@@ -44,6 +67,13 @@ export interface HistoryOptions {
    * the model before it, so markup it only quoted from there is no call of its own to correct.
    */
   echoGuard?: boolean;
+  /**
+   * A Responses item_reference's message as it went out to the client, when the repair remembers
+   * it (src/adapters/repaired-items.ts resolve): the reply it names is read as if it were replayed
+   * inline, for the correction only (its text is not in the body, so nothing of it is rewritten).
+   * Absent, or undefined for an id: the reference reads as the model's answer, as before.
+   */
+  resolve?: (id: string) => Json | undefined;
 }
 
 interface SanitizedRequest {
@@ -108,28 +138,38 @@ function historyEdits(pathname: string, body: unknown, options: HistoryOptions):
   const shape = shapeOf(pathname);
   if (!shape || (!options.sanitize && !options.correct) || !isObject(body)) return undefined;
   const key = shape === "responses" ? "input" : "messages";
-  const turns = body[key];
-  if (!Array.isArray(turns)) return undefined;
+  const given = body[key];
+  if (!Array.isArray(given)) return undefined;
   // History is read with the tools this request declares, as the live repair reads the reply.
   const wire = wireFor(pathname, body);
   const tools = wire?.declared(body) ?? [];
+  // A reply replayed by reference is read as it went out, when the repair remembers it (resolve).
+  const resolved = new Set<number>();
+  const turns = shape === "responses" && options.resolve ? given.map((turn, index) => resolvedTurn(turn, options.resolve!, () => resolved.add(index))) : given;
   const replies = repliesOf(shape, turns);
   const edits: JsonEdit[] = [];
   let removed = 0;
   let changedTurns = 0;
   let newest: NudgeReason | null = null;
   let reply = 0;
+  /** The index of the newest reply's last assistant turn. */
+  let end = -1;
   turns.forEach((turn, index) => {
     const next = replies[reply];
     if (next?.[0] !== index) {
-      // A model item after the reply (a call, reasoning, an item_reference: isModelItem): the model has answered, so an older leak needs no correction.
-      if (isObject(turn) && turn.role !== "assistant" && isModelItem(turn.type)) newest = null;
+      // A model item after the reply's last message (a call, reasoning, an item_reference: isModelItem):
+      // the model has answered, so an older leak needs no correction. One inside the reply came
+      // before the text after it and answers nothing (answersReply).
+      if (isObject(turn) && turn.role !== "assistant" && isModelItem(turn.type) && (index > end || answersReply(turn))) newest = null;
       return;
     }
     reply++;
+    end = next[next.length - 1]!;
     // Only the newest reply's reason can become a correction: it alone is read against the given content.
-    const isEchoed = options.correct && reply === replies.length ? echoGuardBefore(wire, body, key, turns, index, options) : undefined;
-    const found = redactTurns(next.map((at) => [turns[at] as Json, [key, at]]), shape, options, edits, tools, isEchoed);
+    const isEchoed = options.correct && reply === replies.length ? echoGuardBefore(wire, body, key, given, index, options) : undefined;
+    // What the model was given inside the reply, between its messages (a server tool's output), for each message after the first.
+    const read = next.map((at, n) => ({ turn: turns[at] as Json, path: [key, at] as JsonPath, between: n === 0 ? [] : turns.slice(next[n - 1]! + 1, at), readOnly: resolved.has(at) }));
+    const found = redactTurns(read, shape, options, edits, tools, isEchoed);
     removed += found.removed;
     changedTurns += found.turns;
     // A turn that also made a native call did call a tool: its markup ran nothing because the
@@ -196,7 +236,8 @@ export function holdsHistory(pathname: string): boolean {
   return shapeOf(pathname) !== undefined;
 }
 
-function shapeOf(pathname: string): Shape | undefined {
+function shapeOf(path: string): Shape | undefined {
+  const pathname = wirePathname(path);
   if (pathname.endsWith("/chat/completions")) return "chat";
   if (pathname.endsWith("/messages")) return "messages";
   if (pathname.endsWith("/responses")) return "responses";
@@ -221,7 +262,7 @@ function reasonFor(nudge: NudgeReason): CorrectionReason | null {
  * of the reply are read as one text, as the live repair read them (src/history/sanitize.ts redactReply).
  */
 function redactTurns(
-  turns: readonly [Json, JsonPath][],
+  turns: readonly ReplyTurn[],
   shape: Shape,
   options: HistoryOptions,
   edits: JsonEdit[],
@@ -233,13 +274,24 @@ function redactTurns(
   const result = redactReply(parts, options.parse, tools, isEchoed ? { isEchoed } : {});
   if (!options.sanitize || result.removed === 0) return { removed: 0, turns: 0, nudge: result.nudge };
   const changed = new Set<number>();
+  let skipped = false;
   result.texts.forEach((text, i) => {
     const part = parts[i]!;
     if (text === part.text) return;
+    // A turn resolved from a reference is not in the body: read, never rewritten.
+    if (turns[part.turn]!.readOnly) return void (skipped = true);
     edits.push({ kind: "replace", path: part.path, json: JSON.stringify(text) });
     changed.add(part.turn);
   });
-  return { removed: result.removed, turns: changed.size, nudge: result.nudge };
+  return { removed: skipped ? changed.size : result.removed, turns: changed.size, nudge: result.nudge };
+}
+
+/** One assistant turn of a reply: where it is, what the model was given inside the reply before it (Responses items), and whether it is only read (resolved). */
+interface ReplyTurn {
+  turn: Json;
+  path: JsonPath;
+  between: readonly unknown[];
+  readOnly: boolean;
 }
 
 /**
@@ -250,10 +302,10 @@ function redactTurns(
  * output_text part after one of the same message item). A Responses message item is read apart
  * from the one before it, and so is a part after a part of another kind (a tool_use block between).
  */
-function textPartsOf(turns: readonly [Json, JsonPath][], shape: Shape, readGiven: boolean): (ReplyPart & { path: JsonPath; turn: number })[] {
+function textPartsOf(turns: readonly ReplyTurn[], shape: Shape, readGiven: boolean): (ReplyPart & { path: JsonPath; turn: number })[] {
   /** Every content part of the reply in order; a string content is one text part. */
   const content: { part: unknown; path: JsonPath; turn: number }[] = [];
-  turns.forEach(([turn, path], n) => {
+  turns.forEach(({ turn, path }, n) => {
     if (typeof turn.content === "string") content.push({ part: { type: "text", text: turn.content }, path: [...path, "content"], turn: n });
     else if (Array.isArray(turn.content)) turn.content.forEach((part, at) => content.push({ part, path: [...path, "content", at, "text"], turn: n }));
   });
@@ -271,7 +323,13 @@ function textPartsOf(turns: readonly [Json, JsonPath][], shape: Shape, readGiven
             .map((c) => c.part)
             .filter(isGivenBlock)
         : [];
+    // Its own citations quote sources (cited_text): given to its text.
+    if (readGiven && shape === "messages" && citesSource(content[at[i]!]!.part)) blocks.push(content[at[i]!]!.part);
     if (blocks.length > 0) out.given = () => blocks.flatMap(givenFromMessagesBlock);
+    // A Responses reply's server tool items (an MCP call's output, file search results) between its
+    // messages were given to the text after them, as the live repair reads them (addGiven).
+    const items = readGiven && shape === "responses" ? turns.slice((i === 0 ? 0 : content[at[i - 1]!]!.turn) + 1, turn + 1).flatMap((t) => t.between) : [];
+    if (items.length > 0) out.given = () => items.flatMap(givenFromResponsesItem);
     return out;
   });
 }
@@ -289,10 +347,11 @@ function madeNativeCall(turn: Json): boolean {
  * the model or a tool.
  */
 function systemHolds(body: Json, shape: Shape, text: string): boolean {
-  const holds = (value: unknown): boolean => {
+  // A text part's text, or (Responses instructions as input items) an item's content parts.
+  const holds = (value: unknown, depth = 0): boolean => {
     if (typeof value === "string") return value.includes(text);
     if (!Array.isArray(value)) return false;
-    return value.some((part) => isObject(part) && typeof part.text === "string" && part.text.includes(text));
+    return value.some((part) => isObject(part) && ((typeof part.text === "string" && part.text.includes(text)) || (depth === 0 && holds(part.content, 1))));
   };
   const systemTurns = (turns: unknown) => Array.isArray(turns) && turns.some((turn) => isObject(turn) && (turn.role === "system" || turn.role === "developer") && holds(turn.content));
   if (shape === "chat") return systemTurns(body.messages);
@@ -304,7 +363,9 @@ function systemHolds(body: Json, shape: Shape, text: string): boolean {
 function addToSystem(body: Json, shape: Shape, text: string): JsonEdit {
   const joined = (before: unknown) => JSON.stringify(typeof before === "string" && before ? `${before}\n\n${text}` : text);
   const field = (name: string): JsonEdit => (name in body ? { kind: "replace", path: [name], json: joined(body[name]) } : { kind: "first-member", path: [], member: `${JSON.stringify(name)}:${joined(undefined)}` });
-  if (shape === "responses") return field("instructions");
+  // Responses `instructions` may be an array of input items (as a Response object reports it):
+  // every one of them is the client's system prompt, so the correction is one more item after them.
+  if (shape === "responses") return Array.isArray(body.instructions) ? { kind: "last-element", path: ["instructions"], json: JSON.stringify(instructionItem(body.instructions, text)) } : field("instructions");
   if (shape === "messages") return Array.isArray(body.system) ? { kind: "last-element", path: ["system"], json: JSON.stringify({ type: "text", text }) } : field("system");
   // Chat: the client's own system (or developer) message takes it, as text or as one more text
   // part; a second system message could be refused by a chat template, or land after theirs.
@@ -317,4 +378,10 @@ function addToSystem(body: Json, shape: Shape, text: string): JsonEdit {
     if (!("content" in first)) return { kind: "first-member", path: ["messages", 0], member: `"content":${joined(undefined)}` };
   }
   return { kind: "first-element", path: ["messages"], json: JSON.stringify({ role: "system", content: text }) };
+}
+
+/** The correction as an input item of a Responses `instructions` array, in the role the client's own items there use. */
+function instructionItem(items: readonly unknown[], text: string): Json {
+  const own = [...items].reverse().find((item) => isObject(item) && (item.role === "system" || item.role === "developer")) as Json | undefined;
+  return { type: "message", role: own?.role ?? "developer", content: [{ type: "input_text", text }] };
 }

@@ -1,7 +1,7 @@
 // Arguments are read with node:util's parseArgs (Node 20 and Bun), so they take the forms users
 // expect of any command: `--tools=bash` and `--tools bash`, `-j` for --json, `--` before a file
 // name that starts with a dash.
-import { parseArgs as parseWithNode } from "node:util";
+import { plainMessage, readArgs } from "../proxy/arg-words.ts";
 
 export interface ScanArgs {
   source: string;
@@ -62,13 +62,14 @@ proxy is a local HTTP server for agents other than OpenCode (Claude Code, Codex,
 OpenAI-compatible client): it forwards every request to the upstream and repairs leaked calls on
 chat-completions, Anthropic Messages and Responses; \`dsml-fix proxy --help\` lists its settings.
 
-Options take either form, --tools bash or --tools=bash; -j is --json, -t is --tools, -h is
---help, -v is --version. --json prints one JSON value on stdout for every command; an error is
-then one {"error": ...} object on stderr. On a terminal the report is coloured (NO_COLOR turns that off) and a
+Options take either form, --tools bash or --tools=bash (once each, never empty); -j is --json,
+-t is --tools, -h is --help, -v is --version; after -- every argument is a FILE. --json prints
+one JSON value on stdout for every command; an error is then one {"error": ...} object on stderr. On a terminal the report is coloured (NO_COLOR turns that off) and a
 long read shows a progress line on stderr; piped output is plain text with nothing extra.
 
-Exit status: 0 nothing broken (recovered calls are fine), 1 broken tool-call markup found (with
---sessions: any leaked markup, recoverable or not), 2 bad usage or unreadable input. doctor: 0 no problems, 1 problems found, 2 bad usage or a config
+Exit status: 0 nothing broken (recovered calls are fine, and so is markup the model only quoted
+from what it was given), 1 broken tool-call markup found (with --sessions: any leaked markup,
+recoverable or not), 2 bad usage or unreadable input. doctor: 0 no problems, 1 problems found, 2 bad usage or a config
 file that cannot be read.
 
 Run it: npx dsml-fix ... in a project that installed the package, or npx -p
@@ -130,7 +131,7 @@ function parseCommand(args: string[], json: boolean): Command {
   if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
   const scan: ScanArgs = {
     source: positionals[0] ?? "-",
-    tools: values.tools === undefined ? null : values.tools.split(",").map((t) => t.trim()).filter(Boolean),
+    tools: values.tools === undefined ? null : toolNames(values.tools),
     json,
     exportFile: values.export ?? null,
     sessions: values.sessions === true,
@@ -145,21 +146,22 @@ function parseCommand(args: string[], json: boolean): Command {
   return { kind: "scan", args: scan };
 }
 
+/** `--tools bash,read`: the names; a value naming none (`--tools ,`) is a missing one. */
+function toolNames(value: string): string[] {
+  const names = value.split(",").map((t) => t.trim()).filter(Boolean);
+  if (names.length === 0) throw new UsageError("--tools needs a value");
+  return names;
+}
+
 type Options = typeof COMMON | typeof SCAN;
 
 function read<T extends Options>(args: string[], options: T) {
-  for (const [name, option] of Object.entries(options)) {
-    if (option.type !== "string") continue;
-    // parseArgs would take the next option as the value ("--tools --json"): a missing value, said so.
-    const at = args.findIndex((arg) => arg === `--${name}` || ("short" in option && arg === `-${option.short}`));
-    const next = at < 0 ? undefined : args[at + 1];
-    if (at >= 0 && (next === undefined || (next.startsWith("-") && next.length > 1))) throw new UsageError(`--${name} needs a value`);
-  }
-  return parseWithNode({ args, options, allowPositionals: true, strict: true });
+  // `--tools "$TOOLS"` with TOOLS unset: read as given, `--tools ""` would declare no tool at all.
+  return readArgs(args, options, true, (message) => new UsageError(message), (name) => `--${name} needs a value`);
 }
 
 /** --json anywhere (before parsing, so a usage error can itself be reported as JSON). */
-function wantsJson(args: readonly string[]): boolean {
+export function wantsJson(args: readonly string[]): boolean {
   for (const arg of args) {
     if (arg === "--") return false;
     if (arg === "--json") return true;
@@ -167,16 +169,4 @@ function wantsJson(args: readonly string[]): boolean {
     if (/^-[a-zA-Z]+$/.test(arg) && arg.slice(1).split("t")[0]!.includes("j")) return true;
   }
   return false;
-}
-
-/** parseArgs' own messages end with advice for script authors ("To specify a positional argument ..."): keep the first sentence. */
-function plainMessage(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const unknown = /^Unknown option '([^']+)'/.exec(message);
-  if (unknown) return `unknown option ${unknown[1]}`;
-  const needsValue = /^Option '(?:-\w, )?(--[\w-]+)(?: [^']*)?' argument missing/.exec(message);
-  if (needsValue) return `${needsValue[1]} needs a value`;
-  const notValue = /^Option '(?:-\w, )?(--[\w-]+)' does not take an argument/.exec(message);
-  if (notValue) return `${notValue[1]} takes no value`;
-  return message.split(". ")[0] ?? message;
 }

@@ -11,7 +11,7 @@ import { startupReport } from "../plugin/startup.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { configDirs, loadConfig, type ConfigFile } from "./opencode-config.ts";
 import { HOST_PACKAGE, installDirs, seedCommand, unseededDirs, type UnseededDir } from "./first-start.ts";
-import { checkEntry, ourEntries, type PluginCheck } from "./plugin-check.ts";
+import { checkEntry, ourEntries, PACKAGE_NAME, type PluginCheck } from "./plugin-check.ts";
 import { schemaProblem } from "./schema-ref.ts";
 import { findV2, type V2Findings } from "./v2-config.ts";
 
@@ -43,7 +43,7 @@ interface DoctorReport {
    * online the install just runs once.
    */
   firstStart: { waits: boolean; unseeded: UnseededDir[] };
-  /** Set when OpenCode 1.18 does not list the plugin: the way to repair other agents' leaks. */
+  /** Set when no OpenCode config (1.18 or 2) lists the plugin: the way to repair other agents' leaks. */
   proxyHint?: string;
 }
 
@@ -68,7 +68,7 @@ function loadedTwice(classicSpecs: readonly string[], v2: V2Findings): string | 
 }
 
 export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
-  const { files, config, plugins } = loadConfig(dir, env);
+  const { files, config, plugins, refused } = loadConfig(dir, env);
   const dirs = configDirs(env);
   const checks: (PluginCheck & { optionProblems: string[]; options: PluginOptions; failedClosed: boolean })[] = ourEntries(plugins).map((entry) => {
     const { options, problems, failedClosed = false } = resolveOptions(entry.options);
@@ -78,8 +78,12 @@ export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
   const v2 = findV2(files, [path.join(dir, ".opencode"), dirs.config]);
   for (const file of v2.both) problems.push(`${file} lists the plugin under both "plugin" (OpenCode 1.18) and "plugins" (OpenCode 2): keep one; 1.18 drops "plugins" from a file it migrates, and OpenCode 2 loads a package listed twice twice`);
   for (const entry of v2.entries) for (const problem of entry.optionProblems) problems.push(problem);
-  if (checks.length === 0 && v2.entries.some((e) => e.host === "OpenCode 2")) problems.push(`the plugin is listed for OpenCode 2 only ("plugins"); OpenCode 1.18 repairs nothing from that entry: for 1.18, add "opencode-plugin-dsml-fix" to "plugin" (README, Install)`);
-  else if (checks.length === 0 && v2.entries.length === 0) problems.push(`the plugin is not listed in any config file OpenCode reads for ${dir}: add "opencode-plugin-dsml-fix" (or the installed folder's path) to "plugin" (README, Install)`);
+  for (const { problem } of refused) problems.push(problem);
+  // Listed in a form OpenCode refuses: that problem is the one to fix, not "add it to plugin".
+  const refusedOurs = refused.some(({ value }) => (JSON.stringify(value) ?? "").includes(PACKAGE_NAME));
+  const unlisted = checks.length === 0 && !refusedOurs;
+  if (unlisted && v2.entries.some((e) => e.host === "OpenCode 2")) problems.push(`the plugin is listed for OpenCode 2 only ("plugins"); OpenCode 1.18 repairs nothing from that entry: for 1.18, add "opencode-plugin-dsml-fix" to "plugin" (README, Install)`);
+  else if (unlisted && v2.entries.length === 0) problems.push(`the plugin is not listed in any config file OpenCode reads for ${dir}: add "opencode-plugin-dsml-fix" (or the installed folder's path) to "plugin" (README, Install)`);
   if (checks.length > 1) problems.push(`the plugin is listed ${checks.length} times (${checks.map((c) => c.entry.spec).join(", ")}): OpenCode loads each one; keep one`);
   for (const entry of v2.entries) for (const problem of entry.problems ?? []) problems.push(problem);
   const twice = loadedTwice(checks.map((c) => c.entry.spec), v2);
@@ -116,7 +120,8 @@ export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
     problems,
     v2,
     firstStart: plugins.length > 0 ? { waits: true, unseeded: unseededDirs(installDirs(dir, env)) } : { waits: false, unseeded: [] },
-    ...(checks.length === 0 ? { proxyHint: PROXY_HINT } : {}),
+    // Only for someone who does not use OpenCode: any OpenCode plugin entry (1.18 or 2, refused or not) says they do.
+    ...(unlisted && v2.entries.length === 0 && refused.length === 0 ? { proxyHint: PROXY_HINT } : {}),
   };
 }
 

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ToolSpec } from "../parse/types.ts";
 import { opencodeBuiltinTools } from "../tools/opencode-builtins.ts";
-import { EXIT, parseArgs, USAGE, UsageError, type Command, type DoctorArgs, type ScanArgs } from "./args.ts";
+import { EXIT, parseArgs, USAGE, UsageError, wantsJson, type Command, type DoctorArgs, type ScanArgs } from "./args.ts";
 import { describeDoctor, doctor } from "./doctor.ts";
 import { ConfigError } from "./opencode-config.ts";
 import { assistantText, describe, messageId, report } from "./report.ts";
@@ -11,7 +11,7 @@ import { givenBefore } from "./given.ts";
 import { CLEAR_PROGRESS, colourWanted, paintReportLine, progressLine, styledOutput } from "./style.ts";
 import { jsonOutput } from "./terminal.ts";
 import { locateStore, readGiven, readSessions, StoreError, withPrivateCopy } from "./session-store.ts";
-import { pluginEchoGuard, readAsPlugin } from "./plugin-reading.ts";
+import { ownBroken, pluginEchoGuard, readAsPlugin } from "./plugin-reading.ts";
 import { historyGuards } from "./history-guard.ts";
 import type { EchoGuard } from "../engine/types.ts";
 import { describeSessions, scanSessions, underDirectory } from "./sessions.ts";
@@ -33,7 +33,7 @@ export interface Io {
 
 /** Exit codes: 0 nothing broken, 1 broken markup found, 2 bad usage or unreadable input. */
 export async function main(argv: readonly string[], given: Io): Promise<number> {
-  if (argv[0] === "proxy") return (await import("../proxy/run.ts")).runProxy(argv.slice(1), { ...visible(given, false), ...(given.env ? { env: given.env } : {}) });
+  if (argv[0] === "proxy") return (await import("../proxy/run.ts")).runProxy(argv.slice(1), { ...visible(given, wantsJson(argv.slice(1))), ...(given.env ? { env: given.env } : {}) });
   let command: Command;
   try {
     command = parseArgs(argv);
@@ -73,7 +73,7 @@ export async function main(argv: readonly string[], given: Io): Promise<number> 
   const result = readAsPlugin(input, tools);
   if (args.json) io.json(report(result));
   else io.out(describe(result, tools));
-  return result.broken.length > 0 ? EXIT.broken : EXIT.clean;
+  return ownBroken(result).length > 0 ? EXIT.broken : EXIT.clean;
 }
 
 class NotUtf8Error extends Error {}
@@ -191,7 +191,7 @@ function scanExport(raw: string, tools: ToolSpec[], args: ScanArgs, io: VisibleI
     }
     if (found.some(({ result }) => result.calls.length > 0)) io.out([NOT_JUDGED_NOTE]);
   }
-  return found.some(({ result }) => result.broken.length > 0) ? EXIT.broken : EXIT.clean;
+  return found.some(({ result }) => ownBroken(result).length > 0) ? EXIT.broken : EXIT.clean;
 }
 
 async function scanStoredSessions(args: ScanArgs, tools: ToolSpec[], io: VisibleIo): Promise<number> {
@@ -216,9 +216,12 @@ async function scanStoredSessions(args: ScanArgs, tools: ToolSpec[], io: Visible
       });
     });
     io.progress(null);
-    if (args.json) io.json(found);
-    else io.out(describeSessions(found));
-    return found.totals.messagesWithLeaks > 0 ? EXIT.broken : EXIT.clean;
+    // A stored session lacks the system prompt and the tool declarations as an export does: said the same way.
+    if (args.json) io.json({ ...found, notJudged: NOT_JUDGED });
+    else io.out([...describeSessions(found), ...(found.totals.calls > 0 ? [NOT_JUDGED_NOTE] : [])]);
+    // Any leaked markup reached the user, recoverable or not; a reply that only quoted given content leaked none of its own.
+    const leaked = found.sessions.some((s) => s.models.some((m) => m.leaks.some((leak) => leak.calls.length > 0 || ownBroken(leak).length > 0)));
+    return leaked ? EXIT.broken : EXIT.clean;
   } catch (error) {
     io.progress(null);
     if (!(error instanceof StoreError)) throw error;

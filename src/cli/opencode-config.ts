@@ -8,6 +8,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import { parseJsonc } from "../options/jsonc.ts";
+import { ConfigError, withEnv, withFiles } from "./config-vars.ts";
 
 export interface ConfigFile {
   path: string;
@@ -35,9 +36,11 @@ interface LoadedConfig {
   files: ConfigFile[];
   config: Record<string, unknown>;
   plugins: PluginEntry[];
+  /** `plugin` values OpenCode 1.18 refuses (it then does not start at all), each with its problem line. */
+  refused: { value: unknown; problem: string }[];
 }
 
-export class ConfigError extends Error {}
+export { ConfigError } from "./config-vars.ts";
 
 export function configDirs(env: NodeJS.ProcessEnv): { config: string; cache: string; home: string } {
   const home = env.HOME || homedir();
@@ -86,10 +89,12 @@ export function loadConfig(dir: string, env: NodeJS.ProcessEnv): LoadedConfig {
   const files = configFiles(dir, env);
   let config: Record<string, unknown> = {};
   let plugins: PluginEntry[] = [];
+  const refused: LoadedConfig["refused"] = [];
   const merge = (text: string, source: string, base: string, file?: ConfigFile) => {
     let parsed: unknown;
+    const substituted = withFiles(withEnv(text, env), source, base, configDirs(env).home);
     try {
-      parsed = parseJsonc(withEnv(text, env));
+      parsed = parseJsonc(substituted);
     } catch (error) {
       throw new ConfigError(`${source} is not valid JSON(C): ${(error as Error).message}`);
     }
@@ -97,6 +102,7 @@ export function loadConfig(dir: string, env: NodeJS.ProcessEnv): LoadedConfig {
     if (file && typeof parsed.$schema === "string") file.schema = parsed.$schema;
     const { plugin, ...rest } = parsed;
     config = deepMerge(config, rest);
+    refused.push(...refusedPlugin(plugin, source));
     if (Array.isArray(plugin)) plugins = dedupe([...plugins, ...plugin.flatMap((entry) => pluginEntry(entry, source, base))]);
   };
   for (const file of files) {
@@ -112,7 +118,39 @@ export function loadConfig(dir: string, env: NodeJS.ProcessEnv): LoadedConfig {
     files.push({ path: "OPENCODE_CONFIG_CONTENT", kind: "OPENCODE_CONFIG_CONTENT" });
     merge(env.OPENCODE_CONFIG_CONTENT, "OPENCODE_CONFIG_CONTENT", dir);
   }
-  return { files, config, plugins };
+  return { files, config, plugins, refused };
+}
+
+/**
+ * OpenCode 1.18 validates `plugin` before it starts: a list whose entries are "name" or
+ * ["name", { options }] (checked with `opencode debug config`). Any other value makes it refuse the
+ * whole file and not start; the `{ package, options }` object is OpenCode 2's `plugins` form.
+ */
+function refusedPlugin(plugin: unknown, source: string): LoadedConfig["refused"] {
+  const rule = '"plugin" must be a list of strings or ["name", { options }] pairs';
+  const head = `${source}: OpenCode 1.18 refuses this file and does not start:`;
+  if (plugin === undefined) return [];
+  if (!Array.isArray(plugin)) {
+    const hint = typeof plugin === "string" ? `; write [${shown(plugin)}]` : "";
+    return [{ value: plugin, problem: `${head} ${rule}, not ${shown(plugin)}${hint}` }];
+  }
+  return plugin.flatMap((entry, index) => {
+    if (typeof entry === "string") return [];
+    if (Array.isArray(entry) && entry.length === 2 && typeof entry[0] === "string" && isObject(entry[1])) return [];
+    const v2 = isObject(entry) ? '; { package, options } is OpenCode 2\'s form, and belongs under "plugins"' : "";
+    return [{ value: entry, problem: `${head} ${rule}; entry ${index + 1} is ${shown(entry)}${v2}` }];
+  });
+}
+
+/**
+ * Enough of a value to find it in the file: a string or a scalar as JSON (cut short), a list or an
+ * object by its shape only. A value inside may come from a `{file:}` (a key): never printed.
+ */
+function shown(value: unknown): string {
+  if (Array.isArray(value)) return `a list of ${value.length} item(s)${typeof value[0] === "string" ? ` starting ${shown(value[0])}` : ""}`;
+  if (isObject(value)) return `an object with key(s) ${Object.keys(value).slice(0, 5).map((key) => JSON.stringify(key)).join(", ")}${typeof value.package === "string" ? ` (package ${shown(value.package)})` : ""}`;
+  const json = JSON.stringify(value) ?? String(value);
+  return json.length > 80 ? `${json.slice(0, 77)}...` : json;
 }
 
 function pluginEntry(entry: unknown, source: string, base: string): PluginEntry[] {
@@ -200,26 +238,6 @@ export function isDir(p: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** `{env:NAME}` becomes the variable's value (empty when unset), as OpenCode substitutes it before parsing. */
-function withEnv(text: string, env: NodeJS.ProcessEnv): string {
-  // OpenCode's pattern is /\{env:([^}]+)\}/g: an empty `{env:}` is no match and stays as text,
-  // and the substitution goes on past it.
-  let out = "";
-  let from = 0;
-  for (let at = text.indexOf("{env:"); at >= 0; ) {
-    const end = text.indexOf("}", at + 5);
-    if (end < 0) break;
-    if (end === at + 5) {
-      at = text.indexOf("{env:", at + 1);
-      continue;
-    }
-    out += text.slice(from, at) + (env[text.slice(at + 5, end)] ?? "");
-    from = end + 1;
-    at = text.indexOf("{env:", from);
-  }
-  return out + text.slice(from);
 }
 
 /** `C:\\...` or `C:/...`: a Windows path, which OpenCode also takes as a file spec. */

@@ -10,6 +10,7 @@ import { engineOptions } from "../options/engine.ts";
 import { settleOptions } from "../options/settle.ts";
 import { requestEchoGuard } from "../echo/from-request.ts";
 import { resolveOptions } from "../plugin/options.ts";
+import { routeInScope } from "../plugin/scope.ts";
 import type { AdapterOptions } from "../options/adapter.ts";
 import type { EchoGuard } from "../engine/types.ts";
 
@@ -43,5 +44,25 @@ export function readAsPlugin(text: string, tools: readonly ToolSpec[], given?: (
   const engine = createRepairEngine({ ...options, idPrefix: "call_" });
   const { text: visible, calls } = textAndCalls([...engine.feed(text), ...engine.flush()]);
   const summary = engine.summary();
-  return { calls, broken: summary.broken, stripped: summary.stripped, text: visible, nudge: summary.nudge };
+  // The nudge the plugin would send: none after a reply that only quoted given content (the engine
+  // names that "echoed-markup"; src/plugin/retry-controller.ts correctionDue owes it nothing).
+  return { calls, broken: summary.broken, stripped: summary.stripped, text: visible, nudge: summary.nudge === "echoed-markup" ? null : summary.nudge };
+}
+
+/**
+ * Broken markup of the model's own: every broken span but a quote of content it was given
+ * ("echoed-markup", which never ran and is owed nothing). A reply holding only quotes is not
+ * "broken tool-call markup found" (exit status 1).
+ */
+export function ownBroken<Span extends { reason: string }>(result: { broken: readonly Span[] }): Span[] {
+  return result.broken.filter((span) => span.reason !== "echoed-markup");
+}
+
+/**
+ * Whether the plugin with its default options acts on a stored reply's model at all (providers
+ * ["auto"]: leak-prone model families, judged by the id the store holds). Out of scope, it leaves
+ * the reply as the model wrote it: nothing is recovered, nothing corrected.
+ */
+export function inDefaultScope(providerID: string, modelID: string | undefined): boolean {
+  return routeInScope(resolveOptions(undefined).options, { providerID, ...(modelID === undefined ? {} : { modelID }) });
 }

@@ -186,14 +186,24 @@ const GIVEN_BATCH = 16;
 const truthy = (column: string, path: string) =>
   `CASE json_type(${column}, '${path}') WHEN 'true' THEN 1 WHEN 'object' THEN 1 WHEN 'array' THEN 1 WHEN 'integer' THEN json_extract(${column}, '${path}') <> 0 WHEN 'real' THEN json_extract(${column}, '${path}') <> 0 WHEN 'text' THEN json_extract(${column}, '${path}') <> '' ELSE 0 END`;
 const given = (path: string) => `substr(json_extract(p.data, '${path}'), 1, ${GIVEN_PART_LIMIT})`;
+/**
+ * A user's file part, or a tool result's attachments, as JSON: read whole as given.ts reads them
+ * (a `data:` URL decoded like the plugin's echo guard decodes it), up to GIVEN_JSON_LIMIT
+ * characters (base64 is a third longer than the text); a longer one gives `otherwise` (a file part:
+ * its type, media type and name), and a quote from it is reported as a call (the scan errs
+ * towards reporting).
+ */
+const GIVEN_JSON_LIMIT = 2 * GIVEN_PART_LIMIT;
+const whole = (when: string, json: string, otherwise: string) => `CASE WHEN ${when} THEN CASE WHEN length(${json}) <= ${GIVEN_JSON_LIMIT} THEN ${json} ELSE ${otherwise} END END`;
 
 /**
  * What the model may have been given in these sessions, message by message in the order
  * SESSION_QUERY reads them: the fields of each message and part that given.ts reads to tell what
  * OpenCode 1.18 sent (role, summary, finish, error, parent; a part's type, `ignored`, compaction
  * tail, a tool's status, `compacted` and `interrupted` marks), with the texts that may be sent: the
- * text parts of every message but the assistant's (user messages, with the files OpenCode inlines
- * as synthetic text), and the output, error or interrupted output of every tool part. Every
+ * text and file parts of every message but the assistant's (user messages, with the files OpenCode
+ * inlines as synthetic text), and the output, attachments, error or interrupted output of every
+ * tool part. Every
  * message comes back, with null part fields when it has none of these parts, so the place of each
  * assistant message among them is known.
  */
@@ -205,9 +215,11 @@ function givenQuery(sessionIDs: readonly string[]): string {
   json_extract(p.data, '$.type') AS type, ${truthy("p.data", "$.ignored")} AS ignored, json_extract(p.data, '$.tail_start_id') AS tailStartID,
   json_extract(p.data, '$.state.status') AS status, ${truthy("p.data", "$.state.time.compacted")} AS compacted,
   ${given("$.text")} AS text, ${given("$.state.output")} AS output, ${given("$.state.error")} AS error,
-  CASE WHEN json_type(p.data, '$.state.metadata.interrupted') = 'true' AND json_type(p.data, '$.state.metadata.output') = 'text' THEN ${given("$.state.metadata.output")} END AS interruptedOutput
+  CASE WHEN json_type(p.data, '$.state.metadata.interrupted') = 'true' AND json_type(p.data, '$.state.metadata.output') = 'text' THEN ${given("$.state.metadata.output")} END AS interruptedOutput,
+  ${whole("json_extract(p.data, '$.type') = 'file'", "p.data", "json_object('type', 'file', 'mime', json_extract(p.data, '$.mime'), 'filename', json_extract(p.data, '$.filename'))")} AS file,
+  ${whole("json_type(p.data, '$.state.attachments') = 'array'", "json_extract(p.data, '$.state.attachments')", "NULL")} AS attachments
 FROM message m
-LEFT JOIN part p ON p.message_id = m.id AND (json_extract(p.data, '$.type') IN ('tool', 'compaction', 'subtask') OR (json_extract(p.data, '$.type') = 'text' AND json_extract(m.data, '$.role') <> 'assistant'))
+LEFT JOIN part p ON p.message_id = m.id AND (json_extract(p.data, '$.type') IN ('tool', 'compaction', 'subtask') OR (json_extract(p.data, '$.type') IN ('text', 'file') AND json_extract(m.data, '$.role') <> 'assistant'))
 WHERE m.session_id IN (${ids})
 ORDER BY m.session_id, m.time_created, m.id, p.id`;
 }
@@ -230,6 +242,10 @@ interface GivenRow {
   output: string | null;
   error: string | null;
   interruptedOutput: string | null;
+  /** A user message's file part, as JSON. */
+  file: string | null;
+  /** A tool part's `state.attachments`, as JSON. */
+  attachments: string | null;
 }
 
 /**
@@ -274,6 +290,7 @@ function storedMessage(row: GivenRow): StoredMessage {
 }
 
 function storedPart(row: GivenRow): Record<string, unknown> {
+  if (row.type === "file") return { ...objectOf(row.file), type: "file" };
   return {
     type: row.type,
     text: row.text ?? undefined,
@@ -285,14 +302,29 @@ function storedPart(row: GivenRow): Record<string, unknown> {
       error: row.error ?? undefined,
       time: { compacted: Boolean(row.compacted) },
       metadata: row.interruptedOutput === null ? {} : { interrupted: true, output: row.interruptedOutput },
+      attachments: row.attachments === null ? undefined : parsedJson(row.attachments),
     },
   };
+}
+
+/** JSON the database printed from its own column; anything unreadable gives nothing (never a crash). */
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function objectOf(text: string | null): Record<string, unknown> {
+  const value = text === null ? undefined : parsedJson(text);
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
 function isGivenRow(value: unknown): value is GivenRow {
   if (typeof value !== "object" || value === null) return false;
   const row = value as Record<string, unknown>;
-  for (const key of ["role", "parentID", "errorName", "type", "tailStartID", "status", "text", "output", "error", "interruptedOutput"]) {
+  for (const key of ["role", "parentID", "errorName", "type", "tailStartID", "status", "text", "output", "error", "interruptedOutput", "file", "attachments"]) {
     if (row[key] === undefined) row[key] = null;
     else if (row[key] !== null && typeof row[key] !== "string") return false;
   }

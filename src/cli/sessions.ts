@@ -2,7 +2,7 @@ import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { EchoGuard } from "../engine/types.ts";
 import type { ParseResult, ToolSpec } from "../parse/types.ts";
-import { readAsPlugin } from "./plugin-reading.ts";
+import { inDefaultScope, readAsPlugin } from "./plugin-reading.ts";
 import { countNearMisses } from "./near-misses.ts";
 import { assistantText, type ExportedMessage } from "./report.ts";
 import type { StoredSession } from "./session-store.ts";
@@ -15,6 +15,8 @@ interface MessageLeak {
   stripped: { kind: string }[];
   /** Openers of markup in this message the parser left as text (quoted in code, or too partial); only when there are some. */
   nearMisses?: number;
+  /** The model is one the plugin leaves alone by default: `calls` and `broken` are what it would have found, none of it acted on. */
+  outOfScope?: true;
 }
 
 interface ModelTally {
@@ -27,6 +29,10 @@ interface ModelTally {
   stripped: number;
   /** Markup openers left as text (quoted in code, or too partial to be a call): nothing would run. */
   nearMisses: number;
+  /** Whether the plugin with its default options acts on this model at all (providers ["auto"]). */
+  inScope: boolean;
+  /** Out of scope: leaked calls and broken spans the plugin leaves as the model wrote them (never in calls or broken). */
+  untouched: number;
   /** Shape id -> count, recovered-would-be and broken apart. */
   shapes: { recovered: Record<string, number>; broken: Record<string, number> };
 }
@@ -44,7 +50,7 @@ interface SessionsReport {
   directory: string | null;
   sessions: SessionLeaks[];
   models: ModelTally[];
-  totals: { sessions: number; sessionsWithLeaks: number; messages: number; messagesWithLeaks: number; calls: number; broken: number; stripped: number; nearMisses: number };
+  totals: { sessions: number; sessionsWithLeaks: number; messages: number; messagesWithLeaks: number; calls: number; broken: number; stripped: number; nearMisses: number; untouched: number };
 }
 
 /**
@@ -95,7 +101,7 @@ export function scanSessions(sessions: StoredSession[], tools: readonly ToolSpec
     directory,
     sessions: [],
     models: [],
-    totals: { sessions: sessions.length, sessionsWithLeaks: 0, messages: 0, messagesWithLeaks: 0, calls: 0, broken: 0, stripped: 0, nearMisses: 0 },
+    totals: { sessions: sessions.length, sessionsWithLeaks: 0, messages: 0, messagesWithLeaks: 0, calls: 0, broken: 0, stripped: 0, nearMisses: 0, untouched: 0 },
   };
   for (const session of sessions) {
     const perModel = new Map<string, ModelTally & { leaks: MessageLeak[] }>();
@@ -103,12 +109,14 @@ export function scanSessions(sessions: StoredSession[], tools: readonly ToolSpec
       const provider = message.info?.providerID ?? "?";
       const model = message.info?.modelID ?? "?";
       const key = `${provider}/${model}`;
-      const mine = perModel.get(key) ?? { ...emptyTally(provider, model), leaks: [] };
+      const inScope = inDefaultScope(provider, message.info?.modelID);
+      const mine = perModel.get(key) ?? { ...emptyTally(provider, model, inScope), leaks: [] };
       perModel.set(key, mine);
-      const total = overall.get(key) ?? emptyTally(provider, model);
+      const total = overall.get(key) ?? emptyTally(provider, model, inScope);
       overall.set(key, total);
       const text = assistantText(message) ?? "";
-      const result = readAsPlugin(text, tools, givenFor?.(session, message));
+      // Out of scope, the plugin never reads the reply: no echo guard to build for it either.
+      const result = readAsPlugin(text, tools, inScope ? givenFor?.(session, message) : undefined);
       const leaked = result.calls.length > 0 || result.broken.length > 0;
       const nearMisses = countNearMisses(text, result);
       for (const tally of [mine, total]) count(tally, result, leaked, nearMisses);
@@ -116,15 +124,20 @@ export function scanSessions(sessions: StoredSession[], tools: readonly ToolSpec
       report.totals.nearMisses += nearMisses;
       if (!leaked) continue;
       report.totals.messagesWithLeaks++;
-      report.totals.calls += result.calls.length;
-      report.totals.broken += result.broken.length;
-      report.totals.stripped += result.stripped.length;
+      if (inScope) {
+        report.totals.calls += result.calls.length;
+        report.totals.broken += result.broken.length;
+        report.totals.stripped += result.stripped.length;
+      } else {
+        report.totals.untouched += result.calls.length + result.broken.length;
+      }
       mine.leaks.push({
         message: message.info?.id ?? "?",
         calls: result.calls.map(({ tool, shape }) => ({ tool, shape })),
         broken: result.broken.map(({ shape, reason }) => ({ shape, reason })),
-        stripped: result.stripped.map(({ kind }) => ({ kind })),
+        stripped: inScope ? result.stripped.map(({ kind }) => ({ kind })) : [],
         ...(nearMisses > 0 ? { nearMisses } : {}),
+        ...(inScope ? {} : { outOfScope: true as const }),
       });
     }
     const models = [...perModel.values()].filter((m) => m.leaks.length > 0);
@@ -136,8 +149,8 @@ export function scanSessions(sessions: StoredSession[], tools: readonly ToolSpec
   return report;
 }
 
-function emptyTally(provider: string, model: string): ModelTally {
-  return { provider, model, messages: 0, messagesWithLeaks: 0, calls: 0, broken: 0, stripped: 0, nearMisses: 0, shapes: { recovered: {}, broken: {} } };
+function emptyTally(provider: string, model: string, inScope: boolean): ModelTally {
+  return { provider, model, messages: 0, messagesWithLeaks: 0, calls: 0, broken: 0, stripped: 0, nearMisses: 0, inScope, untouched: 0, shapes: { recovered: {}, broken: {} } };
 }
 
 function count(tally: ModelTally, result: ParseResult, leaked: boolean, nearMisses: number): void {
@@ -145,6 +158,11 @@ function count(tally: ModelTally, result: ParseResult, leaked: boolean, nearMiss
   tally.nearMisses += nearMisses;
   if (!leaked) return;
   tally.messagesWithLeaks++;
+  // A model the plugin leaves alone: what it leaked is never "would be recovered".
+  if (!tally.inScope) {
+    tally.untouched += result.calls.length + result.broken.length;
+    return;
+  }
   tally.calls += result.calls.length;
   tally.broken += result.broken.length;
   tally.stripped += result.stripped.length;
@@ -160,9 +178,10 @@ export function describeSessions(report: SessionsReport): string[] {
     for (const m of session.models) {
       lines.push(`  ${m.provider}/${m.model}: ${m.messagesWithLeaks} of ${m.messages} message(s) leaked; ${tallyText(m)}`);
       for (const leak of m.leaks) {
+        const found = [...leak.calls.map((c) => `call ${c.tool} (${c.shape})`), ...leak.broken.map((b) => `broken ${b.shape} (${b.reason})`)];
         const items = [
-          ...leak.calls.map((c) => `call ${c.tool} (${c.shape})`),
-          ...leak.broken.map((b) => `broken ${b.shape} (${b.reason})`),
+          // Out of scope the plugin acts on none of it: the markup as the parser would have read it.
+          ...(leak.outOfScope ? [`left as written: ${found.join(", ")}`] : found),
           ...(leak.stripped.length > 0 ? [`stripped ${leak.stripped.length}`] : []),
           ...(leak.nearMisses ? [`near misses ${leak.nearMisses}`] : []),
         ];
@@ -181,14 +200,17 @@ export function describeSessions(report: SessionsReport): string[] {
     `scanned ${t.sessions} session(s), ${t.messages} assistant message(s) in ${where}: ` +
       (t.messagesWithLeaks === 0
         ? "no leaked tool-call markup"
-        : `${t.messagesWithLeaks} message(s) in ${t.sessionsWithLeaks} session(s) leaked; ${t.calls} call(s) would be recovered, ${t.broken} broken span(s)`),
+        : `${t.messagesWithLeaks} message(s) in ${t.sessionsWithLeaks} session(s) leaked; ${t.calls} call(s) would be recovered, ${t.broken} broken span(s)${t.untouched > 0 ? `; ${t.untouched} left as written on models outside the plugin's default scope` : ""}`),
   );
+  const outside = report.models.filter((m) => !m.inScope && m.untouched > 0).map((m) => `${m.provider}/${m.model}`);
+  if (outside.length > 0) lines.push(`outside the plugin's default scope (providers ["auto"]: leak-prone model families): ${outside.join(", ")}; the plugin leaves their replies as written, unless the model's provider is added to providers (dsml-fix doctor shows each model's scope)`);
   if (t.nearMisses > 0) lines.push(`${t.nearMisses} near miss(es): tool-call markup left as text (quoted in code, or too partial to be a call); nothing would run`);
   if (t.messagesWithLeaks > 0) lines.push("one message's details: opencode export SESSION_ID > s.json && dsml-fix scan --export s.json");
   return lines;
 }
 
 function tallyText(m: ModelTally): string {
+  if (!m.inScope) return `outside the plugin's default scope: ${m.untouched} leaked call(s) or broken span(s) left as written${m.nearMisses > 0 ? `, ${m.nearMisses} near miss(es)` : ""}`;
   const shapes = (counts: Record<string, number>) => {
     const entries = Object.entries(counts).sort(([a], [b]) => a.localeCompare(b));
     return entries.length === 0 ? "" : ` [${entries.map(([shape, n]) => (n > 1 ? `${shape} x${n}` : shape)).join(", ")}]`;

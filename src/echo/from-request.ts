@@ -59,7 +59,7 @@ export const OWN_BLOCKS: ReadonlySet<string> = new Set(["text", "thinking", "red
 
 /**
  * Anthropic Messages: everything but the model's words in assistant turns (a string content, and
- * the OWN_BLOCKS blocks). `system`, user turns (text, tool_result and document blocks, base64
+ * the OWN_BLOCKS blocks but a text block's citations). `system`, user turns (text, tool_result and document blocks, base64
  * text documents decoded), server tool results in assistant turns, the declared tools and any
  * field added later.
  */
@@ -69,10 +69,21 @@ export function givenFromMessagesBody(body: unknown): string[] {
     for (const key of Object.keys(message)) {
       const value = message[key];
       if (key !== "content") collectStrings(value, out);
-      else if (Array.isArray(value)) for (const block of value) if (!(isObject(block) && typeof block.type === "string" && OWN_BLOCKS.has(block.type))) collectStrings(block, out);
+      else if (Array.isArray(value)) for (const block of value) givenFromAnthropicBlock(block, out);
       // a string content is the model's own text
     }
   });
+}
+
+/**
+ * What of an Anthropic assistant block was given: every string of a block the model did not write
+ * (OWN_BLOCKS); of its own text block, the citations. A citation's `cited_text` is the source's
+ * words (a web search result's page, which the client otherwise holds only encrypted; a document),
+ * quoted by the API, not by the model: markup the model echoes from it is an echo.
+ */
+export function givenFromAnthropicBlock(block: unknown, out: string[]): void {
+  if (!(isObject(block) && typeof block.type === "string" && OWN_BLOCKS.has(block.type))) collectStrings(block, out);
+  else if (block.type === "text" && block.citations !== undefined) collectStrings(block.citations, out);
 }
 
 /** The Responses input items the model wrote, besides assistant messages. */

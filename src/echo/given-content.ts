@@ -24,6 +24,9 @@
  *   ` * `, `> `, digits, bullets, box drawing). Not capped: a cap would let a value whose own lines
  *   start with such characters read differently behind a prefix than alone;
  * - layout: every run of whitespace is one space, line ends included.
+ * The optional steps (Markdown escapes, HTML tags, form-encoded `+`, references, terminal codes,
+ * invisible characters as spaces) are combined into at most 13 readings per text (readingsOf),
+ * never tried in every combination: a text that triggers them all stays a constant times its size.
  *
  * Markup is found by a local test at each `<`, `[` and bar, never by a reader with state, so no
  * decoy before a quote (an unclosed string, attribute or tag) can hide the markup after it.
@@ -31,14 +34,12 @@
  */
 import { isBarCode } from "../grammar/markers.ts";
 import { StringLexer, type QuotedStrings } from "./string-lexer.ts";
-import { costumeTool, GENERIC_TAG_NAMES } from "../grammar/dialects.ts";
-import { asLostLtCloser, readTagHead } from "../grammar/tags.ts";
-import { standalonePrefixAt } from "../parse/standalone-json.ts";
-import { isAliasName } from "../parse/aliases.ts";
 import { decodeJsonEscapes, gutterEnd, mayHoldMarkup } from "./given-text.ts";
 import { decodeEncodings } from "./given-encodings.ts";
 import { withoutTerminalCodes } from "./terminal-codes.ts";
-import { BACKSLASH, COLON, DASH, DQ, LBRACE, LBRACKET, LT, SENTENCEPIECE_SPACE_CODE, SLASH, SP, SQ, UNDERSCORE, isAsciiDigit, isAsciiLetter, isAsciiPunctuation, isWhiteSpace as isSpaceCode, lineEndAt, lineEndFrom } from "../grammar/chars.ts";
+import { CLOSES, hasPercentEscape, markupOf, NO_MARKUP, OPENS, withoutHtmlTags, withoutMarkdownEscapes } from "./given-markup.ts";
+import { isLetterAt } from "./letters.ts";
+import { BACKSLASH, DQ, LBRACE, LBRACKET, LT, SP, SQ, isWhiteSpace as isSpaceCode, lineEndAt, lineEndFrom } from "../grammar/chars.ts";
 
 export interface GivenHaystack extends QuotedStrings {
   /** The normalized forms of every given text, separated by " \u0000 ". */
@@ -63,11 +64,6 @@ export interface GivenHaystack extends QuotedStrings {
   /** How many given texts entered the haystack (the next group). */
   groups: number;
 }
-
-export const NO_MARKUP = 0;
-export const OPENS = 1;
-const CLOSES = 2;
-type MarkupKind = typeof NO_MARKUP | typeof OPENS | typeof CLOSES;
 
 /** A JSON document inside a JSON string (a tool that returns JSON of another tool's JSON) is decoded twice. */
 const JSON_DEPTH = 2;
@@ -97,27 +93,22 @@ export function appendToHaystack(hay: GivenHaystack, texts: readonly string[], t
   let length = hay.text.length;
   for (const text of texts) {
     const group = hay.groups;
-    for (const form of jsonForms(text)) {
-      for (const base of renderedForms(form, toolNames)) {
-        const decodedQuote = { value: false };
-        const decoded = decodeEncodings(base, decodedQuote);
-        const variants = readings(decoded);
-        if (decodedQuote.value) variants.push(...readings(base));
-        for (const variant of variants) {
-          // A form without markup holds no quote; and a value is never "next to" another text's markup.
-          if (!mayHoldMarkup(variant)) continue;
-          if (parts.length > 0 || hay.text.length > 0) {
-            parts.push(SEPARATOR);
-            length += SEPARATOR.length;
-          }
-          const head = { prefix: "" };
-          const folded = foldLines(variant, length, found, toolNames, keepLinePrefixes, head);
-          hay.forms.push({ group, start: length, end: length + folded.length, head: head.prefix });
-          parts.push(folded);
-          length += folded.length;
+    const forms = jsonForms(text);
+    forms.forEach((form, depth) => {
+      for (const variant of readingsOf(form, toolNames, depth === 0 ? "given" : depth === forms.length - 1 ? "deepest" : "between")) {
+        // A form without markup holds no quote; and a value is never "next to" another text's markup.
+        if (!mayHoldMarkup(variant)) continue;
+        if (parts.length > 0 || hay.text.length > 0) {
+          parts.push(SEPARATOR);
+          length += SEPARATOR.length;
         }
+        const head = { prefix: "" };
+        const folded = foldLines(variant, length, found, toolNames, keepLinePrefixes, head);
+        hay.forms.push({ group, start: length, end: length + folded.length, head: head.prefix });
+        parts.push(folded);
+        length += folded.length;
       }
-    }
+    });
     if (hay.forms.length > 0 && hay.forms[hay.forms.length - 1]!.group === group) hay.groups++;
   }
   if (parts.length > 0) hay.text += parts.join("");
@@ -144,131 +135,88 @@ export function readable(text: string): string {
 }
 
 /**
- * A given text's readings (unicodeReadings), and when it holds terminal control sequences (colour
- * codes: `grep --color=always`, `git diff --color`) those of it without them too, as a reader
- * sees it and as the model repeats it. Both count: the reading as written stays, so no sequence
- * (an OSC string runs to its terminator) can take a quote out of the given content.
+ * The steps of one reading of a form, in the order applied: CommonMark backslash escapes removed
+ * (Markdown made from HTML escapes `_`, `*`, `[`: `\[TOOL\_CALLS\]`); HTML tags and comments that
+ * are not call markup removed (a highlighted code block wraps each token in `<span class="pl-s">`);
+ * `+` read as a space when the text holds percent-escapes (form encoding); HTML references and
+ * percent-escapes decoded (given-encodings.ts); terminal control sequences and overstrike removed
+ * (terminal-codes.ts: colour codes, `man` output). Then invisible characters removed (or, in one
+ * more reading, each read as a space: `sh` + U+200B + `please` may read as two words) and NFC.
  */
-function readings(text: string): string[] {
-  const variants = unicodeReadings(text);
-  const plain = withoutTerminalCodes(text);
-  if (plain !== text) variants.push(...unicodeReadings(plain));
-  return variants;
+interface Steps {
+  markdown: boolean;
+  tags: boolean;
+  plus: boolean;
+  decode: boolean;
+  terminal: boolean;
 }
+
+/** The form as written: only what both sides always undo (references; then invisible characters). */
+const WRITTEN: Steps = { markdown: false, tags: false, plus: false, decode: true, terminal: false };
+/** The form as a renderer and a terminal show it: every step. */
+const RENDERED: Steps = { markdown: true, tags: true, plus: true, decode: true, terminal: true };
+/**
+ * RENDERED with one step left out: a step that changed the text may also take a quote out of it
+ * (a Markdown escape removes a command's own backslash, tag removal an `<b>` inside a value, an
+ * OSC string runs to its terminator, `+` may be a plus), so each is read once without it.
+ */
+const RENDERED_ALTERNATIVES: readonly (keyof Steps)[] = ["markdown", "tags", "plus", "terminal"];
 
 /**
- * The readings of a given text's invisible characters, each then NFC: removed (`cu` + U+200B +
- * `rl` reads `curl`, as a call's value is read) and, when it has any, a space as well (`sh` + U+200B
- * + `please` may read as two words: the command then ends at `sh`). Both count, so neither reading
- * lets a quote pass for prose.
+ * A form's readings, combined instead of multiplied, so the haystack and the work stay a small
+ * constant times the content whatever a hostile text triggers (at most 13 readings per given text;
+ * docs/SECURITY.md *Cost*). Every reading only adds quotes the guard counts as given.
+ * - every form (the text as given and its JSON decodings, jsonForms): WRITTEN, and WRITTEN with
+ *   references left undecoded where decoding made a quote or a backslash, so a JSON call quoted
+ *   there is read where its strings end as its reader reads them (`"id": "&quot;[/TOOL_CALL]"` is
+ *   one string; string-lexer.ts);
+ * - the text as given and its deepest JSON decoding: RENDERED;
+ * - the text as given: RENDERED with each step that changed it left out (every step but one), and
+ *   RENDERED with invisible characters read as spaces when it has any.
+ * A reading whose steps came out the same as an earlier one's (most texts trigger few steps) is
+ * left out before the Unicode step, so plain text costs one reading.
  */
-function unicodeReadings(text: string): string[] {
-  const joined = text.replace(INVISIBLE, "");
-  if (joined.length === text.length) return [text.normalize("NFC")];
-  return [joined.normalize("NFC"), text.replace(INVISIBLE, " ").normalize("NFC")];
+function readingsOf(form: string, toolNames: ReadonlySet<string> | undefined, depth: "given" | "deepest" | "between"): string[] {
+  const out: string[] = [];
+  const texts: string[] = [];
+  let invisible = false;
+  const add = (text: string): void => {
+    if (texts.includes(text)) return;
+    texts.push(text);
+    const joined = text.replace(INVISIBLE, "");
+    invisible ||= joined.length !== text.length;
+    out.push(joined.normalize("NFC"));
+  };
+  const changed = new Set<keyof Steps>();
+  add(stepsOf(form, WRITTEN, toolNames, changed));
+  if (changed.has("decode")) add(stepsOf(form, { ...WRITTEN, decode: false }, toolNames));
+  if (depth === "between") return out;
+  changed.clear();
+  const rendered = stepsOf(form, RENDERED, toolNames, changed);
+  add(rendered);
+  if (depth === "deepest") return out;
+  for (const step of RENDERED_ALTERNATIVES) if (changed.has(step)) add(stepsOf(form, { ...RENDERED, [step]: false }, toolNames));
+  if (invisible) out.push(rendered.replace(INVISIBLE, " ").normalize("NFC"));
+  return out;
 }
 
-/**
- * A form as a renderer shows it, besides as written: with CommonMark backslash escapes of ASCII
- * punctuation removed (Markdown made from HTML escapes `_`, `*`, `[`: `\[TOOL\_CALLS\]`, `my\_data`);
- * with HTML tags and comments that are not call markup removed (a highlighted code block wraps
- * each token in `<span class="pl-s">`; `<!-- ok -->` shows as nothing); and, when the text holds
- * percent-escapes, with `+` read as a space (form encoding). Each one more form: only more quotes
- * count as given.
- */
-function renderedForms(form: string, toolNames: ReadonlySet<string> | undefined): string[] {
-  const forms = [form];
-  const unescaped = withoutMarkdownEscapes(form);
-  if (unescaped !== form) forms.push(unescaped);
-  const untagged = withoutHtmlTags(form, toolNames);
-  if (untagged !== form) forms.push(untagged);
-  if (unescaped !== form && untagged !== form) {
-    const both = withoutHtmlTags(unescaped, toolNames);
-    if (both !== unescaped && both !== untagged) forms.push(both);
+/** `form` after `steps`, before the Unicode step; `changed` collects the steps that changed it (`decode`: only when it made a quote or a backslash). */
+function stepsOf(form: string, steps: Steps, toolNames: ReadonlySet<string> | undefined, changed?: Set<keyof Steps>): string {
+  let text = form;
+  const apply = (step: keyof Steps, next: string): void => {
+    if (next !== text) changed?.add(step);
+    text = next;
+  };
+  if (steps.markdown) apply("markdown", withoutMarkdownEscapes(text));
+  if (steps.tags) apply("tags", withoutHtmlTags(text, toolNames));
+  if (steps.plus && text.includes("+") && hasPercentEscape(form)) apply("plus", text.replaceAll("+", " "));
+  if (steps.decode) {
+    const quote = { value: false };
+    text = decodeEncodings(text, quote);
+    if (quote.value) changed?.add("decode");
   }
-  if (form.includes("+") && hasPercentEscape(form)) forms.push(form.replaceAll("+", " "));
-  return forms;
-}
-
-/** Whether the text holds an ASCII percent-escape (`%3C`), which decodeEncodings decodes. */
-function hasPercentEscape(text: string): boolean {
-  for (let i = text.indexOf("%"); i >= 0; i = text.indexOf("%", i + 1)) {
-    const hi = text.charCodeAt(i + 1);
-    const lo = text.charCodeAt(i + 2);
-    if (hi >= 0x30 && hi <= 0x37 && (isAsciiDigit(lo) || ((lo | 0x20) >= 0x61 && (lo | 0x20) <= 0x66))) return true;
-  }
-  return false;
-}
-
-/** CommonMark's backslash escapes (`\` before ASCII punctuation) removed: `\_` reads `_`, `\\` reads `\`. */
-export function withoutMarkdownEscapes(text: string): string {
-  let slash = text.indexOf("\\");
-  if (slash < 0) return text;
-  let out = "";
-  let from = 0;
-  while (slash >= 0 && slash + 1 < text.length) {
-    if (!isAsciiPunctuation(text.charCodeAt(slash + 1))) {
-      slash = text.indexOf("\\", slash + 1);
-      continue;
-    }
-    out += text.slice(from, slash);
-    from = slash + 1;
-    slash = text.indexOf("\\", slash + 2);
-  }
-  return from === 0 ? text : out + text.slice(from);
-}
-
-/** The longest HTML tag removed (attributes included); a longer one stays as written. */
-const MAX_HTML_TAG = 1024;
-/** Tags that end a line when rendered: read as a line break, so the words on either side stay apart. */
-const BLOCK_TAGS = new Set(["br", "p", "div", "li", "ul", "ol", "tr", "td", "th", "table", "pre", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "section", "article", "header", "footer", "dd", "dt", "dl"]);
-
-/**
- * HTML tags and comments removed as a browser shows the text, except tags that are call markup
- * (markupOf: `<shell>`, `<tool_call>`, a declared tool's element), which stay. A tag is `<` and a
- * letter (or `/` and a letter) up to the next `>` within MAX_HTML_TAG; a comment `<!--` up to
- * `-->`. One pass: the next `>`, `-->` and line end are each looked for again only once passed.
- */
-export function withoutHtmlTags(text: string, toolNames?: ReadonlySet<string>): string {
-  let lt = text.indexOf("<");
-  if (lt < 0) return text;
-  let out = "";
-  let from = 0;
-  let gt = -1;
-  let commentEnd = -1;
-  let lineEnd = -1;
-  while (lt >= 0) {
-    let end = -1;
-    let replacement = "";
-    if (text.startsWith("<!--", lt)) {
-      if (commentEnd !== -2 && commentEnd < lt + 4) commentEnd = text.indexOf("-->", lt + 4);
-      if (commentEnd < 0) commentEnd = -2;
-      if (commentEnd >= 0) end = commentEnd + 3;
-    } else {
-      const slash = text.charCodeAt(lt + 1) === SLASH ? 1 : 0;
-      if (isAsciiLetter(text.charCodeAt(lt + 1 + slash))) {
-        if (gt !== -2 && gt < lt) gt = text.indexOf(">", lt);
-        if (gt < 0) gt = -2;
-        if (gt >= 0 && gt - lt <= MAX_HTML_TAG) {
-          if (lineEnd < lt) lineEnd = lineEndFrom(text, lt);
-          if (markupOf(text, lt, lineEnd, toolNames).kind === NO_MARKUP) {
-            end = gt + 1;
-            let k = lt + 1 + slash;
-            while (k < gt && (isAsciiLetter(text.charCodeAt(k)) || isAsciiDigit(text.charCodeAt(k)))) k++;
-            if (BLOCK_TAGS.has(text.slice(lt + 1 + slash, k).toLowerCase())) replacement = "\n";
-          }
-        }
-      }
-    }
-    if (end < 0) {
-      lt = text.indexOf("<", lt + 1);
-      continue;
-    }
-    out += text.slice(from, lt) + replacement;
-    from = end;
-    lt = text.indexOf("<", end);
-  }
-  return from === 0 ? text : out + text.slice(from);
+  if (steps.terminal) apply("terminal", withoutTerminalCodes(text));
+  return text;
 }
 
 function jsonForms(text: string): string[] {
@@ -318,29 +266,6 @@ function linePrefixEnd(s: string, from: number, end: number): number {
   let i = gutterEnd(s, from, end);
   while (i < end && !isLetterAt(s, i)) i += s.charCodeAt(i) >= 0xd800 && s.charCodeAt(i) <= 0xdbff ? 2 : 1;
   return Math.min(i, end);
-}
-
-/**
- * A combining mark counts with the letters: it belongs to the character before it, so it continues
- * a token (`cafe` + U+0301 holds no whole token `cafe`) and ends no word.
- */
-const LETTER_OR_MARK = /[\p{L}\p{M}]/u;
-const LETTER_DIGIT_OR_MARK = /[\p{L}\p{N}\p{M}]/u;
-
-/** A letter, or a combining mark (which belongs to the character before it). */
-export function isLetterAt(s: string, i: number): boolean {
-  const c = s.charCodeAt(i);
-  if (c < 0x80) return isAsciiLetter(c);
-  return LETTER_OR_MARK.test(String.fromCodePoint(s.codePointAt(i)!));
-}
-
-/** A letter, a digit, or a combining mark (which belongs to the character before it): the characters a whole token is made of. */
-export function isAlnumAt(s: string, i: number): boolean {
-  const c = s.charCodeAt(i);
-  if (c < 0x80) return isAsciiLetter(c) || isAsciiDigit(c);
-  // A low surrogate belongs to the character before it.
-  const at = c >= 0xdc00 && c <= 0xdfff && i > 0 ? i - 1 : i;
-  return LETTER_DIGIT_OR_MARK.test(String.fromCodePoint(s.codePointAt(at)!));
 }
 
 export { isWhiteSpace as isSpaceCode } from "../grammar/chars.ts";
@@ -421,70 +346,3 @@ function foldLines(text: string, offset: number, found: Found, toolNames: Readon
   return parts.join("");
 }
 
-const MAX_NAME = 40;
-
-/**
- * The call markup that begins at `i`, if any, and the tool a code costume opening there names
- * (`<shell>`, `<py>`: bash; dialects.ts costumeTool), else null.
- *
- * Found with the engine's own grammar, so no spelling the engine opens a candidate at can be
- * missing here (golden E45.1-E45.4): a tag is markup when the tag reader reads its head there
- * (grammar/tags.ts readTagHead: DSML and its degraded sentinels, a lost `<`, spaces after `<`,
- * namespaced Claude-style names, the legacy, Kimi and LFM2 tokens, Mistral's and MiniMax's bracket
- * tokens), whatever its attributes, except the generic words the reader knows only inside a span
- * (dialects.ts GENERIC_TAG_NAMES); a JSON call object is markup where a standalone JSON call
- * (J01) would open (parse/standalone-json.ts standalonePrefixAt), on any line, spaces and line
- * breaks after the brace included (issue 29 items 8, 12). The guard adds what only it needs: an
- * element named after a declared tool or an alias (`<read_file>`, O09), attributes and closer
- * allowed, and a special token of words the grammar does not know (`<|im_start|>`,
- * `</{BAR}tool_call_end{BAR}>`). More markup only makes more quotes count as given.
- *
- * Closing tags and end tokens (`</…`, a legacy token whose words say `end`) CLOSE; the rest OPENS.
- * Looks at most one token ahead (a head never crosses its line).
- */
-export function markupOf(s: string, i: number, end: number, toolNames?: ReadonlySet<string>): { kind: MarkupKind; tool: string | null } {
-  const c = s.charCodeAt(i);
-  if ((c === LBRACE || c === LBRACKET) && standalonePrefixAt(s, i, true) === "open") return { kind: OPENS, tool: null };
-  if (c !== LT && c !== LBRACKET && !isBarCode(c)) return NOTHING;
-  const head = readTagHead(s, i);
-  if (head !== null) {
-    const tag = asLostLtCloser(head, i > 0 ? s.charCodeAt(i - 1) : 0);
-    if (!GENERIC_TAG_NAMES.has(tag.name)) {
-      if (tag.closing || (tag.family === "legacy" && tag.name.includes("end"))) return { kind: CLOSES, tool: null };
-      return { kind: OPENS, tool: tag.family === "costume" ? costumeTool(tag.name) : null };
-    }
-  }
-  return c === LT ? { kind: guardOnlyMarkup(s, i, end, toolNames), tool: null } : NOTHING;
-}
-
-const NOTHING = { kind: NO_MARKUP, tool: null } as const;
-
-/**
- * At a `<` the grammar reads no tag at: an element named after a declared tool or alias (`<read>`,
- * `</read_file>`), or a special token (`<`, a bar, a word) of any words. Looks at most MAX_NAME characters.
- */
-function guardOnlyMarkup(s: string, i: number, end: number, toolNames: ReadonlySet<string> | undefined): MarkupKind {
-  let j = i + 1;
-  const slash = j < end && s.charCodeAt(j) === SLASH;
-  if (slash) j++;
-  if (j < end && isBarCode(s.charCodeAt(j))) {
-    let k = j + 1;
-    while (k < end && k - j < 4 && (s.charCodeAt(k) === SP || s.charCodeAt(k) === SENTENCEPIECE_SPACE_CODE)) k++;
-    if (k >= end || !isLetterAt(s, k)) return NO_MARKUP;
-    if (slash) return CLOSES;
-    const token = s.slice(k, Math.min(end, k + MAX_NAME));
-    const close = token.indexOf(">");
-    return (close < 0 ? token : token.slice(0, close)).toLowerCase().includes("end") ? CLOSES : OPENS;
-  }
-  let k = j;
-  while (k < end && k - j < MAX_NAME && isNameCode(s.charCodeAt(k))) k++;
-  // Another agent's tool name is that agent's call markup when written as an element (`<read_file>`, O09).
-  if (k === j) return NO_MARKUP;
-  const name = s.slice(j, k);
-  if (!(isAliasName(name) || toolNames?.has(name))) return NO_MARKUP;
-  return slash ? CLOSES : OPENS;
-}
-
-function isNameCode(c: number): boolean {
-  return (isAsciiLetter(c)) || isAsciiDigit(c) || c === UNDERSCORE || c === COLON || c === DASH;
-}

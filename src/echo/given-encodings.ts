@@ -13,15 +13,31 @@ const NAMED: Record<string, string> = {
   quest: "?", num: "#", dollar: "$", percnt: "%", ast: "*", midast: "*", plus: "+", hyphen: "-", dash: "-", grave: "`",
   lpar: "(", rpar: ")", lsqb: "[", rsqb: "]", lbrack: "[", rbrack: "]", lcub: "{", rcub: "}", lbrace: "{", rbrace: "}",
   tilde: "~", Hat: "^", commat: "@", Tab: "\t", NewLine: "\n",
+  // HTML5's upper-case spellings of the same characters (some serializers and Word exports write them).
+  LT: "<", GT: ">", AMP: "&", QUOT: '"',
+  // Spaces: whitespace collapses each to one space, as a renderer shows them.
+  NonBreakingSpace: "\u00a0", ensp: "\u2002", emsp: "\u2003", emsp13: "\u2004", emsp14: "\u2005", numsp: "\u2007",
+  puncsp: "\u2008", thinsp: "\u2009", ThinSpace: "\u2009", hairsp: "\u200a", VeryThinSpace: "\u200a", MediumSpace: "\u205f",
 };
-const MAX_REFERENCE = 16;
+/** The longest reference looked for, `&` to `;` (HTML5's longest name has 31 characters). */
+const MAX_REFERENCE = 33;
+
+/**
+ * HTML character references and ASCII percent-escapes decoded, twice: a page that shows escaped
+ * HTML source (`&amp;lt;shell&amp;gt;`) holds markup after two decodings, as JSON of JSON does
+ * (given-content.ts jsonForms). Both sides (given content and a call's values) read it so.
+ */
+export function decodeEncodings(text: string, decodedQuote?: { value: boolean }): string {
+  const once = decodeOnce(text, decodedQuote);
+  return once === text ? text : decodeOnce(once, decodedQuote);
+}
 
 /**
  * HTML character references and ASCII percent-escapes decoded in one pass. Only references the
  * table or a number names are decoded, and only with their `;`; a percent-escape only below 0x80
  * (a multi-byte UTF-8 sequence is left as written). Anything else stays.
  */
-export function decodeEncodings(text: string, decodedQuote?: { value: boolean }): string {
+function decodeOnce(text: string, decodedQuote?: { value: boolean }): string {
   let out = "";
   let from = 0;
   // The next `&` and `%`, each found once by indexOf (native) and looked for again only once passed.

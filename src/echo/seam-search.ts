@@ -2,7 +2,8 @@
 // half), apart from search.ts's search inside one text: its own KMP passes, forwards over the
 // first text's tail and backwards over the second's head.
 import { failureTable, firstAtOrAfter } from "./linear-search.ts";
-import { isAlnumAt, type GivenHaystack } from "./given-content.ts";
+import type { GivenHaystack } from "./given-content.ts";
+import { isAlnumAt } from "./letters.ts";
 import { SP } from "../grammar/chars.ts";
 
 /**
@@ -17,7 +18,11 @@ import { SP } from "../grammar/chars.ts";
  * not looked for.
  *
  * Work: per seam inside a quote, one KMP pass over A's tail and one (of the reversed needle)
- * over B's head, both at most the reach, plus the failure chains at line ends (counted in `cost`).
+ * over B's head, both at most the reach, plus the failure chains at line ends; per form, a
+ * constant; per call, the needle's tables once. All of it is counted in `cost`, so the scan
+ * budget bounds it. The tables of prefix and suffix lengths found are never cleared per seam
+ * (that cost seams times the needle's length, uncounted): an entry holds the stamp of the seam
+ * that set it, and only the prefix lengths a seam found are checked.
  */
 export function acrossSeam(hay: GivenHaystack, needle: string, room: number, cost: { scanned: number }): boolean {
   const m = needle.length;
@@ -29,8 +34,12 @@ export function acrossSeam(hay: GivenHaystack, needle: string, room: number, cos
   const rfail = failureTableOf(reversedUnits);
   const startsAlnum = isAlnumAt(needle, 0);
   const endsAlnum = isAlnumAt(needle, m - 1);
-  const prefixes = new Uint8Array(m + 1);
-  const suffixes = new Uint8Array(m + 1);
+  // Stamped with the seam that found the length (0: none yet); `found` lists the prefix lengths this seam found.
+  const prefixes = new Int32Array(m + 1);
+  const suffixes = new Int32Array(m + 1);
+  const found: number[] = [];
+  let stamp = 0;
+  cost.scanned += 4 * (m + 1);
   const forms = hay.forms;
   // Forms are in order of their group: A's forms are [a, b), B's [b, c).
   for (let a = 0; a < forms.length; ) {
@@ -41,24 +50,28 @@ export function acrossSeam(hay: GivenHaystack, needle: string, room: number, cos
     while (c < forms.length && forms[c]!.group === group + 1) c++;
     // The seam counts only inside a quote the first text opened and left open (seamQuote).
     let open = false;
+    cost.scanned += c - a;
     for (let f = a; f < b && !open; f++) open = seamQuote(hay, forms[f]!, reach) >= 0;
     if (c > b && open) {
-      prefixes.fill(0);
-      suffixes.fill(0);
+      stamp++;
+      found.length = 0;
       for (let f = a; f < b; f++) {
         const form = forms[f]!;
         const quote = seamQuote(hay, form, reach);
         if (quote < 0) continue;
-        lineEndPrefixes(hay, needle, fail, Math.max(quote, form.end - reach), form.end, form.start, startsAlnum, prefixes, cost);
+        lineEndPrefixes(hay, needle, fail, Math.max(quote, form.end - reach), form.end, form.start, startsAlnum, { lengths: prefixes, stamp, found }, cost);
       }
-      for (let f = b; f < c; f++) {
-        const form = forms[f]!;
-        lineStartSuffixes(hay, reversedUnits, rfail, form, Math.min(form.end, form.start + reach), endsAlnum, suffixes, cost);
+      if (found.length > 0) {
+        for (let f = b; f < c; f++) {
+          const form = forms[f]!;
+          lineStartSuffixes(hay, reversedUnits, rfail, form, Math.min(form.end, form.start + reach), endsAlnum, { lengths: suffixes, stamp }, cost);
+        }
       }
-      for (let p = 1; p < m; p++) {
-        if (prefixes[p] === 0) continue;
-        if (suffixes[m - p] === 1) return true;
-        if (needle.charCodeAt(p) === SP && p + 1 < m && suffixes[m - p - 1] === 1) return true;
+      cost.scanned += found.length;
+      for (const p of found) {
+        if (p >= m) continue;
+        if (suffixes[m - p] === stamp) return true;
+        if (needle.charCodeAt(p) === SP && p + 1 < m && suffixes[m - p - 1] === stamp) return true;
       }
     }
     a = b;
@@ -82,8 +95,21 @@ function seamQuote(hay: GivenHaystack, form: GivenHaystack["forms"][number], rea
   return at >= form.start && at >= form.end - reach && hay.closes[k] === false ? at : -1;
 }
 
+/** Lengths found at one seam: `lengths[L] === stamp` when length L was; `found` (prefixes) lists each once. */
+interface Marks {
+  lengths: Int32Array;
+  stamp: number;
+  found?: number[];
+}
+
+function markLength(out: Marks, len: number): void {
+  if (out.lengths[len] === out.stamp) return;
+  out.lengths[len] = out.stamp;
+  out.found?.push(len);
+}
+
 /** Marks in `out` every length L such that needle[0, L) ends a given line in [from, to), its start delimited. */
-function lineEndPrefixes(hay: GivenHaystack, needle: string, fail: Int32Array, from: number, to: number, formStart: number, startsAlnum: boolean, out: Uint8Array, cost: { scanned: number }): void {
+function lineEndPrefixes(hay: GivenHaystack, needle: string, fail: Int32Array, from: number, to: number, formStart: number, startsAlnum: boolean, out: Marks, cost: { scanned: number }): void {
   const text = hay.text;
   const ends = hay.lineEnds;
   let e = firstAtOrAfter(ends, from + 1);
@@ -99,7 +125,7 @@ function lineEndPrefixes(hay: GivenHaystack, needle: string, fail: Int32Array, f
     for (let len = k; len > 0; len = fail[len - 1]!) {
       cost.scanned++;
       const start = i + 1 - len;
-      if (!startsAlnum || start === formStart || !isAlnumAt(text, start - 1)) out[len] = 1;
+      if (!startsAlnum || start === formStart || !isAlnumAt(text, start - 1)) markLength(out, len);
     }
   }
 }
@@ -109,7 +135,7 @@ function lineEndPrefixes(hay: GivenHaystack, needle: string, fail: Int32Array, f
  * form's head [form.start, to), their end delimited. The form's first line is read with its prefix
  * too (form.head): the text may begin mid-line, continuing a line the text before it cut.
  */
-function lineStartSuffixes(hay: GivenHaystack, reversed: readonly number[], fail: Int32Array, form: GivenHaystack["forms"][number], to: number, endsAlnum: boolean, out: Uint8Array, cost: { scanned: number }): void {
+function lineStartSuffixes(hay: GivenHaystack, reversed: readonly number[], fail: Int32Array, form: GivenHaystack["forms"][number], to: number, endsAlnum: boolean, out: Marks, cost: { scanned: number }): void {
   const text = hay.text;
   const from = form.start;
   const starts = hay.lineStarts;
@@ -121,7 +147,7 @@ function lineStartSuffixes(hay: GivenHaystack, reversed: readonly number[], fail
     for (let len = length; len > 0; len = fail[len - 1]!) {
       cost.scanned++;
       const end = start + len;
-      if (!endsAlnum || end === form.end || !isAlnumCode(charAfter(len))) out[len] = 1;
+      if (!endsAlnum || end === form.end || !isAlnumCode(charAfter(len))) markLength(out, len);
     }
   };
   for (let i = to - 1; i >= from; i--) {

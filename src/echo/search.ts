@@ -39,9 +39,10 @@
 import { COSTUME_DESCRIPTIONS, heredocCode } from "../parse/costume.ts";
 import { failureTable, firstAtOrAfter } from "./linear-search.ts";
 import { acrossSeam } from "./seam-search.ts";
-import { appendToHaystack, buildGivenHaystack, isAlnumAt, isSpaceCode, isLetterAt, needleForms, readable, symbolLines, type GivenHaystack } from "./given-content.ts";
+import { appendToHaystack, buildGivenHaystack, isSpaceCode, needleForms, readable, symbolLines, type GivenHaystack } from "./given-content.ts";
+import { isAlnumAt, isLetterAt } from "./letters.ts";
 import { indexOfPosition } from "./string-lexer.ts";
-import { BACKSLASH, DQ, SQ } from "../grammar/chars.ts";
+import { BACKSLASH, CR, DQ, LF, SQ } from "../grammar/chars.ts";
 import type { EchoQuery } from "../engine/types.ts";
 
 const BASE_WINDOW = 64;
@@ -201,6 +202,8 @@ interface Evidence {
 function evidenceOf(tool: string, input: Record<string, unknown>): Evidence {
   const values: string[] = [];
   const symbols: string[] = [];
+  /** Describing values (DESCRIBING_KEYS): evidence only for a call without a deciding one. */
+  const notes: string[] = [];
   let span = tool.length;
   const stack: { key: string; value: unknown; depth: number }[] = [{ key: "", value: input, depth: 0 }];
   for (let leaves = 0; stack.length > 0 && leaves < MAX_LEAVES; ) {
@@ -219,10 +222,37 @@ function evidenceOf(tool: string, input: Record<string, unknown>): Evidence {
     const text = ourOwnPart(tool, key, depth, value);
     if (text === null) continue;
     span += key.length + 2 * text.length + PER_FIELD;
-    if (hasAlnum(text)) values.push(text);
+    if (depth === 1 && DESCRIBING_KEYS.has(key) && isProse(text)) notes.push(text);
+    else if (hasAlnum(text)) values.push(text);
     else if (distinctive(text)) symbols.push(text);
   }
+  // A describing value counts only when the call has no deciding evidence at all (as before).
+  if (values.length === 0 && symbols.length === 0) values.push(...notes.filter(hasAlnum));
   return { values, symbols, window: BASE_WINDOW + span };
+}
+
+/**
+ * Parameters that only describe a call and decide nothing it does: OpenCode bash's `description`
+ * (the model fills it for every bash call, so a quote of a `<shell>` costume or of a call without
+ * one never holds it) and the same free-text role under the other names tools give it. Rule (echo:
+ * a describing value is not the model's own): when the call also has a deciding value, such a
+ * value (top level, prose: one line with a letter) is not required to be given, so a planted
+ * command echoed with the model's added description is still an echo. This only ever refuses more;
+ * every deciding value must still be given, so a call whose command the model wrote itself runs.
+ */
+const DESCRIBING_KEYS: ReadonlySet<string> = new Set(["description", "explanation", "reason", "summary", "title"]);
+const MAX_PROSE = 400;
+
+/** One line of at most MAX_PROSE characters with a letter: how a call's description reads. */
+function isProse(text: string): boolean {
+  if (text.length > MAX_PROSE) return false;
+  let letter = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === LF || c === CR || c === 0x2028 || c === 0x2029) return false;
+    if (!letter && isLetterAt(text, i)) letter = true;
+  }
+  return letter;
 }
 
 const OUR_DESCRIPTIONS = new Set(Object.values(COSTUME_DESCRIPTIONS));

@@ -1,6 +1,6 @@
 /**
  * Terminal control sequences (ECMA-48: colour codes, OSC strings), which a terminal shows as
- * nothing. Given content often holds them (`grep --color=always`, `git diff --color`), and the
+ * nothing, and backspace overstrike (man pages' bold and underline), which it shows as one character. Given content often holds them (`grep --color=always`, `git diff --color`), and the
  * model repeats what the terminal showed, so the echo guard reads such content without them too
  * (given-content.ts). Its own file: a small ECMA-48 scanner with no bearing on markup.
  */
@@ -22,9 +22,13 @@ const STRING_INTRODUCERS = "PX]^_";
  * strings (OSC `ESC ]` and DCS, SOS, PM, APC) up to BEL or ST, and the other escape sequences
  * (`ESC ( B`, `ESC 7`); their 8-bit CSI and OSC forms too. What is not a whole sequence stays as
  * written. Linear: a sequence's scan stops at the next control character, where the next scan
- * may begin.
+ * may begin. Then backspace overstrike (`c BS c` bold, `_ BS c` underline) as the terminal shows it.
  */
 export function withoutTerminalCodes(text: string): string {
+  return withoutOverstrike(withoutControlSequences(text));
+}
+
+function withoutControlSequences(text: string): string {
   if (!(text.includes("\u001b") || text.includes("\u009b") || text.includes("\u009d"))) return text;
   let out = "";
   let from = 0;
@@ -71,4 +75,40 @@ function controlStringEnd(s: string, j: number): number {
     if (c < 0x20 || c === DEL) return -1;
   }
   return -1;
+}
+
+const BS = 0x08;
+const UNDERSCORE = 0x5f;
+
+/**
+ * Backspace overstrike as a terminal shows it: `man`, `nroff` and `ul` write bold as `c BS c` and
+ * underline as `_ BS c`; a terminal shows one `c`, and the model repeats `c`. `X BS Y` reads as
+ * `Y`, or as `X` when `Y` is the underline `_` (`c BS _`); chains (`_ BS c BS c`) fold left to
+ * right. A backspace with no character before it on its line, or none after it, stays as written.
+ * One pass, linear.
+ */
+function withoutOverstrike(text: string): string {
+  let bs = text.indexOf("\b");
+  if (bs < 0) return text;
+  const out: string[] = [];
+  let from = 0;
+  /** Where the last fold ended: a backspace right there overstrikes the character it showed (a chain). */
+  let foldEnd = -1;
+  for (; bs >= 0; bs = text.indexOf("\b", bs + 1)) {
+    const chained = bs === foldEnd;
+    const prev = chained ? out[out.length - 1]!.charCodeAt(0) : bs > from ? text.charCodeAt(bs - 1) : -1;
+    const next = bs + 1 < text.length ? text.charCodeAt(bs + 1) : -1;
+    if (!shows(prev) || !shows(next)) continue;
+    const shown = String.fromCharCode(next === UNDERSCORE ? prev : next);
+    if (chained) out[out.length - 1] = shown;
+    else out.push(text.slice(from, bs - 1), shown);
+    from = foldEnd = bs + 2;
+  }
+  out.push(text.slice(from));
+  return out.join("");
+}
+
+/** A character that overstrike can show: printable, one code unit (no line end, no control, no surrogate half). */
+function shows(c: number): boolean {
+  return c >= 0x20 && c !== DEL && !(c >= 0x80 && c < 0xa0) && !(c >= 0xd800 && c <= 0xdfff);
 }

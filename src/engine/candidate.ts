@@ -335,6 +335,12 @@ export class Candidate extends SpanCallbacks {
         const runEnd = this.run.tag(tag, base + tag.start, end, closesBlock);
         return runEnd === null ? null : this.endRun(runEnd);
       }
+      // A wrapped call's body broken after it (a costume before `</tool_call>`): refused whole, read on to its closer (golden O48.2-O48.4).
+      if (!closesBlock && this.kind.refusesAfterCall?.(this, tag, base, this.body)) {
+        this.tentative.drop();
+        this.endsInBlock = false;
+        return null;
+      }
       // The block's own closer ends it together with this call; any other tag starts what comes next.
       if (closesBlock || tag.legacy === "section-end") {
         this.endsInBlock = false;

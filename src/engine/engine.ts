@@ -290,7 +290,7 @@ class Engine extends TextMode implements RepairEngine {
     }
     // A span that closed its block (an orphan invoke read after prose may take the closer) ends it once its calls are read.
     const closes = holds === null && (block !== null || cand.closedBlock);
-    this.lines.read(span, 0, span.length, true);
+    this.lines.read(span, 0, span.length, !isMention(cand, span, segments));
     this.given?.candidateEnded(span, cand.opener.end, segments);
     this.finishingOrphan = block === null && cand.root === "invoke" && cand.opener.family === "dsml";
     const reported = this.broken.length;
@@ -314,7 +314,7 @@ class Engine extends TextMode implements RepairEngine {
     }
     const text = cand.text();
     const released = length === text.length ? text : text.slice(0, length);
-    this.lines.read(released, 0, released.length, true);
+    this.lines.read(released, 0, released.length, !isMention(cand, released));
     this.given?.candidateEnded(released, cand.opener.end, null);
     this.releaseVisible(released, cand.start);
   }
@@ -327,6 +327,16 @@ const COSTUMES: ReadonlySet<string> = new Set(["costume", "inline-costume", "par
 function endsLine(text: string): boolean {
   const c = text.charCodeAt(text.length - 1);
   return c === LF || c === CR;
+}
+
+/**
+ * A candidate read as text inside one line of prose (`The agent writes <shell>ls</shell> or, like`):
+ * an inline mention, which leaves that line prose, so the paragraph rule reads the line's own end.
+ * A span that reaches a later line, or holds a call or broken markup, makes its line markup: no
+ * running sentence.
+ */
+function isMention(cand: Candidate, span: string, segments: readonly Segment[] = []): boolean {
+  return cand.openerPlace === "inline" && !span.includes("\n") && !span.includes("\r") && segments.every((seg) => seg.kind === "text");
 }
 
 /**

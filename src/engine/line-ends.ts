@@ -1,4 +1,4 @@
-import { COMMA, CR, LBRACKET, LF, SP, TAB } from "../grammar/chars.ts";
+import { COMMA, CR, DASH, LBRACKET, LF, LPAREN, SP, TAB } from "../grammar/chars.ts";
 
 // Text mode's line tracker (text-mode.ts) in its own file: whether the line before an opener ends
 // mid-sentence decides if a tag continues a paragraph (openers' continuesParagraph, a candidate's
@@ -7,34 +7,124 @@ import { COMMA, CR, LBRACKET, LF, SP, TAB } from "../grammar/chars.ts";
 /**
  * The raw text's line ends, read in order (text mode's scan, a plain delta, a
  * candidate's span): `before` is the last non-space character of the line before the current one
- * (-1 for a blank line or none), `last` that of the current line so far. Each character is read once.
+ * (-1 for a blank line or none), `last` that of the current line so far.
+ *
+ * Reading is lazy: `read` only notes the piece (and its last character, `prev`), and the pieces are
+ * folded in when a fact is asked for (a tag's decision, a candidate opening) or when too many wait.
+ * Only the last two line ends matter then, so folding starts at the newest piece that ends the line
+ * before the line before, and never reads the characters of the pieces before it: the hot path reads
+ * each character once (its scan), not twice. Folding applies each piece exactly as an eager reader
+ * would (`apply`), so the facts are the same whatever the pieces and whenever they are asked for.
  */
 export class LineEnds {
-  before = -1;
-  /** The line before held a candidate's markup (a call, a costume read as text): no running sentence. */
-  beforeMarkup = false;
-  private last = -1;
-  private lastMarkup = false;
+  #settledBefore = -1;
+  /** The line before ended with a candidate's markup (a call, a costume read as text): no running sentence. */
+  #settledBeforeMarkup = false;
+  #last = -1;
+  #lastMarkup = false;
   /** The first non-space character of the line before, and of the current line so far (-1: none yet). */
-  private beforeFirst = -1;
-  private first = -1;
+  #beforeFirst = -1;
+  #first = -1;
   /** The text read last ended with a CR: an LF right after it is the same line end. */
-  private crEnded = false;
+  #crEnded = false;
   /** The current line so far when it is only spaces and tabs (a container's indentation), else null. */
-  lead: string | null = "";
+  #settledLead: string | null = "";
 
-  /** The last character read (-1: none yet): the character before a `<`-lost opener (stray-opener.ts). */
-  prev = -1;
+  /** The last character folded in (-1: none yet). */
+  #settledPrev = -1;
+
+  /**
+   * Pieces read and not folded in yet (oldest first): the text, and where each is in it (a
+   * candidate's span, markup, has its start stored as ~start). Fixed arrays: reading a piece stores
+   * three slots, and folding clears the texts so none is kept alive past it.
+   */
+  readonly #texts: string[] = new Array<string>(MAX_WAITING).fill("");
+  readonly #froms = new Int32Array(MAX_WAITING);
+  readonly #tos = new Int32Array(MAX_WAITING);
+  #waiting = 0;
+  #waitingChars = 0;
 
   /** `markup`: the text is a candidate's span. */
   read(s: string, from: number, to: number, markup = false): void {
     if (to <= from) return;
-    this.prev = s.charCodeAt(to - 1);
+    const n = this.#waiting;
+    this.#texts[n] = s;
+    this.#froms[n] = markup ? ~from : from;
+    this.#tos[n] = to;
+    this.#waiting = n + 1;
+    if ((this.#waitingChars += to - from) >= MAX_WAITING_CHARS || n + 1 === MAX_WAITING) this.settle();
+  }
+
+  /** The last character read (-1: none yet): the character before a `<`-lost opener (stray-opener.ts). */
+  get prev(): number {
+    const n = this.#waiting;
+    return n === 0 ? this.#settledPrev : this.#texts[n - 1]!.charCodeAt(this.#tos[n - 1]! - 1);
+  }
+
+  get before(): number {
+    this.settle();
+    return this.#settledBefore;
+  }
+
+  get beforeMarkup(): boolean {
+    this.settle();
+    return this.#settledBeforeMarkup;
+  }
+
+  get lead(): string | null {
+    this.settle();
+    return this.#settledLead;
+  }
+
+  /**
+   * Folds the waiting pieces in. The facts after them depend only on the newest piece ending a
+   * line (its line before may reach back to the piece ending the line before that) and what came
+   * after it, so folding starts at that earlier line-ending piece: its own line end resets every
+   * fact of the current line, and `apply` reads it and the pieces after it as they came.
+   */
+  private settle(): void {
+    const n = this.#waiting;
+    if (n === 0) return;
+    let start = 0;
+    let found = 0;
+    for (let i = n - 1; i >= 0; i--) {
+      if (!this.endsLine(i)) continue;
+      if (++found === 2) {
+        start = i;
+        break;
+      }
+    }
+    this.#settledPrev = this.prev;
+    if (start > 0) this.#crEnded = this.#texts[start - 1]!.charCodeAt(this.#tos[start - 1]! - 1) === CR;
+    for (let i = start; i < n; i++) {
+      const from = this.#froms[i]!;
+      this.apply(this.#texts[i]!, from < 0 ? ~from : from, this.#tos[i]!, from < 0);
+    }
+    this.#texts.fill("", 0, n);
+    this.#waiting = 0;
+    this.#waitingChars = 0;
+  }
+
+  /** Waiting piece `i` ends a line for `apply`: it holds a line end other than the LF of a CR LF begun by the piece before. */
+  private endsLine(i: number): boolean {
+    const s = this.#texts[i]!;
+    const stored = this.#froms[i]!;
+    const from = stored < 0 ? ~stored : stored;
+    let k = this.#tos[i]! - 1;
+    while (k >= from && s.charCodeAt(k) !== LF && s.charCodeAt(k) !== CR) k--;
+    if (k < from) return false;
+    if (k !== from || s.charCodeAt(k) !== LF) return true;
+    const crBefore = i === 0 ? this.#crEnded : this.#texts[i - 1]!.charCodeAt(this.#tos[i - 1]! - 1) === CR;
+    return !crBefore;
+  }
+
+  /** One piece read in order: the eager reader. */
+  private apply(s: string, from: number, to: number, markup: boolean): void {
     let k = to - 1;
     while (k >= from && s.charCodeAt(k) !== LF && s.charCodeAt(k) !== CR) k--;
     // The LF of a CR LF whose CR ended the text read before: that line end was read already.
-    const crLf = k === from && this.crEnded && s.charCodeAt(k) === LF;
-    this.crEnded = s.charCodeAt(to - 1) === CR;
+    const crLf = k === from && this.#crEnded && s.charCodeAt(k) === LF;
+    this.#crEnded = s.charCodeAt(to - 1) === CR;
     if (crLf) from = k + 1;
     else if (k >= from) {
       // A line end in the text: the line before the current one ends at it.
@@ -42,39 +132,54 @@ export class LineEnds {
       if (s.charCodeAt(k) === LF && m >= from && s.charCodeAt(m) === CR) m--;
       while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
       const inText = m >= from && s.charCodeAt(m) !== LF && s.charCodeAt(m) !== CR;
-      this.before = m >= from ? (inText ? s.charCodeAt(m) : -1) : this.last;
+      this.#settledBefore = m >= from ? (inText ? s.charCodeAt(m) : -1) : this.#last;
       let b = m;
       while (b >= from && s.charCodeAt(b) !== LF && s.charCodeAt(b) !== CR) b--;
-      // The line began before this text: what was read of it so far counts too.
-      this.beforeMarkup = markup || (b < from && this.lastMarkup);
+      // Markup last on the line before (a call's closer, markup released as text): no running
+      // sentence. Prose after markup on its line is the line's end, as after any other text.
+      this.#settledBeforeMarkup = m >= from ? inText && markup : this.#lastMarkup;
       let f = b < from ? from : b + 1;
       while (f < k && isLineSpace(s.charCodeAt(f))) f++;
-      this.beforeFirst = b < from && this.first >= 0 ? this.first : f < k ? s.charCodeAt(f) : -1;
-      this.first = -1;
-      this.last = -1;
-      this.lastMarkup = false;
-      this.lead = "";
+      this.#beforeFirst = b < from && this.#first >= 0 ? this.#first : f < k ? s.charCodeAt(f) : -1;
+      this.#first = -1;
+      this.#last = -1;
+      this.#lastMarkup = false;
+      this.#settledLead = "";
       from = k + 1;
     }
-    if (this.first < 0) {
+    if (this.#first < 0) {
       let f = from;
       while (f < to && isLineSpace(s.charCodeAt(f))) f++;
-      if (f < to) this.first = s.charCodeAt(f);
+      if (f < to) this.#first = s.charCodeAt(f);
     }
-    if (this.lead !== null) this.lead = markup || !isIndent(s, from, to) ? null : this.lead + s.slice(from, to);
+    if (this.#settledLead !== null) this.#settledLead = markup || !isIndent(s, from, to) ? null : this.#settledLead + s.slice(from, to);
     let m = to - 1;
     while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
-    if (m >= from) this.last = s.charCodeAt(m);
-    if (markup) this.lastMarkup = true;
+    if (m >= from) {
+      this.#last = s.charCodeAt(m);
+      this.#lastMarkup = markup;
+    }
   }
 
-  /** The line before ends mid-sentence and is prose: a letter, a digit or a comma last (not `.`, `:`, `)`, a tag's `>`, ...). */
+  /**
+   * The line before ends mid-sentence and is prose: its last character leaves the sentence open (a
+   * letter or mark of any script, a digit, or OPEN_AT_END). Anything else ends or introduces: `.`,
+   * `!`, `?`, `:`, `;` and their fullwidth forms, a closing `)`/`]`/quote/emphasis, a tag's `>`.
+   */
   endsMidSentence(): boolean {
-    const c = this.before;
+    this.settle();
+    const c = this.#settledBefore;
     // A line opening with `[` may be a link reference definition (`[fmt]: /u`), no sentence: not counted.
-    return !this.beforeMarkup && this.beforeFirst !== LBRACKET && c >= 0 && (c === COMMA || MID_SENTENCE.test(String.fromCharCode(c)));
+    if (this.#settledBeforeMarkup || this.#beforeFirst === LBRACKET || c < 0) return false;
+    // A hyphen cut at the line end (`so-`) leaves the word open; a line of dashes (`---`, `- -`) is a rule or a setext underline.
+    if (c === DASH) return this.#beforeFirst !== DASH;
+    return OPEN_AT_END.has(c) || MID_SENTENCE.test(String.fromCharCode(c));
   }
 }
+
+/** Pieces (and characters) waiting at most before they are folded in: what is kept stays small. */
+const MAX_WAITING = 256;
+const MAX_WAITING_CHARS = 16_384;
 
 function isIndent(s: string, from: number, to: number): boolean {
   for (let k = from; k < to; k++) {
@@ -88,4 +193,16 @@ function isLineSpace(c: number): boolean {
   return c === SP || c === TAB;
 }
 
-const MID_SENTENCE = /^[\p{L}\p{N}]$/u;
+/** A letter or digit of any script; a combining mark too (Devanagari words end in a vowel sign: `जैसे`). */
+const MID_SENTENCE = /^[\p{L}\p{M}\p{N}]$/u;
+/**
+ * Punctuation that leaves a sentence open at a line end: it joins what comes next rather than
+ * ending or introducing it. Commas (ASCII, fullwidth `，`, ideographic `、`, Arabic `،`), dashes
+ * (en `–`, em `—`, horizontal bar `―`), ellipses (`…`, midline `⋯`) and openers waiting for their
+ * content (`(`, `（`, `“`, `«`, `「`, `『`). Not here, so the costume after them still runs: `.`, `!`,
+ * `?`, `:`, `;` (and `。`, `！`, `？`, `：`, `；`), which end a sentence or introduce what follows;
+ * closers (`)`, `]`, `”`, `*`, `` ` ``, `>`), which end a unit that may itself end the sentence
+ * (`(see above)`, `**Run:**`, `<b>x</b>`). `...` ends in `.` and reads as a full stop: only the last
+ * character is kept.
+ */
+const OPEN_AT_END = new Set([COMMA, 0xff0c, 0x3001, 0x060c, 0x2013, 0x2014, 0x2015, 0x2026, 0x22ef, LPAREN, 0xff08, 0x201c, 0xab, 0x300c, 0x300e]);

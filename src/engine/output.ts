@@ -12,6 +12,10 @@ import { QuoteBlindContext } from "./quote-blind.ts";
 import { Tail } from "./tail.ts";
 import type { AnswerSoFar, EchoGuard, EngineEvent, EngineOptions, EngineSummary } from "./types.ts";
 
+/** A well-formed call's report in replayed history: src/history reads its span as markup (afterMarkup), as here. */
+export const HISTORY_CALL = "a call written as text in replayed history; it never ran";
+export const HISTORY_ECHOED_CALL = "markup in replayed history quoted from content the request gave the model; it never ran";
+
 /** 36^9: the ids of nine letters and digits. */
 const ID_SPACE = 36 ** 9;
 /** Where this process's recovered call ids start: random, so a restarted host does not repeat its earlier ids. */
@@ -194,10 +198,13 @@ export class Output {
       // call to an undeclared tool; or, with an echo guard, markup the model quoted from given content.
       const echoed = this.isEchoed?.({ tool: seg.tool, input: seg.input, markup: span.slice(seg.start, seg.end), tools: this.tools }) === true;
       const replayed: BrokenSpan = echoed
-        ? { span: [start, end], shape: seg.shape, reason: "echoed-markup", detail: "markup in replayed history quoted from content the request gave the model; it never ran", tool: seg.tool }
-        : { span: [start, end], shape: seg.shape, reason: "undeclared-tool", detail: "a call written as text in replayed history; it never ran", tool: seg.tool };
+        ? { span: [start, end], shape: seg.shape, reason: "echoed-markup", detail: HISTORY_ECHOED_CALL, tool: seg.tool }
+        : { span: [start, end], shape: seg.shape, reason: "undeclared-tool", detail: HISTORY_CALL, tool: seg.tool };
       this.broken.push(replayed);
-      this.releaseVisible(span.slice(seg.start, seg.end), start, replayed);
+      // Read as the markup the live repair read (afterMarkup), not as released text: a fence in its
+      // arguments (golden L01: closed on the end-token line) opens none over the leaks after it.
+      this.afterMarkup(span, seg.start, seg.end);
+      this.showMarkup(span.slice(seg.start, seg.end), start, replayed);
       return;
     }
     if (seg.kind === "call" && this.overflowed) {

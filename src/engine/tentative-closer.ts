@@ -1,5 +1,5 @@
 import { NEED_MORE, type Tag } from "../grammar/tags.ts";
-import { BACKTICK, COMMA, CR, DQ, GT, LBRACKET, LF, LPAREN, LT, SLASH, SP, SQ, STAR, TAB, UNDERSCORE } from "../grammar/chars.ts";
+import { BACKTICK, COMMA, CR, DQ, GT, LBRACKET, LF, LPAREN, LT, RPAREN, SLASH, SP, SQ, STAR, TAB, TILDE, UNDERSCORE } from "../grammar/chars.ts";
 import { closerWasContent, type CloserRule } from "../parse/closer-in-value.ts";
 import { isDsmlCallCloser, MORE_CLOSER_LINES } from "../parse/closer-ends-call.ts";
 import type { ValueTracker } from "./value-tracker.ts";
@@ -106,9 +106,11 @@ export class TentativeCloser {
 
   /**
    * The next character (no space) of the line after a paragraph costume's closer line.
-   * true: the sentence goes on (a lower-case letter, also after up to LEAD_MAX of `(`, `*`, `_`, a
-   * quote or a comma: `(in its replies).`, `*in*`, `, in`); false: something starts anew (a capital,
-   * a digit, markup, a list, heading or quote marker, `* ` as a list item); null: read on.
+   * true: the sentence goes on (a lower-case letter, or a letter of a caseless script: Han, kana,
+   * Hangul, Arabic, Devanagari have no capital to start a new sentence with, and the costume was
+   * opened inside a paragraph, so its line before left the sentence open; also after up to LEAD_MAX
+   * of SENTENCE_LEAD: `(in its replies).`, `*in*`, `, in`, `— in`, `¿en`); false: something starts
+   * anew (a capital, a digit, markup, a list, heading or quote marker, `* ` as a list item); null: read on.
    */
   sentenceGoesOn(c: number): boolean | null {
     const p = this.pending!;
@@ -172,6 +174,13 @@ export class TentativeCloser {
     return this.trailBack;
   }
 
+  /** The span was refused whole after its call's closer (SpanKind.refusesAfterCall): it no longer trails, nothing is held. */
+  drop(): void {
+    this.pending = null;
+    this.trailing = false;
+    this.trailBack = -1;
+  }
+
   /** The held closer was the value's text: reading goes on inside the value. Returns the span's endsInBlock from before the closer. */
   resume(): boolean {
     const p = this.pending!;
@@ -187,16 +196,25 @@ export class TentativeCloser {
   }
 }
 
-const LOWER_CASE = /^\p{Ll}$/u;
+/** A lower-case letter, or a letter of a caseless script (\p{Lo}: no \p{Lu}/\p{Lt} capital exists to mark a new sentence). */
+const LOWER_CASE = /^[\p{Ll}\p{Lo}]$/u;
 /** Lead states (pending.lead): a count of punctuation, or these. */
 const STAR_FIRST = 100;
 const STAR_SPACE = 101;
 const LEAD_MAX = 4;
 /**
- * What may stand before a running sentence's next word: `(`, `*`, `_`, quotes, a comma, an inline
- * code span's backtick or a link's `[`, so its first letter decides.
+ * What may stand before a running sentence's next word, so its first letter decides: `(` or a `)`
+ * closing the aside the costume stood in, emphasis and strikethrough (`*`, `_`, `~~`), quotes, a
+ * comma (ASCII, fullwidth, ideographic), a dash or an ellipsis going on, Spanish opening `¿`/`¡`, an
+ * inline code span's backtick or a link's `[`. A `-` is not here: `- in` is a list item.
  */
-const SENTENCE_LEAD = new Set([LPAREN, STAR, UNDERSCORE, DQ, SQ, COMMA, 0x201c, 0x2018, 0xab, BACKTICK, LBRACKET]); // 0x201c “, 0x2018 ‘, 0xab «
+const SENTENCE_LEAD = new Set([
+  LPAREN, RPAREN, STAR, UNDERSCORE, TILDE, DQ, SQ, COMMA, BACKTICK, LBRACKET,
+  0x201c, 0x2018, 0xab, // “ ‘ «
+  0xff0c, 0x3001, 0xff08, 0xff09, 0x300c, 0x300e, // ， 、 （ ） 「 『
+  0x2013, 0x2014, 0x2026, // – — …
+  0xbf, 0xa1, // ¿ ¡
+]);
 
 /** Inline HTML elements looked past on the line after a paragraph costume's closer line (inlineElementEnd). */
 const INLINE_ELEMENTS = new Set(["a", "abbr", "b", "cite", "code", "em", "i", "kbd", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "tt", "u", "var"]);

@@ -1,5 +1,7 @@
 import { DocContext } from "../engine/doc-context.ts";
 import { createRepairEngine } from "../engine/engine.ts";
+import { HISTORY_CALL, HISTORY_ECHOED_CALL } from "../engine/output.ts";
+import { isSpaceCode } from "../parse/char-form.ts";
 import type { EchoGuard } from "../engine/types.ts";
 import type { NudgeReason, ParseOptionsInput, Span, ToolSpec } from "../parse/types.ts";
 import { opencodeBuiltinTools } from "../tools/opencode-builtins.ts";
@@ -149,7 +151,7 @@ export function redactReply(parts: readonly ReplyPart[], options: ParseOptionsIn
   // reading saw outside documentation counts there: the replaced span may have taken with it the
   // opener (a backtick, `<!--` on the cut-off line) of documentation that holds an example, which
   // stays as written (the live repair keeps it as text too).
-  const seen = new FirstReading(parts.map((p) => p.text).join(""), first.replaced);
+  const seen = new FirstReading(parts.map((p) => p.text).join(""), first.replaced, first.calls);
   const again = redactOnce(
     first.texts.map((text, i) => ({ text, apart: parts[i]!.apart === true })),
     options,
@@ -157,7 +159,7 @@ export function redactReply(parts: readonly ReplyPart[], options: ParseOptionsIn
     reading,
     (at) => !seen.sawDocumentationAt(at),
   );
-  const { replaced: _, ...once } = first;
+  const { replaced: _, calls: __, ...once } = first;
   if (again.removed === 0) return once;
   return { texts: again.texts, removed: first.removed + again.removed, nudge: first.nudge ?? again.nudge, shapes: [...first.shapes, ...again.shapes] };
 }
@@ -165,14 +167,20 @@ export function redactReply(parts: readonly ReplyPart[], options: ParseOptionsIn
 interface Redaction extends RedactedReply {
   /** The spans of the text read (the parts joined) that a note replaced (in order; one per note). */
   replaced: [number, number][];
+  /** The spans of the well-formed calls the engine read (as markup, not as text), sorted by start. */
+  calls: Span[];
 }
 
 /**
  * Whether the first reading saw a character of the redacted text as documentation: the
  * documentation context run over the original text as the engine runs it over a replayed reply
- * (every character visible, in order). `replaced`: the spans of the original text the first pass
- * replaced by notes; a character of a note is not documentation. Asked at growing positions (a
- * pass reports its spans in order), so a whole pass costs one sweep of the original text.
+ * (every character visible, in order), except a well-formed call's span (`calls`): the engine
+ * reads that as the markup the live repair ran (DocContext.afterMarkup), so a fence in the call's
+ * arguments (golden L01, I10: a ```json fence whose closing line goes on with a token) opens no
+ * documentation over the rest of the reply, and a leak after it is replaced as live runs it.
+ * `replaced`: the spans of the original text the first pass replaced by notes; a character of a
+ * note is not documentation. Asked at growing positions (a pass reports its spans in order), so a
+ * whole pass costs one sweep of the original text.
  */
 class FirstReading {
   private doc = new DocContext();
@@ -180,9 +188,12 @@ class FirstReading {
   /** The next replaced span, and how far the redacted text is shifted before it. */
   private next = 0;
   private shift = 0;
+  /** The next call span the sweep reaches. */
+  private nextCall = 0;
   constructor(
     private readonly original: string,
     private readonly replaced: readonly Span[],
+    private readonly calls: readonly Span[],
   ) {}
 
   sawDocumentationAt(at: number): boolean {
@@ -194,16 +205,35 @@ class FirstReading {
       this.next++;
     }
     const q = at - this.shift;
-    if (q < this.pos) return false; // never: the positions asked grow
-    while (this.pos < q) this.doc.advance(this.original.charCodeAt(this.pos++));
+    while (this.pos < q) {
+      const call = this.calls[this.nextCall];
+      if (call && call[0] <= this.pos) {
+        this.nextCall++;
+        if (this.pos < call[1]) this.skipCall(call);
+        continue;
+      }
+      const stop = call ? Math.min(q, call[0]) : q;
+      while (this.pos < stop) this.doc.advance(this.original.charCodeAt(this.pos++));
+    }
+    // Inside a call's span (markup, never documentation), or asked again behind the sweep.
+    if (q < this.pos) return false;
     return q < this.original.length && this.doc.inDoc(this.original.charCodeAt(q));
+  }
+
+  /** A call's span, read as the engine reads it (Output.afterMarkup): markup, then the white space it ends with. */
+  private skipCall([from, to]: Span): void {
+    this.doc.afterMarkup();
+    let k = to;
+    while (k > from && isSpaceCode(this.original.charCodeAt(k - 1))) k--;
+    if (k > from && k < to) this.doc.advanceText(this.original, k, to);
+    this.pos = to;
   }
 }
 
 function redactOnce(parts: readonly ReplyPart[], options: ParseOptionsInput, tools: readonly ToolSpec[] | undefined, reading: ReplyReading, counts: (at: number) => boolean = () => true): Redaction {
   const texts = parts.map((p) => p.text);
   const text = texts.join("");
-  const none: Redaction = { texts, removed: 0, nudge: null, shapes: [], replaced: [] };
+  const none: Redaction = { texts, removed: 0, nudge: null, shapes: [], replaced: [], calls: [] };
   if (!mayHoldMarkup(text, options.standaloneJson === true)) return none;
   const engine = createRepairEngine({
     tools: tools ?? opencodeBuiltinTools,
@@ -223,6 +253,7 @@ function redactOnce(parts: readonly ReplyPart[], options: ParseOptionsInput, too
   const { broken } = engine.summary();
   // A list of calls reports one span and empty ones after it: one note for the span.
   const spans = broken.filter((b) => b.span[1] > b.span[0]).sort((a, b) => a.span[0] - b.span[0]);
+  const calls = spans.filter((b) => b.detail === HISTORY_CALL || b.detail === HISTORY_ECHOED_CALL).map((b) => b.span);
   // Asked in order of position: a FirstReading sweeps the original text once.
   const skipped = new Set(spans.filter((b) => !counts(b.span[0])));
   const engineFound = skipped.size === 0 ? spans : spans.filter((b) => !skipped.has(b));
@@ -262,7 +293,7 @@ function redactOnce(parts: readonly ReplyPart[], options: ParseOptionsInput, too
   const nudge = own?.reason ?? null;
   const shapes = [...broken.filter((b) => !skipped.has(b)).map((b) => b.shape), ...stray.map((s) => s.shape)];
   if (replaced.length === 0) return { ...none, nudge, shapes };
-  return { texts: out.finish(), removed: replaced.length, nudge, shapes, replaced };
+  return { texts: out.finish(), removed: replaced.length, nudge, shapes, replaced, calls };
 }
 
 /**

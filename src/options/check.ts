@@ -16,6 +16,18 @@ export function isNameEntry(name: unknown): name is string {
   return typeof name === "string" && name.length > 0 && name.trim() === name;
 }
 
+/**
+ * The most entries a list option may have. Only a JS-built options object can come near it (a
+ * sparse `new Array(2 ** 32 - 1)`), and reading one entry by entry would hang the host's start
+ * for minutes; past the bound a list is refused before any entry is read (one problem line, and
+ * the option's fail-closed value or default). No tool or provider list comes near it, and reading
+ * that many entries takes milliseconds.
+ */
+export const MAX_LIST_ENTRIES = 1_000_000;
+
+/** Why a list past MAX_LIST_ENTRIES is refused. */
+export const TOO_LONG = `must be a list of at most ${MAX_LIST_ENTRIES} entries`;
+
 /** A fresh copy of an option's default: a caller may change the array it gets without changing the spec. */
 export function defaultOf(spec: OptionSpec): unknown {
   return spec.kind === "names" ? [...spec.default] : spec.default;
@@ -24,7 +36,8 @@ export function defaultOf(spec: OptionSpec): unknown {
 /**
  * The value an option takes for `value` (undefined: its default), or the spec's message for why it
  * cannot. A list is read entry by entry through its own getters, every entry even after a bad one,
- * so a hostile list throws here (one unreadable key for the caller) whatever it holds before that.
+ * so a hostile list throws here (one unreadable key for the caller) whatever it holds before that;
+ * a list longer than MAX_LIST_ENTRIES is refused without reading any entry.
  */
 export function checkOption(spec: OptionSpec, value: unknown): Checked {
   if (value === undefined) return { ok: true, value: defaultOf(spec) };
@@ -38,6 +51,7 @@ export function checkOption(spec: OptionSpec, value: unknown): Checked {
       return (spec.values as readonly unknown[]).includes(value) ? { ok: true, value } : rejected;
     case "names": {
       if (!Array.isArray(value)) return rejected;
+      if (value.length > MAX_LIST_ENTRIES) return { ok: false, message: TOO_LONG };
       const names: unknown[] = [];
       let valid = true;
       for (let index = 0; index < value.length; index++) {

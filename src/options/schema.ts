@@ -2,6 +2,7 @@
 // as the JSON schema editors complete from. Build time and tests only: the plugin checks its options
 // with src/options/check.ts (no zod at start-up), which test/options/check.test.ts pins to this schema.
 import { z } from "zod";
+import { MAX_LIST_ENTRIES, TOO_LONG } from "./check.ts";
 import { expectation, type Fields, type NamespaceSpec, OPTIONS, type OptionSpec, type PluginOptions } from "./spec.ts";
 
 /** A field's schema: its check, its default, and a description quoting that default, so docs and code cannot disagree. */
@@ -17,7 +18,7 @@ export function fieldSchema(spec: OptionSpec): z.ZodType {
         return z.enum(spec.values as [string, ...string[]], { error });
       case "names":
         // No whitespace at either end (check.ts isNameEntry; JavaScript's \s is the set trim() removes).
-        return z.array(z.string({ error }).min(1, { error }).regex(/^\S(?:[\s\S]*\S)?$/, { error }), { error });
+        return z.array(z.string({ error }).min(1, { error }).regex(/^\S(?:[\s\S]*\S)?$/, { error }), { error }).max(MAX_LIST_ENTRIES, { error: TOO_LONG });
     }
   })();
   const fallback = spec.kind === "names" ? [...spec.default] : spec.default;

@@ -141,6 +141,12 @@ export interface SpanKind<Body = undefined> {
   body?(r: SpanReader): Body;
   /** A body read as characters from the opener's end (`from`, absolute), before any tag. */
   charForm?(opener: Tag, from: number, body: Body): CharState;
+  /**
+   * A tag after a call completed inside this kind's wrapper, before the wrapper's closer (a costume
+   * after a Qwen3-Coder `</function>`): true when the body refused itself whole there, so the span
+   * reads on to its balancing closer instead of ending before the tag.
+   */
+  refusesAfterCall?(r: SpanReader, tag: Tag, base: number, body: Body): boolean;
   /** This kind's wrapper closer, beyond a block closer, ends a trailing span too. */
   closesWrapper?(tag: Tag): boolean;
   /** The family of a value open in this kind's body, whose examples are its text (example-in-value.ts), or null; else the reader tracks values. */

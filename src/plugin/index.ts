@@ -10,7 +10,7 @@ import { replyReporter, startOptions } from "./plugin-start.ts";
 import { repairModules } from "./repair-modules.ts";
 import { RetryController } from "./retry-controller.ts";
 import { subAgentCheck } from "./session-kind.ts";
-import { formatRouteLine, RouteMemory, routeInScope, routeMode, type Route } from "./scope.ts";
+import { type ActingScope, formatRouteLine, RouteMemory, routeInScope, routeMode, type Route } from "./scope.ts";
 import { startupReport } from "./startup.ts";
 import { chainConfiguredFetches, claim, loadKey, mergeRestrictions, readTag, registerRepair, servingFor, standAsideWarning } from "./wiring.ts";
 
@@ -31,18 +31,22 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
   const client = input?.client;
   const log = createLogger(client);
   const { options, problems, optionState } = startOptions(rawOptions, log);
-  if (options.providers.length === 0) {
-    log("info", startupReport({ options, cfg: undefined, native: nativeRuntime(), ...optionState }).line);
-    return {};
-  }
   // Listed twice for this directory (1.18 hands every entry of one load the same input): the
-  // first serves, this one stands aside and hands over its restrictions (src/plugin/wiring.ts).
+  // first serves, this one stands aside and hands over its restrictions (src/plugin/wiring.ts),
+  // its `providers` among them: a `[]` entry placed second turns the serving one off.
   const load = loadKey(input);
   const first = servingFor(processScope, load);
   if (first) {
-    const { merged, changed } = mergeRestrictions(first.restrictions(), { responseFix: options.responseFix, parse: options.parse });
+    const { merged, changed } = mergeRestrictions(first.restrictions(), { responseFix: options.responseFix, parse: options.parse, scope: [options.providers] });
     if (changed.length > 0) first.restrict(merged);
     log("warn", standAsideWarning(changed));
+    return {};
+  }
+  if (options.providers.length === 0) {
+    // Off stays off: placed first, this entry still claims the load (nothing to narrow), so a later
+    // entry stands aside behind it instead of serving. The claim lives as long as this load's input.
+    claim(processScope, load, { restrictions: () => ({ responseFix: options.responseFix, parse: options.parse, scope: [[]] }), restrict: () => undefined });
+    log("info", startupReport({ options, cfg: undefined, native: nativeRuntime(), ...optionState }).line);
     return {};
   }
 
@@ -57,10 +61,12 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
   const onResult = replyReporter({ options, debug, log, retry });
   // Every hook decides scope on the whole route chat.headers or system.transform saw for the model.
   const routes = new RouteMemory();
+  // Narrowed (never widened) when a later entry of the plugin hands over its `providers`.
+  const acting: ActingScope = { providers: options.providers };
   const fallbackDeps: ConstructorParameters<typeof WireFallback>[0] = {
     enabled: options.responseFix.enabled,
     parse: options.parse,
-    inScope: (origin) => routeInScope(options, routes.recall(origin.providerID, origin.modelID || undefined)),
+    inScope: (origin) => routeInScope(acting, routes.recall(origin.providerID, origin.modelID || undefined)),
     retry,
     lookup: messageLookup(client),
     ...(options.debug ? { debug: (line: string) => log("info", line) } : {}),
@@ -82,9 +88,11 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
 
   const repair = registerRepair(adapter, processScope);
   const release = claim(processScope, load, {
-    restrictions: () => ({ responseFix: options.responseFix, parse: options.parse }),
-    // A later entry's narrower restrictions: the fallback reads them from its deps, the repair is built again.
-    restrict: ({ responseFix, parse }) => {
+    restrictions: () => ({ responseFix: options.responseFix, parse: options.parse, scope: acting.within ?? [options.providers] }),
+    // A later entry's narrower restrictions: the fallback reads them from its deps, the repair is
+    // built again, and every hook reads the scope from `acting` at each call.
+    restrict: ({ responseFix, parse, scope }) => {
+      acting.within = scope;
       options.responseFix = responseFix;
       options.parse = parse;
       fallbackDeps.enabled = responseFix.enabled;
@@ -127,7 +135,7 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
       if (disposed) return;
       const route = routeOf(hookInput);
       routes.remember(route);
-      const mode = routeMode(options, route, nativeRuntime());
+      const mode = routeMode(acting, route, nativeRuntime());
       const key = `${route.providerID}/${route.modelID}`;
       if (options.debug && !seenRoutes.has(key)) {
         seenRoutes.add(key);
@@ -149,7 +157,7 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
       // OpenCode's compaction summary: its history is sanitized like any, but it answers no reply of
       // the model, so it neither takes nor passes over the correction (RetryController.onCompacting).
       const compaction = retry.buildsCompaction(sessionID);
-      if (model?.providerID !== undefined && !routeInScope(options, routes.recall(model.providerID, model.modelID))) {
+      if (model?.providerID !== undefined && !routeInScope(acting, routes.recall(model.providerID, model.modelID))) {
         // Left alone, but a pending correction was for this request (the one right after the leak):
         // it is due for no later one, whose "last reply" would be this clean-or-unseen one.
         if (!compaction) retry.passOver(sessionID, turn);
@@ -174,7 +182,7 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
         // The whole model (1.18's `Model`): remembered for messages.transform, which sees only its ids.
         const route: Route = { providerID: model.providerID, modelID: model.id || undefined, apiID: model.api?.id, family: model.family, npm: model.api?.npm };
         routes.remember(route);
-        if (!routeInScope(options, routes.recall(model.providerID, route.modelID))) return;
+        if (!routeInScope(acting, routes.recall(model.providerID, route.modelID))) return;
       }
       const text = retry.takeSystemText(hookInput.sessionID);
       if (text) output.system.push(text);

@@ -1,5 +1,5 @@
 // The plugin's own reading of its entry in opencode.json; every option is defined in src/options/spec.ts.
-import { type Checked, checkOption, defaultOf, isNameEntry, withDefaults } from "../options/check.ts";
+import { type Checked, checkOption, defaultOf, isNameEntry, MAX_LIST_ENTRIES, withDefaults } from "../options/check.ts";
 import { FAIL_CLOSED, type Fields, type NamespaceSpec, OPTIONS, type OptionSpec, type PluginOptions } from "../options/spec.ts";
 import { isPollutingKey } from "../grammar/plain-data.ts";
 import { close, closedBecause, holdsAnything, insideReason, isPlainObject, OPTION_PATHS, SECURITY_NAMESPACES, securityInside } from "../options/security-search.ts";
@@ -195,7 +195,8 @@ function fallbackFor(path: string, field: OptionSpec, value?: unknown): { value:
  */
 function validEntries(value: unknown): string[] {
   try {
-    if (!Array.isArray(value)) return [];
+    // Too long to read (check.ts MAX_LIST_ENTRIES): nothing is kept, as for a list that cannot be read.
+    if (!Array.isArray(value) || value.length > MAX_LIST_ENTRIES) return [];
     const names: string[] = [];
     for (let index = 0; index < value.length; index++) {
       const name: unknown = value[index];
@@ -220,7 +221,7 @@ function providersIntent(value: unknown): { value: string[]; note: string } | un
       if (!isNameEntry(trimmed)) return undefined;
       return { value: [trimmed], note: `should be a list of provider ids (got ${show(value, "providers")}); read as a one-entry list: write it as [...]` };
     }
-    if (!Array.isArray(value) || value.length === 0) return undefined;
+    if (!Array.isArray(value) || value.length === 0 || value.length > MAX_LIST_ENTRIES) return undefined;
     const names: string[] = [];
     let padded = 0;
     for (let index = 0; index < value.length; index++) {

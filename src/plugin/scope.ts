@@ -1,5 +1,3 @@
-import type { PluginOptions } from "../options/spec.ts";
-
 /**
  * Which routes the plugin acts on. A route is one provider serving one model through one AI SDK
  * package; the package decides the wire, the model decides whether a leak is likely.
@@ -89,15 +87,42 @@ export function isLeakProne(route: Pick<Route, "modelID" | "apiID" | "family">):
   });
 }
 
-/** Whether the plugin acts on this route at all (history, correction, repair), whatever its wire. */
-export function routeInScope(options: Pick<PluginOptions, "providers">, route: Route): boolean {
-  const providers = options.providers;
+/** One `providers` list: tokens ("auto", "*") and provider ids; a route is covered by any one of them. */
+export type ScopeList = readonly string[];
+
+/**
+ * Where a serving instance acts: its own `providers`, and, when the plugin is listed more than
+ * once for a host, every other entry's list it was handed (src/plugin/wiring.ts narrowScope). A
+ * route is in scope only when each list covers it: the overlap of the entries, never wider than
+ * any one of them. A plain options object is one (no `within`).
+ */
+export interface ActingScope {
+  providers: ScopeList;
+  within?: readonly ScopeList[];
+}
+
+function listCovers(providers: ScopeList, route: Route): boolean {
   if (providers.includes(EVERY_PROVIDER) || providers.includes(route.providerID)) return true;
   return providers.includes(AUTO_SCOPE) && isLeakProne(route);
 }
 
+/** Whether the plugin acts on this route at all (history, correction, repair), whatever its wire. */
+export function routeInScope(options: ActingScope, route: Route): boolean {
+  return listCovers(options.providers, route) && (options.within ?? []).every((list) => listCovers(list, route));
+}
+
+/**
+ * Whether every route `inner` covers is covered by `outer`, told from the tokens alone: "*" covers
+ * all; otherwise each token of `inner` must be in `outer` ("auto" never covers a provider id, which
+ * names every model of that provider). False when unsure: the caller then keeps both lists.
+ */
+export function scopeWithin(inner: ScopeList, outer: ScopeList): boolean {
+  if (outer.includes(EVERY_PROVIDER)) return true;
+  return inner.every((token) => token !== EVERY_PROVIDER && outer.includes(token));
+}
+
 /** How an in-scope route is repaired: through the wire when its package is one we rewrite. */
-export function routeMode(options: Pick<PluginOptions, "providers">, route: Route, native: boolean): RouteMode {
+export function routeMode(options: ActingScope, route: Route, native: boolean): RouteMode {
   if (!routeInScope(options, route)) return "off";
   if (native && servedNatively(route)) return "fallback";
   // A package OpenCode did not name: the common case for a custom provider is chat-completions.

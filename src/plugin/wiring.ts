@@ -3,6 +3,7 @@ import { REQUEST_TAG_HEADER, type AdapterOptions } from "../adapters/options.ts"
 import { stripTag } from "../adapters/request-tag.ts";
 import type { PluginOptions } from "../options/spec.ts";
 import { repairModules, type RepairModules } from "./repair-modules.ts";
+import { scopeWithin, type ScopeList } from "./scope.ts";
 
 /**
  * How the repairing fetch reaches a provider's requests without ever replacing a provider's own
@@ -199,10 +200,12 @@ export function chainConfiguredFetches(cfg: Config, scope: { [key: symbol]: unkn
 type ResponseFix = PluginOptions["responseFix"];
 type Parse = PluginOptions["parse"];
 
-/** What a later entry may narrow on the serving one: which calls may be recovered and run. */
+/** What a later entry may narrow on the serving one: where the plugin acts, and which calls may be recovered and run. */
 export interface Restrictions {
   responseFix: ResponseFix;
   parse: Parse;
+  /** Every entry's `providers` list that still narrows (src/plugin/scope.ts ActingScope: a route must be in each). */
+  scope: readonly ScopeList[];
 }
 type Scope = { [key: symbol]: unknown };
 
@@ -249,7 +252,7 @@ export function claim(scope: Scope, key: object | undefined, serving: Serving): 
 
 /**
  * A later entry's restrictions added to the serving one's: denyTools the union, allowTools the
- * intersection, and every switch whose false means fewer calls off if either entry has it off
+ * intersection, providers the overlap (narrowScope), and every switch whose false means fewer calls off if either entry has it off
  * (responseFix.enabled, each parse switch and dialect: one entry saying "recover nothing" or "not
  * this shape" is never overruled by another's default); the echo guard on if either has it.
  * Returns what changed, for the warning (names of options only, never a value).
@@ -267,7 +270,40 @@ export function mergeRestrictions(first: Restrictions, later: Restrictions): { m
   const enabled = fix.enabled && other.enabled;
   if (enabled !== fix.enabled) changed.push("responseFix.enabled (off)");
   const parse = bothOn(first.parse as unknown as Switches, later.parse as unknown as Switches, "parse", changed) as unknown as Parse;
-  return { merged: { responseFix: { ...fix, denyTools: deny, allowTools: allow, echoGuard, enabled }, parse }, changed };
+  const scope = narrowScope(first.scope, later.scope, changed);
+  return { merged: { responseFix: { ...fix, denyTools: deny, allowTools: allow, echoGuard, enabled }, parse, scope }, changed };
+}
+
+/**
+ * Where the plugin acts once a later entry's `providers` is added: the overlap of the entries'
+ * scopes, whatever their order, never wider than either. The lists are kept side by side and a
+ * route must be in each (src/plugin/scope.ts routeInScope), so the overlap is exact for every
+ * pair of tokens: "*" with X is X; "auto" with a provider id is the leak-prone models of that
+ * provider (no single list could say so); two different ids share nothing. A list that already
+ * covers every route of a kept one adds nothing and is dropped; a kept list covering every route
+ * of the new one is dropped for it. An entry that says off (`[]`) stays off: the serving entry
+ * then acts nowhere, whichever entry came first.
+ */
+function narrowScope(first: readonly ScopeList[], later: readonly ScopeList[], changed: string[]): readonly ScopeList[] {
+  const off = (lists: readonly ScopeList[]) => lists.some((list) => list.length === 0);
+  if (off(first)) {
+    if (!off(later)) changed.push("providers (off: an entry has [], so the plugin acts nowhere)");
+    return first;
+  }
+  if (off(later)) {
+    changed.push("providers (off: this entry has [], so the plugin acts nowhere)");
+    return [[]];
+  }
+  let kept = [...first];
+  let narrowed = false;
+  for (const list of later) {
+    if (kept.some((mine) => scopeWithin(mine, list))) continue;
+    kept = kept.filter((mine) => !scopeWithin(list, mine));
+    kept.push(list);
+    narrowed = true;
+  }
+  if (narrowed) changed.push("providers (only routes every entry covers)");
+  return kept;
 }
 
 type Switches = { [key: string]: boolean | Switches };

@@ -2,8 +2,8 @@
 // JSON/JSONC file (the package's JSONC reader, src/options/jsonc.ts). The repair options are the
 // plugin's own namespaces, resolved by its resolver.
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { parseJsonc } from "../options/jsonc.ts";
+import { readArgs } from "./arg-words.ts";
 import { closedBecause, isPlainObject } from "../options/security-search.ts";
 import { closedResponseFix } from "../options/settle.ts";
 import type { PluginOptions } from "../options/spec.ts";
@@ -37,11 +37,12 @@ export class ProxyUsageError extends Error {}
 
 export const PROXY_USAGE = `usage: dsml-fix proxy --upstream URL [--port N] [--host 127.0.0.1] [--route /prefix=URL ...]
                       [--config file.json] [--health-path /healthz] [--max-body BYTES]
-                      [--upstream-timeout MS] [--debug]
+                      [--upstream-timeout MS] [--debug] [--json]
   environment: DSML_FIX_UPSTREAM, DSML_FIX_PORT, DSML_FIX_HOST, DSML_FIX_CONFIG, DSML_FIX_DEBUG=1
   config file: { "upstream", "port", "host", "routes": { "/prefix": "URL" }, "options": { parse, history, responseFix, retry } }
   flags beat the environment, which beats the config file; a --route replaces the file's route for its prefix;
-  an empty flag is refused, an empty environment variable counts as unset`;
+  an empty flag is refused, an empty environment variable counts as unset;
+  --json: an error that stops the proxy is one {"error": ...} object on stderr (its log lines stay text)`;
 
 interface FileConfig {
   upstream?: string;
@@ -56,32 +57,27 @@ interface FileConfig {
 }
 
 export function proxyConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}): ProxyConfig {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        upstream: { type: "string" },
-        port: { type: "string" },
-        host: { type: "string" },
-        route: { type: "string", multiple: true },
-        config: { type: "string" },
-        "health-path": { type: "string" },
-        "max-body": { type: "string" },
-        "upstream-timeout": { type: "string" },
-        debug: { type: "boolean" },
-      },
-    }));
-  } catch (error) {
-    throw new ProxyUsageError((error as Error).message);
-  }
-  // An empty flag (`--host "$HOST"` with HOST unset) is a mistake only its author can settle: left
-  // as given, `--host ""` would bind every interface and `--config ""` would drop the file.
-  for (const [name, value] of Object.entries(values)) {
-    if (value === "" || (Array.isArray(value) && value.includes(""))) throw new ProxyUsageError(`--${name} is empty; give it a value or leave it out`);
-  }
+  const { values } = readArgs(
+    argv,
+    {
+      upstream: { type: "string" },
+      port: { type: "string" },
+      host: { type: "string" },
+      route: { type: "string", multiple: true },
+      config: { type: "string" },
+      "health-path": { type: "string" },
+      "max-body": { type: "string" },
+      "upstream-timeout": { type: "string" },
+      debug: { type: "boolean" },
+      // `--json` works for every command (dsml-fix --help): here it makes a usage error one {"error"} object (run.ts).
+      json: { type: "boolean", short: "j" },
+    },
+    false,
+    (message) => new ProxyUsageError(message),
+    // An empty flag (`--host "$HOST"` with HOST unset): left as given, `--host ""` would bind every
+    // interface and `--config ""` would drop the file.
+    (name) => `--${name} is empty; give it a value or leave it out`,
+  );
   // An empty environment variable (`DSML_FIX_HOST=`, a compose file's `${HOST}` with HOST unset)
   // counts as unset, as a shell's `${VAR:-default}` reads it: the default, never "".
   const fromEnv = (name: string): string | undefined => (env[name] === "" ? undefined : env[name]);

@@ -6,6 +6,8 @@ import { createProxyServer } from "./server.ts";
 interface ProxyIo {
   out(lines: string[]): void;
   err(lines: string[]): void;
+  /** A usage error as the other commands report it (one {"error"} object with --json); `err` lines without it. */
+  fail?(message: string, more: string[]): void;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -25,7 +27,8 @@ export async function runProxy(argv: readonly string[], io: ProxyIo, signals: No
     if (loop) throw new ProxyUsageError(`${loop.prefix ? `the route ${loop.prefix}` : "the upstream"} ${redactedUrl(`${loop.upstream.origin}${loop.upstream.pathname}`)} is this proxy itself (${config.host} port ${config.port}); give the upstream's own URL`);
   } catch (error) {
     if (!(error instanceof ProxyUsageError)) throw error;
-    io.err([`dsml-fix: ${error.message}`, ...PROXY_USAGE.split("\n")]);
+    if (io.fail) io.fail(error.message, PROXY_USAGE.split("\n"));
+    else io.err([`dsml-fix: ${error.message}`, ...PROXY_USAGE.split("\n")]);
     return 2;
   }
   for (const problem of config.problems) io.err([problem]);
@@ -37,7 +40,9 @@ export async function runProxy(argv: readonly string[], io: ProxyIo, signals: No
       server.listen(config.port, config.host, () => resolve());
     });
   } catch (error) {
-    io.err([`dsml-fix: cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`]);
+    const message = `cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`;
+    if (io.fail) io.fail(message, []);
+    else io.err([`dsml-fix: ${message}`]);
     return 2;
   }
   const { port } = server.address() as AddressInfo;

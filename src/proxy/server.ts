@@ -6,6 +6,7 @@ import http from "node:http";
 import { randomBytes } from "node:crypto";
 import type { Duplex } from "node:stream";
 import { repairFetch } from "../adapters/fetch.ts";
+import { RepairedItems, itemScope } from "../adapters/repaired-items.ts";
 import type { AdapterOptions } from "../adapters/options.ts";
 import type { ProxyConfig } from "./config.ts";
 import { cut, namedInConnection, relay, type RequestNote, type ServerState } from "./relay.ts";
@@ -80,14 +81,16 @@ export function createProxyServer(config: ServerConfig, log: ProxyLog, baseFetch
     asSent.add(response);
     return response;
   };
-  const repaired = repairFetch(adapter, Object.assign(upstream, { preconnect: baseFetch.preconnect }) as typeof fetch);
+  // The Responses items the repair noted, shared with the history pass (a reply replayed by reference is read as it went out).
+  const items = new RepairedItems();
+  const repaired = repairFetch(adapter, Object.assign(upstream, { preconnect: baseFetch.preconnect }) as typeof fetch, { items });
   let sequence = 0;
   const state: ServerState = { closing: false, cut: false };
   // This process's name in the Via header it adds to what it sends up (RFC 9110 7.6.3): a request
   // that comes back with it has passed this proxy already (its upstream or a route is the proxy
   // itself) and is answered 508 at once, instead of looping until the sockets run out.
   const self = `dsml-fix-${randomBytes(6).toString("hex")}`;
-  const context: HandleContext = { config, repaired, asSent, onHeaders, debug, state, self, log, debugText: (line) => debugLine(adapter, line) };
+  const context: HandleContext = { config, repaired, items, asSent, onHeaders, debug, state, self, log, debugText: (line) => debugLine(adapter, line) };
   /** Requests that asked for `100 Continue`: it is sent only when the body is about to be read. */
   const expecting = new WeakSet<http.IncomingMessage>();
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -156,6 +159,8 @@ function debugTarget(tag: string | undefined): { sessionID: string; messageID: s
 interface HandleContext {
   config: ServerConfig;
   repaired: typeof fetch;
+  /** The Responses items `repaired` noted (repaired-items.ts), read by the history pass. */
+  items: RepairedItems;
   asSent: WeakSet<Response>;
   onHeaders: WeakMap<AbortSignal, () => void>;
   debug: DebugLog;
@@ -210,7 +215,8 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: 
   if (read === "stalled") return refuse(408, "the request body stalled", true);
   if (read === "aborted" || abort.signal.aborted) return;
   if (bodiless && read !== undefined && read.length > 0) return refuse(400, `a ${req.method} request with a body cannot be forwarded`, true);
-  const history = { parse: config.options.parse, sanitize: config.options.history.sanitize, correct: config.options.retry.nudge, echoGuard: config.options.responseFix.echoGuard };
+  const scope = itemScope(target.href);
+  const history = { parse: config.options.parse, sanitize: config.options.history.sanitize, correct: config.options.retry.nudge, echoGuard: config.options.responseFix.echoGuard, resolve: (id: string) => context.items.resolve(id, scope) };
   let body = bodiless ? undefined : read;
   if (body && req.method === "POST") {
     const sanitized = sanitizeRequestBody(target.pathname, body, history);

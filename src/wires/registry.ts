@@ -5,8 +5,26 @@ import { type Json, isObject } from "../sse/json.ts";
 import { responsesWire } from "./responses/wire.ts";
 import type { Wire } from "./wire.ts";
 
-export function wireFor(pathname: string, body: unknown): Wire | undefined {
+/**
+ * The path a wire is told by: each segment without its `;` parameters (RFC 3986 3.3). A server that
+ * strips them (servlet containers do) routes `/v1/chat/completions;x` as the chat endpoint, so a
+ * parameter must not take the request past the repair and the history pass; an escaped `%3B` is
+ * part of its segment and stays.
+ */
+export function wirePathname(pathname: string): string {
+  if (!pathname.includes(";")) return pathname;
+  return pathname
+    .split("/")
+    .map((segment) => {
+      const at = segment.indexOf(";");
+      return at < 0 ? segment : segment.slice(0, at);
+    })
+    .join("/");
+}
+
+export function wireFor(path: string, body: unknown): Wire | undefined {
   if (!isObject(body)) return undefined;
+  const pathname = wirePathname(path);
   if (pathname.endsWith("/chat/completions")) return chatWire;
   if (pathname.endsWith("/messages") && isMessagesBody(body)) return anthropicWire;
   if (pathname.endsWith("/responses") && isResponsesBody(body)) return responsesWire;
@@ -14,7 +32,8 @@ export function wireFor(pathname: string, body: unknown): Wire | undefined {
 }
 
 /** Paths a wire may use; anything else is forwarded without reading the body. */
-export function mayBeWire(pathname: string): boolean {
+export function mayBeWire(path: string): boolean {
+  const pathname = wirePathname(path);
   return pathname.endsWith("/chat/completions") || pathname.endsWith("/messages") || pathname.endsWith("/responses");
 }
 

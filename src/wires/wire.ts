@@ -22,11 +22,22 @@ export type EngineFor = (channel?: "reasoning", continues?: AnswerSoFar) => Guar
 export type AddGiven = (texts: () => readonly string[]) => void;
 
 /**
- * A Responses message item whose text the repair changed went out under the server's `id`
- * (`item` as it went out): the next request's item_reference to it must not replay the server's
- * stored copy (src/adapters/repaired-items.ts).
+ * What a Responses reply gave under the server's ids, for the next request's item_reference to
+ * them (src/adapters/repaired-items.ts): a reference to a message item the repair changed must not
+ * replay the server's stored copy (the leak the repair took out).
  */
-export type RepairedItem = (id: string, item: Json) => void;
+export interface ItemNotes {
+  /**
+   * An item came back under `id`: whatever was noted under that id before is stale (an upstream
+   * may give an id again: a restarted local server, one that numbers per response). Told before
+   * the reply's own notes of it.
+   */
+  seen(id: string): void;
+  /** A message item whose text the repair changed went out under `id`, as `item`. */
+  repaired(id: string, item: Json): void;
+  /** A message item went out under `id` as `item` (changed or not), when the reply is complete. */
+  shown(id: string, item: Json): void;
+}
 
 export interface WireJsonContext {
   engine: EngineFor;
@@ -34,8 +45,8 @@ export interface WireJsonContext {
   report(summaries: EngineSummary[]): void;
   /** A server tool's result in the reply, before the text after it is read; absent: the echo guard is off. */
   addGiven?: AddGiven;
-  /** A message item whose text the repair changed (RepairedItem); absent: nowhere to tell. */
-  repairedItem?: RepairedItem;
+  /** What the reply gave under the server's ids (ItemNotes); absent: nowhere to tell. */
+  items?: ItemNotes;
 }
 
 export interface Wire {
@@ -62,7 +73,7 @@ export interface Wire {
    * request allows one call (CallPolicy.oneCall), so a recovered call is held back until the reply
    * ends, and never goes out if a native call comes first (RepairEngine.withdrawCalls).
    * `addGiven`: where a server tool's result in the reply goes (WireJsonContext.addGiven);
-   * `repairedItem`: where a message item whose text the repair changed goes (WireJsonContext.repairedItem).
+   * `items`: where the reply's items under the server's ids are told (WireJsonContext.items).
    */
-  rewriter(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, engine: EngineFor, oneCall: boolean, addGiven?: AddGiven, repairedItem?: RepairedItem): EventRewriter;
+  rewriter(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, engine: EngineFor, oneCall: boolean, addGiven?: AddGiven, items?: ItemNotes): EventRewriter;
 }

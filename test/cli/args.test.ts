@@ -75,6 +75,27 @@ describe("arguments read the way other commands read them (node:util parseArgs)"
     expect(usageError(["lint"])).toBe('unknown command "lint"');
     expect(usageError(["doctor", "a", "b"])).toBe('unexpected argument "b"');
   });
+
+  test("a value option given twice is refused (which one was meant is the author's call), not the last kept", () => {
+    expect(usageError(["scan", "--tools", "bash", "--tools", "read", "f"])).toBe("--tools is given twice; give it once");
+    expect(usageError(["scan", "-t", "bash", "--tools=read", "f"])).toBe("--tools is given twice; give it once");
+    expect(usageError(["scan", "--sessions", "--db", "a", "--db", "b"])).toBe("--db is given twice; give it once");
+    // A flag without a value says the same thing twice: harmless, accepted.
+    expect(parseArgs(["scan", "--json", "-j", "f"])).toMatchObject({ kind: "scan", args: { json: true, source: "f" } });
+  });
+
+  test("an empty value is a missing one (`--tools \"$TOOLS\"` with TOOLS unset would declare no tool)", () => {
+    expect(usageError(["scan", "--tools", "", "f"])).toBe("--tools needs a value");
+    expect(usageError(["scan", "--tools=", "f"])).toBe("--tools needs a value");
+    expect(usageError(["scan", "--tools", " , ", "f"])).toBe("--tools needs a value");
+    expect(usageError(["scan", "--export", ""])).toBe("--export needs a value");
+  });
+
+  test("after `--` nothing is an option: a file may be named --tools; a dash-led value says how to give it", () => {
+    expect(parseArgs(["scan", "--", "--tools"])).toMatchObject({ kind: "scan", args: { source: "--tools", tools: null } });
+    expect(usageError(["scan", "--tools", "-x", "f"])).toBe("--tools needs a value (write --tools=VALUE for one that starts with a dash)");
+    expect(parseArgs(["scan", "--tools=-x", "f"])).toMatchObject({ args: { tools: ["-x"] } });
+  });
 });
 
 describe("a terminal gets colour and a progress line; a pipe gets plain text and nothing extra", () => {

@@ -110,11 +110,12 @@ describe("dsml-fix scan", () => {
       return { code: r.code, messages: JSON.parse(r.out).messages.map((m: { id: string; calls: unknown[]; broken: unknown[] }) => ({ id: m.id, calls: m.calls.length, broken: m.broken })) };
     };
     const reply = (id: string) => ({ info: { id, role: "assistant" }, parts: [{ type: "text", text: `Let me see.\n${canonical}` }] });
-    // The user gave the markup: the reply quoting it is reported as the plugin reports it.
-    expect(await scanOf([{ info: { id: "msg_user", role: "user" }, parts: [{ type: "text", text: canonical }] }, reply("msg_a")])).toEqual({ code: 1, messages: [{ id: "msg_a", calls: 0, broken: [echoed] }] });
+    // The user gave the markup: the reply quoting it is reported as the plugin reports it. A quote
+    // is owed nothing (no correction), and is no broken markup of the model's own: exit 0.
+    expect(await scanOf([{ info: { id: "msg_user", role: "user" }, parts: [{ type: "text", text: canonical }] }, reply("msg_a")])).toEqual({ code: 0, messages: [{ id: "msg_a", calls: 0, broken: [echoed] }] });
     // An earlier tool result held it (a file the model read).
     const read = { info: { id: "msg_read", role: "assistant" }, parts: [{ type: "tool", tool: "read", state: { status: "completed", input: { filePath: "README.md" }, output: `# Notes\n${canonical}` } }] };
-    expect(await scanOf([{ info: { id: "msg_user", role: "user" }, parts: [{ type: "text", text: "read the README" }] }, read, reply("msg_a")])).toEqual({ code: 1, messages: [{ id: "msg_a", calls: 0, broken: [echoed] }] });
+    expect(await scanOf([{ info: { id: "msg_user", role: "user" }, parts: [{ type: "text", text: "read the README" }] }, read, reply("msg_a")])).toEqual({ code: 0, messages: [{ id: "msg_a", calls: 0, broken: [echoed] }] });
     // Given only after the reply (a later user message, the reply's own tool result): the reply's call stands.
     const own = { ...reply("msg_a"), parts: [...reply("msg_a").parts, { type: "tool", tool: "bash", state: { status: "completed", input: {}, output: canonical } }] };
     expect(await scanOf([own, { info: { id: "msg_user", role: "user" }, parts: [{ type: "text", text: canonical }] }])).toEqual({ code: 0, messages: [{ id: "msg_a", calls: 1, broken: [] }] });

@@ -13,6 +13,7 @@ import { review45 } from "./fixtures-review-45.ts";
 import { review46 } from "./fixtures-review-46.ts";
 import { review47 } from "./fixtures-review-47.ts";
 import { review48 } from "./fixtures-review-48.ts";
+import { review49 } from "./fixtures-review-49.ts";
 import type { Shape } from "../../src/grammar/shapes.ts";
 import { ok, bad, none, ls, readA } from "./fixture-kit.ts";
 
@@ -271,6 +272,7 @@ export const fixtures: Fixture[] = [
   ...review46(),
   ...review47(),
   ...review48(),
+  ...review49(),
 ];
 
 /**

@@ -10,7 +10,7 @@ import { block, live } from "../golden/notation.ts";
 import { callsIn, pathOf, requestBody, startFakeWires, type FakeWires, type Wire } from "../v2/fake-wires.ts";
 import { loadLikeV2, StandInHost } from "../v2/stand-in-host.ts";
 
-const base = () => ({ responseFix: structuredClone(defaultOptions.responseFix), parse: structuredClone(defaultOptions.parse) }) as Parameters<typeof mergeRestrictions>[0];
+const base = () => ({ responseFix: structuredClone(defaultOptions.responseFix), parse: structuredClone(defaultOptions.parse), scope: [[...defaultOptions.providers]] }) as Parameters<typeof mergeRestrictions>[0];
 
 describe("mergeRestrictions: any entry off, off", () => {
   test("responseFix.enabled false and parse switches false in the later entry are kept and named", () => {

@@ -76,7 +76,9 @@ test("the start-up line is logged at info level without debug, and [] says the p
   } as unknown as Parameters<typeof plugin.server>[0];
   const hooks = await plugin.server(input, {});
   await hooks.config!({ provider: { fireworks: { npm: "@ai-sdk/openai-compatible" } } } as never);
-  await plugin.server(input, { providers: [] });
+  // Another load (a new input): the same input would be the plugin listed twice, and [] would then
+  // stand aside with the "listed more than once" warning (off stays off) instead of this line.
+  await plugin.server({ ...input }, { providers: [] });
   await Promise.resolve();
   expect(logged.map((l) => `${l.level} ${l.message.replace(/v[0-9][^:]*:/, "vX:")}`)).toEqual([
     "info [dsml] loaded vX: wired every provider (leak-prone models); not wired: none",

@@ -55,6 +55,12 @@ describe("proxy settings", () => {
     expect(() => proxyConfig(["--route", "/ds=http://127.0.0.1:1/a", "--route", "/ds=http://127.0.0.1:1/b"])).toThrow("given twice");
   });
 
+  test("a setting flag given twice is refused, not the last kept; --route is a list and may repeat", () => {
+    expect(() => proxyConfig(["--upstream", "http://127.0.0.1:1", "--port", "1", "--port", "2"])).toThrow("--port is given twice; give it once");
+    expect(() => proxyConfig(["--upstream", "http://127.0.0.1:1", "--upstream=http://127.0.0.1:2"])).toThrow("--upstream is given twice");
+    expect(proxyConfig(["--route", "/a=http://127.0.0.1:1", "--route", "/b=http://127.0.0.1:2"]).routes.length).toBe(2);
+  });
+
   test.each([
     [[], "no upstream"],
     [["--upstream", "ftp://x"], "http or https"],

@@ -10,7 +10,8 @@
  * - every call the engine recovers from a fixture, read as given content, holds an opener there.
  */
 import { describe, expect, test } from "bun:test";
-import { buildGivenHaystack, markupOf, OPENS, NO_MARKUP } from "../../src/echo/given-content.ts";
+import { buildGivenHaystack } from "../../src/echo/given-content.ts";
+import { markupOf, OPENS, NO_MARKUP } from "../../src/echo/given-markup.ts";
 import { DIALECTS, GENERIC_TAG_NAMES, type DialectSwitches } from "../../src/grammar/dialects.ts";
 import { isBarCode } from "../../src/grammar/markers.ts";
 import { asLostLtCloser, readTag, type Tag } from "../../src/grammar/tags.ts";

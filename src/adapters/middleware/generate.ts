@@ -17,7 +17,8 @@ export function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallC
   if (native) reasoning.noteNative();
   const content: LanguageModelV3Content[] = [];
   const calls: RecoveredCall[] = [];
-  const emptied = new Set<LanguageModelV3Content>();
+  /** Text parts the repair emptied, each with where its recovered calls begin and end in `calls`. */
+  const emptied = new Map<LanguageModelV3Content, { from: number; to: number }>();
   let lastText: LanguageModelV3Text | undefined;
   for (const part of result.content) {
     if (part.type === "text") reasoning.noteContent(part.text);
@@ -52,9 +53,10 @@ export function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallC
     const step = guard.step({ delta: part.text });
     if (!step.ok) return result;
     const released = textAndCalls(step.events);
+    const from = calls.length;
     calls.push(...released.calls);
     lastText = { ...part, text: released.text };
-    if (part.text !== "" && released.text === "") emptied.add(lastText);
+    if (part.text !== "" && released.text === "") emptied.set(lastText, { from, to: calls.length });
     content.push(lastText);
   }
   // A content filter or a failure stopped the reply: cut, what the engine holds stays as written
@@ -64,17 +66,41 @@ export function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallC
   if (!step.ok) return result;
   const tail = textAndCalls([...step.events]);
   if (cut) reasoning.abandon();
-  calls.push(...tail.calls, ...(cut ? [] : reasoningCalls(ctx)));
+  // Calls decided at the end were held in the last text part: they are its calls too.
+  const lastSpan = lastText && emptied.get(lastText);
+  calls.push(...tail.calls);
+  if (lastSpan) lastSpan.to = calls.length;
+  calls.push(...(cut ? [] : reasoningCalls(ctx)));
   shown(reasoning.take());
   if (tail.text && lastText) {
     lastText.text += tail.text;
     emptied.delete(lastText);
   } else if (tail.text) content.push({ type: "text", text: tail.text });
   finishReport(ctx);
+  const callParts = calls.map(toolCallPart);
+  const dropped = signedOnto(emptied, callParts);
   return {
     ...result,
-    content: [...content.filter((part) => !emptied.has(part) && !(thoughts.has(part) && part.type === "reasoning" && part.text === "")), ...calls.map(toolCallPart)],
+    content: [...content.filter((part) => !dropped.has(part) && !(thoughts.has(part) && part.type === "reasoning" && part.text === "")), ...callParts],
     finishReason: finishReason(result.finishReason, ctx),
     providerMetadata: metadata(result.providerMetadata, ctx),
   };
+}
+
+/**
+ * The emptied text parts that can go: a provider's data on one (Gemini's thoughtSignature) is never
+ * lost with it. It moves onto the first call recovered from that part, where @ai-sdk/google reads a
+ * tool call's signature back on the next request (it skips an empty text part, signature and all);
+ * a part that gave no call and carries metadata stays, empty, with it.
+ */
+function signedOnto(emptied: Map<LanguageModelV3Content, { from: number; to: number }>, callParts: ReturnType<typeof toolCallPart>[]): Set<LanguageModelV3Content> {
+  const dropped = new Set<LanguageModelV3Content>();
+  for (const [part, { from, to }] of emptied) {
+    const meta = part.type === "text" ? part.providerMetadata : undefined;
+    const onto = from < to ? callParts[from] : undefined;
+    if (meta && !onto) continue;
+    if (meta && onto) onto.providerMetadata = { ...meta, ...onto.providerMetadata };
+    dropped.add(part);
+  }
+  return dropped;
 }

@@ -2,7 +2,7 @@ import { COSTUME_INNER } from "../../grammar/dialects.ts";
 import { JsonSyntax } from "../../grammar/json-syntax.ts";
 import { Flaw, type Tag, type TagFamily } from "../../grammar/tags.ts";
 import { exampleOpener } from "../example-in-value.ts";
-import { CR, LBRACE, LF, LT, UNDERSCORE } from "../../grammar/chars.ts";
+import { CR, GT, LBRACE, LF, LT, SLASH, UNDERSCORE } from "../../grammar/chars.ts";
 import type { Shape } from "../../grammar/shapes.ts";
 import { HAND_OFF, NAME_LIMIT, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import type { SpanReader, Step } from "../span-kind.ts";
@@ -21,6 +21,17 @@ export const GLM_IN_VALUE = closerRule(
   "costume",
   (tag) => tag.family === "costume" && tag.name === "tool_call",
   (tag) => tag.family === "costume" && tag.closing && tag.name === "arg_value",
+);
+
+/**
+ * `</tool_call>` inside an open `<tool_args>` (C48.3's JSON arguments): a JSON string holds no raw
+ * line break, so a closer with text after it on its line (`"end </tool_call> here"`) is the
+ * value's text by the closer rule, and `</tool_args>` coming next proves it.
+ */
+export const ARGS_IN_VALUE = closerRule(
+  "costume",
+  (tag) => tag.family === "costume" && tag.name === "tool_call",
+  (tag) => tag.family === "costume" && tag.closing && tag.name === "tool_args",
 );
 
 // The streaming rules of a `<tool_call>` body (O01-O03, C01): where a span opened by `<tool_call>`
@@ -59,6 +70,8 @@ export class ToolCallBody {
 
   /** `reader`: the span this body is read in (refuse() marks it). */
   constructor(private readonly reader: SpanReader) {}
+  /** The XML costume: `<tool_args>` is open (a `</tool_call>` in it is weighed by ARGS_IN_VALUE). */
+  argsOpen = false;
   /** GLM: where the last character of the current key was, to refuse a key of several words. */
   private keyEnd = -1;
   /** Qwen3-Coder: which of the function's `<parameter=` tags open and close its values (made at `<function=NAME>`). */
@@ -80,11 +93,39 @@ export class ToolCallBody {
   private at = 0;
 
   /**
-   * Only a wrapper that opens its line is refused whole: `<tool_call>` named mid-sentence (golden
-   * N21.3-N21.8, N29.30) is a mention, proved at the character that breaks it, as before.
+   * Only a wrapper that opens its line, or whose body is laid out on lines of its own (nothing after
+   * the opener on its line but a GLM name: `I ran <tool_call>` then the call), is refused whole:
+   * `<tool_call>` named mid-sentence with its body on the same line (golden N21.3-N21.8, N29.30) is
+   * a mention, proved at the character that breaks it, as before.
    */
   get refusable(): boolean {
-    return this.reader.opensLine;
+    return this.reader.opensLine || this.laidOut;
+  }
+
+  /** Where text held after a complete Hermes object on a later line began (ToolCallStart), or -1. */
+  textAt = -1;
+
+  /** A line ended after the opener (and a GLM name) before anything else (ToolCallStart). */
+  laidOut = false;
+
+  /**
+   * A tag after the Qwen3-Coder function completed inside the wrapper (the span trails), other than
+   * the wrapper's closer or Qwen3-Coder's own markup: the body is not one readable call, so it is refused
+   * whole as Hermes and GLM bodies are (a costume there never runs).
+   */
+  tagAfterFunction(tag: Tag, at: number): boolean {
+    if (this.phase !== "function" || !this.refusable) return false;
+    // Its own markup (the next function, a stray parameter: golden P47.15) is read by the rules for
+    // it; the next wrapper opening (this one's closer left out) starts the next call, as before.
+    if ((tag.family === "naked" && (tag.role === "function" || tag.role === "parameter")) || openerOfWrapper(tag, "tool_call")) return false;
+    this.at = at;
+    this.refuse(null, "O02", QWEN_BROKEN);
+    return true;
+  }
+
+  /** `<tool_call>` openers and closers read inside the JSON before it broke (ToolCallStart): its strings' ends are unknown then, so they count. */
+  countWrappers(opened: number, closed: number): void {
+    this.nesting = Math.max(1, this.nesting + opened - closed);
   }
 
   /** refuse() for a wrapper that opens its line; `otherwise` for one mentioned mid-line. */
@@ -147,6 +188,8 @@ export class ToolCallBody {
         return null;
       case "json":
       case "bad-json":
+        // Prose after the object, then the next wrapper: this one's closer never came (its call stays text, as before).
+        if (this.textAt >= 0 && openerOfWrapper(tag, "tool_call")) return { kind: "abandon", at: this.textAt };
         // A tag after a Hermes object (or inside one that broke at a `<`) other than the wrapper's closer.
         return this.refusable ? this.refuse(r, "O01", JSON_BROKEN) : abandon;
       case "function-inner":
@@ -167,6 +210,7 @@ export class ToolCallBody {
         }
         return tag.closing && tag.role === "function" ? r.trail() : null;
       case "xml":
+        if (tag.family === "costume" && tag.name === "tool_args") this.argsOpen = !tag.closing;
         return null;
     }
   }
@@ -212,9 +256,14 @@ export class ToolCallBody {
 export class ToolCallStart implements CharState {
   private phase: "start" | "json" | "after-json" | "name" | "after-name" = "start";
   private readonly json = new JsonSyntax();
+  /** `<tool_call>` wrappers written in the JSON so far (WrapperCount): they count once it breaks. */
+  private readonly wrappers = new WrapperCount();
   private nameLength = 0;
   /** Only whitespace, with a line break in it, since the last JSON character. */
   private lineBroke = false;
+  /** Where text on a later line after a complete object began (-1: none), and how much of it was read. */
+  private textAt = -1;
+  private textRead = 0;
 
   /** `body`: where what the start proves is written, for the tag rules after the hand-off. */
   constructor(
@@ -223,13 +272,19 @@ export class ToolCallStart implements CharState {
   ) {}
 
   completesAtEnd(): boolean {
-    return this.phase === "after-json";
+    return this.phase === "after-json" && this.textAt < 0;
+  }
+
+  /** The reply ended in text held after the object (no tag came): prose after a call whose closer never came, read again as before. */
+  atEnd(): Step | null {
+    return this.textAt >= 0 ? { kind: "abandon", at: this.textAt } : null;
   }
 
   step(c: number, at: number): Step | null | typeof HAND_OFF {
     const abandonName: Step = { kind: "abandon", at: this.from };
     switch (this.phase) {
       case "start":
+        if (c === LF || c === CR) this.body.laidOut = true;
         if (isSpaceCode(c)) return null;
         if (c === LT) return HAND_OFF;
         if (c === LBRACE) {
@@ -245,7 +300,10 @@ export class ToolCallStart implements CharState {
       case "json": {
         // Cut where the JSON went wrong: what came before it is released without a second scan.
         const r = this.json.step(c);
+        this.wrappers.step(c);
         if (r === "bad") {
+          // Where the JSON's strings ended is unknown now: a wrapper written in one counts for the refused body's balance.
+          this.body.countWrappers(this.wrappers.opened, this.wrappers.closed);
           // A `<` outside any JSON string may be the wrapper's closer after a call cut off mid-JSON: the tag scanner decides.
           if (c === LT) {
             this.body.phase = "bad-json";
@@ -266,18 +324,35 @@ export class ToolCallStart implements CharState {
         return null;
       }
       case "after-json":
+        if (c === LF || c === CR) this.lineBroke = true;
+        if (this.textAt >= 0) {
+          // Text held after the object: a tag next (a costume, the wrapper's closer) is read in the
+          // body, which refuses it whole, so the costume never runs; else, past TEXT_LOOKAHEAD, the
+          // text is prose after a call whose closer never came, read again as before.
+          if (c === LT) {
+            this.body.textAt = this.textAt;
+            return HAND_OFF;
+          }
+          return ++this.textRead > TEXT_LOOKAHEAD ? { kind: "abandon", at: this.textAt } : null;
+        }
         if (isSpaceCode(c)) return null;
         if (c === LT) return HAND_OFF;
         // Text after a complete object on its line (golden N21.7: a sentence showing the format) proves a mention.
-        return { kind: "abandon", at };
+        if (!this.lineBroke || !this.body.refusable) return { kind: "abandon", at };
+        // On a later line it may still be inside the wrapper (`extra` then `<shell>…</shell>` then `</tool_call>`): held.
+        this.textAt = at;
+        this.textRead = 1;
+        return null;
       case "name":
         if (c === LT) return HAND_OFF;
         if (isSpaceCode(c)) {
+          if (c === LF || c === CR) this.body.laidOut = true;
           this.phase = "after-name";
           return null;
         }
         return isNameCode(c) && ++this.nameLength <= NAME_LIMIT ? null : abandonName;
       case "after-name":
+        if (c === LF || c === CR) this.body.laidOut = true;
         if (isSpaceCode(c)) return null;
         if (c === LT) return HAND_OFF;
         // GLM's name line then a JSON object as its body: a call written in two dialects at once, refused whole.
@@ -285,5 +360,39 @@ export class ToolCallStart implements CharState {
     }
   }
 }
+
+/**
+ * Counts `<tool_call>` openers (`<tool_call>`, `<tool_call ...`) and closers (`</tool_call>`) in
+ * characters read one at a time (a JSON body's strings, which the tag scanner never sees).
+ */
+class WrapperCount {
+  opened = 0;
+  closed = 0;
+  /** Letters of "tool_call" matched after `<` or `</`, or -1. */
+  private matched = -1;
+  private closing = false;
+
+  step(c: number): void {
+    if (c === LT) {
+      this.matched = 0;
+      this.closing = false;
+    } else if (this.matched === 0 && !this.closing && c === SLASH) this.closing = true;
+    else if (this.matched >= 0 && this.matched < WRAPPER.length && lower(c) === WRAPPER.charCodeAt(this.matched)) this.matched++;
+    else {
+      if (this.matched === WRAPPER.length && (c === GT || (!this.closing && isSpaceCode(c)))) {
+        if (this.closing) this.closed++;
+        else this.opened++;
+      }
+      this.matched = -1;
+    }
+  }
+}
+const WRAPPER = "tool_call";
+/**
+ * How much text after a complete Hermes object, on a later line, is held for a tag that would show
+ * it inside the wrapper: a few lines of prose, the shape of a body that broke after its call.
+ */
+const TEXT_LOOKAHEAD = 400;
+const lower = (c: number) => (c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
 
 const isNameStartCode = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === UNDERSCORE;

@@ -6,7 +6,7 @@ import { trimLayoutNewlines } from "./common.ts";
 import { parseQwenFunctions, QwenParameters, startsLineAfterBreak } from "./qwen.ts";
 import { xmlToolCall } from "../costume-xml.ts";
 import { complete, type SpanKind } from "../span-kind.ts";
-import { GLM_IN_VALUE, QWEN_IN_WRAPPER, ToolCallBody, ToolCallStart } from "./tool-call-body.ts";
+import { ARGS_IN_VALUE, GLM_IN_VALUE, QWEN_IN_WRAPPER, ToolCallBody, ToolCallStart } from "./tool-call-body.ts";
 import { closerEndsCall } from "../closer-ends-call.ts";
 import { exampleEnd, exampleOpener } from "../example-in-value.ts";
 import { COLON, DASH, DOT, UNDERSCORE } from "../../grammar/chars.ts";
@@ -297,8 +297,11 @@ export const TOOL_CALL: SpanKind<ToolCallBody> = {
     // A refused body ends at the wrapper's closer (X48.1-X48.3): the whole span is one report.
     if (body.phase === "refused") return tag.family === "costume" && tag.name === "tool_call" && body.closeRefused() ? complete(base + tag.end) : null;
     // A closer written inside an open GLM value ends the call only by the closer rule (golden A40.n10, A40.23).
-    return body.phase === "glm-value" ? r.tentatively(GLM_IN_VALUE, base + tag.end) : complete(base + tag.end);
+    if (body.phase === "glm-value") return r.tentatively(GLM_IN_VALUE, base + tag.end);
+    // And one inside the XML costume's open `<tool_args>` (a JSON string mentioning the closer).
+    return body.phase === "xml" && body.argsOpen ? r.tentatively(ARGS_IN_VALUE, base + tag.end) : complete(base + tag.end);
   },
+  refusesAfterCall: (_r, tag, base, body) => body.tagAfterFunction(tag, base + tag.start),
   closesWrapper: isToolCallCloser,
   valueFamily: (r, body) => (body.phase === "glm-value" ? "costume" : body.phase !== "refused" && r.nest(0) === 2 ? "naked" : null),
   charForm: (_opener, from, body) => new ToolCallStart(from, body),

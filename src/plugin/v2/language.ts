@@ -16,8 +16,14 @@ function repairedUpstream(headers: Headers): boolean {
   return headers !== undefined && Object.keys(headers).some((key) => key.toLowerCase() === REPAIRED_HEADER);
 }
 
-export function wrapWithMiddleware(model: LanguageModelV3, middleware: LanguageModelV3Middleware): LanguageModelV3 {
-  const transform = async (params: Parameters<LanguageModelV3["doStream"]>[0], type: "generate" | "stream") =>
+/**
+ * `current` is read once per call, not once here: the host keeps the wrapped model, and the
+ * plugin's options may be narrowed after it was wrapped (a later entry of the plugin handing over
+ * a deny list or a narrower scope); undefined means the call passes through unrepaired.
+ */
+export function wrapWithMiddleware(model: LanguageModelV3, current: LanguageModelV3Middleware | (() => LanguageModelV3Middleware | undefined)): LanguageModelV3 {
+  const read = typeof current === "function" ? current : () => current;
+  const transform = async (middleware: LanguageModelV3Middleware, params: Parameters<LanguageModelV3["doStream"]>[0], type: "generate" | "stream") =>
     middleware.transformParams ? middleware.transformParams({ params, type, model }) : params;
   return {
     specificationVersion: "v3",
@@ -25,13 +31,17 @@ export function wrapWithMiddleware(model: LanguageModelV3, middleware: LanguageM
     modelId: model.modelId,
     supportedUrls: model.supportedUrls,
     async doGenerate(params) {
-      const ready = await transform(params, "generate");
+      const middleware = read();
+      if (!middleware) return model.doGenerate(params);
+      const ready = await transform(middleware, params, "generate");
       const result = await model.doGenerate(ready);
       if (!middleware.wrapGenerate || repairedUpstream(result.response?.headers)) return result;
       return middleware.wrapGenerate({ doGenerate: async () => result, doStream: () => model.doStream(ready), params: ready, model });
     },
     async doStream(params) {
-      const ready = await transform(params, "stream");
+      const middleware = read();
+      if (!middleware) return model.doStream(params);
+      const ready = await transform(middleware, params, "stream");
       const result = await model.doStream(ready);
       if (!middleware.wrapStream || repairedUpstream(result.response?.headers)) return result;
       return middleware.wrapStream({ doGenerate: () => model.doGenerate(ready), doStream: async () => result, params: ready, model });

@@ -31,7 +31,7 @@ import { replyReporter, startOptions } from "../plugin-start.ts";
 import { RetryController } from "../retry-controller.ts";
 import { subAgentCheck } from "../session-kind.ts";
 import { claim, loadKey, mergeRestrictions, servingFor, standAsideWarning } from "../wiring.ts";
-import { AUTO_SCOPE, EVERY_PROVIDER, RouteMemory, routeInScope } from "../scope.ts";
+import { type ActingScope, AUTO_SCOPE, EVERY_PROVIDER, RouteMemory, routeInScope } from "../scope.ts";
 import { startupReport } from "../startup.ts";
 import { addCorrection, historyTools, lastUserTurn, sanitizeContext } from "./context-hook.ts";
 import { watchExecutions } from "./executions.ts";
@@ -53,19 +53,23 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   const named = options.providers.filter((id) => id !== AUTO_SCOPE && id !== EVERY_PROVIDER);
   const cfg = { provider: Object.fromEntries(named.map((id) => [id, {}])) } as never;
   const head = startupReport({ options, cfg, native: false, ...optionState });
-  if (options.providers.length === 0) {
-    log("info", `${head.line} (OpenCode 2)`);
-    return;
-  }
   // Listed twice on this host (each entry's context spreads the same host, `app` included): the
-  // first serves, this one stands aside and hands over its restrictions (src/plugin/wiring.ts).
+  // first serves, this one stands aside and hands over its restrictions (src/plugin/wiring.ts),
+  // its `providers` among them: a `[]` entry placed second turns the serving one off.
   const load = loadKey(ctx.app);
   const first = servingFor(processScope, load);
   if (first) {
-    const { merged, changed } = mergeRestrictions(first.restrictions(), { responseFix: options.responseFix, parse: options.parse });
+    const { merged, changed } = mergeRestrictions(first.restrictions(), { responseFix: options.responseFix, parse: options.parse, scope: [options.providers] });
     if (changed.length > 0) first.restrict(merged);
     log("warn", standAsideWarning(changed));
     return;
+  }
+  if (options.providers.length === 0) {
+    // Off stays off: placed first, this entry still claims the host (nothing to narrow), so a
+    // later entry stands aside behind it; its cleanup gives the host back (a setup again may serve).
+    const released = claim(processScope, load, { restrictions: () => ({ responseFix: options.responseFix, parse: options.parse, scope: [[]] }), restrict: () => undefined });
+    log("info", `${head.line} (OpenCode 2)`);
+    return async () => released();
   }
   // session.get tells a sub-agent's session (it has a parentID), which is never woken.
   const canWake = typeof ctx.session.prompt === "function" && typeof ctx.session.wait === "function" && typeof ctx.session.get === "function";
@@ -97,7 +101,9 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   // The context and HTTP hooks see only { providerID, id }: scope is decided on the whole route the
   // language hook saw for that model (upstream id, family), as there (src/plugin/scope.ts RouteMemory).
   const routes = new RouteMemory();
-  const inScope = (model: V2ModelRef | undefined) => model !== undefined && routeInScope(options, routes.recall(model.providerID, model.id));
+  // Narrowed (never widened) when a later entry of the plugin hands over its `providers`.
+  const acting: ActingScope = { providers: options.providers };
+  const inScope = (model: V2ModelRef | undefined) => model !== undefined && routeInScope(acting, routes.recall(model.providerID, model.id));
 
   // The user's stop drops the pending leak (correction and wake), as 1.18's session.error does.
   const executions = watchExecutions(abortsMatter ? subscribe : undefined, {
@@ -140,9 +146,11 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   // The context hook sanitized history with the request's tools already.
   let middleware = repairMiddleware(adapter);
   const release = claim(processScope, load, {
-    restrictions: () => ({ responseFix: options.responseFix, parse: options.parse }),
-    // A later entry's narrower restrictions: the repairs read their options once, so both are built again.
-    restrict: ({ responseFix, parse }) => {
+    restrictions: () => ({ responseFix: options.responseFix, parse: options.parse, scope: acting.within ?? [options.providers] }),
+    // A later entry's narrower restrictions: the repairs read their options once, so both are built
+    // again; a model the language hook already wrapped reads `middleware` and the scope at each call.
+    restrict: ({ responseFix, parse, scope }) => {
+      acting.within = scope;
       options.responseFix = responseFix;
       options.parse = parse;
       adapter = { ...adapter, responseFix, parse };
@@ -200,8 +208,10 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
       routes.remember(route);
       const language = event.language;
       // Only an AI SDK v3 model is wrapped; a v4 one (the effect form allows it) is left to the HTTP hooks.
-      if (!language || language.specificationVersion !== "v3" || !routeInScope(options, route)) return;
-      event.language = wrapWithMiddleware(language as Parameters<typeof wrapWithMiddleware>[0], middleware);
+      if (!language || language.specificationVersion !== "v3" || !routeInScope(acting, route)) return;
+      // Read at each call: the host keeps this model, and a later entry may narrow the options
+      // (a deny list, the scope) after it was wrapped; a narrowed-out route then passes through.
+      event.language = wrapWithMiddleware(language as Parameters<typeof wrapWithMiddleware>[0], () => (routeInScope(acting, route) ? middleware : undefined));
     })));
   };
   try {

@@ -1,5 +1,7 @@
 // The Anthropic Messages blocks and stop reasons both paths (the JSON body, wire.ts, and the
 // stream, stream.ts) treat apart from text: a client's tool call, and a stop that cuts the reply.
+import type { RecoveredCall } from "../../parse/types.ts";
+import type { Json } from "../../sse/json.ts";
 
 /**
  * Block types that are tool calls the client will run: only `tool_use`. A server tool use
@@ -18,3 +20,12 @@ export const NATIVE_BLOCKS: ReadonlySet<string> = new Set(["tool_use"]);
  * call does not turn it into `tool_use`). `max_tokens` is an end, as documented.
  */
 export const CUT_STOP_REASONS: ReadonlySet<string> = new Set(["refusal"]);
+
+/** A recovered call as the events of a tool_use block at downstream `index`. */
+export function toolUseEvents(call: RecoveredCall, index: number): Json[] {
+  return [
+    { type: "content_block_start", index, content_block: { type: "tool_use", id: call.id, name: call.tool, input: {} } },
+    { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(call.input) } },
+    { type: "content_block_stop", index },
+  ];
+}

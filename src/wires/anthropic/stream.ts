@@ -2,8 +2,11 @@
 // (start, deltas, stop), so a call released inside a text block closes that block, goes out as a
 // tool_use block of its own, and any text after it opens a new text block; every later block
 // index moves up by the blocks put in. Markup never spans a text block and a block of another
-// kind after it (as in the JSON path): what the engine holds at such a text block's end is
-// decided there and goes out in that block; a text block right after it may continue it.
+// kind after it (as in the JSON path): what the engine holds at such a text block's end goes out
+// in that block, decided as a span's end when the reply goes on in text or a native call, and
+// with the message's stop reason when it ends there (a refusal decides nothing held: shown as
+// written, no call); blocks of other kinds in between wait unread (waiting-blocks.ts). A text
+// block right after it may continue it.
 // A native tool_use block that may repeat a recovered call already sent is held until its stop and
 // dropped when it does (sent-calls.ts); a server tool's result block is given content for the text
 // after it (from-reply.ts); an `error` event or a `refusal` stop cuts the reply: what is held goes
@@ -15,11 +18,12 @@ import type { PassingEdits } from "../../sse/passing.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
 import { collectStrings } from "../../echo/from-request.ts";
-import { givenFromMessagesBlock, isGivenBlock } from "../../echo/from-reply.ts";
+import { citesSource, givenFromCitationsDelta, givenFromMessagesBlock, isGivenBlock } from "../../echo/from-reply.ts";
 import type { AddGiven } from "../wire.ts";
 import { type HeldCall, HeldNative } from "../held-native.ts";
-import { CUT_STOP_REASONS, NATIVE_BLOCKS } from "./blocks.ts";
+import { CUT_STOP_REASONS, NATIVE_BLOCKS, toolUseEvents } from "./blocks.ts";
 import { HeldTextStart } from "./held-text-start.ts";
+import { type HeldText, WaitingBlocks, decidesHeld, replayed, settled, startsOtherBlock } from "./waiting-blocks.ts";
 
 /** Read in an event that streams past after the stand-aside: its block index, and its type. */
 const PASSING_KEYS: ReadonlySet<string> = new Set(["index", "type"]);
@@ -45,6 +49,10 @@ export class AnthropicStreamRewriter implements EventRewriter {
    * message's end).
    */
   #ending = false;
+  /** Blocks of another kind after a text block that ended holding text, waiting until that text is decided. */
+  #waiting = new WaitingBlocks();
+  /** How the text held before waiting blocks is decided (waiting-blocks.ts settled). */
+  #heldText: HeldText = { cut: (goesOn) => this.#cutHeld(goesOn), flush: () => this.#flushHeld(), endSpan: (native) => this.#endSpan(native), decide: (event) => this.#decide(event) };
   /**
    * The request allows one call: recovered calls are held back until the message ends, so a native
    * tool_use block that comes later still wins (the engine withdraws them). Off once it ended.
@@ -89,7 +97,13 @@ export class AnthropicStreamRewriter implements EventRewriter {
       // Another block or the message's end before the held block's stop: it goes out as it came.
       lead = this.#releaseNative();
     }
-    if (this.#ending && event.type !== "ping") lead = [...lead, ...this.#endBlock(event)];
+    if (this.#waiting.active) {
+      if (!decidesHeld(event) && this.#waiting.add(event, sse.bytes.length)) return { pieces: [] };
+      lead = [...lead, ...settled(this.#waiting.take(), event, this.#heldText)];
+    } else if (this.#ending && startsOtherBlock(event)) {
+      this.#waiting.start(event, sse.bytes.length);
+      return { pieces: [] };
+    } else if (this.#ending && event.type !== "ping") lead = [...lead, ...this.#endBlock(event)];
     return lead.length === 0 ? this.#decide(event) : withLead(lead, this.#decide(event));
   }
 
@@ -126,6 +140,11 @@ export class AnthropicStreamRewriter implements EventRewriter {
   }
 
   #decide(event: Json): Rewritten | null {
+    // A citation's cited_text is the source's words (a searched page): given to the text after it.
+    if (this.#addGiven && event.type === "content_block_delta" && isObject(event.delta) && event.delta.type === "citations_delta") {
+      const delta = event.delta;
+      this.#addGiven(() => givenFromCitationsDelta(delta));
+    }
     if (event.index !== undefined && event.index === this.#textBlock) {
       if (event.type === "content_block_delta") return this.#delta(event);
       if (event.type === "content_block_stop") return this.#stop(event);
@@ -157,8 +176,17 @@ export class AnthropicStreamRewriter implements EventRewriter {
     }
     // The message's end flushes (message_delta, message_stop): the held start opens there if text goes out.
     if (event.type === "message_delta" || event.type === "message_stop") return [];
+    return this.#endSpan(NATIVE_BLOCKS.has(block as string));
+  }
+
+  /** The held text's span ended (`native`: at a native call): decided there, into its block, which closes. */
+  #endSpan(native: boolean): Json[] {
+    this.#ending = false;
+    if (this.#guard.done) {
+      this.#held.event = undefined;
+      return this.#close();
+    }
     // A native call next: calls held back are withdrawn here, so the text held after them stays in this block.
-    const native = NATIVE_BLOCKS.has(block as string);
     const withdraw = native && this.#heldCalls.length > 0;
     if (withdraw) this.#heldCalls = [];
     const step = this.#guard.step({ native, withdraw, endSpan: true });
@@ -198,24 +226,43 @@ export class AnthropicStreamRewriter implements EventRewriter {
   /** End of the message without a message_delta: release what the engine holds. */
   end(): Json[] {
     this.#ending = false;
+    const waited = this.#waiting.take();
     const native = this.#releaseNative();
-    if (this.#guard.done) return native;
+    if (this.#guard.done) return [...native, ...replayed(waited, this.#heldText)];
+    return [...native, ...this.#flushHeld(), ...replayed(waited, this.#heldText)];
+  }
+
+  /** The reply ended: the engine is flushed, calls held back go out, and the text block open downstream closes. */
+  #flushHeld(): Json[] {
+    this.#ending = false;
     const step = this.#guard.step({ flush: true });
     this.#final();
     const held = this.#unhold();
     const pieces = step.ok ? this.#emit(step.events) : step.held ? this.#emitText(step.held) : [];
     // A held start no text opened stays unopened.
     this.#held.event = undefined;
-    return [...native, ...held, ...pieces, ...this.#close()];
+    return [...held, ...pieces, ...this.#close()];
+  }
+
+  /** The reply was cut (refusal), or goes on unread: what is held goes out as written, nothing decided, and the text block open downstream closes. */
+  #cutHeld(goesOn = false): Json[] {
+    const pieces = this.#stopHeld(goesOn);
+    this.#held.event = undefined;
+    return [...pieces, ...this.#close()];
   }
 
   /**
    * The message goes on unread, or was cut: what the engine holds goes out as written, into the
    * open text block (or its held start), nothing in it decided; calls held back go out when it was
    * cut, and never run when it goes on (their markup goes out as text before it). A text
-   * block that ended upstream while holding text closes here.
+   * block that ended upstream while holding text closes here; blocks waiting behind it follow.
    */
   stop(goesOn: boolean): Json[] {
+    const waited = this.#waiting.take();
+    return [...this.#stopHeld(goesOn), ...replayed(waited, this.#heldText)];
+  }
+
+  #stopHeld(goesOn: boolean): Json[] {
     // One call allowed, the reply going on unread: a native block after this could no longer
     // withdraw the calls held back, so they never run (a wrong execution outranks a missing
     // repair); their markup goes out as text, before the text held after them.
@@ -275,6 +322,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
     const index = event.index;
     const block = event.content_block;
     if (typeof index !== "number" || !isObject(block)) return null;
+    if (this.#addGiven && citesSource(block)) this.#addGiven(() => givenFromMessagesBlock(block));
     if (block.type === "text" && !this.#guard.done) {
       this.#textBlock = index;
       this.#held.hold(event);
@@ -364,21 +412,10 @@ export class AnthropicStreamRewriter implements EventRewriter {
     // A refusal is the safety classifier stopping the reply, not the model ending it: a cut. The
     // held text goes out as written (no call from it), and the stop reason stays the client's.
     if (isObject(delta) && CUT_STOP_REASONS.has(delta.stop_reason as string)) {
-      if (!this.#guard.done) {
-        pieces = this.stop(false);
-        this.#held.event = undefined;
-        pieces.push(...this.#close());
-      }
+      if (!this.#guard.done) pieces = this.#cutHeld();
       return pieces.length === 0 ? null : { pieces: [...pieces, RAW] };
     }
-    if (!this.#guard.done) {
-      const step = this.#guard.step({ flush: true });
-      this.#final();
-      const held = this.#unhold();
-      pieces = [...held, ...(step.ok ? this.#emit(step.events) : step.held ? this.#emitText(step.held) : [])];
-      this.#held.event = undefined;
-      pieces.push(...this.#close());
-    }
+    if (!this.#guard.done) pieces = this.#flushHeld();
     let changed = false;
     if (this.#guard.recovered > 0 && isObject(delta) && delta.stop_reason !== "tool_use") {
       delta.stop_reason = "tool_use";
@@ -437,12 +474,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
   #emitCall(call: RecoveredCall): Json[] {
     this.#native.add(call);
     const out = this.#close();
-    const index = this.#next++;
-    out.push(
-      { type: "content_block_start", index, content_block: { type: "tool_use", id: call.id, name: call.tool, input: {} } },
-      { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(call.input) } },
-      { type: "content_block_stop", index },
-    );
+    out.push(...toolUseEvents(call, this.#next++));
     return out;
   }
 

@@ -6,7 +6,7 @@ import type { EngineEvent } from "../../engine/types.ts";
 import { AnthropicStreamRewriter } from "./stream.ts";
 import { CUT_STOP_REASONS, NATIVE_BLOCKS } from "./blocks.ts";
 import { givenFromMessagesBody } from "../../echo/from-request.ts";
-import { givenFromMessagesBlock, isGivenBlock } from "../../echo/from-reply.ts";
+import { citesSource, givenFromMessagesBlock, isGivenBlock } from "../../echo/from-reply.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { declaredTool, declaredToolNames } from "../declared-names.ts";
 import { messagesPrefill } from "../prefill.ts";
@@ -59,6 +59,8 @@ function repairMessageJson(body: Json, ctx: WireJsonContext): boolean {
       out.push(block);
       continue;
     }
+    // Its citations quote sources (cited_text): given to its text.
+    if (ctx.addGiven && citesSource(block)) ctx.addGiven(() => givenFromMessagesBlock(block));
     // Markup never spans a text block and a block of another kind after it (a text block right after may continue it).
     const step = guard.step({ delta: block.text, endSpan: i !== lastText && !isTextBlock(content[i + 1]), flush: i === lastText && !cut });
     if (!step.ok) return false;

@@ -8,6 +8,7 @@ import { ReasoningChannel } from "../../engine/reasoning-channel.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { chatToolChoice, openAiOneCall } from "../tool-choice.ts";
 import { declaredTool, declaredToolNames } from "../declared-names.ts";
+import { movedAnnotations } from "../annotations.ts";
 import { chatPrefill } from "../prefill.ts";
 import type { Wire, WireJsonContext } from "../wire.ts";
 import { openAiCall } from "./openai.ts";
@@ -79,6 +80,8 @@ function repairChatJson(body: Json, ctx: WireJsonContext): boolean {
     if (visible === content && calls.length === 0) continue;
     changed = true;
     message.content = visible === "" && calls.length > 0 ? null : visible;
+    // Offsets into the content (url_citation start_index/end_index) follow the words they cite, or go with them.
+    if (visible !== content && Array.isArray(message.annotations)) message.annotations = movedAnnotations(message.annotations, content, visible);
     if (calls.length > 0) {
       const existing = Array.isArray(message.tool_calls) ? message.tool_calls : [];
       message.tool_calls = [...existing, ...calls.map((call) => openAiCall(call))];

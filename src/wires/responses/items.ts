@@ -8,6 +8,13 @@ import type { Json } from "../../sse/json.ts";
 /** Output items that are calls the model made through the interface. */
 export const NATIVE_ITEMS = new Set(["function_call", "custom_tool_call"]);
 
+/**
+ * Output items that neither go on with the reply's text nor are a call, nor given content (a
+ * server tool's output): the model's reasoning. A part's end that held text waits past them, so a
+ * reply cut after them decides nothing held at its end.
+ */
+export const QUIET_ITEMS: ReadonlySet<string> = new Set(["reasoning"]);
+
 /** The released text; calls are collected, as they go out as items of their own. */
 export function textOf(events: EngineEvent[], calls: RecoveredCall[]): string {
   const released = textAndCalls(events);

@@ -15,10 +15,10 @@ import { type EventRewriter, type Rewritten, type SseEvent, typedEvent } from ".
 import type { PassingEdits } from "../../sse/passing.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
-import type { AddGiven, EngineFor, RepairedItem } from "../wire.ts";
+import type { AddGiven, EngineFor, ItemNotes } from "../wire.ts";
 import { ownItem } from "../../echo/from-request.ts";
 import { givenFromResponsesItem } from "../../echo/from-reply.ts";
-import { NATIVE_ITEMS, functionCallItem } from "./items.ts";
+import { NATIVE_ITEMS, QUIET_ITEMS, functionCallItem } from "./items.ts";
 import { type Out, Outbox, upstream } from "./outbox.ts";
 import { TextParts } from "./text-parts.ts";
 import { type HeldCall, HeldNative } from "../held-native.ts";
@@ -64,15 +64,20 @@ export class ResponsesStreamRewriter implements EventRewriter {
    * is held (an event streaming past could overtake it).
    */
   #native = new HeldNative<Json>();
+  /** Upstream output_index of the reasoning items read while a part's end waited, and the downstream index of the last. */
+  #quiet = new Set<number>();
+  #waitedPast: number | undefined;
   /** Ids of the native items dropped as repeats: response.completed does not list them. */
   #dropped = new Set<string>();
 
-  /** Where a message item whose text the repair changed goes (RepairedItem): undefined, nowhere. */
-  #repairedItem: RepairedItem | undefined;
+  /** Where the reply's items under the server's ids are told (ItemNotes): undefined, nowhere. */
+  #items: ItemNotes | undefined;
+  /** Ids this reply noted as changed: a later sight of the same id in it does not forget them. */
+  #noted = new Set<string>();
 
-  constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: EngineFor = () => guard, oneCall = false, addGiven?: AddGiven, repairedItem?: RepairedItem) {
+  constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: EngineFor = () => guard, oneCall = false, addGiven?: AddGiven, items?: ItemNotes) {
     this.#onFinal = onFinal;
-    this.#repairedItem = repairedItem;
+    this.#items = items;
     this.#hold = oneCall;
     this.#addGiven = addGiven;
     this.#out = new Outbox({ refresh: (event) => this.#text.refresh(event), overflow: () => [...this.#settle(), ...this.#text.releaseAll()] });
@@ -82,6 +87,8 @@ export class ResponsesStreamRewriter implements EventRewriter {
   event(sse: SseEvent): Rewritten | null {
     const event = typedEvent(sse.data);
     if (event === null) return this.#out.untyped(sse);
+    // Every item the reply gives is the server's newest under its id: what was noted under it goes.
+    if (event.type === "response.output_item.added" && isObject(event.item) && typeof event.item.id === "string") this.#seen(event.item.id);
     const outs = this.#decide(event);
     return outs === undefined ? this.#out.unchanged(event, sse) : this.#out.put(outs, sse);
   }
@@ -200,7 +207,9 @@ export class ResponsesStreamRewriter implements EventRewriter {
     // block does), so calls held for a block's closer that never came are its duplicates and never
     // run, as on every other wire; on Responses the message item is always done before that item.
     // (One call allowed: every call recovered is held back and the native item withdraws them all.)
-    if (!cut && !this.#text.closesEnding(event)) before.push(...this.#settle(!this.#hold && startsNative(event)));
+    // A reasoning item's events wait behind it too: the reply has not gone on in text or a call, so a
+    // cut after them still decides nothing the part held (as the JSON path reads the same reply).
+    if (!cut && !this.#text.closesEnding(event) && !this.#waitsPast(event)) before.push(...this.#settle(!this.#hold && startsNative(event)));
     switch (event.type) {
       case "response.output_item.added":
         changed = this.#added(event, before, after);
@@ -233,7 +242,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
         if (this.#text.hasParts(event.item)) {
           before.push(...this.#text.itemDone(event.item));
           changed = this.#text.setItemText(event.item);
-          if (changed) this.#repairedItem?.(event.item.id, event.item);
+          if (changed) this.#repaired(event.item.id, event.item);
           if (!this.#hold) after.push(...this.#callItems(this.#indexOf(event)));
         }
         break;
@@ -301,9 +310,24 @@ export class ResponsesStreamRewriter implements EventRewriter {
   #settle(native = false): Out[] {
     if (!this.#text.ending) return [];
     const settled = this.#text.settleEnding(native);
+    const past = this.#waitedPast;
+    this.#waitedPast = undefined;
     if (!settled || this.#hold) return [];
-    const last = this.#emitted.at(-1)?.index;
-    return this.#callItems(last !== undefined && settled.index !== undefined && last > settled.index ? last : settled.index);
+    const last = Math.max(this.#emitted.at(-1)?.index ?? -1, past ?? -1);
+    return this.#callItems(settled.index !== undefined && last > settled.index ? last : settled.index);
+  }
+
+  /**
+   * An event of a reasoning item (QUIET_ITEMS) while a part's end waits: it waits behind that end
+   * (true); calls the end then recovers go after the item, which was numbered as it was read.
+   */
+  #waitsPast(event: Json): boolean {
+    if (!this.#text.ending || typeof event.output_index !== "number") return false;
+    if (event.type === "response.output_item.added" && isObject(event.item) && QUIET_ITEMS.has(event.item.type as string)) {
+      this.#quiet.add(event.output_index);
+      this.#waitedPast = this.#indices.get(event.output_index) ?? event.output_index + this.#itemsIn;
+    }
+    return this.#quiet.has(event.output_index);
   }
 
   /**
@@ -391,15 +415,29 @@ export class ResponsesStreamRewriter implements EventRewriter {
       }
     }
     for (const item of response.output) {
-      if (!isObject(item) || !this.#text.setItemText(item)) continue;
-      changed = true;
-      if (typeof item.id === "string") this.#repairedItem?.(item.id, item);
+      if (!isObject(item)) continue;
+      const set = this.#text.setItemText(item);
+      if (set) changed = true;
+      if (typeof item.id !== "string") continue;
+      if (set) this.#repaired(item.id, item);
+      else this.#seen(item.id);
+      if (item.type === "message" && Array.isArray(item.content)) this.#items?.shown(item.id, item);
     }
     for (const { index, item } of this.#emitted) {
       response.output.splice(Math.min(index, response.output.length), 0, item);
       changed = true;
     }
     return changed;
+  }
+
+  /** ItemNotes.seen, unless this reply already noted the id as changed. */
+  #seen(id: string): void {
+    if (!this.#noted.has(id)) this.#items?.seen(id);
+  }
+
+  #repaired(id: string, item: Json): void {
+    this.#noted.add(id);
+    this.#items?.repaired(id, item);
   }
 
   #indexOf(event: Json): number | undefined {

@@ -7,9 +7,10 @@ import type { AnswerSoFar, EngineSummary } from "../../engine/types.ts";
 import { givenFromResponsesBody, ownItem } from "../../echo/from-request.ts";
 import { givenFromResponsesItem } from "../../echo/from-reply.ts";
 import { type Json, isObject } from "../../sse/json.ts";
-import { NATIVE_ITEMS, functionCallItem, textOf, textOfStep } from "./items.ts";
+import { NATIVE_ITEMS, QUIET_ITEMS, functionCallItem, textOf, textOfStep } from "./items.ts";
 import { filteredOut, ResponsesStreamRewriter } from "./stream.ts";
 import { declaredTool, declaredToolNames } from "../declared-names.ts";
+import { movedAnnotations } from "../annotations.ts";
 import { responsesPrefill } from "../prefill.ts";
 import type { Wire, WireJsonContext } from "../wire.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
@@ -22,7 +23,7 @@ export const responsesWire: Wire = {
   given: givenFromResponsesBody,
   prefill: responsesPrefill,
   repairJson: repairResponseJson,
-  rewriter: (guard, onFinal, engine, oneCall, addGiven, repairedItem) => new ResponsesStreamRewriter(guard, onFinal, engine, oneCall, addGiven, repairedItem),
+  rewriter: (guard, onFinal, engine, oneCall, addGiven, items) => new ResponsesStreamRewriter(guard, onFinal, engine, oneCall, addGiven, items),
 };
 
 function declaredTools(body: Json): ToolSpec[] {
@@ -48,14 +49,16 @@ function declaredTools(body: Json): ToolSpec[] {
 function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
   if (!Array.isArray(body.output)) return false;
   const output = body.output as unknown[];
+  // Every id the reply gives is the server's newest item under it: what was noted under it goes
+  // (ItemNotes.seen), before anything here can return; the reply's own notes come after.
+  if (ctx.items) for (const item of output) if (isObject(item) && typeof item.id === "string") ctx.items.seen(item.id);
   if (!output.some((item) => isMessage(item) && item.content.some(isOutputText))) return false;
   const native = output.some((item) => isObject(item) && NATIVE_ITEMS.has(item.type as string));
   // A failed reply, or one a content filter stopped, was cut (as on the stream, stream.ts cutsReply):
-  // its last part, if nothing came after it, keeps what its engine held as written, and so does
-  // the text held after the reply's last call; nothing there is decided.
+  // its last part, if nothing but reasoning came after it, keeps what its engine held as written,
+  // and so does the text held after the reply's last call; nothing there is decided.
   const cut = body.status === "failed" || (body.status === "incomplete" && filteredOut(body));
-  const lastItem = output.at(-1);
-  const lastPart = cut && isMessage(lastItem) ? lastItem.content.at(-1) : undefined;
+  const lastPart = cut ? replyEnd(output) : undefined;
   const guards: GuardedEngine[] = [];
   /** Parts whose engine still holds text after the reply's last call, undecided. */
   let undecided: Held[] = [];
@@ -66,40 +69,54 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
   const written = new Map<Json & { text: string }, string>();
   /** Each message item's output_text texts as the server wrote them (by content index). */
   const original = new Map<Json & { content: unknown[] }, (string | undefined)[]>();
+  /** Calls decided at a message's end, waiting past the reasoning items after it (as on the stream). */
+  let late: unknown[] = [];
   for (const item of output) {
+    if (late.length > 0 && !(isObject(item) && QUIET_ITEMS.has(item.type as string))) {
+      out.push(...late);
+      late = [];
+    }
     out.push(item);
-    if (ctx.repairedItem && isMessage(item)) original.set(item, item.content.map((part) => (isOutputText(part) ? part.text : undefined)));
+    if (ctx.items && isMessage(item)) original.set(item, item.content.map((part) => (isOutputText(part) ? part.text : undefined)));
     // A server tool's item (an MCP call's output, code interpreter logs): given content for the messages after it.
     if (ctx.addGiven && !ownItem(item)) ctx.addGiven(() => givenFromResponsesItem(item));
     if (!isMessage(item)) continue;
     const calls: RecoveredCall[] = [];
+    const ending: RecoveredCall[] = [];
     for (const part of item.content) {
       if (!isOutputText(part)) continue;
       const guard = ctx.engine(undefined, before);
       guards.push(guard);
       if (Array.isArray(part.annotations) && part.annotations.length > 0) written.set(part, part.text);
       const stopped = part === lastPart;
-      const step = guard.step({ native, delta: part.text, endSpan: !stopped });
+      const fed = guard.step({ native, delta: part.text });
+      if (!fed.ok) return false;
+      // The message's last part still holding text at its end: the stream decides that text only
+      // when the reply goes on past the reasoning items after it, so calls it becomes go after them.
+      const endCalls = !stopped && guard.held > 0 && part === item.content.at(-1) ? ending : calls;
+      const step = stopped ? fed : guard.step({ endSpan: true });
       if (!step.ok) return false;
-      const found = calls.length;
-      let text = textOf(step.events, calls);
+      const found = calls.length + ending.length;
+      let text = textOf(fed.events, calls) + (stopped ? "" : textOf(step.events, endCalls));
       before = guard.carryOver();
       // A call here, or this part's text no longer held after one (past the tail limit): what the parts before held shows.
-      if (undecided.length > 0 && (calls.length > found || (!stopped && before?.tail === undefined))) {
+      if (undecided.length > 0 && (calls.length + ending.length > found || (!stopped && before?.tail === undefined))) {
         changed = decide(undecided, "release") || changed;
         undecided = [];
       }
       if (stopped) text += guard.stop();
       else if (before?.tail !== undefined && guard.held > 0) undecided.push({ guard, part });
-      else text += textOfStep(guard.step({ flush: true }), calls);
+      else text += textOfStep(guard.step({ flush: true }), endCalls);
       if (text !== part.text) {
         part.text = text;
         changed = true;
       }
     }
-    if (calls.length > 0) changed = true;
+    if (calls.length + ending.length > 0) changed = true;
     out.push(...calls.map((call) => functionCallItem(call, "completed")));
+    late.push(...ending.map((call) => functionCallItem(call, "completed")));
   }
+  out.push(...late);
   // The reply's end: text after its last call is stripped (cut, it stays as written).
   if (cut) changed = stopAll(undecided) || changed;
   else decide(undecided, "end");
@@ -108,35 +125,28 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
     const summary = guard.summary();
     if (summary) summaries.push(summary);
   }
+  // Every message item as it went out (the reply ends here, changed or not).
+  const shown = () => {
+    for (const item of original.keys()) if (typeof item.id === "string") ctx.items!.shown(item.id, item);
+  };
   ctx.report(summaries);
-  if (!changed) return false;
+  if (!changed) {
+    if (ctx.items) shown();
+    return false;
+  }
   for (const [part, text] of written) if (part.text !== text) part.annotations = movedAnnotations(part.annotations as unknown[], text, part.text);
   body.output = out;
+  // The convenience field restating the text (OpenAI's SDKs join every output_text part into it,
+  // some servers send it): the repaired text, or a client reading it shows the markup of a call that runs.
+  if (typeof body.output_text === "string") body.output_text = outputText(out);
   // Message items whose text changed: the next request's item_reference to one must not replay the stored leak.
-  if (ctx.repairedItem) {
+  if (ctx.items) {
     for (const [item, texts] of original) {
-      if (typeof item.id === "string" && item.content.some((part, at) => isOutputText(part) && part.text !== texts[at])) ctx.repairedItem(item.id, item);
+      if (typeof item.id === "string" && item.content.some((part, at) => isOutputText(part) && part.text !== texts[at])) ctx.items.repaired(item.id, item);
     }
+    shown();
   }
   return true;
-}
-
-/**
- * A part's annotations after the repair took markup out of its text: each one whose span still
- * reads the same words points at them again (the repair only removes text, so they can only have
- * moved back: the nearest occurrence at or before the old start); one whose words are gone (inside
- * a recovered call, or prose stripped after it) is dropped rather than left pointing past the text
- * or at other words. An annotation without offsets stays as it is.
- */
-function movedAnnotations(annotations: unknown[], was: string, now: string): unknown[] {
-  return annotations.flatMap((annotation) => {
-    if (!isObject(annotation)) return [annotation];
-    const { start_index: start, end_index: end } = annotation;
-    if (typeof start !== "number" || typeof end !== "number" || !(start >= 0 && end >= start && end <= was.length)) return [annotation];
-    const words = was.slice(start, end);
-    const at = now.lastIndexOf(words, start);
-    return at < 0 ? [] : [{ ...annotation, start_index: at, end_index: at + words.length }];
-  });
 }
 
 /** A part whose engine holds text after the reply's last call, and the part it goes into. */
@@ -173,6 +183,21 @@ function stopAll(undecided: Held[]): boolean {
     }
   }
   return grew;
+}
+
+/** The reply's last content part, when only reasoning items (QUIET_ITEMS) come after its message item. */
+function replyEnd(output: unknown[]): unknown {
+  for (let at = output.length - 1; at >= 0; at--) {
+    const item = output[at];
+    if (isMessage(item)) return item.content.at(-1);
+    if (!isObject(item) || !QUIET_ITEMS.has(item.type as string)) return undefined;
+  }
+  return undefined;
+}
+
+/** The text of every output_text part of every message item, joined as OpenAI's SDKs do. */
+function outputText(output: unknown[]): string {
+  return output.flatMap((item) => (isMessage(item) ? item.content.filter(isOutputText).map((part) => part.text) : [])).join("");
 }
 
 function isMessage(item: unknown): item is Json & { content: unknown[] } {

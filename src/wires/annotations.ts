@@ -1,0 +1,51 @@
+// Annotations that point into a reply's text by character offsets (url_citation start_index and
+// end_index: on a Responses output_text part, flat; on a chat message, under `url_citation`),
+// after the repair took markup out of that text.
+import { isObject } from "../sse/json.ts";
+
+/**
+ * The annotations after the repair: each one whose words are provably still there points at them
+ * again; one whose words are gone (inside a recovered call, or prose stripped after it) is dropped
+ * rather than left pointing past the text or at other words (the same words earlier are not the
+ * ones it cited). An annotation without offsets stays as it is.
+ *
+ * The repair only removes text, so the text both share at the start sits where it was and the
+ * text both share at the end moved back by what was removed; a span inside neither is kept only
+ * where the same words stand in the changed middle of both, nearest at or before its old start.
+ */
+export function movedAnnotations(annotations: unknown[], was: string, now: string): unknown[] {
+  const head = sharedHead(was, now);
+  const tail = sharedTail(was, now, head);
+  return annotations.flatMap((annotation) => {
+    if (!isObject(annotation)) return [annotation];
+    const offsets = isObject(annotation.url_citation) ? annotation.url_citation : annotation;
+    const { start_index: start, end_index: end } = offsets;
+    if (typeof start !== "number" || typeof end !== "number" || !(start >= 0 && end >= start && end <= was.length)) return [annotation];
+    const at = movedStart(was, now, start, end, head, tail);
+    if (at === undefined) return [];
+    const moved = { ...offsets, start_index: at, end_index: at + (end - start) };
+    return [offsets === annotation ? moved : { ...annotation, url_citation: moved }];
+  });
+}
+
+function movedStart(was: string, now: string, start: number, end: number, head: number, tail: number): number | undefined {
+  if (end <= head) return start;
+  if (start >= was.length - tail) return start - (was.length - now.length);
+  const words = was.slice(start, end);
+  const at = now.lastIndexOf(words, start);
+  // Only an occurrence inside the changed middle of the new text can be the same words.
+  return at >= head && at + words.length <= now.length - tail ? at : undefined;
+}
+
+function sharedHead(a: string, b: string): number {
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  return n;
+}
+
+/** The length both end with, not reaching into the shared head of either. */
+function sharedTail(a: string, b: string, head: number): number {
+  let n = 0;
+  while (n < a.length - head && n < b.length - head && a[a.length - 1 - n] === b[b.length - 1 - n]) n++;
+  return n;
+}

@@ -1,0 +1,181 @@
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { LineEnds } from "../../src/engine/line-ends.ts";
+
+// LineEnds folds the pieces it was given lazily (only when a fact is asked for, or when too many
+// wait), skipping every piece before the one that ends the line before the line before. These
+// tests hold it to the eager reader it replaced: the same facts after any pieces, asked for at any
+// point, whatever the line ends (LF, CR, CR LF cut between pieces), spaces, markup and piece sizes.
+
+const LF = 0x0a;
+const CR = 0x0d;
+const SP = 0x20;
+const TAB = 0x09;
+const COMMA = 0x2c;
+const LBRACKET = 0x5b;
+const DASH = 0x2d;
+const MID_SENTENCE = /^[\p{L}\p{M}\p{N}]$/u;
+const OPEN_AT_END = new Set([COMMA, 0xff0c, 0x3001, 0x060c, 0x2013, 0x2014, 0x2015, 0x2026, 0x22ef, 0x28, 0xff08, 0x201c, 0xab, 0x300c, 0x300e]);
+const isLineSpace = (c: number) => c === SP || c === TAB;
+
+/** The eager reader, as the engine had it: every piece read when it comes. The model the lazy one must match. */
+class EagerLineEnds {
+  before = -1;
+  beforeMarkup = false;
+  private last = -1;
+  private lastMarkup = false;
+  private beforeFirst = -1;
+  private first = -1;
+  private crEnded = false;
+  lead: string | null = "";
+  prev = -1;
+
+  read(s: string, from: number, to: number, markup = false): void {
+    if (to <= from) return;
+    this.prev = s.charCodeAt(to - 1);
+    let k = to - 1;
+    while (k >= from && s.charCodeAt(k) !== LF && s.charCodeAt(k) !== CR) k--;
+    const crLf = k === from && this.crEnded && s.charCodeAt(k) === LF;
+    this.crEnded = s.charCodeAt(to - 1) === CR;
+    if (crLf) from = k + 1;
+    else if (k >= from) {
+      let m = k - 1;
+      if (s.charCodeAt(k) === LF && m >= from && s.charCodeAt(m) === CR) m--;
+      while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
+      const inText = m >= from && s.charCodeAt(m) !== LF && s.charCodeAt(m) !== CR;
+      this.before = m >= from ? (inText ? s.charCodeAt(m) : -1) : this.last;
+      let b = m;
+      while (b >= from && s.charCodeAt(b) !== LF && s.charCodeAt(b) !== CR) b--;
+      this.beforeMarkup = m >= from ? inText && markup : this.lastMarkup;
+      let f = b < from ? from : b + 1;
+      while (f < k && isLineSpace(s.charCodeAt(f))) f++;
+      this.beforeFirst = b < from && this.first >= 0 ? this.first : f < k ? s.charCodeAt(f) : -1;
+      this.first = -1;
+      this.last = -1;
+      this.lastMarkup = false;
+      this.lead = "";
+      from = k + 1;
+    }
+    if (this.first < 0) {
+      let f = from;
+      while (f < to && isLineSpace(s.charCodeAt(f))) f++;
+      if (f < to) this.first = s.charCodeAt(f);
+    }
+    if (this.lead !== null) {
+      let indent = true;
+      for (let q = from; q < to; q++) if (!isLineSpace(s.charCodeAt(q))) indent = false;
+      this.lead = markup || !indent ? null : this.lead + s.slice(from, to);
+    }
+    let m = to - 1;
+    while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
+    if (m >= from) {
+      this.last = s.charCodeAt(m);
+      this.lastMarkup = markup;
+    }
+  }
+
+  endsMidSentence(): boolean {
+    const c = this.before;
+    if (this.beforeMarkup || this.beforeFirst === LBRACKET || c < 0) return false;
+    if (c === DASH) return this.beforeFirst !== DASH;
+    return OPEN_AT_END.has(c) || MID_SENTENCE.test(String.fromCharCode(c));
+  }
+}
+
+interface Piece {
+  /** Text around the piece (the piece is s.slice(from, to)), as text mode passes one delta in ranges. */
+  before: string;
+  text: string;
+  after: string;
+  markup: boolean;
+  /** Ask for every fact after this piece. */
+  ask: boolean;
+}
+
+const alphabet = ["a", "Z", "1", ",", ".", ":", "[", "-", "(", "\u2014", "\uff0c", " ", "\t", "\n", "\r", "\r\n", ">", "<", "\u4e2d"];
+const textArb = fc.array(fc.constantFrom(...alphabet), { maxLength: 12 }).map((xs) => xs.join(""));
+const pieceArb = fc.record({ before: fc.constantFrom("", "x\n", "  "), text: textArb, after: fc.constantFrom("", "\ny", " "), markup: fc.boolean(), ask: fc.boolean() });
+
+function facts(l: { prev: number; lead: string | null; before: number; beforeMarkup: boolean; endsMidSentence(): boolean }) {
+  return { prev: l.prev, lead: l.lead, before: l.before, beforeMarkup: l.beforeMarkup, mid: l.endsMidSentence() };
+}
+
+function run(pieces: Piece[]) {
+  const lazy = new LineEnds();
+  const eager = new EagerLineEnds();
+  const seen: unknown[][] = [];
+  for (const p of pieces) {
+    const s = p.before + p.text + p.after;
+    lazy.read(s, p.before.length, p.before.length + p.text.length, p.markup);
+    eager.read(s, p.before.length, p.before.length + p.text.length, p.markup);
+    if (p.ask) seen.push([facts(lazy), facts(eager)]);
+  }
+  seen.push([facts(lazy), facts(eager)]);
+  return seen;
+}
+
+describe("LineEnds: the lazy reader gives the eager reader's facts", () => {
+  test("at seeded random pieces, asked at random points", () => {
+    fc.assert(
+      fc.property(fc.array(pieceArb, { maxLength: 40 }), (pieces) => {
+        for (const [lazy, eager] of run(pieces)) expect(lazy).toEqual(eager);
+      }),
+      { seed: 4901, numRuns: 400 },
+    );
+  });
+
+  test("past the bound on waiting pieces (folded without being asked), and asked after", () => {
+    fc.assert(
+      fc.property(fc.array(pieceArb, { minLength: 300, maxLength: 700 }), (pieces) => {
+        const quiet = pieces.map((p, i) => ({ ...p, ask: i === pieces.length - 1 }));
+        for (const [lazy, eager] of run(quiet)) expect(lazy).toEqual(eager);
+      }),
+      { seed: 4902, numRuns: 30 },
+    );
+  });
+
+  test("a CR ending one piece and its LF starting the next are one line end", () => {
+    const lazy = new LineEnds();
+    lazy.read("Run it,\r", 0, 8);
+    lazy.read("\n", 0, 1);
+    expect(lazy.endsMidSentence()).toBe(true);
+    lazy.read("Done.\r", 0, 6);
+    lazy.read("\n  ", 0, 3);
+    expect(lazy.endsMidSentence()).toBe(false);
+    expect(lazy.lead).toBe("  ");
+  });
+
+  test("folding starts at a piece whose LF follows no CR, though the text folded last ended with one", () => {
+    const lazy = new LineEnds();
+    lazy.read("<shell>a</shell>\r", 0, 17, true);
+    expect(lazy.endsMidSentence()).toBe(false);
+    for (const piece of ["q", "\n", "w", "\n"]) lazy.read(piece, 0, piece.length);
+    // The line `w` holds no markup: the markup ended two lines up.
+    expect(lazy.endsMidSentence()).toBe(true);
+  });
+
+  test("a line of markup before: no running sentence", () => {
+    const lazy = new LineEnds();
+    lazy.read("<shell>ls</shell>", 0, 17, true);
+    lazy.read("\nnext", 0, 5);
+    lazy.read("\n", 0, 1);
+    expect(lazy.endsMidSentence()).toBe(true);
+    const marked = new LineEnds();
+    marked.read("and", 0, 3);
+    marked.read("<shell>ls</shell>\n", 0, 18, true);
+    expect(marked.endsMidSentence()).toBe(false);
+  });
+
+  test("a long line past the bound on waiting characters keeps its first character and its lead", () => {
+    const lazy = new LineEnds();
+    lazy.read("[ref]", 0, 5);
+    for (let i = 0; i < 3000; i++) lazy.read("abcdefghij", 0, 10);
+    lazy.read(" word\n", 0, 6);
+    // The line began with `[`: a link reference definition may, so no sentence.
+    expect(lazy.endsMidSentence()).toBe(false);
+    const spaces = new LineEnds();
+    spaces.read("\n", 0, 1);
+    for (let i = 0; i < 2000; i++) spaces.read("          ", 0, 10);
+    expect(spaces.lead).toBe(" ".repeat(20000));
+  });
+});
