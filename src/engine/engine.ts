@@ -93,7 +93,7 @@ class Engine extends TextMode implements RepairEngine {
     // parameter openers open loose values, golden S02.9; a bar right after a `<` cut off at the
     // boundary is a `<`-lost opener, golden P48.8), never as the rest of a call cut off here.
     this.doc.partEnded();
-    if (this.cutTag !== null) this.lines.prev = -1;
+    if (this.cutTag !== null) this.lines.forgetPrev();
     // The span's markup is decided at its end: calls held for a block's closer that has not come run, as at the reply's end.
     this.leaveStrayBlock();
     this.store.keepLast(this.held);
