@@ -243,6 +243,16 @@ export class DocContext extends BlockReader {
     return end;
   }
 
+  /**
+   * A part of the reply ended (the engine's endSpan): markup never spans two parts, so no readable
+   * invoke opener read before it is open after it, and a parameter opener starting a line of the
+   * next part opens a value outside any readable call, as in a fresh reply (loose-value.ts).
+   * Documentation (a fence, a quoted call's value) goes on.
+   */
+  partEnded(): void {
+    this.loose.reset();
+  }
+
   /** Markup the engine removed (a call, noise) is no quoted call's: its tail is over. */
   override afterMarkup(): void {
     this.loose.reset();

@@ -1,13 +1,16 @@
 import { parseSpan } from "../parse/span.ts";
 import { isMalformedBlock, markMalformedBlock, noteMalformedBlock, showsStrayParameter } from "../parse/dialects/dsml/parse-span.ts";
 import type { Segment } from "../parse/segments.ts";
+import type { BrokenSpan } from "../parse/types.ts";
 import type { Shape } from "../grammar/shapes.ts";
+import { readTag } from "../grammar/tags.ts";
 import type { Candidate, Step } from "./candidate.ts";
 import { CR, GT, LF, SP, TAB } from "../grammar/chars.ts";
+import { CutReports, cutTagOf, joinCutTag } from "./cut-tag.ts";
 import { stopAt } from "./stop-chars.ts";
 import { showsStrayInText } from "./span-stray.ts";
 import { TextMode } from "./text-mode.ts";
-import type { EngineEvent, EngineOptions, GivenReader, RepairEngine } from "./types.ts";
+import type { AnswerSoFar, EngineEvent, EngineOptions, GivenReader, RepairEngine } from "./types.ts";
 
 /** Smallest piece of a delta handed to a candidate at once. */
 const PIECE = 256;
@@ -32,11 +35,21 @@ class Engine extends TextMode implements RepairEngine {
   /** Offset, in everything fed, where `carry` starts (with no carry: the end of what was fed). */
   private pos = 0;
   private flushed = false;
+  /** endSpan is deciding what is still open: a call cut off there mid-line is reported only if the reply ends there (finish). */
+  private spanEnding = false;
+  /** A marker tag the last part's end cut off, waiting for this part's first text (cut-tag.ts); null: none. */
+  private cutTag: string | null;
+  /** The reports of calls the last part's end cut off mid-line, withdrawn when this part brings text. */
+  private cutReports: CutReports | null;
+  /** Those of the part ending now (endSpan). */
+  private cutNow: BrokenSpan[] = [];
   private readonly given: GivenReader | undefined;
 
   constructor(options: EngineOptions) {
     super(options);
     this.given = options.readingGiven;
+    this.cutTag = options.readingGiven ? null : (options.continues?.cutTag ?? null);
+    this.cutReports = options.readingGiven ? null : (options.continues?.cutReports ?? null);
   }
 
   get held(): number {
@@ -66,7 +79,22 @@ class Engine extends TextMode implements RepairEngine {
   endSpan(): EngineEvent[] {
     if (this.flushed) throw new Error("dsml-fix engine: endSpan after flush");
     this.out = [];
-    this.process("", true);
+    // A tag the last boundary cut that this whole part did not complete: decided as at the end.
+    if (this.cutTag !== null && readTag(this.cutTag, 0, true) !== null) this.endUnknown();
+    this.cutTag = cutTagOf(this.carry !== "" ? this.carry : (this.cand?.text() ?? ""));
+    this.spanEnding = true;
+    this.cutNow = [];
+    try {
+      this.process("", true);
+    } finally {
+      this.spanEnding = false;
+    }
+    this.cutReports = this.cutNow.length > 0 ? new CutReports(this.broken, this.cutNow) : null;
+    // A part boundary ends markup: the next part reads on as a fresh reply would after it (its
+    // parameter openers open loose values, golden S02.9; a bar right after a `<` cut off at the
+    // boundary is a `<`-lost opener, golden P48.8), never as the rest of a call cut off here.
+    this.doc.partEnded();
+    if (this.cutTag !== null) this.lines.forgetPrev();
     // The span's markup is decided at its end: calls held for a block's closer that has not come run, as at the reply's end.
     this.leaveStrayBlock();
     this.store.keepLast(this.held);
@@ -75,6 +103,12 @@ class Engine extends TextMode implements RepairEngine {
 
   feed(delta: string): EngineEvent[] {
     if (this.flushed) throw new Error("dsml-fix engine: feed after flush");
+    if (this.cutTag !== null && delta.length > 0) this.joinCut(delta);
+    // The reply went on past the part's end: a call cut off there mid-line was no truncated call.
+    if (this.cutReports !== null && delta.length > 0) {
+      this.cutReports.withdraw();
+      this.cutReports = null;
+    }
     if (this.isPlain(delta)) {
       this.lines.read(delta, 0, delta.length);
       this.releasePlain(delta.length);
@@ -87,6 +121,18 @@ class Engine extends TextMode implements RepairEngine {
       this.store.keepLast(this.held);
     }
     return this.out;
+  }
+
+  /** The tag the last part's end cut (cut-tag.ts), with this part's first text: read across the boundary, the markup's end is unknown. */
+  private joinCut(delta: string): void {
+    const joined = joinCutTag(this.cutTag!, delta);
+    this.cutTag = typeof joined === "string" ? joined : null;
+    if (joined === true) this.endUnknown();
+  }
+
+  override carryOver(): AnswerSoFar {
+    const answer = super.carryOver();
+    return this.cutTag === null && this.cutReports === null ? answer : { ...answer, ...(this.cutTag !== null ? { cutTag: this.cutTag } : {}), ...(this.cutReports !== null ? { cutReports: this.cutReports } : {}) };
   }
 
   heldText(from: number, to: number): string {
@@ -113,6 +159,8 @@ class Engine extends TextMode implements RepairEngine {
     this.out = [];
     if (this.flushed) return this.out;
     this.flushed = true;
+    this.cutTag = null;
+    this.cutReports = null;
     this.process("", true);
     this.endTail();
     this.store.keepLast(this.held);
@@ -222,6 +270,10 @@ class Engine extends TextMode implements RepairEngine {
     // A body that broke after it proved to be a call: the whole span is refused, so nothing inside it runs (golden O48.2-O48.4).
     if (cand.refused !== null) segments = refusedSpan(segments, span.length, cand.refused, truncated);
     const read = segments.length > 0 ? segments[segments.length - 1]!.end : span.length;
+    // A code costume whose code is still open at a part's end (no closer of its own yet, golden
+    // A40.19 cut in its heredoc): what the next part writes may still be its code, as past its hold
+    // cap (costume-hold.ts), so no later call of the reply runs.
+    if (truncated && this.spanEnding && COSTUMES.has(cand.root) && read === span.length && segments.every((seg) => seg.kind === "text")) this.endUnknown();
     const partial = read > 0 && read < span.length;
     if (partial) {
       span = span.slice(0, read);
@@ -244,6 +296,7 @@ class Engine extends TextMode implements RepairEngine {
     this.lines.read(span, 0, span.length, !isMention(cand, span, segments));
     this.given?.candidateEnded(span, cand.opener.end, segments);
     this.finishingOrphan = block === null && cand.root === "invoke" && cand.opener.family === "dsml";
+    const reported = this.broken.length;
     // Text of this span no call took may show a stray DSML parameter text mode never read (a
     // cut-off call that ran on over it): the calls after it, here and later, are refused (I02).
     for (const seg of segments) {
@@ -254,6 +307,10 @@ class Engine extends TextMode implements RepairEngine {
         if (block !== null) markMalformedBlock(block);
       }
     }
+    // Cut off mid-line by a part's end: its truncated-call report stands only if the reply ends
+    // there (CutReports). Cut at a line end it stands (the one text reports it too when a fence
+    // follows); replayed history keeps every report, so the note replaces it.
+    if (truncated && this.spanEnding && !this.readsHistory && !endsLine(span)) this.cutNow.push(...this.broken.slice(reported).filter((b) => b.reason === "truncated-call"));
     this.finishingOrphan = this.strayInSpan = false;
     // A stray parameter this span showed (its block's calls refused) refuses the orphan invokes after it too (golden P48.5).
     if (showsStrayParameter(segments)) this.strayBefore = true;
@@ -276,6 +333,15 @@ class Engine extends TextMode implements RepairEngine {
     this.given?.candidateEnded(released, cand.opener.end, null);
     this.releaseVisible(released, cand.start);
   }
+}
+
+/** The roots of code costume candidates (costume-hold.ts). */
+const COSTUMES: ReadonlySet<string> = new Set(["costume", "inline-costume", "paragraph-costume"]);
+
+/** The text ends with a line end (a part cut there leaves no line going on). */
+function endsLine(text: string): boolean {
+  const c = text.charCodeAt(text.length - 1);
+  return c === LF || c === CR;
 }
 
 /**

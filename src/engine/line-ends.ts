@@ -61,6 +61,12 @@ export class LineEnds {
     return n === 0 ? this.#settledPrev : this.#texts[n - 1]!.charCodeAt(this.#tos[n - 1]! - 1);
   }
 
+  /** The text read so far ended in markup cut off at a part's end: the next part has no character before it (its bar is no `<`-lost opener's). */
+  forgetPrev(): void {
+    this.settle();
+    this.#settledPrev = -1;
+  }
+
   get before(): number {
     this.settle();
     return this.#settledBefore;

@@ -399,7 +399,17 @@ export class Output {
   /** A candidate was released verbatim at the limit: counted, and no later call of the reply runs. */
   protected overflow(): void {
     this.heldNoCall++;
+    this.endUnknown();
+  }
+
+  /** Markup ended where no one can tell (the limit, a part's end inside it): no later call of the reply runs. */
+  protected endUnknown(): void {
     if (!this.readsGiven) this.overflowed = true;
+  }
+
+  /** EngineOptions.history: replayed text, every leak reported where it stood. */
+  protected get readsHistory(): boolean {
+    return this.history;
   }
 
   /** Text that goes out, unless a call is behind it: then it waits in the tail. */

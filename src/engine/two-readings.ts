@@ -30,6 +30,11 @@ export class TwoReadings extends DocContext {
     this.asFresh.afterMarkup();
   }
 
+  override partEnded(): void {
+    this.asContinued.partEnded();
+    this.asFresh.partEnded();
+  }
+
   override advanceText(text: string, from = 0, to = text.length): void {
     this.asContinued.advanceText(text, from, to);
     this.asFresh.advanceText(text, from, to);

@@ -1,5 +1,6 @@
 import type { Segment } from "../parse/segments.ts";
 import type { BrokenSpan, NudgeReason, ParseOptionsInput, RecoveredCall, StrippedSpan, ToolSpec } from "../parse/types.ts";
+import type { CutReports } from "./cut-tag.ts";
 import type { DocContext } from "./doc-context.ts";
 import type { LineEnds } from "./line-ends.ts";
 
@@ -84,6 +85,13 @@ export interface AnswerSoFar {
   readonly lines?: LineEnds;
   /** A parameter outside every invoke was read in the reply so far: a later part's orphan invokes are refused (golden P48.5). */
   readonly strayBefore?: true;
+  /**
+   * A marker tag the part's end cut off unfinished (`<parameter name="content"`, src/engine/cut-tag.ts):
+   * if the next part's first characters complete it, the markup's end is unknown (overflowed).
+   */
+  readonly cutTag?: string;
+  /** Reports of calls the part's end cut off mid-line, withdrawn if the next part brings text (src/engine/cut-tag.ts). */
+  readonly cutReports?: CutReports;
 }
 
 /** A call about to be recovered, as the echo guard sees it. */

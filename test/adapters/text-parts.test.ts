@@ -232,13 +232,15 @@ describe("F2: a fenced example after an unclosed call never runs, whole or split
 describe("F3: Anthropic stream, a text block whose start is still held ends its markup at the block's end", () => {
   // The first text block is all candidate, so its start is held and never opened downstream; its
   // end must still end the span, as the JSON path (endSpan) and the wire's rule ("markup never
-  // spans a text block and a block of another kind after it") do: a truncated call, never `rm -rf tmp`.
+  // spans a text block and a block of another kind after it") do: never `rm -rf tmp`. The block's
+  // end is not the reply's, and the call is cut mid-line (its line goes on in the next block), so
+  // it is no truncated call; the next block's closers, outside any call, are reported instead.
   const parts = [live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf `), live(`tmp</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`)];
   const s = { text: parts.join("") };
 
-  test("JSON: no call, a truncated-call nudge", async () => {
+  test("JSON: no call, a broken-markup nudge for the stray closers (no truncated call at a block's end mid-line)", async () => {
     const json = await anthropicJson(s, parts, true);
-    expect({ calls: json.calls, nudge: json.nudge }).toEqual({ calls: [], nudge: "truncated-call" });
+    expect({ calls: json.calls, nudge: json.nudge }).toEqual({ calls: [], nudge: "broken-markup" });
   });
 
   for (const seed of [0, 4, 8]) {

@@ -95,7 +95,11 @@ describe("fixed (finding 1): a Qwen3-Coder write whose body is no parameter pair
 // at the boundary, it is read in the part after it. Expected: the part after a boundary that cut
 // markup is read as a fresh reply is (its loose parameter / closer lines refuse what follows), or
 // nothing in it runs that the whole reply refuses.
-describe("finding 2: a reply cut into two text parts inside an outer call runs the example in its value", () => {
+// Rule kept (src/engine/engine.ts endSpan, cut-tag.ts, DocContext.partEnded): a part boundary ends
+// markup and the next part reads on as after it: no readable invoke stays open across it (its
+// parameter openers open loose values), a bar right after a `<` cut there is a `<`-lost opener,
+// and a marker tag the next part completes leaves the markup's end unknown (no later call runs).
+describe("a part boundary inside an outer call never runs the example in its value (finding 2, fixed)", () => {
   const cases: [string, string, number, string][] = [
     ["S02.9 (Claude write holding a Qwen3-Coder example) cut after the invoke line", "S02.9", fx("S02.9").indexOf("\n<parameter"), "rm -rf x"],
     ["E45.8 (tool-named write holding a DSML example) cut inside its filePath tag", "E45.8", 29, "rm -rf x"],
@@ -109,7 +113,7 @@ describe("finding 2: a reply cut into two text parts inside an outer call runs t
       expect(engineRun(s, []).calls.map((c) => (c.input as { command?: string }).command)).not.toContain(command);
       for (const part of parts) expect(parse(part, fixtureTools).calls.map((c) => (c.input as { command?: string }).command)).not.toContain(command);
     });
-    test(`${what}: Responses (two parts, two items), Anthropic (thinking between) and the spanned engine do not run ${command}`, async () => {
+    test(`${what}: Responses (two parts, two items), Anthropic (thinking between) and the spanned engine read the next part as after the markup ended, and do not run ${command}`, async () => {
       const runs = {
         spannedEngine: spannedEngineRun(s, parts),
         responsesParts: await responsesJson(s, [parts]),
@@ -397,7 +401,9 @@ describe("finding 2b: a paragraph costume sentence cut into two text parts runs 
 // output_text parts, Anthropic blocks with thinking between) is reported as a call the reply cut
 // off: nudge truncated-call, so the wire's retry schedules a correction for a reply that called
 // nothing. Expected: no nudge, as in one part (the rest of the mention arrives in the next part).
-describe("finding 11: a format mention cut into two text parts draws a truncated-call nudge", () => {
+// Rule kept (src/engine/cut-tag.ts CutReports): a call cut off mid-line at a part's end is reported
+// as truncated only if the reply ends there; the next part's text withdraws the report.
+describe("a part's end is not the reply's: a format mention cut into two text parts draws no truncated-call nudge (finding 11, fixed)", () => {
   for (const [id, cut] of [["N21", 34], ["N21.7", 43], ["N43.1", 47]] as const) {
     test(`${id} cut at ${cut}: no nudge through the spanned engine and Responses parts`, async () => {
       const text = fx(id);
