@@ -293,7 +293,7 @@ class Engine extends TextMode implements RepairEngine {
     const closes = holds === null && (block !== null || cand.closedBlock);
     const closerLine = closes ? closerLineInSpan(span) : true;
     if (closerLine !== true && block !== null && this.strayBlock === null) this.watchBlock(block);
-    this.lines.read(span, 0, span.length, !isMention(cand, span, segments));
+    this.lines.read(span, 0, span.length, isMention(cand, span, segments) ? undefined : segments.some((seg) => seg.kind === "call") ? "call" : "shown");
     this.given?.candidateEnded(span, cand.opener.end, segments);
     this.finishingOrphan = block === null && cand.root === "invoke" && cand.opener.family === "dsml";
     const reported = this.broken.length;
@@ -329,7 +329,7 @@ class Engine extends TextMode implements RepairEngine {
     }
     const text = cand.text();
     const released = length === text.length ? text : text.slice(0, length);
-    this.lines.read(released, 0, released.length, !isMention(cand, released));
+    this.lines.read(released, 0, released.length, isMention(cand, released) ? undefined : hitLimit ? "shown" : "call");
     this.given?.candidateEnded(released, cand.opener.end, null);
     this.releaseVisible(released, cand.start);
   }

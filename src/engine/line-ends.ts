@@ -22,6 +22,8 @@ export class LineEnds {
   #settledBeforeMarkup = false;
   #last = -1;
   #lastMarkup = false;
+  /** Markup shown as text (a candidate that proved no call) touched the current line. */
+  #lineShown = false;
   /** The first non-space character of the line before, and of the current line so far (-1: none yet). */
   #beforeFirst = -1;
   #first = -1;
@@ -44,13 +46,13 @@ export class LineEnds {
   #waiting = 0;
   #waitingChars = 0;
 
-  /** `markup`: the text is a candidate's span. */
-  read(s: string, from: number, to: number, markup = false): void {
+  /** `markup`: the text is a candidate's span (LineMarkup says how it marks its lines). */
+  read(s: string, from: number, to: number, markup?: LineMarkup): void {
     if (to <= from) return;
     const n = this.#waiting;
     this.#texts[n] = s;
-    this.#froms[n] = markup ? ~from : from;
-    this.#tos[n] = to;
+    this.#froms[n] = markup !== undefined ? ~from : from;
+    this.#tos[n] = markup === "shown" ? ~to : to;
     this.#waiting = n + 1;
     if ((this.#waitingChars += to - from) >= MAX_WAITING_CHARS || n + 1 === MAX_WAITING) this.settle();
   }
@@ -58,7 +60,7 @@ export class LineEnds {
   /** The last character read (-1: none yet): the character before a `<`-lost opener (stray-opener.ts). */
   get prev(): number {
     const n = this.#waiting;
-    return n === 0 ? this.#settledPrev : this.#texts[n - 1]!.charCodeAt(this.#tos[n - 1]! - 1);
+    return n === 0 ? this.#settledPrev : this.#texts[n - 1]!.charCodeAt(end(this.#tos[n - 1]!) - 1);
   }
 
   /** The text read so far ended in markup cut off at a part's end: the next part has no character before it (its bar is no `<`-lost opener's). */
@@ -101,10 +103,11 @@ export class LineEnds {
       }
     }
     this.#settledPrev = this.prev;
-    if (start > 0) this.#crEnded = this.#texts[start - 1]!.charCodeAt(this.#tos[start - 1]! - 1) === CR;
+    if (start > 0) this.#crEnded = this.#texts[start - 1]!.charCodeAt(end(this.#tos[start - 1]!) - 1) === CR;
     for (let i = start; i < n; i++) {
       const from = this.#froms[i]!;
-      this.apply(this.#texts[i]!, from < 0 ? ~from : from, this.#tos[i]!, from < 0);
+      const to = this.#tos[i]!;
+      this.apply(this.#texts[i]!, from < 0 ? ~from : from, to < 0 ? ~to : to, from < 0 ? (to < 0 ? "shown" : "call") : undefined);
     }
     this.#texts.fill("", 0, n);
     this.#waiting = 0;
@@ -116,16 +119,16 @@ export class LineEnds {
     const s = this.#texts[i]!;
     const stored = this.#froms[i]!;
     const from = stored < 0 ? ~stored : stored;
-    let k = this.#tos[i]! - 1;
+    let k = end(this.#tos[i]!) - 1;
     while (k >= from && s.charCodeAt(k) !== LF && s.charCodeAt(k) !== CR) k--;
     if (k < from) return false;
     if (k !== from || s.charCodeAt(k) !== LF) return true;
-    const crBefore = i === 0 ? this.#crEnded : this.#texts[i - 1]!.charCodeAt(this.#tos[i - 1]! - 1) === CR;
+    const crBefore = i === 0 ? this.#crEnded : this.#texts[i - 1]!.charCodeAt(end(this.#tos[i - 1]!) - 1) === CR;
     return !crBefore;
   }
 
   /** One piece read in order: the eager reader. */
-  private apply(s: string, from: number, to: number, markup: boolean): void {
+  private apply(s: string, from: number, to: number, markup: LineMarkup | undefined): void {
     let k = to - 1;
     while (k >= from && s.charCodeAt(k) !== LF && s.charCodeAt(k) !== CR) k--;
     // The LF of a CR LF whose CR ended the text read before: that line end was read already.
@@ -141,15 +144,17 @@ export class LineEnds {
       this.#settledBefore = m >= from ? (inText ? s.charCodeAt(m) : -1) : this.#last;
       let b = m;
       while (b >= from && s.charCodeAt(b) !== LF && s.charCodeAt(b) !== CR) b--;
-      // Markup last on the line before (a call's closer, markup released as text): no running
-      // sentence. Prose after markup on its line is the line's end, as after any other text.
-      this.#settledBeforeMarkup = m >= from ? inText && markup : this.#lastMarkup;
+      // Markup last on the line before (a call's closer), or markup shown as text anywhere on it:
+      // no running sentence. Prose after a call on its line is the line's end, as after any other text.
+      const shown = markup === "shown" || (b < from && this.#lineShown);
+      this.#settledBeforeMarkup = shown || (m >= from ? inText && markup !== undefined : this.#lastMarkup);
       let f = b < from ? from : b + 1;
       while (f < k && isLineSpace(s.charCodeAt(f))) f++;
       this.#beforeFirst = b < from && this.#first >= 0 ? this.#first : f < k ? s.charCodeAt(f) : -1;
       this.#first = -1;
       this.#last = -1;
       this.#lastMarkup = false;
+      this.#lineShown = false;
       this.#settledLead = "";
       from = k + 1;
     }
@@ -158,13 +163,14 @@ export class LineEnds {
       while (f < to && isLineSpace(s.charCodeAt(f))) f++;
       if (f < to) this.#first = s.charCodeAt(f);
     }
-    if (this.#settledLead !== null) this.#settledLead = markup || !isIndent(s, from, to) ? null : this.#settledLead + s.slice(from, to);
+    if (this.#settledLead !== null) this.#settledLead = markup !== undefined || !isIndent(s, from, to) ? null : this.#settledLead + s.slice(from, to);
     let m = to - 1;
     while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
     if (m >= from) {
       this.#last = s.charCodeAt(m);
-      this.#lastMarkup = markup;
+      this.#lastMarkup = markup !== undefined;
     }
+    if (markup === "shown") this.#lineShown = true;
   }
 
   /**
@@ -185,7 +191,21 @@ export class LineEnds {
 
 /** Pieces (and characters) waiting at most before they are folded in: what is kept stays small. */
 const MAX_WAITING = 256;
-const MAX_WAITING_CHARS = 16_384;
+const MAX_WAITING_CHARS = 1024;
+
+/**
+ * How a candidate's span marks the lines it is on: "call", markup that made a call, marks a line
+ * only when it ends it (prose after a call's closer on its line is the line's end); "shown",
+ * markup that proved no call and is shown as text, marks every line it touches, as before (such a
+ * line is no sentence a later costume could sit in; and a costume refused before prose on its line
+ * keeps the next costume a line-start one, so a run of them is read once, not again per costume).
+ */
+export type LineMarkup = "call" | "shown";
+
+/** A stored end (a "shown" piece's is stored as ~end). */
+function end(stored: number): number {
+  return stored < 0 ? ~stored : stored;
+}
 
 function isIndent(s: string, from: number, to: number): boolean {
   for (let k = from; k < to; k++) {

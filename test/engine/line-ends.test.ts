@@ -1,6 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { LineEnds } from "../../src/engine/line-ends.ts";
+import { LineEnds, type LineMarkup } from "../../src/engine/line-ends.ts";
+import { createRepairEngine } from "../../src/engine/engine.ts";
+import { fixtureTools } from "../golden/tools.ts";
+import { countWork } from "../support/work.ts";
 
 // LineEnds folds the pieces it was given lazily (only when a fact is asked for, or when too many
 // wait), skipping every piece before the one that ends the line before the line before. These
@@ -24,13 +27,14 @@ class EagerLineEnds {
   beforeMarkup = false;
   private last = -1;
   private lastMarkup = false;
+  private lineShown = false;
   private beforeFirst = -1;
   private first = -1;
   private crEnded = false;
   lead: string | null = "";
   prev = -1;
 
-  read(s: string, from: number, to: number, markup = false): void {
+  read(s: string, from: number, to: number, markup?: LineMarkup): void {
     if (to <= from) return;
     this.prev = s.charCodeAt(to - 1);
     let k = to - 1;
@@ -46,13 +50,15 @@ class EagerLineEnds {
       this.before = m >= from ? (inText ? s.charCodeAt(m) : -1) : this.last;
       let b = m;
       while (b >= from && s.charCodeAt(b) !== LF && s.charCodeAt(b) !== CR) b--;
-      this.beforeMarkup = m >= from ? inText && markup : this.lastMarkup;
+      const shown = markup === "shown" || (b < from && this.lineShown);
+      this.beforeMarkup = shown || (m >= from ? inText && markup !== undefined : this.lastMarkup);
       let f = b < from ? from : b + 1;
       while (f < k && isLineSpace(s.charCodeAt(f))) f++;
       this.beforeFirst = b < from && this.first >= 0 ? this.first : f < k ? s.charCodeAt(f) : -1;
       this.first = -1;
       this.last = -1;
       this.lastMarkup = false;
+      this.lineShown = false;
       this.lead = "";
       from = k + 1;
     }
@@ -64,14 +70,15 @@ class EagerLineEnds {
     if (this.lead !== null) {
       let indent = true;
       for (let q = from; q < to; q++) if (!isLineSpace(s.charCodeAt(q))) indent = false;
-      this.lead = markup || !indent ? null : this.lead + s.slice(from, to);
+      this.lead = markup !== undefined || !indent ? null : this.lead + s.slice(from, to);
     }
     let m = to - 1;
     while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
     if (m >= from) {
       this.last = s.charCodeAt(m);
-      this.lastMarkup = markup;
+      this.lastMarkup = markup !== undefined;
     }
+    if (markup === "shown") this.lineShown = true;
   }
 
   endsMidSentence(): boolean {
@@ -87,14 +94,14 @@ interface Piece {
   before: string;
   text: string;
   after: string;
-  markup: boolean;
+  markup: LineMarkup | undefined;
   /** Ask for every fact after this piece. */
   ask: boolean;
 }
 
 const alphabet = ["a", "Z", "1", ",", ".", ":", "[", "-", "(", "\u2014", "\uff0c", " ", "\t", "\n", "\r", "\r\n", ">", "<", "\u4e2d"];
 const textArb = fc.array(fc.constantFrom(...alphabet), { maxLength: 12 }).map((xs) => xs.join(""));
-const pieceArb = fc.record({ before: fc.constantFrom("", "x\n", "  "), text: textArb, after: fc.constantFrom("", "\ny", " "), markup: fc.boolean(), ask: fc.boolean() });
+const pieceArb = fc.record({ before: fc.constantFrom("", "x\n", "  "), text: textArb, after: fc.constantFrom("", "\ny", " "), markup: fc.constantFrom(undefined, "call" as const, "shown" as const), ask: fc.boolean() });
 
 function facts(l: { prev: number; lead: string | null; before: number; beforeMarkup: boolean; endsMidSentence(): boolean }) {
   return { prev: l.prev, lead: l.lead, before: l.before, beforeMarkup: l.beforeMarkup, mid: l.endsMidSentence() };
@@ -147,22 +154,33 @@ describe("LineEnds: the lazy reader gives the eager reader's facts", () => {
 
   test("folding starts at a piece whose LF follows no CR, though the text folded last ended with one", () => {
     const lazy = new LineEnds();
-    lazy.read("<shell>a</shell>\r", 0, 17, true);
+    lazy.read("<shell>a</shell>\r", 0, 17, "shown");
     expect(lazy.endsMidSentence()).toBe(false);
     for (const piece of ["q", "\n", "w", "\n"]) lazy.read(piece, 0, piece.length);
     // The line `w` holds no markup: the markup ended two lines up.
     expect(lazy.endsMidSentence()).toBe(true);
   });
 
+  test("markup shown as text marks its whole line; a call marks it only when it ends it", () => {
+    const shown = new LineEnds();
+    shown.read("<shell>", 0, 7, "shown");
+    shown.read("ok go\n", 0, 6);
+    expect(shown.endsMidSentence()).toBe(false);
+    const call = new LineEnds();
+    call.read("<shell>ls</shell>", 0, 17, "call");
+    call.read(" ok go\n", 0, 7);
+    expect(call.endsMidSentence()).toBe(true);
+  });
+
   test("a line of markup before: no running sentence", () => {
     const lazy = new LineEnds();
-    lazy.read("<shell>ls</shell>", 0, 17, true);
+    lazy.read("<shell>ls</shell>", 0, 17, "call");
     lazy.read("\nnext", 0, 5);
     lazy.read("\n", 0, 1);
     expect(lazy.endsMidSentence()).toBe(true);
     const marked = new LineEnds();
     marked.read("and", 0, 3);
-    marked.read("<shell>ls</shell>\n", 0, 18, true);
+    marked.read("<shell>ls</shell>\n", 0, 18, "call");
     expect(marked.endsMidSentence()).toBe(false);
   });
 
@@ -177,5 +195,20 @@ describe("LineEnds: the lazy reader gives the eager reader's facts", () => {
     spaces.read("\n", 0, 1);
     for (let i = 0; i < 2000; i++) spaces.read("          ", 0, 10);
     expect(spaces.lead).toBe(" ".repeat(20000));
+  });
+
+  test("a costume refused before prose on its line keeps a run of them linear (counted, not timed)", () => {
+    // Markup shown as text (a candidate past the buffer limit) marks its line, so the next costume
+    // is a line-start one and the run is read once; read as a call's markup it made each `<bash>` a
+    // paragraph costume and the work grew ~6.6x per 4x of input.
+    const unit = "<shell>\nls\n</shell>ok\n<bash>\npwd\n</bash>\n";
+    const work = (n: number) =>
+      countWork(() => {
+        const text = unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
+        const engine = createRepairEngine({ tools: fixtureTools, idPrefix: "w_" });
+        for (let i = 0; i < text.length; i += 4096) engine.feed(text.slice(i, i + 4096));
+        engine.flush();
+      });
+    expect(work(400_000) / work(100_000)).toBeLessThan(4.5);
   });
 });

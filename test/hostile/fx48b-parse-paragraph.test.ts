@@ -13,11 +13,7 @@ import { outcome } from "../support/outcome.ts";
 
 type Fixture = { id: string; input: string; options?: object; nativeToolCalls?: boolean; given?: unknown; reservedNames?: unknown; expect: { calls: { shape?: string }[] } };
 const COSTUME_SHAPES = /^(C0\d|O09)$/;
-// A40.16's running costume follows a line ending in prose after a refused costume's closer
-// (`</shell>ok`): with "then I check." after it, that is a costume inside a running sentence, text
-// (the line before counts as markup only when markup ends it, line-ends.ts).
-const PROSE_BEFORE = new Set(["A40.16"]);
-const costumeGoldens = (fixtures as Fixture[]).filter((f) => !f.given && !f.reservedNames && !PROSE_BEFORE.has(f.id) && f.expect.calls.length > 0 && f.expect.calls.every((c) => COSTUME_SHAPES.test(c.shape ?? "")));
+const costumeGoldens = (fixtures as Fixture[]).filter((f) => !f.given && !f.reservedNames && f.expect.calls.length > 0 && f.expect.calls.every((c) => COSTUME_SHAPES.test(c.shape ?? "")));
 const callsOf = (input: string, f: Fixture) => parse(input, fixtureTools, { ...(f.options ?? {}), nativeToolCalls: f.nativeToolCalls }).calls.map((c) => [c.tool, c.input]);
 
 describe("fixed: golden costume and pre/code shapes after 'Running it:' and before a lower-case line run as alone", () => {
@@ -36,12 +32,7 @@ describe("fixed: golden costume and pre/code shapes after 'Running it:' and befo
 const costume = "<bash>\nrm -rf build\n</bash>";
 const rmBuild = [{ tool: "bash", input: { command: "rm -rf build" } }];
 
-describe("prose after markup on the line before is that line's end", () => {
-  test("A40.16 wrapped: the second costume follows `</shell>ok` and goes on in a lower-case line, text", () => {
-    const f = (fixtures as Fixture[]).find((x) => x.id === "A40.16")!;
-    expect(callsOf(f.input, f)).toEqual([["bash", { command: "pwd" }]]);
-    expect(callsOf(`Running it:\n${f.input}\nthen I check.`, f)).toEqual([]);
-  });
+describe("prose after a call on the line before is that line's end; markup shown as text marks its line", () => {
   const hermes = '<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}\n</tool_call>';
   test("a call's closer then a sentence on its line: a costume after it inside the sentence is text", () => {
     const input = `${hermes} The agent wraps commands like\n${costume}\nin its replies.`;
