@@ -23,10 +23,7 @@ import type { AddGiven } from "../wire.ts";
 import { type HeldCall, HeldNative } from "../held-native.ts";
 import { CUT_STOP_REASONS, NATIVE_BLOCKS, toolUseEvents } from "./blocks.ts";
 import { HeldTextStart } from "./held-text-start.ts";
-import { type HeldText, WaitingBlocks, decidesHeld, replayed, settled, startsOtherBlock } from "./waiting-blocks.ts";
-
-/** Read in an event that streams past after the stand-aside: its block index, and its type. */
-const PASSING_KEYS: ReadonlySet<string> = new Set(["index", "type"]);
+import { type HeldText, PASSING_KEYS, WaitingBlocks, decidesHeld, replayed, settled, startsOtherBlock, withLead } from "./waiting-blocks.ts";
 
 export class AnthropicStreamRewriter implements EventRewriter {
   #guard: GuardedEngine;
@@ -498,9 +495,4 @@ export class AnthropicStreamRewriter implements EventRewriter {
     this.#reported = true;
     this.#onFinal();
   }
-}
-
-/** `lead`, then what the event decided (its own bytes when it decided nothing). */
-function withLead(lead: Json[], decided: Rewritten | null): Rewritten {
-  return { pieces: [...lead, ...(decided?.pieces ?? [RAW])], ...(decided?.original ? { original: decided.original } : {}) };
 }

@@ -93,3 +93,11 @@ export function replayed(events: Json[], held: HeldText): Json[] {
     return decided === null ? [event] : decided.pieces.map((piece) => (piece === RAW ? event : (piece as Json)));
   });
 }
+
+/** Read in an event that streams past after the stand-aside (stream.ts): its block index, and its type. */
+export const PASSING_KEYS: ReadonlySet<string> = new Set(["index", "type"]);
+
+/** `lead` (held text going out before the event), then what the event decided (its own bytes when it decided nothing). */
+export function withLead(lead: Json[], decided: Rewritten | null): Rewritten {
+  return { pieces: [...lead, ...(decided?.pieces ?? [RAW])], ...(decided?.original ? { original: decided.original } : {}) };
+}
