@@ -10,7 +10,7 @@ import { bad, none, ok } from "./fixture-kit.ts";
 import { block } from "./notation.ts";
 
 export function review49(): Fixture[] {
-  return [...sentencesAroundCostumes(), ...bodiesWithMarkupAfterTheCall(), ...historyAfterAFencedCall(), ...quotesWithTheModelsOwnWords()];
+  return [...sentencesAroundCostumes(), ...bodiesWithMarkupAfterTheCall(), ...blockWatchAndRunaways(), ...historyAfterAFencedCall(), ...quotesWithTheModelsOwnWords()];
 }
 
 const costume = "<bash>\nrm -rf build\n</bash>";
@@ -34,6 +34,27 @@ function bodiesWithMarkupAfterTheCall(): Fixture[] {
     bad("O49.2", "qwen3-coder-function-closed-then-a-costume-before-the-closer", "<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n<shell>rm -rf build</shell>\n</tool_call>", "broken-markup", ["O02"]),
     ok("C49.1", "tool-args-json-content-holding-a-tool-call-closer", '<tool_call><tool_name>write</tool_name><tool_args>{"filePath":"a.md","content":"end </tool_call> here"}</tool_args></tool_call>', [
       { tool: "write", input: { filePath: "a.md", content: "end </tool_call> here" }, shape: "C01" },
+    ]),
+  ];
+}
+
+const P = (name: string, value: string) => `<{D}parameter name="${name}" string="true">${value}</{D}parameter>`;
+const RM = `<{D}invoke name="bash">\n${P("command", "rm -rf ./*")}\n</{D}invoke>`;
+const LS = `<{D}invoke name="bash">\n${P("command", "ls")}\n</{D}invoke>`;
+const STRAY = P("workdir", "/tmp/scratch");
+
+/** A block's stray watch ends only at a closer that ends its line; a second opener takes the watch over; runaways read every opener spelling with a name after it. */
+function blockWatchAndRunaways(): Fixture[] {
+  return [
+    bad("P49.2", "block-closer-with-words-after-it-then-a-stray", `<{D}tool_calls>\n${RM}\n</{D}tool_calls> is the closer.\n${STRAY}\n</{D}tool_calls>`, "broken-markup", ["I02", "D08", "D08"]),
+    bad("P49.3", "second-block-opener-before-the-closer-then-a-stray", `<{D}tool_calls>\n${RM}\n<{D}tool_calls>\n${STRAY}\n</{D}tool_calls>`, "broken-markup", ["I02", "I02"]),
+    bad("P49.4", "orphan-invoke-after-a-block-refused-for-its-stray", `<{D}tool_calls>\n${RM}\n${STRAY}\n</{D}tool_calls>\n${RM}`, "broken-markup", ["I02", "I02"]),
+    bad("P49.5", "dsml-runaway-whose-next-opener-spaces-its-name-equals", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf ./*\n<{BAR}parameter name= "workdir" string="true">/tmp/scratch</{BAR}parameter>\n</{D}invoke>\n</{D}tool_calls>`, "broken-markup", ["P03"]),
+    bad("O49.3", "qwen3-coder-runaway-whose-next-opener-is-param-equals", "<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf ./*\n<param=workdir>\n/tmp/scratch\n</parameter>\n</function>\n</tool_call>", "broken-markup", ["O02"]),
+    ok("P49.n1", "block-closer-then-a-word-on-its-line-still-runs-the-call", `<{D}tool_calls>\n${LS}\n</{D}tool_calls> Done.`, [{ tool: "bash", input: { command: "ls" }, shape: "D02" }]),
+    ok("P49.n2", "second-block-opener-without-a-stray-runs-both", `<{D}tool_calls>\n${LS}\n<{D}tool_calls>\n${LS}\n</{D}tool_calls>`, [
+      { tool: "bash", input: { command: "ls" }, shape: "D02" },
+      { tool: "bash", input: { command: "ls" }, shape: "D02" },
     ]),
   ];
 }
