@@ -293,10 +293,10 @@ describe("static: src/ reaches no network or file-writing API", () => {
       "node:child_process": ["spawn"],
       // Only the proxy (src/proxy/server.ts): six random bytes once per process, its own Via token (loop detection); no I/O.
       "node:crypto": ["randomBytes"],
-      // closeSync/openSync/readSync: the SQLite header check (opened "r"); realpathSync: --dir's real path.
+      // closeSync/openSync/readSync: the SQLite header check (opened "r"); realpathSync: --dir's real path; fstatSync: doctor reads a `{file:}` only when it is a regular file.
       // copyFileSync, mkdtempSync, rmSync: only the private copy `scan --sessions` reads the database
       // from (src/cli/session-store.ts, in a fresh temporary directory it removes; see the test below).
-      "node:fs": ["accessSync", "closeSync", "constants", "copyFileSync", "existsSync", "mkdtempSync", "openSync", "readFileSync", "readSync", "readdirSync", "realpathSync", "rmSync", "statSync"],
+      "node:fs": ["accessSync", "closeSync", "constants", "copyFileSync", "existsSync", "fstatSync", "mkdtempSync", "openSync", "readFileSync", "readSync", "readdirSync", "realpathSync", "rmSync", "statSync"],
       // Only the proxy (src/proxy/), the server a user starts with `dsml-fix proxy`; the plugin cannot import it (layering).
       "node:http": ["default"],
       // createRequire: the two parser libraries above are loaded when first needed, not at start-up.
