@@ -37,12 +37,13 @@ export class LineEnds {
 
   /**
    * Pieces read and not folded in yet (oldest first): the text, and where each is in it (a
-   * candidate's span, markup, has its start stored as ~start). Fixed arrays: reading a piece stores
-   * three slots, and folding clears the texts so none is kept alive past it.
+   * candidate's span has its start stored as ~start, one shown as text its end as ~end). Arrays that grow only as far as
+   * pieces wait (an engine holding one candidate keeps them small), and folding clears the texts so
+   * none is kept alive past it.
    */
-  readonly #texts: string[] = new Array<string>(MAX_WAITING).fill("");
-  readonly #froms = new Int32Array(MAX_WAITING);
-  readonly #tos = new Int32Array(MAX_WAITING);
+  readonly #texts: string[] = [];
+  readonly #froms: number[] = [];
+  readonly #tos: number[] = [];
   #waiting = 0;
   #waitingChars = 0;
 
