@@ -62,3 +62,33 @@ describe("finding 1: a degraded stray parameter opener whose name is on the next
     expect(r.calls.map((c) => c.input)).toEqual([{ command: "rm -rf ./build" }]);
   });
 });
+
+// FINDING 2 (medium-high: wrong execution; src/parse/dialects/tool-call-body.ts ToolCallStart
+// "after-json", TEXT_LOOKAHEAD = 400). Round 49 holds prose on a later line after a complete Hermes
+// object so that a costume next, still inside the wrapper, refuses the body whole (before this
+// round the `<shell>` below ran at any length). The hold gives up after 400 characters of prose:
+// then the span is abandoned at the prose, the prose is read again as text and the costume, which
+// still stands inside `<tool_call>` ... `</tool_call>`, runs (C04, `rm -rf ~`), while the wrapper's
+// `</tool_call>` is stripped as "noise", with no nudge. The same reply with 3 sentences of prose is
+// refused whole (hard negative). Whether a costume in a wrapper runs must not depend on how long
+// the model rambled before it. Same at every split.
+// Expected: the costume is not run (refused with the body, or at least flagged overflowed as after
+// markup of unknown end), whatever the prose's length.
+describe("finding 2: a costume inside a Hermes wrapper after long prose", () => {
+  const J = '{"name": "bash", "arguments": {"command": "ls"}}';
+  const body = (prose: string) => `<tool_call>\n${J}\n${prose}\n<shell>rm -rf ~</shell>\n</tool_call>`;
+  test("over 400 characters of prose before the costume: the costume does not run", () => {
+    const r = sameAtEverySplit(body("Then I check the output carefully. ".repeat(12)));
+    expect(r.calls).toEqual([]);
+    expect(r.nudge).toBe("broken-markup");
+  });
+  test("hard negative: three sentences of prose before the costume: refused whole (passes today)", () => {
+    const r = sameAtEverySplit(body("Then I check. ".repeat(3)));
+    expect(r.calls).toEqual([]);
+    expect(r.nudge).toBe("broken-markup");
+  });
+  test("hard negative: a complete Hermes call, prose, then the next wrapper: the second call runs (passes today)", () => {
+    const r = sameAtEverySplit(`<tool_call>\n${J}\n${"Then I check. ".repeat(3)}\n<tool_call>\n${J}\n</tool_call>`);
+    expect(r.calls.map((c) => c.input)).toEqual([{ command: "ls" }]);
+  });
+});
