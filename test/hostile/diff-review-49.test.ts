@@ -92,3 +92,36 @@ describe("finding 2: a costume inside a Hermes wrapper after long prose", () => 
     expect(r.calls.map((c) => c.input)).toEqual([{ command: "ls" }]);
   });
 });
+
+// FINDING 3 (high: wrong execution; src/parse/dialects/tool-call-body.ts tagAfterFunction / the
+// stray-parameter check after a completed Qwen3-Coder function, vs src/parse/unread-opener.ts
+// qwenOpenerAt). Round 49 taught qwenOpenerAt the spellings `<param=NAME>`, `<param:NAME>` and
+// `<parameter:NAME>` (inside a value they now refuse the call). After the function's `</function>`
+// but still inside `<tool_call>`, those spellings are not seen as a stray parameter: the call runs
+// without its workdir (`rm -rf ./b` in the wrong directory) and the stray parameter with the
+// wrapper's closer is stripped as "fabricated-result"/"noise", no nudge. The canonical
+// `<parameter=workdir>`, `<{BAR}parameter=workdir>` and `<parameter name="workdir">` at the same
+// place refuse the call (I02; hard negatives). Not new in this round (55a8a03 ran it too), but the
+// round added these spellings to one path and not this one. Same at every split.
+// Expected: a parameter opener in any spelling the Qwen reader takes, after the function inside its
+// wrapper, refuses the call as the canonical one does.
+describe("finding 3: a stray Qwen parameter in a newly taught spelling after </function>", () => {
+  const wrapped = (opener: string) => `<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf ./b\n</parameter>\n</function>\n${opener}\n/\n</parameter>\n</tool_call>`;
+  for (const opener of ["<param=workdir>", "<param:workdir>", "<parameter:workdir>"]) {
+    test(`${opener} after </function> refuses the call`, () => {
+      const r = sameAtEverySplit(wrapped(opener));
+      expect(r.calls).toEqual([]);
+      expect(r.nudge).toBe("broken-markup");
+    });
+  }
+  for (const opener of ["<parameter=workdir>", "<{BAR}parameter=workdir>", '<parameter name="workdir">']) {
+    test(`hard negative: ${opener} after </function> refuses the call (passes today)`, () => {
+      const r = sameAtEverySplit(live(wrapped(opener)));
+      expect(r.calls).toEqual([]);
+    });
+  }
+  test("hard negative: <param:workdir> inside the function refuses the call (passes today)", () => {
+    const r = sameAtEverySplit("<function=bash>\n<parameter=command>\nrm -rf ./b\n</parameter>\n<param:workdir>\n/\n</parameter>\n</function>");
+    expect(r.calls).toEqual([]);
+  });
+});
