@@ -57,12 +57,22 @@ function oneBarParameterAt(s: string, j: number, final: boolean): boolean | type
 /** How far past its start a degraded opener is looked for (its line, up to its `>`). */
 const STRAY_OPENER_REACH = 200;
 
-/** Where the opener's reach from `j` ends (past its `>`, at its line end, or STRAY_OPENER_REACH), or NEED_MORE. */
-function lineEnd(s: string, j: number, final: boolean): number | typeof NEED_MORE {
+/**
+ * Where the opener's reach from `j` ends (past its `>`, at the end of its line or, with
+ * `nextLine`, of the line after it, or STRAY_OPENER_REACH), or NEED_MORE. The DSML reader takes an
+ * opener whose `name=` stands on the next line (unread-opener.ts), so the stray check reads as far.
+ */
+function lineEnd(s: string, j: number, final: boolean, nextLine = false): number | typeof NEED_MORE {
   let e = j + 1;
+  let breaks = nextLine ? 1 : 0;
   while (e < s.length && e - j < STRAY_OPENER_REACH) {
     const d = s.charCodeAt(e);
-    if (d === GT || d === LF || d === CR) break;
+    if (d === GT) break;
+    if (d === LF || d === CR) {
+      if (breaks === 0) break;
+      breaks--;
+      if (d === CR && e + 1 < s.length && s.charCodeAt(e + 1) === LF) e++;
+    }
     e++;
   }
   if (e >= s.length && !final && e - j < STRAY_OPENER_REACH) return NEED_MORE;
@@ -71,13 +81,13 @@ function lineEnd(s: string, j: number, final: boolean): number | typeof NEED_MOR
 
 /**
  * A DSML parameter opener the tag grammar reads as no tag at `j` (`<` then a bar or
- * U+2581, unread-opener.ts's rule: a parameter name follows on its line): true, false, or NEED_MORE.
+ * U+2581, unread-opener.ts's rule: a parameter name follows on its line or the next): true, false, or NEED_MORE.
  */
 function unreadStrayOpenerAt(s: string, j: number, final: boolean): boolean | typeof NEED_MORE {
   if (j + 1 >= s.length) return final ? false : NEED_MORE;
   const c = s.charCodeAt(j + 1);
   if (!isBarCode(c) && c !== SENTENCEPIECE_SPACE_CODE) return false;
-  const e = lineEnd(s, j, final);
+  const e = lineEnd(s, j, final, true);
   return e === NEED_MORE ? NEED_MORE : unreadParameterOpenerIn(s, j, e, "dsml") === j;
 }
 

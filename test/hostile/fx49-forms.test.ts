@@ -59,9 +59,9 @@ describe("a <tool_call> body that is not one readable call", () => {
     const o = outcome(`<tool_call>\n${hermesLs}\nNow the next one.\n<tool_call>\n{"name":"bash","arguments":{"command":"pwd"}}\n</tool_call>`);
     expect(o.calls).toEqual([{ tool: "bash", input: { command: "pwd" } }]);
   });
-  test("a costume inside the wrapper past the held text's reach runs as before (bounded hold)", () => {
+  test("a costume inside the unclosed wrapper after any length of prose never runs (the hold lasts to the buffer limit)", () => {
     const o = outcome(`<tool_call>\n${hermesLs}\n${"prose line\n".repeat(50)}<shell>ls</shell>\nDone.`);
-    expect(o.calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+    expect(o.calls).toEqual([]);
   });
   test("text on the object's own line stays a mention (golden N21.7)", () => {
     const input = `<tool_call>${hermesLs} is one line.`;

@@ -366,8 +366,8 @@ export class ToolCallStart implements CharState {
         if (c === LF || c === CR) this.lineBroke = true;
         if (this.textAt >= 0) {
           // Text held after the object: a tag next (a costume, the wrapper's closer) is read in the
-          // body, which refuses it whole, so the costume never runs; else, past TEXT_LOOKAHEAD, the
-          // text is prose after a call whose closer never came, read again as before.
+          // body, which refuses it whole, so the costume never runs; the reply's end (or the buffer
+          // limit) decides the text as prose after a call whose closer never came.
           if (c === LT) {
             this.body.textAt = this.textAt;
             return HAND_OFF;
@@ -442,9 +442,10 @@ function calledName(object: string): unknown {
 }
 /**
  * How much text after a complete Hermes object, on a later line, is held for a tag that would show
- * it inside the wrapper: a few lines of prose, the shape of a body that broke after its call.
+ * it inside the wrapper: all of it, up to the buffer limit as any candidate. A shorter hold let a
+ * costume after a long stretch of prose inside the unclosed wrapper run (`rm -rf ~`).
  */
-const TEXT_LOOKAHEAD = 400;
+const TEXT_LOOKAHEAD = Number.POSITIVE_INFINITY;
 const lower = (c: number) => (c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
 
 const isNameStartCode = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === UNDERSCORE;
