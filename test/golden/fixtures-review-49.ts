@@ -32,6 +32,7 @@ function bodiesWithMarkupAfterTheCall(): Fixture[] {
   return [
     bad("O49.1", "hermes-call-then-a-line-then-a-costume-before-the-closer", '<tool_call>\n{"name":"bash","arguments":{"command":"ls"}}\nextra\n<shell>rm -rf build</shell>\n</tool_call>', "broken-markup", ["O01"]),
     bad("O49.2", "qwen3-coder-function-closed-then-a-costume-before-the-closer", "<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n<shell>rm -rf build</shell>\n</tool_call>", "broken-markup", ["O02"]),
+    bad("O49.4", "hermes-call-then-long-prose-then-a-costume-before-the-closer", `<tool_call>\n{"name":"bash","arguments":{"command":"ls"}}\n${"More prose here about the plan.\n".repeat(15)}<shell>rm -rf build</shell>\n</tool_call>`, "broken-markup", ["O01"]),
     ok("C49.1", "tool-args-json-content-holding-a-tool-call-closer", '<tool_call><tool_name>write</tool_name><tool_args>{"filePath":"a.md","content":"end </tool_call> here"}</tool_args></tool_call>', [
       { tool: "write", input: { filePath: "a.md", content: "end </tool_call> here" }, shape: "C01" },
     ]),
@@ -51,6 +52,7 @@ function blockWatchAndRunaways(): Fixture[] {
     bad("P49.4", "orphan-invoke-after-a-block-refused-for-its-stray", `<{D}tool_calls>\n${RM}\n${STRAY}\n</{D}tool_calls>\n${RM}`, "broken-markup", ["I02", "I02"]),
     bad("P49.5", "dsml-runaway-whose-next-opener-spaces-its-name-equals", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf ./*\n<{BAR}parameter name= "workdir" string="true">/tmp/scratch</{BAR}parameter>\n</{D}invoke>\n</{D}tool_calls>`, "broken-markup", ["P03"]),
     bad("O49.3", "qwen3-coder-runaway-whose-next-opener-is-param-equals", "<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf ./*\n<param=workdir>\n/tmp/scratch\n</parameter>\n</function>\n</tool_call>", "broken-markup", ["O02"]),
+    bad("P49.6", "degraded-stray-opener-with-its-name-on-the-next-line", `Cleaning.\n<{D}tool_calls>\n${RM}\n<{SP}parameter\nname="workdir">/tmp/scratch</{D}parameter>\n</{D}tool_calls>`, "broken-markup", ["I02", "D08", "D08"]),
     ok("P49.n1", "block-closer-then-a-word-on-its-line-still-runs-the-call", `<{D}tool_calls>\n${LS}\n</{D}tool_calls> Done.`, [{ tool: "bash", input: { command: "ls" }, shape: "D02" }]),
     ok("P49.n2", "second-block-opener-without-a-stray-runs-both", `<{D}tool_calls>\n${LS}\n<{D}tool_calls>\n${LS}\n</{D}tool_calls>`, [
       { tool: "bash", input: { command: "ls" }, shape: "D02" },
