@@ -286,9 +286,8 @@ export class ToolCallStart implements CharState {
   private nameLength = 0;
   /** Only whitespace, with a line break in it, since the last JSON character. */
   private lineBroke = false;
-  /** Where text on a later line after a complete object began (-1: none), and how much of it was read. */
+  /** Where text on a later line after a complete object began (-1: none). */
   private textAt = -1;
-  private textRead = 0;
   /** The object as read (for the name it calls, when its closer never came) and where it ended (absolute). */
   private object = "";
   private objectEnd = -1;
@@ -367,12 +366,13 @@ export class ToolCallStart implements CharState {
         if (this.textAt >= 0) {
           // Text held after the object: a tag next (a costume, the wrapper's closer) is read in the
           // body, which refuses it whole, so the costume never runs; the reply's end (or the buffer
-          // limit) decides the text as prose after a call whose closer never came.
+          // limit, as for any candidate) decides the text as prose after a call whose closer never
+          // came; a shorter hold let a costume after long prose inside the wrapper run (O49.4).
           if (c === LT) {
             this.body.textAt = this.textAt;
             return HAND_OFF;
           }
-          return ++this.textRead > TEXT_LOOKAHEAD ? { kind: "abandon", at: this.textAt } : null;
+          return null;
         }
         if (isSpaceCode(c)) return null;
         if (c === LT) {
@@ -383,7 +383,6 @@ export class ToolCallStart implements CharState {
         if (!this.lineBroke || !this.body.refusable) return { kind: "abandon", at };
         // On a later line it may still be inside the wrapper (`extra` then `<shell>…</shell>` then `</tool_call>`): held.
         this.textAt = at;
-        this.textRead = 1;
         return null;
       case "name":
         if (c === LT) return HAND_OFF;
@@ -440,12 +439,6 @@ function calledName(object: string): unknown {
     return undefined;
   }
 }
-/**
- * How much text after a complete Hermes object, on a later line, is held for a tag that would show
- * it inside the wrapper: all of it, up to the buffer limit as any candidate. A shorter hold let a
- * costume after a long stretch of prose inside the unclosed wrapper run (`rm -rf ~`).
- */
-const TEXT_LOOKAHEAD = Number.POSITIVE_INFINITY;
 const lower = (c: number) => (c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
 
 const isNameStartCode = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === UNDERSCORE;
