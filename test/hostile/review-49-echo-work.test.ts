@@ -56,7 +56,7 @@ describe("5 MB of planted near-matches (hard negative, passes on main)", () => {
     expect(b.scanned).toBeLessThanOrEqual(16 * large.length);
     // the near-match completed once at the end is found (the search is not cut short)
     expect(oneCall(`${large}<shell>${COMMAND}</shell>\n`).given).toBe(true);
-  });
+  }, 60_000); // a hang guard only: the work is counted, never timed
 });
 
 describe("many small given texts and a long value the model wrote", () => {

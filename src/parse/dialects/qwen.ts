@@ -160,10 +160,11 @@ export const QWEN_FUNCTION: SpanKind<QwenParameters> = {
   // A function for a declared tool whose body, laid out on lines of its own, is no parameter
   // (YAML-like lines, `content: |`, golden O48.4 without its wrapper) proved a call that broke:
   // refused whole up to its `</function>`, so a costume in the text it meant to write never runs
-  // (as a broken `<tool_call>` body is). Named in a sentence that goes on on its line (a mention),
-  // or for no declared tool, it is text at its first character, as before.
+  // (as a broken `<tool_call>` body is). The same for a tool no one declared: its body is the
+  // argument of a call that cannot run, and a costume in it is no call of its own. Named in a
+  // sentence that goes on on its line (a mention), it is text at its first character, as before.
   content: (r, c, at, first) => {
-    if (!first || !r.startsLine(at) || !r.tools.has(r.opener.attrs.name ?? "")) return abandonOnFirst(r, c, at, first);
+    if (!first || !r.startsLine(at)) return abandonOnFirst(r, c, at, first);
     r.refuseWhole("O02", "the function's body is no <parameter=…> pairs", at);
     return null;
   },
