@@ -76,7 +76,16 @@ export function createProxyServer(config: ServerConfig, log: ProxyLog, baseFetch
   // they came, and never runs over a body the repair reads before it answers (a JSON answer).
   const onHeaders = new WeakMap<AbortSignal, () => void>();
   const upstream = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const response = await baseFetch(input, init);
+    let response: Response;
+    try {
+      response = await baseFetch(input, init);
+    } catch (error) {
+      // A pooled connection the upstream had already closed (its keep-alive ran out as the request
+      // went on it) fails before any answer: sent once more, on a new connection, as HTTP clients do.
+      // Only then, and only once: a timeout, an abort or a second failure reach the client.
+      if (!closedBeforeAnswer(error) || init?.signal?.aborted || !replayable(init?.body)) throw error;
+      response = await baseFetch(input, init);
+    }
     if (init?.signal) onHeaders.get(init.signal)?.();
     asSent.add(response);
     return response;
@@ -382,4 +391,19 @@ function plain(res: http.ServerResponse, status: number, message: string, close 
   const body = JSON.stringify({ error: { message: `dsml-fix proxy: ${message}`, type: "proxy_error" } });
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...(close ? { connection: "close" } : {}) });
   res.end(body);
+}
+
+/** The connection closed under the request before any answer came (Bun, node's undici, node's http). */
+function closedBeforeAnswer(error: unknown): boolean {
+  const codes = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET"]);
+  for (let e = error, depth = 0; e !== null && typeof e === "object" && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && codes.has(code)) return true;
+  }
+  return false;
+}
+
+/** A body that can be sent again as it was (the proxy read it whole): never a stream half read. */
+function replayable(body: RequestInit["body"]): boolean {
+  return body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array || body instanceof ArrayBuffer;
 }
