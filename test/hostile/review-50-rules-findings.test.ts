@@ -201,6 +201,10 @@ describe("finding 5: a Unicode space or a backslash hard break at a line end hid
   // (passes). sentenceGoesOn (tentative-closer.ts) stops at a no-break space on the next line too.
   // Minimal input: `The agent writes commands like\u00a0\n<bash>\nrm -rf build\n</bash>\nin its
   // replies.` Expected: no call, the text whole, as with a plain space (golden N48.2).
+  // Fixed: LineEnds reads every Unicode space separator (\p{Zs}) and zero-width character (ZWSP,
+  // ZWNJ, ZWJ, word joiner, BOM) as line space (line-ends.ts isLineSpace), and a line whose last
+  // character is a hard break's backslash is decided by the character before it (keyAt);
+  // sentenceGoesOn reads past those spaces at the next line's start as it does past a space.
   for (const [name, input] of [
     ["no-break space before the line end", `The agent writes commands like\u00a0\n${costume}\nin its replies.`],
     ["narrow no-break space before the line end", `The agent writes commands like\u202f\n${costume}\nin its replies.`],
@@ -208,8 +212,13 @@ describe("finding 5: a Unicode space or a backslash hard break at a line end hid
     ["zero-width space", `The agent writes commands like\u200b\n${costume}\nin its replies.`],
     ["backslash hard break", `The agent writes commands like\\\n${costume}\nin its replies.`],
     ["no-break space opening the next line", `The agent writes commands like\n${costume}\n\u00a0in its replies.`],
+    ["ideographic space opening the next line, Chinese", `代理把命令写成\n${costume}\n\u3000放在回复里。`],
+    ["BOM before the line end", `The agent writes commands like\ufeff\n${costume}\nin its replies.`],
+    ["a space, then a backslash hard break", `The agent writes commands like \\\n${costume}\nin its replies.`],
+    ["no-break space after a comma", `The agent writes commands like this,\u00a0\n${costume}\nin its replies.`],
+    ["no-break space before the chained costume's prose", `The agent writes commands like\n${costume}\n<shell>ls</shell>\u00a0in its replies.`],
   ] as const) {
-    test.failing(name, () => {
+    test(name, () => {
       const o = outcome(input);
       expect(o.calls).toEqual([]);
       expect(o.text).toBe(input);
@@ -236,6 +245,16 @@ describe("hard negatives beside finding 5", () => {
   }
   for (const [name, input] of [
     ["after a colon", `Run this:\n${costume}\nin its replies.`],
+    ["after a colon and a no-break space", `Run this:\u00a0\n${costume}\nin its replies.`],
+    ["after a colon and a narrow no-break space (French)", `Lancez ceci\u202f:\u00a0\n${costume}\nin its replies.`],
+    ["after a full stop and a no-break space", `The agent writes commands.\u00a0\n${costume}\nin its replies.`],
+    ["after an ideographic full stop and an ideographic space", `代理这样写。\u3000\n${costume}\n放在回复里。`],
+    ["after a full stop and a zero-width space", `The agent writes commands.\u200b\n${costume}\nin its replies.`],
+    ["after a colon and a backslash hard break", `Run this:\\\n${costume}\nin its replies.`],
+    ["after an escaped backslash (`C:\\\\` is no hard break)", `Path C:\\\\\n${costume}\nin its replies.`],
+    ["a line of only a backslash before it", `\\\n${costume}\nin its replies.`],
+    ["next line a no-break space then a capital", `The agent writes commands like\n${costume}\n\u00a0Then it checks.`],
+    ["next line an ideographic space then a digit", `The agent writes commands like\n${costume}\n\u30002 more.`],
     ["after a blank line", `The agent writes commands like\n\n${costume}\n\nNext.`],
     ["next line a capital", `The agent writes commands like\n${costume}\nThen it checks.`],
   ] as const) {

@@ -36,6 +36,9 @@ const words = [
   '<{D}parameter name="workdir" string="true">/t</{D}parameter>',
 ];
 
+/** Each property runs hundreds of replies at every split twice: past bun's 5 s default on a loaded shared machine (no time is asserted). */
+const PROPERTY_TIMEOUT = 120_000;
+
 const seen = (r: ReturnType<typeof runAtEverySplit>) => JSON.stringify([r.calls.map((c) => [c.tool, c.input]), r.text, r.summary.broken.map((b) => b.reason)]);
 
 test("the lazy line reader decides every reply as the eager one does, at every split", () => {
@@ -51,7 +54,32 @@ test("the lazy line reader decides every reply as the eager one does, at every s
   );
   // The property ran replies that made calls, not only text.
   expect(calls).toBeGreaterThan(0);
-});
+}, PROPERTY_TIMEOUT);
+
+// Finding 5's fix (review 50): Unicode spaces, zero-width characters and a backslash hard break at
+// a line's end or the next line's start, cut anywhere, decide as the eager reader does.
+const spacedWords = [
+  "The agent writes commands like", "in its replies.", "Run:", "Then.", "\n", "\r\n", "\n\n", " ", "\u00a0", "\u202f", "\u3000", "\u200b", "\ufeff", "\\",
+  "<bash>\nrm -rf build\n</bash>", "<shell>ls</shell>", "\u4e2d\u6587", "x".repeat(1100),
+];
+
+test("the lazy line reader decides as the eager one with Unicode spaces and hard breaks, at every split", () => {
+  let calls = 0;
+  let texts = 0;
+  fc.assert(
+    fc.property(fc.array(fc.constantFrom(...spacedWords), { maxLength: 24 }), (xs) => {
+      const input = xs.join("");
+      const lazy = runAtEverySplit(input, fixtureTools);
+      calls += lazy.calls.length;
+      if (lazy.calls.length === 0 && input.includes("<bash>")) texts++;
+      expect(seen(lazy)).toBe(seen(eagerly(() => runAtEverySplit(input, fixtureTools))));
+    }),
+    { seed: 5002, numRuns: 150 },
+  );
+  // The property ran replies that made calls and costumes kept as text.
+  expect(calls).toBeGreaterThan(0);
+  expect(texts).toBeGreaterThan(0);
+}, PROPERTY_TIMEOUT);
 
 test("the eager stand-in really folds (a fact asked after each piece): same facts as the lazy reader", () => {
   const lazy = new LineEnds();
