@@ -1,4 +1,4 @@
-import { COMMA, CR, DASH, LBRACKET, LF, LPAREN, SP, TAB } from "../grammar/chars.ts";
+import { BACKSLASH, COMMA, CR, DASH, LBRACKET, LF, LPAREN, SP, TAB } from "../grammar/chars.ts";
 
 // Text mode's line tracker (text-mode.ts) in its own file: whether the line before an opener ends
 // mid-sentence decides if a tag continues a paragraph (openers' continuesParagraph, a candidate's
@@ -7,7 +7,9 @@ import { COMMA, CR, DASH, LBRACKET, LF, LPAREN, SP, TAB } from "../grammar/chars
 /**
  * The raw text's line ends, read in order (text mode's scan, a plain delta, a
  * candidate's span): `before` is the last non-space character of the line before the current one
- * (-1 for a blank line or none), `last` that of the current line so far.
+ * (-1 for a blank line or none), `last` that of the current line so far. Space is any Unicode space
+ * or zero-width character (isLineSpace), and a CommonMark backslash hard break (`like\`) keeps the
+ * line open: the character before its backslash is the line's last (lastKey).
  *
  * Reading is lazy: `read` only notes the piece (and its last character, `prev`), and the pieces are
  * folded in when a fact is asked for (a tag's decision, a candidate opening) or when too many wait.
@@ -21,6 +23,8 @@ export class LineEnds {
   /** The line before ended with a candidate's markup (a call, a costume read as text): no running sentence. */
   #settledBeforeMarkup = false;
   #last = -1;
+  /** What decides the current line so far: `last`, or the character before it when `last` is a hard break's backslash. */
+  #lastKey = -1;
   #lastMarkup = false;
   /** Markup shown as text (a candidate that proved no call) touched the current line. */
   #lineShown = false;
@@ -142,7 +146,7 @@ export class LineEnds {
       if (s.charCodeAt(k) === LF && m >= from && s.charCodeAt(m) === CR) m--;
       while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
       const inText = m >= from && s.charCodeAt(m) !== LF && s.charCodeAt(m) !== CR;
-      this.#settledBefore = m >= from ? (inText ? s.charCodeAt(m) : -1) : this.#last;
+      this.#settledBefore = m >= from ? (inText ? this.keyAt(s, from, m) : -1) : this.#lastKey;
       let b = m;
       while (b >= from && s.charCodeAt(b) !== LF && s.charCodeAt(b) !== CR) b--;
       // Markup last on the line before (a call's closer), or markup shown as text anywhere on it:
@@ -154,6 +158,7 @@ export class LineEnds {
       this.#beforeFirst = b < from && this.#first >= 0 ? this.#first : f < k ? s.charCodeAt(f) : -1;
       this.#first = -1;
       this.#last = -1;
+      this.#lastKey = -1;
       this.#lastMarkup = false;
       this.#lineShown = false;
       this.#settledLead = "";
@@ -168,10 +173,26 @@ export class LineEnds {
     let m = to - 1;
     while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
     if (m >= from) {
+      this.#lastKey = this.keyAt(s, from, m);
       this.#last = s.charCodeAt(m);
       this.#lastMarkup = markup !== undefined;
     }
     if (markup === "shown") this.#lineShown = true;
+  }
+
+  /**
+   * What decides a line whose last non-space character is at `m` (the piece from `from`; the
+   * current line's facts are those before the piece): that character, or for a CommonMark hard
+   * break's backslash the non-space character before it (`like\` runs on as `like` does; `C:\\`
+   * ends in a backslash). Only the spaces before `m` are read, once.
+   */
+  private keyAt(s: string, from: number, m: number): number {
+    if (s.charCodeAt(m) !== BACKSLASH) return s.charCodeAt(m);
+    let p = m - 1;
+    while (p >= from && isLineSpace(s.charCodeAt(p))) p--;
+    if (p < from) return this.#last;
+    const c = s.charCodeAt(p);
+    return c === LF || c === CR ? -1 : c;
   }
 
   /**
@@ -216,8 +237,17 @@ function isIndent(s: string, from: number, to: number): boolean {
   return true;
 }
 
-function isLineSpace(c: number): boolean {
-  return c === SP || c === TAB;
+/**
+ * Space within a line, where the paragraph rule reads a line's last character and the next line's
+ * first: spaces and tabs, every other Unicode space separator (\p{Zs}: the no-break spaces U+00A0
+ * and U+202F of French typography, the ideographic U+3000 of CJK text, the en/em/thin spaces) and the
+ * characters that render as nothing (zero-width space, non-joiner, joiner, word joiner, BOM). A line
+ * ending in one is no more finished than one ending in a space (review 50, finding 5).
+ */
+export function isLineSpace(c: number): boolean {
+  if (c === SP || c === TAB) return true;
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200d) || c === 0x202f || c === 0x205f || c === 0x2060 || c === 0x3000 || c === 0xfeff;
 }
 
 /** A letter or digit of any script; a combining mark too (Devanagari words end in a vowel sign: `जैसे`). */

@@ -2,6 +2,7 @@ import { NEED_MORE, type Tag } from "../grammar/tags.ts";
 import { BACKTICK, COMMA, CR, DQ, GT, LBRACKET, LF, LPAREN, LT, RPAREN, SLASH, SP, SQ, STAR, TAB, TILDE, UNDERSCORE } from "../grammar/chars.ts";
 import { closerWasContent, type CloserRule } from "../parse/closer-in-value.ts";
 import { isDsmlCallCloser, MORE_CLOSER_LINES } from "../parse/closer-ends-call.ts";
+import { isLineSpace } from "./line-ends.ts";
 import type { ValueTracker } from "./value-tracker.ts";
 
 /**
@@ -111,10 +112,13 @@ export class TentativeCloser {
    * opened inside a paragraph, so its line before left the sentence open; also after up to LEAD_MAX
    * of SENTENCE_LEAD: `(in its replies).`, `*in*`, `, in`, `— in`, `¿en`); false: something starts
    * anew (a capital, a digit, markup, a list, heading or quote marker, `* ` as a list item); null: read on.
+   * A Unicode space or zero-width character (isLineSpace: `\u00a0in its replies.`) is read past as a
+   * space is, counting for nothing (review 50, finding 5).
    */
   sentenceGoesOn(c: number): boolean | null {
     const p = this.pending!;
     if (p.lead === STAR_SPACE) return false;
+    if (isLineSpace(c)) return null;
     if (LOWER_CASE.test(String.fromCharCode(c))) return true;
     const count = p.lead === STAR_FIRST ? 1 : p.lead;
     if (count >= LEAD_MAX || !SENTENCE_LEAD.has(c)) return false;

@@ -19,13 +19,18 @@ const LBRACKET = 0x5b;
 const DASH = 0x2d;
 const MID_SENTENCE = /^[\p{L}\p{M}\p{N}]$/u;
 const OPEN_AT_END = new Set([COMMA, 0xff0c, 0x3001, 0x060c, 0x2013, 0x2014, 0x2015, 0x2026, 0x22ef, 0x28, 0xff08, 0x201c, 0xab, 0x300c, 0x300e]);
-const isLineSpace = (c: number) => c === SP || c === TAB;
+const BACKSLASH = 0x5c;
+/** Spaces and tabs, every other \p{Zs} space, and the zero-width characters (review 50, finding 5). */
+const isLineSpace = (c: number) => c === SP || c === TAB || /^[\p{Zs}\u200b-\u200d\u2060\ufeff]$/u.test(String.fromCharCode(c));
+const isIndent = (c: number) => c === SP || c === TAB;
 
 /** The eager reader, as the engine had it: every piece read when it comes. The model the lazy one must match. */
 class EagerLineEnds {
   before = -1;
   beforeMarkup = false;
   private last = -1;
+  /** The current line's deciding character: its last, or the one before a hard break's backslash. */
+  private lastKey = -1;
   private lastMarkup = false;
   private lineShown = false;
   private beforeFirst = -1;
@@ -47,7 +52,7 @@ class EagerLineEnds {
       if (s.charCodeAt(k) === LF && m >= from && s.charCodeAt(m) === CR) m--;
       while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
       const inText = m >= from && s.charCodeAt(m) !== LF && s.charCodeAt(m) !== CR;
-      this.before = m >= from ? (inText ? s.charCodeAt(m) : -1) : this.last;
+      this.before = m >= from ? (inText ? this.key(s, from, m) : -1) : this.lastKey;
       let b = m;
       while (b >= from && s.charCodeAt(b) !== LF && s.charCodeAt(b) !== CR) b--;
       const shown = markup === "shown" || (b < from && this.lineShown);
@@ -57,6 +62,7 @@ class EagerLineEnds {
       this.beforeFirst = b < from && this.first >= 0 ? this.first : f < k ? s.charCodeAt(f) : -1;
       this.first = -1;
       this.last = -1;
+      this.lastKey = -1;
       this.lastMarkup = false;
       this.lineShown = false;
       this.lead = "";
@@ -69,16 +75,26 @@ class EagerLineEnds {
     }
     if (this.lead !== null) {
       let indent = true;
-      for (let q = from; q < to; q++) if (!isLineSpace(s.charCodeAt(q))) indent = false;
+      for (let q = from; q < to; q++) if (!isIndent(s.charCodeAt(q))) indent = false;
       this.lead = markup !== undefined || !indent ? null : this.lead + s.slice(from, to);
     }
     let m = to - 1;
     while (m >= from && isLineSpace(s.charCodeAt(m))) m--;
     if (m >= from) {
+      this.lastKey = this.key(s, from, m);
       this.last = s.charCodeAt(m);
       this.lastMarkup = markup !== undefined;
     }
     if (markup === "shown") this.lineShown = true;
+  }
+
+  /** A hard break's backslash last on the line: the non-space character before it decides (-1 at the line's start). */
+  private key(s: string, from: number, m: number): number {
+    if (s.charCodeAt(m) !== BACKSLASH) return s.charCodeAt(m);
+    let p = m - 1;
+    while (p >= from && isLineSpace(s.charCodeAt(p))) p--;
+    if (p < from) return this.last;
+    return s.charCodeAt(p) === LF || s.charCodeAt(p) === CR ? -1 : s.charCodeAt(p);
   }
 
   endsMidSentence(): boolean {
@@ -99,7 +115,7 @@ interface Piece {
   ask: boolean;
 }
 
-const alphabet = ["a", "Z", "1", ",", ".", ":", "[", "-", "(", "\u2014", "\uff0c", " ", "\t", "\n", "\r", "\r\n", ">", "<", "\u4e2d"];
+const alphabet = ["a", "Z", "1", ",", ".", ":", "[", "-", "(", "\u2014", "\uff0c", " ", "\t", "\n", "\r", "\r\n", ">", "<", "\u4e2d", "\u00a0", "\u3000", "\u200b", "\\", "\\\\"];
 const textArb = fc.array(fc.constantFrom(...alphabet), { maxLength: 12 }).map((xs) => xs.join(""));
 const pieceArb = fc.record({ before: fc.constantFrom("", "x\n", "  "), text: textArb, after: fc.constantFrom("", "\ny", " "), markup: fc.constantFrom(undefined, "call" as const, "shown" as const), ask: fc.boolean() });
 
@@ -159,6 +175,27 @@ describe("LineEnds: the lazy reader gives the eager reader's facts", () => {
     for (const piece of ["q", "\n", "w", "\n"]) lazy.read(piece, 0, piece.length);
     // The line `w` holds no markup: the markup ended two lines up.
     expect(lazy.endsMidSentence()).toBe(true);
+  });
+
+  test("Unicode spaces and a backslash hard break cut between pieces: the character before them decides", () => {
+    const nbsp = new LineEnds();
+    nbsp.read("Run it like", 0, 11);
+    nbsp.read("\u00a0\u200b", 0, 2);
+    nbsp.read("\n", 0, 1);
+    expect(nbsp.endsMidSentence()).toBe(true);
+    const hard = new LineEnds();
+    hard.read("Run it like ", 0, 12);
+    hard.read("\\", 0, 1);
+    hard.read("\u00a0\n", 0, 2);
+    expect(hard.endsMidSentence()).toBe(true);
+    const escaped = new LineEnds();
+    escaped.read("Path C:\\", 0, 8);
+    escaped.read("\\\n", 0, 2);
+    expect(escaped.endsMidSentence()).toBe(false);
+    const stop = new LineEnds();
+    stop.read("Done.\u3000\\", 0, 7);
+    stop.read("\n", 0, 1);
+    expect(stop.endsMidSentence()).toBe(false);
   });
 
   test("markup shown as text marks its whole line; a call marks it only when it ends it", () => {
