@@ -86,21 +86,25 @@ function numberingProblems(raw: string): string[] {
 // Expected: the recovered item takes an output_index no open item holds, and the items after it
 // are renumbered (as they are when the items come one after the other), so the stream's numbering
 // agrees with response.completed.
+// Fixed: a recovered call's function_call item takes an output_index after every item already
+// added (src/wires/responses/stream.ts, #callItems), so an item still open keeps the index its
+// `added` gave it for all its events; response.completed lists the call after that item, and every
+// later item moves by one, as when items come one after the other.
 describe("finding 1: a call recovered while another Responses item is open reuses that item's output_index", () => {
   const first = message("msg_a", `Run ${HERMES}`);
 
-  test.failing("two message items in parallel: no output_index is given to two items, numbering agrees with response.completed", async () => {
+  test("two message items in parallel: no output_index is given to two items, numbering agrees with response.completed", async () => {
     const { text: raw } = await rawReply(RESPONSES_URL, responsesRequest(), parallel(first, message("msg_b", "Other words.")));
     expect(numberingProblems(raw)).toEqual([]);
   });
 
-  test.failing("a native function_call added before the message is done: the recovered call does not take its output_index", async () => {
+  test("a native function_call added before the message is done: the recovered call does not take its output_index", async () => {
     const events = [...added(first, 0), delta(first, 0), ...added(NATIVE, 1), ...done(first, 0), delta(NATIVE, 1), ...done(NATIVE, 1)];
     const { text: raw } = await rawReply(RESPONSES_URL, responsesRequest(TWO_TOOLS), sse(events, [first, NATIVE]));
     expect(numberingProblems(raw)).toEqual([]);
   });
 
-  test.failing("through @ai-sdk/openai: the native write's input streams to the client (a tool-input-delta for call_b)", async () => {
+  test("through @ai-sdk/openai: the native write's input streams to the client (a tool-input-delta for call_b)", async () => {
     const events = [...added(first, 0), delta(first, 0), ...added(NATIVE, 1), ...done(first, 0), delta(NATIVE, 1), ...done(NATIVE, 1)];
     const view = await client("responses", sse(events, [first, NATIVE]), { tools: SDK_TWO_TOOLS });
     expect(view.parts.filter((p) => p.type === "tool-input-delta" && p.id === "call_b").map((p) => p.delta)).toEqual([NATIVE.arguments]);
@@ -122,6 +126,41 @@ describe("finding 1: a call recovered while another Responses item is open reuse
   test("hard negative: the same write after the message is done, not in parallel: numbering agrees (passes today)", async () => {
     const { text: raw } = await rawReply(RESPONSES_URL, responsesRequest(TWO_TOOLS), sequential(first, NATIVE));
     expect(numberingProblems(raw)).toEqual([]);
+  });
+
+  test("hard negative: in parallel, the open item keeps 1 and the recovered call is 2, in the stream and in response.completed", async () => {
+    const { text: raw } = await rawReply(RESPONSES_URL, responsesRequest(), parallel(first, message("msg_b", "Other words.")));
+    const events = dataEvents(raw);
+    expect(events.filter((e) => e.type === "response.output_item.added").map((e) => [e.output_index, e.item.type])).toEqual([[0, "message"], [1, "message"], [2, "function_call"]]);
+    // Its text delta is dropped (text after the last recovered call, S03); every other event of it keeps 1.
+    expect(events.filter((e) => e.item_id === "msg_b" || e.item?.id === "msg_b").map((e) => [e.type, e.output_index])).toEqual(
+      ["response.output_item.added", "response.content_part.added", "response.output_text.done", "response.content_part.done", "response.output_item.done"].map((type) => [type, 1]),
+    );
+    const completed = events.find((e) => e.type === "response.completed")!.response.output as Json[];
+    expect(completed.map((item) => [item.type, item.type === "function_call" ? item.name : item.id])).toEqual([["message", "msg_a"], ["message", "msg_b"], ["function_call", "read"]]);
+  });
+
+  test("hard negative: both messages in parallel leak a call: each call after every item added, numbering agrees with response.completed", async () => {
+    const second = message("msg_b", `Then ${HERMES.replace("a.ts", "b.ts")}`);
+    const { text: raw } = await rawReply(RESPONSES_URL, responsesRequest(), parallel(first, second));
+    expect(numberingProblems(raw)).toEqual([]);
+    const events = dataEvents(raw);
+    expect(events.filter((e) => e.type === "response.output_item.added").map((e) => [e.output_index, e.item.type])).toEqual([[0, "message"], [1, "message"], [2, "function_call"], [3, "function_call"]]);
+    expect(events.filter((e) => e.type === "response.output_item.done" && e.item.type === "function_call").map((e) => e.item.arguments)).toEqual(['{"path":"a.ts"}', '{"path":"b.ts"}']);
+  });
+
+  test("hard negative: a native write added in parallel keeps 1 for all its events, the recovered read is 2", async () => {
+    const events = [...added(first, 0), delta(first, 0), ...added(NATIVE, 1), ...done(first, 0), delta(NATIVE, 1), ...done(NATIVE, 1)];
+    const { text: raw } = await rawReply(RESPONSES_URL, responsesRequest(TWO_TOOLS), sse(events, [first, NATIVE]));
+    const out = dataEvents(raw);
+    expect(out.filter((e) => e.item_id === "fc_b" || e.item?.id === "fc_b").map((e) => [e.type, e.output_index])).toEqual([
+      ["response.output_item.added", 1],
+      ["response.function_call_arguments.delta", 1],
+      ["response.function_call_arguments.done", 1],
+      ["response.output_item.done", 1],
+    ]);
+    const completed = out.find((e) => e.type === "response.completed")!.response.output as Json[];
+    expect(completed.map((item) => item.name ?? item.id)).toEqual(["msg_a", "write", "read"]);
   });
 
   test("hard negative: two messages in parallel with no leak pass through, numbering and text as they came (passes today)", async () => {

@@ -235,9 +235,9 @@ function parallelBody(p: Parallel): string {
 }
 
 /**
- * Per item id: the text its deltas carried; the calls in the done items; the reasoning. Loose on
- * numbering: a recovered call inserted while another item is open reuses its output_index
- * (review-50-streams-findings.test.ts, finding 1), so output_index is not checked here.
+ * Per item id: the text its deltas carried; the calls in the done items; the reasoning. Items may
+ * be open together, but each is added under the next output_index (0, 1, 2...), every event of it
+ * carries that index, and response.completed lists it there (finding 1, review-50-streams-findings.test.ts, fixed).
  */
 function readLoose(raw: string) {
   const { events, problem } = readSse(raw);
@@ -245,9 +245,21 @@ function readLoose(raw: string) {
   const text: Record<string, string> = {};
   const calls: { tool: string; input: unknown }[] = [];
   let reasoning = "";
+  const indexOf = new Map<string, number>();
   events.forEach((e, at) => {
     const j = JSON.parse(e.data) as Json;
     if (j.sequence_number !== at) throw new Error(`event ${at} (${j.type}) has sequence_number ${j.sequence_number}`);
+    if (j.type === "response.output_item.added") {
+      if (j.output_index !== indexOf.size || indexOf.has(j.item.id)) throw new Error(`item ${j.item.id} added at ${j.output_index}, ${indexOf.size} items before it`);
+      indexOf.set(j.item.id, j.output_index);
+    } else if (typeof j.output_index === "number") {
+      const id = j.item?.id ?? j.item_id;
+      if (indexOf.get(id) !== j.output_index) throw new Error(`${j.type} of ${id} at ${j.output_index}, added at ${indexOf.get(id)}`);
+    } else if (j.type === "response.completed") {
+      const listed = (j.response.output as Json[]).map((item) => item.id);
+      const streamed = [...indexOf.keys()];
+      if (listed.join() !== streamed.join()) throw new Error(`response.completed lists ${listed.join()}, streamed ${streamed.join()}`);
+    }
     if (j.type === "response.output_text.delta") text[j.item_id] = (text[j.item_id] ?? "") + j.delta;
     if (j.type === "response.reasoning_summary_text.delta") reasoning += j.delta;
     if (j.type === "response.output_item.done" && j.item.type === "function_call") calls.push({ tool: j.item.name, input: JSON.parse(j.item.arguments) });
