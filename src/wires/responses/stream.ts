@@ -1,8 +1,9 @@
 // Per-event decisions for a streamed Responses API reply. The text of its output_text parts is
 // read part by part (text-parts.ts); recovered calls go out as function_call items right after
 // the message item they were written in closes (items follow one another, and the AI SDK keys
-// tool calls by output_index). What goes out waits behind a part the reply has not decided yet,
-// numbered as it leaves (outbox.ts); every later output_index moves by the items put in.
+// tool calls by output_index), under an output_index after every item already added (#callItems).
+// What goes out waits behind a part the reply has not decided yet, numbered as it leaves
+// (outbox.ts); every later output_index moves by the items put in.
 // When the request allows one call, recovered calls wait for the reply's end instead (after every
 // item), so a native call item that comes first still wins: they are withdrawn, never sent, and
 // the text held after them is the model's own again. A native function_call item that may repeat a
@@ -50,6 +51,8 @@ export class ResponsesStreamRewriter implements EventRewriter {
   #itemsIn = 0;
   /** Upstream output_index of each item added → its downstream one. */
   #indices = new Map<number, number>();
+  /** The highest downstream output_index an item was added under so far (-1: none). */
+  #lastIndex = -1;
   /** Recovered items already out, with the output_index they took; response.completed lists them too. */
   #emitted: { index: number; item: Json }[] = [];
   /** The request allows one call: recovered calls wait until the reply ends. */
@@ -64,9 +67,8 @@ export class ResponsesStreamRewriter implements EventRewriter {
    * is held (an event streaming past could overtake it).
    */
   #native = new HeldNative<Json>();
-  /** Upstream output_index of the reasoning items read while a part's end waited, and the downstream index of the last. */
+  /** Upstream output_index of the reasoning items read while a part's end waited. */
   #quiet = new Set<number>();
-  #waitedPast: number | undefined;
   /** Ids of the native items dropped as repeats: response.completed does not list them. */
   #dropped = new Set<string>();
 
@@ -144,7 +146,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
         const type = top.get("type");
         const upstreamIndex = Number(top.get("output_index"));
         if (!Number.isSafeInteger(upstreamIndex)) return [];
-        if (type === '"response.output_item.added"') this.#indices.set(upstreamIndex, upstreamIndex + this.#itemsIn);
+        if (type === '"response.output_item.added"') this.#place(upstreamIndex);
         if (type !== '"response.output_item.done"' || this.#hold) return [];
         const index = this.#indices.get(upstreamIndex) ?? upstreamIndex + this.#itemsIn;
         return index === this.#text.lastTextIndex ? this.#out.drain(this.#callItems(index)) : [];
@@ -175,7 +177,10 @@ export class ResponsesStreamRewriter implements EventRewriter {
       const args = isObject(item) && typeof item.arguments === "string" ? item.arguments : held.args;
       if (this.#native.complete(args, event)) {
         // The same call the client already has: never sent, and every later item moves back into its place.
+        // Any other event released it first, so no item was added after it: its index was the last.
+        const index = this.#indices.get(held.id as number);
         this.#indices.delete(held.id as number);
+        if (index === this.#lastIndex) this.#lastIndex--;
         this.#itemsIn--;
         const id = (held.events[0]!.item as Json).id;
         if (typeof id === "string") this.#dropped.add(id);
@@ -271,7 +276,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
   /** An item begins; true when the text a message item came with moved into deltas after it. */
   #added(event: Json, before: Out[], after: Out[]): boolean {
     const item = event.item;
-    if (typeof event.output_index === "number") this.#indices.set(event.output_index, event.output_index + this.#itemsIn);
+    if (typeof event.output_index === "number") this.#place(event.output_index);
     if (!isObject(item)) return false;
     // Native calls win: the part being fed, and every later one, strips markup instead of recovering it.
     if (NATIVE_ITEMS.has(item.type as string)) {
@@ -304,17 +309,15 @@ export class ResponsesStreamRewriter implements EventRewriter {
 
   /**
    * The part whose end waited is decided (text-parts.ts, settleEnding): its text into its slot, and
-   * the calls it recovered right after its item when that item's done already went out (after the
-   * calls that went out there), else they wait for the item's done or the reply's end.
+   * the calls it recovered after its item when that item's done already went out (after every item
+   * added since: calls that went out there, a reasoning item it waited past), else they wait for
+   * the item's done or the reply's end.
    */
   #settle(native = false): Out[] {
     if (!this.#text.ending) return [];
     const settled = this.#text.settleEnding(native);
-    const past = this.#waitedPast;
-    this.#waitedPast = undefined;
     if (!settled || this.#hold) return [];
-    const last = Math.max(this.#emitted.at(-1)?.index ?? -1, past ?? -1);
-    return this.#callItems(settled.index !== undefined && last > settled.index ? last : settled.index);
+    return this.#callItems(settled.index);
   }
 
   /**
@@ -323,10 +326,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
    */
   #waitsPast(event: Json): boolean {
     if (!this.#text.ending || typeof event.output_index !== "number") return false;
-    if (event.type === "response.output_item.added" && isObject(event.item) && QUIET_ITEMS.has(event.item.type as string)) {
-      this.#quiet.add(event.output_index);
-      this.#waitedPast = this.#indices.get(event.output_index) ?? event.output_index + this.#itemsIn;
-    }
+    if (event.type === "response.output_item.added" && isObject(event.item) && QUIET_ITEMS.has(event.item.type as string)) this.#quiet.add(event.output_index);
     return this.#quiet.has(event.output_index);
   }
 
@@ -353,14 +353,24 @@ export class ResponsesStreamRewriter implements EventRewriter {
     return last === -1 ? fallback : last;
   }
 
-  /** The four events of each waiting call, as items right after `afterIndex`. */
+  /**
+   * The four events of each waiting call, as items after `afterIndex` and after every item already
+   * added. An item added upstream before the message item was done (items streamed in parallel)
+   * may still be open: its `added` already went out under its index, and a client keys the item by
+   * it (the AI SDK keys ongoing calls by output_index), so that index stays its own for all its
+   * events, done included; renumbering its later events would contradict its `added`. The calls
+   * take the indices after it instead: every item keeps one index no other item holds, the indices
+   * are added in increasing order, and response.completed lists the calls after it (#completed
+   * splices them in at their index). Items one after another: the message item is the last added,
+   * so the calls go right after it, as before.
+   */
   #callItems(afterIndex: number | undefined): Out[] {
     const calls = this.#text.takeCalls();
     if (calls.length === 0) return [];
     // Once they go out the reply is over: holding ends.
     this.#hold = false;
     const out: Out[] = [];
-    let index = (afterIndex ?? -1) + 1;
+    let index = Math.max(afterIndex ?? -1, this.#lastIndex) + 1;
     for (const call of calls) {
       this.#native.add(call);
       const item = functionCallItem(call, "completed");
@@ -373,6 +383,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
       ])
         out.push({ kind: "new", event });
       this.#emitted.push({ index, item });
+      this.#lastIndex = index;
       index++;
       this.#itemsIn++;
     }
@@ -385,12 +396,14 @@ export class ResponsesStreamRewriter implements EventRewriter {
    */
   #markupItem(markup: string): Out[] {
     if (markup === "") return [];
-    const index = this.#endIndex() + 1;
+    // After every item, as the calls put in (#callItems): an item still open keeps its index.
+    const index = Math.max(this.#endIndex(), this.#lastIndex) + 1;
     const id = `msg_dsmlfix_unrun_${index}`;
     const part = { type: "output_text", text: markup, annotations: [] };
     const at = { item_id: id, output_index: index, content_index: 0 };
     const item = { id, type: "message", status: "completed", role: "assistant", content: [part] };
     this.#emitted.push({ index, item });
+    this.#lastIndex = index;
     this.#itemsIn++;
     return [
       { type: "response.output_item.added", output_index: index, item: { ...item, status: "in_progress", content: [] } },
@@ -438,6 +451,13 @@ export class ResponsesStreamRewriter implements EventRewriter {
   #repaired(id: string, item: Json): void {
     this.#noted.add(id);
     this.#items?.repaired(id, item);
+  }
+
+  /** An upstream item added: its downstream output_index, after every item put in before it. */
+  #place(upstreamIndex: number): void {
+    const index = upstreamIndex + this.#itemsIn;
+    this.#indices.set(upstreamIndex, index);
+    if (index > this.#lastIndex) this.#lastIndex = index;
   }
 
   #indexOf(event: Json): number | undefined {
