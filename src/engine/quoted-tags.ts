@@ -1,5 +1,5 @@
 import { CR, GT, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
-import { isBarCode } from "../grammar/markers.ts";
+import { isBarCode, isBarLookalike } from "../grammar/markers.ts";
 import { MAX_TAG, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 
 // The tags a call quoted in documentation is followed by (DocContext.noteQuotedTag, golden
@@ -65,20 +65,8 @@ function mayFollowLt(c: number, quoting: boolean): boolean {
 }
 
 /**
- * Characters drawn like the sentinel's bars that the grammar does not read as bars (box drawing,
- * math and letter-like vertical lines, broken bars): golden S02.5 with its
- * bars written as U+2502. No call is read from such a tag (the grammar stays as it is), but a
- * quoted call's tags and a value opened outside any readable call (loose-value.ts) are read
- * through them, so what a reader sees as a value stays text. All in the BMP: folding one into a
- * bar keeps every offset.
- */
-const BAR_LOOKALIKES = new Set([0x00a6, 0x01c0, 0x01c1, 0x05c0, 0x2223, 0x2225, 0x23d0, 0x2502, 0x2503, 0x2551, 0x2758, 0x4e28, 0xffe4, 0xffe8]);
-
-const isBarLookalike = (c: number) => BAR_LOOKALIKES.has(c);
-
-/**
- * The DSML tag at `s[j]` (a `<`) written with lookalike bars (one right after the `<` or `</`,
- * spaces may come between), read as the grammar reads it with each lookalike up to the tag's `>`
+ * The DSML tag at `s[j]` (a `<`) written with lookalike bars (grammar/markers.ts isBarLookalike;
+ * one right after the `<` or `</`, spaces may come between), read as the grammar reads it with each lookalike up to the tag's `>`
  * or line end folded into a bar; null when no such tag is read (one without a lookalike there is
  * the grammar's own); NEED_MORE while the text ends before that is known. Reads at most MAX_TAG
  * characters, like the tag reader, and only past a lookalike: other text costs a comparison.

@@ -1,7 +1,7 @@
 import { CR, DOUBLE_VERTICAL_LINE, FULLWIDTH_BAR, GT, LF, LT, SENTENCEPIECE_SPACE_CODE, SP, TAB } from "../grammar/chars.ts";
-import { isBarCode } from "../grammar/markers.ts";
-import { NEED_MORE } from "../grammar/tags.ts";
-import { lostLtParameterOpenerAt, unreadParameterOpenerIn } from "../parse/unread-opener.ts";
+import { isOpenerBarCode } from "../grammar/markers.ts";
+import { NEED_MORE, readTag } from "../grammar/tags.ts";
+import { lostLtParameterOpenerAt, mayStartUnreadOpener, unreadParameterOpenerIn } from "../parse/unread-opener.ts";
 
 /**
  * The one check of "is this a parameter opener spelling the tag grammar reads as no
@@ -36,14 +36,15 @@ export function strayParameterOpenerAt(s: string, j: number, final: boolean, bef
 const PARAMETER_WORD = "parameter";
 
 /**
- * A parameter opener with one sentinel bar and no DSML word (`<{BAR}parameter
- * name=...`), which the tag grammar reads as no tag: true when it stands at `j`, NEED_MORE while the
- * text so far could still be one. In a block still open it is a stray parameter (golden P47.16).
+ * A parameter opener with one sentinel bar (or its lookalike, `<\u2502parameter`) and no DSML
+ * word (`<{BAR}parameter name=...`), which the tag grammar reads as no tag: true when it stands at
+ * `j`, NEED_MORE while the text so far could still be one. In a block still open it is a stray
+ * parameter (golden P47.16).
  */
 function oneBarParameterAt(s: string, j: number, final: boolean): boolean | typeof NEED_MORE {
   let k = j + 1;
   if (k >= s.length) return final ? false : NEED_MORE;
-  if (!isBarCode(s.charCodeAt(k))) return false;
+  if (!isOpenerBarCode(s.charCodeAt(k))) return false;
   k++;
   for (let w = 0; w < PARAMETER_WORD.length; w++, k++) {
     if (k >= s.length) return final ? false : NEED_MORE;
@@ -80,29 +81,43 @@ function lineEnd(s: string, j: number, final: boolean, nextLine = false): number
 }
 
 /**
- * A DSML parameter opener the tag grammar reads as no tag at `j` (`<` then a bar or
- * U+2581, unread-opener.ts's rule: a parameter name follows on its line or the next): true, false, or NEED_MORE.
+ * A DSML parameter opener the tag grammar reads as no tag at `j` (`<` then a bar, a lookalike bar
+ * or U+2581, or `<DSML{BAR}` with the first bar lost: unread-opener.ts's rule, the runaway rule's
+ * own, a parameter name following on its line or the next): true, false, or NEED_MORE.
  */
 function unreadStrayOpenerAt(s: string, j: number, final: boolean): boolean | typeof NEED_MORE {
-  if (j + 1 >= s.length) return final ? false : NEED_MORE;
-  const c = s.charCodeAt(j + 1);
-  if (!isBarCode(c) && c !== SENTENCEPIECE_SPACE_CODE) return false;
+  const may = mayStartUnreadOpener(s, j, final);
+  if (may !== true) return may;
   const e = lineEnd(s, j, final, true);
   return e === NEED_MORE ? NEED_MORE : unreadParameterOpenerIn(s, j, e, "dsml") === j;
 }
 
 /**
  * Whether a block closer's `>` at `end` ends its line: only spaces or tabs up to the line's end
- * (or the text's end, `final`), or the next markup (`</{D}tool_calls><{D}tool_calls>`). A closer
- * with words after it on its line (`</{D}tool_calls> is the closer.`) is prose naming one, and
- * does not end the block the stray-parameter rule watches. NEED_MORE while the line is not all
- * here (at most STRAY_OPENER_REACH spaces are looked at).
+ * (or the text's end, `final`), or the next markup (`</{D}tool_calls><{D}tool_calls>`): a tag the
+ * tag grammar reads, or a marker opener it does not (`<` then a bar, a lookalike bar or U+2581). A
+ * closer with words after it on its line (`</{D}tool_calls> is the closer.`, `<3 is the closer.`,
+ * `<b>is</b> the closer.`) is prose naming one, and does not end the block the stray-parameter
+ * rule watches. Past STRAY_OPENER_REACH spaces the line is unknown, and an unknown line keeps the
+ * watch (false): ending it would let a stray after it pass. NEED_MORE while the line is not all
+ * here; the look-ahead is bounded by the reach and the tag reader's MAX_TAG.
  */
 export function closerEndsItsLine(s: string, end: number, final: boolean): boolean | typeof NEED_MORE {
   for (let k = end; k < s.length; k++) {
+    if (k - end >= STRAY_OPENER_REACH) return false;
     const c = s.charCodeAt(k);
-    if (c === LF || c === CR || c === LT || k - end >= STRAY_OPENER_REACH) return true;
+    if (c === LF || c === CR) return true;
+    if (c === LT) return nextMarkupAt(s, k, final);
     if (c !== SP && c !== TAB) return false;
   }
   return final ? true : NEED_MORE;
+}
+
+/** Markup at `k` (a `<`) after a block closer on its line: a tag the grammar reads, or a marker opener (closerEndsItsLine). */
+function nextMarkupAt(s: string, k: number, final: boolean): boolean | typeof NEED_MORE {
+  if (k + 1 >= s.length) return final ? false : NEED_MORE;
+  const c = s.charCodeAt(k + 1);
+  if (isOpenerBarCode(c) || c === SENTENCEPIECE_SPACE_CODE) return true;
+  const r = readTag(s, k, final);
+  return r === NEED_MORE ? NEED_MORE : r !== null;
 }

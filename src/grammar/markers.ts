@@ -15,3 +15,26 @@ export function isTriggerCode(code: number): boolean {
 export function isBarCode(code: number): boolean {
   return code === FULLWIDTH_BAR || code === PIPE || code === DOUBLE_VERTICAL_LINE;
 }
+
+/**
+ * Characters drawn like the sentinel's bars that the grammar does not read as bars (box drawing,
+ * math and letter-like vertical lines, broken bars): golden S02.5 with its bars written as U+2502.
+ * No call is read from a tag written with them (the tag grammar stays as it is), but text mode's
+ * stray-parameter watch, a quoted call's tags, a value opened outside any readable call
+ * (loose-value.ts) and the runaway rule (parse/unread-opener.ts) read through them: one set, here,
+ * so the rules that weigh a parameter opener agree on its spellings. All in the BMP: folding one
+ * into a bar keeps every offset.
+ */
+const BAR_LOOKALIKES = new Set([0x00a6, 0x01c0, 0x01c1, 0x05c0, 0x2223, 0x2225, 0x23d0, 0x2502, 0x2503, 0x2551, 0x2758, 0x4e28, 0xffe4, 0xffe8]);
+
+/** The smallest lookalike: ASCII (every `<` of code) is turned down by one comparison, before the set. */
+const FIRST_LOOKALIKE = 0x00a6;
+
+export function isBarLookalike(code: number): boolean {
+  return code >= FIRST_LOOKALIKE && BAR_LOOKALIKES.has(code);
+}
+
+/** A bar as a degraded parameter opener may be written: one of the sentinel's bars or a lookalike. */
+export function isOpenerBarCode(code: number): boolean {
+  return isBarCode(code) || isBarLookalike(code);
+}

@@ -1,6 +1,6 @@
 import { COLON, CR, DASH, DOT, DOUBLE_VERTICAL_LINE, DQ, EQ, FULLWIDTH_BAR, GT, isWhiteSpace, LF, LT, PIPE, SENTENCEPIECE_SPACE_CODE, SLASH, SP, SQ, TAB, UNDERSCORE } from "../grammar/chars.ts";
-import { isBarCode } from "../grammar/markers.ts";
-import { readTag } from "../grammar/tags.ts";
+import { isBarCode, isOpenerBarCode } from "../grammar/markers.ts";
+import { NEED_MORE, readTag } from "../grammar/tags.ts";
 
 // P03 by spelling (golden P48.6, P48.7, O48.1): a parameter opener the tag grammar reads as no tag, inside a value.
 // The value's end is still found (a garbled closer at its end, P02; the invoke's or block's closer,
@@ -15,10 +15,41 @@ const isWordCode = (c: number) => isLetter(c) || (c >= 0x30 && c <= 0x39) || c =
 const isSentinelBar = (c: number) => c === FULLWIDTH_BAR || c === DOUBLE_VERTICAL_LINE;
 /** A letter of a name outside ASCII (`répertoire`): no space, no bar, no DSML marker. */
 const isWideLetter = (c: number) => c >= 0xc0 && !isWhiteSpace(c) && !isBarCode(c) && c !== SENTENCEPIECE_SPACE_CODE;
-/** The characters a garbled closer's prefix may repeat: bars, `>` and `/` (value-ends.ts GARBLED_CLOSER). */
-const isPrefixCode = (c: number) => isBarCode(c) || c === GT || c === SLASH || c === SENTENCEPIECE_SPACE_CODE;
-/** The first character of a degraded prefix after `<`: a bar, or U+2581 (the third DSML marker). */
-const isPrefixStart = (c: number) => isBarCode(c) || c === SENTENCEPIECE_SPACE_CODE;
+/**
+ * The characters a degraded prefix may repeat: bars, `>` and `/` (value-ends.ts GARBLED_CLOSER),
+ * and in an opener the bars' lookalikes too (grammar/markers.ts isOpenerBarCode: text mode reads
+ * `<\u2502parameter name=...>` as a parameter opener, so a value holding one is a runaway).
+ */
+const isPrefixCode = (c: number) => isOpenerBarCode(c) || c === GT || c === SLASH || c === SENTENCEPIECE_SPACE_CODE;
+/** The first character of a degraded prefix after `<`: a bar or its lookalike, or U+2581 (the third DSML marker). */
+const isPrefixStart = (c: number) => isOpenerBarCode(c) || c === SENTENCEPIECE_SPACE_CODE;
+
+/**
+ * Where the degraded prefix of an opener at `i` (a `<`) starts: right after the `<`, or past
+ * `DSML` when its first bar was lost (`<DSML{BAR}parameter`).
+ */
+function prefixStart(s: string, i: number, to: number): number {
+  return wordAt(s, i + 1, "dsml") && i + 5 < to && isOpenerBarCode(s.charCodeAt(i + 5)) ? i + 5 : i + 1;
+}
+
+/**
+ * Whether the text at `i` (a `<`) may begin a parameter opener dsmlOpenerAt reads: `<` and a
+ * prefix's first character, or `<DSML` and a bar; NEED_MORE while the text ends before that is
+ * known. Text mode's stray watch (engine/stray-opener.ts) asks this before it reads the opener's
+ * line, so the runaway rule and the stray watch take the same spellings, and the `<` of ordinary
+ * markup (`<div>`, `<details>`) costs a comparison or five.
+ */
+export function mayStartUnreadOpener(s: string, i: number, final: boolean): boolean | typeof NEED_MORE {
+  if (i + 1 >= s.length) return final ? false : NEED_MORE;
+  if (isPrefixStart(s.charCodeAt(i + 1))) return true;
+  const word = "dsml";
+  for (let k = 0; k < word.length; k++) {
+    if (i + 1 + k >= s.length) return final ? false : NEED_MORE;
+    if ((s.charCodeAt(i + 1 + k) | 0x20) !== word.charCodeAt(k)) return false;
+  }
+  if (i + 5 >= s.length) return final ? false : NEED_MORE;
+  return isOpenerBarCode(s.charCodeAt(i + 5));
+}
 
 /** Whether `word` (lower case) is written at `at`, any case. */
 function wordAt(s: string, at: number, word: string): boolean {
@@ -141,8 +172,10 @@ function valueIsName(s: string, k: number, to: number, spaces: boolean): boolean
  * Every DSML parameter opener spelling whose closer the garbled-closer rule accepts (value-ends.ts
  * garbledCloserAt), so the two rules agree on the same tag: `<` then a bar (fullwidth, ASCII or
  * U+2016) and the rest of a closer's spelling, then no name character (`<{BAR}parameter
- * name=...>`, `<|parameter>`, `<{DVL}param=...`); or, its `<` lost, a sentinel bar (never an
- * ASCII `|` alone, a shell pipe) not glued to markup or a word before it (the second bar of
+ * name=...>`, `<|parameter>`, `<{DVL}param=...`); the same with lookalike bars
+ * (`<\u2502parameter name=...>`, `<\u2223DSML\u2223parameter name=...>`, which text mode reads as
+ * openers too) or with the first bar lost (`<DSML{BAR}parameter name=...>`); or, its `<` lost, a
+ * sentinel bar (never an ASCII `|` alone, a shell pipe) not glued to markup or a word before it (the second bar of
  * `<{D}parameter` is the tag's), the same spelling, then an attribute or `=`
  * (`{BAR}parameter name="workdir">`), which a closer never carries. No whitespace inside the
  * prefix, as in a closer: `f <| params` (F#, Elm) is code.
@@ -150,8 +183,10 @@ function valueIsName(s: string, k: number, to: number, spaces: boolean): boolean
 function dsmlOpenerAt(s: string, i: number, from: number, to: number): boolean {
   const c = s.charCodeAt(i);
   if (c === LT) {
-    if (i + 1 >= to || !isPrefixStart(s.charCodeAt(i + 1))) return false;
-    const end = prefixedWordEnd(s, i + 1, to);
+    if (i + 1 >= to) return false;
+    const first = prefixStart(s, i, to);
+    if (!isPrefixStart(s.charCodeAt(first))) return false;
+    const end = prefixedWordEnd(s, first, to);
     if (end < 0) return false;
     const next = end < to ? s.charCodeAt(end) : -1;
     return !isWordCode(next) && next !== DASH && nameFollows(s, end, to);

@@ -36,17 +36,20 @@ describe("finding 1: a block closer followed on its line by any `<`, or by 200 s
   // Minimal input: open + `</{D}tool_calls> <3 is the closer.\n` + stray + `\n</{D}tool_calls>`.
   // Expected: no call (the `<` must start a marker tag, e.g. the next block opener, to count; past
   // the reach the line is unknown, which should keep the watch, not end it).
+  // Fixed: closerEndsItsLine counts as the next markup only a tag the tag grammar reads or a marker
+  // opener it does not (`<` then a bar, a lookalike bar or U+2581); past STRAY_OPENER_REACH spaces
+  // the line is unknown and the watch stays (false). The look-ahead stays bounded (the reach, MAX_TAG).
   for (const [name, line] of [
     ["`<3` after a space", `${closer} <3 is the closer.`],
     ["a bare `<` then words", `${closer}< is the closer.`],
     ["an inline element then words", `${closer}<b>is</b> the closer.`],
     ["205 spaces then words", `${closer}${" ".repeat(205)}is the closer.`],
   ] as const) {
-    test.failing(`${name}, then the stray, then the real closer: refused`, () => {
+    test(`${name}, then the stray, then the real closer: refused`, () => {
       expect(outcome(live(`${open}${line}\n${stray}\n${closer}`)).calls).toEqual([]);
     });
   }
-  test.failing("through the fetch adapter: `<3` after the closer", async () => {
+  test("through the fetch adapter: `<3` after the closer", async () => {
     expect(await fetchCalls(live(`${open}${closer} <3 is the closer.\n${stray}\n${closer}`))).toEqual([]);
   });
 });
@@ -67,6 +70,21 @@ describe("hard negatives beside finding 1: the closer-line rule that must keep w
   test("CRLF after the real closer: the call runs", () => {
     expect(outcome(live(`${open}${closer}\r\n${stray}\r\nDone.`)).calls).toEqual(rmRuns);
   });
+  test("the real closer, a space, then the next block's opener on its line: both calls run", () => {
+    expect(outcome(live(`${open}${closer} <{D}tool_calls>\n${rm}\n${closer}`)).calls).toEqual([...rmRuns, ...rmRuns]);
+  });
+  test("the real closer, a tab, then the next block's opener on its line: both calls run", () => {
+    expect(outcome(live(`${open}${closer}\t<{D}tool_calls>\n${rm}\n${closer}`)).calls).toEqual([...rmRuns, ...rmRuns]);
+  });
+  test("the real closer, 150 spaces (within the reach), then the stray on the next line: the call runs", () => {
+    expect(outcome(live(`${open}${closer}${" ".repeat(150)}\n${stray}\nDone.`)).calls).toEqual(rmRuns);
+  });
+  test("the real closer glued to a degraded block opener (a marker opener the grammar does not read): the call runs", () => {
+    expect(outcome(live(`${open}${closer}<{BAR}tool_calls>\nDone.`)).calls).toEqual(rmRuns);
+  });
+  test("prose with `<` in the block (`a < b`, `c<d`, `<div>`), then the closer: the call runs", () => {
+    expect(outcome(live(`${open}if a < b and c<d then <div> ok\n${closer}`)).calls).toEqual(rmRuns);
+  });
 });
 
 describe("finding 2: a stray workdir in a degraded spelling text mode does not read lets the block's call run", () => {
@@ -79,15 +97,19 @@ describe("finding 2: a stray workdir in a degraded spelling text mode does not r
   // bar and no DSML word (`<\u2502parameter`), though `<\u2223DSML\u2223parameter` is read. Minimal
   // input: open + `<DSML{BAR}parameter name="workdir" string="true">/tmp/scratch</DSML{BAR}parameter>\n`
   // + closer. Expected: no call, as for every other stray spelling (golden P47.11-P47.16).
+  // Fixed: the stray watch reads its openers with the runaway rule's own predicate
+  // (parse/unread-opener.ts mayStartUnreadOpener and dsmlOpenerAt), which now takes `<DSML{BAR}`
+  // (first bar lost) and lookalike bars (grammar/markers.ts isOpenerBarCode, the one set text mode
+  // and the runaway rule share); the one-bar spelling takes a lookalike bar too.
   for (const [name, s] of [
     ["first bar lost", `<DSML{BAR}parameter name="workdir" string="true">/tmp/scratch</DSML{BAR}parameter>`],
     ["one lookalike bar U+2502", `<\u2502parameter name="workdir">/tmp/scratch</\u2502parameter>`],
   ] as const) {
-    test.failing(`${name}, in the block before its closer: refused`, () => {
+    test(`${name}, in the block before its closer: refused`, () => {
       expect(outcome(live(`${open}${s}\n${closer}`)).calls).toEqual([]);
     });
   }
-  test.failing("first bar lost, with no block open, before an orphan invoke: the orphan is refused (P48.5)", () => {
+  test("first bar lost, with no block open, before an orphan invoke: the orphan is refused (P48.5)", () => {
     expect(outcome(live(`<DSML{BAR}parameter name="workdir" string="true">/tmp/scratch</DSML{BAR}parameter>\n${rm}`)).calls).toEqual([]);
   });
 });
@@ -107,6 +129,12 @@ describe("hard negatives beside finding 2", () => {
   test("prose naming DSML in the block (no opener): the call runs at the closer", () => {
     expect(outcome(live(`${open}The DSML parameter list is done.\n${closer}`)).calls).toEqual(rmRuns);
   });
+  test("`<DSML` and a box-drawing table row with `<\u2502 param` (no name) in the block: the call runs", () => {
+    expect(outcome(live(`${open}See <DSML docs> and \u2502 <\u2502 param \u2502 type \u2502\n${closer}`)).calls).toEqual(rmRuns);
+  });
+  test("prose naming `<DSML|parameter>` (no name), then an orphan invoke: the orphan runs as without it", () => {
+    expect(outcome(live(`Write <DSML|parameter> in docs.\n${rm}`)).calls).toEqual(rmRuns);
+  });
 });
 
 const runaway = (opener: string, valueCloser = "</{BAR}parameter>") =>
@@ -120,17 +148,20 @@ describe("finding 3: a workdir opener with lookalike bars or its first bar lost,
   // BAR_LOOKALIKES, a stray in a block is refused: finding 2's hard negative). `<DSML{BAR}parameter`
   // (the first bar lost) is no runaway either. Minimal input: the command `rm -rf ./*\n<\u2502parameter
   // name="workdir">/tmp/scratch</{BAR}parameter>`. Expected: no call, as golden P48.6 for `<{BAR}parameter`.
+  // Fixed: dsmlOpenerAt's prefix takes the lookalike bars (grammar/markers.ts isOpenerBarCode, the
+  // set quoted-tags.ts reads lookalike tags with, moved down so parse can share it) and `<DSML`
+  // then a bar; text mode's stray watch asks the same predicate, so the two agree on the spellings.
   for (const [name, opener, valueCloser] of [
     ["lookalike bars and DSML (U+2223)", `<\u2223DSML\u2223parameter name="workdir">`, `</\u2223DSML\u2223parameter>`],
     ["one lookalike bar U+2502", `<\u2502parameter name="workdir">`, undefined],
     ["one lookalike bar U+FFE8", `<\uffe8parameter name="workdir">`, undefined],
     ["the first bar lost", `<DSML{BAR}parameter name="workdir">`, undefined],
   ] as const) {
-    test.failing(name, () => {
+    test(name, () => {
       expect(outcome(runaway(opener, valueCloser)).calls).toEqual([]);
     });
   }
-  test.failing("through the fetch adapter: one lookalike bar", async () => {
+  test("through the fetch adapter: one lookalike bar", async () => {
     expect(await fetchCalls(runaway(`<\u2502parameter name="workdir">`))).toEqual([]);
   });
 });
@@ -139,6 +170,18 @@ describe("hard negatives beside finding 3", () => {
   for (const opener of [`<{BAR}parameter name="workdir">`, `<{SP}parameter name="workdir">`, `\uff1c{BAR}DSML{BAR}parameter name="workdir"\uff1e`, `<{BAR}PARAMETER NAME="WORKDIR">`]) {
     test(`runaway read: ${JSON.stringify(opener)}`, () => {
       expect(outcome(runaway(opener)).calls).toEqual([]);
+    });
+  }
+  for (const command of [
+    `grep -n '<\u2502param' notes.txt`,
+    `printf '\u2502 <\u2502 a \u2502 b \u2502'`,
+    `echo "<DSML> and <dsml|x> and <DSML|parameter>"`,
+    `f <| params`,
+    `echo '<details><summary>x</summary></details>'`,
+  ]) {
+    test(`code with \`<\` and bars, no parameter name after them, runs: ${JSON.stringify(command)}`, () => {
+      const input = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">${command}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+      expect(outcome(input).calls).toEqual([{ tool: "bash", input: { command } }]);
     });
   }
   test("a value mentioning a lookalike bar with no opener after it runs", () => {
