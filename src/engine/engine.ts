@@ -3,7 +3,7 @@ import { isMalformedBlock, markMalformedBlock, noteMalformedBlock, showsStrayPar
 import type { Segment } from "../parse/segments.ts";
 import type { BrokenSpan } from "../parse/types.ts";
 import type { Shape } from "../grammar/shapes.ts";
-import { readTag } from "../grammar/tags.ts";
+import { NEED_MORE, readTag } from "../grammar/tags.ts";
 import type { Candidate, Step } from "./candidate.ts";
 import { CR, GT, LF, SP, TAB } from "../grammar/chars.ts";
 import { CutReports, cutTagOf, joinCutTag } from "./cut-tag.ts";
@@ -254,12 +254,16 @@ class Engine extends TextMode implements RepairEngine {
     this.cand = null;
     // The block this span reads in (its own, or the one it continues).
     const block = cand.root === "block" ? cand.opener : cand.enclosing !== null && cand.enclosing !== true ? cand.enclosing : null;
-    // A new block before the watched one's closer takes over the watch with the calls held for it:
-    // an opener is no closer, so a stray in the new block refuses them too (they run when it closes).
-    if (block !== null && this.strayBlock !== null && this.strayBlock !== block) this.watchBlock(block);
-    this.openBlock = cand.endsInBlock && !truncated ? (cand.root === "block" ? cand.opener : cand.root === "legacy-section" ? true : cand.enclosing) : null;
     const text = cand.text();
     let span = length === text.length ? text : text.slice(0, length);
+    // An empty block closed at once inside the watched one (`<{D}tool_calls>` `</{D}tool_calls>`):
+    // its closer is no closer of the watched block, so it neither takes the watch over nor ends it,
+    // and the watched block stays open around it: a stray after the pair refuses its calls, as without it.
+    const nested = block !== null && this.strayBlock !== null && this.strayBlock !== block && cand.root === "block" && !truncated && emptyBlockSpan(span, cand.opener.end);
+    // A new block before the watched one's closer takes over the watch with the calls held for it:
+    // an opener is no closer, so a stray in the new block refuses them too (they run when it closes).
+    if (block !== null && this.strayBlock !== null && this.strayBlock !== block && !nested) this.watchBlock(block);
+    if (!nested) this.openBlock = cand.endsInBlock && !truncated ? (cand.root === "block" ? cand.opener : cand.root === "legacy-section" ? true : cand.enclosing) : null;
     let segments: Segment[];
     try {
       const ctx = cand.openerIndent || cand.openerPlace ? { ...this.ctx, openerIndent: cand.openerIndent || null, openerPlace: cand.openerPlace } : this.ctx;
@@ -290,7 +294,7 @@ class Engine extends TextMode implements RepairEngine {
     // A span that closed its block (an orphan invoke read after prose may take the closer) ends it
     // once its calls are read, when the closer ends its line (text mode looks past the span's end:
     // pendingClose); one with words after it on its line is prose, and the block stays watched.
-    const closes = holds === null && (block !== null || cand.closedBlock);
+    const closes = holds === null && !nested && (block !== null || cand.closedBlock);
     const closerLine = closes ? closerLineInSpan(span) : true;
     if (closerLine !== true && block !== null && this.strayBlock === null) this.watchBlock(block);
     this.lines.read(span, 0, span.length, isMention(cand, span, segments) ? undefined : segments.some((seg) => seg.kind === "call") ? "call" : "shown");
@@ -337,6 +341,28 @@ class Engine extends TextMode implements RepairEngine {
 
 /** The roots of code costume candidates (costume-hold.ts). */
 const COSTUMES: ReadonlySet<string> = new Set(["costume", "inline-costume", "paragraph-costume"]);
+
+/**
+ * Whether `span`, a block's span whose opener ends at `openerEnd`, holds nothing but spaces and
+ * line breaks, then a block closer, then spaces and line breaks to its end: an empty block closed
+ * at once. Linear in the span.
+ */
+function emptyBlockSpan(span: string, openerEnd: number): boolean {
+  const at = spacesEnd(span, openerEnd);
+  const tag = at < span.length ? readTag(span, at, true) : null;
+  if (tag === null || tag === NEED_MORE || !tag.closing || tag.role !== "block") return false;
+  return spacesEnd(span, tag.end) === span.length;
+}
+
+/** Past the spaces, tabs and line breaks from `k`. */
+function spacesEnd(s: string, k: number): number {
+  while (k < s.length) {
+    const c = s.charCodeAt(k);
+    if (c !== SP && c !== TAB && c !== LF && c !== CR) break;
+    k++;
+  }
+  return k;
+}
 
 /** The text ends with a line end (a part cut there leaves no line going on). */
 function endsLine(text: string): boolean {

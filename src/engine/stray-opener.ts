@@ -1,7 +1,7 @@
 import { CR, DOUBLE_VERTICAL_LINE, FULLWIDTH_BAR, GT, LF, LT, SENTENCEPIECE_SPACE_CODE, SP, TAB } from "../grammar/chars.ts";
-import { isOpenerBarCode } from "../grammar/markers.ts";
+import { isBarCode, isOpenerBarCode } from "../grammar/markers.ts";
 import { NEED_MORE, readTag } from "../grammar/tags.ts";
-import { lostLtParameterOpenerAt, mayStartUnreadOpener, unreadParameterOpenerIn } from "../parse/unread-opener.ts";
+import { lostLtParameterOpenerAt, mayStartUnreadOpener, unreadParameterOpenerIn, unreadQwenOpenerAt } from "../parse/unread-opener.ts";
 
 /**
  * The one check of "is this a parameter opener spelling the tag grammar reads as no
@@ -31,6 +31,28 @@ export function strayParameterOpenerAt(s: string, j: number, final: boolean, bef
   }
   const one = oneBarParameterAt(s, j, final);
   return one === false ? unreadStrayOpenerAt(s, j, final) : one;
+}
+
+const PARAM_WORD = "param";
+
+/**
+ * A Qwen3-Coder parameter opener the tag grammar reads as no tag at `j`, every spelling the
+ * Qwen3-Coder value reader takes (unread-opener.ts unreadQwenOpenerAt: `<param=workdir>`,
+ * `<param:workdir>`, `<parameter:workdir>`): in a block still open (a `<tool_call>` whose function
+ * completed, its closer still to come) it is a parameter outside the call, as the canonical
+ * `<parameter=workdir>` is (golden P47.15). `<`, up to two bars, `param` (so `a < b` is let go at
+ * its second character), then its line up to its `>`; `lineStart`: only spaces stand before `j` on
+ * its line. True, false, or NEED_MORE.
+ */
+export function qwenStrayOpenerAt(s: string, j: number, final: boolean, lineStart: boolean): boolean | typeof NEED_MORE {
+  let k = j + 1;
+  while (k < s.length && k - j <= 2 && isBarCode(s.charCodeAt(k))) k++;
+  for (let w = 0; w < PARAM_WORD.length; w++, k++) {
+    if (k >= s.length) return final ? false : NEED_MORE;
+    if ((s.charCodeAt(k) | 0x20) !== PARAM_WORD.charCodeAt(w)) return false;
+  }
+  const e = lineEnd(s, j, final);
+  return e === NEED_MORE ? NEED_MORE : unreadQwenOpenerAt(s, j, e, lineStart);
 }
 
 const PARAMETER_WORD = "parameter";

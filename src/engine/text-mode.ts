@@ -17,7 +17,7 @@ import { LineEnds } from "./line-ends.ts";
 import { looseOpener, Output } from "./output.ts";
 import { lookalikeTagAt, quotedTagAt } from "./quoted-tags.ts";
 import { stopAt } from "./stop-chars.ts";
-import { closerEndsItsLine, mayOpenStrayParameter, strayParameterOpenerAt } from "./stray-opener.ts";
+import { closerEndsItsLine, mayOpenStrayParameter, qwenStrayOpenerAt, strayParameterOpenerAt } from "./stray-opener.ts";
 import { isNameStart, RESIDUE_OPENER, STANDALONE_OPENER, ToolNameOpeners } from "./tagless-openers.ts";
 import type { AnswerSoFar, EngineOptions } from "./types.ts";
 
@@ -220,7 +220,10 @@ export class TextMode extends Output {
           // (`<{D}parameter=workdir>`, `<{BAR}parameter name="workdir">`), and with no block open it
           // refuses the later orphan invokes as the canonical spelling does.
           // One shared check (stray-opener.ts), the `<`-lost spelling too.
-          const one = strayParameterOpenerAt(s, j, final, this.charBefore(s, j));
+          let one = strayParameterOpenerAt(s, j, final, this.charBefore(s, j));
+          // In a block still open, a Qwen3-Coder spelling the tag grammar does not read
+          // (`<param=workdir>` after a wrapped function's `</function>`) is one too, as `<parameter=workdir>` is (P47.15).
+          if (one === false && c === LT && this.strayBlock !== null) one = qwenStrayOpenerAt(s, j, final, doc.atLineStart(c));
           if (one === NEED_MORE) {
             this.emitText(s, emitFrom, j, base);
             return j;
@@ -357,7 +360,8 @@ export class TextMode extends Output {
     const r = readTag(s, j, final);
     if (r === NEED_MORE) return NEED_MORE;
     if (r !== null) return isStrayParameter(r) && !this.ctx.tools.has(r.attrs.name ?? "");
-    return strayParameterOpenerAt(s, j, final, this.charBefore(s, j));
+    const one = strayParameterOpenerAt(s, j, final, this.charBefore(s, j));
+    return one === false && s.charCodeAt(j) === LT ? qwenStrayOpenerAt(s, j, final, false) : one;
   }
 
   /** The character before `s[j]`: in `s`, or the last one the line tracker read before it (-1: none). */

@@ -208,7 +208,7 @@ function dsmlOpenerAt(s: string, i: number, from: number, to: number): boolean {
  * description>x` is the value's text, review 44). Or `:` with the name right after it
  * (`<parameter:workdir>`, `<param:workdir>`), as `=`.
  */
-function qwenOpenerAt(s: string, i: number, from: number, to: number): boolean {
+function qwenOpenerAt(s: string, i: number, from: number, to: number, lineStart?: boolean): boolean {
   if (s.charCodeAt(i) !== LT) return false;
   let k = i + 1;
   while (k < to && isBarCode(s.charCodeAt(k)) && k - i <= 2) k++;
@@ -219,7 +219,7 @@ function qwenOpenerAt(s: string, i: number, from: number, to: number): boolean {
   const spaces = k;
   k = lineSpacesEnd(s, k, to);
   if (k >= to || s.charCodeAt(k) !== EQ) return false;
-  return (k === spaces || startsLine(s, i, from)) && valueIsName(s, k + 1, to, true);
+  return (k === spaces || (lineStart ?? startsLine(s, i, from))) && valueIsName(s, k + 1, to, true);
 }
 
 /**
@@ -235,6 +235,17 @@ export function unreadParameterOpenerIn(span: string, from: number, to: number, 
     if (at(span, i, from, to) && readTag(span, i, true) === null) return i;
   }
   return -1;
+}
+
+/**
+ * A Qwen3-Coder parameter opener the tag grammar reads as no tag at `i` (qwenOpenerAt's rule:
+ * `<param=workdir>`, `<param:workdir>`, `<parameter:workdir>`), in `span[i, to)` (its line):
+ * text mode weighs it as a stray parameter, as the walk does inside a value (golden P47.15 for the
+ * canonical spelling). `lineStart`: only spaces stand before it on its line (the documentation
+ * context knows, across chunks), which lets spaces stand before the `=`.
+ */
+export function unreadQwenOpenerAt(span: string, i: number, to: number, lineStart: boolean): boolean {
+  return qwenOpenerAt(span, i, i, to, lineStart) && readTag(span, i, true) === null;
 }
 
 /** Only spaces or tabs between the value's start or a line break and `at`. */

@@ -6,6 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { everyChar, observable, randomCuts, runEngine } from "../support/run-engine.ts";
+import { parse } from "../../src/engine/parse.ts";
 
 const RM = `<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf ./build</{D}parameter>\n</{D}invoke>`;
 
@@ -105,17 +106,53 @@ describe("finding 2: a costume inside a Hermes wrapper after long prose", () => 
 // round added these spellings to one path and not this one. Same at every split.
 // Expected: a parameter opener in any spelling the Qwen reader takes, after the function inside its
 // wrapper, refuses the call as the canonical one does.
+// Fixed: in a block still open (here the `<tool_call>` whose function completed, its closer still
+// to come), text mode weighs every spelling the Qwen value reader takes (unread-opener.ts
+// unreadQwenOpenerAt, engine/stray-opener.ts qwenStrayOpenerAt) as a stray parameter, as it does
+// the canonical `<parameter=workdir>`: the call is refused (I02), whole, char by char, at every
+// split and in parse(), its text kept.
 describe("finding 3: a stray Qwen parameter in a newly taught spelling after </function>", () => {
   const wrapped = (opener: string) => `<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf ./b\n</parameter>\n</function>\n${opener}\n/\n</parameter>\n</tool_call>`;
-  // Known gap (it ran before this round too): the stray check after a Qwen3-Coder function reads
-  // only the spellings the tag grammar takes; these three, read inside values now, are not read there.
-  for (const opener of ["<param=workdir>", "<param:workdir>", "<parameter:workdir>"]) {
-    test.failing(`known gap: ${opener} after </function> refuses the call`, () => {
-      const r = sameAtEverySplit(wrapped(opener));
+  for (const opener of ["<param=workdir>", "<param:workdir>", "<parameter:workdir>", "<{BAR}param=workdir>", "<{BAR}{BAR}param:workdir>", "<param = workdir>"]) {
+    test(`${opener} after </function> refuses the call`, () => {
+      const input = live(wrapped(opener));
+      const r = sameAtEverySplit(input);
       expect(r.calls).toEqual([]);
       expect(r.nudge).toBe("broken-markup");
+      const p = parse(input, fixtureTools);
+      expect(p.calls).toEqual([]);
+      expect(p.nudge).toBe("broken-markup");
+      expect(p.text).toBe(input);
     });
   }
+  test("<param=workdir> right after </function> on its line, or after words on a later line, refuses the call", () => {
+    for (const input of [
+      "<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf ./b\n</parameter>\n</function><param=workdir>\n/\n</parameter>\n</tool_call>",
+      "<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf ./b\n</parameter>\n</function>\nThen <param:workdir>/</parameter>\n</tool_call>",
+    ]) {
+      const r = sameAtEverySplit(input);
+      expect(r.calls).toEqual([]);
+      expect(parse(input, fixtureTools).text).toBe(input);
+    }
+  });
+  // Hard negatives for the fix: the same spellings where no call is open around them.
+  test("hard negative: <param=workdir> in prose after the wrapper closed: the next wrapped call runs", () => {
+    const call = "<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n</tool_call>";
+    const r = sameAtEverySplit(`${call}\nThe format also takes <param=workdir> and <param:workdir>.\n${call}`);
+    expect(r.calls.map((c) => c.input)).toEqual([{ command: "ls" }, { command: "ls" }]);
+    expect(r.nudge).toBeNull();
+  });
+  test("hard negative: <param:workdir> in prose with no call around it is text", () => {
+    const input = "Qwen writes <param:workdir> or <param=workdir> sometimes.\n";
+    const r = sameAtEverySplit(input);
+    expect(r.calls).toEqual([]);
+    expect(r.nudge).toBeNull();
+    expect(parse(input, fixtureTools).text).toBe(input);
+  });
+  test("hard negative: a wrapped call, then prose with `a < b` and `<params>`: the call runs", () => {
+    const r = sameAtEverySplit("<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n</tool_call>\nSo a < b and <params> hold.");
+    expect(r.calls.map((c) => c.input)).toEqual([{ command: "ls" }]);
+  });
   for (const opener of ["<parameter=workdir>", "<{BAR}parameter=workdir>", '<parameter name="workdir">']) {
     test(`hard negative: ${opener} after </function> refuses the call (passes today)`, () => {
       const r = sameAtEverySplit(live(wrapped(opener)));
