@@ -14,6 +14,7 @@ import { review46 } from "./fixtures-review-46.ts";
 import { review47 } from "./fixtures-review-47.ts";
 import { review48 } from "./fixtures-review-48.ts";
 import { review49 } from "./fixtures-review-49.ts";
+import { review50 } from "./fixtures-review-50.ts";
 import type { Shape } from "../../src/grammar/shapes.ts";
 import { ok, bad, none, ls, readA } from "./fixture-kit.ts";
 
@@ -273,6 +274,7 @@ export const fixtures: Fixture[] = [
   ...review47(),
   ...review48(),
   ...review49(),
+  ...review50(),
 ];
 
 /**
