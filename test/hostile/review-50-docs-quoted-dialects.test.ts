@@ -5,7 +5,7 @@
  * value documentation up to the value's own closer (goldens N45.1-N45.4): the page's fence line does
  * not end the quote, so the example in the page never runs. The same page quoted in a Qwen3-Coder
  * `<function=write>`, a GLM `<tool_call>write` or a plain `<write>` element (O09) gets no such
- * protection: the page's own fence (or blank line, `-->`, `</pre>`) ends the documentation block as
+ * protection (until this fix, see "Fixed:" below): the page's own fence (or blank line, `-->`, `</pre>`) ends the documentation block as
  * CommonMark reads it, and the example inside the quoted content runs.
  *
  * Every case runs whole, char by char and at seeded random splits (test/support/outcome.ts); the
@@ -14,6 +14,9 @@
 import { describe, expect, test } from "bun:test";
 import { live } from "../golden/notation.ts";
 import { outcome } from "../support/outcome.ts";
+import { createRepairEngine } from "../../src/engine/engine.ts";
+import { fixtureTools } from "../golden/tools.ts";
+import { countWork } from "../support/work.ts";
 
 /** The example the quoted page shows: a Hermes call (any dialect shows the same, see the last block). */
 const hermes = (command: string) => `<tool_call>\n{"name": "bash", "arguments": {"command": "${command}"}}\n</tool_call>`;
@@ -50,7 +53,13 @@ const HOLDERS: Record<string, (write: (content: string) => string, example: stri
 // `<arg_value>` and an O09 `<TOOL>` + `<PARAM>` element open none (docs/PATTERNS.md, "What opens such a
 // quote"). Every one of these is a dialect the engine runs outside documentation, so its quoted form
 // needs the same value counting.
-describe("review 50: a quoted Qwen3-Coder, GLM or plain-element write keeps its page documentation (wrong execution)", () => {
+// Fixed: a call quoted in block documentation in Qwen3-Coder (`<function=NAME>`, its `<parameter=KEY>`
+// values, `</function>`, the `<tool_call>` wrapper as its block), GLM (opened by its first
+// `<arg_key>KEY</arg_key>`, `<arg_value>` values, `</tool_call>` its closer) or O09 (`<TOOL>` for a
+// declared tool, each child a value up to its own `</KEY>`) keeps the value documentation up to the
+// value's own closer, as a DSML one does (src/engine/quoted-dialects.ts). A GLM or O09 quote lasts
+// only while its own markup follows; anything else ends it, so a real call after it runs.
+describe("review 50: a quoted Qwen3-Coder, GLM or plain-element write keeps its page documentation (wrong execution, fixed)", () => {
   const WRITES: Record<string, (content: string) => string> = {
     "Qwen3-Coder <function=write>": qwenWrite,
     "GLM <tool_call>write": glmWrite,
@@ -58,7 +67,7 @@ describe("review 50: a quoted Qwen3-Coder, GLM or plain-element write keeps its 
   };
   for (const [dialect, write] of Object.entries(WRITES)) {
     for (const [where, holder] of Object.entries(HOLDERS)) {
-      test.failing(`${dialect} quoted in ${where}: the example in its content never runs`, () => {
+      test(`${dialect} quoted in ${where}: the example in its content never runs`, () => {
         const input = holder(write, EXAMPLE);
         const o = outcome(input);
         expect(o.calls).toEqual([]);
@@ -67,17 +76,17 @@ describe("review 50: a quoted Qwen3-Coder, GLM or plain-element write keeps its 
     }
   }
 
-  test.failing("the page's example in any dialect: a one-line Hermes call in a quoted Qwen3-Coder write in a fence never runs", () => {
+  test("the page's example in any dialect: a one-line Hermes call in a quoted Qwen3-Coder write in a fence never runs", () => {
     const input = HOLDERS["a fence whose page has a fence (N45.1)"]!(qwenWrite, `<tool_call>{"name": "bash", "arguments": {"command": "rm -rf build"}}</tool_call>`);
     expect(outcome(input).calls).toEqual([]);
   });
 
-  test.failing("the page's example in any dialect: a Qwen3-Coder call in a quoted Qwen3-Coder write in a fence never runs", () => {
+  test("the page's example in any dialect: a Qwen3-Coder call in a quoted Qwen3-Coder write in a fence never runs", () => {
     const example = "<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf build\n</parameter>\n</function>\n</tool_call>";
     expect(outcome(HOLDERS["a fence whose page has a fence (N45.1)"]!(qwenWrite, example)).calls).toEqual([]);
   });
 
-  test.failing("the page's example in any dialect: a DSML block in a quoted GLM write in a comment never runs", () => {
+  test("the page's example in any dialect: a DSML block in a quoted GLM write in a comment never runs", () => {
     const example = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf build</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
     expect(outcome(HOLDERS["a comment whose page has a comment closer (N45.3)"]!(glmWrite, example)).calls).toEqual([]);
   });
@@ -121,4 +130,87 @@ describe("review 50 hard negatives (pass today): the quoted spellings that are p
     const page = `# Calls\n\`\`\`\n${EXAMPLE}\n\`\`\``;
     expect(outcome(qwenWrite(page)).calls).toEqual([{ tool: "write", input: { filePath: "docs/calls.md", content: page } }]);
   });
+});
+
+describe("review 50 fix, hard negatives: the new quotes end where their own markup ends", () => {
+  const REAL = hermes("ls -la");
+  const LS = [{ tool: "bash", input: { command: "ls -la" } }];
+  const runsAfter = (quoted: string) => {
+    const o = outcome(`${quoted}${REAL}`);
+    expect(o.calls).toEqual(LS);
+    expect(o.text).toBe(quoted);
+  };
+
+  test("a plain <write> element quoted and closed in its fence, then a real call: the call runs", () => {
+    runsAfter(`Here is the page:\n\`\`\`\n${elementWrite("# Calls")}\n\`\`\`\n\n`);
+  });
+
+  test("a GLM write quoted and closed in <details>, then a real call: the call runs", () => {
+    runsAfter(`<details>\n${glmWrite("# Calls")}\n</details>\n\n`);
+  });
+
+  test("HTML in a fence (elements named after no tool, an unclosed <p>) opens no quote: a real call after the fence runs", () => {
+    runsAfter("```html\n<div>\n<p>one\n<content>two\n</div>\n```\n\n");
+  });
+
+  test("a declared tool's name as an element mentioned in prose inside a fence, a child left open: a real call after the fence runs", () => {
+    runsAfter("```\n<write> writes a file; its <content> holds the page\n```\n\n");
+  });
+
+  test("a GLM key mentioned in a fence with prose after it, an <arg_value> left open: a real call after the fence runs", () => {
+    runsAfter("```\n<arg_key>content</arg_key> names the value, and <arg_value> opens it\n```\n\n");
+  });
+
+  test("a Hermes example in a fence (its <tool_call> is no quoted call's block): a real call after the fence runs", () => {
+    runsAfter(`\`\`\`\n${hermes("rm -rf build")}\n\`\`\`\n\n`);
+  });
+
+  test("a Qwen3-Coder function quoted and closed in <pre>, then a real call: the call runs", () => {
+    runsAfter(`<pre>\n<function=write>\n<parameter=content>\n# Calls\n</parameter>\n</function>\n</pre>\n\n`);
+  });
+
+  test("the real GLM write (no documentation around it) runs with its content", () => {
+    expect(outcome(glmWrite("# Calls")).calls).toEqual([{ tool: "write", input: { filePath: "docs/calls.md", content: "# Calls" } }]);
+  });
+
+  test("a quoted GLM write's value stays documentation up to its own closer, never to a Qwen3-Coder </parameter> in it", () => {
+    const input = `<!--\n${glmWrite(`a --> b\n</parameter>\n${EXAMPLE}`)}\n-->\nThat is all.`;
+    const o = outcome(input);
+    expect(o.calls).toEqual([]);
+    expect(o.text).toBe(input);
+  });
+
+  test("a quoted plain element's value stays documentation up to its own closer, never to another child's closer in it", () => {
+    const input = `<!--\n${elementWrite(`a --> b\n</filePath>\n${EXAMPLE}`)}\n-->\nThat is all.`;
+    const o = outcome(input);
+    expect(o.calls).toEqual([]);
+    expect(o.text).toBe(input);
+  });
+});
+
+describe("review 50 fix: the quoted dialects' tags are read in bounded steps (linear)", () => {
+  /** Steps (characters read or copied, test/support/work.ts) per input character, fed char by char: the worst case for a held tag. */
+  const PER_CHAR = 128;
+  const units = [
+    "<div>",
+    "<write>\n<content>",
+    "</content>\n",
+    "<arg_key>content</arg_key>\n<arg_value>",
+    "</arg_value>",
+    "<tool_call>\n<function=write>\n<parameter=content>\n",
+    "</parameter>\n</function>\n</tool_call>\n",
+    "<arg_key>" + "k".repeat(80),
+    "<" + "n".repeat(90) + ">",
+  ];
+  for (const unit of units) {
+    test(`a fence of ${JSON.stringify(unit.slice(0, 24))} repeated, fed char by char`, () => {
+      const text = `\`\`\`\n${unit.repeat(Math.ceil(6000 / unit.length))}`;
+      const steps = countWork(() => {
+        const engine = createRepairEngine({ tools: fixtureTools, idPrefix: "call_" });
+        for (let i = 0; i < text.length; i++) engine.feed(text.slice(i, i + 1));
+        engine.flush();
+      });
+      expect(steps).toBeLessThan(PER_CHAR * text.length + 2_000);
+    });
+  }
 });
