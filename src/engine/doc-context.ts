@@ -4,16 +4,8 @@ import { CR, LF, LT, SP, TAB } from "../grammar/chars.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { ToolSpec } from "../parse/types.ts";
 import { quotedTagAt } from "./quoted-tags.ts";
+import { QuotedCall, quotedCallOf, quotedView } from "./quoted-dialects.ts";
 import { LooseValue } from "./loose-value.ts";
-
-/** The kind of call quoted in documentation whose values DocContext counts. */
-const enum QuotedCall {
-  None,
-  /** An invoke: parameter tags open and close its values. */
-  Invoke,
-  /** A DSML tag named after a tool (I11): its DSML children are its values. */
-  Element,
-}
 
 /**
  * Tracks where a reply is documentation, one character at a time, by following CommonMark's
@@ -50,9 +42,9 @@ const enum QuotedCall {
  */
 export class DocContext extends BlockReader {
   /**
-   * A call quoted in block documentation (a DSML or Claude-style invoke opener, or a DSML tag named
-   * after a declared tool, read where blockDocNow holds: a fence, indented code, an HTML block or
-   * comment, a block quote, a table row) whose value has not closed yet: its value openers, nested
+   * A call quoted in block documentation (a DSML or Claude-style invoke opener, a DSML tag named
+   * after a declared tool, or a Qwen3-Coder, GLM or O09 call's opener (quoted-dialects.ts), read
+   * where blockDocNow holds: a fence, indented code, an HTML block or comment, a block quote, a table row) whose value has not closed yet: its value openers, nested
    * ones counted, less their closers. While one is open, everything is documentation, whatever
    * CommonMark says about the block around it: a line inside the value that ends that block (the
    * page's own fence, a blank line, `-->`) is the quoted call's content, and so is a call example
@@ -66,8 +58,10 @@ export class DocContext extends BlockReader {
   private quotedValues = 0;
   /** The quoted call whose values are counted: its opener was read in block documentation and it has not closed. */
   private quotedCall: QuotedCall = QuotedCall.None;
-  /** The tool a quoted tool-named element (I11) is named after: its closer is the element's own. */
+  /** The tool a quoted tool-named element (I11, O09) is named after: its closer is the element's own. */
   private quotedName = "";
+  /** The name of a quoted O09 element's open value (its child): only that name's tags open and close it. */
+  private quotedKey = "";
   /**
    * The quoted call's own closers after its values (golden N45.5-N45.7): once a quoted
    * value closes, the quote goes on while only the quoted call's own markup follows (white space,
@@ -109,7 +103,14 @@ export class DocContext extends BlockReader {
    * invoke's values open and close with parameter tags; a tool-named element's with its DSML
    * children.
    */
-  private noteQuotedTag(tag: Tag, tools: ReadonlyMap<string, ToolSpec>): void {
+  private noteQuotedTag(read: Tag, tools: ReadonlyMap<string, ToolSpec>): void {
+    // Qwen3-Coder's, GLM's and O09's tags as the invoke, parameter and block tags they stand for.
+    const tag = quotedView(read, this.quotedCall, this.quotedValues, this.quotedName, this.quotedKey, tools);
+    if (tag === null) {
+      // None of the quote's own: it ends a block opener's wait as text does.
+      if (this.pendingBlock) this.endQuote();
+      return;
+    }
     const role = tag.role;
     const toolNamed = !tag.closing && role === "other" && tag.family === "dsml" && tools.has(tag.name);
     // A block opener read just before (white space between) is the block the quoted call opens in.
@@ -119,8 +120,10 @@ export class DocContext extends BlockReader {
       // A tool-named tag inside a tool-named element is one of its values (a parameter named like a tool).
       if (tag.closing ? role === "block" || role === "invoke" : role === "invoke" || (toolNamed && this.quotedCall !== QuotedCall.Element)) {
         this.loose.active = false;
-        this.quotedCall = tag.closing || (tag.flaws & Flaw.SelfClosing) !== 0 ? QuotedCall.None : role === "invoke" ? QuotedCall.Invoke : QuotedCall.Element;
-        if (this.quotedCall === QuotedCall.Element) this.quotedName = tag.name;
+        this.quotedCall = tag.closing || (tag.flaws & Flaw.SelfClosing) !== 0 ? QuotedCall.None : role === "invoke" ? quotedCallOf(tag) : QuotedCall.Element;
+        if (this.quotedCall === QuotedCall.Element || this.quotedCall === QuotedCall.Plain) this.quotedName = tag.name;
+        // A GLM or O09 quote holds only its own markup from its opener on (their tags are plain words).
+        if (this.quotedCall === QuotedCall.Glm || this.quotedCall === QuotedCall.Plain) this.tail = true;
         // An invoke closer in the quote's tail leaves the closer of the block the quote opened.
         if (!tag.closing) this.quotedBlock = inBlock;
         else if (!(this.tail && role === "invoke" && this.quotedBlock)) this.endQuote();
@@ -140,6 +143,7 @@ export class DocContext extends BlockReader {
     }
     if (role !== (this.quotedCall === QuotedCall.Element ? "other" : "parameter")) return;
     if (!tag.closing) {
+      if (this.quotedValues === 0) this.quotedKey = tag.name;
       if ((tag.flaws & Flaw.SelfClosing) === 0) this.quotedValues++;
     } else if (this.quotedValues > 0) {
       // The quoted call's own markup may follow its value as documentation (the tail).
@@ -166,11 +170,15 @@ export class DocContext extends BlockReader {
    * or the invoke's closer, a further value or the tool-named element's own closer, or, the call
    * closed, the closer of the block the quote opened. Anything else ends the tail where it stands.
    */
-  takesInTail(tag: Tag): boolean {
+  takesInTail(read: Tag): boolean {
     if (!this.inQuoteTail) return false;
+    const tag = quotedView(read, this.quotedCall, this.quotedValues, this.quotedName, this.quotedKey);
+    if (tag === null) return false;
     const role = tag.role;
     switch (this.quotedCall) {
       case QuotedCall.Invoke:
+      case QuotedCall.Glm:
+      case QuotedCall.Plain:
         return tag.closing ? role === "invoke" : role === "parameter";
       case QuotedCall.Element:
         return role === "other" && (!tag.closing || tag.name === this.quotedName);
@@ -267,6 +275,8 @@ export class DocContext extends BlockReader {
 
   /** The quote's tail is over: what follows is read as CommonMark reads it (the quoted call's own count stays). */
   private endQuote(): void {
+    // A GLM or O09 quote is its own markup only: once that ends, so does the quote (a later value tag opens nothing).
+    if (this.quotedCall === QuotedCall.Glm || this.quotedCall === QuotedCall.Plain) this.quotedCall = QuotedCall.None;
     this.loose.active = false;
     this.tail = false;
     this.pendingBlock = false;

@@ -1,6 +1,7 @@
 import { CR, GT, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 import { isBarCode, isBarLookalike } from "../grammar/markers.ts";
 import { MAX_TAG, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
+import { dialectTagAt } from "./quoted-dialects.ts";
 
 // The tags a call quoted in documentation is followed by (DocContext.noteQuotedTag, golden
 // N45.1-N45.7), read at a `<` the documentation context holds: by text mode as it scans, and by
@@ -23,6 +24,12 @@ const QUOTING_FIRSTS = new Set(QUOTING_NAMES.map((n) => n.charCodeAt(0)));
  * needs.
  */
 export function quotedTagAt(s: string, j: number, final: boolean, quoting: boolean): Tag | null | typeof NEED_MORE {
+  // A tag neither the sentinel nor the Claude-style reading takes may be a Qwen3-Coder, GLM or O09 call's (quoted-dialects.ts).
+  const tag = sentinelOrClaudeTagAt(s, j, final, quoting);
+  return tag === null ? dialectTagAt(s, j, final, quoting) : tag;
+}
+
+function sentinelOrClaudeTagAt(s: string, j: number, final: boolean, quoting: boolean): Tag | null | typeof NEED_MORE {
   let k = j + 1;
   // The `<` of ordinary code (`a<b`, `<T>`, `<div>`): the next character starts none of them.
   if (k < s.length && !mayFollowLt(s.charCodeAt(k), quoting)) return null;
