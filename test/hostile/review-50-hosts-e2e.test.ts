@@ -31,7 +31,10 @@ describe("OpenCode 1.18.33: a message edited after its reply leaked", () => {
   // last reply contained tool-call markup ... If you still need a tool, call it again" into its
   // system prompt. Expected: no correction in a request whose history no longer holds the reply
   // it is about.
-  test.failing(
+  // Fixed: a pending correction goes only with a request whose history still holds the reply it
+  // corrects or the user message that reply answered (src/retry/state.ts takeCorrection, given the
+  // history by messages.transform / the V2 context hook); otherwise it is dropped, not kept.
+  test(
     "the edited message's request carries no correction for the reply the revert removed",
     async () => {
       const env = await setup([{ content: UNDECLARED }, { content: "Here is a different search." }], {

@@ -7,8 +7,8 @@
  * being decided, compaction builds (a head without a user message, the wake's turn replayed after
  * an overflow), several sessions at once, sub-agents, aborts, idle twice, options, and the history
  * transform given reasoning, tool, file parts and parts out of order.
- * Tests marked `test.failing` are findings (they fail on main at the time of writing); the others
- * are hard negatives that must keep passing.
+ * The findings were marked `test.failing` (they failed on main at the time of writing); each is
+ * fixed now and says how on its "Fixed:" line. The others are hard negatives that must keep passing.
  */
 import { describe, expect, test } from "bun:test";
 import { correctionText, wakeText } from "../../src/retry/state.ts";
@@ -52,7 +52,10 @@ describe("V1: a message edited (reverted and sent again) after a leak", () => {
   // Expected: a correction goes only with a request whose history still holds the reply it
   // corrects (the ledger knows that reply's turn: msg_w1; it is not among the messages), and is
   // then dropped. The wake bound is untouched by this (the edited message is a new message).
-  test.failing("the edited message's request (its history no longer holds the leaking reply) carries no correction", async () => {
+  // Fixed: a pending correction goes only with a request whose history still holds the reply it
+  // corrects or the user message that reply answered (src/retry/state.ts takeCorrection, given the
+  // history by messages.transform / the V2 context hook); otherwise it is dropped, not kept.
+  test("the edited message's request (its history no longer holds the leaking reply) carries no correction", async () => {
     const v1 = await startV1({ providers: ["deepseek"] });
     await leakTwice(v1);
     const edited = userMsg("ses_1", "msg_u1b", "clean up the temp files, but only in /tmp");
@@ -60,7 +63,7 @@ describe("V1: a message edited (reverted and sent again) after a leak", () => {
     expect(carriesCorrection(built)).toBe(false);
   });
 
-  test.failing("user channel: the same edit gets no synthetic correction turn either", async () => {
+  test("user channel: the same edit gets no synthetic correction turn either", async () => {
     const v1 = await startV1({ providers: ["deepseek"], retry: { channel: "user" } });
     const u1 = userMsg("ses_1", "msg_u1", "clean up the temp files");
     await v1.build("ses_1", [u1]);
@@ -110,7 +113,9 @@ describe("V1: the plugin disposed while the idle wake is being decided", () => {
   // lands while the lookup is pending, the disposed instance still sends "Continue." into the
   // session. Minimal input: leak, idle (lookup held), dispose, lookup answers.
   // Expected: no wake once dispose() has run (checked again after the lookup, as before it).
-  test.failing("dispose during the session lookup: no wake is sent", async () => {
+  // Fixed: RetryController.onIdle reads the host's side (`!disposed`) and `retry.enabled` again
+  // after the lookup's await, before anything is taken or sent.
+  test("dispose during the session lookup: no wake is sent", async () => {
     let answerLookup!: () => void;
     const held = new Promise<void>((resolve) => (answerLookup = resolve));
     const v1 = await startV1({ providers: ["deepseek"] }, {
@@ -160,7 +165,9 @@ describe("V1: compaction builds", () => {
   // Minimal input: leak, compacting, messages.transform([assistant only]), the wake's request.
   // Expected: a summary build is recognised whatever its messages (the sessionID is on every
   // message's info), so the next real request carries the correction.
-  test.failing("a summary head without a user message: the next real request still carries the correction", async () => {
+  // Fixed: messages.transform without a user message clears the announced compaction
+  // (RetryController.buildsCompaction) for the sessionID on the messages before it returns.
+  test("a summary head without a user message: the next real request still carries the correction", async () => {
     const v1 = await startV1({ providers: ["deepseek"] });
     const u1 = userMsg("ses_1", "msg_u1", "clean up");
     await v1.build("ses_1", [u1]);
@@ -243,7 +250,10 @@ describe("V1: the wake's turn replayed by an overflow compaction", () => {
   // "Continue." and nothing else. Minimal input: overflowAfterWake(), the replay's reply leaks, idle.
   // Expected: a turn OpenCode replays after a compaction keeps the origin of the turn it copies
   // (here msg_u1's spent wake): no second wake.
-  test.failing("the replayed wake's leaking reply gets no second wake", async () => {
+  // Fixed: a compaction right after a woken turn remembers that wake's text and origin
+  // (RetryLedger.noteCompaction); the first new turn after it with that text (the replay, as the
+  // plugin wrote it) spends from the same message. Any other new turn clears it.
+  test("the replayed wake's leaking reply gets no second wake", async () => {
     const v1 = await startV1({ providers: ["deepseek"] });
     const history = await overflowAfterWake(v1, wakeText());
     await v1.build("ses_1", history);

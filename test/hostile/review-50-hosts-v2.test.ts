@@ -3,8 +3,8 @@
  * context-hook.ts) under the stand-in 2.x host (test/v2/stand-in-host.ts): a message edited
  * (reverted and sent again), cleanup while the idle wake is being decided, several sessions at
  * once, sub-agents, aborts, and the context hook given reasoning, tool-call and tool-result parts.
- * Tests marked `test.failing` are findings (they fail on main at the time of writing); the others
- * are hard negatives that must keep passing.
+ * The findings were marked `test.failing` (they failed on main at the time of writing); each is
+ * fixed now and says how on its "Fixed:" line. The others are hard negatives that must keep passing.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, spyOn, test } from "bun:test";
 import path from "node:path";
@@ -69,7 +69,10 @@ describe("V2: a message edited (reverted and sent again) after a leak", () => {
   // edits msg_u1, so the next context holds the edited message alone, and gets "Your last reply
   // ... was cut off ... call it again" about a reply that is no longer in the conversation.
   // Expected: no correction when the corrected reply's turn (msg_w1) is not among the messages.
-  test.failing("the edited message's context (no earlier reply in it) carries no correction", async () => {
+  // Fixed: a pending correction goes only with a request whose history still holds the reply it
+  // corrects or the user message that reply answered (src/retry/state.ts takeCorrection, given the
+  // history by messages.transform / the V2 context hook); otherwise it is dropped, not kept.
+  test("the edited message's context (no earlier reply in it) carries no correction", async () => {
     const { host, cleanup } = await v2({ providers: ["deepseek"] });
     const u1 = user("msg_u1", "clean up the temp files");
     await host.buildContext("ses_1", DEEPSEEK, [u1]);
@@ -100,6 +103,33 @@ describe("V2: a message edited (reverted and sent again) after a leak", () => {
   });
 });
 
+describe("V2 fix: a correction goes only with a context that holds its reply (hard negatives)", () => {
+  test("after an edit dropped the old correction, the edited message's own leak gets its one correction and one wake", async () => {
+    const { host, cleanup } = await v2({ providers: ["deepseek"] });
+    await host.buildContext("ses_1", DEEPSEEK, [user("msg_u1", "clean up")]);
+    await reply(host, "ses_1", TRUNCATED);
+    const edited = user("msg_u1b", "clean up /tmp only");
+    expect((await host.buildContext("ses_1", DEEPSEEK, [edited])).system).toEqual([]);
+    await reply(host, "ses_1", UNDECLARED);
+    await host.goIdle("ses_1");
+    expect(host.prompts.map((p) => p.text)).toEqual([wakeText()]);
+    const history = [edited, assistant("msg_a1b", UNDECLARED), user("msg_w1", wakeText())];
+    expect((await host.buildContext("ses_1", DEEPSEEK, history)).system.map((s) => s.text)).toEqual([correctionText("undeclared-tool")]);
+    expect((await host.buildContext("ses_1", DEEPSEEK, history)).system).toEqual([]);
+    await cleanup();
+  });
+
+  test("messages without ids (turns named by position): the reply still in the context is corrected", async () => {
+    const { host, cleanup } = await v2({ providers: ["deepseek"] });
+    const first: V2Message = { role: "user", content: [{ type: "text", text: "clean up" }] };
+    await host.buildContext("ses_1", DEEPSEEK, [first]);
+    await reply(host, "ses_1", UNDECLARED);
+    const next = await host.buildContext("ses_1", DEEPSEEK, [first, { role: "assistant", content: [{ type: "text", text: UNDECLARED }] }, { role: "user", content: [{ type: "text", text: "go on" }] }]);
+    expect(next.system.map((s) => s.text)).toEqual([correctionText("undeclared-tool")]);
+    await cleanup();
+  });
+});
+
 describe("V2: cleanup while the idle wake is being decided", () => {
   // FINDING (severity: a wake sent by a plugin the host already disposed; src/plugin/v2/setup.ts
   // wakeWhenIdle -> RetryController.onIdle). The fix for review 48 checks `disposed` when
@@ -108,7 +138,9 @@ describe("V2: cleanup while the idle wake is being decided", () => {
   // "Continue." into the session (the user may have just removed the plugin or turned the wake
   // off, which is what a reload with new options is). Minimal input: leak, idle with
   // `session.get` held, cleanup, `session.get` answers. Expected: no prompt after cleanup.
-  test.failing("cleanup while session.get is pending: no wake is queued", async () => {
+  // Fixed: wakeWhenIdle hands RetryController.onIdle the host's side (`!disposed`), read again
+  // after the session.get await (and `retry.enabled` with it), before anything is queued.
+  test("cleanup while session.get is pending: no wake is queued", async () => {
     let answer!: () => void;
     const held = new Promise<void>((resolve) => (answer = resolve));
     const { host, cleanup } = await v2({ providers: ["deepseek"] }, (ctx) => {
