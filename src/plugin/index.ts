@@ -121,7 +121,7 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
       return;
     }
     if (event.type !== "session.idle") return;
-    const woke = await retry.onIdle(event.properties.sessionID, async (id) => (disposed ? "never" : mayWake(id)));
+    const woke = await retry.onIdle(event.properties.sessionID, async (id) => (disposed ? "never" : mayWake(id)), () => !disposed);
     if (woke && options.debug) log("info", `[dsml] wake ${event.properties.sessionID}`);
   });
   const hooks: Hooks = {
@@ -151,7 +151,14 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
       const messages = output.messages;
       const lastUser = [...messages].reverse().find((m) => m.info.role === "user");
       const model = lastUser?.info.role === "user" ? lastUser.info.model : undefined;
-      if (!lastUser) return;
+      if (!lastUser) {
+        // A compaction's head can hold assistant messages alone (an earlier compaction's kept tail
+        // began inside a turn): still the announced summary, whose flag must go with it, or the
+        // session's next real request would be taken for the summary and lose its correction.
+        const sessionID = messages.find((m) => typeof m.info.sessionID === "string")?.info.sessionID;
+        if (sessionID) retry.buildsCompaction(sessionID);
+        return;
+      }
       const sessionID = lastUser.info.sessionID;
       const turn = { id: lastUser.info.id, text: userText(lastUser.parts) };
       // OpenCode's compaction summary: its history is sanitized like any, but it answers no reply of
@@ -164,7 +171,7 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
         return;
       }
       // Taken first: a sanitizer failure must not leave the correction for a later message.
-      const correction = compaction ? null : retry.takeCorrectionFor(sessionID, turn);
+      const correction = compaction ? null : retry.takeCorrectionFor(sessionID, turn, turnsIn(messages));
       const sanitized = options.history.sanitize ? await sanitizeHistory(messages, options.parse) : { messages: 0, parts: 0 };
       if (correction?.userText) appendUserTurn(messages, lastUser, correction.userText);
       debug.request({ sessionID, messageID: lastUser.info.id, sanitizedMessages: sanitized.messages, sanitizedParts: sanitized.parts, nudge: correction?.reason ?? null });
@@ -239,6 +246,14 @@ function guard<A extends unknown[]>(name: string, log: Logger, hook: (...args: A
 
 const plugin: PluginModule & { id: string } = { id: PLUGIN_ID, server };
 export default plugin;
+
+/**
+ * Whether a turn (a user message id) is still in the request's history: its user message, or a
+ * reply that answers it (`parentID`), when a compaction kept the reply without its question.
+ */
+function turnsIn(messages: readonly { info: { role: string; id: string; parentID?: string } }[]): (turn: string) => boolean {
+  return (turn) => messages.some((m) => m.info.id === turn || (m.info.role === "assistant" && m.info.parentID === turn));
+}
 
 /** The text a user message carries, as our wake wrote it (text parts, joined). */
 function userText(parts: readonly { type: string; text?: string; synthetic?: boolean }[]): string {

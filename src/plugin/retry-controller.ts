@@ -58,14 +58,16 @@ export class RetryController {
   /**
    * Called while the next request is being built, with the user message it answers (its text tells
    * our wake's turn from one a user wrote); returns the synthetic user text for the "user" channel.
+   * `inHistory` tells whether a turn (a user message id) is still in the request's history: a
+   * correction whose reply is no longer there (an edited message) is dropped (RetryLedger.takeCorrection).
    */
-  takeCorrectionFor(sessionID: string, turn?: TurnSeen): { reason: CorrectionReason; userText: string | null } | null {
+  takeCorrectionFor(sessionID: string, turn?: TurnSeen, inHistory?: (turn: string) => boolean): { reason: CorrectionReason; userText: string | null } | null {
     // A new request is being built: the system text of the one before is no longer due.
     this.pendingSystem.delete(sessionID);
     // A message the user wrote answers a wake still waiting: its own leak may get its own wake.
     if (turn && this.ledger.noteTurn(sessionID, turn)) this.wokeAndWaiting.delete(sessionID);
     if (!this.options.nudge) return null;
-    const pending = this.ledger.takeCorrection(sessionID);
+    const pending = this.ledger.takeCorrection(sessionID, undefined, inHistory);
     if (!pending) return null;
     const text = correctionText(pending.reason, pending.parameter, pending.declared, pending.undeclaredArgument);
     if (this.options.channel === "system") {
@@ -92,6 +94,7 @@ export class RetryController {
    */
   onCompacting(sessionID: string): void {
     this.compacting.set(sessionID, "announced");
+    this.ledger.noteCompaction(sessionID);
   }
 
   /**
@@ -140,12 +143,15 @@ export class RetryController {
    * The session went idle: sends its one wake when due. `mayWake` is asked only when a wake is due
    * (the host's session lookup costs a call): "never" (a sub-agent's session, whose reply was
    * already handed to its parent) forgets the session; "unknown" or a throw sends no wake now.
+   * `live` is the host's side (false once it disposed the plugin), read again after every await:
+   * a dispose, or a reload that turned the wake off, may land while the lookup is pending.
    */
-  async onIdle(sessionID: string, mayWake?: WakeCheck): Promise<boolean> {
-    if (!this.options.enabled || this.wokeAndWaiting.has(sessionID)) return false;
+  async onIdle(sessionID: string, mayWake?: WakeCheck, live: () => boolean = () => true): Promise<boolean> {
+    if (!this.options.enabled || !live() || this.wokeAndWaiting.has(sessionID)) return false;
     if (!this.ledger.wakeDue(sessionID)) return false;
     if (mayWake) {
       const verdict = await mayWake(sessionID).catch(() => "unknown" as const);
+      if (!this.options.enabled || !live()) return false;
       if (verdict === "never") this.ledger.forget(sessionID);
       if (verdict !== "wake" || this.wokeAndWaiting.has(sessionID)) return false;
     }

@@ -65,6 +65,13 @@ interface SessionEntry {
   broken: Broken | null;
   /** Wakes sent whose turn has not been seen yet, oldest first. */
   awaited: { origin: string; text: string | undefined }[];
+  /** The latest turn our wake started: its id, the wake's text and the message it spends from. */
+  woken: { turn: string; text: string | undefined; origin: string } | undefined;
+  /**
+   * Set by a compaction that came right after a woken turn: OpenCode 1.18 replays that turn's text
+   * (our wake, as we wrote it) as a new message; the next new turn with that text is that replay.
+   */
+  replay: { text: string; origin: string } | undefined;
   /** When each recent wake was sent. */
   wakeTimes: number[];
 }
@@ -130,13 +137,23 @@ export class RetryLedger {
    * that needs one. A correction is due only for the request right after the reply it corrects, and
    * is counted against that reply, never against the message whose request carries it (a leftover
    * correction riding on a user's new message must not cost that message's own leak its correction).
+   * `inHistory` (given for a request the host built from its history) tells whether the reply's turn
+   * is still in that history; when it is not, the correction is dropped.
    */
-  takeCorrection(sessionID: string, turn?: TurnSeen): PendingRetry | null {
+  takeCorrection(sessionID: string, turn?: TurnSeen, inHistory?: (turn: string) => boolean): PendingRetry | null {
     const entry = this.#sessions.get(sessionID);
     if (!entry) return null;
     if (turn) this.#noteTurn(entry, turn);
     const broken = entry.broken;
     if (!broken || broken.correctionPassed || entry.turn === undefined) return null;
+    if (inHistory && !inHistory(broken.turn)) {
+      // The request's history no longer holds the reply (nor the message it answered): the user
+      // edited an earlier message (OpenCode reverts and sends again) and that exchange is gone. A
+      // correction about it would push the model to redo a call from a conversation the user
+      // threw away, and no later request holds it either: dropped, not kept.
+      entry.broken = null;
+      return null;
+    }
     broken.correctionPassed = true;
     this.#touch(sessionID, entry);
     return pendingOf(broken);
@@ -219,6 +236,18 @@ export class RetryLedger {
     if (entry) entry.broken = null;
   }
 
+  /**
+   * OpenCode 1.18 is compacting the session. An overflow compaction replays the latest user
+   * message under a new id once the summary is written; when that message is our wake's turn, the
+   * replay is our wake again, and spends from the same message (never a wake of its own).
+   */
+  noteCompaction(sessionID: string): void {
+    const entry = this.#sessions.get(sessionID);
+    if (!entry) return;
+    const woken = entry.woken;
+    entry.replay = woken && woken.turn === entry.turn && woken.text !== undefined ? { text: woken.text, origin: woken.origin } : undefined;
+  }
+
   /** The session was deleted: nothing of it should outlive it. */
   forget(sessionID: string): void {
     this.#sessions.delete(sessionID);
@@ -229,7 +258,18 @@ export class RetryLedger {
     entry.turn = turn.id;
     if (entry.origins.has(turn.id)) return false;
     const index = entry.awaited.findIndex((wake) => turn.text === undefined || wake.text === undefined || wake.text === turn.text);
-    const origin = index === -1 ? turn.id : entry.awaited.splice(index, 1)[0]!.origin;
+    const replay = entry.replay;
+    // Only the first new turn after the compaction can be its replay.
+    entry.replay = undefined;
+    let origin = turn.id;
+    if (index !== -1) {
+      const wake = entry.awaited.splice(index, 1)[0]!;
+      origin = wake.origin;
+      entry.woken = { turn: turn.id, text: wake.text ?? turn.text, origin };
+    } else if (replay && turn.text === replay.text) {
+      origin = replay.origin;
+      entry.woken = { turn: turn.id, text: replay.text, origin };
+    }
     remember(entry.origins, turn.id, origin);
     if (origin !== turn.id) return false;
     remember(entry.budgets, turn.id, { wake: false });
@@ -254,7 +294,7 @@ export class RetryLedger {
   #entry(sessionID: string): SessionEntry {
     let entry = this.#sessions.get(sessionID);
     if (!entry) {
-      entry = { turn: undefined, origins: new Map(), budgets: new Map(), broken: null, awaited: [], wakeTimes: [] };
+      entry = { turn: undefined, origins: new Map(), budgets: new Map(), broken: null, awaited: [], wakeTimes: [], woken: undefined, replay: undefined };
       this.#touch(sessionID, entry);
     }
     return entry;

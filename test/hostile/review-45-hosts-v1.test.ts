@@ -73,13 +73,18 @@ async function startV1(options: Record<string, unknown>) {
     return output.text;
   };
   /** The next request's build: messages.transform then system.transform; returns what it carries. */
+  // Each build's history holds the session's earlier user messages, as OpenCode's does: since
+  // review 50 (hosts) a correction goes only with a history that still holds the reply it corrects.
+  const earlier = new Map<string, { info: { id: string } }[]>();
   const build = async (sessionID: string, turn: string, userText = "next", model = DEEPSEEK, history: unknown[] = []) => {
     const user = { info: { role: "user", id: turn, sessionID, model }, parts: [{ type: "text", text: userText }] };
-    const messages = [...history, user] as unknown[];
+    const before = (earlier.get(sessionID) ?? []).filter((m) => m.info.id !== turn);
+    earlier.set(sessionID, [...before, user]);
+    const messages = [...before, ...history, user] as unknown[];
     await hooks["experimental.chat.messages.transform"]!({} as never, { messages } as never);
     const system = { system: [] as string[] };
     await hooks["experimental.chat.system.transform"]!({ sessionID, model: { id: model.modelID, providerID: model.providerID } } as never, system as never);
-    return { system: system.system, messages };
+    return { system: system.system, messages: messages.slice(before.length) };
   };
   const event = (e: unknown) => hooks.event!({ event: e } as never);
   const idle = (sessionID: string) => event({ type: "session.idle", properties: { sessionID } });

@@ -82,13 +82,20 @@ async function request(instances: V1[], sessionID: string, turn: string, text: s
 }
 
 /** The next request's build: messages.transform then system.transform of every instance. */
+// Each build's history holds the session's earlier user messages, as OpenCode's does: since
+// review 50 (hosts) a correction goes only with a history that still holds the reply it corrects.
+const earlierUsers = new WeakMap<V1, Map<string, { info: { id: string } }[]>>();
 async function build(instances: V1[], sessionID: string, turn: string, model = DEEPSEEK, history: unknown[] = []) {
   const user = { info: { role: "user", id: turn, sessionID, model: { providerID: model.providerID, modelID: model.id } }, parts: [{ type: "text", text: "next" }] };
-  const messages = [...history, user] as unknown[];
-  for (const v1 of instances) await v1.hooks["experimental.chat.messages.transform"]?.({} as never, { messages } as never);
+  let sessions = earlierUsers.get(instances[0]!);
+  if (!sessions) earlierUsers.set(instances[0]!, (sessions = new Map()));
+  const before = (sessions.get(sessionID) ?? []).filter((m) => m.info.id !== turn);
+  sessions.set(sessionID, [...before, user]);
+  const all = [...before, ...history, user] as unknown[];
+  for (const v1 of instances) await v1.hooks["experimental.chat.messages.transform"]?.({} as never, { messages: all } as never);
   const system = { system: [] as string[] };
   for (const v1 of instances) await v1.hooks["experimental.chat.system.transform"]?.({ sessionID, model } as never, system as never);
-  return { system: system.system, messages };
+  return { system: system.system, messages: all.slice(before.length) };
 }
 
 /** OpenCode stores the reply's text part and hands it to each instance's text.complete; returns what it keeps. */

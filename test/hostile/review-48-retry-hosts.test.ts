@@ -51,12 +51,18 @@ async function startV1(options: Record<string, unknown>) {
     return assemble(await response.text());
   };
   /** The next request's build: what correction it carries (system channel, or the appended user turn). */
+  // Each build's history holds the session's earlier user messages, as OpenCode's does: since
+  // review 50 (hosts) a correction goes only with a history that still holds the reply it corrects.
+  const earlier = new Map<string, { info: { id: string } }[]>();
   const build = async (sessionID: string, turn: string, userText: string) => {
-    const messages: unknown[] = [{ info: { role: "user", id: turn, sessionID, model: DEEPSEEK }, parts: [{ type: "text", text: userText }] }];
+    const user = { info: { role: "user", id: turn, sessionID, model: DEEPSEEK }, parts: [{ type: "text", text: userText }] };
+    const before = (earlier.get(sessionID) ?? []).filter((m) => m.info.id !== turn);
+    earlier.set(sessionID, [...before, user]);
+    const messages: unknown[] = [...before, user];
     await hooks["experimental.chat.messages.transform"]!({} as never, { messages } as never);
     const system = { system: [] as string[] };
     await hooks["experimental.chat.system.transform"]!({ sessionID, model: { id: DEEPSEEK.modelID, providerID: DEEPSEEK.providerID } } as never, system as never);
-    return [...system.system, ...messages.slice(1).map((m: any) => m.parts.map((p: any) => p.text).join(""))];
+    return [...system.system, ...messages.slice(before.length + 1).map((m: any) => m.parts.map((p: any) => p.text).join(""))];
   };
   const idle = (sessionID: string) => hooks.event!({ event: { type: "session.idle", properties: { sessionID } } } as never);
   return { wakes, request, build, idle };

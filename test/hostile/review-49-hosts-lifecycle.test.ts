@@ -97,13 +97,20 @@ async function request(v1: V1, sessionID: string, turn: string, text: string) {
   return assemble(await (await send(v1.proc, headers)).text());
 }
 
+// Each build's history holds the session's earlier user messages, as OpenCode's does: since
+// review 50 (hosts) a correction goes only with a history that still holds the reply it corrects.
+const earlierUsers = new WeakMap<V1, Map<string, { info: { id: string } }[]>>();
 async function build(v1: V1, sessionID: string, turn: string, text = "next") {
   const user = { info: { role: "user", id: turn, sessionID, model: { providerID: DEEPSEEK.providerID, modelID: DEEPSEEK.id } }, parts: [{ type: "text", text }] };
-  const messages = [user] as unknown[];
+  let sessions = earlierUsers.get(v1);
+  if (!sessions) earlierUsers.set(v1, (sessions = new Map()));
+  const before = (sessions.get(sessionID) ?? []).filter((m) => m.info.id !== turn);
+  sessions.set(sessionID, [...before, user]);
+  const messages = [...before, user] as unknown[];
   await v1.hooks["experimental.chat.messages.transform"]?.({} as never, { messages } as never);
   const system = { system: [] as string[] };
   await v1.hooks["experimental.chat.system.transform"]?.({ sessionID, model: DEEPSEEK } as never, system as never);
-  return { system: system.system, messages };
+  return { system: system.system, messages: messages.slice(before.length) };
 }
 
 const idle = (v1: V1, sessionID: string) => v1.hooks.event?.({ event: { type: "session.idle", properties: { sessionID } } } as never);

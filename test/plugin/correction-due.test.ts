@@ -27,10 +27,22 @@ async function leaked(retry: Record<string, unknown> = { enabled: false }) {
   const hooks = await server({ client } as never, { providers: ["deepseek"], retry }, scope);
   process.argv = savedArgv;
   const model = { providerID: "deepseek", modelID: "deepseek-chat" };
+  /**
+   * Builds the request for `turn`; after the first, its history holds the first exchange (msg_u1
+   * and its reply), as OpenCode's does: a correction goes only with a history that still holds the
+   * reply it corrects (review 50, hosts). Returns how many messages the request has beyond it.
+   */
   const messagesFor = async (turn: string) => {
-    const messages = [{ info: { role: "user", id: turn, sessionID: "ses_1", model }, parts: [{ type: "text", text: turn }] }];
+    const earlier =
+      turn === "msg_u1"
+        ? []
+        : [
+            { info: { role: "user", id: "msg_u1", sessionID: "ses_1", model }, parts: [{ type: "text", text: "msg_u1" }] },
+            { info: { role: "assistant", id: "msg_a1", sessionID: "ses_1", parentID: "msg_u1", ...model }, parts: [{ type: "text", text: "Cleaning up." }] },
+          ];
+    const messages = [...earlier, { info: { role: "user", id: turn, sessionID: "ses_1", model }, parts: [{ type: "text", text: turn }] }];
     await hooks["experimental.chat.messages.transform"]!({} as never, { messages } as never);
-    return messages.length;
+    return messages.length - earlier.length;
   };
   const compacting = () => hooks["experimental.session.compacting"]!({ sessionID: "ses_1" }, { context: [] });
   const system = async (providerID = "deepseek", id = "deepseek-chat") => {

@@ -47,10 +47,17 @@ async function start(session: (id: string) => Promise<unknown>, options: Record<
   };
   const event = (event: unknown) => hooks.event!({ event } as never);
   const idle = (sessionID: string) => event({ type: "session.idle", properties: { sessionID } });
-  /** The system text the next request of `sessionID` (for user message `turn`) carries. */
+  /**
+   * The system text the next request of `sessionID` (for user message `turn`) carries. Its history
+   * holds the first exchange, as OpenCode's does: a correction goes only with a history that still
+   * holds the reply it corrects (review 50, hosts).
+   */
   const nextSystem = async (sessionID: string, turn: string) => {
-    const user = { info: { role: "user", id: turn, sessionID, model: { providerID: "deepseek", modelID: "deepseek-chat" } }, parts: [{ type: "text", text: "next" }] };
-    await hooks["experimental.chat.messages.transform"]!({} as never, { messages: [user] } as never);
+    const model = { providerID: "deepseek", modelID: "deepseek-chat" };
+    const first = { info: { role: "user", id: `${sessionID}_u1`, sessionID, model }, parts: [{ type: "text", text: "go" }] };
+    const reply = { info: { role: "assistant", id: `${sessionID}_a1`, sessionID, parentID: `${sessionID}_u1`, ...model }, parts: [{ type: "text", text: "Cleaning up." }] };
+    const user = { info: { role: "user", id: turn, sessionID, model }, parts: [{ type: "text", text: "next" }] };
+    await hooks["experimental.chat.messages.transform"]!({} as never, { messages: [first, reply, user] } as never);
     const output = { system: [] as string[] };
     await hooks["experimental.chat.system.transform"]!({ sessionID } as never, output as never);
     return output.system;

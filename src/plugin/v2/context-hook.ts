@@ -70,6 +70,22 @@ export function lastUserTurn(messages: readonly V2Message[]): TurnSeen | undefin
   return undefined;
 }
 
+/**
+ * Whether a turn is still in the context's history: a user message whose turn id (as lastUserTurn
+ * names it: its id, or its position when the host gave none) is that turn.
+ */
+export function turnsIn(messages: readonly V2Message[]): (turn: string) => boolean {
+  return (turn) => {
+    let users = 0;
+    for (const message of messages) {
+      if (message.role !== "user") continue;
+      users++;
+      if ((typeof message.id === "string" && message.id ? message.id : `user-${users}`) === turn) return true;
+    }
+    return false;
+  };
+}
+
 /** The "user" retry channel: the correction as one more user turn at the end of this request only. */
 export function addCorrection(messages: V2Message[], text: string): void {
   const last = [...messages].reverse().find((m) => m.role === "user");

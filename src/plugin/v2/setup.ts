@@ -33,7 +33,7 @@ import { subAgentCheck } from "../session-kind.ts";
 import { claim, loadKey, mergeRestrictions, servingFor, standAsideWarning } from "../wiring.ts";
 import { type ActingScope, AUTO_SCOPE, EVERY_PROVIDER, RouteMemory, routeInScope } from "../scope.ts";
 import { startupReport } from "../startup.ts";
-import { addCorrection, historyTools, lastUserTurn, sanitizeContext } from "./context-hook.ts";
+import { addCorrection, historyTools, lastUserTurn, sanitizeContext, turnsIn } from "./context-hook.ts";
 import { watchExecutions } from "./executions.ts";
 import type { V2Cleanup, V2Context, V2LanguageEvent, V2ModelRef, V2Registration, V2SessionHttpRequest } from "./host-types.ts";
 import { HttpRepair } from "./http-repair.ts";
@@ -125,7 +125,7 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
     // interrupted for another reason (a shutdown) is not woken either.
     const settled = executions.settled(sessionID);
     void Promise.all([ctx.session.wait!({ sessionID }), settled])
-      .then(([, how]) => (how === "interrupted" || disposed ? false : retry.onIdle(sessionID, async (id) => (disposed ? "never" : mayWake(id)))))
+      .then(([, how]) => (how === "interrupted" || disposed ? false : retry.onIdle(sessionID, async (id) => (disposed ? "never" : mayWake(id)), () => !disposed)))
       .then((woke) => woke && options.debug && log("info", `[dsml] wake ${sessionID}`))
       .catch(() => log("warn", "idle wake failed (error); left unchanged"))
       .finally(() => waiting.delete(sessionID));
@@ -188,7 +188,7 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
         turns.set(event.sessionID, turn.id);
         if (turns.size > TURNS_KEPT) turns.delete(turns.keys().next().value!);
       }
-      const correction = primary && turn ? retry.takeCorrectionFor(event.sessionID, turn) : null;
+      const correction = primary && turn ? retry.takeCorrectionFor(event.sessionID, turn, turnsIn(event.messages)) : null;
       const sanitized = options.history.sanitize ? sanitizeContext(event.messages, options.parse, historyTools(event.tools)) : { messages: 0, parts: 0 };
       if (correction?.userText) addCorrection(event.messages, correction.userText);
       const systemText = primary ? retry.takeSystemText(event.sessionID) : null;
