@@ -48,32 +48,37 @@ describe("a code costume named after a tool the request declares runs as the loc
   // body back to the costume reader), src/parse/costume-xml.ts runsCode()/xmlToolCall().
   // Expected: a costume whose name is a declared tool (or a reserved name) is that tool's call or
   // nothing (a nudge naming it), never bash's.
+  // Fixed: src/parse/costume.ts codeCall() asks addressedElsewhere() first: a costume whose written
+  // name (the tag's, or the `<tool_call>` costume's tool name), compared case-insensitively, is a
+  // declared tool's is refused as broken markup naming that tool (text kept), unless the element
+  // reader (costumeAsToolElement) or the JSON-args reader already read it as that tool's own call;
+  // the runner's own name (`<bash>`) still names bash.
   for (const [name, reply] of [
     ["<python>", ELEMENT("python")],
     ["<execute_ipython>", ELEMENT("execute_ipython")],
     ["<code_interpreter lang>", INTERPRETER],
   ] as const) {
     const tool = name.slice(1).split(/[ >]/)[0]!;
-    test.failing(`parse(): ${name} with a declared ${tool} tool does not run as bash`, () => {
+    test(`parse(): ${name} with a declared ${tool} tool does not run as bash`, () => {
       expect(ranAs(reply, [...fixtureTools, sandbox(tool)])).not.toContain("bash");
     });
   }
 
   for (const tool of ["execute", "execute_code", "code_interpreter"]) {
-    test.failing(`parse(): the XML execute costume naming the declared ${tool} does not run as bash`, () => {
+    test(`parse(): the XML execute costume naming the declared ${tool} does not run as bash`, () => {
       expect(ranAs(XML_EXECUTE(tool), [...fixtureTools, sandbox(tool)])).not.toContain("bash");
     });
   }
 
-  test.failing("streaming, char by char and at random splits: the same", () => {
+  test("streaming, char by char and at random splits: the same", () => {
     expect(runAtEverySplit(ELEMENT("python"), [...fixtureTools, sandbox("python")]).calls.map((c) => c.tool)).not.toContain("bash");
   });
 
-  test.failing("chat completions through the fetch adapter: the same", async () => {
+  test("chat completions through the fetch adapter: the same", async () => {
     expect(await chat([...fixtureTools, sandbox("python")], ELEMENT("python"))).not.toContain("bash");
   });
 
-  test.failing("AI SDK middleware: the same", async () => {
+  test("AI SDK middleware: the same", async () => {
     const run = await throughMiddleware(prompt, textStream(ELEMENT("python")), {}, { tools: sdkTools([...fixtureTools, sandbox("python")]) });
     expect(run.calls.map((c) => c.toolName)).not.toContain("bash");
   });
@@ -96,15 +101,18 @@ describe("a denied or not-offered tool is reached through its costume", () => {
   // declared `execute_command` (or `["read_*"]`) never lets its calls run as `bash`". Expected:
   // no call (the undeclared-tool nudge a denied tool gets). Suspected: as above, plus
   // src/options/engine.ts reservedNames() (reserves declared names and TOOL_ALIASES names only).
-  test.failing("chat: denyTools [python] with a declared python sandbox: <python> does not run as bash", async () => {
+  // Fixed: the costume reader asks the reserved names too (every declared name, so a denied or
+  // not-offered sandbox's costume is an undeclared-tool nudge naming it), and reservedNames() now
+  // reserves every code costume name denyTools matches, in any case (grammar/dialects.ts codeCostumeNames).
+  test("chat: denyTools [python] with a declared python sandbox: <python> does not run as bash", async () => {
     expect(await chat([...fixtureTools, sandbox("python")], ELEMENT("python"), { responseFix: { denyTools: ["python"] } })).toEqual([]);
   });
 
-  test.failing("chat: denyTools [execute] with a declared execute sandbox: the XML execute costume does not run as bash", async () => {
+  test("chat: denyTools [execute] with a declared execute sandbox: the XML execute costume does not run as bash", async () => {
     expect(await chat([...fixtureTools, sandbox("execute")], XML_EXECUTE("execute"), { responseFix: { denyTools: ["execute"] } })).toEqual([]);
   });
 
-  test.failing("middleware: denyTools [python] holds there too", async () => {
+  test("middleware: denyTools [python] holds there too", async () => {
     const run = await throughMiddleware(prompt, textStream(ELEMENT("python")), { responseFix: { denyTools: ["python"] } }, { tools: sdkTools([...fixtureTools, sandbox("python")]) });
     expect(run.calls).toEqual([]);
   });
@@ -112,18 +120,19 @@ describe("a denied or not-offered tool is reached through its costume", () => {
   // Severity: wrong execution (medium; debatable, as review 42's `denyTools: ["Bash"]`, which was
   // fixed: "denying the name a call is written with stops it too"). No sandbox declared; the user
   // writes the name of the thing they do not want run. The costume runs as bash anyway.
+  // Fixed: as above (reservedNames() reserves the costume names denyTools matches).
   for (const [deny, reply] of [
     ["python", ELEMENT("python")],
     ["execute_ipython", ELEMENT("execute_ipython")],
     ["code_interpreter", INTERPRETER],
     ["execute", XML_EXECUTE("execute")],
   ] as const) {
-    test.failing(`chat: denyTools [${deny}] (the name the model wrote) stops that costume`, async () => {
+    test(`chat: denyTools [${deny}] (the name the model wrote) stops that costume`, async () => {
       expect(await chat(fixtureTools, reply, { responseFix: { denyTools: [deny] } })).toEqual([]);
     });
   }
 
-  test.failing("the 1.18 plugin's wire route (options from the plugin tuple): denyTools [python] stops <python>", async () => {
+  test("the 1.18 plugin's wire route (options from the plugin tuple): denyTools [python] stops <python>", async () => {
     const scope = leakScope(() => ELEMENT("python"));
     const hooks = await server({ client: { app: { log: async () => undefined } } } as never, { providers: ["*"], responseFix: { denyTools: ["python"] } }, scope);
     expect(await pluginCalls(hooks, scope)).toEqual([]);
@@ -150,6 +159,59 @@ describe("a denied or not-offered tool is reached through its costume", () => {
     const reply = `Listing:\n<tool_call>\n{"name": "Bash", "arguments": {"command": "ls"}}\n</tool_call>`;
     expect(await chat(fixtureTools, reply)).toEqual(["bash"]);
     expect(await chat(fixtureTools, reply, { responseFix: { denyTools: ["Bash"] } })).toEqual([]);
+  });
+});
+
+describe("fix 50 (costume names): hard negatives and the refusal's shape", () => {
+  test("the refusal keeps the text and names the declared tool as broken markup (the correction asks for its own call)", () => {
+    const result = parse(ELEMENT("python"), [...fixtureTools, sandbox("python")]);
+    expect(result.calls).toEqual([]);
+    expect(result.text).toBe(ELEMENT("python"));
+    expect(result.broken.map((b) => [b.reason, b.tool])).toEqual([["broken-markup", "python"]]);
+  });
+
+  test("the XML execute costume for a declared execute: broken markup naming it; its JSON-args form runs as that tool", () => {
+    const tools = [...fixtureTools, sandbox("execute")];
+    expect(parse(XML_EXECUTE("execute"), tools).broken.map((b) => [b.reason, b.tool])).toEqual([["broken-markup", "execute"]]);
+    const json = `<tool_call><tool_name>execute</tool_name><tool_args>{"code": "print(1)"}</tool_args></tool_call>`;
+    expect(parse(json, tools).calls.map((c) => [c.tool, c.input])).toEqual([["execute", { code: "print(1)" }]]);
+  });
+
+  test("names compare case-insensitively, as costume tags are read: <PYTHON> for python, <python> for Python", () => {
+    expect(ranAs(ELEMENT("PYTHON"), [...fixtureTools, sandbox("python")])).toEqual([]);
+    expect(ranAs(ELEMENT("python"), [...fixtureTools, sandbox("Python")])).toEqual([]);
+    expect(ranAs(XML_EXECUTE("EXECUTE"), [...fixtureTools, sandbox("execute")])).toEqual([]);
+  });
+
+  test("a declared tool with another name leaves every costume alone", () => {
+    const tools = [...fixtureTools, sandbox("python_sandbox"), sandbox("run_python")];
+    expect(ranAs(ELEMENT("python"), tools)).toEqual(["bash"]);
+    expect(ranAs(XML_EXECUTE("execute"), tools)).toEqual(["bash"]);
+    expect(ranAs(INTERPRETER, tools)).toEqual(["bash"]);
+  });
+
+  test("a declared python sandbox stops only its own name: <shell> and <bash> still run as bash", () => {
+    const tools = [...fixtureTools, sandbox("python")];
+    expect(ranAs("Listing:\n<shell>\nls\n</shell>", tools)).toEqual(["bash"]);
+    expect(ranAs("Listing:\n<bash>\nls\n</bash>", tools)).toEqual(["bash"]);
+  });
+
+  test("<bash> names the tool it runs as: the Bash alias in the tool map, or denyTools [Bash], leaves it running", async () => {
+    expect(ranAs("Listing:\n<bash>\nls\n</bash>", fixtureTools)).toEqual(["bash"]);
+    expect(await chat(fixtureTools, "Listing:\n<bash>\nls\n</bash>", { responseFix: { denyTools: ["Bash"] } })).toEqual(["bash"]);
+    expect(await chat(fixtureTools, `Listing:\n<tool_call><tool_name>bash</tool_name><tool_args><language>bash</language><code>ls</code></tool_args></tool_call>`, { responseFix: { denyTools: ["Bash"] } })).toEqual(["bash"]);
+  });
+
+  test("denyTools in another case, or as a pattern, stops the costume it names; others still run", async () => {
+    expect(await chat(fixtureTools, ELEMENT("python"), { responseFix: { denyTools: ["Python"] } })).toEqual([]);
+    expect(await chat(fixtureTools, ELEMENT("execute_ipython"), { responseFix: { denyTools: ["execute_*"] } })).toEqual([]);
+    expect(await chat(fixtureTools, ELEMENT("python"), { responseFix: { denyTools: ["execute_*"] } })).toEqual(["bash"]);
+    expect(await chat(fixtureTools, ELEMENT("python"), { responseFix: { denyTools: ["read"] } })).toEqual(["bash"]);
+  });
+
+  test("denyTools [python] stops <python>, not <py>: each written name is its own", async () => {
+    expect(await chat(fixtureTools, ELEMENT("python"), { responseFix: { denyTools: ["python"] } })).toEqual([]);
+    expect(await chat(fixtureTools, ELEMENT("py"), { responseFix: { denyTools: ["python"] } })).toEqual(["bash"]);
   });
 });
 
