@@ -179,6 +179,24 @@ export function costumeTool(name: string): string | null {
   return executes !== null && codeLanguage(executes) !== null ? "bash" : null;
 }
 
+/** Tool names under which a `<tool_call>` costume asks for its code to be run (C01: `execute`; src/parse/costume-xml.ts). */
+export const EXECUTE_TOOL_NAMES: ReadonlySet<string> = new Set(["execute", "execute_code", "exec", "run_code", "code_execution", "code_interpreter"]);
+/** The shell's own names: a `<tool_call>` costume naming one asks for its code to run, when that code is shell (C01 `<tool_name>bash</tool_name>`). */
+export const SHELL_TOOL_NAMES: ReadonlySet<string> = new Set(["bash", "sh", "shell"]);
+
+/**
+ * Every name the model may write a code costume under whose code runs as bash (a tag: `<python>`,
+ * `<execute_ipython>`, `<code_interpreter>`; a `<tool_call>` costume's tool name: `execute`),
+ * lowered. denyTools is matched against these as against the alias names: denying the name a
+ * costume is written with stops it (src/options/engine.ts reservedNames).
+ */
+export function codeCostumeNames(): string[] {
+  const names = new Set([...LINE_START_COSTUMES].filter((name) => costumeTool(name) !== null));
+  for (const language of [...LANGUAGES.keys(), "ipython"]) names.add(EXECUTE_PREFIX + language);
+  for (const name of [...EXECUTE_TOOL_NAMES, ...SHELL_TOOL_NAMES]) names.add(name);
+  return [...names];
+}
+
 /** Inner costume tags (and GLM's argument pairs, O03): recognised inside a span, never open one on their own. */
 export const COSTUME_INNER = new Set(["code", "tool_name", "tool_args", "language", "arg_key", "arg_value"]);
 

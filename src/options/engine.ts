@@ -2,6 +2,7 @@
 import type { ToolSpec } from "../parse/types.ts";
 import type { EchoGuard, EngineOptions } from "../engine/types.ts";
 import { TOOL_ALIASES } from "../parse/aliases.ts";
+import { codeCostumeNames } from "../grammar/dialects.ts";
 import type { AdapterOptions } from "./adapter.ts";
 import { isNameEntry } from "./check.ts";
 import { BUFFER_LIMIT, type NamesSpec, OPTIONS } from "./spec.ts";
@@ -52,12 +53,21 @@ export function recoverableTools(options: AdapterOptions, declared: readonly Too
  * denyTools matches, since denying the name a call is written with stops it too
  * (`denyTools: ["Bash"]` stops a `Bash` call that would run as bash). allowTools is matched
  * against the declared target only: `allowTools: ["bash"]` lets a `Bash` call run as bash.
+ *
+ * The code costumes ask these names too (src/parse/costume.ts): a costume written under a reserved
+ * name (`<python>` for a denied `python` sandbox) never runs as bash. So every costume name
+ * denyTools matches is reserved as well (`denyTools: ["python"]` stops `<python>`, `["execute"]`
+ * the `<tool_call>` costume naming `execute`), in any case, as costume tags are read; the
+ * runner's own name (`<bash>`) is stopped only by denying bash itself.
  */
 export function reservedNames(options: AdapterOptions, declaredNames: readonly string[]): string[] {
   const reserved = new Set(declaredNames);
   const deny = toolNames(options.responseFix?.denyTools, RESPONSE_FIX.denyTools);
   // "*" leaves no recoverable tool, so no alias has a target anyway.
-  if (deny !== "*") for (const alias of Object.keys(TOOL_ALIASES)) if (deny.has(alias)) reserved.add(alias);
+  if (deny !== "*") {
+    for (const alias of Object.keys(TOOL_ALIASES)) if (deny.has(alias)) reserved.add(alias);
+    for (const costume of codeCostumeNames()) if (deny.hasIgnoringCase(costume)) reserved.add(costume);
+  }
   return [...reserved];
 }
 
@@ -77,6 +87,13 @@ class NameList {
 
   has(name: string): boolean {
     return this.#exact.has(name) || this.#patterns.some((pattern) => wildcardMatch(pattern, name));
+  }
+
+  /** has(), with the entries and `name` compared in lower case (a costume name, read in any case). */
+  hasIgnoringCase(name: string): boolean {
+    const lower = name.toLowerCase();
+    for (const exact of this.#exact) if (exact.toLowerCase() === lower) return true;
+    return this.#patterns.some((pattern) => wildcardMatch(pattern.toLowerCase(), lower));
   }
 }
 

@@ -44,6 +44,7 @@ const MAPPINGS = new WeakMap<ToolSpec, AliasMapping>();
  */
 export function withAliases(tools: Map<string, ToolSpec>, reserved: Iterable<string> = []): Map<string, ToolSpec> {
   const taken = new Set(reserved);
+  RESERVED.set(tools, taken);
   for (const [alias, entry] of Object.entries(TOOL_ALIASES)) {
     const target = tools.get(entry.tool);
     if (!target || tools.has(alias) || taken.has(alias)) continue;
@@ -78,6 +79,20 @@ export function aliasSpec(alias: string, target: ToolSpec): ToolSpec {
   if (!made) SPECS.set(target, (made = new Map()));
   made.set(alias, spec);
   return spec;
+}
+
+/**
+ * The reserved names each tool map was made with (withAliases): the code costumes ask them too
+ * (reservedNamesOf), since a costume named after one of them (`<python>` for a denied `python`
+ * sandbox, or a costume name denyTools matches) is addressed to that tool, never to bash. Kept by
+ * the map the span context carries, so no reader's interface grows for it.
+ */
+const RESERVED = new WeakMap<ReadonlyMap<string, ToolSpec>, ReadonlySet<string>>();
+const NONE_RESERVED: ReadonlySet<string> = new Set();
+
+/** The names withAliases was told no alias may take for this tool map (EngineOptions.reservedNames); none when it made no such map. */
+export function reservedNamesOf(tools: ReadonlyMap<string, ToolSpec>): ReadonlySet<string> {
+  return RESERVED.get(tools) ?? NONE_RESERVED;
 }
 
 const ALIAS_NAMES = new Set(Object.keys(TOOL_ALIASES).map((name) => name.toLowerCase()));

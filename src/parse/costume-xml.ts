@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 // Resolved now, loaded later: a missing fast-xml-parser stops the start-up (src/parse/libraries.ts).
 import "./libraries.ts";
 import type { XMLParser, XMLValidator } from "fast-xml-parser";
-import { codeLanguage } from "../grammar/dialects.ts";
+import { EXECUTE_TOOL_NAMES, SHELL_TOOL_NAMES, codeLanguage } from "../grammar/dialects.ts";
 import { DASH, SLASH, UNDERSCORE } from "../grammar/chars.ts";
 import { callOutcome, type SpanContext } from "./call.ts";
 import { brokenSpan, layUnits, tagsOf, textSpan, type Segment } from "./segments.ts";
@@ -59,7 +59,7 @@ export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
     return brokenSpan(span.length, "C01", declared ? "broken-markup" : "undeclared-tool", "tool-call costume with code whose tool name is not an execute tool", toolName);
   }
   if (fields.language === undefined || fields.language.trim() === "") return brokenSpan(span.length, "C01", "broken-markup", "tool-call costume with code but no language");
-  return codeCall(span.length, codeLanguage(fields.language), code, "C01", ctx, true);
+  return codeCall(span.length, codeLanguage(fields.language), code, "C01", ctx, true, toolName);
 }
 
 /**
@@ -86,11 +86,6 @@ function jsonArgsCall(span: string, ctx: SpanContext): Segment[] | null {
 }
 
 const JSON_ARGS_CALL = /^<tool_call(?:\s+id\s*=\s*(?:"[^"]*"|'[^']*'))?\s*>\s*<tool_name>\s*([\w.-]+)\s*<\/tool_name>\s*<tool_args>\s*(\{[\s\S]*\})\s*<\/tool_args>\s*<\/tool_call>\s*$/;
-
-/** Tool names under which a `<tool_call>` costume asks for its code to be run (C01: `execute`). */
-const EXECUTE_TOOL_NAMES: ReadonlySet<string> = new Set(["execute", "execute_code", "exec", "run_code", "code_execution", "code_interpreter"]);
-/** The shell's own names: a costume naming one asks for its code to run, when that code is shell (C01 `<tool_name>bash</tool_name>`). */
-const SHELL_TOOL_NAMES: ReadonlySet<string> = new Set(["bash", "sh", "shell"]);
 
 /** Whether a C01 costume's tool name asks for its code to run: an execute tool, or the shell for shell code (never `read` and the like). */
 function runsCode(toolName: string, language: string | undefined): boolean {

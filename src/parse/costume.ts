@@ -8,6 +8,7 @@ import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
 import { decodeEntities, dedentToCloserLine } from "./values.ts";
 import type { OpenerRule } from "./span-kind.ts";
 import { costumeAsToolElement, parameterNames } from "./tool-element.ts";
+import { aliasMappingOf, reservedNamesOf } from "./aliases.ts";
 import { parameterElementLine } from "./code-lines.ts";
 import type { Shape } from "../grammar/shapes.ts";
 import { CR, LF, SP, TAB, lineEndAt, lineEndFrom } from "../grammar/chars.ts";
@@ -35,10 +36,10 @@ export function parseCostumeSpan(span: string, opener: Tag, ctx: SpanContext): S
       if (opener.attrs.lang !== undefined && opener.attrs.language !== undefined && codeLanguage(opener.attrs.lang) !== codeLanguage(opener.attrs.language)) {
         return brokenSpan(span.length, "C07", "broken-markup", "lang= and language= name different languages");
       }
-      return codeCall(span.length, codeLanguage(opener.attrs.lang ?? opener.attrs.language ?? "python"), inner, "C07", ctx, true);
+      return codeCall(span.length, codeLanguage(opener.attrs.lang ?? opener.attrs.language ?? "python"), inner, "C07", ctx, true, opener.name);
     default: {
       const executes = executeLanguage(opener.name);
-      return executes === null ? codeCall(span.length, codeLanguage(opener.name), inner, "C04", ctx) : codeCall(span.length, codeLanguage(executes), inner, "C04", ctx, true);
+      return executes === null ? codeCall(span.length, codeLanguage(opener.name), inner, "C04", ctx, false, opener.name) : codeCall(span.length, codeLanguage(executes), inner, "C04", ctx, true, opener.name);
     }
   }
 }
@@ -105,7 +106,7 @@ function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
   // shows nor what the model typed. Refused (a nudge), never stripped and run: a highlighted block
   // is an example as often as a call. A `<` that starts no tag (`test 1 < 2`, `cat <file`) stays code.
   if (RAW_HTML.test(code)) return brokenSpan(span.length, shape, "broken-markup", "the code block holds raw HTML elements: a rendered page, not code");
-  return codeCall(span.length, language, decodeEntities(code), shape, ctx);
+  return codeCall(span.length, language, decodeEntities(code), shape, ctx, false, "pre");
 }
 
 /**
@@ -118,8 +119,10 @@ const RAW_HTML = /<!--|<!\[CDATA\[|<![A-Za-z]|<\?[A-Za-z]|<\/?[A-Za-z][\w:-]*(?:
 /**
  * `executes`: an explicit execute costume (C01, C07, `<execute_*>`), whose code was meant to run: a language no
  * declared tool runs is then an invented tool (nudged), where an HTML code block stays text (C08).
+ * `written`: the costume's name as the model wrote it (the tag's, or a `<tool_call>` costume's tool
+ * name), asked of the request's tool names (addressedElsewhere).
  */
-export function codeCall(length: number, language: CodeLanguage | null, rawCode: string, shape: Shape, ctx: SpanContext, executes = false): Segment[] {
+export function codeCall(length: number, language: CodeLanguage | null, rawCode: string, shape: Shape, ctx: SpanContext, executes: boolean, written: string): Segment[] {
   if (!ctx.options.codeCostumes) return textSpan(length);
   if (!language) {
     if (!executes) return textSpan(length);
@@ -132,8 +135,16 @@ export function codeCall(length: number, language: CodeLanguage | null, rawCode:
   // own opener line is indented by that much (SpanContext.openerIndent); at column 0 never.
   const code = trimBlankLines(dedentToCloserLine(rawCode, ctx.openerIndent ?? null) ?? rawCode);
   if (code.trim() === "") return brokenSpan(length, "C05", "broken-markup", "code costume without code");
-  const bash = ctx.tools.get("bash");
-  if (!bash) return brokenSpan(length, shape, "undeclared-tool", "code costume needs the bash tool", "bash");
+  const elsewhere = addressedElsewhere(written, ctx);
+  if (elsewhere !== undefined) {
+    // A declared tool (an MCP `python` sandbox): the correction asks for that tool's own call. One the
+    // request declared but policy left out, or a name denyTools matches: it runs nothing, as its own call would not.
+    return ctx.tools.has(elsewhere)
+      ? brokenSpan(length, shape, "broken-markup", `code costume named after the declared tool ${elsewhere}: its code is not bash's to run; call ${elsewhere} with its own parameters`, elsewhere)
+      : brokenSpan(length, shape, "undeclared-tool", `code costume named after the tool ${elsewhere}, which this request does not offer`, elsewhere);
+  }
+  const bash = ctx.tools.get(RUNNER);
+  if (!bash) return brokenSpan(length, shape, "undeclared-tool", "code costume needs the bash tool", RUNNER);
   // A line that is an element named after a parameter of bash (`<command timeout="5">ls</command>`
   // in `<pre><code class="language-bash">`, in a `<tool_call>` costume's code) is the element form
   // written inside the costume, not code: refused, as a `<bash>` body holding it is
@@ -147,8 +158,28 @@ export function codeCall(length: number, language: CodeLanguage | null, rawCode:
   if (Array.isArray(required) && required.includes("description")) {
     input.description = COSTUME_DESCRIPTIONS[language];
   }
-  return [{ kind: "call", start: 0, end: length, tool: "bash", input, shape }];
+  return [{ kind: "call", start: 0, end: length, tool: RUNNER, input, shape }];
 }
+
+/**
+ * Review 50: a costume whose name is a tool's the request declared (an MCP `python` sandbox, a
+ * Jupyter `execute_ipython`, an `execute` container) or reserved (declared but left out by
+ * allowTools, denyTools or the tool choice; a costume name denyTools matches:
+ * EngineOptions.reservedNames) is addressed to that tool, never to the local bash, as a declared
+ * name is never an alias (src/parse/aliases.ts). Compared case-insensitively, as costume tags are
+ * read (`<PYTHON>` is the python costume). The runner's own name (`<bash>`, `<tool_name>bash`)
+ * names the tool it runs as. The matching name (the request's spelling), or undefined.
+ */
+function addressedElsewhere(written: string, ctx: SpanContext): string | undefined {
+  const lower = written.trim().toLowerCase();
+  if (lower === RUNNER) return undefined;
+  for (const [name, tool] of ctx.tools) if (!aliasMappingOf(tool) && name.toLowerCase() === lower) return name;
+  for (const name of reservedNamesOf(ctx.tools)) if (name.toLowerCase() === lower) return name;
+  return undefined;
+}
+
+/** The tool every code costume's call runs as. */
+const RUNNER = "bash";
 
 /**
  * Blank lines around the code are layout; a hand-written scan, since an end-anchored regex would

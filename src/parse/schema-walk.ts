@@ -5,12 +5,19 @@ import type { JsonSchema } from "./types.ts";
 // and an item's. One module below values.ts (coerceValue, coerceDeep) and the Python reader
 // (src/parse/python-literal.ts), so both follow a value to the same schema. A place reached through
 // a local `$ref` (`#/$defs/S`, `#/definitions/S`, `#`) or an `allOf` is read as the schema it
-// names: one markup gives one argument, however the schema spells the same type.
+// names: one markup gives one argument, however the schema spells the same type, and wherever in
+// the object's schema the parameter is declared (propertySchema).
 
 /** The root schema a subschema was reached from (for its local `$ref`s); a root is its own. First walk wins. */
 const rootOf = new WeakMap<object, JsonSchema>();
-/** How many `$ref`s and branches deep a type is looked for (a cycle ends here too). */
+/** How many `$ref`s and branches deep a type or a property's place is looked for (a cycle ends here too). */
 const MAX_DEPTH = 16;
+/**
+ * How many schemas one walk may visit (placeTypes, propertySchema): a hostile schema of many
+ * branches, each naming the same definitions again, ends here as unfollowed, never as work that
+ * grows with the product of its branch counts.
+ */
+const MAX_VISITS = 512;
 
 function reached(sub: JsonSchema, from: JsonSchema): JsonSchema {
   if (!rootOf.has(sub)) rootOf.set(sub, rootOf.get(from) ?? from);
@@ -53,13 +60,22 @@ const UNFOLLOWED_SCHEMA: JsonSchema = Object.freeze({}) as JsonSchema;
 
 /**
  * The types a place takes, following `anyOf`/`oneOf`/`allOf` and local `$ref`s; null when the walk
- * gives up before the end (something left to follow at MAX_DEPTH): the place cannot be read.
+ * gives up before the end (something left to follow at MAX_DEPTH, or past MAX_VISITS): the place cannot be read.
  */
 export function placeTypes(schema: JsonSchema | undefined): Set<string> | null {
   if (schema === UNFOLLOWED_SCHEMA) return null;
   const types = new Set<string>();
   let complete = true;
+  let visits = 0;
+  // A schema whose types were all added already (a definition two branches name) adds none again;
+  // one still being walked (a cycle) is not in it, so a cycle still ends at MAX_DEPTH, unfollowed.
+  const done = new Set<object>();
   const add = (s: JsonSchema, depth: number) => {
+    if (!complete || done.has(s)) return;
+    if (++visits > MAX_VISITS) {
+      complete = false;
+      return;
+    }
     if (typeof s.type === "string") types.add(s.type);
     else if (Array.isArray(s.type)) for (const t of s.type) if (typeof t === "string") types.add(t);
     const target = refTarget(s);
@@ -72,6 +88,7 @@ export function placeTypes(schema: JsonSchema | undefined): Set<string> | null {
       if (Array.isArray(branches)) for (const branch of branches) if (isObject(branch)) add(reached(branch as JsonSchema, s), depth + 1);
     }
     if (target) add(target, depth + 1);
+    done.add(s);
   };
   if (isObject(schema)) add(schema, 0);
   return complete ? types : null;
@@ -82,18 +99,118 @@ export function schemaTypes(schema: JsonSchema | undefined): Set<string> {
   return placeTypes(schema) ?? new Set();
 }
 
-/** A property's schema, following the object's local `$ref`s; past MAX_DEPTH of them, a place placeTypes reads as unfollowed. */
+/**
+ * A property's schema: every place the object's schema may hold `key` (review 50), at its own
+ * `properties`, a `patternProperties` pattern the key matches, else its `additionalProperties` /
+ * `unevaluatedProperties` schema, and the same in every schema that applies to the object itself
+ * (`allOf`/`anyOf`/`oneOf`, `if`/`then`/`else`, `dependentSchemas`, a local `$ref`): zod writes
+ * `a.and(b)` as a root `allOf`, a discriminated union as a root `oneOf`, `z.record(z.string())` as
+ * `additionalProperties`. One place is returned as it is; several as their `anyOf`, so a place that
+ * takes a string in any branch keeps the raw text (the gate's ajv then checks the branches as
+ * written). Undefined when no place names the key; past MAX_DEPTH, MAX_VISITS or around a cycle
+ * of these, a place placeTypes reads as unfollowed: where the walk cannot see every place, no
+ * reading is chosen (the gate refuses the call).
+ */
 export function propertySchema(schema: JsonSchema | undefined, key: string): JsonSchema | undefined {
   if (schema === UNFOLLOWED_SCHEMA) return schema;
-  let s = schema;
-  for (let depth = 0; isObject(s) && depth <= MAX_DEPTH; s = refTarget(s), depth++) {
-    const props = s.properties;
-    if (isObject(props) && Object.prototype.hasOwnProperty.call(props, key)) {
-      const prop = props[key];
-      return isObject(prop) ? reached(prop as JsonSchema, s) : prop;
+  if (!isObject(schema)) return undefined;
+  const places: unknown[] = [];
+  const done = new Set<object>();
+  const path = new Set<object>();
+  let visits = 0;
+  let gaveUp = false;
+  const visit = (s: JsonSchema, depth: number): void => {
+    if (gaveUp || done.has(s)) return;
+    if (path.has(s) || depth > MAX_DEPTH || ++visits > MAX_VISITS) {
+      gaveUp = true;
+      return;
+    }
+    const named = ownPlaces(s, key, places);
+    if (!named) for (const rest of ["additionalProperties", "unevaluatedProperties"] as const) {
+      const place = (s as Record<string, unknown>)[rest];
+      // An empty schema says what `true` says (any value): no place of its own.
+      if (isObject(place) && Object.keys(place).length > 0) places.push(reached(place as JsonSchema, s));
+    }
+    path.add(s);
+    for (const sub of appliedSchemas(s)) visit(reached(sub, s), depth + 1);
+    const target = refTarget(s);
+    if (target) visit(target, depth + 1);
+    path.delete(s);
+    done.add(s);
+  };
+  visit(schema, 0);
+  if (gaveUp) return UNFOLLOWED_SCHEMA;
+  const unique = [...new Set(places)];
+  if (unique.length <= 1) return unique[0] as JsonSchema | undefined;
+  const schemas = unique.filter(isObject) as JsonSchema[];
+  if (schemas.length <= 1) return schemas[0] ?? (unique[0] as JsonSchema);
+  // rootOf: each branch keeps the root it was reached from (its local `$ref`s are that root's).
+  return { anyOf: schemas } as JsonSchema;
+}
+
+/**
+ * The places `s` itself gives `key` (its `properties`, each `patternProperties` pattern that may
+ * match the key), pushed onto `places`; whether any named it for certain. A pattern is matched here
+ * only when it is literal text with optional `^`/`$` anchors (`^x-`, `^comm`, `_id$`): no regular
+ * expression is built from a schema (docs/SECURITY.md, threat 3). Any other pattern may match,
+ * so its place is counted as well, and the key's `additionalProperties` place too: a place
+ * counted that does not hold the key can only add a type (one admitting a string keeps the raw
+ * text), and the gate's ajv checks the value against the schema as written.
+ */
+function ownPlaces(s: JsonSchema, key: string, places: unknown[]): boolean {
+  let named = false;
+  const props = s.properties;
+  if (isObject(props) && Object.prototype.hasOwnProperty.call(props, key)) {
+    const prop = props[key];
+    places.push(isObject(prop) ? reached(prop as JsonSchema, s) : prop);
+    named = true;
+  }
+  const patterns = (s as Record<string, unknown>).patternProperties;
+  if (isObject(patterns)) {
+    for (const [pattern, place] of Object.entries(patterns)) {
+      const matches = literalPatternMatch(pattern, key);
+      if (matches === false) continue;
+      places.push(isObject(place) ? reached(place as JsonSchema, s) : place);
+      if (matches === true) named = true;
     }
   }
-  return isObject(s) && s !== UNFOLLOWED_SCHEMA ? UNFOLLOWED_SCHEMA : undefined;
+  return named;
+}
+
+/** Characters that make a pattern more than literal text (a `^` or `$` other than at its ends included). */
+const PATTERN_SYNTAX = new Set([..."\\.*+?()[]{}|^$"]);
+
+/**
+ * Whether `key` matches `pattern` read as literal text, anchored by a leading `^` and a trailing
+ * `$` where they stand (a search, as JSON Schema's patterns are); undefined when the pattern is
+ * anything else (a class, a quantifier, an escape), which the caller counts as a possible match.
+ */
+function literalPatternMatch(pattern: string, key: string): boolean | undefined {
+  const start = pattern.startsWith("^");
+  const end = pattern.endsWith("$") && pattern.length > (start ? 1 : 0);
+  const text = pattern.slice(start ? 1 : 0, end ? -1 : undefined);
+  for (const c of text) if (PATTERN_SYNTAX.has(c)) return undefined;
+  if (start && end) return key === text;
+  if (start) return key.startsWith(text);
+  if (end) return key.endsWith(text);
+  return key.includes(text);
+}
+
+/** The subschemas that apply to the same object as `s` (never `not`: a place there is one the key must not fit). */
+function appliedSchemas(s: JsonSchema): JsonSchema[] {
+  const out: JsonSchema[] = [];
+  const record = s as Record<string, unknown>;
+  for (const key of ["allOf", "anyOf", "oneOf"] as const) {
+    const branches = record[key];
+    if (Array.isArray(branches)) for (const branch of branches) if (isObject(branch)) out.push(branch as JsonSchema);
+  }
+  for (const key of ["if", "then", "else"] as const) if (isObject(record[key])) out.push(record[key] as JsonSchema);
+  // 2019-09's dependentSchemas, draft-07's dependencies (its arrays are names, not schemas).
+  for (const key of ["dependentSchemas", "dependencies"] as const) {
+    const map = record[key];
+    if (isObject(map)) for (const sub of Object.values(map)) if (isObject(sub)) out.push(sub as JsonSchema);
+  }
+  return out;
 }
 
 // Item `index`'s schema: its tuple place (`prefixItems`, or draft-07 `items: [...]`), else the

@@ -113,14 +113,17 @@ describe("schema gate: mismatches coercion cannot fix are refused, naming the pa
     expect(nested.parameter).toBe("todos");
     expect(JSON.stringify(nested)).not.toContain(token);
     // An invented key the schema allows with a type (additionalProperties: {...}): not named either.
+    // (null, which no coercion makes a string: since review 50 the additionalProperties place types
+    // a key as `properties` would, so 5 there is "5", as for a declared string parameter.)
     const open: ToolSpec = { name: "env", parameters: { type: "object", properties: { name: str }, additionalProperties: { type: "string" } } };
-    const typed = rejected({ name: "x", [token]: 5 }, open);
+    const typed = rejected({ name: "x", [token]: null }, open);
     expect(typed.parameter).toBeUndefined();
     expect(typed.undeclaredArgument).toBeUndefined();
     expect(JSON.stringify(typed)).not.toContain(token);
     // A typed additional key inside a declared object value: the path names the parameter, ? for the key.
     const deep: ToolSpec = { name: "env", parameters: { type: "object", properties: { vars: { type: "object", additionalProperties: { type: "string" } } } } };
-    expect(rejected({ vars: { [token]: 5 } }, deep)).toEqual({ ok: false, detail: "parameter vars must be string (at ?)", parameter: "vars" });
+    expect(rejected({ vars: { [token]: null } }, deep)).toEqual({ ok: false, detail: "parameter vars must be string (at ?)", parameter: "vars" });
+    expect(check({ vars: { [token]: 5 } }, deep)).toEqual({ ok: true, input: { vars: { [token]: "5" } } });
     // Declared anywhere (allOf, $defs through $ref, required only) is declared.
     const composed: ToolSpec = {
       name: "c",
