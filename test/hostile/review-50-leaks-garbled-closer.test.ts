@@ -14,6 +14,7 @@ import { parse } from "../../src/engine/parse.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { live } from "../golden/notation.ts";
 import { outcome } from "../support/outcome.ts";
+import { garbledCloser, garbledCloserAt } from "../../src/parse/dialects/dsml/value-ends.ts";
 
 /** A V4 block whose invoke holds the given parameters, each [name, value + its closer as written]. */
 const block = (tool: string, params: [string, string][]) =>
@@ -46,6 +47,11 @@ describe("finding: a garbled closer whose sentinel is misspelled leaves its head
   // callers in src/parse/dialects/dsml/walk.ts / src/engine/loose-value.ts.
   // Expected: the value is cut where the garbled closer begins (its `<`), or the call is refused
   // (broken-markup); never a value that ends in closer bytes.
+  // Fixed: a hand-written scanner (src/parse/dialects/dsml/garbled-closer.ts) reads a closer whose
+  // sentinel word is DSML with one edit (DSL, DSM, DMSL, DSLM), its bars lost or doubled, from its
+  // `<` (with any `/`), and cuts there; a closer tag read from its `/` whose `<` stands before it
+  // (`<//{D}parameter>`) ends the value at that `<` (walk.ts closeParam); a closer led by a bare
+  // bar with a DSML-like word or a `/` glued before it has an unclear start: the call is refused.
   const cases: [string, string, [string, string][], Record<string, string>][] = [
     ["sentinel word DSL (one letter lost), last parameter", "bash", [["command", "ls -la</{BAR}DSL{BAR}parameter>"]], { command: "ls -la" }],
     ["sentinel word DSM, write content", "write", [["filePath", `src/a.ts${C}`], ["content", "export const a = 1;</{BAR}DSM{BAR}parameter>"]], { filePath: "src/a.ts", content: "export const a = 1;" }],
@@ -56,7 +62,7 @@ describe("finding: a garbled closer whose sentinel is misspelled leaves its head
     ["ASCII sentinel (M02) misspelled DSLM: kept whole", "bash", [["command", "ls -la</|DSLM|parameter>"]], { command: "ls -la" }],
   ];
   for (const [name, tool, params, input] of cases) {
-    test.failing(name, () => expectExactOrNone(block(tool, params), tool, input));
+    test(name, () => expectExactOrNone(block(tool, params), tool, input));
   }
 });
 
@@ -83,5 +89,43 @@ describe("hard negatives (pass today): garbled closers P02 already cuts right, a
   test("a closer that lost its `>` before the next parameter (P11) keeps both values", () => {
     const text = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf ./*</{D}parameter<{D}parameter name="workdir" string="true">/tmp/scratch</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
     expect(outcome(text).calls).toEqual([{ tool: "bash", input: { command: "rm -rf ./*", workdir: "/tmp/scratch" } }]);
+  });
+});
+
+describe("hard negatives (fix): where a garbled closer starts is unclear, or the text only looks like one", () => {
+  const refused = (text: string) => {
+    const o = outcome(text);
+    expect(o.calls).toEqual([]);
+    expect(parse(text, fixtureTools).broken.map((b) => b.reason)).toEqual(["broken-markup"]);
+  };
+  test("a DSML-like word or a `/` glued before a bare bar: the start is unclear, the call is refused (never `ls -la/DSL`)", () => {
+    refused(block("bash", [["command", "ls -la/DSL{BAR}parameter>"]]));
+    refused(block("bash", [["command", "ls -laDSL{BAR}parameter>"]]));
+    refused(block("bash", [["command", "rm -rf ./*DSM{BAR}parameter>"], ["workdir", `/tmp/scratch${C}`]]));
+  });
+  test("a bar before the misspelled word is the closer's start: cut there", () => {
+    expect(outcome(block("bash", [["command", "ls -la{BAR}DSL{BAR}parameter>"]])).calls).toEqual([{ tool: "bash", input: { command: "ls -la" } }]);
+    expect(outcome(block("bash", [["command", "ls -la</DSMLparameter>"]])).calls).toEqual([{ tool: "bash", input: { command: "ls -la" } }]);
+  });
+  test("words that are no DSML (HTML, XML, YAML) before a pipe-led `param` stay the value's text", () => {
+    for (const command of ["echo HTML|param", "cat a.xml |parameter", "echo <b>param", "echo </b>parameter"]) {
+      expect(outcome(block("bash", [["command", `${command}${C}`]])).calls).toEqual([{ tool: "bash", input: { command } }]);
+    }
+  });
+  test("a word spelled DSL in a path, not glued to a bar, stays the value", () => {
+    expect(outcome(block("bash", [["command", `cd src/DSL && make params${C}`]])).calls).toEqual([{ tool: "bash", input: { command: "cd src/DSL && make params" } }]);
+    expect(outcome(block("write", [["filePath", `docs/dsl.md${C}`], ["content", `The DSL {BAR} param table${C}`]])).calls).toEqual([{ tool: "write", input: { filePath: "docs/dsl.md", content: live("The DSL {BAR} param table") } }]);
+  });
+  test("garbledCloserAt: the misspelled sentinel words, and the near misses", () => {
+    expect(garbledCloserAt(live("alpha</{BAR}DSL{BAR}parameter>"))).toBe(5);
+    expect(garbledCloserAt(live("alpha<//{D}param"))).toBe(5);
+    expect(garbledCloserAt("alpha</|DSLM|parameter>")).toBe(5);
+    expect(garbledCloserAt(live("alpha{BAR}DMSL{BAR}parameter>"))).toBe(5);
+    for (const value of ["alpha</|HTML|parameter>", "alpha</|DS|parameter>", "alpha</b>parameter>", "alpha</DSMLparameters>x"]) {
+      expect(garbledCloserAt(value)).toBe(-1);
+    }
+    // A space inside the closer: its start is unclear (refused), never cut after `</{BAR}DSL `.
+    expect(garbledCloser(live("alpha</{BAR}DSL {BAR}parameter>"))).toEqual({ at: 12, unclear: true });
+    expect(garbledCloser(live("the DSL {BAR}>{BAR}parameter>"))).toEqual({ at: 8, unclear: false });
   });
 });

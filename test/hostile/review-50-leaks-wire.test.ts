@@ -63,23 +63,27 @@ describe("finding: a reasoning-channel block (D06) with the end-of-sentence toke
   // empty content.
   // Suspected: src/engine/reasoning-channel.ts (Trailing: only whitespace may follow the block).
   // Expected: as D07 in content, the token after the trailing block is stripped and the block runs.
-  test.failing("reasoning: block then the token glued on", async () => {
+  // Fixed: at the end of the reasoning, whitespace around one end-of-sentence token (and nothing
+  // else) may follow the trailing block (src/engine/reasoning-channel.ts onlyEndOfSentence); the
+  // engine drops the token as in content. A block that does not run shows it as written.
+  test("reasoning: block then the token glued on", async () => {
     const r = await throughWire(`Let me list.\n\n${BLOCK}${EOS}`, "");
     expect(r.calls).toEqual(LS);
     expect(r.finish).toBe("tool_calls");
   });
-  test.failing("reasoning: block, a newline, then the token", async () => {
+  test("reasoning: block, a newline, then the token", async () => {
     expect((await throughWire(`Let me list.\n\n${BLOCK}\n${EOS}`, "")).calls).toEqual(LS);
   });
 });
 
 describe("finding (same as review-50-leaks-garbled-closer) through the wire: a garbled closer's head reaches the client's arguments", () => {
   // Severity: wrong execution. See review-50-leaks-garbled-closer.test.ts for the rule and source.
-  test.failing("content: `</{BAR}DSL{BAR}parameter>` closing the command", async () => {
+  // Fixed: the closer is cut at its `<` (src/parse/dialects/dsml/garbled-closer.ts), in either channel.
+  test("content: `</{BAR}DSL{BAR}parameter>` closing the command", async () => {
     const r = await throughWire("", `Listing.\n\n${BLOCK.replace("</{D}parameter>", "</{BAR}DSL{BAR}parameter>")}`);
     expect(r.calls.every((c) => JSON.stringify(c.input) === JSON.stringify({ command: "ls -la" }))).toBe(true);
   });
-  test.failing("reasoning: the same block as the whole answer", async () => {
+  test("reasoning: the same block as the whole answer", async () => {
     const r = await throughWire(`Let me list.\n\n${BLOCK.replace("</{D}parameter>", "</{BAR}DSL{BAR}parameter>")}`, "");
     expect(r.calls.every((c) => JSON.stringify(c.input) === JSON.stringify({ command: "ls -la" }))).toBe(true);
   });
@@ -118,6 +122,34 @@ describe("hard negatives (pass today)", () => {
   });
   test("reasoning block when the content also answered: never runs", async () => {
     const r = await throughWire(`Let me list.\n\n${BLOCK}`, "Here are the files you asked about.");
+    expect(r.calls).toEqual([]);
+  });
+});
+
+describe("hard negatives (fix): only the end-of-sentence token, once, may follow the reasoning's trailing block", () => {
+  // The engine strips special tokens after a call it read and then showed (D07, as on main); the
+  // reasoning shows the block and every other character as written.
+  test("text after the token: the block is no end, never runs, and stays in the reasoning as written", async () => {
+    const r = await throughWire(`Let me list.\n\n${BLOCK}${EOS}\nActually, no.`, "");
+    expect(r.calls).toEqual([]);
+    expect(r.reasoning).toBe(live(`Let me list.\n\n${BLOCK}\nActually, no.`));
+  });
+  test("the token twice, or another special token: never runs, the block shown", async () => {
+    for (const tail of [`${EOS}${EOS}`, "<{BAR}User{BAR}>", `${EOS}<{BAR}User{BAR}>`]) {
+      const r = await throughWire(`Let me list.\n\n${BLOCK}${tail}`, "");
+      expect(r.calls).toEqual([]);
+      expect(r.reasoning).toBe(live(`Let me list.\n\n${BLOCK}`));
+    }
+  });
+  test("the content answered: the held block goes back into the reasoning", async () => {
+    const r = await throughWire(`Let me list.\n\n${BLOCK}${EOS}`, "Here are the files you asked about.");
+    expect(r.calls).toEqual([]);
+    // Held with the block, the token goes back with it (before the fix the engine's strip lost it here too).
+    expect(r.reasoning).toBe(live(`Let me list.\n\n${BLOCK}${EOS}`));
+    expect(r.content).toBe("Here are the files you asked about.");
+  });
+  test("a mid-line block followed by the token still never runs", async () => {
+    const r = await throughWire(`Let me list: ${BLOCK}${EOS}`, "");
     expect(r.calls).toEqual([]);
   });
 });
