@@ -1,5 +1,5 @@
 import type { Shape } from "../grammar/shapes.ts";
-import type { Segment } from "../parse/segments.ts";
+import { undeclaredKeyRefusal, type Segment } from "../parse/segments.ts";
 import { STRAY_PARAMETER } from "../parse/dialects/dsml/parse-span.ts";
 import type { BrokenSpan, NudgeReason, StrippedSpan, ToolSpec } from "../parse/types.ts";
 import { DocContext } from "./doc-context.ts";
@@ -15,7 +15,6 @@ import type { AnswerSoFar, EchoGuard, EngineEvent, EngineOptions, EngineSummary 
 /** A well-formed call's report in replayed history: src/history reads its span as markup (afterMarkup), as here. */
 export const HISTORY_CALL = "a call written as text in replayed history; it never ran";
 export const HISTORY_ECHOED_CALL = "markup in replayed history quoted from content the request gave the model; it never ran";
-
 /** 36^9: the ids of nine letters and digits. */
 const ID_SPACE = 36 ** 9;
 /** Where this process's recovered call ids start: random, so a restarted host does not repeat its earlier ids. */
@@ -226,6 +225,7 @@ export class Output {
       this.releaseVisible(span.slice(seg.start, seg.end), start, extra);
       return;
     }
+    if (seg.kind === "call" && seg.undeclaredKey && !this.native && !this.readsGiven && this.isEchoed?.({ tool: seg.tool, input: seg.input, markup: span.slice(seg.start, seg.end), tools: this.tools }) !== true) return this.applySegment(undeclaredKeyRefusal(seg), span, base); // review 50: a key the schema does not declare refuses the call (span.ts), unless the echo guard finds a quote of given content
     if (seg.kind === "call" || (seg.kind === "broken" && this.native)) {
       this.afterMarkup(span, seg.start, seg.end);
       if (this.native) {

@@ -5,6 +5,7 @@ import { DEFAULT_BUFFER_LIMIT } from "./limits.ts";
 import type { AnswerSoFar, EngineEvent, EngineSummary } from "./types.ts";
 import { FedText, isBlank } from "./fed-text.ts";
 import type { GuardedEngine } from "./guarded.ts";
+import { NEED_MORE, readTag } from "../grammar/tags.ts";
 
 /**
  * The stretch's last call block while nothing but whitespace follows it: the one block that may
@@ -256,7 +257,9 @@ export class ReasoningChannel {
     // still holds may be the block's next invoke; what it decided and did not release as
     // whitespace (stripped) counts as written after the block.
     const decided = this.#fed.end - guard.held;
-    if (final ? this.#fed.lastInk > trailing.end : decided > trailing.end + trailing.released.length) return text + this.#show();
+    // At the end, the end-of-sentence token (D07), with whitespace, may follow the block as in content: the engine drops it.
+    const after = final && this.#fed.lastInk > trailing.end ? trailing.fed + this.#fed.slice(trailing.fedTo, this.#fed.end) : "";
+    if (final ? this.#fed.lastInk > trailing.end && !onlyEndOfSentence(after) : decided > trailing.end + trailing.released.length) return text + this.#show();
     trailing.fed += this.#fed.slice(trailing.fedTo, this.#fed.end);
     trailing.fedTo = this.#fed.end;
     if (trailing.runnable && trailing.markup.length + trailing.fed.length > DEFAULT_BUFFER_LIMIT) {
@@ -278,4 +281,16 @@ export class ReasoningChannel {
     this.#trailing = undefined;
     return trailing.runnable ? trailing.markup + trailing.released : "";
   }
+}
+
+/**
+ * What follows the trailing block at the end of the reasoning is whitespace around one
+ * end-of-sentence token (`<{BAR}end{SP}of{SP}sentence{BAR}>`, D07: a server that decoded the special token as
+ * text), and nothing else: the block is still the reasoning's end (review 50).
+ */
+function onlyEndOfSentence(after: string): boolean {
+  let i = 0;
+  while (i < after.length && isBlank(after, i, i + 1)) i++;
+  const tag = i < after.length ? readTag(after, i, true) : null;
+  return tag !== null && tag !== NEED_MORE && tag.family === "legacy" && tag.legacy === "eos" && isBlank(after, tag.end);
 }

@@ -144,6 +144,22 @@ export class SchemaGate {
     return verdict;
   }
 
+  /**
+   * Review 50: the arguments hold a key the tool's properties do not declare, under a schema that
+   * does not admit extra keys outright (undeclaredKeyIn), for its declaration or any other of its
+   * name. A misspelled name (`"workdir "`, `Workdir`, `work_dir`): a host whose schema strips
+   * unknown keys (zod, OpenCode) would run the call with that argument's default. Asked apart
+   * from check() so the echo guard still sees a quote of given content as the call it is
+   * (output.ts refuses the call after that guard).
+   */
+  holdsUndeclaredKey(tool: ToolSpec, input: Record<string, unknown>): boolean {
+    for (const spec of [tool, ...(this.declarations.get(tool.name) ?? [])]) {
+      const schema: unknown = spec.parameters;
+      if (isObject(schema) && undeclaredKeyIn(schema, input)) return true;
+    }
+    return false;
+  }
+
   private checkOne(tool: ToolSpec, input: Record<string, unknown>): SchemaVerdict {
     // Before any schema, even none: a JSON number would send such an integer as other digits.
     const holder = Object.keys(input).find((key) => holds(input[key], (v) => typeof v === "bigint"));
@@ -257,6 +273,30 @@ function holds(value: unknown, found: (v: unknown) => boolean): boolean {
     else if (isObject(next)) for (const item of Object.values(next)) pending.push(item);
   }
   return false;
+}
+
+/** Keywords by which a schema declares (or admits) keys beyond its top-level `properties`. */
+const COMPOSING = ["allOf", "anyOf", "oneOf", "$ref", "$dynamicRef", "if", "then", "else", "dependentSchemas", "dependencies"];
+
+/**
+ * Whether `input` holds a key the schema's top-level `properties` (non-empty) do not declare, where
+ * the schema does not admit extra keys outright: `additionalProperties` or `unevaluatedProperties`
+ * true or a schema, or `patternProperties` (one that forbids them, `false`, is ajv's to refuse). Under `allOf`/`anyOf`/`$ref` and the like, a name the
+ * schema declares anywhere counts as declared (declared-names.ts): a branch may declare it. No
+ * guess maps a misspelled key onto a declared one (review 50: the call is refused).
+ */
+function undeclaredKeyIn(schema: Record<string, unknown>, input: Record<string, unknown>): boolean {
+  const properties = Object.hasOwn(schema, "properties") ? schema.properties : undefined;
+  if (!isObject(properties) || Object.keys(properties).length === 0) return false;
+  for (const key of ["additionalProperties", "unevaluatedProperties"]) {
+    const extra = Object.hasOwn(schema, key) ? schema[key] : undefined;
+    // `false`: the schema forbids them itself, and ajv refuses the call as it always has (invalid-arguments).
+    if (extra === true || extra === false || isObject(extra)) return false;
+  }
+  if (Object.hasOwn(schema, "patternProperties")) return false;
+  const composed = COMPOSING.some((k) => Object.hasOwn(schema, k));
+  const names = composed ? declaredNames(schema) : null;
+  return Object.keys(input).some((key) => !Object.hasOwn(properties, key) && !(names?.has(key) ?? false));
 }
 
 /** Nothing to check: no constraint beyond "an object", which every recovered input is. */

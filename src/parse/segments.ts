@@ -19,7 +19,21 @@ export type Segment =
        */
       unbounded?: true;
     } & Omit<BrokenSpan, "span">) // what it reports (shape, reason, detail, tool, parameter, …) is a BrokenSpan's
-  | { kind: "call"; start: number; end: number; tool: string; input: Record<string, unknown>; shape: Shape };
+  | {
+      kind: "call";
+      start: number;
+      end: number;
+      tool: string;
+      input: Record<string, unknown>;
+      shape: Shape;
+      /** Its arguments hold a key the tool's schema does not declare (schema-gate.ts holdsUndeclaredKey): refused unless it is a quote of given content. */
+      undeclaredKey?: true;
+    };
+
+/** A call whose arguments hold a key its tool's schema does not declare, refused as broken markup (review 50; the engine asks after its echo guard). */
+export function undeclaredKeyRefusal(seg: Segment & { kind: "call" }): Segment {
+  return { kind: "broken", start: seg.start, end: seg.end, shape: seg.shape, reason: "broken-markup", detail: "an argument is not a parameter of this tool", tool: seg.tool, undeclaredArgument: true };
+}
 
 /** All marker tags of a complete span, in order. Linear: each reader looks at most MAX_TAG ahead. */
 export function tagsOf(span: string, from = 0, to = span.length): Tag[] {

@@ -114,6 +114,8 @@ function gated(seg: Segment, ctx: SpanContext): Segment {
     seg = { ...seg, tool: tool.name, input: mapped.input, shape: ALIAS_SHAPE };
   }
   const verdict = ctx.schemas.check(tool, seg.input);
+  // Review 50: a key the schema does not declare refuses the call, after the echo guard (output.ts).
+  if (verdict.ok && ctx.schemas.holdsUndeclaredKey(tool, verdict.input)) return { ...seg, input: verdict.input, undeclaredKey: true };
   if (verdict.ok) return verdict.input === seg.input ? seg : { ...seg, input: verdict.input };
   const broken: Segment = { kind: "broken", start: seg.start, end: seg.end, shape: seg.shape, reason: verdict.markup ? "broken-markup" : "invalid-arguments", detail: verdict.detail, tool: seg.tool };
   if (verdict.parameter !== undefined) broken.parameter = verdict.parameter;

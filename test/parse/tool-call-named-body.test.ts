@@ -15,7 +15,9 @@ const obj = (properties: Record<string, JsonSchema>, required: string[]): JsonSc
 const runWorkflow: ToolSpec = { name: "run_workflow", parameters: obj({ name: { type: "string" }, input: { type: "object" } }, ["name"]) };
 /** A tool whose own parameter is called `tool` (review 44: another call spelling's key). */
 const dispatch: ToolSpec = { name: "dispatch", parameters: obj({ tool: { type: "string" }, payload: { type: "object" } }, ["tool"]) };
-const tools: ToolSpec[] = [...fixtureTools, runWorkflow, dispatch];
+/** A tool whose schema admits keys it does not declare (review 50: only such a schema takes them). */
+const listOpen: ToolSpec = { name: "list_open", parameters: { ...(obj({ verbose: { type: "boolean" } }, []) as object), additionalProperties: true } };
+const tools: ToolSpec[] = [...fixtureTools, runWorkflow, dispatch, listOpen];
 
 function outcome(input: string) {
   const r = runAtEverySplit(input, tools);
@@ -110,6 +112,8 @@ describe("review 44: a call object in any call spelling under a named opener", (
   test("controls: every key a declared parameter is the tool's arguments in any spelling; type alone is no call spelling", () => {
     expect(outcome(named("dispatch", '{"tool": "bash", "payload": {"x": 1}}')).calls).toEqual([{ tool: "dispatch", input: { tool: "bash", payload: { x: 1 } } }]);
     expect(outcome(named("dispatch", '{"tool": "bash", "args": {"x": 1}}')).broken).toEqual(refusedNamingNone);
-    expect(outcome(named("list_sessions", '{"type": "recent"}')).calls).toEqual([{ tool: "list_sessions", input: { type: "recent" } }]);
+    expect(outcome(named("list_open", '{"type": "recent"}')).calls).toEqual([{ tool: "list_open", input: { type: "recent" } }]);
+    // Review 50: under a schema that does not admit it, the undeclared key refuses the call (broken markup), never run without it.
+    expect(outcome(named("list_sessions", '{"type": "recent"}')).broken.map((b) => b.reason)).toEqual(["broken-markup"]);
   });
 });

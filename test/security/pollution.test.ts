@@ -21,6 +21,8 @@ import { completion, openAiTools, throughFetch } from "./support.ts";
 const TOOLS: ToolSpec[] = [
   { name: "bash", parameters: { type: "object", properties: { command: { type: "string" }, env: { type: "object" } }, required: ["command"] } },
 ];
+/** The same tool, its schema admitting undeclared keys (the controls' ordinary keys `pp`, `cc`, `qq` stand where the polluting ones did). */
+const OPEN_TOOLS: ToolSpec[] = TOOLS.map((t) => ({ ...t, parameters: { ...t.parameters, additionalProperties: true } }));
 /** A JSON object value carrying every polluting key, plus one ordinary key that must survive. */
 const P = '{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}},"prototype":{"polluted":1},"ok":1}';
 const legacy = (words: string) => `<${BAR}${words.split(" ").join(SP)}${BAR}>`;
@@ -97,7 +99,8 @@ describe("prototype-polluting keys in parsed arguments", () => {
     });
 
     test(`${name}: control, the same markup with ordinary keys runs`, () => {
-      const parsed = parse(control(name, markup), TOOLS);
+      // Review 50: keys a schema does not declare refuse the call unless it admits them, so the control's tool does.
+      const parsed = parse(control(name, markup), OPEN_TOOLS);
       expect(parsed.calls).toHaveLength(1);
       expect(pollution(parsed.calls[0]!.input)).toEqual([]);
     });

@@ -57,11 +57,7 @@ const AUDITED: Audited[] = [
   { file: "src/parse/named.ts", literal: "/^\\s+/", adversarial: () => `${" \t\n".repeat(N / 3)}x` },
   { file: "src/parse/values.ts", literal: "/&(?:amp|lt|gt|quot|apos|#39|#x27);/g", adversarial: () => "&amp&#x2".repeat(N / 8) },
   { file: "src/parse/values.ts", literal: "/^-?(?:0|[1-9]\\d*)(?:\\.\\d+)?(?:[eE][+-]?\\d+)?$/", adversarial: () => `${"1".repeat(N / 2)}.${"1".repeat(N / 2)}e` },
-  {
-    file: "src/parse/dialects/dsml/value-ends.ts",
-    literal: "/(?:(<\\/?)[\\uFF5C|\\u2016]|[\\uFF5C\\u2016])[\\uFF5C|\\u2016>/]{0,8}(?:dsml[\\uFF5C|\\u2016>/]{0,8})?(param[a-z]{0,8})>?\\s*$/i",
-    adversarial: () => `${"</|>dsml|param".repeat(N / 28)}${" ".repeat(N / 2)}x`,
-  },
+
   { file: "src/parse/legacy.ts", literal: "/^functions\\.([\\w.-]+):\\d+$/", adversarial: () => `functions.${"a.".repeat(N / 2)}:1${"1".repeat(N / 2)}x` },
   { file: "src/echo/linear-search.ts", literal: "/\\s+/g", adversarial: () => `${" \t\n\r".repeat(N / 4)}x` },
   { file: "src/echo/letters.ts", literal: "/[\\p{L}\\p{M}]/u", adversarial: () => "e\u0301".repeat(N / 2) },

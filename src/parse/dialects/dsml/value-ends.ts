@@ -70,33 +70,5 @@ function charsAfter(span: string, tags: readonly Tag[], k: number, run: PlainRun
   return null;
 }
 
-/**
- * A garbled closer at a value's end, with no whitespace inside it: `<` (and `/`) before a bar, or a
- * sentinel bar alone; then bars, `>` or `/`; an optional `DSML` and more of those; a word starting
- * with `param` (group 2); an optional `>`; only layout after it. Group 1: the `<` that led it.
- */
-const GARBLED_CLOSER = /(?:(<\/?)[\uFF5C|\u2016]|[\uFF5C\u2016])[\uFF5C|\u2016>/]{0,8}(?:dsml[\uFF5C|\u2016>/]{0,8})?(param[a-z]{0,8})>?\s*$/i;
-/** Words spelled like `parameter`, cut short or with one letter lost; never a plural (`parameters`, `params`). */
-const PARAMETER_LIKE: ReadonlySet<string> = new Set(["param", "parame", "paramet", "paramete", "parameter", "parametr", "paramter", "paramer"]);
-
-/**
- * P02: where a garbled parameter closer starts at the end of a value, or -1. Bounded to the last 64
- * characters. It starts with a sentinel bar (fullwidth U+FF5C or U+2016) or with `<` before any
- * bar: an ASCII `|` alone is a shell pipe (`make | paramfix`), not a closer. No
- * whitespace inside it (`名称 {BAR} parameters` is a table cell), and one led by a bare sentinel bar
- * shows markup (a `>` or `DSML` in it, `{BAR}>{BAR}parameter`, `{DVL}parameter>`) or is glued to the
- * value and spelled like `parameter` (`{BAR}param`): a bar after a space, or before an ordinary
- * word (`{BAR}parameters`), is the value's text, kept.
- */
-export function garbledCloserAt(value: string): number {
-  const tailStart = Math.max(0, value.length - 64);
-  const m = GARBLED_CLOSER.exec(value.slice(tailStart));
-  if (!m) return -1;
-  const at = tailStart + m.index;
-  if (m[1] === undefined) {
-    const marked = m[0].includes(">") || m[0].toLowerCase().includes("dsml");
-    const glued = at === 0 || value[at - 1]!.trim() !== "";
-    if (!marked && !(glued && PARAMETER_LIKE.has(m[2]!.toLowerCase()))) return -1;
-  }
-  return at;
-}
+// P02, a garbled closer at a value's end: garbled-closer.ts (a scanner, its sentinel word may be misspelled).
+export { closerHeadStart, garbledCloser, garbledCloserAt } from "./garbled-closer.ts";

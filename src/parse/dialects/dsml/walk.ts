@@ -6,7 +6,7 @@ import { tagsOf } from "../../segments.ts";
 import { mayNameTool, opensToolElement, writtenName } from "../../tool-element-name.ts";
 import { typeHint, unreadAttribute } from "./attributes.ts";
 import type { BlockFacts, CloseFlaw, InvokeDraft, ParamDraft } from "./drafts.ts";
-import { garbledCloserAt } from "./value-ends.ts";
+import { closerHeadStart, garbledCloser } from "./value-ends.ts";
 import { ValueExamples, valueOptions } from "./value-examples.ts";
 import { dsmlValueStep, structuralValueStep } from "../../dsml-value.ts";
 import { runRefuses } from "../../stray-value-closer.ts";
@@ -291,7 +291,7 @@ export class DsmlWalk implements BlockFacts {
       if (valueSoFar.trim() === "" && this.ctx.tools.has(top.name) && this.ctx.options.wrappedTool) {
         top.children = [];
       } else {
-        const residue = garbledCloserAt(valueSoFar);
+        const residue = this.garbledEnd(cur, valueSoFar);
         this.cutShort(top);
         // P03 (golden P47.1-P47.3, P47.8, P47.9): a value the next parameter opener reached before its own closer refuses the call (verdict.ts),
         // optional or required, wherever that opener stands: a lost closer and a value documenting an unclosed opener
@@ -314,8 +314,20 @@ export class DsmlWalk implements BlockFacts {
     const top = this.stack.pop();
     if (!top || !this.cur) return;
     const flaw: CloseFlaw = tag.flaws & Flaw.MissingGt ? "P11" : tag.flaws & Flaw.Misspelled ? "P02" : "";
-    this.endParam(top, tag.start, flaw, true);
+    // A closer read from its `/` (its `<` lost or parted from it, `<//{D}parameter>`) ends the value at its `<`.
+    this.endParam(top, closerHeadStart(this.span, top.valueStart, tag.start), flaw, true);
     if (this.stack.length === 0 && this.cur.paramRoot) this.closeInvoke(tag.end, tag.end, "closer");
+  }
+
+  /**
+   * Where a garbled closer at the end of `value` starts (P02), or -1. A closer whose start is
+   * unclear (a DSML-like word or `/` glued before its bare bar, garbled-closer.ts) refuses the call:
+   * the value must never keep part of a closer.
+   */
+  private garbledEnd(cur: InvokeDraft, value: string): number {
+    const g = garbledCloser(value);
+    if (g?.unclear) cur.unread ??= "a garbled parameter closer whose start cannot be told from the value";
+    return g ? g.at : -1;
   }
 
   private endParam(param: ParamDraft, valueEnd: number, flaw: CloseFlaw, closed: boolean): void {
@@ -334,7 +346,7 @@ export class DsmlWalk implements BlockFacts {
       else if (how !== "closer") this.endParam(param, valueEnd, "", false);
       else {
         // A garbled parameter closer ending the last value is cut there (P02), as before the next parameter (golden P47.6).
-        const residue = valueEnd > param.valueStart ? garbledCloserAt(this.span.slice(param.valueStart, valueEnd)) : -1;
+        const residue = valueEnd > param.valueStart ? this.garbledEnd(cur, this.span.slice(param.valueStart, valueEnd)) : -1;
         if (residue >= 0) this.endParam(param, param.valueStart + residue, "P02", true);
         else this.endParam(param, valueEnd, "P01", true);
       }
