@@ -38,3 +38,23 @@ export function isBarLookalike(code: number): boolean {
 export function isOpenerBarCode(code: number): boolean {
   return isBarCode(code) || isBarLookalike(code);
 }
+
+/**
+ * `DSML` with at most one edit (a letter lost, added or changed, or two neighbours swapped), any
+ * case: `DSL`, `DSM`, `DMSL`, `DSLM`, `DSMLL`. Only such a word stands between a garbled closer's bars (dialects/dsml/garbled-closer.ts) or a
+ * degraded opener's (parse/unread-opener.ts).
+ */
+export function dsmlLike(word: string): boolean {
+  const w = word.toLowerCase();
+  const t = "dsml";
+  if (w.length === 4) {
+    const diff: number[] = [];
+    for (let i = 0; i < 4; i++) if (w[i] !== t[i]) diff.push(i);
+    if (diff.length <= 1) return true;
+    const [a, b] = diff as [number, number];
+    return diff.length === 2 && b === a + 1 && w[a] === t[b] && w[b] === t[a];
+  }
+  if (w.length === 3) return [0, 1, 2, 3].some((i) => t.slice(0, i) + t.slice(i + 1) === w);
+  if (w.length === 5) return [0, 1, 2, 3, 4].some((i) => w.slice(0, i) + w.slice(i + 1) === t);
+  return false;
+}

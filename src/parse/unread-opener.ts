@@ -1,5 +1,5 @@
 import { COLON, CR, DASH, DOT, DOUBLE_VERTICAL_LINE, DQ, EQ, FULLWIDTH_BAR, GT, isWhiteSpace, LF, LT, PIPE, SENTENCEPIECE_SPACE_CODE, SLASH, SP, SQ, TAB, UNDERSCORE } from "../grammar/chars.ts";
-import { isBarCode, isOpenerBarCode } from "../grammar/markers.ts";
+import { dsmlLike, isBarCode, isOpenerBarCode } from "../grammar/markers.ts";
 import { NEED_MORE, readTag } from "../grammar/tags.ts";
 
 // P03 by spelling (golden P48.6, P48.7, O48.1): a parameter opener the tag grammar reads as no tag, inside a value.
@@ -77,8 +77,9 @@ function prefixedWordEnd(s: string, bar: number, to: number): number {
   let k = prefixRun(s, bar + 1, to, 8);
   if (k < 0) return -1;
   if (sentinel) k = lineSpacesEnd(s, k, to);
-  if (wordAt(s, k, "dsml") && k + 4 <= to) {
-    k = prefixRun(s, k + 4, to, 8);
+  const word = sentinelWordEnd(s, k, to);
+  if (word > 0) {
+    k = prefixRun(s, word, to, 8);
     if (k < 0) return -1;
     if (sentinel) k = lineSpacesEnd(s, k, to);
   }
@@ -88,6 +89,21 @@ function prefixedWordEnd(s: string, bar: number, to: number): number {
   while (k < to && isLetter(s.charCodeAt(k))) if (++k - letters > 8) return -1;
   return k;
 }
+
+/**
+ * Where the sentinel word from `k` ends, or -1: `DSML` (glued to what follows or not), or a word
+ * spelled like it with one edit (`DSL`, `DMSL`, `DSMLL`: dsmlLike, as a garbled closer's) that a
+ * bar or a space ends, so a degraded opener reads the same as the closer it pairs with.
+ */
+function sentinelWordEnd(s: string, k: number, to: number): number {
+  let e = k;
+  while (e < to && e - k < 6 && isAsciiLetter(s.charCodeAt(e))) e++;
+  const ended = e < to && (isPrefixCode(s.charCodeAt(e)) || s.charCodeAt(e) === SP);
+  if (ended && e - k >= 3 && e - k <= 5 && dsmlLike(s.slice(k, e))) return e;
+  return wordAt(s, k, "dsml") && k + 4 <= to ? k + 4 : -1;
+}
+
+const isAsciiLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
 
 /**
  * A parameter name from `k`: a letter (any script) or `_`, then word characters, letters of any

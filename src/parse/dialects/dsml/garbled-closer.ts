@@ -1,5 +1,7 @@
 import { DOUBLE_VERTICAL_LINE, FULLWIDTH_BAR, GT, isWhiteSpace, LT, SLASH } from "../../../grammar/chars.ts";
-import { isBarCode } from "../../../grammar/markers.ts";
+import { dsmlLike, isBarCode } from "../../../grammar/markers.ts";
+
+export { dsmlLike };
 
 // P02: a garbled parameter closer at a value's end. A hand-written scanner (docs/SECURITY.md: no
 // new regex), bounded to the value's last 64 characters before its trailing layout, so a value is
@@ -18,24 +20,6 @@ const isLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0
 /** Words spelled like `parameter`, cut short or with one letter lost; never a plural (`parameters`, `params`). */
 const PARAMETER_LIKE: ReadonlySet<string> = new Set(["param", "parame", "paramet", "paramete", "parameter", "parametr", "paramter", "paramer"]);
 
-/**
- * `DSML` with at most one edit (a letter lost, added or changed, or two neighbours swapped), any
- * case: `DSL`, `DSM`, `DMSL`, `DSLM`, `DSMLL`. Only such a word stands between a closer's bars.
- */
-export function dsmlLike(word: string): boolean {
-  const w = word.toLowerCase();
-  const t = "dsml";
-  if (w.length === 4) {
-    const diff: number[] = [];
-    for (let i = 0; i < 4; i++) if (w[i] !== t[i]) diff.push(i);
-    if (diff.length <= 1) return true;
-    const [a, b] = diff as [number, number];
-    return diff.length === 2 && b === a + 1 && w[a] === t[b] && w[b] === t[a];
-  }
-  if (w.length === 3) return [0, 1, 2, 3].some((i) => t.slice(0, i) + t.slice(i + 1) === w);
-  if (w.length === 5) return [0, 1, 2, 3, 4].some((i) => w.slice(0, i) + w.slice(i + 1) === t);
-  return false;
-}
 
 /** Whether `param` (any case) is written at `at`. */
 function paramAt(s: string, at: number): boolean {
