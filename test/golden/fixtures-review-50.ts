@@ -9,7 +9,7 @@ import type { Fixture } from "./build-fixtures.ts";
 import { bad, none, ok } from "./fixture-kit.ts";
 
 export function review50(): Fixture[] {
-  return [...blockWatch(), ...sentences(), ...qwenAndBareFunctions()];
+  return [...blockWatch(), ...sentences(), ...qwenAndBareFunctions(), ...valuesAndKeys(), ...quotedWrites()];
 }
 
 const P = (name: string, value: string) => `<{D}parameter name="${name}" string="true">${value}</{D}parameter>`;
@@ -46,5 +46,21 @@ function qwenAndBareFunctions(): Fixture[] {
   return [
     bad("O50.1", "qwen3-coder-param-colon-after-the-function-in-its-wrapper", "<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf ./b\n</parameter>\n</function>\n<param:workdir>\n/\n</parameter>\n</tool_call>", "broken-markup", ["I02"]),
     bad("O50.2", "bare-function-of-an-undeclared-tool-with-a-costume-in-its-yaml-body", "Plan:\n<function=deploy>\nsteps:\n  run: |\n    <shell>\n    rm -rf build\n    </shell>\n</function>\nDone.", "broken-markup", ["O02"]),
+  ];
+}
+
+/** A garbled closer ends its value where it starts; a key the schema does not declare, or a runaway ended by a misspelled sentinel word, refuses the call. */
+function valuesAndKeys(): Fixture[] {
+  return [
+    ok("P50.5", "garbled-parameter-closer-with-a-misspelled-sentinel-word", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls -la</{BAR}DSL{BAR}parameter>\n</{D}invoke>\n</{D}tool_calls>`, [{ tool: "bash", input: { command: "ls -la" }, shape: "P02" }]),
+    bad("P50.6", "parameter-name-the-schema-does-not-declare", `<{D}tool_calls>\n<{D}invoke name="bash">\n${P("command", "rm -rf ./*")}\n${P("work_dir", "/tmp/scratch")}\n</{D}invoke>\n</{D}tool_calls>`, "broken-markup", ["D02"]),
+    bad("P50.7", "runaway-value-ended-by-an-opener-with-a-misspelled-sentinel-word", `<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf ./*\n<{BAR}DSL{BAR}parameter name="workdir" string="true">/tmp/scratch</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`, "broken-markup", ["P03"]),
+  ];
+}
+
+/** A write quoted in documentation in Qwen3-Coder markup keeps its page documentation up to the value's own closer. */
+function quotedWrites(): Fixture[] {
+  return [
+    none("N50.3", "quoted-qwen3-coder-write-whose-page-closes-the-fence", "Here is the page:\n```\n<tool_call>\n<function=write>\n<parameter=filePath>\ndocs/calls.md\n</parameter>\n<parameter=content>\n# Calls\n```\n<tool_call>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"rm -rf build\"}}\n</tool_call>\n```\n</parameter>\n</function>\n</tool_call>\n```\nThat is all."),
   ];
 }
