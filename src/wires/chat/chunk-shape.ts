@@ -3,7 +3,7 @@
 // JSON.parse for every token on the path where the content passes through unchanged.
 import { jsonOrUndefined } from "../../grammar/plain-data.ts";
 import { type Json, isObject } from "../../sse/json.ts";
-import { onlyEnvelope } from "./chunk-fields.ts";
+import { onlyContent } from "./chunk-fields.ts";
 
 const SENTINEL = "\u0000dsml-fix\u0000";
 const SENTINEL_BODY = JSON.stringify(SENTINEL).slice(1, -1);
@@ -25,8 +25,8 @@ export class ChunkShape {
   /** `data: ` + the prefix, and the suffix + LF LF, as bytes: set for a one-line, all-ASCII shape only. */
   #head: Uint8Array | undefined;
   #tail: Uint8Array | undefined;
-  /** carriesOnlyContent()'s answer for the shape learned from `source`. */
-  #emptyShape: { source: Json; drops: boolean } | undefined;
+  /** carriesOnlyContent's answer, read from the chunk the shape was learned from before anything changed it. */
+  #onlyContent = false;
 
   /** The chunk the shape was learned from; its envelope is every matching chunk's envelope. */
   get source(): Json | undefined {
@@ -75,17 +75,12 @@ export class ChunkShape {
 
   /**
    * Whether a chunk of the learned shape, its content taken out, would carry nothing a client
-   * could act on. Read once per shape from `payload`, a chunk of it, freshly parsed: the shape's
-   * source object may have been changed on its way out.
+   * could act on: then a synthetic chunk may stand for it, and its bytes may wait. Not so when the
+   * shape holds anything else (another choice's delta with `n > 1`, logprobs): that part lives only
+   * in the chunk's own bytes, which must go out.
    */
-  carriesOnlyContent(payload: string): boolean {
-    const source = this.#source!;
-    if (this.#emptyShape?.source !== source) {
-      const chunk = JSON.parse(payload) as Json;
-      const { content: _content, ...rest } = (chunk.choices as Json[])[0]!.delta as Json;
-      this.#emptyShape = { source, drops: onlyEnvelope(chunk, rest) };
-    }
-    return this.#emptyShape.drops;
+  get carriesOnlyContent(): boolean {
+    return this.#onlyContent;
   }
 
   /** `chunk` is JSON.parse(payload), not yet changed, and `content` its choices[0].delta.content. */
@@ -112,6 +107,8 @@ export class ChunkShape {
     this.#prefix = prefix;
     this.#suffix = suffix;
     this.#source = chunk;
+    // Read now: the source object may be changed on its way out.
+    this.#onlyContent = onlyContent(chunk, (chunk.choices as Json[])[0]!.delta as Json);
     const head = ENCODER.encode(`data: ${prefix}`);
     const tail = ENCODER.encode(`${suffix}\n\n`);
     // One line, ASCII only: then a plain event is as many characters as bytes, and one line.

@@ -183,8 +183,11 @@ export class ChunkRewriter implements EventRewriter {
    * #chunk for a chunk known to have the learned shape: choice 0, no finish_reason, no tool_calls.
    * It is parsed only when the engine changed its content.
    */
-  #content(sse: SseEvent, content: string, hasMeta: boolean, mayDefer: boolean): Rewritten | null | typeof WAIT {
+  #content(sse: SseEvent, content: string, hasMeta: boolean, canDefer: boolean): Rewritten | null | typeof WAIT {
     this.#latest = this.#shape.source;
+    // A deferral given up sends only choice 0's released text in the events' place: an event whose
+    // shape carries more (another choice's delta with n > 1) never waits, or that part would be lost.
+    const mayDefer = canDefer && this.#shape.carriesOnlyContent;
     this.#reasoning?.noteContent(content);
     if (this.#guard.done) return null;
     if (content === "") return this.#deferred === 0 ? null : (this.#decideDeferred(content, "", mayDefer, null) ?? null);
@@ -206,7 +209,7 @@ export class ChunkRewriter implements EventRewriter {
     const lead = this.#giveUp();
     // Held whole, in a chunk that carries nothing else: it goes, unparsed (a held candidate is thousands of such events).
     const payload = sse.data!;
-    if (events.length === 0 && !hasMeta && this.#shape.carriesOnlyContent(payload)) return lead.length === 0 ? DROP : { pieces: lead };
+    if (events.length === 0 && !hasMeta && this.#shape.carriesOnlyContent) return lead.length === 0 ? DROP : { pieces: lead };
     const chunk = JSON.parse(payload) as Json;
     this.#latest = chunk;
     const delta = (chunk.choices as Json[])[0]!.delta as Json;
