@@ -296,7 +296,7 @@ export class DocContext extends BlockReader {
       from = at + 1;
       const reads = this.inDoc(LT) && this.readsQuotedTags;
       if (reads || this.inQuoteTail) {
-        const tag = quotedTagAt(text, at, true, this.quoting);
+        const tag = quotedTagAt(text, at, true, this.quoting, tools);
         if (tag !== null && tag !== NEED_MORE && (reads || this.takesInTail(tag))) {
           this.readQuotedTag(tag, text, tools);
           from = tag.end;

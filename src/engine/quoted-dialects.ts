@@ -48,7 +48,7 @@ const as = (tag: Tag, role: Tag["role"], flaws = Flaw.None): Tag => ({ ...tag, r
  * element's tag, which the documentation context drops unless it names a declared tool (it knows
  * the tools; this reader does not).
  */
-export function dialectTagAt(s: string, j: number, final: boolean, quoting: boolean): Tag | null | typeof NEED_MORE {
+export function dialectTagAt(s: string, j: number, final: boolean, quoting: boolean, tools?: ReadonlyMap<string, ToolSpec>): Tag | null | typeof NEED_MORE {
   let k = j + 1;
   if (k < s.length && s.charCodeAt(k) === SLASH) {
     if (!quoting) return null;
@@ -56,20 +56,29 @@ export function dialectTagAt(s: string, j: number, final: boolean, quoting: bool
   }
   if (k >= s.length) return final ? null : NEED_MORE;
   if (!isElementNameStart(s.charCodeAt(k))) return null;
+  // The hot path (code's `<T>`, `<string>` in a fence): a first letter no opener can have.
+  if (!quoting && tools !== undefined && !firstLettersOf(tools).has(s.charCodeAt(k))) return null;
   const name = k;
   while (k < s.length && k - name <= NAME_LIMIT && isElementNameCode(s.charCodeAt(k))) k++;
-  if (k >= s.length) return final ? null : NEED_MORE;
+  if (k >= s.length) return final || !mayStillOpen(s.slice(name, k), quoting, tools) ? null : NEED_MORE;
   const closing = name > j + 1;
   switch (s.slice(name, k).toLowerCase()) {
     case "function":
       return readOne(s, j, final, (r) => r.family === "naked" && r.role === "function" && (r.closing || r.attrs.name !== undefined));
     case "tool_call":
+      // Before any call is quoted its opener opens nothing (a quote opens at `<function=…>` or at
+      // GLM's first key): read only as a closer, so a `<tool_call>` shown in a fence goes out as it came.
+      if (!closing && !quoting) return null;
+      return readOne(s, j, final, (r) => r.family === "costume" && (r.name === "tool_call" || r.name === "arg_value"));
     case "arg_value":
       return readOne(s, j, final, (r) => r.family === "costume" && (r.name === "tool_call" || r.name === "arg_value"));
     case "arg_key":
       return closing ? null : glmKeyAt(s, j, final);
   }
   if (s.charCodeAt(k) !== GT) return null;
+  // Before any call is quoted only an element named after a declared tool opens one (quotedView):
+  // `<T>`, `<div>` in code are turned down here, before the tag reader is asked.
+  if (!quoting && tools !== undefined && !tools.has(s.slice(name, k))) return null;
   // `<tool_calls>`, `<Invoke>`: the sentinel and Claude-style reading's names (quoted-tags.ts), no element's.
   const known = readTag(s, j, true);
   if (known !== null && known !== NEED_MORE && (known.family === "naked" || known.family === "dsml")) return null;
@@ -141,4 +150,35 @@ export function quotedView(tag: Tag, call: QuotedCall, values: number, tool: str
 export function quotedCallOf(view: Tag): QuotedCall {
   const dialect = dialectOf(view);
   return dialect === "plain" ? QuotedCall.Plain : dialect === "glm-key" ? QuotedCall.Glm : QuotedCall.Invoke;
+}
+
+/** Names whose opener can open a quote before any is open (a `<tool_call>` opens none: see dialectTagAt). */
+const OPENING_WORDS = ["function", "arg_key"];
+
+/**
+ * Whether the name begun at a part's end may still be one this reader takes: anything while a
+ * quote is open (its values are any element), else the opening words or a declared tool's name
+ * (every name when the tools are not known). So a `<div` or `<tool_c` shown in a fence is no reason
+ * to hold text back: it goes out as it came.
+ */
+function mayStillOpen(begun: string, quoting: boolean, tools?: ReadonlyMap<string, ToolSpec>): boolean {
+  if (quoting || tools === undefined) return true;
+  const lower = begun.toLowerCase();
+  if (OPENING_WORDS.some((w) => w.startsWith(lower))) return true;
+  for (const tool of tools.keys()) if (tool.startsWith(begun)) return true;
+  return false;
+}
+
+/** The first letters an opener may have before any quote is open, per tool map (built once; the map is the engine's own). */
+const FIRST_LETTERS = new WeakMap<ReadonlyMap<string, ToolSpec>, ReadonlySet<number>>();
+
+function firstLettersOf(tools: ReadonlyMap<string, ToolSpec>): ReadonlySet<number> {
+  let letters = FIRST_LETTERS.get(tools);
+  if (letters === undefined) {
+    const set = new Set<number>();
+    for (const word of OPENING_WORDS) set.add(word.charCodeAt(0)).add(word.toUpperCase().charCodeAt(0));
+    for (const tool of tools.keys()) if (tool.length > 0) set.add(tool.charCodeAt(0));
+    FIRST_LETTERS.set(tools, (letters = set));
+  }
+  return letters;
 }

@@ -1,6 +1,7 @@
 import { CR, GT, LF, SLASH, SP, TAB } from "../grammar/chars.ts";
 import { isBarCode, isBarLookalike } from "../grammar/markers.ts";
 import { MAX_TAG, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
+import type { ToolSpec } from "../parse/types.ts";
 import { dialectTagAt } from "./quoted-dialects.ts";
 
 // The tags a call quoted in documentation is followed by (DocContext.noteQuotedTag, golden
@@ -23,10 +24,10 @@ const QUOTING_FIRSTS = new Set(QUOTING_NAMES.map((n) => n.charCodeAt(0)));
  * ordinary code costs a comparison or two and is held at a chunk's end only as far as the check
  * needs.
  */
-export function quotedTagAt(s: string, j: number, final: boolean, quoting: boolean): Tag | null | typeof NEED_MORE {
+export function quotedTagAt(s: string, j: number, final: boolean, quoting: boolean, tools?: ReadonlyMap<string, ToolSpec>): Tag | null | typeof NEED_MORE {
   // A tag neither the sentinel nor the Claude-style reading takes may be a Qwen3-Coder, GLM or O09 call's (quoted-dialects.ts).
   const tag = sentinelOrClaudeTagAt(s, j, final, quoting);
-  return tag === null ? dialectTagAt(s, j, final, quoting) : tag;
+  return tag === null ? dialectTagAt(s, j, final, quoting, tools) : tag;
 }
 
 function sentinelOrClaudeTagAt(s: string, j: number, final: boolean, quoting: boolean): Tag | null | typeof NEED_MORE {

@@ -311,7 +311,7 @@ export class TextMode extends Output {
         // A quoted call's tag (golden N45.1-N45.7): noted, then documentation like the rest. The
         // `<` of ordinary code is turned down by its next character before the documentation
         // context is asked where it stands (both are pure reads).
-        const quoted = c === LT ? quotedTagAt(s, j, final, doc.quoting) : null;
+        const quoted = c === LT ? quotedTagAt(s, j, final, doc.quoting, this.ctx.tools) : null;
         if (quoted !== null && doc.readsQuotedTags) {
           if (quoted === NEED_MORE) {
             this.emitText(s, emitFrom, j, base);

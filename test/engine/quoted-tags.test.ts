@@ -63,7 +63,9 @@ describe("quotedTagAt: what may follow a quoted call's `<`", () => {
   test("Qwen3-Coder's and GLM's tags: the function, the wrapper, a value, a key read whole", () => {
     expect(name("<function=write>", false)).toBe("naked:function");
     expect(name("</function>", true)).toBe("/naked:function");
-    expect(name("<tool_call>", false)).toBe("costume:other");
+    expect(name("<tool_call>", true)).toBe("costume:other");
+    // Before any call is quoted a wrapper opens nothing: not read, so a fenced `<tool_call>` goes out as it came.
+    expect(at0("<tool_call>", false)).toBeNull();
     expect(name("</tool_call>", true)).toBe("/costume:other");
     expect(name("<arg_value>", true)).toBe("costume:other");
     const key = at0("<arg_key>content</arg_key>\n", false);
@@ -81,5 +83,18 @@ describe("quotedTagAt: what may follow a quoted call's `<`", () => {
     for (const s of ["<=", "<1", "< x"]) expect([s, at0(s, true, false)]).toEqual([s, null]);
     // An element's name may still follow (quoted-dialects.ts): `<p` may be `<path>`, `<f` `<function=`, `<t` `<tool_call>`.
     for (const s of ["<p", "<t", "<f", "<d", "<T", "<in_"]) expect([s, at0(s, false, false)]).toEqual([s, NEED_MORE]);
+  });
+});
+
+describe("quotedTagAt with the declared tools: code's `<` in documentation is turned down at once", () => {
+  const tools = new Map([["write", { name: "write", parameters: {} }]]) as unknown as ReadonlyMap<string, import("../../src/parse/types.ts").ToolSpec>;
+  test("before any quote: only a declared tool's element, `<function=` or a GLM key may be begun", () => {
+    for (const s of ["<T", "<di", "<tool_c", "<d"]) expect([s, quotedTagAt(s, 0, false, false, tools)]).toEqual([s, null]);
+    for (const s of ["<w", "<wri", "<f", "<arg_k"]) expect([s, quotedTagAt(s, 0, false, false, tools)]).toEqual([s, NEED_MORE]);
+    expect(quotedTagAt("<div>", 0, true, false, tools)).toBeNull();
+    expect(quotedTagAt("<write>", 0, true, false, tools)).not.toBeNull();
+  });
+  test("inside a quote every element may be a value: begun names wait", () => {
+    for (const s of ["<T", "<di", "<content"]) expect([s, quotedTagAt(s, 0, false, true, tools)]).toEqual([s, NEED_MORE]);
   });
 });
