@@ -63,8 +63,8 @@ describe("dsml-fix scan", () => {
   test("review 44: the text report prints only declared names; a token the model wrote as a name is counted, never printed", async () => {
     const token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
     const cases: [string, string][] = [
-      // An extra key bash's schema allows but does not declare: the call runs; the key is counted.
-      [`<tool_call>{"name":"bash","arguments":{"command":"ls","${token}":"x"}}</tool_call>`, "call bash (O01) args: command, 1 undeclared"],
+      // An extra key bash's schema does not declare: the call is refused (the host would drop the key; review 50), the key never named.
+      [`<tool_call>{"name":"bash","arguments":{"command":"ls","${token}":"x"}}</tool_call>`, "broken O01: an argument is not a parameter of this tool (tool bash)"],
       // A tool no tool has: its name's length only.
       [`<tool_call>{"name":"${token}","arguments":{"command":"ls"}}</tool_call>`, "(undeclared tool, 40 character(s))"],
       // An opener attribute no body reads: named only when it is a declared parameter.

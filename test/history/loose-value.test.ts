@@ -22,8 +22,9 @@ const CLAUDE_PARAMS = `<parameter name="filePath">calls.md</parameter>\n<paramet
 const S46_1 = `${CLAUDE_OPEN}${CLAUDE_PARAMS}\n</function_calls>`;
 /** Golden S46.3: a Qwen3-Coder write whose function tag has an NBSP before its `=`. */
 const QWEN_OPEN = "<tool_call>\n<function\u00A0=write>\n";
-const QWEN_PARAMS = `<parameter=filePath>\na.md\n</parameter>\n<parameter=content>\nExample:\n${QWEN_EXAMPLE}\n</parameter>`;
-const S46_3 = `${QWEN_OPEN}${QWEN_PARAMS}\n</function>\n</tool_call>`;
+// The function's closer is the invoke's (as `</invoke>` in S46.1): read since quoted Qwen3-Coder calls are tracked (review 50), the span reaches it.
+const QWEN_PARAMS = `<parameter=filePath>\na.md\n</parameter>\n<parameter=content>\nExample:\n${QWEN_EXAMPLE}\n</parameter>\n</function>`;
+const S46_3 = `${QWEN_OPEN}${QWEN_PARAMS}\n</tool_call>`;
 
 const BEFORE = "I'll write the page now.\n\n";
 const AFTER = "\n\nDone: the page lists the calls.\n";
@@ -52,9 +53,9 @@ describe("history: a value opened outside any readable invoke loses its whole ca
     expect(actsLive(out)).toEqual({ calls: 0, broken: 0 });
   });
 
-  test("S46.3 with prose before and after: one note over both Qwen3-Coder parameters, the prose exact", () => {
+  test("S46.3 with prose before and after: one note over both Qwen3-Coder parameters and the function's closer, the prose exact", () => {
     const out = redactBoth(`${BEFORE}${S46_3}${AFTER}`);
-    expect(out).toBe(`${BEFORE}${QWEN_OPEN}${REMOVED_NOTE}\n</function>\n</tool_call>${AFTER}`);
+    expect(out).toBe(`${BEFORE}${QWEN_OPEN}${REMOVED_NOTE}\n</tool_call>${AFTER}`);
     expect(out).not.toContain("<parameter");
     expect(actsLive(out)).toEqual({ calls: 0, broken: 0 });
   });

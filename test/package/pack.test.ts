@@ -82,8 +82,11 @@ repairMiddleware({ responseFix: { bufferLimit: "big" } });
 // Reviews 47 and 48 (runaway and stray rules, held native calls, the echo guard's new forms, refused
 // bodies, the host registry: dist/parse 477 KB, dist/engine 399 KB, dist/wires 218 KB, PATTERNS
 // 206 KB) took it to 686 KB, 2,318 KB: again source and its documentation, so 760 / 2,600 KB.
-const PACKED_BUDGET = 760 * 1024;
-const UNPACKED_BUDGET = 2600 * 1024;
+// Reviews 49 and 50 (the lazy line tracker, refused bodies and quoted dialects in documentation,
+// schema places and garbled closers, the echo guard's readings, their PATTERNS and CHANGELOG rows)
+// took it to 772 KB packed: source and its documentation once more, so 840 / 2,900 KB.
+const PACKED_BUDGET = 840 * 1024;
+const UNPACKED_BUDGET = 2900 * 1024;
 
 interface PackResult {
   filename: string;
