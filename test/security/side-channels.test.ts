@@ -322,6 +322,8 @@ describe("static: src/ reaches no network or file-writing API", () => {
       "plugin/wiring.ts: nextFetch",
       // The proxy's upstream request, handed to repairFetch as its base (it notes which answers came back as sent).
       "proxy/server.ts: baseFetch",
+      // The same request once more when the upstream closed its connection before any answer (a stale pooled connection).
+      "proxy/server.ts: baseFetch",
     ]);
   });
 
