@@ -83,7 +83,7 @@ export function createProxyServer(config: ServerConfig, log: ProxyLog, baseFetch
       // A pooled connection the upstream had already closed (its keep-alive ran out as the request
       // went on it) fails before any answer: sent once more, on a new connection, as HTTP clients do.
       // Only then, and only once: a timeout, an abort or a second failure reach the client.
-      if (!closedBeforeAnswer(error) || init?.signal?.aborted || !replayable(init?.body)) throw error;
+      if (!closedBeforeAnswer(error) || init?.signal?.aborted || !replayable(init?.body) || (input instanceof Request && input.body !== null)) throw error;
       response = await baseFetch(input, init);
     }
     if (init?.signal) onHeaders.get(init.signal)?.();
