@@ -1,4 +1,4 @@
-import { GT, SLASH, SP, TAB } from "../grammar/chars.ts";
+import { CR, FF, GT, LF, SLASH, SP, TAB, VT } from "../grammar/chars.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import { NAME_LIMIT } from "../parse/char-form.ts";
 import { isElementNameCode, isElementNameStart } from "../parse/tool-element-name.ts";
@@ -91,28 +91,37 @@ function readOne(s: string, j: number, final: boolean, fits: (r: Tag) => boolean
   return r === NEED_MORE || (r !== null && fits(r) && (r.flaws & Flaw.MissingLt) === 0) ? r : null;
 }
 
-/** `<arg_key>KEY</arg_key>` on one line (spaces may pad the key), as one tag; null for any other text. */
+/**
+ * `<arg_key>KEY</arg_key>` as one tag, the key padded as the live GLM reader takes it (it trims the
+ * key: `<arg_key>⏎content⏎</arg_key>` runs, so its quote must open here too; diff review 50):
+ * spaces, tabs and line breaks on either side. Bounded: each padding and the name at most
+ * NAME_LIMIT characters, then the closer. Null for any other text.
+ */
 function glmKeyAt(s: string, j: number, final: boolean): Tag | null | typeof NEED_MORE {
   const open = readTag(s, j, final);
   if (open === NEED_MORE || open === null) return open;
   if (open.family !== "costume" || open.name !== "arg_key" || open.closing) return null;
   let k = open.end;
   const skip = () => {
-    while (k < s.length && k - open.end <= NAME_LIMIT && (s.charCodeAt(k) === SP || s.charCodeAt(k) === TAB)) k++;
+    const from = k;
+    while (k < s.length && k - from <= NAME_LIMIT && isKeyPadding(s.charCodeAt(k))) k++;
   };
   skip();
   const key = k;
-  while (k < s.length && k - open.end <= NAME_LIMIT && isElementNameCode(s.charCodeAt(k))) k++;
+  while (k < s.length && k - key <= NAME_LIMIT && isElementNameCode(s.charCodeAt(k))) k++;
   const name = s.slice(key, k);
   skip();
   if (k >= s.length) return final ? null : NEED_MORE;
-  if (name === "" || k - open.end > NAME_LIMIT) return null;
+  if (name === "" || name.length > NAME_LIMIT) return null;
   const close = readTag(s, k, final);
   if (close === NEED_MORE) return close;
   if (close === null || close.start !== k || close.family !== "costume" || close.name !== "arg_key" || !close.closing) return null;
   const tag: DialectTag = { ...open, end: close.end, name, dialect: "glm-key" };
   return tag;
 }
+
+/** Whitespace the live GLM reader trims from a key (String.prototype.trim's ASCII ones). */
+const isKeyPadding = (c: number) => c === SP || c === TAB || c === LF || c === CR || c === VT || c === FF;
 
 /**
  * `tag` as the quote now open reads it (`call` with `values` open, `tool` the quoted element's

@@ -5,6 +5,7 @@ import type { JsonSchema, ToolSpec } from "./types.ts";
 import { NOT_AN_INTEGER, NOT_AN_INTEGER_DETAIL, PROTOTYPE_KEY_DETAIL, PROTOTYPE_KEY_WRITTEN, UNFOLLOWED_PLACE, coerceDeep } from "./values.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { declaredNames } from "./declared-names.ts";
+import { objectKeys } from "./schema-walk.ts";
 // Resolved now, loaded later: a missing ajv stops the start-up (src/parse/libraries.ts).
 import "./libraries.ts";
 
@@ -275,28 +276,22 @@ function holds(value: unknown, found: (v: unknown) => boolean): boolean {
   return false;
 }
 
-/** Keywords by which a schema declares (or admits) keys beyond its top-level `properties`. */
-const COMPOSING = ["allOf", "anyOf", "oneOf", "$ref", "$dynamicRef", "if", "then", "else", "dependentSchemas", "dependencies"];
-
 /**
- * Whether `input` holds a key the schema's top-level `properties` (non-empty) do not declare, where
- * the schema does not admit extra keys outright: `additionalProperties` or `unevaluatedProperties`
- * true or a schema, or `patternProperties` (one that forbids them, `false`, is ajv's to refuse). Under `allOf`/`anyOf`/`$ref` and the like, a name the
- * schema declares anywhere counts as declared (declared-names.ts): a branch may declare it. No
- * guess maps a misspelled key onto a declared one (review 50: the call is refused).
+ * Whether `input` holds a key the object's schema does not declare, where the schema does not
+ * admit extra keys: `additionalProperties` or `unevaluatedProperties` true or a schema, or
+ * `patternProperties`, in any schema that applies to the object (objectKeys, schema-walk.ts). The
+ * names are read there only: a root `allOf` (zod's `a.and(b)`), `anyOf`/`oneOf` branches, a root
+ * `$ref` to `$defs` declare the object's keys; a nested object's `properties` do not (diff review
+ * 50). A schema that declares no properties says nothing of its keys: no refusal. Past the walk's
+ * bounds, a key it did not see is undeclared (fail closed). No guess maps a misspelled key onto
+ * a declared one (review 50: the call is refused).
  */
 function undeclaredKeyIn(schema: Record<string, unknown>, input: Record<string, unknown>): boolean {
-  const properties = Object.hasOwn(schema, "properties") ? schema.properties : undefined;
-  if (!isObject(properties) || Object.keys(properties).length === 0) return false;
-  for (const key of ["additionalProperties", "unevaluatedProperties"]) {
-    const extra = Object.hasOwn(schema, key) ? schema[key] : undefined;
-    // `false`: the schema forbids them itself, and ajv refuses the call as it always has (invalid-arguments).
-    if (extra === true || extra === false || isObject(extra)) return false;
-  }
-  if (Object.hasOwn(schema, "patternProperties")) return false;
-  const composed = COMPOSING.some((k) => Object.hasOwn(schema, k));
-  const names = composed ? declaredNames(schema) : null;
-  return Object.keys(input).some((key) => !Object.hasOwn(properties, key) && !(names?.has(key) ?? false));
+  const keys = Object.keys(input);
+  if (keys.length === 0) return false;
+  const object = objectKeys(schema as JsonSchema);
+  if (object.complete && (!object.declares || object.admitsExtra)) return false;
+  return keys.some((key) => !object.names.has(key));
 }
 
 /** Nothing to check: no constraint beyond "an object", which every recovered input is. */

@@ -148,6 +148,74 @@ export function propertySchema(schema: JsonSchema | undefined, key: string): Jso
   return { anyOf: schemas } as JsonSchema;
 }
 
+/** The keys an object's schema declares for the object itself (objectKeys). */
+export interface ObjectKeys {
+  /** Names of `properties`, `required`, and the dependency keywords' keys and lists, in the schemas that apply to the object. */
+  names: Set<string>;
+  /** Whether any of those schemas has a non-empty `properties` (else the schema does not say which keys it takes). */
+  declares: boolean;
+  /** Whether one of them admits keys it does not name: `additionalProperties`/`unevaluatedProperties` true or a schema, or `patternProperties`. */
+  admitsExtra: boolean;
+  /** False when the walk could not see every such schema (past MAX_DEPTH or MAX_VISITS, a `$ref` it cannot resolve, a `$dynamicRef`). */
+  complete: boolean;
+}
+
+/**
+ * The keys the object itself declares (review 50, the undeclared-key rule): read in the schemas
+ * that apply to the object (the root, `allOf`/`anyOf`/`oneOf`, `if`/`then`/`else`,
+ * `dependentSchemas`, a local `$ref`), never in a nested property's schema, whose names are keys
+ * of another object. A schema walked once (a definition two branches name, a `$ref` cycle) adds
+ * nothing again, so a cycle ends; past the bounds the walk says incomplete, and the caller treats
+ * a key it did not see as undeclared (fail closed).
+ */
+export function objectKeys(schema: JsonSchema): ObjectKeys {
+  const out: ObjectKeys = { names: new Set(), declares: false, admitsExtra: false, complete: true };
+  const done = new Set<object>();
+  let visits = 0;
+  const own = (record: Record<string, unknown>, key: string): unknown => (Object.hasOwn(record, key) ? record[key] : undefined);
+  const addNames = (list: unknown) => {
+    if (Array.isArray(list)) for (const item of list) if (typeof item === "string") out.names.add(item);
+  };
+  const visit = (s: JsonSchema, depth: number): void => {
+    if (!out.complete || done.has(s)) return;
+    if (depth > MAX_DEPTH || ++visits > MAX_VISITS) {
+      out.complete = false;
+      return;
+    }
+    done.add(s);
+    const record = s as Record<string, unknown>;
+    const props = own(record, "properties");
+    if (isObject(props)) {
+      const keys = Object.keys(props);
+      for (const name of keys) out.names.add(name);
+      if (keys.length > 0) out.declares = true;
+    }
+    addNames(own(record, "required"));
+    for (const key of ["dependentRequired", "dependentSchemas", "dependencies"]) {
+      const map = own(record, key);
+      if (isObject(map)) for (const [name, list] of Object.entries(map)) {
+        out.names.add(name);
+        addNames(list);
+      }
+    }
+    for (const key of ["additionalProperties", "unevaluatedProperties"]) {
+      const extra = own(record, key);
+      if (extra === true || isObject(extra)) out.admitsExtra = true;
+    }
+    if (own(record, "patternProperties") !== undefined) out.admitsExtra = true;
+    // A reference the walk cannot follow may declare anything: what it declares is unseen.
+    if (own(record, "$dynamicRef") !== undefined || own(record, "$recursiveRef") !== undefined) out.complete = false;
+    for (const sub of appliedSchemas(s)) visit(reached(sub, s), depth + 1);
+    if (typeof own(record, "$ref") === "string") {
+      const target = refTarget(s);
+      if (target) visit(target, depth + 1);
+      else out.complete = false;
+    }
+  };
+  visit(schema, 0);
+  return out;
+}
+
 /**
  * The places `s` itself gives `key` (its `properties`, each `patternProperties` pattern that may
  * match the key), pushed onto `places`; whether any named it for certain. A pattern is matched here
