@@ -203,6 +203,10 @@ describe("finding 4: text after a Qwen3-Coder function inside its wrapper lets t
   // Suspected: src/parse/dialects/tool-call-body.ts (the after-function phase looks for tags only).
   // Minimal input: qwen + `workdir: /tmp/scratch\n</tool_call>`. Expected: no call, broken-markup,
   // as for the Hermes body. (Not the known gap of `<param=x>`/`<parameter:x>` spellings.)
+  // Known gap, pinned (round 50): after `</function>` the span trails and only a tag can refuse it
+  // (tool-call-body.ts tagAfterFunction); text and unknown elements there end the trail and the call
+  // runs. Refusing them needs the trailing span to weigh content characters as the Hermes hold does;
+  // not done this round for lack of time to prove it against every split.
   for (const [name, line] of [
     ["a workdir element", "<workdir>/tmp/scratch</workdir>"],
     ["a workdir line", "workdir: /tmp/scratch"],
