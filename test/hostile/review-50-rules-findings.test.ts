@@ -205,8 +205,9 @@ describe("finding 4: text after a Qwen3-Coder function inside its wrapper lets t
   // as for the Hermes body. (Not the known gap of `<param=x>`/`<parameter:x>` spellings.)
   // Known gap, pinned (round 50): after `</function>` the span trails and only a tag can refuse it
   // (tool-call-body.ts tagAfterFunction); text and unknown elements there end the trail and the call
-  // runs. Refusing them needs the trailing span to weigh content characters as the Hermes hold does;
-  // not done this round for lack of time to prove it against every split.
+  // runs. Refusing at the text (tried) breaks golden O02.8, where a wrapper that never closes is
+  // followed by prose and its call runs: the two differ only by a `</tool_call>` after the text, so
+  // the trailing span would have to hold the text to that closer or the reply's end. Not done this round.
   for (const [name, line] of [
     ["a workdir element", "<workdir>/tmp/scratch</workdir>"],
     ["a workdir line", "workdir: /tmp/scratch"],
