@@ -16,7 +16,7 @@ const isSentinelBar = (c: number) => c === FULLWIDTH_BAR || c === DOUBLE_VERTICA
 /** A letter of a name outside ASCII (`répertoire`): no space, no bar, no DSML marker. */
 const isWideLetter = (c: number) => c >= 0xc0 && !isWhiteSpace(c) && !isBarCode(c) && c !== SENTENCEPIECE_SPACE_CODE;
 /**
- * The characters a degraded prefix may repeat: bars, `>` and `/` (value-ends.ts GARBLED_CLOSER),
+ * The characters a degraded prefix may repeat: bars, `>` and `/` (dialects/dsml/garbled-closer.ts),
  * and in an opener the bars' lookalikes too (grammar/markers.ts isOpenerBarCode: text mode reads
  * `<\u2502parameter name=...>` as a parameter opener, so a value holding one is a runaway).
  */

@@ -1,8 +1,6 @@
 import { DOUBLE_VERTICAL_LINE, FULLWIDTH_BAR, GT, isWhiteSpace, LT, SLASH } from "../../../grammar/chars.ts";
 import { dsmlLike, isBarCode } from "../../../grammar/markers.ts";
 
-export { dsmlLike };
-
 // P02: a garbled parameter closer at a value's end. A hand-written scanner (docs/SECURITY.md: no
 // new regex), bounded to the value's last 64 characters before its trailing layout, so a value is
 // read in constant work here.
