@@ -54,9 +54,16 @@ export async function relay(response: Response, res: http.ServerResponse, abort:
   // out byte for byte with both (the repair stood aside: src/adapters/fetch.ts).
   const coding = bodyCoding(response);
   const decoded = coding === "decoded";
+  // A content-length goes on only when it is known to be the length of the bytes sent: the upstream
+  // framed its answer by it (with a transfer-encoding beside it the chunks frame the body and the
+  // length is stale: RFC 9112 6.3, a proxy MUST remove it; passed on, a longer body would be read
+  // as the client's next answer, a shorter one leave it waiting), the bytes go on as fetch read
+  // them (not decoded), and it is one plain number. Otherwise the server frames the body itself
+  // (chunked, or closing the connection for HTTP/1.0).
+  const lengthHolds = !decoded && response.headers.get("transfer-encoding") === null && /^[0-9]+$/.test(response.headers.get("content-length") ?? "");
   const hop = namedInConnection(response.headers.get("connection"));
   response.headers.forEach((value, name) => {
-    if (RESPONSE_DROP.has(name) || hop.has(name) || (decoded && (name === "content-encoding" || name === "content-length"))) return;
+    if (RESPONSE_DROP.has(name) || hop.has(name) || (decoded && name === "content-encoding") || (name === "content-length" && !lengthHolds)) return;
     headers[name] = name === "set-cookie" ? response.headers.getSetCookie() : value;
   });
   if (state.closing) headers.connection = "close";
@@ -68,6 +75,11 @@ export async function relay(response: Response, res: http.ServerResponse, abort:
   // An event stream sent without a length may end early and stay well framed, at an event's end.
   const mayEndEarly = stream && headers["content-length"] === undefined;
   const sent = new LastBytes();
+  // The length that went out is a promise about the bytes that follow, kept here as well: a body
+  // that would run past it or end short of it is cut (see above), never sent under it. A HEAD
+  // answer, 204 and 304 declare a length they never send.
+  const bodiless = res.req?.method === "HEAD" || response.status === 204 || response.status === 304;
+  let left = headers["content-length"] === undefined || bodiless ? Infinity : Number(headers["content-length"]);
   const reader = response.body.getReader();
   try {
     for (;;) {
@@ -76,12 +88,17 @@ export async function relay(response: Response, res: http.ServerResponse, abort:
       if (res.destroyed) break;
       const ready = events ? events.push(value) : [value];
       for (const part of ready) {
+        if ((left -= part.length) < 0) throw new RangeError("the body runs past its content-length");
         sent.push(part);
         if (!res.write(part)) await drained(res);
       }
     }
     // A clean end: whatever followed the last blank line is the upstream's own last word, kept.
-    if (!res.destroyed) for (const part of events?.rest() ?? []) res.write(part);
+    for (const part of res.destroyed ? [] : events?.rest() ?? []) {
+      if ((left -= part.length) < 0) throw new RangeError("the body runs past its content-length");
+      res.write(part);
+    }
+    if (!res.destroyed && left > 0 && left !== Infinity) throw new RangeError("the body ends short of its content-length");
   } catch {
     if (!res.destroyed) {
       note.ended = "upstream";
