@@ -6,6 +6,8 @@
  */
 import { Database } from "bun:sqlite";
 import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 
 export const opencodeBin = path.join(import.meta.dir, "..", "..", "node_modules", "opencode-linux-x64", "bin", "opencode");
@@ -28,8 +30,21 @@ export interface FixtureSession {
   messages: FixtureMessage[];
 }
 
-/** An empty store, made by the real binary at `file` (a scratch HOME/XDG under `root` keeps it off the real one). */
-export function createStore(file: string, root: string): void {
+/**
+ * An empty store at `file`, made by the real binary: its migrations make the schema. The binary runs
+ * once per test process (in a scratch HOME/XDG, never the real one); later stores are copies of that
+ * first one, since every test starts from the same empty schema and a spawn costs seconds.
+ */
+export function createStore(file: string, _root?: string): void {
+  templateStore ??= makeStore();
+  copyFileSync(templateStore, file);
+}
+
+let templateStore: string | undefined;
+
+function makeStore(): string {
+  const root = mkdtempSync(path.join(tmpdir(), "dsml-store-"));
+  const file = path.join(root, "empty.db");
   const env = {
     PATH: process.env.PATH ?? "",
     HOME: path.join(root, "home"),
@@ -43,6 +58,15 @@ export function createStore(file: string, root: string): void {
   };
   const made = spawnSync(opencodeBin, ["db", "SELECT count(*) AS n FROM session", "--format", "json"], { env, encoding: "utf8", timeout: 60_000 });
   if (made.status !== 0) throw new Error(`opencode db failed (${made.status}): ${made.stderr}`);
+  // The schema may still sit in the write-ahead log: fold it into the file, so a copy of the file alone is whole.
+  const db = new Database(file);
+  try {
+    db.run("PRAGMA wal_checkpoint(TRUNCATE)");
+  } finally {
+    db.close();
+  }
+  if (existsSync(`${file}-wal`) && statSync(`${file}-wal`).size > 0) throw new Error("the empty store's write-ahead log did not fold into its file");
+  return file;
 }
 
 /** Writes the sessions; given an open Database (not a file), writes through it and leaves it open. */
