@@ -6,6 +6,10 @@
  * duplicate. No DSML marker bytes here.
  */
 import { describe, expect, test } from "bun:test";
+import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageModelV3StreamPart, LanguageModelV3Usage } from "@ai-sdk/provider";
+import { wrapLanguageModel } from "ai";
+import { MockLanguageModelV3, convertArrayToReadableStream, convertReadableStreamToArray } from "ai/test";
+import { repairMiddleware } from "../../src/adapters/middleware.ts";
 import { type Json, type WireName, chatJson, chatSse, keptEverySplit, keptOfJson, messageItem, messageJson, messageSse, requestFor, responseJson, responseSse } from "./review-51-wires-support.ts";
 
 /** OpenCode's bash: `timeout` is a number. */
@@ -52,8 +56,11 @@ describe("a native call that repeats a recovered one runs once", () => {
   // both). The JSON answer of the same reply strips the leak and gives the one native call.
   // Expected: the native input is compared the way the sent one was read (coerced by the same
   // schema), or the sent call keeps the input as written too; one call on every path.
+  // Fixed: a native call's input is coerced under the tool's schema (coerceDeep, as the schema gate
+  // reads a leak) before SentCalls compares it with the calls sent; the same call written twice is
+  // one call on the stream as on the JSON path (the wires and the middleware pass the offered tools).
   for (const wire of WIRES) {
-    test.failing(`${wire}: timeout written "60000" in the leak and in the native call: one bash call on the stream`, async () => {
+    test(`${wire}: timeout written "60000" in the leak and in the native call: one bash call on the stream`, async () => {
       const { json, sse } = await runs(wire, { command: "npm test", timeout: "60000" });
       expect(json.calls).toHaveLength(1);
       for (const run of sse) expect(run.calls).toHaveLength(1);
@@ -77,10 +84,48 @@ describe("a native call that repeats a recovered one runs once", () => {
     });
   }
 
+  // Hard negative for the fix: coercion makes no two different calls one. A native call whose
+  // timeout reads as another number after coercion still goes out beside the recovered one.
+  test("chat: leak timeout \"60000\", native timeout \"30000\": two calls on the stream", async () => {
+    const leak = `Running. <tool_call>{"name":"bash","arguments":{"command":"npm test","timeout":"60000"}}</tool_call>`;
+    const choices = [{ message: { content: leak, tool_calls: [{ id: "n1", type: "function", function: { name: "bash", arguments: '{"command":"npm test","timeout":"30000"}' } }] }, finish: "tool_calls" }];
+    const sse = await keptEverySplit("chat", requestFor("chat", true, { tools: TOOLS.chat }), chatSse(choices));
+    for (const run of sse) expect(run.calls.map((c) => (c.input as Json).timeout)).toEqual([60000, "30000"]);
+  });
+
   test("chat: the native call with other input after the recovered one still goes out (two calls on the stream)", async () => {
     const leak = `Running. <tool_call>{"name":"bash","arguments":{"command":"npm test"}}</tool_call>`;
     const choices = [{ message: { content: leak, tool_calls: [{ id: "n1", type: "function", function: { name: "bash", arguments: '{"command":"npm run lint"}' } }] }, finish: "tool_calls" }];
     const sse = await keptEverySplit("chat", requestFor("chat", true, { tools: TOOLS.chat }), chatSse(choices));
     for (const run of sse) expect(run.calls.map((c) => (c.input as Json).command)).toEqual(["npm test", "npm run lint"]);
+  });
+
+  // The AI SDK middleware's stream shares the decision (held-native.ts): the same there.
+  const usage: LanguageModelV3Usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+  const bash: LanguageModelV3FunctionTool = { type: "function", name: "bash", inputSchema: BASH };
+  async function middlewareCalls(native: string): Promise<unknown[]> {
+    const leak = `Running the tests. <tool_call>{"name":"bash","arguments":{"command":"npm test","timeout":"60000"}}</tool_call>`;
+    const parts: LanguageModelV3StreamPart[] = [
+      { type: "stream-start", warnings: [] },
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: leak },
+      { type: "text-end", id: "t" },
+      { type: "tool-input-start", id: "n1", toolName: "bash" },
+      { type: "tool-input-delta", id: "n1", delta: native },
+      { type: "tool-input-end", id: "n1" },
+      { type: "tool-call", toolCallId: "n1", toolName: "bash", input: native },
+      { type: "finish", usage, finishReason: { unified: "tool-calls", raw: "tool_calls" } },
+    ];
+    const mock = new MockLanguageModelV3({ doStream: async () => ({ stream: convertArrayToReadableStream(parts) }) });
+    const model = wrapLanguageModel({ model: mock, middleware: repairMiddleware({}) });
+    const params = { prompt: [{ role: "user", content: [{ type: "text", text: "run the tests" }] }], tools: [bash] } as LanguageModelV3CallOptions;
+    const out = await convertReadableStreamToArray((await model.doStream(params)).stream);
+    return out.filter((part) => part.type === "tool-call").map((part) => JSON.parse(part.input));
+  }
+  test("middleware: timeout \"60000\" in the leak and in the native call: one bash call", async () => {
+    expect(await middlewareCalls('{"command":"npm test","timeout":"60000"}')).toEqual([{ command: "npm test", timeout: 60000 }]);
+  });
+  test("middleware: native timeout \"30000\": two calls", async () => {
+    expect(await middlewareCalls('{"command":"npm test","timeout":"30000"}')).toEqual([{ command: "npm test", timeout: 60000 }, { command: "npm test", timeout: "30000" }]);
   });
 });
