@@ -45,6 +45,7 @@ export function repairMiddleware(given: MiddlewareOptions = {}, deps: AdapterDep
       reasoning: new ReasoningChannel((continues) => engine("reasoning", continues)),
       fromReasoning: 0,
       oneCall: scope.oneCall,
+      tools: scope.tools,
       isEchoed: scope.isEchoed,
       tag,
       attempt,

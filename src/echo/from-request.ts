@@ -7,7 +7,7 @@
 // wrote is left out, and each wire names exactly that (its OWN_* sets below).
 import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { createEchoGuard } from "./guard.ts";
-import { pushBase64Source, pushFilePart, pushText } from "./given-files.ts";
+import { pushBase64Source, pushFileData, pushFilePart, pushText } from "./given-files.ts";
 import type { EchoGuard } from "../engine/types.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { OPTIONS } from "../options/spec.ts";
@@ -212,6 +212,14 @@ export function collectStrings(value: unknown, out: string[]): void {
       continue;
     }
     if (type === "base64" && pushBase64Source(next as Record<string, unknown>, out)) continue;
+    // OpenAI's `file_data` may be bare base64 (no `data:` URL): read as a file (pushFileData), its other fields walked.
+    const fileData = Array.isArray(next) ? undefined : (next as { file_data?: unknown }).file_data;
+    if (typeof fileData === "string") {
+      pushFileData(fileData, out);
+      const rest = Object.entries(next).filter(([key]) => key !== "file_data");
+      for (let i = rest.length - 1; i >= 0; i--) stack.push({ value: rest[i]![1], depth: depth + 1 });
+      continue;
+    }
     const children = Array.isArray(next) ? next : Object.values(next);
     for (let i = children.length - 1; i >= 0; i--) stack.push({ value: children[i], depth: depth + 1 });
   }

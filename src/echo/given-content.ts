@@ -23,7 +23,10 @@
  *   `path:12:`) and then the whole run of characters that are not letters (`+`, `-`, `#`, `//`,
  *   ` * `, `> `, digits, bullets, box drawing). Not capped: a cap would let a value whose own lines
  *   start with such characters read differently behind a prefix than alone;
- * - layout: every run of whitespace is one space, line ends included.
+ * - layout: every run of whitespace is one space, line ends included, and none at all next to shell
+ *   punctuation (`|`, `&`, `;`, `<`, `>`, `(`, `)`: isLayoutPunctuation): a model that copies
+ *   `x.sh|sh` as `x.sh | sh`, or the other way round, quotes the same command (review 51). Only
+ *   ever more found: a space taken away sits next to punctuation, which already ends a whole token.
  * The optional steps (Markdown escapes, HTML tags, form-encoded `+`, references, terminal codes,
  * invisible characters as spaces) are combined into at most 13 readings per text (readingsOf),
  * never tried in every combination: a text that triggers them all stays a constant times its size.
@@ -39,7 +42,7 @@ import { decodeEncodings } from "./given-encodings.ts";
 import { withoutTerminalCodes } from "./terminal-codes.ts";
 import { CLOSES, hasPercentEscape, markupOf, NO_MARKUP, OPENS, withoutHtmlTags, withoutMarkdownEscapes } from "./given-markup.ts";
 import { isLetterAt } from "./letters.ts";
-import { BACKSLASH, DQ, LBRACE, LBRACKET, LT, SP, SQ, isWhiteSpace as isSpaceCode, lineEndAt, lineEndFrom } from "../grammar/chars.ts";
+import { AMP, BACKSLASH, DQ, GT, LBRACE, LBRACKET, LPAREN, LT, PIPE, RPAREN, SEMICOLON, SP, SQ, isWhiteSpace as isSpaceCode, lineEndAt, lineEndFrom } from "../grammar/chars.ts";
 
 export interface GivenHaystack extends QuotedStrings {
   /** The normalized forms of every given text, separated by " \u0000 ". */
@@ -258,7 +261,48 @@ function splitLines(text: string): string[] {
 }
 
 function collapseSpaces(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+  return collapseLayout(text, false);
+}
+
+/**
+ * Shell punctuation, next to which whitespace is layout: `x.sh|sh` and `x.sh | sh`, `a&&b` and
+ * `a && b`, `cat<f` and `cat < f`, `$( ls )` and `$(ls)` run the same. Not `=`: `A=1 make` sets a
+ * variable for make where `A = 1 make` runs a command A, and `a = b` against `a=b` is a whole
+ * formatting edit a model makes of its own (an edit tool's new text must not read as the old).
+ */
+export function isLayoutPunctuation(c: number): boolean {
+  return c === PIPE || c === AMP || c === SEMICOLON || c === LT || c === GT || c === LPAREN || c === RPAREN;
+}
+
+/**
+ * Every run of whitespace one space, none next to layout punctuation (isLayoutPunctuation), the
+ * start trimmed and the end too unless `keepEnd` (a line prefix that the line's content follows).
+ * One pass: the haystack's foldLines reads its lines by the same rule.
+ */
+function collapseLayout(text: string, keepEnd: boolean): string {
+  let out = "";
+  let run = -1;
+  let space = false;
+  let prev = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : SP;
+    if (isSpaceCode(c)) {
+      if (run >= 0) {
+        out += text.slice(run, i);
+        run = -1;
+      }
+      space = true;
+      continue;
+    }
+    if (run < 0) {
+      if (space && out.length > 0 && !isLayoutPunctuation(prev) && !isLayoutPunctuation(c)) out += " ";
+      space = false;
+      run = i;
+    }
+    prev = c;
+  }
+  if (keepEnd && space && out.length > 0 && !isLayoutPunctuation(prev) && isSpaceCode(text.charCodeAt(text.length - 1))) out += " ";
+  return out;
 }
 
 /** Where a line's content begins: past a line-number gutter, then past every character that is not a letter. */
@@ -296,15 +340,18 @@ function foldLines(text: string, offset: number, found: Found, toolNames: Readon
   const parts: string[] = [];
   let length = 0;
   let space = false;
+  /** The last character kept: a space after layout punctuation is not kept (collapseLayout's rule). */
+  let prev = -1;
   for (let start = 0; start <= text.length; ) {
     const end = lineEndFrom(text, start);
     const kept = keepLinePrefixes ? start : linePrefixEnd(text, start, end);
     // The first line's prefix, kept aside: a text that continues a line cut in the text before it
     // (`.example/x | sh` after `…https://evil`) begins mid-line, where nothing is a prefix.
-    if (start === 0 && head !== undefined && kept > 0) head.prefix = text.slice(0, kept).replace(/\s+/g, " ").trimStart();
+    if (start === 0 && head !== undefined && kept > 0) head.prefix = collapseLayout(text.slice(0, kept), true);
     // Markup in the removed prefix (a `<shell>` that starts the line) stands where the content begins.
     for (let i = start; i < kept; i++) {
-      note(i, end, offset + length + (space && length > 0 ? 1 : 0));
+      // The content begins with a letter: a space goes before it unless layout punctuation ends what came before.
+      note(i, end, offset + length + (space && length > 0 && !isLayoutPunctuation(prev) ? 1 : 0));
       const c = text.charCodeAt(i);
       if (c === DQ || c === SQ || c === BACKSLASH || strings.escaping) strings.step(c, -1);
     }
@@ -324,7 +371,7 @@ function foldLines(text: string, offset: number, found: Found, toolNames: Readon
         continue;
       }
       if (run < 0) {
-        if (space && length > 0) {
+        if (space && length > 0 && !isLayoutPunctuation(prev) && !isLayoutPunctuation(c)) {
           parts.push(" ");
           length++;
         }
@@ -333,6 +380,7 @@ function foldLines(text: string, offset: number, found: Found, toolNames: Readon
         if (!lineContent) found.lineStarts.push(offset + length);
         lineContent = true;
       }
+      prev = c;
       const at = offset + length + (i - run);
       if (c === LT || c === LBRACKET || c === LBRACE || isBarCode(c)) note(i, end, at);
       if (c === DQ || c === SQ || c === BACKSLASH || strings.escaping) strings.step(c, at);

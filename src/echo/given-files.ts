@@ -3,7 +3,8 @@
  * a request by its shape and hands each string, file part and base64 source here. The model reads
  * an attached file, not its base64, so markup planted in a file and quoted back is looked for in
  * the decoded text. Read as text: a `data:` URL (base64 or percent-encoded), an Anthropic
- * `{ type: "base64", media_type, data }` source and an AI SDK file part, when the file is of a text
+ * `{ type: "base64", media_type, data }` source, OpenAI's `file_data` (a `data:` URL or bare
+ * base64) and an AI SDK file part, when the file is of a text
  * media type (decoded leniently) or of any other type whose bytes are UTF-8 with no NUL: scripts
  * come as `application/x-sh`, unknown files as `application/octet-stream`, and the model reads
  * them as text all the same. Never read: images, audio and video, which reach the model as media.
@@ -32,6 +33,21 @@ export function pushText(text: string, out: string[]): void {
   // that starts markup in any form the guard reads: left out before it is ever normalized.
   if (text.length >= BLOB && !mayHoldQuote(text)) return;
   out.push(text);
+}
+
+/**
+ * OpenAI's `file_data` (a chat `file` part's `file`, a Responses `input_file`): "the base64 encoded
+ * file data", as a `data:` URL or bare, beside a `filename` the server reads it by (review 51).
+ * Bare base64 is read as a file of no declared type (sniffed: a binary file gives nothing, judged
+ * on its first bytes before it is decoded whole, as for a `data:` URL); the string itself is read
+ * too (pushText: a `data:` URL decoded, a long blob left out), in case it was never base64.
+ */
+export function pushFileData(data: string, out: string[]): void {
+  if (dataUrl(data) === undefined) {
+    const text = base64Text(data, "sniff");
+    if (text !== undefined && text !== "") out.push(text);
+  }
+  pushText(data, out);
 }
 
 /** Strings at least this long are looked at as possible blobs. */

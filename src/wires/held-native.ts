@@ -19,7 +19,7 @@
 // call before it holds another; one whose calls may interleave (chat, the middleware's stream)
 // holds each by its id, the bounds counting every call held together.
 // While nothing is held an event costs one field read (holding): nothing is kept or allocated for it.
-import type { RecoveredCall } from "../parse/types.ts";
+import type { RecoveredCall, ToolSpec } from "../parse/types.ts";
 import { HELD_NATIVE_CHARS, HELD_NATIVE_EVENTS, SentCalls } from "./sent-calls.ts";
 
 /** The native call held: its id on the wire, its tool, its events so far and its arguments text so far. */
@@ -36,7 +36,7 @@ export interface HeldCall<E> {
 }
 
 export class HeldNative<E> {
-  #sent = new SentCalls();
+  #sent: SentCalls;
   /** The calls held, by id, in the order they were held. */
   #held = new Map<unknown, HeldCall<E>>();
   /** Characters of arguments and events of every call held, for the bounds. */
@@ -44,6 +44,11 @@ export class HeldNative<E> {
   #events = 0;
   /** stop() came: nothing is held any more. */
   #stopped = false;
+
+  /** `tools`: the request's tools, whose schemas a native input is read under before it is compared (SentCalls). */
+  constructor(tools: readonly ToolSpec[] = []) {
+    this.#sent = new SentCalls(tools);
+  }
 
   /** A recovered call went out to the client. */
   add(call: RecoveredCall): void {

@@ -73,7 +73,9 @@ export interface Wire {
    * request allows one call (CallPolicy.oneCall), so a recovered call is held back until the reply
    * ends, and never goes out if a native call comes first (RepairEngine.withdrawCalls).
    * `addGiven`: where a server tool's result in the reply goes (WireJsonContext.addGiven);
-   * `items`: where the reply's items under the server's ids are told (WireJsonContext.items).
+   * `items`: where the reply's items under the server's ids are told (WireJsonContext.items);
+   * `tools`: the tools offered, whose schemas a native call repeating a recovered one is read under
+   * (src/wires/sent-calls.ts).
    */
-  rewriter(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, engine: EngineFor, oneCall: boolean, addGiven?: AddGiven, items?: ItemNotes): EventRewriter;
+  rewriter(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, engine: EngineFor, oneCall: boolean, addGiven?: AddGiven, items?: ItemNotes, tools?: readonly ToolSpec[]): EventRewriter;
 }

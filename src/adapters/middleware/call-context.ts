@@ -1,7 +1,7 @@
 // One repaired call's state, shared by the generate and the stream path, and what both tell the
 // host when the reply ends: the finish reason, the `dsmlFix` provider metadata, the one report.
 import type { LanguageModelV3FinishReason, LanguageModelV3StreamPart, SharedV3ProviderMetadata } from "@ai-sdk/provider";
-import type { RecoveredCall } from "../../parse/types.ts";
+import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
 import type { EchoGuard } from "../../engine/types.ts";
 import { givenFromToolResultPart } from "../../echo/from-reply.ts";
@@ -19,6 +19,8 @@ export interface CallContext {
   fromReasoning: number;
   /** The call switched parallel tool calls off (sdkOneCall): one call per reply, held back until it ends. */
   oneCall: boolean;
+  /** The tools the call offers: a native call repeating a recovered one is read under their schemas (src/wires/sent-calls.ts). */
+  tools?: readonly ToolSpec[];
   tag: string | undefined;
   attempt: number;
   reported: boolean;

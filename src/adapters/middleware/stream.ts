@@ -57,7 +57,7 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
    * Recovered calls sent, and a native call for a tool one of them has: its tool-input parts, held
    * until its tool-call shows its input (src/wires/held-native.ts); dropped when it repeats one.
    */
-  const heldNative = new HeldNative<Part>();
+  const heldNative = new HeldNative<Part>(ctx.tools);
   /**
    * Native calls whose hold ended before their tool-call (undefined until one did): "dropped", a
    * complete repeat (settle()): none of its parts goes out, its tool-call neither; "out", released

@@ -11,7 +11,7 @@
 // dropped when it does (sent-calls.ts); a server tool's result block is given content for the text
 // after it (from-reply.ts); an `error` event or a `refusal` stop cuts the reply: what is held goes
 // out as written, nothing decided, and the stop reason stays.
-import type { RecoveredCall } from "../../parse/types.ts";
+import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
 import type { EngineEvent } from "../../engine/types.ts";
 import { type EventRewriter, RAW, type Rewritten, type SseEvent, typedEvent } from "../../sse/rewrite.ts";
 import type { PassingEdits } from "../../sse/passing.ts";
@@ -67,9 +67,10 @@ export class AnthropicStreamRewriter implements EventRewriter {
    * out; dropped when it repeats a call sent. After stop() nothing is held (an event streaming past
    * could overtake it).
    */
-  #native = new HeldNative<Json>();
+  #native: HeldNative<Json>;
 
-  constructor(guard: GuardedEngine, onFinal: () => void, oneCall = false, addGiven?: AddGiven) {
+  constructor(guard: GuardedEngine, onFinal: () => void, oneCall = false, addGiven?: AddGiven, tools: readonly ToolSpec[] = []) {
+    this.#native = new HeldNative<Json>(tools);
     this.#guard = guard;
     this.#onFinal = onFinal;
     this.#hold = oneCall;

@@ -16,7 +16,7 @@
 // arguments are complete JSON and repeat a sent call is dropped, since the client finishes every
 // call it has at the end, after an error too; anything else goes out as it came). Past the bounds
 // every call held goes out undecided and streams on.
-import type { RecoveredCall } from "../../parse/types.ts";
+import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { type HeldCall, HeldNative } from "../held-native.ts";
 
@@ -32,13 +32,18 @@ interface Slot {
 }
 
 export class NativeRepeats {
-  #native = new HeldNative<Json>();
+  #native: HeldNative<Json>;
   /** A recovered call went out: from here on native entries are told apart (before, none can repeat one). */
   #tracking = false;
   /** The calls seen, by upstream index; those without index by id, and the last of them. */
   #byIndex = new Map<number, Slot>();
   #byId = new Map<string, Slot>();
   #lastUnindexed: Slot | undefined;
+
+  /** `tools`: the request's tools, whose schemas a native input is read under before it is compared. */
+  constructor(tools: readonly ToolSpec[] = []) {
+    this.#native = new HeldNative<Json>(tools);
+  }
 
   /** A recovered call went out. */
   add(call: RecoveredCall): void {

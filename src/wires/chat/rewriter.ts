@@ -5,7 +5,7 @@
 // reply (the text held goes out as written, nothing decided, the finish_reason as it came; a held
 // native call whose arguments are complete JSON repeating a sent call is still dropped).
 import type { EngineEvent } from "../../engine/types.ts";
-import type { RecoveredCall } from "../../parse/types.ts";
+import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
 import type { GuardedEngine, Step } from "../../engine/guarded.ts";
 import type { ReasoningChannel } from "../../engine/reasoning-channel.ts";
 import { jsonOrUndefined } from "../../grammar/plain-data.ts";
@@ -59,9 +59,10 @@ export class ChunkRewriter implements EventRewriter {
   #hold: boolean;
   #heldCalls: RecoveredCall[] = [];
   /** Native calls that may repeat a recovered call sent, held until complete, dropped when they do (native-repeats.ts). */
-  #repeats = new NativeRepeats();
+  #repeats: NativeRepeats;
 
-  constructor(guard: GuardedEngine, onFinal: () => void, reasoning?: ReasoningChannel, oneCall = false) {
+  constructor(guard: GuardedEngine, onFinal: () => void, reasoning?: ReasoningChannel, oneCall = false, tools: readonly ToolSpec[] = []) {
+    this.#repeats = new NativeRepeats(tools);
     this.#guard = guard;
     this.#onFinal = onFinal;
     this.#reasoning = reasoning;

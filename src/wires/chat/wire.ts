@@ -23,11 +23,11 @@ export const chatWire: Wire = {
   given: givenFromChatBody,
   prefill: chatPrefill,
   repairJson: repairChatJson,
-  rewriter: (guard, onFinal, engine, oneCall) => {
+  rewriter: (guard, onFinal, engine, oneCall, _addGiven, _items, tools) => {
     // D06: one engine per stretch of reasoning, each reading on where the last left off; their
     // summaries join the content's once, at the end.
     const reasoning = new ReasoningChannel((continues) => engine("reasoning", continues));
-    return new ChunkRewriter(guard, () => onFinal(reasoning.summaries()), reasoning, oneCall);
+    return new ChunkRewriter(guard, () => onFinal(reasoning.summaries()), reasoning, oneCall, tools);
   },
 };
 

@@ -12,6 +12,7 @@
 // response.failed or a content filter's response.incomplete cuts the reply (cutsReply): what is
 // held goes out as written, nothing decided.
 import type { EngineSummary } from "../../engine/types.ts";
+import type { ToolSpec } from "../../parse/types.ts";
 import { type EventRewriter, type Rewritten, type SseEvent, typedEvent } from "../../sse/rewrite.ts";
 import type { PassingEdits } from "../../sse/passing.ts";
 import { type Json, isObject } from "../../sse/json.ts";
@@ -66,7 +67,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
    * dropped, so numbers agree either way; dropped when it repeats a call sent. After stop() nothing
    * is held (an event streaming past could overtake it).
    */
-  #native = new HeldNative<Json>();
+  #native: HeldNative<Json>;
   /** Upstream output_index of the reasoning items read while a part's end waited. */
   #quiet = new Set<number>();
   /** Ids of the native items dropped as repeats: response.completed does not list them. */
@@ -77,7 +78,8 @@ export class ResponsesStreamRewriter implements EventRewriter {
   /** Ids this reply noted as changed: a later sight of the same id in it does not forget them. */
   #noted = new Set<string>();
 
-  constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: EngineFor = () => guard, oneCall = false, addGiven?: AddGiven, items?: ItemNotes) {
+  constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: EngineFor = () => guard, oneCall = false, addGiven?: AddGiven, items?: ItemNotes, tools: readonly ToolSpec[] = []) {
+    this.#native = new HeldNative<Json>(tools);
     this.#onFinal = onFinal;
     this.#items = items;
     this.#hold = oneCall;
