@@ -44,9 +44,15 @@ const HOLDERS: Record<string, (write: (content: string) => string, example: stri
 // Expected: no call, the text unchanged (as N45.1 for the other quotes).
 // Suspected: src/engine/quoted-dialects.ts, src/engine/quoted-tags.ts, src/engine/doc-context.ts
 // (noteQuotedTag / QuotedCall): LFM2's start token opens no quoted call whose string values are counted.
+// Fixed: a call quoted in block documentation in a dialect whose values are string literals (LFM2's
+// `<|tool_call_start|>[`, Hermes' `<tool_call>{`, Kimi's `<|tool_call_begin|>NAME<|tool_call_argument_begin|>{`,
+// Mistral's `[TOOL_CALLS]NAME[ARGS]{`, MiniMax's `[TOOL_CALL] {`) is read one character at a time from
+// its opener (src/engine/quoted-strings.ts, fed by DocContext): while its arguments are open (their
+// brackets counted, each string open up to its own closing quote, backslash escapes respected) it is
+// documentation whatever CommonMark says, and after them its closers are; prose outside a string ends it.
 describe("an LFM2 write quoted in documentation: the example in its page never runs", () => {
   for (const [holder, build] of Object.entries(HOLDERS)) {
-    test.failing(`${holder}`, () => {
+    test(`${holder}`, () => {
       const input = build(lfm2Write, EXAMPLE);
       const o = outcome(input);
       expect(o.calls).toEqual([]);
@@ -70,6 +76,8 @@ describe("an LFM2 write quoted in documentation: the example in its page never r
 //   </function>⏎</tool_call>⏎```"}}⏎</tool_call>⏎```⏎That is all.
 // Today: bash {command: "rm -rf build"} runs. Expected: no call, the text unchanged.
 // Suspected: src/engine/quoted-dialects.ts / src/engine/doc-context.ts, as finding 1.
+// Fixed: as finding 1 (src/engine/quoted-strings.ts): a quoted JSON string stays open to its closing
+// quote, raw line breaks in it included.
 const JSON_WRITES: Record<string, (content: string) => string> = {
   "Hermes JSON": (c) => `<tool_call>\n{"name": "write", "arguments": {"filePath": "docs/calls.md", "content": "${c}"}}\n</tool_call>`,
   Kimi: (c) => `<|tool_calls_section_begin|><|tool_call_begin|>functions.write:0<|tool_call_argument_begin|>{"filePath": "docs/calls.md", "content": "${c}"}<|tool_call_end|><|tool_calls_section_end|>`,
@@ -80,7 +88,7 @@ const JSON_WRITES: Record<string, (content: string) => string> = {
 
 describe("a write quoted in documentation in a JSON dialect: the example in its page never runs", () => {
   for (const [dialect, write] of Object.entries(JSON_WRITES)) {
-    test.failing(`${dialect}, a fence whose page has a fence (N45.1's shape)`, () => {
+    test(`${dialect}, a fence whose page has a fence (N45.1's shape)`, () => {
       const input = HOLDERS["a fence whose page has a fence (N45.1)"]!(write, EXAMPLE);
       const o = outcome(input);
       expect(o.calls).toEqual([]);
