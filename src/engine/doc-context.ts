@@ -224,7 +224,11 @@ export class DocContext extends BlockReader {
 
   /** Feeds the string-valued quote (quoted-strings.ts) `c`, before `c` is taken by the blocks. */
   private readStrings(c: number): void {
-    if (this.strings.idle && c !== LT && c !== LBRACKET) return;
+    // Idle, only an opener's first character where one may open matters (the `<` of ordinary text costs a check or two).
+    if (this.strings.idle) {
+      if (this.opensStrings(c)) this.strings.take(c, true);
+      return;
+    }
     this.strings.take(c, this.opensStrings(c));
   }
 
