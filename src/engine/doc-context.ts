@@ -1,11 +1,12 @@
 import { BlockReader, Mode } from "./doc-blocks.ts";
 import { Leaf } from "./doc-open-blocks.ts";
-import { CR, LF, LT, SP, TAB } from "../grammar/chars.ts";
+import { CR, LBRACKET, LF, LT, SP, TAB } from "../grammar/chars.ts";
 import { Flaw, NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { ToolSpec } from "../parse/types.ts";
 import { quotedTagAt } from "./quoted-tags.ts";
 import { QuotedCall, quotedCallOf, quotedView } from "./quoted-dialects.ts";
 import { LooseValue } from "./loose-value.ts";
+import { QuotedStrings } from "./quoted-strings.ts";
 
 /**
  * Tracks where a reply is documentation, one character at a time, by following CommonMark's
@@ -83,12 +84,16 @@ export class DocContext extends BlockReader {
   private looseCount = 0;
   /** See takeLooseTagEnd. */
   private looseTagEnd = -1;
+  /** A call quoted in block documentation whose values are string literals (LFM2, the JSON dialects): quoted-strings.ts. */
+  private readonly strings = new QuotedStrings();
 
   /**
    * Whether a tag at this `<` (asked after inDoc) belongs to a quoted call: in block documentation
    * (not inline: a code span mentioning an opener quotes no call), or inside a quoted value.
    */
   get readsQuotedTags(): boolean {
+    // Inside a quoted string-valued call a tag is its text (or a string's), no call of its own.
+    if (this.strings.opaque) return false;
     return this.quotedValues > 0 || this.blockDocNow();
   }
 
@@ -203,13 +208,35 @@ export class DocContext extends BlockReader {
       // The loose call's own markup at its top level: a value's closer, a further parameter opener, its invoke's closer.
       if (loose && (before === 0 || this.quotedValues === 0)) this.looseTagEnd = tag.end;
     }
-    for (let i = tag.start; i < tag.end; i++) super.advance(text.charCodeAt(i));
+    for (let i = tag.start; i < tag.end; i++) {
+      const c = text.charCodeAt(i);
+      this.readStrings(c);
+      super.advance(c);
+    }
   }
 
   /** A character the quoted call's own markup does not hold ends its tail (white space does not). */
   override advance(c: number): void {
     if ((this.tail || this.pendingBlock) && c !== SP && c !== TAB && c !== LF && c !== CR && this.ownOnly) this.endQuote();
+    this.readStrings(c);
     super.advance(c);
+  }
+
+  /** Feeds the string-valued quote (quoted-strings.ts) `c`, before `c` is taken by the blocks. */
+  private readStrings(c: number): void {
+    // Idle, only an opener's first character where one may open matters (the `<` of ordinary text costs a check or two).
+    if (this.strings.idle) {
+      if (this.opensStrings(c)) this.strings.take(c, true);
+      return;
+    }
+    this.strings.take(c, this.opensStrings(c));
+  }
+
+  /** Whether a string-valued call's opener may start at `c` (`<` or `[`): in block documentation, no other quote open. A pure read. */
+  private opensStrings(c: number): boolean {
+    if ((c !== LT && c !== LBRACKET) || this.quoting) return false;
+    this.step(c, false);
+    return this.blockDocNow();
   }
 
   /**
@@ -264,6 +291,7 @@ export class DocContext extends BlockReader {
   /** Markup the engine removed (a call, noise) is no quoted call's: its tail is over. */
   override afterMarkup(): void {
     this.loose.reset();
+    this.strings.reset();
     if (this.ownOnly) this.endQuote();
     super.afterMarkup();
   }
@@ -321,7 +349,7 @@ export class DocContext extends BlockReader {
   inDoc(c = LT): boolean {
     if (c === LF || c === CR) return false;
     this.step(c, false);
-    return this.docNow() || (this.mode === Mode.Text && this.inline.escapes(c));
+    return this.docNow(c) || (this.mode === Mode.Text && this.inline.escapes(c));
   }
 
   /**
@@ -331,6 +359,8 @@ export class DocContext extends BlockReader {
   get midLine(): boolean {
     // A quote's tail ends at the first character that is not its own markup.
     if (this.ownOnly) return false;
+    // A string-valued quote reads every character (a quote, a backslash, a bracket).
+    if (!this.strings.idle) return false;
     // A thematic break or a table delimiter row is decided by every character of its line.
     if (this.shapes.live) return false;
     switch (this.mode) {
@@ -364,7 +394,7 @@ export class DocContext extends BlockReader {
   atLineStart(c = LT): boolean {
     if (c === LF || c === CR) return false;
     this.step(c, false);
-    return this.fresh && this.blocks.opened === 0 && !this.docNow();
+    return this.fresh && this.blocks.opened === 0 && !this.docNow(c);
   }
 
   /** At the start of a line that opens a new paragraph (it continues none) and not in documentation. */
@@ -381,7 +411,8 @@ export class DocContext extends BlockReader {
     return this.atLineStart(c) && this.blocks.depth === 0 && this.blocks.col === 0 && this.mode === Mode.Text && !this.paragraphBefore;
   }
 
-  private docNow(): boolean {
+  private docNow(c: number): boolean {
+    if (!this.strings.idle && this.strings.holds(c, this.opensStrings(c))) return true;
     return this.quotedValues > 0 || this.blockDocNow() || (this.paragraphText && this.inline.inDoc);
   }
 

@@ -2,7 +2,7 @@ import { COSTUME_INNER } from "../../grammar/dialects.ts";
 import { JsonSyntax } from "../../grammar/json-syntax.ts";
 import { Flaw, type Tag, type TagFamily } from "../../grammar/tags.ts";
 import { exampleOpener } from "../example-in-value.ts";
-import { CR, GT, LBRACE, LF, LT, SLASH, UNDERSCORE } from "../../grammar/chars.ts";
+import { CR, GT, LBRACE, LBRACKET, LF, LT, SLASH, UNDERSCORE } from "../../grammar/chars.ts";
 import type { Shape } from "../../grammar/shapes.ts";
 import { HAND_OFF, NAME_LIMIT, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import type { SpanReader, Step } from "../span-kind.ts";
@@ -190,7 +190,12 @@ export class ToolCallBody {
       case "name":
         // GLM closing a zero-argument call with its value closer (`<tool_call>NAME</arg_value>`, T02); its own closer may follow.
         if (tag.family === "costume" && tag.closing && tag.name === "arg_value") return r.trail();
-        return this.glmTag(tag, "arg_key", false, "glm-key", abandon, null);
+        // The next wrapper opening (this one's closer left out) starts the next call, as before.
+        if (openerOfWrapper(tag, "tool_call")) return abandon;
+        // Any other tag after the name (another dialect's call: `<tool_call>read` over `<function=bash>`)
+        // is a call written in two dialects at once, refused whole as a JSON body there is: which tool
+        // the model meant is unknowable, whether the two names agree or not (review 51). Mid-sentence: a mention, as before.
+        return this.glmTag(tag, "arg_key", false, "glm-key", abandon, r);
       case "glm-pair-next":
         return this.glmTag(tag, "arg_key", false, "glm-key", abandon, r);
       case "glm-key":
@@ -279,7 +284,9 @@ export class ToolCallBody {
  * itself at its first character that none of these allow.
  */
 export class ToolCallStart implements CharState {
-  private phase: "start" | "json" | "after-json" | "name" | "after-name" = "start";
+  private phase: "start" | "json" | "after-json" | "name" | "after-name" | "after-name-bracket" = "start";
+  /** Where a `[` after GLM's name line began (after-name-bracket; nameLength then counts its word's characters). */
+  private bracketAt = -1;
   private readonly json = new JsonSyntax();
   /** `<tool_call>` wrappers written in the JSON so far (WrapperCount): they count once it breaks. */
   private readonly wrappers = new WrapperCount();
@@ -396,8 +403,19 @@ export class ToolCallStart implements CharState {
         if (c === LF || c === CR) this.body.laidOut = true;
         if (isSpaceCode(c)) return null;
         if (c === LT) return HAND_OFF;
+        // A bracket token's call (Mistral's `[TOOL_CALLS]`, MiniMax's `[TOOL_CALL]`) on the next line: read on to its word.
+        if (c === LBRACKET && this.body.laidOut) {
+          this.phase = "after-name-bracket";
+          this.bracketAt = at;
+          this.nameLength = 1;
+          return null;
+        }
         // GLM's name line then a JSON object as its body: a call written in two dialects at once, refused whole.
         return c === LBRACE ? this.body.refuseOr("O03", GLM_BROKEN, at, abandonName) : abandonName;
+      case "after-name-bracket":
+        // `[TOOL_CALL` spelled whole (both tokens start so; review 51): two dialects at once, refused whole. Anything else (a link): as before.
+        if (c !== BRACKET_WORD.charCodeAt(this.nameLength)) return abandonName;
+        return ++this.nameLength < BRACKET_WORD.length ? null : this.body.refuseOr("O03", GLM_BROKEN, this.bracketAt, abandonName);
     }
   }
 }
@@ -429,6 +447,8 @@ class WrapperCount {
   }
 }
 const WRAPPER = "tool_call";
+/** What Mistral's `[TOOL_CALLS]` and MiniMax's `[TOOL_CALL]` both start with. */
+const BRACKET_WORD = "[TOOL_CALL";
 
 /** The tool a complete Hermes object names (`name`, or OpenAI's `function.name`), or undefined. */
 function calledName(object: string): unknown {

@@ -1,0 +1,218 @@
+import { BACKSLASH, COLON, COMMA, CR, DASH, DOT, DQ, EQ, GT, LBRACE, LBRACKET, LF, LPAREN, LT, PLUS, RBRACE, RBRACKET, RPAREN, SP, SQ, TAB, isAsciiDigit, isAsciiLetter } from "../grammar/chars.ts";
+import { NAME_LIMIT } from "../parse/char-form.ts";
+import { isElementNameCode } from "../parse/tool-element-name.ts";
+
+// A call quoted in block documentation written in a dialect whose values are string literals
+// (LFM2's pythonic list, Hermes JSON, Kimi, Mistral, MiniMax's bracket form; review 51): from its
+// opener token on, read one character at a time, so a quoted string value keeps the holder (fence,
+// HTML block, comment, `<pre>`) open up to the value's own closing quote, as a quoted DSML value
+// keeps it open to its closer (quoted-dialects.ts; golden N45.1-N45.4). A page shown as a write's
+// content breaks its holder by CommonMark's reading, but by the dialect's own reading every line of
+// it is the string's text, so a call example in it stays documentation. DocContext feeds it every
+// character (midLine is false while it is not idle) and adds `holds` to its documentation.
+
+/** The tokens read, each exact; none is a prefix of another (one completes at most per character). */
+const TOKENS = [
+  // Openers: where a quoted call starts (read only where block documentation holds and no other quote is open).
+  "<|tool_call_start|>",
+  "<tool_call>",
+  "<|tool_call_begin|>",
+  "<|tool_call_argument_begin|>",
+  "[TOOL_CALLS]",
+  "[TOOL_CALL]",
+  // Between a name and the arguments (Mistral's, Kimi's).
+  "[ARGS]",
+  "<|tool_call_argument_begin|>",
+  // The quoted call's closers after its arguments.
+  "<|tool_call_end|>",
+  "<|tool_calls_section_end|>",
+  "</tool_call>",
+  "[/TOOL_CALL]",
+] as const;
+const OPENERS = 0b0000_0011_1111;
+const INNER = 0b0000_1100_0000;
+const CLOSERS = 0b1111_0000_0000;
+/** Openers a name follows before the arguments: Kimi's `<|tool_call_begin|>NAME`, Mistral's `[TOOL_CALLS]NAME[ARGS]`. */
+const NAMED = (1 << 2) | (1 << 4);
+
+const Phase = {
+  Idle: 0,
+  /** Inside a token (mask: the tokens still matching, pos: characters matched). */
+  Token: 1,
+  /** After an opener (or an inner token): white space, a name where the opener takes one, then the arguments. */
+  Prelude: 2,
+  /** The arguments: a bracketed structure whose string literals are its values. */
+  Body: 3,
+  /** The arguments closed: white space and the quoted call's closers. */
+  After: 4,
+} as const;
+type PhaseValue = (typeof Phase)[keyof typeof Phase];
+
+/** White space and name characters a prelude may hold (bounded: a quote's prelude is a few words at most). */
+const PRELUDE_LIMIT = NAME_LIMIT;
+
+const isSpace = (c: number) => c === SP || c === TAB || c === LF || c === CR;
+
+/**
+ * What the arguments hold outside their strings without being prose that ends the quote: brackets,
+ * separators, names and literals (`key=`, `true`, `-1.5`, MiniMax's `=>` and `--key`).
+ */
+const isSyntax = (c: number) => isSpace(c) || isAsciiLetter(c) || isAsciiDigit(c) || c === COMMA || c === COLON || c === EQ || c === GT || c === DASH || c === PLUS || c === DOT || c === 0x5f;
+
+export class QuotedStrings {
+  private phase: PhaseValue = Phase.Idle;
+  private mask = 0;
+  private pos = 0;
+  /** The token being matched started where an opener may start (block documentation, no other quote). */
+  private startable = false;
+  /** Prelude: the opener takes a name; how many characters of it and of white space were read. */
+  private named = false;
+  private nameLength = 0;
+  private preludeLength = 0;
+  /** Body: the open string's quote (0: none), a backslash just read in it, the open brackets. */
+  private quote = 0;
+  private escaped = false;
+  private depth = 0;
+
+  /** Nothing read: only an opener's first character (`<`, `[`) matters. */
+  get idle(): boolean {
+    return this.phase === Phase.Idle;
+  }
+
+  /**
+   * Inside the quoted call's arguments: no tag in them is any other quote's (a tag right after an
+   * opener is still read as one: `<tool_call>` then `<function=…>` is Qwen3-Coder's quote).
+   */
+  get opaque(): boolean {
+    return this.phase === Phase.Body;
+  }
+
+  /** Whether `c` (may an opener start at it: `startable`) is the quoted call's own text: documentation. A pure read. */
+  holds(c: number, startable: boolean): boolean {
+    return this.phase !== Phase.Idle && this.step(c, startable, false);
+  }
+
+  /** Reads `c`; `startable`: an opener may start at it (asked only for `<` and `[`). */
+  take(c: number, startable: boolean): void {
+    this.step(c, startable, true);
+  }
+
+  reset(): void {
+    this.phase = Phase.Idle;
+    this.quote = 0;
+    this.escaped = false;
+    this.depth = 0;
+  }
+
+  /** Whether `c` continues the quoted call; with `take`, also moves on (a character it does not continue ends the quote). */
+  private step(c: number, startable: boolean, take: boolean): boolean {
+    switch (this.phase) {
+      case Phase.Idle:
+        if (take) this.startToken(c, startable ? OPENERS : 0, startable);
+        return false;
+      case Phase.Token: {
+        const mask = matching(this.mask, this.pos, c);
+        if (mask === 0) {
+          if (take) this.startToken(c, startable ? OPENERS : 0, startable);
+          return false;
+        }
+        if (!take) return true;
+        const done = completed(mask, this.pos + 1);
+        if (done < 0) {
+          this.mask = mask;
+          this.pos++;
+        } else if ((1 << done) & CLOSERS) this.phase = Phase.After;
+        else if ((1 << done) & INNER) this.enterPrelude(false);
+        else if (this.startable) this.enterPrelude(((1 << done) & NAMED) !== 0);
+        else this.phase = Phase.Idle;
+        return true;
+      }
+      case Phase.Prelude:
+        return this.prelude(c, take);
+      case Phase.Body:
+        return this.body(c, take);
+      case Phase.After:
+        if (isSpace(c)) return true;
+        if (!take) return matching(CLOSERS, 0, c) !== 0;
+        return this.startToken(c, CLOSERS | (startable ? OPENERS : 0), startable);
+    }
+  }
+
+  /** Starts matching a token of `among` at `c`: whether one starts (else the quote is idle). */
+  private startToken(c: number, among: number, startable: boolean): boolean {
+    const mask = c === LT || c === LBRACKET ? matching(among, 0, c) : 0;
+    if (mask === 0) this.reset();
+    else this.phase = Phase.Token;
+    this.mask = mask;
+    this.pos = 1;
+    this.startable = startable;
+    return mask !== 0;
+  }
+
+  private enterPrelude(named: boolean): void {
+    this.phase = Phase.Prelude;
+    this.named = named;
+    this.nameLength = 0;
+    this.preludeLength = 0;
+  }
+
+  private prelude(c: number, take: boolean): boolean {
+    let to: PhaseValue = Phase.Prelude;
+    if (this.preludeLength >= PRELUDE_LIMIT) to = Phase.Idle;
+    else if (this.nameLength > 0 && (c === LT || c === LBRACKET)) to = matching(INNER, 0, c) !== 0 ? Phase.Token : Phase.Idle;
+    else if (c === LBRACE || c === LBRACKET) to = Phase.Body;
+    else if (!isSpace(c) && !(this.named && this.nameLength < NAME_LIMIT && (isElementNameCode(c) || c === COLON))) to = Phase.Idle;
+    if (!take) return to !== Phase.Idle;
+    if (to === Phase.Token) this.startToken(c, INNER, false);
+    else if (to === Phase.Body) this.enterBody();
+    else if (to === Phase.Idle) this.reset();
+    else {
+      this.preludeLength++;
+      if (!isSpace(c)) this.nameLength++;
+    }
+    return to !== Phase.Idle;
+  }
+
+  private enterBody(): void {
+    this.phase = Phase.Body;
+    this.depth = 1;
+    this.quote = 0;
+    this.escaped = false;
+  }
+
+  private body(c: number, take: boolean): boolean {
+    if (this.quote !== 0) {
+      if (take) {
+        if (this.escaped) this.escaped = false;
+        else if (c === BACKSLASH) this.escaped = true;
+        else if (c === this.quote) this.quote = 0;
+      }
+      return true;
+    }
+    const opens = c === LBRACE || c === LBRACKET || c === LPAREN;
+    const closes = c === RBRACE || c === RBRACKET || c === RPAREN;
+    if (!opens && !closes && c !== DQ && c !== SQ && !isSyntax(c)) {
+      // Prose (a fence line, a tag) where the arguments hold only syntax: what was quoted is no call; the quote ends.
+      if (take) this.reset();
+      return false;
+    }
+    if (!take) return true;
+    if (c === DQ || c === SQ) this.quote = c;
+    else if (opens) this.depth++;
+    else if (closes && --this.depth === 0) this.phase = Phase.After;
+    return true;
+  }
+}
+
+/** The tokens of `mask` whose character at `pos` is `c`. */
+function matching(mask: number, pos: number, c: number): number {
+  let out = 0;
+  for (let i = 0; i < TOKENS.length; i++) if ((mask & (1 << i)) !== 0 && TOKENS[i]!.charCodeAt(pos) === c) out |= 1 << i;
+  return out;
+}
+
+/** The token of `mask` that is `length` characters long (matched whole), or -1. */
+function completed(mask: number, length: number): number {
+  for (let i = 0; i < TOKENS.length; i++) if ((mask & (1 << i)) !== 0 && TOKENS[i]!.length === length) return i;
+  return -1;
+}
