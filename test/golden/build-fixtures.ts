@@ -15,6 +15,7 @@ import { review47 } from "./fixtures-review-47.ts";
 import { review48 } from "./fixtures-review-48.ts";
 import { review49 } from "./fixtures-review-49.ts";
 import { review50 } from "./fixtures-review-50.ts";
+import { review51 } from "./fixtures-review-51.ts";
 import type { Shape } from "../../src/grammar/shapes.ts";
 import { ok, bad, none, ls, readA } from "./fixture-kit.ts";
 
@@ -275,6 +276,7 @@ export const fixtures: Fixture[] = [
   ...review48(),
   ...review49(),
   ...review50(),
+  ...review51(),
 ];
 
 /**
