@@ -66,7 +66,11 @@ describe("a Responses message item that was only a leak, in a server-side conver
   // Suspected: src/adapters/middleware/generate.ts (signedOnto: moves every provider's metadata;
   // an OpenAI itemId names a message item, never a call).
   // Expected: the second request holds a function_call for every function_call_output, as streamed.
-  test.failing("generate: the tool's output is answered by its call in the next request", async () => {
+  // Fixed: only provider data that belongs to a call (callMetadata in call-context.ts: a
+  // thoughtSignature, under any provider's name) moves onto a call recovered from an emptied text
+  // part; an itemId and every other key naming the text item stay on the part, empty, as the
+  // stream leaves them on the part's end (and the stream now moves a signature onto the call too).
+  test("generate: the tool's output is answered by its call in the next request", async () => {
     const input = await secondInput(false, { openai: { conversation: "conv_1" } });
     expect(outputsAnswered(input)).toEqual({ outputs: 1, unanswered: [] });
   });
