@@ -60,3 +60,41 @@ describe("a signed text part the repair emptied", () => {
     expect(content).toEqual([{ type: "text", text, providerMetadata: signed("s1") }]);
   });
 });
+
+// Review 51: only what belongs to a call moves (a thought signature, under any provider's name);
+// what names the text item (an OpenAI Responses itemId, phase, annotations) stays with the text:
+// on a call, an itemId makes @ai-sdk/openai send no function_call in a server-side conversation.
+describe("an emptied part's metadata that names the text item", () => {
+  const item = { openai: { itemId: "msg_leak" } };
+
+  test("an OpenAI itemId never goes onto the call: the part stays, empty, with it", async () => {
+    const content = await generated([{ type: "text", text: call("a.ts"), providerMetadata: item }]);
+    expect(content.map((p) => p.type)).toEqual(["text", "tool-call"]);
+    expect(content[0]).toEqual({ type: "text", text: "", providerMetadata: item });
+    expect("providerMetadata" in content[1]!).toBe(false);
+  });
+
+  test("a signature beside an item's data: the signature moves, the rest stays on the empty part", async () => {
+    const both = { vertex: { thoughtSignature: "s1", phase: "final" }, openai: { itemId: "msg_leak", annotations: [] } };
+    const content = await generated([{ type: "text", text: call("a.ts"), providerMetadata: both }]);
+    expect(content).toEqual([
+      { type: "text", text: "", providerMetadata: { vertex: { phase: "final" }, openai: { itemId: "msg_leak", annotations: [] } } },
+      expect.objectContaining({ type: "tool-call", providerMetadata: { vertex: { thoughtSignature: "s1" } } }),
+    ]);
+  });
+
+  test("a part not emptied (prose before the leak) keeps all its metadata; the call carries none", async () => {
+    for (const meta of [item, signed("s1")]) {
+      const content = await generated([{ type: "text", text: `Reading it. ${call("a.ts")}`, providerMetadata: meta }]);
+      expect(content[0]).toEqual({ type: "text", text: "Reading it. ", providerMetadata: meta });
+      expect(content[1]).toMatchObject({ type: "tool-call", toolName: "read" });
+      expect("providerMetadata" in content[1]!).toBe(false);
+    }
+  });
+
+  test("the provider's own metadata object is not changed", async () => {
+    const meta = { google: { thoughtSignature: "s1" }, openai: { itemId: "msg_leak" } };
+    await generated([{ type: "text", text: call("a.ts"), providerMetadata: meta }]);
+    expect(meta).toEqual({ google: { thoughtSignature: "s1" }, openai: { itemId: "msg_leak" } });
+  });
+});

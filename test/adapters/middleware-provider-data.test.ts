@@ -101,10 +101,33 @@ describe("text-delta providerMetadata", () => {
   const B = { google: { thoughtSignature: "Qg==" } };
   const metaOf = (out: Part[]) => out.flatMap((p) => ((p.type === "text-delta" || p.type === "text-end") && p.providerMetadata ? [[p.type, p.providerMetadata]] : []));
 
-  test("a delta that became a call leaves its metadata on the part's end", async () => {
+  // Review 51: a thought signature belongs to the call made from the text (generate.ts moves it
+  // there too, @ai-sdk/google replays it from the tool-call); anything else stays with the text.
+  test("a delta that became a call: its thought signature rides on the call, nothing left on the part's end", async () => {
     const out = await streamed([{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: CALL, providerMetadata: A }, { type: "text-end", id: "t" }]);
-    expect(callsOf(out)).toHaveLength(1);
-    expect(metaOf(out)).toEqual([["text-end", A]]);
+    expect(callsOf(out).map((p) => p.providerMetadata)).toEqual([A]);
+    expect(metaOf(out)).toEqual([]);
+  });
+
+  test("char by char, the signature on the first delta: it still rides on the call, the itemId on the end", async () => {
+    const meta = { google: { thoughtSignature: "QQ==" }, openai: { itemId: "msg_1" } };
+    const deltas: Part[] = [...CALL].map((ch, i) => ({ type: "text-delta", id: "t", delta: ch, ...(i === 0 ? { providerMetadata: meta } : {}) }));
+    const out = await streamed([{ type: "text-start", id: "t" }, ...deltas, { type: "text-end", id: "t" }]);
+    expect(callsOf(out).map((p) => p.providerMetadata)).toEqual([A]);
+    expect(metaOf(out)).toEqual([["text-end", { openai: { itemId: "msg_1" } }]]);
+  });
+
+  test("a delta that became a call: an OpenAI itemId stays on the part's end, never on the call", async () => {
+    const item = { openai: { itemId: "msg_1" } };
+    const out = await streamed([{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: CALL, providerMetadata: item }, { type: "text-end", id: "t" }]);
+    expect(callsOf(out).map((p) => p.providerMetadata)).toEqual([undefined]);
+    expect(metaOf(out)).toEqual([["text-end", item]]);
+  });
+
+  test("a delta with prose before the call: its metadata rides on the prose, the call carries nothing", async () => {
+    const out = await streamed([{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: `Reading. ${CALL}`, providerMetadata: A }, { type: "text-end", id: "t" }]);
+    expect(callsOf(out).map((p) => p.providerMetadata)).toEqual([undefined]);
+    expect(metaOf(out)).toEqual([["text-delta", A]]);
   });
 
   test("the latest metadata wins: an earlier held delta's does not come after a later delta's", async () => {

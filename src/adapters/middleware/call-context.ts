@@ -110,3 +110,30 @@ export function signedReasoning(metadata: SharedV3ProviderMetadata | undefined):
   }
   return false;
 }
+
+/**
+ * The keys of a text part's provider data that belong to a call made from that text, under any
+ * provider's name (`google`, `vertex`, a custom one): Gemini's `thoughtSignature`, which
+ * @ai-sdk/google replays from a tool-call part (it skips an empty text part, signature and all).
+ * Every other key names the text item itself (OpenAI Responses' `itemId` and `phase`,
+ * annotations, citations): on a call, an `itemId` claims a message item is the call, and with a
+ * server-side conversation @ai-sdk/openai then sends no function_call at all.
+ */
+const CALL_KEYS = new Set(["thoughtSignature"]);
+
+/** A text part's provider data split into what moves onto a call recovered from it and what stays with the text. */
+export function callMetadata(meta: SharedV3ProviderMetadata): { call?: SharedV3ProviderMetadata; text?: SharedV3ProviderMetadata } {
+  let call: SharedV3ProviderMetadata | undefined;
+  let text: SharedV3ProviderMetadata | undefined;
+  for (const [provider, entry] of Object.entries(meta)) {
+    if (entry === null || typeof entry !== "object" || Array.isArray(entry) || Object.keys(entry).length === 0) {
+      (text ??= {})[provider] = entry;
+      continue;
+    }
+    for (const [key, value] of Object.entries(entry)) {
+      const side = CALL_KEYS.has(key) ? (call ??= {}) : (text ??= {});
+      (side[provider] ??= {})[key] = value;
+    }
+  }
+  return { call, text };
+}

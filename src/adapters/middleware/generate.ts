@@ -5,7 +5,7 @@
 import type { LanguageModelV3Content, LanguageModelV3GenerateResult, LanguageModelV3Text } from "@ai-sdk/provider";
 import type { RecoveredCall } from "../../parse/types.ts";
 import { textAndCalls } from "../../engine/events.ts";
-import { type CallContext, cutsReply, finishReason, finishReport, metadata, noteToolResult, reasoningCalls, signedReasoning, toolCallPart } from "./call-context.ts";
+import { type CallContext, callMetadata, cutsReply, finishReason, finishReport, metadata, noteToolResult, reasoningCalls, signedReasoning, toolCallPart } from "./call-context.ts";
 
 /** The result as the model sent it whenever the engine fails: nothing half-repaired reaches the host. */
 export function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallContext): LanguageModelV3GenerateResult {
@@ -88,19 +88,26 @@ export function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallC
 }
 
 /**
- * The emptied text parts that can go: a provider's data on one (Gemini's thoughtSignature) is never
- * lost with it. It moves onto the first call recovered from that part, where @ai-sdk/google reads a
- * tool call's signature back on the next request (it skips an empty text part, signature and all);
- * a part that gave no call and carries metadata stays, empty, with it.
+ * The emptied text parts that can go: a provider's data on one is never lost with it. What belongs
+ * to a call (callMetadata: Gemini's thoughtSignature) moves onto the first call recovered from that
+ * part, where @ai-sdk/google reads it back on the next request; what names the text item (an
+ * OpenAI itemId) never does, and stays on the part, empty, as the stream leaves it on the part's
+ * end. A part that gave no call and carries metadata stays, empty, with all of it.
  */
 function signedOnto(emptied: Map<LanguageModelV3Content, { from: number; to: number }>, callParts: ReturnType<typeof toolCallPart>[]): Set<LanguageModelV3Content> {
   const dropped = new Set<LanguageModelV3Content>();
   for (const [part, { from, to }] of emptied) {
-    const meta = part.type === "text" ? part.providerMetadata : undefined;
+    if (part.type !== "text") continue;
     const onto = from < to ? callParts[from] : undefined;
-    if (meta && !onto) continue;
-    if (meta && onto) onto.providerMetadata = { ...meta, ...onto.providerMetadata };
-    dropped.add(part);
+    if (part.providerMetadata === undefined) {
+      dropped.add(part);
+      continue;
+    }
+    if (!onto) continue;
+    const split = callMetadata(part.providerMetadata);
+    if (split.call) onto.providerMetadata = { ...split.call, ...onto.providerMetadata };
+    if (split.text) part.providerMetadata = split.text;
+    else dropped.add(part);
   }
   return dropped;
 }

@@ -13,7 +13,7 @@ import type { GuardedEngine } from "../../engine/guarded.ts";
 import type { Stage } from "../../sse/pull-stage.ts";
 import { noteFailure, requestDebug } from "../report.ts";
 import { HeldNative } from "../../wires/held-native.ts";
-import { type CallContext, cutsReply, finishReason, finishReport, metadata, noteToolResult, reasoningCalls, signedReasoning, toolCallPart } from "./call-context.ts";
+import { type CallContext, callMetadata, cutsReply, finishReason, finishReport, metadata, noteToolResult, reasoningCalls, signedReasoning, toolCallPart } from "./call-context.ts";
 
 type Part = LanguageModelV3StreamPart;
 
@@ -275,7 +275,7 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
     const late = final ? reasoningCalls(ctx) : [];
     payThought();
     emit(step.events);
-    for (const recovered of late) call(recovered);
+    for (const recovered of late) call(recovered, false);
   }
 
   /** D06: reasoning text passes on without the markup its engine took; the calls wait for the end. */
@@ -439,9 +439,16 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
   }
 
   // Streamed like a native provider call so hosts that track tool-input-start see the call too.
-  function call(recovered: RecoveredCall): void {
+  // A call from text takes what of its part's owed metadata belongs to a call (callMetadata: a
+  // thought signature), as generate.ts does; the rest (an itemId) stays owed to the part.
+  function call(recovered: RecoveredCall, fromText = true): void {
     heldNative.add(recovered);
     const part = toolCallPart(recovered);
+    if (fromText && owedMeta !== undefined && owedMeta.id === owner) {
+      const split = callMetadata(owedMeta.meta);
+      if (split.call) part.providerMetadata = split.call;
+      owedMeta = split.text && { id: owedMeta.id, meta: split.text };
+    }
     out({ type: "tool-input-start", id: part.toolCallId, toolName: part.toolName });
     out({ type: "tool-input-delta", id: part.toolCallId, delta: part.input });
     out({ type: "tool-input-end", id: part.toolCallId });
