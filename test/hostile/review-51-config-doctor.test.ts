@@ -56,7 +56,10 @@ describe("a key given twice in the plugin's options", () => {
   // doctor reads opencode.json(c) without it. Suspected: src/cli/opencode-config.ts loadConfig
   // (parseJsonc without uniqueKeys) / doctor.ts. Expected: a problem naming the key given twice
   // inside the plugin's entry (OpenCode's own settings may stay as OpenCode reads them), exit 1.
-  test.failing("doctor names the key given twice in the plugin's options; exit 1", async () => {
+  // Fixed: doctor reads the plugin entry's options for keys written twice (options/jsonc.ts
+  // keysGivenTwice, the reader the proxy's uniqueKeys uses, following the copy JSON keeps) and
+  // names each, with its line and column, as an option problem of that entry; exit 1.
+  test("doctor names the key given twice in the plugin's options; exit 1", async () => {
     const box = sandbox();
     box.write(
       "project/opencode.jsonc",
@@ -73,6 +76,29 @@ describe("a key given twice in the plugin's options", () => {
     const r = await doctor(box);
     expect({ code: r.code, problems: r.problems, err: r.err }).toEqual({ code: 0, problems: [], err: "" });
   });
+
+  test("hard negatives: one name in two namespaces, and OpenCode's own key given twice, are no problem of the plugin's", async () => {
+    const box = sandbox();
+    box.write(
+      "project/opencode.jsonc",
+      `{
+  "model": "deepseek/deepseek-chat",
+  "model": "deepseek/deepseek-chat",
+  "plugin": [["${ENTRY}", { "responseFix": { "enabled": true }, "retry": { "enabled": true } }]]
+}
+`,
+    );
+    const r = await doctor(box);
+    expect({ code: r.code, problems: r.problems }).toEqual({ code: 0, problems: [] });
+  });
+
+  test("the key is named with its path inside the options, also deeper down and twice over", async () => {
+    const box = sandbox();
+    box.write("project/opencode.json", `{"model": "deepseek/deepseek-chat", "plugin": [["${ENTRY}", {"responseFix": {"denyTools": ["bash"], "denyTools": []}, "debug": true, "debug": false}]]}`);
+    const r = await doctor(box);
+    expect(r.code).toBe(1);
+    expect(r.optionProblems).toEqual([expect.stringContaining('gives "responseFix.denyTools" twice'), expect.stringContaining('gives "debug" twice')]);
+  });
 });
 
 describe("a later entry of the same package replaces an earlier entry's options", () => {
@@ -88,7 +114,10 @@ describe("a later entry of the same package replaces an earlier entry's options"
   // global list still holds. Suspected: src/cli/opencode-config.ts dedupe (drops in silence),
   // src/cli/doctor.ts. Expected: a problem naming the dropped entry's file and that its options
   // (its security options at least) are not used, exit 1.
-  test.failing("doctor says the global entry's denyTools are dropped by the project's entry; exit 1", async () => {
+  // Fixed: doctor names every entry of the plugin that a later entry replaced while it held options
+  // that no longer apply (opencode-config.ts keeps the replaced entries aside; cli/dropped-options.ts),
+  // with its file, the entry kept, and the options changed, security options first; exit 1.
+  test("doctor says the global entry's denyTools are dropped by the project's entry; exit 1", async () => {
     const box = sandbox();
     const global = box.write("config/opencode/opencode.json", JSON.stringify({ plugin: [[NAME, { responseFix: { denyTools: ["bash"] } }]] }));
     box.write("project/opencode.json", JSON.stringify({ model: "deepseek/deepseek-chat", plugin: [NAME] }));
@@ -105,6 +134,34 @@ describe("a later entry of the same package replaces an earlier entry's options"
     expect(r.optionProblems).toEqual([]);
     expect(r.problems.some((p) => p.includes("not listed"))).toBe(false);
   });
+
+  test("the problem names the dropped security option and the file that replaced it", async () => {
+    const box = sandbox();
+    const global = box.write("config/opencode/opencode.json", JSON.stringify({ plugin: [[NAME, { responseFix: { denyTools: ["bash"] } }]] }));
+    const project = box.write("project/opencode.json", JSON.stringify({ model: "deepseek/deepseek-chat", plugin: [[NAME, { debug: true }]] }));
+    const r = await doctor(box);
+    const dropped = r.problems.filter((p) => p.startsWith(`${global}:`));
+    expect(dropped).toEqual([expect.stringContaining("responseFix.denyTools")]);
+    expect(dropped[0]).toContain(project);
+  });
+
+  test("hard negatives: the same options written again, or a replaced entry without options, drop nothing", async () => {
+    const same = sandbox();
+    same.write("config/opencode/opencode.json", JSON.stringify({ plugin: [[NAME, { responseFix: { denyTools: ["bash"] } }]] }));
+    same.write("project/opencode.json", JSON.stringify({ model: "deepseek/deepseek-chat", plugin: [[NAME, { responseFix: { denyTools: ["bash"], enabled: true } }]] }));
+    const a = await doctor(same);
+    expect(a.problems.filter((p) => p.includes("are not used"))).toEqual([]);
+    const bare = sandbox();
+    bare.write("config/opencode/opencode.json", JSON.stringify({ plugin: [NAME] }));
+    bare.write("project/opencode.json", JSON.stringify({ model: "deepseek/deepseek-chat", plugin: [[NAME, { responseFix: { denyTools: ["bash"] } }]] }));
+    const b = await doctor(bare);
+    expect(b.problems.filter((p) => p.includes("are not used"))).toEqual([]);
+    const empty = sandbox();
+    empty.write("config/opencode/opencode.json", JSON.stringify({ plugin: [[NAME, {}]] }));
+    empty.write("project/opencode.json", JSON.stringify({ model: "deepseek/deepseek-chat", plugin: [NAME] }));
+    const c = await doctor(empty);
+    expect(c.problems.filter((p) => p.includes("are not used"))).toEqual([]);
+  });
 });
 
 describe("a deny list filled from the environment", () => {
@@ -114,7 +171,9 @@ describe("a deny list filled from the environment", () => {
   // naming no tool, so nothing is denied, and doctor says "options: valid", exit 0.
   // Suspected: src/options/check.ts isNameEntry. Expected: a problem naming
   // responseFix.denyTools, exit 1.
-  test.failing("doctor flags denyTools [\"{env:DSML_DENY}\"] with DSML_DENY=bash,read", async () => {
+  // Fixed: the substituted entry is split into ["bash", "read"] (finding 1's rule), and doctor
+  // shows the plugin's line saying so: a problem naming responseFix.denyTools, exit 1.
+  test("doctor flags denyTools [\"{env:DSML_DENY}\"] with DSML_DENY=bash,read", async () => {
     const box = sandbox();
     box.write("project/opencode.json", JSON.stringify({ model: "deepseek/deepseek-chat", plugin: [[ENTRY, { responseFix: { denyTools: ["{env:DSML_DENY}"] } }]] }));
     const r = await doctor(box, { DSML_DENY: "bash,read" });

@@ -30,13 +30,16 @@ describe("a parse or history namespace that is no object", () => {
   // one line. Minimal input: repairFetch({ parse: { dialects: false }, debug }) and a Hermes leak.
   // Suspected: src/options/settle.ts typedLeaves (namespace branch), settleOptions (history).
   // Expected: one debug line naming the path (the defaults may stand, as in the plugin).
+  // Fixed: a namespace given as no object (`parse`, `parse.dialects`, `history`; a list too) gets
+  // one debug line, "option PATH must be an object; using its defaults" (settle.ts typedLeaves,
+  // settleOptions). `null` stays "not given", silent, as `responseFix: null` is.
   for (const [path, options] of [
     ["parse", { parse: false }],
     ["parse.dialects", { parse: { dialects: false } }],
     ["parse.dialects", { parse: { dialects: "none" } }],
     ["history", { history: false }],
   ] as const) {
-    test.failing(`${JSON.stringify(options)}: one debug line naming ${path}`, async () => {
+    test(`${JSON.stringify(options)}: one debug line naming ${path}`, async () => {
       const { debug } = await run(options);
       expect(debug.filter((line) => line.includes(` ${path} `))).toHaveLength(1);
     });
@@ -49,6 +52,17 @@ describe("a parse or history namespace that is no object", () => {
     expect((await run({ responseFix: false })).debug.filter((line) => line.includes("responseFix"))).toHaveLength(1);
     expect(await run({ parse: { dialects: { hermes: false } } })).toEqual({ calls: [], debug: [] });
     expect(await run({ parse: { dialects: {} }, history: {} })).toEqual({ calls: ["bash"], debug: [] });
+  });
+
+  test("hard negatives: null is not given (silent, defaults); a list as parse.dialects gets its line; a list in a switch too", async () => {
+    expect(await run({ parse: null, history: null })).toEqual({ calls: ["bash"], debug: [] });
+    expect(await run({ parse: { dialects: null } })).toEqual({ calls: ["bash"], debug: [] });
+    const listed = await run({ parse: { dialects: ["hermes"] } });
+    expect({ calls: listed.calls, lines: listed.debug }).toEqual({ calls: ["bash"], lines: [expect.stringContaining("option parse.dialects must be an object")] });
+    const inner = await run({ parse: { dialects: { hermes: [false] } } });
+    expect({ calls: inner.calls, lines: inner.debug }).toEqual({ calls: ["bash"], lines: [expect.stringContaining("option parse.dialects.hermes must be true or false")] });
+    // An unknown key holding a list is still dropped in silence (it is no option).
+    expect(await run({ parse: { extra: [1], dialects: { extra: [2] } } })).toEqual({ calls: ["bash"], debug: [] });
   });
 
   test("hard negative: a bad option gives its line once per adapter, not once per request", async () => {

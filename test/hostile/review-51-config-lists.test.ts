@@ -44,12 +44,16 @@ describe("a deny list written as one comma-joined entry", () => {
   // engine.ts toolNames). Expected: the entry is refused like `" bash"` (one problem / debug line
   // naming responseFix.denyTools, fail closed to ["*"]) or read as the list it spells with a
   // warning; either way no bash call.
-  test.failing('library: denyTools ["bash,read"] stops the bash leak', async () => {
+  // Fixed: in allowTools and denyTools an entry holding "," or ";" is split into its names, each
+  // trimmed (check.ts checkAsWritten), with one line saying so (plugin: a problem line; library: a
+  // debug line; doctor: that problem, exit 1). A part that is empty or no valid name refuses the
+  // list as any bad entry does (denyTools fails closed to ["*"]).
+  test('library: denyTools ["bash,read"] stops the bash leak', async () => {
     const { calls } = await recovered(BASH_LEAK, { responseFix: { denyTools: ["bash,read"] } });
     expect(calls).not.toContain("bash");
   });
 
-  test.failing('plugin: denyTools ["bash,read"] (or ["bash;read"]) leaves bash unrecoverable, with one problem line', () => {
+  test('plugin: denyTools ["bash,read"] (or ["bash;read"]) leaves bash unrecoverable, with one problem line', () => {
     for (const entry of ["bash,read", "bash, read", "bash;read"]) {
       const read = pluginReads({ denyTools: [entry] });
       expect({ entry, bashRecoverable: read.recoverable.includes("bash"), problems: read.problems }).toEqual({ entry, bashRecoverable: false, problems: 1 });
@@ -58,7 +62,8 @@ describe("a deny list written as one comma-joined entry", () => {
 
   // Same root cause on the allow side: the list allows nothing (safe), but with no line at all, so
   // every leak silently stays text. Severity: wrong message (low).
-  test.failing('plugin: allowTools ["bash,read"] gets one problem line', () => {
+  // Fixed: split the same way (["bash", "read"]), with the one problem line.
+  test('plugin: allowTools ["bash,read"] gets one problem line', () => {
     expect(pluginReads({ allowTools: ["bash,read"] }).problems).toBe(1);
   });
 
@@ -70,6 +75,31 @@ describe("a deny list written as one comma-joined entry", () => {
       expect({ entry, ...pluginReads({ denyTools: [entry] }) }).toEqual({ entry, recoverable: entry === "r?ad" ? ["bash"] : ["bash", "read"], problems: 0, failedClosed: false });
     }
     expect(pluginReads({ allowTools: ["read"] })).toEqual({ recoverable: ["read"], problems: 0, failedClosed: false });
+  });
+
+  test("hard negatives: a split list reads exactly its parts; an empty part fails closed; a valid list is silent in the library", async () => {
+    const split = resolveOptions({ responseFix: { denyTools: ["bash ; read", "mcp__github__*"], allowTools: ["bash,read"] } });
+    expect({ deny: split.options.responseFix.denyTools, allow: split.options.responseFix.allowTools, problems: split.problems.length, failedClosed: split.failedClosed === true }).toEqual({
+      deny: ["bash", "read", "mcp__github__*"],
+      allow: ["bash", "read"],
+      problems: 2,
+      failedClosed: false,
+    });
+    expect(split.problems[0]).toContain('"responseFix.denyTools"');
+    expect(split.problems[0]).toContain("split");
+    // A joined entry with an empty part is a bad entry: denyTools fails closed, allowTools too.
+    for (const entry of ["bash,", ",bash", "bash,,read", ";"]) {
+      expect({ entry, ...pluginReads({ denyTools: [entry] }) }).toEqual({ entry, recoverable: [], problems: 1, failedClosed: false });
+      expect({ entry, ...pluginReads({ allowTools: [entry] }) }).toEqual({ entry, recoverable: [], problems: 1, failedClosed: false });
+    }
+    expect((await recovered(READ_LEAK, { responseFix: { denyTools: ["bash,"] } })).calls).toEqual([]);
+    // The allow side splits too: "read,bash" allows both, in the library as in the plugin.
+    const allowed = await recovered(READ_LEAK, { responseFix: { allowTools: ["bash,read"] } });
+    expect({ calls: allowed.calls, lines: allowed.debug.filter((line) => line.includes("responseFix.allowTools")).length }).toEqual({ calls: ["read"], lines: 1 });
+    // A valid list is read as written, with no line at all.
+    expect(await recovered(READ_LEAK, { responseFix: { denyTools: ["bash"], allowTools: ["read", "ba*"] } })).toEqual({ calls: ["read"], debug: [] });
+    // Only the tool lists split: a provider id is no tool name, and is read as written.
+    expect(resolveOptions({ providers: ["my,vllm"] }).options.providers).toEqual(["my,vllm"]);
   });
 });
 
@@ -89,14 +119,18 @@ describe("a deny list under another tool's name for it", () => {
   // only). Expected: an unknown key inside `responseFix` (the namespace that holds the security
   // options) whose value is a list of names closes recovered calls, as a near miss does, with the
   // line saying so.
-  test.failing("library: responseFix.disallowedTools / deniedTools / blockedTools / excludeTools stop the bash leak", async () => {
+  // Fixed: an unknown key directly in `responseFix` whose value is a non-empty list of strings
+  // closes recovered calls (security-search.ts closedBecause), with the one line naming the key and
+  // the list it likely meant ("did you mean responseFix.denyTools?"). Other unknown keys there (a
+  // string, a number, a list of non-strings, an empty list) are only reported, as before.
+  test("library: responseFix.disallowedTools / deniedTools / blockedTools / excludeTools stop the bash leak", async () => {
     for (const key of ["disallowedTools", "deniedTools", "blockedTools", "excludeTools"]) {
       const { calls } = await recovered(BASH_LEAK, { responseFix: { [key]: ["bash"] } });
       expect({ key, calls }).toEqual({ key, calls: [] });
     }
   });
 
-  test.failing("plugin: responseFix.disallowedTools closes recovered calls, as responseFix.allowedTools does", () => {
+  test("plugin: responseFix.disallowedTools closes recovered calls, as responseFix.allowedTools does", () => {
     expect(pluginReads({ disallowedTools: ["bash"] })).toEqual(pluginReads({ allowedTools: ["read"] }));
   });
 
@@ -107,5 +141,21 @@ describe("a deny list under another tool's name for it", () => {
     const colour = resolveOptions({ colour: "red", retry: { chanel: "user" } });
     expect({ problems: colour.problems.length, failedClosed: colour.failedClosed === true, allow: colour.options.responseFix.allowTools }).toEqual({ problems: 2, failedClosed: false, allow: ["*"] });
     expect((await recovered(BASH_LEAK, { colour: "red" })).calls).toEqual(["bash"]);
+  });
+
+  test("hard negatives: an unknown responseFix key that is no list of names closes nothing; the line names the list meant", async () => {
+    for (const value of ["keep bash out", 3, true, [], [1, 2], { a: 1 }]) {
+      expect({ value, ...pluginReads({ note: value }) }).toEqual({ value, recoverable: ["bash", "read"], problems: 1, failedClosed: false });
+      expect({ value, calls: (await recovered(BASH_LEAK, { responseFix: { note: value } })).calls }).toEqual({ value, calls: ["bash"] });
+    }
+    // A list of names outside responseFix is judged as before (no security option is near it).
+    expect(resolveOptions({ retry: { tags: ["a"] } }).failedClosed === true).toBe(false);
+    const [deny] = resolveOptions({ responseFix: { disallowedTools: ["bash"] } }).problems;
+    expect(deny).toContain('"responseFix.disallowedTools"');
+    expect(deny).toContain('"responseFix.denyTools"');
+    const [allow] = resolveOptions({ responseFix: { permittedTools: ["read"] } }).problems;
+    expect(allow).toContain('"responseFix.allowTools"');
+    const { debug } = await recovered(BASH_LEAK, { responseFix: { blockedTools: ["bash"] } });
+    expect(debug).toEqual([expect.stringContaining('"responseFix.blockedTools"')]);
   });
 });
