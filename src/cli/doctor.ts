@@ -12,6 +12,7 @@ import { isObject } from "../grammar/plain-data.ts";
 import { configDirs, loadConfig, type ConfigFile } from "./opencode-config.ts";
 import { HOST_PACKAGE, installDirs, seedCommand, unseededDirs, type UnseededDir } from "./first-start.ts";
 import { checkEntry, ourEntries, PACKAGE_NAME, type PluginCheck } from "./plugin-check.ts";
+import { keysTwiceProblems, replacedProblems } from "./dropped-options.ts";
 import { schemaProblem } from "./schema-ref.ts";
 import { findV2, type V2Findings } from "./v2-config.ts";
 
@@ -68,11 +69,13 @@ function loadedTwice(classicSpecs: readonly string[], v2: V2Findings): string | 
 }
 
 export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
-  const { files, config, plugins, refused } = loadConfig(dir, env);
+  const { files, config, plugins, refused, replaced } = loadConfig(dir, env);
   const dirs = configDirs(env);
-  const checks: (PluginCheck & { optionProblems: string[]; options: PluginOptions; failedClosed: boolean })[] = ourEntries(plugins).map((entry) => {
+  const checks: (PluginCheck & { optionProblems: string[]; pluginProblems: number; options: PluginOptions; failedClosed: boolean })[] = ourEntries(plugins).map((entry) => {
     const { options, problems, failedClosed = false } = resolveOptions(entry.options);
-    return { ...checkEntry(entry, dirs.cache), optionProblems: problems, options, failedClosed };
+    // A key written twice is an option problem of this entry too, though the plugin (which gets
+    // the last copy) cannot see it: its start-up line counts only its own.
+    return { ...checkEntry(entry, dirs.cache), optionProblems: [...keysTwiceProblems(entry), ...problems], pluginProblems: problems.length, options, failedClosed };
   });
   const problems: string[] = [];
   const v2 = findV2(files, [path.join(dir, ".opencode"), dirs.config]);
@@ -92,6 +95,8 @@ export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
     for (const problem of check.problems) problems.push(`${check.entry.spec}: ${problem}`);
     for (const problem of check.optionProblems) problems.push(problem);
   }
+  // Options OpenCode drops before the plugin sees them: an entry a later one of the same plugin replaced.
+  problems.push(...replacedProblems(replaced));
   const active = checks.find((c) => c.loadable) ?? checks.at(-1);
   for (const file of files) {
     const problem = schemaProblem(file.path, file.schema, active?.folder ?? null, checks.length > 0 || v2.entries.length > 0);
@@ -104,7 +109,7 @@ export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
   for (const route of routes) {
     if (route.mode === "off" && route.fix) problems.push(`${route.provider}/${route.model}: a leak-prone model the plugin leaves alone (${route.why}); ${route.fix}`);
   }
-  const startup = startupReport({ options, cfg: config as Config, native, env, problems: active?.optionProblems.length ?? 0, failedClosed: active?.failedClosed ?? false });
+  const startup = startupReport({ options, cfg: config as Config, native, env, problems: active?.pluginProblems ?? 0, failedClosed: active?.failedClosed ?? false });
   if (active && options.providers.length === 0) problems.push("providers is []: the plugin is disabled");
   else if (active && startup.warning) problems.push(startup.warning.slice(startup.warning.startsWith("[dsml] ") ? "[dsml] ".length : 0));
   return {

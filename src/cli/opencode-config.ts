@@ -1,13 +1,14 @@
 // The OpenCode configuration that applies in a directory, found and merged the way OpenCode 1.18.33
 // does it (read from its Config.loadInstanceState; checked against `opencode debug config` in
 // test/cli/doctor.test.ts). Later files win for settings; `plugin` lists are concatenated, and a
-// plugin named twice keeps only its last entry.
+// plugin named twice keeps only its last entry (the ones it replaced are kept aside, for doctor to
+// say whose options are dropped).
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
-import { parseJsonc } from "../options/jsonc.ts";
+import { keysGivenTwice, type KeyGivenTwice, parseJsonc } from "../options/jsonc.ts";
 import { ConfigError, withEnv, withFiles } from "./config-vars.ts";
 
 export interface ConfigFile {
@@ -30,6 +31,8 @@ export interface PluginEntry {
   /** The file system path a path spec names (null for a package). */
   target: string | null;
   kind: "path" | "package";
+  /** Keys written twice in its options: OpenCode keeps the last copy of each, and the plugin never sees the first. */
+  keysTwice: KeyGivenTwice[];
 }
 
 interface LoadedConfig {
@@ -38,6 +41,8 @@ interface LoadedConfig {
   plugins: PluginEntry[];
   /** `plugin` values OpenCode 1.18 refuses (it then does not start at all), each with its problem line. */
   refused: { value: unknown; problem: string }[];
+  /** Entries a later entry of the same plugin replaced whole (`by`, the one OpenCode keeps): their options are not used. */
+  replaced: { entry: PluginEntry; by: PluginEntry }[];
 }
 
 export { ConfigError } from "./config-vars.ts";
@@ -89,6 +94,7 @@ export function loadConfig(dir: string, env: NodeJS.ProcessEnv): LoadedConfig {
   const files = configFiles(dir, env);
   let config: Record<string, unknown> = {};
   let plugins: PluginEntry[] = [];
+  const listed: PluginEntry[] = [];
   const refused: LoadedConfig["refused"] = [];
   const merge = (text: string, source: string, base: string, file?: ConfigFile) => {
     let parsed: unknown;
@@ -103,7 +109,11 @@ export function loadConfig(dir: string, env: NodeJS.ProcessEnv): LoadedConfig {
     const { plugin, ...rest } = parsed;
     config = deepMerge(config, rest);
     refused.push(...refusedPlugin(plugin, source));
-    if (Array.isArray(plugin)) plugins = dedupe([...plugins, ...plugin.flatMap((entry) => pluginEntry(entry, source, base))]);
+    if (Array.isArray(plugin)) {
+      const entries = plugin.flatMap((entry, index) => pluginEntry(entry, source, base, () => keysGivenTwice(substituted, ["plugin", index, 1])));
+      listed.push(...entries);
+      plugins = dedupe([...plugins, ...entries]);
+    }
   };
   for (const file of files) {
     let text: string;
@@ -118,7 +128,11 @@ export function loadConfig(dir: string, env: NodeJS.ProcessEnv): LoadedConfig {
     files.push({ path: "OPENCODE_CONFIG_CONTENT", kind: "OPENCODE_CONFIG_CONTENT" });
     merge(env.OPENCODE_CONFIG_CONTENT, "OPENCODE_CONFIG_CONTENT", dir);
   }
-  return { files, config, plugins, refused };
+  const replaced = listed.flatMap((entry) => {
+    const by = plugins.includes(entry) ? undefined : plugins.find((kept) => dedupeKey(kept) === dedupeKey(entry));
+    return by === undefined ? [] : [{ entry, by }];
+  });
+  return { files, config, plugins, refused, replaced };
 }
 
 /**
@@ -153,13 +167,15 @@ function shown(value: unknown): string {
   return json.length > 80 ? `${json.slice(0, 77)}...` : json;
 }
 
-function pluginEntry(entry: unknown, source: string, base: string): PluginEntry[] {
+/** `twice`: the keys written twice in the entry's options, read from the file's text (only for an entry with options). */
+function pluginEntry(entry: unknown, source: string, base: string, twice: () => KeyGivenTwice[]): PluginEntry[] {
   const [spec, options] = Array.isArray(entry) ? [entry[0], entry[1]] : [entry, undefined];
   if (typeof spec !== "string" || spec === "") return [];
+  const keysTwice = isObject(options) ? twice() : [];
   const isPath = spec.startsWith("file://") || spec.startsWith(".") || path.isAbsolute(spec) || isDrivePath(spec);
-  if (!isPath) return [{ spec, options, source, resolved: spec, target: null, kind: "package" }];
+  if (!isPath) return [{ spec, options, source, resolved: spec, target: null, kind: "package", keysTwice }];
   const resolved = spec.startsWith("file://") ? spec : pathToFileURL(path.resolve(base, spec)).href;
-  return [{ spec, options, source, resolved, target: entryPath(resolved, spec, source), kind: "path" }];
+  return [{ spec, options, source, resolved, target: entryPath(resolved, spec, source), kind: "path", keysTwice }];
 }
 
 /**
@@ -183,12 +199,17 @@ function dedupe(entries: PluginEntry[]): PluginEntry[] {
   const seen = new Set<string>();
   const kept: PluginEntry[] = [];
   for (const entry of [...entries].reverse()) {
-    const key = entry.kind === "path" ? entry.resolved : packageName(entry.spec);
+    const key = dedupeKey(entry);
     if (seen.has(key)) continue;
     seen.add(key);
     kept.push(entry);
   }
   return kept.reverse();
+}
+
+/** What makes two entries one plugin to OpenCode: a package by its name, a path by its URL. */
+function dedupeKey(entry: PluginEntry): string {
+  return entry.kind === "path" ? entry.resolved : packageName(entry.spec);
 }
 
 /** `name`, `name@version`, `@scope/name@version` -> the package name. */

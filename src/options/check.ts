@@ -64,6 +64,34 @@ export function checkOption(spec: OptionSpec, value: unknown): Checked {
   }
 }
 
+/** What checkAsWritten found: checkOption's answer, and the entries it split (none: undefined). */
+export type CheckedAsWritten = Checked & { joined?: string[] };
+
+/**
+ * checkOption for a value as a user wrote it: in a tool list (spec.splitJoined), an entry holding
+ * "," or ";" ("bash,read", "bash; read", or `["{env:DSML_DENY}"]` with DSML_DENY=bash,read) can
+ * only be a list written as one string, since no tool name holds either character; compared whole
+ * it would name no tool, and a deny list holding it would deny nothing in silence. It is split into
+ * its parts, each trimmed, and the parts are checked as any entry is: an empty part ("bash,")
+ * refuses the list as `""` does (a security list fails closed). The caller says it split them (one
+ * problem or debug line). Kept apart from checkOption, which stays pinned to the zod schema.
+ */
+export function checkAsWritten(spec: OptionSpec, value: unknown): CheckedAsWritten {
+  if (spec.kind !== "names" || !spec.splitJoined || !Array.isArray(value) || value.length > MAX_LIST_ENTRIES) return checkOption(spec, value);
+  const names: unknown[] = [];
+  const joined: string[] = [];
+  for (let index = 0; index < value.length; index++) {
+    const name: unknown = value[index];
+    if (typeof name === "string" && (name.includes(",") || name.includes(";"))) {
+      joined.push(name);
+      for (const part of name.replaceAll(";", ",").split(",")) names.push(part.trim());
+    } else names.push(name);
+  }
+  // The copy is checked (each entry was read once, through its getter, above).
+  const checked = checkOption(spec, names);
+  return checked.ok && joined.length > 0 ? { ...checked, joined } : checked;
+}
+
 /** Thrown by withDefaults for a tree that is not a valid options value. */
 class InvalidOptionsError extends Error {}
 

@@ -3,8 +3,8 @@
 // means doctor accepts exactly the files OpenCode accepts: an unclosed comment or a stray token is
 // an error here too, not a guess. The proxy reads its config file with it as well, and refuses a
 // key given twice in one object (uniqueKeys): JSON keeps only the last copy, so a deny list in the
-// first would be dropped in silence.
-import { parse, printParseErrorCode, visit, type ParseError } from "jsonc-parser";
+// first would be dropped in silence. Doctor names such a key in the plugin's entry (keysGivenTwice).
+import { type Node, parse, parseTree, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { lineEndAt } from "../grammar/chars.ts";
 
 export class JsoncError extends Error {
@@ -34,7 +34,7 @@ export function parseJsonc(text: string, reading: JsoncReading = {}): unknown {
     throw new JsoncError(`${describeError(first)} at line ${line}, column ${column}`, line, column);
   }
   if (reading.uniqueKeys) {
-    const twice = keyGivenTwice(source);
+    const twice = keysGivenTwiceIn(source)[0];
     if (twice !== undefined) {
       const { line, column } = lineAndColumn(source, twice.offset);
       throw new JsoncError(`key ${JSON.stringify(twice.path)} is given twice (again at line ${line}, column ${column}); only one copy would be read, so give it once`, line, column);
@@ -43,30 +43,60 @@ export function parseJsonc(text: string, reading: JsoncReading = {}): unknown {
   return value;
 }
 
+/** A key written twice in one object: its dotted path, and where its later copy is (1-based, as editors count). */
+export interface KeyGivenTwice {
+  path: string;
+  line: number;
+  column: number;
+}
+
 /**
- * The first key written twice in one object, by its dotted path ("options.responseFix"; a list
- * item as "[0]") and the offset of its second copy. Keys compare as read, escapes decoded, as
- * JSON.parse and jsonc-parser compare them ("deny\u0054ools" is "denyTools").
+ * Every key written twice in one object, inside the value at `at` (keys and list indexes; a key
+ * given twice on the way is followed to its last copy, the one JSON keeps), in the order of their
+ * later copies. `text` must be valid JSONC (parseJsonc it first); none when `at` names nothing.
+ * Doctor reads the plugin's entry in opencode.json(c) with it: OpenCode keeps the last copy, so a
+ * `responseFix` holding denyTools, written before a second `responseFix`, never reaches the plugin.
  */
-function keyGivenTwice(source: string): { path: string; offset: number } | undefined {
-  const open: Set<string>[] = [];
-  let found: { path: string; offset: number } | undefined;
-  visit(
-    source,
-    {
-      onObjectBegin: () => void open.push(new Set()),
-      onObjectEnd: () => void open.pop(),
-      onObjectProperty: (property, offset, _length, _line, _column, pathSupplier) => {
-        const keys = open[open.length - 1];
-        if (found !== undefined || keys === undefined) return;
-        if (!keys.has(property)) return void keys.add(property);
-        const path = [...pathSupplier(), property].map((part, index) => (typeof part === "number" ? `[${part}]` : index === 0 ? part : `.${part}`)).join("");
-        found = { path, offset };
-      },
-    },
-    { allowTrailingComma: true, disallowComments: false },
-  );
-  return found;
+export function keysGivenTwice(text: string, at: readonly (string | number)[] = []): KeyGivenTwice[] {
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  return keysGivenTwiceIn(source, at).map(({ path, offset }) => ({ path, ...lineAndColumn(source, offset) }));
+}
+
+/**
+ * keysGivenTwice by offset, from a text with no BOM. Paths are dotted ("options.responseFix"; a
+ * list item as "[0]"); keys compare as read, escapes decoded, as JSON.parse and jsonc-parser
+ * compare them ("deny\u0054ools" is "denyTools").
+ */
+function keysGivenTwiceIn(source: string, at: readonly (string | number)[] = []): { path: string; offset: number }[] {
+  let node = parseTree(source, [], { allowTrailingComma: true, disallowComments: false });
+  for (const step of at) node = node === undefined ? undefined : child(node, step);
+  const found: { path: string; offset: number }[] = [];
+  const walk = (current: Node, path: string) => {
+    const children = current.children ?? [];
+    if (current.type === "array") children.forEach((item, index) => walk(item, `${path}[${index}]`));
+    if (current.type !== "object") return;
+    const keys = new Set<string>();
+    for (const property of children) {
+      const [name, value] = property.children ?? [];
+      if (name === undefined || typeof name.value !== "string") continue;
+      const key: string = name.value;
+      const keyPath = path === "" ? key : `${path}.${key}`;
+      if (keys.has(key)) found.push({ path: keyPath, offset: property.offset });
+      keys.add(key);
+      if (value !== undefined) walk(value, keyPath);
+    }
+  };
+  if (node !== undefined) walk(node, "");
+  return found.sort((a, b) => a.offset - b.offset);
+}
+
+/** A key's value (its last copy, as JSON keeps) or a list's item; undefined when there is none. */
+function child(node: Node, step: string | number): Node | undefined {
+  if (typeof step === "number") return node.type === "array" ? node.children?.[step] : undefined;
+  if (node.type !== "object") return undefined;
+  let value: Node | undefined;
+  for (const property of node.children ?? []) if (property.children?.[0]?.value === step) value = property.children[1];
+  return value;
 }
 
 function describeError(error: ParseError): string {

@@ -81,11 +81,39 @@ export function closedBecause(raw: object, key: string, parentPath: string): str
     if (nearSecurityOption(key)) return "it is close to a security option";
     const namespace = nearSecurityNamespace(key);
     if (namespace !== undefined) return `it is close to ${JSON.stringify(namespace)}, which holds security options`;
-    return insideReason(securityInside((raw as Record<string, unknown>)[key], parentPath + key));
+    const value = (raw as Record<string, unknown>)[key];
+    const list = namesListIn(parentPath, key, value);
+    if (list !== undefined) return list;
+    return insideReason(securityInside(value, parentPath + key));
   } catch {
     return UNREAD_REASON;
   }
 }
+
+/**
+ * Why an unknown key holding a list of names, directly in a namespace that holds security options,
+ * closes recovered calls: in `responseFix` such a list can only be a tool list under another name
+ * (Claude Code's `disallowedTools`, `deniedTools`, `blockedTools`, `excludeTools`), too far from
+ * `denyTools` to be a near miss, and read as a restriction by whoever wrote it. The near miss
+ * `allowedTools` closes; its partner must too, or the deny-list spelling alone fails open. An
+ * empty list restricts nothing and is only ignored; a value that is no list is judged as before.
+ * A list past INSIDE_KEYS entries is left to securityInside, which stops there and closes. Throws
+ * on a hostile list (the caller counts that as unread).
+ */
+function namesListIn(parentPath: string, key: string, value: unknown): string | undefined {
+  if (!SECURITY_NAMESPACES.some((path) => parentPath === `${path}.`) || !Array.isArray(value) || value.length === 0 || value.length > INSIDE_KEYS) return undefined;
+  for (let index = 0; index < value.length; index++) if (typeof value[index] !== "string") return undefined;
+  const namespace = parentPath.slice(0, -1);
+  const meant = LISTS.find(([, words]) => words.some((word) => key.toLowerCase().includes(word)));
+  const options = meant ? JSON.stringify(`${namespace}.${meant[0]}`) : LISTS.map(([name]) => JSON.stringify(`${namespace}.${name}`)).join(" or ");
+  return `it is a list of names in ${JSON.stringify(namespace)}, where only the tool lists take one: did you mean ${options}?`;
+}
+
+/** Which tool list (spec.ts responseFix) a key holding names most likely meant, by a word in it; the deny words first ("disallowed" holds "allow"). */
+const LISTS: readonly (readonly [string, readonly string[]])[] = [
+  ["denyTools", ["deny", "denied", "disallow", "block", "exclude", "forbid", "ban", "reject", "disable", "skip", "ignore", "never"]],
+  ["allowTools", ["allow", "permit", "include", "enable", "only", "whitelist", "safe"]],
+];
 
 /** A JSON-style object as written in a config: not a list, and not a Map, a Set or a class instance. */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

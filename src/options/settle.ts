@@ -2,7 +2,7 @@
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import { type AdapterOptions, debugLine, type ResponseFixOptions } from "./adapter.ts";
 import { closedBecause, holdsAnything, isPlainObject, securityInside } from "./security-search.ts";
-import { checkOption } from "./check.ts";
+import { checkAsWritten } from "./check.ts";
 import { BUFFER_LIMIT, expectation, FAIL_CLOSED, type Fields, OPTIONS, type OptionSpec } from "./spec.ts";
 
 const RESPONSE_FIX = OPTIONS.fields.responseFix.fields;
@@ -14,7 +14,8 @@ const PARSE = OPTIONS.fields.parse.fields;
  * Proxy costs only that key, never its neighbours. A key that cannot be read gets its fail-closed
  * value (allowTools none, denyTools every tool, echo guard on) or its default, and one debug line
  * naming its path; so does a value of the wrong type in `parse` and `responseFix` (typedLeaves) and
- * in `history.sanitize`. Taken once per adapter, so later reads cannot throw or change under the repair.
+ * in `history.sanitize`, and `parse`, `parse.dialects` or `history` given as no object (its
+ * defaults; `null` is not given). Taken once per adapter, so later reads cannot throw or change under the repair.
  */
 export function settleOptions(options: AdapterOptions): AdapterOptions {
   const out: AdapterOptions = {};
@@ -30,9 +31,16 @@ export function settleOptions(options: AdapterOptions): AdapterOptions {
   else if (onRepairing.value !== undefined) out.onRepairing = onRepairing.value as AdapterOptions["onRepairing"];
   const parse = readGuarded(options, "parse");
   if (!parse.ok) note("parse", "the default parse options");
-  else if (parse.value !== undefined) out.parse = typedLeaves(plainCopy(parse.value, "parse", note, 2), PARSE, "parse", out) as AdapterOptions["parse"];
+  else if (notGiven(parse.value)) {
+    // `parse: null` is not given, as `responseFix: null` is.
+  } else if (noObject(parse.value)) notObject(out, "parse");
+  else out.parse = typedLeaves(plainCopy(parse.value, "parse", note, 2), PARSE, "parse", out) as AdapterOptions["parse"];
   const history = readGuarded(options, "history");
-  const sanitize = history.ok ? readGuarded(history.value, "sanitize") : history;
+  // `history: false` reads as "no history cleaning" to whoever wrote it, and turns nothing off: said once.
+  const historyGiven = history.ok && !notGiven(history.value);
+  const historyObject = historyGiven && !noObject(history.value);
+  if (historyGiven && !historyObject) notObject(out, "history");
+  const sanitize = history.ok ? readGuarded(historyObject ? history.value : undefined, "sanitize") : history;
   if (!sanitize.ok) note("history.sanitize", String(HISTORY.sanitize.default));
   else if (typeof sanitize.value === "boolean") out.history = { sanitize: sanitize.value };
   else if (sanitize.value !== undefined) wrongType(out, "history.sanitize", HISTORY.sanitize);
@@ -160,16 +168,46 @@ function typedLeaves(copied: unknown, fields: Fields, path: string, out: Adapter
     if (!Object.hasOwn(kept, key) || kept[key] === undefined) continue;
     const value = kept[key];
     if (spec.kind === "namespace") {
-      kept[key] = typedLeaves(value, spec.fields, `${path}.${key}`, out);
+      if (value === null) delete kept[key];
+      else if (typeof value !== "object" || Array.isArray(value)) {
+        // `dialects: false` or `"none"` reads as "all off" and turns nothing off: its defaults, said once.
+        notObject(out, `${path}.${key}`);
+        delete kept[key];
+      } else kept[key] = typedLeaves(value, spec.fields, `${path}.${key}`, out);
       continue;
     }
-    const fits = spec === RESPONSE_FIX.bufferLimit ? typeof value === "number" && value >= BUFFER_LIMIT.libraryMin : checkOption(spec, value).ok;
-    if (fits) continue;
+    if (spec === RESPONSE_FIX.bufferLimit && typeof value === "number" && value >= BUFFER_LIMIT.libraryMin) continue;
+    const checked = spec === RESPONSE_FIX.bufferLimit ? undefined : checkAsWritten(spec, value);
+    if (checked?.ok) {
+      if (checked.joined) {
+        kept[key] = checked.value;
+        debugLine(out, `option ${path}.${key} has ${checked.joined.length === 1 ? "an entry" : `${checked.joined.length} entries`} holding "," or ";", which no tool name does: split, the list is read as ${(checked.value as unknown[]).length} names`);
+      }
+      continue;
+    }
     const fallback = wrongType(out, `${path}.${key}`, spec);
     if (fallback === undefined) delete kept[key];
     else kept[key] = fallback;
   }
+  // A value plainCopy could not copy as plain data under a key no option has: dropped, as before.
+  for (const key of Object.keys(kept)) if (kept[key] === NOT_PLAIN) delete kept[key];
   return kept;
+}
+
+/** undefined or null: a namespace not given (a JavaScript caller's `parse: cond ? {...} : null`). */
+function notGiven(value: unknown): boolean {
+  return value === undefined || value === null;
+}
+
+/** A value that is surely no object to read keys from (a Proxy whose traps throw is left to its reader, which says it could not be read). */
+function noObject(value: unknown): boolean {
+  const plain = readGuarded(value, "", () => isObject(value));
+  return plain.ok && plain.value === false;
+}
+
+/** One debug line for a namespace given as no object: its defaults stand. */
+function notObject(out: AdapterOptions, path: string): void {
+  debugLine(out, `option ${path} must be an object; using its defaults`);
 }
 
 /** One debug line for a value of the wrong type at `path`; the value to use instead (undefined: the default). */
@@ -195,9 +233,15 @@ function plainCopy(value: unknown, path: string, note: (path: string, fallback: 
     if (!read.ok) note(`${path}.${key}`, "its default");
     else if (depth > 1 && isPlainData(read.value)) out[key] = plainCopy(read.value, `${path}.${key}`, note, depth - 1);
     else if (typeof read.value !== "object" || read.value === null) out[key] = read.value;
+    // A list, or an object past the copied depth: not copied, but marked, so typedLeaves can say so
+    // for an option's key (`dialects: ["hermes"]`) and drop it under any other.
+    else out[key] = NOT_PLAIN;
   }
   return out;
 }
+
+/** What plainCopy leaves for a value it does not copy (typedLeaves reports or drops it). */
+const NOT_PLAIN: unique symbol = Symbol("not plain data");
 
 /** Array.isArray throws on a revoked Proxy. */
 function isPlainData(value: unknown): boolean {

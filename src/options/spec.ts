@@ -40,6 +40,12 @@ export interface NamesSpec {
   description: string;
   failClosed?: readonly string[];
   security?: true;
+  /**
+   * An entry holding "," or ";" is a list written as one string ("bash,read", or a
+   * `{env:DSML_DENY}` substituted to one): it is split into its names (check.ts checkAsWritten).
+   * Tool lists only: no tool name can hold either character.
+   */
+  splitJoined?: true;
 }
 
 export type OptionSpec = FlagSpec | IntegerSpec | ChoiceSpec | NamesSpec;
@@ -60,7 +66,7 @@ function choice<const V extends string>(values: readonly V[], fallback: NoInfer<
 
 const namespace = <F extends Fields>(description: string, fields: F): NamespaceSpec<F> => ({ kind: "namespace", description, fields });
 
-const TOOL_NAMES = { noun: "tool name", wildcards: '"*" for all' };
+const TOOL_NAMES = { noun: "tool name", wildcards: '"*" for all', splitJoined: true } as const;
 
 /**
  * The one definition of the limit's bounds. Two floors, on purpose: a user's configuration gets a

@@ -1,5 +1,5 @@
 // The plugin's own reading of its entry in opencode.json; every option is defined in src/options/spec.ts.
-import { type Checked, checkOption, defaultOf, isNameEntry, MAX_LIST_ENTRIES, withDefaults } from "../options/check.ts";
+import { checkAsWritten, type CheckedAsWritten, defaultOf, isNameEntry, MAX_LIST_ENTRIES, withDefaults } from "../options/check.ts";
 import { FAIL_CLOSED, type Fields, type NamespaceSpec, OPTIONS, type OptionSpec, type PluginOptions } from "../options/spec.ts";
 import { isPollutingKey } from "../grammar/plain-data.ts";
 import { close, closedBecause, holdsAnything, insideReason, isPlainObject, OPTION_PATHS, SECURITY_NAMESPACES, securityInside } from "../options/security-search.ts";
@@ -82,7 +82,10 @@ function keepValid(raw: object, fields: Fields, parentPath: string, problems: st
     const { value } = read;
     if (field.kind !== "namespace") {
       const checked = read.checked!;
-      if (checked.ok) kept[key] = checked.value;
+      if (checked.ok) {
+        kept[key] = checked.value;
+        if (checked.joined) problems.push(joinedProblem(path, checked.joined, checked.value as unknown[]));
+      }
       else if (path === "providers" && providersIntent(value) !== undefined) {
         // A bare string or a blank-padded entry names a provider plainly: read it as written (one
         // warning), never as the default "auto", which would reach every leak-prone route elsewhere.
@@ -110,14 +113,14 @@ function keepValid(raw: object, fields: Fields, parentPath: string, problems: st
 }
 
 type Read =
-  | { ok: true; value: unknown; checked?: Checked; object: boolean }
+  | { ok: true; value: unknown; checked?: CheckedAsWritten; object: boolean }
   | { ok: false };
 
 /** Reading a key, and checking it (a list is walked through its getters), may throw: that is one unreadable key. */
 function readKey(raw: object, key: string, field: OptionSpec | NamespaceSpec): Read {
   try {
     const value = (raw as Record<string, unknown>)[key];
-    if (field.kind !== "namespace") return { ok: true, value, checked: checkOption(field, value), object: false };
+    if (field.kind !== "namespace") return { ok: true, value, checked: checkAsWritten(field, value), object: false };
     return { ok: true, value, object: readableObject(value) };
   } catch {
     return { ok: false };
@@ -234,6 +237,13 @@ function providersIntent(value: unknown): { value: string[]; note: string } | un
   } catch {
     return undefined;
   }
+}
+
+/** A tool list with entries written as several names joined by "," or ";": one line saying they were split (check.ts checkAsWritten). */
+function joinedProblem(path: string, joined: readonly string[], names: readonly unknown[]): string {
+  const shown = joined.slice(0, 2).map((entry) => show(entry, path)).join(", ") + (joined.length > 2 ? ", ..." : "");
+  const entries = joined.length === 1 ? "an entry" : `${joined.length} entries`;
+  return `${PREFIX} option ${JSON.stringify(path)} has ${entries} holding "," or ";" (${shown}), which no tool name does: split, the list is read as ${names.length} names; write each name as its own entry`;
 }
 
 /** Why a security option that could not be read took its fail-closed value. */

@@ -242,6 +242,9 @@ describe("dsml-fix doctor", () => {
     expect(report.plugin.entries.map((e: { spec: string }) => e.spec)).toEqual([pathToFileURL(folder).href, "opencode-plugin-dsml-fix@latest"]);
     expect(report.problems[0]).toStartWith("the plugin is listed 2 times");
     expect(report.plugin.entries[1].optionProblems).toEqual(['[dsml] option "retry.channel" must be "system" or "user" (got "sideways"); using "system"']);
+    // The global entry's `debug: true` is dropped with it: doctor says so (review 51).
+    const global = path.join(box.root, "config/opencode/opencode.json");
+    expect(report.problems.filter((p: string) => p.startsWith(`${global}:`))).toEqual([expect.stringContaining("so debug takes that entry's value")]);
   });
 
   test("exit 2: a missing DIR, a config that is not JSON(C), bad usage", async () => {

@@ -288,7 +288,7 @@ describe("static: src/ reaches no network or file-writing API", () => {
       "ajv/dist/2020": ["*"],
       "fast-xml-parser": ["*", "XMLParser", "XMLValidator"],
       // The package's JSONC reader (src/options/jsonc.ts: the CLI's opencode.jsonc, the proxy's config file): parses a string it is given, no I/O.
-      "jsonc-parser": ["ParseError", "parse", "printParseErrorCode", "visit"],
+      "jsonc-parser": ["Node", "ParseError", "parse", "parseTree", "printParseErrorCode"],
       // Only `dsml-fix scan --sessions` (src/cli/session-store.ts), which runs `opencode db` with one SELECT.
       "node:child_process": ["spawn"],
       // Only the proxy (src/proxy/server.ts): six random bytes once per process, its own Via token (loop detection); no I/O.
