@@ -60,7 +60,7 @@ export async function relay(response: Response, res: http.ServerResponse, abort:
   // as the client's next answer, a shorter one leave it waiting), the bytes go on as fetch read
   // them (not decoded), and it is one plain number. Otherwise the server frames the body itself
   // (chunked, or closing the connection for HTTP/1.0).
-  const lengthHolds = !decoded && response.headers.get("transfer-encoding") === null && /^[0-9]+$/.test(response.headers.get("content-length") ?? "");
+  const lengthHolds = !decoded && response.headers.get("transfer-encoding") === null && isPlainNumber(response.headers.get("content-length") ?? "");
   const hop = namedInConnection(response.headers.get("connection"));
   response.headers.forEach((value, name) => {
     if (RESPONSE_DROP.has(name) || hop.has(name) || (decoded && name === "content-encoding") || (name === "content-length" && !lengthHolds)) return;
@@ -201,4 +201,11 @@ export function drained(res: http.ServerResponse): Promise<void> {
     res.on("drain", done);
     res.on("close", done);
   });
+}
+
+/** One plain decimal number (no sign, no list, no space): a length that can be passed on as it is. */
+function isPlainNumber(text: string): boolean {
+  if (text.length === 0) return false;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) < 0x30 || text.charCodeAt(i) > 0x39) return false;
+  return true;
 }
