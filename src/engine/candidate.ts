@@ -18,6 +18,7 @@ import { HeldExample, type ExampleSettled } from "./held-example.ts";
 import { QuotedBlockEnd } from "./quoted-block-end.ts";
 import { SpanCallbacks } from "./span-callbacks.ts";
 import { inlineElementEnd } from "./tentative-closer.ts";
+import { WrapperHold } from "./wrapper-hold.ts";
 
 export type { Step };
 
@@ -61,6 +62,8 @@ export class Candidate extends SpanCallbacks {
   closedBlock = false;
   /** Where an indented (quoted) block gives way to the writer's prose; null when the opener was not indented. */
   private readonly quote: QuotedBlockEnd | null;
+  /** Text after a call complete inside its wrapper, held for the wrapper's closer (wrapper-hold.ts); null otherwise. */
+  private hold: WrapperHold | null = null;
 
   constructor(
     held: HeldText,
@@ -111,6 +114,8 @@ export class Candidate extends SpanCallbacks {
     for (;;) {
       // An example that failed on the text's last tag is read again before the text ends.
       if (this.rewindTo < 0 && i >= s.length) {
+        // The reply ended with text held after the call, its wrapper's closer never come: the span ends where the text began (golden O02.8).
+        if (final && this.hold !== null) return this.hold.ended;
         // The reply ended while a char-level state held characters undecided (a MiniMax quote that never closed): it reads them now.
         const held = final ? (this.named?.atEnd?.() ?? null) : null;
         if (held) return held;
@@ -166,6 +171,12 @@ export class Candidate extends SpanCallbacks {
         }
         continue;
       }
+      // Held text is read only for its tags; an indented wrapper's quote ending ends the hold.
+      if (this.hold !== null && this.quote?.endsAt(c, base + i)) return this.hold.ended;
+      if (this.hold !== null && !isTriggerCode(c)) {
+        i++;
+        continue;
+      }
       // A closer whose `<` was lost starts at its `/` (issue 29 item 11): the bar after it decides.
       if (this.tentative.trailing && c === SLASH && this.opener.family === "dsml") {
         if (i + 1 === s.length && !final) {
@@ -205,6 +216,7 @@ export class Candidate extends SpanCallbacks {
         }
         const ended = this.contentAfterCloser(base + i);
         if (ended) return ended;
+        if (this.hold !== null) continue;
       }
       if (c === LT && this.tentative.trailing && this.tentative.nextLineOfParagraph()) {
         // An inline element opening the line after a paragraph costume's closer line is looked past: the first letter after it decides.
@@ -282,19 +294,25 @@ export class Candidate extends SpanCallbacks {
 
   /** The first thing written after a trailing span's closer, at `at`, ends the span, unless it is text on the closer's own line: the closer was the value's text (parse/closer-in-value.ts). */
   private contentAfterCloser(at: number): Step | null {
-    if (!this.tentative.wasContent(null)) return { kind: "complete", end: this.tentative.endAt(at) };
+    if (!this.tentative.wasContent(null)) {
+      // Inside its wrapper (a Qwen3-Coder function's), held for the wrapper's closer (review 50, finding 4).
+      if (!this.kind.holdsAfterCall?.(this, this.body)) return { kind: "complete", end: this.tentative.endAt(at) };
+      this.hold = new WrapperHold(at, this.tentative.endAt(at));
+      return null;
+    }
     this.endsInBlock = this.tentative.resume();
     return null;
   }
 
   private onContent(c: number, at: number): Step | null {
+    if (this.hold !== null) return null;
     if (this.run) {
       const runEnd = this.run.char(c, at);
       return runEnd === null ? null : this.endRun(runEnd);
     }
     if (this.tentative.trailing) {
       const ended = this.contentAfterCloser(at);
-      if (ended) return ended;
+      if (ended || this.hold !== null) return ended;
     }
     const first = !this.seenContent;
     this.seenContent = true;
@@ -303,6 +321,7 @@ export class Candidate extends SpanCallbacks {
   }
 
   private onTag(tag: Tag, base: number): Step | null {
+    if (this.hold !== null) return this.tagWhileHeld(tag, base);
     // A costume opening the line after a paragraph costume's closer line: it is read through, the line after it decides (chain, golden N48.3).
     if (this.tentative.trailing && this.tentative.nextLineOfParagraph() && this.tentative.atNextLineStart() && tag.family === "costume" && !tag.closing && isLineStartCostume(tag.name)) {
       this.chain = new CostumeChain(tag.name);
@@ -437,10 +456,19 @@ export class Candidate extends SpanCallbacks {
     return { kind: "complete", end };
   }
 
-  /** The span reached the buffer limit while the run after its complete call was read: it proves nothing, the span ends where the call did (call-run.ts); null otherwise. */
-  endRunAtLimit(): Step | null {
+  /** The span reached the buffer limit while the run after its complete DSML call (call-run.ts) or the text held after it for its wrapper's closer was read: it proves nothing, the span ends where the call did; null otherwise. */
+  endAtLimit(): Step | null {
+    if (this.hold !== null) return this.hold.ended;
     const end = this.run?.atLimit() ?? null;
     return end === null ? null : this.endRun(end);
+  }
+
+  /** A tag while text after the call is held (wrapper-hold.ts): at the wrapper's closer the span, refused whole, ends after it. */
+  private tagWhileHeld(tag: Tag, base: number): Step | null {
+    const hold = this.hold!;
+    const verdict = hold.verdict(base + tag.start, this.kind.closesWrapper?.(tag) ?? false, this.held, (at) => this.startsLine(at), () => (this.kind.tagWhileHeld ? this.kind.tagWhileHeld(this, tag, hold.from, this.body) : "ends"));
+    if (verdict === "refused") this.endsInBlock = false;
+    return verdict === null ? null : verdict === "ends" ? hold.ended : { kind: "complete", end: base + tag.end };
   }
 
   /** An example settled (HeldExample): the scan reads again from where it says, or the span ends. */

@@ -185,8 +185,8 @@ class Engine extends TextMode implements RepairEngine {
         let step = cand.consume(i === 0 && last ? s : s.slice(i, i + take), final && last);
         const fedEnd = i + take;
         if (step.kind === "more" && cand.length >= this.limit) {
-          // A run read after a complete call (call-run.ts) proves nothing at the limit: the span ends where the call did.
-          const ended = cand.endRunAtLimit();
+          // A run read after a complete call (call-run.ts), or text held for its wrapper's closer, proves nothing at the limit: the span ends where the call did.
+          const ended = cand.endAtLimit();
           if (ended) step = ended;
         }
         if (step.kind === "more") {

@@ -33,6 +33,21 @@ export function strayParameterOpenerAt(s: string, j: number, final: boolean, bef
   return one === false ? unreadStrayOpenerAt(s, j, final) : one;
 }
 
+/**
+ * Text held after a Qwen3-Coder function inside its wrapper (wrapper-hold.ts) that starts with a
+ * stray parameter opener the tag grammar reads as no tag (`<param:workdir>`): text mode's
+ * stray-parameter rule refuses the call (I02, golden O50.1), as it did before the hold. `text`:
+ * the held text from its start up to the wrapper's closer, at most STRAY_OPENER_HEAD characters
+ * (the opener's whole reach, so it is read as final); `before`: the character before it.
+ */
+export function heldStartsWithStrayOpener(text: string, before: number, lineStart: boolean): boolean {
+  if (text.length === 0) return false;
+  return strayParameterOpenerAt(text, 0, true, before) === true || (text.charCodeAt(0) === LT && qwenStrayOpenerAt(text, 0, true, lineStart) === true);
+}
+
+/** How much of the held text heldStartsWithStrayOpener reads at most: twice STRAY_OPENER_REACH (an opener whose name= stands on its next line). */
+export const STRAY_OPENER_HEAD = 400;
+
 const PARAM_WORD = "param";
 
 /**

@@ -147,6 +147,19 @@ export interface SpanKind<Body = undefined> {
    * reads on to its balancing closer instead of ending before the tag.
    */
   refusesAfterCall?(r: SpanReader, tag: Tag, base: number, body: Body): boolean;
+  /**
+   * Text (or an element the tag grammar does not read) after a call completed inside this kind's
+   * wrapper, before the wrapper's closer (a line after a Qwen3-Coder `</function>`): true when it is
+   * held, the span read on, until tagWhileHeld, the reply's end or the buffer limit decides.
+   */
+  holdsAfterCall?(r: SpanReader, body: Body): boolean;
+  /**
+   * A tag read while that text is held (`heldAt`, absolute: where it began). "refused": the
+   * wrapper's closer came, so it held more than its call, and the body refused itself whole (the
+   * span ends after the tag); "ends": the hold is over, the span ends where the text began, as it
+   * would have without the hold; null: read on.
+   */
+  tagWhileHeld?(r: SpanReader, tag: Tag, heldAt: number, body: Body): "refused" | "ends" | null;
   /** This kind's wrapper closer, beyond a block closer, ends a trailing span too. */
   closesWrapper?(tag: Tag): boolean;
   /** The family of a value open in this kind's body, whose examples are its text (example-in-value.ts), or null; else the reader tracks values. */

@@ -12,6 +12,9 @@ import { describe, expect, test } from "bun:test";
 import { outcome } from "../support/outcome.ts";
 import { live } from "../golden/notation.ts";
 import { deltas, openAiTools, sseText, throughFetch } from "../security/support.ts";
+import { createRepairEngine } from "../../src/engine/engine.ts";
+import { fixtureTools } from "../golden/tools.ts";
+import { everyChar, randomCuts, runEngine } from "../support/run-engine.ts";
 
 const rm = `<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf ./*</{D}parameter>\n</{D}invoke>`;
 const stray = `<{D}parameter name="workdir" string="true">/tmp/scratch</{D}parameter>`;
@@ -203,19 +206,28 @@ describe("finding 4: text after a Qwen3-Coder function inside its wrapper lets t
   // Suspected: src/parse/dialects/tool-call-body.ts (the after-function phase looks for tags only).
   // Minimal input: qwen + `workdir: /tmp/scratch\n</tool_call>`. Expected: no call, broken-markup,
   // as for the Hermes body. (Not the known gap of `<param=x>`/`<parameter:x>` spellings.)
-  // Known gap, pinned (round 50): after `</function>` the span trails and only a tag can refuse it
-  // (tool-call-body.ts tagAfterFunction); text and unknown elements there end the trail and the call
-  // runs. Refusing at the text (tried) breaks golden O02.8, where a wrapper that never closes is
-  // followed by prose and its call runs: the two differ only by a `</tool_call>` after the text, so
-  // the trailing span would have to hold the text to that closer or the reply's end. Not done this round.
+  // Was a known gap (round 50): after `</function>` the span trailed and only a tag could refuse it
+  // (tool-call-body.ts tagAfterFunction); text and unknown elements there ended the trail and the
+  // call ran. Refusing at the text would break golden O02.8 (a wrapper that never closes, prose
+  // after it, its call runs): the two differ only by a `</tool_call>` after the text.
+  // Fixed: text or an unknown element after `</function>` in a wrapper that opens its line is held
+  // in the span, the call not run and the text not shown (SpanKind.holdsAfterCall, Candidate.hold).
+  // `</tool_call>` then refuses the span whole as broken-markup O02, every character visible; the
+  // reply's end, the next `<tool_call>` opener or the buffer limit (bufferLimit, the bound of every
+  // candidate) end the span where the text began, so the call runs and the text is read as before.
   for (const [name, line] of [
     ["a workdir element", "<workdir>/tmp/scratch</workdir>"],
     ["a workdir line", "workdir: /tmp/scratch"],
     ["a JSON object", `{"workdir": "/tmp/scratch"}`],
   ] as const) {
-    test.failing(`${name} before </tool_call>: refused`, () => {
-      const o = outcome(`${qwen}${line}\n</tool_call>\n${read}`);
+    test(`${name} before </tool_call>: refused`, () => {
+      const input = `${qwen}${line}\n</tool_call>\n${read}`;
+      const o = outcome(input);
       expect(o.calls.filter((c) => c.tool === "bash")).toEqual([]);
+      expect(o.broken).toEqual(["broken-markup"]);
+      // The wrapper refused is visible whole; the read call after it runs.
+      expect(o.text).toBe(input.slice(0, input.length - read.length));
+      expect(o.calls.map((c) => c.tool)).toEqual(["read"]);
     });
   }
 });
@@ -234,6 +246,101 @@ describe("hard negatives beside finding 4", () => {
     const o = outcome(`${qwen}</tool_call>\nChecking the file next.\n${read}`);
     expect(o.calls.map((c) => c.tool)).toEqual(["bash", "read"]);
     expect(o.text).toContain("Checking the file next.");
+  });
+});
+
+describe("hard negatives beside finding 4's fix (the text held after `</function>`)", () => {
+  const prose = "Now reading the file.";
+  test("a wrapper never closed, prose, then the next wrapper: both run, the prose kept (O02.8's shape)", () => {
+    const o = outcome(`${qwen}${prose}\n${read}`);
+    expect(o.calls.map((c) => c.tool)).toEqual(["bash", "read"]);
+    expect(o.text).toBe(`${prose}\n`);
+    expect(o.broken).toEqual([]);
+  });
+  test("a wrapper never closed, prose, the reply's end: the call runs, the prose after it is as after any call", () => {
+    const o = outcome(`${qwen}${prose}`);
+    expect(o.calls).toEqual(rmRuns);
+    expect(o.broken).toEqual([]);
+  });
+  test("whitespace only before the closer, CRLF and indentation: the call runs", () => {
+    expect(outcome(`${qwen}  \n\t\n</tool_call>`).calls).toEqual(rmRuns);
+    expect(outcome(`${qwen.replaceAll("\n", "\r\n")}\r\n</tool_call>`).calls).toEqual(rmRuns);
+  });
+  test("text then a costume before the closer: refused whole, the costume never runs", () => {
+    const input = `${qwen}Also:\n<shell>ls</shell>\n</tool_call>`;
+    const o = outcome(input);
+    expect(o.calls).toEqual([]);
+    expect(o.text).toBe(input);
+  });
+  test("text then a second function before the closer: refused whole, neither runs", () => {
+    const input = `${qwen}and then\n<function=read>\n<parameter=filePath>\n/a\n</parameter>\n</function>\n</tool_call>`;
+    expect(outcome(input)).toEqual({ calls: [], broken: ["broken-markup"], text: input });
+  });
+  test("CRLF and an indented workdir line: refused", () => {
+    const input = `${qwen.replaceAll("\n", "\r\n")}  workdir: /tmp/scratch\r\n</tool_call>`;
+    expect(outcome(input)).toEqual({ calls: [], broken: ["broken-markup"], text: input });
+  });
+  test("the call is not held when only whitespace comes: it is out as soon as the closer is read", () => {
+    const engine = createRepairEngine({ tools: fixtureTools, idPrefix: "call_" });
+    expect(engine.feed(`${qwen}\n`).filter((e) => e.type === "call")).toEqual([]);
+    expect(engine.feed("</tool_call>\n").filter((e) => e.type === "call").length).toBe(1);
+  });
+  test("held text is neither shown nor its call run before the closer; the closer shows it all", () => {
+    const engine = createRepairEngine({ tools: fixtureTools, idPrefix: "call_" });
+    expect(engine.feed(`${qwen}workdir: /tmp/scratch\n`)).toEqual([]);
+    const events = engine.feed("</tool_call>");
+    expect(events.some((e) => e.type === "call")).toBe(false);
+    expect(events.map((e) => (e.type === "text" ? e.text : "")).join("")).toBe(`${qwen}workdir: /tmp/scratch\n</tool_call>`);
+  });
+
+  // A wrapper that never closes holds no reply back: the hold's bound is bufferLimit, the bound of
+  // every candidate; past it the call runs and the text is released as text after a call is.
+  const limit = 1000;
+  const paragraph = `${"The build is clean and the tests pass, so the next step is the release notes. ".repeat(60)}Done.`;
+  const bounded = (input: string, cuts: number[]) => {
+    const run = runEngine(input, cuts, fixtureTools, { bufferLimit: limit });
+    return { calls: run.calls.map((c) => ({ tool: c.tool, input: c.input })), text: run.text, broken: run.summary.broken, maxHeld: run.maxHeld };
+  };
+  test("a wrapper never closed, then a long prose paragraph: the call runs, the text whole, nothing held past the bound", () => {
+    const input = `${qwen}${paragraph}`;
+    const whole = bounded(input, []);
+    expect(whole.calls).toEqual(rmRuns);
+    expect(whole.text).toBe(paragraph);
+    expect(whole.broken).toEqual([]);
+    for (const cuts of [everyChar(input.length), ...[1, 2, 3, 4, 5].map((seed) => randomCuts(input.length, seed))]) {
+      const split = bounded(input, cuts);
+      expect({ ...split, maxHeld: 0 }).toEqual({ ...whole, maxHeld: 0 });
+      expect(split.maxHeld).toBeLessThanOrEqual(2 * limit + 512);
+    }
+  });
+  test("text longer than the bound, then the closer: the call ran at the bound (the hold is bounded)", () => {
+    const input = `${qwen}${paragraph}\n</tool_call>`;
+    expect(bounded(input, []).calls).toEqual(rmRuns);
+    expect(bounded(input, everyChar(input.length)).calls).toEqual(rmRuns);
+  });
+  test("a workdir line within the bound, then the closer: refused at any split", () => {
+    const input = `${qwen}workdir: /tmp/scratch\n</tool_call>`;
+    for (const cuts of [[], everyChar(input.length), randomCuts(input.length, 7)]) expect(bounded(input, cuts).calls).toEqual([]);
+  });
+
+  describe("through the fetch adapter's chat stream (7-character deltas)", () => {
+    const fetchOut = async (reply: string) => (await throughFetch({ model: "qwen3-coder", messages: [{ role: "user", content: "go" }], tools: openAiTools() }, { sse: sseText(deltas(reply, 7)) })).out;
+    test("the workdir line before the closer: no call, the wrapper shown whole", async () => {
+      const reply = `${qwen}workdir: /tmp/scratch\n</tool_call>`;
+      const out = await fetchOut(reply);
+      expect(out.calls).toEqual([]);
+      expect(out.content).toBe(reply);
+    });
+    test("the plain wrapper, prose, a second call: both run, the prose reaches the client", async () => {
+      const out = await fetchOut(`${qwen}</tool_call>\nChecking the file next.\n${read}`);
+      expect(out.calls.map((c) => c.name)).toEqual(["bash", "read"]);
+      expect(out.content).toContain("Checking the file next.");
+    });
+    test("a wrapper never closed, prose, the next wrapper: both run, the held prose reaches the client", async () => {
+      const out = await fetchOut(`${qwen}${prose}\n${read}`);
+      expect(out.calls.map((c) => c.name)).toEqual(["bash", "read"]);
+      expect(out.content).toBe(`${prose}\n`);
+    });
   });
 });
 

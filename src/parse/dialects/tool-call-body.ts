@@ -61,6 +61,7 @@ const GLM_NESTED = "a <tool_call> or <arg_value> opened inside a value: which </
 const QWEN_NESTED = "a <tool_call> opened inside a value: which </tool_call> ends the call is unknowable";
 const JSON_BROKEN = "the call's JSON is malformed";
 const CLOSER_MISSING = "a call whose </tool_call> never came, with prose after it";
+const TEXT_IN_WRAPPER = "text after the call's function before </tool_call>: the wrapper holds more than the call";
 
 /**
  * One `<tool_call>` span's body rules after its first characters (ToolCallStart sets the phase
@@ -129,6 +130,31 @@ export class ToolCallBody {
     this.at = at;
     this.refuse(null, "O02", QWEN_BROKEN);
     return true;
+  }
+
+  /**
+   * Text or an element the tag grammar does not read after the completed function, in a wrapper
+   * that opens its line (`workdir: /tmp/scratch`, `<workdir>…</workdir>`, a JSON object): held,
+   * the call not yet run, until tagWhileHeld, the reply's end or the buffer limit decides (review
+   * 50, finding 4). Only whitespace there is the normal layout and is never held.
+   */
+  holdsAfterFunction(): boolean {
+    return this.phase === "function" && this.refusable;
+  }
+
+  /**
+   * A tag while text after the function is held. The wrapper's closer: the wrapper held more than
+   * its call (a workdir the model meant for it, as a Hermes body with a line after its object,
+   * golden O49.1), so it is refused whole, every character visible. The next wrapper's opener: this
+   * wrapper's closer never came, and the call runs with the text after it as before (golden O02.8).
+   * Any other tag (a costume, the next function) is read on: the closer or the reply's end decides.
+   */
+  tagWhileHeld(tag: Tag, heldAt: number): "refused" | "ends" | null {
+    if (tag.family !== "costume" || tag.name !== "tool_call") return null;
+    if (!tag.closing) return "ends";
+    this.at = heldAt;
+    this.refuse(null, "O02", TEXT_IN_WRAPPER);
+    return "refused";
   }
 
   /** Whether a call may name `name` (a declared tool). */

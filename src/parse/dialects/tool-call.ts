@@ -302,6 +302,8 @@ export const TOOL_CALL: SpanKind<ToolCallBody> = {
     return body.phase === "xml" && body.argsOpen ? r.tentatively(ARGS_IN_VALUE, base + tag.end) : complete(base + tag.end);
   },
   refusesAfterCall: (_r, tag, base, body) => body.tagAfterFunction(tag, base + tag.start),
+  holdsAfterCall: (_r, body) => body.holdsAfterFunction(),
+  tagWhileHeld: (_r, tag, heldAt, body) => body.tagWhileHeld(tag, heldAt),
   closesWrapper: isToolCallCloser,
   valueFamily: (r, body) => (body.phase === "glm-value" ? "costume" : body.phase !== "refused" && r.nest(0) === 2 ? "naked" : null),
   charForm: (_opener, from, body) => new ToolCallStart(from, body),
