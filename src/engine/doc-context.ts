@@ -6,7 +6,7 @@ import type { ToolSpec } from "../parse/types.ts";
 import { quotedTagAt } from "./quoted-tags.ts";
 import { QuotedCall, quotedCallOf, quotedView } from "./quoted-dialects.ts";
 import { LooseValue } from "./loose-value.ts";
-import { QuotedStrings } from "./quoted-strings.ts";
+import { openerMayStartAt, QuotedStrings } from "./quoted-strings.ts";
 
 /**
  * Tracks where a reply is documentation, one character at a time, by following CommonMark's
@@ -86,6 +86,8 @@ export class DocContext extends BlockReader {
   private looseTagEnd = -1;
   /** A call quoted in block documentation whose values are string literals (LFM2, the JSON dialects): quoted-strings.ts. */
   private readonly strings = new QuotedStrings();
+  /** The character being advanced starts no string-valued opener, as the text after it shows (advanceAt). */
+  private noOpener = false;
 
   /**
    * Whether a tag at this `<` (asked after inDoc) belongs to a quoted call: in block documentation
@@ -222,11 +224,27 @@ export class DocContext extends BlockReader {
     super.advance(c);
   }
 
+  /**
+   * advance(`c`, which is `s[j]`) where the text after it is in view (text mode as it scans). A `<`
+   * or `[` the text shows starts no string-valued call's opener is read with the quote left idle:
+   * the same reading (the token phase would end at the first character that differs, which is no
+   * `<` or `[`), but no character after it is read alone for it, so the engine's hot path goes on
+   * at once (bench row 1b: code in an HTML block, a `<` or `[` every few characters).
+   */
+  advanceAt(s: string, j: number, c = s.charCodeAt(j)): void {
+    if ((c === LT || c === LBRACKET) && this.strings.idle && !openerMayStartAt(s, j, c)) {
+      // Through advance all the same (a context that reads otherwise overrides it: quote-blind.ts).
+      this.noOpener = true;
+      this.advance(c);
+      this.noOpener = false;
+    } else this.advance(c);
+  }
+
   /** Feeds the string-valued quote (quoted-strings.ts) `c`, before `c` is taken by the blocks. */
   private readStrings(c: number): void {
     // Idle, only an opener's first character where one may open matters (the `<` of ordinary text costs a check or two).
     if (this.strings.idle) {
-      if (this.opensStrings(c)) this.strings.take(c, true);
+      if (!this.noOpener && this.opensStrings(c)) this.strings.take(c, true);
       return;
     }
     this.strings.take(c, this.opensStrings(c));

@@ -9,7 +9,8 @@ import { isElementNameCode } from "../parse/tool-element-name.ts";
 // keeps it open to its closer (quoted-dialects.ts; golden N45.1-N45.4). A page shown as a write's
 // content breaks its holder by CommonMark's reading, but by the dialect's own reading every line of
 // it is the string's text, so a call example in it stays documentation. DocContext feeds it every
-// character (midLine is false while it is not idle) and adds `holds` to its documentation.
+// character (midLine is false while it is not idle) and adds `holds` to its documentation; where
+// the text is in view, a `<` or `[` it shows starts no opener leaves it idle (openerMayStartAt).
 
 /** The tokens read, each exact; none is a prefix of another (one completes at most per character). */
 const TOKENS = [
@@ -202,6 +203,34 @@ export class QuotedStrings {
     else if (closes && --this.depth === 0) this.phase = Phase.After;
     return true;
   }
+}
+
+/** Each opener's character codes, compared by openerMayStartAt without reading the tokens again. */
+const OPENER_CODES: readonly (readonly number[])[] = TOKENS.filter((_, i) => (OPENERS & (1 << i)) !== 0).map((t) => Array.from(t, (ch) => ch.charCodeAt(0)));
+/** An opener's second character (`|`, `t`, `T`: all ASCII), by code: the `<` of code is turned down by one lookup. */
+const SECOND = new Uint8Array(0x80);
+for (const codes of OPENER_CODES) SECOND[codes[1]!] = 1;
+
+/**
+ * Whether an opener may start at `s[j]` (`c`, a `<` or `[`) as far as the text shows: one matches
+ * it whole, or up to the text's end. A pure read of at most one opener's length (the `<` of code
+ * costs one read: its next character). Where it is false the token phase would only read the
+ * characters up to the first that differs and end there (no token holds a `<` or `[` past its first
+ * character), so DocContext.advanceAt leaves the quote idle: the engine's hot path then resumes
+ * right after the `<` of code (`a<b`, `<div>`) instead of reading its next character alone.
+ */
+export function openerMayStartAt(s: string, j: number, c: number): boolean {
+  if (j + 1 >= s.length) return true;
+  const next = s.charCodeAt(j + 1);
+  if (next >= 0x80 || SECOND[next] === 0) return false;
+  for (const codes of OPENER_CODES) {
+    if (codes[0] !== c || codes[1] !== next) continue;
+    const end = Math.min(codes.length, s.length - j);
+    let k = 2;
+    while (k < end && codes[k] === s.charCodeAt(j + k)) k++;
+    if (k === end) return true;
+  }
+  return false;
 }
 
 /** The tokens of `mask` whose character at `pos` is `c`. */

@@ -323,7 +323,8 @@ export class TextMode extends Output {
           continue;
         }
       }
-      doc.advance(c);
+      // With the text in view: a `<` or `[` of code that opens no quoted call leaves the hot path on (DocContext.advanceAt).
+      doc.advanceAt(s, j, c);
       j++;
     }
     this.emitText(s, emitFrom, s.length, base);

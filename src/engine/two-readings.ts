@@ -69,6 +69,11 @@ export class TwoReadings extends DocContext {
     this.asFresh.advance(c);
   }
 
+  override advanceAt(s: string, j: number, c = s.charCodeAt(j)): void {
+    this.asContinued.advanceAt(s, j, c);
+    this.asFresh.advanceAt(s, j, c);
+  }
+
   override inDoc(c = LT): boolean {
     // Both are asked: a question settles what `c` decides about earlier characters in each.
     const continued = this.asContinued.inDoc(c);
