@@ -96,7 +96,7 @@ export class DocContext extends BlockReader {
   get readsQuotedTags(): boolean {
     // Inside a quoted string-valued call a tag is its text (or a string's), no call of its own.
     if (this.strings.opaque) return false;
-    return this.quotedValues > 0 || this.blockDocNow();
+    return this.quotedValues > 0 || this.blockDocNow() || this.strings.handsOver(LT);
   }
 
   /** A quoted call or value is open: its closers and parameter openers count too, not only a call opener. */

@@ -75,6 +75,16 @@ export class QuotedStrings {
   private escaped = false;
   private depth = 0;
 
+  /**
+   * A tag at `c` is read as a quoted call's (DocContext.readsQuotedTags) right after this quoted
+   * call's end (a further call quoted in the same place: `<tool_call>`) and right after an opener
+   * that takes no name, before anything else (`<tool_call>` then `<function=…>`: Qwen3-Coder's quote).
+   */
+  handsOver(c: number): boolean {
+    if (c !== LT) return false;
+    return this.phase === Phase.After || (this.phase === Phase.Prelude && !this.named && this.nameLength === 0);
+  }
+
   /** Nothing read: only an opener's first character (`<`, `[`) matters. */
   get idle(): boolean {
     return this.phase === Phase.Idle;
@@ -134,8 +144,10 @@ export class QuotedStrings {
         return this.body(c, take);
       case Phase.After:
         if (isSpace(c)) return true;
-        if (!take) return matching(CLOSERS, 0, c) !== 0;
-        return this.startToken(c, CLOSERS | (startable ? OPENERS : 0), startable);
+        // A further opener right after the quoted call's end is a further call quoted in the same
+        // place (its block held by this quote, whatever CommonMark says): it starts a quote too.
+        if (!take) return matching(CLOSERS | OPENERS, 0, c) !== 0;
+        return this.startToken(c, CLOSERS | OPENERS, true);
     }
   }
 
@@ -163,7 +175,11 @@ export class QuotedStrings {
     else if (this.nameLength > 0 && (c === LT || c === LBRACKET)) to = matching(INNER, 0, c) !== 0 ? Phase.Token : Phase.Idle;
     else if (c === LBRACE || c === LBRACKET) to = Phase.Body;
     else if (!isSpace(c) && !(this.named && this.nameLength < NAME_LIMIT && (isElementNameCode(c) || c === COLON))) to = Phase.Idle;
-    if (!take) return to !== Phase.Idle;
+    // A tag right after an opener that takes no name (`<tool_call>` then `<function=…>`) is another
+    // dialect's call quoted in the same place: held as documentation, so the tag's own quote
+    // (quoted-dialects.ts, Qwen3-Coder's) opens there even where CommonMark's block has ended (a
+    // string of the call quoted before it broke the block). Taking it ends this quote.
+    if (!take) return to !== Phase.Idle || this.handsOver(c);
     if (to === Phase.Token) this.startToken(c, INNER, false);
     else if (to === Phase.Body) this.enterBody();
     else if (to === Phase.Idle) this.reset();

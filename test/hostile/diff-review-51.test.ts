@@ -36,11 +36,25 @@ describe("string-valued quote (quoted-strings.ts): a further call quoted in the 
   // Note: the DSML analogue (a second invoke after a quoted write's value broke the fence) runs
   // too, but before this round as well; PATTERNS.md's N45 rule names only the quoted call's own
   // closers, further parameters and white space.
-  test.failing("a Qwen3-Coder call in a second <tool_call> after a fence-breaking Hermes write stays documentation", () => {
+  // Fixed: right after a string-valued quoted call's end (white space between), a further opener
+  // starts a quote too, whatever CommonMark says of the block the first quote held; and a tag right
+  // after an opener that takes no name (`<tool_call>` then `<function=…>`) is held as documentation
+  // and read as its own dialect's quote (quoted-strings.ts handsOver, DocContext.readsQuotedTags).
+  // Leans to documentation: a real call right after such a quote, blank lines between, is text.
+  test("a Qwen3-Coder call in a second <tool_call> after a fence-breaking Hermes write stays documentation", () => {
     const input = inFence(`${HERMES_WRITE}\n${QWEN}`);
     const o = outcome(input);
     expect(o.calls).toEqual([]);
     expect(o.text).toBe(input);
+  });
+
+  // Known gap (round 51): the call no longer runs and the text is whole, but the Qwen3-Coder
+  // function's quote does not open (its opener is held as documentation, the quote's tail is not
+  // set), so its `<parameter=…>` is read as a stray parameter outside any invoke (D08): refused, and
+  // a correction goes to the model for a reply that only showed an example. Wanted: nothing said.
+  test.failing("no correction either: the example is documentation, not a stray parameter", () => {
+    const o = outcome(inFence(`${HERMES_WRITE}\n${QWEN}`));
+    expect(o.broken).toEqual([]);
   });
 
   // Hard negatives.
