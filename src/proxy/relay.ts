@@ -3,7 +3,7 @@
 // Its own file beside server.ts, which takes a request, checks it and hands the answer here.
 import type http from "node:http";
 import { bodyCoding } from "../adapters/content-coding.ts";
-import { CR, LF } from "../grammar/chars.ts";
+import { CR, LF, isAsciiDigit } from "../grammar/chars.ts";
 import { SseFramer } from "../sse/framing.ts";
 import { isEventStream } from "../sse/media-type.ts";
 
@@ -206,6 +206,6 @@ export function drained(res: http.ServerResponse): Promise<void> {
 /** One plain decimal number (no sign, no list, no space): a length that can be passed on as it is. */
 function isPlainNumber(text: string): boolean {
   if (text.length === 0) return false;
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) < 0x30 || text.charCodeAt(i) > 0x39) return false;
+  for (let i = 0; i < text.length; i++) if (!isAsciiDigit(text.charCodeAt(i))) return false;
   return true;
 }
