@@ -363,7 +363,7 @@ function repairStream(response: Response, ctx: ResponseContext): Response {
   const guard = ctx.engine();
   const notes = itemNotes(ctx);
   const onFinal = (more?: readonly EngineSummary[]) => notes.end(finishReport(ctx, guard, more));
-  const rewriter = ctx.wire.rewriter(guard, onFinal, ctx.engine, ctx.plan.oneCall === true, addGivenOf(ctx), notes, ctx.plan.tools);
+  const rewriter = ctx.wire.rewriter({ guard, onFinal, engine: ctx.engine, oneCall: ctx.plan.oneCall === true, addGiven: addGivenOf(ctx), items: notes, tools: ctx.plan.tools });
   const onError = (error: unknown) => noteFailure(ctx.options, "SSE rewrite of an event", error);
   return rebuilt(response, rewriteEventStream(response.body!, rewriter, onError));
 }

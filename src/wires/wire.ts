@@ -49,6 +49,27 @@ export interface WireJsonContext {
   items?: ItemNotes;
 }
 
+/** What the rewriter of one streamed response is given (Wire.rewriter). */
+export interface WireStreamContext {
+  /** The engine of the reply's first text channel. */
+  guard: GuardedEngine;
+  /** A fresh engine for each further text channel (a reasoning stretch, a later text part). */
+  engine: EngineFor;
+  /** Told once, when the reply ends, with the further engines' summaries. */
+  onFinal(more?: readonly EngineSummary[]): void;
+  /**
+   * The request allows one call (CallPolicy.oneCall): a recovered call is held back until the reply
+   * ends, and never goes out if a native call comes first (RepairEngine.withdrawCalls).
+   */
+  oneCall: boolean;
+  /** Where a server tool's result in the reply goes (WireJsonContext.addGiven); absent: the echo guard is off. */
+  addGiven?: AddGiven;
+  /** Where the reply's items under the server's ids are told (WireJsonContext.items); absent: nowhere. */
+  items?: ItemNotes;
+  /** The tools offered, whose schemas a native call repeating a recovered one is read under (src/wires/sent-calls.ts). */
+  tools?: readonly ToolSpec[];
+}
+
 export interface Wire {
   /** As the debug line names it. */
   readonly name: string;
@@ -67,15 +88,6 @@ export interface Wire {
   prefill(body: Json): Prefill | undefined;
   /** Repairs a parsed JSON response in place; true when anything changed. */
   repairJson(body: Json, ctx: WireJsonContext): boolean;
-  /**
-   * The per-event rewriter of a streamed response: `guard` for its first text channel, `engine()`
-   * for each further one; `onFinal` once, with the further engines' summaries. `oneCall`: the
-   * request allows one call (CallPolicy.oneCall), so a recovered call is held back until the reply
-   * ends, and never goes out if a native call comes first (RepairEngine.withdrawCalls).
-   * `addGiven`: where a server tool's result in the reply goes (WireJsonContext.addGiven);
-   * `items`: where the reply's items under the server's ids are told (WireJsonContext.items);
-   * `tools`: the tools offered, whose schemas a native call repeating a recovered one is read under
-   * (src/wires/sent-calls.ts).
-   */
-  rewriter(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, engine: EngineFor, oneCall: boolean, addGiven?: AddGiven, items?: ItemNotes, tools?: readonly ToolSpec[]): EventRewriter;
+  /** The per-event rewriter of a streamed response. */
+  rewriter(stream: WireStreamContext): EventRewriter;
 }

@@ -24,7 +24,7 @@ function leakedCallEvents(): string[] {
 /** The chat wire's rewriter, every call into it counted. */
 function counted(): { rewriter: EventRewriter; entries: () => number } {
   const engine = () => new GuardedEngine(createRepairEngine({ tools: fixtureTools, idPrefix: "call_" }), () => undefined);
-  const inner = chatWire.rewriter(engine(), () => undefined, engine, false);
+  const inner = chatWire.rewriter({ guard: engine(), onFinal: () => undefined, engine, oneCall: false });
   let entries = 0;
   const rewriter = new Proxy(inner, {
     get(target, key) {

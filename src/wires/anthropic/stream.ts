@@ -11,7 +11,7 @@
 // dropped when it does (sent-calls.ts); a server tool's result block is given content for the text
 // after it (from-reply.ts); an `error` event or a `refusal` stop cuts the reply: what is held goes
 // out as written, nothing decided, and the stop reason stays.
-import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
+import type { RecoveredCall } from "../../parse/types.ts";
 import type { EngineEvent } from "../../engine/types.ts";
 import { type EventRewriter, RAW, type Rewritten, type SseEvent, typedEvent } from "../../sse/rewrite.ts";
 import type { PassingEdits } from "../../sse/passing.ts";
@@ -19,7 +19,7 @@ import { type Json, isObject } from "../../sse/json.ts";
 import type { GuardedEngine } from "../../engine/guarded.ts";
 import { collectStrings } from "../../echo/from-request.ts";
 import { citesSource, givenFromCitationsDelta, givenFromMessagesBlock, isGivenBlock } from "../../echo/from-reply.ts";
-import type { AddGiven } from "../wire.ts";
+import type { AddGiven, WireStreamContext } from "../wire.ts";
 import { type HeldCall, HeldNative } from "../held-native.ts";
 import { CUT_STOP_REASONS, NATIVE_BLOCKS, toolUseEvents } from "./blocks.ts";
 import { HeldTextStart } from "./held-text-start.ts";
@@ -69,7 +69,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
    */
   #native: HeldNative<Json>;
 
-  constructor(guard: GuardedEngine, onFinal: () => void, oneCall = false, addGiven?: AddGiven, tools: readonly ToolSpec[] = []) {
+  constructor({ guard, onFinal, oneCall, addGiven, tools = [] }: WireStreamContext) {
     this.#native = new HeldNative<Json>(tools);
     this.#guard = guard;
     this.#onFinal = onFinal;

@@ -20,7 +20,7 @@ export const anthropicWire: Wire = {
   given: givenFromMessagesBody,
   prefill: messagesPrefill,
   repairJson: repairMessageJson,
-  rewriter: (guard, onFinal, _engine, oneCall, addGiven, _items, tools) => new AnthropicStreamRewriter(guard, onFinal, oneCall, addGiven, tools),
+  rewriter: (stream) => new AnthropicStreamRewriter(stream),
 };
 
 /** Client tools carry an input_schema; server tools (web search, code execution…) are typed and have none. */

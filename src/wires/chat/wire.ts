@@ -23,7 +23,7 @@ export const chatWire: Wire = {
   given: givenFromChatBody,
   prefill: chatPrefill,
   repairJson: repairChatJson,
-  rewriter: (guard, onFinal, engine, oneCall, _addGiven, _items, tools) => {
+  rewriter: ({ guard, onFinal, engine, oneCall, tools }) => {
     // D06: one engine per stretch of reasoning, each reading on where the last left off; their
     // summaries join the content's once, at the end.
     const reasoning = new ReasoningChannel((continues) => engine("reasoning", continues));

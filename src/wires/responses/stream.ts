@@ -12,12 +12,10 @@
 // response.failed or a content filter's response.incomplete cuts the reply (cutsReply): what is
 // held goes out as written, nothing decided.
 import type { EngineSummary } from "../../engine/types.ts";
-import type { ToolSpec } from "../../parse/types.ts";
 import { type EventRewriter, type Rewritten, type SseEvent, typedEvent } from "../../sse/rewrite.ts";
 import type { PassingEdits } from "../../sse/passing.ts";
 import { type Json, isObject } from "../../sse/json.ts";
-import type { GuardedEngine } from "../../engine/guarded.ts";
-import type { AddGiven, EngineFor, ItemNotes } from "../wire.ts";
+import type { AddGiven, ItemNotes, WireStreamContext } from "../wire.ts";
 import { ownItem } from "../../echo/from-request.ts";
 import { givenFromResponsesItem } from "../../echo/from-reply.ts";
 import { NATIVE_ITEMS, QUIET_ITEMS, functionCallItem } from "./items.ts";
@@ -78,7 +76,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
   /** Ids this reply noted as changed: a later sight of the same id in it does not forget them. */
   #noted = new Set<string>();
 
-  constructor(guard: GuardedEngine, onFinal: (more?: readonly EngineSummary[]) => void, more: EngineFor = () => guard, oneCall = false, addGiven?: AddGiven, items?: ItemNotes, tools: readonly ToolSpec[] = []) {
+  constructor({ guard, onFinal, engine: more, oneCall, addGiven, items, tools = [] }: WireStreamContext) {
     this.#native = new HeldNative<Json>(tools);
     this.#onFinal = onFinal;
     this.#items = items;

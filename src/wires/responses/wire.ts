@@ -23,7 +23,7 @@ export const responsesWire: Wire = {
   given: givenFromResponsesBody,
   prefill: responsesPrefill,
   repairJson: repairResponseJson,
-  rewriter: (guard, onFinal, engine, oneCall, addGiven, items, tools) => new ResponsesStreamRewriter(guard, onFinal, engine, oneCall, addGiven, items, tools),
+  rewriter: (stream) => new ResponsesStreamRewriter(stream),
 };
 
 function declaredTools(body: Json): ToolSpec[] {
