@@ -34,11 +34,12 @@ const BODY_IDLE_MS = 60_000;
  * Credentials a request may carry once: two are ambiguous, and a proxy must not pick one (fetch's
  * Headers cannot send them as two lines; joined, `AAA, BBB` is a credential the client never sent).
  * The model APIs' key headers: Authorization, x-api-key (Anthropic), api-key (Azure OpenAI),
- * x-goog-api-key (Gemini). Not here: Proxy-Authorization, which never goes up (hop-by-hop, dropped
+ * x-goog-api-key (Gemini), Ocp-Apim-Subscription-Key (an Azure API Management gateway in front of
+ * a model). Not here: Proxy-Authorization, which never goes up (hop-by-hop, dropped
  * below), and Cookie, whose lines combine with "; " into one list of cookies (RFC 9113 8.2.3: how
  * HTTP/2 splits it and a gateway joins it), which is how the runtime joins them: nothing to pick.
  */
-const SINGLE_CREDENTIALS = new Set(["authorization", "x-api-key", "api-key", "x-goog-api-key"]);
+const SINGLE_CREDENTIALS = new Set(["authorization", "x-api-key", "api-key", "x-goog-api-key", "ocp-apim-subscription-key"]);
 
 interface ProxyLog {
   info(line: string): void;
@@ -202,7 +203,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: 
   // bytes are not the content, and going up as a plain body they would be taken for it (RFC 9112 6.1).
   const codings = transferCodings(req.headers["transfer-encoding"]);
   if (codings.some((coding) => coding !== "chunked")) return refuse(501, "a request transfer coding other than chunked is not supported", true);
-  // Two Authorization (or x-api-key, api-key, x-goog-api-key) headers: which credential is meant is not the proxy's to pick.
+  // Two Authorization (or another key header of SINGLE_CREDENTIALS) headers: which credential is meant is not the proxy's to pick.
   const doubled = credentialsGivenTwice(req.rawHeaders);
   if (doubled) return refuse(400, `the request carries more than one ${doubled} header (ambiguous credentials)`, true);
   if (pathOnly(url) === config.healthPath && (req.method === "GET" || req.method === "HEAD")) return healthy(res, state.closing);

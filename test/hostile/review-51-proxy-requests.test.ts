@@ -51,7 +51,8 @@ afterEach(() => void upstream.seen.splice(0));
 // Proxy-Authorization headers are not refused (never forwarded: hop-by-hop), nor two Cookie
 // headers (they combine with "; " into one cookie list, RFC 9113 8.2.3, as the runtime joins them).
 describe("a credential header given twice", () => {
-  for (const name of ["api-key", "x-goog-api-key"]) {
+  // Ocp-Apim-Subscription-Key (Azure API Management's key header) added after the review, round 52.
+  for (const name of ["api-key", "x-goog-api-key", "ocp-apim-subscription-key"]) {
     test(`two ${name} headers are refused before anything goes up, never joined into one value`, async () => {
       const out = await raw(proxy.url, `GET /deepseek/models HTTP/1.1\r\nHost: p\r\n${name}: AAA\r\n${name}: BBB\r\nConnection: close\r\n\r\n`);
       expect(upstream.seen.map((seen) => seen.headers[name])).not.toContain("AAA, BBB");
