@@ -50,6 +50,16 @@ function staysDocumentation(notation: string) {
 // (the DSML quote ends at the quoted invoke's closer; the enclosing quoted block is not kept open),
 // src/engine/candidate.ts (the next `<{D}invoke` opens a live orphan candidate).
 // The same holds for the Claude-style spelling (`<function_calls>`/`<invoke>`), pinned last.
+// Fixed: a quoted call's closer read in its tail keeps the quote between calls
+// (src/engine/doc-context.ts noteQuotedTag, takesInTail): with only white space since, a further
+// invoke opener (DSML, Claude-style, Qwen3-Coder's function) or a DSML tag named after a declared
+// tool is a further call quoted in the same place, inside the block the first opened; so is that
+// block's closer, and after it (or after a call quoted without a block) a further DSML or
+// Claude-style block opener, whatever CommonMark says of the holder. Anything else (prose, a
+// closing fence line, `</details>`) ends the quote as before; a loose value's call (outside
+// documentation, loose-value.ts) never starts it. Cost: a real call right after such a quote
+// (white space between, nothing closing the holder) leans to documentation (golden N45.8, which
+// N45.n2 ran before; N45.n2 now has prose between and still runs).
 describe("finding 1: a second invoke in a quoted DSML block after a holder-breaking write value", () => {
   const holders: Record<string, string> = {
     "a backtick fence, the page has a fence line": `Example:\n\n${F}\n${block(write(`x\n${F}\ny`), BASH)}\n${F}\n`,
@@ -61,30 +71,69 @@ describe("finding 1: a second invoke in a quoted DSML block after a holder-break
     "indented code, the page has an unindented line": `# T\n\n${indent(block(write("x"), BASH), "    ").replace(">x<", ">x\ny<")}\n`,
   };
   for (const [name, notation] of Object.entries(holders)) {
-    test.failing(`${name}: the bash invoke never runs`, () => staysDocumentation(notation));
+    test(`${name}: the bash invoke never runs`, () => staysDocumentation(notation));
   }
 
-  test.failing("orphan invokes (no block) in a fence: the bash invoke never runs", () => {
+  test("orphan invokes (no block) in a fence: the bash invoke never runs", () => {
     staysDocumentation(`Example:\n\n${F}\n${write(`x\n${F}\ny`)}\n${BASH}\n${F}\n`);
   });
-  test.failing("a blank line between the two invokes: the bash invoke never runs", () => {
+  test("a blank line between the two invokes: the bash invoke never runs", () => {
     staysDocumentation(`Example:\n\n${F}\n<{D}tool_calls>\n${write(`x\n${F}\ny`)}\n\n${BASH}\n</{D}tool_calls>\n${F}\n`);
   });
-  test.failing("the content parameter first, filePath after it (N45.7's order): the bash invoke never runs", () => {
+  test("the content parameter first, filePath after it (N45.7's order): the bash invoke never runs", () => {
     staysDocumentation(`Example:\n\n${F}\n<{D}tool_calls>\n<{D}invoke name="write">\n${P("content", `x\n${F}\ny`)}\n${P("filePath", "a.md")}\n</{D}invoke>\n${BASH}\n</{D}tool_calls>\n${F}\n`);
   });
-  test.failing("the reply ends inside the quoted block (no closing fence): the bash invoke never runs", () => {
+  test("the reply ends inside the quoted block (no closing fence): the bash invoke never runs", () => {
     staysDocumentation(`Example:\n\n${F}\n<{D}tool_calls>\n${write(`x\n${F}\ny`)}\n${BASH}\n</{D}tool_calls>`);
   });
-  test.failing("a tool-named (I11) write quoted, then a tool-named bash: bash never runs", () => {
+  test("a tool-named (I11) write quoted, then a tool-named bash: bash never runs", () => {
     staysDocumentation(`Example:\n\n${F}\n<{D}write>\n<{D}filePath>a.md</{D}filePath>\n<{D}content>x\n${F}\ny</{D}content>\n</{D}write>\n<{D}bash>\n<{D}command>rm -rf build</{D}command>\n</{D}bash>\n${F}\n`);
   });
-  test.failing("the Claude-style spelling (function_calls/invoke): the bash invoke never runs", () => {
+  test("the Claude-style spelling (function_calls/invoke): the bash invoke never runs", () => {
     staysDocumentation(`Example:\n\n${F}\n<function_calls>\n<invoke name="write">\n<parameter name="filePath">a.md</parameter>\n<parameter name="content">x\n${F}\ny</parameter>\n</invoke>\n<invoke name="bash">\n<parameter name="command">rm -rf build</parameter>\n</invoke>\n</function_calls>\n${F}\n`);
   });
 });
 
+describe("finding 1, the rule's edges (after the fix)", () => {
+  test("a second block right after the quoted block's closer, in the same broken fence: documentation", () => {
+    staysDocumentation(`Example:\n\n${F}\n${block(write(`x\n${F}\ny`))}\n${block(BASH)}\n${F}\n`);
+  });
+  test("the same with a blank line between the blocks: documentation", () => {
+    staysDocumentation(`Example:\n\n${F}\n${block(write(`x\n${F}\ny`))}\n\n${block(BASH)}\n${F}\n`);
+  });
+  test("a quoted tool-named (I11) write, then a DSML block right after it: documentation", () => {
+    staysDocumentation(`Example:\n\n${F}\n<{D}write>\n<{D}filePath>a.md</{D}filePath>\n<{D}content>x\n${F}\ny</{D}content>\n</{D}write>\n${block(BASH)}\n${F}\n`);
+  });
+  test("three invokes in the quoted block, the page breaking the fence in the first: documentation", () => {
+    staysDocumentation(`Example:\n\n${F}\n${block(write(`x\n${F}\ny`), BASH, BASH)}\n${F}\n`);
+  });
+});
+
 describe("finding 1, hard negatives (pass today)", () => {
+  test("a quoted write that does not break its fence, then a real call right after the fence line: it runs", () => {
+    const o = outcome(live(`Example:\n\n${F}\n${block(write("x"))}\n${F}\n${block(BASH)}`));
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "rm -rf build" } }]);
+  });
+  test("a holder-breaking quoted write, then prose, then a real call: it runs (prose ends the quote)", () => {
+    const o = outcome(live(`Example:\n\n${F}\n${block(write(`x\n${F}\ny`))}\nNow for real:\n\n${block(BASH)}`));
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "rm -rf build" } }]);
+  });
+  test("a holder-breaking quoted tool-named (I11) write, then prose, then a real call: it runs", () => {
+    const o = outcome(live(`Example:\n\n${F}\n<{D}write>\n<{D}filePath>a.md</{D}filePath>\n<{D}content>x\n${F}\ny</{D}content>\n</{D}write>\nNow:\n\n${block(BASH)}`));
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "rm -rf build" } }]);
+  });
+  test("a call quoted in a block quote that stays whole, a blank line, then a real call: it runs (the quote ended at the `>`)", () => {
+    const o = outcome(live(`> ${block(BASH).split("\n").join("\n> ")}\n\n${block(BASH)}`));
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "rm -rf build" } }]);
+  });
+  test("two real blocks one after the other (no documentation): both run", () => {
+    const o = outcome(live(`${block(write("x"))}\n${block(BASH)}`));
+    expect(o.calls).toEqual([
+      { tool: "write", input: { filePath: "a.md", content: "x" } },
+      { tool: "bash", input: { command: "rm -rf build" } },
+    ]);
+  });
+
   test("the same two invokes quoted in a fence the page does not break: documentation", () => {
     staysDocumentation(`Example:\n\n${F}\n${block(write("x"), BASH)}\n${F}\n`);
   });
