@@ -68,8 +68,10 @@ export class DocContext extends BlockReader {
    * value closes, the quote goes on while only the quoted call's own markup follows (white space,
    * its further parameters with their values, the invoke or element closer and the closer of the
    * block the quote opened), whatever CommonMark says about the block around it, so a quote whose
-   * block ended inside its value reports none of its closers as stray markup. Any other character
-   * ends it (advance); tags are taken per tag (takesInTail), never per character.
+   * block ended inside its value reports none of its closers as stray markup. A closer read in it
+   * leaves the quote between calls (review 52): a further call quoted in the same place may follow
+   * (takesInTail). Any other character ends it (advance); tags are taken per tag (takesInTail),
+   * never per character.
    */
   private tail = false;
   /**
@@ -126,14 +128,20 @@ export class DocContext extends BlockReader {
     if (this.quotedValues === 0) {
       // A tool-named tag inside a tool-named element is one of its values (a parameter named like a tool).
       if (tag.closing ? role === "block" || role === "invoke" : role === "invoke" || (toolNamed && this.quotedCall !== QuotedCall.Element)) {
+        // A loose value's call (loose-value.ts) stands outside documentation: nothing after its closer is quoted.
+        const loose = this.loose.active;
         this.loose.active = false;
         this.quotedCall = tag.closing || (tag.flaws & Flaw.SelfClosing) !== 0 ? QuotedCall.None : role === "invoke" ? quotedCallOf(tag) : QuotedCall.Element;
         if (this.quotedCall === QuotedCall.Element || this.quotedCall === QuotedCall.Plain) this.quotedName = tag.name;
         // A GLM or O09 quote holds only its own markup from its opener on (their tags are plain words).
         if (this.quotedCall === QuotedCall.Glm || this.quotedCall === QuotedCall.Plain) this.tail = true;
-        // An invoke closer in the quote's tail leaves the closer of the block the quote opened.
-        if (!tag.closing) this.quotedBlock = inBlock;
-        else if (!(this.tail && role === "invoke" && this.quotedBlock)) this.endQuote();
+        // A further call in the quote's tail (between calls) is in the block the one before it opened.
+        if (!tag.closing) this.quotedBlock = inBlock || (this.tail && this.quotedBlock);
+        else if (!this.tail || loose) this.endQuote();
+        // A closer in the quote's tail keeps it between calls (review 52): a further call opener,
+        // the block's closer, and after that a further block opener (white space between) are the
+        // quote's too (takesInTail), whatever CommonMark says of the block around it.
+        else if (role === "block") this.quotedBlock = false;
         return;
       }
       if (!tag.closing && role === "block" && this.quotedCall === QuotedCall.None) {
@@ -163,7 +171,7 @@ export class DocContext extends BlockReader {
       const element = this.quotedCall === QuotedCall.Element && tag.name === this.quotedName;
       this.quotedCall = QuotedCall.None;
       this.loose.active = false;
-      if (!(this.tail && this.quotedBlock && element)) this.endQuote();
+      if (!(this.tail && element)) this.endQuote();
     }
   }
 
@@ -177,9 +185,9 @@ export class DocContext extends BlockReader {
    * or the invoke's closer, a further value or the tool-named element's own closer, or, the call
    * closed, the closer of the block the quote opened. Anything else ends the tail where it stands.
    */
-  takesInTail(read: Tag): boolean {
+  takesInTail(read: Tag, tools?: ReadonlyMap<string, ToolSpec>): boolean {
     if (!this.inQuoteTail) return false;
-    const tag = quotedView(read, this.quotedCall, this.quotedValues, this.quotedName, this.quotedKey);
+    const tag = quotedView(read, this.quotedCall, this.quotedValues, this.quotedName, this.quotedKey, tools);
     if (tag === null) return false;
     const role = tag.role;
     switch (this.quotedCall) {
@@ -190,7 +198,14 @@ export class DocContext extends BlockReader {
       case QuotedCall.Element:
         return role === "other" && (!tag.closing || tag.name === this.quotedName);
       default:
-        return this.quotedBlock && tag.closing && role === "block";
+        // Between calls (the quoted call closed, only white space since): the closer of the block
+        // it opened; a further call opener (an invoke, a DSML tag named after a declared tool) is
+        // a further call quoted in the same place; the block closed (or none opened), so is a
+        // further DSML or Claude-style block opener (review 52).
+        if (tag.closing) return this.quotedBlock && role === "block";
+        if (role === "invoke") return true;
+        if (role === "block") return !this.quotedBlock && (tag.family === "dsml" || tag.family === "naked");
+        return role === "other" && tag.family === "dsml" && tools !== undefined && tools.has(tag.name);
     }
   }
 
@@ -200,7 +215,7 @@ export class DocContext extends BlockReader {
    * characters do not end the tail.
    */
   readQuotedTag(tag: Tag, text: string, tools: ReadonlyMap<string, ToolSpec>): void {
-    const own = this.takesInTail(tag);
+    const own = this.takesInTail(tag, tools);
     // Another tag (a second invoke, a stray closer) ends the tail where it stands.
     if (this.inQuoteTail && !own) this.endQuote();
     if (own || (this.inDoc(LT) && this.readsQuotedTags)) {
@@ -343,7 +358,7 @@ export class DocContext extends BlockReader {
       const reads = this.inDoc(LT) && this.readsQuotedTags;
       if (reads || this.inQuoteTail) {
         const tag = quotedTagAt(text, at, true, this.quoting, tools);
-        if (tag !== null && tag !== NEED_MORE && (reads || this.takesInTail(tag))) {
+        if (tag !== null && tag !== NEED_MORE && (reads || this.takesInTail(tag, tools))) {
           this.readQuotedTag(tag, text, tools);
           from = tag.end;
           continue;

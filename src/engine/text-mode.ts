@@ -165,7 +165,7 @@ export class TextMode extends Output {
           this.emitText(s, emitFrom, j, base);
           return j;
         }
-        if (own !== null && doc.takesInTail(own)) {
+        if (own !== null && doc.takesInTail(own, this.ctx.tools)) {
           doc.readQuotedTag(own, s, this.ctx.tools);
           this.widenLoose(base);
           j = own.end;

@@ -106,8 +106,8 @@ export class TwoReadings extends DocContext {
     return this.asContinued.inQuoteTail || this.asFresh.inQuoteTail;
   }
 
-  override takesInTail(tag: Tag): boolean {
-    return this.asContinued.takesInTail(tag) || this.asFresh.takesInTail(tag);
+  override takesInTail(tag: Tag, tools?: ReadonlyMap<string, ToolSpec>): boolean {
+    return this.asContinued.takesInTail(tag, tools) || this.asFresh.takesInTail(tag, tools);
   }
 
   override get midLine(): boolean {

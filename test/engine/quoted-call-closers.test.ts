@@ -4,8 +4,9 @@
  * inside its open value (a blank line in `<details>`, a `-->` in a comment, a `</pre>` in a
  * `<pre>`), the closers after that value (the invoke's, the block's it opened, further parameters
  * of the same invoke, white space between) are documentation too, so nothing is reported and the
- * model gets no correction about markup it only quoted. Anything else ends the quote as before:
- * a real call after the quoted call's closers runs. Every case runs whole, char by char and at
+ * model gets no correction about markup it only quoted; so are a further call opener and, after
+ * the block's closer, a further block opener (review 52). Anything else ends the quote as before:
+ * a real call after prose or a closing line runs. Every case runs whole, char by char and at
  * five seeded random splits (runAtEverySplit).
  */
 import { describe, expect, test } from "bun:test";
@@ -89,16 +90,30 @@ test("a reply continuing a prefill whose `<details>` holds the quoted write (Two
 });
 
 describe("hard negatives: the quote ends at anything but its own markup", () => {
-  test("a real call after the quoted call's closers runs (the page's block closed or not)", () => {
+  test("a real call after the quoted call's closers runs once anything but white space ended the quote (the page's block closed or not)", () => {
     const [page] = PAGES["`<details>` (a blank line in the page)"]!;
     expect(calls(`<details>\n${dsmlWrite(page)}\n</details>\n\n${REAL_CALL}`)).toEqual([["bash", { command: "ls -la" }]]);
-    expect(calls(`<details>\n${dsmlWrite(page)}\n\n${REAL_CALL}`)).toEqual([["bash", { command: "ls -la" }]]);
-    expect(calls(`<details>\n${dsmlWrite(page)}\n${REAL_CALL}`)).toEqual([["bash", { command: "ls -la" }]]);
+    expect(calls(`<details>\n${dsmlWrite(page)}\nNow for real:\n\n${REAL_CALL}`)).toEqual([["bash", { command: "ls -la" }]]);
   });
 
-  test("a quoted invoke without a block, then a real call right after its closer: it runs", () => {
+  // Review 52 (test/hostile/review-52-dsml-quoted-second-invoke.test.ts): right after a quoted
+  // call's closers, with only white space between, a further block opener or invoke is a further
+  // call quoted in the same place (the page broke CommonMark's block, so nothing else tells a
+  // second example from a real call); it stays documentation. These pinned the opposite before.
+  test("a real call right after the quoted block's closer (white space between) is quoted too: documentation", () => {
+    const [page] = PAGES["`<details>` (a blank line in the page)"]!;
+    quietQuote(`<details>\n${dsmlWrite(page)}\n\n${REAL_CALL}`);
+    quietQuote(`<details>\n${dsmlWrite(page)}\n${REAL_CALL}`);
+  });
+
+  test("a quoted invoke without a block, then a block right after its closer: quoted too, documentation", () => {
     const [page] = PAGES["`<!--` (a `-->` in the page)"]!;
-    expect(calls(`<!--\n${dsmlInvokeWrite(page)}\n${REAL_CALL}`)).toEqual([["bash", { command: "ls -la" }]]);
+    quietQuote(`<!--\n${dsmlInvokeWrite(page)}\n${REAL_CALL}`);
+  });
+
+  test("a quoted invoke without a block, then prose, then a real call: it runs", () => {
+    const [page] = PAGES["`<!--` (a `-->` in the page)"]!;
+    expect(calls(`<!--\n${dsmlInvokeWrite(page)}\nNow for real:\n\n${REAL_CALL}`)).toEqual([["bash", { command: "ls -la" }]]);
   });
 
   test("a quoted block's invoke closed, then a real call where its block closer would be: it runs", () => {

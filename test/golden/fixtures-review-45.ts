@@ -77,7 +77,11 @@ function quotedOpenValues(): Fixture[] {
     none("N45.5", "quoted-invoke-without-a-block-in-details", `<details>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">docs/calls.md</{D}parameter>\n<{D}parameter name="content" string="true"># Calls\n\nRun it like this:\n${example}\n</{D}parameter>\n</{D}invoke>\n</details>\nThat is all.`),
     none("N45.6", "quoted-tool-named-write-in-a-comment", `<!--\n<{D}write>\n<{D}content>a --> b\n${example}\n</{D}content>\n</{D}write>\n-->\nThat is all.`),
     none("N45.7", "quoted-write-in-details-with-a-parameter-after-the-value", `<details>\n<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="content" string="true"># Calls\n\nRun it like this:\n${example}\n</{D}parameter>\n<{D}parameter name="filePath" string="true">docs/calls.md</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>\n</details>\nThat is all.`),
-    ok("N45.n2", "quoted-write-in-details-then-a-real-call-right-after", `<details>\n${quotedWrite(`# Calls\n\nRun it like this:\n${example}\n`)}\n${dsmlBash("ls -la")}`, [ls("D02")], `<details>\n${quotedWrite(`# Calls\n\nRun it like this:\n${example}\n`)}\n`),
+    // Review 52: a block right after the quoted block's closer (white space between) is a further
+    // call quoted in the same place (the page broke the block; nothing else tells a second example
+    // from a real call): documentation, N45.8. N45.n2 (which ran it before) now has prose between.
+    none("N45.8", "quoted-write-in-details-then-a-block-right-after", `<details>\n${quotedWrite(`# Calls\n\nRun it like this:\n${example}\n`)}\n${dsmlBash("ls -la")}`),
+    ok("N45.n2", "quoted-write-in-details-then-prose-then-a-real-call", `<details>\n${quotedWrite(`# Calls\n\nRun it like this:\n${example}\n`)}\nNow for real:\n${dsmlBash("ls -la")}`, [ls("D02")], `<details>\n${quotedWrite(`# Calls\n\nRun it like this:\n${example}\n`)}\nNow for real:\n`),
     ok("N45.n1", "quoted-write-closed-in-its-fence-then-a-real-call", `Here is the page:\n\`\`\`\n${quotedWrite("# Calls\n")}\n\`\`\`\n\n${dsmlBash("ls -la")}`, [ls("D02")], `Here is the page:\n\`\`\`\n${quotedWrite("# Calls\n")}\n\`\`\`\n\n`),
   ];
 }

@@ -40,8 +40,15 @@ describe("history: the quoted write's own closers after a value the page's block
     }
   });
 
-  test("control: a real leak right after those closers is redacted", () => {
+  // Review 52: a block right after the quoted block's closer (white space between) is quoted too
+  // (a second example in the same broken holder reads the same way), so it is kept as written.
+  test("a block right after those closers is quoted too: kept", () => {
     const input = "<details>\n" + quotedWrite("# Calls\n\nRun it like this:\n" + EXAMPLE_BLOCK + "\n") + "\n" + live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls -la</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`) + "\nThat is all.";
+    expect(redactLeaks(input, {}, fixtureTools).removed).toBe(0);
+  });
+
+  test("control: a real leak after those closers and a line of prose is redacted", () => {
+    const input = "<details>\n" + quotedWrite("# Calls\n\nRun it like this:\n" + EXAMPLE_BLOCK + "\n") + "\nNow for real:\n" + live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls -la</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`) + "\nThat is all.";
     expect(redactLeaks(input, {}, fixtureTools).removed).toBe(1);
   });
 });
