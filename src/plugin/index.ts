@@ -202,6 +202,9 @@ export const server = async (input: Parameters<Plugin>[0], rawOptions: Parameter
     event: (input) => {
       let session: boolean;
       try {
+        // Noted at once, in the host's event order: a user message created while onIdle awaits
+        // its lookup must be seen before the wake is taken.
+        if (!disposed) noteUserMessage(input, retry);
         session = isSessionEvent(input);
       } catch (error) {
         log("warn", `[dsml] event failed (${error instanceof Error ? error.name : "error"}); left unchanged`);
@@ -231,6 +234,29 @@ const SETTLED: Promise<void> = Promise.resolve();
 function isSessionEvent(input: EventInput | undefined): boolean {
   const type: unknown = input?.event?.type;
   return typeof type === "string" && type.startsWith("session.");
+}
+
+/**
+ * OpenCode 1.18 creates a user message with `message.updated` (its `info`, role "user", no text),
+ * then one `message.part.updated` per part (@opencode-ai/sdk 1.18.33 `EventMessageUpdated`,
+ * `EventMessagePartUpdated`). Handed to the retry synchronously, so they are ordered with
+ * `session.idle`; the text part of an assistant message (the frequent one) costs one map read.
+ * Anything of another shape is ignored.
+ */
+function noteUserMessage(input: EventInput | undefined, retry: RetryController): void {
+  const event = input?.event as { type?: unknown; properties?: unknown } | undefined;
+  const properties = event?.properties as { info?: unknown; part?: unknown } | null | undefined;
+  if (typeof properties !== "object" || properties === null) return;
+  if (event!.type === "message.updated") {
+    const info = properties.info as { role?: unknown; id?: unknown; sessionID?: unknown } | null | undefined;
+    if (info?.role === "user" && typeof info.id === "string" && typeof info.sessionID === "string") retry.onUserMessage(info.sessionID, info.id);
+  } else if (event!.type === "message.part.updated") {
+    const part = properties.part as { type?: unknown; synthetic?: unknown; id?: unknown; messageID?: unknown; sessionID?: unknown; text?: unknown } | null | undefined;
+    if (part?.type !== "text" || part.synthetic === true) return;
+    if (typeof part.sessionID === "string" && typeof part.messageID === "string" && typeof part.id === "string" && typeof part.text === "string") {
+      retry.onUserText(part.sessionID, part.messageID, part.id, part.text);
+    }
+  }
 }
 
 /** A hook that fails must leave OpenCode's request as it was: one log line, never an exception into the host. */

@@ -134,6 +134,20 @@ export class RetryController {
     this.wokeAndWaiting.delete(sessionID);
   }
 
+  /**
+   * The host created or updated a user message (1.18's `message.updated`, role "user"), and a text
+   * part of one (`message.part.updated`). A user message newer than the broken reply's turn means
+   * the user wrote again: no wake for the reply before it (RetryLedger.wakeDue), even while its
+   * request is not built yet, and so not yet a turn the ledger knows.
+   */
+  onUserMessage(sessionID: string, messageID: string): void {
+    this.ledger.noteUserMessage(sessionID, messageID);
+  }
+
+  onUserText(sessionID: string, messageID: string, partID: string, text: string): void {
+    this.ledger.noteUserText(sessionID, messageID, partID, text);
+  }
+
   /** A wake was sent for this session and no reply without markup has answered it yet. */
   awaitingWake(sessionID: string): boolean {
     return this.wokeAndWaiting.has(sessionID);
@@ -143,8 +157,11 @@ export class RetryController {
    * The session went idle: sends its one wake when due. `mayWake` is asked only when a wake is due
    * (the host's session lookup costs a call): "never" (a sub-agent's session, whose reply was
    * already handed to its parent) forgets the session; "unknown" or a throw sends no wake now.
-   * `live` is the host's side (false once it disposed the plugin), read again after every await:
-   * a dispose, or a reload that turned the wake off, may land while the lookup is pending.
+   * `live` is the host's side (false once it disposed the plugin, or once the session moved on),
+   * read again after every await: a dispose, a reload that turned the wake off, or the user's new
+   * message may land while the lookup is pending. takeWake asks the ledger again after the lookup
+   * too: a user message created meanwhile (onUserMessage) leaves no wake due. OpenCode would queue
+   * a wake sent then behind the user's message, to continue an exchange the user moved on from.
    */
   async onIdle(sessionID: string, mayWake?: WakeCheck, live: () => boolean = () => true): Promise<boolean> {
     if (!this.options.enabled || !live() || this.wokeAndWaiting.has(sessionID)) return false;

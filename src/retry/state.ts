@@ -77,6 +77,19 @@ interface SessionEntry {
 }
 
 /**
+ * The user messages the host announced for a session (OpenCode 1.18's `message.updated` events),
+ * kept apart from SessionEntry: a message may be created before the reply it follows is recorded.
+ */
+interface UserMessages {
+  /** The newest user message created. */
+  latest: string;
+  /** Its text parts as they arrived (part id -> text); none yet right after its `message.updated`. */
+  parts: Map<string, string>;
+  /** Recent user messages: an event for one of them is an update (its summary), not a new message. */
+  seen: string[];
+}
+
+/**
  * The retry's bookkeeping, per session. Hard bounds, whatever happens in between: one correction
  * per reply that needs one, on the request right after it; one wake per user-written message (a
  * turn our wake started spends from the message that led to it, so a wake can never earn another
@@ -87,6 +100,7 @@ interface SessionEntry {
  */
 export class RetryLedger {
   readonly #sessions = new Map<string, SessionEntry>();
+  readonly #users = new Map<string, UserMessages>();
   readonly #maxSessions: number;
   readonly #now: () => number;
 
@@ -107,6 +121,27 @@ export class RetryLedger {
   /** Returns true when `turn` is a user message seen for the first time (not our wake's turn). */
   noteTurn(sessionID: string, turn: TurnSeen): boolean {
     return this.#noteTurn(this.#entry(sessionID), turn);
+  }
+
+  /**
+   * The host created (or updated) a user message of this session. A message seen for the first
+   * time is the session's newest: once it is not the broken reply's turn, the user wrote again and
+   * no wake is due (wakeDue), even before its request is built. An update of a message already
+   * seen (OpenCode writes a turn's summary into it) changes nothing.
+   */
+  noteUserMessage(sessionID: string, messageID: string): void {
+    const users = this.#users.get(sessionID);
+    if (users?.seen.includes(messageID)) return;
+    const next: UserMessages = { latest: messageID, parts: new Map(), seen: [...(users?.seen ?? []).slice(1 - REMEMBERED_TURNS), messageID] };
+    this.#users.delete(sessionID);
+    this.#users.set(sessionID, next);
+    if (this.#users.size > this.#maxSessions) this.#users.delete(this.#users.keys().next().value!);
+  }
+
+  /** A text part of a user message: kept for the newest one only, whose text tells our wake's turn. */
+  noteUserText(sessionID: string, messageID: string, partID: string, text: string): void {
+    const users = this.#users.get(sessionID);
+    if (users?.latest === messageID) users.parts.set(partID, text);
   }
 
   /** An assistant reply for `turn` finished; `nudge` is why it needs correcting, or null when it does not. */
@@ -201,7 +236,7 @@ export class RetryLedger {
     const broken = entry?.broken;
     // A reply that ran a call (extra-call) goes on by itself: its correction only, never a wake.
     if (!entry || !broken || broken.wakeSent || broken.reason === "extra-call" || broken.turn !== entry.turn) return false;
-    if (this.#budgetOf(entry, broken.turn).wake) return false;
+    if (this.#budgetOf(entry, broken.turn).wake || this.#wroteAgain(sessionID, entry, broken.turn)) return false;
     const now = this.#now();
     return entry.wakeTimes.filter((at) => now - at < HOUR_MS).length < WAKES_PER_HOUR;
   }
@@ -251,6 +286,21 @@ export class RetryLedger {
   /** The session was deleted: nothing of it should outlive it. */
   forget(sessionID: string): void {
     this.#sessions.delete(sessionID);
+    this.#users.delete(sessionID);
+  }
+
+  /**
+   * Whether the host created a user message after `turn` (the broken reply's): the newest one it
+   * announced is another message, and not a wake of ours still awaited (known by its text, as
+   * #noteTurn knows it). A message whose text has not arrived yet counts as the user's: a wake
+   * that lands behind the user's new message is worse than one not sent.
+   */
+  #wroteAgain(sessionID: string, entry: SessionEntry, turn: string): boolean {
+    const users = this.#users.get(sessionID);
+    if (!users || users.latest === turn) return false;
+    if (users.parts.size === 0) return true;
+    const text = [...users.parts.values()].join("");
+    return !entry.awaited.some((wake) => wake.text === text);
   }
 
   #noteTurn(entry: SessionEntry, turn: TurnSeen): boolean {

@@ -26,6 +26,8 @@ interface ExecutionHandlers {
   onAbort(sessionID: string): void;
   /** The stream failed or ended by itself (not by `stop`). */
   onLost(error: unknown): void;
+  /** An execution of the session began (a prompt made it busy again). */
+  onStarted?(sessionID: string): void;
 }
 
 const TERMINALS: Readonly<Record<string, Exclude<Settled, "unknown">>> = {
@@ -117,6 +119,11 @@ export function watchExecutions(subscribe: (() => AsyncIterable<unknown>) | unde
           if (!event) continue;
           if (event.kind === "started") {
             running.add(event.sessionID);
+            try {
+              on.onStarted?.(event.sessionID);
+            } catch {
+              // As onAbort: a throw here must not end the stream.
+            }
             continue;
           }
           running.delete(event.sessionID);

@@ -96,6 +96,9 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   });
   const turns = new Map<string, string>();
   const waiting = new Set<string>();
+  // Sessions whose wake is being decided after they went idle: false until an execution starts
+  // again (a prompt of the user's), which the wake must not be queued behind.
+  const idleSince = new Map<string, boolean>();
   // Set by cleanup: a wait still pending, or a callback the host fires after the dispose, does nothing.
   let disposed = false;
   // The context and HTTP hooks see only { providerID, id }: scope is decided on the whole route the
@@ -112,6 +115,9 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
       retry.onAbort(sessionID);
       if (options.debug) log("info", `[dsml] abort ${sessionID}`);
     },
+    onStarted: (sessionID) => {
+      if (idleSince.has(sessionID)) idleSince.set(sessionID, true);
+    },
     onLost: (error) => log("warn", `event stream ${error === undefined ? "ended" : `failed (${error instanceof Error ? error.name : "error"})`}; aborts are no longer seen`),
   });
 
@@ -124,11 +130,20 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
     // `wait` and the events are two channels; waiting for both applies an abort first. An execution
     // interrupted for another reason (a shutdown) is not woken either.
     const settled = executions.settled(sessionID);
+    // From idle on, an execution seen starting is the user's new prompt (ours is sent only after
+    // the last check): onIdle reads `live` after its lookup, so the wake is not queued behind it.
     void Promise.all([ctx.session.wait!({ sessionID }), settled])
-      .then(([, how]) => (how === "interrupted" || disposed ? false : retry.onIdle(sessionID, async (id) => (disposed ? "never" : mayWake(id)), () => !disposed)))
+      .then(([, how]) => {
+        if (how === "interrupted" || disposed) return false;
+        idleSince.set(sessionID, false);
+        return retry.onIdle(sessionID, async (id) => (disposed ? "never" : mayWake(id)), () => !disposed && idleSince.get(sessionID) === false);
+      })
       .then((woke) => woke && options.debug && log("info", `[dsml] wake ${sessionID}`))
       .catch(() => log("warn", "idle wake failed (error); left unchanged"))
-      .finally(() => waiting.delete(sessionID));
+      .finally(() => {
+        waiting.delete(sessionID);
+        idleSince.delete(sessionID);
+      });
   };
   let adapter: AdapterOptions = {
     parse: options.parse,
