@@ -82,15 +82,22 @@ describe("denyTools: [\"Bash\"] does not stop a costume written as Bash", () => 
   // Suspected: src/parse/costume.ts addressedElsewhere(), src/options/engine.ts reservedNames().
   // Expected: a costume whose written name denyTools matches (case as written) runs nothing
   // (undeclared-tool), as the Hermes and element forms.
+  // Fixed: the runner's own name as it spells it (`<bash>`, `<tool_name>bash`) is bash's, stopped
+  // only by denying bash itself; any other spelling (`<Bash>`, `<BASH>`, `<tool_name>Bash`) is the
+  // name other agents give the shell (the `Bash` alias), so a denyTools entry naming bash in any
+  // letter case reserves `Bash` (src/options/engine.ts reservedNames) and such a costume runs
+  // nothing (undeclared-tool; src/parse/costume.ts addressedElsewhere, reading the tag's name as
+  // written). A Hermes call named `Bash` is then stopped under `["BASH"]` too, so every form reads
+  // the entry alike.
   const USER: Json[] = [{ role: "user", content: "List the files." }];
   const chat = async (reply: string, denyTools: string[]) => {
     const { out } = await throughFetch({ messages: USER, tools: openAiTools(fixtureTools) }, { json: completion(reply) }, { responseFix: { denyTools } });
     return out.calls.map((c) => c.name);
   };
-  test.failing("a <Bash> costume: no call", async () => {
+  test("a <Bash> costume: no call", async () => {
     expect(await chat("<Bash>\nls\n</Bash>", ["Bash"])).toEqual([]);
   });
-  test.failing("the XML execute costume with <tool_name>Bash</tool_name>: no call", async () => {
+  test("the XML execute costume with <tool_name>Bash</tool_name>: no call", async () => {
     expect(await chat("<tool_call><tool_name>Bash</tool_name><tool_args><language>sh</language><code>ls</code></tool_args></tool_call>", ["Bash"])).toEqual([]);
   });
 
@@ -107,5 +114,25 @@ describe("denyTools: [\"Bash\"] does not stop a costume written as Bash", () => 
   });
   test("control: denyTools [\"shell\"] stops a <shell> costume (review 50)", async () => {
     expect(await chat("<shell>\nls\n</shell>", ["shell"])).toEqual([]);
+  });
+
+  // After the fix: the entry in any letter case stops every other spelling of the runner's name.
+  for (const [reply, deny] of [["<BASH>\nls\n</BASH>", ["Bash"]], ["<Bash>\nls\n</Bash>", ["BASH"]], ["<Bash>\nls\n</Bash>", ["B*"]], ["<tool_call><tool_name>BASH</tool_name><tool_args><language>sh</language><code>ls</code></tool_args></tool_call>", ["bAsh"]]] as const) {
+    test(`denyTools ${JSON.stringify(deny)} stops ${JSON.stringify(reply.slice(0, 30))}`, async () => {
+      expect(await chat(reply, [...deny])).toEqual([]);
+    });
+  }
+  test("a Hermes call named Bash is stopped under denyTools [\"BASH\"] too", async () => {
+    expect(await chat('<tool_call>\n{"name": "Bash", "arguments": {"command": "ls"}}\n</tool_call>', ["BASH"])).toEqual([]);
+  });
+  test("control: denyTools [\"write\"] leaves a <shell> costume running", async () => {
+    expect(await chat("<shell>\nls\n</shell>", ["write"])).toEqual(["bash"]);
+  });
+  test("control: <Bash> runs with no denyTools", async () => {
+    expect(await chat("<Bash>\nls\n</Bash>", [])).toEqual(["bash"]);
+  });
+  test("control: <bash> and <tool_name>bash run under denyTools [\"BASH\"]", async () => {
+    expect(await chat("<bash>\nls\n</bash>", ["BASH"])).toEqual(["bash"]);
+    expect(await chat("<tool_call><tool_name>bash</tool_name><tool_args><language>sh</language><code>ls</code></tool_args></tool_call>", ["Bash"])).toEqual(["bash"]);
   });
 });
