@@ -81,8 +81,10 @@ const TEXT_DIRECTIONS: ReadonlySet<string> = new Set(["ltr", "rtl", "auto"]);
  * agent's spelling where `<bash>` is the runner's own.
  */
 function writtenName(span: string, opener: Tag): string {
-  const m = /^<\s*([A-Za-z][\w:-]*)/.exec(span.slice(opener.start, opener.end));
-  return m?.[1] ?? opener.name;
+  // The lowered name's first place in the tag is the name itself: only `<` and spaces precede it.
+  const tag = span.slice(opener.start, opener.end);
+  const at = tag.toLowerCase().indexOf(opener.name);
+  return at < 0 ? opener.name : tag.slice(at, at + opener.name.length);
 }
 
 const CODE_INTERPRETER_ATTRIBUTES: ReadonlySet<string> = new Set(["id", "type", "lang", "language"]);

@@ -242,17 +242,29 @@ export function decodeHtmlReferences(value: string): string | null {
   return refused ? null : out;
 }
 
+/** A digit's value in base 10 or 16, or -1. */
+function digitValue(c: number, hex: boolean): number {
+  if (isAsciiDigit(c)) return c - 0x30;
+  if (!hex) return -1;
+  const lower = c | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
+}
+
 /** `&#` then an optional `x`, the digits (letters too, so a malformed one is seen whole) and `;`; or `&name;`. */
 const REFERENCE = /&(?:#([xX])?([0-9A-Za-z]*)(;?)|([A-Za-z][A-Za-z0-9]*);)/g;
 
 /** The code point a numeric reference's digits name, or null: not digits of its base, 0, a surrogate, a control but TAB/LF/CR, or past U+10FFFF. */
 function codePointOf(digits: string, hex: boolean): number | null {
-  if (digits === "" || !(hex ? /^[0-9A-Fa-f]+$/ : /^[0-9]+$/).test(digits)) return null;
-  // Leading zeros are allowed (`&#0047;`); a longer run is past U+10FFFF whatever it says.
-  const significant = digits.replace(/^0+/, "");
-  if (significant.length > (hex ? 6 : 7)) return null;
-  const point = Number.parseInt(significant === "" ? "0" : significant, hex ? 16 : 10);
-  if (point === 0 || point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff)) return null;
+  if (digits === "") return null;
+  let point = 0;
+  for (let i = 0; i < digits.length; i++) {
+    const value = digitValue(digits.charCodeAt(i), hex);
+    if (value < 0) return null;
+    point = point * (hex ? 16 : 10) + value;
+    // Leading zeros are allowed (`&#0047;`); past U+10FFFF it stays past whatever follows.
+    if (point > 0x10ffff) return null;
+  }
+  if (point === 0 || (point >= 0xd800 && point <= 0xdfff)) return null;
   const control = point < 0x20 || (point >= 0x7f && point <= 0x9f);
   return control && point !== 0x09 && point !== 0x0a && point !== 0x0d ? null : point;
 }
