@@ -57,8 +57,13 @@ export function recoverableTools(options: AdapterOptions, declared: readonly Too
  * The code costumes ask these names too (src/parse/costume.ts): a costume written under a reserved
  * name (`<python>` for a denied `python` sandbox) never runs as bash. So every costume name
  * denyTools matches is reserved as well (`denyTools: ["python"]` stops `<python>`, `["execute"]`
- * the `<tool_call>` costume naming `execute`), in any case, as costume tags are read; the
- * runner's own name (`<bash>`) is stopped only by denying bash itself.
+ * the `<tool_call>` costume naming `execute`), in any case, as costume tags are read. The
+ * runner's own name as it spells it (`<bash>`) is stopped only by denying bash itself, which
+ * leaves no bash to run it. Any other spelling of it (`<Bash>`, `<tool_name>BASH`) is the name
+ * another agent gives the shell (the `Bash` alias), so a denyTools entry naming bash in any case
+ * reserves `Bash` (review 52): the option promises that `["Bash"]` stops a Bash call that would
+ * run as bash, and a costume written `<Bash>` is one; a Hermes call named `Bash` is then stopped
+ * too, so every form reads the entry alike.
  */
 export function reservedNames(options: AdapterOptions, declaredNames: readonly string[]): string[] {
   const reserved = new Set(declaredNames);
@@ -67,9 +72,14 @@ export function reservedNames(options: AdapterOptions, declaredNames: readonly s
   if (deny !== "*") {
     for (const alias of Object.keys(TOOL_ALIASES)) if (deny.has(alias)) reserved.add(alias);
     for (const costume of codeCostumeNames()) if (deny.hasIgnoringCase(costume)) reserved.add(costume);
+    if (deny.hasIgnoringCase(RUNNER)) reserved.add(RUNNER_ALIAS);
   }
   return [...reserved];
 }
+
+/** The tool every code costume runs as, and the name other agents give it (TOOL_ALIASES). */
+const RUNNER = "bash";
+const RUNNER_ALIAS = "Bash";
 
 /**
  * A list of tool names, each exact or a pattern: `*` stands for any run of characters and `?` for

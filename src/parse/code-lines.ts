@@ -49,21 +49,66 @@ import { isElementNameCode, isElementNameStart } from "./tool-element-name.ts";
  */
 export function parameterElementLine(code: string, language: CodeLanguage | null, isParameter: (name: string) => boolean): string | undefined {
   const scanner = language === "python" ? new PythonLines() : new ShellLines();
-  /** The first parameter element on a line the open heredoc or string shelters, counted only if that one is never ended. */
-  let sheltered: { name: string; construct: number } | undefined;
+  return firstLine(code, scanner, (text, from, to) => {
+    const name = elementAtLineStart(text, from, to);
+    return name !== undefined && isParameter(name) ? name : undefined;
+  });
+}
+
+/**
+ * Review 52: what makes a costume's body something other than the code the model meant to run,
+ * by the same line rule as parameterElementLine (a heredoc's body or a string the code ends is
+ * its data, not counted):
+ * - `prompt`: a shell line that starts with a shell prompt (`$ `, `user@host:~/app$ `,
+ *   `root@box:/srv# `, `[user@host dir]$ `, `PS C:\> `). The body is a terminal transcript: which
+ *   lines are output (a file `cat` printed, `rm -rf build` among them) is unknowable, and a prompt
+ *   line is no command either (`$` is none), so nothing of it runs; the prompt is never stripped,
+ *   since an argument is what the model wrote. `$VAR=`, `${x}`, `$(cmd)` are code (no space after
+ *   the `$`); `# ` alone is a comment, a prompt only after `user@host:path`; a `> ` line is a
+ *   continuation only after a prompt line, which refuses the body already.
+ * - `html-comment`: an HTML comment opener `<!--` the code does not quote, at a line's start (shell
+ *   or Python) or within a shell line. Neither language knows it: bash reads `<!--` as a failed
+ *   redirection and goes on, so the line the model commented out would run (Python would not
+ *   compile it, so refusing loses nothing).
+ */
+export function notCommandLine(code: string, language: CodeLanguage): "prompt" | "html-comment" | undefined {
+  if (language === "python") return firstLine(code, new PythonLines(), (text, from, to) => (htmlCommentAtLineStart(text, from, to) ? "html-comment" : undefined));
+  const scanner = new ShellLines();
+  const found = firstLine(code, scanner, (text, from, to): "prompt" | "html-comment" | undefined => {
+    if (PROMPT.test(text.slice(from, to))) return "prompt";
+    return htmlCommentAtLineStart(text, from, to) ? "html-comment" : undefined;
+  });
+  return found ?? (scanner.htmlComment ? "html-comment" : undefined);
+}
+
+/**
+ * A shell prompt opening a line (after spaces): `$`, `user@host:path` then `$` or `#`,
+ * `[user@host dir]` then `$` or `#`, or PowerShell's `PS C:\path>`; then a space or tab. Anchored
+ * at the line's start, every part a run that stops at a character it cannot hold: linear.
+ */
+const PROMPT = /^[ \t]*(?:\$|(?:[\w.-]+@[\w.-]+:[^\s$#]*|\[[\w.-]+@[^\]\r\n]*\])[$#]|PS (?:[A-Za-z]:\\|[/~])[^>\r\n]*>)[ \t]/;
+
+const htmlCommentAtLineStart = (text: string, from: number, to: number) => xmlMarkupAt(text, from, to)?.terminator === "-->";
+
+/**
+ * The first line `find` names, or undefined. A line the open heredoc or string shelters counts only
+ * if that one is never ended (a misread construct shelters nothing, so a misreading errs towards
+ * refusing). A line ends at LF, CR LF or a lone CR (lineEndAt).
+ */
+function firstLine<T>(code: string, scanner: LineScanner, find: (text: string, from: number, to: number) => T | undefined): T | undefined {
+  let sheltered: { found: T; construct: number } | undefined;
   let lineStart = 0;
   while (lineStart <= code.length) {
-    // A line ends at LF, CR LF or a lone CR (lineEndAt).
     const end = lineEndFrom(code, lineStart);
-    const name = elementAtLineStart(code, lineStart, end);
-    if (name !== undefined && isParameter(name)) {
-      if (!scanner.sheltered()) return name;
-      if (sheltered === undefined || sheltered.construct !== scanner.construct) sheltered = { name, construct: scanner.construct };
+    const found = find(code, lineStart, end);
+    if (found !== undefined) {
+      if (!scanner.sheltered()) return found;
+      if (sheltered === undefined || sheltered.construct !== scanner.construct) sheltered = { found, construct: scanner.construct };
     }
     scanner.line(code, lineStart, end);
     lineStart = end + Math.max(1, lineEndAt(code, end));
   }
-  return scanner.sheltered() && sheltered?.construct === scanner.construct ? sheltered.name : undefined;
+  return scanner.sheltered() && sheltered?.construct === scanner.construct ? sheltered.found : undefined;
 }
 
 /**
@@ -152,6 +197,8 @@ class ShellLines implements LineScanner {
   /** Heredocs whose bodies follow, the first being read once `reading` is set. */
   private readonly heredocs: { delimiter: string; stripTabs: boolean }[] = [];
   private reading = false;
+  /** An HTML comment opener `<!--` was met outside quotes, heredoc bodies and comments (notCommandLine). */
+  htmlComment = false;
 
   sheltered(): boolean {
     return this.quote !== 0 || this.reading;
@@ -171,6 +218,7 @@ class ShellLines implements LineScanner {
     }
     let at = from;
     if (this.quote === 0) {
+      if (this.xml.terminator === undefined && htmlCommentAtLineStart(text, from, to)) this.htmlComment = true;
       at = skipXmlMarkup(text, from, to, this.xml);
       if (at < 0) return;
     }
@@ -194,7 +242,10 @@ class ShellLines implements LineScanner {
         this.construct++;
         at += 2;
       } else if (c === HASH && (at === from || isShellBreak(text.charCodeAt(at - 1)))) at = to;
-      else if (c === LT && text.charCodeAt(at + 1) === LT) {
+      else if (c === LT && matchesAt(text, "<!--", at)) {
+        this.htmlComment = true;
+        at += 4;
+      } else if (c === LT && text.charCodeAt(at + 1) === LT) {
         if (text.charCodeAt(at + 2) === LT) at += 3;
         else at = this.heredoc(text, at + 2, to);
       } else at++;

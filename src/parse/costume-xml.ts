@@ -9,7 +9,7 @@ import { EXECUTE_TOOL_NAMES, SHELL_TOOL_NAMES, codeLanguage } from "../grammar/d
 import { DASH, SLASH, UNDERSCORE } from "../grammar/chars.ts";
 import { callOutcome, type SpanContext } from "./call.ts";
 import { brokenSpan, layUnits, tagsOf, textSpan, type Segment } from "./segments.ts";
-import { decodeEntities, parseJson } from "./values.ts";
+import { decodeHtmlReferences, parseJson } from "./values.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { codeCall } from "./costume.ts";
 
@@ -24,7 +24,9 @@ function xml(): { parser: XMLParser; validator: typeof XMLValidator } {
   if (xmlReader === undefined) {
     const fxp = require("fast-xml-parser") as { XMLParser: typeof XMLParser; XMLValidator: typeof XMLValidator };
     // Attributes are read (under ATTRIBUTE keys) only to refuse them: `<code workdir="/tmp">` carries something the call would run without.
-    const options = { ignoreAttributes: false, attributeNamePrefix: ATTRIBUTE, parseTagValue: false, parseAttributeValue: false, trimValues: false, processEntities: true };
+    // `htmlEntities` decodes numeric references (`&#47;`), which XML defines and the default leaves
+    // raw; the HTML names it adds never reach it, since xmlToolCall refuses a span holding one first.
+    const options = { ignoreAttributes: false, attributeNamePrefix: ATTRIBUTE, parseTagValue: false, parseAttributeValue: false, trimValues: false, processEntities: true, htmlEntities: true };
     xmlReader = { parser: new fxp.XMLParser(options), validator: fxp.XMLValidator };
   }
   return xmlReader;
@@ -40,6 +42,10 @@ function xml(): { parser: XMLParser; validator: typeof XMLValidator } {
 export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
   const json = jsonArgsCall(span, ctx);
   if (json !== null) return json;
+  // Review 52: a reference that names no character the code could mean (`&#0;`, `&#47` without its
+  // `;`, `&nbsp;`, one a DOCTYPE defines) anywhere in the span: refused rather than run with a guess
+  // (values.ts decodeHtmlReferences). Both readers then decode the rest alike, numeric ones included.
+  if (decodeHtmlReferences(span) === null) return brokenSpan(span.length, "C01", "broken-markup", "tool-call costume holding a character reference that names no character the code could mean");
   const fields = strictFields(span) ?? tolerantFields(span);
   const toolName = fields.toolName?.trim();
   if (fields.attribute !== undefined) {
@@ -185,7 +191,7 @@ function tolerantFields(span: string): CostumeFields {
   };
   const between = (name: string, last: boolean): string | undefined => {
     const at = field(name, last);
-    return at === undefined ? undefined : decodeEntities(span.slice(at.from, at.to));
+    return at === undefined ? undefined : decoded(span.slice(at.from, at.to));
   };
   const out: CostumeFields = {};
   const toolName = between("tool_name", false);
@@ -194,7 +200,7 @@ function tolerantFields(span: string): CostumeFields {
   if (toolName !== undefined) out.toolName = toolName;
   if (language !== undefined) out.language = language;
   if (codeAt !== undefined) {
-    out.code = decodeEntities(span.slice(codeAt.from, codeAt.to));
+    out.code = decoded(span.slice(codeAt.from, codeAt.to));
     if (closers.some((t) => t.start >= codeAt.from && t.start < codeAt.to && ENCLOSING.has(t.name))) out.codeRanOn = true;
   }
   // Outside the code (which may hold any `<`), every element must be one the costume reads.
@@ -204,6 +210,9 @@ function tolerantFields(span: string): CostumeFields {
   if (attributed !== undefined) out.attribute = attributed;
   return out;
 }
+
+/** A field's text decoded; xmlToolCall has refused a span with a reference that names nothing, so the fallback is never taken. */
+const decoded = (text: string) => decodeHtmlReferences(text) ?? text;
 
 /** An opener of a field the costume reads, with whatever follows its name up to the next `<` or `>`. */
 const FIELD_OPENER = /<(tool_call|tool_name|tool_args|language|code)\s[^<>]*/gi;

@@ -5,11 +5,11 @@ import { codeLanguage, executeLanguage, isLineStartCostume, type CodeLanguage } 
 import { Flaw, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "./call.ts";
 import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
-import { decodeEntities, dedentToCloserLine } from "./values.ts";
+import { decodeHtmlReferences, dedentToCloserLine } from "./values.ts";
 import type { OpenerRule } from "./span-kind.ts";
 import { costumeAsToolElement, parameterNames } from "./tool-element.ts";
 import { aliasMappingOf, reservedNamesOf } from "./aliases.ts";
-import { parameterElementLine } from "./code-lines.ts";
+import { parameterElementLine, notCommandLine } from "./code-lines.ts";
 import type { Shape } from "../grammar/shapes.ts";
 import { CR, LF, SP, TAB, lineEndAt, lineEndFrom } from "../grammar/chars.ts";
 
@@ -30,7 +30,7 @@ export function parseCostumeSpan(span: string, opener: Tag, ctx: SpanContext): S
   const inner = span.slice(opener.end, closer);
   switch (opener.name) {
     case "pre":
-      return preBlock(span, inner, ctx);
+      return preBlock(span, opener, inner, ctx);
     case "code_interpreter":
       // `lang="python" language="bash"`: which interpreter (so which command) is unknowable.
       if (opener.attrs.lang !== undefined && opener.attrs.language !== undefined && codeLanguage(opener.attrs.lang) !== codeLanguage(opener.attrs.language)) {
@@ -39,21 +39,52 @@ export function parseCostumeSpan(span: string, opener: Tag, ctx: SpanContext): S
       return codeCall(span.length, codeLanguage(opener.attrs.lang ?? opener.attrs.language ?? "python"), inner, "C07", ctx, true, opener.name);
     default: {
       const executes = executeLanguage(opener.name);
-      return executes === null ? codeCall(span.length, codeLanguage(opener.name), inner, "C04", ctx, false, opener.name) : codeCall(span.length, codeLanguage(executes), inner, "C04", ctx, true, opener.name);
+      const written = writtenName(span, opener);
+      return executes === null ? codeCall(span.length, codeLanguage(opener.name), inner, "C04", ctx, false, written) : codeCall(span.length, codeLanguage(executes), inner, "C04", ctx, true, written);
     }
   }
 }
 
 /**
- * Attributes a costume's opener may carry without saying anything a call would need: on `<pre>`
- * any (HTML's own: class, style, id; the language is read from the `<code>` inside), on
+ * Attributes a costume's opener may carry without saying anything a call would need: on
  * `<code_interpreter>` its type and language. A language tag (`<bash>`, `<shell>`, `<python>`,
- * `<execute_bash>`) carries none but a call's `id`.
+ * `<execute_bash>`) carries none but a call's `id`. `<pre>` (and its `<code>`) are read in
+ * preBlock, once the block proves to be code (htmlAttributeUnread).
  */
 function unreadAttribute(opener: Tag): string | undefined {
   if (opener.name === "pre") return undefined;
   const allowed = opener.name === "code_interpreter" ? CODE_INTERPRETER_ATTRIBUTES : NO_ATTRIBUTES;
   return Object.keys(opener.attrs).find((name) => !allowed.has(name));
+}
+
+/**
+ * Review 52: whether `<pre>` or `<code>` carries an attribute that is not HTML's own. HTML's
+ * (`class`, `style`, `id`, `lang`, `title`, `data-*`, `dir` as a text direction) say how the page
+ * shows the block; any other (`workdir`, `cwd`, `timeout`) says something about the run that no
+ * parameter would read, so the call would run without it (as R12.14 for a language tag, A40.11
+ * for the XML costume). `dir` is a text direction only with its own values (`ltr`, `rtl`,
+ * `auto`); `dir="/srv/app"` names a directory.
+ */
+function htmlAttributeUnread(attrs: Readonly<Record<string, string>>): boolean {
+  return Object.keys(attrs).some((name) => {
+    if (name === "dir") return !TEXT_DIRECTIONS.has(attrs[name]!.trim().toLowerCase());
+    return !HTML_ATTRIBUTES.has(name) && !name.startsWith("data-");
+  });
+}
+
+const HTML_ATTRIBUTES: ReadonlySet<string> = new Set(["class", "style", "id", "lang", "title"]);
+const TEXT_DIRECTIONS: ReadonlySet<string> = new Set(["ltr", "rtl", "auto"]);
+
+/**
+ * The costume's name as the model spelled it (`<Bash>`, not the tag grammar's lowered `bash`):
+ * denyTools is matched against the written name (addressedElsewhere), and `<Bash>` is another
+ * agent's spelling where `<bash>` is the runner's own.
+ */
+function writtenName(span: string, opener: Tag): string {
+  // The lowered name's first place in the tag is the name itself: only `<` and spaces precede it.
+  const tag = span.slice(opener.start, opener.end);
+  const at = tag.toLowerCase().indexOf(opener.name);
+  return at < 0 ? opener.name : tag.slice(at, at + opener.name.length);
 }
 
 const CODE_INTERPRETER_ATTRIBUTES: ReadonlySet<string> = new Set(["id", "type", "lang", "language"]);
@@ -80,7 +111,7 @@ export const ownCloser = (tag: Tag, opener: Tag) => tag.family === "costume" && 
  * or after the element, a second element, or none at all is an HTML block, not a call: it stays
  * text (C08), so nothing the model wrote inside `<pre>` is run without being read or dropped unseen.
  */
-function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
+function preBlock(span: string, pre: Tag, inner: string, ctx: SpanContext): Segment[] {
   const tags = tagsOf(inner).filter((t) => t.family === "costume" && t.name === "code");
   if (tags.length !== 2 || tags[0]!.closing || !tags[1]!.closing) return textSpan(span.length);
   const [open, close] = tags as [Tag, Tag];
@@ -100,13 +131,17 @@ function preBlock(span: string, inner: string, ctx: SpanContext): Segment[] {
   }
   // `<code class="language-bash" class="language-python">`: which language (so which command) is unknowable.
   if (open.flaws & Flaw.RepeatedAttr) return brokenSpan(span.length, shape, "broken-markup", "the code tag names an attribute twice");
+  // The attribute's name is the model's own (it may be anything): not repeated.
+  if (htmlAttributeUnread(pre.attrs) || htmlAttributeUnread(open.attrs)) return brokenSpan(span.length, shape, "broken-markup", "the pre or code tag carries an attribute that is not HTML's and that no parameter reads");
   // A raw HTML element or comment inside the code (golden C48.1, C48.4) (`<span class="nb">rm</span>`, `<br>`,
   // `<b>`, `<!-- ... -->`, `<![CDATA[`, `<?php`) is markup of a rendered page, not code: once entities are decoded a raw
   // `<b>` and an escaped `&lt;b&gt;` are one text, so the command would be neither what the page
   // shows nor what the model typed. Refused (a nudge), never stripped and run: a highlighted block
   // is an example as often as a call. A `<` that starts no tag (`test 1 < 2`, `cat <file`) stays code.
   if (RAW_HTML.test(code)) return brokenSpan(span.length, shape, "broken-markup", "the code block holds raw HTML elements: a rendered page, not code");
-  return codeCall(span.length, language, decodeEntities(code), shape, ctx, false, "pre");
+  const decoded = decodeHtmlReferences(code);
+  if (decoded === null) return brokenSpan(span.length, shape, "broken-markup", "the code block holds a character reference that names no character the code could mean");
+  return codeCall(span.length, language, decoded, shape, ctx, false, "pre");
 }
 
 /**
@@ -152,6 +187,10 @@ export function codeCall(length: number, language: CodeLanguage | null, rawCode:
   const params = parameterNames(bash);
   const element = parameterElementLine(code, language, (name) => params.has(name.toLowerCase()));
   if (element !== undefined) return brokenSpan(length, shape, "broken-markup", `the code has a line that is <${element}>, a parameter of bash: element markup, not code`);
+  // Review 52: a terminal transcript (`$ cat cleanup.sh` and the file's lines under it) or an HTML
+  // comment around a line the model did not want run: not one command the model typed (code-lines.ts).
+  const notCommand = notCommandLine(code, language);
+  if (notCommand !== undefined) return brokenSpan(length, shape, "broken-markup", NOT_COMMAND[notCommand]);
   const command = language === "shell" ? code : pythonHeredoc(code);
   const input: Record<string, unknown> = { command };
   const required = bash.parameters?.required;
@@ -167,16 +206,32 @@ export function codeCall(length: number, language: CodeLanguage | null, rawCode:
  * allowTools, denyTools or the tool choice; a costume name denyTools matches:
  * EngineOptions.reservedNames) is addressed to that tool, never to the local bash, as a declared
  * name is never an alias (src/parse/aliases.ts). Compared case-insensitively, as costume tags are
- * read (`<PYTHON>` is the python costume). The runner's own name (`<bash>`, `<tool_name>bash`)
- * names the tool it runs as. The matching name (the request's spelling), or undefined.
+ * read (`<PYTHON>` is the python costume). The runner's own name as it spells it (`<bash>`,
+ * `<tool_name>bash`) names the tool it runs as: only denying bash itself stops it. Spelled
+ * otherwise (`<Bash>`, `<tool_name>BASH`) it is the name another agent gives the shell, as a
+ * Hermes call named `Bash` is (an alias, src/parse/aliases.ts), so a denyTools entry naming it
+ * stops it as it stops that call (review 52): EngineOptions.reservedNames then holds such a
+ * spelling, and one the request offers as a tool of its own keeps the costume bash's as before.
+ * The matching name (the request's spelling), or undefined.
  */
 function addressedElsewhere(written: string, ctx: SpanContext): string | undefined {
-  const lower = written.trim().toLowerCase();
-  if (lower === RUNNER) return undefined;
+  const spelled = written.trim();
+  const lower = spelled.toLowerCase();
+  if (lower === RUNNER) {
+    // Without bash offered the costume is refused as needing it (codeCall), as it was.
+    if (spelled === RUNNER || !ctx.tools.has(RUNNER)) return undefined;
+    for (const name of reservedNamesOf(ctx.tools)) if (name !== RUNNER && name.toLowerCase() === RUNNER && !ctx.tools.has(name)) return name;
+    return undefined;
+  }
   for (const [name, tool] of ctx.tools) if (!aliasMappingOf(tool) && name.toLowerCase() === lower) return name;
   for (const name of reservedNamesOf(ctx.tools)) if (name.toLowerCase() === lower) return name;
   return undefined;
 }
+
+const NOT_COMMAND = {
+  prompt: "the code has a line that starts with a shell prompt: a terminal transcript, whose output lines are no commands",
+  "html-comment": "the code holds an HTML comment, which no shell or Python skips: the line it comments out would run",
+} as const;
 
 /** The tool every code costume's call runs as. */
 const RUNNER = "bash";

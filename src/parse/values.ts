@@ -216,6 +216,59 @@ export function decodeEntities(value: string): string {
   return value.replace(ENTITY, (m) => ENTITY_TEXT[m] ?? m);
 }
 
+/**
+ * Every character reference in an HTML costume's code (`<pre><code>`, the XML execute costume) as
+ * a page shows it: the named ones ENTITY knows, and any numeric one (`&#47;`, `&#x2F;`, which
+ * escapers write for `/`). A `&#` left raw reaches bash as `&` (run in the background) and a
+ * comment, so `rm -rf build&#47;cache` would remove `build`. null when a reference names no
+ * character the code could mean: a numeric one without its `;` or digits, one to 0, a surrogate,
+ * a control character but tab, LF and CR, or past U+10FFFF, or a named one ENTITY does not know
+ * (`&nbsp;`, `&copy;`): the costume is refused rather than run with a guess. A `&` before no
+ * reference (`a && b`, `&>/dev/null`, `&x` with no `;`) is the code's own.
+ */
+export function decodeHtmlReferences(value: string): string | null {
+  if (value.indexOf("&") < 0) return value;
+  let refused = false;
+  const out = value.replace(REFERENCE, (m: string, hex: string | undefined, digits: string | undefined, semicolon: string | undefined, named: string | undefined) => {
+    if (named !== undefined) {
+      const known = ENTITY_TEXT[m];
+      if (known === undefined) refused = true;
+      return known ?? m;
+    }
+    const point = semicolon === ";" ? codePointOf(digits ?? "", hex !== undefined) : null;
+    if (point === null) refused = true;
+    return point === null ? m : String.fromCodePoint(point);
+  });
+  return refused ? null : out;
+}
+
+/** A digit's value in base 10 or 16, or -1. */
+function digitValue(c: number, hex: boolean): number {
+  if (isAsciiDigit(c)) return c - 0x30;
+  if (!hex) return -1;
+  const lower = c | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
+}
+
+/** `&#` then an optional `x`, the digits (letters too, so a malformed one is seen whole) and `;`; or `&name;`. */
+const REFERENCE = /&(?:#([xX])?([0-9A-Za-z]*)(;?)|([A-Za-z][A-Za-z0-9]*);)/g;
+
+/** The code point a numeric reference's digits name, or null: not digits of its base, 0, a surrogate, a control but TAB/LF/CR, or past U+10FFFF. */
+function codePointOf(digits: string, hex: boolean): number | null {
+  if (digits === "") return null;
+  let point = 0;
+  for (let i = 0; i < digits.length; i++) {
+    const value = digitValue(digits.charCodeAt(i), hex);
+    if (value < 0) return null;
+    point = point * (hex ? 16 : 10) + value;
+    // Leading zeros are allowed (`&#0047;`); past U+10FFFF it stays past whatever follows.
+    if (point > 0x10ffff) return null;
+  }
+  if (point === 0 || (point >= 0xd800 && point <= 0xdfff)) return null;
+  const control = point < 0x20 || (point >= 0x7f && point <= 0x9f);
+  return control && point !== 0x09 && point !== 0x0a && point !== 0x0d ? null : point;
+}
+
 /** P09: one newline (LF, CR LF or a lone CR) hugging both sides is layout, not content; a lone trailing newline is content. */
 export function trimHuggingNewlines(value: string, indent: string | null = null): string {
   const lead = lineEndAt(value, 0);

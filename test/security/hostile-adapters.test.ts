@@ -92,7 +92,9 @@ const CORPUS: Item[] = [
     name: "a DOCTYPE entity bomb before an XML costume is never expanded",
     input: `<!DOCTYPE tool_call [${ENTITIES}]>\n<tool_call><tool_name>execute</tool_name><tool_args><language>sh</language><code>echo &a9;</code></tool_args></tool_call>`,
     size: 7,
-    check: (r) => expect(r.calls.map((c) => c.input.command)).toEqual(["echo &a9;"]),
+    // Review 52: a reference the costume's decoder does not know (`&a9;`) refuses the costume rather
+    // than run `echo &` and `a9;` (bash's reading of it): no call, the text kept (expectSound).
+    check: (r) => expect(r.calls).toEqual([]),
   },
 ];
 
