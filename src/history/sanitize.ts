@@ -139,8 +139,10 @@ interface ReplyReading {
  * part that had text with none (or only white space), which some APIs refuse (Anthropic rejects a
  * blank text block) and which would change the turn's shape: then the note goes into that part, and
  * when two or more parts would be left blank the note is cut into pieces at its words, one piece in
- * each of them, in order (the parts joined read exactly as the whole text's history; no part is
- * dropped, so every wire keeps its shape and indices).
+ * each of them, in order (the parts joined read exactly as the whole text's history; no part that
+ * had text is left blank). A part that held only white space inside the markup is left empty: the
+ * callers drop it from its message, or give it the note when the message would keep nothing
+ * (emptied-parts.ts), since an empty text part is refused too.
  */
 export function redactReply(parts: readonly ReplyPart[], options: ParseOptionsInput = {}, tools?: readonly ToolSpec[], reading: ReplyReading = {}): RedactedReply {
   const first = redactOnce(parts, options, tools, reading);
