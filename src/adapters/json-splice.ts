@@ -35,7 +35,7 @@ interface Container {
   /** Where its value started, and whether it holds anything yet. */
   open: number;
   empty: boolean;
-  /** An array's: where its last comma is, and the element being removed (where it starts) until the next one starts or the array ends. */
+  /** An array's: where the comma after its last kept element is, and the element being removed (where it starts) until the next one starts or the array ends. */
   comma?: number;
   removing?: { edit: JsonEdit; from: number };
 }
@@ -216,7 +216,10 @@ function editPlaces(text: string, edits: readonly JsonEdit[]): Place[] {
     if (c === ",") {
       if (top?.array) {
         top.index++;
-        top.comma = i;
+        // The comma after a kept element: a removed last element takes it with it. A comma after an
+        // element that goes is already in that element's removal, so the last one would take none
+        // and leave the kept element's comma before the bracket ([1,2,3] without 2 and 3: "[1,]").
+        if (!top.removing) top.comma = i;
       }
       i++;
       continue;

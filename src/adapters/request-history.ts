@@ -10,7 +10,8 @@ import { requestEchoGuard } from "../echo/from-request.ts";
 import { citesSource, givenFromMessagesBlock, givenFromResponsesItem, isGivenBlock } from "../echo/from-reply.ts";
 import type { EchoGuard } from "../engine/types.ts";
 import { isObject } from "../grammar/plain-data.ts";
-import { redactReply, replyTextParts, type ReplyPart } from "../history/sanitize.ts";
+import { emptiedParts, onlyText } from "../history/emptied-parts.ts";
+import { REMOVED_NOTE, redactReply, replyTextParts, type ReplyPart } from "../history/sanitize.ts";
 import type { NudgeReason, ParseOptionsInput, ToolSpec } from "../parse/types.ts";
 import { correctionText, type CorrectionReason } from "../retry/state.ts";
 import { wireFor, wirePathname } from "../wires/registry.ts";
@@ -275,12 +276,20 @@ function redactTurns(
   if (!options.sanitize || result.removed === 0) return { removed: 0, turns: 0, nudge: result.nudge };
   const changed = new Set<number>();
   let skipped = false;
+  // A part the markup left empty leaves its turn's content, or holds the note (emptied-parts.ts).
+  const fates = emptiedParts(
+    parts.map((part, i) => ({ before: part.text, after: result.texts[i]!, message: part.turn, droppable: part.droppable })),
+    (turn) => (Array.isArray(turns[turn]!.turn.content) ? (turns[turn]!.turn.content as unknown[]).length : 1),
+  );
   result.texts.forEach((text, i) => {
     const part = parts[i]!;
     if (text === part.text) return;
     // A turn resolved from a reference is not in the body: read, never rewritten.
     if (turns[part.turn]!.readOnly) return void (skipped = true);
-    edits.push({ kind: "replace", path: part.path, json: JSON.stringify(text) });
+    const fate = fates.get(i);
+    // A droppable part is an element of a content array: its path ends in [index, "text"].
+    if (fate === "drop") edits.push({ kind: "remove", path: part.path.slice(0, -1) });
+    else edits.push({ kind: "replace", path: part.path, json: JSON.stringify(fate === "note" ? REMOVED_NOTE : text) });
     changed.add(part.turn);
   });
   return { removed: skipped ? changed.size : result.removed, turns: changed.size, nudge: result.nudge };
@@ -302,19 +311,20 @@ interface ReplyTurn {
  * output_text part after one of the same message item). A Responses message item is read apart
  * from the one before it, and so is a part after a part of another kind (a tool_use block between).
  */
-function textPartsOf(turns: readonly ReplyTurn[], shape: Shape, readGiven: boolean): (ReplyPart & { path: JsonPath; turn: number })[] {
-  /** Every content part of the reply in order; a string content is one text part. */
-  const content: { part: unknown; path: JsonPath; turn: number }[] = [];
+function textPartsOf(turns: readonly ReplyTurn[], shape: Shape, readGiven: boolean): (ReplyPart & { path: JsonPath; turn: number; droppable: boolean })[] {
+  /** Every content part of the reply in order; a string content is one text part (never dropped: it is the turn's whole content). */
+  const content: { part: unknown; path: JsonPath; turn: number; element: boolean }[] = [];
   turns.forEach(({ turn, path }, n) => {
-    if (typeof turn.content === "string") content.push({ part: { type: "text", text: turn.content }, path: [...path, "content"], turn: n });
-    else if (Array.isArray(turn.content)) turn.content.forEach((part, at) => content.push({ part, path: [...path, "content", at, "text"], turn: n }));
+    if (typeof turn.content === "string") content.push({ part: { type: "text", text: turn.content }, path: [...path, "content"], turn: n, element: false });
+    else if (Array.isArray(turn.content)) turn.content.forEach((part, at) => content.push({ part, path: [...path, "content", at, "text"], turn: n, element: true }));
   });
   const { parts, at } = replyTextParts(content, ({ part }) => (isObject(part) && TEXT_PARTS.has(part.type as string) && typeof part.text === "string" ? part.text : undefined));
   return parts.map((part, i) => {
-    const { path, turn } = content[at[i]!]!;
+    const { path, turn, element, part: whole } = content[at[i]!]!;
     // A Responses message item's output_text parts are read together, as a chat content array is; the next item is read apart.
     const newItem = shape === "responses" && i > 0 && content[at[i - 1]!]!.turn !== turn;
-    const out: ReplyPart & { path: JsonPath; turn: number } = { text: part.text, path, turn, apart: newItem || part.apart === true };
+    const droppable = element && onlyText(whole as Json);
+    const out: ReplyPart & { path: JsonPath; turn: number; droppable: boolean } = { text: part.text, path, turn, droppable, apart: newItem || part.apart === true };
     // The server tool results (web_fetch_tool_result, ...) of a Messages reply before this text block were given to it.
     const blocks =
       readGiven && shape === "messages"

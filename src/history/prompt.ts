@@ -1,6 +1,7 @@
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import type { ParseOptionsInput, ToolSpec } from "../parse/types.ts";
-import { assistantRuns, redactReply, replyTextParts } from "./sanitize.ts";
+import { emptiedParts, onlyText } from "./emptied-parts.ts";
+import { assistantRuns, REMOVED_NOTE, redactReply, replyTextParts } from "./sanitize.ts";
 
 /**
  * The AI SDK form of history sanitizing: assistant text parts of the prompt, nothing else; `tools`
@@ -29,15 +30,27 @@ export function sanitizePrompt(prompt: LanguageModelV3Prompt, options: ParseOpti
     if (parts.length === 0) continue;
     const result = redactReply(parts, options, tools);
     if (result.removed === 0) continue;
-    const changed = new Map<number, AssistantPart[]>();
+    // A part the markup left empty leaves its message, or holds the note (emptied-parts.ts); a part
+    // that carries more than its text (provider options that stay: a cache breakpoint) holds it.
+    const fates = emptiedParts(
+      result.texts.map((after, i) => {
+        const { part, index } = content[at[i]!]!;
+        const kept = dropItemIds ? withoutItemId(part) : part;
+        return { before: part.type === "text" ? part.text : "", after, message: index, droppable: onlyText(kept) };
+      }),
+      (index) => (prompt[index] as AssistantMessage).content.length,
+    );
+    const changed = new Map<number, (AssistantPart | undefined)[]>();
     result.texts.forEach((text, i) => {
       const { part, index, at: slot } = content[at[i]!]!;
       if (part.type !== "text" || text === part.text) return;
       let parts = changed.get(index);
       if (!parts) changed.set(index, (parts = (prompt[index] as AssistantMessage).content.slice()));
-      parts[slot] = { ...part, text };
+      const fate = fates.get(i);
+      parts[slot] = fate === "drop" ? undefined : { ...part, text: fate === "note" ? REMOVED_NOTE : text };
     });
-    for (const [index, parts] of changed) {
+    for (const [index, slots] of changed) {
+      const parts = slots.filter((part): part is AssistantPart => part !== undefined);
       out ??= prompt.slice();
       out[index] = { ...(prompt[index] as AssistantMessage), content: dropItemIds ? parts.map(withoutItemId) : parts };
     }

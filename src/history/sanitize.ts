@@ -139,8 +139,10 @@ interface ReplyReading {
  * part that had text with none (or only white space), which some APIs refuse (Anthropic rejects a
  * blank text block) and which would change the turn's shape: then the note goes into that part, and
  * when two or more parts would be left blank the note is cut into pieces at its words, one piece in
- * each of them, in order (the parts joined read exactly as the whole text's history; no part is
- * dropped, so every wire keeps its shape and indices).
+ * each of them, in order (the parts joined read exactly as the whole text's history; no part that
+ * had text is left blank). A part that held only white space inside the markup is left empty: the
+ * callers drop it from its message, or give it the note when the message would keep nothing
+ * (emptied-parts.ts), since an empty text part is refused too.
  */
 export function redactReply(parts: readonly ReplyPart[], options: ParseOptionsInput = {}, tools?: readonly ToolSpec[], reading: ReplyReading = {}): RedactedReply {
   const first = redactOnce(parts, options, tools, reading);
@@ -254,12 +256,15 @@ function redactOnce(parts: readonly ReplyPart[], options: ParseOptionsInput, too
   // A list of calls reports one span and empty ones after it: one note for the span.
   const spans = broken.filter((b) => b.span[1] > b.span[0]).sort((a, b) => a.span[0] - b.span[0]);
   const calls = spans.filter((b) => b.detail === HISTORY_CALL || b.detail === HISTORY_ECHOED_CALL).map((b) => b.span);
-  // Asked in order of position: a FirstReading sweeps the original text once.
-  const skipped = new Set(spans.filter((b) => !counts(b.span[0])));
-  const engineFound = skipped.size === 0 ? spans : spans.filter((b) => !skipped.has(b));
   // Markup the live repair leaves as text (a lone block opener, a Hermes call whose closer never
   // came) is replaced too: history never runs it, and the model would imitate it (stray-markup.ts).
-  const stray = strayMarkup(text, tools ?? opencodeBuiltinTools, spans.map((b) => b.span)).filter((s) => counts(s.span[0]));
+  const strayAll = strayMarkup(text, tools ?? opencodeBuiltinTools, spans.map((b) => b.span));
+  // Asked in order of position over the engine's spans and the stray ones together: a FirstReading
+  // sweeps the original text once and answers "not documentation" behind its sweep, so asking
+  // about a later call first would make an earlier stray span it held as documentation count.
+  const { skipped, keep } = askInOrder(spans, strayAll, counts);
+  const engineFound = skipped.size === 0 ? spans : spans.filter((b) => !skipped.has(b));
+  const stray = strayAll.filter((s) => keep.has(s));
   const found: { span: Span; shape: string; reason: NudgeReason }[] = [...engineFound, ...stray.map((s) => ({ ...s, reason: "broken-markup" as NudgeReason }))].sort((a, b) => a.span[0] - b.span[0]);
   if (found.length === 0) return none;
   // What a note replaces: each span, and a stray closer right after one with only white space
@@ -294,6 +299,27 @@ function redactOnce(parts: readonly ReplyPart[], options: ParseOptionsInput, too
   const shapes = [...broken.filter((b) => !skipped.has(b)).map((b) => b.shape), ...stray.map((s) => s.shape)];
   if (replaced.length === 0) return { ...none, nudge, shapes };
   return { texts: out.finish(), removed: replaced.length, nudge, shapes, replaced, calls };
+}
+
+/**
+ * Which engine spans `counts` skips and which stray spans it keeps, asking it once per span in
+ * order of start (both lists are sorted by start): a merge, linear.
+ */
+function askInOrder<A extends { span: Span }, B extends { span: Span }>(spans: readonly A[], stray: readonly B[], counts: (at: number) => boolean): { skipped: Set<A>; keep: Set<B> } {
+  const skipped = new Set<A>();
+  const keep = new Set<B>();
+  let i = 0;
+  let j = 0;
+  while (i < spans.length || j < stray.length) {
+    if (j >= stray.length || (i < spans.length && spans[i]!.span[0] <= stray[j]!.span[0])) {
+      const b = spans[i++]!;
+      if (!counts(b.span[0])) skipped.add(b);
+    } else {
+      const s = stray[j++]!;
+      if (counts(s.span[0])) keep.add(s);
+    }
+  }
+  return { skipped, keep };
 }
 
 /**

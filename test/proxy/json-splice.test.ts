@@ -80,6 +80,20 @@ describe("spliceJson", () => {
     );
   });
 
+  // Found while fixing review 52's emptied parts: removing the last element and the one before it
+  // left the kept element's comma before the bracket ("[1,]"), a body the API refuses.
+  test("any set of elements removed from an array, with any spacing, leaves exactly the others (every subset)", () => {
+    for (const spacing of [",", ", ", " ,\n  "]) {
+      const values = [1, "b", { c: [2] }, [3], null];
+      const text = `{"a":[${values.map((v) => JSON.stringify(v)).join(spacing)}],"z":0}`;
+      for (let mask = 0; mask < 1 << values.length; mask++) {
+        const gone = values.map((_, i) => i).filter((i) => mask & (1 << i));
+        const out = spliceJson(text, gone.map((i) => ({ kind: "remove", path: ["a", i] })));
+        expect([mask, JSON.parse(out)]).toEqual([mask, { a: values.filter((_, i) => !(mask & (1 << i))), z: 0 }]);
+      }
+    }
+  });
+
   test("20,000 edits in one 2 MB body all land, each in its place, and the rest keeps its length", () => {
     const turns = Array.from({ length: 20_000 }, (_, i) => ({ role: "assistant", content: `turn ${i} ${"x".repeat(80)}` }));
     const text = JSON.stringify({ seed: 12345678901234567891n.toString(), messages: turns });
