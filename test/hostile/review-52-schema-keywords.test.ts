@@ -5,6 +5,7 @@
  * splits (test/support/outcome.ts).
  */
 import { describe, expect, test } from "bun:test";
+import { parse } from "../../src/engine/parse.ts";
 import type { JsonSchema, ToolSpec } from "../../src/parse/types.ts";
 import { live } from "../golden/notation.ts";
 import { completion, throughFetch } from "../security/support.ts";
@@ -26,6 +27,9 @@ describe("finding: a tool whose schema declares an empty `properties` runs a cal
   // empty `properties`), src/parse/schema-walk.ts objectKeys() (`declares` only for a non-empty
   // `properties`). Expected: refused as broken markup, text kept (as review 50's undeclared key),
   // when the schema's `properties` is present and empty and nothing admits extra keys.
+  // Fixed: objectKeys (src/parse/schema-walk.ts) counts any `properties`, `{}` included, as a
+  // declaration, so review 50's undeclared-key rule refuses the call (broken-markup with the
+  // undeclared-argument correction, text kept); `{type: "object"}` with no `properties` stays open.
   const NO_PARAMS: ToolSpec[] = [{ name: "reset_cache", parameters: { type: "object", properties: {} } }];
   const DSML = live(`Clearing it.\n<{D}tool_calls>\n<{D}invoke name="reset_cache">\n<{D}parameter name="scope" string="true">thumbnails</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
   const HERMES = `Clearing it.\n<tool_call>\n{"name": "reset_cache", "arguments": {"scope": "thumbnails"}}\n</tool_call>`;
@@ -50,19 +54,30 @@ describe("finding: a tool whose schema declares an empty `properties` runs a cal
     expect(outcome(HERMES, extra).calls).toEqual([{ tool: "reset_cache", input: { scope: "thumbnails" } }]);
   });
 
-  test.failing("DSML: the call carrying `scope` does not run without it; its text is kept (split parity)", () => {
+  test("DSML: the call carrying `scope` does not run without it; its text is kept (split parity)", () => {
     const o = outcome(DSML, NO_PARAMS);
     expect(o.calls).toEqual([]);
     expect(o.text).toContain("thumbnails");
   });
 
-  test.failing("Hermes: the same (split parity)", () => {
+  test("Hermes: the same (split parity)", () => {
     const o = outcome(HERMES, NO_PARAMS);
     expect(o.calls).toEqual([]);
     expect(o.text).toContain("thumbnails");
   });
 
-  test.failing("chat completions through the fetch adapter: the same", async () => {
+  test("refused as review 50 refuses an undeclared key: the undeclared-argument correction, never naming the key", () => {
+    const out = parse(HERMES, NO_PARAMS);
+    expect(out.calls).toEqual([]);
+    expect(out.broken.map((b) => [b.reason, b.undeclaredArgument])).toEqual([["broken-markup", true]]);
+  });
+
+  test("hard negative: `properties: {}` beside `patternProperties` takes a key the pattern admits", () => {
+    const tools: ToolSpec[] = [{ name: "reset_cache", parameters: { type: "object", properties: {}, patternProperties: { "^s": { type: "string" } } } as JsonSchema }];
+    expect(outcome(HERMES, tools).calls).toEqual([{ tool: "reset_cache", input: { scope: "thumbnails" } }]);
+  });
+
+  test("chat completions through the fetch adapter: the same", async () => {
     const tools = [{ type: "function", function: { name: "reset_cache", parameters: { type: "object", properties: {} } } }];
     const { out } = await throughFetch({ messages: [{ role: "user", content: "clear the thumbnails" }], tools }, { json: completion(HERMES) });
     expect(out.calls).toEqual([]);
@@ -82,6 +97,9 @@ describe("finding: a place typed only by `enum`, `const` or OpenAPI `nullable` i
   // values. Minimal input: `<function=scale><parameter=replicas>2</parameter></function>` with
   // replicas `{enum: [1, 2, 3]}`. Suspected: src/parse/schema-walk.ts placeTypes(). Expected: the
   // call runs with 2 (the enum's own value), true, null; a string enum keeps the text.
+  // Fixed: placeTypes (ownTypes) reads an `enum` or `const` made only of numbers, booleans or null
+  // as those types, and `nullable: true` beside a `type` as adding null; an enum or const holding
+  // a string, array or object adds no type (read as before).
   const scale = (replicas: JsonSchema): ToolSpec[] => [{ name: "scale", parameters: { type: "object", properties: { replicas }, required: ["replicas"] } as JsonSchema }];
   const QWEN = (value: string) => qwenCall("scale", `<parameter=replicas>\n${value}\n</parameter>`);
   const DSML_FALSE = (value: string) => live(`<{D}tool_calls>\n<{D}invoke name="scale">\n<{D}parameter name="replicas" string="false">${value}</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
@@ -106,15 +124,35 @@ describe("finding: a place typed only by `enum`, `const` or OpenAPI `nullable` i
     expect(outcome(QWEN("7"), scale({ enum: [1, 2, 3] } as JsonSchema)).calls).toEqual([]);
   });
 
-  test.failing("Qwen3-Coder: `{enum: [1, 2, 3]}` reads 2 as the enum's 2", () => {
+  test("Qwen3-Coder: `{enum: [1, 2, 3]}` reads 2 as the enum's 2", () => {
     expect(outcome(QWEN("2"), scale({ enum: [1, 2, 3] } as JsonSchema)).calls).toEqual([{ tool: "scale", input: { replicas: 2 } }]);
   });
 
-  test.failing("Qwen3-Coder: `{const: true}` reads true", () => {
+  test("Qwen3-Coder: `{const: true}` reads true", () => {
     expect(outcome(QWEN("true"), scale({ const: true } as JsonSchema)).calls).toEqual([{ tool: "scale", input: { replicas: true } }]);
   });
 
-  test.failing("DSML string=\"false\": `{type: integer, nullable: true}` reads null", () => {
+  test("DSML string=\"false\": `{type: integer, nullable: true}` reads null", () => {
     expect(outcome(DSML_FALSE("null"), scale({ type: "integer", nullable: true } as JsonSchema)).calls).toEqual([{ tool: "scale", input: { replicas: null } }]);
+  });
+
+  test("hard negative: a mixed enum (strings and numbers) reads as before: the text 2, which the enum refuses", () => {
+    expect(outcome(QWEN("2"), scale({ enum: ["auto", 2] } as JsonSchema)).calls).toEqual([]);
+  });
+
+  test("hard negative: a mixed enum still takes its string", () => {
+    expect(outcome(QWEN("auto"), scale({ enum: ["auto", 2] } as JsonSchema)).calls).toEqual([{ tool: "scale", input: { replicas: "auto" } }]);
+  });
+
+  test("hard negative: string=\"false\" at a string enum reads the JSON string as before", () => {
+    expect(outcome(DSML_FALSE('"b"'), scale({ enum: ["a", "b"] } as JsonSchema)).calls).toEqual([{ tool: "scale", input: { replicas: "b" } }]);
+  });
+
+  test("hard negative: a fraction where the enum holds only integers stays text and is refused", () => {
+    expect(outcome(QWEN("2.5"), scale({ enum: [1, 2, 3] } as JsonSchema)).calls).toEqual([]);
+  });
+
+  test("hard negative: `nullable: false` adds no null (the text null, which the integer refuses)", () => {
+    expect(outcome(DSML_FALSE("null"), scale({ type: "integer", nullable: false } as JsonSchema)).calls).toEqual([]);
   });
 });

@@ -10,6 +10,9 @@
 import { describe, expect, test } from "bun:test";
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { parse } from "../../src/engine/parse.ts";
+import { markFraction } from "../../src/grammar/number-spelling.ts";
+import { SchemaGate } from "../../src/parse/schema-gate.ts";
+import { NOT_AN_INTEGER_DETAIL } from "../../src/parse/values.ts";
 import type { JsonSchema, ToolSpec } from "../../src/parse/types.ts";
 import { live } from "../golden/notation.ts";
 import { completion, openAiTools, sdkTools, textStream, throughFetch, throughMiddleware } from "../security/support.ts";
@@ -47,6 +50,11 @@ describe("finding: a place typed through a $ref the reader cannot resolve, or th
   // Suspected: src/parse/schema-walk.ts placeTypes() (refTarget undefined and if/then/else not
   // followed, yet `complete` stays true). Expected: the raw text (as for `type: "string"`), or the
   // call refused as a place the reader cannot type (UNFOLLOWED_PLACE); never the decoded text.
+  // Fixed: src/parse/schema-refs.ts resolves a `$ref` as the gate's ajv does (a JSON pointer, an
+  // `$anchor`, a reference relative to an `$id`, an absolute URI naming an `$id`), so those three
+  // places read as `type: "string"` (the raw text); a reference it still cannot resolve, a
+  // `$dynamicRef`, or the place's own `if`/`then`/`else` makes placeTypes give up (null: the call
+  // is refused as UNFOLLOWED_PLACE), unless a `type` on the way there bounds what it may admit.
   const STRING = { type: "string" } as const;
 
   test("hard negative (passes today): `type: string` keeps the raw text", () => {
@@ -80,7 +88,7 @@ describe("finding: a place typed through a $ref the reader cannot resolve, or th
     ["the place's own if/then/else", bash({ if: { minLength: 1 }, then: STRING, else: STRING } as JsonSchema)],
   ];
   for (const [name, tool] of shapes) {
-    test.failing(`${name}: the literal is not decoded into two commands`, () => {
+    test(`${name}: the literal is not decoded into two commands`, () => {
       const calls = inputs(REPLY, [tool]);
       for (const input of calls) expect(input.command).not.toBe(DECODED);
       // The call runs with what `type: string` gives, or not at all.
@@ -88,20 +96,75 @@ describe("finding: a place typed through a $ref the reader cannot resolve, or th
     });
   }
 
-  test.failing("streaming, whole, char by char and at random splits: the same ($anchor)", () => {
+  // The fix's own terms: each resolved reference runs the call with the raw text, as `type: string`
+  // does; the conditional the reader does not follow refuses it.
+  for (const [name, tool] of shapes.slice(0, 3)) {
+    test(`${name}: resolved as ajv resolves it, the call runs with the raw text`, () => {
+      expect(inputs(REPLY, [tool])).toEqual([{ command: LITERAL }]);
+    });
+  }
+
+  test("the place's own if/then/else, with no type stated around it: refused", () => {
+    const out = parse(REPLY, [shapes[3]![1]]);
+    expect(out.calls).toEqual([]);
+    expect(out.broken.length).toBe(1);
+  });
+
+  test("streaming, whole, char by char and at random splits: the same ($anchor)", () => {
     const o = outcome(REPLY, [shapes[0]![1]]);
+    expect(o.calls.length).toBe(1);
     for (const call of o.calls) expect(call.input.command).toBe(LITERAL);
   });
 
-  test.failing("chat completions through the fetch adapter (absolute URI)", async () => {
+  test("chat completions through the fetch adapter (absolute URI)", async () => {
     const { out } = await throughFetch({ messages: [{ role: "user", content: "go" }], tools: openAiTools([ABSOLUTE]) }, { json: completion(REPLY) });
+    expect(out.calls.length).toBe(1);
     for (const call of out.calls) expect(JSON.parse(call.arguments).command).toBe(LITERAL);
   });
 
-  test.failing("AI SDK middleware ($anchor)", async () => {
+  test("AI SDK middleware ($anchor)", async () => {
     const prompt: LanguageModelV3Prompt = [{ role: "user", content: [{ type: "text", text: "go" }] }];
     const run = await throughMiddleware(prompt, textStream(REPLY), {}, { tools: sdkTools([shapes[0]![1]]) });
+    expect(run.calls.length).toBe(1);
     for (const call of run.calls) expect(JSON.parse(call.input).command).toBe(LITERAL);
+  });
+
+  // Hard negatives for the fix (where it could over-refuse or read a place the wrong way).
+  const COUNT = (count: JsonSchema, extra: Record<string, unknown> = {}): ToolSpec => ({
+    name: "bash",
+    parameters: { type: "object", properties: { command: STRING, count }, required: ["command"], ...extra } as JsonSchema,
+  });
+  // No `string=` on count: the schema alone decides (untyped, "5" would stay text and ajv refuse it).
+  const WITH_COUNT = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}parameter>\n<{D}parameter name="count">5</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+
+  test("fix: an `$anchor` to an integer reads 5 as a number, as ajv types the place", () => {
+    expect(inputs(WITH_COUNT, [COUNT({ $ref: "#n" } as JsonSchema, { $defs: { n: { $anchor: "n", type: "integer" } } })])).toEqual([{ command: "ls", count: 5 }]);
+  });
+
+  test("fix: an `$id`-relative reference to an integer reads 5 as a number", () => {
+    expect(inputs(WITH_COUNT, [COUNT({ $ref: "N" } as JsonSchema, { $defs: { n: { $id: "N", type: "integer" } } })])).toEqual([{ command: "ls", count: 5 }]);
+  });
+
+  test("fix: `#/...` inside a nested `$id` resource points into that resource, not the root", () => {
+    // ajv reads `#/$defs/c` against the nearest `$id`: the nested resource's integer, not the root's string.
+    const tool = COUNT({ $ref: "Inner" } as JsonSchema, {
+      $defs: { c: STRING, inner: { $id: "Inner", allOf: [{ $ref: "#/$defs/c" }], $defs: { c: { type: "integer" } } } },
+    });
+    expect(inputs(WITH_COUNT, [tool])).toEqual([{ command: "ls", count: 5 }]);
+  });
+
+  test("hard negative: `type: string` beside the place's own if/then/else keeps the raw text", () => {
+    const tool = bash({ type: "string", if: { minLength: 1 }, then: { maxLength: 100 } } as JsonSchema);
+    expect(inputs(REPLY, [tool])).toEqual([{ command: LITERAL }]);
+  });
+
+  test("hard negative: a conditional on the root object (allOf if/then required) still runs the call", () => {
+    const tool = bash(STRING, { allOf: [{ if: { required: ["command"] }, then: { required: ["command"] } }] });
+    expect(inputs(REPLY, [tool])).toEqual([{ command: LITERAL }]);
+  });
+
+  test("hard negative: a remote reference ajv cannot load refuses the call", () => {
+    expect(inputs(REPLY, [bash({ $ref: "https://elsewhere.example/cmd.json" } as JsonSchema)])).toEqual([]);
   });
 });
 
@@ -118,6 +181,9 @@ describe("finding: past 32 levels of nesting a fraction written for an integer p
   // Minimal input: Hermes {"root": {"n":1,"child": ... 33 levels ... {"n": 1000000000000000000000.5}}}
   // against the tree schema below. Suspected: src/parse/values.ts coerceDeep() `depth > 32`
   // early return. Expected: refused (invalid-arguments) at any depth, as at depth 2.
+  // Fixed: past its 32 levels coerceDeep reads the rest of the value in a loop (values.ts
+  // pastDepth): a number marked as written with a fraction anywhere below is refused
+  // (NOT_AN_INTEGER, fail closed) whatever its place; anything else is left as written, for ajv.
   const TREE: ToolSpec = {
     name: "tree",
     parameters: {
@@ -146,14 +212,36 @@ describe("finding: past 32 levels of nesting a fraction written for an integer p
     expect(JSON.stringify(out.calls[0]!.input)).toContain('{"n":7}');
   });
 
-  test.failing("40 levels deep the fraction is refused too", () => {
+  test("40 levels deep the fraction is refused too", () => {
     const out = parse(nested(40, FRACTION), [TREE]);
     expect(out.calls).toEqual([]);
     expect(out.broken.map((b) => b.reason)).toEqual(["invalid-arguments"]);
   });
 
-  test.failing("streaming, char by char and at random splits: the same", () => {
+  test("streaming, char by char and at random splits: the same", () => {
     const o = outcome(nested(40, FRACTION), [TREE]);
     expect(o.calls).toEqual([]);
+  });
+
+  test("hard negative: 40 levels deep a fraction that is no whole double (1.5) reaches ajv, which refuses it for the integer", () => {
+    const out = parse(nested(40, "1.5"), [TREE]);
+    expect(out.calls).toEqual([]);
+    expect(out.broken.map((b) => b.reason)).toEqual(["invalid-arguments"]);
+  });
+
+  test("2,000 levels deep (about as deep as the JSON readers go) the fraction is refused", () => {
+    const out = parse(nested(2_000, FRACTION), [TREE]);
+    expect(out.calls).toEqual([]);
+    expect(out.broken.map((b) => b.reason)).toEqual(["invalid-arguments"]);
+  });
+
+  test("the gate on arguments 100,000 levels deep: no stack overflow, the marked fraction refused", () => {
+    // Built in code (the readers stop well before this depth), marked as parseJson marks such a literal.
+    const leaf: Record<string, unknown> = { n: 1e21 };
+    markFraction(leaf, "n");
+    let node: Record<string, unknown> = leaf;
+    for (let i = 0; i < 100_000; i++) node = { n: 1, child: node };
+    const verdict = new SchemaGate([TREE]).check(TREE, { root: node });
+    expect(verdict).toEqual({ ok: false, detail: NOT_AN_INTEGER_DETAIL });
   });
 });
