@@ -282,7 +282,8 @@ function holds(value: unknown, found: (v: unknown) => boolean): boolean {
  * `patternProperties`, in any schema that applies to the object (objectKeys, schema-walk.ts). The
  * names are read there only: a root `allOf` (zod's `a.and(b)`), `anyOf`/`oneOf` branches, a root
  * `$ref` to `$defs` declare the object's keys; a nested object's `properties` do not (diff review
- * 50). A schema that declares no properties says nothing of its keys: no refusal. Past the walk's
+ * 50). A schema with no `properties` at all (an open `{type: "object"}`) says nothing of its keys:
+ * no refusal; `properties: {}` declares none, so any key is undeclared (review 52). Past the walk's
  * bounds, a key it did not see is undeclared (fail closed). No guess maps a misspelled key onto
  * a declared one (review 50: the call is refused).
  */

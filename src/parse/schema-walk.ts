@@ -1,11 +1,12 @@
 import { isObject } from "../grammar/plain-data.ts";
 import type { JsonSchema } from "./types.ts";
+import { resolveRef } from "./schema-refs.ts";
 
 // How coercion walks a tool's schema beside a value: the types a place takes, a property's schema
 // and an item's. One module below values.ts (coerceValue, coerceDeep) and the Python reader
 // (src/parse/python-literal.ts), so both follow a value to the same schema. A place reached through
-// a local `$ref` (`#/$defs/S`, `#/definitions/S`, `#`) or an `allOf` is read as the schema it
-// names: one markup gives one argument, however the schema spells the same type, and wherever in
+// a `$ref` (`#/$defs/S`, `#/definitions/S`, `#`, an `$anchor`, an `$id`: schema-refs.ts) or an
+// `allOf` is read as the schema it names: one markup gives one argument, however the schema spells the same type, and wherever in
 // the object's schema the parameter is declared (propertySchema).
 
 /** The root schema a subschema was reached from (for its local `$ref`s); a root is its own. First walk wins. */
@@ -24,26 +25,17 @@ function reached(sub: JsonSchema, from: JsonSchema): JsonSchema {
   return sub;
 }
 
-/** The schema a local `$ref` of `schema` names, or undefined (none, not local, or not found). */
+/**
+ * The schema the `$ref` of `schema` names, as the gate's ajv resolves it (schema-refs.ts: a JSON
+ * pointer, an `$anchor`, a reference relative to an `$id`, an absolute URI naming the schema's own
+ * `$id`), or undefined (none, or one the walk cannot resolve for certain).
+ */
 function refTarget(schema: JsonSchema): JsonSchema | undefined {
   const ref = (schema as { $ref?: unknown }).$ref;
-  if (typeof ref !== "string" || !ref.startsWith("#")) return undefined;
+  if (typeof ref !== "string") return undefined;
   const root = rootOf.get(schema) ?? schema;
-  let at: unknown = root;
-  if (ref.length > 1) {
-    if (ref[1] !== "/") return undefined;
-    for (const raw of ref.slice(2).split("/")) {
-      let token: string;
-      try {
-        token = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
-      } catch {
-        return undefined;
-      }
-      if (!(isObject(at) || Array.isArray(at)) || !Object.prototype.hasOwnProperty.call(at, token)) return undefined;
-      at = (at as Record<string, unknown>)[token];
-    }
-  }
-  return isObject(at) ? reached(at as JsonSchema, root) : undefined;
+  const target = resolveRef(root, schema, ref);
+  return target === undefined ? undefined : reached(target, root);
 }
 
 /**
@@ -59,8 +51,12 @@ export const UNFOLLOWED_PLACE: object = Object.freeze({});
 const UNFOLLOWED_SCHEMA: JsonSchema = Object.freeze({}) as JsonSchema;
 
 /**
- * The types a place takes, following `anyOf`/`oneOf`/`allOf` and local `$ref`s; null when the walk
- * gives up before the end (something left to follow at MAX_DEPTH, or past MAX_VISITS): the place cannot be read.
+ * The types a place takes, following `anyOf`/`oneOf`/`allOf` and `$ref`s; null when the walk
+ * gives up before the end (something left to follow at MAX_DEPTH, or past MAX_VISITS), or meets a
+ * part of the place it cannot read that may admit any type (review 52: a `$ref` it cannot resolve,
+ * a `$dynamicRef`, the place's own `if`/`then`/`else`), unless a type stated on the way there
+ * bounds it: the place cannot be read (never read as untyped, whose `string="false"` text is
+ * decoded, where the gate's ajv may find `type: "string"`).
  */
 export function placeTypes(schema: JsonSchema | undefined): Set<string> | null {
   if (schema === UNFOLLOWED_SCHEMA) return null;
@@ -69,29 +65,74 @@ export function placeTypes(schema: JsonSchema | undefined): Set<string> | null {
   let visits = 0;
   // A schema whose types were all added already (a definition two branches name) adds none again;
   // one still being walked (a cycle) is not in it, so a cycle still ends at MAX_DEPTH, unfollowed.
+  // Walked under a bound, it is walked again where no bound holds (its unread parts then count).
   const done = new Set<object>();
-  const add = (s: JsonSchema, depth: number) => {
-    if (!complete || done.has(s)) return;
+  const doneBounded = new Set<object>();
+  const add = (s: JsonSchema, depth: number, bounded: boolean) => {
+    if (!complete || done.has(s) || (bounded && doneBounded.has(s))) return;
     if (++visits > MAX_VISITS) {
       complete = false;
       return;
     }
-    if (typeof s.type === "string") types.add(s.type);
-    else if (Array.isArray(s.type)) for (const t of s.type) if (typeof t === "string") types.add(t);
+    const own = ownTypes(s);
+    for (const t of own) types.add(t);
+    // The value fits every schema on the way to a part as well as the part: a type stated there
+    // (counted above) bounds what an unread part may admit.
+    const inner = bounded || own.length > 0 || allOfTyped(s);
+    const record = s as Record<string, unknown>;
     const target = refTarget(s);
+    if (!inner && hasUnreadPart(record, target)) {
+      complete = false;
+      return;
+    }
     if (depth >= MAX_DEPTH) {
-      if (target || (["anyOf", "oneOf", "allOf"] as const).some((key) => { const b = (s as Record<string, unknown>)[key]; return Array.isArray(b) && b.some(isObject); })) complete = false;
+      if (target || (["anyOf", "oneOf", "allOf"] as const).some((key) => { const b = record[key]; return Array.isArray(b) && b.some(isObject); })) complete = false;
       return;
     }
     for (const key of ["anyOf", "oneOf", "allOf"] as const) {
-      const branches = (s as Record<string, unknown>)[key];
-      if (Array.isArray(branches)) for (const branch of branches) if (isObject(branch)) add(reached(branch as JsonSchema, s), depth + 1);
+      const branches = record[key];
+      if (Array.isArray(branches)) for (const branch of branches) if (isObject(branch)) add(reached(branch as JsonSchema, s), depth + 1, inner);
     }
-    if (target) add(target, depth + 1);
-    done.add(s);
+    if (target) add(target, depth + 1, inner);
+    (inner ? doneBounded : done).add(s);
   };
-  if (isObject(schema)) add(schema, 0);
+  if (isObject(schema)) add(schema, 0, false);
   return complete ? types : null;
+}
+
+/**
+ * The types `s` states for its place: its `type`, with OpenAPI's `nullable: true` beside it (ajv
+ * reads it: null fits), and review 52's places typed by their values alone: an `enum` or `const`
+ * of numbers, booleans or null (Pydantic's `Literal[1, 2, 3]`), so `2` reads as the enum's 2. An
+ * enum or const holding a string, array or object adds nothing (its text is read as before).
+ */
+function ownTypes(s: JsonSchema): string[] {
+  const record = s as Record<string, unknown>;
+  const out: string[] = [];
+  if (typeof record.type === "string") out.push(record.type);
+  else if (Array.isArray(record.type)) for (const t of record.type) if (typeof t === "string") out.push(t);
+  if (out.length > 0 && record.nullable === true) out.push("null");
+  const values = Object.hasOwn(record, "const") ? [record.const] : Array.isArray(record.enum) ? record.enum : [];
+  const kinds = new Set<string>();
+  for (const value of values) {
+    const kind = value === null ? "null" : typeof value === "boolean" ? "boolean" : typeof value === "number" ? (Number.isInteger(value) ? "integer" : "number") : undefined;
+    if (kind === undefined) return out;
+    kinds.add(kind);
+  }
+  return [...out, ...kinds];
+}
+
+/** Whether an `allOf` branch of `s` states a type (it bounds the place as `s`'s own would). */
+function allOfTyped(s: JsonSchema): boolean {
+  const branches = (s as Record<string, unknown>).allOf;
+  return Array.isArray(branches) && branches.some((b) => isObject(b) && ownTypes(b as JsonSchema).length > 0);
+}
+
+/** A part of a place the walk does not read: a `$ref` it cannot resolve, a dynamic reference, a conditional (`if` with `then` or `else`). */
+function hasUnreadPart(record: Record<string, unknown>, target: JsonSchema | undefined): boolean {
+  if (typeof record.$ref === "string" && target === undefined) return true;
+  if (record.$dynamicRef !== undefined || record.$recursiveRef !== undefined) return true;
+  return record.if !== undefined && (record.then !== undefined || record.else !== undefined);
 }
 
 /** placeTypes, with a place the walk gave up on read as taking no type. */
@@ -152,7 +193,7 @@ export function propertySchema(schema: JsonSchema | undefined, key: string): Jso
 export interface ObjectKeys {
   /** Names of `properties`, `required`, and the dependency keywords' keys and lists, in the schemas that apply to the object. */
   names: Set<string>;
-  /** Whether any of those schemas has a non-empty `properties` (else the schema does not say which keys it takes). */
+  /** Whether any of those schemas has `properties`, even `{}` (else the schema does not say which keys it takes). */
   declares: boolean;
   /** Whether one of them admits keys it does not name: `additionalProperties`/`unevaluatedProperties` true or a schema, or `patternProperties`. */
   admitsExtra: boolean;
@@ -186,9 +227,10 @@ export function objectKeys(schema: JsonSchema): ObjectKeys {
     const record = s as Record<string, unknown>;
     const props = own(record, "properties");
     if (isObject(props)) {
-      const keys = Object.keys(props);
-      for (const name of keys) out.names.add(name);
-      if (keys.length > 0) out.declares = true;
+      for (const name of Object.keys(props)) out.names.add(name);
+      // Review 52: `properties: {}` says "no parameters" (zod's `z.object({})`, an MCP tool
+      // without input): it declares, so a key beside it is undeclared, as beside any other list.
+      out.declares = true;
     }
     addNames(own(record, "required"));
     for (const key of ["dependentRequired", "dependentSchemas", "dependencies"]) {

@@ -346,7 +346,7 @@ export function coerceValue(raw: string, schema: JsonSchema | undefined, typedHi
     return parsed.ok ? parsed.value : parsed.prototypeKey ? PROTOTYPE_KEY_WRITTEN : raw;
   }
   // A place that takes a string keeps the raw text, whatever else it takes and however the schema
-  // says so (a type array, anyOf/oneOf, allOf, a local $ref: schemaTypes): `string="false"` holding
+  // says so (a type array, anyOf/oneOf, allOf, a $ref: placeTypes): `string="false"` holding
   // `"echo a\nrm -rf ~"` is that text for `["string","null"]` as for `"string"`, never decoded
   // into two commands for one and kept as one quoted word for the other.
   if (types.has("string")) return raw;
@@ -421,7 +421,8 @@ export function coerceObject(input: Record<string, unknown>, schema: JsonSchema 
  * runs this before it validates.
  */
 export function coerceDeep(value: unknown, schema: JsonSchema | undefined, depth = 0): unknown {
-  if (!schema || depth > 32) return value;
+  if (!schema) return value;
+  if (depth > MAX_COERCE_DEPTH) return pastDepth(value);
   // A place the schema walk gave up following: nothing in it can be read against it (the gate refuses the call).
   const types = placeTypes(schema);
   if (types === null) return UNFOLLOWED_PLACE;
@@ -452,6 +453,30 @@ export function coerceDeep(value: unknown, schema: JsonSchema | undefined, depth
     out[key] = fractionAtInteger(value, key, prop) ? NOT_AN_INTEGER : prop === undefined || keepsSpelling(value, key, v) ? v : coerceDeep(v, prop, depth + 1);
   }
   return out;
+}
+
+/** How deep coerceDeep follows a value beside its schema (its recursion ends here; pastDepth reads the rest). */
+const MAX_COERCE_DEPTH = 32;
+
+/**
+ * A value below MAX_COERCE_DEPTH, left uncoerced (a string stays the text written, a number a
+ * number: the gate's ajv refuses what does not fit), unless it holds a number written with a
+ * fraction that reads as a whole double (review 52): whether its place takes only an integer is
+ * not looked up this deep, so it is refused wherever it stands (NOT_AN_INTEGER, fail closed), as
+ * it would be two levels deep. A loop over an explicit stack, so a value 100,000 levels deep costs
+ * no call stack; each container below the bound is read once.
+ */
+function pastDepth(value: unknown): unknown {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (!Array.isArray(next) && !isObject(next)) continue;
+    for (const [key, item] of Object.entries(next)) {
+      if (isFraction(next, key)) return NOT_AN_INTEGER;
+      pending.push(item);
+    }
+  }
+  return value;
 }
 
 /**

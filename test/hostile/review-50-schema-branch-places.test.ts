@@ -196,8 +196,10 @@ describe("fix 50 (branch places): hard negatives", () => {
     for (const at of ["object", "place"] as const) {
       const { parameters, reads } = diamond(6, 12, at);
       expect(placeTypes(propertySchema(parameters, "command"))).toEqual(new Set(["string"]));
-      // 12^6 paths; each definition's branches are read once.
-      expect(reads()).toBeLessThanOrEqual(6);
+      // 12^6 paths; each definition's branches are read once by the walk, and once more by the
+      // index of `$id`s and anchors its references resolve against (review 52, schema-refs.ts),
+      // built once per schema.
+      expect(reads()).toBeLessThanOrEqual(12);
     }
   });
 
