@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { repairFetch } from "../../src/adapters/fetch.ts";
 import { byteByByte, chunkedFetch, encode, seededCuts } from "../adapters/wire-support.ts";
-import { type Json, chatJson, chatSse, keptEverySplit, keptOfJson, requestFor } from "./review-51-wires-support.ts";
+import { type Json, chatJson, chatSse, keptEverySplit, keptOfJson, keptSse, repairedRaw, requestFor } from "./review-51-wires-support.ts";
 
 const CHUNK = { id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "m" };
 const event = (chunk: Json) => `data: ${JSON.stringify(chunk)}\n\n`;
@@ -72,6 +72,10 @@ async function sdkEverySplit(body: string, raw = false): Promise<Seen[]> {
 // Suspected source: src/wires/chat/call-numbering.ts (CUT_FINISH_REASONS), used by
 // src/wires/chat/rewriter.ts (cutsReply) and the JSON path in src/wires/chat/wire.ts.
 // Expected: as for `error`: no call, the text as written, finish_reason `abort`.
+// Fixed: `abort` is a cut finish reason (CUT_FINISH_REASONS), on the stream and the JSON path: the
+// text held goes out as written, nothing decided, the finish stays `abort`. A chunk whose `error` is
+// anything but null/false/"" (a string too), `{"object":"error",...}`, and an `event: error`
+// whatever its data, cut the reply as well.
 // ---------------------------------------------------------------------------------------------
 describe("finding A: finish_reason abort is a cut, not an end", () => {
   const BASH = { type: "object", properties: { command: { type: "string" } }, required: ["command"] };
@@ -79,12 +83,12 @@ describe("finding A: finish_reason abort is a cut, not an end", () => {
   const leak = 'Let me run it.\n<tool_call>{"name":"bash","arguments":{"command":"make deploy"}}';
   const cut = { calls: [], text: leak, finish: "abort" };
 
-  test.failing("stream: an unclosed call before finish_reason abort never runs, the finish stays abort (every split)", async () => {
+  test("stream: an unclosed call before finish_reason abort never runs, the finish stays abort (every split)", async () => {
     const runs = await keptEverySplit("chat", requestFor("chat", true, extra), chatSse([{ message: { content: leak }, finish: "abort" }]));
     for (const run of runs) expect(run).toEqual(cut);
   });
 
-  test.failing("JSON: the same reply answered whole: no call, the text as written", async () => {
+  test("JSON: the same reply answered whole: no call, the text as written", async () => {
     expect(await keptOfJson("chat", requestFor("chat", false, extra), chatJson([{ message: { content: leak }, finish: "abort" }]))).toEqual(cut);
   });
 
@@ -98,6 +102,54 @@ describe("finding A: finish_reason abort is a cut, not an end", () => {
       const runs = await keptEverySplit("chat", requestFor("chat", true, extra), chatSse([{ message: { content: leak }, finish }]));
       for (const run of runs) expect(run).toEqual({ calls: [{ name: "bash", input: { command: "make deploy" } }], text: "Let me run it.\n", finish: "tool_calls" });
     }
+  });
+
+  // The same cut, said by the chunk rather than its finish_reason: HOW-IT-WORKS names "a chat chunk
+  // carrying an `error`" a cut, but only an `error` object was read as one. A string `error`
+  // (OpenRouter-style proxies, LiteLLM), vLLM's `{"object":"error",...}` and an `event: error`
+  // whose data has no `error` object all fail the AI SDK's chunk schema (an error part, finish
+  // "error"), and the stream ends without a finish_reason: the repair read the end as the reply's
+  // and ran the unclosed call. Fixed: each is a cut; the text held goes out as written, no call.
+  const contentChunks = (extraFields: Json = {}) =>
+    chunk({ role: "assistant", content: "" }) + [0, 5, 10, 20, 40, 60].map((at, i, all) => event({ ...CHUNK, ...extraFields, choices: [{ index: 0, delta: { content: leak.slice(at, all[i + 1]) }, finish_reason: null }] })).join("");
+  const cuts: [string, string][] = [
+    ["a string error", `data: ${JSON.stringify({ error: "upstream connection reset" })}\n\n`],
+    ["vLLM's object: error", `data: ${JSON.stringify({ object: "error", message: "engine dead", type: "InternalServerError", param: null, code: 500 })}\n\n`],
+    ["event: error without an error object", `event: error\ndata: ${JSON.stringify({ message: "overloaded", code: 529 })}\n\n`],
+    ["event: error whose data is a JSON string", `event: error\ndata: ${JSON.stringify("upstream timed out")}\n\n`],
+  ];
+  for (const [name, cutEvent] of cuts) {
+    test(`stream: ${name} cuts the reply: the unclosed call never runs, the text as written (every split)`, async () => {
+      for (const tail of ["", "data: [DONE]\n\n"]) {
+        const runs = await keptEverySplit("chat", requestFor("chat", true, extra), contentChunks() + cutEvent + tail);
+        for (const run of runs) expect(run).toEqual({ calls: [], text: leak, finish: null });
+      }
+    });
+  }
+
+  test("stream: event: error with a plain-text data line cuts the reply too (every split)", async () => {
+    const body = contentChunks() + "event: error\ndata: upstream timed out\n\n";
+    const bytes = encode(body);
+    const type = "text/event-stream";
+    const request = requestFor("chat", true, extra);
+    for (const split of [body, byteByByte(bytes), ...[1, 2, 3, 4].map((seed) => seededCuts(bytes, seed, 40))]) {
+      const raw = await repairedRaw("chat", request, split, type);
+      // The error event goes on as it came, last; what came before it is what the client keeps.
+      expect(raw.endsWith("event: error\ndata: upstream timed out\n\n")).toBe(true);
+      expect(keptSse("chat", raw.slice(0, -"event: error\ndata: upstream timed out\n\n".length))).toEqual({ calls: [], text: leak, finish: null });
+    }
+  });
+
+  test("hard negative: content chunks carrying `error: null` are not cut: the reply ends, the call runs (every split)", async () => {
+    const body = contentChunks({ error: null }) + event({ ...CHUNK, error: null, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }) + "data: [DONE]\n\n";
+    const runs = await keptEverySplit("chat", requestFor("chat", true, extra), body);
+    for (const run of runs) expect(run).toEqual({ calls: [{ name: "bash", input: { command: "make deploy" } }], text: "Let me run it.\n", finish: "tool_calls" });
+  });
+
+  test("hard negative: an event named otherwise (event: message) is read as a chunk: the call runs (every split)", async () => {
+    const body = contentChunks() + `event: message\ndata: ${JSON.stringify({ ...CHUNK, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\n` + "data: [DONE]\n\n";
+    const runs = await keptEverySplit("chat", requestFor("chat", true, extra), body);
+    for (const run of runs) expect(run).toEqual({ calls: [{ name: "bash", input: { command: "make deploy" } }], text: "Let me run it.\n", finish: "tool_calls" });
   });
 
   test("hard negative: a call closed before the abort (or an error) was recovered then and stands (passes today)", async () => {
@@ -128,19 +180,24 @@ describe("finding A: finish_reason abort is a cut, not an end", () => {
 // Suspected source: src/wires/chat/reasoning-deltas.ts (thought(): only reasoningKeyOf's key is
 // rewritten; a delta carrying both keys keeps the other).
 // Expected: the client's reasoning is the same as when the provider sends one key only.
+// Fixed: `reasoning_content`, when a string, is the reasoning read (the client's `??` reads it
+// first); a `reasoning` carrying the same text gets the same edit (held, released, deleted
+// together, and released text goes out under both keys); one that differs goes on as it came, and
+// an all-held `reasoning_content` beside it becomes "" so the client does not fall back to it. The
+// JSON path mirrors the edit the same way.
 // ---------------------------------------------------------------------------------------------
 describe("finding B: a delta with both reasoning_content and reasoning", () => {
   const pieces = ["Let me read the file.", `\n${READ}`.slice(0, 20), `\n${READ}`.slice(20)];
   const stream = (keys: ("reasoning_content" | "reasoning")[], content?: string) =>
     pieces.map((p) => chunk(Object.fromEntries(keys.map((k) => [k, p])))).join("") + (content ? chunk({ content }) : "") + END;
 
-  test.failing("content follows (the block does not run): the reasoning is shown once, as written (every split)", async () => {
+  test("content follows (the block does not run): the reasoning is shown once, as written (every split)", async () => {
     for (const run of await sdkEverySplit(stream(["reasoning_content", "reasoning"], "Done."))) {
       expect(run).toEqual({ reasoning: `Let me read the file.\n${READ}`, text: "Done.", calls: [], finish: "stop" });
     }
   });
 
-  test.failing("the reasoning is the answer (the block runs): no torn markup in the reasoning (every split)", async () => {
+  test("the reasoning is the answer (the block runs): no torn markup in the reasoning (every split)", async () => {
     for (const run of await sdkEverySplit(stream(["reasoning_content", "reasoning"]))) {
       expect(run).toEqual({ reasoning: "Let me read the file.\n", text: "", calls: ['read {"path":"a.ts"}'], finish: "tool_calls" });
     }
@@ -156,6 +213,56 @@ describe("finding B: a delta with both reasoning_content and reasoning", () => {
     for (const run of await sdkEverySplit(stream(["reasoning"]))) {
       expect(run).toEqual({ reasoning: "Let me read the file.\n", text: "", calls: ['read {"path":"a.ts"}'], finish: "tool_calls" });
     }
+  });
+
+  test("keys that differ: reasoning_content is what the client reads; the other `reasoning` goes on as it came (every split)", async () => {
+    // An all-held reasoning_content must not be deleted here, or the client falls back to `reasoning`.
+    const body = pieces.map((p, i) => chunk({ reasoning_content: p, reasoning: `summary ${i}. ` })).join("") + END;
+    for (const run of await sdkEverySplit(body)) {
+      expect(run).toEqual({ reasoning: "Let me read the file.\n", text: "", calls: ['read {"path":"a.ts"}'], finish: "tool_calls" });
+    }
+    const raw = await repairedRaw("chat", requestFor("chat", true), body, "text/event-stream");
+    const others = raw.split("\n").filter((line) => line.startsWith("data: {")).map((line) => JSON.parse(line.slice(6)).choices?.[0]?.delta?.reasoning).filter((r) => r !== undefined);
+    expect(others).toEqual(["summary 0. ", "summary 1. ", "summary 2. "]);
+  });
+
+  test("an empty reasoning_content is what the client reads: markup in `reasoning` beside it is not read (every split)", async () => {
+    const body = pieces.map((p) => chunk({ reasoning_content: "", reasoning: p })).join("") + END;
+    expect(await sdk([encode(body)], true)).toEqual({ reasoning: "", text: "", calls: [], finish: "stop" });
+    for (const run of await sdkEverySplit(body)) expect(run).toEqual({ reasoning: "", text: "", calls: [], finish: "stop" });
+  });
+
+  test("mirrored keys, content follows: every chunk's two keys carry the same text (a client reading either sees it once)", async () => {
+    const raw = await repairedRaw("chat", requestFor("chat", true), stream(["reasoning_content", "reasoning"], "Done."), "text/event-stream");
+    const deltas = raw.split("\n").filter((line) => line.startsWith("data: {")).map((line) => JSON.parse(line.slice(6)).choices[0].delta as Json);
+    for (const delta of deltas) expect(delta.reasoning).toBe(delta.reasoning_content);
+    expect(deltas.map((d) => d.reasoning ?? "").join("")).toBe(`Let me read the file.\n${READ}`);
+  });
+
+  describe("the JSON answer", () => {
+    const answer = (message: Json) => ({ id: "c", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: "stop" }] });
+    const messageOf = async (message: Json) => JSON.parse(await repairedRaw("chat", requestFor("chat", false), JSON.stringify(answer(message)), "application/json")).choices[0];
+    const thought = `Let me read the file.\n${READ}`;
+
+    test("mirrored keys, the reasoning the answer: the block runs, both keys lose it the same way", async () => {
+      const choice = await messageOf({ content: null, reasoning_content: thought, reasoning: thought });
+      expect(choice.message.tool_calls.map((c: Json) => c.function.name)).toEqual(["read"]);
+      expect(choice.message.reasoning_content).toBe("Let me read the file.\n");
+      expect(choice.message.reasoning).toBe("Let me read the file.\n");
+      expect(choice.finish_reason).toBe("tool_calls");
+    });
+
+    test("hard negative: mirrored keys, content after: both as written, no call", async () => {
+      const choice = await messageOf({ content: "Done.", reasoning_content: thought, reasoning: thought });
+      expect(choice.message.tool_calls).toBeUndefined();
+      expect([choice.message.reasoning_content, choice.message.reasoning]).toEqual([thought, thought]);
+    });
+
+    test("hard negative: keys that differ: reasoning_content is read and edited, the other `reasoning` goes on as it came", async () => {
+      const choice = await messageOf({ content: null, reasoning_content: thought, reasoning: "summary" });
+      expect(choice.message.tool_calls.map((c: Json) => c.function.name)).toEqual(["read"]);
+      expect([choice.message.reasoning_content, choice.message.reasoning]).toEqual(["Let me read the file.\n", "summary"]);
+    });
   });
 
   test("hard negative: both keys, no markup: passes through, the reasoning once (passes today)", async () => {
@@ -180,6 +287,9 @@ describe("finding B: a delta with both reasoning_content and reasoning", () => {
 // Suspected source: src/sse/rewrite.ts (EventView's TextDecoder: ignoreBOM is false), and the
 // shape path in src/wires/chat/chunk-shape.ts agrees only because it fails on the BOM's bytes.
 // Expected: the repaired stream reads as the unrepaired one: text "Hi ", no call, finish stop.
+// Fixed: EventView decodes each event with `ignoreBOM: true` and strips a leading U+FEFF only from
+// the stream's first event, so a later event's BOM stays in its first line's field name and the
+// repair ignores that line as the client does.
 // ---------------------------------------------------------------------------------------------
 describe("finding C: a byte order mark inside the stream", () => {
   const midBom = chunk({ role: "assistant", content: "Hi " }) + "\uFEFF" + chunk({ content: READ }) + END;
@@ -188,13 +298,24 @@ describe("finding C: a byte order mark inside the stream", () => {
     for (const run of await sdkEverySplit(midBom, true)) expect(run).toEqual({ reasoning: "", text: "Hi ", calls: [], finish: "stop" });
   });
 
-  test.failing("repaired: the ignored event stays ignored, no call is made from it (every split)", async () => {
+  test("repaired: the ignored event stays ignored, no call is made from it (every split)", async () => {
     for (const run of await sdkEverySplit(midBom)) expect(run).toEqual({ reasoning: "", text: "Hi ", calls: [], finish: "stop" });
   });
 
   test("hard negative: a BOM at the very start of the stream is the client's to strip: the leak there runs (passes today)", async () => {
     const first = "\uFEFF" + chunk({ role: "assistant", content: READ }) + END;
     for (const run of await sdkEverySplit(first)) expect(run).toEqual({ reasoning: "", text: "", calls: ['read {"path":"a.ts"}'], finish: "tool_calls" });
+  });
+
+  test("hard negative: a BOM at the start of a later event that carries plain text: it goes on as it came, the client ignores it", async () => {
+    const body = chunk({ role: "assistant", content: "Hi " }) + "\uFEFF" + chunk({ content: "there" }) + END;
+    for (const run of await sdkEverySplit(body)) expect(run).toEqual({ reasoning: "", text: "Hi ", calls: [], finish: "stop" });
+    expect(await repairedRaw("chat", requestFor("chat", true), body, "text/event-stream")).toBe(body);
+  });
+
+  test("hard negative: the stream-start BOM before a leak split over events: the leak still runs (every split)", async () => {
+    const body = "\uFEFF" + chunk({ role: "assistant", content: "Hi " }) + chunk({ content: READ.slice(0, 15) }) + chunk({ content: READ.slice(15) }) + END;
+    for (const run of await sdkEverySplit(body)) expect(run).toEqual({ reasoning: "", text: "Hi ", calls: ['read {"path":"a.ts"}'], finish: "tool_calls" });
   });
 
   test("hard negative: without the BOM the same leak runs (passes today)", async () => {
