@@ -188,6 +188,19 @@ export class SseReader {
   }
 }
 
+/**
+ * The event's type as its `event:` lines set it (SseReader.meta: the last one wins, one space after
+ * the colon is no part of it); "" when none does.
+ */
+export function eventName(meta: readonly string[]): string {
+  let name = "";
+  for (const line of meta) {
+    if (line === "event") name = "";
+    else if (line.startsWith("event:")) name = line.slice(line.charCodeAt(6) === 32 ? 7 : 6);
+  }
+  return name;
+}
+
 /** CRLF is one terminator; a CR last in the text is one too (its LF, if any, is the framer's `lead`). */
 function terminatorLength(text: string, at: number): number {
   return text.charCodeAt(at) === 13 && text.charCodeAt(at + 1) === 10 ? 2 : 1;

@@ -73,7 +73,8 @@ interface Frame {
   seen: Map<string, string> | undefined;
 }
 
-const decoder = new TextDecoder();
+// A key or value read as JSON.parse reads it: a leading U+FEFF is a character of it, not a mark to strip.
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 const encoder = new TextEncoder();
 
 /**

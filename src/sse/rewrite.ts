@@ -27,6 +27,8 @@ export interface SseEvent {
   readonly data: string | undefined;
   /** It has other lines (id:, event:, comments). */
   readonly hasMeta: boolean;
+  /** Those lines, without their terminators (an `event:` line names the event: framing.ts eventName). */
+  readonly meta: readonly string[];
   /**
    * Its bytes end in LF LF, so they may be kept back and sent later as they are: after a CR, the LF
    * of a CRLF may come as the next chunk's first byte, and whether it has come depends on where the
@@ -104,11 +106,15 @@ export function rewriteEventStream(
   let passing = false;
   /** An event past the limit, going out as its bytes come, until its blank line. */
   let streaming: PassingEvent | undefined;
+  /** No event was read yet: the next one starts the stream, where a byte order mark is no part of it. */
+  let atStart = true;
 
   /** The rewriter's answer for one event; a rewriter that throws leaves the event as it came. */
   function decide(bytes: Uint8Array): Rewritten | null {
+    const first = atStart;
+    atStart = false;
     try {
-      return rewriter.event(view.of(bytes));
+      return rewriter.event(view.of(bytes, first));
     } catch (error) {
       onError(error);
       return null;
@@ -147,6 +153,7 @@ export function rewriteEventStream(
    * it streams in, never held, the few values the wire renumbers set as they pass (passing.ts).
    */
   function passLong(bytes: Uint8Array, whole: boolean): void {
+    atStart = false;
     if (!passing) {
       passing = true;
       onError(new RangeError(`an SSE event over ${HELD_EVENT_LIMIT} bytes: the rewrite stands aside, the rest of the stream passes unread`));
@@ -280,16 +287,25 @@ export function rewriteEventStream(
   });
 }
 
-/** The event being decided, decoded and read as SSE only when first asked. */
+/**
+ * The event being decided, decoded and read as SSE only when first asked. A client strips a byte
+ * order mark only at the start of the stream (the SSE spec; TextDecoderStream, eventsource-parser):
+ * one at the start of a later event is the first character of its first line's field name
+ * (`\uFEFFdata`, a field the client ignores), so each event is decoded keeping it, and only the
+ * stream's first event loses a leading one: the repair reads what the client reads.
+ */
 class EventView implements SseEvent {
   bytes: Uint8Array = new Uint8Array(0);
   #reader = new SseReader();
-  #decoder = new TextDecoder();
+  #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   #read = false;
+  #first = false;
 
-  of(bytes: Uint8Array): this {
+  /** `first`: the event starts the stream. */
+  of(bytes: Uint8Array, first: boolean): this {
     this.bytes = bytes;
     this.#read = false;
+    this.#first = first;
     return this;
   }
 
@@ -320,7 +336,8 @@ class EventView implements SseEvent {
     if (!this.#read) {
       this.#read = true;
       // An event ends at a line end, never inside a UTF-8 sequence: it decodes on its own.
-      this.#reader.read(this.#decoder.decode(this.bytes), 0);
+      const text = this.#decoder.decode(this.bytes);
+      this.#reader.read(text, this.#first && text.charCodeAt(0) === BOM ? 1 : 0);
     }
     return this.#reader;
   }
@@ -328,6 +345,7 @@ class EventView implements SseEvent {
 
 const LF = 10;
 const CR = 13;
+const BOM = 0xfeff;
 
 /**
  * An event's length as the limit counts it, the same at every split: an event whose blank line

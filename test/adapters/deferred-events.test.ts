@@ -61,6 +61,9 @@ function neverWaits(event: SseEvent): SseEvent {
     get hasMeta() {
       return event.hasMeta;
     },
+    get meta() {
+      return event.meta;
+    },
     canWait: false,
   };
 }

@@ -7,11 +7,12 @@ import { type Json, isObject } from "../../sse/json.ts";
 import type { PassingEdits } from "../../sse/passing.ts";
 
 /**
- * Finish reasons that cut the reply rather than end it: a content filter stopped it, or the
- * provider failed it mid-stream (OpenRouter's "error"). Nothing held is decided there (rewriter.ts),
- * and the finish_reason stays as it came, a recovered call or not.
+ * Finish reasons that cut the reply rather than end it: a content filter stopped it, the provider
+ * failed it mid-stream (OpenRouter's "error"), or the server aborted the request (SGLang's "abort":
+ * /abort_request, a session's clean-up). Nothing held is decided there (rewriter.ts), and the
+ * finish_reason stays as it came, a recovered call or not.
  */
-export const CUT_FINISH_REASONS: ReadonlySet<string> = new Set(["content_filter", "error"]);
+export const CUT_FINISH_REASONS: ReadonlySet<string> = new Set(["content_filter", "error", "abort"]);
 
 /** Read in a chunk that streams past after the stand-aside: a choice's index and finish_reason, a native call's index. */
 const PASSING_KEYS: ReadonlySet<string> = new Set(["index", "finish_reason"]);

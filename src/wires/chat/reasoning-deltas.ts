@@ -1,7 +1,11 @@
 // D06 on the chat stream: each chunk's reasoning delta (`reasoning_content` or `reasoning`) goes
 // through the reasoning channel, which holds back a trailing call block until the reply ends; the
 // block's calls go out then, only when the reasoning was the answer, and otherwise its text goes
-// back into the reasoning.
+// back into the reasoning. A delta may carry its thinking under both keys (vLLM between PR #27752
+// and #33402): the client reads `reasoning_content` and falls back to `reasoning` only when the
+// first is missing or null (the AI SDK's `reasoning_content ?? reasoning`), so `reasoning_content`
+// is the text read; `reasoning` gets the same edit when it carried the same text (held, released,
+// deleted together), and is left as it came otherwise.
 import type { ReasoningChannel } from "../../engine/reasoning-channel.ts";
 import type { Json } from "../../sse/json.ts";
 import { type Piece, RAW } from "../../sse/rewrite.ts";
@@ -16,6 +20,8 @@ export class ReasoningDeltas {
   #numbering: CallNumbering;
   /** The field the provider streams thinking in; released reasoning text goes back under it. */
   #reasoningKey: ReasoningKey = "reasoning_content";
+  /** The provider mirrors `reasoning_content` under `reasoning`: released text goes back under both. */
+  #mirrored = false;
   /** Calls recovered from the reasoning channel (D06), emitted when the reply ended. */
   recovered = 0;
 
@@ -40,17 +46,30 @@ export class ReasoningDeltas {
     const key = reasoningKeyOf(delta);
     if (key === undefined || done) {
       const rest = reasoning.take() + (ends ? reasoning.close() : "");
-      return rest ? { lead: [this.#synthetic({ [this.#reasoningKey]: rest })], changed: false } : undefined;
+      return rest ? { lead: [this.#thinking(rest)], changed: false } : undefined;
     }
     this.#reasoningKey = key;
     const original = delta![key] as string;
+    const mirror = key === "reasoning_content" && delta!.reasoning === original;
+    this.#mirrored = mirror;
     const fed = reasoning.feed(original);
     // A block held from an earlier stretch comes back before this one's text.
     const released = reasoning.take() + fed + (ends ? reasoning.close() : "");
     if (released === original) return undefined;
     if (released) delta![key] = released;
+    // All of it held, beside another `reasoning`: an empty `reasoning_content` keeps the client reading it, not the fallback.
+    else if (key === "reasoning_content" && !mirror && delta!.reasoning != null) delta![key] = "";
     else delete delta![key];
+    if (mirror) {
+      if (released) delta!.reasoning = released;
+      else delete delta!.reasoning;
+    }
     return { lead: [], changed: true };
+  }
+
+  /** A synthetic chunk carrying reasoning text, under the key (or keys) the provider streams it in. */
+  #thinking(text: string): Json {
+    return this.#synthetic(this.#mirrored ? { reasoning_content: text, reasoning: text } : { [this.#reasoningKey]: text });
   }
 
   /** Calls written in reasoning, once the reply has ended: only when the reasoning was the answer (`contentCalls`: calls the content side recovered). */
@@ -58,7 +77,7 @@ export class ReasoningDeltas {
     const calls = this.#reasoning.settle(contentCalls);
     this.recovered += calls.length;
     const shown = this.#reasoning.take();
-    const back = shown ? [this.#synthetic({ [this.#reasoningKey]: shown })] : [];
+    const back = shown ? [this.#thinking(shown)] : [];
     return [...back, ...calls.map((call) => this.#synthetic({ tool_calls: [openAiCall(call, this.#numbering.next())] }))];
   }
 
@@ -66,12 +85,12 @@ export class ReasoningDeltas {
   abandon(): Json[] {
     this.#reasoning.abandon();
     const shown = this.#reasoning.take();
-    return shown ? [this.#synthetic({ [this.#reasoningKey]: shown })] : [];
+    return shown ? [this.#thinking(shown)] : [];
   }
 
   close(): Json[] {
     const rest = this.#reasoning.close();
-    return rest ? [this.#synthetic({ [this.#reasoningKey]: rest })] : [];
+    return rest ? [this.#thinking(rest)] : [];
   }
 }
 
@@ -83,9 +102,13 @@ interface Thought {
   changed: boolean;
 }
 
-/** Providers stream thinking as `reasoning_content` (DeepSeek, vLLM, SGLang) or `reasoning` (OpenRouter, newer vLLM). */
+/**
+ * Providers stream thinking as `reasoning_content` (DeepSeek, vLLM, SGLang) or `reasoning`
+ * (OpenRouter, newer vLLM). A string `reasoning_content`, even an empty one, is what the client
+ * reads (`reasoning` is only its fallback); undefined: the delta carries no reasoning text.
+ */
 function reasoningKeyOf(delta: Json | undefined): ReasoningKey | undefined {
-  if (typeof delta?.reasoning_content === "string" && delta.reasoning_content !== "") return "reasoning_content";
+  if (typeof delta?.reasoning_content === "string") return delta.reasoning_content !== "" ? "reasoning_content" : undefined;
   if (typeof delta?.reasoning === "string" && delta.reasoning !== "") return "reasoning";
   return undefined;
 }

@@ -1,14 +1,16 @@
 // Decides, per chat.completion.chunk, what goes out in its place: its original bytes, a rewritten
 // chunk, and synthetic chunks carrying released text and recovered calls. Native tool_calls entries
 // that may repeat a recovered call already sent are held and dropped when they do
-// (native-repeats.ts); a chunk carrying an `error`, or a content_filter or error finish, cuts the
-// reply (the text held goes out as written, nothing decided, the finish_reason as it came; a held
-// native call whose arguments are complete JSON repeating a sent call is still dropped).
+// (native-repeats.ts); a chunk carrying an `error` (or `object: "error"`), an `event: error`, or a
+// content_filter, error or abort finish, cuts the reply (the text held goes out as written, nothing
+// decided, the finish_reason as it came; a held native call whose arguments are complete JSON
+// repeating a sent call is still dropped).
 import type { EngineEvent } from "../../engine/types.ts";
 import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
 import type { GuardedEngine, Step } from "../../engine/guarded.ts";
 import type { ReasoningChannel } from "../../engine/reasoning-channel.ts";
 import { jsonOrUndefined } from "../../grammar/plain-data.ts";
+import { eventName } from "../../sse/framing.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { type EventRewriter, type Piece, RAW, type Rewritten, type SseEvent } from "../../sse/rewrite.ts";
 import type { PassingEdits } from "../../sse/passing.ts";
@@ -88,6 +90,9 @@ export class ChunkRewriter implements EventRewriter {
     const payload = sse.data;
     if (payload === undefined) return null;
     const hasMeta = sse.hasMeta;
+    // An event named `error` cuts the reply whatever its data holds: the AI SDK reads only the data,
+    // which is then no chunk (or an error one), and fails the stream on it.
+    if (hasMeta && eventName(sse.meta) === "error") return this.#kept(sse, this.#giveUp(), this.#cut(jsonOrUndefined(payload), payload, hasMeta));
     const mayDefer = !hasMeta && sse.canWait;
     const content = shape !== undefined && payload.charCodeAt(0) === 123 ? shape.match(payload) : undefined;
     if (content !== undefined) return this.#kept(sse, NO_LEAD, this.#content(sse, content, hasMeta, mayDefer));
@@ -158,13 +163,15 @@ export class ChunkRewriter implements EventRewriter {
   }
 
   /**
-   * A chunk that cuts the reply (an `error` in it, a content filter's finish_reason): what is held
-   * goes out as written before it, nothing decided (stop), and the chunk then goes on as after the
-   * engine is done: its content unread, its finish_reason as it came, native call indices set.
+   * An event that cuts the reply (an `error` in its chunk, a cut's finish_reason, an `event: error`
+   * whatever its data): what is held goes out as written before it, nothing decided (stop), and a
+   * chunk then goes on as after the engine is done: its content unread, its finish_reason as it
+   * came, native call indices set.
    */
-  #cut(chunk: Json, payload: string, hasMeta: boolean): Rewritten | null {
+  #cut(data: unknown, payload: string, hasMeta: boolean): Rewritten | null {
     const held = this.stop(false);
-    const rest = Array.isArray(chunk.choices) ? this.#chunk(chunk, payload, hasMeta, false) : null;
+    const chunk = isObject(data) ? data : undefined;
+    const rest = chunk !== undefined && Array.isArray(chunk.choices) ? this.#chunk(chunk, payload, hasMeta, false) : null;
     const pieces = rest === WAIT ? null : rest;
     if (held.length === 0) return pieces ? { pieces, original: chunk } : null;
     return { pieces: [...held, ...(pieces ?? [RAW])], ...(pieces ? { original: chunk } : {}) };
@@ -451,9 +458,14 @@ export class ChunkRewriter implements EventRewriter {
   }
 }
 
-/** A chunk that cuts the reply: it carries an `error` (a provider failing mid-stream), or choice 0 finishes for a cut. */
+/**
+ * A chunk that cuts the reply: it carries an `error` (a provider failing mid-stream: an object, or
+ * a proxy's bare string), is one (vLLM's `{"object":"error",...}`), or choice 0 finishes for a cut.
+ * An `error` that says there is none (null, false, "") is a plain field of a normal chunk.
+ */
 function cutsReply(chunk: Json): boolean {
-  if (isObject(chunk.error)) return true;
+  const error = chunk.error;
+  if ((error !== undefined && error !== null && error !== false && error !== "") || chunk.object === "error") return true;
   if (!Array.isArray(chunk.choices)) return false;
   return chunk.choices.some((choice) => isObject(choice) && (choice.index === undefined || choice.index === 0) && CUT_FINISH_REASONS.has(choice.finish_reason as string));
 }

@@ -58,7 +58,7 @@ function repairChatJson(body: Json, ctx: WireJsonContext): boolean {
     const native = Array.isArray(message.tool_calls) && message.tool_calls.length > 0;
     const guard = ctx.engine();
     const thinking = messageReasoning(message, content, native, ctx);
-    // A content filter stopped the reply, or the provider failed it: cut, not ended. What the
+    // A content filter stopped the reply, the provider failed it, or the server aborted it: cut, not ended. What the
     // engine holds at the end stays as written, and no call runs from the reasoning (rewriter.ts).
     const cut = CUT_FINISH_REASONS.has(choice.finish_reason as string);
     const step = guard.step({ native, delta: content, flush: !cut });
@@ -74,6 +74,8 @@ function repairChatJson(body: Json, ctx: WireJsonContext): boolean {
     const summary = guard.summary();
     if (summary) summaries.push(summary, ...(thinking?.channel.summaries() ?? []));
     if (thinking && thinking.text !== message[thinking.key]) {
+      // `reasoning` mirroring `reasoning_content` (vLLM between PR #27752 and #33402) gets the same edit; another one is left as it came.
+      if (thinking.key === "reasoning_content" && message.reasoning === message.reasoning_content) message.reasoning = thinking.text;
       message[thinking.key] = thinking.text;
       changed = true;
     }
@@ -103,6 +105,7 @@ function messageReasoning(message: Record<string, unknown>, content: string, nat
   return { key, channel, text };
 }
 
+/** The key the client reads reasoning from: `reasoning_content` when it is a string, `reasoning` its fallback (the AI SDK's `??`). */
 function reasoningKey(message: Record<string, unknown>): "reasoning_content" | "reasoning" | undefined {
   if (typeof message.reasoning_content === "string") return "reasoning_content";
   return typeof message.reasoning === "string" ? "reasoning" : undefined;
