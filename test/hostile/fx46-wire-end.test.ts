@@ -361,6 +361,23 @@ describe("AI SDK middleware: an error part or a content-filter finish cuts the r
     expect(out.find((p) => p.type === "finish")).toMatchObject({ finishReason: { unified: "content-filter" } });
   });
 
+  // Round 52 (the streams fixer's suspicion, fixed by the lead): the openai-compatible provider maps
+  // a chat finish `abort` (SGLang's aborted request) or `error` to "other"; its raw reason still
+  // says the reply was cut, as the fetch path reads it (CUT_FINISH_REASONS).
+  for (const raw of ["abort", "error"]) {
+    test(`finish other with raw ${raw}: no tool-call, the text as written, the finish reason stays`, async () => {
+      const out = await streamed([...textPart([SAID, UNCLOSED]), finishPart(reason("other", raw))]);
+      expect(out.filter((p) => p.type === "tool-call")).toEqual([]);
+      expect(deltasOf(out)).toBe(SAID + UNCLOSED);
+      expect(out.find((p) => p.type === "finish")).toMatchObject({ finishReason: { unified: "other", raw } });
+    });
+  }
+
+  test("hard negative: finish other with another raw reason ends the reply, the unclosed call runs", async () => {
+    const out = await streamed([...textPart([SAID, UNCLOSED]), finishPart(reason("other", "eos"))]);
+    expect(out.filter((p) => p.type === "tool-call").map((p) => (p as Json).toolName)).toEqual(["read"]);
+  });
+
   test("hard negative: finish stop ends the reply, the unclosed call runs", async () => {
     const out = await streamed([...textPart([SAID, UNCLOSED]), finishPart(reason("stop", "stop"))]);
     expect(out.filter((p) => p.type === "tool-call").map((p) => (p as Json).toolName)).toEqual(["read"]);

@@ -71,12 +71,18 @@ export function finishReason(reason: LanguageModelV3FinishReason, ctx: CallConte
 /**
  * A finish that cuts the reply rather than ends it: a content filter (an Anthropic refusal, a
  * chat content_filter) stopped it, or it failed. Nothing held is decided there, and the finish
- * reason stays as it came, a recovered call or not.
+ * reason stays as it came, a recovered call or not. The provider's own reason counts too: the
+ * openai-compatible provider maps a chat `abort` (SGLang's aborted request) and `error` to
+ * "other", which would read as an end (the chat wire's CUT_FINISH_REASONS, as the fetch path has it).
  */
 export function cutsReply(reason: LanguageModelV3FinishReason | undefined): boolean {
   const unified = reason?.unified as string | undefined;
-  return unified === "content-filter" || unified === "error";
+  if (unified === "content-filter" || unified === "error") return true;
+  return unified === "other" && typeof reason?.raw === "string" && CUT_RAW_REASONS.has(reason.raw.toLowerCase());
 }
+
+/** Raw chat finish reasons that cut the reply, when the provider mapped them to "other". */
+const CUT_RAW_REASONS: ReadonlySet<string> = new Set(["abort", "error", "content_filter"]);
 
 /** The provider's metadata with `dsmlFix`: how many calls were recovered, and the nudge if one is due. */
 export function metadata(existing: SharedV3ProviderMetadata | undefined, ctx: CallContext): SharedV3ProviderMetadata {
