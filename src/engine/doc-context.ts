@@ -201,12 +201,19 @@ export class DocContext extends BlockReader {
         // Between calls (the quoted call closed, only white space since): the closer of the block
         // it opened; a further call opener (an invoke, a DSML tag named after a declared tool) is
         // a further call quoted in the same place; the block closed (or none opened), so is a
-        // further DSML or Claude-style block opener (review 52).
-        if (tag.closing) return this.quotedBlock && role === "block";
+        // further block opener (review 52), a `<tool_call>` too (Hermes' or Qwen3-Coder's: fx52
+        // cross quote); a Claude-style block's closer even unnoted (quoted-tags.ts reads only an
+        // invoke opener before a call is quoted).
+        if (tag.closing) return role === "block" && (this.quotedBlock || tag.family === "naked");
         if (role === "invoke") return true;
-        if (role === "block") return !this.quotedBlock && (tag.family === "dsml" || tag.family === "naked");
+        if (role === "block") return !this.quotedBlock;
         return role === "other" && tag.family === "dsml" && tools !== undefined && tools.has(tag.name);
     }
+  }
+
+  /** At a `<` in the tail that is none of the quote's own tags: QuotedStrings.settleAt (false: wait for more text). */
+  settleTailAt(s: string, j: number, final: boolean): boolean {
+    return this.strings.settleAt(s, j, final);
   }
 
   /**
@@ -230,6 +237,8 @@ export class DocContext extends BlockReader {
       this.readStrings(c);
       super.advance(c);
     }
+    // A closer leaving the quote between calls ends a quoted call: a string-valued opener right after it is quoted too (fx52 cross quote).
+    if (tag.closing && this.inQuoteTail && this.quotedCall === QuotedCall.None) this.strings.follow();
   }
 
   /** A character the quoted call's own markup does not hold ends its tail (white space does not). */
@@ -262,7 +271,14 @@ export class DocContext extends BlockReader {
       if (!this.noOpener && this.opensStrings(c)) this.strings.take(c, true);
       return;
     }
+    const ended = this.strings.ended;
     this.strings.take(c, this.opensStrings(c));
+    // A string-valued quote just ended: between calls, as after a quoted DSML call's closer, so a
+    // further call of the tags' dialects right after it is quoted too (takesInTail; fx52 cross quote).
+    if (!ended && this.strings.ended && !this.quoting) {
+      this.endQuote();
+      this.tail = true;
+    }
   }
 
   /** Whether a string-valued call's opener may start at `c` (`<` or `[`): in block documentation, no other quote open. A pure read. */

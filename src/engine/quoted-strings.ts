@@ -11,6 +11,8 @@ import { isElementNameCode } from "../parse/tool-element-name.ts";
 // it is the string's text, so a call example in it stays documentation. DocContext feeds it every
 // character (midLine is false while it is not idle) and adds `holds` to its documentation; where
 // the text is in view, a `<` or `[` it shows starts no opener leaves it idle (openerMayStartAt).
+// Right after a DSML-side quote's end DocContext puts it where it is after its own end (follow),
+// and its own end leaves DocContext's quote between calls: either hands over to the other.
 
 /** The tokens read, each exact; none is a prefix of another (one completes at most per character). */
 const TOKENS = [
@@ -29,8 +31,12 @@ const TOKENS = [
   "<|tool_calls_section_end|>",
   "</tool_call>",
   "[/TOOL_CALL]",
+  // Kimi's section opener: no call of its own, but its calls follow it (white space between), as
+  // after a quoted call's end (fx52 cross quote: a second section after a quoted one).
+  "<|tool_calls_section_begin|>",
 ] as const;
-const OPENERS = 0b0000_0011_1111;
+const SECTION = 1 << 12;
+const OPENERS = 0b0000_0011_1111 | SECTION;
 const INNER = 0b0000_1100_0000;
 const CLOSERS = 0b1111_0000_0000;
 /** Openers a name follows before the arguments: Kimi's `<|tool_call_begin|>NAME`, Mistral's `[TOOL_CALLS]NAME[ARGS]`. */
@@ -85,6 +91,36 @@ export class QuotedStrings {
     return this.phase === Phase.After || (this.phase === Phase.Prelude && !this.named && this.nameLength === 0);
   }
 
+  /** The quoted call ended (its arguments or closers read), only white space since: a further opener may follow. */
+  get ended(): boolean {
+    return this.phase === Phase.After;
+  }
+
+  /**
+   * Another quote ended right here (a DSML, Claude-style or tool-named call's closer between calls,
+   * DocContext.readQuotedTag): read on as after this quote's own end, so a further opener of these
+   * dialects (white space between) is a further call quoted in the same place (fx52 cross quote).
+   * Only from idle: a quote of these dialects already open is not given up.
+   */
+  follow(): void {
+    if (this.phase === Phase.Idle) this.phase = Phase.After;
+  }
+
+  /**
+   * At a `<` (`s[j]`, the text in view) in a DocContext quote's tail that is none of its own tags.
+   * After a quoted call's end this reader holds a `<` that may start one of its tokens (a further
+   * call's opener, a closer); where none is spelled here its wait is over, so this `<` (a block
+   * closer the quote did not open, `<div>`) is read as CommonMark reads it and a stray closer is
+   * still reported. False while the text ends before that is known (the caller waits for more).
+   */
+  settleAt(s: string, j: number, final: boolean): boolean {
+    if (this.phase !== Phase.After) return true;
+    const token = tokenAfterEndAt(s, j, final);
+    if (token === null) return false;
+    if (!token) this.reset();
+    return true;
+  }
+
   /** Nothing read: only an opener's first character (`<`, `[`) matters. */
   get idle(): boolean {
     return this.phase === Phase.Idle;
@@ -134,6 +170,7 @@ export class QuotedStrings {
           this.pos++;
         } else if ((1 << done) & CLOSERS) this.phase = Phase.After;
         else if ((1 << done) & INNER) this.enterPrelude(false);
+        else if ((1 << done) & SECTION) this.phase = this.startable ? Phase.After : Phase.Idle;
         else if (this.startable) this.enterPrelude(((1 << done) & NAMED) !== 0);
         else this.phase = Phase.Idle;
         return true;
@@ -247,6 +284,26 @@ export function openerMayStartAt(s: string, j: number, c: number): boolean {
     if (k === end) return true;
   }
   return false;
+}
+
+/** The tokens read right after a quoted call's end (the After phase): its closers and openers. */
+const AFTER_CODES: readonly (readonly number[])[] = TOKENS.filter((_, i) => ((CLOSERS | OPENERS) & (1 << i)) !== 0).map((t) => Array.from(t, (ch) => ch.charCodeAt(0)));
+
+/**
+ * Whether a token read right after a quoted call's end (a closer, an opener) starts at `s[j]`:
+ * true where one is spelled whole, false where none is, null while the text ends inside one and
+ * more may come (not `final`). A pure read of at most the longest token, per token.
+ */
+function tokenAfterEndAt(s: string, j: number, final: boolean): boolean | null {
+  let more = false;
+  for (const codes of AFTER_CODES) {
+    const end = Math.min(codes.length, s.length - j);
+    let k = 0;
+    while (k < end && codes[k] === s.charCodeAt(j + k)) k++;
+    if (k === codes.length) return true;
+    if (k === end) more = true;
+  }
+  return more && !final ? null : false;
 }
 
 /** The tokens of `mask` whose character at `pos` is `c`. */

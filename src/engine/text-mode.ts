@@ -171,6 +171,11 @@ export class TextMode extends Output {
           j = own.end;
           continue;
         }
+        // None of the quote's own: documentation only where a further call's opener starts here.
+        if (!doc.settleTailAt(s, j, final)) {
+          this.emitText(s, emitFrom, j, base);
+          return j;
+        }
       }
       if (this.standalone && (c === LBRACE || c === LBRACKET) && doc.atTopLevelParagraphStart(c)) {
         // J01: held only while the paragraph can still begin a JSON call (`{"name"`, `{"tool_calls"`, `[{"name"`).

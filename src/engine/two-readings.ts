@@ -106,6 +106,13 @@ export class TwoReadings extends DocContext {
     return this.asContinued.inQuoteTail || this.asFresh.inQuoteTail;
   }
 
+  /** Each reading settles its own wait; the caller waits while either cannot tell yet. */
+  override settleTailAt(s: string, j: number, final: boolean): boolean {
+    const continued = this.asContinued.settleTailAt(s, j, final);
+    const fresh = this.asFresh.settleTailAt(s, j, final);
+    return continued && fresh;
+  }
+
   override takesInTail(tag: Tag, tools?: ReadonlyMap<string, ToolSpec>): boolean {
     return this.asContinued.takesInTail(tag, tools) || this.asFresh.takesInTail(tag, tools);
   }

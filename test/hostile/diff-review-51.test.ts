@@ -52,7 +52,10 @@ describe("string-valued quote (quoted-strings.ts): a further call quoted in the 
   // function's quote does not open (its opener is held as documentation, the quote's tail is not
   // set), so its `<parameter=…>` is read as a stray parameter outside any invoke (D08): refused, and
   // a correction goes to the model for a reply that only showed an example. Wanted: nothing said.
-  test.failing("no correction either: the example is documentation, not a stray parameter", () => {
+  // Fixed (fx52 cross quote): a string-valued quote's end leaves the DSML-side quote between calls
+  // (DocContext.betweenCalls), where a `<tool_call>` is its own block opener and the function after
+  // it opens a quoted invoke in the tail, so its parameters are the quote's values, not strays.
+  test("no correction either: the example is documentation, not a stray parameter", () => {
     const o = outcome(inFence(`${HERMES_WRITE}\n${QWEN}`));
     expect(o.broken).toEqual([]);
   });
