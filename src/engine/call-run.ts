@@ -2,7 +2,7 @@ import { CR, LF, SP, TAB } from "../grammar/chars.ts";
 import { isWrapperName } from "../grammar/dialects.ts";
 import type { Tag } from "../grammar/tags.ts";
 import { isSpaceCode } from "../parse/char-form.ts";
-import { ExampleRun } from "../parse/stray-value-closer.ts";
+import { ExampleRun, type ProseMode } from "../parse/stray-value-closer.ts";
 import type { HeldText } from "./held-text.ts";
 
 /**
@@ -24,8 +24,9 @@ export class CallRun {
   /** The first thing after the call closed its block (or ended its legacy section): the span that ends ends the block too. */
   closedBlock = false;
 
-  constructor(blockOpen: boolean, back: number) {
-    this.run = new ExampleRun(blockOpen);
+  /** `prose`: where prose may stand in the run (review 52, finding 4): by default while the call's block is open. */
+  constructor(blockOpen: boolean, back: number, prose: ProseMode = blockOpen ? "block" : false) {
+    this.run = new ExampleRun(blockOpen, prose);
     this.back = back;
   }
 

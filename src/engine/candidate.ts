@@ -50,8 +50,6 @@ export class Candidate extends SpanCallbacks {
   private readonly example = new HeldExample();
   /** Golden A46.1-A46.3: what follows the complete DSML call, read before its span ends (call-run.ts); null otherwise. */
   private run: CallRun | null = null;
-  /** Off after markup of unknown end (the engine's overflowed state): no call runs there, so none is read on (call-run.ts). */
-  weighsRun = true;
   /** Where the scan reads again from (an example settled), or -1. */
   private rewindTo = -1;
   /** The closer rule for a value inside a kind with its own wrapper closer (`</tool_call>`), made on first use. */
@@ -294,6 +292,8 @@ export class Candidate extends SpanCallbacks {
 
   /** The first thing written after a trailing span's closer, at `at`, ends the span, unless it is text on the closer's own line: the closer was the value's text (parse/closer-in-value.ts). */
   private contentAfterCloser(at: number): Step | null {
+    // Review 52, finding 4: prose after a lone closer line that ended an open value is read on as the run after the call (span-callbacks.ts).
+    if (!this.tentative.wasContent(null) && (this.run = this.runAfterCutValue(at)) !== null) return null;
     if (!this.tentative.wasContent(null)) {
       // Inside its wrapper (a Qwen3-Coder function's), held for the wrapper's closer (review 50, finding 4).
       if (!this.kind.holdsAfterCall?.(this, this.body)) return { kind: "complete", end: this.tentative.endAt(at) };
@@ -306,10 +306,7 @@ export class Candidate extends SpanCallbacks {
 
   private onContent(c: number, at: number): Step | null {
     if (this.hold !== null) return null;
-    if (this.run) {
-      const runEnd = this.run.char(c, at);
-      return runEnd === null ? null : this.endRun(runEnd);
-    }
+    if (this.run) return this.runStep(this.run.char(c, at));
     if (this.tentative.trailing) {
       const ended = this.contentAfterCloser(at);
       if (ended || this.hold !== null) return ended;
@@ -343,10 +340,7 @@ export class Candidate extends SpanCallbacks {
       }
       return null;
     }
-    if (this.run) {
-      const runEnd = this.run.tag(tag, base + tag.start, end, closesBlock);
-      return runEnd === null ? null : this.endRun(runEnd);
-    }
+    if (this.run) return this.runStep(this.run.tag(tag, base + tag.start, end, closesBlock));
     if (this.tentative.trailing) {
       // A costume's closer ends its span where it stands, whatever comes next.
       if (this.tentative.standsAlone()) return { kind: "complete", end: this.tentative.trailBack };
@@ -354,9 +348,10 @@ export class Candidate extends SpanCallbacks {
       // parameter outside every invoke. Read as after a call complete with no value open (call-run.ts); the walk refuses the block's calls (parse-span.ts).
       if (this.tentative.held && this.endsInBlock && (this.root === "block" || this.enclosing !== null) && this.opener.family === "dsml" && isStrayParameter(tag)) {
         this.run = new CallRun(true, this.tentative.endsCall());
-        const runEnd = this.run.tag(tag, base + tag.start, end, closesBlock);
-        return runEnd === null ? null : this.endRun(runEnd);
+        return this.runStep(this.run.tag(tag, base + tag.start, end, closesBlock));
       }
+      // Review 52, finding 4: a tag after a lone closer line that ended an open value starts the run after the call as prose does (the walk's cutValue).
+      if ((this.run = this.runAfterCutValue(base + tag.start)) !== null) return this.runStep(this.run.tag(tag, base + tag.start, end, closesBlock));
       // A wrapped call's body broken after it (a costume before `</tool_call>`): refused whole, read on to its closer (golden O48.2-O48.4).
       if (!closesBlock && this.kind.refusesAfterCall?.(this, tag, base, this.body)) {
         this.tentative.drop();
@@ -456,11 +451,15 @@ export class Candidate extends SpanCallbacks {
     return { kind: "complete", end };
   }
 
+  /** A step of the run after the call: where the span ends once it decided, null to read on. */
+  private runStep(end: number | null): Step | null {
+    return end === null ? null : this.endRun(end);
+  }
+
   /** The span reached the buffer limit while the run after its complete DSML call (call-run.ts) or the text held after it for its wrapper's closer was read: it proves nothing, the span ends where the call did; null otherwise. */
   endAtLimit(): Step | null {
     if (this.hold !== null) return this.hold.ended;
-    const end = this.run?.atLimit() ?? null;
-    return end === null ? null : this.endRun(end);
+    return this.runStep(this.run?.atLimit() ?? null);
   }
 
   /** A tag while text after the call is held (wrapper-hold.ts): at the wrapper's closer the span, refused whole, ends after it. */

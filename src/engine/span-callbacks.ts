@@ -10,6 +10,7 @@ import type { DsmlValueStep } from "../parse/dsml-value.ts";
 import { writtenName } from "../parse/tool-element-name.ts";
 import type { ToolSpec } from "../parse/types.ts";
 import type { HeldText } from "./held-text.ts";
+import { CallRun } from "./call-run.ts";
 import { TentativeCloser } from "./tentative-closer.ts";
 import { ValueTracker } from "./value-tracker.ts";
 
@@ -18,6 +19,8 @@ export abstract class SpanCallbacks implements SpanReader {
   endsInBlock = false;
   /** Parameter nesting (nest): 1 is the opener's own. */
   protected depth = 1;
+  /** Off after markup of unknown end (the engine's overflowed state): no call runs there, so none is read on (call-run.ts). */
+  weighsRun = true;
   /** Char-level forms (I10 named call, O06 Mistral, the start of a `<tool_call>` body) that are JSON or names rather than tags. */
   named: CharState | null = null;
   /** After a unit's closer: the span trails, and a closer that may be content waits for what comes next (tentative-closer.ts). */
@@ -47,6 +50,21 @@ export abstract class SpanCallbacks implements SpanReader {
   ) {
     this.values = new ValueTracker(opener.family, root, this.declared, root === "tool-element" ? opener.name : null);
     this.tentative = new TentativeCloser(this.values);
+  }
+
+  /**
+   * Review 52, finding 4: a DSML call a lone invoke or block closer line ended inside an open value
+   * (P01), content next (prose, `at`): that content is read on, held, as the run after the call
+   * (call-run.ts, prose mode "value"), so a closer of the value closing nothing after it (the
+   * write's own `</{D}parameter>`) refuses the call instead of letting it run with its value cut at
+   * the line; the block's closer, the next invoke, other markup or the reply's end let it run, only
+   * later. The walk reads the same (dsml/walk.ts cutValue). Null (nothing changed) otherwise.
+   */
+  protected runAfterCutValue(at: number): CallRun | null {
+    if (!this.weighsRun || this.opener.family !== "dsml" || (this.root !== "block" && this.root !== "invoke") || this.values.tool !== null || !this.tentative.endedValueLine()) return null;
+    const back = this.tentative.endAt(at);
+    this.tentative.endsCall();
+    return new CallRun(this.endsInBlock && (this.root === "block" || this.enclosing !== null), back, "value");
   }
 
   tentatively(rule: CloserRule, end?: number): null {

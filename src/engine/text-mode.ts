@@ -6,7 +6,9 @@ import { NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "../parse/call.ts";
 import { withAliases } from "../parse/aliases.ts";
 import { isMalformedBlock, markMalformedBlock } from "../parse/dialects/dsml/parse-span.ts";
+import { declaresParameterNamed } from "../parse/declared-names.ts";
 import { isStrayParameter } from "../parse/stray-value-closer.ts";
+import { opensToolElement } from "../parse/tool-element-name.ts";
 import { OPENERS, type Opening, type OpenerView } from "../parse/openers.ts";
 import { SchemaGate } from "../parse/schema-gate.ts";
 import { standalonePrefixAt } from "../parse/standalone-json.ts";
@@ -419,6 +421,10 @@ export class TextMode extends Output {
    */
   private noteStrayParameter(tag: Tag): void {
     const block = this.strayBlock;
+    if (block !== null && this.namesParameter(tag)) {
+      this.refuseStrayBlock(block);
+      return;
+    }
     if (!isStrayParameter(tag)) return;
     if (this.ctx.tools.has(tag.attrs.name ?? "")) return;
     if (block === null) {
@@ -427,6 +433,15 @@ export class TextMode extends Output {
       return;
     }
     this.refuseStrayBlock(block);
+  }
+
+  /**
+   * Review 52, finding 2: a DSML tag in I11's spelling named after a parameter a declared tool
+   * declares (`<{D}workdir>`), in a block still open outside every invoke: the same parameter outside
+   * every invoke as `<{D}parameter name="workdir">`, which call it was meant for a guess.
+   */
+  private namesParameter(tag: Tag): boolean {
+    return opensToolElement(tag) && declaresParameterNamed(this.ctx.tools, tag.name);
   }
 
   /** A parameter outside every invoke of the block still open: it is malformed, and the calls held for its closer are refused. */

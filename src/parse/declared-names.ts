@@ -41,3 +41,25 @@ export function declaredNames(schema: unknown): Set<string> {
   }
   return names;
 }
+
+/** Per tool map (SpanContext.tools, the engine's): the lowered parameter names its tools declare, no tool's own name among them. */
+const parameterNamesOf = new WeakMap<ReadonlyMap<string, { parameters?: unknown }>, ReadonlySet<string>>();
+
+/**
+ * Review 52, finding 2: whether `lowered` (a tag's name as the tag scanner lowers it) is a
+ * parameter some declared tool declares and no declared tool's name: a DSML tag in I11's spelling
+ * named so (`<{D}workdir>`) outside every invoke of a block still open is a parameter outside every
+ * invoke, as `<{D}parameter name="workdir">` is there. Gathered once per tool map, on first use (such
+ * a tag is rare), so no reply pays for it before one shows up.
+ */
+export function declaresParameterNamed(tools: ReadonlyMap<string, { parameters?: unknown }>, lowered: string): boolean {
+  let names = parameterNamesOf.get(tools);
+  if (names === undefined) {
+    const gathered = new Set<string>();
+    for (const tool of tools.values()) for (const name of declaredNames(tool.parameters)) gathered.add(name.toLowerCase());
+    for (const name of tools.keys()) gathered.delete(name.toLowerCase());
+    parameterNamesOf.set(tools, gathered);
+    names = gathered;
+  }
+  return names.has(lowered);
+}

@@ -1,4 +1,4 @@
-import { CR, LF } from "../grammar/chars.ts";
+import { CR, LF, LT } from "../grammar/chars.ts";
 import type { Tag } from "../grammar/tags.ts";
 import { isSpaceCode } from "./char-form.ts";
 import { closesParameter } from "./closer-in-value.ts";
@@ -37,9 +37,20 @@ export class ExampleRun {
   // A block closer came in this gap (one is the call's or the example's own, S04's further ones prove nothing).
   private blockClosed = false;
 
+  /** Prose read in a gap (prose mode only): from then on only a stray closer or an example keeps the run going. */
+  private sawProse = false;
+
   constructor(
     // The call's block is still open: its next invoke is a call of its own, no example (until the block's closer; a new block may be one).
     private blockOpen: boolean,
+    /**
+     * Review 52, finding 4: prose may stand in the run (a page's prose between a lone closer line and
+     * the write's own closers). Set for a call its block's closer has not followed yet, and for a
+     * call a closer ended inside an open value (P01): what follows is read on, held, to a stray closer
+     * (which refuses the call), or to the block's closer, the next invoke, any other markup or the
+     * reply's end (the call runs, only later).
+     */
+    private readonly prose: ProseMode = false,
   ) {}
 
   /** The stray closer came: the next character or tag decides (char, step, end). */
@@ -68,7 +79,11 @@ export class ExampleRun {
       case "param-closed":
         return isSpaceCode(c) ? null : "refuse";
       case "gap":
-        return isSpaceCode(c) ? null : "fail";
+        if (isSpaceCode(c)) return null;
+        // A `<` no tag reader took (`<{D}parameter=workdir>`, a degraded stray opener) ends prose mode: text mode weighs it as before (golden P48.10, P49.6, P50.2).
+        if (this.prose === false || (this.prose === "block" && !this.blockOpen) || c === LT) return "fail";
+        this.sawProse = true;
+        return null;
       case "example": {
         const example = this.example!;
         if (!example.awaitsChar) return null;
@@ -96,13 +111,16 @@ export class ExampleRun {
         return null;
       }
       case "gap":
+        // After prose, a DSML invoke closer that closes nothing says the same as a parameter closer: which one ended the value is unknowable.
+        if (isStrayValueCloser(tag) || (this.sawProse && tag.family === "dsml" && tag.closing && tag.role === "invoke")) {
+          this.state = "stray";
+          return null;
+        }
+        // After prose, the block's closer, the next invoke or any markup but an example block ends the run: the call stands.
+        if (this.sawProse && (tag.closing || tag.role !== "block")) return "fail";
         if (!this.blockClosed && tag.closing && tag.role === "block" && tag.family !== "costume") {
           this.blockClosed = true;
           this.blockOpen = false;
-          return null;
-        }
-        if (isStrayValueCloser(tag)) {
-          this.state = "stray";
           return null;
         }
         // A parameter opener in the call's block, still open: a parameter outside every invoke (the block is malformed, parse-span.ts).
@@ -134,6 +152,9 @@ export class ExampleRun {
   }
 }
 
+/** Where prose may stand in the run (ExampleRun.prose): while the call's block is open ("block"), or anywhere after a value a closer cut (P01, "value"). */
+export type ProseMode = false | "block" | "value";
+
 /** A parameter opener, DSML or prefix-less, with a value to come (a self-closing one is read by the walk as a paramRoot's value too). */
 export const isStrayParameter = (tag: Tag): boolean => tag.role === "parameter" && !tag.closing && (tag.family === "dsml" || tag.family === "naked");
 
@@ -145,8 +166,8 @@ const isStrayValueCloser = (tag: Tag): boolean => closesParameter(tag, "dsml");
  * read over the rest of the span as the stream reads it: by a stray value closer ("closer"), by a
  * parameter opener in the call's open block ("parameter", golden P47.4), or not (null).
  */
-export function runRefuses(span: string, tags: readonly Tag[], next: number, blockOpen: boolean): "closer" | "parameter" | null {
-  const run = new ExampleRun(blockOpen);
+export function runRefuses(span: string, tags: readonly Tag[], next: number, blockOpen: boolean, prose: ProseMode = false): "closer" | "parameter" | null {
+  const run = new ExampleRun(blockOpen, prose);
   const why = (v: "refuse" | "fail") => (v === "fail" ? null : run.inStrayParameter ? "parameter" : "closer");
   let pos = tags[next - 1]!.end;
   for (let k = next; k <= tags.length; k++) {

@@ -77,14 +77,19 @@ const rmx = { tool: "bash", input: { command: "rm -rf x" }, shape: "D02" as cons
 /**
  * A parameter closer that closes nothing right after a complete call says the run before it stood
  * in a value: no call of that run runs (the example never runs while the write's closers follow
- * it). Without such a closer, the calls run as before (P01 and the restart rule stand).
+ * it). Without such a closer, the calls run as before (P01 and the restart rule stand). A46.3 keeps
+ * its write: its value closed cleanly and so did its block, so the prose after it is no run (only a
+ * value a lone closer line cut, or a block still open, holds prose: review 52, finding 4).
  */
 function examplesBeforeTheWritesClosers(): Fixture[] {
   return [
     bad("A46.1", "dsml-write-mis-closed-then-an-example-then-the-writes-closers", `${head}# Doc</parameter>\n</{D}invoke>\n</{D}tool_calls>\n${EXAMPLE}\n${tail}`, "broken-markup", ["I04", "D08", "D08"]),
     bad("A46.2", "dsml-write-complete-then-an-example-then-the-writes-closers-again", `${head}# Doc${tail}\n${EXAMPLE}\n${tail}`, "broken-markup", ["I04", "D08", "D08"]),
     bad("A46.3", "dsml-write-complete-then-prose-and-an-example-then-stray-closers", `${head}# Doc${tail}\nSee:\n${EXAMPLE}\n${tail}`, "broken-markup", ["I04"], "", [writeDoc("# Doc", "D02")]),
-    bad("A46.4", "dsml-lone-invoke-closer-then-prose-then-an-example-then-the-writes-closers", `${head}# Doc\n</{D}invoke>\nMore prose.\n${EXAMPLE}\n${tail}`, "broken-markup", ["I04"], "", [writeDoc("# Doc", "P01")]),
+    // Review 52, finding 4: the write's value was cut at a lone closer line (P01) and prose follows it:
+    // that prose is read on as the run after the call, so the write's own `</{D}parameter>` after the
+    // example refuses the write too (it used to run with "# Doc", the page cut short). Text kept.
+    bad("A46.4", "dsml-lone-invoke-closer-then-prose-then-an-example-then-the-writes-closers", `${head}# Doc\n</{D}invoke>\nMore prose.\n${EXAMPLE}\n${tail}`, "broken-markup", ["I04", "D08", "D08"]),
     ok("A46.5", "dsml-lone-invoke-closer-then-two-examples-then-the-writes-closers", `${head}# Doc\n</{D}invoke>\n${EXAMPLE}\n${INVOKE}\n${tail}`, [writeDoc(`# Doc\n</{D}invoke>\n${EXAMPLE}\n${INVOKE}\n`, "D02")]),
     bad("A46.6", "dsml-example-then-a-writes-closers-with-no-write", `Docs:\n${EXAMPLE}\n${tail}`, "broken-markup", ["I04", "D08", "D08"]),
     ok("A46.n1", "dsml-write-complete-then-a-real-call", `${head}# Doc${tail}\n${EXAMPLE}`, [writeDoc("# Doc", "D02"), rmx], "\n"),

@@ -46,11 +46,17 @@ function neverCut(page: string) {
 // Suspected: src/parse/closer-in-value.ts / src/parse/closer-ends-call.ts (the lone closer line's
 // lookahead reads only examples), src/parse/stray-value-closer.ts (the stray parameter closer
 // after a complete call is read over white space, a block closer and examples, not prose).
+// Fixed: prose may stand in the run after a call (stray-value-closer.ts ExampleRun, prose mode)
+// where a value may have gone on: after a call a lone invoke or block closer line ended inside an
+// open value (P01), and after a call whose block is still open. The prose is held; a parameter
+// closer (or after prose an invoke closer) closing nothing then refuses the call (I04, text kept);
+// the block's closer, the next invoke, other markup, the reply's end or bufferLimit let it run, only
+// later. Golden A46.4 changed with it (the write is refused now).
 describe("finding 4: a lone closer line then prose in a DSML write's page", () => {
-  test.failing("a lone invoke closer line, then prose: never a cut write", () => neverCut("# DSML\nAn invoke ends with\n</{D}invoke>\nand that is the whole call.\n"));
-  test.failing("lone parameter and invoke closer lines, then prose: never a cut write", () => neverCut("# DSML\nA value ends with\n</{D}parameter>\n</{D}invoke>\nand that is the whole call.\n"));
-  test.failing("the same in the doubled-bar spelling (M01): never a cut write", () => neverCut("# DSML\nAn invoke ends with\n</{BAR}{D}{BAR}invoke>\nand that is the whole call.\n"));
-  test.failing("a lone block closer line, then prose: never a cut write", () => neverCut("# DSML\nA block ends with\n</{D}tool_calls>\nand that is the whole call.\n"));
+  test("a lone invoke closer line, then prose: never a cut write", () => neverCut("# DSML\nAn invoke ends with\n</{D}invoke>\nand that is the whole call.\n"));
+  test("lone parameter and invoke closer lines, then prose: never a cut write", () => neverCut("# DSML\nA value ends with\n</{D}parameter>\n</{D}invoke>\nand that is the whole call.\n"));
+  test("the same in the doubled-bar spelling (M01): never a cut write", () => neverCut("# DSML\nAn invoke ends with\n</{BAR}{D}{BAR}invoke>\nand that is the whole call.\n"));
+  test("a lone block closer line, then prose: never a cut write", () => neverCut("# DSML\nA block ends with\n</{D}tool_calls>\nand that is the whole call.\n"));
 });
 
 describe("finding 4, hard negatives (pass today)", () => {
@@ -63,6 +69,22 @@ describe("finding 4, hard negatives (pass today)", () => {
   test("a lone invoke closer line, then an example, then the write's closers: the page is written whole (A45.5)", () => neverCut(`# Doc\nCalls end with\n</{D}invoke>\n${EXAMPLE}\n`));
   test("P01 proper: the model forgot the parameter closer, prose after the block: the call runs", () => {
     const o = outcome(live(`${head}# Doc\n</{D}invoke>\n</{D}tool_calls>\nDone.`));
+    expect(o.calls).toEqual([{ tool: "write", input: { filePath: "docs/dsml.md", content: "# Doc" } }]);
+  });
+  test("P01 leak, prose after the lone invoke closer and no block closer: the call still runs at the reply's end", () => {
+    const o = outcome(live(`${head}# Doc\n</{D}invoke>\nNow I will check the result.`));
+    expect(o.calls).toEqual([{ tool: "write", input: { filePath: "docs/dsml.md", content: "# Doc" } }]);
+  });
+  test("a clean call, prose in its open block, then the next invoke: both run, the prose kept between them", () => {
+    const o = outcome(live(`${head}# Doc</{D}parameter>\n</{D}invoke>\nAnd now:\n<{D}invoke name="read">\n<{D}parameter name="filePath" string="true">/a</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`));
+    expect(o.calls).toEqual([
+      { tool: "write", input: { filePath: "docs/dsml.md", content: "# Doc" } },
+      { tool: "read", input: { filePath: "/a" } },
+    ]);
+    expect(o.text).toContain("And now:");
+  });
+  test("a clean call, prose, then the block's closer: the call runs", () => {
+    const o = outcome(live(`${head}# Doc</{D}parameter>\n</{D}invoke>\nDone.\n</{D}tool_calls>`));
     expect(o.calls).toEqual([{ tool: "write", input: { filePath: "docs/dsml.md", content: "# Doc" } }]);
   });
   test("a parameter closer mentioned in prose after a complete call changes nothing (A46.n2)", () => {

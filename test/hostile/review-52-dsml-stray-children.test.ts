@@ -44,11 +44,15 @@ function refused(notation: string) {
 // Suspected: src/parse/dialects/invoke-markup.ts (DSML_OPENER: role "other" after a recovered call
 // is "noise"), src/parse/stray-line.ts / src/engine/span-stray.ts (the review-47 watch reads only
 // parameter-role tags).
+// Fixed: a DSML tag named after a parameter a declared tool declares (and no declared tool), read
+// in a block still open outside every invoke, is a parameter outside every invoke: text mode's
+// watch refuses the block (text-mode.ts namesParameter), and the walk marks its block malformed
+// when the same tag stands in a block span (an I11 call's, dsml/walk.ts onToolNamed).
 describe("finding 2: a parameter in the tool-named spelling after the call, its block still open", () => {
-  test.failing("after an I11 call: the block is refused", () => refused(block(RM_I11, WORKDIR_I11)));
-  test.failing("after a V4 invoke: the block is refused", () => refused(block(RM, WORKDIR_I11)));
-  test.failing("closed by the canonical parameter closer: the block is refused", () => refused(block(RM_I11, "<{D}workdir>/tmp/x</{D}parameter>")));
-  test.failing("a later call in the same block does not make it run either", () => {
+  test("after an I11 call: the block is refused", () => refused(block(RM_I11, WORKDIR_I11)));
+  test("after a V4 invoke: the block is refused", () => refused(block(RM, WORKDIR_I11)));
+  test("closed by the canonical parameter closer: the block is refused", () => refused(block(RM_I11, "<{D}workdir>/tmp/x</{D}parameter>")));
+  test("a later call in the same block does not make it run either", () => {
     const o = outcome(live(block(RM_I11, WORKDIR_I11, inv("read", P("filePath", "/a")))));
     expect(o.calls.map((c) => c.tool)).not.toContain("bash");
   });
@@ -83,9 +87,32 @@ describe("finding 2, hard negatives (pass today)", () => {
 // Suspected: src/parse/dialects/invoke-markup.ts (DSML_OPENER: an opener that is no structure
 // after a recovered call is "noise", which PATTERNS' strip list, closers and end-of-sentence tokens
 // after a call, does not name).
+// Fixed: after a recovered call in a block still open, a DSML tag that may open a tool element
+// opens one whatever the tool (DSML_OPENER); the walk reads the undeclared name at the span's start
+// as the call it is, refused undeclared-tool (B06) with its markup kept.
+describe("finding 2, hard negatives of the fix", () => {
+  test("a DSML tag named after no declared parameter after the call keeps the block's calls running", () => {
+    const o = outcome(live(block(RM, "<{D}thinking>\nnothing else\n</{D}thinking>", inv("read", P("filePath", "/a")))));
+    expect(o.calls).toEqual([
+      { tool: "bash", input: { command: "rm -rf ./*" } },
+      { tool: "read", input: { filePath: "/a" } },
+    ]);
+  });
+  test("the tool-named parameter after the block's closer is a stray of its own: the call runs", () => {
+    expect(outcome(live(`${block(RM_I11)}\n${WORKDIR_I11}`)).calls).toEqual([{ tool: "bash", input: { command: "rm -rf ./*" } }]);
+  });
+  test("a child of the I11 call named like a parameter of another tool stays its own (schema decides)", () => {
+    const o = outcome(live(block(`<{D}read>\n<{D}filePath>/a</{D}filePath>\n</{D}read>`, inv("glob", P("pattern", "*.ts")))));
+    expect(o.calls).toEqual([
+      { tool: "read", input: { filePath: "/a" } },
+      { tool: "glob", input: { pattern: "*.ts" } },
+    ]);
+  });
+});
+
 describe("finding 3: an undeclared tool-named call between two declared invokes", () => {
   const between = block(inv("bash", P("command", "ls")), "<{D}AgenticSearch>\n<{D}query>x</{D}query>\n</{D}AgenticSearch>", inv("read", P("filePath", "/a")));
-  test.failing("its markup stays visible and it is reported", () => {
+  test("its markup stays visible and it is reported", () => {
     const o = outcome(live(between));
     expect(o.text).toContain(live("<{D}AgenticSearch>"));
     expect(o.broken.length).toBeGreaterThan(0);

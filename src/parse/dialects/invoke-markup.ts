@@ -179,8 +179,10 @@ export const ELEMENT: SpanKind = {
 export const TOOL_ELEMENT: SpanKind = {
   watchesContent: false,
   content: (_r, c, at, first) => (first && c !== LT ? abandon(at) : null),
-  tag(r, tag, base, _first, closesBlock) {
+  tag(r, tag, base, first, closesBlock) {
     const end = base + tag.end;
+    // An undeclared tool's element (opened only after a call in a block still open, DSML_OPENER) is a call only with a child first (`<{D}query>`): not `<{D}thinking>` before an example.
+    if (first && !opensToolElement(tag) && !namesTool(r, r.opener.name)) return abandon(base + tag.start);
     // The tool's closer is the element's only where the value rule says so: a child named like the
     // tool (`<{D}note>` in `note`) is closed by it first (dsmlValueStep "close"), as the walk reads it.
     if (tag.closing && (tag.role === "invoke" || (tag.family === "dsml" && tag.name === r.opener.name && r.dsmlStep() === "end-call"))) {
@@ -209,6 +211,8 @@ export const DSML_OPENER: OpenerRule = (tag, s, view) => {
   if (opensToolElement(tag) && view.declared(writtenName(s, tag))) {
     return view.openBlock !== null && view.openBlock !== true ? { open: "tool-element", enclosing: view.openBlock } : { open: "tool-element" };
   }
+  // Review 52, finding 3: after a recovered call in a block still open, an undeclared tool's element is its call (reported undeclared-tool, kept), not the call's noise.
+  if (view.tail && opensToolElement(tag) && view.openBlock !== null && view.openBlock !== true) return { open: "tool-element", enclosing: view.openBlock };
   if (tag.closing || tag.role === "other" || tag.role === "function" || tag.role === "name") return view.tail ? "noise" : "stray";
   if (tag.role === "invoke" && tag.attrs.name === undefined) return "stray";
   if (tag.role === "invoke" && view.openBlock !== null && view.openBlock !== true) return { open: "invoke", enclosing: view.openBlock };

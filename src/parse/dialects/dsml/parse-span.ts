@@ -17,7 +17,7 @@ export function parseDsmlSpan(span: string, ctx: SpanContext, enclosing: Tag | n
   walk.complete = complete;
   const invokes = walk.run();
   const units = invokes.map((inv) => ({ start: inv.start, end: inv.end, outcome: invokeOutcome(inv, walk, span, ctx) }));
-  refuseStrayParameterBlocks(invokes, units, enclosing !== null && malformedBlocks.has(enclosing));
+  refuseStrayParameterBlocks(invokes, units, enclosing !== null && malformedBlocks.has(enclosing), walk.strayNamedBlocks);
   const fallback: UnitOutcome = walk.sawDsml
     ? { kind: "broken", shape: walk.blockTags.length > 0 ? "S02" : "D08", reason: walk.truncatedBlock ? "truncated-call" : "broken-markup", detail: "tool-call markup without a usable invoke" }
     : { kind: "foreign" };
@@ -47,9 +47,10 @@ export function parseDsmlSpan(span: string, ctx: SpanContext, enclosing: Tag | n
  * is refused as broken markup, its text kept (a call right before such a parameter is in its span:
  * parse/stray-value-closer.ts ExampleRun reads on to it). Golden P47.4, P47.5.
  */
-function refuseStrayParameterBlocks(invokes: InvokeDraft[], units: { outcome: UnitOutcome }[], enclosingMalformed: boolean): void {
-  // An enclosing block is the walk's first (DsmlWalk.blockCount).
-  const malformed = new Set<number>(enclosingMalformed ? [1] : []);
+function refuseStrayParameterBlocks(invokes: InvokeDraft[], units: { outcome: UnitOutcome }[], enclosingMalformed: boolean, strayNamed: ReadonlySet<number>): void {
+  // An enclosing block is the walk's first (DsmlWalk.blockCount); a parameter in I11's spelling outside every invoke counts too (review 52).
+  const malformed = new Set<number>(strayNamed);
+  if (enclosingMalformed) malformed.add(1);
   invokes.forEach((inv, i) => {
     if (inv.paramRoot && inv.block >= 0 && units[i]!.outcome.kind === "broken") malformed.add(inv.block);
   });

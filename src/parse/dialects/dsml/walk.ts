@@ -3,6 +3,7 @@ import type { SpanContext } from "../../call.ts";
 import { closerRule, toolNamedValueRule } from "../../closer-in-value.ts";
 import { closerEndsCall } from "../../closer-ends-call.ts";
 import { tagsOf } from "../../segments.ts";
+import { declaresParameterNamed } from "../../declared-names.ts";
 import { mayNameTool, opensToolElement, writtenName } from "../../tool-element-name.ts";
 import { typeHint, unreadAttribute } from "./attributes.ts";
 import type { BlockFacts, CloseFlaw, InvokeDraft, ParamDraft } from "./drafts.ts";
@@ -39,6 +40,10 @@ export class DsmlWalk implements BlockFacts {
    * one's opener (the stream ends a span there, SpanReader.restart), not cut off.
    */
   complete = false;
+  /** Blocks (DsmlWalk.blockCount) that showed a DSML tag named after a declared parameter outside every invoke (onToolNamed): malformed, as after a stray parameter. */
+  readonly strayNamedBlocks = new Set<number>();
+  /** An undeclared tool's element opened outside every invoke (its lowered name) until its closer: its children are no strays. */
+  private undeclaredElement: string | null = null;
   private blockOpen = false;
   /** Counts the blocks opened in this span (an enclosing one is the first): the block an invoke stands in (InvokeDraft.block). */
   private blockCount = 0;
@@ -135,14 +140,18 @@ export class DsmlWalk implements BlockFacts {
           if (!cur) return;
           // Golden A46.1-A46.3: a call complete with no value open, then a run of examples and a stray value closer: it stood in a value (stray-value-closer.ts, the stream's CallRun).
           const weighed = this.dsmlSpan && this.stack.length === 0 && !cur.element && !cur.toolNamed && !cur.paramRoot;
+          // Review 52, finding 4: the closer ended an open value (P01): prose may stand before the stray closer too (the stream's SpanCallbacks.runAfterCutValue).
+          const cut = this.cutValue(cur);
           this.closeInvoke(tag.start, tag.end, "closer");
           // A parameter opener next in the open block ("parameter") is read as a parameter outside every invoke, which refuses the block's calls (parse-span.ts).
-          if (weighed && runRefuses(this.span, this.tags, this.at + 1, this.blockOpen) === "closer") cur.unread ??= STRAY_VALUE_CLOSER;
+          if ((weighed || cut) && runRefuses(this.span, this.tags, this.at + 1, this.blockOpen, cut ? "value" : this.blockOpen ? "block" : false) === "closer") cur.unread ??= STRAY_VALUE_CLOSER;
           return;
         }
         this.blockTags.push(tag);
+        const cut = cur !== null && this.cutValue(cur);
         if (cur) this.closeInvoke(tag.start, tag.start, "closer");
         this.blockOpen = false;
+        if (cut && runRefuses(this.span, this.tags, this.at + 1, false, "value") === "closer") cur!.unread ??= STRAY_VALUE_CLOSER;
         return;
       case "text":
         return this.onStructure(tag, cur);
@@ -178,6 +187,12 @@ export class DsmlWalk implements BlockFacts {
       default:
         return;
     }
+  }
+
+  /** A closer about to end `cur` while a value of it is open (P01), in a DSML invoke that is no element, I11 call or orphan parameter. */
+  private cutValue(cur: InvokeDraft): boolean {
+    const top = this.stack[this.stack.length - 1];
+    return this.dsmlSpan && top !== undefined && top.children === null && !cur.element && !cur.toolNamed && !cur.paramRoot;
   }
 
   /**
@@ -223,10 +238,20 @@ export class DsmlWalk implements BlockFacts {
    */
   private onToolNamed(tag: Tag): boolean {
     const cur = this.cur;
+    if (tag.closing && tag.name === this.undeclaredElement) this.undeclaredElement = null;
     if (!cur) {
       if (!opensToolElement(tag)) return false;
       const name = writtenName(this.span, tag);
-      if (!this.ctx.tools.has(name)) return false;
+      // An undeclared name opens one only as the span's first tag in a block still open after a call
+      // (the stream opened it there, invoke-markup.ts DSML_OPENER): reported undeclared-tool, as a V4 invoke of it.
+      if (!this.ctx.tools.has(name) && !(this.at === 0 && tag.start === 0 && this.blockOpen && this.blockCount === 1)) {
+        // Review 52, finding 2: named after a declared parameter, in the block outside every invoke: a parameter outside every invoke (parse-span.ts).
+        // Not a child of an undeclared tool's element (`<{D}query>` in `<{D}AgenticSearch>`): that element is a call of its own, which runs nowhere.
+        if (!this.blockOpen || this.undeclaredElement !== null) return false;
+        if (declaresParameterNamed(this.ctx.tools, tag.name)) this.strayNamedBlocks.add(this.blockCount);
+        else this.undeclaredElement = tag.name;
+        return false;
+      }
       this.openInvoke(tag, name, false);
       this.cur!.toolNamed = true;
       return true;
