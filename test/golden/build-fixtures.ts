@@ -16,6 +16,7 @@ import { review48 } from "./fixtures-review-48.ts";
 import { review49 } from "./fixtures-review-49.ts";
 import { review50 } from "./fixtures-review-50.ts";
 import { review51 } from "./fixtures-review-51.ts";
+import { review52 } from "./fixtures-review-52.ts";
 import type { Shape } from "../../src/grammar/shapes.ts";
 import { ok, bad, none, ls, readA } from "./fixture-kit.ts";
 
@@ -277,6 +278,7 @@ export const fixtures: Fixture[] = [
   ...review49(),
   ...review50(),
   ...review51(),
+  ...review52(),
 ];
 
 /**
