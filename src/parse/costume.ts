@@ -9,7 +9,7 @@ import { decodeEntities, dedentToCloserLine } from "./values.ts";
 import type { OpenerRule } from "./span-kind.ts";
 import { costumeAsToolElement, parameterNames } from "./tool-element.ts";
 import { aliasMappingOf, reservedNamesOf } from "./aliases.ts";
-import { parameterElementLine } from "./code-lines.ts";
+import { heredocLeftOpen, parameterElementLine } from "./code-lines.ts";
 import type { Shape } from "../grammar/shapes.ts";
 import { CR, LF, SP, TAB, lineEndAt, lineEndFrom } from "../grammar/chars.ts";
 
@@ -152,6 +152,9 @@ export function codeCall(length: number, language: CodeLanguage | null, rawCode:
   const params = parameterNames(bash);
   const element = parameterElementLine(code, language, (name) => params.has(name.toLowerCase()));
   if (element !== undefined) return brokenSpan(length, shape, "broken-markup", `the code has a line that is <${element}>, a parameter of bash: element markup, not code`);
+  // Review 52: shell code whose heredoc never ends (its delimiter line missing, or opened on the
+  // closer's line) would run with the heredoc cut short: a file written short, never run.
+  if (language === "shell" && heredocLeftOpen(code)) return brokenSpan(length, shape, "broken-markup", "the code opens a heredoc it never ends");
   const command = language === "shell" ? code : pythonHeredoc(code);
   const input: Record<string, unknown> = { command };
   const required = bash.parameters?.required;
