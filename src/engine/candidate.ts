@@ -60,8 +60,6 @@ export class Candidate extends SpanCallbacks {
   closedBlock = false;
   /** Where an indented (quoted) block gives way to the writer's prose; null when the opener was not indented. */
   private readonly quote: QuotedBlockEnd | null;
-  /** Text after a call complete inside its wrapper, held for the wrapper's closer (wrapper-hold.ts); null otherwise. */
-  private hold: WrapperHold | null = null;
 
   constructor(
     held: HeldText,
@@ -173,6 +171,8 @@ export class Candidate extends SpanCallbacks {
       if (this.hold !== null && this.quote?.endsAt(c, base + i)) return this.hold.ended;
       if (this.hold !== null && !isTriggerCode(c)) {
         i++;
+        // Read only for its tags: on to the next trigger (an indented quote's end is looked for above).
+        if (this.quote === null) while (i < s.length && !isTriggerCode(s.charCodeAt(i))) i++;
         continue;
       }
       // A closer whose `<` was lost starts at its `/` (issue 29 item 11): the bar after it decides.
@@ -196,8 +196,8 @@ export class Candidate extends SpanCallbacks {
       if (this.tentative.trailing && !isTriggerCode(c)) {
         // Whatever comes next (the next invoke, prose) is no longer this call; a closer is read first.
         if (isSpaceCode(c)) {
-          // A costume's closer that ends its line ends the span; nothing later can change that.
-          if ((c === LF || c === CR) && this.tentative.lineEnds(c, base + i)) return { kind: "complete", end: this.tentative.trailBack };
+          // A costume's closer that ends its line ends the span, unless held for a further closer of it (review 52).
+          if ((c === LF || c === CR) && this.tentative.lineEnds(c, base + i) && !this.holdAfterCloserLine(this.kind, this.body, base + i)) return { kind: "complete", end: this.tentative.trailBack };
           if (this.tentative.nextLineOfParagraph()) this.tentative.sentenceSpace();
           i++;
           continue;

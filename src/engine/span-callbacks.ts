@@ -2,7 +2,7 @@
 // the callbacks they make (parse/span-kind.ts SpanReader), apart from the candidate's own scan.
 import type { Tag } from "../grammar/tags.ts";
 import type { Shape } from "../grammar/shapes.ts";
-import type { Root, SpanReader, Step } from "../parse/span-kind.ts";
+import type { Root, SpanKind, SpanReader, Step } from "../parse/span-kind.ts";
 import type { CharState } from "../parse/char-form.ts";
 import { NamedState } from "../parse/named.ts";
 import type { CloserRule } from "../parse/closer-in-value.ts";
@@ -13,6 +13,7 @@ import type { HeldText } from "./held-text.ts";
 import { CallRun } from "./call-run.ts";
 import { TentativeCloser } from "./tentative-closer.ts";
 import { ValueTracker } from "./value-tracker.ts";
+import { WrapperHold } from "./wrapper-hold.ts";
 
 export abstract class SpanCallbacks implements SpanReader {
   /** The span ended inside a still-open block or section: the next invoke (or call) belongs to it. */
@@ -31,6 +32,8 @@ export abstract class SpanCallbacks implements SpanReader {
   protected readonly values: ValueTracker;
   /** A sentinel tag being read names a declared tool (an I11 example's opener, golden A45.3, E45.8). */
   protected readonly declared = (tag: Tag): boolean => this.tools.has(writtenName(this.tagText, tag));
+  /** Text after a call complete inside its wrapper, or after a costume's closer line, held (wrapper-hold.ts); null otherwise. */
+  protected hold: WrapperHold | null = null;
   /** The text the tag being read sits in, and its absolute offset (startsLine reads back in it first, HeldText.startsLine). */
   protected tagText = "";
   protected tagBase = 0;
@@ -67,6 +70,13 @@ export abstract class SpanCallbacks implements SpanReader {
     return new CallRun(this.endsInBlock && (this.root === "block" || this.enclosing !== null), back, "value");
   }
 
+  /** A costume's closer ended its line at `at`: true when the kind holds what follows (SpanKind.holdsAfterCloserLine), the span ending at the closer otherwise. */
+  protected holdAfterCloserLine(kind: SpanKind<unknown>, body: unknown, at: number): boolean {
+    if (!kind.holdsAfterCloserLine?.(this, body)) return false;
+    this.hold = new WrapperHold(at, this.tentative.trailBack);
+    return true;
+  }
+
   tentatively(rule: CloserRule, end?: number): null {
     this.tentative.hold(rule, this.before_endsInBlock, end);
     return null;
@@ -84,6 +94,10 @@ export abstract class SpanCallbacks implements SpanReader {
   startsLine(at: number): boolean {
     // Back through the text at hand (after a rewind it holds everything read again), then the held text.
     return this.held.startsLine(at, this.start, this.tagText, this.tagBase);
+  }
+
+  textBetween(from: number, to: number): string {
+    return this.held.slice(from, to);
   }
 
   nest(delta: number): number {

@@ -187,9 +187,11 @@ const isShellBreak = (c: number) => c === SP || c === TAB || c === SEMICOLON || 
 
 /**
  * A shell's view of the lines: quotes (`'`, `"`, `$'`), backslash escapes, comments, and heredocs
- * (`<<`, `<<-`, the delimiter quoted or not; several on one line run one after another).
+ * (`<<`, `<<-`, the delimiter quoted or not; several on one line run one after another). A `<<`
+ * inside arithmetic (`$((x << n))`, `(( x <<= 2 ))`) is a shift, no heredoc. Also read by
+ * costume-heredoc.ts (a costume's closer inside a heredoc's body is that body's text).
  */
-class ShellLines implements LineScanner {
+export class ShellLines implements LineScanner {
   construct = 0;
   /** The quote the next line continues: `'`, `"`, or `$` for `$'...'`; 0 outside one. */
   private quote = 0;
@@ -200,16 +202,42 @@ class ShellLines implements LineScanner {
   /** An HTML comment opener `<!--` was met outside quotes, heredoc bodies and comments (notCommandLine). */
   htmlComment = false;
 
+  /** `((` opened and not yet closed by `))`: arithmetic, where `<<` shifts. */
+  private arithmetic = 0;
+
+  /**
+   * `indentedDelimiter`: a delimiter line with spaces or tabs around the word ends the heredoc too
+   * (a costume in a list item, its lines indented by the container, golden C48.2, whose code is
+   * dedented only once it is whole). Errs towards a heredoc ended: what then runs is checked whole
+   * by heredocLeftOpen, exactly.
+   */
+  constructor(private readonly indentedDelimiter = false) {}
+
   sheltered(): boolean {
     return this.quote !== 0 || this.reading;
   }
 
+  /** The next line starts inside a heredoc's body (opened on an earlier line, its delimiter line not yet read). */
+  inHeredoc(): boolean {
+    return this.reading;
+  }
+
+  /** In a heredoc's body, the text from `from` to `to` is its delimiter line (`EOF`, after tabs for `<<-`). */
+  endsHeredoc(text: string, from: number, to: number): boolean {
+    if (!this.reading) return false;
+    const doc = this.heredocs[0]!;
+    let at = from;
+    let end = to;
+    if (this.indentedDelimiter) {
+      while (at < end && (text.charCodeAt(at) === SP || text.charCodeAt(at) === TAB)) at++;
+      while (end > at && (text.charCodeAt(end - 1) === SP || text.charCodeAt(end - 1) === TAB)) end--;
+    } else if (doc.stripTabs) while (at < to && text.charCodeAt(at) === TAB) at++;
+    return end - at === doc.delimiter.length && matchesAt(text, doc.delimiter, at);
+  }
+
   line(text: string, from: number, to: number): void {
     if (this.reading) {
-      const doc = this.heredocs[0]!;
-      let at = from;
-      if (doc.stripTabs) while (at < to && text.charCodeAt(at) === TAB) at++;
-      if (to - at === doc.delimiter.length && matchesAt(text, doc.delimiter, at)) {
+      if (this.endsHeredoc(text, from, to)) {
         this.heredocs.shift();
         this.reading = this.heredocs.length > 0;
         if (this.reading) this.construct++;
@@ -245,8 +273,15 @@ class ShellLines implements LineScanner {
       else if (c === LT && matchesAt(text, "<!--", at)) {
         this.htmlComment = true;
         at += 4;
+      } else if (c === LPAREN && text.charCodeAt(at + 1) === LPAREN) {
+        this.arithmetic++;
+        at += 2;
+      } else if (c === RPAREN && text.charCodeAt(at + 1) === RPAREN && this.arithmetic > 0) {
+        this.arithmetic--;
+        at += 2;
       } else if (c === LT && text.charCodeAt(at + 1) === LT) {
-        if (text.charCodeAt(at + 2) === LT) at += 3;
+        if (this.arithmetic > 0) at += 2;
+        else if (text.charCodeAt(at + 2) === LT) at += 3;
         else at = this.heredoc(text, at + 2, to);
       } else at++;
     }
@@ -286,6 +321,24 @@ class ShellLines implements LineScanner {
     if (delimiter !== "") this.heredocs.push({ delimiter, stripTabs });
     return Math.min(at, to);
   }
+}
+
+/**
+ * Shell code that leaves a heredoc open: its delimiter line never comes, or it opens on the last
+ * line. Bash then reads the heredoc to the end of the command and runs it with a warning: a file
+ * written short or padded with what was meant to follow. A hand-written forward scan, linear.
+ */
+export function heredocLeftOpen(code: string): boolean {
+  // Most code opens none: one native search instead of the scan.
+  if (!code.includes("<<")) return false;
+  const scanner = new ShellLines();
+  let lineStart = 0;
+  while (lineStart <= code.length) {
+    const end = lineEndFrom(code, lineStart);
+    scanner.line(code, lineStart, end);
+    lineStart = end + Math.max(1, lineEndAt(code, end));
+  }
+  return scanner.inHeredoc();
 }
 
 /** Python's view of the lines: strings (`'`, `"`, and the triple-quoted ones that span lines), escapes, comments. */

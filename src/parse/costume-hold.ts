@@ -5,6 +5,7 @@ import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
 import { ignoreContent, type SpanKind } from "./span-kind.ts";
 import { closerRule } from "./closer-in-value.ts";
 import { ownCloser, parseCostumeSpan } from "./costume.ts";
+import { CostumeHeredocs, heredocOpenAtEnd } from "./costume-heredoc.ts";
 
 /** A costume's closer is its code's end only at the end of its line (closer-in-value.ts). */
 const COSTUME_CODE = closerRule(null);
@@ -78,11 +79,11 @@ export const PARAGRAPH_COSTUME = costumeKind(false, PARAGRAPH_COSTUME_CODE);
  */
 export const INLINE_COSTUME = costumeKind(true);
 
-function costumeKind(inline: boolean, closerCode = COSTUME_CODE): SpanKind<{ firstCloserEnd: number; held: boolean; depth: number }> {
+function costumeKind(inline: boolean, closerCode = COSTUME_CODE): SpanKind<{ firstCloserEnd: number; held: boolean; depth: number; heredocs: CostumeHeredocs }> {
   return {
     watchesContent: false,
     content: ignoreContent,
-    body: () => ({ firstCloserEnd: -1, held: false, depth: 0 }),
+    body: (r) => ({ firstCloserEnd: -1, held: false, depth: 0, heredocs: new CostumeHeredocs(r.opener, r.start + r.opener.end) }),
     tag: (r, tag, base, _first, _closesBlock, body) => {
       if (ownCloser(tag, r.opener)) {
         // The closer of the same costume opened again after the hold began: code, never the end.
@@ -91,6 +92,10 @@ function costumeKind(inline: boolean, closerCode = COSTUME_CODE): SpanKind<{ fir
           return null;
         }
         if (body.firstCloserEnd < 0) body.firstCloserEnd = base + tag.end;
+        // On a line of an open heredoc's body it is that body's text: read as code, as a closer
+        // with text after it is, so the hold past it applies alike (costume-heredoc.ts). A costume
+        // that holds is refused at such a closer all the same (heldPast): nothing of it runs.
+        if (!body.held && body.heredocs.shelters(base + tag.start, (from, to) => r.textBetween(from, to))) return null;
         return r.tentatively(closerCode, base + tag.end);
       }
       if (body.firstCloserEnd >= 0 && opensCall(tag)) {
@@ -99,7 +104,25 @@ function costumeKind(inline: boolean, closerCode = COSTUME_CODE): SpanKind<{ fir
       }
       return null;
     },
+    // Review 52: after a closer that ended its line, a further closer of the same costume before
+    // the next call or block opener (`<shell>\na\n</shell>\nb\n</shell>`): which of them is the
+    // costume's is unknowable (the first one may be the code's text, `b` its next line), so neither
+    // runs: refused whole to that closer (a nudge), and what follows is read again. The next call
+    // opener, the reply's end or the buffer limit end the hold: the costume ended at its closer.
+    holdsAfterCloserLine: (_r, body) => closerCode === COSTUME_CODE && !inline && !body.held,
+    tagWhileHeld: (r, tag, heldAt) => {
+      if (ownCloser(tag, r.opener)) {
+        r.refuseWhole(costumeShape(r.opener), FURTHER_CLOSER, heldAt);
+        return "refused";
+      }
+      return opensCall(tag) ? "ends" : null;
+    },
     parse: ({ span, opener, truncated, ctx }) => {
+      // Cut off with a heredoc still open that held an own closer ending its line: no command of
+      // it runs, and where its code ends is unknown, so no later call of the reply runs either
+      // (costume-heredoc.ts). A span ended at its closer with a heredoc open there (opened on the
+      // closer's line) is refused by the code's own check (costume.ts codeCall).
+      if (truncated && heredocOpen(span, opener)) return unbounded(brokenSpan(span.length, costumeShape(opener), "broken-markup", HEREDOC_OPEN));
       const held = heldPast(span, opener);
       if (held === null) {
         const end = truncated ? firstCloserEnd(span, opener) : span.length;
@@ -122,6 +145,18 @@ function costumeKind(inline: boolean, closerCode = COSTUME_CODE): SpanKind<{ fir
       return textSpan(held.firstCloserEnd);
     },
   };
+}
+
+const FURTHER_CLOSER = "a code costume's closer ended its line, and a further closer of it followed: which one ends it is unknowable";
+const HEREDOC_OPEN = "a code costume cut off in a heredoc that holds its closer: where its code ends is unknowable";
+
+/**
+ * A span cut off with a heredoc open (CostumeHeredocs.openAt) that holds an own closer ending its
+ * line. Linear: one pass over the tags, one over the code's lines.
+ */
+function heredocOpen(span: string, opener: Tag): boolean {
+  const closers = tagsOf(span, opener.end).filter((tag) => ownCloser(tag, opener));
+  return closers.length > 0 && heredocOpenAtEnd(span, opener, closers, span.length);
 }
 
 const costumeShape = (opener: Tag) => (opener.name === "code_interpreter" ? "C07" : "C04");

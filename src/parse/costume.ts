@@ -9,7 +9,7 @@ import { decodeHtmlReferences, dedentToCloserLine } from "./values.ts";
 import type { OpenerRule } from "./span-kind.ts";
 import { costumeAsToolElement, parameterNames } from "./tool-element.ts";
 import { aliasMappingOf, reservedNamesOf } from "./aliases.ts";
-import { parameterElementLine, notCommandLine } from "./code-lines.ts";
+import { heredocLeftOpen, notCommandLine, parameterElementLine } from "./code-lines.ts";
 import type { Shape } from "../grammar/shapes.ts";
 import { CR, LF, SP, TAB, lineEndAt, lineEndFrom } from "../grammar/chars.ts";
 
@@ -191,6 +191,9 @@ export function codeCall(length: number, language: CodeLanguage | null, rawCode:
   // comment around a line the model did not want run: not one command the model typed (code-lines.ts).
   const notCommand = notCommandLine(code, language);
   if (notCommand !== undefined) return brokenSpan(length, shape, "broken-markup", NOT_COMMAND[notCommand]);
+  // Review 52: shell code whose heredoc never ends (its delimiter line missing, or opened on the
+  // closer's line) would run with the heredoc cut short: a file written short, never run.
+  if (language === "shell" && heredocLeftOpen(code)) return brokenSpan(length, shape, "broken-markup", "the code opens a heredoc it never ends");
   const command = language === "shell" ? code : pythonHeredoc(code);
   const input: Record<string, unknown> = { command };
   const required = bash.parameters?.required;

@@ -66,6 +66,11 @@ export interface SpanReader {
   readonly opensLine: boolean;
   /** Only spaces or tabs stand before absolute offset `at` (inside the span) on its line. */
   startsLine(at: number): boolean;
+  /**
+   * The span's text between absolute offsets `from` and `to` (read so far): a kind whose rule reads
+   * the body's own lines (a costume's heredocs, costume-heredoc.ts) asks for each piece once.
+   */
+  textBetween(from: number, to: number): string;
   /** A unit closed inside a still-open block: the span takes the layout after it and ends at what comes next. */
   trail(): null;
   /**
@@ -153,6 +158,12 @@ export interface SpanKind<Body = undefined> {
    * held, the span read on, until tagWhileHeld, the reply's end or the buffer limit decides.
    */
   holdsAfterCall?(r: SpanReader, body: Body): boolean;
+  /**
+   * A code costume's closer ended its line, where its span would end (costume-hold.ts): true when
+   * what follows is held, the call not yet run, until tagWhileHeld, the reply's end or the buffer
+   * limit decides, as after a call inside a wrapper (holdsAfterCall).
+   */
+  holdsAfterCloserLine?(r: SpanReader, body: Body): boolean;
   /**
    * A tag read while that text is held (`heldAt`, absolute: where it began). "refused": the
    * wrapper's closer came, so it held more than its call, and the body refused itself whole (the

@@ -9,6 +9,8 @@ import { describe, expect, test } from "bun:test";
 import { outcome, type Outcome } from "../support/outcome.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { completion, openAiTools, throughFetch, type Json } from "../security/support.ts";
+import { everyChar, runEngine } from "../support/run-engine.ts";
+import { countWork } from "../support/work.ts";
 
 const commands = (o: Outcome) => o.calls.filter((c) => c.tool === "bash").map((c) => String(c.input.command));
 /** A command with a quoted heredoc whose delimiter line never comes: bash writes what it got and warns. */
@@ -32,6 +34,12 @@ describe("a costume's closer alone on its line inside a heredoc cuts the heredoc
   // openers after the first closer), src/parse/closer-in-value.ts.
   // Expected: the costume refused (broken-markup, as A40.19-A40.21), or the whole heredoc as one
   // command; never a command whose heredoc was cut at the costume's closer.
+  // Fixed: a shell costume's code is read for heredocs (src/parse/costume-heredoc.ts): its own
+  // closer on a line of an open heredoc's body is that body's text, read as a closer read as code
+  // is, so the costume runs whole to its real closer (the heredoc ended); a costume cut off with
+  // such a closer in a heredoc still open, or closed on the line that opens one, is refused
+  // (broken-markup), and shell code whose heredoc never ends never runs (costume.ts codeCall).
+  // `<pre><code>` with the closer pair inside: one HTML block holding two code closers, text (C08).
   const cases: [string, string][] = [
     ["<shell>: a lone `</shell>` line in the heredoc", "<shell>\ncat > a.md <<'EOF'\nend with\n</shell>\nEOF\n</shell>"],
     ["<shell>: a heredoc writing a document that shows a <shell> costume", "Writing the doc:\n<shell>\ncat > docs/usage.md <<'EOF'\nWrap commands like this:\n<shell>\nls\n</shell>\nEOF\n</shell>\nDone."],
@@ -39,12 +47,12 @@ describe("a costume's closer alone on its line inside a heredoc cuts the heredoc
     ["<pre><code>: a lone `</code></pre>` line", `<pre><code class="language-bash">cat > a.html <<'EOF'\n</code></pre>\nEOF\n</code></pre>`],
   ];
   for (const [title, input] of cases) {
-    test.failing(`${title}: no command with its heredoc cut`, () => {
+    test(`${title}: no command with its heredoc cut`, () => {
       expect(cutHeredoc(outcome(input))).toBe(false);
     });
   }
 
-  test.failing("nothing the model wrote after the cut is stripped unseen (`EOF` and the real closer)", () => {
+  test("nothing the model wrote after the cut is stripped unseen (`EOF` and the real closer)", () => {
     const o = outcome("<shell>\ncat > a.md <<'EOF'\nend with\n</shell>\nEOF\n</shell>");
     // Either a refusal (the text kept whole) or a call whose command holds `EOF`.
     expect(o.text.includes("EOF") || commands(o).some((c) => c.includes("\nEOF"))).toBe(true);
@@ -64,6 +72,79 @@ describe("a costume's closer alone on its line inside a heredoc cuts the heredoc
   });
   test("control: two costumes one after the other both run", () => {
     expect(commands(outcome("<shell>\nls\n</shell>\n<shell>\npwd\n</shell>"))).toEqual(["ls", "pwd"]);
+  });
+
+  // The rule as fixed, beyond the reviewer's cases.
+  test("fixed: the heredoc ends, the costume's closer ends the code: one whole command, then `Done.` stripped (S03)", () => {
+    const code = "cat > a.md <<'EOF'\nend with\n</shell>\nEOF";
+    expect(outcome(`<shell>\n${code}\n</shell>\nDone.`)).toEqual({ calls: [{ tool: "bash", input: { command: code } }], broken: [], text: "" });
+  });
+  test("fixed: every spelling of the heredoc (<<EOF, <<\"EOF\", <<-EOF with tabs, after a pipe) shelters the closer", () => {
+    for (const code of ["cat <<EOF\n</shell>\nEOF", 'cat <<"EOF" > x\n</shell>\nEOF', "cat <<-EOF\n\t</shell>\n\tEOF", "tr a b <<END | sort\n</shell>\nEND", "cat <<EOF\nx </shell>\nEOF"]) {
+      expect(commands(outcome(`<shell>\n${code}\n</shell>\n`))).toEqual([code]);
+    }
+  });
+  test("hard negative: the closer right after the delimiter on its line ends the code with the heredoc ended", () => {
+    expect(commands(outcome("<shell>cat > a.md <<'EOF'\nx\nEOF</shell>\n"))).toEqual(["cat > a.md <<'EOF'\nx\nEOF"]);
+  });
+  test("fixed: the reply ends with the heredoc still open after the closer: refused, every character kept", () => {
+    for (const input of ["<shell>\ncat > a.md <<'EOF'\nend with\n</shell>\n", "<shell>\ncat <<EOF\nhi\n</shell>\nDone.", "<bash>\ncat <<EOF\nhi\n</bash>\n<bash>\nrm -rf build\n</bash>\n"]) {
+      expect(outcome(input)).toEqual({ calls: [], broken: ["broken-markup"], text: input });
+    }
+  });
+  test("fixed: a closer on the line that opens the heredoc: the command's heredoc never ends, refused", () => {
+    const input = "<shell>\ncat > a.md <<EOF </shell>\nhi\nEOF\n";
+    expect(outcome(input)).toEqual({ calls: [], broken: ["broken-markup"], text: input });
+  });
+  test("fixed: shell code whose heredoc never ends runs nowhere, `<pre><code>` included", () => {
+    const input = `<pre><code class="language-bash">cat &lt;&lt;EOF\nhi\n</code></pre>\n`;
+    expect(outcome(input).calls).toEqual([]);
+  });
+
+  // Hard negatives: what opens no heredoc, and costumes it must not hold up.
+  test("hard negative: a here-string (<<<), a quoted `<<EOF`, a comment and arithmetic shifts open no heredoc", () => {
+    for (const code of ['cat <<< "$x"', 'echo "<<EOF"', "echo '<<EOF'", "ls # see <<EOF", "echo $((1<<2))", "echo $((x << n))", "(( y <<= 2 ))"]) {
+      expect(commands(outcome(`<shell>\n${code}\n</shell>\n`))).toEqual([code]);
+    }
+  });
+  test("hard negative: Python has no heredocs (`a << b` is a shift)", () => {
+    expect(outcome("<python>\nx = a << b\n</python>\n").calls).toEqual([{ tool: "bash", input: { command: "python3 - <<'PYEOF'\nx = a << b\nPYEOF" } }]);
+  });
+  test("hard negative: a costume after a heredoc costume, and one after a refused one's text, still runs", () => {
+    expect(commands(outcome("<shell>\ncat <<EOF\n</shell>\nEOF\n</shell>\n<shell>\npwd\n</shell>\n"))).toEqual(["cat <<EOF\n</shell>\nEOF", "pwd"]);
+    expect(commands(outcome("<shell>\ncat <<EOF\nx\nEOF\n</shell>\n\n<bash>\npwd\n</bash>\n"))).toEqual(["cat <<EOF\nx\nEOF", "pwd"]);
+  });
+});
+
+describe("a further closer of the same costume after one that ended its line", () => {
+  // Review 52 (brief fx52-costume-heredoc): `<shell>\na\n</shell>\nb\n</shell>` ran `a` and stripped
+  // `b` and the second closer unseen (S03). Which closer is the costume's is unknowable (the first
+  // may be the code's text, `b` its next line), as for a closer read as code (A40.21).
+  // Fixed: after a costume's closer that ended its line, what follows is held (costume-hold.ts
+  // holdsAfterCloserLine) until the next call or block opener, the reply's end or the buffer limit
+  // (the costume ended at its closer, as before), or a further closer of the same costume, which
+  // refuses it whole to there (broken-markup, every character kept); what follows is read again.
+  test("a further closer of the same costume refuses it, text kept", () => {
+    for (const input of ["<shell>\na\n</shell>\nb\n</shell>", "<shell>\nls\n</shell>\n</shell>\n", "<bash>\nrm -rf build\n</bash>\nthat was it </bash> ok\n"]) {
+      expect(outcome(input)).toEqual({ calls: [], broken: ["broken-markup"], text: input });
+    }
+  });
+  test("a call after the refused costume's further closer runs on its own", () => {
+    expect(commands(outcome("<shell>\na\n</shell>\nb\n</shell>\n<shell>\npwd\n</shell>\n"))).toEqual(["pwd"]);
+  });
+  test("hard negative: prose, another costume's closer, then the reply's end: the costume runs", () => {
+    expect(commands(outcome("<shell>\nls\n</shell>\nDone, see </bash> above.\n"))).toEqual(["ls"]);
+  });
+  test("hard negative: the next call opener ends the hold (a costume, a Hermes call, a DSML block)", () => {
+    expect(commands(outcome("<shell>\nls\n</shell>\nNow:\n<shell>\npwd\n</shell>\n"))).toEqual(["ls", "pwd"]);
+    const hermes = outcome('<shell>\nls\n</shell>\n<tool_call>\n{"name": "bash", "arguments": {"command": "pwd"}}\n</tool_call>\n</shell>\n');
+    expect(commands(hermes)).toEqual(["ls", "pwd"]);
+  });
+  test("hard negative: a long reply after the costume past the buffer limit: the costume still runs", () => {
+    const input = `<shell>\nls\n</shell>\n${"words ".repeat(200)}\n`;
+    const r = runEngine(input, [], fixtureTools, { bufferLimit: 300 });
+    expect(r.calls.map((c) => c.input.command)).toEqual(["ls"]);
+    expect(runEngine(input, everyChar(input.length), fixtureTools, { bufferLimit: 300 }).calls.map((c) => c.input.command)).toEqual(["ls"]);
   });
 });
 
@@ -135,4 +216,25 @@ describe("denyTools: [\"Bash\"] does not stop a costume written as Bash", () => 
     expect(await chat("<bash>\nls\n</bash>", ["BASH"])).toEqual(["bash"]);
     expect(await chat("<tool_call><tool_name>bash</tool_name><tool_args><language>sh</language><code>ls</code></tool_args></tool_call>", ["Bash"])).toEqual(["bash"]);
   });
+});
+
+describe("the heredoc reading and the hold after a closer stay linear (work counted, not timed)", () => {
+  const cutsOf = (length: number, every: number) => Array.from({ length: Math.floor((length - 1) / every) }, (_, k) => (k + 1) * every);
+  const work = (input: string, every: number) => countWork(() => runEngine(input, every === 0 ? [] : cutsOf(input.length, every), fixtureTools));
+  const shapes: [string, (n: number) => string][] = [
+    ["closers on lines of a heredoc that never ends", (n) => `<shell>\ncat <<EOF\n${"</shell>\n".repeat(n)}`],
+    ["closers on one line of a heredoc that never ends", (n) => `<shell>\ncat <<EOF\n${"</shell> ".repeat(n)}`],
+    ["closers after long indentation in a heredoc", (n) => `<shell>\ncat <<EOF\n${"        </shell>\t</shell>".repeat(n)}`],
+    ["heredoc costumes back to back", (n) => "<shell>\ncat <<EOF\n</shell>\nEOF\n</shell>\n".repeat(n)],
+    ["a costume, then other costumes' closers", (n) => `<shell>\nls\n</shell>\n${"x </bash>\n".repeat(n)}`],
+    ["costumes refused by a further closer, back to back", (n) => "<shell>\na\n</shell>\nb\n</shell>\n".repeat(n)],
+  ];
+  for (const [name, make] of shapes) {
+    test(`${name}: 4x the input costs at most 4.5x the work`, () => {
+      for (const every of [0, 7, 4096]) {
+        const ratio = work(make(8000), every) / work(make(2000), every);
+        if (ratio > 4.5) expect({ every, ratio }).toEqual({ every, ratio: 4.5 });
+      }
+    }, 120_000);
+  }
 });
