@@ -58,21 +58,29 @@ function unreadAttribute(opener: Tag): string | undefined {
 }
 
 /**
- * Review 52: whether `<pre>` or `<code>` carries an attribute that is not HTML's own. HTML's
- * (`class`, `style`, `id`, `lang`, `title`, `data-*`, `dir` as a text direction) say how the page
- * shows the block; any other (`workdir`, `cwd`, `timeout`) says something about the run that no
- * parameter would read, so the call would run without it (as R12.14 for a language tag, A40.11
- * for the XML costume). `dir` is a text direction only with its own values (`ltr`, `rtl`,
- * `auto`); `dir="/srv/app"` names a directory.
+ * Review 52: whether `<pre>` or `<code>` carries an attribute that is not HTML's own. HTML's global
+ * attributes (`class`, `style`, `id`, `lang`, `tabindex`, `translate`, `data-*`, `aria-*`, ...,
+ * `dir` as a text direction) say how the page shows the block: highlighters write them (Prism and
+ * Shiki put `tabindex="0"` on `<pre>`). Any other (`workdir`, `cwd`, `timeout`) says something about
+ * the run that no parameter would read, so the call would run without it (as R12.14 for a language
+ * tag, A40.11 for the XML costume). `dir` is a text direction only with its own values (`ltr`,
+ * `rtl`, `auto`); `dir="/srv/app"` names a directory. Event handlers (`onclick`) are not taken:
+ * no highlighter writes them on a code block.
  */
 function htmlAttributeUnread(attrs: Readonly<Record<string, string>>): boolean {
   return Object.keys(attrs).some((name) => {
     if (name === "dir") return !TEXT_DIRECTIONS.has(attrs[name]!.trim().toLowerCase());
-    return !HTML_ATTRIBUTES.has(name) && !name.startsWith("data-");
+    return !HTML_ATTRIBUTES.has(name) && !name.startsWith("data-") && !name.startsWith("aria-");
   });
 }
 
-const HTML_ATTRIBUTES: ReadonlySet<string> = new Set(["class", "style", "id", "lang", "title"]);
+/** HTML's global attributes (WHATWG HTML, 3.2.6), `role`, and the XML ones an XHTML page writes. */
+const HTML_ATTRIBUTES: ReadonlySet<string> = new Set([
+  "accesskey", "autocapitalize", "autocorrect", "autofocus", "class", "contenteditable", "draggable", "enterkeyhint",
+  "exportparts", "hidden", "id", "inert", "inputmode", "is", "itemid", "itemprop", "itemref", "itemscope", "itemtype",
+  "lang", "nonce", "part", "popover", "role", "slot", "spellcheck", "style", "tabindex", "title", "translate",
+  "writingsuggestions", "xml:lang", "xml:space", "xmlns",
+]);
 const TEXT_DIRECTIONS: ReadonlySet<string> = new Set(["ltr", "rtl", "auto"]);
 
 /**

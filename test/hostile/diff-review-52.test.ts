@@ -114,16 +114,33 @@ describe("a <pre><code> costume with HTML's own attributes is refused", () => {
   // `<pre class="language-bash" tabindex="0"><code class="language-bash">ls -la</code></pre>` ->
   // no call, broken-markup. Suspected: src/parse/costume.ts HTML_ATTRIBUTES. Expected: bash
   // {command: "ls -la"} (as C52.n2), a non-HTML attribute (`workdir`, C52.4) still refused.
-  test.failing("Prism's tabindex on <pre>: the call runs", () => {
+  // Fixed: every HTML global attribute (WHATWG 3.2.6: tabindex, translate, spellcheck, hidden, ...),
+  // `role`, `aria-*`, `data-*` and the XML ones an XHTML page writes are HTML's own; anything else
+  // (`workdir`, `cwd`, `timeout`, an event handler) still refuses the block.
+  test("Prism's tabindex on <pre>: the call runs", () => {
     const o = outcome(`Listing it:\n<pre class="language-bash" tabindex="0"><code class="language-bash">ls -la</code></pre>\n`);
     expect(o.calls).toEqual([{ tool: "bash", input: { command: "ls -la" } }]);
   });
-  test.failing("translate=\"no\" on <code>: the call runs", () => {
+  test("translate=\"no\" on <code>: the call runs", () => {
     const o = outcome(`Listing it:\n<pre><code class="language-bash" translate="no">ls -la</code></pre>\n`);
     expect(o.calls).toEqual([{ tool: "bash", input: { command: "ls -la" } }]);
   });
 
+  test("spellcheck, role and aria-label on <pre>/<code>: the call runs", () => {
+    const o = outcome(`Listing it:\n<pre role="region" aria-label="code"><code class="language-bash" spellcheck="false">ls -la</code></pre>\n`);
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "ls -la" } }]);
+  });
+
   // Hard negatives.
+  test("cwd on <pre> and onclick on <code> stay refused", () => {
+    for (const attrs of [['pre', ' cwd="/srv/app"'], ['code', ' onclick="x()"']]) {
+      const pre = attrs[0] === "pre" ? attrs[1] : "";
+      const code = attrs[0] === "code" ? attrs[1] : "";
+      const o = outcome(`Listing it:\n<pre${pre}><code class="language-bash"${code}>rm -rf build</code></pre>\n`);
+      expect(o.calls).toEqual([]);
+      expect(o.broken).toContain("broken-markup");
+    }
+  });
   test("workdir on <code> stays refused (C52.4)", () => {
     const o = outcome(`Listing it:\n<pre><code class="language-bash" workdir="/srv/app">rm -rf build</code></pre>\n`);
     expect(o.calls).toEqual([]);
