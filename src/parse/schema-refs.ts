@@ -7,8 +7,13 @@ import type { JsonSchema } from "./types.ts";
 // the schema's own `$id`. A reference the walk cannot resolve so is no place it may guess at:
 // schema-walk.ts reads it as unknown (the call is refused), never as a place without a type.
 
-/** The base every relative `$id` and `$ref` resolves against (ajv's is "", which URL cannot take): only ever compared with itself. */
-const ROOT_BASE = "https://dsml-fix.invalid/schema";
+/**
+ * The base every relative `$id` and `$ref` resolves against (ajv's is "", which URL cannot take):
+ * only ever compared with itself. Its last segment is one no schema writes as an `$id`: a nested
+ * `$id: "schema"` (diff review 52b) resolved to the root's own URI, which then counted as named
+ * twice and left every reference into the root unresolved.
+ */
+const ROOT_BASE = "https://dsml-fix.invalid/root/dsml-fix-root-schema.json";
 /** Schemas indexed at most (more is past what the gate's ajv compiles): every reference of a larger schema is unresolved. */
 const MAX_INDEXED = 100_000;
 

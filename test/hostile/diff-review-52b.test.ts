@@ -30,11 +30,13 @@ describe("finding: a nested `$id` that resolves to the walk's private base URI m
   // Suspected: src/parse/schema-refs.ts indexOf()/ROOT_BASE (the private base is a URI a schema can spell).
   // Expected: {command: "ls -la"}, as with `$id: "Cmd"`; e.g. a base no relative reference can reach
   // (a URI with a unique, non-path-like last segment), or the root registered apart from `$id`s.
-  test.failing("`$id: \"schema\"` referenced by `$ref: \"schema\"`: the call is recovered", () => {
+  // Fixed: the private base's last segment is one no schema writes as an `$id`
+  // (dsml-fix-root-schema.json), so `$id: "schema"` and `"./schema"` are URIs of their own.
+  test("`$id: \"schema\"` referenced by `$ref: \"schema\"`: the call is recovered", () => {
     expect(inputs(dsml("ls -la", "true"), bashWith({ type: "object", properties: { command: { $ref: "schema" } }, $defs: { c: { $id: "schema", type: "string" } } }))).toEqual([{ command: "ls -la" }]);
   });
 
-  test.failing("a nested `$id: \"./schema\"` elsewhere leaves a plain `#/$defs` pointer resolvable", () => {
+  test("a nested `$id: \"./schema\"` elsewhere leaves a plain `#/$defs` pointer resolvable", () => {
     expect(inputs(dsml("ls -la", "true"), bashWith({ type: "object", properties: { command: { $ref: "#/$defs/c" } }, $defs: { c: { type: "string" }, other: { $id: "./schema", type: "integer" } } }))).toEqual([{ command: "ls -la" }]);
   });
 
