@@ -23,11 +23,15 @@ export class CallRun {
   private strayEnd = -1;
   /** The first thing after the call closed its block (or ended its legacy section): the span that ends ends the block too. */
   closedBlock = false;
+  /** A run after a cut value (prose mode "value") that ended proving nothing: the candidate notes how far it read (SpanCallbacks.valueRunReach). */
+  heldInVain = false;
+  private readonly holdsAll: boolean;
 
   /** `prose`: where prose may stand in the run (review 52, finding 4): by default while the call's block is open. */
   constructor(blockOpen: boolean, back: number, prose: ProseMode = blockOpen ? "block" : false) {
     this.run = new ExampleRun(blockOpen, prose);
     this.back = back;
+    this.holdsAll = prose === "value";
   }
 
   /** A character that is no tag's, at absolute offset `at`. */
@@ -77,11 +81,15 @@ export class CallRun {
   /** The span reached the buffer limit: the run proves nothing (null when nothing but spaces came), unless a stray parameter already refused the call. */
   atLimit(): number | null {
     if (this.run.inStrayParameter) return this.strayEnd;
-    return this.first ? null : this.back;
+    if (this.first) return null;
+    this.heldInVain = this.holdsAll;
+    return this.back;
   }
 
   private decided(v: "refuse" | "fail"): number {
-    return v === "refuse" ? this.strayEnd : this.back;
+    if (v === "refuse") return this.strayEnd;
+    this.heldInVain = this.holdsAll;
+    return this.back;
   }
 }
 
@@ -95,17 +103,52 @@ export class CallRun {
  */
 export function closesBlockAfterCall(tag: Tag, held: HeldText, start: number, at: number): boolean {
   if (tag.family === "dsml" && !isWrapperName(tag.name.toLowerCase())) return false;
-  const before = held.slice(start, at);
-  let k = before.length;
+  // Read back from `at` only as far as the rule looks (a run after a cut value holds many closers: no copy of the span each).
+  const back = new BackReader(held, start, at);
   let cols = 0;
-  while (k > 0 && (before.charCodeAt(k - 1) === SP || before.charCodeAt(k - 1) === TAB)) {
-    cols += before.charCodeAt(k - 1) === TAB ? 4 : 1;
-    k--;
+  let c = back.prev();
+  while (c === SP || c === TAB) {
+    cols += c === TAB ? 4 : 1;
+    c = back.prev();
   }
-  if (cols < 4 || k === 0 || (before.charCodeAt(k - 1) !== LF && before.charCodeAt(k - 1) !== CR)) return true;
+  if (cols < 4 || (c !== LF && c !== CR)) return true;
   // The line before it is blank: an indented code block may start here.
-  k--;
-  if (k > 0 && before.charCodeAt(k) === LF && before.charCodeAt(k - 1) === CR) k--;
-  while (k > 0 && (before.charCodeAt(k - 1) === SP || before.charCodeAt(k - 1) === TAB)) k--;
-  return !(k > 0 && (before.charCodeAt(k - 1) === LF || before.charCodeAt(k - 1) === CR));
+  if (c === LF && back.peek() === CR) back.prev();
+  do c = back.prev();
+  while (c === SP || c === TAB);
+  return !(c === LF || c === CR);
+}
+
+/** The held text read backwards from an offset down to `from` (-1 there), 64 characters copied at a time. */
+class BackReader {
+  private piece = "";
+  private base: number;
+  private k = 0;
+
+  constructor(
+    private readonly held: HeldText,
+    private readonly from: number,
+    at: number,
+  ) {
+    this.base = at;
+  }
+
+  /** The character before the last one read, -1 at `from`. */
+  prev(): number {
+    const c = this.peek();
+    if (c >= 0) this.k--;
+    return c;
+  }
+
+  /** The character prev() returns next, without reading past it. */
+  peek(): number {
+    if (this.k === 0) {
+      if (this.base <= this.from) return -1;
+      const to = this.base;
+      this.base = Math.max(this.from, to - 64);
+      this.piece = this.held.slice(this.base, to);
+      this.k = this.piece.length;
+    }
+    return this.piece.charCodeAt(this.k - 1);
+  }
 }

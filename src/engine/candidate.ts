@@ -443,6 +443,7 @@ export class Candidate extends SpanCallbacks {
 
   /** The run after the complete call decided where the span ends (call-run.ts). */
   private endRun(end: number): Step {
+    if (this.run!.heldInVain) this.valueRunReach = this.end;
     if (this.run!.closedBlock) {
       this.endsInBlock = false;
       this.closedBlock = true;

@@ -35,6 +35,8 @@ class Engine extends TextMode implements RepairEngine {
   /** Offset, in everything fed, where `carry` starts (with no carry: the end of what was fed). */
   private pos = 0;
   private flushed = false;
+  /** How far a run after a cut value read in vain (SpanCallbacks.valueRunsReadTo): no later span holds that text again. */
+  private valueRunsReadTo = -1;
   /** endSpan is deciding what is still open: a call cut off there mid-line is reported only if the reply ends there (finish). */
   private spanEnding = false;
   /** A marker tag the last part's end cut off, waiting for this part's first text (cut-tag.ts); null: none. */
@@ -178,6 +180,7 @@ class Engine extends TextMode implements RepairEngine {
       if (cand) {
         // No call runs after markup of unknown end: a complete one is not read on for a stray value closer (call-run.ts).
         if (this.markupOverflowed) cand.weighsRun = false;
+        cand.valueRunsReadTo = this.valueRunsReadTo;
         // Pieces grow with the candidate, so a long delta costs each candidate O(its own span).
         const room = cand.start + this.limit - cand.end;
         const take = Math.min(room, s.length - i, Math.max(PIECE, cand.length));
@@ -212,6 +215,8 @@ class Engine extends TextMode implements RepairEngine {
           this.pos = base + s.length;
           return;
         }
+        // No later span holds again what a run after a cut value read in vain (SpanCallbacks.valueRunsReadTo).
+        if (cand.valueRunReach > this.valueRunsReadTo) this.valueRunsReadTo = cand.valueRunReach;
         let cut = spanEnd(cand, step);
         if (step.kind === "complete" && cut === step.end) cut = cand.start + this.finish(cand, cut - cand.start, false);
         else this.releaseCandidate(cand, cut - cand.start, false);

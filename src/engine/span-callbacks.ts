@@ -22,6 +22,14 @@ export abstract class SpanCallbacks implements SpanReader {
   protected depth = 1;
   /** Off after markup of unknown end (the engine's overflowed state): no call runs there, so none is read on (call-run.ts). */
   weighsRun = true;
+  /**
+   * Set by the engine: an earlier span's run after a cut value (prose mode "value") read the text up
+   * to this offset and proved nothing. A cut value before it is not held again (its call runs at the
+   * cut, as P01 did before review 52), so no text is held by two such runs: the hold stays linear.
+   */
+  valueRunsReadTo = -1;
+  /** Where this span's own run after a cut value read to when it proved nothing (the reply's end, the buffer limit); -1 otherwise. */
+  valueRunReach = -1;
   /** Char-level forms (I10 named call, O06 Mistral, the start of a `<tool_call>` body) that are JSON or names rather than tags. */
   named: CharState | null = null;
   /** After a unit's closer: the span trails, and a closer that may be content waits for what comes next (tentative-closer.ts). */
@@ -60,11 +68,13 @@ export abstract class SpanCallbacks implements SpanReader {
    * (P01), content next (prose, `at`): that content is read on, held, as the run after the call
    * (call-run.ts, prose mode "value"), so a closer of the value closing nothing after it (the
    * write's own `</{D}parameter>`) refuses the call instead of letting it run with its value cut at
-   * the line; the block's closer, the next invoke, other markup or the reply's end let it run, only
-   * later. The walk reads the same (dsml/walk.ts cutValue). Null (nothing changed) otherwise.
+   * the line; markup, block closers and further invokes are held too (review 52 diff review); only
+   * the reply's end or the buffer limit let it run, later. The walk reads the same (dsml/walk.ts
+   * valueRunRefuses). Null (nothing changed) otherwise, and for a cut value in text an earlier such
+   * run already read in vain (valueRunsReadTo).
    */
   protected runAfterCutValue(at: number): CallRun | null {
-    if (!this.weighsRun || this.opener.family !== "dsml" || (this.root !== "block" && this.root !== "invoke") || this.values.tool !== null || !this.tentative.endedValueLine()) return null;
+    if (!this.weighsRun || at < this.valueRunsReadTo || this.opener.family !== "dsml" || (this.root !== "block" && this.root !== "invoke") || this.values.tool !== null || !this.tentative.endedValueLine()) return null;
     const back = this.tentative.endAt(at);
     this.tentative.endsCall();
     return new CallRun(this.endsInBlock && (this.root === "block" || this.enclosing !== null), back, "value");

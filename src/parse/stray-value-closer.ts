@@ -1,5 +1,5 @@
 import { CR, LF, LT } from "../grammar/chars.ts";
-import type { Tag } from "../grammar/tags.ts";
+import { Flaw, type Tag } from "../grammar/tags.ts";
 import { isSpaceCode } from "./char-form.ts";
 import { closesParameter } from "./closer-in-value.ts";
 import { EXAMPLES_AFTER_CLOSER, ExampleInValue, anyExampleOpener } from "./example-in-value.ts";
@@ -39,6 +39,9 @@ export class ExampleRun {
 
   /** Prose read in a gap (prose mode only): from then on only a stray closer or an example keeps the run going. */
   private sawProse = false;
+  /** Value mode (after a value a closer cut, P01): the invokes and parameters opened in the run and not closed yet, so their closers close something. */
+  private invokes = 0;
+  private params = 0;
 
   constructor(
     // The call's block is still open: its next invoke is a call of its own, no example (until the block's closer; a new block may be one).
@@ -48,7 +51,8 @@ export class ExampleRun {
      * the write's own closers). Set for a call its block's closer has not followed yet, and for a
      * call a closer ended inside an open value (P01): what follows is read on, held, to a stray closer
      * (which refuses the call), or to the block's closer, the next invoke, any other markup or the
-     * reply's end (the call runs, only later).
+     * reply's end (the call runs, only later). After a cut value ("value") everything is held, markup
+     * and invokes too, up to a stray closer or the reply's end (valueChar, valueStep).
      */
     private readonly prose: ProseMode = false,
   ) {}
@@ -70,6 +74,7 @@ export class ExampleRun {
 
   /** A character between tags: "refuse", "fail" (the run proves nothing) or null (read on). */
   char(c: number): "refuse" | "fail" | null {
+    if (this.prose === "value") return this.valueChar(c);
     switch (this.state) {
       case "stray":
         if (c === LF || c === CR) return "refuse";
@@ -96,6 +101,7 @@ export class ExampleRun {
 
   /** The next tag. */
   step(tag: Tag): "refuse" | "fail" | null {
+    if (this.prose === "value") return this.valueStep(tag);
     switch (this.state) {
       case "stray":
       case "param-closed":
@@ -141,6 +147,46 @@ export class ExampleRun {
   /** The reply (or the span) ended: a stray closer last refuses the call. */
   end(): "refuse" | "fail" {
     return this.state === "stray" || this.inStrayParameter ? "refuse" : "fail";
+  }
+
+  /**
+   * Review 52 diff review, findings 1-3: after a value a closer cut (P01) everything is held, prose,
+   * markup, a bare `<`, block closers, invokes of the page, since a page documenting DSML holds all
+   * of them; only a closer of the value that closes nothing (the write's own `</{D}parameter>`, or
+   * after text a DSML invoke closer, which one ended the value being unknowable) ending its line or
+   * followed by a tag decides: the call stood in a value and is refused. Text after it on its line
+   * makes it a mention, and the hold reads on. The reply's end (or the buffer limit) proves nothing.
+   * O(1) a character or tag: two counters, no rescans.
+   */
+  private valueChar(c: number): "refuse" | null {
+    if (this.state !== "stray") {
+      this.sawProse ||= !isSpaceCode(c);
+      return null;
+    }
+    if (c === LF || c === CR) return "refuse";
+    if (!isSpaceCode(c)) this.state = "gap";
+    return null;
+  }
+
+  private valueStep(tag: Tag): "refuse" | null {
+    if (this.state === "stray") return "refuse";
+    const selfClosing = (tag.flaws & Flaw.SelfClosing) !== 0;
+    if (tag.role === "invoke" && (tag.family === "dsml" || tag.family === "naked") && !selfClosing) {
+      if (!tag.closing) {
+        this.invokes++;
+        this.params = 0;
+      } else if (this.invokes > 0) {
+        this.invokes--;
+        this.params = 0;
+      } else if (tag.family === "dsml" && this.sawProse) this.state = "stray"; // Right after the closer line, further closer lines are its noise (S04, TentativeCloser.closerAfterCloser).
+      return null;
+    }
+    if (tag.role === "parameter" && !selfClosing) {
+      if (!tag.closing) this.params++;
+      else if (this.params > 0) this.params--;
+      else if (isStrayValueCloser(tag)) this.state = "stray";
+    }
+    return null;
   }
 
   private gap(): void {

@@ -46,7 +46,14 @@ describe("a write cut at a lone invoke closer line, then prose: the run after th
   // Suspected: src/parse/stray-value-closer.ts ExampleRun.tag (`if (this.sawProse && (tag.closing
   // || ...)) return "fail"`), src/parse/dialects/dsml/walk.ts (runRefuses with "value").
   // Expected: refused (broken-markup, text kept), as D52.4, or written whole.
-  test.failing("a lone block closer line after the prose: the write is not run cut", () => {
+  // Fixed (fx52-diff): after a lone closer line that ended an OPEN value (P01) the run after the call
+  // holds everything (prose, tags, a bare `<`, block closers, further invokes) until a closer of the
+  // value that closes nothing (the write's own `</{D}parameter>`, its line ending or a tag next):
+  // the whole run is refused (I04, text kept, nothing in it runs). The reply's end or bufferLimit
+  // proves nothing: the cut call runs as P01 did and the rest is read again (stray-value-closer.ts
+  // valueChar/valueStep, dsml/walk.ts valueRunRefuses). Cost: a P01 call followed by more invokes
+  // in the same reply now runs only at the reply's end.
+  test("a lone block closer line after the prose: the write is not run cut", () => {
     neverCut("An invoke ends with\n</{D}invoke>\nand that is the call.\n</{D}tool_calls>\nand that is the block.\n");
   });
 
@@ -56,7 +63,10 @@ describe("a write cut at a lone invoke closer line, then prose: the run after th
   // invoke opener ends the run (ExampleRun "fail"), the write runs with content "Calls look like",
   // and the page's `read /b` runs as a call of the block. Same on main. Suspected: as finding 1.
   // Expected: no call from the page; the write refused or whole.
-  test.failing("an invoke of the page after the prose: neither the cut write nor the page's read runs", () => {
+  // Fixed (fx52-diff): the page's invoke is held like the prose (its own parameter and invoke closers
+  // are counted, so they close something); the write's stray `</{D}parameter>` refuses the whole run,
+  // the page's read with the write (the walk refuses every call of a refused run). Cost as finding 1.
+  test("an invoke of the page after the prose: neither the cut write nor the page's read runs", () => {
     neverCut(`Calls look like\n</{D}invoke>\nthen\n${inv("read", P("filePath", "/b"))}\nok\n`);
   });
 
@@ -66,10 +76,12 @@ describe("a write cut at a lone invoke closer line, then prose: the run after th
   // (ExampleRun.char, kept for goldens P48.10, P49.6, P50.2), so the write runs cut at the lone line.
   // A documentation page is exactly where both show up. Same on main. Suspected:
   // src/parse/stray-value-closer.ts ExampleRun.char/tag. Expected: refused as D52.4.
-  test.failing("an HTML tag in the prose: the write is not run cut", () => {
+  // Fixed (fx52-diff): in the run after a cut value a tag or a `<` in prose is held like the prose;
+  // the write's stray `</{D}parameter>` refuses it. Cost as finding 1.
+  test("an HTML tag in the prose: the write is not run cut", () => {
     neverCut("Ends with\n</{D}invoke>\nthat is <b>all</b>.\n");
   });
-  test.failing("a bare `<` in the prose: the write is not run cut", () => {
+  test("a bare `<` in the prose: the write is not run cut", () => {
     neverCut("Ends with\n</{D}invoke>\nif a < b then\n");
   });
 

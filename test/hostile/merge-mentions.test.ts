@@ -79,10 +79,16 @@ describe("a lone closer line, then one example, in an I11 value or an I11 exampl
     expect(outcome(input).calls).toEqual([{ tool: "write", input: { filePath: "a.md", content: "hello" } }]);
   });
 
-  test("hard negative: a lone invoke closer line, then a tag naming no declared tool, still ends the value (P01)", () => {
+  // Review 52 diff review, findings 1-3 (fx52-diff): the lone closer line still ends the value (P01), but the run
+  // after it holds the markup to the write's own `</{D}parameter>`, which closes nothing: the write is refused, text
+  // kept (before: it ran cut, content "Close with"). Without that closer it runs cut, at the reply's end.
+  test("hard negative: a lone invoke closer line, then a tag naming no declared tool: no example, the write's own closer refuses it", () => {
     const content = live(`Close with\n</{D}invoke>\n<{D}frobnicate>\n<{D}command>ls</{D}command>\n</{D}frobnicate>\n`);
     const o = outcome(invokeWrite(content));
-    expect(o.calls).toEqual([{ tool: "write", input: { filePath: "a.md", content: "Close with" } }]);
+    expect(o.calls).toEqual([]);
+    expect(o.text).toBe(invokeWrite(content));
+    const open = live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n<{D}parameter name="content" string="true">`) + content;
+    expect(outcome(open).calls).toEqual([{ tool: "write", input: { filePath: "a.md", content: "Close with" } }]);
   });
 
   test("two I11 examples after a lone closer line are the page's text too (fx46: up to EXAMPLES_AFTER_CLOSER), as DSML blocks are", () => {

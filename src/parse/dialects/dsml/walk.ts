@@ -1,3 +1,4 @@
+import { CR, LF, SP, TAB } from "../../../grammar/chars.ts";
 import { Flaw, type Tag } from "../../../grammar/tags.ts";
 import type { SpanContext } from "../../call.ts";
 import { closerRule, toolNamedValueRule } from "../../closer-in-value.ts";
@@ -57,6 +58,16 @@ export class DsmlWalk implements BlockFacts {
   private at = 0;
   /** The span opens with DSML markup (the stream's Candidate.opener), not an unprefixed dialect's. */
   private dsmlSpan = false;
+  /**
+   * The run after the first value a closer cut (prose mode "value") was read to the span's end:
+   * -1 not yet; otherwise the index in `invokes` from which its verdict holds. A stray closer
+   * refused that run whole: every call in it (the page's own invokes too) is refused with the cut
+   * one. No stray closer: the stream ended the span at the cut (nothing after it), and a later cut
+   * in the same span is not read to the end again (the stream's Engine.valueRunsReadTo), so the
+   * walk stays linear.
+   */
+  private valueRunFrom = -1;
+  private valueRunRefused = false;
 
   constructor(
     private readonly span: string,
@@ -89,6 +100,7 @@ export class DsmlWalk implements BlockFacts {
     }
     this.onText(pos, this.span.length);
     if (this.cur) this.closeInvoke(this.span.length, this.span.length, this.complete ? "next" : "end");
+    if (this.valueRunRefused) for (let i = this.valueRunFrom; i < this.invokes.length; i++) this.invokes[i]!.unread ??= STRAY_VALUE_CLOSER;
     this.truncatedBlock = this.blockOpen;
     return this.invokes;
   }
@@ -144,14 +156,14 @@ export class DsmlWalk implements BlockFacts {
           const cut = this.cutValue(cur);
           this.closeInvoke(tag.start, tag.end, "closer");
           // A parameter opener next in the open block ("parameter") is read as a parameter outside every invoke, which refuses the block's calls (parse-span.ts).
-          if ((weighed || cut) && runRefuses(this.span, this.tags, this.at + 1, this.blockOpen, cut ? "value" : this.blockOpen ? "block" : false) === "closer") cur.unread ??= STRAY_VALUE_CLOSER;
+          if (cut ? this.valueRunRefuses() : weighed && runRefuses(this.span, this.tags, this.at + 1, this.blockOpen, this.blockOpen ? "block" : false) === "closer") cur.unread ??= STRAY_VALUE_CLOSER;
           return;
         }
         this.blockTags.push(tag);
         const cut = cur !== null && this.cutValue(cur);
         if (cur) this.closeInvoke(tag.start, tag.start, "closer");
         this.blockOpen = false;
-        if (cut && runRefuses(this.span, this.tags, this.at + 1, false, "value") === "closer") cur!.unread ??= STRAY_VALUE_CLOSER;
+        if (cut && this.valueRunRefuses()) cur!.unread ??= STRAY_VALUE_CLOSER;
         return;
       case "text":
         return this.onStructure(tag, cur);
@@ -187,6 +199,21 @@ export class DsmlWalk implements BlockFacts {
       default:
         return;
     }
+  }
+
+  /**
+   * The run after the call just closed (its value cut, P01) refuses it: read once a span
+   * (valueRunFrom), and only after a closer that ended its line, as the stream holds one
+   * (TentativeCloser.endedValueLine): a closer with a tag next on its line cut the value as before.
+   */
+  private valueRunRefuses(): boolean {
+    let i = this.tags[this.at]!.end;
+    while (i < this.span.length && (this.span.charCodeAt(i) === SP || this.span.charCodeAt(i) === TAB)) i++;
+    const c = i < this.span.length ? this.span.charCodeAt(i) : -1;
+    if (this.valueRunFrom >= 0 || (c !== LF && c !== CR)) return false;
+    this.valueRunFrom = this.invokes.length - 1;
+    this.valueRunRefused = runRefuses(this.span, this.tags, this.at + 1, false, "value") === "closer";
+    return this.valueRunRefused;
   }
 
   /** A closer about to end `cur` while a value of it is open (P01), in a DSML invoke that is no element, I11 call or orphan parameter. */
