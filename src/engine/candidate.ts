@@ -434,7 +434,7 @@ export class Candidate extends SpanCallbacks {
   private exampleAfterCloser(tag: Tag, base: number): boolean {
     const at = base + tag.start;
     if (!this.tentative.endedValueLine() || this.example.reading || !this.example.mayStartAt(at) || !anyExampleOpener(tag, this.declared)) return false;
-    const fallback = { end: this.tentative.endAt(at), endsInBlock: this.endsInBlock };
+    const fallback = { end: this.tentative.endAt(at), endsInBlock: this.endsInBlock, trailBack: this.tentative.trailBack };
     this.endsInBlock = this.tentative.resume();
     // With the value's I11 reading (an I11 example, an I11 child's own closer), as the walk's closerEndsCall.
     this.example.hold(new ExampleInValue(tag, "dsml", true, { declared: this.declared, valueName: this.values.tool !== null ? this.values.name : undefined, most: EXAMPLES_AFTER_CLOSER }), at, fallback);
@@ -475,7 +475,9 @@ export class Candidate extends SpanCallbacks {
   private settle(settled: ExampleSettled): Step | null {
     if ("end" in settled) {
       this.endsInBlock = settled.endsInBlock;
-      return { kind: "complete", end: settled.end };
+      // More examples after a lone closer line than the lookahead reads: the run after the cut value holds them, read again from the first (runAfterExamples).
+      if (settled.from === undefined || (this.run = this.runAfterExamples(settled.from, settled.trailBack!)) === null) return { kind: "complete", end: settled.end };
+      settled = { rewind: settled.from };
     }
     this.rewindTo = settled.rewind;
     // As when an example ends at its closer directly (and the walk's ValueExamples.skips): no plain run starts at it.

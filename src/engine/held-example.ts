@@ -5,9 +5,10 @@ import type { PlainRunInValue } from "../parse/plain-run-in-value.ts";
 /**
  * How an example the candidate held settles: read again from `rewind` (from the example's opener
  * when it proved none, from the held closer when that closer ends the value, `atHeldCloser`), or
- * the span ends at `end` (the closer before the example ended the value after all, P01).
+ * the span ends at `end` (the closer before the example ended the value after all, P01; `from`:
+ * where the example's opener stood, where the run after the cut value may start, Candidate.settle).
  */
-export type ExampleSettled = { rewind: number; atHeldCloser?: boolean } | { end: number; endsInBlock: boolean };
+export type ExampleSettled = { rewind: number; atHeldCloser?: boolean } | { end: number; endsInBlock: boolean; trailBack?: number; from?: number };
 
 /**
  * An example written inside an open value (golden S02.8-S02.16; parse/example-in-value.ts
@@ -26,7 +27,7 @@ export class HeldExample {
   /** Where a prefix-less closer held after an example starts (ExampleInValue.heldCloser). */
   private heldCloserAt = -1;
   /** An example read after a closer that ended its line in a value (Candidate.exampleAfterCloser): where the span ends if it proves none. */
-  private fallback: { end: number; endsInBlock: boolean } | null = null;
+  private fallback: { end: number; endsInBlock: boolean; trailBack: number } | null = null;
 
   /** An example is being read. */
   get reading(): boolean {
@@ -39,7 +40,7 @@ export class HeldExample {
   }
 
   /** Reads `example`, whose opener starts at `at`; `fallback`: where the span ends if it proves none (a closer before it ended its line). */
-  hold(example: ExampleInValue | PlainRunInValue, at: number, fallback: { end: number; endsInBlock: boolean } | null = null): void {
+  hold(example: ExampleInValue | PlainRunInValue, at: number, fallback: { end: number; endsInBlock: boolean; trailBack: number } | null = null): void {
     this.example = example;
     this.start = at;
     this.fallback = fallback;
@@ -80,9 +81,10 @@ export class HeldExample {
   /** Proved no example at `at` (Infinity: the reply ended inside it). */
   fail(at: number): ExampleSettled {
     const fallback = this.fallback;
+    const from = this.start;
     this.end();
-    // The closer before the example ended the value after all (P01): the span ends there.
-    if (fallback) return fallback;
+    // The closer before the example ended the value after all (P01): the span ends there, unless the run after the cut value holds what follows (Candidate.settle).
+    if (fallback) return { ...fallback, from };
     this.noneBefore = Math.max(this.noneBefore, at);
     return { rewind: this.start };
   }

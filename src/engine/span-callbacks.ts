@@ -80,6 +80,18 @@ export abstract class SpanCallbacks implements SpanReader {
     return new CallRun(this.endsInBlock && (this.root === "block" || this.enclosing !== null), back, "value");
   }
 
+  /**
+   * The examples read after a lone closer line (Candidate.exampleAfterCloser, which read the closer
+   * as text) proved none (more than EXAMPLES_AFTER_CLOSER): the closer ended the value after all, and
+   * the run after the cut value starts at the first example, `at`, as runAfterCutValue starts it
+   * there. `trailBack`: the closer's trailing end, restored (exampleAfterCloser had resumed the value).
+   */
+  protected runAfterExamples(at: number, trailBack: number): CallRun | null {
+    if (!this.weighsRun || at < this.valueRunsReadTo || this.opener.family !== "dsml" || (this.root !== "block" && this.root !== "invoke") || this.values.tool !== null) return null;
+    this.tentative.trail(trailBack);
+    return new CallRun(this.endsInBlock && (this.root === "block" || this.enclosing !== null), this.tentative.endAt(at), "value");
+  }
+
   /** A costume's closer ended its line at `at`: true when the kind holds what follows (SpanKind.holdsAfterCloserLine), the span ending at the closer otherwise. */
   protected holdAfterCloserLine(kind: SpanKind<unknown>, body: unknown, at: number): boolean {
     if (!kind.holdsAfterCloserLine?.(this, body)) return false;

@@ -97,9 +97,14 @@ describe("a lone closer line, then one example, in an I11 value or an I11 exampl
     writesWhole(invokeWrite(content), content);
   });
 
-  test("hard negative: more examples than the lookahead reads after a lone closer line prove none: the line ends the value (P01)", () => {
+  test("hard negative: more examples than the lookahead reads after a lone closer line prove none: the line ends the value (P01), and the run after it is held", () => {
+    // Round 52 known gap, fixed (known-gap-52.test.ts): the write's own closer after the examples refuses the whole run; before, the cut write and every example ran.
     const content = live(`Close with\n</{D}invoke>\n`) + `${I11_EXAMPLE}\n`.repeat(EXAMPLES_AFTER_CLOSER + 1);
     const o = outcome(invokeWrite(content));
-    expect(o.calls[0]).toEqual({ tool: "write", input: { filePath: "a.md", content: "Close with" } });
+    expect(o.calls).toEqual([]);
+    expect(o.text).toBe(invokeWrite(content));
+    // With no write closer after them the line ended the value: the cut write runs (at the reply's end), the examples with it.
+    const open = live(`<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n<{D}parameter name="content" string="true">`) + content;
+    expect(outcome(open).calls[0]).toEqual({ tool: "write", input: { filePath: "a.md", content: "Close with" } });
   });
 });
