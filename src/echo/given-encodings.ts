@@ -4,7 +4,7 @@
  * content's and a call's values (given-content.ts). Its own file: a decoder with a table of
  * names, and no bearing on lines, Unicode or markup; docs/SECURITY.md names the encodings left out.
  */
-import { HASH, SEMICOLON, isAsciiDigit } from "../grammar/chars.ts";
+import { HASH, SEMICOLON, hexDigitValue } from "../grammar/chars.ts";
 
 /** Named references for the characters markup and commands are written with; numeric ones cover the rest. */
 const NAMED: Record<string, string> = {
@@ -78,22 +78,16 @@ function reference(s: string, at: number): { text: string; length: number } | nu
 }
 
 function percent(s: string, at: number): { text: string; length: number } | null {
-  const hi = hexValue(s.charCodeAt(at + 1));
-  const lo = hexValue(s.charCodeAt(at + 2));
+  const hi = hexDigitValue(s.charCodeAt(at + 1));
+  const lo = hexDigitValue(s.charCodeAt(at + 2));
   if (hi < 0 || lo < 0 || hi > 7) return null;
   return { text: String.fromCharCode(hi * 16 + lo), length: 3 };
 }
 
 function allDigits(text: string, radix: number): boolean {
   for (let i = 0; i < text.length; i++) {
-    const v = hexValue(text.charCodeAt(i));
+    const v = hexDigitValue(text.charCodeAt(i));
     if (v < 0 || v >= radix) return false;
   }
   return true;
-}
-
-function hexValue(c: number): number {
-  if (isAsciiDigit(c)) return c - 0x30;
-  const lower = c | 0x20;
-  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
 }

@@ -44,6 +44,12 @@ export const SENTENCEPIECE_SPACE_CODE = 0x2581;
 export const FULLWIDTH_BAR = 0xff5c;
 
 export const isAsciiDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+/** A hexadecimal digit's value (either letter case), or -1. */
+export function hexDigitValue(c: number): number {
+  if (isAsciiDigit(c)) return c - 0x30;
+  const lower = c | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
+}
 /** ASCII letters of either case (`c | 0x20` folds upper case onto lower). */
 export const isAsciiLetter = (c: number): boolean => (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a;
 /** CommonMark's ASCII punctuation: what a backslash can make literal. */

@@ -1,4 +1,4 @@
-import { COMMA, CR, DASH, DQ, LBRACE, LBRACKET, LF, RBRACE, RBRACKET, SP, TAB, isAsciiDigit, lineEndAt, lineEndBefore } from "../grammar/chars.ts";
+import { COMMA, CR, DASH, DQ, LBRACE, LBRACKET, LF, RBRACE, RBRACKET, SP, TAB, hexDigitValue, isAsciiDigit, lineEndAt, lineEndBefore } from "../grammar/chars.ts";
 import { denotesInteger, jsonNumberEnd, jsonStringEnd, numberReadsAsWritten, readNumberLiteral } from "../grammar/json-syntax.ts";
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import { copyRespelled, isFraction, isRespelled, markFraction, markRespelled, respelled } from "../grammar/number-spelling.ts";
@@ -244,10 +244,8 @@ export function decodeHtmlReferences(value: string): string | null {
 
 /** A digit's value in base 10 or 16, or -1. */
 function digitValue(c: number, hex: boolean): number {
-  if (isAsciiDigit(c)) return c - 0x30;
-  if (!hex) return -1;
-  const lower = c | 0x20;
-  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
+  const value = hexDigitValue(c);
+  return value < (hex ? 16 : 10) ? value : -1;
 }
 
 /** `&#` then an optional `x`, the digits (letters too, so a malformed one is seen whole) and `;`; or `&name;`. */
