@@ -64,7 +64,10 @@ describe("V2, messages without ids: a message edited after a leak", () => {
   // Expected: no correction ("Your last reply ... was cut off ... call it again" about a reply that
   // is no longer in the conversation pushes the model to redo a call the user threw away).
   // Suggested signal: the turn's text (lastUserTurn already reads it) differs from the one seen.
-  test.failing("the edited first message (same position, other text) carries no correction", async () => {
+  // Fixed: an id-less user message is named by its position AND a digest of its content
+  // (context-hook.ts turnName: `user-<position>-<digest>`), so the edited message is another turn,
+  // the broken reply's turn is not in the history and takeCorrection drops the correction.
+  test("the edited first message (same position, other text) carries no correction", async () => {
     const { host, cleanup } = await v2(OPTIONS);
     await host.buildContext("ses_1", DEEPSEEK, [user("clean up")]);
     expect((await reply(host, "ses_1", TRUNCATED)).calls).toEqual([]);
@@ -73,7 +76,7 @@ describe("V2, messages without ids: a message edited after a leak", () => {
     await cleanup();
   });
 
-  test.failing("user channel: the edited message gets no synthetic correction turn either", async () => {
+  test("user channel: the edited message gets no synthetic correction turn either", async () => {
     const { host, cleanup } = await v2({ ...OPTIONS, retry: { channel: "user" } });
     await host.buildContext("ses_1", DEEPSEEK, [user("clean up")]);
     await reply(host, "ses_1", TRUNCATED);
@@ -101,6 +104,46 @@ describe("V2, messages without ids: a message edited after a leak", () => {
     const again = await host.buildContext("ses_1", DEEPSEEK, history);
     expect(first.system.map((s) => s.text)).toEqual([correctionText("truncated-call")]);
     expect(again.system).toEqual([]);
+    await cleanup();
+  });
+
+  test("a compaction that shortened the history: a new message on the broken turn's old position carries no correction", async () => {
+    // The reply that leaked answered the second message; after a compaction the history holds a
+    // summary and the user's new message, which lands on position 2 again. By position alone it
+    // was the broken turn, still "in history"; with ids the old message is simply gone.
+    const { host, cleanup } = await v2(OPTIONS);
+    await host.buildContext("ses_1", DEEPSEEK, [user("hello"), assistant("Hi."), user("clean up")]);
+    await reply(host, "ses_1", TRUNCATED);
+    const compacted = await host.buildContext("ses_1", DEEPSEEK, [user("Summary: the user asked to clean up."), assistant("Noted."), user("what now?")]);
+    expect(compacted.system).toEqual([]);
+    await cleanup();
+  });
+
+  test("an attachment swapped under the same text is another message too", async () => {
+    const file = (data: string): V2Message => ({ role: "user", content: [{ type: "text", text: "look at this" }, { type: "file", mediaType: "image/png", data }] });
+    const { host, cleanup } = await v2(OPTIONS);
+    await host.buildContext("ses_1", DEEPSEEK, [file("aGVsbG8=")]);
+    await reply(host, "ses_1", TRUNCATED);
+    expect((await host.buildContext("ses_1", DEEPSEEK, [file("d29ybGQ=")])).system).toEqual([]);
+    await cleanup();
+  });
+
+  test("hard negative: options the host moves between requests (a cache mark) leave the turn the same", async () => {
+    const { host, cleanup } = await v2(OPTIONS);
+    const marked: V2Message = { role: "user", content: [{ type: "text", text: "clean up", providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } } }] };
+    await host.buildContext("ses_1", DEEPSEEK, [marked]);
+    await reply(host, "ses_1", TRUNCATED);
+    const history = [user("clean up"), assistant(TRUNCATED), user("what now?")];
+    expect((await host.buildContext("ses_1", DEEPSEEK, history)).system.map((s) => s.text)).toEqual([correctionText("truncated-call")]);
+    await cleanup();
+  });
+
+  test("two equal id-less messages are two turns (the position still counts): the later one edited carries no correction", async () => {
+    const { host, cleanup } = await v2(OPTIONS);
+    await host.buildContext("ses_1", DEEPSEEK, [user("go on"), assistant("Step one."), user("go on")]);
+    await reply(host, "ses_1", TRUNCATED);
+    // The user edited the second "go on" away: only the first is left, which is not the broken turn.
+    expect((await host.buildContext("ses_1", DEEPSEEK, [user("go on"), assistant("Step one."), user("stop here")])).system).toEqual([]);
     await cleanup();
   });
 
