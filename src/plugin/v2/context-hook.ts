@@ -2,6 +2,7 @@
 // the plugin may rewrite before the request is built (anomalyco/opencode
 // packages/plugin/src/promise/session.ts @ 03545fd3, SessionContext; message shape from
 // packages/ai/src/schema/messages.ts @ 2b33fbee). The stored session is never touched.
+import { createHash } from "node:crypto";
 import { assistantRuns, redactReply, replyTextParts } from "../../history/sanitize.ts";
 import type { ParseOptions, ToolSpec } from "../../parse/types.ts";
 import { opencodeBuiltinTools } from "../../tools/opencode-builtins.ts";
@@ -57,7 +58,10 @@ export function historyTools(offered: unknown): ToolSpec[] {
   return [...tools.values()];
 }
 
-/** The user message the request answers: its id (or its position when the host gave none) and text. */
+/**
+ * The user message the request answers: its id, or when the host gave none (V2Message.id is
+ * optional) a name from its position and its content (turnName), and its text.
+ */
 export function lastUserTurn(messages: readonly V2Message[]): TurnSeen | undefined {
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index]!;
@@ -65,14 +69,14 @@ export function lastUserTurn(messages: readonly V2Message[]): TurnSeen | undefin
     const parts = Array.isArray(message.content) ? message.content : [];
     const text = parts.filter((p) => p.type === "text" && typeof p.text === "string").map((p) => p.text).join("");
     const users = messages.slice(0, index + 1).filter((m) => m.role === "user").length;
-    return { id: typeof message.id === "string" && message.id ? message.id : `user-${users}`, text };
+    return { id: turnName(message, users), text };
   }
   return undefined;
 }
 
 /**
  * Whether a turn is still in the context's history: a user message whose turn id (as lastUserTurn
- * names it: its id, or its position when the host gave none) is that turn.
+ * names it) is that turn.
  */
 export function turnsIn(messages: readonly V2Message[]): (turn: string) => boolean {
   return (turn) => {
@@ -80,10 +84,48 @@ export function turnsIn(messages: readonly V2Message[]): (turn: string) => boole
     for (const message of messages) {
       if (message.role !== "user") continue;
       users++;
-      if ((typeof message.id === "string" && message.id ? message.id : `user-${users}`) === turn) return true;
+      // An id-less name starts with its position: only the message at that position is digested.
+      if (typeof message.id === "string" && message.id ? message.id === turn : turn.startsWith(`user-${users}-`) && turnName(message, users) === turn) return true;
     }
     return false;
   };
+}
+
+/**
+ * A user message's turn name: the host's id, else `user-<position>-<digest of its content>`. The
+ * position alone would give a message the user edited (OpenCode reverts and sends again), or a new
+ * one landing where a compaction shortened the history, the name of the message it replaced, and
+ * the ledger would send a correction about a reply that is gone. The content alone would make two
+ * equal messages ("go on") one turn. A host retry builds the same messages: the same name.
+ */
+function turnName(message: V2Message, position: number): string {
+  if (typeof message.id === "string" && message.id) return message.id;
+  return `user-${position}-${contentDigest(message.content)}`;
+}
+
+/**
+ * A digest of what the user wrote or attached: each part's type and its own top-level text, numbers
+ * and bytes (text, a file's data, url, media type, name). Nested objects (provider options such as a
+ * cache mark the host may move from request to request) and part ids are left out, so the same
+ * message built again digests the same. Linear in the content.
+ */
+function contentDigest(content: unknown): string {
+  const hash = createHash("sha256");
+  const parts = Array.isArray(content) ? (content as unknown[]) : [];
+  for (const part of parts) {
+    if (part === null || typeof part !== "object") continue;
+    hash.update("\u0000part");
+    for (const key of Object.keys(part).sort()) {
+      if (key === "id") continue;
+      const value = (part as Record<string, unknown>)[key];
+      // Each field framed by its name and kind, so a text moved between fields digests apart.
+      if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") hash.update(`\u0000${key}\u0000${typeof value}\u0000${String(value).length}\u0000`).update(String(value));
+      else if (value instanceof URL) hash.update(`\u0000${key}\u0000url\u0000${value.href.length}\u0000`).update(value.href);
+      else if (value instanceof Uint8Array) hash.update(`\u0000${key}\u0000bytes\u0000${value.byteLength}\u0000`).update(value);
+      else if (value instanceof ArrayBuffer) hash.update(`\u0000${key}\u0000bytes\u0000${value.byteLength}\u0000`).update(new Uint8Array(value));
+    }
+  }
+  return hash.digest("hex").slice(0, 12);
 }
 
 /** The "user" retry channel: the correction as one more user turn at the end of this request only. */
