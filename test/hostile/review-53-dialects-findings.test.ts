@@ -6,6 +6,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { outcome, type Outcome } from "../support/outcome.ts";
+import { runAtEverySplit } from "../support/run-engine.ts";
+import { fixtureTools } from "../golden/tools.ts";
 
 /** The C01 XML execute costume around `code` in `language`. */
 const xmlExec = (code: string, language = "sh") =>
@@ -38,6 +40,11 @@ const ranAsWrittenOrRefused = (o: Outcome, input: string, command: string) =>
 // control from "runs ls" to "refused", which is the safer side of the same rule (every other code costume
 // refuses an unquoted `<!--`).
 // Suspected: src/parse/costume-xml.ts strictFields (fast-xml-parser's comment/CDATA handling) versus tolerantFields.
+// Fixed: a C01 span holding an XML comment (`<!--`), a CDATA section (`<![CDATA[`) or a processing
+// instruction (`<?` then a name) is refused (broken-markup, text kept) before either reader reads it
+// (src/parse/costume-xml.ts XML_MARKUP_DECLARATION), so its code never runs with characters read away;
+// the lead chose refusal over the tolerant reading, since which text the model meant is unknowable.
+// The same code with a raw `<` elsewhere (read tolerantly, verbatim, before) is refused too now.
 describe("the XML execute costume runs its code as written, never with a comment or CDATA read away", () => {
   const cases: Array<[string, string, string?]> = [
     ["a quoted HTML comment echoed into a file", "echo '<!-- note -->' > a.html"],
@@ -47,23 +54,49 @@ describe("the XML execute costume runs its code as written, never with a comment
     ["an unquoted comment after the command", "ls <!-- ; rm -rf build -->"],
   ];
   for (const [name, code, language] of cases) {
-    test.failing(`${name}: run as written or refused`, () => {
+    test(`${name}: run as written or refused`, () => {
       const input = xmlExec(code, language);
       const o = outcome(input);
       // Python goes out wrapped in a heredoc (costume.ts codeCall); compare the code inside it.
       const ran = o.calls.map((c) => String(c.input.command));
       if (language === "python") expect(ran.every((c) => c.includes(code))).toBe(true);
       else expect(ranAsWrittenOrRefused(o, input, code)).toBe(true);
+      // The rule now: refused, the model told.
+      expect(o).toEqual({ calls: [], broken: ["broken-markup"], text: input });
     });
   }
-  // Hard negatives: the same fragments with a raw `<` elsewhere run verbatim today, and must keep doing so.
-  test("control: the quoted comment with a raw `<` elsewhere runs verbatim", () => {
-    const code = "echo '<!-- note -->' > a.html && test 1 < 2";
-    expect(outcome(xmlExec(code)).calls).toEqual([{ tool: "bash", input: { command: code } }]);
+  // These two ran verbatim when the review was written (a raw `<` elsewhere sent the span to the
+  // tolerant reader). The lead's rule refuses a comment whichever reader would read the span: which
+  // reader reads it turns on an unrelated character, so the same comment is refused either way.
+  test("control (now refused): the quoted comment with a raw `<` elsewhere", () => {
+    const input = xmlExec("echo '<!-- note -->' > a.html && test 1 < 2");
+    expect(outcome(input)).toEqual({ calls: [], broken: ["broken-markup"], text: input });
   });
-  test("control: a heredoc writing an HTML comment runs verbatim", () => {
-    const code = "cat > a.html <<'EOF'\n<!-- header -->\nhello\nEOF";
-    expect(outcome(xmlExec(code)).calls).toEqual([{ tool: "bash", input: { command: code } }]);
+  test("control (now refused): a heredoc writing an HTML comment", () => {
+    const input = xmlExec("cat > a.html <<'EOF'\n<!-- header -->\nhello\nEOF");
+    expect(outcome(input)).toEqual({ calls: [], broken: ["broken-markup"], text: input });
+  });
+  test("a processing instruction in well-formed code is refused, and a CDATA section spelled in lower case", () => {
+    for (const code of ["php -r '<?php echo 1; ?>'", "echo '<![cdata[x]]>'"]) {
+      const input = xmlExec(code);
+      expect(outcome(input)).toEqual({ calls: [], broken: ["broken-markup"], text: input });
+    }
+  });
+  // Hard negatives: clean code with a raw `<` (no comment, CDATA or instruction) still runs as written.
+  test("control: clean code with a raw `<`, tags or a DOCTYPE in a heredoc runs as written", () => {
+    for (const code of [
+      "test 1 < 2 && echo ok",
+      "grep '<div>' a.html",
+      "cat > a.html <<'EOF'\n<p>hi</p>\nEOF",
+      "cat > a.html <<'EOF'\n<!DOCTYPE html>\n<p>hi</p>\nEOF",
+      "echo '<?' | wc -c",
+    ]) {
+      expect(outcome(xmlExec(code)).calls).toEqual([{ tool: "bash", input: { command: code } }]);
+    }
+  });
+  test("control: the JSON form of <tool_args> keeps a comment inside a JSON string (C48.3)", () => {
+    const input = '<tool_call><tool_name>bash</tool_name><tool_args>{"command":"echo \'<!-- x -->\' > a.html"}</tool_args></tool_call>';
+    expect(outcome(input).calls).toEqual([{ tool: "bash", input: { command: "echo '<!-- x -->' > a.html" } }]);
   });
   test("control: the same quoted comment in a <shell> costume runs verbatim", () => {
     expect(outcome("<shell>\necho '<!-- note -->' > a.html\n</shell>").calls).toEqual([{ tool: "bash", input: { command: "echo '<!-- note -->' > a.html" } }]);
@@ -92,16 +125,46 @@ describe("the XML execute costume runs its code as written, never with a comment
 // Expected: no call, text kept, nudge broken-markup (O06), as Kimi's reader does.
 // Suspected: src/parse/dialects/mistral.ts (MISTRAL's char form ends the span at the first balanced
 // object; parseMistralSpan never sees what follows).
+// Fixed: after an arguments object the char form reads on over whitespace; another `{` joins the
+// span, and parseMistralSpan refuses a span holding two objects (broken-markup naming the declared
+// tool, text kept). Any other character (prose, the next `[TOOL_CALLS]`) or the reply's end ends the
+// span at the object as before (src/parse/dialects/mistral.ts MistralState after-object, objectsIn).
 describe("a Mistral call with two argument objects is refused like Kimi's", () => {
   for (const input of [
     '[TOOL_CALLS]bash[ARGS]{"command":"ls"}{"command":"rm -rf build"}',
     '[TOOL_CALLS]bash[ARGS]{"command":"ls"}\n{"command":"rm -rf build"}',
     '[TOOL_CALLS]bash{"command":"ls"}{"command":"rm -rf build"}',
   ]) {
-    test.failing(JSON.stringify(input), () => {
+    test(JSON.stringify(input), () => {
       expect(outcome(input)).toEqual({ calls: [], broken: ["broken-markup"], text: input });
+      expect(runAtEverySplit(input, fixtureTools).summary.broken.map((b) => b.tool)).toEqual(["bash"]);
     });
   }
+  test("three objects, and an object after a blank line, are refused too (which one was meant is unknowable)", () => {
+    for (const input of [
+      '[TOOL_CALLS]bash{"command":"ls"} {"command":"pwd"} {"command":"rm -rf build"}',
+      '[TOOL_CALLS]bash[ARGS]{"command":"ls"}\n\n{"command":"rm -rf build"}',
+    ]) {
+      expect(outcome(input)).toEqual({ calls: [], broken: ["broken-markup"], text: input });
+    }
+  });
+  test("control: an undeclared tool with two objects is refused without naming it", () => {
+    const input = '[TOOL_CALLS]web.search{"q":"a"}{"q":"b"}';
+    const run = runAtEverySplit(input, fixtureTools);
+    expect(run.calls).toEqual([]);
+    expect(run.summary.broken.map((b) => [b.reason, b.tool])).toEqual([["broken-markup", undefined]]);
+  });
+  test("control: a call with whitespace after it, then the reply's end, runs; the whitespace stays text", () => {
+    const o = outcome('[TOOL_CALLS]bash[ARGS]{"command":"ls"}  \n');
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+  });
+  test("control: a call followed by a blank line and prose with braces runs", () => {
+    const o = outcome('[TOOL_CALLS]bash[ARGS]{"command":"ls"}\n\nThat lists {all} files.');
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+  });
+  test("control: an object whose string holds `}{` is one object and runs", () => {
+    expect(outcome('[TOOL_CALLS]bash{"command":"echo \'}{\'"}').calls).toEqual([{ tool: "bash", input: { command: "echo '}{'" } }]);
+  });
   test("control: Kimi refuses the same shape", () => {
     const input = '<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>{"command":"ls"}{"command":"rm -rf build"}<|tool_call_end|><|tool_calls_section_end|>';
     expect(outcome(input)).toEqual({ calls: [], broken: ["broken-markup"], text: input });
@@ -132,16 +195,35 @@ describe("a Mistral call with two argument objects is refused like Kimi's", () =
 // Today: no call, no nudge. Expected: no call, text kept, nudge broken-markup (O05) naming bash.
 // Suspected: src/parse/dialects/minimax-bracket.ts bracketCall (a parseJson refusal falls through to the
 // arrow reader, which names no tool, so the span is text).
+// Fixed: bracketCall reads JSON that parseJson refused but JSON.parse accepts as a call object (a
+// string `tool`, no `name`) as broken-markup, naming the tool when it is declared (the prototype-key
+// detail for a prototype-member key), as Mistral's refusedList does (src/parse/dialects/minimax-bracket.ts refusedJson).
 describe("MiniMax's JSON bracket form reports refused JSON as broken markup", () => {
   for (const [name, input] of [
     ["a key written twice", '[TOOL_CALL] {"tool": "bash", "args": {"command":"ls","command":"rm -rf build"}} [/TOOL_CALL]'],
     ["a number out of range", '[TOOL_CALL] {"tool": "read", "args": {"filePath":"/a","limit":1e999}} [/TOOL_CALL]'],
     ["a prototype-member key", '[TOOL_CALL] {"tool": "bash", "args": {"command":"ls","__proto__":{}}} [/TOOL_CALL]'],
   ] as const) {
-    test.failing(name, () => {
+    test(name, () => {
       expect(outcome(input)).toEqual({ calls: [], broken: ["broken-markup"], text: input });
+      expect(runAtEverySplit(input, fixtureTools).summary.broken.map((b) => b.tool)).toEqual([input.includes('"read"') ? "read" : "bash"]);
     });
   }
+  test("control: invalid JSON that is no arrow call stays silent text", () => {
+    const input = '[TOOL_CALL] {"tool": "bash", "args": {"command": "ls",}} [/TOOL_CALL]';
+    expect(outcome(input)).toEqual({ calls: [], broken: [], text: input });
+  });
+  test("control: refused JSON that is no call object (a `name` key, no `tool`) stays silent text", () => {
+    for (const input of [
+      '[TOOL_CALL] {"name": "bash", "tool": "bash", "args": {"a":1,"a":2}} [/TOOL_CALL]',
+      '[TOOL_CALL] {"cmd": "ls", "cmd": "pwd"} [/TOOL_CALL]',
+    ]) {
+      expect(outcome(input)).toEqual({ calls: [], broken: [], text: input });
+    }
+  });
+  test("control: a clean JSON call with a number and nested object runs", () => {
+    expect(outcome('[TOOL_CALL] {"tool": "read", "args": {"filePath":"/a","limit":20}} [/TOOL_CALL]').calls).toEqual([{ tool: "read", input: { filePath: "/a", limit: 20 } }]);
+  });
   test("control: the arrow form with a key twice is broken-markup", () => {
     const input = '[TOOL_CALL] {tool => "bash", args => { --command "ls" --command "rm -rf build" }} [/TOOL_CALL]';
     expect(outcome(input)).toEqual({ calls: [], broken: ["broken-markup"], text: input });
