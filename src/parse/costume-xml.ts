@@ -46,6 +46,12 @@ export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
   // `;`, `&nbsp;`, one a DOCTYPE defines) anywhere in the span: refused rather than run with a guess
   // (values.ts decodeHtmlReferences). Both readers then decode the rest alike, numeric ones included.
   if (decodeHtmlReferences(span) === null) return brokenSpan(span.length, "C01", "broken-markup", "tool-call costume holding a character reference that names no character the code could mean");
+  // Review 53: the strict reader drops a comment and a processing instruction and unwraps a CDATA
+  // section as XML does, the tolerant one keeps them as written, and which reader reads the span
+  // turns on an unrelated `<` elsewhere in it (`echo '<!-- x -->' > a.html` ran as `echo '' > a.html`).
+  // Neither reading is provably the code the model meant, so a span holding one is refused (text
+  // kept, the model told), whichever reader would read it; the code never runs with characters read away.
+  if (XML_MARKUP_DECLARATION.test(span)) return brokenSpan(span.length, "C01", "broken-markup", "tool-call costume holding an XML comment, CDATA section or processing instruction: whether it is the code's own text is unknowable");
   const fields = strictFields(span) ?? tolerantFields(span);
   const toolName = fields.toolName?.trim();
   if (fields.attribute !== undefined) {
@@ -92,6 +98,12 @@ function jsonArgsCall(span: string, ctx: SpanContext): Segment[] | null {
 }
 
 const JSON_ARGS_CALL = /^<tool_call(?:\s+id\s*=\s*(?:"[^"]*"|'[^']*'))?\s*>\s*<tool_name>\s*([\w.-]+)\s*<\/tool_name>\s*<tool_args>\s*(\{[\s\S]*\})\s*<\/tool_args>\s*<\/tool_call>\s*$/;
+
+/**
+ * An XML comment's or CDATA section's opener, or a processing instruction's (`<?` then a name's
+ * first character): what fast-xml-parser reads away. A bare `<?` (`[[ $a <? ]]`) is no instruction either reader drops.
+ */
+const XML_MARKUP_DECLARATION = /<!--|<!\[CDATA\[|<\?[A-Za-z_:]/i;
 
 /** Whether a C01 costume's tool name asks for its code to run: an execute tool, or the shell for shell code (never `read` and the like). */
 function runsCode(toolName: string, language: string | undefined): boolean {

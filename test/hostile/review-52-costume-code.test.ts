@@ -125,9 +125,14 @@ describe("an HTML comment inside a language-tag costume runs the line it comment
   test("control: a quoted comment in an echo still runs", () => {
     expect(commands(outcome("<shell>\necho '<!-- x -->' >> a.html\n</shell>"))).toEqual(["echo '<!-- x -->' >> a.html"]);
   });
-  test("control: the XML execute costume drops an XML comment as XML does (runs `ls` only)", () => {
+  // Review 53 changed this control from "runs `ls` only" to refused: the XML execute costume's strict
+  // reader dropped a comment while its tolerant reader (taken when an unrelated `<` made the span
+  // invalid XML) kept it, so a quoted `echo '<!-- x -->' > a.html` ran as `echo '' > a.html`. A span
+  // holding a comment, CDATA section or processing instruction is now refused whichever reader would
+  // read it (src/parse/costume-xml.ts); the commented-out line still never runs.
+  test("control: the XML execute costume refuses an XML comment (review 53; it ran `ls` only before)", () => {
     const input = "<tool_call><tool_name>execute</tool_name><tool_args><language>sh</language><code><!--\nrm -rf build\n-->\nls</code></tool_args></tool_call>";
-    expect(commands(outcome(input))).toEqual(["ls"]);
+    expect(outcome(input)).toEqual({ calls: [], broken: ["broken-markup"], text: input });
   });
   test("a comment opened after code on a line (`ls <!--`) refuses too, text kept", () => {
     const input = "<shell>\nls <!-- old:\nrm -rf build\n-->\n</shell>";

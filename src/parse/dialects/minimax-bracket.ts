@@ -1,5 +1,5 @@
 import { textSpan, type UnitOutcome } from "../segments.ts";
-import { parseJson } from "../values.ts";
+import { PROTOTYPE_KEY_DETAIL, parseJson } from "../values.ts";
 import { callOutcome, declaredNameIn, jsonCallOutcome, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { JsonExtent, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import { ignoreContent, type SpanKind, type Step } from "../span-kind.ts";
@@ -42,10 +42,32 @@ function bracketCall(body: string, ctx: SpanContext): UnitOutcome | null {
     const { tool, ...rest } = json.value;
     return jsonCallOutcome({ name: tool, ...rest }, SHAPE, ctx);
   }
+  const refused = refusedJson(body, json.prototypeKey === true, ctx);
+  if (refused !== null) return refused;
   const arrow = readArrowCall(body);
   if (arrow.kind === "call") return arrow.pairs ? textArgsOutcome(arrow.name, arrow.pairs, SHAPE, ctx) : callOutcome(arrow.name, arrow.args, SHAPE, ctx);
   if (arrow.name === undefined || !ctx.tools.has(arrow.name)) return null;
   return { kind: "broken", shape: SHAPE, reason: "broken-markup", detail: "the bracket call's arguments could not be read", tool: arrow.name };
+}
+
+/**
+ * Review 53: a JSON body parseJson refused though it is valid JSON (a key written twice, a
+ * prototype-member key, a number out of range) is a call written out and not run: broken-markup,
+ * as the arrow form, Hermes, Kimi and Mistral report it, so the model is told; the tool named when
+ * it is declared. Null when it is no JSON call object (the arrow reader decides).
+ */
+function refusedJson(body: string, prototypeKey: boolean, ctx: SpanContext): UnitOutcome | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  if (!isObject(value) || typeof value.tool !== "string" || Object.hasOwn(value, "name")) return null;
+  const detail = prototypeKey ? PROTOTYPE_KEY_DETAIL : "the bracket call's JSON names a key twice or holds a number no call can carry";
+  const out: UnitOutcome = { kind: "broken", shape: SHAPE, reason: "broken-markup", detail };
+  if (ctx.tools.has(value.tool)) out.tool = value.tool;
+  return out;
 }
 
 /**

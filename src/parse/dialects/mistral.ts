@@ -24,12 +24,44 @@ function parseMistralSpan(span: string, opener: Tag, ctx: SpanContext): Segment[
     return callsOverSpan(span.length, outcomes, "O06");
   }
   const args = body.indexOf("[ARGS]");
-  if (args >= 0) return wholeSpan(span.length, callOutcome(body.slice(0, args).trim(), body.slice(args + 6).trim(), "O06", ctx));
-  // Without `[ARGS]` only a JSON object proves the call: `[TOOL_CALLS]NAME{json}` written in prose is text.
   const brace = body.indexOf("{");
+  // Two argument objects (MistralState took every object that followed the first): which one the
+  // model meant is unknowable, so neither runs (broken-markup, text kept), as Kimi's reader refuses.
+  const name = args >= 0 ? body.slice(0, args).trim() : body.slice(0, Math.max(brace, 0));
+  if (brace > 0 && (args < 0 || brace > args) && objectsIn(body.slice(brace)) > 1) return wholeSpan(span.length, twoObjects(name, ctx));
+  if (args >= 0) return wholeSpan(span.length, callOutcome(name, body.slice(args + 6).trim(), "O06", ctx));
+  // Without `[ARGS]` only a JSON object proves the call: `[TOOL_CALLS]NAME{json}` written in prose is text.
   const parsed = brace > 0 ? parseJson(body.slice(brace)) : { ok: false as const };
   if (!parsed.ok || !isObject(parsed.value)) return wholeSpan(span.length, { kind: "foreign" });
   return wholeSpan(span.length, callOutcome(body.slice(0, brace), parsed.value, "O06", ctx));
+}
+
+/** How many JSON objects `text` (starting at a `{`) holds one after another, whitespace between (by extent; 2 is enough to know). */
+function objectsIn(text: string): number {
+  let objects = 0;
+  let json = new JsonExtent();
+  let open = false;
+  for (let i = 0; i < text.length && objects < 2; i++) {
+    const c = text.charCodeAt(i);
+    if (open) {
+      if (json.step(c)) {
+        objects++;
+        open = false;
+        json = new JsonExtent();
+      }
+    } else if (c === LBRACE) {
+      open = true;
+      json.step(c);
+    } else if (!isSpaceCode(c)) return objects;
+  }
+  return objects;
+}
+
+/** Broken-markup for a call holding two argument objects; the tool named when it is declared. */
+function twoObjects(name: string, ctx: SpanContext): UnitOutcome {
+  const out: UnitOutcome = { kind: "broken", shape: "O06", reason: "broken-markup", detail: "the call holds two argument objects: which one the model meant is unknowable" };
+  if (ctx.tools.has(name)) out.tool = name;
+  return out;
 }
 
 /**
@@ -72,8 +104,12 @@ export const MISTRAL: SpanKind = {
  * at NAME and always has `[ARGS]`.
  */
 class MistralState implements CharState {
-  private phase: "start" | "name" | "args" | "before-json" | "json" | "string" = "start";
+  private phase: "start" | "name" | "args" | "before-json" | "json" | "string" | "after-object" = "start";
   private escaped = false;
+  /** The JSON being read is the `[...]` list (the older form), not one call's arguments object. */
+  private list = false;
+  /** Where the last arguments object ended (absolute), while only whitespace followed it. */
+  private objectEnd = -1;
   private matched = 0;
   private nameLength = 0;
   private readonly json = new JsonExtent();
@@ -89,6 +125,11 @@ class MistralState implements CharState {
     return false;
   }
 
+  /** The reply ended after an arguments object and whitespace: the span ends at the object. */
+  atEnd(): Step | null {
+    return this.phase === "after-object" ? { kind: "complete", end: this.objectEnd } : null;
+  }
+
   step(c: number, at: number): Step | null {
     // For the residue `from` is the candidate's own start: the engine's progress guarantee (spanEnd) releases its first character.
     const abandon: Step = { kind: "abandon", at: this.from };
@@ -97,6 +138,7 @@ class MistralState implements CharState {
         if (isSpaceCode(c)) return null;
         if (c === LBRACKET) {
           this.phase = "json";
+          this.list = true;
           this.json.step(c);
           return null;
         }
@@ -130,7 +172,21 @@ class MistralState implements CharState {
         this.json.step(c);
         return null;
       case "json":
-        return this.json.step(c) ? { kind: "complete", end: at + 1 } : null;
+        if (!this.json.step(c)) return null;
+        if (this.list) return { kind: "complete", end: at + 1 };
+        // Review 53: an object right after the arguments (whitespace between) is a second argument
+        // set for the same call; the span takes it, so the call is refused whole (parseMistralSpan),
+        // as Kimi and Hermes refuse two objects, rather than the first running and the second
+        // being stripped after it. The call therefore completes at the next other character.
+        this.phase = "after-object";
+        this.objectEnd = at + 1;
+        return null;
+      case "after-object":
+        if (isSpaceCode(c)) return null;
+        if (c !== LBRACE) return { kind: "complete", end: this.objectEnd };
+        this.phase = "json";
+        this.json.step(c);
+        return null;
       case "string":
         if (this.escaped) this.escaped = false;
         else if (c === BACKSLASH) this.escaped = true;
