@@ -220,7 +220,7 @@ export function collectStrings(value: unknown, out: string[]): void {
       for (let i = rest.length - 1; i >= 0; i--) stack.push({ value: rest[i]![1], depth: depth + 1 });
       continue;
     }
-    const children = Array.isArray(next) ? next : Object.values(next);
+    const children = Array.isArray(next) ? next : Object.values(textPartWithoutType(next as Record<string, unknown>));
     for (let i = children.length - 1; i >= 0; i--) stack.push({ value: children[i], depth: depth + 1 });
   }
 }
@@ -231,4 +231,28 @@ function safeStringify(value: unknown): string {
   } catch {
     return "";
   }
+}
+
+/**
+ * A text part (`{ type: "text", text }`, `{ type: "input_text", text }`, the AI SDK's
+ * `{ type: "text", value }`) without its `type` word: that word is the API's, never content the
+ * model reads, and between the texts of consecutive parts it would stand between what the model
+ * reads joined (given-content.ts appendToHaystack reads consecutive texts joined too: markup cut
+ * across a tool result's text blocks, review 53). Any other object is walked whole.
+ */
+function textPartWithoutType(part: Record<string, unknown>): Record<string, unknown> {
+  const { type, text, value } = part;
+  if (typeof type !== "string" || !isPartTypeWord(type) || (typeof text !== "string" && typeof value !== "string")) return part;
+  const { type: _word, ...rest } = part;
+  return rest;
+}
+
+/** A part type as the APIs spell it: 1 to 32 of `a-z`, `_`, `-` (`text`, `input_text`). */
+function isPartTypeWord(word: string): boolean {
+  if (word.length === 0 || word.length > 32) return false;
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (!((c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2d)) return false;
+  }
+  return true;
 }

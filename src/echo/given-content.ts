@@ -28,7 +28,8 @@
  *   `x.sh|sh` as `x.sh | sh`, or the other way round, quotes the same command (review 51). Only
  *   ever more found: a space taken away sits next to punctuation, which already ends a whole token.
  * The optional steps (Markdown escapes, HTML tags, form-encoded `+`, references, terminal codes,
- * invisible characters as spaces) are combined into at most 13 readings per text (readingsOf),
+ * invisible characters as spaces; the shell reading) are combined into at most 14 readings per
+ * text (readingsOf),
  * never tried in every combination: a text that triggers them all stays a constant times its size.
  *
  * Markup is found by a local test at each `<`, `[` and bar, never by a reader with state, so no
@@ -37,11 +38,12 @@
  */
 import { isBarCode } from "../grammar/markers.ts";
 import { StringLexer, type QuotedStrings } from "./string-lexer.ts";
-import { decodeJsonEscapes, gutterEnd, mayHoldMarkup } from "./given-text.ts";
+import { decodeJsonEscapes, gutterEnd, mayHoldMarkup, mayHoldQuote } from "./given-text.ts";
 import { decodeEncodings } from "./given-encodings.ts";
 import { withoutTerminalCodes } from "./terminal-codes.ts";
 import { CLOSES, hasPercentEscape, markupOf, NO_MARKUP, OPENS, withoutHtmlTags, withoutMarkdownEscapes } from "./given-markup.ts";
 import { isLetterAt } from "./letters.ts";
+import { shellReading } from "./shell-words.ts";
 import { AMP, BACKSLASH, DQ, GT, LBRACE, LBRACKET, LPAREN, LT, PIPE, RPAREN, SEMICOLON, SP, SQ, isWhiteSpace as isSpaceCode, lineEndAt, lineEndFrom } from "../grammar/chars.ts";
 
 export interface GivenHaystack extends QuotedStrings {
@@ -61,7 +63,8 @@ export interface GivenHaystack extends QuotedStrings {
    * Every form in `text`, in order: its span and the given text it reads (`group`, counted over
    * the texts that entered the haystack). Forms of consecutive groups meet at a seam: a value cut
    * between two given texts (a file read in two parts, a message of two text parts) is searched
-   * across it (search.ts seamGiven).
+   * across it (search.ts seamGiven). Group -1: consecutive texts read joined (appendToHaystack),
+   * which has no seam of its own.
    */
   forms: { group: number; start: number; end: number; head: string }[];
   /** How many given texts entered the haystack (the next group). */
@@ -89,16 +92,22 @@ export function buildGivenHaystack(texts: readonly string[], toolNames?: Readonl
  * `texts` added at the end of a haystack, as buildGivenHaystack would have read them after its
  * own: content given later (a server tool's result inside the reply). Positions only grow, so
  * every list stays in order; the work is linear in the texts added (plus one copy of the text).
+ *
+ * Consecutive texts whose seam may cut markup (joinedRuns) are also read joined with nothing
+ * between, as one more text after them (group -1: no seam of its own, seam-search.ts skips it):
+ * the model reads the text parts of one tool result or message one after the other, so
+ * `<tool_` + `call>{"na` + `me": …</tool_` + `call>` is one quoted call (review 53). Only an extra
+ * reading: each text is still read alone, so nothing counts as given less. At most doubles the
+ * haystack.
  */
 export function appendToHaystack(hay: GivenHaystack, texts: readonly string[], toolNames?: ReadonlySet<string>, keepLinePrefixes = false): void {
   const parts: string[] = [];
   const found: Found = hay;
   let length = hay.text.length;
-  for (const text of texts) {
-    const group = hay.groups;
+  const read = (text: string, group: number): void => {
     const forms = jsonForms(text);
     forms.forEach((form, depth) => {
-      for (const variant of readingsOf(form, toolNames, depth === 0 ? "given" : depth === forms.length - 1 ? "deepest" : "between")) {
+      for (const variant of readingsOf(form, toolNames, depth === 0 ? "given" : depth === forms.length - 1 ? "deepest" : "between", depth === forms.length - 1)) {
         // A form without markup holds no quote; and a value is never "next to" another text's markup.
         if (!mayHoldMarkup(variant)) continue;
         if (parts.length > 0 || hay.text.length > 0) {
@@ -112,9 +121,40 @@ export function appendToHaystack(hay: GivenHaystack, texts: readonly string[], t
         length += folded.length;
       }
     });
+  };
+  for (const text of texts) {
+    const group = hay.groups;
+    read(text, group);
     if (hay.forms.length > 0 && hay.forms[hay.forms.length - 1]!.group === group) hay.groups++;
   }
+  for (const run of joinedRuns(texts)) read(run, -1);
   if (parts.length > 0) hay.text += parts.join("");
+}
+
+/** How far before a seam a cut piece of markup can begin in a text as written: MAX_TOKEN (search.ts) with room for its encodings (`&#x3c;`, `\u003c`). */
+const JOIN_TAIL = 512;
+
+/**
+ * The runs of two or more consecutive texts joined with nothing between, where each seam of a run
+ * may cut markup: the run so far ends (its last JOIN_TAIL characters) with a character that can
+ * begin markup or an encoding of it (mayHoldQuote). Texts that end in plain prose are not joined,
+ * so ordinary multi-part content costs nothing more. Linear: each text is copied into at most one run.
+ */
+function joinedRuns(texts: readonly string[]): string[] {
+  const runs: string[] = [];
+  let run: string[] = [];
+  let tail = "";
+  for (const text of texts) {
+    if (run.length > 0 && !mayHoldQuote(tail)) {
+      if (run.length > 1) runs.push(run.join(""));
+      run = [];
+      tail = "";
+    }
+    run.push(text);
+    tail = text.length >= JOIN_TAIL ? text.slice(-JOIN_TAIL) : (tail + text).slice(-JOIN_TAIL);
+  }
+  if (run.length > 1) runs.push(run.join(""));
+  return runs;
 }
 
 /** Format characters and default-ignorable code points (U+200B, U+00AD, U+2060, U+FEFF, the variation selectors, tags): they render as nothing. */
@@ -167,7 +207,7 @@ const RENDERED_ALTERNATIVES: readonly (keyof Steps)[] = ["markdown", "tags", "pl
 
 /**
  * A form's readings, combined instead of multiplied, so the haystack and the work stay a small
- * constant times the content whatever a hostile text triggers (at most 13 readings per given text;
+ * constant times the content whatever a hostile text triggers (at most 14 readings per given text;
  * docs/SECURITY.md *Cost*). Every reading only adds quotes the guard counts as given.
  * - every form (the text as given and its JSON decodings, jsonForms): WRITTEN, and WRITTEN with
  *   references left undecoded where decoding made a quote or a backslash, so a JSON call quoted
@@ -176,10 +216,13 @@ const RENDERED_ALTERNATIVES: readonly (keyof Steps)[] = ["markdown", "tags", "pl
  * - the text as given and its deepest JSON decoding: RENDERED;
  * - the text as given: RENDERED with each step that changed it left out (every step but one), and
  *   RENDERED with invisible characters read as spaces when it has any.
+ * - the last form (the deepest JSON decoding, or the text as given when it has none): WRITTEN in
+ *   the shell reading (shell-words.ts: line continuations removed, shell quotes around a plain word
+ *   folded) when that changes it; the needle is also searched in that reading (needleForms).
  * A reading whose steps came out the same as an earlier one's (most texts trigger few steps) is
  * left out before the Unicode step, so plain text costs one reading.
  */
-function readingsOf(form: string, toolNames: ReadonlySet<string> | undefined, depth: "given" | "deepest" | "between"): string[] {
+function readingsOf(form: string, toolNames: ReadonlySet<string> | undefined, depth: "given" | "deepest" | "between", shell: boolean): string[] {
   const out: string[] = [];
   const texts: string[] = [];
   let invisible = false;
@@ -192,6 +235,10 @@ function readingsOf(form: string, toolNames: ReadonlySet<string> | undefined, de
   };
   const changed = new Set<keyof Steps>();
   add(stepsOf(form, WRITTEN, toolNames, changed));
+  if (shell) {
+    const folded = shellReading(out[0]!);
+    if (folded !== out[0]) out.push(folded);
+  }
   if (changed.has("decode")) add(stepsOf(form, { ...WRITTEN, decode: false }, toolNames));
   if (depth === "between") return out;
   changed.clear();
@@ -236,10 +283,11 @@ function jsonForms(text: string): string[] {
  * One value (or one markup span) as it must occur in the haystack. `first` keeps its first line
  * whole: a value that starts in the middle of a given line kept its leading characters there;
  * `stripped` loses them like every other line: a value that starts a given line lost them. Both
- * normalized like the haystack; `stripped` is null when it is the same or empty.
+ * normalized like the haystack; `stripped` is null when it is the same or empty. `shell`: in the
+ * shell reading (shell-words.ts), as the haystack's extra reading holds the given content.
  */
-export function needleForms(value: string): { first: string; stripped: string | null } {
-  const lines = splitLines(readable(value));
+export function needleForms(value: string, shell = false): { first: string; stripped: string | null } {
+  const lines = splitLines(shell ? shellReading(readable(value)) : readable(value));
   const rest = lines.slice(1).map((line) => line.slice(linePrefixEnd(line, 0, line.length)));
   const first = collapseSpaces([lines[0]!, ...rest].join(" "));
   const head = lines[0]!;

@@ -41,18 +41,26 @@ export function acrossSeam(hay: GivenHaystack, needle: string, room: number, cos
   let stamp = 0;
   cost.scanned += 4 * (m + 1);
   const forms = hay.forms;
-  // Forms are in order of their group: A's forms are [a, b), B's [b, c).
+  // Forms are in order of their group: A's forms are [a, b), B's [after, c) (past any joined texts' forms between).
   for (let a = 0; a < forms.length; ) {
     const group = forms[a]!.group;
     let b = a;
     while (b < forms.length && forms[b]!.group === group) b++;
-    let c = b;
+    // Texts read joined (group -1, given-content.ts appendToHaystack) stand after the texts they join: no seam of theirs.
+    if (group < 0) {
+      cost.scanned += b - a;
+      a = b;
+      continue;
+    }
+    let after = b;
+    while (after < forms.length && forms[after]!.group < 0) after++;
+    let c = after;
     while (c < forms.length && forms[c]!.group === group + 1) c++;
     // The seam counts only inside a quote the first text opened and left open (seamQuote).
     let open = false;
     cost.scanned += c - a;
     for (let f = a; f < b && !open; f++) open = seamQuote(hay, forms[f]!, reach) >= 0;
-    if (c > b && open) {
+    if (c > after && open) {
       stamp++;
       found.length = 0;
       for (let f = a; f < b; f++) {
@@ -62,7 +70,7 @@ export function acrossSeam(hay: GivenHaystack, needle: string, room: number, cos
         lineEndPrefixes(hay, needle, fail, Math.max(quote, form.end - reach), form.end, form.start, startsAlnum, { lengths: prefixes, stamp, found }, cost);
       }
       if (found.length > 0) {
-        for (let f = b; f < c; f++) {
+        for (let f = after; f < c; f++) {
           const form = forms[f]!;
           lineStartSuffixes(hay, reversedUnits, rfail, form, Math.min(form.end, form.start + reach), endsAlnum, { lengths: suffixes, stamp }, cost);
         }

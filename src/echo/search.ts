@@ -124,7 +124,10 @@ export function createEchoSearch(given: () => readonly string[]): EchoSearch {
     if (seamFound(forms.first, window)) return true;
     // As a JSON string spells it (`\"`, `\n`): in the form as written, where a quoted call's strings read as its reader reads them.
     const escaped = JSON.stringify(value).slice(1, -1);
-    return escaped !== value && found(hay!, needleForms(escaped).first, "alnum", window);
+    if (escaped !== value && found(hay!, needleForms(escaped).first, "alnum", window)) return true;
+    // In the shell reading (shell-words.ts): the model dropped or swapped the quotes of a plain word, or a line continuation.
+    const shell = needleForms(value, true);
+    return shell.first !== forms.first && (found(hay!, shell.first, "alnum", window) || (shell.stripped !== null && found(hay!, shell.stripped, "letter", window)));
   };
   /** A code costume in given content names its tool; otherwise the name itself must stand next to markup. */
   const toolNamed = (tool: string): boolean => hay!.costumeTools.has(tool) || found(hay!, tool, "alnum", BASE_WINDOW + tool.length);
@@ -243,8 +246,13 @@ function evidenceOf(tool: string, input: Record<string, unknown>): Evidence {
 const DESCRIBING_KEYS: ReadonlySet<string> = new Set(["description", "explanation", "reason", "summary", "title"]);
 const MAX_PROSE = 400;
 
-/** One line of at most MAX_PROSE characters with a letter: how a call's description reads. */
-function isProse(text: string): boolean {
+/**
+ * One line of at most MAX_PROSE characters with a letter: how a call's description reads. Trimmed
+ * first: a line end the model put after its sentence (`"Run the setup script\n"` in JSON markup,
+ * which keeps it where DSML trims it) does not make a second line (review 53).
+ */
+function isProse(value: string): boolean {
+  const text = value.trim();
   if (text.length > MAX_PROSE) return false;
   let letter = false;
   for (let i = 0; i < text.length; i++) {

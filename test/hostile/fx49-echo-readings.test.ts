@@ -45,10 +45,11 @@ describe("a step the page needs, another that would take the quote out", () => {
 describe("the readings are bounded", () => {
   const EVERY = '<shell>ls</shell> \\\\\\"b\\\\n <span>x</span> \\_y\\_ 1+1 %3C &quot;q&quot; z\u200bw \u001b[31mred\u001b[0m a\bb\n';
 
-  test("a text that triggers every step: at most 13 readings, the haystack at most 13 times the text", () => {
+  // fx53: 14 with the shell reading of the last form (src/echo/shell-words.ts); the haystack bound is unchanged.
+  test("a text that triggers every step: at most 14 readings, the haystack at most 13 times the text", () => {
     const text = EVERY.repeat(50);
     const hay = buildGivenHaystack([text], new Set(["bash"]));
-    expect(hay.forms.length).toBeLessThanOrEqual(13);
+    expect(hay.forms.length).toBeLessThanOrEqual(14);
     expect(hay.text.length).toBeLessThanOrEqual(13 * text.length);
   });
 
