@@ -17,6 +17,7 @@ import { review49 } from "./fixtures-review-49.ts";
 import { review50 } from "./fixtures-review-50.ts";
 import { review51 } from "./fixtures-review-51.ts";
 import { review52 } from "./fixtures-review-52.ts";
+import { review53 } from "./fixtures-review-53.ts";
 import type { Shape } from "../../src/grammar/shapes.ts";
 import { ok, bad, none, ls, readA } from "./fixture-kit.ts";
 
@@ -279,6 +280,7 @@ export const fixtures: Fixture[] = [
   ...review50(),
   ...review51(),
   ...review52(),
+  ...review53(),
 ];
 
 /**
