@@ -22,6 +22,21 @@
  * Expected: the later call runs; the mention stays text. Not a documented policy: PATTERNS.md's
  * "a quoted value that never closes keeps the rest of the reply documentation" is about a call
  * quoted inside block documentation, and N09.1 pins only that a mid-line costume never runs.
+ *
+ * Fixed (fix 53, src/parse/costume-hold.ts unclosedRereadAt): at the reply's end, a code costume
+ * opened inside a line that never closed (no own closer after it) was a mention: its paragraph
+ * ends at the first blank line, and what follows is read again, so a call standing as its own
+ * paragraph runs. The mention's paragraph keeps its old outcome (refused when call markup stands
+ * in it), a costume closed later keeps N09.1's, a heredoc still open at the blank line or at the
+ * call reads nothing again, a part's end reads nothing again (a later part may close it), and
+ * the rest is read again at most COSTUME_REREADS times per reply (engine.ts), so work stays linear.
+ * Known gap: the call on the next line of the mention's own paragraph (no blank line between)
+ * stays refused with a nudge: no paragraph end separates it from what may be a cut-off costume's
+ * code, and trust goes first.
+ * Known gap: `Use <tool_call> here.` then a DSML call: the `<tool_call>` body reads `here.` as a
+ * GLM tool name laid out over lines, and a DSML tag after it refuses the wrapper whole as a call
+ * written in two dialects (src/parse/dialects/tool-call-body.ts, another fixer's file); a name
+ * ending a sentence (`here.`) then a blank line could prove a mention there instead.
  */
 import { describe, expect, test } from "bun:test";
 import { outcome } from "../support/outcome.ts";
@@ -49,11 +64,14 @@ const MISSED: [string, string][] = [
   ["<shell> mentioned, over 4,096 characters of prose later", `Use <shell> here.\n\n${PROSE}X\n`],
 ];
 
+/** Known gap (see above): no blank line between the mention and the call. */
+const KNOWN_GAP = new Set(["<shell> mentioned, the call on the next line"]);
+
 describe("review 53 finding: a costume opener mentioned mid-line hides every later call (missed call + nudge)", () => {
   for (const [name, template] of MISSED) {
     for (const [dialect, call] of Object.entries(CALLS)) {
       const doc = template.replace("X", () => call);
-      test.failing(`${name} (${dialect})`, () => {
+      (KNOWN_GAP.has(name) ? test.failing : test)(`${name} (${dialect})`, () => {
         // The oracle: commonmark.js reads the call as prose of a top-level paragraph.
         expect(verdict(doc).path).toBe("text < paragraph < document");
         const o = outcome(doc);
@@ -67,6 +85,7 @@ describe("review 53 finding: a <tool_call> wrapper mentioned mid-line hides a la
   // The same class for the Hermes wrapper: `Use <tool_call> here.` then a blank line and a DSML
   // call on its own line. A Hermes call there runs (its own wrapper), a DSML one does not.
   const doc = `Use <tool_call> here.\n\n${DSML}\n`;
+  // Known gap (see above): the fix belongs to src/parse/dialects/tool-call-body.ts.
   test.failing("a DSML call after a <tool_call> mention runs (dsml)", () => {
     expect(verdict(doc).path).toBe("text < paragraph < document");
     expect(outcome(doc).calls).toEqual(RAN);
