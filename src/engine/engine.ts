@@ -39,6 +39,8 @@ class Engine extends TextMode implements RepairEngine {
   private valueRunsReadTo = -1;
   /** endSpan is deciding what is still open: a call cut off there mid-line is reported only if the reply ends there (finish). */
   private spanEnding = false;
+  /** Costumes the reply ended open whose rest was offered for reading again (COSTUME_REREADS). */
+  private costumeRereads = 0;
   /** A marker tag the last part's end cut off, waiting for this part's first text (cut-tag.ts); null: none. */
   private cutTag: string | null;
   /** The reports of calls the last part's end cut off mid-line, withdrawn when this part brings text. */
@@ -271,7 +273,11 @@ class Engine extends TextMode implements RepairEngine {
     if (!nested) this.openBlock = cand.endsInBlock && !truncated ? (cand.root === "block" ? cand.opener : cand.root === "legacy-section" ? true : cand.enclosing) : null;
     let segments: Segment[];
     try {
-      const ctx = cand.openerIndent || cand.openerPlace ? { ...this.ctx, openerIndent: cand.openerIndent || null, openerPlace: cand.openerPlace } : this.ctx;
+      // Review 53: a costume the reply ended open may have its rest read again, a bounded number of
+      // times (costume-hold.ts). Not in given content: the echo guard reads a swallowed rest again in its own rounds.
+      const replyEnded = truncated && !this.spanEnding && !this.given && COSTUMES.has(cand.root) && this.costumeRereads < COSTUME_REREADS ? { replyEnded: true } : null;
+      if (replyEnded !== null) this.costumeRereads++;
+      const ctx = cand.openerIndent || cand.openerPlace || replyEnded ? { ...this.ctx, openerIndent: cand.openerIndent || null, openerPlace: cand.openerPlace, ...replyEnded } : this.ctx;
       segments = parseSpan(span, cand.root, cand.opener, cand.named !== null, truncated, ctx, cand.enclosing);
     } catch {
       segments = [{ kind: "text", start: 0, end: span.length }];
@@ -343,6 +349,9 @@ class Engine extends TextMode implements RepairEngine {
     this.releaseVisible(released, cand.start);
   }
 }
+
+/** How many costumes the reply ended open may have their rest read again (review 53): each re-read costs the rest once. */
+const COSTUME_REREADS = 8;
 
 /** The roots of code costume candidates (costume-hold.ts). */
 const COSTUMES: ReadonlySet<string> = new Set(["costume", "inline-costume", "paragraph-costume"]);

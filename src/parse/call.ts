@@ -22,6 +22,12 @@ export interface SpanContext {
    * or after other text on its line ("inline"). Unknown when absent.
    */
   openerPlace?: "line-start" | "paragraph" | "inline";
+  /**
+   * The reply ended with the span still open (not a part's end, after which a later part may
+   * close it), and the engine may still read the rest of a never-closed costume again (review 53,
+   * costume-hold.ts): set only then.
+   */
+  replyEnded?: boolean;
 }
 
 /** One call from a tool name and an arguments object (or a JSON string of one), gated on declared tools. */

@@ -125,6 +125,10 @@ function costumeKind(inline: boolean, closerCode = COSTUME_CODE): SpanKind<{ fir
       if (truncated && heredocOpen(span, opener)) return unbounded(brokenSpan(span.length, costumeShape(opener), "broken-markup", HEREDOC_OPEN));
       const held = heldPast(span, opener);
       if (held === null) {
+        // Review 53: never closed, the opener was prose (a mention) or an HTML block's start: what
+        // the rest holds is read again (an inline mention's paragraph is decided here first).
+        const reread = truncated && ctx.replyEnded === true ? unclosedRereadAt(span, opener, inline) : -1;
+        if (reread >= 0) return inline && holdsCallMarkup(span, opener, reread) ? brokenSpan(reread, costumeShape(opener), "broken-markup", INLINE_COSTUME_MARKUP) : textSpan(reread);
         const end = truncated ? firstCloserEnd(span, opener) : span.length;
         if (!inline) return truncated ? textSpan(end) : parseCostumeSpan(span, opener, ctx);
         // Never run: text, unless tool-call markup stands in the code it covers.
@@ -177,6 +181,73 @@ function holdsCallMarkup(span: string, opener: Tag, end: number): boolean {
     else if (opensCall(tag) && (tag.family !== "costume" || closed.has(tag.name))) return true;
   }
   return false;
+}
+
+/**
+ * Review 53: a code costume the reply ended without ever closing (no own closer after its opener),
+ * with tool-call markup after it: where the engine reads the rest again as text, or -1 (the span
+ * stays as it was: text, or refused when it holds call markup). Only at the reply's end
+ * (SpanContext.replyEnded; a later part may still close it), and only a bounded number of times
+ * per reply (the engine's count), so the work stays linear.
+ * - A mention inside a line (`I will use the <python> tool.`) is inline raw HTML in a paragraph:
+ *   that paragraph ends at its first blank line, after which a call stands as its own paragraph
+ *   and runs. The mention's own paragraph is decided here (text, or refused when call markup
+ *   stands in it: a cut-off costume's code may go on there, so the rule only reaches past a
+ *   blank line).
+ * - A `<pre>` that opens a line, or ends the line it stands on (`- <pre>`, a list item's first
+ *   line), may start CommonMark's HTML block of type 1, which ends at `</pre>` or where its
+ *   container ends (`- <pre>` then a line at column 0). Never closed, its opener is released as
+ *   text and the documentation context reads the block's extent: a call after the list item runs,
+ *   one inside the block (or anywhere after a top-level `<pre>`) stays documentation.
+ * Every other line-start costume keeps holding what follows to the reply's end. Nothing is read
+ * again where a shell heredoc opened in the costume's code is still open (at the blank line, or at
+ * a call's markup): its body goes on over blank lines, and an example written in it must not run.
+ * Linear: one pass over the span's tags, one over its lines (the heredoc reader, each once).
+ */
+function unclosedRereadAt(span: string, opener: Tag, inline: boolean): number {
+  const pre = opener.name === "pre" && (!inline || endsItsLine(span, opener.end));
+  if (!inline && !pre) return -1;
+  const at = pre ? opener.end : blankLineAfter(span, opener.end);
+  if (at < 0) return -1;
+  const tags = tagsOf(span, opener.end);
+  if (tags.some((tag) => ownCloser(tag, opener))) return -1;
+  const heredocs = new CostumeHeredocs(opener, opener.end);
+  const read = (from: number, to: number) => span.slice(from, to);
+  if (heredocs.shelters(at, read)) return -1;
+  let callAfter = false;
+  for (const tag of tags) {
+    if (tag.start < at || !opensCall(tag)) continue;
+    if (heredocs.shelters(tag.start, read)) return -1;
+    callAfter = true;
+  }
+  return callAfter ? at : -1;
+}
+
+/** Only spaces or tabs from `at` to its line's end or the span's. */
+function endsItsLine(span: string, at: number): boolean {
+  for (let i = at; i < span.length; i++) {
+    const c = span.charCodeAt(i);
+    if (c === LF || c === CR) return true;
+    if (c !== SP && c !== TAB) return false;
+  }
+  return true;
+}
+
+/** The start of the first line after `from`'s line that holds only spaces or tabs, or -1. */
+function blankLineAfter(span: string, from: number): number {
+  let lineStart = -1;
+  let blank = false;
+  for (let i = from; i < span.length; i++) {
+    const c = span.charCodeAt(i);
+    if (c === LF || c === CR) {
+      if (lineStart >= 0 && blank) return lineStart;
+      // CR LF ends one line.
+      if (c === CR && span.charCodeAt(i + 1) === LF) i++;
+      lineStart = i + 1;
+      blank = true;
+    } else if (c !== SP && c !== TAB) blank = false;
+  }
+  return -1;
 }
 
 function unbounded(segments: Segment[]): Segment[] {
