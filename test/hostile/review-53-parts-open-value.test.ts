@@ -8,7 +8,7 @@
  * thinking block) and an engine per part continuing the last (`continues: carryOver()`, the
  * Responses wire), each part fed whole, char by char and at seeded splits.
  *
- * Each failing test (test.failing) says what is wrong, its severity and the suspected file.
+ * Each finding (test.failing when found, now fixed) says what was wrong, its severity and the suspected file.
  */
 import { describe, expect, test } from "bun:test";
 import { createRepairEngine } from "../../src/engine/engine.ts";
@@ -97,13 +97,23 @@ describe("finding: a heredoc costume cut after the `</shell>` its heredoc holds:
   // Suspected: src/engine/engine.ts finish (the A40.19 endUnknown condition: `truncated`), the
   // heredoc reading in the costume candidate. Expected: as the whole and as the cut at ` > doc.md`:
   // no call, the text as written.
+  // Fixed: a code costume candidate still open at a part's end that the cut reading takes for no
+  // call ends the markup where no one can tell (overflowed-markup), wherever its cut reading
+  // stopped (engine.ts finish, openCostume): no later call of the reply runs.
   for (const [name, id, marker] of [
     ["A40.19 cut right after the heredoc's `</shell> o`", "A40.19", "</shell> o"],
     ["A40.19 cut at the end of the heredoc's `</shell>` line", "A40.19", "on its own line.\n"],
     ["C46.1 (inline costume) cut after the heredoc's `</shell> o`", "C46.1", "</shell> o"],
   ] as const) {
-    test.failing(name, () => nothingRuns(cutAfter(fx(id), marker)));
+    test(name, () => nothingRuns(cutAfter(fx(id), marker)));
   }
+
+  test("A40.19 and C46.1 cut at every point from the heredoc's `</shell>` to its `EOF` line: nothing runs", () => {
+    for (const id of ["A40.19", "C46.1"]) {
+      const text = fx(id);
+      for (let at = text.indexOf("</shell>"); at < text.indexOf("\nEOF\n") + 1; at++) nothingRuns([text.slice(0, at), text.slice(at)]);
+    }
+  });
 });
 
 describe("finding: a call's value still open at a part's end: the example it holds runs from the next part", () => {
@@ -118,11 +128,15 @@ describe("finding: a call's value still open at a part's end: the example it hol
   // line; a value's text has no such guard. Suspected: src/engine/engine.ts endSpan (the open
   // candidate decided as at the reply's end, no endUnknown for a value still open), text-mode.ts
   // carryOver. Expected: no later call runs (as after markup of unknown end), the text as written.
+  // Fixed: a call the part's end cut off (a truncated-call report: its value or body still open
+  // there) ends the markup where no one can tell, as an open costume does (engine.ts finish,
+  // cutOffCall): no later call of the reply runs, in this engine or one continuing it (overflowed
+  // carries over). A call whose markup ended before the part's end leaves the next part free.
   for (const [name, id, marker] of [
     ["A45.10 cut two characters into the write call's content value", "A45.10", 'name="content" string="true">'],
     ["O48.2 cut right after the Hermes `\"content\":\"`", "O48.2", '"content":"'],
   ] as const) {
-    test.failing(name, () => {
+    test(name, () => {
       const [head, rest] = cutAfter(fx(id), marker);
       // A45.10: two characters of the value on part one's side (`# `), as a token boundary would fall.
       const parts = id === "A45.10" ? [head + rest!.slice(0, 2), rest!.slice(2)] : [head!, rest!];
@@ -132,13 +146,31 @@ describe("finding: a call's value still open at a part's end: the example it hol
 
   // The minimal shape: a Hermes command value cut mid-word; the value's text goes on in the next
   // part and holds a whole call on its own line. In one part: one broken call, nothing runs.
-  test.failing("a Hermes command value cut mid-word, a call on its own line inside the rest of the value", () => {
+  test("a Hermes command value cut mid-word, a call on its own line inside the rest of the value", () => {
     const call = '<tool_call>{"name":"bash","arguments":{"command":"rm -rf build"}}</tool_call>';
     nothingRuns(['<tool_call>{"name":"bash","arguments":{"command":"echo aa', `a\n${call}`]);
   });
 });
 
-describe("hard negatives (pass today)", () => {
+describe("known gaps: further cut points of the same replies (fix 53)", () => {
+  // Severity: low-medium, wrong execution (the whole reply runs nothing). Known gap: at these cuts
+  // part one's open candidate is decided as at the reply's end and the example runs from the text
+  // it reads again inside part one itself (A40.19 after the heredoc's `EOF` line: the costume held
+  // with no heredoc open; A45.10 after the example's block closer: the span completes at its end)
+  // or part two reads a body whose opener alone ended part one (O48.2 after `<tool_call>\n`). The
+  // Responses wire ends its last part with endSpan too, so a part's end cannot tell itself from the
+  // reply's: refusing there would refuse the golden reply-end readings (A40.16, A40.17) on that wire
+  // only. The same class as review 49's paragraph costume decided at a part's end.
+  for (const [name, id, marker] of [
+    ["A40.19 cut after the heredoc's `EOF` line, before the costume's closer", "A40.19", "EOF\n"],
+    ["A45.10 cut after the example block's `More prose.` line", "A45.10", "More prose.\n"],
+    ["O48.2 cut right after `<tool_call>` and its line break", "O48.2", "<tool_call>\n"],
+  ] as const) {
+    test.failing(name, () => nothingRuns(cutAfter(fx(id), marker)));
+  }
+});
+
+describe("hard negatives", () => {
   test("A40.19 cut at ` > doc.md` (the pinned cut): nothing runs", () => nothingRuns([fx("A40.19").slice(0, fx("A40.19").indexOf(" > doc.md")), fx("A40.19").slice(fx("A40.19").indexOf(" > doc.md"))]));
 
   for (const id of ["A40.19", "C46.1", "A45.10", "O48.2"]) {
@@ -153,6 +185,24 @@ describe("hard negatives (pass today)", () => {
   test("a costume closed before a part's end, its heredoc closed too: the next part's call runs", () => {
     const parts = ["<shell>cat > doc.md <<'EOF'\nhello\nEOF\n</shell>\n\n", '<tool_call>{"name":"bash","arguments":{"command":"pwd"}}</tool_call>'];
     for (const read of [spanned, chained]) for (const cuts of WAYS) expect(read(parts, cuts).commands).toEqual(["cat > doc.md <<'EOF'\nhello\nEOF", "pwd"]);
+  });
+
+  // A part's end after a call's markup ended (or between a block's calls) is a clean end: the next part's calls run.
+  const bash = (command: string) => live(`<{D}invoke name="bash">\n<{D}parameter name="command" string="true">${command}</{D}parameter>\n</{D}invoke>\n`);
+  const hermes = (command: string) => `<tool_call>{"name":"bash","arguments":{"command":"${command}"}}</tool_call>`;
+  for (const [name, parts] of [
+    ["a DSML block's invoke complete, its block closer and a Hermes call in the next part", [live("<{D}tool_calls>\n") + bash("ls"), live("</{D}tool_calls>\n") + hermes("pwd")]],
+    ["a DSML block's invoke complete, the block's next invoke in the next part", [live("<{D}tool_calls>\n") + bash("ls"), bash("pwd") + live("</{D}tool_calls>\n")]],
+    ["a costume cut right after its closer", ["<shell>\nls\n</shell>", `\n\n${hermes("pwd")}`]],
+    ["a Hermes call cut before its `</tool_call>`", ['<tool_call>{"name":"bash","arguments":{"command":"ls"}}', `</tool_call>\n${hermes("pwd")}`]],
+  ] as const) {
+    test(`${name}: both calls run`, () => {
+      for (const read of [spanned, chained]) for (const cuts of WAYS) expect(read([...parts], cuts).commands).toEqual(["ls", "pwd"]);
+    });
+  }
+
+  test("prose cut mid-line, a call in the next part runs", () => {
+    for (const read of [spanned, chained]) for (const cuts of WAYS) expect(read(["Some prose then ", hermes("pwd")], cuts).commands).toEqual(["pwd"]);
   });
 
   test("a complete Hermes call ends a part, a call in the next part runs", () => {
