@@ -1,3 +1,4 @@
+import { ShellLines } from "../parse/code-lines.ts";
 import { parseSpan } from "../parse/span.ts";
 import { isMalformedBlock, markMalformedBlock, noteMalformedBlock, showsStrayParameter } from "../parse/dialects/dsml/parse-span.ts";
 import type { Segment } from "../parse/segments.ts";
@@ -285,10 +286,14 @@ class Engine extends TextMode implements RepairEngine {
     // A body that broke after it proved to be a call: the whole span is refused, so nothing inside it runs (golden O48.2-O48.4).
     if (cand.refused !== null) segments = refusedSpan(segments, span.length, cand.refused, truncated);
     const read = segments.length > 0 ? segments[segments.length - 1]!.end : span.length;
-    // A code costume whose code is still open at a part's end (no closer of its own yet, golden
-    // A40.19 cut in its heredoc): what the next part writes may still be its code, as past its hold
-    // cap (costume-hold.ts), so no later call of the reply runs.
-    if (truncated && this.spanEnding && COSTUMES.has(cand.root) && read === span.length && segments.every((seg) => seg.kind === "text")) this.endUnknown();
+    // Parts read at least as cautiously as the whole reply. A code costume whose code is still open
+    // at a part's end (golden A40.19 cut in its heredoc, also past a `</shell>` the heredoc holds,
+    // which the cut reading takes for its closer), or a call whose value or body is still open
+    // there (A45.10, O48.2 cut in a value): what the next part writes may still be that code or
+    // value, as past the hold cap (costume-hold.ts), so no later call of the reply runs. Not in
+    // replayed history: a prefill's earlier span ended its markup (a tool_use block after it), and
+    // only its last span's open markup carries into the reply (adapters/call-engines.ts prefillRead).
+    if (truncated && this.spanEnding && !this.readsHistory && (openCostume(cand, span, read, segments) || segments.some(cutOffCall))) this.endUnknown();
     const partial = read > 0 && read < span.length;
     if (partial) {
       span = span.slice(0, read);
@@ -355,6 +360,43 @@ const COSTUME_REREADS = 8;
 
 /** The roots of code costume candidates (costume-hold.ts). */
 const COSTUMES: ReadonlySet<string> = new Set(["costume", "inline-costume", "paragraph-costume"]);
+
+/**
+ * A code costume candidate the reading cut off took for no call, its code still open: read to the
+ * cut (`read`, the whole span), or ended by the cut reading at an own closer while a heredoc its
+ * code opened was still open at the cut (golden A40.19 cut past the `</shell>` its heredoc holds).
+ * A costume the cut reading ended at its first closer with no heredoc open (golden A40.16, a
+ * closer with words after it) keeps the reply's-end reading: what follows it is read again.
+ */
+function openCostume(cand: Candidate, span: string, read: number, segments: readonly Segment[]): boolean {
+  if (!COSTUMES.has(cand.root) || !segments.every((seg) => seg.kind === "text")) return false;
+  return read === span.length || heredocOpenAtCut(span, cand.opener.end);
+}
+
+/**
+ * Whether the code from `from` to the span's end opened a heredoc whose delimiter line has not come
+ * by the last complete line (the line being written at the cut may still be its body). Read as a
+ * shell's code whatever the costume's language (a Python shift taken for a heredoc errs towards
+ * refusing). Linear in the span, read once at a part's end.
+ */
+function heredocOpenAtCut(span: string, from: number): boolean {
+  if (!span.includes("<<", from)) return false;
+  const lines = new ShellLines(true);
+  let start = from;
+  for (let i = from; i < span.length; i++) {
+    const c = span.charCodeAt(i);
+    if (c !== LF && c !== CR) continue;
+    lines.line(span, start, i);
+    if (c === CR && span.charCodeAt(i + 1) === LF) i++;
+    start = i + 1;
+  }
+  return lines.inHeredoc();
+}
+
+/** A call the reading cut off: its value or body was still open where the text ended. */
+function cutOffCall(seg: Segment): boolean {
+  return seg.kind === "broken" && seg.reason === "truncated-call";
+}
 
 /**
  * Whether `span`, a block's span whose opener ends at `openerEnd`, holds nothing but spaces and

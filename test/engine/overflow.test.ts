@@ -172,12 +172,18 @@ describe("a code costume past its hold", () => {
     expect(r.broken.flat()).toEqual(["broken-markup", "overflowed-markup"]);
   });
 
-  test("hard negative: within the hold cap the costume ended at its first closer, and the next span's call runs", () => {
-    // A blank line after `<bash>ls</bash>`: with prose right under it too, it would sit inside a
-    // paragraph, shown in prose, and never run (review 48 finding 7).
+  test("within the hold cap, its heredoc still open at the span's end: nothing runs, as in one span (review 53)", () => {
+    // The costume candidate is still open at the span's end (its heredoc goes on); cut there it
+    // reads as ended at its first closer, but the whole reply keeps everything up to the last
+    // `</shell>` as its code, so neither `ls` nor the next span's call runs (it ran both before review 53).
     const short = `<shell>cat > doc.md <<'EOF'\nuse </shell> x\n<bash>ls</bash>\n\n${"y\n".repeat(10)}`;
-    const r = chained([short, next], Number.MAX_SAFE_INTEGER);
-    expect(r.calls.map((c) => c.input.command)).toEqual(["ls", RM]);
+    expect(chained([short + next], Number.MAX_SAFE_INTEGER).calls).toEqual([]);
+    for (const read of [spanned, chained]) expect(read([short, next], Number.MAX_SAFE_INTEGER).calls).toEqual([]);
+  });
+
+  test("hard negative: a costume whose heredoc and closer both came before the span's end leaves the next span's call free", () => {
+    const closed = `<shell>cat > doc.md <<'EOF'\nuse </shell> x\nEOF\n</shell>\n\n${"y\n".repeat(10)}`;
+    for (const read of [spanned, chained]) expect(read([closed, hermesExample], Number.MAX_SAFE_INTEGER).calls.map((c) => c.input.command)).toEqual(["cat > doc.md <<'EOF'\nuse </shell> x\nEOF", RM]);
   });
 });
 
