@@ -341,7 +341,7 @@ export class Output {
       }
       if (how === "refuse") this.refuseCall(call, shift++);
       else this.strip([call.start, call.end], "native-call-duplicate");
-      after?.joinInto(this.tail, this.store, this.out, this.stripped);
+      after?.joinInto(this.tail, this.store, this.out, this.stripped, how === "refuse");
     });
   }
 

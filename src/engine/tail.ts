@@ -76,8 +76,11 @@ export class Tail {
   /**
    * The call this tail followed was refused after all (a call held for its block's closer, the
    * block malformed): what it held joins the tail before it, or is released when there is none.
+   * `refused`: the call never ran, so the markers stripped as its noise (a garbled closer word in
+   * the block) are nobody's noise: text again, or a refused block loses a line (golden P48.4).
    */
-  joinInto(target: Tail | null, store: HeldText, out: EngineEvent[], stripped: StrippedSpan[]): void {
+  joinInto(target: Tail | null, store: HeldText, out: EngineEvent[], stripped: StrippedSpan[], refused = false): void {
+    if (refused) for (const piece of this.pieces) piece.noise = false;
     if (target === null) {
       this.release(store, out, stripped);
       return;

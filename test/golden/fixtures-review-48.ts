@@ -18,14 +18,15 @@ const RM = `<{D}invoke name="bash">\n${P("command", "rm -rf ./*")}\n</{D}invoke>
 const STRAY = P("workdir", "/tmp/scratch");
 const fence = "```";
 
-/** A block's watch for a stray parameter lasts to its real closer: a fence, a table, a quoted closer or a closer word with a suffix (stripped as noise inside the block) hides nothing. */
+/** A block's watch for a stray parameter lasts to its real closer: a fence, a table, a quoted closer or a closer word with a suffix (noise of the block's call, text again once the block is refused) hides nothing. */
 function strayParametersTheBlockStillSees(): Fixture[] {
   const open = (between: string) => `Cleaning.\n<{D}tool_calls>\n${RM}\n${between}${STRAY}\n</{D}tool_calls>`;
   return [
     bad("P48.1", "stray-parameter-after-a-fence-in-the-open-block", open(`${fence}\necho hi\n${fence}\n`), "broken-markup", ["I02", "D08", "D08"]),
     bad("P48.2", "stray-parameter-after-a-table-in-the-open-block", open("| a | b |\n| - | - |\n| 1 | 2 |\n"), "broken-markup", ["I02"]),
     bad("P48.3", "stray-parameter-after-a-quoted-block-closer", open("> </{D}tool_calls>\n"), "broken-markup", ["I02"]),
-    bad("P48.4", "stray-parameter-after-a-closer-word-with-a-suffix", open("</{D}tool_callsX>\n"), "broken-markup", ["I02", "D08", "D08"], open("\n")),
+    // Fix 53: the block is refused, so the closer word its call held as noise is text again, kept whole like P48.1-P48.3 (never lose text).
+    bad("P48.4", "stray-parameter-after-a-closer-word-with-a-suffix", open("</{D}tool_callsX>\n"), "broken-markup", ["I02", "D08", "D08"]),
     bad("P48.5", "stray-parameter-before-an-orphan-invoke", `${STRAY}\n${RM}`, "broken-markup", ["D08", "I02"]),
     bad("P48.10", "stray-parameter-in-the-equals-spelling-inside-a-fence-in-the-open-block", open(`${fence}\n<{D}parameter=workdir>/tmp/scratch</{D}parameter>\n${fence}\n`).replace(`${STRAY}\n`, ""), "broken-markup", ["I02", "D08"]),
     bad("P48.8", "stray-parameter-in-the-equals-spelling-before-an-orphan-invoke", `<{D}parameter=workdir>/tmp/scratch</{D}parameter>\n${RM}`, "broken-markup", ["D08", "I02"]),
