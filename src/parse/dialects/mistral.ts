@@ -4,7 +4,7 @@ import { PROTOTYPE_KEY_DETAIL, parseJson } from "../values.ts";
 import { callOutcome, callsOverSpan, jsonCallOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
 import { JsonExtent, NAME_LIMIT, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import { ignoreContent, type OpenerRule, type SpanKind, type Step } from "../span-kind.ts";
-import { BACKSLASH, DQ, LBRACE, LBRACKET } from "../../grammar/chars.ts";
+import { BACKSLASH, DQ, LBRACE, LBRACKET, RBRACKET } from "../../grammar/chars.ts";
 import { isObject } from "../../grammar/plain-data.ts";
 
 /**
@@ -15,6 +15,9 @@ import { isObject } from "../../grammar/plain-data.ts";
 function parseMistralSpan(span: string, opener: Tag, ctx: SpanContext): Segment[] {
   const body = span.slice(opener.end).trim();
   if (body.startsWith("[")) {
+    // A value after the list (fix 53 follow-up): one reply holding two call sets; neither runs.
+    const values = valuesIn(body);
+    if (values.count > 1) return wholeSpan(span.length, twoValues(listTool(body.slice(0, values.firstEnd)), ctx, LIST_DETAIL));
     const parsed = parseJson(body);
     if (!parsed.ok) return wholeSpan(span.length, refusedList(body, parsed.prototypeKey === true, ctx));
     if (!Array.isArray(parsed.value)) return wholeSpan(span.length, { kind: "foreign" });
@@ -25,43 +28,75 @@ function parseMistralSpan(span: string, opener: Tag, ctx: SpanContext): Segment[
   }
   const args = body.indexOf("[ARGS]");
   const brace = body.indexOf("{");
-  // Two argument objects (MistralState took every object that followed the first): which one the
-  // model meant is unknowable, so neither runs (broken-markup, text kept), as Kimi's reader refuses.
+  // Two argument values (MistralState took every object, or after `[ARGS]` string, that followed the
+  // first): which one the model meant is unknowable, so neither runs (broken-markup, text kept), as
+  // Kimi's reader refuses.
   const name = args >= 0 ? body.slice(0, args).trim() : body.slice(0, Math.max(brace, 0));
-  if (brace > 0 && (args < 0 || brace > args) && objectsIn(body.slice(brace)) > 1) return wholeSpan(span.length, twoObjects(name, ctx));
-  if (args >= 0) return wholeSpan(span.length, callOutcome(name, body.slice(args + 6).trim(), "O06", ctx));
+  if (args < 0 && brace > 0 && valuesIn(body.slice(brace)).count > 1) return wholeSpan(span.length, twoValues(name, ctx));
+  if (args >= 0) {
+    // After `[ARGS]` the value is an object or a double-encoded string; two of them (either kind) is refused.
+    const value = body.slice(args + 6).trim();
+    if (valuesIn(value).count > 1) return wholeSpan(span.length, twoValues(name, ctx));
+    return wholeSpan(span.length, callOutcome(name, value, "O06", ctx));
+  }
   // Without `[ARGS]` only a JSON object proves the call: `[TOOL_CALLS]NAME{json}` written in prose is text.
   const parsed = brace > 0 ? parseJson(body.slice(brace)) : { ok: false as const };
   if (!parsed.ok || !isObject(parsed.value)) return wholeSpan(span.length, { kind: "foreign" });
   return wholeSpan(span.length, callOutcome(body.slice(0, brace), parsed.value, "O06", ctx));
 }
 
-/** How many JSON objects `text` (starting at a `{`) holds one after another, whitespace between (by extent; 2 is enough to know). */
-function objectsIn(text: string): number {
-  let objects = 0;
-  let json = new JsonExtent();
-  let open = false;
-  for (let i = 0; i < text.length && objects < 2; i++) {
+/**
+ * How many JSON values (objects, arrays, string literals) `text` holds one after another, whitespace
+ * between, by extent (2 is enough to know), and where the first ends. Any other character ends the count.
+ */
+function valuesIn(text: string): { count: number; firstEnd: number } {
+  let count = 0;
+  let firstEnd = text.length;
+  for (let i = 0; i < text.length && count < 2; ) {
     const c = text.charCodeAt(i);
-    if (open) {
-      if (json.step(c)) {
-        objects++;
-        open = false;
-        json = new JsonExtent();
-      }
-    } else if (c === LBRACE) {
-      open = true;
-      json.step(c);
-    } else if (!isSpaceCode(c)) return objects;
+    if (isSpaceCode(c)) {
+      i++;
+      continue;
+    }
+    if (c !== LBRACE && c !== LBRACKET && c !== DQ) break;
+    const end = valueEnd(text, i);
+    if (end < 0) break;
+    if (++count === 1) firstEnd = end;
+    i = end;
   }
-  return objects;
+  return { count, firstEnd };
 }
 
-/** Broken-markup for a call holding two argument objects; the tool named when it is declared. */
-function twoObjects(name: string, ctx: SpanContext): UnitOutcome {
-  const out: UnitOutcome = { kind: "broken", shape: "O06", reason: "broken-markup", detail: "the call holds two argument objects: which one the model meant is unknowable" };
-  if (ctx.tools.has(name)) out.tool = name;
+/** Where the JSON object, array or string literal starting at `from` ends (exclusive), or -1 when it does not. */
+function valueEnd(text: string, from: number): number {
+  const json = new JsonExtent();
+  const string = text.charCodeAt(from) === DQ;
+  for (let i = from; i < text.length; i++) {
+    const closed = json.step(text.charCodeAt(i));
+    // A top-level string literal ends where JsonExtent leaves it again; an object or array where it closes.
+    if (string ? i > from && !json.inString : closed) return i + 1;
+  }
+  return -1;
+}
+
+const LIST_DETAIL = "the reply holds a call list and another value after it: which one the model meant is unknowable";
+
+/** Broken-markup for a call holding two argument values; the tool named when it is declared. */
+function twoValues(name: string | undefined, ctx: SpanContext, detail = "the call holds two argument values: which one the model meant is unknowable"): UnitOutcome {
+  const out: UnitOutcome = { kind: "broken", shape: "O06", reason: "broken-markup", detail };
+  if (name !== undefined && ctx.tools.has(name)) out.tool = name;
   return out;
+}
+
+/** The tool a list of exactly one call names, if the list reads as JSON. */
+function listTool(list: string): string | undefined {
+  try {
+    const value: unknown = JSON.parse(list);
+    const name = Array.isArray(value) && value.length === 1 && isObject(value[0]) ? value[0].name : undefined;
+    return typeof name === "string" ? name : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -101,14 +136,17 @@ export const MISTRAL: SpanKind = {
 /**
  * O06: after `[TOOL_CALLS]` either a JSON array, or NAME, `[ARGS]` (the newest tokenizers drop it)
  * and one JSON object (after `[ARGS]`, also a JSON string literal holding one); the residue starts
- * at NAME and always has `[ARGS]`.
+ * at NAME and always has `[ARGS]`. A second value right after the first (whitespace between) joins
+ * the span so parseMistralSpan refuses the call whole (review 53 and its follow-up).
  */
 class MistralState implements CharState {
-  private phase: "start" | "name" | "args" | "before-json" | "json" | "string" | "after-object" = "start";
+  private phase: "start" | "name" | "args" | "before-json" | "json" | "string" | "after-object" | "after-bracket" = "start";
   private escaped = false;
-  /** The JSON being read is the `[...]` list (the older form), not one call's arguments object. */
+  /** The call is the `[...]` list (the older form), not one call's arguments. */
   private list = false;
-  /** Where the last arguments object ended (absolute), while only whitespace followed it. */
+  /** `[ARGS]` was read: a double-encoded string is an arguments value too. */
+  private argsToken = false;
+  /** Where the last value (arguments object or string, or the list) ended (absolute), while only whitespace followed it. */
   private objectEnd = -1;
   private matched = 0;
   private nameLength = 0;
@@ -127,7 +165,7 @@ class MistralState implements CharState {
 
   /** The reply ended after an arguments object and whitespace: the span ends at the object. */
   atEnd(): Step | null {
-    return this.phase === "after-object" ? { kind: "complete", end: this.objectEnd } : null;
+    return this.phase === "after-object" || this.phase === "after-bracket" ? { kind: "complete", end: this.objectEnd } : null;
   }
 
   step(c: number, at: number): Step | null {
@@ -158,7 +196,10 @@ class MistralState implements CharState {
         return isNameCode(c) && ++this.nameLength <= NAME_LIMIT ? null : abandon;
       case "args":
         if (c !== ARGS.charCodeAt(this.matched)) return abandon;
-        if (++this.matched === ARGS.length) this.phase = "before-json";
+        if (++this.matched === ARGS.length) {
+          this.phase = "before-json";
+          this.argsToken = true;
+        }
         return null;
       case "before-json":
         if (isSpaceCode(c)) return null;
@@ -173,7 +214,6 @@ class MistralState implements CharState {
         return null;
       case "json":
         if (!this.json.step(c)) return null;
-        if (this.list) return { kind: "complete", end: at + 1 };
         // Review 53: an object right after the arguments (whitespace between) is a second argument
         // set for the same call; the span takes it, so the call is refused whole (parseMistralSpan),
         // as Kimi and Hermes refuse two objects, rather than the first running and the second
@@ -183,14 +223,34 @@ class MistralState implements CharState {
         return null;
       case "after-object":
         if (isSpaceCode(c)) return null;
+        // Fix 53 follow-up: after `[ARGS]` a second double-encoded string is a second argument set
+        // too, and after the list a second list; the span takes them so the call is refused whole.
+        if (c === DQ && this.argsToken) {
+          this.phase = "string";
+          return null;
+        }
+        if (c === LBRACKET && this.list) {
+          // `[TOOL_CALLS]` (the next call) or `[x]` prose also start with `[`: the next other character decides.
+          this.phase = "after-bracket";
+          this.json.step(c);
+          return null;
+        }
         if (c !== LBRACE) return { kind: "complete", end: this.objectEnd };
         this.phase = "json";
         this.json.step(c);
         return null;
+      case "after-bracket":
+        if (isSpaceCode(c)) return null;
+        if (c !== LBRACE && c !== LBRACKET && c !== RBRACKET && c !== DQ) return { kind: "complete", end: this.objectEnd };
+        this.phase = "json";
+        return this.step(c, at);
       case "string":
         if (this.escaped) this.escaped = false;
         else if (c === BACKSLASH) this.escaped = true;
-        else if (c === DQ) return { kind: "complete", end: at + 1 };
+        else if (c === DQ) {
+          this.phase = "after-object";
+          this.objectEnd = at + 1;
+        }
         return null;
     }
   }
