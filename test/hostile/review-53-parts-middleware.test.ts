@@ -12,7 +12,9 @@
 import { describe, expect, test } from "bun:test";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
+import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3Usage } from "@ai-sdk/provider";
 import { wrapLanguageModel } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
 import { repairMiddleware } from "../../src/adapters/middleware.ts";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { chatClient, chatSse, chunk } from "./review-47-chat-support.ts";
@@ -146,4 +148,36 @@ describe("hard negatives: both routes agree (pass today)", () => {
       expect(v.text).toBe(`Example:\n\`\`\`\n${WHOLE}\n\`\`\`\n`);
     }
   });
+});
+
+describe("fixed: wrapGenerate reads parts as wrapStream does", () => {
+  const usage: LanguageModelV3Usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+  async function generated(content: LanguageModelV3Content[]) {
+    const mock = new MockLanguageModelV3({ doGenerate: async () => ({ content, finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }) });
+    const model = wrapLanguageModel({ model: mock, middleware: repairMiddleware({}) });
+    const out = await model.doGenerate({ prompt: PROMPT, tools: SDK_TOOLS } as unknown as LanguageModelV3CallOptions);
+    return {
+      calls: out.content.flatMap((p) => (p.type === "tool-call" ? [{ name: p.toolName, input: p.input }] : [])),
+      text: out.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join(""),
+    };
+  }
+  const item = (id: string) => ({ openai: { itemId: id } });
+  for (const [name, content] of [
+    ["a reasoning part between", [{ type: "text", text: HEAD }, { type: "reasoning", text: "hmm" }, { type: "text", text: REST }]],
+    ["two output items", [{ type: "text", text: HEAD, providerMetadata: item("m1") }, { type: "text", text: REST, providerMetadata: item("m2") }]],
+  ] as [string, LanguageModelV3Content[]][]) {
+    test(`${name}: no call, the text as written`, async () => {
+      const v = await generated(content);
+      expect(v.calls).toEqual([]);
+      expect(v.text).toBe(WHOLE);
+    });
+  }
+  for (const [name, content] of [
+    ["two adjacent text parts", [{ type: "text", text: HEAD }, { type: "text", text: REST }]],
+    ["two text parts of one output item, a source between", [{ type: "text", text: HEAD, providerMetadata: item("m1") }, { type: "source", sourceType: "url", id: "s", url: "https://x.test" }, { type: "text", text: REST, providerMetadata: item("m1") }]],
+  ] as [string, LanguageModelV3Content[]][]) {
+    test(`${name}: one text, the call runs`, async () => {
+      expect((await generated(content)).calls).toEqual([{ name: "read", input: '{"path":"/etc/passwd"}' }]);
+    });
+  }
 });

@@ -15,7 +15,7 @@ type Part = LanguageModelV3StreamPart;
  * Parts that say nothing about where the reply's text stands: text parts themselves, raw chunks,
  * sources (a citation inside a text part) and the stream's metadata.
  */
-const NEUTRAL: ReadonlySet<string> = new Set(["text-start", "text-delta", "text-end", "raw", "source", "response-metadata", "stream-start"]);
+const NEUTRAL: ReadonlySet<string> = new Set(["text", "text-start", "text-delta", "text-end", "raw", "source", "response-metadata", "stream-start"]);
 
 export class TextSpans {
   /** A part other than text came since the last text part started or ended. */
@@ -26,7 +26,7 @@ export class TextSpans {
   /** A part other than a text delta passes (those never separate anything, so they are not read here). */
   note(part: Part): void {
     if (part.type === "text-end") this.#apart = false;
-    else if (!NEUTRAL.has(part.type)) this.#apart = true;
+    else if (separates(part.type)) this.#apart = true;
   }
 
   /**
@@ -45,6 +45,18 @@ export class TextSpans {
     this.#items.delete(last);
     return apart || (item !== undefined && before !== undefined && item !== before);
   }
+}
+
+/** A part of this type between two text parts (a stream part, or a generated content part) separates them. */
+export function separates(type: string): boolean {
+  return !NEUTRAL.has(type);
+}
+
+/** Two text parts name different output items (each names one). */
+export function otherItems(a: SharedV3ProviderMetadata | undefined, b: SharedV3ProviderMetadata | undefined): boolean {
+  const first = itemOf(a);
+  const second = itemOf(b);
+  return first !== undefined && second !== undefined && first !== second;
 }
 
 /** The output item a part's provider metadata names (any provider's `itemId`), if any. */
