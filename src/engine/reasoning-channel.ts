@@ -328,16 +328,21 @@ function onlyEndOfSentence(after: string): boolean {
  */
 function rewritten(released: string, written: string): string | undefined {
   let out = "";
+  /** `written` is copied up to here; `j`: the next character to match. */
+  let copied = 0;
   let j = 0;
   for (let i = 0; i < released.length; i++) {
     const c = released.charCodeAt(i);
     let k = j;
     while (k < written.length && written.charCodeAt(k) !== c) k++;
     if (k === written.length) return undefined;
-    out += putBack(written.slice(j, k)) + written[k];
+    if (k > j) {
+      out += written.slice(copied, j) + putBack(written.slice(j, k));
+      copied = k;
+    }
     j = k + 1;
   }
-  return out + putBack(written.slice(j));
+  return out + written.slice(copied, j) + putBack(written.slice(j));
 }
 
 /** A run the engine dropped, unless it is nothing but special tokens: "" then. */
