@@ -217,13 +217,14 @@ export class ReasoningChannel {
   /** The engine's events as reasoning text: every call shown as written, but for the trailing block. */
   #read(events: EngineEvent[], guard: GuardedEngine, final: boolean): string {
     let text = "";
-    for (const event of events) {
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i]!;
       const trailing = this.#trailing;
       if (event.type === "text") {
         if (trailing && isBlank(event.text)) {
           trailing.released += event.text;
           if (!trailing.runnable) text += event.text;
-        } else text += this.#show() + event.text;
+        } else text += trailing && i === events.length - 1 ? this.#inkAfter(trailing, event.text, this.#fed.end - guard.held) : this.#show() + event.text;
         continue;
       }
       const call = event.call;
@@ -259,7 +260,11 @@ export class ReasoningChannel {
     const decided = this.#fed.end - guard.held;
     // At the end, the end-of-sentence token (D07), with whitespace, may follow the block as in content: the engine drops it.
     const after = final && this.#fed.lastInk > trailing.end ? trailing.fed + this.#fed.slice(trailing.fedTo, this.#fed.end) : "";
-    if (final ? this.#fed.lastInk > trailing.end && !onlyEndOfSentence(after) : decided > trailing.end + trailing.released.length) return text + this.#show();
+    if (final ? this.#fed.lastInk > trailing.end && !onlyEndOfSentence(after) : decided > trailing.end + trailing.released.length) {
+      // Not the end; at the end the engine decided all of it, released nothing but whitespace, and
+      // dropped the rest as the call's own (a cut-off tag: `<{D}inv`, the closer cut as `</{D}t`).
+      return text + (final ? this.#inkAfter(trailing, "", this.#fed.end) : this.#show());
+    }
     trailing.fed += this.#fed.slice(trailing.fedTo, this.#fed.end);
     trailing.fedTo = this.#fed.end;
     if (trailing.runnable && trailing.markup.length + trailing.fed.length > DEFAULT_BUFFER_LIMIT) {
@@ -272,6 +277,26 @@ export class ReasoningChannel {
       this.#trailing = undefined;
     }
     return text;
+  }
+
+  /**
+   * The block is not the end: `ink`, text the engine released after it (the step's last), or ""
+   * at the stretch's end. What the engine dropped after the call (a cut-off tag read as the call's
+   * own markup, S03/D07) is reasoning text after a block that stays text: everything fed from the
+   * block to `decided` goes out as written (but for special tokens, rewritten), when what the
+   * engine released there reads back in it in order; else the block and `ink` only, as before.
+   */
+  #inkAfter(trailing: Trailing, ink: string, decided: number): string {
+    const after = decided >= trailing.fedTo ? trailing.fed + this.#fed.slice(trailing.fedTo, decided) : undefined;
+    const held = this.#show();
+    if (after === undefined) return held + ink;
+    if (trailing.runnable) {
+      const written = rewritten(trailing.released + ink, after);
+      return written === undefined ? held + ink : trailing.markup + written;
+    }
+    // A block shown already showed the whitespace the engine released after it.
+    const written = after.startsWith(trailing.released) ? rewritten(ink, after.slice(trailing.released.length)) : undefined;
+    return written ?? ink;
   }
 
   /** The held block as the reasoning text it was, and no longer held (a block already shown: nothing more). */
@@ -293,4 +318,40 @@ function onlyEndOfSentence(after: string): boolean {
   while (i < after.length && isBlank(after, i, i + 1)) i++;
   const tag = i < after.length ? readTag(after, i, true) : null;
   return tag !== null && tag !== NEED_MORE && tag.family === "legacy" && tag.legacy === "eos" && isBlank(after, tag.end);
+}
+
+/**
+ * `written` with what the engine dropped from it put back, `released` being what it let through, in
+ * order (undefined when `released` does not read in `written`): a dropped run is put back unless it
+ * is special tokens only (an end-of-sentence token, `<{BAR}User{BAR}>`: tag family "legacy"), which
+ * the engine strips after a call in the reasoning too, the block shown or not (D07, review 50).
+ */
+function rewritten(released: string, written: string): string | undefined {
+  let out = "";
+  /** `written` is copied up to here; `j`: the next character to match. */
+  let copied = 0;
+  let j = 0;
+  for (let i = 0; i < released.length; i++) {
+    const c = released.charCodeAt(i);
+    let k = j;
+    while (k < written.length && written.charCodeAt(k) !== c) k++;
+    if (k === written.length) return undefined;
+    if (k > j) {
+      out += written.slice(copied, j) + putBack(written.slice(j, k));
+      copied = k;
+    }
+    j = k + 1;
+  }
+  return out + written.slice(copied, j) + putBack(written.slice(j));
+}
+
+/** A run the engine dropped, unless it is nothing but special tokens: "" then. */
+function putBack(run: string): string {
+  let i = 0;
+  while (i < run.length) {
+    const tag = readTag(run, i, true);
+    if (tag === null || tag === NEED_MORE || tag.family !== "legacy" || tag.start !== i) return run;
+    i = tag.end;
+  }
+  return "";
 }

@@ -5,6 +5,7 @@
 import type { LanguageModelV3Content, LanguageModelV3GenerateResult, LanguageModelV3Text } from "@ai-sdk/provider";
 import type { RecoveredCall } from "../../parse/types.ts";
 import { textAndCalls } from "../../engine/events.ts";
+import { otherItems, separates } from "./text-spans.ts";
 import { type CallContext, callMetadata, cutsReply, finishReason, finishReport, metadata, noteToolResult, reasoningCalls, signedReasoning, toolCallPart } from "./call-context.ts";
 
 /** The result as the model sent it whenever the engine fails: nothing half-repaired reaches the host. */
@@ -29,7 +30,10 @@ export function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallC
   const shown = (more: string) => {
     if (more && holder) holder.text += more;
   };
+  /** A part other than text came since the last text part: the next one begins a new span, as in the stream (text-spans.ts). */
+  let apart = false;
   for (const part of result.content) {
+    if (separates(part.type)) apart = true;
     // A signed part goes on as written, its calls never run (signedReasoning).
     if (part.type === "reasoning" && !signedReasoning(part.providerMetadata)) {
       const released = reasoning.feed(part.text);
@@ -50,6 +54,20 @@ export function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallC
       content.push(part);
       continue;
     }
+    if (lastText && (apart || otherItems(lastText.providerMetadata, part.providerMetadata))) {
+      // The last text part's markup is decided at its end, into that part.
+      const ended = guard.step({ endSpan: true });
+      if (!ended.ok) return result;
+      const more = textAndCalls(ended.events);
+      calls.push(...more.calls);
+      const span = emptied.get(lastText);
+      if (span) span.to = calls.length;
+      if (more.text) {
+        lastText.text += more.text;
+        emptied.delete(lastText);
+      }
+    }
+    apart = false;
     const step = guard.step({ delta: part.text });
     if (!step.ok) return result;
     const released = textAndCalls(step.events);

@@ -13,6 +13,7 @@ import type { GuardedEngine } from "../../engine/guarded.ts";
 import type { Stage } from "../../sse/pull-stage.ts";
 import { noteFailure, requestDebug } from "../report.ts";
 import { HeldNative } from "../../wires/held-native.ts";
+import { TextSpans } from "./text-spans.ts";
 import { type CallContext, callMetadata, cutsReply, finishReason, finishReport, metadata, noteToolResult, reasoningCalls, signedReasoning, toolCallPart } from "./call-context.ts";
 
 type Part = LanguageModelV3StreamPart;
@@ -36,6 +37,8 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
   /** The text part whose delta the engine read last. */
   let fedFrom: string | undefined;
   let deferredEnd: Extract<Part, { type: "text-end" }> | undefined;
+  /** Where a text part ends the markup the engine reads, as the fetch route reads the wire (text-spans.ts). */
+  const spans = new TextSpans();
   /**
    * The providerMetadata of a text delta that did not go on as it came (held, cut, or empty: a
    * Gemini thought signature), and its part: it rides on the next text released (the host keeps a
@@ -182,8 +185,11 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
       if (part.type === "finish") return out(decorate(part));
       return out(part);
     }
+    spans.note(part);
     switch (part.type) {
       case "text-start":
+        // A new span: the markup the part read last still holds is decided there, into that part, before it ends.
+        if (spans.starts(part, fedFrom, fedFrom !== undefined && (!open.has(fedFrom) || deferredEnd?.id === fedFrom))) endSpan();
         releaseEnd();
         open.add(part.id);
         // Held text moves to the newest part, so it never has to reopen one that already ended.
@@ -262,6 +268,13 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
       default:
         return out(part);
     }
+  }
+
+  function endSpan(): void {
+    const step = guard.step({ endSpan: true });
+    if (step.ok) return emit(step.events);
+    unhold();
+    text(step.held);
   }
 
   function settle(step: ReturnType<GuardedEngine["step"]>, final = false): void {
