@@ -43,7 +43,7 @@ import { decodeEncodings } from "./given-encodings.ts";
 import { withoutTerminalCodes } from "./terminal-codes.ts";
 import { CLOSES, hasPercentEscape, markupOf, NO_MARKUP, OPENS, withoutHtmlTags, withoutMarkdownEscapes } from "./given-markup.ts";
 import { isLetterAt } from "./letters.ts";
-import { shellReading } from "./shell-words.ts";
+import { isLayoutPunctuation, shellReading } from "./shell-words.ts";
 import { AMP, BACKSLASH, DQ, GT, LBRACE, LBRACKET, LPAREN, LT, PIPE, RPAREN, SEMICOLON, SP, SQ, isWhiteSpace as isSpaceCode, lineEndAt, lineEndFrom } from "../grammar/chars.ts";
 
 export interface GivenHaystack extends QuotedStrings {
@@ -310,16 +310,6 @@ function splitLines(text: string): string[] {
 
 function collapseSpaces(text: string): string {
   return collapseLayout(text, false);
-}
-
-/**
- * Shell punctuation, next to which whitespace is layout: `x.sh|sh` and `x.sh | sh`, `a&&b` and
- * `a && b`, `cat<f` and `cat < f`, `$( ls )` and `$(ls)` run the same. Not `=`: `A=1 make` sets a
- * variable for make where `A = 1 make` runs a command A, and `a = b` against `a=b` is a whole
- * formatting edit a model makes of its own (an edit tool's new text must not read as the old).
- */
-export function isLayoutPunctuation(c: number): boolean {
-  return c === PIPE || c === AMP || c === SEMICOLON || c === LT || c === GT || c === LPAREN || c === RPAREN;
 }
 
 /**

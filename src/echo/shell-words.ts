@@ -17,9 +17,8 @@
  * One pass, linear: a quote's look-ahead stops at the first character that is not part of such a
  * word, and no character it passed starts another look-ahead (none of them is a quote).
  */
-import { BACKSLASH, CR, DQ, LF, SQ, isWhiteSpace } from "../grammar/chars.ts";
+import { AMP, BACKSLASH, CR, DQ, GT, LF, LPAREN, LT, PIPE, RPAREN, SEMICOLON, SQ, isWhiteSpace } from "../grammar/chars.ts";
 import { isAlnumAt } from "./letters.ts";
-import { isLayoutPunctuation } from "./given-content.ts";
 
 const BARE_SAFE = new Set(["-", "_", ".", "/", ":", "@", "%", "+", ","].map((c) => c.charCodeAt(0)));
 const DOLLAR = 0x24;
@@ -94,4 +93,14 @@ function plainQuoted(text: string, open: number, q: number): { close: number; ba
   const after = j + 1 < text.length ? text.charCodeAt(j + 1) : -1;
   if (!(after < 0 || isWhiteSpace(after) || isLayoutPunctuation(after))) return null;
   return { close: j, bare };
+}
+
+/**
+ * Shell punctuation, next to which whitespace is layout: `x.sh|sh` and `x.sh | sh`, `a&&b` and
+ * `a && b`, `cat<f` and `cat < f`, `$( ls )` and `$(ls)` run the same. Not `=`: `A=1 make` sets a
+ * variable for make where `A = 1 make` runs a command A, and `a = b` against `a=b` is a whole
+ * formatting edit a model makes of its own (an edit tool's new text must not read as the old).
+ */
+export function isLayoutPunctuation(c: number): boolean {
+  return c === PIPE || c === AMP || c === SEMICOLON || c === LT || c === GT || c === LPAREN || c === RPAREN;
 }

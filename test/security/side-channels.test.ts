@@ -274,7 +274,7 @@ function fetchCalls(): string[] {
 }
 
 describe("static: src/ reaches no network or file-writing API", () => {
-  test("external modules are the parser libraries, type-only SDKs, read-only node:fs, node:os, node:path, and the proxy's node:http, node:crypto randomBytes and node:stream types", () => {
+  test("external modules are the parser libraries, type-only SDKs, read-only node:fs, node:os, node:path, the proxy's node:http, node:crypto randomBytes and createHash, and node:stream types", () => {
     const found = Object.fromEntries([...imports()].map(([spec, names]) => [spec, [...names].sort()]));
     expect(found).toEqual({
       "@ai-sdk/provider": ["LanguageModelV3", "LanguageModelV3CallOptions", "LanguageModelV3Content", "LanguageModelV3FinishReason", "LanguageModelV3GenerateResult", "LanguageModelV3Middleware", "LanguageModelV3Prompt", "LanguageModelV3StreamPart", "LanguageModelV3Text", "SharedV3ProviderMetadata"],
@@ -291,8 +291,9 @@ describe("static: src/ reaches no network or file-writing API", () => {
       "jsonc-parser": ["Node", "ParseError", "parse", "parseTree", "printParseErrorCode"],
       // Only `dsml-fix scan --sessions` (src/cli/session-store.ts), which runs `opencode db` with one SELECT.
       "node:child_process": ["spawn"],
-      // Only the proxy (src/proxy/server.ts): six random bytes once per process, its own Via token (loop detection); no I/O.
-      "node:crypto": ["randomBytes"],
+      // randomBytes: only the proxy (src/proxy/server.ts), six random bytes once per process, its own Via token (loop detection).
+      // createHash: only the OpenCode 2 entry (src/plugin/v2/context-hook.ts), a digest naming a user message that has no id. No I/O.
+      "node:crypto": ["createHash", "randomBytes"],
       // closeSync/openSync/readSync: the SQLite header check (opened "r"); realpathSync: --dir's real path; fstatSync: doctor reads a `{file:}` only when it is a regular file.
       // copyFileSync, mkdtempSync, rmSync: only the private copy `scan --sessions` reads the database
       // from (src/cli/session-store.ts, in a fresh temporary directory it removes; see the test below).
