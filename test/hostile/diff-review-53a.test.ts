@@ -91,10 +91,13 @@ describe("finding B (missed call + nudge): after `[ARGS]{object}` a quoted phras
   // end). Expected: after an object, only `{` continues the span (as the doc says); a string
   // literal never spans a raw line end (JSON forbids one), so an unclosed quote ends the span at
   // the object.
-  test.failing("a paragraph opening with a quotation after the call: the call runs", () => {
+  // Fixed: after an arguments OBJECT only a further `{` is a second value (PATTERNS O06); a `"` there
+  // ends the call at the object (MistralState). After a double-encoded string a `"` or `{` is still a
+  // second value (refused), and after the list a JSON opener.
+  test("a paragraph opening with a quotation after the call: the call runs", () => {
     expect(outcome(`${MISTRAL}\n\n"ls" lists the files.\n`).calls).toEqual(LS);
   });
-  test.failing("an unclosed quotation after the call: the call runs (not held to the end as truncated)", () => {
+  test("an unclosed quotation after the call: the call runs (not held to the end as truncated)", () => {
     const o = outcome(`${MISTRAL} "ls lists the files.\n\nMore prose here.\n`);
     expect(o.calls).toEqual(LS);
     expect(o.broken).toEqual([]);
@@ -114,6 +117,18 @@ describe("finding B (missed call + nudge): after `[ARGS]{object}` a quoted phras
   test("hard negative: prose after the call runs it; a second [TOOL_CALLS] call runs too", () => {
     expect(outcome(`${MISTRAL}\n\nThat lists the files.\n`).calls).toEqual(LS);
     expect(outcome(`${MISTRAL}[TOOL_CALLS]bash[ARGS]{"command":"pwd"}`).calls).toEqual([...LS, { tool: "bash", input: { command: "pwd" } }]);
+  });
+  test("hard negative: after a double-encoded string a quotation or an object is still a second value (refused)", () => {
+    for (const input of [String.raw`[TOOL_CALLS]bash[ARGS]"{\"command\":\"ls\"}"` + '\n\n"x"', String.raw`[TOOL_CALLS]bash[ARGS]"{\"command\":\"ls\"}" {"command":"pwd"}`]) {
+      const o = outcome(input);
+      expect(o.calls).toEqual([]);
+      expect(o.broken).toEqual(["broken-markup"]);
+    }
+  });
+  test("hard negative: after an object a blank line then a second object is still refused", () => {
+    const o = outcome(`${MISTRAL}\n\n{"command":"pwd"}`);
+    expect(o.calls).toEqual([]);
+    expect(o.broken).toEqual(["broken-markup"]);
   });
   test("hard negative: a list then a footnote `[1]` or a task `- [x]` runs the list", () => {
     expect(outcome(`[TOOL_CALLS][{"name":"bash","arguments":{"command":"ls"}}]\n\n[1] note\n`).calls).toEqual(LS);
@@ -141,6 +156,9 @@ describe("finding C (wrong execution): the XML execute costume still runs code w
   // Suspected source: src/parse/costume-xml.ts XML_MARKUP_DECLARATION (misses `<!` + a letter:
   // DOCTYPE; `<!ELEMENT`/`<!ENTITY` are refused already, by another path). Expected: refused
   // (broken-markup, text kept) like C53.1/C53.2, or run with the DOCTYPE kept; never `echo ''`.
+  // Fixed: a span the strict reader reads that holds `<!` + a letter (a DOCTYPE or any other markup
+  // declaration) is refused (broken-markup, text kept); where the tolerant reader reads the span (a raw
+  // `<` elsewhere, a heredoc's `<<`) the declaration is kept as written and the code runs whole.
   const dropped: [string, string, string][] = [
     ["echo of a DOCTYPE into a page", execute("echo '<!DOCTYPE html>' > a.html"), "echo '' > a.html"],
     ["sed inserting a DOCTYPE line", execute("sed -i '1i <!DOCTYPE html>' index.html"), "sed -i '1i ' index.html"],
@@ -148,7 +166,7 @@ describe("finding C (wrong execution): the XML execute costume still runs code w
     ["mid-line (C01.1) echo of a DOCTYPE", `Running: ${execute("echo '<!DOCTYPE html>' > a.html")}`, "echo '' > a.html"],
   ];
   for (const [name, input, readAway] of dropped) {
-    test.failing(`${name}: never runs with the DOCTYPE read away`, () => {
+    test(`${name}: never runs with the DOCTYPE read away`, () => {
       const o = outcome(input);
       expect(o.calls).not.toEqual(ran(readAway));
       // Refused whole (text kept), as C53.1 refuses a comment.
@@ -168,6 +186,18 @@ describe("finding C (wrong execution): the XML execute costume still runs code w
   });
   test("hard negative: a comment written as references (`&lt;!--`) is the code's own text and runs decoded", () => {
     expect(outcome(execute("echo '&lt;!-- x --&gt;' > a.html")).calls).toEqual(ran("echo '<!-- x -->' > a.html"));
+  });
+  test("hard negative: other markup declarations the strict reader would read (`<!doctype`, `<!ELEMENT`) are refused too", () => {
+    for (const code of ["echo '<!doctype html>' > a.html", "echo '<!ELEMENT a ANY>' > a.dtd"]) {
+      const o = outcome(execute(code));
+      expect(o.calls).toEqual([]);
+      expect(o.broken).toEqual(["broken-markup"]);
+    }
+  });
+  test("hard negative: `<!` + a letter where the tolerant reader reads the span (a raw `<` elsewhere) runs kept", () => {
+    for (const code of ["echo 'a<!b' && cat < x", "[ ! -f x ] && echo '<!DOCTYPE html>' > a.html && cat < /dev/null"]) {
+      expect(outcome(execute(code)).calls).toEqual(ran(code));
+    }
   });
   test("hard negative: C53.1's comment stays refused", () => {
     const o = outcome(execute("echo '<!-- note -->' > a.html"));
