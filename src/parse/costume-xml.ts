@@ -52,7 +52,13 @@ export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
   // Neither reading is provably the code the model meant, so a span holding one is refused (text
   // kept, the model told), whichever reader would read it; the code never runs with characters read away.
   if (XML_MARKUP_DECLARATION.test(span)) return brokenSpan(span.length, "C01", "broken-markup", "tool-call costume holding an XML comment, CDATA section or processing instruction: whether it is the code's own text is unknowable");
-  const fields = strictFields(span) ?? tolerantFields(span);
+  // Diff review 53a: the strict reader also reads away a DOCTYPE (`echo '<!DOCTYPE html>' > a.html`
+  // ran as `echo '' > a.html`) and takes any other `<!` + letter as markup, never code. Only where it
+  // reads the span is that so: the tolerant reader (a raw `<` elsewhere, a heredoc's `<<EOF`) keeps
+  // the declaration as written, so there the code runs whole (never with characters read away).
+  const strict = strictFields(span);
+  if (strict !== null && XML_DECLARATION_OPENER.test(span)) return brokenSpan(span.length, "C01", "broken-markup", "tool-call costume holding an XML markup declaration (`<!DOCTYPE`): whether it is the code's own text is unknowable");
+  const fields = strict ?? tolerantFields(span);
   const toolName = fields.toolName?.trim();
   if (fields.attribute !== undefined) {
     // Named only when it is one of the costume's own fields: any other element name is the model's.
@@ -104,6 +110,9 @@ const JSON_ARGS_CALL = /^<tool_call(?:\s+id\s*=\s*(?:"[^"]*"|'[^']*'))?\s*>\s*<t
  * first character): what fast-xml-parser reads away. A bare `<?` (`[[ $a <? ]]`) is no instruction either reader drops.
  */
 const XML_MARKUP_DECLARATION = /<!--|<!\[CDATA\[|<\?[A-Za-z_:]/i;
+
+/** A markup declaration's opener (`<!DOCTYPE`, `<!ELEMENT`, any `<!` + letter): the strict reader never reads one as code. */
+const XML_DECLARATION_OPENER = /<![A-Za-z]/;
 
 /** Whether a C01 costume's tool name asks for its code to run: an execute tool, or the shell for shell code (never `read` and the like). */
 function runsCode(toolName: string, language: string | undefined): boolean {

@@ -31,10 +31,18 @@ describe("a double-encoded Mistral call with a second argument set is refused", 
     `[TOOL_CALLS]bash[ARGS]${lsString}\n{"command":"rm -rf build"}`,
     String.raw`[TOOL_CALLS]bash[ARGS]"{\"command\":\"ls\"}""{\"command\":\"rm -rf build\"}"`,
     String.raw`[TOOL_CALLS]bash[ARGS]"{\"command\":\"ls\"}" "{\"command\":\"rm -rf build\"}"`,
-    String.raw`[TOOL_CALLS]bash[ARGS]{"command":"ls"} "{\"command\":\"rm -rf build\"}"`,
   ]) {
     test(JSON.stringify(input), () => refusedNaming(input, "bash"));
   }
+  // Diff review 53a (lead's decision): after an arguments OBJECT only a further `{` is a second value
+  // (PATTERNS O06); a `"` there is prose (`"ls" lists the files.`), so the call ends at the object
+  // and runs, and what follows is the reply's tail after a call (not shown), as after any call. This
+  // input was pinned as refused here before; only a string after a double-encoded string stays refused.
+  test("an object then a quoted string: the object's call runs, the string is the tail after it", () => {
+    const o = outcome(String.raw`[TOOL_CALLS]bash[ARGS]{"command":"ls"} "{\"command\":\"rm -rf build\"}"`);
+    expect(o.calls).toEqual([ls]);
+    expect(o.broken).toEqual([]);
+  });
   test("an undeclared tool is refused without naming it", () => {
     refusedNaming(String.raw`[TOOL_CALLS]web.search[ARGS]"{\"q\":\"a\"}"{"q":"b"}`, undefined);
   });

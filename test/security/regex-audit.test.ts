@@ -51,6 +51,7 @@ const AUDITED: Audited[] = [
   { file: "src/parse/costume-xml.ts", literal: "/<(tool_call|tool_name|tool_args|language|code)\\s[^<>]*/gi", adversarial: () => "<code ".repeat(N / 6) },
   { file: "src/parse/costume-xml.ts", literal: "/^id\\s*=\\s*(\"[^\"]*\"|'[^']*')$/i", adversarial: () => `id${" ".repeat(N / 2)}=${" ".repeat(N / 2)}"x` },
   { file: "src/parse/costume-xml.ts", literal: "/<!--|<!\\[CDATA\\[|<\\?[A-Za-z_:]/i", adversarial: () => "<!-<![CDATA<?".repeat(N / 13) },
+  { file: "src/parse/costume-xml.ts", literal: "/<![A-Za-z]/", adversarial: () => "<!<!1".repeat(N / 5) },
   { file: "src/parse/python-literal.ts", literal: "/[0-7]/", adversarial: () => "8".repeat(N) },
   { file: "src/parse/python-literal.ts", literal: "/^[0-9A-Fa-f]+$/", adversarial: () => `${"f".repeat(N)}g` },
   { file: "src/parse/dialects/pythonic.ts", literal: "/^[A-Za-z_][\\w.-]*/", adversarial: () => `${"a.".repeat(N / 2)}!` },

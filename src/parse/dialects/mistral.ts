@@ -137,15 +137,16 @@ export const MISTRAL: SpanKind = {
  * O06: after `[TOOL_CALLS]` either a JSON array, or NAME, `[ARGS]` (the newest tokenizers drop it)
  * and one JSON object (after `[ARGS]`, also a JSON string literal holding one); the residue starts
  * at NAME and always has `[ARGS]`. A second value right after the first (whitespace between) joins
- * the span so parseMistralSpan refuses the call whole (review 53 and its follow-up).
+ * the span so parseMistralSpan refuses the call whole (review 53 and its follow-up): after an object
+ * only a further `{`, after a double-encoded string a `"` or `{`, after the list a JSON opener.
  */
 class MistralState implements CharState {
   private phase: "start" | "name" | "args" | "before-json" | "json" | "string" | "after-object" | "after-bracket" = "start";
   private escaped = false;
   /** The call is the `[...]` list (the older form), not one call's arguments. */
   private list = false;
-  /** `[ARGS]` was read: a double-encoded string is an arguments value too. */
-  private argsToken = false;
+  /** The last value was a double-encoded string (read only after `[ARGS]`): only then is a further `"` a second value. */
+  private afterString = false;
   /** Where the last value (arguments object or string, or the list) ended (absolute), while only whitespace followed it. */
   private objectEnd = -1;
   private matched = 0;
@@ -196,10 +197,7 @@ class MistralState implements CharState {
         return isNameCode(c) && ++this.nameLength <= NAME_LIMIT ? null : abandon;
       case "args":
         if (c !== ARGS.charCodeAt(this.matched)) return abandon;
-        if (++this.matched === ARGS.length) {
-          this.phase = "before-json";
-          this.argsToken = true;
-        }
+        if (++this.matched === ARGS.length) this.phase = "before-json";
         return null;
       case "before-json":
         if (isSpaceCode(c)) return null;
@@ -220,12 +218,15 @@ class MistralState implements CharState {
         // being stripped after it. The call therefore completes at the next other character.
         this.phase = "after-object";
         this.objectEnd = at + 1;
+        this.afterString = false;
         return null;
       case "after-object":
         if (isSpaceCode(c)) return null;
-        // Fix 53 follow-up: after `[ARGS]` a second double-encoded string is a second argument set
+        // Fix 53 follow-up: after a double-encoded string a second string is a second argument set
         // too, and after the list a second list; the span takes them so the call is refused whole.
-        if (c === DQ && this.argsToken) {
+        // Diff review 53a: after an OBJECT a `"` is prose (`"ls" lists the files.`), not a value:
+        // the call ends at the object, and an unclosed quotation no longer holds it to the reply's end.
+        if (c === DQ && this.afterString) {
           this.phase = "string";
           return null;
         }
@@ -250,6 +251,7 @@ class MistralState implements CharState {
         else if (c === DQ) {
           this.phase = "after-object";
           this.objectEnd = at + 1;
+          this.afterString = true;
         }
         return null;
     }
