@@ -6,6 +6,7 @@ import { ignoreContent, type SpanKind } from "./span-kind.ts";
 import { closerRule } from "./closer-in-value.ts";
 import { ownCloser, parseCostumeSpan } from "./costume.ts";
 import { CostumeHeredocs, heredocOpenAtEnd } from "./costume-heredoc.ts";
+import { CostumeQuotes } from "./costume-quotes.ts";
 
 /** A costume's closer is its code's end only at the end of its line (closer-in-value.ts). */
 const COSTUME_CODE = closerRule(null);
@@ -199,25 +200,32 @@ function holdsCallMarkup(span: string, opener: Tag, end: number): boolean {
  *   container ends (`- <pre>` then a line at column 0). Never closed, its opener is released as
  *   text and the documentation context reads the block's extent: a call after the list item runs,
  *   one inside the block (or anywhere after a top-level `<pre>`) stays documentation.
- * Every other line-start costume keeps holding what follows to the reply's end. Nothing is read
- * again where a shell heredoc opened in the costume's code is still open (at the blank line, or at
- * a call's markup): its body goes on over blank lines, and an example written in it must not run.
+ * Every other line-start costume, and any other opener that ends its line (code lines follow it:
+ * review 53a), keeps holding what follows to the reply's end. Nothing is read again where a shell
+ * heredoc or a string (costume-quotes.ts) opened in the costume's code is still open (at the blank
+ * line, or at a call's markup): its body goes on over blank lines, and an example written in it
+ * must not run.
  * Linear: one pass over the span's tags, one over its lines (the heredoc reader, each once).
  */
 function unclosedRereadAt(span: string, opener: Tag, inline: boolean): number {
-  const pre = opener.name === "pre" && (!inline || endsItsLine(span, opener.end));
+  const endsLine = endsItsLine(span, opener.end);
+  const pre = opener.name === "pre" && (!inline || endsLine);
   if (!inline && !pre) return -1;
+  // Review 53a: any other opener that ends its own line (`Running it now: <python>`) has code
+  // lines after it: a costume, not a mention, whatever its code holds.
+  if (!pre && endsLine) return -1;
   const at = pre ? opener.end : blankLineAfter(span, opener.end);
   if (at < 0) return -1;
   const tags = tagsOf(span, opener.end);
   if (tags.some((tag) => ownCloser(tag, opener))) return -1;
   const heredocs = new CostumeHeredocs(opener, opener.end);
+  const quotes = new CostumeQuotes(span, opener.end);
   const read = (from: number, to: number) => span.slice(from, to);
-  if (heredocs.shelters(at, read)) return -1;
+  if (heredocs.shelters(at, read) || quotes.openAt(at)) return -1;
   let callAfter = false;
   for (const tag of tags) {
     if (tag.start < at || !opensCall(tag)) continue;
-    if (heredocs.shelters(tag.start, read)) return -1;
+    if (heredocs.shelters(tag.start, read) || quotes.openAt(tag.start)) return -1;
     callAfter = true;
   }
   return callAfter ? at : -1;

@@ -28,6 +28,10 @@ describe("finding A (wrong execution): the mention re-read runs a call written i
   // `'''`/`"""`, a shell `"`/`'` quote) is still open at the blank line: the span keeps its old
   // outcome (refused, text kept). Or narrower: an inline opener that ends its own line (code lines
   // follow it) is no mention, as the `<pre>` rule already reads `- <pre>`.
+  // Fixed: both rules (costume-hold.ts unclosedRereadAt, costume-quotes.ts): an opener other than
+  // `<pre>` that ends its own line is a costume, never re-read; and nothing is re-read where a
+  // string the code after the opener opened (Python `'''`/`"""`/`'`/`"`, shell `'`/`"`; one linear
+  // quote scan that errs toward refusing) is open at the blank line or at a call's markup.
   const inString: [string, string][] = [
     ["<python> ending its line, a ''' string holding a blank line then the call", `Running it now: <python>\nprint('''\n\n${HERMES}\n''')\n`],
     ["<python> mid-sentence, a \"\"\" string holding a blank line then the call", `Use <python> now.\n\nimport os\nos.system("""\n\n${HERMES}\n""")\n`],
@@ -35,14 +39,34 @@ describe("finding A (wrong execution): the mention re-read runs a call written i
     ["<shell> ending its line, a single-quoted printf argument holding a blank line then the call", `Run: <shell>\nprintf '%s\\n' '\n\n${HERMES}\n'\n`],
   ];
   for (const [name, input] of inString) {
-    test.failing(`${name}: does not run`, () => {
+    test(`${name}: does not run`, () => {
       const o = outcome(input);
       expect(o.calls).toEqual([]);
       expect(o.text).toBe(input);
     });
   }
 
+  // Each rule alone.
+  test("rule 1 alone: <python> ending its line, no string, a blank line then the call: does not run", () => {
+    const input = `Running it now: <python>\nx = 1\n\n${HERMES}\n`;
+    const o = outcome(input);
+    expect(o.calls).toEqual([]);
+    expect(o.text).toBe(input);
+  });
+  test("rule 2 alone: a mid-line mention whose code opens a ' string past the blank line: does not run", () => {
+    const input = `Use <shell> now.\n\necho '\n\n${HERMES}\n'\n`;
+    const o = outcome(input);
+    expect(o.calls).toEqual([]);
+    expect(o.text).toBe(input);
+  });
+
   // Hard negatives (pass): what the re-read must keep doing.
+  test("hard negative: a mention whose \"\"\" and ' strings close before the blank line, then the call: runs", () => {
+    expect(outcome(`Use <python> as in print(\"\"\"a\"\"\", 'b').\n\n${HERMES}\n`).calls).toEqual(RAN);
+  });
+  test("hard negative: an escaped quote inside a closed string does not leave it open: runs", () => {
+    expect(outcome(`Use <shell> with echo "say \\"hi\\"" there.\n\n${HERMES}\n`).calls).toEqual(RAN);
+  });
   test("hard negative: a heredoc open at the blank line keeps the call from running (the rule's own shelter)", () => {
     const input = `Run: <shell>\ncat <<'EOF'\nx\n\n${HERMES}\nEOF\n`;
     const o = outcome(input);

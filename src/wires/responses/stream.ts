@@ -98,7 +98,8 @@ export class ResponsesStreamRewriter implements EventRewriter {
   end(): Json[] {
     // In stream order: a part whose end waited (#settle) came before a native item still held
     // (the item's added event settles it), then the held item goes out or is dropped as a repeat.
-    const outs = [...this.#settle(), ...this.#releaseNative(), ...this.#text.endReply(), ...this.#callItems(this.#endIndex())];
+    // A part whose end waits with no native item held ends with the reply (TextParts.endReply).
+    const outs = [...(this.#native.call === undefined ? [] : this.#settle()), ...this.#releaseNative(), ...this.#text.endReply(), ...this.#callItems(this.#endIndex())];
     this.#final();
     // What waited goes out first.
     return this.#out.drain(outs);
@@ -214,7 +215,9 @@ export class ResponsesStreamRewriter implements EventRewriter {
     // (One call allowed: every call recovered is held back and the native item withdraws them all.)
     // A reasoning item's events wait behind it too: the reply has not gone on in text or a call, so a
     // cut after them still decides nothing the part held (as the JSON path reads the same reply).
-    if (!cut && !this.#text.closesEnding(event) && !this.#waitsPast(event)) before.push(...this.#settle(!this.#hold && startsNative(event)));
+    // The reply's end (response.completed) decides it as the reply's end instead (TextParts.endReply).
+    const ends = !cut && (event.type === "response.completed" || event.type === "response.incomplete");
+    if (!cut && !ends && !this.#text.closesEnding(event) && !this.#waitsPast(event)) before.push(...this.#settle(!this.#hold && startsNative(event)));
     switch (event.type) {
       case "response.output_item.added":
         changed = this.#added(event, before, after);

@@ -246,7 +246,15 @@ export class TextParts {
 
   /** The reply ended: the part being fed is flushed, then the text every earlier part held after the last call is stripped (S03). */
   endReply(): Out[] {
-    this.settleEnding();
+    // A part whose end waited ends with the reply: flushed (not endSpan), as the engine reads the
+    // one text and the JSON path its last part, so what only the reply's end decides (a costume it
+    // ended open read again, review 53) is decided the same way on every path.
+    const ending = this.#ending?.part;
+    this.#ending = undefined;
+    if (ending) {
+      if (!ending.guard.done && !ending.guard.afterCall) this.#decideTails("release");
+      this.#fill(ending, ending.guard.done ? "" : this.#flushed(ending.guard));
+    }
     const part = this.#part;
     this.#part = undefined;
     const out: Out[] = [];

@@ -58,7 +58,10 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
   // its last part, if nothing but reasoning came after it, keeps what its engine held as written,
   // and so does the text held after the reply's last call; nothing there is decided.
   const cut = body.status === "failed" || (body.status === "incomplete" && filteredOut(body));
-  const lastPart = cut ? replyEnd(output) : undefined;
+  // The reply's last text part (only quiet items after it): cut, it stays as written; else its end
+  // is the reply's end (a flush, not endSpan), as the stream's response.completed decides it and
+  // as the engine reads the one text (a costume the reply ended open is read again, review 53).
+  const lastPart = replyEnd(output);
   const guards: GuardedEngine[] = [];
   /** Parts whose engine still holds text after the reply's last call, undecided. */
   let undecided: Held[] = [];
@@ -88,24 +91,29 @@ function repairResponseJson(body: Json, ctx: WireJsonContext): boolean {
       const guard = ctx.engine(undefined, before);
       guards.push(guard);
       if (Array.isArray(part.annotations) && part.annotations.length > 0) written.set(part, part.text);
-      const stopped = part === lastPart;
+      const stopped = cut && part === lastPart;
+      const endsReply = !cut && part === lastPart;
       const fed = guard.step({ native, delta: part.text });
       if (!fed.ok) return false;
       // The message's last part still holding text at its end: the stream decides that text only
       // when the reply goes on past the reasoning items after it, so calls it becomes go after them.
       const endCalls = !stopped && guard.held > 0 && part === item.content.at(-1) ? ending : calls;
-      const step = stopped ? fed : guard.step({ endSpan: true });
+      // Still holding text after a call before the reply's end decides it (the flush strips it).
+      const tailHeld = endsReply && guard.afterCall;
+      const step = stopped ? fed : guard.step(endsReply ? { flush: true } : { endSpan: true });
       if (!step.ok) return false;
       const found = calls.length + ending.length;
       let text = textOf(fed.events, calls) + (stopped ? "" : textOf(step.events, endCalls));
       before = guard.carryOver();
       // A call here, or this part's text no longer held after one (past the tail limit): what the parts before held shows.
-      if (undecided.length > 0 && (calls.length + ending.length > found || (!stopped && before?.tail === undefined))) {
+      if (undecided.length > 0 && (calls.length + ending.length > found || (!stopped && (endsReply ? !tailHeld : before?.tail === undefined)))) {
         changed = decide(undecided, "release") || changed;
         undecided = [];
       }
       if (stopped) text += guard.stop();
-      else if (before?.tail !== undefined && guard.held > 0) undecided.push({ guard, part });
+      else if (endsReply) {
+        // Flushed above: nothing more to read.
+      } else if (before?.tail !== undefined && guard.held > 0) undecided.push({ guard, part });
       else text += textOfStep(guard.step({ flush: true }), endCalls);
       if (text !== part.text) {
         part.text = text;
