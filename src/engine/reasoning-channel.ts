@@ -217,22 +217,34 @@ export class ReasoningChannel {
   /** The engine's events as reasoning text: every call shown as written, but for the trailing block. */
   #read(events: EngineEvent[], guard: GuardedEngine, final: boolean): string {
     let text = "";
-    for (let i = 0; i < events.length; i++) {
-      const event = events[i]!;
+    /**
+     * Text the engine released after the trailing block, read until what follows it is known: the
+     * next call (its start bounds what the engine decided after the block) or the step's end.
+     * Whatever the engine dropped in between (a cut-off tag, S03) goes back as written (#inkAfter),
+     * however the reasoning was cut into deltas.
+     */
+    let ink: string | undefined;
+    for (const event of events) {
       const trailing = this.#trailing;
       if (event.type === "text") {
-        if (trailing && isBlank(event.text)) {
+        if (trailing && ink === undefined && isBlank(event.text)) {
           trailing.released += event.text;
           if (!trailing.runnable) text += event.text;
-        } else text += trailing && i === events.length - 1 ? this.#inkAfter(trailing, event.text, this.#fed.end - guard.held) : this.#show() + event.text;
+        } else if (trailing) ink = (ink ?? "") + event.text;
+        else text += event.text;
         continue;
       }
       const call = event.call;
       const [start, end] = call.span;
       const markup = this.#fed.slice(start, end);
+      if (trailing && (ink !== undefined || trailing.released !== "" || trailing.end !== start)) {
+        // Not the block's next invoke: the block and all written between it and this call are text.
+        text += this.#inkAfter(trailing, ink ?? "", start);
+        ink = undefined;
+      }
       // Contiguous markup is one block (a function_calls block's invokes come one after another):
       // its calls all run or are all shown.
-      if (trailing && trailing.released === "" && trailing.end === start) {
+      if (this.#trailing && trailing) {
         // What was fed after the block so far was this call (the engine held it): start again after it.
         trailing.end = end;
         trailing.fed = "";
@@ -252,6 +264,7 @@ export class ReasoningChannel {
       if (!runnable) text += markup;
       this.#trailing = { runnable, calls: [call], markup, end, released: "", fed: "", fedTo: end, guard, closed: false };
     }
+    if (ink !== undefined) return text + this.#inkAfter(this.#trailing!, ink, this.#fed.end - guard.held);
     const trailing = this.#trailing;
     if (!trailing || trailing.closed) return text;
     // Anything but whitespace after the block: not the end. Until the stretch ends, what the engine
@@ -280,14 +293,17 @@ export class ReasoningChannel {
   }
 
   /**
-   * The block is not the end: `ink`, text the engine released after it (the step's last), or ""
-   * at the stretch's end. What the engine dropped after the call (a cut-off tag read as the call's
-   * own markup, S03/D07) is reasoning text after a block that stays text: everything fed from the
+   * The block is not the end: `ink`, text the engine released after it, or "", up to `decided`
+   * (the next call's start, the engine's decided end, or the stretch's end). What the engine
+   * dropped after the call (a cut-off tag read as the call's own markup, S03/D07) is reasoning
+   * text after a block that stays text: everything fed from the
    * block to `decided` goes out as written (but for special tokens, rewritten), when what the
    * engine released there reads back in it in order; else the block and `ink` only, as before.
    */
   #inkAfter(trailing: Trailing, ink: string, decided: number): string {
-    const after = decided >= trailing.fedTo ? trailing.fed + this.#fed.slice(trailing.fedTo, decided) : undefined;
+    // trailing.fed is what was written from the block's end to fedTo; the engine may have held past
+    // `decided` (the next call's markup, fed in the same delta): only what comes before it is read.
+    const after = decided >= trailing.fedTo ? trailing.fed + this.#fed.slice(trailing.fedTo, decided) : decided >= trailing.end ? trailing.fed.slice(0, decided - trailing.end) : undefined;
     const held = this.#show();
     if (after === undefined) return held + ink;
     if (trailing.runnable) {
@@ -345,13 +361,23 @@ function rewritten(released: string, written: string): string | undefined {
   return out + written.slice(copied, j) + putBack(written.slice(j));
 }
 
-/** A run the engine dropped, unless it is nothing but special tokens: "" then. */
+/**
+ * A run the engine dropped, put back without its special tokens: a cut-off tag goes back as
+ * written, an end-of-sentence token beside it (one dropped run) does not (D07). Every other tag
+ * read in the run is copied whole, so no token is read inside one.
+ */
 function putBack(run: string): string {
+  let out = "";
   let i = 0;
   while (i < run.length) {
     const tag = readTag(run, i, true);
-    if (tag === null || tag === NEED_MORE || tag.family !== "legacy" || tag.start !== i) return run;
+    if (tag === null || tag === NEED_MORE || tag.start !== i || tag.end <= i) {
+      out += run[i];
+      i++;
+      continue;
+    }
+    if (tag.family !== "legacy") out += run.slice(i, tag.end);
     i = tag.end;
   }
-  return "";
+  return out;
 }

@@ -165,6 +165,11 @@ describe("fixed: wrapGenerate reads parts as wrapStream does", () => {
   for (const [name, content] of [
     ["a reasoning part between", [{ type: "text", text: HEAD }, { type: "reasoning", text: "hmm" }, { type: "text", text: REST }]],
     ["two output items", [{ type: "text", text: HEAD, providerMetadata: item("m1") }, { type: "text", text: REST, providerMetadata: item("m2") }]],
+    // Changed by diff-review-53b finding 1: in doGenerate @ai-sdk/openai gives each output_text
+    // part its own text part (a source after it is that part's url_citation), so two text parts of
+    // one item are two output_text parts, each a span on the fetch route (text-parts.ts).
+    ["two text parts of one output item, a source between", [{ type: "text", text: HEAD, providerMetadata: item("m1") }, { type: "source", sourceType: "url", id: "s", url: "https://x.test" }, { type: "text", text: REST, providerMetadata: item("m1") }]],
+    ["two text parts of one output item", [{ type: "text", text: HEAD, providerMetadata: item("m1") }, { type: "text", text: REST, providerMetadata: item("m1") }]],
   ] as [string, LanguageModelV3Content[]][]) {
     test(`${name}: no call, the text as written`, async () => {
       const v = await generated(content);
@@ -174,7 +179,7 @@ describe("fixed: wrapGenerate reads parts as wrapStream does", () => {
   }
   for (const [name, content] of [
     ["two adjacent text parts", [{ type: "text", text: HEAD }, { type: "text", text: REST }]],
-    ["two text parts of one output item, a source between", [{ type: "text", text: HEAD, providerMetadata: item("m1") }, { type: "source", sourceType: "url", id: "s", url: "https://x.test" }, { type: "text", text: REST, providerMetadata: item("m1") }]],
+    ["two adjacent text parts, a source between", [{ type: "text", text: HEAD }, { type: "source", sourceType: "url", id: "s", url: "https://x.test" }, { type: "text", text: REST }]],
   ] as [string, LanguageModelV3Content[]][]) {
     test(`${name}: one text, the call runs`, async () => {
       expect((await generated(content)).calls).toEqual([{ name: "read", input: '{"path":"/etc/passwd"}' }]);

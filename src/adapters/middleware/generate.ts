@@ -5,7 +5,7 @@
 import type { LanguageModelV3Content, LanguageModelV3GenerateResult, LanguageModelV3Text } from "@ai-sdk/provider";
 import type { RecoveredCall } from "../../parse/types.ts";
 import { textAndCalls } from "../../engine/events.ts";
-import { otherItems, separates } from "./text-spans.ts";
+import { ownParts, separates } from "./text-spans.ts";
 import { type CallContext, callMetadata, cutsReply, finishReason, finishReport, metadata, noteToolResult, reasoningCalls, signedReasoning, toolCallPart } from "./call-context.ts";
 
 /** The result as the model sent it whenever the engine fails: nothing half-repaired reaches the host. */
@@ -54,7 +54,7 @@ export function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallC
       content.push(part);
       continue;
     }
-    if (lastText && (apart || otherItems(lastText.providerMetadata, part.providerMetadata))) {
+    if (lastText && (apart || ownParts(lastText.providerMetadata, part.providerMetadata))) {
       // The last text part's markup is decided at its end, into that part.
       const ended = guard.step({ endSpan: true });
       if (!ended.ok) return result;

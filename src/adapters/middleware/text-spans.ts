@@ -52,11 +52,15 @@ export function separates(type: string): boolean {
   return !NEUTRAL.has(type);
 }
 
-/** Two text parts name different output items (each names one). */
-export function otherItems(a: SharedV3ProviderMetadata | undefined, b: SharedV3ProviderMetadata | undefined): boolean {
-  const first = itemOf(a);
-  const second = itemOf(b);
-  return first !== undefined && second !== undefined && first !== second;
+/**
+ * Two generated text content parts are separate output parts: each names its output item. Only
+ * @ai-sdk/openai's Responses model names one, and in doGenerate it pushes one text part per
+ * output_text (or refusal) part, merging nothing, so two parts naming the same message item are
+ * two output_text parts, each a span of its own on the fetch route (src/wires/responses/
+ * text-parts.ts). Parts that name no item (Anthropic's adjacent text blocks) go on as one text.
+ */
+export function ownParts(a: SharedV3ProviderMetadata | undefined, b: SharedV3ProviderMetadata | undefined): boolean {
+  return itemOf(a) !== undefined && itemOf(b) !== undefined;
 }
 
 /** The output item a part's provider metadata names (any provider's `itemId`), if any. */
