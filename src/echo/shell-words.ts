@@ -17,14 +17,10 @@
  * One pass, linear: a quote's look-ahead stops at the first character that is not part of such a
  * word, and no character it passed starts another look-ahead (none of them is a quote).
  */
-import { AMP, BACKSLASH, CR, DQ, GT, LF, LPAREN, LT, PIPE, RPAREN, SEMICOLON, SQ, isWhiteSpace } from "../grammar/chars.ts";
+import { AMP, BACKSLASH, BACKTICK, BANG, CR, DOLLAR, DQ, EQ as EQUALS, GT, LF, LPAREN, LT, PIPE, RPAREN, SEMICOLON, SQ, isWhiteSpace } from "../grammar/chars.ts";
 import { isAlnumAt } from "./letters.ts";
 
 const BARE_SAFE = new Set(["-", "_", ".", "/", ":", "@", "%", "+", ","].map((c) => c.charCodeAt(0)));
-const DOLLAR = 0x24;
-const BACKTICK = 0x60;
-const BANG = 0x21;
-const EQUALS = 0x3d;
 
 /** The text with line continuations removed and shell quoting of plain words folded (see above); `text` itself when nothing folds. */
 export function shellReading(text: string): string {

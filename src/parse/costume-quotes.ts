@@ -6,9 +6,7 @@
 // counts too), since a wrongly open string only keeps a call from running (a nudge), while a
 // wrongly closed one runs a call the code wrote as data.
 
-const BACKSLASH = 0x5c;
-const SQ = 0x27;
-const DQ = 0x22;
+import { BACKSLASH, DQ, SQ } from "../grammar/chars.ts";
 
 /** Steps monotonically through `span` from `from`: openAt(at) says whether a string is open at `at`. */
 export class CostumeQuotes {
