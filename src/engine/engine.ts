@@ -1,4 +1,3 @@
-import { ShellLines } from "../parse/code-lines.ts";
 import { parseSpan } from "../parse/span.ts";
 import { isMalformedBlock, markMalformedBlock, noteMalformedBlock, showsStrayParameter } from "../parse/dialects/dsml/parse-span.ts";
 import type { Segment } from "../parse/segments.ts";
@@ -283,6 +282,13 @@ class Engine extends TextMode implements RepairEngine {
     } catch {
       segments = [{ kind: "text", start: 0, end: span.length }];
     }
+    // Fix 53 (review 49): a paragraph costume decided at a part's end waited for its next line,
+    // which the next part writes: the reply's-end reading (it ended at its closer, golden N48.1,
+    // C48.5) does not hold there, so it is shown as written and no later call of the reply runs.
+    if (this.spanEnding && !truncated && !this.readsHistory && !this.given && cand.root === "paragraph-costume" && segments.some((seg) => seg.kind === "call")) {
+      segments = [{ kind: "text", start: 0, end: span.length }];
+      this.endUnknown();
+    }
     // A body that broke after it proved to be a call: the whole span is refused, so nothing inside it runs (golden O48.2-O48.4).
     if (cand.refused !== null) segments = refusedSpan(segments, span.length, cand.refused, truncated);
     const read = segments.length > 0 ? segments[segments.length - 1]!.end : span.length;
@@ -293,7 +299,13 @@ class Engine extends TextMode implements RepairEngine {
     // value, as past the hold cap (costume-hold.ts), so no later call of the reply runs. Not in
     // replayed history: a prefill's earlier span ended its markup (a tool_use block after it), and
     // only its last span's open markup carries into the reply (adapters/call-engines.ts prefillRead).
-    if (truncated && this.spanEnding && !this.readsHistory && (openCostume(cand, span, read, segments) || segments.some(cutOffCall))) this.endUnknown();
+    // Fix 53: a part's end is now never the reply's end (every wire flushes its last part), so an
+    // open candidate the reply-end reading would run, or read as text and then read on past, is
+    // decided as markup of unknown end: a costume cut anywhere before its closer (A40.19 cut after
+    // the heredoc's EOF line: the cut reading stops at the heredoc's `</shell>`), a call whose
+    // value its block's closer ended at the part's end (A45.10 cut after `More prose.`), a call
+    // body whose opener alone ended the part (O48.2 cut after `<tool_call>` and its line break).
+    if (this.spanEnding && !this.readsHistory && ((truncated && (openCostume(cand, segments) || openerAlone(cand, span, segments))) || segments.some(cutOffCall))) this.endUnknown();
     const partial = read > 0 && read < span.length;
     if (partial) {
       span = span.slice(0, read);
@@ -362,35 +374,17 @@ const COSTUME_REREADS = 8;
 const COSTUMES: ReadonlySet<string> = new Set(["costume", "inline-costume", "paragraph-costume"]);
 
 /**
- * A code costume candidate the reading cut off took for no call, its code still open: read to the
- * cut (`read`, the whole span), or ended by the cut reading at an own closer while a heredoc its
- * code opened was still open at the cut (golden A40.19 cut past the `</shell>` its heredoc holds).
- * A costume the cut reading ended at its first closer with no heredoc open (golden A40.16, a
- * closer with words after it) keeps the reply's-end reading: what follows it is read again.
+ * A code costume the part's end cut before its closer, read as no call: wherever the cut reading
+ * stopped (its end, or an inner closer a heredoc holds), the rest may be its code, which the next
+ * part may still close.
  */
-function openCostume(cand: Candidate, span: string, read: number, segments: readonly Segment[]): boolean {
-  if (!COSTUMES.has(cand.root) || !segments.every((seg) => seg.kind === "text")) return false;
-  return read === span.length || heredocOpenAtCut(span, cand.opener.end);
+function openCostume(cand: Candidate, segments: readonly Segment[]): boolean {
+  return COSTUMES.has(cand.root) && segments.every((seg) => seg.kind === "text");
 }
 
-/**
- * Whether the code from `from` to the span's end opened a heredoc whose delimiter line has not come
- * by the last complete line (the line being written at the cut may still be its body). Read as a
- * shell's code whatever the costume's language (a Python shift taken for a heredoc errs towards
- * refusing). Linear in the span, read once at a part's end.
- */
-function heredocOpenAtCut(span: string, from: number): boolean {
-  if (!span.includes("<<", from)) return false;
-  const lines = new ShellLines(true);
-  let start = from;
-  for (let i = from; i < span.length; i++) {
-    const c = span.charCodeAt(i);
-    if (c !== LF && c !== CR) continue;
-    lines.line(span, start, i);
-    if (c === CR && span.charCodeAt(i + 1) === LF) i++;
-    start = i + 1;
-  }
-  return lines.inHeredoc();
+/** A call's opener and nothing but spaces after it, cut off there: its body may open the next part. */
+function openerAlone(cand: Candidate, span: string, segments: readonly Segment[]): boolean {
+  return segments.every((seg) => seg.kind === "text") && spacesEnd(span, cand.opener.end) === span.length;
 }
 
 /** A call the reading cut off: its value or body was still open where the text ended. */

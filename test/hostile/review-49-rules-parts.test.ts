@@ -20,11 +20,13 @@ function acrossParts(parts: readonly string[]) {
   let continues: ReturnType<NonNullable<ReturnType<typeof createRepairEngine>["carryOver"]>> | undefined;
   for (const part of parts) {
     const engine = createRepairEngine({ tools: fixtureTools, idPrefix: "call_", ...(continues ? { continues } : {}) });
-    for (const e of [...engine.feed(part), ...engine.flush()]) {
+    // As the wires chain text parts: the part's end (endSpan), its carryOver, then its flush.
+    const events = [...engine.feed(part), ...engine.endSpan!()];
+    continues = engine.carryOver!();
+    for (const e of [...events, ...engine.flush()]) {
       if (e.type === "call") calls.push(e.call.input);
       else text += e.text;
     }
-    continues = engine.carryOver!();
   }
   return { whole, calls, text };
 }
@@ -43,11 +45,15 @@ describe("known gap: a paragraph costume whose next line opens the next part run
   // closer and runs (golden C48.5, N48.1 keep that). Part one's engine cannot know a part follows,
   // and a call cannot be carried undecided into the next engine. Deciding "text" at a part's end
   // would refuse the golden reply-end costume too.
+  // Fixed (fix 53): every wire now flushes its last part, so a part's end (endSpan) always has a
+  // later part: a costume open there is decided as markup of unknown end (engine.ts finish,
+  // openCostume), and the reply's end (flush) keeps the golden reading. This harness chains the
+  // parts as the wires do (endSpan, carryOver, flush).
   for (const [name, parts] of [
     ["cut after the closer's line break", ["The agent wraps commands like\n<bash>\nrm -rf build\n</bash>\n", "in its replies."]],
     ["cut right after the closer", ["The agent wraps commands like\n<bash>\nrm -rf build\n</bash>", "\nin its replies."]],
   ] as const) {
-    test.failing(name, () => {
+    test(name, () => {
       const r = acrossParts(parts);
       expect(r.whole).toEqual([]);
       expect(r.calls).toEqual(r.whole);
