@@ -1,6 +1,6 @@
 /**
- * Helpers for hostile review 50 (review-50-hosts-v1): the OpenCode 1.18 entry started over a fake
- * in-process client and a fake upstream, with stored messages in 1.18's shapes.
+ * Helpers for hostile reviews 50 and 53 (review-50-hosts-v1, review-53-hosts-v1): the OpenCode 1.18
+ * entry started over a fake in-process client and a fake upstream, with stored messages in 1.18's shapes.
  */
 import { afterEach } from "bun:test";
 import { server } from "../../src/plugin/index.ts";
@@ -28,10 +28,12 @@ export type Msg = { info: Record<string, unknown>; parts: Record<string, unknown
 interface StartOpts {
   /** GET /session/{id}; default: a primary session. */
   get?: (id: string) => Promise<unknown>;
+  /** What promptAsync answers after recording the wake; default: undefined. */
+  prompt?: () => Promise<unknown>;
 }
 
 /** The 1.18 plugin over a fake in-process client and a fake upstream that answers with `reply`. */
-export async function startV1(options: unknown, { get }: StartOpts = {}) {
+export async function startV1(options: unknown, { get, prompt }: StartOpts = {}) {
   let reply = UNDECLARED;
   const wakes: { sessionID: string; text: string }[] = [];
   const lines: string[] = [];
@@ -41,7 +43,10 @@ export async function startV1(options: unknown, { get }: StartOpts = {}) {
     app: { log: async ({ body }: { body: { message: string } }) => void lines.push(body.message) },
     tui: { showToast: async () => undefined },
     session: {
-      promptAsync: async ({ path: p, body }: { path: { id: string }; body: { parts: { text: string }[] } }) => void wakes.push({ sessionID: p.id, text: body.parts[0]!.text }),
+      promptAsync: async ({ path: p, body }: { path: { id: string }; body: { parts: { text: string }[] } }) => {
+        wakes.push({ sessionID: p.id, text: body.parts[0]!.text });
+        return prompt?.();
+      },
       get: async ({ path: p }: { path: { id: string } }) => (get ? get(p.id) : { data: { id: p.id, projectID: "prj_1", directory: "/tmp/p", title: "t" } }),
       message: async () => ({ error: { name: "NotFoundError" } }),
     },
@@ -61,6 +66,21 @@ export async function startV1(options: unknown, { get }: StartOpts = {}) {
   };
 
   /**
+   * One model request of `sessionID` for user message `turn` by `agent`, answered with `text`, as
+   * LLM.stream sends it: chat.headers, system.transform, then the fetch. The host's own agents
+   * (title, compaction) send no tools.
+   */
+  const request = async (sessionID: string, turn: string, text: string, agent = "build") => {
+    reply = text;
+    const output = { headers: {} as Record<string, string> };
+    await hooks["chat.headers"]!({ sessionID, agent, provider: { id: "deepseek" }, model: DEEPSEEK, message: { id: turn } } as never, output as never);
+    await hooks["experimental.chat.system.transform"]!({ sessionID, model: DEEPSEEK } as never, { system: [] } as never);
+    const body: Json = { model: "deepseek-chat", stream: true, messages: [{ role: "user", content: "go" }], ...(agent === "build" ? { tools: openAiTools() } : {}) };
+    const response = await scope.fetch(CHAT_URL, { method: "POST", headers: { "content-type": "application/json", ...output.headers }, body: JSON.stringify(body) });
+    return assemble(await response.text());
+  };
+
+  /**
    * The next request of `sessionID` as 1.18 builds it: messages.transform over `history` (the
    * session's stored messages, as OpenCode loads them), then system.transform.
    */
@@ -74,18 +94,18 @@ export async function startV1(options: unknown, { get }: StartOpts = {}) {
 
   const event = (type: string, properties: Record<string, unknown>) => hooks.event!({ event: { type, properties } } as never);
   const idle = (sessionID: string) => event("session.idle", { sessionID });
-  return { hooks, wakes, lines, answer, build, event, idle };
+  return { hooks, wakes, lines, answer, request, build, event, idle };
 }
 
-/** A stored user message (OpenCode 1.18 `UserMessage` with one text part). */
-export function userMsg(sessionID: string, id: string, text: string): Msg {
-  return { info: { role: "user", id, sessionID, model: { providerID: DEEPSEEK.providerID, modelID: DEEPSEEK.id } }, parts: [{ type: "text", id: `${id}_p`, sessionID, messageID: id, text }] };
+/** A stored user message (OpenCode 1.18 `UserMessage` with one text part, then `extra` parts). */
+export function userMsg(sessionID: string, id: string, text: string, extra: Record<string, unknown>[] = []): Msg {
+  return { info: { role: "user", id, sessionID, model: { providerID: DEEPSEEK.providerID, modelID: DEEPSEEK.id } }, parts: [{ type: "text", id: `${id}_p`, sessionID, messageID: id, text }, ...extra] };
 }
 
-/** A stored assistant message answering `parentID`: one step with one text part. */
-export function assistantMsg(sessionID: string, id: string, parentID: string, text: string): Msg {
+/** A stored assistant message answering `parentID`: one step with one text part; `extra` joins its info. */
+export function assistantMsg(sessionID: string, id: string, parentID: string, text: string, extra: Record<string, unknown> = {}): Msg {
   return {
-    info: { role: "assistant", id, sessionID, parentID, providerID: DEEPSEEK.providerID, modelID: DEEPSEEK.id },
+    info: { role: "assistant", id, sessionID, parentID, providerID: DEEPSEEK.providerID, modelID: DEEPSEEK.id, ...extra },
     parts: [
       { type: "step-start", id: `${id}_s`, sessionID, messageID: id },
       { type: "text", id: `${id}_t`, sessionID, messageID: id, text },

@@ -21,86 +21,9 @@
  * ours). These are hard negatives pinning that: a change that reports tool-less requests (or a
  * host that sends a no-op tool with them) must not let the host's own requests answer a leak.
  */
-import { afterEach, describe, expect, test } from "bun:test";
-import { server } from "../../src/plugin/index.ts";
+import { describe, expect, test } from "bun:test";
 import { correctionText, wakeText } from "../../src/retry/state.ts";
-import { block, live } from "../golden/notation.ts";
-import { assemble, deltas, openAiTools, sseText, type Json } from "../security/support.ts";
-
-const SERVE = ["/usr/bin/bun", "/$bunfs/root/src/index.js", "serve"];
-const savedArgv = process.argv;
-afterEach(() => {
-  process.argv = savedArgv;
-});
-
-const UNDECLARED = live(`Cleaning up.\n\n${block("tool_calls", [["wipe_disk", [["path", "/"]]]])}`);
-const DEEPSEEK = { providerID: "deepseek", id: "deepseek-chat", api: { id: "deepseek-chat", npm: "@ai-sdk/openai-compatible" } };
-const CHAT_URL = "https://api.deepseek.com/v1/chat/completions";
-type Msg = { info: Record<string, unknown>; parts: Record<string, unknown>[] };
-
-/** The 1.18 plugin over a fake client and upstream; `request` sends one model request as LLM.stream does. */
-async function startV1(options: unknown, host: { get?: (id: string) => Promise<unknown>; prompt?: () => Promise<unknown> } = {}) {
-  let reply = "";
-  const wakes: { sessionID: string; text: string }[] = [];
-  const lines: string[] = [];
-  const upstream = async () => new Response(sseText(deltas(reply, 7)), { status: 200, headers: { "content-type": "text/event-stream" } });
-  const scope = { fetch: Object.assign(upstream, { preconnect: () => undefined }) as unknown as typeof fetch } as { fetch: typeof fetch; [key: symbol]: unknown };
-  const client = {
-    app: { log: async ({ body }: { body: { message: string } }) => void lines.push(body.message) },
-    tui: { showToast: async () => undefined },
-    session: {
-      promptAsync: async ({ path: p, body }: { path: { id: string }; body: { parts: { text: string }[] } }) => {
-        wakes.push({ sessionID: p.id, text: body.parts[0]!.text });
-        return host.prompt?.();
-      },
-      get: async ({ path: p }: { path: { id: string } }) => (host.get ? host.get(p.id) : { data: { id: p.id, projectID: "prj_1", directory: "/tmp/p", title: "t" } }),
-      message: async () => ({ error: { name: "NotFoundError" } }),
-    },
-  };
-  process.argv = SERVE;
-  const hooks = await server({ client } as never, options as never, scope);
-  process.argv = savedArgv;
-
-  /**
-   * One model request of `sessionID` for user message `turn` by `agent`, answered with `text`:
-   * chat.headers, system.transform (LLM.stream runs both for every request), then the fetch.
-   * The host's own agents (title, compaction) send no tools.
-   */
-  const request = async (sessionID: string, turn: string, text: string, agent = "build") => {
-    reply = text;
-    const output = { headers: {} as Record<string, string> };
-    await hooks["chat.headers"]!({ sessionID, agent, provider: { id: "deepseek" }, model: DEEPSEEK, message: { id: turn } } as never, output as never);
-    await hooks["experimental.chat.system.transform"]!({ sessionID, model: DEEPSEEK } as never, { system: [] } as never);
-    const body: Json = { model: "deepseek-chat", stream: true, messages: [{ role: "user", content: "go" }], ...(agent === "build" ? { tools: openAiTools() } : {}) };
-    const response = await scope.fetch(CHAT_URL, { method: "POST", headers: { "content-type": "application/json", ...output.headers }, body: JSON.stringify(body) });
-    return assemble(await response.text());
-  };
-  /** The next primary request as 1.18 builds it: messages.transform, then system.transform. */
-  const build = async (sessionID: string, history: Msg[]) => {
-    const messages = structuredClone(history);
-    await hooks["experimental.chat.messages.transform"]!({} as never, { messages } as never);
-    const system = { system: [] as string[] };
-    await hooks["experimental.chat.system.transform"]!({ sessionID, model: DEEPSEEK } as never, system as never);
-    return { system: system.system, messages };
-  };
-  const idle = (sessionID: string) => hooks.event!({ event: { type: "session.idle", properties: { sessionID } } } as never);
-  const event = (type: string, properties: Record<string, unknown>) => hooks.event!({ event: { type, properties } } as never);
-  return { hooks, wakes, lines, request, build, idle, event };
-}
-
-function userMsg(sessionID: string, id: string, text: string, extra: Record<string, unknown>[] = []): Msg {
-  return { info: { role: "user", id, sessionID, model: { providerID: DEEPSEEK.providerID, modelID: DEEPSEEK.id } }, parts: [{ type: "text", id: `${id}_p`, sessionID, messageID: id, text }, ...extra] };
-}
-function assistantMsg(sessionID: string, id: string, parentID: string, text: string, extra: Record<string, unknown> = {}): Msg {
-  return {
-    info: { role: "assistant", id, sessionID, parentID, providerID: DEEPSEEK.providerID, modelID: DEEPSEEK.id, ...extra },
-    parts: [
-      { type: "step-start", id: `${id}_s`, sessionID, messageID: id },
-      { type: "text", id: `${id}_t`, sessionID, messageID: id, text },
-      { type: "step-finish", id: `${id}_f`, sessionID, messageID: id },
-    ],
-  };
-}
+import { UNDECLARED, assistantMsg, startV1, userMsg } from "./review-50-hosts-support.ts";
 
 const OPTIONS = { providers: ["deepseek"] };
 
