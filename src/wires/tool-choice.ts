@@ -106,9 +106,32 @@ export function offeredTools<T extends { name: string }>(declared: readonly T[],
  * OpenAI chat-completions `tool_choice`: "none" | "auto" | "required", a named function or custom
  * tool, or `allowed_tools`. Absent (or null) is "auto". A custom tool takes free text, never the
  * JSON arguments a recovered call carries, so forcing or allowing one offers no recoverable tool.
+ * `legacy` is the request's deprecated `function_call`, if any (readLegacyFunctionCall).
  */
-export function chatToolChoice(raw: unknown): ToolChoice {
-  return unlessThrown(() => readChatToolChoice(raw));
+export function chatToolChoice(raw: unknown, legacy?: unknown): ToolChoice {
+  return unlessThrown(() => {
+    const choice = readChatToolChoice(raw);
+    if (legacy === undefined || legacy === null) return choice;
+    const old = readLegacyFunctionCall(legacy);
+    if (raw === undefined || raw === null) return old;
+    return sameChoice(choice, old) ? choice : { type: "invalid", why: "tool_choice and function_call disagree" };
+  });
+}
+
+/**
+ * The deprecated chat `function_call` ("none" | "auto" | `{ name }`): a client may still send it,
+ * even beside `tools`, and a server that honours it forbids or forces a tool just as tool_choice
+ * does. Read it as the choice when tool_choice is absent; when both are sent and disagree nothing
+ * is recoverable (fail closed: which one the server obeyed cannot be known).
+ */
+function readLegacyFunctionCall(raw: unknown): ToolChoice {
+  if (raw === "none" || raw === "auto") return { type: raw };
+  if (isObject(raw) && typeof raw.name === "string" && raw.name !== "") return { type: "tool", name: raw.name };
+  return invalid(raw, "function_call");
+}
+
+function sameChoice(a: ToolChoice, b: ToolChoice): boolean {
+  return a.type === b.type && (a.type !== "tool" || (b.type === "tool" && a.name === b.name));
 }
 
 function readChatToolChoice(raw: unknown): ToolChoice {

@@ -170,6 +170,37 @@ describe("tool_choice, every chat-completions form (fetch adapter)", () => {
   });
 });
 
+describe("the deprecated chat function_call beside tools (fetch adapter)", () => {
+  // A client may still send the old `function_call` with `tools`; a server that honours it forbids
+  // or forces a tool, so a leak must not run a call that request did not allow.
+  const recovered = async (extra: Record<string, unknown>) => {
+    const lines: string[] = [];
+    const { out } = await throughFetch({ messages, ...extra }, { sse: sseText(deltas(REPLY, 7)) }, { debug: (l) => lines.push(l) });
+    return { names: out.calls.map((c) => c.name), lines };
+  };
+
+  test('function_call "none" recovers nothing; a named one only that tool; "auto" every declared tool', async () => {
+    expect((await recovered({ function_call: "none" })).names).toEqual([]);
+    expect((await recovered({ function_call: { name: "read" } })).names).toEqual(["read"]);
+    expect((await recovered({ function_call: { name: "write" } })).names).toEqual([]);
+    expect((await recovered({ function_call: "auto" })).names).toEqual(["bash", "read"]);
+    expect((await recovered({ function_call: null })).names).toEqual(["bash", "read"]);
+  });
+
+  test("beside tool_choice: the same choice stands; choices that disagree, or a form not understood, recover nothing", async () => {
+    expect((await recovered({ tool_choice: "auto", function_call: "auto" })).names).toEqual(["bash", "read"]);
+    expect((await recovered({ tool_choice: { type: "function", function: { name: "read" } }, function_call: { name: "read" } })).names).toEqual(["read"]);
+    expect((await recovered({ tool_choice: "auto", function_call: "none" })).names).toEqual([]);
+    expect((await recovered({ tool_choice: "none", function_call: "auto" })).names).toEqual([]);
+    expect((await recovered({ tool_choice: { type: "function", function: { name: "read" } }, function_call: { name: "bash" } })).names).toEqual([]);
+    for (const form of ["required", 1, [], { name: "" }, {}]) {
+      const { names, lines } = await recovered({ function_call: form });
+      expect(names).toEqual([]);
+      expect(lines.filter((l) => l.includes("no call is recovered"))).toHaveLength(1);
+    }
+  });
+});
+
 describe("middleware", () => {
   test("denyTools and allowTools narrow recovered calls", async () => {
     expect((await throughMiddleware(prompt, textStream(REPLY), { responseFix: { denyTools: ["bash"] } })).calls.map((c) => c.toolName)).toEqual(["read"]);

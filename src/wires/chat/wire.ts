@@ -19,7 +19,7 @@ export const chatWire: Wire = {
   name: "chat-completions",
   declared: declaredTools,
   declaredNames: declaredToolNames,
-  allowed: (body) => ({ choice: chatToolChoice(body.tool_choice), oneCall: openAiOneCall(body.parallel_tool_calls) }),
+  allowed: (body) => ({ choice: chatToolChoice(body.tool_choice, body.function_call), oneCall: openAiOneCall(body.parallel_tool_calls) }),
   given: givenFromChatBody,
   prefill: chatPrefill,
   repairJson: repairChatJson,
