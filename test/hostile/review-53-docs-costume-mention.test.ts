@@ -33,15 +33,21 @@
  * Known gap: the call on the next line of the mention's own paragraph (no blank line between)
  * stays refused with a nudge: no paragraph end separates it from what may be a cut-off costume's
  * code, and trust goes first.
- * Known gap: `Use <tool_call> here.` then a DSML call: the `<tool_call>` body reads `here.` as a
- * GLM tool name laid out over lines, and a DSML tag after it refuses the wrapper whole as a call
- * written in two dialects (src/parse/dialects/tool-call-body.ts, another fixer's file); a name
- * ending a sentence (`here.`) then a blank line could prove a mention there instead.
+ * Was a known gap: `Use <tool_call> here.` then a DSML call: the `<tool_call>` body read `here.` as
+ * a GLM tool name laid out over lines, and a DSML tag after it refused the wrapper whole as a call
+ * written in two dialects (src/parse/dialects/tool-call-body.ts).
+ * Fixed (fix 54, ToolCallStart.endsSentence/countSentenceBreak): a word after the opener that ends
+ * in sentence punctuation no tool name ends in (`here.`, `here:`; not a declared tool) and then a
+ * blank line is a mention: the opener and the word stay text and what follows is read afresh, so
+ * a call in a paragraph of its own runs (golden N54.1). With no blank line the wrapper is still
+ * laid out over lines and a body on the next line is read as its body: a Hermes body there is
+ * refused as two dialects (golden N54.n1), as a GLM name over another dialect is (O51.1).
  */
 import { describe, expect, test } from "bun:test";
 import { outcome } from "../support/outcome.ts";
 import { verdict } from "./review-47-docs-grammar.ts";
 import { live } from "../golden/notation.ts";
+import { deltas, sseText, textStream, throughFetch, throughMiddleware } from "../security/support.ts";
 
 const TOKEN = "ZQXJ7";
 const HERMES = `<tool_call>{"name":"bash","arguments":{"command":"echo ${TOKEN}"}}</tool_call>`;
@@ -85,15 +91,76 @@ describe("review 53 finding: a <tool_call> wrapper mentioned mid-line hides a la
   // The same class for the Hermes wrapper: `Use <tool_call> here.` then a blank line and a DSML
   // call on its own line. A Hermes call there runs (its own wrapper), a DSML one does not.
   const doc = `Use <tool_call> here.\n\n${DSML}\n`;
-  // Known gap (see above): the fix belongs to src/parse/dialects/tool-call-body.ts.
-  test.failing("a DSML call after a <tool_call> mention runs (dsml)", () => {
+  // Fixed (fix 54, see above): `here.` then a blank line proves the mention; the call runs and the mention stays text.
+  test("a DSML call after a <tool_call> mention runs (dsml)", () => {
     expect(verdict(doc).path).toBe("text < paragraph < document");
-    expect(outcome(doc).calls).toEqual(RAN);
+    const o = outcome(doc);
+    expect(o.calls).toEqual(RAN);
+    expect(o.broken).toEqual([]);
+    expect(o.text).toBe("Use <tool_call> here.\n\n");
   });
   test("hard negative: a Hermes call after a <tool_call> mention runs", () => {
     const d = `Use <tool_call> here.\n\n${HERMES}\n`;
     expect(outcome(d).calls).toEqual(RAN);
   });
+  // The same proof in other spellings of the sentence's end and the blank line.
+  const ALSO: [string, string][] = [
+    ["a colon", `Use <tool_call> here:\n\n${DSML}\n`],
+    ["CR LF line ends", `Use <tool_call> here.\r\n\r\n${DSML}\r\n`],
+    ["lone CR line ends", `Use <tool_call> here.\r\r${DSML}\n`],
+    ["a blank line holding spaces", `Use <tool_call> here.\n  \n${DSML}\n`],
+    ["the opener starting its line", `<tool_call> here.\n\n${DSML}\n`],
+    ["the mention in inline code", `Use \`<tool_call> here.\`\n\n${DSML}\n`],
+  ];
+  for (const [name, d] of ALSO) {
+    test(`runs: ${name}`, () => {
+      const o = outcome(d);
+      expect(o.calls).toEqual(RAN);
+      expect(o.broken).toEqual([]);
+      expect(o.text).toBe(d.slice(0, d.indexOf(DSML)));
+    });
+  }
+});
+
+describe("fix 54 hard negatives: what a <tool_call> mention must not change", () => {
+  const HERMES_BODY = `{"name":"bash","arguments":{"command":"echo ${TOKEN}"}}\n</tool_call>`;
+  test("a real Hermes call on its own runs", () => {
+    expect(outcome(HERMES).calls).toEqual(RAN);
+  });
+  test("the opener ending a sentence's line, a Hermes body on the next line, runs (O01.3)", () => {
+    expect(outcome(`Use <tool_call>\n${HERMES_BODY}\n`).calls).toEqual(RAN);
+  });
+  // PATTERNS: a `<tool_call>` body laid out on its own lines that is not one readable call is refused whole.
+  const REFUSED: [string, string][] = [
+    ["a Hermes body on the next line after the mention", `Use <tool_call> here.\n${HERMES_BODY}\n`],
+    ["a DSML call on the next line after the mention", `Use <tool_call> here.\n${DSML}\n`],
+    ["a word without punctuation, a blank line, a DSML call", `Use <tool_call> here\n\n${DSML}\n`],
+    ["a GLM name over a DSML call (two dialects in one call)", `<tool_call>read\n${DSML}\n</tool_call>`],
+  ];
+  for (const [name, d] of REFUSED) {
+    test(`refused, nothing runs: ${name}`, () => {
+      const o = outcome(d);
+      expect(o.calls).toEqual([]);
+      expect(o.broken).toContain("broken-markup");
+      expect(o.text).toBe(d);
+    });
+  }
+  const TEXT: [string, string][] = [
+    ["a sentence naming bash after the opener", "<tool_call> bash is the tool"],
+    ["a sentence naming bash, a blank line, GLM pairs", "<tool_call> bash is the tool.\n\n<arg_key>command</arg_key>\n<arg_value>rm -rf build</arg_value>\n</tool_call>\n"],
+    ["the mention, a blank line, GLM pairs", "Use <tool_call> here.\n\n<arg_key>command</arg_key>\n<arg_value>rm -rf build</arg_value>\n</tool_call>\n"],
+    ["the mention, a blank line, a bare Hermes body (no wrapper opens it)", `Use <tool_call> here.\n\n${HERMES_BODY}\n`],
+    ["the mention and a DSML call in a fence", "```\nUse <tool_call> here.\n\n" + DSML + "\n```\n"],
+    ["the mention and a DSML call in inline code", "Write `<tool_call> here.` or `" + DSML + "` in docs.\n"],
+    ["the mention and a DSML call in a blockquote", "> Use <tool_call> here.\n>\n> " + DSML + "\n"],
+  ];
+  for (const [name, d] of TEXT) {
+    test(`text, nothing runs: ${name}`, () => {
+      const o = outcome(d);
+      expect(o.calls).toEqual([]);
+      expect(o.text).toBe(d);
+    });
+  }
 });
 
 const RUNS: [string, string][] = [
@@ -132,4 +199,19 @@ describe("review 53 hard negatives: mentions that leave a later call running, co
       });
     }
   }
+});
+
+describe("fix 54: the <tool_call> mention then a DSML call on the fetch route and the middleware", () => {
+  const doc = `Use <tool_call> here.\n\n${DSML}\n`;
+  const user = [{ role: "user" as const, content: [{ type: "text" as const, text: "go" }] }];
+  test("fetch: the call runs, the mention is the reply's text", async () => {
+    const { out } = await throughFetch({ messages: [{ role: "user", content: "go" }] }, { sse: sseText(deltas(doc, 5)) });
+    expect(out.calls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([["bash", { command: `echo ${TOKEN}` }]]);
+    expect(out.content).toBe("Use <tool_call> here.\n\n");
+  });
+  test("middleware: the call runs, the mention is the reply's text", async () => {
+    const run = await throughMiddleware(user, textStream(doc, 5));
+    expect(run.calls.map((c) => [c.toolName, JSON.parse(c.input)])).toEqual([["bash", { command: `echo ${TOKEN}` }]]);
+    expect(run.text).toBe("Use <tool_call> here.\n\n");
+  });
 });

@@ -2,12 +2,13 @@ import { COSTUME_INNER } from "../../grammar/dialects.ts";
 import { JsonSyntax } from "../../grammar/json-syntax.ts";
 import { Flaw, type Tag, type TagFamily } from "../../grammar/tags.ts";
 import { exampleOpener } from "../example-in-value.ts";
-import { CR, GT, LBRACE, LBRACKET, LF, LT, SLASH, UNDERSCORE } from "../../grammar/chars.ts";
+import { COLON, CR, DOT, LBRACE, LBRACKET, LF, LT, UNDERSCORE } from "../../grammar/chars.ts";
 import type { Shape } from "../../grammar/shapes.ts";
 import { HAND_OFF, NAME_LIMIT, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import type { SpanReader, Step } from "../span-kind.ts";
 import { closerRule } from "../closer-in-value.ts";
 import { QwenParameters, trackQwenParameter } from "./qwen.ts";
+import { WrapperCount } from "./wrapper-count.ts";
 
 /** `</function>` in an open value inside `<tool_call>`: the wrapper's closer on its line ends the call too. */
 export const QWEN_IN_WRAPPER = closerRule("naked", (tag) => tag.family === "costume" && tag.closing && tag.name === "tool_call");
@@ -317,6 +318,11 @@ export class ToolCallStart implements CharState {
   /** `<tool_call>` wrappers written in the JSON so far (WrapperCount): they count once it breaks. */
   private readonly wrappers = new WrapperCount();
   private nameLength = 0;
+  /** The GLM name as read (at most NAME_LIMIT characters), for endsSentence's declared-tool check. */
+  private name = "";
+  /** Line breaks read after a name that ends a sentence, or -1 after any other name (countSentenceBreak); afterCR: a CR LF is one. */
+  private sentenceBreaks = -1;
+  private afterCR = false;
   /** Only whitespace, with a line break in it, since the last JSON character. */
   private lineBroke = false;
   /** Where text on a later line after a complete object began (-1: none). */
@@ -348,6 +354,29 @@ export class ToolCallStart implements CharState {
     return null;
   }
 
+  /**
+   * A "name" that ends in sentence punctuation GLM names never end in (`here.`, `here:`) and no
+   * declared tool spells: the word of a sentence naming the wrapper, `Use <tool_call> here.`.
+   * Alone it proves nothing yet: a call written in two dialects may follow on the next line
+   * (O51.1), and is refused whole as before; a blank line after it proves the mention (sentenceBreaks).
+   */
+  private endsSentence(): boolean {
+    const last = this.name.charCodeAt(this.name.length - 1);
+    return (last === DOT || last === COLON) && !this.body.declares(this.name);
+  }
+
+  /**
+   * Counts the line breaks after a name that ends a sentence. True at the second, a blank line: the
+   * mention's paragraph ended, so the opener and the word are text and what follows is read afresh,
+   * as after a costume mention (a later call in a paragraph of its own runs; review 53, fix 54).
+   */
+  private countSentenceBreak(c: number): boolean {
+    const lf = c === LF && !this.afterCR;
+    this.afterCR = c === CR;
+    if (this.sentenceBreaks < 0 || !(lf || c === CR)) return false;
+    return ++this.sentenceBreaks >= 2;
+  }
+
   step(c: number, at: number): Step | null | typeof HAND_OFF {
     const abandonName: Step = { kind: "abandon", at: this.from };
     switch (this.phase) {
@@ -365,6 +394,7 @@ export class ToolCallStart implements CharState {
         this.phase = "name";
         this.body.phase = "name";
         this.nameLength = 1;
+        this.name = String.fromCharCode(c);
         return null;
       case "json": {
         // Cut where the JSON went wrong: what came before it is released without a second scan.
@@ -422,11 +452,16 @@ export class ToolCallStart implements CharState {
         if (isSpaceCode(c)) {
           if (c === LF || c === CR) this.body.laidOut = true;
           this.phase = "after-name";
-          return null;
+          if (this.endsSentence()) this.sentenceBreaks = 0;
+          return this.countSentenceBreak(c) ? abandonName : null;
         }
-        return isNameCode(c) && ++this.nameLength <= NAME_LIMIT ? null : abandonName;
+        if (!isNameCode(c) || ++this.nameLength > NAME_LIMIT) return abandonName;
+        this.name += String.fromCharCode(c);
+        return null;
       case "after-name":
         if (c === LF || c === CR) this.body.laidOut = true;
+        // `Use <tool_call> here.` then a blank line: the word ended a sentence and its paragraph.
+        if (this.countSentenceBreak(c)) return abandonName;
         if (isSpaceCode(c)) return null;
         if (c === LT) return HAND_OFF;
         // A bracket token's call (Mistral's `[TOOL_CALLS]`, MiniMax's `[TOOL_CALL]`) on the next line: read on to its word.
@@ -446,33 +481,6 @@ export class ToolCallStart implements CharState {
   }
 }
 
-/**
- * Counts `<tool_call>` openers (`<tool_call>`, `<tool_call ...`) and closers (`</tool_call>`) in
- * characters read one at a time (a JSON body's strings, which the tag scanner never sees).
- */
-class WrapperCount {
-  opened = 0;
-  closed = 0;
-  /** Letters of "tool_call" matched after `<` or `</`, or -1. */
-  private matched = -1;
-  private closing = false;
-
-  step(c: number): void {
-    if (c === LT) {
-      this.matched = 0;
-      this.closing = false;
-    } else if (this.matched === 0 && !this.closing && c === SLASH) this.closing = true;
-    else if (this.matched >= 0 && this.matched < WRAPPER.length && lower(c) === WRAPPER.charCodeAt(this.matched)) this.matched++;
-    else {
-      if (this.matched === WRAPPER.length && (c === GT || (!this.closing && isSpaceCode(c)))) {
-        if (this.closing) this.closed++;
-        else this.opened++;
-      }
-      this.matched = -1;
-    }
-  }
-}
-const WRAPPER = "tool_call";
 /** What Mistral's `[TOOL_CALLS]` and MiniMax's `[TOOL_CALL]` both start with. */
 const BRACKET_WORD = "[TOOL_CALL";
 
@@ -485,6 +493,5 @@ function calledName(object: string): unknown {
     return undefined;
   }
 }
-const lower = (c: number) => (c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
 
 const isNameStartCode = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === UNDERSCORE;
