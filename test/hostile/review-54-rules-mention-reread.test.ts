@@ -1,0 +1,86 @@
+/**
+ * Review 54 (rules): the costume mention re-read (fix 53, src/parse/costume-hold.ts
+ * unclosedRereadAt, src/parse/costume-quotes.ts; goldens N53.1, N53.2, N53.n1).
+ *
+ * FINDING 3 (wrong execution, medium). At the reply's end, a code costume opened inside a line and
+ * never closed is taken for a mention, and a call standing past the first blank line after it runs,
+ * unless a heredoc or a `'`/`"`/`'''`/`"""` string opened in the costume's code is still open there
+ * (CostumeQuotes). That string reader misses the code's other multi-line constructs, and a call an
+ * unclosed costume's code writes as data runs:
+ * - a JavaScript template literal (a backtick string) over a blank line;
+ * - shell command substitution, `$(` or a backtick, over a blank line;
+ * - a Python `"""` docstring after an apostrophe in a comment (`# don't`): the apostrophe opens a
+ *   `'` string for the reader, which then skips the `"""` and closes at the docstring's own
+ *   apostrophe (`Here's`), so the reader is "closed" at the blank line and at the call while the
+ *   docstring is open. costume-quotes.ts says it "errs toward refusing"; here it errs the other way;
+ * - a shell `'C:\'` argument (no escape inside single quotes): the reader stays open past it, so
+ *   the next `'`, which opens a multi-line `python -c '...'` argument, closes it instead;
+ * - code written on the opener's own line (`Running it: <python>import os` then code lines): an
+ *   opener that ends its line is a costume, never a mention (review 53a), but one followed by code
+ *   on its line is read as a mention.
+ * In each, the costume is never closed (a reply cut off mid-code, or a model that forgot the
+ * closer). A regression of fix 53: at 740b2f3 all but the template literal were refused (the
+ * whole rest held to the reply's end).
+ * Minimal input: "Run it: <javascript>const s = `" LF "x" LF LF <Hermes call> LF "`;" LF.
+ * Suspected source: src/parse/costume-quotes.ts (only `'` and `"` strings; no state for a comment)
+ * and src/parse/costume-hold.ts unclosedRereadAt (the mention test: an opener inside a line, even
+ * with code after it on that line).
+ * Expected: a call inside an unclosed costume's open construct stays refused (broken-markup, text
+ * kept), as before fix 53; an opener with code after it on its line is a costume, not a mention.
+ */
+import { describe, expect, test } from "bun:test";
+import { outcome } from "../support/outcome.ts";
+
+const CALL = '<tool_call>{"name":"bash","arguments":{"command":"echo ZQ"}}</tool_call>';
+const RAN = [{ tool: "bash", input: { command: "echo ZQ" } }];
+
+const INSIDE: [string, string][] = [
+  ["a JavaScript template literal", "Run it: <javascript>const s = `\nx\n\n" + CALL + "\n`;\n"],
+  ["shell command substitution $( over a blank line", `Run: <shell>x=$(cat\n\n${CALL}\n)\n`],
+  ["a shell backtick substitution over a blank line", "Run: <shell>x=`cat\n\n" + CALL + "\n`\n"],
+  ["a Python docstring after an apostrophe in a comment", `Running it: <python>x = 1  # don't\ns = """\nHere's the example:\n\n${CALL}\n"""\n`],
+  ["a shell multi-line single-quoted argument after 'C:\\'", `Run: <shell>echo 'C:\\'\npython -c '\nimport os\n\n${CALL}\n'\n`],
+  ["code on the opener's own line, the call past a blank line in it", `Running it: <python>import os\nprint(1)\n\n${CALL}\n`],
+];
+
+describe("finding 3: the re-read runs a call an unclosed costume's code holds", () => {
+  for (const [name, input] of INSIDE) {
+    test.failing(`${name}: the call does not run, the text stays`, () => {
+      const o = outcome(input);
+      expect(o.calls).toEqual([]);
+      expect(o.text).toBe(input);
+    });
+  }
+});
+
+describe("hard negatives: what the re-read must keep doing", () => {
+  const RUNS: [string, string][] = [
+    ["N53.1: a mention, a blank line, a call", `I will use the <python> tool.\n\n${CALL}\n`],
+    ["a mention in a list item, the call in the item's next paragraph", `- I will use the <python> tool.\n\n  ${CALL}\n`],
+    ["two mentions in one sentence", `Use <python> and <shell> here.\n\n${CALL}\n`],
+    // An apostrophe after the opener counts as an open string (PATTERNS.md: refusing errs safe); before it, not.
+    ["a mention with an apostrophe before the opener", `I'll use the <python> tool.\n\n${CALL}\n`],
+    ["an inline <pre> at the end of its line, a blank line, a call", `Output: <pre>\n\n${CALL}\n`],
+  ];
+  for (const [name, input] of RUNS) {
+    test(`runs: ${name}`, () => {
+      expect(outcome(input).calls).toEqual(RAN);
+    });
+  }
+  const HOLDS: [string, string][] = [
+    ["a ''' string over the blank line", `Run it: <python>s = '''\nit's here\n\n${CALL}\n'''\n`],
+    ['a """ docstring with no apostrophe before it', `Running it: <python>x = 1\ns = """\nThe example:\n\n${CALL}\n"""\n`],
+    ["a <<-EOF heredoc", `Run: <shell>cat <<-EOF\n\techo\n\n${CALL}\n\tEOF\n`],
+    ['a <<"EOF" heredoc', `Run: <shell>cat <<"EOF"\nx\n\n${CALL}\nEOF\n`],
+    ["an opener ending its line (review 53a)", `Running it now: <python>\nimport os\n\n${CALL}\n`],
+    ["N53.n1: the call on the mention's next line", `Use <shell> here.\n${CALL}\n`],
+    ["a top-level <pre> never closed", `<pre>\nx\n\n${CALL}\n`],
+  ];
+  for (const [name, input] of HOLDS) {
+    test(`holds: ${name}`, () => {
+      const o = outcome(input);
+      expect(o.calls).toEqual([]);
+      expect(o.text).toBe(input);
+    });
+  }
+});
