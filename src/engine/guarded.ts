@@ -79,12 +79,14 @@ export class GuardedEngine {
       const { delta, flush } = work;
       // More than one engine call: a later one failing must still hand back what an earlier one dropped.
       if ((delta && (flush || work.endSpan)) || ((work.withdraw || work.native) && (delta || flush || work.endSpan))) before = this.#heldBefore();
-      let events: EngineEvent[] = [];
+      // null until an engine call answers: a text delta alone (once per token) allocates no array of its own.
+      let events: EngineEvent[] | null = null;
       if (work.withdraw) events = this.#withdrawn();
       else if (work.native) events = this.#engine.noteNativeToolCall() ?? [];
       else if (work.releaseTail && this.#engine.releaseTail) events = this.#engine.releaseTail();
       // feed() and flush() return fresh arrays: pass them on instead of copying.
-      if (delta) events = events.length === 0 ? this.#engine.feed(delta) : events.concat(this.#engine.feed(delta));
+      if (delta) events = events === null || events.length === 0 ? this.#engine.feed(delta) : events.concat(this.#engine.feed(delta));
+      events ??= [];
       if (work.endSpan && !flush && this.#engine.endSpan) events = events.concat(this.#engine.endSpan());
       if (flush) {
         const flushed = this.#engine.flush();
