@@ -7,7 +7,7 @@
 // (src/plugin/wiring.ts passes the request on without the tag; the history and text hooks leave
 // the text as it was).
 import type { repairFetch } from "../adapters/fetch.ts";
-import type { redactLeaks, redactReply, replyTextParts } from "../history/sanitize.ts";
+import type { REMOVED_NOTE, redactLeaks, redactReply, replyTextParts } from "../history/sanitize.ts";
 // Only resolves ajv and fast-xml-parser: a copy without them still fails to start, naming one.
 import "../parse/libraries.ts";
 
@@ -16,6 +16,7 @@ export interface RepairModules {
   redactLeaks: typeof redactLeaks;
   redactReply: typeof redactReply;
   replyTextParts: typeof replyTextParts;
+  REMOVED_NOTE: typeof REMOVED_NOTE;
 }
 
 let loading: Promise<RepairModules> | undefined;
@@ -32,5 +33,6 @@ async function load(): Promise<RepairModules> {
     redactLeaks: history.redactLeaks,
     redactReply: history.redactReply,
     replyTextParts: history.replyTextParts,
+    REMOVED_NOTE: history.REMOVED_NOTE,
   };
 }

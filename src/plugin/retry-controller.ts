@@ -156,7 +156,8 @@ export class RetryController {
   /**
    * The session went idle: sends its one wake when due. `mayWake` is asked only when a wake is due
    * (the host's session lookup costs a call): "never" (a sub-agent's session, whose reply was
-   * already handed to its parent) forgets the session; "unknown" or a throw sends no wake now.
+   * already handed to its parent) turns that reply's wake off, keeping its correction (RetryLedger.noWake);
+   * "unknown" or a throw sends no wake now.
    * `live` is the host's side (false once it disposed the plugin, or once the session moved on),
    * read again after every await: a dispose, a reload that turned the wake off, or the user's new
    * message may land while the lookup is pending. takeWake asks the ledger again after the lookup
@@ -169,7 +170,8 @@ export class RetryController {
     if (mayWake) {
       const verdict = await mayWake(sessionID).catch(() => "unknown" as const);
       if (!this.options.enabled || !live()) return false;
-      if (verdict === "never") this.ledger.forget(sessionID);
+      // Its wake only: a parent continuing the same sub-agent session still gets the correction.
+      if (verdict === "never") this.ledger.noWake(sessionID);
       if (verdict !== "wake" || this.wokeAndWaiting.has(sessionID)) return false;
     }
     const wake = this.ledger.takeWake(sessionID);

@@ -51,6 +51,7 @@ interface Broken {
    * no later request takes it.
    */
   correctionPassed: boolean;
+  /** Its wake was sent, or is never to be (noWake). */
   wakeSent: boolean;
 }
 
@@ -281,6 +282,17 @@ export class RetryLedger {
     if (!entry) return;
     const woken = entry.woken;
     entry.replay = woken && woken.turn === entry.turn && woken.text !== undefined ? { text: woken.text, origin: woken.origin } : undefined;
+  }
+
+  /**
+   * The session is never to be woken (a sub-agent's, whose reply its parent already has): its
+   * latest reply's wake is off, and nothing else. Its correction stays due for the session's next
+   * request: the parent may continue the same sub-agent session, and that request is the one right
+   * after the broken reply.
+   */
+  noWake(sessionID: string): void {
+    const broken = this.#sessions.get(sessionID)?.broken;
+    if (broken) broken.wakeSent = true;
   }
 
   /** The session was deleted: nothing of it should outlive it. */

@@ -281,7 +281,10 @@ describe("the host's check before a wake (a sub-agent's session is never woken; 
     return { wakes, retry };
   };
 
-  test("asked only when a wake is due; \"never\" forgets the session, correction included", async () => {
+  // Review 54 (optional item): "never" used to forget the session, correction included, so a parent
+  // continuing the same sub-agent session lost it. Fixed: "never" turns that reply's wake off only
+  // (RetryLedger.noWake); test/retry/subagent-correction.test.ts.
+  test("asked only when a wake is due; \"never\" turns the wake off, the correction stays for the next request", async () => {
     const { wakes, retry } = setup();
     const asked: string[] = [];
     const check = async (id: string) => (asked.push(id), "never" as const);
@@ -291,7 +294,11 @@ describe("the host's check before a wake (a sub-agent's session is never woken; 
     retry.onReply("ses_1", "msg_u1", 0, "undeclared-tool");
     expect(await retry.onIdle("ses_1", check)).toBe(false);
     expect(asked).toEqual(["ses_1"]);
-    expect(retry.takeCorrectionFor("ses_1", { id: "msg_u1" })).toBeNull();
+    // No wake due any more: not asked again.
+    expect(await retry.onIdle("ses_1", check)).toBe(false);
+    expect(asked).toEqual(["ses_1"]);
+    expect(retry.takeCorrectionFor("ses_1", { id: "msg_u2" })?.reason).toBe("undeclared-tool");
+    expect(retry.takeCorrectionFor("ses_1", { id: "msg_u3" })).toBeNull();
     expect(wakes).toEqual([]);
   });
 

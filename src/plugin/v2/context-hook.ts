@@ -3,7 +3,8 @@
 // packages/plugin/src/promise/session.ts @ 03545fd3, SessionContext; message shape from
 // packages/ai/src/schema/messages.ts @ 2b33fbee). The stored session is never touched.
 import { createHash } from "node:crypto";
-import { assistantRuns, redactReply, replyTextParts } from "../../history/sanitize.ts";
+import { emptiedParts, onlyText } from "../../history/emptied-parts.ts";
+import { assistantRuns, REMOVED_NOTE, redactReply, replyTextParts } from "../../history/sanitize.ts";
 import type { ParseOptions, ToolSpec } from "../../parse/types.ts";
 import { opencodeBuiltinTools } from "../../tools/opencode-builtins.ts";
 import type { TurnSeen } from "../../retry/state.ts";
@@ -28,17 +29,29 @@ export function sanitizeContext(messages: V2Message[], options: Partial<ParseOpt
     if (parts.length === 0) continue;
     const result = redactReply(parts, options, tools);
     if (result.removed === 0) continue;
-    const changed = new Map<number, V2Message["content"][number][]>();
+    // A part the markup left empty ("" is refused by Anthropic-style APIs, and 1.18-style hosts do
+    // not all drop it) leaves its message, or holds the note, as on the AI SDK prompt
+    // (emptied-parts.ts). These are the request's messages, never the stored ones, and a part that
+    // carries anything beside its text (an id, provider options) is not droppable: it holds the note.
+    const fates = emptiedParts(
+      result.texts.map((after, i) => {
+        const { part, index } = content[at[i]!]!;
+        return { before: parts[i]!.text, after, message: index, droppable: onlyText(part) };
+      }),
+      (index) => messages[index]!.content.length,
+    );
+    const changed = new Map<number, (V2Message["content"][number] | undefined)[]>();
     result.texts.forEach((text, i) => {
       const { part, index, at: slot } = content[at[i]!]!;
       if (text === part.text) return;
-      let parts = changed.get(index);
-      if (!parts) changed.set(index, (parts = messages[index]!.content.slice()));
-      parts[slot] = { ...part, text };
+      let slots = changed.get(index);
+      if (!slots) changed.set(index, (slots = messages[index]!.content.slice()));
+      const fate = fates.get(i);
+      slots[slot] = fate === "drop" ? undefined : { ...part, text: fate === "note" ? REMOVED_NOTE : text };
       touchedParts++;
     });
-    for (const [index, content] of changed) {
-      messages[index] = sameKind(messages[index]!, { content });
+    for (const [index, slots] of changed) {
+      messages[index] = sameKind(messages[index]!, { content: slots.filter((part) => part !== undefined) });
       touchedMessages++;
     }
   }
