@@ -52,7 +52,7 @@ describe("history over the golden fixtures", () => {
     // it is a leak like any other, so that reading alone is not asked to leave it as written.
     const toolNamedQuote = new Set(["N45.6"]);
     expect(changedNegatives((f) => [["fixture tools", toolsFor(f)], ...(toolNamedQuote.has(f.id) ? [] : [["no tools", []] as [string, readonly ToolSpec[]]])])).toEqual([]);
-  });
+  }, 30_000); // a timeout, not a speed assertion: every golden read twice, over 5 s with other runs on the machine
 
   test("with no tools given (the plugin): every fixture the live repair acts on with OpenCode's built-ins declared is redacted; every none fixture is unchanged", () => {
     const builtin = new Set(opencodeBuiltinTools.map((t) => t.name));
@@ -64,5 +64,5 @@ describe("history over the golden fixtures", () => {
     }
     expect(missed).toEqual([]);
     expect(changedNegatives(() => [["built-ins", undefined]])).toEqual([]);
-  });
+  }, 30_000);
 });
