@@ -15,6 +15,7 @@ import { checkEntry, ourEntries, PACKAGE_NAME, type PluginCheck } from "./plugin
 import { keysTwiceProblems, replacedProblems } from "./dropped-options.ts";
 import { schemaProblem } from "./schema-ref.ts";
 import { findV2, type V2Findings } from "./v2-config.ts";
+import { withEnv, withFiles } from "./config-vars.ts";
 
 interface RouteReport {
   provider: string;
@@ -78,7 +79,7 @@ export function doctor(dir: string, env: NodeJS.ProcessEnv): DoctorReport {
     return { ...checkEntry(entry, dirs.cache), optionProblems: [...keysTwiceProblems(entry), ...problems], pluginProblems: problems.length, options, failedClosed };
   });
   const problems: string[] = [];
-  const v2 = findV2(files, [path.join(dir, ".opencode"), dirs.config]);
+  const v2 = findV2(files, [path.join(dir, ".opencode"), dirs.config], (text, file) => withFiles(withEnv(text, env), file.path, path.dirname(file.path), dirs.home));
   for (const file of v2.both) problems.push(`${file} lists the plugin under both "plugin" (OpenCode 1.18) and "plugins" (OpenCode 2): keep one; 1.18 drops "plugins" from a file it migrates, and OpenCode 2 loads a package listed twice twice`);
   for (const entry of v2.entries) for (const problem of entry.optionProblems) problems.push(problem);
   for (const { problem } of refused) problems.push(problem);

@@ -10,7 +10,7 @@ import type { PluginEntry } from "./opencode-config.ts";
 import { ourEntries } from "./plugin-check.ts";
 
 /** One problem per key written twice in the options of one of our entries. */
-export function keysTwiceProblems(entry: PluginEntry): string[] {
+export function keysTwiceProblems(entry: Pick<PluginEntry, "source" | "spec" | "keysTwice">): string[] {
   return entry.keysTwice.map(
     ({ path, line, column }) =>
       `${entry.source}: the plugin entry ${JSON.stringify(entry.spec)} gives ${JSON.stringify(path)} twice in its options (again at line ${line}, column ${column}): OpenCode keeps only the last copy, so what the earlier one holds (a denyTools or allowTools too) never reaches the plugin; give it once`,

@@ -7,10 +7,11 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PACKAGE_NAME } from "./plugin-check.ts";
-import { parseJsonc } from "../options/jsonc.ts";
+import { keysGivenTwice, type KeyGivenTwice, parseJsonc } from "../options/jsonc.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { isDir, packageName, type ConfigFile } from "./opencode-config.ts";
 import { resolveOptions } from "../plugin/options.ts";
+import { keysTwiceProblems } from "./dropped-options.ts";
 
 interface V2Entry {
   /** The package or path as written, or the plugin file found in a plugins folder. */
@@ -30,19 +31,27 @@ export interface V2Findings {
   both: string[];
 }
 
-/** `configDirs`: the directories whose `plugins/` folders are auto-discovered (the project's `.opencode`, the global config). */
-export function findV2(files: readonly ConfigFile[], configDirs: readonly string[]): V2Findings {
+/**
+ * `configDirs`: the directories whose `plugins/` folders are auto-discovered (the project's
+ * `.opencode`, the global config). `substitute`: the host's `{env:...}` and `{file:...}`
+ * substitution of a file's text (opencode-config.ts), so an entry's options are judged as the
+ * plugin gets them (`"denyTools": ["{env:DSML_DENY}"]`), as for a 1.18 `plugin` entry.
+ */
+export function findV2(files: readonly ConfigFile[], configDirs: readonly string[], substitute: (text: string, file: ConfigFile) => string = (text) => text): V2Findings {
   const entries: V2Entry[] = [];
   const both: string[] = [];
   for (const file of files) {
     let parsed: unknown;
+    let text: string;
     try {
-      parsed = parseJsonc(readFileSync(file.path, "utf8"));
+      const raw = readFileSync(file.path, "utf8");
+      text = substitute(raw, file);
+      parsed = parseJsonc(text);
     } catch {
       continue; // loadConfig reports an unreadable file
     }
     if (!isObject(parsed) || !Array.isArray(parsed.plugins)) continue;
-    const ours = parsed.plugins.flatMap((entry) => ourV2Entry(entry, file.path));
+    const ours = parsed.plugins.flatMap((entry, index) => ourV2Entry(entry, file.path, () => keysGivenTwice(text, ["plugins", index, "options"])));
     entries.push(...ours);
     const classic = Array.isArray(parsed.plugin) && parsed.plugin.some((entry) => isOurs(Array.isArray(entry) ? entry[0] : entry));
     if (ours.length > 0 && classic) both.push(file.path);
@@ -51,11 +60,17 @@ export function findV2(files: readonly ConfigFile[], configDirs: readonly string
   return { entries, both };
 }
 
-function ourV2Entry(entry: unknown, source: string): V2Entry[] {
+/**
+ * `twice`: the keys written twice in the entry's options, read from the file's text. The JSON(C)
+ * reader keeps the last copy, so a `responseFix` holding denyTools before a second `responseFix`
+ * never reaches the plugin: named as for a 1.18 `plugin` entry (dropped-options.ts).
+ */
+function ourV2Entry(entry: unknown, source: string, twice: () => KeyGivenTwice[]): V2Entry[] {
   const spec = typeof entry === "string" ? entry : isObject(entry) && typeof entry.package === "string" ? entry.package : undefined;
   if (!spec || !isOurs(spec)) return [];
   const options = isObject(entry) ? entry.options : undefined;
-  return [{ spec, source, optionProblems: resolveOptions(options).problems, host: "OpenCode 2" }];
+  const keysTwice = isObject(options) ? keysTwiceProblems({ source, spec, keysTwice: twice() }) : [];
+  return [{ spec, source, optionProblems: [...keysTwice, ...resolveOptions(options).problems], host: "OpenCode 2" }];
 }
 
 function isOurs(spec: unknown): boolean {

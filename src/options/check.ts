@@ -64,6 +64,74 @@ export function checkOption(spec: OptionSpec, value: unknown): Checked {
   }
 }
 
+/**
+ * Characters no tool name holds: a blank or any whitespace inside (around it, isNameEntry refuses
+ * it already), a control or invisible character (U+200B, a bidi mark), a quote, a bracket or
+ * brace, "|", a backslash, and "," and ";" (which checkAsWritten splits on before it asks).
+ * OpenAI and Anthropic take names of [a-zA-Z0-9_-]; OpenCode sanitises MCP names to that set; the
+ * lists' own wildcards are * and ?.
+ * An entry holding one is a list written as one string (`"bash read"`, `'["bash","read"]'`,
+ * `"bash|read"`), an unsubstituted variable or a paste slip: compared whole it names no tool.
+ */
+const NO_TOOL_CHARACTER = new Set(["\"", "'", "`", "[", "]", "(", ")", "{", "}", "<", ">", "|", "\\", ",", ";"]);
+
+/**
+ * Why a tool list entry can name no tool (the character that shows it, described, never quoted
+ * from the value), or undefined. Shared by the readers (checkAsWritten) and the engine's own
+ * reading of a list it is given (engine.ts toolNames), so a list read by neither fails closed too.
+ * A hand scanner, one pass by code point (no regex: test/security/regex-audit.test.ts).
+ */
+export function noToolName(name: string): string | undefined {
+  for (const found of name) {
+    const code = found.codePointAt(0)!;
+    const shown = `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
+    if (found.trim() === "") return found === " " ? "a blank" : `whitespace (${shown})`;
+    if (invisible(code)) return `an invisible character (${shown})`;
+    if (NO_TOOL_CHARACTER.has(found)) return `the character ${JSON.stringify(found)}`;
+  }
+  return undefined;
+}
+
+/**
+ * A control, format (zero-width, bidi, the soft hyphen, variation selectors), surrogate or private
+ * use code point, or a filler that shows as nothing: seen in a config as nothing, so `"bash\u200b"`
+ * looks like bash and names no tool.
+ */
+function invisible(code: number): boolean {
+  return (
+    code <= 0x1f ||
+    (code >= 0x7f && code <= 0x9f) ||
+    code === 0xad ||
+    code === 0x34f ||
+    (code >= 0x600 && code <= 0x605) ||
+    code === 0x61c ||
+    code === 0x6dd ||
+    code === 0x70f ||
+    code === 0x115f ||
+    code === 0x1160 ||
+    code === 0x17b4 ||
+    code === 0x17b5 ||
+    code === 0x180e ||
+    (code >= 0x200b && code <= 0x200f) ||
+    (code >= 0x202a && code <= 0x202e) ||
+    (code >= 0x2060 && code <= 0x206f) ||
+    code === 0x3164 ||
+    (code >= 0xd800 && code <= 0xf8ff) ||
+    (code >= 0xfe00 && code <= 0xfe0f) ||
+    code === 0xfeff ||
+    code === 0xffa0 ||
+    (code >= 0xfff0 && code <= 0xfffb) ||
+    (code >= 0x1d173 && code <= 0x1d17a) ||
+    (code >= 0xe0000 && code <= 0xe0fff) ||
+    code >= 0xf0000
+  );
+}
+
+/** Why a tool list is refused for an entry that can name no tool: it fails closed, as for `""`. */
+export function noToolMessage(index: number, why: string): string {
+  return `has an entry that can name no tool: entry ${index + 1} holds ${why}, which no tool name does (a list written as one string is no list of names); write each name as its own entry`;
+}
+
 /** What checkAsWritten found: checkOption's answer, and the entries it split (none: undefined). */
 export type CheckedAsWritten = Checked & { joined?: string[] };
 
@@ -74,22 +142,33 @@ export type CheckedAsWritten = Checked & { joined?: string[] };
  * it would name no tool, and a deny list holding it would deny nothing in silence. It is split into
  * its parts, each trimmed, and the parts are checked as any entry is: an empty part ("bash,")
  * refuses the list as `""` does (a security list fails closed). The caller says it split them (one
- * problem or debug line). Kept apart from checkOption, which stays pinned to the zod schema.
+ * problem or debug line). Any other character no tool name holds (noToolName: a blank inside, a
+ * quote, a bracket, "|", an invisible one) refuses the list too, with its own message: it cannot be
+ * told which names were meant, so a deny list fails closed to ["*"] and an allow list to [].
+ * Kept apart from checkOption, which stays pinned to the zod schema.
  */
 export function checkAsWritten(spec: OptionSpec, value: unknown): CheckedAsWritten {
   if (spec.kind !== "names" || !spec.splitJoined || !Array.isArray(value) || value.length > MAX_LIST_ENTRIES) return checkOption(spec, value);
   const names: unknown[] = [];
+  /** Where each name was written: its entry's index in the list as given. */
+  const from: number[] = [];
   const joined: string[] = [];
   for (let index = 0; index < value.length; index++) {
     const name: unknown = value[index];
     if (typeof name === "string" && (name.includes(",") || name.includes(";"))) {
       joined.push(name);
-      for (const part of name.replaceAll(";", ",").split(",")) names.push(part.trim());
-    } else names.push(name);
+      for (const part of name.replaceAll(";", ",").split(",")) (names.push(part.trim()), from.push(index));
+    } else (names.push(name), from.push(index));
   }
   // The copy is checked (each entry was read once, through its getter, above).
   const checked = checkOption(spec, names);
-  return checked.ok && joined.length > 0 ? { ...checked, joined } : checked;
+  if (!checked.ok) return checked;
+  // A valid entry that still can name no tool refuses the list (a security list fails closed).
+  for (let index = 0; index < names.length; index++) {
+    const why = noToolName(names[index] as string);
+    if (why !== undefined) return { ok: false, message: noToolMessage(from[index]!, why) };
+  }
+  return joined.length > 0 ? { ...checked, joined } : checked;
 }
 
 /** Thrown by withDefaults for a tree that is not a valid options value. */

@@ -4,7 +4,7 @@ import type { EchoGuard, EngineOptions } from "../engine/types.ts";
 import { TOOL_ALIASES } from "../parse/aliases.ts";
 import { codeCostumeNames } from "../grammar/dialects.ts";
 import type { AdapterOptions } from "./adapter.ts";
-import { isNameEntry } from "./check.ts";
+import { isNameEntry, noToolName } from "./check.ts";
 import { BUFFER_LIMIT, type NamesSpec, OPTIONS } from "./spec.ts";
 
 const RESPONSE_FIX = OPTIONS.fields.responseFix.fields;
@@ -111,15 +111,16 @@ type Names = NameList | "*";
 
 /**
  * Absent: the option's default; not a list of names (a non-string, `""`, a name with whitespace
- * around it, which names no tool: check.ts isNameEntry): its fail-closed value, as the plugin's
- * reading gives it.
+ * around it, which names no tool: check.ts isNameEntry; an entry holding a character no tool name
+ * holds, a blank inside or "," included: check.ts noToolName): its fail-closed value, as the
+ * plugin's reading gives it. The readers split a list written as "bash,read" before it comes here.
  */
 function toolNames(value: unknown, spec: NamesSpec): Names {
   if (value === undefined) return names(spec.default);
   if (!Array.isArray(value)) return names(spec.failClosed ?? []);
   const listed = new NameList();
   for (const name of value) {
-    if (!isNameEntry(name)) return names(spec.failClosed ?? []);
+    if (!isNameEntry(name) || noToolName(name) !== undefined) return names(spec.failClosed ?? []);
     if (name === "*") return "*";
     listed.add(name);
   }

@@ -82,7 +82,7 @@ export function closedBecause(raw: object, key: string, parentPath: string): str
     const namespace = nearSecurityNamespace(key);
     if (namespace !== undefined) return `it is close to ${JSON.stringify(namespace)}, which holds security options`;
     const value = (raw as Record<string, unknown>)[key];
-    const list = namesListIn(parentPath, key, value);
+    const list = namesListIn(parentPath, key, value) ?? toolsOffIn(parentPath, key, value);
     if (list !== undefined) return list;
     return insideReason(securityInside(value, parentPath + key));
   } catch {
@@ -108,6 +108,36 @@ function namesListIn(parentPath: string, key: string, value: unknown): string | 
   const options = meant ? JSON.stringify(`${namespace}.${meant[0]}`) : LISTS.map(([name]) => JSON.stringify(`${namespace}.${name}`)).join(" or ");
   return `it is a list of names in ${JSON.stringify(namespace)}, where only the tool lists take one: did you mean ${options}?`;
 }
+
+/**
+ * Why an unknown key holding OpenCode's own "tool off" map, directly in a namespace that holds
+ * security options, closes recovered calls: `"tools": { "bash": false }` or `"permission": {
+ * "bash": "deny" }` (or a pattern map, `{ "bash": { "rm *": "deny" } }`) is how OpenCode switches
+ * a tool off, and written in `responseFix` it reads as "no recovered bash call" to whoever wrote
+ * it, as plainly as `disallowedTools: ["bash"]` (namesListIn). A key naming one of the plugin's
+ * own options (`{ "dialects": { "hermes": false } }`, a namespace put in the wrong place) is no
+ * tool, and a map turning tools on (`{ "bash": true }`) restricts nothing: both are only reported.
+ * Up to INSIDE_KEYS entries; past them securityInside judges the value. Throws on a hostile map
+ * (the caller counts that as unread).
+ */
+function toolsOffIn(parentPath: string, key: string, value: unknown): string | undefined {
+  if (!SECURITY_NAMESPACES.some((path) => parentPath === `${path}.`) || !isPlainObject(value)) return undefined;
+  const names = Object.keys(value);
+  if (names.length > INSIDE_KEYS) return undefined;
+  const off = names.filter((name) => !OPTION_NAMES.has(name) && (turnsOff(value[name]) || (isPlainObject(value[name]) && Object.values(value[name]).some(turnsOff))));
+  if (off.length === 0) return undefined;
+  const namespace = parentPath.slice(0, -1);
+  const shown = off.slice(0, 3).map((name) => JSON.stringify(name.length > FOUND_LIMIT ? `${name.slice(0, FOUND_LIMIT)}...` : name));
+  return `it switches ${shown.join(", ")}${off.length > 3 ? ", ..." : ""} off the way OpenCode's own config does, but in ${JSON.stringify(namespace)} only the tool lists name tools: did you mean ${JSON.stringify(`${namespace}.denyTools`)}?`;
+}
+
+/** OpenCode's "off" values: `false` in `tools`, "deny" in `permission`. */
+function turnsOff(value: unknown): boolean {
+  return value === false || (typeof value === "string" && value.trim().toLowerCase() === "deny");
+}
+
+/** Every option's and namespace's own name ("enabled", "hermes", "dialects"): never taken for a tool's. */
+const OPTION_NAMES: ReadonlySet<string> = new Set(OPTION_PATHS.map((path) => path.slice(path.lastIndexOf(".") + 1)));
 
 /** Which tool list (spec.ts responseFix) a key holding names most likely meant, by a word in it; the deny words first ("disallowed" holds "allow"). */
 const LISTS: readonly (readonly [string, readonly string[]])[] = [

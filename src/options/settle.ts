@@ -185,7 +185,7 @@ function typedLeaves(copied: unknown, fields: Fields, path: string, out: Adapter
       }
       continue;
     }
-    const fallback = wrongType(out, `${path}.${key}`, spec);
+    const fallback = wrongType(out, `${path}.${key}`, spec, checked?.ok === false ? checked.message : undefined);
     if (fallback === undefined) delete kept[key];
     else kept[key] = fallback;
   }
@@ -210,10 +210,10 @@ function notObject(out: AdapterOptions, path: string): void {
   debugLine(out, `option ${path} must be an object; using its defaults`);
 }
 
-/** One debug line for a value of the wrong type at `path`; the value to use instead (undefined: the default). */
-function wrongType(out: AdapterOptions, path: string, spec: OptionSpec): unknown {
+/** One debug line for a value of the wrong type at `path` (`message`: the checker's own, when it has one); the value to use instead (undefined: the default). */
+function wrongType(out: AdapterOptions, path: string, spec: OptionSpec, message?: string): unknown {
   const closed = unreadable(spec);
-  const expected = spec === RESPONSE_FIX.bufferLimit ? `must be a number from ${BUFFER_LIMIT.libraryMin} up (above ${BUFFER_LIMIT.max} it is taken as ${BUFFER_LIMIT.max})` : expectation(spec);
+  const expected = spec === RESPONSE_FIX.bufferLimit ? `must be a number from ${BUFFER_LIMIT.libraryMin} up (above ${BUFFER_LIMIT.max} it is taken as ${BUFFER_LIMIT.max})` : (message ?? expectation(spec));
   debugLine(out, `option ${path} ${expected}; using ${closed.note}`);
   return closed.value === undefined ? undefined : structuredClone(closed.value);
 }

@@ -44,7 +44,10 @@ describe("a deny list from the environment, written the shell way", () => {
   // one entry that names no tool, so bash calls are recovered. doctor, the one place a user checks
   // this, prints "no problems found", exit 0. Suspected: src/options/check.ts (doctor judges with
   // the plugin's reading). Expected: a problem naming responseFix.denyTools, exit 1.
-  test.failing('DSML_DENY="bash read": doctor names responseFix.denyTools; exit 1', async () => {
+  // Fixed: doctor judges with the plugin's reading, which now refuses such an entry (check.ts
+  // noToolName): the problem names responseFix.denyTools and its fail-closed ["*"], exit 1. An
+  // OpenCode 2 `plugins` entry's options are substituted ({env:}, {file:}) as the 1.18 entry's are.
+  test('DSML_DENY="bash read": doctor names responseFix.denyTools; exit 1', async () => {
     const box = sandbox();
     box.write("project/opencode.json", JSON.stringify({ plugin: [[ENTRY, { responseFix: { denyTools: ["{env:DSML_DENY}"] } }]] }));
     const r = await doctor(box, { DSML_DENY: "bash read" });
@@ -70,9 +73,11 @@ describe("a key given twice in an OpenCode 2 `plugins` entry's options", () => {
   // gone, no problem is listed for the entry, and the deny list is dropped in silence. Suspected:
   // src/cli/v2-config.ts ourV2Entry (no keysGivenTwice, which opencode-config.ts uses for
   // `plugin`). Expected: the same problem as for the 1.18 entry, naming responseFix.
+  // Fixed: v2-config.ts ourV2Entry reads the keys given twice in `plugins[i].options` from the
+  // file's text (jsonc.ts keysGivenTwice) and names them with the 1.18 entry's wording.
   const TWICE = `{ "responseFix": { "denyTools": ["bash"] }, "responseFix": { "bufferLimit": 65536 } }`;
 
-  test.failing("doctor names the key given twice in the `plugins` entry's options", async () => {
+  test("doctor names the key given twice in the `plugins` entry's options", async () => {
     const box = sandbox();
     // 1.18's entry in the global file, OpenCode 2's in the project: each file lists it for one host.
     box.write("config/opencode/opencode.json", JSON.stringify({ plugin: [path.join(box.project, "node_modules", NAME)] }));
@@ -91,5 +96,14 @@ describe("a key given twice in an OpenCode 2 `plugins` entry's options", () => {
     once.write("project/opencode.json", `{ "plugins": [{ "package": "${NAME}", "options": { "responseFix": { "denyTools": ["bash"], "bufferLimit": 65536 } } }] }`);
     const r = await doctor(once);
     expect(r.problems.filter((p) => p.includes("responseFix"))).toEqual([]);
+  });
+
+  test("review 54 fix: an OpenCode 2 entry's {env:} is substituted before its options are judged", async () => {
+    const box = sandbox();
+    box.write("config/opencode/opencode.json", JSON.stringify({ plugin: [path.join(box.project, "node_modules", NAME)] }));
+    box.write("project/opencode.json", JSON.stringify({ plugins: [{ package: NAME, options: { responseFix: { denyTools: ["{env:DSML_DENY}"] } } }] }));
+    expect((await doctor(box, { DSML_DENY: "bash" })).problems.filter((p) => p.includes("responseFix"))).toEqual([]);
+    const bad = await doctor(box, { DSML_DENY: "bash read" });
+    expect({ code: bad.code, named: bad.problems.some((p) => p.includes("responseFix.denyTools")) }).toEqual({ code: 1, named: true });
   });
 });

@@ -48,17 +48,21 @@ describe("a denyTools entry that can name no tool", () => {
   // spells (blank-separated, or JSON) with one line saying so, or refused as a bad entry (one
   // problem / debug line naming responseFix.denyTools; denyTools fails closed to ["*"]); either
   // way no bash call.
+  // Fixed: a tool list entry holding a character no tool name holds (any whitespace, a control or
+  // invisible character, a quote, a bracket or brace, "|", a backslash; check.ts noToolName) refuses
+  // the list, with one problem / debug line naming the option and the character: denyTools fails
+  // closed to ["*"], allowTools to []. The engine's own reading (engine.ts toolNames) refuses it too.
   const NO_TOOL_NAMES = ["bash read", '["bash","read"]', "bash|read", "bash\u200b"];
 
-  test.failing("plugin: each such entry leaves bash unrecoverable, with one problem line", () => {
+  test("plugin: each such entry leaves bash unrecoverable, with one problem line", () => {
     for (const entry of NO_TOOL_NAMES) expect({ entry, ...pluginReads({ denyTools: [entry] }) }).toEqual({ entry, bashRecoverable: false, problems: 1 });
   });
 
-  test.failing('library: denyTools ["bash read"] stops the bash leak', async () => {
+  test('library: denyTools ["bash read"] stops the bash leak', async () => {
     expect((await recovered(BASH_LEAK, { responseFix: { denyTools: ["bash read"] } })).calls).toEqual([]);
   });
 
-  test.failing("library: denyTools with a JSON list as one string, or an invisible U+200B, stops the bash leak", async () => {
+  test("library: denyTools with a JSON list as one string, or an invisible U+200B, stops the bash leak", async () => {
     for (const entry of ['["bash","read"]', "bash\u200b"]) expect({ entry, calls: (await recovered(BASH_LEAK, { responseFix: { denyTools: [entry] } })).calls }).toEqual({ entry, calls: [] });
   });
 
@@ -89,13 +93,17 @@ describe("OpenCode's own 'tool off' spelling inside responseFix", () => {
   // Suspected: src/options/security-search.ts namesListIn / closedBecause (lists only).
   // Expected: as for `disallowedTools: ["bash"]`: recovered calls closed, the line naming the
   // key and responseFix.denyTools; no bash call.
-  test.failing('plugin: responseFix.tools { bash: false } and permission { bash: "deny" } leave bash unrecoverable', () => {
+  // Fixed: an unknown key directly in responseFix holding a map of tool names to false or "deny"
+  // (or a pattern map holding "deny") closes recovered calls, as a list of names there does
+  // (security-search.ts toolsOffIn): one line naming the key, the tools and responseFix.denyTools.
+  // A key naming one of the plugin's own options (`dialects: { hermes: false }`) is no tool.
+  test('plugin: responseFix.tools { bash: false } and permission { bash: "deny" } leave bash unrecoverable', () => {
     for (const responseFix of [{ tools: { bash: false } }, { permission: { bash: "deny" } }]) {
       expect({ responseFix, bashRecoverable: pluginReads(responseFix).bashRecoverable }).toEqual({ responseFix, bashRecoverable: false });
     }
   });
 
-  test.failing("library: responseFix.tools { bash: false } stops the bash leak", async () => {
+  test("library: responseFix.tools { bash: false } stops the bash leak", async () => {
     expect((await recovered(BASH_LEAK, { responseFix: { tools: { bash: false } } })).calls).toEqual([]);
   });
 
@@ -106,5 +114,43 @@ describe("OpenCode's own 'tool off' spelling inside responseFix", () => {
     const top = resolveOptions({ retry: { tools: { bash: false } } });
     expect({ problems: top.problems.length, closed: top.failedClosed === true }).toEqual({ problems: 1, closed: false });
     expect((await recovered(BASH_LEAK, { responseFix: { denyTools: [] } })).calls).toEqual(["bash"]);
+    // A namespace put in the wrong place switches options, not tools: reported, not closing.
+    expect(pluginReads({ dialects: { hermes: false } })).toEqual({ bashRecoverable: true, problems: 1 });
+    expect(pluginReads({ permission: { bash: "allow", read: "ask" } })).toEqual({ bashRecoverable: true, problems: 1 });
+    expect((await recovered(BASH_LEAK, { responseFix: { tools: { bash: true } } })).calls).toEqual(["bash"]);
+  });
+
+  test("the closing line names the key, the tool and responseFix.denyTools; a pattern map closes too", async () => {
+    const { problems, failedClosed } = resolveOptions({ responseFix: { tools: { bash: false } } });
+    expect({ failedClosed, lines: problems.length }).toEqual({ failedClosed: true, lines: 1 });
+    expect(problems[0]).toContain('"responseFix.tools"');
+    expect(problems[0]).toContain('"bash"');
+    expect(problems[0]).toContain('"responseFix.denyTools"');
+    expect(pluginReads({ permission: { bash: { "rm *": "deny", "*": "allow" } } }).bashRecoverable).toBe(false);
+    const library = await recovered(BASH_LEAK, { responseFix: { permission: { bash: "deny" } } });
+    expect({ calls: library.calls, named: library.debug.some((line) => line.includes("responseFix.permission") && line.includes("responseFix.denyTools")) }).toEqual({ calls: [], named: true });
+  });
+});
+
+describe("review 54 fix: what the refusal says, and where it does not reach", () => {
+  test("one line naming the option and the character, never the value; the library says so once in debug", async () => {
+    const { problems } = resolveOptions({ responseFix: { denyTools: ["bash\u200b"] } });
+    expect(problems.length).toBe(1);
+    expect(problems[0]).toContain('"responseFix.denyTools"');
+    expect(problems[0]).toContain("U+200B");
+    expect(problems[0]).toContain('["*"]');
+    const library = await recovered(BASH_LEAK, { responseFix: { denyTools: ["bash read"] } });
+    expect(library.debug.filter((line) => line.includes("responseFix.denyTools") && line.includes("no tool"))).toHaveLength(1);
+  });
+
+  test("an entry split at \",\" is judged part by part; entry numbers count the list as written", () => {
+    const { options, problems } = resolveOptions({ responseFix: { denyTools: ["read", "bash, git status"] } });
+    expect(options.responseFix.denyTools).toEqual(["*"]);
+    expect(problems.length).toBe(1);
+    expect(problems[0]).toContain("entry 2 holds a blank");
+  });
+
+  test("providers is no tool list: a provider id is read as before", () => {
+    expect(resolveOptions({ providers: ["my-vllm", "auto"] }).problems).toEqual([]);
   });
 });
