@@ -217,7 +217,7 @@ const RENDERED_ALTERNATIVES: readonly (keyof Steps)[] = ["markdown", "tags", "pl
  * - the text as given: RENDERED with each step that changed it left out (every step but one), and
  *   RENDERED with invisible characters read as spaces when it has any.
  * - the last form (the deepest JSON decoding, or the text as given when it has none): WRITTEN in
- *   the shell reading (shell-words.ts: line continuations removed, shell quotes around a plain word
+ *   the shell reading (shell-words.ts: line continuations removed, shell quotes in a plain word
  *   folded) when that changes it; the needle is also searched in that reading (needleForms).
  * A reading whose steps came out the same as an earlier one's (most texts trigger few steps) is
  * left out before the Unicode step, so plain text costs one reading.
