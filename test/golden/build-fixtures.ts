@@ -18,6 +18,7 @@ import { review50 } from "./fixtures-review-50.ts";
 import { review51 } from "./fixtures-review-51.ts";
 import { review52 } from "./fixtures-review-52.ts";
 import { review53 } from "./fixtures-review-53.ts";
+import { review54b } from "./fixtures-review-54b.ts";
 import type { Shape } from "../../src/grammar/shapes.ts";
 import { ok, bad, none, ls, readA } from "./fixture-kit.ts";
 
@@ -281,6 +282,7 @@ export const fixtures: Fixture[] = [
   ...review51(),
   ...review52(),
   ...review53(),
+  ...review54b(),
 ];
 
 /**
