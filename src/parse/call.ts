@@ -1,7 +1,7 @@
 import { isPollutingKey } from "../grammar/plain-data.ts";
 import type { SchemaGate } from "./schema-gate.ts";
 import type { Segment, UnitOutcome } from "./segments.ts";
-import type { ParseOptions, ToolSpec } from "./types.ts";
+import type { JsonSchema, ParseOptions, ToolSpec } from "./types.ts";
 import { PROTOTYPE_KEY_DETAIL, coerceObject, coerceValue, decodeEntitiesIfEscaped, propertySchema, readArguments } from "./values.ts";
 import type { Shape } from "../grammar/shapes.ts";
 
@@ -106,6 +106,21 @@ export function truncatedCall(shape: Shape, tool?: string | null): UnitOutcome {
 
 /** Key/value pairs whose values are raw text, typed from the tool's schema (GLM, Qwen3-Coder). */
 export function textArgsOutcome(name: string, pairs: [string, string][], shape: Shape, ctx: SpanContext): UnitOutcome {
+  return pairsOutcome(name, pairs, shape, ctx, tagValue);
+}
+
+/** A tag dialect's raw text typed by the schema; P08, as in the invoke dialects: a value escaped throughout reads the same in every tag dialect. */
+function tagValue(raw: string, schema: JsonSchema | undefined): unknown {
+  const value = coerceValue(raw, schema, undefined);
+  return typeof value === "string" ? decodeEntitiesIfEscaped(value) : value;
+}
+
+/**
+ * Key/value pairs, each value read against its parameter's schema by `read`: the tag dialects'
+ * raw text (textArgsOutcome), or MiniMax's bracket pairs, whose values carry their own quoting
+ * (src/parse/dialects/minimax-bracket-values.ts). Every key is checked the same way for both.
+ */
+export function pairsOutcome<V>(name: string, pairs: [string, V][], shape: Shape, ctx: SpanContext, read: (value: V, schema: JsonSchema | undefined) => unknown): UnitOutcome {
   const tool = ctx.tools.get(name);
   if (!tool) return { kind: "broken", shape, reason: "undeclared-tool", detail: "tool not declared by the request", tool: name };
   const input: Record<string, unknown> = {};
@@ -115,9 +130,7 @@ export function textArgsOutcome(name: string, pairs: [string, string][], shape: 
     if (Object.prototype.hasOwnProperty.call(input, key)) {
       return { kind: "broken", shape, reason: "broken-markup", detail: "the same parameter twice", tool: name };
     }
-    const value = coerceValue(raw, propertySchema(tool.parameters, key), undefined);
-    // P08, as in the invoke dialects: a value escaped throughout reads the same in every tag dialect.
-    input[key] = typeof value === "string" ? decodeEntitiesIfEscaped(value) : value;
+    input[key] = read(raw, propertySchema(tool.parameters, key));
   }
   return checkedCall(tool, input, shape);
 }

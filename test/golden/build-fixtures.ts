@@ -19,6 +19,7 @@ import { review51 } from "./fixtures-review-51.ts";
 import { review52 } from "./fixtures-review-52.ts";
 import { review53 } from "./fixtures-review-53.ts";
 import { review54 } from "./fixtures-review-54.ts";
+import { review54b } from "./fixtures-review-54b.ts";
 import type { Shape } from "../../src/grammar/shapes.ts";
 import { ok, bad, none, ls, readA } from "./fixture-kit.ts";
 
@@ -283,6 +284,7 @@ export const fixtures: Fixture[] = [
   ...review52(),
   ...review53(),
   ...review54(),
+  ...review54b(),
 ];
 
 /**

@@ -69,9 +69,13 @@ describe("hard negatives (pass today)", () => {
     expect(outcome('[TOOL_CALL] {"tool": "bash", "args": {"command": "ls"}, "timeout": 5} [/TOOL_CALL]').calls).toEqual([]);
   });
 
-  test("values typed from the schema: 0x10 is no number; a JSON object is a string parameter's text", () => {
+  // Review 54 changed the second half: a bracketed value is the JSON object it spells, which a
+  // string parameter refuses (invalid-arguments), as `args => {"command": {"a": 1}}` is; quoted, it
+  // is the string (test/hostile/review-54-schema-bracket.test.ts).
+  test("values typed from the schema: 0x10 is no number; a JSON object is no string parameter's text", () => {
     expect(outcome(bracket("bash", '--command "ls" --timeout 0x10')).calls).toEqual([]);
-    expect(outcome(bracket("bash", '--command {"a": 1}')).calls).toEqual([{ tool: "bash", input: { command: '{"a": 1}' } }]);
+    expect(outcome(bracket("bash", '--command {"a": 1}')).calls).toEqual([]);
+    expect(outcome(bracket("bash", '--command \'{"a": 1}\'')).calls).toEqual([{ tool: "bash", input: { command: '{"a": 1}' } }]);
   });
 
   test("MiniMax-M2 invoke markup: a parameter named twice refuses the call", () => {

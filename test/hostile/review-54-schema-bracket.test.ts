@@ -43,18 +43,22 @@ describe("MiniMax bracket: an HTML entity inside a quoted value is decoded (P08 
   // src/parse/call.ts textArgsOutcome (decodeEntitiesIfEscaped for every caller).
   // Expected: a quoted bracket value is its string, as in the JSON readers: the call runs with
   // `grep -c '&amp;' index.html` (or, at the least, never with the decoded command).
-  test.failing("a JSON-quoted value: the command runs as written, never decoded (split parity)", () => {
+  // Fixed: the bracket pairs are read by bracketPairsOutcome
+  // (src/parse/dialects/minimax-bracket-values.ts), never textArgsOutcome: no value of this form is
+  // entity-decoded, quoted or bare (P08 is the tag dialects' rule for raw text between tags; this
+  // form is no XML); textArgsOutcome keeps P08 for GLM, Qwen3-Coder and the tag readers.
+  test("a JSON-quoted value: the command runs as written, never decoded (split parity)", () => {
     const reply = minimaxBracket("bash", `--command ${JSON.stringify(WRITTEN)}`);
     expect(commandsRun(reply)).not.toContain(DECODED);
     expect(commandsRun(reply)).toEqual([WRITTEN]);
   });
 
-  test.failing("a single-quoted value (\"taken literally\"): the same", () => {
+  test("a single-quoted value (\"taken literally\"): the same", () => {
     const reply = minimaxBracket("bash", `--command '${WRITTEN.replace(/'/g, '"')}'`);
     expect(commandsRun(reply)).toEqual([WRITTEN.replace(/'/g, '"')]);
   });
 
-  test.failing("`--key=VALUE` and `--key: VALUE` spellings: the same", () => {
+  test("`--key=VALUE` and `--key: VALUE` spellings: the same", () => {
     expect(commandsRun(minimaxBracket("bash", `--command=${JSON.stringify(WRITTEN)}`))).toEqual([WRITTEN]);
     expect(commandsRun(minimaxBracket("bash", `--command: ${JSON.stringify(WRITTEN)}`))).toEqual([WRITTEN]);
   });
@@ -105,15 +109,18 @@ describe("MiniMax bracket: a JSON array or object written for a string parameter
   // Suspected: src/parse/dialects/minimax-bracket.ts dashPairs (an array/object value handed on as
   // raw text) feeding src/parse/call.ts textArgsOutcome.
   // Expected: no call (invalid-arguments naming `mode`), text kept, as `args => {json}` gives.
+  // Fixed: a bracketed value is the JSON (or Python literal) it spells, and the schema gate
+  // refuses it for a string parameter (invalid-arguments), as for `args => {json}`; bracketed text
+  // that is neither (`{ ls; }`) stays text; JSON refused by parseJson (a key twice) is broken-markup.
   const modes = (reply: string) => outcome(`Setting it.\n${reply}`, TOOLS);
 
-  test.failing("an array for a string parameter: no call (split parity)", () => {
+  test("an array for a string parameter: no call (split parity)", () => {
     const o = modes(minimaxBracket("chmod", `--path "/srv" --mode ["7","5"]`));
     expect(o.calls).toEqual([]);
     expect(o.broken).toEqual(["invalid-arguments"]);
   });
 
-  test.failing("an object for a string parameter: no call", () => {
+  test("an object for a string parameter: no call", () => {
     expect(modes(minimaxBracket("chmod", `--path "/srv" --mode {"user": "rwx"}`)).calls).toEqual([]);
   });
 
@@ -127,5 +134,45 @@ describe("MiniMax bracket: a JSON array or object written for a string parameter
     expect(modes(minimaxBracket("chmod", `--path "/srv" --tags ["a","b"]`)).calls).toEqual([{ tool: "chmod", input: { path: "/srv", tags: ["a", "b"] } }]);
     expect(modes(minimaxBracket("chmod", `--path "/srv" --mode "0755"`)).calls).toEqual([{ tool: "chmod", input: { path: "/srv", mode: "0755" } }]);
     expect(modes(minimaxBracket("chmod", `--path "/srv" --mode 0755`)).calls).toEqual([{ tool: "chmod", input: { path: "/srv", mode: "0755" } }]);
+  });
+});
+
+describe("fx54-bracket: the edges of the bracket value rule (hard negatives)", () => {
+  const run = (args: string) => outcome(`Setting it.\n${minimaxBracket("chmod", args)}`, TOOLS);
+  const bashRun = (args: string) => outcome(`Running it.\n${minimaxBracket("bash", args)}`, TOOLS);
+
+  test("an unquoted value is not decoded either (the form is no XML): `--path a&amp;b` is that path", () => {
+    expect(run(`--path a&amp;b --mode 0755`).calls).toEqual([{ tool: "chmod", input: { path: "a&amp;b", mode: "0755" } }]);
+  });
+
+  test("the tag dialects' raw text still decodes (Qwen3-Coder, GLM): textArgsOutcome keeps P08", () => {
+    expect(commandsRun(qwenCall("bash", `<parameter=command>\n${WRITTEN}\n</parameter>`))).toEqual([DECODED]);
+  });
+
+  test("bracketed text that is neither JSON nor a Python literal stays a string parameter's text", () => {
+    expect(bashRun(`--command { ls; }`).calls).toEqual([{ tool: "bash", input: { command: "{ ls; }" } }]);
+  });
+
+  test("a Python list for a string parameter is refused too; for an array parameter it runs", () => {
+    expect(run(`--path "/srv" --mode ['7','5']`).calls).toEqual([]);
+    expect(run(`--path "/srv" --tags ['a','b']`).calls).toEqual([{ tool: "chmod", input: { path: "/srv", tags: ["a", "b"] } }]);
+  });
+
+  test("a JSON object naming a key twice is refused whole (broken-markup), never kept as text", () => {
+    const o = bashRun(`--command {"a": 1, "a": 2}`);
+    expect(o.calls).toEqual([]);
+    expect(o.broken).toEqual(["broken-markup"]);
+  });
+
+  test("an array of numbers for an array of strings is typed as `args => {json}` types it", () => {
+    const viaPairs = run(`--path "/srv" --tags [1, 2]`).calls;
+    const viaJson = outcome(`Setting it.\n[TOOL_CALL] {tool => "chmod", args => {"path": "/srv", "tags": [1, 2]}} [/TOOL_CALL]`, TOOLS).calls;
+    expect(viaPairs).toEqual(viaJson);
+    expect(viaPairs).toEqual([{ tool: "chmod", input: { path: "/srv", tags: ["1", "2"] } }]);
+  });
+
+  test("a quoted number or boolean is still typed by the schema (`--limit \"5\"` is 5)", () => {
+    const read: ToolSpec = { name: "read", parameters: { type: "object", properties: { filePath: S, limit: { type: "integer" } }, required: ["filePath"] } };
+    expect(outcome(minimaxBracket("read", `--filePath "/a" --limit "5"`), [read]).calls).toEqual([{ tool: "read", input: { filePath: "/a", limit: 5 } }]);
   });
 });

@@ -1,6 +1,7 @@
 import { textSpan, type UnitOutcome } from "../segments.ts";
 import { PROTOTYPE_KEY_DETAIL, parseJson } from "../values.ts";
-import { callOutcome, declaredNameIn, jsonCallOutcome, textArgsOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
+import { callOutcome, declaredNameIn, jsonCallOutcome, truncatedCall, wholeSpan, type SpanContext } from "../call.ts";
+import { bracketPairsOutcome, type BracketValue } from "./minimax-bracket-values.ts";
 import { JsonExtent, isNameCode, isSpaceCode, type CharState } from "../char-form.ts";
 import { ignoreContent, type SpanKind, type Step } from "../span-kind.ts";
 import { BACKSLASH, BACKTICK, COLON, COMMA, CR, DASH, DQ, EQ, GT, LBRACE, LBRACKET, LF, RBRACE, RBRACKET, SP, SQ, TAB } from "../../grammar/chars.ts";
@@ -45,7 +46,7 @@ function bracketCall(body: string, ctx: SpanContext): UnitOutcome | null {
   const refused = refusedJson(body, json.prototypeKey === true, ctx);
   if (refused !== null) return refused;
   const arrow = readArrowCall(body);
-  if (arrow.kind === "call") return arrow.pairs ? textArgsOutcome(arrow.name, arrow.pairs, SHAPE, ctx) : callOutcome(arrow.name, arrow.args, SHAPE, ctx);
+  if (arrow.kind === "call") return arrow.pairs ? bracketPairsOutcome(arrow.name, arrow.pairs, SHAPE, ctx) : callOutcome(arrow.name, arrow.args, SHAPE, ctx);
   if (arrow.name === undefined || !ctx.tools.has(arrow.name)) return null;
   return { kind: "broken", shape: SHAPE, reason: "broken-markup", detail: "the bracket call's arguments could not be read", tool: arrow.name };
 }
@@ -71,11 +72,11 @@ function refusedJson(body: string, prototypeKey: boolean, ctx: SpanContext): Uni
 }
 
 /**
- * A read arrow call: `pairs` of raw text for `{ --key VALUE ... }` (typed by the schema), or `args`
+ * A read arrow call: `pairs` as written for `{ --key VALUE ... }` (read by bracketPairsOutcome), or `args`
  * as JSON parsed them for `args => {json}`, typed as the JSON body form types them (callOutcome), so
  * a value keeps what the model wrote (1.10 for a string parameter is refused, never sent as "1.1").
  */
-type ArrowRead = { kind: "call"; name: string; pairs: [string, string][]; args?: undefined } | { kind: "call"; name: string; pairs?: undefined; args: Record<string, unknown> } | { kind: "unread"; name?: string };
+type ArrowRead = { kind: "call"; name: string; pairs: [string, BracketValue][]; args?: undefined } | { kind: "call"; name: string; pairs?: undefined; args: Record<string, unknown> } | { kind: "unread"; name?: string };
 
 /**
  * `{tool => "NAME"[,] [args => ARGS]}` where ARGS is a JSON object or `{ --key VALUE ... }` (an
@@ -188,9 +189,9 @@ class Reader {
   }
 
   /** `{ --key VALUE ... }` up to and including its `}`. */
-  dashPairs(): [string, string][] | null {
+  dashPairs(): [string, BracketValue][] | null {
     if (!this.eat(0x7b)) return null;
-    const pairs: [string, string][] = [];
+    const pairs: [string, BracketValue][] = [];
     for (;;) {
       if (this.eat(0x7d)) return pairs;
       if (!this.eat(0x2d) || this.s.charCodeAt(this.i) !== DASH) return null;
@@ -249,11 +250,16 @@ class Reader {
    * inline code or a shell substitution, and either reading would keep quotes the model wrote
    * around the value as its content; refused.
    */
-  private value(): string | null {
+  private value(): BracketValue | null {
     const c = this.peek();
-    if (c === DQ) return this.jsonString();
-    if (c === SQ) return this.singleQuoted();
-    if (c === LBRACE || c === LBRACKET) return this.jsonExtent();
+    if (c === DQ || c === SQ) {
+      const text = c === DQ ? this.jsonString() : this.singleQuoted();
+      return text === null ? null : { kind: "quoted", text };
+    }
+    if (c === LBRACE || c === LBRACKET) {
+      const text = this.jsonExtent();
+      return text === null ? null : { kind: "bracketed", text };
+    }
     if ((c === DASH && this.s.charCodeAt(this.i + 1) === DASH) || c === EQ || c === BACKTICK) return null;
     const from = this.i;
     while (this.i < this.s.length) {
@@ -261,7 +267,7 @@ class Reader {
       if (isSpaceCode(d) || d === 0x2c || d === 0x7d) break;
       this.i++;
     }
-    return this.i > from ? this.s.slice(from, this.i) : null;
+    return this.i > from ? { kind: "bare", text: this.s.slice(from, this.i) } : null;
   }
 }
 
