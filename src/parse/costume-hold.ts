@@ -6,7 +6,7 @@ import { ignoreContent, type SpanKind } from "./span-kind.ts";
 import { closerRule } from "./closer-in-value.ts";
 import { ownCloser, parseCostumeSpan } from "./costume.ts";
 import { CostumeHeredocs, heredocOpenAtEnd } from "./costume-heredoc.ts";
-import { CostumeQuotes } from "./costume-quotes.ts";
+import { isProse } from "./costume-prose.ts";
 
 /** A costume's closer is its code's end only at the end of its line (closer-in-value.ts). */
 const COSTUME_CODE = closerRule(null);
@@ -201,11 +201,15 @@ function holdsCallMarkup(span: string, opener: Tag, end: number): boolean {
  *   text and the documentation context reads the block's extent: a call after the list item runs,
  *   one inside the block (or anywhere after a top-level `<pre>`) stays documentation.
  * Every other line-start costume, and any other opener that ends its line (code lines follow it:
- * review 53a), keeps holding what follows to the reply's end. Nothing is read again where a shell
- * heredoc or a string (costume-quotes.ts) opened in the costume's code is still open (at the blank
- * line, or at a call's markup): its body goes on over blank lines, and an example written in it
- * must not run.
- * Linear: one pass over the span's tags, one over its lines (the heredoc reader, each once).
+ * review 53a), keeps holding what follows to the reply's end. Review 54: nothing (a mention's
+ * rest or a `<pre>`'s) is read again unless the text from the opener to the first call's markup
+ * after `at` is prose (costume-prose.ts: no word glued to the opener, no quote, apostrophe,
+ * backtick, `$`, `#`, `//`, bracket, `=`, `;`, `<<`, ...): a costume's code there
+ * (`<python>import os`, a template literal, `$(` over a blank line, a string a comment's
+ * apostrophe put a reader out of step with) may still be open at the call, and the re-read only
+ * recovers a missed call, so it reads no code and refuses instead. Later calls are read again by
+ * the engine as any text is.
+ * Linear: one pass over the span's tags, one over the text up to the first call.
  */
 function unclosedRereadAt(span: string, opener: Tag, inline: boolean): number {
   const endsLine = endsItsLine(span, opener.end);
@@ -218,17 +222,8 @@ function unclosedRereadAt(span: string, opener: Tag, inline: boolean): number {
   if (at < 0) return -1;
   const tags = tagsOf(span, opener.end);
   if (tags.some((tag) => ownCloser(tag, opener))) return -1;
-  const heredocs = new CostumeHeredocs(opener, opener.end);
-  const quotes = new CostumeQuotes(span, opener.end);
-  const read = (from: number, to: number) => span.slice(from, to);
-  if (heredocs.shelters(at, read) || quotes.openAt(at)) return -1;
-  let callAfter = false;
-  for (const tag of tags) {
-    if (tag.start < at || !opensCall(tag)) continue;
-    if (heredocs.shelters(tag.start, read) || quotes.openAt(tag.start)) return -1;
-    callAfter = true;
-  }
-  return callAfter ? at : -1;
+  const call = tags.find((tag) => tag.start >= at && opensCall(tag));
+  return call !== undefined && isProse(span, opener.end, call.start, tags) ? at : -1;
 }
 
 /** Only spaces or tabs from `at` to its line's end or the span's. */

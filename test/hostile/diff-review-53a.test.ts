@@ -61,11 +61,21 @@ describe("finding A (wrong execution): the mention re-read runs a call written i
   });
 
   // Hard negatives (pass): what the re-read must keep doing.
-  test("hard negative: a mention whose \"\"\" and ' strings close before the blank line, then the call: runs", () => {
-    expect(outcome(`Use <python> as in print(\"\"\"a\"\"\", 'b').\n\n${HERMES}\n`).calls).toEqual(RAN);
+  // Changed by fix 54 (review 54 finding 3, review-54-rules-mention-reread.test.ts): the re-read
+  // reads no code any more, so a quote after the opener refuses it even when it closes on the
+  // mention's line (a string reader missed template literals, substitutions, comments). These
+  // were "runs" hard negatives; they now hold (a missed call with a nudge, text kept).
+  test("changed by fix 54: a mention whose \"\"\" and ' strings close before the blank line, then the call: held", () => {
+    const input = `Use <python> as in print(\"\"\"a\"\"\", 'b').\n\n${HERMES}\n`;
+    const o = outcome(input);
+    expect(o.calls).toEqual([]);
+    expect(o.text).toBe(input);
   });
-  test("hard negative: an escaped quote inside a closed string does not leave it open: runs", () => {
-    expect(outcome(`Use <shell> with echo "say \\"hi\\"" there.\n\n${HERMES}\n`).calls).toEqual(RAN);
+  test("changed by fix 54: an escaped quote inside a closed string: held", () => {
+    const input = `Use <shell> with echo "say \\"hi\\"" there.\n\n${HERMES}\n`;
+    const o = outcome(input);
+    expect(o.calls).toEqual([]);
+    expect(o.text).toBe(input);
   });
   test("hard negative: a heredoc open at the blank line keeps the call from running (the rule's own shelter)", () => {
     const input = `Run: <shell>\ncat <<'EOF'\nx\n\n${HERMES}\nEOF\n`;
@@ -76,8 +86,11 @@ describe("finding A (wrong execution): the mention re-read runs a call written i
   test("hard negative: a plain mention, then a blank line, then the call: runs", () => {
     expect(outcome(`I will use the <python> tool.\n\n${HERMES}\n`).calls).toEqual(RAN);
   });
-  test("hard negative: a mention whose quotes close on its own line, then a blank line, then the call: runs", () => {
-    expect(outcome(`Use <shell> with echo "hi" there.\n\n${HERMES}\n`).calls).toEqual(RAN);
+  test("changed by fix 54: a mention whose quotes close on its own line, then a blank line, then the call: held", () => {
+    const input = `Use <shell> with echo "hi" there.\n\n${HERMES}\n`;
+    const o = outcome(input);
+    expect(o.calls).toEqual([]);
+    expect(o.text).toBe(input);
   });
   test("hard negative: a <pre> closed by </PRE> keeps the call inside it text", () => {
     const input = `<pre>\nexample:\n\n${HERMES}\n</PRE>\n`;
