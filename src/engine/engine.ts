@@ -3,7 +3,7 @@ import { isMalformedBlock, markMalformedBlock, noteMalformedBlock, showsStrayPar
 import type { Segment } from "../parse/segments.ts";
 import type { BrokenSpan } from "../parse/types.ts";
 import type { Shape } from "../grammar/shapes.ts";
-import { NEED_MORE, readTag } from "../grammar/tags.ts";
+import { NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
 import type { Candidate, Step } from "./candidate.ts";
 import { CR, GT, LF, SP, TAB } from "../grammar/chars.ts";
 import { CutReports, cutTagOf, joinCutTag } from "./cut-tag.ts";
@@ -47,6 +47,8 @@ class Engine extends TextMode implements RepairEngine {
   private cutReports: CutReports | null;
   /** Those of the part ending now (endSpan). */
   private cutNow: BrokenSpan[] = [];
+  /** A block whose own closer came (its line end unseen, or words after it there): watched on, yet not open at a part's end (endSpan). */
+  private closedWatch: Tag | null = null;
   private readonly given: GivenReader | undefined;
 
   constructor(options: EngineOptions) {
@@ -99,7 +101,15 @@ class Engine extends TextMode implements RepairEngine {
     // boundary is a `<`-lost opener, golden P48.8), never as the rest of a call cut off here.
     this.doc.partEnded();
     if (this.cutTag !== null) this.lines.forgetPrev();
-    // The span's markup is decided at its end: calls held for a block's closer that has not come run, as at the reply's end.
+    // Fix 54: a block still open here (its own closer not come) may yet be refused by what the
+    // next part writes in it (a parameter outside every invoke, golden P47.4): the calls held for
+    // its closer are markup of unknown end, shown as written, and no later call of the reply runs.
+    // A block whose closer came, prose after it on its line, runs them as at the reply's end (a
+    // stray parameter after that prose is no shape models write). Replayed history: as at the end.
+    if (this.strayBlock !== null && this.strayBlock !== this.closedWatch && !this.readsHistory && !this.given) {
+      this.settleHeldCalls("unknown");
+      this.endUnknown();
+    }
     this.leaveStrayBlock();
     this.store.keepLast(this.held);
     return this.out;
@@ -248,7 +258,7 @@ class Engine extends TextMode implements RepairEngine {
   }
 
   private finishAtEnd(cand: Candidate): number {
-    return this.finish(cand, cand.length, !cand.completesAtEnd());
+    return this.finish(cand, cand.length, !cand.completesAtEnd(), true);
   }
 
   /**
@@ -257,7 +267,7 @@ class Engine extends TextMode implements RepairEngine {
    * again as text by the caller, after the prefix went through the documentation context, still
    * inside the candidate's block when there was one.
    */
-  private finish(cand: Candidate, length: number, truncated: boolean): number {
+  private finish(cand: Candidate, length: number, truncated: boolean, undecided = false): number {
     this.cand = null;
     // The block this span reads in (its own, or the one it continues).
     const block = cand.root === "block" ? cand.opener : cand.enclosing !== null && cand.enclosing !== true ? cand.enclosing : null;
@@ -285,7 +295,10 @@ class Engine extends TextMode implements RepairEngine {
     // Fix 53 (review 49): a paragraph costume decided at a part's end waited for its next line,
     // which the next part writes: the reply's-end reading (it ended at its closer, golden N48.1,
     // C48.5) does not hold there, so it is shown as written and no later call of the reply runs.
-    if (this.spanEnding && !truncated && !this.readsHistory && !this.given && cand.root === "paragraph-costume" && segments.some((seg) => seg.kind === "call")) {
+    // Fix 54: so does every candidate still `undecided` there that reads as a call: it waited for
+    // what follows (a closer's line end: a closer inside a value, A40.n5, or prose after it,
+    // A40.8; its block's closer after an invoke's, P47.4), which the next part writes.
+    if (this.spanEnding && !this.readsHistory && !this.given && (undecided || (!truncated && cand.root === "paragraph-costume")) && segments.some((seg) => seg.kind === "call")) {
       segments = [{ kind: "text", start: 0, end: span.length }];
       this.endUnknown();
     }
@@ -325,6 +338,7 @@ class Engine extends TextMode implements RepairEngine {
     const closes = holds === null && !nested && (block !== null || cand.closedBlock);
     const closerLine = closes ? closerLineInSpan(span) : true;
     if (closerLine !== true && block !== null && this.strayBlock === null) this.watchBlock(block);
+    if (closerLine !== true && block !== null && !truncated) this.closedWatch = block;
     this.lines.read(span, 0, span.length, isMention(cand, span, segments) ? undefined : segments.some((seg) => seg.kind === "call") ? "call" : "shown");
     this.given?.candidateEnded(span, cand.opener.end, segments);
     this.finishingOrphan = block === null && cand.root === "invoke" && cand.opener.family === "dsml";

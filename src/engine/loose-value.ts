@@ -1,4 +1,5 @@
 import { Flaw, type Tag } from "../grammar/tags.ts";
+import type { BrokenSpan } from "../parse/types.ts";
 
 /**
  * A parameter's value opened where no readable call is open (a loose value).
@@ -94,4 +95,13 @@ export class LooseValue {
   reset(): void {
     this.callOpen = false;
   }
+}
+
+/**
+ * A parameter opener outside any readable call (its invoke or function tag
+ * unreadable, engine/loose-value.ts). Its value is text up to its own closer, so nothing in it
+ * runs; the markup around it is a call that did not run: broken, so the model is told.
+ */
+export function looseOpener(start: number, end: number): BrokenSpan {
+  return { span: [start, end], shape: "D08", reason: "broken-markup", detail: "a parameter opened outside any readable invoke: its value, up to its closer, is text and nothing in it runs" };
 }

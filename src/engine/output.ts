@@ -5,6 +5,7 @@ import type { BrokenSpan, NudgeReason, StrippedSpan, ToolSpec } from "../parse/t
 import { DocContext } from "./doc-context.ts";
 import { appendText } from "./events.ts";
 import { isBlank } from "./fed-text.ts";
+import { looseOpener } from "./loose-value.ts";
 import { isSpaceCode } from "../parse/char-form.ts";
 import { HeldText } from "./held-text.ts";
 import { DEFAULT_BUFFER_LIMIT } from "./limits.ts";
@@ -241,7 +242,7 @@ export class Output {
       const call: HeldCall = { tool: seg.tool, input: seg.input, shape: seg.shape, start, end, markup: span.slice(seg.start, seg.end), brokenAt: this.broken.length };
       // A call of a block a stray parameter made malformed never runs; one of a block still open waits for its closer.
       if (this.blockRefusesCalls()) {
-        this.refuseCall(call, 0);
+        this.refuseCall(call, 0, false);
         return;
       }
       if (!this.thinking && this.blockHoldsCalls()) {
@@ -295,9 +296,9 @@ export class Output {
     this.tail = new Tail();
   }
 
-  /** A call refused for a parameter outside every invoke of its block (I02): its markup is text, reported at `brokenAt` (+ `shift`). */
-  private refuseCall(call: HeldCall, shift: number): void {
-    const b: BrokenSpan = { span: [call.start, call.end], shape: "I02", reason: "broken-markup", detail: STRAY_PARAMETER, tool: call.tool };
+  /** A call refused for a parameter outside every invoke of its block (I02), or its block still open at a part's end (`unknown`): its markup is text, reported at `brokenAt` (+ `shift`). */
+  private refuseCall(call: HeldCall, shift: number, unknown: boolean): void {
+    const b: BrokenSpan = unknown ? { span: [call.start, call.end], shape: call.shape, reason: "overflowed-markup", detail: PART_END_HELD, tool: call.tool } : { span: [call.start, call.end], shape: "I02", reason: "broken-markup", detail: STRAY_PARAMETER, tool: call.tool };
     this.broken.splice(Math.min(call.brokenAt + shift, this.broken.length), 0, b);
     this.showMarkup(call.markup, call.start, b);
   }
@@ -323,9 +324,10 @@ export class Output {
   /**
    * The calls held for their block's closer are decided: "run" (the block closed, the reply ended,
    * the limit), "refuse" (a parameter outside every invoke of the block: broken markup, I02, text
-   * kept), "native" (a native call came: they are its duplicates, as withdraw strips the calls that ran).
+   * kept), "unknown" (a part ended with the block open: what follows may still refuse them, review
+   * 54; markup of unknown end, text kept), "native" (a native call came: they are its duplicates).
    */
-  protected settleHeldCalls(how: "run" | "refuse" | "native"): void {
+  protected settleHeldCalls(how: "run" | "refuse" | "unknown" | "native"): void {
     const p = this.blockHold;
     if (p === null) return;
     this.blockHold = null;
@@ -339,9 +341,9 @@ export class Output {
         this.tail = after;
         return;
       }
-      if (how === "refuse") this.refuseCall(call, shift++);
-      else this.strip([call.start, call.end], "native-call-duplicate");
-      after?.joinInto(this.tail, this.store, this.out, this.stripped, how === "refuse");
+      if (how === "native") this.strip([call.start, call.end], "native-call-duplicate");
+      else this.refuseCall(call, shift++, how === "unknown");
+      after?.joinInto(this.tail, this.store, this.out, this.stripped, how !== "native");
     });
   }
 
@@ -478,6 +480,8 @@ export class Output {
   }
 }
 
+const PART_END_HELD = "a call held for its block's closer when a part of the reply ended with the block still open: what the next part writes in the block may refuse it";
+
 /** A call read in a block still open, held for the block's closer (Output.blockHold). */
 interface HeldCall {
   tool: string;
@@ -488,13 +492,4 @@ interface HeldCall {
   markup: string;
   /** Where its report goes in `broken` if it is refused. */
   brokenAt: number;
-}
-
-/**
- * A parameter opener outside any readable call (its invoke or function tag
- * unreadable, engine/loose-value.ts). Its value is text up to its own closer, so nothing in it
- * runs; the markup around it is a call that did not run: broken, so the model is told.
- */
-export function looseOpener(start: number, end: number): BrokenSpan {
-  return { span: [start, end], shape: "D08", reason: "broken-markup", detail: "a parameter opened outside any readable invoke: its value, up to its closer, is text and nothing in it runs" };
 }

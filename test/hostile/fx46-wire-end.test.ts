@@ -265,13 +265,17 @@ describe("Responses: an error, a failed response or a content filter cuts the re
     expect(calledPaths(text)).toEqual(["a.ts"]);
   });
 
-  test("hard negative: a part that ended holding the call is decided when the next item comes, its call right after its item", async () => {
+  test("a part that ended holding the call is decided when the next item comes: shown as written there (fix 54)", async () => {
+    // Fix 54 (review 54, finding 2b): a part's end is never the reply's end. The Hermes body
+    // without its closer waits for what follows (prose on its line makes it no call, golden
+    // N21.7), so at the part's end it is shown as written, no call item, and the next item follows.
     const output = [message("msg_1", SAID + UNCLOSED), message("msg_2", "More.")];
     const { text } = await rawReply(RESPONSES_URL, responsesRequest(), namedSse(responsesEvents(output)), "text/event-stream");
     const read = readResponses(text);
-    expect(read.calls.map((c) => c.input)).toEqual([{ path: "a.ts" }]);
+    expect(read.calls).toEqual([]);
+    expect(read.text).toContain(SAID + UNCLOSED);
     const added = dataEvents(text).filter((e) => e.type === "response.output_item.added").map((e) => e.item.type);
-    expect(added).toEqual(["message", "function_call", "message"]);
+    expect(added).toEqual(["message", "message"]);
   });
 
   test("hard negative: the body ends with no response.completed after the item's done: both calls, numbered after the item in order", async () => {

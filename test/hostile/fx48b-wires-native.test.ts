@@ -22,7 +22,10 @@ describe("Responses stream: a native call after a message holding an open block'
   test("parallel calls off: only the native read runs, the prose stays, every way", async () => {
     const run = await same(namedSse(responsesEvents([message("msg_1", OPEN), functionCall("fc_1", { path: "b.ts" })], 5)), { providerOptions: { openai: { parallelToolCalls: false } } });
     expect(paths(run as unknown as Json)).toEqual(["b.ts"]);
-    expect(run.text).toBe("Reading.\nMore prose.");
+    // Fix 54: with one call allowed the part's end is not told of the native item (its calls are
+    // withdrawn later), and a block still open at a part's end is markup of unknown end: the held
+    // leak is shown as written instead of stripped. It still never runs.
+    expect(run.text).toBe(OPEN);
   }, 60_000);
 
   test("the same native read as the leak: it runs once, every way", async () => {
@@ -35,8 +38,12 @@ describe("Responses stream: a native call after a message holding an open block'
     expect(paths(run as unknown as Json)).toEqual(["a.ts"]);
   }, 60_000);
 
-  test("hard negative: another message item between (not a native call): the held call is settled at that item, as before", async () => {
+  test("another message item between (not a native call): the held call is settled at that item, shown as written (fix 54)", async () => {
+    // Fix 54 (review 54, finding 1): a part's end is never the reply's end; the block is still open
+    // there, and the next item might write a parameter outside every invoke of it (golden P47.4),
+    // so its held call is markup of unknown end: shown as written, never run.
     const run = await same(namedSse(responsesEvents([message("msg_1", OPEN), message("msg_2", "Done.")], 5)));
-    expect(paths(run as unknown as Json)).toEqual(["a.ts"]);
+    expect(paths(run as unknown as Json)).toEqual([]);
+    expect(run.text).toBe(`${OPEN}Done.`);
   }, 60_000);
 });

@@ -191,18 +191,32 @@ describe("hard negatives", () => {
     for (const read of [spanned, chained]) for (const cuts of WAYS) expect(read(parts, cuts).commands).toEqual(["cat > doc.md <<'EOF'\nhello\nEOF", "pwd"]);
   });
 
-  // A part's end after a call's markup ended (or between a block's calls) is a clean end: the next part's calls run.
+  // A part's end after a call's markup ended (its block's or wrapper's closer, and a costume
+  // closer's line end, seen) is a clean end: the next part's calls run.
   const bash = (command: string) => live(`<{D}invoke name="bash">\n<{D}parameter name="command" string="true">${command}</{D}parameter>\n</{D}invoke>\n`);
   const hermes = (command: string) => `<tool_call>{"name":"bash","arguments":{"command":"${command}"}}</tool_call>`;
+  for (const [name, parts] of [
+    ["a DSML block closed, a Hermes call in the next part", [live("<{D}tool_calls>\n") + bash("ls") + live("</{D}tool_calls>\n"), hermes("pwd")]],
+    ["a costume cut after its closer's line end", ["<shell>\nls\n</shell>\n", `\n${hermes("pwd")}`]],
+    ["a Hermes call cut after its `</tool_call>`", ['<tool_call>{"name":"bash","arguments":{"command":"ls"}}</tool_call>', `\n${hermes("pwd")}`]],
+  ] as const) {
+    test(`${name}: both calls run`, () => {
+      for (const read of [spanned, chained]) for (const cuts of WAYS) expect(read([...parts], cuts).commands).toEqual(["ls", "pwd"]);
+    });
+  }
+
+  // Fix 54 (review 54): a part's end is never the reply's end, so markup still waiting there for
+  // what follows is shown as written and no later call runs. These were hard negatives of round
+  // 53 (both calls ran); they now refuse: the block open between its invokes or before its closer
+  // (the next part may write a stray parameter in it, golden P47.4), the costume's closer line
+  // unseen (prose after it makes it no call, A40.8), the Hermes wrapper's closer not come.
   for (const [name, parts] of [
     ["a DSML block's invoke complete, its block closer and a Hermes call in the next part", [live("<{D}tool_calls>\n") + bash("ls"), live("</{D}tool_calls>\n") + hermes("pwd")]],
     ["a DSML block's invoke complete, the block's next invoke in the next part", [live("<{D}tool_calls>\n") + bash("ls"), bash("pwd") + live("</{D}tool_calls>\n")]],
     ["a costume cut right after its closer", ["<shell>\nls\n</shell>", `\n\n${hermes("pwd")}`]],
     ["a Hermes call cut before its `</tool_call>`", ['<tool_call>{"name":"bash","arguments":{"command":"ls"}}', `</tool_call>\n${hermes("pwd")}`]],
   ] as const) {
-    test(`${name}: both calls run`, () => {
-      for (const read of [spanned, chained]) for (const cuts of WAYS) expect(read([...parts], cuts).commands).toEqual(["ls", "pwd"]);
-    });
+    test(`${name}: shown as written, nothing runs (fix 54)`, () => nothingRuns([...parts]));
   }
 
   test("prose cut mid-line, a call in the next part runs", () => {

@@ -28,6 +28,19 @@
  * Expected: a closer that ends a part is not known to end its line: the call is decided by the
  * next part's first characters (a line end: a closer; anything else: its value goes on), or it is
  * markup of unknown end (shown as written, no later call runs). Never a value cut at the part end.
+ *
+ * Fixed (fix 54, src/engine/engine.ts finish): a part's end is never the reply's end. A candidate
+ * still undecided at a part's end (waiting for its closer's line end, for the closer of its
+ * wrapper or block, or for the next tag) that the end-of-text reading takes for a call is shown as
+ * written there, and no later call of the reply runs (endUnknown), as fix 53 did for a paragraph
+ * costume: the value is never cut, and the prose case runs nothing, on both readings and both
+ * routes. Cost (more refusing): a costume (or a Cline element, a Qwen3-Coder function without
+ * its `</tool_call>`, a Hermes body without its closer) closed exactly at a part's end, its line
+ * end not yet written, no longer runs, nor does any later call, even when the next part opens
+ * with a line end. A costume closer followed by its line end in part one still runs.
+ * The reviewer's suspicion (a costume closed at part one's end, a costume opening part two: the
+ * first ran, the second's text was hidden as a fabricated result, the whole reply runs neither)
+ * is fixed by the same rule: neither runs, and all the text stays visible.
  */
 import { describe, expect, test } from "bun:test";
 import { LATER, LATER_INPUT, READINGS, cutAfter, golden, readParts } from "./review-54-rules-parts-support.ts";
@@ -47,7 +60,7 @@ const CUT_VALUES: [string, string, Record<string, unknown>][] = [
 describe("finding 2a: a value cut at an inner closer that ends a part runs cut", () => {
   for (const [id, after, cut] of CUT_VALUES) {
     for (const [reading, chained] of READINGS) {
-      test.failing(`${id} (${reading}): the call never runs with the value cut at the part's end`, () => {
+      test(`${id} (${reading}): the call never runs with the value cut at the part's end`, () => {
         const [first, second] = cutAfter(golden(id), after);
         const run = readParts([first, second + LATER], chained);
         expect(run.calls).not.toContainEqual(cut);
@@ -69,7 +82,7 @@ describe("finding 2b: a closer ending a part, prose after it on its line in the 
   ];
   for (const [id, after] of PROSE) {
     for (const [reading, chained] of READINGS) {
-      test.failing(`${id} (${reading}): nothing runs, as in one part`, () => {
+      test(`${id} (${reading}): nothing runs, as in one part`, () => {
         const input = golden(id);
         expect(readParts([input], false).calls).toEqual([]);
         const run = readParts(cutAfter(input, after), chained);
@@ -83,7 +96,7 @@ describe("finding 2 on the wires: both routes run the cut value", () => {
   const [first, second] = cutAfter(golden("A40.n5"), '<shell>grep -c "</shell>');
   for (const [wire, api, body] of splitBodies(first, second + LATER)) {
     for (const [route, view] of ROUTES) {
-      test.failing(`${wire}, ${route}: \`grep -c "\` never runs`, async () => {
+      test(`${wire}, ${route}: \`grep -c "\` never runs`, async () => {
         const v = await view(api, body);
         expect(v.calls).not.toContainEqual({ command: 'grep -c "' });
       });
@@ -96,8 +109,23 @@ describe("hard negatives: clean calls in both parts run", () => {
     test(`a costume closed with its line end in part one, a costume in part two (${reading})`, () => {
       expect(readParts(["Run:\n<bash>\nls a\n</bash>\n", "<bash>\nls b\n</bash>\n"], chained).calls).toEqual([{ command: "ls a" }, { command: "ls b" }]);
     });
-    test(`a costume closed at part one's end, part two opening with a line end (${reading})`, () => {
-      expect(readParts(["Run:\n<bash>\nls a\n</bash>", "\n<bash>\nls b\n</bash>\n"], chained).calls).toEqual([{ command: "ls a" }, { command: "ls b" }]);
+    test(`a costume closed at part one's end, part two opening with a line end: shown as written (${reading})`, () => {
+      // Fix 54's cost: at part one's end the closer's line end is unseen (prose there makes it no
+      // call, A40.8), so neither runs; the text stays.
+      const parts = ["Run:\n<bash>\nls a\n</bash>", "\n<bash>\nls b\n</bash>\n"];
+      const run = readParts(parts, chained);
+      expect(run.calls).toEqual([]);
+      expect(run.text).toBe(parts.join(""));
+    });
+    test(`the reviewer's suspicion: a costume closed at part one's end, a costume opening part two: neither runs, as whole (${reading})`, () => {
+      const parts = ["Run:\n<bash>\nls a\n</bash>", "<bash>\nls b\n</bash>\n"];
+      expect(readParts([parts.join("")], false).calls).toEqual([]);
+      const run = readParts(parts, chained);
+      expect(run.calls).toEqual([]);
+      expect(run.text).toBe(parts.join(""));
+    });
+    test(`a costume whose closer line ended in part two's middle runs in part two (${reading})`, () => {
+      expect(readParts(["Run:\n", "<bash>\nls b\n</bash>\n"], chained).calls).toEqual([{ command: "ls b" }]);
     });
     test(`a Hermes call ending part one, a Hermes call opening part two (${reading})`, () => {
       const a = '<tool_call>{"name":"bash","arguments":{"command":"ls a"}}</tool_call>';

@@ -28,6 +28,15 @@
  * Expected: the block's call never runs before its block is decided: an open block at a part's
  * end is markup of unknown end (shown as written, no later call runs), or it carries into the next
  * part and is decided at its closer as one text would be. Either way `rm -rf ./*` does not run.
+ *
+ * Fixed (fix 54, src/engine/engine.ts endSpan/finish): a part's end is never the reply's end. A
+ * DSML block still open there (its invoke closed, its own closer not come) is markup of unknown end: the candidate still waiting there for what follows
+ * and the calls held for the block's closer are shown as written (held ones reported
+ * "overflowed-markup"), and no later call of the reply runs, on both readings and both routes.
+ * Cost (more refusing): a DSML block cut between `</{D}invoke>` and `</{D}tool_calls>` by a
+ * part's end (the block's closer opening the next part) no longer runs. A block whose own closer
+ * came in part one still runs, its line end unseen or prose after it on its line (the calls run
+ * there as at the reply's end: a stray parameter after that prose is no shape models write).
  */
 import { describe, expect, test } from "bun:test";
 import { LATER, LATER_INPUT, READINGS, cutAfter, golden, readParts } from "./review-54-rules-parts-support.ts";
@@ -49,7 +58,7 @@ const CASES: [string, string, number, Record<string, unknown>][] = [
 describe("finding 1: a DSML block open at a part's end runs its call before the next part can refuse the block", () => {
   for (const [id, after, extra, forbidden] of CASES) {
     for (const [reading, chained] of READINGS) {
-      test.failing(`${id} cut after ${JSON.stringify(after.replace(/\uFF5C/g, "{BAR}"))}+${extra} (${reading}): the refused call does not run`, () => {
+      test(`${id} cut after ${JSON.stringify(after.replace(/\uFF5C/g, "{BAR}"))}+${extra} (${reading}): the refused call does not run`, () => {
         const parts = cutAfter(golden(id), after, extra);
         const run = readParts(parts, chained);
         expect(run.calls).not.toContainEqual(forbidden);
@@ -68,9 +77,32 @@ describe("hard negatives: a closed block at a part's end still runs, and so does
       const run = readParts([DSML, LATER], chained);
       expect(run.calls).toEqual([{ command: "ls -la" }, LATER_INPUT]);
     });
-    test(`the block's closer opens part two: the call runs (${reading})`, () => {
-      const run = readParts(cutAfter(DSML, INVOKE_CLOSER, 1), chained);
-      expect(run.calls).toEqual([{ command: "ls -la" }]);
+    test(`the block's closer opens part two: shown as written, nothing runs (${reading})`, () => {
+      // Fix 54's cost: at part one's end the block is still open, and part two might have written a
+      // stray parameter before its closer (P47.4), so the call's verdict is unknown there.
+      const input = DSML + LATER;
+      const run = readParts(cutAfter(input, INVOKE_CLOSER, 1), chained);
+      expect(run.calls).toEqual([]);
+      expect(run.text).toBe(input);
+    });
+    test(`a block of two invokes closed at part one's end, with or without its line end: both run, and a later call (${reading})`, () => {
+      const two = DSML.replace(INVOKE_CLOSER, `${INVOKE_CLOSER}\n<\uFF5CDSML\uFF5Cinvoke name="bash">\n<\uFF5CDSML\uFF5Cparameter name="command" string="true">pwd</\uFF5CDSML\uFF5Cparameter>\n${INVOKE_CLOSER}`);
+      for (const first of [two, `${two}\n`]) expect(readParts([first, LATER], chained).calls).toEqual([{ command: "ls -la" }, { command: "pwd" }, LATER_INPUT]);
+    });
+    test(`a block of two invokes cut between them: neither runs, nor a later call (${reading})`, () => {
+      const input = DSML.replace(INVOKE_CLOSER, `${INVOKE_CLOSER}\n<\uFF5CDSML\uFF5Cinvoke name="bash">\n<\uFF5CDSML\uFF5Cparameter name="command" string="true">pwd</\uFF5CDSML\uFF5Cparameter>\n${INVOKE_CLOSER}`) + LATER;
+      const run = readParts(cutAfter(input, "pwd"), chained);
+      expect(run.calls).toEqual([]);
+    });
+    test(`a block closed in part one with prose after its closer on its line: its call runs, and a later call (${reading})`, () => {
+      expect(readParts([`${DSML} done.`, LATER], chained).calls).toEqual([{ command: "ls -la" }, LATER_INPUT]);
+      expect(readParts([`${DSML} done.\n`, LATER], chained).calls).toEqual([{ command: "ls -la" }, LATER_INPUT]);
+    });
+    test(`P47.11 with its prose in part one (the invoke's span decided, its call held): nothing runs (${reading})`, () => {
+      const input = golden("P47.11") + LATER;
+      const run = readParts(cutAfter(input, "Note:\n"), chained);
+      expect(run.calls).toEqual([]);
+      expect(run.text).toBe(input);
     });
     test(`P47.4 cut before its invoke closes: nothing runs, the text stays (${reading})`, () => {
       const input = golden("P47.4");
@@ -86,7 +118,7 @@ describe("finding 1 on the wires: both routes run the refused call", () => {
   const [first, second] = cutAfter(golden("P47.4"), INVOKE_CLOSER, 1);
   for (const [wire, api, body] of splitBodies(first, second)) {
     for (const [route, view] of ROUTES) {
-      test.failing(`${wire}, ${route}: P47.4 cut after its invoke closer runs nothing`, async () => {
+      test(`${wire}, ${route}: P47.4 cut after its invoke closer runs nothing`, async () => {
         const v = await view(api, body);
         expect(v.calls).toEqual([]);
       });
