@@ -36,13 +36,17 @@ describe("finding: a declared tool's name with a colon or a period after <tool_c
   // word without its trailing `.`/`:` against the declared tools; perhaps also require text before
   // the opener on its line, as a sentence has).
   // Expected: no call, the text kept as written, broken-markup (as `<tool_call>read` + blank line).
+  // Fixed: endsSentence compares the word without its trailing `.`/`:`, so a declared tool's name
+  // never makes a mention; `<tool_call>read:` + blank line + another dialect is refused whole again.
   const conflicting: [string, string][] = [
     ["read: then a DSML bash block", `<tool_call>read:\n\n${DSML_BASH}\n</tool_call>\n`],
     ["read. then a Qwen3-Coder bash call", `<tool_call>read.\n\n${QWEN_BASH}\n</tool_call>\n`],
     ["write: then a DSML bash block, no closer", `<tool_call>write:\n\n${DSML_BASH}\n`],
+    // The name the call itself uses: refused like `<tool_call>bash` + blank line + the block.
+    ["bash: then a DSML bash block", `<tool_call>bash:\n\n${DSML_BASH}\n</tool_call>\n`],
   ];
   for (const [name, input] of conflicting) {
-    test.failing(`<tool_call>${name}: the bash call does not run, the text stays`, () => {
+    test(`<tool_call>${name}: the bash call does not run, the text stays`, () => {
       const o = outcome(input);
       expect(o.calls).toEqual([]);
       expect(o.text).toBe(input);

@@ -362,7 +362,8 @@ export class ToolCallStart implements CharState {
    */
   private endsSentence(): boolean {
     const last = this.name.charCodeAt(this.name.length - 1);
-    return (last === DOT || last === COLON) && !this.body.declares(this.name);
+    // The word without its stop: `<tool_call>read:` names the declared tool read (diff review 54a).
+    return (last === DOT || last === COLON) && !this.body.declares(this.name.slice(0, -1));
   }
 
   /**
