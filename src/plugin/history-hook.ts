@@ -1,5 +1,4 @@
 import type { Message, Part } from "@opencode-ai/sdk";
-import { emptiedParts, onlyText } from "../history/emptied-parts.ts";
 import type { ParseOptions } from "../parse/types.ts";
 import { repairModules } from "./repair-modules.ts";
 
@@ -12,7 +11,7 @@ type Entry = { info: Message; parts: Part[] };
  * an example in the next.
  */
 export async function sanitizeHistory(messages: Entry[], options: Partial<ParseOptions>): Promise<{ messages: number; parts: number }> {
-  const { redactReply, replyTextParts, REMOVED_NOTE } = await repairModules();
+  const { redactReply, replyTextParts, REMOVED_NOTE, emptiedParts, onlyText } = await repairModules();
   let touchedMessages = 0;
   let touchedParts = 0;
   for (const message of messages) {

@@ -7,6 +7,7 @@
 // (src/plugin/wiring.ts passes the request on without the tag; the history and text hooks leave
 // the text as it was).
 import type { repairFetch } from "../adapters/fetch.ts";
+import type { emptiedParts, onlyText } from "../history/emptied-parts.ts";
 import type { REMOVED_NOTE, redactLeaks, redactReply, replyTextParts } from "../history/sanitize.ts";
 // Only resolves ajv and fast-xml-parser: a copy without them still fails to start, naming one.
 import "../parse/libraries.ts";
@@ -17,6 +18,8 @@ export interface RepairModules {
   redactReply: typeof redactReply;
   replyTextParts: typeof replyTextParts;
   REMOVED_NOTE: typeof REMOVED_NOTE;
+  emptiedParts: typeof emptiedParts;
+  onlyText: typeof onlyText;
 }
 
 let loading: Promise<RepairModules> | undefined;
@@ -27,12 +30,14 @@ export function repairModules(): Promise<RepairModules> {
 }
 
 async function load(): Promise<RepairModules> {
-  const [adapter, history] = await Promise.all([import("../adapters/fetch.ts"), import("../history/sanitize.ts")]);
+  const [adapter, history, emptied] = await Promise.all([import("../adapters/fetch.ts"), import("../history/sanitize.ts"), import("../history/emptied-parts.ts")]);
   return {
     repairFetch: adapter.repairFetch,
     redactLeaks: history.redactLeaks,
     redactReply: history.redactReply,
     replyTextParts: history.replyTextParts,
     REMOVED_NOTE: history.REMOVED_NOTE,
+    emptiedParts: emptied.emptiedParts,
+    onlyText: emptied.onlyText,
   };
 }
