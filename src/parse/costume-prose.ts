@@ -20,8 +20,8 @@ const PROSE_PUNCTUATION = new Set([SP, TAB, LF, CR, BANG, COMMA, DASH, DOT, COLO
 /**
  * `span[from, to)` is prose: letters, digits, any non-ASCII character (prose in any script,
  * typographic quotes), sentence punctuation, a `/` beside no `/` or `*` (`and/or`, not a comment's
- * opener or closer), and costume tags (`<python> and <shell>`, skipped whole; `tags` holds the
- * span's tags in order). Markdown's own block structure between paragraphs counts as prose too: an
+ * opener or closer), and costume tags written bare (`<python> and <shell>`, skipped whole; `tags`
+ * holds the span's tags in order). Markdown's own block structure between paragraphs counts as prose too: an
  * ATX heading's `#` run, and a fence line of three or more backticks, as long as every fence
  * opened closed again and the backticks pair up (in shell or JavaScript a fence's backticks then
  * open nothing either; the fence's content is checked as prose like the rest). No word may be glued
@@ -54,7 +54,7 @@ export function isProse(span: string, from: number, to: number, tags: readonly T
     if (c === LF || c === CR) lineStart = true;
     while (t < tags.length && tags[t]!.start < i) t++;
     const tag = tags[t];
-    if (tag !== undefined && tag.start === i && tag.family === "costume" && tag.end <= to) {
+    if (tag !== undefined && tag.start === i && tag.family === "costume" && tag.end <= to && bareTag(span, tag)) {
       if (glued(span, tag.end)) return false;
       i = tag.end;
       continue;
@@ -64,6 +64,19 @@ export function isProse(span: string, from: number, to: number, tags: readonly T
     i++;
   }
   return !fenceOpen && backticks % 2 === 0;
+}
+
+/**
+ * A costume tag written bare, `<python>` or `</shell>`: only its name between the brackets. An
+ * attribute's value may hold a quote or a backtick that opens a string in the code around it
+ * (`echo <python a="x\">`, diff review 54b), so a tag with attributes is no prose to skip.
+ */
+function bareTag(span: string, tag: Tag): boolean {
+  for (let k = tag.start + 1; k < tag.end - 1; k++) {
+    const c = span.charCodeAt(k);
+    if (!(isAsciiLetter(c) || isAsciiDigit(c) || c === UNDERSCORE || c === DASH || (c === SLASH && k === tag.start + 1))) return false;
+  }
+  return true;
 }
 
 /**
