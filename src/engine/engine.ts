@@ -3,7 +3,7 @@ import { isMalformedBlock, markMalformedBlock, noteMalformedBlock, showsStrayPar
 import type { Segment } from "../parse/segments.ts";
 import type { BrokenSpan } from "../parse/types.ts";
 import type { Shape } from "../grammar/shapes.ts";
-import { NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
+import { NEED_MORE, readTag } from "../grammar/tags.ts";
 import type { Candidate, Step } from "./candidate.ts";
 import { CR, GT, LF, SP, TAB } from "../grammar/chars.ts";
 import { CutReports, cutTagOf, joinCutTag } from "./cut-tag.ts";
@@ -89,7 +89,7 @@ class Engine extends TextMode implements RepairEngine {
     // A tag the last boundary cut that this whole part did not complete: decided as at the end.
     if (this.cutTag !== null && readTag(this.cutTag, 0, true) !== null) this.endUnknown();
     this.cutTag = cutTagOf(this.carry !== "" ? this.carry : (this.cand?.text() ?? ""));
-    // Fix 54b: a part's end decides nothing (partEndDecides). Markup pending here (a candidate, a
+    // Fix 54b: a part's end decides nothing (part-end.ts). Markup pending here (a candidate, a
     // block still watched, the calls held for its closer) is shown as written, no later call of the
     // reply runs; replayed history and given content are read on as at the reply's end.
     this.decidesNothing = !this.readsHistory && !this.given;

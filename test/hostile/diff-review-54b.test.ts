@@ -45,6 +45,9 @@ const CUTS: [string, number][] = [
  * Expected: a block whose closer's line is not ended at the part's end is as undecided as an open
  * one: its held calls are "unknown" (shown as written, no later call runs), or they wait for the
  * next part; never run before the line that may refuse them is read.
+ * Fixed: a part's end decides nothing (fix 54b, src/engine/part-end.ts): a block still watched
+ * there (its closer's line not ended, or words after the closer) has its held calls shown as
+ * written, and no later call of the reply runs; the closedWatch exception is gone.
  */
 describe("finding 1: a block closed in part one, prose then a stray parameter on the closer's line in part two", () => {
   test("control (passes): the whole reply in one part refuses it and keeps the text", () => {
@@ -171,6 +174,10 @@ const afterNth = (id: string, marker: string, nth: number) => {
  * ended by an invoke/block closer rather than its own parameter closer, at a part's end.
  * Expected: that call is markup of unknown end there (text as written, no later call runs), or
  * waits for the next part; never a write of the cut value.
+ * Fixed: a candidate pending at a part's end is decided there only when its calls were complete
+ * with their closer's line ended in the part and no value of it was ended by anything but its own
+ * closer (an invoke or block closer, A45.8; a closer of another spelling, A46.1): otherwise it is
+ * shown as written and no later call runs (fix 54b, src/engine/part-end.ts, parse-span.ts valueCutIn).
  */
 describe("finding 3: a DSML value ended by the block's closer at a part's end runs cut", () => {
   for (const id of ["A45.8", "A46.1"]) {
@@ -207,6 +214,9 @@ describe("finding 3: a DSML value ended by the block's closer at a part's end ru
  * empty at the part's end right after a line end (the held calls are settled "run" before endSpan
  * sees the block open, or closedWatch/strayBlock is not the open block there).
  * Expected: no call of the open block runs at a part's end (held "unknown": text as written).
+ * Fixed: once markup pending at a part's end proved undecided, no held call is settled "run"
+ * there (the opener candidate's reply-end reading closed the block): they are "unknown", shown as
+ * written, and no later call runs (fix 54b, engine.ts settleHeldCalls).
  */
 describe("finding 4: a block still open at a line-end cut runs its held call", () => {
   const CASES: [string, string, number][] = [
@@ -242,6 +252,8 @@ describe("finding 4: a block still open at a line-end cut runs its held call", (
  * Suspected source: src/engine/engine.ts finish (openerAlone does not cover an opener plus a GLM
  * name line) / src/parse/dialects/tool-call-body.ts ToolCallStart at the span's end.
  * Expected: the wrapper is undecided at the part's end: shown as written, no later call runs.
+ * Fixed: every candidate still pending at a part's end (here the `<tool_call>` opener and its name
+ * line) is shown as written and stops every later call of the reply (fix 54b, part-end.ts).
  */
 describe("finding 5: a GLM name line ending a part lets the next part's call run", () => {
   const CASES: [string, string][] = [
