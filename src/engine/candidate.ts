@@ -48,8 +48,6 @@ export class Candidate extends SpanCallbacks {
   private chain: CostumeChain | null = null;
   /** An example written inside an open value, read on while it may be the value's text (held-example.ts). */
   private readonly example = new HeldExample();
-  /** Golden A46.1-A46.3: what follows the complete DSML call, read before its span ends (call-run.ts); null otherwise. */
-  private run: CallRun | null = null;
   /** Where the scan reads again from (an example settled), or -1. */
   private rewindTo = -1;
   /** The closer rule for a value inside a kind with its own wrapper closer (`</tool_call>`), made on first use. */

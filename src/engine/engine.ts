@@ -3,11 +3,12 @@ import { isMalformedBlock, markMalformedBlock, noteMalformedBlock, showsStrayPar
 import type { Segment } from "../parse/segments.ts";
 import type { BrokenSpan } from "../parse/types.ts";
 import type { Shape } from "../grammar/shapes.ts";
-import { NEED_MORE, readTag, type Tag } from "../grammar/tags.ts";
+import { NEED_MORE, readTag } from "../grammar/tags.ts";
 import type { Candidate, Step } from "./candidate.ts";
 import { CR, GT, LF, SP, TAB } from "../grammar/chars.ts";
 import { CutReports, cutTagOf, joinCutTag } from "./cut-tag.ts";
 import { stopAt } from "./stop-chars.ts";
+import { decidedInPart } from "./part-end.ts";
 import { showsStrayInText } from "./span-stray.ts";
 import { TextMode } from "./text-mode.ts";
 import type { AnswerSoFar, EngineEvent, EngineOptions, GivenReader, RepairEngine } from "./types.ts";
@@ -39,6 +40,8 @@ class Engine extends TextMode implements RepairEngine {
   private valueRunsReadTo = -1;
   /** endSpan is deciding what is still open: a call cut off there mid-line is reported only if the reply ends there (finish). */
   private spanEnding = false;
+  /** The part ending now is not the reply's end, and not replayed history nor given content: nothing pending there runs (endSpan). */
+  private decidesNothing = false;
   /** Costumes the reply ended open whose rest was offered for reading again (COSTUME_REREADS). */
   private costumeRereads = 0;
   /** A marker tag the last part's end cut off, waiting for this part's first text (cut-tag.ts); null: none. */
@@ -47,8 +50,6 @@ class Engine extends TextMode implements RepairEngine {
   private cutReports: CutReports | null;
   /** Those of the part ending now (endSpan). */
   private cutNow: BrokenSpan[] = [];
-  /** A block whose own closer came (its line end unseen, or words after it there): watched on, yet not open at a part's end (endSpan). */
-  private closedWatch: Tag | null = null;
   private readonly given: GivenReader | undefined;
 
   constructor(options: EngineOptions) {
@@ -88,12 +89,17 @@ class Engine extends TextMode implements RepairEngine {
     // A tag the last boundary cut that this whole part did not complete: decided as at the end.
     if (this.cutTag !== null && readTag(this.cutTag, 0, true) !== null) this.endUnknown();
     this.cutTag = cutTagOf(this.carry !== "" ? this.carry : (this.cand?.text() ?? ""));
+    // Fix 54b: a part's end decides nothing (part-end.ts). Markup pending here (a candidate, a
+    // block still watched, the calls held for its closer) is shown as written, no later call of the
+    // reply runs; replayed history and given content are read on as at the reply's end.
+    this.decidesNothing = !this.readsHistory && !this.given;
     this.spanEnding = true;
     this.cutNow = [];
     try {
       this.process("", true);
+      this.leavePendingBlock();
     } finally {
-      this.spanEnding = false;
+      this.spanEnding = this.decidesNothing = false;
     }
     this.cutReports = this.cutNow.length > 0 ? new CutReports(this.broken, this.cutNow) : null;
     // A part boundary ends markup: the next part reads on as a fresh reply would after it (its
@@ -101,18 +107,21 @@ class Engine extends TextMode implements RepairEngine {
     // boundary is a `<`-lost opener, golden P48.8), never as the rest of a call cut off here.
     this.doc.partEnded();
     if (this.cutTag !== null) this.lines.forgetPrev();
-    // Fix 54: a block still open here (its own closer not come) may yet be refused by what the
-    // next part writes in it (a parameter outside every invoke, golden P47.4): the calls held for
-    // its closer are markup of unknown end, shown as written, and no later call of the reply runs.
-    // A block whose closer came, prose after it on its line, runs them as at the reply's end (a
-    // stray parameter after that prose is no shape models write). Replayed history: as at the end.
-    if (this.strayBlock !== null && this.strayBlock !== this.closedWatch && !this.readsHistory && !this.given) {
-      this.settleHeldCalls("unknown");
-      this.endUnknown();
-    }
     this.leaveStrayBlock();
     this.store.keepLast(this.held);
     return this.out;
+  }
+
+  /** At a part's end that decides nothing, once markup pending there proved undecided, no held call runs: the next part may still refuse them. */
+  protected override settleHeldCalls(how: "run" | "refuse" | "unknown" | "native"): void {
+    super.settleHeldCalls(this.decidesNothing && how === "run" && this.markupOverflowed ? "unknown" : how);
+  }
+
+  /** At a part's end that decides nothing: a block still watched (open, or its closer's line not ended) holds its calls as markup of unknown end. */
+  private leavePendingBlock(): void {
+    if (!this.decidesNothing || this.strayBlock === null) return;
+    this.endUnknown();
+    this.settleHeldCalls("unknown");
   }
 
   feed(delta: string): EngineEvent[] {
@@ -292,33 +301,12 @@ class Engine extends TextMode implements RepairEngine {
     } catch {
       segments = [{ kind: "text", start: 0, end: span.length }];
     }
-    // Fix 53 (review 49): a paragraph costume decided at a part's end waited for its next line,
-    // which the next part writes: the reply's-end reading (it ended at its closer, golden N48.1,
-    // C48.5) does not hold there, so it is shown as written and no later call of the reply runs.
-    // Fix 54: so does every candidate still `undecided` there that reads as a call: it waited for
-    // what follows (a closer's line end: a closer inside a value, A40.n5, or prose after it,
-    // A40.8; its block's closer after an invoke's, P47.4), which the next part writes.
-    if (this.spanEnding && !this.readsHistory && !this.given && (undecided || (!truncated && cand.root === "paragraph-costume")) && segments.some((seg) => seg.kind === "call")) {
-      segments = [{ kind: "text", start: 0, end: span.length }];
-      this.endUnknown();
-    }
+    // Fix 54b: a candidate a part's end decides (what it waited for, the next part writes) is
+    // markup of unknown end: its calls are shown as written (Output.applySegment), none later runs.
+    if (this.decidesNothing && !decidedInPart(cand, span, undecided, segments, this.ctx)) this.endUnknown();
     // A body that broke after it proved to be a call: the whole span is refused, so nothing inside it runs (golden O48.2-O48.4).
     if (cand.refused !== null) segments = refusedSpan(segments, span.length, cand.refused, truncated);
     const read = segments.length > 0 ? segments[segments.length - 1]!.end : span.length;
-    // Parts read at least as cautiously as the whole reply. A code costume whose code is still open
-    // at a part's end (golden A40.19 cut in its heredoc, also past a `</shell>` the heredoc holds,
-    // which the cut reading takes for its closer), or a call whose value or body is still open
-    // there (A45.10, O48.2 cut in a value): what the next part writes may still be that code or
-    // value, as past the hold cap (costume-hold.ts), so no later call of the reply runs. Not in
-    // replayed history: a prefill's earlier span ended its markup (a tool_use block after it), and
-    // only its last span's open markup carries into the reply (adapters/call-engines.ts prefillRead).
-    // Fix 53: a part's end is now never the reply's end (every wire flushes its last part), so an
-    // open candidate the reply-end reading would run, or read as text and then read on past, is
-    // decided as markup of unknown end: a costume cut anywhere before its closer (A40.19 cut after
-    // the heredoc's EOF line: the cut reading stops at the heredoc's `</shell>`), a call whose
-    // value its block's closer ended at the part's end (A45.10 cut after `More prose.`), a call
-    // body whose opener alone ended the part (O48.2 cut after `<tool_call>` and its line break).
-    if (this.spanEnding && !this.readsHistory && ((truncated && (openCostume(cand, segments) || openerAlone(cand, span, segments))) || segments.some(cutOffCall))) this.endUnknown();
     const partial = read > 0 && read < span.length;
     if (partial) {
       span = span.slice(0, read);
@@ -338,7 +326,6 @@ class Engine extends TextMode implements RepairEngine {
     const closes = holds === null && !nested && (block !== null || cand.closedBlock);
     const closerLine = closes ? closerLineInSpan(span) : true;
     if (closerLine !== true && block !== null && this.strayBlock === null) this.watchBlock(block);
-    if (closerLine !== true && block !== null && !truncated) this.closedWatch = block;
     this.lines.read(span, 0, span.length, isMention(cand, span, segments) ? undefined : segments.some((seg) => seg.kind === "call") ? "call" : "shown");
     this.given?.candidateEnded(span, cand.opener.end, segments);
     this.finishingOrphan = block === null && cand.root === "invoke" && cand.opener.family === "dsml";
@@ -368,6 +355,7 @@ class Engine extends TextMode implements RepairEngine {
   /** Candidate text that proved not to be a call: visible, and documentation context sees it. */
   private releaseCandidate(cand: Candidate, length: number, hitLimit: boolean): void {
     this.cand = null;
+    if (this.decidesNothing) this.endUnknown();
     this.openBlock = null;
     if (hitLimit) {
       this.leaveStrayBlock();
@@ -386,25 +374,6 @@ const COSTUME_REREADS = 8;
 
 /** The roots of code costume candidates (costume-hold.ts). */
 const COSTUMES: ReadonlySet<string> = new Set(["costume", "inline-costume", "paragraph-costume"]);
-
-/**
- * A code costume the part's end cut before its closer, read as no call: wherever the cut reading
- * stopped (its end, or an inner closer a heredoc holds), the rest may be its code, which the next
- * part may still close.
- */
-function openCostume(cand: Candidate, segments: readonly Segment[]): boolean {
-  return COSTUMES.has(cand.root) && segments.every((seg) => seg.kind === "text");
-}
-
-/** A call's opener and nothing but spaces after it, cut off there: its body may open the next part. */
-function openerAlone(cand: Candidate, span: string, segments: readonly Segment[]): boolean {
-  return segments.every((seg) => seg.kind === "text") && spacesEnd(span, cand.opener.end) === span.length;
-}
-
-/** A call the reading cut off: its value or body was still open where the text ended. */
-function cutOffCall(seg: Segment): boolean {
-  return seg.kind === "broken" && seg.reason === "truncated-call";
-}
 
 /**
  * Whether `span`, a block's span whose opener ends at `openerEnd`, holds nothing but spaces and

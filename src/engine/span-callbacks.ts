@@ -42,6 +42,8 @@ export abstract class SpanCallbacks implements SpanReader {
   protected readonly declared = (tag: Tag): boolean => this.tools.has(writtenName(this.tagText, tag));
   /** Text after a call complete inside its wrapper, or after a costume's closer line, held (wrapper-hold.ts); null otherwise. */
   protected hold: WrapperHold | null = null;
+  /** Golden A46.1-A46.3: what follows the complete DSML call, read before its span ends (call-run.ts); null otherwise. */
+  protected run: CallRun | null = null;
   /** The text the tag being read sits in, and its absolute offset (startsLine reads back in it first, HeldText.startsLine). */
   protected tagText = "";
   protected tagBase = 0;
@@ -61,6 +63,11 @@ export abstract class SpanCallbacks implements SpanReader {
   ) {
     this.values = new ValueTracker(opener.family, root, this.declared, root === "tool-element" ? opener.name : null);
     this.tentative = new TentativeCloser(this.values);
+  }
+
+  /** Its calls complete, the span only takes the layout after their closer (no closer held as maybe content, no hold, no run read on past its block's closer): engine/part-end.ts. */
+  settled(): boolean {
+    return this.tentative.trailing && !this.tentative.held && this.hold === null && (this.run === null || this.run.closedBlock);
   }
 
   /**

@@ -181,9 +181,13 @@ describe("a code costume past its hold", () => {
     for (const read of [spanned, chained]) expect(read([short, next], Number.MAX_SAFE_INTEGER).calls).toEqual([]);
   });
 
-  test("hard negative: a costume whose heredoc and closer both came before the span's end leaves the next span's call free", () => {
+  // Changed by fix 54b: a part's end decides nothing. Its heredoc and closer came, but the costume is
+  // still held at the span's end (within its hold cap a later closer may show this one was code), so
+  // it is shown as written and no later call runs. Read whole, both run (the first assertion).
+  test("a costume whose heredoc and closer both came, still held at the span's end: nothing runs in parts (fix 54b)", () => {
     const closed = `<shell>cat > doc.md <<'EOF'\nuse </shell> x\nEOF\n</shell>\n\n${"y\n".repeat(10)}`;
-    for (const read of [spanned, chained]) expect(read([closed, hermesExample], Number.MAX_SAFE_INTEGER).calls.map((c) => c.input.command)).toEqual(["cat > doc.md <<'EOF'\nuse </shell> x\nEOF", RM]);
+    expect(chained([closed + hermesExample], Number.MAX_SAFE_INTEGER).calls.map((c) => c.input.command)).toEqual(["cat > doc.md <<'EOF'\nuse </shell> x\nEOF", RM]);
+    for (const read of [spanned, chained]) expect(read([closed, hermesExample], Number.MAX_SAFE_INTEGER).calls).toEqual([]);
   });
 });
 

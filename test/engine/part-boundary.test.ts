@@ -159,9 +159,18 @@ describe("a code costume still open at a part's end: its code may go on in the n
     });
   });
 
-  test("hard negative: a costume closed before the part's end leaves the next part's call free", () => {
+  // Changed by fix 54b: a part's end decides nothing. The costume's candidate is still held at the
+  // part's end (a further `</shell>` of it may come, review 52), so it is shown as written and no
+  // later call of the reply runs; a closed costume followed by more text in the same part runs.
+  test("a costume closed right before the part's end is still held there: shown as written, the next part's call does not run (fix 54b)", () => {
     everyWay(["<shell>\nls\n</shell>\n\n", '<tool_call>{"name":"bash","arguments":{"command":"pwd"}}</tool_call>'], (r) => {
-      expect(r.commands).toEqual(["ls", "pwd"]);
+      expect(r.commands).toEqual([]);
+    });
+  });
+
+  test("hard negative: a costume decided inside the part (a call follows it there) runs, and so does the next part's call", () => {
+    everyWay(["<shell>\nls\n</shell>\n\n<tool_call>{\"name\":\"bash\",\"arguments\":{\"command\":\"whoami\"}}</tool_call>\n\nDone.\n", '<tool_call>{"name":"bash","arguments":{"command":"pwd"}}</tool_call>'], (r) => {
+      expect(r.commands).toEqual(["ls", "whoami", "pwd"]);
     });
   });
 });

@@ -38,11 +38,13 @@ describe("one call per reply, across channels and items", () => {
     expect(anthropicCalls(both)).toHaveLength(2);
   });
 
+  // Changed by fix 54b: a part's end decides nothing, so a leak whose block closer ends a message
+  // item (its line end unseen) never runs; each leak here ends its line inside its item.
   test("Responses parallel_tool_calls false: a reasoning summary's leak and two message items' leaks give one call", async () => {
     const reasoning = { type: "reasoning", id: "r1", summary: [{ type: "summary_text", text: `Plan.\n${leak("whoami")}` }] };
-    const out = await post(RESPONSES, { model: "m", input: "hi", tools: responsesTools, parallel_tool_calls: false }, response([reasoning, outputMessage("m1", `a\n${leak("ls")}`), outputMessage("m2", `b\n${leak("pwd")}`)]));
+    const out = await post(RESPONSES, { model: "m", input: "hi", tools: responsesTools, parallel_tool_calls: false }, response([reasoning, outputMessage("m1", `a\n${leak("ls")}\n`), outputMessage("m2", `b\n${leak("pwd")}\n`)]));
     expect(responsesCalls(out)).toHaveLength(1);
-    const all = await post(RESPONSES, { model: "m", input: "hi", tools: responsesTools }, response([reasoning, outputMessage("m1", `a\n${leak("ls")}`), outputMessage("m2", `b\n${leak("pwd")}`)]));
+    const all = await post(RESPONSES, { model: "m", input: "hi", tools: responsesTools }, response([reasoning, outputMessage("m1", `a\n${leak("ls")}\n`), outputMessage("m2", `b\n${leak("pwd")}\n`)]));
     expect(responsesCalls(all).length).toBeGreaterThan(1);
   });
 });

@@ -21,10 +21,12 @@ describe("native call wins: split parity through the providers", () => {
     const body = namedSse(responsesEvents([message("msg_1", OPEN), functionCall("fc_1", { path: "b.ts" })], 5));
     const runs = await everySplitView("responses", body);
     for (const run of runs) expect(run).toEqual(runs[0]!);
-    // fx48b (finding in review-48b-wires-native-wires.test.ts, fixed): only the native read runs, every way, the prose stays.
+    // fx48b (finding in review-48b-wires-native-wires.test.ts, fixed): only the native read runs, every way.
+    // Changed by fix 54b: the message item's end (a part's end) decides nothing, so the DSML block
+    // still open there is shown as written (no longer stripped as the native call's duplicate).
     const first = runs[0] as { calls: { input: string }[]; text: string };
     expect(first.calls.map((c) => JSON.parse(c.input))).toEqual([{ path: "b.ts" }]);
-    expect(first.text).toBe("Reading.\nMore prose.");
+    expect(first.text).toBe(OPEN);
   }, 60_000);
 
   test("Responses: a recovered call, its fabricated result held (S03), then a native read: both calls, same every way", async () => {

@@ -267,6 +267,24 @@ function readLoose(raw: string) {
   return { text, calls, reasoning };
 }
 
+/** Every call of `got` is among `all` (as many times at most): none invented. */
+function subCalls(got: string[], all: string[]): boolean {
+  const left = [...all];
+  return got.every((c) => {
+    const at = left.indexOf(c);
+    if (at < 0) return false;
+    left.splice(at, 1);
+    return true;
+  });
+}
+
+/** `got` is `written` with characters left out, in order: nothing invented. Linear. */
+function isSubsequence(got: string, written: string): boolean {
+  let k = 0;
+  for (let i = 0; i < written.length && k < got.length; i++) if (written[i] === got[k]) k++;
+  return k === got.length;
+}
+
 describe("Responses: items streamed in parallel (property, hard negatives)", () => {
   test("a message beside another message, a native function_call or a reasoning item, deltas interleaved: nothing lost or invented, the same every way", async () => {
     await fc.assert(
@@ -284,7 +302,13 @@ describe("Responses: items streamed in parallel (property, hard negatives)", () 
         const sorted = (calls: Outcome["calls"]) => calls.map((c) => show(c)).sort();
         const got = { a: whole.text.msg_a ?? "", b: p.kind === "message" ? (whole.text.msg_b ?? "") : undefined, calls: sorted(whole.calls) };
         const fits = options.some(([x, y]) => show(got) === show({ a: x!.text, b: y?.text, calls: sorted([...x!.calls, ...(y?.calls ?? []), ...native]) }));
-        expect(fits ? "accounted" : show({ got, options })).toBe("accounted");
+        // Changed by fix 54b: a part's end decides nothing. An item (or the stretch of it a reasoning
+        // delta ends, `</tool_calls>\uD83D\uDE00 ok` then a reasoning item) that ends with markup still pending
+        // shows it as written and no later call of the reply runs: fewer calls than any reading
+        // alone, none invented, and each item's text only what was written (what follows a call is
+        // stripped at the reply's end, S03).
+        const refused = !fits && subCalls(got.calls, sorted([...options.flatMap(([x, y]) => [...x!.calls, ...(y?.calls ?? [])]), ...native])) && isSubsequence(got.a, p.a) && (got.b === undefined || isSubsequence(got.b, p.b));
+        expect(fits || refused ? "accounted" : show({ got, options })).toBe("accounted");
         if (p.kind === "reasoning") expect(whole.reasoning).toBe(p.b);
       }),
       { seed: 5004, numRuns: 120 },

@@ -186,9 +186,14 @@ describe("hard negatives", () => {
     nothingRuns([`<tool_call>{"name":"bash","arguments":{"command":"echo aaa\n${call}`]);
   });
 
-  test("a costume closed before a part's end, its heredoc closed too: the next part's call runs", () => {
+  // Changed by fix 54b: a part's end decides nothing. The costume's candidate is still held at the
+  // part's end (a further `</shell>` may show its closer was code, review 52): shown as written,
+  // no later call runs. With later markup after it in the same part, the costume is decided there.
+  test("a costume closed before a part's end, its heredoc closed too, still held there: nothing runs (fix 54b)", () => {
     const parts = ["<shell>cat > doc.md <<'EOF'\nhello\nEOF\n</shell>\n\n", '<tool_call>{"name":"bash","arguments":{"command":"pwd"}}</tool_call>'];
-    for (const read of [spanned, chained]) for (const cuts of WAYS) expect(read(parts, cuts).commands).toEqual(["cat > doc.md <<'EOF'\nhello\nEOF", "pwd"]);
+    nothingRuns(parts);
+    const decided = [`${parts[0]}<tool_call>{"name":"bash","arguments":{"command":"ls"}}</tool_call>\n`, parts[1]!];
+    for (const read of [spanned, chained]) for (const cuts of WAYS) expect(read(decided, cuts).commands).toEqual(["cat > doc.md <<'EOF'\nhello\nEOF", "ls", "pwd"]);
   });
 
   // A part's end after a call's markup ended (its block's or wrapper's closer, and a costume
@@ -197,7 +202,6 @@ describe("hard negatives", () => {
   const hermes = (command: string) => `<tool_call>{"name":"bash","arguments":{"command":"${command}"}}</tool_call>`;
   for (const [name, parts] of [
     ["a DSML block closed, a Hermes call in the next part", [live("<{D}tool_calls>\n") + bash("ls") + live("</{D}tool_calls>\n"), hermes("pwd")]],
-    ["a costume cut after its closer's line end", ["<shell>\nls\n</shell>\n", `\n${hermes("pwd")}`]],
     ["a Hermes call cut after its `</tool_call>`", ['<tool_call>{"name":"bash","arguments":{"command":"ls"}}</tool_call>', `\n${hermes("pwd")}`]],
   ] as const) {
     test(`${name}: both calls run`, () => {
@@ -214,6 +218,9 @@ describe("hard negatives", () => {
     ["a DSML block's invoke complete, its block closer and a Hermes call in the next part", [live("<{D}tool_calls>\n") + bash("ls"), live("</{D}tool_calls>\n") + hermes("pwd")]],
     ["a DSML block's invoke complete, the block's next invoke in the next part", [live("<{D}tool_calls>\n") + bash("ls"), bash("pwd") + live("</{D}tool_calls>\n")]],
     ["a costume cut right after its closer", ["<shell>\nls\n</shell>", `\n\n${hermes("pwd")}`]],
+    // Changed by fix 54b (a round-53 hard negative, kept by fix 54): the costume is still held at
+    // the part's end after its closer's line end too (a further closer may come, review 52).
+    ["a costume cut after its closer's line end", ["<shell>\nls\n</shell>\n", `\n${hermes("pwd")}`]],
     ["a Hermes call cut before its `</tool_call>`", ['<tool_call>{"name":"bash","arguments":{"command":"ls"}}', `</tool_call>\n${hermes("pwd")}`]],
   ] as const) {
     test(`${name}: shown as written, nothing runs (fix 54)`, () => nothingRuns([...parts]));

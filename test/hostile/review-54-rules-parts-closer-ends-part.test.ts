@@ -106,8 +106,17 @@ describe("finding 2 on the wires: both routes run the cut value", () => {
 
 describe("hard negatives: clean calls in both parts run", () => {
   for (const [reading, chained] of READINGS) {
-    test(`a costume closed with its line end in part one, a costume in part two (${reading})`, () => {
-      expect(readParts(["Run:\n<bash>\nls a\n</bash>\n", "<bash>\nls b\n</bash>\n"], chained).calls).toEqual([{ command: "ls a" }, { command: "ls b" }]);
+    // Changed by fix 54b: a part's end decides nothing. The costume's candidate is still held at
+    // part one's end (a further `</bash>` may show its closer was code, review 52; prose after it
+    // does not end that hold): shown as written, no later call runs. With later markup after it in
+    // part one (a Hermes call here), the costume is decided inside the part and all three run.
+    test(`a costume closed with its line end in part one, a costume in part two: held at the part's end, nothing runs (${reading})`, () => {
+      const parts = ["Run:\n<bash>\nls a\n</bash>\n", "<bash>\nls b\n</bash>\n"];
+      const run = readParts(parts, chained);
+      expect(run.calls).toEqual([]);
+      expect(run.text).toBe(parts.join(""));
+      const hermes = '<tool_call>{"name":"bash","arguments":{"command":"pwd"}}</tool_call>\n';
+      expect(readParts([`Run:\n<bash>\nls a\n</bash>\n\n${hermes}`, "<bash>\nls b\n</bash>\n"], chained).calls).toEqual([{ command: "ls a" }, { command: "pwd" }, { command: "ls b" }]);
     });
     test(`a costume closed at part one's end, part two opening with a line end: shown as written (${reading})`, () => {
       // Fix 54's cost: at part one's end the closer's line end is unseen (prose there makes it no

@@ -73,9 +73,13 @@ describe("finding 1: a DSML block open at a part's end runs its call before the 
 describe("hard negatives: a closed block at a part's end still runs, and so does a later call", () => {
   const DSML = golden("D02");
   for (const [reading, chained] of READINGS) {
-    test(`a closed block ends part one, a clean call in part two: both run (${reading})`, () => {
+    // Changed by fix 54b: a part's end decides nothing. D02 ends with its block's closer, that
+    // line's end unseen (prose after it keeps the block watched, P49.2): shown as written, no later call.
+    test(`a block closed with its line end ends part one, a clean call in part two: both run; without the line end, neither (${reading})`, () => {
+      expect(readParts([`${DSML}\n`, LATER], chained).calls).toEqual([{ command: "ls -la" }, LATER_INPUT]);
       const run = readParts([DSML, LATER], chained);
-      expect(run.calls).toEqual([{ command: "ls -la" }, LATER_INPUT]);
+      expect(run.calls).toEqual([]);
+      expect(run.text).toBe(DSML + LATER);
     });
     test(`the block's closer opens part two: shown as written, nothing runs (${reading})`, () => {
       // Fix 54's cost: at part one's end the block is still open, and part two might have written a
@@ -85,18 +89,27 @@ describe("hard negatives: a closed block at a part's end still runs, and so does
       expect(run.calls).toEqual([]);
       expect(run.text).toBe(input);
     });
-    test(`a block of two invokes closed at part one's end, with or without its line end: both run, and a later call (${reading})`, () => {
+    // Changed by fix 54b: without its line end the closer's line is undecided at the part's end (nothing runs).
+    test(`a block of two invokes closed at part one's end with its line end: both run, and a later call; without it, none (${reading})`, () => {
       const two = DSML.replace(INVOKE_CLOSER, `${INVOKE_CLOSER}\n<\uFF5CDSML\uFF5Cinvoke name="bash">\n<\uFF5CDSML\uFF5Cparameter name="command" string="true">pwd</\uFF5CDSML\uFF5Cparameter>\n${INVOKE_CLOSER}`);
-      for (const first of [two, `${two}\n`]) expect(readParts([first, LATER], chained).calls).toEqual([{ command: "ls -la" }, { command: "pwd" }, LATER_INPUT]);
+      expect(readParts([`${two}\n`, LATER], chained).calls).toEqual([{ command: "ls -la" }, { command: "pwd" }, LATER_INPUT]);
+      expect(readParts([two, LATER], chained).calls).toEqual([]);
     });
     test(`a block of two invokes cut between them: neither runs, nor a later call (${reading})`, () => {
       const input = DSML.replace(INVOKE_CLOSER, `${INVOKE_CLOSER}\n<\uFF5CDSML\uFF5Cinvoke name="bash">\n<\uFF5CDSML\uFF5Cparameter name="command" string="true">pwd</\uFF5CDSML\uFF5Cparameter>\n${INVOKE_CLOSER}`) + LATER;
       const run = readParts(cutAfter(input, "pwd"), chained);
       expect(run.calls).toEqual([]);
     });
-    test(`a block closed in part one with prose after its closer on its line: its call runs, and a later call (${reading})`, () => {
-      expect(readParts([`${DSML} done.`, LATER], chained).calls).toEqual([{ command: "ls -la" }, LATER_INPUT]);
-      expect(readParts([`${DSML} done.\n`, LATER], chained).calls).toEqual([{ command: "ls -la" }, LATER_INPUT]);
+    // Changed by fix 54b (diff review 54b, finding 1): words after the closer keep the block watched
+    // (a stray parameter later refuses it whole, P49.2), so at a part's end its call is undecided:
+    // shown as written, no later call runs. The same block with more text in part one runs (P47.n1).
+    test(`a block closed in part one with prose after its closer on its line: nothing runs, the text stays (${reading})`, () => {
+      for (const first of [`${DSML} done.`, `${DSML} done.\n`]) {
+        const run = readParts([first, LATER], chained);
+        expect(run.calls).toEqual([]);
+        expect(run.text).toBe(first + LATER);
+      }
+      expect(readParts([`${DSML}\nDone.\n`, LATER], chained).calls).toEqual([{ command: "ls -la" }, LATER_INPUT]);
     });
     test(`P47.11 with its prose in part one (the invoke's span decided, its call held): nothing runs (${reading})`, () => {
       const input = golden("P47.11") + LATER;

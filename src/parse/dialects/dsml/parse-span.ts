@@ -62,6 +62,18 @@ function refuseStrayParameterBlocks(invokes: InvokeDraft[], units: { outcome: Un
   });
 }
 
+/**
+ * Whether a value of this DSML span was ended by no closer of its own: an invoke's or block's
+ * closer (P01, golden A45.8) or a parameter closer of another spelling (`</parameter>`, A46.1). The
+ * value may run on past it, which what follows the span may still show (its own closer later on). The engine asks only at a part's end (engine/part-end.ts): one
+ * more walk of that span.
+ */
+export function valueCutIn(span: string, ctx: SpanContext, enclosing: Tag | null): boolean {
+  const walk = new DsmlWalk(span, ctx, enclosing);
+  walk.run();
+  return walk.cutValueSeen;
+}
+
 export const STRAY_PARAMETER = "a parameter outside every invoke of the block: which call it belongs to is unknowable";
 
 /**

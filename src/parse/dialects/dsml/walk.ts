@@ -34,6 +34,8 @@ export class DsmlWalk implements BlockFacts {
   repeatedBlockAttr = false;
   /** The span ended inside its block: what it lacks was cut off. */
   truncatedBlock = false;
+  /** A value ended by no closer of its own: an invoke's or block's closer (P01), or a closer of another spelling (A46.1). What follows may show it was the value's text (parse-span.ts valueCutIn). */
+  cutValueSeen = false;
   /** The span opens with a stray wrapper line the engine took into it (`call`, issue 29 item 7). */
   strayLine = false;
   /**
@@ -154,6 +156,7 @@ export class DsmlWalk implements BlockFacts {
           const weighed = this.dsmlSpan && this.stack.length === 0 && !cur.element && !cur.toolNamed && !cur.paramRoot;
           // Review 52, finding 4: the closer ended an open value (P01): prose may stand before the stray closer too (the stream's SpanCallbacks.runAfterCutValue).
           const cut = this.cutValue(cur);
+          if (cut) this.cutValueSeen = true;
           this.closeInvoke(tag.start, tag.end, "closer");
           // A parameter opener next in the open block ("parameter") is read as a parameter outside every invoke, which refuses the block's calls (parse-span.ts).
           if (cut ? this.valueRunRefuses() : weighed && runRefuses(this.span, this.tags, this.at + 1, this.blockOpen, this.blockOpen ? "block" : false) === "closer") cur.unread ??= STRAY_VALUE_CLOSER;
@@ -161,6 +164,7 @@ export class DsmlWalk implements BlockFacts {
         }
         this.blockTags.push(tag);
         const cut = cur !== null && this.cutValue(cur);
+        if (cut) this.cutValueSeen = true;
         if (cur) this.closeInvoke(tag.start, tag.start, "closer");
         this.blockOpen = false;
         if (cut && this.valueRunRefuses()) cur!.unread ??= STRAY_VALUE_CLOSER;
@@ -366,6 +370,8 @@ export class DsmlWalk implements BlockFacts {
     const top = this.stack.pop();
     if (!top || !this.cur) return;
     const flaw: CloseFlaw = tag.flaws & Flaw.MissingGt ? "P11" : tag.flaws & Flaw.Misspelled ? "P02" : "";
+    // A value of a DSML parameter ended by a closer of another spelling (`</parameter>`, golden A46.1): not its own closer.
+    if (top.opener.family !== tag.family) this.cutValueSeen = true;
     // A closer read from its `/` (its `<` lost or parted from it, `<//{D}parameter>`) ends the value at its `<`.
     this.endParam(top, closerHeadStart(this.span, top.valueStart, tag.start), flaw, true);
     if (this.stack.length === 0 && this.cur.paramRoot) this.closeInvoke(tag.end, tag.end, "closer");
