@@ -8,40 +8,15 @@
  */
 import { describe, expect, test } from "bun:test";
 import { createRepairEngine } from "../../src/engine/engine.ts";
-import type { AnswerSoFar, EngineEvent } from "../../src/engine/types.ts";
 import { live } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
+import { READINGS, readParts as read, type PartsRun } from "../support/read-parts.ts";
 
 const HERMES = '<tool_call>{"name":"bash","arguments":{"command":"rm -rf build"}}</tool_call>';
 const DSML = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">rm -rf build</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
 const RM = { command: "rm -rf build" };
 
-interface Run {
-  text: string;
-  calls: unknown[];
-}
-
-function read(parts: readonly string[], chained: boolean, bufferLimit = Number.MAX_SAFE_INTEGER): Run {
-  const out: EngineEvent[] = [];
-  let engine = createRepairEngine({ tools: fixtureTools, idPrefix: "call_", bufferLimit });
-  let before: AnswerSoFar | undefined;
-  parts.forEach((part, i) => {
-    if (i > 0 && chained) engine = createRepairEngine({ tools: fixtureTools, idPrefix: `call_${i}_`, bufferLimit, ...(before ? { continues: before } : {}) });
-    out.push(...engine.feed(part));
-    if (i < parts.length - 1) {
-      out.push(...engine.endSpan!());
-      before = engine.carryOver!();
-      if (chained) out.push(...engine.flush());
-    }
-  });
-  out.push(...engine.flush());
-  return { text: out.map((e) => (e.type === "text" ? e.text : "")).join(""), calls: out.flatMap((e) => (e.type === "call" ? [e.call.input] : [])) };
-}
-
-const READINGS = [
-  ["one engine, endSpan", false],
-  ["an engine per part", true],
-] as const;
+type Run = PartsRun;
 
 describe("odd parts read as the one text", () => {
   const cases: [string, string[], Run][] = [
