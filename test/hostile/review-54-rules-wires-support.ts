@@ -6,6 +6,7 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { wrapLanguageModel } from "ai";
+import { convertReadableStreamToArray } from "ai/test";
 import { repairMiddleware } from "../../src/adapters/middleware.ts";
 import { type Json, SDK_TOOLS, client, message, messageEnd, messageStart, namedSse, responsesEvents, textBlock, thinkingBlock } from "./review-48-wires-support.ts";
 
@@ -22,13 +23,7 @@ async function viaMiddleware(api: "anthropic" | "responses", body: string): Prom
   const base = api === "anthropic" ? createAnthropic({ baseURL: "http://model.test/v1", apiKey: "k", fetch }).messages("claude-x") : createOpenAI({ baseURL: "http://model.test/v1", apiKey: "k", fetch }).responses("gpt-x");
   const model = wrapLanguageModel({ model: base, middleware: repairMiddleware({}) });
   const { stream } = await model.doStream({ prompt: PROMPT, tools: TOOLS } as never);
-  const parts: Json[] = [];
-  const reader = (stream as ReadableStream<Json>).getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parts.push(value);
-  }
+  const parts = await convertReadableStreamToArray(stream as ReadableStream<Json>);
   return { calls: parts.filter((p) => p.type === "tool-call").map((p) => JSON.parse(p.input as string)), text: parts.filter((p) => p.type === "text-delta").map((p) => p.delta).join("") };
 }
 
