@@ -35,7 +35,9 @@ function reading(f: Fixture): string {
     const calls = f.expect.calls.map((c) => `${c.tool} {${Object.keys(c.input).join(", ")}} as ${c.shape}`).join("; ");
     return f.expect.nudge ? `${calls}; plus nudge ${f.expect.nudge}` : calls;
   }
-  if (f.expect.nudge) return `no call; text kept; nudge ${f.expect.nudge} (${f.expect.broken.join(", ")})`;
+  // An echo's markup is taken out of the text (docs/SECURITY.md, threat 1); every other refusal shows it as written.
+  const text = f.expect.text === f.input ? "text kept" : "markup taken out of the text";
+  if (f.expect.nudge) return `no call; ${text}; nudge ${f.expect.nudge} (${f.expect.broken.join(", ")})`;
   return "no call; text unchanged";
 }
 
