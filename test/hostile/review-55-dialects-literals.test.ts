@@ -28,19 +28,22 @@ describe("a Python string holding a raw line break (or other control character) 
   // but the quote and a backslash, line breaks included).
   // Expected: refused (broken-markup for LFM2; invalid-arguments for the Qwen value), as the JSON
   // reader refuses it; a backslash escape (`\n`) and a backslash-newline continuation stay read.
-  test.failing("LFM2: a raw LF inside '...' does not run", () => {
+  // Fixed: python-literal.ts string() refuses a raw LF, CR or NUL inside a quoted string (and a NUL
+  // after a backslash), as Python and parseJson do; what Python keeps raw (tab, form feed, U+2028,
+  // U+2029) is read, and `\n` and a backslash-newline continuation stay read.
+  test("LFM2: a raw LF inside '...' does not run", () => {
     expect(outcome(lfm2("bash(command='ls\nrm -rf ~')")).calls).toEqual([]);
   });
 
-  test.failing("LFM2: a raw CR inside '...' does not run", () => {
+  test("LFM2: a raw CR inside '...' does not run", () => {
     expect(outcome(lfm2("bash(command='rm -rf ~\rls')")).calls).toEqual([]);
   });
 
-  test.failing("LFM2: a raw NUL inside '...' does not run", () => {
+  test("LFM2: a raw NUL inside '...' does not run", () => {
     expect(outcome(lfm2("bash(command='ls\u0000rm')")).calls).toEqual([]);
   });
 
-  test.failing("Qwen3-Coder: a JSON todos array whose string holds a raw LF is not run through the Python fallback", () => {
+  test("Qwen3-Coder: a JSON todos array whose string holds a raw LF is not run through the Python fallback", () => {
     expect(outcome(todos('[{"content": "a\nb", "status": "pending"}]')).calls).toEqual([]);
   });
 
@@ -56,6 +59,34 @@ describe("a Python string holding a raw line break (or other control character) 
 
   test("control (passes today): a line break between arguments, outside any string, is layout", () => {
     expect(outcome(lfm2("bash(\n  command='ls',\n  timeout=5,\n)")).calls).toEqual([{ tool: "bash", input: { command: "ls", timeout: 5 } }]);
+  });
+
+  test("a raw line break inside a double-quoted string and a NUL after a backslash do not run either", () => {
+    expect(outcome(lfm2('bash(command="ls\nrm -rf ~")')).calls).toEqual([]);
+    expect(outcome(lfm2("bash(command='ls\\\u0000rm')")).calls).toEqual([]);
+    expect(outcome(lfm2("todowrite(todos=[{'content': 'a\nb', 'status': 'pending'}])")).calls).toEqual([]);
+  });
+
+  test("the refused call's text is kept whole", () => {
+    const input = lfm2("bash(command='ls\nrm -rf ~')");
+    expect(outcome(input).text).toBe(input);
+  });
+
+  test("hard negative: what Python keeps raw in a string is read (tab, form feed, U+2028, U+2029)", () => {
+    for (const c of ["\t", "\f", "\u2028", "\u2029"]) {
+      expect(outcome(lfm2(`bash(command='a${c}b')`)).calls).toEqual([{ tool: "bash", input: { command: `a${c}b` } }]);
+    }
+  });
+
+  test("hard negative: a backslash-CRLF continuation and escaped \\r, \\0 are read", () => {
+    expect(outcome(lfm2("bash(command='ls \\\r\n-la')")).calls).toEqual([{ tool: "bash", input: { command: "ls -la" } }]);
+    expect(outcome(lfm2("bash(command='a\\rb\\0c')")).calls).toEqual([{ tool: "bash", input: { command: "a\rb\0c" } }]);
+  });
+
+  test("hard negative: the Qwen3-Coder todos array laid out over lines, its strings on one line each, runs", () => {
+    expect(outcome(todos("[\n  {'content': 'a', 'status': 'pending'},\n  {'content': 'b\\nc', 'status': 'completed'}\n]")).calls).toEqual([
+      { tool: "todowrite", input: { todos: [{ content: "a", status: "pending" }, { content: "b\nc", status: "completed" }] } },
+    ]);
   });
 });
 

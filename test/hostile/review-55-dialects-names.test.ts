@@ -4,9 +4,12 @@
  * by char and at seeded random splits (test/support/outcome.ts).
  */
 import { describe, expect, test } from "bun:test";
+import { withAliases } from "../../src/parse/aliases.ts";
 import type { JsonSchema, ToolSpec } from "../../src/parse/types.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { outcome } from "../support/outcome.ts";
+import { runAtEverySplit, runEngine } from "../support/run-engine.ts";
+import { countWork } from "../support/work.ts";
 
 const obj = (properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({ type: "object", properties, required });
 const str = { type: "string" };
@@ -39,23 +42,26 @@ describe("an alias re-targets a name that a declared namespaced tool carries as 
   // names the adapters pass (EngineOptions.reservedNames).
   // Expected: no call (undeclared-tool or broken-markup): which of the two tools was meant is
   // unknowable, so neither runs; the alias stays as it is when no declared name ends in it.
-  test.failing("Hermes: execute_command does not run as bash when remote_execute_command is declared", () => {
+  // Fixed: an alias is not taken when any declared name (recoverable or reserved) ends in it after
+  // a namespace separator (`_`, `__`, `.`, `-`, `/`, `:`), compared case-sensitively
+  // (aliases.ts namespacedAliases, built once per tool list); the bare name is then undeclared.
+  test("Hermes: execute_command does not run as bash when remote_execute_command is declared", () => {
     expect(outcome(hermes("execute_command", '{"command": "ls"}'), [...fixtureTools, remoteShell]).calls).toEqual([]);
   });
 
-  test.failing("Hermes: execute_command does not run as bash when mcp__remote__execute_command is declared", () => {
+  test("Hermes: execute_command does not run as bash when mcp__remote__execute_command is declared", () => {
     expect(outcome(hermes("execute_command", '{"command": "ls"}'), [...fixtureTools, mcpShell]).calls).toEqual([]);
   });
 
-  test.failing("Qwen3-Coder: <function=execute_command> does not run as bash beside remote_execute_command", () => {
+  test("Qwen3-Coder: <function=execute_command> does not run as bash beside remote_execute_command", () => {
     expect(outcome(qwen("execute_command", "command", "ls"), [...fixtureTools, remoteShell]).calls).toEqual([]);
   });
 
-  test.failing("LFM2: read_file(path=...) does not run as the local read beside filesystem_read_file", () => {
+  test("LFM2: read_file(path=...) does not run as the local read beside filesystem_read_file", () => {
     expect(outcome(lfm2("read_file(path='/etc/passwd')"), [...fixtureTools, mcpRead]).calls).toEqual([]);
   });
 
-  test.failing('named: <tool_call name="execute_command"> does not run as bash beside remote_execute_command', () => {
+  test('named: <tool_call name="execute_command"> does not run as bash beside remote_execute_command', () => {
     expect(outcome(named("execute_command", '{"command": "ls"}'), [...fixtureTools, remoteShell]).calls).toEqual([]);
   });
 
@@ -73,6 +79,55 @@ describe("an alias re-targets a name that a declared namespaced tool carries as 
   test("control (passes today): an unrelated namespaced tool leaves the alias alone", () => {
     const other: ToolSpec = { name: "remote_fetch_url", parameters: obj({ url: str }, ["url"]) };
     expect(outcome(lfm2("execute_command(command='ls')"), [...fixtureTools, other]).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+  });
+
+  test("every namespace separator qualifies the bare name: `.`, `-`, `/`, `:` as `_` and `__` do", () => {
+    for (const prefix of ["functions.", "remote-", "remote/", "remote:", "_"]) {
+      const tool: ToolSpec = { name: `${prefix}execute_command`, parameters: obj({ command: str }, ["command"]) };
+      expect({ prefix, calls: outcome(hermes("execute_command", '{"command": "ls"}'), [...fixtureTools, tool]).calls }).toEqual({ prefix, calls: [] });
+    }
+  });
+
+  test("a namespaced tool that policy took out (a reserved name) qualifies the bare name too", () => {
+    const input = hermes("execute_command", '{"command": "ls"}');
+    const run = runEngine(input, [], fixtureTools, { reservedNames: ["mcp__remote__execute_command"] });
+    expect(run.calls).toEqual([]);
+    expect(run.text).toBe(input);
+  });
+
+  test("the model's bare name is kept as text: nothing lost, the undeclared-tool nudge", () => {
+    const input = hermes("execute_command", '{"command": "ls"}');
+    const run = runAtEverySplit(input, [...fixtureTools, remoteShell]);
+    expect(run.calls).toEqual([]);
+    expect(run.text).toBe(input);
+    expect(run.summary.nudge).toBe("undeclared-tool");
+  });
+
+  test("only the qualified alias is withheld: read_file still runs as read beside remote_execute_command", () => {
+    expect(outcome(lfm2("read_file(path='/a')"), [...fixtureTools, remoteShell]).calls).toEqual([{ tool: "read", input: { filePath: "/a" } }]);
+  });
+
+  test("hard negative: a name that ends in the alias with no separator before it, or in another case, leaves the alias alone", () => {
+    for (const name of ["myexecute_command", "remote_Execute_command", "remote_EXECUTE_COMMAND", "execute_command_remote"]) {
+      const tool: ToolSpec = { name, parameters: obj({ command: str }, ["command"]) };
+      expect({ name, calls: outcome(hermes("execute_command", '{"command": "ls"}'), [...fixtureTools, tool]).calls }).toEqual({
+        name, calls: [{ tool: "bash", input: { command: "ls" } }],
+      });
+    }
+  });
+
+  test("the qualified names are found in work linear in the number of declared tools", () => {
+    const toolsOf = (n: number) => Array.from({ length: n }, (_, i): ToolSpec => ({ name: `server${i}_execute_comman${i % 10}`, parameters: obj({ a: str }, []) }));
+    const work = (n: number) => {
+      const declared = [...fixtureTools, ...toolsOf(n)];
+      return countWork(() => {
+        const map = new Map(declared.map((t) => [t.name, t] as const));
+        withAliases(map, declared.map((t) => `denied_${t.name}`));
+      });
+    };
+    const small = work(500);
+    const large = work(5000);
+    expect(large).toBeLessThan(small * 10 * 1.5 + 1000);
   });
 });
 
