@@ -41,16 +41,51 @@ const MAPPINGS = new WeakMap<ToolSpec, AliasMapping>();
  * narrowed them; `reserved` names what that left out but must not be re-targeted: every tool the
  * request declared, of any kind (a denied MCP `execute_command`, a custom tool), so a call to it is
  * that tool's or nothing, never bash's; and an alias name denyTools matches (EngineOptions.reservedNames).
+ * Nor is an alias taken that a declared name (in `tools` or `reserved`) carries after a namespace
+ * separator (namespacedAliases).
  */
 export function withAliases(tools: Map<string, ToolSpec>, reserved: Iterable<string> = []): Map<string, ToolSpec> {
   const taken = new Set(reserved);
   RESERVED.set(tools, taken);
+  // Read before any alias spec is added: only the request's own names qualify an alias.
+  const qualified = namespacedAliases(tools.keys(), taken);
   for (const [alias, entry] of Object.entries(TOOL_ALIASES)) {
     const target = tools.get(entry.tool);
-    if (!target || tools.has(alias) || taken.has(alias)) continue;
+    if (!target || tools.has(alias) || taken.has(alias) || qualified.has(alias)) continue;
     tools.set(alias, aliasSpec(alias, target));
   }
   return tools;
+}
+
+/** What may stand between a host's namespace and a tool's own name: `remote_x`, `mcp__remote__x`, `functions.x`, `srv-x`, `srv/x`, `srv:x`. */
+const NAMESPACE_SEPARATORS = new Set(["_", ".", "-", "/", ":"].map((c) => c.charCodeAt(0)));
+const ALIAS_LIST = Object.keys(TOOL_ALIASES);
+
+/**
+ * Review 55: the alias names some declared name carries as its own after a namespace separator
+ * (an MCP server's `execute_command`, declared as `remote_execute_command` or
+ * `mcp__remote__execute_command`). Models drop such prefixes, so a call to the bare name may be
+ * meant for that tool as well as for the one the alias maps onto: which one cannot be known, so
+ * the alias is not taken and the call is nobody's (the undeclared-tool nudge). Compared
+ * case-sensitively, as tool names are everywhere; a fixed number of suffix checks per declared
+ * name, so linear in the tool list.
+ */
+function namespacedAliases(...lists: Iterable<string>[]): Set<string> {
+  const out = new Set<string>();
+  for (const names of lists) {
+    for (const name of names) {
+      for (const alias of ALIAS_LIST) if (endsInAfterSeparator(name, alias)) out.add(alias);
+    }
+  }
+  return out;
+}
+
+/** Whether `name` is `<namespace><separator><alias>` (the namespace may be empty). Reads at most the alias's length and one more. */
+function endsInAfterSeparator(name: string, alias: string): boolean {
+  const at = name.length - alias.length - 1;
+  if (at < 0 || !NAMESPACE_SEPARATORS.has(name.charCodeAt(at))) return false;
+  for (let i = 0; i < alias.length; i++) if (name.charCodeAt(at + 1 + i) !== alias.charCodeAt(i)) return false;
+  return true;
 }
 
 /** Alias specs already made, per target declaration: the same (alias, declaration) gives the same spec. */

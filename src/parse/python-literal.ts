@@ -127,6 +127,12 @@ export class PythonLiteralReader {
    * short hex escape, a code point past U+10FFFF and a surrogate (Python keeps it alone; JSON text
    * would pair it) are refused. Any other backslash stays as written, as in Python (`\d` is two
    * characters).
+   *
+   * Review 55: a raw LF or CR ends a single-quoted line in Python ("unterminated string
+   * literal"), and a NUL is no source text at all; parseJson refuses all three raw in a string, so
+   * they are refused here too, never a way around the JSON reader (a Qwen3-Coder array JSON
+   * refused, re-read here). What Python keeps raw in a string (tab, form feed, U+2028, U+2029)
+   * stays read; a line break after a backslash is a continuation (escape()).
    */
   string(quote: string): string {
     this.pos++;
@@ -134,6 +140,7 @@ export class PythonLiteralReader {
     while (this.pos < this.s.length) {
       const c = this.s[this.pos++]!;
       if (c === quote) return out;
+      if (c === "\n" || c === "\r" || c === "\0") this.fail();
       if (c !== "\\") {
         out += c;
         continue;
@@ -146,7 +153,8 @@ export class PythonLiteralReader {
   /** The text of the escape after a backslash (see string()). */
   private escape(): string {
     const e = this.s[this.pos++];
-    if (e === undefined) this.fail();
+    // A NUL is no Python source even after a backslash (string()).
+    if (e === undefined || e === "\0") this.fail();
     const single = PYTHON_ESCAPES.get(e);
     if (single !== undefined) return single;
     if (e === "\r") {

@@ -20,6 +20,7 @@ import { review52 } from "./fixtures-review-52.ts";
 import { review53 } from "./fixtures-review-53.ts";
 import { review54 } from "./fixtures-review-54.ts";
 import { review54b } from "./fixtures-review-54b.ts";
+import { review55Dialects } from "./fixtures-review-55-dialects.ts";
 import type { Shape } from "../../src/grammar/shapes.ts";
 import { ok, bad, none, ls, readA } from "./fixture-kit.ts";
 
@@ -285,6 +286,7 @@ export const fixtures: Fixture[] = [
   ...review53(),
   ...review54(),
   ...review54b(),
+  ...review55Dialects(),
 ];
 
 /**

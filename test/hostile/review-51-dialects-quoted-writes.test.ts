@@ -31,7 +31,7 @@ const HOLDERS: Record<string, (write: (content: string) => string, example: stri
 // Finding 1 (severity: WRONG EXECUTION). What is wrong: an LFM2 write quoted in block documentation
 // whose content page breaks its holder runs the call example inside that page. LFM2's own reader
 // (src/parse/dialects/pythonic.ts on src/parse/python-literal.ts) takes a quoted string spanning
-// lines as one value (the same write outside documentation runs, with the whole page as its
+// lines as one value (until review 55, the same write outside documentation ran, with the whole page as its
 // content: pinned below), so the page's fence line is that value's text by the dialect's own
 // reading, exactly as in the Qwen3-Coder/GLM/O09 quotes review 50 fixed. The engine opens no quote
 // at `<|tool_call_start|>`, so CommonMark's block ends at the page's fence line and the example after
@@ -110,10 +110,18 @@ describe("hard negatives (pass today)", () => {
     expect(o.calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
   });
 
-  test("outside documentation the LFM2 write holding the page is one call whose value spans lines: the example is its content", () => {
-    const o = outcome(lfm2Write(`# Calls\n\`\`\`\n${EXAMPLE}\n\`\`\``));
-    expect(o.calls.map((c) => c.tool)).not.toContain("bash");
-    expect(o.calls).toEqual([{ tool: "write", input: { filePath: "docs/calls.md", content: `# Calls\n\`\`\`\n${EXAMPLE}\n\`\`\`` } }]);
+  // Review 55 changed this pin: a Python string never holds a raw line break (a SyntaxError in
+  // Python, refused by the JSON reader too; python-literal.ts string()), so outside documentation the
+  // write whose content spans lines is refused whole, its text kept, and the example in it still
+  // never runs; written with `\n` escapes it is one write whose content is the page.
+  test("outside documentation the LFM2 write holding the page is never the example: refused whole with raw line breaks, one write with escaped ones", () => {
+    const input = lfm2Write(`# Calls\n\`\`\`\n${EXAMPLE}\n\`\`\``);
+    const o = outcome(input);
+    expect(o.calls).toEqual([]);
+    expect(o.text).toBe(input);
+    const page = `# Calls\n\`\`\`\n${EXAMPLE}\n\`\`\``;
+    const escapedPage = page.replaceAll("\n", "\\n");
+    expect(outcome(lfm2Write(escapedPage)).calls).toEqual([{ tool: "write", input: { filePath: "docs/calls.md", content: page } }]);
   });
 
   test("a Hermes write quoted in a fence with its page's line breaks escaped: documentation, no call", () => {
