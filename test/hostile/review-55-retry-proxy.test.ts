@@ -19,6 +19,10 @@
  *   the live repair reads it: src/wires/prefill.ts chatPrefill/messagesPrefill `certain`).
  *   Expected: no correction on the continuing request; the one correction on the user's next
  *   request, if the finished reply still ran nothing.
+ *   Fixed: historyEdits asks the wire for the request's prefill (Wire.prefill); when the server
+ *   surely continues it (`certain`), the trailing reply is the one being written and owes no
+ *   correction on that request (sanitizing it is unchanged). A trailing assistant turn the server
+ *   may answer with a fresh message (chat without those flags, Responses) is still a finished reply.
  */
 import { describe, expect, test } from "bun:test";
 import { sanitizeRequestBody } from "../../src/proxy/history.ts";
@@ -44,19 +48,29 @@ const chat = (messages: unknown[]) => ({ model: "deepseek-chat", tools: CHAT_TOO
 const anthropic = (messages: unknown[]) => ({ model: "m", max_tokens: 64, tools: MESSAGES_TOOLS, messages });
 
 describe("finding 1: a certain prefill is the reply being written, not the last one", () => {
-  test.failing("chat `prefix: true` continuing a cut call: no correction on the continuing request", () => {
+  test("chat `prefix: true` continuing a cut call: no correction on the continuing request", () => {
     expect(pass("/beta/chat/completions", chat([{ role: "user", content: "list files" }, { role: "assistant", content: CUT, prefix: true }])).count).toBe(0);
   });
 
-  test.failing("Messages trailing assistant turn continuing a cut call: no correction on the continuing request", () => {
+  test("Messages trailing assistant turn continuing a cut call: no correction on the continuing request", () => {
     expect(pass("/v1/messages", anthropic([{ role: "user", content: "list files" }, { role: "assistant", content: CUT }])).count).toBe(0);
   });
 
-  test.failing("the same reply over its continuation and the user's next request: one correction in all, not two", () => {
+  test("the same reply over its continuation and the user's next request: one correction in all, not two", () => {
     const continuing = pass("/beta/chat/completions", chat([{ role: "user", content: "list files" }, { role: "assistant", content: CUT, prefix: true }]));
     // The client stores the continuation as a second assistant message (one reply: repliesOf).
     const next = pass("/beta/chat/completions", chat([{ role: "user", content: "list files" }, { role: "assistant", content: CUT }, { role: "assistant", content: REST }, { role: "user", content: "and?" }]));
     expect(continuing.count + next.count).toBe(1);
+  });
+
+  test("vLLM `continue_final_message` continuing a cut call: no correction on the continuing request", () => {
+    const body = { ...chat([{ role: "user", content: "list files" }, { role: "assistant", content: CUT }]), continue_final_message: true };
+    expect(pass("/v1/chat/completions", body).count).toBe(0);
+  });
+
+  test("hard negative: a trailing assistant turn the server may answer afresh (chat, no prefix flag) is a finished reply: one correction", () => {
+    const out = pass("/v1/chat/completions", chat([{ role: "user", content: "list files" }, { role: "assistant", content: CUT }]));
+    expect([out.correction, out.count]).toEqual(["truncated-call", 1]);
   });
 
   test("hard negative: the cut reply before the user's next message (it ended): one truncated-call correction", () => {

@@ -20,6 +20,9 @@
  *   `executions.settled` for the newer execution).
  *   Expected: no wake (as the same stop of E1 alone: test/v2/abort.test.ts "no wake after the stop
  *   (wait resolving first, the event after)").
+ *   Fixed: the wake is decided against the LAST execution of the session whose reply owes one: a
+ *   later execution's leak re-arms the decision (its own terminal event, a `wait` asked again), so
+ *   the user's stop of that execution, read in either order, cancels the wake.
  *
  * FINDING 2 (a wake after the user wrote again; severity: a wake queued behind the user's own
  *   message, restarting an exchange the user moved on from). Minimal input: E1's reply leaks, E1
@@ -31,6 +34,10 @@
  *   resolved; an execution that starts once the awaited one has ended is the user's as well).
  *   Expected: no wake (review 52's finding 2 rule: an execution the user started before the wake is
  *   sent stops it).
+ *   Fixed: any execution of the session seen starting once the awaited one ended (its terminal
+ *   event read, or `wait` resolved) cancels the wake, before `wait` resolves or after; a start read
+ *   before that end (the leaking execution's own, delivered late) cancels nothing, nor does another
+ *   session's.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, spyOn, test } from "bun:test";
 import path from "node:path";
@@ -93,7 +100,7 @@ async function secondExecutionQueued(host: StandInHost) {
 }
 
 describe("finding 1: the user stops a second execution whose wait was folded into the first's", () => {
-  test.failing("E2's own leak, E2 stopped by the user (wait first, the event after): no wake", async () => {
+  test("E2's own leak, E2 stopped by the user (wait first, the event after): no wake", async () => {
     const host = await hostWith();
     await secondExecutionQueued(host);
     const e2 = await step(host, "ses_1", [U1, assistant(UNDECLARED), U2], UNDECLARED);
@@ -125,6 +132,33 @@ describe("finding 1: the user stops a second execution whose wait was folded int
     }
   });
 
+  test("the latest run decides: E1 stopped by the user, E2 (the user's next message) leaks and succeeds: E2's one wake", async () => {
+    for (const eventFirst of [true, false]) {
+      const host = await hostWith();
+      await host.startExecution("ses_1");
+      await step(host, "ses_1", [U1], UNDECLARED);
+      await host.publish("session.execution.interrupted", { sessionID: "ses_1", reason: "user" });
+      await host.startExecution("ses_1");
+      const e2 = await step(host, "ses_1", [U1, assistant(UNDECLARED), U2], UNDECLARED);
+      // The stop dropped E1's correction: E2's request carries none.
+      expect(e2.system).toEqual([]);
+      await host.endExecution("ses_1", { type: "succeeded" }, { eventFirst });
+      await host.goIdle("ses_1");
+      expect(host.prompts).toEqual([{ sessionID: "ses_1", ...WAKE }]);
+    }
+  });
+
+  test("the latest run decides: E2 leaks, ends, and a third execution (another queued message) starts: no wake", async () => {
+    const host = await hostWith();
+    await secondExecutionQueued(host);
+    await step(host, "ses_1", [U1, assistant(UNDECLARED), U2], UNDECLARED);
+    await host.publish("session.execution.succeeded", { sessionID: "ses_1" });
+    await host.startExecution("ses_1");
+    await host.goIdle("ses_1");
+    await host.goIdle("ses_1");
+    expect(host.prompts).toEqual([]);
+  });
+
   test("hard negative: E2 answers cleanly: nothing is woken", async () => {
     const host = await hostWith();
     await secondExecutionQueued(host);
@@ -135,7 +169,7 @@ describe("finding 1: the user stops a second execution whose wait was folded int
 });
 
 describe("finding 2: the user's execution seen starting between the first's end and wait", () => {
-  test.failing("E2 started (its context not built yet), then wait resolves: no wake queued behind msg_u2", async () => {
+  test("E2 started (its context not built yet), then wait resolves: no wake queued behind msg_u2", async () => {
     const host = await hostWith();
     await secondExecutionQueued(host);
     await host.goIdle("ses_1");
@@ -146,6 +180,15 @@ describe("finding 2: the user's execution seen starting between the first's end 
     const host = await hostWith();
     await host.startExecution("ses_1");
     await step(host, "ses_1", [U1], UNDECLARED);
+    await host.publish("session.execution.succeeded", { sessionID: "ses_1" });
+    await host.goIdle("ses_1");
+    expect(host.prompts).toEqual([{ sessionID: "ses_1", ...WAKE }]);
+  });
+
+  test("hard negative: E1's own start read late (after its leak, before its end): the wake still follows", async () => {
+    const host = await hostWith();
+    await step(host, "ses_1", [U1], UNDECLARED);
+    await host.startExecution("ses_1");
     await host.publish("session.execution.succeeded", { sessionID: "ses_1" });
     await host.goIdle("ses_1");
     expect(host.prompts).toEqual([{ sessionID: "ses_1", ...WAKE }]);
