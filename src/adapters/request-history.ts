@@ -148,6 +148,13 @@ function historyEdits(pathname: string, body: unknown, options: HistoryOptions):
   const resolved = new Set<number>();
   const turns = shape === "responses" && options.resolve ? given.map((turn, index) => resolvedTurn(turn, options.resolve!, () => resolved.add(index))) : given;
   const replies = repliesOf(shape, turns);
+  // A prefill the server surely continues (src/wires/prefill.ts `certain`: a Messages trailing
+  // assistant turn, chat `prefix: true` or `continue_final_message`) is the reply being written, not
+  // one that ended: it owes no correction now. Once its continuation is stored, the whole reply is
+  // the newest one before the user's next message and gets its one correction there (repliesOf
+  // reads the cut text and its continuation as one reply). Correcting the prefill too would send a
+  // second correction for one reply, the first of them about a call the reply had yet to finish.
+  const continuing = options.correct && wire !== undefined && wire.prefill(body)?.certain === true;
   const edits: JsonEdit[] = [];
   let removed = 0;
   let changedTurns = 0;
@@ -176,6 +183,8 @@ function historyEdits(pathname: string, body: unknown, options: HistoryOptions):
     // A turn that also made a native call did call a tool: its markup ran nothing because the
     // native call won, as the live repair decides, so it needs no correction.
     newest = next.some((at) => madeNativeCall(turns[at] as Json)) ? null : found.nudge;
+    // The unfinished reply is the model's newest: an older reply's correction was due before it.
+    if (continuing && reply === replies.length && next.at(-1) === turns.length - 1) newest = null;
   });
   const correction = options.correct && newest !== null && mayCall(wire, body, tools) ? reasonFor(newest) : null;
   // Never twice: a layer in front (the fetch adapter, a second proxy) or the client may have added

@@ -117,11 +117,13 @@ describe("the history pass through spliceJson", () => {
   test("the correction joins each wire's system prompt wherever it is, or is added, and nothing else moves", () => {
     const CORRECTION = correctionText("unexecuted-call");
     const leaked = (role: string) => `{"role":"${role}","content":${JSON.stringify(`Reading. ${LEAK}`)}}`;
+    const NEXT = `{"role":"user","content":"and?"}`;
     const cases: [string, string, (body: any) => unknown, unknown][] = [
       ["/v1/chat/completions", `{"seed":12345678901234567891,"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"go"},${leaked("assistant")}]}`, (b) => b.messages[0].content, `Be brief.\n\n${CORRECTION}`],
       ["/v1/chat/completions", `{"seed":12345678901234567891,"messages":[{"role":"user","content":"go"},${leaked("assistant")}]}`, (b) => b.messages[0], { role: "system", content: CORRECTION }],
-      ["/v1/messages", `{"seed":12345678901234567891,"system":[{"type":"text","text":"Be brief."}],"messages":[${leaked("assistant")}]}`, (b) => b.system, [{ type: "text", text: "Be brief." }, { type: "text", text: CORRECTION }]],
-      ["/v1/messages", `{"seed":12345678901234567891,"messages":[${leaked("assistant")}]}`, (b) => b.system, CORRECTION],
+      // Messages: a user turn after the reply (a trailing assistant turn is a prefill being continued: no correction).
+      ["/v1/messages", `{"seed":12345678901234567891,"system":[{"type":"text","text":"Be brief."}],"messages":[${leaked("assistant")},${NEXT}]}`, (b) => b.system, [{ type: "text", text: "Be brief." }, { type: "text", text: CORRECTION }]],
+      ["/v1/messages", `{"seed":12345678901234567891,"messages":[${leaked("assistant")},${NEXT}]}`, (b) => b.system, CORRECTION],
       ["/v1/responses", `{"seed":12345678901234567891,"instructions":"Be brief.","input":[{"type":"message",${leaked("assistant").slice(1)}]}`, (b) => b.instructions, `Be brief.\n\n${CORRECTION}`],
       ["/v1/responses", `{"seed":12345678901234567891,"input":[{"type":"message",${leaked("assistant").slice(1)}]}`, (b) => b.instructions, CORRECTION],
     ];
@@ -150,7 +152,8 @@ describe("the history pass: when a correction is due, and where it goes", () => 
       messages: [
         { role: "user", content: "go" },
         { role: "assistant", content: [{ type: "text", text: `Reading. ${LEAK}` }, ...(calls ? [{ type: "tool_use", id: "t1", name: "read", input: { path: "a.ts" } }] : [])] },
-        ...(calls ? [{ role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "file text" }] }] : []),
+        // Without the call, the user's next message: a trailing assistant turn would be a prefill being continued.
+        calls ? { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "file text" }] } : { role: "user", content: "and?" },
       ],
     });
     const responses = (calls: boolean) => ({

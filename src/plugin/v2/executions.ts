@@ -5,7 +5,7 @@
 // the idle wake waits for both and the abort is always applied before the wake is decided.
 
 /** How an execution ended; "unknown" without a live event stream (the wake then decides alone). */
-type Settled = "succeeded" | "failed" | "interrupted" | "unknown";
+export type Settled = "succeeded" | "failed" | "interrupted" | "unknown";
 
 interface ExecutionWatch {
   /** Whether terminal events are being read. */
@@ -28,6 +28,11 @@ interface ExecutionHandlers {
   onLost(error: unknown): void;
   /** An execution of the session began (a prompt made it busy again). */
   onStarted?(sessionID: string): void;
+  /**
+   * An execution of the session ended (any terminal event, its start seen or not): called before
+   * `settled` resolves, so a start read right after it is known to come after that end.
+   */
+  onEnded?(sessionID: string): void;
 }
 
 const TERMINALS: Readonly<Record<string, Exclude<Settled, "unknown">>> = {
@@ -134,6 +139,11 @@ export function watchExecutions(subscribe: (() => AsyncIterable<unknown>) | unde
             } catch {
               // The ledger is the plugin's own; a throw here must not end the stream.
             }
+          }
+          try {
+            on.onEnded?.(event.sessionID);
+          } catch {
+            // As onAbort: a throw here must not end the stream.
           }
           release(event.sessionID, event.kind);
         }

@@ -34,7 +34,7 @@ import { claim, loadKey, mergeRestrictions, servingFor, standAsideWarning } from
 import { type ActingScope, AUTO_SCOPE, EVERY_PROVIDER, RouteMemory, routeInScope } from "../scope.ts";
 import { startupReport } from "../startup.ts";
 import { addCorrection, historyTools, lastUserTurn, sanitizeContext, turnsIn } from "./context-hook.ts";
-import { watchExecutions } from "./executions.ts";
+import { type Settled, watchExecutions } from "./executions.ts";
 import type { V2Cleanup, V2Context, V2LanguageEvent, V2ModelRef, V2Registration, V2SessionHttpRequest } from "./host-types.ts";
 import { HttpRepair } from "./http-repair.ts";
 import { wrapWithMiddleware } from "./language.ts";
@@ -95,10 +95,8 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
     await ctx.session.prompt!({ sessionID, text, delivery: "queue" });
   });
   const turns = new Map<string, string>();
-  const waiting = new Set<string>();
-  // Sessions whose wake is being decided after they went idle: false until an execution starts
-  // again (a prompt of the user's), which the wake must not be queued behind.
-  const idleSince = new Map<string, boolean>();
+  // Sessions whose wake is being decided, each with the LAST execution that left a reply owing one.
+  const arms = new Map<string, WakeArm>();
   // Set by cleanup: a wait still pending, or a callback the host fires after the dispose, does nothing.
   let disposed = false;
   // The context and HTTP hooks see only { providerID, id }: scope is decided on the whole route the
@@ -115,35 +113,80 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
       retry.onAbort(sessionID);
       if (options.debug) log("info", `[dsml] abort ${sessionID}`);
     },
+    // An execution that starts once the awaited one ended is the user's (a queued message, a new
+    // prompt): ours is sent only after the last check, so nothing of the plugin's starts here.
     onStarted: (sessionID) => {
-      if (idleSince.has(sessionID)) idleSince.set(sessionID, true);
+      const arm = arms.get(sessionID);
+      if (arm?.ended) arm.newer = true;
+    },
+    onEnded: (sessionID) => {
+      const arm = arms.get(sessionID);
+      if (arm) arm.ended = true;
     },
     onLost: (error) => log("warn", `event stream ${error === undefined ? "ended" : `failed (${error instanceof Error ? error.name : "error"})`}; aborts are no longer seen`),
   });
 
   const mayWake = subAgentCheck(async (sessionID) => ctx.session.get!({ sessionID }));
+  // The wake is decided against the LAST execution of the session whose reply owes one. Orders
+  // handled (the event stream and `wait` are two channels: an end may be read before or after
+  // `wait` resolves):
+  //   leak, end, wait            one wake; none when that end is the user's stop ("interrupted")
+  //   leak, end, start, wait     no wake: the run that started after the leaking one ended is the
+  //   leak, end, wait, start     user's (a queued message); seen before `wait` resolved, after it,
+  //                              or during the session.get lookup (`live` is read after it)
+  //   leak, end, start, leak', end', wait
+  //                              re-armed at leak': decided on end' alone (and a `wait` still
+  //                              pending at leak', or one asked then): one wake for the latest
+  //                              reply, none if end' is the user's stop
+  //   leak, start (late), end    a start read before the leaking run's end is its own: no cancel
+  //   another session's start    cancels nothing: arms are per session
+  //   no event stream            `wait` alone decides (settled "unknown"; nothing starts or ends)
+  const decide = async (sessionID: string, arm: WakeArm): Promise<boolean> => {
+    // `wait` and the awaited run's terminal event (asked while it ran): an abort is applied first.
+    // An execution interrupted for another reason (a shutdown) is not woken either.
+    const [, how] = await Promise.all([arm.idle, arm.settled]);
+    // Re-armed by a later run's reply while this one was awaited: the caller decides on that run.
+    if (disposed || arms.get(sessionID) !== arm) return false;
+    // Idle: the awaited run has ended, whether or not its terminal event was seen.
+    arm.ended = true;
+    if (how === "interrupted" || arm.newer) return false;
+    const current = () => !disposed && arms.get(sessionID) === arm && !arm.newer;
+    return retry.onIdle(sessionID, async (id) => (disposed ? "never" : mayWake(id)), current);
+  };
+  // One `wait` per session at a time: asked while an execution runs, it resolves once the session
+  // is idle after it, so a later reply of the session while it is pending shares it.
+  const waits = new Map<string, Promise<void>>();
+  const idleAfter = (sessionID: string): Promise<void> => {
+    const pending = waits.get(sessionID);
+    if (pending) return pending;
+    // A host call that throws at once rejects here instead, inside the decision that catches it.
+    const wait: Promise<void> = new Promise<void>((resolve) => resolve(ctx.session.wait!({ sessionID }))).finally(() => {
+      if (waits.get(sessionID) === wait) waits.delete(sessionID);
+    });
+    waits.set(sessionID, wait);
+    // A wait whose arm is never decided (a dispose) must not reject unhandled: decide catches the rest.
+    wait.catch(() => undefined);
+    return wait;
+  };
   const wakeWhenIdle = (sessionID: string) => {
-    if (!wakes || disposed || waiting.has(sessionID)) return;
-    waiting.add(sessionID);
-    // Asked now, while the execution that gave this reply still runs: its terminal event is the next
+    if (!wakes || disposed) return;
+    const deciding = arms.has(sessionID);
+    // Both asked now, while the execution that gave this reply runs: its terminal event is the next
     // one ("unknown" at once when its start was not seen: `wait` alone decides, as without events).
-    // `wait` and the events are two channels; waiting for both applies an abort first. An execution
-    // interrupted for another reason (a shutdown) is not woken either.
-    const settled = executions.settled(sessionID);
-    // From idle on, an execution seen starting is the user's new prompt (ours is sent only after
-    // the last check): onIdle reads `live` after its lookup, so the wake is not queued behind it.
-    void Promise.all([ctx.session.wait!({ sessionID }), settled])
-      .then(([, how]) => {
-        if (how === "interrupted" || disposed) return false;
-        idleSince.set(sessionID, false);
-        return retry.onIdle(sessionID, async (id) => (disposed ? "never" : mayWake(id)), () => !disposed && idleSince.get(sessionID) === false);
-      })
-      .then((woke) => woke && options.debug && log("info", `[dsml] wake ${sessionID}`))
-      .catch(() => log("warn", "idle wake failed (error); left unchanged"))
-      .finally(() => {
-        waiting.delete(sessionID);
-        idleSince.delete(sessionID);
-      });
+    arms.set(sessionID, { settled: executions.settled(sessionID), idle: idleAfter(sessionID), ended: false, newer: false });
+    if (deciding) return;
+    void (async () => {
+      let arm = arms.get(sessionID);
+      while (arm && !disposed) {
+        try {
+          if ((await decide(sessionID, arm)) && options.debug) log("info", `[dsml] wake ${sessionID}`);
+        } catch {
+          log("warn", "idle wake failed (error); left unchanged");
+        }
+        if (arms.get(sessionID) === arm) arms.delete(sessionID);
+        arm = arms.get(sessionID);
+      }
+    })();
   };
   let adapter: AdapterOptions = {
     parse: options.parse,
@@ -179,6 +222,8 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
     disposed = true;
     release();
     turns.clear();
+    arms.clear();
+    waits.clear();
     executions.stop();
     for (const registration of registrations.splice(0)) {
       // A dispose that throws (at once or later) costs only its own hook: the rest are still disposed.
@@ -239,6 +284,17 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
     throw error;
   }
   return cleanup;
+}
+
+/** The execution whose reply a pending wake answers: how it ends, whether it has, and whether one started after. */
+interface WakeArm {
+  readonly settled: Promise<Settled>;
+  /** The session's `session.wait` pending when it was armed, or asked then. */
+  readonly idle: Promise<void>;
+  /** Its terminal event was read, or `wait` resolved after it. */
+  ended: boolean;
+  /** An execution of the session started after it ended: the user's, which no wake may follow. */
+  newer: boolean;
 }
 
 /**
