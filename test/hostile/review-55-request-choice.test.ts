@@ -4,6 +4,8 @@
 // tool other than the forced one.
 import { describe, expect, test } from "bun:test";
 import { repairFetch } from "../../src/adapters/fetch.ts";
+import { keyWrittenTwice } from "../../src/adapters/request-keys.ts";
+import { countWork } from "../support/work.ts";
 import { READ_SCHEMA, URLS, WIRES, type WireName, fn, leak, names, replyJson, requestBody, run, upstream } from "./review-55-request-support.ts";
 
 const BASH_LEAK = `Running.\n${leak("bash")}`;
@@ -98,17 +100,25 @@ describe("a request body that writes a key the plan reads twice", () => {
   // `function_call`, `parallel_tool_calls`, `functions`) is written twice with different values,
   // nothing is recovered from the reply (it passes through, the markup as text); a body whose
   // duplicates are equal, or whose duplicate key the plan does not read, is repaired as today.
-  test.failing("chat: tool_choice none then auto recovers nothing", async () => {
+  // Fixed: src/adapters/request-keys.ts keyWrittenTwice, read by fetch.ts planRequest before the
+  // reply's plan is made: a top-level `tools`, `functions`, `mcp_servers`, `tool_choice`, `function_call`,
+  // `parallel_tool_calls`, `messages`, `input`, `system`, `instructions` or
+  // `continue_final_message` written twice (equal copies too: the simpler rule), or any key written
+  // twice in an object inside `tool_choice` or `function_call` (`disable_parallel_tool_use`, a
+  // forced function's `name`), recovers nothing: the reply passes as written, one debug line (the
+  // history pass still runs: it rewrites the copy JSON.parse keeps, review 41). Keys compare as
+  // JSON.parse reads them (escapes decoded); one linear pass over the top level and those two values.
+  test("chat: tool_choice none then auto recovers nothing", async () => {
     const body = requestBody("chat", both("chat"));
     expect(await rawRun("chat", withMembers(body, '"tool_choice":"none","tool_choice":"auto"'))).toEqual([]);
   });
 
-  test.failing("Anthropic: tool_choice forcing read, then auto, never runs bash", async () => {
+  test("Anthropic: tool_choice forcing read, then auto, never runs bash", async () => {
     const body = requestBody("anthropic", both("anthropic"));
     expect(await rawRun("anthropic", withMembers(body, '"tool_choice":{"type":"tool","name":"read"},"tool_choice":{"type":"auto"}'))).toEqual([]);
   });
 
-  test.failing("Responses: tools written twice, bash only in the last copy, never runs bash", async () => {
+  test("Responses: tools written twice, bash only in the last copy, never runs bash", async () => {
     const { tools: _tools, ...rest } = requestBody("responses", []);
     const text = withMembers(rest, `"tools":${JSON.stringify([fn("responses", "read", READ_SCHEMA)])},"tools":${JSON.stringify(both("responses"))}`);
     expect(await rawRun("responses", text)).toEqual([]);
@@ -122,6 +132,75 @@ describe("a request body that writes a key the plan reads twice", () => {
 
     test("a duplicate key the plan does not read changes nothing: the leak runs", async () => {
       for (const wire of WIRES) expect(await rawRun(wire, withMembers(requestBody(wire, both(wire)), '"metadata":{"a":"1"},"metadata":{"a":"2"}'))).toEqual(["bash"]);
+    });
+
+    test("the other plan keys written twice, and keys written twice inside tool_choice or function_call, recover nothing", async () => {
+      const cases: [WireName, string][] = [
+        ["chat", `"functions":[],"functions":[]`],
+        ["chat", `"function_call":"auto","function_call":"auto"`],
+        ["chat", `"parallel_tool_calls":true,"parallel_tool_calls":false`],
+        ["chat", `"tool_choice":{"type":"function","function":{"name":"read","name":"bash"}}`],
+        ["chat", `"function_call":{"name":"read","name":"bash"}`],
+        ["chat", `"messages":[],"messages":[{"role":"user","content":"go"}]`],
+        ["anthropic", `"tool_choice":{"type":"auto","disable_parallel_tool_use":true,"disable_parallel_tool_use":false}`],
+        ["anthropic", `"system":"a","system":"b"`],
+        ["anthropic", `"mcp_servers":[],"mcp_servers":[]`],
+        ["responses", `"instructions":"a","instructions":"b"`],
+        ["responses", `"tool_choice":{"type":"allowed_tools","mode":"auto","mode":"required","tools":[]}`],
+      ];
+      for (const [wire, members] of cases) {
+        const body: Record<string, unknown> = requestBody(wire, both(wire));
+        if (members.startsWith(`"messages"`)) delete body.messages;
+        expect(await rawRun(wire, withMembers(body, members))).toEqual([]);
+      }
+    });
+
+    test("the same key in separate objects, nested below the top level, or inside a string is no duplicate: the leak runs", async () => {
+      const allowed = { type: "allowed_tools", allowed_tools: { mode: "auto", tools: [{ type: "function", function: { name: "read" } }, { type: "function", function: { name: "bash" } }] } };
+      expect(await rawRun("chat", JSON.stringify(requestBody("chat", both("chat"), { tool_choice: allowed })))).toEqual(["bash"]);
+      const nested = withMembers(requestBody("chat", both("chat"), { tool_choice: "auto" }), '"metadata":{"tool_choice":"none","tool_choice":"none","tools":[]}');
+      expect(await rawRun("chat", nested)).toEqual(["bash"]);
+      const quoted = requestBody("chat", both("chat"), { tool_choice: "auto" }, 'say \",\"tool_choice\":\"none\" and "tool_choice": "none"');
+      expect(await rawRun("chat", JSON.stringify(quoted))).toEqual(["bash"]);
+      // A schema whose objects repeat keys across entries (every property has a `type`).
+      const schema = { type: "object", properties: { command: { type: "string" }, cwd: { type: "string" } }, required: ["command"] };
+      expect(await rawRun("responses", JSON.stringify(requestBody("responses", [fn("responses", "bash", schema)])))).toEqual(["bash"]);
+    });
+
+    test("the scan is linear: a 10 MB body, escapes, deep nesting and many keys read each character a bounded number of times", () => {
+      const bodies = (size: number) => [
+        JSON.stringify({ model: "m", messages: [{ role: "user", content: "\\\"x".repeat(size / 4) }], tools: [], tool_choice: "auto" }),
+        JSON.stringify({ model: "m", tool_choice: { type: "auto", nested: JSON.parse("[".repeat(1000) + "]".repeat(1000)), pad: "y".repeat(size) } }),
+        `{${Array.from({ length: size / 16 }, (_, i) => `"k${i}":[{"a":1}]`).join(",")},"tools":[]}`,
+        `{"tool_choice":{${Array.from({ length: size / 16 }, (_, i) => `"t${i}":{"b":2}`).join(",")}}}`,
+      ];
+      const smalls = bodies(2_500_000);
+      const bigs = bodies(10_000_000);
+      smalls.forEach((small, i) => {
+        const big = bigs[i]!;
+        const a = countWork(() => void keyWrittenTwice(small));
+        const b = countWork(() => void keyWrittenTwice(big));
+        expect(a).toBeLessThanOrEqual(3 * small.length);
+        expect(b).toBeLessThanOrEqual(3 * big.length);
+        expect(b).toBeLessThan(4.4 * a);
+      });
+      expect(keyWrittenTwice('{"tools":[],"tools":[]}')).toBe("`tools`");
+      expect(keyWrittenTwice('[{"tools":[],"tools":[]}]')).toBeUndefined();
+    }, 60_000);
+
+    test("a 10 MB body with tool_choice written twice at its very end recovers nothing; without it the leak runs", async () => {
+      const big = requestBody("chat", both("chat"), {}, "x".repeat(10_000_000));
+      expect(await rawRun("chat", withMembers(big, '"tool_choice":"none","tool_choice":"auto"'))).toEqual([]);
+      expect(await rawRun("chat", withMembers(big, '"tool_choice":"auto"'))).toEqual(["bash"]);
+    });
+
+    test("one debug line names the key (never a value), and the reply passes as written", async () => {
+      const lines: string[] = [];
+      const text = withMembers(requestBody("chat", both("chat")), '"tool_choice":"none","tool_choice":"auto"');
+      const res = await repairFetch({ debug: (line) => void lines.push(line) }, upstream(replyJson("chat", BASH_LEAK)))(URLS.chat, { method: "POST", body: text });
+      expect((await res.json()).choices[0].message.content).toBe(BASH_LEAK);
+      expect(lines.filter((line) => line.includes("twice"))).toEqual([expect.stringContaining("request body writes `tool_choice` twice: passing through unrepaired")]);
+      expect(lines.join("\n")).not.toContain("auto");
     });
 
     test("the upstream is sent the body as written (both copies), so it decides as it reads it", async () => {

@@ -3,6 +3,8 @@
 // failing test says what is wrong, its severity, a minimal input, the suspected file and what is
 // expected; the hard negatives beside them pass on main and must keep passing.
 import { describe, expect, test } from "bun:test";
+import { parse } from "../../src/engine/parse.ts";
+import { textStream, throughMiddleware } from "../security/support.ts";
 import { BASH_SCHEMA, NO_SCHEMA, READ_SCHEMA, WIRES, chatStreamNames, fn, leak, names, requestBody, run } from "./review-55-request-support.ts";
 
 /** Another agent's name for bash (src/parse/aliases.ts TOOL_ALIASES), here the name of a tool of its own. */
@@ -21,7 +23,12 @@ describe("a name the request declares outside `tools[].function` is never re-tar
   // `<tool_call>{"name":"execute_command","arguments":{"command":"deploy --prod"}}</tool_call>`.
   // Suspected: src/wires/declared-names.ts declaredToolNames (reads `tools` only).
   // Expected: every name in `functions` is a declared name (no alias stands for it): no bash call.
-  test.failing("chat: a legacy `functions` entry named execute_command is not run as bash (JSON and streamed)", async () => {
+  // Fixed: declaredToolNames reads `functions` names too (EngineOptions.reservedNames). They are
+  // reserved only, never tools a call is recovered for (the safer reading): a client declaring its
+  // tools in `functions` reads `message.function_call`, not the `tool_calls` a recovered call is
+  // written as, so the call would vanish with its markup; a `functions` entry named like a `tools`
+  // one is a further declaration of it, which a recovered call must fit as well.
+  test("chat: a legacy `functions` entry named execute_command is not run as bash (JSON and streamed)", async () => {
     const body = requestBody("chat", [fn("chat", "bash")], { functions: [{ name: "execute_command", parameters: EXEC_SCHEMA }] });
     expect(names((await run("chat", body, EXEC_LEAK)).calls)).toEqual([]);
     for (const got of await chatStreamNames(body, EXEC_LEAK)) expect(got).toEqual([]);
@@ -34,14 +41,16 @@ describe("a name the request declares outside `tools[].function` is never re-tar
   // `configs`). The model calls the server's `execute_command`; the adapter runs bash with it.
   // Suspected: src/wires/declared-names.ts declaredToolNames (reads `name`, `function.name`,
   // `custom.name` only). Expected: a tool name a request lists for an MCP server is reserved too.
-  test.failing("Responses: an MCP server's allowed tool execute_command is not run as bash", async () => {
+  // Fixed: declaredToolNames reserves Responses `mcp` tools' `allowed_tools` (both forms),
+  // Anthropic `mcp_servers[].tool_configuration.allowed_tools` and `mcp_toolset` `configs` names.
+  test("Responses: an MCP server's allowed tool execute_command is not run as bash", async () => {
     for (const allowed of [["execute_command"], { tool_names: ["execute_command"] }]) {
       const mcp = { type: "mcp", server_label: "ops", server_url: "https://ops.example/mcp", allowed_tools: allowed, require_approval: "never" };
       expect(names((await run("responses", requestBody("responses", [fn("responses", "bash"), mcp]), EXEC_LEAK)).calls)).toEqual([]);
     }
   });
 
-  test.failing("Anthropic: an MCP connector's allowed tool execute_command is not run as bash", async () => {
+  test("Anthropic: an MCP connector's allowed tool execute_command is not run as bash", async () => {
     const servers = [{ type: "url", url: "https://ops.example/mcp", name: "ops", tool_configuration: { enabled: true, allowed_tools: ["execute_command"] } }];
     expect(names((await run("anthropic", requestBody("anthropic", [fn("anthropic", "bash")], { mcp_servers: servers }), EXEC_LEAK)).calls)).toEqual([]);
     const toolset = { type: "mcp_toolset", mcp_server_name: "ops", configs: { execute_command: { enabled: true } } };
@@ -67,6 +76,30 @@ describe("a name the request declares outside `tools[].function` is never re-tar
       }
     });
 
+    test("functions and MCP names that collide with nothing change nothing: the declared bash still runs", async () => {
+      const chat = requestBody("chat", [fn("chat", "bash")], { functions: [{ name: "deploy", parameters: EXEC_SCHEMA }] });
+      expect(names((await run("chat", chat, `Running.\n${leak("bash")}`)).calls)).toEqual(["bash"]);
+      const mcp = { type: "mcp", server_label: "ops", server_url: "https://ops.example/mcp", allowed_tools: { tool_names: ["deploy"] } };
+      expect(names((await run("responses", requestBody("responses", [fn("responses", "bash"), mcp]), `Running.\n${leak("bash")}`)).calls)).toEqual(["bash"]);
+      const servers = [{ type: "url", url: "https://ops.example/mcp", name: "ops", tool_configuration: { allowed_tools: ["deploy"] } }];
+      expect(names((await run("anthropic", requestBody("anthropic", [fn("anthropic", "bash")], { mcp_servers: servers }), `Running.\n${leak("bash")}`)).calls)).toEqual(["bash"]);
+    });
+
+    test("a request declaring its tools in `functions` only (the legacy API) gets no call recovered: the reply passes as written", async () => {
+      const body = { model: "m", messages: [{ role: "user", content: "list" }], functions: [{ name: "bash", parameters: BASH_SCHEMA }] };
+      const reply = `Running.\n${leak("bash")}`;
+      const got = await run("chat", body, reply);
+      expect(got.calls).toEqual([]);
+      expect(got.text).toBe(reply);
+    });
+
+    test("a `functions` entry named like a `tools` one is a further declaration: the call must fit both", async () => {
+      const body = requestBody("chat", [fn("chat", "bash")], { functions: [{ name: "bash", parameters: READ_SCHEMA }] });
+      expect(names((await run("chat", body, `Running.\n${leak("bash")}`)).calls)).toEqual([]);
+      const same = requestBody("chat", [fn("chat", "bash")], { functions: [{ name: "bash", parameters: BASH_SCHEMA }] });
+      expect(names((await run("chat", same, `Running.\n${leak("bash")}`)).calls)).toEqual(["bash"]);
+    });
+
     test("the alias still works when nothing declares its name: execute_command runs as bash on every wire", async () => {
       for (const wire of WIRES) {
         const got = await run(wire, requestBody(wire, [fn(wire, "bash")]), EXEC_LEAK);
@@ -90,8 +123,12 @@ describe("a function tool declared without `parameters`", () => {
   // Suspected: src/wires/declared-names.ts declaredTool (schema undefined → `{ name }`), as the
   // chat and Responses wires call it. Expected: on these two wires an absent `parameters` reads as
   // `{type: "object", properties: {}}`: `{}` runs, any key is refused (broken markup, text kept).
+  // Fixed: src/wires/declared-names.ts declaredFunction reads an absent `parameters` as
+  // `{type: "object", properties: {}}` on chat (also a `functions` entry) and Responses. Anthropic
+  // (whose API requires `input_schema`), the AI SDK middleware and parse() keep "an absent schema
+  // means none" (no schema given at all there).
   const SCOPED = `Clearing.\n${leak("reset_cache", { scope: "all" })}`;
-  test.failing("chat and Responses: a key passed to a tool declared with no parameters is refused (strict or not)", async () => {
+  test("chat and Responses: a key passed to a tool declared with no parameters is refused (strict or not)", async () => {
     for (const wire of ["chat", "responses"] as const) {
       for (const extra of [{}, { strict: true }]) {
         const got = await run(wire, requestBody(wire, [fn(wire, "reset_cache", NO_SCHEMA, extra)]), SCOPED);
@@ -106,6 +143,13 @@ describe("a function tool declared without `parameters`", () => {
       const got = await run(wire, requestBody(wire, [fn(wire, "reset_cache", NO_SCHEMA)]), `Clearing.\n${leak("reset_cache", {})}`);
       expect(got.calls).toEqual([{ name: "reset_cache", args: {} }]);
     }
+  });
+
+  test("hard negative: parse() and the middleware, given no schema at all, still check none", async () => {
+    expect(parse(leak("reset_cache", { scope: "all" }), [{ name: "reset_cache" }]).calls.map((call) => call.input)).toEqual([{ scope: "all" }]);
+    const prompt = [{ role: "user" as const, content: [{ type: "text" as const, text: "go" }] }];
+    const out = await throughMiddleware(prompt, textStream(SCOPED), {}, { tools: [{ type: "function", name: "reset_cache", inputSchema: undefined as never }] });
+    expect(out.calls).toHaveLength(1);
   });
 
   test("hard negative: `properties: {}` already refuses the key (review 52), on every wire", async () => {
@@ -126,6 +170,11 @@ describe("Anthropic tools with an Anthropic-defined schema (client tools, not se
   // `<tool_call>{"name":"bash","arguments":{"command":"ls -la"}}</tool_call>`.
   // Suspected: src/wires/anthropic/wire.ts declaredTools. Expected: the Anthropic-defined client
   // tools are declared with their published schema (bash: command string, restart boolean).
+  // Known gap: left as is (fx-55). The schemas are Anthropic's, versioned by the type
+  // (`bash_20241022`, `bash_20250124`, four `text_editor_*` with different commands and names),
+  // and not sent in the request: a copy here that drifts from the published one would run calls
+  // whose arguments the client's tool reads differently. The cost is a missed call (the markup
+  // stays visible), the lowest severity; every such name is still reserved (declaredToolNames).
   test.failing("a leaked call of the Anthropic bash tool is recovered under its published schema", async () => {
     const got = await run("anthropic", requestBody("anthropic", [{ type: "bash_20250124", name: "bash" }]), `Running.\n${leak("bash")}`);
     expect(got.calls).toEqual([{ name: "bash", args: { command: "ls -la" } }]);
