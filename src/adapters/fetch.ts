@@ -20,7 +20,9 @@ import type { GuardedEngine } from "../engine/guarded.ts";
 import { mergeSummaries } from "./merge-summaries.ts";
 import { type AdapterDeps, type AdapterOptions, repairEnabled, sanitizeEnabled } from "./options.ts";
 import { announceRepair, debugLine, noteFailure, orPassThrough, report, requestDebug } from "./report.ts";
-import { readRequestBody, withBody } from "./request-body.ts";
+import { MAX_BUFFERED_BODY_BYTES, readRequestBody, withBody } from "./request-body.ts";
+import { type RequestCoding, decodeBody, encodeBody, requestCoding } from "./request-coding.ts";
+import { keyWrittenTwice } from "./request-keys.ts";
 import { sanitizeRequestBytes, sanitizeRequestText } from "./request-history.ts";
 import { type JsonEdit, spliceJson, spliceJsonBytes, valueEdits, withoutBom } from "./json-splice.ts";
 import { RepairedItems, itemScope } from "./repaired-items.ts";
@@ -70,10 +72,11 @@ export function repairFetch(
   const nextAttempt = createAttemptCounter();
   const factory = deps.createEngine ?? createRepairEngine;
   const items = deps.items ?? new RepairedItems();
+  const bodyLimit = deps.maxBodyBytes ?? MAX_BUFFERED_BODY_BYTES;
   const repaired = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     // What goes upstream: planning may swap in the tag-free request and a re-readable body.
     const forward: Forward = { input, init };
-    const plan = await orPassThrough<Promise<Plan | undefined>>(options, "request inspection", () => planRequest(forward, options, nextAttempt, items), async () => undefined);
+    const plan = await orPassThrough<Promise<Plan | undefined>>(options, "request inspection", () => planRequest(forward, options, nextAttempt, items, bodyLimit), async () => undefined);
     if (!plan) return baseFetch(forward.input, forward.init);
     if (plan.wire) announceRepair(options, plan.tag);
     const response = await baseFetch(plan.input, plan.init);
@@ -93,7 +96,10 @@ interface Forward {
   init: RequestInit | undefined;
 }
 
-async function planRequest(forward: Forward, options: AdapterOptions, nextAttempt: (tag: string | undefined) => number, items: RepairedItems): Promise<Plan> {
+/** A request body's text, and its exact bytes when it came as bytes (request-body.ts BodyRead). */
+type BodyText = { text: string; bytes?: Uint8Array };
+
+async function planRequest(forward: Forward, options: AdapterOptions, nextAttempt: (tag: string | undefined) => number, items: RepairedItems, bodyLimit: number): Promise<Plan> {
   const { input, init } = forward;
   const stripped = stripTag(input, init);
   Object.assign(forward, { input: stripped.input, init: stripped.init });
@@ -112,7 +118,21 @@ async function planRequest(forward: Forward, options: AdapterOptions, nextAttemp
     debugLine(options, `${read.why}: passing through unrepaired`);
     return plan;
   }
-  let text: { text: string; bytes?: Uint8Array } = read;
+  // A compressed body is read decoded (request-coding.ts); one this runtime cannot decode goes up as sent.
+  const coding = requestCoding(forward.input, forward.init);
+  if (coding.kind === "unread") {
+    debugLine(options, `${coding.why}: passing through unrepaired`);
+    return plan;
+  }
+  let text: BodyText = read;
+  if (coding.kind === "coded") {
+    const decoded = read.bytes ? await decodeBody(read.bytes, coding.coding, bodyLimit) : { why: "request body is content-encoded but was given as a string" };
+    if ("why" in decoded) {
+      debugLine(options, `${decoded.why}: passing through unrepaired`);
+      return plan;
+    }
+    text = { text: new TextDecoder("utf-8", { ignoreBOM: true }).decode(decoded.bytes), bytes: decoded.bytes };
+  }
   // A leading byte order mark is no part of the JSON (JSON.parse refuses it); it stays in the body.
   let body = jsonOrUndefined(withoutBom(text.text));
   if (body === undefined) {
@@ -121,37 +141,39 @@ async function planRequest(forward: Forward, options: AdapterOptions, nextAttemp
   }
   // A Responses item_reference to a message item this adapter repaired goes up as the message inline (repaired-items.ts).
   // Only items noted from this same upstream URL (itemScope): another upstream's ids are its own.
-  const inlined = items.size > 0 && wireFor(pathname, body)?.name === "responses" ? inlineRepaired(forward, plan, text, items.edits(body, itemScope(url))) : undefined;
+  const inlined = items.size > 0 && wireFor(pathname, body)?.name === "responses" ? inlineRepaired(text, items.edits(body, itemScope(url))) : undefined;
   if (inlined !== undefined) {
     text = inlined;
     body = jsonOrUndefined(withoutBom(text.text)) ?? body;
   }
-  const sent = sanitize ? sanitizeHistory(forward, plan, pathname, text, body, options) : undefined;
+  const sent = sanitize ? sanitizedHistory(pathname, text, body, options) : undefined;
+  if (inlined !== undefined || sent !== undefined) await forwardBody(forward, plan, sent ?? text, coding);
   if (!repair) return plan;
+  // A key deciding what may run written twice: which copy the upstream obeyed cannot be known
+  // (request-keys.ts), so no call is recovered. The history pass above still ran: it rewrites the
+  // copy JSON.parse keeps, and leaves the other as sent.
+  const twice = keyWrittenTwice(text.text);
+  if (twice !== undefined) {
+    debugLine(options, `request body writes ${twice} twice: passing through unrepaired`);
+    return plan;
+  }
   // The reply is read against the request the model got: history sanitizing may have rewritten
   // the last assistant turn, and a reply that continues it (a prefill) continues that text, not
   // the client's (a fence or comment only the client's text opens would hold a real call as text).
-  const upstream = sent === undefined ? body : (jsonOrUndefined(withoutBom(sent)) ?? body);
+  const upstream = sent === undefined ? body : (jsonOrUndefined(withoutBom(sent.text)) ?? body);
   return planWire(plan, wireFor(pathname, upstream), upstream as Json, options, nextAttempt);
 }
 
 /**
- * The request body with `edits` made (item_references resolved), spliced as sanitizeHistory splices
+ * The request body with `edits` made (item_references resolved), spliced as sanitizedHistory splices
  * (a body read as bytes keeps every other byte); undefined when there is nothing to do or no place
  * can be trusted (it then goes up as it came).
  */
-function inlineRepaired(forward: Forward, plan: Plan, read: { text: string; bytes?: Uint8Array }, edits: JsonEdit[]): { text: string; bytes?: Uint8Array } | undefined {
+function inlineRepaired(read: BodyText, edits: JsonEdit[]): BodyText | undefined {
   if (edits.length === 0) return undefined;
-  let next: { text: string; bytes?: Uint8Array };
-  if (read.bytes) {
-    const bytes = spliceJsonBytes(read.bytes, read.text, edits);
-    if (bytes === undefined) return undefined;
-    next = { text: new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes), bytes };
-  } else next = { text: spliceJson(read.text, edits) };
-  const sent = withBody(forward.input, forward.init, next.bytes ?? next.text);
-  Object.assign(forward, sent);
-  Object.assign(plan, sent);
-  return next;
+  if (!read.bytes) return { text: spliceJson(read.text, edits) };
+  const bytes = spliceJsonBytes(read.bytes, read.text, edits);
+  return bytes === undefined ? undefined : { text: new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes), bytes };
 }
 
 /**
@@ -159,27 +181,30 @@ function inlineRepaired(forward: Forward, plan: Plan, read: { text: string; byte
  * with the tools this request declares (the plugin's own history hook knows only OpenCode's
  * built-in tools, so a leak that names an MCP tool is caught here). The body's other bytes stay:
  * a body read as bytes is spliced as bytes, so nothing outside the changed strings is re-encoded.
- * Returns the text of the body that now goes up, or undefined when it goes up as it came.
+ * Returns the body that now goes up, or undefined when it goes up as it came.
  */
-function sanitizeHistory(forward: Forward, plan: Plan, pathname: string, read: { text: string; bytes?: Uint8Array }, body: unknown, options: AdapterOptions): string | undefined {
+function sanitizedHistory(pathname: string, read: BodyText, body: unknown, options: AdapterOptions): BodyText | undefined {
   const history = { parse: options.parse ?? {}, sanitize: true, correct: false };
-  let replaced: string | Uint8Array;
-  let text: string;
   if (read.bytes) {
     const result = sanitizeRequestBytes(pathname, read.bytes, read.text, body, history);
     if (result.why) debugLine(options, result.why);
     if (result.removed === 0) return undefined;
-    replaced = result.bytes;
-    text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(result.bytes);
-  } else {
-    const result = sanitizeRequestText(pathname, read.text, body, history);
-    if (result.removed === 0) return undefined;
-    replaced = text = result.text;
+    return { text: new TextDecoder("utf-8", { ignoreBOM: true }).decode(result.bytes), bytes: result.bytes };
   }
+  const result = sanitizeRequestText(pathname, read.text, body, history);
+  return result.removed === 0 ? undefined : { text: result.text };
+}
+
+/**
+ * The changed body goes up in place of the one read: as its bytes (or its text, for a string body),
+ * encoded again with the body's own content coding when it came compressed, so the request's
+ * content-encoding still holds (withBody drops the stale content-length).
+ */
+async function forwardBody(forward: Forward, plan: Plan, next: BodyText, coding: RequestCoding): Promise<void> {
+  const replaced = coding.kind === "coded" ? await encodeBody(next.bytes ?? new TextEncoder().encode(next.text), coding.coding) : (next.bytes ?? next.text);
   const sent = withBody(forward.input, forward.init, replaced);
   Object.assign(forward, sent);
   Object.assign(plan, sent);
-  return text;
 }
 
 function planWire(plan: Plan, wire: Wire | undefined, body: Json, options: AdapterOptions, nextAttempt: (tag: string | undefined) => number): Plan {

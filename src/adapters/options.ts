@@ -16,6 +16,12 @@ export interface AdapterDeps {
   createEngine?: EngineFactory;
   /** The store of Responses items this repairFetch notes (the proxy reads it in its own history pass); by default one of its own. */
   items?: RepairedItems;
+  /**
+   * The most bytes a content-coded (gzip, br…) request body is decoded to before the adapter stands
+   * aside (a zip bomb stops there); by default the adapter's read bound, 32 MiB. The proxy passes
+   * its own body limit (--max-body).
+   */
+  maxBodyBytes?: number;
 }
 
 export function repairEnabled(options: AdapterOptions): boolean {

@@ -12,7 +12,7 @@ import { concatBytes } from "../sse/framing.ts";
  * a `Blob`): a chat request with a long history is a few MB. Above it the adapter stands aside.
  * Strings and byte arrays are already whole in memory, so reading them costs no extra buffer.
  */
-const MAX_BUFFERED_BODY_BYTES = 32 * 1024 * 1024;
+export const MAX_BUFFERED_BODY_BYTES = 32 * 1024 * 1024;
 
 type FetchInput = string | URL | Request;
 

@@ -100,7 +100,7 @@ export function createProxyServer(config: ServerConfig, log: ProxyLog, baseFetch
   };
   // The Responses items the repair noted, shared with the history pass (a reply replayed by reference is read as it went out).
   const items = new RepairedItems();
-  const repaired = repairFetch(adapter, Object.assign(upstream, { preconnect: baseFetch.preconnect }) as typeof fetch, { items });
+  const repaired = repairFetch(adapter, Object.assign(upstream, { preconnect: baseFetch.preconnect }) as typeof fetch, { items, maxBodyBytes: config.maxBodyBytes });
   let sequence = 0;
   const state: ServerState = { closing: false, cut: false };
   // This process's name in the Via header it adds to what it sends up (RFC 9110 7.6.3): a request

@@ -102,14 +102,17 @@ describe("a name declared twice: the call must fit every declaration", () => {
   });
 });
 
-describe("a schema that is not an object fails closed on every wire; an absent one means none", () => {
+describe("a schema that is not an object fails closed on every wire; an absent one means none where no schema is given", () => {
   const reply = `Running:\n${hermes("bash", '{"command": "ls"}')}`;
 
-  test("chat: null fails closed, an absent schema runs", async () => {
-    const run = async (fn: Record<string, unknown>) => (await throughFetch({ messages: [{ role: "user", content: "go" }], tools: [{ type: "function", function: fn }] }, { json: completion(reply) })).out.calls;
+  // Review 55: an absent `parameters` on chat (and Responses) is OpenAI's empty parameter list, no
+  // longer "none": the call with a key is refused, the call with none runs.
+  test("chat: null fails closed, an absent schema is an empty parameter list", async () => {
+    const run = async (fn: Record<string, unknown>, said = reply) => (await throughFetch({ messages: [{ role: "user", content: "go" }], tools: [{ type: "function", function: fn }] }, { json: completion(said) })).out.calls;
     expect(await run({ name: "bash", parameters: null })).toEqual([]);
     expect(await run({ name: "bash", parameters: [] })).toEqual([]);
-    expect(await run({ name: "bash" })).toHaveLength(1);
+    expect(await run({ name: "bash" })).toEqual([]);
+    expect(await run({ name: "bash" }, `Running:\n${hermes("bash", "{}")}`)).toHaveLength(1);
   });
 
   test("Anthropic and Responses: a string schema fails closed, an object one runs", async () => {

@@ -79,3 +79,31 @@ describe("an answer with no body", () => {
     expect([res.status, res.headers.get("content-encoding"), res.headers.get("content-length")]).toEqual([200, "gzip", "1234"]);
   });
 });
+
+describe("a compressed request body (fx-55)", () => {
+  const answer = () => upstream.answer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: LEAK }, finish_reason: "stop" }] })));
+  const send = (body: Uint8Array, coding: string) =>
+    fetch(`${proxy.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json", "content-encoding": coding }, body: body as Uint8Array<ArrayBuffer> });
+
+  test.each(["gzip", "br", "deflate"])("%s: read for its tools, the reply repaired, the bytes going up as sent with their header", async (coding) => {
+    answer();
+    const sent = encode(coding, JSON.stringify({ ...chat, stream: false }));
+    const body = JSON.parse(await (await send(sent, coding)).text());
+    expect(body.choices[0].message.tool_calls[0].function.name).toBe("read");
+    expect(Buffer.from(upstream.seen[0]!.raw).equals(sent)).toBe(true);
+    expect(upstream.seen[0]!.headers["content-encoding"]).toBe(coding);
+  });
+
+  test("a body that decodes past --max-body is not read: the reply passes as written, the bytes go up as sent", async () => {
+    answer();
+    // 80 MiB of spaces after the JSON: past the proxy's default body limit (64 MiB) decoded, about 80 KB sent.
+    // gzip members one after another decode as one body: the JSON, then ten members of 8 MiB of spaces each.
+    const spaces = zlib.gzipSync(Buffer.alloc(8 * 1024 * 1024, 0x20));
+    const sent = Buffer.concat([zlib.gzipSync(JSON.stringify({ ...chat, stream: false })), ...Array<Buffer>(10).fill(spaces)]);
+    const before = proxy.lines.length;
+    const body = JSON.parse(await (await send(sent, "gzip")).text());
+    expect(body.choices[0].message.content).toBe(LEAK);
+    expect(Buffer.from(upstream.seen[0]!.raw).equals(sent)).toBe(true);
+    expect(proxy.lines.slice(before).some((line) => line.includes("decodes to more than the 67108864-byte read bound"))).toBe(true);
+  });
+});

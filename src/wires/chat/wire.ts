@@ -7,7 +7,7 @@ import { givenFromChatBody } from "../../echo/from-request.ts";
 import { ReasoningChannel } from "../../engine/reasoning-channel.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { chatToolChoice, openAiOneCall } from "../tool-choice.ts";
-import { declaredTool, declaredToolNames } from "../declared-names.ts";
+import { declaredFunction, declaredToolNames } from "../declared-names.ts";
 import { movedAnnotations } from "../annotations.ts";
 import { chatPrefill } from "../prefill.ts";
 import type { Wire, WireJsonContext } from "../wire.ts";
@@ -31,6 +31,14 @@ export const chatWire: Wire = {
   },
 };
 
+/**
+ * The function tools of `tools`. The deprecated `functions` list is only reserved
+ * (declaredToolNames), never a tool a call is recovered for: a client that declares its tools
+ * there (the legacy API) reads a call from `message.function_call`, not the `tool_calls` a
+ * recovered call is written as, so the call would vanish with its markup. A `functions` entry
+ * named like a `tools` one is one more declaration of it: a recovered call must fit both
+ * (a request reading either list, as its server may, gave the model both).
+ */
 function declaredTools(body: Json): ToolSpec[] {
   if (!Array.isArray(body.tools)) return [];
   const tools: ToolSpec[] = [];
@@ -38,7 +46,12 @@ function declaredTools(body: Json): ToolSpec[] {
     if (!isObject(tool) || tool.type !== "function" || !isObject(tool.function)) continue;
     const { name, parameters } = tool.function;
     if (typeof name !== "string" || !name) continue;
-    tools.push(declaredTool(name, parameters));
+    tools.push(declaredFunction(name, parameters));
+  }
+  if (tools.length === 0 || !Array.isArray(body.functions)) return tools;
+  const names = new Set(tools.map((tool) => tool.name));
+  for (const fn of body.functions) {
+    if (isObject(fn) && typeof fn.name === "string" && names.has(fn.name)) tools.push(declaredFunction(fn.name, fn.parameters));
   }
   return tools;
 }

@@ -9,7 +9,7 @@ import { givenFromResponsesItem } from "../../echo/from-reply.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { NATIVE_ITEMS, QUIET_ITEMS, functionCallItem, textOf, textOfStep } from "./items.ts";
 import { filteredOut, ResponsesStreamRewriter } from "./stream.ts";
-import { declaredTool, declaredToolNames } from "../declared-names.ts";
+import { declaredFunction, declaredToolNames } from "../declared-names.ts";
 import { movedAnnotations } from "../annotations.ts";
 import { responsesPrefill } from "../prefill.ts";
 import type { Wire, WireJsonContext } from "../wire.ts";
@@ -31,7 +31,7 @@ function declaredTools(body: Json): ToolSpec[] {
   const tools: ToolSpec[] = [];
   for (const tool of body.tools) {
     if (!isObject(tool) || tool.type !== "function" || typeof tool.name !== "string" || !tool.name) continue;
-    tools.push(declaredTool(tool.name, tool.parameters));
+    tools.push(declaredFunction(tool.name, tool.parameters));
   }
   return tools;
 }
