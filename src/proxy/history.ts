@@ -2,7 +2,10 @@
 // request history (src/adapters/request-history.ts) with the correction on, since the proxy keeps
 // no session state; a body that is not JSON goes up untouched. The bytes are spliced, never decoded
 // and encoded again, so a byte order mark and bytes that are not valid UTF-8 outside the changed
-// strings go up as the client sent them.
+// strings go up as the client sent them. A compressed body (content-encoding gzip, deflate, br) is
+// read through its coding and, when changed, encoded again with it, as the fetch adapter does
+// (src/adapters/request-coding.ts); one it cannot read goes up untouched with a debug line.
+import { decodeBody, encodeBody, requestCoding } from "../adapters/request-coding.ts";
 import { holdsHistory, sanitizeRequestBytes, type HistoryOptions } from "../adapters/request-history.ts";
 import { withoutBom } from "../adapters/json-splice.ts";
 import type { CorrectionReason } from "../retry/state.ts";
@@ -16,6 +19,24 @@ interface SanitizedBody {
   correction: CorrectionReason | null;
   /** Why a due change was not made (a debug line, never body content); the body is the original bytes. */
   why?: string;
+}
+
+/**
+ * The history pass over a body as it was sent, `headers` naming its content coding; decoding stops
+ * at `limit` bytes (the proxy's body bound) so a small compressed body cannot fill memory.
+ */
+export async function sanitizeSentBody(pathname: string, body: Uint8Array<ArrayBuffer>, headers: Headers, options: HistoryOptions, limit: number): Promise<SanitizedBody> {
+  const coding = requestCoding(pathname, { headers });
+  if (coding.kind === "none") return sanitizeRequestBody(pathname, body, options);
+  const unchanged = { body, removed: 0, turns: 0, correction: null };
+  if ((!options.sanitize && !options.correct) || !holdsHistory(pathname)) return unchanged;
+  if (coding.kind === "unread") return { ...unchanged, why: `${coding.why}: history not read` };
+  const decoded = await decodeBody(body, coding.coding, limit);
+  if ("why" in decoded) return { ...unchanged, why: `${decoded.why}: history not read` };
+  const plain = sanitizeRequestBody(pathname, decoded.bytes as Uint8Array<ArrayBuffer>, options);
+  if (plain.why) return { ...unchanged, why: plain.why };
+  if (plain.body === decoded.bytes) return unchanged;
+  return { ...plain, body: (await encodeBody(plain.body, coding.coding)) as Uint8Array<ArrayBuffer> };
 }
 
 /** A body with nothing to change is returned as the very same bytes; a changed one differs only in the changed strings. */

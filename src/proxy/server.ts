@@ -13,7 +13,7 @@ import { cut, namedInConnection, relay, type RequestNote, type ServerState } fro
 import { leavesRoute, loggedPath, pathOnly, routeFor, upstreamTarget, withoutFragment } from "./routing.ts";
 import { concatBytes } from "../sse/framing.ts";
 import { createDebugLog, type DebugLog } from "../plugin/debug.ts";
-import { sanitizeRequestBody } from "./history.ts";
+import { sanitizeSentBody } from "./history.ts";
 import { debugLine } from "../adapters/report.ts";
 import { CR, DOT, LF, SP, isAsciiDigit, isWhiteSpace } from "../grammar/chars.ts";
 
@@ -236,7 +236,9 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, tag: 
   const history = { parse: config.options.parse, sanitize: config.options.history.sanitize, correct: config.options.retry.nudge, echoGuard: config.options.responseFix.echoGuard, resolve: (id: string) => context.items.resolve(id, scope) };
   let body = bodiless ? undefined : read;
   if (body && req.method === "POST") {
-    const sanitized = sanitizeRequestBody(target.pathname, body, history);
+    const coding = new Headers();
+    for (const one of [req.headers["content-encoding"] ?? []].flat()) coding.append("content-encoding", one);
+    const sanitized = await sanitizeSentBody(target.pathname, body, coding, history, config.maxBodyBytes);
     body = sanitized.body;
     if (sanitized.why) debugText(`${sanitized.why} (${tag})`);
     if (sanitized.removed > 0 || sanitized.correction) debug.request({ ...debugTarget(tag), sanitizedMessages: sanitized.turns, sanitizedParts: sanitized.removed, nudge: sanitized.correction });
