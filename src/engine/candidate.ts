@@ -108,6 +108,7 @@ export class Candidate extends SpanCallbacks {
     for (;;) {
       // An example that failed on the text's last tag is read again before the text ends.
       if (this.rewindTo < 0 && i >= s.length) {
+        if (final) this.endedByText = true; // whatever the span decides from here the text's end decided (SpanCallbacks.settled)
         // The reply ended with text held after the call, its wrapper's closer never come: the span ends where the text began (golden O02.8).
         if (final && this.hold !== null) return this.hold.ended;
         // The reply ended while a char-level state held characters undecided (a MiniMax quote that never closed): it reads them now.

@@ -7,8 +7,10 @@ import type { BrokenSpan } from "../parse/types.ts";
 // one tag across the boundary (`<parameter name="content"` then `>Example: ...`), and what follows
 // may be that markup's text (a value's, with the call examples in it), which neither part can
 // tell. Where that markup ends is unknown, as after the limit: no later call of the reply runs
-// (AnswerSoFar.overflowed). A cut that the next part does not complete (`<tool_call` then a new
-// line) changes nothing.
+// (AnswerSoFar.overflowed). Fix 55: in a live reply the cut is pending at the part's end already,
+// whatever the next part writes (engine.ts endSpan: text mode still held it); the join here decides
+// it for replayed history and given content, which read a part's end as the reply's end, and a cut
+// the next part does not complete (`<tool_call` then a new line) changes nothing there.
 
 /** The marker tag `held` (the text the part's end decided) ends with, still unfinished; null when none. */
 export function cutTagOf(held: string): string | null {

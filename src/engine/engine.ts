@@ -86,13 +86,20 @@ class Engine extends TextMode implements RepairEngine {
   endSpan(): EngineEvent[] {
     if (this.flushed) throw new Error("dsml-fix engine: endSpan after flush");
     this.out = [];
-    // A tag the last boundary cut that this whole part did not complete: decided as at the end.
-    if (this.cutTag !== null && readTag(this.cutTag, 0, true) !== null) this.endUnknown();
-    this.cutTag = cutTagOf(this.carry !== "" ? this.carry : (this.cand?.text() ?? ""));
     // Fix 54b: a part's end decides nothing (part-end.ts). Markup pending here (a candidate, a
     // block still watched, the calls held for its closer) is shown as written, no later call of the
     // reply runs; replayed history and given content are read on as at the reply's end.
     this.decidesNothing = !this.readsHistory && !this.given;
+    // A tag the last boundary cut that this whole part did not complete: still waiting here.
+    const waiting = this.cutTag;
+    const readAsTag = waiting !== null && readTag(waiting, 0, true) !== null;
+    if (readAsTag) this.endUnknown();
+    // Fix 55: text mode still holding text (`carry`: a tag cut off in any spelling a reader takes,
+    // `<{D}parameter=` too, or a name or prefix that may still open markup) holds it because what
+    // follows may make it markup: pending, as an open candidate is. So is a cut tag still waiting
+    // from an earlier part's end, at every part's end it reaches (a tag cut over three parts).
+    if (this.decidesNothing && (this.carry !== "" || waiting !== null)) this.endUnknown();
+    this.cutTag = waiting !== null && !readAsTag ? waiting : cutTagOf(this.carry !== "" ? this.carry : (this.cand?.text() ?? ""));
     this.spanEnding = true;
     this.cutNow = [];
     try {

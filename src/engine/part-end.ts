@@ -13,6 +13,10 @@ import type { Candidate } from "./candidate.ts";
  * closer held as maybe content, nothing read on after its block's closer, Candidate.settled), whose
  * closer's line ended inside the part, and no value of which was ended by anything but its own
  * closer (an invoke or block closer, P01, or a closer of another spelling: A45.8, A46.1).
+ * Fix 55: a candidate the part's end itself ended (Candidate.consume read to it with nothing more
+ * to come) decided nothing there: the run after a DSML call, which reads on past its block's closer
+ * for a write's stray value closer (A46.6), was still waiting, so its calls are pending too. What
+ * text mode still held at the part's end is pending as well (engine.ts endSpan).
  */
 export function decidedInPart(cand: Candidate, span: string, undecided: boolean, segments: readonly Segment[], ctx: SpanContext): boolean {
   if (undecided || !cand.settled() || !lineEnded(cand.text(), span.length)) return false;

@@ -65,9 +65,22 @@ export abstract class SpanCallbacks implements SpanReader {
     this.tentative = new TentativeCloser(this.values);
   }
 
-  /** Its calls complete, the span only takes the layout after their closer (no closer held as maybe content, no hold, no run read on past its block's closer): engine/part-end.ts. */
+  /**
+   * The span read to the end of its text with nothing more to come (Candidate.consume, `final`):
+   * whatever it decided from then on (the run after a call ending where the call did, a hold or an
+   * example proving nothing) the text's end decided, as the reply's end would.
+   */
+  endedByText = false;
+
+  /**
+   * Its calls complete and decided before the text's end: the span only takes the layout after
+   * their closer, no closer held as maybe content, no hold, no run after the call reading on, and
+   * nothing the text's end decided (endedByText): engine/part-end.ts. Fix 55: a run that read past
+   * its block's closer (`run.closedBlock`) still waits, and so does one the text's end ended: a
+   * stray value closer after it, or examples and then one, refuses the call (A46.6, I04).
+   */
   settled(): boolean {
-    return this.tentative.trailing && !this.tentative.held && this.hold === null && (this.run === null || this.run.closedBlock);
+    return this.tentative.trailing && !this.tentative.held && this.hold === null && this.run === null && !this.endedByText;
   }
 
   /**

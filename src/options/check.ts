@@ -79,53 +79,38 @@ const NO_TOOL_CHARACTER = new Set(["\"", "'", "`", "[", "]", "(", ")", "{", "}",
  * Why a tool list entry can name no tool (the character that shows it, described, never quoted
  * from the value), or undefined. Shared by the readers (checkAsWritten) and the engine's own
  * reading of a list it is given (engine.ts toolNames), so a list read by neither fails closed too.
- * A hand scanner, one pass by code point (no regex: test/security/regex-audit.test.ts).
+ * One pass by code point; each code point's class is one audited single-class pattern
+ * (test/security/regex-audit.test.ts), never a hand list of ranges.
  */
 export function noToolName(name: string): string | undefined {
+  let first = true;
   for (const found of name) {
     const code = found.codePointAt(0)!;
     const shown = `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
     if (found.trim() === "") return found === " " ? "a blank" : `whitespace (${shown})`;
-    if (invisible(code)) return `an invisible character (${shown})`;
+    if (SHOWS_AS_NOTHING.test(found)) return `an invisible character (${shown})`;
+    // A mark with no character before it in the name shows on the config's quote (or as nothing): `"\u0301bash"` looks like bash.
+    if (first && COMBINING_MARK.test(found)) return `a combining mark with no character before it (${shown})`;
     if (NO_TOOL_CHARACTER.has(found)) return `the character ${JSON.stringify(found)}`;
+    first = false;
   }
   return undefined;
 }
 
 /**
- * A control, format (zero-width, bidi, the soft hyphen, variation selectors), surrogate or private
- * use code point, or a filler that shows as nothing: seen in a config as nothing, so `"bash\u200b"`
- * looks like bash and names no tool.
+ * A code point seen in a config as nothing (or as a blank), so `"bash\u200b"` looks like bash and
+ * names no tool. By Unicode property, so the class is whole (review 55: a hand list missed U+2800
+ * and U+1BCA0-U+1BCA3): controls (Cc), format characters (Cf: zero-width, bidi, the soft hyphen,
+ * the shorthand format controls), surrogates (Cs), private use (Co), every space separator (Zs,
+ * Zl, Zp; U+0020 is told apart first, as "a blank"), the default-ignorable code points (variation
+ * selectors, the Hangul fillers, the Mongolian selectors, tags), the noncharacters, and U+2800
+ * BRAILLE PATTERN BLANK (a symbol, the usual "invisible character" pasted from the web). Letters
+ * of any script, digits, marks after a character, `.` `:` `/` `-` `@` `*` `?` are no part of it.
  */
-function invisible(code: number): boolean {
-  return (
-    code <= 0x1f ||
-    (code >= 0x7f && code <= 0x9f) ||
-    code === 0xad ||
-    code === 0x34f ||
-    (code >= 0x600 && code <= 0x605) ||
-    code === 0x61c ||
-    code === 0x6dd ||
-    code === 0x70f ||
-    code === 0x115f ||
-    code === 0x1160 ||
-    code === 0x17b4 ||
-    code === 0x17b5 ||
-    code === 0x180e ||
-    (code >= 0x200b && code <= 0x200f) ||
-    (code >= 0x202a && code <= 0x202e) ||
-    (code >= 0x2060 && code <= 0x206f) ||
-    code === 0x3164 ||
-    (code >= 0xd800 && code <= 0xf8ff) ||
-    (code >= 0xfe00 && code <= 0xfe0f) ||
-    code === 0xfeff ||
-    code === 0xffa0 ||
-    (code >= 0xfff0 && code <= 0xfffb) ||
-    (code >= 0x1d173 && code <= 0x1d17a) ||
-    (code >= 0xe0000 && code <= 0xe0fff) ||
-    code >= 0xf0000
-  );
-}
+const SHOWS_AS_NOTHING = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Zs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}\u2800]$/u;
+
+/** A combining mark (Mn, Mc, Me): a name made of marks alone, or starting with one, shows as no name. */
+const COMBINING_MARK = /^\p{M}$/u;
 
 /** Why a tool list is refused for an entry that can name no tool: it fails closed, as for `""`. */
 export function noToolMessage(index: number, why: string): string {

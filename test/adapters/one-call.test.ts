@@ -152,10 +152,13 @@ describe("parallel tool calls switched off: one call per reply", () => {
 });
 
 describe("Responses: the one call counts across output_text parts and message items", () => {
+  // Changed by fix 55: a DSML block closed right at a part's end is pending there (the run after its
+  // call reads on past its closer for a write's stray closer, A46.6), so the first part's block has
+  // a prose line after it inside the part, which decides it there.
   const split: Record<string, ResponsesItems> = {
-    parts: [{ id: "msg_1", parts: [`First:\n${leak("a.ts")}\n`, `Then:\n${leak("b.ts")}\n`] }],
+    parts: [{ id: "msg_1", parts: [`First:\n${leak("a.ts")}\nOK.\n`, `Then:\n${leak("b.ts")}\n`] }],
     items: [
-      { id: "msg_1", parts: [`First:\n${leak("a.ts")}\n`] },
+      { id: "msg_1", parts: [`First:\n${leak("a.ts")}\nOK.\n`] },
       { id: "msg_2", parts: [`Then:\n${leak("b.ts")}\n`] },
     ],
   };

@@ -57,14 +57,18 @@ describe("held markup before reasoning items, the reply going on or ending (hard
   // Changed by fix 54b: a part's end decides nothing. With the block's closer ending its line inside
   // the message item the call is decided there and runs; with the closer ending the item, it is
   // shown as written (its line end unseen) and nothing runs.
+  // Changed by fix 55: with the block's closer line ending the item too (the run after its call
+  // reads on past the closer for a write's stray closer, A46.6); a prose line after it decides it.
   test("a message after the reasoning item: the reply went on in text, the call decided there even when it is then cut", async () => {
-    const { json, sse } = reply([message("msg_1", `Reading. ${DSML}\n`), reasoning("rs_1", "hmm"), message("msg_2", "Done.")], "failed");
+    const { json, sse } = reply([message("msg_1", `Reading. ${DSML}\nOK.\n`), reasoning("rs_1", "hmm"), message("msg_2", "Done.")], "failed");
     const fromJson = seen(await generate("responses", json));
     expect(fromJson.calls).toEqual([CALL]);
     for (const view of await everySplitView("responses", sse, {}, [1, 2, 3])) expect(seen(view)).toEqual(fromJson);
-    const cut = reply([message("msg_1", `Reading. ${DSML}`), reasoning("rs_1", "hmm"), message("msg_2", "Done.")], "failed");
-    const undecided = seen(await generate("responses", cut.json));
-    expect(undecided.calls).toEqual([]);
-    for (const view of await everySplitView("responses", cut.sse, {}, [1, 2, 3])) expect(seen(view)).toEqual(undecided);
+    for (const first of [`Reading. ${DSML}`, `Reading. ${DSML}\n`]) {
+      const cut = reply([message("msg_1", first), reasoning("rs_1", "hmm"), message("msg_2", "Done.")], "failed");
+      const undecided = seen(await generate("responses", cut.json));
+      expect(undecided.calls).toEqual([]);
+      for (const view of await everySplitView("responses", cut.sse, {}, [1, 2, 3])) expect(seen(view)).toEqual(undecided);
+    }
   });
 });

@@ -203,12 +203,17 @@ describe("Responses API JSON", () => {
 
 describe("Responses API: every message item and every output_text part is read", () => {
   const hermes = (path: string) => `<tool_call>{"name":"read","arguments":{"path":"${path}"}}</tool_call>`;
-  /** Two message items: the first with a plain part and a leaking part, the second leaking; a half-candidate ends the first part. */
+  /**
+   * Two message items: the first with a plain part and a leaking part, the second leaking.
+   * Changed by fix 55: a half-candidate (`Hello. <tool_call`) no longer ends the first part: a tag
+   * cut at a part's end is pending there whatever the next part writes, so no later call would run
+   * (review 55, finding 2); a plain first part still shows that every part and item is read.
+   */
   const ITEMS: { id: string; parts: string[] }[] = [
-    { id: "msg_1", parts: ["Hello. <tool_call", `\n${hermes("a.ts")}`] },
+    { id: "msg_1", parts: ["Hello.", `\n${hermes("a.ts")}`] },
     { id: "msg_2", parts: [`Next:\n${hermes("b.ts")}`] },
   ];
-  const EXPECTED_TEXTS = { "msg_1/0": "Hello. <tool_call", "msg_1/1": "\n", "msg_2/0": "Next:\n" };
+  const EXPECTED_TEXTS = { "msg_1/0": "Hello.", "msg_1/1": "\n", "msg_2/0": "Next:\n" };
   const EXPECTED_OUTPUT = ["message msg_1", 'function_call read {"path":"a.ts"}', "message msg_2", 'function_call read {"path":"b.ts"}'];
 
   function multiStream(deltaSize: number): Json[] {

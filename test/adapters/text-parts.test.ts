@@ -259,8 +259,11 @@ describe("F3: Anthropic stream, a text block whose start is still held ends its 
     expect(show({ calls: sse.calls, text: sse.text, nudge: sse.nudge })).toBe(show(json));
   });
 
+  // Changed by fix 55: a DSML block closed right at a part's end is pending there (the run after its
+  // call reads on past its closer for a write's stray closer, A46.6), so the block that is all one
+  // call is a Hermes one, decided at its own closer.
   test("a block that is all one call before a thinking block: the call, no empty text block", async () => {
-    const call = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>`);
+    const call = '<tool_call>{"name":"bash","arguments":{"command":"ls"}}</tool_call>';
     const blocks = [call + "\n\n", "Done."];
     const json = await anthropicJson({ text: blocks.join("") }, blocks, true);
     for (const seed of [0, 3, 7]) {

@@ -287,8 +287,10 @@ describe("the state carries across a reply's parts and reasoning stretches", () 
     for (const way of [everyChar, (n: number) => randomCuts(n, 7), (n: number) => randomCuts(n, 8)]) expect(chained(texts, LIMIT, way)).toEqual(whole);
   });
 
+  // Changed by fix 55: a DSML block closed right at a part's end is pending there (the run after its
+  // call reads on past its closer, A46.6); a prose line after it inside the part decides it.
   test("hard negative: no overflow in the first part, the next part's call runs", () => {
-    const r = chained([`${WRITES.DSML!("short\n")}\n`, `Now:\n${call}\n`], LIMIT);
+    const r = chained([`${WRITES.DSML!("short\n")}\nDone.\n`, `Now:\n${call}\n`], LIMIT);
     expect(r.calls.map((c) => c.tool)).toEqual(["write", "bash"]);
   });
 

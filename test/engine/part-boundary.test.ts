@@ -133,19 +133,38 @@ describe("a marker tag cut in two by a part's end: when the next part completes 
     });
   }
 
-  test("hard negative: a tag the next part does not complete (`<tool_call` then a new line) leaves the next part's call free", () => {
+  // Changed by fix 55: a tag cut at a part's end is pending there whatever the next part writes
+  // (text mode still held it: any reader, in any spelling, may still take it): shown as written,
+  // and no later call of the reply runs. A `<` that starts no tag is held by no reader.
+  test("a tag the next part does not complete (`<tool_call` then a new line) is still pending at the part's end: the next part's call does not run (fix 55)", () => {
     const call = '<tool_call>{"name":"bash","arguments":{"command":"ls"}}</tool_call>';
     everyWay(["Hello. <tool_call", `\n${call}`], (r) => {
+      expect(r.commands).toEqual([]);
+      expect(r.reasons).toContain("overflowed-markup");
+    });
+  });
+
+  test("hard negative: a part ending in a `<` that starts no tag leaves the next part's call free", () => {
+    const call = '<tool_call>{"name":"bash","arguments":{"command":"ls"}}</tool_call>';
+    everyWay(["Hello. a < b.", `\n${call}`], (r) => {
       expect(r.commands).toEqual(["ls"]);
       expect(r.reasons).not.toContain("overflowed-markup");
     });
   });
 
-  test("hard negative: a complete DSML block ends a part, a call in the next part runs", () => {
+  // Changed by fix 55: a DSML block closed right at a part's end is pending there (the run after its
+  // call reads on past the block's closer for a write's stray closer, A46.6): nothing runs. A prose
+  // line after it inside the part decides it there, and the next part's call runs too.
+  test("hard negative: a complete DSML block and a prose line end a part, a call in the next part runs", () => {
     const block = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>\n`);
-    everyWay([block, 'Now:\n<tool_call>{"name":"bash","arguments":{"command":"pwd"}}</tool_call>'], (r) => {
+    const next = 'Now:\n<tool_call>{"name":"bash","arguments":{"command":"pwd"}}</tool_call>';
+    everyWay([`${block}Done.\n`, next], (r) => {
       expect(r.commands).toEqual(["ls", "pwd"]);
       expect(r.nudge).toBeNull();
+    });
+    everyWay([block, next], (r) => {
+      expect(r.commands).toEqual([]);
+      expect(r.reasons).toContain("overflowed-markup");
     });
   });
 });

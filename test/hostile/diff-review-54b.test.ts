@@ -86,19 +86,25 @@ describe("finding 1: a block closed in part one, prose then a stray parameter on
 
 describe("finding 1 hard negatives: blocks closed at a part's end that must keep running", () => {
   const CLOSED_LF = `${BLOCK}\n`;
-  test("a block closed with its line end in part one runs, and a later paragraph's text stays", () => {
+  // Changed by fix 55: a block closed with its line end right at a part's end is pending there (the
+  // run after its call reads on past the block's closer for a write's stray `</{D}parameter>`,
+  // A46.6): shown as written, nothing runs. Prose after it inside the part decides it there.
+  test("a block closed with its line end in part one runs once prose follows it in the part, and a later paragraph's text stays", () => {
     for (const [, chained] of READINGS) {
-      const r = readParts([CLOSED_LF, "Done.\n"], chained);
+      const r = readParts([`${CLOSED_LF}Done.\n`, "More.\n"], chained);
       expect(r.calls).toEqual([RM]);
       // Text after a DSML call is read as in one text (there: a fabricated result, dropped).
-      expect(r.text).toBe(readParts([`${CLOSED_LF}Done.\n`], false).text);
+      expect(r.text).toBe(readParts([`${CLOSED_LF}Done.\nMore.\n`], false).text);
+      expect(readParts([CLOSED_LF, "Done.\n"], chained)).toEqual({ calls: [], text: `${CLOSED_LF}Done.\n` });
     }
   });
-  test("P47.n1's shape (the stray on a later line, after a prose line): the call runs whole and in parts", () => {
+  test("P47.n1's shape (the stray on a later line, after a prose line): the call runs whole and in parts cut in the prose", () => {
     const text = `Cleaning.\n${BLOCK}\nNote:\n${STRAY}`;
     expect(readParts([text], false).calls).toEqual([RM]);
     const k = text.indexOf("Note:");
-    for (const [, chained] of READINGS) expect(readParts([text.slice(0, k), text.slice(k)], chained).calls).toEqual([RM]);
+    // Fix 55: cut right before the prose line, the block is pending at part one's end (nothing runs); cut inside it, it runs.
+    for (const [, chained] of READINGS) expect(readParts([text.slice(0, k), text.slice(k)], chained).calls).toEqual([]);
+    for (const [, chained] of READINGS) expect(readParts([text.slice(0, k + 2), text.slice(k + 2)], chained).calls).toEqual([RM]);
   });
   test("prose after the closer and no stray: the whole reply runs the call", () => {
     const text = `${BLOCK} Done.\n`;
@@ -196,9 +202,12 @@ describe("finding 3: a DSML value ended by the block's closer at a part's end ru
     expect((readParts([golden("A45.8")], false).calls[0]!.content as string).startsWith("# Doc\n")).toBe(true);
     expect(readParts([golden("A46.1")], false).calls).toEqual([]);
   });
-  test("hard negative: a write whose value its own closer ended runs when the block closes a part", () => {
+  // Changed by fix 55: the block closing a part is pending there (A46.6: the next part's stray
+  // closers would refuse it); prose after it inside the part decides it, and the write runs.
+  test("hard negative: a write whose value its own closer ended runs when prose after its block ends the part", () => {
     const w = dsml('<{D}tool_calls>\n<{D}invoke name="write">\n<{D}parameter name="filePath" string="true">a.md</{D}parameter>\n<{D}parameter name="content" string="true"># Doc</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>\n');
-    for (const [, chained] of READINGS) expect(readParts([w, "Done.\n"], chained).calls).toEqual([{ filePath: "a.md", content: "# Doc" }]);
+    for (const [, chained] of READINGS) expect(readParts([`${w}Done.\n`, "More.\n"], chained).calls).toEqual([{ filePath: "a.md", content: "# Doc" }]);
+    for (const [, chained] of READINGS) expect(readParts([w, "Done.\n"], chained).calls).toEqual([]);
   });
 });
 

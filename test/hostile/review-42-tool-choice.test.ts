@@ -40,11 +40,13 @@ describe("one call per reply, across channels and items", () => {
 
   // Changed by fix 54b: a part's end decides nothing, so a leak whose block closer ends a message
   // item (its line end unseen) never runs; each leak here ends its line inside its item.
+  // Changed by fix 55: with its line end too (the run after a DSML call reads on past its block's
+  // closer, A46.6), so each leak here has a prose line after it inside its item.
   test("Responses parallel_tool_calls false: a reasoning summary's leak and two message items' leaks give one call", async () => {
     const reasoning = { type: "reasoning", id: "r1", summary: [{ type: "summary_text", text: `Plan.\n${leak("whoami")}` }] };
-    const out = await post(RESPONSES, { model: "m", input: "hi", tools: responsesTools, parallel_tool_calls: false }, response([reasoning, outputMessage("m1", `a\n${leak("ls")}\n`), outputMessage("m2", `b\n${leak("pwd")}\n`)]));
+    const out = await post(RESPONSES, { model: "m", input: "hi", tools: responsesTools, parallel_tool_calls: false }, response([reasoning, outputMessage("m1", `a\n${leak("ls")}\nDone.\n`), outputMessage("m2", `b\n${leak("pwd")}\nDone.\n`)]));
     expect(responsesCalls(out)).toHaveLength(1);
-    const all = await post(RESPONSES, { model: "m", input: "hi", tools: responsesTools }, response([reasoning, outputMessage("m1", `a\n${leak("ls")}\n`), outputMessage("m2", `b\n${leak("pwd")}\n`)]));
+    const all = await post(RESPONSES, { model: "m", input: "hi", tools: responsesTools }, response([reasoning, outputMessage("m1", `a\n${leak("ls")}\nDone.\n`), outputMessage("m2", `b\n${leak("pwd")}\nDone.\n`)]));
     expect(responsesCalls(all).length).toBeGreaterThan(1);
   });
 });

@@ -198,10 +198,12 @@ describe("hard negatives", () => {
 
   // A part's end after a call's markup ended (its block's or wrapper's closer, and a costume
   // closer's line end, seen) is a clean end: the next part's calls run.
+  // Changed by fix 55: for a DSML block, only once prose after it inside the part ends the run
+  // after its call (which reads on past the block's closer for a write's stray closer, A46.6).
   const bash = (command: string) => live(`<{D}invoke name="bash">\n<{D}parameter name="command" string="true">${command}</{D}parameter>\n</{D}invoke>\n`);
   const hermes = (command: string) => `<tool_call>{"name":"bash","arguments":{"command":"${command}"}}</tool_call>`;
   for (const [name, parts] of [
-    ["a DSML block closed, a Hermes call in the next part", [live("<{D}tool_calls>\n") + bash("ls") + live("</{D}tool_calls>\n"), hermes("pwd")]],
+    ["a DSML block closed, a prose line, a Hermes call in the next part", [`${live("<{D}tool_calls>\n") + bash("ls") + live("</{D}tool_calls>\n")}Next:\n`, hermes("pwd")]],
     ["a Hermes call cut after its `</tool_call>`", ['<tool_call>{"name":"bash","arguments":{"command":"ls"}}</tool_call>', `\n${hermes("pwd")}`]],
   ] as const) {
     test(`${name}: both calls run`, () => {

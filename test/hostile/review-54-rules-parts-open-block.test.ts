@@ -75,8 +75,12 @@ describe("hard negatives: a closed block at a part's end still runs, and so does
   for (const [reading, chained] of READINGS) {
     // Changed by fix 54b: a part's end decides nothing. D02 ends with its block's closer, that
     // line's end unseen (prose after it keeps the block watched, P49.2): shown as written, no later call.
-    test(`a block closed with its line end ends part one, a clean call in part two: both run; without the line end, neither (${reading})`, () => {
-      expect(readParts([`${DSML}\n`, LATER], chained).calls).toEqual([{ command: "ls -la" }, LATER_INPUT]);
+    // Changed by fix 55: with its line end too (the run after its call reads on past the block's
+    // closer for a write's stray closer, A46.6, so the call is pending there); a prose line after
+    // it inside part one decides it, and both calls run.
+    test(`a block closed with its line end and a prose line ends part one, a clean call in part two: both run; without the prose, neither (${reading})`, () => {
+      expect(readParts([`${DSML}\nDone.\n`, LATER], chained).calls).toEqual([{ command: "ls -la" }, LATER_INPUT]);
+      expect(readParts([`${DSML}\n`, LATER], chained)).toEqual({ calls: [], text: `${DSML}\n${LATER}` });
       const run = readParts([DSML, LATER], chained);
       expect(run.calls).toEqual([]);
       expect(run.text).toBe(DSML + LATER);
@@ -90,9 +94,11 @@ describe("hard negatives: a closed block at a part's end still runs, and so does
       expect(run.text).toBe(input);
     });
     // Changed by fix 54b: without its line end the closer's line is undecided at the part's end (nothing runs).
-    test(`a block of two invokes closed at part one's end with its line end: both run, and a later call; without it, none (${reading})`, () => {
+    // Changed by fix 55: with it too, unless prose follows inside the part (as above).
+    test(`a block of two invokes closed in part one with its line end and a prose line: both run, and a later call; without them, none (${reading})`, () => {
       const two = DSML.replace(INVOKE_CLOSER, `${INVOKE_CLOSER}\n<\uFF5CDSML\uFF5Cinvoke name="bash">\n<\uFF5CDSML\uFF5Cparameter name="command" string="true">pwd</\uFF5CDSML\uFF5Cparameter>\n${INVOKE_CLOSER}`);
-      expect(readParts([`${two}\n`, LATER], chained).calls).toEqual([{ command: "ls -la" }, { command: "pwd" }, LATER_INPUT]);
+      expect(readParts([`${two}\nDone.\n`, LATER], chained).calls).toEqual([{ command: "ls -la" }, { command: "pwd" }, LATER_INPUT]);
+      expect(readParts([`${two}\n`, LATER], chained).calls).toEqual([]);
       expect(readParts([two, LATER], chained).calls).toEqual([]);
     });
     test(`a block of two invokes cut between them: neither runs, nor a later call (${reading})`, () => {
