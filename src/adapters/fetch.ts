@@ -149,7 +149,7 @@ async function planRequest(forward: Forward, options: AdapterOptions, nextAttemp
   const sent = sanitize ? sanitizedHistory(pathname, text, body, options) : undefined;
   if (inlined !== undefined || sent !== undefined) await forwardBody(forward, plan, sent ?? text, coding);
   if (!repair) return plan;
-  // A key deciding what may run written twice: which copy the upstream obeyed cannot be known
+  // A key written twice in any object: which copy the upstream obeyed cannot be known
   // (request-keys.ts), so no call is recovered. The history pass above still ran: it rewrites the
   // copy JSON.parse keeps, and leaves the other as sent.
   const twice = keyWrittenTwice(text.text);

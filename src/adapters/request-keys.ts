@@ -1,20 +1,22 @@
-// A request body that writes a key the plan reads twice. JSON leaves duplicate member names to the
+// A request body that writes a key twice in one object. JSON leaves duplicate member names to the
 // parser (RFC 8259 4): JSON.parse keeps the last, a first-wins reader keeps the first, a strict
-// one refuses the body. Which copy the upstream obeyed cannot be known, so when a key that decides
-// what a recovered call may be is written twice the adapter stands aside (nothing recovered), as
-// it does when `tool_choice` and `function_call` disagree. Only the body's top level is read, and
-// every object inside `tool_choice` and `function_call`; one pass. A string's contents are skipped
-// by a native search for its closing quote, not read character by character: a request is mostly
-// strings (a conversation, base64 attachments), and a reply that runs nothing never reads them
-// (the echo guard's given content is read only when a call is about to be recovered).
+// one refuses the body. Which copy the upstream obeyed cannot be known, so the adapter stands
+// aside (nothing recovered), as it does when `tool_choice` and `function_call` disagree. Every
+// object is read, at any depth (review 55a): a message writing `content` twice shows a first-wins
+// upstream one text and the echo guard another, a tool writing `function.name` twice offers the
+// model one tool and the plan another; which nested key decides what may run is no list worth
+// keeping, and no real client writes a key twice. One pass: a string's contents are skipped by a
+// native search for its closing quote, not read character by character (a request is mostly
+// strings: a conversation, base64 attachments); only a key (a string where an object expects
+// one) is sliced, to compare it with the object's other keys.
 
 /**
- * Top-level keys the plan reads to decide what may run: the tools declared and reserved, the
- * choice and parallel-call switch, the content the echo guard compares a call with (every place
- * the model reads a conversation from), and the prefill switch. A duplicate of any other key
- * (`metadata`) changes nothing here.
+ * Keys a debug line may name: the request fields every wire documents. Any other key is request
+ * content (a schema's property, a metadata entry), which a debug line never carries: it is then
+ * "a key", and its place is told by the nearest field above it that may be named.
  */
-const PLAN_KEYS: ReadonlySet<string> = new Set([
+const NAMEABLE: ReadonlySet<string> = new Set([
+  // What the plan reads.
   "tools",
   "functions",
   "mcp_servers",
@@ -26,20 +28,57 @@ const PLAN_KEYS: ReadonlySet<string> = new Set([
   "system",
   "instructions",
   "continue_final_message",
+  // The rest of a request's top level.
+  "model",
+  "metadata",
+  "stream",
+  "stream_options",
+  "max_tokens",
+  "max_completion_tokens",
+  "max_output_tokens",
+  "temperature",
+  "top_p",
+  "stop",
+  "stop_sequences",
+  "response_format",
+  "text",
+  "reasoning",
+  "thinking",
+  "previous_response_id",
+  "store",
+  "user",
+  // Inside a message, a content part or a tool.
+  "role",
+  "content",
+  "type",
+  "name",
+  "id",
+  "function",
+  "custom",
+  "arguments",
+  "parameters",
+  "input_schema",
+  "description",
+  "strict",
+  "tool_calls",
+  "tool_call_id",
+  "call_id",
+  "tool_use_id",
+  "output",
+  "allowed_tools",
+  "tool_names",
+  "server_label",
+  "configs",
+  "mode",
+  "disable_parallel_tool_use",
 ]);
 
-/** Top-level keys whose whole value is read for duplicates: any key written twice in any object inside. */
-const WHOLE_VALUE: ReadonlySet<string> = new Set(["tool_choice", "function_call"]);
-
 interface Frame {
-  object: boolean;
-  /** The keys seen so far, in an object read for duplicates. */
+  /** The keys seen so far in this object; none for an array. */
   keys?: Set<string>;
-  /** Inside `tool_choice` or `function_call`: every object is read for duplicates. */
-  whole: boolean;
   /** An object's next string is a key (after `{` or `,`). */
   expectKey: boolean;
-  /** The last key read in this object (top level only). */
+  /** The last key read in this object. */
   key?: string;
 }
 
@@ -48,8 +87,9 @@ const BACKSLASH = 0x5c;
 
 /**
  * Where `text` (a JSON object, as JSON.parse accepted it; a byte order mark may lead) writes a
- * plan key twice: a short description naming the key (never request content: only the fixed
- * names above), or undefined. A body that is no object has no keys to read.
+ * key twice in one object, at any depth: a short description naming the key and the field it is
+ * inside (only NAMEABLE names, never request content), or undefined. A body that is no object is
+ * no request on any wire (nothing is recovered for it anyway): undefined.
  */
 export function keyWrittenTwice(text: string): string | undefined {
   const stack: Frame[] = [];
@@ -59,37 +99,41 @@ export function keyWrittenTwice(text: string): string | undefined {
     const frame = stack[stack.length - 1];
     if (c === QUOTE) {
       const end = stringEnd(text, i);
-      if (frame?.object && frame.expectKey) {
+      if (frame?.keys && frame.expectKey) {
         frame.expectKey = false;
-        if (frame.keys) {
-          const key = keyOf(text, i, end);
-          const top = stack.length === 1;
-          if (top) frame.key = key;
-          if (!top || PLAN_KEYS.has(key)) {
-            if (frame.keys.has(key)) return top ? `\`${key}\`` : `a key inside \`${stack[0]!.key}\``;
-            frame.keys.add(key);
-          }
-        }
+        const key = keyOf(text, i, end);
+        if (frame.keys.has(key)) return described(key, stack);
+        frame.keys.add(key);
+        frame.key = key;
       }
       i = end.next;
       continue;
     }
-    if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      const whole = frame === undefined ? false : frame.whole || (stack.length === 1 && WHOLE_VALUE.has(frame.key ?? ""));
-      const object = c === 0x7b;
-      const read = frame === undefined || (whole && object);
-      stack.push({ object, whole, expectKey: object, ...(read ? { keys: new Set<string>() } : {}) });
-      // A body that is no object (an array at the top) has no keys the plan reads.
-      if (frame === undefined && !object) return undefined;
+    if (c === 0x7b /* { */) stack.push({ keys: new Set<string>(), expectKey: true });
+    else if (c === 0x5b /* [ */) {
+      if (frame === undefined) return undefined;
+      stack.push({ expectKey: false });
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       stack.pop();
       if (stack.length === 0) return undefined;
-    } else if (c === 0x2c /* , */ && frame?.object) {
-      frame.expectKey = true;
-    }
+    } else if (c === 0x2c /* , */ && frame?.keys) frame.expectKey = true;
     i++;
   }
   return undefined;
+}
+
+/**
+ * `key` (written twice in the innermost object of `stack`) as a debug line may say it: named when
+ * NAMEABLE, with the nearest nameable field above it (`content` inside `messages`).
+ */
+function described(key: string, stack: readonly Frame[]): string {
+  const own = NAMEABLE.has(key) ? `\`${key}\`` : "a key";
+  if (stack.length === 1) return own;
+  for (let k = stack.length - 2; k >= 0; k--) {
+    const above = stack[k]!.key;
+    if (above !== undefined && NAMEABLE.has(above)) return `${own} inside \`${above}\``;
+  }
+  return `${own} inside an object`;
 }
 
 /**

@@ -63,10 +63,16 @@ export function recoverableTools(options: AdapterOptions, declared: readonly Too
  * another agent gives the shell (the `Bash` alias), so a denyTools entry naming bash in any case
  * reserves `Bash` (review 52): the option promises that `["Bash"]` stops a Bash call that would
  * run as bash, and a costume written `<Bash>` is one; a Hermes call named `Bash` is then stopped
- * too, so every form reads the entry alike.
+ * too, so every form reads the entry alike. A request that gives the model tools under names it
+ * never spells (UNSPELLED_TOOLS among the declared names) reserves every alias and costume name.
  */
 export function reservedNames(options: AdapterOptions, declaredNames: readonly string[]): string[] {
   const reserved = new Set(declaredNames);
+  if (reserved.delete(UNSPELLED_TOOLS)) {
+    for (const alias of Object.keys(TOOL_ALIASES)) reserved.add(alias);
+    for (const costume of codeCostumeNames()) if (costume !== RUNNER) reserved.add(costume);
+    reserved.add(RUNNER_ALIAS);
+  }
   const deny = toolNames(options.responseFix?.denyTools, RESPONSE_FIX.denyTools);
   // "*" leaves no recoverable tool, so no alias has a target anyway.
   if (deny !== "*") {
@@ -76,6 +82,18 @@ export function reservedNames(options: AdapterOptions, declaredNames: readonly s
   }
   return [...reserved];
 }
+
+/**
+ * Review 55a: a declared-names entry (Wire.declaredNames) saying the request gives the model tools
+ * under names it never spells (a hosted MCP server whose tools are not listed: a Responses `mcp`
+ * without `allowed_tools`, an Anthropic MCP server or `mcp_toolset` without a tool list). A call
+ * to another agent's name (`execute_command`) or a costume's (`<python>`, `<shell>`) may then be
+ * meant for that server's tool of that name, so every alias and costume name is reserved: none is
+ * taken, and a call to one is nobody's (the undeclared-tool nudge). Declared tools still run under
+ * their own names, and the runner's own spelling (`<bash>`) is bash's. It holds a NUL, which no
+ * tool name holds; a request declaring a name spelled so only turns the aliases off.
+ */
+export const UNSPELLED_TOOLS = "\u0000unspelled-tools";
 
 /** The tool every code costume runs as, and the name other agents give it (TOOL_ALIASES). */
 const RUNNER = "bash";

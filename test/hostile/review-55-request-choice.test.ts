@@ -130,8 +130,13 @@ describe("a request body that writes a key the plan reads twice", () => {
       expect(await rawRun("chat", withMembers(body, '"tool_choice":"auto","tool\\u005fchoice":"none"'))).toEqual([]);
     });
 
-    test("a duplicate key the plan does not read changes nothing: the leak runs", async () => {
-      for (const wire of WIRES) expect(await rawRun(wire, withMembers(requestBody(wire, both(wire)), '"metadata":{"a":"1"},"metadata":{"a":"2"}'))).toEqual(["bash"]);
+    // Diff review 55a made the rule structural: a key written twice in ANY object, at any depth,
+    // recovers nothing, the plan's or not (a `metadata` written twice included).
+    test("a duplicate key the plan does not read recovers nothing too (diff review 55a); written once, the leak runs", async () => {
+      for (const wire of WIRES) {
+        expect(await rawRun(wire, withMembers(requestBody(wire, both(wire)), '"metadata":{"a":"1"},"metadata":{"a":"2"}'))).toEqual([]);
+        expect(await rawRun(wire, withMembers(requestBody(wire, both(wire)), '"metadata":{"a":"1","b":"2"}'))).toEqual(["bash"]);
+      }
     });
 
     test("the other plan keys written twice, and keys written twice inside tool_choice or function_call, recover nothing", async () => {
@@ -155,11 +160,14 @@ describe("a request body that writes a key the plan reads twice", () => {
       }
     });
 
-    test("the same key in separate objects, nested below the top level, or inside a string is no duplicate: the leak runs", async () => {
+    test("the same key in separate objects, or inside a string, is no duplicate: the leak runs", async () => {
       const allowed = { type: "allowed_tools", allowed_tools: { mode: "auto", tools: [{ type: "function", function: { name: "read" } }, { type: "function", function: { name: "bash" } }] } };
       expect(await rawRun("chat", JSON.stringify(requestBody("chat", both("chat"), { tool_choice: allowed })))).toEqual(["bash"]);
+      // A key written twice below the top level recovers nothing since diff review 55a.
       const nested = withMembers(requestBody("chat", both("chat"), { tool_choice: "auto" }), '"metadata":{"tool_choice":"none","tool_choice":"none","tools":[]}');
-      expect(await rawRun("chat", nested)).toEqual(["bash"]);
+      expect(await rawRun("chat", nested)).toEqual([]);
+      const nestedOnce = withMembers(requestBody("chat", both("chat"), { tool_choice: "auto" }), '"metadata":{"tool_choice":"none","tools":[]}');
+      expect(await rawRun("chat", nestedOnce)).toEqual(["bash"]);
       const quoted = requestBody("chat", both("chat"), { tool_choice: "auto" }, 'say \",\"tool_choice\":\"none\" and "tool_choice": "none"');
       expect(await rawRun("chat", JSON.stringify(quoted))).toEqual(["bash"]);
       // A schema whose objects repeat keys across entries (every property has a `type`).

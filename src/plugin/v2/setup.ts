@@ -30,7 +30,7 @@ import { oneShotRun } from "../one-shot.ts";
 import { replyReporter, startOptions } from "../plugin-start.ts";
 import { RetryController } from "../retry-controller.ts";
 import { subAgentCheck } from "../session-kind.ts";
-import { claim, loadKey, mergeRestrictions, servingFor, standAsideWarning } from "../wiring.ts";
+import { claim, loadKey, mergeRestrictions, readTag, servingFor, standAsideWarning } from "../wiring.ts";
 import { type ActingScope, AUTO_SCOPE, EVERY_PROVIDER, RouteMemory, routeInScope } from "../scope.ts";
 import { startupReport } from "../startup.ts";
 import { addCorrection, historyTools, lastUserTurn, sanitizeContext, turnsIn } from "./context-hook.ts";
@@ -95,6 +95,8 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
     await ctx.session.prompt!({ sessionID, text, delivery: "queue" });
   });
   const turns = new Map<string, string>();
+  // Terminal events read per session, against its latest primary request (diff review 55a).
+  const ends = new EndsSinceRequest();
   // Sessions whose wake is being decided, each with the LAST execution that left a reply owing one.
   const arms = new Map<string, WakeArm>();
   // Set by cleanup: a wait still pending, or a callback the host fires after the dispose, does nothing.
@@ -110,6 +112,7 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   const executions = watchExecutions(abortsMatter ? subscribe : undefined, {
     onAbort: (sessionID) => {
       if (disposed) return;
+      ends.stopped(sessionID);
       retry.onAbort(sessionID);
       if (options.debug) log("info", `[dsml] abort ${sessionID}`);
     },
@@ -120,6 +123,7 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
       if (arm?.ended) arm.newer = true;
     },
     onEnded: (sessionID) => {
+      ends.ended(sessionID);
       const arm = arms.get(sessionID);
       if (arm) arm.ended = true;
     },
@@ -170,10 +174,16 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
   };
   const wakeWhenIdle = (sessionID: string) => {
     if (!wakes || disposed) return;
+    // The run that gave this reply was stopped by the user, the stop read before the reply: no wake
+    // (and the leak the ledger just took is dropped: the stop came first, onReply after).
+    const since = ends.sinceRequest(sessionID);
+    if (since.stopped) return;
     const deciding = arms.has(sessionID);
     // Both asked now, while the execution that gave this reply runs: its terminal event is the next
     // one ("unknown" at once when its start was not seen: `wait` alone decides, as without events).
-    arms.set(sessionID, { settled: executions.settled(sessionID), idle: idleAfter(sessionID), ended: false, newer: false });
+    // Its end may already have been read (the event stream and the response are two channels): the
+    // arm then starts as ended, so a start read next is the user's (diff review 55a).
+    arms.set(sessionID, { settled: executions.settled(sessionID), idle: idleAfter(sessionID), ended: since.ended, newer: false });
     if (deciding) return;
     void (async () => {
       let arm = arms.get(sessionID);
@@ -188,12 +198,20 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
       }
     })();
   };
+  const report = replyReporter({ options, debug, log, retry, onUnrecovered: wakeWhenIdle });
   let adapter: AdapterOptions = {
     parse: options.parse,
     // HttpRepair sees a request only once it has gone: history is the context hook's.
     history: { sanitize: false },
     responseFix: options.responseFix,
-    onResult: replyReporter({ options, debug, log, retry, onUnrecovered: wakeWhenIdle }),
+    onResult: (result) => {
+      report(result);
+      // A reply read after the user's stop of the run it belongs to owes nothing: the stop dropped
+      // the session's pending leak before this one was recorded, so it is dropped now (no
+      // correction rides on the user's next message, as when the stop is read after the reply).
+      const { sessionID } = readTag(result.requestTag);
+      if (sessionID && !disposed && ends.sinceRequest(sessionID).stopped) retry.onAbort(sessionID);
+    },
     ...(options.debug ? { debug: (line: string) => log("info", line) } : {}),
   };
   const httpDeps = {
@@ -222,6 +240,7 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
     disposed = true;
     release();
     turns.clear();
+    ends.clear();
     arms.clear();
     waits.clear();
     executions.stop();
@@ -239,6 +258,7 @@ export async function setup(ctx: V2Context, log: Logger = createLogger(undefined
       // The host's own requests (a title, a compaction summary) answer no reply of the model: they
       // never take, nor pass over, the correction the session's next primary request is due.
       const primary = primaryRequest(event);
+      if (primary) ends.noteRequest(event.sessionID);
       if (!inScope(event.model)) {
         if (primary && turn) retry.passOver(event.sessionID, turn);
         return;
@@ -295,6 +315,54 @@ interface WakeArm {
   ended: boolean;
   /** An execution of the session started after it ended: the user's, which no wake may follow. */
   newer: boolean;
+}
+
+/**
+ * Diff review 55a: the terminal events read per session, and how many had been read when its latest
+ * primary request was built (its context). No execution ends before its own requests are built, so
+ * an end read since is the end of the run that request belongs to, read before that request's
+ * reply was (the event stream and the response are two channels; a reply's result fires as the
+ * client reads it). An end read before the request (an earlier run's) does not count. The least
+ * recently used sessions beyond TURNS_KEPT are forgotten (then nothing counts as read since).
+ */
+class EndsSinceRequest {
+  readonly #sessions = new Map<string, { ends: number; stops: number; atRequest?: { ends: number; stops: number } }>();
+
+  #entry(sessionID: string) {
+    let entry = this.#sessions.get(sessionID);
+    if (entry) this.#sessions.delete(sessionID);
+    else entry = { ends: 0, stops: 0 };
+    this.#sessions.set(sessionID, entry);
+    if (this.#sessions.size > TURNS_KEPT) this.#sessions.delete(this.#sessions.keys().next().value!);
+    return entry;
+  }
+
+  /** An execution of the session ended (any terminal event). */
+  ended(sessionID: string): void {
+    this.#entry(sessionID).ends++;
+  }
+
+  /** The user stopped the session's execution (read before its end is counted). */
+  stopped(sessionID: string): void {
+    this.#entry(sessionID).stops++;
+  }
+
+  /** The session's next primary request is being built. */
+  noteRequest(sessionID: string): void {
+    const entry = this.#entry(sessionID);
+    entry.atRequest = { ends: entry.ends, stops: entry.stops };
+  }
+
+  /** Whether an end, and a user's stop, were read since the session's latest primary request. */
+  sinceRequest(sessionID: string): { ended: boolean; stopped: boolean } {
+    const entry = this.#sessions.get(sessionID);
+    if (!entry?.atRequest) return { ended: false, stopped: false };
+    return { ended: entry.ends > entry.atRequest.ends, stopped: entry.stops > entry.atRequest.stops };
+  }
+
+  clear(): void {
+    this.#sessions.clear();
+  }
 }
 
 /**
