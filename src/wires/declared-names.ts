@@ -9,7 +9,8 @@
 // `mcp_servers[].tool_configuration.allowed_tools` and `mcp_toolset` tools' `configs`): the model
 // calls those by their own names, and a leaked call to one is that server's tool or nothing, never
 // the local tool its name is an alias of. A hosted MCP server whose tools the request does not
-// list gives the model tools under names it never spells: UNSPELLED_TOOLS then stands in the list.
+// list gives the model tools under names it never spells: UNSPELLED_TOOLS then stands in the list,
+// as it does for a hosted code sandbox (Responses `code_interpreter`, Anthropic `code_execution_*`).
 import { type Json, isObject } from "../sse/json.ts";
 import type { JsonSchema, ToolSpec } from "../parse/types.ts";
 import { UNSPELLED_TOOLS } from "../options/engine.ts";
@@ -82,7 +83,18 @@ export function declaredToolNames(body: Json): string[] {
 function unlistedServer(tool: Json): boolean {
   if (tool.type === "mcp") return !Array.isArray(tool.allowed_tools) && !(isObject(tool.allowed_tools) && Array.isArray(tool.allowed_tools.tool_names));
   if (tool.type === "mcp_toolset") return !(isObject(tool.default_config) && tool.default_config.enabled === false);
-  return false;
+  return hostedCode(tool);
+}
+
+/**
+ * A hosted code tool the server runs (Responses `code_interpreter`, Anthropic `code_execution_*`):
+ * it carries no name, yet the model calls it as its own sandbox, and a `<python>` or
+ * `<code_interpreter>` costume written for it is that sandbox's code, never the local shell's.
+ * So it reserves every alias and costume name as an unlisted server does; the runner's own
+ * `<bash>` and declared tools still run as themselves.
+ */
+function hostedCode(tool: Json): boolean {
+  return tool.type === "code_interpreter" || (typeof tool.type === "string" && tool.type.startsWith("code_execution_"));
 }
 
 /** The servers an Anthropic `mcp_toolset` configures (by `mcp_server_name`): that entry decides which of their tools are given. */

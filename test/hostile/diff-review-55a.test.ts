@@ -253,3 +253,32 @@ describe("finding 3: a hosted MCP server whose tools are not listed leaves every
     expect((await run("anthropic", body, EXEC)).calls).toEqual([]);
   });
 });
+
+describe("a hosted code sandbox declared: its costumes are the sandbox's code, never the local shell's", () => {
+  // Found by the diff-a fixer, proved and fixed by the lead (wrong execution): a Responses
+  // `code_interpreter` tool (or Anthropic `code_execution_*`) carries no name, so nothing was
+  // reserved, and a `<python>` or `<code_interpreter>` costume the model wrote for the server's
+  // sandbox ran on the user's machine as the local bash.
+  // Fixed: src/wires/declared-names.ts hostedCode puts UNSPELLED_TOOLS among the declared names, as
+  //   for an unlisted MCP server: every alias and costume name is reserved; `<bash>` and declared
+  //   tools still run as themselves.
+  const sandbox = [fn("responses", "bash"), { type: "code_interpreter", container: { type: "auto" } }];
+  test("Responses `code_interpreter`: a `<python>` or `<code_interpreter>` costume does not run as bash", async () => {
+    expect((await run("responses", requestBody("responses", sandbox), "<python>\nprint(1)\n</python>")).calls).toEqual([]);
+    expect((await run("responses", requestBody("responses", sandbox), "<code_interpreter>\nprint(1)\n</code_interpreter>")).calls).toEqual([]);
+  });
+
+  test("Anthropic `code_execution_20250825`: a `<python>` costume does not run as bash", async () => {
+    const body = requestBody("anthropic", [fn("anthropic", "bash"), { type: "code_execution_20250825", name: "code_execution" }]);
+    expect((await run("anthropic", body, "<python>\nprint(1)\n</python>")).calls).toEqual([]);
+  });
+
+  test("hard negative: beside a sandbox the declared bash still runs, as a leak and as `<bash>`", async () => {
+    expect((await run("responses", requestBody("responses", sandbox), leak("bash", { command: "ls" }))).calls).toEqual([{ name: "bash", args: { command: "ls" } }]);
+    expect((await run("responses", requestBody("responses", sandbox), "<bash>\nls -la\n</bash>")).calls).toEqual([{ name: "bash", args: { command: "ls -la" } }]);
+  });
+
+  test("hard negative: with no sandbox declared, the `<python>` costume runs as bash", async () => {
+    expect((await run("responses", requestBody("responses", [fn("responses", "bash")]), "<python>\nprint(1)\n</python>")).calls.map((call) => call.name)).toEqual(["bash"]);
+  });
+});
