@@ -104,10 +104,11 @@ export function noToolName(name: string): string | undefined {
  * the shorthand format controls), surrogates (Cs), private use (Co), every space separator (Zs,
  * Zl, Zp; U+0020 is told apart first, as "a blank"), the default-ignorable code points (variation
  * selectors, the Hangul fillers, the Mongolian selectors, tags), the noncharacters, and U+2800
- * BRAILLE PATTERN BLANK (a symbol, the usual "invisible character" pasted from the web). Letters
+ * BRAILLE PATTERN BLANK and U+1D159 MUSICAL SYMBOL NULL NOTEHEAD (symbols drawn as nothing, on the
+ * usual lists of "invisible characters" pasted from the web; diff review 55b). Letters
  * of any script, digits, marks after a character, `.` `:` `/` `-` `@` `*` `?` are no part of it.
  */
-const SHOWS_AS_NOTHING = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Zs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}\u2800]$/u;
+const SHOWS_AS_NOTHING = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Zs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}\u2800\u{1D159}]$/u;
 
 /** A combining mark (Mn, Mc, Me): a name made of marks alone, or starting with one, shows as no name. */
 const COMBINING_MARK = /^\p{M}$/u;
