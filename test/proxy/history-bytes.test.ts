@@ -77,57 +77,47 @@ describe("through the proxy", () => {
     expect([...upstream.seen[0]!.raw]).toEqual([...expected]);
     expect(upstream.seen[0]!.headers["content-length"]).toBe(String(expected.length));
   });
-});
 
-/**
- * Review 55 (the request fixer left it): the proxy's own history pass read a compressed body's bytes
- * as text, found no JSON and sent the leak up unsanitized, with no correction and no word. It now
- * reads the body through its coding and encodes the changed JSON again with it; a coding it cannot
- * read, or a body past the bound once decoded, goes up as sent.
- */
-describe("through the proxy, a compressed body", () => {
-  const CODERS: Record<string, [(b: Uint8Array) => Uint8Array<ArrayBuffer>, (b: Uint8Array) => Uint8Array]> = {
-    gzip: [(b) => zlib.gzipSync(b), (b) => zlib.gunzipSync(b)],
-    deflate: [(b) => zlib.deflateSync(b), (b) => zlib.inflateSync(b)],
-    br: [(b) => zlib.brotliCompressSync(b), (b) => zlib.brotliDecompressSync(b)],
-  };
-  let upstream: Upstream;
-  let proxy: Proxy;
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    proxy = await startProxy(["--upstream", upstream.url]);
-  });
-  afterAll(async () => {
-    await proxy.close();
-    await upstream.close();
-  });
-  const send = async (body: Uint8Array<ArrayBuffer>, coding: string) => {
-    upstream.seen.splice(0);
-    upstream.answer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("{}"));
-    await (await fetch(`${proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", "content-encoding": coding }, body })).text();
-    expect(upstream.seen).toHaveLength(1);
-    return upstream.seen[0]!;
-  };
+  /**
+   * Review 55 (the request fixer left it): the proxy's own history pass read a compressed body's bytes
+   * as text, found no JSON and sent the leak up unsanitized, with no correction and no word. It now
+   * reads the body through its coding and encodes the changed JSON again with it; a coding it cannot
+   * read, or a body past the bound once decoded, goes up as sent.
+   */
+  describe("through the proxy, a compressed body", () => {
+    const CODERS: Record<string, [(b: Uint8Array) => Uint8Array<ArrayBuffer>, (b: Uint8Array) => Uint8Array]> = {
+      gzip: [(b) => zlib.gzipSync(b), (b) => zlib.gunzipSync(b)],
+      deflate: [(b) => zlib.deflateSync(b), (b) => zlib.inflateSync(b)],
+      br: [(b) => zlib.brotliCompressSync(b), (b) => zlib.brotliDecompressSync(b)],
+    };
+    const send = async (body: Uint8Array<ArrayBuffer>, coding: string) => {
+      upstream.seen.splice(0);
+      upstream.answer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("{}"));
+      await (await fetch(`${proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", "content-encoding": coding }, body })).text();
+      expect(upstream.seen).toHaveLength(1);
+      return upstream.seen[0]!;
+    };
 
-  test.each(Object.keys(CODERS))("%s: the replayed leak is sanitized, the correction joined, and the body goes up in its coding", async (coding) => {
-    const [encode, decode] = CODERS[coding]!;
-    const { sent, expected } = chatBytes([], []);
-    const seen = await send(encode(sent), coding);
-    expect(seen.headers["content-encoding"]).toBe(coding);
-    expect(seen.headers["content-length"]).toBe(String(seen.raw.length));
-    expect([...decode(seen.raw)]).toEqual([...expected]);
-  });
+    test.each(Object.keys(CODERS))("%s: the replayed leak is sanitized, the correction joined, and the body goes up in its coding", async (coding) => {
+      const [encode, decode] = CODERS[coding]!;
+      const { sent, expected } = chatBytes([], []);
+      const seen = await send(encode(sent), coding);
+      expect(seen.headers["content-encoding"]).toBe(coding);
+      expect(seen.headers["content-length"]).toBe(String(seen.raw.length));
+      expect([...decode(seen.raw)]).toEqual([...expected]);
+    });
 
-  test("hard negative: nothing to change, the compressed bytes go up as sent", async () => {
-    const body = zlib.gzipSync(utf8(`{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"plain text"}]}`));
-    const seen = await send(body, "gzip");
-    expect([...seen.raw]).toEqual([...body]);
-  });
+    test("hard negative: nothing to change, the compressed bytes go up as sent", async () => {
+      const body = zlib.gzipSync(utf8(`{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"plain text"}]}`));
+      const seen = await send(body, "gzip");
+      expect([...seen.raw]).toEqual([...body]);
+    });
 
-  test("hard negative: a coding the proxy does not read goes up byte for byte", async () => {
-    const { sent } = chatBytes([], []);
-    const body = zlib.gzipSync(sent);
-    const seen = await send(body, "x-custom");
-    expect([seen.headers["content-encoding"], [...seen.raw]]).toEqual(["x-custom", [...body]]);
+    test("hard negative: a coding the proxy does not read goes up byte for byte", async () => {
+      const { sent } = chatBytes([], []);
+      const body = zlib.gzipSync(sent);
+      const seen = await send(body, "x-custom");
+      expect([seen.headers["content-encoding"], [...seen.raw]]).toEqual(["x-custom", [...body]]);
+    });
   });
 });
