@@ -9,6 +9,8 @@ import { sdkPrefill } from "../../wires/prefill.ts";
 import type { CallScope } from "../call-engines.ts";
 import { type AdapterOptions, REQUEST_TAG_HEADER } from "../options.ts";
 import { debugLine } from "../report.ts";
+import { UNSPELLED_TOOLS } from "../../options/engine.ts";
+import { isObject } from "../../sse/json.ts";
 
 /** The call without the plugin's request tag header, and the tag it carried (undefined: none). */
 export function withoutRequestTag(params: LanguageModelV3CallOptions): { params: LanguageModelV3CallOptions; tag: string | undefined } {
@@ -48,12 +50,40 @@ export function callScope(params: LanguageModelV3CallOptions, tools: readonly To
   };
 }
 
-/** Function and provider tools alike: a provider tool's name is declared too. */
+/**
+ * Function and provider tools alike: a provider tool's name is declared too. As the fetch route
+ * reads the same request (src/wires/declared-names.ts, review 55a): the tools an `openai.mcp`
+ * provider tool lists are reserved, and one that lists none, a hosted code sandbox
+ * (`openai.code_interpreter`, `anthropic.code_execution_*`) or an Anthropic MCP server in the
+ * provider options without a tool list gives the model names the request never spells
+ * (UNSPELLED_TOOLS: no alias or costume but `<bash>` is taken).
+ */
 function declaredToolNames(params: LanguageModelV3CallOptions): string[] {
   const names: string[] = [];
+  const addAll = (list: unknown) => {
+    if (Array.isArray(list)) for (const name of list) if (typeof name === "string" && name) names.push(name);
+  };
   for (const tool of params.tools ?? []) {
-    const name: unknown = (tool as { name?: unknown }).name;
+    const { name, id, args } = tool as { name?: unknown; id?: unknown; args?: unknown };
     if (typeof name === "string" && name) names.push(name);
+    if (typeof id !== "string") continue;
+    if (id === "openai.mcp") {
+      const allowed = isObject(args) ? args.allowedTools : undefined;
+      const listed = Array.isArray(allowed) ? allowed : isObject(allowed) && Array.isArray(allowed.toolNames) ? allowed.toolNames : undefined;
+      if (listed) addAll(listed);
+      else names.push(UNSPELLED_TOOLS);
+    }
+    if (id === "openai.code_interpreter" || id.startsWith("anthropic.code_execution_")) names.push(UNSPELLED_TOOLS);
+  }
+  const anthropic = params.providerOptions?.anthropic;
+  const servers = isObject(anthropic) ? anthropic.mcpServers : undefined;
+  if (Array.isArray(servers)) {
+    for (const server of servers) {
+      const config = isObject(server) ? server.toolConfiguration : undefined;
+      if (isObject(config) && config.enabled === false) continue;
+      if (isObject(config) && Array.isArray(config.allowedTools)) addAll(config.allowedTools);
+      else names.push(UNSPELLED_TOOLS);
+    }
   }
   return names;
 }
