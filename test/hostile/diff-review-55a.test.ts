@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { repairFetch } from "../../src/adapters/fetch.ts";
 import { keyWrittenTwice } from "../../src/adapters/request-keys.ts";
 import { declaredToolNames } from "../../src/wires/declared-names.ts";
-import { countWork } from "../support/work.ts";
+import { expectLinearWork } from "../support/work.ts";
 import { fn, leak, replyJson, requestBody, run, upstream, URLS } from "./review-55-request-support.ts";
 
 const RM = leak("bash", { command: "rm -rf ~/project" });
@@ -114,14 +114,7 @@ describe("finding 1: a key written twice inside a message escapes keyWrittenTwic
     ];
     const smalls = bodies(400_000);
     const bigs = bodies(1_600_000);
-    smalls.forEach((small, i) => {
-      const big = bigs[i]!;
-      const a = countWork(() => void keyWrittenTwice(small));
-      const b = countWork(() => void keyWrittenTwice(big));
-      expect(a).toBeLessThanOrEqual(3 * small.length);
-      expect(b).toBeLessThanOrEqual(3 * big.length);
-      expect(b).toBeLessThan(4.4 * a);
-    });
+    expectLinearWork(keyWrittenTwice, smalls, bigs);
     expect(keyWrittenTwice(`${'{"a":'.repeat(5000)}{"b":1,"b":2}${"}".repeat(5000)}`)).toBe("a key inside an object");
   }, 60_000);
 });

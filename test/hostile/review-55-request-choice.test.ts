@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { repairFetch } from "../../src/adapters/fetch.ts";
 import { keyWrittenTwice } from "../../src/adapters/request-keys.ts";
-import { countWork } from "../support/work.ts";
+import { expectLinearWork } from "../support/work.ts";
 import { READ_SCHEMA, URLS, WIRES, type WireName, fn, leak, names, replyJson, requestBody, run, upstream } from "./review-55-request-support.ts";
 
 const BASH_LEAK = `Running.\n${leak("bash")}`;
@@ -184,14 +184,7 @@ describe("a request body that writes a key the plan reads twice", () => {
       ];
       const smalls = bodies(2_500_000);
       const bigs = bodies(10_000_000);
-      smalls.forEach((small, i) => {
-        const big = bigs[i]!;
-        const a = countWork(() => void keyWrittenTwice(small));
-        const b = countWork(() => void keyWrittenTwice(big));
-        expect(a).toBeLessThanOrEqual(3 * small.length);
-        expect(b).toBeLessThanOrEqual(3 * big.length);
-        expect(b).toBeLessThan(4.4 * a);
-      });
+      expectLinearWork(keyWrittenTwice, smalls, bigs);
       expect(keyWrittenTwice('{"tools":[],"tools":[]}')).toBe("`tools`");
       expect(keyWrittenTwice('[{"tools":[],"tools":[]}]')).toBeUndefined();
     }, 60_000);

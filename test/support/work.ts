@@ -5,6 +5,8 @@
  * A cap turns runaway work (a loop that makes no progress) into a WorkCapExceeded thrown from the
  * next read, so a hang becomes a test failure instead of a stuck test run.
  */
+import { expect } from "bun:test";
+
 export class WorkCapExceeded extends Error {
   constructor(readonly cap: number) {
     super(`work cap of ${cap} reads exceeded`);
@@ -54,4 +56,19 @@ export async function countWorkAsync(fn: () => unknown, cap = Infinity): Promise
     counter.restore();
   }
   return counter.read();
+}
+
+/**
+ * `read` is linear on each input pair: at most 3 reads a character on both, and the big input
+ * (four times the small one) costs less than 4.4 times the small one's work.
+ */
+export function expectLinearWork(read: (text: string) => unknown, smalls: readonly string[], bigs: readonly string[]): void {
+  smalls.forEach((small, i) => {
+    const big = bigs[i]!;
+    const a = countWork(() => void read(small));
+    const b = countWork(() => void read(big));
+    expect(a).toBeLessThanOrEqual(3 * small.length);
+    expect(b).toBeLessThanOrEqual(3 * big.length);
+    expect(b).toBeLessThan(4.4 * a);
+  });
 }
