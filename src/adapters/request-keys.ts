@@ -6,9 +6,10 @@
 // upstream one text and the echo guard another, a tool writing `function.name` twice offers the
 // model one tool and the plan another; which nested key decides what may run is no list worth
 // keeping, and no real client writes a key twice. One pass: a string's contents are skipped by a
-// native search for its closing quote, not read character by character (a request is mostly
-// strings: a conversation, base64 attachments); only a key (a string where an object expects
-// one) is sliced, to compare it with the object's other keys.
+// native search for its closing quote (grammar/json-syntax.ts jsonStringEnd), not read character
+// by character; only a key (a string where an object expects one) is sliced, to compare it with
+// the object's other keys.
+import { jsonStringEnd } from "../grammar/json-syntax.ts";
 
 /**
  * Keys a debug line may name: the request fields every wire documents. Any other key is request
@@ -83,7 +84,6 @@ interface Frame {
 }
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 
 /**
  * Where `text` (a JSON object, as JSON.parse accepted it; a byte order mark may lead) writes a
@@ -98,15 +98,15 @@ export function keyWrittenTwice(text: string): string | undefined {
     const c = text.charCodeAt(i);
     const frame = stack[stack.length - 1];
     if (c === QUOTE) {
-      const end = stringEnd(text, i);
+      const end = jsonStringEnd(text, i);
       if (frame?.keys && frame.expectKey) {
         frame.expectKey = false;
-        const key = keyOf(text, i, end);
+        const key = keyOf(text, i, end - 1);
         if (frame.keys.has(key)) return described(key, stack);
         frame.keys.add(key);
         frame.key = key;
       }
-      i = end.next;
+      i = end;
       continue;
     }
     if (c === 0x7b /* { */) stack.push({ keys: new Set<string>(), expectKey: true });
@@ -136,26 +136,9 @@ function described(key: string, stack: readonly Frame[]): string {
   return `${own} inside an object`;
 }
 
-/**
- * The end of the string token opening at `start` (its closing quote). A quote is the string's end
- * when an even number of backslashes comes right before it; each backslash is counted once, for
- * the one quote right after its run, so the whole body costs one pass.
- */
-function stringEnd(text: string, start: number): { close: number; next: number } {
-  let from = start + 1;
-  for (;;) {
-    const quote = text.indexOf('"', from);
-    if (quote === -1) return { close: text.length, next: text.length };
-    let slashes = 0;
-    for (let k = quote - 1; k >= from && text.charCodeAt(k) === BACKSLASH; k--) slashes++;
-    if (slashes % 2 === 0) return { close: quote, next: quote + 1 };
-    from = quote + 1;
-  }
-}
-
 /** A key as JSON.parse reads it: `tool\u005fchoice` is `tool_choice`. */
-function keyOf(text: string, start: number, end: { close: number }): string {
-  const raw = text.slice(start + 1, end.close);
+function keyOf(text: string, start: number, close: number): string {
+  const raw = text.slice(start + 1, close);
   if (!raw.includes("\\")) return raw;
   try {
     return JSON.parse(`"${raw}"`) as string;

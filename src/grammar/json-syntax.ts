@@ -10,12 +10,22 @@ export type JsonStep = "ok" | "bad" | "done";
 
 /**
  * In JSON text already known to be valid, the index just past the string token that opens at
- * `at` (a `"`): the one skip every scanner that walks such text by tokens needs.
+ * `at` (a `"`): the one skip every scanner that walks such text by tokens needs. A string's
+ * contents are skipped by a native search for the next quote, not read character by character (a
+ * request body is mostly strings: a conversation, base64 attachments): a quote closes the string
+ * when an even number of backslashes stands right before it, each backslash counted once, for the
+ * one quote after its run, so the whole text costs one pass. An unclosed string ends past the text.
  */
 export function jsonStringEnd(text: string, at: number): number {
-  let i = at + 1;
-  while (i < text.length && text.charCodeAt(i) !== DQ) i += text.charCodeAt(i) === BACKSLASH ? 2 : 1;
-  return i + 1;
+  let from = at + 1;
+  for (;;) {
+    const quote = text.indexOf('"', from);
+    if (quote === -1) return text.length + 1;
+    let slashes = 0;
+    for (let k = quote - 1; k >= from && text.charCodeAt(k) === BACKSLASH; k--) slashes++;
+    if (slashes % 2 === 0) return quote + 1;
+    from = quote + 1;
+  }
 }
 
 /**
