@@ -14,18 +14,37 @@ import { isObject } from "../sse/json.ts";
  * where the same words stand in the changed middle of both, nearest at or before its old start.
  */
 export function movedAnnotations(annotations: unknown[], was: string, now: string): unknown[] {
+  const move = annotationMover(was, now);
+  return annotations.flatMap((annotation) => {
+    const moved = move(annotation);
+    return moved === undefined ? [] : [moved];
+  });
+}
+
+/**
+ * movedAnnotations one annotation at a time, the two texts compared once: the annotation moved
+ * (the same object when it has no offsets to move), or undefined when its words are gone. The
+ * Responses stream moves its annotation.added events with it, each where it goes out.
+ */
+export function annotationMover(was: string, now: string): (annotation: unknown) => unknown {
   const head = sharedHead(was, now);
   const tail = sharedTail(was, now, head);
-  return annotations.flatMap((annotation) => {
-    if (!isObject(annotation)) return [annotation];
+  return (annotation) => {
+    if (!isObject(annotation)) return annotation;
     const offsets = isObject(annotation.url_citation) ? annotation.url_citation : annotation;
     const { start_index: start, end_index: end } = offsets;
-    if (typeof start !== "number" || typeof end !== "number" || !(start >= 0 && end >= start && end <= was.length)) return [annotation];
-    const at = movedStart(was, now, start, end, head, tail);
-    if (at === undefined) return [];
-    const moved = { ...offsets, start_index: at, end_index: at + (end - start) };
-    return [offsets === annotation ? moved : { ...annotation, url_citation: moved }];
-  });
+    if (!hasOffsets(offsets, was.length)) return annotation;
+    const at = movedStart(was, now, start as number, end as number, head, tail);
+    if (at === undefined) return undefined;
+    const moved = { ...offsets, start_index: at, end_index: at + ((end as number) - (start as number)) };
+    return offsets === annotation ? moved : { ...annotation, url_citation: moved };
+  };
+}
+
+/** Offsets that point into a text of `length` characters (an annotation without them is left as it is). */
+export function hasOffsets(offsets: Record<string, unknown>, length: number): boolean {
+  const { start_index: start, end_index: end } = offsets;
+  return typeof start === "number" && typeof end === "number" && start >= 0 && end >= start && end <= length;
 }
 
 function movedStart(was: string, now: string, start: number, end: number, head: number, tail: number): number | undefined {

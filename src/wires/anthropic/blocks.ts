@@ -1,6 +1,9 @@
 // The Anthropic Messages blocks and stop reasons both paths (the JSON body, wire.ts, and the
-// stream, stream.ts) treat apart from text: a client's tool call, and a stop that cuts the reply.
+// stream, stream.ts) treat apart from text: a client's tool call, and a stop that cuts the reply;
+// and how the stream moves a block's event to its downstream index (kept here, apart from the
+// stream's state, as it reads none: stream.ts stays under the 500-line bound).
 import type { RecoveredCall } from "../../parse/types.ts";
+import type { Rewritten } from "../../sse/rewrite.ts";
 import type { Json } from "../../sse/json.ts";
 
 /**
@@ -28,4 +31,11 @@ export function toolUseEvents(call: RecoveredCall, index: number): Json[] {
     { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(call.input) } },
     { type: "content_block_stop", index },
   ];
+}
+
+/** The event as it came when its index is unchanged (null); otherwise rewritten with the new one. */
+export function renumbered(event: Json, index: number | undefined): Rewritten | null {
+  if (index === undefined || index === event.index) return null;
+  event.index = index;
+  return { pieces: [event], original: event };
 }

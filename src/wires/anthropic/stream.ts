@@ -21,7 +21,7 @@ import { collectStrings } from "../../echo/from-request.ts";
 import { citesSource, givenFromCitationsDelta, givenFromMessagesBlock, isGivenBlock } from "../../echo/from-reply.ts";
 import type { AddGiven, WireStreamContext } from "../wire.ts";
 import { type HeldCall, HeldNative } from "../held-native.ts";
-import { CUT_STOP_REASONS, NATIVE_BLOCKS, toolUseEvents } from "./blocks.ts";
+import { CUT_STOP_REASONS, NATIVE_BLOCKS, renumbered, toolUseEvents } from "./blocks.ts";
 import { HeldTextStart } from "./held-text-start.ts";
 import { type HeldText, PASSING_KEYS, WaitingBlocks, decidesHeld, replayed, settled, startsOtherBlock, withLead } from "./waiting-blocks.ts";
 
@@ -168,8 +168,10 @@ export class AnthropicStreamRewriter implements EventRewriter {
     this.#ending = false;
     const block = event.type === "content_block_start" && isObject(event.content_block) ? event.content_block.type : undefined;
     if (block === "text" || this.#guard.done) {
-      // The next text block goes on with what this one held (a held start was never opened: it is dropped).
-      this.#held.event = undefined;
+      // The next text block goes on with what this one held (a held start was never opened: it is
+      // dropped; citations that waited go with the held text). The engine gave up: nothing waits.
+      if (block === "text" && !this.#guard.done) this.#held.handOn();
+      else this.#held.drop();
       return this.#close();
     }
     // The message's end flushes (message_delta, message_stop): the held start opens there if text goes out.
@@ -181,7 +183,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
   #endSpan(native: boolean): Json[] {
     this.#ending = false;
     if (this.#guard.done) {
-      this.#held.event = undefined;
+      this.#held.drop();
       return this.#close();
     }
     // A native call next: calls held back are withdrawn here, so the text held after them stays in this block.
@@ -190,7 +192,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
     const step = this.#guard.step({ native, withdraw, endSpan: true });
     // Text opens the held start (#emitText); a block whose text all became calls is never opened.
     const pieces = step.ok ? this.#emit(step.events) : [...this.#unhold(), ...this.#emitText(step.held)];
-    this.#held.event = undefined;
+    this.#held.drop();
     return [...pieces, ...this.#close()];
   }
 
@@ -207,9 +209,9 @@ export class AnthropicStreamRewriter implements EventRewriter {
             return out;
           });
         }
-        return typeof event.index === "number" ? this.#renumbered(event, this.#blocks.get(event.index)) : null;
+        return typeof event.index === "number" ? renumbered(event, this.#blocks.get(event.index)) : null;
       case "content_block_stop":
-        return typeof event.index === "number" ? this.#renumbered(event, this.#blocks.get(event.index)) : null;
+        return typeof event.index === "number" ? renumbered(event, this.#blocks.get(event.index)) : null;
       case "message_delta":
         return this.#messageDelta(event);
       case "message_stop": {
@@ -238,14 +240,14 @@ export class AnthropicStreamRewriter implements EventRewriter {
     const held = this.#unhold();
     const pieces = step.ok ? this.#emit(step.events) : step.held ? this.#emitText(step.held) : [];
     // A held start no text opened stays unopened.
-    this.#held.event = undefined;
+    this.#held.drop();
     return [...held, ...pieces, ...this.#close()];
   }
 
   /** The reply was cut (refusal), or goes on unread: what is held goes out as written, nothing decided, and the text block open downstream closes. */
   #cutHeld(goesOn = false): Json[] {
     const pieces = this.#stopHeld(goesOn);
-    this.#held.event = undefined;
+    this.#held.drop();
     return [...pieces, ...this.#close()];
   }
 
@@ -274,7 +276,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
     this.#final();
     if (this.#ending) {
       this.#ending = false;
-      this.#held.event = undefined;
+      this.#held.drop();
       return [...calls, ...text, ...this.#close()];
     }
     // The text block read goes on upstream (the event too long to hold is most likely its delta),
@@ -348,7 +350,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
       this.#textBlock = index;
       this.#open = out;
     }
-    return lead.length === 0 ? this.#renumbered(event, out) : withLead(lead, this.#renumbered(event, out));
+    return lead.length === 0 ? renumbered(event, out) : withLead(lead, renumbered(event, out));
   }
 
   /**
@@ -367,9 +369,9 @@ export class AnthropicStreamRewriter implements EventRewriter {
   #delta(event: Json): Rewritten | null {
     const delta = event.delta;
     if (!isObject(delta) || delta.type !== "text_delta" || typeof delta.text !== "string" || delta.text === "" || this.#guard.done) {
-      // The block's start is held (none of its text went out yet): a delta without text does not
-      // open it; one of another kind (a citation) waits with the start for text to go out.
-      if (this.#open === undefined && this.#held.event !== undefined && !this.#guard.done) {
+      // No text block open downstream (its start held, or a recovered call closed it): a delta
+      // without text opens none; one of another kind (a citation) waits for text to go out.
+      if (this.#open === undefined && !this.#guard.done) {
         this.#held.wait(event);
         return { pieces: [] };
       }
@@ -381,7 +383,7 @@ export class AnthropicStreamRewriter implements EventRewriter {
     const events = step.events;
     // The usual case: the text passes as it came, into the block it came in.
     if (events.length === 1 && events[0]!.type === "text" && events[0]!.text === text && this.#open !== undefined) {
-      return this.#renumbered(event, this.#open);
+      return renumbered(event, this.#open);
     }
     return { pieces: this.#emit(events) };
   }
@@ -397,11 +399,11 @@ export class AnthropicStreamRewriter implements EventRewriter {
       this.#ending = true;
       return { pieces: [] };
     }
-    this.#held.event = undefined;
+    this.#held.drop();
     this.#open = undefined;
     // The block never opened downstream, or a call closed it already: nothing left to close.
     if (open === undefined) return { pieces: [] };
-    return this.#renumbered(event, open);
+    return renumbered(event, open);
   }
 
   #messageDelta(event: Json): Rewritten | null {
@@ -426,9 +428,9 @@ export class AnthropicStreamRewriter implements EventRewriter {
   /** A text-block event that goes on unrepaired, into whichever text block is open downstream. */
   #intoOpenText(event: Json): Rewritten {
     const opened = this.#open === undefined ? this.#openText() : [];
-    const renumbered = this.#renumbered(event, this.#open);
-    if (opened.length === 0 && renumbered === null) return { pieces: [RAW] };
-    return { pieces: [...opened, renumbered ? event : RAW], original: event };
+    const moved = renumbered(event, this.#open);
+    if (opened.length === 0 && moved === null) return { pieces: [RAW] };
+    return { pieces: [...opened, moved ? event : RAW], original: event };
   }
 
   /** Opens a text block downstream: the held upstream start when there is one. */
@@ -482,13 +484,6 @@ export class AnthropicStreamRewriter implements EventRewriter {
     const index = this.#open;
     this.#open = undefined;
     return [{ type: "content_block_stop", index }];
-  }
-
-  /** The event as it came when its index is unchanged; otherwise rewritten with the new one. */
-  #renumbered(event: Json, index: number | undefined): Rewritten | null {
-    if (index === undefined || index === event.index) return null;
-    event.index = index;
-    return { pieces: [event], original: event };
   }
 
   #final(): void {

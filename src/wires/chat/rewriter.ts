@@ -17,6 +17,7 @@ import type { PassingEdits } from "../../sse/passing.ts";
 import { CUT_FINISH_REASONS, CallNumbering } from "./call-numbering.ts";
 import { ChunkShape } from "./chunk-shape.ts";
 import { contentOf, envelopeOf, onlyContent, onlyEnvelope } from "./chunk-fields.ts";
+import { keepShownLogprobs } from "./chunk-logprobs.ts";
 import { openAiCall } from "./openai.ts";
 import { ReasoningDeltas, withThought } from "./reasoning-deltas.ts";
 import { NativeRepeats } from "./native-repeats.ts";
@@ -220,8 +221,7 @@ export class ChunkRewriter implements EventRewriter {
     if (events.length === 0 && !hasMeta && this.#shape.carriesOnlyContent) return lead.length === 0 ? DROP : { pieces: lead };
     const chunk = JSON.parse(payload) as Json;
     this.#latest = chunk;
-    const delta = (chunk.choices as Json[])[0]!.delta as Json;
-    const pieces = this.#released(chunk, delta, content, events, false, hasMeta);
+    const pieces = this.#released(chunk, (chunk.choices as Json[])[0]!, content, events, false, hasMeta);
     if (lead.length === 0) return pieces ? { pieces, original: chunk } : null;
     return { pieces: [...lead, ...(pieces ?? [RAW])], original: chunk };
   }
@@ -354,11 +354,12 @@ export class ChunkRewriter implements EventRewriter {
       const released = onlyText(events);
       if (released !== undefined && released !== content && this.#decideDeferred(content, released, true, events) === WAIT) return WAIT;
     }
-    return this.#released(chunk, delta, content, events, changed, hasMeta);
+    return this.#released(chunk, first, content, events, changed, hasMeta);
   }
 
-  /** What replaces a chunk without finish_reason once the engine has taken its content. */
-  #released(chunk: Json, delta: Json | undefined, content: string | undefined, events: EngineEvent[], changed: boolean, hasMeta: boolean): Piece[] | null {
+  /** What replaces a chunk without finish_reason once the engine has taken its content (`choice`: its choice 0). */
+  #released(chunk: Json, choice: Json, content: string | undefined, events: EngineEvent[], changed: boolean, hasMeta: boolean): Piece[] | null {
+    const delta = isObject(choice.delta) ? choice.delta : undefined;
     // The common case: the engine let the content through as it came.
     if (!changed && events.length === 1 && events[0]!.type === "text" && events[0]!.text === content) return null;
     // The first released text stays in the original event, which keeps its place in the stream.
@@ -371,6 +372,8 @@ export class ChunkRewriter implements EventRewriter {
       if (lead !== content) {
         if (lead) delta!.content = lead;
         else delete delta!.content;
+        // The logprobs of tokens this chunk no longer shows go with them (chunk-logprobs.ts).
+        keepShownLogprobs(choice, lead);
         changed = true;
       }
     }
@@ -406,6 +409,8 @@ export class ChunkRewriter implements EventRewriter {
     }
     if (content !== undefined) {
       delete delta!.content;
+      // Its content goes out in the segments before it: logprobs only of tokens that spell them (chunk-logprobs.ts).
+      keepShownLogprobs(choice, segments.map(contentOf).filter((text) => typeof text === "string").join(""));
       changed = true;
     }
     if (recovered && choice.finish_reason !== "tool_calls") {

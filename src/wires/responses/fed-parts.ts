@@ -1,10 +1,13 @@
 // Every output_text part of a streamed Responses reply as it went out downstream: the text a
 // client has seen of it, so that the `done` events that repeat a part's text (output_text.done,
-// content_part.done, output_item.done) carry that text, not the upstream one. Its own file: the
-// record of what went out, kept apart from how the parts' text is read and decided (text-parts.ts).
+// content_part.done, output_item.done) carry that text, not the upstream one, and their
+// annotations point into it (the text as the model wrote it is kept too: annotation.added events
+// point into that, part-annotations.ts). Its own file: the record of what went out, kept apart
+// from how the parts' text is read and decided (text-parts.ts).
 import type { GuardedEngine } from "../../engine/guarded.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { Slot } from "./outbox.ts";
+import { movedAnnotations } from "../annotations.ts";
 
 /** One output_text part as it went out. */
 export interface FedPart {
@@ -21,6 +24,14 @@ export interface FedPart {
   late: string;
   /** Text its end released before a tail its slot then waited for (an end that itself waited in the slot): it goes first. */
   lead?: string;
+  /** Its text as the model wrote it (every upstream delta): what its annotations' offsets point into. */
+  was: string;
+  /** How much of `was` went out exactly as written, read so far (part-annotations.ts). */
+  shownAsWritten: number;
+  /** Its annotation.added events waiting until its text is decided (part-annotations.ts). */
+  annotations: Json[];
+  /** Its annotations dropped so far (their words are gone): the later ones' annotation_index moves back by as many. */
+  annotationsDropped: number;
 }
 
 /** Every part fed so far, by item id and content index. */
@@ -84,9 +95,22 @@ export function setDoneText(part: FedPart, event: Json): boolean {
   return isObject(event.part) && setText(part, event.part, "text");
 }
 
-/** The part's text as it went out, into `holder[key]`, when the engines changed it. */
+/**
+ * Each `done` holder's own text and annotations as they came, kept the first time its text is set:
+ * a waiting event is set again once a slot fills (refresh), and its annotations move from there.
+ */
+const upstreamOf = new WeakMap<Json, { text: unknown; annotations: unknown }>();
+
+/**
+ * The part's text as it went out, into `holder[key]`, when the engines changed it; its
+ * annotations (content_part.done's part, a message item's parts) point into that text, as the
+ * JSON path moves them (annotations.ts): the ones whose words are gone are dropped.
+ */
 function setText(part: FedPart, holder: Json, key: string): boolean {
   if (!part.changed || holder[key] === part.visible) return false;
+  let came = upstreamOf.get(holder);
+  if (came === undefined) upstreamOf.set(holder, (came = { text: holder[key], annotations: holder.annotations }));
   holder[key] = part.visible;
+  if (Array.isArray(came.annotations) && came.annotations.length > 0 && typeof came.text === "string") holder.annotations = movedAnnotations(came.annotations, came.text, part.visible);
   return true;
 }

@@ -7,11 +7,12 @@ import { HELD_EVENT_LIMIT, type Piece, RAW, type Rewritten, type SseEvent, typed
 import type { Json } from "../../sse/json.ts";
 import { concatBytes } from "../../sse/framing.ts";
 
-/** Where an ended part's undecided text goes: once `decided`, the delta it became (`fill`), if any. */
+/** Where an ended part's undecided text goes: once `decided`, the delta it became (`fill`), if any, and events that waited for it (`after`: its annotations). */
 export interface Slot {
   kind: "slot";
   decided: boolean;
   fill?: Json;
+  after?: Json[];
 }
 
 /**
@@ -112,9 +113,10 @@ export class Outbox {
     return (this.#send(queued, true)?.pieces ?? []) as Json[];
   }
 
-  /** The reply decided a slot: `fill` is the text delta it became, if any. */
-  fill(slot: Slot, fill: Json | undefined): void {
+  /** The reply decided a slot: `fill` is the text delta it became, if any; `after`, events that go out right after it. */
+  fill(slot: Slot, fill: Json | undefined, after: Json[] = []): void {
     slot.decided = true;
+    if (after.length > 0) slot.after = after;
     if (fill === undefined) return;
     slot.fill = fill;
     this.#filled++;
@@ -133,6 +135,7 @@ export class Outbox {
       else if (out.kind === "new") pieces.push(this.#numbered(out.event));
       else if (out.kind === "slot") {
         if (out.fill) pieces.push(this.#numbered(out.fill));
+        for (const event of out.after ?? []) pieces.push(this.#numbered(event));
       } else {
         let event = out.event;
         let changed = out.changed;

@@ -237,6 +237,9 @@ export class ResponsesStreamRewriter implements EventRewriter {
       case "response.output_text.delta":
         ({ keep, changed } = this.#text.delta(event, before));
         break;
+      case "response.output_text.annotation.added":
+        ({ keep, changed } = this.#text.annotation(event));
+        break;
       case "response.output_text.done":
       case "response.content_part.done":
         changed = this.#text.partDone(event, before);

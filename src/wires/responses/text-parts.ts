@@ -20,6 +20,7 @@ import type { Out, Outbox, Slot } from "./outbox.ts";
 import { textOf, textOfStep } from "./items.ts";
 import { type FedPart, FedParts, partDelta, setDoneText } from "./fed-parts.ts";
 import { PartEngines } from "./part-engines.ts";
+import { annotationAdded, takeDecided } from "./part-annotations.ts";
 
 /**
  * A part that ended upstream while its engine held text, its end not yet decided: what the engine
@@ -86,6 +87,7 @@ export class TextParts {
     const part = this.#fed(event, before);
     if (!part) return { keep: true, changed: false };
     const delta = event.delta;
+    if (typeof delta === "string") part.was += delta;
     // A part that already ended, or whose engine failed, passes its text on as it is.
     if (typeof delta !== "string" || delta === "" || part !== this.#part || part.guard.done) {
       if (typeof delta !== "string" || delta === "") return { keep: true, changed: false };
@@ -134,6 +136,18 @@ export class TextParts {
       after.push({ kind: "new", event });
     }
     return asCame && after.length === parts.length ? undefined : after;
+  }
+
+  /**
+   * An annotation.added event: its offsets point into its part's text as it went out
+   * (part-annotations.ts); one that waits for the part's text to be decided, or whose words are
+   * gone, does not go out here (`keep` false). A part never fed: as it came.
+   */
+  annotation(event: Json): DeltaFate {
+    const part = this.#parts.of(event);
+    if (!part) return { keep: true, changed: false };
+    const fate = annotationAdded(part, event, part !== this.#part && part.slot?.decided !== false);
+    return { keep: fate !== "drop", changed: fate === "changed" };
   }
 
   /** A part's output_text.done or content_part.done: the part ends if it is the one fed; true when its text was set. */
@@ -208,6 +222,7 @@ export class TextParts {
     const out: Out[] = [];
     if (part.guard.done) {
       if (slot) this.#fill(part, "");
+      else out.push(...takeDecided(part));
       return out;
     }
     // `native`: the event after the part's end is a native call item (settleEnding): the engine
@@ -237,10 +252,13 @@ export class TextParts {
     return this.#released(part, slot, slot ? text + more : more, out);
   }
 
-  /** Text a part's end released: into its slot when the end waited there, else one more delta. */
+  /** Text a part's end released: into its slot when the end waited there, else one more delta; the part's text is decided. */
   #released(part: FedPart, slot: Slot | undefined, text: string, out: Out[]): Out[] {
     if (slot) this.#fill(part, text);
-    else if (text !== "") out.push(partDelta(part, text));
+    else {
+      if (text !== "") out.push(partDelta(part, text));
+      out.push(...takeDecided(part));
+    }
     return out;
   }
 
@@ -262,6 +280,7 @@ export class TextParts {
       const text = this.#flushed(part.guard);
       if (text !== "") out.push(partDelta(part, text));
     }
+    if (part) out.push(...takeDecided(part));
     this.#decideTails("end");
     return out;
   }
@@ -317,6 +336,7 @@ export class TextParts {
     if (into && into !== part && into !== ending && !tails.includes(into)) this.#orphan = markup;
     const text = (into === part ? markup : "") + held;
     if (part && text !== "") out.push(partDelta(part, text));
+    if (part) out.push(...takeDecided(part));
     return out;
   }
 
@@ -390,7 +410,7 @@ export class TextParts {
     if (known) return known;
     before.push(...this.endPart());
     const guard = this.#engines.next();
-    const part: FedPart = { item: event.item_id, content, index: this.#indexOf(event), guard, visible: "", changed: false, late: "" };
+    const part: FedPart = { item: event.item_id, content, index: this.#indexOf(event), guard, visible: "", changed: false, late: "", was: "", shownAsWritten: 0, annotations: [], annotationsDropped: 0 };
     this.#part = part;
     this.#lastTextIndex = part.index;
     this.#parts.add(part);
@@ -429,10 +449,12 @@ export class TextParts {
     }
   }
 
+  /** The reply decided a part's slot: the text it became goes there, then the part's annotations that waited for it. */
   #fill(part: FedPart, decided: string): void {
     const text = (part.lead ?? "") + decided + part.late;
     part.lead = undefined;
-    this.#out.fill(part.slot!, text === "" ? undefined : partDelta(part, text).event);
+    const delta = text === "" ? undefined : partDelta(part, text).event;
+    this.#out.fill(part.slot!, delta, takeDecided(part).map((out) => out.event));
   }
 
 }
