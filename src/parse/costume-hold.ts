@@ -1,6 +1,6 @@
 import { COSTUME_INNER } from "../grammar/dialects.ts";
 import type { Tag } from "../grammar/tags.ts";
-import { CR, LF, SP, TAB } from "../grammar/chars.ts";
+import { CR, GT, LF, SP, TAB } from "../grammar/chars.ts";
 import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
 import { ignoreContent, type SpanKind } from "./span-kind.ts";
 import { closerRule } from "./closer-in-value.ts";
@@ -196,15 +196,17 @@ function holdsCallMarkup(span: string, opener: Tag, end: number): boolean {
  *   stands in it: a cut-off costume's code may go on there, so the rule only reaches past a
  *   blank line).
  * - A `<pre>` that opens a line, or ends the line it stands on (`- <pre>`, a list item's first
- *   line), may start CommonMark's HTML block of type 1, which ends at `</pre>` or where its
- *   container ends (`- <pre>` then a line at column 0). Never closed, its opener is released as
+ *   line), may start CommonMark's HTML block of type 1, which ends on the first line holding a
+ *   type-1 closer (`</pre>`, and as well `</script>`, `</style>`, `</textarea>`, any case; review
+ *   56) or where its container ends (`- <pre>` then a line at column 0). Never closed, its opener is released as
  *   text and the documentation context reads the block's extent: a call after the list item runs,
  *   one inside the block (or anywhere after a top-level `<pre>`) stays documentation.
  * Every other line-start costume, and any other opener that ends its line (code lines follow it:
  * review 53a), keeps holding what follows to the reply's end. Review 54: nothing (a mention's
  * rest or a `<pre>`'s) is read again unless the text from the opener to the first call's markup
  * after `at` is prose (costume-prose.ts: no word glued to the opener, no quote, apostrophe,
- * backtick, `$`, `#`, `//`, bracket, `=`, `;`, `<<`, ...): a costume's code there
+ * backtick, `$`, `#`, `//`, bracket, `=`, `;`, `<<`, ...), or, for a `<pre>`, the text from the
+ * end of the line holding the type-1 closer that ended its block is (typeOneCloserLineEnd): a costume's code there
  * (`<python>import os`, a template literal, `$(` over a blank line, a string a comment's
  * apostrophe put a reader out of step with) may still be open at the call, and the re-read only
  * recovers a missed call, so it reads no code and refuses instead. Later calls are read again by
@@ -223,7 +225,32 @@ function unclosedRereadAt(span: string, opener: Tag, inline: boolean): number {
   const tags = tagsOf(span, opener.end);
   if (tags.some((tag) => ownCloser(tag, opener))) return -1;
   const call = tags.find((tag) => tag.start >= at && opensCall(tag));
-  return call !== undefined && isProse(span, opener.end, call.start, tags) ? at : -1;
+  if (call === undefined) return -1;
+  if (isProse(span, opener.end, call.start, tags)) return at;
+  // Review 56: a `<pre>` block ends, as every type-1 block does, on the first line holding any
+  // type-1 closer (`</script>`, `</style>`, `</textarea>`, any case; the opener's own line too).
+  // That line is the block's HTML, not a costume's code to keep reading; past it the same prose
+  // rule applies up to the call.
+  const blockEnd = pre ? typeOneCloserLineEnd(span, opener.end, call.start) : -1;
+  return blockEnd >= 0 && isProse(span, blockEnd, call.start, tags) ? at : -1;
+}
+
+const TYPE1_CLOSERS = ["script", "pre", "style", "textarea"];
+
+/**
+ * Where the first line holding a CommonMark type-1 closer (`</script>`, `</pre>`, `</style>`,
+ * `</textarea>`, any case, nothing else between `</` and `>`) from `from` on ends (its line-end
+ * character), when a later line starts before `to`; else -1. Linear: each `</` is looked at once.
+ */
+function typeOneCloserLineEnd(span: string, from: number, to: number): number {
+  for (let lt = span.indexOf("</", from); lt >= 0 && lt < to; lt = span.indexOf("</", lt + 2)) {
+    const name = TYPE1_CLOSERS.find((n) => span.charCodeAt(lt + 2 + n.length) === GT && span.slice(lt + 2, lt + 2 + n.length).toLowerCase() === n);
+    if (name === undefined) continue;
+    let end = lt + 3 + name.length;
+    while (end < span.length && span.charCodeAt(end) !== LF && span.charCodeAt(end) !== CR) end++;
+    return end < to ? end : -1;
+  }
+  return -1;
 }
 
 /** Only spaces or tabs from `at` to its line's end or the span's. */
