@@ -9,7 +9,8 @@ import { EXECUTE_TOOL_NAMES, SHELL_TOOL_NAMES, codeLanguage } from "../grammar/d
 import { DASH, SLASH, UNDERSCORE } from "../grammar/chars.ts";
 import { callOutcome, type SpanContext } from "./call.ts";
 import { brokenSpan, layUnits, tagsOf, textSpan, type Segment } from "./segments.ts";
-import { decodeHtmlReferences, parseJson } from "./values.ts";
+import { decodeHtmlReferences } from "./html-references.ts";
+import { parseJson } from "./values.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { codeCall } from "./costume.ts";
 
@@ -44,7 +45,7 @@ export function xmlToolCall(span: string, ctx: SpanContext): Segment[] {
   if (json !== null) return json;
   // Review 52: a reference that names no character the code could mean (`&#0;`, `&#47` without its
   // `;`, `&nbsp;`, one a DOCTYPE defines) anywhere in the span: refused rather than run with a guess
-  // (values.ts decodeHtmlReferences). Both readers then decode the rest alike, numeric ones included.
+  // (html-references.ts decodeHtmlReferences). Both readers then decode the rest alike, numeric ones included.
   if (decodeHtmlReferences(span) === null) return brokenSpan(span.length, "C01", "broken-markup", "tool-call costume holding a character reference that names no character the code could mean");
   // Review 53: the strict reader drops a comment and a processing instruction and unwraps a CDATA
   // section as XML does, the tolerant one keeps them as written, and which reader reads the span

@@ -5,7 +5,8 @@ import { codeLanguage, executeLanguage, isLineStartCostume, type CodeLanguage } 
 import { Flaw, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "./call.ts";
 import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
-import { decodeHtmlReferences, dedentToCloserLine } from "./values.ts";
+import { decodeHtmlReferences } from "./html-references.ts";
+import { dedentToCloserLine } from "./values.ts";
 import type { OpenerRule } from "./span-kind.ts";
 import { costumeAsToolElement, parameterNames } from "./tool-element.ts";
 import { aliasMappingOf, reservedNamesOf } from "./aliases.ts";
@@ -128,12 +129,19 @@ function preBlock(span: string, pre: Tag, inner: string, ctx: SpanContext): Segm
   const classLang = open.attrs.class?.match(/(?:^|\s)(?:language-|lang-)?([\w+-]+)/)?.[1];
   let language = codeLanguage(classLang);
   let shape: Shape = "C03";
+  // Review 56: `class="python language-bash"` names two languages (the first token was taken, so
+  // bash code ran under python3, or python code under bash): which one runs it is unknowable, as
+  // with a code interpreter's lang and language that disagree (golden A40.7).
+  const classNamed = classLanguage(open.attrs.class);
+  if (classNamed === "two") return brokenSpan(span.length, shape, "broken-markup", "the code tag's class names two languages: which one runs the code is unknowable");
   if (!language) {
     // The first line (after a line end hugging the tag: LF, CR LF or a lone CR) names the language.
     const body = code.slice(lineEndAt(code, 0));
     const newline = lineEndFrom(body, 0);
     language = codeLanguage(body.slice(0, newline));
     if (!language) return textSpan(span.length);
+    // `class="hljs language-python"` and `bash` on the first line: two languages again.
+    if (classNamed !== null && classNamed !== language) return brokenSpan(span.length, "C02", "broken-markup", "the code tag's class and the code's first line name two languages: which one runs the code is unknowable");
     code = newline < body.length ? body.slice(newline + lineEndAt(body, newline)) : "";
     shape = "C02";
   }
@@ -151,6 +159,30 @@ function preBlock(span: string, pre: Tag, inner: string, ctx: SpanContext): Segm
   if (decoded === null) return brokenSpan(span.length, shape, "broken-markup", "the code block holds a character reference that names no character the code could mean");
   return codeCall(span.length, language, decoded, shape, ctx, false, "pre");
 }
+
+/**
+ * The language codeLanguage knows that the class tokens name (with a `language-` or `lang-` prefix
+ * or none): null for none, "two" when they name two. Tokens split at ASCII whitespace, as HTML
+ * splits a class list; scanned by hand (no new regex to audit, test/security/regex-audit.test.ts).
+ */
+function classLanguage(classes: string | undefined): CodeLanguage | null | "two" {
+  let named: CodeLanguage | null = null;
+  const list = classes ?? "";
+  for (let i = 0; i < list.length; ) {
+    while (i < list.length && isClassSpace(list.charCodeAt(i))) i++;
+    let end = i;
+    while (end < list.length && !isClassSpace(list.charCodeAt(end))) end++;
+    const token = list.slice(i, end);
+    i = end;
+    const language = codeLanguage(token.startsWith("language-") ? token.slice(9) : token.startsWith("lang-") ? token.slice(5) : token);
+    if (language !== null && named !== null && language !== named) return "two";
+    named ??= language;
+  }
+  return named;
+}
+
+/** HTML's ASCII whitespace: space, tab, LF, FF, CR. */
+const isClassSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d;
 
 /**
  * An HTML element's start or end tag (`<span class="x">`, `</b>`, `<br>`, `<br/>`), a comment

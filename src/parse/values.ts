@@ -1,4 +1,4 @@
-import { COMMA, CR, DASH, DQ, LBRACE, LBRACKET, LF, RBRACE, RBRACKET, SP, TAB, hexDigitValue, isAsciiDigit, lineEndAt, lineEndBefore } from "../grammar/chars.ts";
+import { COMMA, CR, DASH, DQ, LBRACE, LBRACKET, LF, RBRACE, RBRACKET, SP, TAB, isAsciiDigit, lineEndAt, lineEndBefore } from "../grammar/chars.ts";
 import { denotesInteger, jsonNumberEnd, jsonStringEnd, numberReadsAsWritten, readNumberLiteral } from "../grammar/json-syntax.ts";
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import { copyRespelled, isFraction, isRespelled, markFraction, markRespelled, respelled } from "../grammar/number-spelling.ts";
@@ -196,7 +196,8 @@ export function readArguments(value: unknown): Record<string, unknown> | "protot
 
 
 const ENTITY = /&(?:amp|lt|gt|quot|apos|#39|#x27);/g;
-const ENTITY_TEXT: Record<string, string> = {
+/** What each reference ENTITY matches stands for (html-references.ts decodes the named ones the same way). */
+export const ENTITY_TEXT: Readonly<Record<string, string>> = {
   "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&apos;": "'", "&#39;": "'", "&#x27;": "'",
 };
 
@@ -214,57 +215,6 @@ export function decodeEntitiesIfEscaped(value: string): string {
 
 export function decodeEntities(value: string): string {
   return value.replace(ENTITY, (m) => ENTITY_TEXT[m] ?? m);
-}
-
-/**
- * Every character reference in an HTML costume's code (`<pre><code>`, the XML execute costume) as
- * a page shows it: the named ones ENTITY knows, and any numeric one (`&#47;`, `&#x2F;`, which
- * escapers write for `/`). A `&#` left raw reaches bash as `&` (run in the background) and a
- * comment, so `rm -rf build&#47;cache` would remove `build`. null when a reference names no
- * character the code could mean: a numeric one without its `;` or digits, one to 0, a surrogate,
- * a control character but tab, LF and CR, or past U+10FFFF, or a named one ENTITY does not know
- * (`&nbsp;`, `&copy;`): the costume is refused rather than run with a guess. A `&` before no
- * reference (`a && b`, `&>/dev/null`, `&x` with no `;`) is the code's own.
- */
-export function decodeHtmlReferences(value: string): string | null {
-  if (value.indexOf("&") < 0) return value;
-  let refused = false;
-  const out = value.replace(REFERENCE, (m: string, hex: string | undefined, digits: string | undefined, semicolon: string | undefined, named: string | undefined) => {
-    if (named !== undefined) {
-      const known = ENTITY_TEXT[m];
-      if (known === undefined) refused = true;
-      return known ?? m;
-    }
-    const point = semicolon === ";" ? codePointOf(digits ?? "", hex !== undefined) : null;
-    if (point === null) refused = true;
-    return point === null ? m : String.fromCodePoint(point);
-  });
-  return refused ? null : out;
-}
-
-/** A digit's value in base 10 or 16, or -1. */
-function digitValue(c: number, hex: boolean): number {
-  const value = hexDigitValue(c);
-  return value < (hex ? 16 : 10) ? value : -1;
-}
-
-/** `&#` then an optional `x`, the digits (letters too, so a malformed one is seen whole) and `;`; or `&name;`. */
-const REFERENCE = /&(?:#([xX])?([0-9A-Za-z]*)(;?)|([A-Za-z][A-Za-z0-9]*);)/g;
-
-/** The code point a numeric reference's digits name, or null: not digits of its base, 0, a surrogate, a control but TAB/LF/CR, or past U+10FFFF. */
-function codePointOf(digits: string, hex: boolean): number | null {
-  if (digits === "") return null;
-  let point = 0;
-  for (let i = 0; i < digits.length; i++) {
-    const value = digitValue(digits.charCodeAt(i), hex);
-    if (value < 0) return null;
-    point = point * (hex ? 16 : 10) + value;
-    // Leading zeros are allowed (`&#0047;`); past U+10FFFF it stays past whatever follows.
-    if (point > 0x10ffff) return null;
-  }
-  if (point === 0 || (point >= 0xd800 && point <= 0xdfff)) return null;
-  const control = point < 0x20 || (point >= 0x7f && point <= 0x9f);
-  return control && point !== 0x09 && point !== 0x0a && point !== 0x0d ? null : point;
 }
 
 /** P09: one newline (LF, CR LF or a lone CR) hugging both sides is layout, not content; a lone trailing newline is content. */

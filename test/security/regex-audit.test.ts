@@ -58,7 +58,7 @@ const AUDITED: Audited[] = [
   { file: "src/parse/python-literal.ts", literal: "/^(?:True|False|None|-?(?:0|[1-9]\\d*)(?:\\.\\d+)?(?:[eE][+-]?\\d+)?)/", adversarial: () => `-${"1".repeat(N)}.e` },
   { file: "src/parse/named.ts", literal: "/^\\s+/", adversarial: () => `${" \t\n".repeat(N / 3)}x` },
   { file: "src/parse/values.ts", literal: "/&(?:amp|lt|gt|quot|apos|#39|#x27);/g", adversarial: () => "&amp&#x2".repeat(N / 8) },
-  { file: "src/parse/values.ts", literal: "/&(?:#([xX])?([0-9A-Za-z]*)(;?)|([A-Za-z][A-Za-z0-9]*);)/g", adversarial: () => `&${"a".repeat(N)}&#${"9".repeat(N / 2)}` },
+  { file: "src/parse/html-references.ts", literal: "/&(?:#([xX])?([0-9A-Za-z]*)(;?)|([A-Za-z][A-Za-z0-9]*)(;?))/g", adversarial: () => `&${"a".repeat(N)}&#${"9".repeat(N / 2)}` },
   { file: "src/parse/code-lines.ts", literal: "/^[ \\t]*(?:\\$|(?:[\\w.-]+@[\\w.-]+:[^\\s$#]*|\\[[\\w.-]+@[^\\]\\r\\n]*\\])[$#]|PS (?:[A-Za-z]:\\\\|[/~])[^>\\r\\n]*>)[ \\t]/", adversarial: () => `${"a".repeat(N / 2)}@${"a".repeat(N / 2)}` },
   { file: "src/parse/values.ts", literal: "/^-?(?:0|[1-9]\\d*)(?:\\.\\d+)?(?:[eE][+-]?\\d+)?$/", adversarial: () => `${"1".repeat(N / 2)}.${"1".repeat(N / 2)}e` },
 

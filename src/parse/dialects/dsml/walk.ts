@@ -55,6 +55,10 @@ export class DsmlWalk implements BlockFacts {
   private restartAt: number | undefined;
   /** The open parameters, outermost first: a wrapped tool's parameter (I02) holds the ones inside it. */
   private stack: ParamDraft[] = [];
+  /** What the current invoke read last of its parameters (strayCloser): a value its closer ended (and that closer's family), a self-closing parameter, or null (none yet, or a value is open). */
+  private lastClosed: { param: ParamDraft; family: Tag["family"] } | "self-closing" | null = null;
+  /** A value of the current invoke was cut by the next parameter's opener (P03): the call is refused as that. */
+  private runawaySeen = false;
   /** The span's tags, and the index of the one being read (the closer rule looks at the next). */
   private tags: Tag[] = [];
   private at = 0;
@@ -260,6 +264,8 @@ export class DsmlWalk implements BlockFacts {
     };
     this.stack = [];
     this.restartAt = undefined;
+    this.lastClosed = null;
+    this.runawaySeen = false;
   }
 
   /**
@@ -332,6 +338,7 @@ export class DsmlWalk implements BlockFacts {
     const param: ParamDraft = {
       name, hint: undefined, opener: tag, valueStart: tag.end, valueEnd: tag.end, closed: true, flaw: "", children: null, literal: tag.attrs[valueKey]!,
     };
+    this.lastClosed = "self-closing";
     (top?.children ?? cur.params).push(param);
   }
 
@@ -353,11 +360,13 @@ export class DsmlWalk implements BlockFacts {
         // optional or required, wherever that opener stands: a lost closer and a value documenting an unclosed opener
         // (then closed by the value's own closer) are the same tags, so neither reading may run.
         this.endParam(top, residue >= 0 ? top.valueStart + residue : tag.start, residue >= 0 ? "P02" : "P03", residue >= 0);
+        if (residue < 0) this.runawaySeen = true;
         this.stack.pop();
         top = this.stack[this.stack.length - 1];
       }
     }
     if (tag.role === "parameter") cur.unread ??= unreadAttribute(tag);
+    this.lastClosed = null;
     const param: ParamDraft = {
       name, hint: typeHint(tag.attrs.string), opener: tag,
       valueStart: tag.end, valueEnd: -1, closed: false, flaw: "", children: null,
@@ -368,13 +377,34 @@ export class DsmlWalk implements BlockFacts {
 
   private closeParam(tag: Tag): void {
     const top = this.stack.pop();
-    if (!top || !this.cur) return;
+    if (!this.cur) return;
+    if (!top) return this.strayCloser(this.cur, tag);
+    this.lastClosed = { param: top, family: tag.family };
     const flaw: CloseFlaw = tag.flaws & Flaw.MissingGt ? "P11" : tag.flaws & Flaw.Misspelled ? "P02" : "";
     // A value of a DSML parameter ended by a closer of another spelling (`</parameter>`, golden A46.1): not its own closer.
     if (top.opener.family !== tag.family) this.cutValueSeen = true;
     // A closer read from its `/` (its `<` lost or parted from it, `<//{D}parameter>`) ends the value at its `<`.
     this.endParam(top, closerHeadStart(this.span, top.valueStart, tag.start), flaw, true);
     if (this.stack.length === 0 && this.cur.paramRoot) this.closeInvoke(tag.end, tag.end, "closer");
+  }
+
+  /**
+   * Review 56, finding 1: a parameter closer inside an invoke with no value open. The value a
+   * parameter closer ended before it may have ended at a closer it held as its text (a page whose
+   * last words are the closer), or the model stuttered its closer: the same tags, so which closer
+   * is the value's own is unknowable and the invoke is refused (as Qwen3-Coder's G44.2 and DSML's
+   * stray closer after the invoke, A46), as is a closer before any value (markup nobody reads).
+   * The cost: a stuttered closer is refused. Kept: right after a self-closing parameter (golden
+   * P43.1, the model closing it too), and a closer of another family than a value that its own
+   * family's closer ended (`<parameter name="t">600</parameter></{D}parameter>`,
+   * plain-markup-values.test.ts), which cannot be that value's own closer. After a value the next
+   * opener cut (P03) the call is refused as that already.
+   */
+  private strayCloser(cur: InvokeDraft, tag: Tag): void {
+    const last = this.lastClosed;
+    if (last === "self-closing" || this.runawaySeen) return;
+    if (last !== null && tag.family !== last.param.opener.family && last.family === last.param.opener.family) return;
+    cur.unread ??= "a parameter closer that closes no open value: which of the closers ends the value before it is unknowable";
   }
 
   /**
