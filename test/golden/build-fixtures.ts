@@ -21,6 +21,7 @@ import { review53 } from "./fixtures-review-53.ts";
 import { review54 } from "./fixtures-review-54.ts";
 import { review54b } from "./fixtures-review-54b.ts";
 import { review55Dialects } from "./fixtures-review-55-dialects.ts";
+import { review56Rules } from "./fixtures-review-56-rules.ts";
 import type { Shape } from "../../src/grammar/shapes.ts";
 import { ok, bad, none, ls, readA } from "./fixture-kit.ts";
 
@@ -287,6 +288,7 @@ export const fixtures: Fixture[] = [
   ...review54(),
   ...review54b(),
   ...review55Dialects(),
+  ...review56Rules(),
 ];
 
 /**

@@ -18,7 +18,13 @@ import { describe, expect, test } from "bun:test";
 import type { JsonSchema, ToolSpec } from "../../src/parse/types.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { outcome } from "../support/outcome.ts";
+import { randomCuts, runEngine } from "../support/run-engine.ts";
+import { countWork } from "../support/work.ts";
 import { fn, names, requestBody, run } from "./review-55-request-support.ts";
+
+/** The engine's run of `input` whole, char by char and at seeded random splits, with `reservedNames`. */
+const splits = (input: string, tools: readonly ToolSpec[], reservedNames: string[] = []) =>
+  [[], Array.from({ length: input.length - 1 }, (_, i) => i + 1), ...[1, 2, 3].map((seed) => randomCuts(input.length, seed))].map((cuts) => runEngine(input, cuts, tools, { reservedNames }));
 
 const obj = (properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({ type: "object", properties, required });
 const sandbox = (name: string): ToolSpec => ({ name, parameters: obj({ code: { type: "string" } }, ["code"]) });
@@ -47,27 +53,47 @@ describe("a code costume named after a declared namespaced tool runs as the loca
   // Expected: a costume name (codeCostumeNames, but the runner's own `bash`) that a declared or
   // reserved name carries after a namespace separator is addressed to that tool as the exact name
   // is: no call (broken-markup or undeclared-tool naming it), text kept.
-  test.failing("<execute_ipython> beside jupyter_execute_ipython (OpenCode) and mcp__jupyter__execute_ipython (Claude Code)", () => {
+  // Fixed: src/parse/costume.ts addressedElsewhere asks aliases.ts namedAfterNamespace (the one
+  // rule round 55 gave the aliases) of every declared and reserved name, in any case as costume
+  // names are read, for every costume name but the runner's own `bash`: the costume is then that
+  // tool's (the nudge names it: "call jupyter_execute_ipython with its own parameters"), the text
+  // is kept, nothing runs. One pass over the names, a fixed number of reads each.
+  test("<execute_ipython> beside jupyter_execute_ipython (OpenCode) and mcp__jupyter__execute_ipython (Claude Code)", () => {
     for (const name of ["jupyter_execute_ipython", "mcp__jupyter__execute_ipython"]) {
-      expect(outcome(IPYTHON, with_(sandbox(name))).calls).toEqual([]);
+      expect(outcome(IPYTHON, with_(sandbox(name)))).toEqual({ calls: [], broken: ["broken-markup"], text: IPYTHON });
+      // The correction names the sandbox the code was meant for.
+      for (const r of splits(IPYTHON, with_(sandbox(name)))) expect(r.summary.broken.map((b) => b.tool)).toEqual([name]);
     }
   });
 
-  test.failing("<python> beside sandbox_python, mcp__jupyter__python, jupyter.python", () => {
+  test("a reserved namespaced name (declared, left out by policy) stops it too: no call, text kept, the nudge naming it", () => {
+    for (const r of splits(IPYTHON, fixtureTools, ["mcp__jupyter__execute_ipython"])) {
+      expect(r.calls).toEqual([]);
+      expect(r.text).toBe(IPYTHON);
+      expect(r.summary.broken.map((b) => [b.reason, b.tool])).toEqual([["undeclared-tool", "mcp__jupyter__execute_ipython"]]);
+    }
+  });
+
+  test("the declared name is read in any case, as the costume's own is: Jupyter_Execute_IPython", () => {
+    expect(outcome(IPYTHON, with_(sandbox("Jupyter_Execute_IPython"))).calls).toEqual([]);
+    expect(outcome("<PYTHON>\nprint(1)\n</PYTHON>", with_(sandbox("sandbox-Python"))).calls).toEqual([]);
+  });
+
+  test("<python> beside sandbox_python, mcp__jupyter__python, jupyter.python", () => {
     for (const name of ["sandbox_python", "mcp__jupyter__python", "jupyter.python"]) {
       expect(outcome(PYTHON, with_(sandbox(name))).calls).toEqual([]);
     }
   });
 
-  test.failing("a <tool_call> costume naming run_code beside e2b_run_code", () => {
+  test("a <tool_call> costume naming run_code beside e2b_run_code", () => {
     expect(outcome(RUN_CODE, with_(sandbox("e2b_run_code"))).calls).toEqual([]);
   });
 
-  test.failing("<code_interpreter> beside mcp__e2b__code_interpreter", () => {
+  test("<code_interpreter> beside mcp__e2b__code_interpreter", () => {
     expect(outcome(INTERPRETER, with_(sandbox("mcp__e2b__code_interpreter"))).calls).toEqual([]);
   });
 
-  test.failing("through the fetch adapter (Responses, chat): <execute_ipython> beside jupyter_execute_ipython is not run as bash", async () => {
+  test("through the fetch adapter (Responses, chat): <execute_ipython> beside jupyter_execute_ipython is not run as bash", async () => {
     for (const wire of ["chat", "responses"] as const) {
       const body = requestBody(wire, [fn(wire, "bash"), fn(wire, "jupyter_execute_ipython", { type: "object", properties: { code: { type: "string" } }, required: ["code"] })]);
       expect(names((await run(wire, body, IPYTHON)).calls)).toEqual([]);
@@ -95,6 +121,35 @@ describe("a code costume named after a declared namespaced tool runs as the loca
 
     test("a name that merely ends in the costume's letters without a separator (`cpython`, `runpython`) leaves <python> on", () => {
       for (const name of ["cpython", "runpython"]) expect(outcome(PYTHON, with_(sandbox(name))).calls.map((c) => c.tool)).toEqual(["bash"]);
+    });
+
+    test("a namespaced name carrying another costume's name leaves this one on; a prefix is no namespace", () => {
+      // `<shell>` is not `<execute_ipython>`; `python_runner` has the costume's name before, not after, a separator.
+      expect(outcome("<shell>\nls -la\n</shell>", with_(sandbox("jupyter_execute_ipython"))).calls).toEqual([{ tool: "bash", input: { command: "ls -la" } }]);
+      for (const name of ["python_runner", "python.run", "pythonsandbox"]) expect(outcome(PYTHON, with_(sandbox(name))).calls.map((c) => c.tool)).toEqual(["bash"]);
+    });
+
+    test("`<bash>` stays bash's beside mcp__srv__bash and srv.bash too; <Bash> keeps review 52's rule (reserved exact spellings only)", () => {
+      for (const name of ["mcp__srv__bash", "srv.bash", "srv_Bash"]) {
+        expect(outcome("<bash>\nls -la\n</bash>", with_(sandbox(name))).calls).toEqual([{ tool: "bash", input: { command: "ls -la" } }]);
+      }
+    });
+
+    test("a costume name another one ends in (`execute_python`, `execute_sh`, reserved as denyTools [execute_*] does) is no namespace: <python> and <sh> still run", () => {
+      for (const [input, reserved] of [[PYTHON, "execute_python"], ["<sh>\nls -la\n</sh>", "execute_sh"]] as const) {
+        for (const r of splits(input, fixtureTools, [reserved])) expect(r.calls.map((c) => c.tool)).toEqual(["bash"]);
+      }
+    });
+
+    test("the namespaced costume names are found in work linear in the number of declared tools", () => {
+      const toolsOf = (n: number) => Array.from({ length: n }, (_, i): ToolSpec => sandbox(`server${i}_execute_ipytho${i % 10}`));
+      const work = (n: number) => {
+        const tools = [...fixtureTools, ...toolsOf(n)];
+        return countWork(() => void runEngine(IPYTHON, [], tools, { reservedNames: tools.map((t) => `denied_${t.name}`) }));
+      };
+      const small = work(500);
+      const large = work(5000);
+      expect(large).toBeLessThan(small * 10 * 1.5 + 1000);
     });
 
     test("the alias rule itself holds with `___` and `::` separators", () => {

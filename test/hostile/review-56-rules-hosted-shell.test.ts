@@ -47,19 +47,23 @@ describe("Responses: a hosted `shell` tool (an OpenAI container) is a hosted cod
   // `code_execution_*`).
   // Expected: a `shell` tool whose environment is a container reserves every alias and costume
   // name but `<bash>` (UNSPELLED_TOOLS), as `code_interpreter` does: no call for them.
-  test.failing("a <shell> costume does not run as the local bash", async () => {
+  // Fixed: src/wires/declared-names.ts hostedCode reads a `shell` tool whose `environment.type`
+  // is a container (`container_auto`, `container_reference`, OpenAI's documented hosted types) as
+  // a hosted sandbox: every alias and costume name but `<bash>` is reserved. A `shell` with no
+  // environment or a `local` one, and `local_shell`, are the client's own shell: unchanged.
+  test("a <shell> costume does not run as the local bash", async () => {
     for (const hosted of HOSTED_SHELLS) {
       expect(names((await run("responses", requestBody("responses", [fn("responses", "bash"), hosted]), SHELL)).calls)).toEqual([]);
     }
   });
 
-  test.failing("a <python> costume does not run as the local bash", async () => {
+  test("a <python> costume does not run as the local bash", async () => {
     for (const hosted of HOSTED_SHELLS) {
       expect(names((await run("responses", requestBody("responses", [fn("responses", "bash"), hosted]), PYTHON)).calls)).toEqual([]);
     }
   });
 
-  test.failing("an execute_command alias does not run as the local bash", async () => {
+  test("an execute_command alias does not run as the local bash", async () => {
     for (const hosted of HOSTED_SHELLS) {
       expect(names((await run("responses", requestBody("responses", [fn("responses", "bash"), hosted]), EXEC)).calls)).toEqual([]);
     }
@@ -84,6 +88,15 @@ describe("Responses: a hosted `shell` tool (an OpenAI container) is a hosted cod
       const body = requestBody("responses", [fn("responses", "bash")]);
       expect(names((await run("responses", body, PYTHON)).calls)).toEqual(["bash"]);
       expect(names((await run("responses", body, SHELL)).calls)).toEqual(["bash"]);
+    });
+
+    test("the client's own shell (`shell` with no or a local environment, `local_shell`) reserves nothing: the costumes and the alias run as bash, as before", async () => {
+      for (const local of [{ type: "shell" }, { type: "shell", environment: { type: "local" } }, { type: "local_shell" }]) {
+        const body = requestBody("responses", [fn("responses", "bash"), local]);
+        expect(names((await run("responses", body, PYTHON)).calls)).toEqual(["bash"]);
+        expect(names((await run("responses", body, SHELL)).calls)).toEqual(["bash"]);
+        expect(names((await run("responses", body, EXEC)).calls)).toEqual(["bash"]);
+      }
     });
   });
 });
@@ -119,8 +132,12 @@ describe("AI SDK middleware: the same hosted sandboxes as provider tools", () =>
   //   text `<python>\nprint(1)\n</python>` -> bash.
   // Suspected: src/adapters/middleware/call-options.ts declaredToolNames.
   // Expected: UNSPELLED_TOOLS for them, as for `openai.code_interpreter`: no call.
+  // Fixed: call-options.ts hostedSandbox reads `google.code_execution` and `openai.shell` with a
+  // container environment (`containerAuto`, `containerReference`: @ai-sdk/openai's spelling, the
+  // ones it has the provider execute) as hosted sandboxes. `openai.shell` with no environment or a
+  // `local` one and `openai.local_shell` are the caller's own shell: only their names are reserved.
   for (const [label, sandbox] of SDK_SANDBOXES) {
-    test.failing(`${label}: a <python> costume does not run as the local bash`, async () => {
+    test(`${label}: a <python> costume does not run as the local bash`, async () => {
       expect(await sdkCalls(PYTHON, [BASH, sandbox])).toEqual([]);
     });
   }
@@ -136,6 +153,13 @@ describe("AI SDK middleware: the same hosted sandboxes as provider tools", () =>
 
     test("the provider tool's own name is reserved: `<shell>` beside openai.shell is not bash's", async () => {
       expect(await sdkCalls(SHELL, [BASH, SDK_SANDBOXES[0]![1]])).toEqual([]);
+    });
+
+    test("the caller's own shell (openai.shell local or without environment, openai.local_shell): <python> still runs as bash", async () => {
+      for (const local of [provider("openai.shell", "shell"), provider("openai.shell", "shell", { environment: { type: "local" } }), provider("openai.local_shell", "local_shell")]) {
+        expect(await sdkCalls(PYTHON, [BASH, local])).toEqual(["bash"]);
+        expect(await sdkCalls(EXEC, [BASH, local])).toEqual(["bash"]);
+      }
     });
   });
 });
