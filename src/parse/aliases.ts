@@ -74,17 +74,23 @@ function namespacedAliases(...lists: Iterable<string>[]): Set<string> {
   const out = new Set<string>();
   for (const names of lists) {
     for (const name of names) {
-      for (const alias of ALIAS_LIST) if (endsInAfterSeparator(name, alias)) out.add(alias);
+      for (const alias of ALIAS_LIST) if (namedAfterNamespace(name, alias)) out.add(alias);
     }
   }
   return out;
 }
 
-/** Whether `name` is `<namespace><separator><alias>` (the namespace may be empty). Reads at most the alias's length and one more. */
-function endsInAfterSeparator(name: string, alias: string): boolean {
-  const at = name.length - alias.length - 1;
+/**
+ * Whether `name` is `<namespace><separator><bare>` (the namespace may be empty): the declared name
+ * carries `bare` as its own tool name. The one rule for every name a call may be re-targeted under:
+ * the alias names here, the code costume names in src/parse/costume.ts (addressedElsewhere, review
+ * 56). Exact comparison; a caller reading names in any case hands both in lower case. Reads at most
+ * `bare`'s length and one more.
+ */
+export function namedAfterNamespace(name: string, bare: string): boolean {
+  const at = name.length - bare.length - 1;
   if (at < 0 || !NAMESPACE_SEPARATORS.has(name.charCodeAt(at))) return false;
-  for (let i = 0; i < alias.length; i++) if (name.charCodeAt(at + 1 + i) !== alias.charCodeAt(i)) return false;
+  for (let i = 0; i < bare.length; i++) if (name.charCodeAt(at + 1 + i) !== bare.charCodeAt(i)) return false;
   return true;
 }
 

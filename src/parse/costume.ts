@@ -1,7 +1,7 @@
 // Code costumes (C01-C05, C07): code dressed as a tag, read into a bash call (codeCall). Where a
 // costume's span ends, held past a closer read as code, is costume-hold.ts; the XML execute
 // costume's fields (`<tool_name>`, `<language>`, `<code>`) are read in costume-xml.ts.
-import { codeLanguage, executeLanguage, isLineStartCostume, type CodeLanguage } from "../grammar/dialects.ts";
+import { codeCostumeNames, codeLanguage, executeLanguage, isLineStartCostume, type CodeLanguage } from "../grammar/dialects.ts";
 import { Flaw, type Tag } from "../grammar/tags.ts";
 import type { SpanContext } from "./call.ts";
 import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
@@ -9,7 +9,7 @@ import { decodeHtmlReferences } from "./html-references.ts";
 import { dedentToCloserLine } from "./values.ts";
 import type { OpenerRule } from "./span-kind.ts";
 import { costumeAsToolElement, parameterNames } from "./tool-element.ts";
-import { aliasMappingOf, reservedNamesOf } from "./aliases.ts";
+import { aliasMappingOf, namedAfterNamespace, reservedNamesOf } from "./aliases.ts";
 import { heredocLeftOpen, notCommandLine, parameterElementLine } from "./code-lines.ts";
 import type { Shape } from "../grammar/shapes.ts";
 import { CR, LF, SP, TAB, lineEndAt, lineEndFrom } from "../grammar/chars.ts";
@@ -255,7 +255,15 @@ export function codeCall(length: number, language: CodeLanguage | null, rawCode:
  * Hermes call named `Bash` is (an alias, src/parse/aliases.ts), so a denyTools entry naming it
  * stops it as it stops that call (review 52): EngineOptions.reservedNames then holds such a
  * spelling, and one the request offers as a tool of its own keeps the costume bash's as before.
- * The matching name (the request's spelling), or undefined.
+ *
+ * Review 56: as an alias is (src/parse/aliases.ts namedAfterNamespace), a costume name but the
+ * runner's `bash` is addressed to a declared or reserved tool that carries it after a namespace
+ * separator (`<execute_ipython>` beside OpenCode's `jupyter_execute_ipython` or Claude Code's
+ * `mcp__jupyter__execute_ipython`, `<python>` beside `sandbox_python`, a `<tool_call>` naming
+ * `run_code` beside `e2b_run_code`): models drop the host's prefix, so the code may be meant for
+ * that sandbox, and it never runs as the local bash. In any case, as the exact name is compared.
+ * One pass over the names, a fixed number of reads for each.
+ * The matching name (the request's spelling; an exact one before a namespaced one), or undefined.
  */
 function addressedElsewhere(written: string, ctx: SpanContext): string | undefined {
   const spelled = written.trim();
@@ -266,9 +274,19 @@ function addressedElsewhere(written: string, ctx: SpanContext): string | undefin
     for (const name of reservedNamesOf(ctx.tools)) if (name !== RUNNER && name.toLowerCase() === RUNNER && !ctx.tools.has(name)) return name;
     return undefined;
   }
-  for (const [name, tool] of ctx.tools) if (!aliasMappingOf(tool) && name.toLowerCase() === lower) return name;
-  for (const name of reservedNamesOf(ctx.tools)) if (name.toLowerCase() === lower) return name;
-  return undefined;
+  const namespaced = COSTUME_NAMES.has(lower);
+  let carried: string | undefined;
+  const ask = (name: string): boolean => {
+    const folded = name.toLowerCase();
+    if (folded === lower) return true;
+    // A costume name itself (`execute_python`, reserved when denyTools matches `execute_*`) is
+    // CodeAct's name for that language's costume, not a `python` under an `execute` namespace.
+    if (namespaced && carried === undefined && !COSTUME_NAMES.has(folded) && namedAfterNamespace(folded, lower)) carried = name;
+    return false;
+  };
+  for (const [name, tool] of ctx.tools) if (!aliasMappingOf(tool) && ask(name)) return name;
+  for (const name of reservedNamesOf(ctx.tools)) if (ask(name)) return name;
+  return carried;
 }
 
 const NOT_COMMAND = {
@@ -278,6 +296,9 @@ const NOT_COMMAND = {
 
 /** The tool every code costume's call runs as. */
 const RUNNER = "bash";
+
+/** The code costume names (lowered) a namespaced tool name may carry (addressedElsewhere): all but the runner's own. */
+const COSTUME_NAMES: ReadonlySet<string> = new Set(codeCostumeNames().filter((name) => name !== RUNNER));
 
 /**
  * Blank lines around the code are layout; a hand-written scan, since an end-anchored regex would

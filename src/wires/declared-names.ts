@@ -10,7 +10,8 @@
 // calls those by their own names, and a leaked call to one is that server's tool or nothing, never
 // the local tool its name is an alias of. A hosted MCP server whose tools the request does not
 // list gives the model tools under names it never spells: UNSPELLED_TOOLS then stands in the list,
-// as it does for a hosted code sandbox (Responses `code_interpreter`, Anthropic `code_execution_*`).
+// as it does for a hosted code sandbox (Responses `code_interpreter` and a `shell` in an OpenAI
+// container, Anthropic `code_execution_*`).
 import { type Json, isObject } from "../sse/json.ts";
 import type { JsonSchema, ToolSpec } from "../parse/types.ts";
 import { UNSPELLED_TOOLS } from "../options/engine.ts";
@@ -92,8 +93,15 @@ function unlistedServer(tool: Json): boolean {
  * `<code_interpreter>` costume written for it is that sandbox's code, never the local shell's.
  * So it reserves every alias and costume name as an unlisted server does; the runner's own
  * `<bash>` and declared tools still run as themselves.
+ *
+ * Review 56: so is a Responses `shell` tool run in a container OpenAI provisions
+ * (`environment: {type: "container_auto"}` or `container_reference`, the hosted shell): a
+ * `<shell>`, `<python>` or `execute_command` written for it is that container's. A `shell` with
+ * no environment or a `local` one, and `local_shell`, are the client's own shell, whose commands
+ * the client runs on its machine as it would the local bash's: they reserve nothing (as before).
  */
 function hostedCode(tool: Json): boolean {
+  if (tool.type === "shell") return isObject(tool.environment) && typeof tool.environment.type === "string" && tool.environment.type.startsWith("container_");
   return tool.type === "code_interpreter" || (typeof tool.type === "string" && tool.type.startsWith("code_execution_"));
 }
 

@@ -184,10 +184,17 @@ describe("fix 50 (costume names): hard negatives and the refusal's shape", () =>
   });
 
   test("a declared tool with another name leaves every costume alone", () => {
-    const tools = [...fixtureTools, sandbox("python_sandbox"), sandbox("run_python")];
+    const tools = [...fixtureTools, sandbox("python_sandbox"), sandbox("runpython")];
     expect(ranAs(ELEMENT("python"), tools)).toEqual(["bash"]);
     expect(ranAs(XML_EXECUTE("execute"), tools)).toEqual(["bash"]);
     expect(ranAs(INTERPRETER, tools)).toEqual(["bash"]);
+    // Review 56: `run_python` carries `python` after a namespace separator, as an MCP server's
+    // `python` under the prefix `run` would: `<python>` may be meant for it, so it is refused
+    // (review-56-rules-costume-names.test.ts); the other costumes still run.
+    const prefixed = [...fixtureTools, sandbox("run_python")];
+    expect(ranAs(ELEMENT("python"), prefixed)).toEqual([]);
+    expect(ranAs(XML_EXECUTE("execute"), prefixed)).toEqual(["bash"]);
+    expect(ranAs(INTERPRETER, prefixed)).toEqual(["bash"]);
   });
 
   test("a declared python sandbox stops only its own name: <shell> and <bash> still run as bash", () => {

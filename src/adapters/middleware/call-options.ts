@@ -53,10 +53,9 @@ export function callScope(params: LanguageModelV3CallOptions, tools: readonly To
 /**
  * Function and provider tools alike: a provider tool's name is declared too. As the fetch route
  * reads the same request (src/wires/declared-names.ts, review 55a): the tools an `openai.mcp`
- * provider tool lists are reserved, and one that lists none, a hosted code sandbox
- * (`openai.code_interpreter`, `anthropic.code_execution_*`) or an Anthropic MCP server in the
- * provider options without a tool list gives the model names the request never spells
- * (UNSPELLED_TOOLS: no alias or costume but `<bash>` is taken).
+ * provider tool lists are reserved, and one that lists none, a hosted code sandbox (hostedSandbox)
+ * or an Anthropic MCP server in the provider options without a tool list gives the model names
+ * the request never spells (UNSPELLED_TOOLS: no alias or costume but `<bash>` is taken).
  */
 function declaredToolNames(params: LanguageModelV3CallOptions): string[] {
   const names: string[] = [];
@@ -73,7 +72,7 @@ function declaredToolNames(params: LanguageModelV3CallOptions): string[] {
       if (listed) addAll(listed);
       else names.push(UNSPELLED_TOOLS);
     }
-    if (id === "openai.code_interpreter" || id.startsWith("anthropic.code_execution_")) names.push(UNSPELLED_TOOLS);
+    if (hostedSandbox(id, args)) names.push(UNSPELLED_TOOLS);
   }
   const anthropic = params.providerOptions?.anthropic;
   const servers = isObject(anthropic) ? anthropic.mcpServers : undefined;
@@ -86,4 +85,20 @@ function declaredToolNames(params: LanguageModelV3CallOptions): string[] {
     }
   }
   return names;
+}
+
+/**
+ * A provider tool the provider runs as a code sandbox of its own: `openai.code_interpreter`,
+ * `anthropic.code_execution_*`, Gemini's `google.code_execution`, and (review 56) `openai.shell`
+ * in a container OpenAI provisions (`environment: {type: "containerAuto"}` or
+ * `containerReference`; @ai-sdk/openai then has the provider execute it). `openai.shell` with no
+ * environment or a `local` one, and `openai.local_shell`, are the caller's own shell, run on its
+ * machine as the local bash would be: they reserve only their names (as before).
+ */
+function hostedSandbox(id: string, args: unknown): boolean {
+  if (id === "openai.shell") {
+    const environment = isObject(args) ? args.environment : undefined;
+    return isObject(environment) && typeof environment.type === "string" && environment.type.startsWith("container");
+  }
+  return id === "openai.code_interpreter" || id === "google.code_execution" || id.startsWith("anthropic.code_execution_");
 }
