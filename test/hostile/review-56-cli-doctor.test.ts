@@ -1,0 +1,174 @@
+/**
+ * Review 56 (hostile, tests only): `dsml-fix doctor` (src/cli/doctor.ts, opencode-config.ts,
+ * config-vars.ts, v2-config.ts) on broken and hostile config files, and `dsml-fix parse` on hostile
+ * standard input. Doctor answers with a report or one usage line, never a stack trace, and never
+ * prints a secret the config holds (a provider's `apiKey`, its `headers`, a `{file:}` or `{env:}`
+ * that resolves to a key). `dsml-fix scan -` (the CLI's parse; there is no `parse` command) reads
+ * standard input. Text after the reply's last recovered call is stripped by policy (docs/PATTERNS.md
+ * S03), so "never loses text" is checked on the text before it and on the report. Every run is sandboxed: HOME and the XDG dirs are temporary folders,
+ * the project has its own .git.
+ */
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { main } from "../../src/cli/main.ts";
+import { block, live } from "../golden/notation.ts";
+import { seedConfigDir } from "../e2e/harness.ts";
+
+const NAME = "opencode-plugin-dsml-fix";
+const SECRET = "sk-r56-SECRETKEY0123456789";
+
+function sandbox() {
+  const root = mkdtempSync(path.join(tmpdir(), "r56-cli-doctor-"));
+  const project = path.join(root, "project");
+  for (const d of ["home", "config/opencode", "cache/opencode", "data", "state", "project/.git"]) mkdirSync(path.join(root, d), { recursive: true });
+  seedConfigDir(path.join(root, "config/opencode"));
+  const folder = path.join(project, "node_modules", NAME);
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(path.join(folder, "package.json"), JSON.stringify({ name: NAME, version: "0.1.0", exports: { "./server": { import: "./server.js" } } }));
+  writeFileSync(path.join(folder, "server.js"), "export default {};\n");
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? "", HOME: path.join(root, "home"), XDG_CONFIG_HOME: path.join(root, "config"), XDG_CACHE_HOME: path.join(root, "cache"), XDG_DATA_HOME: path.join(root, "data"), XDG_STATE_HOME: path.join(root, "state"), SECRET_VAR: SECRET };
+  const write = (rel: string, text: string | Uint8Array) => writeFileSync(path.join(root, rel), text);
+  return { root, project, env, write };
+}
+
+async function run(argv: string[], box: ReturnType<typeof sandbox>, stdin: Uint8Array = new Uint8Array()) {
+  let out = "";
+  let err = "";
+  let code: number | string;
+  try {
+    code = await main(argv, { readStdin: async () => stdin, out: (t) => (out += t), err: (t) => (err += t), env: box.env, cwd: box.project });
+  } catch (error) {
+    code = `threw ${(error as Error)?.name}: ${(error as Error)?.message}`;
+  }
+  return { code, out, err };
+}
+
+const ENTRY = `["./node_modules/${NAME}", {}]`;
+/** A provider block holding the key, its headers and a base URL with the key in its query. */
+const PROVIDER = `"provider": { "deepseek": { "options": { "apiKey": "${SECRET}", "baseURL": "https://api.example/v1?key=${SECRET}", "headers": { "Authorization": "Bearer ${SECRET}" } } } }`;
+
+/** Every answer: a number, no stack trace, no secret. */
+function sane(r: { code: number | string; out: string; err: string }): { code: string; stack: boolean; secret: boolean } {
+  return { code: typeof r.code, stack: /\n\s+at /.test(r.out + r.err), secret: (r.out + r.err).includes(SECRET) };
+}
+const SANE = { code: "number", stack: false, secret: false };
+
+describe("doctor on hostile config files: a report or a usage line, never a stack trace, never a secret", () => {
+  const cases: [string, (box: ReturnType<typeof sandbox>) => void][] = [
+    ["JSONC with comments, a BOM and trailing commas", (b) => b.write("project/opencode.jsonc", `\uFEFF// c\n{ /* x */ "plugin": [${ENTRY},], ${PROVIDER}, }\n`)],
+    ["a syntax error on the apiKey's own line", (b) => b.write("project/opencode.json", `{ "plugin": [${ENTRY}],\n "provider": { "deepseek": { "options": { "apiKey": "${SECRET}" "headers": {} } } } }`)],
+    ["an unclosed string holding the key", (b) => b.write("project/opencode.json", `{ "plugin": [${ENTRY}], "provider": { "x": { "options": { "apiKey": "${SECRET}`)],
+    ["the key given twice", (b) => b.write("project/opencode.json", `{ "plugin": [${ENTRY}], "provider": { "x": { "options": { "apiKey": "${SECRET}", "apiKey": "${SECRET}" } } } }`)],
+    ["a header name given twice", (b) => b.write("project/opencode.json", `{ "plugin": [${ENTRY}], "provider": { "x": { "options": { "headers": { "Authorization": "Bearer ${SECRET}", "Authorization": "Bearer ${SECRET}" } } } } }`)],
+    ["the key as a {file:} reference, the file a secret", (b) => {
+      b.write("home/key.txt", SECRET);
+      b.write("project/opencode.json", `{ "plugin": [${ENTRY}], "provider": { "x": { "options": { "apiKey": "{file:~/key.txt}" } } } }`);
+    }],
+    ["a {file:} reference to a secret in a plugin option doctor refuses", (b) => {
+      b.write("home/key.txt", SECRET);
+      b.write("project/opencode.json", `{ "plugin": [["./node_modules/${NAME}", { "responseFix": { "denyTools": "{file:~/key.txt}" }, "apiKey": "{file:~/key.txt}" }]] }`);
+    }],
+    ["an {env:} key as a plugin spec", (b) => b.write("project/opencode.json", `{ "plugin": ["{env:SECRET_VAR}"] }`)],
+    ["the key in the plugin's options under an unknown name", (b) => b.write("project/opencode.json", `{ "plugin": [["./node_modules/${NAME}", { "apiKey": "${SECRET}", "responseFix": { "apiKey": "${SECRET}" } }]] }`)],
+    ["the key where doctor wants a list", (b) => b.write("project/opencode.json", `{ "plugin": [["./node_modules/${NAME}", { "responseFix": { "denyTools": "${SECRET}" }, "retry": { "nudge": "${SECRET}" } }]] }`)],
+    ["a NUL byte and invalid UTF-8 in the file", (b) => b.write("project/opencode.json", Buffer.concat([Buffer.from(`{ "plugin": [${ENTRY}], "x": "`), Buffer.from([0x00, 0xff, 0xfe, 0xc0]), Buffer.from(`" }`)]))],
+    ["a file of 8 MiB of nested arrays", (b) => b.write("project/opencode.json", `{ "plugin": [${ENTRY}], "x": ${"[".repeat(4 * 1024 * 1024)}${"]".repeat(4 * 1024 * 1024)} }`)],
+    ["a symlink loop as the project config", (b) => {
+      symlinkSync(path.join(b.project, "loop-b.json"), path.join(b.project, "loop-a.json"));
+      symlinkSync(path.join(b.project, "loop-a.json"), path.join(b.project, "loop-b.json"));
+      symlinkSync(path.join(b.project, "loop-a.json"), path.join(b.project, "opencode.json"));
+    }],
+    ["a directory named opencode.json and a .opencode that is a file", (b) => {
+      mkdirSync(path.join(b.project, "opencode.json"));
+      b.write("project/.opencode", "not a dir");
+    }],
+    ["a symlink loop as a .opencode plugin folder", (b) => {
+      mkdirSync(path.join(b.project, ".opencode"), { recursive: true });
+      symlinkSync(path.join(b.project, ".opencode", "plugins"), path.join(b.project, ".opencode", "plugins"));
+      b.write("project/opencode.json", `{ "plugin": [${ENTRY}] }`);
+    }],
+  ];
+  for (const [name, make] of cases) {
+    test(name, async () => {
+      const box = sandbox();
+      make(box);
+      expect(sane(await run(["doctor"], box))).toEqual(SANE);
+      expect(sane(await run(["doctor", "--json"], box))).toEqual(SANE);
+    });
+  }
+
+  /*
+   * FINDING (a secret from a `{file:}` or `{env:}` printed; severity: credential leak, from a
+   * misused config). Doctor substitutes `{env:}` and `{file:}` before it judges `plugin`, and a
+   * `plugin` value OpenCode 1.18 refuses is named by its substituted value
+   * (src/cli/opencode-config.ts refusedPlugin, `shown`): a string `plugin` in full (up to 80
+   * characters, twice: "not ..." and "write [...]"), and a list entry by its first string.
+   * `shown`'s own rule is that a value that may come from a `{file:}` (a key) is never printed;
+   * here it is. Minimal input: `{ "plugin": "{file:~/key.txt}" }` with the key in ~/key.txt prints
+   * `"plugin" must be a list ..., not "sk-..."; write ["sk-..."]`. Expected: the value as written
+   * in the file (`"{file:~/key.txt}"`), or its shape only, whenever substitution changed it.
+   */
+  test.failing("FINDING: a refused `plugin` value from {file:} or {env:} is printed substituted", async () => {
+    for (const text of [`{ "plugin": "{file:~/key.txt}" }`, `{ "plugin": "{env:SECRET_VAR}" }`, `{ "plugin": [["{env:SECRET_VAR}", "x"]] }`]) {
+      const box = sandbox();
+      box.write("home/key.txt", SECRET);
+      box.write("project/opencode.json", text);
+      const r = await run(["doctor"], box);
+      // Doctor names the refusal (exit 1) ...
+      expect({ text, code: r.code, named: r.out.includes("OpenCode 1.18 refuses this file") }).toEqual({ text, code: 1, named: true });
+      // ... without the key.
+      expect({ text, ...sane(r) }).toEqual({ text, ...SANE });
+    }
+  });
+
+  test("hard negative: a refused `plugin` value written plainly is named by its value", async () => {
+    const box = sandbox();
+    box.write("project/opencode.json", `{ "plugin": "./node_modules/${NAME}" }`);
+    const r = await run(["doctor"], box);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain(`write ["./node_modules/${NAME}"]`);
+  });
+
+  test("OPENCODE_CONFIG_CONTENT holding the key with a syntax error next to it", async () => {
+    const box = sandbox();
+    box.env.OPENCODE_CONFIG_CONTENT = `{ "plugin": [${ENTRY}], "provider": { "x": { "options": { "apiKey": "${SECRET}" ,, } } } }`;
+    expect(sane(await run(["doctor"], box))).toEqual(SANE);
+  });
+
+  test("hard negative: a clean config with the key in its provider block is reported clean (exit 0)", async () => {
+    const box = sandbox();
+    box.write("project/opencode.json", `{ "plugin": [${ENTRY}], ${PROVIDER} }`);
+    const r = await run(["doctor", "--json"], box);
+    expect(sane(r)).toEqual(SANE);
+    expect(JSON.parse(r.out).problems).toEqual([]);
+  });
+});
+
+describe("dsml-fix scan - (the CLI's parse) on hostile standard input: never hangs, never loses text", () => {
+  const LEAK = live(`Text before.\n${block("tool_calls", [["bash", [["command", "ls"]]]])}\nText after.`);
+
+  test("invalid UTF-8 is refused with one line (a replacement character could land in a command), no stack trace", async () => {
+    const r = await run(["scan", "-"], sandbox(), Buffer.concat([Buffer.from(LEAK), Buffer.from([0xff, 0xc0, 0x80])]));
+    expect([r.code, r.out, r.err.trim().split("\n").length, /\n\s+at /.test(r.err)]).toEqual([2, "", 1, false]);
+    expect(r.err).toContain("not valid UTF-8");
+  });
+
+  test("binary noise with NULs around a leak: the call is read, every other character reported", async () => {
+    // Control characters and NULs only (printable ASCII could open a code span, which rightly holds the call as text).
+    const noise = String.fromCharCode(...Array.from({ length: 256 }, (_, i) => [0, 1, 2, 3, 4, 5, 6, 7, 8, 14, 15, 16, 27, 31, 127][i % 15]!));
+    const r = await run(["scan", "--json", "-"], sandbox(), Buffer.from(`${noise}${LEAK}${noise}`));
+    expect(typeof r.code).toBe("number");
+    const report = JSON.parse(r.out);
+    expect(report.calls.map((c: { tool: string }) => c.tool)).toEqual(["bash"]);
+    expect(report.text).toBe(`${noise}Text before.\n`);
+  });
+
+  test("2 MiB of one unclosed tag opener: an answer, the text kept", async () => {
+    const big = live(`<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">`) + "x".repeat(2 * 1024 * 1024);
+    const r = await run(["scan", "--json", "-"], sandbox(), Buffer.from(big));
+    expect(typeof r.code).toBe("number");
+    expect(JSON.parse(r.out).text).toBe(big);
+  });
+});
