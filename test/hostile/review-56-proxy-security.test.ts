@@ -137,16 +137,108 @@ describe("credentials never in a log line", () => {
    * not. Minimal input: `dsml-fix proxy --upstream 'http://127.0.0.1:9/v1;key=SECRET'` prints
    * `... -> http://127.0.0.1:9/v1;key=SECRET`. Expected: the start-up line redacts them as the
    * access log does (loggedPath, or redactedUrl extended to `;` parameters).
+   *
+   * Fixed: one rule for every path a proxy line shows (src/proxy/routing.ts redactedPath): the
+   * access log (loggedPath), the start-up lines and the usage errors (config.ts redactedUrl and
+   * shownUpstream) redact a segment's `;` parameters and what stands before an `@` or `%40`; the
+   * other segments are printed as given.
    */
-  test.failing("FINDING: the start-up line prints an upstream's `;key=` path parameter and `%40` userinfo", async () => {
+  test("FINDING: the start-up line prints an upstream's `;key=` path parameter and `%40` userinfo", async () => {
     const lines = await startLines(["--upstream", `http://127.0.0.1:9/v1;key=${SECRET}`, "--route", `/ds=http://127.0.0.1:9/u%3A${SECRET}%40gw/api`]);
     expect(lines.filter((l) => l.includes(" -> "))).toHaveLength(2);
     expect(lines.filter((l) => l.includes(SECRET))).toEqual([]);
+    // What is left is the path the access log would show: every other segment, as given.
+    expect(lines.filter((l) => l.includes(" -> ")).map((l) => l.slice(l.indexOf(" -> ") + 4)).sort()).toEqual(["http://127.0.0.1:9/[redacted]%40gw/api", "http://127.0.0.1:9/v1;[redacted]"]);
+  });
+
+  test("fixed: a route prefix with a `;` parameter is shown as the access log shows it, in the start-up line", async () => {
+    const lines = await startLines(["--upstream", "http://127.0.0.1:9/v1", "--route", `/ds;k${SECRET}=http://127.0.0.1:9/v2`]);
+    expect(lines.filter((l) => l.includes(SECRET))).toEqual([]);
+    expect(lines.some((l) => l.endsWith("/ds;[redacted] -> http://127.0.0.1:9/v2"))).toBe(true);
+  });
+
+  test("hard negative: a plain upstream path (dots, colons, an encoded slash) is printed whole, so the user can check it", async () => {
+    const lines = await startLines(["--upstream", "http://127.0.0.1:9/v1beta/models/m:generateContent", "--route", "/az=http://127.0.0.1:9/openai/deployments/org%2Fgpt-4.1/x"]);
+    expect(lines.filter((l) => l.includes(" -> ")).map((l) => l.slice(l.indexOf(" -> ") + 4)).sort()).toEqual(["http://127.0.0.1:9/openai/deployments/org%2Fgpt-4.1/x", "http://127.0.0.1:9/v1beta/models/m:generateContent"]);
   });
 
   test("hard negative: an upstream's query (`?key=`) never reaches the start-up lines, and its path does", async () => {
     const lines = await startLines(["--upstream", `http://127.0.0.1:9/v1/openai?key=${SECRET}`]);
     expect(lines.filter((l) => l.includes(SECRET))).toEqual([]);
     expect(lines.some((l) => l.endsWith("-> http://127.0.0.1:9/v1/openai"))).toBe(true);
+  });
+});
+
+describe("fixed: every other line that names a configured upstream or route redacts its path as the access log does", () => {
+  async function usage(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; lines: string[] }> {
+    const lines: string[] = [];
+    const io = { out: (l: string[]) => lines.push(...l), err: (l: string[]) => lines.push(...l), env };
+    const code = await runProxy(argv, io, new EventEmitter());
+    return { code, lines: lines.filter((l) => l.startsWith("dsml-fix:")) };
+  }
+
+  test("the loop error (an upstream that is the proxy itself) names the upstream and the route redacted", async () => {
+    const upstream = await usage(["--upstream", `http://127.0.0.1:8787/v1;key=${SECRET}/u%3A${SECRET}%40gw`, "--port", "8787"]);
+    expect(upstream).toEqual({ code: 2, lines: ["dsml-fix: the upstream http://127.0.0.1:8787/v1;[redacted]/[redacted]%40gw is this proxy itself (127.0.0.1 port 8787); give the upstream's own URL"] });
+    const route = await usage(["--upstream", "http://127.0.0.1:9/v1", "--route", `/ds;k${SECRET}=http://127.0.0.1:8787/v1`, "--port", "8787"]);
+    expect(route.lines).toEqual(["dsml-fix: the route /ds;[redacted] http://127.0.0.1:8787/v1 is this proxy itself (127.0.0.1 port 8787); give the upstream's own URL"]);
+  });
+
+  test("a route given twice and an upstream that is no URL (a flag, DSML_FIX_UPSTREAM): no line holds the key", async () => {
+    const twice = await usage(["--route", `/ds;k${SECRET}=http://127.0.0.1:9/a`, "--route", `/ds;k${SECRET}=http://127.0.0.1:9/b`]);
+    expect(twice.lines).toEqual(['dsml-fix: --route "/ds;[redacted]" is given twice; give each prefix once']);
+    const given = [[["--upstream", `http://h:99999/v1;key=${SECRET}`], {}], [[], { DSML_FIX_UPSTREAM: `http://h:99999/u%3A${SECRET}%40gw/v1` }], [["--upstream", `api.example;key=${SECRET}/v1`], {}]] as const;
+    for (const [argv, env] of given) {
+      const r = await usage([...argv], env);
+      expect(r.code).toBe(2);
+      expect(r.lines.filter((l) => l.includes(SECRET))).toEqual([]);
+      expect(r.lines.join("\n")).toContain("upstream is not a URL");
+    }
+  });
+
+  test("the config file: an upstream or routes value of the wrong type is named by its shape, never its URL strings", async () => {
+    const { mkdtempSync, writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const file = `${mkdtempSync(`${tmpdir()}/r56-proxy-file-`)}/proxy.json`;
+    const cases: [unknown, string][] = [
+      [{ upstream: [`http://127.0.0.1:9/v1;key=${SECRET}`] }, '"upstream" must be a URL string (got a list of 1 item(s))'],
+      [{ routes: { "/ds": `http://127.0.0.1:9/u%3A${SECRET}%40gw`, "/x": 5 } }, '"routes" must be an object of "/prefix": "URL" strings (got an object with key(s) "/ds", "/x"; not a URL string at "/x")'],
+      [{ routes: [`http://127.0.0.1:9/v1?key=${SECRET}`] }, '"routes" must be an object of "/prefix": "URL" strings (got a list of 1 item(s))'],
+      [{ upstream: `http://h:99999/v1;key=${SECRET}` }, "upstream is not a URL"],
+    ];
+    for (const [config, said] of cases) {
+      writeFileSync(file, JSON.stringify(config));
+      const r = await usage(["--config", file]);
+      expect({ config, code: r.code, secret: r.lines.some((l) => l.includes(SECRET)) }).toEqual({ config, code: 2, secret: false });
+      expect(r.lines.join("\n")).toContain(said);
+    }
+  });
+
+  test("hard negative: a wrong non-URL setting in the file is still quoted (port, host)", async () => {
+    const { mkdtempSync, writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const file = `${mkdtempSync(`${tmpdir()}/r56-proxy-file-`)}/proxy.json`;
+    writeFileSync(file, JSON.stringify({ upstream: "http://127.0.0.1:9/v1", port: "8787" }));
+    expect((await usage(["--config", file])).lines.join("\n")).toContain('"port" must be a number (got "8787")');
+  });
+
+  test("held already: --debug, an unreachable upstream with a key in its path, a refused route, a path that climbs: no line holds the key", async () => {
+    const down = await startProxy(["--upstream", `http://127.0.0.1:9/v1;key=${SECRET}/u%3A${SECRET}%40gw`, "--route", `/ds=http://127.0.0.1:9/x;k=${SECRET}`, "--debug"]);
+    try {
+      const statuses: number[] = [];
+      for (const target of ["/chat/completions", "/ds/chat/completions"]) {
+        // Two content codings: the request is passed through with a debug line of its own.
+        const res = await fetch(`${down.url}${target}`, { method: "POST", headers: { "content-type": "application/json", "content-encoding": "br, gzip" }, body: JSON.stringify({ model: "m", stream: true, messages: [] }) });
+        expect(await res.text()).not.toContain(SECRET);
+        statuses.push(res.status);
+      }
+      // Refused before the upstream is asked (raw: fetch would resolve the dot segments itself).
+      const refused = await Promise.all(["/ds/..%2F..%2Fadmin", "/x/../ds/y"].map((target) => raw(down.url, `GET ${target} HTTP/1.1\r\nHost: p\r\nConnection: close\r\n\r\n`)));
+      expect([statuses, refused]).toEqual([[502, 502], ["HTTP/1.1 400 Bad Request", "HTTP/1.1 400 Bad Request"]]);
+      expect(down.lines.length).toBeGreaterThan(4);
+      expect(down.lines.filter((l) => l.includes(SECRET))).toEqual([]);
+    } finally {
+      await down.close();
+    }
   });
 });
