@@ -36,8 +36,10 @@ export const MAX_REFERENCED_BYTES = 1024 * 1024;
  * regular file is read (a FIFO or a device never blocks or floods doctor), at most
  * MAX_REFERENCED_BYTES of it, and no error message quotes what it holds (a `{file:}` often names
  * a key file). A file OpenCode cannot read makes it refuse the config: a ConfigError here too.
+ * `asFile`: the text as the file writes it (before `{env:}`): an error names a reference as
+ * written there, never one an `{env:}` made or completed (as-written.ts's rule, for a path).
  */
-export function withFiles(text: string, source: string, base: string, home: string): string {
+export function withFiles(text: string, source: string, base: string, home: string, asFile: string = text): string {
   const open = "{file:";
   let out = "";
   let from = 0;
@@ -52,15 +54,17 @@ export function withFiles(text: string, source: string, base: string, home: stri
     const reference = text.slice(at, end + 1);
     const written = text.slice(at + open.length, end);
     const file = path.resolve(base, written.startsWith("~/") ? path.join(home, written.slice(2)) : written);
-    out += text.slice(from, at) + JSON.stringify(readReferenced(file, reference, source).trim()).slice(1, -1);
+    const named = asFile.includes(reference) ? `${reference}: ${file}` : "that an {env:} substitution wrote: its file";
+    out += text.slice(from, at) + JSON.stringify(readReferenced(file, named, source).trim()).slice(1, -1);
     from = end + 1;
     at = text.indexOf(open, from);
   }
   return out + text.slice(from);
 }
 
-function readReferenced(file: string, reference: string, source: string): string {
-  const bad = (why: string) => new ConfigError(`${source}: bad file reference ${reference}: ${file} ${why}`);
+/** `named`: the reference and its path as an error may name them. */
+function readReferenced(file: string, named: string, source: string): string {
+  const bad = (why: string) => new ConfigError(`${source}: bad file reference ${named} ${why}`);
   let fd: number;
   try {
     // Non-blocking, so opening a FIFO returns at once (and is then refused as no regular file).

@@ -10,10 +10,10 @@ import type { PluginEntry } from "./opencode-config.ts";
 import { ourEntries } from "./plugin-check.ts";
 
 /** One problem per key written twice in the options of one of our entries. */
-export function keysTwiceProblems(entry: Pick<PluginEntry, "source" | "spec" | "keysTwice">): string[] {
+export function keysTwiceProblems(entry: Pick<PluginEntry, "source" | "shown" | "keysTwice">): string[] {
   return entry.keysTwice.map(
     ({ path, line, column }) =>
-      `${entry.source}: the plugin entry ${JSON.stringify(entry.spec)} gives ${JSON.stringify(path)} twice in its options (again at line ${line}, column ${column}): OpenCode keeps only the last copy, so what the earlier one holds (a denyTools or allowTools too) never reaches the plugin; give it once`,
+      `${entry.source}: the plugin entry ${entry.shown} gives ${JSON.stringify(path)} twice in its options (again at line ${line}, column ${column}): OpenCode keeps only the last copy, so what the earlier one holds (a denyTools or allowTools too) never reaches the plugin; give it once`,
   );
 }
 
@@ -36,9 +36,9 @@ export function replacedProblems(replaced: readonly { entry: PluginEntry; by: Pl
     const security = changed.filter((path) => SECURITY_OPTIONS.includes(path));
     const others = changed.filter((path) => !SECURITY_OPTIONS.includes(path));
     const lost = [...(security.length > 0 ? [`the security option${security.length === 1 ? "" : "s"} ${security.join(", ")}`] : []), ...(others.length > 0 ? [others.join(", ")] : [])].join(", and ");
-    const where = by.source === entry.source ? `a later entry in the same file (${JSON.stringify(by.spec)})` : `the entry ${JSON.stringify(by.spec)} in ${by.source}`;
+    const where = by.source === entry.source ? `a later entry in the same file (${by.shown})` : `the entry ${by.shown} in ${by.source}`;
     return [
-      `${entry.source}: the options of the plugin entry ${JSON.stringify(entry.spec)} are not used: ${where} replaces it${isObject(by.options) ? "" : ", with no options"} (OpenCode keeps only the last entry of a plugin), so ${lost} ${changed.length === 1 ? "takes" : "take"} that entry's value; copy the options into that entry`,
+      `${entry.source}: the options of the plugin entry ${entry.shown} are not used: ${where} replaces it${isObject(by.options) ? "" : ", with no options"} (OpenCode keeps only the last entry of a plugin), so ${lost} ${changed.length === 1 ? "takes" : "take"} that entry's value; copy the options into that entry`,
     ];
   });
 }

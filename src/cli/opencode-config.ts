@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
 import { keysGivenTwice, type KeyGivenTwice, parseJsonc } from "../options/jsonc.ts";
 import { ConfigError, withEnv, withFiles } from "./config-vars.ts";
+import { asWritten, changedStrings, readWritten, shownValue, UNREAD, writtenAt, type Change } from "./as-written.ts";
 
 export interface ConfigFile {
   path: string;
@@ -17,12 +18,23 @@ export interface ConfigFile {
   kind: "global" | "OPENCODE_CONFIG" | "project" | ".opencode" | "OPENCODE_CONFIG_DIR" | "OPENCODE_CONFIG_CONTENT";
   /** Its root `$schema`, when it has one (editors resolve a relative one from the file's folder). */
   schema?: string;
+  /** Its `$schema` as doctor prints it (as-written.ts), JSON-quoted and bare, when substitution changed it. */
+  schemaWritten?: { json: string; bare: string };
 }
 
 /** One `plugin` entry after OpenCode's resolution: a relative path is taken from the file's own directory. */
 export interface PluginEntry {
-  /** As written. */
+  /** As OpenCode reads it ({env:} and {file:} substituted). */
   spec: string;
+  /** The spec as doctor prints it, JSON-quoted, and as bare text (as-written.ts shownValue: never a substituted value). */
+  shown: string;
+  shownBare: string;
+  /** Whether substitution left the spec as written: only then is what it names (its folder, its path) printed. */
+  asWritten: boolean;
+  /** Its options as the file writes them (as-written.ts UNREAD where none stands). */
+  writtenOptions: unknown;
+  /** Strings substitution changed in its options: how the option problems show them. */
+  changes: Change[];
   options: unknown;
   /** The file that lists it. */
   source: string;
@@ -38,6 +50,11 @@ export interface PluginEntry {
 interface LoadedConfig {
   files: ConfigFile[];
   config: Record<string, unknown>;
+  /**
+   * The same settings as the files write them, merged the same way, for as-written.ts to tell a
+   * value substitution changed (UNREAD where a file parses only substituted).
+   */
+  written: Record<string, unknown>;
   plugins: PluginEntry[];
   /** `plugin` values OpenCode 1.18 refuses (it then does not start at all), each with its problem line. */
   refused: { value: unknown; problem: string }[];
@@ -93,24 +110,33 @@ function configFiles(dir: string, env: NodeJS.ProcessEnv): ConfigFile[] {
 export function loadConfig(dir: string, env: NodeJS.ProcessEnv): LoadedConfig {
   const files = configFiles(dir, env);
   let config: Record<string, unknown> = {};
+  let written: Record<string, unknown> = {};
   let plugins: PluginEntry[] = [];
   const listed: PluginEntry[] = [];
   const refused: LoadedConfig["refused"] = [];
   const merge = (text: string, source: string, base: string, file?: ConfigFile) => {
     let parsed: unknown;
-    const substituted = withFiles(withEnv(text, env), source, base, configDirs(env).home);
+    const substituted = withFiles(withEnv(text, env), source, base, configDirs(env).home, text);
     try {
       parsed = parseJsonc(substituted);
     } catch (error) {
       throw new ConfigError(`${source} is not valid JSON(C): ${(error as Error).message}`);
     }
     if (!isObject(parsed)) throw new ConfigError(`${source} does not hold a JSON object`);
-    if (file && typeof parsed.$schema === "string") file.schema = parsed.$schema;
+    // The file as written, beside it: what doctor may print (as-written.ts). The same text when nothing was substituted.
+    const asFile = substituted === text ? parsed : readWritten(text);
+    if (file && typeof parsed.$schema === "string") {
+      file.schema = parsed.$schema;
+      const schema = writtenAt(asFile, "$schema");
+      if (!asWritten(parsed.$schema, schema)) file.schemaWritten = { json: shownValue(parsed.$schema, schema), bare: shownValue(parsed.$schema, schema, "bare") };
+    }
     const { plugin, ...rest } = parsed;
     config = deepMerge(config, rest);
-    refused.push(...refusedPlugin(plugin, source));
+    written = deepMerge(written, isObject(asFile) ? withoutPlugin(asFile) : Object.fromEntries(Object.keys(rest).map((key) => [key, UNREAD])));
+    const writtenPlugin = writtenAt(asFile, "plugin");
+    refused.push(...refusedPlugin(plugin, writtenPlugin, source));
     if (Array.isArray(plugin)) {
-      const entries = plugin.flatMap((entry, index) => pluginEntry(entry, source, base, () => keysGivenTwice(substituted, ["plugin", index, 1])));
+      const entries = plugin.flatMap((entry, index) => pluginEntry(entry, writtenAt(writtenPlugin, index), source, base, () => keysGivenTwice(substituted, ["plugin", index, 1])));
       listed.push(...entries);
       plugins = dedupe([...plugins, ...entries]);
     }
@@ -132,7 +158,12 @@ export function loadConfig(dir: string, env: NodeJS.ProcessEnv): LoadedConfig {
     const by = plugins.includes(entry) ? undefined : plugins.find((kept) => dedupeKey(kept) === dedupeKey(entry));
     return by === undefined ? [] : [{ entry, by }];
   });
-  return { files, config, plugins, refused, replaced };
+  return { files, config, written, plugins, refused, replaced };
+}
+
+function withoutPlugin(parsed: Record<string, unknown>): Record<string, unknown> {
+  const { plugin: _plugin, ...rest } = parsed;
+  return rest;
 }
 
 /**
@@ -140,57 +171,67 @@ export function loadConfig(dir: string, env: NodeJS.ProcessEnv): LoadedConfig {
  * ["name", { options }] (checked with `opencode debug config`). Any other value makes it refuse the
  * whole file and not start; the `{ package, options }` object is OpenCode 2's `plugins` form.
  */
-function refusedPlugin(plugin: unknown, source: string): LoadedConfig["refused"] {
+function refusedPlugin(plugin: unknown, written: unknown, source: string): LoadedConfig["refused"] {
   const rule = '"plugin" must be a list of strings or ["name", { options }] pairs';
   const head = `${source}: OpenCode 1.18 refuses this file and does not start:`;
   if (plugin === undefined) return [];
   if (!Array.isArray(plugin)) {
-    const hint = typeof plugin === "string" ? `; write [${shown(plugin)}]` : "";
-    return [{ value: plugin, problem: `${head} ${rule}, not ${shown(plugin)}${hint}` }];
+    const hint = typeof plugin === "string" ? `; write [${shown(plugin, written)}]` : "";
+    return [{ value: plugin, problem: `${head} ${rule}, not ${shown(plugin, written)}${hint}` }];
   }
   return plugin.flatMap((entry, index) => {
     if (typeof entry === "string") return [];
     if (Array.isArray(entry) && entry.length === 2 && typeof entry[0] === "string" && isObject(entry[1])) return [];
     const v2 = isObject(entry) ? '; { package, options } is OpenCode 2\'s form, and belongs under "plugins"' : "";
-    return [{ value: entry, problem: `${head} ${rule}; entry ${index + 1} is ${shown(entry)}${v2}` }];
+    return [{ value: entry, problem: `${head} ${rule}; entry ${index + 1} is ${shown(entry, writtenAt(written, index))}${v2}` }];
   });
 }
 
 /**
  * Enough of a value to find it in the file: a string or a scalar as JSON (cut short), a list or an
- * object by its shape only. A value inside may come from a `{file:}` (a key): never printed.
+ * object by its shape only, with its first string or its package. A value inside may come from a
+ * `{file:}` (a key): each is printed by as-written.ts's rule, as the file writes it, never
+ * substituted; an object's keys only those the file writes.
  */
-function shown(value: unknown): string {
-  if (Array.isArray(value)) return `a list of ${value.length} item(s)${typeof value[0] === "string" ? ` starting ${shown(value[0])}` : ""}`;
-  if (isObject(value)) return `an object with key(s) ${Object.keys(value).slice(0, 5).map((key) => JSON.stringify(key)).join(", ")}${typeof value.package === "string" ? ` (package ${shown(value.package)})` : ""}`;
-  const json = JSON.stringify(value) ?? String(value);
+function shown(value: unknown, written: unknown): string {
+  if (Array.isArray(value)) return `a list of ${value.length} item(s)${typeof value[0] === "string" ? ` starting ${shown(value[0], writtenAt(written, 0))}` : ""}`;
+  if (isObject(value)) {
+    const keys = Object.keys(value);
+    const named = keys.filter((key) => writtenAt(written, key) !== UNREAD).slice(0, 5);
+    const others = keys.length - named.length;
+    const list = [...named.map((key) => JSON.stringify(key)), ...(others > 0 && named.length < 5 ? [`${others} substituted`] : [])].join(", ");
+    return `an object with key(s) ${list}${typeof value.package === "string" ? ` (package ${shown(value.package, writtenAt(written, "package"))})` : ""}`;
+  }
+  const json = shownValue(value, written);
   return json.length > 80 ? `${json.slice(0, 77)}...` : json;
 }
 
 /** `twice`: the keys written twice in the entry's options, read from the file's text (only for an entry with options). */
-function pluginEntry(entry: unknown, source: string, base: string, twice: () => KeyGivenTwice[]): PluginEntry[] {
+function pluginEntry(entry: unknown, written: unknown, source: string, base: string, twice: () => KeyGivenTwice[]): PluginEntry[] {
   const [spec, options] = Array.isArray(entry) ? [entry[0], entry[1]] : [entry, undefined];
   if (typeof spec !== "string" || spec === "") return [];
+  const [writtenSpec, writtenOptions] = Array.isArray(entry) ? [writtenAt(written, 0), writtenAt(written, 1)] : [written, undefined];
+  const asFile = { shown: shownValue(spec, writtenSpec), shownBare: shownValue(spec, writtenSpec, "bare"), asWritten: asWritten(spec, writtenSpec), writtenOptions, changes: options === undefined ? [] : changedStrings(options, writtenOptions) };
   const keysTwice = isObject(options) ? twice() : [];
   const isPath = spec.startsWith("file://") || spec.startsWith(".") || path.isAbsolute(spec) || isDrivePath(spec);
-  if (!isPath) return [{ spec, options, source, resolved: spec, target: null, kind: "package", keysTwice }];
+  if (!isPath) return [{ spec, ...asFile, options, source, resolved: spec, target: null, kind: "package", keysTwice }];
   const resolved = spec.startsWith("file://") ? spec : pathToFileURL(path.resolve(base, spec)).href;
-  return [{ spec, options, source, resolved, target: entryPath(resolved, spec, source), kind: "path", keysTwice }];
+  return [{ spec, ...asFile, options, source, resolved, target: entryPath(resolved, asFile.shown, source), kind: "path", keysTwice }];
 }
 
 /**
  * The path a plugin entry's file: URL names. One that names no local path (another host, an
- * encoded "/", a malformed escape, a NUL) is a configuration error: exit 2 with the entry named,
- * never an exception.
+ * encoded "/", a malformed escape, a NUL) is a configuration error: exit 2 with the entry named
+ * (`shown`, as doctor prints a spec), never an exception.
  */
-function entryPath(url: string, spec: string, source: string): string {
+function entryPath(url: string, shown: string, source: string): string {
   let target: string;
   try {
     target = fileURLToPath(url);
   } catch (error) {
-    throw new ConfigError(`${source}: the plugin entry ${JSON.stringify(spec)} names no local file: ${(error as Error).message}`);
+    throw new ConfigError(`${source}: the plugin entry ${shown} names no local file: ${(error as Error).message}`);
   }
-  if (target.includes("\0")) throw new ConfigError(`${source}: the plugin entry ${JSON.stringify(spec)} names no local file: a path cannot hold a NUL character`);
+  if (target.includes("\0")) throw new ConfigError(`${source}: the plugin entry ${shown} names no local file: a path cannot hold a NUL character`);
   return target;
 }
 

@@ -25,22 +25,33 @@ export function ourEntries(plugins: PluginEntry[]): PluginEntry[] {
   });
 }
 
+/**
+ * A path the entry's spec names, as a problem may print it: itself when the spec is as the file
+ * writes it; else only as "the path <spec as written> names" (as-written.ts: a path made from a
+ * substituted spec would print what the substitution wrote).
+ */
+export function namedPath(entry: Pick<PluginEntry, "asWritten" | "shown">, target: string): string {
+  return entry.asWritten ? target : `the path ${entry.shown} names`;
+}
+
 export function checkEntry(entry: PluginEntry, cacheDir: string): PluginCheck {
   const problems: string[] = [];
+  const named = (target: string) => namedPath(entry, target);
   let folder: string | null;
   if (entry.kind === "package") {
     // What `opencode plugin NAME` (or the first start) leaves in OpenCode's cache.
     const version = entry.spec.slice(packageName(entry.spec).length + 1) || "latest";
     if (!npmVersionOrTag(version)) {
+      const written = entry.asWritten ? `${JSON.stringify(version)} in ${entry.shown}` : `the version in ${entry.shown}`;
       problems.push(
-        `not installed: ${JSON.stringify(version)} in ${JSON.stringify(entry.spec)} is neither an npm version nor a dist-tag, so OpenCode's package cache was not looked at; write the package name alone, or NAME@1.2.3 or NAME@latest`,
+        `not installed: ${written} is neither an npm version nor a dist-tag, so OpenCode's package cache was not looked at; write the package name alone, or NAME@1.2.3 or NAME@latest`,
       );
       return { entry, folder: null, loadable: false, problems };
     }
     folder = path.join(cacheDir, "packages", `${PACKAGE_NAME}@${version}`, "node_modules", PACKAGE_NAME);
     if (!isDir(folder)) {
       problems.push(
-        `not in OpenCode's package cache (${folder}); OpenCode installs it from npm at start-up, and the package is not on npm yet: install from a packed checkout (README, Install)`,
+        `not in OpenCode's package cache (${named(folder)}); OpenCode installs it from npm at start-up, and the package is not on npm yet: install from a packed checkout (README, Install)`,
       );
       return { entry, folder, loadable: false, problems };
     }
@@ -50,24 +61,24 @@ export function checkEntry(entry: PluginEntry, cacheDir: string): PluginCheck {
     if (folder === null) {
       const relative = !entry.spec.startsWith("file://") && !path.isAbsolute(entry.spec);
       const inDotOpencode = path.basename(path.dirname(entry.source)) === ".opencode";
-      const hint = relative && inDotOpencode
+      const hint = relative && inDotOpencode && entry.asWritten
         ? `; a relative path in ${path.join(".opencode", path.basename(entry.source))} is resolved from .opencode/, not from the project: write ${JSON.stringify(suggestedSpec(entry))} or an absolute path`
         : relative ? `; a relative path is resolved from the directory of ${entry.source}` : "";
       problems.push(target.endsWith(".tgz") || target.endsWith(".tar.gz")
-        ? `${target} is a tarball, which OpenCode cannot load: install it with npm i -D and name the installed folder`
-        : `${target} does not exist${hint}`);
+        ? `${named(target)} is a tarball, which OpenCode cannot load: install it with npm i -D and name the installed folder`
+        : `${named(target)} does not exist${hint}`);
       return { entry, folder: null, loadable: false, problems };
     }
   }
   const pkg = manifest(folder);
-  if (pkg?.name !== PACKAGE_NAME) problems.push(`${folder} holds ${pkg?.name ? `the package ${JSON.stringify(pkg.name)}` : "no package.json"}, not ${PACKAGE_NAME}`);
+  if (pkg?.name !== PACKAGE_NAME) problems.push(`${named(folder)} holds ${pkg?.name ? `the package ${JSON.stringify(pkg.name)}` : "no package.json"}, not ${PACKAGE_NAME}`);
   const serverEntry = serverEntryOf(pkg);
   if (pkg?.name === PACKAGE_NAME && !(serverEntry && exists(path.join(folder, serverEntry)))) {
-    problems.push(`${folder} lacks its server entry ${serverEntry ?? "(exports[\"./server\"])"}; the folder is incomplete: reinstall it`);
+    problems.push(`${named(folder)} lacks its server entry ${serverEntry ?? "(exports[\"./server\"])"}; the folder is incomplete: reinstall it`);
   }
   for (const dependency of Object.keys(pkg?.dependencies ?? {})) {
     if (!resolvesFrom(folder, dependency)) {
-      problems.push(`${dependency} does not resolve from ${folder} (the folder was copied without its dependencies: install the tarball with npm, README Install)`);
+      problems.push(`${dependency} does not resolve from ${named(folder)} (the folder was copied without its dependencies: install the tarball with npm, README Install)`);
     }
   }
   return { entry, folder, loadable: problems.length === 0, problems };

@@ -16,11 +16,15 @@ export function schemaReference(configFile: string, packageFolder: string): stri
   return relative.startsWith("../") ? relative : `./${relative}`;
 }
 
-/** A problem when `value` names this package's schema by a path that does not exist from `configFile`. */
 /** OpenCode's own schema: what a config goes back to once the plugin is uninstalled. */
 const OPENCODE_SCHEMA = "https://opencode.ai/config.json";
 
-export function schemaProblem(configFile: string, value: unknown, packageFolder: string | null, listed = true): string | undefined {
+/**
+ * A problem when `value` names this package's schema by a path that does not exist from
+ * `configFile`. `substituted`: the value as doctor prints it when an {env:} or {file:}
+ * substitution changed it (as-written.ts); then neither it nor the path it names is printed.
+ */
+export function schemaProblem(configFile: string, value: unknown, packageFolder: string | null, listed = true, substituted?: string): string | undefined {
   if (typeof value !== "string" || !value.includes(PACKAGE_NAME)) return undefined;
   let target: string;
   if (value.startsWith("file:")) {
@@ -37,5 +41,6 @@ export function schemaProblem(configFile: string, value: unknown, packageFolder:
   if (existsSync(target)) return undefined;
   // Not listed any more (uninstalled): the schema goes back to OpenCode's own.
   const fix = !listed ? OPENCODE_SCHEMA : packageFolder !== null && existsSync(path.join(packageFolder, SCHEMA_FILE)) ? schemaReference(configFile, packageFolder) : HOSTED_SCHEMA;
-  return `${configFile}: "$schema" ${JSON.stringify(value)} names a missing file (it is resolved from the file's own folder: ${target}); write ${JSON.stringify(fix)}`;
+  const named = substituted === undefined ? `${JSON.stringify(value)} names a missing file (it is resolved from the file's own folder: ${target})` : `${substituted} names a missing file (it is resolved from the file's own folder)`;
+  return `${configFile}: "$schema" ${named}; write ${JSON.stringify(fix)}`;
 }

@@ -12,10 +12,14 @@ import { isObject } from "../grammar/plain-data.ts";
 import { isDir, packageName, type ConfigFile } from "./opencode-config.ts";
 import { resolveOptions } from "../plugin/options.ts";
 import { keysTwiceProblems } from "./dropped-options.ts";
+import { asWritten, asWrittenLine, changedStrings, readWritten, shownValue, writtenAt } from "./as-written.ts";
 
 interface V2Entry {
-  /** The package or path as written, or the plugin file found in a plugins folder. */
+  /** The package or path ({env:} and {file:} substituted), or the plugin file found in a plugins folder. */
   spec: string;
+  /** The spec as doctor prints it, JSON-quoted, and as bare text (as-written.ts: never a substituted value). */
+  shown: string;
+  shownBare: string;
   source: string;
   /** Problems with its options, as the plugin would log them. */
   optionProblems: string[];
@@ -43,15 +47,18 @@ export function findV2(files: readonly ConfigFile[], configDirs: readonly string
   for (const file of files) {
     let parsed: unknown;
     let text: string;
+    let raw: string;
     try {
-      const raw = readFileSync(file.path, "utf8");
+      raw = readFileSync(file.path, "utf8");
       text = substitute(raw, file);
       parsed = parseJsonc(text);
     } catch {
       continue; // loadConfig reports an unreadable file
     }
     if (!isObject(parsed) || !Array.isArray(parsed.plugins)) continue;
-    const ours = parsed.plugins.flatMap((entry, index) => ourV2Entry(entry, file.path, () => keysGivenTwice(text, ["plugins", index, "options"])));
+    // The entries as the file writes them: what doctor may print of them (as-written.ts).
+    const written = writtenAt(text === raw ? parsed : readWritten(raw), "plugins");
+    const ours = parsed.plugins.flatMap((entry, index) => ourV2Entry(entry, writtenAt(written, index), file.path, () => keysGivenTwice(text, ["plugins", index, "options"])));
     entries.push(...ours);
     const classic = Array.isArray(parsed.plugin) && parsed.plugin.some((entry) => isOurs(Array.isArray(entry) ? entry[0] : entry));
     if (ours.length > 0 && classic) both.push(file.path);
@@ -65,12 +72,17 @@ export function findV2(files: readonly ConfigFile[], configDirs: readonly string
  * reader keeps the last copy, so a `responseFix` holding denyTools before a second `responseFix`
  * never reaches the plugin: named as for a 1.18 `plugin` entry (dropped-options.ts).
  */
-function ourV2Entry(entry: unknown, source: string, twice: () => KeyGivenTwice[]): V2Entry[] {
+function ourV2Entry(entry: unknown, written: unknown, source: string, twice: () => KeyGivenTwice[]): V2Entry[] {
   const spec = typeof entry === "string" ? entry : isObject(entry) && typeof entry.package === "string" ? entry.package : undefined;
   if (!spec || !isOurs(spec)) return [];
+  const writtenSpec = typeof entry === "string" ? written : writtenAt(written, "package");
+  const shown = shownValue(spec, writtenSpec);
   const options = isObject(entry) ? entry.options : undefined;
-  const keysTwice = isObject(options) ? keysTwiceProblems({ source, spec, keysTwice: twice() }) : [];
-  return [{ spec, source, optionProblems: [...keysTwice, ...resolveOptions(options).problems], host: "OpenCode 2" }];
+  const keysTwice = isObject(options) ? keysTwiceProblems({ source, shown, keysTwice: twice() }) : [];
+  // The plugin's own problem lines quote a value whole: each one substitution changed shown as written.
+  const changes = options === undefined || asWritten(options, writtenAt(written, "options")) ? [] : changedStrings(options, writtenAt(written, "options"));
+  const problems = resolveOptions(options).problems.map((line) => asWrittenLine(line, changes));
+  return [{ spec, shown, shownBare: shownValue(spec, writtenSpec, "bare"), source, optionProblems: [...keysTwice, ...problems], host: "OpenCode 2" }];
 }
 
 function isOurs(spec: unknown): boolean {
@@ -104,7 +116,7 @@ function pluginFiles(dotDir: string): V2Entry[] {
       const problems = ours
         .filter((spec) => !resolvesFrom(spec, dir))
         .map((spec) => `${file} imports ${JSON.stringify(spec)}, which does not resolve from ${dir}: the host fails to load this file; install the package where it can be imported from (npm i -D ${PACKAGE_NAME} in the project), or list it under "plugin"/"plugins" instead (README, Install)`);
-      found.push({ spec: file, source: dir, optionProblems: [], host: "OpenCode 1.18 and 2", problems });
+      found.push({ spec: file, shown: JSON.stringify(file), shownBare: file, source: dir, optionProblems: [], host: "OpenCode 1.18 and 2", problems });
     }
   }
   return found;

@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { parseJsonc } from "../options/jsonc.ts";
 import { readArgs } from "./arg-words.ts";
+import { redactedPath } from "./redact.ts";
 import { closedBecause, isPlainObject } from "../options/security-search.ts";
 import { closedResponseFix } from "../options/settle.ts";
 import type { PluginOptions } from "../options/spec.ts";
@@ -96,7 +97,7 @@ export function proxyConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}
     const at = given.indexOf("=");
     if (at < 0) throw new ProxyUsageError(`--route wants /prefix=URL (got ${JSON.stringify(redactedUrl(given))})`);
     const one = route(given.slice(0, at), given.slice(at + 1));
-    if (flagged.has(one.prefix)) throw new ProxyUsageError(`--route ${JSON.stringify(one.prefix)} is given twice; give each prefix once`);
+    if (flagged.has(one.prefix)) throw new ProxyUsageError(`--route ${JSON.stringify(redactedPath(one.prefix))} is given twice; give each prefix once`);
     flagged.add(one.prefix);
     byPrefix.set(one.prefix, one);
   }
@@ -204,16 +205,30 @@ function upstreamUrl(text: string): URL {
  * written: a `/`, `?` or `#` in it would end the authority for a parser) as `***`, then the query
  * and fragment as `?<redacted>`. Found by characters alone, so a URL that does not parse (a space
  * in the host, a bad port) is redacted as well as one that does; a path's own `@` is hidden too,
- * which costs a message nothing. Either part may hold a key; the message says what is wrong without it.
+ * which costs a message nothing. The path keeps its segments but not the parts the access log
+ * redacts (redactedPath: `;` parameters, what stands before a `%40`). Any of these may hold a key;
+ * the message says what is wrong without it.
  */
 export function redactedUrl(text: string): string {
   const scheme = text.slice(0, schemeLength(text));
   let rest = text.slice(scheme.length);
   const at = rest.lastIndexOf("@");
-  if (at >= 0) rest = `***${rest.slice(at)}`;
+  const userinfo = at >= 0 ? "***@" : "";
+  if (at >= 0) rest = rest.slice(at + 1);
   let query = 0;
   while (query < rest.length && rest.charCodeAt(query) !== QUESTION && rest.charCodeAt(query) !== HASH) query++;
-  return query === rest.length ? `${scheme}${rest}` : `${scheme}${rest.slice(0, query)}?<redacted>`;
+  // What is left, host and path, as the access log shows a path (redactedPath): a `;` parameter
+  // and what stands before a `%40` redacted too, in whichever part a text that is no URL has them.
+  const head = `${scheme}${userinfo}${redactedPath(rest.slice(0, query))}`;
+  return query === rest.length ? head : `${head}?<redacted>`;
+}
+
+/**
+ * An upstream as a line may name it: its origin and its path (redactedPath), never its query. URL
+ * refuses userinfo in an upstream (upstreamUrl), so the origin holds none.
+ */
+export function shownUpstream(url: URL): string {
+  return `${url.origin}${redactedPath(url.pathname)}`;
 }
 
 /** The length of a leading `scheme://` (an ASCII letter, then letters, digits, `+`, `.`, `-`), 0 when there is none. */
@@ -309,7 +324,7 @@ function readConfigFile(file: string): FileConfig {
   }
   if (!isPlainObject(parsed)) throw new ProxyUsageError(`${file} is not a JSON/JSONC object: it holds ${Array.isArray(parsed) ? "a list" : parsed === null ? "null" : `a ${typeof parsed}`}`);
   for (const [key, check] of Object.entries(FILE_TYPES)) {
-    if (Object.hasOwn(parsed, key) && !check.ok(parsed[key])) throw new ProxyUsageError(`${file}: "${key}" must be ${check.what} (got ${shown(parsed[key])})`);
+    if (Object.hasOwn(parsed, key) && !check.ok(parsed[key])) throw new ProxyUsageError(`${file}: "${key}" must be ${check.what} (got ${URL_KEYS.has(key) ? shape(parsed[key]) : shown(parsed[key])})`);
   }
   return parsed as FileConfig;
 }
@@ -333,4 +348,23 @@ const FILE_TYPES: Record<string, { ok: (value: unknown) => boolean; what: string
 function shown(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 60)}...` : text;
+}
+
+/** The file's keys whose values hold upstream URLs: a URL there may carry a key (`;key=`, `%40`, a query). */
+const URL_KEYS: ReadonlySet<string> = new Set(["upstream", "routes"]);
+
+/**
+ * A wrong value of a URL key by its shape only: the URL strings a wrong `upstream` list or
+ * `routes` object holds are never quoted, and a route's prefix only as redactedPath shows a path.
+ */
+function shape(value: unknown): string {
+  if (Array.isArray(value)) return `a list of ${value.length} item(s)`;
+  if (isPlainObject(value)) {
+    const keys = Object.keys(value);
+    const wrong = keys.filter((key) => typeof value[key] !== "string" || value[key] === "");
+    const named = (list: string[]) => list.slice(0, 5).map((key) => JSON.stringify(redactedPath(key))).join(", ");
+    return keys.length === 0 ? "an empty object" : `an object with key(s) ${named(keys)}${wrong.length > 0 ? `; not a URL string at ${named(wrong)}` : ""}`;
+  }
+  if (typeof value === "string") return value === "" ? '""' : "a string";
+  return JSON.stringify(value) ?? String(value);
 }

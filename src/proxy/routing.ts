@@ -3,6 +3,7 @@
 // parameters, that climb above the upstream's path or leave the route the path was sent to); and
 // the path the access log names, with what may carry a credential redacted.
 import type { Route } from "./config.ts";
+import { redactedPath } from "./redact.ts";
 
 /**
  * The request target without its fragment. Origin-form is a path and a query (RFC 9112 3.2.1); a
@@ -22,23 +23,9 @@ export function pathOnly(target: string): string {
   return at < 0 ? cut : cut.slice(0, at);
 }
 
-/**
- * The path the access log names: pathOnly, and in each segment the `;` parameters (`;key=...`)
- * and anything before an `@` (userinfo, `/https://user:key@host/...` as a client that puts a whole
- * URL after the prefix writes it; `%40` too) replaced by "[redacted]": the parts of a path that
- * are made to carry a credential. The path's other segments are logged as sent.
- */
+/** The path the access log names: pathOnly, redacted (redactedPath). */
 export function loggedPath(target: string): string {
-  return pathOnly(target)
-    .split("/")
-    .map((segment) => {
-      const semicolon = segment.indexOf(";");
-      let head = semicolon < 0 ? segment : segment.slice(0, semicolon);
-      const at = Math.max(head.lastIndexOf("@"), head.toLowerCase().lastIndexOf("%40"));
-      if (at >= 0) head = `[redacted]${head.slice(at)}`;
-      return semicolon < 0 ? head : `${head};[redacted]`;
-    })
-    .join("/");
+  return redactedPath(pathOnly(target));
 }
 
 export function routeFor(routes: readonly Route[], path: string): { route: Route; rest: string } | undefined {

@@ -1,6 +1,7 @@
 // `dsml-fix proxy`: starts the server, says where it listens, and shuts down gracefully on a signal.
 import type { AddressInfo } from "node:net";
-import { PROXY_USAGE, ProxyUsageError, proxyConfig, redactedUrl, routeToItself } from "./config.ts";
+import { PROXY_USAGE, ProxyUsageError, proxyConfig, routeToItself, shownUpstream } from "./config.ts";
+import { redactedPath } from "./redact.ts";
 import { createProxyServer } from "./server.ts";
 
 interface ProxyIo {
@@ -24,7 +25,7 @@ export async function runProxy(argv: readonly string[], io: ProxyIo, signals: No
     config = proxyConfig(argv, io.env ?? process.env);
     // The proxy as its own upstream: every request would come back to it, without end.
     const loop = routeToItself(config);
-    if (loop) throw new ProxyUsageError(`${loop.prefix ? `the route ${loop.prefix}` : "the upstream"} ${redactedUrl(`${loop.upstream.origin}${loop.upstream.pathname}`)} is this proxy itself (${config.host} port ${config.port}); give the upstream's own URL`);
+    if (loop) throw new ProxyUsageError(`${loop.prefix ? `the route ${redactedPath(loop.prefix)}` : "the upstream"} ${shownUpstream(loop.upstream)} is this proxy itself (${config.host} port ${config.port}); give the upstream's own URL`);
   } catch (error) {
     if (!(error instanceof ProxyUsageError)) throw error;
     if (io.fail) io.fail(error.message, PROXY_USAGE.split("\n"));
@@ -48,7 +49,9 @@ export async function runProxy(argv: readonly string[], io: ProxyIo, signals: No
   const { port } = server.address() as AddressInfo;
   if (!LOOPBACK.has(config.host)) log.warn(`dsml-fix proxy: listening on ${config.host}, reachable from other machines; bind 127.0.0.1 unless that is intended`);
   const origin = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
-  for (const route of config.routes) log.info(`dsml-fix proxy: ${origin}${route.prefix || "/"} -> ${route.upstream.origin}${route.upstream.pathname}`);
+  // Each route's prefix and upstream as the access log would show their paths (redactedPath): a
+  // `;key=` parameter or a `%40` userinfo of the configured URL is not printed on every start.
+  for (const route of config.routes) log.info(`dsml-fix proxy: ${origin}${redactedPath(route.prefix) || "/"} -> ${shownUpstream(route.upstream)}`);
   // The handlers stay until the server has stopped: a repeated signal (a terminal's Ctrl-C reaches
   // both the checkout's launcher, which forwards it, and this process) must not fall through to the
   // default action and cut the open streams; the shutdown's own timeout bounds the wait.

@@ -60,12 +60,16 @@ describe("{env:VAR} substitution as OpenCode does it", () => {
   // `{env:P}` = "deepseek": doctor reads the literal "{env:P}", reports the DeepSeek model as off
   // and "nothing in scope can be repaired live" (exit 1), while the plugin would get
   // ["deepseek"] and repair it. Expected: substitution goes on past an empty `{env:}`.
+  // Review 56: doctor prints a value substitution changed as the file writes it
+  // (src/cli/as-written.ts), so `providers` reads ["{env:P}"]; the substitution shows in the
+  // judgement: the DeepSeek route is wired because provider "deepseek" is in providers.
   test("fixed: an empty {env:} earlier in the file does not stop later {env:NAME} substitutions", async () => {
     const b = box({ P: "deepseek" });
     b.write("project/opencode.json", `{"username":"{env:}","plugin":[["./node_modules/${NAME}",{"providers":["{env:P}"]}]],"model":"deepseek/deepseek-chat","provider":{"deepseek":{}}}`);
     const r = await doctor(b, ["--json"]);
     const report = JSON.parse(r.out);
-    expect(report.providers).toEqual(["deepseek"]);
+    expect(report.providers).toEqual(["{env:P}"]);
+    expect(report.routes.map((route: { label: string; mode: string; why: string }) => [route.label, route.mode, route.why.split(";")[0]])).toEqual([["deepseek/deepseek-chat", "wire", 'provider "deepseek" is in providers']]);
     expect(report.problems).toEqual([]);
     expect(r.code).toBe(0);
   });
@@ -74,7 +78,8 @@ describe("{env:VAR} substitution as OpenCode does it", () => {
     const b = box({ P: "deepseek" });
     b.write("project/opencode.json", `{"plugin":[["./node_modules/${NAME}",{"providers":["{env:P}"]}]],"model":"deepseek/deepseek-chat","provider":{"deepseek":{}}}`);
     const r = await doctor(b, ["--json"]);
-    expect(JSON.parse(r.out).providers).toEqual(["deepseek"]);
+    expect(JSON.parse(r.out).providers).toEqual(["{env:P}"]);
+    expect(JSON.parse(r.out).routes.map((route: { mode: string }) => route.mode)).toEqual(["wire"]);
     expect(r.code).toBe(0);
   });
 });

@@ -94,12 +94,15 @@ describe("{file:...} substitution as OpenCode does it", () => {
   // as off, and never judges the DeepSeek model the user runs. Expected: the DeepSeek model judged
   // (wire, with the default providers).
   // Suspected source: src/cli/opencode-config.ts withEnv (no {file:} substitution).
+  // Review 56: a value substitution changed is printed as the file writes it (src/cli/as-written.ts),
+  // so the route is named "{file:./model.txt}"; that it is judged as the DeepSeek model shows in
+  // its mode and its reason ("auto" covers a leak-prone family).
   test("{file:} is substituted as OpenCode does: \"model\": \"{file:./model.txt}\" is judged as the model the file names", async () => {
     const b = box();
     b.write("model.txt", "deepseek/deepseek-chat");
     b.write("opencode.json", JSON.stringify({ plugin: [`./node_modules/${NAME}`], model: "{file:./model.txt}" }));
     const report = JSON.parse((await doctor(b, ["--json"])).out);
-    expect(report.routes.map((r: { provider: string; model: string; mode: string }) => `${r.provider}/${r.model}: ${r.mode}`)).toEqual(["deepseek/deepseek-chat: wire"]);
+    expect(report.routes.map((r: { label: string; mode: string; why: string }) => `${r.label}: ${r.mode}: ${r.why.split(";")[0]}`)).toEqual(['{file:./model.txt}: wire: "auto" covers it: a leak-prone model family']);
   });
 });
 

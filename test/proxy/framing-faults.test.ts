@@ -240,6 +240,11 @@ describe("redactedUrl: what a message may show of a URL", () => {
     ["https://api.example.com:99999/v1?key=sk", "https://api.example.com:99999/v1?<redacted>"],
     ["user:sk@api.example.com/v1", "***@api.example.com/v1"],
     ["https://api.example.com/v1", "https://api.example.com/v1"],
+    // The path as the access log shows one (src/proxy/redact.ts redactedPath; review 56).
+    ["https://api.example.com/v1;key=sk/chat", "https://api.example.com/v1;[redacted]/chat"],
+    ["https://api.example.com/u%3Ask%40gw/v1", "https://api.example.com/[redacted]%40gw/v1"],
+    ["api.example.com;key=sk/v1", "api.example.com;[redacted]/v1"],
+    ["https://api.example.com/v1beta/models/m:generateContent", "https://api.example.com/v1beta/models/m:generateContent"],
   ])("%s", (given, shown) => {
     expect(redactedUrl(given)).toBe(shown);
   });
