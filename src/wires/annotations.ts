@@ -27,14 +27,24 @@ export function movedAnnotations(annotations: unknown[], was: string, now: strin
  * Responses stream moves its annotation.added events with it, each where it goes out.
  */
 export function annotationMover(was: string, now: string): (annotation: unknown) => unknown {
+  // The two texts are compared once here (head, tail): each annotation is then moved by
+  // arithmetic, or searched for from the shared head on only (never back to the text's start):
+  // moving n annotations costs the texts once, plus a search for each one in the changed middle.
   const head = sharedHead(was, now);
   const tail = sharedTail(was, now, head);
+  let fromHead: string | undefined;
   return (annotation) => {
     if (!isObject(annotation)) return annotation;
     const offsets = isObject(annotation.url_citation) ? annotation.url_citation : annotation;
     const { start_index: start, end_index: end } = offsets;
     if (!hasOffsets(offsets, was.length)) return annotation;
-    const at = movedStart(was, now, start as number, end as number, head, tail);
+    let at: number | undefined;
+    if ((end as number) <= head) at = start as number;
+    else if ((start as number) >= was.length - tail) at = (start as number) - (was.length - now.length);
+    else {
+      fromHead ??= now.slice(head);
+      at = movedInMiddle(was, fromHead, head, tail, start as number, end as number);
+    }
     if (at === undefined) return undefined;
     const moved = { ...offsets, start_index: at, end_index: at + ((end as number) - (start as number)) };
     return offsets === annotation ? moved : { ...annotation, url_citation: moved };
@@ -47,24 +57,26 @@ export function hasOffsets(offsets: Record<string, unknown>, length: number): bo
   return typeof start === "number" && typeof end === "number" && start >= 0 && end >= start && end <= length;
 }
 
-function movedStart(was: string, now: string, start: number, end: number, head: number, tail: number): number | undefined {
-  if (end <= head) return start;
-  if (start >= was.length - tail) return start - (was.length - now.length);
+/**
+ * A span inside neither shared end: the same words nearest at or before its old start in the new
+ * text, kept only when they stand in its changed middle (only there can they be the same words).
+ * `fromHead` is the new text from the shared head on: the search never reads back past it.
+ */
+function movedInMiddle(was: string, fromHead: string, head: number, tail: number, start: number, end: number): number | undefined {
   const words = was.slice(start, end);
-  const at = now.lastIndexOf(words, start);
-  // Only an occurrence inside the changed middle of the new text can be the same words.
-  return at >= head && at + words.length <= now.length - tail ? at : undefined;
+  const at = fromHead.lastIndexOf(words, start - head);
+  return at >= 0 && at + words.length <= fromHead.length - tail ? head + at : undefined;
 }
 
 function sharedHead(a: string, b: string): number {
   let n = 0;
-  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  while (n < a.length && n < b.length && a.charCodeAt(n) === b.charCodeAt(n)) n++;
   return n;
 }
 
 /** The length both end with, not reaching into the shared head of either. */
 function sharedTail(a: string, b: string, head: number): number {
   let n = 0;
-  while (n < a.length - head && n < b.length - head && a[a.length - 1 - n] === b[b.length - 1 - n]) n++;
+  while (n < a.length - head && n < b.length - head && a.charCodeAt(a.length - 1 - n) === b.charCodeAt(b.length - 1 - n)) n++;
   return n;
 }

@@ -16,6 +16,13 @@ export class HeldTextStart {
    * text that is no longer shown: it goes with the block (drop). An empty text_delta is dropped.
    */
   #deltas: Json[] = [];
+  /**
+   * How many of the waiting deltas came in a block before the one being fed (handOn): they belong
+   * to that block's held text, so they go out only with it (the next text shown, while nothing else
+   * came first); when a call comes first, that held text became the call and they are dropped
+   * (dropHanded), as the JSON path gives a block's citations only to text of that block.
+   */
+  #handed = 0;
 
   /** A text block starts: its start is held. Deltas still waiting were handed on to it (handOn); every other end dropped them. */
   hold(event: Json): void {
@@ -26,6 +33,14 @@ export class HeldTextStart {
   drop(): void {
     this.event = undefined;
     this.#deltas = [];
+    this.#handed = 0;
+  }
+
+  /** A recovered call goes out before any text was shown: the deltas handed on from the block before go with its held text (drop). */
+  dropHanded(): void {
+    if (this.#handed === 0) return;
+    this.#deltas = this.#deltas.slice(this.#handed);
+    this.#handed = 0;
   }
 
   /**
@@ -35,6 +50,7 @@ export class HeldTextStart {
    */
   handOn(): void {
     this.event = undefined;
+    this.#handed = this.#deltas.length;
   }
 
   /** A delta without text while no text block is open downstream: it waits (an empty text_delta is dropped). */

@@ -449,7 +449,8 @@ export class AnthropicStreamRewriter implements EventRewriter {
     const out: Json[] = [];
     for (const event of events) {
       if (event.type === "text") out.push(...this.#emitText(event.text));
-      else if (this.#hold) this.#heldCalls.push(event.call);
+      // Text held from the block before became this call: the deltas that waited with it go too.
+      else if (this.#held.dropHanded(), this.#hold) this.#heldCalls.push(event.call);
       else out.push(...this.#emitCall(event.call));
     }
     return out;

@@ -7,7 +7,9 @@
 import type { GuardedEngine } from "../../engine/guarded.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { Slot } from "./outbox.ts";
+import type { EarlyAnnotation } from "./part-annotations.ts";
 import { movedAnnotations } from "../annotations.ts";
+import { shownLogprobs } from "../logprobs.ts";
 
 /** One output_text part as it went out. */
 export interface FedPart {
@@ -32,6 +34,10 @@ export interface FedPart {
   annotations: Json[];
   /** Its annotations dropped so far (their words are gone): the later ones' annotation_index moves back by as many. */
   annotationsDropped: number;
+  /** Its annotation.added events that came before their words, each waiting in a slot where it came (part-annotations.ts). */
+  early: EarlyAnnotation[];
+  /** Its annotations' mover for its text as it stood (lengths of `was` and `visible`), built once (part-annotations.ts). */
+  mover?: { was: number; now: number; move: (annotation: unknown) => unknown };
 }
 
 /** Every part fed so far, by item id and content index. */
@@ -99,7 +105,7 @@ export function setDoneText(part: FedPart, event: Json): boolean {
  * Each `done` holder's own text and annotations as they came, kept the first time its text is set:
  * a waiting event is set again once a slot fills (refresh), and its annotations move from there.
  */
-const upstreamOf = new WeakMap<Json, { text: unknown; annotations: unknown }>();
+const upstreamOf = new WeakMap<Json, { text: unknown; annotations: unknown; logprobs: unknown }>();
 
 /**
  * The part's text as it went out, into `holder[key]`, when the engines changed it; its
@@ -109,8 +115,10 @@ const upstreamOf = new WeakMap<Json, { text: unknown; annotations: unknown }>();
 function setText(part: FedPart, holder: Json, key: string): boolean {
   if (!part.changed || holder[key] === part.visible) return false;
   let came = upstreamOf.get(holder);
-  if (came === undefined) upstreamOf.set(holder, (came = { text: holder[key], annotations: holder.annotations }));
+  if (came === undefined) upstreamOf.set(holder, (came = { text: holder[key], annotations: holder.annotations, logprobs: holder.logprobs }));
   holder[key] = part.visible;
+  // output_text.done's logprobs: only of the tokens its text still shows (../logprobs.ts).
+  if (Array.isArray(came.logprobs)) holder.logprobs = shownLogprobs(came.logprobs, part.visible);
   if (Array.isArray(came.annotations) && came.annotations.length > 0 && typeof came.text === "string") holder.annotations = movedAnnotations(came.annotations, came.text, part.visible);
   return true;
 }

@@ -238,7 +238,7 @@ export class ResponsesStreamRewriter implements EventRewriter {
         ({ keep, changed } = this.#text.delta(event, before));
         break;
       case "response.output_text.annotation.added":
-        ({ keep, changed } = this.#text.annotation(event));
+        ({ keep, changed } = this.#text.annotation(event, before, after));
         break;
       case "response.output_text.done":
       case "response.content_part.done":

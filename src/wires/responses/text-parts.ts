@@ -20,7 +20,8 @@ import type { Out, Outbox, Slot } from "./outbox.ts";
 import { textOf, textOfStep } from "./items.ts";
 import { type FedPart, FedParts, partDelta, setDoneText } from "./fed-parts.ts";
 import { PartEngines } from "./part-engines.ts";
-import { annotationAdded, takeDecided } from "./part-annotations.ts";
+import { type FillSlot, annotationAdded, earlyRead, releaseEarly, takeDecided as decidedOf } from "./part-annotations.ts";
+import { shownLogprobs } from "../logprobs.ts";
 
 /**
  * A part that ended upstream while its engine held text, its end not yet decided: what the engine
@@ -86,6 +87,13 @@ export class TextParts {
   delta(event: Json, before: Out[]): DeltaFate {
     const part = this.#fed(event, before);
     if (!part) return { keep: true, changed: false };
+    const fate = this.#read(part, event);
+    // Annotations that came before their words: those words may be read now (part-annotations.ts).
+    if (part.early.length > 0) earlyRead(part, this.#fillSlot);
+    return fate;
+  }
+
+  #read(part: FedPart, event: Json): DeltaFate {
     const delta = event.delta;
     if (typeof delta === "string") part.was += delta;
     // A part that already ended, or whose engine failed, passes its text on as it is.
@@ -109,6 +117,8 @@ export class TextParts {
     part.changed = true;
     if (text === "") return { keep: false, changed: false };
     event.delta = text;
+    // Logprobs only of the tokens it still shows (../logprobs.ts, the chat wire's rule).
+    if (Array.isArray(event.logprobs)) event.logprobs = shownLogprobs(event.logprobs, text);
     return { keep: true, changed: true };
   }
 
@@ -141,12 +151,18 @@ export class TextParts {
   /**
    * An annotation.added event: its offsets point into its part's text as it went out
    * (part-annotations.ts); one that waits for the part's text to be decided, or whose words are
-   * gone, does not go out here (`keep` false). A part never fed: as it came.
+   * gone, does not go out here (`keep` false).
    */
-  annotation(event: Json): DeltaFate {
-    const part = this.#parts.of(event);
+  annotation(event: Json, before: Out[], after: Out[]): DeltaFate {
+    // One before any text of its part begins the part, as its first delta would: its words are still to come.
+    const part = this.#fed(event, before);
     if (!part) return { keep: true, changed: false };
-    const fate = annotationAdded(part, event, part !== this.#part && part.slot?.decided !== false);
+    const fate = annotationAdded(part, event, part !== this.#part && part.slot?.decided !== false, part === this.#part);
+    if (typeof fate === "object") {
+      // It waits where it came for its words (the event goes out in the slot).
+      after.push(fate);
+      return { keep: false, changed: false };
+    }
     return { keep: fate !== "drop", changed: fate === "changed" };
   }
 
@@ -222,7 +238,7 @@ export class TextParts {
     const out: Out[] = [];
     if (part.guard.done) {
       if (slot) this.#fill(part, "");
-      else out.push(...takeDecided(part));
+      else out.push(...this.#decided(part));
       return out;
     }
     // `native`: the event after the part's end is a native call item (settleEnding): the engine
@@ -257,7 +273,7 @@ export class TextParts {
     if (slot) this.#fill(part, text);
     else {
       if (text !== "") out.push(partDelta(part, text));
-      out.push(...takeDecided(part));
+      out.push(...this.#decided(part));
     }
     return out;
   }
@@ -280,7 +296,7 @@ export class TextParts {
       const text = this.#flushed(part.guard);
       if (text !== "") out.push(partDelta(part, text));
     }
-    if (part) out.push(...takeDecided(part));
+    if (part) out.push(...this.#decided(part));
     this.#decideTails("end");
     return out;
   }
@@ -336,7 +352,7 @@ export class TextParts {
     if (into && into !== part && into !== ending && !tails.includes(into)) this.#orphan = markup;
     const text = (into === part ? markup : "") + held;
     if (part && text !== "") out.push(partDelta(part, text));
-    if (part) out.push(...takeDecided(part));
+    if (part) out.push(...this.#decided(part));
     return out;
   }
 
@@ -349,6 +365,8 @@ export class TextParts {
 
   /** Past the bound on what waits: every part's undecided text, the part being fed's too, is released as text (nothing to do when nothing is undecided). */
   releaseAll(): Out[] {
+    // Annotations waiting where they came for their words wait with their part instead.
+    if (this.#part && this.#part.early.length > 0) releaseEarly(this.#part, this.#fillSlot);
     // A part whose end waits is decided first (calls it recovers go out with the reply's end, or its item's done).
     this.settleEnding();
     if (this.#tails.length === 0) return [];
@@ -410,7 +428,7 @@ export class TextParts {
     if (known) return known;
     before.push(...this.endPart());
     const guard = this.#engines.next();
-    const part: FedPart = { item: event.item_id, content, index: this.#indexOf(event), guard, visible: "", changed: false, late: "", was: "", shownAsWritten: 0, annotations: [], annotationsDropped: 0 };
+    const part: FedPart = { item: event.item_id, content, index: this.#indexOf(event), guard, visible: "", changed: false, late: "", was: "", shownAsWritten: 0, annotations: [], annotationsDropped: 0, early: [] };
     this.#part = part;
     this.#lastTextIndex = part.index;
     this.#parts.add(part);
@@ -449,12 +467,20 @@ export class TextParts {
     }
   }
 
+  /** A slot of an annotation that waited where it came, decided: the events that go out there. */
+  #fillSlot: FillSlot = (slot, events) => this.#out.fill(slot, undefined, events);
+
+  /** The part's text is decided: its annotations that waited (part-annotations.ts). */
+  #decided(part: FedPart): { kind: "new"; event: Json }[] {
+    return decidedOf(part, this.#fillSlot);
+  }
+
   /** The reply decided a part's slot: the text it became goes there, then the part's annotations that waited for it. */
   #fill(part: FedPart, decided: string): void {
     const text = (part.lead ?? "") + decided + part.late;
     part.lead = undefined;
     const delta = text === "" ? undefined : partDelta(part, text).event;
-    this.#out.fill(part.slot!, delta, takeDecided(part).map((out) => out.event));
+    this.#out.fill(part.slot!, delta, this.#decided(part).map((out) => out.event));
   }
 
 }
