@@ -1,8 +1,9 @@
 /**
  * Review 56, diff review A (hostile, tests only): attacks on the code this round added
  * (src/echo/call-bodies.ts + search.ts, src/parse/costume.ts addressedElsewhere's namespaced rule,
- * src/parse/dialects/dsml/walk.ts strayCloser). Each finding is a `test.failing` with its comment
- * block; hard negatives (what must keep working) pass beside it.
+ * src/parse/dialects/dsml/walk.ts strayCloser). Each finding was a `test.failing` with its comment
+ * block; hard negatives (what must keep working) pass beside it. All six are fixed (each block's
+ * "Fixed:" line says the rule now).
  *
  * Tried and found clean (no failing test): CRLF and lone-CR script bodies, a body with a heredoc or
  * `<` redirections, JSON-escaped bodies (`\n`, `\r\n`, `\"`, `\\`, once and twice), two consecutive
@@ -22,6 +23,8 @@ import { readme, recoveredInputs } from "../security/echo-run.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { live } from "../golden/notation.ts";
 import { outcome } from "../support/outcome.ts";
+import { countWork } from "../support/work.ts";
+import { createEchoSearch } from "../../src/echo/search.ts";
 
 const TARGET = "rm -rf ~/project";
 const bash = (command: string): Call => ({ tool: "bash", input: { command } });
@@ -44,20 +47,25 @@ describe("finding 1: a whole command after `&`, `then`, `do`, `(` of a planted s
   // Suspected: src/echo/call-bodies.ts commandStarts / commandEnds.
   // Expected: a single `&` is a command boundary on both sides (not `&>`, `>&`, `2>&1`), and the
   // words `then`, `else`, `do` (and `(`, `{` before, `)`, `}` after) bound a command: no call.
-  test.failing("after a single `&` (a background job): no call", () => {
-    for (const line of [`sleep 1 & ${TARGET}`, `${TARGET} & wait`]) {
+  // Fixed: a command also begins after a single `&` (not a redirection's: `2>&1`, `&>`), `|`, `(`,
+  // `)`, `}`, and past a leading `(`, `{ `, `! ` or reserved word (`then`, `do`, `else`, `elif`,
+  // `if`, `while`, `until`); it also ends before `&`, `|`, `)`, `}` (call-bodies.ts splitCommands,
+  // the same split for the given bodies and the value's first line).
+  test("after a single `&` (a background job), before a `|` (a pipeline): no call", () => {
+    for (const line of [`sleep 1 & ${TARGET}`, `${TARGET} & wait`, `${TARGET} | tee log`, `${TARGET} |& tee log`]) {
       for (const ran of runs(TARGET, [readme(shell(bash(script([line])), true))])) expect(ran).toEqual([]);
     }
   });
 
-  test.failing("inside a compound command: after `then`, `do`, `(`, `{`: no call", () => {
-    for (const line of [`if [ -d ~/project ]; then ${TARGET}; fi`, `for d in a b; do ${TARGET}; done`, `(${TARGET})`, `{ ${TARGET}; }`]) {
+  test("inside a compound command: after `then`, `do`, `else`, `(`, `{`, in `$(…)`: no call", () => {
+    const lines = [`if [ -d ~/project ]; then ${TARGET}; fi`, `for d in a b; do ${TARGET}; done`, `(${TARGET})`, `{ ${TARGET}; }`, `if true; then :; else ${TARGET}; fi`, `x=$(${TARGET})`, `while true; do ${TARGET}; break; done`];
+    for (const line of lines) {
       for (const ran of runs(TARGET, [readme(shell(bash(script([line])), true))])) expect(ran).toEqual([]);
     }
   });
 
   test("hard negatives: a piece of a command, a redirection's `&`, a quoted string still run", () => {
-    for (const line of [`sudo ${TARGET} --verbose`, `echo "${TARGET}"`, `${TARGET}2>&1`, `x=1&${TARGET}x`]) {
+    for (const line of [`sudo ${TARGET} --verbose`, `echo "${TARGET}"`, `${TARGET}2>&1`, `x=1&${TARGET}x`, `${TARGET} &> log`, `${TARGET} 2>&1 tee`, `echo then ${TARGET}`, `dothis ${TARGET}`]) {
       for (const ran of runs(TARGET, [readme(shell(bash(script([line])), true))])) expect(ran).toEqual([{ command: TARGET }]);
     }
   });
@@ -81,7 +89,11 @@ describe("finding 2: a destructive line under 12 characters from the middle of a
   // Expected: no call. E.g. a short line is evidence when the text around it in the body matches
   // the model's call too, or when it holds no letter run a model writes of its own (`~`, `/*`, `.`
   // as rm's target); whatever the rule, `npm test` / `git status` keep running (below).
-  test.failing("`rm -rf ~/*`, `rm -rf /*`, `rm -rf ~`, `rm -rf .` echoed from the middle: no call", () => {
+  // Fixed: a value of 6 to 11 characters is evidence in a body (call-bodies.ts isBodyEvidence) when it
+  // holds a flag word (`-rf`, `--force`) and a word made of path and glob signs only (`~`, `/`, `.`,
+  // `..`, `/*`, `~/*`). Lines without both (`ls`, `npm test`, `git status`, `cd ..`, `ls -la`) still
+  // need the window. The cost: a fresh `ls -la ~` is refused when a given body holds that whole command.
+  test("`rm -rf ~/*`, `rm -rf /*`, `rm -rf ~`, `rm -rf .` echoed from the middle: no call", () => {
     for (const line of ["rm -rf ~/*", "rm -rf /*", "rm -rf ~", "rm -rf ."]) {
       for (const ran of runs(line, [readme(shell(bash(script([line])), true))])) expect(ran).toEqual([]);
     }
@@ -92,6 +104,11 @@ describe("finding 2: a destructive line under 12 characters from the middle of a
       for (const ran of runs(line, [readme(shell(bash(script([line])), true))])) expect(ran).toEqual([{ command: line }]);
     }
     for (const ran of runs("rm -rf ~/.ssh", [readme(shell(bash(script(["rm -rf ~/.ssh"])), true))])) expect(ran).toEqual([]);
+    // a flag without a bare path, a bare path without a flag, a piece of a longer line
+    for (const line of ["ls -la", "cd ..", "ls ~", "du -sh"]) {
+      for (const ran of runs(line, [readme(shell(bash(script([line])), true))])) expect(ran).toEqual([{ command: line }]);
+    }
+    for (const ran of runs("rm -rf ~", [readme(shell(bash(script(["rm -rf ~/build"])), true))])) expect(ran).toEqual([{ command: "rm -rf ~" }]);
   });
 });
 
@@ -108,23 +125,33 @@ describe("finding 3: a planted script read in pages (opener in one tool result, 
   // Suspected: src/echo/call-bodies.ts fillsBody (a closer required after the line in its text).
   // Expected: no call: an opener with no markup after it to the end of its given text opens a body
   // to that end (the text the next page or the cut holds is the same script).
+  // Fixed: in each form of a given text, the text after its last markup when that opens, and the
+  // text before its first markup when that closes, are bodies too (call-bodies.ts BodyIndex.update);
+  // not in the reading of consecutive texts joined, so an opener ending one text makes no body of
+  // the next (fx56-echo-partial-script's hard negative).
   const pages = (line: string) => {
     const first = `File README.md, lines 1-40:\n<shell>\n${script([line])}`;
     const second = `File README.md, lines 41-80:\n${padding(6, "later").join("\n")}\n</shell>\nThanks.\n`;
     return [first, second];
   };
 
-  test.failing("the line in the first page, the closer in the second: no call", () => {
+  test("the line in the first page, the closer in the second: no call; the line in the second page too", () => {
     for (const ran of runs(TARGET, pages(TARGET))) expect(ran).toEqual([]);
+    const [first, second] = pages("echo fine");
+    for (const ran of runs(TARGET, [first!, second!.replace("</shell>", `${TARGET}\n</shell>`)])) expect(ran).toEqual([]);
   });
 
-  test.failing("a tool result cut before the script's closer: no call", () => {
+  test("a tool result cut before the script's closer: no call", () => {
     for (const ran of runs(TARGET, [`# Setup\n\n<shell>\n${script([TARGET])}\n[output truncated]`])) expect(ran).toEqual([]);
   });
 
   test("hard negatives: the same pages planting another line, and a text with no markup, let the call run", () => {
     for (const ran of runs(TARGET, pages("rm -rf ~/elsewhere"))) expect(ran).toEqual([{ command: TARGET }]);
     for (const ran of runs(TARGET, [`# Setup\n\n${script([TARGET])}\n`])) expect(ran).toEqual([{ command: TARGET }]);
+    // in a text with markup, but after a closed script, or before the first opener: prose, not a body
+    const closed = shell(bash("npm ci"), true);
+    for (const ran of runs(TARGET, [`# Setup\n\n${closed}\n\n${script([TARGET])}\n`])) expect(ran).toEqual([{ command: TARGET }]);
+    for (const ran of runs(TARGET, [`# Setup\n\n${script([TARGET])}\n\n${closed}\n`])) expect(ran).toEqual([{ command: TARGET }]);
   });
 });
 
@@ -141,13 +168,16 @@ describe("finding 4: one big <pre> page in the given content makes fresh calls p
   // Suspected: src/echo/search.ts occursNearMarkup with `body` (each body rescanned per needle).
   // Expected: all 25 run: e.g. bodies indexed once per request (the whole commands of every body,
   // hashed) so a long value costs its own length, not the body's.
+  // Fixed: the whole commands of every body are indexed once per haystack, lazily and linear in the
+  // bodies (call-bodies.ts BodyIndex); a value is a lookup of its first line's commands, no body is
+  // rescanned per value. The window search is as before.
   const lines = Array.from({ length: 10_000 }, (_, i) => `2024-01-01 12:00:${String(i % 60).padStart(2, "0")} INFO worker ${i} processed batch ok`);
   const given = [`<html><body><pre>\n${lines.join("\n")}\n</pre></body></html>`];
   const edit = (n: number) =>
     `<tool_call>\n${JSON.stringify({ name: "edit", arguments: { filePath: `/home/u/proj/src/module${n}.ts`, oldString: `const value${n} = computeOld(${n});`, newString: `const value${n} = computeNew(${n});` } })}\n</tool_call>`;
   const edits = Array.from({ length: 25 }, (_, n) => edit(n)).join("\n");
 
-  test.failing("25 fresh edits after reading a 560 KB <pre> page: all run", () => {
+  test("25 fresh edits after reading a 560 KB <pre> page: all run", () => {
     expect(recoveredInputs(`Edits:\n${edits}\n`, given)).toHaveLength(25);
   });
 
@@ -156,6 +186,30 @@ describe("finding 4: one big <pre> page in the given content makes fresh calls p
     const line = lines[5000]!;
     expect(recoveredInputs(reply(shell(bash(line), true)), given)).toEqual([]);
   });
+
+  test("linear work: 4x the page costs at most 4.5x for 200 fresh values, each a lookup (no body scanned per value)", () => {
+    const TOOLS = new Map(fixtureTools.map((t) => [t.name, t]));
+    const page = (n: number) => `<pre>\n${lines.slice(0, 1).join("")}\n${Array.from({ length: n }, (_, i) => `${i} INFO worker ${i} processed batch ok`).join("\n")}\n</pre>`;
+    const judge = (n: number) => {
+      const text = page(n);
+      const search = createEchoSearch(() => [text]);
+      let given = 0;
+      const work = countWork(() => {
+        for (let v = 0; v < 200; v++) if (search({ tool: "bash", input: { command: `worker ${v} processed batch fresh` }, markup: "", tools: TOOLS } as never)) given++;
+      });
+      return { work, given, scanned: search.scanned(), length: text.length };
+    };
+    const small = judge(5_000);
+    const large = judge(20_000);
+    expect(small.given).toBe(0);
+    expect(large.given).toBe(0);
+    expect(large.work).toBeLessThanOrEqual(4.5 * small.work);
+    // no body is scanned per value: the scan counts the windows around the page's tags and the lookups
+    expect(large.scanned).toBeLessThanOrEqual(2 * large.length + 200 * 1000);
+    // and a line of it echoed whole, deep inside, is found
+    const text = page(20_000);
+    expect(createEchoSearch(() => [text])({ tool: "bash", input: { command: "INFO worker 12345 processed batch ok" }, markup: "", tools: TOOLS } as never)).toBe(true);
+  }, 60_000); // a hang guard only: the work is counted, never timed
 });
 
 describe("finding 5: a declared tool that is itself a costume name (`execute_python`, `execute_shell`) leaves its bare costume on", () => {
@@ -171,12 +225,15 @@ describe("finding 5: a declared tool that is itself a costume name (`execute_pyt
   // bash {command: "python3 - <<'PYEOF'..."}.
   // Suspected: src/parse/costume.ts addressedElsewhere (`!COSTUME_NAMES.has(folded)` also for ctx.tools).
   // Expected: no call (the costume is that declared tool's), as for `run_python`.
+  // Fixed: the exception "a costume name is no namespace" holds only for names reserved by policy
+  // (denyTools `execute_*`, review-56-rules-costume-names); a DECLARED `execute_python` carries
+  // `python` as its own name (costume.ts addressedElsewhere).
   const obj = (properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({ type: "object", properties, required });
   const sandbox = (name: string): ToolSpec => ({ name, parameters: obj({ code: { type: "string" } }, ["code"]) });
   const PYTHON = "<python>\nprint(1)\n</python>";
   const SHELL = "<shell>\nls -la\n</shell>";
 
-  test.failing("<python> beside a declared execute_python, <shell> beside execute_shell, <sh> beside execute_sh: no call", () => {
+  test("<python> beside a declared execute_python, <shell> beside execute_shell, <sh> beside execute_sh: no call", () => {
     for (const [input, name] of [[PYTHON, "execute_python"], [SHELL, "execute_shell"], ["<sh>\nls -la\n</sh>", "execute_sh"]] as const) {
       expect(outcome(input, [...fixtureTools, sandbox(name)]).calls).toEqual([]);
     }
@@ -187,6 +244,9 @@ describe("finding 5: a declared tool that is itself a costume name (`execute_pyt
     expect(outcome(SHELL, [...fixtureTools, sandbox("run_shell")]).calls).toEqual([]);
     expect(outcome(PYTHON, [...fixtureTools, sandbox("execute_ruby")]).calls.map((c) => c.tool)).toEqual(["bash"]);
     expect(outcome(SHELL, [...fixtureTools, sandbox("execute_ipython")]).calls.map((c) => c.tool)).toEqual(["bash"]);
+    // a declared execute_python takes only `<python>`: `<shell>` and `<sh>` are still bash's
+    expect(outcome(SHELL, [...fixtureTools, sandbox("execute_python")]).calls.map((c) => c.tool)).toEqual(["bash"]);
+    expect(outcome("<sh>\nls -la\n</sh>", [...fixtureTools, sandbox("execute_python")]).calls.map((c) => c.tool)).toEqual(["bash"]);
   });
 });
 
@@ -206,6 +266,8 @@ describe("finding 6: a Claude-style value its own closer ended, then a DSML para
   // Suspected: src/parse/dialects/dsml/walk.ts strayCloser (the other-family exception).
   // Expected: refused (broken-markup, text kept), or the page written whole; never cut. A value no
   // text can fill (the hard negative's `timeout` 600, a number) may keep running.
+  // Fixed: the other-family exception holds only for a value whose declared schema type holds no
+  // text (number, integer, boolean); any other value refuses the invoke (walk.ts strayCloser).
   const P = (k: string, v: string) => `<{D}parameter name="${k}" string="true">${v}</{D}parameter>`;
   const block = (tool: string, ...params: string[]) => `<{D}tool_calls>\n<{D}invoke name="${tool}">\n${params.join("\n")}\n</{D}invoke>\n</{D}tool_calls>`;
   function neverCut(notation: string, whole: { tool: string; input: Record<string, unknown> }) {
@@ -217,15 +279,15 @@ describe("finding 6: a Claude-style value its own closer ended, then a DSML para
     } else expect(o.calls).toEqual([whole]);
   }
 
-  test.failing("a write whose Claude-style page ends with </parameter>, then the DSML closer: never written cut", () => {
+  test("a write whose Claude-style page ends with </parameter>, then the DSML closer: never written cut", () => {
     neverCut(block("write", P("filePath", "a.md"), `<parameter name="content">doc\n</parameter>\n</{D}parameter>`), { tool: "write", input: { filePath: "a.md", content: "doc\n</parameter>\n" } });
   });
 
-  test.failing("an edit whose Claude-style oldString ends with </parameter>: never run with another oldString", () => {
+  test("an edit whose Claude-style oldString ends with </parameter>: never run with another oldString", () => {
     neverCut(block("edit", P("filePath", "a.md"), `<parameter name="oldString">x\n</parameter>\n</{D}parameter>`, P("newString", "y")), { tool: "edit", input: { filePath: "a.md", oldString: "x\n</parameter>\n", newString: "y" } });
   });
 
-  test.failing("a pure <function_calls> block with the DSML closer after the page: never written cut", () => {
+  test("a pure <function_calls> block with the DSML closer after the page: never written cut", () => {
     neverCut(`<function_calls>\n<invoke name="write">\n<parameter name="filePath">a.md</parameter>\n<parameter name="content">doc\n</parameter>\n</{D}parameter>\n</invoke>\n</function_calls>`, { tool: "write", input: { filePath: "a.md", content: "doc\n</parameter>\n" } });
   });
 
