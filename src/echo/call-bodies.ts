@@ -5,66 +5,211 @@
  * echoes one of them, or a few consecutive ones, quotes the planted call all the same.
  *
  * The rule is structural: an occurrence of a value counts as given when
- * - it fills whole commands of the given text: it starts a given line (after the line's prefix,
- *   as the haystack reads lines) or follows `;`, `&&` or `||`, and it ends a line or stands before
- *   one of those (a piece of a command, `sudo rm -rf ~/x` for `rm -rf ~/x`, is the model's own);
- * - it stands in a body: the nearest markup before it opens and the nearest after it closes, with
- *   no markup inside it, all three in the same form of one given text (an opener ending one text
- *   and a closer starting another make no body of the text between);
- * - and the value is long enough to be evidence, MIN_BODY_VALUE characters once whitespace is
- *   collapsed: `ls`, `npm test`, `git status`, `npm install` are lines of half the scripts there
+ * - it fills whole commands of the given text: it begins where a command begins and ends where one
+ *   ends (splitCommands). A command begins at a given line's start (after the line's prefix, as the
+ *   haystack reads lines) and after a command separator: `;`, `&&`, `||`, a single `&` (a
+ *   background job; not the `&` of a redirection, `2>&1`, `&>`), `|` (a pipeline), `(` and `)` (a
+ *   subshell, `$(…)`), `}`; and a command's leading `(`, `{ `, `! ` and the reserved words `then`,
+ *   `do`, `else`, `elif`, `if`, `while`, `until` are skipped (`if x; then rm -rf ~/p; fi` holds the
+ *   command `rm -rf ~/p`). It ends at a line end or before a separator. A piece of a command
+ *   (`sudo rm -rf ~/x` for `rm -rf ~/x`) or a quoted string (`echo "rm -rf ~/x"`) is the model's own;
+ * - it stands in a body of one form of one given text (hay.forms), with no markup inside it: between
+ *   an opener and the closer right after it; or after the form's last markup when that opens (the
+ *   text ends before the closer: a file read in pages, a truncated tool result); or before the
+ *   form's first markup when that closes (the next page). Not in the reading of consecutive texts
+ *   joined (group -1): an opener ending one text makes no body of the next texts (review 53's
+ *   joined reading is for markup cut at a seam);
+ * - and the value is evidence (isBodyEvidence): MIN_BODY_VALUE characters once whitespace is
+ *   collapsed, or MIN_SHORT_VALUE with a flag and a bare path or glob (`rm -rf ~`, `rm -rf /*`,
+ *   `rm -rf .`). `ls`, `npm test`, `git status`, `npm install` are lines of half the scripts there
  *   are, and a model writes them of its own; they still need the window.
  * Markup a hostile script puts around the line (a closer before it or an opener after it, inside a
  * string: `echo "</shell>"`) takes it out of the body, as it takes a value out of the window: the
  * guard reads no strings of a script (docs/SECURITY.md, Not covered).
  *
- * Work: the search scans a body only for a value that long (search.ts occursNearMarkup: the bodies
- * join the windows it scans, each character at most once per needle, counted against the scan
- * budget); the checks here are binary searches over positions the haystack already lists.
+ * Work (diff review 56a): the bodies of a haystack are indexed once, lazily, in one pass linear in
+ * their length (BodyIndex.update; content appended later is indexed when it comes): every whole
+ * command of every body, as the haystack spells it, with where it stands. A value is then a lookup
+ * of the commands of its first line: one map lookup when the value is one command, else a check at
+ * each place its rarest first-line command stands (each costs the value's length, counted against
+ * the scan budget). No body is rescanned per value.
  */
 import type { GivenHaystack } from "./given-content.ts";
 import { firstAtOrAfter } from "./linear-search.ts";
 import { indexOfPosition } from "./string-lexer.ts";
-import { AMP, PIPE, SEMICOLON } from "../grammar/chars.ts";
+import { AMP, BANG, GT, LBRACE, LPAREN, LT, PIPE, RBRACE, RPAREN, SEMICOLON, SP } from "../grammar/chars.ts";
 
-/** A value shorter than this (whitespace collapsed) is no evidence away from the window. */
+/** A value shorter than this (whitespace collapsed) is no evidence away from the window, unless isBodyEvidence's short rule holds. */
 export const MIN_BODY_VALUE = 12;
+/** The shortest value the short rule admits: `rm -r ~` is 7. */
+const MIN_SHORT_VALUE = 6;
+/** Reserved words that begin a compound command's list or condition: the command after them begins there too. */
+const KEYWORDS = ["then", "do", "else", "elif", "if", "while", "until"];
 
-/** Whether markup entries `t` and `t + 1` enclose a call's body: an opener, then a closer, in one form. */
-export function enclosesBody(hay: GivenHaystack, t: number): boolean {
-  const marks = hay.markup;
-  return t >= 0 && t + 1 < marks.length && !hay.closes[t]! && hay.closes[t + 1]! && sameForm(hay, marks[t]!, marks[t + 1]!);
-}
-
-/** Whether the occurrence [start, end) fills whole commands of a call's body (the module's rule). */
-export function fillsBody(hay: GivenHaystack, start: number, end: number): boolean {
-  if (!commandStarts(hay, start) || !commandEnds(hay, end)) return false;
-  const after = firstAtOrAfter(hay.markup, end);
-  return after > 0 && firstAtOrAfter(hay.markup, start) === after && enclosesBody(hay, after - 1);
-}
-
-function commandStarts(hay: GivenHaystack, at: number): boolean {
-  if (indexOfPosition(hay.lineStarts, at) >= 0) return true;
-  const c = hay.text.charCodeAt(at - 1);
-  return c === SEMICOLON || ((c === AMP || c === PIPE) && hay.text.charCodeAt(at - 2) === c);
-}
-
-function commandEnds(hay: GivenHaystack, at: number): boolean {
-  if (indexOfPosition(hay.lineEnds, at) >= 0) return true;
-  const c = hay.text.charCodeAt(at);
-  return c === SEMICOLON || ((c === AMP || c === PIPE) && hay.text.charCodeAt(at + 1) === c);
-}
-
-/** Whether two positions lie in the same form (hay.forms: ascending, disjoint). */
-function sameForm(hay: GivenHaystack, a: number, b: number): boolean {
-  const forms = hay.forms;
-  let lo = 0;
-  let hi = forms.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (forms[mid]!.start <= a) lo = mid + 1;
-    else hi = mid;
+/**
+ * Whether a value (whitespace collapsed) is evidence in a body far from the tags: MIN_BODY_VALUE
+ * characters, or (review 56a, finding 2) MIN_SHORT_VALUE with a flag word (`-rf`, `--force`) and a
+ * word made of path and glob signs only (`~`, `/`, `.`, `..`, `/*`, `~/*`): the short destructive
+ * lines (`rm -rf ~`, `rm -rf /*`, `rm -rf .`). `ls`, `npm test`, `git status`, `make build` have
+ * neither and still need the window; `ls -la ~` has both and, when a given body holds it as a whole
+ * command, is read as that body's (only ever a call stopped).
+ */
+export function isBodyEvidence(needle: string): boolean {
+  if (needle.length >= MIN_BODY_VALUE) return true;
+  if (needle.length < MIN_SHORT_VALUE) return false;
+  let flag = false;
+  let sign = false;
+  for (const word of needle.split(" ")) {
+    if (word.length > 1 && word.charCodeAt(0) === 0x2d && word.charCodeAt(word.length - 1) !== 0x2d) flag = true;
+    else if (word !== "" && onlyPathSigns(word)) sign = true;
   }
-  const form = forms[lo - 1];
-  return form !== undefined && a < form.end && b <= form.end;
+  return flag && sign;
+}
+
+/** Whether every character of `word` is `~`, `/`, `*` or `.` (scanned by hand: no new regex to audit). */
+function onlyPathSigns(word: string): boolean {
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c !== 0x7e && c !== 0x2f && c !== 0x2a && c !== 0x2e) return false;
+  }
+  return true;
+}
+
+/** The length of a command separator at `i` (0 for none): `;`, `|`, `&` (not a redirection's), `(`, `)`, `}`. */
+function separatorAt(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  if (c === SEMICOLON || c === PIPE || c === LPAREN || c === RPAREN || c === RBRACE) return 1;
+  if (c !== AMP) return 0;
+  const before = i > 0 ? s.charCodeAt(i - 1) : -1;
+  return before === GT || before === LT || s.charCodeAt(i + 1) === GT ? 0 : 1;
+}
+
+/** Past what may lead a command before its first word: spaces, `(`, `{ `, `! `, a reserved word and its space. */
+function skipLead(s: string, i: number, to: number): number {
+  for (;;) {
+    while (i < to && s.charCodeAt(i) === SP) i++;
+    if (i >= to) return i;
+    const c = s.charCodeAt(i);
+    const spaced = (at: number) => at >= to || s.charCodeAt(at) === SP;
+    if (c === LPAREN) i++;
+    else if ((c === LBRACE || c === BANG) && spaced(i + 1)) i++;
+    else {
+      const word = KEYWORDS.find((w) => s.startsWith(w, i) && spaced(i + w.length));
+      if (word === undefined) return i;
+      i += word.length;
+    }
+  }
+}
+
+/**
+ * The whole commands of `s` in [from, to), one line's content or a part of it: `piece(start, end,
+ * raw)` for each non-empty one (`raw`: where its command began, before skipLead), trailing spaces
+ * trimmed. `atStart`: a command begins at `from`; `endsAtTo`: one ends at `to` (a line end, not
+ * markup in the middle of a line). Linear in to - from.
+ */
+export function splitCommands(s: string, from: number, to: number, atStart: boolean, endsAtTo: boolean, piece: (start: number, end: number, raw: number) => void): void {
+  const emit = (start: number, end: number, raw: number) => {
+    while (end > start && s.charCodeAt(end - 1) === SP) end--;
+    if (end > start) piece(start, end, raw);
+  };
+  let raw = atStart ? from : -1;
+  let start = atStart ? skipLead(s, from, to) : -1;
+  for (let i = start < 0 ? from : start; i < to; ) {
+    const n = separatorAt(s, i);
+    if (n === 0) {
+      i++;
+      continue;
+    }
+    if (start >= 0) emit(start, i, raw);
+    raw = i + n;
+    start = skipLead(s, raw, to);
+    i = start;
+  }
+  if (start >= 0 && endsAtTo) emit(start, to, raw);
+}
+
+/** Where a body spans in the haystack's text: a command in it begins at or after `lo` and ends at or before `hi`. */
+interface Entry {
+  at: number;
+  lo: number;
+  hi: number;
+}
+
+/** The whole commands of every body of one haystack (the module's rule), indexed once. */
+export class BodyIndex {
+  private readonly commands = new Map<string, Entry[]>();
+  private readonly starts = new Set<number>();
+  private readonly ends = new Set<number>();
+  /** How many of the haystack's forms are indexed: content appended later is indexed when asked. */
+  private done = 0;
+
+  constructor(private readonly hay: GivenHaystack) {}
+
+  /** Indexes the forms added since the last call; the characters read (each body's span, once). */
+  update(): number {
+    const { forms, markup: marks, closes } = this.hay;
+    let read = 0;
+    for (; this.done < forms.length; this.done++) {
+      const form = forms[this.done]!;
+      const first = firstAtOrAfter(marks, form.start);
+      const last = firstAtOrAfter(marks, form.end + 1) - 1;
+      if (last < first) continue;
+      // The form's text before its first markup when that closes, after its last when that opens (a page, a cut text).
+      if (form.group >= 0 && closes[first]!) read += this.body(form.start, marks[first]!);
+      for (let t = first; t < last; t++) if (!closes[t]! && closes[t + 1]!) read += this.body(marks[t]! + 1, marks[t + 1]!);
+      if (form.group >= 0 && !closes[last]!) read += this.body(marks[last]! + 1, form.end);
+    }
+    return read;
+  }
+
+  /** Indexes the commands in [lo, hi), line by line; the characters read. */
+  private body(lo: number, hi: number): number {
+    const { text, lineStarts, lineEnds } = this.hay;
+    if (hi <= lo) return 0;
+    for (let line = firstAtOrAfter(lineEnds, lo + 1); line < lineEnds.length; line++) {
+      const end = lineEnds[line]!;
+      const from = Math.max(lo, lineStarts[line]!);
+      if (from >= hi) break;
+      const to = Math.min(end, hi);
+      splitCommands(text, from, to, indexOfPosition(lineStarts, from) >= 0, to === end, (start, stop, raw) => {
+        const key = text.slice(start, stop);
+        const list = this.commands.get(key);
+        const entry = { at: start, lo, hi };
+        if (list === undefined) this.commands.set(key, [entry]);
+        else list.push(entry);
+        this.starts.add(raw).add(start);
+        this.ends.add(stop);
+      });
+    }
+    return hi - lo;
+  }
+
+  /**
+   * Whether `needle` (normalized as the haystack is) fills whole commands of a body, `head` being
+   * its first line: a prefix of `needle`. `cost.scanned` counts the characters compared.
+   */
+  holds(needle: string, head: string, cost: { scanned: number }): boolean {
+    const pieces: { start: number; end: number }[] = [];
+    splitCommands(head, 0, head.length, true, true, (start, end) => void pieces.push({ start, end }));
+    cost.scanned += head.length;
+    if (pieces.length === 0) return false;
+    if (pieces.length === 1 && pieces[0]!.start === 0 && pieces[0]!.end === needle.length) return this.commands.has(needle);
+    // The first line's rarest command: the value stands, if anywhere, where that one does.
+    let best: Entry[] | undefined;
+    let offset = 0;
+    for (const { start, end } of pieces) {
+      const list = this.commands.get(head.slice(start, end));
+      if (list === undefined) return false;
+      if (best === undefined || list.length < best.length) [best, offset] = [list, start];
+    }
+    const m = needle.length;
+    for (const { at, lo, hi } of best!) {
+      cost.scanned++;
+      const p = at - offset;
+      if (p < lo || p + m > hi || !this.starts.has(p) || !this.ends.has(p + m)) continue;
+      cost.scanned += m;
+      if (this.hay.text.startsWith(needle, p)) return true;
+    }
+    return false;
+  }
 }

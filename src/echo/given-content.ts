@@ -286,13 +286,23 @@ function jsonForms(text: string): string[] {
  * normalized like the haystack; `stripped` is null when it is the same or empty. `shell`: in the
  * shell reading (shell-words.ts), as the haystack's extra reading holds the given content.
  */
-export function needleForms(value: string, shell = false): { first: string; stripped: string | null } {
+export function needleForms(value: string, shell = false): { first: string; stripped: string | null; firstHead: string; strippedHead: string } {
   const lines = splitLines(shell ? shellReading(readable(value)) : readable(value));
   const rest = lines.slice(1).map((line) => line.slice(linePrefixEnd(line, 0, line.length)));
   const first = collapseSpaces([lines[0]!, ...rest].join(" "));
   const head = lines[0]!;
-  const stripped = collapseSpaces([head.slice(linePrefixEnd(head, 0, head.length)), ...rest].join(" "));
-  return { first, stripped: stripped !== first && stripped !== "" ? stripped : null };
+  const strippedLines = [head.slice(linePrefixEnd(head, 0, head.length)), ...rest];
+  const stripped = collapseSpaces(strippedLines.join(" "));
+  return { first, stripped: stripped !== first && stripped !== "" ? stripped : null, firstHead: headLine([head, ...rest]), strippedHead: headLine(strippedLines) };
+}
+
+/** The first line that is not blank, whitespace collapsed: a prefix of the needle its lines make (call-bodies.ts reads its commands). */
+function headLine(lines: readonly string[]): string {
+  for (const line of lines) {
+    const collapsed = collapseSpaces(line);
+    if (collapsed !== "") return collapsed;
+  }
+  return "";
 }
 
 /**

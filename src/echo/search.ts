@@ -16,9 +16,10 @@
  * (string-lexer.ts: `"id": "[/TOOL_CALL]"` before the value is no closer; golden E42.1). That lexer
  * restarts at every opener and only adds a way to count as given, so nothing before a quote hides
  * it. A value is also searched as a JSON string spells it (`\"`, `\n`), in the form as written,
- * where such strings read exactly. A value of MIN_BODY_VALUE characters or more also counts where
- * it fills whole commands of a given call's body, however far from the call's tags (fix 56,
- * call-bodies.ts: one line from the middle of a long planted script).
+ * where such strings read exactly. A value that is evidence (12 characters or more, or a short
+ * flag-and-bare-path command: call-bodies.ts isBodyEvidence) also counts where it fills whole
+ * commands of a given call's body, however far from the call's tags (fix 56: one line from the
+ * middle of a long planted script), looked up in an index of the bodies built once (BodyIndex).
  *
  * Values without a letter or digit: short or repetitive ones (".", "*", "**" + "/*", "{}", "---")
  * stand next to markup in almost any given content, so they are no evidence. A call with no value
@@ -41,7 +42,7 @@
 import { COSTUME_DESCRIPTIONS, heredocCode } from "../parse/costume.ts";
 import { failureTable, firstAtOrAfter } from "./linear-search.ts";
 import { acrossSeam } from "./seam-search.ts";
-import { enclosesBody, fillsBody, MIN_BODY_VALUE } from "./call-bodies.ts";
+import { BodyIndex, isBodyEvidence } from "./call-bodies.ts";
 import { appendToHaystack, buildGivenHaystack, isSpaceCode, needleForms, readable, symbolLines, type GivenHaystack } from "./given-content.ts";
 import { isAlnumAt, isLetterAt } from "./letters.ts";
 import { indexOfPosition } from "./string-lexer.ts";
@@ -95,15 +96,30 @@ export function createEchoSearch(given: () => readonly string[]): EchoSearch {
   let scanned = 0;
   const memo = new Map<string, boolean>();
 
-  /** `body`: the needle may also fill whole commands of a given call's body, whatever the distance (call-bodies.ts). */
-  const found = (where: GivenHaystack, needle: string, lead: Lead, window: number, body = false): boolean => {
+  /**
+   * The whole commands of every given call's body, per haystack (call-bodies.ts): indexed on first
+   * need, then as content is appended. Like building the haystack, indexing is one pass over it per
+   * request, linear and done once, so it is not charged to the per-call scan budget; the lookups are.
+   */
+  const bodies = new Map<GivenHaystack, BodyIndex>();
+  const bodyHolds = (where: GivenHaystack, needle: string, head: string, cost: { scanned: number }): boolean => {
+    let index = bodies.get(where);
+    if (index === undefined) bodies.set(where, (index = new BodyIndex(where)));
+    index.update();
+    return index.holds(needle, head, cost);
+  };
+  /**
+   * `head`: the needle's first line, when the needle may also fill whole commands of a given call's
+   * body, whatever the distance (call-bodies.ts: a lookup in the bodies' index, not a scan).
+   */
+  const found = (where: GivenHaystack, needle: string, lead: Lead, window: number, head: string | null = null): boolean => {
     // Past the bound every search counts as found: a hostile request can only stop calls.
     if (budget < 0) return true;
-    const key = `${where === kept ? "k" : "h"}\u0000${window}\u0000${lead}\u0000${body ? "b" : ""}\u0000${needle}`;
+    const key = `${where === kept ? "k" : "h"}\u0000${window}\u0000${lead}\u0000${head ?? ""}\u0000${needle}`;
     const known = memo.get(key);
     if (known !== undefined) return known;
     const cost = { scanned: 0 };
-    const result = occursNearMarkup(where, needle, lead, window, cost, body);
+    const result = occursNearMarkup(where, needle, lead, window, cost) || (head !== null && bodyHolds(where, needle, head, cost));
     scanned += cost.scanned;
     budget -= cost.scanned;
     if (memo.size < MEMO_LIMIT) memo.set(key, result);
@@ -124,16 +140,16 @@ export function createEchoSearch(given: () => readonly string[]): EchoSearch {
   };
   const valueGiven = (value: string, window: number): boolean => {
     const forms = needleForms(value);
-    // Fix 56: a value this long is also looked for in the bodies of given calls, far from their tags.
-    const body = forms.first.length >= MIN_BODY_VALUE;
-    if (found(hay!, forms.first, "alnum", window, body) || (forms.stripped !== null && found(hay!, forms.stripped, "letter", window, body))) return true;
+    // Fix 56: a value that is evidence (call-bodies.ts) is also looked for in the bodies of given calls, far from their tags.
+    const body = isBodyEvidence(forms.first);
+    if (found(hay!, forms.first, "alnum", window, body ? forms.firstHead : null) || (forms.stripped !== null && found(hay!, forms.stripped, "letter", window, body ? forms.strippedHead : null))) return true;
     if (seamFound(forms.first, window)) return true;
     // As a JSON string spells it (`\"`, `\n`): in the form as written, where a quoted call's strings read as its reader reads them.
     const escaped = JSON.stringify(value).slice(1, -1);
     if (escaped !== value && found(hay!, needleForms(escaped).first, "alnum", window)) return true;
     // In the shell reading (shell-words.ts): the model dropped or swapped the quotes of a plain word, or a line continuation.
     const shell = needleForms(value, true);
-    return shell.first !== forms.first && (found(hay!, shell.first, "alnum", window, body) || (shell.stripped !== null && found(hay!, shell.stripped, "letter", window, body)));
+    return shell.first !== forms.first && (found(hay!, shell.first, "alnum", window, body ? shell.firstHead : null) || (shell.stripped !== null && found(hay!, shell.stripped, "letter", window, body ? shell.strippedHead : null)));
   };
   /** A code costume in given content names its tool; otherwise the name itself must stand next to markup. */
   const toolNamed = (tool: string): boolean => hay!.costumeTools.has(tool) || found(hay!, tool, "alnum", BASE_WINDOW + tool.length);
@@ -145,7 +161,7 @@ export function createEchoSearch(given: () => readonly string[]): EchoSearch {
     }
     if (kept.markup.length === 0) return false;
     const where = kept;
-    return symbols.every((value) => symbolLines(value).every((line) => found(where, line, "none", window, line.length >= MIN_BODY_VALUE)));
+    return symbols.every((value) => symbolLines(value).every((line) => found(where, line, "none", window, isBodyEvidence(line) ? line : null)));
   };
 
   /**
@@ -310,10 +326,8 @@ function distinctive(value: string): boolean {
  * Whether `needle` occurs in the haystack, delimited as `lead` says at its start and by a
  * non-alphanumeric character after an alphanumeric end, within `window` of markup. Only the
  * windows around markup are scanned (KMP, restarted per window); `cost.scanned` counts them.
- * With `body`, also where it fills whole commands of a given call's body (call-bodies.ts): a body
- * (an opener, then a closer, in one form) joins the windows on both sides of it into one.
  */
-function occursNearMarkup(hay: GivenHaystack, needle: string, lead: Lead, window: number, cost: { scanned: number }, body = false): boolean {
+function occursNearMarkup(hay: GivenHaystack, needle: string, lead: Lead, window: number, cost: { scanned: number }): boolean {
   const m = needle.length;
   if (m === 0) return false;
   const text = hay.text;
@@ -331,7 +345,7 @@ function occursNearMarkup(hay: GivenHaystack, needle: string, lead: Lead, window
     // One window: the union of the reaches of consecutive markup positions that overlap.
     const from = Math.max(0, marks[t]! - reach);
     let to = Math.min(text.length, marks[t]! + reach);
-    while (++t < marks.length && (marks[t]! - reach <= to || (body && enclosesBody(hay, t - 1)))) to = Math.min(text.length, marks[t]! + reach);
+    while (++t < marks.length && marks[t]! - reach <= to) to = Math.min(text.length, marks[t]! + reach);
     cost.scanned += to - from;
     let k = 0;
     for (let i = from; i < to; i++) {
@@ -350,7 +364,7 @@ function occursNearMarkup(hay: GivenHaystack, needle: string, lead: Lead, window
       if (startsAlnum && start > 0 && isAlnumAt(text, start - 1)) continue;
       if (lead === "letter" && start > 0 && isLetterAt(text, start - 1)) continue;
       if (endsAlnum && i + 1 < text.length && isAlnumAt(text, i + 1)) continue;
-      if (nearMarkup(hay, start, i + 1, window, lead === "markup") || (fills !== null && fillsQuotedString(hay, start, i + 1, window, fills)) || (body && fillsBody(hay, start, i + 1))) return true;
+      if (nearMarkup(hay, start, i + 1, window, lead === "markup") || (fills !== null && fillsQuotedString(hay, start, i + 1, window, fills))) return true;
     }
   }
   return false;

@@ -276,16 +276,19 @@ function addressedElsewhere(written: string, ctx: SpanContext): string | undefin
   }
   const namespaced = COSTUME_NAMES.has(lower);
   let carried: string | undefined;
-  const ask = (name: string): boolean => {
+  const ask = (name: string, declared: boolean): boolean => {
     const folded = name.toLowerCase();
     if (folded === lower) return true;
-    // A costume name itself (`execute_python`, reserved when denyTools matches `execute_*`) is
-    // CodeAct's name for that language's costume, not a `python` under an `execute` namespace.
-    if (namespaced && carried === undefined && !COSTUME_NAMES.has(folded) && namedAfterNamespace(folded, lower)) carried = name;
+    // A reserved name that is itself a costume name (`execute_python`, reserved when denyTools
+    // matches `execute_*`) is CodeAct's name for that language's costume, not a `python` under an
+    // `execute` namespace: the pattern denies `<execute_python>`, not `<python>`. A DECLARED
+    // `execute_python` is a sandbox tool the request offers (an MCP server's, unprefixed): the
+    // model drops `execute_` as it drops `run_`, so `<python>` is that tool's (diff review 56a).
+    if (namespaced && carried === undefined && (declared || !COSTUME_NAMES.has(folded)) && namedAfterNamespace(folded, lower)) carried = name;
     return false;
   };
-  for (const [name, tool] of ctx.tools) if (!aliasMappingOf(tool) && ask(name)) return name;
-  for (const name of reservedNamesOf(ctx.tools)) if (ask(name)) return name;
+  for (const [name, tool] of ctx.tools) if (!aliasMappingOf(tool) && ask(name, true)) return name;
+  for (const name of reservedNamesOf(ctx.tools)) if (ask(name, ctx.tools.has(name))) return name;
   return carried;
 }
 

@@ -19,6 +19,10 @@
  * values (`ls`, `npm test`, `git status`, `npm install`), a piece of a command, and text outside
  * any call's body still need the window. The scan covers those bodies only for values that long,
  * under the same scan budget.
+ * Diff review 56a widened it (test/hostile/diff-review-56a.test.ts): more command boundaries
+ * (`&`, `|`, `(`, `)`, `}`, `then`, `do`, …), bodies running to a text's end or from its start (a
+ * file read in pages), short flag-and-bare-path lines (`rm -rf ~`), and the bodies indexed once per
+ * request instead of scanned per value.
  */
 import { describe, expect, test } from "bun:test";
 import { dsml, hermes, qwen3coder, shell, type Call } from "../security/echo-spellings.ts";

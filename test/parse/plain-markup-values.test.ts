@@ -86,6 +86,9 @@ describe("a self-closing sentinel parameter opens no value", () => {
     };
     expect(call(`<parameter name="timeout" value="600"/>`)).toEqual([{ command: "ls", timeout: 600 }]);
     expect(call(`<parameter name="timeout">600</parameter>`)).toEqual([{ command: "ls", timeout: 600 }]);
-    expect(call(`<parameter name="workdir"></parameter>`)).toEqual([{ command: "ls", workdir: "" }]);
+    // Diff review 56a: a value that may hold text (workdir, a string) its plain closer ended, then
+    // the sentinel closer: either closer may be the value's own (`</parameter>` its text), so the
+    // call is refused, never run with one reading; a number (timeout above) holds no text and runs.
+    expect(call(`<parameter name="workdir"></parameter>`)).toEqual([]);
   });
 });

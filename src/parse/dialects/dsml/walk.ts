@@ -12,6 +12,7 @@ import { closerHeadStart, garbledCloser } from "./value-ends.ts";
 import { ValueExamples, valueOptions } from "./value-examples.ts";
 import { dsmlValueStep, structuralValueStep } from "../../dsml-value.ts";
 import { runRefuses } from "../../stray-value-closer.ts";
+import { placeTypes, propertySchema } from "../../schema-walk.ts";
 
 /** When a closer inside a value opened by a DSML or an unprefixed parameter ends it (closer-in-value.ts). */
 const DSML_VALUE = closerRule("dsml");
@@ -396,15 +397,28 @@ export class DsmlWalk implements BlockFacts {
    * stray closer after the invoke, A46), as is a closer before any value (markup nobody reads).
    * The cost: a stuttered closer is refused. Kept: right after a self-closing parameter (golden
    * P43.1, the model closing it too), and a closer of another family than a value that its own
-   * family's closer ended (`<parameter name="t">600</parameter></{D}parameter>`,
-   * plain-markup-values.test.ts), which cannot be that value's own closer. After a value the next
-   * opener cut (P03) the call is refused as that already.
+   * family's closer ended, when the declared schema types that value as a number, an integer or a
+   * boolean (`<parameter name="timeout">600</parameter></{D}parameter>`,
+   * plain-markup-values.test.ts): no text can fill it, so the closer cannot have been its text.
+   * A value that may hold text (a page whose last line is `</parameter>`, then the write's DSML
+   * closer) may have ended at a closer it held, as the mirror order is (diff review 56a). After a
+   * value the next opener cut (P03) the call is refused as that already.
    */
   private strayCloser(cur: InvokeDraft, tag: Tag): void {
     const last = this.lastClosed;
     if (last === "self-closing" || this.runawaySeen) return;
-    if (last !== null && tag.family !== last.param.opener.family && last.family === last.param.opener.family) return;
+    if (last !== null && tag.family !== last.param.opener.family && last.family === last.param.opener.family && this.holdsNoText(cur, last.param)) return;
     cur.unread ??= "a parameter closer that closes no open value: which of the closers ends the value before it is unknowable";
+  }
+
+  /** Whether the declared schema types `param` of the invoke's tool as a number, integer or boolean only (a top-level parameter; null may be allowed beside). */
+  private holdsNoText(cur: InvokeDraft, param: ParamDraft): boolean {
+    const tool = cur.name === null ? undefined : this.ctx.tools.get(cur.name);
+    if (tool === undefined || !cur.params.includes(param)) return false;
+    const types = placeTypes(propertySchema(tool.parameters, param.name));
+    if (types === null || types.size === 0) return false;
+    for (const t of types) if (t !== "number" && t !== "integer" && t !== "boolean" && t !== "null") return false;
+    return true;
   }
 
   /**
