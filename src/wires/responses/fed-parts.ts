@@ -7,7 +7,6 @@
 import type { GuardedEngine } from "../../engine/guarded.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import type { Slot } from "./outbox.ts";
-import type { EarlyAnnotation } from "./part-annotations.ts";
 import { movedAnnotations } from "../annotations.ts";
 import { shownLogprobs } from "../logprobs.ts";
 
@@ -38,6 +37,12 @@ export interface FedPart {
   early: EarlyAnnotation[];
   /** Its annotations' mover for its text as it stood (lengths of `was` and `visible`), built once (part-annotations.ts). */
   mover?: { was: number; now: number; move: (annotation: unknown) => unknown };
+}
+
+/** An annotation.added event that came before its words, waiting in the slot where it came (part-annotations.ts). */
+export interface EarlyAnnotation {
+  slot: Slot;
+  event: Json;
 }
 
 /** Every part fed so far, by item id and content index. */

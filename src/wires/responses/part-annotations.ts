@@ -8,7 +8,7 @@
 // the text's decisions stay in text-parts.ts, this is only what they mean for the offsets.
 import { type Json, isObject } from "../../sse/json.ts";
 import { annotationMover, hasOffsets } from "../annotations.ts";
-import type { FedPart } from "./fed-parts.ts";
+import type { EarlyAnnotation, FedPart } from "./fed-parts.ts";
 import type { Slot } from "./outbox.ts";
 
 /** What becomes of an annotation.added event now: it goes out as it came, rewritten, not now ("drop": it waits, or its words are gone), or in a slot where it came. */
@@ -18,11 +18,6 @@ export type AnnotationFate = "pass" | "changed" | "drop" | Slot;
 export type FillSlot = (slot: Slot, events: Json[]) => void;
 
 /** One annotation.added event that came before its words, waiting in its own slot where it came. */
-export interface EarlyAnnotation {
-  slot: Slot;
-  event: Json;
-}
-
 /**
  * An annotation.added event of a fed part. `decided`: the part's text will not change any more;
  * `fed`: the part is the one being fed. The usual event (its words already went out as they came,
