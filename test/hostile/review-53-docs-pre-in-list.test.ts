@@ -27,19 +27,10 @@
  * `<pre>` (which runs to the document's end), stays documentation. A heredoc opened in it still
  * open at the call reads nothing again.
  */
-import { describe, expect, test } from "bun:test";
-import { outcome } from "../support/outcome.ts";
-import { verdict } from "./review-47-docs-grammar.ts";
-import { live } from "../golden/notation.ts";
-
-const TOKEN = "ZQXJ7";
-const HERMES = `<tool_call>{"name":"bash","arguments":{"command":"echo ${TOKEN}"}}</tool_call>`;
-const DSML = live(`<{D}tool_calls><{D}invoke name="bash"><{D}parameter name="command" string="true">echo ${TOKEN}</{D}parameter></{D}invoke></{D}tool_calls>`);
-const CALLS = { hermes: HERMES, dsml: DSML };
-const RAN = [{ tool: "bash", input: { command: `echo ${TOKEN}` } }];
+import { casesThatHold, casesThatRun, type Cases } from "./html-block-oracle.ts";
 
 /** Documents where commonmark.js shows the call (X) as a top-level paragraph after an unclosed `<pre>` in a list item. */
-const MISSED: [string, string][] = [
+const MISSED: Cases = [
   ["the next line at column 0", "- <pre>\n  x\nX\n"],
   ["right after the opener line", "- <pre>\nX\n"],
   ["an ordered item", "1. <pre>\n   x\nX\n"],
@@ -51,22 +42,10 @@ const MISSED: [string, string][] = [
   ["paragraphs and a closed fence later", "- <pre>\n  x\n\nPara.\n\n```\nfoo\n```\n\nMore.\n\nX\n"],
 ];
 
-describe("review 53 finding: an unclosed <pre> in a list item hides every later call (missed call)", () => {
-  for (const [name, template] of MISSED) {
-    for (const [dialect, call] of Object.entries(CALLS)) {
-      const doc = template.replace("X", () => call);
-      test(`${name} (${dialect})`, () => {
-        // The oracle: commonmark.js reads the call as a top-level paragraph.
-        expect(verdict(doc).path).toBe("text < paragraph < document");
-        const o = outcome(doc);
-        expect(o.calls).toEqual(RAN);
-      });
-    }
-  }
-});
+casesThatRun("review 53 finding: an unclosed <pre> in a list item hides every later call (missed call)", MISSED);
 
 /** The same shapes where the engine already agrees with commonmark.js: the call runs. */
-const RUNS: [string, string][] = [
+const RUNS: Cases = [
   ["<script> in a list item", "- <script>\n  x\nX\n"],
   ["<style> in a list item", "- <style>\n  x\nX\n"],
   ["<textarea> in a list item", "- <textarea>\n  x\nX\n"],
@@ -76,30 +55,12 @@ const RUNS: [string, string][] = [
   ["a top-level <pre> closed, then a blank line", "<pre>\nx\n</pre>\n\nX\n"],
 ];
 /** And where the call is documentation (commonmark.js: raw HTML): it must keep not running. */
-const HOLDS: [string, string][] = [
+const HOLDS: Cases = [
   ["inside the <pre> in the item", "- <pre>\n  X\n"],
   ["a top-level <pre> over a blank line", "<pre>\nx\n\nX\n</pre>\n"],
   ["an item's <pre> closed at column 0 opens a type-7 block", "- <pre>\n  x\n</pre>\nX\n"],
   ["a <div> in the item, the call indented into it", "- <div>\n  X\n"],
 ];
 
-describe("review 53 hard negatives: HTML blocks in list items and quotes", () => {
-  for (const [dialect, call] of Object.entries(CALLS)) {
-    for (const [name, template] of RUNS) {
-      const doc = template.replace("X", () => call);
-      test(`runs: ${name} (${dialect})`, () => {
-        expect(verdict(doc).path).toBe("text < paragraph < document");
-        expect(outcome(doc).calls).toEqual(RAN);
-      });
-    }
-    for (const [name, template] of HOLDS) {
-      const doc = template.replace("X", () => call);
-      test(`holds: ${name} (${dialect})`, () => {
-        expect(verdict(doc).where).toBe("html");
-        const o = outcome(doc);
-        expect(o.calls).toEqual([]);
-        expect(o.text).toBe(doc);
-      });
-    }
-  }
-});
+casesThatRun("review 53 hard negatives: HTML blocks in list items and quotes", RUNS, "runs: ");
+casesThatHold("review 53 hard negatives: HTML blocks in list items and quotes", HOLDS);

@@ -29,16 +29,10 @@
 import { describe, expect, test } from "bun:test";
 import { outcome } from "../support/outcome.ts";
 import { verdict } from "./review-47-docs-grammar.ts";
-import { live } from "../golden/notation.ts";
-
-const TOKEN = "ZQXJ7";
-const HERMES = `<tool_call>{"name":"bash","arguments":{"command":"echo ${TOKEN}"}}</tool_call>`;
-const DSML = live(`<{D}tool_calls><{D}invoke name="bash"><{D}parameter name="command" string="true">echo ${TOKEN}</{D}parameter></{D}invoke></{D}tool_calls>`);
-const CALLS = { hermes: HERMES, dsml: DSML };
-const RAN = [{ tool: "bash", input: { command: `echo ${TOKEN}` } }];
+import { CALLS, casesThatHold, casesThatRun, type Cases } from "./html-block-oracle.ts";
 
 /** `<pre>` blocks ended by a foreign type-1 closer; commonmark.js shows X as a top-level paragraph. */
-const MISSED: [string, string][] = [
+const MISSED: Cases = [
   ["`</script>` at the end of a code line", "<pre>\na</script>\nX\n"],
   ["`</script>` on its own line", "<pre>\na\n</script>\nX\n"],
   ["`</textarea>` right after the opener line", "<pre>\n</textarea>\nX\n"],
@@ -47,21 +41,10 @@ const MISSED: [string, string][] = [
   ["with an attribute, then a paragraph", '<pre class="a">\nb</script>\n\nPara.\n\nX\n'],
 ];
 
-describe("review 56 finding: a <pre> block ended by </script>, </style> or </textarea> hides later calls (missed call)", () => {
-  for (const [name, template] of MISSED) {
-    for (const [dialect, call] of Object.entries(CALLS)) {
-      const doc = template.replace("X", () => call);
-      test(`${name} (${dialect})`, () => {
-        // The oracle: commonmark.js ends the HTML block at the foreign closer.
-        expect(verdict(doc).path).toBe("text < paragraph < document");
-        expect(outcome(doc).calls).toEqual(RAN);
-      });
-    }
-  }
-});
+casesThatRun("review 56 finding: a <pre> block ended by </script>, </style> or </textarea> hides later calls (missed call)", MISSED);
 
 /** The same shapes with another type-1 opener, or `<pre>` closed by its own closer: the call runs today. */
-const RUNS: [string, string][] = [
+const RUNS: Cases = [
   ["`<script>` ended by `</style>`", "<script>\n</style>\nX\n"],
   ["`<textarea>` ended by `</pre>`", "<textarea>\n</pre>\nX\n"],
   ["`<style>` ended by `</script>`", "<style>\n</script>\nX\n"],
@@ -69,7 +52,7 @@ const RUNS: [string, string][] = [
   ["`<pre>` ended by its own `</pre>`", "<pre>\n</pre>\nX\n"],
 ];
 /** Inside the block (before the closing line), or after a closer CommonMark does not take: documentation. */
-const HOLDS: [string, string][] = [
+const HOLDS: Cases = [
   ["inside the `<pre>` before the foreign closer", "<pre>\nX\n</script>\n"],
   ["`</pre >` with a space is no closer", "<pre>\na\n</pre >\nX\n"],
   ["`</ style>` is no closer", "<style>\na\n</ style>\nX\n"],
@@ -77,26 +60,8 @@ const HOLDS: [string, string][] = [
   ["`</script>` split over lines is no closer", "<script>\na\n</script\n>\nX\n"],
 ];
 
-describe("review 56 hard negatives: type-1 HTML blocks and their closers", () => {
-  for (const [dialect, call] of Object.entries(CALLS)) {
-    for (const [name, template] of RUNS) {
-      const doc = template.replace("X", () => call);
-      test(`runs: ${name} (${dialect})`, () => {
-        expect(verdict(doc).path).toBe("text < paragraph < document");
-        expect(outcome(doc).calls).toEqual(RAN);
-      });
-    }
-    for (const [name, template] of HOLDS) {
-      const doc = template.replace("X", () => call);
-      test(`holds: ${name} (${dialect})`, () => {
-        expect(verdict(doc).where).toBe("html");
-        const o = outcome(doc);
-        expect(o.calls).toEqual([]);
-        expect(o.text).toBe(doc);
-      });
-    }
-  }
-});
+casesThatRun("review 56 hard negatives: type-1 HTML blocks and their closers", RUNS, "runs: ");
+casesThatHold("review 56 hard negatives: type-1 HTML blocks and their closers", HOLDS);
 
 /**
  * Fix 56 hard negatives: the re-read after a foreign closer only recovers a missed call. A call on
