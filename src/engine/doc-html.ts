@@ -1,4 +1,5 @@
 import { matchStep } from "./doc-tag-attempt.ts";
+import { HTML_TYPE1_NAMES } from "../grammar/tags.ts";
 import { BANG, DASH, GT, LBRACKET, LT, QUESTION, SLASH, isWhiteSpace } from "../grammar/chars.ts";
 
 /**
@@ -11,7 +12,7 @@ import { BANG, DASH, GT, LBRACKET, LT, QUESTION, SLASH, isWhiteSpace } from "../
 const Start = { Lt: 0, Bang: 1, BangDash: 2, Cdata: 3, Slash: 4, Name: 5, NameSlash: 6 } as const;
 type StartValue = (typeof Start)[keyof typeof Start];
 const CDATA = "[CDATA[";
-const TYPE1 = new Set(["script", "pre", "style", "textarea"]);
+const TYPE1: ReadonlySet<string> = new Set(HTML_TYPE1_NAMES);
 const TYPE6 = new Set(
   (
     "address article aside base basefont blockquote body caption center col colgroup dd details dialog dir div dl dt fieldset figcaption " +

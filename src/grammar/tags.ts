@@ -8,6 +8,13 @@ import { COLON, CR, DASH, DOT, DQ, EQ, GT, LBRACKET, LF, LT, SENTENCEPIECE_SPACE
  */
 export const MAX_TAG = 512;
 
+/**
+ * CommonMark's HTML block of type 1 opens with one of these tags and ends on the first line
+ * holding the closing tag of any of them (any case): the documentation context's block reader
+ * (engine/doc-html.ts) and the `<pre>` costume's re-read (parse/costume-hold.ts) both read it.
+ */
+export const HTML_TYPE1_NAMES: readonly string[] = ["script", "pre", "style", "textarea"];
+
 export const enum Flaw {
   None = 0,
   MissingGt = 1,

@@ -1,5 +1,5 @@
 import { COSTUME_INNER } from "../grammar/dialects.ts";
-import type { Tag } from "../grammar/tags.ts";
+import { HTML_TYPE1_NAMES, type Tag } from "../grammar/tags.ts";
 import { CR, GT, LF, SP, TAB } from "../grammar/chars.ts";
 import { brokenSpan, tagsOf, textSpan, type Segment } from "./segments.ts";
 import { ignoreContent, type SpanKind } from "./span-kind.ts";
@@ -235,8 +235,6 @@ function unclosedRereadAt(span: string, opener: Tag, inline: boolean): number {
   return blockEnd >= 0 && isProse(span, blockEnd, call.start, tags) ? at : -1;
 }
 
-const TYPE1_CLOSERS = ["script", "pre", "style", "textarea"];
-
 /**
  * Where the first line holding a CommonMark type-1 closer (`</script>`, `</pre>`, `</style>`,
  * `</textarea>`, any case, nothing else between `</` and `>`) from `from` on ends (its line-end
@@ -244,7 +242,7 @@ const TYPE1_CLOSERS = ["script", "pre", "style", "textarea"];
  */
 function typeOneCloserLineEnd(span: string, from: number, to: number): number {
   for (let lt = span.indexOf("</", from); lt >= 0 && lt < to; lt = span.indexOf("</", lt + 2)) {
-    const name = TYPE1_CLOSERS.find((n) => span.charCodeAt(lt + 2 + n.length) === GT && span.slice(lt + 2, lt + 2 + n.length).toLowerCase() === n);
+    const name = HTML_TYPE1_NAMES.find((n) => span.charCodeAt(lt + 2 + n.length) === GT && span.slice(lt + 2, lt + 2 + n.length).toLowerCase() === n);
     if (name === undefined) continue;
     let end = lt + 3 + name.length;
     while (end < span.length && span.charCodeAt(end) !== LF && span.charCodeAt(end) !== CR) end++;
