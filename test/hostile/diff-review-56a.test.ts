@@ -24,6 +24,7 @@ import { fixtureTools } from "../golden/tools.ts";
 import { live } from "../golden/notation.ts";
 import { outcome } from "../support/outcome.ts";
 import { countWork } from "../support/work.ts";
+import { block, neverCut, P } from "./dsml-never-cut.ts";
 import { createEchoSearch } from "../../src/echo/search.ts";
 
 const TARGET = "rm -rf ~/project";
@@ -268,17 +269,6 @@ describe("finding 6: a Claude-style value its own closer ended, then a DSML para
   // text can fill (the hard negative's `timeout` 600, a number) may keep running.
   // Fixed: the other-family exception holds only for a value whose declared schema type holds no
   // text (number, integer, boolean); any other value refuses the invoke (walk.ts strayCloser).
-  const P = (k: string, v: string) => `<{D}parameter name="${k}" string="true">${v}</{D}parameter>`;
-  const block = (tool: string, ...params: string[]) => `<{D}tool_calls>\n<{D}invoke name="${tool}">\n${params.join("\n")}\n</{D}invoke>\n</{D}tool_calls>`;
-  function neverCut(notation: string, whole: { tool: string; input: Record<string, unknown> }) {
-    const input = live(notation);
-    const o = outcome(input);
-    if (o.calls.length === 0) {
-      expect(o.broken).toContain("broken-markup");
-      expect(o.text).toBe(input);
-    } else expect(o.calls).toEqual([whole]);
-  }
-
   test("a write whose Claude-style page ends with </parameter>, then the DSML closer: never written cut", () => {
     neverCut(block("write", P("filePath", "a.md"), `<parameter name="content">doc\n</parameter>\n</{D}parameter>`), { tool: "write", input: { filePath: "a.md", content: "doc\n</parameter>\n" } });
   });

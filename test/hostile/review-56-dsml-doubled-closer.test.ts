@@ -14,19 +14,8 @@
 import { describe, expect, test } from "bun:test";
 import { live } from "../golden/notation.ts";
 import { outcome } from "../support/outcome.ts";
+import { block, neverCut, P } from "./dsml-never-cut.ts";
 
-const P = (k: string, v: string) => `<{D}parameter name="${k}" string="true">${v}</{D}parameter>`;
-const block = (tool: string, ...params: string[]) => `<{D}tool_calls>\n<{D}invoke name="${tool}">\n${params.join("\n")}\n</{D}invoke>\n</{D}tool_calls>`;
-
-/** The call runs with the value exactly as written, or is refused with the text kept: never cut. */
-function neverCut(notation: string, whole: { tool: string; input: Record<string, unknown> }) {
-  const input = live(notation);
-  const o = outcome(input);
-  if (o.calls.length === 0) {
-    expect(o.broken).toContain("broken-markup");
-    expect(o.text).toBe(input);
-  } else expect(o.calls).toEqual([whole]);
-}
 
 // Finding 1 (severity: WRONG EXECUTION, a truncated file or a different edit). What is wrong: a DSML
 // write whose page ends with the parameter closer (on its own last line, or as the last words of
