@@ -84,15 +84,57 @@ function namespacedAliases(...lists: Iterable<string>[]): Set<string> {
  * Whether `name` is `<namespace><separator><bare>` (the namespace may be empty): the declared name
  * carries `bare` as its own tool name. The one rule for every name a call may be re-targeted under:
  * the alias names here, the code costume names in src/parse/costume.ts (addressedElsewhere, review
- * 56). Exact comparison; a caller reading names in any case hands both in lower case. Reads at most
- * `bare`'s length and one more.
+ * 56). Review 57: or `<namespace><Bare>`, the camelCase spelling MCP servers and JS hosts give
+ * (`sandboxPython`, `executePython` carry `python`; `serverExecuteCommand` carries
+ * `execute_command`): each `_`-separated word of `bare` capitalised, after a lower-case letter or
+ * digit, or the whole name when `bare` has two words or more (`readFile`, `ExecuteCommand`), so
+ * `CPython`, `cpython`, `mypython` and `pythonic` carry no `python`. Exact comparison (tool names
+ * are case-sensitive everywhere); `foldCase` (a costume name, read in any case; `bare` then in
+ * lower case) compares letters ignoring case, yet a camelCase word after the namespace must still
+ * start with an upper-case letter. Reads at most `bare`'s length and one more.
  */
-export function namedAfterNamespace(name: string, bare: string): boolean {
+export function namedAfterNamespace(name: string, bare: string, foldCase = false): boolean {
+  return afterSeparator(name, bare, foldCase) || afterCamelBoundary(name, bare, foldCase);
+}
+
+function afterSeparator(name: string, bare: string, foldCase: boolean): boolean {
   const at = name.length - bare.length - 1;
   if (at < 0 || !NAMESPACE_SEPARATORS.has(name.charCodeAt(at))) return false;
-  for (let i = 0; i < bare.length; i++) if (name.charCodeAt(at + 1 + i) !== bare.charCodeAt(i)) return false;
+  for (let i = 0; i < bare.length; i++) if (!sameChar(name.charCodeAt(at + 1 + i), bare.charCodeAt(i), foldCase)) return false;
   return true;
 }
+
+const UNDERSCORE = 0x5f;
+
+function afterCamelBoundary(name: string, bare: string, foldCase: boolean): boolean {
+  let words = 0;
+  for (let i = 0; i < bare.length; i++) if (bare.charCodeAt(i) === UNDERSCORE) words++;
+  const start = name.length - (bare.length - words);
+  // The whole name a one-word `bare` in another case (`bash` for the alias `Bash`) is no camelCase spelling: names are compared exactly.
+  if (start < 0 || (start === 0 && words === 0) || (start > 0 && !isLowerOrDigit(name.charCodeAt(start - 1)))) return false;
+  let at = start;
+  let wordStart = true;
+  for (let i = 0; i < bare.length; i++) {
+    const b = bare.charCodeAt(i);
+    if (b === UNDERSCORE) {
+      // `a__b` or a leading or trailing `_`: no camelCase spelling.
+      if (wordStart) return false;
+      wordStart = true;
+      continue;
+    }
+    // The name's first letter may be either case: `readFile` is `read_file` spelled in camelCase.
+    const upper = wordStart && at > 0;
+    const c = name.charCodeAt(at++);
+    if (upper ? !isUpper(c) || !sameChar(c, b, true) : !sameChar(c, b, foldCase || wordStart)) return false;
+    wordStart = false;
+  }
+  return !wordStart;
+}
+
+const isUpper = (c: number) => c >= 0x41 && c <= 0x5a;
+const isLowerOrDigit = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39);
+/** ASCII letters compared ignoring case when `fold`; everything else exactly. */
+const sameChar = (a: number, b: number, fold: boolean) => a === b || (fold && (a | 0x20) === (b | 0x20) && (a | 0x20) >= 0x61 && (a | 0x20) <= 0x7a);
 
 /** Alias specs already made, per target declaration: the same (alias, declaration) gives the same spec. */
 const SPECS = new WeakMap<ToolSpec, Map<string, ToolSpec>>();

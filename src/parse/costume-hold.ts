@@ -227,12 +227,18 @@ function unclosedRereadAt(span: string, opener: Tag, inline: boolean): number {
   const call = tags.find((tag) => tag.start >= at && opensCall(tag));
   if (call === undefined) return -1;
   if (isProse(span, opener.end, call.start, tags)) return at;
+  if (!pre) return -1;
   // Review 56: a `<pre>` block ends, as every type-1 block does, on the first line holding any
   // type-1 closer (`</script>`, `</style>`, `</textarea>`, any case; the opener's own line too).
   // That line is the block's HTML, not a costume's code to keep reading; past it the same prose
-  // rule applies up to the call.
-  const blockEnd = pre ? typeOneCloserLineEnd(span, opener.end, call.start) : -1;
-  return blockEnd >= 0 && isProse(span, blockEnd, call.start, tags) ? at : -1;
+  // rule applies up to the call. Review 57: a further `<pre>` on or before that line (`a</script>b<pre>`,
+  // `<pre>x</style><pre>`) is the block's raw HTML: it starts no block, and a `<pre>` holds no
+  // code to run but in a `<code>` it closes, so it is not the call asked for; the first other
+  // call markup is. Any other markup inside the block keeps the rule: past the opener, prose only.
+  const blockEnd = typeOneCloserLineEnd(span, opener.end, span.length);
+  if (blockEnd < 0) return -1;
+  const first = tags.find((tag) => tag.start >= at && opensCall(tag) && !(tag.start < blockEnd && sameOpener(tag, opener)));
+  return first !== undefined && first.start > blockEnd && isProse(span, blockEnd, first.start, tags) ? at : -1;
 }
 
 /**

@@ -261,7 +261,8 @@ export function codeCall(length: number, language: CodeLanguage | null, rawCode:
  * separator (`<execute_ipython>` beside OpenCode's `jupyter_execute_ipython` or Claude Code's
  * `mcp__jupyter__execute_ipython`, `<python>` beside `sandbox_python`, a `<tool_call>` naming
  * `run_code` beside `e2b_run_code`): models drop the host's prefix, so the code may be meant for
- * that sandbox, and it never runs as the local bash. In any case, as the exact name is compared.
+ * that sandbox, and it never runs as the local bash. In any case, as the exact name is compared;
+ * review 57: in camelCase too (`<python>` beside `sandboxPython` or `executePython`).
  * One pass over the names, a fixed number of reads for each.
  * The matching name (the request's spelling; an exact one before a namespaced one), or undefined.
  */
@@ -284,7 +285,7 @@ function addressedElsewhere(written: string, ctx: SpanContext): string | undefin
     // `execute` namespace: the pattern denies `<execute_python>`, not `<python>`. A DECLARED
     // `execute_python` is a sandbox tool the request offers (an MCP server's, unprefixed): the
     // model drops `execute_` as it drops `run_`, so `<python>` is that tool's (diff review 56a).
-    if (namespaced && carried === undefined && (declared || !COSTUME_NAMES.has(folded)) && namedAfterNamespace(folded, lower)) carried = name;
+    if (namespaced && carried === undefined && (declared || !COSTUME_NAMES.has(folded)) && namedAfterNamespace(name, lower, true)) carried = name;
     return false;
   };
   for (const [name, tool] of ctx.tools) if (!aliasMappingOf(tool) && ask(name, true)) return name;

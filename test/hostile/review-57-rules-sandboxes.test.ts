@@ -18,6 +18,8 @@ import { repairMiddleware } from "../../src/adapters/middleware.ts";
 import { outcome } from "../support/outcome.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { leak } from "./review-55-request-support.ts";
+import { runEngine } from "../support/run-engine.ts";
+import { countWork } from "../support/work.ts";
 
 const PYTHON = "Checking the data in the sandbox.\n<python>\nimport os\nprint(os.listdir('/mnt/data'))\n</python>";
 const SHELL = "Listing it.\n<shell>\nls -lah /mnt/data && python --version\n</shell>";
@@ -49,13 +51,16 @@ describe("finding 1: the middleware's xai.code_execution is no hosted sandbox", 
   //   -> bash runs.
   // Suspected: src/adapters/middleware/call-options.ts hostedSandbox.
   // Expected: UNSPELLED_TOOLS for it, as for `google.code_execution`: no call.
-  test.failing("a <python> costume does not run as the local bash", async () => {
+  // Fixed: hostedSandbox reads the tool type after the provider's prefix: any provider's
+  // `code_interpreter`, `code_execution` or `code_execution_<version>` (xAI's, Gemini's,
+  // Anthropic's, OpenAI's, and one a provider adds under the same type) is a hosted sandbox.
+  test("a <python> costume does not run as the local bash", async () => {
     expect(await sdkCalls(PYTHON, [BASH, XAI])).toEqual([]);
   });
-  test.failing("a <shell> costume does not run as the local bash", async () => {
+  test("a <shell> costume does not run as the local bash", async () => {
     expect(await sdkCalls(SHELL, [BASH, XAI])).toEqual([]);
   });
-  test.failing("an execute_command alias does not run as the local bash", async () => {
+  test("an execute_command alias does not run as the local bash", async () => {
     expect(await sdkCalls(leak("execute_command", { command: "ls /mnt/data" }), [BASH, XAI])).toEqual([]);
   });
 
@@ -70,6 +75,20 @@ describe("finding 1: the middleware's xai.code_execution is no hosted sandbox", 
     });
     test("another xAI provider tool (web search) takes nothing from bash", async () => {
       expect(await sdkCalls(PYTHON, [BASH, provider("xai.web_search", "web_search")])).toEqual(["bash"]);
+    });
+    test("the caller's own shell (openai.local_shell, openai.shell run locally) and a tool merely named like a sandbox take nothing", async () => {
+      for (const tool of [provider("openai.local_shell", "local_shell"), provider("openai.shell", "shell", { environment: { type: "local" } }), provider("xai.code_search", "code_search"), provider("acme.run_code_execution", "x")]) {
+        expect(await sdkCalls(PYTHON, [BASH, tool])).toEqual(["bash"]);
+      }
+    });
+  });
+  describe("hard negatives (added with the fix)", () => {
+    test("the same type under another provider or a later version is a hosted sandbox too", async () => {
+      for (const id of ["azure.code_interpreter", "vertex.code_execution", "anthropic.code_execution_20260120", "xai.code_execution"] as const) {
+        expect(await sdkCalls(PYTHON, [BASH, provider(id, "code")])).toEqual([]);
+        // The runner's own <bash> and the declared bash still run beside it.
+        expect(await sdkCalls(BASH_COSTUME, [BASH, provider(id, "code")])).toEqual(["bash"]);
+      }
     });
   });
 });
@@ -87,10 +106,15 @@ describe("finding 2: a declared camelCase sandbox (`sandboxPython`, `executePyth
   // Expected: a declared name whose last camelCase word is the costume's name (`…Python`,
   // compared ignoring case at a lower-to-upper boundary) takes the costume as `sandbox_python`
   // does: no bash call (the costume is refused).
+  // Fixed: aliases.ts namedAfterNamespace (the one rule for aliases and costume names) also reads
+  // `<namespace><Bare>`: each `_`-separated word of the bare name capitalised, after a lower-case
+  // letter or digit (or the whole name, for two words or more: `readFile`); a costume name is
+  // compared ignoring case but for that upper-case letter. So `sandboxPython` carries `python`,
+  // `serverExecuteCommand` carries the alias `execute_command`; `CPython`, `pythonic` do not.
   const code = { type: "object", properties: { code: { type: "string" } }, required: ["code"] };
   const withTool = (name: string) => [...fixtureTools, { name, parameters: code }];
   for (const name of ["sandboxPython", "executePython", "runPython"]) {
-    test.failing(`declared ${name}: <python> never runs as bash`, () => {
+    test(`declared ${name}: <python> never runs as bash`, () => {
       expect(outcome(PYTHON, withTool(name) as never).calls.map((c) => c.tool)).not.toContain("bash");
     });
   }
@@ -103,6 +127,43 @@ describe("finding 2: a declared camelCase sandbox (`sandboxPython`, `executePyth
     });
     test("a name that only ends in the letters (`cpython`, `mypython`) is no namespace", () => {
       for (const name of ["cpython", "mypython"]) expect(outcome(PYTHON, withTool(name) as never).calls.map((c) => c.tool)).toEqual(["bash"]);
+    });
+  });
+  describe("hard negatives (added with the fix)", () => {
+    const bashOf = (input: string, tools: unknown[]) => outcome(input, tools as never).calls.map((c) => c.tool);
+    const hermes = (name: string) => `<tool_call>\n{"name": "${name}", "arguments": {"command": "ls"}}\n</tool_call>`;
+    const command = { type: "object", properties: { command: { type: "string" } }, required: ["command"] };
+    test("<python> with no such tool still runs; `pythonic`, `typhon`, `CPython`, `PythonRunner`, `sandboxPythonic` take nothing", () => {
+      expect(bashOf(PYTHON, fixtureTools)).toEqual(["bash"]);
+      for (const name of ["pythonic", "typhon", "CPython", "runCPython", "PythonRunner", "sandboxPythonic", "sandbox_Pythonx"]) expect(bashOf(PYTHON, withTool(name))).toEqual(["bash"]);
+    });
+    test("camelCase words of a two-word costume name: `<execute_ipython>` beside `jupyterExecuteIPython`, `<code_interpreter>` beside `e2bCodeInterpreter`", () => {
+      expect(bashOf("<execute_ipython>\nprint(1)\n</execute_ipython>", withTool("jupyterExecuteIPython"))).toEqual([]);
+      expect(bashOf('<code_interpreter lang="python">\nprint(2)\n</code_interpreter>', withTool("e2bCodeInterpreter"))).toEqual([]);
+      // `sandbox2Python`: after a digit too.
+      expect(bashOf(PYTHON, withTool("sandbox2Python"))).toEqual([]);
+    });
+    test("the alias rule reads the same boundary: `serverExecuteCommand` and `ExecuteCommand` stop execute_command; `serverexecutecommand` does not", () => {
+      for (const name of ["serverExecuteCommand", "ExecuteCommand", "executeCommand"]) {
+        expect(bashOf(hermes("execute_command"), [...fixtureTools, { name, parameters: command }])).toEqual([]);
+      }
+      for (const name of ["serverexecutecommand", "serverExecutecommand", "EXECUTE_COMMAND"]) {
+        expect(bashOf(hermes("execute_command"), [...fixtureTools, { name, parameters: command }])).toEqual(["bash"]);
+      }
+    });
+    test("camelCase names are read in work linear in the number of declared and reserved tools", () => {
+      const work = (n: number) => {
+        const tools = [...fixtureTools, ...Array.from({ length: n }, (_, i) => ({ name: `server${i}ExecuteIpytho${i % 10}`, parameters: code }))];
+        const reservedNames = tools.map((t) => `denied${t.name}ExecuteComman${t.name.length % 10}`);
+        return countWork(() => void runEngine("<execute_ipython>\nprint(1)\n</execute_ipython>", [], tools as never, { reservedNames }));
+      };
+      const small = work(500);
+      const large = work(5000);
+      expect(large).toBeLessThan(small * 10 * 1.5 + 1000);
+    });
+    test("`bash` itself is unchanged: the alias `Bash` still runs beside the declared bash, `<bash>` beside `sandboxBash`", () => {
+      expect(bashOf(hermes("Bash"), fixtureTools)).toEqual(["bash"]);
+      expect(bashOf("<bash>\nls -la\n</bash>", withTool("sandboxBash"))).toEqual(["bash"]);
     });
   });
 });

@@ -94,11 +94,18 @@ function declaredToolNames(params: LanguageModelV3CallOptions): string[] {
  * `containerReference`; @ai-sdk/openai then has the provider execute it). `openai.shell` with no
  * environment or a `local` one, and `openai.local_shell`, are the caller's own shell, run on its
  * machine as the local bash would be: they reserve only their names (as before).
+ *
+ * Review 57: read by the tool type after the provider's prefix, not by provider, so xAI's
+ * `xai.code_execution` (Grok's server-side Python) and any provider's `code_interpreter`,
+ * `code_execution` or `code_execution_<version>` count: every such AI SDK tool known runs in the
+ * provider's sandbox, and a provider tool so named that did not would only lose a costume (no
+ * call), never run one as the local bash.
  */
 function hostedSandbox(id: string, args: unknown): boolean {
   if (id === "openai.shell") {
     const environment = isObject(args) ? args.environment : undefined;
     return isObject(environment) && typeof environment.type === "string" && environment.type.startsWith("container");
   }
-  return id === "openai.code_interpreter" || id === "google.code_execution" || id.startsWith("anthropic.code_execution_");
+  const type = id.slice(id.indexOf(".") + 1);
+  return type === "code_interpreter" || type === "code_execution" || type.startsWith("code_execution_");
 }
