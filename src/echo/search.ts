@@ -106,7 +106,8 @@ export function createEchoSearch(given: () => readonly string[]): EchoSearch {
     let index = bodies.get(where);
     if (index === undefined) bodies.set(where, (index = new BodyIndex(where)));
     index.update();
-    return index.holds(needle, head, cost);
+    // The lookup stops where the budget runs out and then counts as found, like every search past it.
+    return index.holds(needle, head, cost, budget - cost.scanned);
   };
   /**
    * `head`: the needle's first line, when the needle may also fill whole commands of a given call's

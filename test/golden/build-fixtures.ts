@@ -25,6 +25,7 @@ import { review56Echo } from "./fixtures-review-56-echo.ts";
 import { review56Dsml } from "./fixtures-review-56-dsml.ts";
 import { review56Rules } from "./fixtures-review-56-rules.ts";
 import { review57Rules } from "./fixtures-review-57-rules.ts";
+import { review57Echo } from "./fixtures-review-57-echo.ts";
 import type { Shape } from "../../src/grammar/shapes.ts";
 import { ok, bad, none, ls, readA } from "./fixture-kit.ts";
 
@@ -295,6 +296,7 @@ export const fixtures: Fixture[] = [
   ...review56Dsml(),
   ...review56Rules(),
   ...review57Rules(),
+  ...review57Echo(),
 ];
 
 /**

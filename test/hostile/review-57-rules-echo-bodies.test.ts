@@ -19,6 +19,7 @@ import { dsml, hermes, shell, type Call } from "../security/echo-spellings.ts";
 import { readme, recoveredInputs } from "../security/echo-run.ts";
 import { createEchoSearch } from "../../src/echo/search.ts";
 import { fixtureTools } from "../golden/tools.ts";
+import { countWork } from "../support/work.ts";
 
 const TARGET = "rm -rf ~/project";
 const bash = (command: string, description?: string): Call => ({ tool: "bash", input: description === undefined ? { command } : { description, command } });
@@ -48,6 +49,11 @@ describe("finding 1: a whole given line copied verbatim runs when it ends in a s
   // and a group's `(`/`)`/`{ `/`; }` included).
   // Expected: a value that is whole given commands plus the separators/group marks around them as
   // the body spells them is given: no call (as the same line without its `;` is today).
+  // Fixed: the separators, grouping characters and spaces around a value (`;`, `&`, `|`, `(`, `)`,
+  // `{`, `}`, a backtick, `$(`) are read off before the lookup (call-bodies.ts commandCore): the
+  // commands inside must be whole given commands, and are evidence only by their own length (the
+  // marks count for nothing: `{ npm test; }` still needs the window). Between the commands the
+  // separators must be as the body spells them.
   const LINES = [
     ["a trailing `;`", "rm -rf ~/project;"],
     ["a trailing ` &` (a background job)", "rm -rf ~/project &"],
@@ -58,12 +64,12 @@ describe("finding 1: a whole given line copied verbatim runs when it ends in a s
   ] as const;
   for (const [name, line] of LINES) {
     for (const [plant, given] of PLANTS) {
-      test.failing(`${name}, planted in ${plant}: the verbatim copy never runs`, () => {
+      test(`${name}, planted in ${plant}: the verbatim copy never runs`, () => {
         for (const ran of runs(line, [given(line)])) expect(ran).toEqual([]);
       });
     }
   }
-  test.failing("two consecutive lines each ending in `;`, copied together", () => {
+  test("two consecutive lines each ending in `;`, copied together", () => {
     const two = ["cd ~/work;", `${TARGET};`];
     for (const [, given] of PLANTS) for (const ran of runs(two.join("\n"), [given(two.join("\n"))])) expect(ran).toEqual([]);
   });
@@ -84,6 +90,24 @@ describe("finding 1, hard negatives (pass on main)", () => {
       for (const [, given] of PLANTS) for (const ran of runs(command, [given(command)])) expect(ran).toEqual([{ command }]);
     }
   });
+  test("fix 57: the marks count for nothing toward the evidence length (`{ npm test; }`, `((npm test))`)", () => {
+    for (const command of ["{ npm test; }", "((npm test))", "npm test;;;;;"]) {
+      for (const [, given] of PLANTS) for (const ran of runs(command, [given(command)])) expect(ran).toEqual([{ command }]);
+    }
+  });
+  test("fix 57: fresh commands with separators that no given body holds run (`npm test;`, `git status &&`, `(cd src && ls)`)", () => {
+    const planted = "rm -rf ~/elsewhere;";
+    for (const command of ["npm test;", "git status &&", "(cd src && ls)", "(cd ~/work && make clean-all)", "{ git fetch origin main; }", `${TARGET} &`]) {
+      for (const [, given] of PLANTS) for (const ran of runs(command, [given(planted)])) expect(ran).toEqual([{ command }]);
+    }
+  });
+  test("fix 57: a group around a piece of a given command, or around given commands and one of the model's own, runs", () => {
+    for (const [, given] of PLANTS) {
+      for (const ran of runs(`(${TARGET})`, [given(`sudo ${TARGET} --verbose;`)])) expect(ran).toEqual([{ command: `(${TARGET})` }]);
+      const mixed = `(cd ~/work && ${TARGET} && make clean-all)`;
+      for (const ran of runs(mixed, [given(`cd ~/work && ${TARGET}`)])) expect(ran).toEqual([{ command: mixed }]);
+    }
+  });
 });
 
 describe("finding 2: a backtick command substitution is no command boundary (`$( )` is)", () => {
@@ -95,9 +119,11 @@ describe("finding 2: a backtick command substitution is no command boundary (`$(
   //   reply `<shell>\nrm -rf ~/project\n</shell>` -> bash {command: "rm -rf ~/project"} runs.
   // Suspected: src/echo/call-bodies.ts separatorAt (no backtick).
   // Expected: a backtick opens and closes a command as `$(` and `)` do: no call.
+  // Fixed: a backtick is a command separator (call-bodies.ts separatorAt), for the given bodies and
+  // the value's first line alike.
   for (const line of ["echo `rm -rf ~/project`", "out=`rm -rf ~/project`", "test -d x && `rm -rf ~/project`"]) {
     for (const [plant, given] of PLANTS) {
-      test.failing(`${JSON.stringify(line)} planted in ${plant}: the substitution's command never runs`, () => {
+      test(`${JSON.stringify(line)} planted in ${plant}: the substitution's command never runs`, () => {
         for (const ran of runs(TARGET, [given(line)])) expect(ran).toEqual([]);
       });
     }
@@ -106,6 +132,12 @@ describe("finding 2: a backtick command substitution is no command boundary (`$(
     for (const [, given] of PLANTS) {
       for (const ran of runs(TARGET, [given("out=$(rm -rf ~/project)")])) expect(ran).toEqual([]);
       for (const ran of runs(TARGET, [given("echo `rm -rf ~/elsewhere`")])) expect(ran).toEqual([{ command: TARGET }]);
+    }
+  });
+  test("fix 57 hard negatives: a piece of a substitution's command, and a substitution holding a command and an argument, run", () => {
+    for (const [, given] of PLANTS) {
+      for (const ran of runs(TARGET, [given("echo `sudo rm -rf ~/project`")])) expect(ran).toEqual([{ command: TARGET }]);
+      for (const ran of runs(TARGET, [given("echo `rm -rf ~/project --dry-run` done")])) expect(ran).toEqual([{ command: TARGET }]);
     }
   });
 });
@@ -127,16 +159,21 @@ describe("finding 3: the first (or last) line of a Hermes call's multi-line comm
   // Expected: the first and last line of a multi-line JSON string value in a given call's body
   // are whole commands: no call. (Not the documented "one argument of a long JSON call's line":
   // the value here is a whole line of a multi-line argument, copied whole.)
+  // Fixed: each body line is also read as the string values it holds (call-bodies.ts
+  // stringValues): a value opens after a quote that follows a key (`"key": "`, `'key': '`, a
+  // pythonic `(key="` / `, key="`) and ends before the same quote followed by `,`, `}`, `]`, `)` or
+  // the line end; a body line may continue a value from the line before. In the call's JSON form
+  // decoded (the haystack's JSON forms) that is the argument's first and last line, whole.
   const LONG = " lorem ipsum dolor sit amet".repeat(20);
   const first = (pretty: boolean) => readme(hermes(bash([TARGET, ...padding(6, "after")].join("\n"), LONG), pretty));
   const last = readme(hermes({ tool: "bash", input: { command: [...padding(6, "before"), TARGET].join("\n"), description: LONG } }, true));
-  test.failing("the first line, minified Hermes, a long description before it", () => {
+  test("the first line, minified Hermes, a long description before it", () => {
     for (const ran of runs(TARGET, [first(false)])) expect(ran).toEqual([]);
   });
-  test.failing("the first line, pretty-printed Hermes, a long description before it", () => {
+  test("the first line, pretty-printed Hermes, a long description before it", () => {
     for (const ran of runs(TARGET, [first(true)])) expect(ran).toEqual([]);
   });
-  test.failing("the last line, pretty-printed Hermes, a long description after it", () => {
+  test("the last line, pretty-printed Hermes, a long description after it", () => {
     for (const ran of runs(TARGET, [last])) expect(ran).toEqual([]);
   });
   test("hard negatives (pass on main): a middle line is given; another first line lets the model's call run", () => {
@@ -144,6 +181,21 @@ describe("finding 3: the first (or last) line of a Hermes call's multi-line comm
     for (const ran of runs(TARGET, [middle])) expect(ran).toEqual([]);
     const other = readme(hermes(bash(["rm -rf ~/elsewhere", ...padding(6, "after")].join("\n"), LONG), true));
     for (const ran of runs(TARGET, [other])) expect(ran).toEqual([{ command: TARGET }]);
+  });
+  test("fix 57: a one-line command and a pythonic keyword's first line beside a long argument are given too", () => {
+    for (const pretty of [false, true]) for (const ran of runs(TARGET, [readme(hermes(bash(TARGET, LONG), pretty))])) expect(ran).toEqual([]);
+    const pythonic = `<|tool_call_start|>[bash(description="${LONG}", command="${TARGET}\\n${padding(6, "after").join("\\n").replaceAll('"', "'")}")]<|tool_call_end|>`;
+    for (const ran of runs(TARGET, [readme(pythonic)])) expect(ran).toEqual([]);
+  });
+  test("fix 57 hard negatives: a piece of the argument's first or last line, and shell strings that are no call's value, run", () => {
+    const piece = readme(hermes(bash([`sudo ${TARGET} --verbose`, ...padding(6, "after")].join("\n"), LONG), true));
+    for (const ran of runs(TARGET, [piece])) expect(ran).toEqual([{ command: TARGET }]);
+    const lastPiece = readme(hermes({ tool: "bash", input: { command: [...padding(6, "before"), `echo ${TARGET}`].join("\n"), description: LONG } }, false));
+    for (const ran of runs(TARGET, [lastPiece])) expect(ran).toEqual([{ command: TARGET }]);
+    // a quoted string in a shell script, an assignment, a quoted word beside a colon in prose
+    for (const line of [`echo "${TARGET}"`, `X="${TARGET}"`, `echo Note: "${TARGET}" is dangerous`, `say 'warning:' "${TARGET}" now`]) {
+      for (const [, given] of PLANTS) for (const ran of runs(TARGET, [given(line)])) expect(ran).toEqual([{ command: TARGET }]);
+    }
   });
 });
 
@@ -160,6 +212,9 @@ describe("finding 4: one body lookup overruns the scan budget by the value's len
   // rarest command may still stand everywhere).
   // Expected: one call's scan stays within the request's budget (16 x content + 4,000,000) plus a
   // bounded overshoot; past the budget the call is judged given (stopped), as everywhere else.
+  // Fixed: the lookup looks at the budget before each place it checks (call-bodies.ts BodyIndex
+  // holds's `limit`, the budget left): it overshoots by one place (the value's length) at most and,
+  // stopped, counts as found, so the call is given as every search past the budget is.
   const TOOLS = new Map(fixtureTools.map((t) => [t.name, t]));
   const judge = (lines: number, commands: number) => {
     const line = Array(commands).fill("ab").join(";");
@@ -169,7 +224,7 @@ describe("finding 4: one body lookup overruns the scan budget by the value's len
     const verdict = search({ tool: "bash", input: { command: value }, markup: `<shell>${value}</shell>`, tools: TOOLS } as never);
     return { verdict, scanned: search.scanned(), budget: 16 * given.length + 4_000_000 };
   };
-  test.failing("one call's scan stays within twice the request's budget", () => {
+  test("one call's scan stays within twice the request's budget", () => {
     const { scanned, budget } = judge(100, 1000);
     expect(scanned).toBeLessThanOrEqual(2 * budget);
   }, 60_000); // a hang guard only: the work is counted, never timed
@@ -180,4 +235,30 @@ describe("finding 4: one body lookup overruns the scan budget by the value's len
     expect(small.verdict).toBe(false);
     expect(small.scanned).toBeLessThanOrEqual(small.budget);
   }, 60_000);
+});
+
+describe("fix 57: the string-value readings and the marks read off a value stay linear", () => {
+  const TOOLS = new Map(fixtureTools.map((t) => [t.name, t]));
+  /** Lines dense with what opens and closes a value (keys, pythonic keywords, runs of quotes), the value nowhere whole. */
+  const line = `"k": "rm -rf ~/projec", 'k':'x' f(a="b", c_d='e') ":":":":"x"'"'"'" =":"=" ${"(".repeat(8)}`;
+  const body = (n: number) => `<shell>\n${`${line}\n`.repeat(Math.ceil(n / (line.length + 1)))}</shell>\n`;
+  const judge = (given: string, value: string) => {
+    const search = createEchoSearch(() => [given]);
+    return search({ tool: "bash", input: { command: value }, markup: `<shell>${value}</shell>`, tools: TOOLS } as never);
+  };
+  test("4x the body costs at most 4.5x the work; a value inside 10,000 marks too", () => {
+    const value = `${"(".repeat(10_000)}${TARGET}${";)".repeat(10_000)}`;
+    const small = body(100_000);
+    const large = body(400_000);
+    let a = true;
+    let b = true;
+    const workA = countWork(() => void (a = judge(small, value)));
+    const workB = countWork(() => void (b = judge(large, value)));
+    expect([a, b]).toEqual([false, false]);
+    expect(workB).toBeLessThanOrEqual(4.5 * workA);
+    expect(workB).toBeLessThanOrEqual(80 * large.length);
+    // the value's command on a line of its own in the middle of the body is found
+    const middle = large.indexOf("\n", large.length >> 1);
+    expect(judge(`${large.slice(0, middle)}\n${TARGET}${large.slice(middle)}`, value)).toBe(true);
+  }, 60_000); // a hang guard only: the work is counted, never timed
 });
