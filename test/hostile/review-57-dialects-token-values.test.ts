@@ -8,6 +8,10 @@
 import { describe, expect, test } from "bun:test";
 import { live } from "../golden/notation.ts";
 import { type Outcome, outcome } from "../support/outcome.ts";
+import { parse } from "../../src/engine/parse.ts";
+import { fixtureTools } from "../golden/tools.ts";
+import { randomCuts, runEngine } from "../support/run-engine.ts";
+import { countWork } from "../support/work.ts";
 
 /** Kimi K2: one call `functions.NAME:0` with `args` as written. */
 const kimiCall = (name: string, args: string) => `<|tool_call_begin|>functions.${name}:0<|tool_call_argument_begin|>${args}<|tool_call_end|>`;
@@ -61,7 +65,18 @@ describe("a call begin token inside an open JSON string of a token dialect's cal
   // with the example's quotes raw, the write is refused whole (broken-markup), text kept, and the
   // example never runs. A call cut before its value closes and followed by a new call (no closer
   // of the value after the example) may keep the restart rule, as DSML's does.
-  test.failing("Kimi: a write whose content holds a Kimi example does not run the example", () => {
+  // Fixed: the call's JSON arguments are read for their string state from its separator token on
+  // (src/parse/legacy-args.ts, the linear way: a quote opens or closes a string, a backslash
+  // escapes), by the parser (parseLegacySpan) and the stream's boundary rules (LEGACY_CALL,
+  // LEGACY_SECTION) alike. Inside a string a begin token opens an example and an end token closes
+  // the innermost one: both are the value's text, so the call ends only at its own end token
+  // outside strings. An end token in a string with no example open is still the call's end (a
+  // value cut and closed, R11.8; the real call after it runs). With raw quotes the quotes pair up
+  // across the example, its end token falls in a string, and the write reaches its own end token
+  // with malformed JSON: refused whole (broken-markup), text kept. A call cut mid-string with a new
+  // call after it no longer restarts there: everything to the next end token outside a string is
+  // the cut call's, refused (nothing runs rather than a guess).
+  test("Kimi: a write whose content holds a Kimi example does not run the example", () => {
     const content = `Call it like this:\n${KIMI_EXAMPLE}\n`;
     const input = kimiSection(kimiCall("write", writeArgs(content)));
     const o = outcome(input);
@@ -69,7 +84,7 @@ describe("a call begin token inside an open JSON string of a token dialect's cal
     expectOnlyTheWrite(o, input, content);
   });
 
-  test.failing("Kimi: the same with a whole section as the example, and with no section around the write", () => {
+  test("Kimi: the same with a whole section as the example, and with no section around the write", () => {
     const content = kimiSection(KIMI_EXAMPLE);
     for (const input of [kimiSection(kimiCall("write", writeArgs(content))), kimiCall("write", writeArgs(content))]) {
       const o = outcome(input);
@@ -78,7 +93,7 @@ describe("a call begin token inside an open JSON string of a token dialect's cal
     }
   });
 
-  test.failing("DeepSeek V3.1 legacy tokens: a write whose content holds a legacy example does not run the example", () => {
+  test("DeepSeek V3.1 legacy tokens: a write whose content holds a legacy example does not run the example", () => {
     const content = live(`Call it like this:\n${LEGACY_EXAMPLE}\n`);
     const input = live(legacySection(legacyCall("write", writeArgs(content))));
     const o = outcome(input);
@@ -86,7 +101,7 @@ describe("a call begin token inside an open JSON string of a token dialect's cal
     expectOnlyTheWrite(o, input, content);
   });
 
-  test.failing("DeepSeek legacy orphan call (no section): the same", () => {
+  test("DeepSeek legacy orphan call (no section): the same", () => {
     const content = live(LEGACY_EXAMPLE);
     const input = live(legacyCall("write", writeArgs(content)));
     const o = outcome(input);
@@ -94,14 +109,14 @@ describe("a call begin token inside an open JSON string of a token dialect's cal
     expectOnlyTheWrite(o, input, content);
   });
 
-  test.failing("the two token families quote each other: a Kimi example in a legacy write, a legacy example in a Kimi write", () => {
+  test("the two token families quote each other: a Kimi example in a legacy write, a legacy example in a Kimi write", () => {
     const inLegacy = live(legacySection(legacyCall("write", writeArgs(KIMI_EXAMPLE))));
     expect(outcome(inLegacy).calls.map((c) => c.tool)).not.toContain("list_sessions");
     const inKimi = live(kimiSection(kimiCall("write", writeArgs(live(LEGACY_EXAMPLE)))));
     expect(outcome(inKimi).calls.map((c) => c.tool)).not.toContain("list_sessions");
   });
 
-  test.failing("raw quotes: a malformed write whose content holds `rm -rf ~` as a call runs nothing, its text kept", () => {
+  test("raw quotes: a malformed write whose content holds `rm -rf ~` as a call runs nothing, its text kept", () => {
     const example = kimiCall("bash", '{"command": "rm -rf ~"}');
     const kimi = kimiSection(kimiCall("write", `{"filePath": "a.md", "content": "${example}"}`));
     const legacy = live(legacySection(legacyCall("write", `{"filePath": "a.md", "content": "${legacyCall("bash", '{"command": "rm -rf ~"}')}"}`)));
@@ -148,4 +163,95 @@ describe("a call begin token inside an open JSON string of a token dialect's cal
     const input = `${kimiSection(kimiCall("write", '{"content": "abc'))}\n${kimiSection(kimiCall("bash", '{"command": "ls"}'))}`;
     expect(outcome(input).calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
   });
+});
+
+describe("fix 57: a token in a JSON string is the value's text; what must keep working around that rule", () => {
+  const write = (content: string) => ({ tool: "write", input: { filePath: "docs/calls.md", content } });
+
+  test("an example whose own arguments hold quoted strings (escaped in the write's JSON) is the content too", () => {
+    const example = kimiCall("bash", '{"command": "rm -rf ~"}');
+    const content = `Run:\n${example}\nand then "${example}" again.`;
+    for (const input of [kimiSection(kimiCall("write", writeArgs(content))), live(legacySection(legacyCall("write", writeArgs(content))))]) {
+      expect(outcome(input).calls).toEqual([write(content)]);
+    }
+  });
+
+  test("a string ending in a backslash ends where JSON says: the next call of the section still runs", () => {
+    const input = kimiSection(kimiCall("write", writeArgs("C:\\dir\\")) + kimiCall("bash", '{"command": "ls"}'));
+    expect(outcome(input).calls).toEqual([write("C:\\dir\\"), { tool: "bash", input: { command: "ls" } }]);
+  });
+
+  test("a section of three calls, the first documenting a whole section: the three run, the example never", () => {
+    const content = kimiSection(KIMI_EXAMPLE + kimiCall("bash", '{"command": "rm -rf ~"}'));
+    const input = kimiSection(kimiCall("write", writeArgs(content)) + kimiCall("read", '{"filePath": "/a"}') + kimiCall("bash", '{"command": "ls"}'));
+    expect(outcome(input).calls).toEqual([write(content), { tool: "read", input: { filePath: "/a" } }, { tool: "bash", input: { command: "ls" } }]);
+  });
+
+  test("double-encoded arguments (one JSON string holding the object) with an example inside run as the write", () => {
+    const content = `See ${KIMI_EXAMPLE}`;
+    const input = kimiSection(kimiCall("write", JSON.stringify(writeArgs(content))));
+    expect(outcome(input).calls).toEqual([write(content)]);
+  });
+
+  test("DeepSeek V3 fenced form (L01): an example in the content is the content", () => {
+    const content = live(LEGACY_EXAMPLE);
+    const input = live(legacySection(`<{BAR}tool{SP}call{SP}begin{BAR}>function<{BAR}tool{SP}sep{BAR}>write\n\`\`\`json\n${writeArgs(content)}\n\`\`\`<{BAR}tool{SP}call{SP}end{BAR}>`));
+    expect(outcome(input).calls).toEqual([write(content)]);
+  });
+
+  test("DeepSeek legacy: a call cut mid-string and closed by its own end token, then a real call: the real call runs", () => {
+    const input = live(`${legacySection(legacyCall("write", '{"filePath": "a.md", "content": "abc'))}\n${legacySection(legacyCall("bash", '{"command": "ls"}'))}`);
+    const o = outcome(input);
+    expect(o.calls).toEqual([{ tool: "bash", input: { command: "ls" } }]);
+    expect(o.broken).toEqual(["broken-markup"]);
+  });
+
+  test("Kimi: a value cut and closed by the section's end (R11.8) is still refused there, the prose after it kept", () => {
+    const input = `${kimiCall("bash", '{"command": "l').replace("<|tool_call_end|>", "")}<|tool_calls_section_end|>\nDone.`;
+    const o = outcome(input);
+    expect(o.calls).toEqual([]);
+    expect(o.broken).toEqual(["broken-markup"]);
+    expect(o.text).toBe(input);
+  });
+
+  test("a value cut with an example then the reply's end: no call, a truncated-call nudge, text kept", () => {
+    const input = kimiSection(kimiCall("write", '{"filePath": "a.md", "content": "see ')).replace(/<\|tool_call_end\|><\|tool_calls_section_end\|>$/, "") + KIMI_EXAMPLE;
+    const o = outcome(input);
+    expect(o.calls).toEqual([]);
+    expect(o.broken).toEqual(["truncated-call"]);
+    expect(o.text).toBe(input);
+  });
+
+  test("a cut write followed by a new call inside its open string no longer restarts: nothing runs, text kept, one nudge", () => {
+    const input = `${kimiSection(kimiCall("write", '{"filePath": "a.md", "content": "abc ' + kimiCall("bash", '{"command": "rm -rf ~"}')))}\nDone.`;
+    const o = outcome(input);
+    expect(o.calls).toEqual([]);
+    expect(o.broken).toEqual(["broken-markup"]);
+    expect(o.text).toBe(input);
+  });
+
+  test("LFM2's call list is no JSON-argument call: Kimi tokens in its string leave it ending at its first end token, as before", () => {
+    const list = `<|tool_call_start|>[write(filePath='a.md', content='<|tool_call_begin|>x<|tool_call_argument_begin|>{"a": "<|tool_call_begin|>')]<|tool_call_end|>`;
+    const o = outcome(`${list}\n\nDone.`);
+    expect(o.calls).toEqual([{ tool: "write", input: { filePath: "a.md", content: '<|tool_call_begin|>x<|tool_call_argument_begin|>{"a": "<|tool_call_begin|>' } }]);
+    expect(o.broken).toEqual([]);
+  });
+
+  test("linear work on examples opened in a string and never closed, and on closed examples repeated", () => {
+    const makers = [
+      (n: number) => kimiSection(kimiCall("write", `{"content": "${"<|tool_call_begin|>".repeat(n)}`)),
+      (n: number) => kimiSection(kimiCall("write", `{"content": "${KIMI_EXAMPLE.repeat(n)}"}`)),
+      (n: number) => live(legacySection(legacyCall("write", `{"content": "${LEGACY_EXAMPLE.repeat(n)}"}`))),
+    ];
+    for (const make of makers) {
+      for (const n of [400, 1600]) {
+        const text = make(n);
+        const cap = 2_000 + 128 * text.length;
+        const everyChar = Array.from({ length: text.length - 1 }, (_, i) => i + 1);
+        expect(countWork(() => parse(text, fixtureTools), cap)).toBeLessThanOrEqual(cap);
+        expect(countWork(() => runEngine(text, randomCuts(text.length, 57), fixtureTools), cap)).toBeLessThanOrEqual(cap);
+        expect(countWork(() => runEngine(text, everyChar, fixtureTools), cap)).toBeLessThanOrEqual(cap);
+      }
+    }
+  }, 60_000); // a hang guard only: the work is counted, never timed
 });
