@@ -34,10 +34,13 @@ const TOKENS = [
   // Kimi's section opener: no call of its own, but its calls follow it (white space between), as
   // after a quoted call's end (fx52 cross quote: a second section after a quoted one).
   "<|tool_calls_section_begin|>",
+  // Mistral's v11 call id between the name and `[ARGS]` (`NAME[CALL_ID]ID[ARGS]`, review 57): the id follows as a name does.
+  "[CALL_ID]",
 ] as const;
 const SECTION = 1 << 12;
+const CALL_ID = 1 << 13;
 const OPENERS = 0b0000_0011_1111 | SECTION;
-const INNER = 0b0000_1100_0000;
+const INNER = 0b0000_1100_0000 | CALL_ID;
 const CLOSERS = 0b1111_0000_0000;
 /** Openers a name follows before the arguments: Kimi's `<|tool_call_begin|>NAME`, Mistral's `[TOOL_CALLS]NAME[ARGS]`. */
 const NAMED = (1 << 2) | (1 << 4);
@@ -169,7 +172,7 @@ export class QuotedStrings {
           this.mask = mask;
           this.pos++;
         } else if ((1 << done) & CLOSERS) this.phase = Phase.After;
-        else if ((1 << done) & INNER) this.enterPrelude(false);
+        else if ((1 << done) & INNER) this.enterPrelude(((1 << done) & CALL_ID) !== 0);
         else if ((1 << done) & SECTION) this.phase = this.startable ? Phase.After : Phase.Idle;
         else if (this.startable) this.enterPrelude(((1 << done) & NAMED) !== 0);
         else this.phase = Phase.Idle;

@@ -8,6 +8,7 @@ import { abandon, abandonOnFirst, complete, type OpenerRule, type SpanKind, type
 import type { Shape } from "../grammar/shapes.ts";
 import { LBRACKET } from "../grammar/chars.ts";
 import { isObject } from "../grammar/plain-data.ts";
+import { LegacyArgs } from "./legacy-args.ts";
 
 interface LegacyCall {
   start: number;
@@ -29,6 +30,9 @@ function parseLegacySpan(span: string, ctx: SpanContext, inSection = false): Seg
   let cur: LegacyCall | null = null;
   let open = inSection;
   let sawSpacedToken = false;
+  // A token inside a JSON string of the open call's arguments is that value's text (review 57, legacy-args.ts).
+  const values = new LegacyArgs();
+  const source = { textBetween: (from: number, to: number) => span.slice(from, to) };
   const close = (end: number, contentEnd: number, closed: boolean) => {
     if (!cur) return;
     cur.end = end;
@@ -38,6 +42,7 @@ function parseLegacySpan(span: string, ctx: SpanContext, inSection = false): Seg
     cur = null;
   };
   for (const tag of tags) {
+    if (values.inValue(tag, tag.start, tag.end, source)) continue;
     if (!span.slice(tag.start, tag.end).includes(SENTENCEPIECE_SPACE) && tag.name.includes("_")) sawSpacedToken = true;
     switch (tag.legacy) {
       case "section-begin":
@@ -146,11 +151,31 @@ function parseLfm2(span: string, tags: Tag[], ctx: SpanContext): Segment[] {
   return callsOverSpan(span.length, outcomes, "O08");
 }
 
+/**
+ * The stream's reader of a legacy span's arguments (legacy-args.ts), made when the span opens:
+ * its opener is read first, as parseLegacySpan reads it as the span's first tag.
+ */
+function argsOf(r: SpanReader): LegacyArgs {
+  const values = new LegacyArgs();
+  values.inValue(r.opener, r.start + r.opener.start, r.start + r.opener.end, r);
+  return values;
+}
+
+/**
+ * A legacy token inside a JSON string of the open call's arguments (review 57): the value's text,
+ * no boundary. Not in LFM2's call list (opened by its start token), which parseLfm2 reads to its
+ * first end token whatever stands before it, so the span must end there too.
+ */
+const inValue = (r: SpanReader, tag: Tag, base: number, values: LegacyArgs) =>
+  tag.family === "legacy" && r.opener.legacy !== "call-start" && values.inValue(tag, base + tag.start, base + tag.end, r);
+
 /** A Kimi-style section: its calls trail one by one; the section's end closes the last. */
-export const LEGACY_SECTION: SpanKind = {
+export const LEGACY_SECTION: SpanKind<LegacyArgs> = {
   watchesContent: false,
   content: abandonOnFirst,
-  tag(r, tag, base) {
+  body: argsOf,
+  tag(r, tag, base, _first, _closesBlock, values) {
+    if (inValue(r, tag, base, values)) return null;
     if (tag.legacy === "section-end") return complete(base + tag.end);
     return tag.legacy === "call-end" ? r.trail() : null;
   },
@@ -162,11 +187,13 @@ function lostLtMention(r: SpanReader, at: number): boolean {
   return (r.opener.flaws & Flaw.MissingLt) !== 0 && at !== r.start + r.opener.end;
 }
 
-export const LEGACY_CALL: SpanKind = {
+export const LEGACY_CALL: SpanKind<LegacyArgs> = {
   watchesContent: false,
   // LFM2's call list (O08) opens with `[`: a start token mentioned in prose is released at its next word.
   content: (r, c, at, first) => (first && (r.opener.legacy === "call-start" ? c !== LBRACKET : lostLtMention(r, at)) ? abandon(at) : null),
-  tag(r, tag, base) {
+  body: argsOf,
+  tag(r, tag, base, _first, _closesBlock, values) {
+    if (inValue(r, tag, base, values)) return null;
     // A call outside any section (Kimi without its section opener) also ends at the section's end token.
     if (tag.legacy === "section-end" && !r.enclosing) return complete(base + tag.end);
     if (tag.legacy !== "call-end") return null;

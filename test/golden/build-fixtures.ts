@@ -26,6 +26,7 @@ import { review56Dsml } from "./fixtures-review-56-dsml.ts";
 import { review56Rules } from "./fixtures-review-56-rules.ts";
 import { review57Rules } from "./fixtures-review-57-rules.ts";
 import { review57Echo } from "./fixtures-review-57-echo.ts";
+import { review57Dialects } from "./fixtures-review-57-dialects.ts";
 import type { Shape } from "../../src/grammar/shapes.ts";
 import { ok, bad, none, ls, readA } from "./fixture-kit.ts";
 
@@ -297,6 +298,7 @@ export const fixtures: Fixture[] = [
   ...review56Rules(),
   ...review57Rules(),
   ...review57Echo(),
+  ...review57Dialects(),
 ];
 
 /**

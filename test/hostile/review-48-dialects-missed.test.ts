@@ -44,18 +44,20 @@ describe("a special-token example inside a special-token dialect's string argume
   const R = "rm -rf build";
   const kimiExample = `<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>{"command":"${R}"}<|tool_call_end|><|tool_calls_section_end|>`;
   const content = `Page:\n${kimiExample}\nend`;
-  // known gap: a special token is never a JSON or Python string's text in the Kimi and LFM2
-  // readers (the legacy-family token ends the call wherever it stands, closer-in-value.ts
-  // closerBoundary: "special tokens ... which no value holds as text"). Letting a string hold one
-  // changes where every Kimi/LFM2 call may end, in the stream and in the span parser alike, and
-  // the refusal is safe (nothing runs, the model is nudged or sees its text); left for a
-  // coordinated change in the legacy readers. Pinned: no call, so never a truncated write.
-  test("known gap: Kimi write whose content documents a Kimi call (refused, nothing runs)", () => {
+  // Fixed (review 57, src/parse/legacy-args.ts): in the Kimi and DeepSeek legacy readers a token
+  // inside a JSON string of the call's arguments is the value's text (a begin token opens an
+  // example its end token closes), in the stream and in the span parser alike; the call ends only
+  // at its own end token outside strings. The write runs with its whole content.
+  test("fixed: Kimi write whose content documents a Kimi call runs with its whole content", () => {
     const input = `<|tool_calls_section_begin|><|tool_call_begin|>functions.write:0<|tool_call_argument_begin|>${JSON.stringify({ filePath: "a.md", content })}<|tool_call_end|><|tool_calls_section_end|>`;
     const o = outcome(input);
-    expect(o.calls).toEqual([]);
-    expect(o.broken.length).toBeGreaterThan(0);
+    expect(o.calls).toEqual([{ tool: "write", input: { filePath: "a.md", content } }]);
+    expect(o.broken).toEqual([]);
   });
+  // known gap: a special token is never a Python string's text in the LFM2 reader (its call list's
+  // `<|tool_call_end|>` ends the call wherever it stands). Review 57 taught the JSON-argument
+  // readers (Kimi, DeepSeek legacy) string state; LFM2's pythonic strings (both quote kinds) are
+  // left: the refusal is safe (nothing runs, the model is nudged). Pinned: no call, so never a truncated write.
   test("known gap: LFM2 write whose content documents a Kimi call (refused, nothing runs)", () => {
     const input = `<|tool_call_start|>[write(filePath="a.md", content=${JSON.stringify(content)})]<|tool_call_end|>`;
     const o = outcome(input);

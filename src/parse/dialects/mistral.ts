@@ -31,7 +31,7 @@ function parseMistralSpan(span: string, opener: Tag, ctx: SpanContext): Segment[
   // Two argument values (MistralState took every object, or after `[ARGS]` string, that followed the
   // first): which one the model meant is unknowable, so neither runs (broken-markup, text kept), as
   // Kimi's reader refuses.
-  const name = args >= 0 ? body.slice(0, args).trim() : body.slice(0, Math.max(brace, 0));
+  const name = args >= 0 ? withoutCallId(body.slice(0, args)).trim() : body.slice(0, Math.max(brace, 0));
   if (args < 0 && brace > 0 && valuesIn(body.slice(brace)).count > 1) return wholeSpan(span.length, twoValues(name, ctx));
   if (args >= 0) {
     // After `[ARGS]` the value is an object or a double-encoded string; two of them (either kind) is refused.
@@ -43,6 +43,16 @@ function parseMistralSpan(span: string, opener: Tag, ctx: SpanContext): Segment[
   const parsed = brace > 0 ? parseJson(body.slice(brace)) : { ok: false as const };
   if (!parsed.ok || !isObject(parsed.value)) return wholeSpan(span.length, { kind: "foreign" });
   return wholeSpan(span.length, callOutcome(body.slice(0, brace), parsed.value, "O06", ctx));
+}
+
+/**
+ * The name before `[ARGS]` without the v11+ tokenizers' call id (`NAME[CALL_ID]ID`, review 57):
+ * the id labels the call and is no argument; the engine gives every call its own id, so it is
+ * dropped. MistralState took only an id of letters, digits, `_` and `-` there.
+ */
+function withoutCallId(name: string): string {
+  const id = name.indexOf(CALL_ID);
+  return id < 0 ? name : name.slice(0, id);
 }
 
 /**
@@ -136,12 +146,18 @@ export const MISTRAL: SpanKind = {
 /**
  * O06: after `[TOOL_CALLS]` either a JSON array, or NAME, `[ARGS]` (the newest tokenizers drop it)
  * and one JSON object (after `[ARGS]`, also a JSON string literal holding one); the residue starts
- * at NAME and always has `[ARGS]`. A second value right after the first (whitespace between) joins
+ * at NAME and always has `[ARGS]`. The v11 tokenizers write a call id between the name and
+ * `[ARGS]` (`NAME[CALL_ID]ID[ARGS]`, mistral-common's InstructTokenizerV11; review 57): read only
+ * after the real token, only as letters, digits, `_` and `-` up to `[ARGS]`, so an id holding
+ * JSON or markup proves the span no call. A second value right after the first (whitespace between) joins
  * the span so parseMistralSpan refuses the call whole (review 53 and its follow-up): after an object
  * only a further `{`, after a double-encoded string a `"` or `{`, after the list a JSON opener.
  */
 class MistralState implements CharState {
-  private phase: "start" | "name" | "args" | "before-json" | "json" | "string" | "after-object" | "after-bracket" = "start";
+  private phase: "start" | "name" | "token" | "id" | "before-json" | "json" | "string" | "after-object" | "after-bracket" = "start";
+  /** The bracket token being matched after the name (`[ARGS]`, or `[CALL_ID]` once), and the id's length read so far. */
+  private token = ARGS;
+  private idLength = -1;
   private escaped = false;
   /** The call is the `[...]` list (the older form), not one call's arguments. */
   private list = false;
@@ -185,7 +201,8 @@ class MistralState implements CharState {
         return this.step(c, at);
       case "name":
         if (c === LBRACKET && this.nameLength > 0) {
-          this.phase = "args";
+          this.phase = "token";
+          this.token = ARGS;
           this.matched = 1;
           return null;
         }
@@ -195,10 +212,24 @@ class MistralState implements CharState {
           return null;
         }
         return isNameCode(c) && ++this.nameLength <= NAME_LIMIT ? null : abandon;
-      case "args":
-        if (c !== ARGS.charCodeAt(this.matched)) return abandon;
-        if (++this.matched === ARGS.length) this.phase = "before-json";
+      case "token":
+        // `[C` right after the name (never after an id, never in the residue): the call id's token.
+        if (this.matched === 1 && this.idLength < 0 && !this.residue && c === CALL_ID.charCodeAt(1)) this.token = CALL_ID;
+        if (c !== this.token.charCodeAt(this.matched)) return abandon;
+        if (++this.matched < this.token.length) return null;
+        if (this.token === CALL_ID) {
+          this.phase = "id";
+          this.idLength = 0;
+        } else this.phase = "before-json";
         return null;
+      case "id":
+        if (c === LBRACKET && this.idLength > 0) {
+          this.phase = "token";
+          this.token = ARGS;
+          this.matched = 1;
+          return null;
+        }
+        return isIdCode(c) && ++this.idLength <= NAME_LIMIT ? null : abandon;
       case "before-json":
         if (isSpaceCode(c)) return null;
         // Issue 29 item 10: after `[ARGS]` the arguments may come double-encoded, as one JSON string literal.
@@ -259,6 +290,9 @@ class MistralState implements CharState {
 }
 
 const ARGS = "[ARGS]";
+const CALL_ID = "[CALL_ID]";
+/** A call id's characters: Mistral's own are nine letters and digits; `_` and `-` cover ids replayed from other hosts. */
+const isIdCode = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2d;
 
 /**
  * The bracket tokens' opener rule (tag family "mistral"): `[TOOL_CALLS]` opens Mistral (O06) and
