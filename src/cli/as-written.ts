@@ -79,6 +79,10 @@ export interface Change {
   value: string;
   json: string;
   bare: string;
+  /** Inside a quoted text (a dotted option path, a key cut short): the reference as written, JSON-escaped, or the shape in angle brackets. */
+  inQuotes: string;
+  /** An object's key somewhere: the plugin's lines name it inside a dotted option path too. */
+  key: boolean;
 }
 
 /**
@@ -88,8 +92,15 @@ export interface Change {
  */
 export function changedStrings(value: unknown, written: unknown): Change[] {
   const out = new Map<string, Change>();
-  const change = (text: string, shownAs: unknown) => {
-    if (!out.has(text)) out.set(text, { value: text, json: shownValue(text, shownAs), bare: shownValue(text, shownAs, "bare") });
+  const change = (text: string, shownAs: unknown, key = false) => {
+    const known = out.get(text);
+    if (known) {
+      known.key ||= key;
+      return;
+    }
+    const bare = shownValue(text, shownAs, "bare");
+    const inQuotes = holdsReference(shownAs) && bare === shownAs ? JSON.stringify(bare).slice(1, -1) : `<${bare}>`;
+    out.set(text, { value: text, json: shownValue(text, shownAs), bare, inQuotes, key });
   };
   const pending: [unknown, unknown][] = [[value, written]];
   while (pending.length > 0) {
@@ -101,7 +112,7 @@ export function changedStrings(value: unknown, written: unknown): Change[] {
     } else if (isObject(v)) {
       for (const key of Object.keys(v)) {
         const kept = isObject(w) && Object.hasOwn(w, key);
-        if (!kept) change(key, UNREAD);
+        if (!kept) change(key, UNREAD, true);
         pending.push([v[key], kept ? w[key] : UNREAD]);
       }
     }
@@ -116,20 +127,88 @@ const LONG = 8;
  * A line written from config values by code that quotes a string whole (JSON-quoted; with `bare`,
  * also as a name standing alone between spaces, commas, parentheses or semicolons): each changed
  * string in it shown by the rule. A value is matched trimmed too (a provider id is read trimmed);
- * one of LONG characters or more anywhere, as written or JSON-escaped.
+ * one of LONG characters or more anywhere, as written or JSON-escaped. The plugin's lines also
+ * name a key inside a quoted dotted path (`"responseFix.KEY"`, however short the key) and cut a
+ * long key or path short (`"KEY-PREFIX..."`): a changed key there, or the start of a changed
+ * string before a cut, is shown by the rule as well.
  */
 export function asWrittenLine(line: string, changes: readonly Change[], bare = false): string {
   let out = line;
   const longestFirst = [...changes].sort((a, b) => b.value.length - a.value.length);
+  const forms = (change: Change) => new Set([change.value, change.value.trim()]);
+  for (const change of longestFirst) for (const text of forms(change)) out = out.replaceAll(JSON.stringify(text), change.json);
+  // A key inside a path before any text anywhere: the path then shows it the way it shows a key.
+  for (const change of longestFirst) if (change.key && change.value !== "") out = replacePathKey(out, JSON.stringify(change.value).slice(1, -1), change.inQuotes);
   for (const change of longestFirst) {
-    for (const text of new Set([change.value, change.value.trim()])) {
-      const json = JSON.stringify(text);
-      out = out.replaceAll(json, change.json);
-      if (text.length >= LONG) for (const form of new Set([json.slice(1, -1), text])) out = out.replaceAll(form, change.bare);
+    for (const text of forms(change)) {
+      if (text.length >= LONG) for (const form of new Set([JSON.stringify(text).slice(1, -1), text])) out = out.replaceAll(form, change.bare);
       else if (bare && text !== "") out = replaceName(out, text, change.bare);
     }
   }
+  return cutShort(out, longestFirst);
+}
+
+/**
+ * A key inside a quoted dotted path: between a `"` or `.` and a `"`, `.` or `[` (a list index),
+ * with a dot on one side at least (a key quoted whole is the caller's, shown as JSON).
+ */
+function replacePathKey(line: string, key: string, by: string): string {
+  let out = "";
+  let from = 0;
+  for (let at = line.indexOf(key); at >= 0; at = line.indexOf(key, at + 1)) {
+    if (at < from) continue;
+    const before = line[at - 1];
+    const after = line[at + key.length];
+    const bounded = (before === '"' || before === ".") && (after === '"' || after === "." || after === "[");
+    if (!bounded || (before !== "." && after !== "." && after !== "[")) continue;
+    out += line.slice(from, at) + by;
+    from = at + key.length;
+  }
+  return out + line.slice(from);
+}
+
+/** Where a line cuts a quoted text short. */
+const CUT = "...";
+
+/**
+ * The start of a changed string just before a cut (`"` + the first characters + "..."): a key
+ * shown cut at some length, a path cut inside a key. Replaced when it starts a quoted text or a
+ * path's key (after `"` or `.`), or is LONG characters or more; as JSON-escaped or as written.
+ * Each cut keeps its "...". Doctor's lines are short and their cuts few: the search is bounded by
+ * the line, not by the changed string.
+ */
+function cutShort(line: string, changes: readonly Change[]): string {
+  let out = line;
+  for (let cut = out.indexOf(CUT); cut >= 0; cut = out.indexOf(CUT, cut + CUT.length)) {
+    for (const change of changes) {
+      const start = startBefore(out, cut, JSON.stringify(change.value).slice(1, -1)) || startBefore(out, cut, change.value);
+      if (start === 0) continue;
+      const by = QUOTE_OPENS.has(out[cut - start - 1]!) ? change.inQuotes : change.bare;
+      out = out.slice(0, cut - start) + by + out.slice(cut);
+      cut += by.length - start;
+      break;
+    }
+  }
   return out;
+}
+
+/** What stands before a quoted text or a key of a quoted dotted path. */
+const QUOTE_OPENS = new Set(['"', "."]);
+
+/**
+ * The length of the longest start of `text` that ends right at `end` in `line` and is one a cut
+ * may show: one that starts a quoted text or a path's key, or one of LONG characters or more. 0 when none.
+ */
+function startBefore(line: string, end: number, text: string): number {
+  for (let length = Math.min(text.length, end); length > 0; length--) {
+    const from = end - length;
+    if (length < LONG && !QUOTE_OPENS.has(line[from - 1]!)) continue;
+    if (line.charCodeAt(from) !== text.charCodeAt(0)) continue;
+    let same = 1;
+    while (same < length && line.charCodeAt(from + same) === text.charCodeAt(same)) same++;
+    if (same === length) return length;
+  }
+  return 0;
 }
 
 /** Characters that end a name in a sentence such as the start-up line. */

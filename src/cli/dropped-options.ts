@@ -9,11 +9,14 @@ import { resolveOptions } from "../plugin/options.ts";
 import type { PluginEntry } from "./opencode-config.ts";
 import { ourEntries } from "./plugin-check.ts";
 
-/** One problem per key written twice in the options of one of our entries. */
+/**
+ * One problem per key written twice in the options of one of our entries: its path and place as
+ * keys-twice.ts gives them (never a key substitution wrote, nor a place counted in its result).
+ */
 export function keysTwiceProblems(entry: Pick<PluginEntry, "source" | "shown" | "keysTwice">): string[] {
   return entry.keysTwice.map(
-    ({ path, line, column }) =>
-      `${entry.source}: the plugin entry ${entry.shown} gives ${JSON.stringify(path)} twice in its options (again at line ${line}, column ${column}): OpenCode keeps only the last copy, so what the earlier one holds (a denyTools or allowTools too) never reaches the plugin; give it once`,
+    ({ shown, at }) =>
+      `${entry.source}: the plugin entry ${entry.shown} gives ${shown} twice in its options${at ? ` (again at line ${at.line}, column ${at.column})` : ""}: OpenCode keeps only the last copy, so what the earlier one holds (a denyTools or allowTools too) never reaches the plugin; give it once`,
   );
 }
 

@@ -8,7 +8,8 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { isObject, isPollutingKey } from "../grammar/plain-data.ts";
-import { keysGivenTwice, type KeyGivenTwice, parseJsonc } from "../options/jsonc.ts";
+import { parseJsonc } from "../options/jsonc.ts";
+import { keysTwice, type KeyTwice } from "./keys-twice.ts";
 import { ConfigError, withEnv, withFiles } from "./config-vars.ts";
 import { asWritten, changedStrings, readWritten, shownValue, UNREAD, writtenAt, type Change } from "./as-written.ts";
 
@@ -44,7 +45,7 @@ export interface PluginEntry {
   target: string | null;
   kind: "path" | "package";
   /** Keys written twice in its options: OpenCode keeps the last copy of each, and the plugin never sees the first. */
-  keysTwice: KeyGivenTwice[];
+  keysTwice: KeyTwice[];
 }
 
 interface LoadedConfig {
@@ -136,7 +137,7 @@ export function loadConfig(dir: string, env: NodeJS.ProcessEnv): LoadedConfig {
     const writtenPlugin = writtenAt(asFile, "plugin");
     refused.push(...refusedPlugin(plugin, writtenPlugin, source));
     if (Array.isArray(plugin)) {
-      const entries = plugin.flatMap((entry, index) => pluginEntry(entry, writtenAt(writtenPlugin, index), source, base, () => keysGivenTwice(substituted, ["plugin", index, 1])));
+      const entries = plugin.flatMap((entry, index) => pluginEntry(entry, writtenAt(writtenPlugin, index), source, base, () => keysTwice(substituted, text, ["plugin", index, 1])));
       listed.push(...entries);
       plugins = dedupe([...plugins, ...entries]);
     }
@@ -207,7 +208,7 @@ function shown(value: unknown, written: unknown): string {
 }
 
 /** `twice`: the keys written twice in the entry's options, read from the file's text (only for an entry with options). */
-function pluginEntry(entry: unknown, written: unknown, source: string, base: string, twice: () => KeyGivenTwice[]): PluginEntry[] {
+function pluginEntry(entry: unknown, written: unknown, source: string, base: string, twice: () => KeyTwice[]): PluginEntry[] {
   const [spec, options] = Array.isArray(entry) ? [entry[0], entry[1]] : [entry, undefined];
   if (typeof spec !== "string" || spec === "") return [];
   const [writtenSpec, writtenOptions] = Array.isArray(entry) ? [writtenAt(written, 0), writtenAt(written, 1)] : [written, undefined];

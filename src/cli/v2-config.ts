@@ -7,7 +7,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PACKAGE_NAME } from "./plugin-check.ts";
-import { keysGivenTwice, type KeyGivenTwice, parseJsonc } from "../options/jsonc.ts";
+import { parseJsonc } from "../options/jsonc.ts";
+import { keysTwice, type KeyTwice } from "./keys-twice.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { isDir, packageName, type ConfigFile } from "./opencode-config.ts";
 import { resolveOptions } from "../plugin/options.ts";
@@ -58,7 +59,7 @@ export function findV2(files: readonly ConfigFile[], configDirs: readonly string
     if (!isObject(parsed) || !Array.isArray(parsed.plugins)) continue;
     // The entries as the file writes them: what doctor may print of them (as-written.ts).
     const written = writtenAt(text === raw ? parsed : readWritten(raw), "plugins");
-    const ours = parsed.plugins.flatMap((entry, index) => ourV2Entry(entry, writtenAt(written, index), file.path, () => keysGivenTwice(text, ["plugins", index, "options"])));
+    const ours = parsed.plugins.flatMap((entry, index) => ourV2Entry(entry, writtenAt(written, index), file.path, () => keysTwice(text, raw, ["plugins", index, "options"])));
     entries.push(...ours);
     const classic = Array.isArray(parsed.plugin) && parsed.plugin.some((entry) => isOurs(Array.isArray(entry) ? entry[0] : entry));
     if (ours.length > 0 && classic) both.push(file.path);
@@ -72,7 +73,7 @@ export function findV2(files: readonly ConfigFile[], configDirs: readonly string
  * reader keeps the last copy, so a `responseFix` holding denyTools before a second `responseFix`
  * never reaches the plugin: named as for a 1.18 `plugin` entry (dropped-options.ts).
  */
-function ourV2Entry(entry: unknown, written: unknown, source: string, twice: () => KeyGivenTwice[]): V2Entry[] {
+function ourV2Entry(entry: unknown, written: unknown, source: string, twice: () => KeyTwice[]): V2Entry[] {
   const spec = typeof entry === "string" ? entry : isObject(entry) && typeof entry.package === "string" ? entry.package : undefined;
   if (!spec || !isOurs(spec)) return [];
   const writtenSpec = typeof entry === "string" ? written : writtenAt(written, "package");

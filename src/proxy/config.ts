@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { parseJsonc } from "../options/jsonc.ts";
 import { readArgs } from "./arg-words.ts";
-import { redactedPath } from "./redact.ts";
+import { atIn, looksLikeUserinfo, redactedPath } from "./redact.ts";
 import { closedBecause, isPlainObject } from "../options/security-search.ts";
 import { closedResponseFix } from "../options/settle.ts";
 import type { PluginOptions } from "../options/spec.ts";
@@ -201,26 +201,30 @@ function upstreamUrl(text: string): URL {
 }
 
 /**
- * A URL as a message may show it: everything up to its last `@` (userinfo, however the password is
- * written: a `/`, `?` or `#` in it would end the authority for a parser) as `***`, then the query
- * and fragment as `?<redacted>`. Found by characters alone, so a URL that does not parse (a space
- * in the host, a bad port) is redacted as well as one that does; a path's own `@` is hidden too,
- * which costs a message nothing. The path keeps its segments but not the parts the access log
- * redacts (redactedPath: `;` parameters, what stands before a `%40`). Any of these may hold a key;
- * the message says what is wrong without it.
+ * A URL as a message may show it. The query and fragment, from the first `?` or `#`, are
+ * `?<redacted>`, wherever an `@` stands: an e-mail address in the query (`?to=a@b&key=...`) never
+ * shows what follows it. Before them, everything up to the last `@` is userinfo (`***@`), however
+ * the password is written: a raw `/` in it ends the authority for a parser, and the last `@`
+ * hides it all (a path's own `@` is hidden too, which costs a message nothing). A raw `?` or `#`
+ * in a password puts its `@` after the cut: then an authority that reads as `user:password`
+ * (looksLikeUserinfo) is `***` too. Found by characters alone, so a URL that does not parse (a
+ * space in the host, a bad port) is redacted as well as one that does. The path keeps its
+ * segments but not the parts the access log redacts (redactedPath: `;` and `%3B` parameters,
+ * what stands before an `@` or `%40`). Any of these may hold a key; the message says what is
+ * wrong without it.
  */
 export function redactedUrl(text: string): string {
   const scheme = text.slice(0, schemeLength(text));
-  let rest = text.slice(scheme.length);
-  const at = rest.lastIndexOf("@");
-  const userinfo = at >= 0 ? "***@" : "";
-  if (at >= 0) rest = rest.slice(at + 1);
-  let query = 0;
-  while (query < rest.length && rest.charCodeAt(query) !== QUESTION && rest.charCodeAt(query) !== HASH) query++;
-  // What is left, host and path, as the access log shows a path (redactedPath): a `;` parameter
-  // and what stands before a `%40` redacted too, in whichever part a text that is no URL has them.
-  const head = `${scheme}${userinfo}${redactedPath(rest.slice(0, query))}`;
-  return query === rest.length ? head : `${head}?<redacted>`;
+  let query = scheme.length;
+  while (query < text.length && text.charCodeAt(query) !== QUESTION && text.charCodeAt(query) !== HASH) query++;
+  const head = text.slice(scheme.length, query);
+  const tail = query === text.length ? "" : "?<redacted>";
+  const at = head.lastIndexOf("@");
+  if (at >= 0) return `${scheme}***@${redactedPath(head.slice(at + 1))}${tail}`;
+  const slash = head.indexOf("/");
+  const authority = slash < 0 ? head : head.slice(0, slash);
+  if (atIn(text.slice(query)) >= 0 && looksLikeUserinfo(authority)) return `${scheme}***${tail}`;
+  return `${scheme}${redactedPath(head)}${tail}`;
 }
 
 /**

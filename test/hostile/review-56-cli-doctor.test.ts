@@ -295,7 +295,9 @@ describe("fixed: every other place doctor prints a config value prints it as wri
     const r = await doctorBoth(box);
     expect(r.code).toBe(1);
     expect(r.text).toContain("unknown option a substituted string of 26 character(s); ignored");
-    expect(r.text).toContain('unknown option "responseFix.a substituted string of 26 character(s)"; ignored');
+    // Inside a dotted path the shape stands in angle brackets, however long the key (review 57: a
+    // short one there was printed as substituted).
+    expect(r.text).toContain('unknown option "responseFix.<a substituted string of 26 character(s)>"; ignored');
   });
 
   test("a {file:} reference whose path an {env:} wrote: the error names neither (exit 2)", async () => {

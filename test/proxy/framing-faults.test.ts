@@ -235,8 +235,12 @@ describe("a proxy configured to be its own upstream is refused at start", () => 
 describe("redactedUrl: what a message may show of a URL", () => {
   test.each([
     ["https://user:pa/ss@api example.com/v1", "https://***@api example.com/v1"],
-    ["https://user:pa?ss@api.example.com:99999/v1", "https://***@api.example.com:99999/v1"],
-    ["https://user:pa#ss@api.example.com/v1?key=k", "https://***@api.example.com/v1?<redacted>"],
+    // A raw `?` or `#` in the password: read either way (a query holding an `@`, or userinfo), what
+    // follows may be a key, so nothing after the `user:` authority is shown (review 57, P1).
+    ["https://user:pa?ss@api.example.com:99999/v1", "https://***?<redacted>"],
+    ["https://user:pa#ss@api.example.com/v1?key=k", "https://***?<redacted>"],
+    // An `@` in the query is no userinfo: the host and path before it stay readable.
+    ["https://api.example.com:99999/v1?to=a@b.test&key=sk", "https://api.example.com:99999/v1?<redacted>"],
     ["https://api.example.com:99999/v1?key=sk", "https://api.example.com:99999/v1?<redacted>"],
     ["user:sk@api.example.com/v1", "***@api.example.com/v1"],
     ["https://api.example.com/v1", "https://api.example.com/v1"],

@@ -287,7 +287,8 @@ describe("static: src/ reaches no network or file-writing API", () => {
       "ajv/dist/2019": ["*"],
       "ajv/dist/2020": ["*"],
       "fast-xml-parser": ["*", "XMLParser", "XMLValidator"],
-      // The package's JSONC reader (src/options/jsonc.ts: the CLI's opencode.jsonc, the proxy's config file): parses a string it is given, no I/O.
+      // The package's JSONC reader (src/options/jsonc.ts: the CLI's opencode.jsonc, the proxy's config file), and doctor's reading of
+      // a config's text substituted and as written side by side (src/cli/keys-twice.ts): parses a string it is given, no I/O.
       "jsonc-parser": ["Node", "ParseError", "parse", "parseTree", "printParseErrorCode"],
       // Only `dsml-fix scan --sessions` (src/cli/session-store.ts), which runs `opencode db` with one SELECT.
       "node:child_process": ["spawn"],
