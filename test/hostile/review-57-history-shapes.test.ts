@@ -82,6 +82,11 @@ describe("finding 1: a Responses output_text's annotations keep offsets into the
    * Expected: each kept annotation still covers the same characters (shifted by the note's length
    * change), and one whose range lay inside the replaced markup is dropped (or the part keeps it
    * only if it still fits the text).
+   * Fixed: the request pass moves a rewritten part's annotations with its text, through the live
+   * repair's mover (src/wires/annotations.ts): new start_index/end_index for one whose words are
+   * still there, removed when its words were replaced (or would now be the note's); every other
+   * field and the item's id as sent. A chat message's annotations over its string content move
+   * the same way; Anthropic citations carry no offsets into the block text (src/adapters/request-history.ts).
    */
   const text = `Sure.\n${HERMES}\nSee the docs.`;
   const at = text.indexOf("docs");
@@ -95,7 +100,7 @@ describe("finding 1: a Responses output_text's annotations keep offsets into the
     ],
   });
 
-  test.failing("an annotation after the leak still cites the same words", () => {
+  test("fixed: an annotation after the leak still cites the same words", () => {
     const { sent } = pass("/v1/responses", body([{ type: "url_citation", start_index: at, end_index: at + 4, url: "https://a.example", title: "a" }]));
     const part = sent.input[1].content[0];
     expect(part.text).toBe(`Sure.\n${REMOVED_NOTE}\nSee the docs.`);
