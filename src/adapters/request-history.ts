@@ -14,6 +14,7 @@ import { emptiedParts, onlyText } from "../history/emptied-parts.ts";
 import { REMOVED_NOTE, redactReply, replyTextParts, type ReplyPart } from "../history/sanitize.ts";
 import type { NudgeReason, ParseOptionsInput, ToolSpec } from "../parse/types.ts";
 import { correctionText, type CorrectionReason } from "../retry/state.ts";
+import { annotationMover } from "../wires/annotations.ts";
 import { wireFor, wirePathname } from "../wires/registry.ts";
 import { NATIVE_ITEMS } from "../wires/responses/items.ts";
 import type { Wire } from "../wires/wire.ts";
@@ -298,10 +299,75 @@ function redactTurns(
     const fate = fates.get(i);
     // A droppable part is an element of a content array: its path ends in [index, "text"].
     if (fate === "drop") edits.push({ kind: "remove", path: part.path.slice(0, -1) });
-    else edits.push({ kind: "replace", path: part.path, json: JSON.stringify(fate === "note" ? REMOVED_NOTE : text) });
+    else {
+      const now = fate === "note" ? REMOVED_NOTE : text;
+      edits.push({ kind: "replace", path: part.path, json: JSON.stringify(now) });
+      if (part.annotations) edits.push(...annotationEdits(part.annotations, part.text, now));
+    }
     changed.add(part.turn);
   });
   return { removed: skipped ? changed.size : result.removed, turns: changed.size, nudge: result.nudge };
+}
+
+/**
+ * Annotations that point into a part's text by offsets (a Responses output_text part's url_citation
+ * and container_file_citation; a chat message's, into its string content) and where they are.
+ */
+interface PartAnnotations {
+  path: JsonPath;
+  list: readonly unknown[];
+}
+
+/**
+ * The edits that move a rewritten text's annotations with it, as the live repair moves them
+ * (src/wires/annotations.ts): one whose words are still there gets its new start_index and
+ * end_index, one whose words the note replaced is removed; one without offsets stays. Only those
+ * numbers and the removed elements change in the body: every other field (an id, a title, a URL)
+ * goes up as the client sent it. The live repair only takes text out; history also puts the note
+ * in, so words the mover finds inside a note that was not there are the note's, not the cited
+ * ones: that annotation is removed too.
+ * Anthropic has none to move: a citation names a place in the cited document (start_char_index
+ * and the like count in that document), never in the text block, which it cites as a whole.
+ */
+function annotationEdits({ path, list }: PartAnnotations, was: string, now: string): JsonEdit[] {
+  const move = annotationMover(was, now);
+  const notesWas = noteSpans(was);
+  const notesNow = noteSpans(now);
+  const edits: JsonEdit[] = [];
+  list.forEach((annotation, j) => {
+    const moved = move(annotation);
+    if (moved === annotation || !isObject(annotation)) return;
+    // A chat annotation keeps its offsets under url_citation (annotations.ts reads both forms).
+    const nested = isObject(annotation.url_citation);
+    const from = (nested ? annotation.url_citation : annotation) as Json;
+    const to = (isObject(moved) && nested ? moved.url_citation : moved) as Json | undefined;
+    const inNote = to !== undefined && overlaps(notesNow, to.start_index as number, to.end_index as number) && !overlaps(notesWas, from.start_index as number, from.end_index as number);
+    if (to === undefined || inNote) return void edits.push({ kind: "remove", path: [...path, j] });
+    for (const key of ["start_index", "end_index"]) {
+      if (from[key] !== to[key]) edits.push({ kind: "replace", path: [...path, j, ...(nested ? ["url_citation"] : []), key], json: String(to[key]) });
+    }
+  });
+  return edits;
+}
+
+/** Where the note stands in `text`, in order: [from, to) each. */
+function noteSpans(text: string): [number, number][] {
+  const spans: [number, number][] = [];
+  for (let at = text.indexOf(REMOVED_NOTE); at !== -1; at = text.indexOf(REMOVED_NOTE, at + REMOVED_NOTE.length)) spans.push([at, at + REMOVED_NOTE.length]);
+  return spans;
+}
+
+/** Whether [start, end) shares a character with one of `spans` (in order, apart): a binary search, so many annotations cost log(notes) each. */
+function overlaps(spans: readonly [number, number][], start: number, end: number): boolean {
+  let lo = 0;
+  let hi = spans.length;
+  // The first span that ends after `start`.
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (spans[mid]![1] <= start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < spans.length && spans[lo]![0] < end;
 }
 
 /** One assistant turn of a reply: where it is, what the model was given inside the reply before it (Responses items), and whether it is only read (resolved). */
@@ -320,7 +386,7 @@ interface ReplyTurn {
  * output_text part after one of the same message item). A Responses message item is read apart
  * from the one before it, and so is a part after a part of another kind (a tool_use block between).
  */
-function textPartsOf(turns: readonly ReplyTurn[], shape: Shape, readGiven: boolean): (ReplyPart & { path: JsonPath; turn: number; droppable: boolean })[] {
+function textPartsOf(turns: readonly ReplyTurn[], shape: Shape, readGiven: boolean): (ReplyPart & { path: JsonPath; turn: number; droppable: boolean; annotations?: PartAnnotations })[] {
   /** Every content part of the reply in order; a string content is one text part (never dropped: it is the turn's whole content). */
   const content: { part: unknown; path: JsonPath; turn: number; element: boolean }[] = [];
   turns.forEach(({ turn, path }, n) => {
@@ -333,7 +399,10 @@ function textPartsOf(turns: readonly ReplyTurn[], shape: Shape, readGiven: boole
     // A Responses message item's output_text parts are read together, as a chat content array is; the next item is read apart.
     const newItem = shape === "responses" && i > 0 && content[at[i - 1]!]!.turn !== turn;
     const droppable = element && onlyText(whole as Json);
-    const out: ReplyPart & { path: JsonPath; turn: number; droppable: boolean } = { text: part.text, path, turn, droppable, apart: newItem || part.apart === true };
+    const out: ReplyPart & { path: JsonPath; turn: number; droppable: boolean; annotations?: PartAnnotations } = { text: part.text, path, turn, droppable, apart: newItem || part.apart === true };
+    // Offsets into this text: a content part's own annotations, or a chat message's beside its string content.
+    const holder = element ? whole : shape === "chat" ? turns[turn]!.turn : undefined;
+    if (isObject(holder) && Array.isArray(holder.annotations) && holder.annotations.length > 0) out.annotations = { path: [...path.slice(0, -1), "annotations"], list: holder.annotations };
     // The server tool results (web_fetch_tool_result, ...) of a Messages reply before this text block were given to it.
     const blocks =
       readGiven && shape === "messages"

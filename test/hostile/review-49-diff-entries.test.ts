@@ -26,6 +26,7 @@ import { D } from "../golden/notation.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import {
   anthropicBody,
+  anthropicEngineRun,
   anthropicJson,
   anthropicSse,
   anthropicStream,
@@ -159,10 +160,12 @@ async function diverging(s: Scenario, seed: number, withProxy: boolean): Promise
   paths.anthropicSseReasoning = await attempt(() => anthropicStream(r, seed));
   paths.responsesSseReasoning = await attempt(() => responsesStream(r, seed));
   paths.middlewareStreamReasoning = await attempt(() => middlewareStream(r, 1 + (seed % 5)));
+  // Anthropic: whitespace alone beside a call in a text block is not sent (review 57 A1).
+  const anthropic = anthropicEngineRun(s);
   const out: Record<string, string> = {};
-  for (const [k, o] of Object.entries(paths)) if (show(o) !== show(whole)) out[k] = show(o);
+  for (const [k, o] of Object.entries(paths)) if (show(o) !== show(k.startsWith("anthropic") ? anthropic : whole)) out[k] = show(o);
   if (withProxy) {
-    for (const [k, o] of Object.entries(await proxyPaths(seed % 2 ? r : s, 1 + (seed % 9)))) if (show(o) !== show(noNudge(whole))) out[k] = show(o);
+    for (const [k, o] of Object.entries(await proxyPaths(seed % 2 ? r : s, 1 + (seed % 9)))) if (show(o) !== show(noNudge(k.startsWith("proxyAnthropic") ? anthropic : whole))) out[k] = show(o);
   }
   return out;
 }

@@ -15,6 +15,7 @@ import { fixtureTools } from "../golden/tools.ts";
 import { escaped } from "../golden/notation.ts";
 import { chunkedFetch, encode, type Json } from "../adapters/wire-support.ts";
 import { randomCuts } from "../support/run-engine.ts";
+import { anthropicShown } from "../support/anthropic-blank.ts";
 
 export type { Json };
 export { encode };
@@ -61,6 +62,25 @@ export function reference(text: string, options: { cut?: boolean; native?: boole
     text: events.map((e) => (e.type === "text" ? e.text : "")).join("") + tail,
     calls: events.flatMap((e) => (e.type === "call" ? [{ tool: e.call.tool, input: e.call.input }] : [])),
   };
+}
+
+/**
+ * As reference(), the text read as Anthropic text blocks back to back (`blocks`, one span): what
+ * a client is shown, whitespace alone beside a call in a text block not sent (review 57 A1,
+ * test/support/anthropic-blank.ts).
+ */
+export function anthropicReference(blocks: readonly string[], options: { cut?: boolean; bufferLimit?: number } = {}): Outcome {
+  const engine = createRepairEngine({ tools: fixtureTools, idPrefix: "call_", ...(options.bufferLimit ? { bufferLimit: options.bufferLimit } : {}) });
+  const read: { events: EngineEvent[]; goesOn: boolean }[] = blocks.map((block, i) => {
+    const events = engine.feed(block);
+    return { events, goesOn: i < blocks.length - 1 && engine.held > 0 };
+  });
+  const text = blocks.join("");
+  const last = read.at(-1)?.events ?? [];
+  if (!options.cut) last.push(...engine.flush());
+  else if (engine.held > 0) last.push({ type: "text", text: text.slice(text.length - engine.held) });
+  const events = read.flatMap((b) => b.events);
+  return { text: anthropicShown(read), calls: events.flatMap((e) => (e.type === "call" ? [{ tool: e.call.tool, input: e.call.input }] : [])) };
 }
 
 /**

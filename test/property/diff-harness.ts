@@ -18,6 +18,7 @@ import type { ToolSpec } from "../../src/parse/types.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { escaped } from "../golden/notation.ts";
 import { randomCuts } from "../support/run-engine.ts";
+import { anthropicShown } from "../support/anthropic-blank.ts";
 
 export type Json = Record<string, any>;
 
@@ -96,20 +97,31 @@ export function engineRun(s: Scenario, cuts: readonly number[]): Outcome {
 
 /** As engineRun, one engine with endSpan() after each part but the last (how the Anthropic wire reads text blocks with other blocks between, and the Responses wire its parts). */
 export function spannedEngineRun(s: Scenario, parts: readonly string[]): Outcome {
-  const isEchoed = requestEchoGuard({}, () => givenFromChatBody(chatBody(s, true)));
-  const engine = createRepairEngine({ tools: offered(s), idPrefix: "call_", ...(isEchoed ? { isEchoed } : {}), ...(s.parallelOff ? { maxCalls: 1 } : {}) });
-  if (s.nativeBefore) engine.noteNativeToolCall();
-  const out: EngineEvent[] = [];
-  parts.forEach((part, i) => {
-    out.push(...engine.feed(part));
-    if (i < parts.length - 1) out.push(...engine.endSpan!());
-  });
-  out.push(...engine.flush());
+  const { blocks, nudge } = spannedEvents(s, parts);
+  const out = blocks.flat();
   return {
     calls: out.flatMap((e) => (e.type === "call" ? [{ tool: e.call.tool, input: e.call.input }] : [])),
     text: out.map((e) => (e.type === "text" ? e.text : "")).join(""),
-    nudge: engine.summary().nudge,
+    nudge,
   };
+}
+
+/**
+ * spannedEngineRun (engineRun fed whole, for one part) as an Anthropic client sees it: whitespace
+ * alone beside a call in a text block is not sent (review 57 A1, test/support/anthropic-blank.ts).
+ */
+export function anthropicEngineRun(s: Scenario, parts: readonly string[] = [s.text]): Outcome {
+  const { blocks } = spannedEvents(s, parts);
+  return { ...spannedEngineRun(s, parts), text: anthropicShown(blocks.map((events) => ({ events }))) };
+}
+
+/** Each part's events (its endSpan, or the flush after the last), and the nudge. */
+function spannedEvents(s: Scenario, parts: readonly string[]): { blocks: EngineEvent[][]; nudge: string | null } {
+  const isEchoed = requestEchoGuard({}, () => givenFromChatBody(chatBody(s, true)));
+  const engine = createRepairEngine({ tools: offered(s), idPrefix: "call_", ...(isEchoed ? { isEchoed } : {}), ...(s.parallelOff ? { maxCalls: 1 } : {}) });
+  if (s.nativeBefore) engine.noteNativeToolCall();
+  const blocks = parts.map((part, i) => [...engine.feed(part), ...(i < parts.length - 1 ? engine.endSpan!() : engine.flush())]);
+  return { blocks, nudge: engine.summary().nudge };
 }
 
 // ---------------------------------------------------------------- SSE helpers

@@ -2,8 +2,21 @@
 // with it: a text block opens downstream only when text that is shown goes into it, as an empty
 // text block would be replayed in the next request and the API refuses it. That holds for a
 // block's first text (its start waits) and for text after a recovered call closed the block (a
-// delta without text waits for the next text shown, under a new start).
+// delta without text waits for the next text shown, under a new start). Whitespace waits too:
+// the API refuses a text block of whitespace alone as it refuses an empty one ("text content blocks
+// must contain non-whitespace text"), and a block whose words all became calls would be one.
 import { type Json, isObject } from "../../sse/json.ts";
+import { HELD_EVENT_LIMIT } from "../../sse/rewrite.ts";
+
+/**
+ * The most whitespace that waits for words (the stream's bound for what it holds): past it, it is
+ * shown (a model looping on newlines is not held without end). A JSON answer that long is never
+ * read (the fetch adapter's JSON_READ_LIMIT is the same 4 MiB), so the JSON path needs no bound.
+ */
+export const BLANK_LIMIT = HELD_EVENT_LIMIT;
+
+/** Whitespace alone, as the API reads a text block's (an empty text counts, as it is refused too). */
+export const isBlank = (text: string): boolean => text.trim() === "";
 
 export class HeldTextStart {
   /** The upstream text block's start, held until the block releases text; undefined when none is held. */
@@ -23,10 +36,53 @@ export class HeldTextStart {
    * (dropHanded), as the JSON path gives a block's citations only to text of that block.
    */
   #handed = 0;
+  /**
+   * Shown text that is whitespace alone, come while no text block is open downstream (a block's
+   * first text, or text after a recovered call): it goes out with the next words shown (open). At
+   * the span's end it is shown when no call was taken out of its block, and otherwise is not sent
+   * (the cost: that whitespace is not shown; a block the model wrote as whitespace alone, with no
+   * markup, passes as it came).
+   */
+  blank = "";
+  /** A call was taken out of the text block being read (since its start): whitespace left alone in it is not sent. */
+  removed = false;
 
   /** A text block starts: its start is held. Deltas still waiting were handed on to it (handOn); every other end dropped them. */
   hold(event: Json): void {
     this.event = event;
+    this.removed = false;
+  }
+
+  /**
+   * Shown text while no text block is open downstream: true when it opens none, being empty or
+   * whitespace alone (which waits, up to BLANK_LIMIT). Once the engine `failed` everything passes as
+   * written: only an empty text with no whitespace waiting opens none.
+   */
+  waits(text: string, failed: boolean): boolean {
+    if (failed) return text === "" && this.blank === "";
+    if (text === "") return true;
+    if (!isBlank(text) || this.blank.length + text.length > BLANK_LIMIT) return false;
+    this.blank += text;
+    return true;
+  }
+
+  /**
+   * The span ends with whitespace waiting: true when it is shown (no call was taken out of its
+   * block, or the engine `failed` and everything passes as written); otherwise it is not sent.
+   * Whitespace waits only while no text block is open downstream, so a shown one opens a block.
+   */
+  shownAtEnd(failed: boolean): boolean {
+    if (this.blank === "") return false;
+    if (!this.removed || failed) return true;
+    this.blank = "";
+    return false;
+  }
+
+  /** A call was taken out of the block: the whitespace that waited before it is not sent, nor are deltas handed on (dropHanded). */
+  callTaken(): void {
+    this.blank = "";
+    this.removed = true;
+    this.dropHanded();
   }
 
   /** No text block opens with what waited: the held start and the deltas that waited with it are dropped. */
@@ -34,6 +90,7 @@ export class HeldTextStart {
     this.event = undefined;
     this.#deltas = [];
     this.#handed = 0;
+    this.blank = "";
   }
 
   /** A recovered call goes out before any text was shown: the deltas handed on from the block before go with its held text (drop). */
@@ -45,8 +102,8 @@ export class HeldTextStart {
 
   /**
    * The block ended holding text that goes on in the next text block (as the JSON path reads
-   * adjacent text blocks): its start, never opened, is dropped; the deltas that waited go with
-   * that text when it is shown, under the next block's start.
+   * adjacent text blocks): its start, never opened, is dropped; the deltas and whitespace that
+   * waited go with that text when it is shown, under the next block's start.
    */
   handOn(): void {
     this.event = undefined;
@@ -59,15 +116,23 @@ export class HeldTextStart {
     if (!(isObject(delta) && delta.type === "text_delta" && delta.text === "")) this.#deltas.push(event);
   }
 
-  /** Opens a block under downstream `index`: the held start (or a new one) and the deltas that waited, in the order they came. */
-  open(index: number): Json[] {
+  /**
+   * Opens a block under downstream `index`: the held start (or a new one) and the deltas that
+   * waited, in the order they came, then `text` shown after the whitespace that waited.
+   */
+  open(index: number, text = ""): Json[] {
     const start = this.event ?? textStart(index);
     const deltas = this.#deltas;
+    const shown = this.blank + text;
     this.drop();
     start.index = index;
     for (const delta of deltas) delta.index = index;
-    return [start, ...deltas];
+    return shown === "" ? [start, ...deltas] : [start, ...deltas, textDelta(index, shown)];
   }
+}
+
+export function textDelta(index: number, text: string): Json {
+  return { type: "content_block_delta", index, delta: { type: "text_delta", text } };
 }
 
 function textStart(index: number): Json {

@@ -22,7 +22,7 @@ import { citesSource, givenFromCitationsDelta, givenFromMessagesBlock, isGivenBl
 import type { AddGiven, WireStreamContext } from "../wire.ts";
 import { type HeldCall, HeldNative } from "../held-native.ts";
 import { CUT_STOP_REASONS, NATIVE_BLOCKS, renumbered, toolUseEvents } from "./blocks.ts";
-import { HeldTextStart } from "./held-text-start.ts";
+import { HeldTextStart, textDelta } from "./held-text-start.ts";
 import { type HeldText, PASSING_KEYS, WaitingBlocks, decidesHeld, replayed, settled, startsOtherBlock, withLead } from "./waiting-blocks.ts";
 
 export class AnthropicStreamRewriter implements EventRewriter {
@@ -170,8 +170,8 @@ export class AnthropicStreamRewriter implements EventRewriter {
     if (block === "text" || this.#guard.done) {
       // The next text block goes on with what this one held (a held start was never opened: it is
       // dropped; citations that waited go with the held text). The engine gave up: nothing waits.
-      if (block === "text" && !this.#guard.done) this.#held.handOn();
-      else this.#held.drop();
+      if (block !== "text" || this.#guard.done) return this.#endText();
+      this.#held.handOn();
       return this.#close();
     }
     // The message's end flushes (message_delta, message_stop): the held start opens there if text goes out.
@@ -182,18 +182,14 @@ export class AnthropicStreamRewriter implements EventRewriter {
   /** The held text's span ended (`native`: at a native call): decided there, into its block, which closes. */
   #endSpan(native: boolean): Json[] {
     this.#ending = false;
-    if (this.#guard.done) {
-      this.#held.drop();
-      return this.#close();
-    }
+    if (this.#guard.done) return this.#endText();
     // A native call next: calls held back are withdrawn here, so the text held after them stays in this block.
     const withdraw = native && this.#heldCalls.length > 0;
     if (withdraw) this.#heldCalls = [];
     const step = this.#guard.step({ native, withdraw, endSpan: true });
     // Text opens the held start (#emitText); a block whose text all became calls is never opened.
     const pieces = step.ok ? this.#emit(step.events) : [...this.#unhold(), ...this.#emitText(step.held)];
-    this.#held.drop();
-    return [...pieces, ...this.#close()];
+    return [...pieces, ...this.#endText()];
   }
 
   #other(event: Json): Rewritten | null {
@@ -239,16 +235,12 @@ export class AnthropicStreamRewriter implements EventRewriter {
     this.#final();
     const held = this.#unhold();
     const pieces = step.ok ? this.#emit(step.events) : step.held ? this.#emitText(step.held) : [];
-    // A held start no text opened stays unopened.
-    this.#held.drop();
-    return [...held, ...pieces, ...this.#close()];
+    return [...held, ...pieces, ...this.#endText()];
   }
 
   /** The reply was cut (refusal), or goes on unread: what is held goes out as written, nothing decided, and the text block open downstream closes. */
   #cutHeld(goesOn = false): Json[] {
-    const pieces = this.#stopHeld(goesOn);
-    this.#held.drop();
-    return [...pieces, ...this.#close()];
+    return [...this.#stopHeld(goesOn), ...this.#endText()];
   }
 
   /**
@@ -276,15 +268,14 @@ export class AnthropicStreamRewriter implements EventRewriter {
     this.#final();
     if (this.#ending) {
       this.#ending = false;
-      this.#held.drop();
-      return [...calls, ...text, ...this.#close()];
+      return [...calls, ...text, ...this.#endText()];
     }
     // The text block read goes on upstream (the event too long to hold is most likely its delta),
     // and an event streaming past cannot open one: it gets one now, if none is open downstream.
     if (goesOn && this.#textBlock !== undefined && this.#open === undefined) return [...calls, ...text, ...this.#openText()];
     // The markup of calls that never ran, with no text block read: a block of its own, closed at once.
-    if (this.#textBlock === undefined) return [...calls, ...text, ...this.#close()];
-    return [...calls, ...text];
+    if (this.#textBlock === undefined) return [...calls, ...text, ...this.#blankEnd(), ...this.#close()];
+    return [...calls, ...text, ...(goesOn ? [] : this.#blankEnd())];
   }
 
   /**
@@ -399,11 +390,14 @@ export class AnthropicStreamRewriter implements EventRewriter {
       this.#ending = true;
       return { pieces: [] };
     }
+    // Whitespace alone that waited goes out in a block of its own when no call was taken out of it.
+    const blank = open === undefined ? this.#blankEnd() : [];
     this.#held.drop();
+    const shown = this.#open;
     this.#open = undefined;
     // The block never opened downstream, or a call closed it already: nothing left to close.
-    if (open === undefined) return { pieces: [] };
-    return renumbered(event, open);
+    if (shown === undefined) return { pieces: [] };
+    return blank.length === 0 ? renumbered(event, shown) : withLead(blank, renumbered(event, shown));
   }
 
   #messageDelta(event: Json): Rewritten | null {
@@ -433,11 +427,11 @@ export class AnthropicStreamRewriter implements EventRewriter {
     return { pieces: [...opened, moved ? event : RAW], original: event };
   }
 
-  /** Opens a text block downstream: the held upstream start when there is one. */
-  #openText(): Json[] {
+  /** Opens a text block downstream: the held upstream start when there is one, with the whitespace that waited and `text`. */
+  #openText(text = ""): Json[] {
     const index = this.#next++;
     this.#open = index;
-    return this.#held.open(index);
+    return this.#held.open(index, text);
   }
 
   #feed(text: string): Json[] {
@@ -449,8 +443,8 @@ export class AnthropicStreamRewriter implements EventRewriter {
     const out: Json[] = [];
     for (const event of events) {
       if (event.type === "text") out.push(...this.#emitText(event.text));
-      // Text held from the block before became this call: the deltas that waited with it go too.
-      else if (this.#held.dropHanded(), this.#hold) this.#heldCalls.push(event.call);
+      // A call taken out: whitespace that waited before it, and deltas handed on with text held from the block before, go with it.
+      else if (this.#held.callTaken(), this.#hold) this.#heldCalls.push(event.call);
       else out.push(...this.#emitCall(event.call));
     }
     return out;
@@ -464,12 +458,22 @@ export class AnthropicStreamRewriter implements EventRewriter {
     return calls.flatMap((call) => this.#emitCall(call));
   }
 
+  /** Shown text: into the open block; with none open, whitespace alone waits for words (held-text-start.ts) unless the engine failed. */
   #emitText(text: string): Json[] {
-    if (text === "") return [];
-    const out: Json[] = [];
-    if (this.#open === undefined) out.push(...this.#openText());
-    out.push({ type: "content_block_delta", index: this.#open, delta: { type: "text_delta", text } });
-    return out;
+    if (this.#open !== undefined) return text === "" ? [] : [textDelta(this.#open, text)];
+    return this.#held.waits(text, this.#guard.failed) ? [] : this.#openText(text);
+  }
+
+  /** The text's span ends: whitespace that waited is decided (#blankEnd), a held start no text opened stays unopened, the open block closes. */
+  #endText(): Json[] {
+    const blank = this.#blankEnd();
+    this.#held.drop();
+    return [...blank, ...this.#close()];
+  }
+
+  /** The span ends: whitespace still waiting opens a block when it is shown (held-text-start.ts shownAtEnd). */
+  #blankEnd(): Json[] {
+    return this.#held.shownAtEnd(this.#guard.failed) ? this.#openText() : [];
   }
 
   #emitCall(call: RecoveredCall): Json[] {

@@ -4,6 +4,7 @@ import { anthropicOneCall, anthropicToolChoice } from "../tool-choice.ts";
 import type { RecoveredCall, ToolSpec } from "../../parse/types.ts";
 import type { EngineEvent } from "../../engine/types.ts";
 import { AnthropicStreamRewriter } from "./stream.ts";
+import { isBlank } from "./held-text-start.ts";
 import { CUT_STOP_REASONS, NATIVE_BLOCKS } from "./blocks.ts";
 import { givenFromMessagesBody } from "../../echo/from-request.ts";
 import { citesSource, givenFromMessagesBlock, isGivenBlock } from "../../echo/from-reply.ts";
@@ -51,6 +52,8 @@ function repairMessageJson(body: Json, ctx: WireJsonContext): boolean {
   const out: unknown[] = [];
   let changed = false;
   let calls = 0;
+  // Whitespace a text block's span ended holding, going on to the next text block (as on the stream).
+  let blank = "";
   for (let i = 0; i < content.length; i++) {
     const block = content[i];
     if (!isTextBlock(block)) {
@@ -65,7 +68,10 @@ function repairMessageJson(body: Json, ctx: WireJsonContext): boolean {
     const step = guard.step({ delta: block.text, endSpan: i !== lastText && !isTextBlock(content[i + 1]), flush: i === lastText && !cut });
     if (!step.ok) return false;
     const events = i === lastText && cut ? [...step.events, { type: "text" as const, text: guard.stop() }] : step.events;
-    const blocks = blocksOf(events, block);
+    // The engine holds text at the block's end and a text block follows: the span goes on there.
+    const goesOn = i !== lastText && isTextBlock(content[i + 1]) && guard.held > 0;
+    const { blocks, rest } = blocksOf(events, block, blank, goesOn);
+    blank = rest;
     calls += blocks.filter((b) => b.type === "tool_use").length;
     if (blocks.length !== 1 || blocks[0] !== block) changed = true;
     out.push(...blocks);
@@ -82,27 +88,46 @@ function isTextBlock(block: unknown): block is Json & { text: string } {
   return isObject(block) && block.type === "text" && typeof block.text === "string";
 }
 
-/** What replaces one text block: the original when the engine let it through whole. */
-function blocksOf(events: EngineEvent[], block: Json & { text: string }): Json[] {
-  if (events.length === 1 && events[0]!.type === "text" && events[0]!.text === block.text) return [block];
+/**
+ * What replaces one text block: the original when the engine let it through whole. As on the
+ * stream (held-text-start.ts), a text piece of whitespace alone (at the block's start or after a
+ * call; `blank` carried from the block before) waits for words: a call drops it, and at the span's
+ * end it is kept only when no call was taken out of the block, or goes on as `rest` (`goesOn`).
+ */
+function blocksOf(events: EngineEvent[], block: Json & { text: string }, blank: string, goesOn: boolean): { blocks: Json[]; rest: string } {
+  if (blank === "" && events.length === 1 && events[0]!.type === "text" && events[0]!.text === block.text) return { blocks: [block], rest: "" };
   const out: Json[] = [];
   // The block's other fields (citations above all) go with its first text piece only: a copy on
   // every piece would list each source once per piece. A citation says which document it quotes,
   // not where in the text it sits, so the first piece is as good a home as any.
   const { citations, ...bare } = block;
   let first = true;
+  let removed = false;
+  const piece = (text: string) => {
+    out.push(first && citations !== undefined ? { ...bare, citations, text } : { ...bare, text });
+    first = false;
+  };
   for (const event of events) {
-    if (event.type === "call") out.push(toolUseBlock(event.call));
-    else if (event.text === "") continue;
+    if (event.type === "call") {
+      out.push(toolUseBlock(event.call));
+      blank = "";
+      removed = true;
+    } else if (event.text === "") continue;
     else if (out.at(-1)?.type === "text") (out.at(-1) as { text: string }).text += event.text;
+    // (The stream's BLANK_LIMIT never binds here: a JSON answer past the same 4 MiB is not read.)
+    else if (isBlank(event.text)) blank += event.text;
     else {
-      out.push(first && citations !== undefined ? { ...bare, citations, text: event.text } : { ...bare, text: event.text });
-      first = false;
+      piece(blank + event.text);
+      blank = "";
     }
   }
+  if (blank !== "" && !goesOn) {
+    if (!removed) piece(blank);
+    blank = "";
+  }
   // Text only, as it came (a cut reply's held text handed back after what was released).
-  if (out.length === 1 && out[0]!.type === "text" && out[0]!.text === block.text) return [block];
-  return out;
+  if (out.length === 1 && out[0]!.type === "text" && out[0]!.text === block.text) return { blocks: [block], rest: blank };
+  return { blocks: out, rest: blank };
 }
 
 function toolUseBlock(call: RecoveredCall): Json {
