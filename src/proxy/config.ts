@@ -4,13 +4,13 @@
 import { readFileSync } from "node:fs";
 import { parseJsonc } from "../options/jsonc.ts";
 import { readArgs } from "./arg-words.ts";
-import { redactedPath } from "./redact.ts";
+import { redactedPath, redactedUrl } from "../grammar/redact.ts";
 import { closedBecause, isPlainObject } from "../options/security-search.ts";
 import { closedResponseFix } from "../options/settle.ts";
 import type { PluginOptions } from "../options/spec.ts";
 import { LOG_PREFIX } from "../plugin/log-prefix.ts";
 import { resolveOptions } from "../plugin/options.ts";
-import { COLON, DOT, HASH, PLUS, DASH, QUESTION, SLASH, isAsciiDigit, isAsciiLetter } from "../grammar/chars.ts";
+import { isAsciiDigit } from "../grammar/chars.ts";
 
 export interface Route {
   /** Path prefix the client uses ("" for the default upstream); removed before forwarding. */
@@ -201,29 +201,6 @@ function upstreamUrl(text: string): URL {
 }
 
 /**
- * A URL as a message may show it: everything up to its last `@` (userinfo, however the password is
- * written: a `/`, `?` or `#` in it would end the authority for a parser) as `***`, then the query
- * and fragment as `?<redacted>`. Found by characters alone, so a URL that does not parse (a space
- * in the host, a bad port) is redacted as well as one that does; a path's own `@` is hidden too,
- * which costs a message nothing. The path keeps its segments but not the parts the access log
- * redacts (redactedPath: `;` parameters, what stands before a `%40`). Any of these may hold a key;
- * the message says what is wrong without it.
- */
-export function redactedUrl(text: string): string {
-  const scheme = text.slice(0, schemeLength(text));
-  let rest = text.slice(scheme.length);
-  const at = rest.lastIndexOf("@");
-  const userinfo = at >= 0 ? "***@" : "";
-  if (at >= 0) rest = rest.slice(at + 1);
-  let query = 0;
-  while (query < rest.length && rest.charCodeAt(query) !== QUESTION && rest.charCodeAt(query) !== HASH) query++;
-  // What is left, host and path, as the access log shows a path (redactedPath): a `;` parameter
-  // and what stands before a `%40` redacted too, in whichever part a text that is no URL has them.
-  const head = `${scheme}${userinfo}${redactedPath(rest.slice(0, query))}`;
-  return query === rest.length ? head : `${head}?<redacted>`;
-}
-
-/**
  * An upstream as a line may name it: its origin and its path (redactedPath), never its query. URL
  * refuses userinfo in an upstream (upstreamUrl), so the origin holds none.
  */
@@ -231,13 +208,6 @@ export function shownUpstream(url: URL): string {
   return `${url.origin}${redactedPath(url.pathname)}`;
 }
 
-/** The length of a leading `scheme://` (an ASCII letter, then letters, digits, `+`, `.`, `-`), 0 when there is none. */
-function schemeLength(text: string): number {
-  if (!isAsciiLetter(text.charCodeAt(0))) return 0;
-  let i = 1;
-  while (isAsciiLetter(text.charCodeAt(i)) || isAsciiDigit(text.charCodeAt(i)) || text.charCodeAt(i) === PLUS || text.charCodeAt(i) === DOT || text.charCodeAt(i) === DASH) i++;
-  return text.charCodeAt(i) === COLON && text.charCodeAt(i + 1) === SLASH && text.charCodeAt(i + 2) === SLASH ? i + 3 : 0;
-}
 
 /**
  * The route that would send the proxy's requests back to itself: an upstream on a loopback or
