@@ -24,6 +24,7 @@ import { review55Dialects } from "./fixtures-review-55-dialects.ts";
 import { review56Echo } from "./fixtures-review-56-echo.ts";
 import { review56Dsml } from "./fixtures-review-56-dsml.ts";
 import { review56Rules } from "./fixtures-review-56-rules.ts";
+import { review57Engine } from "./fixtures-review-57-engine.ts";
 import type { Shape } from "../../src/grammar/shapes.ts";
 import { ok, bad, none, ls, readA } from "./fixture-kit.ts";
 
@@ -293,6 +294,7 @@ export const fixtures: Fixture[] = [
   ...review56Echo(),
   ...review56Dsml(),
   ...review56Rules(),
+  ...review57Engine(),
 ];
 
 /**
