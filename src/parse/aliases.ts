@@ -74,27 +74,77 @@ function namespacedAliases(...lists: Iterable<string>[]): Set<string> {
   const out = new Set<string>();
   for (const names of lists) {
     for (const name of names) {
-      for (const alias of ALIAS_LIST) if (namedAfterNamespace(name, alias)) out.add(alias);
+      for (const alias of ALIAS_LIST) if (carriesName(name, alias, "alias")) out.add(alias);
     }
   }
   return out;
 }
 
 /**
- * Whether `name` is `<namespace><separator><bare>` (the namespace may be empty): the declared name
- * carries `bare` as its own tool name. The one rule for every name a call may be re-targeted under:
- * the alias names here, the code costume names in src/parse/costume.ts (addressedElsewhere, review
- * 56). Review 57: or `<namespace><Bare>`, the camelCase spelling MCP servers and JS hosts give
- * (`sandboxPython`, `executePython` carry `python`; `serverExecuteCommand` carries
- * `execute_command`): each `_`-separated word of `bare` capitalised, after a lower-case letter or
- * digit, or the whole name when `bare` has two words or more (`readFile`, `ExecuteCommand`), so
- * `CPython`, `cpython`, `mypython` and `pythonic` carry no `python`. Exact comparison (tool names
- * are case-sensitive everywhere); `foldCase` (a costume name, read in any case; `bare` then in
- * lower case) compares letters ignoring case, yet a camelCase word after the namespace must still
- * start with an upper-case letter. Reads at most `bare`'s length and one more.
+ * Whether the declared `name` carries `bare` as a tool name of its own: the one rule for every name
+ * a call may be re-targeted under, in two strengths.
+ *
+ * "alias" (the alias names here): `name` is `<namespace><separator><bare>` (the namespace may be
+ * empty), or `<namespace><Bare>`, the camelCase spelling MCP servers and JS hosts give (review 57;
+ * `serverExecuteCommand` carries `execute_command`): each `_`-separated word of `bare` capitalised,
+ * after a lower-case letter or digit, or the whole name when `bare` has two words or more
+ * (`readFile`, `ExecuteCommand`). Exact comparison (tool names are case-sensitive everywhere).
+ * Reads at most `bare`'s length and one more.
+ *
+ * "costume" (a code costume name, src/parse/costume.ts addressedElsewhere; `bare` in lower case):
+ * `name` holds `bare`'s words as whole words anywhere, in any case (diff review 57a, the lead's
+ * decision): a Python sandbox is spelled `sandbox_python`, `sandboxPython`, but as often
+ * `python_sandbox`, `PythonSandbox` or `run_python3`, and a `<python>` costume may be meant for any
+ * of them, so it never runs as the local bash. Words split at `_ . - / :`, where a lower-case
+ * letter meets an upper-case one (`PythonSandbox`), and between letters and digits (`run_python3`,
+ * `e2bPython`); an upper-case run stays one word, so `CPython` (the word `cpython`), `cpython_build`,
+ * `pythonic`, `typhon` and `mypython` carry no `python`. Linear in `name`.
  */
-export function namedAfterNamespace(name: string, bare: string, foldCase = false): boolean {
-  return afterSeparator(name, bare, foldCase) || afterCamelBoundary(name, bare, foldCase);
+export function carriesName(name: string, bare: string, how: "alias" | "costume"): boolean {
+  if (how === "costume") return holdsWords(name, bare);
+  return afterSeparator(name, bare, false) || afterCamelBoundary(name, bare, false);
+}
+
+/** What may stand between two words of a tool name (NAMESPACE_SEPARATORS: `_ . - / :`). */
+const isSeparator = (c: number) => NAMESPACE_SEPARATORS.has(c);
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+const isLetter = (c: number) => (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a;
+
+/** The words of a tool name in lower case, split as carriesName's "costume" strength says. */
+function wordsOf(name: string): string[] {
+  const words: string[] = [];
+  let word = "";
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (isSeparator(c)) {
+      if (word) words.push(word);
+      word = "";
+      continue;
+    }
+    const p = i > 0 ? name.charCodeAt(i - 1) : -1;
+    const camel = isUpper(c) && p >= 0x61 && p <= 0x7a;
+    const digitEdge = p >= 0 && ((isDigit(c) && isLetter(p)) || (isLetter(c) && isDigit(p)));
+    if (word && (camel || digitEdge)) {
+      words.push(word);
+      word = "";
+    }
+    word += String.fromCharCode(isUpper(c) ? c | 0x20 : c);
+  }
+  if (word) words.push(word);
+  return words;
+}
+
+/** `name`'s words hold `bare`'s (`_`-separated, lower case) as a run of whole words. */
+function holdsWords(name: string, bare: string): boolean {
+  const want = bare.split("_").filter((w) => w !== "");
+  if (want.length === 0) return false;
+  const have = wordsOf(name);
+  for (let i = 0; i + want.length <= have.length; i++) {
+    let j = 0;
+    while (j < want.length && have[i + j] === want[j]) j++;
+    if (j === want.length) return true;
+  }
+  return false;
 }
 
 function afterSeparator(name: string, bare: string, foldCase: boolean): boolean {

@@ -9,7 +9,7 @@ import { decodeHtmlReferences } from "./html-references.ts";
 import { dedentToCloserLine } from "./values.ts";
 import type { OpenerRule } from "./span-kind.ts";
 import { costumeAsToolElement, parameterNames } from "./tool-element.ts";
-import { aliasMappingOf, namedAfterNamespace, reservedNamesOf } from "./aliases.ts";
+import { aliasMappingOf, carriesName, reservedNamesOf } from "./aliases.ts";
 import { heredocLeftOpen, notCommandLine, parameterElementLine } from "./code-lines.ts";
 import type { Shape } from "../grammar/shapes.ts";
 import { CR, LF, SP, TAB, lineEndAt, lineEndFrom } from "../grammar/chars.ts";
@@ -256,13 +256,15 @@ export function codeCall(length: number, language: CodeLanguage | null, rawCode:
  * stops it as it stops that call (review 52): EngineOptions.reservedNames then holds such a
  * spelling, and one the request offers as a tool of its own keeps the costume bash's as before.
  *
- * Review 56: as an alias is (src/parse/aliases.ts namedAfterNamespace), a costume name but the
+ * Review 56: as an alias is (src/parse/aliases.ts carriesName), a costume name but the
  * runner's `bash` is addressed to a declared or reserved tool that carries it after a namespace
  * separator (`<execute_ipython>` beside OpenCode's `jupyter_execute_ipython` or Claude Code's
  * `mcp__jupyter__execute_ipython`, `<python>` beside `sandbox_python`, a `<tool_call>` naming
  * `run_code` beside `e2b_run_code`): models drop the host's prefix, so the code may be meant for
  * that sandbox, and it never runs as the local bash. In any case, as the exact name is compared;
- * review 57: in camelCase too (`<python>` beside `sandboxPython` or `executePython`).
+ * review 57: in camelCase too (`<python>` beside `sandboxPython` or `executePython`); diff review
+ * 57a: as a whole word anywhere in the name (`python_sandbox`, `PythonSandbox`, `run_python3`), never
+ * inside one (`CPython`, `pythonic`).
  * One pass over the names, a fixed number of reads for each.
  * The matching name (the request's spelling; an exact one before a namespaced one), or undefined.
  */
@@ -285,7 +287,7 @@ function addressedElsewhere(written: string, ctx: SpanContext): string | undefin
     // `execute` namespace: the pattern denies `<execute_python>`, not `<python>`. A DECLARED
     // `execute_python` is a sandbox tool the request offers (an MCP server's, unprefixed): the
     // model drops `execute_` as it drops `run_`, so `<python>` is that tool's (diff review 56a).
-    if (namespaced && carried === undefined && (declared || !COSTUME_NAMES.has(folded)) && namedAfterNamespace(name, lower, true)) carried = name;
+    if (namespaced && carried === undefined && (declared || !COSTUME_NAMES.has(folded)) && carriesName(name, lower, "costume")) carried = name;
     return false;
   };
   for (const [name, tool] of ctx.tools) if (!aliasMappingOf(tool) && ask(name, true)) return name;

@@ -8,7 +8,8 @@ import { abandon, abandonOnFirst, complete, type OpenerRule, type SpanKind, type
 import type { Shape } from "../grammar/shapes.ts";
 import { LBRACKET } from "../grammar/chars.ts";
 import { isObject } from "../grammar/plain-data.ts";
-import { LegacyArgs } from "./legacy-args.ts";
+import { LegacyArgs, type LegacyRole } from "./legacy-args.ts";
+import type { CloserRule } from "./closer-in-value.ts";
 
 interface LegacyCall {
   start: number;
@@ -32,7 +33,9 @@ function parseLegacySpan(span: string, ctx: SpanContext, inSection = false): Seg
   let sawSpacedToken = false;
   // A token inside a JSON string of the open call's arguments is that value's text (review 57, legacy-args.ts).
   const values = new LegacyArgs();
-  const source = { textBetween: (from: number, to: number) => span.slice(from, to) };
+  // What follows a weighed end token is read up to the next legacy tag, as the stream's rule reads it (legacy-args.ts endTokenEnds).
+  let nextTagAt = span.length;
+  const source = { textBetween: (from: number, to: number) => span.slice(from, to), codeAt: (at: number) => (at < nextTagAt ? span.charCodeAt(at) : NaN) };
   const close = (end: number, contentEnd: number, closed: boolean) => {
     if (!cur) return;
     cur.end = end;
@@ -41,8 +44,10 @@ function parseLegacySpan(span: string, ctx: SpanContext, inSection = false): Seg
     calls.push(cur);
     cur = null;
   };
-  for (const tag of tags) {
-    if (values.inValue(tag, tag.start, tag.end, source)) continue;
+  for (let t = 0; t < tags.length; t++) {
+    const tag = tags[t]!;
+    nextTagAt = tags[t + 1]?.start ?? span.length;
+    if (values.inValue(tag, tag.start, tag.end, source) === "value") continue;
     if (!span.slice(tag.start, tag.end).includes(SENTENCEPIECE_SPACE) && tag.name.includes("_")) sawSpacedToken = true;
     switch (tag.legacy) {
       case "section-begin":
@@ -163,11 +168,22 @@ function argsOf(r: SpanReader): LegacyArgs {
 
 /**
  * A legacy token inside a JSON string of the open call's arguments (review 57): the value's text,
- * no boundary. Not in LFM2's call list (opened by its start token), which parseLfm2 reads to its
- * first end token whatever stands before it, so the span must end there too.
+ * no boundary ("value"); an end token there with no example open is held ("held") until what
+ * follows decides (legacy-args.ts endTokenEnds). Not in LFM2's call list (opened by its start
+ * token), which parseLfm2 reads to its first end token whatever stands before it, so the span must
+ * end there too.
  */
-const inValue = (r: SpanReader, tag: Tag, base: number, values: LegacyArgs) =>
-  tag.family === "legacy" && r.opener.legacy !== "call-start" && values.inValue(tag, base + tag.start, base + tag.end, r);
+const roleOf = (r: SpanReader, tag: Tag, base: number, values: LegacyArgs): LegacyRole =>
+  tag.family === "legacy" && r.opener.legacy !== "call-start" ? values.inValue(tag, base + tag.start, base + tag.end, r) : "structure";
+
+/**
+ * A held end token (diff review 57a, finding 1) ends the call, at its own end, when only spaces
+ * follow it before a line break, another legacy token or the reply's end; text after it on its
+ * line proves it the value's text and reading goes on (valueCloser null: a line break decides). A
+ * call's begin token right after it keeps the span going too: that call, begun after a cut one, is
+ * weighed the same way at its own end (legacy-args.ts), so the span must hold both.
+ */
+const LEGACY_END_IN_VALUE: CloserRule = { valueCloser: null, boundary: (tag) => tag.family === "legacy" && tag.legacy !== "call-begin" };
 
 /** A Kimi-style section: its calls trail one by one; the section's end closes the last. */
 export const LEGACY_SECTION: SpanKind<LegacyArgs> = {
@@ -175,7 +191,9 @@ export const LEGACY_SECTION: SpanKind<LegacyArgs> = {
   content: abandonOnFirst,
   body: argsOf,
   tag(r, tag, base, _first, _closesBlock, values) {
-    if (inValue(r, tag, base, values)) return null;
+    const role = roleOf(r, tag, base, values);
+    if (role === "value") return null;
+    if (role === "held") return r.tentatively(LEGACY_END_IN_VALUE, base + tag.end);
     if (tag.legacy === "section-end") return complete(base + tag.end);
     return tag.legacy === "call-end" ? r.trail() : null;
   },
@@ -193,7 +211,10 @@ export const LEGACY_CALL: SpanKind<LegacyArgs> = {
   content: (r, c, at, first) => (first && (r.opener.legacy === "call-start" ? c !== LBRACKET : lostLtMention(r, at)) ? abandon(at) : null),
   body: argsOf,
   tag(r, tag, base, _first, _closesBlock, values) {
-    if (inValue(r, tag, base, values)) return null;
+    const role = roleOf(r, tag, base, values);
+    if (role === "value") return null;
+    // A section's end token inside a section still open is the block's (the opener rule's), held or not.
+    if (role === "held" && (tag.legacy === "call-end" || !r.enclosing)) return r.tentatively(LEGACY_END_IN_VALUE, base + tag.end);
     // A call outside any section (Kimi without its section opener) also ends at the section's end token.
     if (tag.legacy === "section-end" && !r.enclosing) return complete(base + tag.end);
     if (tag.legacy !== "call-end") return null;

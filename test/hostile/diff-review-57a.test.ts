@@ -54,18 +54,25 @@ describe("finding 1: an end token mentioned inside a string makes a later exampl
   // text; or, after a call ended inside a string, the rest of that span up to the next end token
   // outside a string is refused with it (no restart inside it). R11.8 (a value cut and closed by
   // an end token with no closing quote after it) and a real call after a cut one may keep today's rule.
+  // Fixed: an end token inside a string with no example open ends the call only when nothing but
+  // spaces follows it on its line (a line break, another legacy token or the span's end); text
+  // after it (`. Example: ...`) makes it the value's text, so the write reads on to its own end and
+  // runs with its content as written (legacy-args.ts endTokenEnds; the stream holds the token by
+  // SpanReader.tentatively, legacy.ts LEGACY_END_IN_VALUE). A call begun right after a call so cut
+  // is weighed the same way at its own end token, so a mention followed at once by an example
+  // (`with <end><begin>...<end>"}<end>`) runs nothing; a real call after a cut one still runs.
   const EXAMPLE = kimiCall("list_sessions", "{}");
-  test.failing("Kimi: a call-end mention, then an example, in one write's content", () => {
+  test("Kimi: a call-end mention, then an example, in one write's content", () => {
     const content = `Calls end with <|tool_call_end|>. Example: ${EXAMPLE}`;
     const input = kimiSection(kimiCall("write", writeArgs(content)));
     expectOnlyTheWrite(outcome(input), input, content);
   });
-  test.failing("Kimi: a section-end mention, then an example", () => {
+  test("Kimi: a section-end mention, then an example", () => {
     const content = `The section closes with <|tool_calls_section_end|>; a call looks like ${EXAMPLE}`;
     const input = kimiSection(kimiCall("write", writeArgs(content)));
     expectOnlyTheWrite(outcome(input), input, content);
   });
-  test.failing("DeepSeek V3.1 legacy: a call-end mention, then an example", () => {
+  test("DeepSeek V3.1 legacy: a call-end mention, then an example", () => {
     const content = `end token: ${LEGACY_CALL_END} e.g. ${legacyCall("list_sessions", "{}")}`;
     const input = legacySection(legacyCall("write", writeArgs(content)));
     expectOnlyTheWrite(outcome(input), input, content);
@@ -88,10 +95,38 @@ describe("finding 1, hard negatives (pass)", () => {
     const input = kimiSection(kimiCall("bash", '{"command": "l') + kimiCall("list_sessions", "{}"));
     expect(outcome(input).calls).toEqual([{ tool: "list_sessions", input: {} }]);
   });
-  test("after an end-token mention, an example with quoted arguments stays refused", () => {
+  test("after an end-token mention, an example with quoted arguments never runs (the write may)", () => {
     const content = `Calls end with <|tool_call_end|>. Example: ${kimiCall("bash", '{"command": "rm -rf ~/p"}')}`;
     const input = kimiSection(kimiCall("write", writeArgs(content)));
-    expect(outcome(input).calls).toEqual([]);
+    expectOnlyTheWrite(outcome(input), input, content);
+  });
+  test("a mention followed at once by an example (no text between) runs nothing, text kept", () => {
+    for (const sep of ["", " "]) {
+      const content = `Calls end with <|tool_call_end|>${sep}${kimiCall("list_sessions", "{}")}`;
+      const input = kimiSection(kimiCall("write", writeArgs(content)));
+      expectOnlyTheWrite(outcome(input), input, content);
+      const bare = kimiCall("write", writeArgs(content));
+      expectOnlyTheWrite(outcome(bare), bare, content);
+      const legacyContent = `end token: ${LEGACY_CALL_END}${sep}${legacyCall("list_sessions", "{}")}`;
+      const legacy = legacySection(legacyCall("write", writeArgs(legacyContent)));
+      expectOnlyTheWrite(outcome(legacy), legacy, legacyContent);
+    }
+  });
+  test("a value cut then text on its line is refused whole, a later call in it included", () => {
+    const input = `<|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>{"command": "l<|tool_call_end|> more ${kimiCall("list_sessions", "{}")}`;
+    const o = outcome(input);
+    expect(o.calls).toEqual([]);
+    expect(o.text).toBe(input);
+  });
+  test("a value cut at a line's end: the real call on a later line still runs, the cut call's text kept", () => {
+    const cut = `<|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>{"command": "l<|tool_call_end|>\n\nDone. `;
+    const o = outcome(cut + kimiCall("list_sessions", "{}"));
+    expect(o.calls).toEqual([{ tool: "list_sessions", input: {} }]);
+    expect(o.text).toBe(cut);
+  });
+  test("a real call with quoted arguments right after a cut one runs", () => {
+    const input = kimiSection(kimiCall("bash", '{"command": "l') + kimiCall("bash", '{"command": "ls -la"}'));
+    expect(outcome(input).calls).toEqual([{ tool: "bash", input: { command: "ls -la" } }]);
   });
 });
 
@@ -114,8 +149,12 @@ describe("finding 2: a python sandbox named with `python` first or with a versio
   // addressedElsewhere.
   // Expected: a declared name holding the costume name as a whole word (`python` + separator or
   // camelCase boundary + more, or `python` + version digits) is addressed elsewhere too: no bash.
+  // Fixed (the lead's decision): a costume name but `bash` is addressed to a declared or reserved
+  // tool whose name holds it as a whole word anywhere (aliases.ts carriesName "costume": words split
+  // at `_ . - / :`, lower-to-upper camelCase boundaries and letter/digit edges); no call, text
+  // kept, the nudge naming the tool. The alias rule (execute_command -> bash) is unchanged.
   for (const name of ["python_sandbox", "PythonSandbox", "run_python3"]) {
-    test.failing(`<python> beside a declared ${name} does not run as bash`, () => {
+    test(`<python> beside a declared ${name} does not run as bash`, () => {
       expect(ranAsBash(PYTHON, withTool(name))).toBe(false);
     });
   }
@@ -126,10 +165,27 @@ describe("finding 2, hard negatives (pass)", () => {
     for (const name of ["sandbox_python", "sandboxPython", "executePython", "e2bPython", "mcp__e2b__run_python"]) expect(ranAsBash(PYTHON, withTool(name))).toBe(false);
   });
   test("a common tool list takes neither <python> nor <shell> from bash (no over-refusal)", () => {
-    const common = ["github_create_issue", "createPullRequest", "playwright_browser_navigate", "browser_run_code", "context7_resolve-library-id", "resolveLibraryId", "filesystem_read_file", "readFile", "writeFile", "jupyter_execute_ipython", "executeCommand", "shellCheck", "bashHistory", "CPython", "pythonic"];
+    const common = ["github_create_issue", "createPullRequest", "playwright_browser_navigate", "browser_run_code", "context7_resolve-library-id", "resolveLibraryId", "filesystem_read_file", "readFile", "writeFile", "jupyter_execute_ipython", "executeCommand", "bashHistory", "CPython", "pythonic"];
     for (const name of common) {
       expect(ranAsBash(PYTHON, withTool(name))).toBe(true);
       expect(ranAsBash(SHELL, withTool(name))).toBe(true);
     }
+  });
+  test("a word that only contains or begins with `python` takes no <python> from bash", () => {
+    for (const name of ["typhon", "CPython", "cpython_build", "pythonic", "pythonic_lint", "mypython", "ipython_kernel", "PYTHONIC"]) expect(ranAsBash(PYTHON, withTool(name))).toBe(true);
+  });
+  test("OpenCode's built-ins and common MCP tools leave <python> and <shell> to bash", () => {
+    const builtins = ["read", "write", "edit", "glob", "grep", "list", "task", "webfetch", "todowrite", "todoread", "patch", "skill", "multiedit", "websearch", "codesearch"];
+    const mcp = ["github_get_file_contents", "filesystem_list_directory", "filesystem_search_files", "playwright_browser_click", "browser_snapshot", "context7_get-library-docs", "get_library_docs", "list_issues"];
+    for (const name of [...builtins, ...mcp]) {
+      expect(ranAsBash(PYTHON, withTool(name))).toBe(true);
+      expect(ranAsBash(SHELL, withTool(name))).toBe(true);
+    }
+  });
+  test("the word anywhere: python first, in the middle, before digits, upper case; <shell> beside shellCheck (decision)", () => {
+    for (const name of ["pythonVersion", "python-sandbox", "mcp:python:run", "run_python311", "RUN_PYTHON_CODE", "e2b.python.exec"]) expect(ranAsBash(PYTHON, withTool(name))).toBe(false);
+    // The lead's rule holds for every costume name but bash: `shellCheck` holds the word `shell`, so a `<shell>` beside it is that tool's or nobody's.
+    expect(ranAsBash(SHELL, withTool("shellCheck"))).toBe(false);
+    expect(ranAsBash(PYTHON, withTool("shellCheck"))).toBe(true);
   });
 });

@@ -184,7 +184,8 @@ describe("fix 50 (costume names): hard negatives and the refusal's shape", () =>
   });
 
   test("a declared tool with another name leaves every costume alone", () => {
-    const tools = [...fixtureTools, sandbox("python_sandbox"), sandbox("runpython")];
+    // Diff review 57a: `python_sandbox` now holds the word `python` (the costume's), so it would take `<python>`; `pythonic_sandbox` does not.
+    const tools = [...fixtureTools, sandbox("pythonic_sandbox"), sandbox("runpython")];
     expect(ranAs(ELEMENT("python"), tools)).toEqual(["bash"]);
     expect(ranAs(XML_EXECUTE("execute"), tools)).toEqual(["bash"]);
     expect(ranAs(INTERPRETER, tools)).toEqual(["bash"]);

@@ -124,9 +124,12 @@ describe("a code costume named after a declared namespaced tool runs as the loca
     });
 
     test("a namespaced name carrying another costume's name leaves this one on; a prefix is no namespace", () => {
-      // `<shell>` is not `<execute_ipython>`; `python_runner` has the costume's name before, not after, a separator.
+      // `<shell>` is not `<execute_ipython>`; `pythonsandbox` is one word. Diff review 57a (the lead's
+      // decision): the costume's name as a whole word anywhere counts, so `python_runner` and
+      // `python.run` (the word first) take `<python>` now.
       expect(outcome("<shell>\nls -la\n</shell>", with_(sandbox("jupyter_execute_ipython"))).calls).toEqual([{ tool: "bash", input: { command: "ls -la" } }]);
-      for (const name of ["python_runner", "python.run", "pythonsandbox"]) expect(outcome(PYTHON, with_(sandbox(name))).calls.map((c) => c.tool)).toEqual(["bash"]);
+      for (const name of ["pythonsandbox", "pythonic_runner"]) expect(outcome(PYTHON, with_(sandbox(name))).calls.map((c) => c.tool)).toEqual(["bash"]);
+      for (const name of ["python_runner", "python.run"]) expect(outcome(PYTHON, with_(sandbox(name))).calls).toEqual([]);
     });
 
     test("`<bash>` stays bash's beside mcp__srv__bash and srv.bash too; <Bash> keeps review 52's rule (reserved exact spellings only)", () => {

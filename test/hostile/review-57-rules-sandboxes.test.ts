@@ -122,8 +122,9 @@ describe("finding 2: a declared camelCase sandbox (`sandboxPython`, `executePyth
     test("declared sandbox_python (round 56) takes <python>", () => {
       expect(outcome(PYTHON, withTool("sandbox_python") as never).calls).toEqual([]);
     });
-    test("an unrelated camelCase tool (runTests, pythonVersion) leaves <python> to bash", () => {
-      for (const name of ["runTests", "pythonVersion"]) expect(outcome(PYTHON, withTool(name) as never).calls.map((c) => c.tool)).toEqual(["bash"]);
+    // Diff review 57a (the lead's decision): `pythonVersion` holds the word `python`, so it takes `<python>` now (golden D57.7); `pythonicVersion` does not.
+    test("an unrelated camelCase tool (runTests, pythonicVersion) leaves <python> to bash", () => {
+      for (const name of ["runTests", "pythonicVersion"]) expect(outcome(PYTHON, withTool(name) as never).calls.map((c) => c.tool)).toEqual(["bash"]);
     });
     test("a name that only ends in the letters (`cpython`, `mypython`) is no namespace", () => {
       for (const name of ["cpython", "mypython"]) expect(outcome(PYTHON, withTool(name) as never).calls.map((c) => c.tool)).toEqual(["bash"]);
@@ -133,9 +134,10 @@ describe("finding 2: a declared camelCase sandbox (`sandboxPython`, `executePyth
     const bashOf = (input: string, tools: unknown[]) => outcome(input, tools as never).calls.map((c) => c.tool);
     const hermes = (name: string) => `<tool_call>\n{"name": "${name}", "arguments": {"command": "ls"}}\n</tool_call>`;
     const command = { type: "object", properties: { command: { type: "string" } }, required: ["command"] };
-    test("<python> with no such tool still runs; `pythonic`, `typhon`, `CPython`, `PythonRunner`, `sandboxPythonic` take nothing", () => {
+    // Diff review 57a: `PythonRunner` holds the word `python` (first) and takes `<python>` now (diff-review-57a.test.ts).
+    test("<python> with no such tool still runs; `pythonic`, `typhon`, `CPython`, `PythonicRunner`, `sandboxPythonic` take nothing", () => {
       expect(bashOf(PYTHON, fixtureTools)).toEqual(["bash"]);
-      for (const name of ["pythonic", "typhon", "CPython", "runCPython", "PythonRunner", "sandboxPythonic", "sandbox_Pythonx"]) expect(bashOf(PYTHON, withTool(name))).toEqual(["bash"]);
+      for (const name of ["pythonic", "typhon", "CPython", "runCPython", "PythonicRunner", "sandboxPythonic", "sandbox_Pythonx"]) expect(bashOf(PYTHON, withTool(name))).toEqual(["bash"]);
     });
     test("camelCase words of a two-word costume name: `<execute_ipython>` beside `jupyterExecuteIPython`, `<code_interpreter>` beside `e2bCodeInterpreter`", () => {
       expect(bashOf("<execute_ipython>\nprint(1)\n</execute_ipython>", withTool("jupyterExecuteIPython"))).toEqual([]);
