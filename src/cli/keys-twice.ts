@@ -10,7 +10,7 @@
 // Of the substituted text no line gets more than that a key is given twice, and a key's length
 // where it is shown by its shape (as-written.ts shows every changed value so).
 import { type Node, parseTree } from "jsonc-parser";
-import { lineEndAt } from "../grammar/chars.ts";
+import { lineAndColumn } from "../options/jsonc.ts";
 import { shownValue, UNREAD } from "./as-written.ts";
 
 /** A key given twice: its dotted path as a line prints it (JSON-quoted), and where its later copy stands in the file as written. */
@@ -103,21 +103,4 @@ function lastProperty(node: Node, key: string): number {
 
 function withoutBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
-
-/** 1-based, as editors count; LF, CR LF and a lone CR each end a line, as src/options/jsonc.ts counts. */
-function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset && i < text.length; ) {
-    const end = lineEndAt(text, i);
-    if (end === 0) {
-      i++;
-      continue;
-    }
-    i += end;
-    line++;
-    lineStart = i;
-  }
-  return { line, column: offset - lineStart + 1 };
 }

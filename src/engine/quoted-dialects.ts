@@ -57,9 +57,13 @@ export function dialectTagAt(s: string, j: number, final: boolean, quoting: bool
   if (k >= s.length) return final ? null : NEED_MORE;
   if (!isElementNameStart(s.charCodeAt(k))) return null;
   // The hot path (code's `<T>`, `<string>` in a fence): a first letter no opener can have.
-  if (!quoting && tools !== undefined && !firstLettersOf(tools).has(s.charCodeAt(k))) return null;
+  if (!quoting && tools !== undefined && !openersOf(tools).letters.has(s.charCodeAt(k))) return null;
   const name = k;
-  while (k < s.length && k - name <= NAME_LIMIT && isElementNameCode(s.charCodeAt(k))) k++;
+  // Bounded by the longest declared name (MCP names run past NAME_LIMIT): an O09 opener named
+  // after a longer tool that this read cut short opened no quote, and the call example in its
+  // quoted value ran (review 57).
+  const limit = tools === undefined ? NAME_LIMIT : openersOf(tools).nameLimit;
+  while (k < s.length && k - name <= limit && isElementNameCode(s.charCodeAt(k))) k++;
   if (k >= s.length) return final || !mayStillOpen(s.slice(name, k), quoting, tools) ? null : NEED_MORE;
   const closing = name > j + 1;
   switch (s.slice(name, k).toLowerCase()) {
@@ -178,16 +182,29 @@ function mayStillOpen(begun: string, quoting: boolean, tools?: ReadonlyMap<strin
   return false;
 }
 
-/** The first letters an opener may have before any quote is open, per tool map (built once; the map is the engine's own). */
-const FIRST_LETTERS = new WeakMap<ReadonlyMap<string, ToolSpec>, ReadonlySet<number>>();
+/**
+ * Per tool map (built once; the map is the engine's own): the first letters an opener may have
+ * before any quote is open, and how long a name this reader reads (NAME_LIMIT, or the longest
+ * declared name when one is longer).
+ */
+interface Openers {
+  letters: ReadonlySet<number>;
+  nameLimit: number;
+}
 
-function firstLettersOf(tools: ReadonlyMap<string, ToolSpec>): ReadonlySet<number> {
-  let letters = FIRST_LETTERS.get(tools);
-  if (letters === undefined) {
-    const set = new Set<number>();
-    for (const word of OPENING_WORDS) set.add(word.charCodeAt(0)).add(word.toUpperCase().charCodeAt(0));
-    for (const tool of tools.keys()) if (tool.length > 0) set.add(tool.charCodeAt(0));
-    FIRST_LETTERS.set(tools, (letters = set));
+const OPENERS = new WeakMap<ReadonlyMap<string, ToolSpec>, Openers>();
+
+function openersOf(tools: ReadonlyMap<string, ToolSpec>): Openers {
+  let openers = OPENERS.get(tools);
+  if (openers === undefined) {
+    const letters = new Set<number>();
+    let nameLimit = NAME_LIMIT;
+    for (const word of OPENING_WORDS) letters.add(word.charCodeAt(0)).add(word.toUpperCase().charCodeAt(0));
+    for (const tool of tools.keys()) {
+      if (tool.length > 0) letters.add(tool.charCodeAt(0));
+      nameLimit = Math.max(nameLimit, tool.length);
+    }
+    OPENERS.set(tools, (openers = { letters, nameLimit }));
   }
-  return letters;
+  return openers;
 }

@@ -58,8 +58,14 @@ const Phase = {
 } as const;
 type PhaseValue = (typeof Phase)[keyof typeof Phase];
 
+/**
+ * A quoted opener's name: longer than any name a live reader takes (Mistral's NAME_LIMIT, Kimi's
+ * and a declared MCP tool's longer), since a quote only adds documentation and a name cut short
+ * here let the call example in a quoted value run (review 57: `[TOOL_CALLS]` and a 64-character name).
+ */
+const QUOTED_NAME_LIMIT = 4 * NAME_LIMIT;
 /** White space and name characters a prelude may hold (bounded: a quote's prelude is a few words at most). */
-const PRELUDE_LIMIT = NAME_LIMIT;
+const PRELUDE_LIMIT = QUOTED_NAME_LIMIT + NAME_LIMIT;
 
 const isSpace = (c: number) => c === SP || c === TAB || c === LF || c === CR;
 
@@ -211,10 +217,12 @@ export class QuotedStrings {
 
   private prelude(c: number, take: boolean): boolean {
     let to: PhaseValue = Phase.Prelude;
-    if (this.preludeLength >= PRELUDE_LIMIT) to = Phase.Idle;
-    else if (this.nameLength > 0 && (c === LT || c === LBRACKET)) to = matching(INNER, 0, c) !== 0 ? Phase.Token : Phase.Idle;
+    // What ends the prelude is read before its bound, which counts only what it holds (a name as
+    // long as the bound is still followed by its `[ARGS]`).
+    if (this.nameLength > 0 && (c === LT || c === LBRACKET)) to = matching(INNER, 0, c) !== 0 ? Phase.Token : Phase.Idle;
     else if (c === LBRACE || c === LBRACKET) to = Phase.Body;
-    else if (!isSpace(c) && !(this.named && this.nameLength < NAME_LIMIT && (isElementNameCode(c) || c === COLON))) to = Phase.Idle;
+    else if (this.preludeLength >= PRELUDE_LIMIT) to = Phase.Idle;
+    else if (!isSpace(c) && !(this.named && this.nameLength < QUOTED_NAME_LIMIT && (isElementNameCode(c) || c === COLON))) to = Phase.Idle;
     // A tag right after an opener that takes no name (`<tool_call>` then `<function=…>`) is another
     // dialect's call quoted in the same place: held as documentation, so the tag's own quote
     // (quoted-dialects.ts, Qwen3-Coder's) opens there even where CommonMark's block has ended (a

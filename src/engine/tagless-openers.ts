@@ -10,13 +10,28 @@ import type { ToolSpec } from "../parse/types.ts";
  * The engine asks only where its documentation context says a line starts.
  */
 export class ToolNameOpeners {
-  /** Declared tool names and aliases, and the longest. */
+  /** Declared tool names and aliases, sorted (a prefix is found by binary search), and the longest. */
   private readonly names: string[];
   private readonly longest: number;
 
   constructor(private readonly tools: ReadonlyMap<string, ToolSpec>) {
-    this.names = [...tools.keys()];
+    this.names = [...tools.keys()].sort();
     this.longest = Math.max(0, ...this.names.map((n) => n.length));
+  }
+
+  /**
+   * Whether some declared name starts with `prefix`: the first name not below it in the sorted
+   * list is one if any is. O(|prefix| log names), whatever the names' lengths (MCP names run long).
+   */
+  private isPrefix(prefix: string): boolean {
+    let lo = 0;
+    let hi = this.names.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.names[mid]! < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.names.length && this.names[lo]!.startsWith(prefix);
   }
 
   /**
@@ -27,7 +42,7 @@ export class ToolNameOpeners {
     let e = j;
     while (e < s.length && e - j <= this.longest && isNameChar(s.charCodeAt(e))) e++;
     const name = s.slice(j, e);
-    if (e === s.length) return !final && this.names.some((n) => n.startsWith(name)) ? "hold" : "no";
+    if (e === s.length) return !final && this.isPrefix(name) ? "hold" : "no";
     if (s.charCodeAt(e) !== LBRACKET || !this.tools.has(name)) return "no";
     const r = readTag(s, e, final);
     if (r === NEED_MORE) return "hold";
@@ -40,9 +55,13 @@ export class ToolNameOpeners {
    */
   elementAt(s: string, j: number, final: boolean): Tag | "hold" | null {
     let e = j + 1;
-    while (e < s.length && e - j <= this.longest && isElementNameCode(s.charCodeAt(e))) e++;
+    // The name starts after the `<`: it is read to at most the longest name's length, and the text
+    // ending right after a whole declared name holds too (its `>` may come next). The hold once also
+    // bounded `e - j`, which counts the `<`: a split right after the longest name let it go as text,
+    // masked up to 16 characters by the tag reader's namespace wait (review 57).
+    while (e < s.length && e - j - 1 < this.longest && isElementNameCode(s.charCodeAt(e))) e++;
     const name = s.slice(j + 1, e);
-    if (e === s.length) return !final && e - j <= this.longest && this.names.some((n) => n.startsWith(name)) ? "hold" : null;
+    if (e === s.length) return !final && this.isPrefix(name) ? "hold" : null;
     if (s.charCodeAt(e) !== GT || !this.tools.has(name)) return null;
     return { start: 0, end: e + 1 - j, family: "costume", closing: false, role: "other", name, attrs: {}, sentinel: "", flaws: Flaw.None };
   }

@@ -76,24 +76,70 @@ export function checkOption(spec: OptionSpec, value: unknown): Checked {
 const NO_TOOL_CHARACTER = new Set(["\"", "'", "`", "[", "]", "(", ")", "{", "}", "<", ">", "|", "\\", ",", ";"]);
 
 /**
+ * Review 57: the regular-expression characters no tool name holds and the list above leaves out:
+ * the anchors `^` and `$` and the quantifier `+`. `"denyTools": ["^bash$"]`, written by a user used
+ * to regular expressions, compared whole names no tool, so a deny list holding it denied nothing in
+ * silence. None is in OpenAI's or Anthropic's name set ([a-zA-Z0-9_-]) nor in an MCP tool name
+ * (letters, digits, `_`, `-`, `.`, `/`; some servers `:`), which stay names; the rest of a regular
+ * expression's syntax is in the list above (brackets, braces, "|", a backslash) or is no name's
+ * business to refuse: `.` is an MCP name's, `*` and `?` are the lists' own wildcards.
+ */
+const REGEX_CHARACTER = new Set(["^", "$", "+"]);
+
+/** Why an entry names no tool, and whether what shows it is regular-expression syntax (the message then says how the lists match). */
+interface NoToolReason {
+  why: string;
+  regex: boolean;
+}
+
+/**
  * Why a tool list entry can name no tool (the character that shows it, described, never quoted
  * from the value), or undefined. Shared by the readers (checkAsWritten) and the engine's own
  * reading of a list it is given (engine.ts toolNames), so a list read by neither fails closed too.
- * One pass by code point; each code point's class is one audited single-class pattern
- * (test/security/regex-audit.test.ts), never a hand list of ranges.
  */
 export function noToolName(name: string): string | undefined {
+  return noToolReason(name)?.why;
+}
+
+/**
+ * noToolName with what kind of slip it is. One pass by code point; each code point's class is one
+ * audited single-class pattern (test/security/regex-audit.test.ts), never a hand list of ranges.
+ */
+function noToolReason(name: string): NoToolReason | undefined {
   let first = true;
   for (const found of name) {
-    const code = found.codePointAt(0)!;
-    const shown = `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
-    if (found.trim() === "") return found === " " ? "a blank" : `whitespace (${shown})`;
-    if (SHOWS_AS_NOTHING.test(found)) return `an invisible character (${shown})`;
-    // A mark with no character before it in the name shows on the config's quote (or as nothing): `"\u0301bash"` looks like bash.
-    if (first && COMBINING_MARK.test(found)) return `a combining mark with no character before it (${shown})`;
-    if (NO_TOOL_CHARACTER.has(found)) return `the character ${JSON.stringify(found)}`;
+    const unseen = unseenCharacter(found, first);
+    if (unseen !== undefined) return { why: unseen, regex: false };
+    if (NO_TOOL_CHARACTER.has(found)) return { why: `the character ${JSON.stringify(found)}`, regex: false };
+    if (REGEX_CHARACTER.has(found)) return { why: `the character ${JSON.stringify(found)}`, regex: true };
     first = false;
   }
+  return undefined;
+}
+
+/**
+ * Why a name holds a character a config shows as nothing or as a blank (whitespace inside, an
+ * invisible character, a combining mark first), or undefined: no tool name and no provider id holds
+ * one. The plugin's reading of `providers` asks it too (src/plugin/options.ts), so `"deep\nseek"`
+ * names no provider instead of reaching a log line as written.
+ */
+export function unseenInName(name: string): string | undefined {
+  let first = true;
+  for (const found of name) {
+    const unseen = unseenCharacter(found, first);
+    if (unseen !== undefined) return unseen;
+    first = false;
+  }
+  return undefined;
+}
+
+/** unseenInName for one code point (`first`: nothing stands before it in the name), described by its code, never quoted. */
+function unseenCharacter(found: string, first: boolean): string | undefined {
+  const shown = `U+${found.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+  if (found.trim() === "") return found === " " ? "a blank" : `whitespace (${shown})`;
+  if (SHOWS_AS_NOTHING.test(found)) return `an invisible character (${shown})`;
+  // A mark with no character before it in the name shows on the config's quote (or as nothing): `"\u0301bash"` looks like bash.
+  if (first && COMBINING_MARK.test(found)) return `a combining mark with no character before it (${shown})`;
   return undefined;
 }
 
@@ -114,8 +160,11 @@ const SHOWS_AS_NOTHING = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Zs}\p{Zl}\p{Zp}\p{Default
 const COMBINING_MARK = /^\p{M}$/u;
 
 /** Why a tool list is refused for an entry that can name no tool: it fails closed, as for `""`. */
-export function noToolMessage(index: number, why: string): string {
-  return `has an entry that can name no tool: entry ${index + 1} holds ${why}, which no tool name does (a list written as one string is no list of names); write each name as its own entry`;
+function noToolMessage(index: number, reason: NoToolReason): string {
+  const advice = reason.regex
+    ? '(a regular expression is no list entry: an entry is one whole tool name, its only wildcards * for any run of characters and ? for any one); write "bash" for ^bash$ and "bash*" for ^bash'
+    : "(a list written as one string is no list of names); write each name as its own entry";
+  return `has an entry that can name no tool: entry ${index + 1} holds ${reason.why}, which no tool name does ${advice}`;
 }
 
 /** What checkAsWritten found: checkOption's answer, and the entries it split (none: undefined). */
@@ -151,8 +200,8 @@ export function checkAsWritten(spec: OptionSpec, value: unknown): CheckedAsWritt
   if (!checked.ok) return checked;
   // A valid entry that still can name no tool refuses the list (a security list fails closed).
   for (let index = 0; index < names.length; index++) {
-    const why = noToolName(names[index] as string);
-    if (why !== undefined) return { ok: false, message: noToolMessage(from[index]!, why) };
+    const reason = noToolReason(names[index] as string);
+    if (reason !== undefined) return { ok: false, message: noToolMessage(from[index]!, reason) };
   }
   return joined.length > 0 ? { ...checked, joined } : checked;
 }

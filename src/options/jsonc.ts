@@ -3,7 +3,8 @@
 // means doctor accepts exactly the files OpenCode accepts: an unclosed comment or a stray token is
 // an error here too, not a guess. The proxy reads its config file with it as well, and refuses a
 // key given twice in one object (uniqueKeys): JSON keeps only the last copy, so a deny list in the
-// first would be dropped in silence. Doctor names such a key in the plugin's entry (keysGivenTwice).
+// first would be dropped in silence. (Doctor names such a key in the plugin's entry by its own
+// reading, src/cli/keys-twice.ts: it reads the file as written beside the substituted one.)
 import { type Node, parse, parseTree, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { lineEndAt } from "../grammar/chars.ts";
 
@@ -43,33 +44,13 @@ export function parseJsonc(text: string, reading: JsoncReading = {}): unknown {
   return value;
 }
 
-/** A key written twice in one object: its dotted path, and where its later copy is (1-based, as editors count). */
-export interface KeyGivenTwice {
-  path: string;
-  line: number;
-  column: number;
-}
-
 /**
- * Every key written twice in one object, inside the value at `at` (keys and list indexes; a key
- * given twice on the way is followed to its last copy, the one JSON keeps), in the order of their
- * later copies. `text` must be valid JSONC (parseJsonc it first); none when `at` names nothing.
- * Doctor reads the plugin's entry in opencode.json(c) with it: OpenCode keeps the last copy, so a
- * `responseFix` holding denyTools, written before a second `responseFix`, never reaches the plugin.
+ * Every key written twice in one object, by the offset of its later copy, from a text with no BOM. Paths are dotted ("options.responseFix"; a list item as "[0]"); keys
+ * compare as read, escapes decoded, as JSON.parse and jsonc-parser compare them ("deny\u0054ools"
+ * is "denyTools").
  */
-export function keysGivenTwice(text: string, at: readonly (string | number)[] = []): KeyGivenTwice[] {
-  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  return keysGivenTwiceIn(source, at).map(({ path, offset }) => ({ path, ...lineAndColumn(source, offset) }));
-}
-
-/**
- * keysGivenTwice by offset, from a text with no BOM. Paths are dotted ("options.responseFix"; a
- * list item as "[0]"); keys compare as read, escapes decoded, as JSON.parse and jsonc-parser
- * compare them ("deny\u0054ools" is "denyTools").
- */
-function keysGivenTwiceIn(source: string, at: readonly (string | number)[] = []): { path: string; offset: number }[] {
-  let node = parseTree(source, [], { allowTrailingComma: true, disallowComments: false });
-  for (const step of at) node = node === undefined ? undefined : child(node, step);
+function keysGivenTwiceIn(source: string): { path: string; offset: number }[] {
+  const node = parseTree(source, [], { allowTrailingComma: true, disallowComments: false });
   const found: { path: string; offset: number }[] = [];
   const walk = (current: Node, path: string) => {
     const children = current.children ?? [];
@@ -88,15 +69,6 @@ function keysGivenTwiceIn(source: string, at: readonly (string | number)[] = [])
   };
   if (node !== undefined) walk(node, "");
   return found.sort((a, b) => a.offset - b.offset);
-}
-
-/** A key's value (its last copy, as JSON keeps) or a list's item; undefined when there is none. */
-function child(node: Node, step: string | number): Node | undefined {
-  if (typeof step === "number") return node.type === "array" ? node.children?.[step] : undefined;
-  if (node.type !== "object") return undefined;
-  let value: Node | undefined;
-  for (const property of node.children ?? []) if (property.children?.[0]?.value === step) value = property.children[1];
-  return value;
 }
 
 function describeError(error: ParseError): string {
@@ -122,7 +94,8 @@ function describeError(error: ParseError): string {
   return words[code] ?? code;
 }
 
-function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+/** 1-based, as editors count. */
+export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
   let line = 1;
   let lineStart = 0;
   // LF, CR LF and a lone CR each end a line (grammar/chars.ts), as everywhere else in the package.

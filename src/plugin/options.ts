@@ -1,9 +1,10 @@
 // The plugin's own reading of its entry in opencode.json; every option is defined in src/options/spec.ts.
-import { checkAsWritten, type CheckedAsWritten, defaultOf, isNameEntry, MAX_LIST_ENTRIES, withDefaults } from "../options/check.ts";
+import { checkAsWritten, type CheckedAsWritten, defaultOf, isNameEntry, MAX_LIST_ENTRIES, unseenInName, withDefaults } from "../options/check.ts";
 import { FAIL_CLOSED, type Fields, type NamespaceSpec, OPTIONS, type OptionSpec, type PluginOptions } from "../options/spec.ts";
 import { isPollutingKey } from "../grammar/plain-data.ts";
 import { close, closedBecause, holdsAnything, insideReason, isPlainObject, OPTION_PATHS, SECURITY_NAMESPACES, securityInside } from "../options/security-search.ts";
 import { LOG_PREFIX } from "./log-prefix.ts";
+import { AUTO_SCOPE } from "./scope.ts";
 
 const PREFIX = LOG_PREFIX;
 
@@ -97,6 +98,11 @@ function keepValid(raw: object, fields: Fields, parentPath: string, problems: st
         const fallback = fallbackFor(path, field, value);
         if (fallback.value !== undefined) kept[key] = fallback.value;
         problems.push(`${PREFIX} option ${JSON.stringify(path)} ${expected} (got ${show(value, path)}); using ${fallback.note}`);
+      }
+      if (path === "providers" && Array.isArray(kept[key])) {
+        const read = readProviders(kept[key] as string[]);
+        kept[key] = read.value;
+        if (read.problem) problems.push(read.problem);
       }
     } else if (value === undefined) {
       continue;
@@ -237,6 +243,63 @@ function providersIntent(value: unknown): { value: string[]; note: string } | un
   } catch {
     return undefined;
   }
+}
+
+/** The most entries of `providers` one problem line describes; the rest are counted. */
+const PROVIDER_SLIPS_SHOWN = 3;
+
+/**
+ * Review 57: the entries of a `providers` list that cannot name a provider as written, each read
+ * the one way that never reaches past what was written, and one problem line for them all:
+ *  - a model reference (`"deepseek/deepseek-chat"`, the form of `--model`): OpenCode splits a model
+ *    reference at its first "/", so no provider id holds one and the entry covers no route. Dropped,
+ *    not read as its provider: `"deepseek"` covers every model of it, more than was written; the
+ *    line says to write the provider id for that;
+ *  - a scope token in another case (`"AUTO"`, `"Auto"`): the list is compared exactly, and the
+ *    token is `"auto"`. Read as `"auto"`, which is what was written (no provider has that id in
+ *    any case: the catalog's ids are lower case);
+ *  - `"all"` in any case, which is no token (`"*"` is every provider and every model): kept as
+ *    written, since a provider may be configured under that id, which is all it covers;
+ *  - an entry holding whitespace inside, a control or an invisible character (check.ts
+ *    unseenInName), which no provider id holds: dropped, so `"deep\nseek"` never reaches a log line.
+ * A mis-cased provider id (`"DeepSeek"`) is left as written: a custom provider may be configured
+ * under it, which the options alone cannot see; the start-up line, which has the config, says
+ * when it names nothing (src/plugin/startup.ts).
+ */
+function readProviders(names: readonly string[]): { value: string[]; problem?: string } {
+  const value: string[] = [];
+  const slips: string[] = [];
+  for (let index = 0; index < names.length; index++) {
+    const name = names[index]!;
+    const slip = providerSlip(name);
+    if (slip === undefined) {
+      value.push(name);
+      continue;
+    }
+    if (slip.read !== undefined) value.push(slip.read);
+    slips.push(`entry ${index + 1} ${slip.note}`);
+  }
+  if (slips.length === 0) return { value };
+  const more = slips.length > PROVIDER_SLIPS_SHOWN ? `; and ${slips.length - PROVIDER_SLIPS_SHOWN} more entries like these` : "";
+  return { value, problem: `${PREFIX} option "providers" ${slips.slice(0, PROVIDER_SLIPS_SHOWN).join("; ")}${more}` };
+}
+
+/** What readProviders makes of one entry: undefined for a provider id or token as written; `read` absent: dropped. */
+function providerSlip(name: string): { read?: string; note: string } | undefined {
+  const unseen = unseenInName(name);
+  if (unseen !== undefined) return { note: `holds ${unseen}, which no provider id does: dropped; write the provider id as OpenCode shows it` };
+  const slash = name.indexOf("/");
+  if (slash >= 0) {
+    const provider = name.slice(0, slash);
+    // Quoted only when show() would quote it (a longer value may be a pasted credential).
+    const quotable = provider.length > 0 && provider.length <= QUOTE_LIMIT && isNameEntry(provider);
+    const instead = quotable ? `write ${show(provider)} to act on every model of that provider` : 'write its provider id (the part before the first "/") to act on every model of that provider';
+    return { note: `is a model reference (provider/model), which names no provider: dropped, not read as its provider, which would reach every model of it; ${instead}` };
+  }
+  const lower = name.toLowerCase();
+  if (lower === AUTO_SCOPE && name !== AUTO_SCOPE) return { read: AUTO_SCOPE, note: `${show(name)} is read as "auto" (the scope tokens are lower case); write "auto"` };
+  if (lower === "all") return { read: name, note: `${show(name)} is no scope token: kept as a provider id, which covers only a provider configured under exactly that id; write "*" for every provider and every model, or "auto" for models of a leak-prone family` };
+  return undefined;
 }
 
 /** A tool list with entries written as several names joined by "," or ";": one line saying they were split (check.ts checkAsWritten). */

@@ -1,3 +1,5 @@
+import { redactedPackage } from "../grammar/redact.ts";
+
 /**
  * Which routes the plugin acts on. A route is one provider serving one model through one AI SDK
  * package; the package decides the wire, the model decides whether a leak is likely.
@@ -132,10 +134,14 @@ export function routeMode(options: ActingScope, route: Route, native: boolean): 
 
 const LOGGABLE = /[^A-Za-z0-9_.:/@+-]/g;
 
-/** One debug line per route, naming its mode; ids come from config, so anything odd prints as "?". */
+/**
+ * One debug line per route, naming its mode; ids come from config, so anything odd prints as "?".
+ * The package is redacted first (grammar/redact.ts redactedPackage): a git or tarball URL may carry
+ * a token in its userinfo or query, which the loggable characters alone would keep (`:` and `@`).
+ */
 export function formatRouteLine(route: Route, mode: RouteMode): string {
   const show = (text: string | undefined) => (text ? text.slice(0, 120).replace(LOGGABLE, "?") : "?");
-  return `[dsml] route ${show(route.providerID)}/${show(route.modelID)} package=${show(route.npm)} mode=${mode}`;
+  return `[dsml] route ${show(route.providerID)}/${show(route.modelID)} package=${show(route.npm === undefined ? undefined : redactedPackage(route.npm))} mode=${mode}`;
 }
 
 const REMEMBERED_ROUTES = 256;

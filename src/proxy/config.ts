@@ -4,13 +4,13 @@
 import { readFileSync } from "node:fs";
 import { parseJsonc } from "../options/jsonc.ts";
 import { readArgs } from "./arg-words.ts";
-import { atIn, looksLikeUserinfo, redactedPath } from "./redact.ts";
+import { redactedPath, redactedUrl } from "../grammar/redact.ts";
 import { closedBecause, isPlainObject } from "../options/security-search.ts";
 import { closedResponseFix } from "../options/settle.ts";
 import type { PluginOptions } from "../options/spec.ts";
 import { LOG_PREFIX } from "../plugin/log-prefix.ts";
 import { resolveOptions } from "../plugin/options.ts";
-import { COLON, DOT, HASH, PLUS, DASH, QUESTION, SLASH, isAsciiDigit, isAsciiLetter } from "../grammar/chars.ts";
+import { isAsciiDigit } from "../grammar/chars.ts";
 
 export interface Route {
   /** Path prefix the client uses ("" for the default upstream); removed before forwarding. */
@@ -201,33 +201,6 @@ function upstreamUrl(text: string): URL {
 }
 
 /**
- * A URL as a message may show it. The query and fragment, from the first `?` or `#`, are
- * `?<redacted>`, wherever an `@` stands: an e-mail address in the query (`?to=a@b&key=...`) never
- * shows what follows it. Before them, everything up to the last `@` is userinfo (`***@`), however
- * the password is written: a raw `/` in it ends the authority for a parser, and the last `@`
- * hides it all (a path's own `@` is hidden too, which costs a message nothing). A raw `?` or `#`
- * in a password puts its `@` after the cut: then an authority that reads as `user:password`
- * (looksLikeUserinfo) is `***` too. Found by characters alone, so a URL that does not parse (a
- * space in the host, a bad port) is redacted as well as one that does. The path keeps its
- * segments but not the parts the access log redacts (redactedPath: `;` and `%3B` parameters,
- * what stands before an `@` or `%40`). Any of these may hold a key; the message says what is
- * wrong without it.
- */
-export function redactedUrl(text: string): string {
-  const scheme = text.slice(0, schemeLength(text));
-  let query = scheme.length;
-  while (query < text.length && text.charCodeAt(query) !== QUESTION && text.charCodeAt(query) !== HASH) query++;
-  const head = text.slice(scheme.length, query);
-  const tail = query === text.length ? "" : "?<redacted>";
-  const at = head.lastIndexOf("@");
-  if (at >= 0) return `${scheme}***@${redactedPath(head.slice(at + 1))}${tail}`;
-  const slash = head.indexOf("/");
-  const authority = slash < 0 ? head : head.slice(0, slash);
-  if (atIn(text.slice(query)) >= 0 && looksLikeUserinfo(authority)) return `${scheme}***${tail}`;
-  return `${scheme}${redactedPath(head)}${tail}`;
-}
-
-/**
  * An upstream as a line may name it: its origin and its path (redactedPath), never its query. URL
  * refuses userinfo in an upstream (upstreamUrl), so the origin holds none.
  */
@@ -235,13 +208,6 @@ export function shownUpstream(url: URL): string {
   return `${url.origin}${redactedPath(url.pathname)}`;
 }
 
-/** The length of a leading `scheme://` (an ASCII letter, then letters, digits, `+`, `.`, `-`), 0 when there is none. */
-function schemeLength(text: string): number {
-  if (!isAsciiLetter(text.charCodeAt(0))) return 0;
-  let i = 1;
-  while (isAsciiLetter(text.charCodeAt(i)) || isAsciiDigit(text.charCodeAt(i)) || text.charCodeAt(i) === PLUS || text.charCodeAt(i) === DOT || text.charCodeAt(i) === DASH) i++;
-  return text.charCodeAt(i) === COLON && text.charCodeAt(i + 1) === SLASH && text.charCodeAt(i + 2) === SLASH ? i + 3 : 0;
-}
 
 /**
  * The route that would send the proxy's requests back to itself: an upstream on a loopback or

@@ -3,7 +3,7 @@
 // parameters, that climb above the upstream's path or leave the route the path was sent to); and
 // the path the access log names, with what may carry a credential redacted.
 import type { Route } from "./config.ts";
-import { redactedPath } from "./redact.ts";
+import { redactedPath } from "../grammar/redact.ts";
 
 /**
  * The request target without its fragment. Origin-form is a path and a query (RFC 9112 3.2.1); a

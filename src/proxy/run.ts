@@ -1,7 +1,7 @@
 // `dsml-fix proxy`: starts the server, says where it listens, and shuts down gracefully on a signal.
 import type { AddressInfo } from "node:net";
 import { PROXY_USAGE, ProxyUsageError, proxyConfig, routeToItself, shownUpstream } from "./config.ts";
-import { redactedPath } from "./redact.ts";
+import { redactedPath } from "../grammar/redact.ts";
 import { createProxyServer } from "./server.ts";
 
 interface ProxyIo {

@@ -27,6 +27,7 @@ import { review56Rules } from "./fixtures-review-56-rules.ts";
 import { review57Rules } from "./fixtures-review-57-rules.ts";
 import { review57Echo } from "./fixtures-review-57-echo.ts";
 import { review57Dialects } from "./fixtures-review-57-dialects.ts";
+import { review57Engine } from "./fixtures-review-57-engine.ts";
 import type { Shape } from "../../src/grammar/shapes.ts";
 import { ok, bad, none, ls, readA } from "./fixture-kit.ts";
 
@@ -299,6 +300,7 @@ export const fixtures: Fixture[] = [
   ...review57Rules(),
   ...review57Echo(),
   ...review57Dialects(),
+  ...review57Engine(),
 ];
 
 /**

@@ -4,7 +4,11 @@ const obj = (properties: Record<string, JsonSchema>, required: string[]): JsonSc
 const str = { type: "string" };
 const num = { type: "number" };
 
-/** Fixture tools shaped like OpenCode's built-ins, plus one tool with no required parameter. */
+/**
+ * Fixture tools shaped like OpenCode's built-ins, plus one tool with no required parameter and one
+ * MCP tool as OpenCode names it (`<server>_<tool>`, longer than the tag reader's 16-character
+ * namespace wait: golden D57.6).
+ */
 export const fixtureTools: ToolSpec[] = [
   { name: "bash", parameters: obj({ command: str, description: str, timeout: num, workdir: str }, ["command"]) },
   { name: "read", parameters: obj({ filePath: str, offset: num, limit: num }, ["filePath"]) },
@@ -17,4 +21,5 @@ export const fixtureTools: ToolSpec[] = [
   },
   { name: "web_search", parameters: obj({ query: str }, ["query"]) },
   { name: "list_sessions", parameters: obj({ verbose: { type: "boolean" } }, []) },
+  { name: "github_create_issue", parameters: obj({ title: str, body: str }, ["title"]) },
 ];

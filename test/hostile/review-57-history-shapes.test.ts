@@ -189,6 +189,9 @@ describe("finding 2: OpenCode 2's history reads the request's own tools without 
    * Suspected source: src/plugin/v2/context-hook.ts historyTools.
    * Expected: a tool whose `input` is a plain JSON Schema object is read with it (as the wires read a
    * request's declared schema); an input of another form may stay name-only.
+   * Fixed: historyTools reads a tool's `input` when it is plain data with `type: "object"` (or no
+   * type and a `properties` object) and hands it on as the tool's parameters; any other input (a
+   * class instance, a boolean schema, a `$ref` alone, a getter that throws) stays name-only.
    */
   const schema = { type: "object", properties: { title: { type: "string" }, body: { type: "string" } }, required: ["title"] };
   const leak = "<gh_issue>\n<title>x</title>\n<body>y</body>\n</gh_issue>";
@@ -203,10 +206,52 @@ describe("finding 2: OpenCode 2's history reads the request's own tools without 
     expect(run.calls.map((c) => c.input)).toEqual([{ title: "x", body: "y" }]);
   });
 
-  test.failing("the context hook replaces the MCP tool's element-form leak", () => {
+  test("the context hook replaces the MCP tool's element-form leak", () => {
     const messages = context("<gh_issue>");
     sanitizeContext(messages, {}, historyTools({ gh_issue: { description: "File an issue", input: schema } }));
     expect(messages[1]!.content[0]!.text).toBe(`Filing.\n${REMOVED_NOTE}`);
+  });
+
+  test("hard negatives: an input of another form stays name-only (its element form is prose); a Hermes call to the tool is replaced either way", () => {
+    class Schema {
+      type = "object";
+      properties = schema.properties;
+    }
+    const throwing = { get gh_issue(): never { throw new Error("host proxy"); } };
+    const others: unknown[] = [new Schema(), true, { $ref: "#/$defs/issue", $defs: { issue: schema } }, { type: "string" }, [schema], "object", throwing];
+    for (const input of others) {
+      const messages = context("<gh_issue>");
+      const offered = input === throwing ? throwing : { gh_issue: { description: "File an issue", input } };
+      sanitizeContext(messages, {}, historyTools(offered));
+      expect({ input: String(input), text: messages[1]!.content[0]!.text }).toEqual({ input: String(input), text: `Filing.\n${leak}` });
+    }
+    // Name-only still replaces the shapes that need no parameters (a Hermes call to the tool).
+    const hermes: V2Message[] = [
+      { role: "user", content: [{ type: "text", text: "file it" }] },
+      { role: "assistant", content: [{ type: "text", text: 'Filing.\n<tool_call>{"name":"gh_issue","arguments":{"title":"x"}}</tool_call>' }] },
+    ];
+    sanitizeContext(hermes, {}, historyTools({ gh_issue: { description: "", input: true } }));
+    expect(hermes[1]!.content[0]!.text).toBe(`Filing.\n${REMOVED_NOTE}`);
+  });
+
+  test("hard negatives: with the schema, the element form is read as the live engine reads it", () => {
+    // A tag the schema does not declare is no parameter: the element stays prose, as live.
+    const stray = context("<gh_issue>").map((message, index) =>
+      index === 1 ? { ...message, content: [{ type: "text", text: "Filing.\n<gh_issue>\n<label>x</label>\n</gh_issue>" }] } : message,
+    );
+    sanitizeContext(stray, {}, historyTools({ gh_issue: { description: "", input: schema } }));
+    expect(stray[1]!.content[0]!.text).toBe("Filing.\n<gh_issue>\n<label>x</label>\n</gh_issue>");
+    expect(runEngine("Filing.\n<gh_issue>\n<label>x</label>\n</gh_issue>", [], [{ name: "gh_issue", parameters: schema }]).calls).toEqual([]);
+    // Inside a fence it is documentation, kept byte for byte.
+    const fenced = context("<gh_issue>").map((message, index) =>
+      index === 1 ? { ...message, content: [{ type: "text", text: `Like this:\n\`\`\`xml\n${leak}\n\`\`\`` }] } : message,
+    );
+    sanitizeContext(fenced, {}, historyTools({ gh_issue: { description: "", input: schema } }));
+    expect(fenced[1]!.content[0]!.text).toBe(`Like this:\n\`\`\`xml\n${leak}\n\`\`\``);
+    // A user's own message holding the element form is never touched.
+    const user: V2Message[] = [{ role: "user", content: [{ type: "text", text: leak }] }];
+    sanitizeContext(user, {}, historyTools({ gh_issue: { description: "", input: schema } }));
+    expect(user[0]!.content[0]!.text).toBe(leak);
   });
 
   test("hard negative (passes on main): a built-in's element form (<read>) is replaced there, the user's text kept", () => {
@@ -233,12 +278,18 @@ describe("finding 3 (live, found on the way): the element form of a tool whose n
    * (src/engine/doc-block-opener.ts "at most 16", or src/engine/doc-tag-reader.ts), which gives up
    * on the opener before the name is complete.
    * Expected: the same outcome at every split (the call, as whole).
+   * Fixed: the O09 opener at a line start holds while the text ends inside a prefix of a declared
+   * name, up to and including the longest declared name (src/engine/tagless-openers.ts elementAt:
+   * its hold bound counted the `<`, so a split right after the whole longest name let the opener go
+   * as text; the tag reader's 16-character namespace wait hid it for shorter names). The prefix is
+   * found by binary search in the sorted names, so the hold costs O(name) whatever the tool count.
+   * test/hostile/fx57-engine-long-names.test.ts runs names of 1 to 200 characters at every split.
    */
   const tool = (name: string) => [{ name, parameters: { type: "object", properties: { title: { type: "string" } }, required: ["title"] } }];
   const element = (name: string) => `<${name}>\n<title>x</title>\n</${name}>`;
   const charByChar = (text: string) => Array.from({ length: text.length - 1 }, (_, i) => i + 1);
 
-  test.failing("github_create_issue (19 characters): char by char runs what whole runs", () => {
+  test("github_create_issue (19 characters): char by char runs what whole runs", () => {
     const text = element("github_create_issue");
     const whole = runEngine(text, [], tool("github_create_issue"));
     const chars = runEngine(text, charByChar(text), tool("github_create_issue"));

@@ -11,7 +11,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { main } from "../../src/cli/main.ts";
-import { proxyConfig, redactedUrl, shownUpstream } from "../../src/proxy/config.ts";
+import { proxyConfig, shownUpstream } from "../../src/proxy/config.ts";
+import { redactedUrl } from "../../src/grammar/redact.ts";
 import { loggedPath } from "../../src/proxy/routing.ts";
 import { seedConfigDir } from "../e2e/harness.ts";
 

@@ -106,7 +106,10 @@ mark("loaded");`);
   // Nothing of the repair itself, and nothing of the V2 entry.
   expect(imported.filter((file) => /^(engine\/(?!limits)|wires\/|sse\/|echo\/|adapters\/(?!options|request-tag)|history\/|parse\/(?!types|libraries))/.test(file))).toEqual([]);
   expect(imported.filter((file) => file.startsWith("plugin/v2/"))).toEqual([]);
-  expect(imported.length).toBeLessThan(30);
+  // A few small modules (fix 57 added the log-line redaction, grammar/redact.ts and the character
+  // codes it reads, grammar/chars.ts: the start-up line names a provider's package, which may be
+  // a URL with a token in it).
+  expect(imported.length).toBeLessThan(32);
   // Once loaded, the repair is all there (the first tagged request waits for this).
   for (const file of ["engine/engine.ts", "adapters/fetch.ts", "wires/chat/rewriter.ts", "history/sanitize.ts", "parse/dialects/dsml/walk.ts"]) expect(marks.loaded).toContain(file);
 });

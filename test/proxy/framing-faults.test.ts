@@ -9,7 +9,8 @@ import http from "node:http";
 import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { EventEmitter } from "node:events";
-import { proxyConfig, redactedUrl, routeToItself } from "../../src/proxy/config.ts";
+import { proxyConfig, routeToItself } from "../../src/proxy/config.ts";
+import { redactedUrl } from "../../src/grammar/redact.ts";
 import { runProxy } from "../../src/proxy/run.ts";
 import { createProxyServer } from "../../src/proxy/server.ts";
 import { chatSse, pieces, startProxy, startUpstream, TOOLS, type Proxy, type Upstream } from "./support.ts";
@@ -244,7 +245,7 @@ describe("redactedUrl: what a message may show of a URL", () => {
     ["https://api.example.com:99999/v1?key=sk", "https://api.example.com:99999/v1?<redacted>"],
     ["user:sk@api.example.com/v1", "***@api.example.com/v1"],
     ["https://api.example.com/v1", "https://api.example.com/v1"],
-    // The path as the access log shows one (src/proxy/redact.ts redactedPath; review 56).
+    // The path as the access log shows one (src/grammar/redact.ts redactedPath; review 56).
     ["https://api.example.com/v1;key=sk/chat", "https://api.example.com/v1;[redacted]/chat"],
     ["https://api.example.com/u%3Ask%40gw/v1", "https://api.example.com/[redacted]%40gw/v1"],
     ["api.example.com;key=sk/v1", "api.example.com;[redacted]/v1"],

@@ -4,7 +4,8 @@
  * IPv4-mapped form URL writes). Each case pins the edge the old pattern drew.
  */
 import { describe, expect, test } from "bun:test";
-import { proxyConfig, redactedUrl, routeToItself } from "../../src/proxy/config.ts";
+import { proxyConfig, routeToItself } from "../../src/proxy/config.ts";
+import { redactedUrl } from "../../src/grammar/redact.ts";
 
 describe("redactedUrl: scheme and query found by hand", () => {
   test.each([

@@ -5,7 +5,8 @@
 import { createHash } from "node:crypto";
 import { emptiedParts, onlyText } from "../../history/emptied-parts.ts";
 import { assistantRuns, REMOVED_NOTE, redactReply, replyTextParts } from "../../history/sanitize.ts";
-import type { ParseOptions, ToolSpec } from "../../parse/types.ts";
+import type { JsonSchema, ParseOptions, ToolSpec } from "../../parse/types.ts";
+import { isPlainObject } from "../../options/security-search.ts";
 import { opencodeBuiltinTools } from "../../tools/opencode-builtins.ts";
 import type { TurnSeen } from "../../retry/state.ts";
 import type { V2Message } from "./host-types.ts";
@@ -59,16 +60,44 @@ export function sanitizeContext(messages: V2Message[], options: Partial<ParseOpt
 }
 
 /**
- * The tools a context's history is read with: every tool the request offers, by name (a leak's
- * verdict needs the name; the host's input schema form is not this plugin's to interpret), and the
- * built-in ones it may not offer this turn, since an old leak may name one.
+ * The tools a context's history is read with: every tool the request offers, with its parameters
+ * when the host gives them as plain JSON Schema (a shape whose verdict needs them, the tool-named
+ * element form `<gh_issue><title>..</title></gh_issue>`, reads declared parameters only: review
+ * 57), and the built-in ones it may not offer this turn, since an old leak may name one.
  */
 export function historyTools(offered: unknown): ToolSpec[] {
   const tools = new Map<string, ToolSpec>(opencodeBuiltinTools.map((tool) => [tool.name, tool]));
   if (offered !== null && typeof offered === "object") {
-    for (const name of Object.keys(offered)) if (name && !tools.has(name)) tools.set(name, { name });
+    for (const name of Object.keys(offered)) {
+      if (!name || tools.has(name)) continue;
+      const parameters = plainSchema(offered, name);
+      tools.set(name, parameters === undefined ? { name } : { name, parameters });
+    }
   }
   return [...tools.values()];
+}
+
+/**
+ * A tool's `input` when it is a JSON Schema object as plain data (SessionContext.tools is
+ * `{ description, input: JsonSchema }`, packages/plugin/src/promise/session.ts @ 03545fd3): an
+ * object of Object's own prototype (or of none) with `type: "object"`, or no `type` and a
+ * `properties` object, the form the wires hand the schema gate from a request's declared tools.
+ * Anything else stays name-only, as before: the gate reads JSON Schema only, and a value of another
+ * form (an Effect Schema instance, a class, a boolean schema, a `$ref` alone) would be guessed at;
+ * name-only still replaces every shape whose verdict needs no parameters (DSML, Hermes, ...). A
+ * getter that throws (a host Proxy) costs that tool's parameters only. History only reads with
+ * it: what runs is decided live, on the schemas the request itself declares.
+ */
+function plainSchema(offered: object, name: string): JsonSchema | undefined {
+  try {
+    const tool: unknown = (offered as Record<string, unknown>)[name];
+    if (!isPlainObject(tool)) return undefined;
+    const input = tool.input;
+    if (!isPlainObject(input)) return undefined;
+    return input.type === "object" || (input.type === undefined && isPlainObject(input.properties)) ? (input as JsonSchema) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

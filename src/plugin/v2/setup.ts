@@ -49,10 +49,12 @@ const TURNS_KEPT = 1024;
 export async function setup(ctx: V2Context, log: Logger = createLogger(undefined), processScope: { [key: symbol]: unknown } = globalThis as never): Promise<V2Cleanup | void> {
   const { options, optionState } = startOptions(ctx.options, log);
   // setup() sees no provider config; every provider a 2.x host serves natively reaches the HTTP
-  // hooks, so each named provider counts as wired.
+  // hooks, so each named provider counts as wired (`unlisted`: one not in lower case says it acts
+  // only on a provider of exactly that id). An entry that cannot name a provider (a model
+  // reference, "deepseek/deepseek-chat") was dropped by the options' reading, with its line.
   const named = options.providers.filter((id) => id !== AUTO_SCOPE && id !== EVERY_PROVIDER);
   const cfg = { provider: Object.fromEntries(named.map((id) => [id, {}])) } as never;
-  const head = startupReport({ options, cfg, native: false, ...optionState });
+  const head = startupReport({ options, cfg, native: false, unlisted: true, ...optionState });
   // Listed twice on this host (each entry's context spreads the same host, `app` included): the
   // first serves, this one stands aside and hands over its restrictions (src/plugin/wiring.ts),
   // its `providers` among them: a `[]` entry placed second turns the serving one off.

@@ -1,7 +1,9 @@
-// The one rule for what a line the proxy writes may show of a path: its own module, so the access
-// log (routing.ts), the start-up lines (run.ts) and the usage errors (config.ts) share it without
-// importing each other.
-import { isAsciiDigit } from "../grammar/chars.ts";
+// The one rule for what a log line may show of a path or a URL: the proxy's access log
+// (proxy/routing.ts), its start-up lines (proxy/run.ts) and usage errors (proxy/config.ts), and the
+// plugin's start-up and route lines (plugin/startup.ts, plugin/scope.ts) naming a provider's
+// package, which may be a URL with a credential in it (review 57). Pure text, so it sits at the
+// bottom layer, where each of them can import it.
+import { COLON, DOT, HASH, PLUS, DASH, QUESTION, SLASH, isAsciiDigit, isAsciiLetter } from "./chars.ts";
 
 /**
  * A path as any line the proxy writes may show it (the access log, the start-up lines, a usage
@@ -74,4 +76,50 @@ export function looksLikeUserinfo(authority: string): boolean {
   if (colon < 0) return false;
   for (let i = colon + 1; i < rest.length; i++) if (!isAsciiDigit(rest.charCodeAt(i))) return true;
   return false;
+}
+
+/**
+ * A URL as a message may show it. The query and fragment, from the first `?` or `#`, are
+ * `?<redacted>`, wherever an `@` stands: an e-mail address in the query (`?to=a@b&key=...`) never
+ * shows what follows it. Before them, everything up to the last `@` is userinfo (`***@`), however
+ * the password is written: a raw `/` in it ends the authority for a parser, and the last `@`
+ * hides it all (a path's own `@` is hidden too, which costs a message nothing). A raw `?` or `#`
+ * in a password puts its `@` after the cut: then an authority that reads as `user:password`
+ * (looksLikeUserinfo) is `***` too. Found by characters alone, so a URL that does not parse (a
+ * space in the host, a bad port) is redacted as well as one that does. The path keeps its
+ * segments but not the parts the access log redacts (redactedPath: `;` and `%3B` parameters,
+ * what stands before an `@` or `%40`). Any of these may hold a key; the message says what is
+ * wrong without it.
+ */
+export function redactedUrl(text: string): string {
+  const scheme = text.slice(0, schemeLength(text));
+  let query = scheme.length;
+  while (query < text.length && text.charCodeAt(query) !== QUESTION && text.charCodeAt(query) !== HASH) query++;
+  const head = text.slice(scheme.length, query);
+  const tail = query === text.length ? "" : "?<redacted>";
+  const at = head.lastIndexOf("@");
+  if (at >= 0) return `${scheme}***@${redactedPath(head.slice(at + 1))}${tail}`;
+  const slash = head.indexOf("/");
+  const authority = slash < 0 ? head : head.slice(0, slash);
+  if (atIn(text.slice(query)) >= 0 && looksLikeUserinfo(authority)) return `${scheme}***${tail}`;
+  return `${scheme}${redactedPath(head)}${tail}`;
+}
+
+/** The length of a leading `scheme://` (an ASCII letter, then letters, digits, `+`, `.`, `-`), 0 when there is none. */
+function schemeLength(text: string): number {
+  if (!isAsciiLetter(text.charCodeAt(0))) return 0;
+  let i = 1;
+  while (isAsciiLetter(text.charCodeAt(i)) || isAsciiDigit(text.charCodeAt(i)) || text.charCodeAt(i) === PLUS || text.charCodeAt(i) === DOT || text.charCodeAt(i) === DASH) i++;
+  return text.charCodeAt(i) === COLON && text.charCodeAt(i + 1) === SLASH && text.charCodeAt(i + 2) === SLASH ? i + 3 : 0;
+}
+
+/**
+ * A package as a log line may show it (the `npm` of an OpenCode provider entry, which the plugin's
+ * start-up and route lines name): an npm name (`@ai-sdk/amazon-bedrock`, `pkg@1.2.3`) as given,
+ * since its `@` is no userinfo; a value holding `://` (a git or tarball URL, as npm and bun take:
+ * `git+https://user:TOKEN@host/org/pkg.git`) as redactedUrl shows a URL, so the token never
+ * reaches OpenCode's log.
+ */
+export function redactedPackage(text: string): string {
+  return text.includes("://") ? redactedUrl(text) : text;
 }
