@@ -1,7 +1,7 @@
 /**
  * Review 57, diff review B (hostile, tests only): the round's new code in src/wires/anthropic
  * (whitespace waits for words), src/adapters/request-history.ts (annotations moved with the note)
- * and src/proxy/config.ts redactedUrl. Each finding is a test.failing with what is wrong, its
+ * and src/proxy/config.ts redactedUrl. Each finding was a test.failing (now a test, with its Fixed: line) with what is wrong, its
  * severity, a minimal input, the suspected file and what is expected; hard negatives beside it.
  */
 import { describe, expect, test } from "bun:test";
@@ -65,13 +65,17 @@ describe("middleware over @ai-sdk/anthropic: whitespace beside recovered calls o
   // held-text-start.ts's rule lives only in the fetch wire).
   // Expected: no text part of whitespace alone where a call was taken out of its text (as the
   // fetch route's Anthropic wire does), at least for an Anthropic model.
-  test.failing("a line break between two recovered calls is replayed as a whitespace-only text block", async () => {
+  // Fixed: the middleware's stream and generate paths keep the Anthropic wire's rule, for every
+  // provider (src/grammar/blank.ts BlankWait, src/adapters/middleware/blank-parts.ts, generate.ts):
+  // whitespace while its text part shows no words waits for them; a call taken out of the part
+  // drops it; at the part's end it is shown only when no call was.
+  test("a line break between two recovered calls is replayed as a whitespace-only text block", async () => {
     const content = await replayedAssistant(`${READ}\n${BASH}`);
     expect(content.filter((b) => b.type === "tool_use").map((b) => b.name)).toEqual(["read", "bash"]);
     expect(replayedTexts(content).filter((t) => t.trim() === "")).toEqual([]);
   });
 
-  test.failing("whitespace before the only call is replayed as a whitespace-only text block", async () => {
+  test("whitespace before the only call is replayed as a whitespace-only text block", async () => {
     const content = await replayedAssistant(`\n\n${READ}`);
     expect(content.filter((b) => b.type === "tool_use").map((b) => b.name)).toEqual(["read"]);
     expect(replayedTexts(content).filter((t) => t.trim() === "")).toEqual([]);
@@ -120,7 +124,9 @@ describe("Anthropic wire: a character JavaScript trims but no API reads as white
   // Minimal input: one text block "\uFEFF<tool_call>{read a.ts}</tool_call>".
   // Suspected source: src/wires/anthropic/held-text-start.ts isBlank (and wire.ts blocksOf).
   // Expected: whitespace read as Unicode White_Space (\s without U+FEFF), so the BOM is shown.
-  test.failing("a byte-order mark before a call is dropped as if it were whitespace", async () => {
+  // Fixed: isBlank reads an explicit Unicode White_Space set (src/grammar/blank.ts
+  // isUnicodeWhiteSpace: with NEL, without U+FEFF), on the wire and in the middleware alike.
+  test("a byte-order mark before a call is dropped as if it were whitespace", async () => {
     const { stream, json } = await anthropicTexts(`\uFEFF${READ}`);
     expect(json).toEqual(["\uFEFF"]);
     expect(stream).toEqual(["\uFEFF"]);
@@ -197,7 +203,11 @@ describe("request history: annotations between two leaks when the note is longer
   // Suspected source: src/adapters/request-history.ts annotationEdits (reuses annotationMover,
   // whose middle search only looks back).
   // Expected: each annotation still cites its own words ("docs A", "docs B").
-  test.failing("two annotations between leaks: each keeps its own words", () => {
+  // Fixed: history maps each offset through the edits the readings made (redactReply's
+  // ReplyReading.edits: each replaced range, old -> new length, in order): an offset after an edit
+  // moves by its change in length, an annotation sharing a character with a replaced range is
+  // removed; no search for the cited words (request-history.ts annotationEdits).
+  test("two annotations between leaks: each keeps its own words", () => {
     const text = `Hi ${call("ls")} docs A ${call("ls")} docs B ${call("ls")} bye`;
     const { responses: r, chat: c } = citedBoth(text, [url(text, "docs", 0), url(text, "docs", 1)], 2);
     const want = [["docs 0", "docs A"], ["docs 1", "docs B"]];
@@ -205,7 +215,7 @@ describe("request history: annotations between two leaks when the note is longer
     expect(c).toEqual(want);
   });
 
-  test.failing("one annotation between two short leaks is kept", () => {
+  test("one annotation between two short leaks is kept", () => {
     const text = `Hi ${call("ls")} docs here ${call("ls")} bye`;
     const { responses: r, chat: c } = citedBoth(text, [url(text, "docs")]);
     expect(r).toEqual([["docs 0", "docs"]]);
@@ -253,7 +263,9 @@ describe("proxy usage error: a password of digits before a raw #", () => {
   // Minimal input: `dsml-fix proxy --upstream 'https://user:12345678#x@host/v1'`.
   // Suspected source: src/proxy/redact.ts looksLikeUserinfo (src/proxy/config.ts redactedUrl).
   // Expected: a "port" that is no port (more than 5 digits, or above 65535) reads as userinfo too.
-  test.failing("the digits of a password before a raw # are printed", () => {
+  // Fixed: looksLikeUserinfo (now src/grammar/redact.ts) reads more than 5 digits, or a number
+  // above 65535, after the last `:` as a password, not a port.
+  test("the digits of a password before a raw # are printed", () => {
     const message = usageError(["--upstream", "https://user:12345678#x@host/v1"]);
     expect(message).toContain("not a URL");
     expect(message).not.toContain("12345678");
