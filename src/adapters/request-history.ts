@@ -11,10 +11,10 @@ import { citesSource, givenFromMessagesBlock, givenFromResponsesItem, isGivenBlo
 import type { EchoGuard } from "../engine/types.ts";
 import { isObject } from "../grammar/plain-data.ts";
 import { emptiedParts, onlyText } from "../history/emptied-parts.ts";
-import { REMOVED_NOTE, redactReply, replyTextParts, type ReplyPart } from "../history/sanitize.ts";
+import { REMOVED_NOTE, redactReply, replyTextParts, type ReplyPart, type TextEdit } from "../history/sanitize.ts";
 import type { NudgeReason, ParseOptionsInput, ToolSpec } from "../parse/types.ts";
 import { correctionText, type CorrectionReason } from "../retry/state.ts";
-import { annotationMover } from "../wires/annotations.ts";
+import { hasOffsets } from "../wires/annotations.ts";
 import { wireFor, wirePathname } from "../wires/registry.ts";
 import { NATIVE_ITEMS } from "../wires/responses/items.ts";
 import type { Wire } from "../wires/wire.ts";
@@ -282,7 +282,10 @@ function redactTurns(
 ): { removed: number; turns: number; nudge: NudgeReason | null } {
   const parts = textPartsOf(turns, shape, isEchoed !== undefined);
   if (parts.length === 0) return { removed: 0, turns: 0, nudge: null };
-  const result = redactReply(parts, options.parse, tools, isEchoed ? { isEchoed } : {});
+  // What each reading replaced in each part: annotations move through these edits (annotationEdits).
+  let passes: readonly (readonly TextEdit[])[][] = [];
+  const reading = { edits: (given: typeof passes) => void (passes = given), ...(isEchoed ? { isEchoed } : {}) };
+  const result = redactReply(parts, options.parse, tools, reading);
   if (!options.sanitize || result.removed === 0) return { removed: 0, turns: 0, nudge: result.nudge };
   const changed = new Set<number>();
   let skipped = false;
@@ -302,7 +305,9 @@ function redactTurns(
     else {
       const now = fate === "note" ? REMOVED_NOTE : text;
       edits.push({ kind: "replace", path: part.path, json: JSON.stringify(now) });
-      if (part.annotations) edits.push(...annotationEdits(part.annotations, part.text, now));
+      // A part that holds the note alone had all of its text replaced by it.
+      const own = fate === "note" ? [[{ start: 0, end: part.text.length, length: now.length }]] : passes.map((pass) => pass[i] ?? []);
+      if (part.annotations) edits.push(...annotationEdits(part.annotations, part.text, own));
     }
     changed.add(part.turn);
   });
@@ -319,30 +324,35 @@ interface PartAnnotations {
 }
 
 /**
- * The edits that move a rewritten text's annotations with it, as the live repair moves them
- * (src/wires/annotations.ts): one whose words are still there gets its new start_index and
- * end_index, one whose words the note replaced is removed; one without offsets stays. Only those
- * numbers and the removed elements change in the body: every other field (an id, a title, a URL)
- * goes up as the client sent it. The live repair only takes text out; history also puts the note
- * in, so words the mover finds inside a note that was not there are the note's, not the cited
- * ones: that annotation is removed too.
+ * The edits that move a rewritten text's annotations with it: each offset goes through the edits
+ * the readings made (`passes`: each reading's edits in order, in the offsets of the text it read),
+ * not through a search for the cited words (as the live repair's mover does: it only takes text
+ * out, while history puts a note in that may be longer than the markup, so words after it stand
+ * later than they did, and the same words earlier are other words). An offset after an edit moves
+ * by that edit's change in length; an annotation that shares a character with a replaced range (or
+ * holds an insertion inside it) is removed; one without offsets stays. Only those numbers and the
+ * removed elements change in the body: every other field (an id, a title, a URL) goes up as the
+ * client sent it. Each annotation costs a binary search per reading (log edits).
  * Anthropic has none to move: a citation names a place in the cited document (start_char_index
  * and the like count in that document), never in the text block, which it cites as a whole.
  */
-function annotationEdits({ path, list }: PartAnnotations, was: string, now: string): JsonEdit[] {
-  const move = annotationMover(was, now);
-  const notesWas = noteSpans(was);
-  const notesNow = noteSpans(now);
+function annotationEdits({ path, list }: PartAnnotations, was: string, passes: readonly (readonly TextEdit[])[]): JsonEdit[] {
+  const shifts = passes.map(shiftsOf);
   const edits: JsonEdit[] = [];
   list.forEach((annotation, j) => {
-    const moved = move(annotation);
-    if (moved === annotation || !isObject(annotation)) return;
+    if (!isObject(annotation)) return;
     // A chat annotation keeps its offsets under url_citation (annotations.ts reads both forms).
     const nested = isObject(annotation.url_citation);
     const from = (nested ? annotation.url_citation : annotation) as Json;
-    const to = (isObject(moved) && nested ? moved.url_citation : moved) as Json | undefined;
-    const inNote = to !== undefined && overlaps(notesNow, to.start_index as number, to.end_index as number) && !overlaps(notesWas, from.start_index as number, from.end_index as number);
-    if (to === undefined || inNote) return void edits.push({ kind: "remove", path: [...path, j] });
+    if (!hasOffsets(from, was.length)) return;
+    let start = from.start_index as number;
+    let end = from.end_index as number;
+    for (let k = 0; k < passes.length; k++) {
+      const moved = movedThrough(passes[k]!, shifts[k]!, start, end);
+      if (moved === undefined) return void edits.push({ kind: "remove", path: [...path, j] });
+      [start, end] = moved;
+    }
+    const to: Record<string, number> = { start_index: start, end_index: end };
     for (const key of ["start_index", "end_index"]) {
       if (from[key] !== to[key]) edits.push({ kind: "replace", path: [...path, j, ...(nested ? ["url_citation"] : []), key], json: String(to[key]) });
     }
@@ -350,24 +360,27 @@ function annotationEdits({ path, list }: PartAnnotations, was: string, now: stri
   return edits;
 }
 
-/** Where the note stands in `text`, in order: [from, to) each. */
-function noteSpans(text: string): [number, number][] {
-  const spans: [number, number][] = [];
-  for (let at = text.indexOf(REMOVED_NOTE); at !== -1; at = text.indexOf(REMOVED_NOTE, at + REMOVED_NOTE.length)) spans.push([at, at + REMOVED_NOTE.length]);
-  return spans;
+/** For each edit of a reading, how far offsets after all the edits before it moved (prefix sums of the length changes). */
+function shiftsOf(edits: readonly TextEdit[]): number[] {
+  const shifts = [0];
+  for (const edit of edits) shifts.push(shifts.at(-1)! + edit.length - (edit.end - edit.start));
+  return shifts;
 }
 
-/** Whether [start, end) shares a character with one of `spans` (in order, apart): a binary search, so many annotations cost log(notes) each. */
-function overlaps(spans: readonly [number, number][], start: number, end: number): boolean {
+/** [start, end) after one reading's edits (in order, apart), or undefined when one of them touched it. */
+function movedThrough(edits: readonly TextEdit[], shifts: readonly number[], start: number, end: number): [number, number] | undefined {
+  // The first edit that ends after `start`: every edit before it lies wholly before the span.
   let lo = 0;
-  let hi = spans.length;
-  // The first span that ends after `start`.
+  let hi = edits.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (spans[mid]![1] <= start) lo = mid + 1;
+    if (edits[mid]!.end <= start) lo = mid + 1;
     else hi = mid;
   }
-  return lo < spans.length && spans[lo]![0] < end;
+  const next = edits[lo];
+  // It starts inside the span (or, for an empty span, the span's point lies strictly inside it).
+  if (next !== undefined && (start < end ? next.start < end : next.start < start)) return undefined;
+  return [start + shifts[lo]!, end + shifts[lo]!];
 }
 
 /** One assistant turn of a reply: where it is, what the model was given inside the reply before it (Responses items), and whether it is only read (resolved). */

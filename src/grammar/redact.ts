@@ -66,8 +66,10 @@ export function atIn(text: string): number {
 
 /**
  * An authority that holds no `@` but reads as `user:password`: a `:` followed by anything but a
- * port's digits (an IPv6 address in brackets is left out). So a credential whose raw `?`, `#` or
- * `/` cut it from its `@` reads; so does a host with a bad port, which is hidden with it.
+ * port (an IPv6 address in brackets is left out). A port is at most 5 digits and at most 65535, so
+ * `user:12345678` is a password of digits, not a port (and `host:99999`, no port either, is hidden:
+ * which of the two it is cannot be told, and a credential shown costs more than a host hidden). So a credential whose raw `?`, `#` or `/` cut
+ * it from its `@` reads; so does a host with a bad port, which is hidden with it.
  */
 export function looksLikeUserinfo(authority: string): boolean {
   const bracket = authority.startsWith("[") ? authority.indexOf("]") : -1;
@@ -75,8 +77,12 @@ export function looksLikeUserinfo(authority: string): boolean {
   const colon = rest.lastIndexOf(":");
   if (colon < 0) return false;
   for (let i = colon + 1; i < rest.length; i++) if (!isAsciiDigit(rest.charCodeAt(i))) return true;
-  return false;
+  // Digits after an IPv6 address in brackets are its port, however bad: no user name is written so.
+  if (bracket >= 0) return false;
+  return rest.length - colon - 1 > 5 || Number(rest.slice(colon + 1)) > MAX_PORT;
 }
+
+const MAX_PORT = 65535;
 
 /**
  * A URL as a message may show it. The query and fragment, from the first `?` or `#`, are

@@ -126,6 +126,20 @@ interface ReplyReading {
    * Replaced all the same; only the reason, and so a correction, differs.
    */
   isEchoed?: EchoGuard;
+  /**
+   * Told what each reading replaced, when it replaced anything: per reading (the second reads the
+   * first's texts), per part, that part's edits in order. A caller holding offsets into a part's
+   * text (a citation's start_index) moves them through these, not by searching for its words: a
+   * note may be longer than the markup it replaced, so words after it stand later than they did.
+   */
+  edits?: (passes: readonly (readonly TextEdit[])[][]) => void;
+}
+
+/** One replacement in a part's text: [start, end) of the text the reading was given became `length` characters (the note, a piece of it, or nothing). */
+export interface TextEdit {
+  start: number;
+  end: number;
+  length: number;
 }
 
 /**
@@ -161,7 +175,8 @@ export function redactReply(parts: readonly ReplyPart[], options: ParseOptionsIn
     reading,
     (at) => !seen.sawDocumentationAt(at),
   );
-  const { replaced: _, calls: __, ...once } = first;
+  const { replaced: _, calls: __, edits: ___, ...once } = first;
+  reading.edits?.(again.removed === 0 ? [first.edits] : [first.edits, again.edits]);
   if (again.removed === 0) return once;
   return { texts: again.texts, removed: first.removed + again.removed, nudge: first.nudge ?? again.nudge, shapes: [...first.shapes, ...again.shapes] };
 }
@@ -171,6 +186,8 @@ interface Redaction extends RedactedReply {
   replaced: [number, number][];
   /** The spans of the well-formed calls the engine read (as markup, not as text), sorted by start. */
   calls: Span[];
+  /** Per part, what this reading replaced in it (ReplyReading.edits). */
+  edits: TextEdit[][];
 }
 
 /**
@@ -235,7 +252,7 @@ class FirstReading {
 function redactOnce(parts: readonly ReplyPart[], options: ParseOptionsInput, tools: readonly ToolSpec[] | undefined, reading: ReplyReading, counts: (at: number) => boolean = () => true): Redaction {
   const texts = parts.map((p) => p.text);
   const text = texts.join("");
-  const none: Redaction = { texts, removed: 0, nudge: null, shapes: [], replaced: [], calls: [] };
+  const none: Redaction = { texts, removed: 0, nudge: null, shapes: [], replaced: [], calls: [], edits: [] };
   if (!mayHoldMarkup(text, options.standaloneJson === true)) return none;
   const engine = createRepairEngine({
     tools: tools ?? opencodeBuiltinTools,
@@ -298,7 +315,7 @@ function redactOnce(parts: readonly ReplyPart[], options: ParseOptionsInput, too
   const nudge = own?.reason ?? null;
   const shapes = [...broken.filter((b) => !skipped.has(b)).map((b) => b.shape), ...stray.map((s) => s.shape)];
   if (replaced.length === 0) return { ...none, nudge, shapes };
-  return { texts: out.finish(), removed: replaced.length, nudge, shapes, replaced, calls };
+  return { texts: out.finish(), removed: replaced.length, nudge, shapes, replaced, calls, edits: out.edits };
 }
 
 /**
@@ -334,9 +351,12 @@ class PartWriter {
   /** The part the text written so far ends in, and how far that is. */
   private part = 0;
   private at = 0;
+  /** Per part, the replacements made in it, in order (in that part's own offsets). */
+  readonly edits: TextEdit[][];
 
   constructor(private readonly texts: readonly string[]) {
     this.out = texts.map(() => "");
+    this.edits = texts.map(() => []);
     let at = 0;
     for (const text of texts) {
       this.starts.push(at);
@@ -368,14 +388,27 @@ class PartWriter {
           return false;
         }
         blank.forEach((part, i) => (this.out[part] += pieces[i]!));
+        const pieceOf = new Map(blank.map((part, i) => [part, pieces[i]!.length]));
+        this.noteEdits(start, end, last, (part) => pieceOf.get(part) ?? 0);
         this.at = end;
         return true;
       }
       into = blank[0] ?? this.part;
     }
     this.out[into] += REMOVED_NOTE;
+    this.noteEdits(start, end, last, (part) => (part === into ? REMOVED_NOTE.length : 0));
     this.at = end;
     return true;
+  }
+
+  /** Records [start, end) of the joined text, over parts this.part..last, as each part's own edit: `inserted` says how long what went into it is. */
+  private noteEdits(start: number, end: number, last: number, inserted: (part: number) => number): void {
+    for (let k = this.part; k <= last; k++) {
+      const from = Math.max(start, this.starts[k]!) - this.starts[k]!;
+      const to = Math.min(end, this.ends[k]!) - this.starts[k]!;
+      const length = inserted(k);
+      if (to > from || length > 0) this.edits[k]!.push({ start: from, end: to, length });
+    }
   }
 
   finish(): string[] {

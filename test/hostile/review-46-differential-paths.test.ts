@@ -24,7 +24,7 @@ import { repairMiddleware } from "../../src/adapters/middleware.ts";
 import type { Fixture } from "../golden/build-fixtures.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { everyChar, randomCuts } from "../support/run-engine.ts";
-import { anthropicEngineRun, anthropicJson, anthropicStream, chatJson, chatStream, engineRun, middlewareGenerate, middlewareStream, responsesJson, responsesStream, show, type Outcome, type Scenario } from "../property/diff-harness.ts";
+import { anthropicEngineRun, middlewareEngineRun, anthropicJson, anthropicStream, chatJson, chatStream, engineRun, middlewareGenerate, middlewareStream, responsesJson, responsesStream, show, type Outcome, type Scenario } from "../property/diff-harness.ts";
 
 const SEED = Number(process.env.DIFF_SEED ?? 20261206);
 const RUNS = Number(process.env.DIFF_RUNS ?? 300);
@@ -99,9 +99,11 @@ describe("review 46: every golden fixture through every path", () => {
       const paths = await allPaths(scenarioOf(f), seed++);
       // The fixture's text as an Anthropic client is shown it: whitespace alone beside a call in a text block is not sent (review 57 A1).
       const anthropic = { ...want, text: anthropicEngineRun(scenarioOf(f)).text };
+      // Through the AI SDK middleware: whitespace alone beside a call in its text part is not sent (fix 57 diff B).
+      const middleware = { ...want, text: middlewareEngineRun(scenarioOf(f)).text };
       for (const [path, got] of Object.entries(paths)) {
         const compared = NO_TOOLS_NO_NUDGE.has(f.id) ? { ...got, nudge: want.nudge } : got;
-        if (show(compared) !== show(path.startsWith("anthropic") ? anthropic : want)) (diverging[f.id] ??= {})[path] = show(got);
+        if (show(compared) !== show(path.startsWith("anthropic") ? anthropic : path.startsWith("middleware") ? middleware : want)) (diverging[f.id] ??= {})[path] = show(got);
       }
     }
     expect(diverging).toEqual({});
@@ -154,8 +156,10 @@ describe("review 46: a golden fixture with its bytes changed comes out the same 
         const whole = engineRun(s, []);
         // Anthropic: whitespace alone beside a call in a text block is not sent (review 57 A1).
         const anthropic = anthropicEngineRun(s);
+        // The middleware: whitespace alone beside a call in its text part is not sent (fix 57 diff B).
+        const middleware = middlewareEngineRun(s);
         const paths = { engineChar: engineRun(s, everyChar(s.text.length)), ...(await allPaths(s, seed)) };
-        const diverging = Object.fromEntries(Object.entries(paths).filter(([name, o]) => show(o) !== show(name.startsWith("anthropic") ? anthropic : whole)));
+        const diverging = Object.fromEntries(Object.entries(paths).filter(([name, o]) => show(o) !== show(name.startsWith("anthropic") ? anthropic : name.startsWith("middleware") ? middleware : whole)));
         expect({ fixture: f.id, change, diverging }).toEqual({ fixture: f.id, change, diverging: {} });
       }),
       { seed: SEED, numRuns: RUNS, endOnFailure: false },

@@ -27,6 +27,7 @@ import { fixtureTools } from "../golden/tools.ts";
 import {
   anthropicBody,
   anthropicEngineRun,
+  middlewareEngineRun,
   anthropicJson,
   anthropicSse,
   anthropicStream,
@@ -162,8 +163,10 @@ async function diverging(s: Scenario, seed: number, withProxy: boolean): Promise
   paths.middlewareStreamReasoning = await attempt(() => middlewareStream(r, 1 + (seed % 5)));
   // Anthropic: whitespace alone beside a call in a text block is not sent (review 57 A1).
   const anthropic = anthropicEngineRun(s);
+  // The middleware: whitespace alone beside a call in its text part is not sent (fix 57 diff B).
+  const middleware = middlewareEngineRun(s);
   const out: Record<string, string> = {};
-  for (const [k, o] of Object.entries(paths)) if (show(o) !== show(k.startsWith("anthropic") ? anthropic : whole)) out[k] = show(o);
+  for (const [k, o] of Object.entries(paths)) if (show(o) !== show(k.startsWith("anthropic") ? anthropic : k.startsWith("middleware") ? middleware : whole)) out[k] = show(o);
   if (withProxy) {
     for (const [k, o] of Object.entries(await proxyPaths(seed % 2 ? r : s, 1 + (seed % 9)))) if (show(o) !== show(noNudge(k.startsWith("proxyAnthropic") ? anthropic : whole))) out[k] = show(o);
   }

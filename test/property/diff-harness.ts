@@ -18,7 +18,7 @@ import type { ToolSpec } from "../../src/parse/types.ts";
 import { fixtureTools } from "../golden/tools.ts";
 import { escaped } from "../golden/notation.ts";
 import { randomCuts } from "../support/run-engine.ts";
-import { anthropicShown } from "../support/anthropic-blank.ts";
+import { anthropicShown, middlewareShown } from "../support/anthropic-blank.ts";
 
 export type Json = Record<string, any>;
 
@@ -113,6 +113,12 @@ export function spannedEngineRun(s: Scenario, parts: readonly string[]): Outcome
 export function anthropicEngineRun(s: Scenario, parts: readonly string[] = [s.text]): Outcome {
   const { blocks } = spannedEvents(s, parts);
   return { ...spannedEngineRun(s, parts), text: anthropicShown(blocks.map((events) => ({ events }))) };
+}
+
+/** The reply fed whole as one text part through the AI SDK middleware shows it: whitespace alone beside a call in its part is not sent (fix 57 diff B, middlewareShown). */
+export function middlewareEngineRun(s: Scenario): Outcome {
+  const { blocks } = spannedEvents(s, [s.text]);
+  return { ...spannedEngineRun(s, [s.text]), text: middlewareShown(blocks[0]!) };
 }
 
 /** Each part's events (its endSpan, or the flush after the last), and the nudge. */

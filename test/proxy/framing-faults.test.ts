@@ -241,7 +241,11 @@ describe("redactedUrl: what a message may show of a URL", () => {
     ["https://user:pa?ss@api.example.com:99999/v1", "https://***?<redacted>"],
     ["https://user:pa#ss@api.example.com/v1?key=k", "https://***?<redacted>"],
     // An `@` in the query is no userinfo: the host and path before it stay readable.
-    ["https://api.example.com:99999/v1?to=a@b.test&key=sk", "https://api.example.com:99999/v1?<redacted>"],
+    ["https://api.example.com:8443/v1?to=a@b.test&key=sk", "https://api.example.com:8443/v1?<redacted>"],
+    // ...unless the authority's "port" is no port (over 65535, or more than 5 digits): then it may be
+    // `user:password` cut from its `@` by a raw `#` or `?`, and is hidden (fix 57 diff B, PX1).
+    ["https://api.example.com:99999/v1?to=a@b.test&key=sk", "https://***?<redacted>"],
+    ["https://user:12345678#x@api.example.com/v1", "https://***?<redacted>"],
     ["https://api.example.com:99999/v1?key=sk", "https://api.example.com:99999/v1?<redacted>"],
     ["user:sk@api.example.com/v1", "***@api.example.com/v1"],
     ["https://api.example.com/v1", "https://api.example.com/v1"],

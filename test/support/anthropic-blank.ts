@@ -18,7 +18,8 @@ export interface ReadBlock {
   goesOn?: boolean;
 }
 
-const isBlank = (text: string) => text.trim() === "";
+/** Unicode White_Space (not trim(): a byte-order mark is text), written out from the rule. */
+const isBlank = (text: string) => /^[\t\n\v\f\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$/.test(text);
 
 /** The text shown for each block's events, joined. */
 export function anthropicShown(blocks: readonly ReadBlock[]): string {
@@ -46,4 +47,30 @@ export function anthropicShown(blocks: readonly ReadBlock[]): string {
     waiting = "";
   }
   return shown;
+}
+
+/**
+ * Fix 57 diff B, as an oracle: the text an AI SDK client is shown through the middleware for one
+ * text part's events (docs/HOW-IT-WORKS.md). The AI SDK keeps a text part as one text however calls
+ * stand in it, so the rule is the part's: whitespace while the part shows no words waits for them,
+ * a call drops it, and at the part's end it is kept only when no call was taken out of the part.
+ */
+export function middlewareShown(events: readonly EngineEvent[]): string {
+  let shown = "";
+  let waiting = "";
+  let worded = false;
+  let removed = false;
+  for (const event of events) {
+    if (event.type === "call") {
+      waiting = "";
+      removed = true;
+    } else if (worded) shown += event.text;
+    else if (isBlank(event.text)) waiting += event.text;
+    else {
+      shown += waiting + event.text;
+      waiting = "";
+      worded = true;
+    }
+  }
+  return removed ? shown : shown + waiting;
 }

@@ -4,7 +4,8 @@
 // content-filter or error finish cuts the reply (what the engine holds stays as written).
 import type { LanguageModelV3Content, LanguageModelV3GenerateResult, LanguageModelV3Text } from "@ai-sdk/provider";
 import type { RecoveredCall } from "../../parse/types.ts";
-import { textAndCalls } from "../../engine/events.ts";
+import type { EngineEvent } from "../../engine/types.ts";
+import { BlankWait } from "../../grammar/blank.ts";
 import { ownParts, separates } from "./text-spans.ts";
 import { type CallContext, callMetadata, cutsReply, finishReason, finishReport, metadata, noteToolResult, reasoningCalls, signedReasoning, toolCallPart } from "./call-context.ts";
 
@@ -32,6 +33,31 @@ export function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallC
   };
   /** A part other than text came since the last text part: the next one begins a new span, as in the stream (text-spans.ts). */
   let apart = false;
+  // Whitespace beside recovered calls, as the stream keeps it (blank-parts.ts, grammar/blank.ts):
+  // while the text part read shows no words, its whitespace waits for them; a call taken out of
+  // the part drops it, and at the part's end (finish) it is kept only when no call was.
+  const blank = new BlankWait();
+  let worded = false;
+  const read = (events: readonly EngineEvent[]) => {
+    let text = "";
+    const found: RecoveredCall[] = [];
+    for (const event of events) {
+      if (event.type === "call") {
+        blank.callTaken();
+        found.push(event.call);
+      } else if (worded || !blank.waits(event.text)) {
+        text += blank.take() + event.text;
+        worded ||= event.text !== "";
+      }
+    }
+    return { text, calls: found };
+  };
+  const finish = (part: LanguageModelV3Text) => {
+    const rest = blank.atEnd();
+    if (rest === "") return;
+    part.text += rest;
+    emptied.delete(part);
+  };
   for (const part of result.content) {
     if (separates(part.type)) apart = true;
     // A signed part goes on as written, its calls never run (signedReasoning).
@@ -58,7 +84,7 @@ export function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallC
       // The last text part's markup is decided at its end, into that part.
       const ended = guard.step({ endSpan: true });
       if (!ended.ok) return result;
-      const more = textAndCalls(ended.events);
+      const more = read(ended.events);
       calls.push(...more.calls);
       const span = emptied.get(lastText);
       if (span) span.to = calls.length;
@@ -68,9 +94,12 @@ export function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallC
       }
     }
     apart = false;
+    if (lastText) finish(lastText);
+    blank.start();
+    worded = false;
     const step = guard.step({ delta: part.text });
     if (!step.ok) return result;
-    const released = textAndCalls(step.events);
+    const released = read(step.events);
     const from = calls.length;
     calls.push(...released.calls);
     lastText = { ...part, text: released.text };
@@ -82,7 +111,7 @@ export function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallC
   const cut = cutsReply(result.finishReason);
   const step = cut ? ({ ok: true, events: [{ type: "text", text: guard.stop() }] } as const) : guard.step({ flush: true });
   if (!step.ok) return result;
-  const tail = textAndCalls([...step.events]);
+  const tail = read(step.events);
   if (cut) reasoning.abandon();
   // Calls decided at the end were held in the last text part: they are its calls too.
   const lastSpan = lastText && emptied.get(lastText);
@@ -94,6 +123,7 @@ export function repairGenerate(result: LanguageModelV3GenerateResult, ctx: CallC
     lastText.text += tail.text;
     emptied.delete(lastText);
   } else if (tail.text) content.push({ type: "text", text: tail.text });
+  if (lastText) finish(lastText);
   finishReport(ctx);
   const callParts = calls.map(toolCallPart);
   const dropped = signedOnto(emptied, callParts);

@@ -14,6 +14,7 @@ import type { Stage } from "../../sse/pull-stage.ts";
 import { noteFailure, requestDebug } from "../report.ts";
 import { HeldNative } from "../../wires/held-native.ts";
 import { TextSpans } from "./text-spans.ts";
+import { BlankParts } from "./blank-parts.ts";
 import { type CallContext, callMetadata, cutsReply, finishReason, finishReport, metadata, noteToolResult, reasoningCalls, signedReasoning, toolCallPart } from "./call-context.ts";
 
 type Part = LanguageModelV3StreamPart;
@@ -39,27 +40,23 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
   let deferredEnd: Extract<Part, { type: "text-end" }> | undefined;
   /** Where a text part ends the markup the engine reads, as the fetch route reads the wire (text-spans.ts). */
   const spans = new TextSpans();
-  /**
-   * The providerMetadata of a text delta that did not go on as it came (held, cut, or empty: a
-   * Gemini thought signature), and its part: it rides on the next text released (the host keeps a
-   * part's last metadata), or on that part's text-end.
-   */
+  /** Whitespace beside recovered calls: it waits for words in its part, and no part of whitespace alone goes out beside a call (blank-parts.ts). */
+  const blank = new BlankParts(release, () => guard.failed);
+  // The providerMetadata of a text delta that did not go on as it came (held, cut, or empty: a
+  // Gemini thought signature), and its part: it rides on the next text released (the host keeps a
+  // part's last metadata), or on that part's text-end.
   let owedMeta: { id: string; meta: SharedV3ProviderMetadata } | undefined;
   let nativeNoted = false;
   /** Reasoning parts a provider signed (signedReasoning): their text passes as written, unread. */
   const signed = new Set<string>();
   /** The reasoning part a held trailing block belongs to, and its end, kept until the block runs or goes back. */
   let heldThought: { id: string; end?: Part } | undefined;
-  /**
-   * One call per reply (ctx.oneCall): recovered calls are held back until the reply ends, so a
-   * native call that comes first still wins (the engine withdraws them). Off once the reply ended.
-   */
+  // One call per reply (ctx.oneCall): recovered calls are held back until the reply ends, so a
+  // native call that comes first still wins (the engine withdraws them). Off once the reply ended.
   let hold = ctx.oneCall;
   let heldCalls: RecoveredCall[] = [];
-  /**
-   * Recovered calls sent, and a native call for a tool one of them has: its tool-input parts, held
-   * until its tool-call shows its input (src/wires/held-native.ts); dropped when it repeats one.
-   */
+  // Recovered calls sent, and a native call for a tool one of them has: its tool-input parts, held
+  // until its tool-call shows its input (src/wires/held-native.ts); dropped when it repeats one.
   const heldNative = new HeldNative<Part>(ctx.tools);
   /**
    * Native calls whose hold ended before their tool-call (undefined until one did): "dropped", a
@@ -95,11 +92,9 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
     },
   };
 
-  /**
-   * The reply was cut, not ended: the engine's held text goes back exactly as written
-   * (GuardedEngine.stop()), the calls it recovered stand (those held back for the reply's end go
-   * out), and no call written in the reasoning runs (only the reply's end can make one the answer).
-   */
+  // The reply was cut, not ended: the engine's held text goes back exactly as written
+  // (GuardedEngine.stop()), the calls it recovered stand (those held back for the reply's end go
+  // out), and no call written in the reasoning runs (only the reply's end can make one the answer).
   function stopReply(): void {
     releaseNative();
     endThought();
@@ -109,6 +104,7 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
     payThought();
     text(held);
     releaseEnd();
+    blank.end();
     finishReport(ctx);
   }
 
@@ -119,6 +115,7 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
     else reasoning.abandon();
     payThought();
     releaseEnd();
+    blank.end();
     finishReport(ctx);
   }
 
@@ -147,7 +144,7 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
     }
     const events = step.events;
     // Nothing held, nothing changed: the part itself goes on, providerMetadata and all.
-    if (events.length === 1 && events[0]!.type === "text" && events[0]!.text === part.delta && isOpen(part.id)) passOn(part, owedMeta?.id === part.id ? owedMeta.meta : undefined);
+    if (events.length === 1 && events[0]!.type === "text" && events[0]!.text === part.delta && isOpen(part.id) && blank.plain(part.id, part.delta)) passOn(part, owedMeta?.id === part.id ? owedMeta.meta : undefined);
     else emit(events);
     if (deferredEnd !== undefined && guard.held === 0) releaseEnd();
   }
@@ -177,6 +174,7 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
 
   function handle(part: Part): void {
     if (guard.done) {
+      blank.end(); // Whitespace still waiting is decided before anything passes as it came.
       // The content side gave up: no reasoning call runs, and a held block goes back first.
       if (heldThought !== undefined) {
         reasoning.abandon();
@@ -200,6 +198,7 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
           deferredEnd = part;
           return;
         }
+        blank.end(part.id);
         close(part.id);
         return out(ended(part));
       case "reasoning-start":
@@ -263,6 +262,7 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
         endThought();
         settle(guard.step({ flush: true }), true);
         releaseEnd();
+        blank.end();
         finishReport(ctx);
         return out(decorate(part));
       default:
@@ -303,11 +303,9 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
     if (released) out({ ...part, delta: released });
   }
 
-  /**
-   * The signature of a reasoning part the channel read (Anthropic sends it after the text, in an
-   * empty delta): what the channel holds of the part goes back as written, before the signature,
-   * and nothing in it runs; the rest of the part passes unread.
-   */
+  // The signature of a reasoning part the channel read (Anthropic sends it after the text, in an
+  // empty delta): what the channel holds of the part goes back as written, before the signature,
+  // and nothing in it runs; the rest of the part passes unread.
   function sign(part: Extract<Part, { type: "reasoning-delta" }>): void {
     signed.add(part.id);
     if (thinking === part.id) {
@@ -344,7 +342,7 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
   function emit(events: EngineEvent[]): void {
     for (const event of events) {
       if (event.type === "text") text(event.text);
-      else if (hold) heldCalls.push(event.call);
+      else if ((blank.callTaken(owner ?? FALLBACK_TEXT_ID), hold)) heldCalls.push(event.call);
       else call(event.call);
     }
   }
@@ -387,11 +385,9 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
     return false;
   }
 
-  /**
-   * The hold ends before the held calls' tool-calls (the reply's finish or end, an error, a cut):
-   * a call whose input so far is complete JSON and repeats a call sent is dropped, with whatever
-   * of it comes later; any other goes out as it came, its tool-call after it unchecked.
-   */
+  // The hold ends before the held calls' tool-calls (the reply's finish or end, an error, a cut):
+  // a call whose input so far is complete JSON and repeats a call sent is dropped, with whatever
+  // of it comes later; any other goes out as it came, its tool-call after it unchecked.
   function releaseNative(): void {
     if (!heldNative.holding) return;
     const { released, dropped } = heldNative.settle();
@@ -423,8 +419,10 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
   }
 
   function text(delta: string): void {
-    if (!delta) return;
-    const id = owner ?? FALLBACK_TEXT_ID;
+    if (delta) blank.text(owner ?? FALLBACK_TEXT_ID, delta);
+  }
+
+  function release(id: string, delta: string): void {
     const released: Part = { type: "text-delta", id, delta };
     if (owedMeta !== undefined) {
       released.providerMetadata = owedMeta.meta;
@@ -482,6 +480,7 @@ export function repairStreamParts(ctx: CallContext, out: (part: Part) => void): 
 
   function releaseEnd(): void {
     if (!deferredEnd) return;
+    blank.end(deferredEnd.id);
     close(deferredEnd.id);
     out(ended(deferredEnd));
     deferredEnd = undefined;

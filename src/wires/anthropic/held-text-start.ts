@@ -5,6 +5,7 @@
 // delta without text waits for the next text shown, under a new start). Whitespace waits too:
 // the API refuses a text block of whitespace alone as it refuses an empty one ("text content blocks
 // must contain non-whitespace text"), and a block whose words all became calls would be one.
+import { BlankWait } from "../../grammar/blank.ts";
 import { type Json, isObject } from "../../sse/json.ts";
 import { HELD_EVENT_LIMIT } from "../../sse/rewrite.ts";
 
@@ -15,8 +16,8 @@ import { HELD_EVENT_LIMIT } from "../../sse/rewrite.ts";
  */
 export const BLANK_LIMIT = HELD_EVENT_LIMIT;
 
-/** Whitespace alone, as the API reads a text block's (an empty text counts, as it is refused too). */
-export const isBlank = (text: string): boolean => text.trim() === "";
+/** Whitespace alone, as the API reads a text block's (Unicode White_Space; a BOM is not). */
+export { isBlank } from "../../grammar/blank.ts";
 
 export class HeldTextStart {
   /** The upstream text block's start, held until the block releases text; undefined when none is held. */
@@ -41,16 +42,14 @@ export class HeldTextStart {
    * first text, or text after a recovered call): it goes out with the next words shown (open). At
    * the span's end it is shown when no call was taken out of its block, and otherwise is not sent
    * (the cost: that whitespace is not shown; a block the model wrote as whitespace alone, with no
-   * markup, passes as it came).
+   * markup, passes as it came). The rule is grammar/blank.ts's, shared with the middleware.
    */
-  blank = "";
-  /** A call was taken out of the text block being read (since its start): whitespace left alone in it is not sent. */
-  removed = false;
+  #blank = new BlankWait(BLANK_LIMIT);
 
   /** A text block starts: its start is held. Deltas still waiting were handed on to it (handOn); every other end dropped them. */
   hold(event: Json): void {
     this.event = event;
-    this.removed = false;
+    this.#blank.removed = false;
   }
 
   /**
@@ -59,11 +58,8 @@ export class HeldTextStart {
    * written: only an empty text with no whitespace waiting opens none.
    */
   waits(text: string, failed: boolean): boolean {
-    if (failed) return text === "" && this.blank === "";
-    if (text === "") return true;
-    if (!isBlank(text) || this.blank.length + text.length > BLANK_LIMIT) return false;
-    this.blank += text;
-    return true;
+    if (failed) return text === "" && this.#blank.text === "";
+    return this.#blank.waits(text);
   }
 
   /**
@@ -72,16 +68,16 @@ export class HeldTextStart {
    * Whitespace waits only while no text block is open downstream, so a shown one opens a block.
    */
   shownAtEnd(failed: boolean): boolean {
-    if (this.blank === "") return false;
-    if (!this.removed || failed) return true;
-    this.blank = "";
+    if (this.#blank.text === "") return false;
+    // Shown: it stays waiting, and open() puts it before the text.
+    if (!this.#blank.removed || failed) return true;
+    this.#blank.callTaken();
     return false;
   }
 
   /** A call was taken out of the block: the whitespace that waited before it is not sent, nor are deltas handed on (dropHanded). */
   callTaken(): void {
-    this.blank = "";
-    this.removed = true;
+    this.#blank.callTaken();
     this.dropHanded();
   }
 
@@ -90,7 +86,7 @@ export class HeldTextStart {
     this.event = undefined;
     this.#deltas = [];
     this.#handed = 0;
-    this.blank = "";
+    this.#blank.take();
   }
 
   /** A recovered call goes out before any text was shown: the deltas handed on from the block before go with its held text (drop). */
@@ -123,7 +119,7 @@ export class HeldTextStart {
   open(index: number, text = ""): Json[] {
     const start = this.event ?? textStart(index);
     const deltas = this.#deltas;
-    const shown = this.blank + text;
+    const shown = this.#blank.take() + text;
     this.drop();
     start.index = index;
     for (const delta of deltas) delta.index = index;
