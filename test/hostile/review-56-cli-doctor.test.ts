@@ -9,28 +9,17 @@
  * the project has its own .git.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { main } from "../../src/cli/main.ts";
 import { block, live } from "../golden/notation.ts";
-import { seedConfigDir } from "../e2e/harness.ts";
+import { doctorSandbox } from "./doctor-sandbox.ts";
 
 const NAME = "opencode-plugin-dsml-fix";
 const SECRET = "sk-r56-SECRETKEY0123456789";
 
 function sandbox() {
-  const root = mkdtempSync(path.join(tmpdir(), "r56-cli-doctor-"));
-  const project = path.join(root, "project");
-  for (const d of ["home", "config/opencode", "cache/opencode", "data", "state", "project/.git"]) mkdirSync(path.join(root, d), { recursive: true });
-  seedConfigDir(path.join(root, "config/opencode"));
-  const folder = path.join(project, "node_modules", NAME);
-  mkdirSync(folder, { recursive: true });
-  writeFileSync(path.join(folder, "package.json"), JSON.stringify({ name: NAME, version: "0.1.0", exports: { "./server": { import: "./server.js" } } }));
-  writeFileSync(path.join(folder, "server.js"), "export default {};\n");
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? "", HOME: path.join(root, "home"), XDG_CONFIG_HOME: path.join(root, "config"), XDG_CACHE_HOME: path.join(root, "cache"), XDG_DATA_HOME: path.join(root, "data"), XDG_STATE_HOME: path.join(root, "state"), SECRET_VAR: SECRET };
-  const write = (rel: string, text: string | Uint8Array) => writeFileSync(path.join(root, rel), text);
-  return { root, project, env, write };
+  return doctorSandbox("r56-cli-doctor-", SECRET);
 }
 
 async function run(argv: string[], box: ReturnType<typeof sandbox>, stdin: Uint8Array = new Uint8Array()) {

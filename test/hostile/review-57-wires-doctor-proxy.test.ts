@@ -7,30 +7,18 @@
  * Every doctor run is sandboxed (HOME and the XDG dirs are temporary folders).
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { main } from "../../src/cli/main.ts";
 import { proxyConfig, shownUpstream } from "../../src/proxy/config.ts";
 import { redactedUrl } from "../../src/grammar/redact.ts";
 import { loggedPath } from "../../src/proxy/routing.ts";
-import { seedConfigDir } from "../e2e/harness.ts";
+import { doctorSandbox } from "./doctor-sandbox.ts";
 
 const NAME = "opencode-plugin-dsml-fix";
 const SECRET = "sk-r57-SECRETKEY0123456789";
 
 function sandbox() {
-  const root = mkdtempSync(path.join(tmpdir(), "r57-wires-doctor-"));
-  const project = path.join(root, "project");
-  for (const d of ["home", "config/opencode", "cache/opencode", "data", "state", "project/.git"]) mkdirSync(path.join(root, d), { recursive: true });
-  seedConfigDir(path.join(root, "config/opencode"));
-  const folder = path.join(project, "node_modules", NAME);
-  mkdirSync(folder, { recursive: true });
-  writeFileSync(path.join(folder, "package.json"), JSON.stringify({ name: NAME, version: "0.1.0", exports: { "./server": { import: "./server.js" } } }));
-  writeFileSync(path.join(folder, "server.js"), "export default {};\n");
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? "", HOME: path.join(root, "home"), XDG_CONFIG_HOME: path.join(root, "config"), XDG_CACHE_HOME: path.join(root, "cache"), XDG_DATA_HOME: path.join(root, "data"), XDG_STATE_HOME: path.join(root, "state"), SECRET_VAR: SECRET };
-  const write = (rel: string, text: string) => writeFileSync(path.join(root, rel), text);
-  return { root, project, env, write };
+  return doctorSandbox("r57-wires-doctor-", SECRET);
 }
 
 async function run(argv: string[], box: ReturnType<typeof sandbox>) {
